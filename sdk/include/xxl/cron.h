@@ -1,0 +1,71 @@
+/*  =========================================================================
+    xxl_cron - Quartz-compatible cron expressions
+
+    Parses cron expressions exactly as Quartz 2.3's org.quartz.CronExpression
+    does (the format XXL-JOB uses: "sec min hour day-of-month month
+    day-of-week [year]") and computes the next fire time in a given IANA
+    time zone, instant for instant as CronExpression.getNextValidTimeAfter,
+    daylight-saving quirks included, so jobs migrated from XXL-JOB fire at
+    the same moments. Deviations from Quartz (all on inputs Quartz itself
+    cannot use) are listed in sdk/src/xxl_cron.c.
+
+    Thread safety: distinct objects may be used concurrently; one object may
+    be shared by threads calling only the read-only functions below.
+    =========================================================================
+*/
+
+#ifndef XXL_CRON_H_INCLUDED
+#define XXL_CRON_H_INCLUDED
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+//  Longest expression accepted, in bytes
+#define XXL_CRON_EXPR_MAX 256
+
+typedef struct _xxl_cron_t xxl_cron_t;
+
+//  Parses a Quartz cron expression for time zone tz (IANA name such as
+//  "Asia/Shanghai"; NULL or "" = UTC). Returns a new object owned by the
+//  caller, or NULL on any error, writing a one-line reason into err (if err
+//  is not NULL; truncated to errlen), e.g. "Support for specifying both a
+//  day-of-week AND a day-of-month parameter is not implemented." or
+//  "unknown time zone 'Mars/Base'".
+xxl_cron_t *
+    xxl_cron_new (const char *expr, const char *tz, char *err, size_t errlen);
+
+//  Destroys the object and sets *self_p to NULL; does nothing if either is
+//  NULL.
+void
+    xxl_cron_destroy (xxl_cron_t **self_p);
+
+//  Returns the first fire time strictly after after_ms (epoch milliseconds),
+//  in epoch milliseconds, or -1 if there is none (year field exhausted, the
+//  expression never matches, or Quartz would loop forever). Same as Quartz's
+//  getNextValidTimeAfter (new Date (after_ms)). Read-only.
+int64_t
+    xxl_cron_next (xxl_cron_t *self, int64_t after_ms);
+
+//  The expression as given. Read-only; owned by the object.
+const char *
+    xxl_cron_expr (xxl_cron_t *self);
+
+//  The time zone name as given, or "UTC" when none was given. Read-only;
+//  owned by the object.
+const char *
+    xxl_cron_tz (xxl_cron_t *self);
+
+//  Returns 1 if tz names a time zone this system can load, else 0. NULL and
+//  "" are valid (UTC).
+int
+    xxl_cron_tz_valid (const char *tz);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

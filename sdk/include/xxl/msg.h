@@ -1,0 +1,136 @@
+/*  xxl/msg.h -- the wire codec: one msgpack map per ZeroMQ frame.
+
+    Every xxl message is a msgpack map with `v` (protocol version), `t`
+    (type) and `id` (request id) followed by the type's fields; a reply
+    echoes `id` and carries `code`, `msg` and `content`.  This codec is
+    strict: xxl_msg_decode refuses a frame over the size limit, malformed
+    or trailing bytes, nesting deeper than XXL_MSG_MAX_DEPTH, a container
+    declaring more items than the frame could hold, strings or keys over
+    their limits, and a root that is not a map with valid v/t/id.  Typed
+    getters check each field and latch the first problem, so a handler
+    reads all its fields, then checks xxl_msg_error() once and answers
+    with that reason.
+
+    xxl_enc_t builds messages; container sizes are patched when a map or
+    array is closed, so callers need not count ahead.
+*/
+
+#ifndef XXL_MSG_H_INCLUDED
+#define XXL_MSG_H_INCLUDED
+
+#include <stddef.h>
+#include <stdint.h>
+#include <msgpack.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define XXL_PROTOCOL_VERSION    1
+#define XXL_MSG_MAX_FRAME       (4 * 1024 * 1024)   //  bytes in one frame
+#define XXL_MSG_MAX_DEPTH       8                   //  container nesting
+#define XXL_MSG_MAX_KEY         64                  //  bytes in a map key
+#define XXL_MSG_MAX_STR         XXL_MSG_MAX_FRAME   //  bytes in any string (each
+                                                    //  field's getter sets its own)
+#define XXL_MSG_MAX_TYPE        32                  //  bytes in `t`
+#define XXL_MSG_MAX_NAME        255                 //  names: handler, app, address
+
+//  Reply codes on the wire (run results use 200/500/502 too)
+#define XXL_OK              200
+#define XXL_BAD_REQUEST     400
+#define XXL_UNAUTHORIZED    401
+#define XXL_NOT_FOUND       404
+#define XXL_CONFLICT        409
+#define XXL_FAILURE         500
+#define XXL_TIMEOUT         502
+#define XXL_UNAVAILABLE     503
+#define XXL_NO_ANSWER       504
+
+typedef struct _xxl_msg_t xxl_msg_t;
+
+//  Decodes and validates one frame (copied: the caller may free it at
+//  once).  Returns a new message, or NULL with a
+//  one-line reason in err.  When the frame is a valid map but v/t/id are
+//  wrong, *id_out (if not NULL) still receives the id when one was
+//  readable, so the caller can answer with an error reply.  Ids start at
+//  1: *id_out is 0 when none was readable.
+xxl_msg_t *xxl_msg_decode (const void *data, size_t size, uint64_t *id_out,
+                           char *err, size_t errlen);
+void xxl_msg_destroy (xxl_msg_t **self_p);
+
+const char *xxl_msg_type (xxl_msg_t *self);
+uint64_t xxl_msg_id (xxl_msg_t *self);
+//  The root map (for nested getters and generic conversion)
+const msgpack_object *xxl_msg_root (xxl_msg_t *self);
+
+//  Typed getters.  `map` is a map object inside this message, or NULL for
+//  the root.  A missing optional field yields the default; a missing
+//  required field, a wrong type, a string over maxlen or holding a NUL
+//  byte, or an integer out of [min, max] latches an error naming the
+//  field and returns the default.  Returned strings are NUL-terminated and
+//  owned by the message.  `null` on the wire counts as missing.
+const char *xxl_msg_str (xxl_msg_t *self, const msgpack_object *map,
+                         const char *key, int required, size_t maxlen,
+                         const char *dflt);
+int64_t xxl_msg_int (xxl_msg_t *self, const msgpack_object *map,
+                     const char *key, int required, int64_t min, int64_t max,
+                     int64_t dflt);
+int xxl_msg_bool (xxl_msg_t *self, const msgpack_object *map,
+                  const char *key, int required, int dflt);
+//  An array field: returns its items and count (NULL, 0 when missing).
+const msgpack_object *xxl_msg_array (xxl_msg_t *self, const msgpack_object *map,
+                                     const char *key, int required,
+                                     size_t max_items, size_t *count);
+//  A map field, or NULL when missing.
+const msgpack_object *xxl_msg_map (xxl_msg_t *self, const msgpack_object *map,
+                                   const char *key, int required);
+//  Raw lookup: the value object or NULL.
+const msgpack_object *xxl_msg_get (const msgpack_object *map, const char *key);
+//  Latches an error (first one wins); returns -1.
+int xxl_msg_fail (xxl_msg_t *self, const char *format, ...)
+    __attribute__ ((format (printf, 2, 3)));
+//  The first latched error, or NULL.
+const char *xxl_msg_error (xxl_msg_t *self);
+
+//  Writes obj as JSON to a new string (caller frees).  Binary values are
+//  written as base64 strings, non-string keys as their JSON text.
+char *xxl_msg_to_json (const msgpack_object *obj, int pretty);
+
+//  --------------------------------------------------------------------
+//  Encoder
+
+typedef struct _xxl_enc_t xxl_enc_t;
+
+xxl_enc_t *xxl_enc_new (void);
+void xxl_enc_destroy (xxl_enc_t **self_p);
+//  Empties the encoder for reuse (keeps its buffer).
+void xxl_enc_reset (xxl_enc_t *self);
+//  Starts a message: opens the root map and writes v, t and id.
+void xxl_enc_request (xxl_enc_t *self, const char *type, uint64_t id);
+//  Starts a reply: opens the root map and writes v, t "REPLY", id, code, msg
+//  (msg may be NULL).  The caller adds "content" (or nothing) and closes.
+void xxl_enc_reply (xxl_enc_t *self, uint64_t id, int code, const char *msg);
+void xxl_enc_map_begin (xxl_enc_t *self);
+void xxl_enc_map_end (xxl_enc_t *self);
+void xxl_enc_array_begin (xxl_enc_t *self);
+void xxl_enc_array_end (xxl_enc_t *self);
+void xxl_enc_key (xxl_enc_t *self, const char *key);
+void xxl_enc_str (xxl_enc_t *self, const char *value);     //  NULL → nil
+void xxl_enc_strn (xxl_enc_t *self, const char *value, size_t len);
+void xxl_enc_int (xxl_enc_t *self, int64_t value);
+void xxl_enc_bool (xxl_enc_t *self, int value);
+void xxl_enc_nil (xxl_enc_t *self);
+//  Copies a decoded object (e.g. to forward a reply's content).
+void xxl_enc_object (xxl_enc_t *self, const msgpack_object *obj);
+//  Key + value shorthands
+void xxl_enc_kstr (xxl_enc_t *self, const char *key, const char *value);
+void xxl_enc_kint (xxl_enc_t *self, const char *key, int64_t value);
+void xxl_enc_kbool (xxl_enc_t *self, const char *key, int value);
+//  Closes every open container and returns the bytes (owned by self).
+const void *xxl_enc_finish (xxl_enc_t *self, size_t *size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

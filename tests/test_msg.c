@@ -1,0 +1,256 @@
+/*  test_msg.c -- the wire codec: round trips, limits, and refusals.
+*/
+
+#include "xxl/msg.h"
+#include "xxl_test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static xxl_msg_t *
+s_decode_bytes (const unsigned char *data, size_t size, char *err, size_t errlen)
+{
+    return xxl_msg_decode (data, size, NULL, err, errlen);
+}
+
+static void
+test_round_trip (void)
+{
+    xxl_enc_t *enc = xxl_enc_new ();
+    xxl_enc_request (enc, "RUN", 42);
+    xxl_enc_kint (enc, "jobId", 7);
+    xxl_enc_kint (enc, "negative", -5);
+    xxl_enc_kstr (enc, "executorHandler", "demoJobHandler");
+    xxl_enc_kbool (enc, "flag", 1);
+    xxl_enc_key (enc, "items");
+    xxl_enc_array_begin (enc);
+    for (int i = 0; i < 3; i++) {
+        xxl_enc_map_begin (enc);
+        xxl_enc_kint (enc, "logId", i + 1);
+        xxl_enc_map_end (enc);
+    }
+    xxl_enc_array_end (enc);
+    size_t size;
+    const void *data = xxl_enc_finish (enc, &size);
+    char err [256];
+    //  Decode from a scratch copy that is wiped at once: the message must
+    //  not point into the caller's buffer
+    char *scratch = (char *) malloc (size);
+    memcpy (scratch, data, size);
+    xxl_msg_t *msg = xxl_msg_decode (scratch, size, NULL, err, sizeof err);
+    memset (scratch, 0, size);
+    free (scratch);
+    XXL_CHECK (msg != NULL);
+    if (!msg) {
+        xxl_enc_destroy (&enc);
+        return;
+    }
+    XXL_CHECK (strcmp (xxl_msg_type (msg), "RUN") == 0);
+    XXL_CHECK (xxl_msg_id (msg) == 42);
+    XXL_CHECK (xxl_msg_int (msg, NULL, "jobId", 1, 0, 100, -1) == 7);
+    XXL_CHECK (xxl_msg_int (msg, NULL, "negative", 1, -10, 0, 0) == -5);
+    XXL_CHECK (strcmp (xxl_msg_str (msg, NULL, "executorHandler", 1, 255, ""), "demoJobHandler") == 0);
+    XXL_CHECK (xxl_msg_bool (msg, NULL, "flag", 1, 0) == 1);
+    size_t count;
+    const msgpack_object *items = xxl_msg_array (msg, NULL, "items", 1, 10, &count);
+    XXL_CHECK (items && count == 3);
+    XXL_CHECK (items && xxl_msg_int (msg, &items [2], "logId", 1, 0, 10, 0) == 3);
+    XXL_CHECK (xxl_msg_error (msg) == NULL);
+    //  Optional field missing: default, no error
+    XXL_CHECK (xxl_msg_int (msg, NULL, "absent", 0, 0, 10, 9) == 9);
+    XXL_CHECK (xxl_msg_error (msg) == NULL);
+    //  JSON of the whole message
+    char *json = xxl_msg_to_json (xxl_msg_root (msg), 0);
+    XXL_CHECK (json && strstr (json, "\"executorHandler\":\"demoJobHandler\""));
+    XXL_CHECK (json && strstr (json, "\"items\":[{\"logId\":1},{\"logId\":2},{\"logId\":3}]"));
+    XXL_CHECK (json && strstr (json, "\"negative\":-5"));
+    free (json);
+    xxl_msg_destroy (&msg);
+    XXL_CHECK (msg == NULL);
+    xxl_enc_destroy (&enc);
+    XXL_CHECK (enc == NULL);
+}
+
+static void
+test_field_errors (void)
+{
+    xxl_enc_t *enc = xxl_enc_new ();
+    xxl_enc_request (enc, "JOB_ADD", 1);
+    xxl_enc_kstr (enc, "name", "x");
+    xxl_enc_kint (enc, "count", 5000);
+    const char nul [] = { 'a', 0, 'b' };
+    xxl_enc_key (enc, "withNul");
+    xxl_enc_strn (enc, nul, 3);
+    size_t size;
+    const void *data = xxl_enc_finish (enc, &size);
+    char err [256];
+    xxl_msg_t *msg = xxl_msg_decode (data, size, NULL, err, sizeof err);
+    XXL_CHECK (msg);
+    //  Wrong type: first error latched and named
+    xxl_msg_int (msg, NULL, "name", 1, 0, 10, 0);
+    XXL_CHECK (xxl_msg_error (msg) && strstr (xxl_msg_error (msg), "'name' must be an integer"));
+    xxl_msg_destroy (&msg);
+
+    msg = xxl_msg_decode (data, size, NULL, err, sizeof err);
+    xxl_msg_int (msg, NULL, "count", 1, 0, 1000, 0);
+    XXL_CHECK (xxl_msg_error (msg) && strstr (xxl_msg_error (msg), "outside"));
+    xxl_msg_destroy (&msg);
+
+    msg = xxl_msg_decode (data, size, NULL, err, sizeof err);
+    xxl_msg_str (msg, NULL, "withNul", 1, 100, NULL);
+    XXL_CHECK (xxl_msg_error (msg) && strstr (xxl_msg_error (msg), "NUL"));
+    xxl_msg_destroy (&msg);
+
+    msg = xxl_msg_decode (data, size, NULL, err, sizeof err);
+    xxl_msg_str (msg, NULL, "missing", 1, 100, NULL);
+    XXL_CHECK (xxl_msg_error (msg) && strstr (xxl_msg_error (msg), "'missing' is required"));
+    xxl_msg_destroy (&msg);
+
+    msg = xxl_msg_decode (data, size, NULL, err, sizeof err);
+    xxl_msg_str (msg, NULL, "name", 1, 0, NULL);
+    XXL_CHECK (xxl_msg_error (msg) && strstr (xxl_msg_error (msg), "over its limit"));
+    xxl_msg_destroy (&msg);
+    xxl_enc_destroy (&enc);
+}
+
+static void
+test_refusals (void)
+{
+    char err [256];
+    uint64_t id;
+    //  Empty and oversized frames
+    XXL_CHECK (xxl_msg_decode ("", 0, NULL, err, sizeof err) == NULL);
+    XXL_CHECK (xxl_msg_decode ("x", XXL_MSG_MAX_FRAME + 1, NULL, err, sizeof err) == NULL);
+    XXL_CHECK (strstr (err, "over the"));
+    //  Root not a map
+    const unsigned char array [] = { 0x91, 0x01 };
+    XXL_CHECK (s_decode_bytes (array, sizeof array, err, sizeof err) == NULL);
+    XXL_CHECK (strstr (err, "root is not a map"));
+    //  Truncated string
+    const unsigned char truncated [] = { 0x81, 0xa1, 'v', 0xa5, 'a' };
+    XXL_CHECK (s_decode_bytes (truncated, sizeof truncated, err, sizeof err) == NULL);
+    XXL_CHECK (strstr (err, "truncated"));
+    //  An array32 declaring 4 billion items in a 9-byte frame
+    const unsigned char liar [] = { 0x81, 0xa1, 'x', 0xdd, 0xff, 0xff, 0xff, 0xff, 0x00 };
+    XXL_CHECK (s_decode_bytes (liar, sizeof liar, err, sizeof err) == NULL);
+    XXL_CHECK (strstr (err, "larger than the frame"));
+    //  A map32 declaring 2 billion pairs
+    const unsigned char liar_map [] = { 0xdf, 0x7f, 0xff, 0xff, 0xff, 0xa1, 'v', 0x01 };
+    XXL_CHECK (s_decode_bytes (liar_map, sizeof liar_map, err, sizeof err) == NULL);
+    //  Nesting deeper than the limit
+    unsigned char deep [64];
+    size_t n = 0;
+    deep [n++] = 0x81; deep [n++] = 0xa1; deep [n++] = 'x';
+    for (int i = 0; i < 20; i++)
+        deep [n++] = 0x91;
+    deep [n++] = 0x01;
+    XXL_CHECK (s_decode_bytes (deep, n, err, sizeof err) == NULL);
+    XXL_CHECK (strstr (err, "too deep"));
+    //  Trailing garbage
+    xxl_enc_t *enc = xxl_enc_new ();
+    xxl_enc_request (enc, "PING", 9);
+    size_t size;
+    const unsigned char *data = (const unsigned char *) xxl_enc_finish (enc, &size);
+    unsigned char *extra = (unsigned char *) malloc (size + 1);
+    memcpy (extra, data, size);
+    extra [size] = 0xc0;
+    XXL_CHECK (s_decode_bytes (extra, size + 1, err, sizeof err) == NULL);
+    XXL_CHECK (strstr (err, "trailing"));
+    //  Each strict prefix of a valid frame is refused, never crashes
+    int refused = 1;
+    for (size_t cut = 1; cut < size; cut++)
+        if (s_decode_bytes (data, cut, err, sizeof err))
+            refused = 0;
+    XXL_CHECK (refused);
+    free (extra);
+    //  Ext type and the reserved byte
+    const unsigned char ext [] = { 0x81, 0xa1, 'x', 0xd4, 0x01, 0x02 };
+    XXL_CHECK (s_decode_bytes (ext, sizeof ext, err, sizeof err) == NULL);
+    const unsigned char reserved [] = { 0x81, 0xa1, 'x', 0xc1 };
+    XXL_CHECK (s_decode_bytes (reserved, sizeof reserved, err, sizeof err) == NULL);
+    //  Non-string key
+    const unsigned char intkey [] = { 0x81, 0x01, 0x01 };
+    XXL_CHECK (s_decode_bytes (intkey, sizeof intkey, err, sizeof err) == NULL);
+    XXL_CHECK (strstr (err, "key is not a string"));
+    //  Wrong protocol version: refused, but the id is still given back
+    xxl_enc_reset (enc);
+    xxl_enc_map_begin (enc);
+    xxl_enc_kint (enc, "v", 99);
+    xxl_enc_kstr (enc, "t", "PING");
+    xxl_enc_kint (enc, "id", 77);
+    data = (const unsigned char *) xxl_enc_finish (enc, &size);
+    XXL_CHECK (xxl_msg_decode (data, size, &id, err, sizeof err) == NULL);
+    XXL_CHECK (id == 77);
+    XXL_CHECK (strstr (err, "protocol version"));
+    //  Missing t
+    xxl_enc_reset (enc);
+    xxl_enc_map_begin (enc);
+    xxl_enc_kint (enc, "v", 1);
+    xxl_enc_kint (enc, "id", 5);
+    data = (const unsigned char *) xxl_enc_finish (enc, &size);
+    XXL_CHECK (xxl_msg_decode (data, size, &id, err, sizeof err) == NULL);
+    XXL_CHECK (strstr (err, "'t'"));
+    //  Missing id
+    xxl_enc_reset (enc);
+    xxl_enc_map_begin (enc);
+    xxl_enc_kint (enc, "v", 1);
+    xxl_enc_kstr (enc, "t", "PING");
+    data = (const unsigned char *) xxl_enc_finish (enc, &size);
+    XXL_CHECK (xxl_msg_decode (data, size, &id, err, sizeof err) == NULL);
+    XXL_CHECK (strstr (err, "'id'"));
+    xxl_enc_destroy (&enc);
+}
+
+static void
+test_random_bytes (void)
+{
+    //  Garbage never crashes the decoder (ASan runs watch this too)
+    unsigned char buffer [512];
+    char err [256];
+    srand (1234);
+    int survived = 1;
+    for (int round = 0; round < 20000; round++) {
+        size_t size = 1 + (size_t) (rand () % (int) sizeof buffer);
+        for (size_t i = 0; i < size; i++)
+            buffer [i] = (unsigned char) rand ();
+        if (round % 2)
+            buffer [0] = 0x80 | (buffer [0] & 0x0f);    //  a fixmap more often
+        xxl_msg_t *msg = xxl_msg_decode (buffer, size, NULL, err, sizeof err);
+        if (msg) {
+            char *json = xxl_msg_to_json (xxl_msg_root (msg), 1);
+            if (!json)
+                survived = 0;
+            free (json);
+            xxl_msg_destroy (&msg);
+        }
+    }
+    XXL_CHECK (survived);
+}
+
+static void
+test_json_escaping (void)
+{
+    xxl_enc_t *enc = xxl_enc_new ();
+    xxl_enc_request (enc, "X", 1);
+    xxl_enc_kstr (enc, "s", "a\"b\\c\nd\x01");
+    size_t size;
+    const void *data = xxl_enc_finish (enc, &size);
+    char err [256];
+    xxl_msg_t *msg = xxl_msg_decode (data, size, NULL, err, sizeof err);
+    char *json = xxl_msg_to_json (xxl_msg_get (xxl_msg_root (msg), "s"), 0);
+    XXL_CHECK (json && strcmp (json, "\"a\\\"b\\\\c\\nd\\u0001\"") == 0);
+    free (json);
+    xxl_msg_destroy (&msg);
+    xxl_enc_destroy (&enc);
+}
+
+int
+main (void)
+{
+    test_round_trip ();
+    test_field_errors ();
+    test_refusals ();
+    test_random_bytes ();
+    test_json_escaping ();
+    return xxl_test_done ();
+}
