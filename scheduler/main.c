@@ -1,0 +1,166 @@
+/*  xxl-scheduler -- command line and config file; all logic is in the engine.
+*/
+
+#include "xxl_server.h"
+
+#include <getopt.h>
+
+static void
+s_usage (FILE *out)
+{
+    fprintf (out,
+        "usage: xxl-scheduler [-c FILE] [--db PATH] [--api EP] [--agents EP] [--plugins DIR]\n"
+        "\n"
+        "  -c, --config FILE   ZPL config file (see conf/xxl-scheduler.cfg)\n"
+        "  --db PATH           SQLite database file              (scheduler/db)\n"
+        "  --api EP            client api endpoint to bind       (scheduler/api)\n"
+        "  --agents EP         agents endpoint to bind           (scheduler/agents)\n"
+        "  --plugins DIR       router plugins folder             (scheduler/plugins)\n"
+        "  --token TOKEN       access token clients and agents must send (scheduler/access_token)\n"
+        "  --ready-file FILE   write the bound endpoints here once serving (scheduler/ready_file)\n"
+        "  --syslog            log to syslog instead of stderr   (scheduler/syslog)\n"
+        "  -h, --help          this text\n"
+        "\n"
+        "Flags override config keys.  Stops cleanly on SIGTERM or SIGINT.\n");
+}
+
+//  The value of a flag, else of the config key, else dflt
+static const char *
+s_value (const char *flag, zconfig_t *config, const char *path, const char *dflt)
+{
+    if (flag)
+        return flag;
+    if (config) {
+        const char *value = zconfig_get (config, path, NULL);
+        if (value)
+            return value;
+    }
+    return dflt;
+}
+
+static int
+s_int (const char *flag, zconfig_t *config, const char *path, int dflt)
+{
+    const char *value = s_value (flag, config, path, NULL);
+    if (!value)
+        return dflt;
+    char *end = NULL;
+    long number = strtol (value, &end, 10);
+    if (!*value || *end || number < 0 || number > 100000000) {
+        fprintf (stderr, "xxl-scheduler: %s must be a non-negative number, not '%s'\n", path, value);
+        exit (2);
+    }
+    return (int) number;
+}
+
+int
+main (int argc, char *argv [])
+{
+    const char *file = NULL, *db = NULL, *api = NULL, *agents = NULL, *plugins = NULL;
+    const char *token = NULL, *ready = NULL, *use_syslog = NULL;
+    static struct option options [] = {
+        { "config", required_argument, 0, 'c' },
+        { "db", required_argument, 0, 'd' },
+        { "api", required_argument, 0, 'a' },
+        { "agents", required_argument, 0, 'g' },
+        { "plugins", required_argument, 0, 'p' },
+        { "token", required_argument, 0, 't' },
+        { "ready-file", required_argument, 0, 'r' },
+        { "syslog", no_argument, 0, 's' },
+        { "help", no_argument, 0, 'h' },
+        { 0, 0, 0, 0 }
+    };
+    int opt;
+    while ((opt = getopt_long (argc, argv, "c:h", options, NULL)) != -1) {
+        switch (opt) {
+            case 'c': file = optarg; break;
+            case 'd': db = optarg; break;
+            case 'a': api = optarg; break;
+            case 'g': agents = optarg; break;
+            case 'p': plugins = optarg; break;
+            case 't': token = optarg; break;
+            case 'r': ready = optarg; break;
+            case 's': use_syslog = "1"; break;
+            case 'h': s_usage (stdout); return 0;
+            default: s_usage (stderr); return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf (stderr, "xxl-scheduler: unexpected argument '%s'\n", argv [optind]);
+        s_usage (stderr);
+        return 2;
+    }
+    zsys_init ();
+    zsys_set_logident ("xxl-scheduler");
+    zsys_set_logstream (stderr);
+    zconfig_t *config = NULL;
+    if (file) {
+        config = zconfig_load (file);
+        if (!config) {
+            fprintf (stderr, "xxl-scheduler: cannot read config file %s\n", file);
+            return 2;
+        }
+    }
+    xxl_server_config_t settings;
+    xxl_server_config_defaults (&settings);
+    settings.db = s_value (db, config, "scheduler/db", settings.db);
+    settings.api = s_value (api, config, "scheduler/api", settings.api);
+    settings.agents = s_value (agents, config, "scheduler/agents", settings.agents);
+    settings.plugins = s_value (plugins, config, "scheduler/plugins", settings.plugins);
+    settings.access_token = s_value (token, config, "scheduler/access_token", "");
+    settings.ready_file = s_value (ready, config, "scheduler/ready_file", NULL);
+    settings.admin_address = s_value (NULL, config, "scheduler/admin_address", NULL);
+    settings.beat_s = s_int (NULL, config, "scheduler/registry/beat", settings.beat_s);
+    settings.dead_s = s_int (NULL, config, "scheduler/registry/dead", settings.dead_s);
+    settings.run_timeout_ms = s_int (NULL, config, "scheduler/run_timeout", settings.run_timeout_ms);
+    settings.request_timeout_ms = s_int (NULL, config, "scheduler/request_timeout",
+                                         settings.request_timeout_ms);
+    settings.batch = s_int (NULL, config, "scheduler/batch", settings.batch);
+    settings.fast_pool = s_int (NULL, config, "scheduler/pools/fast", settings.fast_pool);
+    settings.slow_pool = s_int (NULL, config, "scheduler/pools/slow", settings.slow_pool);
+    settings.pool_queue = s_int (NULL, config, "scheduler/pools/queue", settings.pool_queue);
+    settings.probe_timeout_ms = s_int (NULL, config, "scheduler/pools/probe_timeout",
+                                       settings.probe_timeout_ms);
+    settings.preread_ms = s_int (NULL, config, "scheduler/planner/preread", settings.preread_ms);
+    settings.scan_ms = s_int (NULL, config, "scheduler/planner/scan", settings.scan_ms);
+    settings.warmup_ms = s_int (NULL, config, "scheduler/planner/warmup", settings.warmup_ms);
+    settings.recovery_wait_ms = s_int (NULL, config, "scheduler/planner/recovery_wait",
+                                       settings.recovery_wait_ms);
+    if (settings.beat_s < 1 || settings.dead_s < settings.beat_s || settings.batch < 1
+    ||  settings.preread_ms < 100 || settings.scan_ms < 10
+    ||  settings.fast_pool < 1 || settings.slow_pool < 1 || settings.probe_timeout_ms < 1) {
+        fprintf (stderr, "xxl-scheduler: need registry/beat >= 1, registry/dead >= beat, batch >= 1,"
+                         " pools/fast, pools/slow and pools/probe_timeout >= 1, planner/preread >= 100,"
+                         " planner/scan >= 10\n");
+        return 2;
+    }
+    if (streq (s_value (use_syslog, config, "scheduler/syslog", "0"), "1"))
+        zsys_set_logsystem (true);
+
+    zactor_t *server = zactor_new (xxl_server_actor, &settings);
+    if (!server) {
+        zconfig_destroy (&config);
+        return 1;
+    }
+    //  zactor_new returns after the actor's first signal
+    if (settings.status) {
+        zactor_destroy (&server);
+        zconfig_destroy (&config);
+        return 1;
+    }
+    //  Wait for SIGTERM/SIGINT (czmq's handler sets zsys_interrupted)
+    zpoller_t *poller = zpoller_new (server, NULL);
+    bool failed = false;
+    while (!zsys_interrupted) {
+        void *which = zpoller_wait (poller, 500);
+        if (which == server) {
+            failed = true;              //  the actor ended on its own
+            break;
+        }
+    }
+    zpoller_destroy (&poller);
+    zactor_destroy (&server);
+    zconfig_destroy (&config);
+    zsys_info ("xxl-scheduler stopped");
+    return failed? 1: 0;
+}

@@ -1,0 +1,264 @@
+/*  xxl_registry.c -- live agents: app → sorted addresses, address → route.
+
+    Entries live in one array kept sorted by (app, address); an app's
+    address list is a slice of it, rebuilt into a cached pointer array on
+    change.  Agent counts are small (tens to thousands), so sorted arrays
+    beat hashing on clarity and are fast enough.
+*/
+
+#include "xxl_registry.h"
+
+typedef struct {
+    char *app;
+    char *address;
+    char *handlers;
+    int64_t update_time;
+} s_entry_t;
+
+typedef struct {
+    char *address;
+    void *rid;
+    size_t rid_size;
+} s_route_t;
+
+struct _xxl_registry_t {
+    s_entry_t *entries;
+    size_t size, alloc;
+    s_route_t *routes;
+    size_t routes_size, routes_alloc;
+    const char **view;                  //  cached addresses of view_app
+    char *view_app;
+    size_t view_size;
+};
+
+xxl_registry_t *
+xxl_registry_new (void)
+{
+    return (xxl_registry_t *) zmalloc (sizeof (xxl_registry_t));
+}
+
+static void
+s_view_reset (xxl_registry_t *self)
+{
+    zstr_free (&self->view_app);
+    self->view_size = 0;
+}
+
+void
+xxl_registry_destroy (xxl_registry_t **self_p)
+{
+    if (self_p && *self_p) {
+        xxl_registry_t *self = *self_p;
+        for (size_t i = 0; i < self->size; i++) {
+            free (self->entries [i].app);
+            free (self->entries [i].address);
+            free (self->entries [i].handlers);
+        }
+        for (size_t i = 0; i < self->routes_size; i++) {
+            free (self->routes [i].address);
+            free (self->routes [i].rid);
+        }
+        free (self->entries);
+        free (self->routes);
+        free (self->view);
+        free (self->view_app);
+        free (self);
+        *self_p = NULL;
+    }
+}
+
+static int
+s_compare (const char *app_a, const char *address_a, const char *app_b, const char *address_b)
+{
+    int rc = strcmp (app_a, app_b);
+    return rc? rc: strcmp (address_a, address_b);
+}
+
+//  Index of (app, address) or where it would be inserted; *found set
+static size_t
+s_find (xxl_registry_t *self, const char *app, const char *address, int *found)
+{
+    size_t low = 0, high = self->size;
+    while (low < high) {
+        size_t mid = (low + high) / 2;
+        int rc = s_compare (self->entries [mid].app, self->entries [mid].address, app, address);
+        if (rc == 0) {
+            *found = 1;
+            return mid;
+        }
+        if (rc < 0)
+            low = mid + 1;
+        else
+            high = mid;
+    }
+    *found = 0;
+    return low;
+}
+
+static s_route_t *
+s_route (xxl_registry_t *self, const char *address)
+{
+    for (size_t i = 0; i < self->routes_size; i++)
+        if (streq (self->routes [i].address, address))
+            return &self->routes [i];
+    return NULL;
+}
+
+int
+xxl_registry_beat (xxl_registry_t *self, const char *app, const char *address,
+                   const void *rid, size_t rid_size, const char *handlers, int64_t now)
+{
+    if (!app || !*app || !address || !*address || !rid || !rid_size)
+        return -1;
+    int changed = 0, found;
+    size_t index = s_find (self, app, address, &found);
+    if (!found) {
+        if (self->size == self->alloc) {
+            size_t alloc = self->alloc? self->alloc * 2: 16;
+            s_entry_t *entries = (s_entry_t *) realloc (self->entries, alloc * sizeof (s_entry_t));
+            if (!entries)
+                return -1;
+            self->entries = entries;
+            self->alloc = alloc;
+        }
+        memmove (self->entries + index + 1, self->entries + index,
+                 (self->size - index) * sizeof (s_entry_t));
+        self->entries [index].app = strdup (app);
+        self->entries [index].address = strdup (address);
+        self->entries [index].handlers = NULL;
+        self->size++;
+        s_view_reset (self);
+        changed = 1;
+    }
+    s_entry_t *entry = &self->entries [index];
+    entry->update_time = now;
+    if (handlers && (!entry->handlers || strneq (entry->handlers, handlers))) {
+        free (entry->handlers);
+        entry->handlers = strdup (handlers);
+    }
+    s_route_t *route = s_route (self, address);
+    if (!route) {
+        if (self->routes_size == self->routes_alloc) {
+            size_t alloc = self->routes_alloc? self->routes_alloc * 2: 16;
+            s_route_t *routes = (s_route_t *) realloc (self->routes, alloc * sizeof (s_route_t));
+            if (!routes)
+                return -1;
+            self->routes = routes;
+            self->routes_alloc = alloc;
+        }
+        route = &self->routes [self->routes_size++];
+        route->address = strdup (address);
+        route->rid = NULL;
+        route->rid_size = 0;
+    }
+    if (route->rid_size != rid_size || !route->rid || memcmp (route->rid, rid, rid_size)) {
+        free (route->rid);
+        route->rid = malloc (rid_size);
+        memcpy (route->rid, rid, rid_size);
+        route->rid_size = rid_size;
+        changed = 1;
+    }
+    return changed;
+}
+
+static void
+s_remove_at (xxl_registry_t *self, size_t index)
+{
+    free (self->entries [index].app);
+    free (self->entries [index].address);
+    free (self->entries [index].handlers);
+    memmove (self->entries + index, self->entries + index + 1,
+             (self->size - index - 1) * sizeof (s_entry_t));
+    self->size--;
+    s_view_reset (self);
+}
+
+int
+xxl_registry_remove (xxl_registry_t *self, const char *app, const char *address)
+{
+    int found;
+    size_t index = s_find (self, app, address, &found);
+    if (!found)
+        return -1;
+    s_remove_at (self, index);
+    return 0;
+}
+
+int
+xxl_registry_expire (xxl_registry_t *self, int64_t dead_before)
+{
+    int removed = 0;
+    for (size_t i = 0; i < self->size; ) {
+        if (self->entries [i].update_time < dead_before) {
+            zsys_info ("registry: %s/%s missed its beats, removed",
+                       self->entries [i].app, self->entries [i].address);
+            s_remove_at (self, i);
+            removed++;
+        }
+        else
+            i++;
+    }
+    return removed;
+}
+
+size_t
+xxl_registry_addresses (xxl_registry_t *self, const char *app,
+                        const char *const **addresses)
+{
+    if (!self->view_app || strneq (self->view_app, app)) {
+        s_view_reset (self);
+        free (self->view);
+        self->view = (const char **) calloc (self->size + 1, sizeof (char *));
+        int found;
+        size_t index = s_find (self, app, "", &found);
+        size_t count = 0;
+        while (index < self->size && streq (self->entries [index].app, app))
+            self->view [count++] = self->entries [index++].address;
+        self->view_size = count;
+        self->view_app = strdup (app);
+    }
+    *addresses = self->view;
+    return self->view_size;
+}
+
+const void *
+xxl_registry_route (xxl_registry_t *self, const char *address, size_t *size)
+{
+    s_route_t *route = s_route (self, address);
+    if (!route || !route->rid)
+        return NULL;
+    *size = route->rid_size;
+    return route->rid;
+}
+
+void
+xxl_registry_unroute (xxl_registry_t *self, const char *address)
+{
+    s_route_t *route = s_route (self, address);
+    if (route) {
+        free (route->rid);
+        route->rid = NULL;
+        route->rid_size = 0;
+    }
+}
+
+int
+xxl_registry_each (xxl_registry_t *self, size_t *cursor, xxl_registry_entry_t *entry)
+{
+    if (*cursor >= self->size)
+        return -1;
+    s_entry_t *e = &self->entries [(*cursor)++];
+    entry->app = e->app;
+    entry->address = e->address;
+    entry->handlers = e->handlers? e->handlers: "";
+    entry->update_time = e->update_time;
+    size_t size;
+    entry->connected = xxl_registry_route (self, e->address, &size) != NULL;
+    return 0;
+}
+
+size_t
+xxl_registry_size (xxl_registry_t *self)
+{
+    return self->size;
+}

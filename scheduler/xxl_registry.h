@@ -1,0 +1,52 @@
+/*  xxl_registry.h -- the live agents known to one scheduler.
+
+    Agents dial in and REGISTER (also their heartbeat).  The registry keeps,
+    per app name, the sorted list of addresses seen within the dead time,
+    and per address the ZeroMQ routing id of the connection it last beat
+    on, which is where RUN, LOG and KILL for that address go.  Owned and
+    used by the engine thread only.
+*/
+
+#ifndef XXL_REGISTRY_H_INCLUDED
+#define XXL_REGISTRY_H_INCLUDED
+
+#include <czmq.h>
+
+typedef struct _xxl_registry_t xxl_registry_t;
+
+xxl_registry_t *xxl_registry_new (void);
+void xxl_registry_destroy (xxl_registry_t **self_p);
+//  Records a beat.  rid is the routing id frame's bytes.  Returns 1 when
+//  the address is new for app (or moved to another connection), 0 when
+//  only refreshed, -1 on bad arguments.
+int xxl_registry_beat (xxl_registry_t *self, const char *app, const char *address,
+                       const void *rid, size_t rid_size, const char *handlers,
+                       int64_t now);
+//  Removes an address from app; 0 if it was there, -1 if not.
+int xxl_registry_remove (xxl_registry_t *self, const char *app, const char *address);
+//  Removes every address whose last beat is before dead_before; returns
+//  how many.
+int xxl_registry_expire (xxl_registry_t *self, int64_t dead_before);
+//  The sorted addresses of app: the array is owned by the registry and
+//  valid until the next beat/remove/expire.  Returns the count (0 when the
+//  app is unknown).
+size_t xxl_registry_addresses (xxl_registry_t *self, const char *app,
+                               const char *const **addresses);
+//  The routing id of an address, or NULL when it is not connected.
+const void *xxl_registry_route (xxl_registry_t *self, const char *address, size_t *size);
+//  Forgets the routing id of a connection that went away (send failed).
+void xxl_registry_unroute (xxl_registry_t *self, const char *address);
+
+//  Iteration over every (app, address) for agent list; returns 0 on each
+//  entry, -1 at the end.  cursor starts at 0.
+typedef struct {
+    const char *app;
+    const char *address;
+    const char *handlers;
+    int64_t update_time;
+    int connected;
+} xxl_registry_entry_t;
+int xxl_registry_each (xxl_registry_t *self, size_t *cursor, xxl_registry_entry_t *entry);
+size_t xxl_registry_size (xxl_registry_t *self);
+
+#endif

@@ -1,0 +1,2401 @@
+/*  xxl_server.c -- the scheduler engine: sockets, store, registry, triggers.
+
+    Threading: everything here runs on the actor's thread.  A loop turn:
+    poll; open a transaction; handle up to `batch` messages from each
+    socket; run due timers; commit; send the queued outgoing messages
+    (the outbox).  Nothing that depends on a write leaves before the
+    commit, which is what makes "the log row exists before RUN is sent" and
+    "a callback is acknowledged only once stored" hold, and what groups
+    many writes into one commit under load.
+
+    Requests the engine sends to agents (RUN, LOG, KILL, BEAT, IDLE_BEAT)
+    are tracked in a pending table by request id, with a deadline; a reply
+    or the deadline completes them.  LOG and KILL from a client are
+    forwarded this way and answered when the agent answers.
+*/
+
+#include "xxl_server.h"
+#include "xxl_store.h"
+#include "xxl_registry.h"
+#include "xxl_routers.h"
+#include "xxl_pool.h"
+#include "xxl_timer.h"
+#include "xxl/msg.h"
+#include "xxl/cron.h"
+#include "xxl/handler.h"
+
+#include <inttypes.h>
+#include <unistd.h>
+
+#define XXL_MAX_TEXT        (64 * 1024)         //  desc, param, msg fields
+#define XXL_MAX_GLUE        (1024 * 1024)       //  glue source
+#define XXL_HANDLE_MSG_CAP  15000
+
+//  The names users type (DESIGN §3)
+static const char *s_schedule_types [] = { "NONE", "CRON", "FIX_RATE", "FIX_DELAY", NULL };
+static const char *s_misfires [] = { "DO_NOTHING", "FIRE_ONCE_NOW", NULL };
+static const char *s_blocks [] = { "SERIAL_EXECUTION", "DISCARD_LATER", "COVER_EARLY", NULL };
+static const char *s_glue_types [] = {
+    "BEAN", "GLUE_SHELL", "GLUE_PYTHON", "GLUE_NODEJS", "GLUE_PHP", "GLUE_POWERSHELL", NULL
+};
+
+typedef enum {
+    PENDING_RUN, PENDING_LOG, PENDING_KILL, PENDING_PROBE
+} pending_kind_t;
+
+typedef struct {
+    uint64_t id;                        //  request id sent to the agent (hash key)
+    pending_kind_t kind;
+    int64_t log_id;
+    int64_t deadline;
+    char *address;
+    char *note;                         //  router text for the RUN's triggerMsg
+    zframe_t *client;                   //  client routing id (LOG/KILL forwards, probes)
+    uint64_t client_id;                 //  the client's request id
+} pending_t;
+
+//  A recovered row waiting for its agent to come back
+typedef struct {
+    int64_t log_id;
+    char *address;
+    int64_t deadline;
+} xxl_resend_t;
+
+typedef struct {
+    xxl_server_config_t config;
+    zsock_t *pipe;
+    zsock_t *api;
+    zsock_t *agents;
+    xxl_store_t *store;
+    xxl_registry_t *registry;
+    xxl_enc_t *enc;
+    zlistx_t *api_out;                  //  zmsg_t * to send after commit
+    zlistx_t *agents_out;
+    zhashx_t *pending;                  //  uint64 id → pending_t
+    xxl_routers_t *routers;
+    xxl_router_host_t router_host;
+    xxl_pool_t *fast_pool;
+    xxl_pool_t *slow_pool;
+    zsock_t *probes;                    //  inproc ROUTER: pool workers' probes
+    zsock_t *routed;                    //  inproc PULL: pool workers' results
+    zhashx_t *slow_counts;              //  job id → triggers over 500 ms this minute
+    int64_t slow_minute;
+    xxl_timer_t *timer;                 //  planned triggers in the pre-read window
+    int64_t next_scan;                  //  monotonic ms of the next planner scan
+    zlistx_t *resends;                  //  xxl_resend_t * after a restart
+    int64_t warm_until;                 //  monotonic ms: agents still reconnecting
+    uint64_t next_id;
+    int64_t next_registry_check;
+    int64_t next_pending_check;
+    bool terminated;
+    char hostname [256];
+} server_t;
+
+//  Server-side context of the message being handled
+typedef struct {
+    zframe_t *rid;                      //  sender routing id
+    xxl_msg_t *msg;
+} request_t;
+
+static int64_t
+s_now (void)
+{
+    return zclock_time ();
+}
+
+static int
+s_in_list (const char *value, const char **list)
+{
+    for (; *list; list++)
+        if (streq (value, *list))
+            return 1;
+    return 0;
+}
+
+//  --------------------------------------------------------------------
+//  Pending table keyed by uint64
+
+static size_t
+s_id_hash (const void *key)
+{
+    uint64_t id = *(const uint64_t *) key;
+    id ^= id >> 33;
+    id *= 0xff51afd7ed558ccdULL;
+    id ^= id >> 33;
+    return (size_t) id;
+}
+
+static int
+s_id_compare (const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+    return x < y? -1: x > y? 1: 0;
+}
+
+static void
+s_pending_destroy (void **item)
+{
+    pending_t *pending = (pending_t *) *item;
+    if (pending) {
+        free (pending->address);
+        free (pending->note);
+        zframe_destroy (&pending->client);
+        free (pending);
+        *item = NULL;
+    }
+}
+
+static void
+s_free_item (void **item)
+{
+    free (*item);
+    *item = NULL;
+}
+
+static void
+s_resend_destroy (void **item)
+{
+    if (*item) {
+        free (((xxl_resend_t *) *item)->address);
+        free (*item);
+        *item = NULL;
+    }
+}
+
+static void
+s_msg_destroy (void **item)
+{
+    zmsg_t *msg = (zmsg_t *) *item;
+    zmsg_destroy (&msg);
+    *item = NULL;
+}
+
+//  --------------------------------------------------------------------
+//  Outbox
+
+//  Queues the encoder's message for rid on the api or agents socket
+static void
+s_queue (server_t *self, zlistx_t *outbox, const void *rid, size_t rid_size)
+{
+    size_t size;
+    const void *data = xxl_enc_finish (self->enc, &size);
+    zmsg_t *msg = zmsg_new ();
+    zmsg_addmem (msg, rid, rid_size);
+    zmsg_addmem (msg, data, size);
+    zlistx_add_end (outbox, msg);
+}
+
+static void
+s_reply (server_t *self, request_t *request, int code, const char *msg)
+{
+    xxl_enc_reply (self->enc, xxl_msg_id (request->msg), code, msg);
+    s_queue (self, self->api_out, zframe_data (request->rid), zframe_size (request->rid));
+}
+
+//  Starts a 200 reply whose content the caller writes, then s_reply_end
+static void
+s_reply_begin (server_t *self, request_t *request)
+{
+    xxl_enc_reply (self->enc, xxl_msg_id (request->msg), XXL_OK, NULL);
+    xxl_enc_key (self->enc, "content");
+}
+
+static void
+s_reply_end (server_t *self, request_t *request)
+{
+    s_queue (self, self->api_out, zframe_data (request->rid), zframe_size (request->rid));
+}
+
+static void
+s_reply_id (server_t *self, request_t *request, int64_t id)
+{
+    s_reply_begin (self, request);
+    xxl_enc_map_begin (self->enc);
+    xxl_enc_kint (self->enc, "id", id);
+    xxl_enc_map_end (self->enc);
+    s_reply_end (self, request);
+}
+
+static void
+s_flush (server_t *self)
+{
+    zmsg_t *msg;
+    while ((msg = (zmsg_t *) zlistx_detach (self->api_out, NULL)))
+        zmsg_send (&msg, self->api);
+    while ((msg = (zmsg_t *) zlistx_detach (self->agents_out, NULL))) {
+        //  ROUTER_MANDATORY: a peer that is gone fails here; the pending
+        //  entry's deadline then fails the run with a clear message
+        if (zmsg_send (&msg, self->agents)) {
+            zsys_warning ("server: cannot send to an agent: %s", zmq_strerror (zmq_errno ()));
+            zmsg_destroy (&msg);
+        }
+    }
+}
+
+//  --------------------------------------------------------------------
+//  Agent requests
+
+//  Starts a request to address; returns the pending entry, or NULL when
+//  the address is not connected (msg explains)
+static pending_t *
+s_agent_request (server_t *self, const char *address, const char *type,
+                 pending_kind_t kind, int timeout_ms, char *why, size_t whylen)
+{
+    size_t rid_size;
+    const void *rid = xxl_registry_route (self->registry, address, &rid_size);
+    if (!rid) {
+        snprintf (why, whylen, "agent '%s' is not connected to this scheduler", address);
+        return NULL;
+    }
+    pending_t *pending = (pending_t *) zmalloc (sizeof (pending_t));
+    pending->id = ++self->next_id;
+    pending->kind = kind;
+    pending->deadline = zclock_mono () + timeout_ms;
+    pending->address = strdup (address);
+    zhashx_insert (self->pending, &pending->id, pending);
+    xxl_enc_request (self->enc, type, pending->id);
+    return pending;
+}
+
+//  Queues the message built after s_agent_request
+static void
+s_agent_send (server_t *self, pending_t *pending)
+{
+    size_t rid_size;
+    const void *rid = xxl_registry_route (self->registry, pending->address, &rid_size);
+    if (rid)
+        s_queue (self, self->agents_out, rid, rid_size);
+}
+
+//  --------------------------------------------------------------------
+//  Triggers
+
+static const char *
+s_trigger_title (const char *type)
+{
+    if (streq (type, "MANUAL"))   return "Manual trigger";
+    if (streq (type, "CRON"))     return "Cron trigger";
+    if (streq (type, "RETRY"))    return "Fail retry trigger";
+    if (streq (type, "PARENT"))   return "Parent job trigger";
+    if (streq (type, "API"))      return "API trigger";
+    if (streq (type, "MISFIRE"))  return "Misfire compensation trigger";
+    return type;
+}
+
+typedef struct {
+    const char *trigger_type;           //  MANUAL CRON RETRY PARENT API MISFIRE
+    int fail_retry_count;               //  -1: the job's
+    const char *param;                  //  NULL: the job's
+    const char *address;                //  NULL: route
+    int shard_index, shard_total;       //  -1: none given
+    int64_t schedule_time;              //  0: none
+    int defer;                          //  1: write the rows only (planner timer sends)
+} trigger_args_t;
+
+//  Splits a comma-separated list into a sorted, deduplicated array
+static size_t
+s_split_addresses (const char *list, char ***out)
+{
+    *out = NULL;
+    if (!list || !*list)
+        return 0;
+    zlistx_t *items = zlistx_new ();
+    zlistx_set_destructor (items, (zlistx_destructor_fn *) zstr_free);
+    zlistx_set_comparator (items, (zlistx_comparator_fn *) strcmp);
+    char *copy = strdup (list), *save = NULL;
+    for (char *token = strtok_r (copy, ",", &save); token; token = strtok_r (NULL, ",", &save)) {
+        while (*token == ' ')
+            token++;
+        char *end = token + strlen (token);
+        while (end > token && end [-1] == ' ')
+            *--end = 0;
+        if (*token && !zlistx_find (items, token))
+            zlistx_add_end (items, strdup (token));
+    }
+    free (copy);
+    zlistx_sort (items);
+    size_t count = zlistx_size (items);
+    *out = (char **) calloc (count + 1, sizeof (char *));
+    size_t i = 0;
+    for (char *item = (char *) zlistx_first (items); item; item = (char *) zlistx_next (items))
+        (*out) [i++] = strdup (item);
+    zlistx_destroy (&items);
+    return count;
+}
+
+static void
+s_free_addresses (char **list, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        free (list [i]);
+    free (list);
+}
+
+static void s_fix_delay_release (server_t *self, int64_t log_id, int64_t now);
+
+//  Sends the RUN of an existing log row to address, or, when address is
+//  NULL or not connected, finishes the row's trigger as failed.  note is
+//  the router's text for triggerMsg (may be NULL).
+static void
+s_send_run (server_t *self, const xxl_job_t *job, int64_t log_id, int64_t trigger_time,
+            const char *param, int shard_index, int shard_total,
+            const char *address, const char *note)
+{
+    char why [512] = "";
+    pending_t *pending = address? s_agent_request (self, address, "RUN", PENDING_RUN,
+                                                   self->config.run_timeout_ms, why, sizeof why)
+                                : NULL;
+    if (!pending) {
+        char *text = zsys_sprintf ("\n>>>>>>>>>>> Trigger <<<<<<<<<<<\n%s%s%s%s%s\n",
+                                   note? note: "", address? "address: ": "",
+                                   address? address: "", address? "\n": "", why);
+        xxl_store_log_trigger_done (self->store, log_id, XXL_CODE_FAIL, address, text);
+        zstr_free (&text);
+        s_fix_delay_release (self, log_id, s_now ());
+        return;
+    }
+    pending->log_id = log_id;
+    pending->note = note && *note? strdup (note): NULL;
+    xxl_enc_t *enc = self->enc;
+    xxl_enc_kint (enc, "jobId", job->id);
+    xxl_enc_kstr (enc, "executorHandler", job->executor_handler);
+    xxl_enc_kstr (enc, "executorParams", param? param: "");
+    xxl_enc_kstr (enc, "executorBlockStrategy", job->executor_block_strategy);
+    xxl_enc_kint (enc, "executorTimeout", job->executor_timeout);
+    xxl_enc_kint (enc, "logId", log_id);
+    xxl_enc_kint (enc, "logDateTime", trigger_time);
+    xxl_enc_kstr (enc, "glueType", job->glue_type);
+    if (strneq (job->glue_type, "BEAN"))
+        xxl_enc_kstr (enc, "glueSource", job->glue_source);
+    xxl_enc_kint (enc, "glueUpdatetime", job->glue_updatetime);
+    xxl_enc_kint (enc, "broadcastIndex", shard_index);
+    xxl_enc_kint (enc, "broadcastTotal", shard_total);
+    s_agent_send (self, pending);
+    //  Where it went: a restart re-sends a row with an address but no code
+    xxl_store_exec (self->store, "UPDATE xxl_job_log SET executor_address = ? WHERE id = ?",
+                    "si", address, log_id);
+}
+
+//  Routes one log row and sends its RUN; a probing router runs on a pool
+//  and the RUN goes when its ROUTED result comes back.
+static void
+s_route_row (server_t *self, const xxl_job_t *job, int64_t log_id, int64_t trigger_time,
+             const char *param, int shard_index, int shard_total, int broadcast,
+             const char *const *addresses, size_t count)
+{
+    if (count == 0) {
+        s_send_run (self, job, log_id, trigger_time, param, shard_index, shard_total, NULL,
+                    "trigger failed: the address list is empty\n");
+        return;
+    }
+    if (broadcast) {
+        const char *address = addresses [shard_index < (int) count? shard_index: 0];
+        s_send_run (self, job, log_id, trigger_time, param, shard_index, shard_total,
+                    address, NULL);
+        return;
+    }
+    const char *name = job->executor_route_strategy;
+    const xxl_router_t *router = xxl_routers_find (self->routers, name);
+    if (!router) {
+        char text [512];
+        snprintf (text, sizeof text, "trigger failed: route %s is not loaded on this scheduler\n",
+                  name);
+        s_send_run (self, job, log_id, trigger_time, param, shard_index, shard_total, NULL, text);
+        return;
+    }
+    if (router->flags & XXL_ROUTER_PROBES) {
+        xxl_route_task_t *task = (xxl_route_task_t *) zmalloc (sizeof (xxl_route_task_t));
+        task->log_id = log_id;
+        task->job_id = job->id;
+        task->route = strdup (name);
+        task->addresses = (char **) calloc (count, sizeof (char *));
+        for (size_t i = 0; i < count; i++)
+            task->addresses [i] = strdup (addresses [i]);
+        task->count = count;
+        int64_t *slow = (int64_t *) zhashx_lookup (self->slow_counts, &job->id);
+        xxl_pool_t *pool = slow && *slow > 10? self->slow_pool: self->fast_pool;
+        if (xxl_pool_submit (pool, &task)) {
+            char text [256];
+            snprintf (text, sizeof text, "trigger failed: the %s trigger pool is full (%zu queued)\n",
+                      pool == self->slow_pool? "slow": "fast", xxl_pool_queued (pool));
+            s_send_run (self, job, log_id, trigger_time, param, shard_index, shard_total,
+                        NULL, text);
+            xxl_route_task_destroy (&task);
+        }
+        return;
+    }
+    char text [2048] = "";
+    int index = xxl_routers_route (self->routers, name, job->id, log_id, addresses, count,
+                                   NULL, text, sizeof text);
+    if (index < 0 && !*text)
+        snprintf (text, sizeof text, "trigger failed: route %s chose no address\n", name);
+    s_send_run (self, job, log_id, trigger_time, param, shard_index, shard_total,
+                index >= 0 && (size_t) index < count? addresses [index]: NULL, text);
+}
+
+//  Reads "i/n" into index and total (0/1 when absent or malformed)
+static void
+s_shard_of (const char *text, int *index, int *total)
+{
+    *index = 0;
+    *total = 1;
+    int i, n;
+    if (text && sscanf (text, "%d/%d", &i, &n) == 2 && n > 0 && i >= 0 && i < n) {
+        *index = i;
+        *total = n;
+    }
+}
+
+//  The addresses a job's triggers go to: its group's manual list or the
+//  registry's live list.  *manual receives an array to free with
+//  s_free_addresses (NULL for the registry's, which is borrowed).
+static size_t
+s_job_addresses (server_t *self, const xxl_job_t *job, const char *const **addresses,
+                 char ***manual)
+{
+    *manual = NULL;
+    *addresses = NULL;
+    xxl_group_t group;
+    if (xxl_store_group_load (self->store, job->job_group, &group))
+        return 0;
+    size_t count;
+    if (group.address_type == 1) {
+        count = s_split_addresses (group.address_list, manual);
+        *addresses = (const char *const *) *manual;
+    }
+    else
+        count = xxl_registry_addresses (self->registry, group.app_name, addresses);
+    xxl_group_free (&group);
+    return count;
+}
+
+//  Sends (or fails) a row whose routing finished off the loop (address
+//  given, "" for none), or that recovery or the planner's timer takes up
+//  (address NULL: route it now against the live registry).
+static void
+s_dispatch_row (server_t *self, int64_t log_id, const char *address, const char *note)
+{
+    xxl_log_t log;
+    if (xxl_store_log_load (self->store, log_id, &log))
+        return;
+    xxl_job_t job;
+    if (xxl_store_job_load (self->store, log.job_id, &job)) {
+        xxl_store_log_trigger_done (self->store, log_id, XXL_CODE_FAIL, NULL,
+                                    "\ntrigger failed: the job was removed\n");
+        xxl_log_free (&log);
+        return;
+    }
+    int index, total;
+    s_shard_of (log.executor_sharding_param, &index, &total);
+    if (!address) {
+        //  A planned row fires now: that is its trigger time (the agent
+        //  files its run log under this date)
+        log.trigger_time = s_now ();
+        xxl_store_exec (self->store, "UPDATE xxl_job_log SET trigger_time = ? WHERE id = ?",
+                        "ii", log.trigger_time, log_id);
+    }
+    if (address)
+        s_send_run (self, &job, log_id, log.trigger_time, log.executor_param, index, total,
+                    *address? address: NULL, note);
+    else {
+        const char *const *addresses;
+        char **manual;
+        size_t count = s_job_addresses (self, &job, &addresses, &manual);
+        s_route_row (self, &job, log_id, log.trigger_time, log.executor_param, index, total,
+                     xxl_routers_is_broadcast (self->routers, job.executor_route_strategy)
+                     && *log.executor_sharding_param, addresses, count);
+        if (manual)
+            s_free_addresses (manual, count);
+    }
+    xxl_job_free (&job);
+    xxl_log_free (&log);
+}
+
+//  Creates the log rows of one trigger and, unless deferred, routes and
+//  sends them.  Returns the number of rows made, -1 on a store error.
+//  log_ids gets up to max_ids ids.
+static int
+s_trigger (server_t *self, const xxl_job_t *job, const trigger_args_t *args,
+           int64_t *log_ids, size_t max_ids)
+{
+    char **manual = NULL;
+    size_t count = 0;
+    const char *const *addresses = NULL;
+    const char *registry_type = "automatic";
+    if (args->address) {
+        count = s_split_addresses (args->address, &manual);
+        addresses = (const char *const *) manual;
+        registry_type = "manual (trigger)";
+    }
+    else {
+        count = s_job_addresses (self, job, &addresses, &manual);
+        if (manual)
+            registry_type = "manual";
+    }
+    int broadcast = xxl_routers_is_broadcast (self->routers, job->executor_route_strategy);
+    int runs = 1;
+    if (broadcast && args->shard_total < 0 && count > 0)
+        runs = (int) count;
+    int retry = args->fail_retry_count >= 0? args->fail_retry_count
+                                           : (int) job->executor_fail_retry_count;
+    char address_text [2048] = "[";
+    for (size_t i = 0; i < count; i++) {
+        size_t used = strlen (address_text);
+        snprintf (address_text + used, sizeof address_text - used, "%s%s",
+                  i? ", ": "", addresses [i]);
+    }
+    strncat (address_text, "]", sizeof address_text - strlen (address_text) - 1);
+    int made = 0;
+    int64_t now = s_now ();
+    const char *param = args->param? args->param: job->executor_param;
+    for (int i = 0; i < runs; i++) {
+        int index = args->shard_total >= 0? args->shard_index: i;
+        int total = args->shard_total >= 0? args->shard_total: broadcast? runs: 1;
+        char shard [32] = "";
+        if (broadcast || args->shard_total >= 0)
+            snprintf (shard, sizeof shard, "%d/%d", index, total);
+        char *message = zsys_sprintf (
+            "Trigger type: %s\n"
+            "Admin address: %s\n"
+            "Executor registry type: %s\n"
+            "Executor addresses: %s\n"
+            "Route strategy: %s%s%s%s\n"
+            "Block strategy: %s\n"
+            "Timeout: %" PRId64 "\n"
+            "Fail retry count: %d\n",
+            s_trigger_title (args->trigger_type), self->config.admin_address, registry_type,
+            address_text, job->executor_route_strategy, *shard? " (": "", shard,
+            *shard? ")": "", job->executor_block_strategy, job->executor_timeout, retry);
+        xxl_log_t log = {
+            .job_group = job->job_group, .job_id = job->id,
+            .executor_handler = job->executor_handler,
+            .executor_param = (char *) param,
+            .executor_sharding_param = *shard? shard: NULL,
+            .executor_fail_retry_count = retry,
+            .trigger_time = now, .trigger_code = 0, .trigger_msg = message,
+            .trigger_type = (char *) args->trigger_type, .schedule_time = args->schedule_time
+        };
+        int added = xxl_store_log_add (self->store, &log);
+        zstr_free (&message);
+        if (added) {
+            made = made? made: -1;
+            break;
+        }
+        if ((size_t) made < max_ids)
+            log_ids [made] = log.id;
+        made++;
+        if (!args->defer)
+            s_route_row (self, job, log.id, now, param, index, total, broadcast,
+                         addresses, count);
+    }
+    if (manual)
+        s_free_addresses (manual, count);
+    return made;
+}
+
+//  Completes a RUN with the agent's answer (or its absence)
+static void
+s_run_done (server_t *self, pending_t *pending, int code, const char *msg)
+{
+    char *text = zsys_sprintf ("\n>>>>>>>>>>> Trigger <<<<<<<<<<<\n%saddress: %s\ncode: %d\nmsg: %s\n",
+                               pending->note? pending->note: "", pending->address, code,
+                               msg && *msg? msg: "null");
+    xxl_store_log_trigger_done (self->store, pending->log_id,
+                                code == XXL_OK? XXL_OK: XXL_CODE_FAIL, NULL, text);
+    zstr_free (&text);
+    if (code != XXL_OK)
+        s_fix_delay_release (self, pending->log_id, s_now ());
+}
+
+//  --------------------------------------------------------------------
+//  Job validation
+
+//  Reads the job fields present in msg onto job; returns 0 or -1 with the
+//  reason latched in msg.  is_add: fields required at add.
+static int
+s_job_read (server_t *self, xxl_msg_t *msg, xxl_job_t *job, int is_add)
+{
+    const msgpack_object *root = NULL;
+    #define XXL_SET_STR(field, key, max) do { \
+        const char *v_ = xxl_msg_str (msg, root, key, 0, max, NULL); \
+        if (v_) { free (job->field); job->field = strdup (v_); } } while (0)
+    #define XXL_SET_INT(field, key, lo, hi) do { \
+        if (xxl_msg_get (xxl_msg_root (msg), key)) \
+            job->field = xxl_msg_int (msg, root, key, 0, lo, hi, job->field); } while (0)
+    XXL_SET_STR (job_desc, "jobDesc", XXL_MAX_TEXT);
+    XXL_SET_STR (author, "author", XXL_MSG_MAX_NAME);
+    XXL_SET_STR (alarm_email, "alarmEmail", XXL_MAX_TEXT);
+    XXL_SET_STR (schedule_type, "scheduleType", 32);
+    XXL_SET_STR (schedule_conf, "scheduleConf", 1024);
+    XXL_SET_STR (misfire_strategy, "misfireStrategy", 32);
+    XXL_SET_STR (executor_route_strategy, "executorRouteStrategy", XXL_MSG_MAX_NAME);
+    XXL_SET_STR (executor_handler, "executorHandler", XXL_MSG_MAX_NAME);
+    XXL_SET_STR (executor_param, "executorParam", XXL_MAX_TEXT);
+    XXL_SET_STR (executor_block_strategy, "executorBlockStrategy", 32);
+    XXL_SET_INT (executor_timeout, "executorTimeout", 0, 86400 * 365);
+    XXL_SET_INT (executor_fail_retry_count, "executorFailRetryCount", 0, 1000);
+    XXL_SET_STR (glue_type, "glueType", 32);
+    XXL_SET_STR (glue_remark, "glueRemark", 1024);
+    XXL_SET_STR (child_jobid, "childJobId", 4096);
+    XXL_SET_STR (timezone, "timezone", 64);
+    const char *source = xxl_msg_str (msg, root, "glueSource", 0, XXL_MAX_GLUE, NULL);
+    if (source && (!job->glue_source || strneq (source, job->glue_source))) {
+        free (job->glue_source);
+        job->glue_source = strdup (source);
+        job->glue_updatetime = s_now ();
+    }
+    #undef XXL_SET_STR
+    #undef XXL_SET_INT
+    if (xxl_msg_error (msg))
+        return -1;
+
+    if (!s_in_list (job->schedule_type, s_schedule_types))
+        return xxl_msg_fail (msg, "unknown schedule type '%s' (known: NONE, CRON, FIX_RATE, FIX_DELAY)",
+                             job->schedule_type);
+    if (!s_in_list (job->misfire_strategy, s_misfires))
+        return xxl_msg_fail (msg, "unknown misfire strategy '%s' (known: DO_NOTHING, FIRE_ONCE_NOW)",
+                             job->misfire_strategy);
+    if (!s_in_list (job->executor_block_strategy, s_blocks))
+        return xxl_msg_fail (msg, "unknown block strategy '%s' (known: SERIAL_EXECUTION, "
+                             "DISCARD_LATER, COVER_EARLY)", job->executor_block_strategy);
+    if (!s_in_list (job->glue_type, s_glue_types))
+        return xxl_msg_fail (msg, "unknown glue type '%s' (known: BEAN, GLUE_SHELL, GLUE_PYTHON, "
+                             "GLUE_NODEJS, GLUE_PHP, GLUE_POWERSHELL)", job->glue_type);
+    if (!xxl_routers_find (self->routers, job->executor_route_strategy)) {
+        char *known = xxl_routers_names (self->routers);
+        xxl_msg_fail (msg, "unknown route '%s' (known: %s)", job->executor_route_strategy,
+                      known && *known? known: "none: no router plugins loaded");
+        free (known);
+        return -1;
+    }
+    if (streq (job->glue_type, "BEAN") && !*job->executor_handler)
+        return xxl_msg_fail (msg, "a BEAN job needs a handler (executorHandler)");
+    if (*job->timezone && !xxl_cron_tz_valid (job->timezone))
+        return xxl_msg_fail (msg, "unknown time zone '%s'", job->timezone);
+    if (streq (job->schedule_type, "CRON")) {
+        char reason [256];
+        xxl_cron_t *cron = xxl_cron_new (job->schedule_conf, job->timezone, reason, sizeof reason);
+        if (!cron)
+            return xxl_msg_fail (msg, "invalid cron expression '%s': %s", job->schedule_conf, reason);
+        xxl_cron_destroy (&cron);
+    }
+    else
+    if (streq (job->schedule_type, "FIX_RATE") || streq (job->schedule_type, "FIX_DELAY")) {
+        char *end = NULL;
+        long long seconds = strtoll (job->schedule_conf, &end, 10);
+        if (!*job->schedule_conf || *end || seconds <= 0 || seconds > 86400LL * 366 * 10)
+            return xxl_msg_fail (msg, "%s needs a positive number of seconds, not '%s'",
+                                 job->schedule_type, job->schedule_conf);
+    }
+    //  Child jobs: ids that exist, not the job itself
+    if (*job->child_jobid) {
+        char *copy = strdup (job->child_jobid), *save = NULL;
+        int bad = 0;
+        for (char *t = strtok_r (copy, ",", &save); t && !bad; t = strtok_r (NULL, ",", &save)) {
+            char *end = NULL;
+            long long child = strtoll (t, &end, 10);
+            if (*end || child <= 0) {
+                xxl_msg_fail (msg, "child job id '%s' is not a number", t);
+                bad = 1;
+            }
+            else
+            if (child == job->id) {
+                xxl_msg_fail (msg, "a job cannot be its own child");
+                bad = 1;
+            }
+            else
+            if (xxl_store_scalar (self->store, "SELECT COUNT(*) FROM xxl_job_info WHERE id = ?",
+                                  "i", (int64_t) child) != 1) {
+                xxl_msg_fail (msg, "child job %lld does not exist", child);
+                bad = 1;
+            }
+        }
+        free (copy);
+        if (bad)
+            return -1;
+    }
+    (void) is_add;
+    return 0;
+}
+
+//  Next fire time strictly after `after`, or -1 (reason in why)
+static int64_t
+s_next_time (const xxl_job_t *job, int64_t after, char *why, size_t whylen)
+{
+    if (streq (job->schedule_type, "CRON")) {
+        xxl_cron_t *cron = xxl_cron_new (job->schedule_conf, job->timezone, why, whylen);
+        if (!cron)
+            return -1;
+        int64_t next = xxl_cron_next (cron, after);
+        xxl_cron_destroy (&cron);
+        if (next < 0)
+            snprintf (why, whylen, "the cron expression has no time after %" PRId64, after);
+        return next;
+    }
+    if (streq (job->schedule_type, "FIX_RATE") || streq (job->schedule_type, "FIX_DELAY"))
+        return after + atoll (job->schedule_conf) * 1000;
+    snprintf (why, whylen, "schedule type %s has no next time", job->schedule_type);
+    return -1;
+}
+
+static void
+s_job_defaults (xxl_job_t *job)
+{
+    job->job_desc = strdup ("");
+    job->author = strdup ("");
+    job->alarm_email = strdup ("");
+    job->schedule_type = strdup ("NONE");
+    job->schedule_conf = strdup ("");
+    job->misfire_strategy = strdup ("DO_NOTHING");
+    job->executor_route_strategy = strdup ("FIRST");
+    job->executor_handler = strdup ("");
+    job->executor_param = strdup ("");
+    job->executor_block_strategy = strdup ("SERIAL_EXECUTION");
+    job->glue_type = strdup ("BEAN");
+    job->glue_source = strdup ("");
+    job->glue_remark = strdup ("");
+    job->child_jobid = strdup ("");
+    job->timezone = strdup ("");
+}
+
+//  Loads the job named by field jobId; replies 404 itself when absent
+static int
+s_job_from_request (server_t *self, request_t *request, xxl_job_t *job)
+{
+    int64_t id = xxl_msg_int (request->msg, NULL, "jobId", 1, 1, INT64_MAX, 0);
+    if (xxl_msg_error (request->msg)) {
+        s_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
+        return -1;
+    }
+    int rc = xxl_store_job_load (self->store, id, job);
+    if (rc) {
+        char text [64];
+        snprintf (text, sizeof text, "job %" PRId64 " not found", id);
+        s_reply (self, request, rc < 0? XXL_FAILURE: XXL_NOT_FOUND,
+                 rc < 0? xxl_store_error (self->store): text);
+        return -1;
+    }
+    return 0;
+}
+
+//  --------------------------------------------------------------------
+//  Planner
+//
+//  Each scan reads the running jobs due within the pre-read window, and
+//  for each planned instant writes the trigger's log row (with its
+//  scheduleTime) in the same transaction that advances the job's next
+//  fire time: an outbox.  Rows due now are routed at once; the others go
+//  on the timer heap and are routed when due.  A crash loses nothing: the
+//  rows are in the store, and s_recover takes them up again.
+
+//  FIX_DELAY jobs wait for their run to finish: next time "never" until then
+#define XXL_WAITING 253402300799000LL
+
+//  Unsent planned rows of a job (its schedule changed or it stopped)
+static void
+s_plan_forget (server_t *self, int64_t job_id)
+{
+    xxl_store_exec (self->store,
+        "DELETE FROM xxl_job_log WHERE job_id = ? AND trigger_code = 0"
+        " AND executor_address IS NULL AND schedule_time IS NOT NULL", "i", job_id);
+}
+
+//  After a FIX_DELAY job's scheduled run ended (or failed to start), its
+//  next run comes `delay` seconds later
+static void
+s_fix_delay_release (server_t *self, int64_t log_id, int64_t now)
+{
+    xxl_store_exec (self->store,
+        "UPDATE xxl_job_info SET trigger_next_time = ? + CAST(schedule_conf AS INTEGER) * 1000"
+        " WHERE id = (SELECT job_id FROM xxl_job_log WHERE id = ? AND schedule_time IS NOT NULL)"
+        " AND schedule_type = 'FIX_DELAY' AND trigger_status = 1 AND trigger_next_time = ?",
+        "iii", now, log_id, (int64_t) XXL_WAITING);
+}
+
+//  Writes one planned trigger; due ones go now, the others on the timer
+static void
+s_plan_fire (server_t *self, const xxl_job_t *job, const char *type, int64_t planned,
+             int64_t fire_at, int64_t now)
+{
+    //  While agents reconnect after a start, everything goes by the timer,
+    //  which holds a trigger until its group has an agent
+    bool warming = zclock_mono () < self->warm_until;
+    trigger_args_t args = { .trigger_type = type, .fail_retry_count = -1,
+                            .shard_index = -1, .shard_total = -1,
+                            .schedule_time = planned, .defer = fire_at > now || warming };
+    int64_t ids [1024];
+    int made = s_trigger (self, job, &args, ids, 1024);
+    if (made < 0) {
+        //  (jobId, scheduleTime) exists: another scheduler or an earlier
+        //  turn planned it already
+        return;
+    }
+    if (args.defer)
+        for (int i = 0; i < made && i < 1024; i++)
+            xxl_timer_push (self->timer, fire_at, ids [i]);
+}
+
+//  Plans one job up to now + pre-read; saves its next time
+static void
+s_plan_job (server_t *self, xxl_job_t *job, int64_t now)
+{
+    int64_t window = now + self->config.preread_ms;
+    int64_t next = job->trigger_next_time;
+    int64_t last = job->trigger_last_time;
+    char why [512] = "";
+    int guard = 0;
+    while (next <= window && next != XXL_WAITING && guard++ < 1000) {
+        int64_t planned = next;
+        if (now > planned + self->config.preread_ms) {
+            //  Misfire: too late to fire as planned
+            if (streq (job->misfire_strategy, "FIRE_ONCE_NOW"))
+                s_plan_fire (self, job, "MISFIRE", planned, now, now);
+            else
+                zsys_info ("planner: job %" PRId64 " misfired at %" PRId64 " (%" PRId64
+                           " ms late); DO_NOTHING", job->id, planned, now - planned);
+            next = s_next_time (job, now, why, sizeof why);
+        }
+        else {
+            s_plan_fire (self, job, "CRON", planned, planned, now);
+            next = s_next_time (job, planned, why, sizeof why);
+        }
+        last = planned;
+        if (streq (job->schedule_type, "FIX_DELAY")) {
+            next = XXL_WAITING;
+            break;
+        }
+        if (next < 0)
+            break;
+    }
+    if (next < 0) {
+        zsys_warning ("planner: job %" PRId64 " stopped: %s", job->id, why);
+        xxl_store_exec (self->store,
+            "UPDATE xxl_job_info SET trigger_status = 0, trigger_last_time = ?,"
+            " trigger_next_time = 0 WHERE id = ?", "ii", last, job->id);
+        return;
+    }
+    xxl_store_exec (self->store,
+        "UPDATE xxl_job_info SET trigger_last_time = ?, trigger_next_time = ? WHERE id = ?",
+        "iii", last, next, job->id);
+}
+
+static void
+s_plan_scan (server_t *self)
+{
+    int64_t now = s_now ();
+    int64_t ids [4096];
+    size_t count = 0;
+    //  The schedule lock: one writer at a time (BEGIN IMMEDIATE holds it)
+    xxl_store_ids (self->store,
+        "SELECT id FROM xxl_job_info WHERE trigger_status = 1 AND trigger_next_time <= ?"
+        " ORDER BY trigger_next_time LIMIT 4096", now + self->config.preread_ms,
+        ids, 4096, &count);
+    for (size_t i = 0; i < count; i++) {
+        xxl_job_t job;
+        if (xxl_store_job_load (self->store, ids [i], &job) == 0) {
+            s_plan_job (self, &job, now);
+            xxl_job_free (&job);
+        }
+    }
+    //  A full batch means more are due: scan again at once
+    self->next_scan = count == 4096? 0: zclock_mono () + self->config.scan_ms;
+}
+
+//  1 when the job of a log row has an address to go to now
+static bool
+s_row_has_agents (server_t *self, int64_t log_id)
+{
+    int64_t job_id = xxl_store_scalar (self->store, "SELECT job_id FROM xxl_job_log WHERE id = ?",
+                                       "i", log_id);
+    xxl_job_t job;
+    if (job_id <= 0 || xxl_store_job_load (self->store, job_id, &job))
+        return true;                    //  let dispatch say what is wrong
+    const char *const *addresses;
+    char **manual;
+    size_t count = s_job_addresses (self, &job, &addresses, &manual);
+    bool connected = false;
+    for (size_t i = 0; i < count && !connected; i++) {
+        size_t size;
+        connected = xxl_registry_route (self->registry, addresses [i], &size) != NULL;
+    }
+    if (manual)
+        s_free_addresses (manual, count);
+    xxl_job_free (&job);
+    return connected;
+}
+
+//  Sends the planned rows whose time has come
+static void
+s_plan_due (server_t *self)
+{
+    int64_t now = s_now ();
+    int64_t log_id;
+    bool warming = zclock_mono () < self->warm_until;
+    zlistx_t *held = NULL;
+    while (xxl_timer_pop_due (self->timer, now, &log_id, NULL) == 0) {
+        if (warming && !s_row_has_agents (self, log_id)) {
+            if (!held)
+                held = zlistx_new ();
+            zlistx_add_end (held, (void *) (intptr_t) log_id);
+            continue;
+        }
+        //  A job stopped after planning: its unsent rows were deleted, and
+        //  s_dispatch_row finds nothing
+        s_dispatch_row (self, log_id, NULL, NULL);
+    }
+    if (held) {
+        for (void *item = zlistx_first (held); item; item = zlistx_next (held))
+            xxl_timer_push (self->timer, now + 100, (int64_t) (intptr_t) item);
+        zlistx_destroy (&held);
+    }
+}
+
+//  At start: every trigger row no agent acknowledged.  Never-sent rows are
+//  sent (or follow the misfire rule when too late); rows that may have
+//  been sent go again to the same agent once it is back (it refuses a
+//  logId it already accepted, so nothing runs twice).
+static void
+s_recover (server_t *self)
+{
+    int64_t now = s_now ();
+    int64_t ids [4096];
+    size_t count = 0, recovered = 0, dropped = 0, resent = 0, misfired = 0;
+    int64_t after = 0;
+    //  Never-sent rows planned more than the window ago: the job's misfire
+    //  rule, once per job -- FIRE_ONCE_NOW keeps the latest as MISFIRE
+    int64_t late_before = now - self->config.preread_ms;
+    xxl_store_ids (self->store,
+        "SELECT job_id FROM xxl_job_log WHERE trigger_code = 0 AND executor_address IS NULL"
+        " AND schedule_time < ? GROUP BY job_id LIMIT 4096", late_before, ids, 4096, &count);
+    for (size_t i = 0; i < count; i++) {
+        xxl_job_t job;
+        int64_t keep = 0;
+        if (xxl_store_job_load (self->store, ids [i], &job) == 0) {
+            if (streq (job.misfire_strategy, "FIRE_ONCE_NOW"))
+                keep = xxl_store_scalar (self->store,
+                    "SELECT MAX(id) FROM xxl_job_log WHERE job_id = ? AND trigger_code = 0"
+                    " AND executor_address IS NULL AND schedule_time < ?", "ii", job.id, late_before);
+            xxl_job_free (&job);
+        }
+        if (keep > 0) {
+            xxl_store_exec (self->store,
+                "UPDATE xxl_job_log SET trigger_type = 'MISFIRE', trigger_msg = replace (trigger_msg,"
+                " 'Trigger type: Cron trigger', 'Trigger type: Misfire compensation trigger')"
+                " || 'Misfire: the scheduler was down at the planned time; FIRE_ONCE_NOW\n'"
+                " WHERE id = ?", "i", keep);
+            misfired++;
+        }
+        int gone = xxl_store_exec (self->store,
+            "DELETE FROM xxl_job_log WHERE job_id = ? AND trigger_code = 0"
+            " AND executor_address IS NULL AND schedule_time < ? AND id != ?",
+            "iii", ids [i], late_before, keep);
+        dropped += gone > 0? (size_t) gone: 0;
+    }
+    do {
+        xxl_store_ids (self->store,
+            "SELECT id FROM xxl_job_log WHERE trigger_code = 0 AND id > ? ORDER BY id LIMIT 4096",
+            after, ids, 4096, &count);
+        for (size_t i = 0; i < count; i++) {
+            after = ids [i];
+            xxl_log_t log;
+            if (xxl_store_log_load (self->store, ids [i], &log))
+                continue;
+            if (*log.executor_address) {
+                xxl_resend_t *resend = (xxl_resend_t *) zmalloc (sizeof (xxl_resend_t));
+                resend->log_id = log.id;
+                resend->address = strdup (log.executor_address);
+                resend->deadline = zclock_mono () + self->config.recovery_wait_ms;
+                zlistx_add_end (self->resends, resend);
+                resent++;
+            }
+            else {
+                xxl_timer_push (self->timer, log.schedule_time > now? log.schedule_time: now, log.id);
+                recovered++;
+            }
+            xxl_log_free (&log);
+        }
+    } while (count == 4096);
+    if (recovered || dropped || resent)
+        zsys_info ("planner: recovery: %zu unsent trigger(s) planned again (%zu as MISFIRE),"
+                   " %zu to re-send to their agents when back, %zu dropped as misfired",
+                   recovered, misfired, resent, dropped);
+}
+
+//  Re-sends recovered rows once their agent is connected again; past the
+//  wait, routes them afresh (never sent) or fails them
+static void
+s_recover_resends (server_t *self)
+{
+    xxl_resend_t *resend = (xxl_resend_t *) zlistx_first (self->resends);
+    while (resend) {
+        size_t size;
+        bool back = xxl_registry_route (self->registry, resend->address, &size) != NULL;
+        if (back || zclock_mono () >= resend->deadline) {
+            if (back)
+                s_dispatch_row (self, resend->log_id, resend->address,
+                                "re-sent after a scheduler restart\n");
+            else {
+                char *why = zsys_sprintf ("\ntrigger failed: agent %s did not come back within"
+                                          " %d ms of a scheduler restart\n", resend->address,
+                                          self->config.recovery_wait_ms);
+                xxl_store_log_trigger_done (self->store, resend->log_id, XXL_CODE_FAIL, NULL, why);
+                zstr_free (&why);
+            }
+            zlistx_delete (self->resends, zlistx_cursor (self->resends));
+            resend = (xxl_resend_t *) zlistx_first (self->resends);
+        }
+        else
+            resend = (xxl_resend_t *) zlistx_next (self->resends);
+    }
+}
+
+//  --------------------------------------------------------------------
+//  API handlers
+
+static void
+s_api_ping (server_t *self, request_t *request)
+{
+    s_reply_begin (self, request);
+    xxl_enc_map_begin (self->enc);
+    xxl_enc_kstr (self->enc, "version", PACKAGE_VERSION);
+    xxl_enc_kint (self->enc, "protocol", XXL_PROTOCOL_VERSION);
+    xxl_enc_map_end (self->enc);
+    s_reply_end (self, request);
+}
+
+static int
+s_group_read (server_t *self, xxl_msg_t *msg, xxl_group_t *group)
+{
+    (void) self;
+    const char *app = xxl_msg_str (msg, NULL, "appname", 0, XXL_MSG_MAX_NAME, NULL);
+    const char *title = xxl_msg_str (msg, NULL, "title", 0, XXL_MSG_MAX_NAME, NULL);
+    int64_t type = xxl_msg_int (msg, NULL, "addressType", 0, 0, 1, group->address_type);
+    const char *list = xxl_msg_str (msg, NULL, "addressList", 0, XXL_MAX_TEXT, NULL);
+    if (xxl_msg_error (msg))
+        return -1;
+    if (app) {
+        if (!*app)
+            return xxl_msg_fail (msg, "appname must not be empty");
+        for (const char *p = app; *p; p++)
+            if (!(isalnum ((unsigned char) *p) || *p == '-' || *p == '_' || *p == '.'))
+                return xxl_msg_fail (msg, "appname '%s' may hold only letters, digits, '-', '_' and '.'",
+                                     app);
+        free (group->app_name);
+        group->app_name = strdup (app);
+    }
+    if (title) {
+        free (group->title);
+        group->title = strdup (title);
+    }
+    group->address_type = (int) type;
+    if (list) {
+        char **items;
+        size_t count = s_split_addresses (list, &items);
+        size_t size = 1;
+        for (size_t i = 0; i < count; i++)
+            size += strlen (items [i]) + 1;
+        char *joined = (char *) zmalloc (size);
+        for (size_t i = 0; i < count; i++) {
+            if (i)
+                strcat (joined, ",");
+            strcat (joined, items [i]);
+        }
+        s_free_addresses (items, count);
+        free (group->address_list);
+        group->address_list = joined;
+    }
+    if (group->address_type == 1 && (!group->address_list || !*group->address_list))
+        return xxl_msg_fail (msg, "a manual group (addressType 1) needs an addressList");
+    return 0;
+}
+
+static void
+s_api_group_add (server_t *self, request_t *request)
+{
+    xxl_group_t group = { 0 };
+    group.title = strdup ("");
+    if (!xxl_msg_get (xxl_msg_root (request->msg), "appname"))
+        xxl_msg_fail (request->msg, "field 'appname' is required");
+    if (xxl_msg_error (request->msg) || s_group_read (self, request->msg, &group)) {
+        s_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
+        xxl_group_free (&group);
+        return;
+    }
+    xxl_group_t existing;
+    if (xxl_store_group_find (self->store, group.app_name, &existing) == 0) {
+        char text [512];
+        snprintf (text, sizeof text, "group '%s' exists (id %" PRId64 ")",
+                  group.app_name, existing.id);
+        xxl_group_free (&existing);
+        s_reply (self, request, XXL_CONFLICT, text);
+        xxl_group_free (&group);
+        return;
+    }
+    group.update_time = s_now ();
+    int64_t id = xxl_store_group_add (self->store, &group);
+    if (id < 0)
+        s_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
+    else
+        s_reply_id (self, request, id);
+    xxl_group_free (&group);
+}
+
+//  Finds the group named by field `group` (app name or id); replies itself
+//  when absent
+static int
+s_group_from_request (server_t *self, request_t *request, xxl_group_t *group)
+{
+    const char *key = xxl_msg_str (request->msg, NULL, "group", 1, XXL_MSG_MAX_NAME, NULL);
+    if (xxl_msg_error (request->msg)) {
+        s_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
+        return -1;
+    }
+    int rc = xxl_store_group_find (self->store, key, group);
+    if (rc) {
+        char text [512];
+        snprintf (text, sizeof text, "group '%s' not found", key);
+        s_reply (self, request, rc < 0? XXL_FAILURE: XXL_NOT_FOUND, text);
+        return -1;
+    }
+    return 0;
+}
+
+#define XXL_GROUP_SELECT \
+    "SELECT id, app_name AS appname, title, address_type AS addressType," \
+    " address_list AS addressList, update_time AS updateTime FROM xxl_job_group"
+
+static void
+s_encode_registry_list (server_t *self, const char *app)
+{
+    const char *const *addresses;
+    size_t count = xxl_registry_addresses (self->registry, app, &addresses);
+    xxl_enc_key (self->enc, "registryList");
+    xxl_enc_array_begin (self->enc);
+    for (size_t i = 0; i < count; i++)
+        xxl_enc_str (self->enc, addresses [i]);
+    xxl_enc_array_end (self->enc);
+}
+
+static void
+s_api_group_list (server_t *self, request_t *request)
+{
+    s_reply_begin (self, request);
+    xxl_enc_map_begin (self->enc);
+    xxl_enc_key (self->enc, "groups");
+    xxl_store_encode (self->store, self->enc, 1, XXL_GROUP_SELECT " ORDER BY id", NULL);
+    xxl_enc_map_end (self->enc);
+    s_reply_end (self, request);
+}
+
+static void
+s_api_group_show (server_t *self, request_t *request)
+{
+    xxl_group_t group;
+    if (s_group_from_request (self, request, &group))
+        return;
+    s_reply_begin (self, request);
+    xxl_enc_map_begin (self->enc);
+    xxl_enc_kint (self->enc, "id", group.id);
+    xxl_enc_kstr (self->enc, "appname", group.app_name);
+    xxl_enc_kstr (self->enc, "title", group.title);
+    xxl_enc_kint (self->enc, "addressType", group.address_type);
+    xxl_enc_kstr (self->enc, "addressList", group.address_list);
+    xxl_enc_kint (self->enc, "updateTime", group.update_time);
+    s_encode_registry_list (self, group.app_name);
+    xxl_enc_map_end (self->enc);
+    s_reply_end (self, request);
+    xxl_group_free (&group);
+}
+
+static void
+s_api_group_update (server_t *self, request_t *request)
+{
+    xxl_group_t group;
+    if (s_group_from_request (self, request, &group))
+        return;
+    char *old_app = strdup (group.app_name);
+    if (s_group_read (self, request->msg, &group))
+        s_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
+    else {
+        xxl_group_t other;
+        if (strneq (old_app, group.app_name)
+        &&  xxl_store_group_find (self->store, group.app_name, &other) == 0) {
+            xxl_group_free (&other);
+            s_reply (self, request, XXL_CONFLICT, "another group has that appname");
+        }
+        else {
+            group.update_time = s_now ();
+            if (xxl_store_group_update (self->store, &group))
+                s_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
+            else
+                s_reply_id (self, request, group.id);
+        }
+    }
+    free (old_app);
+    xxl_group_free (&group);
+}
+
+static void
+s_api_group_rm (server_t *self, request_t *request)
+{
+    xxl_group_t group;
+    if (s_group_from_request (self, request, &group))
+        return;
+    int64_t jobs = xxl_store_group_jobs (self->store, group.id);
+    if (jobs != 0) {
+        char text [128];
+        snprintf (text, sizeof text, "group %" PRId64 " still has %" PRId64 " job(s); remove them first",
+                  group.id, jobs);
+        s_reply (self, request, XXL_CONFLICT, text);
+    }
+    else
+    if (xxl_store_group_rm (self->store, group.id))
+        s_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
+    else
+        s_reply_id (self, request, group.id);
+    xxl_group_free (&group);
+}
+
+#define XXL_JOB_SELECT \
+    "SELECT id, job_group AS jobGroup, job_desc AS jobDesc, add_time AS addTime," \
+    " update_time AS updateTime, author, alarm_email AS alarmEmail," \
+    " schedule_type AS scheduleType, schedule_conf AS scheduleConf," \
+    " misfire_strategy AS misfireStrategy, executor_route_strategy AS executorRouteStrategy," \
+    " executor_handler AS executorHandler, executor_param AS executorParam," \
+    " executor_block_strategy AS executorBlockStrategy, executor_timeout AS executorTimeout," \
+    " executor_fail_retry_count AS executorFailRetryCount, glue_type AS glueType," \
+    " glue_source AS glueSource, glue_remark AS glueRemark, glue_updatetime AS glueUpdatetime," \
+    " child_jobid AS childJobId, trigger_status AS triggerStatus," \
+    " trigger_last_time AS triggerLastTime, trigger_next_time AS triggerNextTime, timezone" \
+    " FROM xxl_job_info"
+
+//  Sets trigger_status/next time for start; returns 0 or -1 with why
+static int
+s_job_arm (const xxl_job_t *job_in, xxl_job_t *job, char *why, size_t whylen)
+{
+    (void) job_in;
+    if (streq (job->schedule_type, "NONE")) {
+        snprintf (why, whylen, "a job with schedule type NONE cannot be started; trigger it instead");
+        return -1;
+    }
+    int64_t next = s_next_time (job, s_now (), why, whylen);
+    if (next < 0)
+        return -1;
+    job->trigger_status = 1;
+    job->trigger_last_time = 0;
+    job->trigger_next_time = next;
+    return 0;
+}
+
+static void
+s_api_job_add (server_t *self, request_t *request)
+{
+    xxl_job_t job = { 0 };
+    s_job_defaults (&job);
+    xxl_group_t group;
+    const char *key = xxl_msg_str (request->msg, NULL, "jobGroup", 1, XXL_MSG_MAX_NAME, NULL);
+    int start = xxl_msg_bool (request->msg, NULL, "start", 0, 0);
+    if (xxl_msg_error (request->msg)) {
+        s_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
+        xxl_job_free (&job);
+        return;
+    }
+    int rc = xxl_store_group_find (self->store, key, &group);
+    if (rc) {
+        char text [512];
+        snprintf (text, sizeof text, "group '%s' not found", key);
+        s_reply (self, request, rc < 0? XXL_FAILURE: XXL_NOT_FOUND, text);
+        xxl_job_free (&job);
+        return;
+    }
+    job.job_group = group.id;
+    xxl_group_free (&group);
+    job.add_time = job.update_time = job.glue_updatetime = s_now ();
+    char why [512] = "";
+    if (s_job_read (self, request->msg, &job, 1))
+        s_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
+    else
+    if (start && s_job_arm (NULL, &job, why, sizeof why))
+        s_reply (self, request, XXL_BAD_REQUEST, why);
+    else {
+        int64_t id = xxl_store_job_add (self->store, &job);
+        if (id < 0)
+            s_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
+        else {
+            if (strneq (job.glue_type, "BEAN"))
+                xxl_store_glue_add (self->store, id, job.glue_type, job.glue_source,
+                                    job.glue_remark, job.add_time);
+            if (start)
+                self->next_scan = 0;
+            s_reply_id (self, request, id);
+        }
+    }
+    xxl_job_free (&job);
+}
+
+static void
+s_api_job_update (server_t *self, request_t *request)
+{
+    xxl_job_t job;
+    if (s_job_from_request (self, request, &job))
+        return;
+    char *old_source = strdup (job.glue_source);
+    const char *key = xxl_msg_str (request->msg, NULL, "jobGroup", 0, XXL_MSG_MAX_NAME, NULL);
+    xxl_group_t group;
+    char why [512] = "";
+    if (key && xxl_store_group_find (self->store, key, &group) == 0) {
+        job.job_group = group.id;
+        xxl_group_free (&group);
+    }
+    else
+    if (key)
+        xxl_msg_fail (request->msg, "group '%s' not found", key);
+    if (xxl_msg_error (request->msg) || s_job_read (self, request->msg, &job, 0))
+        s_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
+    else
+    if (job.trigger_status == 1 && s_job_arm (NULL, &job, why, sizeof why))
+        s_reply (self, request, XXL_BAD_REQUEST, why);
+    else {
+        job.update_time = s_now ();
+        s_plan_forget (self, job.id);
+        self->next_scan = 0;
+        if (xxl_store_job_save (self->store, &job))
+            s_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
+        else {
+            if (strneq (job.glue_type, "BEAN") && strneq (old_source, job.glue_source))
+                xxl_store_glue_add (self->store, job.id, job.glue_type, job.glue_source,
+                                    job.glue_remark, job.update_time);
+            s_reply_id (self, request, job.id);
+        }
+    }
+    free (old_source);
+    xxl_job_free (&job);
+}
+
+static void
+s_api_job_rm (server_t *self, request_t *request)
+{
+    xxl_job_t job;
+    if (s_job_from_request (self, request, &job))
+        return;
+    s_plan_forget (self, job.id);
+    if (xxl_store_job_rm (self->store, job.id))
+        s_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
+    else
+        s_reply_id (self, request, job.id);
+    xxl_job_free (&job);
+}
+
+static void
+s_api_job_start_stop (server_t *self, request_t *request, int start)
+{
+    xxl_job_t job;
+    if (s_job_from_request (self, request, &job))
+        return;
+    char why [512] = "";
+    if (start && s_job_arm (NULL, &job, why, sizeof why))
+        s_reply (self, request, XXL_BAD_REQUEST, why);
+    else {
+        if (!start) {
+            job.trigger_status = 0;
+            job.trigger_last_time = 0;
+            job.trigger_next_time = 0;
+        }
+        job.update_time = s_now ();
+        s_plan_forget (self, job.id);
+        self->next_scan = 0;
+        if (xxl_store_job_save (self->store, &job))
+            s_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
+        else
+            s_reply_id (self, request, job.id);
+    }
+    xxl_job_free (&job);
+}
+
+static void
+s_api_job_show (server_t *self, request_t *request)
+{
+    int64_t id = xxl_msg_int (request->msg, NULL, "jobId", 1, 1, INT64_MAX, 0);
+    if (xxl_msg_error (request->msg)) {
+        s_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
+        return;
+    }
+    s_reply_begin (self, request);
+    int rows = xxl_store_encode (self->store, self->enc, 0, XXL_JOB_SELECT " WHERE id = ?", "i", id);
+    if (rows <= 0) {
+        char text [64];
+        snprintf (text, sizeof text, "job %" PRId64 " not found", id);
+        s_reply (self, request, rows < 0? XXL_FAILURE: XXL_NOT_FOUND, text);
+        return;
+    }
+    s_reply_end (self, request);
+}
+
+static void
+s_api_job_list (server_t *self, request_t *request)
+{
+    const char *key = xxl_msg_str (request->msg, NULL, "group", 0, XXL_MSG_MAX_NAME, NULL);
+    int64_t limit = xxl_msg_int (request->msg, NULL, "limit", 0, 1, 10000, 1000);
+    int64_t offset = xxl_msg_int (request->msg, NULL, "offset", 0, 0, INT64_MAX, 0);
+    if (xxl_msg_error (request->msg)) {
+        s_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
+        return;
+    }
+    int64_t group_id = 0;
+    if (key) {
+        xxl_group_t group;
+        if (xxl_store_group_find (self->store, key, &group)) {
+            char text [512];
+            snprintf (text, sizeof text, "group '%s' not found", key);
+            s_reply (self, request, XXL_NOT_FOUND, text);
+            return;
+        }
+        group_id = group.id;
+        xxl_group_free (&group);
+    }
+    s_reply_begin (self, request);
+    xxl_enc_map_begin (self->enc);
+    xxl_enc_key (self->enc, "jobs");
+    xxl_store_encode (self->store, self->enc, 1,
+        XXL_JOB_SELECT " WHERE (?1 = 0 OR job_group = ?1) ORDER BY id LIMIT ?2 OFFSET ?3",
+        "iii", group_id, limit, offset);
+    xxl_enc_kint (self->enc, "total", xxl_store_scalar (self->store,
+        "SELECT COUNT(*) FROM xxl_job_info WHERE (?1 = 0 OR job_group = ?1)", "i", group_id));
+    xxl_enc_map_end (self->enc);
+    s_reply_end (self, request);
+}
+
+static void
+s_api_job_next (server_t *self, request_t *request)
+{
+    xxl_job_t job;
+    if (s_job_from_request (self, request, &job))
+        return;
+    int64_t count = xxl_msg_int (request->msg, NULL, "count", 0, 1, 100, 5);
+    char why [512] = "";
+    int64_t times [100];
+    int64_t after = s_now ();
+    int made = 0;
+    for (; made < count; made++) {
+        int64_t next = s_next_time (&job, after, why, sizeof why);
+        if (next < 0)
+            break;
+        times [made] = after = next;
+    }
+    if (made == 0 && *why)
+        s_reply (self, request, XXL_BAD_REQUEST, why);
+    else {
+        s_reply_begin (self, request);
+        xxl_enc_map_begin (self->enc);
+        xxl_enc_key (self->enc, "next");
+        xxl_enc_array_begin (self->enc);
+        for (int i = 0; i < made; i++)
+            xxl_enc_int (self->enc, times [i]);
+        xxl_enc_array_end (self->enc);
+        xxl_enc_map_end (self->enc);
+        s_reply_end (self, request);
+    }
+    xxl_job_free (&job);
+}
+
+static int
+s_parse_shard (const char *text, int *index, int *total)
+{
+    char *end = NULL;
+    long i = strtol (text, &end, 10);
+    if (end == text || *end != '/')
+        return -1;
+    const char *rest = end + 1;
+    long n = strtol (rest, &end, 10);
+    if (end == rest || *end || n < 1 || n > 100000 || i < 0 || i >= n)
+        return -1;
+    *index = (int) i;
+    *total = (int) n;
+    return 0;
+}
+
+static void
+s_api_job_trigger (server_t *self, request_t *request)
+{
+    xxl_job_t job;
+    if (s_job_from_request (self, request, &job))
+        return;
+    trigger_args_t args = { .trigger_type = "MANUAL", .fail_retry_count = -1,
+                            .shard_index = -1, .shard_total = -1 };
+    args.param = xxl_msg_str (request->msg, NULL, "executorParam", 0, XXL_MAX_TEXT, NULL);
+    args.address = xxl_msg_str (request->msg, NULL, "address", 0, XXL_MAX_TEXT, NULL);
+    const char *shard = xxl_msg_str (request->msg, NULL, "shard", 0, 32, NULL);
+    const char *type = xxl_msg_str (request->msg, NULL, "triggerType", 0, 16, "MANUAL");
+    if (!xxl_msg_error (request->msg) && shard
+    &&  s_parse_shard (shard, &args.shard_index, &args.shard_total))
+        xxl_msg_fail (request->msg, "shard '%s' must be I/N with 0 <= I < N", shard);
+    if (!xxl_msg_error (request->msg) && strneq (type, "MANUAL") && strneq (type, "API"))
+        xxl_msg_fail (request->msg, "triggerType must be MANUAL or API");
+    if (xxl_msg_error (request->msg)) {
+        s_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
+        xxl_job_free (&job);
+        return;
+    }
+    args.trigger_type = type;
+    int64_t ids [1024];
+    int made = s_trigger (self, &job, &args, ids, 1024);
+    if (made < 0)
+        s_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
+    else {
+        s_reply_begin (self, request);
+        xxl_enc_map_begin (self->enc);
+        xxl_enc_key (self->enc, "logIds");
+        xxl_enc_array_begin (self->enc);
+        for (int i = 0; i < made && i < 1024; i++)
+            xxl_enc_int (self->enc, ids [i]);
+        xxl_enc_array_end (self->enc);
+        xxl_enc_map_end (self->enc);
+        s_reply_end (self, request);
+    }
+    xxl_job_free (&job);
+}
+
+#define XXL_LOG_SELECT \
+    "SELECT id, job_group AS jobGroup, job_id AS jobId, executor_address AS executorAddress," \
+    " executor_handler AS executorHandler, executor_param AS executorParam," \
+    " executor_sharding_param AS executorShardingParam," \
+    " executor_fail_retry_count AS executorFailRetryCount, trigger_time AS triggerTime," \
+    " trigger_code AS triggerCode, trigger_msg AS triggerMsg, trigger_type AS triggerType," \
+    " schedule_time AS scheduleTime, handle_time AS handleTime, handle_code AS handleCode," \
+    " handle_msg AS handleMsg, alarm_status AS alarmStatus FROM xxl_job_log"
+
+static void
+s_api_log_list (server_t *self, request_t *request)
+{
+    int64_t job_id = xxl_msg_int (request->msg, NULL, "jobId", 0, 1, INT64_MAX, 0);
+    int64_t limit = xxl_msg_int (request->msg, NULL, "limit", 0, 1, 10000, 100);
+    if (xxl_msg_error (request->msg)) {
+        s_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
+        return;
+    }
+    s_reply_begin (self, request);
+    xxl_enc_map_begin (self->enc);
+    xxl_enc_key (self->enc, "logs");
+    if (job_id)
+        xxl_store_encode (self->store, self->enc, 1,
+            XXL_LOG_SELECT " WHERE job_id = ? ORDER BY id DESC LIMIT ?", "ii", job_id, limit);
+    else
+        xxl_store_encode (self->store, self->enc, 1,
+            XXL_LOG_SELECT " ORDER BY id DESC LIMIT ?", "i", limit);
+    xxl_enc_map_end (self->enc);
+    s_reply_end (self, request);
+}
+
+static void
+s_api_log_show (server_t *self, request_t *request)
+{
+    int64_t id = xxl_msg_int (request->msg, NULL, "logId", 1, 1, INT64_MAX, 0);
+    if (xxl_msg_error (request->msg)) {
+        s_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
+        return;
+    }
+    s_reply_begin (self, request);
+    int rows = xxl_store_encode (self->store, self->enc, 0, XXL_LOG_SELECT " WHERE id = ?", "i", id);
+    if (rows <= 0) {
+        char text [64];
+        snprintf (text, sizeof text, "log %" PRId64 " not found", id);
+        s_reply (self, request, rows < 0? XXL_FAILURE: XXL_NOT_FOUND, text);
+        return;
+    }
+    s_reply_end (self, request);
+}
+
+//  LOG_CAT and LOG_KILL: forwarded to the agent that ran the log
+static void
+s_api_log_forward (server_t *self, request_t *request, int kill)
+{
+    int64_t id = xxl_msg_int (request->msg, NULL, "logId", 1, 1, INT64_MAX, 0);
+    int64_t from = xxl_msg_int (request->msg, NULL, "fromLineNum", 0, 1, INT32_MAX, 1);
+    if (xxl_msg_error (request->msg)) {
+        s_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
+        return;
+    }
+    xxl_log_t log;
+    int rc = xxl_store_log_load (self->store, id, &log);
+    if (rc) {
+        char text [64];
+        snprintf (text, sizeof text, "log %" PRId64 " not found", id);
+        s_reply (self, request, rc < 0? XXL_FAILURE: XXL_NOT_FOUND, text);
+        return;
+    }
+    char why [512];
+    if (!*log.executor_address) {
+        s_reply (self, request, XXL_NOT_FOUND,
+                 "this run was never sent to an agent (see its triggerMsg)");
+        xxl_log_free (&log);
+        return;
+    }
+    if (kill && (log.handle_code != 0 || log.trigger_code != XXL_OK)) {
+        s_reply (self, request, XXL_CONFLICT, "this run is not running");
+        xxl_log_free (&log);
+        return;
+    }
+    pending_t *pending = s_agent_request (self, log.executor_address, kill? "KILL": "LOG",
+                                          kill? PENDING_KILL: PENDING_LOG,
+                                          self->config.request_timeout_ms, why, sizeof why);
+    if (!pending) {
+        s_reply (self, request, XXL_UNAVAILABLE, why);
+        xxl_log_free (&log);
+        return;
+    }
+    pending->log_id = id;
+    pending->client = zframe_dup (request->rid);
+    pending->client_id = xxl_msg_id (request->msg);
+    if (kill)
+        xxl_enc_kint (self->enc, "jobId", log.job_id);
+    else {
+        xxl_enc_kint (self->enc, "logId", id);
+        xxl_enc_kint (self->enc, "logDateTime", log.trigger_time);
+        xxl_enc_kint (self->enc, "fromLineNum", from);
+    }
+    s_agent_send (self, pending);
+    xxl_log_free (&log);
+}
+
+static void
+s_api_agent_list (server_t *self, request_t *request)
+{
+    s_reply_begin (self, request);
+    xxl_enc_map_begin (self->enc);
+    xxl_enc_key (self->enc, "agents");
+    xxl_enc_array_begin (self->enc);
+    size_t cursor = 0;
+    xxl_registry_entry_t entry;
+    while (xxl_registry_each (self->registry, &cursor, &entry) == 0) {
+        xxl_enc_map_begin (self->enc);
+        xxl_enc_kstr (self->enc, "app", entry.app);
+        xxl_enc_kstr (self->enc, "address", entry.address);
+        xxl_enc_kint (self->enc, "updateTime", entry.update_time);
+        xxl_enc_kstr (self->enc, "handlers", entry.handlers);
+        xxl_enc_kbool (self->enc, "connected", entry.connected);
+        xxl_enc_map_end (self->enc);
+    }
+    xxl_enc_array_end (self->enc);
+    xxl_enc_map_end (self->enc);
+    s_reply_end (self, request);
+}
+
+static void
+s_api_glue_history (server_t *self, request_t *request)
+{
+    int64_t id = xxl_msg_int (request->msg, NULL, "jobId", 1, 1, INT64_MAX, 0);
+    if (xxl_msg_error (request->msg)) {
+        s_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
+        return;
+    }
+    s_reply_begin (self, request);
+    xxl_enc_map_begin (self->enc);
+    xxl_enc_key (self->enc, "glues");
+    xxl_store_encode (self->store, self->enc, 1,
+        "SELECT id, job_id AS jobId, glue_type AS glueType, glue_source AS glueSource,"
+        " glue_remark AS glueRemark, add_time AS addTime, update_time AS updateTime"
+        " FROM xxl_job_logglue WHERE job_id = ? ORDER BY id DESC", "i", id);
+    xxl_enc_map_end (self->enc);
+    s_reply_end (self, request);
+}
+
+typedef struct {
+    const char *type;
+    void (*fn) (server_t *self, request_t *request);
+} api_entry_t;
+
+static void s_api_job_start (server_t *self, request_t *r) { s_api_job_start_stop (self, r, 1); }
+static void s_api_job_stop (server_t *self, request_t *r) { s_api_job_start_stop (self, r, 0); }
+static void s_api_log_cat (server_t *self, request_t *r) { s_api_log_forward (self, r, 0); }
+static void s_api_log_kill (server_t *self, request_t *r) { s_api_log_forward (self, r, 1); }
+
+static const api_entry_t s_api_table [] = {
+    { "PING", s_api_ping },
+    { "GROUP_ADD", s_api_group_add },
+    { "GROUP_LIST", s_api_group_list },
+    { "GROUP_SHOW", s_api_group_show },
+    { "GROUP_UPDATE", s_api_group_update },
+    { "GROUP_RM", s_api_group_rm },
+    { "JOB_ADD", s_api_job_add },
+    { "JOB_LIST", s_api_job_list },
+    { "JOB_SHOW", s_api_job_show },
+    { "JOB_UPDATE", s_api_job_update },
+    { "JOB_RM", s_api_job_rm },
+    { "JOB_START", s_api_job_start },
+    { "JOB_STOP", s_api_job_stop },
+    { "JOB_TRIGGER", s_api_job_trigger },
+    { "JOB_NEXT", s_api_job_next },
+    { "LOG_LIST", s_api_log_list },
+    { "LOG_SHOW", s_api_log_show },
+    { "LOG_CAT", s_api_log_cat },
+    { "LOG_KILL", s_api_log_kill },
+    { "AGENT_LIST", s_api_agent_list },
+    { "GLUE_HISTORY", s_api_glue_history },
+    { NULL, NULL }
+};
+
+//  Checks the access token of a message; 0 when allowed
+static int
+s_authorized (server_t *self, xxl_msg_t *msg)
+{
+    const char *token = self->config.access_token;
+    if (!token || !*token)
+        return 0;
+    const char *given = xxl_msg_str (msg, NULL, "accessToken", 0, 1024, NULL);
+    return given && streq (given, token)? 0: -1;
+}
+
+//  Answers a frame that could not be decoded, when it had a readable id
+static void
+s_reply_bad_frame (server_t *self, zlistx_t *outbox, zframe_t *rid, uint64_t id,
+                   const char *reason)
+{
+    zsys_warning ("server: bad message: %s", reason);
+    if (id == 0)
+        return;                         //  no readable id: nothing to answer to
+    xxl_enc_reply (self->enc, id, XXL_BAD_REQUEST, reason);
+    s_queue (self, outbox, zframe_data (rid), zframe_size (rid));
+}
+
+static void
+s_handle_api (server_t *self, zmsg_t *zmsg)
+{
+    zframe_t *rid = zmsg_pop (zmsg);
+    zframe_t *body = zmsg_pop (zmsg);
+    if (!rid || !body || zmsg_size (zmsg) > 0) {
+        //  Not one frame after the routing id: no reply is possible
+        zsys_warning ("server: api message with %s frames dropped",
+                      body? "too many": "too few");
+        zframe_destroy (&rid);
+        zframe_destroy (&body);
+        return;
+    }
+    char reason [256];
+    uint64_t id = 0;
+    xxl_msg_t *msg = xxl_msg_decode (zframe_data (body), zframe_size (body), &id,
+                                     reason, sizeof reason);
+    if (!msg)
+        s_reply_bad_frame (self, self->api_out, rid, id, reason);
+    else
+    if (s_authorized (self, msg)) {
+        xxl_enc_reply (self->enc, id, XXL_UNAUTHORIZED, "the access token is wrong");
+        s_queue (self, self->api_out, zframe_data (rid), zframe_size (rid));
+    }
+    else {
+        request_t request = { rid, msg };
+        const api_entry_t *entry = s_api_table;
+        while (entry->type && strneq (entry->type, xxl_msg_type (msg)))
+            entry++;
+        if (entry->fn)
+            entry->fn (self, &request);
+        else {
+            char text [128];
+            snprintf (text, sizeof text, "unknown message type '%s'", xxl_msg_type (msg));
+            s_reply (self, &request, XXL_BAD_REQUEST, text);
+        }
+    }
+    xxl_msg_destroy (&msg);
+    zframe_destroy (&rid);
+    zframe_destroy (&body);
+}
+
+//  --------------------------------------------------------------------
+//  Agent messages
+
+static void
+s_agent_reply (server_t *self, zframe_t *rid, uint64_t id, int code, const char *msg)
+{
+    xxl_enc_reply (self->enc, id, code, msg);
+    s_queue (self, self->agents_out, zframe_data (rid), zframe_size (rid));
+}
+
+static void
+s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove)
+{
+    const char *group = xxl_msg_str (msg, NULL, "registryGroup", 0, 32, "EXECUTOR");
+    const char *app = xxl_msg_str (msg, NULL, "registryKey", 1, XXL_MSG_MAX_NAME, NULL);
+    const char *address = xxl_msg_str (msg, NULL, "registryValue", 1, XXL_MSG_MAX_NAME, NULL);
+    const char *handlers = xxl_msg_str (msg, NULL, "handlers", 0, XXL_MAX_TEXT, NULL);
+    if (!xxl_msg_error (msg) && strneq (group, "EXECUTOR"))
+        xxl_msg_fail (msg, "registryGroup must be EXECUTOR");
+    if (!xxl_msg_error (msg) && (!*app || !*address))
+        xxl_msg_fail (msg, "registryKey and registryValue must not be empty");
+    if (xxl_msg_error (msg)) {
+        s_agent_reply (self, rid, xxl_msg_id (msg), XXL_BAD_REQUEST, xxl_msg_error (msg));
+        return;
+    }
+    int64_t now = s_now ();
+    if (remove) {
+        if (xxl_registry_remove (self->registry, app, address) == 0)
+            zsys_info ("registry: %s/%s unregistered", app, address);
+        xxl_store_registry_remove (self->store, app, address);
+        xxl_store_groups_refresh (self->store, now);
+    }
+    else {
+        int changed = xxl_registry_beat (self->registry, app, address, zframe_data (rid),
+                                         zframe_size (rid), handlers, now);
+        xxl_store_registry_beat (self->store, app, address, now);
+        if (changed > 0) {
+            zsys_info ("registry: %s/%s registered", app, address);
+            xxl_store_groups_refresh (self->store, now);
+        }
+    }
+    s_agent_reply (self, rid, xxl_msg_id (msg), XXL_OK, NULL);
+}
+
+static void
+s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg)
+{
+    size_t count;
+    const msgpack_object *items = xxl_msg_array (msg, NULL, "items", 1, 10000, &count);
+    if (xxl_msg_error (msg)) {
+        s_agent_reply (self, rid, xxl_msg_id (msg), XXL_BAD_REQUEST, xxl_msg_error (msg));
+        return;
+    }
+    int64_t now = s_now ();
+    for (size_t i = 0; i < count; i++) {
+        const msgpack_object *item = &items [i];
+        if (item->type != MSGPACK_OBJECT_MAP) {
+            xxl_msg_fail (msg, "items[%zu] is not a map", i);
+            break;
+        }
+        int64_t log_id = xxl_msg_int (msg, item, "logId", 1, 1, INT64_MAX, 0);
+        int64_t code = xxl_msg_int (msg, item, "handleCode", 1, 1, 999, 0);
+        const char *text = xxl_msg_str (msg, item, "handleMsg", 0, XXL_MSG_MAX_STR, NULL);
+        if (xxl_msg_error (msg))
+            break;
+        char *capped = NULL;
+        if (text && strlen (text) > XXL_HANDLE_MSG_CAP) {
+            capped = strndup (text, XXL_HANDLE_MSG_CAP);
+            text = capped;
+        }
+        //  A repeated callback finds the row finished: a no-op
+        int done = xxl_store_log_handle_done (self->store, log_id, now, (int) code, text);
+        free (capped);
+        if (done < 0) {
+            s_agent_reply (self, rid, xxl_msg_id (msg), XXL_FAILURE, xxl_store_error (self->store));
+            return;
+        }
+        if (done == 0)
+            s_fix_delay_release (self, log_id, now);
+    }
+    if (xxl_msg_error (msg))
+        s_agent_reply (self, rid, xxl_msg_id (msg), XXL_BAD_REQUEST, xxl_msg_error (msg));
+    else
+        s_agent_reply (self, rid, xxl_msg_id (msg), XXL_OK, NULL);
+}
+
+//  Answers a pool worker's probe (code 0: no answer)
+static void
+s_probe_answer (server_t *self, pending_t *pending, int code, const char *msg)
+{
+    xxl_enc_reply (self->enc, pending->client_id, code, msg);
+    size_t size;
+    const void *data = xxl_enc_finish (self->enc, &size);
+    zmsg_t *zmsg = zmsg_new ();
+    zmsg_addmem (zmsg, zframe_data (pending->client), zframe_size (pending->client));
+    zmsg_addmem (zmsg, data, size);
+    zmsg_send (&zmsg, self->probes);
+}
+
+//  A probe request from a pool worker: BEAT or IDLE_BEAT to an agent
+static void
+s_handle_probe (server_t *self, zmsg_t *zmsg)
+{
+    zframe_t *rid = zmsg_pop (zmsg);
+    zframe_t *body = zmsg_pop (zmsg);
+    char reason [256];
+    xxl_msg_t *msg = body? xxl_msg_decode (zframe_data (body), zframe_size (body), NULL,
+                                           reason, sizeof reason): NULL;
+    if (rid && msg) {
+        const char *address = xxl_msg_str (msg, NULL, "address", 1, XXL_MSG_MAX_NAME, "");
+        int64_t kind = xxl_msg_int (msg, NULL, "kind", 1, 1, 2, 1);
+        int64_t job_id = xxl_msg_int (msg, NULL, "jobId", 0, 0, INT64_MAX, 0);
+        int64_t timeout = xxl_msg_int (msg, NULL, "timeoutMs", 0, 1, 60000, 1000);
+        char why [512] = "";
+        pending_t *pending = xxl_msg_error (msg)? NULL:
+            s_agent_request (self, address, kind == XXL_PROBE_IDLE_BEAT? "IDLE_BEAT": "BEAT",
+                             PENDING_PROBE, (int) timeout, why, sizeof why);
+        if (pending) {
+            pending->client = zframe_dup (rid);
+            pending->client_id = xxl_msg_id (msg);
+            if (kind == XXL_PROBE_IDLE_BEAT)
+                xxl_enc_kint (self->enc, "jobId", job_id);
+            s_agent_send (self, pending);
+        }
+        else {
+            pending_t answer = { .client = rid, .client_id = xxl_msg_id (msg) };
+            s_probe_answer (self, &answer, 0, *why? why: xxl_msg_error (msg));
+        }
+    }
+    xxl_msg_destroy (&msg);
+    zframe_destroy (&rid);
+    zframe_destroy (&body);
+}
+
+//  A routing decision from a pool worker: send the RUN, count slowness
+static void
+s_handle_routed (server_t *self, zmsg_t *zmsg)
+{
+    zframe_t *body = zmsg_pop (zmsg);
+    char reason [256];
+    xxl_msg_t *msg = body? xxl_msg_decode (zframe_data (body), zframe_size (body), NULL,
+                                           reason, sizeof reason): NULL;
+    if (msg) {
+        int64_t log_id = xxl_msg_int (msg, NULL, "logId", 1, 1, INT64_MAX, 0);
+        int64_t job_id = xxl_msg_int (msg, NULL, "jobId", 1, 1, INT64_MAX, 0);
+        const char *address = xxl_msg_str (msg, NULL, "address", 0, XXL_MSG_MAX_NAME, NULL);
+        const char *text = xxl_msg_str (msg, NULL, "msg", 0, XXL_MSG_MAX_STR, "");
+        int64_t elapsed = xxl_msg_int (msg, NULL, "elapsedMs", 0, 0, INT64_MAX, 0);
+        if (!xxl_msg_error (msg)) {
+            char *note = address? strdup (text)
+                       : zsys_sprintf ("%strigger failed: no address answered\n", text);
+            s_dispatch_row (self, log_id, address? address: "", note);
+            zstr_free (&note);
+            //  XXL-JOB's rule: over 500 ms more than 10 times this minute → slow pool
+            if (elapsed > 500) {
+                int64_t *count = (int64_t *) zhashx_lookup (self->slow_counts, &job_id);
+                if (!count) {
+                    count = (int64_t *) zmalloc (2 * sizeof (int64_t));
+                    count [1] = job_id;
+                    zhashx_insert (self->slow_counts, &count [1], count);
+                }
+                if (++*count == 11)
+                    zsys_info ("server: job %" PRId64 " is slow to trigger; it moves to the slow pool",
+                               job_id);
+            }
+        }
+    }
+    xxl_msg_destroy (&msg);
+    zframe_destroy (&body);
+}
+
+//  A reply from an agent to one of our requests
+static void
+s_agent_answer (server_t *self, xxl_msg_t *msg)
+{
+    uint64_t id = xxl_msg_id (msg);
+    pending_t *pending = (pending_t *) zhashx_lookup (self->pending, &id);
+    if (!pending)
+        return;                         //  late: its deadline already passed
+    const msgpack_object *code_obj = xxl_msg_get (xxl_msg_root (msg), "code");
+    int code = code_obj && code_obj->type == MSGPACK_OBJECT_POSITIVE_INTEGER
+               && code_obj->via.u64 < 1000? (int) code_obj->via.u64: XXL_FAILURE;
+    const char *text = xxl_msg_str (msg, NULL, "msg", 0, XXL_MSG_MAX_STR, NULL);
+    switch (pending->kind) {
+        case PENDING_RUN:
+            s_run_done (self, pending, code, text);
+            break;
+        case PENDING_LOG:
+        case PENDING_KILL: {
+            xxl_enc_reply (self->enc, pending->client_id, code, text);
+            const msgpack_object *content = xxl_msg_get (xxl_msg_root (msg), "content");
+            if (content) {
+                xxl_enc_key (self->enc, "content");
+                xxl_enc_object (self->enc, content);
+            }
+            s_queue (self, self->api_out, zframe_data (pending->client), zframe_size (pending->client));
+            if (pending->kind == PENDING_KILL && code == XXL_OK)
+                xxl_store_log_handle_done (self->store, pending->log_id, s_now (), XXL_CODE_FAIL,
+                                           "killed by a user (log kill)");
+            break;
+        }
+        case PENDING_PROBE:
+            s_probe_answer (self, pending, code, text);
+            break;
+    }
+    zhashx_delete (self->pending, &id);
+}
+
+static void
+s_handle_agent (server_t *self, zmsg_t *zmsg)
+{
+    zframe_t *rid = zmsg_pop (zmsg);
+    zframe_t *body = zmsg_pop (zmsg);
+    if (!rid || !body || zmsg_size (zmsg) > 0) {
+        zsys_warning ("server: agent message with %s frames dropped",
+                      body? "too many": "too few");
+        zframe_destroy (&rid);
+        zframe_destroy (&body);
+        return;
+    }
+    char reason [256];
+    uint64_t id = 0;
+    xxl_msg_t *msg = xxl_msg_decode (zframe_data (body), zframe_size (body), &id,
+                                     reason, sizeof reason);
+    if (!msg)
+        s_reply_bad_frame (self, self->agents_out, rid, id, reason);
+    else
+    if (s_authorized (self, msg)) {
+        zsys_warning ("server: agent message with a wrong access token refused");
+        s_agent_reply (self, rid, id, XXL_UNAUTHORIZED, "the access token is wrong");
+    }
+    else {
+        const char *type = xxl_msg_type (msg);
+        if (streq (type, "REPLY"))
+            s_agent_answer (self, msg);
+        else
+        if (streq (type, "REGISTER"))
+            s_agent_register (self, rid, msg, 0);
+        else
+        if (streq (type, "UNREGISTER"))
+            s_agent_register (self, rid, msg, 1);
+        else
+        if (streq (type, "CALLBACK"))
+            s_agent_callback (self, rid, msg);
+        else {
+            char text [128];
+            snprintf (text, sizeof text, "unknown message type '%s'", type);
+            s_agent_reply (self, rid, id, XXL_BAD_REQUEST, text);
+        }
+    }
+    xxl_msg_destroy (&msg);
+    zframe_destroy (&rid);
+    zframe_destroy (&body);
+}
+
+//  --------------------------------------------------------------------
+//  Timers
+
+static void
+s_check_pending (server_t *self)
+{
+    int64_t now = zclock_mono ();
+    zlistx_t *expired = zlistx_new ();
+    for (pending_t *pending = (pending_t *) zhashx_first (self->pending); pending;
+         pending = (pending_t *) zhashx_next (self->pending))
+        if (pending->deadline <= now)
+            zlistx_add_end (expired, pending);
+    for (pending_t *pending = (pending_t *) zlistx_first (expired); pending;
+         pending = (pending_t *) zlistx_next (expired)) {
+        if (pending->kind == PENDING_RUN) {
+            char text [128];
+            snprintf (text, sizeof text, "no answer from the agent within %d ms",
+                      self->config.run_timeout_ms);
+            s_run_done (self, pending, XXL_CODE_FAIL, text);
+        }
+        else
+        if (pending->kind == PENDING_PROBE)
+            s_probe_answer (self, pending, 0, "no answer within the probe timeout");
+        else
+        if (pending->client) {
+            char text [256];
+            snprintf (text, sizeof text, "agent '%s' did not answer within %d ms",
+                      pending->address, self->config.request_timeout_ms);
+            xxl_enc_reply (self->enc, pending->client_id, XXL_NO_ANSWER, text);
+            s_queue (self, self->api_out, zframe_data (pending->client),
+                     zframe_size (pending->client));
+        }
+        zhashx_delete (self->pending, &pending->id);
+    }
+    zlistx_destroy (&expired);
+}
+
+static void
+s_check_registry (server_t *self)
+{
+    int64_t now = s_now ();
+    int64_t dead_before = now - (int64_t) self->config.dead_s * 1000;
+    int removed = xxl_registry_expire (self->registry, dead_before);
+    if (xxl_store_registry_expire (self->store, dead_before) > 0 || removed > 0)
+        xxl_store_groups_refresh (self->store, now);
+}
+
+//  --------------------------------------------------------------------
+
+void
+xxl_server_config_defaults (xxl_server_config_t *config)
+{
+    memset (config, 0, sizeof *config);
+    config->db = "xxl.db";
+    config->api = "tcp://127.0.0.1:7070";
+    config->agents = "tcp://*:7071";
+    config->plugins = XXL_PKGLIBDIR "/routers";
+    config->access_token = "";
+    config->beat_s = 30;
+    config->dead_s = 90;
+    config->run_timeout_ms = 10000;
+    config->request_timeout_ms = 5000;
+    config->batch = 1024;
+    config->fast_pool = 8;
+    config->slow_pool = 4;
+    config->pool_queue = 100000;
+    config->probe_timeout_ms = 1000;
+    config->preread_ms = 5000;
+    config->scan_ms = 1000;
+    config->recovery_wait_ms = 10000;
+    config->warmup_ms = 3000;
+}
+
+static void
+s_server_destroy (server_t **self_p)
+{
+    server_t *self = *self_p;
+    if (!self)
+        return;
+    xxl_timer_destroy (&self->timer);
+    zlistx_destroy (&self->resends);
+    xxl_pool_destroy (&self->fast_pool);
+    xxl_pool_destroy (&self->slow_pool);
+    zsock_destroy (&self->probes);
+    zsock_destroy (&self->routed);
+    xxl_routers_destroy (&self->routers);
+    zhashx_destroy (&self->slow_counts);
+    zsock_destroy (&self->api);
+    zsock_destroy (&self->agents);
+    zlistx_destroy (&self->api_out);
+    zlistx_destroy (&self->agents_out);
+    zhashx_destroy (&self->pending);
+    xxl_registry_destroy (&self->registry);
+    xxl_store_destroy (&self->store);
+    xxl_enc_destroy (&self->enc);
+    free (self);
+    *self_p = NULL;
+}
+
+static zsock_t *
+s_bind (const char *endpoint, const char *what, char *bound, size_t boundlen)
+{
+    zsock_t *sock = zsock_new (ZMQ_ROUTER);
+    if (!sock)
+        return NULL;
+    zsock_set_linger (sock, 1000);
+    zsock_set_router_mandatory (sock, 1);
+    zsock_set_sndhwm (sock, 0);
+    zsock_set_rcvhwm (sock, 0);
+    zsock_set_maxmsgsize (sock, XXL_MSG_MAX_FRAME + 1024);
+    zsock_set_heartbeat_ivl (sock, 5000);
+    zsock_set_heartbeat_timeout (sock, 15000);
+    if (zsock_bind (sock, "%s", endpoint) < 0) {
+        zsys_error ("server: cannot bind the %s socket to %s: %s", what, endpoint,
+                    zmq_strerror (zmq_errno ()));
+        zsock_destroy (&sock);
+        return NULL;
+    }
+    char *last = zsock_last_endpoint (sock);
+    snprintf (bound, boundlen, "%s", last? last: endpoint);
+    zstr_free (&last);
+    return sock;
+}
+
+static server_t *
+s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
+{
+    server_t *self = (server_t *) zmalloc (sizeof (server_t));
+    self->config = *config;
+    self->pipe = pipe;
+    self->enc = xxl_enc_new ();
+    self->registry = xxl_registry_new ();
+    self->api_out = zlistx_new ();
+    zlistx_set_destructor (self->api_out, s_msg_destroy);
+    self->agents_out = zlistx_new ();
+    zlistx_set_destructor (self->agents_out, s_msg_destroy);
+    self->pending = zhashx_new ();
+    zhashx_set_key_hasher (self->pending, s_id_hash);
+    zhashx_set_key_comparator (self->pending, s_id_compare);
+    zhashx_set_key_duplicator (self->pending, NULL);
+    zhashx_set_key_destructor (self->pending, NULL);
+    zhashx_set_destructor (self->pending, s_pending_destroy);
+    self->slow_counts = zhashx_new ();
+    zhashx_set_key_hasher (self->slow_counts, s_id_hash);
+    zhashx_set_key_comparator (self->slow_counts, s_id_compare);
+    zhashx_set_key_duplicator (self->slow_counts, NULL);
+    zhashx_set_key_destructor (self->slow_counts, NULL);
+    zhashx_set_destructor (self->slow_counts, s_free_item);
+    self->slow_minute = s_now () / 60000;
+    self->timer = xxl_timer_new ();
+    self->resends = zlistx_new ();
+    zlistx_set_destructor (self->resends, s_resend_destroy);
+    self->next_id = (uint64_t) s_now () << 16;
+    if (gethostname (self->hostname, sizeof self->hostname - 1))
+        strcpy (self->hostname, "localhost");
+    if (!self->config.admin_address || !*self->config.admin_address)
+        self->config.admin_address = self->hostname;
+
+    char err [512];
+    self->store = xxl_store_new (config->db, err, sizeof err);
+    if (!self->store) {
+        zsys_error ("server: %s", err);
+        s_server_destroy (&self);
+        return NULL;
+    }
+    //  Routers, and the pools that run the probing ones
+    self->router_host = *xxl_routers_default_host ();
+    self->router_host.probe = xxl_pool_probe;
+    self->routers = xxl_routers_new (config->plugins, &self->router_host);
+    if (!self->routers) {
+        zsys_error ("server: cannot load router plugins from %s", config->plugins);
+        s_server_destroy (&self);
+        return NULL;
+    }
+    xxl_routers_set_probe_timeout (self->routers, config->probe_timeout_ms);
+    if (xxl_routers_size (self->routers) == 0)
+        zsys_warning ("server: no router plugins in %s: every routed trigger will fail",
+                      config->plugins);
+    char probes [64], routed [64];
+    snprintf (probes, sizeof probes, "inproc://xxl-probes-%p", (void *) self);
+    snprintf (routed, sizeof routed, "inproc://xxl-routed-%p", (void *) self);
+    self->probes = zsock_new_router (probes);
+    self->routed = zsock_new_pull (routed);
+    self->fast_pool = xxl_pool_new ("fast", config->fast_pool, config->pool_queue,
+                                    self->routers, config->probe_timeout_ms, probes, routed);
+    self->slow_pool = xxl_pool_new ("slow", config->slow_pool, config->pool_queue,
+                                    self->routers, config->probe_timeout_ms, probes, routed);
+    if (!self->probes || !self->routed || !self->fast_pool || !self->slow_pool) {
+        zsys_error ("server: cannot start the trigger pools");
+        s_server_destroy (&self);
+        return NULL;
+    }
+    char api_bound [256], agents_bound [256];
+    self->api = s_bind (config->api, "api", api_bound, sizeof api_bound);
+    self->agents = self->api? s_bind (config->agents, "agents", agents_bound, sizeof agents_bound): NULL;
+    if (!self->api || !self->agents) {
+        s_server_destroy (&self);
+        return NULL;
+    }
+    zsys_info ("xxl-scheduler %s: api on %s, agents on %s, store %s",
+               PACKAGE_VERSION, api_bound, agents_bound, config->db);
+    if (config->ready_file && *config->ready_file) {
+        char *tmp = zsys_sprintf ("%s.tmp", config->ready_file);
+        FILE *file = fopen (tmp, "w");
+        if (file) {
+            fprintf (file, "api=%s\nagents=%s\npid=%d\n", api_bound, agents_bound, (int) getpid ());
+            fclose (file);
+            rename (tmp, config->ready_file);
+        }
+        else
+            zsys_warning ("server: cannot write %s", config->ready_file);
+        zstr_free (&tmp);
+    }
+    self->warm_until = zclock_mono () + config->warmup_ms;
+    //  Take up what a previous run left: unsent triggers
+    if (xxl_store_begin (self->store) == 0) {
+        s_recover (self);
+        if (xxl_store_commit (self->store))
+            zsys_error ("server: recovery commit failed: %s", xxl_store_error (self->store));
+    }
+    self->next_registry_check = zclock_mono () + (int64_t) config->beat_s * 1000;
+    self->next_pending_check = zclock_mono () + 200;
+    return self;
+}
+
+static void
+s_drain (server_t *self, zsock_t *sock, int is_api)
+{
+    void *handle = zsock_resolve (sock);
+    for (int i = 0; i < self->config.batch; i++) {
+        zmsg_t *zmsg = zmsg_new ();
+        //  Non-blocking multipart receive
+        int more = 1, got = 0;
+        while (more) {
+            zmq_msg_t part;
+            zmq_msg_init (&part);
+            if (zmq_msg_recv (&part, handle, ZMQ_DONTWAIT) < 0) {
+                zmq_msg_close (&part);
+                break;
+            }
+            got = 1;
+            zmsg_addmem (zmsg, zmq_msg_data (&part), zmq_msg_size (&part));
+            more = zmq_msg_more (&part);
+            zmq_msg_close (&part);
+        }
+        if (!got) {
+            zmsg_destroy (&zmsg);
+            return;
+        }
+        if (is_api == 1)
+            s_handle_api (self, zmsg);
+        else
+        if (is_api == 0)
+            s_handle_agent (self, zmsg);
+        else
+        if (is_api == 2)
+            s_handle_probe (self, zmsg);
+        else
+            s_handle_routed (self, zmsg);
+        zmsg_destroy (&zmsg);
+    }
+}
+
+void
+xxl_server_actor (zsock_t *pipe, void *args)
+{
+    xxl_server_config_t *config = (xxl_server_config_t *) args;
+    server_t *self = s_server_new (pipe, config);
+    config->status = self? 0: -1;
+    if (!self) {
+        zsock_signal (pipe, 1);
+        return;
+    }
+    zsock_signal (pipe, 0);
+    zmq_pollitem_t items [] = {
+        { zsock_resolve (pipe), 0, ZMQ_POLLIN, 0 },
+        { zsock_resolve (self->agents), 0, ZMQ_POLLIN, 0 },
+        { zsock_resolve (self->api), 0, ZMQ_POLLIN, 0 },
+        { zsock_resolve (self->probes), 0, ZMQ_POLLIN, 0 },
+        { zsock_resolve (self->routed), 0, ZMQ_POLLIN, 0 },
+    };
+    while (!self->terminated) {
+        int64_t now = zclock_mono ();
+        int64_t wake = self->next_registry_check;
+        if ((zhashx_size (self->pending) || zlistx_size (self->resends))
+        &&  self->next_pending_check < wake)
+            wake = self->next_pending_check;
+        if (self->next_scan < wake)
+            wake = self->next_scan;
+        int64_t due = xxl_timer_next (self->timer);
+        if (due >= 0) {
+            int64_t due_mono = now + (due - s_now ());
+            if (due_mono < wake)
+                wake = due_mono;
+        }
+        long timeout = wake > now? (long) (wake - now): 0;
+        if (zmq_poll (items, 5, timeout) < 0) {
+            if (zmq_errno () == EINTR)
+                continue;               //  a signal: main decides
+            break;
+        }
+        if (items [0].revents & ZMQ_POLLIN) {
+            char *command = zstr_recv (pipe);
+            if (!command || streq (command, "$TERM"))
+                self->terminated = true;
+            zstr_free (&command);
+        }
+        if (xxl_store_begin (self->store))
+            zsys_error ("server: cannot begin a transaction: %s", xxl_store_error (self->store));
+        if (items [1].revents & ZMQ_POLLIN)
+            s_drain (self, self->agents, 0);
+        if (items [2].revents & ZMQ_POLLIN)
+            s_drain (self, self->api, 1);
+        if (items [3].revents & ZMQ_POLLIN)
+            s_drain (self, self->probes, 2);
+        if (items [4].revents & ZMQ_POLLIN)
+            s_drain (self, self->routed, 3);
+        if (s_now () / 60000 != self->slow_minute) {
+            self->slow_minute = s_now () / 60000;
+            zhashx_purge (self->slow_counts);
+        }
+        now = zclock_mono ();
+        if (now >= self->next_scan)
+            s_plan_scan (self);
+        s_plan_due (self);
+        if (now >= self->next_pending_check) {
+            s_check_pending (self);
+            s_recover_resends (self);
+            self->next_pending_check = now + 200;
+        }
+        if (now >= self->next_registry_check) {
+            s_check_registry (self);
+            self->next_registry_check = now + (int64_t) self->config.beat_s * 1000;
+        }
+        if (xxl_store_commit (self->store)) {
+            //  Nothing this turn promised may leave: drop the outbox.
+            //  Clients time out and retry; agents keep their callbacks.
+            zsys_error ("server: commit failed: %s", xxl_store_error (self->store));
+            zlistx_purge (self->api_out);
+            zlistx_purge (self->agents_out);
+        }
+        s_flush (self);
+    }
+    s_server_destroy (&self);
+}

@@ -1,0 +1,53 @@
+/*  xxl_server.h -- the scheduler engine, as a czmq actor.
+
+    One thread owns the api ROUTER (clients), the agents ROUTER, the store
+    and the registry.  Each turn of its loop reads every message waiting
+    (up to a batch limit), applies their writes in one transaction, commits,
+    and only then sends the replies and RUN messages those writes justify:
+    group commit, and a trigger's log row always exists before its RUN
+    leaves.  The actor's pipe takes "$TERM".
+
+        xxl_server_config_t config = { ... };
+        zactor_t *server = zactor_new (xxl_server_actor, &config);
+        //  NULL-safe: zactor_new returns once the sockets are bound or
+        //  binding failed; check xxl_server_started (server)
+*/
+
+#ifndef XXL_SERVER_H_INCLUDED
+#define XXL_SERVER_H_INCLUDED
+
+#include <czmq.h>
+
+typedef struct {
+    const char *db;                     //  SQLite path
+    const char *api;                    //  api endpoint, bind
+    const char *agents;                 //  agents endpoint, bind
+    const char *plugins;                //  router plugins folder
+    const char *access_token;           //  "" or NULL: none required
+    const char *ready_file;             //  written with the bound endpoints once ready
+    const char *admin_address;          //  shown in triggerMsg
+    int beat_s;                         //  agent beat interval (registry monitor period)
+    int dead_s;                         //  agent dead after this many seconds silent
+    int run_timeout_ms;                 //  wait for an agent's RUN reply
+    int request_timeout_ms;             //  wait for an agent's LOG/KILL reply
+    int batch;                          //  messages per loop turn (group commit size)
+    int fast_pool;                      //  threads of the fast trigger pool
+    int slow_pool;                      //  threads of the slow trigger pool
+    int pool_queue;                     //  triggers a pool may hold waiting
+    int probe_timeout_ms;               //  FAILOVER/BUSYOVER probe timeout
+    int preread_ms;                     //  planner window (XXL-JOB: 5 s)
+    int scan_ms;                        //  planner scan period
+    int warmup_ms;                      //  after start, planned triggers wait up to
+                                        //  this long for their group's agents
+    int recovery_wait_ms;               //  after a restart, wait this long for an
+                                        //  agent to re-send what it may have got
+    int status;                         //  out: 0 once serving, -1 when start failed
+} xxl_server_config_t;
+
+//  Fills config with the defaults.
+void xxl_server_config_defaults (xxl_server_config_t *config);
+//  The actor: args is an xxl_server_config_t * (copied during start).
+//  Signals 0 on the pipe when ready, -1 when start failed (reason logged).
+void xxl_server_actor (zsock_t *pipe, void *args);
+
+#endif

@@ -1,0 +1,801 @@
+/*  xxl_store.c -- XXL-JOB's schema on SQLite, with cached statements.
+
+    Statements are prepared once and kept in a table keyed by their SQL
+    text, so hot paths (log insert, callback update) cost one bind and one
+    step.  Times are epoch milliseconds.  Log ids use AUTOINCREMENT so an
+    id is never reused: agents refuse a RUN whose logId they have seen, and
+    a reused id would be refused.
+*/
+
+#include "xxl_store.h"
+
+#include <czmq.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+
+struct _xxl_store_t {
+    sqlite3 *db;
+    zhashx_t *statements;               //  sql text → sqlite3_stmt
+    int in_txn;
+    char error [512];
+};
+
+//  The migrations, in order; schema version N is reached by running
+//  s_migrations [N-1].  Append only: never edit a released step.
+static const char *s_migrations [] = {
+    //  1: XXL-JOB's tables, plus schedule_time/trigger_type on logs and a
+    //  time zone per job
+    "CREATE TABLE xxl_job_group ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  app_name TEXT NOT NULL UNIQUE,"
+    "  title TEXT NOT NULL DEFAULT '',"
+    "  address_type INTEGER NOT NULL DEFAULT 0,"
+    "  address_list TEXT,"
+    "  update_time INTEGER NOT NULL DEFAULT 0);"
+    "CREATE TABLE xxl_job_info ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  job_group INTEGER NOT NULL,"
+    "  job_desc TEXT NOT NULL DEFAULT '',"
+    "  add_time INTEGER NOT NULL DEFAULT 0,"
+    "  update_time INTEGER NOT NULL DEFAULT 0,"
+    "  author TEXT NOT NULL DEFAULT '',"
+    "  alarm_email TEXT NOT NULL DEFAULT '',"
+    "  schedule_type TEXT NOT NULL DEFAULT 'NONE',"
+    "  schedule_conf TEXT NOT NULL DEFAULT '',"
+    "  misfire_strategy TEXT NOT NULL DEFAULT 'DO_NOTHING',"
+    "  executor_route_strategy TEXT NOT NULL DEFAULT 'FIRST',"
+    "  executor_handler TEXT NOT NULL DEFAULT '',"
+    "  executor_param TEXT NOT NULL DEFAULT '',"
+    "  executor_block_strategy TEXT NOT NULL DEFAULT 'SERIAL_EXECUTION',"
+    "  executor_timeout INTEGER NOT NULL DEFAULT 0,"
+    "  executor_fail_retry_count INTEGER NOT NULL DEFAULT 0,"
+    "  glue_type TEXT NOT NULL DEFAULT 'BEAN',"
+    "  glue_source TEXT NOT NULL DEFAULT '',"
+    "  glue_remark TEXT NOT NULL DEFAULT '',"
+    "  glue_updatetime INTEGER NOT NULL DEFAULT 0,"
+    "  child_jobid TEXT NOT NULL DEFAULT '',"
+    "  trigger_status INTEGER NOT NULL DEFAULT 0,"
+    "  trigger_last_time INTEGER NOT NULL DEFAULT 0,"
+    "  trigger_next_time INTEGER NOT NULL DEFAULT 0,"
+    "  timezone TEXT NOT NULL DEFAULT '');"
+    "CREATE INDEX xxl_job_info_group ON xxl_job_info (job_group);"
+    "CREATE INDEX xxl_job_info_next ON xxl_job_info (trigger_next_time) WHERE trigger_status = 1;"
+    "CREATE TABLE xxl_job_log ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  job_group INTEGER NOT NULL,"
+    "  job_id INTEGER NOT NULL,"
+    "  executor_address TEXT,"
+    "  executor_handler TEXT,"
+    "  executor_param TEXT,"
+    "  executor_sharding_param TEXT,"
+    "  executor_fail_retry_count INTEGER NOT NULL DEFAULT 0,"
+    "  trigger_time INTEGER NOT NULL,"
+    "  trigger_code INTEGER NOT NULL DEFAULT 0,"
+    "  trigger_msg TEXT,"
+    "  trigger_type TEXT,"
+    "  schedule_time INTEGER,"
+    "  handle_time INTEGER,"
+    "  handle_code INTEGER NOT NULL DEFAULT 0,"
+    "  handle_msg TEXT,"
+    "  alarm_status INTEGER NOT NULL DEFAULT 0);"
+    "CREATE INDEX xxl_job_log_job ON xxl_job_log (job_id, id);"
+    "CREATE INDEX xxl_job_log_time ON xxl_job_log (trigger_time);"
+    //  One trigger per planned instant: recovery can never make two
+    "CREATE UNIQUE INDEX xxl_job_log_schedule ON xxl_job_log (job_id, schedule_time)"
+    "  WHERE schedule_time IS NOT NULL;"
+    //  Rows not yet acknowledged by an agent (recovery re-sends them)
+    "CREATE INDEX xxl_job_log_unsent ON xxl_job_log (id) WHERE trigger_code = 0;"
+    //  Runs without a result (lost-run monitor)
+    "CREATE INDEX xxl_job_log_running ON xxl_job_log (trigger_time)"
+    "  WHERE trigger_code = 200 AND handle_code = 0;"
+    //  Failed runs not yet handled (fail monitor)
+    "CREATE INDEX xxl_job_log_failed ON xxl_job_log (id) WHERE alarm_status = 0"
+    "  AND (trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200));"
+    "CREATE TABLE xxl_job_logglue ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  job_id INTEGER NOT NULL,"
+    "  glue_type TEXT,"
+    "  glue_source TEXT,"
+    "  glue_remark TEXT NOT NULL DEFAULT '',"
+    "  add_time INTEGER NOT NULL DEFAULT 0,"
+    "  update_time INTEGER NOT NULL DEFAULT 0);"
+    "CREATE INDEX xxl_job_logglue_job ON xxl_job_logglue (job_id, id);"
+    "CREATE TABLE xxl_job_registry ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  registry_group TEXT NOT NULL,"
+    "  registry_key TEXT NOT NULL,"
+    "  registry_value TEXT NOT NULL,"
+    "  update_time INTEGER NOT NULL DEFAULT 0,"
+    "  UNIQUE (registry_group, registry_key, registry_value));"
+    "CREATE INDEX xxl_job_registry_time ON xxl_job_registry (update_time);"
+    "CREATE TABLE xxl_job_log_report ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  trigger_day INTEGER NOT NULL UNIQUE,"
+    "  running_count INTEGER NOT NULL DEFAULT 0,"
+    "  suc_count INTEGER NOT NULL DEFAULT 0,"
+    "  fail_count INTEGER NOT NULL DEFAULT 0,"
+    "  update_time INTEGER NOT NULL DEFAULT 0);"
+    "CREATE TABLE xxl_job_lock (lock_name TEXT PRIMARY KEY);"
+    "INSERT INTO xxl_job_lock (lock_name) VALUES ('schedule_lock');",
+};
+#define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))
+
+static int
+s_fail (xxl_store_t *self, const char *what)
+{
+    snprintf (self->error, sizeof self->error, "%s: %s", what,
+              self->db? sqlite3_errmsg (self->db): "no database");
+    zsys_error ("store: %s", self->error);
+    return -1;
+}
+
+static void
+s_statement_destroy (void **item)
+{
+    if (*item) {
+        sqlite3_finalize ((sqlite3_stmt *) *item);
+        *item = NULL;
+    }
+}
+
+//  Returns the cached statement for sql, reset and unbound, or NULL
+static sqlite3_stmt *
+s_prepare (xxl_store_t *self, const char *sql)
+{
+    sqlite3_stmt *stmt = (sqlite3_stmt *) zhashx_lookup (self->statements, sql);
+    if (stmt) {
+        sqlite3_reset (stmt);
+        sqlite3_clear_bindings (stmt);
+        return stmt;
+    }
+    if (sqlite3_prepare_v3 (self->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt, NULL)
+        != SQLITE_OK) {
+        s_fail (self, "prepare");
+        return NULL;
+    }
+    zhashx_insert (self->statements, sql, stmt);
+    return stmt;
+}
+
+static int
+s_bindv (xxl_store_t *self, sqlite3_stmt *stmt, const char *fmt, va_list args)
+{
+    int index = 1;
+    for (const char *f = fmt? fmt: ""; *f; f++, index++) {
+        int rc;
+        if (*f == 'i')
+            rc = sqlite3_bind_int64 (stmt, index, va_arg (args, int64_t));
+        else
+        if (*f == 's') {
+            const char *text = va_arg (args, const char *);
+            rc = text? sqlite3_bind_text (stmt, index, text, -1, SQLITE_TRANSIENT)
+                     : sqlite3_bind_null (stmt, index);
+        }
+        else
+            rc = sqlite3_bind_null (stmt, index);
+        if (rc != SQLITE_OK)
+            return s_fail (self, "bind");
+    }
+    return 0;
+}
+
+static int
+s_bind (xxl_store_t *self, sqlite3_stmt *stmt, const char *fmt, ...)
+{
+    va_list args;
+    va_start (args, fmt);
+    int rc = s_bindv (self, stmt, fmt, args);
+    va_end (args);
+    return rc;
+}
+
+//  Steps a statement that returns no row; returns changes() or -1
+static int
+s_done (xxl_store_t *self, sqlite3_stmt *stmt)
+{
+    int rc = sqlite3_step (stmt);
+    sqlite3_reset (stmt);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        return s_fail (self, "step");
+    return sqlite3_changes (self->db);
+}
+
+static char *
+s_column_text (sqlite3_stmt *stmt, int column)
+{
+    const unsigned char *text = sqlite3_column_text (stmt, column);
+    return strdup (text? (const char *) text: "");
+}
+
+static int
+s_exec_script (xxl_store_t *self, const char *sql)
+{
+    char *message = NULL;
+    if (sqlite3_exec (self->db, sql, NULL, NULL, &message) != SQLITE_OK) {
+        snprintf (self->error, sizeof self->error, "%s", message? message: "exec failed");
+        sqlite3_free (message);
+        return -1;
+    }
+    return 0;
+}
+
+static int
+s_migrate (xxl_store_t *self)
+{
+    int version = xxl_store_schema_version (self);
+    if (version > XXL_SCHEMA_VERSION) {
+        snprintf (self->error, sizeof self->error,
+                  "database schema version %d is newer than this xxl-scheduler knows (%d)",
+                  version, XXL_SCHEMA_VERSION);
+        return -1;
+    }
+    for (; version < XXL_SCHEMA_VERSION; version++) {
+        char pragma [64];
+        snprintf (pragma, sizeof pragma, "PRAGMA user_version = %d;", version + 1);
+        if (s_exec_script (self, "BEGIN IMMEDIATE;")
+        ||  s_exec_script (self, s_migrations [version])
+        ||  s_exec_script (self, pragma)
+        ||  s_exec_script (self, "COMMIT;")) {
+            char reason [sizeof self->error + 64];
+            snprintf (reason, sizeof reason, "migration to schema %d failed: %s",
+                      version + 1, self->error);
+            s_exec_script (self, "ROLLBACK;");
+            snprintf (self->error, sizeof self->error, "%.500s", reason);
+            return -1;
+        }
+        zsys_info ("store: migrated schema to version %d", version + 1);
+    }
+    return 0;
+}
+
+xxl_store_t *
+xxl_store_new (const char *path, char *err, size_t errlen)
+{
+    xxl_store_t *self = (xxl_store_t *) zmalloc (sizeof (xxl_store_t));
+    self->statements = zhashx_new ();
+    zhashx_set_destructor (self->statements, s_statement_destroy);
+    if (sqlite3_open_v2 (path, &self->db,
+                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                         NULL) != SQLITE_OK) {
+        snprintf (err, errlen, "cannot open database %s: %s", path,
+                  self->db? sqlite3_errmsg (self->db): "out of memory");
+        xxl_store_destroy (&self);
+        return NULL;
+    }
+    sqlite3_busy_timeout (self->db, 5000);
+    if (s_exec_script (self, "PRAGMA journal_mode = WAL;"
+                             "PRAGMA synchronous = NORMAL;"
+                             "PRAGMA foreign_keys = OFF;"
+                             "PRAGMA temp_store = MEMORY;"
+                             "PRAGMA cache_size = -65536;")
+    ||  s_migrate (self)) {
+        snprintf (err, errlen, "database %s: %s", path, self->error);
+        xxl_store_destroy (&self);
+        return NULL;
+    }
+    return self;
+}
+
+void
+xxl_store_destroy (xxl_store_t **self_p)
+{
+    if (self_p && *self_p) {
+        xxl_store_t *self = *self_p;
+        if (self->in_txn)
+            s_exec_script (self, "ROLLBACK;");
+        zhashx_destroy (&self->statements);
+        if (self->db)
+            sqlite3_close (self->db);
+        free (self);
+        *self_p = NULL;
+    }
+}
+
+const char *
+xxl_store_error (xxl_store_t *self)
+{
+    return self->error;
+}
+
+int
+xxl_store_schema_version (xxl_store_t *self)
+{
+    return (int) xxl_store_scalar (self, "PRAGMA user_version", NULL);
+}
+
+int
+xxl_store_begin (xxl_store_t *self)
+{
+    if (self->in_txn)
+        return 0;
+    sqlite3_stmt *stmt = s_prepare (self, "BEGIN IMMEDIATE");
+    if (!stmt || s_done (self, stmt) < 0)
+        return -1;
+    self->in_txn = 1;
+    return 0;
+}
+
+int
+xxl_store_commit (xxl_store_t *self)
+{
+    if (!self->in_txn)
+        return 0;
+    sqlite3_stmt *stmt = s_prepare (self, "COMMIT");
+    if (!stmt || s_done (self, stmt) < 0) {
+        xxl_store_rollback (self);
+        return -1;
+    }
+    self->in_txn = 0;
+    return 0;
+}
+
+int
+xxl_store_rollback (xxl_store_t *self)
+{
+    if (!self->in_txn)
+        return 0;
+    self->in_txn = 0;
+    sqlite3_stmt *stmt = s_prepare (self, "ROLLBACK");
+    return stmt && s_done (self, stmt) >= 0? 0: -1;
+}
+
+int
+xxl_store_in_txn (xxl_store_t *self)
+{
+    return self->in_txn;
+}
+
+int
+xxl_store_exec (xxl_store_t *self, const char *sql, const char *fmt, ...)
+{
+    sqlite3_stmt *stmt = s_prepare (self, sql);
+    if (!stmt)
+        return -1;
+    va_list args;
+    va_start (args, fmt);
+    int rc = s_bindv (self, stmt, fmt, args);
+    va_end (args);
+    return rc? -1: s_done (self, stmt);
+}
+
+int64_t
+xxl_store_scalar (xxl_store_t *self, const char *sql, const char *fmt, ...)
+{
+    sqlite3_stmt *stmt = s_prepare (self, sql);
+    if (!stmt)
+        return -1;
+    va_list args;
+    va_start (args, fmt);
+    int rc = s_bindv (self, stmt, fmt, args);
+    va_end (args);
+    if (rc)
+        return -1;
+    int64_t value = -1;
+    rc = sqlite3_step (stmt);
+    if (rc == SQLITE_ROW)
+        value = sqlite3_column_int64 (stmt, 0);
+    else
+    if (rc != SQLITE_DONE)
+        s_fail (self, "query");
+    sqlite3_reset (stmt);
+    return value;
+}
+
+int
+xxl_store_ids (xxl_store_t *self, const char *sql, int64_t arg, int64_t *ids,
+               size_t max, size_t *count)
+{
+    *count = 0;
+    sqlite3_stmt *stmt = s_prepare (self, sql);
+    if (!stmt || s_bind (self, stmt, "i", arg))
+        return -1;
+    int rc;
+    while (*count < max && (rc = sqlite3_step (stmt)) == SQLITE_ROW)
+        ids [(*count)++] = sqlite3_column_int64 (stmt, 0);
+    sqlite3_reset (stmt);
+    return 0;
+}
+
+int
+xxl_store_encode (xxl_store_t *self, xxl_enc_t *enc, int rows_as_array,
+                  const char *sql, const char *fmt, ...)
+{
+    sqlite3_stmt *stmt = s_prepare (self, sql);
+    if (!stmt)
+        return -1;
+    va_list args;
+    va_start (args, fmt);
+    int rc = s_bindv (self, stmt, fmt, args);
+    va_end (args);
+    if (rc)
+        return -1;
+    if (rows_as_array)
+        xxl_enc_array_begin (enc);
+    int rows = 0;
+    while ((rc = sqlite3_step (stmt)) == SQLITE_ROW) {
+        rows++;
+        xxl_enc_map_begin (enc);
+        int columns = sqlite3_column_count (stmt);
+        for (int column = 0; column < columns; column++) {
+            xxl_enc_key (enc, sqlite3_column_name (stmt, column));
+            switch (sqlite3_column_type (stmt, column)) {
+                case SQLITE_INTEGER:
+                    xxl_enc_int (enc, sqlite3_column_int64 (stmt, column));
+                    break;
+                case SQLITE_NULL:
+                    xxl_enc_nil (enc);
+                    break;
+                default: {
+                    const char *text = (const char *) sqlite3_column_text (stmt, column);
+                    xxl_enc_strn (enc, text? text: "",
+                                  (size_t) sqlite3_column_bytes (stmt, column));
+                }
+            }
+        }
+        xxl_enc_map_end (enc);
+        if (!rows_as_array)
+            break;
+    }
+    if (rows_as_array)
+        xxl_enc_array_end (enc);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        s_fail (self, "query");
+        rows = -1;
+    }
+    sqlite3_reset (stmt);
+    return rows;
+}
+
+//  --------------------------------------------------------------------
+//  Groups
+
+int64_t
+xxl_store_group_add (xxl_store_t *self, const xxl_group_t *group)
+{
+    int rc = xxl_store_exec (self,
+        "INSERT INTO xxl_job_group (app_name, title, address_type, address_list, update_time)"
+        " VALUES (?, ?, ?, ?, ?)", "ssisi",
+        group->app_name, group->title? group->title: "", (int64_t) group->address_type,
+        group->address_list, group->update_time);
+    return rc < 0? -1: sqlite3_last_insert_rowid (self->db);
+}
+
+int
+xxl_store_group_update (xxl_store_t *self, const xxl_group_t *group)
+{
+    return xxl_store_exec (self,
+        "UPDATE xxl_job_group SET app_name = ?, title = ?, address_type = ?,"
+        " address_list = ?, update_time = ? WHERE id = ?", "ssisii",
+        group->app_name, group->title? group->title: "", (int64_t) group->address_type,
+        group->address_list, group->update_time, group->id) < 0? -1: 0;
+}
+
+int
+xxl_store_group_rm (xxl_store_t *self, int64_t id)
+{
+    return xxl_store_exec (self, "DELETE FROM xxl_job_group WHERE id = ?", "i", id) < 0? -1: 0;
+}
+
+int64_t
+xxl_store_group_jobs (xxl_store_t *self, int64_t id)
+{
+    return xxl_store_scalar (self, "SELECT COUNT(*) FROM xxl_job_info WHERE job_group = ?",
+                             "i", id);
+}
+
+static int
+s_group_read (xxl_store_t *self, sqlite3_stmt *stmt, xxl_group_t *group)
+{
+    memset (group, 0, sizeof *group);
+    int rc = sqlite3_step (stmt);
+    if (rc == SQLITE_ROW) {
+        group->id = sqlite3_column_int64 (stmt, 0);
+        group->app_name = s_column_text (stmt, 1);
+        group->title = s_column_text (stmt, 2);
+        group->address_type = sqlite3_column_int (stmt, 3);
+        group->address_list = s_column_text (stmt, 4);
+        group->update_time = sqlite3_column_int64 (stmt, 5);
+        rc = 0;
+    }
+    else
+        rc = rc == SQLITE_DONE? 1: s_fail (self, "group query");
+    sqlite3_reset (stmt);
+    return rc;
+}
+
+#define XXL_GROUP_COLUMNS "id, app_name, title, address_type, address_list, update_time"
+
+int
+xxl_store_group_load (xxl_store_t *self, int64_t id, xxl_group_t *group)
+{
+    sqlite3_stmt *stmt = s_prepare (self,
+        "SELECT " XXL_GROUP_COLUMNS " FROM xxl_job_group WHERE id = ?");
+    if (!stmt || s_bind (self, stmt, "i", id))
+        return -1;
+    return s_group_read (self, stmt, group);
+}
+
+int
+xxl_store_group_find (xxl_store_t *self, const char *key, xxl_group_t *group)
+{
+    int numeric = *key != 0;
+    for (const char *p = key; *p; p++)
+        if (*p < '0' || *p > '9')
+            numeric = 0;
+    if (numeric && strlen (key) < 18)
+        return xxl_store_group_load (self, atoll (key), group);
+    sqlite3_stmt *stmt = s_prepare (self,
+        "SELECT " XXL_GROUP_COLUMNS " FROM xxl_job_group WHERE app_name = ?");
+    if (!stmt || s_bind (self, stmt, "s", key))
+        return -1;
+    return s_group_read (self, stmt, group);
+}
+
+void
+xxl_group_free (xxl_group_t *group)
+{
+    free (group->app_name);
+    free (group->title);
+    free (group->address_list);
+    memset (group, 0, sizeof *group);
+}
+
+//  --------------------------------------------------------------------
+//  Jobs
+
+#define XXL_JOB_COLUMNS \
+    "job_group, job_desc, add_time, update_time, author, alarm_email, schedule_type," \
+    " schedule_conf, misfire_strategy, executor_route_strategy, executor_handler," \
+    " executor_param, executor_block_strategy, executor_timeout," \
+    " executor_fail_retry_count, glue_type, glue_source, glue_remark, glue_updatetime," \
+    " child_jobid, trigger_status, trigger_last_time, trigger_next_time, timezone"
+#define XXL_JOB_FMT "isiisssssssssiisssisiiis"
+
+#define XXL_JOB_ARGS(j) \
+    (j)->job_group, (j)->job_desc, (j)->add_time, (j)->update_time, (j)->author, \
+    (j)->alarm_email, (j)->schedule_type, (j)->schedule_conf, (j)->misfire_strategy, \
+    (j)->executor_route_strategy, (j)->executor_handler, (j)->executor_param, \
+    (j)->executor_block_strategy, (j)->executor_timeout, (j)->executor_fail_retry_count, \
+    (j)->glue_type, (j)->glue_source, (j)->glue_remark, (j)->glue_updatetime, \
+    (j)->child_jobid, (j)->trigger_status, (j)->trigger_last_time, \
+    (j)->trigger_next_time, (j)->timezone
+
+int64_t
+xxl_store_job_add (xxl_store_t *self, const xxl_job_t *job)
+{
+    int rc = xxl_store_exec (self,
+        "INSERT INTO xxl_job_info (" XXL_JOB_COLUMNS ") VALUES"
+        " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        XXL_JOB_FMT, XXL_JOB_ARGS (job));
+    return rc < 0? -1: sqlite3_last_insert_rowid (self->db);
+}
+
+int
+xxl_store_job_save (xxl_store_t *self, const xxl_job_t *job)
+{
+    int rc = xxl_store_exec (self,
+        "UPDATE xxl_job_info SET (" XXL_JOB_COLUMNS ") ="
+        " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " WHERE id = ?", XXL_JOB_FMT "i", XXL_JOB_ARGS (job), job->id);
+    return rc < 0? -1: 0;
+}
+
+int
+xxl_store_job_rm (xxl_store_t *self, int64_t id)
+{
+    if (xxl_store_exec (self, "DELETE FROM xxl_job_info WHERE id = ?", "i", id) < 0
+    ||  xxl_store_exec (self, "DELETE FROM xxl_job_logglue WHERE job_id = ?", "i", id) < 0)
+        return -1;
+    return 0;
+}
+
+int
+xxl_store_job_load (xxl_store_t *self, int64_t id, xxl_job_t *job)
+{
+    memset (job, 0, sizeof *job);
+    sqlite3_stmt *stmt = s_prepare (self,
+        "SELECT id, " XXL_JOB_COLUMNS " FROM xxl_job_info WHERE id = ?");
+    if (!stmt || s_bind (self, stmt, "i", id))
+        return -1;
+    int rc = sqlite3_step (stmt);
+    if (rc == SQLITE_ROW) {
+        int c = 0;
+        job->id = sqlite3_column_int64 (stmt, c++);
+        job->job_group = sqlite3_column_int64 (stmt, c++);
+        job->job_desc = s_column_text (stmt, c++);
+        job->add_time = sqlite3_column_int64 (stmt, c++);
+        job->update_time = sqlite3_column_int64 (stmt, c++);
+        job->author = s_column_text (stmt, c++);
+        job->alarm_email = s_column_text (stmt, c++);
+        job->schedule_type = s_column_text (stmt, c++);
+        job->schedule_conf = s_column_text (stmt, c++);
+        job->misfire_strategy = s_column_text (stmt, c++);
+        job->executor_route_strategy = s_column_text (stmt, c++);
+        job->executor_handler = s_column_text (stmt, c++);
+        job->executor_param = s_column_text (stmt, c++);
+        job->executor_block_strategy = s_column_text (stmt, c++);
+        job->executor_timeout = sqlite3_column_int64 (stmt, c++);
+        job->executor_fail_retry_count = sqlite3_column_int64 (stmt, c++);
+        job->glue_type = s_column_text (stmt, c++);
+        job->glue_source = s_column_text (stmt, c++);
+        job->glue_remark = s_column_text (stmt, c++);
+        job->glue_updatetime = sqlite3_column_int64 (stmt, c++);
+        job->child_jobid = s_column_text (stmt, c++);
+        job->trigger_status = sqlite3_column_int64 (stmt, c++);
+        job->trigger_last_time = sqlite3_column_int64 (stmt, c++);
+        job->trigger_next_time = sqlite3_column_int64 (stmt, c++);
+        job->timezone = s_column_text (stmt, c++);
+        rc = 0;
+    }
+    else
+        rc = rc == SQLITE_DONE? 1: s_fail (self, "job query");
+    sqlite3_reset (stmt);
+    return rc;
+}
+
+void
+xxl_job_free (xxl_job_t *job)
+{
+    char **strings [] = {
+        &job->job_desc, &job->author, &job->alarm_email, &job->schedule_type,
+        &job->schedule_conf, &job->misfire_strategy, &job->executor_route_strategy,
+        &job->executor_handler, &job->executor_param, &job->executor_block_strategy,
+        &job->glue_type, &job->glue_source, &job->glue_remark, &job->child_jobid,
+        &job->timezone
+    };
+    for (size_t i = 0; i < sizeof strings / sizeof strings [0]; i++)
+        free (*strings [i]);
+    memset (job, 0, sizeof *job);
+}
+
+int
+xxl_store_glue_add (xxl_store_t *self, int64_t job_id, const char *glue_type,
+                    const char *source, const char *remark, int64_t now)
+{
+    if (xxl_store_exec (self,
+            "INSERT INTO xxl_job_logglue (job_id, glue_type, glue_source, glue_remark,"
+            " add_time, update_time) VALUES (?, ?, ?, ?, ?, ?)", "isssii",
+            job_id, glue_type, source, remark? remark: "", now, now) < 0)
+        return -1;
+    //  Keep the last 30 versions, as XXL-JOB does
+    return xxl_store_exec (self,
+        "DELETE FROM xxl_job_logglue WHERE job_id = ? AND id NOT IN"
+        " (SELECT id FROM xxl_job_logglue WHERE job_id = ? ORDER BY id DESC LIMIT 30)",
+        "ii", job_id, job_id) < 0? -1: 0;
+}
+
+//  --------------------------------------------------------------------
+//  Logs
+
+int
+xxl_store_log_add (xxl_store_t *self, xxl_log_t *log)
+{
+    sqlite3_stmt *stmt = s_prepare (self,
+        "INSERT INTO xxl_job_log (job_group, job_id, executor_address, executor_handler,"
+        " executor_param, executor_sharding_param, executor_fail_retry_count,"
+        " trigger_time, trigger_code, trigger_msg, trigger_type, schedule_time)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    if (!stmt || s_bind (self, stmt, "iissssiiiss",
+            log->job_group, log->job_id, log->executor_address, log->executor_handler,
+            log->executor_param, log->executor_sharding_param,
+            log->executor_fail_retry_count, log->trigger_time, log->trigger_code,
+            log->trigger_msg, log->trigger_type))
+        return -1;
+    if (log->schedule_time > 0)
+        sqlite3_bind_int64 (stmt, 12, log->schedule_time);
+    if (s_done (self, stmt) < 0)
+        return -1;
+    log->id = sqlite3_last_insert_rowid (self->db);
+    return 0;
+}
+
+int
+xxl_store_log_trigger_done (xxl_store_t *self, int64_t log_id, int code,
+                            const char *address, const char *append)
+{
+    return xxl_store_exec (self,
+        "UPDATE xxl_job_log SET trigger_code = ?,"
+        " executor_address = COALESCE(?, executor_address),"
+        " trigger_msg = COALESCE(trigger_msg, '') || ? WHERE id = ?", "issi",
+        (int64_t) code, address, append? append: "", log_id) < 0? -1: 0;
+}
+
+int
+xxl_store_log_handle_done (xxl_store_t *self, int64_t log_id, int64_t handle_time,
+                           int code, const char *msg)
+{
+    int changes = xxl_store_exec (self,
+        "UPDATE xxl_job_log SET handle_time = ?, handle_code = ?, handle_msg = ?"
+        " WHERE id = ? AND handle_code = 0", "iisi",
+        handle_time, (int64_t) code, msg, log_id);
+    return changes < 0? -1: changes == 0? 1: 0;
+}
+
+int
+xxl_store_log_load (xxl_store_t *self, int64_t id, xxl_log_t *log)
+{
+    memset (log, 0, sizeof *log);
+    sqlite3_stmt *stmt = s_prepare (self,
+        "SELECT id, job_group, job_id, executor_address, executor_handler, executor_param,"
+        " executor_sharding_param, executor_fail_retry_count, trigger_time, trigger_code,"
+        " trigger_msg, trigger_type, schedule_time, handle_time, handle_code, handle_msg"
+        " FROM xxl_job_log WHERE id = ?");
+    if (!stmt || s_bind (self, stmt, "i", id))
+        return -1;
+    int rc = sqlite3_step (stmt);
+    if (rc == SQLITE_ROW) {
+        int c = 0;
+        log->id = sqlite3_column_int64 (stmt, c++);
+        log->job_group = sqlite3_column_int64 (stmt, c++);
+        log->job_id = sqlite3_column_int64 (stmt, c++);
+        log->executor_address = s_column_text (stmt, c++);
+        log->executor_handler = s_column_text (stmt, c++);
+        log->executor_param = s_column_text (stmt, c++);
+        log->executor_sharding_param = s_column_text (stmt, c++);
+        log->executor_fail_retry_count = sqlite3_column_int64 (stmt, c++);
+        log->trigger_time = sqlite3_column_int64 (stmt, c++);
+        log->trigger_code = sqlite3_column_int64 (stmt, c++);
+        log->trigger_msg = s_column_text (stmt, c++);
+        log->trigger_type = s_column_text (stmt, c++);
+        log->schedule_time = sqlite3_column_int64 (stmt, c++);
+        log->handle_time = sqlite3_column_int64 (stmt, c++);
+        log->handle_code = sqlite3_column_int64 (stmt, c++);
+        log->handle_msg = s_column_text (stmt, c++);
+        rc = 0;
+    }
+    else
+        rc = rc == SQLITE_DONE? 1: s_fail (self, "log query");
+    sqlite3_reset (stmt);
+    return rc;
+}
+
+void
+xxl_log_free (xxl_log_t *log)
+{
+    free (log->executor_address);
+    free (log->executor_handler);
+    free (log->executor_param);
+    free (log->executor_sharding_param);
+    free (log->trigger_msg);
+    free (log->trigger_type);
+    free (log->handle_msg);
+    memset (log, 0, sizeof *log);
+}
+
+//  --------------------------------------------------------------------
+//  Registry
+
+int
+xxl_store_registry_beat (xxl_store_t *self, const char *app, const char *address, int64_t now)
+{
+    return xxl_store_exec (self,
+        "INSERT INTO xxl_job_registry (registry_group, registry_key, registry_value, update_time)"
+        " VALUES ('EXECUTOR', ?, ?, ?) ON CONFLICT (registry_group, registry_key, registry_value)"
+        " DO UPDATE SET update_time = excluded.update_time", "ssi", app, address, now) < 0? -1: 0;
+}
+
+int
+xxl_store_registry_remove (xxl_store_t *self, const char *app, const char *address)
+{
+    return xxl_store_exec (self,
+        "DELETE FROM xxl_job_registry WHERE registry_group = 'EXECUTOR'"
+        " AND registry_key = ? AND registry_value = ?", "ss", app, address) < 0? -1: 0;
+}
+
+int
+xxl_store_registry_expire (xxl_store_t *self, int64_t dead_before)
+{
+    return xxl_store_exec (self, "DELETE FROM xxl_job_registry WHERE update_time < ?",
+                           "i", dead_before);
+}
+
+int
+xxl_store_groups_refresh (xxl_store_t *self, int64_t now)
+{
+    return xxl_store_exec (self,
+        "UPDATE xxl_job_group SET update_time = ?, address_list ="
+        " (SELECT group_concat (registry_value, ',') FROM"
+        "   (SELECT registry_value FROM xxl_job_registry r WHERE r.registry_group = 'EXECUTOR'"
+        "    AND r.registry_key = xxl_job_group.app_name ORDER BY registry_value))"
+        " WHERE address_type = 0", "i", now) < 0? -1: 0;
+}

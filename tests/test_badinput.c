@@ -1,0 +1,202 @@
+/*  test_badinput.c -- throws malformed traffic at a running scheduler.
+
+    Usage: test_badinput API_ENDPOINT AGENTS_ENDPOINT
+    Each bad frame must get a clear error reply where one is possible, and
+    the scheduler must still answer PING afterwards on both sockets.
+*/
+
+#include "xxl/msg.h"
+#include "xxl_test.h"
+
+#include <czmq.h>
+
+static zsock_t *
+s_connect (const char *endpoint)
+{
+    zsock_t *sock = zsock_new (ZMQ_DEALER);
+    zsock_set_linger (sock, 0);
+    zsock_set_rcvtimeo (sock, 3000);
+    zsock_connect (sock, "%s", endpoint);
+    return sock;
+}
+
+//  Sends raw bytes; returns the reply (or NULL on timeout)
+static xxl_msg_t *
+s_exchange (zsock_t *sock, const void *data, size_t size)
+{
+    zmq_send (zsock_resolve (sock), data, size, 0);
+    zframe_t *frame = zframe_recv (sock);
+    if (!frame)
+        return NULL;
+    char err [256];
+    xxl_msg_t *reply = xxl_msg_decode (zframe_data (frame), zframe_size (frame), NULL,
+                                       err, sizeof err);
+    zframe_destroy (&frame);
+    return reply;
+}
+
+static int
+s_code (xxl_msg_t *reply)
+{
+    const msgpack_object *code = reply? xxl_msg_get (xxl_msg_root (reply), "code"): NULL;
+    return code && code->type == MSGPACK_OBJECT_POSITIVE_INTEGER? (int) code->via.u64: -1;
+}
+
+static const char *
+s_text (xxl_msg_t *reply)
+{
+    return reply? xxl_msg_str (reply, NULL, "msg", 0, 4096, ""): "";
+}
+
+static void
+s_ping_ok (zsock_t *sock, const char *type)
+{
+    xxl_enc_t *enc = xxl_enc_new ();
+    xxl_enc_request (enc, type, 4242);
+    size_t size;
+    const void *data = xxl_enc_finish (enc, &size);
+    xxl_msg_t *reply = s_exchange (sock, data, size);
+    XXL_CHECK (reply != NULL);
+    XXL_CHECK (xxl_msg_id (reply) == 4242);
+    xxl_msg_destroy (&reply);
+    xxl_enc_destroy (&enc);
+}
+
+int
+main (int argc, char *argv [])
+{
+    if (argc < 3) {
+        fprintf (stderr, "usage: test_badinput API AGENTS\n");
+        return 2;
+    }
+    zsys_init ();
+    zsock_t *api = s_connect (argv [1]);
+    xxl_enc_t *enc = xxl_enc_new ();
+    size_t size;
+    const void *data;
+    xxl_msg_t *reply;
+
+    //  Garbage with no readable id: dropped (no reply possible), logged
+    const char garbage [] = "\xc1\xc1 not msgpack";
+    zmq_send (zsock_resolve (api), garbage, sizeof garbage, 0);
+
+    //  Wrong protocol version: 400 naming the problem, id echoed
+    xxl_enc_map_begin (enc);
+    xxl_enc_kint (enc, "v", 9);
+    xxl_enc_kstr (enc, "t", "PING");
+    xxl_enc_kint (enc, "id", 11);
+    data = xxl_enc_finish (enc, &size);
+    reply = s_exchange (api, data, size);
+    XXL_CHECK (s_code (reply) == XXL_BAD_REQUEST);
+    XXL_CHECK (reply && xxl_msg_id (reply) == 11);
+    XXL_CHECK (strstr (s_text (reply), "protocol version"));
+    xxl_msg_destroy (&reply);
+
+    //  Unknown type
+    xxl_enc_request (enc, "FROBNICATE", 12);
+    data = xxl_enc_finish (enc, &size);
+    reply = s_exchange (api, data, size);
+    XXL_CHECK (s_code (reply) == XXL_BAD_REQUEST);
+    XXL_CHECK (strstr (s_text (reply), "unknown message type 'FROBNICATE'"));
+    xxl_msg_destroy (&reply);
+
+    //  Ill-typed field
+    xxl_enc_request (enc, "JOB_SHOW", 13);
+    xxl_enc_kstr (enc, "jobId", "seven");
+    data = xxl_enc_finish (enc, &size);
+    reply = s_exchange (api, data, size);
+    XXL_CHECK (s_code (reply) == XXL_BAD_REQUEST);
+    XXL_CHECK (strstr (s_text (reply), "'jobId' must be an integer"));
+    xxl_msg_destroy (&reply);
+
+    //  Missing field
+    xxl_enc_request (enc, "JOB_TRIGGER", 14);
+    data = xxl_enc_finish (enc, &size);
+    reply = s_exchange (api, data, size);
+    XXL_CHECK (s_code (reply) == XXL_BAD_REQUEST);
+    XXL_CHECK (strstr (s_text (reply), "'jobId' is required"));
+    xxl_msg_destroy (&reply);
+
+    //  A job that does not exist
+    xxl_enc_request (enc, "JOB_TRIGGER", 15);
+    xxl_enc_kint (enc, "jobId", 987654);
+    data = xxl_enc_finish (enc, &size);
+    reply = s_exchange (api, data, size);
+    XXL_CHECK (s_code (reply) == XXL_NOT_FOUND);
+    XXL_CHECK (strstr (s_text (reply), "job 987654 not found"));
+    xxl_msg_destroy (&reply);
+
+    //  Oversized string field (2 MiB handler name): refused by the codec
+    char *big = (char *) malloc (2 * 1024 * 1024 + 1);
+    memset (big, 'x', 2 * 1024 * 1024);
+    big [2 * 1024 * 1024] = 0;
+    xxl_enc_request (enc, "JOB_ADD", 16);
+    xxl_enc_kstr (enc, "executorHandler", big);
+    data = xxl_enc_finish (enc, &size);
+    reply = s_exchange (api, data, size);
+    XXL_CHECK (s_code (reply) == XXL_BAD_REQUEST);
+    xxl_msg_destroy (&reply);
+    free (big);
+
+    //  A frame over the socket's size limit is cut by ZeroMQ itself (the
+    //  peer is disconnected); the scheduler keeps serving others
+    size_t huge = 6 * 1024 * 1024;
+    char *frame = (char *) calloc (1, huge);
+    zsock_t *rude = s_connect (argv [1]);
+    zmq_send (zsock_resolve (rude), frame, huge, 0);
+    free (frame);
+
+    //  Multi-frame message: dropped
+    zmq_send (zsock_resolve (api), "a", 1, ZMQ_SNDMORE);
+    zmq_send (zsock_resolve (api), "b", 1, 0);
+
+    //  Still serving
+    s_ping_ok (api, "PING");
+
+    //  The agents socket: a bad REGISTER gets a clear error
+    zsock_t *agent = s_connect (argv [2]);
+    xxl_enc_request (enc, "REGISTER", 21);
+    xxl_enc_kstr (enc, "registryGroup", "EXECUTOR");
+    data = xxl_enc_finish (enc, &size);
+    reply = s_exchange (agent, data, size);
+    XXL_CHECK (s_code (reply) == XXL_BAD_REQUEST);
+    XXL_CHECK (strstr (s_text (reply), "registryKey"));
+    xxl_msg_destroy (&reply);
+    //  A callback for a log that does not exist: acknowledged, a no-op
+    xxl_enc_request (enc, "CALLBACK", 22);
+    xxl_enc_key (enc, "items");
+    xxl_enc_array_begin (enc);
+    xxl_enc_map_begin (enc);
+    xxl_enc_kint (enc, "logId", 99999999);
+    xxl_enc_kint (enc, "logDateTime", 1);
+    xxl_enc_kint (enc, "handleCode", 200);
+    xxl_enc_map_end (enc);
+    xxl_enc_array_end (enc);
+    data = xxl_enc_finish (enc, &size);
+    reply = s_exchange (agent, data, size);
+    XXL_CHECK (s_code (reply) == XXL_OK);
+    xxl_msg_destroy (&reply);
+    //  A callback with an ill-typed item
+    xxl_enc_request (enc, "CALLBACK", 23);
+    xxl_enc_key (enc, "items");
+    xxl_enc_array_begin (enc);
+    xxl_enc_str (enc, "not a map");
+    xxl_enc_array_end (enc);
+    data = xxl_enc_finish (enc, &size);
+    reply = s_exchange (agent, data, size);
+    XXL_CHECK (s_code (reply) == XXL_BAD_REQUEST);
+    xxl_msg_destroy (&reply);
+    //  Unknown type on the agents socket
+    xxl_enc_request (enc, "PING", 24);
+    data = xxl_enc_finish (enc, &size);
+    reply = s_exchange (agent, data, size);
+    XXL_CHECK (s_code (reply) == XXL_BAD_REQUEST);
+    xxl_msg_destroy (&reply);
+
+    s_ping_ok (api, "PING");
+    zsock_destroy (&rude);
+    zsock_destroy (&agent);
+    zsock_destroy (&api);
+    xxl_enc_destroy (&enc);
+    return xxl_test_done ();
+}

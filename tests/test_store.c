@@ -1,0 +1,153 @@
+/*  test_store.c -- the SQLite store: schema, migrations, rows, idempotence.
+*/
+
+#include "xxl_store.h"
+#include "xxl_test.h"
+
+#include <czmq.h>
+
+static char s_dir [] = "/tmp/xxl-test-store-XXXXXX";
+
+int
+main (void)
+{
+    zsys_init ();
+    zsys_set_logstream (NULL);
+    XXL_CHECK (mkdtemp (s_dir) != NULL);
+    char path [256];
+    snprintf (path, sizeof path, "%s/xxl.db", s_dir);
+    char err [512];
+
+    //  A missing folder gives a clear error, not a crash
+    XXL_CHECK (xxl_store_new ("/nonexistent/dir/xxl.db", err, sizeof err) == NULL);
+    XXL_CHECK (strstr (err, "cannot open database"));
+
+    xxl_store_t *store = xxl_store_new (path, err, sizeof err);
+    XXL_CHECK (store);
+    XXL_CHECK (xxl_store_schema_version (store) >= 1);
+    XXL_CHECK (xxl_store_scalar (store,
+        "SELECT journal_mode = 'wal' FROM pragma_journal_mode", NULL) == 1);
+    XXL_CHECK (xxl_store_scalar (store,
+        "SELECT COUNT(*) FROM sqlite_master WHERE name IN ('xxl_job_group', 'xxl_job_info',"
+        " 'xxl_job_log', 'xxl_job_logglue', 'xxl_job_registry', 'xxl_job_log_report',"
+        " 'xxl_job_lock')", NULL) == 7);
+
+    //  Groups
+    xxl_group_t group = { .app_name = "demo-app", .title = "Demo", .update_time = 1 };
+    int64_t gid = xxl_store_group_add (store, &group);
+    XXL_CHECK (gid > 0);
+    XXL_CHECK (xxl_store_group_add (store, &group) == -1);     //  unique appname
+    xxl_group_t found;
+    XXL_CHECK (xxl_store_group_find (store, "demo-app", &found) == 0);
+    XXL_CHECK (found.id == gid && streq (found.title, "Demo"));
+    xxl_group_free (&found);
+    char key [32];
+    snprintf (key, sizeof key, "%" PRId64, gid);
+    XXL_CHECK (xxl_store_group_find (store, key, &found) == 0);
+    xxl_group_free (&found);
+    XXL_CHECK (xxl_store_group_find (store, "nope", &found) == 1);
+
+    //  Jobs
+    xxl_job_t job = {
+        .job_group = gid, .job_desc = "d", .author = "", .alarm_email = "",
+        .schedule_type = "CRON", .schedule_conf = "0/5 * * * * ?",
+        .misfire_strategy = "DO_NOTHING", .executor_route_strategy = "FIRST",
+        .executor_handler = "demoJobHandler", .executor_param = "p",
+        .executor_block_strategy = "SERIAL_EXECUTION", .glue_type = "BEAN",
+        .glue_source = "", .glue_remark = "", .child_jobid = "", .timezone = ""
+    };
+    int64_t jid = xxl_store_job_add (store, &job);
+    XXL_CHECK (jid > 0);
+    xxl_job_t loaded;
+    XXL_CHECK (xxl_store_job_load (store, jid, &loaded) == 0);
+    XXL_CHECK (streq (loaded.schedule_conf, "0/5 * * * * ?"));
+    XXL_CHECK (streq (loaded.executor_handler, "demoJobHandler"));
+    free (loaded.executor_param);
+    loaded.executor_param = strdup ("changed");
+    XXL_CHECK (xxl_store_job_save (store, &loaded) == 0);
+    xxl_job_free (&loaded);
+    XXL_CHECK (xxl_store_job_load (store, jid, &loaded) == 0);
+    XXL_CHECK (streq (loaded.executor_param, "changed"));
+    xxl_job_free (&loaded);
+    XXL_CHECK (xxl_store_job_load (store, 999999, &loaded) == 1);
+    XXL_CHECK (xxl_store_group_jobs (store, gid) == 1);
+
+    //  Logs: insert, trigger, callback once
+    XXL_CHECK (xxl_store_begin (store) == 0);
+    xxl_log_t log = { .job_group = gid, .job_id = jid, .executor_handler = "demoJobHandler",
+                      .executor_param = "p", .trigger_time = 1000, .trigger_msg = "head\n",
+                      .trigger_type = "MANUAL" };
+    XXL_CHECK (xxl_store_log_add (store, &log) == 0 && log.id > 0);
+    XXL_CHECK (xxl_store_log_trigger_done (store, log.id, 200, "agent-1", "tail") == 0);
+    XXL_CHECK (xxl_store_log_handle_done (store, log.id, 2000, 200, "ok") == 0);
+    //  A repeated callback is a no-op and does not overwrite
+    XXL_CHECK (xxl_store_log_handle_done (store, log.id, 3000, 500, "late") == 1);
+    XXL_CHECK (xxl_store_commit (store) == 0);
+    xxl_log_t row;
+    XXL_CHECK (xxl_store_log_load (store, log.id, &row) == 0);
+    XXL_CHECK (row.trigger_code == 200 && row.handle_code == 200);
+    XXL_CHECK (streq (row.handle_msg, "ok") && streq (row.trigger_msg, "head\ntail"));
+    XXL_CHECK (streq (row.executor_address, "agent-1"));
+    xxl_log_free (&row);
+
+    //  (jobId, scheduleTime) is unique: recovery can never make two
+    xxl_log_t planned = log;
+    planned.schedule_time = 5000;
+    XXL_CHECK (xxl_store_log_add (store, &planned) == 0);
+    XXL_CHECK (xxl_store_log_add (store, &planned) == -1);
+    //  Ids are never reused, even after the newest row is deleted
+    int64_t last = planned.id;
+    xxl_store_exec (store, "DELETE FROM xxl_job_log WHERE id = ?", "i", last);
+    planned.schedule_time = 6000;
+    XXL_CHECK (xxl_store_log_add (store, &planned) == 0 && planned.id > last);
+
+    //  Registry rows drive automatic groups' address lists, sorted
+    XXL_CHECK (xxl_store_registry_beat (store, "demo-app", "b-host", 100) == 0);
+    XXL_CHECK (xxl_store_registry_beat (store, "demo-app", "a-host", 100) == 0);
+    XXL_CHECK (xxl_store_groups_refresh (store, 100) == 0);
+    XXL_CHECK (xxl_store_group_load (store, gid, &found) == 0);
+    XXL_CHECK (streq (found.address_list, "a-host,b-host"));
+    xxl_group_free (&found);
+    XXL_CHECK (xxl_store_registry_expire (store, 200) == 2);
+
+    //  Glue history keeps the last 30
+    for (int i = 0; i < 35; i++)
+        xxl_store_glue_add (store, jid, "GLUE_SHELL", "echo", "r", i);
+    XXL_CHECK (xxl_store_scalar (store, "SELECT COUNT(*) FROM xxl_job_logglue WHERE job_id = ?",
+                                 "i", jid) == 30);
+
+    //  Encoding rows as maps with camelCase keys
+    xxl_enc_t *enc = xxl_enc_new ();
+    xxl_enc_map_begin (enc);
+    xxl_enc_key (enc, "rows");
+    XXL_CHECK (xxl_store_encode (store, enc, 1,
+        "SELECT id, job_id AS jobId, handle_msg AS handleMsg FROM xxl_job_log WHERE id = ?",
+        "i", log.id) == 1);
+    size_t size;
+    const void *data = xxl_enc_finish (enc, &size);
+    (void) data;
+    XXL_CHECK (size > 10);
+    xxl_enc_destroy (&enc);
+
+    //  A bad statement is an error, not a crash
+    XXL_CHECK (xxl_store_exec (store, "UPDATE nowhere SET x = 1", NULL) == -1);
+    XXL_CHECK (strstr (xxl_store_error (store), "nowhere"));
+    xxl_store_destroy (&store);
+    XXL_CHECK (store == NULL);
+
+    //  Reopening keeps the data and does not migrate again
+    store = xxl_store_new (path, err, sizeof err);
+    XXL_CHECK (store && xxl_store_job_load (store, jid, &loaded) == 0);
+    xxl_job_free (&loaded);
+    //  A database from a newer xxl is refused with the reason
+    xxl_store_exec (store, "PRAGMA user_version = 999", NULL);
+    xxl_store_destroy (&store);
+    XXL_CHECK (xxl_store_new (path, err, sizeof err) == NULL);
+    XXL_CHECK (strstr (err, "newer"));
+
+    zsys_dir_delete ("%s", s_dir);
+    char *cmd = zsys_sprintf ("rm -rf %s", s_dir);
+    if (system (cmd)) {}
+    zstr_free (&cmd);
+    return xxl_test_done ();
+}
