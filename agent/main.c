@@ -1,0 +1,156 @@
+/*  xxl-agent -- command line and config file; all logic is in the actor.
+*/
+
+#include "xxl_agent.h"
+
+#include <getopt.h>
+
+static void
+s_usage (FILE *out)
+{
+    fprintf (out,
+        "usage: xxl-agent [-c FILE] --app NAME --scheduler EP[,EP...] [--address NAME]\n"
+        "                 [--plugins DIR] [--logdir DIR]\n"
+        "\n"
+        "  -c, --config FILE    ZPL config file (see conf/xxl-agent.cfg)\n"
+        "  --app NAME           the group's app name to register under   (agent/app)\n"
+        "  --scheduler EPS      scheduler agents endpoint(s), comma-separated (agent/scheduler)\n"
+        "  --address NAME       this agent's address (default: hostname)  (agent/address)\n"
+        "  --plugins DIR        handler plugins folder                    (agent/plugins)\n"
+        "  --logdir DIR         run logs, glue sources, callback spool    (agent/logdir)\n"
+        "  --token TOKEN        access token to send                      (agent/access_token)\n"
+        "  --no-glue            refuse GLUE runs: reviewed plugins only   (agent/allow_glue = 0)\n"
+        "  --in-process         run BEAN handlers inside the agent        (agent/in_process = 1)\n"
+        "  --syslog             log to syslog instead of stderr           (agent/syslog)\n"
+        "  -h, --help           this text\n"
+        "\n"
+        "Flags override config keys.  Stops cleanly on SIGTERM or SIGINT.\n");
+}
+
+static const char *
+s_value (const char *flag, zconfig_t *config, const char *path, const char *dflt)
+{
+    if (flag)
+        return flag;
+    if (config) {
+        const char *value = zconfig_get (config, path, NULL);
+        if (value)
+            return value;
+    }
+    return dflt;
+}
+
+static int
+s_int (const char *flag, zconfig_t *config, const char *path, int dflt)
+{
+    const char *value = s_value (flag, config, path, NULL);
+    if (!value)
+        return dflt;
+    char *end = NULL;
+    long number = strtol (value, &end, 10);
+    if (!*value || *end || number < 0 || number > 100000000) {
+        fprintf (stderr, "xxl-agent: %s must be a non-negative number, not '%s'\n", path, value);
+        exit (2);
+    }
+    return (int) number;
+}
+
+int
+main (int argc, char *argv [])
+{
+    const char *file = NULL, *app = NULL, *scheduler = NULL, *address = NULL;
+    const char *plugins = NULL, *logdir = NULL, *token = NULL, *no_glue = NULL;
+    const char *in_process = NULL, *use_syslog = NULL;
+    static struct option options [] = {
+        { "config", required_argument, 0, 'c' },
+        { "app", required_argument, 0, 'a' },
+        { "scheduler", required_argument, 0, 's' },
+        { "address", required_argument, 0, 'A' },
+        { "plugins", required_argument, 0, 'p' },
+        { "logdir", required_argument, 0, 'l' },
+        { "token", required_argument, 0, 't' },
+        { "no-glue", no_argument, 0, 'G' },
+        { "in-process", no_argument, 0, 'I' },
+        { "syslog", no_argument, 0, 'S' },
+        { "help", no_argument, 0, 'h' },
+        { 0, 0, 0, 0 }
+    };
+    int opt;
+    while ((opt = getopt_long (argc, argv, "c:h", options, NULL)) != -1) {
+        switch (opt) {
+            case 'c': file = optarg; break;
+            case 'a': app = optarg; break;
+            case 's': scheduler = optarg; break;
+            case 'A': address = optarg; break;
+            case 'p': plugins = optarg; break;
+            case 'l': logdir = optarg; break;
+            case 't': token = optarg; break;
+            case 'G': no_glue = "0"; break;
+            case 'I': in_process = "1"; break;
+            case 'S': use_syslog = "1"; break;
+            case 'h': s_usage (stdout); return 0;
+            default: s_usage (stderr); return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf (stderr, "xxl-agent: unexpected argument '%s'\n", argv [optind]);
+        return 2;
+    }
+    zsys_init ();
+    zsys_set_logident ("xxl-agent");
+    zsys_set_logstream (stderr);
+    zconfig_t *config = NULL;
+    if (file && !(config = zconfig_load (file))) {
+        fprintf (stderr, "xxl-agent: cannot read config file %s\n", file);
+        return 2;
+    }
+    xxl_agent_config_t settings;
+    xxl_agent_config_defaults (&settings);
+    settings.app = s_value (app, config, "agent/app", NULL);
+    settings.schedulers = s_value (scheduler, config, "agent/scheduler", settings.schedulers);
+    settings.address = s_value (address, config, "agent/address", NULL);
+    settings.plugins = s_value (plugins, config, "agent/plugins", settings.plugins);
+    settings.logdir = s_value (logdir, config, "agent/logdir", settings.logdir);
+    settings.access_token = s_value (token, config, "agent/access_token", "");
+    settings.runner = s_value (NULL, config, "agent/runner", NULL);
+    settings.allow_glue = s_int (no_glue, config, "agent/allow_glue", 1);
+    settings.in_process = s_int (in_process, config, "agent/in_process", 0);
+    settings.beat_s = s_int (NULL, config, "agent/beat", settings.beat_s);
+    settings.callback_timeout_ms = s_int (NULL, config, "agent/callback_timeout",
+                                          settings.callback_timeout_ms);
+    settings.log_retention_days = s_int (NULL, config, "agent/log_retention_days",
+                                         settings.log_retention_days);
+    if (!settings.app || !*settings.app) {
+        fprintf (stderr, "xxl-agent: --app NAME is required\n");
+        s_usage (stderr);
+        zconfig_destroy (&config);
+        return 2;
+    }
+    if (settings.beat_s < 1 || settings.log_retention_days < 3) {
+        fprintf (stderr, "xxl-agent: need beat >= 1 and log_retention_days >= 3\n");
+        zconfig_destroy (&config);
+        return 2;
+    }
+    if (streq (s_value (use_syslog, config, "agent/syslog", "0"), "1"))
+        zsys_set_logsystem (true);
+
+    zactor_t *agent = zactor_new (xxl_agent_actor, &settings);
+    if (!agent || settings.status) {
+        zactor_destroy (&agent);
+        zconfig_destroy (&config);
+        return 1;
+    }
+    zpoller_t *poller = zpoller_new (agent, NULL);
+    bool failed = false;
+    while (!zsys_interrupted) {
+        if (zpoller_wait (poller, 500) == agent) {
+            failed = true;
+            break;
+        }
+    }
+    zpoller_destroy (&poller);
+    zactor_destroy (&agent);
+    zconfig_destroy (&config);
+    zsys_info ("xxl-agent stopped");
+    return failed? 1: 0;
+}

@@ -1,0 +1,701 @@
+/*  xxl_agent.c -- the agent actor: registration, requests, callbacks.
+
+    Loop: poll the pipe, every scheduler DEALER and its monitor socket, the
+    executor's result fd and the plugin folder's inotify fd.  Requests are
+    answered on the DEALER they came from.  Results taken from the executor
+    join an ordered queue of unacknowledged callbacks; a batch goes to the
+    first scheduler that is up, and on no ack within the timeout the batch
+    goes to the next one.  A result leaves the queue only on an ack.
+*/
+
+#include "xxl_agent.h"
+#include "xxl_executor.h"
+#include "xxl_handlers.h"
+#include "xxl_runlog.h"
+#include "xxl_spool.h"
+#include "xxl/msg.h"
+#include "xxl/handler.h"
+
+#include <inttypes.h>
+#include <unistd.h>
+
+#define XXL_CALLBACK_BATCH  500
+#define XXL_MAX_PARAM       (64 * 1024)
+
+typedef struct {
+    char *endpoint;
+    zsock_t *dealer;
+    void *monitor;                      //  libzmq PAIR receiving socket events
+    bool up;                            //  answered our last REGISTER
+    uint64_t register_id;               //  id of the REGISTER in flight
+    int64_t register_sent;
+} link_t;
+
+typedef struct {
+    xxl_result_t result;
+    uint64_t batch_id;                  //  0: not in flight
+} callback_t;
+
+typedef struct {
+    uint64_t id;
+    size_t link;
+    int64_t deadline;
+    size_t count;
+} batch_t;
+
+typedef struct {
+    xxl_agent_config_t config;
+    zsock_t *pipe;
+    link_t *links;
+    size_t link_count;
+    size_t preferred;                   //  link that takes callbacks
+    xxl_handlers_t *handlers;
+    xxl_executor_t *executor;
+    xxl_spool_t *spool;                 //  results on disk until acknowledged
+    xxl_enc_t *enc;
+    zlistx_t *callbacks;                //  callback_t *, in finish order
+    batch_t batch;                      //  the one batch in flight (id 0: none)
+    uint64_t next_id;
+    int64_t next_beat;
+    int64_t next_clean;
+    bool terminated;
+    char address [256];
+} agent_t;
+
+static void
+s_callback_destroy (void **item)
+{
+    callback_t *callback = (callback_t *) *item;
+    if (callback) {
+        free (callback->result.msg);
+        free (callback);
+        *item = NULL;
+    }
+}
+
+//  Sends the encoder's message on a link; -1 when it cannot go now
+static int
+s_send (agent_t *self, link_t *link)
+{
+    size_t size;
+    const void *data = xxl_enc_finish (self->enc, &size);
+    return zmq_send (zsock_resolve (link->dealer), data, size, ZMQ_DONTWAIT) < 0? -1: 0;
+}
+
+static void
+s_request (agent_t *self, const char *type, uint64_t id)
+{
+    xxl_enc_request (self->enc, type, id);
+    if (self->config.access_token && *self->config.access_token)
+        xxl_enc_kstr (self->enc, "accessToken", self->config.access_token);
+}
+
+static void
+s_register (agent_t *self, link_t *link, int remove)
+{
+    uint64_t id = ++self->next_id;
+    s_request (self, remove? "UNREGISTER": "REGISTER", id);
+    xxl_enc_kstr (self->enc, "registryGroup", "EXECUTOR");
+    xxl_enc_kstr (self->enc, "registryKey", self->config.app);
+    xxl_enc_kstr (self->enc, "registryValue", self->address);
+    if (!remove) {
+        char *names = xxl_handlers_names (self->handlers);
+        xxl_enc_kstr (self->enc, "handlers", names? names: "");
+        free (names);
+        link->register_id = id;
+        link->register_sent = zclock_mono ();
+    }
+    s_send (self, link);
+}
+
+static void
+s_reply (agent_t *self, link_t *link, uint64_t id, int code, const char *msg)
+{
+    xxl_enc_reply (self->enc, id, code, msg);
+    s_send (self, link);
+}
+
+//  --------------------------------------------------------------------
+//  Callbacks
+
+static void
+s_callbacks_send (agent_t *self)
+{
+    if (self->batch.id || zlistx_size (self->callbacks) == 0)
+        return;
+    //  The preferred link if it is up, else the first that is
+    size_t chosen = self->link_count;
+    for (size_t i = 0; i < self->link_count; i++) {
+        size_t index = (self->preferred + i) % self->link_count;
+        if (self->links [index].up) {
+            chosen = index;
+            break;
+        }
+    }
+    if (chosen == self->link_count)
+        return;                         //  no scheduler up: results wait
+    uint64_t id = ++self->next_id;
+    s_request (self, "CALLBACK", id);
+    xxl_enc_key (self->enc, "items");
+    xxl_enc_array_begin (self->enc);
+    size_t count = 0;
+    for (callback_t *callback = (callback_t *) zlistx_first (self->callbacks);
+         callback && count < XXL_CALLBACK_BATCH;
+         callback = (callback_t *) zlistx_next (self->callbacks)) {
+        xxl_enc_map_begin (self->enc);
+        xxl_enc_kint (self->enc, "logId", callback->result.log_id);
+        xxl_enc_kint (self->enc, "logDateTime", callback->result.log_date_time);
+        xxl_enc_kint (self->enc, "handleCode", callback->result.code);
+        xxl_enc_kstr (self->enc, "handleMsg", callback->result.msg);
+        xxl_enc_map_end (self->enc);
+        callback->batch_id = id;
+        count++;
+    }
+    xxl_enc_array_end (self->enc);
+    if (s_send (self, &self->links [chosen])) {
+        //  Cannot go now; the link is down.  Retry at the next tick.
+        self->links [chosen].up = false;
+        for (callback_t *callback = (callback_t *) zlistx_first (self->callbacks);
+             callback; callback = (callback_t *) zlistx_next (self->callbacks))
+            callback->batch_id = 0;
+        return;
+    }
+    self->batch.id = id;
+    self->batch.link = chosen;
+    self->batch.count = count;
+    self->batch.deadline = zclock_mono () + self->config.callback_timeout_ms;
+}
+
+static void
+s_callbacks_acked (agent_t *self, uint64_t id, int code, const char *msg)
+{
+    if (id != self->batch.id)
+        return;
+    if (code == XXL_OK) {
+        callback_t *callback = (callback_t *) zlistx_first (self->callbacks);
+        while (callback && callback->batch_id == id) {
+            if (self->spool)
+                xxl_spool_ack (self->spool, callback->result.log_id);
+            zlistx_delete (self->callbacks, zlistx_cursor (self->callbacks));
+            callback = (callback_t *) zlistx_first (self->callbacks);
+        }
+    }
+    else {
+        zsys_warning ("agent: callback batch refused (%d %s); will retry", code, msg? msg: "");
+        for (callback_t *callback = (callback_t *) zlistx_first (self->callbacks);
+             callback; callback = (callback_t *) zlistx_next (self->callbacks))
+            callback->batch_id = 0;
+    }
+    self->batch.id = 0;
+}
+
+static void
+s_callbacks_check (agent_t *self)
+{
+    if (self->batch.id && zclock_mono () >= self->batch.deadline) {
+        zsys_warning ("agent: no ack from %s for %zu results; trying again",
+                      self->links [self->batch.link].endpoint, self->batch.count);
+        for (callback_t *callback = (callback_t *) zlistx_first (self->callbacks);
+             callback; callback = (callback_t *) zlistx_next (self->callbacks))
+            callback->batch_id = 0;
+        self->preferred = (self->batch.link + 1) % self->link_count;
+        self->batch.id = 0;
+    }
+}
+
+//  Queues a result for delivery (the spool already holds it)
+static void
+s_queue_result (agent_t *self, const xxl_result_t *result, bool copy)
+{
+    callback_t *callback = (callback_t *) zmalloc (sizeof (callback_t));
+    callback->result = *result;
+    if (copy)
+        callback->result.msg = result->msg? strdup (result->msg): NULL;
+    zlistx_add_end (self->callbacks, callback);
+}
+
+//  Takes finished runs from the executor: spooled (one fsync for the
+//  batch) before anything is sent, so an agent crash loses none
+static void
+s_take_results (agent_t *self)
+{
+    xxl_result_t batch [256];
+    size_t count = 0;
+    while (true) {
+        bool more = xxl_executor_take (self->executor, &batch [count]) == 0;
+        if (more)
+            count++;
+        if (count == 256 || (!more && count)) {
+            if (self->spool && xxl_spool_add_batch (self->spool, batch, count))
+                zsys_error ("agent: cannot write %zu result(s) to the spool; they are kept"
+                            " in memory only", count);
+            for (size_t i = 0; i < count; i++)
+                s_queue_result (self, &batch [i], false);
+            count = 0;
+        }
+        if (!more)
+            break;
+    }
+}
+
+//  --------------------------------------------------------------------
+//  Requests from a scheduler
+
+static void
+s_handle_run (agent_t *self, link_t *link, xxl_msg_t *msg)
+{
+    xxl_trigger_t trigger = { 0 };
+    trigger.job_id = xxl_msg_int (msg, NULL, "jobId", 1, 1, INT64_MAX, 0);
+    trigger.log_id = xxl_msg_int (msg, NULL, "logId", 1, 1, INT64_MAX, 0);
+    trigger.log_date_time = xxl_msg_int (msg, NULL, "logDateTime", 1, 0, INT64_MAX, 0);
+    trigger.glue_updatetime = xxl_msg_int (msg, NULL, "glueUpdatetime", 0, 0, INT64_MAX, 0);
+    trigger.handler = xxl_msg_str (msg, NULL, "executorHandler", 0, XXL_MSG_MAX_NAME, "");
+    trigger.params = xxl_msg_str (msg, NULL, "executorParams", 0, XXL_MAX_PARAM, "");
+    trigger.block_strategy = xxl_msg_str (msg, NULL, "executorBlockStrategy", 0, 32, "SERIAL_EXECUTION");
+    trigger.glue_type = xxl_msg_str (msg, NULL, "glueType", 0, 32, "BEAN");
+    trigger.glue_source = xxl_msg_str (msg, NULL, "glueSource", 0, XXL_MSG_MAX_STR, "");
+    trigger.timeout_s = (int) xxl_msg_int (msg, NULL, "executorTimeout", 0, 0, INT32_MAX, 0);
+    trigger.shard_index = (int) xxl_msg_int (msg, NULL, "broadcastIndex", 0, 0, INT32_MAX, 0);
+    trigger.shard_total = (int) xxl_msg_int (msg, NULL, "broadcastTotal", 0, 1, INT32_MAX, 1);
+    if (xxl_msg_error (msg)) {
+        s_reply (self, link, xxl_msg_id (msg), XXL_BAD_REQUEST, xxl_msg_error (msg));
+        return;
+    }
+    char reason [512] = "";
+    if (xxl_executor_run (self->executor, &trigger, reason, sizeof reason) == 0)
+        s_reply (self, link, xxl_msg_id (msg), XXL_OK, NULL);
+    else
+    if (strstr (reason, "already accepted"))
+        //  A scheduler re-sent after its restart: the run is ours already
+        s_reply (self, link, xxl_msg_id (msg), XXL_OK, reason);
+    else {
+        zsys_info ("agent: refused log %" PRId64 ": %s", trigger.log_id, reason);
+        s_reply (self, link, xxl_msg_id (msg), XXL_CODE_FAIL, reason);
+    }
+}
+
+static void
+s_handle_log (agent_t *self, link_t *link, xxl_msg_t *msg)
+{
+    int64_t log_id = xxl_msg_int (msg, NULL, "logId", 1, 1, INT64_MAX, 0);
+    int64_t date = xxl_msg_int (msg, NULL, "logDateTime", 1, 0, INT64_MAX, 0);
+    int64_t from = xxl_msg_int (msg, NULL, "fromLineNum", 0, 1, INT32_MAX, 1);
+    if (xxl_msg_error (msg)) {
+        s_reply (self, link, xxl_msg_id (msg), XXL_BAD_REQUEST, xxl_msg_error (msg));
+        return;
+    }
+    int running = xxl_executor_running (self->executor, log_id);
+    char err [512];
+    int to_line = (int) from - 1;
+    char *content = xxl_runlog_read (self->config.logdir, log_id, date, (int) from,
+                                     &to_line, err, sizeof err);
+    if (!content && running)
+        content = strdup ("");          //  queued: no file yet
+    if (!content) {
+        s_reply (self, link, xxl_msg_id (msg), XXL_NOT_FOUND, err);
+        return;
+    }
+    xxl_enc_reply (self->enc, xxl_msg_id (msg), XXL_OK, NULL);
+    xxl_enc_key (self->enc, "content");
+    xxl_enc_map_begin (self->enc);
+    xxl_enc_kint (self->enc, "fromLineNum", from);
+    xxl_enc_kint (self->enc, "toLineNum", to_line);
+    xxl_enc_kstr (self->enc, "logContent", content);
+    //  Ended: the run finished and this page reached the end of the file
+    int ended = 0;
+    if (!running) {
+        int next_line = to_line;
+        char *more = xxl_runlog_read_max (self->config.logdir, log_id, date, to_line + 1, 1,
+                                          &next_line, err, sizeof err);
+        ended = !more || next_line == to_line;
+        free (more);
+    }
+    xxl_enc_kbool (self->enc, "isEnd", ended);
+    xxl_enc_map_end (self->enc);
+    s_send (self, link);
+    free (content);
+}
+
+static void
+s_handle_request (agent_t *self, link_t *link, xxl_msg_t *msg)
+{
+    const char *type = xxl_msg_type (msg);
+    if (streq (type, "REPLY")) {
+        const msgpack_object *code_obj = xxl_msg_get (xxl_msg_root (msg), "code");
+        int code = code_obj && code_obj->type == MSGPACK_OBJECT_POSITIVE_INTEGER
+                   && code_obj->via.u64 < 1000? (int) code_obj->via.u64: XXL_FAILURE;
+        const char *text = xxl_msg_str (msg, NULL, "msg", 0, 4096, NULL);
+        if (xxl_msg_id (msg) == link->register_id) {
+            if (code == XXL_OK) {
+                if (!link->up)
+                    zsys_info ("agent: registered with %s as %s/%s", link->endpoint,
+                               self->config.app, self->address);
+                link->up = true;
+            }
+            else
+                zsys_error ("agent: %s refused registration: %s", link->endpoint,
+                            text? text: "");
+            link->register_id = 0;
+        }
+        else
+            s_callbacks_acked (self, xxl_msg_id (msg), code, text);
+        return;
+    }
+    if (streq (type, "RUN"))
+        s_handle_run (self, link, msg);
+    else
+    if (streq (type, "BEAT"))
+        s_reply (self, link, xxl_msg_id (msg), XXL_OK, NULL);
+    else
+    if (streq (type, "IDLE_BEAT")) {
+        int64_t job_id = xxl_msg_int (msg, NULL, "jobId", 1, 1, INT64_MAX, 0);
+        if (xxl_msg_error (msg))
+            s_reply (self, link, xxl_msg_id (msg), XXL_BAD_REQUEST, xxl_msg_error (msg));
+        else
+        if (xxl_executor_busy (self->executor, job_id))
+            s_reply (self, link, xxl_msg_id (msg), XXL_CODE_FAIL,
+                     "job thread is running or has trigger queue.");
+        else
+            s_reply (self, link, xxl_msg_id (msg), XXL_OK, NULL);
+    }
+    else
+    if (streq (type, "KILL")) {
+        int64_t job_id = xxl_msg_int (msg, NULL, "jobId", 1, 1, INT64_MAX, 0);
+        if (xxl_msg_error (msg))
+            s_reply (self, link, xxl_msg_id (msg), XXL_BAD_REQUEST, xxl_msg_error (msg));
+        else
+        if (xxl_executor_kill (self->executor, job_id, "killed by a user (log kill)") == 0)
+            s_reply (self, link, xxl_msg_id (msg), XXL_OK, NULL);
+        else
+            s_reply (self, link, xxl_msg_id (msg), XXL_CODE_FAIL, "job thread is not running");
+    }
+    else
+    if (streq (type, "LOG"))
+        s_handle_log (self, link, msg);
+    else {
+        char text [128];
+        snprintf (text, sizeof text, "unknown message type '%s'", type);
+        s_reply (self, link, xxl_msg_id (msg), XXL_BAD_REQUEST, text);
+    }
+}
+
+static void
+s_handle_link (agent_t *self, link_t *link)
+{
+    void *handle = zsock_resolve (link->dealer);
+    for (int i = 0; i < 1000; i++) {
+        zmq_msg_t frame;
+        zmq_msg_init (&frame);
+        if (zmq_msg_recv (&frame, handle, ZMQ_DONTWAIT) < 0) {
+            zmq_msg_close (&frame);
+            return;
+        }
+        char reason [256];
+        uint64_t id = 0;
+        xxl_msg_t *msg = xxl_msg_decode (zmq_msg_data (&frame), zmq_msg_size (&frame),
+                                         &id, reason, sizeof reason);
+        int more = zmq_msg_more (&frame);
+        zmq_msg_close (&frame);
+        if (more) {
+            //  Not one frame: drop the rest of it
+            zsys_warning ("agent: multi-frame message from %s dropped", link->endpoint);
+            while (more) {
+                zmq_msg_init (&frame);
+                if (zmq_msg_recv (&frame, handle, ZMQ_DONTWAIT) < 0)
+                    more = 0;
+                else
+                    more = zmq_msg_more (&frame);
+                zmq_msg_close (&frame);
+            }
+            xxl_msg_destroy (&msg);
+            continue;
+        }
+        if (!msg) {
+            zsys_warning ("agent: bad message from %s: %s", link->endpoint, reason);
+            if (id)
+                s_reply (self, link, id, XXL_BAD_REQUEST, reason);
+            continue;
+        }
+        s_handle_request (self, link, msg);
+        xxl_msg_destroy (&msg);
+    }
+}
+
+//  A socket event: re-register at once when a connection comes up (after
+//  the ZMTP handshake: with ZMQ_IMMEDIATE nothing can be sent before)
+static void
+s_handle_monitor (agent_t *self, link_t *link)
+{
+    zmq_msg_t frame;
+    while (true) {
+        zmq_msg_init (&frame);
+        if (zmq_msg_recv (&frame, link->monitor, ZMQ_DONTWAIT) < 0) {
+            zmq_msg_close (&frame);
+            return;
+        }
+        uint16_t event = 0;
+        if (zmq_msg_size (&frame) >= 2)
+            memcpy (&event, zmq_msg_data (&frame), 2);
+        int more = zmq_msg_more (&frame);
+        zmq_msg_close (&frame);
+        while (more) {                  //  the endpoint frame
+            zmq_msg_init (&frame);
+            zmq_msg_recv (&frame, link->monitor, 0);
+            more = zmq_msg_more (&frame);
+            zmq_msg_close (&frame);
+        }
+        if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED)
+            s_register (self, link, 0);
+        else
+        if (event == ZMQ_EVENT_DISCONNECTED) {
+            if (link->up)
+                zsys_warning ("agent: lost %s; reconnecting", link->endpoint);
+            link->up = false;
+            if (self->batch.id && self->batch.link == (size_t) (link - self->links))
+                self->batch.deadline = 0;   //  resend elsewhere now
+        }
+    }
+}
+
+//  --------------------------------------------------------------------
+
+void
+xxl_agent_config_defaults (xxl_agent_config_t *config)
+{
+    memset (config, 0, sizeof *config);
+    config->schedulers = "tcp://127.0.0.1:7071";
+    config->plugins = XXL_PKGLIBDIR "/handlers";
+    config->logdir = "/var/log/xxl/jobhandler";
+    config->access_token = "";
+    config->beat_s = 30;
+    config->callback_timeout_ms = 5000;
+    config->allow_glue = 1;
+    config->log_retention_days = 30;
+}
+
+static void
+s_agent_destroy (agent_t **self_p)
+{
+    agent_t *self = *self_p;
+    if (!self)
+        return;
+    xxl_executor_destroy (&self->executor);
+    xxl_handlers_destroy (&self->handlers);
+    xxl_spool_destroy (&self->spool);
+    for (size_t i = 0; i < self->link_count; i++) {
+        link_t *link = &self->links [i];
+        if (link->monitor) {
+            zmq_socket_monitor (zsock_resolve (link->dealer), NULL, 0);
+            zmq_close (link->monitor);
+        }
+        zsock_destroy (&link->dealer);
+        free (link->endpoint);
+    }
+    free (self->links);
+    zlistx_destroy (&self->callbacks);
+    xxl_enc_destroy (&self->enc);
+    free (self);
+    *self_p = NULL;
+}
+
+static agent_t *
+s_agent_new (zsock_t *pipe, const xxl_agent_config_t *config)
+{
+    if (!config->app || !*config->app) {
+        zsys_error ("agent: an app name (--app) is required");
+        return NULL;
+    }
+    agent_t *self = (agent_t *) zmalloc (sizeof (agent_t));
+    self->config = *config;
+    self->pipe = pipe;
+    self->enc = xxl_enc_new ();
+    self->callbacks = zlistx_new ();
+    zlistx_set_destructor (self->callbacks, s_callback_destroy);
+    self->next_id = (uint64_t) zclock_time () << 16;
+    if (config->address && *config->address)
+        snprintf (self->address, sizeof self->address, "%s", config->address);
+    else
+    if (gethostname (self->address, sizeof self->address - 1))
+        strcpy (self->address, "localhost");
+
+    if (zsys_dir_create ("%s", config->logdir)) {
+        zsys_error ("agent: cannot create log folder %s", config->logdir);
+        s_agent_destroy (&self);
+        return NULL;
+    }
+    //  Results a previous run of this agent could not deliver
+    char *spool_path = zsys_sprintf ("%s/callback.spool", config->logdir);
+    self->spool = xxl_spool_new (spool_path);
+    if (!self->spool) {
+        zsys_error ("agent: cannot open the callback spool %s", spool_path);
+        zstr_free (&spool_path);
+        s_agent_destroy (&self);
+        return NULL;
+    }
+    zstr_free (&spool_path);
+    for (const xxl_result_t *result = xxl_spool_first (self->spool); result;
+         result = xxl_spool_next (self->spool))
+        s_queue_result (self, result, true);
+    if (zlistx_size (self->callbacks))
+        zsys_info ("agent: %zu result(s) from the spool to deliver",
+                   zlistx_size (self->callbacks));
+    self->handlers = xxl_handlers_new (config->plugins);
+    xxl_executor_config_t exec_config = { 0 };
+    exec_config.logdir = config->logdir;
+    exec_config.allow_glue = config->allow_glue;
+    exec_config.in_process = config->in_process;
+    exec_config.idle_reap_s = 90;
+    exec_config.runner = config->runner;
+    self->executor = self->handlers? xxl_executor_new (&exec_config, self->handlers): NULL;
+    if (!self->executor) {
+        zsys_error ("agent: cannot start the executor");
+        s_agent_destroy (&self);
+        return NULL;
+    }
+    //  One link per scheduler endpoint
+    char *list = strdup (config->schedulers), *save = NULL;
+    size_t alloc = 1;
+    for (const char *p = list; *p; p++)
+        alloc += *p == ',';
+    self->links = (link_t *) calloc (alloc, sizeof (link_t));
+    static int s_monitor_seq = 0;
+    for (char *token = strtok_r (list, ",", &save); token; token = strtok_r (NULL, ",", &save)) {
+        while (*token == ' ')
+            token++;
+        if (!*token)
+            continue;
+        link_t *link = &self->links [self->link_count];
+        link->endpoint = strdup (token);
+        link->dealer = zsock_new (ZMQ_DEALER);
+        zsock_set_linger (link->dealer, 2000);
+        zsock_set_immediate (link->dealer, 1);
+        zsock_set_reconnect_ivl (link->dealer, 100);
+        zsock_set_reconnect_ivl_max (link->dealer, 2000);
+        zsock_set_maxmsgsize (link->dealer, XXL_MSG_MAX_FRAME + 1024);
+        zsock_set_heartbeat_ivl (link->dealer, 5000);
+        zsock_set_heartbeat_timeout (link->dealer, 15000);
+        char monitor [64];
+        snprintf (monitor, sizeof monitor, "inproc://xxl-agent-monitor-%d-%zu",
+                  __atomic_add_fetch (&s_monitor_seq, 1, __ATOMIC_SEQ_CST), self->link_count);
+        zmq_socket_monitor (zsock_resolve (link->dealer), monitor,
+                            ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_DISCONNECTED);
+        link->monitor = zmq_socket (zsys_init (), ZMQ_PAIR);
+        zmq_connect (link->monitor, monitor);
+        self->link_count++;
+        if (zsock_connect (link->dealer, "%s", token)) {
+            zsys_error ("agent: invalid scheduler endpoint '%s'", token);
+            free (list);
+            s_agent_destroy (&self);
+            return NULL;
+        }
+    }
+    free (list);
+    if (self->link_count == 0) {
+        zsys_error ("agent: no scheduler endpoint given (--scheduler)");
+        s_agent_destroy (&self);
+        return NULL;
+    }
+    zsys_info ("xxl-agent %s: app %s, address %s, %zu handler(s), schedulers %s",
+               PACKAGE_VERSION, config->app, self->address,
+               xxl_handlers_size (self->handlers), config->schedulers);
+    self->next_beat = zclock_mono () + (int64_t) config->beat_s * 1000;
+    self->next_clean = zclock_mono () + 60 * 1000;
+    return self;
+}
+
+void
+xxl_agent_actor (zsock_t *pipe, void *args)
+{
+    xxl_agent_config_t *config = (xxl_agent_config_t *) args;
+    agent_t *self = s_agent_new (pipe, config);
+    config->status = self? 0: -1;
+    zsock_signal (pipe, self? 0: 1);
+    if (!self)
+        return;
+
+    size_t count = 3 + 2 * self->link_count;
+    zmq_pollitem_t *items = (zmq_pollitem_t *) calloc (count, sizeof (zmq_pollitem_t));
+    while (!self->terminated) {
+        size_t n = 0;
+        items [n++] = (zmq_pollitem_t) { zsock_resolve (pipe), 0, ZMQ_POLLIN, 0 };
+        items [n++] = (zmq_pollitem_t) { NULL, xxl_executor_fd (self->executor), ZMQ_POLLIN, 0 };
+        int watch = xxl_handlers_watch_fd (self->handlers);
+        if (watch >= 0)
+            items [n++] = (zmq_pollitem_t) { NULL, watch, ZMQ_POLLIN, 0 };
+        size_t first_link = n;
+        for (size_t i = 0; i < self->link_count; i++) {
+            items [n++] = (zmq_pollitem_t) { zsock_resolve (self->links [i].dealer), 0, ZMQ_POLLIN, 0 };
+            items [n++] = (zmq_pollitem_t) { self->links [i].monitor, 0, ZMQ_POLLIN, 0 };
+        }
+        //  Wake for the beat, for the callback deadline, and each second
+        //  while results wait for a scheduler
+        int64_t now = zclock_mono ();
+        int64_t wake = self->next_beat;
+        if (self->batch.id && self->batch.deadline < wake)
+            wake = self->batch.deadline;
+        if (zlistx_size (self->callbacks) && now + 1000 < wake)
+            wake = now + 1000;
+        long timeout = wake > now? (long) (wake - now): 0;
+        if (zmq_poll (items, (int) n, timeout) < 0) {
+            if (zmq_errno () == EINTR)
+                continue;
+            break;
+        }
+        if (items [0].revents & ZMQ_POLLIN) {
+            char *command = zstr_recv (pipe);
+            if (!command || streq (command, "$TERM"))
+                self->terminated = true;
+            zstr_free (&command);
+        }
+        if (items [1].revents & ZMQ_POLLIN)
+            s_take_results (self);
+        if (watch >= 0 && (items [2].revents & ZMQ_POLLIN))
+            xxl_handlers_rescan (self->handlers);
+        for (size_t i = 0; i < self->link_count; i++) {
+            if (items [first_link + 2 * i + 1].revents & ZMQ_POLLIN)
+                s_handle_monitor (self, &self->links [i]);
+            if (items [first_link + 2 * i].revents & ZMQ_POLLIN)
+                s_handle_link (self, &self->links [i]);
+        }
+        now = zclock_mono ();
+        if (now >= self->next_beat) {
+            for (size_t i = 0; i < self->link_count; i++) {
+                link_t *link = &self->links [i];
+                //  A REGISTER unanswered for a whole beat: the link is down
+                if (link->register_id && now - link->register_sent >= (int64_t) self->config.beat_s * 1000)
+                    link->up = false;
+                s_register (self, link, 0);
+            }
+            self->next_beat = now + (int64_t) self->config.beat_s * 1000;
+        }
+        if (now >= self->next_clean) {
+            xxl_runlog_clean (self->config.logdir, self->config.log_retention_days, zclock_time ());
+            self->next_clean = now + 3600 * 1000;
+        }
+        s_callbacks_check (self);
+        s_callbacks_send (self);
+    }
+    //  Stop taking work; say goodbye; give results a last chance to go
+    for (size_t i = 0; i < self->link_count; i++)
+        s_register (self, &self->links [i], 1);
+    xxl_executor_stop (self->executor);
+    s_take_results (self);
+    int64_t until = zclock_mono () + 2000;
+    while (zlistx_size (self->callbacks) && zclock_mono () < until) {
+        s_callbacks_send (self);
+        zmq_pollitem_t wait [8];
+        size_t n = 0;
+        for (size_t i = 0; i < self->link_count && n < 8; i++)
+            wait [n++] = (zmq_pollitem_t) { zsock_resolve (self->links [i].dealer), 0, ZMQ_POLLIN, 0 };
+        if (zmq_poll (wait, (int) n, 100) > 0)
+            for (size_t i = 0; i < n; i++)
+                if (wait [i].revents & ZMQ_POLLIN)
+                    s_handle_link (self, &self->links [i]);
+        s_callbacks_check (self);
+    }
+    if (zlistx_size (self->callbacks))
+        zsys_info ("agent: %zu result(s) not delivered yet; they stay in the spool",
+                   zlistx_size (self->callbacks));
+    free (items);
+    s_agent_destroy (&self);
+}

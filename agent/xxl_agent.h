@@ -1,0 +1,38 @@
+/*  xxl_agent.h -- the agent's network side, as a czmq actor.
+
+    The agent dials every configured scheduler with one DEALER each and
+    registers (REGISTER is also the heartbeat); a socket monitor re-registers
+    the moment a connection comes (back) up, so a restarted scheduler knows
+    its agents at once.  It answers RUN, BEAT, IDLE_BEAT, KILL and LOG, and
+    sends finished runs back in CALLBACK batches, keeping each result until
+    a scheduler acknowledged it.  Running the triggers is the executor's
+    work (xxl_executor.h).  The actor's pipe takes "$TERM".
+*/
+
+#ifndef XXL_AGENT_H_INCLUDED
+#define XXL_AGENT_H_INCLUDED
+
+#include <czmq.h>
+
+typedef struct {
+    const char *app;                    //  registryKey: the group's app name
+    const char *schedulers;             //  comma-separated endpoints to dial
+    const char *address;                //  registryValue; default: hostname
+    const char *plugins;                //  handler plugins folder
+    const char *logdir;                 //  run logs, glue sources, spool
+    const char *access_token;           //  sent with every message ("" none)
+    const char *runner;                 //  xxl-runner path (NULL: default)
+    int beat_s;                         //  heartbeat interval
+    int callback_timeout_ms;            //  wait for a callback's ack
+    int allow_glue;                     //  0: refuse GLUE runs
+    int in_process;                     //  1: BEAN handlers in the agent process
+    int log_retention_days;             //  run logs kept (minimum 3)
+    int status;                         //  out: 0 once running, -1 start failed
+} xxl_agent_config_t;
+
+void xxl_agent_config_defaults (xxl_agent_config_t *config);
+//  The actor; args is an xxl_agent_config_t * (its strings must outlive
+//  the actor).  Sets config->status before its first signal.
+void xxl_agent_actor (zsock_t *pipe, void *args);
+
+#endif

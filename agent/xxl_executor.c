@@ -1,0 +1,1274 @@
+/*  xxl_executor.c -- runs the triggers an agent receives.
+
+    Threads.  One detached worker thread per job id (small stack) owns the
+    job's serial queue, as XXL-JOB's JobThread.  All executor state (the
+    worker map, queues, in-flight logIds, results) is guarded by one mutex;
+    runs execute outside it.  A worker that idles idle_reap_s seconds with
+    an empty queue removes itself.  Replacing a worker (changed handler or
+    glue version, COVER_EARLY, kill) takes it out of the map, fails its
+    queue at once and cancels its running run; the thread ends on its own
+    when the run returns, and a count of live workers lets stop() wait.
+
+    Processes.  The agent is multithreaded, so it never fork()s: isolated
+    BEAN runs posix_spawn() xxl-runner (see xxl_runner_main.c), GLUE runs
+    posix_spawn() the interpreter, both in a new process group with the
+    run's log as stdout/stderr.  The worker waits on a pidfd of the child
+    and on its own eventfd (woken by kill); on kill or timeout it signals
+    the whole group SIGTERM, then SIGKILL after XXL_EXECUTOR_GRACE_MS, and
+    SIGKILL again once the leader is gone to end stragglers.
+
+    In-process BEAN runs call the handler on the worker thread; kill and
+    timeout are cooperative through cancelled(), and a run that outlived
+    its timeout reports 502 when the handler returns.
+*/
+
+#define _GNU_SOURCE
+#include "xxl_executor.h"
+#include "xxl_runlog.h"
+
+#include <czmq.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define WORKER_STACK        (256 * 1024)
+#define STATUS_LOST         0x7fffff00  //  wait status unknown
+#define STOP_WAIT_MS        10000       //  stop() gives up on runs after this
+#define DEDUPE_GENERATION   100000      //  remember 100k..200k accepted logIds
+
+static const char *s_glue_names [XXL_GLUE_COUNT] = {
+    "BEAN", "GLUE_SHELL", "GLUE_PYTHON", "GLUE_NODEJS", "GLUE_PHP", "GLUE_POWERSHELL"
+};
+static const char *s_glue_default [XXL_GLUE_COUNT] = {
+    NULL, "sh", "python3", "node", "php", "pwsh"
+};
+static const char *s_glue_ext [XXL_GLUE_COUNT] = {
+    NULL, "sh", "py", "js", "php", "ps1"
+};
+
+//  ---------------------------------------------------------------------
+//  A small int64-keyed hash map with chaining
+
+typedef struct _imap_node_t {
+    int64_t key;
+    void *value;
+    struct _imap_node_t *next;
+} imap_node_t;
+
+typedef struct {
+    imap_node_t **buckets;
+    size_t nbuckets, size;
+} imap_t;
+
+static size_t
+s_imap_hash (int64_t key, size_t nbuckets)
+{
+    uint64_t x = (uint64_t) key * 0x9E3779B97F4A7C15ULL;
+    return (size_t) (x >> 32) & (nbuckets - 1);
+}
+
+static int
+s_imap_init (imap_t *map)
+{
+    map->nbuckets = 1024;
+    map->size = 0;
+    map->buckets = (imap_node_t **) calloc (map->nbuckets, sizeof (imap_node_t *));
+    return map->buckets? 0: -1;
+}
+
+static void
+s_imap_clear (imap_t *map)
+{
+    for (size_t i = 0; i < map->nbuckets; i++) {
+        imap_node_t *node = map->buckets [i];
+        while (node) {
+            imap_node_t *next = node->next;
+            free (node);
+            node = next;
+        }
+        map->buckets [i] = NULL;
+    }
+    map->size = 0;
+}
+
+static void
+s_imap_free (imap_t *map)
+{
+    if (map->buckets)
+        s_imap_clear (map);
+    free (map->buckets);
+    map->buckets = NULL;
+}
+
+static void *
+s_imap_get (imap_t *map, int64_t key)
+{
+    for (imap_node_t *node = map->buckets [s_imap_hash (key, map->nbuckets)];
+         node; node = node->next)
+        if (node->key == key)
+            return node->value;
+    return NULL;
+}
+
+static void
+s_imap_grow (imap_t *map)
+{
+    size_t nbuckets = map->nbuckets * 2;
+    imap_node_t **buckets = (imap_node_t **) calloc (nbuckets, sizeof (imap_node_t *));
+    if (!buckets)
+        return;
+    for (size_t i = 0; i < map->nbuckets; i++) {
+        imap_node_t *node = map->buckets [i];
+        while (node) {
+            imap_node_t *next = node->next;
+            size_t slot = s_imap_hash (node->key, nbuckets);
+            node->next = buckets [slot];
+            buckets [slot] = node;
+            node = next;
+        }
+    }
+    free (map->buckets);
+    map->buckets = buckets;
+    map->nbuckets = nbuckets;
+}
+
+//  Inserts or replaces; returns 0 or -1 when out of memory
+static int
+s_imap_put (imap_t *map, int64_t key, void *value)
+{
+    size_t slot = s_imap_hash (key, map->nbuckets);
+    for (imap_node_t *node = map->buckets [slot]; node; node = node->next)
+        if (node->key == key) {
+            node->value = value;
+            return 0;
+        }
+    imap_node_t *node = (imap_node_t *) malloc (sizeof (imap_node_t));
+    if (!node)
+        return -1;
+    node->key = key;
+    node->value = value;
+    node->next = map->buckets [slot];
+    map->buckets [slot] = node;
+    if (++map->size > map->nbuckets)
+        s_imap_grow (map);
+    return 0;
+}
+
+static void
+s_imap_del (imap_t *map, int64_t key)
+{
+    imap_node_t **link = &map->buckets [s_imap_hash (key, map->nbuckets)];
+    while (*link) {
+        imap_node_t *node = *link;
+        if (node->key == key) {
+            *link = node->next;
+            free (node);
+            map->size--;
+            return;
+        }
+        link = &node->next;
+    }
+}
+
+//  ---------------------------------------------------------------------
+//  Runs and workers
+
+typedef struct _worker_t worker_t;
+
+enum { CANCEL_NONE = 0, CANCEL_KILL = 1, CANCEL_TIMEOUT = 2 };
+
+typedef struct _run_t {
+    xxl_run_t base;                     //  first: handlers get &base
+    xxl_executor_t *executor;
+    worker_t *worker;
+    int64_t job_id, log_id, log_date_time, glue_updatetime;
+    char *handler_name;
+    char *params;
+    char *glue_source;
+    int glue;
+    int timeout_s, shard_index, shard_total;
+    xxl_handler_ref_t ref;              //  BEAN runs
+    int log_fd;
+    int64_t deadline;                   //  monotonic ms, 0 = none
+    int cancel;                         //  CANCEL_*, atomic
+    char *kill_reason;                  //  under the executor mutex
+    int result_set, result_code;
+    char *result_msg;
+    struct _run_t *next;
+} run_t;
+
+struct _worker_t {
+    xxl_executor_t *executor;
+    int64_t job_id;
+    char *handler_name;                 //  BEAN identity
+    int glue;
+    int64_t glue_updatetime;
+    run_t *head, *tail;
+    run_t *running;
+    int stop;
+    int in_map;
+    pthread_cond_t cond;
+    int wake_fd;                        //  eventfd: wakes a wait on a child
+};
+
+typedef struct _result_node_t {
+    xxl_result_t result;
+    struct _result_node_t *next;
+} result_node_t;
+
+struct _xxl_executor_t {
+    char *logdir;
+    char *gluedir;
+    int allow_glue;
+    int in_process;
+    int idle_reap_s;
+    char *interpreters [XXL_GLUE_COUNT];
+    char *runner;
+    xxl_handlers_t *handlers;
+
+    pthread_mutex_t mutex;
+    pthread_cond_t workers_gone;
+    pthread_attr_t attr;
+    imap_t workers;                     //  job id -> worker_t (current)
+    imap_t inflight;                    //  log id -> run_t (queued or running)
+    imap_t seen [2];                    //  accepted log ids, two generations
+    size_t live_workers;
+    size_t active;
+    size_t pending;
+    int stopped;
+    result_node_t *results_head, *results_tail;
+    int result_fd;
+    int results_signalled;              //  result_fd holds a count
+};
+
+static int64_t
+s_mono_ms (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+//  Copies msg capped to XXL_EXECUTOR_MSG_MAX bytes; NULL stays NULL
+static char *
+s_strcap (const char *msg)
+{
+    if (!msg)
+        return NULL;
+    size_t len = strlen (msg);
+    if (len > XXL_EXECUTOR_MSG_MAX)
+        len = XXL_EXECUTOR_MSG_MAX;
+    char *copy = (char *) malloc (len + 1);
+    if (copy) {
+        memcpy (copy, msg, len);
+        copy [len] = 0;
+    }
+    return copy;
+}
+
+static void
+s_run_free (run_t *run)
+{
+    xxl_handlers_release (&run->ref);
+    free (run->handler_name);
+    free (run->params);
+    free (run->glue_source);
+    free (run->kill_reason);
+    free (run->result_msg);
+    free (run);
+}
+
+//  Queues a result and frees the run; caller holds the mutex
+static void
+s_push_result (xxl_executor_t *self, run_t *run, int code, const char *msg)
+{
+    result_node_t *node = (result_node_t *) calloc (1, sizeof (result_node_t));
+    if (node) {
+        node->result.log_id = run->log_id;
+        node->result.log_date_time = run->log_date_time;
+        node->result.code = code;
+        node->result.msg = s_strcap (msg);
+        if (self->results_tail)
+            self->results_tail->next = node;
+        else
+            self->results_head = node;
+        self->results_tail = node;
+        if (!self->results_signalled) {
+            //  Only on empty -> not empty; take() clears it when empty again
+            uint64_t one = 1;
+            if (write (self->result_fd, &one, sizeof one) < 0)
+                zsys_warning ("executor: eventfd write: %s", strerror (errno));
+            self->results_signalled = 1;
+        }
+    }
+    else
+        zsys_error ("executor: out of memory, result of logId %lld lost",
+                    (long long) run->log_id);
+    s_imap_del (&self->inflight, run->log_id);
+    self->pending--;
+    s_run_free (run);
+}
+
+//  Cancels a running run with a reason; caller holds the mutex
+static void
+s_run_cancel (run_t *run, int how, const char *reason)
+{
+    if (how == CANCEL_KILL && !run->kill_reason)
+        run->kill_reason = strdup (reason? reason: "killed");
+    int none = CANCEL_NONE;
+    __atomic_compare_exchange_n (&run->cancel, &none, how, 0,
+                                 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    if (run->worker && run->worker->wake_fd >= 0) {
+        uint64_t one = 1;
+        if (write (run->worker->wake_fd, &one, sizeof one) < 0)
+            zsys_warning ("executor: eventfd write: %s", strerror (errno));
+    }
+}
+
+//  Takes a worker out of service: out of the map, queue failed, running run
+//  cancelled.  The thread ends by itself.  Caller holds the mutex.
+static void
+s_worker_stop (xxl_executor_t *self, worker_t *worker, const char *reason)
+{
+    if (worker->in_map) {
+        s_imap_del (&self->workers, worker->job_id);
+        worker->in_map = 0;
+    }
+    worker->stop = 1;
+    char msg [1024];
+    snprintf (msg, sizeof msg, "%s [job not executed, in the job queue, killed.]", reason);
+    while (worker->head) {
+        run_t *run = worker->head;
+        worker->head = run->next;
+        xxl_runlog_append (self->logdir, run->log_id, run->log_date_time, msg);
+        s_push_result (self, run, XXL_CODE_FAIL, msg);
+    }
+    worker->tail = NULL;
+    if (worker->running)
+        s_run_cancel (worker->running, CANCEL_KILL, reason);
+    pthread_cond_signal (&worker->cond);
+}
+
+//  ---------------------------------------------------------------------
+//  Host table for in-process handlers
+
+static const char *s_host_param (xxl_run_t *base) { return ((run_t *) base)->params; }
+static int64_t s_host_job_id (xxl_run_t *base) { return ((run_t *) base)->job_id; }
+static int64_t s_host_log_id (xxl_run_t *base) { return ((run_t *) base)->log_id; }
+static int s_host_shard_index (xxl_run_t *base) { return ((run_t *) base)->shard_index; }
+static int s_host_shard_total (xxl_run_t *base) { return ((run_t *) base)->shard_total; }
+
+static void
+s_host_vlog (xxl_run_t *base, const char *format, va_list args)
+{
+    run_t *run = (run_t *) base;
+    char *text = NULL;
+    if (vasprintf (&text, format, args) >= 0) {
+        xxl_runlog_write (run->log_fd, text);
+        free (text);
+    }
+}
+
+static void
+s_set_result (run_t *run, int code, const char *msg)
+{
+    run->result_set = 1;
+    run->result_code = code;
+    free (run->result_msg);
+    run->result_msg = s_strcap (msg);
+}
+
+static void
+s_host_set_result (xxl_run_t *base, int code, const char *msg)
+{
+    s_set_result ((run_t *) base, code, msg);
+}
+
+static int
+s_host_cancelled (xxl_run_t *base)
+{
+    run_t *run = (run_t *) base;
+    if (__atomic_load_n (&run->cancel, __ATOMIC_ACQUIRE))
+        return 1;
+    if (run->deadline && s_mono_ms () >= run->deadline) {
+        int none = CANCEL_NONE;
+        __atomic_compare_exchange_n (&run->cancel, &none, CANCEL_TIMEOUT, 0,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+        return 1;
+    }
+    return 0;
+}
+
+static const xxl_handler_host_t s_host = {
+    XXL_HANDLER_ABI_VERSION, sizeof (xxl_handler_host_t),
+    s_host_param, s_host_job_id, s_host_log_id, s_host_shard_index, s_host_shard_total,
+    s_host_vlog, s_host_set_result, s_host_cancelled
+};
+
+//  ---------------------------------------------------------------------
+//  Execution
+
+static void
+s_run_in_process (run_t *run)
+{
+    run->base.host = &s_host;
+    run->base.plugin_state = run->ref.plugin_state;
+    int rc = run->ref.fn (&run->base);
+    if (run->result_set) {
+        if (rc != 0 && run->result_code == XXL_CODE_SUCCESS)
+            run->result_code = XXL_CODE_FAIL;
+    }
+    else
+        s_set_result (run, rc == 0? XXL_CODE_SUCCESS: XXL_CODE_FAIL, NULL);
+    //  A handler that overran its timeout without looking at cancelled()
+    if (run->deadline && s_mono_ms () >= run->deadline) {
+        int none = CANCEL_NONE;
+        __atomic_compare_exchange_n (&run->cancel, &none, CANCEL_TIMEOUT, 0,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    }
+}
+
+//  Moves fd to a number >= 10 if it is below, so that dup2 into 0..4 in the
+//  child cannot clobber another source fd.  Returns the fd to use; *tmp is
+//  set when a new fd was made (caller closes it).
+static int
+s_high_fd (int fd, int *tmp)
+{
+    *tmp = -1;
+    if (fd < 0 || fd >= 10)
+        return fd;
+    int high = fcntl (fd, F_DUPFD_CLOEXEC, 10);
+    if (high < 0)
+        return fd;
+    *tmp = high;
+    return high;
+}
+
+//  Spawns argv[0] in its own process group with stdin /dev/null, stdout
+//  and stderr to log_fd (or /dev/null), and extra fds dup2'd to 3, 4...
+//  Returns the pid, or -1 with errno set.
+static pid_t
+s_spawn (char *const argv [], int use_path, int log_fd, const int *extra, int nextra)
+{
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attr;
+    posix_spawn_file_actions_init (&actions);
+    posix_spawnattr_init (&attr);
+    int tmp_log, tmp_extra [4] = { -1, -1, -1, -1 };
+    int src_log = s_high_fd (log_fd, &tmp_log);
+    posix_spawn_file_actions_addopen (&actions, 0, "/dev/null", O_RDONLY, 0);
+    if (src_log >= 0) {
+        posix_spawn_file_actions_adddup2 (&actions, src_log, 1);
+        posix_spawn_file_actions_adddup2 (&actions, src_log, 2);
+    }
+    else {
+        posix_spawn_file_actions_addopen (&actions, 1, "/dev/null", O_WRONLY, 0);
+        posix_spawn_file_actions_adddup2 (&actions, 1, 2);
+    }
+    for (int i = 0; i < nextra && i < 4; i++) {
+        int src = s_high_fd (extra [i], &tmp_extra [i]);
+        posix_spawn_file_actions_adddup2 (&actions, src, 3 + i);
+    }
+    sigset_t mask;
+    sigemptyset (&mask);
+    posix_spawnattr_setsigmask (&attr, &mask);
+    sigset_t defaults;
+    sigemptyset (&defaults);
+    int signals [] = { SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGCHLD,
+                       SIGUSR1, SIGUSR2, SIGALRM };
+    for (size_t i = 0; i < sizeof signals / sizeof signals [0]; i++)
+        sigaddset (&defaults, signals [i]);
+    posix_spawnattr_setsigdefault (&attr, &defaults);
+    posix_spawnattr_setpgroup (&attr, 0);
+    posix_spawnattr_setflags (&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK
+                                   | POSIX_SPAWN_SETSIGDEF);
+    pid_t pid;
+    int rc = use_path
+        ? posix_spawnp (&pid, argv [0], &actions, &attr, argv, environ)
+        : posix_spawn (&pid, argv [0], &actions, &attr, argv, environ);
+    posix_spawn_file_actions_destroy (&actions);
+    posix_spawnattr_destroy (&attr);
+    if (tmp_log >= 0)
+        close (tmp_log);
+    for (int i = 0; i < 4; i++)
+        if (tmp_extra [i] >= 0)
+            close (tmp_extra [i]);
+    if (rc) {
+        errno = rc;
+        return -1;
+    }
+    return pid;
+}
+
+static void
+s_signal_name (int sig, char *buf, size_t buflen)
+{
+    const char *abbrev = sigabbrev_np (sig);
+    if (abbrev)
+        snprintf (buf, buflen, "SIG%s", abbrev);
+    else
+        snprintf (buf, buflen, "signal %d", sig);
+}
+
+//  Waits for the child to end, handling kill and timeout.  Returns the wait
+//  status.  Runs on the worker thread, without the mutex.
+static int
+s_wait_child (run_t *run, pid_t pid)
+{
+    int wake_fd = run->worker->wake_fd;
+    int pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
+    int term_sent = 0, kill_sent = 0;
+    int64_t kill_at = 0;
+    int status = 0;
+    while (1) {
+        int64_t now = s_mono_ms ();
+        int cancel = __atomic_load_n (&run->cancel, __ATOMIC_ACQUIRE);
+        if (!cancel && run->deadline && now >= run->deadline) {
+            int none = CANCEL_NONE;
+            __atomic_compare_exchange_n (&run->cancel, &none, CANCEL_TIMEOUT, 0,
+                                         __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+            cancel = CANCEL_TIMEOUT;
+        }
+        if (cancel && !term_sent) {
+            kill (-pid, SIGTERM);
+            term_sent = 1;
+            kill_at = now + XXL_EXECUTOR_GRACE_MS;
+        }
+        if (term_sent && !kill_sent && now >= kill_at) {
+            kill (-pid, SIGKILL);
+            kill_sent = 1;
+        }
+        int timeout = -1;
+        if (term_sent && !kill_sent)
+            timeout = (int) (kill_at - now);
+        else
+        if (!term_sent && run->deadline)
+            timeout = (int) (run->deadline - now);
+        if (pidfd < 0 && (timeout < 0 || timeout > 20))
+            timeout = 20;           //  no pidfd: poll waitpid
+        struct pollfd items [2] = {
+            { wake_fd, POLLIN, 0 }, { pidfd, POLLIN, 0 }
+        };
+        int rc = poll (items, pidfd >= 0? 2: 1, timeout);
+        if (rc < 0) {
+            if (errno != EINTR)
+                usleep (10 * 1000);     //  ENOMEM and the like: retry
+            continue;
+        }
+        if (items [0].revents & POLLIN) {
+            uint64_t value;
+            if (read (wake_fd, &value, sizeof value) < 0)
+                {}                  //  spurious: cancel is checked above
+        }
+        if (pidfd < 0 || (items [1].revents & POLLIN)) {
+            pid_t done = waitpid (pid, &status, pidfd >= 0? 0: WNOHANG);
+            if (done == pid)
+                break;
+            if (done < 0 && errno == ECHILD) {
+                //  Someone else reaped it (SIGCHLD set to SIG_IGN?)
+                status = STATUS_LOST;
+                break;
+            }
+        }
+    }
+    if (pidfd >= 0)
+        close (pidfd);
+    if (term_sent)
+        kill (-pid, SIGKILL);       //  stragglers of the group
+    return status;
+}
+
+//  Describes how a child ended, for handleMsg
+static void
+s_describe_status (int status, char *buf, size_t buflen)
+{
+    if (status == STATUS_LOST)
+        snprintf (buf, buflen, "exit status lost (is SIGCHLD ignored?)");
+    else
+    if (WIFEXITED (status))
+        snprintf (buf, buflen, "exit code %d", WEXITSTATUS (status));
+    else
+    if (WIFSIGNALED (status)) {
+        char name [32];
+        s_signal_name (WTERMSIG (status), name, sizeof name);
+        snprintf (buf, buflen, "killed by signal %s", name);
+    }
+    else
+        snprintf (buf, buflen, "ended with status %d", status);
+}
+
+static void
+s_run_isolated (run_t *run)
+{
+    xxl_executor_t *self = run->executor;
+    int pipe_fds [2];
+    if (pipe2 (pipe_fds, O_CLOEXEC | O_NONBLOCK)) {
+        char msg [256];
+        snprintf (msg, sizeof msg, "cannot create result pipe: %s", strerror (errno));
+        s_set_result (run, XXL_CODE_FAIL, msg);
+        return;
+    }
+    char job_id [24], log_id [24], shard_index [16], shard_total [16];
+    snprintf (job_id, sizeof job_id, "%lld", (long long) run->job_id);
+    snprintf (log_id, sizeof log_id, "%lld", (long long) run->log_id);
+    snprintf (shard_index, sizeof shard_index, "%d", run->shard_index);
+    snprintf (shard_total, sizeof shard_total, "%d", run->shard_total);
+    char *argv [] = {
+        self->runner, run->handler_name, job_id, log_id, shard_index, shard_total,
+        run->params, (char *) run->ref.plugin_path, NULL
+    };
+    int extra [2] = { pipe_fds [1], run->ref.plugin_fd };
+    pid_t pid = s_spawn (argv, strchr (self->runner, '/') == NULL, run->log_fd, extra, 2);
+    int spawn_errno = errno;
+    close (pipe_fds [1]);
+    if (pid < 0) {
+        char msg [512];
+        if (spawn_errno == ENOENT)
+            snprintf (msg, sizeof msg, "runner '%s' not found", self->runner);
+        else
+            snprintf (msg, sizeof msg, "cannot start runner '%s': %s",
+                      self->runner, strerror (spawn_errno));
+        s_set_result (run, XXL_CODE_FAIL, msg);
+        close (pipe_fds [0]);
+        return;
+    }
+    int status = s_wait_child (run, pid);
+    char buf [16 * 1024 + 1];
+    ssize_t got = 0, n;
+    while (got < (ssize_t) sizeof buf - 1
+       && (n = read (pipe_fds [0], buf + got, sizeof buf - 1 - (size_t) got)) > 0)
+        got += n;
+    buf [got] = 0;
+    close (pipe_fds [0]);
+    char *space = got > 0? strchr (buf, ' '): NULL;
+    if (space && status != STATUS_LOST && WIFEXITED (status)) {
+        *space = 0;
+        int code = atoi (buf);
+        s_set_result (run, code > 0? code: XXL_CODE_FAIL, space [1]? space + 1: NULL);
+    }
+    else {
+        char how [64], msg [256];
+        s_describe_status (status, how, sizeof how);
+        if (status != STATUS_LOST && WIFSIGNALED (status))
+            snprintf (msg, sizeof msg, "handler crashed: %s", how);
+        else
+            snprintf (msg, sizeof msg, "handler process ended without a result: %s", how);
+        s_set_result (run, XXL_CODE_FAIL, msg);
+    }
+}
+
+//  Writes the glue source file if it is not there yet; 0 or -1 with msg
+static int
+s_write_glue (run_t *run, char *path, size_t pathlen, char *msg, size_t msglen)
+{
+    xxl_executor_t *self = run->executor;
+    snprintf (path, pathlen, "%s/%lld_%lld.%s", self->gluedir, (long long) run->job_id,
+              (long long) run->glue_updatetime, s_glue_ext [run->glue]);
+    if (access (path, R_OK) == 0)
+        return 0;
+    mkdir (self->logdir, 0755);
+    mkdir (self->gluedir, 0700);
+    char tmp [4200];
+    snprintf (tmp, sizeof tmp, "%s.%ld.tmp", path, (long) syscall (SYS_gettid));
+    int fd = open (tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
+    if (fd < 0) {
+        snprintf (msg, msglen, "cannot write glue source %.3000s: %s", tmp, strerror (errno));
+        return -1;
+    }
+    const char *source = run->glue_source? run->glue_source: "";
+    size_t len = strlen (source);
+    ssize_t rc = write (fd, source, len);
+    close (fd);
+    if (rc != (ssize_t) len || rename (tmp, path)) {
+        snprintf (msg, msglen, "cannot write glue source %.3000s: %s", path, strerror (errno));
+        unlink (tmp);
+        return -1;
+    }
+    return 0;
+}
+
+static void
+s_run_glue (run_t *run)
+{
+    xxl_executor_t *self = run->executor;
+    char path [4096], msg [3200];
+    if (s_write_glue (run, path, sizeof path, msg, sizeof msg)) {
+        s_set_result (run, XXL_CODE_FAIL, msg);
+        return;
+    }
+    char shard_index [16], shard_total [16];
+    snprintf (shard_index, sizeof shard_index, "%d", run->shard_index);
+    snprintf (shard_total, sizeof shard_total, "%d", run->shard_total);
+    char *interpreter = self->interpreters [run->glue];
+    char *argv [] = { interpreter, path, run->params, shard_index, shard_total, NULL };
+    pid_t pid = s_spawn (argv, strchr (interpreter, '/') == NULL, run->log_fd, NULL, 0);
+    if (pid < 0) {
+        if (errno == ENOENT)
+            snprintf (msg, sizeof msg, "interpreter '%s' not found", interpreter);
+        else
+            snprintf (msg, sizeof msg, "cannot start interpreter '%s': %s",
+                      interpreter, strerror (errno));
+        xxl_runlog_write (run->log_fd, msg);
+        s_set_result (run, XXL_CODE_FAIL, msg);
+        return;
+    }
+    int status = s_wait_child (run, pid);
+    if (status != STATUS_LOST && WIFEXITED (status) && WEXITSTATUS (status) == 0)
+        s_set_result (run, XXL_CODE_SUCCESS, NULL);
+    else {
+        s_describe_status (status, msg, sizeof msg);
+        s_set_result (run, XXL_CODE_FAIL, msg);
+    }
+}
+
+//  Makes sure the log ends with a newline (script output may not)
+static void
+s_log_newline (int fd)
+{
+    struct stat st;
+    char last;
+    if (fd >= 0 && fstat (fd, &st) == 0 && st.st_size > 0
+    &&  pread (fd, &last, 1, st.st_size - 1) == 1 && last != '\n') {
+        if (write (fd, "\n", 1) < 0)
+            {}
+    }
+}
+
+//  Executes one run on the worker thread, without the mutex; leaves the
+//  outcome in run->result_*
+static void
+s_execute (run_t *run)
+{
+    xxl_executor_t *self = run->executor;
+    run->log_fd = xxl_runlog_open (self->logdir, run->log_id, run->log_date_time);
+    if (run->log_fd < 0)
+        zsys_warning ("executor: cannot open log of logId %lld: %s",
+                      (long long) run->log_id, strerror (errno));
+    int in_process = run->glue == XXL_GLUE_BEAN
+                  && (self->in_process || (run->ref.flags & XXL_HANDLER_IN_PROCESS));
+    char *line = NULL;
+    if (asprintf (&line, "----------- Handler: %s (%s%s), Param: %s, Shard: %d/%d",
+                  run->glue == XXL_GLUE_BEAN? run->handler_name: "script",
+                  s_glue_names [run->glue],
+                  run->glue == XXL_GLUE_BEAN? (in_process? ", in process": ", isolated"): "",
+                  run->params, run->shard_index, run->shard_total) >= 0) {
+        xxl_runlog_write2 (run->log_fd, "----------- xxl-job job execute start -----------", line);
+        free (line);
+    }
+    if (run->timeout_s > 0)
+        run->deadline = s_mono_ms () + (int64_t) run->timeout_s * 1000;
+    if (__atomic_load_n (&run->cancel, __ATOMIC_ACQUIRE))
+        ;                           //  killed before it started
+    else
+    if (run->glue != XXL_GLUE_BEAN)
+        s_run_glue (run);
+    else
+    if (in_process)
+        s_run_in_process (run);
+    else
+        s_run_isolated (run);
+
+    //  Kill and timeout override what the handler said
+    int cancel = __atomic_load_n (&run->cancel, __ATOMIC_ACQUIRE);
+    if (cancel == CANCEL_KILL) {
+        pthread_mutex_lock (&self->mutex);
+        char *msg = NULL;
+        if (asprintf (&msg, "%s [job running, killed]",
+                      run->kill_reason? run->kill_reason: "killed") < 0)
+            msg = NULL;
+        pthread_mutex_unlock (&self->mutex);
+        s_set_result (run, XXL_CODE_FAIL, msg? msg: "killed");
+        free (msg);
+    }
+    else
+    if (cancel == CANCEL_TIMEOUT) {
+        s_log_newline (run->log_fd);
+        xxl_runlog_write (run->log_fd, "----------- xxl-job job execute timeout");
+        s_set_result (run, XXL_CODE_TIMEOUT, "job execute timeout ");
+    }
+    if (!run->result_set || run->result_code <= 0)
+        s_set_result (run, XXL_CODE_FAIL, "job handle result lost.");
+    if (!in_process)
+        s_log_newline (run->log_fd);    //  script or runner output may lack it
+    if (asprintf (&line, "----------- Result: handleCode=%d, handleMsg = %s",
+                  run->result_code, run->result_msg? run->result_msg: "null") >= 0) {
+        xxl_runlog_write2 (run->log_fd, "----------- xxl-job job execute end(finish) -----------", line);
+        free (line);
+    }
+    if (run->log_fd >= 0)
+        close (run->log_fd);
+    run->log_fd = -1;
+    xxl_handlers_release (&run->ref);
+}
+
+static void *
+s_worker_main (void *arg)
+{
+    worker_t *worker = (worker_t *) arg;
+    xxl_executor_t *self = worker->executor;
+    pthread_mutex_lock (&self->mutex);
+    int64_t idle_since = s_mono_ms ();
+    while (!worker->stop) {
+        if (!worker->head) {
+            int64_t reap_at = idle_since + (int64_t) self->idle_reap_s * 1000;
+            if (s_mono_ms () >= reap_at) {
+                zsys_debug ("executor: job %lld worker idle, reaped", (long long) worker->job_id);
+                s_worker_stop (self, worker, "executor idle times over limit.");
+                break;
+            }
+            struct timespec ts;
+            clock_gettime (CLOCK_MONOTONIC, &ts);
+            int64_t wait_ms = reap_at - s_mono_ms () + 1;
+            ts.tv_sec += wait_ms / 1000;
+            ts.tv_nsec += (wait_ms % 1000) * 1000000;
+            if (ts.tv_nsec >= 1000000000) {
+                ts.tv_sec++;
+                ts.tv_nsec -= 1000000000;
+            }
+            pthread_cond_timedwait (&worker->cond, &self->mutex, &ts);
+            continue;
+        }
+        run_t *run = worker->head;
+        worker->head = run->next;
+        if (!worker->head)
+            worker->tail = NULL;
+        run->next = NULL;
+        worker->running = run;
+        self->active++;
+        pthread_mutex_unlock (&self->mutex);
+
+        s_execute (run);
+
+        pthread_mutex_lock (&self->mutex);
+        worker->running = NULL;
+        self->active--;
+        s_push_result (self, run, run->result_code, run->result_msg);
+        idle_since = s_mono_ms ();
+    }
+    //  Stopped: the queue was failed by whoever stopped us
+    pthread_cond_destroy (&worker->cond);
+    if (worker->wake_fd >= 0)
+        close (worker->wake_fd);
+    free (worker->handler_name);
+    free (worker);
+    if (--self->live_workers == 0)
+        pthread_cond_broadcast (&self->workers_gone);
+    pthread_mutex_unlock (&self->mutex);
+    return NULL;
+}
+
+//  Creates and starts a worker, registered in the map; caller holds the
+//  mutex.  NULL on failure.
+static worker_t *
+s_worker_new (xxl_executor_t *self, int64_t job_id, const char *handler_name,
+              int glue, int64_t glue_updatetime)
+{
+    worker_t *worker = (worker_t *) calloc (1, sizeof (worker_t));
+    if (!worker)
+        return NULL;
+    worker->executor = self;
+    worker->job_id = job_id;
+    worker->glue = glue;
+    worker->glue_updatetime = glue_updatetime;
+    worker->handler_name = strdup (handler_name? handler_name: "");
+    worker->wake_fd = eventfd (0, EFD_NONBLOCK | EFD_CLOEXEC);
+    pthread_condattr_t condattr;
+    pthread_condattr_init (&condattr);
+    pthread_condattr_setclock (&condattr, CLOCK_MONOTONIC);
+    pthread_cond_init (&worker->cond, &condattr);
+    pthread_condattr_destroy (&condattr);
+    if (!worker->handler_name || worker->wake_fd < 0
+    ||  s_imap_put (&self->workers, job_id, worker)) {
+        zsys_error ("executor: cannot create worker for job %lld: %s",
+                    (long long) job_id, strerror (errno));
+        goto fail;
+    }
+    worker->in_map = 1;
+    pthread_t thread;
+    int rc = pthread_create (&thread, &self->attr, s_worker_main, worker);
+    if (rc) {
+        zsys_error ("executor: cannot start worker thread for job %lld: %s",
+                    (long long) job_id, strerror (rc));
+        s_imap_del (&self->workers, job_id);
+        goto fail;
+    }
+    self->live_workers++;
+    return worker;
+fail:
+    pthread_cond_destroy (&worker->cond);
+    if (worker->wake_fd >= 0)
+        close (worker->wake_fd);
+    free (worker->handler_name);
+    free (worker);
+    return NULL;
+}
+
+//  ---------------------------------------------------------------------
+//  Public API
+
+static char *
+s_resolve_runner (const char *configured)
+{
+    if (configured && *configured)
+        return strdup (configured);
+    const char *env = getenv ("XXL_RUNNER");
+    if (env && *env)
+        return strdup (env);
+#ifdef XXL_RUNNER_PATH
+    return strdup (XXL_RUNNER_PATH);
+#else
+    return strdup ("xxl-runner");
+#endif
+}
+
+xxl_executor_t *
+xxl_executor_new (const xxl_executor_config_t *config, xxl_handlers_t *handlers)
+{
+    if (!config || !config->logdir || !*config->logdir) {
+        zsys_error ("executor: no logdir configured");
+        return NULL;
+    }
+    xxl_executor_t *self = (xxl_executor_t *) calloc (1, sizeof (xxl_executor_t));
+    if (!self)
+        return NULL;
+    self->result_fd = -1;
+    self->handlers = handlers;
+    self->allow_glue = config->allow_glue;
+    self->in_process = config->in_process;
+    self->idle_reap_s = config->idle_reap_s > 0? config->idle_reap_s: 90;
+    self->logdir = strdup (config->logdir);
+    if (self->logdir && asprintf (&self->gluedir, "%s/gluesource", self->logdir) < 0)
+        self->gluedir = NULL;
+    self->runner = s_resolve_runner (config->runner);
+    int ok = self->logdir && self->gluedir && self->runner;
+    for (int i = 1; i < XXL_GLUE_COUNT && ok; i++) {
+        const char *name = config->interpreters [i]? config->interpreters [i]: s_glue_default [i];
+        self->interpreters [i] = strdup (name);
+        ok = self->interpreters [i] != NULL;
+    }
+    pthread_mutex_init (&self->mutex, NULL);
+    pthread_condattr_t condattr;
+    pthread_condattr_init (&condattr);
+    pthread_condattr_setclock (&condattr, CLOCK_MONOTONIC);
+    pthread_cond_init (&self->workers_gone, &condattr);
+    pthread_condattr_destroy (&condattr);
+    pthread_attr_init (&self->attr);
+    pthread_attr_setstacksize (&self->attr, WORKER_STACK);
+    pthread_attr_setdetachstate (&self->attr, PTHREAD_CREATE_DETACHED);
+    ok = ok && s_imap_init (&self->workers) == 0 && s_imap_init (&self->inflight) == 0
+            && s_imap_init (&self->seen [0]) == 0 && s_imap_init (&self->seen [1]) == 0;
+    self->result_fd = eventfd (0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (!ok || self->result_fd < 0) {
+        zsys_error ("executor: cannot initialize: %s", strerror (errno));
+        xxl_executor_destroy (&self);
+        return NULL;
+    }
+    mkdir (self->logdir, 0755);
+    //  Many runs at once need many fds (log, pidfd, pipe, eventfd each)
+    struct rlimit limit;
+    if (getrlimit (RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+        limit.rlim_cur = limit.rlim_max;
+        setrlimit (RLIMIT_NOFILE, &limit);
+    }
+    return self;
+}
+
+void
+xxl_executor_stop (xxl_executor_t *self)
+{
+    if (!self || !self->workers.buckets)
+        return;
+    pthread_mutex_lock (&self->mutex);
+    self->stopped = 1;
+    for (size_t i = 0; i < self->workers.nbuckets; i++)
+        while (self->workers.buckets [i])
+            s_worker_stop (self, (worker_t *) self->workers.buckets [i]->value,
+                           "executor stopped");
+    struct timespec until;
+    clock_gettime (CLOCK_MONOTONIC, &until);
+    until.tv_sec += STOP_WAIT_MS / 1000;
+    while (self->live_workers > 0)
+        if (pthread_cond_timedwait (&self->workers_gone, &self->mutex, &until) == ETIMEDOUT)
+            break;
+    if (self->live_workers > 0)
+        zsys_error ("executor: %zu run(s) still running after %d s (in-process handlers "
+                    "ignoring cancelled()?); leaving them", self->live_workers,
+                    STOP_WAIT_MS / 1000);
+    pthread_mutex_unlock (&self->mutex);
+}
+
+void
+xxl_executor_destroy (xxl_executor_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    xxl_executor_t *self = *self_p;
+    *self_p = NULL;
+    xxl_executor_stop (self);
+    pthread_mutex_lock (&self->mutex);
+    size_t live = self->live_workers;
+    pthread_mutex_unlock (&self->mutex);
+    if (live > 0)
+        return;                     //  threads still use it: leak rather than crash
+    while (self->results_head) {
+        result_node_t *node = self->results_head;
+        self->results_head = node->next;
+        free (node->result.msg);
+        free (node);
+    }
+    s_imap_free (&self->workers);
+    s_imap_free (&self->inflight);
+    s_imap_free (&self->seen [0]);
+    s_imap_free (&self->seen [1]);
+    if (self->result_fd >= 0)
+        close (self->result_fd);
+    pthread_attr_destroy (&self->attr);
+    pthread_cond_destroy (&self->workers_gone);
+    pthread_mutex_destroy (&self->mutex);
+    for (int i = 0; i < XXL_GLUE_COUNT; i++)
+        free (self->interpreters [i]);
+    free (self->runner);
+    free (self->gluedir);
+    free (self->logdir);
+    free (self);
+}
+
+static int
+s_glue_parse (const char *name)
+{
+    if (!name || !*name)
+        return XXL_GLUE_BEAN;
+    for (int i = 0; i < XXL_GLUE_COUNT; i++)
+        if (streq (name, s_glue_names [i]))
+            return i;
+    return -1;
+}
+
+int
+xxl_executor_run (xxl_executor_t *self, const xxl_trigger_t *trigger, char *msg, size_t msglen)
+{
+    char dummy [8];
+    if (!msg || !msglen) {
+        msg = dummy;
+        msglen = sizeof dummy;
+    }
+    msg [0] = 0;
+    if (!self || !trigger) {
+        snprintf (msg, msglen, "invalid trigger");
+        return -1;
+    }
+    int glue = s_glue_parse (trigger->glue_type);
+    if (glue < 0) {
+        snprintf (msg, msglen, "glueType[%.100s] is not valid.", trigger->glue_type);
+        return -1;
+    }
+    if (glue != XXL_GLUE_BEAN && !self->allow_glue) {
+        snprintf (msg, msglen, "glue type %s not allowed on this agent", s_glue_names [glue]);
+        return -1;
+    }
+    const char *handler_name = glue == XXL_GLUE_BEAN
+                             ? (trigger->handler? trigger->handler: "")
+                             : "";
+    const char *strategy = trigger->block_strategy? trigger->block_strategy: "";
+
+    run_t *run = (run_t *) calloc (1, sizeof (run_t));
+    if (!run) {
+        snprintf (msg, msglen, "out of memory");
+        return -1;
+    }
+    run->executor = self;
+    run->job_id = trigger->job_id;
+    run->log_id = trigger->log_id;
+    run->log_date_time = trigger->log_date_time;
+    run->glue_updatetime = trigger->glue_updatetime;
+    run->glue = glue;
+    run->timeout_s = trigger->timeout_s > 0? trigger->timeout_s: 0;
+    run->shard_index = trigger->shard_index;
+    run->shard_total = trigger->shard_total;
+    run->log_fd = -1;
+    run->handler_name = strdup (handler_name);
+    run->params = strdup (trigger->params? trigger->params: "");
+    if (glue != XXL_GLUE_BEAN)
+        run->glue_source = strdup (trigger->glue_source? trigger->glue_source: "");
+    if (!run->handler_name || !run->params || (glue != XXL_GLUE_BEAN && !run->glue_source)) {
+        s_run_free (run);
+        snprintf (msg, msglen, "out of memory");
+        return -1;
+    }
+    if (glue == XXL_GLUE_BEAN
+    &&  xxl_handlers_acquire (self->handlers, handler_name, &run->ref)) {
+        snprintf (msg, msglen, "job handler [%.200s] not found.", handler_name);
+        s_run_free (run);
+        return -1;
+    }
+
+    pthread_mutex_lock (&self->mutex);
+    int rc = -1;
+    if (self->stopped) {
+        snprintf (msg, msglen, "executor is stopping");
+        goto done;
+    }
+    if (run->log_id > 0
+    &&  (s_imap_get (&self->seen [0], run->log_id) || s_imap_get (&self->seen [1], run->log_id))) {
+        snprintf (msg, msglen, "logId %lld already accepted", (long long) run->log_id);
+        goto done;
+    }
+    worker_t *worker = (worker_t *) s_imap_get (&self->workers, run->job_id);
+    if (worker
+    && (worker->glue != glue || worker->glue_updatetime != run->glue_updatetime
+        || strcmp (worker->handler_name, handler_name))) {
+        s_worker_stop (self, worker,
+                       "change jobhandler or glue type, and terminate the old job thread.");
+        worker = NULL;
+    }
+    if (worker && (worker->running || worker->head)) {
+        if (streq (strategy, "DISCARD_LATER")) {
+            snprintf (msg, msglen, "block strategy effect: Discard Later");
+            goto done;
+        }
+        if (streq (strategy, "COVER_EARLY")) {
+            s_worker_stop (self, worker, "block strategy effect: Cover Early");
+            worker = NULL;
+        }
+    }
+    if (!worker) {
+        worker = s_worker_new (self, run->job_id, handler_name, glue, run->glue_updatetime);
+        if (!worker) {
+            snprintf (msg, msglen, "cannot start job thread");
+            goto done;
+        }
+    }
+    if (run->log_id > 0) {
+        if (self->seen [0].size >= DEDUPE_GENERATION) {
+            imap_t old = self->seen [1];
+            self->seen [1] = self->seen [0];
+            s_imap_clear (&old);
+            self->seen [0] = old;
+        }
+        s_imap_put (&self->seen [0], run->log_id, (void *) 1);
+        s_imap_put (&self->inflight, run->log_id, run);
+    }
+    run->worker = worker;
+    if (worker->tail)
+        worker->tail->next = run;
+    else
+        worker->head = run;
+    worker->tail = run;
+    self->pending++;
+    pthread_cond_signal (&worker->cond);
+    run = NULL;
+    rc = 0;
+done:
+    pthread_mutex_unlock (&self->mutex);
+    if (run)
+        s_run_free (run);
+    return rc;
+}
+
+int
+xxl_executor_kill (xxl_executor_t *self, int64_t job_id, const char *reason)
+{
+    if (!self)
+        return -1;
+    pthread_mutex_lock (&self->mutex);
+    worker_t *worker = (worker_t *) s_imap_get (&self->workers, job_id);
+    int rc = -1;
+    if (worker && (worker->running || worker->head)) {
+        s_worker_stop (self, worker, reason? reason: "scheduling center kill job.");
+        rc = 0;
+    }
+    pthread_mutex_unlock (&self->mutex);
+    return rc;
+}
+
+int
+xxl_executor_busy (xxl_executor_t *self, int64_t job_id)
+{
+    if (!self)
+        return 0;
+    pthread_mutex_lock (&self->mutex);
+    worker_t *worker = (worker_t *) s_imap_get (&self->workers, job_id);
+    int busy = worker && (worker->running || worker->head);
+    pthread_mutex_unlock (&self->mutex);
+    return busy;
+}
+
+int
+xxl_executor_running (xxl_executor_t *self, int64_t log_id)
+{
+    if (!self)
+        return 0;
+    pthread_mutex_lock (&self->mutex);
+    int found = s_imap_get (&self->inflight, log_id) != NULL;
+    pthread_mutex_unlock (&self->mutex);
+    return found;
+}
+
+int
+xxl_executor_fd (xxl_executor_t *self)
+{
+    return self? self->result_fd: -1;
+}
+
+int
+xxl_executor_take (xxl_executor_t *self, xxl_result_t *result)
+{
+    if (!self || !result)
+        return -1;
+    pthread_mutex_lock (&self->mutex);
+    result_node_t *node = self->results_head;
+    if (node) {
+        self->results_head = node->next;
+        if (!self->results_head) {
+            self->results_tail = NULL;
+            uint64_t value;
+            if (read (self->result_fd, &value, sizeof value) < 0)
+                {}                  //  already zero
+            self->results_signalled = 0;
+        }
+    }
+    pthread_mutex_unlock (&self->mutex);
+    if (!node)
+        return -1;
+    *result = node->result;
+    free (node);
+    return 0;
+}
+
+size_t
+xxl_executor_active (xxl_executor_t *self)
+{
+    if (!self)
+        return 0;
+    pthread_mutex_lock (&self->mutex);
+    size_t active = self->active;
+    pthread_mutex_unlock (&self->mutex);
+    return active;
+}
+
+size_t
+xxl_executor_pending (xxl_executor_t *self)
+{
+    if (!self)
+        return 0;
+    pthread_mutex_lock (&self->mutex);
+    size_t pending = self->pending;
+    pthread_mutex_unlock (&self->mutex);
+    return pending;
+}

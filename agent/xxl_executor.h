@@ -1,0 +1,120 @@
+/*  xxl_executor.h -- runs the triggers an agent receives.
+
+    XXL-JOB's JobThread/ExecutorBizImpl carried over: one serial queue (a
+    worker thread) per job id, block strategies SERIAL_EXECUTION,
+    DISCARD_LATER and COVER_EARLY, timeouts (502), kill (500 with the
+    reason, for the running and the queued runs), idle workers reaped, a
+    logId accepted once.  BEAN handlers run isolated by default in an
+    xxl-runner process (a crash fails only that run), or in the agent
+    process when the handler or the agent opts in; GLUE scripts run under
+    their interpreter in their own process group.  Results come out
+    through a pollable fd and xxl_executor_take.  See docs/agent-execution.md.
+*/
+
+#ifndef XXL_EXECUTOR_H_INCLUDED
+#define XXL_EXECUTOR_H_INCLUDED
+
+#include <stddef.h>
+#include <stdint.h>
+#include "xxl_handlers.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct _xxl_executor_t xxl_executor_t;
+
+//  handleMsg is capped to this many bytes
+#define XXL_EXECUTOR_MSG_MAX    15000
+//  Grace between SIGTERM and SIGKILL when a run is killed or times out
+#define XXL_EXECUTOR_GRACE_MS   500
+
+//  Glue types, the index of xxl_executor_config_t.interpreters
+enum {
+    XXL_GLUE_BEAN = 0, XXL_GLUE_SHELL, XXL_GLUE_PYTHON, XXL_GLUE_NODEJS,
+    XXL_GLUE_PHP, XXL_GLUE_POWERSHELL, XXL_GLUE_COUNT
+};
+
+typedef struct {
+    int64_t job_id, log_id, log_date_time, glue_updatetime;
+    const char *handler;          //  executorHandler (BEAN name; ignored for GLUE)
+    const char *params;           //  executorParams, may be "" or NULL
+    const char *block_strategy;   //  SERIAL_EXECUTION | DISCARD_LATER | COVER_EARLY (NULL: serial)
+    const char *glue_type;        //  BEAN | GLUE_SHELL | GLUE_PYTHON | GLUE_NODEJS | GLUE_PHP | GLUE_POWERSHELL (NULL: BEAN)
+    const char *glue_source;      //  script text for GLUE types
+    int timeout_s;                //  0 = none
+    int shard_index, shard_total; //  broadcastIndex/broadcastTotal
+} xxl_trigger_t;                  //  strings borrowed for the call; the executor copies what it keeps
+
+typedef struct {
+    const char *logdir;           //  run logs and {logdir}/gluesource/{jobId}_{glueUpdatetime}.{ext}
+    int allow_glue;               //  0: refuse every GLUE_* run with a clear message
+    int in_process;               //  1: run all BEAN handlers in the agent process
+    int idle_reap_s;              //  idle job worker reaped after this (<= 0: 90)
+    const char *interpreters [6]; //  per XXL_GLUE_* index (BEAN unused), NULL = defaults
+                                  //  (sh, python3, node, php, pwsh); looked up in PATH
+    const char *runner;           //  xxl-runner path; NULL: env XXL_RUNNER, else the
+                                  //  compiled-in XXL_RUNNER_PATH, else "xxl-runner" in PATH
+} xxl_executor_config_t;
+
+typedef struct {
+    int64_t log_id, log_date_time;
+    int code;
+    char *msg;                    //  malloc'd, may be NULL
+} xxl_result_t;
+
+//  Creates an executor.  config is copied; handlers is borrowed and must
+//  outlive the executor.  Raises RLIMIT_NOFILE to its hard limit.  Returns
+//  NULL on failure (no logdir, out of memory).
+xxl_executor_t *xxl_executor_new (const xxl_executor_config_t *config, xxl_handlers_t *handlers);
+
+//  Kills all running runs (result 500 "executor stopped [job running,
+//  killed]"), fails queued ones, and waits for every worker thread to end
+//  (at most 10 s: an in-process handler that ignores cancelled() is left
+//  running, with an error log line).  Results stay available to
+//  xxl_executor_take, so an agent calls stop, drains results into its
+//  spool, then destroys.  Later runs are refused.  Idempotent.
+void xxl_executor_stop (xxl_executor_t *self);
+
+//  Stops (see above), drops results not taken, frees.  Nulls *self_p.  If
+//  runs are still running after stop gave up, the executor is leaked
+//  rather than freed under them (the process is about to exit anyway).
+void xxl_executor_destroy (xxl_executor_t **self_p);
+
+//  Accepts a trigger (returns 0) or refuses it (-1, with the reason in msg):
+//  "job handler [fooJobHandler] not found.", "block strategy effect: Discard
+//  Later", "logId 42 already accepted", "glue type GLUE_PYTHON not allowed on
+//  this agent", "glueType[X] is not valid.".  Queues only; returns within
+//  microseconds (a new job costs one pthread_create).
+int xxl_executor_run (xxl_executor_t *self, const xxl_trigger_t *trigger, char *msg, size_t msglen);
+
+//  Kills the job's running run and fails its queued runs with reason
+//  (NULL: "scheduling center kill job."); the job's worker goes away.
+//  Returns 0 if something was killed, -1 if nothing ran ("job thread is not
+//  running").
+int xxl_executor_kill (xxl_executor_t *self, int64_t job_id, const char *reason);
+
+//  1 if the job has a run running or queued, else 0.
+int xxl_executor_busy (xxl_executor_t *self, int64_t job_id);
+
+//  1 if the run with this logId is queued or running, else 0.
+int xxl_executor_running (xxl_executor_t *self, int64_t log_id);
+
+//  An fd (eventfd) that polls readable while results are pending.
+int xxl_executor_fd (xxl_executor_t *self);
+
+//  Pops one result: 0 and fills result (caller frees result->msg), -1 when
+//  none.  Non-blocking, thread-safe.
+int xxl_executor_take (xxl_executor_t *self, xxl_result_t *result);
+
+//  Runs currently running (not queued).
+size_t xxl_executor_active (xxl_executor_t *self);
+
+//  Runs queued or running.
+size_t xxl_executor_pending (xxl_executor_t *self);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,297 @@
+/*  xxl_runlog.c -- run log files of an agent.
+
+    Plain files, one per run, appended with O_APPEND and one write() per
+    line so that the agent, an isolated runner and a script can all append
+    to the same file without tearing lines.  Reading is by line number for
+    the scheduler's LOG paging; only complete lines are returned so that a
+    reader following a running log never sees half a line.
+*/
+
+#define _GNU_SOURCE
+#include "xxl_runlog.h"
+
+#include <czmq.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+static int64_t
+s_now_ms (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_REALTIME, &ts);
+    return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void
+s_date (int64_t ms, char *buf, size_t buflen)
+{
+    if (ms <= 0)
+        ms = s_now_ms ();
+    time_t secs = (time_t) (ms / 1000);
+    struct tm tm;
+    localtime_r (&secs, &tm);
+    strftime (buf, buflen, "%Y-%m-%d", &tm);
+}
+
+int
+xxl_runlog_path (const char *logdir, int64_t log_id, int64_t log_date_time,
+                 char *buf, size_t buflen)
+{
+    if (!logdir || !buf)
+        return -1;
+    char date [32];
+    s_date (log_date_time, date, sizeof date);
+    int n = snprintf (buf, buflen, "%s/%s/%lld.log", logdir, date, (long long) log_id);
+    return (n < 0 || (size_t) n >= buflen)? -1: 0;
+}
+
+int
+xxl_runlog_open (const char *logdir, int64_t log_id, int64_t log_date_time)
+{
+    char path [4096];
+    if (xxl_runlog_path (logdir, log_id, log_date_time, path, sizeof path)) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    int fd = open (path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd == -1 && errno == ENOENT) {
+        //  Create logdir and the date folder, then retry
+        char *slash = strrchr (path, '/');
+        *slash = 0;
+        char *date_slash = strrchr (path, '/');
+        if (date_slash) {
+            *date_slash = 0;
+            mkdir (path, 0755);
+            *date_slash = '/';
+        }
+        mkdir (path, 0755);
+        *slash = '/';
+        fd = open (path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    }
+    return fd;
+}
+
+size_t
+xxl_runlog_format (char *buf, size_t buflen, const char *line)
+{
+    if (!buf || buflen < 64)
+        return 0;
+    struct timespec ts;
+    clock_gettime (CLOCK_REALTIME, &ts);
+    struct tm tm;
+    localtime_r (&ts.tv_sec, &tm);
+    size_t n = strftime (buf, buflen, "%Y-%m-%d %H:%M:%S", &tm);
+    static __thread long s_tid = 0;
+    if (!s_tid)
+        s_tid = (long) syscall (SYS_gettid);
+    int m = snprintf (buf + n, buflen - n, ".%03d [%ld/%ld] ",
+                      (int) (ts.tv_nsec / 1000000), s_tid, (long) getpid ());
+    if (m > 0)
+        n += (size_t) m;
+    if (n >= buflen - 1)
+        n = buflen - 2;
+    size_t len = line? strlen (line): 0;
+    if (len > buflen - n - 1)
+        len = buflen - n - 1;
+    memcpy (buf + n, line, len);
+    n += len;
+    buf [n++] = '\n';
+    return n;
+}
+
+int
+xxl_runlog_write (int fd, const char *line)
+{
+    if (fd < 0)
+        return -1;
+    char small [1024];
+    size_t need = (line? strlen (line): 0) + 80;
+    char *buf = need <= sizeof small? small: (char *) malloc (need);
+    if (!buf)
+        return -1;
+    size_t n = xxl_runlog_format (buf, need <= sizeof small? sizeof small: need, line);
+    ssize_t rc = write (fd, buf, n);
+    if (buf != small)
+        free (buf);
+    return rc == (ssize_t) n? 0: -1;
+}
+
+int
+xxl_runlog_write2 (int fd, const char *line1, const char *line2)
+{
+    if (fd < 0)
+        return -1;
+    size_t len1 = (line1? strlen (line1): 0) + 80;
+    size_t len2 = (line2? strlen (line2): 0) + 80;
+    char small [2048];
+    char *buf = len1 + len2 <= sizeof small? small: (char *) malloc (len1 + len2);
+    if (!buf)
+        return -1;
+    size_t n = xxl_runlog_format (buf, len1, line1);
+    n += xxl_runlog_format (buf + n, len2, line2);
+    ssize_t rc = write (fd, buf, n);
+    if (buf != small)
+        free (buf);
+    return rc == (ssize_t) n? 0: -1;
+}
+
+int
+xxl_runlog_append (const char *logdir, int64_t log_id, int64_t log_date_time,
+                   const char *line)
+{
+    int fd = xxl_runlog_open (logdir, log_id, log_date_time);
+    if (fd == -1)
+        return -1;
+    int rc = xxl_runlog_write (fd, line);
+    close (fd);
+    return rc;
+}
+
+char *
+xxl_runlog_read (const char *logdir, int64_t log_id, int64_t log_date_time,
+                 int from_line, int *to_line, char *err, size_t errlen)
+{
+    return xxl_runlog_read_max (logdir, log_id, log_date_time, from_line, 0,
+                                to_line, err, errlen);
+}
+
+char *
+xxl_runlog_read_max (const char *logdir, int64_t log_id, int64_t log_date_time,
+                     int from_line, size_t max_bytes, int *to_line,
+                     char *err, size_t errlen)
+{
+    char path [4096];
+    if (from_line < 1)
+        from_line = 1;
+    if (to_line)
+        *to_line = from_line - 1;
+    if (max_bytes == 0)
+        max_bytes = XXL_RUNLOG_READ_MAX;
+    if (!logdir || xxl_runlog_path (logdir, log_id, log_date_time, path, sizeof path)) {
+        if (err && errlen)
+            snprintf (err, errlen, "log file not found: invalid path");
+        return NULL;
+    }
+    FILE *file = fopen (path, "re");
+    if (!file) {
+        if (err && errlen)
+            snprintf (err, errlen, "log file not found: %s", path);
+        return NULL;
+    }
+    char *out = (char *) malloc (max_bytes + 1);
+    if (!out) {
+        fclose (file);
+        if (err && errlen)
+            snprintf (err, errlen, "out of memory");
+        return NULL;
+    }
+    size_t out_len = 0;
+    int line_no = 1;            //  line the next char belongs to
+    int last = from_line - 1;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    while ((len = getline (&line, &cap, file)) > 0) {
+        if (line [len - 1] != '\n')
+            break;              //  incomplete last line: still being written
+        if (line_no >= from_line) {
+            if (out_len + (size_t) len > max_bytes) {
+                if (out_len == 0) {
+                    //  One line longer than the cap: cut it
+                    memcpy (out, line, max_bytes);
+                    out_len = max_bytes;
+                    last = line_no;
+                }
+                break;
+            }
+            memcpy (out + out_len, line, (size_t) len);
+            out_len += (size_t) len;
+            last = line_no;
+        }
+        line_no++;
+    }
+    free (line);
+    fclose (file);
+    out [out_len] = 0;
+    if (to_line)
+        *to_line = last;
+    return out;
+}
+
+//  Recursively removes path; returns 0 or -1
+static int
+s_remove_tree (const char *path)
+{
+    DIR *dir = opendir (path);
+    if (!dir)
+        return unlink (path);
+    struct dirent *entry;
+    while ((entry = readdir (dir))) {
+        if (streq (entry->d_name, ".") || streq (entry->d_name, ".."))
+            continue;
+        char child [4096];
+        snprintf (child, sizeof child, "%s/%s", path, entry->d_name);
+        struct stat st;
+        if (lstat (child, &st) == 0 && S_ISDIR (st.st_mode))
+            s_remove_tree (child);
+        else
+            unlink (child);
+    }
+    closedir (dir);
+    return rmdir (path);
+}
+
+int
+xxl_runlog_clean (const char *logdir, int keep_days, int64_t now_ms)
+{
+    if (!logdir)
+        return -1;
+    if (keep_days < 3)
+        keep_days = 3;
+    DIR *dir = opendir (logdir);
+    if (!dir)
+        return -1;
+    //  Local midnight of today minus keep_days
+    time_t now = (time_t) (now_ms / 1000);
+    struct tm tm;
+    localtime_r (&now, &tm);
+    tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+    tm.tm_mday -= keep_days;
+    tm.tm_isdst = -1;
+    time_t limit = mktime (&tm);
+
+    int removed = 0;
+    struct dirent *entry;
+    while ((entry = readdir (dir))) {
+        int y, m, d;
+        char extra;
+        if (strlen (entry->d_name) != 10
+        ||  sscanf (entry->d_name, "%4d-%2d-%2d%c", &y, &m, &d, &extra) != 3)
+            continue;
+        struct tm day = { 0 };
+        day.tm_year = y - 1900;
+        day.tm_mon = m - 1;
+        day.tm_mday = d;
+        day.tm_isdst = -1;
+        time_t when = mktime (&day);
+        if (when == (time_t) -1 || when >= limit)
+            continue;
+        char path [4096];
+        snprintf (path, sizeof path, "%s/%s", logdir, entry->d_name);
+        if (s_remove_tree (path) == 0)
+            removed++;
+        else
+            zsys_warning ("runlog: cannot remove %s: %s", path, strerror (errno));
+    }
+    closedir (dir);
+    return removed;
+}

@@ -1,0 +1,196 @@
+/*  xxl_runner_main.c -- xxl-runner, runs one isolated BEAN handler.
+
+    The agent never fork()s its multithreaded self; for each isolated BEAN
+    run it posix_spawn()s this small program (libc and libdl only, so it
+    starts fast) in a new process group, with:
+
+        argv:  xxl-runner HANDLER JOB_ID LOG_ID SHARD_INDEX SHARD_TOTAL PARAM [PLUGIN_PATH]
+        fd 0:  /dev/null
+        fd 1, 2: the run's log file, O_APPEND (handler log lines go here)
+        fd 3:  write end of the result pipe
+        fd 4:  read-only fd on the plugin file the agent accepted the run
+               with (loaded through /proc/self/fd/4)
+
+    It loads the plugin, checks the ABI, runs the plugin's init, the
+    handler, then writes "CODE MSG" to fd 3 and exits 0.  A crash of the
+    handler kills only this process; the agent reports the signal.  SIGTERM
+    (kill, timeout) makes the run's cancelled() return 1; the agent follows
+    with SIGKILL after a grace period.  Exit codes: 0 result written, 2 usage,
+    3 plugin could not be loaded (reason on fd 3 too).
+*/
+
+#define _GNU_SOURCE
+#include <xxl/handler.h>
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RESULT_FD   3
+#define PLUGIN_FD   4
+
+static volatile sig_atomic_t s_cancelled = 0;
+
+static struct {
+    const char *param;
+    int64_t job_id, log_id;
+    int shard_index, shard_total;
+    int result_set, result_code;
+    char *result_msg;
+} s_run;
+
+static void
+s_on_term (int signum)
+{
+    (void) signum;
+    s_cancelled = 1;
+}
+
+static const char *s_param (xxl_run_t *run) { (void) run; return s_run.param; }
+static int64_t s_job_id (xxl_run_t *run) { (void) run; return s_run.job_id; }
+static int64_t s_log_id (xxl_run_t *run) { (void) run; return s_run.log_id; }
+static int s_shard_index (xxl_run_t *run) { (void) run; return s_run.shard_index; }
+static int s_shard_total (xxl_run_t *run) { (void) run; return s_run.shard_total; }
+static int s_cancelled_fn (xxl_run_t *run) { (void) run; return s_cancelled != 0; }
+
+static void
+s_write_line (const char *text)
+{
+    size_t len = strlen (text);
+    char *buf = (char *) malloc (len + 96);
+    if (!buf)
+        return;
+    struct timespec ts;
+    clock_gettime (CLOCK_REALTIME, &ts);
+    struct tm tm;
+    localtime_r (&ts.tv_sec, &tm);
+    size_t n = strftime (buf, 32, "%Y-%m-%d %H:%M:%S", &tm);
+    n += (size_t) snprintf (buf + n, 64, ".%03d [%ld/%ld] ",
+                            (int) (ts.tv_nsec / 1000000),
+                            (long) syscall (SYS_gettid), (long) getpid ());
+    memcpy (buf + n, text, len);
+    n += len;
+    buf [n++] = '\n';
+    ssize_t rc = write (STDOUT_FILENO, buf, n);
+    (void) rc;
+    free (buf);
+}
+
+static void
+s_vlog (xxl_run_t *run, const char *format, va_list args)
+{
+    (void) run;
+    char *text = NULL;
+    if (vasprintf (&text, format, args) >= 0) {
+        s_write_line (text);
+        free (text);
+    }
+}
+
+static void
+s_set_result (xxl_run_t *run, int code, const char *msg)
+{
+    (void) run;
+    s_run.result_set = 1;
+    s_run.result_code = code;
+    free (s_run.result_msg);
+    s_run.result_msg = msg? strdup (msg): NULL;
+}
+
+static void
+s_result (int code, const char *msg)
+{
+    //  Cap to what the agent keeps; one write into the pipe buffer
+    char buf [16 * 1024];
+    int n = snprintf (buf, sizeof buf, "%d %s", code, msg? msg: "");
+    if (n < 0)
+        return;
+    if ((size_t) n >= sizeof buf)
+        n = sizeof buf - 1;
+    ssize_t rc = write (RESULT_FD, buf, (size_t) n);
+    (void) rc;
+}
+
+int
+main (int argc, char *argv [])
+{
+    if (argc != 7 && argc != 8) {
+        fprintf (stderr, "usage: xxl-runner HANDLER JOB_ID LOG_ID SHARD_INDEX SHARD_TOTAL PARAM [PLUGIN_PATH]\n"
+                         "(started by xxl-agent, not by hand)\n");
+        return 2;
+    }
+    const char *name = argv [1];
+    s_run.job_id = strtoll (argv [2], NULL, 10);
+    s_run.log_id = strtoll (argv [3], NULL, 10);
+    s_run.shard_index = atoi (argv [4]);
+    s_run.shard_total = atoi (argv [5]);
+    s_run.param = argv [6];
+
+    struct sigaction sa;
+    memset (&sa, 0, sizeof sa);
+    sa.sa_handler = s_on_term;
+    sigaction (SIGTERM, &sa, NULL);
+    sigaction (SIGINT, &sa, NULL);
+
+    char path [64];
+    snprintf (path, sizeof path, "/proc/self/fd/%d", PLUGIN_FD);
+    void *dl = dlopen (path, RTLD_NOW | RTLD_LOCAL);
+    if (!dl && argc == 8)
+        dl = dlopen (argv [7], RTLD_NOW | RTLD_LOCAL);
+    if (!dl) {
+        char msg [1024];
+        const char *error = dlerror ();
+        snprintf (msg, sizeof msg, "runner: cannot load plugin: %s", error? error: "?");
+        s_result (XXL_CODE_FAIL, msg);
+        return 3;
+    }
+    xxl_handler_entry_fn *entry = (xxl_handler_entry_fn *) dlsym (dl, XXL_HANDLER_ENTRY);
+    const xxl_handler_plugin_t *desc = entry? entry (): NULL;
+    if (!desc || desc->abi_version != XXL_HANDLER_ABI_VERSION
+    ||  desc->size < sizeof (xxl_handler_plugin_t) || !desc->handlers) {
+        s_result (XXL_CODE_FAIL, "runner: plugin has no valid descriptor");
+        return 3;
+    }
+    const xxl_handler_t *handler = desc->handlers;
+    while (handler->name && strcmp (handler->name, name))
+        handler++;
+    if (!handler->name || !handler->fn) {
+        char msg [512];
+        snprintf (msg, sizeof msg, "job handler [%.200s] not found in plugin", name);
+        s_result (XXL_CODE_FAIL, msg);
+        return 3;
+    }
+    const char *error = NULL;
+    void *state = desc->init? desc->init (&error): NULL;
+    if (error) {
+        char msg [512];
+        snprintf (msg, sizeof msg, "plugin init failed: %.400s", error);
+        s_result (XXL_CODE_FAIL, msg);
+        return 3;
+    }
+    static const xxl_handler_host_t host = {
+        XXL_HANDLER_ABI_VERSION, sizeof (xxl_handler_host_t),
+        s_param, s_job_id, s_log_id, s_shard_index, s_shard_total,
+        s_vlog, s_set_result, s_cancelled_fn
+    };
+    xxl_run_t run = { &host, state };
+    int rc = handler->fn (&run);
+    int code;
+    if (s_run.result_set)
+        code = (rc != 0 && s_run.result_code == XXL_CODE_SUCCESS)? XXL_CODE_FAIL: s_run.result_code;
+    else
+        code = rc == 0? XXL_CODE_SUCCESS: XXL_CODE_FAIL;
+    s_result (code, s_run.result_msg);
+    if (desc->destroy)
+        desc->destroy (state);
+    free (s_run.result_msg);
+    //  No dlclose: the process ends here
+    return 0;
+}

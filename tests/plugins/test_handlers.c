@@ -1,0 +1,140 @@
+/*  test_handlers.c -- handlers for the agent's tests (built as a .so).
+
+    okJobHandler        succeeds with "ok"
+    failJobHandler      fails with "failed on purpose"
+    sleepJobHandler     sleeps param ms (default 1000) in 50 ms steps,
+                        returning early when cancelled()
+    spinJobHandler      busy loop that ignores cancellation
+    crashJobHandler     writes through a NULL pointer (SIGSEGV)
+    logJobHandler       writes param (default 3) numbered lines
+    paramJobHandler     succeeds with the param as message
+    shardJobHandler     logs and returns "shard i/n"
+    emptyJobHandler     returns 0 without a word (isolated)
+    emptyInJobHandler   same, flagged XXL_HANDLER_IN_PROCESS
+    sleepInJobHandler   sleepJobHandler, flagged XXL_HANDLER_IN_PROCESS
+    spinInJobHandler    spins until cancelled(), flagged in-process
+*/
+
+#include <xxl/handler.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int
+s_ok (xxl_run_t *run)
+{
+    return xxl_run_success (run, "ok");
+}
+
+static int
+s_fail (xxl_run_t *run)
+{
+    return xxl_run_fail (run, "failed on purpose");
+}
+
+static long
+s_mono_ms (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+}
+
+static int
+s_sleep (xxl_run_t *run)
+{
+    const char *param = xxl_run_param (run);
+    long ms = *param? atol (param): 1000;
+    long until = s_mono_ms () + ms;
+    while (1) {
+        if (xxl_run_cancelled (run))
+            return xxl_run_fail (run, "cancelled");
+        long left = until - s_mono_ms ();
+        if (left <= 0)
+            break;
+        if (left > 50)
+            left = 50;
+        struct timespec step = { 0, left * 1000000 };
+        nanosleep (&step, NULL);
+    }
+    return xxl_run_success (run, "slept");
+}
+
+static int
+s_spin (xxl_run_t *run)
+{
+    (void) run;
+    volatile unsigned long counter = 0;
+    while (1)
+        counter++;
+    return 0;
+}
+
+static int
+s_spin_in (xxl_run_t *run)
+{
+    volatile unsigned long counter = 0;
+    while (!xxl_run_cancelled (run))
+        counter++;
+    return xxl_run_fail (run, "cancelled");
+}
+
+static int
+s_crash (xxl_run_t *run)
+{
+    xxl_run_log (run, "about to crash");
+    volatile int *null = NULL;
+    *null = 1;
+    return 0;
+}
+
+static int
+s_log (xxl_run_t *run)
+{
+    const char *param = xxl_run_param (run);
+    int lines = *param? atoi (param): 3;
+    for (int i = 1; i <= lines; i++)
+        xxl_run_log (run, "log line %d", i);
+    return 0;
+}
+
+static int
+s_param (xxl_run_t *run)
+{
+    return xxl_run_success (run, xxl_run_param (run));
+}
+
+static int
+s_shard (xxl_run_t *run)
+{
+    char msg [64];
+    snprintf (msg, sizeof msg, "shard %d/%d", xxl_run_shard_index (run), xxl_run_shard_total (run));
+    xxl_run_log (run, "%s", msg);
+    return xxl_run_success (run, msg);
+}
+
+static int
+s_empty (xxl_run_t *run)
+{
+    (void) run;
+    return 0;
+}
+
+static const xxl_handler_t s_handlers [] = {
+    { "okJobHandler", s_ok, 0 },
+    { "failJobHandler", s_fail, 0 },
+    { "sleepJobHandler", s_sleep, 0 },
+    { "spinJobHandler", s_spin, 0 },
+    { "crashJobHandler", s_crash, 0 },
+    { "logJobHandler", s_log, 0 },
+    { "paramJobHandler", s_param, 0 },
+    { "shardJobHandler", s_shard, 0 },
+    { "emptyJobHandler", s_empty, 0 },
+    { "emptyInJobHandler", s_empty, XXL_HANDLER_IN_PROCESS },
+    { "sleepInJobHandler", s_sleep, XXL_HANDLER_IN_PROCESS },
+    { "spinInJobHandler", s_spin_in, XXL_HANDLER_IN_PROCESS },
+    { NULL, NULL, 0 }
+};
+
+XXL_HANDLER_PLUGIN ("test", "1.0", NULL, NULL, s_handlers)

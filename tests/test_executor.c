@@ -1,0 +1,658 @@
+/*  test_executor.c -- tests of agent/xxl_executor: BEAN runs isolated and
+    in process, GLUE scripts, serial queues and block strategies, timeouts,
+    kill, duplicate logIds, idle reaping, run log contents, and 2,000
+    sleeping runs at once.
+
+    Environment: XXL_TEST_PLUGINS = folder holding test_handlers.so (built
+    from tests/plugins/test_handlers.c; copied to a temp folder and loaded
+    from there); XXL_RUNNER = the xxl-runner binary
+    (default ./xxl-runner, then ../agent/xxl-runner).  XXL_BENCH=1 adds
+    throughput figures.  Last line: "N passed, M failed".
+*/
+
+#define _GNU_SOURCE
+#include "xxl_executor.h"
+#include "xxl_handlers.h"
+#include "xxl_runlog.h"
+
+#include <czmq.h>
+#include <dirent.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static int s_passed = 0, s_failed = 0;
+
+#define CHECK(cond, ...) do { \
+    if (cond) s_passed++; \
+    else { s_failed++; printf ("FAIL %s:%d: ", __FILE__, __LINE__); printf (__VA_ARGS__); printf ("\n"); } \
+} while (0)
+
+static char s_logdir [256];
+static xxl_handlers_t *s_handlers = NULL;
+
+//  Results taken from the executor, kept until a test looks them up
+#define STASH_MAX 8192
+static xxl_result_t s_stash [STASH_MAX];
+static int s_stash_size = 0;
+
+static int64_t
+s_now (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void
+s_stash_clear (void)
+{
+    for (int i = 0; i < s_stash_size; i++)
+        free (s_stash [i].msg);
+    s_stash_size = 0;
+}
+
+static void
+s_drain (xxl_executor_t *executor)
+{
+    xxl_result_t result;
+    while (xxl_executor_take (executor, &result) == 0) {
+        if (s_stash_size < STASH_MAX)
+            s_stash [s_stash_size++] = result;
+        else
+            free (result.msg);
+    }
+}
+
+//  Waits up to ms for the result of log_id; returns it (owned by the stash)
+//  or NULL
+static xxl_result_t *
+s_wait (xxl_executor_t *executor, int64_t log_id, int ms)
+{
+    int64_t until = s_now () + ms;
+    while (1) {
+        s_drain (executor);
+        for (int i = 0; i < s_stash_size; i++)
+            if (s_stash [i].log_id == log_id)
+                return &s_stash [i];
+        int64_t left = until - s_now ();
+        if (left <= 0)
+            return NULL;
+        struct pollfd item = { xxl_executor_fd (executor), POLLIN, 0 };
+        poll (&item, 1, (int) (left > 100? 100: left));
+    }
+}
+
+static int
+s_msg_has (xxl_result_t *result, const char *text)
+{
+    return result && result->msg && strstr (result->msg, text);
+}
+
+static int64_t s_next_log_id = 1000;
+
+static int
+s_run (xxl_executor_t *executor, int64_t job_id, const char *handler, const char *param,
+       const char *strategy, int timeout_s, int64_t *log_id, char *msg, size_t msglen)
+{
+    xxl_trigger_t trigger = { 0 };
+    trigger.job_id = job_id;
+    trigger.log_id = *log_id = s_next_log_id++;
+    trigger.log_date_time = (int64_t) time (NULL) * 1000;
+    trigger.handler = handler;
+    trigger.params = param;
+    trigger.block_strategy = strategy;
+    trigger.glue_type = "BEAN";
+    trigger.timeout_s = timeout_s;
+    trigger.shard_index = 0;
+    trigger.shard_total = 1;
+    return xxl_executor_run (executor, &trigger, msg, msglen);
+}
+
+static int
+s_glue (xxl_executor_t *executor, int64_t job_id, const char *type, const char *source,
+        const char *param, int timeout_s, int64_t *log_id, char *msg, size_t msglen)
+{
+    xxl_trigger_t trigger = { 0 };
+    trigger.job_id = job_id;
+    trigger.log_id = *log_id = s_next_log_id++;
+    trigger.log_date_time = (int64_t) time (NULL) * 1000;
+    trigger.glue_type = type;
+    trigger.glue_source = source;
+    trigger.glue_updatetime = 1700000000000LL;
+    trigger.params = param;
+    trigger.timeout_s = timeout_s;
+    trigger.shard_index = 2;
+    trigger.shard_total = 5;
+    return xxl_executor_run (executor, &trigger, msg, msglen);
+}
+
+static char *
+s_log (int64_t log_id)
+{
+    int to_line;
+    char err [256];
+    return xxl_runlog_read_max (s_logdir, log_id, (int64_t) time (NULL) * 1000, 1,
+                                1024 * 1024, &to_line, err, sizeof err);
+}
+
+static int
+s_log_has (int64_t log_id, const char *text)
+{
+    char *content = s_log (log_id);
+    int found = content && strstr (content, text);
+    free (content);
+    return found;
+}
+
+static xxl_executor_t *
+s_executor (int in_process, int allow_glue, int idle_reap_s)
+{
+    xxl_executor_config_t config = { 0 };
+    config.logdir = s_logdir;
+    config.in_process = in_process;
+    config.allow_glue = allow_glue;
+    config.idle_reap_s = idle_reap_s;
+    config.interpreters [XXL_GLUE_PHP] = "no-such-interpreter-xxl";
+    return xxl_executor_new (&config, s_handlers);
+}
+
+static int
+s_thread_count (void)
+{
+    int count = 0;
+    DIR *dir = opendir ("/proc/self/task");
+    struct dirent *entry;
+    while (dir && (entry = readdir (dir)))
+        if (entry->d_name [0] != '.')
+            count++;
+    if (dir)
+        closedir (dir);
+    return count;
+}
+
+static void
+test_bean (xxl_executor_t *executor, const char *mode)
+{
+    char msg [256];
+    int64_t id;
+    xxl_result_t *result;
+
+    printf ("  BEAN %s\n", mode);
+    CHECK (s_run (executor, 1, "okJobHandler", "", NULL, 0, &id, msg, sizeof msg) == 0, "ok run refused: %s", msg);
+    result = s_wait (executor, id, 5000);
+    CHECK (result && result->code == 200 && s_msg_has (result, "ok"), "%s ok: %d %s", mode,
+           result? result->code: -1, result && result->msg? result->msg: "");
+    CHECK (s_log_has (id, "xxl-job job execute start") && s_log_has (id, "handleCode=200"),
+           "%s log has start and end lines", mode);
+
+    CHECK (s_run (executor, 2, "failJobHandler", "", NULL, 0, &id, msg, sizeof msg) == 0, "fail run refused");
+    result = s_wait (executor, id, 5000);
+    CHECK (result && result->code == 500 && s_msg_has (result, "failed on purpose"), "%s fail", mode);
+
+    CHECK (s_run (executor, 3, "paramJobHandler", "hello world", NULL, 0, &id, msg, sizeof msg) == 0, "param run refused");
+    result = s_wait (executor, id, 5000);
+    CHECK (result && result->code == 200 && result->msg && streq (result->msg, "hello world"),
+           "%s param round trip: %s", mode, result && result->msg? result->msg: "");
+
+    //  handleMsg capped at 15,000
+    char *big = (char *) malloc (20001);
+    memset (big, 'x', 20000);
+    big [20000] = 0;
+    CHECK (s_run (executor, 3, "paramJobHandler", big, NULL, 0, &id, msg, sizeof msg) == 0, "big param refused");
+    free (big);
+    result = s_wait (executor, id, 5000);
+    CHECK (result && result->msg && strlen (result->msg) == XXL_EXECUTOR_MSG_MAX,
+           "%s handleMsg capped: %zu", mode, result && result->msg? strlen (result->msg): 0);
+
+    CHECK (s_run (executor, 4, "logJobHandler", "5", NULL, 0, &id, msg, sizeof msg) == 0, "log run refused");
+    result = s_wait (executor, id, 5000);
+    CHECK (result && result->code == 200, "%s log handler", mode);
+    CHECK (s_log_has (id, "log line 1\n") && s_log_has (id, "log line 5\n"), "%s handler lines in log", mode);
+
+    //  Unknown handler, duplicate logId
+    CHECK (s_run (executor, 5, "nopeJobHandler", "", NULL, 0, &id, msg, sizeof msg) == -1
+        && streq (msg, "job handler [nopeJobHandler] not found."), "unknown handler: %s", msg);
+    xxl_trigger_t trigger = { 0 };
+    trigger.job_id = 6;
+    int64_t dup_id = trigger.log_id = s_next_log_id++;
+    trigger.handler = "okJobHandler";
+    CHECK (xxl_executor_run (executor, &trigger, msg, sizeof msg) == 0, "first of a logId");
+    CHECK (xxl_executor_run (executor, &trigger, msg, sizeof msg) == -1
+        && strstr (msg, "already accepted"), "duplicate logId refused: %s", msg);
+    result = s_wait (executor, dup_id, 5000);
+    CHECK (result && result->code == 200, "duplicated logId ran once");
+    CHECK (xxl_executor_run (executor, &trigger, msg, sizeof msg) == -1, "duplicate logId refused after the run");
+    trigger.glue_type = "GLUE_GROOVY";
+    trigger.log_id = s_next_log_id++;
+    CHECK (xxl_executor_run (executor, &trigger, msg, sizeof msg) == -1
+        && strstr (msg, "is not valid"), "unknown glue type: %s", msg);
+}
+
+static void
+test_isolation (xxl_executor_t *executor)
+{
+    char msg [256];
+    int64_t id, id2;
+    xxl_result_t *result;
+    printf ("  isolation\n");
+
+    CHECK (s_run (executor, 10, "crashJobHandler", "", NULL, 0, &id, msg, sizeof msg) == 0, "crash run");
+    result = s_wait (executor, id, 5000);
+    CHECK (result && result->code == 500 && s_msg_has (result, "SIGSEGV"),
+           "crash names the signal: %s", result && result->msg? result->msg: "");
+    CHECK (s_log_has (id, "about to crash"), "crash handler's line in log");
+    CHECK (s_run (executor, 10, "okJobHandler", "", NULL, 0, &id, msg, sizeof msg) == 0, "run after crash");
+    result = s_wait (executor, id, 5000);
+    CHECK (result && result->code == 200, "agent serves on after crash");
+
+    //  Timeout stops a busy loop
+    int64_t start = s_now ();
+    CHECK (s_run (executor, 11, "spinJobHandler", "", NULL, 1, &id, msg, sizeof msg) == 0, "spin run");
+    result = s_wait (executor, id, 5000);
+    int64_t took = s_now () - start;
+    CHECK (result && result->code == 502 && s_msg_has (result, "job execute timeout"),
+           "spin times out with 502: %d", result? result->code: -1);
+    CHECK (took < 2000, "timeout within a second of the deadline (%lld ms)", (long long) took);
+
+    //  Kill stops a busy loop, fails the queued ones
+    CHECK (s_run (executor, 12, "spinJobHandler", "", NULL, 0, &id, msg, sizeof msg) == 0, "spin run 2");
+    CHECK (s_run (executor, 12, "spinJobHandler", "", NULL, 0, &id2, msg, sizeof msg) == 0, "spin run queued");
+    usleep (200 * 1000);
+    CHECK (xxl_executor_busy (executor, 12) == 1, "busy while spinning");
+    CHECK (xxl_executor_running (executor, id) && xxl_executor_running (executor, id2), "running/queued by logId");
+    CHECK (xxl_executor_active (executor) == 1, "one active run");
+    start = s_now ();
+    CHECK (xxl_executor_kill (executor, 12, "killed by test") == 0, "kill spin");
+    result = s_wait (executor, id2, 2000);
+    CHECK (result && result->code == 500 && s_msg_has (result, "killed by test")
+        && s_msg_has (result, "in the job queue"), "queued run failed by kill: %s",
+           result && result->msg? result->msg: "");
+    result = s_wait (executor, id, 2000);
+    took = s_now () - start;
+    CHECK (result && result->code == 500 && s_msg_has (result, "killed by test [job running, killed]"),
+           "running run killed: %s", result && result->msg? result->msg: "");
+    CHECK (took < 1000, "kill within a second (%lld ms)", (long long) took);
+    CHECK (xxl_executor_busy (executor, 12) == 0, "not busy after kill");
+    CHECK (!xxl_executor_running (executor, id), "logId not running after kill");
+    CHECK (xxl_executor_kill (executor, 12, "again") == -1, "kill of an idle job answers -1");
+
+    //  Shard values reach the handler
+    xxl_trigger_t trigger = { 0 };
+    trigger.job_id = 13;
+    trigger.log_id = id = s_next_log_id++;
+    trigger.handler = "shardJobHandler";
+    trigger.shard_index = 3;
+    trigger.shard_total = 7;
+    CHECK (xxl_executor_run (executor, &trigger, msg, sizeof msg) == 0, "shard run");
+    result = s_wait (executor, id, 5000);
+    CHECK (result && result->msg && streq (result->msg, "shard 3/7"), "shard 3/7");
+}
+
+static void
+test_queues (xxl_executor_t *executor, const char *sleeper)
+{
+    char msg [256];
+    int64_t a, b, c;
+    xxl_result_t *result, *result_b, *result_c;
+    printf ("  queues with %s\n", sleeper);
+
+    //  Serial: three runs one after the other
+    int64_t start = s_now ();
+    CHECK (s_run (executor, 20, sleeper, "300", "SERIAL_EXECUTION", 0, &a, msg, sizeof msg) == 0, "serial 1");
+    CHECK (s_run (executor, 20, sleeper, "300", "SERIAL_EXECUTION", 0, &b, msg, sizeof msg) == 0, "serial 2");
+    CHECK (s_run (executor, 20, sleeper, "300", "SERIAL_EXECUTION", 0, &c, msg, sizeof msg) == 0, "serial 3");
+    CHECK (xxl_executor_busy (executor, 20) == 1, "serial job busy");
+    result_c = s_wait (executor, c, 5000);
+    int64_t took = s_now () - start;
+    result = s_wait (executor, a, 100);
+    result_b = s_wait (executor, b, 100);
+    CHECK (result && result_b && result_c && result->code == 200 && result_b->code == 200
+        && result_c->code == 200, "serial runs succeed");
+    CHECK (result < result_b && result_b < result_c, "serial results in order");
+    CHECK (took >= 880, "serial runs ran one after the other (%lld ms)", (long long) took);
+    CHECK (xxl_executor_busy (executor, 20) == 0, "serial job idle");
+
+    //  Discard later
+    CHECK (s_run (executor, 21, sleeper, "500", "DISCARD_LATER", 0, &a, msg, sizeof msg) == 0, "discard 1");
+    CHECK (s_run (executor, 21, sleeper, "500", "DISCARD_LATER", 0, &b, msg, sizeof msg) == -1
+        && streq (msg, "block strategy effect: Discard Later"), "discard later refuses: %s", msg);
+    result = s_wait (executor, a, 5000);
+    CHECK (result && result->code == 200, "discard later first run succeeds");
+    CHECK (s_run (executor, 21, sleeper, "10", "DISCARD_LATER", 0, &b, msg, sizeof msg) == 0,
+           "discard later accepts once idle");
+    CHECK (s_wait (executor, b, 5000) != NULL, "discard later run 2 ends");
+
+    //  Cover early
+    CHECK (s_run (executor, 22, sleeper, "5000", "COVER_EARLY", 0, &a, msg, sizeof msg) == 0, "cover 1");
+    usleep (100 * 1000);
+    start = s_now ();
+    CHECK (s_run (executor, 22, sleeper, "100", "COVER_EARLY", 0, &b, msg, sizeof msg) == 0, "cover 2");
+    result = s_wait (executor, a, 3000);
+    CHECK (result && result->code == 500 && s_msg_has (result, "block strategy effect: Cover Early"),
+           "cover early kills the first: %s", result && result->msg? result->msg: "");
+    result = s_wait (executor, b, 3000);
+    CHECK (result && result->code == 200, "cover early runs the second");
+    CHECK (s_now () - start < 2000, "cover early is quick");
+
+    //  A changed handler replaces the worker
+    CHECK (s_run (executor, 23, sleeper, "5000", NULL, 0, &a, msg, sizeof msg) == 0, "change 1");
+    usleep (100 * 1000);
+    CHECK (s_run (executor, 23, "okJobHandler", "", NULL, 0, &b, msg, sizeof msg) == 0, "change 2");
+    result = s_wait (executor, a, 3000);
+    CHECK (result && result->code == 500 && s_msg_has (result, "change jobhandler"),
+           "changed handler kills the old run: %s", result && result->msg? result->msg: "");
+    result = s_wait (executor, b, 3000);
+    CHECK (result && result->code == 200, "changed handler runs");
+
+    //  Timeout of a cooperative sleeper
+    start = s_now ();
+    CHECK (s_run (executor, 24, sleeper, "10000", NULL, 1, &a, msg, sizeof msg) == 0, "timeout run");
+    result = s_wait (executor, a, 4000);
+    took = s_now () - start;
+    CHECK (result && result->code == 502 && s_msg_has (result, "job execute timeout"), "sleeper times out");
+    CHECK (took < 1800, "sleeper timeout in time (%lld ms)", (long long) took);
+    CHECK (s_log_has (a, "job execute timeout"), "timeout in log");
+
+    //  Kill running and queued
+    CHECK (s_run (executor, 25, sleeper, "10000", NULL, 0, &a, msg, sizeof msg) == 0, "kill 1");
+    CHECK (s_run (executor, 25, sleeper, "10000", NULL, 0, &b, msg, sizeof msg) == 0, "kill 2");
+    CHECK (s_run (executor, 25, sleeper, "10000", NULL, 0, &c, msg, sizeof msg) == 0, "kill 3");
+    usleep (100 * 1000);
+    start = s_now ();
+    CHECK (xxl_executor_kill (executor, 25, "scheduling center kill job.") == 0, "kill");
+    result = s_wait (executor, a, 2000);
+    result_b = s_wait (executor, b, 100);
+    result_c = s_wait (executor, c, 100);
+    CHECK (result && result->code == 500 && s_msg_has (result, "[job running, killed]"), "running killed");
+    CHECK (result_b && result_b->code == 500 && result_c && result_c->code == 500
+        && s_msg_has (result_c, "[job not executed, in the job queue, killed.]"), "queued killed");
+    CHECK (s_now () - start < 1000, "kill quick");
+    CHECK (s_log_has (a, "[job running, killed]"), "kill reason in the log");
+}
+
+static void
+test_glue (void)
+{
+    printf ("  GLUE\n");
+    char msg [256];
+    int64_t id;
+    xxl_result_t *result;
+    xxl_executor_t *refuser = s_executor (0, 0, 90);
+    CHECK (s_glue (refuser, 30, "GLUE_SHELL", "true", "", 0, &id, msg, sizeof msg) == -1
+        && streq (msg, "glue type GLUE_SHELL not allowed on this agent"), "glue refused: %s", msg);
+    xxl_executor_destroy (&refuser);
+
+    xxl_executor_t *executor = s_executor (0, 1, 90);
+    CHECK (s_glue (executor, 31, "GLUE_SHELL", "echo \"args: $1 $2 $3\"\necho oops >&2\nprintf no-newline\n",
+                   "p1", 0, &id, msg, sizeof msg) == 0, "glue shell");
+    result = s_wait (executor, id, 5000);
+    CHECK (result && result->code == 200, "glue shell succeeds");
+    CHECK (s_log_has (id, "args: p1 2 5\n"), "stdout, param and shard in log");
+    CHECK (s_log_has (id, "oops\n"), "stderr in log");
+    CHECK (s_log_has (id, "no-newline\n"), "log line completed");
+    char path [512];
+    snprintf (path, sizeof path, "%s/gluesource/31_1700000000000.sh", s_logdir);
+    CHECK (access (path, R_OK) == 0, "glue source written to %s", path);
+
+    CHECK (s_glue (executor, 32, "GLUE_SHELL", "exit 3", "", 0, &id, msg, sizeof msg) == 0, "exit 3");
+    result = s_wait (executor, id, 5000);
+    CHECK (result && result->code == 500 && s_msg_has (result, "exit code 3"), "exit code 3");
+
+    CHECK (s_glue (executor, 33, "GLUE_SHELL", "kill -SEGV $$", "", 0, &id, msg, sizeof msg) == 0, "self kill");
+    result = s_wait (executor, id, 5000);
+    CHECK (result && result->code == 500 && s_msg_has (result, "killed by signal SIGSEGV"),
+           "signal named: %s", result && result->msg? result->msg: "");
+
+    CHECK (s_glue (executor, 34, "GLUE_PHP", "<?php echo 1;", "", 0, &id, msg, sizeof msg) == 0, "php");
+    result = s_wait (executor, id, 5000);
+    CHECK (result && result->code == 500
+        && s_msg_has (result, "interpreter 'no-such-interpreter-xxl' not found"),
+           "missing interpreter: %s", result && result->msg? result->msg: "");
+
+    if (system ("command -v python3 >/dev/null 2>&1") == 0) {
+        CHECK (s_glue (executor, 35, "GLUE_PYTHON", "import sys\nprint('py', sys.argv[1])\n", "x",
+                       0, &id, msg, sizeof msg) == 0, "python");
+        result = s_wait (executor, id, 10000);
+        CHECK (result && result->code == 200 && s_log_has (id, "py x\n"), "glue python");
+    }
+
+    //  Timeout ends the whole group, children included
+    char pidfile [512];
+    snprintf (pidfile, sizeof pidfile, "%s/child.pid", s_logdir);
+    char script [1024];
+    snprintf (script, sizeof script,
+              "trap '' TERM\nsleep 60 &\necho $! > %s\nwait\n", pidfile);
+    int64_t start = s_now ();
+    CHECK (s_glue (executor, 36, "GLUE_SHELL", script, "", 1, &id, msg, sizeof msg) == 0, "group");
+    result = s_wait (executor, id, 5000);
+    int64_t took = s_now () - start;
+    CHECK (result && result->code == 502, "glue timeout 502");
+    CHECK (took < 2500, "glue timeout in time (%lld ms)", (long long) took);
+    FILE *file = fopen (pidfile, "r");
+    int child = 0;
+    if (file) {
+        if (fscanf (file, "%d", &child) != 1)
+            child = 0;
+        fclose (file);
+    }
+    usleep (200 * 1000);
+    char stat_path [64], state = 'X';
+    snprintf (stat_path, sizeof stat_path, "/proc/%d/stat", child);
+    file = child > 0? fopen (stat_path, "r"): NULL;
+    if (file) {
+        int pid;
+        char comm [64];
+        if (fscanf (file, "%d %63s %c", &pid, comm, &state) != 3)
+            state = '?';
+        fclose (file);
+    }
+    CHECK (child > 0 && (state == 'X' || state == 'Z'), "background child killed (state %c)", state);
+
+    //  Kill of a script
+    CHECK (s_glue (executor, 37, "GLUE_SHELL", "sleep 30", "", 0, &id, msg, sizeof msg) == 0, "sleep 30");
+    usleep (200 * 1000);
+    start = s_now ();
+    CHECK (xxl_executor_kill (executor, 37, "stop it") == 0, "kill glue");
+    result = s_wait (executor, id, 3000);
+    CHECK (result && result->code == 500 && s_msg_has (result, "stop it"), "glue killed");
+    CHECK (s_now () - start < 1000, "glue kill quick");
+
+    //  A new glue version replaces the worker
+    xxl_trigger_t trigger = { 0 };
+    trigger.job_id = 38;
+    trigger.log_id = id = s_next_log_id++;
+    trigger.glue_type = "GLUE_SHELL";
+    trigger.glue_source = "sleep 30";
+    trigger.glue_updatetime = 1;
+    CHECK (xxl_executor_run (executor, &trigger, msg, sizeof msg) == 0, "glue v1");
+    usleep (100 * 1000);
+    int64_t id2;
+    trigger.log_id = id2 = s_next_log_id++;
+    trigger.glue_source = "echo v2";
+    trigger.glue_updatetime = 2;
+    CHECK (xxl_executor_run (executor, &trigger, msg, sizeof msg) == 0, "glue v2");
+    result = s_wait (executor, id, 3000);
+    CHECK (result && result->code == 500 && s_msg_has (result, "change jobhandler or glue type"), "glue v1 replaced");
+    result = s_wait (executor, id2, 3000);
+    CHECK (result && result->code == 200 && s_log_has (id2, "v2\n"), "glue v2 ran");
+    xxl_executor_destroy (&executor);
+}
+
+static void
+test_reap_and_stop (void)
+{
+    printf ("  idle reaping, stop\n");
+    char msg [256];
+    int64_t id;
+    xxl_executor_t *executor = s_executor (1, 0, 1);
+    int before = s_thread_count ();
+    for (int job = 0; job < 20; job++)
+        s_run (executor, 100 + job, "okJobHandler", "", NULL, 0, &id, msg, sizeof msg);
+    CHECK (s_wait (executor, id, 5000) != NULL, "20 jobs ran");
+    CHECK (s_thread_count () >= before + 15, "20 workers alive (%d -> %d)", before, s_thread_count ());
+    usleep (1600 * 1000);
+    CHECK (s_thread_count () <= before, "idle workers reaped (%d -> %d)", before, s_thread_count ());
+    CHECK (s_run (executor, 100, "okJobHandler", "", NULL, 0, &id, msg, sizeof msg) == 0, "run after reap");
+    CHECK (s_wait (executor, id, 5000) != NULL, "run after reap ends");
+
+    //  stop kills running runs and keeps their results
+    CHECK (s_run (executor, 200, "sleepJobHandler", "10000", NULL, 0, &id, msg, sizeof msg) == 0, "sleeper");
+    usleep (100 * 1000);
+    xxl_executor_stop (executor);
+    xxl_result_t *result = s_wait (executor, id, 100);
+    CHECK (result && result->code == 500 && s_msg_has (result, "executor stopped"), "stop kills and reports");
+    CHECK (s_run (executor, 201, "okJobHandler", "", NULL, 0, &id, msg, sizeof msg) == -1, "stopped refuses");
+    xxl_executor_destroy (&executor);
+    CHECK (executor == NULL, "destroy nulls");
+}
+
+static void
+test_scale (const char *handler, int count, int ms)
+{
+    char msg [256];
+    xxl_executor_t *executor = s_executor (0, 0, 90);
+    int64_t first = s_next_log_id, start = s_now (), id = 0;
+    int accepted = 0;
+    char param [16];
+    snprintf (param, sizeof param, "%d", ms);
+    for (int job = 0; job < count; job++)
+        if (s_run (executor, 10000 + job, handler, param, NULL, 0, &id, msg, sizeof msg) == 0)
+            accepted++;
+    int64_t queued = s_now () - start;
+    size_t max_active = 0;
+    int done = 0;
+    int64_t until = s_now () + 60000;
+    while (done < count && s_now () < until) {
+        size_t active = xxl_executor_active (executor);
+        if (active > max_active)
+            max_active = active;
+        xxl_result_t result;
+        while (xxl_executor_take (executor, &result) == 0) {
+            if (result.log_id >= first && result.code == 200)
+                done++;
+            free (result.msg);
+        }
+        usleep (10 * 1000);
+    }
+    int64_t took = s_now () - start;
+    CHECK (accepted == count && done == count, "%s: %d accepted, %d succeeded of %d", handler, accepted, done, count);
+    CHECK (max_active >= (size_t) count * 9 / 10, "%s: %zu at once", handler, max_active);
+    printf ("  %d sleeping runs (%s, %d ms): queued in %lld ms, all done in %lld ms, %zu at once\n",
+            count, handler, ms, (long long) queued, (long long) took, max_active);
+    xxl_executor_destroy (&executor);
+}
+
+static void
+s_bench (const char *label, int in_process, int allow_glue, const char *handler,
+         const char *glue, int count, int jobs)
+{
+    char msg [256];
+    xxl_executor_t *executor = s_executor (in_process, allow_glue, 90);
+    int64_t start = s_now ();
+    int done = 0, sent = 0;
+    while (done < count) {
+        //  Keep a window of runs in flight
+        while (sent < count && sent - done < 2000) {
+            xxl_trigger_t trigger = { 0 };
+            trigger.job_id = 50000 + sent % jobs;
+            trigger.log_id = s_next_log_id++;
+            trigger.log_date_time = (int64_t) time (NULL) * 1000;
+            trigger.handler = handler;
+            trigger.glue_type = glue;
+            trigger.glue_source = "true";
+            trigger.params = "";
+            if (xxl_executor_run (executor, &trigger, msg, sizeof msg))
+                break;
+            sent++;
+        }
+        struct pollfd item = { xxl_executor_fd (executor), POLLIN, 0 };
+        poll (&item, 1, 100);
+        xxl_result_t result;
+        while (xxl_executor_take (executor, &result) == 0) {
+            done++;
+            free (result.msg);
+        }
+    }
+    int64_t took = s_now () - start;
+    printf ("  bench %s: %d runs on %d jobs in %lld ms = %.0f runs/s\n", label, count, jobs,
+            (long long) took, count * 1000.0 / (took? took: 1));
+    xxl_executor_destroy (&executor);
+}
+
+static int
+s_remove_tree (const char *path)
+{
+    char command [512];
+    snprintf (command, sizeof command, "rm -rf '%s'", path);
+    return system (command);
+}
+
+int
+main (void)
+{
+    setvbuf (stdout, NULL, _IOLBF, 0);
+    zsys_init ();
+    zsys_set_logstream (NULL);
+    const char *plugins = getenv ("XXL_TEST_PLUGINS");
+    if (!plugins)
+        plugins = "tests/plugins";
+    if (!getenv ("XXL_RUNNER")) {
+        if (access ("./xxl-runner", X_OK) == 0)
+            setenv ("XXL_RUNNER", "./xxl-runner", 1);
+        else
+            setenv ("XXL_RUNNER", "../agent/xxl-runner", 1);
+    }
+    const char *tmp = getenv ("TMPDIR")? getenv ("TMPDIR"): "/tmp";
+    snprintf (s_logdir, sizeof s_logdir, "%s/xxl-test-executor-XXXXXX", tmp);
+    if (!mkdtemp (s_logdir)) {
+        printf ("cannot create temp folder\n0 passed, 1 failed\n");
+        return 1;
+    }
+    //  Load test_handlers.so alone (the plugins folder also holds bad ones)
+    char plugin_dir [300], command [1024];
+    snprintf (plugin_dir, sizeof plugin_dir, "%s/plugins", s_logdir);
+    snprintf (command, sizeof command, "mkdir -p '%s' && cp '%s/test_handlers.so' '%s/'",
+              plugin_dir, plugins, plugin_dir);
+    if (system (command))
+        printf ("cannot copy %s/test_handlers.so\n", plugins);
+    s_handlers = xxl_handlers_new (plugin_dir);
+    CHECK (s_handlers && xxl_handlers_exists (s_handlers, "okJobHandler"),
+           "test handlers loaded from %s", plugins);
+    if (s_handlers && xxl_handlers_exists (s_handlers, "okJobHandler")) {
+        xxl_executor_t *executor = s_executor (0, 0, 90);
+        CHECK (executor != NULL, "executor");
+        test_bean (executor, "isolated");
+        test_isolation (executor);
+        test_queues (executor, "sleepJobHandler");
+        xxl_executor_destroy (&executor);
+        executor = s_executor (1, 0, 90);
+        test_bean (executor, "in process");
+        test_queues (executor, "sleepJobHandler");
+        xxl_executor_destroy (&executor);
+        executor = s_executor (0, 0, 90);
+        test_queues (executor, "sleepInJobHandler");     //  flagged in-process
+        xxl_executor_destroy (&executor);
+        test_glue ();
+        test_reap_and_stop ();
+        test_scale ("sleepInJobHandler", 2000, 3000);
+        test_scale ("sleepJobHandler", getenv ("XXL_BENCH")? 2000: 300, getenv ("XXL_BENCH")? 5000: 2000);
+        if (getenv ("XXL_BENCH")) {
+            s_bench ("in-process empty BEAN, 1 job", 0, 0, "emptyInJobHandler", "BEAN", 200000, 1);
+            s_bench ("in-process empty BEAN, 64 jobs", 0, 0, "emptyInJobHandler", "BEAN", 200000, 64);
+            s_bench ("isolated empty BEAN, 64 jobs", 0, 0, "emptyJobHandler", "BEAN", 10000, 64);
+            s_bench ("GLUE_SHELL true, 64 jobs", 0, 1, NULL, "GLUE_SHELL", 10000, 64);
+        }
+    }
+    s_stash_clear ();
+    xxl_handlers_destroy (&s_handlers);
+    s_remove_tree (s_logdir);
+    printf ("%d passed, %d failed\n", s_passed, s_failed);
+    return s_failed? 1: 0;
+}

@@ -1,0 +1,284 @@
+/*  test_handlers.c -- tests of agent/xxl_handlers: loading a folder with
+    good and bad plugins (ABI mismatch, missing symbol, duplicate name, init
+    failure, not an ELF file) with a clear log line for each, sorted names,
+    hot reload through inotify (added, replaced, removed), and runs in
+    flight keeping their code, in process and isolated.
+
+    Environment: XXL_TEST_PLUGINS = folder with the built test plugins
+    (test_handlers.so, bad_abi.so, dup_name.so, no_symbol.so,
+    init_fail.so, reload_v1.so, reload_v2.so); XXL_RUNNER as for
+    test_executor.  Last line: "N passed, M failed".
+*/
+
+#define _GNU_SOURCE
+#include "xxl_handlers.h"
+#include "xxl_executor.h"
+
+#include <czmq.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static int s_passed = 0, s_failed = 0;
+
+#define CHECK(cond, ...) do { \
+    if (cond) s_passed++; \
+    else { s_failed++; printf ("FAIL %s:%d: ", __FILE__, __LINE__); printf (__VA_ARGS__); printf ("\n"); } \
+} while (0)
+
+static const char *s_plugins;
+static char s_dir [256];
+
+//  Copies a built plugin into the test folder as name, atomically
+static int
+s_install (const char *built, const char *name)
+{
+    char command [1024];
+    snprintf (command, sizeof command, "cp '%s/%s' '%s/.%s.tmp' && mv '%s/.%s.tmp' '%s/%s'",
+              s_plugins, built, s_dir, name, s_dir, name, s_dir, name);
+    return system (command);
+}
+
+//  A minimal host to call a handler directly
+static char s_result [256];
+static const char *h_param (xxl_run_t *run) { (void) run; return "0"; }
+static int64_t h_id (xxl_run_t *run) { (void) run; return 1; }
+static int h_int (xxl_run_t *run) { (void) run; return 0; }
+static void h_vlog (xxl_run_t *run, const char *format, va_list args) { (void) run; (void) format; (void) args; }
+static void h_set (xxl_run_t *run, int code, const char *msg)
+{
+    (void) run;
+    snprintf (s_result, sizeof s_result, "%d %s", code, msg? msg: "");
+}
+static const xxl_handler_host_t s_host = {
+    XXL_HANDLER_ABI_VERSION, sizeof (xxl_handler_host_t),
+    h_param, h_id, h_id, h_int, h_int, h_vlog, h_set, h_int
+};
+
+static const char *
+s_call (xxl_handler_ref_t *ref)
+{
+    xxl_run_t run = { &s_host, ref->plugin_state };
+    s_result [0] = 0;
+    ref->fn (&run);
+    return s_result;
+}
+
+static int
+s_wait_readable (int fd, int ms)
+{
+    struct pollfd item = { fd, POLLIN, 0 };
+    return poll (&item, 1, ms) == 1;
+}
+
+static char *
+s_slurp (const char *path)
+{
+    FILE *file = fopen (path, "r");
+    if (!file)
+        return strdup ("");
+    char *text = (char *) calloc (1, 65536);
+    size_t n = fread (text, 1, 65535, file);
+    text [n] = 0;
+    fclose (file);
+    return text;
+}
+
+//  Results taken while waiting for another logId are kept here
+static xxl_result_t s_taken [16];
+static int s_taken_count = 0;
+
+static int
+s_wait_result (xxl_executor_t *executor, int64_t log_id, xxl_result_t *result, int ms)
+{
+    for (int waited = 0; waited < ms; waited += 10) {
+        for (int i = 0; i < s_taken_count; i++)
+            if (s_taken [i].log_id == log_id) {
+                *result = s_taken [i];
+                s_taken [i] = s_taken [--s_taken_count];
+                return 0;
+            }
+        xxl_result_t taken;
+        if (xxl_executor_take (executor, &taken) == 0) {
+            if (s_taken_count < 16)
+                s_taken [s_taken_count++] = taken;
+            else
+                free (taken.msg);
+        }
+        else
+            usleep (10 * 1000);
+    }
+    result->msg = NULL;
+    return -1;
+}
+
+int
+main (void)
+{
+    setvbuf (stdout, NULL, _IOLBF, 0);
+    zsys_init ();
+    s_plugins = getenv ("XXL_TEST_PLUGINS");
+    if (!s_plugins)
+        s_plugins = "tests/plugins";
+    if (!getenv ("XXL_RUNNER"))
+        setenv ("XXL_RUNNER", access ("./xxl-runner", X_OK) == 0? "./xxl-runner": "../agent/xxl-runner", 1);
+    const char *tmp = getenv ("TMPDIR")? getenv ("TMPDIR"): "/tmp";
+    snprintf (s_dir, sizeof s_dir, "%s/xxl-test-handlers-XXXXXX", tmp);
+    if (!mkdtemp (s_dir)) {
+        printf ("cannot create temp folder\n0 passed, 1 failed\n");
+        return 1;
+    }
+    char logpath [512];
+    snprintf (logpath, sizeof logpath, "%s.log", s_dir);
+    FILE *logfile = fopen (logpath, "w");
+    zsys_set_logstream (logfile);
+
+    //  No folder, missing folder
+    xxl_handlers_t *handlers = xxl_handlers_new (NULL);
+    CHECK (handlers && xxl_handlers_size (handlers) == 0, "NULL folder: empty set");
+    char *names = xxl_handlers_names (handlers);
+    CHECK (names && streq (names, ""), "no names");
+    free (names);
+    CHECK (xxl_handlers_watch_fd (handlers) == -1, "no watch fd");
+    CHECK (xxl_handlers_rescan (handlers) == -1, "no rescan without folder");
+    xxl_handlers_destroy (&handlers);
+    CHECK (handlers == NULL, "destroy nulls");
+    handlers = xxl_handlers_new ("/nonexistent/xxl/plugins");
+    CHECK (handlers && xxl_handlers_size (handlers) == 0, "missing folder: empty set");
+    xxl_handlers_destroy (&handlers);
+
+    //  A folder of good and bad plugins
+    s_install ("test_handlers.so", "a_test.so");
+    s_install ("dup_name.so", "b_dup.so");
+    s_install ("bad_abi.so", "c_bad_abi.so");
+    s_install ("no_symbol.so", "d_no_symbol.so");
+    s_install ("init_fail.so", "e_init_fail.so");
+    char path [512];
+    snprintf (path, sizeof path, "%s/f_junk.so", s_dir);
+    FILE *junk = fopen (path, "w");
+    if (junk) {
+        fputs ("not an ELF file\n", junk);
+        fclose (junk);
+    }
+    snprintf (path, sizeof path, "%s/readme.txt", s_dir);
+    junk = fopen (path, "w");
+    if (junk) {
+        fputs ("ignored\n", junk);
+        fclose (junk);
+    }
+    handlers = xxl_handlers_new (s_dir);
+    CHECK (handlers != NULL, "new with bad plugins");
+    CHECK (xxl_handlers_exists (handlers, "okJobHandler"), "okJobHandler loaded");
+    CHECK (xxl_handlers_exists (handlers, "dupOnlyJobHandler"), "duplicate plugin's other handler loaded");
+    CHECK (!xxl_handlers_exists (handlers, "badAbiJobHandler"), "bad ABI refused");
+    CHECK (!xxl_handlers_exists (handlers, "initFailJobHandler"), "init failure refused");
+    CHECK (xxl_handlers_size (handlers) == 13, "13 handlers (%zu)", xxl_handlers_size (handlers));
+    names = xxl_handlers_names (handlers);
+    CHECK (names && strncmp (names, "crashJobHandler,dupOnlyJobHandler,emptyInJobHandler,", 52) == 0,
+           "sorted names: %s", names? names: "");
+    free (names);
+    xxl_handler_ref_t ref;
+    CHECK (xxl_handlers_acquire (handlers, "okJobHandler", &ref) == 0, "acquire");
+    CHECK (strstr (ref.plugin_path, "a_test.so") && streq (s_call (&ref), "200 ok"),
+           "first loaded keeps the name");
+    CHECK (ref.plugin_fd >= 0, "plugin fd for runners");
+    xxl_handlers_release (&ref);
+    CHECK (ref.plugin == NULL, "release zeroes the ref");
+    xxl_handlers_release (&ref);                //  no-op
+    CHECK (xxl_handlers_acquire (handlers, "nope", &ref) == -1, "acquire unknown -1");
+    fflush (logfile);
+    char *log = s_slurp (logpath);
+    CHECK (strstr (log, "ABI version mismatch"), "log: ABI version mismatch");
+    CHECK (strstr (log, "missing symbol xxl_handler_plugin"), "log: missing symbol");
+    CHECK (strstr (log, "duplicate handler name 'okJobHandler'"), "log: duplicate name");
+    CHECK (strstr (log, "init failed: no database here"), "log: init failure");
+    CHECK (strstr (log, "f_junk.so: dlopen failed"), "log: dlopen error");
+    free (log);
+
+    //  Nothing changed: rescan loads nothing, and does not retry bad files
+    CHECK (xxl_handlers_rescan (handlers) == 0, "rescan without changes");
+
+    //  Hot reload
+    int watch = xxl_handlers_watch_fd (handlers);
+    CHECK (watch >= 0, "watch fd");
+    s_install ("reload_v1.so", "reload.so");
+    CHECK (s_wait_readable (watch, 2000), "inotify saw the new plugin");
+    CHECK (xxl_handlers_rescan (handlers) == 1, "rescan loads it");
+    CHECK (!s_wait_readable (watch, 0), "rescan drained the watch fd");
+    xxl_handler_ref_t v1;
+    CHECK (xxl_handlers_acquire (handlers, "versionJobHandler", &v1) == 0
+        && streq (s_call (&v1), "200 v1"), "v1 loaded");
+
+    //  A run in flight in an isolated runner keeps v1 too
+    char logdir [300];
+    snprintf (logdir, sizeof logdir, "%s/logs", s_dir);
+    xxl_executor_config_t config = { 0 };
+    config.logdir = logdir;
+    xxl_executor_t *executor = xxl_executor_new (&config, handlers);
+    xxl_trigger_t trigger = { 0 };
+    trigger.job_id = 1;
+    trigger.log_id = 1;
+    trigger.handler = "versionIsoJobHandler";
+    trigger.params = "700";
+    char msg [256];
+    CHECK (xxl_executor_run (executor, &trigger, msg, sizeof msg) == 0, "isolated v1 run");
+    trigger.job_id = 2;
+    trigger.log_id = 2;
+    trigger.handler = "versionSleepJobHandler";
+    CHECK (xxl_executor_run (executor, &trigger, msg, sizeof msg) == 0, "in-process v1 run");
+    usleep (200 * 1000);
+
+    s_install ("reload_v2.so", "reload.so");
+    CHECK (s_wait_readable (watch, 2000), "inotify saw the replacement");
+    CHECK (xxl_handlers_rescan (handlers) == 2, "rescan unloads v1 and loads v2");
+    xxl_handler_ref_t v2;
+    CHECK (xxl_handlers_acquire (handlers, "versionJobHandler", &v2) == 0
+        && streq (s_call (&v2), "200 v2"), "v2 loaded");
+    CHECK (streq (s_call (&v1), "200 v1"), "v1 still callable while referenced");
+    CHECK (v1.generation != v2.generation, "new generation");
+    xxl_handlers_release (&v1);
+    xxl_handlers_release (&v2);
+
+    xxl_result_t result;
+    CHECK (s_wait_result (executor, 1, &result, 5000) == 0 && result.msg && streq (result.msg, "v1"),
+           "isolated run in flight kept v1");
+    free (result.msg);
+    CHECK (s_wait_result (executor, 2, &result, 5000) == 0 && result.msg && streq (result.msg, "v1"),
+           "in-process run in flight kept v1");
+    free (result.msg);
+    trigger.job_id = 3;
+    trigger.log_id = 3;
+    trigger.handler = "versionIsoJobHandler";
+    trigger.params = "0";
+    CHECK (xxl_executor_run (executor, &trigger, msg, sizeof msg) == 0, "isolated v2 run");
+    CHECK (s_wait_result (executor, 3, &result, 5000) == 0 && result.msg && streq (result.msg, "v2"),
+           "new isolated run gets v2");
+    free (result.msg);
+    xxl_executor_destroy (&executor);
+
+    //  Removal
+    snprintf (path, sizeof path, "%s/reload.so", s_dir);
+    unlink (path);
+    CHECK (s_wait_readable (watch, 2000), "inotify saw the removal");
+    CHECK (xxl_handlers_rescan (handlers) == 1, "rescan unloads it");
+    CHECK (!xxl_handlers_exists (handlers, "versionJobHandler"), "removed handler gone");
+    CHECK (xxl_handlers_exists (handlers, "okJobHandler"), "others stay");
+
+    //  A fixed bad plugin loads on the next change
+    s_install ("init_fail.so", "c_bad_abi.so");
+    CHECK (xxl_handlers_rescan (handlers) == 0, "replacement still bad");
+    xxl_handlers_destroy (&handlers);
+
+    zsys_set_logstream (stderr);
+    fclose (logfile);
+    unlink (logpath);
+    char command [512];
+    snprintf (command, sizeof command, "rm -rf '%s'", s_dir);
+    if (system (command))
+        {}
+    printf ("%d passed, %d failed\n", s_passed, s_failed);
+    return s_failed? 1: 0;
+}

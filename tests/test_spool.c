@@ -1,0 +1,203 @@
+/*  test_spool.c -- tests of agent/xxl_spool: durability across reopen,
+    acks, batches, a torn or corrupt tail, compaction, iteration while
+    acking, and refusal of a file that is not a spool.
+    Last line: "N passed, M failed".
+*/
+
+#define _GNU_SOURCE
+#include "xxl_spool.h"
+
+#include <czmq.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int s_passed = 0, s_failed = 0;
+
+#define CHECK(cond, ...) do { \
+    if (cond) s_passed++; \
+    else { s_failed++; printf ("FAIL %s:%d: ", __FILE__, __LINE__); printf (__VA_ARGS__); printf ("\n"); } \
+} while (0)
+
+static off_t
+s_file_size (const char *path)
+{
+    struct stat st;
+    return stat (path, &st) == 0? st.st_size: -1;
+}
+
+static void
+s_append_raw (const char *path, const void *data, size_t len)
+{
+    int fd = open (path, O_WRONLY | O_APPEND);
+    if (fd >= 0) {
+        if (write (fd, data, len) < 0)
+            {}
+        close (fd);
+    }
+}
+
+int
+main (void)
+{
+    setvbuf (stdout, NULL, _IOLBF, 0);
+    zsys_init ();
+    zsys_set_logstream (NULL);
+    char dir [256];
+    const char *tmp = getenv ("TMPDIR")? getenv ("TMPDIR"): "/tmp";
+    snprintf (dir, sizeof dir, "%s/xxl-test-spool-XXXXXX", tmp);
+    if (!mkdtemp (dir)) {
+        printf ("cannot create temp folder\n0 passed, 1 failed\n");
+        return 1;
+    }
+    char path [512];
+    snprintf (path, sizeof path, "%s/callback.spool", dir);
+
+    //  Add, ack, reopen
+    xxl_spool_t *spool = xxl_spool_new (path);
+    CHECK (spool != NULL, "new spool");
+    CHECK (xxl_spool_size (spool) == 0, "empty");
+    xxl_result_t r1 = { 1, 1700000000001LL, 200, (char *) "ok" };
+    xxl_result_t r2 = { 2, 1700000000002LL, 500, (char *) "failed: ünïcode" };
+    xxl_result_t r3 = { 3, 1700000000003LL, 502, NULL };
+    CHECK (xxl_spool_add (spool, &r1) == 0, "add 1");
+    CHECK (xxl_spool_add (spool, &r2) == 0, "add 2");
+    CHECK (xxl_spool_add (spool, &r3) == 0, "add 3");
+    CHECK (xxl_spool_size (spool) == 3, "3 pending");
+    CHECK (xxl_spool_ack (spool, 1) == 0, "ack 1");
+    CHECK (xxl_spool_ack (spool, 1) == -1, "second ack of 1 is -1");
+    CHECK (xxl_spool_ack (spool, 99) == -1, "ack unknown is -1");
+    xxl_spool_destroy (&spool);
+    CHECK (spool == NULL, "destroy nulls");
+
+    spool = xxl_spool_new (path);
+    CHECK (spool && xxl_spool_size (spool) == 2, "2 pending after reopen");
+    const xxl_result_t *result = xxl_spool_first (spool);
+    CHECK (result && result->log_id == 2 && result->code == 500 && result->log_date_time == 1700000000002LL
+        && result->msg && streq (result->msg, "failed: ünïcode"), "result 2 intact");
+    result = xxl_spool_next (spool);
+    CHECK (result && result->log_id == 3 && result->code == 502 && result->msg == NULL, "result 3, NULL msg kept");
+    CHECK (xxl_spool_next (spool) == NULL, "end of iteration");
+
+    //  Batch
+    xxl_result_t batch [100];
+    char msgs [100][32];
+    for (int i = 0; i < 100; i++) {
+        snprintf (msgs [i], sizeof msgs [i], "batch %d", i);
+        batch [i] = (xxl_result_t) { 1000 + i, 0, 200, msgs [i] };
+    }
+    CHECK (xxl_spool_add_batch (spool, batch, 100) == 0, "batch of 100");
+    CHECK (xxl_spool_size (spool) == 102, "102 pending");
+    //  Replace a pending logId
+    xxl_result_t again = { 2, 1700000000002LL, 200, (char *) "retried" };
+    CHECK (xxl_spool_add (spool, &again) == 0 && xxl_spool_size (spool) == 102, "replace keeps one entry");
+    xxl_spool_destroy (&spool);
+
+    //  Torn tail: a half record after the last good one
+    off_t good_size = s_file_size (path);
+    unsigned char torn [] = { 40, 0, 0, 0, 1, 2, 3, 4, 1, 9, 9 };
+    s_append_raw (path, torn, sizeof torn);
+    spool = xxl_spool_new (path);
+    CHECK (spool && xxl_spool_size (spool) == 102, "torn tail ignored");
+    CHECK (s_file_size (path) == good_size, "torn tail cut off");
+    xxl_result_t r4 = { 4, 0, 200, (char *) "after torn" };
+    CHECK (xxl_spool_add (spool, &r4) == 0, "add after torn tail");
+    xxl_spool_destroy (&spool);
+    spool = xxl_spool_new (path);
+    CHECK (spool && xxl_spool_size (spool) == 103, "add after torn tail survives");
+    int found = 0;
+    for (result = xxl_spool_first (spool); result; result = xxl_spool_next (spool))
+        if (result->log_id == 2)
+            found = result->msg && streq (result->msg, "retried");
+    CHECK (found, "replaced entry replayed");
+    xxl_spool_destroy (&spool);
+
+    //  Corrupt last record (CRC): ignored
+    off_t size = s_file_size (path);
+    int fd = open (path, O_RDWR);
+    unsigned char byte;
+    if (fd >= 0 && pread (fd, &byte, 1, size - 2) == 1) {
+        byte ^= 0xFF;
+        if (pwrite (fd, &byte, 1, size - 2) != 1)
+            {}
+    }
+    if (fd >= 0)
+        close (fd);
+    spool = xxl_spool_new (path);
+    CHECK (spool && xxl_spool_size (spool) == 102, "corrupt last record ignored");
+
+    //  Iterate and ack every entry while iterating
+    int seen = 0;
+    for (result = xxl_spool_first (spool); result; result = xxl_spool_next (spool)) {
+        seen++;
+        xxl_spool_ack (spool, result->log_id);
+    }
+    CHECK (seen == 102 && xxl_spool_size (spool) == 0, "ack while iterating: %d seen", seen);
+    xxl_spool_destroy (&spool);
+    spool = xxl_spool_new (path);
+    CHECK (spool && xxl_spool_size (spool) == 0, "all acked after reopen");
+
+    //  Compaction
+    for (int i = 0; i < 3000; i++) {
+        xxl_result_t result_i = { 10000 + i, 0, 200, (char *) "a message of some length" };
+        xxl_spool_add (spool, &result_i);
+    }
+    off_t big = s_file_size (path);
+    for (int i = 0; i < 2990; i++)
+        xxl_spool_ack (spool, 10000 + i);
+    off_t small = s_file_size (path);
+    CHECK (small < big / 3, "compacted: %lld -> %lld bytes", (long long) big, (long long) small);
+    xxl_result_t r5 = { 5, 0, 200, (char *) "after compaction" };
+    CHECK (xxl_spool_add (spool, &r5) == 0, "add after compaction");
+    xxl_spool_destroy (&spool);
+    spool = xxl_spool_new (path);
+    CHECK (spool && xxl_spool_size (spool) == 11, "11 pending after compaction and reopen");
+    result = xxl_spool_first (spool);
+    CHECK (result && result->log_id == 12990, "order kept after compaction");
+    xxl_spool_destroy (&spool);
+
+    //  Not a spool
+    char other [512];
+    snprintf (other, sizeof other, "%s/not-a-spool", dir);
+    FILE *file = fopen (other, "w");
+    if (file) {
+        fputs ("hello, this is not a spool\n", file);
+        fclose (file);
+    }
+    spool = xxl_spool_new (other);
+    CHECK (spool == NULL, "foreign file refused");
+    snprintf (other, sizeof other, "%s/missing/dir/spool", dir);
+    CHECK (xxl_spool_new (other) == NULL, "missing folder refused");
+    CHECK (xxl_spool_add (NULL, &r1) == -1 && xxl_spool_ack (NULL, 1) == -1, "NULL self");
+
+    //  Durability figure
+    snprintf (other, sizeof other, "%s/bench.spool", dir);
+    spool = xxl_spool_new (other);
+    int64_t start = zclock_usecs ();
+    for (int i = 0; i < 200; i++) {
+        xxl_result_t result_i = { i, 0, 200, (char *) "ok" };
+        xxl_spool_add (spool, &result_i);
+    }
+    int64_t single = zclock_usecs () - start;
+    xxl_result_t many [1000];
+    start = zclock_usecs ();
+    for (int round = 0; round < 20; round++) {
+        for (int i = 0; i < 1000; i++)
+            many [i] = (xxl_result_t) { 100000 + round * 1000 + i, 0, 200, (char *) "ok" };
+        xxl_spool_add_batch (spool, many, 1000);
+    }
+    int64_t batched = zclock_usecs () - start;
+    printf ("  spool: %.0f adds/s one by one (fsync each), %.0f adds/s in batches of 1000\n",
+            200 * 1e6 / (single? single: 1), 20000 * 1e6 / (batched? batched: 1));
+    xxl_spool_destroy (&spool);
+
+    char command [512];
+    snprintf (command, sizeof command, "rm -rf '%s'", dir);
+    if (system (command))
+        {}
+    printf ("%d passed, %d failed\n", s_passed, s_failed);
+    return s_failed? 1: 0;
+}
