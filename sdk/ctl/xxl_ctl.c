@@ -1,0 +1,1844 @@
+/*  xxl_ctl.c -- xxl-ctl: the command-line client of the xxl scheduler.
+
+    One command per run: global flags (--api, --token, --json, --timeout,
+    -c FILE), then `NOUN VERB [ARGS] [FLAGS]` looked up in s_commands.
+    Each command builds one api request with the client library's encoder
+    (field names are the scheduler's camelCase names), waits for the reply
+    and prints it: with --json the reply's content as one JSON document
+    (xxl_msg_to_json), otherwise aligned tables for lists and `key: value`
+    lines for single objects.  `cron next` needs no scheduler: it runs the
+    cron library locally.  Every failure prints one error (a line on err,
+    or {"error": ...} on out with --json) and returns a non-zero status:
+    1 for server, connection and reply problems, 2 for usage errors.
+    Replies are never trusted: a missing or ill-typed field gives
+    "unexpected reply", never a crash.
+*/
+
+#include "xxl_ctl.h"
+#include "xxl/msg.h"
+#include "xxl/client.h"
+#include "xxl/cron.h"
+
+#include <czmq.h>
+#include <inttypes.h>
+#include <time.h>
+
+#define XXL_CTL_DEFAULT_API     "tcp://127.0.0.1:7070"
+#define XXL_CTL_DEFAULT_TIMEOUT 5000
+#define XXL_CTL_MAX_OPTS        24
+#define XXL_CTL_MAX_POS         4
+#define XXL_CTL_CELL_MAX        60      //  chars of free text in a table cell
+
+//  --------------------------------------------------------------------
+//  Command table types
+
+typedef struct {
+    const char *name;                   //  long form, e.g. "--title"
+    const char *alias;                  //  short form or NULL
+    const char *arg;                    //  value name, NULL for a switch
+    const char *help;
+} ctl_opt_t;
+
+typedef struct {
+    const char *value [XXL_CTL_MAX_OPTS];   //  per option; "" for a set switch
+    const char *pos [XXL_CTL_MAX_POS];
+    int npos;
+} ctl_args_t;
+
+typedef struct _ctl_t ctl_t;
+typedef struct _ctl_cmd_t ctl_cmd_t;
+typedef int (ctl_fn_t) (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args);
+
+struct _ctl_cmd_t {
+    const char *noun;
+    const char *verb;                   //  NULL: a one-word command
+    const char *synopsis;               //  arguments and flags after the name
+    const char *summary;
+    const ctl_opt_t *opts;
+    int min_pos, max_pos;
+    ctl_fn_t *fn;
+};
+
+struct _ctl_t {
+    FILE *out;
+    FILE *err;
+    int json;
+    char *api;
+    char *token;
+    int timeout;
+    xxl_client_t *client;
+};
+
+//  --------------------------------------------------------------------
+//  Small helpers
+
+//  Strict integer parse; 0 or -1
+static int
+s_parse_int (const char *text, int64_t min, int64_t max, int64_t *value)
+{
+    if (!text || !*text)
+        return -1;
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll (text, &end, 10);
+    if (errno || *end || v < min || v > max)
+        return -1;
+    *value = (int64_t) v;
+    return 0;
+}
+
+static char *
+s_strndup (const char *text, size_t size)
+{
+    char *copy = (char *) malloc (size + 1);
+    if (copy) {
+        memcpy (copy, text, size);
+        copy [size] = 0;
+    }
+    return copy;
+}
+
+//  Local "yyyy-mm-dd HH:MM:SS" of epoch ms into buf; "-" when not set
+static const char *
+s_time_text (int64_t ms, char *buf, size_t buflen)
+{
+    if (ms <= 0) {
+        snprintf (buf, buflen, "-");
+        return buf;
+    }
+    time_t seconds = (time_t) (ms / 1000);
+    struct tm tm;
+    if (!localtime_r (&seconds, &tm) || !strftime (buf, buflen, "%Y-%m-%d %H:%M:%S", &tm))
+        snprintf (buf, buflen, "%" PRId64, ms);
+    return buf;
+}
+
+static void
+s_obj_str (msgpack_object *obj, const char *text, size_t size)
+{
+    obj->type = MSGPACK_OBJECT_STR;
+    obj->via.str.ptr = text;
+    obj->via.str.size = (uint32_t) size;
+}
+
+//  Prints obj as one compact JSON document and a newline
+static int
+s_print_json (ctl_t *self, const msgpack_object *obj)
+{
+    char *text = xxl_msg_to_json (obj, 0);
+    if (!text)
+        return -1;
+    fprintf (self->out, "%s\n", text);
+    free (text);
+    return 0;
+}
+
+//  Reports a failure (a line on err, or {"error": ...} with --json) and
+//  returns status
+static int
+s_fail (ctl_t *self, int status, const char *format, ...)
+    __attribute__ ((format (printf, 3, 4)));
+
+static int
+s_fail (ctl_t *self, int status, const char *format, ...)
+{
+    char text [1024];
+    va_list args;
+    va_start (args, format);
+    vsnprintf (text, sizeof text, format, args);
+    va_end (args);
+    if (self->json) {
+        msgpack_object_kv kv;
+        s_obj_str (&kv.key, "error", 5);
+        s_obj_str (&kv.val, text, strlen (text));
+        msgpack_object root;
+        root.type = MSGPACK_OBJECT_MAP;
+        root.via.map.size = 1;
+        root.via.map.ptr = &kv;
+        if (s_print_json (self, &root))
+            fprintf (self->out, "{\"error\": \"out of memory\"}\n");
+    }
+    else
+        fprintf (self->err, "xxl-ctl: %s\n", text);
+    fflush (self->out);
+    return status;
+}
+
+//  --------------------------------------------------------------------
+//  Reading reply objects (never trusting their shape)
+
+static const msgpack_object *
+s_get (const msgpack_object *map, const char *key)
+{
+    const msgpack_object *value = xxl_msg_get (map, key);
+    return value && value->type != MSGPACK_OBJECT_NIL? value: NULL;
+}
+
+//  0 and *value when map [key] is an integer, else -1
+static int
+s_get_int (const msgpack_object *map, const char *key, int64_t *value)
+{
+    const msgpack_object *obj = s_get (map, key);
+    if (obj && obj->type == MSGPACK_OBJECT_POSITIVE_INTEGER && obj->via.u64 <= INT64_MAX) {
+        *value = (int64_t) obj->via.u64;
+        return 0;
+    }
+    if (obj && obj->type == MSGPACK_OBJECT_NEGATIVE_INTEGER) {
+        *value = obj->via.i64;
+        return 0;
+    }
+    return -1;
+}
+
+static int64_t
+s_int_or (const msgpack_object *map, const char *key, int64_t dflt)
+{
+    int64_t value;
+    return s_get_int (map, key, &value) == 0? value: dflt;
+}
+
+//  A scalar as new text: strings as they are, numbers in decimal, arrays
+//  of scalars comma-joined, anything else as JSON; "" when missing
+static char *
+s_obj_text (const msgpack_object *obj)
+{
+    char number [64];
+    if (!obj)
+        return strdup ("");
+    switch (obj->type) {
+        case MSGPACK_OBJECT_NIL:
+            return strdup ("");
+        case MSGPACK_OBJECT_BOOLEAN:
+            return strdup (obj->via.boolean? "true": "false");
+        case MSGPACK_OBJECT_POSITIVE_INTEGER:
+            snprintf (number, sizeof number, "%" PRIu64, obj->via.u64);
+            return strdup (number);
+        case MSGPACK_OBJECT_NEGATIVE_INTEGER:
+            snprintf (number, sizeof number, "%" PRId64, obj->via.i64);
+            return strdup (number);
+        case MSGPACK_OBJECT_FLOAT32:
+        case MSGPACK_OBJECT_FLOAT64:
+            snprintf (number, sizeof number, "%g", obj->via.f64);
+            return strdup (number);
+        case MSGPACK_OBJECT_STR:
+            return s_strndup (obj->via.str.ptr, obj->via.str.size);
+        case MSGPACK_OBJECT_ARRAY: {
+            int scalars = 1;
+            for (uint32_t i = 0; i < obj->via.array.size; i++) {
+                msgpack_object_type type = obj->via.array.ptr [i].type;
+                if (type == MSGPACK_OBJECT_ARRAY || type == MSGPACK_OBJECT_MAP)
+                    scalars = 0;
+            }
+            if (scalars) {
+                char *joined = strdup ("");
+                for (uint32_t i = 0; i < obj->via.array.size && joined; i++) {
+                    char *item = s_obj_text (&obj->via.array.ptr [i]);
+                    char *next = item? zsys_sprintf ("%s%s%s", joined, i? ",": "", item): NULL;
+                    free (item);
+                    free (joined);
+                    joined = next;
+                }
+                return joined;
+            }
+            break;
+        }
+        default:
+            break;
+    }
+    char *json = xxl_msg_to_json (obj, 0);
+    return json? json: strdup ("?");
+}
+
+static char *
+s_text_of (const msgpack_object *map, const char *key)
+{
+    return s_obj_text (s_get (map, key));
+}
+
+//  First line of text (also cut at an HTML <br>), at most max chars; in place
+static char *
+s_first_line (char *text, size_t max)
+{
+    if (!text)
+        return NULL;
+    char *br = strstr (text, "<br>");
+    if (br)
+        *br = 0;
+    text [strcspn (text, "\r\n")] = 0;
+    if (strlen (text) > max) {
+        size_t cut = max - 3;
+        while (cut > 0 && ((unsigned char) text [cut] & 0xC0) == 0x80)
+            cut--;                      //  don't split a UTF-8 sequence
+        strcpy (text + cut, "...");
+    }
+    return text;
+}
+
+//  --------------------------------------------------------------------
+//  Tables
+
+typedef struct {
+    int cols;
+    char **cells;                       //  row-major, header row first
+    size_t count, cap;
+} ctl_table_t;
+
+static void
+s_table_add (ctl_table_t *table, char *cell)
+{
+    if (table->count == table->cap) {
+        size_t cap = table->cap? table->cap * 2: 64;
+        char **cells = (char **) realloc (table->cells, cap * sizeof (char *));
+        if (!cells) {
+            free (cell);
+            return;
+        }
+        table->cells = cells;
+        table->cap = cap;
+    }
+    table->cells [table->count++] = cell? cell: strdup ("");
+}
+
+static void
+s_table_init (ctl_table_t *table, int cols, const char **headers)
+{
+    memset (table, 0, sizeof *table);
+    table->cols = cols;
+    for (int i = 0; i < cols; i++)
+        s_table_add (table, strdup (headers [i]));
+}
+
+//  UTF-8 aware display width (counts code points)
+static size_t
+s_width (const char *text)
+{
+    size_t width = 0;
+    for (const unsigned char *p = (const unsigned char *) text; *p; p++)
+        if ((*p & 0xC0) != 0x80)
+            width++;
+    return width;
+}
+
+static void
+s_table_print (ctl_table_t *table, FILE *out, const char *empty)
+{
+    size_t rows = table->count / (size_t) table->cols;
+    if (rows <= 1 && empty)
+        fprintf (out, "%s\n", empty);
+    else {
+        size_t width [32] = { 0 };
+        for (size_t i = 0; i < rows * (size_t) table->cols; i++) {
+            size_t w = s_width (table->cells [i]);
+            if (w > width [i % (size_t) table->cols])
+                width [i % (size_t) table->cols] = w;
+        }
+        for (size_t r = 0; r < rows; r++) {
+            for (int c = 0; c < table->cols; c++) {
+                const char *cell = table->cells [r * (size_t) table->cols + (size_t) c];
+                if (c == table->cols - 1)
+                    fprintf (out, "%s\n", cell);
+                else
+                    fprintf (out, "%s%*s", cell,
+                             (int) (width [c] - s_width (cell) + 2), "");
+            }
+        }
+    }
+    for (size_t i = 0; i < table->count; i++)
+        free (table->cells [i]);
+    free (table->cells);
+    memset (table, 0, sizeof *table);
+}
+
+//  Prints a map as aligned `key: value` lines; times (keys ending in
+//  "Time"/"time") as local time, multi-line strings indented below the key
+static void
+s_print_object (ctl_t *self, const msgpack_object *map)
+{
+    size_t keywidth = 0;
+    for (uint32_t i = 0; i < map->via.map.size; i++) {
+        const msgpack_object *key = &map->via.map.ptr [i].key;
+        if (key->type == MSGPACK_OBJECT_STR && key->via.str.size > keywidth)
+            keywidth = key->via.str.size;
+    }
+    for (uint32_t i = 0; i < map->via.map.size; i++) {
+        char *key = s_obj_text (&map->via.map.ptr [i].key);
+        const msgpack_object *val = &map->via.map.ptr [i].val;
+        char *value = NULL;
+        size_t keylen = key? strlen (key): 0;
+        int is_time = keylen >= 4 && strcasecmp (key + keylen - 4, "time") == 0;
+        if (is_time && (val->type == MSGPACK_OBJECT_POSITIVE_INTEGER
+                     || val->type == MSGPACK_OBJECT_NEGATIVE_INTEGER
+                     || val->type == MSGPACK_OBJECT_NIL)) {
+            char buf [64];
+            int64_t ms = val->type == MSGPACK_OBJECT_POSITIVE_INTEGER? (int64_t) val->via.u64:
+                         val->type == MSGPACK_OBJECT_NEGATIVE_INTEGER? val->via.i64: 0;
+            value = strdup (s_time_text (ms, buf, sizeof buf));
+        }
+        else
+            value = s_obj_text (val);
+        if (key && value) {
+            if (strchr (value, '\n')) {
+                fprintf (self->out, "%s:\n", key);
+                char *save = NULL;
+                for (char *line = strtok_r (value, "\n", &save); line;
+                     line = strtok_r (NULL, "\n", &save))
+                    fprintf (self->out, "    %s\n", line);
+            }
+            else
+                fprintf (self->out, "%s:%*s%s\n", key,
+                         (int) (keywidth - keylen + 1), "", value);
+        }
+        free (key);
+        free (value);
+    }
+}
+
+//  --------------------------------------------------------------------
+//  Talking to the scheduler
+
+//  Starts a request; NULL (reported) when the client cannot be made
+static xxl_enc_t *
+s_request (ctl_t *self, const char *type)
+{
+    if (!self->client) {
+        self->client = xxl_client_new (self->api, self->token);
+        if (!self->client) {
+            s_fail (self, XXL_CTL_FAILED, "cannot use api endpoint '%s' (expected e.g. %s)",
+                    self->api, XXL_CTL_DEFAULT_API);
+            return NULL;
+        }
+        xxl_client_set_timeout (self->client, self->timeout);
+    }
+    return xxl_client_request (self->client, type);
+}
+
+//  Sends the request and returns a 200 reply, or NULL after reporting
+static xxl_msg_t *
+s_call (ctl_t *self)
+{
+    char reason [512] = "";
+    xxl_msg_t *reply = xxl_client_call (self->client, reason, sizeof reason);
+    if (!reply) {
+        if (strncmp (reason, "no reply", 8) == 0 || !*reason)
+            s_fail (self, XXL_CTL_FAILED, "no reply from the scheduler at %s within %d ms",
+                    self->api, self->timeout);
+        else
+            s_fail (self, XXL_CTL_FAILED, "%s", reason);
+        return NULL;
+    }
+    int code = xxl_reply_code (reply);
+    if (code != XXL_OK) {
+        const char *text = xxl_reply_msg (reply);
+        if (text && *text)
+            s_fail (self, XXL_CTL_FAILED, "%s", text);
+        else
+            s_fail (self, XXL_CTL_FAILED, "the scheduler answered code %d", code);
+        xxl_msg_destroy (&reply);
+    }
+    return reply;
+}
+
+//  The reply's content when it is a map, else NULL after reporting
+static const msgpack_object *
+s_content (ctl_t *self, xxl_msg_t *reply)
+{
+    const msgpack_object *content = xxl_reply_content (reply);
+    if (!content || content->type != MSGPACK_OBJECT_MAP) {
+        s_fail (self, XXL_CTL_FAILED, "unexpected reply: %s",
+                content? "content is not a map": "no content");
+        return NULL;
+    }
+    return content;
+}
+
+//  content [key] when it is an array, else NULL after reporting
+static const msgpack_object *
+s_content_array (ctl_t *self, const msgpack_object *content, const char *key)
+{
+    const msgpack_object *array = s_get (content, key);
+    if (!array || array->type != MSGPACK_OBJECT_ARRAY) {
+        s_fail (self, XXL_CTL_FAILED, "unexpected reply: no '%s' list", key);
+        return NULL;
+    }
+    return array;
+}
+
+//  What a reply's content must hold under a key
+typedef enum {
+    CTL_ANY,                            //  any map
+    CTL_ID,                             //  a positive integer
+    CTL_LIST,                           //  an array
+    CTL_INTS                            //  an array of non-negative integers
+} ctl_shape_t;
+
+//  Sends the built request; checks that content [key] has the shape;
+//  on success prints the content as JSON (with --json) and returns it
+//  through *reply_p (caller destroys).  Returns the exit status.
+static int
+s_exchange (ctl_t *self, xxl_msg_t **reply_p, const msgpack_object **content_p,
+            const char *key, ctl_shape_t shape)
+{
+    *reply_p = s_call (self);
+    if (!*reply_p)
+        return XXL_CTL_FAILED;
+    *content_p = s_content (self, *reply_p);
+    if (!*content_p) {
+        xxl_msg_destroy (reply_p);
+        return XXL_CTL_FAILED;
+    }
+    const msgpack_object *value = key? s_get (*content_p, key): NULL;
+    int bad = 0;
+    if (shape == CTL_ID)
+        bad = !value || value->type != MSGPACK_OBJECT_POSITIVE_INTEGER;
+    else
+    if (shape == CTL_LIST || shape == CTL_INTS) {
+        bad = !value || value->type != MSGPACK_OBJECT_ARRAY;
+        for (uint32_t i = 0; !bad && shape == CTL_INTS && i < value->via.array.size; i++)
+            bad = value->via.array.ptr [i].type != MSGPACK_OBJECT_POSITIVE_INTEGER;
+    }
+    if (bad) {
+        xxl_msg_destroy (reply_p);
+        return s_fail (self, XXL_CTL_FAILED, "unexpected reply: no valid '%s'%s", key,
+                       shape == CTL_ID? " number": shape == CTL_INTS? " list of numbers": " list");
+    }
+    if (self->json && s_print_json (self, *content_p)) {
+        xxl_msg_destroy (reply_p);
+        return s_fail (self, XXL_CTL_FAILED, "out of memory");
+    }
+    return XXL_CTL_OK;
+}
+
+//  For requests answered with {"id": N}: prints "<what> N <done>"
+static int
+s_simple (ctl_t *self, const char *what, const char *done)
+{
+    xxl_msg_t *reply;
+    const msgpack_object *content;
+    int rc = s_exchange (self, &reply, &content, "id", CTL_ID);
+    if (rc)
+        return rc;
+    int64_t id = s_int_or (content, "id", 0);
+    if (!self->json)
+        fprintf (self->out, "%s %" PRId64 " %s\n", what, id, done);
+    xxl_msg_destroy (&reply);
+    return rc;
+}
+
+//  Prints the content as key: value lines (or JSON)
+static int
+s_show (ctl_t *self)
+{
+    xxl_msg_t *reply;
+    const msgpack_object *content;
+    int rc = s_exchange (self, &reply, &content, NULL, CTL_ANY);
+    if (rc)
+        return rc;
+    if (!self->json)
+        s_print_object (self, content);
+    xxl_msg_destroy (&reply);
+    return XXL_CTL_OK;
+}
+
+//  --------------------------------------------------------------------
+//  Argument helpers for commands
+
+static int
+s_opt_index (const ctl_cmd_t *cmd, const char *name)
+{
+    for (int i = 0; cmd->opts && cmd->opts [i].name; i++)
+        if (streq (cmd->opts [i].name, name))
+            return i;
+    return -1;
+}
+
+static const char *
+s_opt (const ctl_cmd_t *cmd, ctl_args_t *args, const char *name)
+{
+    int index = s_opt_index (cmd, name);
+    assert (index >= 0);
+    return args->value [index];
+}
+
+static void s_command_usage (const ctl_cmd_t *cmd, FILE *out, int full);
+
+//  A usage error: message, the command's usage on err, status 2
+static int
+s_usage_error (ctl_t *self, const ctl_cmd_t *cmd, const char *format, ...)
+    __attribute__ ((format (printf, 3, 4)));
+
+static int
+s_usage_error (ctl_t *self, const ctl_cmd_t *cmd, const char *format, ...)
+{
+    char text [512];
+    va_list args;
+    va_start (args, format);
+    vsnprintf (text, sizeof text, format, args);
+    va_end (args);
+    s_fail (self, XXL_CTL_USAGE, "%s", text);
+    if (cmd)
+        s_command_usage (cmd, self->err, 0);
+    return XXL_CTL_USAGE;
+}
+
+//  Parses an integer flag or argument; -1 after a usage error
+static int
+s_int_arg (ctl_t *self, const ctl_cmd_t *cmd, const char *what, const char *text,
+           int64_t min, int64_t max, int64_t *value)
+{
+    if (s_parse_int (text, min, max, value)) {
+        s_usage_error (self, cmd, "%s must be a whole number from %" PRId64 " to %" PRId64
+                       ", not '%s'", what, min, max, text);
+        return -1;
+    }
+    return 0;
+}
+
+static int
+s_id_arg (ctl_t *self, const ctl_cmd_t *cmd, const char *what, const char *text, int64_t *id)
+{
+    if (s_parse_int (text, 1, INT64_MAX, id)) {
+        s_usage_error (self, cmd, "%s must be a positive number, not '%s'", what, text);
+        return -1;
+    }
+    return 0;
+}
+
+//  Reads a whole file ('-' = stdin) into a new string, or NULL with reason
+static char *
+s_read_file (const char *path, char *reason, size_t reasonlen)
+{
+    FILE *file = streq (path, "-")? stdin: fopen (path, "rb");
+    if (!file) {
+        snprintf (reason, reasonlen, "cannot read '%s': %s", path, strerror (errno));
+        return NULL;
+    }
+    size_t size = 0, cap = 4096;
+    char *data = (char *) malloc (cap);
+    while (data) {
+        if (size + 1 >= cap) {
+            char *bigger = (char *) realloc (data, cap * 2);
+            if (!bigger) {
+                free (data);
+                data = NULL;
+                break;
+            }
+            data = bigger;
+            cap *= 2;
+        }
+        size_t got = fread (data + size, 1, cap - size - 1, file);
+        size += got;
+        if (got == 0)
+            break;
+    }
+    int failed = ferror (file);
+    if (file != stdin)
+        fclose (file);
+    if (!data || failed) {
+        snprintf (reason, reasonlen, "cannot read '%s': %s", path,
+                  data? "read error": "out of memory");
+        free (data);
+        return NULL;
+    }
+    data [size] = 0;
+    if (strlen (data) != size) {
+        snprintf (reason, reasonlen, "'%s' holds a NUL byte; glue source must be text", path);
+        free (data);
+        return NULL;
+    }
+    return data;
+}
+
+//  --------------------------------------------------------------------
+//  Commands: group
+
+static const ctl_opt_t s_group_add_opts [] = {
+    { "--title", NULL, "T", "title shown for the group (default: none)" },
+    { "--address-list", NULL, "A,B", "manual group with these agent addresses (addressType 1);"
+                                     " without it agents register themselves" },
+    { NULL, NULL, NULL, NULL }
+};
+
+static int
+s_group_add (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
+{
+    const char *title = s_opt (cmd, args, "--title");
+    const char *list = s_opt (cmd, args, "--address-list");
+    xxl_enc_t *enc = s_request (self, "GROUP_ADD");
+    if (!enc)
+        return XXL_CTL_FAILED;
+    xxl_enc_kstr (enc, "appname", args->pos [0]);
+    if (title)
+        xxl_enc_kstr (enc, "title", title);
+    if (list) {
+        xxl_enc_kint (enc, "addressType", 1);
+        xxl_enc_kstr (enc, "addressList", list);
+    }
+    return s_simple (self, "group", "added");
+}
+
+static int
+s_group_list (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
+{
+    (void) cmd;
+    (void) args;
+    if (!s_request (self, "GROUP_LIST"))
+        return XXL_CTL_FAILED;
+    xxl_msg_t *reply;
+    const msgpack_object *content;
+    int rc = s_exchange (self, &reply, &content, "groups", CTL_LIST);
+    if (rc || self->json) {
+        xxl_msg_destroy (&reply);
+        return rc;
+    }
+    const msgpack_object *groups = s_content_array (self, content, "groups");
+    if (groups) {
+        ctl_table_t table;
+        const char *headers [] = { "ID", "APPNAME", "TITLE", "TYPE", "ADDRESSES" };
+        s_table_init (&table, 5, headers);
+        for (uint32_t i = 0; i < groups->via.array.size; i++) {
+            const msgpack_object *group = &groups->via.array.ptr [i];
+            if (group->type != MSGPACK_OBJECT_MAP)
+                continue;               //  not a row: skip it
+            s_table_add (&table, s_text_of (group, "id"));
+            s_table_add (&table, s_text_of (group, "appname"));
+            s_table_add (&table, s_first_line (s_text_of (group, "title"), XXL_CTL_CELL_MAX));
+            s_table_add (&table, strdup (s_int_or (group, "addressType", 0) == 1? "manual": "auto"));
+            s_table_add (&table, s_text_of (group, "addressList"));
+        }
+        s_table_print (&table, self->out, "no groups");
+    }
+    else
+        rc = XXL_CTL_FAILED;
+    xxl_msg_destroy (&reply);
+    return rc;
+}
+
+static int
+s_group_show (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
+{
+    (void) cmd;
+    xxl_enc_t *enc = s_request (self, "GROUP_SHOW");
+    if (!enc)
+        return XXL_CTL_FAILED;
+    xxl_enc_kstr (enc, "group", args->pos [0]);
+    return s_show (self);
+}
+
+static const ctl_opt_t s_group_update_opts [] = {
+    { "--appname", NULL, "APP", "rename the group's app name" },
+    { "--title", NULL, "T", "new title" },
+    { "--address-list", NULL, "A,B", "make it a manual group with these addresses" },
+    { "--auto", NULL, NULL, "make it an automatic group (agents register themselves)" },
+    { NULL, NULL, NULL, NULL }
+};
+
+static int
+s_group_update (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
+{
+    const char *app = s_opt (cmd, args, "--appname");
+    const char *title = s_opt (cmd, args, "--title");
+    const char *list = s_opt (cmd, args, "--address-list");
+    int is_auto = s_opt (cmd, args, "--auto") != NULL;
+    if (list && is_auto)
+        return s_usage_error (self, cmd, "--address-list and --auto exclude each other");
+    if (!app && !title && !list && !is_auto)
+        return s_usage_error (self, cmd, "nothing to update: give at least one flag");
+    xxl_enc_t *enc = s_request (self, "GROUP_UPDATE");
+    if (!enc)
+        return XXL_CTL_FAILED;
+    xxl_enc_kstr (enc, "group", args->pos [0]);
+    if (app)
+        xxl_enc_kstr (enc, "appname", app);
+    if (title)
+        xxl_enc_kstr (enc, "title", title);
+    if (list) {
+        xxl_enc_kint (enc, "addressType", 1);
+        xxl_enc_kstr (enc, "addressList", list);
+    }
+    if (is_auto)
+        xxl_enc_kint (enc, "addressType", 0);
+    return s_simple (self, "group", "updated");
+}
+
+static int
+s_group_rm (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
+{
+    (void) cmd;
+    xxl_enc_t *enc = s_request (self, "GROUP_RM");
+    if (!enc)
+        return XXL_CTL_FAILED;
+    xxl_enc_kstr (enc, "group", args->pos [0]);
+    return s_simple (self, "group", "removed");
+}
+
+//  --------------------------------------------------------------------
+//  Commands: job
+
+static const ctl_opt_t s_job_opts [] = {
+    { "--group", NULL, "APP|ID", "the executor group (app name or id)" },
+    { "--handler", NULL, "NAME", "handler name (optional for GLUE types)" },
+    { "--cron", NULL, "EXPR", "schedule type CRON with this expression" },
+    { "--fix-rate", NULL, "S", "schedule type FIX_RATE, every S seconds" },
+    { "--fix-delay", NULL, "S", "schedule type FIX_DELAY, S seconds after each run ends" },
+    { "--param", NULL, "P", "executor parameter" },
+    { "--route", NULL, "R", "route strategy (FIRST, ROUND, SHARDING_BROADCAST, ...)" },
+    { "--block", NULL, "B", "block strategy (SERIAL_EXECUTION, DISCARD_LATER, COVER_EARLY)" },
+    { "--timeout", NULL, "S", "run timeout in seconds (0: none)" },
+    { "--retry", NULL, "N", "retries after a failed run" },
+    { "--misfire", NULL, "M", "misfire strategy (DO_NOTHING, FIRE_ONCE_NOW)" },
+    { "--glue-type", NULL, "T", "BEAN or GLUE_SHELL, GLUE_PYTHON, GLUE_NODEJS, GLUE_PHP, GLUE_POWERSHELL" },
+    { "--glue-source", NULL, "FILE", "glue script read from FILE ('-': stdin)" },
+    { "--child", NULL, "ID,ID", "child job ids, triggered after a successful run" },
+    { "--desc", NULL, "D", "description" },
+    { "--author", NULL, "A", "author" },
+    { "--alarm-email", NULL, "E", "alarm e-mail address(es)" },
+    { "--timezone", NULL, "Z", "time zone of the cron expression (e.g. Europe/Berlin)" },
+    { "--start", NULL, NULL, "start scheduling at once" },
+    { NULL, NULL, NULL, NULL }
+};
+
+//  Adds the job fields given as flags to enc; returns 0 or an exit status
+//  (reported)
+static int
+s_job_fields (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args, xxl_enc_t *enc, int *count)
+{
+    static const struct { const char *flag, *key; } strings [] = {
+        { "--handler", "executorHandler" }, { "--param", "executorParam" },
+        { "--route", "executorRouteStrategy" }, { "--block", "executorBlockStrategy" },
+        { "--misfire", "misfireStrategy" }, { "--glue-type", "glueType" },
+        { "--child", "childJobId" }, { "--desc", "jobDesc" }, { "--author", "author" },
+        { "--alarm-email", "alarmEmail" }, { "--timezone", "timezone" },
+        { "--group", "jobGroup" }, { NULL, NULL }
+    };
+    *count = 0;
+    const char *cron = s_opt (cmd, args, "--cron");
+    const char *rate = s_opt (cmd, args, "--fix-rate");
+    const char *delay = s_opt (cmd, args, "--fix-delay");
+    if ((cron != NULL) + (rate != NULL) + (delay != NULL) > 1)
+        return s_usage_error (self, cmd, "give only one of --cron, --fix-rate, --fix-delay");
+    int64_t timeout = 0, retry = 0;
+    const char *timeout_text = s_opt (cmd, args, "--timeout");
+    const char *retry_text = s_opt (cmd, args, "--retry");
+    if (timeout_text && s_int_arg (self, cmd, "--timeout", timeout_text, 0, 86400 * 365, &timeout))
+        return XXL_CTL_USAGE;
+    if (retry_text && s_int_arg (self, cmd, "--retry", retry_text, 0, 1000, &retry))
+        return XXL_CTL_USAGE;
+    char *source = NULL;
+    const char *source_file = s_opt (cmd, args, "--glue-source");
+    if (source_file) {
+        char reason [512];
+        source = s_read_file (source_file, reason, sizeof reason);
+        if (!source)
+            return s_usage_error (self, NULL, "%s", reason);
+    }
+    for (int i = 0; strings [i].flag; i++) {
+        const char *value = s_opt (cmd, args, strings [i].flag);
+        if (value) {
+            xxl_enc_kstr (enc, strings [i].key, value);
+            (*count)++;
+        }
+    }
+    if (cron || rate || delay) {
+        xxl_enc_kstr (enc, "scheduleType", cron? "CRON": rate? "FIX_RATE": "FIX_DELAY");
+        xxl_enc_kstr (enc, "scheduleConf", cron? cron: rate? rate: delay);
+        (*count)++;
+    }
+    if (timeout_text) {
+        xxl_enc_kint (enc, "executorTimeout", timeout);
+        (*count)++;
+    }
+    if (retry_text) {
+        xxl_enc_kint (enc, "executorFailRetryCount", retry);
+        (*count)++;
+    }
+    if (source) {
+        xxl_enc_kstr (enc, "glueSource", source);
+        (*count)++;
+        free (source);
+    }
+    return XXL_CTL_OK;
+}
+
+static int
+s_job_add (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
+{
+    const char *glue = s_opt (cmd, args, "--glue-type");
+    if (!s_opt (cmd, args, "--group"))
+        return s_usage_error (self, cmd, "job add needs --group APP|ID");
+    if (!s_opt (cmd, args, "--handler") && (!glue || streq (glue, "BEAN")))
+        return s_usage_error (self, cmd, "job add needs --handler NAME (or --glue-type GLUE_...)");
+    xxl_enc_t *enc = s_request (self, "JOB_ADD");
+    if (!enc)
+        return XXL_CTL_FAILED;
+    int count;
+    int rc = s_job_fields (self, cmd, args, enc, &count);
+    if (rc)
+        return rc;
+    if (s_opt (cmd, args, "--start"))
+        xxl_enc_kbool (enc, "start", 1);
+    return s_simple (self, "job", "added");
+}
+
+static int
+s_job_update (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
+{
+    int64_t id;
+    if (s_id_arg (self, cmd, "job id", args->pos [0], &id))
+        return XXL_CTL_USAGE;
+    int start = s_opt (cmd, args, "--start") != NULL;
+    xxl_enc_t *enc = s_request (self, "JOB_UPDATE");
+    if (!enc)
+        return XXL_CTL_FAILED;
+    xxl_enc_kint (enc, "jobId", id);
+    int count;
+    int rc = s_job_fields (self, cmd, args, enc, &count);
+    if (rc)
+        return rc;
+    if (count == 0 && !start)
+        return s_usage_error (self, cmd, "nothing to update: give at least one flag");
+    if (count > 0) {
+        if (!start)
+            return s_simple (self, "job", "updated");
+        //  Update quietly, then start; the JSON document is START's reply
+        xxl_msg_t *reply = s_call (self);
+        if (!reply)
+            return XXL_CTL_FAILED;
+        xxl_msg_destroy (&reply);
+        if (!self->json)
+            fprintf (self->out, "job %" PRId64 " updated\n", id);
+    }
+    enc = s_request (self, "JOB_START");
+    if (!enc)
+        return XXL_CTL_FAILED;
+    xxl_enc_kint (enc, "jobId", id);
+    return s_simple (self, "job", "started");
+}
+
+//  job rm|start|stop|show ID and glue history ID: one jobId field
+static int
+s_job_by_id (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args, const char *type,
+             const char *done)
+{
+    int64_t id;
+    if (s_id_arg (self, cmd, "job id", args->pos [0], &id))
+        return XXL_CTL_USAGE;
+    xxl_enc_t *enc = s_request (self, type);
+    if (!enc)
+        return XXL_CTL_FAILED;
+    xxl_enc_kint (enc, "jobId", id);
+    return done? s_simple (self, "job", done): XXL_CTL_OK;
+}
+
+static int
+s_job_rm (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
+{
+    return s_job_by_id (self, cmd, args, "JOB_RM", "removed");
+}
+
+static int
+s_job_start (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
+{
+    return s_job_by_id (self, cmd, args, "JOB_START", "started");
+}
+
+static int
+s_job_stop (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
+{
+    return s_job_by_id (self, cmd, args, "JOB_STOP", "stopped");
+}
+
+static int
+s_job_show (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
+{
+    int rc = s_job_by_id (self, cmd, args, "JOB_SHOW", NULL);
+    return rc? rc: s_show (self);
+}
+
+static const ctl_opt_t s_job_list_opts [] = {
+    { "--group", NULL, "G", "only jobs of this group (app name or id)" },
+    { "--limit", NULL, "N", "at most N jobs (default 1000)" },
+    { NULL, NULL, NULL, NULL }
+};
+
+//  Fetches group id -> app name for the readable job table into *names_p
+//  (NULL when the reply has no usable list); returns the exit status
+static int
+s_group_names (ctl_t *self, zhash_t **names_p)
+{
+    *names_p = NULL;
+    if (!s_request (self, "GROUP_LIST"))
+        return XXL_CTL_FAILED;
+    xxl_msg_t *reply = s_call (self);
+    if (!reply)
+        return XXL_CTL_FAILED;
+    const msgpack_object *groups = s_get (xxl_reply_content (reply), "groups");
+    zhash_t *names = zhash_new ();
+    if (names && groups && groups->type == MSGPACK_OBJECT_ARRAY) {
+        zhash_autofree (names);
+        for (uint32_t i = 0; i < groups->via.array.size; i++) {
+            char *id = s_text_of (&groups->via.array.ptr [i], "id");
+            char *app = s_text_of (&groups->via.array.ptr [i], "appname");
+            if (id && app && *id && *app)
+                zhash_update (names, id, app);
+            free (id);
+            free (app);
+        }
+    }
+    xxl_msg_destroy (&reply);
+    *names_p = names;
+    return XXL_CTL_OK;
+}
+
+static int
+s_job_list (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
+{
+    const char *group = s_opt (cmd, args, "--group");
+    const char *limit_text = s_opt (cmd, args, "--limit");
+    int64_t limit = 0;
+    if (limit_text && s_int_arg (self, cmd, "--limit", limit_text, 1, 10000, &limit))
+        return XXL_CTL_USAGE;
+    //  Group names first: a reply's strings may point into the client's
+    //  receive buffer, so hold no reply across another request
+    zhash_t *names = NULL;
+    if (!self->json && s_group_names (self, &names))
+        return XXL_CTL_FAILED;
+    xxl_enc_t *enc = s_request (self, "JOB_LIST");
+    if (!enc) {
+        zhash_destroy (&names);
+        return XXL_CTL_FAILED;
+    }
+    if (group)
+        xxl_enc_kstr (enc, "group", group);
+    if (limit_text)
+        xxl_enc_kint (enc, "limit", limit);
+    xxl_msg_t *reply;
+    const msgpack_object *content;
+    int rc = s_exchange (self, &reply, &content, "jobs", CTL_LIST);
+    const msgpack_object *jobs = rc || self->json? NULL: s_content_array (self, content, "jobs");
+    if (!jobs) {
+        zhash_destroy (&names);
+        xxl_msg_destroy (&reply);
+        return rc || self->json? rc: XXL_CTL_FAILED;
+    }
+    ctl_table_t table;
+    const char *headers [] = { "ID", "GROUP", "DESC", "SCHEDULE", "HANDLER", "ROUTE",
+                               "STATUS", "NEXT" };
+    s_table_init (&table, 8, headers);
+    for (uint32_t i = 0; i < jobs->via.array.size; i++) {
+        const msgpack_object *job = &jobs->via.array.ptr [i];
+        if (job->type != MSGPACK_OBJECT_MAP)
+            continue;               //  not a row: skip it
+        char buf [64];
+        s_table_add (&table, s_text_of (job, "id"));
+        char *group_id = s_text_of (job, "jobGroup");
+        const char *name = names && group_id? (const char *) zhash_lookup (names, group_id): NULL;
+        s_table_add (&table, name? strdup (name): group_id);
+        if (name)
+            free (group_id);
+        s_table_add (&table, s_first_line (s_text_of (job, "jobDesc"), 30));
+        char *type = s_text_of (job, "scheduleType");
+        char *conf = s_text_of (job, "scheduleConf");
+        if (type && conf && *conf && strneq (type, "NONE"))
+            s_table_add (&table, zsys_sprintf ("%s %s", type, conf));
+        else
+            s_table_add (&table, strdup (type && *type? type: "NONE"));
+        free (type);
+        free (conf);
+        char *glue = s_text_of (job, "glueType");
+        char *handler = s_text_of (job, "executorHandler");
+        if (glue && *glue && strneq (glue, "BEAN") && (!handler || !*handler)) {
+            s_table_add (&table, glue);
+            free (handler);
+        }
+        else {
+            s_table_add (&table, handler);
+            free (glue);
+        }
+        s_table_add (&table, s_text_of (job, "executorRouteStrategy"));
+        s_table_add (&table, strdup (s_int_or (job, "triggerStatus", 0) == 1? "RUNNING": "STOPPED"));
+        s_table_add (&table, strdup (s_time_text (s_int_or (job, "triggerNextTime", 0),
+                                                  buf, sizeof buf)));
+    }
+    s_table_print (&table, self->out, "no jobs");
+    int64_t total;
+    if (s_get_int (content, "total", &total) == 0 && total > (int64_t) jobs->via.array.size)
+        fprintf (self->out, "(%u of %" PRId64 " jobs shown; use --limit)\n",
+                 jobs->via.array.size, total);
+    zhash_destroy (&names);
+    xxl_msg_destroy (&reply);
+    return XXL_CTL_OK;
+}
+
+static const ctl_opt_t s_job_trigger_opts [] = {
+    { "--param", NULL, "P", "executor parameter for this run (default: the job's)" },
+    { "--address", NULL, "A", "run on this agent address instead of routing" },
+    { "--shard", NULL, "I/N", "run as shard I of N" },
+    { NULL, NULL, NULL, NULL }
+};
+
+static int
+s_job_trigger (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
+{
+    int64_t id;
+    if (s_id_arg (self, cmd, "job id", args->pos [0], &id))
+        return XXL_CTL_USAGE;
+    const char *param = s_opt (cmd, args, "--param");
+    const char *address = s_opt (cmd, args, "--address");
+    const char *shard = s_opt (cmd, args, "--shard");
+    if (shard) {
+        int64_t index, total;
+        const char *slash = strchr (shard, '/');
+        char left [32] = "";
+        if (slash && (size_t) (slash - shard) < sizeof left)
+            memcpy (left, shard, (size_t) (slash - shard));
+        if (!slash || s_parse_int (left, 0, 99999, &index)
+        ||  s_parse_int (slash + 1, 1, 100000, &total) || index >= total)
+            return s_usage_error (self, cmd, "--shard must be I/N with 0 <= I < N, not '%s'", shard);
+    }
+    xxl_enc_t *enc = s_request (self, "JOB_TRIGGER");
+    if (!enc)
+        return XXL_CTL_FAILED;
+    xxl_enc_kint (enc, "jobId", id);
+    if (param)
+        xxl_enc_kstr (enc, "executorParam", param);
+    if (address)
+        xxl_enc_kstr (enc, "address", address);
+    if (shard)
+        xxl_enc_kstr (enc, "shard", shard);
+    xxl_msg_t *reply;
+    const msgpack_object *content;
+    int rc = s_exchange (self, &reply, &content, "logIds", CTL_INTS);
+    if (rc || self->json) {
+        xxl_msg_destroy (&reply);
+        return rc;
+    }
+    const msgpack_object *ids = s_content_array (self, content, "logIds");
+    if (ids) {
+        char *text = s_obj_text (ids);
+        for (char *p = text; p && *p; p++)
+            if (*p == ',')
+                *p = ' ';
+        fprintf (self->out, "job %" PRId64 " triggered: log%s %s\n", id,
+                 ids->via.array.size == 1? "": "s", text && *text? text: "(none)");
+        free (text);
+    }
+    else
+        rc = XXL_CTL_FAILED;
+    xxl_msg_destroy (&reply);
+    return rc;
+}
+
+static const ctl_opt_t s_count_opts [] = {
+    { "-n", NULL, "N", "how many fire times (default 5)" },
+    { NULL, NULL, NULL, NULL }
+};
+
+//  Prints a {"next": [ms, ...]} content as local times
+static int
+s_print_times (ctl_t *self, const msgpack_object *content)
+{
+    const msgpack_object *next = s_content_array (self, content, "next");
+    if (!next)
+        return XXL_CTL_FAILED;
+    if (next->via.array.size == 0)
+        fprintf (self->out, "no fire times\n");
+    for (uint32_t i = 0; i < next->via.array.size; i++) {
+        const msgpack_object *item = &next->via.array.ptr [i];
+        char buf [64];
+        if (item->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+            return s_fail (self, XXL_CTL_FAILED, "unexpected reply: a fire time is not a number");
+        fprintf (self->out, "%s\n", s_time_text ((int64_t) item->via.u64, buf, sizeof buf));
+    }
+    return XXL_CTL_OK;
+}
+
+static int
+s_job_next (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
+{
+    int64_t id, count = 0;
+    if (s_id_arg (self, cmd, "job id", args->pos [0], &id))
+        return XXL_CTL_USAGE;
+    const char *count_text = s_opt (cmd, args, "-n");
+    if (count_text && s_int_arg (self, cmd, "-n", count_text, 1, 100, &count))
+        return XXL_CTL_USAGE;
+    xxl_enc_t *enc = s_request (self, "JOB_NEXT");
+    if (!enc)
+        return XXL_CTL_FAILED;
+    xxl_enc_kint (enc, "jobId", id);
+    if (count_text)
+        xxl_enc_kint (enc, "count", count);
+    xxl_msg_t *reply;
+    const msgpack_object *content;
+    int rc = s_exchange (self, &reply, &content, "next", CTL_INTS);
+    if (!rc && !self->json)
+        rc = s_print_times (self, content);
+    xxl_msg_destroy (&reply);
+    return rc;
+}
+
+//  --------------------------------------------------------------------
+//  Commands: log
+
+static const ctl_opt_t s_log_list_opts [] = {
+    { "--job", NULL, "ID", "only runs of this job" },
+    { "--limit", NULL, "N", "at most N runs, newest first (default 100)" },
+    { NULL, NULL, NULL, NULL }
+};
+
+static int
+s_log_list (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
+{
+    const char *job_text = s_opt (cmd, args, "--job");
+    const char *limit_text = s_opt (cmd, args, "--limit");
+    int64_t job = 0, limit = 0;
+    if (job_text && s_id_arg (self, cmd, "--job", job_text, &job))
+        return XXL_CTL_USAGE;
+    if (limit_text && s_int_arg (self, cmd, "--limit", limit_text, 1, 10000, &limit))
+        return XXL_CTL_USAGE;
+    xxl_enc_t *enc = s_request (self, "LOG_LIST");
+    if (!enc)
+        return XXL_CTL_FAILED;
+    if (job_text)
+        xxl_enc_kint (enc, "jobId", job);
+    if (limit_text)
+        xxl_enc_kint (enc, "limit", limit);
+    xxl_msg_t *reply;
+    const msgpack_object *content;
+    int rc = s_exchange (self, &reply, &content, "logs", CTL_LIST);
+    if (rc || self->json) {
+        xxl_msg_destroy (&reply);
+        return rc;
+    }
+    const msgpack_object *logs = s_content_array (self, content, "logs");
+    if (logs) {
+        ctl_table_t table;
+        const char *headers [] = { "ID", "JOB", "TRIGGER TIME", "TRIGGER", "HANDLE",
+                                   "ADDRESS", "MSG" };
+        s_table_init (&table, 7, headers);
+        for (uint32_t i = 0; i < logs->via.array.size; i++) {
+            const msgpack_object *log = &logs->via.array.ptr [i];
+            if (log->type != MSGPACK_OBJECT_MAP)
+                continue;               //  not a row: skip it
+            char buf [64];
+            s_table_add (&table, s_text_of (log, "id"));
+            s_table_add (&table, s_text_of (log, "jobId"));
+            s_table_add (&table, strdup (s_time_text (s_int_or (log, "triggerTime", 0),
+                                                      buf, sizeof buf)));
+            s_table_add (&table, s_text_of (log, "triggerCode"));
+            int64_t handle = s_int_or (log, "handleCode", 0);
+            s_table_add (&table, handle? s_text_of (log, "handleCode"): strdup ("-"));
+            s_table_add (&table, s_text_of (log, "executorAddress"));
+            char *text = s_text_of (log, "handleMsg");
+            if (!text || !*text) {
+                free (text);
+                text = s_text_of (log, "triggerMsg");
+            }
+            s_table_add (&table, s_first_line (text, XXL_CTL_CELL_MAX));
+        }
+        s_table_print (&table, self->out, "no runs");
+    }
+    else
+        rc = XXL_CTL_FAILED;
+    xxl_msg_destroy (&reply);
+    return rc;
+}
+
+//  log show|kill ID: one logId field
+static int
+s_log_by_id (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args, const char *type,
+             int64_t *id)
+{
+    if (s_id_arg (self, cmd, "log id", args->pos [0], id))
+        return XXL_CTL_USAGE;
+    xxl_enc_t *enc = s_request (self, type);
+    if (!enc)
+        return XXL_CTL_FAILED;
+    xxl_enc_kint (enc, "logId", *id);
+    return XXL_CTL_OK;
+}
+
+static int
+s_log_show (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
+{
+    int64_t id;
+    int rc = s_log_by_id (self, cmd, args, "LOG_SHOW", &id);
+    return rc? rc: s_show (self);
+}
+
+static int
+s_log_kill (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
+{
+    int64_t id;
+    int rc = s_log_by_id (self, cmd, args, "LOG_KILL", &id);
+    if (rc)
+        return rc;
+    xxl_msg_t *reply = s_call (self);
+    if (!reply)
+        return XXL_CTL_FAILED;
+    //  The agent's answer may carry no content
+    const msgpack_object *content = xxl_reply_content (reply);
+    if (self->json) {
+        if (content && content->type == MSGPACK_OBJECT_MAP)
+            s_print_json (self, content);
+        else
+            fprintf (self->out, "{\"logId\":%" PRId64 "}\n", id);
+    }
+    else {
+        const char *text = xxl_reply_msg (reply);
+        fprintf (self->out, "log %" PRId64 " killed%s%s\n", id, *text? ": ": "", text);
+    }
+    xxl_msg_destroy (&reply);
+    return XXL_CTL_OK;
+}
+
+static const ctl_opt_t s_log_cat_opts [] = {
+    { "-f", "--follow", NULL, "keep reading until the run ends" },
+    { NULL, NULL, NULL, NULL }
+};
+
+static int
+s_log_cat (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
+{
+    int64_t id;
+    if (s_id_arg (self, cmd, "log id", args->pos [0], &id))
+        return XXL_CTL_USAGE;
+    int follow = s_opt (cmd, args, "-f") != NULL;
+    int64_t from = 1, to_line = 0;
+    int is_end = 0;
+    char *all = NULL;                   //  --json: all pages joined
+    size_t size = 0;
+    int rc = XXL_CTL_OK;
+    while (true) {
+        xxl_enc_t *enc = s_request (self, "LOG_CAT");
+        if (!enc) {
+            rc = XXL_CTL_FAILED;
+            break;
+        }
+        xxl_enc_kint (enc, "logId", id);
+        xxl_enc_kint (enc, "fromLineNum", from);
+        xxl_msg_t *reply = s_call (self);
+        if (!reply) {
+            rc = XXL_CTL_FAILED;
+            break;
+        }
+        const msgpack_object *content = s_content (self, reply);
+        const msgpack_object *text = content? s_get (content, "logContent"): NULL;
+        int64_t to;
+        if (content && (s_get_int (content, "toLineNum", &to)
+                     || (text && text->type != MSGPACK_OBJECT_STR))) {
+            s_fail (self, XXL_CTL_FAILED, "unexpected reply: no toLineNum/logContent");
+            content = NULL;
+        }
+        if (!content) {
+            xxl_msg_destroy (&reply);
+            rc = XXL_CTL_FAILED;
+            break;
+        }
+        const msgpack_object *end = s_get (content, "isEnd");
+        is_end = end && end->type == MSGPACK_OBJECT_BOOLEAN && end->via.boolean;
+        int fresh = to >= from;
+        if (fresh && text && text->via.str.size > 0) {
+            if (self->json) {
+                char *bigger = (char *) realloc (all, size + text->via.str.size + 1);
+                if (!bigger) {
+                    xxl_msg_destroy (&reply);
+                    rc = s_fail (self, XXL_CTL_FAILED, "out of memory");
+                    break;
+                }
+                all = bigger;
+                memcpy (all + size, text->via.str.ptr, text->via.str.size);
+                size += text->via.str.size;
+                all [size] = 0;
+            }
+            else {
+                fwrite (text->via.str.ptr, 1, text->via.str.size, self->out);
+                fflush (self->out);
+            }
+        }
+        xxl_msg_destroy (&reply);
+        if (fresh) {
+            to_line = to;
+            from = to + 1;
+            continue;                   //  next page at once
+        }
+        if (!follow || is_end)
+            break;
+        zclock_sleep (500);
+    }
+    if (rc == XXL_CTL_OK && self->json) {
+        msgpack_object_kv kv [4];
+        msgpack_object root;
+        s_obj_str (&kv [0].key, "logId", 5);
+        kv [0].val.type = MSGPACK_OBJECT_POSITIVE_INTEGER;
+        kv [0].val.via.u64 = (uint64_t) id;
+        s_obj_str (&kv [1].key, "logContent", 10);
+        s_obj_str (&kv [1].val, all? all: "", size);
+        s_obj_str (&kv [2].key, "toLineNum", 9);
+        kv [2].val.type = to_line < 0? MSGPACK_OBJECT_NEGATIVE_INTEGER: MSGPACK_OBJECT_POSITIVE_INTEGER;
+        if (to_line < 0)
+            kv [2].val.via.i64 = to_line;
+        else
+            kv [2].val.via.u64 = (uint64_t) to_line;
+        s_obj_str (&kv [3].key, "isEnd", 5);
+        kv [3].val.type = MSGPACK_OBJECT_BOOLEAN;
+        kv [3].val.via.boolean = is_end != 0;
+        root.type = MSGPACK_OBJECT_MAP;
+        root.via.map.size = 4;
+        root.via.map.ptr = kv;
+        if (s_print_json (self, &root))
+            rc = s_fail (self, XXL_CTL_FAILED, "out of memory");
+    }
+    free (all);
+    return rc;
+}
+
+//  --------------------------------------------------------------------
+//  Commands: agent, cron, glue, report
+
+static int
+s_agent_list (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
+{
+    (void) cmd;
+    (void) args;
+    if (!s_request (self, "AGENT_LIST"))
+        return XXL_CTL_FAILED;
+    xxl_msg_t *reply;
+    const msgpack_object *content;
+    int rc = s_exchange (self, &reply, &content, "agents", CTL_LIST);
+    if (rc || self->json) {
+        xxl_msg_destroy (&reply);
+        return rc;
+    }
+    const msgpack_object *agents = s_content_array (self, content, "agents");
+    if (agents) {
+        ctl_table_t table;
+        const char *headers [] = { "APP", "ADDRESS", "STATE", "UPDATED", "HANDLERS" };
+        s_table_init (&table, 5, headers);
+        for (uint32_t i = 0; i < agents->via.array.size; i++) {
+            const msgpack_object *agent = &agents->via.array.ptr [i];
+            if (agent->type != MSGPACK_OBJECT_MAP)
+                continue;               //  not a row: skip it
+            const msgpack_object *connected = s_get (agent, "connected");
+            char buf [64];
+            s_table_add (&table, s_text_of (agent, "app"));
+            s_table_add (&table, s_text_of (agent, "address"));
+            s_table_add (&table, strdup (!connected || connected->type != MSGPACK_OBJECT_BOOLEAN? "?":
+                                         connected->via.boolean? "connected": "lost"));
+            s_table_add (&table, strdup (s_time_text (s_int_or (agent, "updateTime", 0),
+                                                      buf, sizeof buf)));
+            s_table_add (&table, s_first_line (s_text_of (agent, "handlers"), XXL_CTL_CELL_MAX));
+        }
+        s_table_print (&table, self->out, "no agents");
+    }
+    else
+        rc = XXL_CTL_FAILED;
+    xxl_msg_destroy (&reply);
+    return rc;
+}
+
+static const ctl_opt_t s_cron_next_opts [] = {
+    { "-n", NULL, "N", "how many fire times (default 5)" },
+    { "--from", NULL, "MS", "fire times strictly after this epoch ms (default now)" },
+    { "--tz", NULL, "ZONE", "IANA time zone of the expression (default UTC, like a job\n"
+      "                         without --timezone)" },
+    { NULL, NULL, NULL, NULL }
+};
+
+static int
+s_cron_next (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
+{
+    const char *count_text = s_opt (cmd, args, "-n");
+    const char *from_text = s_opt (cmd, args, "--from");
+    const char *tz = s_opt (cmd, args, "--tz");
+    int64_t count = 5, after = zclock_time ();
+    if (count_text && s_int_arg (self, cmd, "-n", count_text, 1, 1000, &count))
+        return XXL_CTL_USAGE;
+    if (from_text && s_int_arg (self, cmd, "--from", from_text, 0, INT64_MAX / 2, &after))
+        return XXL_CTL_USAGE;
+    if (tz && *tz && !xxl_cron_tz_valid (tz))
+        return s_fail (self, XXL_CTL_FAILED, "unknown time zone '%s'", tz);
+    char reason [256] = "";
+    xxl_cron_t *cron = xxl_cron_new (args->pos [0], tz && *tz? tz: NULL, reason, sizeof reason);
+    if (!cron)
+        return s_fail (self, XXL_CTL_FAILED, "invalid cron expression '%s': %s", args->pos [0],
+                       *reason? reason: "not understood");
+    int64_t *times = (int64_t *) calloc ((size_t) count, sizeof (int64_t));
+    int made = 0;
+    while (times && made < count) {
+        int64_t next = xxl_cron_next (cron, after);
+        if (next <= after)
+            break;                      //  no further fire time
+        times [made++] = after = next;
+    }
+    xxl_cron_destroy (&cron);
+    if (!times)
+        return s_fail (self, XXL_CTL_FAILED, "out of memory");
+    if (self->json) {
+        fprintf (self->out, "{\"next\":[");
+        for (int i = 0; i < made; i++)
+            fprintf (self->out, "%s%" PRId64, i? ",": "", times [i]);
+        fprintf (self->out, "]}\n");
+    }
+    else {
+        if (made == 0)
+            fprintf (self->out, "no fire times\n");
+        for (int i = 0; i < made; i++) {
+            char buf [64];
+            fprintf (self->out, "%s\n", s_time_text (times [i], buf, sizeof buf));
+        }
+    }
+    free (times);
+    return XXL_CTL_OK;
+}
+
+static int
+s_glue_history (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
+{
+    int rc = s_job_by_id (self, cmd, args, "GLUE_HISTORY", NULL);
+    if (rc)
+        return rc;
+    xxl_msg_t *reply;
+    const msgpack_object *content;
+    rc = s_exchange (self, &reply, &content, "glues", CTL_LIST);
+    if (rc || self->json) {
+        xxl_msg_destroy (&reply);
+        return rc;
+    }
+    const msgpack_object *glues = s_content_array (self, content, "glues");
+    if (glues) {
+        ctl_table_t table;
+        const char *headers [] = { "ID", "TYPE", "SAVED", "REMARK", "SOURCE" };
+        s_table_init (&table, 5, headers);
+        for (uint32_t i = 0; i < glues->via.array.size; i++) {
+            const msgpack_object *glue = &glues->via.array.ptr [i];
+            if (glue->type != MSGPACK_OBJECT_MAP)
+                continue;               //  not a row: skip it
+            char buf [64];
+            int64_t saved = s_int_or (glue, "updateTime", 0);
+            if (saved <= 0)
+                saved = s_int_or (glue, "addTime", 0);
+            s_table_add (&table, s_text_of (glue, "id"));
+            s_table_add (&table, s_text_of (glue, "glueType"));
+            s_table_add (&table, strdup (s_time_text (saved, buf, sizeof buf)));
+            s_table_add (&table, s_first_line (s_text_of (glue, "glueRemark"), 30));
+            s_table_add (&table, s_first_line (s_text_of (glue, "glueSource"), 40));
+        }
+        s_table_print (&table, self->out, "no glue versions");
+    }
+    else
+        rc = XXL_CTL_FAILED;
+    xxl_msg_destroy (&reply);
+    return rc;
+}
+
+static int
+s_report (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
+{
+    (void) cmd;
+    (void) args;
+    if (!s_request (self, "REPORT"))
+        return XXL_CTL_FAILED;
+    return s_show (self);
+}
+
+//  --------------------------------------------------------------------
+//  The command table and the command line
+
+static const ctl_cmd_t s_commands [] = {
+    { "group", "add", "APP [--title T] [--address-list A,B]", "add an executor group",
+      s_group_add_opts, 1, 1, s_group_add },
+    { "group", "list", "", "list groups", NULL, 0, 0, s_group_list },
+    { "group", "show", "G", "show a group (app name or id) and its registered agents",
+      NULL, 1, 1, s_group_show },
+    { "group", "update", "G [--appname APP] [--title T] [--address-list A,B | --auto]",
+      "change a group", s_group_update_opts, 1, 1, s_group_update },
+    { "group", "rm", "G", "remove a group that has no jobs", NULL, 1, 1, s_group_rm },
+    { "job", "add", "--group APP|ID --handler NAME [--cron EXPR | --fix-rate S | --fix-delay S]\n"
+      "        [--param P] [--route R] [--block B] [--timeout S] [--retry N] [--misfire M]\n"
+      "        [--glue-type T --glue-source FILE] [--child ID,ID] [--desc D] [--author A]\n"
+      "        [--alarm-email E] [--timezone Z] [--start]",
+      "add a job", s_job_opts, 0, 0, s_job_add },
+    { "job", "update", "ID [job add flags; only those given change]", "change a job",
+      s_job_opts, 1, 1, s_job_update },
+    { "job", "list", "[--group G] [--limit N]", "list jobs", s_job_list_opts, 0, 0, s_job_list },
+    { "job", "show", "ID", "show a job", NULL, 1, 1, s_job_show },
+    { "job", "rm", "ID", "remove a job", NULL, 1, 1, s_job_rm },
+    { "job", "start", "ID", "start scheduling a job", NULL, 1, 1, s_job_start },
+    { "job", "stop", "ID", "stop scheduling a job", NULL, 1, 1, s_job_stop },
+    { "job", "trigger", "ID [--param P] [--address A] [--shard I/N]", "run a job once now",
+      s_job_trigger_opts, 1, 1, s_job_trigger },
+    { "job", "next", "ID [-n N]", "a job's next fire times", s_count_opts, 1, 1, s_job_next },
+    { "log", "list", "[--job ID] [--limit N]", "list runs, newest first",
+      s_log_list_opts, 0, 0, s_log_list },
+    { "log", "show", "ID", "show a run", NULL, 1, 1, s_log_show },
+    { "log", "cat", "ID [-f]", "print a run's log (-f: follow until the run ends)",
+      s_log_cat_opts, 1, 1, s_log_cat },
+    { "log", "kill", "ID", "kill a running run", NULL, 1, 1, s_log_kill },
+    { "agent", "list", "", "list registered agents", NULL, 0, 0, s_agent_list },
+    { "cron", "next", "EXPR [-n N] [--from MS] [--tz ZONE]",
+      "fire times of a cron expression (computed locally)", s_cron_next_opts, 1, 1, s_cron_next },
+    { "glue", "history", "JOB", "a GLUE job's source versions", NULL, 1, 1, s_glue_history },
+    { "report", NULL, "", "the scheduler's run report", NULL, 0, 0, s_report },
+    { NULL, NULL, NULL, NULL, NULL, 0, 0, NULL }
+};
+
+static void
+s_command_usage (const ctl_cmd_t *cmd, FILE *out, int full)
+{
+    fprintf (out, "usage: xxl-ctl [global flags] %s%s%s%s%s\n", cmd->noun,
+             cmd->verb? " ": "", cmd->verb? cmd->verb: "", *cmd->synopsis? " ": "", cmd->synopsis);
+    if (!full)
+        return;
+    fprintf (out, "\n  %s\n", cmd->summary);
+    if (cmd->opts && cmd->opts [0].name) {
+        fprintf (out, "\n");
+        for (int i = 0; cmd->opts [i].name; i++) {
+            char left [64];
+            snprintf (left, sizeof left, "%s%s%s%s%s", cmd->opts [i].name,
+                      cmd->opts [i].alias? ", ": "", cmd->opts [i].alias? cmd->opts [i].alias: "",
+                      cmd->opts [i].arg? " ": "", cmd->opts [i].arg? cmd->opts [i].arg: "");
+            fprintf (out, "  %-22s %s\n", left, cmd->opts [i].help);
+        }
+    }
+    fprintf (out, "  %-22s %s\n", "-h, --help", "this text");
+}
+
+static void
+s_usage (FILE *out, const char *noun)
+{
+    fprintf (out,
+        "usage: xxl-ctl [--api EP] [--token T] [--json] [--timeout MS] [-c FILE] COMMAND ...\n");
+    if (!noun)
+        fprintf (out,
+            "\n"
+            "  --api EP        scheduler api endpoint (ctl/api; XXL_API; default %s)\n"
+            "  --token T       access token (ctl/token; XXL_TOKEN)\n"
+            "  --json          print one JSON document per command, for scripts\n"
+            "  --timeout MS    milliseconds to wait for a reply (ctl/timeout; default %d)\n"
+            "  -c FILE         ZPL config file (see conf/xxl-ctl.cfg); flags override it,\n"
+            "                  it overrides the environment\n"
+            "  -h, --help      this text\n",
+            XXL_CTL_DEFAULT_API, XXL_CTL_DEFAULT_TIMEOUT);
+    fprintf (out, "\ncommands:\n");
+    for (const ctl_cmd_t *cmd = s_commands; cmd->noun; cmd++) {
+        if (noun && strneq (noun, cmd->noun))
+            continue;
+        char name [32];
+        snprintf (name, sizeof name, "%s%s%s", cmd->noun, cmd->verb? " ": "",
+                  cmd->verb? cmd->verb: "");
+        const char *nl = strchr (cmd->synopsis, '\n');
+        if (*cmd->synopsis)
+            fprintf (out, "  %-14s %.*s%s\n", name,
+                     nl? (int) (nl - cmd->synopsis): (int) strlen (cmd->synopsis),
+                     cmd->synopsis, nl? " ...": "");
+        else
+            fprintf (out, "  %s\n", name);
+    }
+    fprintf (out, "\nRun 'xxl-ctl COMMAND --help' for a command's flags.  Exit status: 0 ok,\n"
+                  "1 a scheduler or connection error, 2 a usage error.\n");
+}
+
+//  Parses a command's arguments (after its name); returns 0, -1 after
+//  printing help, or an exit status after a usage error
+static int
+s_parse_args (ctl_t *self, const ctl_cmd_t *cmd, int argc, char **argv, ctl_args_t *args)
+{
+    memset (args, 0, sizeof *args);
+    int only_positional = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *arg = argv [i];
+        if (!only_positional && streq (arg, "--")) {
+            only_positional = 1;
+            continue;
+        }
+        if (!only_positional && arg [0] == '-' && arg [1]) {
+            if (streq (arg, "-h") || streq (arg, "--help")) {
+                s_command_usage (cmd, self->out, 1);
+                return -1;
+            }
+            char name [64];
+            const char *inline_value = NULL;
+            const char *eq = strncmp (arg, "--", 2) == 0? strchr (arg, '='): NULL;
+            if (eq && (size_t) (eq - arg) < sizeof name) {
+                memcpy (name, arg, (size_t) (eq - arg));
+                name [eq - arg] = 0;
+                inline_value = eq + 1;
+            }
+            else
+                snprintf (name, sizeof name, "%s", arg);
+            int index = -1;
+            for (int o = 0; cmd->opts && cmd->opts [o].name && index < 0; o++)
+                if (streq (cmd->opts [o].name, name)
+                || (cmd->opts [o].alias && streq (cmd->opts [o].alias, name)))
+                    index = o;
+            if (index < 0)
+                return s_usage_error (self, cmd, "unknown flag '%s'", arg);
+            if (cmd->opts [index].arg) {
+                if (inline_value)
+                    args->value [index] = inline_value;
+                else
+                if (i + 1 < argc)
+                    args->value [index] = argv [++i];
+                else
+                    return s_usage_error (self, cmd, "%s needs a value (%s)", name,
+                                          cmd->opts [index].arg);
+            }
+            else {
+                if (inline_value)
+                    return s_usage_error (self, cmd, "%s takes no value", name);
+                args->value [index] = "";
+            }
+        }
+        else {
+            if (args->npos >= cmd->max_pos || args->npos >= XXL_CTL_MAX_POS)
+                return s_usage_error (self, cmd, "unexpected argument '%s'", arg);
+            args->pos [args->npos++] = arg;
+        }
+    }
+    if (args->npos < cmd->min_pos)
+        return s_usage_error (self, cmd, "missing argument");
+    return 0;
+}
+
+//  Applies config file, environment and defaults under the flags
+static int
+s_settle (ctl_t *self, const char *config_file, const char *api, const char *token,
+          const char *timeout_text)
+{
+    zconfig_t *config = NULL;
+    if (config_file) {
+        config = zconfig_load (config_file);
+        if (!config)
+            return s_fail (self, XXL_CTL_USAGE, "cannot read config file '%s'", config_file);
+    }
+    const char *env_api = getenv ("XXL_API");
+    const char *env_token = getenv ("XXL_TOKEN");
+    if (!api && config)
+        api = zconfig_get (config, "ctl/api", NULL);
+    if (!api || !*api)
+        api = env_api && *env_api? env_api: XXL_CTL_DEFAULT_API;
+    if (!token && config) {
+        token = zconfig_get (config, "ctl/token", NULL);
+        if (token && !*token)
+            token = NULL;
+    }
+    if (!token)
+        token = env_token && *env_token? env_token: NULL;
+    if (!timeout_text && config)
+        timeout_text = zconfig_get (config, "ctl/timeout", NULL);
+    int64_t timeout = XXL_CTL_DEFAULT_TIMEOUT;
+    int rc = 0;
+    if (timeout_text && s_parse_int (timeout_text, 1, 3600 * 1000, &timeout))
+        rc = s_fail (self, XXL_CTL_USAGE, "timeout must be 1 to 3600000 ms, not '%s'", timeout_text);
+    self->api = strdup (api);
+    self->token = token? strdup (token): NULL;
+    self->timeout = (int) timeout;
+    zconfig_destroy (&config);
+    return rc;
+}
+
+int
+xxl_ctl_main (int argc, char **argv, FILE *out, FILE *err)
+{
+    ctl_t ctl = { out, err, 0, NULL, NULL, XXL_CTL_DEFAULT_TIMEOUT, NULL };
+    ctl_t *self = &ctl;
+    const char *api = NULL, *token = NULL, *timeout = NULL, *config = NULL;
+    int i = 1, rc = XXL_CTL_OK;
+
+    //  Global flags, before the command
+    for (; i < argc && argv [i][0] == '-'; i++) {
+        char arg [32];
+        const char *value = NULL;          //  from --flag=value
+        const char *eq = strchr (argv [i], '=');
+        if (eq && strncmp (argv [i], "--", 2) == 0 && (size_t) (eq - argv [i]) < sizeof arg) {
+            snprintf (arg, sizeof arg, "%.*s", (int) (eq - argv [i]), argv [i]);
+            value = eq + 1;
+        }
+        else
+            snprintf (arg, sizeof arg, "%s", argv [i]);
+        const char **target = streq (arg, "--api")? &api: streq (arg, "--token")? &token:
+                              streq (arg, "--timeout")? &timeout:
+                              streq (arg, "-c") || streq (arg, "--config")? &config: NULL;
+        if (value && !target) {
+            rc = s_fail (self, XXL_CTL_USAGE, "unknown flag '%s'", argv [i]);
+            s_usage (err, NULL);
+            return rc;
+        }
+        if (target && value)
+            *target = value;
+        else
+        if (target) {
+            if (i + 1 >= argc) {
+                rc = s_fail (self, XXL_CTL_USAGE, "%s needs a value", arg);
+                s_usage (err, NULL);
+                return rc;
+            }
+            *target = argv [++i];
+        }
+        else
+        if (streq (arg, "--json"))
+            self->json = 1;
+        else
+        if (streq (arg, "-h") || streq (arg, "--help")) {
+            s_usage (out, NULL);
+            return XXL_CTL_OK;
+        }
+        else {
+            rc = s_fail (self, XXL_CTL_USAGE, "unknown flag '%s'", argv [i]);
+            s_usage (err, NULL);
+            return rc;
+        }
+    }
+    if (i >= argc) {
+        rc = s_fail (self, XXL_CTL_USAGE, "no command given");
+        s_usage (err, NULL);
+        return rc;
+    }
+    //  Find the command: NOUN [VERB]
+    const char *noun = argv [i++];
+    const char *verb = i < argc? argv [i]: NULL;
+    const ctl_cmd_t *cmd = NULL;
+    int known_noun = 0;
+    for (const ctl_cmd_t *c = s_commands; c->noun && !cmd; c++) {
+        if (strneq (c->noun, noun))
+            continue;
+        known_noun = 1;
+        if (!c->verb)
+            cmd = c;
+        else
+        if (verb && streq (c->verb, verb)) {
+            cmd = c;
+            i++;
+        }
+    }
+    if (!cmd) {
+        if (known_noun && (!verb || streq (verb, "-h") || streq (verb, "--help"))) {
+            if (verb) {
+                s_usage (out, noun);
+                return XXL_CTL_OK;
+            }
+            rc = s_fail (self, XXL_CTL_USAGE, "'%s' needs a subcommand", noun);
+        }
+        else
+        if (known_noun)
+            rc = s_fail (self, XXL_CTL_USAGE, "unknown command '%s %s'", noun, verb);
+        else
+            rc = s_fail (self, XXL_CTL_USAGE, "unknown command '%s'", noun);
+        s_usage (err, known_noun? noun: NULL);
+        return rc;
+    }
+    ctl_args_t args;
+    rc = s_parse_args (self, cmd, argc - i, argv + i, &args);
+    if (rc == -1)
+        return XXL_CTL_OK;              //  printed help
+    if (rc == 0)
+        rc = s_settle (self, config, api, token, timeout);
+    if (rc == 0)
+        rc = cmd->fn (self, cmd, &args);
+    fflush (out);
+    fflush (err);
+    xxl_client_destroy (&self->client);
+    free (self->api);
+    free (self->token);
+    return rc;
+}

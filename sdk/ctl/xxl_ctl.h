@@ -1,0 +1,34 @@
+/*  xxl_ctl.h -- the xxl-ctl command-line client as a library call.
+
+    xxl_ctl_main parses a command line (global flags, a command, its
+    flags), talks to the scheduler's api socket through the client library
+    (or, for `cron next`, computes locally), and writes the result to out:
+    readable tables and `key: value` lines, or with --json exactly one JSON
+    document.  Errors go to err as one `xxl-ctl: <msg>` line (with --json,
+    `{"error": "..."}` on out).  It returns the exit status: 0 success, 1 a
+    server or connection error, 2 a usage error.  The xxl-ctl binary is a
+    thin main() around it, so tests can link and drive it in-process.
+*/
+
+#ifndef XXL_CTL_H_INCLUDED
+#define XXL_CTL_H_INCLUDED
+
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define XXL_CTL_OK          0
+#define XXL_CTL_FAILED      1   //  server answered an error, no reply, bad reply
+#define XXL_CTL_USAGE       2   //  unknown command or flag, bad flag value
+
+//  Runs one xxl-ctl command line (argv [0] is the program name) and
+//  returns its exit status.
+int xxl_ctl_main (int argc, char **argv, FILE *out, FILE *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
