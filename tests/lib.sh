@@ -1,0 +1,103 @@
+# lib.sh -- helpers for the integration tests: real daemons on 127.0.0.1,
+# ephemeral ports, a temporary folder, readiness waits, cleanup on exit.
+# Each test script sources this, calls xxl_setup, uses check/wait_for, and
+# ends with xxl_done (prints "N passed, M failed").
+
+set -u
+: "${XXL_BUILD:?run through make check (XXL_BUILD unset)}"
+: "${XXL_SRC:=$XXL_BUILD}"
+SCHEDULER="$XXL_BUILD/scheduler/xxl-scheduler"
+AGENT="$XXL_BUILD/agent/xxl-agent"
+CTL="$XXL_BUILD/sdk/ctl/xxl-ctl"
+HANDLERS="$XXL_BUILD/plugins/handlers/.libs"
+PASSED=0
+FAILED=0
+PIDS=""
+
+xxl_setup () {
+    T=$(mktemp -d /tmp/xxl-test.XXXXXX)
+    trap xxl_cleanup EXIT
+    cat > "$T/scheduler.cfg" <<CFG
+scheduler
+    registry
+        beat = 1
+        dead = 3
+    run_timeout = 5000
+    request_timeout = 3000
+CFG
+    cat > "$T/agent.cfg" <<CFG
+agent
+    beat = 1
+    callback_timeout = 1000
+CFG
+}
+
+xxl_cleanup () {
+    for pid in $PIDS; do kill -TERM "$pid" 2>/dev/null; done
+    for pid in $PIDS; do
+        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -KILL "$pid" 2>/dev/null
+    done
+    if [ "$FAILED" -gt 0 ]; then
+        for f in "$T"/*.log; do echo "---- $f"; tail -n 30 "$f"; done
+    fi
+    if [ -n "${XXL_KEEP:-}" ]; then echo "kept $T"; else rm -rf "$T"; fi
+}
+
+check () {    # check "description" command...
+    local what="$1"; shift
+    if "$@"; then PASSED=$((PASSED + 1)); echo "ok - $what"
+    else FAILED=$((FAILED + 1)); echo "FAIL - $what"; fi
+}
+
+# wait_for SECONDS command...: polls every 50 ms until the command succeeds
+wait_for () {
+    local limit=$(( $1 * 20 )); shift
+    for _ in $(seq "$limit"); do
+        if "$@" >/dev/null 2>&1; then return 0; fi
+        sleep 0.05
+    done
+    return 1
+}
+
+# start_scheduler [API AGENTS]: ephemeral ports unless given; sets API, AGENTS, SPID
+start_scheduler () {
+    rm -f "$T/ready"
+    "$SCHEDULER" -c "$T/scheduler.cfg" --db "$T/xxl.db" \
+        --api "${1:-tcp://127.0.0.1:*}" --agents "${2:-tcp://127.0.0.1:*}" \
+        --plugins "$XXL_BUILD/plugins/routers/.libs" --ready-file "$T/ready" ${XXL_SCHEDULER_ARGS:-} \
+        >>"$T/scheduler.log" 2>&1 &
+    SPID=$!
+    PIDS="$PIDS $SPID"
+    wait_for 10 test -f "$T/ready" || { echo "scheduler did not start"; return 1; }
+    API=$(sed -n 's/^api=//p' "$T/ready")
+    AGENTS=$(sed -n 's/^agents=//p' "$T/ready")
+}
+
+# start_agent NAME APP [args...]: sets APID_<NAME>
+start_agent () {
+    local name="$1" app="$2"; shift 2
+    "$AGENT" -c "$T/agent.cfg" --app "$app" --scheduler "$AGENTS" --address "$name" \
+        --plugins "${AGENT_PLUGINS:-$HANDLERS}" --logdir "$T/logs-$name" "$@" \
+        >>"$T/agent-$name.log" 2>&1 &
+    local pid=$!
+    PIDS="$PIDS $pid"
+    eval "APID_${name//-/_}=$pid"
+}
+
+ctl () { "$CTL" --api "$API" --json "$@"; }
+
+# agent_registered APP ADDRESS
+agent_registered () {
+    ctl agent list | jq -e --arg a "$1" --arg n "$2" \
+        '.agents | any(.app == $a and .address == $n and .connected)' >/dev/null
+}
+
+# log_field ID FIELD
+log_field () { ctl log show "$1" | jq -r ".$2"; }
+log_finished () { [ "$(log_field "$1" handleCode)" != "0" ] || [ "$(log_field "$1" triggerCode)" = "500" ]; }
+
+xxl_done () {
+    echo "$PASSED passed, $FAILED failed"
+    [ "$FAILED" -eq 0 ]
+}

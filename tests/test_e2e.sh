@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# test_e2e.sh -- scheduler and agents end to end on loopback: registration,
+# BEAN and GLUE runs with their logs, bad input, agent and scheduler restarts.
+. "$(dirname "$0")/lib.sh"
+xxl_setup
+
+start_scheduler || exit 1
+check "scheduler answers" wait_for 5 ctl agent list
+start_agent agent-a demo-app
+start_agent agent-b demo-app
+check "agent-a registers" wait_for 10 agent_registered demo-app agent-a
+check "agent-b registers" wait_for 10 agent_registered demo-app agent-b
+
+GID=$(ctl group add demo-app --title "Demo" | jq -r .id)
+check "group add returns an id" test "$GID" -gt 0
+check "group show lists both agents, sorted" \
+    test "$(ctl group show demo-app | jq -c .registryList)" = '["agent-a","agent-b"]'
+check "a duplicate group is refused" bash -c "! $CTL --api $API --json group add demo-app >/dev/null"
+
+# BEAN success
+JID=$(ctl job add --group demo-app --handler demoJobHandler --param "hello-bean" --desc bean | jq -r .id)
+check "job add returns an id" test "$JID" -gt 0
+LID=$(ctl job trigger "$JID" | jq -r '.logIds[0]')
+check "trigger returns a log id" test "$LID" -gt 0
+check "BEAN run finishes" wait_for 10 log_finished "$LID"
+check "BEAN triggerCode 200" test "$(log_field "$LID" triggerCode)" = 200
+check "BEAN handleCode 200" test "$(log_field "$LID" handleCode)" = 200
+check "routed to the FIRST address" test "$(log_field "$LID" executorAddress)" = agent-a
+check "triggerMsg explains the trigger" bash -c \
+    "$CTL --api $API --json log show $LID | jq -r .triggerMsg | grep -q 'Trigger type: Manual trigger'"
+check "log row has the log keys" bash -c "$CTL --api $API --json log show $LID | jq -e \
+    'has(\"jobId\") and has(\"jobGroup\") and has(\"triggerTime\") and has(\"executorHandler\") and has(\"executorParam\") and has(\"executorShardingParam\") and has(\"executorFailRetryCount\") and has(\"handleTime\") and has(\"handleMsg\") and has(\"scheduleTime\") and has(\"triggerType\")' >/dev/null"
+check "log cat shows the handler's output" bash -c \
+    "$CTL --api $API --json log cat $LID | jq -r .logContent | grep -q hello-bean"
+check "--param overrides the job's param" bash -c "
+    L=\$($CTL --api $API --json job trigger $JID --param other-param | jq -r '.logIds[0]');
+    for i in \$(seq 100); do [ \"\$($CTL --api $API --json log show \$L | jq -r .handleCode)\" = 200 ] && break; sleep 0.05; done;
+    $CTL --api $API --json log cat \$L | jq -r .logContent | grep -q other-param"
+check "--address sends to that agent" bash -c "
+    L=\$($CTL --api $API --json job trigger $JID --address agent-b | jq -r '.logIds[0]');
+    [ \"\$($CTL --api $API --json log show \$L | jq -r .executorAddress)\" = agent-b ]"
+
+# GLUE_SHELL success and failure
+printf 'echo "glue says $1"\n' > "$T/ok.sh"
+GJ=$(ctl job add --group demo-app --glue-type GLUE_SHELL --glue-source "$T/ok.sh" --param p1 | jq -r .id)
+GL=$(ctl job trigger "$GJ" | jq -r '.logIds[0]')
+check "GLUE_SHELL run finishes" wait_for 10 log_finished "$GL"
+check "GLUE_SHELL success" test "$(log_field "$GL" handleCode)" = 200
+check "GLUE_SHELL output in log cat" bash -c \
+    "$CTL --api $API --json log cat $GL | jq -r .logContent | grep -q 'glue says p1'"
+printf 'echo "about to fail" >&2\nexit 3\n' > "$T/fail.sh"
+FJ=$(ctl job add --group demo-app --glue-type GLUE_SHELL --glue-source "$T/fail.sh" | jq -r .id)
+FL=$(ctl job trigger "$FJ" | jq -r '.logIds[0]')
+check "failing GLUE finishes" wait_for 10 log_finished "$FL"
+check "failing GLUE is 500" test "$(log_field "$FL" handleCode)" = 500
+check "failing GLUE names the exit code" bash -c \
+    "$CTL --api $API --json log show $FL | jq -r .handleMsg | grep -q 3"
+check "failing GLUE's stderr in log cat" bash -c \
+    "$CTL --api $API --json log cat $FL | jq -r .logContent | grep -q 'about to fail'"
+
+# Unknown handler: a failed run with the reason
+UJ=$(ctl job add --group demo-app --handler noSuchHandler | jq -r .id)
+UL=$(ctl job trigger "$UJ" | jq -r '.logIds[0]')
+check "unknown handler fails the run" wait_for 10 test "$(log_field "$UL" triggerCode)" = 500
+check "unknown handler is named" bash -c \
+    "$CTL --api $API --json log show $UL | jq -r .triggerMsg | grep -q noSuchHandler"
+
+# A group with no agents: a failed run saying so
+ctl group add lonely-app >/dev/null
+LJ=$(ctl job add --group lonely-app --handler demoJobHandler | jq -r .id)
+LL=$(ctl job trigger "$LJ" | jq -r '.logIds[0]')
+check "no agents: trigger fails" test "$(log_field "$LL" triggerCode)" = 500
+check "no agents: reason given" bash -c \
+    "$CTL --api $API --json log show $LL | jq -r .triggerMsg | grep -q 'address list is empty'"
+
+# Bad input at job add: clear error, nothing stored
+BEFORE=$(ctl job list | jq '.jobs | length')
+check "invalid cron refused" bash -c "! $CTL --api $API --json job add --group demo-app --handler demoJobHandler --cron 'not a cron' > $T/err.json"
+check "invalid cron reason" grep -q 'cron' "$T/err.json"
+check "unknown route refused with the known names" bash -c \
+    "! $CTL --api $API --json job add --group demo-app --handler demoJobHandler --route NOPE | grep -q CONSISTENT_HASH || true; \
+     $CTL --api $API --json job add --group demo-app --handler demoJobHandler --route NOPE | grep -q CONSISTENT_HASH"
+check "zero fix-rate refused" bash -c "! $CTL --api $API --json job add --group demo-app --handler demoJobHandler --fix-rate 0 >/dev/null"
+check "unknown group refused" bash -c "! $CTL --api $API --json job add --group nope --handler demoJobHandler >/dev/null"
+check "nothing stored by refused adds" test "$(ctl job list | jq '.jobs | length')" = "$BEFORE"
+check "trigger of a missing job fails" bash -c "! $CTL --api $API --json job trigger 999999 >/dev/null"
+check "show of a missing log fails with error JSON" bash -c \
+    "$CTL --api $API --json log show 999999 | jq -e .error >/dev/null; [ \${PIPESTATUS[0]} -ne 0 ]"
+
+# Malformed frames on both sockets; the scheduler serves on
+check "bad frames get clear errors" "$XXL_BUILD/tests/test_badinput" "$API" "$AGENTS"
+check "scheduler still alive" kill -0 "$SPID"
+
+# Agent restart re-registers
+kill -KILL "$APID_agent_a"
+wait "$APID_agent_a" 2>/dev/null
+start_agent agent-a demo-app
+check "restarted agent is back" wait_for 10 agent_registered demo-app agent-a
+check "a run on the restarted agent works" bash -c "
+    L=\$($CTL --api $API --json job trigger $JID --address agent-a | jq -r '.logIds[0]');
+    for i in \$(seq 100); do [ \"\$($CTL --api $API --json log show \$L | jq -r .handleCode)\" = 200 ] && exit 0; sleep 0.05; done; exit 1"
+
+# Scheduler restart on the same endpoints: agents reconnect and re-register
+kill -TERM "$SPID"
+wait "$SPID"
+check "scheduler exits 0 on SIGTERM" test $? -eq 0
+start_scheduler "$API" "$AGENTS"
+check "agents re-register after a scheduler restart" wait_for 10 agent_registered demo-app agent-b
+check "data survived the restart" test "$(log_field "$LID" handleCode)" = 200
+check "runs work after the restart" bash -c "
+    L=\$($CTL --api $API --json job trigger $JID | jq -r '.logIds[0]');
+    for i in \$(seq 100); do [ \"\$($CTL --api $API --json log show \$L | jq -r .handleCode)\" = 200 ] && exit 0; sleep 0.05; done; exit 1"
+
+xxl_done

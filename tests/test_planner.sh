@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# test_planner.sh -- the durable planner: one-second crons under repeated
+# SIGKILLs run every planned second exactly once; misfire strategies;
+# FIX_RATE and FIX_DELAY; start/stop; job next.
+. "$(dirname "$0")/lib.sh"
+xxl_setup
+
+start_scheduler || exit 1
+start_agent agent-a plan-app
+check "agent registers" wait_for 10 agent_registered plan-app agent-a
+ctl group add plan-app >/dev/null
+
+# job next previews five times of a stopped cron job
+NJ=$(ctl job add --group plan-app --handler demoJobHandler --cron '0 0 12 * * ?' | jq -r .id)
+check "job next gives five increasing times a day apart" bash -c "
+    $CTL --api $API --json job next $NJ | jq -e '.next | length == 5 and (.[1] - .[0] == 86400000)' >/dev/null"
+check "start refuses a NONE job" bash -c "
+    J=\$($CTL --api $API --json job add --group plan-app --handler demoJobHandler | jq -r .id);
+    ! $CTL --api $API --json job start \$J >/dev/null"
+
+# Five one-second cron jobs, started together
+JOBS=""
+for i in 1 2 3 4 5; do
+    JOBS="$JOBS $(ctl job add --group plan-app --handler demoJobHandler --cron '* * * * * ?' \
+                  --param "sec-$i" --start | jq -r .id)"
+done
+check "started jobs have a next fire time" bash -c "
+    $CTL --api $API --json job show ${JOBS##* } | jq -e '.triggerStatus == 1 and .triggerNextTime > 0' >/dev/null"
+sleep 2.5
+# SIGKILL the scheduler at uneven moments, restarting on the same endpoints
+for pause in 1.3 0.7 2.1 0.4 1.6; do
+    kill -KILL "$SPID"; wait "$SPID" 2>/dev/null
+    sleep 0.$((RANDOM % 9))
+    start_scheduler "$API" "$AGENTS" || break
+    sleep "$pause"
+done
+for j in $JOBS; do ctl job stop "$j" >/dev/null; done
+# Let the last triggers finish
+idle () { [ "$(ctl log list --limit 1000 | jq '[.logs[] | select(.handleCode == 0 and .triggerCode != 500)] | length')" = 0 ]; }
+check "all runs finish" wait_for 20 idle
+check "no trigger failed" test "$(ctl log list --limit 1000 | jq '[.logs[] | select(.triggerType == "CRON" and (.triggerCode != 200 or .handleCode != 200))] | length')" = 0
+for j in $JOBS; do
+    ctl log list --job "$j" --limit 1000 > "$T/logs-$j.json"
+    # scheduleTimes: every second from the first to the last, each once
+    check "job $j: every planned second present exactly once" jq -e '
+        [.logs[] | select(.triggerType == "CRON") | .scheduleTime] | sort as $t
+        | ($t | length) > 5
+        and ($t | unique | length) == ($t | length)
+        and (($t[-1] - $t[0]) / 1000 + 1) == ($t | length)
+        and all($t[]; . % 1000 == 0)' "$T/logs-$j.json"
+done
+# Each run ran once on the agent: one run log per row, one start line in each
+ROWS=$(cat "$T"/logs-*.json | jq -s '[.[].logs[] | select(.triggerType == "CRON")] | length')
+FILES=$(find "$T/logs-agent-a" -name '*.log' -path '*/20*' | wc -l)
+check "one run log per CRON row ($ROWS rows)" test "$FILES" -ge "$ROWS"
+check "no run started twice" bash -c "
+    ! grep -c 'execute start' $T/logs-agent-a/20*/*.log | grep -v ':1\$' | grep -q ."
+check "scheduleTime is within a few seconds of triggerTime" bash -c "
+    cat $T/logs-*.json | jq -s -e '[.[].logs[] | select(.triggerType == \"CRON\") | .triggerTime - .scheduleTime] | all(. >= -5 and . < 6000)' >/dev/null"
+
+# Misfire: the scheduler is down longer than the pre-read window
+DN=$(ctl job add --group plan-app --handler demoJobHandler --cron '* * * * * ?' --misfire DO_NOTHING --start | jq -r .id)
+FN=$(ctl job add --group plan-app --handler demoJobHandler --cron '* * * * * ?' --misfire FIRE_ONCE_NOW --start | jq -r .id)
+sleep 1.5
+kill -KILL "$SPID"; wait "$SPID" 2>/dev/null
+sleep 7.5
+start_scheduler "$API" "$AGENTS"
+sleep 2
+ctl job stop "$DN" >/dev/null; ctl job stop "$FN" >/dev/null
+check "FIRE_ONCE_NOW fires a MISFIRE trigger after the outage" bash -c "
+    $CTL --api $API --json log list --job $FN | jq -e '[.logs[] | select(.triggerType == \"MISFIRE\")] | length == 1' >/dev/null"
+check "DO_NOTHING skips the missed seconds" bash -c "
+    $CTL --api $API --json log list --job $DN | jq -e '[.logs[] | select(.triggerType != \"CRON\")] | length == 0' >/dev/null &&
+    $CTL --api $API --json log list --job $DN | jq -e '[.logs[].scheduleTime] | sort | (.[-1] - .[0]) / 1000 + 1 > length' >/dev/null"
+
+# FIX_RATE: every second from the start
+FR=$(ctl job add --group plan-app --handler demoJobHandler --fix-rate 1 --start | jq -r .id)
+sleep 3.4
+ctl job stop "$FR" >/dev/null
+check "FIX_RATE fires about once a second" bash -c "
+    $CTL --api $API --json log list --job $FR | jq -e '[.logs[].scheduleTime] | length >= 2 and length <= 5' >/dev/null &&
+    $CTL --api $API --json log list --job $FR | jq -e '[.logs[].scheduleTime] | sort | [.[1:], .[:-1]] | transpose | all(.[0] - .[1] == 1000)' >/dev/null"
+
+# FIX_DELAY: the next run starts a delay after the previous one ended
+printf 'sleep 1\n' > "$T/sleep1.sh"
+FD=$(ctl job add --group plan-app --glue-type GLUE_SHELL --glue-source "$T/sleep1.sh" --fix-delay 1 --start | jq -r .id)
+sleep 5.5
+ctl job stop "$FD" >/dev/null
+check "FIX_DELAY waits for the run to end" bash -c "
+    $CTL --api $API --json log list --job $FD | jq -e '
+        [.logs[] | select(.handleCode == 200)] | sort_by(.scheduleTime) as \$r
+        | (\$r | length) >= 2
+        and ([\$r[1:], \$r[:-1]] | transpose | all(.[0].scheduleTime >= .[1].handleTime + 990))' >/dev/null"
+
+# A stopped job plans nothing more
+check "a stopped job has no next time" bash -c "
+    $CTL --api $API --json job show $FD | jq -e '.triggerStatus == 0 and .triggerNextTime == 0' >/dev/null"
+xxl_done
