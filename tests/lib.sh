@@ -60,18 +60,35 @@ wait_for () {
     return 1
 }
 
-# start_scheduler [API AGENTS]: ephemeral ports unless given; sets API, AGENTS, SPID
+# start_scheduler [API AGENTS]: sets API, AGENTS, SPID.  Without endpoints
+# it picks two random ports in 20000-29999: below the kernel's ephemeral
+# range and away from libzmq's wildcard ports (49152 up, handed out in
+# order), so a port freed by a kill is still free for the restart even
+# while other suites run in parallel; a port taken already means a retry.
 start_scheduler () {
-    rm -f "$T/ready"
-    "$SCHEDULER" -c "$T/scheduler.cfg" --db "$T/xxl.db" \
-        --api "${1:-tcp://127.0.0.1:*}" --agents "${2:-tcp://127.0.0.1:*}" \
-        --plugins "$XXL_BUILD/plugins/routers/.libs" --ready-file "$T/ready" ${XXL_SCHEDULER_ARGS:-} \
-        >>"$T/scheduler.log" 2>&1 &
-    SPID=$!
-    PIDS="$PIDS $SPID"
-    wait_for 10 test -f "$T/ready" || { echo "scheduler did not start"; return 1; }
-    API=$(sed -n 's/^api=//p' "$T/ready")
-    AGENTS=$(sed -n 's/^agents=//p' "$T/ready")
+    local api="${1:-}" agents="${2:-}" tries=1
+    [ -n "$api" ] || tries=5
+    for _ in $(seq "$tries"); do
+        if [ -z "${1:-}" ]; then
+            local port=$((20000 + (RANDOM % 5000) * 2))
+            api="tcp://127.0.0.1:$port"
+            agents="tcp://127.0.0.1:$((port + 1))"
+        fi
+        rm -f "$T/ready"
+        "$SCHEDULER" -c "$T/scheduler.cfg" --db "$T/xxl.db" --api "$api" --agents "$agents" \
+            --plugins "$XXL_BUILD/plugins/routers/.libs" --ready-file "$T/ready" ${XXL_SCHEDULER_ARGS:-} \
+            >>"$T/scheduler.log" 2>&1 &
+        SPID=$!
+        PIDS="$PIDS $SPID"
+        wait_for 10 bash -c "test -f '$T/ready' || ! kill -0 $SPID"
+        if [ -f "$T/ready" ]; then
+            API=$(sed -n 's/^api=//p' "$T/ready")
+            AGENTS=$(sed -n 's/^agents=//p' "$T/ready")
+            return 0
+        fi
+    done
+    echo "scheduler did not start"
+    return 1
 }
 
 # start_agent NAME APP [args...]: sets APID_<NAME>
