@@ -3,10 +3,9 @@
     demoJobHandler      logs its param and a few beats, succeeds
     shardingJobHandler  logs "shard index = i, total = n", succeeds
 
-    Both are harmless and quick, so they are marked XXL_HANDLER_IN_PROCESS:
-    they run on the agent's worker thread without the cost of an isolated
-    runner process.  Copy this file to start a plugin of your own; leave
-    the flag out for code that might crash or hang.
+    demoJobHandler is marked XXL_HANDLER_IN_PROCESS: harmless and quick, it
+    runs on a worker thread inside the agent.  shardingJobHandler runs the
+    default way, isolated in an xxl-runner process, to show both modes.
 */
 
 #include <xxl/handler.h>
@@ -38,7 +37,7 @@ s_sharding (xxl_run_t *run)
 
 static const xxl_handler_t s_handlers [] = {
     { "demoJobHandler", s_demo, XXL_HANDLER_IN_PROCESS },
-    { "shardingJobHandler", s_sharding, XXL_HANDLER_IN_PROCESS },
+    { "shardingJobHandler", s_sharding, 0 },
     { NULL, NULL, 0 }
 };
 
