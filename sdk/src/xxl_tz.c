@@ -18,7 +18,6 @@
 
 #include "xxl_tz.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -27,6 +26,13 @@
 
 #define TZ_NAME_MAX     200             //  longest zone name accepted
 #define TZ_FILE_MAX     (1024 * 1024)   //  largest TZif file accepted
+
+//  Java's ZoneInfo keeps explicit transitions only up to 2037-12-31
+//  23:59:59 UTC and uses the zone's ongoing rule after that, so zones with
+//  long explicit predictions (Morocco, Palestine) differ from the raw data
+//  after 2037. Quartz sees Java's view, so this code does the same: later
+//  TZif transitions are dropped and the footer rule takes over.
+#define JAVA_TABLE_END  INT64_C (2145916799)
 
 struct _xxl_tz_t {
     char *name;
@@ -329,7 +335,7 @@ s_tzif_parse (const unsigned char *data, size_t size, char *err, size_t errlen)
         return NULL;
     }
     int version = p [4];
-    int tsize = 4;
+    size_t tsize = 4;
     size_t cnt [6];
     for (int pass = 0; ; pass++) {
         if (end - p < 44 || memcmp (p, "TZif", 4) != 0) {
@@ -375,8 +381,10 @@ s_tzif_parse (const unsigned char *data, size_t size, char *err, size_t errlen)
             s_err (err, errlen, "malformed TZif file");
             goto fail;
         }
-        int64_t when = s_be (times + i * tsize, tsize);
+        int64_t when = s_be (times + i * tsize, (int) tsize);
         int32_t off = (int32_t) s_be (types + idx [i] * 6, 4);
+        if (when > JAVA_TABLE_END)
+            break;              //  Java ignores these; the footer rule follows
         if (t.count && when <= t.utc [t.count - 1]) {
             s_err (err, errlen, "malformed TZif file");
             goto fail;
@@ -387,10 +395,10 @@ s_tzif_parse (const unsigned char *data, size_t size, char *err, size_t errlen)
     }
     //  Footer: "\n<TZ string>\n" (version 2+ only)
     if (version >= '2' && footer < end && *footer == '\n') {
-        const unsigned char *nl = memchr (footer + 1, '\n', end - footer - 1);
+        const unsigned char *nl = memchr (footer + 1, '\n', (size_t) (end - footer - 1));
         if (nl && nl > footer + 1 && nl - footer < 256) {
             char rule [256];
-            memcpy (rule, footer + 1, nl - footer - 1);
+            memcpy (rule, footer + 1, (size_t) (nl - footer - 1));
             rule [nl - footer - 1] = 0;
             s_posix_t tz;
             if (s_posix_parse (rule, &tz)) {
@@ -410,9 +418,13 @@ s_tzif_parse (const unsigned char *data, size_t size, char *err, size_t errlen)
                     goto nomem;
             }
             else
-            if (tz.std_off != (t.count? t.off [t.count - 1]: self->off0)
-            &&  s_table_push (&t, t.count? t.utc [t.count - 1] + 1: INT64_MIN / 2, tz.std_off))
-                goto nomem;
+            if (tz.std_off != (t.count? t.off [t.count - 1]: self->off0)) {
+                int64_t when = t.count? t.utc [t.count - 1] + 1: INT64_MIN / 2;
+                if (when <= JAVA_TABLE_END)
+                    when = JAVA_TABLE_END + 1;
+                if (s_table_push (&t, when, tz.std_off))
+                    goto nomem;
+            }
         }
     }
     //  Drop transitions that do not change the offset

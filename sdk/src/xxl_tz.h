@@ -2,10 +2,12 @@
     xxl_tz - IANA time zones from TZif files, for the cron engine (internal)
 
     Loads /usr/share/zoneinfo/<name> (or $TZDIR/<name>): the 64-bit data of
-    TZif version 2+ files, with the POSIX TZ footer rule expanded into
-    explicit transitions up to year XXL_TZ_LAST_YEAR. Loaded zones live in a
-    process-wide cache behind a mutex and are immutable, so lookups need no
-    locking. Offset lookups follow java.util.GregorianCalendar with a
+    TZif version 2+ files up to the end of 2037 (as Java keeps them), then
+    the POSIX TZ footer rule expanded into explicit transitions up to year
+    XXL_TZ_LAST_YEAR. Loaded zones live in a process-wide cache behind a
+    mutex and are immutable, so lookups need no locking; the cache is freed
+    when the process exits (no thread may use a zone then).
+    Offset lookups follow java.util.GregorianCalendar with a
     sun.util.calendar.ZoneInfo zone, because the cron engine must reproduce
     Quartz: a UTC instant maps to the offset in force at that instant; a
     wall-clock (local) time maps to the offset after the last transition

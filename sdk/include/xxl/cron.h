@@ -10,7 +10,9 @@
     cannot use) are listed in sdk/src/xxl_cron.c.
 
     Thread safety: distinct objects may be used concurrently; one object may
-    be shared by threads calling only the read-only functions below.
+    be shared by threads calling only the read-only functions below. Time
+    zones are loaded once per process and released at exit, so no thread
+    may still be using this module while the process exits.
     =========================================================================
 */
 
