@@ -84,6 +84,12 @@ typedef struct {
     int64_t next_scan;                  //  monotonic ms of the next planner scan
     zlistx_t *resends;                  //  xxl_resend_t * after a restart
     int64_t warm_until;                 //  monotonic ms: agents still reconnecting
+    int64_t next_fail_check;            //  monotonic ms of the next fail monitor pass
+    int64_t next_lost_check;
+    int64_t next_report;
+    int64_t next_retention;
+    bool stopping;                      //  $TERM: finishing in-flight RUNs
+    int64_t stop_deadline;
     uint64_t next_id;
     int64_t next_registry_check;
     int64_t next_pending_check;
@@ -332,6 +338,8 @@ s_free_addresses (char **list, size_t count)
 }
 
 static void s_fix_delay_release (server_t *self, int64_t log_id, int64_t now);
+static int s_child_cycle (server_t *self, int64_t job_id, const char *children, char *path,
+                          size_t pathlen, int depth);
 
 //  Sends the RUN of an existing log row to address, or, when address is
 //  NULL or not connected, finishes the row's trigger as failed.  note is
@@ -638,6 +646,11 @@ s_job_read (server_t *self, xxl_msg_t *msg, xxl_job_t *job, int is_add)
     XXL_SET_STR (glue_remark, "glueRemark", 1024);
     XXL_SET_STR (child_jobid, "childJobId", 4096);
     XXL_SET_STR (timezone, "timezone", 64);
+    XXL_SET_INT (retry_interval, "retryInterval", 0, 86400 * 30);
+    XXL_SET_INT (retry_max_interval, "retryMaxInterval", 0, 86400 * 30);
+    if (xxl_msg_get (xxl_msg_root (msg), "retryBackoff"))
+        job->retry_backoff = xxl_msg_double (msg, root, "retryBackoff", 0, 1.0, 100.0,
+                                             job->retry_backoff);
     const char *source = xxl_msg_str (msg, root, "glueSource", 0, XXL_MAX_GLUE, NULL);
     if (source && (!job->glue_source || strneq (source, job->glue_source))) {
         free (job->glue_source);
@@ -713,8 +726,12 @@ s_job_read (server_t *self, xxl_msg_t *msg, xxl_job_t *job, int is_add)
         free (copy);
         if (bad)
             return -1;
+        //  XXL-JOB lets a cycle flood the log (#447): refuse it when saved
+        char path [1024];
+        snprintf (path, sizeof path, "%" PRId64, job->id);
+        if (!is_add && s_child_cycle (self, job->id, job->child_jobid, path, sizeof path, 0))
+            return xxl_msg_fail (msg, "child jobs would form a cycle: %s", path);
     }
-    (void) is_add;
     return 0;
 }
 
@@ -756,6 +773,7 @@ s_job_defaults (xxl_job_t *job)
     job->glue_remark = strdup ("");
     job->child_jobid = strdup ("");
     job->timezone = strdup ("");
+    job->retry_backoff = 1;
 }
 
 //  Loads the job named by field jobId; replies 404 itself when absent
@@ -1050,6 +1068,294 @@ s_recover_resends (server_t *self)
 }
 
 //  --------------------------------------------------------------------
+//  Services: child jobs, the fail monitor (retries, alarms), the lost-run
+//  monitor, daily reports, log retention
+
+//  Follows child_jobid links from `children`; 1 when job_id is reached (a
+//  cycle), writing the path into path
+static int
+s_child_cycle (server_t *self, int64_t job_id, const char *children, char *path,
+               size_t pathlen, int depth)
+{
+    if (depth > 64 || !children || !*children)
+        return 0;
+    char *copy = strdup (children), *save = NULL;
+    int cycle = 0;
+    for (char *t = strtok_r (copy, ",", &save); t && !cycle; t = strtok_r (NULL, ",", &save)) {
+        int64_t child = atoll (t);
+        size_t used = strlen (path);
+        snprintf (path + used, pathlen - used, " -> %" PRId64, child);
+        if (child == job_id)
+            cycle = 1;
+        else {
+            char *next = xxl_store_text (self->store,
+                "SELECT child_jobid FROM xxl_job_info WHERE id = ?", "i", child);
+            cycle = s_child_cycle (self, job_id, next, path, pathlen, depth + 1);
+            free (next);
+        }
+        if (!cycle)
+            path [used] = 0;
+    }
+    free (copy);
+    return cycle;
+}
+
+//  Fires a finished job's child jobs (trigger type PARENT); returns text for
+//  the parent's handleMsg (caller frees), or NULL when it has none
+static char *
+s_trigger_children (server_t *self, int64_t log_id)
+{
+    int64_t job_id = xxl_store_scalar (self->store, "SELECT job_id FROM xxl_job_log WHERE id = ?",
+                                       "i", log_id);
+    char *children = job_id > 0? xxl_store_text (self->store,
+        "SELECT child_jobid FROM xxl_job_info WHERE id = ?", "i", job_id): NULL;
+    if (!children || !*children) {
+        free (children);
+        return NULL;
+    }
+    size_t total = 1;
+    for (const char *p = children; *p; p++)
+        total += *p == ',';
+    char *text = strdup ("\n>>>>>>>>>>> Trigger child jobs <<<<<<<<<<<\n");
+    char *copy = children, *save = NULL;
+    size_t index = 0;
+    for (char *t = strtok_r (copy, ",", &save); t; t = strtok_r (NULL, ",", &save)) {
+        int64_t child = atoll (t);
+        xxl_job_t job;
+        char *line;
+        if (child > 0 && xxl_store_job_load (self->store, child, &job) == 0) {
+            trigger_args_t args = { .trigger_type = "PARENT", .fail_retry_count = -1,
+                                    .shard_index = -1, .shard_total = -1 };
+            int64_t ids [16];
+            int made = s_trigger (self, &job, &args, ids, 16);
+            line = made > 0? zsys_sprintf ("%zu/%zu [job %" PRId64 "] triggered, log %" PRId64 "%s\n",
+                                           ++index, total, child, ids [0], made > 1? " and more": "")
+                           : zsys_sprintf ("%zu/%zu [job %" PRId64 "] trigger failed\n",
+                                           ++index, total, child);
+            xxl_job_free (&job);
+        }
+        else
+            line = zsys_sprintf ("%zu/%zu [job %s] not found\n", ++index, total, t);
+        char *joined = zsys_sprintf ("%s%s", text, line);
+        zstr_free (&text);
+        zstr_free (&line);
+        text = joined;
+    }
+    free (children);
+    return text;
+}
+
+//  Seconds before retry number `attempt` (0 for the first retry)
+static int64_t
+s_retry_delay (const xxl_job_t *job, int64_t attempt)
+{
+    double delay = (double) job->retry_interval;
+    double backoff = job->retry_backoff >= 1? job->retry_backoff: 1;
+    for (int64_t i = 0; i < attempt && delay < 1e9; i++)
+        delay *= backoff;
+    if (job->retry_max_interval > 0 && delay > (double) job->retry_max_interval)
+        delay = (double) job->retry_max_interval;
+    return (int64_t) delay;
+}
+
+//  Ends an alarm claim: 1 no alarm needed, 2 sent, 3 failed
+static void
+s_alarm_status (server_t *self, int64_t log_id, int status, const char *report)
+{
+    xxl_store_exec (self->store,
+        "UPDATE xxl_job_log SET alarm_status = ?,"
+        " handle_msg = CASE WHEN ? IS NULL THEN handle_msg"
+        "   ELSE COALESCE(handle_msg, '') || '\n>>>>>>>>>>> Alarm <<<<<<<<<<<\n' || ? END"
+        " WHERE id = ?", "issi", (int64_t) status, report, report, log_id);
+}
+
+//  Sends the alarm of a failed run to the job's targets (alarmEmail)
+static void
+s_alarm_send (server_t *self, const xxl_log_t *log, const xxl_job_t *job)
+{
+    (void) job;
+    s_alarm_status (self, log->id, 3, "alarm not sent: no alarm plugins are loaded");
+}
+
+//  One failed run, claimed: retry it while attempts are left, alarm after
+//  the last (or after each, when configured)
+static void
+s_handle_failure (server_t *self, int64_t log_id)
+{
+    xxl_log_t log;
+    if (xxl_store_log_load (self->store, log_id, &log))
+        return;
+    xxl_job_t job;
+    if (xxl_store_job_load (self->store, log.job_id, &job)) {
+        s_alarm_status (self, log_id, 1, NULL);
+        xxl_log_free (&log);
+        return;
+    }
+    bool retried = false;
+    if (log.executor_fail_retry_count > 0) {
+        int64_t attempt = job.executor_fail_retry_count - log.executor_fail_retry_count;
+        int64_t delay = s_retry_delay (&job, attempt > 0? attempt: 0);
+        trigger_args_t args = { .trigger_type = "RETRY",
+                                .fail_retry_count = (int) log.executor_fail_retry_count - 1,
+                                .param = log.executor_param,
+                                .shard_index = -1, .shard_total = -1, .defer = delay > 0 };
+        int index, total;
+        if (*log.executor_sharding_param) {
+            s_shard_of (log.executor_sharding_param, &index, &total);
+            args.shard_index = index;
+            args.shard_total = total;
+        }
+        int64_t ids [4];
+        int made = s_trigger (self, &job, &args, ids, 4);
+        if (made > 0) {
+            if (delay > 0) {
+                int64_t when = s_now () + delay * 1000;
+                xxl_store_exec (self->store, "UPDATE xxl_job_log SET trigger_time = ? WHERE id = ?",
+                                "ii", when, ids [0]);
+                xxl_timer_push (self->timer, when, ids [0]);
+            }
+            char *note = zsys_sprintf ("\n>>>>>>>>>>> Fail retry <<<<<<<<<<<\nretry %" PRId64
+                                       " of %" PRId64 " as log %" PRId64 " in %" PRId64 " s\n",
+                                       attempt + 1, job.executor_fail_retry_count, ids [0], delay);
+            xxl_store_exec (self->store,
+                "UPDATE xxl_job_log SET trigger_msg = COALESCE(trigger_msg, '') || ? WHERE id = ?",
+                "si", note, log_id);
+            zstr_free (&note);
+            retried = true;
+        }
+    }
+    if (retried && !self->config.alarm_every_failure)
+        s_alarm_status (self, log_id, 1, NULL);
+    else
+    if (!*job.alarm_email)
+        s_alarm_status (self, log_id, 1, NULL);
+    else
+        s_alarm_send (self, &log, &job);
+    xxl_job_free (&job);
+    xxl_log_free (&log);
+}
+
+//  Failed runs not yet handled, claimed atomically (alarm_status 0 → -1)
+//  so that schedulers sharing a store never handle one twice
+static void
+s_fail_monitor (server_t *self)
+{
+    int64_t ids [1000];
+    size_t count = 0;
+    xxl_store_ids (self->store,
+        "SELECT id FROM xxl_job_log WHERE alarm_status = 0"
+        " AND (trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200)) AND id > ?"
+        " ORDER BY id LIMIT 1000", 0, ids, 1000, &count);
+    for (size_t i = 0; i < count; i++)
+        if (xxl_store_exec (self->store,
+                "UPDATE xxl_job_log SET alarm_status = -1 WHERE id = ? AND alarm_status = 0",
+                "i", ids [i]) == 1)
+            s_handle_failure (self, ids [i]);
+}
+
+//  Runs whose trigger succeeded, without a result for `lost_after` while
+//  their agent is no longer registered: failed, with the reason
+static void
+s_lost_monitor (server_t *self)
+{
+    int64_t ids [1000];
+    size_t count = 0;
+    int64_t before = s_now () - self->config.lost_after_ms;
+    xxl_store_ids (self->store,
+        "SELECT l.id FROM xxl_job_log l LEFT JOIN xxl_job_registry r"
+        " ON r.registry_value = l.executor_address"
+        " WHERE l.trigger_code = 200 AND l.handle_code = 0 AND l.trigger_time <= ?"
+        " AND r.id IS NULL LIMIT 1000", before, ids, 1000, &count);
+    int64_t now = s_now ();
+    for (size_t i = 0; i < count; i++) {
+        char *reason = zsys_sprintf ("lost: no result after %d minute(s) and the agent is no"
+                                     " longer registered (lost-run monitor)",
+                                     (int) (self->config.lost_after_ms / 60000));
+        if (xxl_store_log_handle_done (self->store, ids [i], now, XXL_CODE_FAIL, reason) == 0)
+            s_fix_delay_release (self, ids [i], now);
+        zstr_free (&reason);
+    }
+    if (count)
+        zsys_warning ("monitor: %zu lost run(s) marked failed", count);
+}
+
+//  Local midnight of the day holding `ms`, in ms
+static int64_t
+s_day_start (int64_t ms)
+{
+    time_t t = (time_t) (ms / 1000);
+    struct tm tm;
+    localtime_r (&t, &tm);
+    tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+    tm.tm_isdst = -1;
+    return (int64_t) mktime (&tm) * 1000;
+}
+
+//  Daily rows for the last three days (XXL-JOB's JobLogReportHelper)
+static void
+s_report_refresh (server_t *self)
+{
+    int64_t now = s_now ();
+    for (int back = 0; back < 3; back++) {
+        int64_t day = s_day_start (now - (int64_t) back * 86400000);
+        int64_t next = s_day_start (day + 36 * 3600000LL);
+        xxl_store_exec (self->store,
+            "INSERT INTO xxl_job_log_report (trigger_day, running_count, suc_count, fail_count,"
+            " update_time) SELECT ?1,"
+            " COALESCE(SUM(CASE WHEN trigger_code IN (0, 200) AND handle_code = 0 THEN 1 ELSE 0 END), 0),"
+            " COALESCE(SUM(CASE WHEN handle_code = 200 THEN 1 ELSE 0 END), 0),"
+            " COALESCE(SUM(CASE WHEN trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200)"
+            "   THEN 1 ELSE 0 END), 0), ?3"
+            " FROM xxl_job_log WHERE trigger_time >= ?1 AND trigger_time < ?2"
+            " ON CONFLICT (trigger_day) DO UPDATE SET running_count = excluded.running_count,"
+            " suc_count = excluded.suc_count, fail_count = excluded.fail_count,"
+            " update_time = excluded.update_time", "iii", day, next, now);
+    }
+}
+
+//  Deletes finished log rows matching `where` (SQL on xxl_job_log, with
+//  the given arguments), at most `limit`; never rows still waiting for
+//  their trigger or their result.  Returns how many went.
+static int64_t
+s_log_delete (server_t *self, const char *where, const char *fmt, int64_t a, int64_t b,
+              int64_t limit)
+{
+    char *sql = zsys_sprintf (
+        "DELETE FROM xxl_job_log WHERE id IN (SELECT id FROM xxl_job_log WHERE %s"
+        " AND NOT (trigger_code IN (0, 200) AND handle_code = 0) ORDER BY id LIMIT %" PRId64 ")",
+        where, limit);
+    //  Built from fixed fragments only; the cache keys on the text
+    int changes = strlen (fmt) == 2? xxl_store_exec (self->store, sql, fmt, a, b)
+                : strlen (fmt) == 1? xxl_store_exec (self->store, sql, fmt, a)
+                : xxl_store_exec (self->store, sql, NULL);
+    zstr_free (&sql);
+    return changes > 0? changes: 0;
+}
+
+//  Retention: rows older than retention_days, and beyond keep_last, go in
+//  batches so that a big table never stalls the loop
+static void
+s_retention (server_t *self)
+{
+    int64_t gone = 0;
+    if (self->config.retention_days > 0) {
+        int64_t before = s_now () - (int64_t) self->config.retention_days * 86400000;
+        gone += s_log_delete (self, "trigger_time < ?", "i", before, 0, 5000);
+    }
+    if (self->config.keep_last > 0) {
+        int64_t floor = xxl_store_scalar (self->store,
+            "SELECT id FROM xxl_job_log ORDER BY id DESC LIMIT 1 OFFSET ?", "i",
+            (int64_t) self->config.keep_last - 1);
+        if (floor > 0)
+            gone += s_log_delete (self, "id < ?", "i", floor, 0, 5000);
+    }
+    if (gone) {
+        zsys_info ("retention: %" PRId64 " log row(s) removed", gone);
+        self->next_retention = zclock_mono () + 1000;   //  more may be due
+    }
+}
+
+//  --------------------------------------------------------------------
 //  API handlers
 
 static void
@@ -1266,8 +1572,9 @@ s_api_group_rm (server_t *self, request_t *request)
     " executor_fail_retry_count AS executorFailRetryCount, glue_type AS glueType," \
     " glue_source AS glueSource, glue_remark AS glueRemark, glue_updatetime AS glueUpdatetime," \
     " child_jobid AS childJobId, trigger_status AS triggerStatus," \
-    " trigger_last_time AS triggerLastTime, trigger_next_time AS triggerNextTime, timezone" \
-    " FROM xxl_job_info"
+    " trigger_last_time AS triggerLastTime, trigger_next_time AS triggerNextTime, timezone," \
+    " retry_interval AS retryInterval, retry_backoff AS retryBackoff," \
+    " retry_max_interval AS retryMaxInterval FROM xxl_job_info"
 
 //  Sets trigger_status/next time for start; returns 0 or -1 with why
 static int
@@ -1699,6 +2006,78 @@ s_api_glue_history (server_t *self, request_t *request)
     s_reply_end (self, request);
 }
 
+static void
+s_api_report (server_t *self, request_t *request)
+{
+    s_report_refresh (self);
+    s_reply_begin (self, request);
+    xxl_enc_map_begin (self->enc);
+    xxl_enc_kint (self->enc, "jobCount", xxl_store_scalar (self->store,
+        "SELECT COUNT(*) FROM xxl_job_info", NULL));
+    xxl_enc_kint (self->enc, "jobRunningCount", xxl_store_scalar (self->store,
+        "SELECT COUNT(*) FROM xxl_job_info WHERE trigger_status = 1", NULL));
+    xxl_enc_kint (self->enc, "agentCount", (int64_t) xxl_registry_size (self->registry));
+    xxl_enc_kint (self->enc, "groupCount", xxl_store_scalar (self->store,
+        "SELECT COUNT(*) FROM xxl_job_group", NULL));
+    int64_t runs = xxl_store_scalar (self->store,
+        "SELECT COALESCE(SUM(running_count + suc_count + fail_count), 0) FROM xxl_job_log_report", NULL);
+    int64_t suc = xxl_store_scalar (self->store,
+        "SELECT COALESCE(SUM(suc_count), 0) FROM xxl_job_log_report", NULL);
+    int64_t fail = xxl_store_scalar (self->store,
+        "SELECT COALESCE(SUM(fail_count), 0) FROM xxl_job_log_report", NULL);
+    xxl_enc_kint (self->enc, "runCount", runs);
+    xxl_enc_kint (self->enc, "sucCount", suc);
+    xxl_enc_kint (self->enc, "failCount", fail);
+    xxl_enc_key (self->enc, "successRate");
+    xxl_enc_double (self->enc, suc + fail > 0? (double) suc / (double) (suc + fail): 1.0);
+    xxl_enc_key (self->enc, "days");
+    xxl_store_encode (self->store, self->enc, 1,
+        "SELECT trigger_day AS triggerDay, running_count AS runningCount, suc_count AS sucCount,"
+        " fail_count AS failCount, update_time AS updateTime FROM xxl_job_log_report"
+        " ORDER BY trigger_day DESC LIMIT 30", NULL);
+    xxl_enc_map_end (self->enc);
+    s_reply_end (self, request);
+}
+
+//  XXL-JOB's manual clear: by age, keep the last N, or all; finished rows
+//  only (a row waiting for its trigger or result is never removed)
+static void
+s_api_log_clear (server_t *self, request_t *request)
+{
+    int64_t job_id = xxl_msg_int (request->msg, NULL, "jobId", 0, 1, INT64_MAX, 0);
+    int64_t days = xxl_msg_int (request->msg, NULL, "beforeDays", 0, 0, 36500, -1);
+    int64_t keep = xxl_msg_int (request->msg, NULL, "keepLast", 0, 0, INT32_MAX, -1);
+    int all = xxl_msg_bool (request->msg, NULL, "all", 0, 0);
+    if (!xxl_msg_error (request->msg) && (days >= 0) + (keep >= 0) + (all? 1: 0) != 1)
+        xxl_msg_fail (request->msg, "give exactly one of beforeDays, keepLast, all");
+    if (xxl_msg_error (request->msg)) {
+        s_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
+        return;
+    }
+    int64_t deleted = 0, batch;
+    do {
+        if (days >= 0)
+            batch = s_log_delete (self, "(?2 = 0 OR job_id = ?2) AND trigger_time < ?1", "ii",
+                                  s_now () - days * 86400000, job_id, 10000);
+        else
+        if (keep >= 0) {
+            int64_t floor = keep == 0? INT64_MAX: xxl_store_scalar (self->store,
+                "SELECT id FROM xxl_job_log WHERE (?1 = 0 OR job_id = ?1)"
+                " ORDER BY id DESC LIMIT 1 OFFSET ?2", "ii", job_id, keep - 1);
+            batch = floor > 0? s_log_delete (self, "(?2 = 0 OR job_id = ?2) AND id < ?1", "ii",
+                                             floor, job_id, 10000): 0;
+        }
+        else
+            batch = s_log_delete (self, "(?1 = 0 OR job_id = ?1)", "i", job_id, 0, 10000);
+        deleted += batch;
+    } while (batch == 10000);
+    s_reply_begin (self, request);
+    xxl_enc_map_begin (self->enc);
+    xxl_enc_kint (self->enc, "deleted", deleted);
+    xxl_enc_map_end (self->enc);
+    s_reply_end (self, request);
+}
+
 typedef struct {
     const char *type;
     void (*fn) (server_t *self, request_t *request);
@@ -1731,6 +2110,8 @@ static const api_entry_t s_api_table [] = {
     { "LOG_KILL", s_api_log_kill },
     { "AGENT_LIST", s_api_agent_list },
     { "GLUE_HISTORY", s_api_glue_history },
+    { "REPORT", s_api_report },
+    { "LOG_CLEAR", s_api_log_clear },
     { NULL, NULL }
 };
 
@@ -1876,8 +2257,17 @@ s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg)
             s_agent_reply (self, rid, xxl_msg_id (msg), XXL_FAILURE, xxl_store_error (self->store));
             return;
         }
-        if (done == 0)
+        if (done == 0) {
             s_fix_delay_release (self, log_id, now);
+            if (code == XXL_CODE_SUCCESS) {
+                char *children = s_trigger_children (self, log_id);
+                if (children)
+                    xxl_store_exec (self->store,
+                        "UPDATE xxl_job_log SET handle_msg = COALESCE(handle_msg, '') || ?"
+                        " WHERE id = ?", "si", children, log_id);
+                zstr_free (&children);
+            }
+        }
     }
     if (xxl_msg_error (msg))
         s_agent_reply (self, rid, xxl_msg_id (msg), XXL_BAD_REQUEST, xxl_msg_error (msg));
@@ -2125,6 +2515,13 @@ xxl_server_config_defaults (xxl_server_config_t *config)
     config->scan_ms = 1000;
     config->recovery_wait_ms = 10000;
     config->warmup_ms = 3000;
+    config->fail_check_ms = 1000;
+    config->lost_check_ms = 60000;
+    config->lost_after_ms = 10 * 60000;
+    config->report_ms = 60000;
+    config->retention_days = 30;
+    config->keep_last = 0;
+    config->stop_wait_ms = 3000;
 }
 
 static void
@@ -2275,6 +2672,10 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
             zsys_error ("server: recovery commit failed: %s", xxl_store_error (self->store));
     }
     self->next_registry_check = zclock_mono () + (int64_t) config->beat_s * 1000;
+    self->next_fail_check = zclock_mono () + config->fail_check_ms;
+    self->next_lost_check = zclock_mono () + config->lost_check_ms;
+    self->next_report = zclock_mono () + 1000;
+    self->next_retention = zclock_mono () + 60 * 1000;
     self->next_pending_check = zclock_mono () + 200;
     return self;
 }
@@ -2343,6 +2744,16 @@ xxl_server_actor (zsock_t *pipe, void *args)
             wake = self->next_pending_check;
         if (self->next_scan < wake)
             wake = self->next_scan;
+        if (self->next_fail_check < wake)
+            wake = self->next_fail_check;
+        if (self->next_lost_check < wake)
+            wake = self->next_lost_check;
+        if (self->next_report < wake)
+            wake = self->next_report;
+        if (self->next_retention < wake)
+            wake = self->next_retention;
+        if (self->stopping)
+            wake = now + 50;
         int64_t due = xxl_timer_next (self->timer);
         if (due >= 0) {
             int64_t due_mono = now + (due - s_now ());
@@ -2357,10 +2768,21 @@ xxl_server_actor (zsock_t *pipe, void *args)
         }
         if (items [0].revents & ZMQ_POLLIN) {
             char *command = zstr_recv (pipe);
-            if (!command || streq (command, "$TERM"))
-                self->terminated = true;
+            if ((!command || streq (command, "$TERM")) && !self->stopping) {
+                //  Stop taking work; wait a bounded time for the agents'
+                //  answers to RUNs in flight.  What is left is in the store
+                //  and goes again at the next start.
+                self->stopping = true;
+                self->stop_deadline = zclock_mono () + self->config.stop_wait_ms;
+                items [2].events = 0;
+                zsys_info ("server: stopping; %zu request(s) to agents in flight",
+                           zhashx_size (self->pending));
+            }
             zstr_free (&command);
         }
+        if (self->stopping && (zhashx_size (self->pending) == 0
+                           ||  zclock_mono () >= self->stop_deadline))
+            self->terminated = true;
         if (xxl_store_begin (self->store))
             zsys_error ("server: cannot begin a transaction: %s", xxl_store_error (self->store));
         if (items [1].revents & ZMQ_POLLIN)
@@ -2376,9 +2798,27 @@ xxl_server_actor (zsock_t *pipe, void *args)
             zhashx_purge (self->slow_counts);
         }
         now = zclock_mono ();
-        if (now >= self->next_scan)
-            s_plan_scan (self);
-        s_plan_due (self);
+        if (!self->stopping) {
+            if (now >= self->next_scan)
+                s_plan_scan (self);
+            s_plan_due (self);
+            if (now >= self->next_fail_check) {
+                s_fail_monitor (self);
+                self->next_fail_check = now + self->config.fail_check_ms;
+            }
+            if (now >= self->next_lost_check) {
+                s_lost_monitor (self);
+                self->next_lost_check = now + self->config.lost_check_ms;
+            }
+            if (now >= self->next_report) {
+                s_report_refresh (self);
+                self->next_report = now + self->config.report_ms;
+            }
+            if (now >= self->next_retention) {
+                self->next_retention = now + 3600 * 1000;
+                s_retention (self);
+            }
+        }
         if (now >= self->next_pending_check) {
             s_check_pending (self);
             s_recover_resends (self);

@@ -39,6 +39,14 @@ typedef struct {
     int scan_ms;                        //  planner scan period
     int warmup_ms;                      //  after start, planned triggers wait up to
                                         //  this long for their group's agents
+    int fail_check_ms;                  //  fail monitor period
+    int lost_check_ms;                  //  lost-run monitor period
+    int lost_after_ms;                  //  a run without result this long, agent gone: lost
+    int report_ms;                      //  daily report refresh period
+    int retention_days;                 //  log rows kept (0: forever)
+    int keep_last;                      //  at most this many log rows (0: no limit)
+    int alarm_every_failure;            //  1: alarm each failed attempt, not only the last
+    int stop_wait_ms;                   //  at SIGTERM, wait this long for RUN answers
     int recovery_wait_ms;               //  after a restart, wait this long for an
                                         //  agent to re-send what it may have got
     int status;                         //  out: 0 once serving, -1 when start failed

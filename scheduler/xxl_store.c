@@ -117,6 +117,12 @@ static const char *s_migrations [] = {
     "  update_time INTEGER NOT NULL DEFAULT 0);"
     "CREATE TABLE xxl_job_lock (lock_name TEXT PRIMARY KEY);"
     "INSERT INTO xxl_job_lock (lock_name) VALUES ('schedule_lock');",
+    //  2: retries with an interval, exponential backoff and a cap (XXL-JOB
+    //  retries at once); reports by day
+    "ALTER TABLE xxl_job_info ADD COLUMN retry_interval INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE xxl_job_info ADD COLUMN retry_backoff REAL NOT NULL DEFAULT 1;"
+    "ALTER TABLE xxl_job_info ADD COLUMN retry_max_interval INTEGER NOT NULL DEFAULT 0;"
+    "CREATE INDEX xxl_job_log_job_time ON xxl_job_log (job_id, trigger_time);",
 };
 #define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))
 
@@ -165,6 +171,9 @@ s_bindv (xxl_store_t *self, sqlite3_stmt *stmt, const char *fmt, va_list args)
         int rc;
         if (*f == 'i')
             rc = sqlite3_bind_int64 (stmt, index, va_arg (args, int64_t));
+        else
+        if (*f == 'd')
+            rc = sqlite3_bind_double (stmt, index, va_arg (args, double));
         else
         if (*f == 's') {
             const char *text = va_arg (args, const char *);
@@ -381,6 +390,29 @@ xxl_store_scalar (xxl_store_t *self, const char *sql, const char *fmt, ...)
     return value;
 }
 
+char *
+xxl_store_text (xxl_store_t *self, const char *sql, const char *fmt, ...)
+{
+    sqlite3_stmt *stmt = s_prepare (self, sql);
+    if (!stmt)
+        return NULL;
+    va_list args;
+    va_start (args, fmt);
+    int rc = s_bindv (self, stmt, fmt, args);
+    va_end (args);
+    if (rc)
+        return NULL;
+    char *value = NULL;
+    rc = sqlite3_step (stmt);
+    if (rc == SQLITE_ROW && sqlite3_column_type (stmt, 0) != SQLITE_NULL)
+        value = s_column_text (stmt, 0);
+    else
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        s_fail (self, "query");
+    sqlite3_reset (stmt);
+    return value;
+}
+
 int
 xxl_store_ids (xxl_store_t *self, const char *sql, int64_t arg, int64_t *ids,
                size_t max, size_t *count)
@@ -548,8 +580,9 @@ xxl_group_free (xxl_group_t *group)
     " schedule_conf, misfire_strategy, executor_route_strategy, executor_handler," \
     " executor_param, executor_block_strategy, executor_timeout," \
     " executor_fail_retry_count, glue_type, glue_source, glue_remark, glue_updatetime," \
-    " child_jobid, trigger_status, trigger_last_time, trigger_next_time, timezone"
-#define XXL_JOB_FMT "isiisssssssssiisssisiiis"
+    " child_jobid, trigger_status, trigger_last_time, trigger_next_time, timezone," \
+    " retry_interval, retry_backoff, retry_max_interval"
+#define XXL_JOB_FMT "isiisssssssssiisssisiiisidi"
 
 #define XXL_JOB_ARGS(j) \
     (j)->job_group, (j)->job_desc, (j)->add_time, (j)->update_time, (j)->author, \
@@ -558,14 +591,15 @@ xxl_group_free (xxl_group_t *group)
     (j)->executor_block_strategy, (j)->executor_timeout, (j)->executor_fail_retry_count, \
     (j)->glue_type, (j)->glue_source, (j)->glue_remark, (j)->glue_updatetime, \
     (j)->child_jobid, (j)->trigger_status, (j)->trigger_last_time, \
-    (j)->trigger_next_time, (j)->timezone
+    (j)->trigger_next_time, (j)->timezone, (j)->retry_interval, (j)->retry_backoff, \
+    (j)->retry_max_interval
 
 int64_t
 xxl_store_job_add (xxl_store_t *self, const xxl_job_t *job)
 {
     int rc = xxl_store_exec (self,
         "INSERT INTO xxl_job_info (" XXL_JOB_COLUMNS ") VALUES"
-        " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         XXL_JOB_FMT, XXL_JOB_ARGS (job));
     return rc < 0? -1: sqlite3_last_insert_rowid (self->db);
 }
@@ -575,7 +609,7 @@ xxl_store_job_save (xxl_store_t *self, const xxl_job_t *job)
 {
     int rc = xxl_store_exec (self,
         "UPDATE xxl_job_info SET (" XXL_JOB_COLUMNS ") ="
-        " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         " WHERE id = ?", XXL_JOB_FMT "i", XXL_JOB_ARGS (job), job->id);
     return rc < 0? -1: 0;
 }
@@ -625,6 +659,9 @@ xxl_store_job_load (xxl_store_t *self, int64_t id, xxl_job_t *job)
         job->trigger_last_time = sqlite3_column_int64 (stmt, c++);
         job->trigger_next_time = sqlite3_column_int64 (stmt, c++);
         job->timezone = s_column_text (stmt, c++);
+        job->retry_interval = sqlite3_column_int64 (stmt, c++);
+        job->retry_backoff = sqlite3_column_double (stmt, c++);
+        job->retry_max_interval = sqlite3_column_int64 (stmt, c++);
         rc = 0;
     }
     else

@@ -54,6 +54,9 @@ typedef struct {
     int64_t trigger_last_time;
     int64_t trigger_next_time;
     char *timezone;
+    int64_t retry_interval;             //  seconds before the first retry (0: at once)
+    double retry_backoff;               //  each further retry waits this times longer
+    int64_t retry_max_interval;         //  cap on the wait, seconds (0: none)
 } xxl_job_t;
 
 typedef struct {
@@ -129,8 +132,8 @@ int xxl_store_registry_expire (xxl_store_t *self, int64_t dead_before);
 //  Sets address_list of every automatic group from the registry rows.
 int xxl_store_groups_refresh (xxl_store_t *self, int64_t now);
 
-//  Runs sql with arguments bound by fmt ('i' int64_t, 's' const char *,
-//  'n' NULL) and encodes each row as a map whose keys are the column
+//  Runs sql with arguments bound by fmt ('i' int64_t, 'd' double,
+//  's' const char *, 'n' NULL) and encodes each row as a map whose keys are the column
 //  names (write them camelCase with AS).  rows_as_array: 1 writes an array
 //  of maps, 0 writes only the first row's map (nothing when there is
 //  none).  Returns the number of rows, or -1 on error.
@@ -142,6 +145,9 @@ int64_t xxl_store_scalar (xxl_store_t *self, const char *sql, const char *fmt, .
 //  column; fills up to max into ids and *count.  0 or -1.
 int xxl_store_ids (xxl_store_t *self, const char *sql, int64_t arg, int64_t *ids,
                    size_t max, size_t *count);
+//  Runs a statement returning one text value; a new string, or NULL when
+//  there is no row, the value is NULL, or on error.
+char *xxl_store_text (xxl_store_t *self, const char *sql, const char *fmt, ...);
 //  Runs a statement with no result rows; returns changes() or -1.
 int xxl_store_exec (xxl_store_t *self, const char *sql, const char *fmt, ...);
 

@@ -385,6 +385,36 @@ xxl_msg_int (xxl_msg_t *self, const msgpack_object *map, const char *key,
     return result;
 }
 
+double
+xxl_msg_double (xxl_msg_t *self, const msgpack_object *map, const char *key,
+                int required, double min, double max, double dflt)
+{
+    const msgpack_object *value = xxl_msg_get (map? map: self->root, key);
+    if (!value) {
+        if (required)
+            xxl_msg_fail (self, "field '%s' is required", key);
+        return dflt;
+    }
+    double result;
+    if (value->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
+        result = (double) value->via.u64;
+    else
+    if (value->type == MSGPACK_OBJECT_NEGATIVE_INTEGER)
+        result = (double) value->via.i64;
+    else
+    if (value->type == MSGPACK_OBJECT_FLOAT32 || value->type == MSGPACK_OBJECT_FLOAT64)
+        result = value->via.f64;
+    else {
+        xxl_msg_fail (self, "field '%s' must be a number", key);
+        return dflt;
+    }
+    if (!(result >= min && result <= max)) {
+        xxl_msg_fail (self, "field '%s' is %g, outside %g..%g", key, result, min, max);
+        return dflt;
+    }
+    return result;
+}
+
 int
 xxl_msg_bool (xxl_msg_t *self, const msgpack_object *map, const char *key,
               int required, int dflt)
@@ -745,6 +775,13 @@ xxl_enc_bool (xxl_enc_t *self, int value)
         msgpack_pack_true (&self->packer);
     else
         msgpack_pack_false (&self->packer);
+}
+
+void
+xxl_enc_double (xxl_enc_t *self, double value)
+{
+    s_enc_item (self, 0);
+    msgpack_pack_double (&self->packer, value);
 }
 
 void

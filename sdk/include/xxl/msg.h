@@ -75,6 +75,10 @@ const char *xxl_msg_str (xxl_msg_t *self, const msgpack_object *map,
 int64_t xxl_msg_int (xxl_msg_t *self, const msgpack_object *map,
                      const char *key, int required, int64_t min, int64_t max,
                      int64_t dflt);
+//  A number field (integer or float) within [min, max].
+double xxl_msg_double (xxl_msg_t *self, const msgpack_object *map,
+                       const char *key, int required, double min, double max,
+                       double dflt);
 int xxl_msg_bool (xxl_msg_t *self, const msgpack_object *map,
                   const char *key, int required, int dflt);
 //  An array field: returns its items and count (NULL, 0 when missing).
@@ -119,6 +123,7 @@ void xxl_enc_str (xxl_enc_t *self, const char *value);     //  NULL → nil
 void xxl_enc_strn (xxl_enc_t *self, const char *value, size_t len);
 void xxl_enc_int (xxl_enc_t *self, int64_t value);
 void xxl_enc_bool (xxl_enc_t *self, int value);
+void xxl_enc_double (xxl_enc_t *self, double value);
 void xxl_enc_nil (xxl_enc_t *self);
 //  Copies a decoded object (e.g. to forward a reply's content).
 void xxl_enc_object (xxl_enc_t *self, const msgpack_object *obj);
