@@ -125,8 +125,10 @@ main (int argc, char *argv [])
     settings.scan_ms = s_int (NULL, config, "scheduler/planner/scan", settings.scan_ms);
     settings.fail_check_ms = s_int (NULL, config, "scheduler/monitor/fail_check", settings.fail_check_ms);
     settings.lost_check_ms = s_int (NULL, config, "scheduler/monitor/lost_check", settings.lost_check_ms);
-    settings.lost_after_ms = 60000 * s_int (NULL, config, "scheduler/monitor/lost_after",
-                                            settings.lost_after_ms / 60000);
+    settings.lost_after_ms = 1000 * s_int (NULL, config, "scheduler/monitor/lost_after",
+                                           settings.lost_after_ms / 1000);
+    settings.retention_check_ms = s_int (NULL, config, "scheduler/monitor/retention_check",
+                                         settings.retention_check_ms);
     settings.report_ms = s_int (NULL, config, "scheduler/monitor/report", settings.report_ms);
     settings.retention_days = s_int (NULL, config, "scheduler/log/retention_days",
                                      settings.retention_days);
@@ -138,7 +140,7 @@ main (int argc, char *argv [])
                                        settings.recovery_wait_ms);
     if (settings.beat_s < 1 || settings.dead_s < settings.beat_s || settings.batch < 1
     ||  settings.preread_ms < 100 || settings.scan_ms < 10
-    ||  settings.fail_check_ms < 10 || settings.lost_check_ms < 10 || settings.report_ms < 10
+    ||  settings.fail_check_ms < 10 || settings.retention_check_ms < 10 || settings.lost_check_ms < 10 || settings.report_ms < 10
     ||  settings.fast_pool < 1 || settings.slow_pool < 1 || settings.probe_timeout_ms < 1) {
         fprintf (stderr, "xxl-scheduler: need registry/beat >= 1, registry/dead >= beat, batch >= 1,"
                          " pools/fast, pools/slow and pools/probe_timeout >= 1, planner/preread >= 100,"

@@ -1268,9 +1268,9 @@ s_lost_monitor (server_t *self)
         " AND r.id IS NULL LIMIT 1000", before, ids, 1000, &count);
     int64_t now = s_now ();
     for (size_t i = 0; i < count; i++) {
-        char *reason = zsys_sprintf ("lost: no result after %d minute(s) and the agent is no"
+        char *reason = zsys_sprintf ("lost: no result after %d s and the agent is no"
                                      " longer registered (lost-run monitor)",
-                                     (int) (self->config.lost_after_ms / 60000));
+                                     self->config.lost_after_ms / 1000);
         if (xxl_store_log_handle_done (self->store, ids [i], now, XXL_CODE_FAIL, reason) == 0)
             s_fix_delay_release (self, ids [i], now);
         zstr_free (&reason);
@@ -2520,6 +2520,7 @@ xxl_server_config_defaults (xxl_server_config_t *config)
     config->lost_after_ms = 10 * 60000;
     config->report_ms = 60000;
     config->retention_days = 30;
+    config->retention_check_ms = 3600 * 1000;
     config->keep_last = 0;
     config->stop_wait_ms = 3000;
 }
@@ -2675,7 +2676,8 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     self->next_fail_check = zclock_mono () + config->fail_check_ms;
     self->next_lost_check = zclock_mono () + config->lost_check_ms;
     self->next_report = zclock_mono () + 1000;
-    self->next_retention = zclock_mono () + 60 * 1000;
+    self->next_retention = zclock_mono ()
+                         + (config->retention_check_ms < 60000? config->retention_check_ms: 60000);
     self->next_pending_check = zclock_mono () + 200;
     return self;
 }
@@ -2815,7 +2817,7 @@ xxl_server_actor (zsock_t *pipe, void *args)
                 self->next_report = now + self->config.report_ms;
             }
             if (now >= self->next_retention) {
-                self->next_retention = now + 3600 * 1000;
+                self->next_retention = now + self->config.retention_check_ms;
                 s_retention (self);
             }
         }

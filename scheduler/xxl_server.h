@@ -43,6 +43,7 @@ typedef struct {
     int lost_check_ms;                  //  lost-run monitor period
     int lost_after_ms;                  //  a run without result this long, agent gone: lost
     int report_ms;                      //  daily report refresh period
+    int retention_check_ms;             //  log retention period
     int retention_days;                 //  log rows kept (0: forever)
     int keep_last;                      //  at most this many log rows (0: no limit)
     int alarm_every_failure;            //  1: alarm each failed attempt, not only the last

@@ -112,6 +112,9 @@ agent_registered () {
 
 # log_field ID FIELD
 log_field () { ctl log show "$1" | jq -r ".$2"; }
+# field_is ID FIELD VALUE: the log row's field has that value (re-read on
+# every call, so it can be polled: wait_for 5 field_is 12 handleCode 200)
+field_is () { [ "$(log_field "$1" "$2")" = "$3" ]; }
 log_finished () { [ "$(log_field "$1" handleCode)" != "0" ] || [ "$(log_field "$1" triggerCode)" = "500" ]; }
 
 xxl_done () {

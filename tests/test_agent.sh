@@ -44,7 +44,7 @@ check "timeout: handleCode 502" test "$(log_field "$TL" handleCode)" = 502
 # Kill from the scheduler: the whole process group stops
 KJ=$(glue_job 'sleep 30.417 & sleep 30.417; wait')
 KL=$(ctl job trigger "$KJ" | jq -r '.logIds[0]')
-wait_for 5 test "$(log_field "$KL" triggerCode)" = 200
+wait_for 5 field_is "$KL" triggerCode 200
 sleep 0.3
 check "log kill answers" ctl log kill "$KL"
 check "kill: the run ends failed" wait_for 10 bash -c "[ \"\$($CTL --api $API --json log show $KL | jq -r .handleCode)\" = 500 ]"
@@ -53,13 +53,13 @@ check "kill: the whole process group ends" wait_for 5 bash -c "! pgrep -f 'sleep
 # Block strategies
 DJ=$(glue_job 'sleep 2' --block DISCARD_LATER)
 D1=$(ctl job trigger "$DJ" | jq -r '.logIds[0]')
-wait_for 5 test "$(log_field "$D1" triggerCode)" = 200
+wait_for 5 field_is "$D1" triggerCode 200
 D2=$(ctl job trigger "$DJ" | jq -r '.logIds[0]')
-check "DISCARD_LATER refuses the second trigger" wait_for 5 test "$(log_field "$D2" triggerCode)" = 500
+check "DISCARD_LATER refuses the second trigger" wait_for 5 field_is "$D2" triggerCode 500
 check "DISCARD_LATER says why" bash -c "$CTL --api $API --json log show $D2 | jq -r .triggerMsg | grep -q 'Discard Later'"
 OJ=$(glue_job 'sleep 3' --block COVER_EARLY)
 O1=$(ctl job trigger "$OJ" | jq -r '.logIds[0]')
-wait_for 5 test "$(log_field "$O1" triggerCode)" = 200
+wait_for 5 field_is "$O1" triggerCode 200
 sleep 0.3
 O2=$(ctl job trigger "$OJ" | jq -r '.logIds[0]')
 check "COVER_EARLY ends the running one" wait_for 10 finished "$O1"
@@ -89,7 +89,7 @@ SJ=""
 for i in 1 2 3 4 5; do SJ="$SJ $(glue_job "sleep 3; echo done-$i")"; done
 SL=""
 for j in $SJ; do SL="$SL $(ctl job trigger "$j" | jq -r '.logIds[0]')"; done
-for l in $SL; do wait_for 5 test "$(log_field "$l" triggerCode)" = 200; done
+for l in $SL; do wait_for 5 field_is "$l" triggerCode 200; done
 kill -TERM "$SPID"; wait "$SPID"
 check "the outage test's runs are still running" bash -c "
     sqlite3 $T/xxl.db 'SELECT COUNT(*) FROM xxl_job_log WHERE handle_code = 0' | grep -qv '^0\$'"
@@ -106,7 +106,7 @@ RJ=""
 for i in 1 2 3; do RJ="$RJ $(glue_job "sleep 3; echo spool-$i")"; done
 RL=""
 for j in $RJ; do RL="$RL $(ctl job trigger "$j" | jq -r '.logIds[0]')"; done
-for l in $RL; do wait_for 5 test "$(log_field "$l" triggerCode)" = 200; done
+for l in $RL; do wait_for 5 field_is "$l" triggerCode 200; done
 kill -TERM "$SPID"; wait "$SPID"
 sleep 4                                     # runs end, results spooled
 kill -TERM "$APID_w1"; wait "$APID_w1"      # the agent stops with them undelivered
@@ -126,6 +126,6 @@ ctl group add noglue-app >/dev/null
 check "no-glue agent registers" wait_for 10 agent_registered noglue-app w2
 NJ=$(ctl job add --group noglue-app --glue-type GLUE_SHELL --glue-source "$T/ps.ps1" | jq -r .id)
 NL=$(ctl job trigger "$NJ" | jq -r '.logIds[0]')
-check "--no-glue refuses GLUE runs" wait_for 5 test "$(log_field "$NL" triggerCode)" = 500
+check "--no-glue refuses GLUE runs" wait_for 5 field_is "$NL" triggerCode 500
 check "--no-glue says why" bash -c "$CTL --api $API --json log show $NL | jq -r .triggerMsg | grep -q 'not allowed'"
 xxl_done

@@ -61,7 +61,7 @@ check "failing GLUE's stderr in log cat" bash -c \
 # Unknown handler: a failed run with the reason
 UJ=$(ctl job add --group demo-app --handler noSuchHandler | jq -r .id)
 UL=$(ctl job trigger "$UJ" | jq -r '.logIds[0]')
-check "unknown handler fails the run" wait_for 10 test "$(log_field "$UL" triggerCode)" = 500
+check "unknown handler fails the run" wait_for 10 field_is "$UL" triggerCode 500
 check "unknown handler is named" bash -c \
     "$CTL --api $API --json log show $UL | jq -r .triggerMsg | grep -q noSuchHandler"
 

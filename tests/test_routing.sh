@@ -89,9 +89,9 @@ kill -CONT "$APID_r1"
 printf 'sleep 3\n' > "$T/sleep3.sh"
 BO=$(ctl job add --group route-app --glue-type GLUE_SHELL --glue-source "$T/sleep3.sh" --route BUSYOVER | jq -r .id)
 B1=$(ctl job trigger "$BO" --address r1 | jq -r '.logIds[0]')
-wait_for 5 test "$(log_field "$B1" triggerCode)" = 200
+wait_for 5 field_is "$B1" triggerCode 200
 B2=$(ctl job trigger "$BO" | jq -r '.logIds[0]')
-check "BUSYOVER run is accepted" wait_for 10 test "$(log_field "$B2" triggerCode)" = 200
+check "BUSYOVER run is accepted" wait_for 10 field_is "$B2" triggerCode 200
 check "BUSYOVER avoids the busy agent" test "$(log_field "$B2" executorAddress)" = r2-tag
 check "BUSYOVER's idle checks are in triggerMsg" bash -c "
     $CTL --api $API --json log show $B2 | jq -r .triggerMsg | grep -qi 'idle'"

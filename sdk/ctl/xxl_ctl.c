@@ -785,6 +785,9 @@ static const ctl_opt_t s_job_opts [] = {
     { "--block", NULL, "B", "block strategy (SERIAL_EXECUTION, DISCARD_LATER, COVER_EARLY)" },
     { "--timeout", NULL, "S", "run timeout in seconds (0: none)" },
     { "--retry", NULL, "N", "retries after a failed run" },
+    { "--retry-interval", NULL, "S", "seconds before the first retry (default 0: at once)" },
+    { "--retry-backoff", NULL, "F", "each further retry waits F times longer (default 1)" },
+    { "--retry-max", NULL, "S", "longest wait between retries, seconds (0: no cap)" },
     { "--misfire", NULL, "M", "misfire strategy (DO_NOTHING, FIRE_ONCE_NOW)" },
     { "--glue-type", NULL, "T", "BEAN or GLUE_SHELL, GLUE_PYTHON, GLUE_NODEJS, GLUE_PHP, GLUE_POWERSHELL" },
     { "--glue-source", NULL, "FILE", "glue script read from FILE ('-': stdin)" },
@@ -823,6 +826,22 @@ s_job_fields (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args, xxl_enc_t *en
         return XXL_CTL_USAGE;
     if (retry_text && s_int_arg (self, cmd, "--retry", retry_text, 0, 1000, &retry))
         return XXL_CTL_USAGE;
+    int64_t retry_interval = 0, retry_max = 0;
+    const char *interval_text = s_opt (cmd, args, "--retry-interval");
+    const char *max_text = s_opt (cmd, args, "--retry-max");
+    const char *backoff_text = s_opt (cmd, args, "--retry-backoff");
+    if (interval_text && s_int_arg (self, cmd, "--retry-interval", interval_text, 0,
+                                    86400 * 30, &retry_interval))
+        return XXL_CTL_USAGE;
+    if (max_text && s_int_arg (self, cmd, "--retry-max", max_text, 0, 86400 * 30, &retry_max))
+        return XXL_CTL_USAGE;
+    double backoff = 1;
+    if (backoff_text) {
+        char *end = NULL;
+        backoff = strtod (backoff_text, &end);
+        if (!*backoff_text || *end || !(backoff >= 1 && backoff <= 100))
+            return s_usage_error (self, cmd, "--retry-backoff must be a number from 1 to 100");
+    }
     char *source = NULL;
     const char *source_file = s_opt (cmd, args, "--glue-source");
     if (source_file) {
@@ -849,6 +868,19 @@ s_job_fields (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args, xxl_enc_t *en
     }
     if (retry_text) {
         xxl_enc_kint (enc, "executorFailRetryCount", retry);
+        (*count)++;
+    }
+    if (interval_text) {
+        xxl_enc_kint (enc, "retryInterval", retry_interval);
+        (*count)++;
+    }
+    if (max_text) {
+        xxl_enc_kint (enc, "retryMaxInterval", retry_max);
+        (*count)++;
+    }
+    if (backoff_text) {
+        xxl_enc_key (enc, "retryBackoff");
+        xxl_enc_double (enc, backoff);
         (*count)++;
     }
     if (source) {
@@ -1538,7 +1570,89 @@ s_report (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
     (void) args;
     if (!s_request (self, "REPORT"))
         return XXL_CTL_FAILED;
-    return s_show (self);
+    xxl_msg_t *reply;
+    const msgpack_object *content;
+    int rc = s_exchange (self, &reply, &content, "days", CTL_LIST);
+    if (rc || self->json) {
+        xxl_msg_destroy (&reply);
+        return rc;
+    }
+    const msgpack_object *rate = s_get (content, "successRate");
+    double success = rate && (rate->type == MSGPACK_OBJECT_FLOAT64
+                              || rate->type == MSGPACK_OBJECT_FLOAT32)? rate->via.f64: 0;
+    fprintf (self->out, "jobs: %" PRId64 " (%" PRId64 " running)   groups: %" PRId64
+             "   agents: %" PRId64 "\n", s_int_or (content, "jobCount", 0),
+             s_int_or (content, "jobRunningCount", 0), s_int_or (content, "groupCount", 0),
+             s_int_or (content, "agentCount", 0));
+    fprintf (self->out, "runs: %" PRId64 "   success: %" PRId64 "   failure: %" PRId64
+             "   success rate: %.1f%%\n\n", s_int_or (content, "runCount", 0),
+             s_int_or (content, "sucCount", 0), s_int_or (content, "failCount", 0),
+             success * 100);
+    const msgpack_object *days = s_content_array (self, content, "days");
+    if (days) {
+        ctl_table_t table;
+        const char *headers [] = { "DAY", "RUNNING", "SUCCESS", "FAILURE" };
+        s_table_init (&table, 4, headers);
+        for (uint32_t i = 0; i < days->via.array.size; i++) {
+            const msgpack_object *day = &days->via.array.ptr [i];
+            if (day->type != MSGPACK_OBJECT_MAP)
+                continue;
+            char buf [64];
+            s_time_text (s_int_or (day, "triggerDay", 0), buf, sizeof buf);
+            buf [10] = 0;               //  the date part
+            s_table_add (&table, strdup (buf));
+            s_table_add (&table, s_text_of (day, "runningCount"));
+            s_table_add (&table, s_text_of (day, "sucCount"));
+            s_table_add (&table, s_text_of (day, "failCount"));
+        }
+        s_table_print (&table, self->out, "no runs in the last days");
+    }
+    xxl_msg_destroy (&reply);
+    return rc;
+}
+
+static const ctl_opt_t s_log_clear_opts [] = {
+    { "--job", NULL, "ID", "only runs of this job" },
+    { "--before", NULL, "DAYS", "remove runs older than DAYS days" },
+    { "--keep", NULL, "N", "keep only the newest N runs" },
+    { "--all", NULL, NULL, "remove every finished run" },
+    { NULL, NULL, NULL, NULL }
+};
+
+static int
+s_log_clear (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
+{
+    const char *job_text = s_opt (cmd, args, "--job");
+    const char *before_text = s_opt (cmd, args, "--before");
+    const char *keep_text = s_opt (cmd, args, "--keep");
+    int all = s_opt (cmd, args, "--all") != NULL;
+    int64_t job = 0, before = 0, keep = 0;
+    if ((before_text != NULL) + (keep_text != NULL) + all != 1)
+        return s_usage_error (self, cmd, "give exactly one of --before DAYS, --keep N, --all");
+    if (job_text && s_id_arg (self, cmd, "--job", job_text, &job))
+        return XXL_CTL_USAGE;
+    if (before_text && s_int_arg (self, cmd, "--before", before_text, 0, 36500, &before))
+        return XXL_CTL_USAGE;
+    if (keep_text && s_int_arg (self, cmd, "--keep", keep_text, 0, INT32_MAX, &keep))
+        return XXL_CTL_USAGE;
+    xxl_enc_t *enc = s_request (self, "LOG_CLEAR");
+    if (!enc)
+        return XXL_CTL_FAILED;
+    if (job)
+        xxl_enc_kint (enc, "jobId", job);
+    if (before_text)
+        xxl_enc_kint (enc, "beforeDays", before);
+    if (keep_text)
+        xxl_enc_kint (enc, "keepLast", keep);
+    if (all)
+        xxl_enc_kbool (enc, "all", 1);
+    xxl_msg_t *reply;
+    const msgpack_object *content;
+    int rc = s_exchange (self, &reply, &content, NULL, CTL_ANY);
+    if (rc == XXL_CTL_OK && !self->json)
+        fprintf (self->out, "%" PRId64 " run(s) removed\n", s_int_or (content, "deleted", 0));
+    xxl_msg_destroy (&reply);
+    return rc;
 }
 
 //  --------------------------------------------------------------------
@@ -1555,6 +1669,7 @@ static const ctl_cmd_t s_commands [] = {
     { "group", "rm", "G", "remove a group that has no jobs", NULL, 1, 1, s_group_rm },
     { "job", "add", "--group APP|ID --handler NAME [--cron EXPR | --fix-rate S | --fix-delay S]\n"
       "        [--param P] [--route R] [--block B] [--timeout S] [--retry N] [--misfire M]\n"
+      "        [--retry-interval S] [--retry-backoff F] [--retry-max S]\n"
       "        [--glue-type T --glue-source FILE] [--child ID,ID] [--desc D] [--author A]\n"
       "        [--alarm-email E] [--timezone Z] [--start]",
       "add a job", s_job_opts, 0, 0, s_job_add },
@@ -1574,6 +1689,9 @@ static const ctl_cmd_t s_commands [] = {
     { "log", "cat", "ID [-f]", "print a run's log (-f: follow until the run ends)",
       s_log_cat_opts, 1, 1, s_log_cat },
     { "log", "kill", "ID", "kill a running run", NULL, 1, 1, s_log_kill },
+    { "log", "clear", "[--job ID] (--before DAYS | --keep N | --all)",
+      "remove finished runs (never those still waiting or running)", s_log_clear_opts, 0, 0,
+      s_log_clear },
     { "agent", "list", "", "list registered agents", NULL, 0, 0, s_agent_list },
     { "cron", "next", "EXPR [-n N] [--from MS] [--tz ZONE]",
       "fire times of a cron expression (computed locally)", s_cron_next_opts, 1, 1, s_cron_next },

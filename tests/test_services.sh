@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# test_services.sh -- the scheduler's background services with short
+# intervals: child jobs, cycle refusal, retries with backoff, the lost-run
+# monitor, reports, retention and log clear, glue history, SIGTERM.
+. "$(dirname "$0")/lib.sh"
+xxl_setup
+cat >> "$T/scheduler.cfg" <<CFG
+    monitor
+        fail_check = 100
+        lost_check = 200
+        lost_after = 2
+        report = 200
+    stop_wait = 3000
+CFG
+start_scheduler || exit 1
+start_agent s1 svc-app
+check "agent registers" wait_for 10 agent_registered svc-app s1
+ctl group add svc-app >/dev/null
+finished () { [ "$(log_field "$1" handleCode)" != 0 ] || [ "$(log_field "$1" triggerCode)" = 500 ]; }
+glue_job () {
+    local f="$T/g-$RANDOM.sh"; printf '%s\n' "$1" > "$f"; shift
+    ctl job add --group svc-app --glue-type GLUE_SHELL --glue-source "$f" "$@" | jq -r .id
+}
+
+# Child jobs fire with trigger type PARENT after a success
+CHILD=$(ctl job add --group svc-app --handler demoJobHandler --param child | jq -r .id)
+PARENT=$(ctl job add --group svc-app --handler demoJobHandler --child "$CHILD" | jq -r .id)
+PL=$(ctl job trigger "$PARENT" | jq -r '.logIds[0]')
+check "parent finishes" wait_for 10 finished "$PL"
+child_ran () { ctl log list --job "$CHILD" | jq -e '[.logs[] | select(.triggerType == "PARENT" and .handleCode == 200)] | length == 1' >/dev/null; }
+check "the child job ran as PARENT" wait_for 10 child_ran
+check "the parent's handleMsg names the child" bash -c "
+    $CTL --api $API --json log show $PL | jq -r .handleMsg | grep -q 'job $CHILD\\] triggered'"
+FAILP=$(glue_job 'exit 1' --child "$CHILD")
+FL=$(ctl job trigger "$FAILP" | jq -r '.logIds[0]')
+wait_for 10 finished "$FL"
+sleep 0.5
+check "a failed parent triggers no child" bash -c "
+    $CTL --api $API --json log list --job $CHILD | jq -e '[.logs[] | select(.triggerType == \"PARENT\")] | length == 1' >/dev/null"
+
+# A child cycle is refused when saved
+A=$(ctl job add --group svc-app --handler demoJobHandler | jq -r .id)
+B=$(ctl job add --group svc-app --handler demoJobHandler --child "$A" | jq -r .id)
+check "a cycle A -> B -> A is refused" bash -c "! $CTL --api $API --json job update $A --child $B > $T/cycle.json"
+check "the refusal shows the cycle" grep -q "cycle: $A -> $B -> $A" "$T/cycle.json"
+check "a job cannot be its own child" bash -c "! $CTL --api $API --json job update $A --child $A >/dev/null"
+check "nothing changed" test "$(ctl job show "$A" | jq -r .childJobId)" = ""
+
+# Retries: count - 1 each time, same param, waits growing by the backoff
+RJ=$(glue_job 'echo "attempt with $1"; exit 1' --param P7 --retry 2 --retry-interval 1 --retry-backoff 2)
+RL=$(ctl job trigger "$RJ" | jq -r '.logIds[0]')
+three_rows () { [ "$(ctl log list --job "$RJ" | jq '[.logs[] | select(.handleCode == 500)] | length')" = 3 ]; }
+check "two retries after the failure" wait_for 15 three_rows
+ctl log list --job "$RJ" > "$T/retries.json"
+check "retries are RETRY with count 1 then 0" jq -e '
+    [.logs[] | {t: .triggerType, c: .executorFailRetryCount}] | sort_by(-.c)
+    == [{t: "MANUAL", c: 2}, {t: "RETRY", c: 1}, {t: "RETRY", c: 0}]' "$T/retries.json"
+check "retries keep the param" jq -e '[.logs[].executorParam] | unique == ["P7"]' "$T/retries.json"
+check "first retry waits >= 1 s, the second >= 2 s (backoff 2)" jq -e '
+    [.logs[]] | sort_by(.id) as $r
+    | ($r[1].triggerTime - $r[0].handleTime) >= 990
+    and ($r[2].triggerTime - $r[1].handleTime) >= 1990' "$T/retries.json"
+check "the failed row says it was retried" bash -c "
+    $CTL --api $API --json log show $RL | jq -r .triggerMsg | grep -q 'Fail retry'"
+check "no alarm target: alarmStatus 1 (none needed)" bash -c "
+    sleep 0.5; $CTL --api $API --json log list --job $RJ | jq -e '[.logs[].alarmStatus] | all(. == 1)' >/dev/null"
+
+# Lost-run monitor: the agent dies during a run and does not come back
+start_agent s2 lost-app
+ctl group add lost-app >/dev/null
+check "second agent registers" wait_for 10 agent_registered lost-app s2
+LJ=$(ctl job add --group lost-app --glue-type GLUE_SHELL --glue-source <(echo 'sleep 20') | jq -r .id)
+LL=$(ctl job trigger "$LJ" | jq -r '.logIds[0]')
+wait_for 5 field_is "$LL" triggerCode 200
+kill -KILL "$APID_s2"
+check "the lost run is marked failed" wait_for 20 field_is "$LL" handleCode 500
+check "with the reason" bash -c "$CTL --api $API --json log show $LL | jq -r .handleMsg | grep -q 'lost'"
+pkill -f 'sleep 20' 2>/dev/null
+
+# Reports: today's row counts successes and failures
+check "report counts today's runs" wait_for 5 bash -c "
+    $CTL --api $API --json report | jq -e '.days[0].sucCount >= 2 and .days[0].failCount >= 4 and .jobCount >= 6' >/dev/null"
+check "report prints a table" bash -c "$CTL --api $API report | grep -q 'success rate'"
+
+# GLUE history: each change kept with its remark; agents run the new source
+GJ=$(glue_job 'echo v1')
+for v in 2 3; do
+    printf 'echo v%s\n' "$v" > "$T/v$v.sh"
+    ctl job update "$GJ" --glue-source "$T/v$v.sh" >/dev/null
+done
+check "glue history keeps the three versions, newest first" bash -c "
+    $CTL --api $API --json glue history $GJ | jq -e '[.glues[].glueSource] == [\"echo v3\n\", \"echo v2\n\", \"echo v1\n\"]' >/dev/null"
+GL=$(ctl job trigger "$GJ" | jq -r '.logIds[0]')
+wait_for 10 finished "$GL"
+check "the agent runs the newest source" bash -c "$CTL --api $API --json log cat $GL | jq -r .logContent | grep -qx v3"
+
+# log clear: keep the last N, then all; running rows are never removed
+SJ=$(glue_job 'sleep 4')
+SL=$(ctl job trigger "$SJ" | jq -r '.logIds[0]')
+wait_for 5 field_is "$SL" triggerCode 200
+check "log clear --keep 3" ctl log clear --keep 3
+check "three newest rows (and the running one) remain" test "$(ctl log list --limit 1000 | jq '.logs | length')" -le 4
+check "log clear --all" ctl log clear --all
+check "only the running row remains" test "$(ctl log list --limit 1000 | jq -r '[.logs[].id] | join(",")')" = "$SL"
+check "log clear needs one mode" bash -c "! $CTL --api $API log clear >/dev/null 2>&1"
+
+# SIGTERM: nothing accepted is lost
+QJ=$(ctl job add --group svc-app --handler demoJobHandler | jq -r .id)
+IDS=""
+for _ in $(seq 40); do IDS="$IDS $(ctl job trigger "$QJ" | jq -r '.logIds[0]')"; done
+kill -TERM "$SPID"; wait "$SPID"
+check "scheduler exits 0 on SIGTERM" test $? -eq 0
+start_scheduler "$API" "$AGENTS"
+all_finished () { for l in $IDS; do [ "$(log_field "$l" handleCode)" = 200 ] || return 1; done; }
+check "every trigger accepted before SIGTERM ran and was recorded" wait_for 20 all_finished
+xxl_done
