@@ -3,6 +3,8 @@
 
 #include "xxl_agent.h"
 
+#include "../sdk/src/xxl_conf.h"
+
 #include <getopt.h>
 
 static void
@@ -27,32 +29,19 @@ s_usage (FILE *out)
         "Flags override config keys.  Stops cleanly on SIGTERM or SIGINT.\n");
 }
 
-static const char *
-s_value (const char *flag, zconfig_t *config, const char *path, const char *dflt)
-{
-    if (flag)
-        return flag;
-    if (config) {
-        const char *value = zconfig_get (config, path, NULL);
-        if (value)
-            return value;
-    }
-    return dflt;
-}
+#define s_value xxl_conf_str
 
+//  A number flag or key; exits with status 2 and the reason when invalid
 static int
 s_int (const char *flag, zconfig_t *config, const char *path, int dflt)
 {
-    const char *value = s_value (flag, config, path, NULL);
-    if (!value)
-        return dflt;
-    char *end = NULL;
-    long number = strtol (value, &end, 10);
-    if (!*value || *end || number < 0 || number > 100000000) {
-        fprintf (stderr, "xxl-agent: %s must be a non-negative number, not '%s'\n", path, value);
+    int value;
+    char err [256];
+    if (xxl_conf_int (flag, config, path, dflt, 0, 100000000, &value, err, sizeof err)) {
+        fprintf (stderr, "xxl-agent: %s\n", err);
         exit (2);
     }
-    return (int) number;
+    return value;
 }
 
 int

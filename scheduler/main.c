@@ -3,6 +3,8 @@
 
 #include "xxl_server.h"
 
+#include "../sdk/src/xxl_conf.h"
+
 #include <getopt.h>
 
 static void
@@ -16,6 +18,7 @@ s_usage (FILE *out)
         "  --api EP            client api endpoint to bind       (scheduler/api)\n"
         "  --agents EP         agents endpoint to bind           (scheduler/agents)\n"
         "  --plugins DIR       router plugins folder             (scheduler/plugins)\n"
+        "  --alarms DIR        alarm plugins folder              (scheduler/alarm/plugins)\n"
         "  --token TOKEN       access token clients and agents must send (scheduler/access_token)\n"
         "  --ready-file FILE   write the bound endpoints here once serving (scheduler/ready_file)\n"
         "  --syslog            log to syslog instead of stderr   (scheduler/syslog)\n"
@@ -24,40 +27,26 @@ s_usage (FILE *out)
         "Flags override config keys.  Stops cleanly on SIGTERM or SIGINT.\n");
 }
 
-//  The value of a flag, else of the config key, else dflt
-static const char *
-s_value (const char *flag, zconfig_t *config, const char *path, const char *dflt)
-{
-    if (flag)
-        return flag;
-    if (config) {
-        const char *value = zconfig_get (config, path, NULL);
-        if (value)
-            return value;
-    }
-    return dflt;
-}
+#define s_value xxl_conf_str
 
+//  A number flag or key; exits with status 2 and the reason when invalid
 static int
 s_int (const char *flag, zconfig_t *config, const char *path, int dflt)
 {
-    const char *value = s_value (flag, config, path, NULL);
-    if (!value)
-        return dflt;
-    char *end = NULL;
-    long number = strtol (value, &end, 10);
-    if (!*value || *end || number < 0 || number > 100000000) {
-        fprintf (stderr, "xxl-scheduler: %s must be a non-negative number, not '%s'\n", path, value);
+    int value;
+    char err [256];
+    if (xxl_conf_int (flag, config, path, dflt, 0, 100000000, &value, err, sizeof err)) {
+        fprintf (stderr, "xxl-scheduler: %s\n", err);
         exit (2);
     }
-    return (int) number;
+    return value;
 }
 
 int
 main (int argc, char *argv [])
 {
     const char *file = NULL, *db = NULL, *api = NULL, *agents = NULL, *plugins = NULL;
-    const char *token = NULL, *ready = NULL, *use_syslog = NULL;
+    const char *alarms = NULL, *token = NULL, *ready = NULL, *use_syslog = NULL;
     static struct option options [] = {
         { "config", required_argument, 0, 'c' },
         { "db", required_argument, 0, 'd' },
@@ -65,6 +54,7 @@ main (int argc, char *argv [])
         { "agents", required_argument, 0, 'g' },
         { "plugins", required_argument, 0, 'p' },
         { "token", required_argument, 0, 't' },
+        { "alarms", required_argument, 0, 'A' },
         { "ready-file", required_argument, 0, 'r' },
         { "syslog", no_argument, 0, 's' },
         { "help", no_argument, 0, 'h' },
@@ -79,6 +69,7 @@ main (int argc, char *argv [])
             case 'g': agents = optarg; break;
             case 'p': plugins = optarg; break;
             case 't': token = optarg; break;
+            case 'A': alarms = optarg; break;
             case 'r': ready = optarg; break;
             case 's': use_syslog = "1"; break;
             case 'h': s_usage (stdout); return 0;
@@ -107,6 +98,9 @@ main (int argc, char *argv [])
     settings.api = s_value (api, config, "scheduler/api", settings.api);
     settings.agents = s_value (agents, config, "scheduler/agents", settings.agents);
     settings.plugins = s_value (plugins, config, "scheduler/plugins", settings.plugins);
+    settings.alarm_plugins = s_value (alarms, config, "scheduler/alarm/plugins",
+                                      settings.alarm_plugins);
+    settings.file = config;
     settings.access_token = s_value (token, config, "scheduler/access_token", "");
     settings.ready_file = s_value (ready, config, "scheduler/ready_file", NULL);
     settings.admin_address = s_value (NULL, config, "scheduler/admin_address", NULL);

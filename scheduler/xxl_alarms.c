@@ -13,6 +13,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -587,9 +588,9 @@ s_next_target (xxl_alarms_t *self, const char **cursor, s_target_t *target,
 }
 
 //  Checks one parsed target: kind known, destination non-empty, one line,
-//  the kind's own check
+//  the kind's own check.  The reason names the target when whole is set.
 static int
-s_check_target (xxl_alarms_t *self, s_target_t *target, char *err, size_t errlen)
+s_check_target (xxl_alarms_t *self, s_target_t *target, char *err, size_t errlen, int whole)
 {
     if (!target->entry)
         return -1;                      //  err already set
@@ -609,8 +610,11 @@ s_check_target (xxl_alarms_t *self, s_target_t *target, char *err, size_t errlen
         if (kind->check (target->entry->plugin->state, self->host, target->dest,
                          reason, sizeof reason) != 0) {
             reason [sizeof reason - 1] = 0;
-            xxl_alarm_error (err, errlen, "alarm target '%s': %s", target->text,
-                             reason [0]? reason: "invalid");
+            if (whole)
+                xxl_alarm_error (err, errlen, "alarm target '%s': %s", target->text,
+                                 reason [0]? reason: "invalid");
+            else
+                xxl_alarm_error (err, errlen, "%s", reason [0]? reason: "invalid target");
             return -1;
         }
     }
@@ -640,7 +644,7 @@ xxl_alarms_check_targets (xxl_alarms_t *self, const char *targets, char *err, si
             rc = -1;
         }
         else
-            rc = s_check_target (self, target, err, errlen);
+            rc = s_check_target (self, target, err, errlen, 1);
     }
     free (target);
     return rc;
@@ -716,8 +720,12 @@ s_send_all (xxl_alarms_t *self, const xxl_alarm_t *alarm, const char *targets, s
             ok = 0;
             break;
         }
-        if (s_check_target (self, target, err, sizeof err) != 0) {
-            s_buf_printf (buf, "%s: failed: %s", target->text, err);
+        if (s_check_target (self, target, err, sizeof err, 0) != 0) {
+            if (target->entry)
+                s_buf_printf (buf, "%s %s: failed: %s", target->entry->kind->name,
+                              target->dest, err);
+            else
+                s_buf_printf (buf, "%s: failed: %s", target->text, err);
             ok = 0;
             continue;
         }
@@ -856,6 +864,12 @@ static void *
 s_worker (void *arg)
 {
     xxl_alarms_t *self = (xxl_alarms_t *) arg;
+    //  A plugin writing to a peer that went away must not kill the
+    //  scheduler: SIGPIPE raised on this thread stays pending, harmless
+    sigset_t pipe_set;
+    sigemptyset (&pipe_set);
+    sigaddset (&pipe_set, SIGPIPE);
+    pthread_sigmask (SIG_BLOCK, &pipe_set, NULL);
     pthread_mutex_lock (&self->mutex);
     while (1) {
         while (!self->head && !self->stopping)

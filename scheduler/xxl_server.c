@@ -20,6 +20,7 @@
 #include "xxl_routers.h"
 #include "xxl_pool.h"
 #include "xxl_timer.h"
+#include "xxl_alarms.h"
 #include "xxl/msg.h"
 #include "xxl/cron.h"
 #include "xxl/handler.h"
@@ -83,6 +84,9 @@ typedef struct {
     xxl_timer_t *timer;                 //  planned triggers in the pre-read window
     int64_t next_scan;                  //  monotonic ms of the next planner scan
     zlistx_t *resends;                  //  xxl_resend_t * after a restart
+    xxl_alarms_t *alarms;               //  alarm plugins and their sender thread
+    xxl_alarm_host_t alarm_host;
+    zlistx_t *alarm_backlog;            //  log ids whose alarm waits for queue room
     int64_t warm_until;                 //  monotonic ms: agents still reconnecting
     int64_t next_fail_check;            //  monotonic ms of the next fail monitor pass
     int64_t next_lost_check;
@@ -340,6 +344,7 @@ s_free_addresses (char **list, size_t count)
 static void s_fix_delay_release (server_t *self, int64_t log_id, int64_t now);
 static int s_child_cycle (server_t *self, int64_t job_id, const char *children, char *path,
                           size_t pathlen, int depth);
+static void s_alarm_again (server_t *self, int64_t log_id);
 
 //  Sends the RUN of an existing log row to address, or, when address is
 //  NULL or not connected, finishes the row's trigger as failed.  note is
@@ -683,6 +688,10 @@ s_job_read (server_t *self, xxl_msg_t *msg, xxl_job_t *job, int is_add)
     }
     if (streq (job->glue_type, "BEAN") && !*job->executor_handler)
         return xxl_msg_fail (msg, "a BEAN job needs a handler (executorHandler)");
+    char reason [512];
+    if (*job->alarm_email
+    &&  xxl_alarms_check_targets (self->alarms, job->alarm_email, reason, sizeof reason))
+        return xxl_msg_fail (msg, "alarm targets: %s", reason);
     if (*job->timezone && !xxl_cron_tz_valid (job->timezone))
         return xxl_msg_fail (msg, "unknown time zone '%s'", job->timezone);
     if (streq (job->schedule_type, "CRON")) {
@@ -1033,6 +1042,21 @@ s_recover (server_t *self)
             xxl_log_free (&log);
         }
     } while (count == 4096);
+    //  Alarms claimed but not finished when the last run stopped
+    size_t claimed = 0;
+    after = 0;
+    do {
+        xxl_store_ids (self->store,
+            "SELECT id FROM xxl_job_log WHERE alarm_status = -1 AND id > ? ORDER BY id LIMIT 4096",
+            after, ids, 4096, &count);
+        for (size_t i = 0; i < count; i++) {
+            after = ids [i];
+            s_alarm_again (self, ids [i]);
+            claimed++;
+        }
+    } while (count == 4096);
+    if (claimed)
+        zsys_info ("alarms: %zu unfinished alarm(s) sent again", claimed);
     if (recovered || dropped || resent)
         zsys_info ("planner: recovery: %zu unsent trigger(s) planned again (%zu as MISFIRE),"
                    " %zu to re-send to their agents when back, %zu dropped as misfired",
@@ -1169,12 +1193,65 @@ s_alarm_status (server_t *self, int64_t log_id, int status, const char *report)
         " WHERE id = ?", "issi", (int64_t) status, report, report, log_id);
 }
 
-//  Sends the alarm of a failed run to the job's targets (alarmEmail)
+//  Queues the alarm of a failed run for the job's targets (alarmEmail);
+//  the row's alarm status is set when the sender's result comes back.  A
+//  full queue keeps the log id in a backlog, tried again each pass.
 static void
 s_alarm_send (server_t *self, const xxl_log_t *log, const xxl_job_t *job)
 {
-    (void) job;
-    s_alarm_status (self, log->id, 3, "alarm not sent: no alarm plugins are loaded");
+    xxl_group_t group = { 0 };
+    xxl_store_group_load (self->store, job->job_group, &group);
+    xxl_alarm_t alarm = {
+        .size = sizeof (xxl_alarm_t), .job_id = job->id, .job_desc = job->job_desc,
+        .app = group.app_name? group.app_name: "", .log_id = log->id,
+        .trigger_time = log->trigger_time, .trigger_code = (int) log->trigger_code,
+        .trigger_msg = log->trigger_msg, .handle_code = (int) log->handle_code,
+        .handle_msg = log->handle_msg, .executor_address = log->executor_address,
+        .retry_count = (int) (job->executor_fail_retry_count - log->executor_fail_retry_count),
+        .json = NULL
+    };
+    if (xxl_alarms_submit (self->alarms, &alarm, job->alarm_email, log->id)) {
+        if (zlistx_size (self->alarm_backlog) < 100000)
+            zlistx_add_end (self->alarm_backlog, (void *) (intptr_t) log->id);
+        else
+            s_alarm_status (self, log->id, 3, "alarm not sent: the alarm queue is full");
+    }
+    xxl_group_free (&group);
+}
+
+//  Alarms of a row already claimed (status -1): resent after a restart or
+//  when the queue had no room
+static void
+s_alarm_again (server_t *self, int64_t log_id)
+{
+    xxl_log_t log;
+    if (xxl_store_log_load (self->store, log_id, &log))
+        return;
+    xxl_job_t job;
+    if (xxl_store_job_load (self->store, log.job_id, &job) == 0) {
+        if (*job.alarm_email)
+            s_alarm_send (self, &log, &job);
+        else
+            s_alarm_status (self, log_id, 1, NULL);
+        xxl_job_free (&job);
+    }
+    else
+        s_alarm_status (self, log_id, 1, NULL);
+    xxl_log_free (&log);
+}
+
+//  Results from the alarm sender: the claim ends as sent (2) or failed (3)
+static void
+s_alarm_results (server_t *self)
+{
+    int64_t tag;
+    int ok;
+    char *report = NULL;
+    while (xxl_alarms_take (self->alarms, &tag, &ok, &report) == 0) {
+        s_alarm_status (self, tag, ok? 2: 3, report);
+        free (report);
+        report = NULL;
+    }
 }
 
 //  One failed run, claimed: retry it while attempts are left, alarm after
@@ -1240,6 +1317,11 @@ s_handle_failure (server_t *self, int64_t log_id)
 static void
 s_fail_monitor (server_t *self)
 {
+    size_t backlog = zlistx_size (self->alarm_backlog);
+    for (size_t i = 0; i < backlog; i++) {
+        int64_t log_id = (int64_t) (intptr_t) zlistx_detach (self->alarm_backlog, NULL);
+        s_alarm_again (self, log_id);
+    }
     int64_t ids [1000];
     size_t count = 0;
     xxl_store_ids (self->store,
@@ -2138,46 +2220,64 @@ s_reply_bad_frame (server_t *self, zlistx_t *outbox, zframe_t *rid, uint64_t id,
     s_queue (self, outbox, zframe_data (rid), zframe_size (rid));
 }
 
-static void
-s_handle_api (server_t *self, zmsg_t *zmsg)
+//  Takes a ROUTER message apart into its routing id and one decoded
+//  frame.  What cannot be decoded, or lacks the access token, is answered
+//  (when it had a readable id) or dropped with a log line.  Returns the
+//  message (the caller destroys it and *rid_p), or NULL.
+static xxl_msg_t *
+s_receive (server_t *self, zmsg_t *zmsg, zlistx_t *outbox, const char *what,
+           zframe_t **rid_p)
 {
     zframe_t *rid = zmsg_pop (zmsg);
     zframe_t *body = zmsg_pop (zmsg);
-    if (!rid || !body || zmsg_size (zmsg) > 0) {
+    xxl_msg_t *msg = NULL;
+    if (!rid || !body || zmsg_size (zmsg) > 0)
         //  Not one frame after the routing id: no reply is possible
-        zsys_warning ("server: api message with %s frames dropped",
+        zsys_warning ("server: %s message with %s frames dropped", what,
                       body? "too many": "too few");
-        zframe_destroy (&rid);
-        zframe_destroy (&body);
-        return;
-    }
-    char reason [256];
-    uint64_t id = 0;
-    xxl_msg_t *msg = xxl_msg_decode (zframe_data (body), zframe_size (body), &id,
-                                     reason, sizeof reason);
-    if (!msg)
-        s_reply_bad_frame (self, self->api_out, rid, id, reason);
-    else
-    if (s_authorized (self, msg)) {
-        xxl_enc_reply (self->enc, id, XXL_UNAUTHORIZED, "the access token is wrong");
-        s_queue (self, self->api_out, zframe_data (rid), zframe_size (rid));
-    }
     else {
-        request_t request = { rid, msg };
-        const api_entry_t *entry = s_api_table;
-        while (entry->type && strneq (entry->type, xxl_msg_type (msg)))
-            entry++;
-        if (entry->fn)
-            entry->fn (self, &request);
-        else {
-            char text [128];
-            snprintf (text, sizeof text, "unknown message type '%s'", xxl_msg_type (msg));
-            s_reply (self, &request, XXL_BAD_REQUEST, text);
+        char reason [256];
+        uint64_t id = 0;
+        msg = xxl_msg_decode (zframe_data (body), zframe_size (body), &id,
+                              reason, sizeof reason);
+        if (!msg)
+            s_reply_bad_frame (self, outbox, rid, id, reason);
+        else
+        if (s_authorized (self, msg)) {
+            zsys_warning ("server: %s message with a wrong access token refused", what);
+            xxl_enc_reply (self->enc, id, XXL_UNAUTHORIZED, "the access token is wrong");
+            s_queue (self, outbox, zframe_data (rid), zframe_size (rid));
+            xxl_msg_destroy (&msg);
         }
+    }
+    zframe_destroy (&body);
+    if (msg)
+        *rid_p = rid;
+    else
+        zframe_destroy (&rid);
+    return msg;
+}
+
+static void
+s_handle_api (server_t *self, zmsg_t *zmsg)
+{
+    zframe_t *rid;
+    xxl_msg_t *msg = s_receive (self, zmsg, self->api_out, "api", &rid);
+    if (!msg)
+        return;
+    request_t request = { rid, msg };
+    const api_entry_t *entry = s_api_table;
+    while (entry->type && strneq (entry->type, xxl_msg_type (msg)))
+        entry++;
+    if (entry->fn)
+        entry->fn (self, &request);
+    else {
+        char text [128];
+        snprintf (text, sizeof text, "unknown message type '%s'", xxl_msg_type (msg));
+        s_reply (self, &request, XXL_BAD_REQUEST, text);
     }
     xxl_msg_destroy (&msg);
     zframe_destroy (&rid);
-    zframe_destroy (&body);
 }
 
 //  --------------------------------------------------------------------
@@ -2400,48 +2500,30 @@ s_agent_answer (server_t *self, xxl_msg_t *msg)
 static void
 s_handle_agent (server_t *self, zmsg_t *zmsg)
 {
-    zframe_t *rid = zmsg_pop (zmsg);
-    zframe_t *body = zmsg_pop (zmsg);
-    if (!rid || !body || zmsg_size (zmsg) > 0) {
-        zsys_warning ("server: agent message with %s frames dropped",
-                      body? "too many": "too few");
-        zframe_destroy (&rid);
-        zframe_destroy (&body);
-        return;
-    }
-    char reason [256];
-    uint64_t id = 0;
-    xxl_msg_t *msg = xxl_msg_decode (zframe_data (body), zframe_size (body), &id,
-                                     reason, sizeof reason);
+    zframe_t *rid;
+    xxl_msg_t *msg = s_receive (self, zmsg, self->agents_out, "agent", &rid);
     if (!msg)
-        s_reply_bad_frame (self, self->agents_out, rid, id, reason);
+        return;
+    uint64_t id = xxl_msg_id (msg);
+    const char *type = xxl_msg_type (msg);
+    if (streq (type, "REPLY"))
+        s_agent_answer (self, msg);
     else
-    if (s_authorized (self, msg)) {
-        zsys_warning ("server: agent message with a wrong access token refused");
-        s_agent_reply (self, rid, id, XXL_UNAUTHORIZED, "the access token is wrong");
-    }
+    if (streq (type, "REGISTER"))
+        s_agent_register (self, rid, msg, 0);
+    else
+    if (streq (type, "UNREGISTER"))
+        s_agent_register (self, rid, msg, 1);
+    else
+    if (streq (type, "CALLBACK"))
+        s_agent_callback (self, rid, msg);
     else {
-        const char *type = xxl_msg_type (msg);
-        if (streq (type, "REPLY"))
-            s_agent_answer (self, msg);
-        else
-        if (streq (type, "REGISTER"))
-            s_agent_register (self, rid, msg, 0);
-        else
-        if (streq (type, "UNREGISTER"))
-            s_agent_register (self, rid, msg, 1);
-        else
-        if (streq (type, "CALLBACK"))
-            s_agent_callback (self, rid, msg);
-        else {
-            char text [128];
-            snprintf (text, sizeof text, "unknown message type '%s'", type);
-            s_agent_reply (self, rid, id, XXL_BAD_REQUEST, text);
-        }
+        char text [128];
+        snprintf (text, sizeof text, "unknown message type '%s'", type);
+        s_agent_reply (self, rid, id, XXL_BAD_REQUEST, text);
     }
     xxl_msg_destroy (&msg);
     zframe_destroy (&rid);
-    zframe_destroy (&body);
 }
 
 //  --------------------------------------------------------------------
@@ -2501,6 +2583,7 @@ xxl_server_config_defaults (xxl_server_config_t *config)
     config->api = "tcp://127.0.0.1:7070";
     config->agents = "tcp://*:7071";
     config->plugins = XXL_PKGLIBDIR "/routers";
+    config->alarm_plugins = XXL_PKGLIBDIR "/alarms";
     config->access_token = "";
     config->beat_s = 30;
     config->dead_s = 90;
@@ -2531,6 +2614,8 @@ s_server_destroy (server_t **self_p)
     server_t *self = *self_p;
     if (!self)
         return;
+    xxl_alarms_destroy (&self->alarms);
+    zlistx_destroy (&self->alarm_backlog);
     xxl_timer_destroy (&self->timer);
     zlistx_destroy (&self->resends);
     xxl_pool_destroy (&self->fast_pool);
@@ -2576,6 +2661,17 @@ s_bind (const char *endpoint, const char *what, char *bound, size_t boundlen)
     return sock;
 }
 
+//  The alarm host's config: scheduler/alarm/<key> of the config file
+static const char *
+s_alarm_config (void *ctx, const char *key)
+{
+    if (!ctx)
+        return NULL;
+    char path [256];
+    snprintf (path, sizeof path, "scheduler/alarm/%s", key);
+    return zconfig_get ((zconfig_t *) ctx, path, NULL);
+}
+
 static server_t *
 s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
 {
@@ -2617,6 +2713,21 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
         s_server_destroy (&self);
         return NULL;
     }
+    //  Alarm plugins: their config keys are scheduler/alarm/<key>
+    self->alarm_host = *xxl_alarms_default_host ();
+    self->alarm_host.config = s_alarm_config;
+    self->alarm_host.config_ctx = config->file;
+    self->alarms = xxl_alarms_new (NULL, &self->alarm_host);
+    self->alarm_backlog = zlistx_new ();
+    if (self->alarms && xxl_alarms_load (self->alarms, config->alarm_plugins) < 0)
+        zsys_warning ("server: no alarm plugins from %s: jobs with alarm targets are refused",
+                      config->alarm_plugins);
+    if (!self->alarms) {
+        zsys_error ("server: cannot start the alarm sender");
+        s_server_destroy (&self);
+        return NULL;
+    }
+    xxl_alarms_set_drain_ms (self->alarms, 2000);
     //  Routers, and the pools that run the probing ones
     self->router_host = *xxl_routers_default_host ();
     self->router_host.probe = xxl_pool_probe;
@@ -2737,6 +2848,7 @@ xxl_server_actor (zsock_t *pipe, void *args)
         { zsock_resolve (self->api), 0, ZMQ_POLLIN, 0 },
         { zsock_resolve (self->probes), 0, ZMQ_POLLIN, 0 },
         { zsock_resolve (self->routed), 0, ZMQ_POLLIN, 0 },
+        { NULL, xxl_alarms_fd (self->alarms), ZMQ_POLLIN, 0 },
     };
     while (!self->terminated) {
         int64_t now = zclock_mono ();
@@ -2763,7 +2875,7 @@ xxl_server_actor (zsock_t *pipe, void *args)
                 wake = due_mono;
         }
         long timeout = wake > now? (long) (wake - now): 0;
-        if (zmq_poll (items, 5, timeout) < 0) {
+        if (zmq_poll (items, 6, timeout) < 0) {
             if (zmq_errno () == EINTR)
                 continue;               //  a signal: main decides
             break;
@@ -2795,6 +2907,8 @@ xxl_server_actor (zsock_t *pipe, void *args)
             s_drain (self, self->probes, 2);
         if (items [4].revents & ZMQ_POLLIN)
             s_drain (self, self->routed, 3);
+        if (items [5].revents & ZMQ_POLLIN)
+            s_alarm_results (self);
         if (s_now () / 60000 != self->slow_minute) {
             self->slow_minute = s_now () / 60000;
             zhashx_purge (self->slow_counts);

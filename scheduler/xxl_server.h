@@ -23,6 +23,8 @@ typedef struct {
     const char *api;                    //  api endpoint, bind
     const char *agents;                 //  agents endpoint, bind
     const char *plugins;                //  router plugins folder
+    const char *alarm_plugins;          //  alarm plugins folder
+    zconfig_t *file;                    //  the config file (alarm keys), or NULL
     const char *access_token;           //  "" or NULL: none required
     const char *ready_file;             //  written with the bound endpoints once ready
     const char *admin_address;          //  shown in triggerMsg

@@ -76,7 +76,8 @@ start_scheduler () {
         fi
         rm -f "$T/ready"
         "$SCHEDULER" -c "$T/scheduler.cfg" --db "$T/xxl.db" --api "$api" --agents "$agents" \
-            --plugins "$XXL_BUILD/plugins/routers/.libs" --ready-file "$T/ready" ${XXL_SCHEDULER_ARGS:-} \
+            --plugins "$XXL_BUILD/plugins/routers/.libs" --alarms "$XXL_BUILD/plugins/alarms/.libs" \
+            --ready-file "$T/ready" ${XXL_SCHEDULER_ARGS:-} \
             >>"$T/scheduler.log" 2>&1 &
         SPID=$!
         PIDS="$PIDS $SPID"
