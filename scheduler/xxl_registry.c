@@ -232,10 +232,12 @@ xxl_registry_route (xxl_registry_t *self, const char *address, size_t *size)
 }
 
 void
-xxl_registry_unroute (xxl_registry_t *self, const char *address)
+xxl_registry_unroute (xxl_registry_t *self, const char *address,
+                      const void *rid, size_t rid_size)
 {
     s_route_t *route = s_route (self, address);
-    if (route) {
+    if (route && route->rid && route->rid_size == rid_size
+    &&  memcmp (route->rid, rid, rid_size) == 0) {
         free (route->rid);
         route->rid = NULL;
         route->rid_size = 0;

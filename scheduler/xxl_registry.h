@@ -34,8 +34,10 @@ size_t xxl_registry_addresses (xxl_registry_t *self, const char *app,
                                const char *const **addresses);
 //  The routing id of an address, or NULL when it is not connected.
 const void *xxl_registry_route (xxl_registry_t *self, const char *address, size_t *size);
-//  Forgets the routing id of a connection that went away (send failed).
-void xxl_registry_unroute (xxl_registry_t *self, const char *address);
+//  Forgets the routing id of a connection that went away (a send to it
+//  failed), unless the address has registered on another one since.
+void xxl_registry_unroute (xxl_registry_t *self, const char *address,
+                           const void *rid, size_t rid_size);
 
 //  Iteration over every (app, address) for agent list; returns 0 on each
 //  entry, -1 at the end.  cursor starts at 0.

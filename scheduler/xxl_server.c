@@ -51,6 +51,7 @@ typedef struct {
     int64_t deadline;
     char *address;
     char *note;                         //  router text for the RUN's triggerMsg
+    bool gone;                          //  the send failed: the agent is gone
     zframe_t *client;                   //  client routing id (LOG/KILL forwards, probes)
     uint64_t client_id;                 //  the client's request id
 } pending_t;
@@ -195,6 +196,21 @@ s_queue (server_t *self, zlistx_t *outbox, const void *rid, size_t rid_size)
     zlistx_add_end (outbox, msg);
 }
 
+//  Queues the encoder's message for an agent; pending_id (0: none) names
+//  the request it carries, so that a send the agent can no longer receive
+//  fails that request at once
+static void
+s_queue_agent (server_t *self, const void *rid, size_t rid_size, uint64_t pending_id)
+{
+    size_t size;
+    const void *data = xxl_enc_finish (self->enc, &size);
+    zmsg_t *msg = zmsg_new ();
+    zmsg_addmem (msg, &pending_id, sizeof pending_id);
+    zmsg_addmem (msg, rid, rid_size);
+    zmsg_addmem (msg, data, size);
+    zlistx_add_end (self->agents_out, msg);
+}
+
 static void
 s_reply (server_t *self, request_t *request, int code, const char *msg)
 {
@@ -233,12 +249,31 @@ s_flush (server_t *self)
     while ((msg = (zmsg_t *) zlistx_detach (self->api_out, NULL)))
         zmsg_send (&msg, self->api);
     while ((msg = (zmsg_t *) zlistx_detach (self->agents_out, NULL))) {
-        //  ROUTER_MANDATORY: a peer that is gone fails here; the pending
-        //  entry's deadline then fails the run with a clear message
+        zframe_t *tag = zmsg_pop (msg);
+        uint64_t pending_id = 0;
+        if (tag && zframe_size (tag) == sizeof pending_id)
+            memcpy (&pending_id, zframe_data (tag), sizeof pending_id);
+        zframe_destroy (&tag);
+        //  ROUTER_MANDATORY: a peer that is gone fails here, and so does
+        //  its request, at the next pending check (its deadline now)
+        zframe_t *rid = zframe_dup (zmsg_first (msg));
         if (zmsg_send (&msg, self->agents)) {
-            zsys_warning ("server: cannot send to an agent: %s", zmq_strerror (zmq_errno ()));
             zmsg_destroy (&msg);
+            pending_t *pending = pending_id? (pending_t *) zhashx_lookup (self->pending,
+                                                                        &pending_id): NULL;
+            if (pending) {
+                zsys_warning ("server: agent %s is gone: %s", pending->address,
+                              zmq_strerror (zmq_errno ()));
+                xxl_registry_unroute (self->registry, pending->address,
+                                      zframe_data (rid), zframe_size (rid));
+                pending->deadline = 0;
+                pending->gone = true;
+                self->next_pending_check = 0;
+            }
+            else
+                zsys_warning ("server: cannot send to an agent: %s", zmq_strerror (zmq_errno ()));
         }
+        zframe_destroy (&rid);
     }
 }
 
@@ -274,7 +309,7 @@ s_agent_send (server_t *self, pending_t *pending)
     size_t rid_size;
     const void *rid = xxl_registry_route (self->registry, pending->address, &rid_size);
     if (rid)
-        s_queue (self, self->agents_out, rid, rid_size);
+        s_queue_agent (self, rid, rid_size, pending->id);
 }
 
 //  --------------------------------------------------------------------
@@ -2217,7 +2252,10 @@ s_reply_bad_frame (server_t *self, zlistx_t *outbox, zframe_t *rid, uint64_t id,
     if (id == 0)
         return;                         //  no readable id: nothing to answer to
     xxl_enc_reply (self->enc, id, XXL_BAD_REQUEST, reason);
-    s_queue (self, outbox, zframe_data (rid), zframe_size (rid));
+    if (outbox == self->agents_out)
+        s_queue_agent (self, zframe_data (rid), zframe_size (rid), 0);
+    else
+        s_queue (self, outbox, zframe_data (rid), zframe_size (rid));
 }
 
 //  Takes a ROUTER message apart into its routing id and one decoded
@@ -2246,7 +2284,10 @@ s_receive (server_t *self, zmsg_t *zmsg, zlistx_t *outbox, const char *what,
         if (s_authorized (self, msg)) {
             zsys_warning ("server: %s message with a wrong access token refused", what);
             xxl_enc_reply (self->enc, id, XXL_UNAUTHORIZED, "the access token is wrong");
-            s_queue (self, outbox, zframe_data (rid), zframe_size (rid));
+            if (outbox == self->agents_out)
+                s_queue_agent (self, zframe_data (rid), zframe_size (rid), 0);
+            else
+                s_queue (self, outbox, zframe_data (rid), zframe_size (rid));
             xxl_msg_destroy (&msg);
         }
     }
@@ -2287,7 +2328,7 @@ static void
 s_agent_reply (server_t *self, zframe_t *rid, uint64_t id, int code, const char *msg)
 {
     xxl_enc_reply (self->enc, id, code, msg);
-    s_queue (self, self->agents_out, zframe_data (rid), zframe_size (rid));
+    s_queue_agent (self, zframe_data (rid), zframe_size (rid), 0);
 }
 
 static void
@@ -2542,8 +2583,11 @@ s_check_pending (server_t *self)
          pending = (pending_t *) zlistx_next (expired)) {
         if (pending->kind == PENDING_RUN) {
             char text [128];
-            snprintf (text, sizeof text, "no answer from the agent within %d ms",
-                      self->config.run_timeout_ms);
+            if (pending->gone)
+                snprintf (text, sizeof text, "the agent is gone (its connection closed)");
+            else
+                snprintf (text, sizeof text, "no answer from the agent within %d ms",
+                          self->config.run_timeout_ms);
             s_run_done (self, pending, XXL_CODE_FAIL, text);
         }
         else

@@ -95,7 +95,8 @@ check "scheduler still alive" kill -0 "$SPID"
 kill -KILL "$APID_agent_a"
 wait "$APID_agent_a" 2>/dev/null
 start_agent agent-a demo-app
-check "restarted agent is back" wait_for 10 agent_registered demo-app agent-a
+new_registration () { [ "$(grep -c 'agent: registered' "$T/agent-agent-a.log")" -ge 2 ]; }
+check "restarted agent is back" wait_for 10 new_registration
 check "a run on the restarted agent works" bash -c "
     L=\$($CTL --api $API --json job trigger $JID --address agent-a | jq -r '.logIds[0]');
     for i in \$(seq 100); do [ \"\$($CTL --api $API --json log show \$L | jq -r .handleCode)\" = 200 ] && exit 0; sleep 0.05; done; exit 1"
