@@ -19,7 +19,8 @@
 #include <inttypes.h>
 #include <unistd.h>
 
-#define XXL_CALLBACK_BATCH  500
+#define XXL_CALLBACK_BATCH  5000            //  results in one CALLBACK at most
+#define XXL_CALLBACK_BYTES  (1024 * 1024)   //  and about this many bytes
 #define XXL_MAX_PARAM       (64 * 1024)
 
 typedef struct {
@@ -73,13 +74,18 @@ s_callback_destroy (void **item)
     }
 }
 
-//  Sends the encoder's message on a link; -1 when it cannot go now
+//  Sends the encoder's message on a link; -1 (logged) when it cannot go
+//  now: the link is down (ZMQ_IMMEDIATE) or closing
 static int
 s_send (agent_t *self, link_t *link)
 {
     size_t size;
     const void *data = xxl_enc_finish (self->enc, &size);
-    return zmq_send (zsock_resolve (link->dealer), data, size, ZMQ_DONTWAIT) < 0? -1: 0;
+    if (zmq_send (zsock_resolve (link->dealer), data, size, ZMQ_DONTWAIT) < 0) {
+        zsys_warning ("agent: cannot send to %s: %s", link->endpoint, zmq_strerror (zmq_errno ()));
+        return -1;
+    }
+    return 0;
 }
 
 static void
@@ -138,10 +144,11 @@ s_callbacks_send (agent_t *self)
     s_request (self, "CALLBACK", id);
     xxl_enc_key (self->enc, "items");
     xxl_enc_array_begin (self->enc);
-    size_t count = 0;
+    size_t count = 0, bytes = 0;
     for (callback_t *callback = (callback_t *) zlistx_first (self->callbacks);
-         callback && count < XXL_CALLBACK_BATCH;
+         callback && count < XXL_CALLBACK_BATCH && bytes < XXL_CALLBACK_BYTES;
          callback = (callback_t *) zlistx_next (self->callbacks)) {
+        bytes += 64 + (callback->result.msg? strlen (callback->result.msg): 0);
         xxl_enc_map_begin (self->enc);
         xxl_enc_kint (self->enc, "logId", callback->result.log_id);
         xxl_enc_kint (self->enc, "logDateTime", callback->result.log_date_time);
@@ -569,6 +576,10 @@ s_agent_new (zsock_t *pipe, const xxl_agent_config_t *config)
         link->dealer = zsock_new (ZMQ_DEALER);
         zsock_set_linger (link->dealer, 2000);
         zsock_set_immediate (link->dealer, 1);
+        //  No send limit: under load the replies to RUN queue here rather
+        //  than being dropped (libzmq's default stops at 1,000)
+        zsock_set_sndhwm (link->dealer, 0);
+        zsock_set_rcvhwm (link->dealer, 0);
         zsock_set_reconnect_ivl (link->dealer, 100);
         zsock_set_reconnect_ivl_max (link->dealer, 2000);
         zsock_set_maxmsgsize (link->dealer, XXL_MSG_MAX_FRAME + 1024);

@@ -2837,7 +2837,9 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     return self;
 }
 
-static void
+//  Handles up to `batch` messages waiting on sock; returns true when it
+//  emptied the queue, false when messages are left for the next turn
+static bool
 s_drain (server_t *self, zsock_t *sock, int is_api)
 {
     void *handle = zsock_resolve (sock);
@@ -2859,7 +2861,7 @@ s_drain (server_t *self, zsock_t *sock, int is_api)
         }
         if (!got) {
             zmsg_destroy (&zmsg);
-            return;
+            return true;
         }
         if (is_api == 1)
             s_handle_api (self, zmsg);
@@ -2873,6 +2875,7 @@ s_drain (server_t *self, zsock_t *sock, int is_api)
             s_handle_routed (self, zmsg);
         zmsg_destroy (&zmsg);
     }
+    return !(zsock_events (sock) & ZMQ_POLLIN);
 }
 
 void
@@ -2943,8 +2946,11 @@ xxl_server_actor (zsock_t *pipe, void *args)
             self->terminated = true;
         if (xxl_store_begin (self->store))
             zsys_error ("server: cannot begin a transaction: %s", xxl_store_error (self->store));
+        //  Answers still queued must not be judged late: deadlines and
+        //  the registry are checked only once the agents socket is empty
+        bool agents_drained = true;
         if (items [1].revents & ZMQ_POLLIN)
-            s_drain (self, self->agents, 0);
+            agents_drained = s_drain (self, self->agents, 0);
         if (items [2].revents & ZMQ_POLLIN)
             s_drain (self, self->api, 1);
         if (items [3].revents & ZMQ_POLLIN)
@@ -2979,12 +2985,12 @@ xxl_server_actor (zsock_t *pipe, void *args)
                 s_retention (self);
             }
         }
-        if (now >= self->next_pending_check) {
+        if (now >= self->next_pending_check && agents_drained) {
             s_check_pending (self);
             s_recover_resends (self);
             self->next_pending_check = now + 200;
         }
-        if (now >= self->next_registry_check) {
+        if (now >= self->next_registry_check && agents_drained) {
             s_check_registry (self);
             self->next_registry_check = now + (int64_t) self->config.beat_s * 1000;
         }

@@ -1,0 +1,242 @@
+#!/usr/bin/env bash
+# run.sh -- `make bench`: the figures of DESIGN §7 on the real daemons.
+#
+# Starts xxl-scheduler and xxl-agent from the build tree on 127.0.0.1
+# (ephemeral ports, a temporary folder), drives them with bench/xxl_bench,
+# prints a table and writes $XXL_BUILD/bench/results.json.  Exits 1 when a
+# triggered run has no final row in the store (or a phase failed), 0
+# otherwise -- missing a target, or runs that ended failed, are reported
+# (the table, a WARNING line), not a failure.
+#
+# Phases (each figure is explained in docs/performance.md):
+#   A  one scheduler + one agent: trigger latency, concurrent sleeping runs,
+#      end-to-end no-op runs, GLUE_SHELL runs
+#   B  a fresh store: 10,000 jobs on one-second crons
+#   C  a fresh store with 1,000,000 enabled jobs, no agent: RSS and idle CPU
+#
+# Environment: XXL_BUILD (build tree, set by make), XXL_BENCH_QUICK=1 for
+# short runs, XXL_KEEP=1 to keep the temporary folder, TMPDIR.
+
+set -u
+: "${XXL_BUILD:?run through make bench (XXL_BUILD unset)}"
+SCHEDULER="$XXL_BUILD/scheduler/xxl-scheduler"
+AGENT="$XXL_BUILD/agent/xxl-agent"
+CTL="$XXL_BUILD/sdk/ctl/xxl-ctl"
+BENCH="$XXL_BUILD/bench/xxl_bench"
+ROUTERS="$XXL_BUILD/plugins/routers/.libs"
+ALARMS="$XXL_BUILD/plugins/alarms/.libs"
+HANDLERS="$XXL_BUILD/bench/.libs"
+OUT="$XXL_BUILD/bench/results.json"
+export XXL_RUNNER="$XXL_BUILD/agent/xxl-runner"
+
+if [ -n "${XXL_BENCH_QUICK:-}" ]; then
+    LAT_SAMPLES=300; CONC_RUNS=500; E2E_S=4; GLUE_S=3; CRON_JOBS=2000; CRON_S=8
+    MILLION=100000; IDLE_S=4
+else
+    LAT_SAMPLES=2000; CONC_RUNS=2000; E2E_S=15; GLUE_S=10; CRON_JOBS=10000; CRON_S=20
+    MILLION=1000000; IDLE_S=10
+fi
+E2E_JOBS=64; E2E_INFLIGHT=20000; GLUE_INFLIGHT=2000; CONC_MS=3000
+
+for f in "$SCHEDULER" "$AGENT" "$CTL" "$BENCH"; do
+    [ -x "$f" ] || { echo "bench: $f is missing: run make first" >&2; exit 2; }
+done
+command -v jq >/dev/null || { echo "bench: jq is needed" >&2; exit 2; }
+command -v sqlite3 >/dev/null || { echo "bench: the sqlite3 shell is needed" >&2; exit 2; }
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/xxl-bench.XXXXXX")
+PIDS=""
+FAILED=0
+
+cleanup () {
+    for pid in $PIDS; do kill -TERM "$pid" 2>/dev/null; done
+    for pid in $PIDS; do
+        for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -KILL "$pid" 2>/dev/null
+    done
+    PIDS=""
+}
+finish () {
+    cleanup
+    if [ -n "${XXL_KEEP:-}${KEEP_T:-}" ] || [ "$FAILED" -gt 0 ]; then echo "bench: kept $T"
+    else rm -rf "$T"; fi
+}
+trap finish EXIT
+trap 'exit 130' INT TERM
+
+cat > "$T/scheduler.cfg" <<CFG
+scheduler
+    registry
+        beat = 5
+        dead = 30
+CFG
+cat > "$T/agent.cfg" <<CFG
+agent
+    beat = 5
+CFG
+
+say () { echo "bench: $*" >&2; }
+
+# start_scheduler NAME: store $T/NAME.db; sets API, AGENTS, SPID
+start_scheduler () {
+    rm -f "$T/ready"
+    local alarms=""
+    if "$SCHEDULER" --help 2>/dev/null | grep -q -- --alarms; then
+        [ -d "$ALARMS" ] || { ALARMS="$T/alarms"; mkdir -p "$ALARMS"; }   # none is fine
+        alarms="--alarms $ALARMS"
+    fi
+    # shellcheck disable=SC2086
+    "$SCHEDULER" -c "$T/scheduler.cfg" --db "$T/$1.db" \
+        --api 'tcp://127.0.0.1:*' --agents 'tcp://127.0.0.1:*' $alarms \
+        --plugins "$ROUTERS" --ready-file "$T/ready" >>"$T/scheduler-$1.log" 2>&1 &
+    SPID=$!
+    PIDS="$PIDS $SPID"
+    for _ in $(seq 600); do [ -f "$T/ready" ] && break; sleep 0.05; done
+    [ -f "$T/ready" ] || { say "scheduler did not start"; tail "$T/scheduler-$1.log"; return 1; }
+    API=$(sed -n 's/^api=//p' "$T/ready")
+    AGENTS=$(sed -n 's/^agents=//p' "$T/ready")
+}
+
+stop_scheduler () {
+    kill -TERM "$SPID"
+    wait "$SPID" 2>/dev/null
+    PIDS=$(echo "$PIDS" | tr ' ' '\n' | grep -vx "$SPID" | tr '\n' ' ')
+}
+
+# start_agent NAME APP: sets APID
+start_agent () {
+    "$AGENT" -c "$T/agent.cfg" --app "$2" --scheduler "$AGENTS" --address "$1" \
+        --plugins "$HANDLERS" --logdir "$T/logs-$1" >>"$T/agent-$1.log" 2>&1 &
+    APID=$!
+    PIDS="$PIDS $APID"
+    for _ in $(seq 200); do
+        "$CTL" --api "$API" --json agent list 2>/dev/null | jq -e --arg a "$2" --arg n "$1" \
+            '.agents | any(.app == $a and .address == $n and .connected)' >/dev/null && return 0
+        sleep 0.05
+    done
+    say "agent $1 did not register"; return 1
+}
+
+# phase NAME command...: runs xxl_bench, keeps its JSON in $T/NAME.json
+phase () {
+    local name="$1"; shift
+    say "$name ..."
+    if "$BENCH" "$@" > "$T/$name.json"; then :; else
+        say "$name FAILED (exit $?): $(cat "$T/$name.json")"
+        FAILED=$((FAILED + 1))
+    fi
+    jq -e 'type == "object"' "$T/$name.json" >/dev/null 2>&1 || echo '{}' > "$T/$name.json"
+    say "$name: $(cat "$T/$name.json")"
+}
+
+START=$(date +%s)
+say "working in $T"
+
+# ---- A: one scheduler, one agent
+start_scheduler a || exit 1
+"$BENCH" group "$API" bench >/dev/null || exit 1
+start_agent bench-a bench || exit 1
+phase latency latency "$API" "$T/a.db" bench "$LAT_SAMPLES"
+phase concurrent concurrent "$API" "$T/a.db" bench "$CONC_RUNS" "$CONC_MS"
+phase e2e e2e "$API" "$T/a.db" bench noop "$E2E_JOBS" "$E2E_S" "$E2E_INFLIGHT" "$SPID" "$APID"
+phase glue e2e "$API" "$T/a.db" bench glue "$E2E_JOBS" "$GLUE_S" "$GLUE_INFLIGHT" "$SPID" "$APID"
+cleanup
+
+# ---- B: 10,000 one-second crons on a fresh store
+start_scheduler b || exit 1
+"$BENCH" group "$API" bench >/dev/null || exit 1
+start_agent bench-b bench || exit 1
+phase cron cron "$API" "$T/b.db" bench "$CRON_JOBS" "$CRON_S"
+cleanup
+
+# ---- C: a million enabled jobs (a yearly cron, next fire far ahead)
+start_scheduler c || exit 1
+"$BENCH" group "$API" bench >/dev/null || exit 1
+stop_scheduler
+say "inserting $MILLION jobs ..."
+NOW_MS=$(( $(date +%s) * 1000 ))
+NEXT_MS=$(( $(date -u -d "$(( $(date -u +%Y) + 1 ))-01-01T00:00:00Z" +%s) * 1000 ))
+sqlite3 "$T/c.db" >/dev/null <<SQL || { say "bulk insert failed"; exit 1; }
+PRAGMA journal_mode = WAL;
+BEGIN;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $MILLION)
+INSERT INTO xxl_job_info (job_group, job_desc, add_time, update_time, schedule_type,
+    schedule_conf, executor_handler, glue_updatetime, trigger_status, trigger_next_time)
+SELECT (SELECT id FROM xxl_job_group WHERE app_name = 'bench'), 'bench job ' || i,
+    $NOW_MS, $NOW_MS, 'CRON', '0 0 0 1 1 ?', 'noopJobHandler', $NOW_MS, 1, $NEXT_MS
+FROM n;
+COMMIT;
+SQL
+start_scheduler c || exit 1
+sleep 3                                 # settle: first planner scans, page cache
+phase million idle "$SPID" "$IDLE_S"
+JOBS_IN_STORE=$(sqlite3 "$T/c.db" 'SELECT COUNT(*) FROM xxl_job_info WHERE trigger_status = 1')
+cleanup
+
+ELAPSED=$(( $(date +%s) - START ))
+
+# ---- Results
+j () { jq -r "$2 // \"null\"" "$T/$1.json"; }
+jq -n \
+    --argjson e2e "$(j e2e .runs_per_s)" \
+    --argjson p50 "$(j latency .p50_us)" \
+    --argjson p99 "$(j latency .p99_us)" \
+    --argjson cron "$(j cron .p99_ms)" \
+    --argjson rss "$(j million .rss_mb)" \
+    --argjson cpu "$(j million .cpu_pct)" \
+    --argjson glue "$(j glue .runs_per_s)" \
+    --argjson conc "$(j concurrent .max_at_once)" \
+    --argjson jobs "$JOBS_IN_STORE" \
+    --argjson elapsed "$ELAPSED" \
+    --argjson failed "$FAILED" \
+    --slurpfile d_e2e "$T/e2e.json" --slurpfile d_lat "$T/latency.json" \
+    --slurpfile d_cron "$T/cron.json" --slurpfile d_mil "$T/million.json" \
+    --slurpfile d_glue "$T/glue.json" --slurpfile d_conc "$T/concurrent.json" \
+    '{e2e_runs_per_s: $e2e, trigger_latency_p50_us: $p50, trigger_latency_p99_us: $p99,
+      cron_lateness_p99_ms: $cron, jobs_1m_rss_mb: $rss, jobs_1m_idle_cpu_pct: $cpu,
+      glue_shell_runs_per_s: $glue, agent_concurrent_runs: $conc,
+      details: {e2e: $d_e2e[0], latency: $d_lat[0], cron: $d_cron[0],
+                jobs_1m: ($d_mil[0] + {jobs: $jobs}), glue_shell: $d_glue[0],
+                concurrent: $d_conc[0]},
+      failed_phases: $failed, elapsed_s: $elapsed}' > "$OUT"
+
+# verdict VALUE TARGET ge|le
+verdict () {
+    if [ "$1" = null ]; then echo "n/a"
+    elif [ "$(jq -n --argjson v "$1" --argjson t "$2" "\$v $3 \$t")" = true ]; then echo "met"
+    else echo "MISSED"; fi
+}
+row () { printf '%-46s %14s %14s  %s\n' "$1" "$2" "$3" "$4"; }
+echo
+row "figure" "target" "measured" ""
+row "e2e no-op BEAN runs/s (sustained)" ">= 50000" "$(j e2e .runs_per_s)" \
+    "$(verdict "$(j e2e .runs_per_s)" 50000 '>=')"
+row "trigger -> handler start p50 (us)" "<= 300" "$(j latency .p50_us)" \
+    "$(verdict "$(j latency .p50_us)" 300 '<=')"
+row "trigger -> handler start p99 (us)" "<= 1000" "$(j latency .p99_us)" \
+    "$(verdict "$(j latency .p99_us)" 1000 '<=')"
+row "$CRON_JOBS one-second crons: lateness p99 (ms)" "<= 5" "$(j cron .p99_ms)" \
+    "$(verdict "$(j cron .p99_ms)" 5 '<=')"
+row "$JOBS_IN_STORE jobs: scheduler RSS (MB)" "<= 300" "$(j million .rss_mb)" \
+    "$(verdict "$(j million .rss_mb)" 300 '<=')"
+row "$JOBS_IN_STORE jobs: idle CPU (%)" "<= 2" "$(j million .cpu_pct)" \
+    "$(verdict "$(j million .cpu_pct)" 2 '<=')"
+row "GLUE_SHELL true runs/s" ">= 1500" "$(j glue .runs_per_s)" \
+    "$(verdict "$(j glue .runs_per_s)" 1500 '>=')"
+row "sleeping runs at once, one agent" ">= 2000" "$(j concurrent .max_at_once)" \
+    "$(verdict "$(j concurrent .max_at_once)" 2000 '>=')"
+echo
+echo "bench: results in $OUT (${ELAPSED} s)"
+LOST=$(jq '[.details[] | .lost? // 0] | add' "$OUT")
+BAD=$(jq '[.details[] | select(.final? and .ok?) | .final - .ok] | add // 0' "$OUT")
+if [ "$BAD" -gt 0 ]; then
+    KEEP_T=1
+    echo "bench: WARNING: $BAD run(s) ended failed (see details in $OUT)"
+    jq -r '.details | to_entries[] | select(.value.final? and .value.ok? and .value.final > .value.ok)
+        | "  \(.key): \(.value.final - .value.ok) of \(.value.final) failed"' "$OUT"
+fi
+if [ "$FAILED" -gt 0 ]; then
+    echo "bench: FAILED: $FAILED phase(s) failed, $LOST run(s) without a final row"
+    exit 1
+fi
+exit 0

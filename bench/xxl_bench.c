@@ -1,0 +1,914 @@
+/*  xxl_bench.c -- the load generator and meter behind `make bench`.
+
+    bench/run.sh starts the real daemons and calls this program once per
+    figure; each command talks to the scheduler's api socket (one DEALER,
+    requests pipelined with a window of outstanding ones), reads the
+    scheduler's SQLite store read-only to see which runs ended, and prints
+    one JSON object on stdout (progress goes to stderr).  Every command that
+    triggers runs waits until each of them has a final row in the store
+    (handleCode != 0, or a failed trigger) and exits 1 when any is missing:
+    a lost run fails the bench.  Failed runs (a final row whose triggerCode
+    or handleCode is not 200) are counted in the output (`ok` < `final`),
+    not treated as lost.
+
+    Commands (API is the api endpoint, DB the scheduler's database file):
+
+      group API APP                             GROUP_ADD (an existing one is fine)
+      e2e API DB APP KIND JOBS SECONDS INFLIGHT [SCHED_PID AGENT_PID]
+                                                triggers for SECONDS over JOBS jobs,
+                                                KIND noop (BEAN noopJobHandler),
+                                                stamp (stampJobHandler: handler start
+                                                times in the store, for analysis) or
+                                                glue (GLUE_SHELL `true`); at most
+                                                INFLIGHT runs unfinished at a time;
+                                                with the pids, CPU time per run
+      latency API DB APP SAMPLES                one trigger at a time of
+                                                stampJobHandler: stamp - send time
+      cron API DB APP JOBS SECONDS              JOBS jobs on `* * * * * ?` for
+                                                SECONDS; triggerTime - scheduleTime
+      concurrent API DB APP RUNS MS             RUNS jobs of sleepJobHandler MS,
+                                                triggered at once; how many overlap
+      idle PID SECONDS                          RSS and CPU of a process
+*/
+
+#include "xxl/client.h"
+#include "xxl/msg.h"
+
+#include <czmq.h>
+#include <sqlite3.h>
+#include <inttypes.h>
+#include <math.h>
+
+#define XXL_BENCH_WINDOW    2000        //  api requests outstanding at most
+#define XXL_BENCH_SETTLE_S  60          //  seconds without progress = lost runs
+#define XXL_BENCH_REPLY_MS  60000       //  an overloaded scheduler answers late
+
+//  --------------------------------------------------------------------
+//  Clocks
+
+static int64_t
+s_wall_us (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_REALTIME, &ts);
+    return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static int64_t
+s_wall_ms (void)
+{
+    return s_wall_us () / 1000;
+}
+
+static void
+s_sleep_us (int64_t us)
+{
+    struct timespec ts = { (time_t) (us / 1000000), (long) (us % 1000000) * 1000 };
+    nanosleep (&ts, NULL);
+}
+
+//  --------------------------------------------------------------------
+//  A pipelined api connection: requests go out with consecutive ids, so a
+//  reply's id minus the first id is the index of its request
+
+typedef struct {
+    zsock_t *dealer;
+    void *handle;
+    xxl_enc_t *enc;
+    uint64_t base;                      //  id of request index 0
+    uint64_t next;                      //  index of the next request
+    size_t outstanding;
+} s_api_t;
+
+static s_api_t *
+s_api_new (const char *endpoint)
+{
+    s_api_t *self = (s_api_t *) zmalloc (sizeof (s_api_t));
+    self->dealer = zsock_new (ZMQ_DEALER);
+    assert (self->dealer);
+    zsock_set_linger (self->dealer, 0);
+    zsock_set_sndhwm (self->dealer, 0);
+    zsock_set_rcvhwm (self->dealer, 0);
+    if (zsock_connect (self->dealer, "%s", endpoint)) {
+        fprintf (stderr, "xxl_bench: cannot connect to %s\n", endpoint);
+        exit (2);
+    }
+    self->handle = zsock_resolve (self->dealer);
+    self->enc = xxl_enc_new ();
+    self->base = (uint64_t) s_wall_ms () * 1000;
+    return self;
+}
+
+static void
+s_api_destroy (s_api_t **self_p)
+{
+    if (*self_p) {
+        zsock_destroy (&(*self_p)->dealer);
+        xxl_enc_destroy (&(*self_p)->enc);
+        free (*self_p);
+        *self_p = NULL;
+    }
+}
+
+//  Starts request number self->next; returns the encoder
+static xxl_enc_t *
+s_api_begin (s_api_t *self, const char *type)
+{
+    xxl_enc_request (self->enc, type, self->base + self->next);
+    return self->enc;
+}
+
+//  Sends the request started by s_api_begin; returns its index
+static uint64_t
+s_api_send (s_api_t *self)
+{
+    size_t size;
+    const void *data = xxl_enc_finish (self->enc, &size);
+    if (zmq_send (self->handle, data, size, 0) < 0) {
+        fprintf (stderr, "xxl_bench: send failed: %s\n", zmq_strerror (zmq_errno ()));
+        exit (2);
+    }
+    self->outstanding++;
+    return self->next++;
+}
+
+//  Waits up to timeout_ms for a reply; returns it (caller destroys) with
+//  the index of its request, or NULL on timeout
+static xxl_msg_t *
+s_api_recv (s_api_t *self, int timeout_ms, uint64_t *index)
+{
+    zmq_pollitem_t item = { self->handle, 0, ZMQ_POLLIN, 0 };
+    if (timeout_ms != 0 && zmq_poll (&item, 1, timeout_ms) <= 0)
+        return NULL;
+    zmq_msg_t frame;
+    zmq_msg_init (&frame);
+    if (zmq_msg_recv (&frame, self->handle, ZMQ_DONTWAIT) < 0) {
+        zmq_msg_close (&frame);
+        return NULL;
+    }
+    char err [256];
+    uint64_t id = 0;
+    xxl_msg_t *reply = xxl_msg_decode (zmq_msg_data (&frame), zmq_msg_size (&frame), &id,
+                                       err, sizeof err);
+    zmq_msg_close (&frame);
+    if (!reply) {
+        fprintf (stderr, "xxl_bench: malformed reply: %s\n", err);
+        exit (2);
+    }
+    self->outstanding--;
+    *index = xxl_msg_id (reply) - self->base;
+    return reply;
+}
+
+//  Sends the request started by s_api_begin and waits for its reply
+static xxl_msg_t *
+s_api_call (s_api_t *self)
+{
+    uint64_t want = s_api_send (self), index;
+    while (true) {
+        xxl_msg_t *reply = s_api_recv (self, XXL_BENCH_REPLY_MS, &index);
+        if (!reply) {
+            fprintf (stderr, "xxl_bench: no reply from the scheduler within %d s\n",
+                     XXL_BENCH_REPLY_MS / 1000);
+            exit (2);
+        }
+        if (index == want)
+            return reply;
+        xxl_msg_destroy (&reply);
+    }
+}
+
+//  The int field `key` of a reply's content map (-1 when absent)
+static int64_t
+s_content_int (xxl_msg_t *reply, const char *key)
+{
+    const msgpack_object *content = xxl_reply_content (reply);
+    const msgpack_object *value = content? xxl_msg_get (content, key): NULL;
+    if (value && value->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
+        return (int64_t) value->via.u64;
+    return -1;
+}
+
+//  The first logId of a JOB_TRIGGER reply (-1 when none)
+static int64_t
+s_first_log_id (xxl_msg_t *reply)
+{
+    const msgpack_object *content = xxl_reply_content (reply);
+    const msgpack_object *ids = content? xxl_msg_get (content, "logIds"): NULL;
+    if (ids && ids->type == MSGPACK_OBJECT_ARRAY && ids->via.array.size > 0
+    &&  ids->via.array.ptr [0].type == MSGPACK_OBJECT_POSITIVE_INTEGER)
+        return (int64_t) ids->via.array.ptr [0].via.u64;
+    return -1;
+}
+
+static void
+s_fail_reply (const char *what, xxl_msg_t *reply)
+{
+    fprintf (stderr, "xxl_bench: %s: %d %s\n", what, xxl_reply_code (reply),
+             xxl_reply_msg (reply));
+    exit (2);
+}
+
+//  --------------------------------------------------------------------
+//  Jobs
+
+typedef struct {
+    const char *handler;                //  BEAN handler, or NULL for GLUE_SHELL
+    const char *glue_source;
+    const char *param;
+    const char *cron;                   //  NULL: scheduleType NONE
+} s_job_spec_t;
+
+//  Adds count jobs to app, pipelined; returns their ids (caller frees)
+static int64_t *
+s_jobs_add (s_api_t *api, const char *app, size_t count, const s_job_spec_t *spec)
+{
+    int64_t *ids = (int64_t *) calloc (count, sizeof (int64_t));
+    uint64_t first = api->next;
+    size_t sent = 0, got = 0;
+    while (got < count) {
+        while (sent < count && api->outstanding < XXL_BENCH_WINDOW) {
+            xxl_enc_t *enc = s_api_begin (api, "JOB_ADD");
+            xxl_enc_kstr (enc, "jobGroup", app);
+            xxl_enc_kstr (enc, "jobDesc", "bench");
+            if (spec->handler)
+                xxl_enc_kstr (enc, "executorHandler", spec->handler);
+            else {
+                xxl_enc_kstr (enc, "glueType", "GLUE_SHELL");
+                xxl_enc_kstr (enc, "glueSource", spec->glue_source);
+            }
+            if (spec->param)
+                xxl_enc_kstr (enc, "executorParam", spec->param);
+            if (spec->cron) {
+                xxl_enc_kstr (enc, "scheduleType", "CRON");
+                xxl_enc_kstr (enc, "scheduleConf", spec->cron);
+                xxl_enc_kbool (enc, "start", 1);
+            }
+            s_api_send (api);
+            sent++;
+        }
+        uint64_t index;
+        xxl_msg_t *reply = s_api_recv (api, XXL_BENCH_REPLY_MS, &index);
+        if (!reply) {
+            fprintf (stderr, "xxl_bench: JOB_ADD: no reply within %d s\n", XXL_BENCH_REPLY_MS / 1000);
+            exit (2);
+        }
+        if (xxl_reply_code (reply) != XXL_OK)
+            s_fail_reply ("JOB_ADD", reply);
+        if (index >= first && index - first < count)
+            ids [index - first] = s_content_int (reply, "id");
+        xxl_msg_destroy (&reply);
+        got++;
+    }
+    return ids;
+}
+
+//  Sends one request type with jobId for each job, pipelined
+static void
+s_jobs_each (s_api_t *api, const char *type, const int64_t *ids, size_t count)
+{
+    size_t sent = 0, got = 0;
+    while (got < count) {
+        while (sent < count && api->outstanding < XXL_BENCH_WINDOW) {
+            xxl_enc_t *enc = s_api_begin (api, type);
+            xxl_enc_kint (enc, "jobId", ids [sent++]);
+            s_api_send (api);
+        }
+        uint64_t index;
+        xxl_msg_t *reply = s_api_recv (api, XXL_BENCH_REPLY_MS, &index);
+        if (!reply) {
+            fprintf (stderr, "xxl_bench: %s: no reply within %d s\n", type, XXL_BENCH_REPLY_MS / 1000);
+            exit (2);
+        }
+        if (xxl_reply_code (reply) != XXL_OK)
+            s_fail_reply (type, reply);
+        xxl_msg_destroy (&reply);
+        got++;
+    }
+}
+
+//  --------------------------------------------------------------------
+//  The store, read-only
+
+static sqlite3 *
+s_db_open (const char *path)
+{
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        fprintf (stderr, "xxl_bench: cannot open %s: %s\n", path, db? sqlite3_errmsg (db): "");
+        exit (2);
+    }
+    sqlite3_busy_timeout (db, 5000);
+    return db;
+}
+
+static sqlite3_stmt *
+s_db_prepare (sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *stmt = NULL;
+    if (sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL) != SQLITE_OK) {
+        fprintf (stderr, "xxl_bench: %s: %s\n", sql, sqlite3_errmsg (db));
+        exit (2);
+    }
+    return stmt;
+}
+
+static int64_t
+s_db_scalar (sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *stmt = s_db_prepare (db, sql);
+    int64_t value = sqlite3_step (stmt) == SQLITE_ROW? sqlite3_column_int64 (stmt, 0): -1;
+    sqlite3_finalize (stmt);
+    return value;
+}
+
+//  Runs not finished yet, store-wide (both counts use partial indexes)
+static int64_t
+s_db_unfinished (sqlite3 *db)
+{
+    return s_db_scalar (db,
+        "SELECT (SELECT COUNT(*) FROM xxl_job_log WHERE trigger_code = 0)"
+        " + (SELECT COUNT(*) FROM xxl_job_log WHERE trigger_code = 200 AND handle_code = 0)");
+}
+
+typedef struct {
+    int64_t rows;                       //  rows in the range
+    int64_t final;                      //  ... with a result
+    int64_t ok;                         //  ... handleCode 200
+    int64_t last_handle;                //  latest handle_time (ms)
+} s_range_t;
+
+//  Counts the rows of ids [first, last] (and of job_ids when jobs is set)
+static s_range_t
+s_db_range (sqlite3 *db, int64_t first, int64_t last)
+{
+    s_range_t range = { 0, 0, 0, 0 };
+    sqlite3_stmt *stmt = s_db_prepare (db,
+        "SELECT COUNT(*),"
+        " SUM(handle_code != 0 OR trigger_code NOT IN (0, 200)),"
+        " SUM(handle_code = 200 AND trigger_code = 200), MAX(handle_time)"
+        " FROM xxl_job_log WHERE id BETWEEN ? AND ?");
+    sqlite3_bind_int64 (stmt, 1, first);
+    sqlite3_bind_int64 (stmt, 2, last);
+    if (sqlite3_step (stmt) == SQLITE_ROW) {
+        range.rows = sqlite3_column_int64 (stmt, 0);
+        range.final = sqlite3_column_int64 (stmt, 1);
+        range.ok = sqlite3_column_int64 (stmt, 2);
+        range.last_handle = sqlite3_column_int64 (stmt, 3);
+    }
+    sqlite3_finalize (stmt);
+    return range;
+}
+
+//  Waits until every row of [first, last] is final, or nothing progressed
+//  for XXL_BENCH_SETTLE_S; returns the last count
+static s_range_t
+s_db_settle (sqlite3 *db, int64_t first, int64_t last, int64_t expected)
+{
+    s_range_t range = s_db_range (db, first, last);
+    int64_t progress_at = s_wall_ms (), seen = range.final;
+    while (range.final < expected && s_wall_ms () - progress_at < XXL_BENCH_SETTLE_S * 1000) {
+        s_sleep_us (100000);
+        range = s_db_range (db, first, last);
+        if (range.final != seen) {
+            seen = range.final;
+            progress_at = s_wall_ms ();
+        }
+    }
+    return range;
+}
+
+//  Writes {"triggerCode/handleCode": rows, ...} of the rows matching
+//  `where` into text, and the commonest failure message into reason
+static void
+s_db_outcomes (sqlite3 *db, const char *where, char *text, size_t size,
+               char *reason, size_t reason_size)
+{
+    char sql [512];
+    snprintf (sql, sizeof sql, "SELECT trigger_code, handle_code, COUNT(*) FROM xxl_job_log"
+              " WHERE %s GROUP BY 1, 2", where);
+    sqlite3_stmt *stmt = s_db_prepare (db, sql);
+    snprintf (text, size, "{");
+    while (sqlite3_step (stmt) == SQLITE_ROW) {
+        size_t used = strlen (text);
+        snprintf (text + used, size - used, "%s\"%d/%d\": %lld", used > 1? ", ": "",
+                  sqlite3_column_int (stmt, 0), sqlite3_column_int (stmt, 1),
+                  (long long) sqlite3_column_int64 (stmt, 2));
+    }
+    sqlite3_finalize (stmt);
+    strncat (text, "}", size - strlen (text) - 1);
+    //  The last line of the commonest failure's message (quotes dropped)
+    snprintf (sql, sizeof sql, "SELECT CASE WHEN handle_code NOT IN (0, 200) THEN handle_msg"
+              " ELSE trigger_msg END AS m, COUNT(*) FROM xxl_job_log WHERE %s AND"
+              " (trigger_code != 200 OR handle_code != 200) GROUP BY m ORDER BY 2 DESC LIMIT 1",
+              where);
+    stmt = s_db_prepare (db, sql);
+    *reason = 0;
+    if (sqlite3_step (stmt) == SQLITE_ROW && sqlite3_column_text (stmt, 0)) {
+        const char *message = (const char *) sqlite3_column_text (stmt, 0);
+        const char *line = message + strlen (message);
+        while (line > message && (line [-1] == '\n'))
+            line--;
+        const char *end = line;
+        while (line > message && line [-1] != '\n')
+            line--;
+        size_t j = 0;
+        for (; line < end && j + 1 < reason_size; line++)
+            if (*line != '"' && *line != '\\' && (unsigned char) *line >= 0x20)
+                reason [j++] = *line;
+        reason [j] = 0;
+    }
+    sqlite3_finalize (stmt);
+}
+
+static int
+s_compare_int64 (const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
+    return x < y? -1: x > y? 1: 0;
+}
+
+//  Percentile p (0..100) of sorted values
+static int64_t
+s_percentile (const int64_t *sorted, size_t count, double p)
+{
+    if (count == 0)
+        return -1;
+    size_t rank = (size_t) ceil (p / 100.0 * (double) count);
+    return sorted [rank? rank - 1: 0];
+}
+
+//  --------------------------------------------------------------------
+//  Commands
+
+static int64_t s_proc_ticks (int pid, int children);
+
+//  CPU seconds used by process pid since ticks0 (-1 when unknown)
+static double
+s_cpu_since (int pid, int children, int64_t ticks0)
+{
+    int64_t ticks = pid > 0? s_proc_ticks (pid, children): -1;
+    if (ticks < 0 || ticks0 < 0)
+        return -1;
+    return (double) (ticks - ticks0) / (double) sysconf (_SC_CLK_TCK);
+}
+
+static int
+s_cmd_group (const char *endpoint, const char *app)
+{
+    s_api_t *api = s_api_new (endpoint);
+    xxl_enc_t *enc = s_api_begin (api, "GROUP_ADD");
+    xxl_enc_kstr (enc, "appname", app);
+    xxl_enc_kstr (enc, "title", "bench");
+    xxl_msg_t *reply = s_api_call (api);
+    int code = xxl_reply_code (reply);
+    if (code != XXL_OK && code != XXL_CONFLICT)
+        s_fail_reply ("GROUP_ADD", reply);
+    printf ("{\"group\": \"%s\"}\n", app);
+    xxl_msg_destroy (&reply);
+    s_api_destroy (&api);
+    return 0;
+}
+
+static int
+s_cmd_e2e (const char *endpoint, const char *dbpath, const char *app, const char *kind,
+           size_t jobs, int seconds, int64_t inflight_max, int scheduler_pid, int agent_pid)
+{
+    s_api_t *api = s_api_new (endpoint);
+    sqlite3 *db = s_db_open (dbpath);
+    int glue = streq (kind, "glue");
+    s_job_spec_t spec = { glue? NULL: streq (kind, "stamp")? "stampJobHandler": "noopJobHandler",
+                          glue? "true": NULL, NULL, NULL };
+    int64_t *ids = s_jobs_add (api, app, jobs, &spec);
+
+    int64_t scheduler_ticks = scheduler_pid > 0? s_proc_ticks (scheduler_pid, 0): -1;
+    int64_t agent_ticks = agent_pid > 0? s_proc_ticks (agent_pid, 0): -1;
+    int64_t children_ticks = agent_pid > 0? s_proc_ticks (agent_pid, 1): -1;
+    int64_t self_ticks = s_proc_ticks (getpid (), 0);
+    int64_t start = s_wall_ms (), stop = start + (int64_t) seconds * 1000;
+    int64_t first_log = INT64_MAX, last_log = 0, triggered = 0, failed = 0;
+    int64_t next_check = 0, unfinished = 0, max_unfinished = 0;
+    size_t next_job = 0;
+    while (true) {
+        int64_t now = s_wall_ms ();
+        bool sending = now < stop;
+        if (sending && now >= next_check) {
+            unfinished = s_db_unfinished (db);
+            if (unfinished > max_unfinished)
+                max_unfinished = unfinished;
+            next_check = now + 20;
+        }
+        //  Runs not yet stored count as unfinished too
+        while (sending && api->outstanding < XXL_BENCH_WINDOW
+        &&     unfinished + (int64_t) api->outstanding < inflight_max) {
+            xxl_enc_t *enc = s_api_begin (api, "JOB_TRIGGER");
+            xxl_enc_kint (enc, "jobId", ids [next_job]);
+            xxl_enc_kstr (enc, "triggerType", "API");
+            s_api_send (api);
+            next_job = (next_job + 1) % jobs;
+        }
+        if (!sending && api->outstanding == 0)
+            break;
+        uint64_t index;
+        xxl_msg_t *reply = s_api_recv (api, sending? 5: XXL_BENCH_REPLY_MS, &index);
+        if (!reply) {
+            if (!sending) {
+                fprintf (stderr, "xxl_bench: %zu trigger replies missing\n", api->outstanding);
+                exit (2);
+            }
+            continue;
+        }
+        //  Drain what is there without waiting
+        do {
+            int64_t log_id = xxl_reply_code (reply) == XXL_OK? s_first_log_id (reply): -1;
+            if (log_id > 0) {
+                triggered++;
+                unfinished++;
+                if (log_id < first_log)
+                    first_log = log_id;
+                if (log_id > last_log)
+                    last_log = log_id;
+            }
+            else
+                failed++;
+            xxl_msg_destroy (&reply);
+        } while ((reply = s_api_recv (api, 0, &index)));
+    }
+    int64_t sent_end = s_wall_ms ();
+    fprintf (stderr, "xxl_bench: e2e %s: %" PRId64 " triggers in %.1f s (%.0f/s accepted),"
+             " waiting for their results\n", kind, triggered, (sent_end - start) / 1000.0,
+             triggered * 1000.0 / (double) (sent_end - start));
+    s_range_t range = s_db_settle (db, first_log, last_log, triggered);
+    double elapsed = (double) (range.last_handle - start) / 1000.0;
+    double rate = elapsed > 0? (double) range.ok / elapsed: 0;
+    int64_t lost = triggered - range.final;
+    //  CPU per run of each process: what the figure costs, whatever else
+    //  the machine was doing (the settle wait adds a little idle time)
+    double runs = range.ok > 0? (double) range.ok: 1;
+    double scheduler_cpu = s_cpu_since (scheduler_pid, 0, scheduler_ticks);
+    double agent_cpu = s_cpu_since (agent_pid, 0, agent_ticks);
+    double children_cpu = s_cpu_since (agent_pid, 1, children_ticks);
+    double self_cpu = s_cpu_since (getpid (), 0, self_ticks);
+    char where [128], outcomes [512], reason [256];
+    snprintf (where, sizeof where, "id BETWEEN %" PRId64 " AND %" PRId64, first_log, last_log);
+    s_db_outcomes (db, where, outcomes, sizeof outcomes, reason, sizeof reason);
+    printf ("{\"kind\": \"%s\", \"jobs\": %zu, \"triggered\": %" PRId64 ", \"refused\": %" PRId64
+            ", \"rows\": %" PRId64 ", \"final\": %" PRId64 ", \"ok\": %" PRId64
+            ", \"lost\": %" PRId64 ", \"seconds\": %.3f, \"runs_per_s\": %.0f"
+            ", \"max_unfinished\": %" PRId64 ", \"cpu_us_per_run\": {\"scheduler\": %.1f"
+            ", \"agent\": %.1f, \"agent_children\": %.1f, \"client\": %.1f}"
+            ", \"outcomes\": %s, \"top_failure\": \"%s\"}\n",
+            kind, jobs, triggered, failed, range.rows, range.final, range.ok, lost, elapsed,
+            rate, max_unfinished, scheduler_cpu * 1e6 / runs, agent_cpu * 1e6 / runs,
+            children_cpu * 1e6 / runs, self_cpu * 1e6 / runs, outcomes, reason);
+    free (ids);
+    sqlite3_close (db);
+    s_api_destroy (&api);
+    //  Failed runs are reported; only a run without a final row fails
+    return lost || range.rows != triggered? 1: 0;
+}
+
+static int
+s_cmd_latency (const char *endpoint, const char *dbpath, const char *app, int samples)
+{
+    s_api_t *api = s_api_new (endpoint);
+    sqlite3 *db = s_db_open (dbpath);
+    s_job_spec_t spec = { "stampJobHandler", NULL, NULL, NULL };
+    int64_t *job = s_jobs_add (api, app, 1, &spec);
+    sqlite3_stmt *poll = s_db_prepare (db,
+        "SELECT handle_code, trigger_code, handle_msg FROM xxl_job_log WHERE id = ?");
+    int warmup = 50, lost = 0;
+    int64_t *latency = (int64_t *) calloc ((size_t) samples, sizeof (int64_t));
+    int64_t *reply_us = (int64_t *) calloc ((size_t) samples, sizeof (int64_t));
+    int taken = 0;
+    for (int i = 0; i < samples + warmup; i++) {
+        xxl_enc_t *enc = s_api_begin (api, "JOB_TRIGGER");
+        xxl_enc_kint (enc, "jobId", job [0]);
+        int64_t sent = s_wall_us ();
+        xxl_msg_t *reply = s_api_call (api);
+        int64_t replied = s_wall_us ();
+        int64_t log_id = s_first_log_id (reply);
+        if (xxl_reply_code (reply) != XXL_OK || log_id < 0)
+            s_fail_reply ("JOB_TRIGGER", reply);
+        xxl_msg_destroy (&reply);
+        //  Wait for the run's result (outside the measured interval)
+        int64_t stamp = -1, deadline = s_wall_ms () + 10000;
+        while (s_wall_ms () < deadline) {
+            sqlite3_reset (poll);
+            sqlite3_bind_int64 (poll, 1, log_id);
+            if (sqlite3_step (poll) == SQLITE_ROW && sqlite3_column_int (poll, 0) != 0) {
+                const char *text = (const char *) sqlite3_column_text (poll, 2);
+                stamp = text? strtoll (text, NULL, 10): 0;
+                break;
+            }
+            if (sqlite3_column_int (poll, 1) == 500)
+                break;
+            sqlite3_reset (poll);
+            s_sleep_us (500);
+        }
+        sqlite3_reset (poll);
+        if (stamp <= 0) {
+            lost++;
+            continue;
+        }
+        if (i >= warmup) {
+            latency [taken] = stamp - sent;
+            reply_us [taken] = replied - sent;
+            taken++;
+        }
+    }
+    qsort (latency, (size_t) taken, sizeof (int64_t), s_compare_int64);
+    qsort (reply_us, (size_t) taken, sizeof (int64_t), s_compare_int64);
+    printf ("{\"samples\": %d, \"lost\": %d, \"p50_us\": %" PRId64 ", \"p90_us\": %" PRId64
+            ", \"p99_us\": %" PRId64 ", \"max_us\": %" PRId64 ", \"min_us\": %" PRId64
+            ", \"reply_p50_us\": %" PRId64 ", \"reply_p99_us\": %" PRId64 "}\n",
+            taken, lost, s_percentile (latency, (size_t) taken, 50),
+            s_percentile (latency, (size_t) taken, 90),
+            s_percentile (latency, (size_t) taken, 99),
+            taken? latency [taken - 1]: -1, taken? latency [0]: -1,
+            s_percentile (reply_us, (size_t) taken, 50),
+            s_percentile (reply_us, (size_t) taken, 99));
+    sqlite3_finalize (poll);
+    free (latency);
+    free (reply_us);
+    free (job);
+    sqlite3_close (db);
+    s_api_destroy (&api);
+    return lost? 1: 0;
+}
+
+static int
+s_cmd_cron (const char *endpoint, const char *dbpath, const char *app, size_t jobs, int seconds)
+{
+    s_api_t *api = s_api_new (endpoint);
+    sqlite3 *db = s_db_open (dbpath);
+    int64_t added = s_wall_ms ();
+    s_job_spec_t spec = { "noopJobHandler", NULL, NULL, "* * * * * ?" };
+    int64_t *ids = s_jobs_add (api, app, jobs, &spec);
+    int64_t armed = s_wall_ms ();
+    fprintf (stderr, "xxl_bench: cron: %zu jobs added and started in %.1f s; running %d s\n",
+             jobs, (armed - added) / 1000.0, seconds);
+    //  Measure the fires planned from 3 s after the last add: the first
+    //  second of each job waits for a planner scan
+    int64_t from = armed + 3000;
+    s_sleep_us ((int64_t) seconds * 1000000);
+    int64_t until = s_wall_ms () - 1000;
+    s_jobs_each (api, "JOB_STOP", ids, jobs);
+    int64_t first_job = ids [0], last_job = ids [jobs - 1];
+    //  Stopping deleted the unsent planned rows; every other row must end
+    char sql [512];
+    snprintf (sql, sizeof sql,
+        "SELECT COUNT(*) FROM xxl_job_log WHERE job_id BETWEEN %" PRId64 " AND %" PRId64,
+        first_job, last_job);
+    int64_t rows = s_db_scalar (db, sql);
+    snprintf (sql, sizeof sql,
+        "SELECT COUNT(*) FROM xxl_job_log WHERE job_id BETWEEN %" PRId64 " AND %" PRId64
+        " AND (handle_code != 0 OR trigger_code NOT IN (0, 200))", first_job, last_job);
+    int64_t final = s_db_scalar (db, sql), seen = final, progress_at = s_wall_ms ();
+    while (final < rows && s_wall_ms () - progress_at < XXL_BENCH_SETTLE_S * 1000) {
+        s_sleep_us (200000);
+        final = s_db_scalar (db, sql);
+        if (final != seen) {
+            seen = final;
+            progress_at = s_wall_ms ();
+        }
+    }
+    snprintf (sql, sizeof sql,
+        "SELECT COUNT(*) FROM xxl_job_log WHERE job_id BETWEEN %" PRId64 " AND %" PRId64
+        " AND handle_code = 200 AND trigger_code = 200", first_job, last_job);
+    int64_t ok = s_db_scalar (db, sql);
+    //  Lateness of the fires planned in [from, until]
+    snprintf (sql, sizeof sql,
+        "SELECT trigger_time - schedule_time FROM xxl_job_log WHERE job_id BETWEEN %" PRId64
+        " AND %" PRId64 " AND schedule_time BETWEEN %" PRId64 " AND %" PRId64
+        " AND executor_address IS NOT NULL", first_job, last_job, from, until);
+    sqlite3_stmt *stmt = s_db_prepare (db, sql);
+    size_t count = 0, size = 1024;
+    int64_t *late = (int64_t *) malloc (size * sizeof (int64_t));
+    while (sqlite3_step (stmt) == SQLITE_ROW) {
+        if (count == size)
+            late = (int64_t *) realloc (late, (size *= 2) * sizeof (int64_t));
+        late [count++] = sqlite3_column_int64 (stmt, 0);
+    }
+    sqlite3_finalize (stmt);
+    qsort (late, count, sizeof (int64_t), s_compare_int64);
+    char where [128], outcomes [512], reason [256];
+    snprintf (where, sizeof where, "job_id BETWEEN %" PRId64 " AND %" PRId64, first_job, last_job);
+    s_db_outcomes (db, where, outcomes, sizeof outcomes, reason, sizeof reason);
+    //  Expected fires: one per job per second of the window
+    int64_t expected = (int64_t) jobs * ((until / 1000) - ((from + 999) / 1000) + 1);
+    printf ("{\"jobs\": %zu, \"seconds\": %d, \"rows\": %" PRId64 ", \"final\": %" PRId64
+            ", \"ok\": %" PRId64 ", \"lost\": %" PRId64 ", \"samples\": %zu"
+            ", \"expected_samples\": %" PRId64 ", \"p50_ms\": %" PRId64 ", \"p99_ms\": %" PRId64
+            ", \"max_ms\": %" PRId64 ", \"min_ms\": %" PRId64 ", \"outcomes\": %s"
+            ", \"top_failure\": \"%s\"}\n",
+            jobs, seconds, rows, final, ok, rows - final, count, expected,
+            s_percentile (late, count, 50), s_percentile (late, count, 99),
+            count? late [count - 1]: -1, count? late [0]: -1, outcomes, reason);
+    free (late);
+    free (ids);
+    sqlite3_close (db);
+    s_api_destroy (&api);
+    return rows != final? 1: 0;
+}
+
+typedef struct {
+    int64_t at;
+    int delta;
+} s_event_t;
+
+static int
+s_compare_event (const void *a, const void *b)
+{
+    const s_event_t *x = (const s_event_t *) a, *y = (const s_event_t *) b;
+    if (x->at != y->at)
+        return x->at < y->at? -1: 1;
+    return x->delta - y->delta;         //  an end before a start at the same µs
+}
+
+static int
+s_cmd_concurrent (const char *endpoint, const char *dbpath, const char *app, size_t runs,
+                  int ms)
+{
+    s_api_t *api = s_api_new (endpoint);
+    sqlite3 *db = s_db_open (dbpath);
+    char param [32];
+    snprintf (param, sizeof param, "%d", ms);
+    s_job_spec_t spec = { "sleepJobHandler", NULL, param, NULL };
+    int64_t *ids = s_jobs_add (api, app, runs, &spec);
+    int64_t start = s_wall_ms ();
+    int64_t first_log = INT64_MAX, last_log = 0, triggered = 0;
+    size_t sent = 0;
+    while (sent < runs || api->outstanding) {
+        while (sent < runs && api->outstanding < XXL_BENCH_WINDOW) {
+            xxl_enc_t *enc = s_api_begin (api, "JOB_TRIGGER");
+            xxl_enc_kint (enc, "jobId", ids [sent++]);
+            s_api_send (api);
+        }
+        uint64_t index;
+        xxl_msg_t *reply = s_api_recv (api, XXL_BENCH_REPLY_MS, &index);
+        if (!reply) {
+            fprintf (stderr, "xxl_bench: concurrent: trigger replies missing\n");
+            exit (2);
+        }
+        int64_t log_id = s_first_log_id (reply);
+        if (xxl_reply_code (reply) != XXL_OK || log_id < 0)
+            s_fail_reply ("JOB_TRIGGER", reply);
+        triggered++;
+        first_log = log_id < first_log? log_id: first_log;
+        last_log = log_id > last_log? log_id: last_log;
+        xxl_msg_destroy (&reply);
+    }
+    int64_t sent_at = s_wall_ms ();
+    s_range_t range = s_db_settle (db, first_log, last_log, triggered);
+    //  Each run's interval from its handleMsg "START END"
+    sqlite3_stmt *stmt = s_db_prepare (db,
+        "SELECT handle_msg FROM xxl_job_log WHERE id BETWEEN ? AND ? AND handle_code = 200"
+        " AND trigger_code = 200");
+    sqlite3_bind_int64 (stmt, 1, first_log);
+    sqlite3_bind_int64 (stmt, 2, last_log);
+    s_event_t *events = (s_event_t *) calloc (2 * runs, sizeof (s_event_t));
+    size_t count = 0;
+    int64_t latest_start = 0, earliest_end = INT64_MAX;
+    while (sqlite3_step (stmt) == SQLITE_ROW && count < 2 * runs) {
+        const char *text = (const char *) sqlite3_column_text (stmt, 0);
+        long long begin, end;
+        if (!text || sscanf (text, "%lld %lld", &begin, &end) != 2)
+            continue;
+        events [count++] = (s_event_t) { begin, 1 };
+        events [count++] = (s_event_t) { end, -1 };
+        latest_start = begin > latest_start? begin: latest_start;
+        earliest_end = end < earliest_end? end: earliest_end;
+    }
+    sqlite3_finalize (stmt);
+    qsort (events, count, sizeof (s_event_t), s_compare_event);
+    int running = 0, most = 0;
+    for (size_t i = 0; i < count; i++) {
+        running += events [i].delta;
+        most = running > most? running: most;
+    }
+    int all_overlap = count / 2 == runs && latest_start < earliest_end;
+    printf ("{\"runs\": %zu, \"sleep_ms\": %d, \"triggered\": %" PRId64 ", \"final\": %" PRId64
+            ", \"ok\": %" PRId64 ", \"lost\": %" PRId64 ", \"max_at_once\": %d"
+            ", \"all_overlapped\": %s, \"trigger_s\": %.3f, \"start_spread_ms\": %.1f"
+            ", \"total_s\": %.3f}\n",
+            runs, ms, triggered, range.final, range.ok, triggered - range.final, most,
+            all_overlap? "true": "false", (sent_at - start) / 1000.0,
+            count? (latest_start - events [0].at) / 1000.0: -1.0,
+            (range.last_handle - start) / 1000.0);
+    free (events);
+    free (ids);
+    sqlite3_close (db);
+    s_api_destroy (&api);
+    return range.final != triggered? 1: 0;
+}
+
+//  utime + stime of a process (children: of its waited-for children) in
+//  clock ticks, or -1
+static int64_t
+s_proc_ticks (int pid, int children)
+{
+    char path [64], buffer [1024];
+    snprintf (path, sizeof path, "/proc/%d/stat", pid);
+    FILE *file = fopen (path, "r");
+    if (!file)
+        return -1;
+    size_t size = fread (buffer, 1, sizeof buffer - 1, file);
+    fclose (file);
+    buffer [size] = 0;
+    char *after = strrchr (buffer, ')');
+    if (!after)
+        return -1;
+    unsigned long long utime, stime, cutime, cstime;
+    //  Fields 3..: state ppid pgrp session tty tpgid flags minflt cminflt
+    //  majflt cmajflt utime stime cutime cstime
+    if (sscanf (after + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu",
+                &utime, &stime, &cutime, &cstime) != 4)
+        return -1;
+    return (int64_t) (children? cutime + cstime: utime + stime);
+}
+
+//  VmRSS in kB, or -1
+static int64_t
+s_proc_rss_kb (int pid)
+{
+    char path [64], line [256];
+    snprintf (path, sizeof path, "/proc/%d/status", pid);
+    FILE *file = fopen (path, "r");
+    if (!file)
+        return -1;
+    int64_t rss = -1;
+    while (fgets (line, sizeof line, file))
+        if (strncmp (line, "VmRSS:", 6) == 0)
+            rss = strtoll (line + 6, NULL, 10);
+    fclose (file);
+    return rss;
+}
+
+static int
+s_cmd_idle (int pid, int seconds)
+{
+    int64_t ticks0 = s_proc_ticks (pid, 0), t0 = s_wall_us ();
+    int64_t rss_max = s_proc_rss_kb (pid);
+    for (int i = 0; i < seconds * 10; i++) {
+        s_sleep_us (100000);
+        int64_t rss = s_proc_rss_kb (pid);
+        rss_max = rss > rss_max? rss: rss_max;
+    }
+    int64_t ticks1 = s_proc_ticks (pid, 0), t1 = s_wall_us ();
+    if (ticks0 < 0 || ticks1 < 0 || rss_max < 0) {
+        fprintf (stderr, "xxl_bench: process %d is gone\n", pid);
+        return 1;
+    }
+    double cpu = (double) (ticks1 - ticks0) / (double) sysconf (_SC_CLK_TCK)
+               / ((double) (t1 - t0) / 1e6) * 100.0;
+    printf ("{\"pid\": %d, \"seconds\": %d, \"rss_mb\": %.1f, \"cpu_pct\": %.2f}\n",
+            pid, seconds, (double) rss_max / 1024.0, cpu);
+    return 0;
+}
+
+static void
+s_usage (void)
+{
+    fprintf (stderr,
+        "usage: xxl_bench group API APP\n"
+        "       xxl_bench e2e API DB APP noop|glue JOBS SECONDS INFLIGHT [SCHED_PID AGENT_PID]\n"
+        "       xxl_bench latency API DB APP SAMPLES\n"
+        "       xxl_bench cron API DB APP JOBS SECONDS\n"
+        "       xxl_bench concurrent API DB APP RUNS MS\n"
+        "       xxl_bench idle PID SECONDS\n");
+    exit (2);
+}
+
+int
+main (int argc, char *argv [])
+{
+    if (argc < 2)
+        s_usage ();
+    zsys_init ();
+    zsys_set_logident ("xxl_bench");
+    zsys_set_logstream (stderr);        //  stdout carries the JSON
+    const char *command = argv [1];
+    if (streq (command, "group") && argc == 4)
+        return s_cmd_group (argv [2], argv [3]);
+    //  Counts must be positive
+    for (int i = 5; i < argc; i++)
+        if (strspn (argv [i], "0123456789") == strlen (argv [i]) && atol (argv [i]) <= 0)
+            s_usage ();
+    if (streq (command, "e2e") && (argc == 9 || argc == 11))
+        return s_cmd_e2e (argv [2], argv [3], argv [4], argv [5], (size_t) atol (argv [6]),
+                          atoi (argv [7]), atoll (argv [8]),
+                          argc == 11? atoi (argv [9]): 0, argc == 11? atoi (argv [10]): 0);
+    if (streq (command, "latency") && argc == 6)
+        return s_cmd_latency (argv [2], argv [3], argv [4], atoi (argv [5]));
+    if (streq (command, "cron") && argc == 7)
+        return s_cmd_cron (argv [2], argv [3], argv [4], (size_t) atol (argv [5]),
+                           atoi (argv [6]));
+    if (streq (command, "concurrent") && argc == 7)
+        return s_cmd_concurrent (argv [2], argv [3], argv [4], (size_t) atol (argv [5]),
+                                 atoi (argv [6]));
+    if (streq (command, "idle") && argc == 4)
+        return s_cmd_idle (atoi (argv [2]), atoi (argv [3]));
+    s_usage ();
+    return 2;
+}
