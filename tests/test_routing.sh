@@ -11,7 +11,7 @@ cp "$XXL_BUILD"/plugins/routers/.libs/*.so "$T/routers/"
 cp "$XXL_TEST_PLUGINS/custom_router.so" "$XXL_TEST_PLUGINS/bad_router_abi.so" "$T/routers/"
 cat >> "$T/scheduler.cfg" <<CFG
     pools
-        probe_timeout = 400
+        probe_timeout = 600
 CFG
 XXL_SCHEDULER_ARGS="--plugins $T/routers"
 start_scheduler || exit 1
@@ -83,6 +83,20 @@ check "FAILOVER run finishes" wait_for 15 log_finished "$L"
 check "FAILOVER skips the frozen agent" test "$(log_field "$L" executorAddress)" = r2-tag
 check "FAILOVER's probe results are in triggerMsg" bash -c "
     $CTL --api $API --json log show $L | jq -r .triggerMsg | grep -q 'r1'"
+# Each of these triggers waits 600 ms on the frozen agent's probe: over
+# 500 ms eleven times this minute moves the job to the slow pool (XXL-JOB's
+# rule), where its triggers still succeed
+SLOW_IDS=""
+for _ in $(seq 11); do
+    SLOW_IDS="$SLOW_IDS $(ctl job trigger "$FO" | jq -r '.logIds[0]')"
+done
+slow_all_ok () { for l in $SLOW_IDS; do field_is "$l" triggerCode 200 || return 1; done; }
+check "triggers slower than 500 ms all go through" wait_for 30 slow_all_ok
+check "the slow job moved to the slow pool" \
+    wait_for 5 grep -q "job $FO is slow to trigger; it moves to the slow pool" "$T/scheduler.log"
+L2=$(ctl job trigger "$FO" | jq -r '.logIds[0]')
+check "on the slow pool, FAILOVER still routes around the frozen agent" \
+    wait_for 10 field_is "$L2" executorAddress r2-tag
 kill -CONT "$APID_r1"
 
 # BUSYOVER: r1 busy with the job; the trigger goes to an idle agent
