@@ -88,6 +88,7 @@ typedef struct {
     xxl_alarms_t *alarms;               //  alarm plugins and their sender thread
     xxl_alarm_host_t alarm_host;
     zlistx_t *alarm_backlog;            //  log ids whose alarm waits for queue room
+    zhashx_t *waiting;                  //  FIX_DELAY job ids waiting for their run's end
     int64_t warm_until;                 //  monotonic ms: agents still reconnecting
     int64_t next_fail_check;            //  monotonic ms of the next fail monitor pass
     int64_t next_lost_check;
@@ -853,6 +854,17 @@ s_job_from_request (server_t *self, request_t *request, xxl_job_t *job)
 //  FIX_DELAY jobs wait for their run to finish: next time "never" until then
 #define XXL_WAITING 253402300799000LL
 
+//  Remembers a FIX_DELAY job that waits for its run to end
+static void
+s_waiting_add (server_t *self, int64_t job_id)
+{
+    if (!zhashx_lookup (self->waiting, &job_id)) {
+        int64_t *key = (int64_t *) zmalloc (sizeof (int64_t));
+        *key = job_id;
+        zhashx_insert (self->waiting, key, key);
+    }
+}
+
 //  Unsent planned rows of a job (its schedule changed or it stopped)
 static void
 s_plan_forget (server_t *self, int64_t job_id)
@@ -867,6 +879,14 @@ s_plan_forget (server_t *self, int64_t job_id)
 static void
 s_fix_delay_release (server_t *self, int64_t log_id, int64_t now)
 {
+    //  Most callbacks belong to no waiting FIX_DELAY job: skip the query
+    if (zhashx_size (self->waiting) == 0)
+        return;
+    int64_t job_id = xxl_store_scalar (self->store, "SELECT job_id FROM xxl_job_log WHERE id = ?",
+                                       "i", log_id);
+    if (!zhashx_lookup (self->waiting, &job_id))
+        return;
+    zhashx_delete (self->waiting, &job_id);
     xxl_store_exec (self->store,
         "UPDATE xxl_job_info SET trigger_next_time = ? + CAST(schedule_conf AS INTEGER) * 1000"
         " WHERE id = (SELECT job_id FROM xxl_job_log WHERE id = ? AND schedule_time IS NOT NULL)"
@@ -924,6 +944,7 @@ s_plan_job (server_t *self, xxl_job_t *job, int64_t now)
         last = planned;
         if (streq (job->schedule_type, "FIX_DELAY")) {
             next = XXL_WAITING;
+            s_waiting_add (self, job->id);
             break;
         }
         if (next < 0)
@@ -1441,10 +1462,10 @@ s_log_delete (server_t *self, const char *where, const char *fmt, int64_t a, int
         "DELETE FROM xxl_job_log WHERE id IN (SELECT id FROM xxl_job_log WHERE %s"
         " AND NOT (trigger_code IN (0, 200) AND handle_code = 0) ORDER BY id LIMIT %" PRId64 ")",
         where, limit);
-    //  Built from fixed fragments only; the cache keys on the text
-    int changes = strlen (fmt) == 2? xxl_store_exec (self->store, sql, fmt, a, b)
-                : strlen (fmt) == 1? xxl_store_exec (self->store, sql, fmt, a)
-                : xxl_store_exec (self->store, sql, NULL);
+    //  Built at run time (from fixed fragments): not for the statement cache
+    int changes = strlen (fmt) == 2? xxl_store_exec_once (self->store, sql, fmt, a, b)
+                : strlen (fmt) == 1? xxl_store_exec_once (self->store, sql, fmt, a)
+                : xxl_store_exec_once (self->store, sql, NULL);
     zstr_free (&sql);
     return changes > 0? changes: 0;
 }
@@ -2668,6 +2689,7 @@ s_server_destroy (server_t **self_p)
     zsock_destroy (&self->routed);
     xxl_routers_destroy (&self->routers);
     zhashx_destroy (&self->slow_counts);
+    zhashx_destroy (&self->waiting);
     zsock_destroy (&self->api);
     zsock_destroy (&self->agents);
     zlistx_destroy (&self->api_out);
@@ -2741,6 +2763,12 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     zhashx_set_key_destructor (self->slow_counts, NULL);
     zhashx_set_destructor (self->slow_counts, s_free_item);
     self->slow_minute = s_now () / 60000;
+    self->waiting = zhashx_new ();
+    zhashx_set_key_hasher (self->waiting, s_id_hash);
+    zhashx_set_key_comparator (self->waiting, s_id_compare);
+    zhashx_set_key_duplicator (self->waiting, NULL);
+    zhashx_set_key_destructor (self->waiting, NULL);
+    zhashx_set_destructor (self->waiting, s_free_item);
     self->timer = xxl_timer_new ();
     self->resends = zlistx_new ();
     zlistx_set_destructor (self->resends, s_resend_destroy);
@@ -2821,6 +2849,16 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
         zstr_free (&tmp);
     }
     self->warm_until = zclock_mono () + config->warmup_ms;
+    //  FIX_DELAY jobs that were waiting for a run's end when we stopped
+    int64_t waiting [4096], last = 0;
+    size_t waiting_count = 0;
+    do {
+        xxl_store_ids (self->store,
+            "SELECT id FROM xxl_job_info WHERE trigger_next_time = 253402300799000"
+            " AND id > ? ORDER BY id LIMIT 4096", last, waiting, 4096, &waiting_count);
+        for (size_t i = 0; i < waiting_count; i++)
+            s_waiting_add (self, last = waiting [i]);
+    } while (waiting_count == 4096);
     //  Take up what a previous run left: unsent triggers
     if (xxl_store_begin (self->store) == 0) {
         s_recover (self);
@@ -2961,6 +2999,12 @@ xxl_server_actor (zsock_t *pipe, void *args)
             s_alarm_results (self);
         if (s_now () / 60000 != self->slow_minute) {
             self->slow_minute = s_now () / 60000;
+    self->waiting = zhashx_new ();
+    zhashx_set_key_hasher (self->waiting, s_id_hash);
+    zhashx_set_key_comparator (self->waiting, s_id_compare);
+    zhashx_set_key_duplicator (self->waiting, NULL);
+    zhashx_set_key_destructor (self->waiting, NULL);
+    zhashx_set_destructor (self->waiting, s_free_item);
             zhashx_purge (self->slow_counts);
         }
         now = zclock_mono ();

@@ -1,8 +1,10 @@
 /*  xxl_store.c -- XXL-JOB's schema on SQLite, with cached statements.
 
-    Statements are prepared once and kept in a table keyed by their SQL
-    text, so hot paths (log insert, callback update) cost one bind and one
-    step.  Times are epoch milliseconds.  Log ids use AUTOINCREMENT so an
+    Statements are prepared once and kept in a table keyed by the address
+    of their SQL text -- callers pass string literals, which live as long
+    as the program -- so hot paths (log insert, callback update) cost one
+    bind and one step, not a hash of the text.  SQL built at run time goes
+    through xxl_store_exec_once instead.  Times are epoch milliseconds.  Log ids use AUTOINCREMENT so an
     id is never reused: agents refuse a RUN whose logId they have seen, and
     a reused id would be refused.
 */
@@ -15,7 +17,7 @@
 
 struct _xxl_store_t {
     sqlite3 *db;
-    zhashx_t *statements;               //  sql text → sqlite3_stmt
+    zhashx_t *statements;               //  sql pointer → sqlite3_stmt
     int in_txn;
     char error [512];
 };
@@ -257,11 +259,34 @@ s_migrate (xxl_store_t *self)
     return 0;
 }
 
+static size_t
+s_pointer_hash (const void *key)
+{
+    uintptr_t value = (uintptr_t) key;
+    value ^= value >> 17;
+    value *= 0xed5ad4bbU;
+    value ^= value >> 11;
+    return (size_t) value;
+}
+
+static int
+s_pointer_compare (const void *a, const void *b)
+{
+    return a < b? -1: a > b? 1: 0;
+}
+
 xxl_store_t *
 xxl_store_new (const char *path, char *err, size_t errlen)
 {
+    //  No memory statistics: their global mutex showed in the profiles
+    //  (a no-op once SQLite is initialized)
+    sqlite3_config (SQLITE_CONFIG_MEMSTATUS, 0);
     xxl_store_t *self = (xxl_store_t *) zmalloc (sizeof (xxl_store_t));
     self->statements = zhashx_new ();
+    zhashx_set_key_hasher (self->statements, s_pointer_hash);
+    zhashx_set_key_comparator (self->statements, s_pointer_compare);
+    zhashx_set_key_duplicator (self->statements, NULL);
+    zhashx_set_key_destructor (self->statements, NULL);
     zhashx_set_destructor (self->statements, s_statement_destroy);
     if (sqlite3_open_v2 (path, &self->db,
                          SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
@@ -352,6 +377,21 @@ int
 xxl_store_in_txn (xxl_store_t *self)
 {
     return self->in_txn;
+}
+
+int
+xxl_store_exec_once (xxl_store_t *self, const char *sql, const char *fmt, ...)
+{
+    sqlite3_stmt *stmt = NULL;
+    if (sqlite3_prepare_v2 (self->db, sql, -1, &stmt, NULL) != SQLITE_OK)
+        return s_fail (self, "prepare");
+    va_list args;
+    va_start (args, fmt);
+    int rc = s_bindv (self, stmt, fmt, args);
+    va_end (args);
+    int changes = rc? -1: s_done (self, stmt);
+    sqlite3_finalize (stmt);
+    return changes;
 }
 
 int

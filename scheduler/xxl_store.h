@@ -132,6 +132,10 @@ int xxl_store_registry_expire (xxl_store_t *self, int64_t dead_before);
 //  Sets address_list of every automatic group from the registry rows.
 int xxl_store_groups_refresh (xxl_store_t *self, int64_t now);
 
+//  Statements are cached by the address of their SQL text: pass string
+//  literals (or text that lives as long as the store) to the functions
+//  below, and SQL built at run time to xxl_store_exec_once.
+//
 //  Runs sql with arguments bound by fmt ('i' int64_t, 'd' double,
 //  's' const char *, 'n' NULL) and encodes each row as a map whose keys are the column
 //  names (write them camelCase with AS).  rows_as_array: 1 writes an array
@@ -150,5 +154,7 @@ int xxl_store_ids (xxl_store_t *self, const char *sql, int64_t arg, int64_t *ids
 char *xxl_store_text (xxl_store_t *self, const char *sql, const char *fmt, ...);
 //  Runs a statement with no result rows; returns changes() or -1.
 int xxl_store_exec (xxl_store_t *self, const char *sql, const char *fmt, ...);
+//  The same for SQL built at run time: prepared, run and finalized.
+int xxl_store_exec_once (xxl_store_t *self, const char *sql, const char *fmt, ...);
 
 #endif
