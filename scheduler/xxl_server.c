@@ -1857,23 +1857,32 @@ s_api_job_start_stop (server_t *self, request_t *request, int start)
     xxl_job_free (&job);
 }
 
+//  Answers with the one row `select` (ending in "WHERE id = ?") finds for
+//  the request's id field `key`; `what` names it in the not-found error
 static void
-s_api_job_show (server_t *self, request_t *request)
+s_show_row (server_t *self, request_t *request, const char *key, const char *select,
+            const char *what)
 {
-    int64_t id = xxl_msg_int (request->msg, NULL, "jobId", 1, 1, INT64_MAX, 0);
+    int64_t id = xxl_msg_int (request->msg, NULL, key, 1, 1, INT64_MAX, 0);
     if (xxl_msg_error (request->msg)) {
         s_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
         return;
     }
     s_reply_begin (self, request);
-    int rows = xxl_store_encode (self->store, self->enc, 0, XXL_JOB_SELECT " WHERE id = ?", "i", id);
+    int rows = xxl_store_encode (self->store, self->enc, 0, select, "i", id);
     if (rows <= 0) {
         char text [64];
-        snprintf (text, sizeof text, "job %" PRId64 " not found", id);
+        snprintf (text, sizeof text, "%s %" PRId64 " not found", what, id);
         s_reply (self, request, rows < 0? XXL_FAILURE: XXL_NOT_FOUND, text);
         return;
     }
     s_reply_end (self, request);
+}
+
+static void
+s_api_job_show (server_t *self, request_t *request)
+{
+    s_show_row (self, request, "jobId", XXL_JOB_SELECT " WHERE id = ?", "job");
 }
 
 static void
@@ -2034,20 +2043,7 @@ s_api_log_list (server_t *self, request_t *request)
 static void
 s_api_log_show (server_t *self, request_t *request)
 {
-    int64_t id = xxl_msg_int (request->msg, NULL, "logId", 1, 1, INT64_MAX, 0);
-    if (xxl_msg_error (request->msg)) {
-        s_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
-        return;
-    }
-    s_reply_begin (self, request);
-    int rows = xxl_store_encode (self->store, self->enc, 0, XXL_LOG_SELECT " WHERE id = ?", "i", id);
-    if (rows <= 0) {
-        char text [64];
-        snprintf (text, sizeof text, "log %" PRId64 " not found", id);
-        s_reply (self, request, rows < 0? XXL_FAILURE: XXL_NOT_FOUND, text);
-        return;
-    }
-    s_reply_end (self, request);
+    s_show_row (self, request, "logId", XXL_LOG_SELECT " WHERE id = ?", "log");
 }
 
 //  LOG_CAT and LOG_KILL: forwarded to the agent that ran the log
