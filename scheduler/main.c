@@ -115,6 +115,8 @@ main (int argc, char *argv [])
     settings.pool_queue = s_int (NULL, config, "scheduler/pools/queue", settings.pool_queue);
     settings.probe_timeout_ms = s_int (NULL, config, "scheduler/pools/probe_timeout",
                                        settings.probe_timeout_ms);
+    settings.slow_ms = s_int (NULL, config, "scheduler/pools/slow_ms", settings.slow_ms);
+    settings.slow_count = s_int (NULL, config, "scheduler/pools/slow_count", settings.slow_count);
     settings.preread_ms = s_int (NULL, config, "scheduler/planner/preread", settings.preread_ms);
     settings.scan_ms = s_int (NULL, config, "scheduler/planner/scan", settings.scan_ms);
     settings.fail_check_ms = s_int (NULL, config, "scheduler/monitor/fail_check", settings.fail_check_ms);
@@ -135,9 +137,11 @@ main (int argc, char *argv [])
     if (settings.beat_s < 1 || settings.dead_s < settings.beat_s || settings.batch < 1
     ||  settings.preread_ms < 100 || settings.scan_ms < 10
     ||  settings.fail_check_ms < 10 || settings.retention_check_ms < 10 || settings.lost_check_ms < 10 || settings.report_ms < 10
-    ||  settings.fast_pool < 1 || settings.slow_pool < 1 || settings.probe_timeout_ms < 1) {
+    ||  settings.fast_pool < 1 || settings.slow_pool < 1 || settings.probe_timeout_ms < 1
+    ||  settings.slow_ms < 0 || settings.slow_count < 0) {
         fprintf (stderr, "xxl-scheduler: need registry/beat >= 1, registry/dead >= beat, batch >= 1,"
-                         " pools/fast, pools/slow and pools/probe_timeout >= 1, planner/preread >= 100,"
+                         " pools/fast, pools/slow and pools/probe_timeout >= 1, pools/slow_ms and slow_count >= 0,"
+                         " planner/preread >= 100,"
                          " planner/scan >= 10\n");
         return 2;
     }

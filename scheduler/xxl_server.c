@@ -462,7 +462,7 @@ s_route_row (server_t *self, const xxl_job_t *job, int64_t log_id, int64_t trigg
             task->addresses [i] = strdup (addresses [i]);
         task->count = count;
         int64_t *slow = (int64_t *) zhashx_lookup (self->slow_counts, &job->id);
-        xxl_pool_t *pool = slow && *slow > 10? self->slow_pool: self->fast_pool;
+        xxl_pool_t *pool = slow && *slow > self->config.slow_count? self->slow_pool: self->fast_pool;
         if (xxl_pool_submit (pool, &task)) {
             char text [256];
             snprintf (text, sizeof text, "trigger failed: the %s trigger pool is full (%zu queued)\n",
@@ -2501,14 +2501,14 @@ s_handle_routed (server_t *self, zmsg_t *zmsg)
             s_dispatch_row (self, log_id, address? address: "", note);
             zstr_free (&note);
             //  XXL-JOB's rule: over 500 ms more than 10 times this minute → slow pool
-            if (elapsed > 500) {
+            if (elapsed > self->config.slow_ms) {
                 int64_t *count = (int64_t *) zhashx_lookup (self->slow_counts, &job_id);
                 if (!count) {
                     count = (int64_t *) zmalloc (2 * sizeof (int64_t));
                     count [1] = job_id;
                     zhashx_insert (self->slow_counts, &count [1], count);
                 }
-                if (++*count == 11)
+                if (++*count == self->config.slow_count + 1)
                     zsys_info ("server: job %" PRId64 " is slow to trigger; it moves to the slow pool",
                                job_id);
             }
@@ -2655,6 +2655,8 @@ xxl_server_config_defaults (xxl_server_config_t *config)
     config->slow_pool = 4;
     config->pool_queue = 100000;
     config->probe_timeout_ms = 1000;
+    config->slow_ms = 500;
+    config->slow_count = 10;
     config->preread_ms = 5000;
     config->scan_ms = 1000;
     config->recovery_wait_ms = 10000;

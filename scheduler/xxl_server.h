@@ -37,6 +37,9 @@ typedef struct {
     int slow_pool;                      //  threads of the slow trigger pool
     int pool_queue;                     //  triggers a pool may hold waiting
     int probe_timeout_ms;               //  FAILOVER/BUSYOVER probe timeout
+    int slow_ms;                        //  a trigger routed slower than this is slow
+    int slow_count;                     //  slow more than this often in a minute →
+                                        //  the job moves to the slow pool (XXL-JOB: 500, 10)
     int preread_ms;                     //  planner window (XXL-JOB: 5 s)
     int scan_ms;                        //  planner scan period
     int warmup_ms;                      //  after start, planned triggers wait up to

@@ -12,6 +12,7 @@ cp "$XXL_TEST_PLUGINS/custom_router.so" "$XXL_TEST_PLUGINS/bad_router_abi.so" "$
 cat >> "$T/scheduler.cfg" <<CFG
     pools
         probe_timeout = 600
+        slow_count = 3
 CFG
 #   A frozen agent stays registered through the FAILOVER tests (it misses
 #   its beats while stopped)
@@ -87,13 +88,15 @@ check "FAILOVER skips the frozen agent" test "$(log_field "$L" executorAddress)"
 check "FAILOVER's probe results are in triggerMsg" bash -c "
     $CTL --api $API --json log show $L | jq -r .triggerMsg | grep -q 'r1'"
 # Each of these triggers waits 600 ms on the frozen agent's probe: over
-# 500 ms more than ten times in the current minute moves the job to the slow
-# pool (XXL-JOB's rule), where its triggers still succeed.  The count starts
-# again at each minute, so trigger one at a time until the job moves: within
-# 25 triggers (~15 s) at most one minute boundary passes
+# slow_ms (500) more than slow_count (here 3) times in the current minute
+# moves the job to the slow pool (XXL-JOB's rule, 10 by default), where its
+# triggers still succeed.  The count starts again at each minute, so trigger
+# one at a time until the job moves: within 10 triggers (~7 s) at most one
+# minute boundary passes, and the frozen agent is still within the 15 s
+# heartbeat timeout after which the scheduler drops its connection
 moved () { grep -q "job $FO is slow to trigger; it moves to the slow pool" "$T/scheduler.log"; }
 SLOW_OK=1
-for _ in $(seq 25); do
+for _ in $(seq 10); do
     S=$(ctl job trigger "$FO" | jq -r '.logIds[0]')
     wait_for 5 field_is "$S" triggerCode 200 || SLOW_OK=0
     moved && break
@@ -104,6 +107,8 @@ L2=$(ctl job trigger "$FO" | jq -r '.logIds[0]')
 check "on the slow pool, FAILOVER still routes around the frozen agent" \
     wait_for 10 field_is "$L2" executorAddress r2-tag
 kill -CONT "$APID_r1"
+#   Had the heartbeat timeout dropped it, r1 reconnects and registers again
+check "r1 is connected again after SIGCONT" wait_for 10 agent_registered route-app r1
 
 # BUSYOVER: r1 busy with the job; the trigger goes to an idle agent
 printf 'sleep 3\n' > "$T/sleep3.sh"
