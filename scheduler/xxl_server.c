@@ -63,6 +63,23 @@ typedef struct {
     int64_t deadline;
 } xxl_resend_t;
 
+//  A job as the planner last read it, shared by its planned triggers
+typedef struct {
+    xxl_job_t job;
+    xxl_cron_t *cron;                   //  schedule_conf parsed (CRON jobs)
+    int refs;
+} snap_t;
+
+//  A planned trigger on the timer heap: what its dispatch needs, so that
+//  firing it reads nothing from the store
+typedef struct {
+    int64_t log_id;
+    snap_t *snap;
+    int shard_index;
+    int shard_total;
+    bool sharded;                       //  the row carries executorShardingParam
+} plan_t;
+
 typedef struct {
     xxl_server_config_t config;
     zsock_t *pipe;
@@ -83,6 +100,10 @@ typedef struct {
     zhashx_t *slow_counts;              //  job id → triggers over 500 ms this minute
     int64_t slow_minute;
     xxl_timer_t *timer;                 //  planned triggers in the pre-read window
+    zhashx_t *plans;                    //  log id → plan_t of rows on the timer
+    zhashx_t *snaps;                    //  job id → snap_t of jobs due soon
+    zhashx_t *groups;                   //  group id → xxl_group_t, read at most
+    int64_t groups_until;               //  1 s ago (monotonic ms of expiry)
     int64_t next_scan;                  //  monotonic ms of the next planner scan
     zlistx_t *resends;                  //  xxl_resend_t * after a restart
     xxl_alarms_t *alarms;               //  alarm plugins and their sender thread
@@ -162,6 +183,47 @@ s_free_item (void **item)
 {
     free (*item);
     *item = NULL;
+}
+
+//  Drops one reference to a job snapshot
+static void
+s_snap_release (snap_t **snap_p)
+{
+    snap_t *snap = *snap_p;
+    if (snap && --snap->refs == 0) {
+        xxl_cron_destroy (&snap->cron);
+        xxl_job_free (&snap->job);
+        free (snap);
+    }
+    *snap_p = NULL;
+}
+
+static void
+s_snap_destructor (void **item)
+{
+    s_snap_release ((snap_t **) item);
+}
+
+static void
+s_plan_destructor (void **item)
+{
+    plan_t *plan = (plan_t *) *item;
+    if (plan) {
+        s_snap_release (&plan->snap);
+        free (plan);
+        *item = NULL;
+    }
+}
+
+static void
+s_group_destructor (void **item)
+{
+    xxl_group_t *group = (xxl_group_t *) *item;
+    if (group) {
+        xxl_group_free (group);
+        free (group);
+        *item = NULL;
+    }
 }
 
 static void
@@ -384,13 +446,31 @@ static void s_alarm_again (server_t *self, int64_t log_id);
 
 //  Sends the RUN of an existing log row to address, or, when address is
 //  NULL or not connected, finishes the row's trigger as failed.  note is
-//  the router's text for triggerMsg (may be NULL).
+//  the router's text for triggerMsg (may be NULL).  stamp > 0: a planned
+//  row fires now; its trigger_time becomes trigger_time in the same write
+//  that names the address, and nothing is sent when the row is no longer
+//  unsent (a scheduler sharing the store cancelled it).
 static void
 s_send_run (server_t *self, const xxl_job_t *job, int64_t log_id, int64_t trigger_time,
             const char *param, int shard_index, int shard_total,
-            const char *address, const char *note)
+            const char *address, const char *note, int64_t stamp)
 {
     char why [512] = "";
+    size_t rid_size;
+    if (stamp > 0) {
+        int changed = address && xxl_registry_route (self->registry, address, &rid_size)
+            ? xxl_store_exec (self->store,
+                  "UPDATE xxl_job_log SET trigger_time = ?, executor_address = ?"
+                  " WHERE id = ? AND trigger_code = 0", "isi", stamp, address, log_id)
+            : xxl_store_exec (self->store,
+                  "UPDATE xxl_job_log SET trigger_time = ? WHERE id = ? AND trigger_code = 0",
+                  "ii", stamp, log_id);
+        if (changed < 0)
+            zsys_error ("server: cannot fire log %" PRId64 ": %s", log_id,
+                        xxl_store_error (self->store));
+        if (changed != 1)
+            return;
+    }
     pending_t *pending = address? s_agent_request (self, address, "RUN", PENDING_RUN,
                                                    self->config.run_timeout_ms, why, sizeof why)
                                 : NULL;
@@ -421,8 +501,9 @@ s_send_run (server_t *self, const xxl_job_t *job, int64_t log_id, int64_t trigge
     xxl_enc_kint (enc, "broadcastTotal", shard_total);
     s_agent_send (self, pending);
     //  Where it went: a restart re-sends a row with an address but no code
-    xxl_store_exec (self->store, "UPDATE xxl_job_log SET executor_address = ? WHERE id = ?",
-                    "si", address, log_id);
+    if (stamp <= 0)
+        xxl_store_exec (self->store, "UPDATE xxl_job_log SET executor_address = ? WHERE id = ?",
+                        "si", address, log_id);
 }
 
 //  Routes one log row and sends its RUN; a probing router runs on a pool
@@ -430,17 +511,17 @@ s_send_run (server_t *self, const xxl_job_t *job, int64_t log_id, int64_t trigge
 static void
 s_route_row (server_t *self, const xxl_job_t *job, int64_t log_id, int64_t trigger_time,
              const char *param, int shard_index, int shard_total, int broadcast,
-             const char *const *addresses, size_t count)
+             const char *const *addresses, size_t count, int64_t stamp)
 {
     if (count == 0) {
         s_send_run (self, job, log_id, trigger_time, param, shard_index, shard_total, NULL,
-                    "trigger failed: the address list is empty\n");
+                    "trigger failed: the address list is empty\n", stamp);
         return;
     }
     if (broadcast) {
         const char *address = addresses [shard_index < (int) count? shard_index: 0];
         s_send_run (self, job, log_id, trigger_time, param, shard_index, shard_total,
-                    address, NULL);
+                    address, NULL, stamp);
         return;
     }
     const char *name = job->executor_route_strategy;
@@ -449,10 +530,15 @@ s_route_row (server_t *self, const xxl_job_t *job, int64_t log_id, int64_t trigg
         char text [512];
         snprintf (text, sizeof text, "trigger failed: route %s is not loaded on this scheduler\n",
                   name);
-        s_send_run (self, job, log_id, trigger_time, param, shard_index, shard_total, NULL, text);
+        s_send_run (self, job, log_id, trigger_time, param, shard_index, shard_total, NULL, text,
+                    stamp);
         return;
     }
     if (router->flags & XXL_ROUTER_PROBES) {
+        if (stamp > 0
+        &&  xxl_store_exec (self->store, "UPDATE xxl_job_log SET trigger_time = ?"
+                            " WHERE id = ? AND trigger_code = 0", "ii", stamp, log_id) != 1)
+            return;
         xxl_route_task_t *task = (xxl_route_task_t *) zmalloc (sizeof (xxl_route_task_t));
         task->log_id = log_id;
         task->job_id = job->id;
@@ -468,7 +554,7 @@ s_route_row (server_t *self, const xxl_job_t *job, int64_t log_id, int64_t trigg
             snprintf (text, sizeof text, "trigger failed: the %s trigger pool is full (%zu queued)\n",
                       pool == self->slow_pool? "slow": "fast", xxl_pool_queued (pool));
             s_send_run (self, job, log_id, trigger_time, param, shard_index, shard_total,
-                        NULL, text);
+                        NULL, text, stamp);
             xxl_route_task_destroy (&task);
         }
         return;
@@ -479,7 +565,7 @@ s_route_row (server_t *self, const xxl_job_t *job, int64_t log_id, int64_t trigg
     if (index < 0 && !*text)
         snprintf (text, sizeof text, "trigger failed: route %s chose no address\n", name);
     s_send_run (self, job, log_id, trigger_time, param, shard_index, shard_total,
-                index >= 0 && (size_t) index < count? addresses [index]: NULL, text);
+                index >= 0 && (size_t) index < count? addresses [index]: NULL, text, stamp);
 }
 
 //  Reads "i/n" into index and total (0/1 when absent or malformed)
@@ -495,6 +581,29 @@ s_shard_of (const char *text, int *index, int *total)
     }
 }
 
+//  A group as read from the store at most a second ago (groups change
+//  rarely; the API's group writes empty the cache at once), or NULL when
+//  absent.  The group is borrowed until the cache is next emptied.
+static const xxl_group_t *
+s_group_cached (server_t *self, int64_t id)
+{
+    int64_t now = zclock_mono ();
+    if (now >= self->groups_until) {
+        zhashx_purge (self->groups);
+        self->groups_until = now + 1000;
+    }
+    xxl_group_t *group = (xxl_group_t *) zhashx_lookup (self->groups, &id);
+    if (!group) {
+        group = (xxl_group_t *) zmalloc (sizeof (xxl_group_t));
+        if (xxl_store_group_load (self->store, id, group)) {
+            free (group);
+            return NULL;
+        }
+        zhashx_insert (self->groups, &group->id, group);
+    }
+    return group;
+}
+
 //  The addresses a job's triggers go to: its group's manual list or the
 //  registry's live list.  *manual receives an array to free with
 //  s_free_addresses (NULL for the registry's, which is borrowed).
@@ -504,17 +613,16 @@ s_job_addresses (server_t *self, const xxl_job_t *job, const char *const **addre
 {
     *manual = NULL;
     *addresses = NULL;
-    xxl_group_t group;
-    if (xxl_store_group_load (self->store, job->job_group, &group))
+    const xxl_group_t *group = s_group_cached (self, job->job_group);
+    if (!group)
         return 0;
     size_t count;
-    if (group.address_type == 1) {
-        count = s_split_addresses (group.address_list, manual);
+    if (group->address_type == 1) {
+        count = s_split_addresses (group->address_list, manual);
         *addresses = (const char *const *) *manual;
     }
     else
-        count = xxl_registry_addresses (self->registry, group.app_name, addresses);
-    xxl_group_free (&group);
+        count = xxl_registry_addresses (self->registry, group->app_name, addresses);
     return count;
 }
 
@@ -545,14 +653,14 @@ s_dispatch_row (server_t *self, int64_t log_id, const char *address, const char 
     }
     if (address)
         s_send_run (self, &job, log_id, log.trigger_time, log.executor_param, index, total,
-                    *address? address: NULL, note);
+                    *address? address: NULL, note, 0);
     else {
         const char *const *addresses;
         char **manual;
         size_t count = s_job_addresses (self, &job, &addresses, &manual);
         s_route_row (self, &job, log_id, log.trigger_time, log.executor_param, index, total,
                      xxl_routers_is_broadcast (self->routers, job.executor_route_strategy)
-                     && *log.executor_sharding_param, addresses, count);
+                     && *log.executor_sharding_param, addresses, count, 0);
         if (manual)
             s_free_addresses (manual, count);
     }
@@ -635,7 +743,7 @@ s_trigger (server_t *self, const xxl_job_t *job, const trigger_args_t *args,
         made++;
         if (!args->defer)
             s_route_row (self, job, log.id, now, param, index, total, broadcast,
-                         addresses, count);
+                         addresses, count, 0);
     }
     if (manual)
         s_free_addresses (manual, count);
@@ -869,6 +977,9 @@ s_waiting_add (server_t *self, int64_t job_id)
 static void
 s_plan_forget (server_t *self, int64_t job_id)
 {
+    //  Plans of these rows stay on the timer; when due, their row is gone
+    //  and s_send_run sends nothing
+    zhashx_delete (self->snaps, &job_id);
     xxl_store_exec (self->store,
         "DELETE FROM xxl_job_log WHERE job_id = ? AND trigger_code = 0"
         " AND executor_address IS NULL AND schedule_time IS NOT NULL", "i", job_id);
@@ -895,8 +1006,9 @@ s_fix_delay_release (server_t *self, int64_t log_id, int64_t now)
 }
 
 //  Writes one planned trigger; due ones go now, the others on the timer
+//  with what their dispatch needs (plan_t)
 static void
-s_plan_fire (server_t *self, const xxl_job_t *job, const char *type, int64_t planned,
+s_plan_fire (server_t *self, snap_t *snap, const char *type, int64_t planned,
              int64_t fire_at, int64_t now)
 {
     //  While agents reconnect after a start, everything goes by the timer,
@@ -906,21 +1018,45 @@ s_plan_fire (server_t *self, const xxl_job_t *job, const char *type, int64_t pla
                             .shard_index = -1, .shard_total = -1,
                             .schedule_time = planned, .defer = fire_at > now || warming };
     int64_t ids [1024];
-    int made = s_trigger (self, job, &args, ids, 1024);
+    int made = s_trigger (self, &snap->job, &args, ids, 1024);
     if (made < 0) {
         //  (jobId, scheduleTime) exists: another scheduler or an earlier
         //  turn planned it already
         return;
     }
-    if (args.defer)
-        for (int i = 0; i < made && i < 1024; i++)
-            xxl_timer_push (self->timer, fire_at, ids [i]);
+    if (!args.defer)
+        return;
+    bool sharded = xxl_routers_is_broadcast (self->routers, snap->job.executor_route_strategy);
+    for (int i = 0; i < made && i < 1024; i++) {
+        plan_t *plan = (plan_t *) zmalloc (sizeof (plan_t));
+        plan->log_id = ids [i];
+        plan->snap = snap;
+        snap->refs++;
+        plan->sharded = sharded;
+        plan->shard_index = i;
+        plan->shard_total = made;
+        zhashx_update (self->plans, &plan->log_id, plan);
+        xxl_timer_push (self->timer, fire_at, ids [i]);
+    }
+}
+
+//  Next fire time of a snapshot's job strictly after `after`, or -1
+static int64_t
+s_snap_next (snap_t *snap, int64_t after, char *why, size_t whylen)
+{
+    if (!snap->cron)
+        return s_next_time (&snap->job, after, why, whylen);
+    int64_t next = xxl_cron_next (snap->cron, after);
+    if (next < 0)
+        snprintf (why, whylen, "the cron expression has no time after %" PRId64, after);
+    return next;
 }
 
 //  Plans one job up to now + pre-read; saves its next time
 static void
-s_plan_job (server_t *self, xxl_job_t *job, int64_t now)
+s_plan_job (server_t *self, snap_t *snap, int64_t now)
 {
+    xxl_job_t *job = &snap->job;
     int64_t window = now + self->config.preread_ms;
     int64_t next = job->trigger_next_time;
     int64_t last = job->trigger_last_time;
@@ -931,15 +1067,15 @@ s_plan_job (server_t *self, xxl_job_t *job, int64_t now)
         if (now > planned + self->config.preread_ms) {
             //  Misfire: too late to fire as planned
             if (streq (job->misfire_strategy, "FIRE_ONCE_NOW"))
-                s_plan_fire (self, job, "MISFIRE", planned, now, now);
+                s_plan_fire (self, snap, "MISFIRE", planned, now, now);
             else
                 zsys_info ("planner: job %" PRId64 " misfired at %" PRId64 " (%" PRId64
                            " ms late); DO_NOTHING", job->id, planned, now - planned);
-            next = s_next_time (job, now, why, sizeof why);
+            next = s_snap_next (snap, now, why, sizeof why);
         }
         else {
-            s_plan_fire (self, job, "CRON", planned, planned, now);
-            next = s_next_time (job, planned, why, sizeof why);
+            s_plan_fire (self, snap, "CRON", planned, planned, now);
+            next = s_snap_next (snap, planned, why, sizeof why);
         }
         last = planned;
         if (streq (job->schedule_type, "FIX_DELAY")) {
@@ -955,36 +1091,73 @@ s_plan_job (server_t *self, xxl_job_t *job, int64_t now)
         xxl_store_exec (self->store,
             "UPDATE xxl_job_info SET trigger_status = 0, trigger_last_time = ?,"
             " trigger_next_time = 0 WHERE id = ?", "ii", last, job->id);
+        job->trigger_status = 0;
         return;
     }
+    job->trigger_last_time = last;
+    job->trigger_next_time = next;
     xxl_store_exec (self->store,
         "UPDATE xxl_job_info SET trigger_last_time = ?, trigger_next_time = ? WHERE id = ?",
         "iii", last, next, job->id);
+}
+
+//  The planner's snapshot of job id, read again when the job changed
+//  since (update_time differs); NULL when the job is gone
+static snap_t *
+s_snap_get (server_t *self, int64_t id, int64_t update_time)
+{
+    snap_t *snap = (snap_t *) zhashx_lookup (self->snaps, &id);
+    if (snap && snap->job.update_time == update_time)
+        return snap;
+    zhashx_delete (self->snaps, &id);
+    snap = (snap_t *) zmalloc (sizeof (snap_t));
+    if (xxl_store_job_load (self->store, id, &snap->job)) {
+        free (snap);
+        return NULL;
+    }
+    if (streq (snap->job.schedule_type, "CRON"))
+        snap->cron = xxl_cron_new (snap->job.schedule_conf, snap->job.timezone, NULL, 0);
+    snap->refs = 1;                     //  the cache's
+    zhashx_insert (self->snaps, &snap->job.id, snap);
+    return snap;
 }
 
 static void
 s_plan_scan (server_t *self)
 {
     int64_t now = s_now ();
-    int64_t ids [4096];
     size_t count = 0;
-    //  The schedule lock: one writer at a time (BEGIN IMMEDIATE holds it)
-    xxl_store_ids (self->store,
-        "SELECT id FROM xxl_job_info WHERE trigger_status = 1 AND trigger_next_time <= ?"
+    //  The schedule lock: one writer at a time (BEGIN IMMEDIATE holds it).
+    //  id, update_time, trigger_next_time, trigger_last_time per row
+    int64_t *rows = (int64_t *) malloc (4096 * 4 * sizeof (int64_t));
+    if (!rows)
+        return;
+    xxl_store_int_rows (self->store,
+        "SELECT id, update_time, trigger_next_time, trigger_last_time FROM xxl_job_info"
+        " WHERE trigger_status = 1 AND trigger_next_time <= ?"
         " ORDER BY trigger_next_time LIMIT 4096", now + self->config.preread_ms,
-        ids, 4096, &count);
+        rows, 4, 4096, &count);
     for (size_t i = 0; i < count; i++) {
-        xxl_job_t job;
-        if (xxl_store_job_load (self->store, ids [i], &job) == 0) {
-            s_plan_job (self, &job, now);
-            xxl_job_free (&job);
-        }
+        int64_t *row = rows + i * 4;
+        snap_t *snap = s_snap_get (self, row [0], row [1]);
+        if (!snap)
+            continue;
+        snap->job.trigger_status = 1;
+        snap->job.trigger_next_time = row [2];
+        snap->job.trigger_last_time = row [3];
+        s_plan_job (self, snap, now);
+        //  Keep only jobs that fire again soon; the rest are read again
+        if (snap->job.trigger_status != 1
+        ||  snap->job.trigger_next_time > now + 2 * self->config.preread_ms)
+            zhashx_delete (self->snaps, &row [0]);
     }
+    free (rows);
     //  A full batch means more are due: scan again at once
     self->next_scan = count == 4096? 0: zclock_mono () + self->config.scan_ms;
 }
 
 //  1 when the job of a log row has an address to go to now
+static bool s_job_has_agents (server_t *self, const xxl_job_t *job);
 static bool
 s_row_has_agents (server_t *self, int64_t log_id)
 {
@@ -993,9 +1166,34 @@ s_row_has_agents (server_t *self, int64_t log_id)
     xxl_job_t job;
     if (job_id <= 0 || xxl_store_job_load (self->store, job_id, &job))
         return true;                    //  let dispatch say what is wrong
+    bool connected = s_job_has_agents (self, &job);
+    xxl_job_free (&job);
+    return connected;
+}
+
+//  Fires one planned row from its plan: routes it against the live
+//  registry and sends its RUN, reading nothing from the store
+static void
+s_plan_dispatch (server_t *self, plan_t *plan)
+{
+    const xxl_job_t *job = &plan->snap->job;
     const char *const *addresses;
     char **manual;
-    size_t count = s_job_addresses (self, &job, &addresses, &manual);
+    size_t count = s_job_addresses (self, job, &addresses, &manual);
+    int64_t stamp = s_now ();
+    s_route_row (self, job, plan->log_id, stamp, job->executor_param, plan->shard_index,
+                 plan->shard_total, plan->sharded, addresses, count, stamp);
+    if (manual)
+        s_free_addresses (manual, count);
+}
+
+//  1 when a job has an address connected now
+static bool
+s_job_has_agents (server_t *self, const xxl_job_t *job)
+{
+    const char *const *addresses;
+    char **manual;
+    size_t count = s_job_addresses (self, job, &addresses, &manual);
     bool connected = false;
     for (size_t i = 0; i < count && !connected; i++) {
         size_t size;
@@ -1003,11 +1201,12 @@ s_row_has_agents (server_t *self, int64_t log_id)
     }
     if (manual)
         s_free_addresses (manual, count);
-    xxl_job_free (&job);
     return connected;
 }
 
-//  Sends the planned rows whose time has come
+//  Sends the planned rows whose time has come: at most XXL_DUE_BATCH a
+//  turn, so that agents' answers are read in between
+#define XXL_DUE_BATCH 4096
 static void
 s_plan_due (server_t *self)
 {
@@ -1015,16 +1214,24 @@ s_plan_due (server_t *self)
     int64_t log_id;
     bool warming = zclock_mono () < self->warm_until;
     zlistx_t *held = NULL;
-    while (xxl_timer_pop_due (self->timer, now, &log_id, NULL) == 0) {
-        if (warming && !s_row_has_agents (self, log_id)) {
+    int budget = XXL_DUE_BATCH;
+    while (budget-- > 0 && xxl_timer_pop_due (self->timer, now, &log_id, NULL) == 0) {
+        plan_t *plan = (plan_t *) zhashx_lookup (self->plans, &log_id);
+        if (warming && !(plan? s_job_has_agents (self, &plan->snap->job)
+                             : s_row_has_agents (self, log_id))) {
             if (!held)
                 held = zlistx_new ();
             zlistx_add_end (held, (void *) (intptr_t) log_id);
             continue;
         }
-        //  A job stopped after planning: its unsent rows were deleted, and
-        //  s_dispatch_row finds nothing
-        s_dispatch_row (self, log_id, NULL, NULL);
+        //  A job stopped after planning: its unsent rows were deleted with
+        //  their plans, and s_dispatch_row finds nothing
+        if (plan) {
+            s_plan_dispatch (self, plan);
+            zhashx_delete (self->plans, &log_id);
+        }
+        else
+            s_dispatch_row (self, log_id, NULL, NULL);
     }
     if (held) {
         for (void *item = zlistx_first (held); item; item = zlistx_next (held))
@@ -1669,6 +1876,7 @@ s_api_group_update (server_t *self, request_t *request)
         }
         else {
             group.update_time = s_now ();
+            self->groups_until = 0;
             if (xxl_store_group_update (self->store, &group))
                 s_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
             else
@@ -1685,6 +1893,7 @@ s_api_group_rm (server_t *self, request_t *request)
     xxl_group_t group;
     if (s_group_from_request (self, request, &group))
         return;
+    self->groups_until = 0;
     int64_t jobs = xxl_store_group_jobs (self->store, group.id);
     if (jobs != 0) {
         char text [128];
@@ -2688,6 +2897,9 @@ s_server_destroy (server_t **self_p)
     xxl_routers_destroy (&self->routers);
     zhashx_destroy (&self->slow_counts);
     zhashx_destroy (&self->waiting);
+    zhashx_destroy (&self->plans);
+    zhashx_destroy (&self->snaps);
+    zhashx_destroy (&self->groups);
     zsock_destroy (&self->api);
     zsock_destroy (&self->agents);
     zlistx_destroy (&self->api_out);
@@ -2767,6 +2979,19 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     zhashx_set_key_duplicator (self->waiting, NULL);
     zhashx_set_key_destructor (self->waiting, NULL);
     zhashx_set_destructor (self->waiting, s_free_item);
+    self->plans = zhashx_new ();
+    self->snaps = zhashx_new ();
+    self->groups = zhashx_new ();
+    zhashx_t *maps [] = { self->plans, self->snaps, self->groups };
+    zhashx_destructor_fn *destructors [] = { s_plan_destructor, s_snap_destructor,
+                                             s_group_destructor };
+    for (size_t i = 0; i < 3; i++) {
+        zhashx_set_key_hasher (maps [i], s_id_hash);
+        zhashx_set_key_comparator (maps [i], s_id_compare);
+        zhashx_set_key_duplicator (maps [i], NULL);
+        zhashx_set_key_destructor (maps [i], NULL);
+        zhashx_set_destructor (maps [i], destructors [i]);
+    }
     self->timer = xxl_timer_new ();
     self->resends = zlistx_new ();
     zlistx_set_destructor (self->resends, s_resend_destroy);
@@ -2997,12 +3222,6 @@ xxl_server_actor (zsock_t *pipe, void *args)
             s_alarm_results (self);
         if (s_now () / 60000 != self->slow_minute) {
             self->slow_minute = s_now () / 60000;
-    self->waiting = zhashx_new ();
-    zhashx_set_key_hasher (self->waiting, s_id_hash);
-    zhashx_set_key_comparator (self->waiting, s_id_compare);
-    zhashx_set_key_duplicator (self->waiting, NULL);
-    zhashx_set_key_destructor (self->waiting, NULL);
-    zhashx_set_destructor (self->waiting, s_free_item);
             zhashx_purge (self->slow_counts);
         }
         now = zclock_mono ();

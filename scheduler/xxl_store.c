@@ -469,6 +469,24 @@ xxl_store_ids (xxl_store_t *self, const char *sql, int64_t arg, int64_t *ids,
 }
 
 int
+xxl_store_int_rows (xxl_store_t *self, const char *sql, int64_t arg, int64_t *cells,
+                    size_t columns, size_t max_rows, size_t *count)
+{
+    *count = 0;
+    sqlite3_stmt *stmt = s_prepare (self, sql);
+    if (!stmt || s_bind (self, stmt, "i", arg))
+        return -1;
+    int rc;
+    while (*count < max_rows && (rc = sqlite3_step (stmt)) == SQLITE_ROW) {
+        for (size_t c = 0; c < columns; c++)
+            cells [*count * columns + c] = sqlite3_column_int64 (stmt, (int) c);
+        (*count)++;
+    }
+    sqlite3_reset (stmt);
+    return 0;
+}
+
+int
 xxl_store_encode (xxl_store_t *self, xxl_enc_t *enc, int rows_as_array,
                   const char *sql, const char *fmt, ...)
 {

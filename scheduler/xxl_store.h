@@ -149,6 +149,10 @@ int64_t xxl_store_scalar (xxl_store_t *self, const char *sql, const char *fmt, .
 //  column; fills up to max into ids and *count.  0 or -1.
 int xxl_store_ids (xxl_store_t *self, const char *sql, int64_t arg, int64_t *ids,
                    size_t max, size_t *count);
+//  The same with several integer columns: row r, column c goes to
+//  cells [r * columns + c]; up to max_rows rows.  0 or -1.
+int xxl_store_int_rows (xxl_store_t *self, const char *sql, int64_t arg, int64_t *cells,
+                        size_t columns, size_t max_rows, size_t *count);
 //  Runs a statement returning one text value; a new string, or NULL when
 //  there is no row, the value is NULL, or on error.
 char *xxl_store_text (xxl_store_t *self, const char *sql, const char *fmt, ...);
