@@ -51,6 +51,8 @@ typedef struct {
     int64_t deadline;
     char *address;
     char *note;                         //  router text for the RUN's triggerMsg
+    int64_t presumed;                   //  RUN: characters of the "code: 200"
+                                        //  section written ahead into triggerMsg
     bool gone;                          //  the send failed: the agent is gone
     zframe_t *client;                   //  client routing id (LOG/KILL forwards, probes)
     uint64_t client_id;                 //  the client's request id
@@ -62,6 +64,13 @@ typedef struct {
     char *address;
     int64_t deadline;
 } xxl_resend_t;
+
+//  A RUN the agent accepted whose trigger_code is not written yet: the
+//  callback usually comes first and writes both in one statement
+typedef struct {
+    int64_t log_id;                     //  0 once the callback wrote it
+    int64_t at;                         //  monotonic ms of the answer
+} accepted_t;
 
 //  A job as the planner last read it, shared by its planned triggers
 typedef struct {
@@ -102,6 +111,9 @@ typedef struct {
     xxl_timer_t *timer;                 //  planned triggers in the pre-read window
     zhashx_t *plans;                    //  log id → plan_t of rows on the timer
     zhashx_t *snaps;                    //  job id → snap_t of jobs due soon
+    zlistx_t *accepted;                 //  accepted_t, oldest first
+    zhashx_t *accepted_ids;             //  log id → accepted_t (not owned)
+    int64_t next_log_id;                //  next log id to hand out this turn (0: read it)
     zhashx_t *groups;                   //  group id → xxl_group_t, read at most
     int64_t groups_until;               //  1 s ago (monotonic ms of expiry)
     int64_t next_scan;                  //  monotonic ms of the next planner scan
@@ -444,12 +456,87 @@ static int s_child_cycle (server_t *self, int64_t job_id, const char *children, 
                           size_t pathlen, int depth);
 static void s_alarm_again (server_t *self, int64_t log_id);
 
+//  The id of the next log row this turn writes (0 when the store cannot
+//  say: the row then takes AUTOINCREMENT's).  Read once per turn, inside
+//  the write transaction; every log row goes through here.
+static int64_t
+s_next_log_id (server_t *self)
+{
+    if (self->next_log_id <= 0)
+        self->next_log_id = xxl_store_log_next_id (self->store);
+    return self->next_log_id > 0? self->next_log_id++: 0;
+}
+
+//  Remembers that the agent accepted log_id's RUN; the callback, or
+//  s_accepted_flush after XXL_ACCEPTED_MS, writes trigger_code 200
+#define XXL_ACCEPTED_MS 500
+static void
+s_accepted_add (server_t *self, int64_t log_id)
+{
+    if (zhashx_lookup (self->accepted_ids, &log_id))
+        return;
+    accepted_t *item = (accepted_t *) zmalloc (sizeof (accepted_t));
+    item->log_id = log_id;
+    item->at = zclock_mono ();
+    zlistx_add_end (self->accepted, item);
+    zhashx_insert (self->accepted_ids, &item->log_id, item);
+}
+
+//  The callback of log_id wrote its trigger_code with its result
+static void
+s_accepted_forget (server_t *self, int64_t log_id)
+{
+    accepted_t *item = (accepted_t *) zhashx_lookup (self->accepted_ids, &log_id);
+    if (item) {
+        zhashx_delete (self->accepted_ids, &log_id);
+        item->log_id = 0;
+    }
+}
+
+//  Writes trigger_code 200 of runs accepted before `before` (monotonic ms)
+//  whose callback has not come
+static void
+s_accepted_flush (server_t *self, int64_t before)
+{
+    accepted_t *item;
+    while ((item = (accepted_t *) zlistx_first (self->accepted)) && item->at < before) {
+        if (item->log_id) {
+            xxl_store_exec (self->store, "UPDATE xxl_job_log SET trigger_code = 200"
+                            " WHERE id = ? AND trigger_code = 0", "i", item->log_id);
+            zhashx_delete (self->accepted_ids, &item->log_id);
+        }
+        zlistx_delete (self->accepted, zlistx_cursor (self->accepted));
+    }
+}
+
+//  The triggerMsg section of an agent's answer to a RUN (a new string)
+static char *
+s_section (const char *note, const char *address, int code, const char *msg)
+{
+    return zsys_sprintf ("\n>>>>>>>>>>> Trigger <<<<<<<<<<<\n%saddress: %s\ncode: %d\nmsg: %s\n",
+                         note? note: "", address, code, msg && *msg? msg: "null");
+}
+
+//  Characters (not bytes) of UTF-8 text, as SQLite's length() counts them
+static int64_t
+s_chars (const char *text)
+{
+    int64_t chars = 0;
+    for (const unsigned char *c = (const unsigned char *) text; *c; c++)
+        chars += (*c & 0xC0) != 0x80;
+    return chars;
+}
+
 //  Sends the RUN of an existing log row to address, or, when address is
 //  NULL or not connected, finishes the row's trigger as failed.  note is
-//  the router's text for triggerMsg (may be NULL).  stamp > 0: a planned
-//  row fires now; its trigger_time becomes trigger_time in the same write
-//  that names the address, and nothing is sent when the row is no longer
-//  unsent (a scheduler sharing the store cancelled it).
+//  the router's text for triggerMsg (may be NULL).  The row's triggerMsg
+//  gets the section of an accepting answer ahead of it; s_run_done
+//  rewrites it only when the answer is another.  stamp:
+//  0   the row is written with the address and section here;
+//  -1  the row was inserted with both already (s_trigger);
+//  >0  a planned row fires now: its trigger_time becomes stamp in the same
+//      write, and nothing is sent when the row is no longer unsent (a
+//      scheduler sharing the store cancelled it).
 static void
 s_send_run (server_t *self, const xxl_job_t *job, int64_t log_id, int64_t trigger_time,
             const char *param, int shard_index, int shard_total,
@@ -457,34 +544,51 @@ s_send_run (server_t *self, const xxl_job_t *job, int64_t log_id, int64_t trigge
 {
     char why [512] = "";
     size_t rid_size;
-    if (stamp > 0) {
-        int changed = address && xxl_registry_route (self->registry, address, &rid_size)
+    bool connected = address && xxl_registry_route (self->registry, address, &rid_size);
+    char *section = connected? s_section (note, address, XXL_OK, NULL): NULL;
+    int changed = 1;
+    if (stamp > 0)
+        changed = connected
             ? xxl_store_exec (self->store,
-                  "UPDATE xxl_job_log SET trigger_time = ?, executor_address = ?"
-                  " WHERE id = ? AND trigger_code = 0", "isi", stamp, address, log_id)
+                  "UPDATE xxl_job_log SET trigger_time = ?, executor_address = ?,"
+                  " trigger_msg = COALESCE(trigger_msg, '') || ? WHERE id = ? AND trigger_code = 0",
+                  "issi", stamp, address, section, log_id)
             : xxl_store_exec (self->store,
                   "UPDATE xxl_job_log SET trigger_time = ? WHERE id = ? AND trigger_code = 0",
                   "ii", stamp, log_id);
-        if (changed < 0)
-            zsys_error ("server: cannot fire log %" PRId64 ": %s", log_id,
-                        xxl_store_error (self->store));
-        if (changed != 1)
-            return;
+    else
+    if (stamp == 0 && connected)
+        //  Where it went: a restart re-sends a row with an address but no code
+        changed = xxl_store_exec (self->store,
+            "UPDATE xxl_job_log SET executor_address = ?,"
+            " trigger_msg = COALESCE(trigger_msg, '') || ? WHERE id = ?",
+            "ssi", address, section, log_id);
+    if (changed < 0)
+        zsys_error ("server: cannot fire log %" PRId64 ": %s", log_id,
+                    xxl_store_error (self->store));
+    if (changed != 1) {
+        zstr_free (&section);
+        return;
     }
-    pending_t *pending = address? s_agent_request (self, address, "RUN", PENDING_RUN,
-                                                   self->config.run_timeout_ms, why, sizeof why)
-                                : NULL;
+    pending_t *pending = connected? s_agent_request (self, address, "RUN", PENDING_RUN,
+                                                     self->config.run_timeout_ms, why, sizeof why)
+                                  : NULL;
     if (!pending) {
+        if (address && !*why)
+            snprintf (why, sizeof why, "agent '%s' is not connected to this scheduler", address);
         char *text = zsys_sprintf ("\n>>>>>>>>>>> Trigger <<<<<<<<<<<\n%s%s%s%s%s\n",
                                    note? note: "", address? "address: ": "",
                                    address? address: "", address? "\n": "", why);
         xxl_store_log_trigger_done (self->store, log_id, XXL_CODE_FAIL, address, text);
         zstr_free (&text);
+        zstr_free (&section);
         s_fix_delay_release (self, log_id, s_now ());
         return;
     }
     pending->log_id = log_id;
     pending->note = note && *note? strdup (note): NULL;
+    pending->presumed = s_chars (section);
+    zstr_free (&section);
     xxl_enc_t *enc = self->enc;
     xxl_enc_kint (enc, "jobId", job->id);
     xxl_enc_kstr (enc, "executorHandler", job->executor_handler);
@@ -500,72 +604,97 @@ s_send_run (server_t *self, const xxl_job_t *job, int64_t log_id, int64_t trigge
     xxl_enc_kint (enc, "broadcastIndex", shard_index);
     xxl_enc_kint (enc, "broadcastTotal", shard_total);
     s_agent_send (self, pending);
-    //  Where it went: a restart re-sends a row with an address but no code
-    if (stamp <= 0)
-        xxl_store_exec (self->store, "UPDATE xxl_job_log SET executor_address = ? WHERE id = ?",
-                        "si", address, log_id);
+}
+
+typedef enum { ROUTE_ADDRESS, ROUTE_NONE, ROUTE_POOL } route_pick_t;
+
+//  Picks the address of one row without probing: ROUTE_ADDRESS with
+//  *address (borrowed from addresses), ROUTE_NONE with the reason in note,
+//  or ROUTE_POOL for a probing router (s_route_pool routes it off the
+//  loop).  note receives the router's text for triggerMsg.
+static route_pick_t
+s_route_pick (server_t *self, const xxl_job_t *job, int64_t log_id, int shard_index,
+              int broadcast, const char *const *addresses, size_t count,
+              const char **address, char *note, size_t notelen)
+{
+    *address = NULL;
+    *note = 0;
+    if (count == 0) {
+        snprintf (note, notelen, "trigger failed: the address list is empty\n");
+        return ROUTE_NONE;
+    }
+    if (broadcast) {
+        *address = addresses [shard_index < (int) count? shard_index: 0];
+        return ROUTE_ADDRESS;
+    }
+    const char *name = job->executor_route_strategy;
+    const xxl_router_t *router = xxl_routers_find (self->routers, name);
+    if (!router) {
+        snprintf (note, notelen, "trigger failed: route %s is not loaded on this scheduler\n",
+                  name);
+        return ROUTE_NONE;
+    }
+    if (router->flags & XXL_ROUTER_PROBES)
+        return ROUTE_POOL;
+    int index = xxl_routers_route (self->routers, name, job->id, log_id, addresses, count,
+                                   NULL, note, notelen);
+    if (index >= 0 && (size_t) index < count) {
+        *address = addresses [index];
+        return ROUTE_ADDRESS;
+    }
+    if (!*note)
+        snprintf (note, notelen, "trigger failed: route %s chose no address\n", name);
+    return ROUTE_NONE;
+}
+
+//  Hands a row of a probing router to a trigger pool; its RUN goes when
+//  the ROUTED result comes back (s_handle_routed)
+static void
+s_route_pool (server_t *self, const xxl_job_t *job, int64_t log_id, int64_t trigger_time,
+              const char *param, int shard_index, int shard_total,
+              const char *const *addresses, size_t count, int64_t stamp)
+{
+    if (stamp > 0
+    &&  xxl_store_exec (self->store, "UPDATE xxl_job_log SET trigger_time = ?"
+                        " WHERE id = ? AND trigger_code = 0", "ii", stamp, log_id) != 1)
+        return;
+    xxl_route_task_t *task = (xxl_route_task_t *) zmalloc (sizeof (xxl_route_task_t));
+    task->log_id = log_id;
+    task->job_id = job->id;
+    task->route = strdup (job->executor_route_strategy);
+    task->addresses = (char **) calloc (count, sizeof (char *));
+    for (size_t i = 0; i < count; i++)
+        task->addresses [i] = strdup (addresses [i]);
+    task->count = count;
+    int64_t *slow = (int64_t *) zhashx_lookup (self->slow_counts, &job->id);
+    xxl_pool_t *pool = slow && *slow > self->config.slow_count? self->slow_pool: self->fast_pool;
+    if (xxl_pool_submit (pool, &task)) {
+        char text [256];
+        snprintf (text, sizeof text, "trigger failed: the %s trigger pool is full (%zu queued)\n",
+                  pool == self->slow_pool? "slow": "fast", xxl_pool_queued (pool));
+        s_send_run (self, job, log_id, trigger_time, param, shard_index, shard_total,
+                    NULL, text, stamp > 0? 0: stamp);
+        xxl_route_task_destroy (&task);
+    }
 }
 
 //  Routes one log row and sends its RUN; a probing router runs on a pool
-//  and the RUN goes when its ROUTED result comes back.
+//  and the RUN goes when its ROUTED result comes back.  stamp as for
+//  s_send_run (never -1 here).
 static void
 s_route_row (server_t *self, const xxl_job_t *job, int64_t log_id, int64_t trigger_time,
              const char *param, int shard_index, int shard_total, int broadcast,
              const char *const *addresses, size_t count, int64_t stamp)
 {
-    if (count == 0) {
-        s_send_run (self, job, log_id, trigger_time, param, shard_index, shard_total, NULL,
-                    "trigger failed: the address list is empty\n", stamp);
-        return;
-    }
-    if (broadcast) {
-        const char *address = addresses [shard_index < (int) count? shard_index: 0];
+    const char *address;
+    char note [2048];
+    if (s_route_pick (self, job, log_id, shard_index, broadcast, addresses, count,
+                      &address, note, sizeof note) == ROUTE_POOL)
+        s_route_pool (self, job, log_id, trigger_time, param, shard_index, shard_total,
+                      addresses, count, stamp);
+    else
         s_send_run (self, job, log_id, trigger_time, param, shard_index, shard_total,
-                    address, NULL, stamp);
-        return;
-    }
-    const char *name = job->executor_route_strategy;
-    const xxl_router_t *router = xxl_routers_find (self->routers, name);
-    if (!router) {
-        char text [512];
-        snprintf (text, sizeof text, "trigger failed: route %s is not loaded on this scheduler\n",
-                  name);
-        s_send_run (self, job, log_id, trigger_time, param, shard_index, shard_total, NULL, text,
-                    stamp);
-        return;
-    }
-    if (router->flags & XXL_ROUTER_PROBES) {
-        if (stamp > 0
-        &&  xxl_store_exec (self->store, "UPDATE xxl_job_log SET trigger_time = ?"
-                            " WHERE id = ? AND trigger_code = 0", "ii", stamp, log_id) != 1)
-            return;
-        xxl_route_task_t *task = (xxl_route_task_t *) zmalloc (sizeof (xxl_route_task_t));
-        task->log_id = log_id;
-        task->job_id = job->id;
-        task->route = strdup (name);
-        task->addresses = (char **) calloc (count, sizeof (char *));
-        for (size_t i = 0; i < count; i++)
-            task->addresses [i] = strdup (addresses [i]);
-        task->count = count;
-        int64_t *slow = (int64_t *) zhashx_lookup (self->slow_counts, &job->id);
-        xxl_pool_t *pool = slow && *slow > self->config.slow_count? self->slow_pool: self->fast_pool;
-        if (xxl_pool_submit (pool, &task)) {
-            char text [256];
-            snprintf (text, sizeof text, "trigger failed: the %s trigger pool is full (%zu queued)\n",
-                      pool == self->slow_pool? "slow": "fast", xxl_pool_queued (pool));
-            s_send_run (self, job, log_id, trigger_time, param, shard_index, shard_total,
-                        NULL, text, stamp);
-            xxl_route_task_destroy (&task);
-        }
-        return;
-    }
-    char text [2048] = "";
-    int index = xxl_routers_route (self->routers, name, job->id, log_id, addresses, count,
-                                   NULL, text, sizeof text);
-    if (index < 0 && !*text)
-        snprintf (text, sizeof text, "trigger failed: route %s chose no address\n", name);
-    s_send_run (self, job, log_id, trigger_time, param, shard_index, shard_total,
-                index >= 0 && (size_t) index < count? addresses [index]: NULL, text, stamp);
+                    address, note, stamp);
 }
 
 //  Reads "i/n" into index and total (0/1 when absent or malformed)
@@ -723,8 +852,31 @@ s_trigger (server_t *self, const xxl_job_t *job, const trigger_args_t *args,
             s_trigger_title (args->trigger_type), self->config.admin_address, registry_type,
             address_text, job->executor_route_strategy, *shard? " (": "", shard,
             *shard? ")": "", job->executor_block_strategy, job->executor_timeout, retry);
+        //  Route before the row is written, so that one INSERT holds the
+        //  address and the accepting answer's section (s_send_run)
+        int64_t id = s_next_log_id (self);
+        route_pick_t pick = ROUTE_POOL;
+        const char *address = NULL;
+        char note [2048] = "";
+        bool ahead = false;
+        if (!args->defer && id > 0) {
+            pick = s_route_pick (self, job, id, index, broadcast, addresses, count,
+                                 &address, note, sizeof note);
+            size_t rid_size;
+            ahead = pick == ROUTE_ADDRESS
+                 && xxl_registry_route (self->registry, address, &rid_size) != NULL;
+        }
+        if (ahead) {
+            char *section = s_section (note, address, XXL_OK, NULL);
+            char *both = zsys_sprintf ("%s%s", message, section);
+            zstr_free (&section);
+            zstr_free (&message);
+            message = both;
+        }
         xxl_log_t log = {
+            .id = id > 0? id: 0,
             .job_group = job->job_group, .job_id = job->id,
+            .executor_address = ahead? (char *) address: NULL,
             .executor_handler = job->executor_handler,
             .executor_param = (char *) param,
             .executor_sharding_param = *shard? shard: NULL,
@@ -741,24 +893,43 @@ s_trigger (server_t *self, const xxl_job_t *job, const trigger_args_t *args,
         if ((size_t) made < max_ids)
             log_ids [made] = log.id;
         made++;
-        if (!args->defer)
+        if (args->defer)
+            continue;
+        if (ahead)
+            s_send_run (self, job, log.id, now, param, index, total, address, note, -1);
+        else
+        if (id <= 0)
             s_route_row (self, job, log.id, now, param, index, total, broadcast,
                          addresses, count, 0);
+        else
+        if (pick == ROUTE_POOL)
+            s_route_pool (self, job, log.id, now, param, index, total, addresses, count, 0);
+        else
+            s_send_run (self, job, log.id, now, param, index, total, address, note, 0);
     }
     if (manual)
         s_free_addresses (manual, count);
     return made;
 }
 
-//  Completes a RUN with the agent's answer (or its absence)
+//  Completes a RUN with the agent's answer (or its absence).  The row's
+//  triggerMsg ends with the section of a plain accepting answer already
+//  (pending->presumed characters): that answer only marks the run
+//  accepted (s_accepted_add); any other rewrites the section.
 static void
 s_run_done (server_t *self, pending_t *pending, int code, const char *msg)
 {
-    char *text = zsys_sprintf ("\n>>>>>>>>>>> Trigger <<<<<<<<<<<\n%saddress: %s\ncode: %d\nmsg: %s\n",
-                               pending->note? pending->note: "", pending->address, code,
-                               msg && *msg? msg: "null");
-    xxl_store_log_trigger_done (self->store, pending->log_id,
-                                code == XXL_OK? XXL_OK: XXL_CODE_FAIL, NULL, text);
+    if (code == XXL_OK && (!msg || !*msg)) {
+        s_accepted_add (self, pending->log_id);
+        return;
+    }
+    char *text = s_section (pending->note, pending->address, code, msg);
+    xxl_store_exec (self->store,
+        "UPDATE xxl_job_log SET trigger_code = ?, trigger_msg ="
+        " substr (COALESCE(trigger_msg, ''), 1, max (length (COALESCE(trigger_msg, '')) - ?, 0))"
+        " || ? WHERE id = ?", "iisi",
+        (int64_t) (code == XXL_OK? XXL_OK: XXL_CODE_FAIL), pending->presumed, text,
+        pending->log_id);
     zstr_free (&text);
     if (code != XXL_OK)
         s_fix_delay_release (self, pending->log_id, s_now ());
@@ -2620,6 +2791,7 @@ s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg)
         //  A repeated callback finds the row finished: a no-op
         int done = xxl_store_log_handle_done (self->store, log_id, now, (int) code, text);
         free (capped);
+        s_accepted_forget (self, log_id);
         if (done < 0) {
             s_agent_reply (self, rid, xxl_msg_id (msg), XXL_FAILURE, xxl_store_error (self->store));
             return;
@@ -2897,6 +3069,8 @@ s_server_destroy (server_t **self_p)
     xxl_routers_destroy (&self->routers);
     zhashx_destroy (&self->slow_counts);
     zhashx_destroy (&self->waiting);
+    zhashx_destroy (&self->accepted_ids);
+    zlistx_destroy (&self->accepted);
     zhashx_destroy (&self->plans);
     zhashx_destroy (&self->snaps);
     zhashx_destroy (&self->groups);
@@ -2979,6 +3153,13 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     zhashx_set_key_duplicator (self->waiting, NULL);
     zhashx_set_key_destructor (self->waiting, NULL);
     zhashx_set_destructor (self->waiting, s_free_item);
+    self->accepted = zlistx_new ();
+    zlistx_set_destructor (self->accepted, s_free_item);
+    self->accepted_ids = zhashx_new ();
+    zhashx_set_key_hasher (self->accepted_ids, s_id_hash);
+    zhashx_set_key_comparator (self->accepted_ids, s_id_compare);
+    zhashx_set_key_duplicator (self->accepted_ids, NULL);
+    zhashx_set_key_destructor (self->accepted_ids, NULL);
     self->plans = zhashx_new ();
     self->snaps = zhashx_new ();
     self->groups = zhashx_new ();
@@ -3084,6 +3265,7 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     } while (waiting_count == 4096);
     //  Take up what a previous run left: unsent triggers
     if (xxl_store_begin (self->store) == 0) {
+        self->next_log_id = 0;
         s_recover (self);
         if (xxl_store_commit (self->store))
             zsys_error ("server: recovery commit failed: %s", xxl_store_error (self->store));
@@ -3207,6 +3389,7 @@ xxl_server_actor (zsock_t *pipe, void *args)
             self->terminated = true;
         if (xxl_store_begin (self->store))
             zsys_error ("server: cannot begin a transaction: %s", xxl_store_error (self->store));
+        self->next_log_id = 0;
         //  Answers still queued must not be judged late: deadlines and
         //  the registry are checked only once the agents socket is empty
         bool agents_drained = true;
@@ -3255,6 +3438,7 @@ xxl_server_actor (zsock_t *pipe, void *args)
             s_check_registry (self);
             self->next_registry_check = now + (int64_t) self->config.beat_s * 1000;
         }
+        s_accepted_flush (self, self->terminated? INT64_MAX: now - XXL_ACCEPTED_MS);
         if (xxl_store_commit (self->store)) {
             //  Nothing this turn promised may leave: drop the outbox.
             //  Clients time out and retry; agents keep their callbacks.

@@ -762,14 +762,24 @@ xxl_store_glue_add (xxl_store_t *self, int64_t job_id, const char *glue_type,
 //  --------------------------------------------------------------------
 //  Logs
 
+//  The next log id AUTOINCREMENT would give (ids are never reused)
+int64_t
+xxl_store_log_next_id (xxl_store_t *self)
+{
+    int64_t seq = xxl_store_scalar (self,
+        "SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'xxl_job_log'), 0)", "");
+    return seq < 0? -1: seq + 1;
+}
+
 int
 xxl_store_log_add (xxl_store_t *self, xxl_log_t *log)
 {
+    //  Column 13 is the id: NULL lets AUTOINCREMENT choose
     sqlite3_stmt *stmt = s_prepare (self,
         "INSERT INTO xxl_job_log (job_group, job_id, executor_address, executor_handler,"
         " executor_param, executor_sharding_param, executor_fail_retry_count,"
-        " trigger_time, trigger_code, trigger_msg, trigger_type, schedule_time)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        " trigger_time, trigger_code, trigger_msg, trigger_type, schedule_time, id)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     if (!stmt || s_bind (self, stmt, "iissssiiiss",
             log->job_group, log->job_id, log->executor_address, log->executor_handler,
             log->executor_param, log->executor_sharding_param,
@@ -778,6 +788,8 @@ xxl_store_log_add (xxl_store_t *self, xxl_log_t *log)
         return -1;
     if (log->schedule_time > 0)
         sqlite3_bind_int64 (stmt, 12, log->schedule_time);
+    if (log->id > 0)
+        sqlite3_bind_int64 (stmt, 13, log->id);
     if (s_done (self, stmt) < 0)
         return -1;
     log->id = sqlite3_last_insert_rowid (self->db);
@@ -800,7 +812,8 @@ xxl_store_log_handle_done (xxl_store_t *self, int64_t log_id, int64_t handle_tim
                            int code, const char *msg)
 {
     int changes = xxl_store_exec (self,
-        "UPDATE xxl_job_log SET handle_time = ?, handle_code = ?, handle_msg = ?"
+        "UPDATE xxl_job_log SET handle_time = ?, handle_code = ?, handle_msg = ?,"
+        " trigger_code = CASE trigger_code WHEN 0 THEN 200 ELSE trigger_code END"
         " WHERE id = ? AND handle_code = 0", "iisi",
         handle_time, (int64_t) code, msg, log_id);
     return changes < 0? -1: changes == 0? 1: 0;

@@ -112,11 +112,18 @@ void xxl_job_free (xxl_job_t *job);
 int xxl_store_glue_add (xxl_store_t *self, int64_t job_id, const char *glue_type,
                         const char *source, const char *remark, int64_t now);
 
-//  Logs.  log_add inserts the row and sets log->id.  trigger_done sets
-//  trigger_code and appends text to trigger_msg (and the address).
-//  handle_done finishes a row once: it returns 1 when the row was already
-//  finished or is absent (a repeated callback), 0 when it finished it.
+//  Logs.  log_add inserts the row and sets log->id (or uses log->id when
+//  > 0).  trigger_done sets trigger_code and appends text to trigger_msg
+//  (and the address).  handle_done finishes a row once (and marks an
+//  unacknowledged trigger accepted: the agent ran it): it returns 1 when
+//  the row was already finished or is absent (a repeated callback), 0 when
+//  it finished it.
 int xxl_store_log_add (xxl_store_t *self, xxl_log_t *log);
+//  The id the next log_add without an id would give; -1 on error.  Inside
+//  one write transaction, a caller may hand out this id and the ones after
+//  it itself (log->id > 0 at log_add), as long as every log row of that
+//  transaction is added that way.
+int64_t xxl_store_log_next_id (xxl_store_t *self);
 int xxl_store_log_trigger_done (xxl_store_t *self, int64_t log_id, int code,
                                 const char *address, const char *append);
 int xxl_store_log_handle_done (xxl_store_t *self, int64_t log_id, int64_t handle_time,

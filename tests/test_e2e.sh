@@ -28,6 +28,8 @@ check "BEAN handleCode 200" test "$(log_field "$LID" handleCode)" = 200
 check "routed to the FIRST address" test "$(log_field "$LID" executorAddress)" = agent-a
 check "triggerMsg explains the trigger" bash -c \
     "$CTL --api $API --json log show $LID | jq -r .triggerMsg | grep -q 'Trigger type: Manual trigger'"
+check "triggerMsg ends with the agent's answer, once" bash -c \
+    "$CTL --api $API --json log show $LID | jq -e '.triggerMsg | endswith(\"address: agent-a\\ncode: 200\\nmsg: null\\n\") and ([match(\">>>>>>>>>>> Trigger\"; \"g\")] | length == 1)' >/dev/null"
 check "log row has the log keys" bash -c "$CTL --api $API --json log show $LID | jq -e \
     'has(\"jobId\") and has(\"jobGroup\") and has(\"triggerTime\") and has(\"executorHandler\") and has(\"executorParam\") and has(\"executorShardingParam\") and has(\"executorFailRetryCount\") and has(\"handleTime\") and has(\"handleMsg\") and has(\"scheduleTime\") and has(\"triggerType\")' >/dev/null"
 check "log cat shows the handler's output" bash -c \
@@ -64,6 +66,8 @@ UL=$(ctl job trigger "$UJ" | jq -r '.logIds[0]')
 check "unknown handler fails the run" wait_for 10 field_is "$UL" triggerCode 500
 check "unknown handler is named" bash -c \
     "$CTL --api $API --json log show $UL | jq -r .triggerMsg | grep -q noSuchHandler"
+check "a refused RUN's triggerMsg has the refusal, not an accepting answer" bash -c \
+    "$CTL --api $API --json log show $UL | jq -e '.triggerMsg | (contains(\"code: 500\") and (contains(\"code: 200\") | not))' >/dev/null"
 
 # A group with no agents: a failed run saying so
 ctl group add lonely-app >/dev/null

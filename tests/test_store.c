@@ -92,6 +92,7 @@ main (void)
 
     //  (jobId, scheduleTime) is unique: recovery can never make two
     xxl_log_t planned = log;
+    planned.id = 0;                     //  AUTOINCREMENT chooses
     planned.schedule_time = 5000;
     XXL_CHECK (xxl_store_log_add (store, &planned) == 0);
     XXL_CHECK (xxl_store_log_add (store, &planned) == -1);
@@ -99,7 +100,22 @@ main (void)
     int64_t last = planned.id;
     xxl_store_exec (store, "DELETE FROM xxl_job_log WHERE id = ?", "i", last);
     planned.schedule_time = 6000;
+    planned.id = 0;
     XXL_CHECK (xxl_store_log_add (store, &planned) == 0 && planned.id > last);
+    //  The scheduler hands out ids itself inside a transaction: next_id is
+    //  the one AUTOINCREMENT would give, a row added with it takes it, and
+    //  the one after follows; deleting the newest never lowers it
+    int64_t next = xxl_store_log_next_id (store);
+    XXL_CHECK (next == planned.id + 1);
+    planned.id = next;
+    planned.schedule_time = 7000;
+    XXL_CHECK (xxl_store_log_add (store, &planned) == 0 && planned.id == next);
+    XXL_CHECK (xxl_store_log_next_id (store) == next + 1);
+    xxl_store_exec (store, "DELETE FROM xxl_job_log WHERE id = ?", "i", next);
+    XXL_CHECK (xxl_store_log_next_id (store) == next + 1);
+    planned.id = 0;
+    planned.schedule_time = 8000;
+    XXL_CHECK (xxl_store_log_add (store, &planned) == 0 && planned.id == next + 1);
 
     //  Registry rows drive automatic groups' address lists, sorted
     XXL_CHECK (xxl_store_registry_beat (store, "demo-app", "b-host", 100) == 0);
