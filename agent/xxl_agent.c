@@ -3,9 +3,15 @@
     Loop: poll the pipe, every scheduler DEALER and its monitor socket, the
     executor's result fd and the plugin folder's inotify fd.  Requests are
     answered on the DEALER they came from.  Results taken from the executor
-    join an ordered queue of unacknowledged callbacks; a batch goes to the
-    first scheduler that is up, and on no ack within the timeout the batch
-    goes to the next one.  A result leaves the queue only on an ack.
+    are spooled, then wait in an ordered queue; a CALLBACK batch takes them
+    from its head to the first scheduler that is up.  Up to
+    XXL_CALLBACK_INFLIGHT batches may be unacknowledged at once: a batch goes
+    whenever none is in flight, and another one as soon as
+    XXL_CALLBACK_EAGER results wait.  An acked batch's results leave the
+    spool; a refused one, or one without an ack within the timeout (then
+    with every other batch on that scheduler, which goes out of favour),
+    goes back to the head of the queue and is sent again, possibly twice to
+    the scheduler, where a repeated callback is a no-op.
 */
 
 #include "xxl_agent.h"
@@ -21,6 +27,9 @@
 
 #define XXL_CALLBACK_BATCH  5000            //  results in one CALLBACK at most
 #define XXL_CALLBACK_BYTES  (1024 * 1024)   //  and about this many bytes
+#define XXL_CALLBACK_INFLIGHT 4             //  unacknowledged batches at most
+#define XXL_CALLBACK_EAGER  256             //  waiting results that send another
+#define XXL_TAKE_BATCH      256             //  results taken (and spooled) at once
 #define XXL_MAX_PARAM       (64 * 1024)
 
 typedef struct {
@@ -32,16 +41,21 @@ typedef struct {
     int64_t register_sent;
 } link_t;
 
-typedef struct {
+typedef struct _callback_t {
     xxl_result_t result;
-    uint64_t batch_id;                  //  0: not in flight
+    struct _callback_t *next;
 } callback_t;
 
 typedef struct {
-    uint64_t id;
+    callback_t *head, *tail;
+    size_t count;
+} callbacks_t;                          //  a FIFO of results
+
+typedef struct {
+    uint64_t id;                        //  0: this slot is free
     size_t link;
     int64_t deadline;
-    size_t count;
+    callbacks_t items;                  //  the results it carries
 } batch_t;
 
 typedef struct {
@@ -54,8 +68,8 @@ typedef struct {
     xxl_executor_t *executor;
     xxl_spool_t *spool;                 //  results on disk until acknowledged
     xxl_enc_t *enc;
-    zlistx_t *callbacks;                //  callback_t *, in finish order
-    batch_t batch;                      //  the one batch in flight (id 0: none)
+    callbacks_t waiting;                //  results not in flight, in finish order
+    batch_t batches [XXL_CALLBACK_INFLIGHT];
     uint64_t next_id;
     int64_t next_beat;
     int64_t next_clean;
@@ -63,15 +77,33 @@ typedef struct {
     char address [256];
 } agent_t;
 
+//  Frees every result of a list and empties it
 static void
-s_callback_destroy (void **item)
+s_callbacks_free (callbacks_t *list)
 {
-    callback_t *callback = (callback_t *) *item;
-    if (callback) {
+    while (list->head) {
+        callback_t *callback = list->head;
+        list->head = callback->next;
         free (callback->result.msg);
         free (callback);
-        *item = NULL;
     }
+    list->tail = NULL;
+    list->count = 0;
+}
+
+//  Moves every result of from to the head of to, keeping from's order
+static void
+s_callbacks_prepend (callbacks_t *to, callbacks_t *from)
+{
+    if (!from->head)
+        return;
+    from->tail->next = to->head;
+    if (!to->head)
+        to->tail = from->tail;
+    to->head = from->head;
+    to->count += from->count;
+    from->head = from->tail = NULL;
+    from->count = 0;
 }
 
 //  Sends the encoder's message on a link; -1 (logged) when it cannot go
@@ -124,89 +156,160 @@ s_reply (agent_t *self, link_t *link, uint64_t id, int code, const char *msg)
 //  --------------------------------------------------------------------
 //  Callbacks
 
+//  Results held in total: waiting and in flight
+static size_t
+s_callbacks_count (agent_t *self)
+{
+    size_t count = self->waiting.count;
+    for (size_t i = 0; i < XXL_CALLBACK_INFLIGHT; i++)
+        count += self->batches [i].items.count;
+    return count;
+}
+
+//  Puts a batch's results back at the head of the waiting queue, to be
+//  sent again; frees the slot
+static void
+s_batch_return (agent_t *self, batch_t *batch)
+{
+    s_callbacks_prepend (&self->waiting, &batch->items);
+    batch->id = 0;
+}
+
+//  Returns every batch in flight on link, the newest first, so that the
+//  oldest results end up first in the waiting queue
+static void
+s_batches_return_link (agent_t *self, size_t link)
+{
+    while (true) {
+        batch_t *newest = NULL;
+        for (size_t i = 0; i < XXL_CALLBACK_INFLIGHT; i++) {
+            batch_t *batch = &self->batches [i];
+            if (batch->id && batch->link == link && (!newest || batch->id > newest->id))
+                newest = batch;
+        }
+        if (!newest)
+            return;
+        s_batch_return (self, newest);
+    }
+}
+
+//  Sends CALLBACK batches from the head of the waiting queue while the
+//  flow-control rule allows (see the head of this file) and a scheduler is
+//  up; a batch that cannot be sent goes back to the queue
 static void
 s_callbacks_send (agent_t *self)
 {
-    if (self->batch.id || zlistx_size (self->callbacks) == 0)
-        return;
-    //  The preferred link if it is up, else the first that is
-    size_t chosen = self->link_count;
-    for (size_t i = 0; i < self->link_count; i++) {
-        size_t index = (self->preferred + i) % self->link_count;
-        if (self->links [index].up) {
-            chosen = index;
-            break;
+    while (self->waiting.count) {
+        batch_t *slot = NULL;
+        size_t in_flight = 0;
+        for (size_t i = 0; i < XXL_CALLBACK_INFLIGHT; i++) {
+            if (self->batches [i].id)
+                in_flight++;
+            else
+            if (!slot)
+                slot = &self->batches [i];
         }
+        if (!slot || (in_flight && self->waiting.count < XXL_CALLBACK_EAGER))
+            return;
+        //  The preferred link if it is up, else the first that is
+        size_t chosen = self->link_count;
+        for (size_t i = 0; i < self->link_count; i++) {
+            size_t index = (self->preferred + i) % self->link_count;
+            if (self->links [index].up) {
+                chosen = index;
+                break;
+            }
+        }
+        if (chosen == self->link_count)
+            return;                     //  no scheduler up: results wait
+        uint64_t id = ++self->next_id;
+        s_request (self, "CALLBACK", id);
+        xxl_enc_key (self->enc, "items");
+        xxl_enc_array_begin (self->enc);
+        size_t bytes = 0;
+        while (self->waiting.head && slot->items.count < XXL_CALLBACK_BATCH
+           &&  bytes < XXL_CALLBACK_BYTES) {
+            callback_t *callback = self->waiting.head;
+            self->waiting.head = callback->next;
+            if (!self->waiting.head)
+                self->waiting.tail = NULL;
+            self->waiting.count--;
+            callback->next = NULL;
+            if (slot->items.tail)
+                slot->items.tail->next = callback;
+            else
+                slot->items.head = callback;
+            slot->items.tail = callback;
+            slot->items.count++;
+            bytes += 64 + (callback->result.msg? strlen (callback->result.msg): 0);
+            xxl_enc_map_begin (self->enc);
+            xxl_enc_kint (self->enc, "logId", callback->result.log_id);
+            xxl_enc_kint (self->enc, "logDateTime", callback->result.log_date_time);
+            xxl_enc_kint (self->enc, "handleCode", callback->result.code);
+            xxl_enc_kstr (self->enc, "handleMsg", callback->result.msg);
+            xxl_enc_map_end (self->enc);
+        }
+        xxl_enc_array_end (self->enc);
+        if (s_send (self, &self->links [chosen])) {
+            //  Cannot go now; the link is down.  Retry at the next tick.
+            self->links [chosen].up = false;
+            s_batch_return (self, slot);
+            return;
+        }
+        slot->id = id;
+        slot->link = chosen;
+        slot->deadline = zclock_mono () + self->config.callback_timeout_ms;
     }
-    if (chosen == self->link_count)
-        return;                         //  no scheduler up: results wait
-    uint64_t id = ++self->next_id;
-    s_request (self, "CALLBACK", id);
-    xxl_enc_key (self->enc, "items");
-    xxl_enc_array_begin (self->enc);
-    size_t count = 0, bytes = 0;
-    for (callback_t *callback = (callback_t *) zlistx_first (self->callbacks);
-         callback && count < XXL_CALLBACK_BATCH && bytes < XXL_CALLBACK_BYTES;
-         callback = (callback_t *) zlistx_next (self->callbacks)) {
-        bytes += 64 + (callback->result.msg? strlen (callback->result.msg): 0);
-        xxl_enc_map_begin (self->enc);
-        xxl_enc_kint (self->enc, "logId", callback->result.log_id);
-        xxl_enc_kint (self->enc, "logDateTime", callback->result.log_date_time);
-        xxl_enc_kint (self->enc, "handleCode", callback->result.code);
-        xxl_enc_kstr (self->enc, "handleMsg", callback->result.msg);
-        xxl_enc_map_end (self->enc);
-        callback->batch_id = id;
-        count++;
-    }
-    xxl_enc_array_end (self->enc);
-    if (s_send (self, &self->links [chosen])) {
-        //  Cannot go now; the link is down.  Retry at the next tick.
-        self->links [chosen].up = false;
-        for (callback_t *callback = (callback_t *) zlistx_first (self->callbacks);
-             callback; callback = (callback_t *) zlistx_next (self->callbacks))
-            callback->batch_id = 0;
-        return;
-    }
-    self->batch.id = id;
-    self->batch.link = chosen;
-    self->batch.count = count;
-    self->batch.deadline = zclock_mono () + self->config.callback_timeout_ms;
 }
 
+//  The answer to a CALLBACK: on success its results leave the spool (one
+//  write for the batch), else they go back to be sent again.  An id that is
+//  not in flight (a late answer to a batch already sent again) is ignored.
 static void
 s_callbacks_acked (agent_t *self, uint64_t id, int code, const char *msg)
 {
-    if (id != self->batch.id)
+    batch_t *batch = NULL;
+    for (size_t i = 0; i < XXL_CALLBACK_INFLIGHT && !batch; i++)
+        if (id && self->batches [i].id == id)
+            batch = &self->batches [i];
+    if (!batch)
         return;
     if (code == XXL_OK) {
-        callback_t *callback = (callback_t *) zlistx_first (self->callbacks);
-        while (callback && callback->batch_id == id) {
-            if (self->spool)
-                xxl_spool_ack (self->spool, callback->result.log_id);
-            zlistx_delete (self->callbacks, zlistx_cursor (self->callbacks));
-            callback = (callback_t *) zlistx_first (self->callbacks);
+        if (self->spool) {
+            int64_t log_ids [512];
+            size_t count = 0;
+            for (callback_t *callback = batch->items.head; callback; callback = callback->next) {
+                log_ids [count++] = callback->result.log_id;
+                if (count == sizeof log_ids / sizeof log_ids [0] || !callback->next) {
+                    xxl_spool_ack_batch (self->spool, log_ids, count);
+                    count = 0;
+                }
+            }
         }
+        s_callbacks_free (&batch->items);
+        batch->id = 0;
     }
     else {
         zsys_warning ("agent: callback batch refused (%d %s); will retry", code, msg? msg: "");
-        for (callback_t *callback = (callback_t *) zlistx_first (self->callbacks);
-             callback; callback = (callback_t *) zlistx_next (self->callbacks))
-            callback->batch_id = 0;
+        s_batch_return (self, batch);
     }
-    self->batch.id = 0;
 }
 
+//  A batch without an ack by its deadline: it and every other batch on its
+//  scheduler go back to the queue, and the next scheduler is preferred
 static void
 s_callbacks_check (agent_t *self)
 {
-    if (self->batch.id && zclock_mono () >= self->batch.deadline) {
-        zsys_warning ("agent: no ack from %s for %zu results; trying again",
-                      self->links [self->batch.link].endpoint, self->batch.count);
-        for (callback_t *callback = (callback_t *) zlistx_first (self->callbacks);
-             callback; callback = (callback_t *) zlistx_next (self->callbacks))
-            callback->batch_id = 0;
-        self->preferred = (self->batch.link + 1) % self->link_count;
-        self->batch.id = 0;
+    int64_t now = zclock_mono ();
+    for (size_t i = 0; i < XXL_CALLBACK_INFLIGHT; i++) {
+        batch_t *batch = &self->batches [i];
+        if (batch->id && now >= batch->deadline) {
+            size_t link = batch->link;
+            zsys_warning ("agent: no ack from %s for %zu results; trying again",
+                          self->links [link].endpoint, batch->items.count);
+            s_batches_return_link (self, link);
+            self->preferred = (link + 1) % self->link_count;
+        }
     }
 }
 
@@ -218,7 +321,12 @@ s_queue_result (agent_t *self, const xxl_result_t *result, bool copy)
     callback->result = *result;
     if (copy)
         callback->result.msg = result->msg? strdup (result->msg): NULL;
-    zlistx_add_end (self->callbacks, callback);
+    if (self->waiting.tail)
+        self->waiting.tail->next = callback;
+    else
+        self->waiting.head = callback;
+    self->waiting.tail = callback;
+    self->waiting.count++;
 }
 
 //  Takes finished runs from the executor: spooled (one fsync for the
@@ -226,22 +334,14 @@ s_queue_result (agent_t *self, const xxl_result_t *result, bool copy)
 static void
 s_take_results (agent_t *self)
 {
-    xxl_result_t batch [256];
-    size_t count = 0;
-    while (true) {
-        bool more = xxl_executor_take (self->executor, &batch [count]) == 0;
-        if (more)
-            count++;
-        if (count == 256 || (!more && count)) {
-            if (self->spool && xxl_spool_add_batch (self->spool, batch, count))
-                zsys_error ("agent: cannot write %zu result(s) to the spool; they are kept"
-                            " in memory only", count);
-            for (size_t i = 0; i < count; i++)
-                s_queue_result (self, &batch [i], false);
-            count = 0;
-        }
-        if (!more)
-            break;
+    xxl_result_t batch [XXL_TAKE_BATCH];
+    size_t count;
+    while ((count = xxl_executor_take_many (self->executor, batch, XXL_TAKE_BATCH)) > 0) {
+        if (self->spool && xxl_spool_add_batch (self->spool, batch, count))
+            zsys_error ("agent: cannot write %zu result(s) to the spool; they are kept"
+                        " in memory only", count);
+        for (size_t i = 0; i < count; i++)
+            s_queue_result (self, &batch [i], false);
     }
 }
 
@@ -291,7 +391,9 @@ s_handle_log (agent_t *self, link_t *link, xxl_msg_t *msg)
         s_reply (self, link, xxl_msg_id (msg), XXL_BAD_REQUEST, xxl_msg_error (msg));
         return;
     }
-    int running = xxl_executor_running (self->executor, log_id);
+    //  A running in-process run may still hold its first lines: have them
+    //  written, so that the file shows what the run logged so far
+    int running = xxl_executor_log_sync (self->executor, log_id);
     char err [512];
     int to_line = (int) from - 1;
     char *content = xxl_runlog_read (self->config.logdir, log_id, date, (int) from,
@@ -458,8 +560,9 @@ s_handle_monitor (agent_t *self, link_t *link)
             if (link->up)
                 zsys_warning ("agent: lost %s; reconnecting", link->endpoint);
             link->up = false;
-            if (self->batch.id && self->batch.link == (size_t) (link - self->links))
-                self->batch.deadline = 0;   //  resend elsewhere now
+            for (size_t i = 0; i < XXL_CALLBACK_INFLIGHT; i++)
+                if (self->batches [i].id && self->batches [i].link == (size_t) (link - self->links))
+                    self->batches [i].deadline = 0;     //  resend elsewhere now
         }
     }
 }
@@ -499,7 +602,9 @@ s_agent_destroy (agent_t **self_p)
         free (link->endpoint);
     }
     free (self->links);
-    zlistx_destroy (&self->callbacks);
+    s_callbacks_free (&self->waiting);
+    for (size_t i = 0; i < XXL_CALLBACK_INFLIGHT; i++)
+        s_callbacks_free (&self->batches [i].items);
     xxl_enc_destroy (&self->enc);
     free (self);
     *self_p = NULL;
@@ -516,8 +621,6 @@ s_agent_new (zsock_t *pipe, const xxl_agent_config_t *config)
     self->config = *config;
     self->pipe = pipe;
     self->enc = xxl_enc_new ();
-    self->callbacks = zlistx_new ();
-    zlistx_set_destructor (self->callbacks, s_callback_destroy);
     self->next_id = (uint64_t) zclock_time () << 16;
     if (config->address && *config->address)
         snprintf (self->address, sizeof self->address, "%s", config->address);
@@ -543,9 +646,8 @@ s_agent_new (zsock_t *pipe, const xxl_agent_config_t *config)
     for (const xxl_result_t *result = xxl_spool_first (self->spool); result;
          result = xxl_spool_next (self->spool))
         s_queue_result (self, result, true);
-    if (zlistx_size (self->callbacks))
-        zsys_info ("agent: %zu result(s) from the spool to deliver",
-                   zlistx_size (self->callbacks));
+    if (self->waiting.count)
+        zsys_info ("agent: %zu result(s) from the spool to deliver", self->waiting.count);
     self->handlers = xxl_handlers_new (config->plugins);
     xxl_executor_config_t exec_config = { 0 };
     exec_config.logdir = config->logdir;
@@ -642,9 +744,10 @@ xxl_agent_actor (zsock_t *pipe, void *args)
         //  while results wait for a scheduler
         int64_t now = zclock_mono ();
         int64_t wake = self->next_beat;
-        if (self->batch.id && self->batch.deadline < wake)
-            wake = self->batch.deadline;
-        if (zlistx_size (self->callbacks) && now + 1000 < wake)
+        for (size_t i = 0; i < XXL_CALLBACK_INFLIGHT; i++)
+            if (self->batches [i].id && self->batches [i].deadline < wake)
+                wake = self->batches [i].deadline;
+        if (s_callbacks_count (self) && now + 1000 < wake)
             wake = now + 1000;
         long timeout = wake > now? (long) (wake - now): 0;
         if (zmq_poll (items, (int) n, timeout) < 0) {
@@ -692,7 +795,7 @@ xxl_agent_actor (zsock_t *pipe, void *args)
     xxl_executor_stop (self->executor);
     s_take_results (self);
     int64_t until = zclock_mono () + 2000;
-    while (zlistx_size (self->callbacks) && zclock_mono () < until) {
+    while (s_callbacks_count (self) && zclock_mono () < until) {
         s_callbacks_send (self);
         zmq_pollitem_t wait [8];
         size_t n = 0;
@@ -704,9 +807,9 @@ xxl_agent_actor (zsock_t *pipe, void *args)
                     s_handle_link (self, &self->links [i]);
         s_callbacks_check (self);
     }
-    if (zlistx_size (self->callbacks))
+    if (s_callbacks_count (self))
         zsys_info ("agent: %zu result(s) not delivered yet; they stay in the spool",
-                   zlistx_size (self->callbacks));
+                   s_callbacks_count (self));
     free (items);
     s_agent_destroy (&self);
 }

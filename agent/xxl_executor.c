@@ -41,6 +41,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -192,6 +193,9 @@ s_imap_del (imap_t *map, int64_t key)
 typedef struct _worker_t worker_t;
 
 enum { CANCEL_NONE = 0, CANCEL_KILL = 1, CANCEL_TIMEOUT = 2 };
+//  run_t.log_held: made (or never held), held in held_text, being made by
+//  the thread that moved it from LOG_HELD to LOG_MAKING
+enum { LOG_MADE = 0, LOG_HELD = 1, LOG_MAKING = 2 };
 
 typedef struct _run_t {
     xxl_run_t base;                     //  first: handlers get &base
@@ -205,6 +209,10 @@ typedef struct _run_t {
     int timeout_s, shard_index, shard_total;
     xxl_handler_ref_t ref;              //  BEAN runs
     int log_fd;
+    int log_held;                       //  atomic LOG_*: the log file of an
+                                        //  in-process run is made late
+    char *held_text;                    //  its stamped first lines (LOG_HELD)
+    size_t held_len;
     int64_t deadline;                   //  monotonic ms, 0 = none
     int cancel;                         //  CANCEL_*, atomic
     char *kill_reason;                  //  under the executor mutex
@@ -223,6 +231,7 @@ struct _worker_t {
     run_t *running;
     int stop;
     int in_map;
+    int waiting;                        //  in cond wait, not signalled yet
     pthread_cond_t cond;
     int wake_fd;                        //  eventfd: wakes a wait on a child
 };
@@ -291,6 +300,7 @@ s_run_free (run_t *run)
     free (run->glue_source);
     free (run->kill_reason);
     free (run->result_msg);
+    free (run->held_text);
     free (run);
 }
 
@@ -366,6 +376,104 @@ s_worker_stop (xxl_executor_t *self, worker_t *worker, const char *reason)
 }
 
 //  ---------------------------------------------------------------------
+//  Run logs.  An isolated or GLUE run needs its log file before it starts
+//  (the child's stdout); an in-process run does not, so its first lines are
+//  stamped at its start and held in memory, and the file is made by the
+//  first later write (a handler's log line, the end lines) or by a LOG
+//  request (xxl_executor_log_sync): the handler starts without waiting for
+//  a file to be created, and a short run costs one write instead of two.
+
+//  Makes the held-back log file: creates it and writes the held lines and
+//  then extra (may be NULL) with one writev.  The caller moved log_held
+//  from LOG_HELD to LOG_MAKING, so no other thread touches the log now;
+//  runs without the mutex (creating a file takes tens of microseconds).
+static void
+s_log_create (run_t *run, const char *extra, size_t extra_len)
+{
+    xxl_executor_t *self = run->executor;
+    int fd = xxl_runlog_open (self->logdir, run->log_id, run->log_date_time);
+    if (fd < 0)
+        zsys_warning ("executor: cannot open log of logId %lld: %s",
+                      (long long) run->log_id, strerror (errno));
+    else {
+        struct iovec parts [2] = {
+            { run->held_text, run->held_len }, { (void *) extra, extra? extra_len: 0 }
+        };
+        ssize_t want = (ssize_t) (parts [0].iov_len + parts [1].iov_len);
+        if (want && writev (fd, parts, parts [1].iov_len? 2: 1) != want)
+            zsys_warning ("executor: cannot write log of logId %lld: %s",
+                          (long long) run->log_id, strerror (errno));
+    }
+    free (run->held_text);
+    run->held_text = NULL;
+    run->held_len = 0;
+    run->log_fd = fd;
+    __atomic_store_n (&run->log_held, LOG_MADE, __ATOMIC_RELEASE);
+}
+
+//  Moves log_held from LOG_HELD to LOG_MAKING; 1 if this thread did
+static int
+s_log_claim (run_t *run)
+{
+    int held = LOG_HELD;
+    return __atomic_compare_exchange_n (&run->log_held, &held, LOG_MAKING, 0,
+                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
+//  Formats one or two stamped lines (line2 may be NULL) into a malloc'd
+//  buffer; returns it (NULL when out of memory) with its length in *len
+static char *
+s_log_format (const char *line1, const char *line2, size_t *len)
+{
+    size_t size1 = (line1? strlen (line1): 0) + 80;
+    size_t size2 = line2? strlen (line2) + 80: 0;
+    char *buf = (char *) malloc (size1 + size2);
+    *len = 0;
+    if (buf) {
+        *len = xxl_runlog_format (buf, size1, line1);
+        if (line2)
+            *len += xxl_runlog_format (buf + *len, size2, line2);
+    }
+    return buf;
+}
+
+//  Worker thread: makes the file now if it is still held back (with extra
+//  after the held lines; returns 1), else waits until a LOG request that is
+//  making it is done (returns 0: extra not written)
+static int
+s_log_ensure (run_t *run, const char *extra, size_t extra_len)
+{
+    if (s_log_claim (run)) {
+        s_log_create (run, extra, extra_len);
+        return 1;
+    }
+    while (__atomic_load_n (&run->log_held, __ATOMIC_ACQUIRE) == LOG_MAKING) {
+        struct timespec pause = { 0, 50 * 1000 };
+        nanosleep (&pause, NULL);
+    }
+    return 0;
+}
+
+//  Writes one or two stamped lines to the run's log with one write,
+//  making the file first if it is still held back.  Worker thread only.
+static void
+s_log_lines (run_t *run, const char *line1, const char *line2)
+{
+    size_t len;
+    char *buf = s_log_format (line1, line2, &len);
+    if (!buf)
+        return;
+    if (__atomic_load_n (&run->log_held, __ATOMIC_ACQUIRE) != LOG_MADE
+    &&  s_log_ensure (run, buf, len)) {
+        free (buf);
+        return;
+    }
+    if (run->log_fd >= 0 && write (run->log_fd, buf, len) != (ssize_t) len)
+        {}                              //  a log line is not worth failing a run
+    free (buf);
+}
+
+//  ---------------------------------------------------------------------
 //  Host table for in-process handlers
 
 static const char *s_host_param (xxl_run_t *base) { return ((run_t *) base)->params; }
@@ -380,7 +488,7 @@ s_host_vlog (xxl_run_t *base, const char *format, va_list args)
     run_t *run = (run_t *) base;
     char *text = NULL;
     if (vasprintf (&text, format, args) >= 0) {
-        xxl_runlog_write (run->log_fd, text);
+        s_log_lines (run, text, NULL);
         free (text);
     }
 }
@@ -724,7 +832,7 @@ s_run_glue (run_t *run)
         else
             snprintf (msg, sizeof msg, "cannot start interpreter '%s': %s",
                       interpreter, strerror (errno));
-        xxl_runlog_write (run->log_fd, msg);
+        s_log_lines (run, msg, NULL);
         s_set_result (run, XXL_CODE_FAIL, msg);
         return;
     }
@@ -735,6 +843,51 @@ s_run_glue (run_t *run)
         s_describe_status (status, msg, sizeof msg);
         s_set_result (run, XXL_CODE_FAIL, msg);
     }
+}
+
+//  Writes value in decimal into buf (>= 24 bytes); returns buf
+static const char *
+s_itoa (long long value, char *buf)
+{
+    char tmp [24];
+    size_t n = 0;
+    unsigned long long magnitude = value < 0? 0ULL - (unsigned long long) value
+                                            : (unsigned long long) value;
+    do {
+        tmp [n++] = (char) ('0' + magnitude % 10);
+        magnitude /= 10;
+    } while (magnitude);
+    size_t len = 0;
+    if (value < 0)
+        buf [len++] = '-';
+    while (n)
+        buf [len++] = tmp [--n];
+    buf [len] = 0;
+    return buf;
+}
+
+//  Joins count strings (NULL ones skipped) into small (size bytes) if they
+//  fit, else into a malloc'd buffer; returns it (NULL when out of memory).
+//  The caller frees a result that is not small.  Cheaper than asprintf
+//  for the two lines every run writes.
+static char *
+s_join (char *small, size_t size, const char *parts [], size_t count)
+{
+    size_t total = 1;
+    for (size_t i = 0; i < count; i++)
+        total += parts [i]? strlen (parts [i]): 0;
+    char *buf = total <= size? small: (char *) malloc (total);
+    if (!buf)
+        return NULL;
+    char *p = buf;
+    for (size_t i = 0; i < count; i++)
+        if (parts [i]) {
+            size_t len = strlen (parts [i]);
+            memcpy (p, parts [i], len);
+            p += len;
+        }
+    *p = 0;
+    return buf;
 }
 
 //  Makes sure the log ends with a newline (script output may not)
@@ -756,21 +909,33 @@ static void
 s_execute (run_t *run)
 {
     xxl_executor_t *self = run->executor;
-    run->log_fd = xxl_runlog_open (self->logdir, run->log_id, run->log_date_time);
-    if (run->log_fd < 0)
-        zsys_warning ("executor: cannot open log of logId %lld: %s",
-                      (long long) run->log_id, strerror (errno));
     int in_process = run->glue == XXL_GLUE_BEAN
                   && (self->in_process || (run->ref.flags & XXL_HANDLER_IN_PROCESS));
-    char *line = NULL;
-    if (asprintf (&line, "----------- Handler: %s (%s%s), Param: %s, Shard: %d/%d",
-                  run->glue == XXL_GLUE_BEAN? run->handler_name: "script",
-                  s_glue_names [run->glue],
-                  run->glue == XXL_GLUE_BEAN? (in_process? ", in process": ", isolated"): "",
-                  run->params, run->shard_index, run->shard_total) >= 0) {
-        xxl_runlog_write2 (run->log_fd, "----------- xxl-job job execute start -----------", line);
-        free (line);
+    //  "----------- Handler: %s (%s%s), Param: %s, Shard: %d/%d"
+    char small [512], index [24], total [24];
+    const char *parts [] = {
+        "----------- Handler: ", run->glue == XXL_GLUE_BEAN? run->handler_name: "script",
+        " (", s_glue_names [run->glue],
+        run->glue == XXL_GLUE_BEAN? (in_process? ", in process": ", isolated"): "",
+        "), Param: ", run->params, ", Shard: ", s_itoa (run->shard_index, index),
+        "/", s_itoa (run->shard_total, total)
+    };
+    char *line = s_join (small, sizeof small, parts, sizeof parts / sizeof parts [0]);
+    const char *start = "----------- xxl-job job execute start -----------";
+    if (in_process) {
+        //  Held back: the file is made by the next write (see s_log_lines)
+        run->held_text = s_log_format (start, line, &run->held_len);
+        __atomic_store_n (&run->log_held, LOG_HELD, __ATOMIC_RELEASE);
     }
+    else {
+        run->log_fd = xxl_runlog_open (self->logdir, run->log_id, run->log_date_time);
+        if (run->log_fd < 0)
+            zsys_warning ("executor: cannot open log of logId %lld: %s",
+                          (long long) run->log_id, strerror (errno));
+        s_log_lines (run, start, line);
+    }
+    if (line != small)
+        free (line);
     if (run->timeout_s > 0)
         run->deadline = s_mono_ms () + (int64_t) run->timeout_s * 1000;
     if (__atomic_load_n (&run->cancel, __ATOMIC_ACQUIRE))
@@ -799,18 +964,28 @@ s_execute (run_t *run)
     else
     if (cancel == CANCEL_TIMEOUT) {
         s_log_newline (run->log_fd);
-        xxl_runlog_write (run->log_fd, "----------- xxl-job job execute timeout");
+        s_log_lines (run, "----------- xxl-job job execute timeout", NULL);
         s_set_result (run, XXL_CODE_TIMEOUT, "job execute timeout ");
     }
     if (!run->result_set || run->result_code <= 0)
         s_set_result (run, XXL_CODE_FAIL, "job handle result lost.");
     if (!in_process)
         s_log_newline (run->log_fd);    //  script or runner output may lack it
-    if (asprintf (&line, "----------- Result: handleCode=%d, handleMsg = %s",
-                  run->result_code, run->result_msg? run->result_msg: "null") >= 0) {
-        xxl_runlog_write2 (run->log_fd, "----------- xxl-job job execute end(finish) -----------", line);
-        free (line);
+    //  "----------- Result: handleCode=%d, handleMsg = %s"
+    char code [24];
+    const char *result_parts [] = {
+        "----------- Result: handleCode=", s_itoa (run->result_code, code),
+        ", handleMsg = ", run->result_msg? run->result_msg: "null"
+    };
+    line = s_join (small, sizeof small, result_parts,
+                   sizeof result_parts / sizeof result_parts [0]);
+    if (line) {
+        s_log_lines (run, "----------- xxl-job job execute end(finish) -----------", line);
+        if (line != small)
+            free (line);
     }
+    //  Out of memory above: still make the file with what is held
+    s_log_ensure (run, NULL, 0);
     if (run->log_fd >= 0)
         close (run->log_fd);
     run->log_fd = -1;
@@ -841,7 +1016,9 @@ s_worker_main (void *arg)
                 ts.tv_sec++;
                 ts.tv_nsec -= 1000000000;
             }
+            worker->waiting = 1;
             pthread_cond_timedwait (&worker->cond, &self->mutex, &ts);
+            worker->waiting = 0;
             continue;
         }
         run_t *run = worker->head;
@@ -962,7 +1139,13 @@ xxl_executor_new (const xxl_executor_config_t *config, xxl_handlers_t *handlers)
         self->interpreters [i] = strdup (name);
         ok = self->interpreters [i] != NULL;
     }
-    pthread_mutex_init (&self->mutex, NULL);
+    //  Held for a few hundred instructions at a time by the agent thread
+    //  and many workers: spin a little before sleeping in the kernel
+    pthread_mutexattr_t mutexattr;
+    pthread_mutexattr_init (&mutexattr);
+    pthread_mutexattr_settype (&mutexattr, PTHREAD_MUTEX_ADAPTIVE_NP);
+    pthread_mutex_init (&self->mutex, &mutexattr);
+    pthread_mutexattr_destroy (&mutexattr);
     pthread_condattr_t condattr;
     pthread_condattr_init (&condattr);
     pthread_condattr_setclock (&condattr, CLOCK_MONOTONIC);
@@ -1171,7 +1354,11 @@ xxl_executor_run (xxl_executor_t *self, const xxl_trigger_t *trigger, char *msg,
         worker->head = run;
     worker->tail = run;
     self->pending++;
-    pthread_cond_signal (&worker->cond);
+    if (worker->waiting) {
+        //  Wake an idle worker once; a busy one finds the run in its queue
+        worker->waiting = 0;
+        pthread_cond_signal (&worker->cond);
+    }
     run = NULL;
     rc = 0;
 done:
@@ -1221,6 +1408,22 @@ xxl_executor_running (xxl_executor_t *self, int64_t log_id)
 }
 
 int
+xxl_executor_log_sync (xxl_executor_t *self, int64_t log_id)
+{
+    if (!self)
+        return 0;
+    pthread_mutex_lock (&self->mutex);
+    run_t *run = (run_t *) s_imap_get (&self->inflight, log_id);
+    //  Claimed, the run cannot end (and be freed) before the file is made:
+    //  its worker waits for LOG_MADE before its last line
+    int claimed = run && s_log_claim (run);
+    pthread_mutex_unlock (&self->mutex);
+    if (claimed)
+        s_log_create (run, NULL, 0);
+    return run != NULL;
+}
+
+int
 xxl_executor_fd (xxl_executor_t *self)
 {
     return self? self->result_fd: -1;
@@ -1229,12 +1432,24 @@ xxl_executor_fd (xxl_executor_t *self)
 int
 xxl_executor_take (xxl_executor_t *self, xxl_result_t *result)
 {
-    if (!self || !result)
-        return -1;
+    return xxl_executor_take_many (self, result, 1) == 1? 0: -1;
+}
+
+size_t
+xxl_executor_take_many (xxl_executor_t *self, xxl_result_t *results, size_t max)
+{
+    if (!self || !results || !max)
+        return 0;
     pthread_mutex_lock (&self->mutex);
-    result_node_t *node = self->results_head;
-    if (node) {
-        self->results_head = node->next;
+    result_node_t *head = self->results_head, *last = NULL;
+    size_t count = 0;
+    for (result_node_t *node = head; node && count < max; node = node->next) {
+        last = node;
+        count++;
+    }
+    if (count) {
+        self->results_head = last->next;
+        last->next = NULL;
         if (!self->results_head) {
             self->results_tail = NULL;
             uint64_t value;
@@ -1244,11 +1459,15 @@ xxl_executor_take (xxl_executor_t *self, xxl_result_t *result)
         }
     }
     pthread_mutex_unlock (&self->mutex);
-    if (!node)
-        return -1;
-    *result = node->result;
-    free (node);
-    return 0;
+    //  The nodes are ours now: copy out and free them without the mutex
+    size_t i = 0;
+    while (head && i < count) {
+        result_node_t *next = head->next;
+        results [i++] = head->result;
+        free (head);
+        head = next;
+    }
+    return count;
 }
 
 size_t

@@ -100,12 +100,22 @@ int xxl_executor_busy (xxl_executor_t *self, int64_t job_id);
 //  1 if the run with this logId is queued or running, else 0.
 int xxl_executor_running (xxl_executor_t *self, int64_t log_id);
 
+//  As xxl_executor_running, and if the run is running in process with its
+//  first log lines still held in memory (see xxl_executor.c: the log file
+//  of an in-process run is made by its first write after the start lines),
+//  makes the file now, so that a reader finds what the run logged so far.
+int xxl_executor_log_sync (xxl_executor_t *self, int64_t log_id);
+
 //  An fd (eventfd) that polls readable while results are pending.
 int xxl_executor_fd (xxl_executor_t *self);
 
 //  Pops one result: 0 and fills result (caller frees result->msg), -1 when
 //  none.  Non-blocking, thread-safe.
 int xxl_executor_take (xxl_executor_t *self, xxl_result_t *result);
+
+//  Pops up to max results into results (one lock for all), oldest first;
+//  returns how many (0 when none).  Caller frees each msg.  Thread-safe.
+size_t xxl_executor_take_many (xxl_executor_t *self, xxl_result_t *results, size_t max);
 
 //  Runs currently running (not queued).
 size_t xxl_executor_active (xxl_executor_t *self);

@@ -31,15 +31,42 @@ s_now_ms (void)
     return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+//  Identity of the time zone that tzset() last loaded: a cached local time
+//  is only reused while it is the same (a program may change TZ and call
+//  tzset, as the tests do)
+static int
+s_same_zone (long zone, const char *name)
+{
+    return zone == timezone && name == tzname [0];
+}
+
+//  Formats the local date of ms (<= 0: now) as yyyy-mm-dd.  The date of
+//  the last call on this thread is kept with the span of seconds it holds,
+//  so most calls cost no localtime_r.
 static void
 s_date (int64_t ms, char *buf, size_t buflen)
 {
+    static __thread time_t s_from = 1, s_until = 0;     //  [from, until)
+    static __thread long s_zone;
+    static __thread const char *s_zone_name;
+    static __thread char s_text [16];
     if (ms <= 0)
         ms = s_now_ms ();
     time_t secs = (time_t) (ms / 1000);
-    struct tm tm;
-    localtime_r (&secs, &tm);
-    strftime (buf, buflen, "%Y-%m-%d", &tm);
+    if (secs < s_from || secs >= s_until || !s_same_zone (s_zone, s_zone_name)) {
+        struct tm tm;
+        localtime_r (&secs, &tm);
+        strftime (s_text, sizeof s_text, "%Y-%m-%d", &tm);
+        s_zone = timezone;
+        s_zone_name = tzname [0];
+        //  From local midnight, for 23 hours: a day with a daylight saving
+        //  change is never shorter
+        s_from = secs - (tm.tm_hour * 3600 + tm.tm_min * 60 + tm.tm_sec);
+        s_until = s_from + 23 * 3600;
+        if (secs >= s_until)
+            s_until = secs + 1;         //  the last hour of a day: this second only
+    }
+    snprintf (buf, buflen, "%s", s_text);
 }
 
 int
@@ -50,8 +77,30 @@ xxl_runlog_path (const char *logdir, int64_t log_id, int64_t log_date_time,
         return -1;
     char date [32];
     s_date (log_date_time, date, sizeof date);
-    int n = snprintf (buf, buflen, "%s/%s/%lld.log", logdir, date, (long long) log_id);
-    return (n < 0 || (size_t) n >= buflen)? -1: 0;
+    //  "{logdir}/{date}/{logId}.log", without a printf per run
+    char id [24];
+    size_t id_len = 0;
+    uint64_t value = log_id < 0? (uint64_t) 0 - (uint64_t) log_id: (uint64_t) log_id;
+    do {
+        id [sizeof id - 1 - id_len++] = (char) ('0' + value % 10);
+        value /= 10;
+    } while (value);
+    if (log_id < 0)
+        id [sizeof id - 1 - id_len++] = '-';
+    size_t dir_len = strlen (logdir), date_len = strlen (date);
+    if (dir_len + 1 + date_len + 1 + id_len + 4 >= buflen)
+        return -1;
+    char *p = buf;
+    memcpy (p, logdir, dir_len);
+    p += dir_len;
+    *p++ = '/';
+    memcpy (p, date, date_len);
+    p += date_len;
+    *p++ = '/';
+    memcpy (p, id + sizeof id - id_len, id_len);
+    p += id_len;
+    memcpy (p, ".log", 5);
+    return 0;
 }
 
 int
@@ -85,24 +134,49 @@ xxl_runlog_format (char *buf, size_t buflen, const char *line)
 {
     if (!buf || buflen < 64)
         return 0;
+    //  The "yyyy-MM-dd HH:mm:ss" of the current second and the
+    //  " [tid/pid] " of this thread are made once, not per line
+    static __thread time_t s_second = -1;
+    static __thread long s_zone;
+    static __thread const char *s_zone_name;
+    static __thread char s_stamp [32];
+    static __thread size_t s_stamp_len;
+    static __thread char s_ids [48];
+    static __thread size_t s_ids_len;
     struct timespec ts;
     clock_gettime (CLOCK_REALTIME, &ts);
-    struct tm tm;
-    localtime_r (&ts.tv_sec, &tm);
-    size_t n = strftime (buf, buflen, "%Y-%m-%d %H:%M:%S", &tm);
-    static __thread long s_tid = 0;
-    if (!s_tid)
-        s_tid = (long) syscall (SYS_gettid);
-    int m = snprintf (buf + n, buflen - n, ".%03d [%ld/%ld] ",
-                      (int) (ts.tv_nsec / 1000000), s_tid, (long) getpid ());
-    if (m > 0)
-        n += (size_t) m;
+    if (ts.tv_sec != s_second || !s_same_zone (s_zone, s_zone_name)) {
+        struct tm tm;
+        localtime_r (&ts.tv_sec, &tm);
+        s_stamp_len = strftime (s_stamp, sizeof s_stamp, "%Y-%m-%d %H:%M:%S", &tm);
+        s_zone = timezone;
+        s_zone_name = tzname [0];
+        s_second = ts.tv_sec;
+    }
+    if (!s_ids_len) {
+        int m = snprintf (s_ids, sizeof s_ids, " [%ld/%ld] ",
+                          (long) syscall (SYS_gettid), (long) getpid ());
+        s_ids_len = m > 0 && (size_t) m < sizeof s_ids? (size_t) m: 0;
+    }
+    //  buflen >= 64 holds the stamp (19), ".SSS" and the ids (<= 44)
+    memcpy (buf, s_stamp, s_stamp_len);
+    size_t n = s_stamp_len;
+    int millis = (int) (ts.tv_nsec / 1000000);
+    buf [n++] = '.';
+    buf [n++] = (char) ('0' + millis / 100);
+    buf [n++] = (char) ('0' + millis / 10 % 10);
+    buf [n++] = (char) ('0' + millis % 10);
+    if (n + s_ids_len < buflen - 1) {
+        memcpy (buf + n, s_ids, s_ids_len);
+        n += s_ids_len;
+    }
     if (n >= buflen - 1)
         n = buflen - 2;
     size_t len = line? strlen (line): 0;
     if (len > buflen - n - 1)
         len = buflen - n - 1;
-    memcpy (buf + n, line, len);
+    if (len)
+        memcpy (buf + n, line, len);
     n += len;
     buf [n++] = '\n';
     return n;

@@ -41,7 +41,8 @@
 
 typedef struct _node_t {
     xxl_result_t result;
-    struct _node_t *prev, *next;
+    struct _node_t *prev, *next;        //  pending order
+    struct _node_t *chain;              //  next in the same index bucket
 } node_t;
 
 struct _xxl_spool_t {
@@ -49,7 +50,8 @@ struct _xxl_spool_t {
     int fd;
     node_t *head, *tail;
     size_t size;
-    zhashx_t *index;                    //  "logId" -> node_t
+    node_t **buckets;                   //  index: logId -> node_t, chained
+    size_t nbuckets;                    //  a power of two
     size_t dead;                        //  records in the file not pending
     node_t *cursor_next;
 };
@@ -150,6 +152,7 @@ s_frame (buf_t *buf, const unsigned char *payload, size_t len)
     return 0;
 }
 
+//  Appends one framed result record, encoded in place; 0 or -1
 static int
 s_encode_result (buf_t *buf, const xxl_result_t *result)
 {
@@ -157,9 +160,10 @@ s_encode_result (buf_t *buf, const xxl_result_t *result)
     if (msg_len > MAX_RECORD - 64)
         msg_len = MAX_RECORD - 64;
     size_t len = 1 + 8 + 8 + 4 + 4 + msg_len;
-    unsigned char *payload = (unsigned char *) malloc (len);
-    if (!payload)
+    if (s_buf_reserve (buf, 8 + len))
         return -1;
+    unsigned char *record = buf->data + buf->size;
+    unsigned char *payload = record + 8;
     payload [0] = TYPE_RESULT;
     s_put_u64 (payload + 1, (uint64_t) result->log_id);
     s_put_u64 (payload + 9, (uint64_t) result->log_date_time);
@@ -167,9 +171,10 @@ s_encode_result (buf_t *buf, const xxl_result_t *result)
     s_put_u32 (payload + 21, result->msg? (uint32_t) msg_len: NO_MSG);
     if (msg_len)
         memcpy (payload + 25, result->msg, msg_len);
-    int rc = s_frame (buf, payload, len);
-    free (payload);
-    return rc;
+    s_put_u32 (record, (uint32_t) len);
+    s_put_u32 (record + 4, s_crc32 (payload, len));
+    buf->size += 8 + len;
+    return 0;
 }
 
 static int
@@ -200,15 +205,64 @@ s_write_all (int fd, const unsigned char *data, size_t len)
 //  ---------------------------------------------------------------------
 //  In-memory state
 
-static void
-s_key (int64_t log_id, char *key, size_t keylen)
+static size_t
+s_slot (const xxl_spool_t *self, int64_t log_id)
 {
-    snprintf (key, keylen, "%lld", (long long) log_id);
+    uint64_t x = (uint64_t) log_id * 0x9E3779B97F4A7C15ULL;
+    return (size_t) (x >> 32) & (self->nbuckets - 1);
+}
+
+static node_t *
+s_index_find (xxl_spool_t *self, int64_t log_id)
+{
+    node_t *node = self->buckets [s_slot (self, log_id)];
+    while (node && node->result.log_id != log_id)
+        node = node->chain;
+    return node;
+}
+
+static void
+s_index_remove (xxl_spool_t *self, node_t *node)
+{
+    node_t **link = &self->buckets [s_slot (self, node->result.log_id)];
+    while (*link && *link != node)
+        link = &(*link)->chain;
+    if (*link)
+        *link = node->chain;
+}
+
+//  Adds node (its logId not indexed yet); doubles the buckets past one node
+//  per bucket (if that fails, chains just get longer)
+static void
+s_index_add (xxl_spool_t *self, node_t *node)
+{
+    if (self->size > self->nbuckets) {
+        size_t nbuckets = self->nbuckets * 2;
+        node_t **buckets = (node_t **) calloc (nbuckets, sizeof (node_t *));
+        if (buckets) {
+            node_t **old = self->buckets;
+            size_t old_count = self->nbuckets;
+            self->buckets = buckets;
+            self->nbuckets = nbuckets;
+            for (size_t i = 0; i < old_count; i++)
+                for (node_t *item = old [i], *next; item; item = next) {
+                    next = item->chain;
+                    size_t slot = s_slot (self, item->result.log_id);
+                    item->chain = buckets [slot];
+                    buckets [slot] = item;
+                }
+            free (old);
+        }
+    }
+    size_t slot = s_slot (self, node->result.log_id);
+    node->chain = self->buckets [slot];
+    self->buckets [slot] = node;
 }
 
 static void
 s_node_unlink (xxl_spool_t *self, node_t *node)
 {
+    s_index_remove (self, node);
     if (self->cursor_next == node)
         self->cursor_next = node->next;
     if (node->prev)
@@ -228,11 +282,8 @@ s_node_unlink (xxl_spool_t *self, node_t *node)
 static int
 s_apply_result (xxl_spool_t *self, const xxl_result_t *result, char *own_msg)
 {
-    char key [32];
-    s_key (result->log_id, key, sizeof key);
-    node_t *old = (node_t *) zhashx_lookup (self->index, key);
+    node_t *old = s_index_find (self, result->log_id);
     if (old) {
-        zhashx_delete (self->index, key);
         s_node_unlink (self, old);
         self->dead++;
     }
@@ -250,19 +301,16 @@ s_apply_result (xxl_spool_t *self, const xxl_result_t *result, char *own_msg)
         self->head = node;
     self->tail = node;
     self->size++;
-    zhashx_insert (self->index, key, node);
+    s_index_add (self, node);
     return 0;
 }
 
 static int
 s_apply_ack (xxl_spool_t *self, int64_t log_id)
 {
-    char key [32];
-    s_key (log_id, key, sizeof key);
-    node_t *node = (node_t *) zhashx_lookup (self->index, key);
+    node_t *node = s_index_find (self, log_id);
     if (!node)
         return -1;
-    zhashx_delete (self->index, key);
     s_node_unlink (self, node);
     self->dead += 2;                    //  the result and its ack
     return 0;
@@ -375,8 +423,9 @@ xxl_spool_new (const char *path)
         return NULL;
     self->fd = -1;
     self->path = strdup (path);
-    self->index = zhashx_new ();
-    if (!self->path || !self->index) {
+    self->nbuckets = 1024;
+    self->buckets = (node_t **) calloc (self->nbuckets, sizeof (node_t *));
+    if (!self->path || !self->buckets) {
         xxl_spool_destroy (&self);
         return NULL;
     }
@@ -403,9 +452,9 @@ xxl_spool_destroy (xxl_spool_t **self_p)
     if (!self_p || !*self_p)
         return;
     xxl_spool_t *self = *self_p;
-    while (self->head)
+    while (self->buckets && self->head)
         s_node_unlink (self, self->head);
-    zhashx_destroy (&self->index);
+    free (self->buckets);
     if (self->fd >= 0)
         close (self->fd);
     free (self->path);
@@ -450,16 +499,28 @@ xxl_spool_add (xxl_spool_t *self, const xxl_result_t *result)
 int
 xxl_spool_ack (xxl_spool_t *self, int64_t log_id)
 {
-    if (!self || s_apply_ack (self, log_id))
-        return -1;
+    return xxl_spool_ack_batch (self, &log_id, 1) == 1? 0: -1;
+}
+
+size_t
+xxl_spool_ack_batch (xxl_spool_t *self, const int64_t *log_ids, size_t count)
+{
+    if (!self || !log_ids)
+        return 0;
     buf_t buf = { NULL, 0, 0 };
-    if (s_encode_ack (&buf, log_id) == 0
-    &&  s_write_all (self->fd, buf.data, buf.size))
+    size_t acked = 0;
+    for (size_t i = 0; i < count; i++)
+        if (s_apply_ack (self, log_ids [i]) == 0) {
+            acked++;
+            if (s_encode_ack (&buf, log_ids [i]))
+                break;                  //  out of memory: fewer ack records,
+        }                               //  those results come back after a restart
+    if (buf.size && s_write_all (self->fd, buf.data, buf.size))
         zsys_warning ("spool: cannot write ack to %s: %s", self->path, strerror (errno));
     free (buf.data);
     if (self->dead >= 1024 && self->dead > self->size)
         xxl_spool_compact (self);
-    return 0;
+    return acked;
 }
 
 size_t
@@ -492,6 +553,17 @@ xxl_spool_compact (xxl_spool_t *self)
 {
     if (!self)
         return -1;
+    if (self->size == 0) {
+        //  Nothing pending: cut back to the header.  Not fsync'd: a crash
+        //  that undoes the cut replays records that are all acked, and the
+        //  next add's fdatasync makes the cut durable with it.
+        if (ftruncate (self->fd, SPOOL_MAGIC_LEN)) {
+            zsys_warning ("spool: cannot truncate %s: %s", self->path, strerror (errno));
+            return -1;
+        }
+        self->dead = 0;
+        return 0;
+    }
     char *tmp = NULL;
     if (asprintf (&tmp, "%s.tmp", self->path) < 0)
         return -1;

@@ -45,6 +45,11 @@ int xxl_spool_add_batch (xxl_spool_t *self, const xxl_result_t *results, size_t 
 //  records outnumber pending ones (and there are at least 1,024).
 int xxl_spool_ack (xxl_spool_t *self, int64_t log_id);
 
+//  Removes the pending results of count logIds at once: their ack records
+//  go in one write (no fsync), and the file is compacted at most once.
+//  logIds not pending are skipped.  Returns how many were removed.
+size_t xxl_spool_ack_batch (xxl_spool_t *self, const int64_t *log_ids, size_t count);
+
 //  Number of pending results.
 size_t xxl_spool_size (xxl_spool_t *self);
 
@@ -55,8 +60,9 @@ size_t xxl_spool_size (xxl_spool_t *self);
 const xxl_result_t *xxl_spool_first (xxl_spool_t *self);
 const xxl_result_t *xxl_spool_next (xxl_spool_t *self);
 
-//  Rewrites the file with pending results only (fsync'd, atomic rename).
-//  Returns 0 or -1 (the old file stays in use).
+//  Rewrites the file with pending results only (fsync'd, atomic rename;
+//  with none pending, truncates it to its header).  Returns 0 or -1 (the
+//  old file stays in use).
 int xxl_spool_compact (xxl_spool_t *self);
 
 #ifdef __cplusplus
