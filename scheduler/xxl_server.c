@@ -77,6 +77,7 @@ typedef struct {
     xxl_job_t job;
     xxl_cron_t *cron;                   //  schedule_conf parsed (CRON jobs)
     int refs;
+    int64_t read_at;                    //  monotonic ms it was known current
 } snap_t;
 
 //  A planned trigger on the timer heap: what its dispatch needs, so that
@@ -1206,7 +1207,8 @@ s_plan_fire (server_t *self, snap_t *snap, const char *type, int64_t planned,
         plan->sharded = sharded;
         plan->shard_index = i;
         plan->shard_total = made;
-        zhashx_update (self->plans, &plan->log_id, plan);
+        zhashx_delete (self->plans, &plan->log_id);
+        zhashx_insert (self->plans, &plan->log_id, plan);
         xxl_timer_push (self->timer, fire_at, ids [i]);
     }
 }
@@ -1272,24 +1274,65 @@ s_plan_job (server_t *self, snap_t *snap, int64_t now)
         "iii", last, next, job->id);
 }
 
+//  Makes a snapshot of *job (taking its strings; *job is emptied) and
+//  puts it in the cache in place of any older one
+static snap_t *
+s_snap_put (server_t *self, xxl_job_t *job)
+{
+    snap_t *snap = (snap_t *) zmalloc (sizeof (snap_t));
+    snap->job = *job;
+    memset (job, 0, sizeof *job);
+    if (streq (snap->job.schedule_type, "CRON"))
+        snap->cron = xxl_cron_new (snap->job.schedule_conf, snap->job.timezone, NULL, 0);
+    snap->refs = 1;                     //  the cache's
+    snap->read_at = zclock_mono ();
+    //  Jobs triggered by hand join the cache too: keep it bounded
+    if (zhashx_size (self->snaps) >= 65536)
+        zhashx_purge (self->snaps);
+    //  (delete, then insert: the map's key points into the snapshot)
+    zhashx_delete (self->snaps, &snap->job.id);
+    zhashx_insert (self->snaps, &snap->job.id, snap);
+    return snap;
+}
+
 //  The planner's snapshot of job id, read again when the job changed
 //  since (update_time differs); NULL when the job is gone
 static snap_t *
 s_snap_get (server_t *self, int64_t id, int64_t update_time)
 {
     snap_t *snap = (snap_t *) zhashx_lookup (self->snaps, &id);
-    if (snap && snap->job.update_time == update_time)
+    if (snap && snap->job.update_time == update_time) {
+        snap->read_at = zclock_mono ();
         return snap;
-    zhashx_delete (self->snaps, &id);
-    snap = (snap_t *) zmalloc (sizeof (snap_t));
-    if (xxl_store_job_load (self->store, id, &snap->job)) {
-        free (snap);
+    }
+    xxl_job_t job;
+    if (xxl_store_job_load (self->store, id, &job)) {
+        zhashx_delete (self->snaps, &id);
         return NULL;
     }
-    if (streq (snap->job.schedule_type, "CRON"))
-        snap->cron = xxl_cron_new (snap->job.schedule_conf, snap->job.timezone, NULL, 0);
-    snap->refs = 1;                     //  the cache's
-    zhashx_insert (self->snaps, &snap->job.id, snap);
+    return s_snap_put (self, &job);
+}
+
+//  A job for a trigger: the cached snapshot when it was read or confirmed
+//  current less than a second ago (this scheduler's own job writes drop
+//  it at once; another scheduler's show within that second), else read
+//  again.  Returns a snapshot the caller releases with s_snap_release, or
+//  NULL: *rc 1 when the job is absent, -1 on a store error.
+static snap_t *
+s_snap_fresh (server_t *self, int64_t id, int *rc)
+{
+    snap_t *snap = (snap_t *) zhashx_lookup (self->snaps, &id);
+    if (!snap || zclock_mono () - snap->read_at >= 1000) {
+        xxl_job_t job;
+        *rc = xxl_store_job_load (self->store, id, &job);
+        if (*rc) {
+            zhashx_delete (self->snaps, &id);
+            return NULL;
+        }
+        snap = s_snap_put (self, &job);
+    }
+    *rc = 0;
+    snap->refs++;
     return snap;
 }
 
@@ -2351,9 +2394,21 @@ s_parse_shard (const char *text, int *index, int *total)
 static void
 s_api_job_trigger (server_t *self, request_t *request)
 {
-    xxl_job_t job;
-    if (s_job_from_request (self, request, &job))
+    int64_t id = xxl_msg_int (request->msg, NULL, "jobId", 1, 1, INT64_MAX, 0);
+    if (xxl_msg_error (request->msg)) {
+        s_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
         return;
+    }
+    int rc;
+    snap_t *snap = s_snap_fresh (self, id, &rc);
+    if (!snap) {
+        char text [64];
+        snprintf (text, sizeof text, "job %" PRId64 " not found", id);
+        s_reply (self, request, rc < 0? XXL_FAILURE: XXL_NOT_FOUND,
+                 rc < 0? xxl_store_error (self->store): text);
+        return;
+    }
+    const xxl_job_t *job = &snap->job;
     trigger_args_t args = { .trigger_type = "MANUAL", .fail_retry_count = -1,
                             .shard_index = -1, .shard_total = -1 };
     args.param = xxl_msg_str (request->msg, NULL, "executorParam", 0, XXL_MAX_TEXT, NULL);
@@ -2367,12 +2422,12 @@ s_api_job_trigger (server_t *self, request_t *request)
         xxl_msg_fail (request->msg, "triggerType must be MANUAL or API");
     if (xxl_msg_error (request->msg)) {
         s_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
-        xxl_job_free (&job);
+        s_snap_release (&snap);
         return;
     }
     args.trigger_type = type;
     int64_t ids [1024];
-    int made = s_trigger (self, &job, &args, ids, 1024);
+    int made = s_trigger (self, job, &args, ids, 1024);
     if (made < 0)
         s_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
     else {
@@ -2386,7 +2441,7 @@ s_api_job_trigger (server_t *self, request_t *request)
         xxl_enc_map_end (self->enc);
         s_reply_end (self, request);
     }
-    xxl_job_free (&job);
+    s_snap_release (&snap);
 }
 
 #define XXL_LOG_SELECT \
