@@ -115,6 +115,8 @@ typedef struct {
     zlistx_t *accepted;                 //  accepted_t, oldest first
     zhashx_t *accepted_ids;             //  log id → accepted_t (not owned)
     int64_t next_log_id;                //  next log id to hand out this turn (0: read it)
+    bool any_children;                  //  some job has child jobs, as read
+    int64_t children_until;             //  monotonic ms: read it again from then
     zhashx_t *groups;                   //  group id → xxl_group_t, read at most
     int64_t groups_until;               //  1 s ago (monotonic ms of expiry)
     int64_t next_scan;                  //  monotonic ms of the next planner scan
@@ -841,18 +843,6 @@ s_trigger (server_t *self, const xxl_job_t *job, const trigger_args_t *args,
         char shard [32] = "";
         if (broadcast || args->shard_total >= 0)
             snprintf (shard, sizeof shard, "%d/%d", index, total);
-        char *message = zsys_sprintf (
-            "Trigger type: %s\n"
-            "Admin address: %s\n"
-            "Executor registry type: %s\n"
-            "Executor addresses: %s\n"
-            "Route strategy: %s%s%s%s\n"
-            "Block strategy: %s\n"
-            "Timeout: %" PRId64 "\n"
-            "Fail retry count: %d\n",
-            s_trigger_title (args->trigger_type), self->config.admin_address, registry_type,
-            address_text, job->executor_route_strategy, *shard? " (": "", shard,
-            *shard? ")": "", job->executor_block_strategy, job->executor_timeout, retry);
         //  Route before the row is written, so that one INSERT holds the
         //  address and the accepting answer's section (s_send_run)
         int64_t id = s_next_log_id (self);
@@ -867,13 +857,22 @@ s_trigger (server_t *self, const xxl_job_t *job, const trigger_args_t *args,
             ahead = pick == ROUTE_ADDRESS
                  && xxl_registry_route (self->registry, address, &rid_size) != NULL;
         }
-        if (ahead) {
-            char *section = s_section (note, address, XXL_OK, NULL);
-            char *both = zsys_sprintf ("%s%s", message, section);
-            zstr_free (&section);
-            zstr_free (&message);
-            message = both;
-        }
+        char *message = zsys_sprintf (
+            "Trigger type: %s\n"
+            "Admin address: %s\n"
+            "Executor registry type: %s\n"
+            "Executor addresses: %s\n"
+            "Route strategy: %s%s%s%s\n"
+            "Block strategy: %s\n"
+            "Timeout: %" PRId64 "\n"
+            "Fail retry count: %d\n"
+            "%s%s%s%s%s",
+            s_trigger_title (args->trigger_type), self->config.admin_address, registry_type,
+            address_text, job->executor_route_strategy, *shard? " (": "", shard,
+            *shard? ")": "", job->executor_block_strategy, job->executor_timeout, retry,
+            //  = s_section (note, address, XXL_OK, NULL) when ahead
+            ahead? "\n>>>>>>>>>>> Trigger <<<<<<<<<<<\n": "", ahead? note: "",
+            ahead? "address: ": "", ahead? address: "", ahead? "\ncode: 200\nmsg: null\n": "");
         xxl_log_t log = {
             .id = id > 0? id: 0,
             .job_group = job->job_group, .job_id = job->id,
@@ -1152,6 +1151,7 @@ s_plan_forget (server_t *self, int64_t job_id)
     //  Plans of these rows stay on the timer; when due, their row is gone
     //  and s_send_run sends nothing
     zhashx_delete (self->snaps, &job_id);
+    self->children_until = 0;
     xxl_store_exec (self->store,
         "DELETE FROM xxl_job_log WHERE job_id = ? AND trigger_code = 0"
         " AND executor_address IS NULL AND schedule_time IS NOT NULL", "i", job_id);
@@ -1606,10 +1606,19 @@ s_child_cycle (server_t *self, int64_t job_id, const char *children, char *path,
 static char *
 s_trigger_children (server_t *self, int64_t log_id)
 {
-    int64_t job_id = xxl_store_scalar (self->store, "SELECT job_id FROM xxl_job_log WHERE id = ?",
-                                       "i", log_id);
-    char *children = job_id > 0? xxl_store_text (self->store,
-        "SELECT child_jobid FROM xxl_job_info WHERE id = ?", "i", job_id): NULL;
+    //  Most installations have no child jobs: ask the store once a second
+    //  (this scheduler's job writes ask again at once)
+    int64_t now = zclock_mono ();
+    if (now >= self->children_until) {
+        self->any_children = xxl_store_scalar (self->store,
+            "SELECT EXISTS (SELECT 1 FROM xxl_job_info WHERE child_jobid != '')", "") != 0;
+        self->children_until = now + 1000;
+    }
+    if (!self->any_children)
+        return NULL;
+    char *children = xxl_store_text (self->store,
+        "SELECT child_jobid FROM xxl_job_info"
+        " WHERE id = (SELECT job_id FROM xxl_job_log WHERE id = ?)", "i", log_id);
     if (!children || !*children) {
         free (children);
         return NULL;
@@ -2186,6 +2195,7 @@ s_api_job_add (server_t *self, request_t *request)
     if (start && s_job_arm (NULL, &job, why, sizeof why))
         s_reply (self, request, XXL_BAD_REQUEST, why);
     else {
+        self->children_until = 0;
         int64_t id = xxl_store_job_add (self->store, &job);
         if (id < 0)
             s_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
