@@ -109,7 +109,8 @@ QJ=$(ctl job add --group svc-app --handler demoJobHandler | jq -r .id)
 IDS=""
 for _ in $(seq 40); do IDS="$IDS $(ctl job trigger "$QJ" | jq -r '.logIds[0]')"; done
 kill -TERM "$SPID"; wait "$SPID"
-check "scheduler exits 0 on SIGTERM" test $? -eq 0
+RC=$?
+check "scheduler exits 0 on SIGTERM (it exited $RC)" test "$RC" -eq 0
 start_scheduler "$API" "$AGENTS"
 all_finished () { for l in $IDS; do [ "$(log_field "$l" handleCode)" = 200 ] || return 1; done; }
 check "every trigger accepted before SIGTERM ran and was recorded" wait_for 20 all_finished
