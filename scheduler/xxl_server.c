@@ -324,8 +324,6 @@ static void
 s_flush (server_t *self)
 {
     zmsg_t *msg;
-    while ((msg = (zmsg_t *) zlistx_detach (self->api_out, NULL)))
-        zmsg_send (&msg, self->api);
     while ((msg = (zmsg_t *) zlistx_detach (self->agents_out, NULL))) {
         zframe_t *tag = zmsg_pop (msg);
         uint64_t pending_id = 0;
@@ -353,6 +351,9 @@ s_flush (server_t *self)
         }
         zframe_destroy (&rid);
     }
+    //  Clients' replies after the RUNs: a trigger's run starts sooner
+    while ((msg = (zmsg_t *) zlistx_detach (self->api_out, NULL)))
+        zmsg_send (&msg, self->api);
 }
 
 //  --------------------------------------------------------------------

@@ -18,6 +18,7 @@
 struct _xxl_store_t {
     sqlite3 *db;
     zhashx_t *statements;               //  sql pointer → sqlite3_stmt
+    zactor_t *checkpointer;             //  WAL checkpoints off the caller's thread
     int in_txn;
     char error [512];
 };
@@ -275,6 +276,53 @@ s_pointer_compare (const void *a, const void *b)
     return a < b? -1: a > b? 1: 0;
 }
 
+//  The checkpointer: its own connection copies the WAL into the database
+//  (PASSIVE: it never waits for, nor blocks, the writer) every 250 ms, so
+//  that the fsyncs of checkpoints do not stall the writer's commits, as
+//  SQLite's automatic checkpoint inside COMMIT would.  args: the path.
+static void
+s_checkpointer (zsock_t *pipe, void *args)
+{
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2 ((const char *) args, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+                         NULL) != SQLITE_OK) {
+        zsys_warning ("store: checkpointer cannot open %s: %s", (const char *) args,
+                      db? sqlite3_errmsg (db): "out of memory");
+        sqlite3_close (db);
+        zsock_signal (pipe, 0);
+        //  Without it the WAL still gets checkpointed when the store closes
+        while (true) {
+            char *command = zstr_recv (pipe);
+            bool term = !command || streq (command, "$TERM");
+            zstr_free (&command);
+            if (term)
+                return;
+        }
+    }
+    //  A connection learns the database is in WAL mode at its first read
+    sqlite3_exec (db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+    zsock_signal (pipe, 0);
+    zpoller_t *poller = zpoller_new (pipe, NULL);
+    zpoller_set_nonstop (poller, true);
+    bool terminated = false;
+    while (!terminated) {
+        if (zpoller_wait (poller, 250) == pipe) {
+            char *command = zstr_recv (pipe);
+            terminated = !command || streq (command, "$TERM");
+            zstr_free (&command);
+        }
+        else
+        if (zpoller_terminated (poller))
+            break;
+        int frames = 0, done = 0;
+        int rc = sqlite3_wal_checkpoint_v2 (db, NULL, SQLITE_CHECKPOINT_PASSIVE, &frames, &done);
+        if (rc != SQLITE_OK && rc != SQLITE_BUSY && rc != SQLITE_LOCKED)
+            zsys_warning ("store: checkpoint: %s", sqlite3_errmsg (db));
+    }
+    zpoller_destroy (&poller);
+    sqlite3_close (db);
+}
+
 xxl_store_t *
 xxl_store_new (const char *path, char *err, size_t errlen)
 {
@@ -307,6 +355,13 @@ xxl_store_new (const char *path, char *err, size_t errlen)
         xxl_store_destroy (&self);
         return NULL;
     }
+    //  Checkpoints on their own thread (not for in-memory databases)
+    if (*path && strneq (path, ":memory:") && strncmp (path, "file:", 5)) {
+        if (s_exec_script (self, "PRAGMA wal_autocheckpoint = 0;") == 0)
+            self->checkpointer = zactor_new (s_checkpointer, (void *) path);
+        if (!self->checkpointer)
+            s_exec_script (self, "PRAGMA wal_autocheckpoint = 1000;");
+    }
     return self;
 }
 
@@ -317,6 +372,7 @@ xxl_store_destroy (xxl_store_t **self_p)
         xxl_store_t *self = *self_p;
         if (self->in_txn)
             s_exec_script (self, "ROLLBACK;");
+        zactor_destroy (&self->checkpointer);
         zhashx_destroy (&self->statements);
         if (self->db)
             sqlite3_close (self->db);

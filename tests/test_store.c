@@ -5,6 +5,7 @@
 #include "xxl_test.h"
 
 #include <czmq.h>
+#include <sys/stat.h>
 
 static char s_dir [] = "/tmp/xxl-test-store-XXXXXX";
 
@@ -170,6 +171,32 @@ main (void)
     store = xxl_store_new (path, err, sizeof err);
     XXL_CHECK (store && xxl_store_job_load (store, jid, &loaded) == 0);
     xxl_job_free (&loaded);
+
+    //  Commits leave checkpoints to the store's own thread: the writer's
+    //  connection never checkpoints, yet the rows reach the database file
+    //  while the store is open (without it they would stay in the WAL
+    //  until close: fewer than SQLite's 1,000-page automatic threshold)
+    XXL_CHECK (xxl_store_scalar (store, "PRAGMA wal_autocheckpoint", NULL) == 0);
+    struct stat before;
+    XXL_CHECK (stat (path, &before) == 0);
+    for (int batch = 0; batch < 20; batch++) {
+        XXL_CHECK (xxl_store_begin (store) == 0);
+        for (int i = 0; i < 100; i++) {
+            xxl_log_t row = log;
+            row.id = 0;
+            row.trigger_msg = (char *) "a trigger message long enough to fill some pages .......";
+            XXL_CHECK (xxl_store_log_add (store, &row) == 0);
+        }
+        XXL_CHECK (xxl_store_commit (store) == 0);
+    }
+    bool grew = false;
+    for (int wait = 0; wait < 100 && !grew; wait++) {
+        struct stat now;
+        grew = stat (path, &now) == 0 && now.st_size > before.st_size;
+        if (!grew)
+            zclock_sleep (50);
+    }
+    XXL_CHECK (grew);
     //  A database from a newer xxl is refused with the reason
     xxl_store_exec (store, "PRAGMA user_version = 999", NULL);
     xxl_store_destroy (&store);
