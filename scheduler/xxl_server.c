@@ -2517,7 +2517,9 @@ s_api_log_forward (server_t *self, request_t *request, int kill)
         xxl_log_free (&log);
         return;
     }
-    if (kill && (log.handle_code != 0 || log.trigger_code != XXL_OK)) {
+    //  trigger_code 0 with an address: the RUN went (or goes in this turn,
+    //  ahead of the KILL on the same connection), its answer not written yet
+    if (kill && (log.handle_code != 0 || (log.trigger_code != XXL_OK && log.trigger_code != 0))) {
         s_reply (self, request, XXL_CONFLICT, "this run is not running");
         xxl_log_free (&log);
         return;

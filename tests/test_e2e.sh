@@ -105,6 +105,15 @@ check "a run on the restarted agent works" bash -c "
     L=\$($CTL --api $API --json job trigger $JID --address agent-a | jq -r '.logIds[0]');
     for i in \$(seq 100); do [ \"\$($CTL --api $API --json log show \$L | jq -r .handleCode)\" = 200 ] && exit 0; sleep 0.05; done; exit 1"
 
+# A kill right after the trigger: the agent's acceptance may not be
+# recorded yet (triggerCode 0 for up to 500 ms), the run is killed anyway
+printf 'sleep 30.731\n' > "$T/long.sh"
+KJ=$(ctl job add --group demo-app --glue-type GLUE_SHELL --glue-source "$T/long.sh" | jq -r .id)
+KL=$(ctl job trigger "$KJ" --address agent-a | jq -r '.logIds[0]')
+check "log kill right after the trigger answers" ctl log kill "$KL"
+check "the killed run ends failed" wait_for 10 field_is "$KL" handleCode 500
+check "its script is gone" wait_for 5 bash -c "! pgrep -f 'sleep 30[.]731' >/dev/null"
+
 # Scheduler restart on the same endpoints: agents reconnect and re-register
 kill -TERM "$SPID"
 wait "$SPID"
