@@ -180,6 +180,20 @@ s_id_compare (const void *a, const void *b)
     return x < y? -1: x > y? 1: 0;
 }
 
+//  A map keyed by an int64_t id that lives in the item (the key is not
+//  copied); destructor (may be NULL) destroys the items
+static zhashx_t *
+s_id_map (zhashx_destructor_fn *destructor)
+{
+    zhashx_t *map = zhashx_new ();
+    zhashx_set_key_hasher (map, s_id_hash);
+    zhashx_set_key_comparator (map, s_id_compare);
+    zhashx_set_key_duplicator (map, NULL);
+    zhashx_set_key_destructor (map, NULL);
+    zhashx_set_destructor (map, destructor);
+    return map;
+}
+
 static void
 s_pending_destroy (void **item)
 {
@@ -3202,45 +3216,16 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     zlistx_set_destructor (self->api_out, s_msg_destroy);
     self->agents_out = zlistx_new ();
     zlistx_set_destructor (self->agents_out, s_msg_destroy);
-    self->pending = zhashx_new ();
-    zhashx_set_key_hasher (self->pending, s_id_hash);
-    zhashx_set_key_comparator (self->pending, s_id_compare);
-    zhashx_set_key_duplicator (self->pending, NULL);
-    zhashx_set_key_destructor (self->pending, NULL);
-    zhashx_set_destructor (self->pending, s_pending_destroy);
-    self->slow_counts = zhashx_new ();
-    zhashx_set_key_hasher (self->slow_counts, s_id_hash);
-    zhashx_set_key_comparator (self->slow_counts, s_id_compare);
-    zhashx_set_key_duplicator (self->slow_counts, NULL);
-    zhashx_set_key_destructor (self->slow_counts, NULL);
-    zhashx_set_destructor (self->slow_counts, s_free_item);
+    self->pending = s_id_map (s_pending_destroy);
+    self->slow_counts = s_id_map (s_free_item);
     self->slow_minute = s_now () / 60000;
-    self->waiting = zhashx_new ();
-    zhashx_set_key_hasher (self->waiting, s_id_hash);
-    zhashx_set_key_comparator (self->waiting, s_id_compare);
-    zhashx_set_key_duplicator (self->waiting, NULL);
-    zhashx_set_key_destructor (self->waiting, NULL);
-    zhashx_set_destructor (self->waiting, s_free_item);
+    self->waiting = s_id_map (s_free_item);
     self->accepted = zlistx_new ();
     zlistx_set_destructor (self->accepted, s_free_item);
-    self->accepted_ids = zhashx_new ();
-    zhashx_set_key_hasher (self->accepted_ids, s_id_hash);
-    zhashx_set_key_comparator (self->accepted_ids, s_id_compare);
-    zhashx_set_key_duplicator (self->accepted_ids, NULL);
-    zhashx_set_key_destructor (self->accepted_ids, NULL);
-    self->plans = zhashx_new ();
-    self->snaps = zhashx_new ();
-    self->groups = zhashx_new ();
-    zhashx_t *maps [] = { self->plans, self->snaps, self->groups };
-    zhashx_destructor_fn *destructors [] = { s_plan_destructor, s_snap_destructor,
-                                             s_group_destructor };
-    for (size_t i = 0; i < 3; i++) {
-        zhashx_set_key_hasher (maps [i], s_id_hash);
-        zhashx_set_key_comparator (maps [i], s_id_compare);
-        zhashx_set_key_duplicator (maps [i], NULL);
-        zhashx_set_key_destructor (maps [i], NULL);
-        zhashx_set_destructor (maps [i], destructors [i]);
-    }
+    self->accepted_ids = s_id_map (NULL);
+    self->plans = s_id_map (s_plan_destructor);
+    self->snaps = s_id_map (s_snap_destructor);
+    self->groups = s_id_map (s_group_destructor);
     self->timer = xxl_timer_new ();
     self->resends = zlistx_new ();
     zlistx_set_destructor (self->resends, s_resend_destroy);
