@@ -1351,6 +1351,12 @@ s_snap_fresh (server_t *self, int64_t id, int *rc)
     return snap;
 }
 
+//  Jobs planned per turn: a scan of many jobs goes in chunks of a few
+//  milliseconds each, and due triggers fire in between
+#define XXL_SCAN_BATCH 512
+#define XXL_STR_(x) #x
+#define XXL_STR(x) XXL_STR_(x)
+
 static void
 s_plan_scan (server_t *self)
 {
@@ -1358,14 +1364,14 @@ s_plan_scan (server_t *self)
     size_t count = 0;
     //  The schedule lock: one writer at a time (BEGIN IMMEDIATE holds it).
     //  id, update_time, trigger_next_time, trigger_last_time per row
-    int64_t *rows = (int64_t *) malloc (4096 * 4 * sizeof (int64_t));
+    int64_t *rows = (int64_t *) malloc (XXL_SCAN_BATCH * 4 * sizeof (int64_t));
     if (!rows)
         return;
     xxl_store_int_rows (self->store,
         "SELECT id, update_time, trigger_next_time, trigger_last_time FROM xxl_job_info"
         " WHERE trigger_status = 1 AND trigger_next_time <= ?"
-        " ORDER BY trigger_next_time LIMIT 4096", now + self->config.preread_ms,
-        rows, 4, 4096, &count);
+        " ORDER BY trigger_next_time LIMIT " XXL_STR (XXL_SCAN_BATCH),
+        now + self->config.preread_ms, rows, 4, XXL_SCAN_BATCH, &count);
     for (size_t i = 0; i < count; i++) {
         int64_t *row = rows + i * 4;
         snap_t *snap = s_snap_get (self, row [0], row [1]);
@@ -1382,7 +1388,7 @@ s_plan_scan (server_t *self)
     }
     free (rows);
     //  A full batch means more are due: scan again at once
-    self->next_scan = count == 4096? 0: zclock_mono () + self->config.scan_ms;
+    self->next_scan = count == XXL_SCAN_BATCH? 0: zclock_mono () + self->config.scan_ms;
 }
 
 //  1 when the job of a log row has an address to go to now
@@ -3462,9 +3468,10 @@ xxl_server_actor (zsock_t *pipe, void *args)
         }
         now = zclock_mono ();
         if (!self->stopping) {
+            //  Due triggers first: planning ahead can wait a turn
+            s_plan_due (self);
             if (now >= self->next_scan)
                 s_plan_scan (self);
-            s_plan_due (self);
             if (now >= self->next_fail_check) {
                 s_fail_monitor (self);
                 self->next_fail_check = now + self->config.fail_check_ms;
