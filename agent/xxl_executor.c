@@ -1,13 +1,29 @@
 /*  xxl_executor.c -- runs the triggers an agent receives.
 
     Threads.  One detached worker thread per job id (small stack) owns the
-    job's serial queue, as XXL-JOB's JobThread.  All executor state (the
-    worker map, queues, in-flight logIds, results) is guarded by one mutex;
-    runs execute outside it.  A worker that idles idle_reap_s seconds with
-    an empty queue removes itself.  Replacing a worker (changed handler or
-    glue version, COVER_EARLY, kill) takes it out of the map, fails its
-    queue at once and cancels its running run; the thread ends on its own
-    when the run returns, and a count of live workers lets stop() wait.
+    job's serial queue, as XXL-JOB's JobThread.  Three kinds of lock, taken
+    in this order when nested, none held while a run executes:
+      - the executor mutex: the worker map, accepted logIds, worker
+        creation and retirement, stop (the agent thread, rarely a worker);
+      - each worker's lock: its queue, its running run, its wait (the
+        agent thread queueing, and that one worker);
+      - the done lock: in-flight logIds and finished results (briefly, by
+        a worker at the end of each run and by the agent thread).
+    So with thousands of jobs a worker's hot path (wake, pop, run, push the
+    result) never touches a lock shared by all workers for longer than a
+    list append, and an idle worker is woken only when its own queue gets
+    a run.  An idle worker sleeps in poll() on its own eventfd, not on a
+    condition variable: a futex wait would put each of thousands of idle
+    threads in the kernel's futex hash, which Linux >= 6.16 sizes by CPU
+    count (16 buckets on 2 CPUs) for a process's private futexes, so that
+    every futex operation of the process (any mutex handover) walked
+    chains of hundreds of sleepers under a spinlock.
+
+    A worker that idles idle_reap_s seconds with an empty queue
+    removes itself.  Replacing a worker (changed handler or glue version,
+    COVER_EARLY, kill) takes it out of the map, fails its queue at once and
+    cancels its running run; the thread ends on its own when the run
+    returns, and a count of live workers lets stop() wait.
 
     Processes.  The agent is multithreaded, so it never fork()s: isolated
     BEAN runs posix_spawn() xxl-runner (see xxl_runner_main.c), GLUE runs
@@ -215,7 +231,7 @@ typedef struct _run_t {
     size_t held_len;
     int64_t deadline;                   //  monotonic ms, 0 = none
     int cancel;                         //  CANCEL_*, atomic
-    char *kill_reason;                  //  under the executor mutex
+    char *kill_reason;                  //  under the worker's lock
     int result_set, result_code;
     char *result_msg;
     struct _run_t *next;
@@ -227,13 +243,16 @@ struct _worker_t {
     char *handler_name;                 //  BEAN identity
     int glue;
     int64_t glue_updatetime;
+    //  Under lock (stop is also set under it); in_map under the executor mutex
+    pthread_mutex_t lock;
     run_t *head, *tail;
     run_t *running;
     int stop;
     int in_map;
-    int waiting;                        //  in cond wait, not signalled yet
-    pthread_cond_t cond;
-    int wake_fd;                        //  eventfd: wakes a wait on a child
+    int waiting;                        //  idle in poll, not woken yet
+    int wake_fd;                        //  eventfd: wakes the idle wait (a run
+                                        //  was queued, or stop) and the wait
+                                        //  on a child (kill)
 };
 
 typedef struct _result_node_t {
@@ -251,19 +270,22 @@ struct _xxl_executor_t {
     char *runner;
     xxl_handlers_t *handlers;
 
-    pthread_mutex_t mutex;
+    pthread_mutex_t mutex;              //  see the head of this file
     pthread_cond_t workers_gone;
     pthread_attr_t attr;
     imap_t workers;                     //  job id -> worker_t (current)
-    imap_t inflight;                    //  log id -> run_t (queued or running)
     imap_t seen [2];                    //  accepted log ids, two generations
     size_t live_workers;
-    size_t active;
-    size_t pending;
     int stopped;
+
+    pthread_mutex_t done_lock;          //  guards the four below
+    imap_t inflight;                    //  log id -> run_t (queued or running)
     result_node_t *results_head, *results_tail;
-    int result_fd;
     int results_signalled;              //  result_fd holds a count
+    int result_fd;
+
+    size_t active;                      //  atomic
+    size_t pending;                     //  atomic
 };
 
 static int64_t
@@ -304,7 +326,9 @@ s_run_free (run_t *run)
     free (run);
 }
 
-//  Queues a result and frees the run; caller holds the mutex
+//  Queues a result and frees the run.  Caller holds the run's worker lock
+//  (so that busy() never sees the job idle before its result is out), not
+//  the done lock, which this takes.
 static void
 s_push_result (xxl_executor_t *self, run_t *run, int code, const char *msg)
 {
@@ -314,6 +338,9 @@ s_push_result (xxl_executor_t *self, run_t *run, int code, const char *msg)
         node->result.log_date_time = run->log_date_time;
         node->result.code = code;
         node->result.msg = s_strcap (msg);
+    }
+    pthread_mutex_lock (&self->done_lock);
+    if (node) {
         if (self->results_tail)
             self->results_tail->next = node;
         else
@@ -327,15 +354,26 @@ s_push_result (xxl_executor_t *self, run_t *run, int code, const char *msg)
             self->results_signalled = 1;
         }
     }
-    else
+    s_imap_del (&self->inflight, run->log_id);
+    pthread_mutex_unlock (&self->done_lock);
+    if (!node)
         zsys_error ("executor: out of memory, result of logId %lld lost",
                     (long long) run->log_id);
-    s_imap_del (&self->inflight, run->log_id);
-    self->pending--;
+    __atomic_sub_fetch (&self->pending, 1, __ATOMIC_RELAXED);
     s_run_free (run);
 }
 
-//  Cancels a running run with a reason; caller holds the mutex
+//  Wakes the worker from its idle wait or its wait on a child; a wake
+//  that finds it busy is harmless (both waits re-check their state)
+static void
+s_worker_wake (worker_t *worker)
+{
+    uint64_t one = 1;
+    if (worker->wake_fd >= 0 && write (worker->wake_fd, &one, sizeof one) < 0)
+        zsys_warning ("executor: eventfd write: %s", strerror (errno));
+}
+
+//  Cancels a running run with a reason; caller holds its worker's lock
 static void
 s_run_cancel (run_t *run, int how, const char *reason)
 {
@@ -344,15 +382,13 @@ s_run_cancel (run_t *run, int how, const char *reason)
     int none = CANCEL_NONE;
     __atomic_compare_exchange_n (&run->cancel, &none, how, 0,
                                  __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
-    if (run->worker && run->worker->wake_fd >= 0) {
-        uint64_t one = 1;
-        if (write (run->worker->wake_fd, &one, sizeof one) < 0)
-            zsys_warning ("executor: eventfd write: %s", strerror (errno));
-    }
+    if (run->worker)
+        s_worker_wake (run->worker);
 }
 
 //  Takes a worker out of service: out of the map, queue failed, running run
-//  cancelled.  The thread ends by itself.  Caller holds the mutex.
+//  cancelled.  The thread ends by itself.  Caller holds the executor mutex
+//  and not the worker's lock.
 static void
 s_worker_stop (xxl_executor_t *self, worker_t *worker, const char *reason)
 {
@@ -360,6 +396,7 @@ s_worker_stop (xxl_executor_t *self, worker_t *worker, const char *reason)
         s_imap_del (&self->workers, worker->job_id);
         worker->in_map = 0;
     }
+    pthread_mutex_lock (&worker->lock);
     worker->stop = 1;
     char msg [1024];
     snprintf (msg, sizeof msg, "%s [job not executed, in the job queue, killed.]", reason);
@@ -372,7 +409,9 @@ s_worker_stop (xxl_executor_t *self, worker_t *worker, const char *reason)
     worker->tail = NULL;
     if (worker->running)
         s_run_cancel (worker->running, CANCEL_KILL, reason);
-    pthread_cond_signal (&worker->cond);
+    else
+        s_worker_wake (worker);
+    pthread_mutex_unlock (&worker->lock);
 }
 
 //  ---------------------------------------------------------------------
@@ -952,12 +991,12 @@ s_execute (run_t *run)
     //  Kill and timeout override what the handler said
     int cancel = __atomic_load_n (&run->cancel, __ATOMIC_ACQUIRE);
     if (cancel == CANCEL_KILL) {
-        pthread_mutex_lock (&self->mutex);
+        pthread_mutex_lock (&run->worker->lock);
         char *msg = NULL;
         if (asprintf (&msg, "%s [job running, killed]",
                       run->kill_reason? run->kill_reason: "killed") < 0)
             msg = NULL;
-        pthread_mutex_unlock (&self->mutex);
+        pthread_mutex_unlock (&run->worker->lock);
         s_set_result (run, XXL_CODE_FAIL, msg? msg: "killed");
         free (msg);
     }
@@ -992,32 +1031,46 @@ s_execute (run_t *run)
     xxl_handlers_release (&run->ref);
 }
 
+//  Worker thread: takes runs from its own queue, under its own lock; the
+//  executor mutex only to retire itself (idle, or at its end)
 static void *
 s_worker_main (void *arg)
 {
     worker_t *worker = (worker_t *) arg;
     xxl_executor_t *self = worker->executor;
-    pthread_mutex_lock (&self->mutex);
+    pthread_mutex_lock (&worker->lock);
     int64_t idle_since = s_mono_ms ();
     while (!worker->stop) {
         if (!worker->head) {
             int64_t reap_at = idle_since + (int64_t) self->idle_reap_s * 1000;
             if (s_mono_ms () >= reap_at) {
-                zsys_debug ("executor: job %lld worker idle, reaped", (long long) worker->job_id);
-                s_worker_stop (self, worker, "executor idle times over limit.");
-                break;
+                //  Retire, in lock order; runs are queued under the
+                //  executor mutex, so the queue cannot grow while it is held
+                pthread_mutex_unlock (&worker->lock);
+                pthread_mutex_lock (&self->mutex);
+                pthread_mutex_lock (&worker->lock);
+                int idle = !worker->stop && !worker->head;
+                pthread_mutex_unlock (&worker->lock);
+                if (idle) {
+                    zsys_debug ("executor: job %lld worker idle, reaped", (long long) worker->job_id);
+                    s_worker_stop (self, worker, "executor idle times over limit.");
+                }
+                pthread_mutex_unlock (&self->mutex);
+                pthread_mutex_lock (&worker->lock);
+                continue;
             }
-            struct timespec ts;
-            clock_gettime (CLOCK_MONOTONIC, &ts);
+            //  Idle: wait on our eventfd (see the head of this file).  A
+            //  run queued after the unlock has written it, so no wake is lost
             int64_t wait_ms = reap_at - s_mono_ms () + 1;
-            ts.tv_sec += wait_ms / 1000;
-            ts.tv_nsec += (wait_ms % 1000) * 1000000;
-            if (ts.tv_nsec >= 1000000000) {
-                ts.tv_sec++;
-                ts.tv_nsec -= 1000000000;
-            }
             worker->waiting = 1;
-            pthread_cond_timedwait (&worker->cond, &self->mutex, &ts);
+            pthread_mutex_unlock (&worker->lock);
+            struct pollfd item = { worker->wake_fd, POLLIN, 0 };
+            if (poll (&item, 1, (int) (wait_ms > 0? wait_ms: 1)) > 0) {
+                uint64_t value;
+                if (read (worker->wake_fd, &value, sizeof value) < 0)
+                    {}                  //  another reader took it: fine
+            }
+            pthread_mutex_lock (&worker->lock);
             worker->waiting = 0;
             continue;
         }
@@ -1027,19 +1080,23 @@ s_worker_main (void *arg)
             worker->tail = NULL;
         run->next = NULL;
         worker->running = run;
-        self->active++;
-        pthread_mutex_unlock (&self->mutex);
+        __atomic_add_fetch (&self->active, 1, __ATOMIC_RELAXED);
+        pthread_mutex_unlock (&worker->lock);
 
         s_execute (run);
 
-        pthread_mutex_lock (&self->mutex);
+        pthread_mutex_lock (&worker->lock);
         worker->running = NULL;
-        self->active--;
+        __atomic_sub_fetch (&self->active, 1, __ATOMIC_RELAXED);
         s_push_result (self, run, run->result_code, run->result_msg);
         idle_since = s_mono_ms ();
     }
-    //  Stopped: the queue was failed by whoever stopped us
-    pthread_cond_destroy (&worker->cond);
+    //  Stopped: the queue was failed by whoever stopped us, and we are out
+    //  of the map, so no other thread reaches this worker any more once
+    //  that one released the executor mutex
+    pthread_mutex_unlock (&worker->lock);
+    pthread_mutex_lock (&self->mutex);
+    pthread_mutex_destroy (&worker->lock);
     if (worker->wake_fd >= 0)
         close (worker->wake_fd);
     free (worker->handler_name);
@@ -1065,11 +1122,7 @@ s_worker_new (xxl_executor_t *self, int64_t job_id, const char *handler_name,
     worker->glue_updatetime = glue_updatetime;
     worker->handler_name = strdup (handler_name? handler_name: "");
     worker->wake_fd = eventfd (0, EFD_NONBLOCK | EFD_CLOEXEC);
-    pthread_condattr_t condattr;
-    pthread_condattr_init (&condattr);
-    pthread_condattr_setclock (&condattr, CLOCK_MONOTONIC);
-    pthread_cond_init (&worker->cond, &condattr);
-    pthread_condattr_destroy (&condattr);
+    pthread_mutex_init (&worker->lock, NULL);
     if (!worker->handler_name || worker->wake_fd < 0
     ||  s_imap_put (&self->workers, job_id, worker)) {
         zsys_error ("executor: cannot create worker for job %lld: %s",
@@ -1088,7 +1141,7 @@ s_worker_new (xxl_executor_t *self, int64_t job_id, const char *handler_name,
     self->live_workers++;
     return worker;
 fail:
-    pthread_cond_destroy (&worker->cond);
+    pthread_mutex_destroy (&worker->lock);
     if (worker->wake_fd >= 0)
         close (worker->wake_fd);
     free (worker->handler_name);
@@ -1139,13 +1192,10 @@ xxl_executor_new (const xxl_executor_config_t *config, xxl_handlers_t *handlers)
         self->interpreters [i] = strdup (name);
         ok = self->interpreters [i] != NULL;
     }
-    //  Held for a few hundred instructions at a time by the agent thread
-    //  and many workers: spin a little before sleeping in the kernel
-    pthread_mutexattr_t mutexattr;
-    pthread_mutexattr_init (&mutexattr);
-    pthread_mutexattr_settype (&mutexattr, PTHREAD_MUTEX_ADAPTIVE_NP);
-    pthread_mutex_init (&self->mutex, &mutexattr);
-    pthread_mutexattr_destroy (&mutexattr);
+    //  Plain mutexes: with thousands of threads on few cores, spinning
+    //  for a holder that is not running only burns the CPU it needs
+    pthread_mutex_init (&self->mutex, NULL);
+    pthread_mutex_init (&self->done_lock, NULL);
     pthread_condattr_t condattr;
     pthread_condattr_init (&condattr);
     pthread_condattr_setclock (&condattr, CLOCK_MONOTONIC);
@@ -1223,6 +1273,7 @@ xxl_executor_destroy (xxl_executor_t **self_p)
         close (self->result_fd);
     pthread_attr_destroy (&self->attr);
     pthread_cond_destroy (&self->workers_gone);
+    pthread_mutex_destroy (&self->done_lock);
     pthread_mutex_destroy (&self->mutex);
     for (int i = 0; i < XXL_GLUE_COUNT; i++)
         free (self->interpreters [i]);
@@ -1320,7 +1371,13 @@ xxl_executor_run (xxl_executor_t *self, const xxl_trigger_t *trigger, char *msg,
                        "change jobhandler or glue type, and terminate the old job thread.");
         worker = NULL;
     }
-    if (worker && (worker->running || worker->head)) {
+    int busy = 0;
+    if (worker) {
+        pthread_mutex_lock (&worker->lock);
+        busy = worker->running || worker->head;
+        pthread_mutex_unlock (&worker->lock);
+    }
+    if (busy) {
         if (streq (strategy, "DISCARD_LATER")) {
             snprintf (msg, msglen, "block strategy effect: Discard Later");
             goto done;
@@ -1345,20 +1402,25 @@ xxl_executor_run (xxl_executor_t *self, const xxl_trigger_t *trigger, char *msg,
             self->seen [0] = old;
         }
         s_imap_put (&self->seen [0], run->log_id, (void *) 1);
+        pthread_mutex_lock (&self->done_lock);
         s_imap_put (&self->inflight, run->log_id, run);
+        pthread_mutex_unlock (&self->done_lock);
     }
     run->worker = worker;
+    __atomic_add_fetch (&self->pending, 1, __ATOMIC_RELAXED);
+    pthread_mutex_lock (&worker->lock);
     if (worker->tail)
         worker->tail->next = run;
     else
         worker->head = run;
     worker->tail = run;
-    self->pending++;
     if (worker->waiting) {
-        //  Wake an idle worker once; a busy one finds the run in its queue
+        //  Wake this idle worker once (no other thread); a busy one finds
+        //  the run in its queue
         worker->waiting = 0;
-        pthread_cond_signal (&worker->cond);
+        s_worker_wake (worker);
     }
+    pthread_mutex_unlock (&worker->lock);
     run = NULL;
     rc = 0;
 done:
@@ -1376,9 +1438,14 @@ xxl_executor_kill (xxl_executor_t *self, int64_t job_id, const char *reason)
     pthread_mutex_lock (&self->mutex);
     worker_t *worker = (worker_t *) s_imap_get (&self->workers, job_id);
     int rc = -1;
-    if (worker && (worker->running || worker->head)) {
-        s_worker_stop (self, worker, reason? reason: "scheduling center kill job.");
-        rc = 0;
+    if (worker) {
+        pthread_mutex_lock (&worker->lock);
+        int busy = worker->running || worker->head;
+        pthread_mutex_unlock (&worker->lock);
+        if (busy) {
+            s_worker_stop (self, worker, reason? reason: "scheduling center kill job.");
+            rc = 0;
+        }
     }
     pthread_mutex_unlock (&self->mutex);
     return rc;
@@ -1391,7 +1458,12 @@ xxl_executor_busy (xxl_executor_t *self, int64_t job_id)
         return 0;
     pthread_mutex_lock (&self->mutex);
     worker_t *worker = (worker_t *) s_imap_get (&self->workers, job_id);
-    int busy = worker && (worker->running || worker->head);
+    int busy = 0;
+    if (worker) {
+        pthread_mutex_lock (&worker->lock);
+        busy = worker->running || worker->head;
+        pthread_mutex_unlock (&worker->lock);
+    }
     pthread_mutex_unlock (&self->mutex);
     return busy;
 }
@@ -1401,9 +1473,9 @@ xxl_executor_running (xxl_executor_t *self, int64_t log_id)
 {
     if (!self)
         return 0;
-    pthread_mutex_lock (&self->mutex);
+    pthread_mutex_lock (&self->done_lock);
     int found = s_imap_get (&self->inflight, log_id) != NULL;
-    pthread_mutex_unlock (&self->mutex);
+    pthread_mutex_unlock (&self->done_lock);
     return found;
 }
 
@@ -1412,12 +1484,12 @@ xxl_executor_log_sync (xxl_executor_t *self, int64_t log_id)
 {
     if (!self)
         return 0;
-    pthread_mutex_lock (&self->mutex);
+    pthread_mutex_lock (&self->done_lock);
     run_t *run = (run_t *) s_imap_get (&self->inflight, log_id);
     //  Claimed, the run cannot end (and be freed) before the file is made:
     //  its worker waits for LOG_MADE before its last line
     int claimed = run && s_log_claim (run);
-    pthread_mutex_unlock (&self->mutex);
+    pthread_mutex_unlock (&self->done_lock);
     if (claimed)
         s_log_create (run, NULL, 0);
     return run != NULL;
@@ -1440,7 +1512,7 @@ xxl_executor_take_many (xxl_executor_t *self, xxl_result_t *results, size_t max)
 {
     if (!self || !results || !max)
         return 0;
-    pthread_mutex_lock (&self->mutex);
+    pthread_mutex_lock (&self->done_lock);
     result_node_t *head = self->results_head, *last = NULL;
     size_t count = 0;
     for (result_node_t *node = head; node && count < max; node = node->next) {
@@ -1458,7 +1530,7 @@ xxl_executor_take_many (xxl_executor_t *self, xxl_result_t *results, size_t max)
             self->results_signalled = 0;
         }
     }
-    pthread_mutex_unlock (&self->mutex);
+    pthread_mutex_unlock (&self->done_lock);
     //  The nodes are ours now: copy out and free them without the mutex
     size_t i = 0;
     while (head && i < count) {
@@ -1475,10 +1547,7 @@ xxl_executor_active (xxl_executor_t *self)
 {
     if (!self)
         return 0;
-    pthread_mutex_lock (&self->mutex);
-    size_t active = self->active;
-    pthread_mutex_unlock (&self->mutex);
-    return active;
+    return __atomic_load_n (&self->active, __ATOMIC_RELAXED);
 }
 
 size_t
@@ -1486,8 +1555,5 @@ xxl_executor_pending (xxl_executor_t *self)
 {
     if (!self)
         return 0;
-    pthread_mutex_lock (&self->mutex);
-    size_t pending = self->pending;
-    pthread_mutex_unlock (&self->mutex);
-    return pending;
+    return __atomic_load_n (&self->pending, __ATOMIC_RELAXED);
 }

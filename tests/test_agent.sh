@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # test_agent.sh -- the agent with real daemons: results survive a scheduler
-# outage and an agent restart (spool), each stored once; timeout, kill,
-# block strategies, crash isolation, log cat -f, hot reload, GLUE refusal,
-# a missing interpreter.
+# outage and an agent restart (spool), each stored once; 2,000 results with
+# several CALLBACK batches in flight and a stalled scheduler; log cat of an
+# in-process run that has not logged yet; timeout, kill, block strategies,
+# crash isolation, log cat -f, hot reload, GLUE refusal, a missing
+# interpreter.
 . "$(dirname "$0")/lib.sh"
 xxl_setup
 
@@ -25,6 +27,24 @@ cp "$XXL_TEST_PLUGINS/test_handlers.so" "$T/plugins/"
 HJ=$(ctl job add --group agent-app --handler okJobHandler | jq -r .id)
 runs_ok () { local l; l=$(ctl job trigger "$1" | jq -r '.logIds[0]'); wait_for 5 finished "$l" && [ "$(log_field "$l" handleCode)" = 200 ]; }
 check "a plugin dropped in is loaded without a restart" wait_for 10 runs_ok "$HJ"
+
+# log cat of a running in-process run that has not written a line yet: its
+# start lines are held in memory until its first write, and a LOG request
+# has them written, so the reader sees them while the run still runs
+LJ=$(ctl job add --group agent-app --handler sleepInJobHandler --param 5000 | jq -r .id)
+LL=$(ctl job trigger "$LJ" | jq -r '.logIds[0]')
+wait_for 5 field_is "$LL" triggerCode 200
+shows_start () {
+    "$CTL" --api "$API" log cat "$LL" > "$T/held.out" 2>&1
+    grep -q 'xxl-job job execute start' "$T/held.out" &&
+    grep -q 'Handler: sleepInJobHandler (BEAN, in process), Param: 5000' "$T/held.out" &&
+    ! grep -q 'execute end' "$T/held.out"
+}
+check "log cat of a running in-process run shows its start lines" wait_for 3 shows_start
+check "... while the run is still running" field_is "$LL" handleCode 0
+check "the run then ends ok" wait_for 10 field_is "$LL" handleCode 200
+check "... with its start lines once" bash -c "
+    [ \"\$($CTL --api $API log cat $LL | grep -c 'xxl-job job execute start')\" = 1 ]"
 
 # A crashing handler fails its run; the agent serves on
 CJ=$(ctl job add --group agent-app --handler crashJobHandler | jq -r .id)
@@ -84,6 +104,44 @@ if ! command -v pwsh >/dev/null; then
         $CTL --api $API --json log show $PL | jq -r '.handleMsg, .triggerMsg' | grep -q pwsh"
 fi
 
+# Many results: 300 jobs on a one-second cron (in-process runs of 300 ms)
+# until 2,000 runs ended, so that several CALLBACK batches are in flight at
+# once.  Midway the scheduler stalls (SIGSTOP) past the callback timeout:
+# the batches in flight go back to the queue and are sent again, and the
+# late acks of the first sends are ignored.  Every run ends stored with its
+# own result, none left without one.
+BULK=300
+seq "$BULK" | xargs -P 4 -I{} sh -c "'$CTL' --api '$API' --json job add --group agent-app \
+    --handler sleepInJobHandler --param 300 --cron '* * * * * ?' --start | jq -r .id" > "$T/bulk.ids"
+BFIRST=$(sort -n "$T/bulk.ids" | head -1)
+BLAST=$(sort -n "$T/bulk.ids" | tail -1)
+check "bulk: $BULK jobs added" test "$(grep -c '^[0-9]' "$T/bulk.ids")" = "$BULK"
+bulk_count () {     # bulk_count [CONDITION]: rows of the bulk jobs
+    sqlite3 "$T/xxl.db" "SELECT COUNT(*) FROM xxl_job_log
+                         WHERE job_id BETWEEN $BFIRST AND $BLAST ${1:+AND $1}"
+}
+bulk_ended_at_least () { [ "$(bulk_count 'handle_code != 0')" -ge "$1" ]; }
+check "bulk: 600 runs ended" wait_for 60 bulk_ended_at_least 600
+# A run that ends while the scheduler is stalled, so that its result goes
+# out in a batch that gets no ack in time (the RUN left with the answer)
+SLOW=$(ctl job trigger "$LJ" --param 400 | jq -r '.logIds[0]')
+NOACK=$(grep -c 'no ack from' "$T/agent-w1.log")
+more_noack () { [ "$(grep -c 'no ack from' "$T/agent-w1.log")" -gt "$NOACK" ]; }
+kill -STOP "$SPID"
+check "bulk: a stalled scheduler's batches time out" wait_for 10 more_noack
+kill -CONT "$SPID"
+check "bulk: 2,000 runs ended" wait_for 90 bulk_ended_at_least 2000
+for i in $(seq "$BFIRST" "$BLAST"); do echo "$i"; done |
+    xargs -P 4 -I{} "$CTL" --api "$API" job stop {} >/dev/null
+no_open_bulk () { [ "$(bulk_count)" -gt 0 ] && [ "$(bulk_count 'handle_code = 0')" = 0 ]; }
+check "bulk: no run is left without its result" wait_for 30 no_open_bulk
+check "bulk: the run that ended during the stall is stored" field_is "$SLOW" handleCode 200
+BROWS=$(bulk_count)
+BOK=$(bulk_count 'handle_code = 200')
+check "bulk: every run stored with its own result ($BOK of $BROWS rows, >= 2000)" \
+    bash -c "[ $BROWS -ge 2000 ] && [ $BOK = $BROWS ]"
+check "bulk: no callback batch refused" bash -c "! grep -q 'callback batch refused' $T/agent-w1.log"
+
 # No result lost: the scheduler stops while runs finish, then comes back
 SJ=""
 for i in 1 2 3 4 5; do SJ="$SJ $(glue_job "sleep 3; echo done-$i")"; done
@@ -119,6 +177,8 @@ check "spooled results arrive after the agent restarts" wait_for 15 spool_done
 check "spooled results are the runs' own, delivered after the restart" bash -c "
     for l in $RL; do $CTL --api $API --json log show \$l | jq -e '.handleCode == 200 and .handleTime >= $BACK' >/dev/null || exit 1; done"
 check "the agent said it had results to deliver" grep -q "from the spool" "$T/agent-w1.log"
+check "... only those 3: every result delivered before was acked" \
+    grep -q "agent: 3 result(s) from the spool to deliver" "$T/agent-w1.log"
 
 # An agent that refuses GLUE
 start_agent w2 noglue-app --no-glue

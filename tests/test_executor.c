@@ -1,7 +1,8 @@
 /*  test_executor.c -- tests of agent/xxl_executor: BEAN runs isolated and
     in process, GLUE scripts, serial queues and block strategies, timeouts,
-    kill, duplicate logIds, idle reaping, run log contents, and 2,000
-    sleeping runs at once.
+    kill, duplicate logIds, idle reaping, run log contents, results taken
+    in batches (take_many), the held start lines of in-process runs made
+    visible by log_sync, and 2,000 sleeping runs at once.
 
     Environment: XXL_TEST_PLUGINS = folder holding test_handlers.so (built
     from tests/plugins/test_handlers.c; copied to a temp folder and loaded
@@ -513,6 +514,129 @@ test_reap_and_stop (void)
     CHECK (executor == NULL, "destroy nulls");
 }
 
+//  1 if the executor's result fd polls readable now
+static int
+s_fd_readable (xxl_executor_t *executor)
+{
+    struct pollfd item = { xxl_executor_fd (executor), POLLIN, 0 };
+    return poll (&item, 1, 0) == 1 && (item.revents & POLLIN);
+}
+
+static void
+test_take_many (void)
+{
+    printf ("  take_many\n");
+    char msg [256];
+    xxl_executor_t *executor = s_executor (1, 0, 90);
+    //  50 runs of one job (a serial queue: they finish in trigger order),
+    //  then 30 runs over 30 jobs
+    int64_t serial [50], spread [30];
+    int accepted = 0;
+    for (int i = 0; i < 50; i++)
+        accepted += s_run (executor, 300, "okJobHandler", "", NULL, 0, &serial [i], msg, sizeof msg) == 0;
+    int64_t until = s_now () + 5000;
+    while (xxl_executor_pending (executor) > 0 && s_now () < until)
+        usleep (5 * 1000);
+    CHECK (accepted == 50 && xxl_executor_pending (executor) == 0, "take_many: 50 serial runs ended");
+    CHECK (s_fd_readable (executor), "take_many: the fd says results wait");
+
+    xxl_result_t results [64];
+    CHECK (xxl_executor_take_many (executor, results, 0) == 0, "take_many: max 0 takes none");
+    CHECK (xxl_executor_take_many (NULL, results, 8) == 0
+        && xxl_executor_take_many (executor, NULL, 8) == 0, "take_many: NULL self or array");
+    //  Bounded by max, oldest first, each once; the fd stays readable
+    //  while results are left
+    int taken = 0, in_order = 1, bounded = 1, readable_between = 1, ok = 1;
+    size_t got;
+    while ((got = xxl_executor_take_many (executor, results, 7)) > 0) {
+        bounded = bounded && got <= 7;
+        for (size_t i = 0; i < got; i++) {
+            in_order = in_order && taken < 50 && results [i].log_id == serial [taken];
+            ok = ok && results [i].code == 200 && results [i].msg && streq (results [i].msg, "ok");
+            taken++;
+            free (results [i].msg);
+        }
+        if (taken < 50)
+            readable_between = readable_between && s_fd_readable (executor);
+    }
+    CHECK (taken == 50, "take_many: all 50 taken (%d)", taken);
+    CHECK (bounded, "take_many: never more than max");
+    CHECK (in_order, "take_many: in finish order, each once");
+    CHECK (ok, "take_many: each result intact");
+    CHECK (readable_between, "take_many: fd readable while results are left");
+    CHECK (!s_fd_readable (executor), "take_many: fd quiet once all are taken");
+    CHECK (xxl_executor_take_many (executor, results, 7) == 0, "take_many: none left");
+
+    for (int i = 0; i < 30; i++)
+        s_run (executor, 400 + i, "okJobHandler", "", NULL, 0, &spread [i], msg, sizeof msg);
+    until = s_now () + 5000;
+    while (xxl_executor_pending (executor) > 0 && s_now () < until)
+        usleep (5 * 1000);
+    int seen [30] = { 0 }, others = 0, total = 0;
+    while ((got = xxl_executor_take_many (executor, results, 64)) > 0)
+        for (size_t i = 0; i < got; i++, total++) {
+            int64_t index = results [i].log_id - spread [0];
+            if (index >= 0 && index < 30)
+                seen [index]++;
+            else
+                others++;
+            free (results [i].msg);
+        }
+    int once = others == 0 && total == 30;
+    for (int i = 0; i < 30; i++)
+        once = once && seen [i] == 1;
+    CHECK (once, "take_many: 30 runs over 30 jobs, each result once (%d taken)", total);
+    xxl_executor_destroy (&executor);
+}
+
+static void
+test_log_sync (void)
+{
+    printf ("  log_sync\n");
+    char msg [256];
+    int64_t id;
+    xxl_executor_t *executor = s_executor (1, 0, 90);
+    //  A run that writes nothing for 2 s: its start lines are held in
+    //  memory, and log_sync makes them appear in the file while it runs
+    CHECK (s_run (executor, 500, "sleepJobHandler", "2000", NULL, 0, &id, msg, sizeof msg) == 0,
+           "log_sync: sleeper");
+    int64_t start = s_now ();
+    int shown = 0;
+    while (!shown && s_now () - start < 1500) {
+        int running = xxl_executor_log_sync (executor, id);
+        if (!running)
+            break;
+        shown = s_log_has (id, "xxl-job job execute start")
+             && s_log_has (id, "Handler: sleepJobHandler (BEAN, in process), Param: 2000");
+        if (!shown)
+            usleep (20 * 1000);
+    }
+    CHECK (shown, "log_sync: the start lines are in the file while the run runs");
+    CHECK (xxl_executor_running (executor, id) && !s_log_has (id, "execute end"),
+           "log_sync: the run had not ended yet");
+    CHECK (xxl_executor_log_sync (executor, id) == 1, "log_sync: again is harmless");
+    xxl_result_t *result = s_wait (executor, id, 5000);
+    CHECK (result && result->code == 200, "log_sync: the run ends ok");
+    char *content = s_log (id);
+    int starts = 0;
+    for (const char *p = content; p && (p = strstr (p, "xxl-job job execute start")); p++)
+        starts++;
+    CHECK (starts == 1 && content && strstr (content, "handleCode=200")
+        && strstr (content, "execute start") < strstr (content, "execute end"),
+           "log_sync: the log holds the start lines once, then the end lines");
+    free (content);
+    CHECK (xxl_executor_log_sync (executor, id) == 0, "log_sync: a finished run is not running");
+
+    //  An unknown logId: 0, and no file made
+    int64_t unknown = s_next_log_id++;
+    CHECK (xxl_executor_log_sync (executor, unknown) == 0, "log_sync: unknown logId is not running");
+    char *none = s_log (unknown);
+    CHECK (none == NULL, "log_sync: no log file made for an unknown logId");
+    free (none);
+    CHECK (xxl_executor_log_sync (NULL, id) == 0, "log_sync: NULL self");
+    xxl_executor_destroy (&executor);
+}
+
 static void
 test_scale (const char *handler, int count, int ms)
 {
@@ -641,8 +765,13 @@ main (void)
         xxl_executor_destroy (&executor);
         test_glue ();
         test_reap_and_stop ();
+        test_take_many ();
+        test_log_sync ();
         test_scale ("sleepInJobHandler", 2000, 3000);
-        test_scale ("sleepJobHandler", getenv ("XXL_BENCH")? 2000: 300, getenv ("XXL_BENCH")? 5000: 2000);
+        //  Isolated runs start a process each: under a sanitizer on a busy
+        //  machine 300 spawns can take seconds, so each run sleeps long
+        //  enough that all have started before the first ends
+        test_scale ("sleepJobHandler", getenv ("XXL_BENCH")? 2000: 300, getenv ("XXL_BENCH")? 5000: 6000);
         if (getenv ("XXL_BENCH")) {
             s_bench ("in-process empty BEAN, 1 job", 0, 0, "emptyInJobHandler", "BEAN", 200000, 1);
             s_bench ("in-process empty BEAN, 64 jobs", 0, 0, "emptyInJobHandler", "BEAN", 200000, 64);

@@ -159,6 +159,90 @@ main (void)
     CHECK (result && result->log_id == 12990, "order kept after compaction");
     xxl_spool_destroy (&spool);
 
+    //  Batched acks: acked results leave the spool for good, the others
+    //  stay and come back after a reopen; unknown and repeated logIds in a
+    //  batch are skipped
+    char batch_path [512];
+    snprintf (batch_path, sizeof batch_path, "%s/ack-batch.spool", dir);
+    spool = xxl_spool_new (batch_path);
+    xxl_result_t ten [10];
+    for (int i = 0; i < 10; i++)
+        ten [i] = (xxl_result_t) { 500 + i, 1700000000000LL + i, 200, (char *) "done" };
+    CHECK (spool && xxl_spool_add_batch (spool, ten, 10) == 0, "ack batch: 10 added");
+    int64_t acks [] = { 502, 504, 999999, 506, 504, 502 };
+    CHECK (xxl_spool_ack_batch (spool, acks, sizeof acks / sizeof acks [0]) == 3,
+           "ack batch: 3 removed (an unknown and two repeated logIds skipped)");
+    CHECK (xxl_spool_size (spool) == 7, "ack batch: 7 pending");
+    CHECK (xxl_spool_ack_batch (spool, acks, 0) == 0 && xxl_spool_ack_batch (spool, NULL, 3) == 0
+        && xxl_spool_ack_batch (NULL, acks, 3) == 0, "ack batch: empty, NULL ids, NULL self");
+    int64_t unknown [] = { 42, 43 };
+    CHECK (xxl_spool_ack_batch (spool, unknown, 2) == 0 && xxl_spool_size (spool) == 7,
+           "ack batch of unknown logIds changes nothing");
+    xxl_spool_destroy (&spool);
+    spool = xxl_spool_new (batch_path);
+    CHECK (spool && xxl_spool_size (spool) == 7, "ack batch: 7 pending after reopen (%zu)",
+           xxl_spool_size (spool));
+    int64_t expect [] = { 500, 501, 503, 505, 507, 508, 509 };
+    int in_order = 1, count = 0;
+    for (result = xxl_spool_first (spool); result; result = xxl_spool_next (spool), count++)
+        in_order = in_order && count < 7 && result->log_id == expect [count]
+                && result->code == 200 && result->msg && streq (result->msg, "done")
+                && result->log_date_time == 1700000000000LL + (result->log_id - 500);
+    CHECK (in_order && count == 7, "ack batch: the unacked results are delivered after reopen, in order");
+    int64_t rest [] = { 500, 501, 503, 505, 507, 508, 509 };
+    CHECK (xxl_spool_ack_batch (spool, rest, 7) == 7 && xxl_spool_size (spool) == 0, "ack batch: the rest");
+    xxl_spool_destroy (&spool);
+    spool = xxl_spool_new (batch_path);
+    CHECK (spool && xxl_spool_size (spool) == 0, "ack batch: all gone after reopen");
+    xxl_spool_destroy (&spool);
+
+    //  Compaction with nothing pending: the file is cut back to an empty
+    //  spool, which replays empty and takes new results, before and after
+    //  a reopen
+    char empty_path [512];
+    snprintf (empty_path, sizeof empty_path, "%s/empty.spool", dir);
+    spool = xxl_spool_new (empty_path);
+    off_t fresh = s_file_size (empty_path);
+    xxl_result_t many_results [1500];
+    int64_t many_ids [1500];
+    for (int i = 0; i < 1500; i++) {
+        many_results [i] = (xxl_result_t) { 70000 + i, 0, 200, (char *) "a message of some length" };
+        many_ids [i] = 70000 + i;
+    }
+    CHECK (spool && xxl_spool_add_batch (spool, many_results, 1500) == 0, "empty: 1500 added");
+    off_t full = s_file_size (empty_path);
+    CHECK (xxl_spool_ack_batch (spool, many_ids, 1500) == 1500 && xxl_spool_size (spool) == 0,
+           "empty: all 1500 acked");
+    off_t emptied = s_file_size (empty_path);
+    CHECK (fresh > 0 && emptied == fresh && full > 10 * fresh,
+           "empty: file cut back to an empty spool (%lld -> %lld bytes, fresh %lld)",
+           (long long) full, (long long) emptied, (long long) fresh);
+    xxl_result_t r6 = { 6, 0, 200, (char *) "after emptying" };
+    CHECK (xxl_spool_add (spool, &r6) == 0, "empty: add after the cut");
+    xxl_spool_destroy (&spool);
+    spool = xxl_spool_new (empty_path);
+    result = spool? xxl_spool_first (spool): NULL;
+    CHECK (spool && xxl_spool_size (spool) == 1 && result && result->log_id == 6
+        && result->msg && streq (result->msg, "after emptying"),
+           "empty: the result added after the cut survives a reopen");
+    CHECK (xxl_spool_ack (spool, 6) == 0, "empty: ack it");
+    xxl_spool_destroy (&spool);
+    spool = xxl_spool_new (empty_path);
+    CHECK (spool && xxl_spool_size (spool) == 0, "empty: reopens empty");
+    CHECK (spool && xxl_spool_compact (spool) == 0 && s_file_size (empty_path) == fresh,
+           "empty: explicit compaction of an empty spool");
+    xxl_spool_destroy (&spool);
+    spool = xxl_spool_new (empty_path);
+    xxl_result_t r7 = { 7, 0, 502, NULL };
+    CHECK (spool && xxl_spool_size (spool) == 0 && xxl_spool_add (spool, &r7) == 0,
+           "empty: reopened after compaction, takes a new result");
+    xxl_spool_destroy (&spool);
+    spool = xxl_spool_new (empty_path);
+    result = spool? xxl_spool_first (spool): NULL;
+    CHECK (spool && xxl_spool_size (spool) == 1 && result && result->log_id == 7 && result->code == 502,
+           "empty: that result survives a reopen");
+    xxl_spool_destroy (&spool);
+
     //  Not a spool
     char other [512];
     snprintf (other, sizeof other, "%s/not-a-spool", dir);
