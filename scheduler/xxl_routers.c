@@ -7,7 +7,6 @@
 */
 
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -16,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 #include "xxl_routers.h"
+#include "xxl_plugdir.h"
 
 #define S_NAME_MAX      64              //  longest route name
 #define S_MSG_DEFAULT   512             //  message buffer when the caller has none
@@ -292,64 +292,22 @@ xxl_routers_load_file (xxl_routers_t *self, const char *path)
     return 0;
 }
 
-static int
-s_name_cmp (const void *a, const void *b)
-{
-    return strcmp (*(char *const *) a, *(char *const *) b);
-}
-
-static int
-s_is_plugin_file (const char *name)
-{
-    size_t len = strlen (name);
-    return name [0] != '.' && len > 3 && strcmp (name + len - 3, ".so") == 0;
-}
-
 int
 xxl_routers_load (xxl_routers_t *self, const char *dir)
 {
     if (!self || !dir)
         return -1;
-    DIR *handle = opendir (dir);
-    if (!handle) {
-        s_log (self, XXL_ROUTER_LOG_ERROR, "cannot read routers folder %s: %s",
-               dir, strerror (errno));
+    char **paths;
+    int count = xxl_plugdir_list (dir, &paths);
+    if (count < 0) {
+        s_log (self, XXL_ROUTER_LOG_ERROR, "cannot read routers folder %s: %s", dir, strerror (errno));
         return -1;
     }
-    char **names = NULL;
-    size_t nnames = 0, capacity = 0;
-    struct dirent *item;
-    while ((item = readdir (handle))) {
-        if (!s_is_plugin_file (item->d_name))
-            continue;
-        if (nnames == capacity) {
-            size_t grown = capacity? capacity * 2: 16;
-            char **more = (char **) realloc (names, grown * sizeof (char *));
-            if (!more)
-                break;
-            names = more;
-            capacity = grown;
-        }
-        if (!(names [nnames] = strdup (item->d_name)))
-            break;
-        nnames++;
-    }
-    closedir (handle);
-    if (nnames)
-        qsort (names, nnames, sizeof (char *), s_name_cmp);
     int loaded = 0;
-    for (size_t i = 0; i < nnames; i++) {
-        size_t len = strlen (dir) + strlen (names [i]) + 2;
-        char *path = (char *) malloc (len);
-        if (path) {
-            snprintf (path, len, "%s/%s", dir, names [i]);
-            if (xxl_routers_load_file (self, path) == 0)
-                loaded++;
-            free (path);
-        }
-        free (names [i]);
-    }
-    free (names);
+    for (int i = 0; i < count; i++)
+        if (xxl_routers_load_file (self, paths [i]) == 0)
+            loaded++;
+    xxl_plugdir_free (&paths, count);
     return loaded;
 }
 
