@@ -545,6 +545,14 @@ s_chars (const char *text)
     return chars;
 }
 
+//  s_chars (s_section (note, address, XXL_OK, NULL)) without making it
+static int64_t
+s_section_chars (const char *note, const char *address)
+{
+    return s_chars ("\n>>>>>>>>>>> Trigger <<<<<<<<<<<\n") + (note? s_chars (note): 0)
+         + s_chars ("address: ") + s_chars (address) + s_chars ("\ncode: 200\nmsg: null\n");
+}
+
 //  Sends the RUN of an existing log row to address, or, when address is
 //  NULL or not connected, finishes the row's trigger as failed.  note is
 //  the router's text for triggerMsg (may be NULL).  The row's triggerMsg
@@ -563,7 +571,8 @@ s_send_run (server_t *self, const xxl_job_t *job, int64_t log_id, int64_t trigge
     char why [512] = "";
     size_t rid_size;
     bool connected = address && xxl_registry_route (self->registry, address, &rid_size);
-    char *section = connected? s_section (note, address, XXL_OK, NULL): NULL;
+    //  (stamp -1: s_trigger wrote the section with the row already)
+    char *section = connected && stamp >= 0? s_section (note, address, XXL_OK, NULL): NULL;
     int changed = 1;
     if (stamp > 0)
         changed = connected
@@ -605,7 +614,7 @@ s_send_run (server_t *self, const xxl_job_t *job, int64_t log_id, int64_t trigge
     }
     pending->log_id = log_id;
     pending->note = note && *note? strdup (note): NULL;
-    pending->presumed = s_chars (section);
+    pending->presumed = section? s_chars (section): s_section_chars (note, address);
     zstr_free (&section);
     xxl_enc_t *enc = self->enc;
     xxl_enc_kint (enc, "jobId", job->id);
