@@ -19,6 +19,7 @@ typedef struct {
     char *address;
     void *rid;
     size_t rid_size;
+    int run_batch;                      //  TriggerParams per RUN it takes (0: single form)
 } s_route_t;
 
 struct _xxl_registry_t {
@@ -150,6 +151,7 @@ xxl_registry_beat (xxl_registry_t *self, const char *app, const char *address,
         route->address = strdup (address);
         route->rid = NULL;
         route->rid_size = 0;
+        route->run_batch = 0;
     }
     if (route->rid_size != rid_size || !route->rid || memcmp (route->rid, rid, rid_size)) {
         free (route->rid);
@@ -229,6 +231,21 @@ xxl_registry_route (xxl_registry_t *self, const char *address, size_t *size)
         return NULL;
     *size = route->rid_size;
     return route->rid;
+}
+
+void
+xxl_registry_set_run_batch (xxl_registry_t *self, const char *address, int run_batch)
+{
+    s_route_t *route = s_route (self, address);
+    if (route)
+        route->run_batch = run_batch > 1? run_batch: 0;
+}
+
+int
+xxl_registry_run_batch (xxl_registry_t *self, const char *address)
+{
+    s_route_t *route = s_route (self, address);
+    return route && route->rid? route->run_batch: 0;
 }
 
 void

@@ -34,6 +34,11 @@ size_t xxl_registry_addresses (xxl_registry_t *self, const char *app,
                                const char *const **addresses);
 //  The routing id of an address, or NULL when it is not connected.
 const void *xxl_registry_route (xxl_registry_t *self, const char *address, size_t *size);
+//  How many TriggerParams one RUN to address may carry, as its REGISTER
+//  said (`runBatch`): 0 for the single form only (also when unknown or
+//  not connected).  set takes values <= 1 as 0; a beat keeps the value.
+void xxl_registry_set_run_batch (xxl_registry_t *self, const char *address, int run_batch);
+int xxl_registry_run_batch (xxl_registry_t *self, const char *address);
 //  Forgets the routing id of a connection that went away (a send to it
 //  failed), unless the address has registered on another one since.
 void xxl_registry_unroute (xxl_registry_t *self, const char *address,

@@ -53,10 +53,28 @@ typedef struct {
     char *note;                         //  router text for the RUN's triggerMsg
     int64_t presumed;                   //  RUN: characters of the "code: 200"
                                         //  section written ahead into triggerMsg
+    int64_t stamp;                      //  RUN of a prepared fire: its trigger time, not
+                                        //  written yet (0: written)
     bool gone;                          //  the send failed: the agent is gone
     zframe_t *client;                   //  client routing id (LOG/KILL forwards, probes)
     uint64_t client_id;                 //  the client's request id
 } pending_t;
+
+//  RUNs to one agent in the batch form (the agent's REGISTER said
+//  runBatch): filled during a turn, sent at the flush (or when full, or
+//  before another message to that agent), then kept until its answer
+typedef struct {
+    uint64_t id;                        //  the batch RUN's request id (hash key)
+    char *address;
+    void *rid;
+    size_t rid_size;
+    uint64_t *pending_ids;              //  the pending_t of each item, in order
+    size_t count, alloc;
+    size_t max;                         //  items the agent takes in one RUN
+    size_t bytes;                       //  of the items so far
+    xxl_enc_t *enc;                     //  the message while it fills (NULL once sent)
+    int64_t deadline;                   //  monotonic ms: forgotten after
+} run_batch_t;
 
 //  A recovered row waiting for its agent to come back
 typedef struct {
@@ -70,6 +88,7 @@ typedef struct {
 typedef struct {
     int64_t log_id;                     //  0 once the callback wrote it
     int64_t at;                         //  monotonic ms of the answer
+    int64_t stamp;                      //  trigger time still to write (0: none)
 } accepted_t;
 
 //  A job as the planner last read it, shared by its planned triggers
@@ -78,6 +97,8 @@ typedef struct {
     xxl_cron_t *cron;                   //  schedule_conf parsed (CRON jobs)
     int refs;
     int64_t read_at;                    //  monotonic ms it was known current
+    bool cancelled;                     //  the job stopped or changed: its plans
+                                        //  are void
 } snap_t;
 
 //  A planned trigger on the timer heap: what its dispatch needs, so that
@@ -88,7 +109,20 @@ typedef struct {
     int shard_index;
     int shard_total;
     bool sharded;                       //  the row carries executorShardingParam
+    //  Prepared (routed at planning, the row written with its address):
+    //  the RUN leaves at the instant with no store access (s_fire)
+    char *address;                      //  NULL: not prepared
+    char *note;                         //  the router's text
+    unsigned char *tp;                  //  TriggerParam from s_encode_tp
+    size_t tp_size;
+    uint64_t turn;                      //  the turn that wrote the row
 } plan_t;
+
+//  Routing of a deferred row made at planning (s_trigger's `prepared`)
+typedef struct {
+    char *address;                      //  NULL: not prepared
+    char *note;
+} prepared_t;
 
 typedef struct {
     xxl_server_config_t config;
@@ -101,6 +135,9 @@ typedef struct {
     zlistx_t *api_out;                  //  zmsg_t * to send after commit
     zlistx_t *agents_out;
     zhashx_t *pending;                  //  uint64 id → pending_t
+    xxl_enc_t *item_enc;                //  one TriggerParam at a time
+    zlistx_t *open_batches;             //  run_batch_t filling this turn (owned)
+    zhashx_t *batches;                  //  uint64 id → run_batch_t sent (owned)
     xxl_routers_t *routers;
     xxl_router_host_t router_host;
     xxl_pool_t *fast_pool;
@@ -111,6 +148,15 @@ typedef struct {
     int64_t slow_minute;
     xxl_timer_t *timer;                 //  planned triggers in the pre-read window
     zhashx_t *plans;                    //  log id → plan_t of rows on the timer
+    zlistx_t *fire_batches;             //  run_batch_t of prepared fires (s_fire)
+    zlistx_t *fire_later;               //  log ids due that need the store to go
+    zlistx_t *turn_plans;               //  log ids of plans made this turn
+    uint64_t turn;                      //  transactions begun
+    int64_t fired_until;                //  xxl_job_fired as committed: rows planned
+                                        //  up to then may have been sent
+    int64_t fired_want;                 //  the same, written this turn
+    int64_t data_version;               //  PRAGMA data_version at the last turn
+    bool others_wrote;                  //  another connection wrote since our last turn
     zhashx_t *snaps;                    //  job id → snap_t of jobs due soon
     zlistx_t *accepted;                 //  accepted_t, oldest first
     zhashx_t *accepted_ids;             //  log id → accepted_t (not owned)
@@ -138,6 +184,8 @@ typedef struct {
     bool terminated;
     char hostname [256];
 } server_t;
+
+static void s_fire_check (server_t *self);
 
 //  Server-side context of the message being handled
 typedef struct {
@@ -208,6 +256,26 @@ s_pending_destroy (void **item)
 }
 
 static void
+s_batch_destroy (run_batch_t **self_p)
+{
+    if (*self_p) {
+        run_batch_t *self = *self_p;
+        free (self->address);
+        free (self->rid);
+        free (self->pending_ids);
+        xxl_enc_destroy (&self->enc);
+        free (self);
+        *self_p = NULL;
+    }
+}
+
+static void
+s_batch_destructor (void **item)
+{
+    s_batch_destroy ((run_batch_t **) item);
+}
+
+static void
 s_free_item (void **item)
 {
     free (*item);
@@ -239,6 +307,9 @@ s_plan_destructor (void **item)
     plan_t *plan = (plan_t *) *item;
     if (plan) {
         s_snap_release (&plan->snap);
+        free (plan->address);
+        free (plan->note);
+        free (plan->tp);
         free (plan);
         *item = NULL;
     }
@@ -291,9 +362,18 @@ s_queue (server_t *self, zlistx_t *outbox, const void *rid, size_t rid_size)
 //  Queues the encoder's message for an agent; pending_id (0: none) names
 //  the request it carries, so that a send the agent can no longer receive
 //  fails that request at once
+static void s_batch_close (server_t *self, run_batch_t *batch, zlistx_t *list);
 static void
 s_queue_agent (server_t *self, const void *rid, size_t rid_size, uint64_t pending_id)
 {
+    //  A batch of RUNs filling for this agent goes first: order is kept
+    run_batch_t *batch = (run_batch_t *) zlistx_first (self->open_batches);
+    while (batch) {
+        run_batch_t *next = (run_batch_t *) zlistx_next (self->open_batches);
+        if (batch->rid_size == rid_size && memcmp (batch->rid, rid, rid_size) == 0)
+            s_batch_close (self, batch, self->open_batches);
+        batch = next;
+    }
     size_t size;
     const void *data = xxl_enc_finish (self->enc, &size);
     zmsg_t *msg = zmsg_new ();
@@ -334,37 +414,61 @@ s_reply_id (server_t *self, request_t *request, int64_t id)
     s_reply_end (self, request);
 }
 
+//  A send to an agent failed (the connection is gone): the request or
+//  batch tagged `tag` fails at the next pending check
+static void
+s_agent_gone (server_t *self, uint64_t tag, zframe_t *rid)
+{
+    pending_t *pending = tag? (pending_t *) zhashx_lookup (self->pending, &tag): NULL;
+    run_batch_t *batch = tag && !pending? (run_batch_t *) zhashx_lookup (self->batches, &tag)
+                                        : NULL;
+    const char *address = pending? pending->address: batch? batch->address: NULL;
+    if (!address) {
+        zsys_warning ("server: cannot send to an agent: %s", zmq_strerror (zmq_errno ()));
+        return;
+    }
+    zsys_warning ("server: agent %s is gone: %s", address, zmq_strerror (zmq_errno ()));
+    xxl_registry_unroute (self->registry, address, zframe_data (rid), zframe_size (rid));
+    for (size_t i = 0; i < (batch? batch->count: 1); i++) {
+        pending_t *item = batch? (pending_t *) zhashx_lookup (self->pending,
+                                                               &batch->pending_ids [i])
+                               : pending;
+        if (item) {
+            item->deadline = 0;
+            item->gone = true;
+        }
+    }
+    self->next_pending_check = 0;
+}
+
+//  Sends one message of the agents' outbox: [tag][rid][frame]
+static void
+s_agent_out (server_t *self, zmsg_t *msg)
+{
+    zframe_t *tag = zmsg_pop (msg);
+    uint64_t tag_id = 0;
+    if (tag && zframe_size (tag) == sizeof tag_id)
+        memcpy (&tag_id, zframe_data (tag), sizeof tag_id);
+    zframe_destroy (&tag);
+    //  ROUTER_MANDATORY: a peer that is gone fails here, and so does its
+    //  request, at the next pending check (its deadline now)
+    zframe_t *rid = zframe_dup (zmsg_first (msg));
+    if (zmsg_send (&msg, self->agents)) {
+        zmsg_destroy (&msg);
+        s_agent_gone (self, tag_id, rid);
+    }
+    zframe_destroy (&rid);
+}
+
 static void
 s_flush (server_t *self)
 {
+    run_batch_t *batch;
+    while ((batch = (run_batch_t *) zlistx_first (self->open_batches)))
+        s_batch_close (self, batch, self->open_batches);
     zmsg_t *msg;
-    while ((msg = (zmsg_t *) zlistx_detach (self->agents_out, NULL))) {
-        zframe_t *tag = zmsg_pop (msg);
-        uint64_t pending_id = 0;
-        if (tag && zframe_size (tag) == sizeof pending_id)
-            memcpy (&pending_id, zframe_data (tag), sizeof pending_id);
-        zframe_destroy (&tag);
-        //  ROUTER_MANDATORY: a peer that is gone fails here, and so does
-        //  its request, at the next pending check (its deadline now)
-        zframe_t *rid = zframe_dup (zmsg_first (msg));
-        if (zmsg_send (&msg, self->agents)) {
-            zmsg_destroy (&msg);
-            pending_t *pending = pending_id? (pending_t *) zhashx_lookup (self->pending,
-                                                                        &pending_id): NULL;
-            if (pending) {
-                zsys_warning ("server: agent %s is gone: %s", pending->address,
-                              zmq_strerror (zmq_errno ()));
-                xxl_registry_unroute (self->registry, pending->address,
-                                      zframe_data (rid), zframe_size (rid));
-                pending->deadline = 0;
-                pending->gone = true;
-                self->next_pending_check = 0;
-            }
-            else
-                zsys_warning ("server: cannot send to an agent: %s", zmq_strerror (zmq_errno ()));
-        }
-        zframe_destroy (&rid);
-    }
+    while ((msg = (zmsg_t *) zlistx_detach (self->agents_out, NULL)))
+        s_agent_out (self, msg);
     //  Clients' replies after the RUNs: a trigger's run starts sooner
     while ((msg = (zmsg_t *) zlistx_detach (self->api_out, NULL)))
         zmsg_send (&msg, self->api);
@@ -376,8 +480,8 @@ s_flush (server_t *self)
 //  Starts a request to address; returns the pending entry, or NULL when
 //  the address is not connected (msg explains)
 static pending_t *
-s_agent_request (server_t *self, const char *address, const char *type,
-                 pending_kind_t kind, int timeout_ms, char *why, size_t whylen)
+s_pending_new (server_t *self, const char *address, pending_kind_t kind, int timeout_ms,
+               char *why, size_t whylen)
 {
     size_t rid_size;
     const void *rid = xxl_registry_route (self->registry, address, &rid_size);
@@ -391,7 +495,16 @@ s_agent_request (server_t *self, const char *address, const char *type,
     pending->deadline = zclock_mono () + timeout_ms;
     pending->address = strdup (address);
     zhashx_insert (self->pending, &pending->id, pending);
-    xxl_enc_request (self->enc, type, pending->id);
+    return pending;
+}
+
+static pending_t *
+s_agent_request (server_t *self, const char *address, const char *type,
+                 pending_kind_t kind, int timeout_ms, char *why, size_t whylen)
+{
+    pending_t *pending = s_pending_new (self, address, kind, timeout_ms, why, whylen);
+    if (pending)
+        xxl_enc_request (self->enc, type, pending->id);
     return pending;
 }
 
@@ -403,6 +516,193 @@ s_agent_send (server_t *self, pending_t *pending)
     const void *rid = xxl_registry_route (self->registry, pending->address, &rid_size);
     if (rid)
         s_queue_agent (self, rid, rid_size, pending->id);
+}
+
+//  A TriggerParam's value of logDateTime: int64 in its fixed 9-byte form,
+//  so that a prepared TriggerParam takes it at the instant it goes
+static void
+s_pack_time (unsigned char out [9], int64_t value)
+{
+    uint64_t v = (uint64_t) value;
+    out [0] = 0xd3;
+    for (int i = 8; i >= 1; i--, v >>= 8)
+        out [i] = (unsigned char) v;
+}
+
+//  Encodes a RUN's TriggerParam into self->item_enc as one map whose last
+//  key, logDateTime, has no value yet (the caller appends s_pack_time's
+//  bytes).  Returns the bytes (owned by item_enc until its next use).
+static const unsigned char *
+s_encode_tp (server_t *self, const xxl_job_t *job, int64_t log_id, const char *param,
+             int shard_index, int shard_total, size_t *size)
+{
+    xxl_enc_t *enc = self->item_enc;
+    xxl_enc_reset (enc);
+    xxl_enc_map_begin (enc);
+    xxl_enc_kint (enc, "jobId", job->id);
+    xxl_enc_kstr (enc, "executorHandler", job->executor_handler);
+    xxl_enc_kstr (enc, "executorParams", param? param: "");
+    xxl_enc_kstr (enc, "executorBlockStrategy", job->executor_block_strategy);
+    xxl_enc_kint (enc, "executorTimeout", job->executor_timeout);
+    xxl_enc_kint (enc, "logId", log_id);
+    xxl_enc_kstr (enc, "glueType", job->glue_type);
+    if (strneq (job->glue_type, "BEAN"))
+        xxl_enc_kstr (enc, "glueSource", job->glue_source);
+    xxl_enc_kint (enc, "glueUpdatetime", job->glue_updatetime);
+    xxl_enc_kint (enc, "broadcastIndex", shard_index);
+    xxl_enc_kint (enc, "broadcastTotal", shard_total);
+    xxl_enc_key (enc, "logDateTime");
+    return (const unsigned char *) xxl_enc_finish (enc, size);
+}
+
+//  Sends a batch of `list` (open_batches or fire_batches): its message
+//  joins the agents' outbox, or leaves at once from fire_batches (prepared
+//  fires: what they need is committed already).  The batch then waits in
+//  self->batches for the agent's answer.
+static void
+s_batch_close (server_t *self, run_batch_t *batch, zlistx_t *list)
+{
+    bool now = list == self->fire_batches;
+    for (void *item = zlistx_first (list); item; item = zlistx_next (list))
+        if (item == batch) {
+            zlistx_detach_cur (list);
+            break;
+        }
+    size_t size;
+    const void *data = xxl_enc_finish (batch->enc, &size);
+    zmsg_t *msg = zmsg_new ();
+    zmsg_addmem (msg, &batch->id, sizeof batch->id);
+    zmsg_addmem (msg, batch->rid, batch->rid_size);
+    zmsg_addmem (msg, data, size);
+    xxl_enc_destroy (&batch->enc);
+    batch->deadline = zclock_mono () + self->config.run_timeout_ms + 1000;
+    zhashx_insert (self->batches, &batch->id, batch);
+    if (now)
+        s_agent_out (self, msg);
+    else
+        zlistx_add_end (self->agents_out, msg);
+}
+
+//  Queues the RUN of pending: tp (size bytes, from s_encode_tp) with
+//  logDateTime `time`, in a batch of `open` when the agent takes batches.
+//  open is open_batches (sent after the turn's commit) or fire_batches
+//  (sent at once; see s_batch_close).
+static void
+s_run_queue (server_t *self, pending_t *pending, const unsigned char *tp, size_t size,
+             int64_t time, zlistx_t *open)
+{
+    bool now = open == self->fire_batches;
+    unsigned char stamp [9];
+    s_pack_time (stamp, time);
+    size_t rid_size;
+    const void *rid = xxl_registry_route (self->registry, pending->address, &rid_size);
+    if (!rid)
+        return;                         //  (callers checked: it fails at its deadline)
+    int max = xxl_registry_run_batch (self->registry, pending->address);
+    if (max < 2 || size < 5) {
+        //  The single form: the TriggerParam's keys at the top level
+        uint32_t keys = (uint32_t) tp [1] << 24 | (uint32_t) tp [2] << 16
+                      | (uint32_t) tp [3] << 8 | tp [4];
+        xxl_enc_request (self->enc, "RUN", pending->id);
+        xxl_enc_raw (self->enc, tp + 5, size - 5, keys);
+        xxl_enc_raw (self->enc, stamp, sizeof stamp, 0);
+        if (now) {
+            size_t msg_size;
+            const void *data = xxl_enc_finish (self->enc, &msg_size);
+            zmsg_t *msg = zmsg_new ();
+            zmsg_addmem (msg, &pending->id, sizeof pending->id);
+            zmsg_addmem (msg, rid, rid_size);
+            zmsg_addmem (msg, data, msg_size);
+            s_agent_out (self, msg);
+        }
+        else
+            s_queue_agent (self, rid, rid_size, pending->id);
+        return;
+    }
+    run_batch_t *batch = NULL;
+    for (run_batch_t *item = (run_batch_t *) zlistx_first (open); item;
+         item = (run_batch_t *) zlistx_next (open))
+        if (item->rid_size == rid_size && memcmp (item->rid, rid, rid_size) == 0) {
+            batch = item;
+            break;
+        }
+    if (!batch) {
+        batch = (run_batch_t *) zmalloc (sizeof (run_batch_t));
+        batch->id = ++self->next_id;
+        batch->address = strdup (pending->address);
+        batch->rid = malloc (rid_size);
+        memcpy (batch->rid, rid, rid_size);
+        batch->rid_size = rid_size;
+        batch->max = (size_t) max;
+        batch->enc = xxl_enc_new ();
+        xxl_enc_request (batch->enc, "RUN", batch->id);
+        xxl_enc_key (batch->enc, "runs");
+        xxl_enc_array_begin (batch->enc);
+        zlistx_add_end (open, batch);
+    }
+    if (batch->count == batch->alloc) {
+        batch->alloc = batch->alloc? batch->alloc * 2: 64;
+        batch->pending_ids = (uint64_t *) realloc (batch->pending_ids,
+                                                   batch->alloc * sizeof (uint64_t));
+        assert (batch->pending_ids);
+    }
+    batch->pending_ids [batch->count++] = pending->id;
+    xxl_enc_raw (batch->enc, tp, size, 1);
+    xxl_enc_raw (batch->enc, stamp, sizeof stamp, 0);
+    batch->bytes += size + sizeof stamp;
+    if (batch->count >= batch->max || batch->bytes >= XXL_MSG_MAX_FRAME / 4)
+        s_batch_close (self, batch, open);
+}
+
+static void s_run_done (server_t *self, pending_t *pending, int code, const char *msg);
+
+//  The agent's answer to a batch RUN: one {code, msg} per item, in order
+static void
+s_batch_answer (server_t *self, run_batch_t *batch, xxl_msg_t *msg)
+{
+    const msgpack_object *root = xxl_msg_root (msg);
+    const msgpack_object *code_obj = xxl_msg_get (root, "code");
+    int code = code_obj && code_obj->type == MSGPACK_OBJECT_POSITIVE_INTEGER
+               && code_obj->via.u64 < 1000? (int) code_obj->via.u64: XXL_FAILURE;
+    const char *text = xxl_msg_str (msg, NULL, "msg", 0, XXL_MSG_MAX_STR, NULL);
+    const msgpack_object *content = xxl_msg_get (root, "content");
+    size_t answered = code == XXL_OK && content && content->type == MSGPACK_OBJECT_ARRAY
+                    ? content->via.array.size: 0;
+    for (size_t i = 0; i < batch->count; i++) {
+        pending_t *pending = (pending_t *) zhashx_lookup (self->pending,
+                                                          &batch->pending_ids [i]);
+        if (!pending)
+            continue;                   //  its deadline passed already
+        int item_code = code == XXL_OK? XXL_FAILURE: code;
+        const char *item_text = code == XXL_OK? "the agent's batch answer has no item for this run"
+                                              : text;
+        char buffer [4096];
+        if (i < answered) {
+            const msgpack_object *item = &content->via.array.ptr [i];
+            const msgpack_object *c = item->type == MSGPACK_OBJECT_MAP
+                                    ? xxl_msg_get (item, "code"): NULL;
+            const msgpack_object *m = item->type == MSGPACK_OBJECT_MAP
+                                    ? xxl_msg_get (item, "msg"): NULL;
+            item_code = c && c->type == MSGPACK_OBJECT_POSITIVE_INTEGER && c->via.u64 < 1000
+                      ? (int) c->via.u64: XXL_FAILURE;
+            item_text = NULL;
+            if (m && m->type == MSGPACK_OBJECT_STR) {
+                size_t len = m->via.str.size < sizeof buffer - 1? m->via.str.size
+                                                                : sizeof buffer - 1;
+                memcpy (buffer, m->via.str.ptr, len);
+                buffer [len] = 0;
+                if (memchr (buffer, 0, len))
+                    len = strlen (buffer);
+                item_text = buffer;
+            }
+            else
+            if (!c || c->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+                item_text = "the agent's answer for this run has no valid code";
+        }
+        s_run_done (self, pending, item_code, item_text);
+        zhashx_delete (self->pending, &batch->pending_ids [i]);
+    }
+    zhashx_delete (self->batches, &batch->id);
 }
 
 //  --------------------------------------------------------------------
@@ -428,6 +728,7 @@ typedef struct {
     int shard_index, shard_total;       //  -1: none given
     int64_t schedule_time;              //  0: none
     int defer;                          //  1: write the rows only (planner timer sends)
+    int prepare;                        //  with defer: route now, write the address
 } trigger_args_t;
 
 //  Splits a comma-separated list into a sorted, deduplicated array
@@ -489,26 +790,31 @@ s_next_log_id (server_t *self)
 //  s_accepted_flush after XXL_ACCEPTED_MS, writes trigger_code 200
 #define XXL_ACCEPTED_MS 500
 static void
-s_accepted_add (server_t *self, int64_t log_id)
+s_accepted_add (server_t *self, int64_t log_id, int64_t stamp)
 {
     if (zhashx_lookup (self->accepted_ids, &log_id))
         return;
     accepted_t *item = (accepted_t *) zmalloc (sizeof (accepted_t));
     item->log_id = log_id;
+    item->stamp = stamp;
     item->at = zclock_mono ();
     zlistx_add_end (self->accepted, item);
     zhashx_insert (self->accepted_ids, &item->log_id, item);
 }
 
-//  The callback of log_id wrote its trigger_code with its result
-static void
+//  The callback of log_id writes its trigger_code with its result; returns
+//  the trigger time it must write too (0: none)
+static int64_t
 s_accepted_forget (server_t *self, int64_t log_id)
 {
     accepted_t *item = (accepted_t *) zhashx_lookup (self->accepted_ids, &log_id);
+    int64_t stamp = 0;
     if (item) {
+        stamp = item->stamp;
         zhashx_delete (self->accepted_ids, &log_id);
         item->log_id = 0;
     }
+    return stamp;
 }
 
 //  Writes trigger_code 200 of runs accepted before `before` (monotonic ms)
@@ -519,8 +825,13 @@ s_accepted_flush (server_t *self, int64_t before)
     accepted_t *item;
     while ((item = (accepted_t *) zlistx_first (self->accepted)) && item->at < before) {
         if (item->log_id) {
-            xxl_store_exec (self->store, "UPDATE xxl_job_log SET trigger_code = 200"
-                            " WHERE id = ? AND trigger_code = 0", "i", item->log_id);
+            if (item->stamp)
+                xxl_store_exec (self->store, "UPDATE xxl_job_log SET trigger_code = 200,"
+                                " trigger_time = ? WHERE id = ? AND trigger_code = 0", "ii",
+                                item->stamp, item->log_id);
+            else
+                xxl_store_exec (self->store, "UPDATE xxl_job_log SET trigger_code = 200"
+                                " WHERE id = ? AND trigger_code = 0", "i", item->log_id);
             zhashx_delete (self->accepted_ids, &item->log_id);
         }
         zlistx_delete (self->accepted, zlistx_cursor (self->accepted));
@@ -597,8 +908,8 @@ s_send_run (server_t *self, const xxl_job_t *job, int64_t log_id, int64_t trigge
         zstr_free (&section);
         return;
     }
-    pending_t *pending = connected? s_agent_request (self, address, "RUN", PENDING_RUN,
-                                                     self->config.run_timeout_ms, why, sizeof why)
+    pending_t *pending = connected? s_pending_new (self, address, PENDING_RUN,
+                                                   self->config.run_timeout_ms, why, sizeof why)
                                   : NULL;
     if (!pending) {
         if (address && !*why)
@@ -616,21 +927,10 @@ s_send_run (server_t *self, const xxl_job_t *job, int64_t log_id, int64_t trigge
     pending->note = note && *note? strdup (note): NULL;
     pending->presumed = section? s_chars (section): s_section_chars (note, address);
     zstr_free (&section);
-    xxl_enc_t *enc = self->enc;
-    xxl_enc_kint (enc, "jobId", job->id);
-    xxl_enc_kstr (enc, "executorHandler", job->executor_handler);
-    xxl_enc_kstr (enc, "executorParams", param? param: "");
-    xxl_enc_kstr (enc, "executorBlockStrategy", job->executor_block_strategy);
-    xxl_enc_kint (enc, "executorTimeout", job->executor_timeout);
-    xxl_enc_kint (enc, "logId", log_id);
-    xxl_enc_kint (enc, "logDateTime", trigger_time);
-    xxl_enc_kstr (enc, "glueType", job->glue_type);
-    if (strneq (job->glue_type, "BEAN"))
-        xxl_enc_kstr (enc, "glueSource", job->glue_source);
-    xxl_enc_kint (enc, "glueUpdatetime", job->glue_updatetime);
-    xxl_enc_kint (enc, "broadcastIndex", shard_index);
-    xxl_enc_kint (enc, "broadcastTotal", shard_total);
-    s_agent_send (self, pending);
+    size_t size;
+    const unsigned char *tp = s_encode_tp (self, job, log_id, param, shard_index, shard_total,
+                                           &size);
+    s_run_queue (self, pending, tp, size, trigger_time, self->open_batches);
 }
 
 typedef enum { ROUTE_ADDRESS, ROUTE_NONE, ROUTE_POOL } route_pick_t;
@@ -807,6 +1107,13 @@ s_dispatch_row (server_t *self, int64_t log_id, const char *address, const char 
         xxl_store_exec (self->store, "UPDATE xxl_job_log SET trigger_time = ? WHERE id = ?",
                         "ii", log.trigger_time, log_id);
     }
+    if (address && log.schedule_time > log.trigger_time) {
+        //  Routed ahead and re-sent after a restart: its planning time is
+        //  no trigger time
+        log.trigger_time = s_now ();
+        xxl_store_exec (self->store, "UPDATE xxl_job_log SET trigger_time = ? WHERE id = ?",
+                        "ii", log.trigger_time, log_id);
+    }
     if (address)
         s_send_run (self, &job, log_id, log.trigger_time, log.executor_param, index, total,
                     *address? address: NULL, note, 0);
@@ -826,10 +1133,12 @@ s_dispatch_row (server_t *self, int64_t log_id, const char *address, const char 
 
 //  Creates the log rows of one trigger and, unless deferred, routes and
 //  sends them.  Returns the number of rows made, -1 on a store error.
-//  log_ids gets up to max_ids ids.
+//  log_ids gets up to max_ids ids; with args->prepare, prepared (up to
+//  max_ids, not NULL) the routing of each row written with an address
+//  (strings the caller frees).
 static int
 s_trigger (server_t *self, const xxl_job_t *job, const trigger_args_t *args,
-           int64_t *log_ids, size_t max_ids)
+           int64_t *log_ids, prepared_t *prepared, size_t max_ids)
 {
     char **manual = NULL;
     size_t count = 0;
@@ -874,7 +1183,7 @@ s_trigger (server_t *self, const xxl_job_t *job, const trigger_args_t *args,
         const char *address = NULL;
         char note [2048] = "";
         bool ahead = false;
-        if (!args->defer && id > 0) {
+        if ((!args->defer || args->prepare) && id > 0) {
             pick = s_route_pick (self, job, id, index, broadcast, addresses, count,
                                  &address, note, sizeof note);
             size_t rid_size;
@@ -914,8 +1223,13 @@ s_trigger (server_t *self, const xxl_job_t *job, const trigger_args_t *args,
             made = made? made: -1;
             break;
         }
-        if ((size_t) made < max_ids)
+        if ((size_t) made < max_ids) {
             log_ids [made] = log.id;
+            if (prepared) {
+                prepared [made].address = ahead? strdup (address): NULL;
+                prepared [made].note = ahead? strdup (note): NULL;
+            }
+        }
         made++;
         if (args->defer)
             continue;
@@ -944,16 +1258,16 @@ static void
 s_run_done (server_t *self, pending_t *pending, int code, const char *msg)
 {
     if (code == XXL_OK && (!msg || !*msg)) {
-        s_accepted_add (self, pending->log_id);
+        s_accepted_add (self, pending->log_id, pending->stamp);
         return;
     }
     char *text = s_section (pending->note, pending->address, code, msg);
     xxl_store_exec (self->store,
         "UPDATE xxl_job_log SET trigger_code = ?, trigger_msg ="
         " substr (COALESCE(trigger_msg, ''), 1, max (length (COALESCE(trigger_msg, '')) - ?, 0))"
-        " || ? WHERE id = ?", "iisi",
-        (int64_t) (code == XXL_OK? XXL_OK: XXL_CODE_FAIL), pending->presumed, text,
-        pending->log_id);
+        " || ?, trigger_time = CASE WHEN ? > 0 THEN ? ELSE trigger_time END WHERE id = ?",
+        "iisiii", (int64_t) (code == XXL_OK? XXL_OK: XXL_CODE_FAIL), pending->presumed, text,
+        pending->stamp, pending->stamp, pending->log_id);
     zstr_free (&text);
     if (code != XXL_OK)
         s_fix_delay_release (self, pending->log_id, s_now ());
@@ -1174,11 +1488,16 @@ s_plan_forget (server_t *self, int64_t job_id)
 {
     //  Plans of these rows stay on the timer; when due, their row is gone
     //  and s_send_run sends nothing
+    snap_t *snap = (snap_t *) zhashx_lookup (self->snaps, &job_id);
+    if (snap)
+        snap->cancelled = true;         //  s_fire sends none of its plans
     zhashx_delete (self->snaps, &job_id);
     self->children_until = 0;
+    //  Unsent: no address yet, or planned after anything sent so far
     xxl_store_exec (self->store,
         "DELETE FROM xxl_job_log WHERE job_id = ? AND trigger_code = 0"
-        " AND executor_address IS NULL AND schedule_time IS NOT NULL", "i", job_id);
+        " AND schedule_time IS NOT NULL AND (executor_address IS NULL"
+        " OR schedule_time > (SELECT fired_until FROM xxl_job_fired))", "i", job_id);
 }
 
 //  After a FIX_DELAY job's scheduled run ended (or failed to start), its
@@ -1201,8 +1520,12 @@ s_fix_delay_release (server_t *self, int64_t log_id, int64_t now)
         "iii", now, log_id, (int64_t) XXL_WAITING);
 }
 
+static void s_fired_cover (server_t *self, int64_t until);
+
 //  Writes one planned trigger; due ones go now, the others on the timer
-//  with what their dispatch needs (plan_t)
+//  with what their dispatch needs (plan_t).  A row that a non-probing
+//  router can route now is written with its address and its TriggerParam
+//  encoded: at its time s_fire sends it without touching the store.
 static void
 s_plan_fire (server_t *self, snap_t *snap, const char *type, int64_t planned,
              int64_t fire_at, int64_t now)
@@ -1213,17 +1536,25 @@ s_plan_fire (server_t *self, snap_t *snap, const char *type, int64_t planned,
     trigger_args_t args = { .trigger_type = type, .fail_retry_count = -1,
                             .shard_index = -1, .shard_total = -1,
                             .schedule_time = planned, .defer = fire_at > now || warming };
+    args.prepare = args.defer && !warming;
+    if (!args.defer)
+        s_fired_cover (self, now);
     int64_t ids [1024];
-    int made = s_trigger (self, &snap->job, &args, ids, 1024);
+    prepared_t prepared [1024];
+    memset (prepared, 0, sizeof prepared);
+    int made = s_trigger (self, &snap->job, &args, ids, prepared, 1024);
     if (made < 0) {
         //  (jobId, scheduleTime) exists: another scheduler or an earlier
         //  turn planned it already
         return;
     }
-    if (!args.defer)
-        return;
     bool sharded = xxl_routers_is_broadcast (self->routers, snap->job.executor_route_strategy);
     for (int i = 0; i < made && i < 1024; i++) {
+        if (!args.defer) {
+            free (prepared [i].address);
+            free (prepared [i].note);
+            continue;
+        }
         plan_t *plan = (plan_t *) zmalloc (sizeof (plan_t));
         plan->log_id = ids [i];
         plan->snap = snap;
@@ -1231,8 +1562,22 @@ s_plan_fire (server_t *self, snap_t *snap, const char *type, int64_t planned,
         plan->sharded = sharded;
         plan->shard_index = i;
         plan->shard_total = made;
+        plan->turn = self->turn;
+        plan->address = prepared [i].address;
+        plan->note = prepared [i].note;
+        if (plan->address) {
+            size_t size;
+            const unsigned char *tp = s_encode_tp (self, &snap->job, plan->log_id,
+                                                   snap->job.executor_param, i, made, &size);
+            plan->tp = (unsigned char *) malloc (size);
+            if (plan->tp) {
+                memcpy (plan->tp, tp, size);
+                plan->tp_size = size;
+            }
+        }
         zhashx_delete (self->plans, &plan->log_id);
         zhashx_insert (self->plans, &plan->log_id, plan);
+        zlistx_add_end (self->turn_plans, (void *) (intptr_t) plan->log_id);
         xxl_timer_push (self->timer, fire_at, ids [i]);
     }
 }
@@ -1303,6 +1648,16 @@ s_plan_job (server_t *self, snap_t *snap, int64_t now)
 static snap_t *
 s_snap_put (server_t *self, xxl_job_t *job)
 {
+    snap_t *old = (snap_t *) zhashx_lookup (self->snaps, &job->id);
+    if (old && old->job.update_time == job->update_time && !old->cancelled) {
+        //  Unchanged: the plans that share it stay valid
+        xxl_job_free (job);
+        memset (job, 0, sizeof *job);
+        old->read_at = zclock_mono ();
+        return old;
+    }
+    if (old)
+        old->cancelled = true;          //  changed: its unsent rows were deleted
     snap_t *snap = (snap_t *) zmalloc (sizeof (snap_t));
     snap->job = *job;
     memset (job, 0, sizeof *job);
@@ -1382,6 +1737,7 @@ s_plan_scan (server_t *self)
         " ORDER BY trigger_next_time LIMIT " XXL_STR (XXL_SCAN_BATCH),
         now + self->config.preread_ms, rows, 4, XXL_SCAN_BATCH, &count);
     for (size_t i = 0; i < count; i++) {
+        s_fire_check (self);
         int64_t *row = rows + i * 4;
         snap_t *snap = s_snap_get (self, row [0], row [1]);
         if (!snap)
@@ -1448,37 +1804,145 @@ s_job_has_agents (server_t *self, const xxl_job_t *job)
     return connected;
 }
 
-//  Sends the planned rows whose time has come: at most XXL_DUE_BATCH a
-//  turn, so that agents' answers are read in between
+//  Makes sure xxl_job_fired covers rows planned up to `until` in this
+//  turn's transaction: a row may be sent only once it is covered, so that
+//  a restart tells rows that may have gone from rows that did not.
+static void
+s_fired_cover (server_t *self, int64_t until)
+{
+    if (until <= self->fired_want)
+        return;
+    //  A little ahead, so that one write covers the next fires too
+    until += 250;
+    if (xxl_store_exec (self->store,
+            "UPDATE xxl_job_fired SET fired_until = max (fired_until, ?)", "i", until) == 1)
+        self->fired_want = until;
+}
+
+//  Sends the prepared fires whose time has come, with no store access:
+//  their rows were committed with their address in an earlier turn and
+//  xxl_job_fired covers them.  Any other due row (not prepared, agent
+//  gone, job changed, another scheduler writing) goes to fire_later for
+//  s_plan_due.  Callable anywhere in a turn.
+static void
+s_fire (server_t *self)
+{
+    int64_t now = s_now ();
+    int64_t log_id, when;
+    while (xxl_timer_pop_due (self->timer, now, &log_id, &when) == 0) {
+        plan_t *plan = (plan_t *) zhashx_lookup (self->plans, &log_id);
+        size_t rid_size;
+        if (!plan || !plan->tp || plan->snap->cancelled || plan->turn == self->turn
+        ||  self->others_wrote || self->stopping || when > self->fired_until
+        ||  !xxl_registry_route (self->registry, plan->address, &rid_size)) {
+            zlistx_add_end (self->fire_later, (void *) (intptr_t) log_id);
+            continue;
+        }
+        char why [256];
+        pending_t *pending = s_pending_new (self, plan->address, PENDING_RUN,
+                                            self->config.run_timeout_ms, why, sizeof why);
+        if (!pending) {
+            zlistx_add_end (self->fire_later, (void *) (intptr_t) log_id);
+            continue;
+        }
+        pending->log_id = log_id;
+        pending->note = plan->note && *plan->note? strdup (plan->note): NULL;
+        pending->presumed = s_section_chars (plan->note, plan->address);
+        pending->stamp = now;
+        s_run_queue (self, pending, plan->tp, plan->tp_size, now, self->fire_batches);
+        zhashx_delete (self->plans, &log_id);
+    }
+    run_batch_t *batch;
+    while ((batch = (run_batch_t *) zlistx_first (self->fire_batches)))
+        s_batch_close (self, batch, self->fire_batches);
+}
+
+//  s_fire when a fire is due: called between pieces of work in a turn
+static void
+s_fire_check (server_t *self)
+{
+    int64_t next = xxl_timer_next (self->timer);
+    if (next >= 0 && s_now () >= next)
+        s_fire (self);
+}
+
+//  A prepared row s_fire could not send: sent now through the store (its
+//  trigger time written first, the row checked still unsent), routed
+//  again when its agent is gone, deleted when its job changed
+static void
+s_plan_fallback (server_t *self, plan_t *plan)
+{
+    if (plan->snap->cancelled) {
+        xxl_store_exec (self->store,
+            "DELETE FROM xxl_job_log WHERE id = ? AND trigger_code = 0", "i", plan->log_id);
+        return;
+    }
+    size_t rid_size;
+    if (xxl_registry_route (self->registry, plan->address, &rid_size)) {
+        int64_t stamp = s_now ();
+        if (xxl_store_exec (self->store,
+                "UPDATE xxl_job_log SET trigger_time = ? WHERE id = ? AND trigger_code = 0",
+                "ii", stamp, plan->log_id) != 1)
+            return;                     //  cancelled by a scheduler sharing the store
+        char why [256];
+        pending_t *pending = s_pending_new (self, plan->address, PENDING_RUN,
+                                            self->config.run_timeout_ms, why, sizeof why);
+        if (!pending)
+            return;                     //  (connected: cannot happen)
+        pending->log_id = plan->log_id;
+        pending->note = plan->note && *plan->note? strdup (plan->note): NULL;
+        pending->presumed = s_section_chars (plan->note, plan->address);
+        s_run_queue (self, pending, plan->tp, plan->tp_size, stamp, self->open_batches);
+        return;
+    }
+    //  Its agent is gone: take the address and section back, route again
+    if (xxl_store_exec (self->store,
+            "UPDATE xxl_job_log SET executor_address = NULL, trigger_msg ="
+            " substr (trigger_msg, 1, max (length (trigger_msg) - ?, 0))"
+            " WHERE id = ? AND trigger_code = 0", "ii",
+            s_section_chars (plan->note, plan->address), plan->log_id) == 1)
+        s_plan_dispatch (self, plan);
+}
+
+//  Sends the planned rows whose time has come: prepared ones by s_fire,
+//  the others here, at most XXL_DUE_BATCH a turn, so that agents' answers
+//  are read in between
 #define XXL_DUE_BATCH 4096
 static void
 s_plan_due (server_t *self)
 {
+    s_fire (self);
     int64_t now = s_now ();
-    int64_t log_id;
     bool warming = zclock_mono () < self->warm_until;
     zlistx_t *held = NULL;
     int budget = XXL_DUE_BATCH;
-    while (budget-- > 0 && xxl_timer_pop_due (self->timer, now, &log_id, NULL) == 0) {
+    void *item;
+    if (zlistx_size (self->fire_later))
+        s_fired_cover (self, now);
+    while (budget-- > 0 && (item = zlistx_detach (self->fire_later, NULL))) {
+        int64_t log_id = (int64_t) (intptr_t) item;
         plan_t *plan = (plan_t *) zhashx_lookup (self->plans, &log_id);
         if (warming && !(plan? s_job_has_agents (self, &plan->snap->job)
                              : s_row_has_agents (self, log_id))) {
             if (!held)
                 held = zlistx_new ();
-            zlistx_add_end (held, (void *) (intptr_t) log_id);
+            zlistx_add_end (held, item);
             continue;
         }
         //  A job stopped after planning: its unsent rows were deleted with
         //  their plans, and s_dispatch_row finds nothing
         if (plan) {
-            s_plan_dispatch (self, plan);
+            if (plan->tp)
+                s_plan_fallback (self, plan);
+            else
+                s_plan_dispatch (self, plan);
             zhashx_delete (self->plans, &log_id);
         }
         else
             s_dispatch_row (self, log_id, NULL, NULL);
     }
     if (held) {
-        for (void *item = zlistx_first (held); item; item = zlistx_next (held))
+        for (item = zlistx_first (held); item; item = zlistx_next (held))
             xxl_timer_push (self->timer, now + 100, (int64_t) (intptr_t) item);
         zlistx_destroy (&held);
     }
@@ -1498,8 +1962,11 @@ s_recover (server_t *self)
     //  Never-sent rows planned more than the window ago: the job's misfire
     //  rule, once per job -- FIRE_ONCE_NOW keeps the latest as MISFIRE
     int64_t late_before = now - self->config.preread_ms;
+    //  (Rows planned after fired_until were never sent, address or not)
+#define XXL_UNSENT_SQL " trigger_code = 0 AND (executor_address IS NULL" \
+                       " OR schedule_time > (SELECT fired_until FROM xxl_job_fired))"
     xxl_store_ids (self->store,
-        "SELECT job_id FROM xxl_job_log WHERE trigger_code = 0 AND executor_address IS NULL"
+        "SELECT job_id FROM xxl_job_log WHERE" XXL_UNSENT_SQL
         " AND schedule_time < ? GROUP BY job_id LIMIT 4096", late_before, ids, 4096, &count);
     for (size_t i = 0; i < count; i++) {
         xxl_job_t job;
@@ -1507,8 +1974,8 @@ s_recover (server_t *self)
         if (xxl_store_job_load (self->store, ids [i], &job) == 0) {
             if (streq (job.misfire_strategy, "FIRE_ONCE_NOW"))
                 keep = xxl_store_scalar (self->store,
-                    "SELECT MAX(id) FROM xxl_job_log WHERE job_id = ? AND trigger_code = 0"
-                    " AND executor_address IS NULL AND schedule_time < ?", "ii", job.id, late_before);
+                    "SELECT MAX(id) FROM xxl_job_log WHERE job_id = ? AND" XXL_UNSENT_SQL
+                    " AND schedule_time < ?", "ii", job.id, late_before);
             xxl_job_free (&job);
         }
         if (keep > 0) {
@@ -1520,9 +1987,8 @@ s_recover (server_t *self)
             misfired++;
         }
         int gone = xxl_store_exec (self->store,
-            "DELETE FROM xxl_job_log WHERE job_id = ? AND trigger_code = 0"
-            " AND executor_address IS NULL AND schedule_time < ? AND id != ?",
-            "iii", ids [i], late_before, keep);
+            "DELETE FROM xxl_job_log WHERE job_id = ? AND" XXL_UNSENT_SQL
+            " AND schedule_time < ? AND id != ?", "iii", ids [i], late_before, keep);
         dropped += gone > 0? (size_t) gone: 0;
     }
     do {
@@ -1534,7 +2000,8 @@ s_recover (server_t *self)
             xxl_log_t log;
             if (xxl_store_log_load (self->store, ids [i], &log))
                 continue;
-            if (*log.executor_address) {
+            bool unsent = log.schedule_time > self->fired_until;
+            if (*log.executor_address && !unsent) {
                 xxl_resend_t *resend = (xxl_resend_t *) zmalloc (sizeof (xxl_resend_t));
                 resend->log_id = log.id;
                 resend->address = strdup (log.executor_address);
@@ -1543,6 +2010,10 @@ s_recover (server_t *self)
                 resent++;
             }
             else {
+                if (*log.executor_address)
+                    //  Routed ahead, never sent: route again at its time
+                    xxl_store_exec (self->store,
+                        "UPDATE xxl_job_log SET executor_address = NULL WHERE id = ?", "i", log.id);
                 xxl_timer_push (self->timer, log.schedule_time > now? log.schedule_time: now, log.id);
                 recovered++;
             }
@@ -1667,7 +2138,7 @@ s_trigger_children (server_t *self, int64_t log_id)
             trigger_args_t args = { .trigger_type = "PARENT", .fail_retry_count = -1,
                                     .shard_index = -1, .shard_total = -1 };
             int64_t ids [16];
-            int made = s_trigger (self, &job, &args, ids, 16);
+            int made = s_trigger (self, &job, &args, ids, NULL, 16);
             line = made > 0? zsys_sprintf ("%zu/%zu [job %" PRId64 "] triggered, log %" PRId64 "%s\n",
                                            ++index, total, child, ids [0], made > 1? " and more": "")
                            : zsys_sprintf ("%zu/%zu [job %" PRId64 "] trigger failed\n",
@@ -1799,7 +2270,7 @@ s_handle_failure (server_t *self, int64_t log_id)
             args.shard_total = total;
         }
         int64_t ids [4];
-        int made = s_trigger (self, &job, &args, ids, 4);
+        int made = s_trigger (self, &job, &args, ids, NULL, 4);
         if (made > 0) {
             if (delay > 0) {
                 int64_t when = s_now () + delay * 1000;
@@ -2467,7 +2938,7 @@ s_api_job_trigger (server_t *self, request_t *request)
     }
     args.trigger_type = type;
     int64_t ids [1024];
-    int made = s_trigger (self, job, &args, ids, 1024);
+    int made = s_trigger (self, job, &args, ids, NULL, 1024);
     if (made < 0)
         s_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
     else {
@@ -2832,6 +3303,7 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove)
     const char *app = xxl_msg_str (msg, NULL, "registryKey", 1, XXL_MSG_MAX_NAME, NULL);
     const char *address = xxl_msg_str (msg, NULL, "registryValue", 1, XXL_MSG_MAX_NAME, NULL);
     const char *handlers = xxl_msg_str (msg, NULL, "handlers", 0, XXL_MAX_TEXT, NULL);
+    int64_t run_batch = xxl_msg_int (msg, NULL, "runBatch", 0, 0, INT32_MAX, 0);
     if (!xxl_msg_error (msg) && strneq (group, "EXECUTOR"))
         xxl_msg_fail (msg, "registryGroup must be EXECUTOR");
     if (!xxl_msg_error (msg) && (!*app || !*address))
@@ -2850,6 +3322,9 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove)
     else {
         int changed = xxl_registry_beat (self->registry, app, address, zframe_data (rid),
                                          zframe_size (rid), handlers, now);
+        xxl_registry_set_run_batch (self->registry, address,
+                                    (int) (run_batch < XXL_RUN_BATCH_MAX? run_batch
+                                                                        : XXL_RUN_BATCH_MAX));
         xxl_store_registry_beat (self->store, app, address, now);
         if (changed > 0) {
             zsys_info ("registry: %s/%s registered", app, address);
@@ -2870,6 +3345,8 @@ s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg)
     }
     int64_t now = s_now ();
     for (size_t i = 0; i < count; i++) {
+        if (i % 64 == 63)
+            s_fire_check (self);
         const msgpack_object *item = &items [i];
         if (item->type != MSGPACK_OBJECT_MAP) {
             xxl_msg_fail (msg, "items[%zu] is not a map", i);
@@ -2886,9 +3363,11 @@ s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg)
             text = capped;
         }
         //  A repeated callback finds the row finished: a no-op
-        int done = xxl_store_log_handle_done (self->store, log_id, now, (int) code, text);
+        int64_t stamp = s_accepted_forget (self, log_id);
+        int done = stamp? xxl_store_log_handle_done_at (self->store, log_id, now, (int) code,
+                                                        text, stamp)
+                        : xxl_store_log_handle_done (self->store, log_id, now, (int) code, text);
         free (capped);
-        s_accepted_forget (self, log_id);
         if (done < 0) {
             s_agent_reply (self, rid, xxl_msg_id (msg), XXL_FAILURE, xxl_store_error (self->store));
             return;
@@ -3002,8 +3481,12 @@ s_agent_answer (server_t *self, xxl_msg_t *msg)
 {
     uint64_t id = xxl_msg_id (msg);
     pending_t *pending = (pending_t *) zhashx_lookup (self->pending, &id);
-    if (!pending)
-        return;                         //  late: its deadline already passed
+    if (!pending) {
+        run_batch_t *batch = (run_batch_t *) zhashx_lookup (self->batches, &id);
+        if (batch)
+            s_batch_answer (self, batch, msg);
+        return;                         //  (or late: its deadline already passed)
+    }
     const msgpack_object *code_obj = xxl_msg_get (xxl_msg_root (msg), "code");
     int code = code_obj && code_obj->type == MSGPACK_OBJECT_POSITIVE_INTEGER
                && code_obj->via.u64 < 1000? (int) code_obj->via.u64: XXL_FAILURE;
@@ -3099,6 +3582,15 @@ s_check_pending (server_t *self)
         }
         zhashx_delete (self->pending, &pending->id);
     }
+    //  Batches whose items all expired: their answer is of no use now
+    zlistx_purge (expired);
+    for (run_batch_t *batch = (run_batch_t *) zhashx_first (self->batches); batch;
+         batch = (run_batch_t *) zhashx_next (self->batches))
+        if (batch->deadline <= now)
+            zlistx_add_end (expired, batch);
+    for (run_batch_t *batch = (run_batch_t *) zlistx_first (expired); batch;
+         batch = (run_batch_t *) zlistx_next (expired))
+        zhashx_delete (self->batches, &batch->id);
     zlistx_destroy (&expired);
 }
 
@@ -3169,6 +3661,9 @@ s_server_destroy (server_t **self_p)
     zhashx_destroy (&self->accepted_ids);
     zlistx_destroy (&self->accepted);
     zhashx_destroy (&self->plans);
+    zlistx_destroy (&self->fire_batches);
+    zlistx_destroy (&self->fire_later);
+    zlistx_destroy (&self->turn_plans);
     zhashx_destroy (&self->snaps);
     zhashx_destroy (&self->groups);
     zsock_destroy (&self->api);
@@ -3176,6 +3671,9 @@ s_server_destroy (server_t **self_p)
     zlistx_destroy (&self->api_out);
     zlistx_destroy (&self->agents_out);
     zhashx_destroy (&self->pending);
+    zlistx_destroy (&self->open_batches);
+    zhashx_destroy (&self->batches);
+    xxl_enc_destroy (&self->item_enc);
     xxl_registry_destroy (&self->registry);
     xxl_store_destroy (&self->store);
     xxl_enc_destroy (&self->enc);
@@ -3232,6 +3730,10 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     self->agents_out = zlistx_new ();
     zlistx_set_destructor (self->agents_out, s_msg_destroy);
     self->pending = s_id_map (s_pending_destroy);
+    self->item_enc = xxl_enc_new ();
+    self->open_batches = zlistx_new ();
+    zlistx_set_destructor (self->open_batches, s_batch_destructor);
+    self->batches = s_id_map (s_batch_destructor);
     self->slow_counts = s_id_map (s_free_item);
     self->slow_minute = s_now () / 60000;
     self->waiting = s_id_map (s_free_item);
@@ -3239,6 +3741,10 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     zlistx_set_destructor (self->accepted, s_free_item);
     self->accepted_ids = s_id_map (NULL);
     self->plans = s_id_map (s_plan_destructor);
+    self->fire_batches = zlistx_new ();
+    zlistx_set_destructor (self->fire_batches, s_batch_destructor);
+    self->fire_later = zlistx_new ();
+    self->turn_plans = zlistx_new ();
     self->snaps = s_id_map (s_snap_destructor);
     self->groups = s_id_map (s_group_destructor);
     self->timer = xxl_timer_new ();
@@ -3331,6 +3837,9 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
         for (size_t i = 0; i < waiting_count; i++)
             s_waiting_add (self, last = waiting [i]);
     } while (waiting_count == 4096);
+    self->fired_until = self->fired_want
+                      = xxl_store_scalar (self->store, "SELECT fired_until FROM xxl_job_fired", NULL);
+    self->data_version = xxl_store_scalar (self->store, "PRAGMA data_version", NULL);
     //  Take up what a previous run left: unsent triggers
     if (xxl_store_begin (self->store) == 0) {
         self->next_log_id = 0;
@@ -3374,6 +3883,7 @@ s_drain (server_t *self, zsock_t *sock, int is_api)
             zmsg_destroy (&zmsg);
             return true;
         }
+        s_fire_check (self);
         if (is_api == 1)
             s_handle_api (self, zmsg);
         else
@@ -3429,6 +3939,10 @@ xxl_server_actor (zsock_t *pipe, void *args)
         int64_t due = xxl_timer_next (self->timer);
         if (due >= 0) {
             int64_t due_mono = now + (due - s_now ());
+            //  A turn before a fire xxl_job_fired does not cover yet
+            //  writes it, so that the fire itself needs no commit
+            if (due > self->fired_until)
+                due_mono -= 100;
             if (due_mono < wake)
                 wake = due_mono;
         }
@@ -3458,6 +3972,15 @@ xxl_server_actor (zsock_t *pipe, void *args)
         if (xxl_store_begin (self->store))
             zsys_error ("server: cannot begin a transaction: %s", xxl_store_error (self->store));
         self->next_log_id = 0;
+        self->turn++;
+        //  Another scheduler's commits (we hold the write lock from here
+        //  on): its stops and edits may void plans, so none fires blind
+        int64_t version = xxl_store_scalar (self->store, "PRAGMA data_version", NULL);
+        self->others_wrote = version != self->data_version;
+        self->data_version = version;
+        //  Fires due first: nothing in this turn delays them
+        if (!self->stopping)
+            s_fire (self);
         //  Answers still queued must not be judged late: deadlines and
         //  the registry are checked only once the agents socket is empty
         bool agents_drained = true;
@@ -3508,13 +4031,28 @@ xxl_server_actor (zsock_t *pipe, void *args)
             self->next_registry_check = now + (int64_t) self->config.beat_s * 1000;
         }
         s_accepted_flush (self, self->terminated? INT64_MAX: now - XXL_ACCEPTED_MS);
+        //  The next fire within 100 ms: have xxl_job_fired cover it now
+        int64_t next_fire = xxl_timer_next (self->timer);
+        if (next_fire >= 0 && next_fire > self->fired_until && next_fire - s_now () <= 100)
+            s_fired_cover (self, next_fire);
         if (xxl_store_commit (self->store)) {
             //  Nothing this turn promised may leave: drop the outbox.
             //  Clients time out and retry; agents keep their callbacks.
             zsys_error ("server: commit failed: %s", xxl_store_error (self->store));
             zlistx_purge (self->api_out);
             zlistx_purge (self->agents_out);
+            zlistx_purge (self->open_batches);
+            //  Plans of rows that were not written
+            void *item;
+            while ((item = zlistx_detach (self->turn_plans, NULL))) {
+                int64_t log_id = (int64_t) (intptr_t) item;
+                zhashx_delete (self->plans, &log_id);
+            }
+            self->fired_want = self->fired_until;
         }
+        else
+            self->fired_until = self->fired_want;
+        zlistx_purge (self->turn_plans);
         s_flush (self);
     }
     s_server_destroy (&self);

@@ -126,6 +126,11 @@ static const char *s_migrations [] = {
     "ALTER TABLE xxl_job_info ADD COLUMN retry_backoff REAL NOT NULL DEFAULT 1;"
     "ALTER TABLE xxl_job_info ADD COLUMN retry_max_interval INTEGER NOT NULL DEFAULT 0;"
     "CREATE INDEX xxl_job_log_job_time ON xxl_job_log (job_id, trigger_time);",
+    //  3: planned rows are routed and written with their address ahead of
+    //  their time; those planned up to fired_until may have been sent
+    "CREATE TABLE xxl_job_fired (id INTEGER PRIMARY KEY CHECK (id = 1),"
+    "  fired_until INTEGER NOT NULL DEFAULT 0);"
+    "INSERT INTO xxl_job_fired (id, fired_until) VALUES (1, 0);",
 };
 #define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))
 
@@ -872,6 +877,19 @@ xxl_store_log_handle_done (xxl_store_t *self, int64_t log_id, int64_t handle_tim
         " trigger_code = CASE trigger_code WHEN 0 THEN 200 ELSE trigger_code END"
         " WHERE id = ? AND handle_code = 0", "iisi",
         handle_time, (int64_t) code, msg, log_id);
+    return changes < 0? -1: changes == 0? 1: 0;
+}
+
+int
+xxl_store_log_handle_done_at (xxl_store_t *self, int64_t log_id, int64_t handle_time,
+                              int code, const char *msg, int64_t trigger_time)
+{
+    int changes = xxl_store_exec (self,
+        "UPDATE xxl_job_log SET handle_time = ?, handle_code = ?, handle_msg = ?,"
+        " trigger_time = CASE trigger_code WHEN 0 THEN ? ELSE trigger_time END,"
+        " trigger_code = CASE trigger_code WHEN 0 THEN 200 ELSE trigger_code END"
+        " WHERE id = ? AND handle_code = 0", "iisii",
+        handle_time, (int64_t) code, msg, trigger_time, log_id);
     return changes < 0? -1: changes == 0? 1: 0;
 }
 

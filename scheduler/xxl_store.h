@@ -128,6 +128,10 @@ int xxl_store_log_trigger_done (xxl_store_t *self, int64_t log_id, int code,
                                 const char *address, const char *append);
 int xxl_store_log_handle_done (xxl_store_t *self, int64_t log_id, int64_t handle_time,
                                int code, const char *msg);
+//  The same for a run whose trigger time is written only now (a prepared
+//  fire): trigger_time becomes trigger_time when trigger_code was 0.
+int xxl_store_log_handle_done_at (xxl_store_t *self, int64_t log_id, int64_t handle_time,
+                                  int code, const char *msg, int64_t trigger_time);
 int xxl_store_log_load (xxl_store_t *self, int64_t id, xxl_log_t *log);
 void xxl_log_free (xxl_log_t *log);
 

@@ -798,6 +798,14 @@ xxl_enc_object (xxl_enc_t *self, const msgpack_object *obj)
     msgpack_pack_object (&self->packer, *obj);
 }
 
+void
+xxl_enc_raw (xxl_enc_t *self, const void *data, size_t len, uint32_t items)
+{
+    if (self->depth > 0)
+        self->stack [self->depth - 1].count += items;
+    msgpack_sbuffer_write (&self->buffer, (const char *) data, len);
+}
+
 void xxl_enc_kstr (xxl_enc_t *self, const char *key, const char *value)
 { xxl_enc_key (self, key); xxl_enc_str (self, value); }
 void xxl_enc_kint (xxl_enc_t *self, const char *key, int64_t value)

@@ -34,6 +34,7 @@ extern "C" {
                                                     //  field's getter sets its own)
 #define XXL_MSG_MAX_TYPE        32                  //  bytes in `t`
 #define XXL_MSG_MAX_NAME        255                 //  names: handler, app, address
+#define XXL_RUN_BATCH_MAX       1000                //  TriggerParams in one batch RUN
 
 //  Reply codes on the wire (run results use 200/500/502 too)
 #define XXL_OK              200
@@ -127,6 +128,10 @@ void xxl_enc_double (xxl_enc_t *self, double value);
 void xxl_enc_nil (xxl_enc_t *self);
 //  Copies a decoded object (e.g. to forward a reply's content).
 void xxl_enc_object (xxl_enc_t *self, const msgpack_object *obj);
+//  Appends len bytes already encoded as msgpack (whole values, or the
+//  start of one whose rest follows) and counts them as `items` items of
+//  the open container.  The caller vouches for the bytes.
+void xxl_enc_raw (xxl_enc_t *self, const void *data, size_t len, uint32_t items);
 //  Key + value shorthands
 void xxl_enc_kstr (xxl_enc_t *self, const char *key, const char *value);
 void xxl_enc_kint (xxl_enc_t *self, const char *key, int64_t value);
