@@ -99,6 +99,7 @@ typedef struct {
     int64_t read_at;                    //  monotonic ms it was known current
     bool cancelled;                     //  the job stopped or changed: its plans
                                         //  are void
+    zlistx_t *plan_ids;                 //  log ids of its plans not sent yet
 } snap_t;
 
 //  A planned trigger on the timer heap: what its dispatch needs, so that
@@ -116,6 +117,7 @@ typedef struct {
     unsigned char *tp;                  //  TriggerParam from s_encode_tp
     size_t tp_size;
     uint64_t turn;                      //  the turn that wrote the row
+    void *handle;                       //  in snap->plan_ids
 } plan_t;
 
 //  Routing of a deferred row made at planning (s_trigger's `prepared`)
@@ -151,6 +153,7 @@ typedef struct {
     zlistx_t *fire_batches;             //  run_batch_t of prepared fires (s_fire)
     zlistx_t *fire_later;               //  log ids due that need the store to go
     zlistx_t *turn_plans;               //  log ids of plans made this turn
+    zlistx_t *unprepared;               //  log ids of plans made unprepared
     uint64_t turn;                      //  transactions begun
     int64_t fired_until;                //  xxl_job_fired as committed: rows planned
                                         //  up to then may have been sent
@@ -288,6 +291,7 @@ s_snap_release (snap_t **snap_p)
 {
     snap_t *snap = *snap_p;
     if (snap && --snap->refs == 0) {
+        zlistx_destroy (&snap->plan_ids);
         xxl_cron_destroy (&snap->cron);
         xxl_job_free (&snap->job);
         free (snap);
@@ -306,6 +310,8 @@ s_plan_destructor (void **item)
 {
     plan_t *plan = (plan_t *) *item;
     if (plan) {
+        if (plan->handle)
+            zlistx_delete (plan->snap->plan_ids, plan->handle);
         s_snap_release (&plan->snap);
         free (plan->address);
         free (plan->note);
@@ -823,7 +829,10 @@ static void
 s_accepted_flush (server_t *self, int64_t before)
 {
     accepted_t *item;
+    int count = 0;
     while ((item = (accepted_t *) zlistx_first (self->accepted)) && item->at < before) {
+        if (++count % 64 == 0)
+            s_fire_check (self);
         if (item->log_id) {
             if (item->stamp)
                 xxl_store_exec (self->store, "UPDATE xxl_job_log SET trigger_code = 200,"
@@ -1103,13 +1112,6 @@ s_dispatch_row (server_t *self, int64_t log_id, const char *address, const char 
     if (!address) {
         //  A planned row fires now: that is its trigger time (the agent
         //  files its run log under this date)
-        log.trigger_time = s_now ();
-        xxl_store_exec (self->store, "UPDATE xxl_job_log SET trigger_time = ? WHERE id = ?",
-                        "ii", log.trigger_time, log_id);
-    }
-    if (address && log.schedule_time > log.trigger_time) {
-        //  Routed ahead and re-sent after a restart: its planning time is
-        //  no trigger time
         log.trigger_time = s_now ();
         xxl_store_exec (self->store, "UPDATE xxl_job_log SET trigger_time = ? WHERE id = ?",
                         "ii", log.trigger_time, log_id);
@@ -1486,18 +1488,31 @@ s_waiting_add (server_t *self, int64_t job_id)
 static void
 s_plan_forget (server_t *self, int64_t job_id)
 {
-    //  Plans of these rows stay on the timer; when due, their row is gone
-    //  and s_send_run sends nothing
+    //  This scheduler's plans of the job that were not sent: their rows go
+    //  (their timer entries stay; when due they find nothing)
     snap_t *snap = (snap_t *) zhashx_lookup (self->snaps, &job_id);
-    if (snap)
+    if (snap) {
         snap->cancelled = true;         //  s_fire sends none of its plans
+        void *item;
+        while ((item = zlistx_first (snap->plan_ids))) {
+            int64_t log_id = (int64_t) (intptr_t) item;
+            xxl_store_exec (self->store,
+                "DELETE FROM xxl_job_log WHERE id = ? AND trigger_code = 0", "i", log_id);
+            //  (its destructor takes it off plan_ids)
+            if (!zhashx_lookup (self->plans, &log_id))
+                zlistx_delete (snap->plan_ids, zlistx_cursor (snap->plan_ids));
+            else
+                zhashx_delete (self->plans, &log_id);
+        }
+    }
     zhashx_delete (self->snaps, &job_id);
     self->children_until = 0;
-    //  Unsent: no address yet, or planned after anything sent so far
+    //  Any scheduler's unsent rows: no address yet, or not due yet (no
+    //  planned row goes before its time)
     xxl_store_exec (self->store,
         "DELETE FROM xxl_job_log WHERE job_id = ? AND trigger_code = 0"
-        " AND schedule_time IS NOT NULL AND (executor_address IS NULL"
-        " OR schedule_time > (SELECT fired_until FROM xxl_job_fired))", "i", job_id);
+        " AND schedule_time IS NOT NULL AND (executor_address IS NULL OR schedule_time > ?)",
+        "ii", job_id, s_now ());
 }
 
 //  After a FIX_DELAY job's scheduled run ended (or failed to start), its
@@ -1521,6 +1536,75 @@ s_fix_delay_release (server_t *self, int64_t log_id, int64_t now)
 }
 
 static void s_fired_cover (server_t *self, int64_t until);
+
+//  Encodes a prepared plan's TriggerParam into it
+static void
+s_plan_encode (server_t *self, plan_t *plan)
+{
+    size_t size;
+    const unsigned char *tp = s_encode_tp (self, &plan->snap->job, plan->log_id,
+                                           plan->snap->job.executor_param, plan->shard_index,
+                                           plan->shard_total, &size);
+    plan->tp = (unsigned char *) malloc (size);
+    if (plan->tp) {
+        memcpy (plan->tp, tp, size);
+        plan->tp_size = size;
+    }
+}
+
+//  Prepares plans that were made unprepared (while agents reconnected
+//  after a start, or with no agent connected) once routing can be done:
+//  up to `budget` a turn, each fire still more than 50 ms away
+static void
+s_plan_prepare (server_t *self, int budget)
+{
+    if (zclock_mono () < self->warm_until)
+        return;
+    int64_t soon = s_now () + 50;
+    void *item;
+    while (budget-- > 0 && (item = zlistx_first (self->unprepared))) {
+        if (budget % 64 == 0)
+            s_fire_check (self);
+        int64_t log_id = (int64_t) (intptr_t) item;
+        plan_t *plan = (plan_t *) zhashx_lookup (self->plans, &log_id);
+        zlistx_delete (self->unprepared, zlistx_cursor (self->unprepared));
+        if (!plan || plan->tp || plan->snap->cancelled)
+            continue;
+        const xxl_job_t *job = &plan->snap->job;
+        int64_t when = xxl_store_scalar (self->store, "SELECT schedule_time FROM xxl_job_log"
+                                         " WHERE id = ? AND trigger_code = 0"
+                                         " AND executor_address IS NULL", "i", log_id);
+        if (when <= soon)
+            continue;                   //  (gone, sent, or too close: fires as it is)
+        const char *const *addresses;
+        char **manual;
+        size_t count = s_job_addresses (self, job, &addresses, &manual);
+        const char *address;
+        char note [2048];
+        size_t rid_size;
+        if (s_route_pick (self, job, log_id, plan->shard_index, plan->sharded, addresses, count,
+                          &address, note, sizeof note) == ROUTE_ADDRESS
+        &&  xxl_registry_route (self->registry, address, &rid_size)) {
+            char *section = s_section (note, address, XXL_OK, NULL);
+            if (xxl_store_exec (self->store,
+                    "UPDATE xxl_job_log SET executor_address = ?,"
+                    " trigger_msg = COALESCE(trigger_msg, '') || ? WHERE id = ?"
+                    " AND trigger_code = 0 AND executor_address IS NULL", "ssi",
+                    address, section, log_id) == 1) {
+                plan->address = strdup (address);
+                plan->note = strdup (note);
+                plan->turn = self->turn;
+                s_plan_encode (self, plan);
+                //  (a failed commit drops the plan: the row then fires by
+                //  the store's path)
+                zlistx_add_end (self->turn_plans, (void *) (intptr_t) log_id);
+            }
+            zstr_free (&section);
+        }
+        if (manual)
+            s_free_addresses (manual, count);
+    }
+}
 
 //  Writes one planned trigger; due ones go now, the others on the timer
 //  with what their dispatch needs (plan_t).  A row that a non-probing
@@ -1563,18 +1647,13 @@ s_plan_fire (server_t *self, snap_t *snap, const char *type, int64_t planned,
         plan->shard_index = i;
         plan->shard_total = made;
         plan->turn = self->turn;
+        plan->handle = zlistx_add_end (snap->plan_ids, (void *) (intptr_t) plan->log_id);
         plan->address = prepared [i].address;
         plan->note = prepared [i].note;
-        if (plan->address) {
-            size_t size;
-            const unsigned char *tp = s_encode_tp (self, &snap->job, plan->log_id,
-                                                   snap->job.executor_param, i, made, &size);
-            plan->tp = (unsigned char *) malloc (size);
-            if (plan->tp) {
-                memcpy (plan->tp, tp, size);
-                plan->tp_size = size;
-            }
-        }
+        if (plan->address)
+            s_plan_encode (self, plan);
+        else
+            zlistx_add_end (self->unprepared, (void *) (intptr_t) plan->log_id);
         zhashx_delete (self->plans, &plan->log_id);
         zhashx_insert (self->plans, &plan->log_id, plan);
         zlistx_add_end (self->turn_plans, (void *) (intptr_t) plan->log_id);
@@ -1664,6 +1743,7 @@ s_snap_put (server_t *self, xxl_job_t *job)
     if (streq (snap->job.schedule_type, "CRON"))
         snap->cron = xxl_cron_new (snap->job.schedule_conf, snap->job.timezone, NULL, 0);
     snap->refs = 1;                     //  the cache's
+    snap->plan_ids = zlistx_new ();
     snap->read_at = zclock_mono ();
     //  Jobs triggered by hand join the cache too: keep it bounded
     if (zhashx_size (self->snaps) >= 65536)
@@ -1812,8 +1892,9 @@ s_fired_cover (server_t *self, int64_t until)
 {
     if (until <= self->fired_want)
         return;
-    //  A little ahead, so that one write covers the next fires too
-    until += 250;
+    //  A second ahead, so that one write covers the next fires too and a
+    //  long turn does not outrun it
+    until += 1000;
     if (xxl_store_exec (self->store,
             "UPDATE xxl_job_fired SET fired_until = max (fired_until, ?)", "i", until) == 1)
         self->fired_want = until;
@@ -1848,8 +1929,10 @@ s_fire (server_t *self)
         pending->log_id = log_id;
         pending->note = plan->note && *plan->note? strdup (plan->note): NULL;
         pending->presumed = s_section_chars (plan->note, plan->address);
-        pending->stamp = now;
-        s_run_queue (self, pending, plan->tp, plan->tp_size, now, self->fire_batches);
+        //  Its time: when it joins the message that takes it (a batch
+        //  leaves when full or after the last due row)
+        pending->stamp = s_now ();
+        s_run_queue (self, pending, plan->tp, plan->tp_size, pending->stamp, self->fire_batches);
         zhashx_delete (self->plans, &log_id);
     }
     run_batch_t *batch;
@@ -1920,6 +2003,8 @@ s_plan_due (server_t *self)
     if (zlistx_size (self->fire_later))
         s_fired_cover (self, now);
     while (budget-- > 0 && (item = zlistx_detach (self->fire_later, NULL))) {
+        if (budget % 64 == 0)
+            s_fire_check (self);
         int64_t log_id = (int64_t) (intptr_t) item;
         plan_t *plan = (plan_t *) zhashx_lookup (self->plans, &log_id);
         if (warming && !(plan? s_job_has_agents (self, &plan->snap->job)
@@ -1962,6 +2047,12 @@ s_recover (server_t *self)
     //  Never-sent rows planned more than the window ago: the job's misfire
     //  rule, once per job -- FIRE_ONCE_NOW keeps the latest as MISFIRE
     int64_t late_before = now - self->config.preread_ms;
+    //  Rows fired with no store access whose fire time was not written
+    //  yet: as far as is known, they went at their planned time
+    xxl_store_exec (self->store,
+        "UPDATE xxl_job_log SET trigger_time = schedule_time WHERE trigger_code = 0"
+        " AND executor_address IS NOT NULL AND schedule_time > trigger_time"
+        " AND schedule_time <= (SELECT fired_until FROM xxl_job_fired)", NULL);
     //  (Rows planned after fired_until were never sent, address or not)
 #define XXL_UNSENT_SQL " trigger_code = 0 AND (executor_address IS NULL" \
                        " OR schedule_time > (SELECT fired_until FROM xxl_job_fired))"
@@ -3664,6 +3755,7 @@ s_server_destroy (server_t **self_p)
     zlistx_destroy (&self->fire_batches);
     zlistx_destroy (&self->fire_later);
     zlistx_destroy (&self->turn_plans);
+    zlistx_destroy (&self->unprepared);
     zhashx_destroy (&self->snaps);
     zhashx_destroy (&self->groups);
     zsock_destroy (&self->api);
@@ -3745,6 +3837,7 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     zlistx_set_destructor (self->fire_batches, s_batch_destructor);
     self->fire_later = zlistx_new ();
     self->turn_plans = zlistx_new ();
+    self->unprepared = zlistx_new ();
     self->snaps = s_id_map (s_snap_destructor);
     self->groups = s_id_map (s_group_destructor);
     self->timer = xxl_timer_new ();
@@ -3942,7 +4035,7 @@ xxl_server_actor (zsock_t *pipe, void *args)
             //  A turn before a fire xxl_job_fired does not cover yet
             //  writes it, so that the fire itself needs no commit
             if (due > self->fired_until)
-                due_mono -= 100;
+                due_mono -= 1000;
             if (due_mono < wake)
                 wake = due_mono;
         }
@@ -4004,6 +4097,7 @@ xxl_server_actor (zsock_t *pipe, void *args)
             s_plan_due (self);
             if (now >= self->next_scan)
                 s_plan_scan (self);
+            s_plan_prepare (self, 1024);
             if (now >= self->next_fail_check) {
                 s_fail_monitor (self);
                 self->next_fail_check = now + self->config.fail_check_ms;
@@ -4031,9 +4125,9 @@ xxl_server_actor (zsock_t *pipe, void *args)
             self->next_registry_check = now + (int64_t) self->config.beat_s * 1000;
         }
         s_accepted_flush (self, self->terminated? INT64_MAX: now - XXL_ACCEPTED_MS);
-        //  The next fire within 100 ms: have xxl_job_fired cover it now
+        //  The next fire within a second: have xxl_job_fired cover it now
         int64_t next_fire = xxl_timer_next (self->timer);
-        if (next_fire >= 0 && next_fire > self->fired_until && next_fire - s_now () <= 100)
+        if (next_fire >= 0 && next_fire > self->fired_until && next_fire - s_now () <= 1000)
             s_fired_cover (self, next_fire);
         if (xxl_store_commit (self->store)) {
             //  Nothing this turn promised may leave: drop the outbox.
