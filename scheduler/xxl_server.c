@@ -1798,6 +1798,7 @@ s_snap_fresh (server_t *self, int64_t id, int *rc)
 //  Jobs planned per turn: a scan of many jobs goes in chunks of a few
 //  milliseconds each, and due triggers fire in between
 #define XXL_SCAN_BATCH 512
+#define XXL_SCAN_MS 50
 #define XXL_STR_(x) #x
 #define XXL_STR(x) XXL_STR_(x)
 
@@ -1805,32 +1806,38 @@ static void
 s_plan_scan (server_t *self)
 {
     int64_t now = s_now ();
+    int64_t started = zclock_mono ();
     size_t count = 0;
-    //  The schedule lock: one writer at a time (BEGIN IMMEDIATE holds it).
     //  id, update_time, trigger_next_time, trigger_last_time per row
     int64_t *rows = (int64_t *) malloc (XXL_SCAN_BATCH * 4 * sizeof (int64_t));
     if (!rows)
         return;
-    xxl_store_int_rows (self->store,
-        "SELECT id, update_time, trigger_next_time, trigger_last_time FROM xxl_job_info"
-        " WHERE trigger_status = 1 AND trigger_next_time <= ?"
-        " ORDER BY trigger_next_time LIMIT " XXL_STR (XXL_SCAN_BATCH),
-        now + self->config.preread_ms, rows, 4, XXL_SCAN_BATCH, &count);
-    for (size_t i = 0; i < count; i++) {
-        s_fire_check (self);
-        int64_t *row = rows + i * 4;
-        snap_t *snap = s_snap_get (self, row [0], row [1]);
-        if (!snap)
-            continue;
-        snap->job.trigger_status = 1;
-        snap->job.trigger_next_time = row [2];
-        snap->job.trigger_last_time = row [3];
-        s_plan_job (self, snap, now);
-        //  Keep only jobs that fire again soon; the rest are read again
-        if (snap->job.trigger_status != 1
-        ||  snap->job.trigger_next_time > now + 2 * self->config.preread_ms)
-            zhashx_delete (self->snaps, &row [0]);
-    }
+    //  Chunks of jobs for up to XXL_SCAN_MS a turn (fires go in between,
+    //  s_fire_check): a scan of many jobs keeps up without holding the
+    //  turn's other work for long.  The schedule lock: one writer at a
+    //  time (BEGIN IMMEDIATE holds it).
+    do {
+        xxl_store_int_rows (self->store,
+            "SELECT id, update_time, trigger_next_time, trigger_last_time FROM xxl_job_info"
+            " WHERE trigger_status = 1 AND trigger_next_time <= ?"
+            " ORDER BY trigger_next_time LIMIT " XXL_STR (XXL_SCAN_BATCH),
+            now + self->config.preread_ms, rows, 4, XXL_SCAN_BATCH, &count);
+        for (size_t i = 0; i < count; i++) {
+            s_fire_check (self);
+            int64_t *row = rows + i * 4;
+            snap_t *snap = s_snap_get (self, row [0], row [1]);
+            if (!snap)
+                continue;
+            snap->job.trigger_status = 1;
+            snap->job.trigger_next_time = row [2];
+            snap->job.trigger_last_time = row [3];
+            s_plan_job (self, snap, now);
+            //  Keep only jobs that fire again soon; the rest are read again
+            if (snap->job.trigger_status != 1
+            ||  snap->job.trigger_next_time > now + 2 * self->config.preread_ms)
+                zhashx_delete (self->snaps, &row [0]);
+        }
+    } while (count == XXL_SCAN_BATCH && zclock_mono () - started < XXL_SCAN_MS);
     free (rows);
     //  A full batch means more are due: scan again at once
     self->next_scan = count == XXL_SCAN_BATCH? 0: zclock_mono () + self->config.scan_ms;
