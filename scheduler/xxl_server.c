@@ -74,7 +74,19 @@ typedef struct {
     size_t bytes;                       //  of the items so far
     xxl_enc_t *enc;                     //  the message while it fills (NULL once sent)
     int64_t deadline;                   //  monotonic ms: forgotten after
+    //  A batch of prepared fires (s_fire) carries their plans instead of
+    //  pending requests: nothing is allocated per fire at the instant
+    struct _fire_item_t *fires;
+    size_t fires_alloc;
+    bool gone;                          //  its send failed
 } run_batch_t;
+
+//  A prepared fire in a batch: its plan (owned, off self->plans) and the
+//  time it went
+typedef struct _fire_item_t {
+    struct _plan_t *plan;
+    int64_t stamp;
+} fire_item_t;
 
 //  A recovered row waiting for its agent to come back
 typedef struct {
@@ -104,7 +116,7 @@ typedef struct {
 
 //  A planned trigger on the timer heap: what its dispatch needs, so that
 //  firing it reads nothing from the store
-typedef struct {
+typedef struct _plan_t {
     int64_t log_id;
     snap_t *snap;
     int shard_index;
@@ -258,11 +270,17 @@ s_pending_destroy (void **item)
     }
 }
 
+static void s_plan_destructor (void **item);
 static void
 s_batch_destroy (run_batch_t **self_p)
 {
     if (*self_p) {
         run_batch_t *self = *self_p;
+        for (size_t i = 0; self->fires && i < self->count; i++) {
+            void *plan = self->fires [i].plan;
+            s_plan_destructor (&plan);
+        }
+        free (self->fires);
         free (self->address);
         free (self->rid);
         free (self->pending_ids);
@@ -435,6 +453,12 @@ s_agent_gone (server_t *self, uint64_t tag, zframe_t *rid)
     }
     zsys_warning ("server: agent %s is gone: %s", address, zmq_strerror (zmq_errno ()));
     xxl_registry_unroute (self->registry, address, zframe_data (rid), zframe_size (rid));
+    if (batch && batch->fires) {
+        batch->gone = true;
+        batch->deadline = 0;
+        self->next_pending_check = 0;
+        return;
+    }
     for (size_t i = 0; i < (batch? batch->count: 1); i++) {
         pending_t *item = batch? (pending_t *) zhashx_lookup (self->pending,
                                                                &batch->pending_ids [i])
@@ -661,6 +685,9 @@ s_run_queue (server_t *self, pending_t *pending, const unsigned char *tp, size_t
 }
 
 static void s_run_done (server_t *self, pending_t *pending, int code, const char *msg);
+static void s_run_answer (server_t *self, int64_t log_id, const char *note, const char *address,
+                          int64_t presumed, int64_t stamp, int code, const char *msg);
+static int64_t s_section_chars (const char *note, const char *address);
 
 //  The agent's answer to a batch RUN: one {code, msg} per item, in order
 static void
@@ -675,9 +702,9 @@ s_batch_answer (server_t *self, run_batch_t *batch, xxl_msg_t *msg)
     size_t answered = code == XXL_OK && content && content->type == MSGPACK_OBJECT_ARRAY
                     ? content->via.array.size: 0;
     for (size_t i = 0; i < batch->count; i++) {
-        pending_t *pending = (pending_t *) zhashx_lookup (self->pending,
-                                                          &batch->pending_ids [i]);
-        if (!pending)
+        pending_t *pending = batch->fires? NULL
+                           : (pending_t *) zhashx_lookup (self->pending, &batch->pending_ids [i]);
+        if (!pending && !batch->fires)
             continue;                   //  its deadline passed already
         int item_code = code == XXL_OK? XXL_FAILURE: code;
         const char *item_text = code == XXL_OK? "the agent's batch answer has no item for this run"
@@ -705,10 +732,84 @@ s_batch_answer (server_t *self, run_batch_t *batch, xxl_msg_t *msg)
             if (!c || c->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
                 item_text = "the agent's answer for this run has no valid code";
         }
-        s_run_done (self, pending, item_code, item_text);
-        zhashx_delete (self->pending, &batch->pending_ids [i]);
+        if (pending) {
+            s_run_done (self, pending, item_code, item_text);
+            zhashx_delete (self->pending, &batch->pending_ids [i]);
+        }
+        else {
+            plan_t *plan = batch->fires [i].plan;
+            s_run_answer (self, plan->log_id, plan->note, plan->address,
+                          s_section_chars (plan->note, plan->address), batch->fires [i].stamp,
+                          item_code, item_text);
+        }
     }
     zhashx_delete (self->batches, &batch->id);
+}
+
+//  Fails the fires of a batch that got no answer (or could not be sent)
+static void
+s_batch_expire (server_t *self, run_batch_t *batch)
+{
+    char text [128];
+    if (batch->gone)
+        snprintf (text, sizeof text, "the agent is gone (its connection closed)");
+    else
+        snprintf (text, sizeof text, "no answer from the agent within %d ms",
+                  self->config.run_timeout_ms);
+    for (size_t i = 0; batch->fires && i < batch->count; i++) {
+        plan_t *plan = batch->fires [i].plan;
+        s_run_answer (self, plan->log_id, plan->note, plan->address,
+                      s_section_chars (plan->note, plan->address), batch->fires [i].stamp,
+                      XXL_CODE_FAIL, text);
+    }
+}
+
+//  Adds a prepared fire to this instant's batch for its agent (rid, max
+//  items): its TriggerParam with logDateTime `stamp`.  Takes the plan.
+static void
+s_fire_queue (server_t *self, plan_t **plan_p, int64_t stamp, const void *rid,
+              size_t rid_size, int max)
+{
+    plan_t *plan = *plan_p;
+    *plan_p = NULL;
+    zlistx_t *open = self->fire_batches;
+    run_batch_t *batch = (run_batch_t *) zlistx_last (open);
+    if (!batch || batch->rid_size != rid_size || memcmp (batch->rid, rid, rid_size)) {
+        batch = NULL;
+        for (run_batch_t *item = (run_batch_t *) zlistx_first (open); item;
+             item = (run_batch_t *) zlistx_next (open))
+            if (item->rid_size == rid_size && memcmp (item->rid, rid, rid_size) == 0) {
+                batch = item;
+                break;
+            }
+    }
+    if (!batch) {
+        batch = (run_batch_t *) zmalloc (sizeof (run_batch_t));
+        batch->id = ++self->next_id;
+        batch->address = strdup (plan->address);
+        batch->rid = malloc (rid_size);
+        memcpy (batch->rid, rid, rid_size);
+        batch->rid_size = rid_size;
+        batch->max = (size_t) max;
+        batch->fires_alloc = (size_t) max;
+        batch->fires = (fire_item_t *) malloc (batch->fires_alloc * sizeof (fire_item_t));
+        assert (batch->fires);
+        batch->enc = xxl_enc_new ();
+        xxl_enc_request (batch->enc, "RUN", batch->id);
+        xxl_enc_key (batch->enc, "runs");
+        xxl_enc_array_begin (batch->enc);
+        zlistx_add_end (open, batch);
+    }
+    unsigned char time [9];
+    s_pack_time (time, stamp);
+    xxl_enc_raw (batch->enc, plan->tp, plan->tp_size, 1);
+    xxl_enc_raw (batch->enc, time, sizeof time, 0);
+    batch->fires [batch->count].plan = plan;
+    batch->fires [batch->count].stamp = stamp;
+    batch->count++;
+    batch->bytes += plan->tp_size + sizeof time;
+    if (batch->count >= batch->max || batch->bytes >= XXL_MSG_MAX_FRAME / 4)
+        s_batch_close (self, batch, open);
 }
 
 //  --------------------------------------------------------------------
@@ -1254,25 +1355,34 @@ s_trigger (server_t *self, const xxl_job_t *job, const trigger_args_t *args,
 
 //  Completes a RUN with the agent's answer (or its absence).  The row's
 //  triggerMsg ends with the section of a plain accepting answer already
-//  (pending->presumed characters): that answer only marks the run
-//  accepted (s_accepted_add); any other rewrites the section.
+//  (`presumed` characters): that answer only marks the run accepted
+//  (s_accepted_add); any other rewrites the section.  stamp: the trigger
+//  time still to write (0: none).
 static void
-s_run_done (server_t *self, pending_t *pending, int code, const char *msg)
+s_run_answer (server_t *self, int64_t log_id, const char *note, const char *address,
+              int64_t presumed, int64_t stamp, int code, const char *msg)
 {
     if (code == XXL_OK && (!msg || !*msg)) {
-        s_accepted_add (self, pending->log_id, pending->stamp);
+        s_accepted_add (self, log_id, stamp);
         return;
     }
-    char *text = s_section (pending->note, pending->address, code, msg);
+    char *text = s_section (note, address, code, msg);
     xxl_store_exec (self->store,
         "UPDATE xxl_job_log SET trigger_code = ?, trigger_msg ="
         " substr (COALESCE(trigger_msg, ''), 1, max (length (COALESCE(trigger_msg, '')) - ?, 0))"
         " || ?, trigger_time = CASE WHEN ? > 0 THEN ? ELSE trigger_time END WHERE id = ?",
-        "iisiii", (int64_t) (code == XXL_OK? XXL_OK: XXL_CODE_FAIL), pending->presumed, text,
-        pending->stamp, pending->stamp, pending->log_id);
+        "iisiii", (int64_t) (code == XXL_OK? XXL_OK: XXL_CODE_FAIL), presumed, text,
+        stamp, stamp, log_id);
     zstr_free (&text);
     if (code != XXL_OK)
-        s_fix_delay_release (self, pending->log_id, s_now ());
+        s_fix_delay_release (self, log_id, s_now ());
+}
+
+static void
+s_run_done (server_t *self, pending_t *pending, int code, const char *msg)
+{
+    s_run_answer (self, pending->log_id, pending->note, pending->address, pending->presumed,
+                  pending->stamp, code, msg);
 }
 
 //  --------------------------------------------------------------------
@@ -1926,6 +2036,28 @@ s_fire (server_t *self)
             zlistx_add_end (self->fire_later, (void *) (intptr_t) log_id);
             continue;
         }
+        //  Its time: when it joins the message that takes it (a batch
+        //  leaves when full or after the last due row)
+        int64_t stamp = s_now ();
+        int max = xxl_registry_run_batch (self->registry, plan->address);
+        if (max >= 2) {
+            //  The batch takes what the plan owns; the plan leaves the map
+            //  (and its job's list of unsent plans)
+            plan_t *taken = (plan_t *) malloc (sizeof (plan_t));
+            assert (taken);
+            *taken = *plan;
+            if (plan->handle)
+                zlistx_delete (plan->snap->plan_ids, plan->handle);
+            taken->handle = NULL;
+            plan->handle = NULL;
+            plan->snap = NULL;
+            plan->address = plan->note = NULL;
+            plan->tp = NULL;
+            zhashx_delete (self->plans, &log_id);
+            const void *rid = xxl_registry_route (self->registry, taken->address, &rid_size);
+            s_fire_queue (self, &taken, stamp, rid, rid_size, max);
+            continue;
+        }
         char why [256];
         pending_t *pending = s_pending_new (self, plan->address, PENDING_RUN,
                                             self->config.run_timeout_ms, why, sizeof why);
@@ -1936,10 +2068,8 @@ s_fire (server_t *self)
         pending->log_id = log_id;
         pending->note = plan->note && *plan->note? strdup (plan->note): NULL;
         pending->presumed = s_section_chars (plan->note, plan->address);
-        //  Its time: when it joins the message that takes it (a batch
-        //  leaves when full or after the last due row)
-        pending->stamp = s_now ();
-        s_run_queue (self, pending, plan->tp, plan->tp_size, pending->stamp, self->fire_batches);
+        pending->stamp = stamp;
+        s_run_queue (self, pending, plan->tp, plan->tp_size, stamp, self->fire_batches);
         zhashx_delete (self->plans, &log_id);
     }
     run_batch_t *batch;
@@ -3687,8 +3817,10 @@ s_check_pending (server_t *self)
         if (batch->deadline <= now)
             zlistx_add_end (expired, batch);
     for (run_batch_t *batch = (run_batch_t *) zlistx_first (expired); batch;
-         batch = (run_batch_t *) zlistx_next (expired))
+         batch = (run_batch_t *) zlistx_next (expired)) {
+        s_batch_expire (self, batch);
         zhashx_delete (self->batches, &batch->id);
+    }
     zlistx_destroy (&expired);
 }
 
@@ -4021,7 +4153,8 @@ xxl_server_actor (zsock_t *pipe, void *args)
     while (!self->terminated) {
         int64_t now = zclock_mono ();
         int64_t wake = self->next_registry_check;
-        if ((zhashx_size (self->pending) || zlistx_size (self->resends))
+        if ((zhashx_size (self->pending) || zhashx_size (self->batches)
+        ||   zlistx_size (self->resends))
         &&  self->next_pending_check < wake)
             wake = self->next_pending_check;
         if (self->next_scan < wake)
@@ -4066,7 +4199,7 @@ xxl_server_actor (zsock_t *pipe, void *args)
             }
             zstr_free (&command);
         }
-        if (self->stopping && (zhashx_size (self->pending) == 0
+        if (self->stopping && (zhashx_size (self->pending) + zhashx_size (self->batches) == 0
                            ||  zclock_mono () >= self->stop_deadline))
             self->terminated = true;
         if (xxl_store_begin (self->store))
