@@ -86,6 +86,7 @@ typedef struct {
 typedef struct _fire_item_t {
     struct _plan_t *plan;
     int64_t stamp;
+    size_t offset;                      //  of its logDateTime in the message
 } fire_item_t;
 
 //  A recovered row waiting for its agent to come back
@@ -187,6 +188,9 @@ typedef struct {
     zlistx_t *alarm_backlog;            //  log ids whose alarm waits for queue room
     zhashx_t *waiting;                  //  FIX_DELAY job ids waiting for their run's end
     int64_t warm_until;                 //  monotonic ms: agents still reconnecting
+    char **awaited;                     //  addresses alive at the last stop, not
+    size_t awaited_count;               //  back yet (NULL once back)
+    size_t awaited_left;
     int64_t next_fail_check;            //  monotonic ms of the next fail monitor pass
     int64_t next_lost_check;
     int64_t next_report;
@@ -598,6 +602,16 @@ s_batch_close (server_t *self, run_batch_t *batch, zlistx_t *list)
             zlistx_detach_cur (list);
             break;
         }
+    if (batch->fires) {
+        //  Prepared fires: their time is when the message goes
+        int64_t stamp = s_now ();
+        unsigned char time [9];
+        s_pack_time (time, stamp);
+        for (size_t i = 0; i < batch->count; i++) {
+            xxl_enc_patch (batch->enc, batch->fires [i].offset, time, sizeof time);
+            batch->fires [i].stamp = stamp;
+        }
+    }
     size_t size;
     const void *data = xxl_enc_finish (batch->enc, &size);
     zmsg_t *msg = zmsg_new ();
@@ -803,6 +817,7 @@ s_fire_queue (server_t *self, plan_t **plan_p, int64_t stamp, const void *rid,
     unsigned char time [9];
     s_pack_time (time, stamp);
     xxl_enc_raw (batch->enc, plan->tp, plan->tp_size, 1);
+    batch->fires [batch->count].offset = xxl_enc_size (batch->enc);
     xxl_enc_raw (batch->enc, time, sizeof time, 0);
     batch->fires [batch->count].plan = plan;
     batch->fires [batch->count].stamp = stamp;
@@ -3524,6 +3539,23 @@ s_agent_reply (server_t *self, zframe_t *rid, uint64_t id, int code, const char 
     s_queue_agent (self, zframe_data (rid), zframe_size (rid), 0);
 }
 
+//  An agent alive at the last stop registered again: the warm-up ends
+//  when the last one is back
+static void
+s_awaited_back (server_t *self, const char *address)
+{
+    for (size_t i = 0; i < self->awaited_count; i++)
+        if (self->awaited [i] && streq (self->awaited [i], address)) {
+            zstr_free (&self->awaited [i]);
+            if (--self->awaited_left == 0) {
+                zsys_info ("registry: the %zu agent(s) of the last run are back;"
+                           " warm-up over", self->awaited_count);
+                self->warm_until = 0;
+            }
+            break;
+        }
+}
+
 static void
 s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove)
 {
@@ -3550,6 +3582,8 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove)
     else {
         int changed = xxl_registry_beat (self->registry, app, address, zframe_data (rid),
                                          zframe_size (rid), handlers, now);
+        if (self->awaited_left && zclock_mono () < self->warm_until)
+            s_awaited_back (self, address);
         xxl_registry_set_run_batch (self->registry, address,
                                     (int) (run_batch < XXL_RUN_BATCH_MAX? run_batch
                                                                         : XXL_RUN_BATCH_MAX));
@@ -3891,6 +3925,7 @@ s_server_destroy (server_t **self_p)
     zhashx_destroy (&self->accepted_ids);
     zlistx_destroy (&self->accepted);
     zhashx_destroy (&self->plans);
+    s_free_addresses (self->awaited, self->awaited_count);
     zlistx_destroy (&self->fire_batches);
     zlistx_destroy (&self->fire_later);
     zlistx_destroy (&self->turn_plans);
@@ -4058,7 +4093,17 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
             zsys_warning ("server: cannot write %s", config->ready_file);
         zstr_free (&tmp);
     }
-    self->warm_until = zclock_mono () + config->warmup_ms;
+    //  Warm-up: the agents alive when the last run stopped reconnect; it
+    //  ends early once all of them are back (at once on a new store)
+    //  (alive as of the last beat heard: the outage itself made them stale)
+    char *alive = xxl_store_text (self->store,
+        "SELECT group_concat (registry_value, ',') FROM (SELECT DISTINCT registry_value"
+        " FROM xxl_job_registry WHERE update_time >"
+        " (SELECT MAX (update_time) FROM xxl_job_registry) - ?)", "i",
+        (int64_t) config->dead_s * 1000);
+    self->awaited_count = self->awaited_left = s_split_addresses (alive, &self->awaited);
+    zstr_free (&alive);
+    self->warm_until = self->awaited_left? zclock_mono () + config->warmup_ms: 0;
     //  FIX_DELAY jobs that were waiting for a run's end when we stopped
     int64_t waiting [4096], last = 0;
     size_t waiting_count = 0;

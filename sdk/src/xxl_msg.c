@@ -806,6 +806,21 @@ xxl_enc_raw (xxl_enc_t *self, const void *data, size_t len, uint32_t items)
     msgpack_sbuffer_write (&self->buffer, (const char *) data, len);
 }
 
+size_t
+xxl_enc_size (xxl_enc_t *self)
+{
+    return self->buffer.size;
+}
+
+int
+xxl_enc_patch (xxl_enc_t *self, size_t offset, const void *data, size_t len)
+{
+    if (offset > self->buffer.size || len > self->buffer.size - offset)
+        return -1;
+    memcpy (self->buffer.data + offset, data, len);
+    return 0;
+}
+
 void xxl_enc_kstr (xxl_enc_t *self, const char *key, const char *value)
 { xxl_enc_key (self, key); xxl_enc_str (self, value); }
 void xxl_enc_kint (xxl_enc_t *self, const char *key, int64_t value)

@@ -132,6 +132,11 @@ void xxl_enc_object (xxl_enc_t *self, const msgpack_object *obj);
 //  start of one whose rest follows) and counts them as `items` items of
 //  the open container.  The caller vouches for the bytes.
 void xxl_enc_raw (xxl_enc_t *self, const void *data, size_t len, uint32_t items);
+//  Bytes written so far.
+size_t xxl_enc_size (xxl_enc_t *self);
+//  Overwrites len bytes at offset with data (a value of the same encoded
+//  size, e.g. an int64 in its 9-byte form); -1 when out of range.
+int xxl_enc_patch (xxl_enc_t *self, size_t offset, const void *data, size_t len);
 //  Key + value shorthands
 void xxl_enc_kstr (xxl_enc_t *self, const char *key, const char *value);
 void xxl_enc_kint (xxl_enc_t *self, const char *key, int64_t value);
