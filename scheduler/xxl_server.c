@@ -787,12 +787,17 @@ s_fire_queue (server_t *self, plan_t **plan_p, int64_t stamp, const void *rid,
     plan_t *plan = *plan_p;
     *plan_p = NULL;
     zlistx_t *open = self->fire_batches;
+    //  A batch with room for this agent (full ones wait for the end of the
+    //  instant: all go together, so the agent's work does not slow the
+    //  rest of the instant's fires)
     run_batch_t *batch = (run_batch_t *) zlistx_last (open);
-    if (!batch || batch->rid_size != rid_size || memcmp (batch->rid, rid, rid_size)) {
+    if (!batch || batch->rid_size != rid_size || memcmp (batch->rid, rid, rid_size)
+    ||  batch->count >= batch->max || batch->bytes >= XXL_MSG_MAX_FRAME / 4) {
         batch = NULL;
         for (run_batch_t *item = (run_batch_t *) zlistx_first (open); item;
              item = (run_batch_t *) zlistx_next (open))
-            if (item->rid_size == rid_size && memcmp (item->rid, rid, rid_size) == 0) {
+            if (item->rid_size == rid_size && memcmp (item->rid, rid, rid_size) == 0
+            &&  item->count < item->max && item->bytes < XXL_MSG_MAX_FRAME / 4) {
                 batch = item;
                 break;
             }
@@ -823,8 +828,6 @@ s_fire_queue (server_t *self, plan_t **plan_p, int64_t stamp, const void *rid,
     batch->fires [batch->count].stamp = stamp;
     batch->count++;
     batch->bytes += plan->tp_size + sizeof time;
-    if (batch->count >= batch->max || batch->bytes >= XXL_MSG_MAX_FRAME / 4)
-        s_batch_close (self, batch, open);
 }
 
 //  --------------------------------------------------------------------
