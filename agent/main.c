@@ -107,6 +107,7 @@ main (int argc, char *argv [])
     settings.beat_s = s_int (NULL, config, "agent/beat", settings.beat_s);
     settings.callback_timeout_ms = s_int (NULL, config, "agent/callback_timeout",
                                           settings.callback_timeout_ms);
+    settings.run_batch = s_int (NULL, config, "agent/run_batch", settings.run_batch);
     settings.log_retention_days = s_int (NULL, config, "agent/log_retention_days",
                                          settings.log_retention_days);
     if (!settings.app || !*settings.app) {

@@ -139,6 +139,9 @@ s_register (agent_t *self, link_t *link, int remove)
     if (!remove) {
         char *names = xxl_handlers_names (self->handlers);
         xxl_enc_kstr (self->enc, "handlers", names? names: "");
+        if (self->config.run_batch > 1)
+            xxl_enc_kint (self->enc, "runBatch", self->config.run_batch < XXL_RUN_BATCH_MAX
+                                                 ? self->config.run_batch: XXL_RUN_BATCH_MAX);
         free (names);
         link->register_id = id;
         link->register_sent = zclock_mono ();
@@ -348,37 +351,86 @@ s_take_results (agent_t *self)
 //  --------------------------------------------------------------------
 //  Requests from a scheduler
 
+//  Takes one TriggerParam (the fields of `map` in msg, NULL: the root):
+//  returns the code of the RUN's answer, with the reason in reason (""
+//  for none)
+static int
+s_run_one (agent_t *self, xxl_msg_t *msg, const msgpack_object *map,
+           char *reason, size_t reasonlen)
+{
+    xxl_trigger_t trigger = { 0 };
+    trigger.job_id = xxl_msg_int (msg, map, "jobId", 1, 1, INT64_MAX, 0);
+    trigger.log_id = xxl_msg_int (msg, map, "logId", 1, 1, INT64_MAX, 0);
+    trigger.log_date_time = xxl_msg_int (msg, map, "logDateTime", 1, 0, INT64_MAX, 0);
+    trigger.glue_updatetime = xxl_msg_int (msg, map, "glueUpdatetime", 0, 0, INT64_MAX, 0);
+    trigger.handler = xxl_msg_str (msg, map, "executorHandler", 0, XXL_MSG_MAX_NAME, "");
+    trigger.params = xxl_msg_str (msg, map, "executorParams", 0, XXL_MAX_PARAM, "");
+    trigger.block_strategy = xxl_msg_str (msg, map, "executorBlockStrategy", 0, 32,
+                                          "SERIAL_EXECUTION");
+    trigger.glue_type = xxl_msg_str (msg, map, "glueType", 0, 32, "BEAN");
+    trigger.glue_source = xxl_msg_str (msg, map, "glueSource", 0, XXL_MSG_MAX_STR, "");
+    trigger.timeout_s = (int) xxl_msg_int (msg, map, "executorTimeout", 0, 0, INT32_MAX, 0);
+    trigger.shard_index = (int) xxl_msg_int (msg, map, "broadcastIndex", 0, 0, INT32_MAX, 0);
+    trigger.shard_total = (int) xxl_msg_int (msg, map, "broadcastTotal", 0, 1, INT32_MAX, 1);
+    *reason = 0;
+    if (xxl_msg_error (msg)) {
+        snprintf (reason, reasonlen, "%s", xxl_msg_error (msg));
+        return XXL_BAD_REQUEST;
+    }
+    if (xxl_executor_run (self->executor, &trigger, reason, reasonlen) == 0)
+        return XXL_OK;
+    if (strstr (reason, "already accepted"))
+        //  A scheduler re-sent after its restart: the run is ours already
+        return XXL_OK;
+    zsys_info ("agent: refused log %" PRId64 ": %s", trigger.log_id, reason);
+    return XXL_CODE_FAIL;
+}
+
 static void
 s_handle_run (agent_t *self, link_t *link, xxl_msg_t *msg)
 {
-    xxl_trigger_t trigger = { 0 };
-    trigger.job_id = xxl_msg_int (msg, NULL, "jobId", 1, 1, INT64_MAX, 0);
-    trigger.log_id = xxl_msg_int (msg, NULL, "logId", 1, 1, INT64_MAX, 0);
-    trigger.log_date_time = xxl_msg_int (msg, NULL, "logDateTime", 1, 0, INT64_MAX, 0);
-    trigger.glue_updatetime = xxl_msg_int (msg, NULL, "glueUpdatetime", 0, 0, INT64_MAX, 0);
-    trigger.handler = xxl_msg_str (msg, NULL, "executorHandler", 0, XXL_MSG_MAX_NAME, "");
-    trigger.params = xxl_msg_str (msg, NULL, "executorParams", 0, XXL_MAX_PARAM, "");
-    trigger.block_strategy = xxl_msg_str (msg, NULL, "executorBlockStrategy", 0, 32, "SERIAL_EXECUTION");
-    trigger.glue_type = xxl_msg_str (msg, NULL, "glueType", 0, 32, "BEAN");
-    trigger.glue_source = xxl_msg_str (msg, NULL, "glueSource", 0, XXL_MSG_MAX_STR, "");
-    trigger.timeout_s = (int) xxl_msg_int (msg, NULL, "executorTimeout", 0, 0, INT32_MAX, 0);
-    trigger.shard_index = (int) xxl_msg_int (msg, NULL, "broadcastIndex", 0, 0, INT32_MAX, 0);
-    trigger.shard_total = (int) xxl_msg_int (msg, NULL, "broadcastTotal", 0, 1, INT32_MAX, 1);
-    if (xxl_msg_error (msg)) {
-        s_reply (self, link, xxl_msg_id (msg), XXL_BAD_REQUEST, xxl_msg_error (msg));
+    char reason [512];
+    int code = s_run_one (self, msg, NULL, reason, sizeof reason);
+    s_reply (self, link, xxl_msg_id (msg), code, *reason? reason: NULL);
+}
+
+//  A batch RUN: `runs`, up to XXL_RUN_BATCH_MAX TriggerParams taken in
+//  order, answered once with one {code, msg} per item; an item's problem
+//  touches no other item
+static void
+s_handle_run_batch (agent_t *self, link_t *link, xxl_msg_t *msg)
+{
+    const msgpack_object *runs = xxl_msg_get (xxl_msg_root (msg), "runs");
+    if (runs->type != MSGPACK_OBJECT_ARRAY || runs->via.array.size == 0
+    ||  runs->via.array.size > XXL_RUN_BATCH_MAX) {
+        char text [128];
+        snprintf (text, sizeof text, "runs must be an array of 1 to %d TriggerParams",
+                  XXL_RUN_BATCH_MAX);
+        s_reply (self, link, xxl_msg_id (msg), XXL_BAD_REQUEST, text);
         return;
     }
-    char reason [512] = "";
-    if (xxl_executor_run (self->executor, &trigger, reason, sizeof reason) == 0)
-        s_reply (self, link, xxl_msg_id (msg), XXL_OK, NULL);
-    else
-    if (strstr (reason, "already accepted"))
-        //  A scheduler re-sent after its restart: the run is ours already
-        s_reply (self, link, xxl_msg_id (msg), XXL_OK, reason);
-    else {
-        zsys_info ("agent: refused log %" PRId64 ": %s", trigger.log_id, reason);
-        s_reply (self, link, xxl_msg_id (msg), XXL_CODE_FAIL, reason);
+    xxl_enc_t *enc = self->enc;
+    xxl_enc_reply (enc, xxl_msg_id (msg), XXL_OK, NULL);
+    xxl_enc_key (enc, "content");
+    xxl_enc_array_begin (enc);
+    for (uint32_t i = 0; i < runs->via.array.size; i++) {
+        const msgpack_object *item = &runs->via.array.ptr [i];
+        char reason [512];
+        int code;
+        if (item->type != MSGPACK_OBJECT_MAP) {
+            snprintf (reason, sizeof reason, "runs[%u] is not a map", i);
+            code = XXL_BAD_REQUEST;
+        }
+        else
+            code = s_run_one (self, msg, item, reason, sizeof reason);
+        xxl_msg_clear_error (msg);
+        xxl_enc_map_begin (enc);
+        xxl_enc_kint (enc, "code", code);
+        xxl_enc_kstr (enc, "msg", *reason? reason: NULL);
+        xxl_enc_map_end (enc);
     }
+    xxl_enc_array_end (enc);
+    s_send (self, link);
 }
 
 static void
@@ -450,6 +502,9 @@ s_handle_request (agent_t *self, link_t *link, xxl_msg_t *msg)
             s_callbacks_acked (self, xxl_msg_id (msg), code, text);
         return;
     }
+    if (streq (type, "RUN") && xxl_msg_get (xxl_msg_root (msg), "runs"))
+        s_handle_run_batch (self, link, msg);
+    else
     if (streq (type, "RUN"))
         s_handle_run (self, link, msg);
     else
@@ -581,6 +636,7 @@ xxl_agent_config_defaults (xxl_agent_config_t *config)
     config->callback_timeout_ms = 5000;
     config->allow_glue = 1;
     config->log_retention_days = 30;
+    config->run_batch = XXL_RUN_BATCH_MAX;
 }
 
 static void

@@ -95,7 +95,7 @@ start_scheduler () {
 # start_agent NAME APP [args...]: sets APID_<NAME>
 start_agent () {
     local name="$1" app="$2"; shift 2
-    "$AGENT" -c "$T/agent.cfg" --app "$app" --scheduler "$AGENTS" --address "$name" \
+    "$AGENT" -c "${AGENT_CFG:-$T/agent.cfg}" --app "$app" --scheduler "$AGENTS" --address "$name" \
         --plugins "${AGENT_PLUGINS:-$HANDLERS}" --logdir "$T/logs-$name" "$@" \
         >>"$T/agent-$name.log" 2>&1 &
     local pid=$!

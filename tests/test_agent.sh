@@ -193,4 +193,7 @@ NJ=$(ctl job add --group noglue-app --glue-type GLUE_SHELL --glue-source "$T/ps.
 NL=$(ctl job trigger "$NJ" | jq -r '.logIds[0]')
 check "--no-glue refuses GLUE runs" wait_for 5 field_is "$NL" triggerCode 500
 check "--no-glue says why" bash -c "$CTL --api $API --json log show $NL | jq -r .triggerMsg | grep -q 'not allowed'"
+# The batch form of RUN, against a fake scheduler
+check "batch RUN: one answer per item, in order; bad batches refused whole" \
+    "$XXL_BUILD/tests/test_agent_batch" "$AGENT" "$HANDLERS" "$T/logs-batch"
 xxl_done

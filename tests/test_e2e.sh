@@ -6,7 +6,10 @@ xxl_setup
 
 start_scheduler || exit 1
 check "scheduler answers" wait_for 5 ctl agent list
-start_agent agent-a demo-app
+# agent-a takes one run per RUN message (the single form, as an agent
+# that does not batch); agent-b takes batches
+sed 's/^agent$/agent\n    run_batch = 0/' "$T/agent.cfg" > "$T/agent-single.cfg"
+AGENT_CFG="$T/agent-single.cfg" start_agent agent-a demo-app
 start_agent agent-b demo-app
 check "agent-a registers" wait_for 10 agent_registered demo-app agent-a
 check "agent-b registers" wait_for 10 agent_registered demo-app agent-b

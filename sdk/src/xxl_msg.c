@@ -309,6 +309,13 @@ xxl_msg_error (xxl_msg_t *self)
     return self->error;
 }
 
+void
+xxl_msg_clear_error (xxl_msg_t *self)
+{
+    free (self->error);
+    self->error = NULL;
+}
+
 const char *
 xxl_msg_str (xxl_msg_t *self, const msgpack_object *map, const char *key,
              int required, size_t maxlen, const char *dflt)

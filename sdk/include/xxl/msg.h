@@ -96,6 +96,9 @@ int xxl_msg_fail (xxl_msg_t *self, const char *format, ...)
     __attribute__ ((format (printf, 2, 3)));
 //  The first latched error, or NULL.
 const char *xxl_msg_error (xxl_msg_t *self);
+//  Forgets the latched error, so that the items of a batch are judged one
+//  by one.
+void xxl_msg_clear_error (xxl_msg_t *self);
 
 //  Writes obj as JSON to a new string (caller frees).  Binary values are
 //  written as base64 strings, non-string keys as their JSON text.

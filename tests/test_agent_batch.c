@@ -1,0 +1,252 @@
+/*  test_agent_batch.c -- the agent's side of the batch RUN, against a fake
+    scheduler.
+
+    Binds a ROUTER on an ephemeral loopback port, starts the real agent
+    (argv: agent binary, handler plugin folder, a temporary log folder),
+    and checks what a scheduler relies on: REGISTER says runBatch; a batch
+    RUN is answered once with one {code, msg} per item, in order, one bad
+    item not touching the others; the accepted runs run and are called
+    back; a malformed batch is refused whole and runs nothing.
+*/
+
+#include <czmq.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include "xxl/msg.h"
+#include "xxl_test.h"
+
+static zsock_t *s_router;
+static zframe_t *s_agent_rid;
+static zlistx_t *s_called;              //  logIds called back, as strings
+
+//  Sends one message to the agent
+static void
+s_send (xxl_enc_t *enc)
+{
+    size_t size;
+    const void *data = xxl_enc_finish (enc, &size);
+    zmsg_t *msg = zmsg_new ();
+    zmsg_addmem (msg, zframe_data (s_agent_rid), zframe_size (s_agent_rid));
+    zmsg_addmem (msg, data, size);
+    zmsg_send (&msg, s_router);
+}
+
+//  Waits up to timeout_ms for a message of type (or a REPLY with id when
+//  id > 0); answers REGISTERs and CALLBACKs on the way (recording the
+//  called back logIds).  Returns the message or NULL.
+static xxl_msg_t *
+s_wait (const char *type, uint64_t id, int timeout_ms)
+{
+    int64_t until = zclock_mono () + timeout_ms;
+    zpoller_t *poller = zpoller_new (s_router, NULL);
+    xxl_msg_t *found = NULL;
+    while (!found && zclock_mono () < until) {
+        if (!zpoller_wait (poller, (int) (until - zclock_mono ())))
+            continue;
+        zmsg_t *zmsg = zmsg_recv (s_router);
+        if (!zmsg)
+            break;
+        zframe_t *rid = zmsg_pop (zmsg);
+        zframe_t *body = zmsg_pop (zmsg);
+        char err [256];
+        xxl_msg_t *msg = body? xxl_msg_decode (zframe_data (body), zframe_size (body), NULL,
+                                               err, sizeof err): NULL;
+        zframe_destroy (&body);
+        zmsg_destroy (&zmsg);
+        if (!msg) {
+            zframe_destroy (&rid);
+            continue;
+        }
+        zframe_destroy (&s_agent_rid);
+        s_agent_rid = rid;
+        const char *t = xxl_msg_type (msg);
+        if (streq (t, "CALLBACK")) {
+            size_t count = 0;
+            const msgpack_object *items = xxl_msg_array (msg, NULL, "items", 1, 10000, &count);
+            for (size_t i = 0; items && i < count; i++) {
+                int64_t log_id = xxl_msg_int (msg, &items [i], "logId", 1, 1, INT64_MAX, 0);
+                int64_t code = xxl_msg_int (msg, &items [i], "handleCode", 1, 1, 999, 0);
+                zlistx_add_end (s_called, zsys_sprintf ("%" PRId64 ":%" PRId64, log_id, code));
+            }
+        }
+        if (streq (t, "REGISTER") || streq (t, "CALLBACK")) {
+            xxl_enc_t *enc = xxl_enc_new ();
+            xxl_enc_reply (enc, xxl_msg_id (msg), XXL_OK, NULL);
+            s_send (enc);
+            xxl_enc_destroy (&enc);
+        }
+        if (streq (t, type) && (id == 0 || xxl_msg_id (msg) == id))
+            found = msg;
+        else
+            xxl_msg_destroy (&msg);
+    }
+    zpoller_destroy (&poller);
+    return found;
+}
+
+//  One TriggerParam; log_id 0 leaves logId out
+static void
+s_item (xxl_enc_t *enc, int64_t job_id, int64_t log_id, const char *handler)
+{
+    xxl_enc_map_begin (enc);
+    xxl_enc_kint (enc, "jobId", job_id);
+    xxl_enc_kstr (enc, "executorHandler", handler);
+    xxl_enc_kstr (enc, "executorParams", "batch");
+    xxl_enc_kstr (enc, "executorBlockStrategy", "SERIAL_EXECUTION");
+    xxl_enc_kint (enc, "executorTimeout", 0);
+    if (log_id)
+        xxl_enc_kint (enc, "logId", log_id);
+    xxl_enc_kint (enc, "logDateTime", zclock_time ());
+    xxl_enc_kstr (enc, "glueType", "BEAN");
+    xxl_enc_kint (enc, "glueUpdatetime", 0);
+    xxl_enc_kint (enc, "broadcastIndex", 0);
+    xxl_enc_kint (enc, "broadcastTotal", 1);
+    xxl_enc_map_end (enc);
+}
+
+//  The code of content[i] of a reply (-1 when absent), its msg into text
+static int
+s_item_code (xxl_msg_t *reply, size_t i, char *text, size_t textlen)
+{
+    *text = 0;
+    const msgpack_object *content = xxl_msg_get (xxl_msg_root (reply), "content");
+    if (!content || content->type != MSGPACK_OBJECT_ARRAY || i >= content->via.array.size)
+        return -1;
+    const msgpack_object *item = &content->via.array.ptr [i];
+    const char *m = xxl_msg_str (reply, item, "msg", 0, 4096, "");
+    snprintf (text, textlen, "%s", m? m: "");
+    return (int) xxl_msg_int (reply, item, "code", 1, 0, 999, -1);
+}
+
+static int
+s_called_back (const char *entry)
+{
+    for (char *item = (char *) zlistx_first (s_called); item;
+         item = (char *) zlistx_next (s_called))
+        if (streq (item, entry))
+            return 1;
+    return 0;
+}
+
+//  Sends a batch RUN whose `runs` is written by fill; returns the reply
+static xxl_msg_t *
+s_batch (uint64_t id, void (*fill) (xxl_enc_t *))
+{
+    xxl_enc_t *enc = xxl_enc_new ();
+    xxl_enc_request (enc, "RUN", id);
+    xxl_enc_key (enc, "runs");
+    fill (enc);
+    s_send (enc);
+    xxl_enc_destroy (&enc);
+    return s_wait ("REPLY", id, 10000);
+}
+
+static void
+s_fill_mixed (xxl_enc_t *enc)
+{
+    xxl_enc_array_begin (enc);
+    s_item (enc, 1, 9001, "demoJobHandler");
+    s_item (enc, 1, 9002, "demoJobHandler");
+    s_item (enc, 1, 0, "demoJobHandler");          //  no logId
+    s_item (enc, 1, 9001, "demoJobHandler");       //  again
+    s_item (enc, 2, 9003, "noSuchHandler");
+    xxl_enc_array_end (enc);
+}
+
+static void s_fill_string (xxl_enc_t *enc) { xxl_enc_str (enc, "not a list"); }
+static void s_fill_empty (xxl_enc_t *enc) { xxl_enc_array_begin (enc); xxl_enc_array_end (enc); }
+static void
+s_fill_too_many (xxl_enc_t *enc)
+{
+    xxl_enc_array_begin (enc);
+    for (int i = 0; i <= XXL_RUN_BATCH_MAX; i++)
+        s_item (enc, 3, 20000 + i, "demoJobHandler");
+    xxl_enc_array_end (enc);
+}
+
+//  A reply refused whole: code 400 and no content
+static int
+s_refused (xxl_msg_t *reply)
+{
+    if (!reply)
+        return 0;
+    int64_t code = xxl_msg_int (reply, NULL, "code", 1, 0, 999, 0);
+    return code == XXL_BAD_REQUEST && !xxl_msg_get (xxl_msg_root (reply), "content");
+}
+
+int
+main (int argc, char *argv [])
+{
+    if (argc < 4) {
+        fprintf (stderr, "usage: test_agent_batch AGENT PLUGINS LOGDIR\n");
+        return 2;
+    }
+    zsys_init ();
+    s_called = zlistx_new ();
+    zlistx_set_destructor (s_called, (zlistx_destructor_fn *) zstr_free);
+    s_router = zsock_new_router ("tcp://127.0.0.1:*");
+    assert (s_router);
+    char *endpoint = zsock_last_endpoint (s_router);
+    pid_t agent = fork ();
+    if (agent == 0) {
+        execl (argv [1], argv [1], "--app", "batch-app", "--scheduler", endpoint,
+               "--address", "b1", "--plugins", argv [2], "--logdir", argv [3], (char *) NULL);
+        _exit (127);
+    }
+    xxl_msg_t *reg = s_wait ("REGISTER", 0, 15000);
+    XXL_CHECK (reg != NULL);
+    XXL_CHECK (reg && xxl_msg_int (reg, NULL, "runBatch", 1, 0, INT32_MAX, 0)
+                      == XXL_RUN_BATCH_MAX);
+    xxl_msg_destroy (&reg);
+
+    //  Mixed items: each judged on its own, in order
+    xxl_msg_t *reply = s_batch (77, s_fill_mixed);
+    XXL_CHECK (reply != NULL);
+    if (reply) {
+        char text [4096];
+        XXL_CHECK (xxl_msg_int (reply, NULL, "code", 1, 0, 999, 0) == XXL_OK);
+        XXL_CHECK (s_item_code (reply, 0, text, sizeof text) == XXL_OK && !*text);
+        XXL_CHECK (s_item_code (reply, 1, text, sizeof text) == XXL_OK && !*text);
+        XXL_CHECK (s_item_code (reply, 2, text, sizeof text) == XXL_BAD_REQUEST
+                   && strstr (text, "logId"));
+        XXL_CHECK (s_item_code (reply, 3, text, sizeof text) == XXL_OK
+                   && strstr (text, "already accepted"));
+        XXL_CHECK (s_item_code (reply, 4, text, sizeof text) == XXL_FAILURE && *text);
+        XXL_CHECK (s_item_code (reply, 5, text, sizeof text) == -1);
+    }
+    xxl_msg_destroy (&reply);
+    //  The two accepted runs end and are called back; nothing else
+    int64_t until = zclock_mono () + 15000;
+    while (!(s_called_back ("9001:200") && s_called_back ("9002:200"))
+           && zclock_mono () < until) {
+        xxl_msg_t *other = s_wait ("NONE", 0, 200);
+        xxl_msg_destroy (&other);
+    }
+    XXL_CHECK (s_called_back ("9001:200"));
+    XXL_CHECK (s_called_back ("9002:200"));
+    XXL_CHECK (zlistx_size (s_called) == 2);
+
+    //  Malformed batches: refused whole, nothing runs
+    reply = s_batch (78, s_fill_string);
+    XXL_CHECK (s_refused (reply));
+    xxl_msg_destroy (&reply);
+    reply = s_batch (79, s_fill_empty);
+    XXL_CHECK (s_refused (reply));
+    xxl_msg_destroy (&reply);
+    reply = s_batch (80, s_fill_too_many);
+    XXL_CHECK (s_refused (reply));
+    xxl_msg_destroy (&reply);
+    xxl_msg_t *other = s_wait ("NONE", 0, 1500);
+    xxl_msg_destroy (&other);
+    XXL_CHECK (zlistx_size (s_called) == 2);
+
+    kill (agent, SIGTERM);
+    int status = 0;
+    waitpid (agent, &status, 0);
+    XXL_CHECK (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+    zstr_free (&endpoint);
+    zframe_destroy (&s_agent_rid);
+    zsock_destroy (&s_router);
+    zlistx_destroy (&s_called);
+    return xxl_test_done ();
+}
