@@ -172,7 +172,8 @@ typedef struct {
                                         //  up to then may have been sent
     int64_t fired_want;                 //  the same, written this turn
     int64_t data_version;               //  PRAGMA data_version at the last turn
-    bool others_wrote;                  //  another connection wrote since our last turn
+    uint64_t foreign_turn;              //  the last turn that saw another connection's
+                                        //  commit: plans made before it may be void
     zhashx_t *snaps;                    //  job id → snap_t of jobs due soon
     zlistx_t *accepted;                 //  accepted_t, oldest first
     zhashx_t *accepted_ids;             //  log id → accepted_t (not owned)
@@ -2048,7 +2049,7 @@ s_fire (server_t *self)
         plan_t *plan = (plan_t *) zhashx_lookup (self->plans, &log_id);
         size_t rid_size;
         if (!plan || !plan->tp || plan->snap->cancelled || plan->turn == self->turn
-        ||  self->others_wrote || self->stopping || when > self->fired_until
+        ||  plan->turn <= self->foreign_turn || self->stopping || when > self->fired_until
         ||  !xxl_registry_route (self->registry, plan->address, &rid_size)) {
             zlistx_add_end (self->fire_later, (void *) (intptr_t) log_id);
             continue;
@@ -4256,7 +4257,8 @@ xxl_server_actor (zsock_t *pipe, void *args)
         //  Another scheduler's commits (we hold the write lock from here
         //  on): its stops and edits may void plans, so none fires blind
         int64_t version = xxl_store_scalar (self->store, "PRAGMA data_version", NULL);
-        self->others_wrote = version != self->data_version;
+        if (version != self->data_version)
+            self->foreign_turn = self->turn;
         self->data_version = version;
         //  Fires due first: nothing in this turn delays them
         if (!self->stopping)
