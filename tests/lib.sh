@@ -105,6 +105,30 @@ start_agent () {
 
 ctl () { "$CTL" --api "$API" --json "$@"; }
 
+# job_ran JOB N: the job has at least N runs that ended 200
+job_ran () {
+    [ "$(ctl log list --job "$1" --limit 100 | jq '[.logs[] | select(.handleCode == 200)] | length')" -ge "$2" ]
+}
+
+# past_preread APP: returns once the planner's pre-read window (5 s) has
+# passed, told by a FIX_RATE 1 s witness job in APP's group that ran seven times
+past_preread () {
+    local witness
+    witness=$(ctl job add --group "$1" --handler demoJobHandler --fix-rate 1 --start | jq -r .id)
+    wait_for 30 job_ran "$witness" 7
+    local rc=$?
+    ctl job stop "$witness" >/dev/null
+    return $rc
+}
+
+# orphan_logs LOGDIR: ids of the agent's run logs under LOGDIR that have no
+# row in the store (nothing when every run has its row)
+orphan_logs () {
+    ctl log list --limit 10000 | jq -r '.logs[].id' | sort > "$T/ids"
+    find "$1" -path '*/20*' -name '*.log' | sed 's|.*/||; s|\.log$||' | sort > "$T/files"
+    comm -13 "$T/ids" "$T/files"
+}
+
 # agent_registered APP ADDRESS
 agent_registered () {
     ctl agent list | jq -e --arg a "$1" --arg n "$2" \
