@@ -171,6 +171,8 @@ typedef struct {
     int64_t fired_until;                //  xxl_job_fired as committed: rows planned
                                         //  up to then may have been sent
     int64_t fired_want;                 //  the same, written this turn
+    int64_t fired_sent;                 //  xxl_job_fired.fired_sent as committed
+    int64_t sent_max;                   //  latest planned time sent this turn
     int64_t data_version;               //  PRAGMA data_version at the last turn
     uint64_t foreign_turn;              //  the last turn that saw another connection's
                                         //  commit: plans made before it may be void
@@ -2057,6 +2059,8 @@ s_fire (server_t *self)
         //  Its time: when it joins the message that takes it (a batch
         //  leaves when full or after the last due row)
         int64_t stamp = s_now ();
+        if (when > self->sent_max)
+            self->sent_max = when;
         int max = xxl_registry_run_batch (self->registry, plan->address);
         if (max >= 2) {
             //  The batch takes what the plan owns; the plan leaves the map
@@ -2202,15 +2206,18 @@ s_recover (server_t *self)
     //  Never-sent rows planned more than the window ago: the job's misfire
     //  rule, once per job -- FIRE_ONCE_NOW keeps the latest as MISFIRE
     int64_t late_before = now - self->config.preread_ms;
-    //  Rows fired with no store access whose fire time was not written
-    //  yet: as far as is known, they went at their planned time
+    //  Rows a commit knows were fired with no store access, whose fire
+    //  time was not written yet: they went at their planned time
     xxl_store_exec (self->store,
         "UPDATE xxl_job_log SET trigger_time = schedule_time WHERE trigger_code = 0"
         " AND executor_address IS NOT NULL AND schedule_time > trigger_time"
-        " AND schedule_time <= (SELECT fired_until FROM xxl_job_fired)", NULL);
-    //  (Rows planned after fired_until were never sent, address or not)
+        " AND schedule_time <= (SELECT fired_sent FROM xxl_job_fired)", NULL);
+    //  Unsent: no address, or routed ahead and neither stamped nor known
+    //  sent (one sent in the last turn before a stop is not known: see
+    //  the second pass)
 #define XXL_UNSENT_SQL " trigger_code = 0 AND (executor_address IS NULL" \
-                       " OR schedule_time > (SELECT fired_until FROM xxl_job_fired))"
+                       " OR (schedule_time > (SELECT fired_sent FROM xxl_job_fired)" \
+                       " AND trigger_time < schedule_time))"
     xxl_store_ids (self->store,
         "SELECT job_id FROM xxl_job_log WHERE" XXL_UNSENT_SQL
         " AND schedule_time < ? GROUP BY job_id LIMIT 4096", late_before, ids, 4096, &count);
@@ -2237,6 +2244,12 @@ s_recover (server_t *self)
             " AND schedule_time < ? AND id != ?", "iii", ids [i], late_before, keep);
         dropped += gone > 0? (size_t) gone: 0;
     }
+    //  Due rows routed ahead that may have gone in the last turn (they go
+    //  again to the same agent below): their planned time as trigger time
+    xxl_store_exec (self->store,
+        "UPDATE xxl_job_log SET trigger_time = schedule_time WHERE trigger_code = 0"
+        " AND executor_address IS NOT NULL AND schedule_time > trigger_time"
+        " AND schedule_time <= ?", "i", now);
     do {
         xxl_store_ids (self->store,
             "SELECT id FROM xxl_job_log WHERE trigger_code = 0 AND id > ? ORDER BY id LIMIT 4096",
@@ -2246,7 +2259,12 @@ s_recover (server_t *self)
             xxl_log_t log;
             if (xxl_store_log_load (self->store, ids [i], &log))
                 continue;
-            bool unsent = log.schedule_time > self->fired_until;
+            //  Routed ahead, not known sent: not due yet, it cannot have
+            //  gone; due, it may have gone in the last turn before the
+            //  stop, so it goes to the same agent, which refuses a logId
+            //  it has
+            bool unsent = log.schedule_time > self->fired_sent
+                       && log.trigger_time < log.schedule_time && log.schedule_time > now;
             if (*log.executor_address && !unsent) {
                 xxl_resend_t *resend = (xxl_resend_t *) zmalloc (sizeof (xxl_resend_t));
                 resend->log_id = log.id;
@@ -4119,6 +4137,7 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     } while (waiting_count == 4096);
     self->fired_until = self->fired_want
                       = xxl_store_scalar (self->store, "SELECT fired_until FROM xxl_job_fired", NULL);
+    self->fired_sent = xxl_store_scalar (self->store, "SELECT fired_sent FROM xxl_job_fired", NULL);
     self->data_version = xxl_store_scalar (self->store, "PRAGMA data_version", NULL);
     //  Take up what a previous run left: unsent triggers
     if (xxl_store_begin (self->store) == 0) {
@@ -4318,6 +4337,10 @@ xxl_server_actor (zsock_t *pipe, void *args)
         int64_t next_fire = xxl_timer_next (self->timer);
         if (next_fire >= 0 && next_fire > self->fired_until && next_fire - s_now () <= 1000)
             s_fired_cover (self, next_fire);
+        //  What this turn sent with no store access, for a restart
+        if (self->sent_max > self->fired_sent)
+            xxl_store_exec (self->store,
+                "UPDATE xxl_job_fired SET fired_sent = max (fired_sent, ?)", "i", self->sent_max);
         if (xxl_store_commit (self->store)) {
             //  Nothing this turn promised may leave: drop the outbox.
             //  Clients time out and retry; agents keep their callbacks.
@@ -4333,8 +4356,12 @@ xxl_server_actor (zsock_t *pipe, void *args)
             }
             self->fired_want = self->fired_until;
         }
-        else
+        else {
             self->fired_until = self->fired_want;
+            if (self->sent_max > self->fired_sent)
+                self->fired_sent = self->sent_max;
+        }
+        self->sent_max = 0;
         zlistx_purge (self->turn_plans);
         s_flush (self);
     }

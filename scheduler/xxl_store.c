@@ -128,9 +128,11 @@ static const char *s_migrations [] = {
     "CREATE INDEX xxl_job_log_job_time ON xxl_job_log (job_id, trigger_time);",
     //  3: planned rows are routed and written with their address ahead of
     //  their time; those planned up to fired_until may have been sent
+    //  (fired_until: may be sent once covered; fired_sent: the latest
+    //  planned time a commit knows was sent with no store access)
     "CREATE TABLE xxl_job_fired (id INTEGER PRIMARY KEY CHECK (id = 1),"
-    "  fired_until INTEGER NOT NULL DEFAULT 0);"
-    "INSERT INTO xxl_job_fired (id, fired_until) VALUES (1, 0);",
+    "  fired_until INTEGER NOT NULL DEFAULT 0, fired_sent INTEGER NOT NULL DEFAULT 0);"
+    "INSERT INTO xxl_job_fired (id, fired_until, fired_sent) VALUES (1, 0, 0);",
 };
 #define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))
 
