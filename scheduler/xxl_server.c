@@ -629,6 +629,41 @@ s_batch_close (server_t *self, run_batch_t *batch, zlistx_t *list)
         zlistx_add_end (self->agents_out, msg);
 }
 
+//  An open batch of `open` for the agent at rid with room for one more
+//  item, or a new one (max items; fires: it carries prepared fires)
+static run_batch_t *
+s_batch_for (server_t *self, zlistx_t *open, const char *address, const void *rid,
+             size_t rid_size, int max, bool fires)
+{
+    run_batch_t *batch = (run_batch_t *) zlistx_last (open);
+    if (batch && batch->rid_size == rid_size && memcmp (batch->rid, rid, rid_size) == 0
+    &&  batch->count < batch->max && batch->bytes < XXL_MSG_MAX_FRAME / 4)
+        return batch;
+    for (batch = (run_batch_t *) zlistx_first (open); batch;
+         batch = (run_batch_t *) zlistx_next (open))
+        if (batch->rid_size == rid_size && memcmp (batch->rid, rid, rid_size) == 0
+        &&  batch->count < batch->max && batch->bytes < XXL_MSG_MAX_FRAME / 4)
+            return batch;
+    batch = (run_batch_t *) zmalloc (sizeof (run_batch_t));
+    batch->id = ++self->next_id;
+    batch->address = strdup (address);
+    batch->rid = malloc (rid_size);
+    memcpy (batch->rid, rid, rid_size);
+    batch->rid_size = rid_size;
+    batch->max = (size_t) max;
+    if (fires) {
+        batch->fires_alloc = (size_t) max;
+        batch->fires = (fire_item_t *) malloc (batch->fires_alloc * sizeof (fire_item_t));
+        assert (batch->fires);
+    }
+    batch->enc = xxl_enc_new ();
+    xxl_enc_request (batch->enc, "RUN", batch->id);
+    xxl_enc_key (batch->enc, "runs");
+    xxl_enc_array_begin (batch->enc);
+    zlistx_add_end (open, batch);
+    return batch;
+}
+
 //  Queues the RUN of pending: tp (size bytes, from s_encode_tp) with
 //  logDateTime `time`, in a batch of `open` when the agent takes batches.
 //  open is open_batches (sent after the turn's commit) or fire_batches
@@ -665,27 +700,8 @@ s_run_queue (server_t *self, pending_t *pending, const unsigned char *tp, size_t
             s_queue_agent (self, rid, rid_size, pending->id);
         return;
     }
-    run_batch_t *batch = NULL;
-    for (run_batch_t *item = (run_batch_t *) zlistx_first (open); item;
-         item = (run_batch_t *) zlistx_next (open))
-        if (item->rid_size == rid_size && memcmp (item->rid, rid, rid_size) == 0) {
-            batch = item;
-            break;
-        }
-    if (!batch) {
-        batch = (run_batch_t *) zmalloc (sizeof (run_batch_t));
-        batch->id = ++self->next_id;
-        batch->address = strdup (pending->address);
-        batch->rid = malloc (rid_size);
-        memcpy (batch->rid, rid, rid_size);
-        batch->rid_size = rid_size;
-        batch->max = (size_t) max;
-        batch->enc = xxl_enc_new ();
-        xxl_enc_request (batch->enc, "RUN", batch->id);
-        xxl_enc_key (batch->enc, "runs");
-        xxl_enc_array_begin (batch->enc);
-        zlistx_add_end (open, batch);
-    }
+    run_batch_t *batch = s_batch_for (self, open, pending->address, rid, rid_size, max,
+                                      false);
     if (batch->count == batch->alloc) {
         batch->alloc = batch->alloc? batch->alloc * 2: 64;
         batch->pending_ids = (uint64_t *) realloc (batch->pending_ids,
@@ -792,35 +808,7 @@ s_fire_queue (server_t *self, plan_t **plan_p, int64_t stamp, const void *rid,
     //  A batch with room for this agent (full ones wait for the end of the
     //  instant: all go together, so the agent's work does not slow the
     //  rest of the instant's fires)
-    run_batch_t *batch = (run_batch_t *) zlistx_last (open);
-    if (!batch || batch->rid_size != rid_size || memcmp (batch->rid, rid, rid_size)
-    ||  batch->count >= batch->max || batch->bytes >= XXL_MSG_MAX_FRAME / 4) {
-        batch = NULL;
-        for (run_batch_t *item = (run_batch_t *) zlistx_first (open); item;
-             item = (run_batch_t *) zlistx_next (open))
-            if (item->rid_size == rid_size && memcmp (item->rid, rid, rid_size) == 0
-            &&  item->count < item->max && item->bytes < XXL_MSG_MAX_FRAME / 4) {
-                batch = item;
-                break;
-            }
-    }
-    if (!batch) {
-        batch = (run_batch_t *) zmalloc (sizeof (run_batch_t));
-        batch->id = ++self->next_id;
-        batch->address = strdup (plan->address);
-        batch->rid = malloc (rid_size);
-        memcpy (batch->rid, rid, rid_size);
-        batch->rid_size = rid_size;
-        batch->max = (size_t) max;
-        batch->fires_alloc = (size_t) max;
-        batch->fires = (fire_item_t *) malloc (batch->fires_alloc * sizeof (fire_item_t));
-        assert (batch->fires);
-        batch->enc = xxl_enc_new ();
-        xxl_enc_request (batch->enc, "RUN", batch->id);
-        xxl_enc_key (batch->enc, "runs");
-        xxl_enc_array_begin (batch->enc);
-        zlistx_add_end (open, batch);
-    }
+    run_batch_t *batch = s_batch_for (self, open, plan->address, rid, rid_size, max, true);
     unsigned char time [9];
     s_pack_time (time, stamp);
     xxl_enc_raw (batch->enc, plan->tp, plan->tp_size, 1);

@@ -244,9 +244,59 @@ test_json_escaping (void)
     xxl_enc_destroy (&enc);
 }
 
+//  Raw bytes and patches: what the scheduler's batch RUN is built from
+static void
+test_raw_and_patch (void)
+{
+    //  A map encoded apart, appended whole into an array, then its last
+    //  value patched in place (same encoded size)
+    xxl_enc_t *item = xxl_enc_new ();
+    xxl_enc_map_begin (item);
+    xxl_enc_kint (item, "n", 1);
+    xxl_enc_key (item, "t");
+    size_t item_size;
+    const void *item_data = xxl_enc_finish (item, &item_size);
+    unsigned char t1 [9] = { 0xd3, 0, 0, 0, 0, 0, 0, 0, 7 };
+    unsigned char t2 [9] = { 0xd3, 0, 0, 0, 0, 0, 0, 0, 9 };
+    xxl_enc_t *enc = xxl_enc_new ();
+    xxl_enc_request (enc, "RUN", 5);
+    xxl_enc_key (enc, "runs");
+    xxl_enc_array_begin (enc);
+    for (int i = 0; i < 2; i++) {
+        xxl_enc_raw (enc, item_data, item_size, 1);
+        xxl_enc_raw (enc, t1, sizeof t1, 0);
+    }
+    size_t second = xxl_enc_size (enc) - sizeof t1;
+    XXL_CHECK (xxl_enc_patch (enc, second, t2, sizeof t2) == 0);
+    XXL_CHECK (xxl_enc_patch (enc, xxl_enc_size (enc) - 4, t2, sizeof t2) == -1);
+    size_t size;
+    const void *data = xxl_enc_finish (enc, &size);
+    char err [256];
+    xxl_msg_t *msg = xxl_msg_decode (data, size, NULL, err, sizeof err);
+    XXL_CHECK (msg != NULL);
+    size_t count = 0;
+    const msgpack_object *runs = msg? xxl_msg_array (msg, NULL, "runs", 1, 10, &count): NULL;
+    XXL_CHECK (runs && count == 2);
+    if (runs && count == 2) {
+        XXL_CHECK (xxl_msg_int (msg, &runs [0], "t", 1, 0, 100, 0) == 7);
+        XXL_CHECK (xxl_msg_int (msg, &runs [1], "t", 1, 0, 100, 0) == 9);
+        XXL_CHECK (xxl_msg_int (msg, &runs [1], "n", 1, 0, 100, 0) == 1);
+        //  An error latched by one item, forgotten for the next
+        xxl_msg_int (msg, &runs [0], "missing", 1, 0, 100, 0);
+        XXL_CHECK (xxl_msg_error (msg) != NULL);
+        xxl_msg_clear_error (msg);
+        XXL_CHECK (xxl_msg_error (msg) == NULL);
+        XXL_CHECK (xxl_msg_int (msg, &runs [1], "t", 1, 0, 100, 0) == 9 && !xxl_msg_error (msg));
+    }
+    xxl_msg_destroy (&msg);
+    xxl_enc_destroy (&enc);
+    xxl_enc_destroy (&item);
+}
+
 int
 main (void)
 {
+    test_raw_and_patch ();
     test_round_trip ();
     test_field_errors ();
     test_refusals ();

@@ -34,6 +34,8 @@ for pause in 1.3 0.7 2.1 0.4 1.6; do
     start_scheduler "$API" "$AGENTS" || break
     sleep "$pause"
 done
+check "a restart's warm-up ends once its agent is back" \
+    grep -q "agent(s) of the last run are back; warm-up over" "$T/scheduler.log"
 for j in $JOBS; do ctl job stop "$j" >/dev/null; done
 # Let the last triggers finish
 idle () { [ "$(ctl log list --limit 1000 | jq '[.logs[] | select(.handleCode == 0 and .triggerCode != 500)] | length')" = 0 ]; }
