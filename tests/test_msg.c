@@ -269,8 +269,16 @@ test_raw_and_patch (void)
     size_t second = xxl_enc_size (enc) - sizeof t1;
     XXL_CHECK (xxl_enc_patch (enc, second, t2, sizeof t2) == 0);
     XXL_CHECK (xxl_enc_patch (enc, xxl_enc_size (enc) - 4, t2, sizeof t2) == -1);
+    //  Handed over (as the scheduler sends an instant's batch, uncopied):
+    //  the caller owns the bytes, the encoder starts again empty
     size_t size;
-    const void *data = xxl_enc_finish (enc, &size);
+    void *data = xxl_enc_take (enc, &size);
+    XXL_CHECK (data != NULL && size > 0);
+    XXL_CHECK (xxl_enc_size (enc) == 0);
+    size_t empty_size = 1;
+    XXL_CHECK (xxl_enc_take (enc, &empty_size) == NULL && empty_size == 0);
+    xxl_enc_kint (enc, "again", 1);
+    XXL_CHECK (xxl_enc_size (enc) > 0);
     char err [256];
     xxl_msg_t *msg = xxl_msg_decode (data, size, NULL, err, sizeof err);
     XXL_CHECK (msg != NULL);
@@ -289,6 +297,7 @@ test_raw_and_patch (void)
         XXL_CHECK (xxl_msg_int (msg, &runs [1], "t", 1, 0, 100, 0) == 9 && !xxl_msg_error (msg));
     }
     xxl_msg_destroy (&msg);
+    free (data);
     xxl_enc_destroy (&enc);
     xxl_enc_destroy (&item);
 }

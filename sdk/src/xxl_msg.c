@@ -863,3 +863,15 @@ xxl_enc_finish (xxl_enc_t *self, size_t *size)
     *size = self->buffer.size;
     return self->buffer.data;
 }
+
+void *
+xxl_enc_take (xxl_enc_t *self, size_t *size)
+{
+    while (self->depth > 0)
+        s_enc_close (self);
+    *size = self->buffer.size;
+    if (self->buffer.size == 0)
+        return NULL;
+    //  (msgpack's sbuffer allocates with malloc)
+    return msgpack_sbuffer_release (&self->buffer);
+}

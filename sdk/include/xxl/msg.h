@@ -146,6 +146,10 @@ void xxl_enc_kint (xxl_enc_t *self, const char *key, int64_t value);
 void xxl_enc_kbool (xxl_enc_t *self, const char *key, int value);
 //  Closes every open container and returns the bytes (owned by self).
 const void *xxl_enc_finish (xxl_enc_t *self, size_t *size);
+//  Closes every open container and hands over the bytes: the caller
+//  frees them with free().  self is then empty, as after xxl_enc_reset.
+//  NULL (self unchanged but finished) when nothing was written.
+void *xxl_enc_take (xxl_enc_t *self, size_t *size);
 
 #ifdef __cplusplus
 }
