@@ -15,6 +15,8 @@
 */
 
 #include "xxl_server.h"
+#include <poll.h>
+#include <sys/timerfd.h>
 #include "xxl_store.h"
 #include "xxl_registry.h"
 #include "xxl_routers.h"
@@ -79,7 +81,19 @@ typedef struct {
     struct _fire_item_t *fires;
     size_t fires_alloc;
     bool gone;                          //  its send failed
+    //  Prebuilt (s_instant_add): filled while its fires are planned; its
+    //  plans stay in self->plans (borrowed) until the batch leaves
+    bool prebuilt;
+    bool dirty;                         //  a plan left it, or its job changed
+    uint64_t min_turn, max_turn;        //  of the turns that wrote its rows
 } run_batch_t;
+
+//  The prebuilt batches of one instant: one timer entry (log id 0) stands
+//  for all of them, so the instant itself only stamps and sends
+typedef struct {
+    int64_t when;                       //  planned fire time (hash key)
+    zlistx_t *batches;                  //  run_batch_t, prebuilt (owned)
+} instant_t;
 
 //  A prepared fire in a batch: its plan (owned, off self->plans) and the
 //  time it went
@@ -131,6 +145,8 @@ typedef struct _plan_t {
     size_t tp_size;
     uint64_t turn;                      //  the turn that wrote the row
     void *handle;                       //  in snap->plan_ids
+    run_batch_t *prebuilt;              //  the instant's batch that holds it
+    size_t slot;                        //  its item there
 } plan_t;
 
 //  Routing of a deferred row made at planning (s_trigger's `prepared`)
@@ -162,8 +178,14 @@ typedef struct {
     zhashx_t *slow_counts;              //  job id → triggers over 500 ms this minute
     int64_t slow_minute;
     xxl_timer_t *timer;                 //  planned triggers in the pre-read window
+    int timer_fd;                       //  timerfd woken at the next fire (-1: none),
+    int64_t timer_armed;                //  armed for this wall-clock ms (-1: not)
+    int64_t commit_us;                  //  recent commits' time (a decaying max)
     zhashx_t *plans;                    //  log id → plan_t of rows on the timer
     zlistx_t *fire_batches;             //  run_batch_t of prepared fires (s_fire)
+    zhashx_t *instants;                 //  fire time → instant_t (owned, no destructor)
+    zlistx_t *taking;                   //  prebuilt batches sent this s_fire whose
+                                        //  plans they now own (not owned)
     zlistx_t *fire_later;               //  log ids due that need the store to go
     zlistx_t *turn_plans;               //  log ids of plans made this turn
     zlistx_t *unprepared;               //  log ids of plans made unprepared
@@ -283,8 +305,13 @@ s_batch_destroy (run_batch_t **self_p)
     if (*self_p) {
         run_batch_t *self = *self_p;
         for (size_t i = 0; self->fires && i < self->count; i++) {
-            void *plan = self->fires [i].plan;
-            s_plan_destructor (&plan);
+            plan_t *plan = self->fires [i].plan;
+            if (self->prebuilt) {
+                if (plan)
+                    plan->prebuilt = NULL;  //  (borrowed: self->plans owns it)
+            }
+            else
+                s_plan_destructor ((void **) &plan);
         }
         free (self->fires);
         free (self->address);
@@ -330,10 +357,25 @@ s_snap_destructor (void **item)
 }
 
 static void
+s_instant_destroy (instant_t **self_p)
+{
+    if (*self_p) {
+        zlistx_destroy (&(*self_p)->batches);
+        free (*self_p);
+        *self_p = NULL;
+    }
+}
+
+static void
 s_plan_destructor (void **item)
 {
     plan_t *plan = (plan_t *) *item;
     if (plan) {
+        if (plan->prebuilt) {
+            //  Its instant's batch cannot go as built any more
+            plan->prebuilt->fires [plan->slot].plan = NULL;
+            plan->prebuilt->dirty = true;
+        }
         if (plan->handle)
             zlistx_delete (plan->snap->plan_ids, plan->handle);
         s_snap_release (&plan->snap);
@@ -497,6 +539,44 @@ s_agent_out (server_t *self, zmsg_t *msg)
 }
 
 static void
+s_zmq_free (void *data, void *hint)
+{
+    (void) hint;
+    free (data);
+}
+
+//  Sends [rid][*data_p] on the agents socket, taking the data (ZeroMQ
+//  frees it once written, without a copy).  A send that fails fails the
+//  request or batch tagged `tag`, as in s_agent_out.
+static void
+s_agent_out_owned (server_t *self, uint64_t tag, const void *rid, size_t rid_size,
+                   void **data_p, size_t size)
+{
+    void *data = *data_p;
+    *data_p = NULL;
+    void *handle = zsock_resolve (self->agents);
+    int rc = zmq_send (handle, rid, rid_size, ZMQ_SNDMORE);
+    if (rc >= 0) {
+        zmq_msg_t part;
+        rc = zmq_msg_init_data (&part, data, size, s_zmq_free, NULL);
+        if (rc == 0) {
+            rc = zmq_msg_send (&part, handle, 0);
+            if (rc < 0)
+                zmq_msg_close (&part);  //  (frees data)
+        }
+        else
+            free (data);
+    }
+    else
+        free (data);
+    if (rc < 0) {
+        zframe_t *frame = zframe_new (rid, rid_size);
+        s_agent_gone (self, tag, frame);
+        zframe_destroy (&frame);
+    }
+}
+
+static void
 s_flush (server_t *self)
 {
     run_batch_t *batch;
@@ -591,22 +671,17 @@ s_encode_tp (server_t *self, const xxl_job_t *job, int64_t log_id, const char *p
     return (const unsigned char *) xxl_enc_finish (enc, size);
 }
 
-//  Sends a batch of `list` (open_batches or fire_batches): its message
-//  joins the agents' outbox, or leaves at once from fire_batches (prepared
-//  fires: what they need is committed already).  The batch then waits in
-//  self->batches for the agent's answer.
+//  Sends a batch (taken): its message joins the agents' outbox, or leaves
+//  at once (`now`: prepared fires, what they need is committed already).
+//  Prepared fires get `stamp` as their time (0: now).  The batch then
+//  waits in self->batches for the agent's answer.
 static void
-s_batch_close (server_t *self, run_batch_t *batch, zlistx_t *list)
+s_batch_send (server_t *self, run_batch_t *batch, bool now, int64_t stamp)
 {
-    bool now = list == self->fire_batches;
-    for (void *item = zlistx_first (list); item; item = zlistx_next (list))
-        if (item == batch) {
-            zlistx_detach_cur (list);
-            break;
-        }
     if (batch->fires) {
         //  Prepared fires: their time is when the message goes
-        int64_t stamp = s_now ();
+        if (!stamp)
+            stamp = s_now ();
         unsigned char time [9];
         s_pack_time (time, stamp);
         for (size_t i = 0; i < batch->count; i++) {
@@ -615,18 +690,36 @@ s_batch_close (server_t *self, run_batch_t *batch, zlistx_t *list)
         }
     }
     size_t size;
+    batch->deadline = zclock_mono () + self->config.run_timeout_ms + 1000;
+    if (now) {
+        //  (no copy of a message that may be megabytes: ZeroMQ frees it)
+        void *data = xxl_enc_take (batch->enc, &size);
+        xxl_enc_destroy (&batch->enc);
+        zhashx_insert (self->batches, &batch->id, batch);
+        s_agent_out_owned (self, batch->id, batch->rid, batch->rid_size, &data, size);
+        return;
+    }
     const void *data = xxl_enc_finish (batch->enc, &size);
     zmsg_t *msg = zmsg_new ();
     zmsg_addmem (msg, &batch->id, sizeof batch->id);
     zmsg_addmem (msg, batch->rid, batch->rid_size);
     zmsg_addmem (msg, data, size);
     xxl_enc_destroy (&batch->enc);
-    batch->deadline = zclock_mono () + self->config.run_timeout_ms + 1000;
     zhashx_insert (self->batches, &batch->id, batch);
-    if (now)
-        s_agent_out (self, msg);
-    else
-        zlistx_add_end (self->agents_out, msg);
+    zlistx_add_end (self->agents_out, msg);
+}
+
+//  Sends a batch of `list` (open_batches or fire_batches): from
+//  fire_batches at once, from open_batches after the turn's commit
+static void
+s_batch_close (server_t *self, run_batch_t *batch, zlistx_t *list)
+{
+    for (void *item = zlistx_first (list); item; item = zlistx_next (list))
+        if (item == batch) {
+            zlistx_detach_cur (list);
+            break;
+        }
+    s_batch_send (self, batch, list == self->fire_batches, 0);
 }
 
 //  An open batch of `open` for the agent at rid with room for one more
@@ -734,6 +827,8 @@ s_batch_answer (server_t *self, run_batch_t *batch, xxl_msg_t *msg)
     size_t answered = code == XXL_OK && content && content->type == MSGPACK_OBJECT_ARRAY
                     ? content->via.array.size: 0;
     for (size_t i = 0; i < batch->count; i++) {
+        if (i % 64 == 63)
+            s_fire_check (self);
         pending_t *pending = batch->fires? NULL
                            : (pending_t *) zhashx_lookup (self->pending, &batch->pending_ids [i]);
         if (!pending && !batch->fires)
@@ -1602,6 +1697,20 @@ s_waiting_add (server_t *self, int64_t job_id)
     }
 }
 
+//  Marks a snapshot's plans void: none of them is sent, and the
+//  instants' batches that hold some no longer go as built
+static void
+s_snap_cancel (server_t *self, snap_t *snap)
+{
+    snap->cancelled = true;
+    for (void *item = zlistx_first (snap->plan_ids); item; item = zlistx_next (snap->plan_ids)) {
+        int64_t log_id = (int64_t) (intptr_t) item;
+        plan_t *plan = (plan_t *) zhashx_lookup (self->plans, &log_id);
+        if (plan && plan->prebuilt)
+            plan->prebuilt->dirty = true;
+    }
+}
+
 //  Unsent planned rows of a job (its schedule changed or it stopped)
 static void
 s_plan_forget (server_t *self, int64_t job_id)
@@ -1610,7 +1719,7 @@ s_plan_forget (server_t *self, int64_t job_id)
     //  (their timer entries stay; when due they find nothing)
     snap_t *snap = (snap_t *) zhashx_lookup (self->snaps, &job_id);
     if (snap) {
-        snap->cancelled = true;         //  s_fire sends none of its plans
+        s_snap_cancel (self, snap);     //  s_fire sends none of its plans
         void *item;
         while ((item = zlistx_first (snap->plan_ids))) {
             int64_t log_id = (int64_t) (intptr_t) item;
@@ -1654,6 +1763,7 @@ s_fix_delay_release (server_t *self, int64_t log_id, int64_t now)
 }
 
 static void s_fired_cover (server_t *self, int64_t until);
+static bool s_instant_add (server_t *self, plan_t *plan, int64_t fire_at);
 
 //  Encodes a prepared plan's TriggerParam into it
 static void
@@ -1775,7 +1885,8 @@ s_plan_fire (server_t *self, snap_t *snap, const char *type, int64_t planned,
         zhashx_delete (self->plans, &plan->log_id);
         zhashx_insert (self->plans, &plan->log_id, plan);
         zlistx_add_end (self->turn_plans, (void *) (intptr_t) plan->log_id);
-        xxl_timer_push (self->timer, fire_at, ids [i]);
+        if (!s_instant_add (self, plan, fire_at))
+            xxl_timer_push (self->timer, fire_at, ids [i]);
     }
 }
 
@@ -1854,7 +1965,7 @@ s_snap_put (server_t *self, xxl_job_t *job)
         return old;
     }
     if (old)
-        old->cancelled = true;          //  changed: its unsent rows were deleted
+        s_snap_cancel (self, old);      //  changed: its unsent rows were deleted
     snap_t *snap = (snap_t *) zmalloc (sizeof (snap_t));
     snap->job = *job;
     memset (job, 0, sizeof *job);
@@ -2025,6 +2136,179 @@ s_fired_cover (server_t *self, int64_t until)
         self->fired_want = until;
 }
 
+//  Takes a plan out of self->plans (and its job's list of unsent plans)
+//  into a new plan_t that owns what it owned; the map's entry is freed
+static plan_t *
+s_plan_take (server_t *self, plan_t *plan)
+{
+    plan_t *taken = (plan_t *) malloc (sizeof (plan_t));
+    assert (taken);
+    *taken = *plan;
+    if (plan->handle)
+        zlistx_delete (plan->snap->plan_ids, plan->handle);
+    taken->handle = NULL;
+    taken->prebuilt = NULL;
+    plan->handle = NULL;
+    plan->prebuilt = NULL;
+    plan->snap = NULL;
+    plan->address = plan->note = NULL;
+    plan->tp = NULL;
+    int64_t log_id = plan->log_id;
+    zhashx_delete (self->plans, &log_id);
+    return taken;
+}
+
+//  One due plan (log id) popped from the timer at its time `when`: sent
+//  in this instant's batch for its agent when nothing holds it, else on
+//  fire_later for s_plan_due (not prepared, agent gone, job changed,
+//  another scheduler writing, row not committed or not covered)
+static void
+s_fire_plan (server_t *self, int64_t log_id, int64_t when)
+{
+    plan_t *plan = (plan_t *) zhashx_lookup (self->plans, &log_id);
+    if (plan && plan->prebuilt) {
+        //  (an instant's batch holds it already: that one no longer goes
+        //  as built, and this is its only send)
+        plan->prebuilt->fires [plan->slot].plan = NULL;
+        plan->prebuilt->dirty = true;
+        plan->prebuilt = NULL;
+    }
+    size_t rid_size;
+    if (!plan || !plan->tp || plan->snap->cancelled || plan->turn == self->turn
+    ||  plan->turn <= self->foreign_turn || self->stopping || when > self->fired_until
+    ||  !xxl_registry_route (self->registry, plan->address, &rid_size)) {
+        zlistx_add_end (self->fire_later, (void *) (intptr_t) log_id);
+        return;
+    }
+    //  Its time: when it joins the message that takes it (a batch
+    //  leaves when full or after the last due row)
+    int64_t stamp = s_now ();
+    if (when > self->sent_max)
+        self->sent_max = when;
+    int max = xxl_registry_run_batch (self->registry, plan->address);
+    if (max >= 2) {
+        //  The batch takes what the plan owns
+        plan_t *taken = s_plan_take (self, plan);
+        const void *rid = xxl_registry_route (self->registry, taken->address, &rid_size);
+        s_fire_queue (self, &taken, stamp, rid, rid_size, max);
+        return;
+    }
+    char why [256];
+    pending_t *pending = s_pending_new (self, plan->address, PENDING_RUN,
+                                        self->config.run_timeout_ms, why, sizeof why);
+    if (!pending) {
+        zlistx_add_end (self->fire_later, (void *) (intptr_t) log_id);
+        return;
+    }
+    pending->log_id = log_id;
+    pending->note = plan->note && *plan->note? strdup (plan->note): NULL;
+    pending->presumed = s_section_chars (plan->note, plan->address);
+    pending->stamp = stamp;
+    s_run_queue (self, pending, plan->tp, plan->tp_size, stamp, self->fire_batches);
+    zhashx_delete (self->plans, &log_id);
+}
+
+//  Puts a prepared plan (in self->plans, written this turn) into the
+//  prebuilt batch of its instant for its agent: its TriggerParam joins
+//  that message now, so that at `fire_at` the message only gets its
+//  times and goes.  Returns false when its agent takes no batches or is
+//  not connected (the plan then needs its own timer entry).
+static bool
+s_instant_add (server_t *self, plan_t *plan, int64_t fire_at)
+{
+    size_t rid_size;
+    const void *rid = xxl_registry_route (self->registry, plan->address, &rid_size);
+    int max = rid? xxl_registry_run_batch (self->registry, plan->address): 0;
+    if (max < 2 || !plan->tp)
+        return false;
+    instant_t *instant = (instant_t *) zhashx_lookup (self->instants, &fire_at);
+    if (!instant) {
+        instant = (instant_t *) zmalloc (sizeof (instant_t));
+        instant->when = fire_at;
+        instant->batches = zlistx_new ();
+        zlistx_set_destructor (instant->batches, s_batch_destructor);
+        if (xxl_timer_push (self->timer, fire_at, 0)) {
+            s_instant_destroy (&instant);
+            return false;
+        }
+        zhashx_insert (self->instants, &instant->when, instant);
+    }
+    run_batch_t *batch = s_batch_for (self, instant->batches, plan->address, rid, rid_size,
+                                      max, true);
+    if (batch->count == 0) {
+        batch->prebuilt = true;
+        batch->min_turn = batch->max_turn = plan->turn;
+    }
+    if (plan->turn < batch->min_turn)
+        batch->min_turn = plan->turn;
+    if (plan->turn > batch->max_turn)
+        batch->max_turn = plan->turn;
+    unsigned char time [9];
+    s_pack_time (time, fire_at);        //  (replaced when it goes)
+    xxl_enc_raw (batch->enc, plan->tp, plan->tp_size, 1);
+    batch->fires [batch->count].offset = xxl_enc_size (batch->enc);
+    xxl_enc_raw (batch->enc, time, sizeof time, 0);
+    batch->fires [batch->count].plan = plan;
+    batch->fires [batch->count].stamp = 0;
+    plan->prebuilt = batch;
+    plan->slot = batch->count;
+    batch->count++;
+    batch->bytes += plan->tp_size + sizeof time;
+    return true;
+}
+
+//  The instant `when` has come: each of its prebuilt batches leaves as
+//  built when all its rows are committed and covered, none of its plans
+//  left it, and its agent is still on the same connection; the plans of
+//  any other batch go one by one (s_fire_plan).  The batches that leave
+//  get one time, taken once they are all ready, and go in a row; they
+//  are put on self->taking: s_fire hands them their plans after.
+static void
+s_instant_fire (server_t *self, int64_t when)
+{
+    instant_t *instant = (instant_t *) zhashx_lookup (self->instants, &when);
+    if (!instant)
+        return;
+    zhashx_delete (self->instants, &when);
+    bool go = !self->stopping && when <= self->fired_until;
+    zlistx_t *later = NULL;
+    run_batch_t *batch;
+    for (batch = (run_batch_t *) zlistx_first (instant->batches); batch;
+         batch = (run_batch_t *) zlistx_next (instant->batches)) {
+        size_t rid_size = 0;
+        const void *rid = go && !batch->dirty && batch->max_turn < self->turn
+                       && batch->min_turn > self->foreign_turn
+                        ? xxl_registry_route (self->registry, batch->address, &rid_size): NULL;
+        if (!rid || rid_size != batch->rid_size || memcmp (rid, batch->rid, rid_size)) {
+            zlistx_detach_cur (instant->batches);
+            if (!later)
+                later = zlistx_new ();
+            zlistx_add_end (later, batch);
+        }
+    }
+    if (zlistx_size (instant->batches) && when > self->sent_max)
+        self->sent_max = when;
+    int64_t stamp = s_now ();
+    while ((batch = (run_batch_t *) zlistx_detach (instant->batches, NULL))) {
+        s_batch_send (self, batch, true, stamp);
+        zlistx_add_end (self->taking, batch);
+    }
+    //  The others one by one, as any due plan
+    while (later && (batch = (run_batch_t *) zlistx_detach (later, NULL))) {
+        for (size_t i = 0; i < batch->count; i++) {
+            plan_t *plan = batch->fires [i].plan;
+            batch->fires [i].plan = NULL;
+            if (plan) {
+                plan->prebuilt = NULL;
+                s_fire_plan (self, plan->log_id, when);
+            }
+        }
+        s_batch_destroy (&batch);
+    }
+    zlistx_destroy (&later);
+    s_instant_destroy (&instant);
+}
+
 //  Sends the prepared fires whose time has come, with no store access:
 //  their rows were committed with their address in an earlier turn and
 //  xxl_job_fired covers them.  Any other due row (not prepared, agent
@@ -2036,55 +2320,20 @@ s_fire (server_t *self)
     int64_t now = s_now ();
     int64_t log_id, when;
     while (xxl_timer_pop_due (self->timer, now, &log_id, &when) == 0) {
-        plan_t *plan = (plan_t *) zhashx_lookup (self->plans, &log_id);
-        size_t rid_size;
-        if (!plan || !plan->tp || plan->snap->cancelled || plan->turn == self->turn
-        ||  plan->turn <= self->foreign_turn || self->stopping || when > self->fired_until
-        ||  !xxl_registry_route (self->registry, plan->address, &rid_size)) {
-            zlistx_add_end (self->fire_later, (void *) (intptr_t) log_id);
-            continue;
-        }
-        //  Its time: when it joins the message that takes it (a batch
-        //  leaves when full or after the last due row)
-        int64_t stamp = s_now ();
-        if (when > self->sent_max)
-            self->sent_max = when;
-        int max = xxl_registry_run_batch (self->registry, plan->address);
-        if (max >= 2) {
-            //  The batch takes what the plan owns; the plan leaves the map
-            //  (and its job's list of unsent plans)
-            plan_t *taken = (plan_t *) malloc (sizeof (plan_t));
-            assert (taken);
-            *taken = *plan;
-            if (plan->handle)
-                zlistx_delete (plan->snap->plan_ids, plan->handle);
-            taken->handle = NULL;
-            plan->handle = NULL;
-            plan->snap = NULL;
-            plan->address = plan->note = NULL;
-            plan->tp = NULL;
-            zhashx_delete (self->plans, &log_id);
-            const void *rid = xxl_registry_route (self->registry, taken->address, &rid_size);
-            s_fire_queue (self, &taken, stamp, rid, rid_size, max);
-            continue;
-        }
-        char why [256];
-        pending_t *pending = s_pending_new (self, plan->address, PENDING_RUN,
-                                            self->config.run_timeout_ms, why, sizeof why);
-        if (!pending) {
-            zlistx_add_end (self->fire_later, (void *) (intptr_t) log_id);
-            continue;
-        }
-        pending->log_id = log_id;
-        pending->note = plan->note && *plan->note? strdup (plan->note): NULL;
-        pending->presumed = s_section_chars (plan->note, plan->address);
-        pending->stamp = stamp;
-        s_run_queue (self, pending, plan->tp, plan->tp_size, stamp, self->fire_batches);
-        zhashx_delete (self->plans, &log_id);
+        if (log_id == 0)
+            s_instant_fire (self, when);
+        else
+            s_fire_plan (self, log_id, when);
     }
     run_batch_t *batch;
     while ((batch = (run_batch_t *) zlistx_first (self->fire_batches)))
         s_batch_close (self, batch, self->fire_batches);
+    //  What left prebuilt now owns its plans: they leave self->plans
+    while ((batch = (run_batch_t *) zlistx_detach (self->taking, NULL))) {
+        for (size_t i = 0; i < batch->count; i++)
+            batch->fires [i].plan = s_plan_take (self, batch->fires [i].plan);
+        batch->prebuilt = false;
+    }
 }
 
 //  s_fire when a fire is due: called between pieces of work in a turn
@@ -2094,6 +2343,56 @@ s_fire_check (server_t *self)
     int64_t next = xxl_timer_next (self->timer);
     if (next >= 0 && s_now () >= next)
         s_fire (self);
+}
+
+//  Arms the timerfd for wall-clock ms `when` (once per value)
+static void
+s_timer_arm (server_t *self, int64_t when)
+{
+    if (self->timer_fd < 0 || when <= 0 || when == self->timer_armed)
+        return;
+    struct itimerspec spec = { .it_value = { .tv_sec = (time_t) (when / 1000),
+                                             .tv_nsec = (long) (when % 1000) * 1000000 } };
+    if (timerfd_settime (self->timer_fd, TFD_TIMER_ABSTIME, &spec, NULL) == 0)
+        self->timer_armed = when;
+}
+
+//  True when a prepared fire is due so soon that work which cannot stop
+//  for it (a commit above all) would delay it: within twice the recent
+//  commits' time, 2 to 20 ms.  (A fire xxl_job_fired does not cover yet
+//  needs this turn's commit: it is not waited for.)
+static bool
+s_fire_near (server_t *self)
+{
+    int64_t next = xxl_timer_next (self->timer);
+    if (next < 0 || next > self->fired_until)
+        return false;
+    int64_t guard = 2 + 2 * self->commit_us / 1000;
+    return next - s_now () <= (guard < 20? guard: 20);
+}
+
+//  Waits for the next fire (due within the guard) and sends it
+static void
+s_fire_wait (server_t *self)
+{
+    int64_t next = xxl_timer_next (self->timer);
+    int64_t left;
+    while (next >= 0 && (left = next - s_now ()) > 0) {
+        if (self->timer_fd >= 0) {
+            s_timer_arm (self, next);
+            struct pollfd item = { .fd = self->timer_fd, .events = POLLIN };
+            if (poll (&item, 1, (int) left + 1) > 0) {
+                uint64_t expired;
+                if (read (self->timer_fd, &expired, sizeof expired) < 0) {
+                    //  (not due after all: the loop checks the time)
+                }
+                self->timer_armed = -1;
+            }
+        }
+        else
+            zclock_sleep ((int) left);
+    }
+    s_fire (self);
 }
 
 //  A prepared row s_fire could not send: sent now through the store (its
@@ -3923,6 +4222,8 @@ s_server_destroy (server_t **self_p)
     xxl_alarms_destroy (&self->alarms);
     zlistx_destroy (&self->alarm_backlog);
     xxl_timer_destroy (&self->timer);
+    if (self->timer_fd >= 0)
+        close (self->timer_fd);
     zlistx_destroy (&self->resends);
     xxl_pool_destroy (&self->fast_pool);
     xxl_pool_destroy (&self->slow_pool);
@@ -3933,6 +4234,15 @@ s_server_destroy (server_t **self_p)
     zhashx_destroy (&self->waiting);
     zhashx_destroy (&self->accepted_ids);
     zlistx_destroy (&self->accepted);
+    if (self->instants) {
+        instant_t *instant;
+        while ((instant = (instant_t *) zhashx_first (self->instants))) {
+            zhashx_delete (self->instants, &instant->when);
+            s_instant_destroy (&instant);
+        }
+        zhashx_destroy (&self->instants);
+    }
+    zlistx_destroy (&self->taking);
     zhashx_destroy (&self->plans);
     s_free_addresses (self->awaited, self->awaited_count);
     zlistx_destroy (&self->fire_batches);
@@ -4018,12 +4328,18 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     self->plans = s_id_map (s_plan_destructor);
     self->fire_batches = zlistx_new ();
     zlistx_set_destructor (self->fire_batches, s_batch_destructor);
+    self->instants = s_id_map (NULL);
+    self->taking = zlistx_new ();
     self->fire_later = zlistx_new ();
     self->turn_plans = zlistx_new ();
     self->unprepared = zlistx_new ();
     self->snaps = s_id_map (s_snap_destructor);
     self->groups = s_id_map (s_group_destructor);
     self->timer = xxl_timer_new ();
+    //  zmq_poll's timeout counts whole milliseconds from when it is
+    //  computed; the fires wake on this instead, to the microsecond
+    self->timer_fd = timerfd_create (CLOCK_REALTIME, TFD_NONBLOCK | TFD_CLOEXEC);
+    self->timer_armed = -1;
     self->resends = zlistx_new ();
     zlistx_set_destructor (self->resends, s_resend_destroy);
     self->next_id = (uint64_t) s_now () << 16;
@@ -4204,6 +4520,7 @@ xxl_server_actor (zsock_t *pipe, void *args)
         { zsock_resolve (self->probes), 0, ZMQ_POLLIN, 0 },
         { zsock_resolve (self->routed), 0, ZMQ_POLLIN, 0 },
         { NULL, xxl_alarms_fd (self->alarms), ZMQ_POLLIN, 0 },
+        { NULL, self->timer_fd, ZMQ_POLLIN, 0 },
     };
     while (!self->terminated) {
         int64_t now = zclock_mono ();
@@ -4226,19 +4543,28 @@ xxl_server_actor (zsock_t *pipe, void *args)
             wake = now + 50;
         int64_t due = xxl_timer_next (self->timer);
         if (due >= 0) {
-            int64_t due_mono = now + (due - s_now ());
             //  A turn before a fire xxl_job_fired does not cover yet
             //  writes it, so that the fire itself needs no commit
             if (due > self->fired_until)
-                due_mono -= 1000;
+                due -= 1000;
+            //  (the timerfd wakes at `due`; the timeout is the fallback)
+            int64_t due_mono = now + (due - s_now ()) + (self->timer_fd >= 0);
             if (due_mono < wake)
                 wake = due_mono;
+            s_timer_arm (self, due);
         }
         long timeout = wake > now? (long) (wake - now): 0;
-        if (zmq_poll (items, 6, timeout) < 0) {
+        if (zmq_poll (items, 7, timeout) < 0) {
             if (zmq_errno () == EINTR)
                 continue;               //  a signal: main decides
             break;
+        }
+        if (items [6].revents & ZMQ_POLLIN) {
+            uint64_t expired;
+            if (read (self->timer_fd, &expired, sizeof expired) < 0) {
+                //  (nothing to do: a non-blocking read of a timer not due)
+            }
+            self->timer_armed = -1;
         }
         if (items [0].revents & ZMQ_POLLIN) {
             char *command = zstr_recv (pipe);
@@ -4288,12 +4614,16 @@ xxl_server_actor (zsock_t *pipe, void *args)
             zhashx_purge (self->slow_counts);
         }
         now = zclock_mono ();
+        //  Close to a fire, the work that can wait does (it would make
+        //  this turn's commit longer)
+        bool near = s_fire_near (self);
         if (!self->stopping) {
             //  Due triggers first: planning ahead can wait a turn
             s_plan_due (self);
-            if (now >= self->next_scan)
+            if (now >= self->next_scan && !near)
                 s_plan_scan (self);
-            s_plan_prepare (self, 1024);
+            if (!near)
+                s_plan_prepare (self, 1024);
             if (now >= self->next_fail_check) {
                 s_fail_monitor (self);
                 self->next_fail_check = now + self->config.fail_check_ms;
@@ -4320,7 +4650,8 @@ xxl_server_actor (zsock_t *pipe, void *args)
             s_check_registry (self);
             self->next_registry_check = now + (int64_t) self->config.beat_s * 1000;
         }
-        s_accepted_flush (self, self->terminated? INT64_MAX: now - XXL_ACCEPTED_MS);
+        if (!near || self->terminated)
+            s_accepted_flush (self, self->terminated? INT64_MAX: now - XXL_ACCEPTED_MS);
         //  The next fire within a second: have xxl_job_fired cover it now
         int64_t next_fire = xxl_timer_next (self->timer);
         if (next_fire >= 0 && next_fire > self->fired_until && next_fire - s_now () <= 1000)
@@ -4329,7 +4660,15 @@ xxl_server_actor (zsock_t *pipe, void *args)
         if (self->sent_max > self->fired_sent)
             xxl_store_exec (self->store,
                 "UPDATE xxl_job_fired SET fired_sent = max (fired_sent, ?)", "i", self->sent_max);
-        if (xxl_store_commit (self->store)) {
+        //  A fire due within the guard goes before this commit, so that
+        //  no commit delays it (this turn's replies wait that long)
+        if (!self->stopping && s_fire_near (self))
+            s_fire_wait (self);
+        int64_t commit_start = zclock_usecs ();
+        int commit_rc = xxl_store_commit (self->store);
+        int64_t commit_us = zclock_usecs () - commit_start;
+        self->commit_us = commit_us > self->commit_us? commit_us: self->commit_us * 15 / 16;
+        if (commit_rc) {
             //  Nothing this turn promised may leave: drop the outbox.
             //  Clients time out and retry; agents keep their callbacks.
             zsys_error ("server: commit failed: %s", xxl_store_error (self->store));

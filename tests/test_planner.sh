@@ -117,6 +117,19 @@ check "the stopped job fired nothing planned after its stop" bash -c "
 check "no unsent rows of the stopped job are left" bash -c "
     $CTL --api $API --json log list --job $SJ --limit 100 | jq -e '
         all(.logs[]; .triggerCode != 0 or .handleCode != 0)' >/dev/null"
+
+# A schedule change voids the fires planned for the old one, though each
+# was built ahead into its instant's RUN message for the agent
+UJ=$(ctl job add --group plan-app --handler demoJobHandler --cron '* * * * * ?' --param change-me \
+     --start | jq -r .id)
+check "a one-second job to change runs" wait_for 15 job_ran "$UJ" 3
+ctl job update "$UJ" --cron '0/10 * * * * ?' >/dev/null
+CHANGED=$(date +%s%3N)
+check "the pre-read window passes again" past_preread plan-app
+check "after its change, the job fired only at its new times" bash -c "
+    $CTL --api $API --json log list --job $UJ --limit 100 | jq -e --argjson c $CHANGED '
+        all(.logs[] | select(.scheduleTime > \$c + 1000); .scheduleTime % 10000 == 0)' >/dev/null"
+ctl job stop "$UJ" >/dev/null
 check "every run log on the agent belongs to a row in the store" \
     test -z "$(orphan_logs "$T/logs-agent-a")"
 xxl_done
