@@ -110,6 +110,7 @@ main (int argc, char *argv [])
     settings.run_batch = s_int (NULL, config, "agent/run_batch", settings.run_batch);
     settings.log_retention_days = s_int (NULL, config, "agent/log_retention_days",
                                          settings.log_retention_days);
+    settings.log_pack = s_int (NULL, config, "agent/log_pack", settings.log_pack);
     if (!settings.app || !*settings.app) {
         fprintf (stderr, "xxl-agent: --app NAME is required\n");
         s_usage (stderr);

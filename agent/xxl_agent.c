@@ -636,6 +636,7 @@ xxl_agent_config_defaults (xxl_agent_config_t *config)
     config->callback_timeout_ms = 5000;
     config->allow_glue = 1;
     config->log_retention_days = 30;
+    config->log_pack = 1;
     config->run_batch = XXL_RUN_BATCH_MAX;
 }
 
@@ -710,6 +711,7 @@ s_agent_new (zsock_t *pipe, const xxl_agent_config_t *config)
     exec_config.allow_glue = config->allow_glue;
     exec_config.in_process = config->in_process;
     exec_config.idle_reap_s = 90;
+    exec_config.log_pack = config->log_pack;
     exec_config.runner = config->runner;
     self->executor = self->handlers? xxl_executor_new (&exec_config, self->handlers): NULL;
     if (!self->executor) {

@@ -27,6 +27,8 @@ typedef struct {
     int allow_glue;                     //  0: refuse GLUE runs
     int in_process;                     //  1: BEAN handlers in the agent process
     int log_retention_days;             //  run logs kept (minimum 3)
+    int log_pack;                       //  1: short in-process runs' logs in
+                                        //  the day's runs.pack (xxl_runpack.h)
     int run_batch;                      //  runBatch said at REGISTER (<= 1: the
                                         //  single form of RUN only)
     int status;                         //  out: 0 once running, -1 start failed

@@ -41,6 +41,7 @@
 #define _GNU_SOURCE
 #include "xxl_executor.h"
 #include "xxl_runlog.h"
+#include "xxl_runpack.h"
 
 #include <czmq.h>
 #include <errno.h>
@@ -209,9 +210,10 @@ s_imap_del (imap_t *map, int64_t key)
 typedef struct _worker_t worker_t;
 
 enum { CANCEL_NONE = 0, CANCEL_KILL = 1, CANCEL_TIMEOUT = 2 };
-//  run_t.log_held: made (or never held), held in held_text, being made by
-//  the thread that moved it from LOG_HELD to LOG_MAKING
-enum { LOG_MADE = 0, LOG_HELD = 1, LOG_MAKING = 2 };
+//  run_t.log_held: made (or never held), held in held_text, being made (or
+//  grown, or packed) by the thread that moved it from LOG_HELD to
+//  LOG_MAKING, in the day's pack
+enum { LOG_MADE = 0, LOG_HELD = 1, LOG_MAKING = 2, LOG_PACKED = 3 };
 
 typedef struct _run_t {
     xxl_run_t base;                     //  first: handlers get &base
@@ -227,7 +229,7 @@ typedef struct _run_t {
     int log_fd;
     int log_held;                       //  atomic LOG_*: the log file of an
                                         //  in-process run is made late
-    char *held_text;                    //  its stamped first lines (LOG_HELD)
+    char *held_text;                    //  its stamped lines so far (LOG_HELD)
     size_t held_len;
     int64_t deadline;                   //  monotonic ms, 0 = none
     int cancel;                         //  CANCEL_*, atomic
@@ -262,6 +264,7 @@ typedef struct _result_node_t {
 
 struct _xxl_executor_t {
     char *logdir;
+    xxl_runpack_t *pack;                //  NULL: a file per run
     char *gluedir;
     int allow_glue;
     int in_process;
@@ -502,10 +505,28 @@ s_log_lines (run_t *run, const char *line1, const char *line2)
     char *buf = s_log_format (line1, line2, &len);
     if (!buf)
         return;
-    if (__atomic_load_n (&run->log_held, __ATOMIC_ACQUIRE) != LOG_MADE
-    &&  s_log_ensure (run, buf, len)) {
-        free (buf);
-        return;
+    if (__atomic_load_n (&run->log_held, __ATOMIC_ACQUIRE) != LOG_MADE) {
+        if (run->executor->pack && s_log_claim (run)) {
+            //  Packing: held on while the whole log fits a pack record
+            if (run->held_len + len <= XXL_RUNPACK_RUN_MAX) {
+                char *grown = (char *) realloc (run->held_text, run->held_len + len);
+                if (grown) {
+                    memcpy (grown + run->held_len, buf, len);
+                    run->held_text = grown;
+                    run->held_len += len;
+                    __atomic_store_n (&run->log_held, LOG_HELD, __ATOMIC_RELEASE);
+                    free (buf);
+                    return;
+                }
+            }
+            s_log_create (run, buf, len);
+            free (buf);
+            return;
+        }
+        if (s_log_ensure (run, buf, len)) {
+            free (buf);
+            return;
+        }
     }
     if (run->log_fd >= 0 && write (run->log_fd, buf, len) != (ssize_t) len)
         {}                              //  a log line is not worth failing a run
@@ -1023,8 +1044,21 @@ s_execute (run_t *run)
         if (line != small)
             free (line);
     }
-    //  Out of memory above: still make the file with what is held
-    s_log_ensure (run, NULL, 0);
+    //  Still held: into the day's pack (else, and when out of memory
+    //  above, the file is made with what is held)
+    if (self->pack && s_log_claim (run)) {
+        if (xxl_runpack_add (self->pack, run->log_id, run->log_date_time,
+                             run->held_text, run->held_len) == 0) {
+            free (run->held_text);
+            run->held_text = NULL;
+            run->held_len = 0;
+            __atomic_store_n (&run->log_held, LOG_PACKED, __ATOMIC_RELEASE);
+        }
+        else
+            s_log_create (run, NULL, 0);
+    }
+    else
+        s_log_ensure (run, NULL, 0);
     if (run->log_fd >= 0)
         close (run->log_fd);
     run->log_fd = -1;
@@ -1186,7 +1220,10 @@ xxl_executor_new (const xxl_executor_config_t *config, xxl_handlers_t *handlers)
     if (self->logdir && asprintf (&self->gluedir, "%s/gluesource", self->logdir) < 0)
         self->gluedir = NULL;
     self->runner = s_resolve_runner (config->runner);
-    int ok = self->logdir && self->gluedir && self->runner;
+    if (self->logdir && config->log_pack)
+        self->pack = xxl_runpack_new (self->logdir);
+    int ok = self->logdir && self->gluedir && self->runner
+          && (self->pack || !config->log_pack);
     for (int i = 1; i < XXL_GLUE_COUNT && ok; i++) {
         const char *name = config->interpreters [i]? config->interpreters [i]: s_glue_default [i];
         self->interpreters [i] = strdup (name);
@@ -1279,6 +1316,7 @@ xxl_executor_destroy (xxl_executor_t **self_p)
         free (self->interpreters [i]);
     free (self->runner);
     free (self->gluedir);
+    xxl_runpack_destroy (&self->pack);
     free (self->logdir);
     free (self);
 }
@@ -1492,6 +1530,8 @@ xxl_executor_log_sync (xxl_executor_t *self, int64_t log_id)
     pthread_mutex_unlock (&self->done_lock);
     if (claimed)
         s_log_create (run, NULL, 0);
+    if (self->pack)
+        xxl_runpack_flush (self->pack);
     return run != NULL;
 }
 
@@ -1531,6 +1571,10 @@ xxl_executor_take_many (xxl_executor_t *self, xxl_result_t *results, size_t max)
         }
     }
     pthread_mutex_unlock (&self->done_lock);
+    //  A run packs its log before it hands in its result: written after the
+    //  take, every result taken has its log readable
+    if (count && self->pack)
+        xxl_runpack_flush (self->pack);
     //  The nodes are ours now: copy out and free them without the mutex
     size_t i = 0;
     while (head && i < count) {

@@ -51,6 +51,8 @@ typedef struct {
     int allow_glue;               //  0: refuse every GLUE_* run with a clear message
     int in_process;               //  1: run all BEAN handlers in the agent process
     int idle_reap_s;              //  idle job worker reaped after this (<= 0: 90)
+    int log_pack;                 //  1: the log of a short in-process run goes to its
+                                  //  day's pack (xxl_runpack.h), not a file of its own
     const char *interpreters [6]; //  per XXL_GLUE_* index (BEAN unused), NULL = defaults
                                   //  (sh, python3, node, php, pwsh); looked up in PATH
     const char *runner;           //  xxl-runner path; NULL: env XXL_RUNNER, else the
@@ -115,6 +117,8 @@ int xxl_executor_take (xxl_executor_t *self, xxl_result_t *result);
 
 //  Pops up to max results into results (one lock for all), oldest first;
 //  returns how many (0 when none).  Caller frees each msg.  Thread-safe.
+//  The log of a run whose result is taken is readable (a pack's buffer is
+//  written first), so a scheduler told of a result finds its log.
 size_t xxl_executor_take_many (xxl_executor_t *self, xxl_result_t *results, size_t max);
 
 //  Runs currently running (not queued).

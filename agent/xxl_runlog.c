@@ -2,13 +2,15 @@
 
     Plain files, one per run, appended with O_APPEND and one write() per
     line so that the agent, an isolated runner and a script can all append
-    to the same file without tearing lines.  Reading is by line number for
+    to the same file without tearing lines.  A run without a file of its
+    own may be in its day's pack (xxl_runpack.h): reads fall back to it.  Reading is by line number for
     the scheduler's LOG paging; only complete lines are returned so that a
     reader following a running log never sees half a line.
 */
 
 #define _GNU_SOURCE
 #include "xxl_runlog.h"
+#include "xxl_runpack.h"
 
 #include <czmq.h>
 #include <dirent.h>
@@ -256,7 +258,13 @@ xxl_runlog_read_max (const char *logdir, int64_t log_id, int64_t log_date_time,
         return NULL;
     }
     FILE *file = fopen (path, "re");
+    //  No file of its own: the run's log may be in its day's pack
+    size_t packed_len = 0;
+    char *packed = file? NULL: xxl_runpack_find (logdir, log_id, log_date_time, &packed_len);
+    if (packed)
+        file = fmemopen (packed, packed_len? packed_len: 1, "r");
     if (!file) {
+        free (packed);
         if (err && errlen)
             snprintf (err, errlen, "log file not found: %s", path);
         return NULL;
@@ -264,6 +272,7 @@ xxl_runlog_read_max (const char *logdir, int64_t log_id, int64_t log_date_time,
     char *out = (char *) malloc (max_bytes + 1);
     if (!out) {
         fclose (file);
+        free (packed);
         if (err && errlen)
             snprintf (err, errlen, "out of memory");
         return NULL;
@@ -295,6 +304,7 @@ xxl_runlog_read_max (const char *logdir, int64_t log_id, int64_t log_date_time,
     }
     free (line);
     fclose (file);
+    free (packed);
     out [out_len] = 0;
     if (to_line)
         *to_line = last;

@@ -121,11 +121,26 @@ past_preread () {
     return $rc
 }
 
+# run_log_starts LOGDIR: "logId starts" for each run log under LOGDIR, with
+# the number of its "execute start" lines: the logs with a file of their own
+# (yyyy-mm-dd/logId.log) and those in the days' packs (yyyy-mm-dd/runs.pack,
+# a "### logId N, L bytes" header before each run's lines)
+run_log_starts () {
+    find "$1" -path '*/20*' -name '*.log' -exec grep -c 'execute start' {} + 2>/dev/null \
+        | sed 's|.*/||; s|\.log:| |'
+    for p in "$1"/20*/runs.pack; do
+        [ -f "$p" ] || continue
+        awk '/^### logId [0-9]+, [0-9]+ bytes$/ { if (id != "") print id, n; id = $3; sub(",", "", id); n = 0; next }
+             /execute start/ { n++ }
+             END { if (id != "") print id, n }' "$p"
+    done
+}
+
 # orphan_logs LOGDIR: ids of the agent's run logs under LOGDIR that have no
 # row in the store (nothing when every run has its row)
 orphan_logs () {
     ctl log list --limit 10000 | jq -r '.logs[].id' | sort > "$T/ids"
-    find "$1" -path '*/20*' -name '*.log' | sed 's|.*/||; s|\.log$||' | sort > "$T/files"
+    run_log_starts "$1" | cut -d' ' -f1 | sort -u > "$T/files"
     comm -13 "$T/ids" "$T/files"
 }
 

@@ -46,6 +46,19 @@ check "the run then ends ok" wait_for 10 field_is "$LL" handleCode 200
 check "... with its start lines once" bash -c "
     [ \"\$($CTL --api $API log cat $LL | grep -c 'xxl-job job execute start')\" = 1 ]"
 
+# A short in-process run's log goes to its day's pack, not a file of its
+# own (agent/log_pack); log cat shows it whole once its result is stored
+PJ=$(ctl job add --group agent-app --handler sleepInJobHandler --param 10 | jq -r .id)
+PL=$(ctl job trigger "$PJ" | jq -r '.logIds[0]')
+check "pack: the short in-process run ends ok" wait_for 10 field_is "$PL" handleCode 200
+check "pack: log cat shows its start and end lines, in order" bash -c "
+    $CTL --api $API log cat $PL > $T/packed.out &&
+    grep -q 'Handler: sleepInJobHandler (BEAN, in process), Param: 10' $T/packed.out &&
+    [ \"\$(grep -n 'execute start' $T/packed.out | cut -d: -f1)\" -lt \"\$(grep -n 'handleCode=200' $T/packed.out | cut -d: -f1)\" ]"
+check "pack: no file of its own, a record in the day's runs.pack" bash -c "
+    [ -z \"\$(find $T/logs-w1 -name $PL.log)\" ] && grep -q '^### logId $PL, ' $T/logs-w1/20*/runs.pack"
+check "pack: log cat -f of the ended run ends" timeout 10 "$CTL" --api "$API" log cat -f "$PL"
+
 # A crashing handler fails its run; the agent serves on
 CJ=$(ctl job add --group agent-app --handler crashJobHandler | jq -r .id)
 CL=$(ctl job trigger "$CJ" | jq -r '.logIds[0]')

@@ -164,6 +164,15 @@ s_executor (int in_process, int allow_glue, int idle_reap_s)
     return xxl_executor_new (&config, s_handlers);
 }
 
+//  1 if the run has a log file of its own
+static int
+s_has_file (int64_t log_id)
+{
+    char path [512];
+    return xxl_runlog_path (s_logdir, log_id, (int64_t) time (NULL) * 1000, path, sizeof path) == 0
+        && access (path, F_OK) == 0;
+}
+
 static int
 s_thread_count (void)
 {
@@ -637,6 +646,68 @@ test_log_sync (void)
     xxl_executor_destroy (&executor);
 }
 
+//  log_pack: short in-process runs' logs go to the day's pack, readable
+//  as soon as their result is taken; a long log, or one read while its run
+//  ran, gets a file of its own; isolated runs keep theirs
+static void
+test_pack (void)
+{
+    printf ("  log_pack\n");
+    char msg [256];
+    int64_t id;
+    xxl_executor_config_t config = { 0 };
+    config.logdir = s_logdir;
+    config.in_process = 1;
+    config.idle_reap_s = 90;
+    config.log_pack = 1;
+    xxl_executor_t *executor = xxl_executor_new (&config, s_handlers);
+    CHECK (executor, "pack: executor");
+    if (!executor)
+        return;
+    CHECK (s_run (executor, 600, "okJobHandler", "", NULL, 0, &id, msg, sizeof msg) == 0, "pack: ok run");
+    xxl_result_t *result = s_wait (executor, id, 5000);
+    CHECK (result && result->code == 200, "pack: ok run ends ok");
+    CHECK (s_log_has (id, "xxl-job job execute start") && s_log_has (id, "handleCode=200"),
+           "pack: the taken result's log is readable, start and end lines");
+    CHECK (!s_has_file (id), "pack: no file of its own");
+    //  A handler's own lines are packed with the run
+    CHECK (s_run (executor, 601, "logJobHandler", "3", NULL, 0, &id, msg, sizeof msg) == 0, "pack: log run");
+    result = s_wait (executor, id, 5000);
+    CHECK (result && result->code == 200 && s_log_has (id, "log line 3") && !s_has_file (id),
+           "pack: the handler's lines are in the pack");
+    char *content = s_log (id);
+    CHECK (content && strstr (content, "execute start") < strstr (content, "log line 1")
+                   && strstr (content, "log line 3") < strstr (content, "execute end"),
+           "pack: lines in order");
+    free (content);
+    //  Over 64 KB: a file of its own, with every line
+    CHECK (s_run (executor, 602, "logJobHandler", "3000", NULL, 0, &id, msg, sizeof msg) == 0, "pack: long log run");
+    result = s_wait (executor, id, 10000);
+    CHECK (result && result->code == 200 && s_has_file (id)
+        && s_log_has (id, "log line 1\n") && s_log_has (id, "log line 3000")
+        && s_log_has (id, "handleCode=200"), "pack: a log over 64 KB gets its own file, whole");
+    //  Read while it runs: the file is made then, and keeps the rest
+    CHECK (s_run (executor, 603, "sleepJobHandler", "500", NULL, 0, &id, msg, sizeof msg) == 0, "pack: sleeper");
+    int64_t start = s_now ();
+    while (!s_has_file (id) && s_now () - start < 3000) {
+        xxl_executor_log_sync (executor, id);
+        usleep (10 * 1000);
+    }
+    result = s_wait (executor, id, 5000);
+    CHECK (result && result->code == 200 && s_has_file (id) && s_log_has (id, "execute start")
+        && s_log_has (id, "handleCode=200"), "pack: a log read while running gets its own file");
+    //  Isolated runs write their own file as before
+    xxl_executor_destroy (&executor);
+    config.in_process = 0;
+    executor = xxl_executor_new (&config, s_handlers);
+    CHECK (executor && s_run (executor, 605, "okJobHandler", "", NULL, 0, &id, msg, sizeof msg) == 0,
+           "pack: isolated run");
+    result = s_wait (executor, id, 5000);
+    CHECK (result && result->code == 200 && s_has_file (id) && s_log_has (id, "handleCode=200"),
+           "pack: an isolated run has its own file");
+    xxl_executor_destroy (&executor);
+}
+
 static void
 test_scale (const char *handler, int count, int ms)
 {
@@ -767,6 +838,7 @@ main (void)
         test_reap_and_stop ();
         test_take_many ();
         test_log_sync ();
+        test_pack ();
         test_scale ("sleepInJobHandler", 2000, 3000);
         //  Isolated runs start a process each: under a sanitizer on a busy
         //  machine 300 spawns can take seconds, so each run sleeps long
