@@ -197,6 +197,21 @@ main (void)
             zclock_sleep (50);
     }
     XXL_CHECK (grew);
+    //  Migration 4: a version-3 store loses the index no query used
+    const char *index_count = "SELECT COUNT(*) FROM sqlite_master"
+                              " WHERE name = 'xxl_job_log_job_time'";
+    XXL_CHECK (xxl_store_schema_version (store) == 4);
+    XXL_CHECK (xxl_store_scalar (store, index_count, NULL) == 0);
+    XXL_CHECK (xxl_store_exec (store, "CREATE INDEX xxl_job_log_job_time"
+                               " ON xxl_job_log (job_id, trigger_time)", NULL) >= 0);
+    xxl_store_exec (store, "PRAGMA user_version = 3", NULL);
+    XXL_CHECK (xxl_store_scalar (store, index_count, NULL) == 1);
+    xxl_store_destroy (&store);
+    store = xxl_store_new (path, err, sizeof err);
+    XXL_CHECK (store && xxl_store_schema_version (store) == 4);
+    XXL_CHECK (xxl_store_scalar (store, index_count, NULL) == 0);
+    XXL_CHECK (xxl_store_job_load (store, jid, &loaded) == 0);
+    xxl_job_free (&loaded);
     //  A database from a newer xxl is refused with the reason
     xxl_store_exec (store, "PRAGMA user_version = 999", NULL);
     xxl_store_destroy (&store);
