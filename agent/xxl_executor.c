@@ -12,12 +12,16 @@
     So with thousands of jobs a worker's hot path (wake, pop, run, push the
     result) never touches a lock shared by all workers for longer than a
     list append, and an idle worker is woken only when its own queue gets
-    a run.  An idle worker sleeps in poll() on its own eventfd, not on a
-    condition variable: a futex wait would put each of thousands of idle
-    threads in the kernel's futex hash, which Linux >= 6.16 sizes by CPU
-    count (16 buckets on 2 CPUs) for a process's private futexes, so that
-    every futex operation of the process (any mutex handover) walked
-    chains of hundreds of sleepers under a spinlock.
+    a run.  An idle worker sleeps on its own condition variable, signalled
+    only when its own queue gets a run.  Those thousands of sleepers sit in
+    the kernel's futex hash, which Linux >= 6.16 gives each process sized by
+    CPU count (16 buckets on 2 CPUs): every futex operation of the process
+    (any mutex handover) would walk chains of hundreds of them under a
+    spinlock, so the executor asks for a private hash of XXL_FUTEX_SLOTS
+    buckets (prctl PR_FUTEX_HASH; older kernels have one big shared hash
+    and refuse the call, which is fine).  Idle workers hold no file
+    descriptor: each fd the process holds is copied by every spawn of a
+    child and closed again by its exec.
 
     A worker that idles idle_reap_s seconds with an empty queue
     removes itself.  Replacing a worker (changed handler or glue version,
@@ -29,7 +33,8 @@
     BEAN runs posix_spawn() xxl-runner (see xxl_runner_main.c), GLUE runs
     posix_spawn() the interpreter, both in a new process group with the
     run's log as stdout/stderr.  The worker waits on a pidfd of the child
-    and on its own eventfd (woken by kill); on kill or timeout it signals
+    and on an eventfd it holds only while the child runs (woken by kill);
+    on kill or timeout it signals
     the whole group SIGTERM, then SIGKILL after XXL_EXECUTOR_GRACE_MS, and
     SIGKILL again once the leader is gone to end stragglers.
 
@@ -54,6 +59,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -66,6 +72,13 @@
 extern char **environ;
 
 #define WORKER_STACK        (256 * 1024)
+//  Buckets of the process's futex hash: ~1 sleeper per bucket at 8,000
+//  idle workers, 512 KiB (see the head of this file)
+#define XXL_FUTEX_SLOTS     8192
+#ifndef PR_FUTEX_HASH
+#   define PR_FUTEX_HASH            78
+#   define PR_FUTEX_HASH_SET_SLOTS  1
+#endif
 #define STATUS_LOST         0x7fffff00  //  wait status unknown
 #define STOP_WAIT_MS        10000       //  stop() gives up on runs after this
 #define DEDUPE_GENERATION   100000      //  remember 100k..200k accepted logIds
@@ -251,10 +264,11 @@ struct _worker_t {
     run_t *running;
     int stop;
     int in_map;
-    int waiting;                        //  idle in poll, not woken yet
-    int wake_fd;                        //  eventfd: wakes the idle wait (a run
-                                        //  was queued, or stop) and the wait
-                                        //  on a child (kill)
+    int waiting;                        //  idle on wake, not signalled yet
+    pthread_cond_t wake;                //  wakes the idle wait (a run was
+                                        //  queued, or stop)
+    int wake_fd;                        //  eventfd while a child runs (else
+                                        //  -1): wakes the wait on it (kill)
 };
 
 typedef struct _result_node_t {
@@ -275,6 +289,7 @@ struct _xxl_executor_t {
 
     pthread_mutex_t mutex;              //  see the head of this file
     pthread_cond_t workers_gone;
+    pthread_condattr_t monotonic;       //  for every condition here
     pthread_attr_t attr;
     imap_t workers;                     //  job id -> worker_t (current)
     imap_t seen [2];                    //  accepted log ids, two generations
@@ -367,11 +382,13 @@ s_push_result (xxl_executor_t *self, run_t *run, int code, const char *msg)
 }
 
 //  Wakes the worker from its idle wait or its wait on a child; a wake
-//  that finds it busy is harmless (both waits re-check their state)
+//  that finds it busy is harmless (both waits re-check their state).
+//  Caller holds the worker's lock.
 static void
 s_worker_wake (worker_t *worker)
 {
     uint64_t one = 1;
+    pthread_cond_signal (&worker->wake);
     if (worker->wake_fd >= 0 && write (worker->wake_fd, &one, sizeof one) < 0)
         zsys_warning ("executor: eventfd write: %s", strerror (errno));
 }
@@ -699,7 +716,13 @@ s_signal_name (int sig, char *buf, size_t buflen)
 static int
 s_wait_child (run_t *run, pid_t pid)
 {
-    int wake_fd = run->worker->wake_fd;
+    //  Published before cancel is first read below: a kill after that
+    //  read writes it, so the poll cannot miss the kill
+    worker_t *worker = run->worker;
+    int wake_fd = eventfd (0, EFD_NONBLOCK | EFD_CLOEXEC);
+    pthread_mutex_lock (&worker->lock);
+    worker->wake_fd = wake_fd;
+    pthread_mutex_unlock (&worker->lock);
     int pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
     int term_sent = 0, kill_sent = 0;
     int64_t kill_at = 0;
@@ -728,8 +751,9 @@ s_wait_child (run_t *run, pid_t pid)
         else
         if (!term_sent && run->deadline)
             timeout = (int) (run->deadline - now);
-        if (pidfd < 0 && (timeout < 0 || timeout > 20))
-            timeout = 20;           //  no pidfd: poll waitpid
+        if ((pidfd < 0 || wake_fd < 0) && (timeout < 0 || timeout > 20))
+            timeout = 20;           //  no pidfd: poll waitpid; no eventfd:
+                                    //  see a kill within 20 ms
         struct pollfd items [2] = {
             { wake_fd, POLLIN, 0 }, { pidfd, POLLIN, 0 }
         };
@@ -757,6 +781,11 @@ s_wait_child (run_t *run, pid_t pid)
     }
     if (pidfd >= 0)
         close (pidfd);
+    pthread_mutex_lock (&worker->lock);
+    worker->wake_fd = -1;
+    pthread_mutex_unlock (&worker->lock);
+    if (wake_fd >= 0)
+        close (wake_fd);
     if (term_sent)
         kill (-pid, SIGKILL);       //  stragglers of the group
     return status;
@@ -1093,18 +1122,12 @@ s_worker_main (void *arg)
                 pthread_mutex_lock (&worker->lock);
                 continue;
             }
-            //  Idle: wait on our eventfd (see the head of this file).  A
-            //  run queued after the unlock has written it, so no wake is lost
-            int64_t wait_ms = reap_at - s_mono_ms () + 1;
+            //  Idle: wait on our own condition (see the head of this file)
+            struct timespec until;
+            until.tv_sec = (time_t) ((reap_at + 1) / 1000);
+            until.tv_nsec = (long) ((reap_at + 1) % 1000) * 1000000;
             worker->waiting = 1;
-            pthread_mutex_unlock (&worker->lock);
-            struct pollfd item = { worker->wake_fd, POLLIN, 0 };
-            if (poll (&item, 1, (int) (wait_ms > 0? wait_ms: 1)) > 0) {
-                uint64_t value;
-                if (read (worker->wake_fd, &value, sizeof value) < 0)
-                    {}                  //  another reader took it: fine
-            }
-            pthread_mutex_lock (&worker->lock);
+            pthread_cond_timedwait (&worker->wake, &worker->lock, &until);
             worker->waiting = 0;
             continue;
         }
@@ -1131,8 +1154,7 @@ s_worker_main (void *arg)
     pthread_mutex_unlock (&worker->lock);
     pthread_mutex_lock (&self->mutex);
     pthread_mutex_destroy (&worker->lock);
-    if (worker->wake_fd >= 0)
-        close (worker->wake_fd);
+    pthread_cond_destroy (&worker->wake);
     free (worker->handler_name);
     free (worker);
     if (--self->live_workers == 0)
@@ -1155,9 +1177,10 @@ s_worker_new (xxl_executor_t *self, int64_t job_id, const char *handler_name,
     worker->glue = glue;
     worker->glue_updatetime = glue_updatetime;
     worker->handler_name = strdup (handler_name? handler_name: "");
-    worker->wake_fd = eventfd (0, EFD_NONBLOCK | EFD_CLOEXEC);
+    worker->wake_fd = -1;
     pthread_mutex_init (&worker->lock, NULL);
-    if (!worker->handler_name || worker->wake_fd < 0
+    pthread_cond_init (&worker->wake, &self->monotonic);
+    if (!worker->handler_name
     ||  s_imap_put (&self->workers, job_id, worker)) {
         zsys_error ("executor: cannot create worker for job %lld: %s",
                     (long long) job_id, strerror (errno));
@@ -1176,11 +1199,21 @@ s_worker_new (xxl_executor_t *self, int64_t job_id, const char *handler_name,
     return worker;
 fail:
     pthread_mutex_destroy (&worker->lock);
-    if (worker->wake_fd >= 0)
-        close (worker->wake_fd);
+    pthread_cond_destroy (&worker->wake);
     free (worker->handler_name);
     free (worker);
     return NULL;
+}
+
+//  A futex hash of the process's own (see the head of this file), once
+//  per process.  EINVAL before Linux 6.16, whose one shared hash is sized
+//  for the whole machine: nothing to do there.
+static void
+s_futex_hash_size (void)
+{
+    if (prctl (PR_FUTEX_HASH, PR_FUTEX_HASH_SET_SLOTS, XXL_FUTEX_SLOTS, 0) < 0
+    &&  errno != EINVAL)
+        zsys_warning ("executor: cannot size the futex hash: %s", strerror (errno));
 }
 
 //  ---------------------------------------------------------------------
@@ -1233,11 +1266,11 @@ xxl_executor_new (const xxl_executor_config_t *config, xxl_handlers_t *handlers)
     //  for a holder that is not running only burns the CPU it needs
     pthread_mutex_init (&self->mutex, NULL);
     pthread_mutex_init (&self->done_lock, NULL);
-    pthread_condattr_t condattr;
-    pthread_condattr_init (&condattr);
-    pthread_condattr_setclock (&condattr, CLOCK_MONOTONIC);
-    pthread_cond_init (&self->workers_gone, &condattr);
-    pthread_condattr_destroy (&condattr);
+    pthread_condattr_init (&self->monotonic);
+    pthread_condattr_setclock (&self->monotonic, CLOCK_MONOTONIC);
+    pthread_cond_init (&self->workers_gone, &self->monotonic);
+    static pthread_once_t futex_once = PTHREAD_ONCE_INIT;
+    pthread_once (&futex_once, s_futex_hash_size);
     pthread_attr_init (&self->attr);
     pthread_attr_setstacksize (&self->attr, WORKER_STACK);
     pthread_attr_setdetachstate (&self->attr, PTHREAD_CREATE_DETACHED);
@@ -1310,6 +1343,7 @@ xxl_executor_destroy (xxl_executor_t **self_p)
         close (self->result_fd);
     pthread_attr_destroy (&self->attr);
     pthread_cond_destroy (&self->workers_gone);
+    pthread_condattr_destroy (&self->monotonic);
     pthread_mutex_destroy (&self->done_lock);
     pthread_mutex_destroy (&self->mutex);
     for (int i = 0; i < XXL_GLUE_COUNT; i++)

@@ -495,6 +495,20 @@ test_glue (void)
     xxl_executor_destroy (&executor);
 }
 
+//  Open file descriptors of this process
+static int
+s_fd_count (void)
+{
+    DIR *dir = opendir ("/proc/self/fd");
+    int count = 0;
+    if (dir) {
+        while (readdir (dir))
+            count++;
+        closedir (dir);
+    }
+    return count;
+}
+
 static void
 test_reap_and_stop (void)
 {
@@ -503,10 +517,14 @@ test_reap_and_stop (void)
     int64_t id;
     xxl_executor_t *executor = s_executor (1, 0, 1);
     int before = s_thread_count ();
-    for (int job = 0; job < 20; job++)
+    int fds_before = s_fd_count ();
+    for (int job = 0; job < 40; job++)
         s_run (executor, 100 + job, "okJobHandler", "", NULL, 0, &id, msg, sizeof msg);
-    CHECK (s_wait (executor, id, 5000) != NULL, "20 jobs ran");
-    CHECK (s_thread_count () >= before + 15, "20 workers alive (%d -> %d)", before, s_thread_count ());
+    CHECK (s_wait (executor, id, 5000) != NULL, "40 jobs ran");
+    CHECK (s_thread_count () >= before + 30, "40 workers alive (%d -> %d)", before, s_thread_count ());
+    //  Every fd is copied by each spawn of a child: idle workers hold none
+    CHECK (s_fd_count () <= fds_before + 8, "idle workers hold no fd (%d -> %d)",
+           fds_before, s_fd_count ());
     usleep (1600 * 1000);
     CHECK (s_thread_count () <= before, "idle workers reaped (%d -> %d)", before, s_thread_count ());
     CHECK (s_run (executor, 100, "okJobHandler", "", NULL, 0, &id, msg, sizeof msg) == 0, "run after reap");
