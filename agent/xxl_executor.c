@@ -1486,13 +1486,15 @@ xxl_executor_run (xxl_executor_t *self, const xxl_trigger_t *trigger, char *msg,
     else
         worker->head = run;
     worker->tail = run;
-    if (worker->waiting) {
-        //  Wake this idle worker once (no other thread); a busy one finds
-        //  the run in its queue
-        worker->waiting = 0;
-        s_worker_wake (worker);
-    }
+    //  Wake this idle worker once (no other thread); a busy one finds the
+    //  run in its queue.  Signalled once its lock is released, so that it
+    //  does not wake only to sleep again on that lock; it cannot retire
+    //  and free itself meanwhile, as that takes the executor mutex we hold
+    int wake = worker->waiting;
+    worker->waiting = 0;
     pthread_mutex_unlock (&worker->lock);
+    if (wake)
+        pthread_cond_signal (&worker->wake);
     run = NULL;
     rc = 0;
 done:
