@@ -177,6 +177,11 @@ s_prepare (xxl_store_t *self, const char *sql)
     return stmt;
 }
 
+//  Binds fmt's arguments ('i' int64_t, 'd' double, 's' text or NULL, any
+//  other: NULL).  Text is bound without a copy (SQLITE_STATIC): every
+//  function here steps its statement to the end and resets it before it
+//  returns, while the caller's strings are alive, and s_prepare clears
+//  the bindings before a statement is used again.
 static int
 s_bindv (xxl_store_t *self, sqlite3_stmt *stmt, const char *fmt, va_list args)
 {
@@ -191,7 +196,7 @@ s_bindv (xxl_store_t *self, sqlite3_stmt *stmt, const char *fmt, va_list args)
         else
         if (*f == 's') {
             const char *text = va_arg (args, const char *);
-            rc = text? sqlite3_bind_text (stmt, index, text, -1, SQLITE_TRANSIENT)
+            rc = text? sqlite3_bind_text (stmt, index, text, -1, SQLITE_STATIC)
                      : sqlite3_bind_null (stmt, index);
         }
         else
