@@ -31,6 +31,8 @@ check "BEAN handleCode 200" test "$(log_field "$LID" handleCode)" = 200
 check "routed to the FIRST address" test "$(log_field "$LID" executorAddress)" = agent-a
 check "triggerMsg explains the trigger" bash -c \
     "$CTL --api $API --json log show $LID | jq -r .triggerMsg | grep -q 'Trigger type: Manual trigger'"
+check "triggerMsg: XXL-JOB's lines, in order, then the answer" bash -c \
+    "$CTL --api $API --json log show $LID | jq -e '.triggerMsg | test(\"^Trigger type: Manual trigger\\nAdmin address: [^\\n]+\\nExecutor registry type: automatic\\nExecutor addresses: \\\\[agent-a, agent-b\\\\]\\nRoute strategy: FIRST\\nBlock strategy: SERIAL_EXECUTION\\nTimeout: 0\\nFail retry count: 0\\n\\n>>>>>>>>>>> Trigger <<<<<<<<<<<\\naddress: agent-a\\ncode: 200\\nmsg: null\\n$\")' >/dev/null"
 check "triggerMsg ends with the agent's answer, once" bash -c \
     "$CTL --api $API --json log show $LID | jq -e '.triggerMsg | endswith(\"address: agent-a\\ncode: 200\\nmsg: null\\n\") and ([match(\">>>>>>>>>>> Trigger\"; \"g\")] | length == 1)' >/dev/null"
 check "log row has the log keys" bash -c "$CTL --api $API --json log show $LID | jq -e \
