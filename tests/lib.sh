@@ -38,10 +38,22 @@ xxl_cleanup () {
         for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
         kill -KILL "$pid" 2>/dev/null
     done
+    # A sanitizer's report in a daemon's log fails the test (a leak shows
+    # only once the daemon has exited, after every check)
+    local report
+    for f in "$T"/*.log; do
+        [ -f "$f" ] || continue
+        report=$(grep -m1 -E 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$f") || continue
+        echo "FAIL - a sanitizer report in $(basename "$f"): $report"
+        grep -A25 -E 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$f" | head -60
+        FAILED=$((FAILED + 1))
+        echo "$PASSED passed, $FAILED failed"
+    done
     if [ "$FAILED" -gt 0 ]; then
         for f in "$T"/*.log; do echo "---- $f"; tail -n 30 "$f"; done
     fi
     if [ -n "${XXL_KEEP:-}" ]; then echo "kept $T"; else rm -rf "$T"; fi
+    [ "$FAILED" -eq 0 ] || exit 1
 }
 
 check () {    # check "description" command...
