@@ -397,6 +397,9 @@ s_handle_run (agent_t *self, link_t *link, xxl_msg_t *msg)
 //  A batch RUN: `runs`, up to XXL_RUN_BATCH_MAX TriggerParams taken in
 //  order, answered once with one {code, msg} per item; an item's problem
 //  touches no other item
+//  Runs of a RUN batch queued before their idle workers are woken
+#define XXL_WAKE_SLICE 128
+
 static void
 s_handle_run_batch (agent_t *self, link_t *link, xxl_msg_t *msg)
 {
@@ -413,7 +416,13 @@ s_handle_run_batch (agent_t *self, link_t *link, xxl_msg_t *msg)
     xxl_enc_reply (enc, xxl_msg_id (msg), XXL_OK, NULL);
     xxl_enc_key (enc, "content");
     xxl_enc_array_begin (enc);
+    //  Workers are woken per slice of the batch, once each for all their
+    //  runs in it (the first run of a slice waits for the slice, ~0.1 ms)
     for (uint32_t i = 0; i < runs->via.array.size; i++) {
+        if (i % XXL_WAKE_SLICE == 0) {
+            xxl_executor_hold_wakes (self->executor, 0);
+            xxl_executor_hold_wakes (self->executor, 1);
+        }
         const msgpack_object *item = &runs->via.array.ptr [i];
         char reason [512];
         int code;
@@ -429,6 +438,7 @@ s_handle_run_batch (agent_t *self, link_t *link, xxl_msg_t *msg)
         xxl_enc_kstr (enc, "msg", *reason? reason: NULL);
         xxl_enc_map_end (enc);
     }
+    xxl_executor_hold_wakes (self->executor, 0);
     xxl_enc_array_end (enc);
     s_send (self, link);
 }

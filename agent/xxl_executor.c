@@ -290,6 +290,9 @@ struct _xxl_executor_t {
     pthread_mutex_t mutex;              //  see the head of this file
     pthread_cond_t workers_gone;
     pthread_condattr_t monotonic;       //  for every condition here
+    int hold_wakes;                     //  xxl_executor_hold_wakes: the job ids
+    int64_t *held_wakes;                //  whose idle worker a run was queued
+    size_t held_count, held_max;        //  for, woken at the release
     pthread_attr_t attr;
     imap_t workers;                     //  job id -> worker_t (current)
     imap_t seen [2];                    //  accepted log ids, two generations
@@ -1216,6 +1219,24 @@ s_futex_hash_size (void)
         zsys_warning ("executor: cannot size the futex hash: %s", strerror (errno));
 }
 
+//  Remembers that job_id's idle worker is to be woken at the release of
+//  xxl_executor_hold_wakes; caller holds the mutex.  -1 when out of memory
+//  (the caller wakes it now).
+static int
+s_wake_later (xxl_executor_t *self, int64_t job_id)
+{
+    if (self->held_count == self->held_max) {
+        size_t max = self->held_max? self->held_max * 2: 256;
+        int64_t *ids = (int64_t *) realloc (self->held_wakes, max * sizeof (int64_t));
+        if (!ids)
+            return -1;
+        self->held_wakes = ids;
+        self->held_max = max;
+    }
+    self->held_wakes [self->held_count++] = job_id;
+    return 0;
+}
+
 //  ---------------------------------------------------------------------
 //  Public API
 
@@ -1344,6 +1365,7 @@ xxl_executor_destroy (xxl_executor_t **self_p)
     pthread_attr_destroy (&self->attr);
     pthread_cond_destroy (&self->workers_gone);
     pthread_condattr_destroy (&self->monotonic);
+    free (self->held_wakes);
     pthread_mutex_destroy (&self->done_lock);
     pthread_mutex_destroy (&self->mutex);
     for (int i = 0; i < XXL_GLUE_COUNT; i++)
@@ -1493,7 +1515,7 @@ xxl_executor_run (xxl_executor_t *self, const xxl_trigger_t *trigger, char *msg,
     int wake = worker->waiting;
     worker->waiting = 0;
     pthread_mutex_unlock (&worker->lock);
-    if (wake)
+    if (wake && !(self->hold_wakes && s_wake_later (self, trigger->job_id) == 0))
         pthread_cond_signal (&worker->wake);
     run = NULL;
     rc = 0;
@@ -1502,6 +1524,25 @@ done:
     if (run)
         s_run_free (run);
     return rc;
+}
+
+void
+xxl_executor_hold_wakes (xxl_executor_t *self, int hold)
+{
+    assert (self);
+    pthread_mutex_lock (&self->mutex);
+    if (!hold) {
+        //  The worker now in the map for each job: one replaced meanwhile
+        //  was woken by its stop, and none is freed while we hold the mutex
+        for (size_t i = 0; i < self->held_count; i++) {
+            worker_t *worker = (worker_t *) s_imap_get (&self->workers, self->held_wakes [i]);
+            if (worker)
+                pthread_cond_signal (&worker->wake);
+        }
+        self->held_count = 0;
+    }
+    self->hold_wakes = hold;
+    pthread_mutex_unlock (&self->mutex);
 }
 
 int

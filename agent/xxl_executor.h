@@ -90,6 +90,13 @@ void xxl_executor_destroy (xxl_executor_t **self_p);
 //  microseconds (a new job costs one pthread_create).
 int xxl_executor_run (xxl_executor_t *self, const xxl_trigger_t *trigger, char *msg, size_t msglen);
 
+//  hold 1: the idle workers that xxl_executor_run queues runs for are not
+//  woken yet; hold 0: they are, each once, and runs wake them at once
+//  again.  A batch of runs queued between the two wakes a job's worker once
+//  for all its runs in the batch, not once per run (the first of them
+//  waits for the batch to be queued).
+void xxl_executor_hold_wakes (xxl_executor_t *self, int hold);
+
 //  Kills the job's running run and fails its queued runs with reason
 //  (NULL: "scheduling center kill job."); the job's worker goes away.
 //  Returns 0 if something was killed, -1 if nothing ran ("job thread is not

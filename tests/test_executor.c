@@ -541,6 +541,38 @@ test_reap_and_stop (void)
     CHECK (executor == NULL, "destroy nulls");
 }
 
+//  Held wakes: a run queued for an idle worker waits for the release, and
+//  every held run then runs
+static void
+test_hold_wakes (void)
+{
+    printf ("  held wakes\n");
+    char msg [256];
+    int64_t id, ids [8];
+    xxl_executor_t *executor = s_executor (1, 0, 90);
+    //  Idle workers for jobs 300..303
+    for (int job = 0; job < 4; job++)
+        s_run (executor, 300 + job, "okJobHandler", "", NULL, 0, &id, msg, sizeof msg);
+    CHECK (s_wait (executor, id, 5000) != NULL, "4 workers ran once");
+    usleep (50 * 1000);
+    xxl_executor_hold_wakes (executor, 1);
+    for (int i = 0; i < 8; i++)
+        s_run (executor, 300 + i % 4, "okJobHandler", "", NULL, 0, &ids [i], msg, sizeof msg);
+    CHECK (s_wait (executor, ids [0], 300) == NULL && xxl_executor_active (executor) == 0,
+           "held: no run starts");
+    xxl_executor_hold_wakes (executor, 0);
+    int done = 0;
+    for (int i = 0; i < 8; i++) {
+        xxl_result_t *result = s_wait (executor, ids [i], 5000);
+        done += result && result->code == 200;
+    }
+    CHECK (done == 8, "released: all 8 held runs succeed (%d)", done);
+    //  Not held any more: a run starts at once
+    CHECK (s_run (executor, 300, "okJobHandler", "", NULL, 0, &id, msg, sizeof msg) == 0
+           && s_wait (executor, id, 5000) != NULL, "after the release runs start as queued");
+    xxl_executor_destroy (&executor);
+}
+
 //  1 if the executor's result fd polls readable now
 static int
 s_fd_readable (xxl_executor_t *executor)
@@ -854,6 +886,7 @@ main (void)
         xxl_executor_destroy (&executor);
         test_glue ();
         test_reap_and_stop ();
+        test_hold_wakes ();
         test_take_many ();
         test_log_sync ();
         test_pack ();
