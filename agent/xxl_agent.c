@@ -394,12 +394,12 @@ s_handle_run (agent_t *self, link_t *link, xxl_msg_t *msg)
     s_reply (self, link, xxl_msg_id (msg), code, *reason? reason: NULL);
 }
 
-//  A batch RUN: `runs`, up to XXL_RUN_BATCH_MAX TriggerParams taken in
-//  order, answered once with one {code, msg} per item; an item's problem
-//  touches no other item
 //  Runs of a RUN batch queued before their idle workers are woken
 #define XXL_WAKE_SLICE 128
 
+//  A batch RUN: `runs`, up to XXL_RUN_BATCH_MAX TriggerParams taken in
+//  order, answered once with one {code, msg} per item; an item's problem
+//  touches no other item
 static void
 s_handle_run_batch (agent_t *self, link_t *link, xxl_msg_t *msg)
 {
@@ -418,8 +418,9 @@ s_handle_run_batch (agent_t *self, link_t *link, xxl_msg_t *msg)
     xxl_enc_array_begin (enc);
     //  Workers are woken per slice of the batch, once each for all their
     //  runs in it (the first run of a slice waits for the slice, ~0.1 ms)
+    xxl_executor_hold_wakes (self->executor, 1);
     for (uint32_t i = 0; i < runs->via.array.size; i++) {
-        if (i % XXL_WAKE_SLICE == 0) {
+        if (i > 0 && i % XXL_WAKE_SLICE == 0) {
             xxl_executor_hold_wakes (self->executor, 0);
             xxl_executor_hold_wakes (self->executor, 1);
         }

@@ -920,8 +920,7 @@ s_fire_queue (server_t *self, plan_t **plan_p, int64_t stamp, const void *rid,
 //  Triggers
 
 //  Joins count strings (NULL: none) in text, reused from call to call;
-//  returns its NUL-terminated contents, valid until the next call, or NULL
-//  when out of memory
+//  returns its NUL-terminated contents, valid until the next call
 static char *
 s_text (zchunk_t *text, const char *const *pieces, size_t count)
 {
@@ -930,7 +929,7 @@ s_text (zchunk_t *text, const char *const *pieces, size_t count)
         if (pieces [i] && *pieces [i])
             zchunk_extend (text, pieces [i], strlen (pieces [i]));
     zchunk_extend (text, "", 1);
-    return zchunk_size (text)? (char *) zchunk_data (text): NULL;
+    return (char *) zchunk_data (text);
 }
 
 static const char *

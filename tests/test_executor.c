@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -541,6 +542,18 @@ test_reap_and_stop (void)
     CHECK (executor == NULL, "destroy nulls");
 }
 
+//  The process's futex hash, sized by the first executor (Linux >= 6.16;
+//  older kernels refuse PR_FUTEX_HASH and keep one shared hash)
+static void
+test_futex_hash (void)
+{
+    int slots = prctl (78 /* PR_FUTEX_HASH */, 2 /* PR_FUTEX_HASH_GET_SLOTS */, 0, 0);
+    if (slots < 0)
+        printf ("  futex hash: not settable on this kernel, skipped\n");
+    else
+        CHECK (slots == 8192, "the executor sized the futex hash (%d buckets)", slots);
+}
+
 //  Held wakes: a run queued for an idle worker waits for the release, and
 //  every held run then runs
 static void
@@ -887,6 +900,7 @@ main (void)
         test_glue ();
         test_reap_and_stop ();
         test_hold_wakes ();
+        test_futex_hash ();
         test_take_many ();
         test_log_sync ();
         test_pack ();
