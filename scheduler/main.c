@@ -131,6 +131,7 @@ main (int argc, char *argv [])
     settings.keep_last = s_int (NULL, config, "scheduler/log/keep_last", settings.keep_last);
     settings.alarm_every_failure = s_int (NULL, config, "scheduler/alarm/every_failure", 0);
     settings.stop_wait_ms = s_int (NULL, config, "scheduler/stop_wait", settings.stop_wait_ms);
+    settings.wal_size_mb = s_int (NULL, config, "scheduler/wal_size", settings.wal_size_mb);
     settings.warmup_ms = s_int (NULL, config, "scheduler/planner/warmup", settings.warmup_ms);
     settings.recovery_wait_ms = s_int (NULL, config, "scheduler/planner/recovery_wait",
                                        settings.recovery_wait_ms);
@@ -138,11 +139,11 @@ main (int argc, char *argv [])
     ||  settings.preread_ms < 100 || settings.scan_ms < 10
     ||  settings.fail_check_ms < 10 || settings.retention_check_ms < 10 || settings.lost_check_ms < 10 || settings.report_ms < 10
     ||  settings.fast_pool < 1 || settings.slow_pool < 1 || settings.probe_timeout_ms < 1
-    ||  settings.slow_ms < 0 || settings.slow_count < 0) {
+    ||  settings.slow_ms < 0 || settings.slow_count < 0 || settings.wal_size_mb < 1) {
         fprintf (stderr, "xxl-scheduler: need registry/beat >= 1, registry/dead >= beat, batch >= 1,"
                          " pools/fast, pools/slow and pools/probe_timeout >= 1, pools/slow_ms and slow_count >= 0,"
                          " planner/preread >= 100,"
-                         " planner/scan >= 10\n");
+                         " planner/scan >= 10, wal_size >= 1\n");
         return 2;
     }
     if (streq (s_value (use_syslog, config, "scheduler/syslog", "0"), "1"))

@@ -33,6 +33,7 @@
 #define XXL_MAX_TEXT        (64 * 1024)         //  desc, param, msg fields
 #define XXL_MAX_GLUE        (1024 * 1024)       //  glue source
 #define XXL_HANDLE_MSG_CAP  15000
+#define XXL_WAL_FIRE_MS     100                 //  no WAL restart this close to a fire
 
 //  The names users type (DESIGN §3)
 static const char *s_schedule_types [] = { "NONE", "CRON", "FIX_RATE", "FIX_DELAY", NULL };
@@ -2401,6 +2402,14 @@ s_fire_near (server_t *self)
     return next - s_now () <= (guard < 20? guard: 20);
 }
 
+//  True when a planned fire is due within ms
+static bool
+s_fire_within (server_t *self, int64_t ms)
+{
+    int64_t next = xxl_timer_next (self->timer);
+    return next >= 0 && next - s_now () <= ms;
+}
+
 //  Waits for the next fire (due within the guard) and sends it
 static void
 s_fire_wait (server_t *self)
@@ -4241,6 +4250,7 @@ xxl_server_config_defaults (xxl_server_config_t *config)
     config->retention_check_ms = 3600 * 1000;
     config->keep_last = 0;
     config->stop_wait_ms = 3000;
+    config->wal_size_mb = 64;
 }
 
 static void
@@ -4387,6 +4397,7 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
         s_server_destroy (&self);
         return NULL;
     }
+    xxl_store_set_wal_size (self->store, config->wal_size_mb);
     //  Alarm plugins: their config keys are scheduler/alarm/<key>
     self->alarm_host = *xxl_alarms_default_host ();
     self->alarm_host.config = s_alarm_config;
@@ -4723,6 +4734,11 @@ xxl_server_actor (zsock_t *pipe, void *args)
         self->sent_max = 0;
         zlistx_purge (self->turn_plans);
         s_flush (self);
+        //  The WAL's restart holds the engine up for its fsyncs: not
+        //  close to a fire, unless the WAL is past four times its size
+        int wal = xxl_store_wal_due (self->store);
+        if (wal == 2 || (wal == 1 && !s_fire_within (self, XXL_WAL_FIRE_MS)))
+            xxl_store_wal_restart (self->store);
     }
     s_server_destroy (&self);
 }

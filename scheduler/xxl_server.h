@@ -53,6 +53,7 @@ typedef struct {
     int keep_last;                      //  at most this many log rows (0: no limit)
     int alarm_every_failure;            //  1: alarm each failed attempt, not only the last
     int stop_wait_ms;                   //  at SIGTERM, wait this long for RUN answers
+    int wal_size_mb;                    //  the store's WAL starts over at this size
     int recovery_wait_ms;               //  after a restart, wait this long for an
                                         //  agent to re-send what it may have got
     int status;                         //  out: 0 once serving, -1 when start failed

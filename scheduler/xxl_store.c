@@ -13,12 +13,22 @@
 
 #include <czmq.h>
 #include <sqlite3.h>
+#include <inttypes.h>
 #include <stdarg.h>
+
+//  The WAL starts over once it holds wal_size frames (XXL_WAL_MIB by
+//  default).  The checkpointer runs a pass every 250 ms, or as soon as the
+//  writer has added a sixteenth of wal_size frames since its last nudge,
+//  so xxl_store_wal_restart has only the last of them to copy.
+#define XXL_WAL_MIB 64
 
 struct _xxl_store_t {
     sqlite3 *db;
     zhashx_t *statements;               //  sql pointer → sqlite3_stmt
     zactor_t *checkpointer;             //  WAL checkpoints off the caller's thread
+    int wal_size;                       //  frames: the WAL starts over at this size
+    int wal_frames;                     //  frames in the WAL after the last commit
+    int wal_nudged;                     //  wal_frames when the checkpointer was last nudged
     int in_txn;
     char error [512];
 };
@@ -293,9 +303,10 @@ s_pointer_compare (const void *a, const void *b)
 }
 
 //  The checkpointer: its own connection copies the WAL into the database
-//  (PASSIVE: it never waits for, nor blocks, the writer) every 250 ms, so
-//  that the fsyncs of checkpoints do not stall the writer's commits, as
-//  SQLite's automatic checkpoint inside COMMIT would.  args: the path.
+//  (PASSIVE: it never waits for, nor blocks, the writer) every 250 ms, and
+//  when the writer nudges it (a "PASS" on the pipe), so that the fsyncs of
+//  checkpoints do not stall the writer's commits, as SQLite's automatic
+//  checkpoint inside COMMIT would.  args: the path.
 static void
 s_checkpointer (zsock_t *pipe, void *args)
 {
@@ -323,9 +334,12 @@ s_checkpointer (zsock_t *pipe, void *args)
     bool terminated = false;
     while (!terminated) {
         if (zpoller_wait (poller, 250) == pipe) {
-            char *command = zstr_recv (pipe);
-            terminated = !command || streq (command, "$TERM");
-            zstr_free (&command);
+            //  Nudges queued during the last pass make one pass
+            do {
+                char *command = zstr_recv (pipe);
+                terminated |= !command || streq (command, "$TERM");
+                zstr_free (&command);
+            } while (!terminated && (zsock_events (pipe) & ZMQ_POLLIN));
         }
         else
         if (zpoller_terminated (poller))
@@ -337,6 +351,19 @@ s_checkpointer (zsock_t *pipe, void *args)
     }
     zpoller_destroy (&poller);
     sqlite3_close (db);
+}
+
+//  After each commit of the writer: the WAL's size
+static int
+s_wal_hook (void *arg, sqlite3 *db, const char *name, int frames)
+{
+    (void) db;
+    (void) name;
+    xxl_store_t *self = (xxl_store_t *) arg;
+    if (frames < self->wal_frames)
+        self->wal_nudged = 0;           //  it started over
+    self->wal_frames = frames;
+    return SQLITE_OK;
 }
 
 xxl_store_t *
@@ -375,7 +402,11 @@ xxl_store_new (const char *path, char *err, size_t errlen)
     if (*path && strneq (path, ":memory:") && strncmp (path, "file:", 5)) {
         if (s_exec_script (self, "PRAGMA wal_autocheckpoint = 0;") == 0)
             self->checkpointer = zactor_new (s_checkpointer, (void *) path);
-        if (!self->checkpointer)
+        if (self->checkpointer) {
+            sqlite3_wal_hook (self->db, s_wal_hook, self);
+            xxl_store_set_wal_size (self, XXL_WAL_MIB);
+        }
+        else
             s_exec_script (self, "PRAGMA wal_autocheckpoint = 1000;");
     }
     return self;
@@ -432,7 +463,56 @@ xxl_store_commit (xxl_store_t *self)
         return -1;
     }
     self->in_txn = 0;
+    //  Not once the WAL is due to start over: the writer's checkpoint
+    //  (xxl_store_wal_restart) can run only between the checkpointer's
+    if (self->checkpointer && self->wal_frames < self->wal_size
+    &&  self->wal_frames >= self->wal_nudged + self->wal_size / 16) {
+        //  (a checkpointer still busy with the last nudge is not waited for)
+        if (zmq_send (zsock_resolve (self->checkpointer), "PASS", 4, ZMQ_DONTWAIT) == 4)
+            self->wal_nudged = self->wal_frames;
+    }
     return 0;
+}
+
+void
+xxl_store_set_wal_size (xxl_store_t *self, int mib)
+{
+    int64_t page = xxl_store_scalar (self, "PRAGMA page_size", NULL);
+    if (mib < 1 || page <= 0)
+        return;
+    self->wal_size = (int) ((int64_t) mib * 1048576 / page);
+    char pragma [64];
+    snprintf (pragma, sizeof pragma, "PRAGMA journal_size_limit = %" PRId64,
+              (int64_t) mib * 4 * 1048576);
+    s_exec_script (self, pragma);
+}
+
+int
+xxl_store_wal_due (xxl_store_t *self)
+{
+    if (self->in_txn || !self->checkpointer || self->wal_frames < self->wal_size)
+        return 0;
+    return self->wal_frames >= 4 * self->wal_size? 2: 1;
+}
+
+int
+xxl_store_wal_restart (xxl_store_t *self)
+{
+    if (self->in_txn || !self->checkpointer)
+        return 0;
+    //  Past four times its size the checkpointer cannot keep up with the
+    //  writes: the writer waits for its pass (up to a second)
+    int tries = self->wal_frames >= 4 * self->wal_size? 1000: 1;
+    int frames = 0, copied = 0, rc;
+    while ((rc = sqlite3_wal_checkpoint_v2 (self->db, NULL, SQLITE_CHECKPOINT_PASSIVE,
+                                            &frames, &copied)) == SQLITE_BUSY
+    &&     --tries > 0)
+        zclock_sleep (1);
+    if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
+        return 0;                       //  the checkpointer's pass: next time
+    if (rc != SQLITE_OK)
+        return s_fail (self, "checkpoint");
+    return copied == frames? 1: 0;
 }
 
 int

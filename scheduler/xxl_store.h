@@ -87,6 +87,24 @@ int xxl_store_schema_version (xxl_store_t *self);
 
 int xxl_store_begin (xxl_store_t *self);
 int xxl_store_commit (xxl_store_t *self);
+
+//  The WAL.  A checkpointer thread copies it into the database without
+//  ever blocking the writer; but under a steady load a commit lands during
+//  every one of its passes, the WAL never starts over and grows without
+//  end (SQLite's "checkpoint starvation").  So the writer restarts it.
+//  set_wal_size: the WAL starts over once it holds about mib MiB (64 by
+//  default; at least 1), and is cut back to four times that when it does.
+//  wal_due, between transactions: 1 when the WAL is past its size, 2 when
+//  past four times it, else 0.  wal_restart, between transactions: copies
+//  into the database what the checkpointer has not (its last pass was at
+//  most a sixteenth of the size ago: a checkpoint of those frames with
+//  its two fsyncs), so that the next transaction starts the WAL over; 1
+//  when it may, 0 when the checkpointer was busy (try again after the
+//  next commit: it is not nudged once the WAL is due), -1 on error.  Past
+//  four times its size, it waits up to a second for the checkpointer.
+void xxl_store_set_wal_size (xxl_store_t *self, int mib);
+int xxl_store_wal_due (xxl_store_t *self);
+int xxl_store_wal_restart (xxl_store_t *self);
 int xxl_store_rollback (xxl_store_t *self);
 int xxl_store_in_txn (xxl_store_t *self);
 
