@@ -29,6 +29,7 @@ struct _xxl_store_t {
     int wal_size;                       //  frames: the WAL starts over at this size
     int wal_frames;                     //  frames in the WAL after the last commit
     int wal_nudged;                     //  wal_frames when the checkpointer was last nudged
+    int wal_retry;                      //  a restart that did not happen: not again before
     int in_txn;
     char error [512];
 };
@@ -361,7 +362,7 @@ s_wal_hook (void *arg, sqlite3 *db, const char *name, int frames)
     (void) name;
     xxl_store_t *self = (xxl_store_t *) arg;
     if (frames < self->wal_frames)
-        self->wal_nudged = 0;           //  it started over
+        self->wal_nudged = self->wal_retry = 0;         //  it started over
     self->wal_frames = frames;
     return SQLITE_OK;
 }
@@ -465,6 +466,7 @@ xxl_store_commit (xxl_store_t *self)
     self->in_txn = 0;
     //  Not once the WAL is due to start over: the writer's checkpoint
     //  (xxl_store_wal_restart) can run only between the checkpointer's
+    //  passes
     if (self->checkpointer && self->wal_frames < self->wal_size
     &&  self->wal_frames >= self->wal_nudged + self->wal_size / 16) {
         //  (a checkpointer still busy with the last nudge is not waited for)
@@ -490,7 +492,8 @@ xxl_store_set_wal_size (xxl_store_t *self, int mib)
 int
 xxl_store_wal_due (xxl_store_t *self)
 {
-    if (self->in_txn || !self->checkpointer || self->wal_frames < self->wal_size)
+    if (self->in_txn || !self->checkpointer || self->wal_frames < self->wal_size
+    ||  self->wal_frames < self->wal_retry)
         return 0;
     return self->wal_frames >= 4 * self->wal_size? 2: 1;
 }
@@ -512,6 +515,9 @@ xxl_store_wal_restart (xxl_store_t *self)
         return 0;                       //  the checkpointer's pass: next time
     if (rc != SQLITE_OK)
         return s_fail (self, "checkpoint");
+    //  A reader still in the WAL (a backup, say) holds it back: not
+    //  again for a sixteenth of its size, nor at every turn
+    self->wal_retry = self->wal_frames + self->wal_size / 16;
     return copied == frames? 1: 0;
 }
 

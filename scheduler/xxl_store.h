@@ -95,7 +95,8 @@ int xxl_store_commit (xxl_store_t *self);
 //  set_wal_size: the WAL starts over once it holds about mib MiB (64 by
 //  default; at least 1), and is cut back to four times that when it does.
 //  wal_due, between transactions: 1 when the WAL is past its size, 2 when
-//  past four times it, else 0.  wal_restart, between transactions: copies
+//  past four times it, else 0 (and 0 until it has grown by a sixteenth of
+//  its size after a restart that a reader held back).  wal_restart, between transactions: copies
 //  into the database what the checkpointer has not (its last pass was at
 //  most a sixteenth of the size ago: a checkpoint of those frames with
 //  its two fsyncs), so that the next transaction starts the WAL over; 1

@@ -5,6 +5,7 @@
 #include "xxl_test.h"
 
 #include <czmq.h>
+#include <sqlite3.h>
 #include <sys/stat.h>
 
 static char s_dir [] = "/tmp/xxl-test-store-XXXXXX";
@@ -237,6 +238,53 @@ main (void)
     if (wal_max > 5 * 1048576)
         printf ("# the WAL grew to %lld bytes\n", (long long) wal_max);
     XXL_CHECK (xxl_store_scalar (walled, "SELECT COUNT(*) FROM xxl_job_log", NULL) == rows);
+
+    //  A reader in the WAL (a backup, say) holds its restart back: the
+    //  writer then tries again only every sixteenth of the size, not at
+    //  every commit; once the reader is gone the WAL starts over and is
+    //  cut back to four times its size
+    sqlite3 *reader = NULL;
+    XXL_CHECK (sqlite3_open_v2 (wal_db, &reader, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+    XXL_CHECK (sqlite3_exec (reader, "BEGIN; SELECT COUNT(*) FROM xxl_job_log;",
+                             NULL, NULL, NULL) == SQLITE_OK);
+    int past_size = 0, due_turns = 0;
+    restarts = 0;
+    for (int turn = 0; turn < 600; turn++) {
+        errors += xxl_store_begin (walled) != 0;
+        xxl_log_t row = log;
+        row.id = 0;
+        errors += xxl_store_log_add (walled, &row) != 0;
+        errors += xxl_store_commit (walled) != 0;
+        struct stat wal_stat;
+        if (stat (wal_path, &wal_stat) == 0 && wal_stat.st_size > 1048576 + 32768)
+            past_size++;
+        if (xxl_store_wal_due (walled)) {
+            due_turns++;
+            xxl_store_wal_restart (walled);
+        }
+    }
+    XXL_CHECK (errors == 0);
+    XXL_CHECK (past_size > 100);
+    XXL_CHECK (due_turns > 0 && due_turns * 2 < past_size);
+    sqlite3_close (reader);
+    for (int turn = 0; turn < 200 && restarts == 0; turn++) {
+        errors += xxl_store_begin (walled) != 0;
+        xxl_log_t row = log;
+        row.id = 0;
+        errors += xxl_store_log_add (walled, &row) != 0;
+        errors += xxl_store_commit (walled) != 0;
+        if (xxl_store_wal_due (walled))
+            restarts += xxl_store_wal_restart (walled) == 1;
+    }
+    //  (the restart itself happens at the next commit)
+    XXL_CHECK (xxl_store_begin (walled) == 0);
+    xxl_log_t final_row = log;
+    final_row.id = 0;
+    XXL_CHECK (xxl_store_log_add (walled, &final_row) == 0);
+    XXL_CHECK (xxl_store_commit (walled) == 0);
+    struct stat after_reader;
+    XXL_CHECK (restarts == 1 && stat (wal_path, &after_reader) == 0
+               && after_reader.st_size <= 4 * 1048576 + 32768);
     char *check = xxl_store_text (walled, "PRAGMA integrity_check", NULL);
     XXL_CHECK (check && streq (check, "ok"));
     zstr_free (&check);
