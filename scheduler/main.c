@@ -139,11 +139,12 @@ main (int argc, char *argv [])
     ||  settings.preread_ms < 100 || settings.scan_ms < 10
     ||  settings.fail_check_ms < 10 || settings.retention_check_ms < 10 || settings.lost_check_ms < 10 || settings.report_ms < 10
     ||  settings.fast_pool < 1 || settings.slow_pool < 1 || settings.probe_timeout_ms < 1
-    ||  settings.slow_ms < 0 || settings.slow_count < 0 || settings.wal_size_mb < 1) {
+    ||  settings.slow_ms < 0 || settings.slow_count < 0 || settings.wal_size_mb < 1
+    ||  settings.wal_size_mb > 65536) {
         fprintf (stderr, "xxl-scheduler: need registry/beat >= 1, registry/dead >= beat, batch >= 1,"
                          " pools/fast, pools/slow and pools/probe_timeout >= 1, pools/slow_ms and slow_count >= 0,"
                          " planner/preread >= 100,"
-                         " planner/scan >= 10, wal_size >= 1\n");
+                         " planner/scan >= 10, wal_size 1-65536\n");
         return 2;
     }
     if (streq (s_value (use_syslog, config, "scheduler/syslog", "0"), "1"))

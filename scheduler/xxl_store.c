@@ -21,6 +21,7 @@
 //  writer has added a sixteenth of wal_size frames since its last nudge,
 //  so xxl_store_wal_restart has only the last of them to copy.
 #define XXL_WAL_MIB 64
+#define XXL_WAL_MIB_MAX 65536
 
 struct _xxl_store_t {
     sqlite3 *db;
@@ -480,7 +481,7 @@ void
 xxl_store_set_wal_size (xxl_store_t *self, int mib)
 {
     int64_t page = xxl_store_scalar (self, "PRAGMA page_size", NULL);
-    if (mib < 1 || page <= 0)
+    if (mib < 1 || mib > XXL_WAL_MIB_MAX || page <= 0)
         return;
     self->wal_size = (int) ((int64_t) mib * 1048576 / page);
     char pragma [64];
@@ -505,19 +506,22 @@ xxl_store_wal_restart (xxl_store_t *self)
         return 0;
     //  Past four times its size the checkpointer cannot keep up with the
     //  writes: the writer waits for its pass (up to a second)
-    int tries = self->wal_frames >= 4 * self->wal_size? 1000: 1;
+    bool wait = self->wal_frames >= 4 * self->wal_size;
+    int64_t deadline = zclock_mono () + 1000;
     int frames = 0, copied = 0, rc;
     while ((rc = sqlite3_wal_checkpoint_v2 (self->db, NULL, SQLITE_CHECKPOINT_PASSIVE,
                                             &frames, &copied)) == SQLITE_BUSY
-    &&     --tries > 0)
+    &&     wait && zclock_mono () < deadline)
         zclock_sleep (1);
+    //  Not due again for a sixteenth of its size, nor at every turn: after
+    //  a restart that a reader still in the WAL (a backup, say) held back,
+    //  a wait that timed out, or an error
+    if (rc != SQLITE_BUSY || wait)
+        self->wal_retry = self->wal_frames + self->wal_size / 16;
     if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
         return 0;                       //  the checkpointer's pass: next time
     if (rc != SQLITE_OK)
         return s_fail (self, "checkpoint");
-    //  A reader still in the WAL (a backup, say) holds it back: not
-    //  again for a sixteenth of its size, nor at every turn
-    self->wal_retry = self->wal_frames + self->wal_size / 16;
     return copied == frames? 1: 0;
 }
 

@@ -93,10 +93,12 @@ int xxl_store_commit (xxl_store_t *self);
 //  every one of its passes, the WAL never starts over and grows without
 //  end (SQLite's "checkpoint starvation").  So the writer restarts it.
 //  set_wal_size: the WAL starts over once it holds about mib MiB (64 by
-//  default; at least 1), and is cut back to four times that when it does.
+//  default; 1 to 65,536, else ignored), and is cut back to four times that
+//  when it does.
 //  wal_due, between transactions: 1 when the WAL is past its size, 2 when
 //  past four times it, else 0 (and 0 until it has grown by a sixteenth of
-//  its size after a restart that a reader held back).  wal_restart, between transactions: copies
+//  its size after a restart that a reader held back, a wait that timed
+//  out, or an error).  wal_restart, between transactions: copies
 //  into the database what the checkpointer has not (its last pass was at
 //  most a sixteenth of the size ago: a checkpoint of those frames with
 //  its two fsyncs), so that the next transaction starts the WAL over; 1

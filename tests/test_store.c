@@ -210,6 +210,10 @@ main (void)
     XXL_CHECK (walled);
     xxl_store_set_wal_size (walled, 1);
     XXL_CHECK (xxl_store_scalar (walled, "PRAGMA journal_size_limit", NULL) == 4 * 1048576);
+    //  (sizes out of range are ignored)
+    xxl_store_set_wal_size (walled, 0);
+    xxl_store_set_wal_size (walled, 65537);
+    XXL_CHECK (xxl_store_scalar (walled, "PRAGMA journal_size_limit", NULL) == 4 * 1048576);
     off_t wal_max = 0;
     int restarts = 0, rows = 0, due_in_txn = 0, errors = 0;
     for (int turn = 0; turn < 2000; turn++) {
