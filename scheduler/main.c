@@ -145,6 +145,7 @@ main (int argc, char *argv [])
                          " pools/fast, pools/slow and pools/probe_timeout >= 1, pools/slow_ms and slow_count >= 0,"
                          " planner/preread >= 100,"
                          " planner/scan >= 10, wal_size 1-65536\n");
+        zconfig_destroy (&config);
         return 2;
     }
     if (streq (s_value (use_syslog, config, "scheduler/syslog", "0"), "1"))
