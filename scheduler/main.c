@@ -2,6 +2,7 @@
 */
 
 #include "xxl_server.h"
+#include "xxl_store.h"
 
 #include "../sdk/src/xxl_conf.h"
 
@@ -140,7 +141,7 @@ main (int argc, char *argv [])
     ||  settings.fail_check_ms < 10 || settings.retention_check_ms < 10 || settings.lost_check_ms < 10 || settings.report_ms < 10
     ||  settings.fast_pool < 1 || settings.slow_pool < 1 || settings.probe_timeout_ms < 1
     ||  settings.slow_ms < 0 || settings.slow_count < 0 || settings.wal_size_mb < 1
-    ||  settings.wal_size_mb > 65536) {
+    ||  settings.wal_size_mb > XXL_STORE_WAL_MIB_MAX) {
         fprintf (stderr, "xxl-scheduler: need registry/beat >= 1, registry/dead >= beat, batch >= 1,"
                          " pools/fast, pools/slow and pools/probe_timeout >= 1, pools/slow_ms and slow_count >= 0,"
                          " planner/preread >= 100,"

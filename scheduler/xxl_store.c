@@ -21,7 +21,6 @@
 //  writer has added a sixteenth of wal_size frames since its last nudge,
 //  so xxl_store_wal_restart has only the last of them to copy.
 #define XXL_WAL_MIB 64
-#define XXL_WAL_MIB_MAX 65536
 
 struct _xxl_store_t {
     sqlite3 *db;
@@ -481,7 +480,7 @@ void
 xxl_store_set_wal_size (xxl_store_t *self, int mib)
 {
     int64_t page = xxl_store_scalar (self, "PRAGMA page_size", NULL);
-    if (mib < 1 || mib > XXL_WAL_MIB_MAX || page <= 0)
+    if (mib < 1 || mib > XXL_STORE_WAL_MIB_MAX || page <= 0)
         return;
     self->wal_size = (int) ((int64_t) mib * 1048576 / page);
     char pragma [64];

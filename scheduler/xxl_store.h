@@ -105,6 +105,7 @@ int xxl_store_commit (xxl_store_t *self);
 //  when it may, 0 when the checkpointer was busy (try again after the
 //  next commit: it is not nudged once the WAL is due), -1 on error.  Past
 //  four times its size, it waits up to a second for the checkpointer.
+#define XXL_STORE_WAL_MIB_MAX 65536
 void xxl_store_set_wal_size (xxl_store_t *self, int mib);
 int xxl_store_wal_due (xxl_store_t *self);
 int xxl_store_wal_restart (xxl_store_t *self);
