@@ -99,6 +99,8 @@ s_find (xxl_registry_t *self, const char *app, const char *address, int *found)
 static s_route_t *
 s_route (xxl_registry_t *self, const char *address)
 {
+    if (!address)
+        return NULL;
     for (size_t i = 0; i < self->routes_size; i++)
         if (streq (self->routes [i].address, address))
             return &self->routes [i];

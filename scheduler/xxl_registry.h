@@ -32,7 +32,8 @@ int xxl_registry_expire (xxl_registry_t *self, int64_t dead_before);
 //  app is unknown).
 size_t xxl_registry_addresses (xxl_registry_t *self, const char *app,
                                const char *const **addresses);
-//  The routing id of an address, or NULL when it is not connected.
+//  The routing id of an address, or NULL when it is not connected (or
+//  address is NULL: a row not routed yet).
 const void *xxl_registry_route (xxl_registry_t *self, const char *address, size_t *size);
 //  How many TriggerParams one RUN to address may carry, as its REGISTER
 //  said (`runBatch`): 0 for the single form only (also when unknown or

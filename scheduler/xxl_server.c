@@ -2247,6 +2247,8 @@ s_fire_plan (server_t *self, int64_t log_id, int64_t when)
 static bool
 s_instant_add (server_t *self, plan_t *plan, int64_t fire_at)
 {
+    if (!plan->address || !plan->tp)
+        return false;                   //  (unprepared: no agent to route to yet)
     size_t rid_size;
     const void *rid = xxl_registry_route (self->registry, plan->address, &rid_size);
     int max = rid? xxl_registry_run_batch (self->registry, plan->address): 0;
