@@ -197,6 +197,8 @@ typedef struct {
     int64_t fired_sent;                 //  xxl_job_fired.fired_sent as committed
     int64_t sent_max;                   //  latest planned time sent this turn
     int64_t data_version;               //  PRAGMA data_version at the last turn
+    uint64_t foreign_replies;           //  agent replies from the wrong connection,
+    int64_t foreign_logged;             //  counted since this monotonic ms's log line
     uint64_t foreign_turn;              //  the last turn that saw another connection's
                                         //  commit: plans made before it may be void
     zhashx_t *snaps;                    //  job id → snap_t of jobs due soon
@@ -3838,7 +3840,11 @@ s_receive (server_t *self, zmsg_t *zmsg, zlistx_t *outbox, const char *what,
         if (!msg)
             s_reply_bad_frame (self, outbox, rid, id, reason);
         else
-        if (s_authorized (self, msg)) {
+        //  An agent's REPLY carries no token: it counts only from the
+        //  connection its request went to (s_agent_answer), and that
+        //  connection's REGISTER was checked
+        if (!(outbox == self->agents_out && streq (xxl_msg_type (msg), "REPLY"))
+        &&  s_authorized (self, msg)) {
             zsys_warning ("server: %s message with a wrong access token refused", what);
             xxl_enc_reply (self->enc, id, XXL_UNAUTHORIZED, "the access token is wrong");
             if (outbox == self->agents_out)
@@ -4086,17 +4092,48 @@ s_handle_routed (server_t *self, zmsg_t *zmsg)
     zframe_destroy (&body);
 }
 
-//  A reply from an agent to one of our requests
+//  Logs a reply that came from another connection than its request went
+//  to, at most once a minute (a peer may send them in a flood)
 static void
-s_agent_answer (server_t *self, xxl_msg_t *msg)
+s_foreign_reply (server_t *self, uint64_t id)
+{
+    int64_t now = zclock_mono ();
+    self->foreign_replies++;
+    if (now - self->foreign_logged < 60000)
+        return;
+    zsys_warning ("server: %" PRIu64 " agent replies ignored: not from the connection their"
+                  " request went to (the latest had id %" PRIu64 ")",
+                  self->foreign_replies, id);
+    self->foreign_replies = 0;
+    self->foreign_logged = now;
+}
+
+//  A reply from an agent to one of our requests.  It counts only when it
+//  comes from the connection the request was sent to: a batch's, or the
+//  one its address is registered on.
+static void
+s_agent_answer (server_t *self, zframe_t *rid, xxl_msg_t *msg)
 {
     uint64_t id = xxl_msg_id (msg);
     pending_t *pending = (pending_t *) zhashx_lookup (self->pending, &id);
     if (!pending) {
         run_batch_t *batch = (run_batch_t *) zhashx_lookup (self->batches, &id);
-        if (batch)
+        if (!batch)
+            return;                     //  (late: its deadline already passed)
+        if (batch->rid_size == zframe_size (rid)
+        &&  memcmp (batch->rid, zframe_data (rid), batch->rid_size) == 0)
             s_batch_answer (self, batch, msg);
-        return;                         //  (or late: its deadline already passed)
+        else
+            s_foreign_reply (self, id);
+        return;
+    }
+    size_t route_size = 0;
+    const void *route = pending->address
+                      ? xxl_registry_route (self->registry, pending->address, &route_size): NULL;
+    if (!route || route_size != zframe_size (rid)
+    ||  memcmp (route, zframe_data (rid), route_size) != 0) {
+        s_foreign_reply (self, id);
+        return;
     }
     const msgpack_object *code_obj = xxl_msg_get (xxl_msg_root (msg), "code");
     int code = code_obj && code_obj->type == MSGPACK_OBJECT_POSITIVE_INTEGER
@@ -4137,7 +4174,7 @@ s_handle_agent (server_t *self, zmsg_t *zmsg)
     uint64_t id = xxl_msg_id (msg);
     const char *type = xxl_msg_type (msg);
     if (streq (type, "REPLY"))
-        s_agent_answer (self, msg);
+        s_agent_answer (self, rid, msg);
     else
     if (streq (type, "REGISTER"))
         s_agent_register (self, rid, msg, 0);

@@ -7,6 +7,9 @@ XXL_SCHEDULER_ARGS="--token s3cret"
 start_scheduler || exit 1
 tctl () { "$CTL" --api "$API" --token s3cret --json "$@"; }
 
+mkdir -p "$T/plugins"
+cp "$XXL_TEST_PLUGINS/test_handlers.so" "$HANDLERS/demo.so" "$T/plugins/"
+export AGENT_PLUGINS="$T/plugins"
 start_agent intruder tok-app
 start_agent member tok-app --token s3cret
 registered () { tctl agent list | jq -e --arg n "$1" '.agents | any(.address == $n)' >/dev/null; }
@@ -27,5 +30,23 @@ check "no run was made" test "$(tctl log list | jq '.logs | length')" = 0
 L=$(tctl job trigger "$J" | jq -r '.logIds[0]')
 done_ok () { [ "$(tctl log show "$L" | jq .handleCode)" = 200 ]; }
 check "with the token, a run goes through the agent that has it" wait_for 10 done_ok
+
+# The agent's REPLYs carry no token: the scheduler takes them from the
+# connection its request went to.  A run longer than the RUN answer
+# timeout (run_timeout, 5 s here) stays accepted, not failed
+S=$(tctl job add --group tok-app --handler sleepInJobHandler --param 6500 --route FAILOVER | jq -r .id)
+SL=$(tctl job trigger "$S" | jq -r '.logIds[0]')
+accepted () { [ "$(tctl log show "$SL" | jq .triggerCode)" = 200 ]; }
+check "FAILOVER's probe is answered and the run accepted" wait_for 5 accepted
+check "log cat reads the run log from the agent" bash -c "
+    $CTL --api $API --token s3cret --json log cat $SL | jq -e '.logContent | length > 0' >/dev/null"
+wait_for 8 bash -c "[ \"\$($CTL --api $API --token s3cret --json log show $SL | jq .handleCode)\" != 0 ]"
+check "the long run ends 200, its acceptance kept (not failed as unanswered)" bash -c "
+    [ \"\$($CTL --api $API --token s3cret --json log show $SL | jq -r '[.triggerCode, .handleCode] | @tsv')\" = \"200	200\" ]"
+KL=$(tctl job trigger "$S" --param 30000 | jq -r '.logIds[0]')
+check "log kill reaches the agent and is answered" wait_for 5 bash -c "
+    $CTL --api $API --token s3cret --json log kill $KL >/dev/null"
+check "... the killed run ends 500" wait_for 5 bash -c "
+    [ \"\$($CTL --api $API --token s3cret --json log show $KL | jq .handleCode)\" = 500 ]"
 check "the scheduler still serves" kill -0 "$SPID"
 xxl_done
