@@ -77,6 +77,8 @@ typedef struct {
     size_t bytes;                       //  of the items so far
     xxl_enc_t *enc;                     //  the message while it fills (NULL once sent)
     int64_t deadline;                   //  monotonic ms: forgotten after
+    int64_t created;                    //  wall-clock ms it was begun
+    size_t expire_offset;               //  of its expireTime value in the message
     //  A batch of prepared fires (s_fire) carries their plans instead of
     //  pending requests: nothing is allocated per fire at the instant
     struct _fire_item_t *fires;
@@ -649,6 +651,17 @@ s_pack_time (unsigned char out [9], int64_t value)
         out [i] = (unsigned char) v;
 }
 
+//  A RUN's expireTime: the agent must not start any of its runs once its
+//  estimate of this scheduler's clock is past it.  Half the answer timeout
+//  after `since` (when the RUN's deadline started counting), so that an
+//  agent that accepts in time is heard before the run is given up on, and
+//  one frozen or cut off past it refuses what was queued to it
+static int64_t
+s_expire_time (server_t *self, int64_t since)
+{
+    return since + self->config.run_timeout_ms / 2;
+}
+
 //  Encodes a RUN's TriggerParam into self->item_enc as one map whose last
 //  key, logDateTime, has no value yet (the caller appends s_pack_time's
 //  bytes).  Returns the bytes (owned by item_enc until its next use).
@@ -682,6 +695,7 @@ s_encode_tp (server_t *self, const xxl_job_t *job, int64_t log_id, const char *p
 static void
 s_batch_send (server_t *self, run_batch_t *batch, bool now, int64_t stamp)
 {
+    int64_t since = batch->created;
     if (batch->fires) {
         //  Prepared fires: their time is when the message goes
         if (!stamp)
@@ -692,7 +706,11 @@ s_batch_send (server_t *self, run_batch_t *batch, bool now, int64_t stamp)
             xxl_enc_patch (batch->enc, batch->fires [i].offset, time, sizeof time);
             batch->fires [i].stamp = stamp;
         }
+        since = stamp;                  //  (their deadline counts from here)
     }
+    unsigned char expire [9];
+    s_pack_time (expire, s_expire_time (self, since));
+    xxl_enc_patch (batch->enc, batch->expire_offset, expire, sizeof expire);
     size_t size;
     batch->deadline = zclock_mono () + self->config.run_timeout_ms + 1000;
     if (now) {
@@ -754,7 +772,13 @@ s_batch_for (server_t *self, zlistx_t *open, const char *address, const void *ri
         assert (batch->fires);
     }
     batch->enc = xxl_enc_new ();
+    batch->created = s_now ();
     xxl_enc_request (batch->enc, "RUN", batch->id);
+    unsigned char expire [9];
+    s_pack_time (expire, s_expire_time (self, batch->created));    //  (patched when it goes)
+    xxl_enc_key (batch->enc, "expireTime");
+    batch->expire_offset = xxl_enc_size (batch->enc);
+    xxl_enc_raw (batch->enc, expire, sizeof expire, 0);
     xxl_enc_key (batch->enc, "runs");
     xxl_enc_array_begin (batch->enc);
     zlistx_add_end (open, batch);
@@ -784,6 +808,7 @@ s_run_queue (server_t *self, pending_t *pending, const unsigned char *tp, size_t
         xxl_enc_request (self->enc, "RUN", pending->id);
         xxl_enc_raw (self->enc, tp + 5, size - 5, keys);
         xxl_enc_raw (self->enc, stamp, sizeof stamp, 0);
+        xxl_enc_kint (self->enc, "expireTime", s_expire_time (self, s_now ()));
         if (now) {
             size_t msg_size;
             const void *data = xxl_enc_finish (self->enc, &msg_size);
@@ -3948,7 +3973,13 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove)
             xxl_store_groups_refresh (self->store, now);
         }
     }
-    s_agent_reply (self, rid, xxl_msg_id (msg), XXL_OK, NULL);
+    //  The scheduler's clock, from which agents judge a RUN's expireTime
+    xxl_enc_reply (self->enc, xxl_msg_id (msg), XXL_OK, NULL);
+    xxl_enc_key (self->enc, "content");
+    xxl_enc_map_begin (self->enc);
+    xxl_enc_kint (self->enc, "now", s_now ());
+    xxl_enc_map_end (self->enc);
+    s_queue_agent (self, zframe_data (rid), zframe_size (rid), 0);
 }
 
 static void
