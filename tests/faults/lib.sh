@@ -1,0 +1,212 @@
+# tests/faults/lib.sh -- helpers of the fault suite, on top of tests/lib.sh
+# (real daemons on 127.0.0.1, a temporary folder, check/wait_for/xxl_done).
+#
+# A scenario sources this, calls faults_setup NAME, and gets:
+#   - a seed (XXL_FAULT_SEED, else random), printed first, from which every
+#     random instant and choice comes (rnd, rsleep): a failure replays;
+#   - XXL_FAULTS: short (make check, the default) or long (make faults);
+#     `pick SHORT LONG` chooses between two values;
+#   - a plugins folder with the probe handlers (probe.so) and demo.so, a
+#     probe file ($PROBE) every agent's runs append to, the GLUE probe
+#     ($GLUE), a scheduler config with short beats and monitors;
+#   - helpers to start agents (fagent), kill/freeze/restart daemons, wait
+#     for quiet, find a dead agent's orphans, run the checker (fcount);
+#   - a cleanup on every exit: load loops stopped, frozen daemons thawed,
+#     every daemon and every process an agent of this test started killed
+#     by pid, tmpfs mounts unmounted, then tests/lib.sh's own cleanup.
+
+FAULTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$FAULTS_DIR/../lib.sh"
+: "${XXL_FAULTS:=short}"
+COUNT="$FAULTS_DIR/count.sh"
+export XXL_RUNNER="${XXL_RUNNER:-$XXL_BUILD/agent/xxl-runner}"
+PROBE_SO="$XXL_BUILD/tests/faults/.libs/probe.so"
+BGPIDS=""
+MOUNTS=""
+
+# faults_setup NAME: the temporary folder, the seed, the plugins, the configs
+faults_setup () {
+    FNAME="$1"
+    SEED="${XXL_FAULT_SEED:-$((RANDOM * 32768 + RANDOM))}"
+    FSTATE=$SEED
+    echo "# $FNAME: seed $SEED, form $XXL_FAULTS (replay: XXL_FAULT_SEED=$SEED XXL_FAULTS=$XXL_FAULTS" \
+         "XXL_BUILD=$XXL_BUILD bash tests/faults/$FNAME.sh)"
+    if [ ! -f "$PROBE_SO" ]; then
+        echo "FAIL - $PROBE_SO not built (make check or make faults builds it)"
+        echo "0 passed, 1 failed"
+        exit 1
+    fi
+    xxl_setup
+    trap faults_cleanup EXIT
+    mkdir -p "$T/plugins"
+    cp "$PROBE_SO" "$XXL_BUILD/plugins/handlers/.libs/demo.so" "$T/plugins/"
+    export AGENT_PLUGINS="$T/plugins"
+    export XXL_PROBE_FILE="$T/probe.txt"
+    : > "$XXL_PROBE_FILE"
+    PROBE="$XXL_PROBE_FILE"
+    cp "$FAULTS_DIR/probe_glue.sh" "$T/probe_glue.sh"
+    GLUE="$T/probe_glue.sh"
+    ACKED="$T/acked"
+    : > "$ACKED"
+    # Short beats and dead times, monitors every second, runs lost after 5 s
+    cat > "$T/scheduler.cfg" <<CFG
+scheduler
+    run_timeout = ${F_RUN_TIMEOUT:-3000}
+    request_timeout = 3000
+    stop_wait = 3000
+    registry
+        beat = 1
+        dead = ${F_DEAD:-3}
+    planner
+        recovery_wait = ${F_RECOVERY_WAIT:-10000}
+    monitor
+        fail_check = 500
+        lost_check = 1000
+        lost_after = ${F_LOST_AFTER:-5}
+CFG
+    cat > "$T/agent.cfg" <<CFG
+agent
+    beat = 1
+    callback_timeout = 1000
+CFG
+}
+
+# rnd N: sets R to a number in [0, N) from the seeded sequence
+rnd () {
+    FSTATE=$(( (FSTATE * 6364136223846793005 + 1442695040888963407) & 0x7fffffffffffffff ))
+    R=$(( (FSTATE >> 20) % $1 ))
+}
+# rsleep MIN_MS MAX_MS: sleeps a seeded random time (load runs meanwhile)
+rsleep () {
+    rnd $(( $2 - $1 + 1 ))
+    local ms=$(( $1 + R ))
+    sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
+}
+# pick SHORT LONG: the value for this form
+pick () { if [ "$XXL_FAULTS" = long ]; then echo "$2"; else echo "$1"; fi; }
+now_ms () { date +%s%3N; }
+say () { echo "# $*"; }
+
+# fagent NAME APP [agent flags]: an agent whose runs' probe lines carry NAME
+fagent () {
+    local name="$1"
+    XXL_PROBE_TAG="$name" start_agent "$@"
+}
+apid () { eval "echo \${APID_${1//-/_}:-}"; }
+
+# Daemons: signals, restarts
+kill_sched () {     # kill_sched SIGNAL: and wait for it to be gone
+    kill -CONT "$SPID" 2>/dev/null
+    kill "-$1" "$SPID" 2>/dev/null
+    timeout 30 tail --pid="$SPID" -f /dev/null
+    wait "$SPID" 2>/dev/null
+    return 0
+}
+restart_sched () { start_scheduler "$API" "$AGENTS"; }
+kill_agent () {     # kill_agent NAME SIGNAL
+    local pid; pid=$(apid "$1")
+    kill -CONT "$pid" 2>/dev/null
+    kill "-$2" "$pid" 2>/dev/null
+    timeout 30 tail --pid="$pid" -f /dev/null
+    wait "$pid" 2>/dev/null
+    return 0
+}
+
+# sql QUERY: the store, read-only (the scheduler may be writing it)
+sql () { sqlite3 -readonly -batch -noheader "$T/xxl.db" ".timeout 5000" "$1"; }
+# unfinished_rows [WHERE]: rows with no result yet (not failed at trigger)
+unfinished_rows () { sql "SELECT COUNT(*) FROM xxl_job_log WHERE handle_code = 0 AND trigger_code != 500 ${1:+AND $1}"; }
+quiet () { [ "$(unfinished_rows "${1:-}")" = 0 ]; }
+# wait_quiet SECONDS [WHERE]: every row has its result (or failed trigger)
+wait_quiet () { wait_for "$1" quiet "${2:-}"; }
+
+# Load: a client loop triggering jobs, each logId it got back appended to
+# $ACKED ("logId jobId ms"); it stops when $T/stop-load exists
+# load_start "JOB ..." [PARAM]: sets LOADPID
+load_start () {
+    rm -f "$T/stop-load"
+    (
+        set +e
+        jobs=($1); n=${#jobs[@]}; i=0
+        while [ ! -f "$T/stop-load" ]; do
+            j=${jobs[$((i % n))]}; i=$((i + 1))
+            out=$("$CTL" --api "$API" --json --timeout 2000 job trigger "$j" ${2:+--param "$2"} 2>/dev/null) || continue
+            ids=$(printf '%s' "$out" | jq -r '.logIds[]?' 2>/dev/null)
+            for id in $ids; do echo "$id $j $(date +%s%3N)" >> "$ACKED"; done
+        done
+    ) &
+    LOADPID=$!
+    BGPIDS="$BGPIDS $LOADPID"
+}
+load_stop () {
+    touch "$T/stop-load"
+    [ -n "${LOADPID:-}" ] && timeout 20 tail --pid="$LOADPID" -f /dev/null
+    wait "${LOADPID:-}" 2>/dev/null
+    return 0
+}
+acked_count () { wc -l < "$ACKED"; }
+
+# probe_procs [TAG]: pids of processes holding this test's probe file in
+# their environment (agents and what they spawned), with XXL_PROBE_TAG=TAG
+probe_procs () {
+    local d
+    for d in /proc/[0-9]*; do
+        grep -qzx "XXL_PROBE_FILE=$XXL_PROBE_FILE" "$d/environ" 2>/dev/null || continue
+        [ -z "${1:-}" ] || grep -qzx "XXL_PROBE_TAG=$1" "$d/environ" 2>/dev/null || continue
+        echo "${d#/proc/}"
+    done
+}
+# orphans NAME: processes an agent NAME started that outlive it (the agent
+# itself excluded, should it be running)
+orphans () {
+    local me; me=$(apid "$1")
+    probe_procs "$1" | while read -r p; do
+        [ "$p" = "$me" ] && kill -0 "$me" 2>/dev/null && continue
+        echo "$p $(tr '\0' ' ' < "/proc/$p/cmdline" 2>/dev/null | cut -c1-120)"
+    done
+}
+
+# fcount LABEL [count.sh flags]: the checker on this test's store, probe file
+# and acknowledged ids; one check named after the guarantee
+fcount () {
+    local label="$1"; shift
+    "$COUNT" --db "$T/xxl.db" --probe "$PROBE" --acked "$ACKED" --label "$label:" "$@" \
+        > "$T/count.out" 2>&1
+    local rc=$?
+    sed 's/^/    /' "$T/count.out"
+    check "$label: every acknowledged trigger ran exactly once, none twice, none unfinished ($(grep -m1 '^counts:' "$T/count.out" | cut -c9-))" \
+        test "$rc" = 0
+}
+
+# mount_tmpfs DIR SIZE: a small filesystem (root only; unmounted at exit)
+mount_tmpfs () {
+    mkdir -p "$1"
+    mount -t tmpfs -o "size=$2" tmpfs "$1" || return 1
+    MOUNTS="$1 $MOUNTS"
+}
+
+faults_cleanup () {
+    local rc=$?
+    touch "$T/stop-load" 2>/dev/null
+    for pid in $BGPIDS; do kill -TERM "$pid" 2>/dev/null; done
+    # A stopped process ignores TERM until continued
+    for pid in $PIDS; do kill -CONT "$pid" 2>/dev/null; done
+    for pid in $BGPIDS; do timeout 10 tail --pid="$pid" -f /dev/null 2>/dev/null; done
+    # Processes the agents started that outlived them (by pid, never by name)
+    local p
+    for p in $(probe_procs); do
+        case " $PIDS " in *" $p "*) continue ;; esac
+        kill -KILL "$p" 2>/dev/null
+    done
+    # lib.sh's cleanup kills the daemons and scans logs; it removes $T,
+    # so the mounts go first, once nothing holds them
+    for pid in $PIDS; do kill -TERM "$pid" 2>/dev/null; done
+    for pid in $PIDS; do
+        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -KILL "$pid" 2>/dev/null
+    done
+    for p in $(probe_procs); do kill -KILL "$p" 2>/dev/null; done
+    for m in $MOUNTS; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null; done
+    xxl_cleanup
+    exit "$rc"
+}
