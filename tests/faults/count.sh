@@ -33,6 +33,7 @@
 #   --cron "ID ..."        jobs whose CRON rows must cover every instant
 #   --cron-step MS         the step of those crons (default 1000)
 #   --excuse REGEX         see `excused` (extended regex, matched by awk)
+#   --min-id N --max-id N  only logIds in [N, M] (store rows, acked ids, runs)
 #   --removed "ID ..."     removed jobs: their acked ids may be missing/never
 #   --allow-twice N  --allow-never N  --allow-unfinished N  --allow-gaps N
 #                          allowances (default 0 each)
@@ -42,7 +43,7 @@
 # exits 0 on PASS, 1 on FAIL, 2 on a usage error.
 
 set -u
-DB="" PROBES=() ACKED=() JOBS="" EXCLUDE="" CRON="" STEP=1000 EXCUSE="" REMOVED=""
+MINID=0 MAXID=9223372036854775807 DB="" PROBES=() ACKED=() JOBS="" EXCLUDE="" CRON="" STEP=1000 EXCUSE="" REMOVED=""
 ALLOW_TWICE=0 ALLOW_NEVER=0 ALLOW_UNFINISHED=0 ALLOW_GAPS=0 SHOW=20 LABEL=""
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -55,6 +56,8 @@ while [ $# -gt 0 ]; do
         --cron-step) STEP="$2"; shift 2 ;;
         --excuse) EXCUSE="$2"; shift 2 ;;
         --removed) REMOVED="$2"; shift 2 ;;
+        --min-id) MINID="$2"; shift 2 ;;
+        --max-id) MAXID="$2"; shift 2 ;;
         --allow-twice) ALLOW_TWICE="$2"; shift 2 ;;
         --allow-never) ALLOW_NEVER="$2"; shift 2 ;;
         --allow-unfinished) ALLOW_UNFINISHED="$2"; shift 2 ;;
@@ -71,7 +74,7 @@ W=$(mktemp -d /tmp/xxl-count.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 
 idlist () { echo "$1" | tr -s ' ,' '\n' | grep -E '^[0-9]+$' | paste -sd, -; }
-WHERE="1"
+WHERE="id BETWEEN $MINID AND $MAXID"
 [ -n "$(idlist "$JOBS")" ] && WHERE="$WHERE AND job_id IN ($(idlist "$JOBS"))"
 [ -n "$(idlist "$EXCLUDE")" ] && WHERE="$WHERE AND job_id NOT IN ($(idlist "$EXCLUDE"))"
 
@@ -106,16 +109,17 @@ for f in ${ACKED[@]+"${ACKED[@]}"}; do
 done
 
 awk -F'\t' -v excuse="$EXCUSE" -v removed=" $(echo "$REMOVED" | tr -s ',' ' ') " \
-    -v exclude=" $(echo "$EXCLUDE" | tr -s ',' ' ') " -v show="$SHOW" \
+    -v exclude=" $(echo "$EXCLUDE" | tr -s ',' ' ') " -v show="$SHOW" -v minid="$MINID" -v maxid="$MAXID" \
     -v probe="$W/probe" -v acked="$W/acked" -v allids="$W/allids" '
 BEGIN {
     while ((getline l < probe) > 0) {
         split(l, f, " ")
         if (f[1] !~ /^[0-9]+$/) { bad_lines++; continue }
+        if (f[1] + 0 < minid + 0 || f[1] + 0 > maxid + 0) continue
         runs[f[1]]++; rjob[f[1]] = f[2]; rwho[f[1]] = rwho[f[1]] " " f[6] "/" f[4] "@" f[5]
     }
     while ((getline l < allids) > 0) { split(l, f, "\t"); inall[f[1]] = f[2] }
-    while ((getline l < acked) > 0) { ack[l] = 1; nacked++ }
+    while ((getline l < acked) > 0) if (l + 0 >= minid + 0 && l + 0 <= maxid + 0) { ack[l] = 1; nacked++ }
 }
 {
     id = $1; row[id] = 1; job[id] = $2; tc[id] = $3; hc[id] = $4; type[id] = $5; msg[id] = $7
@@ -124,7 +128,7 @@ BEGIN {
 function note(cat, id, text,   r) {
     count[cat]++
     if (count[cat] <= show) detail = detail sprintf("  %-10s logId %s %s\n", cat, id, text)
-    # the cause, for a summary: the trigger section's end and the handleMsg
+    # the cause, for a summary: the end of the trigger section, and handleMsg
     r = (id in msg) ? msg[id] : text
     sub(/.*<<<<<<<<<<< /, "", r); gsub(/[0-9]+/, "N", r); gsub(/  +/, " ", r)
     cause[cat ": " substr(r, 1, 140)]++

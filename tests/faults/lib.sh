@@ -94,6 +94,18 @@ fagent () {
 }
 apid () { eval "echo \${APID_${1//-/_}:-}"; }
 
+# wait_until SECONDS command...: polls every 50 ms until the command
+# succeeds or SECONDS of wall time passed (tests/lib.sh's wait_for counts
+# polls, so a slow command stretches its limit)
+wait_until () {
+    local end=$(( $(date +%s%3N) + $1 * 1000 )); shift
+    while :; do
+        if "$@" >/dev/null 2>&1; then return 0; fi
+        [ "$(date +%s%3N)" -lt "$end" ] || return 1
+        sleep 0.05
+    done
+}
+
 # Daemons: signals, restarts
 kill_sched () {     # kill_sched SIGNAL: and wait for it to be gone
     kill -CONT "$SPID" 2>/dev/null
@@ -118,7 +130,7 @@ sql () { sqlite3 -readonly -batch -noheader "$T/xxl.db" ".timeout 5000" "$1"; }
 unfinished_rows () { sql "SELECT COUNT(*) FROM xxl_job_log WHERE handle_code = 0 AND trigger_code != 500 ${1:+AND $1}"; }
 quiet () { [ "$(unfinished_rows "${1:-}")" = 0 ]; }
 # wait_quiet SECONDS [WHERE]: every row has its result (or failed trigger)
-wait_quiet () { wait_for "$1" quiet "${2:-}"; }
+wait_quiet () { wait_until "$1" quiet "${2:-}"; }
 
 # Load: a client loop triggering jobs, each logId it got back appended to
 # $ACKED ("logId jobId ms"); it stops when $T/stop-load exists
@@ -149,12 +161,10 @@ acked_count () { wc -l < "$ACKED"; }
 # probe_procs [TAG]: pids of processes holding this test's probe file in
 # their environment (agents and what they spawned), with XXL_PROBE_TAG=TAG
 probe_procs () {
-    local d
-    for d in /proc/[0-9]*; do
-        grep -qzx "XXL_PROBE_FILE=$XXL_PROBE_FILE" "$d/environ" 2>/dev/null || continue
-        [ -z "${1:-}" ] || grep -qzx "XXL_PROBE_TAG=$1" "$d/environ" 2>/dev/null || continue
-        echo "${d#/proc/}"
-    done
+    local files
+    files=$(grep -lzx "XXL_PROBE_FILE=$XXL_PROBE_FILE" /proc/[0-9]*/environ 2>/dev/null)
+    [ -z "${1:-}" ] || [ -z "$files" ] || files=$(grep -lzx "XXL_PROBE_TAG=$1" $files 2>/dev/null)
+    for f in $files; do f=${f#/proc/}; echo "${f%/environ}"; done
 }
 # orphans NAME: processes an agent NAME started that outlive it (the agent
 # itself excluded, should it be running)

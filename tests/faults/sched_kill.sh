@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# sched_kill.sh -- the scheduler killed (SIGKILL or SIGTERM, chosen by the
+# seed) at random instants under load, and restarted on the same store and
+# endpoints: a client loop triggering three jobs (in-process BEAN, isolated
+# BEAN, GLUE_SHELL) and recording every logId it got back, and five
+# one-second cron jobs.  Outages stay under the pre-read window (5 s), so
+# no misfire rule applies.
+# Guarantees: every acknowledged trigger runs exactly once (also those
+# acknowledged just after a restart); every planned second has one row and
+# one run; no run twice; no row left unfinished.
+. "$(dirname "$0")/lib.sh"
+faults_setup sched_kill
+
+ROUNDS=$(pick 4 14)
+start_scheduler || exit 1
+fagent a1 fk-app
+fagent a2 fk-app
+check "agents register" wait_until 10 bash -c "
+    $CTL --api $API --json agent list | jq -e '[.agents[] | select(.app == \"fk-app\" and .connected)] | length == 2' >/dev/null"
+ctl group add fk-app >/dev/null
+
+# API jobs: in-process, isolated, GLUE
+J_IN=$(ctl job add --group fk-app --handler probeIn --route ROUND --param sleep=50 | jq -r .id)
+J_ISO=$(ctl job add --group fk-app --handler probe --route FIRST --param sleep=50 | jq -r .id)
+J_GLUE=$(ctl job add --group fk-app --glue-type GLUE_SHELL --glue-source "$GLUE" --route LAST \
+         --param sleep=50 | jq -r .id)
+# Cron jobs: every second, several routes
+CRONS=""
+for r in ROUND FIRST LAST RANDOM CONSISTENT_HASH; do
+    CRONS="$CRONS $(ctl job add --group fk-app --handler probeIn --route $r --cron '* * * * * ?' \
+                    --param sleep=200 --start | jq -r .id)"
+done
+check "jobs added" test -n "$J_IN" -a -n "$J_ISO" -a -n "$J_GLUE" -a "$(echo $CRONS | wc -w)" = 5
+
+load_start "$J_IN $J_ISO $J_GLUE $J_IN"
+rsleep 1000 2000
+for i in $(seq "$ROUNDS"); do
+    rnd 2; if [ "$R" = 0 ]; then SIG=KILL; else SIG=TERM; fi
+    rsleep 300 2500                          # load runs
+    say "round $i: SIG$SIG to the scheduler after $(acked_count) acknowledged triggers"
+    kill_sched "$SIG"
+    rsleep 0 1500                            # the outage
+    restart_sched || { check "scheduler restarts (round $i)" false; break; }
+done
+rsleep 1000 2000
+load_stop
+for j in $CRONS; do ctl job stop "$j" >/dev/null; done
+say "$(acked_count) triggers acknowledged"
+check "the client got acknowledgements throughout ($(acked_count))" test "$(acked_count)" -ge $((ROUNDS * 3))
+check "all runs finish" wait_quiet 40
+check "the scheduler is alive" kill -0 "$SPID"
+fcount "scheduler kills under API and cron load" --cron "$CRONS"
+xxl_done
