@@ -981,6 +981,13 @@ typedef struct {
     int64_t schedule_time;              //  0: none
     int defer;                          //  1: write the rows only (planner timer sends)
     int prepare;                        //  with defer: route now, write the address
+    //  Out: s_trigger wrote one row of a SHARDING_BROADCAST job with no
+    //  shard yet (no agent to count, or agents still reconnecting): it is
+    //  made one row per agent when it fires (s_broadcast_expand)
+    bool unexpanded;
+    //  Out: the rows wait on the timer for the group's agents (a trigger
+    //  made while they reconnect after a start), as planned fires do
+    bool held;
 } trigger_args_t;
 
 //  Splits a comma-separated list into a sorted, deduplicated array
@@ -1338,6 +1345,9 @@ s_job_addresses (server_t *self, const xxl_job_t *job, const char *const **addre
     return count;
 }
 
+static void s_broadcast_expand (server_t *self, const xxl_job_t *job, const xxl_log_t *log,
+                                const char *const *addresses, size_t count);
+
 //  Sends (or fails) a row whose routing finished off the loop (address
 //  given, "" for none), or that recovery or the planner's timer takes up
 //  (address NULL: route it now against the live registry).
@@ -1356,6 +1366,19 @@ s_dispatch_row (server_t *self, int64_t log_id, const char *address, const char 
     }
     int index, total;
     s_shard_of (log.executor_sharding_param, &index, &total);
+    if (!address && !*log.executor_sharding_param
+    &&  xxl_routers_is_broadcast (self->routers, job.executor_route_strategy)) {
+        //  Written before its agents could be counted: one row per agent now
+        const char *const *addresses;
+        char **manual;
+        size_t count = s_job_addresses (self, &job, &addresses, &manual);
+        s_broadcast_expand (self, &job, &log, addresses, count);
+        if (manual)
+            s_free_addresses (manual, count);
+        xxl_job_free (&job);
+        xxl_log_free (&log);
+        return;
+    }
     if (!address) {
         //  A planned row fires now: that is its trigger time (the agent
         //  files its run log under this date)
@@ -1380,13 +1403,72 @@ s_dispatch_row (server_t *self, int64_t log_id, const char *address, const char 
     xxl_log_free (&log);
 }
 
+//  1 when one of addresses is connected now
+static bool
+s_any_connected (server_t *self, const char *const *addresses, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        size_t size;
+        if (xxl_registry_route (self->registry, addresses [i], &size))
+            return true;
+    }
+    return false;
+}
+
+//  Makes the row log_id of a SHARDING_BROADCAST job, written with no shard,
+//  one row per address ("0/n" for itself, copies for 1..n-1, same planned
+//  time), routes each and sends their RUNs.  With no address, the row is
+//  routed alone (and fails: nobody to run it).
+static void
+s_broadcast_expand (server_t *self, const xxl_job_t *job, const xxl_log_t *log,
+                    const char *const *addresses, size_t count)
+{
+    int64_t stamp = s_now ();
+    if (count == 0) {
+        s_route_row (self, job, log->id, stamp, log->executor_param, 0, 1, 1, addresses, 0, 0);
+        return;
+    }
+    int64_t ids [1024];
+    size_t made = 0;
+    ids [made++] = log->id;
+    char shard [32];
+    for (size_t i = 1; i < count && i < 1024; i++) {
+        int64_t id = s_next_log_id (self);
+        if (id <= 0)
+            break;
+        snprintf (shard, sizeof shard, "%zu/%zu", i, count);
+        if (xxl_store_exec (self->store,
+                "INSERT INTO xxl_job_log (id, job_group, job_id, executor_handler,"
+                " executor_param, executor_sharding_param, executor_fail_retry_count,"
+                " trigger_time, trigger_code, trigger_msg, trigger_type, schedule_time)"
+                " SELECT ?, job_group, job_id, executor_handler, executor_param, ?,"
+                " executor_fail_retry_count, ?, 0, trigger_msg, trigger_type, schedule_time"
+                " FROM xxl_job_log WHERE id = ? AND trigger_code = 0", "isii",
+                id, shard, stamp, log->id) != 1)
+            break;
+        ids [made++] = id;
+    }
+    snprintf (shard, sizeof shard, "0/%zu", made);
+    xxl_store_exec (self->store, "UPDATE xxl_job_log SET executor_sharding_param = ?,"
+                    " trigger_time = ? WHERE id = ?", "sii", shard, stamp, log->id);
+    for (size_t i = 1; i < made; i++) {
+        //  (copies made before this row's final count say so too)
+        snprintf (shard, sizeof shard, "%zu/%zu", i, made);
+        xxl_store_exec (self->store, "UPDATE xxl_job_log SET executor_sharding_param = ?"
+                        " WHERE id = ?", "si", shard, ids [i]);
+    }
+    for (size_t i = 0; i < made; i++)
+        s_route_row (self, job, ids [i], stamp, log->executor_param, (int) i, (int) made, 1,
+                     addresses, count, 0);
+}
+
 //  Creates the log rows of one trigger and, unless deferred, routes and
 //  sends them.  Returns the number of rows made, -1 on a store error.
 //  log_ids gets up to max_ids ids; with args->prepare, prepared (up to
 //  max_ids, not NULL) the routing of each row written with an address
 //  (strings the caller frees).
 static int
-s_trigger (server_t *self, const xxl_job_t *job, const trigger_args_t *args,
+s_trigger (server_t *self, const xxl_job_t *job, trigger_args_t *args,
            int64_t *log_ids, prepared_t *prepared, size_t max_ids)
 {
     char **manual = NULL;
@@ -1404,8 +1486,16 @@ s_trigger (server_t *self, const xxl_job_t *job, const trigger_args_t *args,
             registry_type = "manual";
     }
     int broadcast = xxl_routers_is_broadcast (self->routers, job->executor_route_strategy);
+    bool warming = zclock_mono () < self->warm_until;
+    //  Acknowledged to its client, a trigger is not failed for want of
+    //  agents that are still reconnecting after a start: it waits for
+    //  them on the timer, as a planned fire does (s_plan_due)
+    args->held = !args->defer && !args->address && warming
+              && ((broadcast && args->shard_total < 0) || !s_any_connected (self, addresses, count));
+    args->unexpanded = broadcast && args->shard_total < 0 && !args->address
+                    && (args->held || (args->defer && (count == 0 || warming)));
     int runs = 1;
-    if (broadcast && args->shard_total < 0 && count > 0)
+    if (broadcast && args->shard_total < 0 && count > 0 && !args->unexpanded)
         runs = (int) count;
     int retry = args->fail_retry_count >= 0? args->fail_retry_count
                                            : (int) job->executor_fail_retry_count;
@@ -1435,7 +1525,7 @@ s_trigger (server_t *self, const xxl_job_t *job, const trigger_args_t *args,
         int total = args->shard_total >= 0? args->shard_total: broadcast? runs: 1;
         char shard [32];
         shard [0] = 0;
-        if (broadcast || args->shard_total >= 0)
+        if ((broadcast || args->shard_total >= 0) && !args->unexpanded)
             snprintf (shard, sizeof shard, "%d/%d", index, total);
         //  Route before the row is written, so that one INSERT holds the
         //  address and the accepting answer's section (s_send_run)
@@ -1445,7 +1535,7 @@ s_trigger (server_t *self, const xxl_job_t *job, const trigger_args_t *args,
         char note [2048];
         note [0] = 0;
         bool ahead = false;
-        if ((!args->defer || args->prepare) && id > 0) {
+        if ((!args->defer || args->prepare) && !args->held && !args->unexpanded && id > 0) {
             pick = s_route_pick (self, job, id, index, broadcast, addresses, count,
                                  &address, note, sizeof note);
             size_t rid_size;
@@ -1497,6 +1587,10 @@ s_trigger (server_t *self, const xxl_job_t *job, const trigger_args_t *args,
         made++;
         if (args->defer)
             continue;
+        if (args->held) {
+            xxl_timer_push (self->timer, now, log.id);
+            continue;
+        }
         if (ahead)
             s_send_run (self, job, log.id, now, param, index, total, address, note, -1);
         else
@@ -1918,6 +2012,12 @@ s_plan_fire (server_t *self, snap_t *snap, const char *type, int64_t planned,
         //  turn planned it already
         return;
     }
+    if (args.unexpanded) {
+        //  No plan: at its time s_plan_due makes it one row per agent
+        assert (made == 1 && args.defer && !prepared [0].address);
+        xxl_timer_push (self->timer, fire_at, ids [0]);
+        return;
+    }
     bool sharded = xxl_routers_is_broadcast (self->routers, snap->job.executor_route_strategy);
     for (int i = 0; i < made && i < 1024; i++) {
         if (!args.defer) {
@@ -2140,7 +2240,12 @@ s_row_has_agents (server_t *self, int64_t log_id)
     xxl_job_t job;
     if (job_id <= 0 || xxl_store_job_load (self->store, job_id, &job))
         return true;                    //  let dispatch say what is wrong
-    bool connected = s_job_has_agents (self, &job);
+    //  A broadcast row not yet made one per agent waits for all of them
+    //  (the warm-up's end), not for the first
+    bool connected = !(xxl_routers_is_broadcast (self->routers, job.executor_route_strategy)
+                       && xxl_store_scalar (self->store, "SELECT executor_sharding_param IS NULL"
+                                            " FROM xxl_job_log WHERE id = ?", "i", log_id) == 1)
+                  && s_job_has_agents (self, &job);
     xxl_job_free (&job);
     return connected;
 }

@@ -148,6 +148,14 @@ static const char *s_migrations [] = {
     //  reads xxl_job_log_time), and with runs spread over many jobs it
     //  dirtied a page per job per commit: a third of each INSERT's cost
     "DROP INDEX IF EXISTS xxl_job_log_job_time;",
+    //  5: one row per planned instant and shard: a SHARDING_BROADCAST fire
+    //  makes one row per agent ("i/n"; the index is i, so two plans of one
+    //  instant with different agent counts still collide on shard 0)
+    "DROP INDEX IF EXISTS xxl_job_log_schedule;"
+    "CREATE UNIQUE INDEX xxl_job_log_schedule ON xxl_job_log (job_id, schedule_time,"
+    "  COALESCE (CAST (substr (executor_sharding_param, 1,"
+    "                          instr (executor_sharding_param, '/') - 1) AS INTEGER), 0))"
+    "  WHERE schedule_time IS NOT NULL;",
 };
 #define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))
 

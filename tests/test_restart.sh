@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# test_restart.sh -- what a scheduler restart must not lose or break:
+# triggers acknowledged while agents reconnect wait for them and run, a
+# SHARDING_BROADCAST cron fire is one row per agent (before and after the
+# restart), and a started cron job whose group has no live agent, while
+# another group's agent is connected, never takes the scheduler down.
+. "$(dirname "$0")/lib.sh"
+xxl_setup
+cat >> "$T/scheduler.cfg" <<CFG
+    planner
+        warmup = 8000
+CFG
+start_scheduler || exit 1
+ctl group add rs-app >/dev/null
+ctl group add rs-empty >/dev/null
+for a in r1 r2 r3; do start_agent "$a" rs-app; done
+for a in r1 r2 r3; do wait_for 10 agent_registered rs-app "$a"; done
+
+# Every route strategy, a 1-second cron job in a group with no agent
+for r in FIRST LAST ROUND RANDOM CONSISTENT_HASH LEAST_FREQUENTLY_USED LEAST_RECENTLY_USED \
+         FAILOVER BUSYOVER SHARDING_BROADCAST; do
+    ctl job add --group rs-empty --handler demoJobHandler --cron '* * * * * ?' --route "$r" --start >/dev/null
+done
+B=$(ctl job add --group rs-app --handler demoJobHandler --cron '* * * * * ?' \
+    --route SHARDING_BROADCAST --start | jq -r .id)
+P=$(ctl job add --group rs-app --handler demoJobHandler | jq -r .id)
+Q=$(ctl job add --group rs-app --handler demoJobHandler --route SHARDING_BROADCAST | jq -r .id)
+
+# rows_per_second JOB: "scheduleTime count" of the job's planned rows
+rows_per_second () {
+    ctl log list --job "$1" --limit 10000 \
+        | jq -r '[.logs[] | select(.scheduleTime != null)] | group_by(.scheduleTime)[]
+                 | "\(.[0].scheduleTime) \(length) \([.[] | .executorShardingParam] | sort | join(","))"'
+}
+fired_thrice () { [ "$(rows_per_second "$B" | awk '$2 == 3' | wc -l)" -ge "$1" ]; }
+check "a cron SHARDING_BROADCAST fire makes one row per agent" wait_for 15 fired_thrice 3
+first_shards () { [ "$(rows_per_second "$B" | awk '$2 == 3' | head -1 | cut -d' ' -f3)" = 0/3,1/3,2/3 ]; }
+check "... the shards are 0/3, 1/3, 2/3" first_shards
+empty_failed () {
+    [ "$(ctl log list --limit 10000 | jq '[.logs[] | select(.triggerCode == 500
+        and (.triggerMsg | test("address list is empty")))] | length')" -ge 20 ]
+}
+check "cron jobs of a group with no agent fail their triggers (every strategy)" wait_for 15 empty_failed
+check "... and the scheduler lives" kill -0 "$SPID"
+
+# Restart with the agents frozen, so that they reconnect only later
+for a in r1 r2 r3; do eval "kill -STOP \$APID_$a"; done
+kill -KILL "$SPID"; wait "$SPID" 2>/dev/null
+start_scheduler "$API" "$AGENTS" || exit 1
+check "the scheduler restarts with the empty group's jobs started" kill -0 "$SPID"
+ids=""
+for _ in $(seq 10); do ids="$ids $(ctl job trigger "$P" | jq -r '.logIds[0]')"; done
+qids=$(ctl job trigger "$Q" | jq -r '.logIds | join(" ")')
+check "triggers made while agents reconnect are acknowledged" bash -c "[ \$(echo $ids $qids | wc -w) -eq 11 ]"
+for a in r1 r2 r3; do eval "kill -CONT \$APID_$a"; done
+all_ok () { for l in $ids; do field_is "$l" handleCode 200 || return 1; done; }
+check "... and run once the agents are back (not failed: empty address list)" wait_for 20 all_ok
+q_rows () { [ "$(ctl log list --job "$Q" | jq '[.logs[] | select(.handleCode == 200)] | length')" = 3 ]; }
+check "... a broadcast one runs once per agent" wait_for 20 q_rows
+q_shards () { [ "$(ctl log list --job "$Q" | jq -r '[.logs[].executorShardingParam] | sort | join(",")')" = 0/3,1/3,2/3 ]; }
+check "... its rows are 0/3, 1/3, 2/3" q_shards
+restart_ms=$(($(date +%s%3N) + 1000))
+# (a row planned while agents reconnect is made one per agent when it
+# fires: only seconds past are counted)
+past_restart () { rows_per_second "$B" | awk -v t="$restart_ms" -v n="$(($(date +%s%3N) - 1500))" '$1 > t && $1 < n'; }
+after_restart () { [ "$(past_restart | awk '$2 == 3' | wc -l)" -ge 3 ]; }
+check "cron broadcast fires after the restart are one row per agent" wait_for 20 after_restart
+not_three () { past_restart | awk '$2 != 3'; }
+check "no planned second after the restart has another count of rows" test -z "$(not_three)"
+check "the scheduler lives" kill -0 "$SPID"
+xxl_done
