@@ -21,6 +21,8 @@
 #   unfinished  its row has handleCode 0 and triggerCode not 500
 #   missing     acknowledged, but no row in the store              (never allowed)
 #   lied        its row says handleCode 200 but no run started     (never allowed)
+#   late        started although its row says the trigger failed (500): the
+#               scheduler gave up on it, a retry or failover may replace it (never allowed)
 #   unknown     a run started whose logId has no row and was not acknowledged
 #               (a run with no trace in the store)                 (never allowed)
 # and for each --cron job: every planned instant between its first and last
@@ -33,6 +35,10 @@
 #   --cron "ID ..."        jobs whose CRON rows must cover every instant
 #   --cron-step MS         the step of those crons (default 1000)
 #   --excuse REGEX         see `excused` (extended regex, matched by awk)
+#   --chains               also count by executor param: rows with the same
+#               param are one logical trigger and its retries; a chain that
+#               ran more than once counts as twice, one that never ran as
+#               never (or excused, by its last row's message)
 #   --min-id N --max-id N  only logIds in [N, M] (store rows, acked ids, runs)
 #   --removed "ID ..."     removed jobs: their acked ids may be missing/never
 #   --allow-twice N  --allow-never N  --allow-unfinished N  --allow-gaps N
@@ -43,7 +49,7 @@
 # exits 0 on PASS, 1 on FAIL, 2 on a usage error.
 
 set -u
-MINID=0 MAXID=9223372036854775807 DB="" PROBES=() ACKED=() JOBS="" EXCLUDE="" CRON="" STEP=1000 EXCUSE="" REMOVED=""
+CHAINS=0 MINID=0 MAXID=9223372036854775807 DB="" PROBES=() ACKED=() JOBS="" EXCLUDE="" CRON="" STEP=1000 EXCUSE="" REMOVED=""
 ALLOW_TWICE=0 ALLOW_NEVER=0 ALLOW_UNFINISHED=0 ALLOW_GAPS=0 SHOW=20 LABEL=""
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -57,6 +63,7 @@ while [ $# -gt 0 ]; do
         --excuse) EXCUSE="$2"; shift 2 ;;
         --removed) REMOVED="$2"; shift 2 ;;
         --min-id) MINID="$2"; shift 2 ;;
+        --chains) CHAINS=1; shift ;;
         --max-id) MAXID="$2"; shift 2 ;;
         --allow-twice) ALLOW_TWICE="$2"; shift 2 ;;
         --allow-never) ALLOW_NEVER="$2"; shift 2 ;;
@@ -95,6 +102,7 @@ q () {
 # rows: id job trigger_code handle_code trigger_type schedule_time msg
 #  (msg: the last line of triggerMsg and handleMsg, tabs and newlines made spaces)
 q "SELECT id, job_id, trigger_code, handle_code, IFNULL(trigger_type,''), IFNULL(schedule_time,''),
+          replace(replace(IFNULL(executor_param,''), char(9), ' '), char(10), ' '),
           replace(replace(replace('...' || substr(IFNULL(trigger_msg,''), -160) || ' | ' || substr(IFNULL(handle_msg,''), 1, 200),
                   char(9), ' '), char(10), ' '), char(13), ' ')
    FROM xxl_job_log WHERE $WHERE ORDER BY id" > "$W/rows" || exit 2
@@ -109,7 +117,7 @@ for f in ${ACKED[@]+"${ACKED[@]}"}; do
 done
 
 awk -F'\t' -v excuse="$EXCUSE" -v removed=" $(echo "$REMOVED" | tr -s ',' ' ') " \
-    -v exclude=" $(echo "$EXCLUDE" | tr -s ',' ' ') " -v show="$SHOW" -v minid="$MINID" -v maxid="$MAXID" \
+    -v exclude=" $(echo "$EXCLUDE" | tr -s ',' ' ') " -v show="$SHOW" -v minid="$MINID" -v maxid="$MAXID" -v chains="$CHAINS" \
     -v probe="$W/probe" -v acked="$W/acked" -v allids="$W/allids" '
 BEGIN {
     while ((getline l < probe) > 0) {
@@ -122,7 +130,7 @@ BEGIN {
     while ((getline l < acked) > 0) if (l + 0 >= minid + 0 && l + 0 <= maxid + 0) { ack[l] = 1; nacked++ }
 }
 {
-    id = $1; row[id] = 1; job[id] = $2; tc[id] = $3; hc[id] = $4; type[id] = $5; msg[id] = $7
+    id = $1; row[id] = 1; job[id] = $2; tc[id] = $3; hc[id] = $4; type[id] = $5; par[id] = $7; msg[id] = $8
     nrows++
 }
 function note(cat, id, text,   r) {
@@ -156,8 +164,15 @@ END {
             else if (n == 1) note("missing", id, "acknowledged and ran, but no row in the store:" rwho[id])
             continue
         }
+        if (n >= 1 && tc[id] == 500) note("late", id, rowtext(id))
+        if (chains) {
+            # chain: all rows of the job with this param; counted at its last row
+            ck = job[id] SUBSEP par[id]; cruns[ck] += n
+            if (!(ck in clast) || id + 0 > clast[ck] + 0) clast[ck] = id
+        }
         if (n >= 2) note("twice", id, rowtext(id))
         else if (n == 1) count["once"]++
+        else if (chains) ;      # judged by its chain
         else {
             failed = (tc[id] != 0 && tc[id] != 200) || (hc[id] != 0 && hc[id] != 200)
             if (hc[id] == 200) note("lied", id, rowtext(id))
@@ -168,20 +183,31 @@ END {
         }
         if (hc[id] == 0 && tc[id] != 500) note("unfinished", id, rowtext(id))
     }
+    for (ck in clast) {
+        id = clast[ck]; count["chains"]++
+        if (cruns[ck] >= 2) note("twice", id, "chain of param [" par[id] "] ran " cruns[ck] " times; last row " rowtext(id))
+        else if (cruns[ck] == 0) {
+            if (hc[id] == 200) note("lied", id, rowtext(id))
+            else if (excuse != "" && msg[id] ~ excuse) count["excused"]++
+            else if (hc[id] == 0 && tc[id] != 500) ;
+            else note("never", id, "chain of param [" par[id] "] never ran; last row " rowtext(id))
+        }
+    }
     for (id in runs) if (!(id in u) && !(id in inall)) {
         if (index(exclude, " " rjob[id] " ") || index(removed, " " rjob[id] " ")) continue
         note("unknown", id, "job " rjob[id] ": started " runs[id] " time(s) with no row and no ack:" rwho[id])
     }
-    printf "rows=%d acked=%d once=%d twice=%d never=%d excused=%d unfinished=%d missing=%d lied=%d unknown=%d removed=%d other=%d\n",
+    printf "rows=%d acked=%d once=%d twice=%d never=%d excused=%d unfinished=%d missing=%d lied=%d late=%d unknown=%d removed=%d other=%d%s\n",
         nrows, nacked, count["once"], count["twice"], count["never"], count["excused"], count["unfinished"],
-        count["missing"], count["lied"], count["unknown"], count["removed"], count["other"] > "/dev/stderr"
-    printf "%d %d %d %d %d %d %d\n", count["twice"], count["never"], count["unfinished"],
-        count["missing"], count["lied"], count["unknown"], count["once"]
+        count["missing"], count["lied"], count["late"], count["unknown"], count["removed"], count["other"],
+        chains ? " chains=" count["chains"] + 0 : "" > "/dev/stderr"
+    printf "%d %d %d %d %d %d %d %d\n", count["twice"], count["never"], count["unfinished"],
+        count["missing"], count["lied"], count["unknown"], count["once"], count["late"]
     for (c in cause) printf "  cause     %5d x %s\n", cause[c], c > "/dev/stderr"
     printf "%s", detail > "/dev/stderr"
 }' "$W/rows" > "$W/nums" 2> "$W/report"
 
-read -r TWICE NEVER UNFINISHED MISSING LIED UNKNOWN ONCE < "$W/nums"
+read -r TWICE NEVER UNFINISHED MISSING LIED UNKNOWN ONCE LATE < "$W/nums"
 COUNTS=$(head -1 "$W/report")
 
 # Cron coverage: every instant from the first to the last CRON row, once
@@ -194,7 +220,7 @@ for j in $(echo "$CRON" | tr -s ',' ' '); do
         $2 == "CRON" { n++; if (n == 1) first = $1; else if ($1 - last > step) {
                            # instants missing between two CRON rows, unless a MISFIRE row stands for them
                            miss = ($1 - last) / step - 1
-                           if (!misfire_since) { gaps += miss; txt = txt sprintf(" %d-%d(%d)", last + step, $1 - step, miss) } }
+                           if (!misfire_since) { gaps += miss; txt = txt sprintf(" %.0f-%.0f(%d)", last + step, $1 - step, miss) } }
                        last = $1; misfire_since = 0; next }
         $2 == "MISFIRE" { misfire_since = 1; nmis++ }
         END { printf "%d job %s: %d CRON rows, %d MISFIRE,%s\n", gaps, j, n, nmis, (txt == "" ? " no gaps" : " gaps" txt) }' "$W/cron-$j")
@@ -211,6 +237,7 @@ WHY=""
 [ "$UNFINISHED" -gt "$ALLOW_UNFINISHED" ] && WHY="$WHY; $UNFINISHED unfinished (allowed $ALLOW_UNFINISHED): no lost result / a stuck run ends"
 [ "$MISSING" -gt 0 ] && WHY="$WHY; $MISSING acknowledged without a row: a trigger's row exists before it is acknowledged"
 [ "$LIED" -gt 0 ] && WHY="$WHY; $LIED rows say 200 with no run: no lost result"
+[ "$LATE" -gt 0 ] && WHY="$WHY; $LATE ran after the scheduler gave up on them: a RUN given up on never starts later"
 [ "$UNKNOWN" -gt 0 ] && WHY="$WHY; $UNKNOWN runs without a row: a row exists before its RUN is sent"
 [ "$GAPS" -gt "$ALLOW_GAPS" ] && WHY="$WHY; $GAPS planned instants without a row (allowed $ALLOW_GAPS): every planned second fires once"
 sed -n '2,$p' "$W/report" | grep '^  cause' | sort -k2,2nr

@@ -114,7 +114,15 @@ kill_sched () {     # kill_sched SIGNAL: and wait for it to be gone
     wait "$SPID" 2>/dev/null
     return 0
 }
-restart_sched () { start_scheduler "$API" "$AGENTS"; }
+# restart_sched: on the same endpoints; a scheduler that does not come back
+# ends the scenario (a FAIL, and the counts so far)
+restart_sched () {
+    start_scheduler "$API" "$AGENTS" && return 0
+    check "the scheduler restarts (see scheduler.log)" false
+    tail -n 20 "$T/scheduler.log" | sed 's/^/    /'
+    xxl_done
+    exit 1
+}
 kill_agent () {     # kill_agent NAME SIGNAL
     local pid; pid=$(apid "$1")
     kill -CONT "$pid" 2>/dev/null
@@ -134,7 +142,8 @@ wait_quiet () { wait_until "$1" quiet "${2:-}"; }
 
 # Load: a client loop triggering jobs, each logId it got back appended to
 # $ACKED ("logId jobId ms"); it stops when $T/stop-load exists
-# load_start "JOB ..." [PARAM]: sets LOADPID
+# load_start "JOB ..." [PARAM]: sets LOADPID; %n in PARAM becomes a number
+# unique to the trigger (count.sh --chains follows a trigger's retries by it)
 load_start () {
     rm -f "$T/stop-load"
     (
@@ -142,7 +151,8 @@ load_start () {
         jobs=($1); n=${#jobs[@]}; i=0
         while [ ! -f "$T/stop-load" ]; do
             j=${jobs[$((i % n))]}; i=$((i + 1))
-            out=$("$CTL" --api "$API" --json --timeout 2000 job trigger "$j" ${2:+--param "$2"} 2>/dev/null) || continue
+            p="${2:-}"; p="${p//%n/$BASHPID.$i}"
+            out=$("$CTL" --api "$API" --json --timeout 2000 job trigger "$j" ${2:+--param "$p"} 2>/dev/null) || continue
             ids=$(printf '%s' "$out" | jq -r '.logIds[]?' 2>/dev/null)
             for id in $ids; do echo "$id $j $(date +%s%3N)" >> "$ACKED"; done
         done
