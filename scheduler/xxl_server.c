@@ -1357,6 +1357,12 @@ s_dispatch_row (server_t *self, int64_t log_id, const char *address, const char 
     xxl_log_t log;
     if (xxl_store_log_load (self->store, log_id, &log))
         return;
+    if (log.trigger_code != 0 || log.handle_code != 0) {
+        //  Its answer or its result is stored already (a recovered row
+        //  whose agent's spooled result came first): it never goes again
+        xxl_log_free (&log);
+        return;
+    }
     xxl_job_t job;
     if (xxl_store_job_load (self->store, log.job_id, &job)) {
         xxl_store_log_trigger_done (self->store, log_id, XXL_CODE_FAIL, NULL,
@@ -2685,7 +2691,12 @@ s_recover (server_t *self)
         xxl_job_t job;
         int64_t keep = 0;
         if (xxl_store_job_load (self->store, ids [i], &job) == 0) {
-            if (streq (job.misfire_strategy, "FIRE_ONCE_NOW"))
+            //  Once per outage: when the job's next time is past the window
+            //  too, the planner's misfire fires it once (s_plan_job), and
+            //  these rows go
+            bool planner_fires = job.trigger_status == 1 && job.trigger_next_time != XXL_WAITING
+                              && job.trigger_next_time < late_before;
+            if (streq (job.misfire_strategy, "FIRE_ONCE_NOW") && !planner_fires)
                 keep = xxl_store_scalar (self->store,
                     "SELECT MAX(id) FROM xxl_job_log WHERE job_id = ? AND" XXL_UNSENT_SQL
                     " AND schedule_time < ?", "ii", job.id, late_before);
@@ -2782,7 +2793,10 @@ s_recover_resends (server_t *self)
                 char *why = zsys_sprintf ("\ntrigger failed: agent %s did not come back within"
                                           " %d ms of a scheduler restart\n", resend->address,
                                           self->config.recovery_wait_ms);
-                xxl_store_log_trigger_done (self->store, resend->log_id, XXL_CODE_FAIL, NULL, why);
+                xxl_store_exec (self->store, "UPDATE xxl_job_log SET trigger_code = ?,"
+                                " trigger_msg = COALESCE(trigger_msg, '') || ? WHERE id = ?"
+                                " AND trigger_code = 0 AND handle_code = 0", "isi",
+                                (int64_t) XXL_CODE_FAIL, why, resend->log_id);
                 zstr_free (&why);
             }
             zlistx_delete (self->resends, zlistx_cursor (self->resends));

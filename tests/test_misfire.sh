@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# test_misfire.sh -- an outage longer than the pre-read window: a
+# FIRE_ONCE_NOW job fires once for the whole outage (not once for its
+# planned row and again for its next time), a DO_NOTHING job not at all;
+# both go on at their next planned time.
+. "$(dirname "$0")/lib.sh"
+xxl_setup
+cat >> "$T/scheduler.cfg" <<CFG
+    planner
+        preread = 1000
+        scan = 100
+CFG
+start_scheduler || exit 1
+ctl group add mf-app >/dev/null
+start_agent m1 mf-app
+wait_for 10 agent_registered mf-app m1
+ONCE=$(ctl job add --group mf-app --handler demoJobHandler --cron '0/2 * * * * ?' \
+       --misfire FIRE_ONCE_NOW --start | jq -r .id)
+SKIP=$(ctl job add --group mf-app --handler demoJobHandler --cron '0/2 * * * * ?' --start | jq -r .id)
+check "the FIRE_ONCE_NOW job runs" wait_for 10 job_ran "$ONCE" 1
+# Stopped 1.3 s after a fire, with the next one (0.7 s on) planned already
+sleep 1.3
+kill -TERM "$SPID"; wait "$SPID" 2>/dev/null
+down_at=$(date +%s%3N)
+sleep 5
+start_scheduler "$API" "$AGENTS" || exit 1
+up_at=$(date +%s%3N)
+types () { ctl log list --job "$1" --limit 1000 | jq -r '[.logs[] | select(.triggerType == "'"$2"'")] | length'; }
+regular_after () {
+    [ "$(ctl log list --job "$1" --limit 1000 | jq --argjson t "$up_at" \
+        '[.logs[] | select(.triggerType == "CRON" and .scheduleTime > $t and .handleCode == 200)] | length')" -ge 2 ]
+}
+check "both jobs go on at their planned times after the restart" wait_for 15 regular_after "$ONCE"
+wait_for 5 regular_after "$SKIP"
+check "FIRE_ONCE_NOW fired once for the outage" test "$(types "$ONCE" MISFIRE)" = 1
+check "... and that run succeeded" bash -c "[ \"\$($CTL --api $API --json log list --job $ONCE | jq '[.logs[] | select(.triggerType == \"MISFIRE\" and .handleCode == 200)] | length')\" = 1 ]"
+check "DO_NOTHING did not fire for it" test "$(types "$SKIP" MISFIRE)" = 0
+missed () {
+    ctl log list --job "$1" --limit 1000 | jq --argjson a "$down_at" --argjson b "$up_at" \
+        '[.logs[] | select(.triggerType == "CRON" and .scheduleTime > $a + 1500 and .scheduleTime < $b - 1500)] | length'
+}
+check "no missed instant ran late as CRON (FIRE_ONCE_NOW)" test "$(missed "$ONCE")" = 0
+check "no missed instant ran late as CRON (DO_NOTHING)" test "$(missed "$SKIP")" = 0
+xxl_done
