@@ -168,6 +168,7 @@ END {
         if (chains) {
             # chain: all rows of the job with this param; counted at its last row
             ck = job[id] SUBSEP par[id]; cruns[ck] += n
+            cmem[ck] = cmem[ck] sprintf(" %s(%s,tc=%s,hc=%s,runs=%d%s)", id, type[id], tc[id], hc[id], n, rwho[id])
             if (!(ck in clast) || id + 0 > clast[ck] + 0) clast[ck] = id
         }
         if (n >= 2) note("twice", id, rowtext(id))
@@ -185,7 +186,7 @@ END {
     }
     for (ck in clast) {
         id = clast[ck]; count["chains"]++
-        if (cruns[ck] >= 2) note("twice", id, "chain of param [" par[id] "] ran " cruns[ck] " times; last row " rowtext(id))
+        if (cruns[ck] >= 2) note("twice", id, "chain of param [" par[id] "] ran " cruns[ck] " times; rows" cmem[ck] "; last row " rowtext(id))
         else if (cruns[ck] == 0) {
             if (hc[id] == 200) note("lied", id, rowtext(id))
             else if (excuse != "" && msg[id] ~ excuse) count["excused"]++

@@ -50,4 +50,31 @@ check "the client got acknowledgements throughout ($(acked_count))" test "$(acke
 check "all runs finish" wait_quiet 40
 check "the scheduler is alive" kill -0 "$SPID"
 fcount "scheduler kills under API and cron load" --cron "$CRONS"
+
+# An outage longer than the pre-read window (5 s): the misfire rules.  A
+# FIRE_ONCE_NOW job fires once per outage, a DO_NOTHING one skips it
+MARK=$(sql "SELECT IFNULL(MAX(id), 0) FROM xxl_job_log")
+FN=$(ctl job add --group fk-app --handler probeIn --cron '* * * * * ?' --misfire FIRE_ONCE_NOW --param sleep=10 --start | jq -r .id)
+DN=$(ctl job add --group fk-app --handler probeIn --cron '* * * * * ?' --misfire DO_NOTHING --param sleep=10 --start | jq -r .id)
+OUTAGES=$(pick 1 3)
+for i in $(seq "$OUTAGES"); do
+    rsleep 1500 2500
+    rnd 2; if [ "$R" = 0 ]; then SIG=KILL; else SIG=TERM; fi
+    say "outage $i: SIG$SIG, down 7-9 s"
+    kill_sched "$SIG"
+    rsleep 7000 9000
+    restart_sched
+done
+misfired () { [ "$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $FN AND trigger_type = 'MISFIRE' AND handle_code != 0")" -ge "$OUTAGES" ]; }
+wait_until 20 misfired
+rsleep 2000 3000
+ctl job stop "$FN" >/dev/null; ctl job stop "$DN" >/dev/null
+check "misfire: all runs finish" wait_quiet 30
+MIS_FN=$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $FN AND trigger_type = 'MISFIRE'")
+MIS_DN=$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $DN AND trigger_type = 'MISFIRE'")
+check "FIRE_ONCE_NOW fires exactly once per outage ($MIS_FN MISFIRE rows for $OUTAGES outages)" test "$MIS_FN" = "$OUTAGES"
+[ "$MIS_FN" = "$OUTAGES" ] || sql "SELECT id, schedule_time, trigger_time, trigger_code, handle_code FROM xxl_job_log
+    WHERE job_id = $FN AND trigger_type = 'MISFIRE'" | sed 's/^/    MISFIRE row: /'
+check "DO_NOTHING fires no MISFIRE row ($MIS_DN)" test "$MIS_DN" = 0
+fcount "outages past the pre-read window" --min-id $((MARK + 1)) --cron "$FN $DN" --allow-gaps $((OUTAGES * 10 * 2))
 xxl_done
