@@ -168,6 +168,17 @@ xxl_registry_beat (xxl_registry_t *self, const char *app, const char *address,
 static void
 s_remove_at (xxl_registry_t *self, size_t index)
 {
+    //  An address no app lists any more is not routed to either: nothing
+    //  goes to a connection that said goodbye or stopped beating
+    bool listed = false;
+    for (size_t i = 0; i < self->size && !listed; i++)
+        listed = i != index && streq (self->entries [i].address, self->entries [index].address);
+    s_route_t *route = listed? NULL: s_route (self, self->entries [index].address);
+    if (route) {
+        free (route->rid);
+        route->rid = NULL;
+        route->rid_size = 0;
+    }
     free (self->entries [index].app);
     free (self->entries [index].address);
     free (self->entries [index].handlers);

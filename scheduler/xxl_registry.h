@@ -22,7 +22,9 @@ void xxl_registry_destroy (xxl_registry_t **self_p);
 int xxl_registry_beat (xxl_registry_t *self, const char *app, const char *address,
                        const void *rid, size_t rid_size, const char *handlers,
                        int64_t now);
-//  Removes an address from app; 0 if it was there, -1 if not.
+//  Removes an address from app; 0 if it was there, -1 if not.  An address
+//  that no app lists any more (here and in expire) loses its route too:
+//  nothing is sent to a connection that unregistered or stopped beating.
 int xxl_registry_remove (xxl_registry_t *self, const char *app, const char *address);
 //  Removes every address whose last beat is before dead_before; returns
 //  how many.

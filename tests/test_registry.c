@@ -51,10 +51,20 @@ main (void)
     XXL_CHECK (seen == 3);
 
     //  Expiry: silent since before 2500
+    XXL_CHECK (xxl_registry_route (registry, "host-a", &size) != NULL);
     XXL_CHECK (xxl_registry_expire (registry, 2500) == 2);     //  host-a, host-c
     XXL_CHECK (xxl_registry_addresses (registry, "app", &addresses) == 1);
     XXL_CHECK (streq (addresses [0], "host-b"));
+    //  ... an expired address is not routed to any more
+    XXL_CHECK (xxl_registry_route (registry, "host-a", &size) == NULL);
+    XXL_CHECK (xxl_registry_route (registry, "host-c", &size) == NULL);
+    //  An address another app still lists keeps its route when one app
+    //  removes it; removed from every app, it has none
+    XXL_CHECK (xxl_registry_beat (registry, "other", "host-b", "rA", 2, NULL, 3600) == 1);
+    XXL_CHECK (xxl_registry_remove (registry, "other", "host-b") == 0);
+    XXL_CHECK (xxl_registry_route (registry, "host-b", &size) != NULL);
     XXL_CHECK (xxl_registry_remove (registry, "app", "host-b") == 0);
+    XXL_CHECK (xxl_registry_route (registry, "host-b", &size) == NULL);
     XXL_CHECK (xxl_registry_remove (registry, "app", "host-b") == -1);
     XXL_CHECK (xxl_registry_size (registry) == 0);
     xxl_registry_destroy (&registry);

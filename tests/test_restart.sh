@@ -67,5 +67,36 @@ after_restart () { [ "$(past_restart | awk '$2 == 3' | wc -l)" -ge 3 ]; }
 check "cron broadcast fires after the restart are one row per agent" wait_for 20 after_restart
 not_three () { past_restart | awk '$2 != 3'; }
 check "no planned second after the restart has another count of rows" test -z "$(not_three)"
+
+# An agent stopping cleanly (SIGTERM: it unregisters) while cron jobs fire
+# every second: what was planned for it goes to the other agent, nothing
+# fails for want of it
+ctl group add st-app >/dev/null
+start_agent s1 st-app
+start_agent s2 st-app
+wait_for 10 agent_registered st-app s1
+wait_for 10 agent_registered st-app s2
+jobs=""
+for _ in $(seq 40); do
+    jobs="$jobs $(ctl job add --group st-app --handler demoJobHandler --cron '* * * * * ?' --route ROUND --start | jq -r .id)"
+done
+on_s1 () { [ "$(ctl log list --limit 10000 | jq '[.logs[] | select(.executorAddress == "s1" and .handleCode == 200)] | length')" -ge 40 ]; }
+wait_for 15 on_s1
+kill -TERM "$APID_s1"
+stopped_at=$(date +%s%3N)
+wait_for 10 bash -c "! kill -0 $APID_s1"
+later_on_s2 () {
+    [ "$(ctl log list --limit 10000 | jq --argjson t "$stopped_at" \
+        '[.logs[] | select(.executorAddress == "s2" and .scheduleTime > $t + 2000 and .handleCode == 200)] | length')" -ge 80 ]
+}
+check "after one agent stops, its share of the fires goes to the other" wait_for 15 later_on_s2
+for j in $jobs; do ctl job stop "$j" >/dev/null; done
+first_job=${jobs# }; first_job=${first_job%% *}
+failed_rows () {
+    ctl log list --limit 10000 | jq --argjson t "$stopped_at" --argjson j "$first_job" \
+        '[.logs[] | select(.jobId >= $j and .scheduleTime != null and .scheduleTime > $t
+                           and (.triggerCode == 500 or .handleCode == 500))] | length'
+}
+check "no fire planned after the stop failed (none went to the stopped agent)" test "$(failed_rows)" = 0
 check "the scheduler lives" kill -0 "$SPID"
 xxl_done
