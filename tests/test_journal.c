@@ -1,0 +1,302 @@
+/*  test_journal.c -- tests of agent/xxl_journal: accepted logIds remembered
+    across a reopen (a restart), the open ones reported lost with their
+    logDateTime and the pid that accepted them, a torn or corrupt tail cut
+    off, generations (the window, open ids carried over, files bounded), a
+    new generation cut between its renames, the read-only view of another
+    process, the in-memory journal, and the cost per accepted id.
+    Last line: "N passed, M failed".
+*/
+
+#define _GNU_SOURCE
+#include "xxl_journal.h"
+
+#include <czmq.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static int s_passed = 0, s_failed = 0;
+
+#define CHECK(cond, ...) do { \
+    if (cond) s_passed++; \
+    else { s_failed++; printf ("FAIL %s:%d: ", __FILE__, __LINE__); printf (__VA_ARGS__); printf ("\n"); } \
+} while (0)
+
+static char s_dir [256];
+static char s_path [320];
+
+static int64_t
+s_now_us (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+//  A new life is told by pid and start ms: a reopen in this process must
+//  come a few ms later to be another life
+static xxl_journal_t *
+s_reopen (xxl_journal_t **journal, size_t generation)
+{
+    if (journal && *journal)
+        xxl_journal_destroy (journal);
+    usleep (3000);
+    return xxl_journal_new (s_path, generation);
+}
+
+static void
+s_clean (void)
+{
+    char path [400];
+    unlink (s_path);
+    snprintf (path, sizeof path, "%s.old", s_path);
+    unlink (path);
+    snprintf (path, sizeof path, "%s.new", s_path);
+    unlink (path);
+}
+
+static off_t
+s_size (const char *suffix)
+{
+    char path [400];
+    snprintf (path, sizeof path, "%s%s", s_path, suffix);
+    struct stat st;
+    return stat (path, &st)? -1: st.st_size;
+}
+
+static void
+test_restart (void)
+{
+    s_clean ();
+    xxl_journal_t *journal = xxl_journal_new (s_path, 0);
+    CHECK (journal != NULL, "journal created");
+    if (!journal)
+        return;
+    char token [48];
+    snprintf (token, sizeof token, "%d.", (int) getpid ());
+    CHECK (strncmp (xxl_journal_life (journal), token, strlen (token)) == 0,
+           "life token %s starts with the pid", xxl_journal_life (journal));
+    for (int64_t id = 1; id <= 10; id++)
+        xxl_journal_accept (journal, id, 1000 + id);
+    CHECK (xxl_journal_seen (journal, 5) && !xxl_journal_seen (journal, 11),
+           "seen at once, before the flush");
+    CHECK (xxl_journal_flush (journal) == 0, "flush");
+    int64_t done [] = { 1, 2, 3, 4, 5, 99 };
+    xxl_journal_done (journal, done, 6);
+    CHECK (xxl_journal_open_count (journal) == 5, "5 open, not %zu",
+           xxl_journal_open_count (journal));
+    size_t count = 0;
+    xxl_journal_entry_t *lost = xxl_journal_lost (journal, &count);
+    CHECK (!lost && count == 0, "this life's open ids are not lost");
+    free (lost);
+    //  Not flushed: the done ids are written by destroy
+    char first_life [48];
+    snprintf (first_life, sizeof first_life, "%s", xxl_journal_life (journal));
+    journal = s_reopen (&journal, 0);
+    CHECK (journal != NULL, "reopened");
+    if (!journal)
+        return;
+    CHECK (!streq (xxl_journal_life (journal), first_life), "a new life");
+    int all_seen = 1;
+    for (int64_t id = 1; id <= 10; id++)
+        all_seen &= xxl_journal_seen (journal, id);
+    CHECK (all_seen, "every accepted id is remembered after a restart");
+    CHECK (!xxl_journal_seen (journal, 11), "an id never accepted is not");
+    lost = xxl_journal_lost (journal, &count);
+    CHECK (count == 5 && lost && lost [0].log_id == 6 && lost [4].log_id == 10,
+           "the 5 open ids are lost, in order (%zu)", count);
+    CHECK (lost && lost [0].log_date_time == 1006 && lost [0].pid == (int) getpid (),
+           "with their logDateTime and the pid that accepted them");
+    if (lost) {
+        int64_t ids [5];
+        for (size_t i = 0; i < 5; i++)
+            ids [i] = lost [i].log_id;
+        xxl_journal_done (journal, ids, 5);
+        xxl_journal_flush (journal);
+    }
+    free (lost);
+    xxl_journal_accept (journal, 20, 2020);
+    //  Killed: nothing of the destroy; the accept was flushed
+    xxl_journal_flush (journal);
+    //  Another process's view, as the guardian reads it, while it is open
+    int64_t *ids = NULL;
+    CHECK (xxl_journal_read_open (s_path, xxl_journal_life (journal), &ids, &count) == 0
+           && count == 1 && ids && ids [0] == 20, "read_open: the open id of this life");
+    free (ids);
+    CHECK (xxl_journal_read_open (s_path, first_life, &ids, &count) == 0 && count == 0,
+           "read_open: none of the first life (reported and done)");
+    free (ids);
+    journal = s_reopen (&journal, 0);
+    lost = xxl_journal_lost (journal, &count);
+    CHECK (count == 1 && lost && lost [0].log_id == 20, "only the second life's open id is lost");
+    free (lost);
+    xxl_journal_destroy (&journal);
+}
+
+static void
+test_torn (void)
+{
+    s_clean ();
+    xxl_journal_t *journal = xxl_journal_new (s_path, 0);
+    for (int64_t id = 1; id <= 100; id++)
+        xxl_journal_accept (journal, id, id);
+    xxl_journal_flush (journal);
+    xxl_journal_destroy (&journal);
+    off_t good = s_size ("");
+    //  A torn frame: its header says more than follows
+    int fd = open (s_path, O_WRONLY | O_APPEND);
+    unsigned char torn [] = { 200, 0, 0, 0, 1, 2, 3, 4, 1, 101, 0 };
+    CHECK (write (fd, torn, sizeof torn) == (ssize_t) sizeof torn, "torn write");
+    close (fd);
+    journal = s_reopen (NULL, 0);
+    CHECK (journal != NULL, "a torn tail does not stop the journal");
+    CHECK (journal && xxl_journal_seen (journal, 100) && !xxl_journal_seen (journal, 101),
+           "what came before it is kept");
+    xxl_journal_destroy (&journal);
+    CHECK (s_size ("") > good && s_size ("") < good + (off_t) sizeof torn + 64,
+           "the tail was cut (%lld, was %lld)", (long long) s_size (""), (long long) good);
+    //  A corrupt frame (bad CRC) in the middle ends the replay there
+    fd = open (s_path, O_RDWR);
+    unsigned char byte;
+    CHECK (pread (fd, &byte, 1, 8 + 8 + 13 + 5) == 1, "read");
+    byte ^= 0xFF;
+    CHECK (pwrite (fd, &byte, 1, 8 + 8 + 13 + 5) == 1, "corrupt");
+    close (fd);
+    journal = s_reopen (NULL, 0);
+    CHECK (journal && !xxl_journal_seen (journal, 1), "a corrupt frame is not applied");
+    xxl_journal_destroy (&journal);
+    //  Not a journal: refused
+    s_clean ();
+    fd = open (s_path, O_WRONLY | O_CREAT, 0644);
+    CHECK (write (fd, "hello world\n", 12) == 12, "write");
+    close (fd);
+    journal = xxl_journal_new (s_path, 0);
+    CHECK (journal == NULL, "a file that is not a journal is refused");
+    xxl_journal_destroy (&journal);
+    s_clean ();
+}
+
+static void
+test_generations (void)
+{
+    s_clean ();
+    const size_t gen = 1000;
+    xxl_journal_t *journal = xxl_journal_new (s_path, gen);
+    //  Id 7 stays open for ever; all others are done at once
+    int64_t id = 1;
+    for (int batch = 0; batch < 50; batch++) {
+        int64_t ids [100];
+        for (int i = 0; i < 100; i++, id++) {
+            xxl_journal_accept (journal, id, id);
+            ids [i] = id == 7? 1: id;
+        }
+        xxl_journal_flush (journal);
+        xxl_journal_done (journal, ids, 100);
+        xxl_journal_flush (journal);
+    }
+    //  5,000 accepted: the last 1,000..2,000 are remembered
+    CHECK (xxl_journal_seen (journal, 5000) && xxl_journal_seen (journal, 4001),
+           "the last generation is remembered");
+    CHECK (!xxl_journal_seen (journal, 2000), "an id two generations old is forgotten");
+    CHECK (xxl_journal_seen (journal, 7), "an open id is never forgotten");
+    CHECK (s_size ("") < (off_t) (2 * gen * 30) && s_size (".old") < (off_t) (2 * gen * 30),
+           "both files are bounded (%lld, %lld)", (long long) s_size (""),
+           (long long) s_size (".old"));
+    journal = s_reopen (&journal, gen);
+    CHECK (journal && xxl_journal_seen (journal, 7) && xxl_journal_seen (journal, 4500)
+           && !xxl_journal_seen (journal, 2000), "the same window after a restart");
+    size_t count = 0;
+    xxl_journal_entry_t *lost = xxl_journal_lost (journal, &count);
+    CHECK (count == 1 && lost && lost [0].log_id == 7 && lost [0].log_date_time == 7,
+           "the open id carried over generations is reported lost (%zu)", count);
+    free (lost);
+    xxl_journal_destroy (&journal);
+
+    //  A new generation cut between its renames: PATH.new is PATH
+    char old_path [400], new_path [400];
+    snprintf (old_path, sizeof old_path, "%s.old", s_path);
+    snprintf (new_path, sizeof new_path, "%s.new", s_path);
+    CHECK (rename (s_path, new_path) == 0, "rename");
+    journal = s_reopen (NULL, gen);
+    CHECK (journal && xxl_journal_seen (journal, 4500) && xxl_journal_seen (journal, 7),
+           "PATH.new is taken as PATH");
+    CHECK (s_size ("") > 0 && s_size (".new") < 0, "and renamed");
+    xxl_journal_destroy (&journal);
+    s_clean ();
+}
+
+static void
+test_memory (void)
+{
+    xxl_journal_t *journal = xxl_journal_new (NULL, 100);
+    CHECK (journal != NULL, "in-memory journal");
+    for (int64_t id = 1; id <= 350; id++)
+        xxl_journal_accept (journal, id, 0);
+    CHECK (xxl_journal_flush (journal) == 0, "flush is a no-op");
+    CHECK (xxl_journal_seen (journal, 350) && xxl_journal_seen (journal, 250)
+           && !xxl_journal_seen (journal, 150), "in memory: the last 100..200 ids");
+    size_t count = 0;
+    xxl_journal_entry_t *lost = xxl_journal_lost (journal, &count);
+    CHECK (!lost && !count, "nothing lost in memory");
+    xxl_journal_destroy (&journal);
+}
+
+static void
+test_speed (void)
+{
+    s_clean ();
+    xxl_journal_t *journal = xxl_journal_new (s_path, 0);
+    const int total = 1000000, batch = 1000;
+    int64_t start = s_now_us (), id = 1;
+    int64_t ids [1000];
+    for (int b = 0; b < total / batch; b++) {
+        for (int i = 0; i < batch; i++, id++) {
+            if (!xxl_journal_seen (journal, id))
+                xxl_journal_accept (journal, id, id);
+            ids [i] = id;
+        }
+        xxl_journal_flush (journal);
+        xxl_journal_done (journal, ids, batch);
+        xxl_journal_flush (journal);
+    }
+    int64_t took = s_now_us () - start;
+    printf ("  %d ids accepted and done in batches of %d: %.3f us per id\n",
+            total, batch, (double) took / total);
+    CHECK (took < (int64_t) total * 5, "well under 5 us per id (%.3f)", (double) took / total);
+    xxl_journal_destroy (&journal);
+    start = s_now_us ();
+    journal = s_reopen (NULL, 0);
+    printf ("  reopened (replay of %lld + %lld bytes) in %lld us\n", (long long) s_size (""),
+            (long long) s_size (".old"), (long long) (s_now_us () - start));
+    CHECK (journal && xxl_journal_seen (journal, total), "the last id is remembered");
+    xxl_journal_destroy (&journal);
+    s_clean ();
+}
+
+int
+main (void)
+{
+    setvbuf (stdout, NULL, _IOLBF, 0);
+    zsys_init ();
+    zsys_set_logstream (NULL);
+    const char *tmp = getenv ("TMPDIR")? getenv ("TMPDIR"): "/tmp";
+    snprintf (s_dir, sizeof s_dir, "%s/xxl-test-journal-XXXXXX", tmp);
+    if (!mkdtemp (s_dir)) {
+        printf ("cannot create temp folder\n0 passed, 1 failed\n");
+        return 1;
+    }
+    snprintf (s_path, sizeof s_path, "%s/accepted.journal", s_dir);
+    test_restart ();
+    test_torn ();
+    test_generations ();
+    test_memory ();
+    test_speed ();
+    s_clean ();
+    rmdir (s_dir);
+    printf ("%d passed, %d failed\n", s_passed, s_failed);
+    return s_failed? 1: 0;
+}
