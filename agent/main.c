@@ -2,6 +2,7 @@
 */
 
 #include "xxl_agent.h"
+#include "xxl_guard.h"
 
 #include "../sdk/src/xxl_conf.h"
 
@@ -47,6 +48,9 @@ s_int (const char *flag, zconfig_t *config, const char *path, int dflt)
 int
 main (int argc, char *argv [])
 {
+    //  The guardian the agent starts of itself (xxl_guard.h)
+    if (argc > 1 && streq (argv [1], "--guard"))
+        return xxl_guard_main (argc, argv);
     const char *file = NULL, *app = NULL, *scheduler = NULL, *address = NULL;
     const char *plugins = NULL, *logdir = NULL, *token = NULL, *no_glue = NULL;
     const char *in_process = NULL, *use_syslog = NULL;

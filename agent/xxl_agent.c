@@ -16,7 +16,9 @@
 
 #include "xxl_agent.h"
 #include "xxl_executor.h"
+#include "xxl_guard.h"
 #include "xxl_handlers.h"
+#include "xxl_journal.h"
 #include "xxl_runlog.h"
 #include "xxl_spool.h"
 #include "xxl/msg.h"
@@ -31,6 +33,8 @@
 #define XXL_CALLBACK_EAGER  256             //  waiting results that send another
 #define XXL_TAKE_BATCH      256             //  results taken (and spooled) at once
 #define XXL_MAX_PARAM       (64 * 1024)
+#define XXL_CLOCK_RTT_MAX   1000            //  a REGISTER answered later says
+                                            //  nothing of the scheduler's clock
 
 typedef struct {
     char *endpoint;
@@ -39,6 +43,9 @@ typedef struct {
     bool up;                            //  answered our last REGISTER
     uint64_t register_id;               //  id of the REGISTER in flight
     int64_t register_sent;
+    int64_t register_sent_real;         //  epoch ms, this host's clock
+    int64_t clock_offset;               //  the scheduler's clock - ours, ms
+                                        //  (0 until a REGISTER reply said)
 } link_t;
 
 typedef struct _callback_t {
@@ -67,6 +74,8 @@ typedef struct {
     xxl_handlers_t *handlers;
     xxl_executor_t *executor;
     xxl_spool_t *spool;                 //  results on disk until acknowledged
+    xxl_journal_t *journal;             //  logIds accepted, across restarts
+    xxl_guard_t *guard;                 //  kills our runs if we die
     xxl_enc_t *enc;
     callbacks_t waiting;                //  results not in flight, in finish order
     batch_t batches [XXL_CALLBACK_INFLIGHT];
@@ -145,6 +154,7 @@ s_register (agent_t *self, link_t *link, int remove)
         free (names);
         link->register_id = id;
         link->register_sent = zclock_mono ();
+        link->register_sent_real = zclock_time ();
     }
     s_send (self, link);
 }
@@ -154,6 +164,31 @@ s_reply (agent_t *self, link_t *link, uint64_t id, int code, const char *msg)
 {
     xxl_enc_reply (self->enc, id, code, msg);
     s_send (self, link);
+}
+
+//  The scheduler's clock, from the `now` (epoch ms) of its answer to our
+//  REGISTER: offset = now - the middle of our send and receive.  An answer
+//  that took longer than XXL_CLOCK_RTT_MAX (a busy or frozen peer, or this
+//  process frozen) is not trusted; the last trusted one counts.
+static void
+s_clock_sample (link_t *link, xxl_msg_t *msg)
+{
+    const msgpack_object *content = xxl_msg_get (xxl_msg_root (msg), "content");
+    const msgpack_object *now = content && content->type == MSGPACK_OBJECT_MAP
+                              ? xxl_msg_get (content, "now"): NULL;
+    if (!now || now->type != MSGPACK_OBJECT_POSITIVE_INTEGER || now->via.u64 > INT64_MAX)
+        return;
+    int64_t received = zclock_time ();
+    int64_t rtt = received - link->register_sent_real;
+    if (rtt < 0 || rtt > XXL_CLOCK_RTT_MAX)
+        return;
+    int64_t offset = (int64_t) now->via.u64 - (link->register_sent_real + rtt / 2);
+    if (offset > 1000 || offset < -1000) {
+        if (link->clock_offset / 1000 != offset / 1000)
+            zsys_info ("agent: %s's clock is %" PRId64 " ms %s ours", link->endpoint,
+                       offset < 0? -offset: offset, offset < 0? "behind": "ahead of");
+    }
+    link->clock_offset = offset;
 }
 
 //  --------------------------------------------------------------------
@@ -333,16 +368,24 @@ s_queue_result (agent_t *self, const xxl_result_t *result, bool copy)
 }
 
 //  Takes finished runs from the executor: spooled (one fsync for the
-//  batch) before anything is sent, so an agent crash loses none
+//  batch) before anything is sent, so an agent crash loses none; then
+//  done in the journal (one write), so a restart does not report them lost
 static void
 s_take_results (agent_t *self)
 {
     xxl_result_t batch [XXL_TAKE_BATCH];
+    int64_t log_ids [XXL_TAKE_BATCH];
     size_t count;
     while ((count = xxl_executor_take_many (self->executor, batch, XXL_TAKE_BATCH)) > 0) {
-        if (self->spool && xxl_spool_add_batch (self->spool, batch, count))
+        if (xxl_spool_add_batch (self->spool, batch, count))
             zsys_error ("agent: cannot write %zu result(s) to the spool; they are kept"
                         " in memory only", count);
+        else {
+            for (size_t i = 0; i < count; i++)
+                log_ids [i] = batch [i].log_id;
+            xxl_journal_done (self->journal, log_ids, count);
+            xxl_journal_flush (self->journal);
+        }
         for (size_t i = 0; i < count; i++)
             s_queue_result (self, &batch [i], false);
     }
@@ -386,11 +429,47 @@ s_run_one (agent_t *self, xxl_msg_t *msg, const msgpack_object *map,
     return XXL_CODE_FAIL;
 }
 
+//  A RUN's expireTime (epoch ms on the scheduler's clock): once our
+//  estimate of that clock is past it, the scheduler has given up on the
+//  message's runs and none may start.  Judged when the message is read
+//  (after any freeze of this process), before anything is journaled.
+//  Returns 0 when the runs may be taken (also without expireTime: an
+//  older scheduler), else the code to answer each of them, the reason in
+//  reason.
+static int
+s_expired (agent_t *self, link_t *link, xxl_msg_t *msg, char *reason, size_t reasonlen)
+{
+    const msgpack_object *value = xxl_msg_get (xxl_msg_root (msg), "expireTime");
+    if (!value || value->type == MSGPACK_OBJECT_NIL)
+        return 0;
+    int64_t expire;
+    if (value->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
+        expire = value->via.u64 > INT64_MAX? INT64_MAX: (int64_t) value->via.u64;
+    else
+    if (value->type == MSGPACK_OBJECT_NEGATIVE_INTEGER)
+        expire = value->via.i64;
+    else {
+        snprintf (reason, reasonlen, "expireTime must be an integer");
+        return XXL_BAD_REQUEST;
+    }
+    int64_t now = zclock_time () + link->clock_offset;
+    if (now <= expire)
+        return 0;
+    snprintf (reason, reasonlen, "expired: the scheduler gave up on this run %" PRId64
+              " ms before the agent read it (expireTime %" PRId64 ")", now - expire, expire);
+    (void) self;
+    return XXL_CODE_FAIL;
+}
+
 static void
 s_handle_run (agent_t *self, link_t *link, xxl_msg_t *msg)
 {
     char reason [512];
-    int code = s_run_one (self, msg, NULL, reason, sizeof reason);
+    int code = s_expired (self, link, msg, reason, sizeof reason);
+    if (code)
+        zsys_info ("agent: RUN %" PRIu64 " not taken: %s", xxl_msg_id (msg), reason);
+    else
+        code = s_run_one (self, msg, NULL, reason, sizeof reason);
     s_reply (self, link, xxl_msg_id (msg), code, *reason? reason: NULL);
 }
 
@@ -412,6 +491,15 @@ s_handle_run_batch (agent_t *self, link_t *link, xxl_msg_t *msg)
         s_reply (self, link, xxl_msg_id (msg), XXL_BAD_REQUEST, text);
         return;
     }
+    char expired [512];
+    int expired_code = s_expired (self, link, msg, expired, sizeof expired);
+    if (expired_code == XXL_BAD_REQUEST) {
+        s_reply (self, link, xxl_msg_id (msg), XXL_BAD_REQUEST, expired);
+        return;
+    }
+    if (expired_code)
+        zsys_info ("agent: RUN %" PRIu64 " (%u runs) not taken: %s", xxl_msg_id (msg),
+                   runs->via.array.size, expired);
     xxl_enc_t *enc = self->enc;
     xxl_enc_reply (enc, xxl_msg_id (msg), XXL_OK, NULL);
     xxl_enc_key (enc, "content");
@@ -430,6 +518,11 @@ s_handle_run_batch (agent_t *self, link_t *link, xxl_msg_t *msg)
         if (item->type != MSGPACK_OBJECT_MAP) {
             snprintf (reason, sizeof reason, "runs[%u] is not a map", i);
             code = XXL_BAD_REQUEST;
+        }
+        else
+        if (expired_code) {
+            snprintf (reason, sizeof reason, "%s", expired);
+            code = expired_code;
         }
         else
             code = s_run_one (self, msg, item, reason, sizeof reason);
@@ -503,6 +596,7 @@ s_handle_request (agent_t *self, link_t *link, xxl_msg_t *msg)
                     zsys_info ("agent: registered with %s as %s/%s", link->endpoint,
                                self->config.app, self->address);
                 link->up = true;
+                s_clock_sample (link, msg);
             }
             else
                 zsys_error ("agent: %s refused registration: %s", link->endpoint,
@@ -635,6 +729,80 @@ s_handle_monitor (agent_t *self, link_t *link)
 
 //  --------------------------------------------------------------------
 
+typedef struct {
+    xxl_journal_entry_t *entries;       //  sorted by logId
+    size_t count;
+} lost_t;
+
+static int
+s_entry_cmp (const void *key, const void *entry)
+{
+    int64_t a = *(const int64_t *) key, b = ((const xxl_journal_entry_t *) entry)->log_id;
+    return a < b? -1: a > b;
+}
+
+static int
+s_lost_match (void *arg, const char *life, int64_t log_id)
+{
+    lost_t *lost = (lost_t *) arg;
+    const xxl_journal_entry_t *entry = (const xxl_journal_entry_t *)
+        bsearch (&log_id, lost->entries, lost->count, sizeof *entry, s_entry_cmp);
+    char token [48];
+    if (entry)
+        snprintf (token, sizeof token, "%d.%" PRId64, entry->pid, entry->start_ms);
+    return entry && streq (token, life);
+}
+
+//  The runs an earlier life accepted and never gave a result for (queued
+//  or running when it died): what is left of their processes is killed
+//  (had the guardian been killed too), and each is reported failed with a
+//  result "lost: ..." through the spool, unless its result is in the spool
+//  already.  Then they are done in the journal.
+static void
+s_report_lost (agent_t *self)
+{
+    lost_t lost = { NULL, 0 };
+    lost.entries = xxl_journal_lost (self->journal, &lost.count);
+    if (!lost.count)
+        return;
+    int killed = xxl_guard_reap (s_lost_match, &lost, 0);
+    xxl_result_t *results = (xxl_result_t *) calloc (lost.count, sizeof (xxl_result_t));
+    int64_t *log_ids = (int64_t *) calloc (lost.count, sizeof (int64_t));
+    size_t reported = 0;
+    for (size_t i = 0; results && log_ids && i < lost.count; i++) {
+        const xxl_journal_entry_t *entry = &lost.entries [i];
+        log_ids [i] = entry->log_id;
+        if (xxl_spool_pending (self->spool, entry->log_id))
+            continue;
+        xxl_result_t *result = &results [reported++];
+        result->log_id = entry->log_id;
+        result->log_date_time = entry->log_date_time;
+        result->code = XXL_CODE_FAIL;
+        result->msg = zsys_sprintf ("lost: xxl-agent restarted while this run was queued or"
+                                    " running (previous pid %d)", entry->pid);
+        xxl_runlog_append (self->config.logdir, entry->log_id, entry->log_date_time,
+                           result->msg);
+    }
+    if (!results || !log_ids)
+        zsys_error ("agent: out of memory; %zu lost run(s) not reported", lost.count);
+    else
+    if (reported && xxl_spool_add_batch (self->spool, results, reported))
+        zsys_error ("agent: cannot write the %zu lost run(s) to the spool; reported at the"
+                    " next start", reported);
+    else {
+        xxl_journal_done (self->journal, log_ids, lost.count);
+        xxl_journal_flush (self->journal);
+        zsys_warning ("agent: %zu run(s) of an earlier life lost (queued or running when it"
+                      " ended): reported failed; %d leftover process(es) killed",
+                      reported, killed);
+    }
+    for (size_t i = 0; results && i < reported; i++)
+        zstr_free (&results [i].msg);
+    free (results);
+    free (log_ids);
+    free (lost.entries);
+}
+
 void
 xxl_agent_config_defaults (xxl_agent_config_t *config)
 {
@@ -660,6 +828,9 @@ s_agent_destroy (agent_t **self_p)
     xxl_executor_destroy (&self->executor);
     xxl_handlers_destroy (&self->handlers);
     xxl_spool_destroy (&self->spool);
+    xxl_journal_destroy (&self->journal);
+    //  Last: the guardian reads the journal once we closed its pipe
+    xxl_guard_destroy (&self->guard);
     for (size_t i = 0; i < self->link_count; i++) {
         link_t *link = &self->links [i];
         if (link->monitor) {
@@ -711,6 +882,21 @@ s_agent_new (zsock_t *pipe, const xxl_agent_config_t *config)
         return NULL;
     }
     zstr_free (&spool_path);
+    //  The logIds accepted by earlier lives; the runs they lost
+    char *journal_path = zsys_sprintf ("%s/accepted.journal", config->logdir);
+    self->journal = xxl_journal_new (journal_path, 0);
+    if (!self->journal) {
+        zsys_error ("agent: cannot open the journal %s", journal_path);
+        zstr_free (&journal_path);
+        s_agent_destroy (&self);
+        return NULL;
+    }
+    s_report_lost (self);
+    //  If we die, our runs die with us
+    self->guard = xxl_guard_new (NULL, journal_path, xxl_journal_life (self->journal));
+    if (!self->guard)
+        zsys_warning ("agent: no guardian: runs would outlive a crash of the agent");
+    zstr_free (&journal_path);
     for (const xxl_result_t *result = xxl_spool_first (self->spool); result;
          result = xxl_spool_next (self->spool))
         s_queue_result (self, result, true);
@@ -724,6 +910,8 @@ s_agent_new (zsock_t *pipe, const xxl_agent_config_t *config)
     exec_config.idle_reap_s = 90;
     exec_config.log_pack = config->log_pack;
     exec_config.runner = config->runner;
+    exec_config.journal = self->journal;
+    exec_config.run_marker = xxl_journal_life (self->journal);
     self->executor = self->handlers? xxl_executor_new (&exec_config, self->handlers): NULL;
     if (!self->executor) {
         zsys_error ("agent: cannot start the executor");

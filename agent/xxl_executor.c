@@ -45,6 +45,7 @@
 
 #define _GNU_SOURCE
 #include "xxl_executor.h"
+#include "xxl_guard.h"
 #include "xxl_runlog.h"
 #include "xxl_runpack.h"
 
@@ -81,7 +82,6 @@ extern char **environ;
 #endif
 #define STATUS_LOST         0x7fffff00  //  wait status unknown
 #define STOP_WAIT_MS        10000       //  stop() gives up on runs after this
-#define DEDUPE_GENERATION   100000      //  remember 100k..200k accepted logIds
 
 static const char *s_glue_names [XXL_GLUE_COUNT] = {
     "BEAN", "GLUE_SHELL", "GLUE_PYTHON", "GLUE_NODEJS", "GLUE_PHP", "GLUE_POWERSHELL"
@@ -249,6 +249,8 @@ typedef struct _run_t {
     char *kill_reason;                  //  under the worker's lock
     int result_set, result_code;
     char *result_msg;
+    uint64_t seq;                       //  staged in this hold (0: none); may
+                                        //  start once committed_seq >= seq
     struct _run_t *next;
 } run_t;
 
@@ -265,6 +267,7 @@ struct _worker_t {
     int stop;
     int in_map;
     int waiting;                        //  idle on wake, not signalled yet
+    uint64_t listed_seq;                //  the hold it is listed to be woken at
     pthread_cond_t wake;                //  wakes the idle wait (a run was
                                         //  queued, or stop)
     int wake_fd;                        //  eventfd while a child runs (else
@@ -286,16 +289,22 @@ struct _xxl_executor_t {
     char *interpreters [XXL_GLUE_COUNT];
     char *runner;
     xxl_handlers_t *handlers;
+    xxl_journal_t *journal;             //  accepted logIds (under the mutex)
+    int own_journal;                    //  made here, in memory only
+    char *marker;                       //  XXL_AGENT_RUN's LIFE, or NULL
+    char **env;                         //  environ at start, without any
+    size_t env_count;                   //  XXL_AGENT_RUN (the runs' base)
 
     pthread_mutex_t mutex;              //  see the head of this file
     pthread_cond_t workers_gone;
     pthread_condattr_t monotonic;       //  for every condition here
     int hold_wakes;                     //  xxl_executor_hold_wakes: the job ids
-    int64_t *held_wakes;                //  whose idle worker a run was queued
-    size_t held_count, held_max;        //  for, woken at the release
+    int64_t *held_wakes;                //  whose worker a run was staged for,
+    size_t held_count, held_max;        //  woken at the release
+    uint64_t stage_seq;                 //  the current (or last) hold
+    uint64_t committed_seq;             //  atomic: holds whose runs may start
     pthread_attr_t attr;
     imap_t workers;                     //  job id -> worker_t (current)
-    imap_t seen [2];                    //  accepted log ids, two generations
     size_t live_workers;
     int stopped;
 
@@ -649,11 +658,27 @@ s_high_fd (int fd, int *tmp)
 }
 
 //  Spawns argv[0] in its own process group with stdin /dev/null, stdout
-//  and stderr to log_fd (or /dev/null), and extra fds dup2'd to 3, 4...
-//  Returns the pid, or -1 with errno set.
+//  and stderr to log_fd (or /dev/null), and extra fds dup2'd to 3, 4...,
+//  with the run's environment (s_run_env).  Returns the pid, or -1 with
+//  errno set.
 static pid_t
-s_spawn (char *const argv [], int use_path, int log_fd, const int *extra, int nextra)
+s_spawn (run_t *run, char *const argv [], int use_path, int log_fd, const int *extra, int nextra)
 {
+    //  The agent's environment and the run's marker (xxl_guard.h)
+    xxl_executor_t *self = run->executor;
+    char *small [128], **envp = environ, marker [128];
+    if (self->marker) {
+        envp = self->env_count + 2 <= sizeof small / sizeof small [0]
+             ? small: (char **) malloc ((self->env_count + 2) * sizeof (char *));
+        if (!envp)
+            return -1;
+        memcpy (envp, self->env, self->env_count * sizeof (char *));
+        snprintf (marker, sizeof marker, XXL_GUARD_ENV "=%s.%lld", self->marker,
+                  (long long) run->log_id);
+        envp [self->env_count] = marker;
+        envp [self->env_count + 1] = NULL;
+    }
+
     posix_spawn_file_actions_t actions;
     posix_spawnattr_t attr;
     posix_spawn_file_actions_init (&actions);
@@ -688,8 +713,10 @@ s_spawn (char *const argv [], int use_path, int log_fd, const int *extra, int ne
                                    | POSIX_SPAWN_SETSIGDEF);
     pid_t pid;
     int rc = use_path
-        ? posix_spawnp (&pid, argv [0], &actions, &attr, argv, environ)
-        : posix_spawn (&pid, argv [0], &actions, &attr, argv, environ);
+        ? posix_spawnp (&pid, argv [0], &actions, &attr, argv, envp)
+        : posix_spawn (&pid, argv [0], &actions, &attr, argv, envp);
+    if (envp != small && envp != environ)
+        free (envp);
     posix_spawn_file_actions_destroy (&actions);
     posix_spawnattr_destroy (&attr);
     if (tmp_log >= 0)
@@ -834,7 +861,7 @@ s_run_isolated (run_t *run)
         run->params, (char *) run->ref.plugin_path, NULL
     };
     int extra [2] = { pipe_fds [1], run->ref.plugin_fd };
-    pid_t pid = s_spawn (argv, strchr (self->runner, '/') == NULL, run->log_fd, extra, 2);
+    pid_t pid = s_spawn (run, argv, strchr (self->runner, '/') == NULL, run->log_fd, extra, 2);
     int spawn_errno = errno;
     close (pipe_fds [1]);
     if (pid < 0) {
@@ -917,7 +944,7 @@ s_run_glue (run_t *run)
     snprintf (shard_total, sizeof shard_total, "%d", run->shard_total);
     char *interpreter = self->interpreters [run->glue];
     char *argv [] = { interpreter, path, run->params, shard_index, shard_total, NULL };
-    pid_t pid = s_spawn (argv, strchr (interpreter, '/') == NULL, run->log_fd, NULL, 0);
+    pid_t pid = s_spawn (run, argv, strchr (interpreter, '/') == NULL, run->log_fd, NULL, 0);
     if (pid < 0) {
         if (errno == ENOENT)
             snprintf (msg, sizeof msg, "interpreter '%s' not found", interpreter);
@@ -1107,6 +1134,15 @@ s_worker_main (void *arg)
     pthread_mutex_lock (&worker->lock);
     int64_t idle_since = s_mono_ms ();
     while (!worker->stop) {
+        if (worker->head && worker->head->seq
+        &&  worker->head->seq > __atomic_load_n (&self->committed_seq, __ATOMIC_ACQUIRE)) {
+            //  Staged: its logId is not journaled yet.  The hold's release
+            //  signals us (under our lock, so it cannot come before the wait)
+            worker->waiting = 1;
+            pthread_cond_wait (&worker->wake, &worker->lock);
+            worker->waiting = 0;
+            continue;
+        }
         if (!worker->head) {
             int64_t reap_at = idle_since + (int64_t) self->idle_reap_s * 1000;
             if (s_mono_ms () >= reap_at) {
@@ -1274,10 +1310,28 @@ xxl_executor_new (const xxl_executor_config_t *config, xxl_handlers_t *handlers)
     if (self->logdir && asprintf (&self->gluedir, "%s/gluesource", self->logdir) < 0)
         self->gluedir = NULL;
     self->runner = s_resolve_runner (config->runner);
+    self->journal = config->journal;
+    if (!self->journal) {
+        self->journal = xxl_journal_new (NULL, 0);
+        self->own_journal = 1;
+    }
+    if (config->run_marker) {
+        self->marker = strdup (config->run_marker);
+        //  The runs' environment: the agent's, less a marker it may have
+        //  itself (an agent started by a run)
+        size_t count = 0;
+        while (environ [count])
+            count++;
+        self->env = (char **) calloc (count + 1, sizeof (char *));
+        for (size_t i = 0; self->env && i < count; i++)
+            if (strncmp (environ [i], XXL_GUARD_ENV "=", strlen (XXL_GUARD_ENV) + 1))
+                self->env [self->env_count++] = environ [i];
+    }
     if (self->logdir && config->log_pack)
         self->pack = xxl_runpack_new (self->logdir);
-    int ok = self->logdir && self->gluedir && self->runner
-          && (self->pack || !config->log_pack);
+    int ok = self->logdir && self->gluedir && self->runner && self->journal
+          && (self->pack || !config->log_pack)
+          && (!config->run_marker || (self->marker && self->env));
     for (int i = 1; i < XXL_GLUE_COUNT && ok; i++) {
         const char *name = config->interpreters [i]? config->interpreters [i]: s_glue_default [i];
         self->interpreters [i] = strdup (name);
@@ -1295,8 +1349,7 @@ xxl_executor_new (const xxl_executor_config_t *config, xxl_handlers_t *handlers)
     pthread_attr_init (&self->attr);
     pthread_attr_setstacksize (&self->attr, WORKER_STACK);
     pthread_attr_setdetachstate (&self->attr, PTHREAD_CREATE_DETACHED);
-    ok = ok && s_imap_init (&self->workers) == 0 && s_imap_init (&self->inflight) == 0
-            && s_imap_init (&self->seen [0]) == 0 && s_imap_init (&self->seen [1]) == 0;
+    ok = ok && s_imap_init (&self->workers) == 0 && s_imap_init (&self->inflight) == 0;
     self->result_fd = eventfd (0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (!ok || self->result_fd < 0) {
         zsys_error ("executor: cannot initialize: %s", strerror (errno));
@@ -1358,8 +1411,10 @@ xxl_executor_destroy (xxl_executor_t **self_p)
     }
     s_imap_free (&self->workers);
     s_imap_free (&self->inflight);
-    s_imap_free (&self->seen [0]);
-    s_imap_free (&self->seen [1]);
+    if (self->own_journal)
+        xxl_journal_destroy (&self->journal);
+    free (self->marker);
+    free (self->env);
     if (self->result_fd >= 0)
         close (self->result_fd);
     pthread_attr_destroy (&self->attr);
@@ -1452,8 +1507,7 @@ xxl_executor_run (xxl_executor_t *self, const xxl_trigger_t *trigger, char *msg,
         snprintf (msg, msglen, "executor is stopping");
         goto done;
     }
-    if (run->log_id > 0
-    &&  (s_imap_get (&self->seen [0], run->log_id) || s_imap_get (&self->seen [1], run->log_id))) {
+    if (run->log_id > 0 && xxl_journal_seen (self->journal, run->log_id)) {
         snprintf (msg, msglen, "logId %lld already accepted", (long long) run->log_id);
         goto done;
     }
@@ -1489,13 +1543,13 @@ xxl_executor_run (xxl_executor_t *self, const xxl_trigger_t *trigger, char *msg,
         }
     }
     if (run->log_id > 0) {
-        if (self->seen [0].size >= DEDUPE_GENERATION) {
-            imap_t old = self->seen [1];
-            self->seen [1] = self->seen [0];
-            s_imap_clear (&old);
-            self->seen [0] = old;
-        }
-        s_imap_put (&self->seen [0], run->log_id, (void *) 1);
+        //  Journaled before the run can start: now, or staged until the
+        //  hold's release writes the whole hold's ids at once
+        xxl_journal_accept (self->journal, run->log_id, run->log_date_time);
+        if (self->hold_wakes)
+            run->seq = self->stage_seq;
+        else
+            xxl_journal_flush (self->journal);
         pthread_mutex_lock (&self->done_lock);
         s_imap_put (&self->inflight, run->log_id, run);
         pthread_mutex_unlock (&self->done_lock);
@@ -1511,11 +1565,25 @@ xxl_executor_run (xxl_executor_t *self, const xxl_trigger_t *trigger, char *msg,
     //  Wake this idle worker once (no other thread); a busy one finds the
     //  run in its queue.  Signalled once its lock is released, so that it
     //  does not wake only to sleep again on that lock; it cannot retire
-    //  and free itself meanwhile, as that takes the executor mutex we hold
+    //  and free itself meanwhile, as that takes the executor mutex we hold.
+    //  In a hold, every worker that got a run is listed (once) for the
+    //  release: a busy one may find its staged run and wait for it.
     int wake = worker->waiting;
     worker->waiting = 0;
+    int list = self->hold_wakes && worker->listed_seq != self->stage_seq;
+    if (list)
+        worker->listed_seq = self->stage_seq;
     pthread_mutex_unlock (&worker->lock);
-    if (wake && !(self->hold_wakes && s_wake_later (self, trigger->job_id) == 0))
+    if (list && s_wake_later (self, trigger->job_id)) {
+        //  Out of memory for the list: release what is staged now
+        xxl_journal_flush (self->journal);
+        __atomic_store_n (&self->committed_seq, self->stage_seq, __ATOMIC_RELEASE);
+        pthread_mutex_lock (&worker->lock);
+        pthread_cond_signal (&worker->wake);
+        pthread_mutex_unlock (&worker->lock);
+    }
+    else
+    if (wake && !self->hold_wakes)
         pthread_cond_signal (&worker->wake);
     run = NULL;
     rc = 0;
@@ -1531,16 +1599,25 @@ xxl_executor_hold_wakes (xxl_executor_t *self, int hold)
 {
     assert (self);
     pthread_mutex_lock (&self->mutex);
-    if (!hold) {
+    if (!hold && self->hold_wakes) {
+        //  The hold's logIds on disk, then its runs may start
+        xxl_journal_flush (self->journal);
+        __atomic_store_n (&self->committed_seq, self->stage_seq, __ATOMIC_RELEASE);
         //  The worker now in the map for each job: one replaced meanwhile
-        //  was woken by its stop, and none is freed while we hold the mutex
+        //  was woken by its stop, and none is freed while we hold the
+        //  mutex.  Under its lock: one that saw its run staged is waiting.
         for (size_t i = 0; i < self->held_count; i++) {
             worker_t *worker = (worker_t *) s_imap_get (&self->workers, self->held_wakes [i]);
-            if (worker)
+            if (worker) {
+                pthread_mutex_lock (&worker->lock);
                 pthread_cond_signal (&worker->wake);
+                pthread_mutex_unlock (&worker->lock);
+            }
         }
         self->held_count = 0;
     }
+    if (hold && !self->hold_wakes)
+        self->stage_seq++;
     self->hold_wakes = hold;
     pthread_mutex_unlock (&self->mutex);
 }

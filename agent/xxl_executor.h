@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "xxl_handlers.h"
+#include "xxl_journal.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -57,6 +58,10 @@ typedef struct {
                                   //  (sh, python3, node, php, pwsh); looked up in PATH
     const char *runner;           //  xxl-runner path; NULL: env XXL_RUNNER, else the
                                   //  compiled-in XXL_RUNNER_PATH, else "xxl-runner" in PATH
+    xxl_journal_t *journal;       //  accepted logIds (borrowed, must outlive the
+                                  //  executor); NULL: remembered in memory only
+    const char *run_marker;       //  NULL, or each run's processes get
+                                  //  XXL_AGENT_RUN=MARKER.LOGID (xxl_guard.h)
 } xxl_executor_config_t;
 
 typedef struct {
@@ -85,16 +90,21 @@ void xxl_executor_destroy (xxl_executor_t **self_p);
 
 //  Accepts a trigger (returns 0) or refuses it (-1, with the reason in msg):
 //  "job handler [fooJobHandler] not found.", "block strategy effect: Discard
-//  Later", "logId 42 already accepted", "glue type GLUE_PYTHON not allowed on
-//  this agent", "glueType[X] is not valid.".  Queues only; returns within
-//  microseconds (a new job costs one pthread_create).
+//  Later", "logId 42 already accepted" (accepted in this life or, with a
+//  journal, an earlier one), "glue type GLUE_PYTHON not allowed on this
+//  agent", "glueType[X] is not valid.".  An accepted logId is journaled
+//  before its run can start: at once (one write) outside a hold, at the
+//  hold's release within one.  Queues only; returns within microseconds (a
+//  new job costs one pthread_create).
 int xxl_executor_run (xxl_executor_t *self, const xxl_trigger_t *trigger, char *msg, size_t msglen);
 
-//  hold 1: the idle workers that xxl_executor_run queues runs for are not
-//  woken yet; hold 0: they are, each once, and runs wake them at once
-//  again.  A batch of runs queued between the two wakes a job's worker once
-//  for all its runs in the batch, not once per run (the first of them
-//  waits for the batch to be queued).
+//  hold 1: the runs that xxl_executor_run accepts are queued but do not
+//  start, and their idle workers are not woken; hold 0: their logIds are
+//  journaled with one write (xxl_journal_flush), then they may start and
+//  their workers are woken, each once.  A batch of runs queued between the
+//  two costs one journal write and wakes a job's worker once for all its
+//  runs in the batch, not once per run (the first of them waits for the
+//  batch to be queued).
 void xxl_executor_hold_wakes (xxl_executor_t *self, int hold);
 
 //  Kills the job's running run and fails its queued runs with reason

@@ -523,6 +523,13 @@ xxl_spool_ack_batch (xxl_spool_t *self, const int64_t *log_ids, size_t count)
     return acked;
 }
 
+int
+xxl_spool_pending (xxl_spool_t *self, int64_t log_id)
+{
+    assert (self);
+    return s_index_find (self, log_id) != NULL;
+}
+
 size_t
 xxl_spool_size (xxl_spool_t *self)
 {

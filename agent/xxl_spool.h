@@ -50,6 +50,9 @@ int xxl_spool_ack (xxl_spool_t *self, int64_t log_id);
 //  logIds not pending are skipped.  Returns how many were removed.
 size_t xxl_spool_ack_batch (xxl_spool_t *self, const int64_t *log_ids, size_t count);
 
+//  1 if a result of that logId is pending, else 0.
+int xxl_spool_pending (xxl_spool_t *self, int64_t log_id);
+
 //  Number of pending results.
 size_t xxl_spool_size (xxl_spool_t *self);
 

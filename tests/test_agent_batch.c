@@ -7,9 +7,22 @@
     RUN is answered once with one {code, msg} per item, in order, one bad
     item not touching the others; the accepted runs run and are called
     back; a malformed batch is refused whole and runs nothing.
+
+    expireTime: the fake scheduler's clock is an hour ahead of the agent's
+    (the `now` of its REGISTER answers says so); a RUN past its expireTime
+    on that clock is answered 500 "expired: ..." for every item (single and
+    batch form), runs nothing and is not journaled (the same logId is
+    accepted later).
+
+    Restart: the agent is SIGKILLed with a GLUE run running (`sleep 30`,
+    with a background child) and one queued behind it; the guardian kills
+    their processes (found by their XXL_AGENT_RUN marker), the restarted
+    agent calls both back 500 "lost: ...", and the same RUNs sent again
+    are answered "already accepted" and run nothing.
 */
 
 #include <czmq.h>
+#include <dirent.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include "xxl/msg.h"
@@ -18,6 +31,16 @@
 static zsock_t *s_router;
 static zframe_t *s_agent_rid;
 static zlistx_t *s_called;              //  logIds called back, as strings
+                                        //  "ID:CODE", and "ID:CODE:lost" when
+                                        //  handleMsg starts with "lost: "
+#define SKEW_MS     (3600 * 1000)       //  our clock is that far ahead
+
+//  Now on the fake scheduler's clock
+static int64_t
+s_sched_now (void)
+{
+    return zclock_time () + SKEW_MS;
+}
 
 //  Sends one message to the agent
 static void
@@ -66,12 +89,20 @@ s_wait (const char *type, uint64_t id, int timeout_ms)
             for (size_t i = 0; items && i < count; i++) {
                 int64_t log_id = xxl_msg_int (msg, &items [i], "logId", 1, 1, INT64_MAX, 0);
                 int64_t code = xxl_msg_int (msg, &items [i], "handleCode", 1, 1, 999, 0);
-                zlistx_add_end (s_called, zsys_sprintf ("%" PRId64 ":%" PRId64, log_id, code));
+                const char *text = xxl_msg_str (msg, &items [i], "handleMsg", 0, 20000, "");
+                zlistx_add_end (s_called, zsys_sprintf ("%" PRId64 ":%" PRId64 "%s", log_id, code,
+                                text && strncmp (text, "lost: ", 6) == 0? ":lost": ""));
             }
         }
         if (streq (t, "REGISTER") || streq (t, "CALLBACK")) {
             xxl_enc_t *enc = xxl_enc_new ();
             xxl_enc_reply (enc, xxl_msg_id (msg), XXL_OK, NULL);
+            if (streq (t, "REGISTER")) {
+                xxl_enc_key (enc, "content");
+                xxl_enc_map_begin (enc);
+                xxl_enc_kint (enc, "now", s_sched_now ());
+                xxl_enc_map_end (enc);
+            }
             s_send (enc);
             xxl_enc_destroy (&enc);
         }
@@ -104,6 +135,26 @@ s_item (xxl_enc_t *enc, int64_t job_id, int64_t log_id, const char *handler)
     xxl_enc_map_end (enc);
 }
 
+//  One GLUE_SHELL TriggerParam running source
+static void
+s_glue_item (xxl_enc_t *enc, int64_t job_id, int64_t log_id, const char *source)
+{
+    xxl_enc_map_begin (enc);
+    xxl_enc_kint (enc, "jobId", job_id);
+    xxl_enc_kstr (enc, "executorHandler", "");
+    xxl_enc_kstr (enc, "executorParams", "");
+    xxl_enc_kstr (enc, "executorBlockStrategy", "SERIAL_EXECUTION");
+    xxl_enc_kint (enc, "executorTimeout", 0);
+    xxl_enc_kint (enc, "logId", log_id);
+    xxl_enc_kint (enc, "logDateTime", zclock_time ());
+    xxl_enc_kstr (enc, "glueType", "GLUE_SHELL");
+    xxl_enc_kstr (enc, "glueSource", source);
+    xxl_enc_kint (enc, "glueUpdatetime", 1);
+    xxl_enc_kint (enc, "broadcastIndex", 0);
+    xxl_enc_kint (enc, "broadcastTotal", 1);
+    xxl_enc_map_end (enc);
+}
+
 //  The code of content[i] of a reply (-1 when absent), its msg into text
 static int
 s_item_code (xxl_msg_t *reply, size_t i, char *text, size_t textlen)
@@ -128,12 +179,16 @@ s_called_back (const char *entry)
     return 0;
 }
 
+static int64_t s_expire = 0;             //  expireTime of the next RUNs (0: none)
+
 //  Sends a batch RUN whose `runs` is written by fill; returns the reply
 static xxl_msg_t *
 s_batch (uint64_t id, void (*fill) (xxl_enc_t *))
 {
     xxl_enc_t *enc = xxl_enc_new ();
     xxl_enc_request (enc, "RUN", id);
+    if (s_expire)
+        xxl_enc_kint (enc, "expireTime", s_expire);
     xxl_enc_key (enc, "runs");
     fill (enc);
     s_send (enc);
@@ -151,6 +206,87 @@ s_fill_mixed (xxl_enc_t *enc)
     s_item (enc, 1, 9001, "demoJobHandler");       //  again
     s_item (enc, 2, 9003, "noSuchHandler");
     xxl_enc_array_end (enc);
+}
+
+static void
+s_fill_two (xxl_enc_t *enc)
+{
+    xxl_enc_array_begin (enc);
+    s_item (enc, 5, 9101, "demoJobHandler");
+    s_item (enc, 5, 9102, "demoJobHandler");
+    xxl_enc_array_end (enc);
+}
+
+//  Job 6: a run that sleeps (a background child too), one queued behind
+//  it; job 7: a quick one
+static void
+s_fill_restart (xxl_enc_t *enc)
+{
+    xxl_enc_array_begin (enc);
+    s_glue_item (enc, 6, 9201, "sleep 30 & sleep 30; wait");
+    s_glue_item (enc, 6, 9202, "true");
+    s_item (enc, 7, 9203, "demoJobHandler");
+    xxl_enc_array_end (enc);
+}
+
+//  Processes whose environment says XXL_AGENT_RUN=*.LOGID
+static int
+s_marked (int64_t log_id)
+{
+    char suffix [32];
+    snprintf (suffix, sizeof suffix, ".%" PRId64, log_id);
+    int count = 0;
+    DIR *dir = opendir ("/proc");
+    struct dirent *entry;
+    while (dir && (entry = readdir (dir))) {
+        if (entry->d_name [0] < '1' || entry->d_name [0] > '9')
+            continue;
+        char path [300], env [65536];
+        snprintf (path, sizeof path, "/proc/%s/environ", entry->d_name);
+        FILE *file = fopen (path, "r");
+        if (!file)
+            continue;
+        size_t len = fread (env, 1, sizeof env - 1, file);
+        fclose (file);
+        env [len] = 0;
+        for (size_t at = 0; at < len; at += strlen (env + at) + 1)
+            if (strncmp (env + at, "XXL_AGENT_RUN=", 14) == 0) {
+                size_t n = strlen (env + at);
+                if (n > strlen (suffix) && streq (env + at + n - strlen (suffix), suffix))
+                    count++;
+            }
+    }
+    if (dir)
+        closedir (dir);
+    return count;
+}
+
+//  Waits up to ms for cond (polled every 100 ms, serving the agent)
+static int
+s_until (int (*cond) (void), int ms)
+{
+    int64_t until = zclock_mono () + ms;
+    while (!cond () && zclock_mono () < until) {
+        xxl_msg_t *other = s_wait ("NONE", 0, 100);
+        xxl_msg_destroy (&other);
+    }
+    return cond ();
+}
+
+static int s_sleeper_runs (void) { return s_marked (9201) >= 2; }
+static int s_sleeper_gone (void) { return s_marked (9201) == 0; }
+static int s_lost_back (void) { return s_called_back ("9201:500:lost") && s_called_back ("9202:500:lost"); }
+
+static pid_t
+s_start_agent (char *argv [], const char *endpoint)
+{
+    pid_t agent = fork ();
+    if (agent == 0) {
+        execl (argv [1], argv [1], "--app", "batch-app", "--scheduler", endpoint,
+               "--address", "b1", "--plugins", argv [2], "--logdir", argv [3], (char *) NULL);
+        _exit (127);
+    }
+    return agent;
 }
 
 static void s_fill_string (xxl_enc_t *enc) { xxl_enc_str (enc, "not a list"); }
@@ -187,12 +323,7 @@ main (int argc, char *argv [])
     s_router = zsock_new_router ("tcp://127.0.0.1:*");
     assert (s_router);
     char *endpoint = zsock_last_endpoint (s_router);
-    pid_t agent = fork ();
-    if (agent == 0) {
-        execl (argv [1], argv [1], "--app", "batch-app", "--scheduler", endpoint,
-               "--address", "b1", "--plugins", argv [2], "--logdir", argv [3], (char *) NULL);
-        _exit (127);
-    }
+    pid_t agent = s_start_agent (argv, endpoint);
     xxl_msg_t *reg = s_wait ("REGISTER", 0, 15000);
     XXL_CHECK (reg != NULL);
     XXL_CHECK (reg && xxl_msg_int (reg, NULL, "runBatch", 1, 0, INT32_MAX, 0)
@@ -240,8 +371,91 @@ main (int argc, char *argv [])
     xxl_msg_destroy (&other);
     XXL_CHECK (zlistx_size (s_called) == 2);
 
-    kill (agent, SIGTERM);
+    //  expireTime passed on the scheduler's clock: every item expired
+    char text [4096];
+    s_expire = s_sched_now () - 1;
+    reply = s_batch (81, s_fill_two);
+    XXL_CHECK (reply && xxl_msg_int (reply, NULL, "code", 1, 0, 999, 0) == XXL_OK);
+    XXL_CHECK (s_item_code (reply, 0, text, sizeof text) == XXL_FAILURE
+               && strncmp (text, "expired: ", 9) == 0);
+    XXL_CHECK (s_item_code (reply, 1, text, sizeof text) == XXL_FAILURE
+               && strncmp (text, "expired: ", 9) == 0);
+    xxl_msg_destroy (&reply);
+    //  In the future on the agent's clock, past on the scheduler's, which
+    //  the agent learnt from the `now` of its REGISTER answers
+    s_expire = zclock_time () + 60000;
+    reply = s_batch (82, s_fill_two);
+    XXL_CHECK (s_item_code (reply, 0, text, sizeof text) == XXL_FAILURE
+               && strncmp (text, "expired: ", 9) == 0);
+    xxl_msg_destroy (&reply);
+    //  The single form
+    xxl_enc_t *enc = xxl_enc_new ();
+    xxl_enc_request (enc, "RUN", 83);
+    xxl_enc_kint (enc, "expireTime", s_sched_now () - 1000);
+    xxl_enc_kint (enc, "jobId", 5);
+    xxl_enc_kstr (enc, "executorHandler", "demoJobHandler");
+    xxl_enc_kint (enc, "logId", 9104);
+    xxl_enc_kint (enc, "logDateTime", zclock_time ());
+    s_send (enc);
+    xxl_enc_destroy (&enc);
+    reply = s_wait ("REPLY", 83, 10000);
+    XXL_CHECK (reply && xxl_msg_int (reply, NULL, "code", 1, 0, 999, 0) == XXL_FAILURE);
+    XXL_CHECK (reply && strncmp (xxl_msg_str (reply, NULL, "msg", 0, 4096, ""), "expired: ", 9) == 0);
+    xxl_msg_destroy (&reply);
+    //  Nothing ran, nothing was journaled: the same logIds, in time now,
+    //  are accepted and run
+    other = s_wait ("NONE", 0, 500);
+    xxl_msg_destroy (&other);
+    XXL_CHECK (zlistx_size (s_called) == 2);
+    s_expire = s_sched_now () + 60000;
+    reply = s_batch (84, s_fill_two);
+    XXL_CHECK (s_item_code (reply, 0, text, sizeof text) == XXL_OK && !*text);
+    XXL_CHECK (s_item_code (reply, 1, text, sizeof text) == XXL_OK && !*text);
+    xxl_msg_destroy (&reply);
+    until = zclock_mono () + 15000;
+    while (!(s_called_back ("9101:200") && s_called_back ("9102:200")) && zclock_mono () < until) {
+        other = s_wait ("NONE", 0, 200);
+        xxl_msg_destroy (&other);
+    }
+    XXL_CHECK (s_called_back ("9101:200") && s_called_back ("9102:200"));
+    s_expire = 0;
+
+    //  Restart: SIGKILL with a run running and one queued; the guardian
+    //  ends the running one's processes; the new life reports both lost
+    reply = s_batch (85, s_fill_restart);
+    XXL_CHECK (s_item_code (reply, 0, text, sizeof text) == XXL_OK && !*text);
+    XXL_CHECK (s_item_code (reply, 1, text, sizeof text) == XXL_OK && !*text);
+    XXL_CHECK (s_item_code (reply, 2, text, sizeof text) == XXL_OK && !*text);
+    xxl_msg_destroy (&reply);
+    XXL_CHECK (s_until (s_sleeper_runs, 10000));
+    until = zclock_mono () + 10000;
+    while (!s_called_back ("9203:200") && zclock_mono () < until) {
+        other = s_wait ("NONE", 0, 200);
+        xxl_msg_destroy (&other);
+    }
+    XXL_CHECK (s_called_back ("9203:200"));
+    kill (agent, SIGKILL);
     int status = 0;
+    waitpid (agent, &status, 0);
+    XXL_CHECK (s_until (s_sleeper_gone, 5000));
+    size_t called = zlistx_size (s_called);
+    agent = s_start_agent (argv, endpoint);
+    XXL_CHECK (s_until (s_lost_back, 15000));
+    //  Sent again (a scheduler's recovery): accepted already, nothing runs
+    reply = s_batch (86, s_fill_restart);
+    for (size_t i = 0; i < 3; i++)
+        XXL_CHECK (s_item_code (reply, i, text, sizeof text) == XXL_OK
+                   && strstr (text, "already accepted"));
+    xxl_msg_destroy (&reply);
+    other = s_wait ("NONE", 0, 1500);
+    xxl_msg_destroy (&other);
+    XXL_CHECK (s_marked (9201) == 0);
+    XXL_CHECK (!s_called_back ("9201:200") && !s_called_back ("9202:200"));
+    //  Only the two lost ones came back (and 9203 perhaps again, if its
+    //  ack was lost)
+    XXL_CHECK (zlistx_size (s_called) <= called + 3);
+
+    kill (agent, SIGTERM);
     waitpid (agent, &status, 0);
     XXL_CHECK (WIFEXITED (status) && WEXITSTATUS (status) == 0);
     zstr_free (&endpoint);

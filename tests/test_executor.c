@@ -2,7 +2,11 @@
     in process, GLUE scripts, serial queues and block strategies, timeouts,
     kill, duplicate logIds, idle reaping, run log contents, results taken
     in batches (take_many), the held start lines of in-process runs made
-    visible by log_sync, and 2,000 sleeping runs at once.
+    visible by log_sync, 2,000 sleeping runs at once, and with a journal
+    (xxl_journal.h): logIds refused after a restart, a held run (busy
+    worker or idle) not started before its logId is on disk, each run's
+    processes marked XXL_AGENT_RUN=LIFE.LOGID, and xxl_guard_reap killing
+    the marked processes of a run.
 
     Environment: XXL_TEST_PLUGINS = folder holding test_handlers.so (built
     from tests/plugins/test_handlers.c; copied to a temp folder and loaded
@@ -13,7 +17,9 @@
 
 #define _GNU_SOURCE
 #include "xxl_executor.h"
+#include "xxl_guard.h"
 #include "xxl_handlers.h"
+#include "xxl_journal.h"
 #include "xxl_runlog.h"
 
 #include <czmq.h>
@@ -586,6 +592,110 @@ test_hold_wakes (void)
     xxl_executor_destroy (&executor);
 }
 
+static int
+s_match_life (void *arg, const char *life, int64_t log_id)
+{
+    (void) log_id;
+    return streq (life, (const char *) arg);
+}
+
+//  1 if the journal file shows log_id open for life (as another process
+//  reads it)
+static int
+s_journaled (const char *path, const char *life, int64_t log_id)
+{
+    int64_t *ids = NULL;
+    size_t count = 0;
+    int found = 0;
+    if (xxl_journal_read_open (path, life, &ids, &count) == 0)
+        for (size_t i = 0; i < count; i++)
+            found |= ids [i] == log_id;
+    free (ids);
+    return found;
+}
+
+static void
+test_journal (void)
+{
+    printf ("  journal\n");
+    char path [400], msg [256], life [48];
+    snprintf (path, sizeof path, "%s/accepted.journal", s_logdir);
+    xxl_journal_t *journal = xxl_journal_new (path, 0);
+    CHECK (journal != NULL, "journal");
+    if (!journal)
+        return;
+    snprintf (life, sizeof life, "%s", xxl_journal_life (journal));
+    xxl_executor_config_t config = { 0 };
+    config.logdir = s_logdir;
+    config.allow_glue = 1;
+    config.journal = journal;
+    config.run_marker = life;
+    xxl_executor_t *executor = xxl_executor_new (&config, s_handlers);
+    //  Outside a hold: journaled at once
+    int64_t first;
+    CHECK (s_run (executor, 400, "okJobHandler", "", NULL, 0, &first, msg, sizeof msg) == 0,
+           "run: %s", msg);
+    CHECK (s_wait (executor, first, 5000) != NULL, "it ran");
+    CHECK (s_journaled (path, life, first), "its logId is on disk (open: no result spooled)");
+    //  In a hold, the run of a busy worker and of an idle one wait for the
+    //  release, which writes their logIds first
+    int64_t busy, queued, idle;
+    s_run (executor, 401, "sleepInJobHandler", "300", NULL, 0, &busy, msg, sizeof msg);
+    s_run (executor, 402, "okJobHandler", "", NULL, 0, &idle, msg, sizeof msg);
+    CHECK (s_wait (executor, idle, 5000) != NULL, "job 402 has an idle worker");
+    xxl_executor_hold_wakes (executor, 1);
+    s_run (executor, 401, "okJobHandler", "", NULL, 0, &queued, msg, sizeof msg);
+    CHECK (s_run (executor, 402, "okJobHandler", "", NULL, 0, &idle, msg, sizeof msg) == 0,
+           "held run");
+    usleep (500 * 1000);                //  the busy worker's run ended
+    CHECK (s_wait (executor, busy, 100) != NULL, "the busy worker's run ended");
+    CHECK (s_wait (executor, queued, 200) == NULL && s_wait (executor, idle, 1) == NULL,
+           "held: neither staged run started");
+    CHECK (!s_journaled (path, life, queued) && !s_journaled (path, life, idle),
+           "held: their logIds are not written yet");
+    xxl_executor_hold_wakes (executor, 0);
+    CHECK (s_journaled (path, life, queued) && s_journaled (path, life, idle),
+           "released: both logIds written");
+    CHECK (s_wait (executor, queued, 5000) != NULL && s_wait (executor, idle, 5000) != NULL,
+           "released: both ran");
+    //  The marker in a run's environment
+    int64_t marked;
+    s_glue (executor, 403, "GLUE_SHELL", "echo \"marker=$XXL_AGENT_RUN\"", "", 0, &marked,
+            msg, sizeof msg);
+    CHECK (s_wait (executor, marked, 5000) != NULL, "marker run ran");
+    char expect [96];
+    snprintf (expect, sizeof expect, "marker=%s.%lld", life, (long long) marked);
+    CHECK (s_log_has (marked, expect), "the run's environment has %s", expect);
+    //  xxl_guard_reap kills a run's processes, found by their marker
+    int64_t sleeper;
+    s_glue (executor, 404, "GLUE_SHELL", "sleep 30 & sleep 30; wait", "", 0, &sleeper,
+            msg, sizeof msg);
+    usleep (300 * 1000);
+    int64_t start = s_now ();
+    int killed = xxl_guard_reap (s_match_life, life, 0);
+    xxl_result_t *result = s_wait (executor, sleeper, 5000);
+    CHECK (killed >= 1 && result && result->code == 500 && s_now () - start < 3000,
+           "reap killed the marked run (%d, %s)", killed, result? result->msg: "no result");
+    CHECK (xxl_guard_reap (s_match_life, (void *) "1.2", 0) == 0, "another life's: none");
+    xxl_executor_destroy (&executor);
+    //  Restarted: every logId the journal holds is refused
+    journal = (xxl_journal_destroy (&journal), usleep (3000), xxl_journal_new (path, 0));
+    config.journal = journal;
+    executor = xxl_executor_new (&config, s_handlers);
+    xxl_trigger_t trigger = { 0 };
+    trigger.job_id = 400;
+    trigger.log_id = first;
+    trigger.handler = "okJobHandler";
+    CHECK (xxl_executor_run (executor, &trigger, msg, sizeof msg) == -1
+           && strstr (msg, "already accepted"), "after a restart: %s", msg);
+    trigger.log_id = idle;
+    CHECK (xxl_executor_run (executor, &trigger, msg, sizeof msg) == -1
+           && strstr (msg, "already accepted"), "a held one too: %s", msg);
+    xxl_executor_destroy (&executor);
+    xxl_journal_destroy (&journal);
+    s_stash_clear ();
+}
+
 //  1 if the executor's result fd polls readable now
 static int
 s_fd_readable (xxl_executor_t *executor)
@@ -900,6 +1010,7 @@ main (void)
         test_glue ();
         test_reap_and_stop ();
         test_hold_wakes ();
+        test_journal ();
         test_futex_hash ();
         test_take_many ();
         test_log_sync ();
