@@ -47,6 +47,7 @@ faults_setup () {
     cp "$FAULTS_DIR/probe_glue.sh" "$T/probe_glue.sh"
     GLUE="$T/probe_glue.sh"
     ACKED="$T/acked"
+    FDB="$T/xxl.db"          # the store (a scenario may move it: XXL_SCHEDULER_ARGS="--db ...")
     : > "$ACKED"
     # Short beats and dead times, monitors every second, runs lost after 5 s
     cat > "$T/scheduler.cfg" <<CFG
@@ -133,7 +134,7 @@ kill_agent () {     # kill_agent NAME SIGNAL
 }
 
 # sql QUERY: the store, read-only (the scheduler may be writing it)
-sql () { sqlite3 -readonly -batch -noheader "$T/xxl.db" ".timeout 5000" "$1"; }
+sql () { sqlite3 -readonly -batch -noheader "$FDB" ".timeout 5000" "$1"; }
 # unfinished_rows [WHERE]: rows with no result yet (not failed at trigger)
 unfinished_rows () { sql "SELECT COUNT(*) FROM xxl_job_log WHERE handle_code = 0 AND trigger_code != 500 ${1:+AND $1}"; }
 quiet () { [ "$(unfinished_rows "${1:-}")" = 0 ]; }
@@ -190,7 +191,7 @@ orphans () {
 # and acknowledged ids; one check named after the guarantee
 fcount () {
     local label="$1"; shift
-    "$COUNT" --db "$T/xxl.db" --probe "$PROBE" --acked "$ACKED" --label "$label:" "$@" \
+    "$COUNT" --db "$FDB" --probe "$PROBE" --acked "$ACKED" --label "$label:" "$@" \
         > "$T/count.out" 2>&1
     local rc=$?
     sed 's/^/    /' "$T/count.out"
