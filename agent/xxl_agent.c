@@ -76,6 +76,7 @@ typedef struct {
     xxl_spool_t *spool;                 //  results on disk until acknowledged
     xxl_journal_t *journal;             //  logIds accepted, across restarts
     xxl_guard_t *guard;                 //  kills our runs if we die
+    size_t repeated;                    //  RUN items already accepted (re-sent)
     xxl_enc_t *enc;
     callbacks_t waiting;                //  results not in flight, in finish order
     batch_t batches [XXL_CALLBACK_INFLIGHT];
@@ -422,9 +423,11 @@ s_run_one (agent_t *self, xxl_msg_t *msg, const msgpack_object *map,
     }
     if (xxl_executor_run (self->executor, &trigger, reason, reasonlen) == 0)
         return XXL_OK;
-    if (strstr (reason, "already accepted"))
+    if (strstr (reason, "already accepted")) {
         //  A scheduler re-sent after its restart: the run is ours already
+        self->repeated++;
         return XXL_OK;
+    }
     zsys_info ("agent: refused log %" PRId64 ": %s", trigger.log_id, reason);
     return XXL_CODE_FAIL;
 }
@@ -468,8 +471,12 @@ s_handle_run (agent_t *self, link_t *link, xxl_msg_t *msg)
     int code = s_expired (self, link, msg, reason, sizeof reason);
     if (code)
         zsys_info ("agent: RUN %" PRIu64 " not taken: %s", xxl_msg_id (msg), reason);
-    else
+    else {
+        self->repeated = 0;
         code = s_run_one (self, msg, NULL, reason, sizeof reason);
+        if (self->repeated)
+            zsys_info ("agent: RUN %" PRIu64 ": %s, not run again", xxl_msg_id (msg), reason);
+    }
     s_reply (self, link, xxl_msg_id (msg), code, *reason? reason: NULL);
 }
 
@@ -501,6 +508,7 @@ s_handle_run_batch (agent_t *self, link_t *link, xxl_msg_t *msg)
         zsys_info ("agent: RUN %" PRIu64 " (%u runs) not taken: %s", xxl_msg_id (msg),
                    runs->via.array.size, expired);
     xxl_enc_t *enc = self->enc;
+    self->repeated = 0;
     xxl_enc_reply (enc, xxl_msg_id (msg), XXL_OK, NULL);
     xxl_enc_key (enc, "content");
     xxl_enc_array_begin (enc);
@@ -535,6 +543,9 @@ s_handle_run_batch (agent_t *self, link_t *link, xxl_msg_t *msg)
     xxl_executor_hold_wakes (self->executor, 0);
     xxl_enc_array_end (enc);
     s_send (self, link);
+    if (self->repeated)
+        zsys_info ("agent: RUN %" PRIu64 ": %zu of %u run(s) already accepted, not run again",
+                   xxl_msg_id (msg), self->repeated, runs->via.array.size);
 }
 
 static void
