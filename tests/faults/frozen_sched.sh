@@ -11,7 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 faults_setup frozen_sched
 
-ROUNDS=$(pick 2 6)
+ROUNDS=$(pick 1 6)
 start_scheduler || exit 1
 ctl group add fs >/dev/null
 fagent f1 fs

@@ -10,7 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 faults_setup graceful
 
-ROUNDS=$(pick 3 10)
+ROUNDS=$(pick 2 10)
 start_scheduler || exit 1
 ctl group add gs >/dev/null
 fagent g1 gs
