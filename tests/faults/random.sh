@@ -13,7 +13,7 @@
 #   6. every acknowledged logId and every planner row runs exactly once,
 #      except: its job was removed; its run was killed (log kill); or its
 #      row failed with an agent-fault cause (the agent's death, stop or
-#      freeze: lost / no answer / not connected / executor stopped ...) AND
+#      freeze: lost / gone / no answer / not connected / executor stopped ...) AND
 #      an agent fault happened in the 15 s after it was acknowledged or
 #      planned (its scheduleTime) -- a failure with no fault to explain it
 #      is a violation.
@@ -118,13 +118,14 @@ check "model rules 1-5: no run twice, none late, none unknown, none missing, non
     test "$CRC" = 0
 # Rule 6: a never-run row is explained by a removal, a kill, or an agent
 # fault within 15 s after its acknowledgement (or its scheduleTime)
-FAULTCAUSE='lost|no answer|did not answer|not connected|executor stopped|killed|refus|expire|restart|previous|did not come back|address list is empty'
+FAULTCAUSE='lost|gone|no answer|did not answer|not connected|executor stopped|killed|refus|expire|restart|previous|did not come back|address list is empty'
 grep '^  never' "$T/count.out" | awk '{ print $3 }' | sort -un > "$T/never"
 : > "$T/unexplained"
 for id in $(cat "$T/never"); do
     grep -qx "$id" "$T/killed" && continue
     row=$(sql "SELECT job_id, IFNULL(schedule_time, 0), trigger_time,
-                      IFNULL(trigger_msg,'') || ' ' || IFNULL(handle_msg,'') FROM xxl_job_log WHERE id = $id")
+                      replace(replace(IFNULL(trigger_msg,'') || ' ' || IFNULL(handle_msg,''), char(10), ' '), '|', '/')
+               FROM xxl_job_log WHERE id = $id")
     job=${row%%|*}
     case " $REMOVED " in *" $job "*) continue ;; esac
     at=$(awk -v id="$id" '$1 == id { print $3; exit }' "$ACKED")
