@@ -167,6 +167,11 @@ typedef struct {
     xxl_registry_t *registry;
     xxl_enc_t *enc;
     zlistx_t *api_out;                  //  zmsg_t * to send after commit
+    zlistx_t *api_reads;                //  replies to reads: sent whatever the commit
+    bool api_read;                      //  the api request in hand is a read
+    char *commit_logged;                //  the last commit failure logged, and when
+    int64_t commit_logged_at;
+    uint64_t commit_suppressed;
     zlistx_t *agents_out;
     zhashx_t *pending;                  //  uint64 id → pending_t
     xxl_enc_t *item_enc;                //  one TriggerParam at a time
@@ -429,6 +434,8 @@ s_msg_destroy (void **item)
 static void
 s_queue (server_t *self, zlistx_t *outbox, const void *rid, size_t rid_size)
 {
+    if (outbox == self->api_out && self->api_read)
+        outbox = self->api_reads;       //  (sent even if the turn's commit fails)
     size_t size;
     const void *data = xxl_enc_finish (self->enc, &size);
     zmsg_t *msg = zmsg_new ();
@@ -582,6 +589,52 @@ s_agent_out_owned (server_t *self, uint64_t tag, const void *rid, size_t rid_siz
     }
 }
 
+//  After a failed commit: every reply queued for a client this turn
+//  becomes a 500 with the store's error (replies to reads stand), and the
+//  failure is logged once per cause per XXL_COMMIT_LOG_MS
+#define XXL_COMMIT_LOG_MS 10000
+static void
+s_commit_failed (server_t *self)
+{
+    const char *cause = xxl_store_error (self->store);
+    int64_t now = zclock_mono ();
+    if (self->commit_logged && streq (self->commit_logged, cause)
+    &&  now - self->commit_logged_at < XXL_COMMIT_LOG_MS)
+        self->commit_suppressed++;
+    else {
+        zsys_error ("server: commit failed: %s%s", cause,
+                    self->commit_suppressed? " (and in more turns since the last such line)": "");
+        zstr_free (&self->commit_logged);
+        self->commit_logged = strdup (cause);
+        self->commit_logged_at = now;
+        self->commit_suppressed = 0;
+    }
+    char text [600];
+    snprintf (text, sizeof text, "store error: %s", cause);
+    zlistx_t *failed = zlistx_new ();
+    zlistx_set_destructor (failed, s_msg_destroy);
+    zmsg_t *msg;
+    while ((msg = (zmsg_t *) zlistx_detach (self->api_out, NULL))) {
+        zframe_t *rid = zmsg_pop (msg);
+        zframe_t *body = zmsg_pop (msg);
+        uint64_t id = 0;
+        char reason [64];
+        xxl_msg_t *reply = body? xxl_msg_decode (zframe_data (body), zframe_size (body), &id,
+                                                 reason, sizeof reason): NULL;
+        xxl_msg_destroy (&reply);
+        if (rid && id) {
+            xxl_enc_reply (self->enc, id, XXL_FAILURE, text);
+            s_queue (self, failed, zframe_data (rid), zframe_size (rid));
+        }
+        zframe_destroy (&rid);
+        zframe_destroy (&body);
+        zmsg_destroy (&msg);
+    }
+    while ((msg = (zmsg_t *) zlistx_detach (failed, NULL)))
+        zlistx_add_end (self->api_out, msg);
+    zlistx_destroy (&failed);
+}
+
 static void
 s_flush (server_t *self)
 {
@@ -593,6 +646,8 @@ s_flush (server_t *self)
         s_agent_out (self, msg);
     //  Clients' replies after the RUNs: a trigger's run starts sooner
     while ((msg = (zmsg_t *) zlistx_detach (self->api_out, NULL)))
+        zmsg_send (&msg, self->api);
+    while ((msg = (zmsg_t *) zlistx_detach (self->api_reads, NULL)))
         zmsg_send (&msg, self->api);
 }
 
@@ -3901,6 +3956,8 @@ s_api_log_clear (server_t *self, request_t *request)
 typedef struct {
     const char *type;
     void (*fn) (server_t *self, request_t *request);
+    bool read;                          //  writes nothing: its reply stands
+                                        //  whether the turn commits or not
 } api_entry_t;
 
 static void s_api_job_start (server_t *self, request_t *r) { s_api_job_start_stop (self, r, 1); }
@@ -3909,30 +3966,30 @@ static void s_api_log_cat (server_t *self, request_t *r) { s_api_log_forward (se
 static void s_api_log_kill (server_t *self, request_t *r) { s_api_log_forward (self, r, 1); }
 
 static const api_entry_t s_api_table [] = {
-    { "PING", s_api_ping },
-    { "GROUP_ADD", s_api_group_add },
-    { "GROUP_LIST", s_api_group_list },
-    { "GROUP_SHOW", s_api_group_show },
-    { "GROUP_UPDATE", s_api_group_update },
-    { "GROUP_RM", s_api_group_rm },
-    { "JOB_ADD", s_api_job_add },
-    { "JOB_LIST", s_api_job_list },
-    { "JOB_SHOW", s_api_job_show },
-    { "JOB_UPDATE", s_api_job_update },
-    { "JOB_RM", s_api_job_rm },
-    { "JOB_START", s_api_job_start },
-    { "JOB_STOP", s_api_job_stop },
-    { "JOB_TRIGGER", s_api_job_trigger },
-    { "JOB_NEXT", s_api_job_next },
-    { "LOG_LIST", s_api_log_list },
-    { "LOG_SHOW", s_api_log_show },
-    { "LOG_CAT", s_api_log_cat },
-    { "LOG_KILL", s_api_log_kill },
-    { "AGENT_LIST", s_api_agent_list },
-    { "GLUE_HISTORY", s_api_glue_history },
-    { "REPORT", s_api_report },
-    { "LOG_CLEAR", s_api_log_clear },
-    { NULL, NULL }
+    { "PING", s_api_ping, true },
+    { "GROUP_ADD", s_api_group_add, false },
+    { "GROUP_LIST", s_api_group_list, true },
+    { "GROUP_SHOW", s_api_group_show, true },
+    { "GROUP_UPDATE", s_api_group_update, false },
+    { "GROUP_RM", s_api_group_rm, false },
+    { "JOB_ADD", s_api_job_add, false },
+    { "JOB_LIST", s_api_job_list, true },
+    { "JOB_SHOW", s_api_job_show, true },
+    { "JOB_UPDATE", s_api_job_update, false },
+    { "JOB_RM", s_api_job_rm, false },
+    { "JOB_START", s_api_job_start, false },
+    { "JOB_STOP", s_api_job_stop, false },
+    { "JOB_TRIGGER", s_api_job_trigger, false },
+    { "JOB_NEXT", s_api_job_next, true },
+    { "LOG_LIST", s_api_log_list, true },
+    { "LOG_SHOW", s_api_log_show, true },
+    { "LOG_CAT", s_api_log_cat, false },
+    { "LOG_KILL", s_api_log_kill, false },
+    { "AGENT_LIST", s_api_agent_list, true },
+    { "GLUE_HISTORY", s_api_glue_history, true },
+    { "REPORT", s_api_report, true },
+    { "LOG_CLEAR", s_api_log_clear, false },
+    { NULL, NULL, false }
 };
 
 //  Checks the access token of a message; 0 when allowed
@@ -4010,13 +4067,16 @@ static void
 s_handle_api (server_t *self, zmsg_t *zmsg)
 {
     zframe_t *rid;
+    self->api_read = true;              //  (a refusal stands whatever the commit)
     xxl_msg_t *msg = s_receive (self, zmsg, self->api_out, "api", &rid);
+    self->api_read = false;
     if (!msg)
         return;
     request_t request = { rid, msg };
     const api_entry_t *entry = s_api_table;
     while (entry->type && strneq (entry->type, xxl_msg_type (msg)))
         entry++;
+    self->api_read = entry->read || !entry->fn;
     if (entry->fn)
         entry->fn (self, &request);
     else {
@@ -4024,6 +4084,7 @@ s_handle_api (server_t *self, zmsg_t *zmsg)
         snprintf (text, sizeof text, "unknown message type '%s'", xxl_msg_type (msg));
         s_reply (self, &request, XXL_BAD_REQUEST, text);
     }
+    self->api_read = false;
     xxl_msg_destroy (&msg);
     zframe_destroy (&rid);
 }
@@ -4483,6 +4544,8 @@ s_server_destroy (server_t **self_p)
     zsock_destroy (&self->api);
     zsock_destroy (&self->agents);
     zlistx_destroy (&self->api_out);
+    zlistx_destroy (&self->api_reads);
+    zstr_free (&self->commit_logged);
     zlistx_destroy (&self->agents_out);
     zhashx_destroy (&self->pending);
     zlistx_destroy (&self->open_batches);
@@ -4543,6 +4606,8 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     self->registry = xxl_registry_new ();
     self->api_out = zlistx_new ();
     zlistx_set_destructor (self->api_out, s_msg_destroy);
+    self->api_reads = zlistx_new ();
+    zlistx_set_destructor (self->api_reads, s_msg_destroy);
     self->agents_out = zlistx_new ();
     zlistx_set_destructor (self->agents_out, s_msg_destroy);
     self->pending = s_id_map (s_pending_destroy);
@@ -4901,10 +4966,10 @@ xxl_server_actor (zsock_t *pipe, void *args)
         int64_t commit_us = zclock_usecs () - commit_start;
         self->commit_us = commit_us > self->commit_us? commit_us: self->commit_us * 15 / 16;
         if (commit_rc) {
-            //  Nothing this turn promised may leave: drop the outbox.
-            //  Clients time out and retry; agents keep their callbacks.
-            zsys_error ("server: commit failed: %s", xxl_store_error (self->store));
-            zlistx_purge (self->api_out);
+            //  Nothing this turn promised may leave: the clients' replies
+            //  become 500 with the cause, the agents' messages are dropped
+            //  (agents keep their callbacks and send them again)
+            s_commit_failed (self);
             zlistx_purge (self->agents_out);
             zlistx_purge (self->open_batches);
             //  Plans of rows that were not written

@@ -31,8 +31,19 @@ struct _xxl_store_t {
     int wal_nudged;                     //  wal_frames when the checkpointer was last nudged
     int wal_retry;                      //  a restart that did not happen: not again before
     int in_txn;
+    //  SQLite ended the transaction on its own (a full disk, an I/O error):
+    //  until the caller's commit or rollback, no write may run, since it
+    //  would commit alone; txn_cause keeps the error that ended it
+    int txn_lost;
+    char txn_cause [512];
     char error [512];
+    //  One log line per cause per XXL_STORE_LOG_MS (a full disk fails
+    //  every statement of every turn)
+    char logged [512];
+    int64_t logged_at;
+    uint64_t suppressed;
 };
+#define XXL_STORE_LOG_MS 10000
 
 //  The migrations, in order; schema version N is reached by running
 //  s_migrations [N-1].  Append only: never edit a released step.
@@ -159,12 +170,35 @@ static const char *s_migrations [] = {
 };
 #define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))
 
+//  Logs self->error unless the same was logged within XXL_STORE_LOG_MS
+static void
+s_log_error (xxl_store_t *self)
+{
+    int64_t now = zclock_mono ();
+    if (streq (self->logged, self->error) && now - self->logged_at < XXL_STORE_LOG_MS) {
+        self->suppressed++;
+        return;
+    }
+    if (self->suppressed)
+        zsys_error ("store: %s (and %" PRIu64 " more errors in the last %d s)", self->error,
+                    self->suppressed, XXL_STORE_LOG_MS / 1000);
+    else
+        zsys_error ("store: %s", self->error);
+    snprintf (self->logged, sizeof self->logged, "%s", self->error);
+    self->logged_at = now;
+    self->suppressed = 0;
+}
+
 static int
 s_fail (xxl_store_t *self, const char *what)
 {
     snprintf (self->error, sizeof self->error, "%s: %s", what,
               self->db? sqlite3_errmsg (self->db): "no database");
-    zsys_error ("store: %s", self->error);
+    if (self->in_txn && !self->txn_lost && self->db && sqlite3_get_autocommit (self->db)) {
+        self->txn_lost = 1;
+        snprintf (self->txn_cause, sizeof self->txn_cause, "%s", self->error);
+    }
+    s_log_error (self);
     return -1;
 }
 
@@ -178,6 +212,21 @@ s_statement_destroy (void **item)
 }
 
 //  Returns the cached statement for sql, reset and unbound, or NULL
+//  False, with the cause as the error, for a write in a transaction that
+//  SQLite ended on its own (it would commit alone, outside the turn)
+static bool
+s_writable (xxl_store_t *self, sqlite3_stmt *stmt)
+{
+    if (self->in_txn && !self->txn_lost && sqlite3_get_autocommit (self->db)) {
+        self->txn_lost = 1;
+        snprintf (self->txn_cause, sizeof self->txn_cause, "%s", self->error);
+    }
+    if (!self->txn_lost || sqlite3_stmt_readonly (stmt))
+        return true;
+    snprintf (self->error, sizeof self->error, "%s", self->txn_cause);
+    return false;
+}
+
 static sqlite3_stmt *
 s_prepare (xxl_store_t *self, const char *sql)
 {
@@ -185,7 +234,7 @@ s_prepare (xxl_store_t *self, const char *sql)
     if (stmt) {
         sqlite3_reset (stmt);
         sqlite3_clear_bindings (stmt);
-        return stmt;
+        return s_writable (self, stmt)? stmt: NULL;
     }
     if (sqlite3_prepare_v3 (self->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt, NULL)
         != SQLITE_OK) {
@@ -193,7 +242,7 @@ s_prepare (xxl_store_t *self, const char *sql)
         return NULL;
     }
     zhashx_insert (self->statements, sql, stmt);
-    return stmt;
+    return s_writable (self, stmt)? stmt: NULL;
 }
 
 //  Binds fmt's arguments ('i' int64_t, 'd' double, 's' text or NULL, any
@@ -341,6 +390,8 @@ s_checkpointer (zsock_t *pipe, void *args)
     zpoller_t *poller = zpoller_new (pipe, NULL);
     zpoller_set_nonstop (poller, true);
     bool terminated = false;
+    int64_t warned_at = 0;              //  one line per XXL_STORE_LOG_MS while it fails
+    uint64_t unwarned = 0;
     while (!terminated) {
         if (zpoller_wait (poller, 250) == pipe) {
             //  Nudges queued during the last pass make one pass
@@ -355,8 +406,16 @@ s_checkpointer (zsock_t *pipe, void *args)
             break;
         int frames = 0, done = 0;
         int rc = sqlite3_wal_checkpoint_v2 (db, NULL, SQLITE_CHECKPOINT_PASSIVE, &frames, &done);
-        if (rc != SQLITE_OK && rc != SQLITE_BUSY && rc != SQLITE_LOCKED)
-            zsys_warning ("store: checkpoint: %s", sqlite3_errmsg (db));
+        if (rc != SQLITE_OK && rc != SQLITE_BUSY && rc != SQLITE_LOCKED) {
+            if (zclock_mono () - warned_at >= XXL_STORE_LOG_MS) {
+                zsys_warning ("store: checkpoint: %s (%" PRIu64 " more failed passes since the"
+                              " last such line)", sqlite3_errmsg (db), unwarned);
+                warned_at = zclock_mono ();
+                unwarned = 0;
+            }
+            else
+                unwarned++;
+        }
     }
     zpoller_destroy (&poller);
     sqlite3_close (db);
@@ -458,6 +517,7 @@ xxl_store_begin (xxl_store_t *self)
     if (!stmt || s_done (self, stmt) < 0)
         return -1;
     self->in_txn = 1;
+    self->txn_lost = 0;
     return 0;
 }
 
@@ -466,9 +526,20 @@ xxl_store_commit (xxl_store_t *self)
 {
     if (!self->in_txn)
         return 0;
+    if (self->txn_lost) {
+        //  Nothing to commit: what the turn wrote is gone; its cause is the
+        //  error (not "cannot commit - no transaction is active")
+        snprintf (self->error, sizeof self->error, "%s", self->txn_cause);
+        self->in_txn = 0;
+        self->txn_lost = 0;
+        return -1;
+    }
     sqlite3_stmt *stmt = s_prepare (self, "COMMIT");
     if (!stmt || s_done (self, stmt) < 0) {
+        char cause [512];
+        snprintf (cause, sizeof cause, "%s", self->error);
         xxl_store_rollback (self);
+        snprintf (self->error, sizeof self->error, "%s", cause);
         return -1;
     }
     self->in_txn = 0;
@@ -538,6 +609,9 @@ xxl_store_rollback (xxl_store_t *self)
     if (!self->in_txn)
         return 0;
     self->in_txn = 0;
+    self->txn_lost = 0;
+    if (sqlite3_get_autocommit (self->db))
+        return 0;                       //  (SQLite rolled it back already)
     sqlite3_stmt *stmt = s_prepare (self, "ROLLBACK");
     return stmt && s_done (self, stmt) >= 0? 0: -1;
 }

@@ -297,15 +297,31 @@ main (void)
     //  Migration 4: a version-3 store loses the index no query used
     const char *index_count = "SELECT COUNT(*) FROM sqlite_master"
                               " WHERE name = 'xxl_job_log_job_time'";
-    XXL_CHECK (xxl_store_schema_version (store) == 4);
+    XXL_CHECK (xxl_store_schema_version (store) == 5);
     XXL_CHECK (xxl_store_scalar (store, index_count, NULL) == 0);
+    //  Migration 5: a planned instant has one row per shard index; a
+    //  second plan of it (another agent count too) collides on shard 0
+    {
+        const char *add = "INSERT INTO xxl_job_log (job_group, job_id, trigger_time,"
+                          " executor_sharding_param, schedule_time) VALUES (1, ?, 0, ?, 4242)";
+        XXL_CHECK (xxl_store_exec (store, add, "is", jid, "0/3") == 1);
+        XXL_CHECK (xxl_store_exec (store, add, "is", jid, "1/3") == 1);
+        XXL_CHECK (xxl_store_exec (store, add, "is", jid, "2/3") == 1);
+        XXL_CHECK (xxl_store_exec (store, add, "is", jid, "0/4") < 0);
+        XXL_CHECK (xxl_store_exec (store, add, "is", jid, "2/4") < 0);
+        XXL_CHECK (xxl_store_exec (store, add, "is", jid, NULL) < 0);      //  (shard 0)
+        XXL_CHECK (xxl_store_exec (store, add, "is", jid + 1000, NULL) == 1);
+        XXL_CHECK (xxl_store_exec (store, add, "is", jid + 1000, NULL) < 0);
+        XXL_CHECK (xxl_store_exec (store, "DELETE FROM xxl_job_log WHERE schedule_time = 4242",
+                                   NULL) == 4);
+    }
     XXL_CHECK (xxl_store_exec (store, "CREATE INDEX xxl_job_log_job_time"
                                " ON xxl_job_log (job_id, trigger_time)", NULL) >= 0);
     xxl_store_exec (store, "PRAGMA user_version = 3", NULL);
     XXL_CHECK (xxl_store_scalar (store, index_count, NULL) == 1);
     xxl_store_destroy (&store);
     store = xxl_store_new (path, err, sizeof err);
-    XXL_CHECK (store && xxl_store_schema_version (store) == 4);
+    XXL_CHECK (store && xxl_store_schema_version (store) == 5);
     XXL_CHECK (xxl_store_scalar (store, index_count, NULL) == 0);
     XXL_CHECK (xxl_store_job_load (store, jid, &loaded) == 0);
     xxl_job_free (&loaded);
