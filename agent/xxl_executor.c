@@ -38,6 +38,15 @@
     the whole group SIGTERM, then SIGKILL after XXL_EXECUTOR_GRACE_MS, and
     SIGKILL again once the leader is gone to end stragglers.
 
+    Accepted logIds.  The dedupe set is the journal's (xxl_journal.h: on
+    disk with the agent's, in memory for an executor without one).  A run
+    is journaled before it can start: outside a hold at once (one write);
+    in a hold (xxl_executor_hold_wakes) it gets the hold's seq and waits
+    in its queue, not started by its worker (which then waits on its
+    condition), until the release has flushed the journal and published
+    committed_seq; the release then wakes the workers that got runs.
+    Each spawned process gets XXL_AGENT_RUN=MARKER.LOGID (xxl_guard.h).
+
     In-process BEAN runs call the handler on the worker thread; kill and
     timeout are cooperative through cancelled(), and a run that outlived
     its timeout reports 502 when the handler returns.
@@ -1567,9 +1576,14 @@ xxl_executor_run (xxl_executor_t *self, const xxl_trigger_t *trigger, char *msg,
     //  does not wake only to sleep again on that lock; it cannot retire
     //  and free itself meanwhile, as that takes the executor mutex we hold.
     //  In a hold, every worker that got a run is listed (once) for the
-    //  release: a busy one may find its staged run and wait for it.
-    int wake = worker->waiting;
-    worker->waiting = 0;
+    //  release, which wakes it if it waits then (its waiting flag is left
+    //  for the release to see): idle, or a busy one that found its staged
+    //  run and waits for it.
+    int wake = 0;
+    if (!self->hold_wakes) {
+        wake = worker->waiting;
+        worker->waiting = 0;
+    }
     int list = self->hold_wakes && worker->listed_seq != self->stage_seq;
     if (list)
         worker->listed_seq = self->stage_seq;
@@ -1579,11 +1593,11 @@ xxl_executor_run (xxl_executor_t *self, const xxl_trigger_t *trigger, char *msg,
         xxl_journal_flush (self->journal);
         __atomic_store_n (&self->committed_seq, self->stage_seq, __ATOMIC_RELEASE);
         pthread_mutex_lock (&worker->lock);
-        pthread_cond_signal (&worker->wake);
+        wake = worker->waiting;
+        worker->waiting = 0;
         pthread_mutex_unlock (&worker->lock);
     }
-    else
-    if (wake && !self->hold_wakes)
+    if (wake)
         pthread_cond_signal (&worker->wake);
     run = NULL;
     rc = 0;
@@ -1605,14 +1619,21 @@ xxl_executor_hold_wakes (xxl_executor_t *self, int hold)
         __atomic_store_n (&self->committed_seq, self->stage_seq, __ATOMIC_RELEASE);
         //  The worker now in the map for each job: one replaced meanwhile
         //  was woken by its stop, and none is freed while we hold the
-        //  mutex.  Under its lock: one that saw its run staged is waiting.
+        //  mutex.  Its waiting flag, read under its lock, tells whether
+        //  it waits (idle, or on a staged run: it checked committed_seq
+        //  under that lock before it waited, so it either saw the new
+        //  value or waits now); signalled once the lock is released, so
+        //  that it does not wake only to sleep on the lock
         for (size_t i = 0; i < self->held_count; i++) {
             worker_t *worker = (worker_t *) s_imap_get (&self->workers, self->held_wakes [i]);
-            if (worker) {
-                pthread_mutex_lock (&worker->lock);
+            if (!worker)
+                continue;
+            pthread_mutex_lock (&worker->lock);
+            int waiting = worker->waiting;
+            worker->waiting = 0;
+            pthread_mutex_unlock (&worker->lock);
+            if (waiting)
                 pthread_cond_signal (&worker->wake);
-                pthread_mutex_unlock (&worker->lock);
-            }
         }
         self->held_count = 0;
     }
