@@ -13,8 +13,9 @@
 #  (c) an agent frozen (SIGSTOP) past the scheduler's run_timeout with RUNs
 #      queued to it: after the thaw none of them starts (answered
 #      "expired: ...").  Needs a scheduler that sends expireTime.
-# Executions are counted by GLUE scripts appending their logId (the tail
-# of XXL_AGENT_RUN) to a file, and by the runs' "execute start" log lines.
+# Executions are counted by GLUE scripts appending their parameter (a
+# token given at the trigger) to a file, and by the runs' "execute start"
+# log lines.
 . "$(dirname "$0")/lib.sh"
 xxl_setup
 
@@ -31,7 +32,7 @@ glue_job () {   # glue_job SCRIPT: a GLUE_SHELL job running SCRIPT
     printf '%s\n' "$1" > "$f"
     ctl job add --group faults-app --glue-type GLUE_SHELL --glue-source "$f" | jq -r .id
 }
-trigger () { ctl job trigger "$1" | jq -r '.logIds[0]'; }
+trigger () { ctl job trigger "$@" | jq -r '.logIds[0]'; }
 # marked PREFIX: pids of processes with XXL_AGENT_RUN=PREFIX... in their
 # environment (the runs of an agent life are PID.STARTMS.LOGID)
 marked () { grep -lsaz "^XXL_AGENT_RUN=$1" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3; }
@@ -48,6 +49,8 @@ lost_back () {
     done
 }
 in_file () { grep -qx "$1" "$2" 2>/dev/null; }
+# no_proc REGEX: no live (not zombie) process whose command line matches
+no_proc () { ! ps -eo stat=,args= | grep -v '^Z' | grep -q -- "$1"; }
 # starts ID: "execute start" lines in the run's log(s)
 starts () { run_log_starts "$T/logs-w1" | awk -v id="$1" '$1 == id { n += $2 } END { print n + 0 }'; }
 agent_pid () { eval "echo \$APID_w1"; }
@@ -55,12 +58,12 @@ agent_pid () { eval "echo \$APID_w1"; }
 # (a) SIGKILL with runs running and queued, restarted at once
 JIN=$(ctl job add --group faults-app --handler sleepInJobHandler --param 30000 | jq -r .id)
 JISO=$(ctl job add --group faults-app --handler sleepJobHandler --param 30000 | jq -r .id)
-JGLUE=$(glue_job 'echo "${XXL_AGENT_RUN##*.}" >> '"$T"'/glue.runs; sleep 600.4242 & sleep 60.4242; wait')
+JGLUE=$(glue_job 'echo "$1" >> '"$T"'/glue.runs; sleep 600.4242 & sleep 60.4242; wait')
 IN1=$(trigger "$JIN"); IN2=$(trigger "$JIN")
 ISO1=$(trigger "$JISO"); ISO2=$(trigger "$JISO")
-GL1=$(trigger "$JGLUE"); GL2=$(trigger "$JGLUE")
+GL1=$(trigger "$JGLUE" --param g1); GL2=$(trigger "$JGLUE" --param g2)
 OLD=$(agent_pid)
-check "a: the GLUE run runs" wait_for 10 in_file "$GL1" "$T/glue.runs"
+check "a: the GLUE run runs" wait_for 10 in_file g1 "$T/glue.runs"
 check "a: its background child runs" wait_for 5 pgrep -f 'sleep 600[.]4242'
 check "a: the isolated run runs" wait_for 10 run_alive "$OLD" "$ISO1"
 for id in $IN1 $IN2 $ISO2 $GL2; do wait_for 5 field_is "$id" triggerCode 200; done
@@ -68,8 +71,8 @@ check "a: all six accepted" bash -c "for id in $IN1 $IN2 $ISO1 $ISO2 $GL1 $GL2; 
     [ \"\$($CTL --api $API --json log show \$id | jq -r .triggerCode)\" = 200 ] || exit 1; done"
 kill -KILL "$OLD"
 check "a: no process of the dead agent's runs survives (guardian)" wait_for 5 none_marked "$OLD."
-check "a: the GLUE run's background child too" wait_for 2 bash -c "! pgrep -f 'sleep 600[.]4242'"
-check "a: ... nor the isolated runner" wait_for 2 bash -c "! pgrep -f 'xxl-runne[r] sleepJobHandler $JISO '"
+check "a: the GLUE run's background child too" wait_for 5 no_proc 'sleep 600[.]4242'
+check "a: ... nor the isolated runner" wait_for 5 no_proc "xxl-runne[r] sleepJobHandler $JISO "
 start_agent w1 faults-app
 check "a: all six come back failed as lost by the agent" wait_for 15 lost_back $IN1 $IN2 $ISO1 $ISO2 $GL1 $GL2
 check "a: the lost message names the previous pid" bash -c "
@@ -78,15 +81,15 @@ check "a: the restarted agent said so" grep -q 'run(s) of an earlier life lost' 
 check "a: the agent serves on" wait_for 10 agent_registered faults-app w1
 NEW=$(agent_pid)
 check "a: the GLUE run executed once, the queued one never" bash -c "
-    [ \"\$(grep -cx $GL1 $T/glue.runs)\" = 1 ] && ! grep -qx $GL2 $T/glue.runs"
+    [ \"\$(grep -cx g1 $T/glue.runs)\" = 1 ] && ! grep -qx g2 $T/glue.runs"
 check "a: isolated: $ISO1 started once, $ISO2 never" test "$(starts "$ISO1"):$(starts "$ISO2")" = "1:0"
 check "a: in-process: neither started again" test "$(starts "$IN1"):$(starts "$IN2")" = "0:0"
 check "a: nothing of theirs runs in the new life" none_marked "$NEW."
 
 # (a') the same with the guardian killed first: the restarted agent ends
 # what the dead one left
-ISO3=$(trigger "$JISO"); GL3=$(trigger "$JGLUE")
-check "a': the GLUE run runs" wait_for 10 in_file "$GL3" "$T/glue.runs"
+ISO3=$(trigger "$JISO"); GL3=$(trigger "$JGLUE" --param g3)
+check "a': the GLUE run runs" wait_for 10 in_file g3 "$T/glue.runs"
 check "a': the isolated run runs" wait_for 10 run_alive "$NEW" "$ISO3"
 GUARD=$(pgrep -P "$NEW" -f -- '--guard')
 check "a': the agent has a guardian" test -n "$GUARD"
@@ -95,7 +98,7 @@ check "a': without the guardian, the runs outlive the agent" some_marked "$NEW."
 start_agent w1 faults-app
 check "a': the restarted agent ends them" wait_for 10 none_marked "$NEW."
 check "a': and reports them lost" wait_for 15 lost_back "$ISO3" "$GL3"
-check "a': the background child is gone" bash -c "! pgrep -f 'sleep 600[.]4242'"
+check "a': the background child is gone" wait_for 5 no_proc 'sleep 600[.]4242'
 check "a': agent registers again" wait_for 10 agent_registered faults-app w1
 
 # (b) scheduler frozen; agent killed with results spooled; scheduler
@@ -103,9 +106,9 @@ check "a': agent registers again" wait_for 10 agent_registered faults-app w1
 # journal, each run executed once.  The agent is frozen while the RUNs go
 # out, and thawed once the scheduler is frozen, so that the scheduler
 # cannot have stored its answers (well within the RUNs' expireTime).
-JCOUNT=$(glue_job 'echo "${XXL_AGENT_RUN##*.}" >> '"$T"'/count.runs')
+JCOUNT=$(glue_job 'echo "$1" >> '"$T"'/count.runs')
 kill -STOP "$(agent_pid)"
-seq 20 | xargs -P 20 -I{} sh -c "'$CTL' --api '$API' --json job trigger $JCOUNT | jq -r '.logIds[0]'" > "$T/count.ids"
+seq 20 | xargs -P 20 -I{} sh -c "'$CTL' --api '$API' --json job trigger $JCOUNT --param b{} | jq -r '.logIds[0]'" > "$T/count.ids"
 kill -STOP "$SPID"
 kill -CONT "$(agent_pid)"
 check "b: 20 triggered" test "$(grep -c '^[0-9]' "$T/count.ids")" = 20
@@ -139,21 +142,20 @@ wait "$SPID" 2>/dev/null
 sed -i 's/run_timeout = [0-9]*/run_timeout = 1000/' "$T/scheduler.cfg"
 start_scheduler "$API" "$AGENTS" || exit 1
 check "c: agent registers again" wait_for 10 agent_registered faults-app w1
-JEXP=$(glue_job 'echo "${XXL_AGENT_RUN##*.}" >> '"$T"'/expired.runs')
-WARM=$(trigger "$JEXP")
+JEXP=$(glue_job 'echo "$1" >> '"$T"'/expired.runs')
+WARM=$(trigger "$JEXP" --param warm)
 check "c: a run goes through" wait_for 10 field_is "$WARM" handleCode 200
 AP=$(agent_pid)
 kill -STOP "$AP"
-for _ in 1 2 3 4 5; do trigger "$JEXP"; done > "$T/exp.ids"
+for i in 1 2 3 4 5; do trigger "$JEXP" --param "c$i"; done > "$T/exp.ids"
 given_up () { local id; for id in $(cat "$T/exp.ids"); do field_is "$id" triggerCode 500 || return 1; done; }
 check "c: the scheduler gives up on the 5 runs" wait_for 10 given_up
 kill -CONT "$AP"
 check "c: the thawed agent reads them and answers expired" \
     wait_for 10 grep -q 'not taken: expired: ' "$T/agent-w1.log"
-AFTER=$(trigger "$JEXP")
+AFTER=$(trigger "$JEXP" --param after)
 check "c: a run after the thaw goes through" wait_for 10 field_is "$AFTER" handleCode 200
-check "c: none of the 5 started" bash -c "
-    for id in \$(cat $T/exp.ids); do grep -qx \$id $T/expired.runs && exit 1; done; exit 0"
+check "c: none of the 5 started" bash -c "! grep -q '^c[1-5]\$' $T/expired.runs"
 check "c: they stay failed" bash -c "
     for id in \$(cat $T/exp.ids); do [ \"\$($CTL --api $API --json log show \$id | jq -r .handleCode)\" = 200 ] && exit 1; done; exit 0"
 xxl_done
