@@ -59,6 +59,8 @@ typedef struct {
     int64_t stamp;                      //  RUN of a prepared fire: its trigger time, not
                                         //  written yet (0: written)
     bool gone;                          //  the send failed: the agent is gone
+    void *rid;                          //  the connection it went to (its reply
+    size_t rid_size;                    //  counts from there, or the address's now)
     zframe_t *client;                   //  client routing id (LOG/KILL forwards, probes)
     uint64_t client_id;                 //  the client's request id
 } pending_t;
@@ -173,6 +175,7 @@ typedef struct {
     int64_t commit_logged_at;
     uint64_t commit_suppressed;
     zlistx_t *agents_out;
+    zlistx_t *agents_always;            //  replies to REGISTER: sent whatever the commit
     zhashx_t *pending;                  //  uint64 id → pending_t
     xxl_enc_t *item_enc;                //  one TriggerParam at a time
     zlistx_t *open_batches;             //  run_batch_t filling this turn (owned)
@@ -236,6 +239,7 @@ typedef struct {
     uint64_t next_id;
     int64_t next_registry_check;
     int64_t next_pending_check;
+    int64_t stall_mono;                 //  monotonic ms the loop last woke
     bool terminated;
     char hostname [256];
 } server_t;
@@ -303,6 +307,7 @@ s_pending_destroy (void **item)
     if (pending) {
         free (pending->address);
         free (pending->note);
+        free (pending->rid);
         zframe_destroy (&pending->client);
         free (pending);
         *item = NULL;
@@ -448,8 +453,10 @@ s_queue (server_t *self, zlistx_t *outbox, const void *rid, size_t rid_size)
 //  the request it carries, so that a send the agent can no longer receive
 //  fails that request at once
 static void s_batch_close (server_t *self, run_batch_t *batch, zlistx_t *list);
+static void s_resend_add (server_t *self, int64_t log_id, const char *address);
 static void
-s_queue_agent (server_t *self, const void *rid, size_t rid_size, uint64_t pending_id)
+s_queue_agent_to (server_t *self, const void *rid, size_t rid_size, uint64_t pending_id,
+                  bool always)
 {
     //  A batch of RUNs filling for this agent goes first: order is kept
     run_batch_t *batch = (run_batch_t *) zlistx_first (self->open_batches);
@@ -465,7 +472,13 @@ s_queue_agent (server_t *self, const void *rid, size_t rid_size, uint64_t pendin
     zmsg_addmem (msg, &pending_id, sizeof pending_id);
     zmsg_addmem (msg, rid, rid_size);
     zmsg_addmem (msg, data, size);
-    zlistx_add_end (self->agents_out, msg);
+    zlistx_add_end (always? self->agents_always: self->agents_out, msg);
+}
+
+static void
+s_queue_agent (server_t *self, const void *rid, size_t rid_size, uint64_t pending_id)
+{
+    s_queue_agent_to (self, rid, rid_size, pending_id, false);
 }
 
 static void
@@ -635,6 +648,53 @@ s_commit_failed (server_t *self)
     zlistx_destroy (&failed);
 }
 
+//  After a failed commit: the turn's messages to agents are dropped, and
+//  the runs they carried go back to be sent again (s_resend_add; what the
+//  turn wrote of them is gone, a row the turn made is gone too and then
+//  nothing goes).  Replies to REGISTER stand (agents_always).
+static void
+s_agents_dropped (server_t *self)
+{
+    zlistx_t *ids = zlistx_new ();
+    zmsg_t *msg;
+    while ((msg = (zmsg_t *) zlistx_detach (self->agents_out, NULL))) {
+        zframe_t *tag = zmsg_first (msg);
+        uint64_t id = 0;
+        if (tag && zframe_size (tag) == sizeof id)
+            memcpy (&id, zframe_data (tag), sizeof id);
+        run_batch_t *batch = id? (run_batch_t *) zhashx_lookup (self->batches, &id): NULL;
+        if (batch && !batch->fires) {
+            for (size_t i = 0; i < batch->count; i++)
+                zlistx_add_end (ids, (void *) (uintptr_t) batch->pending_ids [i]);
+            zhashx_delete (self->batches, &id);
+        }
+        else
+        if (id)
+            zlistx_add_end (ids, (void *) (uintptr_t) id);
+        zmsg_destroy (&msg);
+    }
+    run_batch_t *batch;
+    while ((batch = (run_batch_t *) zlistx_first (self->open_batches))) {
+        for (size_t i = 0; i < batch->count; i++)
+            zlistx_add_end (ids, (void *) (uintptr_t) batch->pending_ids [i]);
+        zlistx_delete (self->open_batches, zlistx_cursor (self->open_batches));
+    }
+    for (void *item = zlistx_first (ids); item; item = zlistx_next (ids)) {
+        uint64_t id = (uint64_t) (uintptr_t) item;
+        pending_t *pending = (pending_t *) zhashx_lookup (self->pending, &id);
+        if (!pending)
+            continue;
+        if (pending->kind == PENDING_RUN) {
+            s_resend_add (self, pending->log_id, pending->address);
+            zhashx_delete (self->pending, &id);
+        }
+        else
+            pending->deadline = 0;      //  (its client is answered now: not sent)
+    }
+    zlistx_destroy (&ids);
+    self->next_pending_check = 0;
+}
+
 static void
 s_flush (server_t *self)
 {
@@ -643,6 +703,8 @@ s_flush (server_t *self)
         s_batch_close (self, batch, self->open_batches);
     zmsg_t *msg;
     while ((msg = (zmsg_t *) zlistx_detach (self->agents_out, NULL)))
+        s_agent_out (self, msg);
+    while ((msg = (zmsg_t *) zlistx_detach (self->agents_always, NULL)))
         s_agent_out (self, msg);
     //  Clients' replies after the RUNs: a trigger's run starts sooner
     while ((msg = (zmsg_t *) zlistx_detach (self->api_out, NULL)))
@@ -653,6 +715,19 @@ s_flush (server_t *self)
 
 //  --------------------------------------------------------------------
 //  Agent requests
+
+//  Puts a row back to be sent again to address (once it is connected): a
+//  row recovery found possibly sent, or whose RUN a failed commit kept
+//  from leaving.  It goes only while still unanswered (s_dispatch_row).
+static void
+s_resend_add (server_t *self, int64_t log_id, const char *address)
+{
+    xxl_resend_t *resend = (xxl_resend_t *) zmalloc (sizeof (xxl_resend_t));
+    resend->log_id = log_id;
+    resend->address = strdup (address);
+    resend->deadline = zclock_mono () + self->config.recovery_wait_ms;
+    zlistx_add_end (self->resends, resend);
+}
 
 //  Starts a request to address; returns the pending entry, or NULL when
 //  the address is not connected (msg explains)
@@ -671,6 +746,10 @@ s_pending_new (server_t *self, const char *address, pending_kind_t kind, int tim
     pending->kind = kind;
     pending->deadline = zclock_mono () + timeout_ms;
     pending->address = strdup (address);
+    pending->rid = malloc (rid_size);
+    assert (pending->rid);
+    memcpy (pending->rid, rid, rid_size);
+    pending->rid_size = rid_size;
     zhashx_insert (self->pending, &pending->id, pending);
     return pending;
 }
@@ -1219,9 +1298,9 @@ s_send_run (server_t *self, const xxl_job_t *job, int64_t log_id, int64_t trigge
             "UPDATE xxl_job_log SET executor_address = ?,"
             " trigger_msg = COALESCE(trigger_msg, '') || ? WHERE id = ?",
             "ssi", address, section, log_id);
-    if (changed < 0)
-        zsys_error ("server: cannot fire log %" PRId64 ": %s", log_id,
-                    xxl_store_error (self->store));
+    if (changed < 0 && connected)
+        //  (the store failed: it goes again once the store takes writes)
+        s_resend_add (self, log_id, address);
     if (changed != 1) {
         zstr_free (&section);
         return;
@@ -2291,7 +2370,9 @@ s_plan_scan (server_t *self)
     self->next_scan = count == XXL_SCAN_BATCH? 0: zclock_mono () + self->config.scan_ms;
 }
 
-//  1 when the job of a log row has an address to go to now
+//  1 when the job of a log row has an address to go to now (never for a
+//  SHARDING_BROADCAST job: called while agents reconnect, when its rows wait
+//  for all of them)
 static bool s_job_has_agents (server_t *self, const xxl_job_t *job);
 static bool
 s_row_has_agents (server_t *self, int64_t log_id)
@@ -2301,11 +2382,9 @@ s_row_has_agents (server_t *self, int64_t log_id)
     xxl_job_t job;
     if (job_id <= 0 || xxl_store_job_load (self->store, job_id, &job))
         return true;                    //  let dispatch say what is wrong
-    //  A broadcast row not yet made one per agent waits for all of them
-    //  (the warm-up's end), not for the first
-    bool connected = !(xxl_routers_is_broadcast (self->routers, job.executor_route_strategy)
-                       && xxl_store_scalar (self->store, "SELECT executor_sharding_param IS NULL"
-                                            " FROM xxl_job_log WHERE id = ?", "i", log_id) == 1)
+    //  A broadcast row waits for all the agents (the warm-up's end), not
+    //  for the first: shard i goes to the i-th address of the full list
+    bool connected = !xxl_routers_is_broadcast (self->routers, job.executor_route_strategy)
                   && s_job_has_agents (self, &job);
     xxl_job_free (&job);
     return connected;
@@ -2687,7 +2766,7 @@ s_plan_due (server_t *self)
             s_fire_check (self);
         int64_t log_id = (int64_t) (intptr_t) item;
         plan_t *plan = (plan_t *) zhashx_lookup (self->plans, &log_id);
-        if (warming && !(plan? s_job_has_agents (self, &plan->snap->job)
+        if (warming && !(plan? !plan->sharded && s_job_has_agents (self, &plan->snap->job)
                              : s_row_has_agents (self, log_id))) {
             if (!held)
                 held = zlistx_new ();
@@ -2792,11 +2871,7 @@ s_recover (server_t *self)
             bool unsent = log.schedule_time > self->fired_sent
                        && log.trigger_time < log.schedule_time && log.schedule_time > now;
             if (*log.executor_address && !unsent) {
-                xxl_resend_t *resend = (xxl_resend_t *) zmalloc (sizeof (xxl_resend_t));
-                resend->log_id = log.id;
-                resend->address = strdup (log.executor_address);
-                resend->deadline = zclock_mono () + self->config.recovery_wait_ms;
-                zlistx_add_end (self->resends, resend);
+                s_resend_add (self, log.id, log.executor_address);
                 resent++;
             }
             else {
@@ -4159,7 +4234,9 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove)
     xxl_enc_map_begin (self->enc);
     xxl_enc_kint (self->enc, "now", s_now ());
     xxl_enc_map_end (self->enc);
-    s_queue_agent (self, zframe_data (rid), zframe_size (rid), 0);
+    //  (sent even when the turn's commit fails: the registry is in memory,
+    //  and an agent that hears nothing takes its link for down)
+    s_queue_agent_to (self, zframe_data (rid), zframe_size (rid), 0, !remove);
 }
 
 static void
@@ -4331,8 +4408,12 @@ s_agent_answer (server_t *self, zframe_t *rid, xxl_msg_t *msg)
         run_batch_t *batch = (run_batch_t *) zhashx_lookup (self->batches, &id);
         if (!batch)
             return;                     //  (late: its deadline already passed)
-        if (batch->rid_size == zframe_size (rid)
-        &&  memcmp (batch->rid, zframe_data (rid), batch->rid_size) == 0)
+        size_t route_size = 0;
+        const void *route = xxl_registry_route (self->registry, batch->address, &route_size);
+        if ((batch->rid_size == zframe_size (rid)
+             && memcmp (batch->rid, zframe_data (rid), batch->rid_size) == 0)
+        ||  (route && route_size == zframe_size (rid)
+             && memcmp (route, zframe_data (rid), route_size) == 0))
             s_batch_answer (self, batch, msg);
         else
             s_foreign_reply (self, id);
@@ -4341,8 +4422,11 @@ s_agent_answer (server_t *self, zframe_t *rid, xxl_msg_t *msg)
     size_t route_size = 0;
     const void *route = pending->address
                       ? xxl_registry_route (self->registry, pending->address, &route_size): NULL;
-    if (!route || route_size != zframe_size (rid)
-    ||  memcmp (route, zframe_data (rid), route_size) != 0) {
+    bool sent_there = pending->rid && pending->rid_size == zframe_size (rid)
+                   && memcmp (pending->rid, zframe_data (rid), pending->rid_size) == 0;
+    bool routed_there = route && route_size == zframe_size (rid)
+                     && memcmp (route, zframe_data (rid), route_size) == 0;
+    if (!sent_there && !routed_there) {
         s_foreign_reply (self, id);
         return;
     }
@@ -4406,6 +4490,32 @@ s_handle_agent (server_t *self, zmsg_t *zmsg)
 
 //  --------------------------------------------------------------------
 //  Timers
+
+//  After the loop itself stood still (the process frozen, a commit or a
+//  disk that stalled) the agents' answers may be on their way in: the time
+//  it stood still is not counted against requests in flight.  timeout:
+//  what the poll was allowed to sleep.
+#define XXL_STALL_MS 1000
+static void
+s_stall_check (server_t *self, int timeout)
+{
+    int64_t now = zclock_mono ();
+    int64_t slept = self->stall_mono? now - self->stall_mono: 0;
+    self->stall_mono = now;
+    int64_t stall = slept - (timeout > 0? timeout: 0);
+    if (stall < XXL_STALL_MS)
+        return;
+    for (pending_t *pending = (pending_t *) zhashx_first (self->pending); pending;
+         pending = (pending_t *) zhashx_next (self->pending))
+        if (!pending->gone)
+            pending->deadline += stall;
+    for (run_batch_t *batch = (run_batch_t *) zhashx_first (self->batches); batch;
+         batch = (run_batch_t *) zhashx_next (self->batches))
+        if (!batch->gone)
+            batch->deadline += stall;
+    zsys_warning ("server: the engine stood still for %" PRId64 " ms: requests to agents"
+                  " get that much longer to be answered", stall);
+}
 
 static void
 s_check_pending (server_t *self)
@@ -4547,6 +4657,7 @@ s_server_destroy (server_t **self_p)
     zlistx_destroy (&self->api_reads);
     zstr_free (&self->commit_logged);
     zlistx_destroy (&self->agents_out);
+    zlistx_destroy (&self->agents_always);
     zhashx_destroy (&self->pending);
     zlistx_destroy (&self->open_batches);
     zhashx_destroy (&self->batches);
@@ -4610,6 +4721,8 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     zlistx_set_destructor (self->api_reads, s_msg_destroy);
     self->agents_out = zlistx_new ();
     zlistx_set_destructor (self->agents_out, s_msg_destroy);
+    self->agents_always = zlistx_new ();
+    zlistx_set_destructor (self->agents_always, s_msg_destroy);
     self->pending = s_id_map (s_pending_destroy);
     self->item_enc = xxl_enc_new ();
     self->open_batches = zlistx_new ();
@@ -4856,6 +4969,7 @@ xxl_server_actor (zsock_t *pipe, void *args)
                 continue;               //  a signal: main decides
             break;
         }
+        s_stall_check (self, timeout);
         if (items [6].revents & ZMQ_POLLIN) {
             uint64_t expired;
             if (read (self->timer_fd, &expired, sizeof expired) < 0) {
@@ -4970,8 +5084,7 @@ xxl_server_actor (zsock_t *pipe, void *args)
             //  become 500 with the cause, the agents' messages are dropped
             //  (agents keep their callbacks and send them again)
             s_commit_failed (self);
-            zlistx_purge (self->agents_out);
-            zlistx_purge (self->open_batches);
+            s_agents_dropped (self);
             //  Plans of rows that were not written
             void *item;
             while ((item = zlistx_detach (self->turn_plans, NULL))) {

@@ -23,7 +23,7 @@ sleep 1.3
 kill -TERM "$SPID"; wait "$SPID" 2>/dev/null
 down_at=$(date +%s%3N)
 sleep 5
-start_scheduler "$API" "$AGENTS" || exit 1
+check "the scheduler starts again on its endpoints" start_scheduler "$API" "$AGENTS" || { xxl_done; exit 1; }
 up_at=$(date +%s%3N)
 types () { ctl log list --job "$1" --limit 1000 | jq -r '[.logs[] | select(.triggerType == "'"$2"'")] | length'; }
 regular_after () {

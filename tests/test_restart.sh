@@ -46,7 +46,7 @@ check "... and the scheduler lives" kill -0 "$SPID"
 # Restart with the agents frozen, so that they reconnect only later
 for a in r1 r2 r3; do eval "kill -STOP \$APID_$a"; done
 kill -KILL "$SPID"; wait "$SPID" 2>/dev/null
-start_scheduler "$API" "$AGENTS" || exit 1
+check "the scheduler starts again on its endpoints" start_scheduler "$API" "$AGENTS" || { xxl_done; exit 1; }
 check "the scheduler restarts with the empty group's jobs started" kill -0 "$SPID"
 ids=""
 for _ in $(seq 10); do ids="$ids $(ctl job trigger "$P" | jq -r '.logIds[0]')"; done
