@@ -272,6 +272,7 @@ struct _xxl_journal_t {
     unsigned char *buf;                 //  a frame being filled (the first
     size_t buf_size, buf_cap;           //  FRAME_HEAD bytes: its header)
     int write_failed;                   //  logged once per failure spell
+    int headless;                       //  PATH's header not written yet
 };
 
 static int64_t
@@ -459,6 +460,13 @@ s_replay (xxl_journal_t *self, const char *path, int gen, int writable)
         rc = 0;                         //  created, header not written yet
         goto done;
     }
+    if (size < JOURNAL_MAGIC_LEN && memcmp (data, JOURNAL_MAGIC, size) == 0) {
+        //  A header torn by a crash or a full disk: an empty journal
+        if (writable && ftruncate (fd, 0))
+            zsys_warning ("journal: cannot cut %s: %s", path, strerror (errno));
+        rc = 0;
+        goto done;
+    }
     if (size < JOURNAL_MAGIC_LEN || memcmp (data, JOURNAL_MAGIC, JOURNAL_MAGIC_LEN)) {
         zsys_error ("journal: %s is not an agent journal", path);
         errno = EINVAL;
@@ -543,18 +551,16 @@ xxl_journal_new (const char *path, size_t generation)
     }
     self->fd = open (path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     struct stat st;
-    if (self->fd < 0 || fstat (self->fd, &st)
-    ||  (st.st_size == 0 && s_write_all (self->fd, (const unsigned char *) JOURNAL_MAGIC,
-                                         JOURNAL_MAGIC_LEN))) {
+    if (self->fd < 0 || fstat (self->fd, &st)) {
         zsys_error ("journal: cannot open %s: %s", path, strerror (errno));
         xxl_journal_destroy (&self);
         return NULL;
     }
+    //  The header goes with the first flush that can write (a full disk
+    //  does not keep the agent from starting: logged by the flush)
+    self->headless = st.st_size == 0;
     s_buf_life (self, self->life);
-    if (xxl_journal_flush (self)) {
-        xxl_journal_destroy (&self);
-        return NULL;
-    }
+    xxl_journal_flush (self);
     return self;
 }
 
@@ -707,7 +713,22 @@ xxl_journal_flush (xxl_journal_t *self)
     if (self->fd < 0)
         return 0;
     pthread_mutex_lock (&self->mutex);
-    int rc = s_buf_write (self, self->fd);
+    int rc = 0;
+    if (self->headless) {
+        //  All of it or nothing: a part would make the file no journal
+        rc = s_write_all (self->fd, (const unsigned char *) JOURNAL_MAGIC, JOURNAL_MAGIC_LEN);
+        if (rc) {
+            int error = errno;
+            if (ftruncate (self->fd, 0))
+                {}                      //  replay takes a torn header as empty
+            errno = error;
+            self->buf_size = FRAME_HEAD;
+        }
+        else
+            self->headless = 0;
+    }
+    if (rc == 0)
+        rc = s_buf_write (self, self->fd);
     if (rc) {
         if (!self->write_failed)
             zsys_error ("journal: cannot write %s: %s (accepted logIds are remembered in"

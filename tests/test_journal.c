@@ -1,7 +1,7 @@
 /*  test_journal.c -- tests of agent/xxl_journal: accepted logIds remembered
     across a reopen (a restart), the open ones reported lost with their
     logDateTime and the pid that accepted them, a torn or corrupt tail cut
-    off, generations (the window, open ids carried over, files bounded), a
+    off, a torn header taken as an empty journal, generations (the window, open ids carried over, files bounded), a
     new generation cut between its renames, the read-only view of another
     process, the in-memory journal, and the cost per accepted id.
     Last line: "N passed, M failed".
@@ -168,6 +168,19 @@ test_torn (void)
     close (fd);
     journal = s_reopen (NULL, 0);
     CHECK (journal && !xxl_journal_seen (journal, 1), "a corrupt frame is not applied");
+    xxl_journal_destroy (&journal);
+    //  A header torn by a crash or a full disk: an empty journal
+    s_clean ();
+    fd = open (s_path, O_WRONLY | O_CREAT, 0644);
+    CHECK (write (fd, "XXLJ", 4) == 4, "write");
+    close (fd);
+    journal = xxl_journal_new (s_path, 0);
+    CHECK (journal != NULL, "a torn header is an empty journal");
+    if (journal)
+        xxl_journal_accept (journal, 5, 5);
+    xxl_journal_destroy (&journal);
+    journal = s_reopen (NULL, 0);
+    CHECK (journal && xxl_journal_seen (journal, 5), "and is a journal again");
     xxl_journal_destroy (&journal);
     //  Not a journal: refused
     s_clean ();
