@@ -61,6 +61,8 @@ typedef struct {
     bool gone;                          //  the send failed: the agent is gone
     void *rid;                          //  the connection it went to (its reply
     size_t rid_size;                    //  counts from there, or the address's now)
+    size_t expire_offset;               //  RUN, single form: of its expireTime value in
+                                        //  the message (0: none)
     zframe_t *client;                   //  client routing id (LOG/KILL forwards, probes)
     uint64_t client_id;                 //  the client's request id
 } pending_t;
@@ -80,6 +82,7 @@ typedef struct {
     xxl_enc_t *enc;                     //  the message while it fills (NULL once sent)
     int64_t deadline;                   //  monotonic ms: forgotten after
     int64_t created;                    //  wall-clock ms it was begun
+    int64_t created_mono;               //  the same, monotonic
     size_t expire_offset;               //  of its expireTime value in the message
     //  A batch of prepared fires (s_fire) carries their plans instead of
     //  pending requests: nothing is allocated per fire at the instant
@@ -215,6 +218,12 @@ typedef struct {
     zlistx_t *accepted;                 //  accepted_t, oldest first
     zhashx_t *accepted_ids;             //  log id → accepted_t (not owned)
     int64_t next_log_id;                //  next log id to hand out this turn (0: read it)
+    int64_t log_id_floor;               //  above every id ever handed out: a failed
+                                        //  turn's ids are never handed out again
+    int64_t turn_first_id;              //  the first id this turn may hand out
+    zhashx_t *resend_ids;               //  log ids in self->resends (no twice)
+    int64_t sweep_at;                   //  monotonic ms: look for rows nothing tracks
+                                        //  (after a failed commit; 0: none due)
     zchunk_t *text;                     //  a trigger's triggerMsg, built anew for each
     bool any_children;                  //  some job has child jobs, as read
     int64_t children_until;             //  monotonic ms: read it again from then
@@ -546,6 +555,49 @@ s_agent_gone (server_t *self, uint64_t tag, zframe_t *rid)
 }
 
 //  Sends one message of the agents' outbox: [tag][rid][frame]
+static void s_pack_time (unsigned char out [9], int64_t value);
+static int64_t s_expire_time (server_t *self, int64_t since);
+
+//  A RUN queued in a turn leaves after the commit, which may have taken
+//  long (a stalled disk): its expireTime and the wait for its answer count
+//  from now, the moment it leaves
+static void
+s_run_leaves (server_t *self, uint64_t tag, zframe_t *body)
+{
+    if (!tag || !body)
+        return;
+    size_t offset = 0;
+    int64_t late = 0;
+    int64_t now = zclock_mono ();
+    pending_t *pending = (pending_t *) zhashx_lookup (self->pending, &tag);
+    run_batch_t *batch = pending? NULL: (run_batch_t *) zhashx_lookup (self->batches, &tag);
+    if (pending && pending->kind == PENDING_RUN && pending->expire_offset) {
+        offset = pending->expire_offset;
+        late = now + self->config.run_timeout_ms - pending->deadline;
+        if (late > 0)
+            pending->deadline += late;
+    }
+    else
+    if (batch && !batch->fires) {
+        offset = batch->expire_offset;
+        late = now - batch->created_mono;
+        if (late > 100) {
+            for (size_t i = 0; i < batch->count; i++) {
+                pending_t *item = (pending_t *) zhashx_lookup (self->pending,
+                                                               &batch->pending_ids [i]);
+                if (item)
+                    item->deadline += late;
+            }
+            batch->deadline = now + self->config.run_timeout_ms + 1000;
+        }
+    }
+    if (offset && offset + 9 <= zframe_size (body)) {
+        unsigned char expire [9];
+        s_pack_time (expire, s_expire_time (self, s_now ()));
+        memcpy (zframe_data (body) + offset, expire, sizeof expire);
+    }
+}
+
 static void
 s_agent_out (server_t *self, zmsg_t *msg)
 {
@@ -554,6 +606,7 @@ s_agent_out (server_t *self, zmsg_t *msg)
     if (tag && zframe_size (tag) == sizeof tag_id)
         memcpy (&tag_id, zframe_data (tag), sizeof tag_id);
     zframe_destroy (&tag);
+    s_run_leaves (self, tag_id, zmsg_last (msg));
     //  ROUTER_MANDATORY: a peer that is gone fails here, and so does its
     //  request, at the next pending check (its deadline now)
     zframe_t *rid = zframe_dup (zmsg_first (msg));
@@ -615,8 +668,11 @@ s_commit_failed (server_t *self)
     &&  now - self->commit_logged_at < XXL_COMMIT_LOG_MS)
         self->commit_suppressed++;
     else {
-        zsys_error ("server: commit failed: %s%s", cause,
-                    self->commit_suppressed? " (and in more turns since the last such line)": "");
+        if (self->commit_suppressed)
+            zsys_error ("server: commit failed: %s (and in %" PRIu64 " more turns since the last"
+                        " such line)", cause, self->commit_suppressed);
+        else
+            zsys_error ("server: commit failed: %s", cause);
         zstr_free (&self->commit_logged);
         self->commit_logged = strdup (cause);
         self->commit_logged_at = now;
@@ -685,7 +741,10 @@ s_agents_dropped (server_t *self)
         if (!pending)
             continue;
         if (pending->kind == PENDING_RUN) {
-            s_resend_add (self, pending->log_id, pending->address);
+            //  (a row this turn made is gone with it, and its id is never
+            //  handed out again: nothing to send)
+            if (pending->log_id < self->turn_first_id)
+                s_resend_add (self, pending->log_id, pending->address);
             zhashx_delete (self->pending, &id);
         }
         else
@@ -693,6 +752,58 @@ s_agents_dropped (server_t *self)
     }
     zlistx_destroy (&ids);
     self->next_pending_check = 0;
+    //  What else the turn promised itself (an acceptance, a failure, a
+    //  fire time) is gone from the store and from memory: a sweep looks
+    //  for such rows once the store takes writes again
+    self->sweep_at = zclock_mono () + 2 * (int64_t) self->config.run_timeout_ms + 1000;
+}
+
+//  Rows with no answer and no result, older than twice the answer
+//  timeout, that nothing in memory will send or fail (their driver's
+//  write was rolled back by a failed commit) go back: to their agent
+//  again when they had one (it refuses a logId it has), else routed anew.
+//  Returns how many.
+static size_t
+s_sweep_untracked (server_t *self)
+{
+    zhashx_t *flying = s_id_map (NULL);
+    for (pending_t *pending = (pending_t *) zhashx_first (self->pending); pending;
+         pending = (pending_t *) zhashx_next (self->pending))
+        if (pending->kind == PENDING_RUN)
+            zhashx_insert (flying, &pending->log_id, pending);
+    for (run_batch_t *batch = (run_batch_t *) zhashx_first (self->batches); batch;
+         batch = (run_batch_t *) zhashx_next (self->batches))
+        for (size_t i = 0; batch->fires && i < batch->count; i++)
+            if (batch->fires [i].plan)
+                zhashx_insert (flying, &batch->fires [i].plan->log_id, batch);
+    int64_t now = s_now ();
+    int64_t ids [4096];
+    size_t count = 0, swept = 0;
+    xxl_store_ids (self->store,
+        "SELECT id FROM xxl_job_log WHERE trigger_code = 0 AND handle_code = 0"
+        " AND trigger_time < ? ORDER BY id LIMIT 4096",
+        now - 2 * (int64_t) self->config.run_timeout_ms, ids, 4096, &count);
+    for (size_t i = 0; i < count; i++) {
+        if (zhashx_lookup (flying, &ids [i]) || zhashx_lookup (self->plans, &ids [i])
+        ||  zhashx_lookup (self->accepted_ids, &ids [i])
+        ||  zhashx_lookup (self->resend_ids, &ids [i]))
+            continue;
+        xxl_log_t log;
+        if (xxl_store_log_load (self->store, ids [i], &log))
+            continue;
+        if (log.schedule_time <= 0 || log.schedule_time < now - self->config.preread_ms) {
+            if (*log.executor_address)
+                s_resend_add (self, log.id, log.executor_address);
+            else
+                xxl_timer_push (self->timer, now, log.id);
+            swept++;
+        }
+        xxl_log_free (&log);
+    }
+    zhashx_destroy (&flying);
+    if (swept)
+        zsys_warning ("server: %zu trigger(s) a failed commit had left behind go again", swept);
+    return swept;
 }
 
 static void
@@ -702,9 +813,11 @@ s_flush (server_t *self)
     while ((batch = (run_batch_t *) zlistx_first (self->open_batches)))
         s_batch_close (self, batch, self->open_batches);
     zmsg_t *msg;
-    while ((msg = (zmsg_t *) zlistx_detach (self->agents_out, NULL)))
-        s_agent_out (self, msg);
+    //  (REGISTER replies first: an agent learns the scheduler's clock
+    //  before it judges the RUNs that follow)
     while ((msg = (zmsg_t *) zlistx_detach (self->agents_always, NULL)))
+        s_agent_out (self, msg);
+    while ((msg = (zmsg_t *) zlistx_detach (self->agents_out, NULL)))
         s_agent_out (self, msg);
     //  Clients' replies after the RUNs: a trigger's run starts sooner
     while ((msg = (zmsg_t *) zlistx_detach (self->api_out, NULL)))
@@ -722,11 +835,14 @@ s_flush (server_t *self)
 static void
 s_resend_add (server_t *self, int64_t log_id, const char *address)
 {
+    if (zhashx_lookup (self->resend_ids, &log_id))
+        return;
     xxl_resend_t *resend = (xxl_resend_t *) zmalloc (sizeof (xxl_resend_t));
     resend->log_id = log_id;
     resend->address = strdup (address);
     resend->deadline = zclock_mono () + self->config.recovery_wait_ms;
     zlistx_add_end (self->resends, resend);
+    zhashx_insert (self->resend_ids, &resend->log_id, resend);
 }
 
 //  Starts a request to address; returns the pending entry, or NULL when
@@ -771,7 +887,9 @@ s_agent_send (server_t *self, pending_t *pending)
     size_t rid_size;
     const void *rid = xxl_registry_route (self->registry, pending->address, &rid_size);
     if (rid)
-        s_queue_agent (self, rid, rid_size, pending->id);
+        //  (LOG, KILL and probes depend on nothing the turn writes: they go
+        //  whatever its commit)
+        s_queue_agent_to (self, rid, rid_size, pending->id, true);
 }
 
 //  A TriggerParam's value of logDateTime: int64 in its fixed 9-byte form,
@@ -907,6 +1025,7 @@ s_batch_for (server_t *self, zlistx_t *open, const char *address, const void *ri
     }
     batch->enc = xxl_enc_new ();
     batch->created = s_now ();
+    batch->created_mono = zclock_mono ();
     xxl_enc_request (batch->enc, "RUN", batch->id);
     unsigned char expire [9];
     s_pack_time (expire, s_expire_time (self, batch->created));    //  (patched when it goes)
@@ -942,7 +1061,11 @@ s_run_queue (server_t *self, pending_t *pending, const unsigned char *tp, size_t
         xxl_enc_request (self->enc, "RUN", pending->id);
         xxl_enc_raw (self->enc, tp + 5, size - 5, keys);
         xxl_enc_raw (self->enc, stamp, sizeof stamp, 0);
-        xxl_enc_kint (self->enc, "expireTime", s_expire_time (self, s_now ()));
+        unsigned char expire [9];
+        s_pack_time (expire, s_expire_time (self, s_now ()));     //  (patched when it goes)
+        xxl_enc_key (self->enc, "expireTime");
+        pending->expire_offset = xxl_enc_size (self->enc);
+        xxl_enc_raw (self->enc, expire, sizeof expire, 0);
         if (now) {
             size_t msg_size;
             const void *data = xxl_enc_finish (self->enc, &msg_size);
@@ -1174,9 +1297,16 @@ static void s_alarm_again (server_t *self, int64_t log_id);
 static int64_t
 s_next_log_id (server_t *self)
 {
-    if (self->next_log_id <= 0)
+    if (self->next_log_id <= 0) {
         self->next_log_id = xxl_store_log_next_id (self->store);
-    return self->next_log_id > 0? self->next_log_id++: 0;
+        if (self->next_log_id > 0 && self->next_log_id < self->log_id_floor)
+            self->next_log_id = self->log_id_floor;
+    }
+    if (self->next_log_id <= 0)
+        return 0;
+    if (self->next_log_id >= self->log_id_floor)
+        self->log_id_floor = self->next_log_id + 1;
+    return self->next_log_id++;
 }
 
 //  Remembers that the agent accepted log_id's RUN; the callback, or
@@ -1482,6 +1612,24 @@ s_job_addresses (server_t *self, const xxl_job_t *job, const char *const **addre
 static void s_broadcast_expand (server_t *self, const xxl_job_t *job, const xxl_log_t *log,
                                 const char *const *addresses, size_t count);
 
+//  True when a RUN of log_id awaits its agent's answer (a pending of its
+//  own, or an item of a batch: each batch item has a pending too, but a
+//  prepared fire's batch holds plans).  A scan: for re-sends only.
+static bool
+s_run_in_flight (server_t *self, int64_t log_id)
+{
+    for (pending_t *pending = (pending_t *) zhashx_first (self->pending); pending;
+         pending = (pending_t *) zhashx_next (self->pending))
+        if (pending->kind == PENDING_RUN && pending->log_id == log_id)
+            return true;
+    for (run_batch_t *batch = (run_batch_t *) zhashx_first (self->batches); batch;
+         batch = (run_batch_t *) zhashx_next (self->batches))
+        for (size_t i = 0; batch->fires && i < batch->count; i++)
+            if (batch->fires [i].plan && batch->fires [i].plan->log_id == log_id)
+                return true;
+    return false;
+}
+
 //  Sends (or fails) a row whose routing finished off the loop (address
 //  given, "" for none), or that recovery or the planner's timer takes up
 //  (address NULL: route it now against the live registry).
@@ -1491,9 +1639,11 @@ s_dispatch_row (server_t *self, int64_t log_id, const char *address, const char 
     xxl_log_t log;
     if (xxl_store_log_load (self->store, log_id, &log))
         return;
-    if (log.trigger_code != 0 || log.handle_code != 0) {
+    if (log.trigger_code != 0 || log.handle_code != 0
+    ||  zhashx_lookup (self->accepted_ids, &log_id)) {
         //  Its answer or its result is stored already (a recovered row
-        //  whose agent's spooled result came first): it never goes again
+        //  whose agent's spooled result came first), or its acceptance is
+        //  known and not yet written: it never goes again
         xxl_log_free (&log);
         return;
     }
@@ -1506,9 +1656,10 @@ s_dispatch_row (server_t *self, int64_t log_id, const char *address, const char 
     }
     int index, total;
     s_shard_of (log.executor_sharding_param, &index, &total);
-    if (!address && !*log.executor_sharding_param
+    if (!*log.executor_sharding_param
     &&  xxl_routers_is_broadcast (self->routers, job.executor_route_strategy)) {
         //  Written before its agents could be counted: one row per agent now
+        //  (also when re-sent: a failed commit undid an expansion)
         const char *const *addresses;
         char **manual;
         size_t count = s_job_addresses (self, &job, &addresses, &manual);
@@ -1565,6 +1716,9 @@ s_broadcast_expand (server_t *self, const xxl_job_t *job, const xxl_log_t *log,
 {
     int64_t stamp = s_now ();
     if (count == 0) {
+        //  (as one shard: its retry, if any, is one run too)
+        xxl_store_exec (self->store, "UPDATE xxl_job_log SET executor_sharding_param = '0/1'"
+                        " WHERE id = ?", "i", log->id);
         s_route_row (self, job, log->id, stamp, log->executor_param, 0, 1, 1, addresses, 0, 0);
         return;
     }
@@ -2906,35 +3060,46 @@ s_recover (server_t *self)
                    recovered, misfired, resent, dropped);
 }
 
-//  Re-sends recovered rows once their agent is connected again; past the
-//  wait, routes them afresh (never sent) or fails them
+//  Re-sends rows put back (recovery, a failed store write) once their
+//  agent is connected again; past the wait, fails them
 static void
 s_recover_resends (server_t *self)
 {
-    xxl_resend_t *resend = (xxl_resend_t *) zlistx_first (self->resends);
-    while (resend) {
+    zlistx_t *due = zlistx_new ();
+    int64_t now = zclock_mono ();
+    for (xxl_resend_t *resend = (xxl_resend_t *) zlistx_first (self->resends); resend;
+         resend = (xxl_resend_t *) zlistx_next (self->resends)) {
         size_t size;
-        bool back = xxl_registry_route (self->registry, resend->address, &size) != NULL;
-        if (back || zclock_mono () >= resend->deadline) {
-            if (back)
-                s_dispatch_row (self, resend->log_id, resend->address,
-                                "re-sent after a scheduler restart\n");
-            else {
-                char *why = zsys_sprintf ("\ntrigger failed: agent %s did not come back within"
-                                          " %d ms of a scheduler restart\n", resend->address,
-                                          self->config.recovery_wait_ms);
-                xxl_store_exec (self->store, "UPDATE xxl_job_log SET trigger_code = ?,"
+        if (xxl_registry_route (self->registry, resend->address, &size) || now >= resend->deadline) {
+            zlistx_detach_cur (self->resends);
+            zhashx_delete (self->resend_ids, &resend->log_id);
+            zlistx_add_end (due, resend);
+        }
+    }
+    xxl_resend_t *resend;
+    while ((resend = (xxl_resend_t *) zlistx_detach (due, NULL))) {
+        size_t size;
+        if (s_run_in_flight (self, resend->log_id))
+            ;                           //  (its RUN went meanwhile: that one counts)
+        else
+        if (xxl_registry_route (self->registry, resend->address, &size))
+            s_dispatch_row (self, resend->log_id, resend->address,
+                            "re-sent (after a scheduler restart or a failed store write)\n");
+        else {
+            char *why = zsys_sprintf ("\ntrigger failed: agent %s did not come back within"
+                                      " %d ms\n", resend->address,
+                                      self->config.recovery_wait_ms);
+            if (xxl_store_exec (self->store, "UPDATE xxl_job_log SET trigger_code = ?,"
                                 " trigger_msg = COALESCE(trigger_msg, '') || ? WHERE id = ?"
                                 " AND trigger_code = 0 AND handle_code = 0", "isi",
-                                (int64_t) XXL_CODE_FAIL, why, resend->log_id);
-                zstr_free (&why);
-            }
-            zlistx_delete (self->resends, zlistx_cursor (self->resends));
-            resend = (xxl_resend_t *) zlistx_first (self->resends);
+                                (int64_t) XXL_CODE_FAIL, why, resend->log_id) < 0)
+                s_resend_add (self, resend->log_id, resend->address);
+            zstr_free (&why);
         }
-        else
-            resend = (xxl_resend_t *) zlistx_next (self->resends);
+        void *item = resend;
+        s_resend_destroy (&item);
     }
+    zlistx_destroy (&due);
 }
 
 //  --------------------------------------------------------------------
@@ -4446,7 +4611,9 @@ s_agent_answer (server_t *self, zframe_t *rid, xxl_msg_t *msg)
                 xxl_enc_key (self->enc, "content");
                 xxl_enc_object (self->enc, content);
             }
+            self->api_read = pending->kind == PENDING_LOG;    //  (a read: it stands)
             s_queue (self, self->api_out, zframe_data (pending->client), zframe_size (pending->client));
+            self->api_read = false;
             if (pending->kind == PENDING_KILL && code == XXL_OK)
                 xxl_store_log_handle_done (self->store, pending->log_id, s_now (), XXL_CODE_FAIL,
                                            "killed by a user (log kill)");
@@ -4625,6 +4792,7 @@ s_server_destroy (server_t **self_p)
     if (self->timer_fd >= 0)
         close (self->timer_fd);
     zlistx_destroy (&self->resends);
+    zhashx_destroy (&self->resend_ids);
     xxl_pool_destroy (&self->fast_pool);
     xxl_pool_destroy (&self->slow_pool);
     zsock_destroy (&self->probes);
@@ -4751,6 +4919,7 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     self->timer_armed = -1;
     self->resends = zlistx_new ();
     zlistx_set_destructor (self->resends, s_resend_destroy);
+    self->resend_ids = s_id_map (NULL);
     self->next_id = (uint64_t) s_now () << 16;
     if (gethostname (self->hostname, sizeof self->hostname - 1))
         strcpy (self->hostname, "localhost");
@@ -4997,6 +5166,7 @@ xxl_server_actor (zsock_t *pipe, void *args)
         if (xxl_store_begin (self->store))
             zsys_error ("server: cannot begin a transaction: %s", xxl_store_error (self->store));
         self->next_log_id = 0;
+        self->turn_first_id = self->log_id_floor;
         self->turn++;
         //  Another scheduler's commits (we hold the write lock from here
         //  on): its stops and edits may void plans, so none fires blind
@@ -5052,9 +5222,14 @@ xxl_server_actor (zsock_t *pipe, void *args)
                 s_retention (self);
             }
         }
-        if (now >= self->next_pending_check && agents_drained) {
+        //  (a turn that itself took long may have answers waiting unread)
+        if (now >= self->next_pending_check && agents_drained
+        &&  zclock_mono () - self->stall_mono < XXL_STALL_MS) {
             s_check_pending (self);
             s_recover_resends (self);
+            if (self->sweep_at && now >= self->sweep_at)
+                self->sweep_at = s_sweep_untracked (self)
+                               ? now + 2 * (int64_t) self->config.run_timeout_ms + 1000: 0;
             self->next_pending_check = now + 200;
         }
         if (now >= self->next_registry_check && agents_drained) {

@@ -628,6 +628,10 @@ xxl_store_exec_once (xxl_store_t *self, const char *sql, const char *fmt, ...)
     sqlite3_stmt *stmt = NULL;
     if (sqlite3_prepare_v2 (self->db, sql, -1, &stmt, NULL) != SQLITE_OK)
         return s_fail (self, "prepare");
+    if (!s_writable (self, stmt)) {
+        sqlite3_finalize (stmt);
+        return -1;
+    }
     va_list args;
     va_start (args, fmt);
     int rc = s_bindv (self, stmt, fmt, args);
