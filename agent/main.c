@@ -115,6 +115,7 @@ main (int argc, char *argv [])
     settings.log_retention_days = s_int (NULL, config, "agent/log_retention_days",
                                          settings.log_retention_days);
     settings.log_pack = s_int (NULL, config, "agent/log_pack", settings.log_pack);
+    settings.stop_wait_ms = s_int (NULL, config, "agent/stop_wait", settings.stop_wait_ms);
     if (!settings.app || !*settings.app) {
         fprintf (stderr, "xxl-agent: --app NAME is required\n");
         s_usage (stderr);

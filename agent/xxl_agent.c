@@ -828,6 +828,7 @@ xxl_agent_config_defaults (xxl_agent_config_t *config)
     config->log_retention_days = 30;
     config->log_pack = 1;
     config->run_batch = XXL_RUN_BATCH_MAX;
+    config->stop_wait_ms = 10000;
 }
 
 static void
@@ -1057,9 +1058,33 @@ xxl_agent_actor (zsock_t *pipe, void *args)
         s_callbacks_check (self);
         s_callbacks_send (self);
     }
-    //  Stop taking work; say goodbye; give results a last chance to go
+    //  Say goodbye (no new work is routed here), let what was accepted
+    //  finish for up to stop_wait (RUNs still on their way are taken and
+    //  run too: they were sent before the goodbye), then stop and give
+    //  results a last chance to go
     for (size_t i = 0; i < self->link_count; i++)
         s_register (self, &self->links [i], 1);
+    int64_t drain_until = zclock_mono () + self->config.stop_wait_ms;
+    if (xxl_executor_pending (self->executor))
+        zsys_info ("agent: stopping; %zu run(s) queued or running, waiting up to %d ms",
+                   xxl_executor_pending (self->executor), self->config.stop_wait_ms);
+    while (xxl_executor_pending (self->executor) && zclock_mono () < drain_until) {
+        zmq_pollitem_t wait [9];
+        size_t n = 0;
+        wait [n++] = (zmq_pollitem_t) { NULL, xxl_executor_fd (self->executor), ZMQ_POLLIN, 0 };
+        for (size_t i = 0; i < self->link_count && n < 9; i++)
+            wait [n++] = (zmq_pollitem_t) { zsock_resolve (self->links [i].dealer), 0, ZMQ_POLLIN, 0 };
+        if (zmq_poll (wait, (int) n, 100) > 0)
+            for (size_t i = 1; i < n; i++)
+                if (wait [i].revents & ZMQ_POLLIN)
+                    s_handle_link (self, &self->links [i - 1]);
+        s_take_results (self);
+        s_callbacks_check (self);
+        s_callbacks_send (self);
+    }
+    if (xxl_executor_pending (self->executor))
+        zsys_warning ("agent: %zu run(s) still queued or running after %d ms; killed",
+                      xxl_executor_pending (self->executor), self->config.stop_wait_ms);
     xxl_executor_stop (self->executor);
     s_take_results (self);
     int64_t until = zclock_mono () + 2000;

@@ -31,6 +31,8 @@ typedef struct {
                                         //  the day's runs.pack (xxl_runpack.h)
     int run_batch;                      //  runBatch said at REGISTER (<= 1: the
                                         //  single form of RUN only)
+    int stop_wait_ms;                   //  a clean stop lets queued and running
+                                        //  runs finish this long, then kills them
     int status;                         //  out: 0 once running, -1 start failed
 } xxl_agent_config_t;
 

@@ -158,4 +158,18 @@ check "c: a run after the thaw goes through" wait_for 10 field_is "$AFTER" handl
 check "c: none of the 5 started" bash -c "! grep -q '^c[1-5]\$' $T/expired.runs"
 check "c: they stay failed" bash -c "
     for id in \$(cat $T/exp.ids); do [ \"\$($CTL --api $API --json log show \$id | jq -r .handleCode)\" = 200 ] && exit 1; done; exit 0"
+
+# (d) a clean stop (SIGTERM) with runs running and queued on one job's
+# serial queue: the agent says goodbye, lets them finish (agent/stop_wait),
+# delivers their results and exits; none is killed
+JSER=$(glue_job 'sleep 0.4; echo "$1" >> '"$T"'/drained.runs')
+for i in 1 2 3 4 5; do trigger "$JSER" --param "d$i"; done > "$T/drain.ids"
+AP=$(agent_pid)
+# (all five accepted by the agent: the last one's acceptance is written)
+wait_for 5 field_is "$(tail -1 "$T/drain.ids")" triggerCode 200
+kill -TERM "$AP"
+check "d: the agent exits by itself after a clean stop" wait_for 15 bash -c "! kill -0 $AP"
+check "d: every queued run ran to its end" test "$(sort -u "$T/drained.runs" | grep -c '^d[1-5]$')" = 5
+drained_ok () { local id; for id in $(cat "$T/drain.ids"); do field_is "$id" handleCode 200 || return 1; done; }
+check "d: their results reached the scheduler (200, not 'executor stopped')" wait_for 10 drained_ok
 xxl_done

@@ -58,8 +58,11 @@ check "the scheduler stays alive after that restart" stays_alive 4 "restart, sol
 for j in $EMPTY $SOLO $OJ; do ctl job stop "$j" >/dev/null; done
 check "every row ends (the agentless ones failed with a reason)" wait_quiet 30
 fcount "crash regression, the other group's runs" --jobs "$OJ" --cron "$OJ"
+# (BUSYOVER fails a trigger when its only agent is busy with the job:
+# "idle beat check: … job thread is running … no address answered", XXL-JOB's
+# rule; a load that delays a run past the next second makes it so)
 fcount "crash regression, the solo group's runs" --jobs "$SOLO" \
-    --excuse 'lost|agent|address list is empty|restart|previous|killed|timeout|did not|no answer|not connected'
+    --excuse 'lost|agent|address list is empty|restart|previous|killed|timeout|did not|no answer|not connected|no address answered'
 check "agentless rows failed saying why" test "$(sql "SELECT COUNT(*) FROM xxl_job_log
     WHERE job_id IN ($(echo $EMPTY | tr ' ' ,)) AND (trigger_code != 500 OR trigger_msg IS NULL OR trigger_msg = '')")" = 0
 xxl_done
