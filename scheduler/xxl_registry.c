@@ -160,6 +160,7 @@ xxl_registry_beat (xxl_registry_t *self, const char *app, const char *address,
         route->rid = malloc (rid_size);
         memcpy (route->rid, rid, rid_size);
         route->rid_size = rid_size;
+        s_view_reset (self);
         changed = 1;
     }
     return changed;
@@ -227,8 +228,13 @@ xxl_registry_addresses (xxl_registry_t *self, const char *app,
         int found;
         size_t index = s_find (self, app, "", &found);
         size_t count = 0;
-        while (index < self->size && streq (self->entries [index].app, app))
-            self->view [count++] = self->entries [index++].address;
+        //  Connected addresses only: nothing is routed to a connection known
+        //  to be gone (a failed send, an agent that said goodbye)
+        for (; index < self->size && streq (self->entries [index].app, app); index++) {
+            s_route_t *route = s_route (self, self->entries [index].address);
+            if (route && route->rid)
+                self->view [count++] = self->entries [index].address;
+        }
         self->view_size = count;
         self->view_app = strdup (app);
     }
@@ -271,6 +277,7 @@ xxl_registry_unroute (xxl_registry_t *self, const char *address,
         free (route->rid);
         route->rid = NULL;
         route->rid_size = 0;
+        s_view_reset (self);
     }
 }
 

@@ -29,9 +29,10 @@ int xxl_registry_remove (xxl_registry_t *self, const char *app, const char *addr
 //  Removes every address whose last beat is before dead_before; returns
 //  how many.
 int xxl_registry_expire (xxl_registry_t *self, int64_t dead_before);
-//  The sorted addresses of app: the array is owned by the registry and
-//  valid until the next beat/remove/expire.  Returns the count (0 when the
-//  app is unknown).
+//  The sorted addresses of app that are connected (routed: a failed send
+//  unroutes one until its next beat): the array is owned by the registry
+//  and valid until the next beat/remove/expire/unroute.  Returns the count
+//  (0 when the app is unknown).
 size_t xxl_registry_addresses (xxl_registry_t *self, const char *app,
                                const char *const **addresses);
 //  The routing id of an address, or NULL when it is not connected (or

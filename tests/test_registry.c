@@ -39,6 +39,9 @@ main (void)
     XXL_CHECK (xxl_registry_route (registry, "host-b", &size) != NULL);
     xxl_registry_unroute (registry, "host-b", "r9", 2);
     XXL_CHECK (xxl_registry_route (registry, "host-b", &size) == NULL);
+    //  ... and is not routed to: the app's addresses are the connected ones
+    XXL_CHECK (xxl_registry_addresses (registry, "app", &addresses) == 1);
+    XXL_CHECK (streq (addresses [0], "host-a"));
     //  ... and it comes back with the next beat
     xxl_registry_beat (registry, "app", "host-b", "rA", 2, NULL, 3500);
     XXL_CHECK (xxl_registry_route (registry, "host-b", &size) != NULL);
