@@ -193,6 +193,95 @@ main (int argc, char *argv [])
     XXL_CHECK (s_code (reply) == XXL_BAD_REQUEST);
     xxl_msg_destroy (&reply);
 
+    //  A reply counts only from the connection its request went to: an
+    //  agent registers (its reply carries the scheduler's clock), gets a
+    //  RUN, and another connection's forged answer to it changes nothing
+    //  while its own is taken
+    xxl_enc_request (enc, "GROUP_ADD", 30);
+    xxl_enc_kstr (enc, "appname", "bi-app");
+    data = xxl_enc_finish (enc, &size);
+    reply = s_exchange (api, data, size);
+    XXL_CHECK (s_code (reply) == XXL_OK);
+    xxl_msg_destroy (&reply);
+    xxl_enc_request (enc, "JOB_ADD", 31);
+    xxl_enc_kstr (enc, "jobGroup", "bi-app");
+    xxl_enc_kstr (enc, "executorHandler", "biJobHandler");
+    data = xxl_enc_finish (enc, &size);
+    reply = s_exchange (api, data, size);
+    XXL_CHECK (s_code (reply) == XXL_OK);
+    int64_t job_id = reply? xxl_msg_int (reply, xxl_msg_get (xxl_msg_root (reply), "content"),
+                                         "id", 1, 1, INT64_MAX, 0): 0;
+    xxl_msg_destroy (&reply);
+    zsock_t *member = s_connect (argv [2]);
+    xxl_enc_request (enc, "REGISTER", 32);
+    xxl_enc_kstr (enc, "registryGroup", "EXECUTOR");
+    xxl_enc_kstr (enc, "registryKey", "bi-app");
+    xxl_enc_kstr (enc, "registryValue", "bi-1");
+    data = xxl_enc_finish (enc, &size);
+    reply = s_exchange (member, data, size);
+    XXL_CHECK (s_code (reply) == XXL_OK);
+    const msgpack_object *content = reply? xxl_msg_get (xxl_msg_root (reply), "content"): NULL;
+    int64_t now = content? xxl_msg_int (reply, content, "now", 1, 1, INT64_MAX, 0): 0;
+    XXL_CHECK (now > 0 && llabs (now - (int64_t) zclock_time ()) < 60000);
+    xxl_msg_destroy (&reply);
+    xxl_enc_request (enc, "JOB_TRIGGER", 33);
+    xxl_enc_kint (enc, "jobId", job_id);
+    data = xxl_enc_finish (enc, &size);
+    reply = s_exchange (api, data, size);
+    XXL_CHECK (s_code (reply) == XXL_OK);
+    xxl_msg_destroy (&reply);
+    zframe_t *run_frame = zframe_recv (member);         //  the RUN
+    XXL_CHECK (run_frame != NULL);
+    char run_err [256];
+    xxl_msg_t *run = run_frame? xxl_msg_decode (zframe_data (run_frame), zframe_size (run_frame),
+                                                NULL, run_err, sizeof run_err): NULL;
+    zframe_destroy (&run_frame);
+    XXL_CHECK (run && streq (xxl_msg_type (run), "RUN"));
+    int64_t log_id = run? xxl_msg_int (run, NULL, "logId", 1, 1, INT64_MAX, 0): 0;
+    int64_t expire = run? xxl_msg_int (run, NULL, "expireTime", 1, 1, INT64_MAX, 0): 0;
+    XXL_CHECK (log_id > 0 && expire > now);
+    uint64_t run_id = run? xxl_msg_id (run): 0;
+    xxl_msg_destroy (&run);
+    zsock_t *forger = s_connect (argv [2]);
+    xxl_enc_reply (enc, run_id, 500, "forged refusal");
+    data = xxl_enc_finish (enc, &size);
+    zmq_send (zsock_resolve (forger), data, size, 0);
+    //  (an answer on the same connection after it: the forgery was read)
+    xxl_enc_request (enc, "PING", 36);
+    data = xxl_enc_finish (enc, &size);
+    reply = s_exchange (forger, data, size);
+    XXL_CHECK (s_code (reply) == XXL_BAD_REQUEST);
+    xxl_msg_destroy (&reply);
+    xxl_enc_reply (enc, run_id, XXL_OK, NULL);
+    data = xxl_enc_finish (enc, &size);
+    zmq_send (zsock_resolve (member), data, size, 0);
+    xxl_enc_request (enc, "CALLBACK", 34);
+    xxl_enc_key (enc, "items");
+    xxl_enc_array_begin (enc);
+    xxl_enc_map_begin (enc);
+    xxl_enc_kint (enc, "logId", log_id);
+    xxl_enc_kint (enc, "logDateTime", 1);
+    xxl_enc_kint (enc, "handleCode", 200);
+    xxl_enc_map_end (enc);
+    xxl_enc_array_end (enc);
+    data = xxl_enc_finish (enc, &size);
+    reply = s_exchange (member, data, size);
+    XXL_CHECK (s_code (reply) == XXL_OK);
+    xxl_msg_destroy (&reply);
+    xxl_enc_request (enc, "LOG_SHOW", 35);
+    xxl_enc_kint (enc, "logId", log_id);
+    data = xxl_enc_finish (enc, &size);
+    reply = s_exchange (api, data, size);
+    content = reply? xxl_msg_get (xxl_msg_root (reply), "content"): NULL;
+    XXL_CHECK (content && xxl_msg_int (reply, content, "triggerCode", 1, 0, 999, 0) == XXL_OK);
+    XXL_CHECK (content && xxl_msg_int (reply, content, "handleCode", 1, 0, 999, 0) == XXL_OK);
+    const char *trigger_msg = content? xxl_msg_str (reply, content, "triggerMsg", 0, 1 << 20, "")
+                                     : "";
+    XXL_CHECK (trigger_msg && !strstr (trigger_msg, "forged"));
+    xxl_msg_destroy (&reply);
+    zsock_destroy (&forger);
+    zsock_destroy (&member);
+
     s_ping_ok (api, "PING");
     zsock_destroy (&rude);
     zsock_destroy (&agent);
