@@ -1159,16 +1159,37 @@ s_batch_answer (server_t *self, run_batch_t *batch, xxl_msg_t *msg)
     zhashx_delete (self->batches, &batch->id);
 }
 
-//  Fails the fires of a batch that got no answer (or could not be sent)
+//  Fails the fires of a batch that got no answer; routes again those of one
+//  that could not be sent
+//  A RUN whose send failed (the agent's connection had closed: it never
+//  left) is routed again, among the agents still connected: its address
+//  and the section written ahead (`presumed` characters) are taken back
+//  and it goes by the timer now (s_dispatch_row)
+static void
+s_reroute (server_t *self, int64_t log_id, int64_t presumed)
+{
+    if (xxl_store_exec (self->store,
+            "UPDATE xxl_job_log SET executor_address = NULL, trigger_msg ="
+            " substr (trigger_msg, 1, max (length (trigger_msg) - ?, 0))"
+            " WHERE id = ? AND trigger_code = 0 AND handle_code = 0", "ii",
+            presumed, log_id) == 1)
+        xxl_timer_push (self->timer, s_now (), log_id);
+}
+
 static void
 s_batch_expire (server_t *self, run_batch_t *batch)
 {
     char text [128];
-    if (batch->gone)
-        snprintf (text, sizeof text, "the agent is gone (its connection closed)");
-    else
-        snprintf (text, sizeof text, "no answer from the agent within %d ms",
-                  self->config.run_timeout_ms);
+    if (batch->gone) {
+        for (size_t i = 0; batch->fires && i < batch->count; i++) {
+            plan_t *plan = batch->fires [i].plan;
+            if (plan)
+                s_reroute (self, plan->log_id, s_section_chars (plan->note, plan->address));
+        }
+        return;
+    }
+    snprintf (text, sizeof text, "no answer from the agent within %d ms",
+              self->config.run_timeout_ms);
     for (size_t i = 0; batch->fires && i < batch->count; i++) {
         plan_t *plan = batch->fires [i].plan;
         s_run_answer (self, plan->log_id, plan->note, plan->address,
@@ -4695,13 +4716,13 @@ s_check_pending (server_t *self)
             zlistx_add_end (expired, pending);
     for (pending_t *pending = (pending_t *) zlistx_first (expired); pending;
          pending = (pending_t *) zlistx_next (expired)) {
+        if (pending->kind == PENDING_RUN && pending->gone)
+            s_reroute (self, pending->log_id, pending->presumed);
+        else
         if (pending->kind == PENDING_RUN) {
             char text [128];
-            if (pending->gone)
-                snprintf (text, sizeof text, "the agent is gone (its connection closed)");
-            else
-                snprintf (text, sizeof text, "no answer from the agent within %d ms",
-                          self->config.run_timeout_ms);
+            snprintf (text, sizeof text, "no answer from the agent within %d ms",
+                      self->config.run_timeout_ms);
             s_run_done (self, pending, XXL_CODE_FAIL, text);
         }
         else
