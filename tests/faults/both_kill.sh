@@ -63,7 +63,13 @@ check "no lost result: the $(wc -l < "$T/ended.s") runs that ended before the ki
 for id in $(echo "$LOST" | head -5); do
     say "logId $id: $(sql "SELECT trigger_code, handle_code, substr(handle_msg, 1, 200) FROM xxl_job_log WHERE id = $id")"
 done
+# (a planned second whose row never left and was past the pre-read window
+# at the restart follows DO_NOTHING: recovery drops it and says how many;
+# those seconds are the only gaps allowed)
+MISFIRED=$(( $(grep -o '[0-9]* dropped as misfired' "$T/scheduler.log" | awk '{ n += $1 } END { print n + 0 }') \
+            + $(grep -c 'misfired at .*DO_NOTHING' "$T/scheduler.log") ))
 fcount "scheduler and agent killed with spooled results" --max-id "$AFTER" --cron "$CRONS" \
+    --allow-gaps "$MISFIRED" \
     --excuse 'lost|agent|restart|previous|killed|timeout|time out|did not|no answer|not connected'
 fcount "after both restarts" --min-id $((AFTER + 1))
 xxl_done

@@ -27,6 +27,10 @@ MOUNTS=""
 # faults_setup NAME: the temporary folder, the seed, the plugins, the configs
 faults_setup () {
     FNAME="$1"
+    if [ "$XXL_FAULTS" = off ]; then
+        echo "# $FNAME: skipped (XXL_FAULTS=off)"
+        exit 77
+    fi
     SEED="${XXL_FAULT_SEED:-$((RANDOM * 32768 + RANDOM))}"
     FSTATE=$SEED
     echo "# $FNAME: seed $SEED, form $XXL_FAULTS (replay: XXL_FAULT_SEED=$SEED XXL_FAULTS=$XXL_FAULTS" \
