@@ -25,8 +25,9 @@ typedef struct {
 struct _xxl_registry_t {
     s_entry_t *entries;
     size_t size, alloc;
-    s_route_t *routes;
+    s_route_t *routes;                  //  append-only: an address keeps its slot
     size_t routes_size, routes_alloc;
+    zhashx_t *route_index;              //  address → its slot + 1
     const char **view;                  //  cached addresses of view_app
     char *view_app;
     size_t view_size;
@@ -35,7 +36,13 @@ struct _xxl_registry_t {
 xxl_registry_t *
 xxl_registry_new (void)
 {
-    return (xxl_registry_t *) zmalloc (sizeof (xxl_registry_t));
+    xxl_registry_t *self = (xxl_registry_t *) zmalloc (sizeof (xxl_registry_t));
+    self->route_index = zhashx_new ();
+    if (!self->route_index) {
+        free (self);
+        return NULL;
+    }
+    return self;
 }
 
 static void
@@ -61,6 +68,7 @@ xxl_registry_destroy (xxl_registry_t **self_p)
         }
         free (self->entries);
         free (self->routes);
+        zhashx_destroy (&self->route_index);
         free (self->view);
         free (self->view_app);
         free (self);
@@ -101,10 +109,11 @@ s_route (xxl_registry_t *self, const char *address)
 {
     if (!address)
         return NULL;
-    for (size_t i = 0; i < self->routes_size; i++)
-        if (streq (self->routes [i].address, address))
-            return &self->routes [i];
-    return NULL;
+    uintptr_t slot = (uintptr_t) zhashx_lookup (self->route_index, address);
+    if (!slot)
+        return NULL;
+    assert (slot <= self->routes_size && streq (self->routes [slot - 1].address, address));
+    return &self->routes [slot - 1];
 }
 
 int
@@ -151,6 +160,7 @@ xxl_registry_beat (xxl_registry_t *self, const char *app, const char *address,
         }
         route = &self->routes [self->routes_size++];
         route->address = strdup (address);
+        zhashx_insert (self->route_index, address, (void *) (uintptr_t) self->routes_size);
         route->rid = NULL;
         route->rid_size = 0;
         route->run_batch = 0;

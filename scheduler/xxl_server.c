@@ -30,10 +30,20 @@
 #include <inttypes.h>
 #include <unistd.h>
 
+#define XXL_STR_(x) #x
+#define XXL_STR(x) XXL_STR_(x)
 #define XXL_MAX_TEXT        (64 * 1024)         //  desc, param, msg fields
 #define XXL_MAX_GLUE        (1024 * 1024)       //  glue source
 #define XXL_HANDLE_MSG_CAP  15000
 #define XXL_WAL_FIRE_MS     100                 //  no WAL restart this close to a fire
+//  Queues of the two ROUTER sockets (ZMQ_SNDHWM/RCVHWM), in messages per
+//  connection: what a client or agent that stops reading can cost us
+#define XXL_API_SNDHWM      32                  //  replies a client has not read
+#define XXL_API_RCVHWM      1000                //  requests read ahead of handling
+#define XXL_AGENT_SNDHWM    100000              //  RUN/LOG/KILL/BEAT not yet written
+#define XXL_AGENT_RCVHWM    10000               //  an agent's messages read ahead
+#define XXL_PEER_DEALER     0                   //  api return address: last byte
+#define XXL_PEER_REQ        1
 
 //  The names users type (DESIGN §3)
 static const char *s_schedule_types [] = { "NONE", "CRON", "FIX_RATE", "FIX_DELAY", NULL };
@@ -163,6 +173,14 @@ typedef struct {
     char *note;
 } prepared_t;
 
+//  A log line that a peer can provoke at will is written at most once per
+//  XXL_RATELOG_MS per kind; the next one says how many were left out
+#define XXL_RATELOG_MS 10000
+typedef struct {
+    int64_t logged_at;                  //  monotonic ms of the last line (0: none)
+    uint64_t suppressed;                //  lines left out since
+} ratelog_t;
+
 typedef struct {
     xxl_server_config_t config;
     zsock_t *pipe;
@@ -212,6 +230,11 @@ typedef struct {
     int64_t data_version;               //  PRAGMA data_version at the last turn
     uint64_t foreign_replies;           //  agent replies from the wrong connection,
     int64_t foreign_logged;             //  counted since this monotonic ms's log line
+    ratelog_t log_bad_frame;            //  undecodable frames
+    ratelog_t log_frames;               //  messages of the wrong number of frames
+    ratelog_t log_token;                //  requests with a wrong access token
+    ratelog_t log_api_send;             //  replies a client's connection refused
+    ratelog_t log_agent_send;           //  messages an agent's connection refused
     uint64_t foreign_turn;              //  the last turn that saw another connection's
                                         //  commit: plans made before it may be void
     zhashx_t *snaps;                    //  job id → snap_t of jobs due soon
@@ -247,6 +270,9 @@ typedef struct {
     int64_t stop_deadline;
     uint64_t next_id;
     int64_t next_registry_check;
+    int64_t next_liveness;              //  monotonic ms of the next s_liveness
+    zhashx_t *apps_changed;             //  app names whose addresses changed (a set)
+    int64_t next_groups;                //  monotonic ms of the next s_groups_refresh
     int64_t next_pending_check;
     int64_t stall_mono;                 //  monotonic ms the loop last woke
     bool terminated;
@@ -265,6 +291,65 @@ static int64_t
 s_now (void)
 {
     return zclock_time ();
+}
+
+//  Writes a warning unless one of this kind went out less than
+//  XXL_RATELOG_MS ago (then counts it)
+static void
+s_warn_limited (ratelog_t *kind, const char *format, ...)
+    __attribute__ ((format (printf, 2, 3)));
+static void
+s_warn_limited (ratelog_t *kind, const char *format, ...)
+{
+    int64_t now = zclock_mono ();
+    if (kind->logged_at && now - kind->logged_at < XXL_RATELOG_MS) {
+        kind->suppressed++;
+        return;
+    }
+    char line [1024];
+    va_list args;
+    va_start (args, format);
+    vsnprintf (line, sizeof line, format, args);
+    va_end (args);
+    if (kind->suppressed)
+        zsys_warning ("%s (and %" PRIu64 " more like it in the last %d s)", line,
+                      kind->suppressed, (int) ((now - kind->logged_at) / 1000));
+    else
+        zsys_warning ("%s", line);
+    kind->logged_at = now;
+    kind->suppressed = 0;
+}
+
+//  Copies text for a log line: control bytes become \r, \n, \t or \xNN,
+//  so a peer's name cannot forge or split lines.  Returns out.
+static const char *
+s_printable (const char *text, char *out, size_t outlen)
+{
+    assert (outlen >= 8);
+    size_t at = 0;
+    for (const unsigned char *p = (const unsigned char *) (text? text: "(null)");
+         *p && at + 5 < outlen; p++) {
+        if (*p >= 0x20 && *p != 0x7f && *p != '\\')
+            out [at++] = (char) *p;
+        else
+        if (*p == '\n' || *p == '\r' || *p == '\t' || *p == '\\') {
+            out [at++] = '\\';
+            out [at++] = *p == '\n'? 'n': *p == '\r'? 'r': *p == '\t'? 't': '\\';
+        }
+        else
+            at += snprintf (out + at, outlen - at, "\\x%02x", *p);
+    }
+    out [at] = 0;
+    return out;
+}
+
+static bool
+s_has_control (const char *text)
+{
+    for (const unsigned char *p = (const unsigned char *) text; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            return true;
+    return false;
 }
 
 static int
@@ -530,11 +615,15 @@ s_agent_gone (server_t *self, uint64_t tag, zframe_t *rid)
     run_batch_t *batch = tag && !pending? (run_batch_t *) zhashx_lookup (self->batches, &tag)
                                         : NULL;
     const char *address = pending? pending->address: batch? batch->address: NULL;
-    if (!address) {
-        zsys_warning ("server: cannot send to an agent: %s", zmq_strerror (zmq_errno ()));
+    int error = zmq_errno ();
+    char name [300];
+    s_warn_limited (&self->log_agent_send, "server: cannot send to agent %s: %s",
+                    s_printable (address? address: "(a reply)", name, sizeof name),
+                    error == EAGAIN? "it has not read its last " XXL_STR (XXL_AGENT_SNDHWM)
+                                     " messages"
+                                   : "its connection has closed");
+    if (!address)
         return;
-    }
-    zsys_warning ("server: agent %s is gone: %s", address, zmq_strerror (zmq_errno ()));
     xxl_registry_unroute (self->registry, address, zframe_data (rid), zframe_size (rid));
     if (batch && batch->fires) {
         batch->gone = true;
@@ -615,6 +704,31 @@ s_agent_out (server_t *self, zmsg_t *msg)
         s_agent_gone (self, tag_id, rid);
     }
     zframe_destroy (&rid);
+}
+
+//  Sends [return address][reply] to a client: the address's last byte
+//  says whether a REQ delimiter goes before the reply (s_receive).  The
+//  api socket never blocks: a reply to a connection that has closed, or
+//  whose XXL_API_SNDHWM unread replies fill its queue, is dropped and
+//  logged.  Destroys msg.
+static void
+s_api_send (server_t *self, zmsg_t *msg)
+{
+    zframe_t *address = zmsg_pop (msg);
+    if (address && zframe_size (address) >= 2) {
+        size_t size = zframe_size (address) - 1;
+        byte peer = zframe_data (address) [size];
+        if (peer == XXL_PEER_REQ)
+            zmsg_pushmem (msg, "", 0);
+        zmsg_pushmem (msg, zframe_data (address), size);
+        int rc = zmsg_send (&msg, self->api);
+        if (rc && (zmq_errno () == EAGAIN))
+            s_warn_limited (&self->log_api_send, "server: a reply was dropped: the client"
+                            " has %d unread replies", XXL_API_SNDHWM);
+        //  (EHOSTUNREACH: the client has gone; nobody is left to tell)
+    }
+    zframe_destroy (&address);
+    zmsg_destroy (&msg);
 }
 
 static void
@@ -821,9 +935,9 @@ s_flush (server_t *self)
         s_agent_out (self, msg);
     //  Clients' replies after the RUNs: a trigger's run starts sooner
     while ((msg = (zmsg_t *) zlistx_detach (self->api_out, NULL)))
-        zmsg_send (&msg, self->api);
+        s_api_send (self, msg);
     while ((msg = (zmsg_t *) zlistx_detach (self->api_reads, NULL)))
-        zmsg_send (&msg, self->api);
+        s_api_send (self, msg);
 }
 
 //  --------------------------------------------------------------------
@@ -2501,8 +2615,6 @@ s_snap_fresh (server_t *self, int64_t id, int *rc)
 //  milliseconds each, and due triggers fire in between
 #define XXL_SCAN_BATCH 512
 #define XXL_SCAN_MS 50
-#define XXL_STR_(x) #x
-#define XXL_STR(x) XXL_STR_(x)
 
 static void
 s_plan_scan (server_t *self)
@@ -3776,13 +3888,19 @@ s_api_job_update (server_t *self, request_t *request)
     const char *key = xxl_msg_str (request->msg, NULL, "jobGroup", 0, XXL_MSG_MAX_NAME, NULL);
     xxl_group_t group;
     char why [512] = "";
+    bool no_group = false;
     if (key && xxl_store_group_find (self->store, key, &group) == 0) {
         job.job_group = group.id;
         xxl_group_free (&group);
     }
     else
-    if (key)
+    if (key && !xxl_msg_error (request->msg)) {
         xxl_msg_fail (request->msg, "group '%s' not found", key);
+        no_group = true;
+    }
+    if (no_group)
+        s_reply (self, request, XXL_NOT_FOUND, xxl_msg_error (request->msg));
+    else
     if (xxl_msg_error (request->msg) || s_job_read (self, request->msg, &job, 0))
         s_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
     else
@@ -3914,6 +4032,11 @@ s_api_job_next (server_t *self, request_t *request)
     if (s_job_from_request (self, request, &job))
         return;
     int64_t count = xxl_msg_int (request->msg, NULL, "count", 0, 1, 100, 5);
+    if (xxl_msg_error (request->msg)) {
+        s_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
+        xxl_job_free (&job);
+        return;
+    }
     char why [512] = "";
     int64_t times [100];
     int64_t after = s_now ();
@@ -4065,9 +4188,17 @@ s_api_log_forward (server_t *self, request_t *request, int kill)
         return;
     }
     char why [512];
+    if (!*log.executor_address && kill) {
+        s_reply (self, request, XXL_CONFLICT, log.trigger_code == 0
+                 ? "this run is not running: it has not been sent to an agent yet"
+                 : "this run is not running: its trigger failed (see its triggerMsg)");
+        xxl_log_free (&log);
+        return;
+    }
     if (!*log.executor_address) {
         s_reply (self, request, XXL_NOT_FOUND,
-                 "this run was never sent to an agent (see its triggerMsg)");
+                 "this run was never sent to an agent, which keeps the log (see its"
+                 " triggerMsg)");
         xxl_log_free (&log);
         return;
     }
@@ -4269,7 +4400,11 @@ static void
 s_reply_bad_frame (server_t *self, zlistx_t *outbox, zframe_t *rid, uint64_t id,
                    const char *reason)
 {
-    zsys_warning ("server: bad message: %s", reason);
+    char text [300];
+    s_warn_limited (&self->log_bad_frame, "server: bad %s message (%s): %s",
+                    outbox == self->agents_out? "agent": "api",
+                    id? "answered 400": "no readable id, not answered",
+                    s_printable (reason, text, sizeof text));
     if (id == 0)
         return;                         //  no readable id: nothing to answer to
     xxl_enc_reply (self->enc, id, XXL_BAD_REQUEST, reason);
@@ -4283,6 +4418,11 @@ s_reply_bad_frame (server_t *self, zlistx_t *outbox, zframe_t *rid, uint64_t id,
 //  frame.  What cannot be decoded, or lacks the access token, is answered
 //  (when it had a readable id) or dropped with a log line.  Returns the
 //  message (the caller destroys it and *rid_p), or NULL.
+//
+//  On the api socket *rid_p is a return address: the routing id followed
+//  by one byte, XXL_PEER_REQ when the client is a REQ socket (its message
+//  had an empty delimiter frame before the body, and so must its reply;
+//  s_api_send puts it back), else XXL_PEER_DEALER.  Agents must be DEALERs.
 static xxl_msg_t *
 s_receive (server_t *self, zmsg_t *zmsg, zlistx_t *outbox, const char *what,
            zframe_t **rid_p)
@@ -4290,10 +4430,25 @@ s_receive (server_t *self, zmsg_t *zmsg, zlistx_t *outbox, const char *what,
     zframe_t *rid = zmsg_pop (zmsg);
     zframe_t *body = zmsg_pop (zmsg);
     xxl_msg_t *msg = NULL;
+    bool api = outbox != self->agents_out;
+    byte peer = XXL_PEER_DEALER;
+    if (api && body && zframe_size (body) == 0 && zmsg_size (zmsg) == 1) {
+        zframe_destroy (&body);         //  REQ's delimiter
+        body = zmsg_pop (zmsg);
+        peer = XXL_PEER_REQ;
+    }
+    if (rid && api) {
+        zframe_t *address = zframe_new (NULL, zframe_size (rid) + 1);
+        memcpy (zframe_data (address), zframe_data (rid), zframe_size (rid));
+        zframe_data (address) [zframe_size (rid)] = peer;
+        zframe_destroy (&rid);
+        rid = address;
+    }
     if (!rid || !body || zmsg_size (zmsg) > 0)
         //  Not one frame after the routing id: no reply is possible
-        zsys_warning ("server: %s message with %s frames dropped", what,
-                      body? "too many": "too few");
+        s_warn_limited (&self->log_frames, "server: %s message with %s frames dropped"
+                        " (a message is one frame; a REQ client's, an empty one"
+                        " and one)", what, body? "too many": "too few");
     else {
         char reason [256];
         uint64_t id = 0;
@@ -4307,7 +4462,10 @@ s_receive (server_t *self, zmsg_t *zmsg, zlistx_t *outbox, const char *what,
         //  connection's REGISTER was checked
         if (!(outbox == self->agents_out && streq (xxl_msg_type (msg), "REPLY"))
         &&  s_authorized (self, msg)) {
-            zsys_warning ("server: %s message with a wrong access token refused", what);
+            char type [80];
+            s_warn_limited (&self->log_token, "server: %s %s message with a missing or"
+                            " wrong access token refused (401)", what,
+                            s_printable (xxl_msg_type (msg), type, sizeof type));
             xxl_enc_reply (self->enc, id, XXL_UNAUTHORIZED, "the access token is wrong");
             if (outbox == self->agents_out)
                 s_queue_agent (self, zframe_data (rid), zframe_size (rid), 0);
@@ -4389,16 +4547,20 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove)
         xxl_msg_fail (msg, "registryGroup must be EXECUTOR");
     if (!xxl_msg_error (msg) && (!*app || !*address))
         xxl_msg_fail (msg, "registryKey and registryValue must not be empty");
+    if (!xxl_msg_error (msg) && (s_has_control (app) || s_has_control (address)))
+        xxl_msg_fail (msg, "registryKey and registryValue must not hold control characters");
     if (xxl_msg_error (msg)) {
         s_agent_reply (self, rid, xxl_msg_id (msg), XXL_BAD_REQUEST, xxl_msg_error (msg));
         return;
     }
     int64_t now = s_now ();
+    char name [300], where [300];
     if (remove) {
         if (xxl_registry_remove (self->registry, app, address) == 0)
-            zsys_info ("registry: %s/%s unregistered", app, address);
+            zsys_info ("registry: %s/%s unregistered", s_printable (app, name, sizeof name),
+                       s_printable (address, where, sizeof where));
         xxl_store_registry_remove (self->store, app, address);
-        xxl_store_groups_refresh (self->store, now);
+        zhashx_insert (self->apps_changed, app, (void *) 1);
     }
     else {
         int changed = xxl_registry_beat (self->registry, app, address, zframe_data (rid),
@@ -4410,8 +4572,9 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove)
                                                                         : XXL_RUN_BATCH_MAX));
         xxl_store_registry_beat (self->store, app, address, now);
         if (changed > 0) {
-            zsys_info ("registry: %s/%s registered", app, address);
-            xxl_store_groups_refresh (self->store, now);
+            zsys_info ("registry: %s/%s registered", s_printable (app, name, sizeof name),
+                       s_printable (address, where, sizeof where));
+            zhashx_insert (self->apps_changed, app, (void *) 1);
         }
     }
     //  The scheduler's clock, from which agents judge a RUN's expireTime
@@ -4729,8 +4892,18 @@ s_check_pending (server_t *self)
         if (pending->kind == PENDING_PROBE)
             s_probe_answer (self, pending, 0, "no answer within the probe timeout");
         else
+        if (pending->client && pending->gone) {
+            //  The send failed: the agent's connection had closed
+            char text [400];
+            snprintf (text, sizeof text, "agent '%s' is not connected (its connection"
+                      " closed)", pending->address);
+            xxl_enc_reply (self->enc, pending->client_id, XXL_UNAVAILABLE, text);
+            s_queue (self, self->api_out, zframe_data (pending->client),
+                     zframe_size (pending->client));
+        }
+        else
         if (pending->client) {
-            char text [256];
+            char text [400];
             snprintf (text, sizeof text, "agent '%s' did not answer within %d ms",
                       pending->address, self->config.request_timeout_ms);
             xxl_enc_reply (self->enc, pending->client_id, XXL_NO_ANSWER, text);
@@ -4751,6 +4924,60 @@ s_check_pending (server_t *self)
         zhashx_delete (self->batches, &batch->id);
     }
     zlistx_destroy (&expired);
+}
+
+//  Every XXL_LIVENESS_MS, a BEAT to each connected address: ZeroMQ tells
+//  no one when a peer's connection closes, but a send to it then fails,
+//  and the address is shown and routed as not connected from then on
+//  (instead of until the dead time).  The agent's REPLY is ignored.
+#define XXL_LIVENESS_MS 5000
+static void
+s_liveness (server_t *self)
+{
+    zhashx_t *seen = zhashx_new ();
+    size_t cursor = 0;
+    xxl_registry_entry_t entry;
+    void *handle = zsock_resolve (self->agents);
+    while (xxl_registry_each (self->registry, &cursor, &entry) == 0) {
+        if (!entry.connected || zhashx_lookup (seen, entry.address))
+            continue;
+        zhashx_insert (seen, entry.address, (void *) 1);
+        size_t rid_size = 0;
+        const void *rid = xxl_registry_route (self->registry, entry.address, &rid_size);
+        if (!rid)
+            continue;
+        xxl_enc_request (self->enc, "BEAT", ++self->next_id);
+        size_t size;
+        const void *data = xxl_enc_finish (self->enc, &size);
+        int rc = zmq_send (handle, rid, rid_size, ZMQ_SNDMORE);
+        if (rc >= 0)
+            rc = zmq_send (handle, data, size, 0);
+        if (rc < 0 && zmq_errno () == EHOSTUNREACH) {
+            char name [300];
+            zsys_info ("registry: %s is not connected (its connection closed)",
+                       s_printable (entry.address, name, sizeof name));
+            //  (copies: unrouting may free the entry's strings)
+            char *address = strdup (entry.address);
+            xxl_registry_unroute (self->registry, address, rid, rid_size);
+            free (address);
+        }
+    }
+    zhashx_destroy (&seen);
+}
+
+//  The automatic groups' address lists in the store follow the registry,
+//  at most XXL_GROUPS_MS late: each app whose addresses changed is written
+//  once per period (a burst of registrations costs one write per app)
+#define XXL_GROUPS_MS 1000
+static void
+s_groups_refresh (server_t *self)
+{
+    int64_t now = s_now ();
+    for (void *item = zhashx_first (self->apps_changed); item;
+         item = zhashx_next (self->apps_changed))
+        xxl_store_group_refresh_app (self->store, (const char *) zhashx_cursor (self->apps_changed),
+                                     now);
+    zhashx_purge (self->apps_changed);
 }
 
 static void
@@ -4821,6 +5048,7 @@ s_server_destroy (server_t **self_p)
     xxl_routers_destroy (&self->routers);
     zhashx_destroy (&self->slow_counts);
     zhashx_destroy (&self->waiting);
+    zhashx_destroy (&self->apps_changed);
     zhashx_destroy (&self->accepted_ids);
     zlistx_destroy (&self->accepted);
     if (self->instants) {
@@ -4859,16 +5087,21 @@ s_server_destroy (server_t **self_p)
     *self_p = NULL;
 }
 
+//  A ROUTER that never blocks: with ROUTER_MANDATORY and a zero send
+//  timeout, a send to a connection that has closed or whose queue is full
+//  fails at once (EHOSTUNREACH, EAGAIN) and the caller decides
 static zsock_t *
-s_bind (const char *endpoint, const char *what, char *bound, size_t boundlen)
+s_bind (const char *endpoint, const char *what, int sndhwm, int rcvhwm,
+        char *bound, size_t boundlen)
 {
     zsock_t *sock = zsock_new (ZMQ_ROUTER);
     if (!sock)
         return NULL;
     zsock_set_linger (sock, 1000);
     zsock_set_router_mandatory (sock, 1);
-    zsock_set_sndhwm (sock, 0);
-    zsock_set_rcvhwm (sock, 0);
+    zsock_set_sndtimeo (sock, 0);
+    zsock_set_sndhwm (sock, sndhwm);
+    zsock_set_rcvhwm (sock, rcvhwm);
     zsock_set_maxmsgsize (sock, XXL_MSG_MAX_FRAME + 1024);
     zsock_set_heartbeat_ivl (sock, 5000);
     zsock_set_heartbeat_timeout (sock, 15000);
@@ -4920,6 +5153,7 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     self->slow_counts = s_id_map (s_free_item);
     self->slow_minute = s_now () / 60000;
     self->waiting = s_id_map (s_free_item);
+    self->apps_changed = zhashx_new ();
     self->accepted = zlistx_new ();
     zlistx_set_destructor (self->accepted, s_free_item);
     self->accepted_ids = s_id_map (NULL);
@@ -4998,8 +5232,11 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
         return NULL;
     }
     char api_bound [256], agents_bound [256];
-    self->api = s_bind (config->api, "api", api_bound, sizeof api_bound);
-    self->agents = self->api? s_bind (config->agents, "agents", agents_bound, sizeof agents_bound): NULL;
+    self->api = s_bind (config->api, "api", XXL_API_SNDHWM, XXL_API_RCVHWM,
+                        api_bound, sizeof api_bound);
+    self->agents = self->api? s_bind (config->agents, "agents", XXL_AGENT_SNDHWM,
+                                      XXL_AGENT_RCVHWM, agents_bound, sizeof agents_bound)
+                            : NULL;
     if (!self->api || !self->agents) {
         s_server_destroy (&self);
         return NULL;
@@ -5051,6 +5288,7 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
             zsys_error ("server: recovery commit failed: %s", xxl_store_error (self->store));
     }
     self->next_registry_check = zclock_mono () + (int64_t) config->beat_s * 1000;
+    self->next_liveness = zclock_mono () + XXL_LIVENESS_MS;
     self->next_fail_check = zclock_mono () + config->fail_check_ms;
     self->next_lost_check = zclock_mono () + config->lost_check_ms;
     self->next_report = zclock_mono () + 1000;
@@ -5125,6 +5363,10 @@ xxl_server_actor (zsock_t *pipe, void *args)
     while (!self->terminated) {
         int64_t now = zclock_mono ();
         int64_t wake = self->next_registry_check;
+        if (self->next_liveness < wake)
+            wake = self->next_liveness;
+        if (zhashx_size (self->apps_changed) && self->next_groups < wake)
+            wake = self->next_groups;
         if ((zhashx_size (self->pending) || zhashx_size (self->batches)
         ||   zlistx_size (self->resends))
         &&  self->next_pending_check < wake)
@@ -5252,6 +5494,15 @@ xxl_server_actor (zsock_t *pipe, void *args)
                 self->sweep_at = s_sweep_untracked (self)
                                ? now + 2 * (int64_t) self->config.run_timeout_ms + 1000: 0;
             self->next_pending_check = now + 200;
+        }
+        if ((now >= self->next_groups || self->terminated)
+        &&  zhashx_size (self->apps_changed)) {
+            s_groups_refresh (self);
+            self->next_groups = now + XXL_GROUPS_MS;
+        }
+        if (now >= self->next_liveness) {
+            s_liveness (self);
+            self->next_liveness = now + XXL_LIVENESS_MS;
         }
         if (now >= self->next_registry_check && agents_drained) {
             s_check_registry (self);

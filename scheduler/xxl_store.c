@@ -762,6 +762,9 @@ xxl_store_encode (xxl_store_t *self, xxl_enc_t *enc, int rows_as_array,
                 case SQLITE_NULL:
                     xxl_enc_nil (enc);
                     break;
+                case SQLITE_FLOAT:
+                    xxl_enc_double (enc, sqlite3_column_double (stmt, column));
+                    break;
                 default: {
                     const char *text = (const char *) sqlite3_column_text (stmt, column);
                     xxl_enc_strn (enc, text? text: "",
@@ -1166,4 +1169,15 @@ xxl_store_groups_refresh (xxl_store_t *self, int64_t now)
         "   (SELECT registry_value FROM xxl_job_registry r WHERE r.registry_group = 'EXECUTOR'"
         "    AND r.registry_key = xxl_job_group.app_name ORDER BY registry_value))"
         " WHERE address_type = 0", "i", now) < 0? -1: 0;
+}
+
+int
+xxl_store_group_refresh_app (xxl_store_t *self, const char *app, int64_t now)
+{
+    return xxl_store_exec (self,
+        "UPDATE xxl_job_group SET update_time = ?1, address_list ="
+        " (SELECT group_concat (registry_value, ',') FROM"
+        "   (SELECT registry_value FROM xxl_job_registry r WHERE r.registry_group = 'EXECUTOR'"
+        "    AND r.registry_key = ?2 ORDER BY registry_value))"
+        " WHERE address_type = 0 AND app_name = ?2", "is", now, app) < 0? -1: 0;
 }

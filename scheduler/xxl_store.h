@@ -164,6 +164,8 @@ int xxl_store_registry_remove (xxl_store_t *self, const char *app, const char *a
 int xxl_store_registry_expire (xxl_store_t *self, int64_t dead_before);
 //  Sets address_list of every automatic group from the registry rows.
 int xxl_store_groups_refresh (xxl_store_t *self, int64_t now);
+//  The same for the automatic groups of one app only
+int xxl_store_group_refresh_app (xxl_store_t *self, const char *app, int64_t now);
 
 //  Statements are cached by the address of their SQL text: pass string
 //  literals (or text that lives as long as the store) to the functions

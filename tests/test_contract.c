@@ -1,0 +1,318 @@
+/*  test_contract.c -- what docs/protocol.md promises a client, on the wire.
+
+    Usage: test_contract wire API AGENTS
+           test_contract burst AGENTS COUNT APPS
+    `wire` speaks raw frames to a running scheduler: a REQ client, malformed
+    frames that carry an id, ranges and types the doc states, the codes of
+    everyday refusals.  `burst` registers COUNT addresses spread over APPS
+    app names `burst-0` … from one connection, then checks that a PING on
+    another connection is still answered (the burst must not stall the
+    scheduler); the shell test then compares the groups' address lists.
+*/
+
+#include "xxl/msg.h"
+#include "xxl_test.h"
+
+#include <czmq.h>
+
+static zsock_t *
+s_connect (int type, const char *endpoint)
+{
+    zsock_t *sock = zsock_new (type);
+    zsock_set_linger (sock, 0);
+    zsock_set_rcvtimeo (sock, 5000);
+    zsock_set_sndtimeo (sock, 5000);
+    zsock_connect (sock, "%s", endpoint);
+    return sock;
+}
+
+//  Sends raw bytes as one message; returns the decoded reply or NULL
+static xxl_msg_t *
+s_raw (zsock_t *sock, const void *data, size_t size)
+{
+    if (zmq_send (zsock_resolve (sock), data, size, 0) < 0)
+        return NULL;
+    zframe_t *frame = zframe_recv (sock);
+    if (!frame)
+        return NULL;
+    char err [256];
+    xxl_msg_t *reply = xxl_msg_decode (zframe_data (frame), zframe_size (frame), NULL,
+                                       err, sizeof err);
+    zframe_destroy (&frame);
+    return reply;
+}
+
+//  Sends the encoder's message
+static xxl_msg_t *
+s_call (zsock_t *sock, xxl_enc_t *enc)
+{
+    size_t size;
+    const void *data = xxl_enc_finish (enc, &size);
+    return s_raw (sock, data, size);
+}
+
+static int
+s_code (xxl_msg_t *reply)
+{
+    const msgpack_object *code = reply? xxl_msg_get (xxl_msg_root (reply), "code"): NULL;
+    return code && code->type == MSGPACK_OBJECT_POSITIVE_INTEGER? (int) code->via.u64: -1;
+}
+
+static const char *
+s_text (xxl_msg_t *reply)
+{
+    return reply? xxl_msg_str (reply, NULL, "msg", 0, 4096, ""): "";
+}
+
+static const msgpack_object *
+s_content (xxl_msg_t *reply)
+{
+    return reply? xxl_msg_get (xxl_msg_root (reply), "content"): NULL;
+}
+
+//  One request whose reply must have this code (and id); returns it
+static xxl_msg_t *
+s_expect (zsock_t *sock, xxl_enc_t *enc, uint64_t id, int code, const char *what)
+{
+    xxl_msg_t *reply = s_call (sock, enc);
+    if (s_code (reply) != code || !reply || xxl_msg_id (reply) != id)
+        fprintf (stderr, "  %s: got code %d id %llu msg '%s', wanted %d\n", what,
+                 s_code (reply), reply? (unsigned long long) xxl_msg_id (reply): 0ULL,
+                 s_text (reply), code);
+    XXL_CHECK (s_code (reply) == code);
+    XXL_CHECK (reply && xxl_msg_id (reply) == id);
+    return reply;
+}
+
+static void
+s_expect_free (zsock_t *sock, xxl_enc_t *enc, uint64_t id, int code, const char *what)
+{
+    xxl_msg_t *reply = s_expect (sock, enc, id, code, what);
+    xxl_msg_destroy (&reply);
+}
+
+static int64_t
+s_content_id (xxl_msg_t *reply)
+{
+    const msgpack_object *content = s_content (reply);
+    return content? xxl_msg_int (reply, content, "id", 1, 1, INT64_MAX, 0): 0;
+}
+
+static void
+s_wire (const char *api_ep, const char *agents_ep)
+{
+    zsock_t *api = s_connect (ZMQ_DEALER, api_ep);
+    xxl_enc_t *enc = xxl_enc_new ();
+    xxl_msg_t *reply;
+
+    //  A REQ client: its delimiter frame is taken and given back
+    zsock_t *req = s_connect (ZMQ_REQ, api_ep);
+    for (uint64_t id = 101; id <= 103; id++) {
+        xxl_enc_request (enc, "PING", id);
+        reply = s_call (req, enc);
+        XXL_CHECK (s_code (reply) == XXL_OK);
+        XXL_CHECK (reply && xxl_msg_id (reply) == id);
+        xxl_msg_destroy (&reply);
+    }
+    //  …also for a reply the store's commit decides (a write)
+    xxl_enc_request (enc, "GROUP_ADD", 104);
+    xxl_enc_kstr (enc, "appname", "req-app");
+    reply = s_call (req, enc);
+    XXL_CHECK (s_code (reply) == XXL_OK);
+    xxl_msg_destroy (&reply);
+    zsock_destroy (&req);
+
+    //  A job to work on
+    xxl_enc_request (enc, "JOB_ADD", 110);
+    xxl_enc_kstr (enc, "jobGroup", "req-app");
+    xxl_enc_kstr (enc, "executorHandler", "demoJobHandler");
+    xxl_enc_kstr (enc, "scheduleType", "CRON");
+    xxl_enc_kstr (enc, "scheduleConf", "0 0 3 * * ?");
+    xxl_enc_key (enc, "retryBackoff");
+    xxl_enc_double (enc, 2.5);
+    reply = s_expect (api, enc, 110, XXL_OK, "JOB_ADD");
+    int64_t job = s_content_id (reply);
+    xxl_msg_destroy (&reply);
+    XXL_CHECK (job > 0);
+
+    //  retryBackoff is a number on the way out too
+    xxl_enc_request (enc, "JOB_SHOW", 111);
+    xxl_enc_kint (enc, "jobId", job);
+    reply = s_expect (api, enc, 111, XXL_OK, "JOB_SHOW");
+    const msgpack_object *backoff = xxl_msg_get (s_content (reply), "retryBackoff");
+    XXL_CHECK (backoff && backoff->type == MSGPACK_OBJECT_FLOAT64
+               && backoff->via.f64 == 2.5);
+    xxl_msg_destroy (&reply);
+
+    //  JOB_NEXT count: 1–100, an integer
+    int64_t counts [] = { 0, -1, 101 };
+    for (int i = 0; i < 3; i++) {
+        xxl_enc_request (enc, "JOB_NEXT", 120 + i);
+        xxl_enc_kint (enc, "jobId", job);
+        xxl_enc_kint (enc, "count", counts [i]);
+        reply = s_expect (api, enc, 120 + i, XXL_BAD_REQUEST, "JOB_NEXT count out of range");
+        XXL_CHECK (strstr (s_text (reply), "count"));
+        xxl_msg_destroy (&reply);
+    }
+    xxl_enc_request (enc, "JOB_NEXT", 123);
+    xxl_enc_kint (enc, "jobId", job);
+    xxl_enc_kstr (enc, "count", "3");
+    s_expect_free (api, enc, 123, XXL_BAD_REQUEST, "JOB_NEXT count a string");
+    xxl_enc_request (enc, "JOB_NEXT", 124);
+    xxl_enc_kint (enc, "jobId", job);
+    xxl_enc_kbool (enc, "count", 1);
+    s_expect_free (api, enc, 124, XXL_BAD_REQUEST, "JOB_NEXT count a bool");
+    //  …and the allowed ones
+    int64_t allowed [] = { 1, 100 };
+    for (int i = 0; i < 2; i++) {
+        xxl_enc_request (enc, "JOB_NEXT", 125 + i);
+        xxl_enc_kint (enc, "jobId", job);
+        xxl_enc_kint (enc, "count", allowed [i]);
+        reply = s_expect (api, enc, 125 + i, XXL_OK, "JOB_NEXT count in range");
+        size_t count = 0;
+        const msgpack_object *content = s_content (reply);
+        xxl_msg_array (reply, content, "next", 1, 1000, &count);
+        XXL_CHECK (count == (size_t) allowed [i]);
+        xxl_msg_destroy (&reply);
+    }
+
+    //  JOB_UPDATE naming a group that does not exist: 404, as JOB_ADD
+    xxl_enc_request (enc, "JOB_UPDATE", 130);
+    xxl_enc_kint (enc, "jobId", job);
+    xxl_enc_kstr (enc, "jobGroup", "no-such-app");
+    reply = s_expect (api, enc, 130, XXL_NOT_FOUND, "JOB_UPDATE unknown group");
+    XXL_CHECK (strstr (s_text (reply), "group 'no-such-app' not found"));
+    xxl_msg_destroy (&reply);
+    xxl_enc_request (enc, "JOB_ADD", 131);
+    xxl_enc_kstr (enc, "jobGroup", "no-such-app");
+    xxl_enc_kstr (enc, "executorHandler", "demoJobHandler");
+    s_expect_free (api, enc, 131, XXL_NOT_FOUND, "JOB_ADD unknown group");
+    //  …an existing one moves it
+    xxl_enc_request (enc, "JOB_UPDATE", 132);
+    xxl_enc_kint (enc, "jobId", job);
+    xxl_enc_kstr (enc, "jobGroup", "req-app");
+    s_expect_free (api, enc, 132, XXL_OK, "JOB_UPDATE known group");
+
+    //  LOG_KILL of a run whose trigger failed (no agent in its group): 409
+    xxl_enc_request (enc, "JOB_TRIGGER", 140);
+    xxl_enc_kint (enc, "jobId", job);
+    reply = s_expect (api, enc, 140, XXL_OK, "JOB_TRIGGER");
+    size_t ids = 0;
+    const msgpack_object *log_ids = xxl_msg_array (reply, s_content (reply), "logIds", 1, 10,
+                                                   &ids);
+    int64_t log = ids == 1 && log_ids [0].type == MSGPACK_OBJECT_POSITIVE_INTEGER
+                ? (int64_t) log_ids [0].via.u64: 0;
+    xxl_msg_destroy (&reply);
+    XXL_CHECK (log > 0);
+    int64_t trigger_code = 0;
+    for (int i = 0; i < 100 && trigger_code == 0; i++) {
+        xxl_enc_request (enc, "LOG_SHOW", 141);
+        xxl_enc_kint (enc, "logId", log);
+        reply = s_expect (api, enc, 141, XXL_OK, "LOG_SHOW");
+        trigger_code = s_content (reply)
+                     ? xxl_msg_int (reply, s_content (reply), "triggerCode", 1, 0, 999, 0): 0;
+        xxl_msg_destroy (&reply);
+        if (trigger_code == 0)
+            zclock_sleep (50);
+    }
+    XXL_CHECK (trigger_code == XXL_FAILURE);
+    xxl_enc_request (enc, "LOG_KILL", 142);
+    xxl_enc_kint (enc, "logId", log);
+    reply = s_expect (api, enc, 142, XXL_CONFLICT, "LOG_KILL of a failed trigger");
+    XXL_CHECK (strstr (s_text (reply), "not running"));
+    xxl_msg_destroy (&reply);
+    xxl_enc_request (enc, "LOG_KILL", 143);
+    xxl_enc_kint (enc, "logId", 987654321);
+    s_expect_free (api, enc, 143, XXL_NOT_FOUND, "LOG_KILL of no log");
+
+    //  An agent's REGISTER with control characters in its names: 400, and
+    //  nothing of it reaches the log as a line of its own (the shell test
+    //  reads the log); the same REGISTER with a plain address is taken
+    zsock_t *agent = s_connect (ZMQ_DEALER, agents_ep);
+    xxl_enc_request (enc, "REGISTER", 150);
+    xxl_enc_kstr (enc, "registryGroup", "EXECUTOR");
+    xxl_enc_kstr (enc, "registryKey", "req-app");
+    xxl_enc_kstr (enc, "registryValue", "evil\r\nFORGED LOG LINE");
+    reply = s_expect (agent, enc, 150, XXL_BAD_REQUEST, "REGISTER with CR LF");
+    XXL_CHECK (strstr (s_text (reply), "control characters"));
+    xxl_msg_destroy (&reply);
+    xxl_enc_request (enc, "REGISTER", 151);
+    xxl_enc_kstr (enc, "registryGroup", "EXECUTOR");
+    xxl_enc_kstr (enc, "registryKey", "req-app");
+    xxl_enc_kstr (enc, "registryValue", "plain-1");
+    s_expect_free (agent, enc, 151, XXL_OK, "REGISTER plain");
+    zsock_destroy (&agent);
+
+    xxl_enc_request (enc, "PING", 199);
+    s_expect_free (api, enc, 199, XXL_OK, "PING at the end");
+    zsock_destroy (&api);
+    xxl_enc_destroy (&enc);
+}
+
+static void
+s_burst (const char *agents_ep, int count, int apps)
+{
+    zsock_t *agent = s_connect (ZMQ_DEALER, agents_ep);
+    zsock_set_sndhwm (agent, 0);
+    xxl_enc_t *enc = xxl_enc_new ();
+    for (int i = 0; i < count; i++) {
+        char app [32], address [64];
+        snprintf (app, sizeof app, "burst-%d", i % apps);
+        snprintf (address, sizeof address, "burst-%06d", i);
+        xxl_enc_request (enc, "REGISTER", (uint64_t) i + 1);
+        xxl_enc_kstr (enc, "registryGroup", "EXECUTOR");
+        xxl_enc_kstr (enc, "registryKey", app);
+        xxl_enc_kstr (enc, "registryValue", address);
+        size_t size;
+        const void *data = xxl_enc_finish (enc, &size);
+        zmq_send (zsock_resolve (agent), data, size, 0);
+    }
+    //  While the burst is read: another client is answered
+    zsock_t *other = s_connect (ZMQ_DEALER, agents_ep);
+    xxl_enc_request (enc, "UNREGISTER", 9999999);
+    xxl_enc_kstr (enc, "registryGroup", "EXECUTOR");
+    xxl_enc_kstr (enc, "registryKey", "burst-none");
+    xxl_enc_kstr (enc, "registryValue", "nobody");
+    s_expect_free (other, enc, 9999999, XXL_OK, "UNREGISTER during the burst");
+    //  Every REGISTER answered 200
+    int ok = 0;
+    for (int i = 0; i < count; i++) {
+        zframe_t *frame = zframe_recv (agent);
+        if (!frame)
+            break;
+        char err [256];
+        xxl_msg_t *reply = xxl_msg_decode (zframe_data (frame), zframe_size (frame), NULL,
+                                           err, sizeof err);
+        ok += s_code (reply) == XXL_OK;
+        xxl_msg_destroy (&reply);
+        zframe_destroy (&frame);
+    }
+    XXL_CHECK (ok == count);
+    //  (the connection stays open: the addresses stay connected while the
+    //  shell test looks; it ends this process when done)
+    printf ("registered %d\n", ok);
+    fflush (stdout);
+    char line [16];
+    if (!fgets (line, sizeof line, stdin)) {
+        //  (stdin closed: done)
+    }
+    zsock_destroy (&other);
+    zsock_destroy (&agent);
+    xxl_enc_destroy (&enc);
+}
+
+int
+main (int argc, char *argv [])
+{
+    zsys_init ();
+    if (argc == 4 && streq (argv [1], "wire"))
+        s_wire (argv [2], argv [3]);
+    else
+    if (argc == 5 && streq (argv [1], "burst"))
+        s_burst (argv [2], atoi (argv [3]), atoi (argv [4]));
+    else {
+        fprintf (stderr, "usage: test_contract wire API AGENTS | burst AGENTS COUNT APPS\n");
+        return 2;
+    }
+    return xxl_test_done ();
+}

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# test_contract.sh -- what docs/protocol.md promises, as a stranger's client
+# sees it: the raw-wire checks of test_contract, an agent's death as LOG_CAT,
+# LOG_KILL and AGENT_LIST report it, a burst of registrations, names with
+# control characters kept out of the log.
+. "$(dirname "$0")/lib.sh"
+xxl_setup
+TC="$XXL_BUILD/tests/test_contract"
+
+start_scheduler || exit 1
+check "scheduler answers" wait_for 5 ctl agent list
+
+check "raw wire: REQ, ranges, types, codes" "$TC" wire "$API" "$AGENTS"
+check "a name's CR LF never starts a log line" bash -c "! grep -q '^FORGED LOG LINE' '$T/scheduler.log'"
+check "the refusal is logged (escaped) or silent, never raw" \
+    bash -c "! grep -q 'evil\$' '$T/scheduler.log'"
+
+# An agent SIGKILLed: the next LOG_CAT and LOG_KILL say 503 (not connected),
+# the first one too; AGENT_LIST stops calling it connected well before the
+# dead time (3 s here, 90 s by default: the liveness beat finds it in 5 s)
+cat > "$T/scheduler.cfg" <<CFG
+scheduler
+    registry
+        beat = 30
+        dead = 90
+    run_timeout = 5000
+    request_timeout = 3000
+CFG
+kill -TERM "$SPID"; wait "$SPID" 2>/dev/null
+start_scheduler || exit 1
+start_agent doomed contract-app
+check "agent registers" wait_for 10 agent_registered contract-app doomed
+ctl group add contract-app >/dev/null
+printf 'sleep 30.4711\n' > "$T/long.sh"
+JID=$(ctl job add --group contract-app --glue-type GLUE_SHELL --glue-source "$T/long.sh" | jq -r .id)
+LID=$(ctl job trigger "$JID" | jq -r '.logIds[0]')
+check "the long run is accepted" wait_for 10 field_is "$LID" triggerCode 200
+connected () { ctl agent list | jq -e ".agents[] | select(.address == \"$1\") | .connected == $2" >/dev/null; }
+check "AGENT_LIST: connected while alive" connected doomed true
+kill -KILL "$APID_doomed"
+pkill -KILL -f 'sleep 30[.]4711' 2>/dev/null
+check "AGENT_LIST: not connected within 10 s of a SIGKILL (dead time 90 s)" \
+    wait_for 10 connected doomed false
+code_of () { "$CTL" --api "$API" --json "$@" 2>&1 | jq -r '.error // "ok"'; }
+check "LOG_CAT after the agent died: not connected (503), the first time too" \
+    bash -c "$CTL --api $API --json log cat $LID 2>&1 | grep -q 'not connected'"
+check "LOG_KILL after the agent died: not connected (503)" \
+    bash -c "$CTL --api $API --json log kill $LID 2>&1 | grep -q 'not connected'"
+
+# A burst of registrations over 4 apps: every REGISTER answered, another
+# connection answered meanwhile, and each automatic group's address list
+# ends up exactly its registered addresses
+for i in 0 1 2 3; do ctl group add "burst-$i" >/dev/null; done
+mkfifo "$T/burst.in"
+"$TC" burst "$AGENTS" 4000 4 < "$T/burst.in" > "$T/burst.out" 2>&1 &
+BPID=$!
+exec 4> "$T/burst.in"
+check "burst: all 4000 REGISTERs answered" wait_for 60 grep -q '^registered 4000' "$T/burst.out"
+group_ok () {
+    local want
+    want=$(seq 0 3999 | awk -v a="$1" '$1 % 4 == a { printf "%sburst-%06d", (n++ ? "," : ""), $1 }')
+    [ "$(ctl group show "burst-$1" | jq -r .addressList)" = "$want" ]
+}
+for i in 0 1 2 3; do
+    check "burst: group burst-$i lists its 1000 addresses, sorted" wait_for 10 group_ok "$i"
+done
+exec 4>&-
+wait "$BPID"
+check "burst: the tool's own checks passed" grep -q '^[0-9]* passed, 0 failed' "$T/burst.out"
+
+xxl_done
