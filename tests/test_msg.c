@@ -201,6 +201,226 @@ test_refusals (void)
     xxl_enc_destroy (&enc);
 }
 
+//  A frame the strict scan refuses still gives its id back, so the
+//  scheduler answers 400 instead of nothing (issue 16)
+typedef struct {
+    unsigned char data [300000];
+    size_t size;
+} s_frame_t;
+
+static void
+s_put (s_frame_t *f, const void *bytes, size_t n)
+{
+    memcpy (f->data + f->size, bytes, n);
+    f->size += n;
+}
+
+static void
+s_putc (s_frame_t *f, unsigned char c)
+{
+    f->data [f->size++] = c;
+}
+
+//  "id": 4660 (uint16)
+static void
+s_put_id (s_frame_t *f)
+{
+    s_put (f, "\xa2" "id" "\xcd\x12\x34", 6);
+}
+
+//  Decodes f: must be refused with a "malformed message" reason (when
+//  `malformed`) and give back `expected` as the id
+static int
+s_refused_with_id (s_frame_t *f, uint64_t expected, int malformed)
+{
+    char err [256] = "";
+    uint64_t id = 99;
+    xxl_msg_t *msg = xxl_msg_decode (f->data, f->size, &id, err, sizeof err);
+    int ok = msg == NULL && id == expected
+          && (!malformed || strncmp (err, "malformed message: ", 19) == 0);
+    if (!ok)
+        fprintf (stderr, "  frame of %zu bytes: id %llu (expected %llu), reason '%s'\n",
+                 f->size, (unsigned long long) id, (unsigned long long) expected, err);
+    xxl_msg_destroy (&msg);
+    return ok;
+}
+
+static void
+test_lenient_id (void)
+{
+    s_frame_t *f = (s_frame_t *) malloc (sizeof (s_frame_t));
+    //  Trailing bytes after a valid map
+    f->size = 0;
+    s_putc (f, 0x83);
+    s_put (f, "\xa1v\x01\xa1t\xa4PING", 10);
+    s_put_id (f);
+    s_putc (f, 0xc0);
+    XXL_CHECK (s_refused_with_id (f, 4660, 1));
+    //  0xc1 after the id: readable; before it: the walk stops
+    f->size = 0;
+    s_putc (f, 0x82);
+    s_put_id (f);
+    s_put (f, "\xa1x\xc1", 3);
+    XXL_CHECK (s_refused_with_id (f, 4660, 1));
+    f->size = 0;
+    s_putc (f, 0x82);
+    s_put (f, "\xa1x\xc1", 3);
+    s_put_id (f);
+    XXL_CHECK (s_refused_with_id (f, 0, 1));
+    //  Ext types before the id are skipped by their length: fixext 1..16,
+    //  ext 8/16/32 (as values and as keys)
+    f->size = 0;
+    s_putc (f, 0x88);
+    s_put (f, "\xa1" "a" "\xd4\x01\x02", 5);
+    s_put (f, "\xa1" "b" "\xd8\x01" "0123456789abcdef", 20);
+    s_put (f, "\xa1" "c" "\xc7\x03\x05" "\xc1\xc1\xc1", 8);
+    s_put (f, "\xa1" "d" "\xc8\x00\x02\x05" "\xa2id", 7);
+    s_put (f, "\xa1" "e" "\xc9\x00\x00\x00\x01\x05" "\xc1", 9);
+    s_put (f, "\xd5\x01\xa2id" "\x01", 5);
+    s_put (f, "\xa1" "f" "\x91\xd6\x01\xc1\xc1\xc1\xc1", 9);
+    s_put_id (f);
+    XXL_CHECK (s_refused_with_id (f, 4660, 1));
+    //  Non-string keys before the id are skipped (a map as a key too)
+    f->size = 0;
+    s_putc (f, 0x84);
+    s_put (f, "\x01\x02", 2);
+    s_put (f, "\xcb" "12345678" "\xc0", 10);
+    s_put (f, "\x81\xa2id\x05\xc3", 6);
+    s_put_id (f);
+    XXL_CHECK (s_refused_with_id (f, 4660, 1));
+    //  Truncated: a frame cut after the id; cut before it, none
+    f->size = 0;
+    s_putc (f, 0x82);
+    s_put_id (f);
+    s_put (f, "\xa1x\xa5" "ab", 5);
+    XXL_CHECK (s_refused_with_id (f, 4660, 1));
+    f->size = 0;
+    s_putc (f, 0x82);
+    s_put (f, "\xa1x\xa5" "ab", 5);
+    XXL_CHECK (s_refused_with_id (f, 0, 1));
+    //  Every cut of a real request after its id gives the id back
+    xxl_enc_t *enc = xxl_enc_new ();
+    xxl_enc_request (enc, "JOB_TRIGGER", 31337);
+    xxl_enc_kstr (enc, "executorParam", "a long enough parameter");
+    xxl_enc_kint (enc, "id2", 7);
+    size_t size, id_end = 0;
+    const unsigned char *data = (const unsigned char *) xxl_enc_finish (enc, &size);
+    for (size_t i = 0; i + 6 <= size; i++)
+        if (memcmp (data + i, "\xa2id\xcd\x7a\x69", 6) == 0)
+            id_end = i + 6;             //  (31337 as a uint16)
+    XXL_CHECK (id_end > 0);
+    int all = 1;
+    for (size_t cut = 1; cut < size; cut++) {
+        f->size = 0;
+        s_put (f, data, cut);
+        if (!s_refused_with_id (f, cut >= id_end? 31337: 0, 1))
+            all = 0;
+    }
+    XXL_CHECK (all);
+    xxl_enc_destroy (&enc);
+    //  A nested container longer than the frame: after the id, readable;
+    //  before it, the walk stops
+    f->size = 0;
+    s_putc (f, 0x82);
+    s_put_id (f);
+    s_put (f, "\xa1x\xdd\xff\xff\xff\xff\x00", 8);
+    XXL_CHECK (s_refused_with_id (f, 4660, 1));
+    f->size = 0;
+    s_putc (f, 0x82);
+    s_put (f, "\xa1x\xdd\xff\xff\xff\xff\x00", 8);
+    s_put_id (f);
+    XXL_CHECK (s_refused_with_id (f, 0, 1));
+    //  The root's own count is only an upper bound: a map32 declaring 2
+    //  billion pairs, the id among the pairs it has
+    f->size = 0;
+    s_put (f, "\xdf\x7f\xff\xff\xff\xa1v\x01", 8);
+    s_put_id (f);
+    XXL_CHECK (s_refused_with_id (f, 4660, 1));
+    //  9 levels of nesting before the id (and 100,000: no recursion)
+    f->size = 0;
+    s_putc (f, 0x82);
+    s_put (f, "\xa1x", 2);
+    for (int i = 0; i < 9; i++)
+        s_putc (f, 0x91);
+    s_putc (f, 0x01);
+    s_put_id (f);
+    XXL_CHECK (s_refused_with_id (f, 4660, 1));
+    f->size = 0;
+    s_putc (f, 0x82);
+    s_put (f, "\xa1x", 2);
+    for (int i = 0; i < 100000; i++)
+        s_putc (f, 0x81), s_putc (f, 0x01);
+    s_putc (f, 0x01);
+    s_put_id (f);
+    XXL_CHECK (s_refused_with_id (f, 4660, 1));
+    //  A 65-byte key before the id
+    f->size = 0;
+    s_putc (f, 0x82);
+    s_putc (f, 0xd9);
+    s_putc (f, 65);
+    for (int i = 0; i < 65; i++)
+        s_putc (f, 'k');
+    s_putc (f, 0x01);
+    s_put_id (f);
+    XXL_CHECK (s_refused_with_id (f, 4660, 1));
+    //  More than 262,144 objects before the id
+    f->size = 0;
+    s_putc (f, 0x82);
+    s_put (f, "\xa1x\xdd\x00\x04\x00\x01", 7);
+    for (int i = 0; i < 262145; i++)
+        s_putc (f, 0xc0);
+    s_put_id (f);
+    XXL_CHECK (s_refused_with_id (f, 4660, 1));
+    //  The id in any positive integer encoding; nothing else counts
+    static const struct { const char *bytes; size_t len; uint64_t id; } ids [] = {
+        { "\x07", 1, 7 },
+        { "\xcc\xc8", 2, 200 },
+        { "\xce\x00\x01\x00\x00", 5, 65536 },
+        { "\xcf\xff\xff\xff\xff\xff\xff\xff\xff", 9, UINT64_MAX },
+        { "\xd0\x05", 2, 5 },
+        { "\xd3\x00\x00\x00\x00\x00\x00\x01\x00", 9, 256 },
+        { "\xd0\xff", 2, 0 },                      //  -1
+        { "\x00", 1, 0 },
+        { "\xc0", 1, 0 },
+        { "\xcb\x3f\xf0\x00\x00\x00\x00\x00\x00", 9, 0 },   //  1.0
+        { "\xa1" "1", 2, 0 },
+    };
+    for (size_t i = 0; i < sizeof ids / sizeof ids [0]; i++) {
+        f->size = 0;
+        s_putc (f, 0x82);
+        s_put (f, "\xa2id", 3);
+        s_put (f, ids [i].bytes, ids [i].len);
+        s_put (f, "\xa1x\xc1", 3);
+        XXL_CHECK (s_refused_with_id (f, ids [i].id, 1));
+    }
+    //  A bin key "id" counts as xxl_msg_get counts it; only the first
+    //  "id" decides
+    f->size = 0;
+    s_putc (f, 0x83);
+    s_put (f, "\xc4\x02id\x09", 5);
+    s_put_id (f);
+    s_putc (f, 0xc1);
+    XXL_CHECK (s_refused_with_id (f, 9, 1));
+    //  A root that is not a map: no id, even if a map with one follows
+    f->size = 0;
+    s_putc (f, 0x91);
+    s_putc (f, 0x81);
+    s_put_id (f);
+    XXL_CHECK (s_refused_with_id (f, 0, 1));
+    f->size = 0;
+    s_putc (f, 0xc1);
+    XXL_CHECK (s_refused_with_id (f, 0, 1));
+    //  Over the frame limit: refused by size, id read from its start
+    unsigned char *big = (unsigned char *) calloc (1, XXL_MSG_MAX_FRAME + 10);
+    memcpy (big, "\x82\xa2id\x2a\xa1x\xdb\x00\x40\x00\x01", 13);
+    uint64_t id = 0;
+    char err [256];
+    XXL_CHECK (xxl_msg_decode (big, XXL_MSG_MAX_FRAME + 10, &id, err, sizeof err) == NULL);
+    XXL_CHECK (id == 42 && strstr (err, "over the"));
+    free (big);
+    free (f);
+}
+
 static void
 test_random_bytes (void)
 {
@@ -309,6 +529,7 @@ main (void)
     test_round_trip ();
     test_field_errors ();
     test_refusals ();
+    test_lenient_id ();
     test_random_bytes ();
     test_json_escaping ();
     return xxl_test_done ();

@@ -149,6 +149,155 @@ s_scan (s_scanner_t *sc, int depth, int as_key)
     return 0;
 }
 
+//  --------------------------------------------------------------------
+//  Lenient id walk: when the strict scan refuses a frame, the id may still
+//  be read, so that the refusal can be answered.  The walk reads the root
+//  map's pairs in order and never recurses: a value is skipped by counting
+//  the items still to skip, so any nesting depth costs nothing, and every
+//  item read takes at least one byte, so the walk is linear in the frame.
+//  It stops at truncation, at the byte 0xc1, and at a nested container
+//  whose count exceeds the bytes left (its items could not be told from
+//  the root's next pairs).  The root's own count is only an upper bound:
+//  its pairs are read until the count or the frame ends.  Ext values are
+//  skipped by their length; non-string keys (and string keys of any
+//  length) are skipped.  The first key "id" decides: its value is taken
+//  when it is a positive integer.
+
+//  Reads the header of one object at *pp: *len_p is the bytes of its
+//  payload to skip, *items_p the items it contains (2 per map pair).
+//  Returns 1 for a str/bin (payload in *len_p), 0 for any other object,
+//  -1 when the walk must stop.
+static int
+s_lenient_head (const uint8_t **pp, const uint8_t *end, uint64_t *len_p,
+                uint64_t *items_p)
+{
+    const uint8_t *p = *pp;
+    if (p >= end)
+        return -1;
+    uint8_t tag = *p++;
+    uint64_t len = 0, items = 0;
+    int is_str = 0, width = 0;
+    if (tag <= 0x7f || tag >= 0xe0 || tag == 0xc0 || tag == 0xc2 || tag == 0xc3)
+        ;
+    else
+    if (tag >= 0xa0 && tag <= 0xbf) {
+        len = tag & 0x1f;
+        is_str = 1;
+    }
+    else
+    if (tag >= 0x90 && tag <= 0x9f)
+        items = tag & 0x0f;
+    else
+    if (tag >= 0x80 && tag <= 0x8f)
+        items = (uint64_t) (tag & 0x0f) * 2;
+    else
+    switch (tag) {
+        case 0xca: case 0xce: case 0xd2: len = 4; break;
+        case 0xcb: case 0xcf: case 0xd3: len = 8; break;
+        case 0xcc: case 0xd0: len = 1; break;
+        case 0xcd: case 0xd1: len = 2; break;
+        case 0xd4: len = 2; break;                  //  fixext: type + data
+        case 0xd5: len = 3; break;
+        case 0xd6: len = 5; break;
+        case 0xd7: len = 9; break;
+        case 0xd8: len = 17; break;
+        case 0xc4: case 0xd9: case 0xc7: width = 1; break;
+        case 0xc5: case 0xda: case 0xc8: width = 2; break;
+        case 0xc6: case 0xdb: case 0xc9: width = 4; break;
+        case 0xdc: case 0xde: width = 2; break;
+        case 0xdd: case 0xdf: width = 4; break;
+        default:
+            return -1;                              //  0xc1
+    }
+    if (width) {
+        if ((size_t) (end - p) < (size_t) width)
+            return -1;
+        uint64_t n = s_be (p, width);
+        p += width;
+        if (tag == 0xdc || tag == 0xdd)
+            items = n;
+        else
+        if (tag == 0xde || tag == 0xdf)
+            items = n * 2;
+        else
+        if (tag >= 0xc7 && tag <= 0xc9)
+            len = n + 1;                            //  ext: type byte + data
+        else {
+            len = n;
+            is_str = 1;
+        }
+    }
+    if (len > (uint64_t) (end - p))
+        return -1;                                  //  truncated
+    *pp = p;
+    *len_p = len;
+    *items_p = items;
+    return is_str;
+}
+
+//  Skips one whole object; -1 when the walk must stop
+static int
+s_lenient_skip (const uint8_t **pp, const uint8_t *end)
+{
+    uint64_t pending = 1;
+    while (pending > 0) {
+        uint64_t len, items;
+        if (s_lenient_head (pp, end, &len, &items) < 0)
+            return -1;
+        *pp += len;
+        if (items > (uint64_t) (end - *pp))
+            return -1;                              //  a count that lies
+        pending += items - 1;
+    }
+    return 0;
+}
+
+//  The id of a frame the strict scan refused, or 0
+static uint64_t
+s_lenient_id (const uint8_t *p, const uint8_t *end)
+{
+    if (p >= end)
+        return 0;
+    uint64_t pairs;
+    if (*p >= 0x80 && *p <= 0x8f)
+        pairs = *p++ & 0x0f;
+    else
+    if ((*p == 0xde && end - p >= 3) || (*p == 0xdf && end - p >= 5)) {
+        int width = *p == 0xde? 2: 4;
+        pairs = s_be (p + 1, width);
+        p += 1 + width;
+    }
+    else
+        return 0;                                   //  the root is not a map
+    for (uint64_t i = 0; i < pairs; i++) {
+        const uint8_t *key = p;
+        uint64_t len, items;
+        int is_str = s_lenient_head (&key, end, &len, &items);
+        if (is_str == 1 && len == 2 && memcmp (key, "id", 2) == 0) {
+            p = key + len;
+            if (p >= end)
+                return 0;
+            uint8_t tag = *p;
+            if (tag <= 0x7f)
+                return tag;
+            int width = tag == 0xcc || tag == 0xd0? 1: tag == 0xcd || tag == 0xd1? 2:
+                        tag == 0xce || tag == 0xd2? 4: tag == 0xcf || tag == 0xd3? 8: 0;
+            if (!width || end - p - 1 < width)
+                return 0;
+            uint64_t value = s_be (p + 1, width);
+            if (tag >= 0xd0) {                      //  signed: positive only
+                int shift = 64 - 8 * width;
+                int64_t sv = shift? (int64_t) (value << shift) >> shift: (int64_t) value;
+                return sv > 0? (uint64_t) sv: 0;
+            }
+            return value;
+        }
+        if (s_lenient_skip (&p, end) || s_lenient_skip (&p, end))
+            return 0;
+    }
+    return 0;
+}
+
 const msgpack_object *
 xxl_msg_get (const msgpack_object *map, const char *key)
 {
@@ -189,17 +338,22 @@ xxl_msg_decode (const void *data, size_t size, uint64_t *id_out,
             snprintf (err, errlen, "malformed message: empty frame");
         return NULL;
     }
+    const uint8_t *bytes = (const uint8_t *) data;
     if (size > XXL_MSG_MAX_FRAME) {
         if (err && errlen)
             snprintf (err, errlen, "frame of %zu bytes is over the %d-byte limit",
                       size, XXL_MSG_MAX_FRAME);
+        if (id_out)                     //  (read from its first 4 MiB)
+            *id_out = s_lenient_id (bytes, bytes + XXL_MSG_MAX_FRAME);
         return NULL;
     }
-    s_scanner_t sc = { (const uint8_t *) data, (const uint8_t *) data + size, 0, err, errlen };
-    if (s_scan (&sc, 0, 0))
-        return NULL;
-    if (sc.p != sc.end) {
-        s_scan_fail (&sc, "trailing bytes after the message");
+    s_scanner_t sc = { bytes, bytes + size, 0, err, errlen };
+    int refused = s_scan (&sc, 0, 0);
+    if (!refused && sc.p != sc.end)
+        refused = s_scan_fail (&sc, "trailing bytes after the message");
+    if (refused) {
+        if (id_out)
+            *id_out = s_lenient_id (bytes, bytes + size);
         return NULL;
     }
     xxl_msg_t *self = (xxl_msg_t *) calloc (1, sizeof (xxl_msg_t));
@@ -217,6 +371,8 @@ xxl_msg_decode (const void *data, size_t size, uint64_t *id_out,
         != MSGPACK_UNPACK_SUCCESS) {
         if (err && errlen)
             snprintf (err, errlen, "malformed message: unpack failed");
+        if (id_out)
+            *id_out = s_lenient_id (bytes, bytes + size);
         xxl_msg_destroy (&self);
         return NULL;
     }

@@ -50,11 +50,35 @@ extern "C" {
 typedef struct _xxl_msg_t xxl_msg_t;
 
 //  Decodes and validates one frame (copied: the caller may free it at
-//  once).  Returns a new message, or NULL with a
-//  one-line reason in err.  When the frame is a valid map but v/t/id are
-//  wrong, *id_out (if not NULL) still receives the id when one was
-//  readable, so the caller can answer with an error reply.  Ids start at
-//  1: *id_out is 0 when none was readable.
+//  once).  Returns a new message, or NULL with a one-line reason in err
+//  ("malformed message: …" for what the strict scan refuses).
+//
+//  On refusal, *id_out (if not NULL) still receives the frame's id when
+//  one was readable, so the caller can answer with an error reply; ids
+//  start at 1, and *id_out is 0 when none was readable.  For a frame the
+//  strict scan refuses, the id is read by a lenient walk of the root map:
+//  its pairs are read in order (the root's declared count is only an upper
+//  bound) until the walk stops, and the value of the first key "id" (str
+//  or bin) is taken if it is a positive integer (any integer encoding).
+//  No id can be read, exactly, when:
+//    - the frame is empty, or its first byte does not start a map (fixmap,
+//      map 16, map 32), e.g. an array or a scalar at the root;
+//    - the first key "id" holds anything but an integer >= 1 (nil, 0, a
+//      negative number, a float, a string, a container);
+//    - no key "id" comes before the point where the walk stops, which is
+//      the first of: the byte 0xc1 (as a key, a value, or inside one); an
+//      object cut off by the end of the frame (truncation; for a frame
+//      over XXL_MSG_MAX_FRAME, by the end of its first XXL_MSG_MAX_FRAME
+//      bytes); a map or array inside the root whose declared count of
+//      items is larger than the bytes left after its header.
+//  Everything else the strict scan refuses leaves an id before or after
+//  the fault readable: trailing bytes after the root map, ext values
+//  (skipped by their length), non-string keys and keys over
+//  XXL_MSG_MAX_KEY (skipped), nesting deeper than XXL_MSG_MAX_DEPTH (the
+//  walk does not recurse), more than 262,144 objects, a root map declaring
+//  more pairs than the frame holds.  So a sender puts `id` first (before
+//  any value that could be malformed) to get an answer to any map frame.
+//  The walk costs at most one pass over the frame, whatever its content.
 xxl_msg_t *xxl_msg_decode (const void *data, size_t size, uint64_t *id_out,
                            char *err, size_t errlen);
 void xxl_msg_destroy (xxl_msg_t **self_p);
