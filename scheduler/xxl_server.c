@@ -42,6 +42,7 @@
 #define XXL_API_RCVHWM      1000                //  requests read ahead of handling
 #define XXL_AGENT_SNDHWM    100000              //  RUN/LOG/KILL/BEAT not yet written
 #define XXL_AGENT_RCVHWM    10000               //  an agent's messages read ahead
+#define XXL_API_TURN_BYTES  (16 * 1024 * 1024)  //  replies a turn reads requests for
 #define XXL_PEER_DEALER     0                   //  api return address: last byte
 #define XXL_PEER_REQ        1
 
@@ -190,6 +191,7 @@ typedef struct {
     xxl_registry_t *registry;
     xxl_enc_t *enc;
     zlistx_t *api_out;                  //  zmsg_t * to send after commit
+    size_t api_out_bytes;               //  in api_out and api_reads
     zlistx_t *api_reads;                //  replies to reads: sent whatever the commit
     bool api_read;                      //  the api request in hand is a read
     char *commit_logged;                //  the last commit failure logged, and when
@@ -541,6 +543,8 @@ s_queue (server_t *self, zlistx_t *outbox, const void *rid, size_t rid_size)
     zmsg_addmem (msg, rid, rid_size);
     zmsg_addmem (msg, data, size);
     zlistx_add_end (outbox, msg);
+    if (outbox == self->api_out || outbox == self->api_reads)
+        self->api_out_bytes += size;
 }
 
 //  Queues the encoder's message for an agent; pending_id (0: none) names
@@ -590,9 +594,19 @@ s_reply_begin (server_t *self, request_t *request)
     xxl_enc_key (self->enc, "content");
 }
 
+//  A reply over the frame limit could not be read by any client (and
+//  would sit in memory): it becomes a 400 that says so
 static void
 s_reply_end (server_t *self, request_t *request)
 {
+    size_t size = xxl_enc_size (self->enc);
+    if (size > XXL_MSG_MAX_FRAME) {
+        char text [200];
+        snprintf (text, sizeof text, "the reply would be %zu bytes, over the %d-byte frame"
+                  " limit: ask for fewer items (limit, offset)", size, XXL_MSG_MAX_FRAME);
+        xxl_enc_reset (self->enc);
+        xxl_enc_reply (self->enc, xxl_msg_id (request->msg), XXL_BAD_REQUEST, text);
+    }
     s_queue (self, self->api_out, zframe_data (request->rid), zframe_size (request->rid));
 }
 
@@ -938,6 +952,7 @@ s_flush (server_t *self)
         s_api_send (self, msg);
     while ((msg = (zmsg_t *) zlistx_detach (self->api_reads, NULL)))
         s_api_send (self, msg);
+    self->api_out_bytes = 0;
 }
 
 //  --------------------------------------------------------------------
@@ -5324,6 +5339,10 @@ s_drain (server_t *self, zsock_t *sock, int is_api)
             zmsg_destroy (&zmsg);
             return true;
         }
+        //  (replies waiting for this turn's end are bounded: the rest of
+        //  the requests wait for the next turn)
+        if (is_api == 1 && self->api_out_bytes >= XXL_API_TURN_BYTES)
+            i = self->config.batch;
         s_fire_check (self);
         if (is_api == 1)
             s_handle_api (self, zmsg);

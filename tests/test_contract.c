@@ -2,12 +2,16 @@
 
     Usage: test_contract wire API AGENTS
            test_contract burst AGENTS COUNT APPS
+           test_contract flood API COUNT LIMIT
+           test_contract big API
     `wire` speaks raw frames to a running scheduler: a REQ client, malformed
     frames that carry an id, ranges and types the doc states, the codes of
     everyday refusals.  `burst` registers COUNT addresses spread over APPS
     app names `burst-0` … from one connection, then checks that a PING on
     another connection is still answered (the burst must not stall the
     scheduler); the shell test then compares the groups' address lists.
+    `flood` asks for big replies and never reads them; `big` asks for a
+    reply over the frame limit.
 */
 
 #include "xxl/msg.h"
@@ -301,6 +305,56 @@ s_burst (const char *agents_ep, int count, int apps)
     xxl_enc_destroy (&enc);
 }
 
+//  A client that asks and never reads: COUNT JOB_LISTs of `limit` jobs,
+//  then it holds the connection until stdin closes
+static void
+s_flood (const char *api_ep, int count, int limit)
+{
+    zsock_t *rude = zsock_new (ZMQ_DEALER);
+    zsock_set_linger (rude, 0);
+    zsock_set_rcvhwm (rude, 1);
+    zsock_set_rcvbuf (rude, 4096);
+    zsock_set_sndhwm (rude, 0);
+    zsock_connect (rude, "%s", api_ep);
+    xxl_enc_t *enc = xxl_enc_new ();
+    for (int i = 0; i < count; i++) {
+        xxl_enc_request (enc, "JOB_LIST", (uint64_t) i + 1);
+        xxl_enc_kint (enc, "limit", limit);
+        size_t size;
+        const void *data = xxl_enc_finish (enc, &size);
+        zmq_send (zsock_resolve (rude), data, size, 0);
+    }
+    printf ("sent %d\n", count);
+    fflush (stdout);
+    char line [16];
+    if (!fgets (line, sizeof line, stdin)) {
+        //  (stdin closed: done)
+    }
+    zsock_destroy (&rude);
+    xxl_enc_destroy (&enc);
+}
+
+//  A reply never passes the frame limit: JOB_LIST of jobs holding more
+//  than 4 MiB in all is answered (a 400 that says so, or fewer items),
+//  by a reply the client can read
+static void
+s_big (const char *api_ep)
+{
+    zsock_t *api = s_connect (ZMQ_DEALER, api_ep);
+    zsock_set_maxmsgsize (api, XXL_MSG_MAX_FRAME + 1024);
+    xxl_enc_t *enc = xxl_enc_new ();
+    xxl_enc_request (enc, "JOB_LIST", 7);
+    xxl_enc_kint (enc, "limit", 1000);
+    xxl_msg_t *reply = s_call (api, enc);
+    XXL_CHECK (reply && xxl_msg_id (reply) == 7);
+    XXL_CHECK (s_code (reply) == XXL_OK || s_code (reply) == XXL_BAD_REQUEST);
+    if (s_code (reply) == XXL_BAD_REQUEST)
+        XXL_CHECK (strstr (s_text (reply), "frame limit"));
+    xxl_msg_destroy (&reply);
+    zsock_destroy (&api);
+    xxl_enc_destroy (&enc);
+}
+
 int
 main (int argc, char *argv [])
 {
@@ -310,6 +364,12 @@ main (int argc, char *argv [])
     else
     if (argc == 5 && streq (argv [1], "burst"))
         s_burst (argv [2], atoi (argv [3]), atoi (argv [4]));
+    else
+    if (argc == 5 && streq (argv [1], "flood"))
+        s_flood (argv [2], atoi (argv [3]), atoi (argv [4]));
+    else
+    if (argc == 3 && streq (argv [1], "big"))
+        s_big (argv [2]);
     else {
         fprintf (stderr, "usage: test_contract wire API AGENTS | burst AGENTS COUNT APPS\n");
         return 2;

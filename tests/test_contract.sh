@@ -68,4 +68,35 @@ exec 4>&-
 wait "$BPID"
 check "burst: the tool's own checks passed" grep -q '^[0-9]* passed, 0 failed' "$T/burst.out"
 
+# Big replies: a client that asks and never reads costs a bounded amount
+# of memory (its queue holds 32 replies; the rest are dropped and logged),
+# and no reply passes the 4 MiB frame limit
+kill -TERM "$SPID"; wait "$SPID" 2>/dev/null
+rm -f "$T"/xxl.db*
+start_scheduler || exit 1
+ctl group add big-app >/dev/null
+head -c 1000000 /dev/zero | tr '\0' 'x' > "$T/big.sh"
+for i in 1 2 3; do
+    ctl job add --group big-app --glue-type GLUE_SHELL --glue-source "$T/big.sh" >/dev/null
+done
+rss_mib () { echo $(( $(awk '/^VmRSS/ { print $2 }' "/proc/$SPID/status") / 1024 )); }
+BEFORE=$(rss_mib)
+mkfifo "$T/flood.in"
+"$TC" flood "$API" 300 3 < "$T/flood.in" > "$T/flood.out" 2>&1 &
+FPID=$!
+exec 5> "$T/flood.in"
+check "flood: replies the client does not read are dropped, and logged" \
+    wait_for 60 grep -q 'a reply was dropped: the client has 32 unread replies' "$T/scheduler.log"
+AFTER=$(rss_mib)
+echo "# scheduler RSS $BEFORE MiB before, $AFTER MiB with 300 unread 3 MB replies asked for"
+check "flood: the scheduler's memory stays bounded (< 500 MiB more, not 900)" \
+    test $((AFTER - BEFORE)) -lt 500
+check "flood: other clients are answered" ctl agent list
+exec 5>&-
+wait "$FPID"
+for i in 4 5; do
+    ctl job add --group big-app --glue-type GLUE_SHELL --glue-source "$T/big.sh" >/dev/null
+done
+check "a list of 5 MB of jobs: answered within the frame limit" "$TC" big "$API"
+
 xxl_done
