@@ -421,6 +421,176 @@ test_lenient_id (void)
     free (f);
 }
 
+//  A request whose field "s" holds the given bytes as a str (or bin),
+//  written raw: the encoder itself would repair them
+static xxl_msg_t *
+s_raw_string_msg (const char *bytes, size_t len, int as_bin)
+{
+    xxl_enc_t *enc = xxl_enc_new ();
+    xxl_enc_request (enc, "X", 1);
+    xxl_enc_key (enc, "s");
+    unsigned char header [2] = { (unsigned char) (as_bin? 0xc4: 0xd9), (unsigned char) len };
+    xxl_enc_raw (enc, header, 2, 0);      //  (the key counted the pair)
+    xxl_enc_raw (enc, bytes, len, 0);
+    size_t size;
+    const void *data = xxl_enc_finish (enc, &size);
+    char err [256];
+    xxl_msg_t *msg = xxl_msg_decode (data, size, NULL, err, sizeof err);
+    xxl_enc_destroy (&enc);
+    return msg;
+}
+
+//  Strings must be UTF-8: the getter refuses what is not (str and bin)
+static void
+test_utf8_getter (void)
+{
+    static const char *valid [] = {
+        "", "plain ascii, longer than eight bytes", "caf\xc3\xa9",
+        "\xe4\xbd\xa0\xe5\xa5\xbd", "\xf0\x9f\x98\x80",
+        "\xc2\x80", "\xdf\xbf", "\xe0\xa0\x80", "\xed\x9f\xbf",   //  U+0080 U+07FF U+0800 U+D7FF
+        "\xee\x80\x80", "\xef\xbf\xbf", "\xf0\x90\x80\x80",        //  U+E000 U+FFFF U+10000
+        "\xf4\x8f\xbf\xbf", "0123456789abcde\xc3\xa9xyz",            //  U+10FFFF
+    };
+    static const char *invalid [] = {
+        "\xc0\xaf", "\xc1\xbf", "\xe0\x80\xaf", "\xe0\x9f\xbf",        //  overlongs
+        "\xf0\x80\x80\xaf", "\xf0\x8f\xbf\xbf",
+        "\xed\xa0\x80", "\xed\xbf\xbf", "\xed\xb0\x80",                 //  surrogates
+        "\xf4\x90\x80\x80", "\xf5\x80\x80\x80", "\xf7\xbf\xbf\xbf",     //  > U+10FFFF
+        "\xe4\xbd", "\xf0\x9f\x98", "\xc3", "ab\xe4",                     //  truncated
+        "\x80", "a\xbf" "b", "\xfe", "\xff", "\xc3\x28",                      //  stray, bad
+        "0123456789abcdef\xff", "caf\xc3\xa9\xc3",
+    };
+    for (size_t i = 0; i < sizeof valid / sizeof valid [0]; i++)
+        for (int bin = 0; bin < 2; bin++) {
+            xxl_msg_t *msg = s_raw_string_msg (valid [i], strlen (valid [i]), bin);
+            if (!msg)
+                fprintf (stderr, "  valid string %zu (%s) refused\n", i, bin? "bin": "str");
+            XXL_CHECK (msg != NULL);
+            if (!msg)
+                continue;
+            const char *value = xxl_msg_str (msg, NULL, "s", 1, 100, NULL);
+            XXL_CHECK (value && strcmp (value, valid [i]) == 0 && !xxl_msg_error (msg));
+            xxl_msg_destroy (&msg);
+        }
+    for (size_t i = 0; i < sizeof invalid / sizeof invalid [0]; i++)
+        for (int bin = 0; bin < 2; bin++) {
+            xxl_msg_t *msg = s_raw_string_msg (invalid [i], strlen (invalid [i]), bin);
+            XXL_CHECK (msg != NULL);
+            if (!msg)
+                continue;
+            const char *value = xxl_msg_str (msg, NULL, "s", 1, 100, "dflt");
+            const char *error = xxl_msg_error (msg);
+            if (!(value && strcmp (value, "dflt") == 0 && error
+                  && strcmp (error, "field 's' is not valid UTF-8") == 0))
+                fprintf (stderr, "  invalid string %zu (%s) taken\n", i, bin? "bin": "str");
+            XXL_CHECK (value && strcmp (value, "dflt") == 0);
+            XXL_CHECK (error && strcmp (error, "field 's' is not valid UTF-8") == 0);
+            xxl_msg_destroy (&msg);
+        }
+}
+
+//  Decodes what enc holds and returns a copy of string field "s"
+static char *
+s_encoded_s (xxl_enc_t *enc)
+{
+    size_t size;
+    const void *data = xxl_enc_finish (enc, &size);
+    char err [256];
+    xxl_msg_t *msg = xxl_msg_decode (data, size, NULL, err, sizeof err);
+    if (!msg)
+        return NULL;
+    const char *value = xxl_msg_str (msg, NULL, "s", 1, 1000, NULL);
+    char *copy = value? strdup (value): NULL;
+    xxl_msg_destroy (&msg);
+    return copy;
+}
+
+//  The encoder never writes invalid UTF-8: each invalid sequence (its
+//  maximal subpart) becomes U+FFFD, valid text is kept as it is
+static void
+test_utf8_encoder (void)
+{
+#define FFFD "\xef\xbf\xbd"
+    static const struct { const char *in; const char *out; } cases [] = {
+        { "plain", "plain" },
+        { "", "" },
+        { "caf\xc3\xa9 \xe4\xbd\xa0\xf0\x9f\x98\x80", "caf\xc3\xa9 \xe4\xbd\xa0\xf0\x9f\x98\x80" },
+        { "a\xff" "b", "a" FFFD "b" },
+        { "\xc0\xaf", FFFD FFFD },                          //  overlong
+        { "\xe0\x80\xaf", FFFD FFFD FFFD },
+        { "\xed\xa0\x80x", FFFD FFFD FFFD "x" },            //  surrogate
+        { "\xf4\x90\x80\x80", FFFD FFFD FFFD FFFD },         //  > U+10FFFF
+        { "\xe4\xbd", FFFD },                               //  truncated at the end
+        { "\xe4\xbdx\xe4\xbd\xa0", FFFD "x\xe4\xbd\xa0" },     //  truncated inside
+        { "\xf0\x9f\x98!", FFFD "!" },
+        { "\x80\x80", FFFD FFFD },
+        { "0123456789abcdef\xfe" "0123456789", "0123456789abcdef" FFFD "0123456789" },
+        { "ok \xc3\xa9 then \xc3 end \xc3\xa9", "ok \xc3\xa9 then " FFFD " end \xc3\xa9" },
+    };
+    xxl_enc_t *enc = xxl_enc_new ();
+    for (size_t i = 0; i < sizeof cases / sizeof cases [0]; i++) {
+        xxl_enc_request (enc, "X", 1);
+        xxl_enc_kstr (enc, "s", cases [i].in);
+        char *out = s_encoded_s (enc);
+        if (!out || strcmp (out, cases [i].out) != 0)
+            fprintf (stderr, "  case %zu: got '%s'\n", i, out? out: "(refused)");
+        XXL_CHECK (out && strcmp (out, cases [i].out) == 0);
+        free (out);
+    }
+    //  xxl_enc_strn, with a length that cuts a sequence
+    xxl_enc_request (enc, "X", 1);
+    xxl_enc_key (enc, "s");
+    xxl_enc_strn (enc, "\xc3\xa9\xc3\xa9", 3);
+    char *out = s_encoded_s (enc);
+    XXL_CHECK (out && strcmp (out, "\xc3\xa9" FFFD) == 0);
+    free (out);
+    //  xxl_enc_object copies a decoded object, its strings repaired (keys
+    //  too; a bin stays a bin)
+    xxl_enc_request (enc, "X", 1);
+    xxl_enc_key (enc, "content");
+    static const unsigned char content [] = {
+        0x83, 0xa3, 'k', 0xff, '1', 0xa2, 'a', 0xed,            //  "k\xff1": "a\xed"
+        0xa1, 'b', 0xc4, 0x02, 0xe4, 0xbd,                      //  "b": bin e4 bd
+        0xa1, 'c', 0x92, 0xa2, 0xc3, 0xa9, 0x2a                 //  "c": ["é", 42]
+    };
+    xxl_enc_raw (enc, content, sizeof content, 0);
+    size_t size;
+    const void *data = xxl_enc_finish (enc, &size);
+    char err [256];
+    xxl_msg_t *msg = xxl_msg_decode (data, size, NULL, err, sizeof err);
+    XXL_CHECK (msg != NULL);
+    const msgpack_object *obj = msg? xxl_msg_get (xxl_msg_root (msg), "content"): NULL;
+    XXL_CHECK (obj != NULL);
+    if (obj) {
+        xxl_enc_t *copy = xxl_enc_new ();
+        xxl_enc_request (copy, "X", 2);
+        xxl_enc_key (copy, "content");
+        xxl_enc_object (copy, obj);
+        const void *copied = xxl_enc_finish (copy, &size);
+        xxl_msg_t *again = xxl_msg_decode (copied, size, NULL, err, sizeof err);
+        const msgpack_object *map = again? xxl_msg_map (again, NULL, "content", 1): NULL;
+        XXL_CHECK (map && map->via.map.size == 3);
+        if (map) {
+            const char *a = xxl_msg_str (again, map, "k" FFFD "1", 1, 100, NULL);
+            XXL_CHECK (a && strcmp (a, "a" FFFD) == 0);
+            const msgpack_object *b = xxl_msg_get (map, "b");
+            XXL_CHECK (b && b->type == MSGPACK_OBJECT_BIN && b->via.bin.size == 3
+                       && memcmp (b->via.bin.ptr, FFFD, 3) == 0);
+            size_t count = 0;
+            const msgpack_object *c = xxl_msg_array (again, map, "c", 1, 10, &count);
+            XXL_CHECK (c && count == 2 && c [0].type == MSGPACK_OBJECT_STR
+                       && c [0].via.str.size == 2 && memcmp (c [0].via.str.ptr, "\xc3\xa9", 2) == 0
+                       && c [1].type == MSGPACK_OBJECT_POSITIVE_INTEGER && c [1].via.u64 == 42);
+            XXL_CHECK (!xxl_msg_error (again));
+        }
+        xxl_msg_destroy (&again);
+        xxl_enc_destroy (&copy);
+    }
+    xxl_msg_destroy (&msg);
+    xxl_enc_destroy (&enc);
+#undef FFFD
+}
+
 static void
 test_random_bytes (void)
 {
@@ -532,5 +702,7 @@ main (void)
     test_lenient_id ();
     test_random_bytes ();
     test_json_escaping ();
+    test_utf8_getter ();
+    test_utf8_encoder ();
     return xxl_test_done ();
 }

@@ -150,6 +150,114 @@ s_scan (s_scanner_t *sc, int depth, int as_key)
 }
 
 //  --------------------------------------------------------------------
+//  UTF-8 (RFC 3629: no overlongs, no surrogates, nothing over U+10FFFF)
+
+//  Length of the valid sequence at p (1..4), or 0 when it is invalid, with
+//  *bad_p set to the length of its maximal subpart (the bytes that one
+//  U+FFFD replaces, as Unicode recommends: at least 1).
+static size_t
+s_utf8_seq (const uint8_t *p, size_t n, size_t *bad_p)
+{
+    uint8_t c = p [0];
+    size_t need;
+    uint8_t lo = 0x80, hi = 0xbf;           //  range of the second byte
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf)
+        need = 1;
+    else
+    if (c >= 0xe0 && c <= 0xef) {
+        need = 2;
+        if (c == 0xe0) lo = 0xa0;           //  overlong
+        if (c == 0xed) hi = 0x9f;           //  surrogates
+    }
+    else
+    if (c >= 0xf0 && c <= 0xf4) {
+        need = 3;
+        if (c == 0xf0) lo = 0x90;           //  overlong
+        if (c == 0xf4) hi = 0x8f;           //  over U+10FFFF
+    }
+    else {
+        *bad_p = 1;                         //  80..c1, f5..ff
+        return 0;
+    }
+    size_t i;
+    for (i = 1; i <= need; i++) {
+        if (i >= n) {
+            *bad_p = i;                     //  truncated
+            return 0;
+        }
+        uint8_t b = p [i];
+        if (b < (i == 1? lo: 0x80) || b > (i == 1? hi: 0xbf)) {
+            *bad_p = i;
+            return 0;
+        }
+    }
+    return need + 1;
+}
+
+//  Bytes before the first byte >= 0x80 (the ASCII fast path: 8 at a time)
+static size_t
+s_ascii_prefix (const uint8_t *p, size_t n)
+{
+    const uint64_t high = UINT64_C (0x8080808080808080);
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        uint64_t w [4];
+        memcpy (w, p + i, 32);
+        if ((w [0] | w [1] | w [2] | w [3]) & high)
+            break;
+    }
+    for (; i + 8 <= n; i += 8) {
+        uint64_t word;
+        memcpy (&word, p + i, 8);
+        if (word & high)
+            break;
+    }
+    while (i < n && p [i] < 0x80)
+        i++;
+    return i;
+}
+
+//  1 when [p, p + n) is valid UTF-8
+static int
+s_utf8_valid (const uint8_t *p, size_t n)
+{
+    size_t i = s_ascii_prefix (p, n);
+    while (i < n) {
+        if (p [i] < 0x80) {
+            i += 1 + s_ascii_prefix (p + i + 1, n - i - 1);
+            continue;
+        }
+        size_t bad, len = s_utf8_seq (p + i, n - i, &bad);
+        if (!len)
+            return 0;
+        i += len;
+    }
+    return 1;
+}
+
+//  Size of [p, p + n) once each invalid sequence is replaced with U+FFFD
+//  (3 bytes), counted from offset `from` (the bytes before are valid)
+static size_t
+s_utf8_fixed_size (const uint8_t *p, size_t n, size_t from)
+{
+    size_t size = from;
+    for (size_t i = from; i < n; ) {
+        size_t bad, len = s_utf8_seq (p + i, n - i, &bad);
+        if (len) {
+            size += len;
+            i += len;
+        }
+        else {
+            size += 3;
+            i += bad;
+        }
+    }
+    return size;
+}
+
+//  --------------------------------------------------------------------
 //  Lenient id walk: when the strict scan refuses a frame, the id may still
 //  be read, so that the refusal can be answered.  The walk reads the root
 //  map's pairs in order and never recurses: a value is skipped by counting
@@ -503,6 +611,10 @@ xxl_msg_str (xxl_msg_t *self, const msgpack_object *map, const char *key,
     }
     if (memchr (ptr, 0, len)) {
         xxl_msg_fail (self, "field '%s' contains a NUL byte", key);
+        return dflt;
+    }
+    if (!s_utf8_valid ((const uint8_t *) ptr, len)) {
+        xxl_msg_fail (self, "field '%s' is not valid UTF-8", key);
         return dflt;
     }
     char *copy = (char *) msgpack_zone_malloc (self->unpacked.zone, len + 1);
@@ -906,12 +1018,53 @@ xxl_enc_key (xxl_enc_t *self, const char *key)
     msgpack_pack_str_body (&self->packer, key, len);
 }
 
+//  Writes a str (or bin) whose invalid UTF-8 sequences are each replaced
+//  with U+FFFD.  ASCII, and valid UTF-8 after a first scan, are copied as
+//  they are.
+static void
+s_enc_text (xxl_enc_t *self, const char *value, size_t len, int as_bin)
+{
+    const uint8_t *p = (const uint8_t *) value;
+    size_t valid = s_ascii_prefix (p, len);
+    while (valid < len) {
+        if (p [valid] < 0x80) {
+            valid++;
+            continue;
+        }
+        size_t bad, seq = s_utf8_seq (p + valid, len - valid, &bad);
+        if (!seq)
+            break;
+        valid += seq;
+    }
+    size_t size = valid == len? len: s_utf8_fixed_size (p, len, valid);
+    if (as_bin)
+        msgpack_pack_bin (&self->packer, size);
+    else
+        msgpack_pack_str (&self->packer, size);
+    if (len == 0)
+        return;
+    msgpack_pack_str_body (&self->packer, value, valid);
+    for (size_t i = valid; i < len; ) {
+        size_t bad, seq = s_utf8_seq (p + i, len - i, &bad);
+        if (seq) {
+            //  The run of valid bytes up to the next invalid sequence
+            size_t start = i;
+            while (i < len && (seq = s_utf8_seq (p + i, len - i, &bad)) != 0)
+                i += seq;
+            msgpack_pack_str_body (&self->packer, value + start, i - start);
+        }
+        else {
+            msgpack_pack_str_body (&self->packer, "\xef\xbf\xbd", 3);
+            i += bad;
+        }
+    }
+}
+
 void
 xxl_enc_strn (xxl_enc_t *self, const char *value, size_t len)
 {
     s_enc_item (self, 0);
-    msgpack_pack_str (&self->packer, len);
-    msgpack_pack_str_body (&self->packer, value, len);
+    s_enc_text (self, value, len, 0);
 }
 
 void
@@ -954,11 +1107,40 @@ xxl_enc_nil (xxl_enc_t *self)
     msgpack_pack_nil (&self->packer);
 }
 
+//  Copies obj, its strings (str and bin, keys too) made valid UTF-8 as
+//  xxl_enc_strn does
+static void
+s_enc_copy (xxl_enc_t *self, const msgpack_object *obj)
+{
+    switch (obj->type) {
+        case MSGPACK_OBJECT_STR:
+            s_enc_text (self, obj->via.str.ptr, obj->via.str.size, 0);
+            break;
+        case MSGPACK_OBJECT_BIN:
+            s_enc_text (self, obj->via.bin.ptr, obj->via.bin.size, 1);
+            break;
+        case MSGPACK_OBJECT_ARRAY:
+            msgpack_pack_array (&self->packer, obj->via.array.size);
+            for (uint32_t i = 0; i < obj->via.array.size; i++)
+                s_enc_copy (self, &obj->via.array.ptr [i]);
+            break;
+        case MSGPACK_OBJECT_MAP:
+            msgpack_pack_map (&self->packer, obj->via.map.size);
+            for (uint32_t i = 0; i < obj->via.map.size; i++) {
+                s_enc_copy (self, &obj->via.map.ptr [i].key);
+                s_enc_copy (self, &obj->via.map.ptr [i].val);
+            }
+            break;
+        default:
+            msgpack_pack_object (&self->packer, *obj);
+    }
+}
+
 void
 xxl_enc_object (xxl_enc_t *self, const msgpack_object *obj)
 {
     s_enc_item (self, 0);
-    msgpack_pack_object (&self->packer, *obj);
+    s_enc_copy (self, obj);
 }
 
 void

@@ -94,6 +94,12 @@ const msgpack_object *xxl_msg_root (xxl_msg_t *self);
 //  byte, or an integer out of [min, max] latches an error naming the
 //  field and returns the default.  Returned strings are NUL-terminated and
 //  owned by the message.  `null` on the wire counts as missing.
+//  xxl_msg_str takes str and bin values alike and refuses (latching
+//  "field 'X' is not valid UTF-8") any that is not valid UTF-8 as RFC 3629
+//  defines it: no overlong forms, no surrogates (U+D800..U+DFFF), nothing
+//  over U+10FFFF, no truncated or stray continuation bytes.  The other
+//  getters and xxl_msg_to_json do not check UTF-8: a string read through
+//  xxl_msg_get is the sender's bytes.
 const char *xxl_msg_str (xxl_msg_t *self, const msgpack_object *map,
                          const char *key, int required, size_t maxlen,
                          const char *dflt);
@@ -146,18 +152,27 @@ void xxl_enc_map_begin (xxl_enc_t *self);
 void xxl_enc_map_end (xxl_enc_t *self);
 void xxl_enc_array_begin (xxl_enc_t *self);
 void xxl_enc_array_end (xxl_enc_t *self);
+//  A key is written as given (keys are the program's ASCII names).
 void xxl_enc_key (xxl_enc_t *self, const char *key);
+//  Strings are always written as valid UTF-8: each invalid sequence
+//  (its maximal subpart, as Unicode recommends) is replaced with U+FFFD,
+//  so script output or old stored bytes never reach the wire invalid.
+//  Valid input is copied as it is (ASCII on a fast path).
 void xxl_enc_str (xxl_enc_t *self, const char *value);     //  NULL → nil
 void xxl_enc_strn (xxl_enc_t *self, const char *value, size_t len);
 void xxl_enc_int (xxl_enc_t *self, int64_t value);
 void xxl_enc_bool (xxl_enc_t *self, int value);
 void xxl_enc_double (xxl_enc_t *self, double value);
 void xxl_enc_nil (xxl_enc_t *self);
-//  Copies a decoded object (e.g. to forward a reply's content).
+//  Copies a decoded object (e.g. to forward a reply's content).  Its
+//  strings, keys included, are made valid UTF-8 as by xxl_enc_strn (a bin
+//  stays a bin): the decoder only checks the fields a getter reads, so a
+//  forwarded object may hold the sender's invalid bytes.
 void xxl_enc_object (xxl_enc_t *self, const msgpack_object *obj);
 //  Appends len bytes already encoded as msgpack (whole values, or the
 //  start of one whose rest follows) and counts them as `items` items of
-//  the open container.  The caller vouches for the bytes.
+//  the open container.  The caller vouches for the bytes, UTF-8 included:
+//  they are not checked (the scheduler appends what an xxl_enc_t wrote).
 void xxl_enc_raw (xxl_enc_t *self, const void *data, size_t len, uint32_t items);
 //  Bytes written so far.
 size_t xxl_enc_size (xxl_enc_t *self);
