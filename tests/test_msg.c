@@ -591,6 +591,45 @@ test_utf8_encoder (void)
 #undef FFFD
 }
 
+//  An empty string whose pointer is NULL (as a msgpack_object built by
+//  hand may hold): no arithmetic on NULL (UBSan: "applying zero offset to
+//  null pointer"), written as ""
+static void
+test_json_empty_string (void)
+{
+    msgpack_object str;
+    memset (&str, 0, sizeof str);
+    str.type = MSGPACK_OBJECT_STR;
+    str.via.str.size = 0;
+    str.via.str.ptr = NULL;
+    char *json = xxl_msg_to_json (&str, 0);
+    XXL_CHECK (json && strcmp (json, "\"\"") == 0);
+    free (json);
+    msgpack_object_kv kv;
+    kv.key = str;
+    kv.val = str;
+    msgpack_object map;
+    memset (&map, 0, sizeof map);
+    map.type = MSGPACK_OBJECT_MAP;
+    map.via.map.size = 1;
+    map.via.map.ptr = &kv;
+    json = xxl_msg_to_json (&map, 1);
+    XXL_CHECK (json && strcmp (json, "{\n  \"\": \"\"\n}") == 0);
+    free (json);
+    //  And decoded: an empty str and an empty bin
+    static const unsigned char frame [] = {
+        0x85, 0xa1, 'v', 0x01, 0xa1, 't', 0xa1, 'X', 0xa2, 'i', 'd', 0x01,
+        0xa1, 'e', 0xa0, 0xa1, 'b', 0xc4, 0x00
+    };
+    char err [256];
+    xxl_msg_t *msg = xxl_msg_decode (frame, sizeof frame, NULL, err, sizeof err);
+    XXL_CHECK (msg != NULL);
+    json = msg? xxl_msg_to_json (xxl_msg_root (msg), 0): NULL;
+    XXL_CHECK (json && strstr (json, "\"e\":\"\",\"b\":\"\""));
+    free (json);
+    xxl_msg_destroy (&msg);
+}
+
 static void
 test_random_bytes (void)
 {
@@ -704,5 +743,6 @@ main (void)
     test_json_escaping ();
     test_utf8_getter ();
     test_utf8_encoder ();
+    test_json_empty_string ();
     return xxl_test_done ();
 }

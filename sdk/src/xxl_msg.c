@@ -760,7 +760,7 @@ typedef struct {
 static void
 s_buf_put (s_buf_t *buf, const char *data, size_t len)
 {
-    if (buf->failed)
+    if (buf->failed || len == 0)
         return;
     if (buf->size + len + 1 > buf->alloc) {
         size_t alloc = buf->alloc? buf->alloc * 2: 256;
@@ -788,6 +788,10 @@ s_buf_puts (s_buf_t *buf, const char *text)
 static void
 s_json_string (s_buf_t *buf, const char *ptr, size_t len)
 {
+    if (len == 0) {                     //  (ptr may be NULL: no arithmetic on it)
+        s_buf_put (buf, "\"\"", 2);
+        return;
+    }
     s_buf_put (buf, "\"", 1);
     size_t start = 0;
     for (size_t i = 0; i < len; i++) {
