@@ -96,7 +96,7 @@ static const char *s_glue_names [XXL_GLUE_COUNT] = {
     "BEAN", "GLUE_SHELL", "GLUE_PYTHON", "GLUE_NODEJS", "GLUE_PHP", "GLUE_POWERSHELL"
 };
 static const char *s_glue_default [XXL_GLUE_COUNT] = {
-    NULL, "sh", "python3", "node", "php", "pwsh"
+    NULL, "bash", "python3", "node", "php", "pwsh"
 };
 static const char *s_glue_ext [XXL_GLUE_COUNT] = {
     NULL, "sh", "py", "js", "php", "ps1"
@@ -939,6 +939,78 @@ s_write_glue (run_t *run, char *path, size_t pathlen, char *msg, size_t msglen)
     return 0;
 }
 
+//  The interpreter line of a script that starts with "#!": its words
+//  (split at blanks, as env -S would; Linux passes the rest of the line as
+//  one argument, which breaks "#!/usr/bin/env python3 -u") into words, at
+//  most max - 1 of them, NULL-terminated, pointing into line (a copy of the
+//  first line, at most linelen - 1 bytes).  Returns the number of words, 0
+//  when the source has no "#!" line or names nothing.
+static int
+s_shebang (const char *source, char *line, size_t linelen, char *words [], int max)
+{
+    if (!source || source [0] != '#' || source [1] != '!')
+        return 0;
+    const char *start = source + 2;
+    size_t len = strcspn (start, "\n");
+    if (len >= linelen)
+        len = linelen - 1;
+    memcpy (line, start, len);
+    line [len] = 0;
+    int count = 0;
+    char *save = NULL;
+    for (char *word = strtok_r (line, " \t\r", &save); word && count < max - 1;
+         word = strtok_r (NULL, " \t\r", &save))
+        words [count++] = word;
+    words [count] = NULL;
+    return count;
+}
+
+//  1 if name (no slash) is an executable file in PATH
+static int
+s_in_path (const char *name)
+{
+    const char *path = getenv ("PATH");
+    if (!path || !*path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    char candidate [4096];
+    while (*path) {
+        size_t len = strcspn (path, ":");
+        snprintf (candidate, sizeof candidate, "%.*s/%s", (int) len, len? path: ".", name);
+        if (access (candidate, X_OK) == 0)
+            return 1;
+        path += len;
+        if (*path == ':')
+            path++;
+    }
+    return 0;
+}
+
+//  The program a shebang's words run, as far as it can be told before the
+//  spawn: words [0], or for "env" the first word that is no option and no
+//  NAME=VALUE.  1 if it is there (or cannot be told), 0 if not; *missing
+//  names it then.
+static int
+s_shebang_found (char *words [], int count, const char **missing)
+{
+    const char *program = words [0];
+    const char *base = strrchr (program, '/');
+    base = base? base + 1: program;
+    if (streq (base, "env")) {
+        program = NULL;
+        for (int i = 1; i < count && !program; i++)
+            if (words [i][0] != '-' && !strchr (words [i], '='))
+                program = words [i];
+        if (!program)
+            return 1;
+    }
+    *missing = program;
+    if (strchr (program, '/'))
+        return access (program, X_OK) == 0;
+    return s_in_path (program);
+}
+
+#define SHEBANG_WORDS   32
+
 static void
 s_run_glue (run_t *run)
 {
@@ -951,14 +1023,38 @@ s_run_glue (run_t *run)
     char shard_index [16], shard_total [16];
     snprintf (shard_index, sizeof shard_index, "%d", run->shard_index);
     snprintf (shard_total, sizeof shard_total, "%d", run->shard_total);
-    char *interpreter = self->interpreters [run->glue];
-    char *argv [] = { interpreter, path, run->params, shard_index, shard_total, NULL };
+    //  A script that starts with "#!" runs with the interpreter it names
+    //  (words of its first line, then the script and its arguments);
+    //  others with their type's interpreter (GLUE_SHELL: bash, as XXL-JOB)
+    char line [512];
+    char *argv [SHEBANG_WORDS + 5];
+    int words = s_shebang (run->glue_source, line, sizeof line, argv, SHEBANG_WORDS + 1);
+    if (words > 0) {
+        const char *missing = argv [0];
+        if (!s_shebang_found (argv, words, &missing)) {
+            const char *first = run->glue_source + 2;
+            int len = (int) strcspn (first, "\r\n");
+            snprintf (msg, sizeof msg, "interpreter '%.200s' not found (the script's first"
+                      " line: #!%.*s)", missing, len > 300? 300: len, first);
+            s_log_lines (run, msg, NULL);
+            s_set_result (run, XXL_CODE_FAIL, msg);
+            return;
+        }
+    }
+    else
+        argv [words++] = self->interpreters [run->glue];
+    argv [words++] = path;
+    argv [words++] = run->params;
+    argv [words++] = shard_index;
+    argv [words++] = shard_total;
+    argv [words] = NULL;
+    char *interpreter = argv [0];
     pid_t pid = s_spawn (run, argv, strchr (interpreter, '/') == NULL, run->log_fd, NULL, 0);
     if (pid < 0) {
         if (errno == ENOENT)
-            snprintf (msg, sizeof msg, "interpreter '%s' not found", interpreter);
+            snprintf (msg, sizeof msg, "interpreter '%.200s' not found", interpreter);
         else
-            snprintf (msg, sizeof msg, "cannot start interpreter '%s': %s",
+            snprintf (msg, sizeof msg, "cannot start interpreter '%.200s': %s",
                       interpreter, strerror (errno));
         s_log_lines (run, msg, NULL);
         s_set_result (run, XXL_CODE_FAIL, msg);

@@ -55,7 +55,9 @@ typedef struct {
     int log_pack;                 //  1: the log of a short in-process run goes to its
                                   //  day's pack (xxl_runpack.h), not a file of its own
     const char *interpreters [6]; //  per XXL_GLUE_* index (BEAN unused), NULL = defaults
-                                  //  (sh, python3, node, php, pwsh); looked up in PATH
+                                  //  (bash, python3, node, php, pwsh); looked up in PATH;
+                                  //  a source starting with "#!" runs with the
+                                  //  interpreter its first line names
     const char *runner;           //  xxl-runner path; NULL: env XXL_RUNNER, else the
                                   //  compiled-in XXL_RUNNER_PATH, else "xxl-runner" in PATH
     xxl_journal_t *journal;       //  accepted logIds (borrowed, must outlive the

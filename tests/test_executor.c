@@ -438,7 +438,44 @@ test_glue (void)
                        0, &id, msg, sizeof msg) == 0, "python");
         result = s_wait (executor, id, 10000);
         CHECK (result && result->code == 200 && s_log_has (id, "py x\n"), "glue python");
+        //  A "#!" line names the interpreter, whatever the glue type;
+        //  its words are split ("python3 -B" is two)
+        CHECK (s_glue (executor, 135, "GLUE_SHELL",
+                       "#!/usr/bin/env python3 -B\nimport sys\nprint('shebang-py', sys.argv[1], sys.flags.dont_write_bytecode)\n",
+                       "y", 0, &id, msg, sizeof msg) == 0, "shebang python");
+        result = s_wait (executor, id, 10000);
+        CHECK (result && result->code == 200 && s_log_has (id, "shebang-py y 1\n"),
+               "GLUE_SHELL with #!/usr/bin/env python3 -B runs with python: %s",
+               result && result->msg? result->msg: "");
     }
+    //  GLUE_SHELL runs with bash, as XXL-JOB's (sh, dash on Debian, knows
+    //  neither arrays nor [[ ]])
+    CHECK (s_glue (executor, 136, "GLUE_SHELL",
+                   "arr=(a b c)\nif [[ ${#arr[@]} == 3 && $1 == p* ]]; then echo \"bash-ok ${arr[1]}\"; fi\n",
+                   "p1", 0, &id, msg, sizeof msg) == 0, "bash script");
+    result = s_wait (executor, id, 5000);
+    CHECK (result && result->code == 200 && s_log_has (id, "bash-ok b\n"),
+           "a bash-only script succeeds: %s", result && result->msg? result->msg: "");
+    CHECK (s_glue (executor, 137, "GLUE_SHELL", "#!/bin/bash\nset -o pipefail\nfalse | true\n",
+                   "", 0, &id, msg, sizeof msg) == 0, "#!/bin/bash");
+    result = s_wait (executor, id, 5000);
+    CHECK (result && result->code == 500 && s_msg_has (result, "exit code 1"),
+           "#!/bin/bash honoured (pipefail): %s", result && result->msg? result->msg: "");
+    //  A shebang naming a missing interpreter: a failed run saying which
+    CHECK (s_glue (executor, 138, "GLUE_SHELL", "#!/usr/bin/no-such-interp-xxl -x\necho hi\n",
+                   "", 0, &id, msg, sizeof msg) == 0, "missing shebang interpreter");
+    result = s_wait (executor, id, 5000);
+    CHECK (result && result->code == 500
+        && s_msg_has (result, "interpreter '/usr/bin/no-such-interp-xxl' not found")
+        && s_msg_has (result, "#!/usr/bin/no-such-interp-xxl -x)")
+        && s_log_has (id, "interpreter '/usr/bin/no-such-interp-xxl' not found"),
+           "missing shebang interpreter named: %s", result && result->msg? result->msg: "");
+    CHECK (s_glue (executor, 139, "GLUE_PYTHON", "#!/usr/bin/env -S no-such-interp-xxl -u\nprint(1)\n",
+                   "", 0, &id, msg, sizeof msg) == 0, "missing env interpreter");
+    result = s_wait (executor, id, 5000);
+    CHECK (result && result->code == 500
+        && s_msg_has (result, "interpreter 'no-such-interp-xxl' not found"),
+           "missing env interpreter named: %s", result && result->msg? result->msg: "");
 
     //  Timeout ends the whole group, children included
     char pidfile [512];
