@@ -21,6 +21,11 @@
 
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -319,6 +324,131 @@ s_handwritten (void)
 }
 
 //  -------------------------------------------------------------------------
+//  A crafted TZif file: its only transition lies 2^59 seconds (18 billion
+//  years) before the epoch, and its footer has a DST rule.  The rule used
+//  to be expanded year by year from the last transition: a hang, then out
+//  of memory.  The zone is loaded in a child process under an alarm (and,
+//  outside ASan, a memory limit), so that without the bound this check
+//  fails instead of hanging.
+
+#if defined (__SANITIZE_ADDRESS__)
+#   define S_ASAN 1
+#elif defined (__has_feature)
+#   if __has_feature (address_sanitizer)
+#       define S_ASAN 1
+#   endif
+#endif
+
+static size_t
+s_be_put (unsigned char *p, uint64_t value, int size)
+{
+    for (int i = 0; i < size; i++)
+        p [i] = (unsigned char) (value >> (8 * (size - 1 - i)));
+    return (size_t) size;
+}
+
+//  TZif version 2: a v1 block with one type, then the 64-bit block with
+//  one transition at `when` to EST, then the footer
+static size_t
+s_tzif_craft (unsigned char *out, int64_t when, const char *footer)
+{
+    size_t n = 0;
+    //  v1 header and data: typecnt 1, charcnt 4
+    memcpy (out + n, "TZif2", 5); n += 5;
+    memset (out + n, 0, 15); n += 15;
+    uint32_t v1 [6] = { 0, 0, 0, 0, 1, 4 };
+    for (int i = 0; i < 6; i++)
+        n += s_be_put (out + n, v1 [i], 4);
+    n += s_be_put (out + n, 0, 4);              //  utoff 0
+    out [n++] = 0; out [n++] = 0;               //  isdst, abbrind
+    memcpy (out + n, "UTC", 4); n += 4;
+    //  v2 header and data: timecnt 1, typecnt 2, charcnt 8
+    memcpy (out + n, "TZif2", 5); n += 5;
+    memset (out + n, 0, 15); n += 15;
+    uint32_t v2 [6] = { 0, 0, 0, 1, 2, 8 };
+    for (int i = 0; i < 6; i++)
+        n += s_be_put (out + n, v2 [i], 4);
+    n += s_be_put (out + n, (uint64_t) when, 8);
+    out [n++] = 1;                              //  to type 1
+    n += s_be_put (out + n, 0, 4);              //  type 0: LMT +0
+    out [n++] = 0; out [n++] = 0;
+    n += s_be_put (out + n, (uint64_t) (int64_t) -18000, 4);   //  type 1: EST
+    out [n++] = 0; out [n++] = 4;
+    memcpy (out + n, "LMT\0EST", 8); n += 8;
+    out [n++] = '\n';
+    memcpy (out + n, footer, strlen (footer)); n += strlen (footer);
+    out [n++] = '\n';
+    return n;
+}
+
+//  In the child: 0 if the zone loads and the rule holds in 2025
+static int
+s_crafted_child (void)
+{
+    alarm (20);                 //  default action: the child dies by SIGALRM
+#ifndef S_ASAN
+    struct rlimit limit = { (rlim_t) 1 << 31, (rlim_t) 1 << 31 };
+    setrlimit (RLIMIT_AS, &limit);
+#endif
+    char err [256] = "";
+    xxl_cron_t *cron = xxl_cron_new ("0 0 12 * * ?", "Test/Old", err, sizeof (err));
+    if (!cron) {
+        printf ("FAIL: crafted zone refused: %s\n", err);
+        return 1;
+    }
+    int64_t summer = xxl_cron_next (cron, s_ms (2025, 7, 1, 0, 0, 0));
+    int64_t winter = xxl_cron_next (cron, s_ms (2025, 1, 15, 0, 0, 0));
+    xxl_cron_destroy (&cron);
+    if (summer != s_ms (2025, 7, 1, 16, 0, 0) || winter != s_ms (2025, 1, 15, 17, 0, 0)) {
+        printf ("FAIL: crafted zone: noon at %" PRId64 " and %" PRId64 "\n", summer, winter);
+        return 1;
+    }
+    return 0;
+}
+
+static void
+s_crafted_tzif (void)
+{
+    char dir [] = "/tmp/xxl-test-cron-XXXXXX";
+    if (!mkdtemp (dir)) {
+        s_check (0, "mkdtemp");
+        return;
+    }
+    char path [256];
+    snprintf (path, sizeof (path), "%s/Test", dir);
+    mkdir (path, 0700);
+    snprintf (path, sizeof (path), "%s/Test/Old", dir);
+    unsigned char data [256];
+    size_t size = s_tzif_craft (data, -(INT64_C (1) << 59), "EST5EDT,M3.2.0,M11.1.0");
+    FILE *file = fopen (path, "wb");
+    s_check (file && fwrite (data, 1, size, file) == size, "writing %s", path);
+    if (file)
+        fclose (file);
+    const char *old = getenv ("TZDIR");
+    char *saved = old? strdup (old): NULL;
+    setenv ("TZDIR", dir, 1);
+    fflush (stdout);
+    pid_t pid = fork ();
+    if (pid == 0)
+        _exit (s_crafted_child ());
+    int status = 0;
+    s_check (pid > 0 && waitpid (pid, &status, 0) == pid, "fork/wait");
+    s_check (WIFEXITED (status) && WEXITSTATUS (status) == 0,
+             "crafted TZif with a transition 2^59 s back: %s %d (a hang ends by SIGALRM = %d)",
+             WIFSIGNALED (status)? "killed by signal": "exit status",
+             WIFSIGNALED (status)? WTERMSIG (status): WEXITSTATUS (status), SIGALRM);
+    if (saved)
+        setenv ("TZDIR", saved, 1);
+    else
+        unsetenv ("TZDIR");
+    free (saved);
+    unlink (path);
+    snprintf (path, sizeof (path), "%s/Test", dir);
+    rmdir (path);
+    rmdir (dir);
+}
+
+//  -------------------------------------------------------------------------
 //  Threads: private objects in several zones, and one shared object
 
 #define THREADS 8
@@ -421,6 +551,7 @@ main (int argc, char *argv [])
         s_fixture (path);
     free (path);
     s_handwritten ();
+    s_crafted_tzif ();
     s_threads ();
     printf ("%d passed, %d failed\n", s_passed, s_failed);
     return s_failed? 1: 0;

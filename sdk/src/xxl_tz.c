@@ -34,6 +34,15 @@
 //  TZif transitions are dropped and the footer rule takes over.
 #define JAVA_TABLE_END  INT64_C (2145916799)
 
+//  The footer rule is expanded from the year before the last transition,
+//  but never from before this year: a crafted (or corrupt) file whose last
+//  transition lies billions of years back would otherwise have the rule
+//  expanded year by year for that long (a hang, then out of memory).  No
+//  real zone has its last transition before 1900; before this year such a
+//  file keeps its last transition's offset.  At most XXL_TZ_LAST_YEAR -
+//  TZ_RULE_FIRST_YEAR years are expanded, whatever the file says.
+#define TZ_RULE_FIRST_YEAR  1800
+
 struct _xxl_tz_t {
     char *name;
     size_t count;               //  number of transitions
@@ -414,6 +423,8 @@ s_tzif_parse (const unsigned char *data, size_t size, char *err, size_t errlen)
                     xxl_tz_civil_from_days (xxl_tz_floordiv (t.utc [t.count - 1], 86400), &y, &m, &d);
                     from = y - 1;
                 }
+                if (from < TZ_RULE_FIRST_YEAR)
+                    from = TZ_RULE_FIRST_YEAR;
                 if (s_expand_rule (&t, &tz, from))
                     goto nomem;
             }
