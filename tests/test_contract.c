@@ -102,6 +102,33 @@ s_content_id (xxl_msg_t *reply)
     return content? xxl_msg_int (reply, content, "id", 1, 1, INT64_MAX, 0): 0;
 }
 
+//  A PING map of `pairs` pairs: v, t, id (uint16), then `tail` (the rest
+//  of the pairs, or anything); the frame must be answered 400 with this
+//  id and a "malformed message" reason
+static void
+s_malformed (zsock_t *api, uint16_t id, uint8_t pairs, const void *tail, size_t tail_size,
+             const char *what)
+{
+    byte frame [300000];
+    size_t at = 0;
+    frame [at++] = 0x80 | pairs;
+    static const char head [] = "\xa1v\x01\xa1t\xa4PING\xa2id\xcd";
+    memcpy (frame + at, head, sizeof head - 1);
+    at += sizeof head - 1;
+    frame [at++] = (byte) (id >> 8);
+    frame [at++] = (byte) id;
+    assert (at + tail_size <= sizeof frame);
+    memcpy (frame + at, tail, tail_size);
+    at += tail_size;
+    xxl_msg_t *reply = s_raw (api, frame, at);
+    if (s_code (reply) != XXL_BAD_REQUEST || !strstr (s_text (reply), "malformed"))
+        fprintf (stderr, "  %s: got code %d msg '%s'\n", what, s_code (reply), s_text (reply));
+    XXL_CHECK (s_code (reply) == XXL_BAD_REQUEST);
+    XXL_CHECK (reply && xxl_msg_id (reply) == id);
+    XXL_CHECK (strstr (s_text (reply), "malformed message"));
+    xxl_msg_destroy (&reply);
+}
+
 static void
 s_wire (const char *api_ep, const char *agents_ep)
 {
@@ -246,6 +273,59 @@ s_wire (const char *api_ep, const char *agents_ep)
     xxl_enc_kstr (enc, "registryValue", "plain-1");
     s_expect_free (agent, enc, 151, XXL_OK, "REGISTER plain");
     zsock_destroy (&agent);
+
+    //  Malformed frames whose id can be read get 400 with that id
+    s_malformed (api, 201, 3, "\x00", 1, "trailing bytes");
+    s_malformed (api, 202, 4, "\xa1x\xc1", 3, "the reserved byte 0xc1");
+    s_malformed (api, 203, 4, "\xa1x\xd4\x01\x00", 5, "an ext value");
+    s_malformed (api, 204, 4, "\x01\x01", 2, "an integer key");
+    s_malformed (api, 205, 4, "\xa1x\xa9truncated", 10, "a truncated string");
+    s_malformed (api, 206, 4, "\xa1x\x91\x91\x91\x91\x91\x91\x91\x91\x91\x01", 12,
+                 "9 levels of nesting");
+    byte key [67] = { 0xd9, 65 };
+    memset (key + 2, 'k', 65);
+    s_malformed (api, 207, 4, key, 67, "a 65-byte key");
+    static byte many [262150 + 8];
+    size_t at = 0;
+    memcpy (many, "\xa1x\xdd", 3);
+    at = 3;
+    uint32_t items = 262150;
+    many [at++] = (byte) (items >> 24);
+    many [at++] = (byte) (items >> 16);
+    many [at++] = (byte) (items >> 8);
+    many [at++] = (byte) items;
+    memset (many + at, 0xc0, items);
+    s_malformed (api, 208, 4, many, at + items, "more than 262,144 objects");
+    //  …and the same frame with a good fourth pair is answered 200
+    xxl_msg_t *good = NULL;
+    {
+        static const char frame [] = "\x84\xa1v\x01\xa1t\xa4PING\xa2id\xcd\x00\xd1\xa1x\x01";
+        good = s_raw (api, frame, sizeof frame - 1);
+    }
+    XXL_CHECK (s_code (good) == XXL_OK && good && xxl_msg_id (good) == 209);
+    xxl_msg_destroy (&good);
+
+    //  UTF-8: an invalid title is refused; an invalid app name is refused
+    //  (not echoed raw); every string that comes back decodes as UTF-8
+    xxl_enc_request (enc, "GROUP_ADD", 210);
+    xxl_enc_kstr (enc, "appname", "utf-app");
+    //  (raw bytes: the encoder itself would mend them)
+    xxl_enc_key (enc, "title");
+    xxl_enc_raw (enc, "\xaa" "bad \xff\xfe titl", 11, 0);
+    reply = s_expect (api, enc, 210, XXL_BAD_REQUEST, "GROUP_ADD with a bad title");
+    XXL_CHECK (strstr (s_text (reply), "'title' is not valid UTF-8"));
+    xxl_msg_destroy (&reply);
+    xxl_enc_request (enc, "GROUP_SHOW", 211);
+    xxl_enc_key (enc, "group");
+    xxl_enc_raw (enc, "\xa5" "bad\xc3(", 6, 0);
+    reply = s_expect (api, enc, 211, XXL_BAD_REQUEST, "GROUP_SHOW of a bad name");
+    XXL_CHECK (strstr (s_text (reply), "not valid UTF-8"));
+    XXL_CHECK (!strstr (s_text (reply), "\xc3("));
+    xxl_msg_destroy (&reply);
+    xxl_enc_request (enc, "GROUP_ADD", 212);
+    xxl_enc_kstr (enc, "appname", "utf-app");
+    xxl_enc_kstr (enc, "title", "gut \xc3\xa9t\xc3\xa9 \xe4\xb8\xad");
+    s_expect_free (api, enc, 212, XXL_OK, "GROUP_ADD with a UTF-8 title");
 
     xxl_enc_request (enc, "PING", 199);
     s_expect_free (api, enc, 199, XXL_OK, "PING at the end");
