@@ -27,10 +27,24 @@ s_usage (FILE *out)
         "  --syslog             log to syslog instead of stderr           (agent/syslog)\n"
         "  -h, --help           this text\n"
         "\n"
-        "Flags override config keys.  Stops cleanly on SIGTERM or SIGINT.\n");
+        "Flags override config keys.  On SIGTERM or SIGINT it stops cleanly: refuses new\n"
+        "runs, unregisters, lets its runs finish for up to agent/drain_s (30 s), then\n"
+        "kills the rest; a second SIGTERM or SIGINT stops at once.\n");
 }
 
 #define s_value xxl_conf_str
+
+//  SIGTERM and SIGINT received: the first starts the clean stop (the
+//  drain), the next one ends the drain at once
+static volatile sig_atomic_t s_interrupts = 0;
+
+static void
+s_on_signal (int signum)
+{
+    (void) signum;
+    s_interrupts++;
+    zsys_interrupted = 1;
+}
 
 //  A number flag or key; exits with status 2 and the reason when invalid
 static int
@@ -90,6 +104,7 @@ main (int argc, char *argv [])
         return 2;
     }
     zsys_init ();
+    zsys_handler_set (s_on_signal);
     zsys_set_logident ("xxl-agent");
     zsys_set_logstream (stderr);
     zconfig_t *config = NULL;
@@ -115,7 +130,17 @@ main (int argc, char *argv [])
     settings.log_retention_days = s_int (NULL, config, "agent/log_retention_days",
                                          settings.log_retention_days);
     settings.log_pack = s_int (NULL, config, "agent/log_pack", settings.log_pack);
-    settings.stop_wait_ms = s_int (NULL, config, "agent/stop_wait", settings.stop_wait_ms);
+    //  agent/drain_s; agent/stop_wait (ms) is its deprecated alias
+    if (config && zconfig_locate (config, "agent/stop_wait")
+    &&  !zconfig_locate (config, "agent/drain_s")) {
+        settings.drain_ms = s_int (NULL, config, "agent/stop_wait", settings.drain_ms);
+        fprintf (stderr, "xxl-agent: agent/stop_wait is deprecated; use agent/drain_s"
+                 " (seconds)\n");
+    }
+    else
+        settings.drain_ms = s_int (NULL, config, "agent/drain_s", settings.drain_ms / 1000)
+                          * 1000;
+    settings.interrupts = &s_interrupts;
     if (!settings.app || !*settings.app) {
         fprintf (stderr, "xxl-agent: --app NAME is required\n");
         s_usage (stderr);
@@ -145,6 +170,17 @@ main (int argc, char *argv [])
         }
     }
     zpoller_destroy (&poller);
+    if (!failed) {
+        //  The clean stop: the actor drains its runs (a second signal
+        //  cuts that short, through s_interrupts), then ends with a
+        //  signal on its pipe.  Waited for here, not in zactor_destroy,
+        //  whose wait a second signal would interrupt (EINTR), leaving
+        //  the actor running while the process exits.
+        zstr_send (agent, "$TERM");
+        zmq_pollitem_t item = { zsock_resolve (agent), 0, ZMQ_POLLIN, 0 };
+        while (zmq_poll (&item, 1, -1) < 0 && zmq_errno () == EINTR)
+            ;
+    }
     zactor_destroy (&agent);
     zconfig_destroy (&config);
     zsys_info ("xxl-agent stopped");

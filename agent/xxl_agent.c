@@ -84,6 +84,7 @@ typedef struct {
     int64_t next_beat;
     int64_t next_clean;
     bool terminated;
+    bool draining;                      //  stopping: new runs are refused
     char address [256];
 } agent_t;
 
@@ -421,6 +422,20 @@ s_run_one (agent_t *self, xxl_msg_t *msg, const msgpack_object *map,
         snprintf (reason, reasonlen, "%s", xxl_msg_error (msg));
         return XXL_BAD_REQUEST;
     }
+    if (self->draining) {
+        //  Stopping: a logId already ours is answered as ever (a re-send);
+        //  a new run is refused, for the scheduler to fail (and retry
+        //  elsewhere, per the job's retry count)
+        if (xxl_journal_seen (self->journal, trigger.log_id)) {
+            snprintf (reason, reasonlen, "logId %" PRId64 " already accepted", trigger.log_id);
+            self->repeated++;
+            return XXL_OK;
+        }
+        snprintf (reason, reasonlen, "stopping: xxl-agent %.200s is draining its runs after"
+                  " SIGTERM and takes no new run", self->address);
+        zsys_info ("agent: refused log %" PRId64 ": stopping", trigger.log_id);
+        return XXL_CODE_FAIL;
+    }
     if (xxl_executor_run (self->executor, &trigger, reason, reasonlen) == 0)
         return XXL_OK;
     if (strstr (reason, "already accepted")) {
@@ -625,12 +640,16 @@ s_handle_request (agent_t *self, link_t *link, xxl_msg_t *msg)
         s_handle_run (self, link, msg);
     else
     if (streq (type, "BEAT"))
-        s_reply (self, link, xxl_msg_id (msg), XXL_OK, NULL);
+        s_reply (self, link, xxl_msg_id (msg), self->draining? XXL_CODE_FAIL: XXL_OK,
+                 self->draining? "xxl-agent is stopping": NULL);
     else
     if (streq (type, "IDLE_BEAT")) {
         int64_t job_id = xxl_msg_int (msg, NULL, "jobId", 1, 1, INT64_MAX, 0);
         if (xxl_msg_error (msg))
             s_reply (self, link, xxl_msg_id (msg), XXL_BAD_REQUEST, xxl_msg_error (msg));
+        else
+        if (self->draining)
+            s_reply (self, link, xxl_msg_id (msg), XXL_CODE_FAIL, "xxl-agent is stopping");
         else
         if (xxl_executor_busy (self->executor, job_id))
             s_reply (self, link, xxl_msg_id (msg), XXL_CODE_FAIL,
@@ -725,7 +744,7 @@ s_handle_monitor (agent_t *self, link_t *link)
             zmq_msg_close (&frame);
         }
         if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED)
-            s_register (self, link, 0);
+            s_register (self, link, self->draining);    //  stopping: goodbye again
         else
         if (event == ZMQ_EVENT_DISCONNECTED) {
             if (link->up)
@@ -828,7 +847,7 @@ xxl_agent_config_defaults (xxl_agent_config_t *config)
     config->log_retention_days = 30;
     config->log_pack = 1;
     config->run_batch = XXL_RUN_BATCH_MAX;
-    config->stop_wait_ms = 10000;
+    config->drain_ms = 30000;
 }
 
 static void
@@ -985,6 +1004,85 @@ s_agent_new (zsock_t *pipe, const xxl_agent_config_t *config)
     return self;
 }
 
+//  A clean stop (docs/agent-execution.md): refuse new runs, say goodbye
+//  (no new work is routed here), let what was accepted (queued and
+//  running) finish for up to drain_ms while results go out and requests
+//  (LOG, KILL) are answered; kill what is left, its results saying so;
+//  give results a last 2 s to go.  One more SIGTERM/SIGINT (config
+//  interrupts) ends the wait at once.
+static void
+s_drain (agent_t *self)
+{
+    self->draining = true;
+    for (size_t i = 0; i < self->link_count; i++)
+        s_register (self, &self->links [i], 1);
+    volatile sig_atomic_t *interrupts = self->config.interrupts;
+    sig_atomic_t signals_at = interrupts? *interrupts: 0;
+    bool cut = false;
+    int64_t started = zclock_mono ();
+    int64_t drain_until = started + self->config.drain_ms;
+    if (xxl_executor_pending (self->executor))
+        zsys_info ("agent: stopping; new runs refused; %zu run(s) queued or running, waiting"
+                   " up to %d ms for them (agent/drain_s; another SIGTERM stops at once)",
+                   xxl_executor_pending (self->executor), self->config.drain_ms);
+    size_t max = 1 + 2 * self->link_count;
+    zmq_pollitem_t *wait = (zmq_pollitem_t *) calloc (max, sizeof (zmq_pollitem_t));
+    //  Phase 1, the drain; phase 2, the last delivery of results
+    for (int phase = 1; phase <= 2 && wait; phase++) {
+        int64_t until = phase == 1? drain_until: zclock_mono () + 2000;
+        while (zclock_mono () < until) {
+            if (interrupts && *interrupts != signals_at) {
+                cut = true;
+                break;
+            }
+            if (phase == 1 && !xxl_executor_pending (self->executor))
+                break;
+            if (phase == 2 && !s_callbacks_count (self))
+                break;
+            s_callbacks_send (self);
+            size_t n = 0;
+            wait [n++] = (zmq_pollitem_t) { NULL, xxl_executor_fd (self->executor), ZMQ_POLLIN, 0 };
+            for (size_t i = 0; i < self->link_count; i++) {
+                wait [n++] = (zmq_pollitem_t) { zsock_resolve (self->links [i].dealer), 0, ZMQ_POLLIN, 0 };
+                wait [n++] = (zmq_pollitem_t) { self->links [i].monitor, 0, ZMQ_POLLIN, 0 };
+            }
+            int64_t left = until - zclock_mono ();
+            if (zmq_poll (wait, (int) n, left < 100? (long) (left > 0? left: 0): 100) > 0)
+                for (size_t i = 0; i < self->link_count; i++) {
+                    if (wait [2 + 2 * i].revents & ZMQ_POLLIN)
+                        s_handle_monitor (self, &self->links [i]);
+                    if (wait [1 + 2 * i].revents & ZMQ_POLLIN)
+                        s_handle_link (self, &self->links [i]);
+                }
+            s_take_results (self);
+            s_callbacks_check (self);
+        }
+        if (phase == 1) {
+            size_t left = xxl_executor_pending (self->executor);
+            char reason [160];
+            if (cut)
+                snprintf (reason, sizeof reason, "xxl-agent stopped: a second stop signal ended"
+                          " its drain after %" PRId64 " ms", zclock_mono () - started);
+            else
+                snprintf (reason, sizeof reason, "xxl-agent stopped: not finished within the"
+                          " drain of %d ms (agent/drain_s)", self->config.drain_ms);
+            if (left)
+                zsys_warning ("agent: %zu run(s) still queued or running; killed (%s)", left,
+                              reason);
+            xxl_executor_stop_why (self->executor, reason);
+            s_take_results (self);
+        }
+        if (cut) {
+            s_callbacks_send (self);    //  one try; unacknowledged results
+            break;                      //  stay in the spool for the next start
+        }
+    }
+    free (wait);
+    if (s_callbacks_count (self))
+        zsys_info ("agent: %zu result(s) not delivered yet; they stay in the spool",
+                   s_callbacks_count (self));
+}
+
 void
 xxl_agent_actor (zsock_t *pipe, void *args)
 {
@@ -1058,51 +1156,7 @@ xxl_agent_actor (zsock_t *pipe, void *args)
         s_callbacks_check (self);
         s_callbacks_send (self);
     }
-    //  Say goodbye (no new work is routed here), let what was accepted
-    //  finish for up to stop_wait (RUNs still on their way are taken and
-    //  run too: they were sent before the goodbye), then stop and give
-    //  results a last chance to go
-    for (size_t i = 0; i < self->link_count; i++)
-        s_register (self, &self->links [i], 1);
-    int64_t drain_until = zclock_mono () + self->config.stop_wait_ms;
-    if (xxl_executor_pending (self->executor))
-        zsys_info ("agent: stopping; %zu run(s) queued or running, waiting up to %d ms",
-                   xxl_executor_pending (self->executor), self->config.stop_wait_ms);
-    while (xxl_executor_pending (self->executor) && zclock_mono () < drain_until) {
-        zmq_pollitem_t wait [9];
-        size_t n = 0;
-        wait [n++] = (zmq_pollitem_t) { NULL, xxl_executor_fd (self->executor), ZMQ_POLLIN, 0 };
-        for (size_t i = 0; i < self->link_count && n < 9; i++)
-            wait [n++] = (zmq_pollitem_t) { zsock_resolve (self->links [i].dealer), 0, ZMQ_POLLIN, 0 };
-        if (zmq_poll (wait, (int) n, 100) > 0)
-            for (size_t i = 1; i < n; i++)
-                if (wait [i].revents & ZMQ_POLLIN)
-                    s_handle_link (self, &self->links [i - 1]);
-        s_take_results (self);
-        s_callbacks_check (self);
-        s_callbacks_send (self);
-    }
-    if (xxl_executor_pending (self->executor))
-        zsys_warning ("agent: %zu run(s) still queued or running after %d ms; killed",
-                      xxl_executor_pending (self->executor), self->config.stop_wait_ms);
-    xxl_executor_stop (self->executor);
-    s_take_results (self);
-    int64_t until = zclock_mono () + 2000;
-    while (s_callbacks_count (self) && zclock_mono () < until) {
-        s_callbacks_send (self);
-        zmq_pollitem_t wait [8];
-        size_t n = 0;
-        for (size_t i = 0; i < self->link_count && n < 8; i++)
-            wait [n++] = (zmq_pollitem_t) { zsock_resolve (self->links [i].dealer), 0, ZMQ_POLLIN, 0 };
-        if (zmq_poll (wait, (int) n, 100) > 0)
-            for (size_t i = 0; i < n; i++)
-                if (wait [i].revents & ZMQ_POLLIN)
-                    s_handle_link (self, &self->links [i]);
-        s_callbacks_check (self);
-    }
-    if (s_callbacks_count (self))
-        zsys_info ("agent: %zu result(s) not delivered yet; they stay in the spool",
-                   s_callbacks_count (self));
+    s_drain (self);
     free (items);
     s_agent_destroy (&self);
 }

@@ -13,6 +13,7 @@
 #define XXL_AGENT_H_INCLUDED
 
 #include <czmq.h>
+#include <signal.h>
 
 typedef struct {
     const char *app;                    //  registryKey: the group's app name
@@ -31,8 +32,14 @@ typedef struct {
                                         //  the day's runs.pack (xxl_runpack.h)
     int run_batch;                      //  runBatch said at REGISTER (<= 1: the
                                         //  single form of RUN only)
-    int stop_wait_ms;                   //  a clean stop lets queued and running
-                                        //  runs finish this long, then kills them
+    int drain_ms;                       //  a clean stop (SIGTERM) refuses new
+                                        //  runs and lets queued and running ones
+                                        //  finish this long, then kills them
+                                        //  (agent/drain_s; agent/stop_wait, in
+                                        //  ms, is its deprecated alias)
+    volatile sig_atomic_t *interrupts;  //  NULL, or a count of SIGTERM/SIGINT
+                                        //  received: one more during the drain
+                                        //  ends it at once
     int status;                         //  out: 0 once running, -1 start failed
 } xxl_agent_config_t;
 

@@ -1474,6 +1474,12 @@ xxl_executor_new (const xxl_executor_config_t *config, xxl_handlers_t *handlers)
 void
 xxl_executor_stop (xxl_executor_t *self)
 {
+    xxl_executor_stop_why (self, NULL);
+}
+
+void
+xxl_executor_stop_why (xxl_executor_t *self, const char *reason)
+{
     if (!self || !self->workers.buckets)
         return;
     pthread_mutex_lock (&self->mutex);
@@ -1481,7 +1487,7 @@ xxl_executor_stop (xxl_executor_t *self)
     for (size_t i = 0; i < self->workers.nbuckets; i++)
         while (self->workers.buckets [i])
             s_worker_stop (self, (worker_t *) self->workers.buckets [i]->value,
-                           "executor stopped");
+                           reason? reason: "executor stopped");
     struct timespec until;
     clock_gettime (CLOCK_MONOTONIC, &until);
     until.tv_sec += STOP_WAIT_MS / 1000;

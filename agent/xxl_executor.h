@@ -85,6 +85,11 @@ xxl_executor_t *xxl_executor_new (const xxl_executor_config_t *config, xxl_handl
 //  spool, then destroys.  Later runs are refused.  Idempotent.
 void xxl_executor_stop (xxl_executor_t *self);
 
+//  As xxl_executor_stop, the killed runs failing with reason (NULL:
+//  "executor stopped") followed by " [job running, killed]" or " [job not
+//  executed, in the job queue, killed.]".
+void xxl_executor_stop_why (xxl_executor_t *self, const char *reason);
+
 //  Stops (see above), drops results not taken, frees.  Nulls *self_p.  If
 //  runs are still running after stop gave up, the executor is leaked
 //  rather than freed under them (the process is about to exit anyway).

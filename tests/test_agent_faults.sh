@@ -160,7 +160,7 @@ check "c: they stay failed" bash -c "
     for id in \$(cat $T/exp.ids); do [ \"\$($CTL --api $API --json log show \$id | jq -r .handleCode)\" = 200 ] && exit 1; done; exit 0"
 
 # (d) a clean stop (SIGTERM) with runs running and queued on one job's
-# serial queue: the agent says goodbye, lets them finish (agent/stop_wait),
+# serial queue: the agent says goodbye, lets them finish (agent/drain_s),
 # delivers their results and exits; none is killed
 JSER=$(glue_job 'sleep 0.4; echo "$1" >> '"$T"'/drained.runs')
 for i in 1 2 3 4 5; do trigger "$JSER" --param "d$i"; done > "$T/drain.ids"

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# test_agent_drain.sh -- the agent's clean stop (SIGTERM drains), with the
+# real daemons: a 3 s run in flight at SIGTERM ends 200 and the agent exits
+# after it; with agent/drain_s = 1 a 30 s run is killed after ~1 s and its
+# result says so.  Then the fake-scheduler half (test_agent_drain): a RUN
+# sent during the drain is refused, a re-sent one and LOG are answered,
+# stop_wait still works, a second SIGTERM stops at once.
+. "$(dirname "$0")/lib.sh"
+xxl_setup
+
+start_scheduler || exit 1
+start_agent d1 drain-app
+check "agent registers" wait_for 10 agent_registered drain-app d1
+ctl group add drain-app >/dev/null
+glue_job () {   # glue_job SCRIPT: a GLUE_SHELL job running SCRIPT
+    local f="$T/job-$RANDOM$RANDOM.sh"
+    printf '%s\n' "$1" > "$f"
+    ctl job add --group drain-app --glue-type GLUE_SHELL --glue-source "$f" | jq -r .id
+}
+trigger () { ctl job trigger "$@" | jq -r '.logIds[0]'; }
+running () { [ -n "$(find "$T/logs-$1" -name "$2.log" 2>/dev/null)" ]; }
+
+# A 3 s run in flight at SIGTERM: it ends 200, the agent exits after it
+J3=$(glue_job 'sleep 3; echo slept-3')
+L3=$(trigger "$J3")
+wait_for 10 running d1 "$L3"
+AP=$APID_d1
+T0=$(date +%s%3N)
+kill -TERM "$AP"
+check "the agent unregisters at once" wait_for 5 bash -c "! $CTL --api $API --json agent list | jq -e '.agents[] | select(.address == \"d1\")' >/dev/null"
+check "... and is still there, draining" kill -0 "$AP"
+check "the agent exits by itself" wait_for 15 bash -c "! kill -0 $AP"
+T1=$(date +%s%3N)
+check "... after the run, not before ($((T1 - T0)) ms after SIGTERM)" test $((T1 - T0)) -ge 2400
+check "the run in flight ended 200" wait_for 10 field_is "$L3" handleCode 200
+check "the agent said it was draining" grep -q 'stopping; new runs refused; 1 run(s)' "$T/agent-d1.log"
+
+# drain_s = 1: a 30 s run is killed after ~1 s, its result says so
+cat > "$T/agent-short.cfg" <<CFG
+agent
+    beat = 1
+    callback_timeout = 1000
+    drain_s = 1
+CFG
+AGENT_CFG="$T/agent-short.cfg" start_agent d2 drain-app
+check "short-drain agent registers" wait_for 10 agent_registered drain-app d2
+J30=$(glue_job 'sleep 30.0733')
+L30=$(trigger "$J30")
+wait_for 10 running d2 "$L30"
+AP=$APID_d2
+T0=$(date +%s%3N)
+kill -TERM "$AP"
+check "the short-drain agent exits by itself" wait_for 10 bash -c "! kill -0 $AP"
+T1=$(date +%s%3N)
+check "... after about 1 s ($((T1 - T0)) ms)" bash -c "[ $((T1 - T0)) -ge 900 ] && [ $((T1 - T0)) -lt 5000 ]"
+check "the 30 s run fails 500" wait_for 10 field_is "$L30" handleCode 500
+check "... its handleMsg says the drain ended it" bash -c "
+    $CTL --api $API --json log show $L30 | jq -r .handleMsg | grep -q 'not finished within the drain of 1000 ms (agent/drain_s) \[job running, killed\]'"
+check "... and its process is gone" bash -c "! pgrep -f 'sleep 30[.]0733' >/dev/null"
+
+check "fake scheduler: refusal during the drain, stop_wait alias, second SIGTERM" \
+    "$XXL_BUILD/tests/test_agent_drain" "$AGENT" "$HANDLERS" "$T"
+xxl_done
