@@ -38,7 +38,9 @@
 #define XXL_WAL_FIRE_MS     100                 //  no WAL restart this close to a fire
 //  Queues of the two ROUTER sockets (ZMQ_SNDHWM/RCVHWM), in messages per
 //  connection: what a client or agent that stops reading can cost us
-#define XXL_API_SNDHWM      32                  //  replies a client has not read
+#define XXL_API_SNDHWM      32                  //  replies ZeroMQ holds for a client;
+#define XXL_API_BACKLOG     (64 * 1024 * 1024)  //  then we do, up to these bytes
+#define XXL_API_BACKLOGS    (256 * 1024 * 1024) //  (all clients together)
 #define XXL_API_RCVHWM      1000                //  requests read ahead of handling
 #define XXL_AGENT_SNDHWM    100000              //  RUN/LOG/KILL/BEAT not yet written
 #define XXL_AGENT_RCVHWM    10000               //  an agent's messages read ahead
@@ -182,6 +184,13 @@ typedef struct {
     uint64_t suppressed;                //  lines left out since
 } ratelog_t;
 
+//  Replies to one client that its connection's queue had no room for,
+//  oldest first (sent before any newer reply to it)
+typedef struct {
+    zlistx_t *msgs;                     //  zmsg_t * [return address][reply]
+    size_t bytes;
+} backlog_t;
+
 typedef struct {
     xxl_server_config_t config;
     zsock_t *pipe;
@@ -236,6 +245,8 @@ typedef struct {
     ratelog_t log_frames;               //  messages of the wrong number of frames
     ratelog_t log_token;                //  requests with a wrong access token
     ratelog_t log_api_send;             //  replies a client's connection refused
+    zhashx_t *backlogs;                 //  client return address (hex) → backlog_t
+    size_t backlog_bytes;               //  in all backlogs
     ratelog_t log_agent_send;           //  messages an agent's connection refused
     uint64_t foreign_turn;              //  the last turn that saw another connection's
                                         //  commit: plans made before it may be void
@@ -720,29 +731,114 @@ s_agent_out (server_t *self, zmsg_t *msg)
     zframe_destroy (&rid);
 }
 
-//  Sends [return address][reply] to a client: the address's last byte
-//  says whether a REQ delimiter goes before the reply (s_receive).  The
-//  api socket never blocks: a reply to a connection that has closed, or
-//  whose XXL_API_SNDHWM unread replies fill its queue, is dropped and
-//  logged.  Destroys msg.
+//  Tries to hand [return address][reply] to ZeroMQ: the address's last
+//  byte says whether a REQ delimiter goes before the reply (s_receive).
+//  Returns 0 (sent; msg destroyed), or -1 with errno EAGAIN (the
+//  connection's queue is full; msg kept) or EHOSTUNREACH (gone).
+static int
+s_api_try (server_t *self, zmsg_t **msg_p)
+{
+    void *handle = zsock_resolve (self->api);
+    zframe_t *address = zmsg_first (*msg_p);
+    zframe_t *body = zmsg_next (*msg_p);
+    if (!address || !body || zframe_size (address) < 2) {
+        zmsg_destroy (msg_p);
+        return 0;
+    }
+    size_t size = zframe_size (address) - 1;
+    bool req = zframe_data (address) [size] == XXL_PEER_REQ;
+    //  (ROUTER_MANDATORY: a full or absent peer fails the first frame, and
+    //  then nothing of the message was taken)
+    if (zmq_send (handle, zframe_data (address), size, ZMQ_SNDMORE) < 0)
+        return -1;
+    if (req)
+        zmq_send (handle, "", 0, ZMQ_SNDMORE);
+    zmq_send (handle, zframe_data (body), zframe_size (body), 0);
+    zmsg_destroy (msg_p);
+    return 0;
+}
+
+static char *
+s_backlog_key (zmsg_t *msg)
+{
+    zframe_t *address = zmsg_first (msg);
+    return zframe_strhex (address);
+}
+
+//  Sends a client's reply, after any backlog it has.  A reply that finds
+//  the connection's queue full (XXL_API_SNDHWM unread) waits in the
+//  client's backlog, which s_api_backlogs sends from at each turn; past
+//  XXL_API_BACKLOG bytes for one client (or XXL_API_BACKLOGS for all)
+//  replies are dropped and logged.  Destroys msg.
 static void
 s_api_send (server_t *self, zmsg_t *msg)
 {
-    zframe_t *address = zmsg_pop (msg);
-    if (address && zframe_size (address) >= 2) {
-        size_t size = zframe_size (address) - 1;
-        byte peer = zframe_data (address) [size];
-        if (peer == XXL_PEER_REQ)
-            zmsg_pushmem (msg, "", 0);
-        zmsg_pushmem (msg, zframe_data (address), size);
-        int rc = zmsg_send (&msg, self->api);
-        if (rc && (zmq_errno () == EAGAIN))
-            s_warn_limited (&self->log_api_send, "server: a reply was dropped: the client"
-                            " has %d unread replies", XXL_API_SNDHWM);
-        //  (EHOSTUNREACH: the client has gone; nobody is left to tell)
+    char *key = zhashx_size (self->backlogs)? s_backlog_key (msg): NULL;
+    backlog_t *backlog = key? (backlog_t *) zhashx_lookup (self->backlogs, key): NULL;
+    if (!backlog) {
+        if (s_api_try (self, &msg) == 0 || zmq_errno () != EAGAIN) {
+            zmsg_destroy (&msg);        //  (sent, or the client has gone)
+            zstr_free (&key);
+            return;
+        }
+        if (!key)
+            key = s_backlog_key (msg);
+        backlog = (backlog_t *) zmalloc (sizeof (backlog_t));
+        backlog->msgs = zlistx_new ();
+        zlistx_set_destructor (backlog->msgs, s_msg_destroy);
+        zhashx_insert (self->backlogs, key, backlog);
     }
-    zframe_destroy (&address);
-    zmsg_destroy (&msg);
+    size_t size = zmsg_content_size (msg);
+    if (backlog->bytes + size > XXL_API_BACKLOG
+    ||  self->backlog_bytes + size > XXL_API_BACKLOGS) {
+        s_warn_limited (&self->log_api_send, "server: a reply was dropped: the client has not"
+                        " read %zu bytes of replies", backlog->bytes);
+        zmsg_destroy (&msg);
+    }
+    else {
+        zlistx_add_end (backlog->msgs, msg);
+        backlog->bytes += size;
+        self->backlog_bytes += size;
+    }
+    zstr_free (&key);
+}
+
+//  Sends what the clients' backlogs hold, oldest first, as far as their
+//  queues take it
+static void
+s_api_backlogs (server_t *self)
+{
+    zlistx_t *done = zlistx_new ();
+    for (backlog_t *backlog = (backlog_t *) zhashx_first (self->backlogs); backlog;
+         backlog = (backlog_t *) zhashx_next (self->backlogs)) {
+        zmsg_t *msg;
+        while ((msg = (zmsg_t *) zlistx_first (backlog->msgs))) {
+            size_t size = zmsg_content_size (msg);
+            zlistx_detach_cur (backlog->msgs);
+            if (s_api_try (self, &msg) && zmq_errno () == EAGAIN) {
+                zlistx_add_start (backlog->msgs, msg);
+                break;
+            }
+            zmsg_destroy (&msg);        //  (sent, or the client has gone)
+            backlog->bytes -= size;
+            self->backlog_bytes -= size;
+        }
+        if (zlistx_size (backlog->msgs) == 0)
+            zlistx_add_end (done, (void *) zhashx_cursor (self->backlogs));
+    }
+    for (const char *key = (const char *) zlistx_first (done); key;
+         key = (const char *) zlistx_next (done))
+        zhashx_delete (self->backlogs, key);
+    zlistx_destroy (&done);
+}
+
+static void
+s_backlog_destroy (void **item)
+{
+    backlog_t *backlog = (backlog_t *) *item;
+    zlistx_destroy (&backlog->msgs);
+    free (backlog);
+    *item = NULL;
 }
 
 static void
@@ -948,6 +1044,8 @@ s_flush (server_t *self)
     while ((msg = (zmsg_t *) zlistx_detach (self->agents_out, NULL)))
         s_agent_out (self, msg);
     //  Clients' replies after the RUNs: a trigger's run starts sooner
+    if (zhashx_size (self->backlogs))
+        s_api_backlogs (self);
     while ((msg = (zmsg_t *) zlistx_detach (self->api_out, NULL)))
         s_api_send (self, msg);
     while ((msg = (zmsg_t *) zlistx_detach (self->api_reads, NULL)))
@@ -5064,6 +5162,7 @@ s_server_destroy (server_t **self_p)
     zhashx_destroy (&self->slow_counts);
     zhashx_destroy (&self->waiting);
     zhashx_destroy (&self->apps_changed);
+    zhashx_destroy (&self->backlogs);
     zhashx_destroy (&self->accepted_ids);
     zlistx_destroy (&self->accepted);
     if (self->instants) {
@@ -5169,6 +5268,8 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     self->slow_minute = s_now () / 60000;
     self->waiting = s_id_map (s_free_item);
     self->apps_changed = zhashx_new ();
+    self->backlogs = zhashx_new ();
+    zhashx_set_destructor (self->backlogs, s_backlog_destroy);
     self->accepted = zlistx_new ();
     zlistx_set_destructor (self->accepted, s_free_item);
     self->accepted_ids = s_id_map (NULL);
@@ -5386,6 +5487,8 @@ xxl_server_actor (zsock_t *pipe, void *args)
             wake = self->next_liveness;
         if (zhashx_size (self->apps_changed) && self->next_groups < wake)
             wake = self->next_groups;
+        if (zhashx_size (self->backlogs) && now + 2 < wake)
+            wake = now + 2;             //  (their queues drain as they read)
         if ((zhashx_size (self->pending) || zhashx_size (self->batches)
         ||   zlistx_size (self->resends))
         &&  self->next_pending_check < wake)

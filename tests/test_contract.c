@@ -327,6 +327,31 @@ s_wire (const char *api_ep, const char *agents_ep)
     xxl_enc_kstr (enc, "title", "gut \xc3\xa9t\xc3\xa9 \xe4\xb8\xad");
     s_expect_free (api, enc, 212, XXL_OK, "GROUP_ADD with a UTF-8 title");
 
+    //  A client that sends 5,000 requests before it reads: every reply
+    //  comes, in order (ZeroMQ's queue takes 32, the rest wait their turn)
+    zsock_t *eager = s_connect (ZMQ_DEALER, api_ep);
+    zsock_set_sndhwm (eager, 0);
+    for (uint64_t id = 1; id <= 5000; id++) {
+        xxl_enc_request (enc, "PING", 100000 + id);
+        size_t size;
+        const void *data = xxl_enc_finish (enc, &size);
+        zmq_send (zsock_resolve (eager), data, size, 0);
+    }
+    uint64_t in_order = 0;
+    for (uint64_t id = 1; id <= 5000; id++) {
+        zframe_t *frame = zframe_recv (eager);
+        if (!frame)
+            break;
+        char err [256];
+        xxl_msg_t *pong = xxl_msg_decode (zframe_data (frame), zframe_size (frame), NULL,
+                                          err, sizeof err);
+        in_order += pong && xxl_msg_id (pong) == 100000 + id && s_code (pong) == XXL_OK;
+        xxl_msg_destroy (&pong);
+        zframe_destroy (&frame);
+    }
+    XXL_CHECK (in_order == 5000);
+    zsock_destroy (&eager);
+
     xxl_enc_request (enc, "PING", 199);
     s_expect_free (api, enc, 199, XXL_OK, "PING at the end");
     zsock_destroy (&api);
