@@ -1,0 +1,319 @@
+/*  test_sample_handlers.c -- the shipped XXL-JOB sample handlers
+    (plugins/handlers/http.c, command.c), run by the agent's executor
+    isolated (xxl-runner) and in process.
+
+    commandJobHandler: `echo hi` succeeds with hi in the log; `false`
+    fails "command exit value(1) is failed"; stderr is logged too; quoted
+    words; a missing program and an empty param fail saying so; a long
+    sleep is stopped by the run's timeout (502) and by a kill, and its
+    process is gone.
+
+    httpJobHandler, against a local HTTP listener on an ephemeral port
+    (tests/alarms/sinks.c): GET 200 succeeds and logs the body; 404 fails;
+    POST sends its data; the JSON form (method, data, headers); a refused
+    connection fails; a server that never answers is cut by the run's
+    timeout.
+
+    Needs XXL_BUILD (the plugins in $XXL_BUILD/plugins/handlers/.libs) and
+    XXL_RUNNER, as make check sets them.
+*/
+
+#include "xxl_executor.h"
+#include "xxl_handlers.h"
+#include "xxl_runlog.h"
+#include "alarms/sinks.h"
+#include "xxl_test.h"
+
+#include <czmq.h>
+#include <poll.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+static char s_logdir [256];
+static xxl_result_t s_results [256];
+static int s_count = 0;
+static int64_t s_next_log_id = 5000;
+
+static xxl_result_t *
+s_wait (xxl_executor_t *executor, int64_t log_id, int ms)
+{
+    int64_t until = zclock_mono () + ms;
+    while (1) {
+        xxl_result_t result;
+        while (xxl_executor_take (executor, &result) == 0) {
+            if (s_count < 256)
+                s_results [s_count++] = result;
+            else
+                free (result.msg);
+        }
+        for (int i = 0; i < s_count; i++)
+            if (s_results [i].log_id == log_id)
+                return &s_results [i];
+        if (zclock_mono () >= until)
+            return NULL;
+        struct pollfd item = { xxl_executor_fd (executor), POLLIN, 0 };
+        poll (&item, 1, 50);
+    }
+}
+
+static int64_t
+s_trigger (xxl_executor_t *executor, int64_t job_id, const char *handler, const char *param,
+           int timeout_s)
+{
+    xxl_trigger_t trigger = { 0 };
+    trigger.job_id = job_id;
+    trigger.log_id = s_next_log_id++;
+    trigger.log_date_time = (int64_t) time (NULL) * 1000;
+    trigger.handler = handler;
+    trigger.params = param;
+    trigger.glue_type = "BEAN";
+    trigger.timeout_s = timeout_s;
+    trigger.shard_total = 1;
+    char msg [256];
+    if (xxl_executor_run (executor, &trigger, msg, sizeof msg)) {
+        printf ("FAIL: trigger refused: %s\n", msg);
+        return -1;
+    }
+    return trigger.log_id;
+}
+
+static int
+s_log_has (int64_t log_id, const char *text)
+{
+    int to_line;
+    char err [256];
+    char *content = xxl_runlog_read_max (s_logdir, log_id, (int64_t) time (NULL) * 1000, 1,
+                                         1024 * 1024, &to_line, err, sizeof err);
+    int found = content && strstr (content, text);
+    free (content);
+    return found;
+}
+
+static int
+s_msg_is (xxl_result_t *result, int code, const char *text)
+{
+    int ok = result && result->code == code
+          && (!text || (result->msg && strstr (result->msg, text)));
+    if (!ok)
+        printf ("  got %d %s (want %d %s)\n", result? result->code: -1,
+                result && result->msg? result->msg: "(null)", code, text? text: "");
+    return ok;
+}
+
+//  The pid written to path, 0 if none
+static int
+s_pid_in (const char *path)
+{
+    FILE *file = fopen (path, "r");
+    int pid = 0;
+    if (file) {
+        if (fscanf (file, "%d", &pid) != 1)
+            pid = 0;
+        fclose (file);
+    }
+    return pid;
+}
+
+//  1 if pid is gone (or a zombie)
+static int
+s_gone (int pid)
+{
+    char path [64], state = 'X';
+    snprintf (path, sizeof path, "/proc/%d/stat", pid);
+    FILE *file = fopen (path, "r");
+    if (file) {
+        int p;
+        char comm [64];
+        if (fscanf (file, "%d %63s %c", &p, comm, &state) != 3)
+            state = '?';
+        fclose (file);
+    }
+    return state == 'X' || state == 'Z';
+}
+
+static int
+s_await_file (const char *path, int ms)
+{
+    int64_t until = zclock_mono () + ms;
+    while (access (path, R_OK) && zclock_mono () < until)
+        zclock_sleep (20);
+    return access (path, R_OK) == 0 && s_pid_in (path) > 0;
+}
+
+static void
+test_command (xxl_executor_t *executor, const char *mode, int64_t job)
+{
+    printf ("  commandJobHandler (%s)\n", mode);
+    int64_t id = s_trigger (executor, job, "commandJobHandler", "echo hi", 0);
+    xxl_result_t *result = s_wait (executor, id, 10000);
+    XXL_CHECK (s_msg_is (result, 200, NULL));
+    XXL_CHECK (s_log_has (id, "] hi\n"));
+
+    id = s_trigger (executor, job, "commandJobHandler", "false", 0);
+    XXL_CHECK (s_msg_is (s_wait (executor, id, 10000), 500, "command exit value(1) is failed"));
+
+    //  No shell unless asked for; quoted words; stderr logged
+    id = s_trigger (executor, job, "commandJobHandler",
+                    "sh -c 'echo out-$0; echo err-line >&2; exit 3' \"two words\"", 0);
+    result = s_wait (executor, id, 10000);
+    XXL_CHECK (s_msg_is (result, 500, "command exit value(3) is failed"));
+    XXL_CHECK (s_log_has (id, "] out-two words\n") && s_log_has (id, "] err-line\n"));
+    id = s_trigger (executor, job, "commandJobHandler", "echo $HOME|wc", 0);
+    XXL_CHECK (s_msg_is (s_wait (executor, id, 10000), 200, NULL));
+    XXL_CHECK (s_log_has (id, "] $HOME|wc\n"));
+
+    id = s_trigger (executor, job, "commandJobHandler", "no-such-command-xxl --x", 0);
+    XXL_CHECK (s_msg_is (s_wait (executor, id, 10000), 500,
+                         "command 'no-such-command-xxl' not found"));
+    id = s_trigger (executor, job, "commandJobHandler", "  ", 0);
+    XXL_CHECK (s_msg_is (s_wait (executor, id, 10000), 500, "command empty."));
+
+    //  Timeout: 502 in about a second, the command's process gone
+    char pidfile [512], cmd [1024];
+    snprintf (pidfile, sizeof pidfile, "%s/%" PRId64 "-timeout.pid", s_logdir, job);
+    snprintf (cmd, sizeof cmd, "sh -c 'echo $$ > %s; exec sleep 30'", pidfile);
+    int64_t start = zclock_mono ();
+    id = s_trigger (executor, job, "commandJobHandler", cmd, 1);
+    result = s_wait (executor, id, 10000);
+    int64_t took = zclock_mono () - start;
+    printf ("  timeout of 1 s: %d after %" PRId64 " ms\n", result? result->code: -1, took);
+    XXL_CHECK (s_msg_is (result, 502, NULL) && took < 3000);
+    int pid = s_pid_in (pidfile);
+    zclock_sleep (100);
+    XXL_CHECK (pid > 0 && s_gone (pid));
+
+    //  Kill: the run fails with the reason, the command's process gone
+    snprintf (pidfile, sizeof pidfile, "%s/%" PRId64 "-kill.pid", s_logdir, job);
+    snprintf (cmd, sizeof cmd, "sh -c 'echo $$ > %s; exec sleep 30'", pidfile);
+    id = s_trigger (executor, job + 1, "commandJobHandler", cmd, 0);
+    XXL_CHECK (s_await_file (pidfile, 5000));
+    start = zclock_mono ();
+    XXL_CHECK (xxl_executor_kill (executor, job + 1, "stop it") == 0);
+    result = s_wait (executor, id, 5000);
+    took = zclock_mono () - start;
+    printf ("  kill: %d after %" PRId64 " ms\n", result? result->code: -1, took);
+    XXL_CHECK (s_msg_is (result, 500, "stop it") && took < 2000);
+    pid = s_pid_in (pidfile);
+    zclock_sleep (100);
+    XXL_CHECK (pid > 0 && s_gone (pid));
+}
+
+static void
+test_http (xxl_executor_t *executor, const char *mode, int64_t job, sink_t *sink, int *seen)
+{
+    printf ("  httpJobHandler (%s)\n", mode);
+    char param [1024];
+    sink_record_t record;
+    int port = sink_port (sink);
+
+    //  GET 200: success, the body logged
+    sink_set_mode (sink, SINK_HTTP_STATUS, 200);
+    snprintf (param, sizeof param, "url: http://127.0.0.1:%d/get-me\nmethod: GET", port);
+    int64_t id = s_trigger (executor, job, "httpJobHandler", param, 0);
+    XXL_CHECK (s_msg_is (s_wait (executor, id, 10000), 200, "HTTP status 200"));
+    XXL_CHECK (s_log_has (id, "StatusCode: 200") && s_log_has (id, "] ok\n"));
+    XXL_CHECK (sink_wait (sink, ++*seen, 2000, &record) == 0
+               && streq (record.method, "GET") && streq (record.path, "/get-me"));
+
+    //  404: failure
+    sink_set_mode (sink, SINK_HTTP_STATUS, 404);
+    snprintf (param, sizeof param, "url: http://127.0.0.1:%d/missing\nmethod: get\n", port);
+    id = s_trigger (executor, job, "httpJobHandler", param, 0);
+    XXL_CHECK (s_msg_is (s_wait (executor, id, 10000), 500, "HTTP status 404"));
+    XXL_CHECK (s_log_has (id, "StatusCode: 404") && s_log_has (id, "] boom\n"));
+    ++*seen;
+
+    //  POST sends its data
+    sink_set_mode (sink, SINK_HTTP_STATUS, 200);
+    snprintf (param, sizeof param, "url: http://127.0.0.1:%d/post\nmethod: POST\n"
+              "data: {\"k\": \"v1\"}\n", port);
+    id = s_trigger (executor, job, "httpJobHandler", param, 0);
+    XXL_CHECK (s_msg_is (s_wait (executor, id, 10000), 200, NULL));
+    XXL_CHECK (sink_wait (sink, ++*seen, 2000, &record) == 0 && streq (record.method, "POST")
+               && streq (record.body, "{\"k\": \"v1\"}")
+               && strstr (record.content_type, "application/json"));
+
+    //  The JSON form (XXL-JOB 3.x)
+    snprintf (param, sizeof param, "{\"url\": \"http://127.0.0.1:%d/json\", \"method\": \"put\","
+              " \"data\": \"caf\\u00e9 \\\"q\\\"\", \"contentType\": \"text/plain\","
+              " \"headers\": {\"X-T\": \"1\"}, \"timeout\": 5000}", port);
+    id = s_trigger (executor, job, "httpJobHandler", param, 0);
+    XXL_CHECK (s_msg_is (s_wait (executor, id, 10000), 200, NULL));
+    XXL_CHECK (sink_wait (sink, ++*seen, 2000, &record) == 0 && streq (record.method, "PUT")
+               && streq (record.path, "/json") && streq (record.body, "caf\xc3\xa9 \"q\"")
+               && streq (record.content_type, "text/plain"));
+    id = s_trigger (executor, job, "httpJobHandler", "{\"url\": 1,", 0);
+    XXL_CHECK (s_msg_is (s_wait (executor, id, 10000), 500, "not a valid JSON object"));
+    id = s_trigger (executor, job, "httpJobHandler", "method: GET", 0);
+    XXL_CHECK (s_msg_is (s_wait (executor, id, 10000), 500, "no url"));
+
+    //  A transport error fails the run: nothing listens on that port
+    zsock_t *probe = zsock_new_router ("tcp://127.0.0.1:*");
+    int closed = probe? atoi (strrchr (zsock_last_endpoint (probe), ':') + 1): 1;
+    char *endpoint = probe? zsock_last_endpoint (probe): NULL;
+    zstr_free (&endpoint);
+    zsock_destroy (&probe);
+    snprintf (param, sizeof param, "http://127.0.0.1:%d/", closed);
+    id = s_trigger (executor, job, "httpJobHandler", param, 0);
+    XXL_CHECK (s_msg_is (s_wait (executor, id, 10000), 500, "request failed"));
+
+    //  A server that never answers: the run's timeout ends it
+    sink_set_mode (sink, SINK_HTTP_HANG, 0);
+    snprintf (param, sizeof param, "url: http://127.0.0.1:%d/hang\nmethod: GET", port);
+    int64_t start = zclock_mono ();
+    id = s_trigger (executor, job, "httpJobHandler", param, 1);
+    xxl_result_t *result = s_wait (executor, id, 10000);
+    int64_t took = zclock_mono () - start;
+    printf ("  hanging server, timeout 1 s: %d after %" PRId64 " ms\n",
+            result? result->code: -1, took);
+    XXL_CHECK (s_msg_is (result, 502, NULL) && took < 3500);
+    ++*seen;
+    sink_set_mode (sink, SINK_HTTP_STATUS, 200);
+}
+
+int
+main (void)
+{
+    const char *build = getenv ("XXL_BUILD");
+    if (!build) {
+        fprintf (stderr, "test_sample_handlers: XXL_BUILD is not set (run it through make check)\n");
+        return 2;
+    }
+    zsys_init ();
+    snprintf (s_logdir, sizeof s_logdir, "/tmp/xxl-samples-%d", (int) getpid ());
+    char *plugins = zsys_sprintf ("%s/plugins/handlers/.libs", build);
+    xxl_handlers_t *handlers = xxl_handlers_new (plugins);
+    zstr_free (&plugins);
+    XXL_CHECK (handlers != NULL);
+    sink_t *sink = sink_http_new ();
+    XXL_CHECK (sink != NULL);
+    int seen = 0;
+    for (int in_process = 0; in_process <= 1 && handlers && sink; in_process++) {
+        xxl_executor_config_t config = { 0 };
+        config.logdir = s_logdir;
+        config.in_process = in_process;
+        config.allow_glue = 1;
+        config.idle_reap_s = 90;
+        xxl_executor_t *executor = xxl_executor_new (&config, handlers);
+        XXL_CHECK (executor != NULL);
+        if (!executor)
+            break;
+        const char *mode = in_process? "in process": "isolated";
+        test_command (executor, mode, 100 + 10 * in_process);
+        test_http (executor, mode, 200 + 10 * in_process, sink, &seen);
+        xxl_executor_destroy (&executor);
+    }
+    for (int i = 0; i < s_count; i++)
+        free (s_results [i].msg);
+    sink_destroy (&sink);
+    xxl_handlers_destroy (&handlers);
+    char *rm = zsys_sprintf ("rm -rf '%s'", s_logdir);
+    if (getenv ("XXL_KEEP"))
+        printf ("kept %s\n", s_logdir);
+    else
+    if (system (rm) != 0)
+        printf ("cannot remove %s\n", s_logdir);
+    zstr_free (&rm);
+    return xxl_test_done ();
+}
