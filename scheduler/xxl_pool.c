@@ -8,6 +8,7 @@
 
 #include "xxl_pool.h"
 #include "xxl/msg.h"
+#include "xxl_transport.h"
 
 #include <pthread.h>
 
@@ -108,10 +109,8 @@ s_worker (void *args)
 {
     xxl_pool_t *pool = (xxl_pool_t *) args;
     worker_t worker = { pool, NULL, NULL, xxl_enc_new (), 0 };
-    worker.probe = zsock_new_dealer (pool->probe_endpoint);
-    worker.result = zsock_new_push (pool->result_endpoint);
-    if (worker.probe)
-        zsock_set_linger (worker.probe, 0);
+    worker.probe = xxl_transport_inproc (ZMQ_DEALER, pool->probe_endpoint, false);
+    worker.result = xxl_transport_inproc (ZMQ_PUSH, pool->result_endpoint, false);
     while (true) {
         pthread_mutex_lock (&pool->mutex);
         while (!pool->stopping && zlistx_size (pool->queue) == 0)

@@ -24,6 +24,7 @@
 #include "xxl_timer.h"
 #include "xxl_alarms.h"
 #include "xxl/msg.h"
+#include "xxl_transport.h"
 #include "xxl/cron.h"
 #include "xxl/handler.h"
 
@@ -36,14 +37,11 @@
 #define XXL_MAX_GLUE        (1024 * 1024)       //  glue source
 #define XXL_HANDLE_MSG_CAP  15000
 #define XXL_WAL_FIRE_MS     100                 //  no WAL restart this close to a fire
-//  Queues of the two ROUTER sockets (ZMQ_SNDHWM/RCVHWM), in messages per
-//  connection: what a client or agent that stops reading can cost us
-#define XXL_API_SNDHWM      32                  //  replies ZeroMQ holds for a client;
-#define XXL_API_BACKLOG     (64 * 1024 * 1024)  //  then we do, up to these bytes
+//  Replies a client's ZeroMQ queue (xxl_transport: XXL_ROLE_API) has no
+//  room for wait in its backlog, up to these bytes; what a client that
+//  stops reading can cost us
+#define XXL_API_BACKLOG     (64 * 1024 * 1024)
 #define XXL_API_BACKLOGS    (256 * 1024 * 1024) //  (all clients together)
-#define XXL_API_RCVHWM      1000                //  requests read ahead of handling
-#define XXL_AGENT_SNDHWM    100000              //  RUN/LOG/KILL/BEAT not yet written
-#define XXL_AGENT_RCVHWM    10000               //  an agent's messages read ahead
 #define XXL_API_TURN_BYTES  (16 * 1024 * 1024)  //  replies a turn reads requests for
 #define XXL_PEER_DEALER     0                   //  api return address: last byte
 #define XXL_PEER_REQ        1
@@ -640,13 +638,12 @@ s_agent_gone (server_t *self, uint64_t tag, zframe_t *rid)
     run_batch_t *batch = tag && !pending? (run_batch_t *) zhashx_lookup (self->batches, &tag)
                                         : NULL;
     const char *address = pending? pending->address: batch? batch->address: NULL;
-    int error = zmq_errno ();
-    char name [300];
+    char name [300], why [80] = "its connection has closed";
+    if (zmq_errno () == EAGAIN)
+        snprintf (why, sizeof why, "it has not read its last %d messages",
+                  xxl_transport_limits (XXL_ROLE_AGENTS).sndhwm);
     s_warn_limited (&self->log_agent_send, "server: cannot send to agent %s: %s",
-                    s_printable (address? address: "(a reply)", name, sizeof name),
-                    error == EAGAIN? "it has not read its last " XXL_STR (XXL_AGENT_SNDHWM)
-                                     " messages"
-                                   : "its connection has closed");
+                    s_printable (address? address: "(a reply)", name, sizeof name), why);
     if (!address)
         return;
     xxl_registry_unroute (self->registry, address, zframe_data (rid), zframe_size (rid));
@@ -766,7 +763,7 @@ s_backlog_key (zmsg_t *msg)
 }
 
 //  Sends a client's reply, after any backlog it has.  A reply that finds
-//  the connection's queue full (XXL_API_SNDHWM unread) waits in the
+//  the connection's queue full (its ZeroMQ queue limit) waits in the
 //  client's backlog, which s_api_backlogs sends from at each turn; past
 //  XXL_API_BACKLOG bytes for one client (or XXL_API_BACKLOGS for all)
 //  replies are dropped and logged.  Destroys msg.
@@ -5201,35 +5198,6 @@ s_server_destroy (server_t **self_p)
     *self_p = NULL;
 }
 
-//  A ROUTER that never blocks: with ROUTER_MANDATORY and a zero send
-//  timeout, a send to a connection that has closed or whose queue is full
-//  fails at once (EHOSTUNREACH, EAGAIN) and the caller decides
-static zsock_t *
-s_bind (const char *endpoint, const char *what, int sndhwm, int rcvhwm,
-        char *bound, size_t boundlen)
-{
-    zsock_t *sock = zsock_new (ZMQ_ROUTER);
-    if (!sock)
-        return NULL;
-    zsock_set_linger (sock, 1000);
-    zsock_set_router_mandatory (sock, 1);
-    zsock_set_sndtimeo (sock, 0);
-    zsock_set_sndhwm (sock, sndhwm);
-    zsock_set_rcvhwm (sock, rcvhwm);
-    zsock_set_maxmsgsize (sock, XXL_MSG_MAX_FRAME + 1024);
-    zsock_set_heartbeat_ivl (sock, 5000);
-    zsock_set_heartbeat_timeout (sock, 15000);
-    if (zsock_bind (sock, "%s", endpoint) < 0) {
-        zsys_error ("server: cannot bind the %s socket to %s: %s", what, endpoint,
-                    zmq_strerror (zmq_errno ()));
-        zsock_destroy (&sock);
-        return NULL;
-    }
-    char *last = zsock_last_endpoint (sock);
-    snprintf (bound, boundlen, "%s", last? last: endpoint);
-    zstr_free (&last);
-    return sock;
-}
 
 //  The alarm host's config: scheduler/alarm/<key> of the config file
 static const char *
@@ -5336,8 +5304,8 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     char probes [64], routed [64];
     snprintf (probes, sizeof probes, "inproc://xxl-probes-%p", (void *) self);
     snprintf (routed, sizeof routed, "inproc://xxl-routed-%p", (void *) self);
-    self->probes = zsock_new_router (probes);
-    self->routed = zsock_new_pull (routed);
+    self->probes = xxl_transport_inproc (ZMQ_ROUTER, probes, true);
+    self->routed = xxl_transport_inproc (ZMQ_PULL, routed, true);
     self->fast_pool = xxl_pool_new ("fast", config->fast_pool, config->pool_queue,
                                     self->routers, config->probe_timeout_ms, probes, routed);
     self->slow_pool = xxl_pool_new ("slow", config->slow_pool, config->pool_queue,
@@ -5348,11 +5316,14 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
         return NULL;
     }
     char api_bound [256], agents_bound [256];
-    self->api = s_bind (config->api, "api", XXL_API_SNDHWM, XXL_API_RCVHWM,
-                        api_bound, sizeof api_bound);
-    self->agents = self->api? s_bind (config->agents, "agents", XXL_AGENT_SNDHWM,
-                                      XXL_AGENT_RCVHWM, agents_bound, sizeof agents_bound)
+    char why [512] = "";
+    self->api = xxl_transport_open (XXL_ROLE_API, config->api, api_bound, sizeof api_bound,
+                                    why, sizeof why);
+    self->agents = self->api? xxl_transport_open (XXL_ROLE_AGENTS, config->agents, agents_bound,
+                                                  sizeof agents_bound, why, sizeof why)
                             : NULL;
+    if (*why)
+        zsys_error ("server: %s", why);
     if (!self->api || !self->agents) {
         s_server_destroy (&self);
         return NULL;

@@ -2,6 +2,7 @@
 */
 
 #include "xxl/client.h"
+#include "xxl_transport.h"
 
 #include <czmq.h>
 
@@ -20,15 +21,9 @@ xxl_client_new (const char *endpoint, const char *token)
     if (!endpoint || !*endpoint)
         return NULL;
     xxl_client_t *self = (xxl_client_t *) zmalloc (sizeof (xxl_client_t));
-    self->dealer = zsock_new (ZMQ_DEALER);
+    self->dealer = xxl_transport_open (XXL_ROLE_CLIENT, endpoint, NULL, 0, NULL, 0);
     self->enc = xxl_enc_new ();
     if (!self->dealer || !self->enc) {
-        xxl_client_destroy (&self);
-        return NULL;
-    }
-    zsock_set_linger (self->dealer, 0);
-    zsock_set_sndtimeo (self->dealer, 1000);
-    if (zsock_connect (self->dealer, "%s", endpoint)) {
         xxl_client_destroy (&self);
         return NULL;
     }

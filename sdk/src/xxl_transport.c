@@ -1,0 +1,115 @@
+/*  xxl_transport.c -- the table of socket roles, and the code that applies it.
+*/
+
+#include "xxl_transport.h"
+#include "xxl/msg.h"
+
+#include <stdio.h>
+
+//  What a role's socket is.  -1 in an int option: leave ZeroMQ's default.
+typedef struct {
+    const char *name;
+    int type;
+    bool bind;
+    int linger_ms;
+    bool router_mandatory;
+    int sndtimeo_ms;
+    int sndhwm, rcvhwm;
+    bool immediate;
+    int reconnect_ms, reconnect_max_ms;
+    int heartbeat_ivl_ms, heartbeat_timeout_ms;
+} s_role_t;
+
+static const s_role_t s_roles [XXL_ROLE_COUNT] = {
+    //  Clients: 32 unread replies in ZeroMQ's queue (the engine keeps a
+    //  bounded backlog behind it); 1,000 requests read ahead
+    [XXL_ROLE_API] = {
+        "api", ZMQ_ROUTER, true, 1000, true, 0, 32, 1000, false, -1, -1, 5000, 15000 },
+    //  Agents: RUN bursts of one planned instant fit; past 100,000 unsent
+    //  messages a send fails as one to a closed connection
+    [XXL_ROLE_AGENTS] = {
+        "agents", ZMQ_ROUTER, true, 1000, true, 0, 100000, 10000, false, -1, -1, 5000, 15000 },
+    //  An agent's link: its answers and callbacks queue here rather than
+    //  being dropped (the scheduler bounds what it reads); nothing is sent
+    //  before the connection is up; reconnects fast, backs off to 2 s
+    [XXL_ROLE_AGENT_LINK] = {
+        "agent link", ZMQ_DEALER, false, 2000, false, -1, 0, 0, true, 100, 2000, 5000, 15000 },
+    //  A client: a request that cannot leave within 1 s fails
+    [XXL_ROLE_CLIENT] = {
+        "client", ZMQ_DEALER, false, 0, false, 1000, -1, -1, false, -1, -1, -1, -1 },
+};
+
+zsock_t *
+xxl_transport_open (xxl_role_t role, const char *endpoint, char *bound, size_t boundlen,
+                    char *err, size_t errlen)
+{
+    assert (role >= 0 && role < XXL_ROLE_COUNT);
+    const s_role_t *r = &s_roles [role];
+    if (!endpoint || !*endpoint) {
+        if (err && errlen)
+            snprintf (err, errlen, "no endpoint for the %s socket", r->name);
+        return NULL;
+    }
+    zsock_t *sock = zsock_new (r->type);
+    if (!sock) {
+        if (err && errlen)
+            snprintf (err, errlen, "cannot make the %s socket: %s", r->name,
+                      zmq_strerror (zmq_errno ()));
+        return NULL;
+    }
+    zsock_set_linger (sock, r->linger_ms);
+    if (r->router_mandatory)
+        zsock_set_router_mandatory (sock, 1);
+    if (r->sndtimeo_ms >= 0)
+        zsock_set_sndtimeo (sock, r->sndtimeo_ms);
+    if (r->sndhwm >= 0)
+        zsock_set_sndhwm (sock, r->sndhwm);
+    if (r->rcvhwm >= 0)
+        zsock_set_rcvhwm (sock, r->rcvhwm);
+    if (r->immediate)
+        zsock_set_immediate (sock, 1);
+    if (r->reconnect_ms >= 0)
+        zsock_set_reconnect_ivl (sock, r->reconnect_ms);
+    if (r->reconnect_max_ms >= 0)
+        zsock_set_reconnect_ivl_max (sock, r->reconnect_max_ms);
+    zsock_set_maxmsgsize (sock, XXL_MSG_MAX_FRAME + 1024);
+    if (r->heartbeat_ivl_ms >= 0)
+        zsock_set_heartbeat_ivl (sock, r->heartbeat_ivl_ms);
+    if (r->heartbeat_timeout_ms >= 0)
+        zsock_set_heartbeat_timeout (sock, r->heartbeat_timeout_ms);
+    int rc = r->bind? zsock_bind (sock, "%s", endpoint): zsock_connect (sock, "%s", endpoint);
+    if (rc < 0) {
+        if (err && errlen)
+            snprintf (err, errlen, "cannot %s the %s socket to %s: %s",
+                      r->bind? "bind": "connect", r->name, endpoint,
+                      zmq_strerror (zmq_errno ()));
+        zsock_destroy (&sock);
+        return NULL;
+    }
+    if (r->bind && bound && boundlen) {
+        char *last = zsock_last_endpoint (sock);
+        snprintf (bound, boundlen, "%s", last? last: endpoint);
+        zstr_free (&last);
+    }
+    return sock;
+}
+
+xxl_role_limits_t
+xxl_transport_limits (xxl_role_t role)
+{
+    assert (role >= 0 && role < XXL_ROLE_COUNT);
+    xxl_role_limits_t limits = { s_roles [role].sndhwm, s_roles [role].rcvhwm };
+    return limits;
+}
+
+zsock_t *
+xxl_transport_inproc (int type, const char *endpoint, bool bind)
+{
+    zsock_t *sock = zsock_new (type);
+    if (!sock)
+        return NULL;
+    zsock_set_linger (sock, 0);
+    if ((bind? zsock_bind (sock, "%s", endpoint): zsock_connect (sock, "%s", endpoint)) < 0)
+        zsock_destroy (&sock);
+    return sock;
+}

@@ -1,0 +1,62 @@
+/*  xxl_transport.h -- every ZeroMQ socket xxl makes, and the rules it runs by.
+
+    A socket is made for a role.  The role fixes its type, whether it binds
+    or connects, and its options: queue limits (ZMQ_SNDHWM/RCVHWM), the
+    frame limit, heartbeats, linger, reconnect timing, and whether a send
+    may block.  The table of roles in xxl_transport.c is the one place these
+    are written; docs/protocol.md (Transport) states them for peers.
+    Security (CURVE keys) is applied here too, for every role at once.
+
+    Contracts:
+    - Sockets that face the network never block the engine: the scheduler's
+      ROUTERs have ROUTER_MANDATORY and a zero send timeout, so a send to a
+      connection that has closed fails with EHOSTUNREACH and one to a full
+      queue with EAGAIN, at once; the caller decides what follows.
+    - A frame over XXL_MSG_MAX_FRAME + 1 KiB makes ZeroMQ close the
+      connection it came on (ZMQ_MAXMSGSIZE), on every network role.
+    - The returned socket belongs to the caller (zsock_destroy).
+    - Functions return NULL on failure and say why in err (when given).
+*/
+
+#ifndef XXL_TRANSPORT_H_INCLUDED
+#define XXL_TRANSPORT_H_INCLUDED
+
+#include <czmq.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    XXL_ROLE_API,               //  scheduler: ROUTER that clients dial, binds
+    XXL_ROLE_AGENTS,            //  scheduler: ROUTER that agents dial, binds
+    XXL_ROLE_AGENT_LINK,        //  agent: DEALER to one scheduler, connects
+    XXL_ROLE_CLIENT,            //  client library: DEALER to the api, connects
+    XXL_ROLE_COUNT
+} xxl_role_t;
+
+//  The queue limits of a role, in messages per connection (0: none)
+typedef struct {
+    int sndhwm;
+    int rcvhwm;
+} xxl_role_limits_t;
+
+//  Makes a socket of a network role and binds it (scheduler roles) or
+//  connects it (the others) to endpoint.  For a bind, bound (when not
+//  NULL) receives the endpoint as bound (a port chosen for "tcp://*:0").
+zsock_t *xxl_transport_open (xxl_role_t role, const char *endpoint,
+                             char *bound, size_t boundlen, char *err, size_t errlen);
+
+//  The role's queue limits, as applied
+xxl_role_limits_t xxl_transport_limits (xxl_role_t role);
+
+//  Makes one end of an in-process pipe between the engine's threads:
+//  type is a ZMQ_ socket type, bind true for the end that binds.  No
+//  limits beyond ZeroMQ's defaults; linger 0.
+zsock_t *xxl_transport_inproc (int type, const char *endpoint, bool bind);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
