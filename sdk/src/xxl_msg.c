@@ -6,7 +6,10 @@
     too deep a nesting, too many objects in all, oversized strings or keys,
     ext types and the reserved byte 0xc1.  Only a frame that passed the scan
     goes to msgpack-c's unpacker, so its memory stays bounded by the frame
-    size.  Getters then check each field's type and range.
+    size.  Getters then check each field's type and range (strings: UTF-8
+    too).  A frame the scan refuses still has its id read by a lenient,
+    non-recursive walk of the root map (s_lenient_id), so that the refusal
+    can be answered.  The encoder writes only valid UTF-8.
 */
 
 #include "xxl/msg.h"
@@ -237,10 +240,10 @@ s_utf8_valid (const uint8_t *p, size_t n)
     return 1;
 }
 
-//  Size of [p, p + n) once each invalid sequence is replaced with U+FFFD
-//  (3 bytes), counted from offset `from` (the bytes before are valid)
+//  Size of [p, p + n) once each invalid sequence is replaced with repl_len
+//  bytes, counted from offset `from` (the bytes before are valid)
 static size_t
-s_utf8_fixed_size (const uint8_t *p, size_t n, size_t from)
+s_utf8_fixed_size (const uint8_t *p, size_t n, size_t from, size_t repl_len)
 {
     size_t size = from;
     for (size_t i = from; i < n; ) {
@@ -250,7 +253,7 @@ s_utf8_fixed_size (const uint8_t *p, size_t n, size_t from)
             i += len;
         }
         else {
-            size += 3;
+            size += repl_len;
             i += bad;
         }
     }
@@ -1023,11 +1026,14 @@ xxl_enc_key (xxl_enc_t *self, const char *key)
 }
 
 //  Writes a str (or bin) whose invalid UTF-8 sequences are each replaced
-//  with U+FFFD.  ASCII, and valid UTF-8 after a first scan, are copied as
+//  with U+FFFD, or with '?' for a key (as_key), which so never grows past
+//  its limit.  ASCII, and valid UTF-8 after a first scan, are copied as
 //  they are.
 static void
-s_enc_text (xxl_enc_t *self, const char *value, size_t len, int as_bin)
+s_enc_text (xxl_enc_t *self, const char *value, size_t len, int as_bin, int as_key)
 {
+    const char *repl = as_key? "?": "\xef\xbf\xbd";
+    size_t repl_len = as_key? 1: 3;
     const uint8_t *p = (const uint8_t *) value;
     size_t valid = s_ascii_prefix (p, len);
     while (valid < len) {
@@ -1040,7 +1046,7 @@ s_enc_text (xxl_enc_t *self, const char *value, size_t len, int as_bin)
             break;
         valid += seq;
     }
-    size_t size = valid == len? len: s_utf8_fixed_size (p, len, valid);
+    size_t size = valid == len? len: s_utf8_fixed_size (p, len, valid, repl_len);
     if (as_bin)
         msgpack_pack_bin (&self->packer, size);
     else
@@ -1058,7 +1064,7 @@ s_enc_text (xxl_enc_t *self, const char *value, size_t len, int as_bin)
             msgpack_pack_str_body (&self->packer, value + start, i - start);
         }
         else {
-            msgpack_pack_str_body (&self->packer, "\xef\xbf\xbd", 3);
+            msgpack_pack_str_body (&self->packer, repl, repl_len);
             i += bad;
         }
     }
@@ -1068,7 +1074,7 @@ void
 xxl_enc_strn (xxl_enc_t *self, const char *value, size_t len)
 {
     s_enc_item (self, 0);
-    s_enc_text (self, value, len, 0);
+    s_enc_text (self, value, len, 0, 0);
 }
 
 void
@@ -1111,28 +1117,28 @@ xxl_enc_nil (xxl_enc_t *self)
     msgpack_pack_nil (&self->packer);
 }
 
-//  Copies obj, its strings (str and bin, keys too) made valid UTF-8 as
-//  xxl_enc_strn does
+//  Copies obj, its strings (str and bin) made valid UTF-8 as xxl_enc_strn
+//  does; in keys (as_key) an invalid sequence becomes '?'
 static void
-s_enc_copy (xxl_enc_t *self, const msgpack_object *obj)
+s_enc_copy (xxl_enc_t *self, const msgpack_object *obj, int as_key)
 {
     switch (obj->type) {
         case MSGPACK_OBJECT_STR:
-            s_enc_text (self, obj->via.str.ptr, obj->via.str.size, 0);
+            s_enc_text (self, obj->via.str.ptr, obj->via.str.size, 0, as_key);
             break;
         case MSGPACK_OBJECT_BIN:
-            s_enc_text (self, obj->via.bin.ptr, obj->via.bin.size, 1);
+            s_enc_text (self, obj->via.bin.ptr, obj->via.bin.size, 1, as_key);
             break;
         case MSGPACK_OBJECT_ARRAY:
             msgpack_pack_array (&self->packer, obj->via.array.size);
             for (uint32_t i = 0; i < obj->via.array.size; i++)
-                s_enc_copy (self, &obj->via.array.ptr [i]);
+                s_enc_copy (self, &obj->via.array.ptr [i], 0);
             break;
         case MSGPACK_OBJECT_MAP:
             msgpack_pack_map (&self->packer, obj->via.map.size);
             for (uint32_t i = 0; i < obj->via.map.size; i++) {
-                s_enc_copy (self, &obj->via.map.ptr [i].key);
-                s_enc_copy (self, &obj->via.map.ptr [i].val);
+                s_enc_copy (self, &obj->via.map.ptr [i].key, 1);
+                s_enc_copy (self, &obj->via.map.ptr [i].val, 0);
             }
             break;
         default:
@@ -1144,7 +1150,7 @@ void
 xxl_enc_object (xxl_enc_t *self, const msgpack_object *obj)
 {
     s_enc_item (self, 0);
-    s_enc_copy (self, obj);
+    s_enc_copy (self, obj, 0);
 }
 
 void

@@ -157,7 +157,9 @@ void xxl_enc_key (xxl_enc_t *self, const char *key);
 //  Strings are always written as valid UTF-8: each invalid sequence
 //  (its maximal subpart, as Unicode recommends) is replaced with U+FFFD,
 //  so script output or old stored bytes never reach the wire invalid.
-//  Valid input is copied as it is (ASCII on a fast path).
+//  Valid input is copied as it is (ASCII on a fast path); invalid input
+//  may grow up to 3 times (one U+FFFD per byte): callers bound what they
+//  send well below the frame (a LOG page is at most 64 KiB).
 void xxl_enc_str (xxl_enc_t *self, const char *value);     //  NULL → nil
 void xxl_enc_strn (xxl_enc_t *self, const char *value, size_t len);
 void xxl_enc_int (xxl_enc_t *self, int64_t value);
@@ -165,9 +167,11 @@ void xxl_enc_bool (xxl_enc_t *self, int value);
 void xxl_enc_double (xxl_enc_t *self, double value);
 void xxl_enc_nil (xxl_enc_t *self);
 //  Copies a decoded object (e.g. to forward a reply's content).  Its
-//  strings, keys included, are made valid UTF-8 as by xxl_enc_strn (a bin
-//  stays a bin): the decoder only checks the fields a getter reads, so a
-//  forwarded object may hold the sender's invalid bytes.
+//  strings are made valid UTF-8 as by xxl_enc_strn (a bin stays a bin):
+//  the decoder only checks the fields a getter reads, so a forwarded
+//  object may hold the sender's invalid bytes.  In map keys each invalid
+//  sequence becomes '?' instead, so that a key never grows (U+FFFD takes
+//  3 bytes) past XXL_MSG_MAX_KEY and the copy still decodes.
 void xxl_enc_object (xxl_enc_t *self, const msgpack_object *obj);
 //  Appends len bytes already encoded as msgpack (whole values, or the
 //  start of one whose rest follows) and counts them as `items` items of
