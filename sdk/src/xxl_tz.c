@@ -473,6 +473,30 @@ fail:
     return NULL;
 }
 
+xxl_tz_t *
+xxl_tz_parse (const void *data, size_t size, char *err, size_t errlen)
+{
+    xxl_tz_t *self = s_tzif_parse ((const unsigned char *) data, size, err, errlen);
+    if (self) {
+        self->name = strdup ("");
+        if (!self->name) {
+            s_tz_free (self);
+            s_err (err, errlen, "out of memory");
+            return NULL;
+        }
+    }
+    return self;
+}
+
+void
+xxl_tz_free (xxl_tz_t **self_p)
+{
+    if (self_p && *self_p) {
+        s_tz_free (*self_p);
+        *self_p = NULL;
+    }
+}
+
 //  Zone names: IANA style, no way out of the zoneinfo directory
 static int
 s_name_ok (const char *name)

@@ -45,6 +45,15 @@ typedef struct {
 const xxl_tz_t *
     xxl_tz_get (const char *name, char *err, size_t errlen);
 
+//  Builds a zone from the bytes of a TZif file, outside the cache (for the
+//  fuzz target and tests): the caller frees it with xxl_tz_free.  Returns
+//  NULL with a one-line reason when the bytes are malformed or unsupported.
+//  Its name is "" .
+xxl_tz_t *
+    xxl_tz_parse (const void *data, size_t size, char *err, size_t errlen);
+void
+    xxl_tz_free (xxl_tz_t **self_p);
+
 //  The zone's name ("UTC" for the built-in zone).
 const char *
     xxl_tz_name (const xxl_tz_t *self);
