@@ -68,6 +68,20 @@ check "crash: failed, naming the signal" bash -c "
     $CTL --api $API --json log show $CL | jq -r .handleMsg | grep -q SIGSEGV"
 check "crash: the agent still serves" runs_ok "$HJ"
 
+# The shipped sample handlers through the daemons (more in
+# test_sample_handlers): commandJobHandler's output in the run's log,
+# httpJobHandler refused a closed port
+cp "$HANDLERS/command.so" "$HANDLERS/http.so" "$T/plugins/"
+XJ=$(ctl job add --group agent-app --handler commandJobHandler --param 'echo hi-from-command' | jq -r .id)
+cmd_ok () { XL=$(ctl job trigger "$XJ" | jq -r '.logIds[0]'); wait_for 5 finished "$XL" && [ "$(log_field "$XL" handleCode)" = 200 ]; }
+check "commandJobHandler: echo succeeds" wait_for 10 cmd_ok
+check "commandJobHandler: its output in the run's log" bash -c "$CTL --api $API log cat $XL | grep -q '] hi-from-command\$'"
+WJ=$(ctl job add --group agent-app --handler httpJobHandler --param "url: http://127.0.0.1:1/
+method: GET" | jq -r .id)
+WL=$(ctl job trigger "$WJ" | jq -r '.logIds[0]')
+check "httpJobHandler: a refused connection fails the run" wait_for 10 field_is "$WL" handleCode 500
+check "... saying why" bash -c "$CTL --api $API --json log show $WL | jq -r .handleMsg | grep -q '^request failed: '"
+
 # Timeout: 502
 TJ=$(glue_job 'sleep 30' --timeout 1)
 TL=$(ctl job trigger "$TJ" | jq -r '.logIds[0]')
