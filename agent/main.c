@@ -137,9 +137,10 @@ main (int argc, char *argv [])
         fprintf (stderr, "xxl-agent: agent/stop_wait is deprecated; use agent/drain_s"
                  " (seconds)\n");
     }
-    else
-        settings.drain_ms = s_int (NULL, config, "agent/drain_s", settings.drain_ms / 1000)
-                          * 1000;
+    else {
+        int drain_s = s_int (NULL, config, "agent/drain_s", settings.drain_ms / 1000);
+        settings.drain_ms = (drain_s < 2000000? drain_s: 2000000) * 1000;
+    }
     settings.interrupts = &s_interrupts;
     if (!settings.app || !*settings.app) {
         fprintf (stderr, "xxl-agent: --app NAME is required\n");
