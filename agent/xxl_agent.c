@@ -431,8 +431,8 @@ s_run_one (agent_t *self, xxl_msg_t *msg, const msgpack_object *map,
             self->repeated++;
             return XXL_OK;
         }
-        snprintf (reason, reasonlen, "stopping: xxl-agent %.200s is draining its runs after"
-                  " SIGTERM and takes no new run", self->address);
+        snprintf (reason, reasonlen, "stopping: xxl-agent %.200s refused the run: it is"
+                  " draining its runs after SIGTERM and takes no new one", self->address);
         zsys_info ("agent: refused log %" PRId64 ": stopping", trigger.log_id);
         return XXL_CODE_FAIL;
     }

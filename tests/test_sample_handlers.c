@@ -250,8 +250,8 @@ test_http (xxl_executor_t *executor, const char *mode, int64_t job, sink_t *sink
 
     //  A transport error fails the run: nothing listens on that port
     zsock_t *probe = zsock_new_router ("tcp://127.0.0.1:*");
-    int closed = probe? atoi (strrchr (zsock_last_endpoint (probe), ':') + 1): 1;
     char *endpoint = probe? zsock_last_endpoint (probe): NULL;
+    int closed = endpoint? atoi (strrchr (endpoint, ':') + 1): 1;
     zstr_free (&endpoint);
     zsock_destroy (&probe);
     snprintf (param, sizeof param, "http://127.0.0.1:%d/", closed);
