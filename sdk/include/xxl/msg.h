@@ -70,7 +70,8 @@ typedef struct _xxl_msg_t xxl_msg_t;
 //      object cut off by the end of the frame (truncation; for a frame
 //      over XXL_MSG_MAX_FRAME, by the end of its first XXL_MSG_MAX_FRAME
 //      bytes); a map or array inside the root whose declared count of
-//      items is larger than the bytes left after its header.
+//      items (2 per map pair) is larger than the bytes left after its
+//      header.
 //  Everything else the strict scan refuses leaves an id before or after
 //  the fault readable: trailing bytes after the root map, ext values
 //  (skipped by their length), non-string keys and keys over
