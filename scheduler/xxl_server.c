@@ -26,6 +26,7 @@
 #include "xxl/msg.h"
 #include "xxl/cron.h"
 #include "xxl/handler.h"
+#include "../sdk/src/xxl_tz.h"
 
 #include <inttypes.h>
 #include <unistd.h>
@@ -2063,7 +2064,9 @@ s_job_read (server_t *self, xxl_msg_t *msg, xxl_job_t *job, int is_add)
             else
             if (xxl_store_scalar (self->store, "SELECT COUNT(*) FROM xxl_job_info WHERE id = ?",
                                   "i", (int64_t) child) != 1) {
-                xxl_msg_fail (msg, "child job %lld does not exist", child);
+                xxl_msg_fail (msg, "child job %lld does not exist: give childJobId without it"
+                              " (xxl-ctl job update/add --child with the ids that exist,"
+                              " or --child '' for none; now '%s')", child, job->child_jobid);
                 bad = 1;
             }
         }
@@ -2079,6 +2082,40 @@ s_job_read (server_t *self, xxl_msg_t *msg, xxl_job_t *job, int is_add)
     return 0;
 }
 
+//  Epoch ms as UTC ISO 8601 ("2026-11-23T23:59:01.390Z"), followed by
+//  the local time in zone tz when it has one and it is not UTC
+static const char *
+s_iso_time (int64_t ms, const char *tz, char *buf, size_t buflen)
+{
+    int64_t local = 0;
+    const xxl_tz_t *zone = tz && *tz && strneq (tz, "UTC")? xxl_tz_get (tz, NULL, 0): NULL;
+    size_t used = 0;
+    for (int pass = 0; pass < (zone? 2: 1) && used < buflen; pass++) {
+        int64_t t = ms;
+        if (pass) {
+            local = xxl_tz_offset_utc (zone, xxl_tz_floordiv (ms, 1000), NULL);
+            t = ms + local * 1000;
+        }
+        int64_t days = xxl_tz_floordiv (t, 86400000);
+        int64_t rest = t - days * 86400000;
+        int64_t year;
+        int month, day;
+        xxl_tz_civil_from_days (days, &year, &month, &day);
+        int n = pass == 0
+            ? snprintf (buf + used, buflen - used, "%04" PRId64 "-%02d-%02dT%02d:%02d:%02d.%03dZ",
+                        year, month, day, (int) (rest / 3600000), (int) (rest / 60000 % 60),
+                        (int) (rest / 1000 % 60), (int) (rest % 1000))
+            : snprintf (buf + used, buflen - used, " (%04" PRId64 "-%02d-%02dT%02d:%02d:%02d.%03d%c%02d:%02d %s)",
+                        year, month, day, (int) (rest / 3600000), (int) (rest / 60000 % 60),
+                        (int) (rest / 1000 % 60), (int) (rest % 1000), local < 0? '-': '+',
+                        (int) (llabs (local) / 3600), (int) (llabs (local) / 60 % 60), tz);
+        if (n < 0)
+            break;
+        used += (size_t) n;
+    }
+    return buf;
+}
+
 //  Next fire time strictly after `after`, or -1 (reason in why)
 static int64_t
 s_next_time (const xxl_job_t *job, int64_t after, char *why, size_t whylen)
@@ -2089,8 +2126,10 @@ s_next_time (const xxl_job_t *job, int64_t after, char *why, size_t whylen)
             return -1;
         int64_t next = xxl_cron_next (cron, after);
         xxl_cron_destroy (&cron);
+        char date [128];
         if (next < 0)
-            snprintf (why, whylen, "the cron expression has no time after %" PRId64, after);
+            snprintf (why, whylen, "the cron expression has no time after %s",
+                      s_iso_time (after, job->timezone, date, sizeof date));
         return next;
     }
     if (streq (job->schedule_type, "FIX_RATE") || streq (job->schedule_type, "FIX_DELAY"))
@@ -2370,8 +2409,10 @@ s_snap_next (snap_t *snap, int64_t after, char *why, size_t whylen)
     if (!snap->cron)
         return s_next_time (&snap->job, after, why, whylen);
     int64_t next = xxl_cron_next (snap->cron, after);
+    char date [128];
     if (next < 0)
-        snprintf (why, whylen, "the cron expression has no time after %" PRId64, after);
+        snprintf (why, whylen, "the cron expression has no time after %s",
+                  s_iso_time (after, snap->job.timezone, date, sizeof date));
     return next;
 }
 
@@ -3562,7 +3603,10 @@ s_api_group_add (server_t *self, request_t *request)
     }
     group.update_time = s_now ();
     int64_t id = xxl_store_group_add (self->store, &group);
-    if (id < 0)
+    //  An automatic group's address list is the registry's, as XXL-JOB's
+    //  registry monitor writes it
+    if (id < 0 || (group.address_type == 0
+                   && xxl_store_groups_refresh (self->store, group.update_time)))
         s_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
     else
         s_reply_id (self, request, id);
@@ -3655,7 +3699,9 @@ s_api_group_update (server_t *self, request_t *request)
         else {
             group.update_time = s_now ();
             self->groups_until = 0;
-            if (xxl_store_group_update (self->store, &group))
+            if (xxl_store_group_update (self->store, &group)
+            ||  (group.address_type == 0
+                 && xxl_store_groups_refresh (self->store, group.update_time)))
                 s_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
             else
                 s_reply_id (self, request, group.id);
@@ -3812,10 +3858,23 @@ s_api_job_rm (server_t *self, request_t *request)
     if (s_job_from_request (self, request, &job))
         return;
     s_plan_forget (self, job.id);
-    if (xxl_store_job_rm (self->store, job.id))
+    //  Its log rows go too, as in XXL-JOB, and its id leaves every
+    //  parent's child list, in this turn's transaction.  Runs on an agent
+    //  finish there: their callbacks find no row, are acknowledged and
+    //  change nothing; a RUN's answer or a re-send finds no row either
+    self->children_until = 0;
+    int64_t logs = xxl_store_job_rm_logs (self->store, job.id);
+    if (logs < 0 || xxl_store_job_unchild (self->store, job.id) < 0
+    ||  xxl_store_job_rm (self->store, job.id))
         s_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
-    else
-        s_reply_id (self, request, job.id);
+    else {
+        s_reply_begin (self, request);
+        xxl_enc_map_begin (self->enc);
+        xxl_enc_kint (self->enc, "id", job.id);
+        xxl_enc_kint (self->enc, "deletedLogs", logs);
+        xxl_enc_map_end (self->enc);
+        s_reply_end (self, request);
+    }
     xxl_job_free (&job);
 }
 
