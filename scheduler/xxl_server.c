@@ -3932,12 +3932,34 @@ s_api_job_show (server_t *self, request_t *request)
     s_show_row (self, request, "jobId", XXL_JOB_SELECT " WHERE id = ?", "job");
 }
 
+//  A list reply stops before it would pass the frame limit: this much
+//  is left for the rest of the reply
+#define XXL_REPLY_MAX       (XXL_MSG_MAX_FRAME - 64 * 1024)
+#define XXL_JOB_FILTER \
+    "instr (executor_handler, ?4) > 0 AND instr (job_desc, ?5) > 0" \
+    " AND instr (author, ?6) > 0 AND (?7 < 0 OR trigger_status = ?7)"
+
+//  `truncated`, and where to go on when it is true
+static void
+s_encode_truncated (server_t *self, int truncated, int64_t next_offset)
+{
+    xxl_enc_kbool (self->enc, "truncated", truncated);
+    if (truncated)
+        xxl_enc_kint (self->enc, "nextOffset", next_offset);
+}
+
 static void
 s_api_job_list (server_t *self, request_t *request)
 {
     const char *key = xxl_msg_str (request->msg, NULL, "group", 0, XXL_MSG_MAX_NAME, NULL);
     int64_t limit = xxl_msg_int (request->msg, NULL, "limit", 0, 1, 10000, 1000);
     int64_t offset = xxl_msg_int (request->msg, NULL, "offset", 0, 0, INT64_MAX, 0);
+    //  XXL-JOB's pageList filters: substrings, and the status (-1 any)
+    const char *handler = xxl_msg_str (request->msg, NULL, "executorHandler", 0,
+                                       XXL_MSG_MAX_NAME, "");
+    const char *desc = xxl_msg_str (request->msg, NULL, "jobDesc", 0, XXL_MAX_TEXT, "");
+    const char *author = xxl_msg_str (request->msg, NULL, "author", 0, XXL_MSG_MAX_NAME, "");
+    int64_t status = xxl_msg_int (request->msg, NULL, "triggerStatus", 0, -1, 1, -1);
     if (xxl_msg_error (request->msg)) {
         s_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
         return;
@@ -3957,11 +3979,15 @@ s_api_job_list (server_t *self, request_t *request)
     s_reply_begin (self, request);
     xxl_enc_map_begin (self->enc);
     xxl_enc_key (self->enc, "jobs");
-    xxl_store_encode (self->store, self->enc, 1,
-        XXL_JOB_SELECT " WHERE (?1 = 0 OR job_group = ?1) ORDER BY id LIMIT ?2 OFFSET ?3",
-        "iii", group_id, limit, offset);
+    int truncated;
+    int rows = xxl_store_encode_max (self->store, self->enc, XXL_REPLY_MAX, &truncated,
+        XXL_JOB_SELECT " WHERE (?1 = 0 OR job_group = ?1) AND " XXL_JOB_FILTER
+        " ORDER BY id LIMIT ?2 OFFSET ?3", "iiisssi", group_id, limit, offset,
+        handler, desc, author, status);
     xxl_enc_kint (self->enc, "total", xxl_store_scalar (self->store,
-        "SELECT COUNT(*) FROM xxl_job_info WHERE (?1 = 0 OR job_group = ?1)", "i", group_id));
+        "SELECT COUNT(*) FROM xxl_job_info WHERE (?1 = 0 OR job_group = ?1) AND "
+        XXL_JOB_FILTER, "iiisssi", group_id, limit, offset, handler, desc, author, status));
+    s_encode_truncated (self, truncated, offset + (rows > 0? rows: 0));
     xxl_enc_map_end (self->enc);
     s_reply_end (self, request);
 }
@@ -4077,11 +4103,41 @@ s_api_job_trigger (server_t *self, request_t *request)
     " schedule_time AS scheduleTime, handle_time AS handleTime, handle_code AS handleCode," \
     " handle_msg AS handleMsg, alarm_status AS alarmStatus FROM xxl_job_log"
 
+//  LOG_LIST: a planned fire is not listed before its time, and until its
+//  trigger is recorded its triggerTime is null (the row holds the time
+//  it was planned; its own is written with the agent's answer)
+#define XXL_LOG_LIST_SELECT \
+    "SELECT id, job_group AS jobGroup, job_id AS jobId, executor_address AS executorAddress," \
+    " executor_handler AS executorHandler, executor_param AS executorParam," \
+    " executor_sharding_param AS executorShardingParam," \
+    " executor_fail_retry_count AS executorFailRetryCount," \
+    " CASE WHEN trigger_code = 0 AND schedule_time IS NOT NULL THEN NULL" \
+    "  ELSE trigger_time END AS triggerTime," \
+    " trigger_code AS triggerCode, trigger_msg AS triggerMsg, trigger_type AS triggerType," \
+    " schedule_time AS scheduleTime, handle_time AS handleTime, handle_code AS handleCode," \
+    " handle_msg AS handleMsg, alarm_status AS alarmStatus FROM xxl_job_log"
+//  ?2 jobGroup, ?3 logStatus (XXL-JOB's 1 success, 2 failure, 3 running;
+//  0 any), ?4..?5 trigger time, ?6 maxId, ?7 now
+#define XXL_LOG_FILTER \
+    " (?2 = 0 OR job_group = ?2)" \
+    " AND (?3 = 0 OR (?3 = 1 AND handle_code = 200)" \
+    "  OR (?3 = 2 AND (trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200)))" \
+    "  OR (?3 = 3 AND trigger_code IN (0, 200) AND handle_code = 0))" \
+    " AND trigger_time >= ?4 AND trigger_time <= ?5 AND id <= ?6" \
+    " AND NOT (trigger_code = 0 AND schedule_time IS NOT NULL AND schedule_time > ?7)" \
+    " ORDER BY id DESC LIMIT ?8 OFFSET ?9"
+
 static void
 s_api_log_list (server_t *self, request_t *request)
 {
     int64_t job_id = xxl_msg_int (request->msg, NULL, "jobId", 0, 1, INT64_MAX, 0);
-    int64_t limit = xxl_msg_int (request->msg, NULL, "limit", 0, 1, 10000, 100);
+    int64_t group_id = xxl_msg_int (request->msg, NULL, "jobGroup", 0, 1, INT64_MAX, 0);
+    int64_t status = xxl_msg_int (request->msg, NULL, "logStatus", 0, 1, 3, 0);
+    int64_t from = xxl_msg_int (request->msg, NULL, "triggerTimeFrom", 0, 0, INT64_MAX, 0);
+    int64_t to = xxl_msg_int (request->msg, NULL, "triggerTimeTo", 0, 0, INT64_MAX, INT64_MAX);
+    int64_t max_id = xxl_msg_int (request->msg, NULL, "maxId", 0, 1, INT64_MAX, INT64_MAX);
+    int64_t limit = xxl_msg_int (request->msg, NULL, "limit", 0, 1, 1000, 100);
+    int64_t offset = xxl_msg_int (request->msg, NULL, "offset", 0, 0, INT64_MAX, 0);
     if (xxl_msg_error (request->msg)) {
         s_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
         return;
@@ -4089,12 +4145,18 @@ s_api_log_list (server_t *self, request_t *request)
     s_reply_begin (self, request);
     xxl_enc_map_begin (self->enc);
     xxl_enc_key (self->enc, "logs");
+    int truncated;
+    int rows;
+    //  (by job: its index; else newest first by id)
     if (job_id)
-        xxl_store_encode (self->store, self->enc, 1,
-            XXL_LOG_SELECT " WHERE job_id = ? ORDER BY id DESC LIMIT ?", "ii", job_id, limit);
+        rows = xxl_store_encode_max (self->store, self->enc, XXL_REPLY_MAX, &truncated,
+            XXL_LOG_LIST_SELECT " WHERE job_id = ?1 AND" XXL_LOG_FILTER, "iiiiiiiii",
+            job_id, group_id, status, from, to, max_id, s_now (), limit, offset);
     else
-        xxl_store_encode (self->store, self->enc, 1,
-            XXL_LOG_SELECT " ORDER BY id DESC LIMIT ?", "i", limit);
+        rows = xxl_store_encode_max (self->store, self->enc, XXL_REPLY_MAX, &truncated,
+            XXL_LOG_LIST_SELECT " WHERE ?1 = 0 AND" XXL_LOG_FILTER, "iiiiiiiii",
+            job_id, group_id, status, from, to, max_id, s_now (), limit, offset);
+    s_encode_truncated (self, truncated, offset + (rows > 0? rows: 0));
     xxl_enc_map_end (self->enc);
     s_reply_end (self, request);
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # test_ctl.sh -- everyday xxl-ctl use against a real scheduler and agent
 # (issue 16): job rm takes its runs and leaves no dangling child ids; an
-# impossible cron names a date; automatic groups list their live agents.
+# impossible cron names a date; automatic groups list their live agents;
+# job and log list filters; planned fires hidden until due; list replies
+# cut before the frame limit.
 . "$(dirname "$0")/lib.sh"
 xxl_setup
 REQ="${XXL_REQ:-$XXL_BUILD/tests/xxl_req}"
@@ -64,5 +66,65 @@ OUT=$(ctl job add --group demo-app --handler demoJobHandler --cron '0 0 0 1 1 ? 
       --timezone Asia/Shanghai --start 2>&1)
 check "... and in the job's time zone" \
     bash -c "echo '$OUT' | grep -Eq 'Z \([0-9-]{10}T[0-9:.]{12}\+08:00 Asia/Shanghai\)'"
+
+# 5. job list and log list filters
+RUNJ=$(ctl job add --group demo-app --handler demoJobHandler --desc runner --author alice --fix-rate 3600 --start | jq -r .id)
+check "job list --handler" test "$(ctl job list --handler demoJob | jq '[.jobs[] | select(.executorHandler != "demoJobHandler")] | length')" = 0
+check "job list --desc (a substring)" test "$(ctl job list --desc hild-tw | jq -c '[.jobs[].id]')" = "[$C2]"
+check "job list --author" test "$(ctl job list --author alice | jq -c '[.jobs[].id]')" = "[$RUNJ]"
+check "job list --status running" test "$(ctl job list --status running | jq -c '[.jobs[].id]')" = "[$RUNJ]"
+check "job list --status stopped leaves it out" test "$(ctl job list --status stopped | jq --argjson r "$RUNJ" '[.jobs[] | select(.id == $r)] | length')" = 0
+check "job list: total counts the filtered jobs" test "$(ctl job list --author alice | jq .total)" = 1
+printf 'exit 1\n' > "$T/fail.sh"
+FJ=$(ctl job add --group demo-app --glue-type GLUE_SHELL --glue-source "$T/fail.sh" | jq -r .id)
+FL=$(ctl job trigger "$FJ" | jq -r '.logIds[0]')
+check "a failing run ends" wait_for 10 field_is "$FL" handleCode 500
+check "log list --status failure" test "$(ctl log list --status failure | jq -c '[.logs[].id]')" = "[$FL]"
+check "log list --status success has only successes" test "$(ctl log list --status success | jq '[.logs[] | select(.handleCode != 200)] | length')" = 0
+check "log list --status success has some" test "$(ctl log list --status success | jq '.logs | length')" -ge 1
+FT=$(log_field "$FL" triggerTime)
+check "log list --from/--to (epoch ms)" test "$(ctl log list --from "$FT" --to "$FT" | jq -c '[.logs[].id]')" = "[$FL]"
+check "log list --from a later time has none of the earlier runs" test "$(ctl log list --from $((FT + 1)) | jq --argjson f "$FL" '[.logs[] | select(.id <= $f)] | length')" = 0
+check "log list --from YYYY-MM-DD" test "$(ctl log list --from 2000-01-01 --to '2000-01-02 10:00' | jq '.logs | length')" = 0
+check "LOG_LIST jobGroup" test "$(req LOG_LIST jobGroup=999 | jq '.content.logs | length')" = 0
+check "LOG_LIST limit 1001 is refused" test "$(req LOG_LIST limit=1001 | jq .code)" = 400
+check "LOG_LIST logStatus 4 is refused" test "$(req LOG_LIST logStatus=4 | jq .code)" = 400
+check "LOG_LIST offset" test "$(req LOG_LIST limit=1 offset=1 | jq '.content.logs[0].id')" = "$(ctl log list --limit 2 | jq '.logs[1].id')"
+
+# 6. A planned fire is not listed before its time; until its trigger is
+# recorded its triggerTime is null
+CJ=$(ctl job add --group demo-app --handler demoJobHandler --cron '* * * * * ?' --start | jq -r .id)
+check "the cron job runs" wait_for 10 job_ran "$CJ" 1
+check "planned rows are in the store ahead of their time (the pre-read)" \
+    test "$(sqlite3 "$T/xxl.db" "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $CJ AND schedule_time > strftime('%s','now') * 1000 + 1000" 2>/dev/null || echo 1)" -ge 1
+ctl log list --job "$CJ" > "$T/planned.json"
+NOW=$(date +%s%3N)
+check "log list shows no fire before its time" \
+    test "$(jq --argjson n "$NOW" '[.logs[] | select(.scheduleTime > $n)] | length' "$T/planned.json")" = 0
+check "no listed triggerTime is its planning time" \
+    test "$(jq '[.logs[] | select(.triggerTime != null and .triggerTime < .scheduleTime - 5)] | length' "$T/planned.json")" = 0
+ctl job stop "$CJ" >/dev/null
+
+# 7. List replies stop before the frame limit, and say where to go on
+head -c 1000000 /dev/zero | tr '\0' 'x' > "$T/big.sh"
+for i in 1 2 3 4 5; do ctl job add --group demo-app --glue-type GLUE_SHELL --glue-source "$T/big.sh" >/dev/null; done
+R=$(req JOB_LIST)
+check "JOB_LIST of 7 MB of jobs: truncated, under 4 MiB" \
+    test "$(echo "$R" | jq -c '[.code, .content.truncated, (.size < 4194304), (.content.jobs | length) < .content.total, .content.nextOffset == (.content.jobs | length)]')" = '[200,true,true,true,true]'
+NEXT=$(echo "$R" | jq .content.nextOffset)
+LAST=$(echo "$R" | jq '.content.jobs[-1].id')
+check "JOB_LIST from nextOffset goes on after the last job sent" \
+    test "$(req JOB_LIST offset="$NEXT" | jq --argjson l "$LAST" '.content.jobs[0].id > $l')" = true
+check "job list (text) says where to go on" bash -c "$CTL --api $API job list | grep -q 'more from --offset'"
+head -c 65000 /dev/zero | tr '\0' 'p' > "$T/param"
+ctl group add lonely-app >/dev/null
+BJ=$(ctl job add --group lonely-app --handler demoJobHandler --param "$(cat "$T/param")" | jq -r .id)
+for i in $(seq 70); do ctl job trigger "$BJ" >/dev/null; done
+R=$(req LOG_LIST jobId="$BJ" limit=1000)
+check "LOG_LIST of 70 runs with 64 KB params: truncated, under 4 MiB" \
+    test "$(echo "$R" | jq -c '[.code, .content.truncated, (.size < 4194304), (.content.logs | length) < 70, .content.nextOffset == (.content.logs | length)]')" = '[200,true,true,true,true]'
+check "log list --limit 1000 fetches all 70 across pages" \
+    test "$(ctl log list --job "$BJ" --limit 1000 | jq '[.logs[].id] | unique | length')" = 70
+check "a small LOG_LIST says not truncated" test "$(req LOG_LIST limit=1 | jq .content.truncated)" = false
 
 xxl_done

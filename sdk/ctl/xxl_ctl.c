@@ -989,6 +989,11 @@ s_job_show (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
 static const ctl_opt_t s_job_list_opts [] = {
     { "--group", NULL, "G", "only jobs of this group (app name or id)" },
     { "--limit", NULL, "N", "at most N jobs (default 1000)" },
+    { "--offset", NULL, "N", "skip the first N jobs (default 0)" },
+    { "--handler", NULL, "TEXT", "only jobs whose handler contains TEXT" },
+    { "--desc", NULL, "TEXT", "only jobs whose description contains TEXT" },
+    { "--author", NULL, "TEXT", "only jobs whose author contains TEXT" },
+    { "--status", NULL, "S", "only running or stopped jobs" },
     { NULL, NULL, NULL, NULL }
 };
 
@@ -1026,9 +1031,15 @@ s_job_list (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
 {
     const char *group = s_opt (cmd, args, "--group");
     const char *limit_text = s_opt (cmd, args, "--limit");
-    int64_t limit = 0;
+    const char *offset_text = s_opt (cmd, args, "--offset");
+    const char *status = s_opt (cmd, args, "--status");
+    int64_t limit = 0, offset = 0;
     if (limit_text && s_int_arg (self, cmd, "--limit", limit_text, 1, 10000, &limit))
         return XXL_CTL_USAGE;
+    if (offset_text && s_int_arg (self, cmd, "--offset", offset_text, 0, INT64_MAX, &offset))
+        return XXL_CTL_USAGE;
+    if (status && strneq (status, "running") && strneq (status, "stopped"))
+        return s_usage_error (self, cmd, "--status must be running or stopped, not '%s'", status);
     //  Group names first: a reply's strings may point into the client's
     //  receive buffer, so hold no reply across another request
     zhash_t *names = NULL;
@@ -1043,6 +1054,15 @@ s_job_list (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
         xxl_enc_kstr (enc, "group", group);
     if (limit_text)
         xxl_enc_kint (enc, "limit", limit);
+    if (offset_text)
+        xxl_enc_kint (enc, "offset", offset);
+    const char *filters [][2] = { { "--handler", "executorHandler" }, { "--desc", "jobDesc" },
+                                  { "--author", "author" } };
+    for (size_t i = 0; i < sizeof filters / sizeof filters [0]; i++)
+        if (s_opt (cmd, args, filters [i][0]))
+            xxl_enc_kstr (enc, filters [i][1], s_opt (cmd, args, filters [i][0]));
+    if (status)
+        xxl_enc_kint (enc, "triggerStatus", streq (status, "running")? 1: 0);
     xxl_msg_t *reply;
     const msgpack_object *content;
     int rc = s_exchange (self, &reply, &content, "jobs", CTL_LIST);
@@ -1092,9 +1112,13 @@ s_job_list (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
                                                   buf, sizeof buf)));
     }
     s_table_print (&table, self->out, "no jobs");
-    int64_t total;
+    int64_t total, next;
+    if (s_get_int (content, "nextOffset", &next) == 0)
+        fprintf (self->out, "(the reply reached the size limit: more from --offset %" PRId64 ")\n",
+                 next);
+    else
     if (s_get_int (content, "total", &total) == 0 && total > (int64_t) jobs->via.array.size)
-        fprintf (self->out, "(%u of %" PRId64 " jobs shown; use --limit)\n",
+        fprintf (self->out, "(%u of %" PRId64 " jobs shown; use --limit, --offset)\n",
                  jobs->via.array.size, total);
     zhash_destroy (&names);
     xxl_msg_destroy (&reply);
@@ -1213,42 +1237,144 @@ s_job_next (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
 
 static const ctl_opt_t s_log_list_opts [] = {
     { "--job", NULL, "ID", "only runs of this job" },
-    { "--limit", NULL, "N", "at most N runs, newest first (default 100)" },
+    { "--group", NULL, "ID", "only runs of this group (its id)" },
+    { "--limit", NULL, "N", "at most N runs, newest first (default 100; over 1000:\n"
+                            "                         fetched 1000 at a time)" },
+    { "--offset", NULL, "N", "skip the newest N runs (default 0)" },
+    { "--status", NULL, "S", "only runs that are success, failure or running" },
+    { "--from", NULL, "TIME", "only runs triggered at or after TIME (epoch ms, or local\n"
+                              "                         YYYY-MM-DD[ HH:MM[:SS]])" },
+    { "--to", NULL, "TIME", "only runs triggered at or before TIME" },
     { NULL, NULL, NULL, NULL }
 };
+
+//  Epoch ms from digits, or from a local YYYY-MM-DD[ HH:MM[:SS]] (also
+//  with a T); -1 when neither
+static int64_t
+s_parse_time (const char *text)
+{
+    int64_t ms;
+    if (s_parse_int (text, 0, INT64_MAX / 2, &ms) == 0)
+        return ms;
+    int year, month, day, hour = 0, minute = 0, second = 0, used = 0;
+    char sep = 0;
+    if (sscanf (text, "%4d-%2d-%2d%n", &year, &month, &day, &used) != 3)
+        return -1;
+    const char *rest = text + used;
+    if (*rest) {
+        int more = 0;
+        second = 0;
+        if (sscanf (rest, "%c%2d:%2d%n", &sep, &hour, &minute, &more) != 3
+        ||  (sep != ' ' && sep != 'T'))
+            return -1;
+        rest += more;
+        if (*rest && (sscanf (rest, ":%2d%n", &second, &more) != 1 || rest [more]))
+            return -1;
+    }
+    if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59
+    ||  second > 60 || hour < 0 || minute < 0 || second < 0)
+        return -1;
+    struct tm tm;
+    memset (&tm, 0, sizeof tm);
+    tm.tm_year = year - 1900;
+    tm.tm_mon = month - 1;
+    tm.tm_mday = day;
+    tm.tm_hour = hour;
+    tm.tm_min = minute;
+    tm.tm_sec = second;
+    tm.tm_isdst = -1;
+    time_t t = mktime (&tm);
+    return t == (time_t) -1? -1: (int64_t) t * 1000;
+}
 
 static int
 s_log_list (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
 {
     const char *job_text = s_opt (cmd, args, "--job");
+    const char *group_text = s_opt (cmd, args, "--group");
     const char *limit_text = s_opt (cmd, args, "--limit");
-    int64_t job = 0, limit = 0;
+    const char *offset_text = s_opt (cmd, args, "--offset");
+    const char *status = s_opt (cmd, args, "--status");
+    const char *from_text = s_opt (cmd, args, "--from");
+    const char *to_text = s_opt (cmd, args, "--to");
+    int64_t job = 0, group = 0, limit = 100, offset = 0, from = -1, to = -1, log_status = 0;
     if (job_text && s_id_arg (self, cmd, "--job", job_text, &job))
         return XXL_CTL_USAGE;
-    if (limit_text && s_int_arg (self, cmd, "--limit", limit_text, 1, 10000, &limit))
+    if (group_text && s_id_arg (self, cmd, "--group", group_text, &group))
         return XXL_CTL_USAGE;
-    xxl_enc_t *enc = s_request (self, "LOG_LIST");
-    if (!enc)
-        return XXL_CTL_FAILED;
-    if (job_text)
-        xxl_enc_kint (enc, "jobId", job);
-    if (limit_text)
-        xxl_enc_kint (enc, "limit", limit);
-    xxl_msg_t *reply;
-    const msgpack_object *content;
-    int rc = s_exchange (self, &reply, &content, "logs", CTL_LIST);
-    if (rc || self->json) {
-        xxl_msg_destroy (&reply);
-        return rc;
+    if (limit_text && s_int_arg (self, cmd, "--limit", limit_text, 1, 1000000, &limit))
+        return XXL_CTL_USAGE;
+    if (offset_text && s_int_arg (self, cmd, "--offset", offset_text, 0, INT64_MAX, &offset))
+        return XXL_CTL_USAGE;
+    if (status) {
+        log_status = streq (status, "success")? 1: streq (status, "failure")? 2
+                   : streq (status, "running")? 3: 0;
+        if (!log_status)
+            return s_usage_error (self, cmd, "--status must be success, failure or running,"
+                                  " not '%s'", status);
     }
-    const msgpack_object *logs = s_content_array (self, content, "logs");
-    if (logs) {
-        ctl_table_t table;
-        const char *headers [] = { "ID", "JOB", "TRIGGER TIME", "TRIGGER", "HANDLE",
-                                   "ADDRESS", "MSG" };
-        s_table_init (&table, 7, headers);
+    if (from_text && (from = s_parse_time (from_text)) < 0)
+        return s_usage_error (self, cmd, "--from must be epoch ms or YYYY-MM-DD[ HH:MM[:SS]],"
+                              " not '%s'", from_text);
+    if (to_text && (to = s_parse_time (to_text)) < 0)
+        return s_usage_error (self, cmd, "--to must be epoch ms or YYYY-MM-DD[ HH:MM[:SS]],"
+                              " not '%s'", to_text);
+    //  Pages of at most 1000 (the scheduler's limit), each also cut by the
+    //  frame limit (nextOffset), all below the newest id of the first page
+    //  so that runs added meanwhile do not shift them
+    char *json = NULL;
+    size_t json_size = 0;
+    FILE *json_out = self->json? open_memstream (&json, &json_size): NULL;
+    if (self->json && !json_out)
+        return s_fail (self, XXL_CTL_FAILED, "out of memory");
+    if (json_out)
+        fprintf (json_out, "{\"logs\":[");
+    ctl_table_t table;
+    const char *headers [] = { "ID", "JOB", "TRIGGER TIME", "TRIGGER", "HANDLE",
+                               "ADDRESS", "MSG" };
+    s_table_init (&table, 7, headers);
+    int64_t got = 0, max_id = 0;
+    int rc = XXL_CTL_OK;
+    while (got < limit) {
+        xxl_enc_t *enc = s_request (self, "LOG_LIST");
+        if (!enc) {
+            rc = XXL_CTL_FAILED;
+            break;
+        }
+        if (job_text)
+            xxl_enc_kint (enc, "jobId", job);
+        if (group_text)
+            xxl_enc_kint (enc, "jobGroup", group);
+        if (log_status)
+            xxl_enc_kint (enc, "logStatus", log_status);
+        if (from >= 0)
+            xxl_enc_kint (enc, "triggerTimeFrom", from);
+        if (to >= 0)
+            xxl_enc_kint (enc, "triggerTimeTo", to);
+        if (max_id > 0)
+            xxl_enc_kint (enc, "maxId", max_id);
+        int64_t page = limit - got < 1000? limit - got: 1000;
+        xxl_enc_kint (enc, "limit", page);
+        if (offset)
+            xxl_enc_kint (enc, "offset", offset);
+        xxl_msg_t *reply = s_call (self);
+        const msgpack_object *content = reply? s_content (self, reply): NULL;
+        const msgpack_object *logs = content? s_content_array (self, content, "logs"): NULL;
+        if (!logs) {
+            xxl_msg_destroy (&reply);
+            rc = XXL_CTL_FAILED;
+            break;
+        }
         for (uint32_t i = 0; i < logs->via.array.size; i++) {
             const msgpack_object *log = &logs->via.array.ptr [i];
+            if (max_id == 0)
+                max_id = s_int_or (log, "id", 0);
+            if (json_out) {
+                char *text = xxl_msg_to_json (log, 0);
+                fprintf (json_out, "%s%s", got + i > 0? ",": "", text? text: "null");
+                free (text);
+                continue;
+            }
             if (log->type != MSGPACK_OBJECT_MAP)
                 continue;               //  not a row: skip it
             char buf [64];
@@ -1267,11 +1393,32 @@ s_log_list (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
             }
             s_table_add (&table, s_first_line (text, XXL_CTL_CELL_MAX));
         }
-        s_table_print (&table, self->out, "no runs");
+        int64_t next;
+        uint32_t count = logs->via.array.size;
+        got += count;
+        if (s_get_int (content, "nextOffset", &next) == 0 && next > offset)
+            offset = next;
+        else {
+            offset += count;
+            if ((int64_t) count < page)
+                got = limit;            //  (a short page: no more rows)
+        }
+        xxl_msg_destroy (&reply);
     }
-    else
-        rc = XXL_CTL_FAILED;
-    xxl_msg_destroy (&reply);
+    if (json_out) {
+        fprintf (json_out, "]}");
+        fclose (json_out);
+        if (rc == XXL_CTL_OK)
+            fprintf (self->out, "%s\n", json);
+        free (json);
+    }
+    if (rc == XXL_CTL_OK && !self->json)
+        s_table_print (&table, self->out, "no runs");
+    else {
+        for (size_t i = 0; i < table.count; i++)
+            free (table.cells [i]);
+        free (table.cells);
+    }
     return rc;
 }
 
