@@ -4244,23 +4244,170 @@ s_api_agent_list (server_t *self, request_t *request)
     s_reply_end (self, request);
 }
 
+//  GLUE_HISTORY: a page of a job's glue versions, newest first, without
+//  their source (GLUE_SHOW has it)
 static void
 s_api_glue_history (server_t *self, request_t *request)
 {
-    int64_t id = xxl_msg_int (request->msg, NULL, "jobId", 1, 1, INT64_MAX, 0);
+    int64_t limit = xxl_msg_int (request->msg, NULL, "limit", 0, 1, 100, 20);
+    int64_t offset = xxl_msg_int (request->msg, NULL, "offset", 0, 0, INT64_MAX, 0);
+    xxl_job_t job;
+    if (s_job_from_request (self, request, &job))
+        return;
     if (xxl_msg_error (request->msg)) {
         s_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
+        xxl_job_free (&job);
         return;
     }
     s_reply_begin (self, request);
     xxl_enc_map_begin (self->enc);
     xxl_enc_key (self->enc, "glues");
-    xxl_store_encode (self->store, self->enc, 1,
-        "SELECT id, job_id AS jobId, glue_type AS glueType, glue_source AS glueSource,"
-        " glue_remark AS glueRemark, add_time AS addTime, update_time AS updateTime"
-        " FROM xxl_job_logglue WHERE job_id = ? ORDER BY id DESC", "i", id);
+    int truncated;
+    int rows = xxl_store_encode_max (self->store, self->enc, XXL_REPLY_MAX, &truncated,
+        "SELECT version, job_id AS jobId, glue_type AS glueType, glue_remark AS glueRemark,"
+        " add_time AS addTime, update_time AS updateTime,"
+        " length (CAST (glue_source AS BLOB)) AS size"
+        " FROM xxl_job_logglue WHERE job_id = ? ORDER BY version DESC LIMIT ? OFFSET ?",
+        "iii", job.id, limit, offset);
+    xxl_enc_kint (self->enc, "total", xxl_store_scalar (self->store,
+        "SELECT COUNT(*) FROM xxl_job_logglue WHERE job_id = ?", "i", job.id));
+    s_encode_truncated (self, truncated, offset + (rows > 0? rows: 0));
     xxl_enc_map_end (self->enc);
     s_reply_end (self, request);
+    xxl_job_free (&job);
+}
+
+//  The job of field jobId and field version (0 when absent: the newest);
+//  replies itself (400, 404) and returns -1 when either is missing
+static int
+s_glue_version (server_t *self, request_t *request, xxl_job_t *job, int required,
+                int64_t *version)
+{
+    *version = xxl_msg_int (request->msg, NULL, "version", required, 1, INT64_MAX, 0);
+    if (s_job_from_request (self, request, job))
+        return -1;
+    if (xxl_msg_error (request->msg)) {
+        s_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
+        xxl_job_free (job);
+        return -1;
+    }
+    if (*version == 0)
+        *version = xxl_store_scalar (self->store,
+            "SELECT COALESCE(MAX(version), 0) FROM xxl_job_logglue WHERE job_id = ?", "i", job->id);
+    char text [160];
+    if (*version <= 0) {
+        snprintf (text, sizeof text, "job %" PRId64 " has no glue versions", job->id);
+        s_reply (self, request, XXL_NOT_FOUND, text);
+        xxl_job_free (job);
+        return -1;
+    }
+    if (xxl_store_scalar (self->store, "SELECT COUNT(*) FROM xxl_job_logglue"
+                          " WHERE job_id = ? AND version = ?", "ii", job->id, *version) != 1) {
+        snprintf (text, sizeof text, "job %" PRId64 " has no glue version %" PRId64
+                  " (the last %d are kept)", job->id, *version, XXL_GLUE_KEEP);
+        s_reply (self, request, XXL_NOT_FOUND, text);
+        xxl_job_free (job);
+        return -1;
+    }
+    return 0;
+}
+
+static void
+s_api_glue_show (server_t *self, request_t *request)
+{
+    xxl_job_t job;
+    int64_t version;
+    if (s_glue_version (self, request, &job, 0, &version))
+        return;
+    s_reply_begin (self, request);
+    xxl_store_encode (self->store, self->enc, 0,
+        "SELECT version, job_id AS jobId, glue_type AS glueType, glue_remark AS glueRemark,"
+        " add_time AS addTime, update_time AS updateTime,"
+        " length (CAST (glue_source AS BLOB)) AS size, glue_source AS glueSource"
+        " FROM xxl_job_logglue WHERE job_id = ? AND version = ?", "ii", job.id, version);
+    s_reply_end (self, request);
+    xxl_job_free (&job);
+}
+
+//  Makes a kept version the job's glue again, as a new version
+static void
+s_api_glue_rollback (server_t *self, request_t *request)
+{
+    xxl_job_t job;
+    int64_t version;
+    if (s_glue_version (self, request, &job, 1, &version))
+        return;
+    char *type = xxl_store_text (self->store, "SELECT glue_type FROM xxl_job_logglue"
+                                 " WHERE job_id = ? AND version = ?", "ii", job.id, version);
+    char *source = xxl_store_text (self->store, "SELECT glue_source FROM xxl_job_logglue"
+                                   " WHERE job_id = ? AND version = ?", "ii", job.id, version);
+    if (!type || !source) {
+        s_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
+        free (type);
+        free (source);
+        xxl_job_free (&job);
+        return;
+    }
+    free (job.glue_type);
+    job.glue_type = type;
+    free (job.glue_source);
+    job.glue_source = source;
+    free (job.glue_remark);
+    job.glue_remark = zsys_sprintf ("rollback to version %" PRId64, version);
+    job.update_time = job.glue_updatetime = s_now ();
+    s_plan_forget (self, job.id);
+    self->next_scan = 0;
+    int made = -1;
+    if (xxl_store_job_save (self->store, &job) == 0)
+        made = xxl_store_glue_add (self->store, job.id, job.glue_type, job.glue_source,
+                                   job.glue_remark, job.update_time);
+    if (made < 0)
+        s_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
+    else {
+        s_reply_begin (self, request);
+        xxl_enc_map_begin (self->enc);
+        xxl_enc_kint (self->enc, "id", job.id);
+        xxl_enc_kint (self->enc, "version", made);
+        xxl_enc_map_end (self->enc);
+        s_reply_end (self, request);
+    }
+    xxl_job_free (&job);
+}
+
+//  JOB_COPY: a stopped copy of a job, its glue source included
+static void
+s_api_job_copy (server_t *self, request_t *request)
+{
+    const char *desc = xxl_msg_str (request->msg, NULL, "jobDesc", 0, XXL_MAX_TEXT, NULL);
+    xxl_job_t job;
+    if (s_job_from_request (self, request, &job))
+        return;
+    if (xxl_msg_error (request->msg)) {
+        s_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
+        xxl_job_free (&job);
+        return;
+    }
+    int64_t source_id = job.id;
+    if (desc) {
+        free (job.job_desc);
+        job.job_desc = strdup (desc);
+    }
+    job.id = 0;
+    job.trigger_status = 0;
+    job.trigger_last_time = job.trigger_next_time = 0;
+    job.add_time = job.update_time = job.glue_updatetime = s_now ();
+    self->children_until = 0;
+    int64_t id = xxl_store_job_add (self->store, &job);
+    char remark [64];
+    snprintf (remark, sizeof remark, "copy of job %" PRId64, source_id);
+    if (id < 0
+    ||  (strneq (job.glue_type, "BEAN")
+         && xxl_store_glue_add (self->store, id, job.glue_type, job.glue_source,
+                                remark, job.add_time) < 0))
+        s_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
+    else
+        s_reply_id (self, request, id);
+    xxl_job_free (&job);
 }
 
 static void
@@ -4359,6 +4506,7 @@ static const api_entry_t s_api_table [] = {
     { "JOB_SHOW", s_api_job_show, true },
     { "JOB_UPDATE", s_api_job_update, false },
     { "JOB_RM", s_api_job_rm, false },
+    { "JOB_COPY", s_api_job_copy, false },
     { "JOB_START", s_api_job_start, false },
     { "JOB_STOP", s_api_job_stop, false },
     { "JOB_TRIGGER", s_api_job_trigger, false },
@@ -4369,6 +4517,8 @@ static const api_entry_t s_api_table [] = {
     { "LOG_KILL", s_api_log_kill, false },
     { "AGENT_LIST", s_api_agent_list, true },
     { "GLUE_HISTORY", s_api_glue_history, true },
+    { "GLUE_SHOW", s_api_glue_show, true },
+    { "GLUE_ROLLBACK", s_api_glue_rollback, false },
     { "REPORT", s_api_report, true },
     { "LOG_CLEAR", s_api_log_clear, false },
     { NULL, NULL, false }

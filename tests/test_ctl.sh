@@ -2,8 +2,9 @@
 # test_ctl.sh -- everyday xxl-ctl use against a real scheduler and agent
 # (issue 16): job rm takes its runs and leaves no dangling child ids; an
 # impossible cron names a date; automatic groups list their live agents;
-# job and log list filters; planned fires hidden until due; list replies
-# cut before the frame limit.
+# paged glue history with versions, show, diff, rollback; job copy; job
+# and log list filters; planned fires hidden until due; list replies cut
+# before the frame limit.
 . "$(dirname "$0")/lib.sh"
 xxl_setup
 REQ="${XXL_REQ:-$XXL_BUILD/tests/xxl_req}"
@@ -67,7 +68,47 @@ OUT=$(ctl job add --group demo-app --handler demoJobHandler --cron '0 0 0 1 1 ? 
 check "... and in the job's time zone" \
     bash -c "echo '$OUT' | grep -Eq 'Z \([0-9-]{10}T[0-9:.]{12}\+08:00 Asia/Shanghai\)'"
 
-# 5. job list and log list filters
+# 4. Glue history: paged, small, numbered; show, diff, rollback
+printf 'echo one\necho two\necho three\n' > "$T/g1.sh"
+printf 'echo one\necho TWO\necho three\n' > "$T/g2.sh"
+printf 'echo one\necho TWO\necho three\necho four\n' > "$T/g3.sh"
+G=$(ctl job add --group demo-app --glue-type GLUE_SHELL --glue-source "$T/g1.sh" | jq -r .id)
+ctl job update "$G" --glue-source "$T/g2.sh" >/dev/null
+ctl job update "$G" --glue-source "$T/g3.sh" >/dev/null
+H=$(ctl glue history "$G")
+check "glue history: versions 3, 2, 1, newest first" test "$(echo "$H" | jq -c '[.glues[].version]')" = '[3,2,1]'
+check "glue history: total" test "$(echo "$H" | jq .total)" = 3
+check "glue history: no source, its size" \
+    test "$(echo "$H" | jq -c '([.glues[] | has("glueSource")] | any), .glues[2].size')" = "$(printf 'false\n%s' "$(wc -c < "$T/g1.sh")")"
+check "glue history --limit 2" test "$(ctl glue history "$G" --limit 2 | jq -c '[.glues[].version]')" = '[3,2]'
+check "GLUE_HISTORY offset" test "$(req GLUE_HISTORY jobId="$G" limit=1 offset=1 | jq -c '[.content.glues[].version]')" = '[2]'
+check "GLUE_HISTORY limit 101 is refused" test "$(req GLUE_HISTORY jobId="$G" limit=101 | jq .code)" = 400
+check "GLUE_HISTORY of an unknown job is 404" test "$(req GLUE_HISTORY jobId=999999 | jq .code)" = 404
+check "glue show --version 1" bash -c "$CTL --api $API --json glue show $G --version 1 | jq -j .glueSource | cmp -s - '$T/g1.sh'"
+check "glue show: the newest by default" test "$(ctl glue show "$G" | jq .version)" = 3
+check "glue show of a version never made is 404" test "$(req GLUE_SHOW jobId="$G" version=9 | jq .code)" = 404
+D=$("$CTL" --api "$API" glue diff "$G" 1 3)
+check "glue diff: a unified diff" bash -c "printf '%s\n' '$D' | grep -qx -- '-echo two' && printf '%s\n' '$D' | grep -qx -- '+echo TWO' && printf '%s\n' '$D' | grep -qx -- '+echo four' && printf '%s\n' '$D' | grep -q '^@@ -1,3 +1,4 @@'"
+check "glue history --diff shows each version against the one before" \
+    bash -c "$CTL --api $API glue history $G --diff | grep -c '^+++ job $G version' | grep -qx 2"
+check "glue rollback to 1 makes version 4" test "$(ctl glue rollback "$G" 1 | jq .version)" = 4
+check "... the job's source is version 1's" bash -c "$CTL --api $API --json job show $G | jq -j .glueSource | cmp -s - '$T/g1.sh'"
+check "... with a remark" test "$(ctl glue history "$G" --limit 1 | jq -r '.glues[0].glueRemark')" = "rollback to version 1"
+check "glue history (text) shows version, time, remark, size" \
+    bash -c "$CTL --api $API glue history $G | head -2 | grep -q 'rollback to version 1' && $CTL --api $API glue history $G | head -1 | grep -q 'VERSION.*SAVED.*SIZE.*REMARK'"
+for i in $(seq 30); do printf 'echo %s\n' "$i" > "$T/gn.sh"; ctl job update "$G" --glue-source "$T/gn.sh" >/dev/null; done
+check "the last 30 versions are kept" test "$(ctl glue history "$G" --limit 100 | jq -c '[.total, .glues[-1].version, .glues[0].version]')" = '[30,5,34]'
+# 1 MiB sources: the history stays small
+head -c 1000000 /dev/zero | tr '\0' 'x' > "$T/big.sh"
+BG=$(ctl job add --group demo-app --glue-type GLUE_SHELL --glue-source "$T/big.sh" | jq -r .id)
+for i in 1 2 3 4 5; do echo "#$i" >> "$T/big.sh"; ctl job update "$BG" --glue-source "$T/big.sh" >/dev/null; done
+check "GLUE_HISTORY of six 1 MB versions is small" test "$(req GLUE_HISTORY jobId="$BG" | jq .size)" -lt 4096
+
+# 5. job copy; job list and log list filters
+CP=$(ctl job copy "$G" --desc copied | jq -r .id)
+check "job copy: a new stopped job" test "$(ctl job show "$CP" | jq -c '[.triggerStatus, .jobDesc, .glueType]')" = '[0,"copied","GLUE_SHELL"]'
+check "job copy: the glue source too" test "$(ctl job show "$CP" | jq -r .glueSource)" = "$(ctl job show "$G" | jq -r .glueSource)"
+check "job copy: its glue history starts at 1" test "$(ctl glue history "$CP" | jq -c '[.glues[].version]')" = '[1]'
 RUNJ=$(ctl job add --group demo-app --handler demoJobHandler --desc runner --author alice --fix-rate 3600 --start | jq -r .id)
 check "job list --handler" test "$(ctl job list --handler demoJob | jq '[.jobs[] | select(.executorHandler != "demoJobHandler")] | length')" = 0
 check "job list --desc (a substring)" test "$(ctl job list --desc hild-tw | jq -c '[.jobs[].id]')" = "[$C2]"
@@ -125,6 +166,13 @@ check "LOG_LIST of 70 runs with 64 KB params: truncated, under 4 MiB" \
     test "$(echo "$R" | jq -c '[.code, .content.truncated, (.size < 4194304), (.content.logs | length) < 70, .content.nextOffset == (.content.logs | length)]')" = '[200,true,true,true,true]'
 check "log list --limit 1000 fetches all 70 across pages" \
     test "$(ctl log list --job "$BJ" --limit 1000 | jq '[.logs[].id] | unique | length')" = 70
-check "a small LOG_LIST says not truncated" test "$(req LOG_LIST limit=1 | jq .content.truncated)" = false
+check "GLUE_HISTORY and a small LOG_LIST say not truncated" \
+    test "$(req LOG_LIST limit=1 | jq .content.truncated),$(req GLUE_HISTORY jobId="$G" | jq .content.truncated)" = false,false
 
+# The commands are in the help
+for c in "job copy" "glue show" "glue diff" "glue rollback"; do
+    check "xxl-ctl --help lists $c" bash -c "$CTL --help | grep -q '^  $c '"
+done
+check "log list --help shows its filters" bash -c "$CTL log list --help | grep -q -- '--status' && $CTL log list --help | grep -q -- '--from'"
+check "job list --help shows its filters" bash -c "$CTL job list --help | grep -q -- '--handler' && $CTL job list --help | grep -q -- '--author'"
 xxl_done
