@@ -1940,6 +1940,7 @@ s_glue_history (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
     int64_t *versions = glues? (int64_t *) calloc (glues->via.array.size + 1, sizeof (int64_t))
                              : NULL;
     size_t listed = 0;
+    int64_t total = 0;
     if (glues && versions) {
         ctl_table_t table;
         const char *headers [] = { "VERSION", "TYPE", "SAVED", "SIZE", "REMARK" };
@@ -1960,7 +1961,6 @@ s_glue_history (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
             s_table_add (&table, s_first_line (s_text_of (glue, "glueRemark"), 40));
         }
         s_table_print (&table, self->out, "no glue versions");
-        int64_t total;
         if (s_get_int (content, "total", &total) == 0 && total > (int64_t) (offset + listed))
             fprintf (self->out, "(%zu of %" PRId64 " versions shown; use --limit, --offset)\n",
                      listed, total);
@@ -1968,18 +1968,14 @@ s_glue_history (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
     else
         rc = glues? s_fail (self, XXL_CTL_FAILED, "out of memory"): XXL_CTL_FAILED;
     xxl_msg_destroy (&reply);
-    //  Each listed version against the one before it (when still kept)
+    //  Each listed version against the one before it, when that is kept:
+    //  the kept versions are consecutive, listed newest first from offset
+    int64_t oldest = listed? versions [0] + offset - total + 1: 0;
     for (size_t i = 0; diff && rc == XXL_CTL_OK && i < listed; i++) {
-        if (versions [i] <= 1)
+        if (versions [i] - 1 < oldest || versions [i] <= 1)
             continue;
         fprintf (self->out, "\n");
         rc = s_glue_diff_to (self, self->out, job, versions [i] - 1, versions [i]);
-        if (rc) {
-            //  (the version before was dropped: not an error)
-            rc = XXL_CTL_OK;
-            fprintf (self->out, "(version %" PRId64 ": the one before is not kept)\n",
-                     versions [i]);
-        }
     }
     free (versions);
     return rc;
