@@ -27,6 +27,7 @@
 #include "xxl_transport.h"
 #include "xxl/cron.h"
 #include "xxl/handler.h"
+#include "xxl_tz.h"
 
 #include <inttypes.h>
 #include <unistd.h>
@@ -2287,7 +2288,9 @@ s_job_read (server_t *self, xxl_msg_t *msg, xxl_job_t *job, int is_add)
             else
             if (xxl_store_scalar (self->store, "SELECT COUNT(*) FROM xxl_job_info WHERE id = ?",
                                   "i", (int64_t) child) != 1) {
-                xxl_msg_fail (msg, "child job %lld does not exist", child);
+                xxl_msg_fail (msg, "child job %lld does not exist: give childJobId without it"
+                              " (xxl-ctl job update/add --child with the ids that exist,"
+                              " or --child '' for none; now '%s')", child, job->child_jobid);
                 bad = 1;
             }
         }
@@ -2303,6 +2306,40 @@ s_job_read (server_t *self, xxl_msg_t *msg, xxl_job_t *job, int is_add)
     return 0;
 }
 
+//  Epoch ms as UTC ISO 8601 ("2026-11-23T23:59:01.390Z"), followed by
+//  the local time in zone tz when it has one and it is not UTC
+static const char *
+s_iso_time (int64_t ms, const char *tz, char *buf, size_t buflen)
+{
+    int64_t local = 0;
+    const xxl_tz_t *zone = tz && *tz && strneq (tz, "UTC")? xxl_tz_get (tz, NULL, 0): NULL;
+    size_t used = 0;
+    for (int pass = 0; pass < (zone? 2: 1) && used < buflen; pass++) {
+        int64_t t = ms;
+        if (pass) {
+            local = xxl_tz_offset_utc (zone, xxl_tz_floordiv (ms, 1000), NULL);
+            t = ms + local * 1000;
+        }
+        int64_t days = xxl_tz_floordiv (t, 86400000);
+        int64_t rest = t - days * 86400000;
+        int64_t year;
+        int month, day;
+        xxl_tz_civil_from_days (days, &year, &month, &day);
+        int n = pass == 0
+            ? snprintf (buf + used, buflen - used, "%04" PRId64 "-%02d-%02dT%02d:%02d:%02d.%03dZ",
+                        year, month, day, (int) (rest / 3600000), (int) (rest / 60000 % 60),
+                        (int) (rest / 1000 % 60), (int) (rest % 1000))
+            : snprintf (buf + used, buflen - used, " (%04" PRId64 "-%02d-%02dT%02d:%02d:%02d.%03d%c%02d:%02d %s)",
+                        year, month, day, (int) (rest / 3600000), (int) (rest / 60000 % 60),
+                        (int) (rest / 1000 % 60), (int) (rest % 1000), local < 0? '-': '+',
+                        (int) (llabs (local) / 3600), (int) (llabs (local) / 60 % 60), tz);
+        if (n < 0)
+            break;
+        used += (size_t) n;
+    }
+    return buf;
+}
+
 //  Next fire time strictly after `after`, or -1 (reason in why)
 static int64_t
 s_next_time (const xxl_job_t *job, int64_t after, char *why, size_t whylen)
@@ -2313,8 +2350,10 @@ s_next_time (const xxl_job_t *job, int64_t after, char *why, size_t whylen)
             return -1;
         int64_t next = xxl_cron_next (cron, after);
         xxl_cron_destroy (&cron);
+        char date [128];
         if (next < 0)
-            snprintf (why, whylen, "the cron expression has no time after %" PRId64, after);
+            snprintf (why, whylen, "the cron expression has no time after %s",
+                      s_iso_time (after, job->timezone, date, sizeof date));
         return next;
     }
     if (streq (job->schedule_type, "FIX_RATE") || streq (job->schedule_type, "FIX_DELAY"))
@@ -2594,8 +2633,10 @@ s_snap_next (snap_t *snap, int64_t after, char *why, size_t whylen)
     if (!snap->cron)
         return s_next_time (&snap->job, after, why, whylen);
     int64_t next = xxl_cron_next (snap->cron, after);
+    char date [128];
     if (next < 0)
-        snprintf (why, whylen, "the cron expression has no time after %" PRId64, after);
+        snprintf (why, whylen, "the cron expression has no time after %s",
+                  s_iso_time (after, snap->job.timezone, date, sizeof date));
     return next;
 }
 
@@ -3784,7 +3825,10 @@ s_api_group_add (server_t *self, request_t *request)
     }
     group.update_time = s_now ();
     int64_t id = xxl_store_group_add (self->store, &group);
-    if (id < 0)
+    //  An automatic group's address list is the registry's, as XXL-JOB's
+    //  registry monitor writes it
+    if (id < 0 || (group.address_type == 0
+                   && xxl_store_groups_refresh (self->store, group.update_time)))
         s_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
     else
         s_reply_id (self, request, id);
@@ -3877,7 +3921,9 @@ s_api_group_update (server_t *self, request_t *request)
         else {
             group.update_time = s_now ();
             self->groups_until = 0;
-            if (xxl_store_group_update (self->store, &group))
+            if (xxl_store_group_update (self->store, &group)
+            ||  (group.address_type == 0
+                 && xxl_store_groups_refresh (self->store, group.update_time)))
                 s_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
             else
                 s_reply_id (self, request, group.id);
@@ -4040,10 +4086,23 @@ s_api_job_rm (server_t *self, request_t *request)
     if (s_job_from_request (self, request, &job))
         return;
     s_plan_forget (self, job.id);
-    if (xxl_store_job_rm (self->store, job.id))
+    //  Its log rows go too, as in XXL-JOB, and its id leaves every
+    //  parent's child list, in this turn's transaction.  Runs on an agent
+    //  finish there: their callbacks find no row, are acknowledged and
+    //  change nothing; a RUN's answer or a re-send finds no row either
+    self->children_until = 0;
+    int64_t logs = xxl_store_job_rm_logs (self->store, job.id);
+    if (logs < 0 || xxl_store_job_unchild (self->store, job.id) < 0
+    ||  xxl_store_job_rm (self->store, job.id))
         s_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
-    else
-        s_reply_id (self, request, job.id);
+    else {
+        s_reply_begin (self, request);
+        xxl_enc_map_begin (self->enc);
+        xxl_enc_kint (self->enc, "id", job.id);
+        xxl_enc_kint (self->enc, "deletedLogs", logs);
+        xxl_enc_map_end (self->enc);
+        s_reply_end (self, request);
+    }
     xxl_job_free (&job);
 }
 
@@ -4101,12 +4160,34 @@ s_api_job_show (server_t *self, request_t *request)
     s_show_row (self, request, "jobId", XXL_JOB_SELECT " WHERE id = ?", "job");
 }
 
+//  A list reply stops before it would pass the frame limit: this much
+//  is left for the rest of the reply
+#define XXL_REPLY_MAX       (XXL_MSG_MAX_FRAME - 64 * 1024)
+#define XXL_JOB_FILTER \
+    "instr (executor_handler, ?4) > 0 AND instr (job_desc, ?5) > 0" \
+    " AND instr (author, ?6) > 0 AND (?7 < 0 OR trigger_status = ?7)"
+
+//  `truncated`, and where to go on when it is true
+static void
+s_encode_truncated (server_t *self, int truncated, int64_t next_offset)
+{
+    xxl_enc_kbool (self->enc, "truncated", truncated);
+    if (truncated)
+        xxl_enc_kint (self->enc, "nextOffset", next_offset);
+}
+
 static void
 s_api_job_list (server_t *self, request_t *request)
 {
     const char *key = xxl_msg_str (request->msg, NULL, "group", 0, XXL_MSG_MAX_NAME, NULL);
     int64_t limit = xxl_msg_int (request->msg, NULL, "limit", 0, 1, 10000, 1000);
     int64_t offset = xxl_msg_int (request->msg, NULL, "offset", 0, 0, INT64_MAX, 0);
+    //  XXL-JOB's pageList filters: substrings, and the status (-1 any)
+    const char *handler = xxl_msg_str (request->msg, NULL, "executorHandler", 0,
+                                       XXL_MSG_MAX_NAME, "");
+    const char *desc = xxl_msg_str (request->msg, NULL, "jobDesc", 0, XXL_MAX_TEXT, "");
+    const char *author = xxl_msg_str (request->msg, NULL, "author", 0, XXL_MSG_MAX_NAME, "");
+    int64_t status = xxl_msg_int (request->msg, NULL, "triggerStatus", 0, -1, 1, -1);
     if (xxl_msg_error (request->msg)) {
         s_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
         return;
@@ -4126,11 +4207,15 @@ s_api_job_list (server_t *self, request_t *request)
     s_reply_begin (self, request);
     xxl_enc_map_begin (self->enc);
     xxl_enc_key (self->enc, "jobs");
-    xxl_store_encode (self->store, self->enc, 1,
-        XXL_JOB_SELECT " WHERE (?1 = 0 OR job_group = ?1) ORDER BY id LIMIT ?2 OFFSET ?3",
-        "iii", group_id, limit, offset);
+    int truncated;
+    int rows = xxl_store_encode_max (self->store, self->enc, XXL_REPLY_MAX, &truncated,
+        XXL_JOB_SELECT " WHERE (?1 = 0 OR job_group = ?1) AND " XXL_JOB_FILTER
+        " ORDER BY id LIMIT ?2 OFFSET ?3", "iiisssi", group_id, limit, offset,
+        handler, desc, author, status);
     xxl_enc_kint (self->enc, "total", xxl_store_scalar (self->store,
-        "SELECT COUNT(*) FROM xxl_job_info WHERE (?1 = 0 OR job_group = ?1)", "i", group_id));
+        "SELECT COUNT(*) FROM xxl_job_info WHERE (?1 = 0 OR job_group = ?1) AND "
+        XXL_JOB_FILTER, "iiisssi", group_id, limit, offset, handler, desc, author, status));
+    s_encode_truncated (self, truncated, offset + (rows > 0? rows: 0));
     xxl_enc_map_end (self->enc);
     s_reply_end (self, request);
 }
@@ -4251,11 +4336,41 @@ s_api_job_trigger (server_t *self, request_t *request)
     " schedule_time AS scheduleTime, handle_time AS handleTime, handle_code AS handleCode," \
     " handle_msg AS handleMsg, alarm_status AS alarmStatus FROM xxl_job_log"
 
+//  LOG_LIST: a planned fire is not listed before its time, and until its
+//  trigger is recorded its triggerTime is null (the row holds the time
+//  it was planned; its own is written with the agent's answer)
+#define XXL_LOG_LIST_SELECT \
+    "SELECT id, job_group AS jobGroup, job_id AS jobId, executor_address AS executorAddress," \
+    " executor_handler AS executorHandler, executor_param AS executorParam," \
+    " executor_sharding_param AS executorShardingParam," \
+    " executor_fail_retry_count AS executorFailRetryCount," \
+    " CASE WHEN trigger_code = 0 AND schedule_time IS NOT NULL THEN NULL" \
+    "  ELSE trigger_time END AS triggerTime," \
+    " trigger_code AS triggerCode, trigger_msg AS triggerMsg, trigger_type AS triggerType," \
+    " schedule_time AS scheduleTime, handle_time AS handleTime, handle_code AS handleCode," \
+    " handle_msg AS handleMsg, alarm_status AS alarmStatus FROM xxl_job_log"
+//  ?2 jobGroup, ?3 logStatus (XXL-JOB's 1 success, 2 failure, 3 running;
+//  0 any), ?4..?5 trigger time, ?6 maxId, ?7 now
+#define XXL_LOG_FILTER \
+    " (?2 = 0 OR job_group = ?2)" \
+    " AND (?3 = 0 OR (?3 = 1 AND handle_code = 200)" \
+    "  OR (?3 = 2 AND (trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200)))" \
+    "  OR (?3 = 3 AND trigger_code IN (0, 200) AND handle_code = 0))" \
+    " AND trigger_time >= ?4 AND trigger_time <= ?5 AND id <= ?6" \
+    " AND NOT (trigger_code = 0 AND schedule_time IS NOT NULL AND schedule_time > ?7)" \
+    " ORDER BY id DESC LIMIT ?8 OFFSET ?9"
+
 static void
 s_api_log_list (server_t *self, request_t *request)
 {
     int64_t job_id = xxl_msg_int (request->msg, NULL, "jobId", 0, 1, INT64_MAX, 0);
-    int64_t limit = xxl_msg_int (request->msg, NULL, "limit", 0, 1, 10000, 100);
+    int64_t group_id = xxl_msg_int (request->msg, NULL, "jobGroup", 0, 1, INT64_MAX, 0);
+    int64_t status = xxl_msg_int (request->msg, NULL, "logStatus", 0, 1, 3, 0);
+    int64_t from = xxl_msg_int (request->msg, NULL, "triggerTimeFrom", 0, 0, INT64_MAX, 0);
+    int64_t to = xxl_msg_int (request->msg, NULL, "triggerTimeTo", 0, 0, INT64_MAX, INT64_MAX);
+    int64_t max_id = xxl_msg_int (request->msg, NULL, "maxId", 0, 1, INT64_MAX, INT64_MAX);
+    int64_t limit = xxl_msg_int (request->msg, NULL, "limit", 0, 1, 1000, 100);
+    int64_t offset = xxl_msg_int (request->msg, NULL, "offset", 0, 0, INT64_MAX, 0);
     if (xxl_msg_error (request->msg)) {
         s_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
         return;
@@ -4263,12 +4378,18 @@ s_api_log_list (server_t *self, request_t *request)
     s_reply_begin (self, request);
     xxl_enc_map_begin (self->enc);
     xxl_enc_key (self->enc, "logs");
+    int truncated;
+    int rows;
+    //  (by job: its index; else newest first by id)
     if (job_id)
-        xxl_store_encode (self->store, self->enc, 1,
-            XXL_LOG_SELECT " WHERE job_id = ? ORDER BY id DESC LIMIT ?", "ii", job_id, limit);
+        rows = xxl_store_encode_max (self->store, self->enc, XXL_REPLY_MAX, &truncated,
+            XXL_LOG_LIST_SELECT " WHERE job_id = ?1 AND" XXL_LOG_FILTER, "iiiiiiiii",
+            job_id, group_id, status, from, to, max_id, s_now (), limit, offset);
     else
-        xxl_store_encode (self->store, self->enc, 1,
-            XXL_LOG_SELECT " ORDER BY id DESC LIMIT ?", "i", limit);
+        rows = xxl_store_encode_max (self->store, self->enc, XXL_REPLY_MAX, &truncated,
+            XXL_LOG_LIST_SELECT " WHERE ?1 = 0 AND" XXL_LOG_FILTER, "iiiiiiiii",
+            job_id, group_id, status, from, to, max_id, s_now (), limit, offset);
+    s_encode_truncated (self, truncated, offset + (rows > 0? rows: 0));
     xxl_enc_map_end (self->enc);
     s_reply_end (self, request);
 }
@@ -4364,23 +4485,170 @@ s_api_agent_list (server_t *self, request_t *request)
     s_reply_end (self, request);
 }
 
+//  GLUE_HISTORY: a page of a job's glue versions, newest first, without
+//  their source (GLUE_SHOW has it)
 static void
 s_api_glue_history (server_t *self, request_t *request)
 {
-    int64_t id = xxl_msg_int (request->msg, NULL, "jobId", 1, 1, INT64_MAX, 0);
+    int64_t limit = xxl_msg_int (request->msg, NULL, "limit", 0, 1, 100, 20);
+    int64_t offset = xxl_msg_int (request->msg, NULL, "offset", 0, 0, INT64_MAX, 0);
+    xxl_job_t job;
+    if (s_job_from_request (self, request, &job))
+        return;
     if (xxl_msg_error (request->msg)) {
         s_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
+        xxl_job_free (&job);
         return;
     }
     s_reply_begin (self, request);
     xxl_enc_map_begin (self->enc);
     xxl_enc_key (self->enc, "glues");
-    xxl_store_encode (self->store, self->enc, 1,
-        "SELECT id, job_id AS jobId, glue_type AS glueType, glue_source AS glueSource,"
-        " glue_remark AS glueRemark, add_time AS addTime, update_time AS updateTime"
-        " FROM xxl_job_logglue WHERE job_id = ? ORDER BY id DESC", "i", id);
+    int truncated;
+    int rows = xxl_store_encode_max (self->store, self->enc, XXL_REPLY_MAX, &truncated,
+        "SELECT version, job_id AS jobId, glue_type AS glueType, glue_remark AS glueRemark,"
+        " add_time AS addTime, update_time AS updateTime,"
+        " length (CAST (glue_source AS BLOB)) AS size"
+        " FROM xxl_job_logglue WHERE job_id = ? ORDER BY version DESC LIMIT ? OFFSET ?",
+        "iii", job.id, limit, offset);
+    xxl_enc_kint (self->enc, "total", xxl_store_scalar (self->store,
+        "SELECT COUNT(*) FROM xxl_job_logglue WHERE job_id = ?", "i", job.id));
+    s_encode_truncated (self, truncated, offset + (rows > 0? rows: 0));
     xxl_enc_map_end (self->enc);
     s_reply_end (self, request);
+    xxl_job_free (&job);
+}
+
+//  The job of field jobId and field version (0 when absent: the newest);
+//  replies itself (400, 404) and returns -1 when either is missing
+static int
+s_glue_version (server_t *self, request_t *request, xxl_job_t *job, int required,
+                int64_t *version)
+{
+    *version = xxl_msg_int (request->msg, NULL, "version", required, 1, INT64_MAX, 0);
+    if (s_job_from_request (self, request, job))
+        return -1;
+    if (xxl_msg_error (request->msg)) {
+        s_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
+        xxl_job_free (job);
+        return -1;
+    }
+    if (*version == 0)
+        *version = xxl_store_scalar (self->store,
+            "SELECT COALESCE(MAX(version), 0) FROM xxl_job_logglue WHERE job_id = ?", "i", job->id);
+    char text [160];
+    if (*version <= 0) {
+        snprintf (text, sizeof text, "job %" PRId64 " has no glue versions", job->id);
+        s_reply (self, request, XXL_NOT_FOUND, text);
+        xxl_job_free (job);
+        return -1;
+    }
+    if (xxl_store_scalar (self->store, "SELECT COUNT(*) FROM xxl_job_logglue"
+                          " WHERE job_id = ? AND version = ?", "ii", job->id, *version) != 1) {
+        snprintf (text, sizeof text, "job %" PRId64 " has no glue version %" PRId64
+                  " (the last %d are kept)", job->id, *version, XXL_GLUE_KEEP);
+        s_reply (self, request, XXL_NOT_FOUND, text);
+        xxl_job_free (job);
+        return -1;
+    }
+    return 0;
+}
+
+static void
+s_api_glue_show (server_t *self, request_t *request)
+{
+    xxl_job_t job;
+    int64_t version;
+    if (s_glue_version (self, request, &job, 0, &version))
+        return;
+    s_reply_begin (self, request);
+    xxl_store_encode (self->store, self->enc, 0,
+        "SELECT version, job_id AS jobId, glue_type AS glueType, glue_remark AS glueRemark,"
+        " add_time AS addTime, update_time AS updateTime,"
+        " length (CAST (glue_source AS BLOB)) AS size, glue_source AS glueSource"
+        " FROM xxl_job_logglue WHERE job_id = ? AND version = ?", "ii", job.id, version);
+    s_reply_end (self, request);
+    xxl_job_free (&job);
+}
+
+//  Makes a kept version the job's glue again, as a new version
+static void
+s_api_glue_rollback (server_t *self, request_t *request)
+{
+    xxl_job_t job;
+    int64_t version;
+    if (s_glue_version (self, request, &job, 1, &version))
+        return;
+    char *type = xxl_store_text (self->store, "SELECT glue_type FROM xxl_job_logglue"
+                                 " WHERE job_id = ? AND version = ?", "ii", job.id, version);
+    char *source = xxl_store_text (self->store, "SELECT glue_source FROM xxl_job_logglue"
+                                   " WHERE job_id = ? AND version = ?", "ii", job.id, version);
+    if (!type || !source) {
+        s_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
+        free (type);
+        free (source);
+        xxl_job_free (&job);
+        return;
+    }
+    free (job.glue_type);
+    job.glue_type = type;
+    free (job.glue_source);
+    job.glue_source = source;
+    free (job.glue_remark);
+    job.glue_remark = zsys_sprintf ("rollback to version %" PRId64, version);
+    job.update_time = job.glue_updatetime = s_now ();
+    s_plan_forget (self, job.id);
+    self->next_scan = 0;
+    int made = -1;
+    if (xxl_store_job_save (self->store, &job) == 0)
+        made = xxl_store_glue_add (self->store, job.id, job.glue_type, job.glue_source,
+                                   job.glue_remark, job.update_time);
+    if (made < 0)
+        s_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
+    else {
+        s_reply_begin (self, request);
+        xxl_enc_map_begin (self->enc);
+        xxl_enc_kint (self->enc, "id", job.id);
+        xxl_enc_kint (self->enc, "version", made);
+        xxl_enc_map_end (self->enc);
+        s_reply_end (self, request);
+    }
+    xxl_job_free (&job);
+}
+
+//  JOB_COPY: a stopped copy of a job, its glue source included
+static void
+s_api_job_copy (server_t *self, request_t *request)
+{
+    const char *desc = xxl_msg_str (request->msg, NULL, "jobDesc", 0, XXL_MAX_TEXT, NULL);
+    xxl_job_t job;
+    if (s_job_from_request (self, request, &job))
+        return;
+    if (xxl_msg_error (request->msg)) {
+        s_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
+        xxl_job_free (&job);
+        return;
+    }
+    int64_t source_id = job.id;
+    if (desc) {
+        free (job.job_desc);
+        job.job_desc = strdup (desc);
+    }
+    job.id = 0;
+    job.trigger_status = 0;
+    job.trigger_last_time = job.trigger_next_time = 0;
+    job.add_time = job.update_time = job.glue_updatetime = s_now ();
+    self->children_until = 0;
+    int64_t id = xxl_store_job_add (self->store, &job);
+    char remark [64];
+    snprintf (remark, sizeof remark, "copy of job %" PRId64, source_id);
+    if (id < 0
+    ||  (strneq (job.glue_type, "BEAN")
+         && xxl_store_glue_add (self->store, id, job.glue_type, job.glue_source,
+                                remark, job.add_time) < 0))
+        s_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
+    else
+        s_reply_id (self, request, id);
+    xxl_job_free (&job);
 }
 
 static void
@@ -4479,6 +4747,7 @@ static const api_entry_t s_api_table [] = {
     { "JOB_SHOW", s_api_job_show, true },
     { "JOB_UPDATE", s_api_job_update, false },
     { "JOB_RM", s_api_job_rm, false },
+    { "JOB_COPY", s_api_job_copy, false },
     { "JOB_START", s_api_job_start, false },
     { "JOB_STOP", s_api_job_stop, false },
     { "JOB_TRIGGER", s_api_job_trigger, false },
@@ -4489,6 +4758,8 @@ static const api_entry_t s_api_table [] = {
     { "LOG_KILL", s_api_log_kill, false },
     { "AGENT_LIST", s_api_agent_list, true },
     { "GLUE_HISTORY", s_api_glue_history, true },
+    { "GLUE_SHOW", s_api_glue_show, true },
+    { "GLUE_ROLLBACK", s_api_glue_rollback, false },
     { "REPORT", s_api_report, true },
     { "LOG_CLEAR", s_api_log_clear, false },
     { NULL, NULL, false }

@@ -167,6 +167,13 @@ static const char *s_migrations [] = {
     "  COALESCE (CAST (substr (executor_sharding_param, 1,"
     "                          instr (executor_sharding_param, '/') - 1) AS INTEGER), 0))"
     "  WHERE schedule_time IS NOT NULL;",
+    //  6: glue versions get per-job numbers 1, 2, ... that never change
+    //  (rows kept from before are numbered in their order)
+    "ALTER TABLE xxl_job_logglue ADD COLUMN version INTEGER NOT NULL DEFAULT 0;"
+    "UPDATE xxl_job_logglue SET version = (SELECT COUNT(*) FROM xxl_job_logglue g"
+    "  WHERE g.job_id = xxl_job_logglue.job_id AND g.id <= xxl_job_logglue.id);"
+    "DROP INDEX IF EXISTS xxl_job_logglue_job;"
+    "CREATE UNIQUE INDEX xxl_job_logglue_version ON xxl_job_logglue (job_id, version);",
 };
 #define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))
 
@@ -786,6 +793,68 @@ xxl_store_encode (xxl_store_t *self, xxl_enc_t *enc, int rows_as_array,
     return rows;
 }
 
+int
+xxl_store_encode_max (xxl_store_t *self, xxl_enc_t *enc, size_t max_size,
+                      int *truncated, const char *sql, const char *fmt, ...)
+{
+    *truncated = 0;
+    sqlite3_stmt *stmt = s_prepare (self, sql);
+    if (!stmt)
+        return -1;
+    va_list args;
+    va_start (args, fmt);
+    int rc = s_bindv (self, stmt, fmt, args);
+    va_end (args);
+    if (rc)
+        return -1;
+    xxl_enc_array_begin (enc);
+    int rows = 0;
+    while ((rc = sqlite3_step (stmt)) == SQLITE_ROW) {
+        int columns = sqlite3_column_count (stmt);
+        //  An upper bound of the row's encoded size: 5-byte map header,
+        //  each key with a 5-byte header, each value 9 bytes or a
+        //  string with a 5-byte header
+        size_t size = 5;
+        for (int column = 0; column < columns; column++) {
+            size += 5 + strlen (sqlite3_column_name (stmt, column));
+            int type = sqlite3_column_type (stmt, column);
+            size += type == SQLITE_INTEGER || type == SQLITE_NULL? 9
+                  : 5 + (size_t) sqlite3_column_bytes (stmt, column);
+        }
+        if (xxl_enc_size (enc) + size > max_size) {
+            *truncated = 1;
+            rc = SQLITE_DONE;
+            break;
+        }
+        rows++;
+        xxl_enc_map_begin (enc);
+        for (int column = 0; column < columns; column++) {
+            xxl_enc_key (enc, sqlite3_column_name (stmt, column));
+            switch (sqlite3_column_type (stmt, column)) {
+                case SQLITE_INTEGER:
+                    xxl_enc_int (enc, sqlite3_column_int64 (stmt, column));
+                    break;
+                case SQLITE_NULL:
+                    xxl_enc_nil (enc);
+                    break;
+                default: {
+                    const char *text = (const char *) sqlite3_column_text (stmt, column);
+                    xxl_enc_strn (enc, text? text: "",
+                                  (size_t) sqlite3_column_bytes (stmt, column));
+                }
+            }
+        }
+        xxl_enc_map_end (enc);
+    }
+    xxl_enc_array_end (enc);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        s_fail (self, "query");
+        rows = -1;
+    }
+    sqlite3_reset (stmt);
+    return rows;
+}
+
 //  --------------------------------------------------------------------
 //  Groups
 
@@ -931,6 +1000,73 @@ xxl_store_job_rm (xxl_store_t *self, int64_t id)
     return 0;
 }
 
+int64_t
+xxl_store_job_rm_logs (xxl_store_t *self, int64_t id)
+{
+    return xxl_store_exec (self, "DELETE FROM xxl_job_log WHERE job_id = ?", "i", id);
+}
+
+//  Drops `child` from a comma-separated list; a new string
+static char *
+s_list_without (const char *list, int64_t child)
+{
+    char *out = (char *) calloc (1, strlen (list) + 1);
+    char *copy = strdup (list), *save = NULL;
+    if (!out || !copy) {
+        free (out);
+        free (copy);
+        return NULL;
+    }
+    for (char *t = strtok_r (copy, ",", &save); t; t = strtok_r (NULL, ",", &save)) {
+        char *end = NULL;
+        long long value = strtoll (t, &end, 10);
+        if (end != t && *end == 0 && value == child)
+            continue;
+        if (*out)
+            strcat (out, ",");
+        strcat (out, t);
+    }
+    free (copy);
+    return out;
+}
+
+int
+xxl_store_job_unchild (xxl_store_t *self, int64_t child)
+{
+    int64_t parents [256];
+    size_t count;
+    int changed = 0;
+    do {
+        if (xxl_store_ids (self, "SELECT id FROM xxl_job_info WHERE child_jobid != ''"
+                           " AND instr (',' || replace (child_jobid, ' ', '') || ',',"
+                           " ',' || ?1 || ',') > 0 ORDER BY id LIMIT 256",
+                           child, parents, 256, &count))
+            return -1;
+        for (size_t i = 0; i < count; i++) {
+            char *list = xxl_store_text (self,
+                "SELECT child_jobid FROM xxl_job_info WHERE id = ?", "i", parents [i]);
+            char *spaceless = list? strdup (list): NULL;
+            if (spaceless) {
+                char *w = spaceless;
+                for (const char *r = list; *r; r++)
+                    if (*r != ' ')
+                        *w++ = *r;
+                *w = 0;
+            }
+            char *rest = spaceless? s_list_without (spaceless, child): NULL;
+            int rc = rest? xxl_store_exec (self,
+                "UPDATE xxl_job_info SET child_jobid = ? WHERE id = ?", "si", rest, parents [i]): -1;
+            free (list);
+            free (spaceless);
+            free (rest);
+            if (rc < 0)
+                return -1;
+            changed++;
+        }
+    } while (count == 256);
+    return changed;
+}
+
 int
 xxl_store_job_load (xxl_store_t *self, int64_t id, xxl_job_t *job)
 {
@@ -997,16 +1133,21 @@ int
 xxl_store_glue_add (xxl_store_t *self, int64_t job_id, const char *glue_type,
                     const char *source, const char *remark, int64_t now)
 {
-    if (xxl_store_exec (self,
+    int64_t version = xxl_store_scalar (self,
+        "SELECT COALESCE(MAX(version), 0) + 1 FROM xxl_job_logglue WHERE job_id = ?",
+        "i", job_id);
+    if (version < 1
+    ||  xxl_store_exec (self,
             "INSERT INTO xxl_job_logglue (job_id, glue_type, glue_source, glue_remark,"
-            " add_time, update_time) VALUES (?, ?, ?, ?, ?, ?)", "isssii",
-            job_id, glue_type, source, remark? remark: "", now, now) < 0)
+            " add_time, update_time, version) VALUES (?, ?, ?, ?, ?, ?, ?)", "isssiii",
+            job_id, glue_type, source, remark? remark: "", now, now, version) < 0)
         return -1;
-    //  Keep the last 30 versions, as XXL-JOB does
-    return xxl_store_exec (self,
-        "DELETE FROM xxl_job_logglue WHERE job_id = ? AND id NOT IN"
-        " (SELECT id FROM xxl_job_logglue WHERE job_id = ? ORDER BY id DESC LIMIT 30)",
-        "ii", job_id, job_id) < 0? -1: 0;
+    //  Keep the last XXL_GLUE_KEEP versions, as XXL-JOB does (30)
+    if (xxl_store_exec (self,
+            "DELETE FROM xxl_job_logglue WHERE job_id = ? AND version <= ?",
+            "ii", job_id, version - XXL_GLUE_KEEP) < 0)
+        return -1;
+    return (int) version;
 }
 
 //  --------------------------------------------------------------------

@@ -128,9 +128,16 @@ void xxl_group_free (xxl_group_t *group);
 int64_t xxl_store_job_add (xxl_store_t *self, const xxl_job_t *job);
 int xxl_store_job_save (xxl_store_t *self, const xxl_job_t *job);
 int xxl_store_job_rm (xxl_store_t *self, int64_t id);
+//  Deletes every log row of a job; the number deleted, or -1.
+int64_t xxl_store_job_rm_logs (xxl_store_t *self, int64_t id);
+//  Removes job id `child` from every job's child_jobid; the number of
+//  jobs changed, or -1.
+int xxl_store_job_unchild (xxl_store_t *self, int64_t child);
 int xxl_store_job_load (xxl_store_t *self, int64_t id, xxl_job_t *job);
 void xxl_job_free (xxl_job_t *job);
-//  Keeps a glue version in xxl_job_logglue (last 30 per job).
+//  Keeps a glue version in xxl_job_logglue (the last XXL_GLUE_KEEP per
+//  job, numbered 1, 2, ... per job); returns the new version, or -1.
+#define XXL_GLUE_KEEP 30
 int xxl_store_glue_add (xxl_store_t *self, int64_t job_id, const char *glue_type,
                         const char *source, const char *remark, int64_t now);
 
@@ -178,6 +185,10 @@ int xxl_store_group_refresh_app (xxl_store_t *self, const char *app, int64_t now
 //  none).  Returns the number of rows, or -1 on error.
 int xxl_store_encode (xxl_store_t *self, xxl_enc_t *enc, int rows_as_array,
                       const char *sql, const char *fmt, ...);
+//  The same as an array of rows, stopping before a row would take the
+//  encoder past max_size bytes (*truncated then 1, else 0).
+int xxl_store_encode_max (xxl_store_t *self, xxl_enc_t *enc, size_t max_size,
+                          int *truncated, const char *sql, const char *fmt, ...);
 //  Runs a statement returning one integer (e.g. COUNT); -1 on error.
 int64_t xxl_store_scalar (xxl_store_t *self, const char *sql, const char *fmt, ...);
 //  Runs a query with one integer argument returning ids in its first

@@ -89,7 +89,8 @@ for v in 2 3; do
     ctl job update "$GJ" --glue-source "$T/v$v.sh" >/dev/null
 done
 check "glue history keeps the three versions, newest first" bash -c "
-    $CTL --api $API --json glue history $GJ | jq -e '[.glues[].glueSource] == [\"echo v3\n\", \"echo v2\n\", \"echo v1\n\"]' >/dev/null"
+    $CTL --api $API --json glue history $GJ | jq -e '[.glues[].version] == [3, 2, 1]' >/dev/null &&
+    for v in 1 2 3; do $CTL --api $API --json glue show $GJ --version \$v | jq -e --arg s \"echo v\$v\" '.glueSource == \$s + \"\\n\"' >/dev/null || exit 1; done"
 GL=$(ctl job trigger "$GJ" | jq -r '.logIds[0]')
 wait_for 10 finished "$GL"
 check "the agent runs the newest source" bash -c "$CTL --api $API --json log cat $GL | jq -r .logContent | grep -qx v3"

@@ -133,6 +133,11 @@ main (void)
         xxl_store_glue_add (store, jid, "GLUE_SHELL", "echo", "r", i);
     XXL_CHECK (xxl_store_scalar (store, "SELECT COUNT(*) FROM xxl_job_logglue WHERE job_id = ?",
                                  "i", jid) == 30);
+    //  ... numbered per job from 1, numbers never reused: 6..35 are left
+    XXL_CHECK (xxl_store_scalar (store, "SELECT MIN(version) FROM xxl_job_logglue WHERE job_id = ?",
+                                 "i", jid) == 6);
+    XXL_CHECK (xxl_store_glue_add (store, jid, "GLUE_SHELL", "echo", "r", 36) == 36);
+    XXL_CHECK (xxl_store_glue_add (store, jid + 1, "GLUE_SHELL", "echo", "r", 36) == 1);
 
     //  Encoding rows as maps with camelCase keys
     xxl_enc_t *enc = xxl_enc_new ();
@@ -297,7 +302,7 @@ main (void)
     //  Migration 4: a version-3 store loses the index no query used
     const char *index_count = "SELECT COUNT(*) FROM sqlite_master"
                               " WHERE name = 'xxl_job_log_job_time'";
-    XXL_CHECK (xxl_store_schema_version (store) == 5);
+    XXL_CHECK (xxl_store_schema_version (store) == 6);
     XXL_CHECK (xxl_store_scalar (store, index_count, NULL) == 0);
     //  Migration 5: a planned instant has one row per shard index; a
     //  second plan of it (another agent count too) collides on shard 0
@@ -317,12 +322,26 @@ main (void)
     }
     XXL_CHECK (xxl_store_exec (store, "CREATE INDEX xxl_job_log_job_time"
                                " ON xxl_job_log (job_id, trigger_time)", NULL) >= 0);
+    //  (back to schema 3's glue table: no version column)
+    XXL_CHECK (xxl_store_exec (store, "DROP INDEX xxl_job_logglue_version", NULL) >= 0);
+    XXL_CHECK (xxl_store_exec (store, "ALTER TABLE xxl_job_logglue DROP COLUMN version", NULL) >= 0);
+    XXL_CHECK (xxl_store_exec (store, "CREATE INDEX xxl_job_logglue_job"
+                               " ON xxl_job_logglue (job_id, id)", NULL) >= 0);
     xxl_store_exec (store, "PRAGMA user_version = 3", NULL);
     XXL_CHECK (xxl_store_scalar (store, index_count, NULL) == 1);
     xxl_store_destroy (&store);
     store = xxl_store_new (path, err, sizeof err);
-    XXL_CHECK (store && xxl_store_schema_version (store) == 5);
+    XXL_CHECK (store && xxl_store_schema_version (store) == 6);
     XXL_CHECK (xxl_store_scalar (store, index_count, NULL) == 0);
+    //  Migration 6: the glue versions kept are numbered 1.. per job, in order
+    XXL_CHECK (xxl_store_scalar (store, "SELECT MIN(version) FROM xxl_job_logglue WHERE job_id = ?",
+                                 "i", jid) == 1);
+    XXL_CHECK (xxl_store_scalar (store, "SELECT MAX(version) FROM xxl_job_logglue WHERE job_id = ?",
+                                 "i", jid) == 30);
+    XXL_CHECK (xxl_store_scalar (store, "SELECT COUNT(*) FROM xxl_job_logglue a, xxl_job_logglue b"
+                                 " WHERE a.job_id = b.job_id AND a.id < b.id AND a.version >= b.version",
+                                 NULL) == 0);
+    XXL_CHECK (xxl_store_glue_add (store, jid, "GLUE_SHELL", "echo", "r", 37) == 31);
     XXL_CHECK (xxl_store_job_load (store, jid, &loaded) == 0);
     xxl_job_free (&loaded);
     //  A database from a newer xxl is refused with the reason

@@ -964,7 +964,40 @@ s_job_by_id (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args, const char *ty
 static int
 s_job_rm (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
 {
-    return s_job_by_id (self, cmd, args, "JOB_RM", "removed");
+    int rc = s_job_by_id (self, cmd, args, "JOB_RM", NULL);
+    if (rc)
+        return rc;
+    xxl_msg_t *reply;
+    const msgpack_object *content;
+    rc = s_exchange (self, &reply, &content, "id", CTL_ID);
+    if (rc)
+        return rc;
+    if (!self->json)
+        fprintf (self->out, "job %" PRId64 " removed (%" PRId64 " log row(s) deleted)\n",
+                 s_int_or (content, "id", 0), s_int_or (content, "deletedLogs", 0));
+    xxl_msg_destroy (&reply);
+    return XXL_CTL_OK;
+}
+
+static const ctl_opt_t s_job_copy_opts [] = {
+    { "--desc", NULL, "D", "the copy's description (default: the job's)" },
+    { NULL, NULL, NULL, NULL }
+};
+
+static int
+s_job_copy (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
+{
+    int64_t id;
+    if (s_id_arg (self, cmd, "job id", args->pos [0], &id))
+        return XXL_CTL_USAGE;
+    const char *desc = s_opt (cmd, args, "--desc");
+    xxl_enc_t *enc = s_request (self, "JOB_COPY");
+    if (!enc)
+        return XXL_CTL_FAILED;
+    xxl_enc_kint (enc, "jobId", id);
+    if (desc)
+        xxl_enc_kstr (enc, "jobDesc", desc);
+    return s_simple (self, "job", "added (a stopped copy)");
 }
 
 static int
@@ -989,6 +1022,11 @@ s_job_show (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
 static const ctl_opt_t s_job_list_opts [] = {
     { "--group", NULL, "G", "only jobs of this group (app name or id)" },
     { "--limit", NULL, "N", "at most N jobs (default 1000)" },
+    { "--offset", NULL, "N", "skip the first N jobs (default 0)" },
+    { "--handler", NULL, "TEXT", "only jobs whose handler contains TEXT" },
+    { "--desc", NULL, "TEXT", "only jobs whose description contains TEXT" },
+    { "--author", NULL, "TEXT", "only jobs whose author contains TEXT" },
+    { "--status", NULL, "S", "only running or stopped jobs" },
     { NULL, NULL, NULL, NULL }
 };
 
@@ -1026,9 +1064,15 @@ s_job_list (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
 {
     const char *group = s_opt (cmd, args, "--group");
     const char *limit_text = s_opt (cmd, args, "--limit");
-    int64_t limit = 0;
+    const char *offset_text = s_opt (cmd, args, "--offset");
+    const char *status = s_opt (cmd, args, "--status");
+    int64_t limit = 0, offset = 0;
     if (limit_text && s_int_arg (self, cmd, "--limit", limit_text, 1, 10000, &limit))
         return XXL_CTL_USAGE;
+    if (offset_text && s_int_arg (self, cmd, "--offset", offset_text, 0, INT64_MAX, &offset))
+        return XXL_CTL_USAGE;
+    if (status && strneq (status, "running") && strneq (status, "stopped"))
+        return s_usage_error (self, cmd, "--status must be running or stopped, not '%s'", status);
     //  Group names first: a reply's strings may point into the client's
     //  receive buffer, so hold no reply across another request
     zhash_t *names = NULL;
@@ -1043,6 +1087,15 @@ s_job_list (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
         xxl_enc_kstr (enc, "group", group);
     if (limit_text)
         xxl_enc_kint (enc, "limit", limit);
+    if (offset_text)
+        xxl_enc_kint (enc, "offset", offset);
+    const char *filters [][2] = { { "--handler", "executorHandler" }, { "--desc", "jobDesc" },
+                                  { "--author", "author" } };
+    for (size_t i = 0; i < sizeof filters / sizeof filters [0]; i++)
+        if (s_opt (cmd, args, filters [i][0]))
+            xxl_enc_kstr (enc, filters [i][1], s_opt (cmd, args, filters [i][0]));
+    if (status)
+        xxl_enc_kint (enc, "triggerStatus", streq (status, "running")? 1: 0);
     xxl_msg_t *reply;
     const msgpack_object *content;
     int rc = s_exchange (self, &reply, &content, "jobs", CTL_LIST);
@@ -1092,9 +1145,13 @@ s_job_list (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
                                                   buf, sizeof buf)));
     }
     s_table_print (&table, self->out, "no jobs");
-    int64_t total;
+    int64_t total, next;
+    if (s_get_int (content, "nextOffset", &next) == 0)
+        fprintf (self->out, "(the reply reached the size limit: more from --offset %" PRId64 ")\n",
+                 next);
+    else
     if (s_get_int (content, "total", &total) == 0 && total > (int64_t) jobs->via.array.size)
-        fprintf (self->out, "(%u of %" PRId64 " jobs shown; use --limit)\n",
+        fprintf (self->out, "(%u of %" PRId64 " jobs shown; use --limit, --offset)\n",
                  jobs->via.array.size, total);
     zhash_destroy (&names);
     xxl_msg_destroy (&reply);
@@ -1213,42 +1270,144 @@ s_job_next (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
 
 static const ctl_opt_t s_log_list_opts [] = {
     { "--job", NULL, "ID", "only runs of this job" },
-    { "--limit", NULL, "N", "at most N runs, newest first (default 100)" },
+    { "--group", NULL, "ID", "only runs of this group (its id)" },
+    { "--limit", NULL, "N", "at most N runs, newest first (default 100; over 1000:\n"
+                            "                         fetched 1000 at a time)" },
+    { "--offset", NULL, "N", "skip the newest N runs (default 0)" },
+    { "--status", NULL, "S", "only runs that are success, failure or running" },
+    { "--from", NULL, "TIME", "only runs triggered at or after TIME (epoch ms, or local\n"
+                              "                         YYYY-MM-DD[ HH:MM[:SS]])" },
+    { "--to", NULL, "TIME", "only runs triggered at or before TIME" },
     { NULL, NULL, NULL, NULL }
 };
+
+//  Epoch ms from digits, or from a local YYYY-MM-DD[ HH:MM[:SS]] (also
+//  with a T); -1 when neither
+static int64_t
+s_parse_time (const char *text)
+{
+    int64_t ms;
+    if (s_parse_int (text, 0, INT64_MAX / 2, &ms) == 0)
+        return ms;
+    int year, month, day, hour = 0, minute = 0, second = 0, used = 0;
+    char sep = 0;
+    if (sscanf (text, "%4d-%2d-%2d%n", &year, &month, &day, &used) != 3)
+        return -1;
+    const char *rest = text + used;
+    if (*rest) {
+        int more = 0;
+        second = 0;
+        if (sscanf (rest, "%c%2d:%2d%n", &sep, &hour, &minute, &more) != 3
+        ||  (sep != ' ' && sep != 'T'))
+            return -1;
+        rest += more;
+        if (*rest && (sscanf (rest, ":%2d%n", &second, &more) != 1 || rest [more]))
+            return -1;
+    }
+    if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59
+    ||  second > 60 || hour < 0 || minute < 0 || second < 0)
+        return -1;
+    struct tm tm;
+    memset (&tm, 0, sizeof tm);
+    tm.tm_year = year - 1900;
+    tm.tm_mon = month - 1;
+    tm.tm_mday = day;
+    tm.tm_hour = hour;
+    tm.tm_min = minute;
+    tm.tm_sec = second;
+    tm.tm_isdst = -1;
+    time_t t = mktime (&tm);
+    return t == (time_t) -1? -1: (int64_t) t * 1000;
+}
 
 static int
 s_log_list (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
 {
     const char *job_text = s_opt (cmd, args, "--job");
+    const char *group_text = s_opt (cmd, args, "--group");
     const char *limit_text = s_opt (cmd, args, "--limit");
-    int64_t job = 0, limit = 0;
+    const char *offset_text = s_opt (cmd, args, "--offset");
+    const char *status = s_opt (cmd, args, "--status");
+    const char *from_text = s_opt (cmd, args, "--from");
+    const char *to_text = s_opt (cmd, args, "--to");
+    int64_t job = 0, group = 0, limit = 100, offset = 0, from = -1, to = -1, log_status = 0;
     if (job_text && s_id_arg (self, cmd, "--job", job_text, &job))
         return XXL_CTL_USAGE;
-    if (limit_text && s_int_arg (self, cmd, "--limit", limit_text, 1, 10000, &limit))
+    if (group_text && s_id_arg (self, cmd, "--group", group_text, &group))
         return XXL_CTL_USAGE;
-    xxl_enc_t *enc = s_request (self, "LOG_LIST");
-    if (!enc)
-        return XXL_CTL_FAILED;
-    if (job_text)
-        xxl_enc_kint (enc, "jobId", job);
-    if (limit_text)
-        xxl_enc_kint (enc, "limit", limit);
-    xxl_msg_t *reply;
-    const msgpack_object *content;
-    int rc = s_exchange (self, &reply, &content, "logs", CTL_LIST);
-    if (rc || self->json) {
-        xxl_msg_destroy (&reply);
-        return rc;
+    if (limit_text && s_int_arg (self, cmd, "--limit", limit_text, 1, 1000000, &limit))
+        return XXL_CTL_USAGE;
+    if (offset_text && s_int_arg (self, cmd, "--offset", offset_text, 0, INT64_MAX, &offset))
+        return XXL_CTL_USAGE;
+    if (status) {
+        log_status = streq (status, "success")? 1: streq (status, "failure")? 2
+                   : streq (status, "running")? 3: 0;
+        if (!log_status)
+            return s_usage_error (self, cmd, "--status must be success, failure or running,"
+                                  " not '%s'", status);
     }
-    const msgpack_object *logs = s_content_array (self, content, "logs");
-    if (logs) {
-        ctl_table_t table;
-        const char *headers [] = { "ID", "JOB", "TRIGGER TIME", "TRIGGER", "HANDLE",
-                                   "ADDRESS", "MSG" };
-        s_table_init (&table, 7, headers);
+    if (from_text && (from = s_parse_time (from_text)) < 0)
+        return s_usage_error (self, cmd, "--from must be epoch ms or YYYY-MM-DD[ HH:MM[:SS]],"
+                              " not '%s'", from_text);
+    if (to_text && (to = s_parse_time (to_text)) < 0)
+        return s_usage_error (self, cmd, "--to must be epoch ms or YYYY-MM-DD[ HH:MM[:SS]],"
+                              " not '%s'", to_text);
+    //  Pages of at most 1000 (the scheduler's limit), each also cut by the
+    //  frame limit (nextOffset), all below the newest id of the first page
+    //  so that runs added meanwhile do not shift them
+    char *json = NULL;
+    size_t json_size = 0;
+    FILE *json_out = self->json? open_memstream (&json, &json_size): NULL;
+    if (self->json && !json_out)
+        return s_fail (self, XXL_CTL_FAILED, "out of memory");
+    if (json_out)
+        fprintf (json_out, "{\"logs\":[");
+    ctl_table_t table;
+    const char *headers [] = { "ID", "JOB", "TRIGGER TIME", "TRIGGER", "HANDLE",
+                               "ADDRESS", "MSG" };
+    s_table_init (&table, 7, headers);
+    int64_t got = 0, max_id = 0;
+    int rc = XXL_CTL_OK;
+    while (got < limit) {
+        xxl_enc_t *enc = s_request (self, "LOG_LIST");
+        if (!enc) {
+            rc = XXL_CTL_FAILED;
+            break;
+        }
+        if (job_text)
+            xxl_enc_kint (enc, "jobId", job);
+        if (group_text)
+            xxl_enc_kint (enc, "jobGroup", group);
+        if (log_status)
+            xxl_enc_kint (enc, "logStatus", log_status);
+        if (from >= 0)
+            xxl_enc_kint (enc, "triggerTimeFrom", from);
+        if (to >= 0)
+            xxl_enc_kint (enc, "triggerTimeTo", to);
+        if (max_id > 0)
+            xxl_enc_kint (enc, "maxId", max_id);
+        int64_t page = limit - got < 1000? limit - got: 1000;
+        xxl_enc_kint (enc, "limit", page);
+        if (offset)
+            xxl_enc_kint (enc, "offset", offset);
+        xxl_msg_t *reply = s_call (self);
+        const msgpack_object *content = reply? s_content (self, reply): NULL;
+        const msgpack_object *logs = content? s_content_array (self, content, "logs"): NULL;
+        if (!logs) {
+            xxl_msg_destroy (&reply);
+            rc = XXL_CTL_FAILED;
+            break;
+        }
         for (uint32_t i = 0; i < logs->via.array.size; i++) {
             const msgpack_object *log = &logs->via.array.ptr [i];
+            if (max_id == 0)
+                max_id = s_int_or (log, "id", 0);
+            if (json_out) {
+                char *text = xxl_msg_to_json (log, 0);
+                fprintf (json_out, "%s%s", got + i > 0? ",": "", text? text: "null");
+                free (text);
+                continue;
+            }
             if (log->type != MSGPACK_OBJECT_MAP)
                 continue;               //  not a row: skip it
             char buf [64];
@@ -1267,11 +1426,32 @@ s_log_list (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
             }
             s_table_add (&table, s_first_line (text, XXL_CTL_CELL_MAX));
         }
-        s_table_print (&table, self->out, "no runs");
+        int64_t next;
+        uint32_t count = logs->via.array.size;
+        got += count;
+        if (s_get_int (content, "nextOffset", &next) == 0 && next > offset)
+            offset = next;
+        else {
+            offset += count;
+            if ((int64_t) count < page)
+                got = limit;            //  (a short page: no more rows)
+        }
+        xxl_msg_destroy (&reply);
     }
-    else
-        rc = XXL_CTL_FAILED;
-    xxl_msg_destroy (&reply);
+    if (json_out) {
+        fprintf (json_out, "]}");
+        fclose (json_out);
+        if (rc == XXL_CTL_OK)
+            fprintf (self->out, "%s\n", json);
+        free (json);
+    }
+    if (rc == XXL_CTL_OK && !self->json)
+        s_table_print (&table, self->out, "no runs");
+    else {
+        for (size_t i = 0; i < table.count; i++)
+            free (table.cells [i]);
+        free (table.cells);
+    }
     return rc;
 }
 
@@ -1523,23 +1703,247 @@ s_cron_next (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
     return XXL_CTL_OK;
 }
 
+//  --------------------------------------------------------------------
+//  Glue versions and a line diff
+
+//  Text split into lines (in place; a final newline ends the last line)
+typedef struct {
+    char **lines;
+    size_t count;
+} ctl_lines_t;
+
+static int
+s_lines_split (char *text, ctl_lines_t *out)
+{
+    size_t cap = 1;
+    for (const char *p = text; *p; p++)
+        cap += *p == '\n';
+    out->lines = (char **) calloc (cap, sizeof (char *));
+    out->count = 0;
+    if (!out->lines)
+        return -1;
+    char *p = text;
+    while (*p) {
+        out->lines [out->count++] = p;
+        char *nl = strchr (p, '\n');
+        if (!nl)
+            break;
+        *nl = 0;
+        p = nl + 1;
+    }
+    return 0;
+}
+
+#define XXL_CTL_DIFF_CELLS  (4 * 1000 * 1000)   //  LCS table bound
+#define XXL_CTL_DIFF_CONTEXT 3
+
+//  Writes a unified diff of a (old) and b (new) to out: lines are matched
+//  by a longest common subsequence after the common head and tail are
+//  taken off; when what is left would need more than XXL_CTL_DIFF_CELLS
+//  cells, says so instead.  Returns 1 when they differ, 0 when not, -1
+//  on error.
+static int
+s_diff (FILE *out, const char *a_name, char *a_text, const char *b_name, char *b_text)
+{
+    ctl_lines_t a, b;
+    if (s_lines_split (a_text, &a))
+        return -1;
+    if (s_lines_split (b_text, &b)) {
+        free (a.lines);
+        return -1;
+    }
+    size_t head = 0;
+    while (head < a.count && head < b.count && streq (a.lines [head], b.lines [head]))
+        head++;
+    size_t tail = 0;
+    while (tail < a.count - head && tail < b.count - head
+    &&     streq (a.lines [a.count - 1 - tail], b.lines [b.count - 1 - tail]))
+        tail++;
+    size_t n = a.count - head - tail, m = b.count - head - tail;
+    int rc = 0;
+    if (n == 0 && m == 0)
+        goto done;
+    rc = 1;
+    fprintf (out, "--- %s\n+++ %s\n", a_name, b_name);
+    if ((n + 1) * (m + 1) > XXL_CTL_DIFF_CELLS) {
+        fprintf (out, "@@ the versions differ in %zu and %zu lines: too many for a line diff @@\n",
+                 n, m);
+        goto done;
+    }
+    //  lcs [i][j]: the LCS of a's middle from i and b's middle from j
+    uint32_t *lcs = (uint32_t *) calloc ((n + 1) * (m + 1), sizeof (uint32_t));
+    //  The edit script over all lines: ' ' both, '-' a only, '+' b only
+    size_t total = head + n + m + tail;
+    char *ops = (char *) malloc (total + 1);
+    size_t *ai = (size_t *) malloc ((total + 1) * sizeof (size_t));
+    size_t *bi = (size_t *) malloc ((total + 1) * sizeof (size_t));
+    if (!lcs || !ops || !ai || !bi) {
+        free (lcs);
+        free (ops);
+        free (ai);
+        free (bi);
+        rc = -1;
+        goto done;
+    }
+    #define LCS(i, j) lcs [(i) * (m + 1) + (j)]
+    for (size_t i = n; i-- > 0;)
+        for (size_t j = m; j-- > 0;)
+            LCS (i, j) = streq (a.lines [head + i], b.lines [head + j])? LCS (i + 1, j + 1) + 1
+                       : LCS (i + 1, j) >= LCS (i, j + 1)? LCS (i + 1, j): LCS (i, j + 1);
+    size_t k = 0, i = 0, j = 0;
+    for (size_t h = 0; h < head; h++, k++) {
+        ops [k] = ' ';
+        ai [k] = h;
+        bi [k] = h;
+    }
+    while (i < n || j < m) {
+        if (i < n && j < m && streq (a.lines [head + i], b.lines [head + j])) {
+            ops [k] = ' ', ai [k] = head + i++, bi [k] = head + j++;
+        }
+        else
+        if (j >= m || (i < n && LCS (i + 1, j) >= LCS (i, j + 1))) {
+            ops [k] = '-', ai [k] = head + i++, bi [k] = head + j;
+        }
+        else {
+            ops [k] = '+', ai [k] = head + i, bi [k] = head + j++;
+        }
+        k++;
+    }
+    #undef LCS
+    for (size_t t = 0; t < tail; t++, k++) {
+        ops [k] = ' ';
+        ai [k] = head + n + t;
+        bi [k] = head + m + t;
+    }
+    total = k;
+    //  Hunks: changes with up to 3 lines of context, joined when closer
+    //  than twice that
+    size_t at = 0;
+    while (at < total) {
+        while (at < total && ops [at] == ' ')
+            at++;
+        if (at == total)
+            break;
+        size_t first = at, last = at;
+        for (size_t x = at + 1; x < total && x <= last + 2 * XXL_CTL_DIFF_CONTEXT; x++)
+            if (ops [x] != ' ')
+                last = x;
+        size_t from = first > XXL_CTL_DIFF_CONTEXT? first - XXL_CTL_DIFF_CONTEXT: 0;
+        size_t to = last + XXL_CTL_DIFF_CONTEXT + 1 < total? last + XXL_CTL_DIFF_CONTEXT + 1: total;
+        size_t a_count = 0, b_count = 0;
+        for (size_t x = from; x < to; x++) {
+            a_count += ops [x] != '+';
+            b_count += ops [x] != '-';
+        }
+        size_t a_start = ai [from] + (a_count? 1: 0);
+        size_t b_start = bi [from] + (b_count? 1: 0);
+        fprintf (out, "@@ -%zu,%zu +%zu,%zu @@\n", a_start, a_count, b_start, b_count);
+        for (size_t x = from; x < to; x++)
+            fprintf (out, "%c%s\n", ops [x], ops [x] == '+'? b.lines [bi [x]]: a.lines [ai [x]]);
+        at = to;
+    }
+    free (lcs);
+    free (ops);
+    free (ai);
+    free (bi);
+done:
+    free (a.lines);
+    free (b.lines);
+    return rc;
+}
+
+//  Fetches a glue version (0: the newest) of a job: its source into
+//  *source (caller frees) and its number into *got; the exit status
+static int
+s_glue_fetch (ctl_t *self, int64_t job, int64_t version, char **source, int64_t *got)
+{
+    *source = NULL;
+    xxl_enc_t *enc = s_request (self, "GLUE_SHOW");
+    if (!enc)
+        return XXL_CTL_FAILED;
+    xxl_enc_kint (enc, "jobId", job);
+    if (version > 0)
+        xxl_enc_kint (enc, "version", version);
+    xxl_msg_t *reply = s_call (self);
+    const msgpack_object *content = reply? s_content (self, reply): NULL;
+    const msgpack_object *text = content? s_get (content, "glueSource"): NULL;
+    if (content && (!text || text->type != MSGPACK_OBJECT_STR
+                    || s_get_int (content, "version", got))) {
+        xxl_msg_destroy (&reply);
+        return s_fail (self, XXL_CTL_FAILED, "unexpected reply: no glueSource or version");
+    }
+    if (text)
+        *source = s_strndup (text->via.str.ptr, text->via.str.size);
+    xxl_msg_destroy (&reply);
+    return *source? XXL_CTL_OK: XXL_CTL_FAILED;
+}
+
+//  A diff of two versions of a job to out; the exit status
+static int
+s_glue_diff_to (ctl_t *self, FILE *out, int64_t job, int64_t v1, int64_t v2)
+{
+    char *a = NULL, *b = NULL;
+    int64_t got1 = 0, got2 = 0;
+    int rc = s_glue_fetch (self, job, v1, &a, &got1);
+    if (!rc)
+        rc = s_glue_fetch (self, job, v2, &b, &got2);
+    if (!rc) {
+        char a_name [64], b_name [64];
+        snprintf (a_name, sizeof a_name, "job %" PRId64 " version %" PRId64, job, got1);
+        snprintf (b_name, sizeof b_name, "job %" PRId64 " version %" PRId64, job, got2);
+        if (s_diff (out, a_name, a, b_name, b) < 0)
+            rc = s_fail (self, XXL_CTL_FAILED, "out of memory");
+    }
+    free (a);
+    free (b);
+    return rc;
+}
+
+static const ctl_opt_t s_glue_history_opts [] = {
+    { "--limit", NULL, "N", "at most N versions, newest first (1-100, default 20)" },
+    { "--offset", NULL, "N", "skip the newest N versions (default 0)" },
+    { "--diff", NULL, NULL, "show each version as a diff against the one before it" },
+    { NULL, NULL, NULL, NULL }
+};
+
 static int
 s_glue_history (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
 {
-    int rc = s_job_by_id (self, cmd, args, "GLUE_HISTORY", NULL);
-    if (rc)
-        return rc;
+    int64_t job, limit = 0, offset = 0;
+    if (s_id_arg (self, cmd, "job id", args->pos [0], &job))
+        return XXL_CTL_USAGE;
+    const char *limit_text = s_opt (cmd, args, "--limit");
+    const char *offset_text = s_opt (cmd, args, "--offset");
+    int diff = s_opt (cmd, args, "--diff") != NULL;
+    if (limit_text && s_int_arg (self, cmd, "--limit", limit_text, 1, 100, &limit))
+        return XXL_CTL_USAGE;
+    if (offset_text && s_int_arg (self, cmd, "--offset", offset_text, 0, INT64_MAX, &offset))
+        return XXL_CTL_USAGE;
+    if (diff && self->json)
+        return s_usage_error (self, cmd, "--diff prints text: use it without --json");
+    xxl_enc_t *enc = s_request (self, "GLUE_HISTORY");
+    if (!enc)
+        return XXL_CTL_FAILED;
+    xxl_enc_kint (enc, "jobId", job);
+    if (limit_text)
+        xxl_enc_kint (enc, "limit", limit);
+    if (offset_text)
+        xxl_enc_kint (enc, "offset", offset);
     xxl_msg_t *reply;
     const msgpack_object *content;
-    rc = s_exchange (self, &reply, &content, "glues", CTL_LIST);
+    int rc = s_exchange (self, &reply, &content, "glues", CTL_LIST);
     if (rc || self->json) {
         xxl_msg_destroy (&reply);
         return rc;
     }
     const msgpack_object *glues = s_content_array (self, content, "glues");
-    if (glues) {
+    int64_t *versions = glues? (int64_t *) calloc (glues->via.array.size + 1, sizeof (int64_t))
+                             : NULL;
+    size_t listed = 0;
+    int64_t total = 0;
+    if (glues && versions) {
         ctl_table_t table;
-        const char *headers [] = { "ID", "TYPE", "SAVED", "REMARK", "SOURCE" };
+        const char *headers [] = { "VERSION", "TYPE", "SAVED", "SIZE", "REMARK" };
         s_table_init (&table, 5, headers);
         for (uint32_t i = 0; i < glues->via.array.size; i++) {
             const msgpack_object *glue = &glues->via.array.ptr [i];
@@ -1549,18 +1953,137 @@ s_glue_history (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
             int64_t saved = s_int_or (glue, "updateTime", 0);
             if (saved <= 0)
                 saved = s_int_or (glue, "addTime", 0);
-            s_table_add (&table, s_text_of (glue, "id"));
+            versions [listed++] = s_int_or (glue, "version", 0);
+            s_table_add (&table, s_text_of (glue, "version"));
             s_table_add (&table, s_text_of (glue, "glueType"));
             s_table_add (&table, strdup (s_time_text (saved, buf, sizeof buf)));
-            s_table_add (&table, s_first_line (s_text_of (glue, "glueRemark"), 30));
-            s_table_add (&table, s_first_line (s_text_of (glue, "glueSource"), 40));
+            s_table_add (&table, s_text_of (glue, "size"));
+            s_table_add (&table, s_first_line (s_text_of (glue, "glueRemark"), 40));
         }
         s_table_print (&table, self->out, "no glue versions");
+        if (s_get_int (content, "total", &total) == 0 && total > (int64_t) (offset + listed))
+            fprintf (self->out, "(%zu of %" PRId64 " versions shown; use --limit, --offset)\n",
+                     listed, total);
     }
     else
-        rc = XXL_CTL_FAILED;
+        rc = glues? s_fail (self, XXL_CTL_FAILED, "out of memory"): XXL_CTL_FAILED;
     xxl_msg_destroy (&reply);
+    //  Each listed version against the one before it, when that is kept:
+    //  the kept versions are consecutive, listed newest first from offset
+    int64_t oldest = listed? versions [0] + offset - total + 1: 0;
+    for (size_t i = 0; diff && rc == XXL_CTL_OK && i < listed; i++) {
+        if (versions [i] - 1 < oldest || versions [i] <= 1)
+            continue;
+        fprintf (self->out, "\n");
+        rc = s_glue_diff_to (self, self->out, job, versions [i] - 1, versions [i]);
+    }
+    free (versions);
     return rc;
+}
+
+static int
+s_glue_diff (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
+{
+    int64_t job, v1, v2 = 0;
+    if (s_id_arg (self, cmd, "job id", args->pos [0], &job)
+    ||  s_id_arg (self, cmd, "version", args->pos [1], &v1)
+    ||  (args->npos > 2 && s_id_arg (self, cmd, "version", args->pos [2], &v2)))
+        return XXL_CTL_USAGE;
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream (&text, &size);
+    if (!out)
+        return s_fail (self, XXL_CTL_FAILED, "out of memory");
+    int rc = s_glue_diff_to (self, out, job, v1, v2);
+    fclose (out);
+    if (rc == XXL_CTL_OK) {
+        if (self->json) {
+            msgpack_object value;
+            s_obj_str (&value, text, size);
+            msgpack_object_kv kv;
+            s_obj_str (&kv.key, "diff", 4);
+            kv.val = value;
+            msgpack_object map;
+            map.type = MSGPACK_OBJECT_MAP;
+            map.via.map.size = 1;
+            map.via.map.ptr = &kv;
+            s_print_json (self, &map);
+        }
+        else
+            fprintf (self->out, "%s", size? text: "(no difference)\n");
+    }
+    free (text);
+    return rc;
+}
+
+static const ctl_opt_t s_glue_show_opts [] = {
+    { "--version", NULL, "N", "this version (default: the newest)" },
+    { NULL, NULL, NULL, NULL }
+};
+
+static int
+s_glue_show (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
+{
+    int64_t job, version = 0;
+    if (s_id_arg (self, cmd, "job id", args->pos [0], &job))
+        return XXL_CTL_USAGE;
+    const char *version_text = s_opt (cmd, args, "--version");
+    if (version_text && s_id_arg (self, cmd, "--version", version_text, &version))
+        return XXL_CTL_USAGE;
+    xxl_enc_t *enc = s_request (self, "GLUE_SHOW");
+    if (!enc)
+        return XXL_CTL_FAILED;
+    xxl_enc_kint (enc, "jobId", job);
+    if (version_text)
+        xxl_enc_kint (enc, "version", version);
+    xxl_msg_t *reply;
+    const msgpack_object *content;
+    int rc = s_exchange (self, &reply, &content, NULL, CTL_ANY);
+    if (rc || self->json) {
+        xxl_msg_destroy (&reply);
+        return rc;
+    }
+    char buf [64];
+    int64_t saved = s_int_or (content, "updateTime", 0);
+    char *remark = s_text_of (content, "glueRemark");
+    char *type = s_text_of (content, "glueType");
+    char *source = s_text_of (content, "glueSource");
+    fprintf (self->out, "# job %" PRId64 " glue version %" PRId64 ", %s, saved %s%s%s\n", job,
+             s_int_or (content, "version", 0), type? type: "",
+             s_time_text (saved, buf, sizeof buf), remark && *remark? ": ": "",
+             remark? remark: "");
+    if (source)
+        fprintf (self->out, "%s%s", source,
+                 *source && source [strlen (source) - 1] != '\n'? "\n": "");
+    free (remark);
+    free (type);
+    free (source);
+    xxl_msg_destroy (&reply);
+    return XXL_CTL_OK;
+}
+
+static int
+s_glue_rollback (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
+{
+    int64_t job, version;
+    if (s_id_arg (self, cmd, "job id", args->pos [0], &job)
+    ||  s_id_arg (self, cmd, "version", args->pos [1], &version))
+        return XXL_CTL_USAGE;
+    xxl_enc_t *enc = s_request (self, "GLUE_ROLLBACK");
+    if (!enc)
+        return XXL_CTL_FAILED;
+    xxl_enc_kint (enc, "jobId", job);
+    xxl_enc_kint (enc, "version", version);
+    xxl_msg_t *reply;
+    const msgpack_object *content;
+    int rc = s_exchange (self, &reply, &content, "version", CTL_ID);
+    if (rc)
+        return rc;
+    if (!self->json)
+        fprintf (self->out, "job %" PRId64 ": glue version %" PRId64 " is current again,"
+                 " as version %" PRId64 "\n", job, version, s_int_or (content, "version", 0));
+    xxl_msg_destroy (&reply);
+    return XXL_CTL_OK;
 }
 
 static int
@@ -1675,15 +2198,20 @@ static const ctl_cmd_t s_commands [] = {
       "add a job", s_job_opts, 0, 0, s_job_add },
     { "job", "update", "ID [job add flags; only those given change]", "change a job",
       s_job_opts, 1, 1, s_job_update },
-    { "job", "list", "[--group G] [--limit N]", "list jobs", s_job_list_opts, 0, 0, s_job_list },
+    { "job", "list", "[--group G] [--handler T] [--desc T] [--author T] [--status running|stopped]\n"
+      "        [--limit N] [--offset N]", "list jobs", s_job_list_opts, 0, 0, s_job_list },
     { "job", "show", "ID", "show a job", NULL, 1, 1, s_job_show },
-    { "job", "rm", "ID", "remove a job", NULL, 1, 1, s_job_rm },
+    { "job", "rm", "ID", "remove a job and its runs (and it from other jobs' children)",
+      NULL, 1, 1, s_job_rm },
+    { "job", "copy", "ID [--desc D]", "add a stopped copy of a job (its glue source too)",
+      s_job_copy_opts, 1, 1, s_job_copy },
     { "job", "start", "ID", "start scheduling a job", NULL, 1, 1, s_job_start },
     { "job", "stop", "ID", "stop scheduling a job", NULL, 1, 1, s_job_stop },
     { "job", "trigger", "ID [--param P] [--address A] [--shard I/N]", "run a job once now",
       s_job_trigger_opts, 1, 1, s_job_trigger },
     { "job", "next", "ID [-n N]", "a job's next fire times", s_count_opts, 1, 1, s_job_next },
-    { "log", "list", "[--job ID] [--limit N]", "list runs, newest first",
+    { "log", "list", "[--job ID] [--group ID] [--status success|failure|running]\n"
+      "        [--from TIME] [--to TIME] [--limit N] [--offset N]", "list runs, newest first",
       s_log_list_opts, 0, 0, s_log_list },
     { "log", "show", "ID", "show a run", NULL, 1, 1, s_log_show },
     { "log", "cat", "ID [-f]", "print a run's log (-f: follow until the run ends)",
@@ -1695,7 +2223,14 @@ static const ctl_cmd_t s_commands [] = {
     { "agent", "list", "", "list registered agents", NULL, 0, 0, s_agent_list },
     { "cron", "next", "EXPR [-n N] [--from MS] [--tz ZONE]",
       "fire times of a cron expression (computed locally)", s_cron_next_opts, 1, 1, s_cron_next },
-    { "glue", "history", "JOB", "a GLUE job's source versions", NULL, 1, 1, s_glue_history },
+    { "glue", "history", "JOB [--limit N] [--offset N] [--diff]",
+      "a GLUE job's source versions, newest first", s_glue_history_opts, 1, 1, s_glue_history },
+    { "glue", "show", "JOB [--version N]", "a glue version's source (default: the newest)",
+      s_glue_show_opts, 1, 1, s_glue_show },
+    { "glue", "diff", "JOB V1 [V2]", "a unified diff from version V1 to V2 (default: the newest)",
+      NULL, 2, 3, s_glue_diff },
+    { "glue", "rollback", "JOB N", "make version N the job's glue again (as a new version)",
+      NULL, 2, 2, s_glue_rollback },
     { "report", NULL, "", "the scheduler's run report", NULL, 0, 0, s_report },
     { NULL, NULL, NULL, NULL, NULL, 0, 0, NULL }
 };
