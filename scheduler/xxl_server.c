@@ -4164,8 +4164,8 @@ s_api_job_show (server_t *self, request_t *request)
 //  is left for the rest of the reply
 #define XXL_REPLY_MAX       (XXL_MSG_MAX_FRAME - 64 * 1024)
 #define XXL_JOB_FILTER \
-    "instr (executor_handler, ?4) > 0 AND instr (job_desc, ?5) > 0" \
-    " AND instr (author, ?6) > 0 AND (?7 < 0 OR trigger_status = ?7)"
+    "instr (lower (executor_handler), lower (?4)) > 0 AND instr (lower (job_desc), lower (?5)) > 0" \
+    " AND instr (lower (author), lower (?6)) > 0 AND (?7 < 0 OR trigger_status = ?7)"
 
 //  `truncated`, and where to go on when it is true
 static void

@@ -113,6 +113,8 @@ RUNJ=$(ctl job add --group demo-app --handler demoJobHandler --desc runner --aut
 check "job list --handler" test "$(ctl job list --handler demoJob | jq '[.jobs[] | select(.executorHandler != "demoJobHandler")] | length')" = 0
 check "job list --desc (a substring)" test "$(ctl job list --desc hild-tw | jq -c '[.jobs[].id]')" = "[$C2]"
 check "job list --author" test "$(ctl job list --author alice | jq -c '[.jobs[].id]')" = "[$RUNJ]"
+check "job list filters ignore ASCII case, as XXL-JOB's LIKE" \
+    test "$(ctl job list --author ALIce --desc RUNN --handler DEMOJOB | jq -c '[.jobs[].id]')" = "[$RUNJ]"
 check "job list --status running" test "$(ctl job list --status running | jq -c '[.jobs[].id]')" = "[$RUNJ]"
 check "job list --status stopped leaves it out" test "$(ctl job list --status stopped | jq --argjson r "$RUNJ" '[.jobs[] | select(.id == $r)] | length')" = 0
 check "job list: total counts the filtered jobs" test "$(ctl job list --author alice | jq .total)" = 1
