@@ -537,6 +537,41 @@ test_utf8_encoder (void)
         XXL_CHECK (out && strcmp (out, cases [i].out) == 0);
         free (out);
     }
+    //  One bad byte at every position of ASCII strings of every length up
+    //  to 70 (the fast path reads 32 and 8 bytes at a time, and the last 8
+    //  overlapping): repaired there and only there; the getter refuses the
+    //  raw bytes and takes the clean ones
+    int all = 1;
+    for (size_t n = 0; n <= 70 && all; n++)
+        for (size_t bad = 0; bad <= n && all; bad++) {
+            char in [80], expected [90];
+            memset (in, 'a', n);
+            memcpy (expected, in, n);
+            size_t in_len = n;
+            size_t out_len = n;
+            if (bad < n) {
+                in [bad] = (char) 0x80;
+                memcpy (expected + bad, FFFD, 3);
+                memset (expected + bad + 3, 'a', n - bad - 1);
+                out_len = n + 2;
+            }
+            expected [out_len] = 0;
+            xxl_enc_request (enc, "X", 1);
+            xxl_enc_key (enc, "s");
+            xxl_enc_strn (enc, in, in_len);
+            char *got = s_encoded_s (enc);
+            if (!got || strcmp (got, expected) != 0)
+                all = 0;
+            free (got);
+            xxl_msg_t *raw = s_raw_string_msg (in, in_len, 0);
+            const char *value = raw? xxl_msg_str (raw, NULL, "s", 1, 100, NULL): NULL;
+            if (!raw || (bad < n) != (value == NULL))
+                all = 0;
+            xxl_msg_destroy (&raw);
+            if (!all)
+                fprintf (stderr, "  length %zu, bad byte at %zu\n", n, bad);
+        }
+    XXL_CHECK (all);
     //  xxl_enc_strn, with a length that cuts a sequence
     xxl_enc_request (enc, "X", 1);
     xxl_enc_key (enc, "s");

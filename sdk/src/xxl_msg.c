@@ -217,6 +217,13 @@ s_ascii_prefix (const uint8_t *p, size_t n)
         if (word & high)
             break;
     }
+    if (i < n && n >= 8) {
+        //  The last 8 bytes, overlapping what was read: all ASCII, done
+        uint64_t word;
+        memcpy (&word, p + n - 8, 8);
+        if (!(word & high) && i + 8 >= n)
+            return n;
+    }
     while (i < n && p [i] < 0x80)
         i++;
     return i;
@@ -1038,7 +1045,7 @@ s_enc_text (xxl_enc_t *self, const char *value, size_t len, int as_bin, int as_k
     size_t valid = s_ascii_prefix (p, len);
     while (valid < len) {
         if (p [valid] < 0x80) {
-            valid++;
+            valid += s_ascii_prefix (p + valid, len - valid);
             continue;
         }
         size_t bad, seq = s_utf8_seq (p + valid, len - valid, &bad);
