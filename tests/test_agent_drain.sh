@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # test_agent_drain.sh -- the agent's clean stop (SIGTERM drains), with the
 # real daemons: a 3 s run in flight at SIGTERM ends 200 and the agent exits
-# after it; with agent/drain_s = 1 a 30 s run is killed after ~1 s and its
-# result says so.  Then the fake-scheduler half (test_agent_drain): a RUN
+# after it, its guardian too; with agent/drain_s = 1 a 30 s run is killed
+# after ~1 s and its result says so.  Then the fake-scheduler half (test_agent_drain): a RUN
 # sent during the drain is refused, a re-sent one and LOG are answered,
 # stop_wait still works, a second SIGTERM stops at once.
 . "$(dirname "$0")/lib.sh"
@@ -26,13 +26,19 @@ L3=$(trigger "$J3")
 wait_for 10 running d1 "$L3"
 AP=$APID_d1
 T0=$(date +%s%3N)
+# (the pattern's [-] keeps it from matching a command line that holds it)
+guardian () { pgrep -f -- "[-]-guard $T/logs-$1/" >/dev/null; }
+no_guardian () { ! guardian "$1"; }
+check "the agent has its guardian" guardian d1
 kill -TERM "$AP"
 check "the agent unregisters at once" wait_for 5 bash -c "! $CTL --api $API --json agent list | jq -e '.agents[] | select(.address == \"d1\")' >/dev/null"
 check "... and is still there, draining" kill -0 "$AP"
+check "... with its guardian" guardian d1
 check "the agent exits by itself" wait_for 15 bash -c "! kill -0 $AP"
 T1=$(date +%s%3N)
 check "... after the run, not before ($((T1 - T0)) ms after SIGTERM)" test $((T1 - T0)) -ge 2400
 check "the run in flight ended 200" wait_for 10 field_is "$L3" handleCode 200
+check "the guardian ends after the clean stop" wait_for 5 no_guardian d1
 check "the agent said it was draining" grep -q 'stopping; new runs refused; 1 run(s)' "$T/agent-d1.log"
 
 # drain_s = 1: a 30 s run is killed after ~1 s, its result says so
@@ -57,6 +63,7 @@ check "the 30 s run fails 500" wait_for 10 field_is "$L30" handleCode 500
 check "... its handleMsg says the drain ended it" bash -c "
     $CTL --api $API --json log show $L30 | jq -r .handleMsg | grep -q 'not finished within the drain of 1000 ms (agent/drain_s) \[job running, killed\]'"
 check "... and its process is gone" bash -c "! pgrep -f 'sleep 30[.]0733' >/dev/null"
+check "... and the guardian too" wait_for 5 no_guardian d2
 
 check "fake scheduler: refusal during the drain, stop_wait alias, second SIGTERM" \
     "$XXL_BUILD/tests/test_agent_drain" "$AGENT" "$HANDLERS" "$T"
