@@ -2,9 +2,10 @@
 # test_agent_drain.sh -- the agent's clean stop (SIGTERM drains), with the
 # real daemons: a 3 s run in flight at SIGTERM ends 200 and the agent exits
 # after it, its guardian too; with agent/drain_s = 1 a 30 s run is killed
-# after ~1 s and its result says so.  Then the fake-scheduler half (test_agent_drain): a RUN
-# sent during the drain is refused, a re-sent one and LOG are answered,
-# stop_wait still works, a second SIGTERM stops at once.
+# after ~1 s and its result says so.  Then the fake-scheduler half
+# (test_agent_drain): a RUN sent during the drain is refused, a re-sent one
+# and LOG are answered, stop_wait still works, a second SIGTERM stops at
+# once.
 . "$(dirname "$0")/lib.sh"
 xxl_setup
 
