@@ -1,5 +1,5 @@
 /*  xxl-ctl -- command-line client of the xxl scheduler; all logic is in
-    xxl_ctl.c (xxl_ctl_main) so tests can link it.
+    libctl behind xxl_ctl.h (xxl_ctl_main) so tests can link it.
 */
 
 #include "xxl_ctl.h"

@@ -1,0 +1,329 @@
+/*  xxl_ctl_log.c -- xxl-ctl's log (run) commands: list, show, cat, kill,
+    clear.
+*/
+
+#include "xxl_ctl_cmd.h"
+#include "xxl_ctl_call.h"
+#include "xxl_ctl_print.h"
+#include "xxl_ctl_value.h"
+
+#include <czmq.h>
+#include <inttypes.h>
+
+#define XXL_CTL_LOG_PAGE    1000        //  the scheduler's LOG_LIST limit
+
+static const ctl_pos_t s_log_pos [] = { { "log id", CTL_ID, "logId" } };
+
+static const ctl_choice_t s_log_states [] = {
+    { "success", 1 }, { "failure", 2 }, { "running", 3 }, { NULL, 0 }
+};
+
+static const ctl_opt_t s_log_list_opts [] = {
+    { "--job", NULL, "ID", "only runs of this job", CTL_ID, 0, 0, "jobId", NULL },
+    { "--group", NULL, "ID", "only runs of this group (its id)", CTL_ID, 0, 0, "jobGroup", NULL },
+    { "--limit", NULL, "N", "at most N runs, newest first (default 100; over 1000:\n"
+                            "                         fetched 1000 at a time)",
+      CTL_INT, 1, 1000000, NULL, NULL },
+    { "--offset", NULL, "N", "skip the newest N runs (default 0)",
+      CTL_INT, 0, INT64_MAX, NULL, NULL },
+    { "--status", NULL, "S", "only runs that are success, failure or running",
+      CTL_ENUM, 0, 0, "logStatus", s_log_states },
+    { "--from", NULL, "TIME", "only runs triggered at or after TIME (epoch ms, or local\n"
+                              "                         YYYY-MM-DD[ HH:MM[:SS]])",
+      CTL_TIME, 0, 0, "triggerTimeFrom", NULL },
+    { "--to", NULL, "TIME", "only runs triggered at or before TIME",
+      CTL_TIME, 0, 0, "triggerTimeTo", NULL },
+    { NULL, NULL, NULL, NULL, CTL_STR, 0, 0, NULL, NULL }
+};
+
+//  Adds a run's row to the run table
+static void
+s_log_row (ctl_table_t *table, const msgpack_object *log)
+{
+    char buf [64];
+    xxl_ctl_table_add (table, xxl_ctl_value_text_of (log, "id"));
+    xxl_ctl_table_add (table, xxl_ctl_value_text_of (log, "jobId"));
+    xxl_ctl_table_add (table, strdup (xxl_ctl_time_text (
+                                          xxl_ctl_value_int_or (log, "triggerTime", 0),
+                                          buf, sizeof buf)));
+    xxl_ctl_table_add (table, xxl_ctl_value_text_of (log, "triggerCode"));
+    int64_t handle = xxl_ctl_value_int_or (log, "handleCode", 0);
+    xxl_ctl_table_add (table, handle? xxl_ctl_value_text_of (log, "handleCode"): strdup ("-"));
+    xxl_ctl_table_add (table, xxl_ctl_value_text_of (log, "executorAddress"));
+    char *text = xxl_ctl_value_text_of (log, "handleMsg");
+    if (!text || !*text) {
+        free (text);
+        text = xxl_ctl_value_text_of (log, "triggerMsg");
+    }
+    xxl_ctl_table_add (table, xxl_ctl_first_line (text, XXL_CTL_CELL_MAX));
+}
+
+static int
+s_log_list (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
+{
+    int64_t limit = xxl_ctl_args_num (cmd, args, "--limit", 100);
+    int64_t offset = xxl_ctl_args_num (cmd, args, "--offset", 0);
+    //  Pages of at most 1000 (the scheduler's limit), each also cut by the
+    //  frame limit (nextOffset), all below the newest id of the first page
+    //  so that runs added meanwhile do not shift them
+    char *json = NULL;
+    size_t json_size = 0;
+    FILE *json_out = self->json? open_memstream (&json, &json_size): NULL;
+    if (self->json && !json_out)
+        return xxl_ctl_fail (self, XXL_CTL_FAILED, "out of memory");
+    if (json_out)
+        fprintf (json_out, "{\"logs\":[");
+    ctl_table_t table;
+    const char *headers [] = { "ID", "JOB", "TRIGGER TIME", "TRIGGER", "HANDLE",
+                               "ADDRESS", "MSG" };
+    xxl_ctl_table_init (&table, 7, headers);
+    int64_t got = 0, max_id = 0;
+    int rc = XXL_CTL_OK;
+    while (got < limit) {
+        xxl_enc_t *enc = xxl_ctl_request_args (self, "LOG_LIST", cmd, args, NULL);
+        if (!enc) {
+            rc = XXL_CTL_FAILED;
+            break;
+        }
+        if (max_id > 0)
+            xxl_enc_kint (enc, "maxId", max_id);
+        int64_t page = limit - got < XXL_CTL_LOG_PAGE? limit - got: XXL_CTL_LOG_PAGE;
+        xxl_enc_kint (enc, "limit", page);
+        if (offset)
+            xxl_enc_kint (enc, "offset", offset);
+        xxl_msg_t *reply = xxl_ctl_call (self);
+        const msgpack_object *content = reply? xxl_ctl_content (self, reply): NULL;
+        const msgpack_object *logs = content? xxl_ctl_content_array (self, content, "logs"): NULL;
+        if (!logs) {
+            xxl_msg_destroy (&reply);
+            rc = XXL_CTL_FAILED;
+            break;
+        }
+        for (uint32_t i = 0; i < logs->via.array.size; i++) {
+            const msgpack_object *log = &logs->via.array.ptr [i];
+            if (max_id == 0)
+                max_id = xxl_ctl_value_int_or (log, "id", 0);
+            if (json_out) {
+                char *text = xxl_msg_to_json (log, 0);
+                fprintf (json_out, "%s%s", got + i > 0? ",": "", text? text: "null");
+                free (text);
+            }
+            else
+            if (log->type == MSGPACK_OBJECT_MAP)
+                s_log_row (&table, log);
+        }
+        int64_t next;
+        uint32_t count = logs->via.array.size;
+        got += count;
+        if (xxl_ctl_value_int (content, "nextOffset", &next) == 0 && next > offset)
+            offset = next;
+        else {
+            offset += count;
+            if ((int64_t) count < page)
+                got = limit;            //  (a short page: no more rows)
+        }
+        xxl_msg_destroy (&reply);
+    }
+    if (json_out) {
+        fprintf (json_out, "]}");
+        fclose (json_out);
+        if (rc == XXL_CTL_OK)
+            fprintf (self->out, "%s\n", json);
+        free (json);
+    }
+    if (rc == XXL_CTL_OK && !self->json)
+        xxl_ctl_table_print (&table, self->out, "no runs");
+    else
+        xxl_ctl_table_free (&table);
+    return rc;
+}
+
+const ctl_cmd_t xxl_ctl_log_list = {
+    "log", "list", "[--job ID] [--group ID] [--status success|failure|running]\n"
+    "        [--from TIME] [--to TIME] [--limit N] [--offset N]", "list runs, newest first",
+    s_log_list_opts, NULL, 0, 0, NULL, s_log_list, NULL, NULL
+};
+
+const ctl_cmd_t xxl_ctl_log_show = {
+    "log", "show", "ID", "show a run", NULL, s_log_pos, 1, 1, NULL,
+    xxl_ctl_cmd_show, "LOG_SHOW", NULL
+};
+
+static int
+s_log_kill (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
+{
+    int64_t id = args->pos_num [0];
+    if (!xxl_ctl_request_args (self, "LOG_KILL", cmd, args, NULL))
+        return XXL_CTL_FAILED;
+    xxl_msg_t *reply = xxl_ctl_call (self);
+    if (!reply)
+        return XXL_CTL_FAILED;
+    //  The agent's answer may carry no content
+    const msgpack_object *content = xxl_reply_content (reply);
+    if (self->json) {
+        if (content && content->type == MSGPACK_OBJECT_MAP)
+            xxl_ctl_print_json (self, content);
+        else
+            fprintf (self->out, "{\"logId\":%" PRId64 "}\n", id);
+    }
+    else {
+        const char *text = xxl_reply_msg (reply);
+        fprintf (self->out, "log %" PRId64 " killed%s%s\n", id, *text? ": ": "", text);
+    }
+    xxl_msg_destroy (&reply);
+    return XXL_CTL_OK;
+}
+
+const ctl_cmd_t xxl_ctl_log_kill = {
+    "log", "kill", "ID", "kill a running run", NULL, s_log_pos, 1, 1, NULL, s_log_kill, NULL, NULL
+};
+
+static const ctl_opt_t s_log_cat_opts [] = {
+    { "-f", "--follow", NULL, "keep reading until the run ends", CTL_BOOL, 0, 0, NULL, NULL },
+    { NULL, NULL, NULL, NULL, CTL_STR, 0, 0, NULL, NULL }
+};
+
+//  Prints log cat's JSON document: the log's content read and where it ended
+static int
+s_log_cat_json (ctl_t *self, int64_t id, const char *all, size_t size, int64_t to_line,
+                int is_end)
+{
+    msgpack_object_kv kv [4];
+    msgpack_object root;
+    xxl_ctl_value_str (&kv [0].key, "logId", 5);
+    kv [0].val.type = MSGPACK_OBJECT_POSITIVE_INTEGER;
+    kv [0].val.via.u64 = (uint64_t) id;
+    xxl_ctl_value_str (&kv [1].key, "logContent", 10);
+    xxl_ctl_value_str (&kv [1].val, all? all: "", size);
+    xxl_ctl_value_str (&kv [2].key, "toLineNum", 9);
+    kv [2].val.type = to_line < 0? MSGPACK_OBJECT_NEGATIVE_INTEGER: MSGPACK_OBJECT_POSITIVE_INTEGER;
+    if (to_line < 0)
+        kv [2].val.via.i64 = to_line;
+    else
+        kv [2].val.via.u64 = (uint64_t) to_line;
+    xxl_ctl_value_str (&kv [3].key, "isEnd", 5);
+    kv [3].val.type = MSGPACK_OBJECT_BOOLEAN;
+    kv [3].val.via.boolean = is_end != 0;
+    root.type = MSGPACK_OBJECT_MAP;
+    root.via.map.size = 4;
+    root.via.map.ptr = kv;
+    if (xxl_ctl_print_json (self, &root))
+        return xxl_ctl_fail (self, XXL_CTL_FAILED, "out of memory");
+    return XXL_CTL_OK;
+}
+
+static int
+s_log_cat (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
+{
+    int64_t id = args->pos_num [0];
+    int follow = xxl_ctl_args_get (cmd, args, "-f") != NULL;
+    int64_t from = 1, to_line = 0;
+    int is_end = 0;
+    char *all = NULL;                   //  --json: all pages joined
+    size_t size = 0;
+    int rc = XXL_CTL_OK;
+    while (true) {
+        xxl_enc_t *enc = xxl_ctl_request_args (self, "LOG_CAT", cmd, args, NULL);
+        if (!enc) {
+            rc = XXL_CTL_FAILED;
+            break;
+        }
+        xxl_enc_kint (enc, "fromLineNum", from);
+        xxl_msg_t *reply = xxl_ctl_call (self);
+        if (!reply) {
+            rc = XXL_CTL_FAILED;
+            break;
+        }
+        const msgpack_object *content = xxl_ctl_content (self, reply);
+        const msgpack_object *text = content? xxl_ctl_value_get (content, "logContent"): NULL;
+        int64_t to;
+        if (content && (xxl_ctl_value_int (content, "toLineNum", &to)
+                     || (text && text->type != MSGPACK_OBJECT_STR))) {
+            xxl_ctl_fail (self, XXL_CTL_FAILED, "unexpected reply: no toLineNum/logContent");
+            content = NULL;
+        }
+        if (!content) {
+            xxl_msg_destroy (&reply);
+            rc = XXL_CTL_FAILED;
+            break;
+        }
+        const msgpack_object *end = xxl_ctl_value_get (content, "isEnd");
+        is_end = end && end->type == MSGPACK_OBJECT_BOOLEAN && end->via.boolean;
+        int fresh = to >= from;
+        if (fresh && text && text->via.str.size > 0) {
+            if (self->json) {
+                char *bigger = (char *) realloc (all, size + text->via.str.size + 1);
+                if (!bigger) {
+                    xxl_msg_destroy (&reply);
+                    rc = xxl_ctl_fail (self, XXL_CTL_FAILED, "out of memory");
+                    break;
+                }
+                all = bigger;
+                memcpy (all + size, text->via.str.ptr, text->via.str.size);
+                size += text->via.str.size;
+                all [size] = 0;
+            }
+            else {
+                fwrite (text->via.str.ptr, 1, text->via.str.size, self->out);
+                fflush (self->out);
+            }
+        }
+        xxl_msg_destroy (&reply);
+        if (fresh) {
+            to_line = to;
+            from = to + 1;
+            continue;                   //  next page at once
+        }
+        if (!follow || is_end)
+            break;
+        zclock_sleep (500);
+    }
+    if (rc == XXL_CTL_OK && self->json)
+        rc = s_log_cat_json (self, id, all, size, to_line, is_end);
+    free (all);
+    return rc;
+}
+
+const ctl_cmd_t xxl_ctl_log_cat = {
+    "log", "cat", "ID [-f]", "print a run's log (-f: follow until the run ends)",
+    s_log_cat_opts, s_log_pos, 1, 1, NULL, s_log_cat, NULL, NULL
+};
+
+static const ctl_opt_t s_log_clear_opts [] = {
+    { "--job", NULL, "ID", "only runs of this job", CTL_ID, 0, 0, "jobId", NULL },
+    { "--before", NULL, "DAYS", "remove runs older than DAYS days",
+      CTL_INT, 0, 36500, "beforeDays", NULL },
+    { "--keep", NULL, "N", "keep only the newest N runs", CTL_INT, 0, INT32_MAX, "keepLast", NULL },
+    { "--all", NULL, NULL, "remove every finished run", CTL_BOOL, 0, 0, "all", NULL },
+    { NULL, NULL, NULL, NULL, CTL_STR, 0, 0, NULL, NULL }
+};
+
+static int
+s_log_clear_check (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
+{
+    if (xxl_ctl_args_count (cmd, args, "--before", "--keep", "--all", NULL) != 1)
+        return xxl_ctl_usage_error (self, cmd,
+                                    "give exactly one of --before DAYS, --keep N, --all");
+    return 0;
+}
+
+static int
+s_log_clear (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
+{
+    if (!xxl_ctl_request_args (self, "LOG_CLEAR", cmd, args, NULL))
+        return XXL_CTL_FAILED;
+    xxl_msg_t *reply;
+    const msgpack_object *content;
+    int rc = xxl_ctl_exchange (self, &reply, &content, NULL, CTL_ANY);
+    if (rc == XXL_CTL_OK && !self->json)
+        fprintf (self->out, "%" PRId64 " run(s) removed\n",
+                 xxl_ctl_value_int_or (content, "deleted", 0));
+    xxl_msg_destroy (&reply);
+    return rc;
+}
+
+const ctl_cmd_t xxl_ctl_log_clear = {
+    "log", "clear", "[--job ID] (--before DAYS | --keep N | --all)",
+    "remove finished runs (never those still waiting or running)", s_log_clear_opts, NULL, 0, 0,
+    s_log_clear_check, s_log_clear, NULL, NULL
+};

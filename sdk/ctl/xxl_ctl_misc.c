@@ -1,0 +1,173 @@
+/*  xxl_ctl_misc.c -- xxl-ctl's other commands: agent list, cron next (local,
+    no scheduler) and report.
+*/
+
+#include "xxl_ctl_cmd.h"
+#include "xxl_ctl_call.h"
+#include "xxl_ctl_print.h"
+#include "xxl_ctl_value.h"
+#include "xxl/cron.h"
+
+#include <czmq.h>
+#include <inttypes.h>
+
+static int
+s_agent_list (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
+{
+    (void) cmd;
+    (void) args;
+    if (!xxl_ctl_request (self, "AGENT_LIST"))
+        return XXL_CTL_FAILED;
+    xxl_msg_t *reply;
+    const msgpack_object *content;
+    int rc = xxl_ctl_exchange (self, &reply, &content, "agents", CTL_LIST);
+    if (rc || self->json) {
+        xxl_msg_destroy (&reply);
+        return rc;
+    }
+    const msgpack_object *agents = xxl_ctl_content_array (self, content, "agents");
+    if (agents) {
+        ctl_table_t table;
+        const char *headers [] = { "APP", "ADDRESS", "STATE", "UPDATED", "HANDLERS" };
+        xxl_ctl_table_init (&table, 5, headers);
+        for (uint32_t i = 0; i < agents->via.array.size; i++) {
+            const msgpack_object *agent = &agents->via.array.ptr [i];
+            if (agent->type != MSGPACK_OBJECT_MAP)
+                continue;               //  not a row: skip it
+            const msgpack_object *connected = xxl_ctl_value_get (agent, "connected");
+            char buf [64];
+            xxl_ctl_table_add (&table, xxl_ctl_value_text_of (agent, "app"));
+            xxl_ctl_table_add (&table, xxl_ctl_value_text_of (agent, "address"));
+            const char *state = !connected || connected->type != MSGPACK_OBJECT_BOOLEAN? "?"
+                              : connected->via.boolean? "connected": "lost";
+            xxl_ctl_table_add (&table, strdup (state));
+            xxl_ctl_table_add (&table, strdup (xxl_ctl_time_text (
+                                                   xxl_ctl_value_int_or (agent, "updateTime", 0),
+                                                   buf, sizeof buf)));
+            char *handlers = xxl_ctl_value_text_of (agent, "handlers");
+            xxl_ctl_table_add (&table, xxl_ctl_first_line (handlers, XXL_CTL_CELL_MAX));
+        }
+        xxl_ctl_table_print (&table, self->out, "no agents");
+    }
+    else
+        rc = XXL_CTL_FAILED;
+    xxl_msg_destroy (&reply);
+    return rc;
+}
+
+const ctl_cmd_t xxl_ctl_agent_list = {
+    "agent", "list", "", "list registered agents", NULL, NULL, 0, 0, NULL, s_agent_list, NULL, NULL
+};
+
+static const ctl_pos_t s_cron_pos [] = { { "EXPR", CTL_STR, NULL } };
+
+static const ctl_opt_t s_cron_next_opts [] = {
+    { "-n", NULL, "N", "how many fire times (default 5)", CTL_INT, 1, 1000, NULL, NULL },
+    { "--from", NULL, "MS", "fire times strictly after this epoch ms (default now)",
+      CTL_INT, 0, INT64_MAX / 2, NULL, NULL },
+    { "--tz", NULL, "ZONE", "IANA time zone of the expression (default UTC, like a job\n"
+      "                         without --timezone)", CTL_STR, 0, 0, NULL, NULL },
+    { NULL, NULL, NULL, NULL, CTL_STR, 0, 0, NULL, NULL }
+};
+
+static int
+s_cron_next (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
+{
+    const char *tz = xxl_ctl_args_get (cmd, args, "--tz");
+    int64_t count = xxl_ctl_args_num (cmd, args, "-n", 5);
+    int64_t after = xxl_ctl_args_get (cmd, args, "--from")?
+                    xxl_ctl_args_num (cmd, args, "--from", 0): zclock_time ();
+    if (tz && *tz && !xxl_cron_tz_valid (tz))
+        return xxl_ctl_fail (self, XXL_CTL_FAILED, "unknown time zone '%s'", tz);
+    char reason [256] = "";
+    xxl_cron_t *cron = xxl_cron_new (args->pos [0], tz && *tz? tz: NULL, reason, sizeof reason);
+    if (!cron)
+        return xxl_ctl_fail (self, XXL_CTL_FAILED, "invalid cron expression '%s': %s",
+                             args->pos [0], *reason? reason: "not understood");
+    int64_t *times = (int64_t *) calloc ((size_t) count, sizeof (int64_t));
+    int made = 0;
+    while (times && made < count) {
+        int64_t next = xxl_cron_next (cron, after);
+        if (next <= after)
+            break;                      //  no further fire time
+        times [made++] = after = next;
+    }
+    xxl_cron_destroy (&cron);
+    if (!times)
+        return xxl_ctl_fail (self, XXL_CTL_FAILED, "out of memory");
+    if (self->json) {
+        fprintf (self->out, "{\"next\":[");
+        for (int i = 0; i < made; i++)
+            fprintf (self->out, "%s%" PRId64, i? ",": "", times [i]);
+        fprintf (self->out, "]}\n");
+    }
+    else {
+        if (made == 0)
+            fprintf (self->out, "no fire times\n");
+        for (int i = 0; i < made; i++) {
+            char buf [64];
+            fprintf (self->out, "%s\n", xxl_ctl_time_text (times [i], buf, sizeof buf));
+        }
+    }
+    free (times);
+    return XXL_CTL_OK;
+}
+
+const ctl_cmd_t xxl_ctl_cron_next = {
+    "cron", "next", "EXPR [-n N] [--from MS] [--tz ZONE]",
+    "fire times of a cron expression (computed locally)", s_cron_next_opts, s_cron_pos, 1, 1,
+    NULL, s_cron_next, NULL, NULL
+};
+
+static int
+s_report (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
+{
+    (void) cmd;
+    (void) args;
+    if (!xxl_ctl_request (self, "REPORT"))
+        return XXL_CTL_FAILED;
+    xxl_msg_t *reply;
+    const msgpack_object *content;
+    int rc = xxl_ctl_exchange (self, &reply, &content, "days", CTL_LIST);
+    if (rc || self->json) {
+        xxl_msg_destroy (&reply);
+        return rc;
+    }
+    const msgpack_object *rate = xxl_ctl_value_get (content, "successRate");
+    double success = rate && (rate->type == MSGPACK_OBJECT_FLOAT64
+                              || rate->type == MSGPACK_OBJECT_FLOAT32)? rate->via.f64: 0;
+    fprintf (self->out, "jobs: %" PRId64 " (%" PRId64 " running)   groups: %" PRId64
+             "   agents: %" PRId64 "\n", xxl_ctl_value_int_or (content, "jobCount", 0),
+             xxl_ctl_value_int_or (content, "jobRunningCount", 0),
+             xxl_ctl_value_int_or (content, "groupCount", 0),
+             xxl_ctl_value_int_or (content, "agentCount", 0));
+    fprintf (self->out, "runs: %" PRId64 "   success: %" PRId64 "   failure: %" PRId64
+             "   success rate: %.1f%%\n\n", xxl_ctl_value_int_or (content, "runCount", 0),
+             xxl_ctl_value_int_or (content, "sucCount", 0),
+             xxl_ctl_value_int_or (content, "failCount", 0), success * 100);
+    const msgpack_object *days = xxl_ctl_content_array (self, content, "days");
+    if (days) {
+        ctl_table_t table;
+        const char *headers [] = { "DAY", "RUNNING", "SUCCESS", "FAILURE" };
+        xxl_ctl_table_init (&table, 4, headers);
+        for (uint32_t i = 0; i < days->via.array.size; i++) {
+            const msgpack_object *day = &days->via.array.ptr [i];
+            if (day->type != MSGPACK_OBJECT_MAP)
+                continue;
+            char buf [64];
+            xxl_ctl_time_text (xxl_ctl_value_int_or (day, "triggerDay", 0), buf, sizeof buf);
+            buf [10] = 0;               //  the date part
+            xxl_ctl_table_add (&table, strdup (buf));
+            xxl_ctl_table_add (&table, xxl_ctl_value_text_of (day, "runningCount"));
+            xxl_ctl_table_add (&table, xxl_ctl_value_text_of (day, "sucCount"));
+            xxl_ctl_table_add (&table, xxl_ctl_value_text_of (day, "failCount"));
+        }
+        xxl_ctl_table_print (&table, self->out, "no runs in the last days");
+    }
+    xxl_msg_destroy (&reply);
+    return rc;
+}
+
+const ctl_cmd_t xxl_ctl_report = {
+    "report", NULL, "", "the scheduler's run report", NULL, NULL, 0, 0, NULL, s_report, NULL, NULL
+};

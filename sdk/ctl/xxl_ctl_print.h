@@ -1,0 +1,66 @@
+/*  xxl_ctl_print.h -- xxl-ctl's output: errors, JSON, tables, key: value.
+
+    Everything goes to the run's out, except errors without --json, which
+    are one `xxl-ctl: <msg>` line on err.  With --json a command prints
+    exactly one JSON document, an error included ({"error": "..."}).
+    Times are epoch ms shown in local time.
+*/
+
+#ifndef XXL_CTL_PRINT_H_INCLUDED
+#define XXL_CTL_PRINT_H_INCLUDED
+
+#include "xxl/msg.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define XXL_CTL_CELL_MAX    60          //  chars of free text in a table cell
+
+typedef struct _ctl_t ctl_t;
+
+//  Reports a failure (a line on err, or {"error": ...} on out with --json)
+//  and returns status
+int xxl_ctl_fail (ctl_t *self, int status, const char *format, ...)
+    __attribute__ ((format (printf, 3, 4)));
+
+//  Prints obj as one compact JSON document and a newline; 0, or -1 when
+//  out of memory (nothing printed)
+int xxl_ctl_print_json (ctl_t *self, const msgpack_object *obj);
+
+//  Prints {"key": text} (size bytes of text) as one JSON document; 0 or -1
+int xxl_ctl_print_json_str (ctl_t *self, const char *key, const char *text, size_t size);
+
+//  Prints a map as aligned `key: value` lines; times (keys ending in
+//  "Time"/"time") as local time, multi-line strings indented below the key
+void xxl_ctl_print_object (ctl_t *self, const msgpack_object *map);
+
+//  Local "yyyy-mm-dd HH:MM:SS" of epoch ms into buf; "-" when not set.
+//  Returns buf.
+const char *xxl_ctl_time_text (int64_t ms, char *buf, size_t buflen);
+
+//  Cuts text in place to its first line (also at an HTML <br>) of at most
+//  max chars ("..." marks a cut); returns text (NULL stays NULL)
+char *xxl_ctl_first_line (char *text, size_t max);
+
+//  A table of text cells, printed with aligned columns (at most 32)
+typedef struct {
+    int cols;
+    char **cells;                       //  row-major, header row first
+    size_t count, cap;
+} ctl_table_t;
+
+//  Starts a table with a header row
+void xxl_ctl_table_init (ctl_table_t *table, int cols, const char **headers);
+
+//  Adds the next cell, taking ownership of it (NULL: an empty cell)
+void xxl_ctl_table_add (ctl_table_t *table, char *cell);
+
+//  Prints the table (or the empty line when it has no rows but the
+//  header and empty is not NULL), then frees it
+void xxl_ctl_table_print (ctl_table_t *table, FILE *out, const char *empty);
+
+//  Frees the table unprinted
+void xxl_ctl_table_free (ctl_table_t *table);
+
+#endif
