@@ -58,6 +58,9 @@ typedef struct {
     const ctl_choice_t *choices;        //  CTL_ENUM, ended by a NULL name
 } ctl_opt_t;
 
+//  Ends a command's table of flags
+#define XXL_CTL_OPTS_END    { NULL, NULL, NULL, NULL, CTL_STR, 0, 0, NULL, NULL }
+
 typedef struct {
     const char *what;                   //  "job id": named in errors
     ctl_kind_t kind;                    //  CTL_STR or CTL_ID

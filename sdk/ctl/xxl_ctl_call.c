@@ -120,6 +120,18 @@ xxl_ctl_exchange (ctl_t *self, xxl_msg_t **reply_p, const msgpack_object **conte
     return XXL_CTL_OK;
 }
 
+const msgpack_object *
+xxl_ctl_list (ctl_t *self, xxl_msg_t **reply_p, const msgpack_object **content_p,
+              const char *key, ctl_shape_t shape, int *rc)
+{
+    *rc = xxl_ctl_exchange (self, reply_p, content_p, key, shape);
+    if (*rc || self->json) {
+        xxl_msg_destroy (reply_p);
+        return NULL;
+    }
+    return xxl_ctl_value_get (*content_p, key);
+}
+
 int
 xxl_ctl_simple (ctl_t *self, const char *what, const char *done)
 {

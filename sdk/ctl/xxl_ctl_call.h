@@ -50,6 +50,15 @@ typedef enum {
 int xxl_ctl_exchange (ctl_t *self, xxl_msg_t **reply_p, const msgpack_object **content_p,
                       const char *key, ctl_shape_t shape);
 
+//  Sends the request for a reply whose content [key] is a list (shape
+//  CTL_LIST or CTL_INTS) and returns that list for printing as text, with
+//  the content in *content_p and the reply in *reply_p (caller destroys).
+//  NULL when there is nothing more to print: after a failure (*rc the
+//  exit status), or with --json after printing the content (*rc 0).
+const msgpack_object *xxl_ctl_list (ctl_t *self, xxl_msg_t **reply_p,
+                                    const msgpack_object **content_p, const char *key,
+                                    ctl_shape_t shape, int *rc);
+
 //  For requests answered with {"id": N}: sends, prints "<what> N <done>"
 //  (or the JSON); the exit status
 int xxl_ctl_simple (ctl_t *self, const char *what, const char *done);

@@ -67,7 +67,7 @@ static const ctl_opt_t s_glue_history_opts [] = {
       CTL_INT, 0, INT64_MAX, "offset", NULL },
     { "--diff", NULL, NULL, "show each version as a diff against the one before it",
       CTL_BOOL, 0, 0, NULL, NULL },
-    { NULL, NULL, NULL, NULL, CTL_STR, 0, 0, NULL, NULL }
+    XXL_CTL_OPTS_END
 };
 
 //  Prints the version table, the listed versions into versions; how many
@@ -110,17 +110,14 @@ s_glue_history (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
         return XXL_CTL_FAILED;
     xxl_msg_t *reply;
     const msgpack_object *content;
-    int rc = xxl_ctl_exchange (self, &reply, &content, "glues", CTL_LIST);
-    if (rc || self->json) {
-        xxl_msg_destroy (&reply);
+    int rc;
+    const msgpack_object *glues = xxl_ctl_list (self, &reply, &content, "glues", CTL_LIST, &rc);
+    if (!glues)
         return rc;
-    }
-    const msgpack_object *glues = xxl_ctl_content_array (self, content, "glues");
-    int64_t *versions = glues? (int64_t *) calloc (glues->via.array.size + 1, sizeof (int64_t))
-                             : NULL;
+    int64_t *versions = (int64_t *) calloc (glues->via.array.size + 1, sizeof (int64_t));
     size_t listed = 0;
     int64_t total = 0;
-    if (glues && versions) {
+    if (versions) {
         listed = s_glue_table (self, glues, versions);
         if (xxl_ctl_value_int (content, "total", &total) == 0
         &&  total > (int64_t) (offset + listed))
@@ -128,7 +125,7 @@ s_glue_history (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
                      listed, total);
     }
     else
-        rc = glues? xxl_ctl_fail (self, XXL_CTL_FAILED, "out of memory"): XXL_CTL_FAILED;
+        rc = xxl_ctl_fail (self, XXL_CTL_FAILED, "out of memory");
     xxl_msg_destroy (&reply);
     //  Each listed version against the one before it, when that is kept:
     //  the kept versions are consecutive, listed newest first from offset
@@ -151,7 +148,7 @@ const ctl_cmd_t xxl_ctl_glue_history = {
 
 static const ctl_opt_t s_glue_show_opts [] = {
     { "--version", NULL, "N", "this version (default: the newest)", CTL_ID, 0, 0, "version", NULL },
-    { NULL, NULL, NULL, NULL, CTL_STR, 0, 0, NULL, NULL }
+    XXL_CTL_OPTS_END
 };
 
 static int

@@ -28,7 +28,7 @@ static const ctl_opt_t s_group_add_opts [] = {
     { "--address-list", NULL, "A,B", "manual group with these agent addresses (addressType 1);"
                                      " without it agents register themselves",
       CTL_STR, 0, 0, NULL, NULL },
-    { NULL, NULL, NULL, NULL, CTL_STR, 0, 0, NULL, NULL }
+    XXL_CTL_OPTS_END
 };
 
 static int
@@ -55,12 +55,8 @@ s_group_list (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
         return XXL_CTL_FAILED;
     xxl_msg_t *reply;
     const msgpack_object *content;
-    int rc = xxl_ctl_exchange (self, &reply, &content, "groups", CTL_LIST);
-    if (rc || self->json) {
-        xxl_msg_destroy (&reply);
-        return rc;
-    }
-    const msgpack_object *groups = xxl_ctl_content_array (self, content, "groups");
+    int rc;
+    const msgpack_object *groups = xxl_ctl_list (self, &reply, &content, "groups", CTL_LIST, &rc);
     if (groups) {
         ctl_table_t table;
         const char *headers [] = { "ID", "APPNAME", "TITLE", "TYPE", "ADDRESSES" };
@@ -78,10 +74,8 @@ s_group_list (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
             xxl_ctl_table_add (&table, xxl_ctl_value_text_of (group, "addressList"));
         }
         xxl_ctl_table_print (&table, self->out, "no groups");
+        xxl_msg_destroy (&reply);
     }
-    else
-        rc = XXL_CTL_FAILED;
-    xxl_msg_destroy (&reply);
     return rc;
 }
 
@@ -102,7 +96,7 @@ static const ctl_opt_t s_group_update_opts [] = {
       CTL_STR, 0, 0, NULL, NULL },
     { "--auto", NULL, NULL, "make it an automatic group (agents register themselves)",
       CTL_BOOL, 0, 0, NULL, NULL },
-    { NULL, NULL, NULL, NULL, CTL_STR, 0, 0, NULL, NULL }
+    XXL_CTL_OPTS_END
 };
 
 static int

@@ -54,7 +54,7 @@ static const ctl_opt_t s_job_opts [] = {
     { "--timezone", NULL, "Z", "time zone of the cron expression (e.g. Europe/Berlin)",
       CTL_STR, 0, 0, "timezone", NULL },
     { "--start", NULL, NULL, "start scheduling at once", CTL_BOOL, 0, 0, NULL, NULL },
-    { NULL, NULL, NULL, NULL, CTL_STR, 0, 0, NULL, NULL }
+    XXL_CTL_OPTS_END
 };
 
 static int
@@ -157,7 +157,7 @@ const ctl_cmd_t xxl_ctl_job_rm = {
 static const ctl_opt_t s_job_copy_opts [] = {
     { "--desc", NULL, "D", "the copy's description (default: the job's)",
       CTL_STR, 0, 0, "jobDesc", NULL },
-    { NULL, NULL, NULL, NULL, CTL_STR, 0, 0, NULL, NULL }
+    XXL_CTL_OPTS_END
 };
 
 const ctl_cmd_t xxl_ctl_job_copy = {
@@ -199,7 +199,7 @@ static const ctl_opt_t s_job_list_opts [] = {
       CTL_STR, 0, 0, "author", NULL },
     { "--status", NULL, "S", "only running or stopped jobs",
       CTL_ENUM, 0, 0, "triggerStatus", s_job_states },
-    { NULL, NULL, NULL, NULL, CTL_STR, 0, 0, NULL, NULL }
+    XXL_CTL_OPTS_END
 };
 
 //  Fetches group id -> app name for the readable job table into *names_p
@@ -283,13 +283,11 @@ s_job_list (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
     }
     xxl_msg_t *reply;
     const msgpack_object *content;
-    int rc = xxl_ctl_exchange (self, &reply, &content, "jobs", CTL_LIST);
-    const msgpack_object *jobs = rc || self->json? NULL
-                               : xxl_ctl_content_array (self, content, "jobs");
+    int rc;
+    const msgpack_object *jobs = xxl_ctl_list (self, &reply, &content, "jobs", CTL_LIST, &rc);
     if (!jobs) {
         zhash_destroy (&names);
-        xxl_msg_destroy (&reply);
-        return rc || self->json? rc: XXL_CTL_FAILED;
+        return rc;
     }
     ctl_table_t table;
     const char *headers [] = { "ID", "GROUP", "DESC", "SCHEDULE", "HANDLER", "ROUTE",
@@ -325,7 +323,7 @@ static const ctl_opt_t s_job_trigger_opts [] = {
     { "--address", NULL, "A", "run on this agent address instead of routing",
       CTL_STR, 0, 0, "address", NULL },
     { "--shard", NULL, "I/N", "run as shard I of N", CTL_SHARD, 0, 0, "shard", NULL },
-    { NULL, NULL, NULL, NULL, CTL_STR, 0, 0, NULL, NULL }
+    XXL_CTL_OPTS_END
 };
 
 static int
@@ -335,12 +333,8 @@ s_job_trigger (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
         return XXL_CTL_FAILED;
     xxl_msg_t *reply;
     const msgpack_object *content;
-    int rc = xxl_ctl_exchange (self, &reply, &content, "logIds", CTL_INTS);
-    if (rc || self->json) {
-        xxl_msg_destroy (&reply);
-        return rc;
-    }
-    const msgpack_object *ids = xxl_ctl_content_array (self, content, "logIds");
+    int rc;
+    const msgpack_object *ids = xxl_ctl_list (self, &reply, &content, "logIds", CTL_INTS, &rc);
     if (ids) {
         char *text = xxl_ctl_value_text (ids);
         for (char *p = text; p && *p; p++)
@@ -349,10 +343,8 @@ s_job_trigger (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
         fprintf (self->out, "job %" PRId64 " triggered: log%s %s\n", args->pos_num [0],
                  ids->via.array.size == 1? "": "s", text && *text? text: "(none)");
         free (text);
+        xxl_msg_destroy (&reply);
     }
-    else
-        rc = XXL_CTL_FAILED;
-    xxl_msg_destroy (&reply);
     return rc;
 }
 
@@ -363,28 +355,8 @@ const ctl_cmd_t xxl_ctl_job_trigger = {
 
 static const ctl_opt_t s_job_next_opts [] = {
     { "-n", NULL, "N", "how many fire times (default 5)", CTL_INT, 1, 100, "count", NULL },
-    { NULL, NULL, NULL, NULL, CTL_STR, 0, 0, NULL, NULL }
+    XXL_CTL_OPTS_END
 };
-
-//  Prints a {"next": [ms, ...]} content as local times
-static int
-s_print_times (ctl_t *self, const msgpack_object *content)
-{
-    const msgpack_object *next = xxl_ctl_content_array (self, content, "next");
-    if (!next)
-        return XXL_CTL_FAILED;
-    if (next->via.array.size == 0)
-        fprintf (self->out, "no fire times\n");
-    for (uint32_t i = 0; i < next->via.array.size; i++) {
-        const msgpack_object *item = &next->via.array.ptr [i];
-        char buf [64];
-        if (item->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
-            return xxl_ctl_fail (self, XXL_CTL_FAILED,
-                                 "unexpected reply: a fire time is not a number");
-        fprintf (self->out, "%s\n", xxl_ctl_time_text ((int64_t) item->via.u64, buf, sizeof buf));
-    }
-    return XXL_CTL_OK;
-}
 
 static int
 s_job_next (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
@@ -393,11 +365,19 @@ s_job_next (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
         return XXL_CTL_FAILED;
     xxl_msg_t *reply;
     const msgpack_object *content;
-    int rc = xxl_ctl_exchange (self, &reply, &content, "next", CTL_INTS);
-    if (!rc && !self->json)
-        rc = s_print_times (self, content);
+    int rc;
+    const msgpack_object *next = xxl_ctl_list (self, &reply, &content, "next", CTL_INTS, &rc);
+    if (!next)
+        return rc;
+    if (next->via.array.size == 0)
+        fprintf (self->out, "no fire times\n");
+    for (uint32_t i = 0; i < next->via.array.size; i++) {
+        char buf [64];
+        fprintf (self->out, "%s\n", xxl_ctl_time_text ((int64_t) next->via.array.ptr [i].via.u64,
+                                                       buf, sizeof buf));
+    }
     xxl_msg_destroy (&reply);
-    return rc;
+    return XXL_CTL_OK;
 }
 
 const ctl_cmd_t xxl_ctl_job_next = {

@@ -33,7 +33,7 @@ static const ctl_opt_t s_log_list_opts [] = {
       CTL_TIME, 0, 0, "triggerTimeFrom", NULL },
     { "--to", NULL, "TIME", "only runs triggered at or before TIME",
       CTL_TIME, 0, 0, "triggerTimeTo", NULL },
-    { NULL, NULL, NULL, NULL, CTL_STR, 0, 0, NULL, NULL }
+    XXL_CTL_OPTS_END
 };
 
 //  Adds a run's row to the run table
@@ -180,7 +180,7 @@ const ctl_cmd_t xxl_ctl_log_kill = {
 
 static const ctl_opt_t s_log_cat_opts [] = {
     { "-f", "--follow", NULL, "keep reading until the run ends", CTL_BOOL, 0, 0, NULL, NULL },
-    { NULL, NULL, NULL, NULL, CTL_STR, 0, 0, NULL, NULL }
+    XXL_CTL_OPTS_END
 };
 
 //  Prints log cat's JSON document: the log's content read and where it ended
@@ -295,7 +295,7 @@ static const ctl_opt_t s_log_clear_opts [] = {
       CTL_INT, 0, 36500, "beforeDays", NULL },
     { "--keep", NULL, "N", "keep only the newest N runs", CTL_INT, 0, INT32_MAX, "keepLast", NULL },
     { "--all", NULL, NULL, "remove every finished run", CTL_BOOL, 0, 0, "all", NULL },
-    { NULL, NULL, NULL, NULL, CTL_STR, 0, 0, NULL, NULL }
+    XXL_CTL_OPTS_END
 };
 
 static int

@@ -20,12 +20,8 @@ s_agent_list (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
         return XXL_CTL_FAILED;
     xxl_msg_t *reply;
     const msgpack_object *content;
-    int rc = xxl_ctl_exchange (self, &reply, &content, "agents", CTL_LIST);
-    if (rc || self->json) {
-        xxl_msg_destroy (&reply);
-        return rc;
-    }
-    const msgpack_object *agents = xxl_ctl_content_array (self, content, "agents");
+    int rc;
+    const msgpack_object *agents = xxl_ctl_list (self, &reply, &content, "agents", CTL_LIST, &rc);
     if (agents) {
         ctl_table_t table;
         const char *headers [] = { "APP", "ADDRESS", "STATE", "UPDATED", "HANDLERS" };
@@ -48,10 +44,8 @@ s_agent_list (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
             xxl_ctl_table_add (&table, xxl_ctl_first_line (handlers, XXL_CTL_CELL_MAX));
         }
         xxl_ctl_table_print (&table, self->out, "no agents");
+        xxl_msg_destroy (&reply);
     }
-    else
-        rc = XXL_CTL_FAILED;
-    xxl_msg_destroy (&reply);
     return rc;
 }
 
@@ -67,7 +61,7 @@ static const ctl_opt_t s_cron_next_opts [] = {
       CTL_INT, 0, INT64_MAX / 2, NULL, NULL },
     { "--tz", NULL, "ZONE", "IANA time zone of the expression (default UTC, like a job\n"
       "                         without --timezone)", CTL_STR, 0, 0, NULL, NULL },
-    { NULL, NULL, NULL, NULL, CTL_STR, 0, 0, NULL, NULL }
+    XXL_CTL_OPTS_END
 };
 
 static int
@@ -128,11 +122,10 @@ s_report (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
         return XXL_CTL_FAILED;
     xxl_msg_t *reply;
     const msgpack_object *content;
-    int rc = xxl_ctl_exchange (self, &reply, &content, "days", CTL_LIST);
-    if (rc || self->json) {
-        xxl_msg_destroy (&reply);
+    int rc;
+    const msgpack_object *days = xxl_ctl_list (self, &reply, &content, "days", CTL_LIST, &rc);
+    if (!days)
         return rc;
-    }
     const msgpack_object *rate = xxl_ctl_value_get (content, "successRate");
     double success = rate && (rate->type == MSGPACK_OBJECT_FLOAT64
                               || rate->type == MSGPACK_OBJECT_FLOAT32)? rate->via.f64: 0;
@@ -145,27 +138,24 @@ s_report (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
              "   success rate: %.1f%%\n\n", xxl_ctl_value_int_or (content, "runCount", 0),
              xxl_ctl_value_int_or (content, "sucCount", 0),
              xxl_ctl_value_int_or (content, "failCount", 0), success * 100);
-    const msgpack_object *days = xxl_ctl_content_array (self, content, "days");
-    if (days) {
-        ctl_table_t table;
-        const char *headers [] = { "DAY", "RUNNING", "SUCCESS", "FAILURE" };
-        xxl_ctl_table_init (&table, 4, headers);
-        for (uint32_t i = 0; i < days->via.array.size; i++) {
-            const msgpack_object *day = &days->via.array.ptr [i];
-            if (day->type != MSGPACK_OBJECT_MAP)
-                continue;
-            char buf [64];
-            xxl_ctl_time_text (xxl_ctl_value_int_or (day, "triggerDay", 0), buf, sizeof buf);
-            buf [10] = 0;               //  the date part
-            xxl_ctl_table_add (&table, strdup (buf));
-            xxl_ctl_table_add (&table, xxl_ctl_value_text_of (day, "runningCount"));
-            xxl_ctl_table_add (&table, xxl_ctl_value_text_of (day, "sucCount"));
-            xxl_ctl_table_add (&table, xxl_ctl_value_text_of (day, "failCount"));
-        }
-        xxl_ctl_table_print (&table, self->out, "no runs in the last days");
+    ctl_table_t table;
+    const char *headers [] = { "DAY", "RUNNING", "SUCCESS", "FAILURE" };
+    xxl_ctl_table_init (&table, 4, headers);
+    for (uint32_t i = 0; i < days->via.array.size; i++) {
+        const msgpack_object *day = &days->via.array.ptr [i];
+        if (day->type != MSGPACK_OBJECT_MAP)
+            continue;
+        char buf [64];
+        xxl_ctl_time_text (xxl_ctl_value_int_or (day, "triggerDay", 0), buf, sizeof buf);
+        buf [10] = 0;                   //  the date part
+        xxl_ctl_table_add (&table, strdup (buf));
+        xxl_ctl_table_add (&table, xxl_ctl_value_text_of (day, "runningCount"));
+        xxl_ctl_table_add (&table, xxl_ctl_value_text_of (day, "sucCount"));
+        xxl_ctl_table_add (&table, xxl_ctl_value_text_of (day, "failCount"));
     }
+    xxl_ctl_table_print (&table, self->out, "no runs in the last days");
     xxl_msg_destroy (&reply);
-    return rc;
+    return XXL_CTL_OK;
 }
 
 const ctl_cmd_t xxl_ctl_report = {
