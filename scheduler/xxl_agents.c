@@ -1,0 +1,741 @@
+/*  xxl_agents.c -- the engine's side of the agent protocol.
+
+    Requests to agents (RUN, singly or in batches, LOG, KILL, BEAT,
+    IDLE_BEAT) are pending entries with a deadline; answers are matched by
+    id and count only from the connection the request went to.  Agent
+    messages: REGISTER (also the heartbeat; its reply carries the clock),
+    UNREGISTER, CALLBACK batches, REPLY; and the router pool's probes and
+    routed results.
+*/
+
+#include "xxl_engine.h"
+
+static void s_batch_answer (server_t *self, run_batch_t *batch, xxl_msg_t *msg);
+static void s_agent_reply (server_t *self, zframe_t *rid, uint64_t id, int code,
+                           const char *msg);
+static void s_awaited_back (server_t *self, const char *address);
+static void s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove);
+static void s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg);
+static void s_foreign_reply (server_t *self, uint64_t id);
+
+//  Agent requests
+
+//  Puts a row back to be sent again to address (once it is connected): a
+//  row recovery found possibly sent, or whose RUN a failed commit kept
+//  from leaving.  It goes only while still unanswered (engine_dispatch_row).
+void
+engine_resend_add (server_t *self, int64_t log_id, const char *address)
+{
+    if (zhashx_lookup (self->resend_ids, &log_id))
+        return;
+    xxl_resend_t *resend = (xxl_resend_t *) zmalloc (sizeof (xxl_resend_t));
+    resend->log_id = log_id;
+    resend->address = strdup (address);
+    resend->deadline = zclock_mono () + self->config.recovery_wait_ms;
+    zlistx_add_end (self->resends, resend);
+    zhashx_insert (self->resend_ids, &resend->log_id, resend);
+}
+
+//  Starts a request to address; returns the pending entry, or NULL when
+//  the address is not connected (msg explains)
+pending_t *
+engine_pending_new (server_t *self, const char *address, pending_kind_t kind, int timeout_ms,
+                    char *why, size_t whylen)
+{
+    size_t rid_size;
+    const void *rid = xxl_registry_route (self->registry, address, &rid_size);
+    if (!rid) {
+        snprintf (why, whylen, "agent '%s' is not connected to this scheduler", address);
+        return NULL;
+    }
+    pending_t *pending = (pending_t *) zmalloc (sizeof (pending_t));
+    pending->id = ++self->next_id;
+    pending->kind = kind;
+    pending->deadline = zclock_mono () + timeout_ms;
+    pending->address = strdup (address);
+    pending->rid = malloc (rid_size);
+    assert (pending->rid);
+    memcpy (pending->rid, rid, rid_size);
+    pending->rid_size = rid_size;
+    zhashx_insert (self->pending, &pending->id, pending);
+    return pending;
+}
+
+pending_t *
+engine_agent_request (server_t *self, const char *address, const char *type,
+                      pending_kind_t kind, int timeout_ms, char *why, size_t whylen)
+{
+    pending_t *pending = engine_pending_new (self, address, kind, timeout_ms, why, whylen);
+    if (pending)
+        xxl_enc_request (self->enc, type, pending->id);
+    return pending;
+}
+
+//  Queues the message built after engine_agent_request
+void
+engine_agent_send (server_t *self, pending_t *pending)
+{
+    size_t rid_size;
+    const void *rid = xxl_registry_route (self->registry, pending->address, &rid_size);
+    if (rid)
+        //  (LOG, KILL and probes depend on nothing the turn writes: they go
+        //  whatever its commit)
+        engine_queue_agent_to (self, rid, rid_size, pending->id, true);
+}
+
+//  A TriggerParam's value of logDateTime: int64 in its fixed 9-byte form,
+//  so that a prepared TriggerParam takes it at the instant it goes
+void
+engine_pack_time (unsigned char out [9], int64_t value)
+{
+    uint64_t v = (uint64_t) value;
+    out [0] = 0xd3;
+    for (int i = 8; i >= 1; i--, v >>= 8)
+        out [i] = (unsigned char) v;
+}
+
+//  A RUN's expireTime: the agent must not start any of its runs once its
+//  estimate of this scheduler's clock is past it.  Half the answer timeout
+//  after `since` (when the RUN's deadline started counting), so that an
+//  agent that accepts in time is heard before the run is given up on, and
+//  one frozen or cut off past it refuses what was queued to it
+int64_t
+engine_expire_time (server_t *self, int64_t since)
+{
+    return since + self->config.run_timeout_ms / 2;
+}
+
+//  Encodes a RUN's TriggerParam into self->item_enc as one map whose last
+//  key, logDateTime, has no value yet (the caller appends engine_pack_time's
+//  bytes).  Returns the bytes (owned by item_enc until its next use).
+const unsigned char *
+engine_encode_tp (server_t *self, const xxl_job_t *job, int64_t log_id, const char *param,
+                  int shard_index, int shard_total, size_t *size)
+{
+    xxl_enc_t *enc = self->item_enc;
+    xxl_enc_reset (enc);
+    xxl_enc_map_begin (enc);
+    xxl_enc_kint (enc, "jobId", job->id);
+    xxl_enc_kstr (enc, "executorHandler", job->executor_handler);
+    xxl_enc_kstr (enc, "executorParams", param? param: "");
+    xxl_enc_kstr (enc, "executorBlockStrategy", job->executor_block_strategy);
+    xxl_enc_kint (enc, "executorTimeout", job->executor_timeout);
+    xxl_enc_kint (enc, "logId", log_id);
+    xxl_enc_kstr (enc, "glueType", job->glue_type);
+    if (strneq (job->glue_type, "BEAN"))
+        xxl_enc_kstr (enc, "glueSource", job->glue_source);
+    xxl_enc_kint (enc, "glueUpdatetime", job->glue_updatetime);
+    xxl_enc_kint (enc, "broadcastIndex", shard_index);
+    xxl_enc_kint (enc, "broadcastTotal", shard_total);
+    xxl_enc_key (enc, "logDateTime");
+    return (const unsigned char *) xxl_enc_finish (enc, size);
+}
+
+//  Sends a batch (taken): its message joins the agents' outbox, or leaves
+//  at once (`now`: prepared fires, what they need is committed already).
+//  Prepared fires get `stamp` as their time (0: now).  The batch then
+//  waits in self->batches for the agent's answer.
+void
+engine_batch_send (server_t *self, run_batch_t *batch, bool now, int64_t stamp)
+{
+    int64_t since = batch->created;
+    if (batch->fires) {
+        //  Prepared fires: their time is when the message goes
+        if (!stamp)
+            stamp = engine_now ();
+        unsigned char time [9];
+        engine_pack_time (time, stamp);
+        for (size_t i = 0; i < batch->count; i++) {
+            xxl_enc_patch (batch->enc, batch->fires [i].offset, time, sizeof time);
+            batch->fires [i].stamp = stamp;
+        }
+        since = stamp;                  //  (their deadline counts from here)
+    }
+    unsigned char expire [9];
+    engine_pack_time (expire, engine_expire_time (self, since));
+    xxl_enc_patch (batch->enc, batch->expire_offset, expire, sizeof expire);
+    size_t size;
+    batch->deadline = zclock_mono () + self->config.run_timeout_ms + 1000;
+    if (now) {
+        //  (no copy of a message that may be megabytes: ZeroMQ frees it)
+        void *data = xxl_enc_take (batch->enc, &size);
+        xxl_enc_destroy (&batch->enc);
+        zhashx_insert (self->batches, &batch->id, batch);
+        engine_agent_out_owned (self, batch->id, batch->rid, batch->rid_size, &data, size);
+        return;
+    }
+    const void *data = xxl_enc_finish (batch->enc, &size);
+    zmsg_t *msg = zmsg_new ();
+    zmsg_addmem (msg, &batch->id, sizeof batch->id);
+    zmsg_addmem (msg, batch->rid, batch->rid_size);
+    zmsg_addmem (msg, data, size);
+    xxl_enc_destroy (&batch->enc);
+    zhashx_insert (self->batches, &batch->id, batch);
+    zlistx_add_end (self->agents_out, msg);
+}
+
+//  Sends a batch of `list` (open_batches or fire_batches): from
+//  fire_batches at once, from open_batches after the turn's commit
+void
+engine_batch_close (server_t *self, run_batch_t *batch, zlistx_t *list)
+{
+    for (void *item = zlistx_first (list); item; item = zlistx_next (list))
+        if (item == batch) {
+            zlistx_detach_cur (list);
+            break;
+        }
+    engine_batch_send (self, batch, list == self->fire_batches, 0);
+}
+
+//  An open batch of `open` for the agent at rid with room for one more
+//  item, or a new one (max items; fires: it carries prepared fires)
+run_batch_t *
+engine_batch_for (server_t *self, zlistx_t *open, const char *address, const void *rid,
+                  size_t rid_size, int max, bool fires)
+{
+    run_batch_t *batch = (run_batch_t *) zlistx_last (open);
+    if (batch && batch->rid_size == rid_size && memcmp (batch->rid, rid, rid_size) == 0
+    &&  batch->count < batch->max && batch->bytes < XXL_MSG_MAX_FRAME / 4)
+        return batch;
+    for (batch = (run_batch_t *) zlistx_first (open); batch;
+         batch = (run_batch_t *) zlistx_next (open))
+        if (batch->rid_size == rid_size && memcmp (batch->rid, rid, rid_size) == 0
+        &&  batch->count < batch->max && batch->bytes < XXL_MSG_MAX_FRAME / 4)
+            return batch;
+    batch = (run_batch_t *) zmalloc (sizeof (run_batch_t));
+    batch->id = ++self->next_id;
+    batch->address = strdup (address);
+    batch->rid = malloc (rid_size);
+    memcpy (batch->rid, rid, rid_size);
+    batch->rid_size = rid_size;
+    batch->max = (size_t) max;
+    if (fires) {
+        batch->fires_alloc = (size_t) max;
+        batch->fires = (fire_item_t *) malloc (batch->fires_alloc * sizeof (fire_item_t));
+        assert (batch->fires);
+    }
+    batch->enc = xxl_enc_new ();
+    batch->created = engine_now ();
+    batch->created_mono = zclock_mono ();
+    xxl_enc_request (batch->enc, "RUN", batch->id);
+    unsigned char expire [9];
+    engine_pack_time (expire, engine_expire_time (self, batch->created));    //  (patched when it goes)
+    xxl_enc_key (batch->enc, "expireTime");
+    batch->expire_offset = xxl_enc_size (batch->enc);
+    xxl_enc_raw (batch->enc, expire, sizeof expire, 0);
+    xxl_enc_key (batch->enc, "runs");
+    xxl_enc_array_begin (batch->enc);
+    zlistx_add_end (open, batch);
+    return batch;
+}
+
+//  Queues the RUN of pending: tp (size bytes, from engine_encode_tp) with
+//  logDateTime `time`, in a batch of `open` when the agent takes batches.
+//  open is open_batches (sent after the turn's commit) or fire_batches
+//  (sent at once; see engine_batch_close).
+void
+engine_run_queue (server_t *self, pending_t *pending, const unsigned char *tp, size_t size,
+                  int64_t time, zlistx_t *open)
+{
+    bool now = open == self->fire_batches;
+    unsigned char stamp [9];
+    engine_pack_time (stamp, time);
+    size_t rid_size;
+    const void *rid = xxl_registry_route (self->registry, pending->address, &rid_size);
+    if (!rid)
+        return;                         //  (callers checked: it fails at its deadline)
+    int max = xxl_registry_run_batch (self->registry, pending->address);
+    if (max < 2 || size < 5) {
+        //  The single form: the TriggerParam's keys at the top level
+        uint32_t keys = (uint32_t) tp [1] << 24 | (uint32_t) tp [2] << 16
+                      | (uint32_t) tp [3] << 8 | tp [4];
+        xxl_enc_request (self->enc, "RUN", pending->id);
+        xxl_enc_raw (self->enc, tp + 5, size - 5, keys);
+        xxl_enc_raw (self->enc, stamp, sizeof stamp, 0);
+        unsigned char expire [9];
+        engine_pack_time (expire, engine_expire_time (self, engine_now ()));     //  (patched when it goes)
+        xxl_enc_key (self->enc, "expireTime");
+        pending->expire_offset = xxl_enc_size (self->enc);
+        xxl_enc_raw (self->enc, expire, sizeof expire, 0);
+        if (now) {
+            size_t msg_size;
+            const void *data = xxl_enc_finish (self->enc, &msg_size);
+            zmsg_t *msg = zmsg_new ();
+            zmsg_addmem (msg, &pending->id, sizeof pending->id);
+            zmsg_addmem (msg, rid, rid_size);
+            zmsg_addmem (msg, data, msg_size);
+            engine_agent_out (self, msg);
+        }
+        else
+            engine_queue_agent (self, rid, rid_size, pending->id);
+        return;
+    }
+    run_batch_t *batch = engine_batch_for (self, open, pending->address, rid, rid_size, max,
+                                           false);
+    if (batch->count == batch->alloc) {
+        batch->alloc = batch->alloc? batch->alloc * 2: 64;
+        batch->pending_ids = (uint64_t *) realloc (batch->pending_ids,
+                                                   batch->alloc * sizeof (uint64_t));
+        assert (batch->pending_ids);
+    }
+    batch->pending_ids [batch->count++] = pending->id;
+    xxl_enc_raw (batch->enc, tp, size, 1);
+    xxl_enc_raw (batch->enc, stamp, sizeof stamp, 0);
+    batch->bytes += size + sizeof stamp;
+    if (batch->count >= batch->max || batch->bytes >= XXL_MSG_MAX_FRAME / 4)
+        engine_batch_close (self, batch, open);
+}
+
+
+//  The agent's answer to a batch RUN: one {code, msg} per item, in order
+static void
+s_batch_answer (server_t *self, run_batch_t *batch, xxl_msg_t *msg)
+{
+    const msgpack_object *root = xxl_msg_root (msg);
+    const msgpack_object *code_obj = xxl_msg_get (root, "code");
+    int code = code_obj && code_obj->type == MSGPACK_OBJECT_POSITIVE_INTEGER
+               && code_obj->via.u64 < 1000? (int) code_obj->via.u64: XXL_FAILURE;
+    const char *text = xxl_msg_str (msg, NULL, "msg", 0, XXL_MSG_MAX_STR, NULL);
+    const msgpack_object *content = xxl_msg_get (root, "content");
+    size_t answered = code == XXL_OK && content && content->type == MSGPACK_OBJECT_ARRAY
+                    ? content->via.array.size: 0;
+    for (size_t i = 0; i < batch->count; i++) {
+        if (i % 64 == 63)
+            engine_fire_check (self);
+        pending_t *pending = batch->fires? NULL
+                           : (pending_t *) zhashx_lookup (self->pending, &batch->pending_ids [i]);
+        if (!pending && !batch->fires)
+            continue;                   //  its deadline passed already
+        int item_code = code == XXL_OK? XXL_FAILURE: code;
+        const char *item_text = code == XXL_OK? "the agent's batch answer has no item for this run"
+                                              : text;
+        char buffer [4096];
+        if (i < answered) {
+            const msgpack_object *item = &content->via.array.ptr [i];
+            const msgpack_object *c = item->type == MSGPACK_OBJECT_MAP
+                                    ? xxl_msg_get (item, "code"): NULL;
+            const msgpack_object *m = item->type == MSGPACK_OBJECT_MAP
+                                    ? xxl_msg_get (item, "msg"): NULL;
+            item_code = c && c->type == MSGPACK_OBJECT_POSITIVE_INTEGER && c->via.u64 < 1000
+                      ? (int) c->via.u64: XXL_FAILURE;
+            item_text = NULL;
+            if (m && m->type == MSGPACK_OBJECT_STR) {
+                size_t len = m->via.str.size < sizeof buffer - 1? m->via.str.size
+                                                                : sizeof buffer - 1;
+                memcpy (buffer, m->via.str.ptr, len);
+                buffer [len] = 0;
+                if (memchr (buffer, 0, len))
+                    len = strlen (buffer);
+                item_text = buffer;
+            }
+            else
+            if (!c || c->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+                item_text = "the agent's answer for this run has no valid code";
+        }
+        if (pending) {
+            engine_run_done (self, pending, item_code, item_text);
+            zhashx_delete (self->pending, &batch->pending_ids [i]);
+        }
+        else {
+            plan_t *plan = batch->fires [i].plan;
+            engine_run_answer (self, plan->log_id, plan->note, plan->address,
+                               engine_section_chars (plan->note, plan->address), batch->fires [i].stamp,
+                               item_code, item_text);
+        }
+    }
+    zhashx_delete (self->batches, &batch->id);
+}
+
+//  Fails the fires of a batch that got no answer; routes again those of one
+//  that could not be sent
+//  A RUN whose send failed (the agent's connection had closed: it never
+//  left) is routed again, among the agents still connected: its address
+//  and the section written ahead (`presumed` characters) are taken back
+//  and it goes by the timer now (engine_dispatch_row)
+void
+engine_reroute (server_t *self, int64_t log_id, int64_t presumed)
+{
+    if (xxl_store_exec (self->store,
+            "UPDATE xxl_job_log SET executor_address = NULL, trigger_msg ="
+            " substr (trigger_msg, 1, max (length (trigger_msg) - ?, 0))"
+            " WHERE id = ? AND trigger_code = 0 AND handle_code = 0", "ii",
+            presumed, log_id) == 1)
+        xxl_timer_push (self->timer, engine_now (), log_id);
+}
+
+void
+engine_batch_expire (server_t *self, run_batch_t *batch)
+{
+    char text [128];
+    if (batch->gone) {
+        for (size_t i = 0; batch->fires && i < batch->count; i++) {
+            plan_t *plan = batch->fires [i].plan;
+            if (plan)
+                engine_reroute (self, plan->log_id, engine_section_chars (plan->note, plan->address));
+        }
+        return;
+    }
+    snprintf (text, sizeof text, "no answer from the agent within %d ms",
+              self->config.run_timeout_ms);
+    for (size_t i = 0; batch->fires && i < batch->count; i++) {
+        plan_t *plan = batch->fires [i].plan;
+        engine_run_answer (self, plan->log_id, plan->note, plan->address,
+                           engine_section_chars (plan->note, plan->address), batch->fires [i].stamp,
+                           XXL_CODE_FAIL, text);
+    }
+}
+
+//  Adds a prepared fire to this instant's batch for its agent (rid, max
+//  items): its TriggerParam with logDateTime `stamp`.  Takes the plan.
+void
+engine_fire_queue (server_t *self, plan_t **plan_p, int64_t stamp, const void *rid,
+                   size_t rid_size, int max)
+{
+    plan_t *plan = *plan_p;
+    *plan_p = NULL;
+    zlistx_t *open = self->fire_batches;
+    //  A batch with room for this agent (full ones wait for the end of the
+    //  instant: all go together, so the agent's work does not slow the
+    //  rest of the instant's fires)
+    run_batch_t *batch = engine_batch_for (self, open, plan->address, rid, rid_size, max, true);
+    unsigned char time [9];
+    engine_pack_time (time, stamp);
+    xxl_enc_raw (batch->enc, plan->tp, plan->tp_size, 1);
+    batch->fires [batch->count].offset = xxl_enc_size (batch->enc);
+    xxl_enc_raw (batch->enc, time, sizeof time, 0);
+    batch->fires [batch->count].plan = plan;
+    batch->fires [batch->count].stamp = stamp;
+    batch->count++;
+    batch->bytes += plan->tp_size + sizeof time;
+}
+
+//  --------------------------------------------------------------------
+//  Agent messages
+
+static void
+s_agent_reply (server_t *self, zframe_t *rid, uint64_t id, int code, const char *msg)
+{
+    xxl_enc_reply (self->enc, id, code, msg);
+    engine_queue_agent (self, zframe_data (rid), zframe_size (rid), 0);
+}
+
+//  An agent alive at the last stop registered again: the warm-up ends
+//  when the last one is back
+static void
+s_awaited_back (server_t *self, const char *address)
+{
+    for (size_t i = 0; i < self->awaited_count; i++)
+        if (self->awaited [i] && streq (self->awaited [i], address)) {
+            zstr_free (&self->awaited [i]);
+            if (--self->awaited_left == 0) {
+                zsys_info ("registry: the %zu agent(s) of the last run are back;"
+                           " warm-up over", self->awaited_count);
+                self->warm_until = 0;
+            }
+            break;
+        }
+}
+
+static void
+s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove)
+{
+    const char *group = xxl_msg_str (msg, NULL, "registryGroup", 0, 32, "EXECUTOR");
+    const char *app = xxl_msg_str (msg, NULL, "registryKey", 1, XXL_MSG_MAX_NAME, NULL);
+    const char *address = xxl_msg_str (msg, NULL, "registryValue", 1, XXL_MSG_MAX_NAME, NULL);
+    const char *handlers = xxl_msg_str (msg, NULL, "handlers", 0, XXL_MAX_TEXT, NULL);
+    int64_t run_batch = xxl_msg_int (msg, NULL, "runBatch", 0, 0, INT32_MAX, 0);
+    if (!xxl_msg_error (msg) && strneq (group, "EXECUTOR"))
+        xxl_msg_fail (msg, "registryGroup must be EXECUTOR");
+    if (!xxl_msg_error (msg) && (!*app || !*address))
+        xxl_msg_fail (msg, "registryKey and registryValue must not be empty");
+    if (!xxl_msg_error (msg) && (engine_has_control (app) || engine_has_control (address)))
+        xxl_msg_fail (msg, "registryKey and registryValue must not hold control characters");
+    if (xxl_msg_error (msg)) {
+        s_agent_reply (self, rid, xxl_msg_id (msg), XXL_BAD_REQUEST, xxl_msg_error (msg));
+        return;
+    }
+    int64_t now = engine_now ();
+    char name [300], where [300];
+    if (remove) {
+        if (xxl_registry_remove (self->registry, app, address) == 0)
+            zsys_info ("registry: %s/%s unregistered", engine_printable (app, name, sizeof name),
+                       engine_printable (address, where, sizeof where));
+        xxl_store_registry_remove (self->store, app, address);
+        zhashx_insert (self->apps_changed, app, (void *) 1);
+    }
+    else {
+        int changed = xxl_registry_beat (self->registry, app, address, zframe_data (rid),
+                                         zframe_size (rid), handlers, now);
+        if (self->awaited_left && zclock_mono () < self->warm_until)
+            s_awaited_back (self, address);
+        xxl_registry_set_run_batch (self->registry, address,
+                                    (int) (run_batch < XXL_RUN_BATCH_MAX? run_batch
+                                                                        : XXL_RUN_BATCH_MAX));
+        xxl_store_registry_beat (self->store, app, address, now);
+        if (changed > 0) {
+            zsys_info ("registry: %s/%s registered", engine_printable (app, name, sizeof name),
+                       engine_printable (address, where, sizeof where));
+            zhashx_insert (self->apps_changed, app, (void *) 1);
+        }
+    }
+    //  The scheduler's clock, from which agents judge a RUN's expireTime
+    xxl_enc_reply (self->enc, xxl_msg_id (msg), XXL_OK, NULL);
+    xxl_enc_key (self->enc, "content");
+    xxl_enc_map_begin (self->enc);
+    xxl_enc_kint (self->enc, "now", engine_now ());
+    xxl_enc_map_end (self->enc);
+    //  (sent even when the turn's commit fails: the registry is in memory,
+    //  and an agent that hears nothing takes its link for down)
+    engine_queue_agent_to (self, zframe_data (rid), zframe_size (rid), 0, !remove);
+}
+
+static void
+s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg)
+{
+    size_t count;
+    const msgpack_object *items = xxl_msg_array (msg, NULL, "items", 1, 10000, &count);
+    if (xxl_msg_error (msg)) {
+        s_agent_reply (self, rid, xxl_msg_id (msg), XXL_BAD_REQUEST, xxl_msg_error (msg));
+        return;
+    }
+    int64_t now = engine_now ();
+    for (size_t i = 0; i < count; i++) {
+        if (i % 64 == 63)
+            engine_fire_check (self);
+        const msgpack_object *item = &items [i];
+        if (item->type != MSGPACK_OBJECT_MAP) {
+            xxl_msg_fail (msg, "items[%zu] is not a map", i);
+            break;
+        }
+        int64_t log_id = xxl_msg_int (msg, item, "logId", 1, 1, INT64_MAX, 0);
+        int64_t code = xxl_msg_int (msg, item, "handleCode", 1, 1, 999, 0);
+        const char *text = xxl_msg_str (msg, item, "handleMsg", 0, XXL_MSG_MAX_STR, NULL);
+        if (xxl_msg_error (msg))
+            break;
+        char *capped = NULL;
+        if (text && strlen (text) > XXL_HANDLE_MSG_CAP) {
+            capped = strndup (text, XXL_HANDLE_MSG_CAP);
+            text = capped;
+        }
+        //  A repeated callback finds the row finished: a no-op
+        int64_t stamp = engine_accepted_forget (self, log_id);
+        int done = stamp? xxl_store_log_handle_done_at (self->store, log_id, now, (int) code,
+                                                        text, stamp)
+                        : xxl_store_log_handle_done (self->store, log_id, now, (int) code, text);
+        free (capped);
+        if (done < 0) {
+            s_agent_reply (self, rid, xxl_msg_id (msg), XXL_FAILURE, xxl_store_error (self->store));
+            return;
+        }
+        if (done == 0) {
+            engine_fix_delay_release (self, log_id, now);
+            if (code == XXL_CODE_SUCCESS) {
+                char *children = engine_trigger_children (self, log_id);
+                if (children)
+                    xxl_store_exec (self->store,
+                        "UPDATE xxl_job_log SET handle_msg = COALESCE(handle_msg, '') || ?"
+                        " WHERE id = ?", "si", children, log_id);
+                zstr_free (&children);
+            }
+        }
+    }
+    if (xxl_msg_error (msg))
+        s_agent_reply (self, rid, xxl_msg_id (msg), XXL_BAD_REQUEST, xxl_msg_error (msg));
+    else
+        s_agent_reply (self, rid, xxl_msg_id (msg), XXL_OK, NULL);
+}
+
+//  Answers a pool worker's probe (code 0: no answer)
+void
+engine_probe_answer (server_t *self, pending_t *pending, int code, const char *msg)
+{
+    xxl_enc_reply (self->enc, pending->client_id, code, msg);
+    size_t size;
+    const void *data = xxl_enc_finish (self->enc, &size);
+    zmsg_t *zmsg = zmsg_new ();
+    zmsg_addmem (zmsg, zframe_data (pending->client), zframe_size (pending->client));
+    zmsg_addmem (zmsg, data, size);
+    zmsg_send (&zmsg, self->probes);
+}
+
+//  A probe request from a pool worker: BEAT or IDLE_BEAT to an agent
+void
+engine_handle_probe (server_t *self, zmsg_t *zmsg)
+{
+    zframe_t *rid = zmsg_pop (zmsg);
+    zframe_t *body = zmsg_pop (zmsg);
+    char reason [256];
+    xxl_msg_t *msg = body? xxl_msg_decode (zframe_data (body), zframe_size (body), NULL,
+                                           reason, sizeof reason): NULL;
+    if (rid && msg) {
+        const char *address = xxl_msg_str (msg, NULL, "address", 1, XXL_MSG_MAX_NAME, "");
+        int64_t kind = xxl_msg_int (msg, NULL, "kind", 1, 1, 2, 1);
+        int64_t job_id = xxl_msg_int (msg, NULL, "jobId", 0, 0, INT64_MAX, 0);
+        int64_t timeout = xxl_msg_int (msg, NULL, "timeoutMs", 0, 1, 60000, 1000);
+        char why [512] = "";
+        pending_t *pending = xxl_msg_error (msg)? NULL:
+            engine_agent_request (self, address, kind == XXL_PROBE_IDLE_BEAT? "IDLE_BEAT": "BEAT",
+                                  PENDING_PROBE, (int) timeout, why, sizeof why);
+        if (pending) {
+            pending->client = zframe_dup (rid);
+            pending->client_id = xxl_msg_id (msg);
+            if (kind == XXL_PROBE_IDLE_BEAT)
+                xxl_enc_kint (self->enc, "jobId", job_id);
+            engine_agent_send (self, pending);
+        }
+        else {
+            pending_t answer = { .client = rid, .client_id = xxl_msg_id (msg) };
+            engine_probe_answer (self, &answer, 0, *why? why: xxl_msg_error (msg));
+        }
+    }
+    xxl_msg_destroy (&msg);
+    zframe_destroy (&rid);
+    zframe_destroy (&body);
+}
+
+//  A routing decision from a pool worker: send the RUN, count slowness
+void
+engine_handle_routed (server_t *self, zmsg_t *zmsg)
+{
+    zframe_t *body = zmsg_pop (zmsg);
+    char reason [256];
+    xxl_msg_t *msg = body? xxl_msg_decode (zframe_data (body), zframe_size (body), NULL,
+                                           reason, sizeof reason): NULL;
+    if (msg) {
+        int64_t log_id = xxl_msg_int (msg, NULL, "logId", 1, 1, INT64_MAX, 0);
+        int64_t job_id = xxl_msg_int (msg, NULL, "jobId", 1, 1, INT64_MAX, 0);
+        const char *address = xxl_msg_str (msg, NULL, "address", 0, XXL_MSG_MAX_NAME, NULL);
+        const char *text = xxl_msg_str (msg, NULL, "msg", 0, XXL_MSG_MAX_STR, "");
+        int64_t elapsed = xxl_msg_int (msg, NULL, "elapsedMs", 0, 0, INT64_MAX, 0);
+        if (!xxl_msg_error (msg)) {
+            char *note = address? strdup (text)
+                       : zsys_sprintf ("%strigger failed: no address answered\n", text);
+            engine_dispatch_row (self, log_id, address? address: "", note);
+            zstr_free (&note);
+            //  XXL-JOB's rule: over 500 ms more than 10 times this minute → slow pool
+            if (elapsed > self->config.slow_ms) {
+                int64_t *count = (int64_t *) zhashx_lookup (self->slow_counts, &job_id);
+                if (!count) {
+                    count = (int64_t *) zmalloc (2 * sizeof (int64_t));
+                    count [1] = job_id;
+                    zhashx_insert (self->slow_counts, &count [1], count);
+                }
+                if (++*count == self->config.slow_count + 1)
+                    zsys_info ("server: job %" PRId64 " is slow to trigger; it moves to the slow pool",
+                               job_id);
+            }
+        }
+    }
+    xxl_msg_destroy (&msg);
+    zframe_destroy (&body);
+}
+
+//  Logs a reply that came from another connection than its request went
+//  to, at most once a minute (a peer may send them in a flood)
+static void
+s_foreign_reply (server_t *self, uint64_t id)
+{
+    int64_t now = zclock_mono ();
+    self->foreign_replies++;
+    if (now - self->foreign_logged < 60000)
+        return;
+    zsys_warning ("server: %" PRIu64 " agent replies ignored: not from the connection their"
+                  " request went to (the latest had id %" PRIu64 ")",
+                  self->foreign_replies, id);
+    self->foreign_replies = 0;
+    self->foreign_logged = now;
+}
+
+//  A reply from an agent to one of our requests.  It counts only when it
+//  comes from the connection the request was sent to: a batch's, or the
+//  one its address is registered on.
+void
+engine_agent_answer (server_t *self, zframe_t *rid, xxl_msg_t *msg)
+{
+    uint64_t id = xxl_msg_id (msg);
+    pending_t *pending = (pending_t *) zhashx_lookup (self->pending, &id);
+    if (!pending) {
+        run_batch_t *batch = (run_batch_t *) zhashx_lookup (self->batches, &id);
+        if (!batch)
+            return;                     //  (late: its deadline already passed)
+        size_t route_size = 0;
+        const void *route = xxl_registry_route (self->registry, batch->address, &route_size);
+        if ((batch->rid_size == zframe_size (rid)
+             && memcmp (batch->rid, zframe_data (rid), batch->rid_size) == 0)
+        ||  (route && route_size == zframe_size (rid)
+             && memcmp (route, zframe_data (rid), route_size) == 0))
+            s_batch_answer (self, batch, msg);
+        else
+            s_foreign_reply (self, id);
+        return;
+    }
+    size_t route_size = 0;
+    const void *route = pending->address
+                      ? xxl_registry_route (self->registry, pending->address, &route_size): NULL;
+    bool sent_there = pending->rid && pending->rid_size == zframe_size (rid)
+                   && memcmp (pending->rid, zframe_data (rid), pending->rid_size) == 0;
+    bool routed_there = route && route_size == zframe_size (rid)
+                     && memcmp (route, zframe_data (rid), route_size) == 0;
+    if (!sent_there && !routed_there) {
+        s_foreign_reply (self, id);
+        return;
+    }
+    const msgpack_object *code_obj = xxl_msg_get (xxl_msg_root (msg), "code");
+    int code = code_obj && code_obj->type == MSGPACK_OBJECT_POSITIVE_INTEGER
+               && code_obj->via.u64 < 1000? (int) code_obj->via.u64: XXL_FAILURE;
+    const char *text = xxl_msg_str (msg, NULL, "msg", 0, XXL_MSG_MAX_STR, NULL);
+    switch (pending->kind) {
+        case PENDING_RUN:
+            engine_run_done (self, pending, code, text);
+            break;
+        case PENDING_LOG:
+        case PENDING_KILL: {
+            xxl_enc_reply (self->enc, pending->client_id, code, text);
+            const msgpack_object *content = xxl_msg_get (xxl_msg_root (msg), "content");
+            if (content) {
+                xxl_enc_key (self->enc, "content");
+                xxl_enc_object (self->enc, content);
+            }
+            self->api_read = pending->kind == PENDING_LOG;    //  (a read: it stands)
+            engine_queue (self, self->api_out, zframe_data (pending->client), zframe_size (pending->client));
+            self->api_read = false;
+            if (pending->kind == PENDING_KILL && code == XXL_OK)
+                xxl_store_log_handle_done (self->store, pending->log_id, engine_now (), XXL_CODE_FAIL,
+                                           "killed by a user (log kill)");
+            break;
+        }
+        case PENDING_PROBE:
+            engine_probe_answer (self, pending, code, text);
+            break;
+    }
+    zhashx_delete (self->pending, &id);
+}
+
+void
+engine_handle_agent (server_t *self, zmsg_t *zmsg)
+{
+    zframe_t *rid;
+    xxl_msg_t *msg = engine_receive (self, zmsg, self->agents_out, "agent", &rid);
+    if (!msg)
+        return;
+    uint64_t id = xxl_msg_id (msg);
+    const char *type = xxl_msg_type (msg);
+    if (streq (type, "REPLY"))
+        engine_agent_answer (self, rid, msg);
+    else
+    if (streq (type, "REGISTER"))
+        s_agent_register (self, rid, msg, 0);
+    else
+    if (streq (type, "UNREGISTER"))
+        s_agent_register (self, rid, msg, 1);
+    else
+    if (streq (type, "CALLBACK"))
+        s_agent_callback (self, rid, msg);
+    else {
+        char text [128];
+        snprintf (text, sizeof text, "unknown message type '%s'", type);
+        s_agent_reply (self, rid, id, XXL_BAD_REQUEST, text);
+    }
+    xxl_msg_destroy (&msg);
+    zframe_destroy (&rid);
+}

@@ -1,0 +1,471 @@
+/*  xxl_engine.h -- what the scheduler engine's files share; nothing else includes it.
+
+    The engine is one actor (xxl_server.c) whose state is server_t.  Its
+    work is split by responsibility over these files, all on the actor's
+    thread:
+        xxl_server.c    the actor: its loop, startup, recovery hand-off,
+                        config defaults, shared helpers, the pending table
+        xxl_outbox.c    what leaves after a turn's commit: clients' replies
+                        (with their backlogs), agents' messages, a failed
+                        commit's consequences
+        xxl_agents.c    requests to agents and their answers; agent
+                        messages (REGISTER, CALLBACK, REPLY); batches of RUNs
+        xxl_trigger.c   a trigger: addresses, routing, rows, triggerMsg,
+                        dispatch of a row to its agent, run answers
+        xxl_job.c       a job's fields from a request: validation, defaults,
+                        the next fire time of each schedule type
+        xxl_planner.c   the planner: scan, pre-read window, timer, prepared
+                        fires of planned instants, misfires, recovery
+        xxl_services.c  child jobs, the fail and lost monitors, retries,
+                        alarms, reports, log retention
+        xxl_api.c       the client api: its table and handlers
+    Functions named engine_* are shared among these files and nowhere
+    else; s_* functions are static to their file.
+*/
+
+#ifndef XXL_ENGINE_H_INCLUDED
+#define XXL_ENGINE_H_INCLUDED
+
+#include "xxl_server.h"
+#include <poll.h>
+#include <sys/timerfd.h>
+#include "xxl_store.h"
+#include "xxl_registry.h"
+#include "xxl_routers.h"
+#include "xxl_pool.h"
+#include "xxl_timer.h"
+#include "xxl_alarms.h"
+#include "xxl/msg.h"
+#include "xxl_transport.h"
+#include "xxl/cron.h"
+#include "xxl/handler.h"
+#include "xxl_tz.h"
+#include <inttypes.h>
+#include <unistd.h>
+
+#define XXL_STR_(x) #x
+#define XXL_STR(x) XXL_STR_(x)
+#define XXL_MAX_TEXT        (64 * 1024)         //  desc, param, msg fields
+#define XXL_MAX_GLUE        (1024 * 1024)       //  glue source
+#define XXL_HANDLE_MSG_CAP  15000
+#define XXL_WAL_FIRE_MS     100                 //  no WAL restart this close to a fire
+//  Replies a client's ZeroMQ queue (xxl_transport: XXL_ROLE_API) has no
+//  room for wait in its backlog, up to these bytes; what a client that
+//  stops reading can cost us
+#define XXL_API_BACKLOG     (64 * 1024 * 1024)
+#define XXL_API_BACKLOGS    (256 * 1024 * 1024) //  (all clients together)
+#define XXL_API_TURN_BYTES  (16 * 1024 * 1024)  //  replies a turn reads requests for
+#define XXL_PEER_DEALER     0                   //  api return address: last byte
+#define XXL_PEER_REQ        1
+
+
+typedef enum {
+    PENDING_RUN, PENDING_LOG, PENDING_KILL, PENDING_PROBE
+} pending_kind_t;
+
+typedef struct {
+    uint64_t id;                        //  request id sent to the agent (hash key)
+    pending_kind_t kind;
+    int64_t log_id;
+    int64_t deadline;
+    char *address;
+    char *note;                         //  router text for the RUN's triggerMsg
+    int64_t presumed;                   //  RUN: characters of the "code: 200"
+                                        //  section written ahead into triggerMsg
+    int64_t stamp;                      //  RUN of a prepared fire: its trigger time, not
+                                        //  written yet (0: written)
+    bool gone;                          //  the send failed: the agent is gone
+    void *rid;                          //  the connection it went to (its reply
+    size_t rid_size;                    //  counts from there, or the address's now)
+    size_t expire_offset;               //  RUN, single form: of its expireTime value in
+                                        //  the message (0: none)
+    zframe_t *client;                   //  client routing id (LOG/KILL forwards, probes)
+    uint64_t client_id;                 //  the client's request id
+} pending_t;
+
+//  RUNs to one agent in the batch form (the agent's REGISTER said
+//  runBatch): filled during a turn, sent at the flush (or when full, or
+//  before another message to that agent), then kept until its answer
+typedef struct {
+    uint64_t id;                        //  the batch RUN's request id (hash key)
+    char *address;
+    void *rid;
+    size_t rid_size;
+    uint64_t *pending_ids;              //  the pending_t of each item, in order
+    size_t count, alloc;
+    size_t max;                         //  items the agent takes in one RUN
+    size_t bytes;                       //  of the items so far
+    xxl_enc_t *enc;                     //  the message while it fills (NULL once sent)
+    int64_t deadline;                   //  monotonic ms: forgotten after
+    int64_t created;                    //  wall-clock ms it was begun
+    int64_t created_mono;               //  the same, monotonic
+    size_t expire_offset;               //  of its expireTime value in the message
+    //  A batch of prepared fires (engine_fire) carries their plans instead of
+    //  pending requests: nothing is allocated per fire at the instant
+    struct _fire_item_t *fires;
+    size_t fires_alloc;
+    bool gone;                          //  its send failed
+    //  Prebuilt (engine_instant_add): filled while its fires are planned; its
+    //  plans stay in self->plans (borrowed) until the batch leaves
+    bool prebuilt;
+    bool dirty;                         //  a plan left it, or its job changed
+    uint64_t min_turn, max_turn;        //  of the turns that wrote its rows
+} run_batch_t;
+
+//  The prebuilt batches of one instant: one timer entry (log id 0) stands
+//  for all of them, so the instant itself only stamps and sends
+typedef struct {
+    int64_t when;                       //  planned fire time (hash key)
+    zlistx_t *batches;                  //  run_batch_t, prebuilt (owned)
+} instant_t;
+
+//  A prepared fire in a batch: its plan (owned, off self->plans) and the
+//  time it went
+typedef struct _fire_item_t {
+    struct _plan_t *plan;
+    int64_t stamp;
+    size_t offset;                      //  of its logDateTime in the message
+} fire_item_t;
+
+//  A recovered row waiting for its agent to come back
+typedef struct {
+    int64_t log_id;
+    char *address;
+    int64_t deadline;
+} xxl_resend_t;
+
+//  A RUN the agent accepted whose trigger_code is not written yet: the
+//  callback usually comes first and writes both in one statement
+typedef struct {
+    int64_t log_id;                     //  0 once the callback wrote it
+    int64_t at;                         //  monotonic ms of the answer
+    int64_t stamp;                      //  trigger time still to write (0: none)
+} accepted_t;
+
+//  A job as the planner last read it, shared by its planned triggers
+typedef struct {
+    xxl_job_t job;
+    xxl_cron_t *cron;                   //  schedule_conf parsed (CRON jobs)
+    int refs;
+    int64_t read_at;                    //  monotonic ms it was known current
+    bool cancelled;                     //  the job stopped or changed: its plans
+                                        //  are void
+    zlistx_t *plan_ids;                 //  log ids of its plans not sent yet
+} snap_t;
+
+//  A planned trigger on the timer heap: what its dispatch needs, so that
+//  firing it reads nothing from the store
+typedef struct _plan_t {
+    int64_t log_id;
+    snap_t *snap;
+    int shard_index;
+    int shard_total;
+    bool sharded;                       //  the row carries executorShardingParam
+    //  Prepared (routed at planning, the row written with its address):
+    //  the RUN leaves at the instant with no store access (engine_fire)
+    char *address;                      //  NULL: not prepared
+    char *note;                         //  the router's text
+    unsigned char *tp;                  //  TriggerParam from engine_encode_tp
+    size_t tp_size;
+    uint64_t turn;                      //  the turn that wrote the row
+    void *handle;                       //  in snap->plan_ids
+    run_batch_t *prebuilt;              //  the instant's batch that holds it
+    size_t slot;                        //  its item there
+} plan_t;
+
+//  Routing of a deferred row made at planning (engine_trigger's `prepared`)
+typedef struct {
+    char *address;                      //  NULL: not prepared
+    char *note;
+} prepared_t;
+
+//  A log line that a peer can provoke at will is written at most once per
+//  XXL_RATELOG_MS per kind; the next one says how many were left out
+#define XXL_RATELOG_MS 10000
+typedef struct {
+    int64_t logged_at;                  //  monotonic ms of the last line (0: none)
+    uint64_t suppressed;                //  lines left out since
+} ratelog_t;
+
+//  Replies to one client that its connection's queue had no room for,
+//  oldest first (sent before any newer reply to it)
+typedef struct {
+    zlistx_t *msgs;                     //  zmsg_t * [return address][reply]
+    size_t bytes;
+} backlog_t;
+
+typedef struct {
+    xxl_server_config_t config;
+    zsock_t *pipe;
+    zsock_t *api;
+    zsock_t *agents;
+    xxl_store_t *store;
+    xxl_registry_t *registry;
+    xxl_enc_t *enc;
+    zlistx_t *api_out;                  //  zmsg_t * to send after commit
+    size_t api_out_bytes;               //  in api_out and api_reads
+    zlistx_t *api_reads;                //  replies to reads: sent whatever the commit
+    bool api_read;                      //  the api request in hand is a read
+    char *commit_logged;                //  the last commit failure logged, and when
+    int64_t commit_logged_at;
+    uint64_t commit_suppressed;
+    zlistx_t *agents_out;
+    zlistx_t *agents_always;            //  replies to REGISTER: sent whatever the commit
+    zhashx_t *pending;                  //  uint64 id → pending_t
+    xxl_enc_t *item_enc;                //  one TriggerParam at a time
+    zlistx_t *open_batches;             //  run_batch_t filling this turn (owned)
+    zhashx_t *batches;                  //  uint64 id → run_batch_t sent (owned)
+    xxl_routers_t *routers;
+    xxl_router_host_t router_host;
+    xxl_pool_t *fast_pool;
+    xxl_pool_t *slow_pool;
+    zsock_t *probes;                    //  inproc ROUTER: pool workers' probes
+    zsock_t *routed;                    //  inproc PULL: pool workers' results
+    zhashx_t *slow_counts;              //  job id → triggers over 500 ms this minute
+    int64_t slow_minute;
+    xxl_timer_t *timer;                 //  planned triggers in the pre-read window
+    int timer_fd;                       //  timerfd woken at the next fire (-1: none),
+    int64_t timer_armed;                //  armed for this wall-clock ms (-1: not)
+    int64_t commit_us;                  //  recent commits' time (a decaying max)
+    zhashx_t *plans;                    //  log id → plan_t of rows on the timer
+    zlistx_t *fire_batches;             //  run_batch_t of prepared fires (engine_fire)
+    zhashx_t *instants;                 //  fire time → instant_t (owned, no destructor)
+    zlistx_t *taking;                   //  prebuilt batches sent this engine_fire whose
+                                        //  plans they now own (not owned)
+    zlistx_t *fire_later;               //  log ids due that need the store to go
+    zlistx_t *turn_plans;               //  log ids of plans made this turn
+    zlistx_t *unprepared;               //  log ids of plans made unprepared
+    uint64_t turn;                      //  transactions begun
+    int64_t fired_until;                //  xxl_job_fired as committed: rows planned
+                                        //  up to then may have been sent
+    int64_t fired_want;                 //  the same, written this turn
+    int64_t fired_sent;                 //  xxl_job_fired.fired_sent as committed
+    int64_t sent_max;                   //  latest planned time sent this turn
+    int64_t data_version;               //  PRAGMA data_version at the last turn
+    uint64_t foreign_replies;           //  agent replies from the wrong connection,
+    int64_t foreign_logged;             //  counted since this monotonic ms's log line
+    ratelog_t log_bad_frame;            //  undecodable frames
+    ratelog_t log_frames;               //  messages of the wrong number of frames
+    ratelog_t log_token;                //  requests with a wrong access token
+    ratelog_t log_api_send;             //  replies a client's connection refused
+    zhashx_t *backlogs;                 //  client return address (hex) → backlog_t
+    size_t backlog_bytes;               //  in all backlogs
+    ratelog_t log_agent_send;           //  messages an agent's connection refused
+    uint64_t foreign_turn;              //  the last turn that saw another connection's
+                                        //  commit: plans made before it may be void
+    zhashx_t *snaps;                    //  job id → snap_t of jobs due soon
+    zlistx_t *accepted;                 //  accepted_t, oldest first
+    zhashx_t *accepted_ids;             //  log id → accepted_t (not owned)
+    int64_t next_log_id;                //  next log id to hand out this turn (0: read it)
+    int64_t log_id_floor;               //  above every id ever handed out: a failed
+                                        //  turn's ids are never handed out again
+    int64_t turn_first_id;              //  the first id this turn may hand out
+    zhashx_t *resend_ids;               //  log ids in self->resends (no twice)
+    int64_t sweep_at;                   //  monotonic ms: look for rows nothing tracks
+                                        //  (after a failed commit; 0: none due)
+    zchunk_t *text;                     //  a trigger's triggerMsg, built anew for each
+    bool any_children;                  //  some job has child jobs, as read
+    int64_t children_until;             //  monotonic ms: read it again from then
+    zhashx_t *groups;                   //  group id → xxl_group_t, read at most
+    int64_t groups_until;               //  1 s ago (monotonic ms of expiry)
+    int64_t next_scan;                  //  monotonic ms of the next planner scan
+    zlistx_t *resends;                  //  xxl_resend_t * after a restart
+    xxl_alarms_t *alarms;               //  alarm plugins and their sender thread
+    xxl_alarm_host_t alarm_host;
+    zlistx_t *alarm_backlog;            //  log ids whose alarm waits for queue room
+    zhashx_t *waiting;                  //  FIX_DELAY job ids waiting for their run's end
+    int64_t warm_until;                 //  monotonic ms: agents still reconnecting
+    char **awaited;                     //  addresses alive at the last stop, not
+    size_t awaited_count;               //  back yet (NULL once back)
+    size_t awaited_left;
+    int64_t next_fail_check;            //  monotonic ms of the next fail monitor pass
+    int64_t next_lost_check;
+    int64_t next_report;
+    int64_t next_retention;
+    bool stopping;                      //  $TERM: finishing in-flight RUNs
+    int64_t stop_deadline;
+    uint64_t next_id;
+    int64_t next_registry_check;
+    int64_t next_liveness;              //  monotonic ms of the next s_liveness
+    zhashx_t *apps_changed;             //  app names whose addresses changed (a set)
+    int64_t next_groups;                //  monotonic ms of the next s_groups_refresh
+    int64_t next_pending_check;
+    int64_t stall_mono;                 //  monotonic ms the loop last woke
+    bool terminated;
+    char hostname [256];
+} server_t;
+
+
+//  Server-side context of the message being handled
+typedef struct {
+    zframe_t *rid;                      //  sender routing id
+    xxl_msg_t *msg;
+} request_t;
+
+typedef struct {
+    const char *trigger_type;           //  MANUAL CRON RETRY PARENT API MISFIRE
+    int fail_retry_count;               //  -1: the job's
+    const char *param;                  //  NULL: the job's
+    const char *address;                //  NULL: route
+    int shard_index, shard_total;       //  -1: none given
+    int64_t schedule_time;              //  0: none
+    int defer;                          //  1: write the rows only (planner timer sends)
+    int prepare;                        //  with defer: route now, write the address
+    //  Out: engine_trigger wrote one row of a SHARDING_BROADCAST job with no
+    //  shard yet (no agent to count, or agents still reconnecting): it is
+    //  made one row per agent when it fires (s_broadcast_expand)
+    bool unexpanded;
+    //  Out: the rows wait on the timer for the group's agents (a trigger
+    //  made while they reconnect after a start), as planned fires do
+    bool held;
+} trigger_args_t;
+
+#define XXL_ACCEPTED_MS 500
+
+
+typedef enum { ROUTE_ADDRESS, ROUTE_NONE, ROUTE_POOL } route_pick_t;
+
+//  xxl_server.c
+//  Wall-clock time, epoch ms
+static inline int64_t
+engine_now (void)
+{
+    return zclock_time ();
+}
+
+void engine_warn_limited (ratelog_t *kind, const char *format, ...)
+    __attribute__ ((format (printf, 2, 3)));
+const char *engine_printable (const char *text, char *out, size_t outlen);
+bool engine_has_control (const char *text);
+int engine_in_list (const char *value, const char **list);
+zhashx_t *engine_id_map (zhashx_destructor_fn *destructor);
+void engine_batch_destroy (run_batch_t **self_p);
+void engine_batch_destructor (void **item);
+void engine_snap_release (snap_t **snap_p);
+void engine_instant_destroy (instant_t **self_p);
+void engine_resend_destroy (void **item);
+void engine_msg_destroy (void **item);
+
+//  xxl_outbox.c
+void engine_queue (server_t *self, zlistx_t *outbox, const void *rid, size_t rid_size);
+void engine_queue_agent_to (server_t *self, const void *rid, size_t rid_size,
+                            uint64_t pending_id, bool always);
+void engine_queue_agent (server_t *self, const void *rid, size_t rid_size,
+                         uint64_t pending_id);
+void engine_reply (server_t *self, request_t *request, int code, const char *msg);
+void engine_reply_begin (server_t *self, request_t *request);
+void engine_reply_end (server_t *self, request_t *request);
+void engine_reply_id (server_t *self, request_t *request, int64_t id);
+void engine_agent_out (server_t *self, zmsg_t *msg);
+void engine_api_send (server_t *self, zmsg_t *msg);
+void engine_backlog_destroy (void **item);
+void engine_agent_out_owned (server_t *self, uint64_t tag, const void *rid, size_t rid_size,
+                             void **data_p, size_t size);
+void engine_commit_failed (server_t *self);
+void engine_agents_dropped (server_t *self);
+size_t engine_sweep_untracked (server_t *self);
+void engine_flush (server_t *self);
+
+//  xxl_agents.c
+void engine_resend_add (server_t *self, int64_t log_id, const char *address);
+pending_t *engine_pending_new (server_t *self, const char *address, pending_kind_t kind,
+                               int timeout_ms, char *why, size_t whylen);
+pending_t *engine_agent_request (server_t *self, const char *address, const char *type,
+                                 pending_kind_t kind, int timeout_ms, char *why,
+                                 size_t whylen);
+void engine_agent_send (server_t *self, pending_t *pending);
+void engine_pack_time (unsigned char out [9], int64_t value);
+int64_t engine_expire_time (server_t *self, int64_t since);
+const unsigned char *engine_encode_tp (server_t *self, const xxl_job_t *job, int64_t log_id,
+                                       const char *param, int shard_index, int shard_total,
+                                       size_t *size);
+void engine_batch_send (server_t *self, run_batch_t *batch, bool now, int64_t stamp);
+void engine_batch_close (server_t *self, run_batch_t *batch, zlistx_t *list);
+run_batch_t *engine_batch_for (server_t *self, zlistx_t *open, const char *address,
+                               const void *rid, size_t rid_size, int max, bool fires);
+void engine_run_queue (server_t *self, pending_t *pending, const unsigned char *tp,
+                       size_t size, int64_t time, zlistx_t *open);
+void engine_reroute (server_t *self, int64_t log_id, int64_t presumed);
+void engine_batch_expire (server_t *self, run_batch_t *batch);
+void engine_fire_queue (server_t *self, plan_t **plan_p, int64_t stamp, const void *rid,
+                        size_t rid_size, int max);
+
+//  xxl_trigger.c
+size_t engine_split_addresses (const char *list, char ***out);
+void engine_free_addresses (char **list, size_t count);
+int64_t engine_accepted_forget (server_t *self, int64_t log_id);
+void engine_accepted_flush (server_t *self, int64_t before);
+char *engine_section (const char *note, const char *address, int code, const char *msg);
+int64_t engine_section_chars (const char *note, const char *address);
+route_pick_t engine_route_pick (server_t *self, const xxl_job_t *job, int64_t log_id,
+                                int shard_index, int broadcast, const char *const *addresses,
+                                size_t count, const char **address, char *note,
+                                size_t notelen);
+void engine_route_row (server_t *self, const xxl_job_t *job, int64_t log_id,
+                       int64_t trigger_time, const char *param, int shard_index,
+                       int shard_total, int broadcast, const char *const *addresses,
+                       size_t count, int64_t stamp);
+void engine_shard_of (const char *text, int *index, int *total);
+size_t engine_job_addresses (server_t *self, const xxl_job_t *job,
+                             const char *const **addresses, char ***manual);
+bool engine_run_in_flight (server_t *self, int64_t log_id);
+void engine_dispatch_row (server_t *self, int64_t log_id, const char *address,
+                          const char *note);
+int engine_trigger (server_t *self, const xxl_job_t *job, trigger_args_t *args,
+                    int64_t *log_ids, prepared_t *prepared, size_t max_ids);
+void engine_run_answer (server_t *self, int64_t log_id, const char *note, const char *address,
+                        int64_t presumed, int64_t stamp, int code, const char *msg);
+void engine_run_done (server_t *self, pending_t *pending, int code, const char *msg);
+
+//  xxl_job.c
+int engine_job_read (server_t *self, xxl_msg_t *msg, xxl_job_t *job, int is_add);
+const char *engine_iso_time (int64_t ms, const char *tz, char *buf, size_t buflen);
+int64_t engine_next_time (const xxl_job_t *job, int64_t after, char *why, size_t whylen);
+void engine_job_defaults (xxl_job_t *job);
+int engine_job_from_request (server_t *self, request_t *request, xxl_job_t *job);
+
+//  xxl_planner.c
+void engine_waiting_add (server_t *self, int64_t job_id);
+void engine_plan_forget (server_t *self, int64_t job_id);
+void engine_fix_delay_release (server_t *self, int64_t log_id, int64_t now);
+void engine_plan_prepare (server_t *self, int budget);
+snap_t *engine_snap_fresh (server_t *self, int64_t id, int *rc);
+void engine_plan_scan (server_t *self);
+void engine_fired_cover (server_t *self, int64_t until);
+bool engine_instant_add (server_t *self, plan_t *plan, int64_t fire_at);
+void engine_fire (server_t *self);
+void engine_fire_check (server_t *self);
+void engine_timer_arm (server_t *self, int64_t when);
+bool engine_fire_near (server_t *self);
+bool engine_fire_within (server_t *self, int64_t ms);
+void engine_fire_wait (server_t *self);
+void engine_plan_due (server_t *self);
+void engine_recover (server_t *self);
+void engine_recover_resends (server_t *self);
+
+//  xxl_services.c
+int engine_child_cycle (server_t *self, int64_t job_id, const char *children, char *path,
+                        size_t pathlen, int depth);
+char *engine_trigger_children (server_t *self, int64_t log_id);
+void engine_alarm_again (server_t *self, int64_t log_id);
+void engine_alarm_results (server_t *self);
+void engine_fail_monitor (server_t *self);
+void engine_lost_monitor (server_t *self);
+void engine_report_refresh (server_t *self);
+int64_t engine_log_delete (server_t *self, const char *where, const char *fmt, int64_t a,
+                           int64_t b, int64_t limit);
+void engine_retention (server_t *self);
+
+//  xxl_api.c
+xxl_msg_t *engine_receive (server_t *self, zmsg_t *zmsg, zlistx_t *outbox, const char *what,
+                           zframe_t **rid_p);
+void engine_handle_api (server_t *self, zmsg_t *zmsg);
+
+//  xxl_agents.c
+void engine_probe_answer (server_t *self, pending_t *pending, int code, const char *msg);
+void engine_handle_probe (server_t *self, zmsg_t *zmsg);
+void engine_handle_routed (server_t *self, zmsg_t *zmsg);
+void engine_agent_answer (server_t *self, zframe_t *rid, xxl_msg_t *msg);
+void engine_handle_agent (server_t *self, zmsg_t *zmsg);
+
+#endif

@@ -1,0 +1,239 @@
+/*  xxl_job.c -- a job's fields from a request, and when it fires next.
+
+    Validation of every job field (names, ranges, schedule, children),
+    defaults, and the next fire time of each schedule type (NONE, CRON,
+    FIX_RATE, FIX_DELAY).
+*/
+
+#include "xxl_engine.h"
+
+//  The names users type (DESIGN §3)
+static const char *s_schedule_types [] = { "NONE", "CRON", "FIX_RATE", "FIX_DELAY", NULL };
+static const char *s_misfires [] = { "DO_NOTHING", "FIRE_ONCE_NOW", NULL };
+static const char *s_blocks [] = { "SERIAL_EXECUTION", "DISCARD_LATER", "COVER_EARLY", NULL };
+static const char *s_glue_types [] = {
+    "BEAN", "GLUE_SHELL", "GLUE_PYTHON", "GLUE_NODEJS", "GLUE_PHP", "GLUE_POWERSHELL", NULL
+};
+
+
+//  Job validation
+
+//  Reads the job fields present in msg onto job; returns 0 or -1 with the
+//  reason latched in msg.  is_add: fields required at add.
+int
+engine_job_read (server_t *self, xxl_msg_t *msg, xxl_job_t *job, int is_add)
+{
+    const msgpack_object *root = NULL;
+    #define XXL_SET_STR(field, key, max) do { \
+        const char *v_ = xxl_msg_str (msg, root, key, 0, max, NULL); \
+        if (v_) { free (job->field); job->field = strdup (v_); } } while (0)
+    #define XXL_SET_INT(field, key, lo, hi) do { \
+        if (xxl_msg_get (xxl_msg_root (msg), key)) \
+            job->field = xxl_msg_int (msg, root, key, 0, lo, hi, job->field); } while (0)
+    XXL_SET_STR (job_desc, "jobDesc", XXL_MAX_TEXT);
+    XXL_SET_STR (author, "author", XXL_MSG_MAX_NAME);
+    XXL_SET_STR (alarm_email, "alarmEmail", XXL_MAX_TEXT);
+    XXL_SET_STR (schedule_type, "scheduleType", 32);
+    XXL_SET_STR (schedule_conf, "scheduleConf", 1024);
+    XXL_SET_STR (misfire_strategy, "misfireStrategy", 32);
+    XXL_SET_STR (executor_route_strategy, "executorRouteStrategy", XXL_MSG_MAX_NAME);
+    XXL_SET_STR (executor_handler, "executorHandler", XXL_MSG_MAX_NAME);
+    XXL_SET_STR (executor_param, "executorParam", XXL_MAX_TEXT);
+    XXL_SET_STR (executor_block_strategy, "executorBlockStrategy", 32);
+    XXL_SET_INT (executor_timeout, "executorTimeout", 0, 86400 * 365);
+    XXL_SET_INT (executor_fail_retry_count, "executorFailRetryCount", 0, 1000);
+    XXL_SET_STR (glue_type, "glueType", 32);
+    XXL_SET_STR (glue_remark, "glueRemark", 1024);
+    XXL_SET_STR (child_jobid, "childJobId", 4096);
+    XXL_SET_STR (timezone, "timezone", 64);
+    XXL_SET_INT (retry_interval, "retryInterval", 0, 86400 * 30);
+    XXL_SET_INT (retry_max_interval, "retryMaxInterval", 0, 86400 * 30);
+    if (xxl_msg_get (xxl_msg_root (msg), "retryBackoff"))
+        job->retry_backoff = xxl_msg_double (msg, root, "retryBackoff", 0, 1.0, 100.0,
+                                             job->retry_backoff);
+    const char *source = xxl_msg_str (msg, root, "glueSource", 0, XXL_MAX_GLUE, NULL);
+    if (source && (!job->glue_source || strneq (source, job->glue_source))) {
+        free (job->glue_source);
+        job->glue_source = strdup (source);
+        job->glue_updatetime = engine_now ();
+    }
+    #undef XXL_SET_STR
+    #undef XXL_SET_INT
+    if (xxl_msg_error (msg))
+        return -1;
+
+    if (!engine_in_list (job->schedule_type, s_schedule_types))
+        return xxl_msg_fail (msg, "unknown schedule type '%s' (known: NONE, CRON, FIX_RATE, FIX_DELAY)",
+                             job->schedule_type);
+    if (!engine_in_list (job->misfire_strategy, s_misfires))
+        return xxl_msg_fail (msg, "unknown misfire strategy '%s' (known: DO_NOTHING, FIRE_ONCE_NOW)",
+                             job->misfire_strategy);
+    if (!engine_in_list (job->executor_block_strategy, s_blocks))
+        return xxl_msg_fail (msg, "unknown block strategy '%s' (known: SERIAL_EXECUTION, "
+                             "DISCARD_LATER, COVER_EARLY)", job->executor_block_strategy);
+    if (!engine_in_list (job->glue_type, s_glue_types))
+        return xxl_msg_fail (msg, "unknown glue type '%s' (known: BEAN, GLUE_SHELL, GLUE_PYTHON, "
+                             "GLUE_NODEJS, GLUE_PHP, GLUE_POWERSHELL)", job->glue_type);
+    if (!xxl_routers_find (self->routers, job->executor_route_strategy)) {
+        char *known = xxl_routers_names (self->routers);
+        xxl_msg_fail (msg, "unknown route '%s' (known: %s)", job->executor_route_strategy,
+                      known && *known? known: "none: no router plugins loaded");
+        free (known);
+        return -1;
+    }
+    if (streq (job->glue_type, "BEAN") && !*job->executor_handler)
+        return xxl_msg_fail (msg, "a BEAN job needs a handler (executorHandler)");
+    char reason [512];
+    if (*job->alarm_email
+    &&  xxl_alarms_check_targets (self->alarms, job->alarm_email, reason, sizeof reason))
+        return xxl_msg_fail (msg, "alarm targets: %s", reason);
+    if (*job->timezone && !xxl_cron_tz_valid (job->timezone))
+        return xxl_msg_fail (msg, "unknown time zone '%s'", job->timezone);
+    if (streq (job->schedule_type, "CRON")) {
+        char reason [256];
+        xxl_cron_t *cron = xxl_cron_new (job->schedule_conf, job->timezone, reason, sizeof reason);
+        if (!cron)
+            return xxl_msg_fail (msg, "invalid cron expression '%s': %s", job->schedule_conf, reason);
+        xxl_cron_destroy (&cron);
+    }
+    else
+    if (streq (job->schedule_type, "FIX_RATE") || streq (job->schedule_type, "FIX_DELAY")) {
+        char *end = NULL;
+        long long seconds = strtoll (job->schedule_conf, &end, 10);
+        if (!*job->schedule_conf || *end || seconds <= 0 || seconds > 86400LL * 366 * 10)
+            return xxl_msg_fail (msg, "%s needs a positive number of seconds, not '%s'",
+                                 job->schedule_type, job->schedule_conf);
+    }
+    //  Child jobs: ids that exist, not the job itself
+    if (*job->child_jobid) {
+        char *copy = strdup (job->child_jobid), *save = NULL;
+        int bad = 0;
+        for (char *t = strtok_r (copy, ",", &save); t && !bad; t = strtok_r (NULL, ",", &save)) {
+            char *end = NULL;
+            long long child = strtoll (t, &end, 10);
+            if (*end || child <= 0) {
+                xxl_msg_fail (msg, "child job id '%s' is not a number", t);
+                bad = 1;
+            }
+            else
+            if (child == job->id) {
+                xxl_msg_fail (msg, "a job cannot be its own child");
+                bad = 1;
+            }
+            else
+            if (xxl_store_scalar (self->store, "SELECT COUNT(*) FROM xxl_job_info WHERE id = ?",
+                                  "i", (int64_t) child) != 1) {
+                xxl_msg_fail (msg, "child job %lld does not exist: give childJobId without it"
+                              " (xxl-ctl job update/add --child with the ids that exist,"
+                              " or --child '' for none; now '%s')", child, job->child_jobid);
+                bad = 1;
+            }
+        }
+        free (copy);
+        if (bad)
+            return -1;
+        //  XXL-JOB lets a cycle flood the log (#447): refuse it when saved
+        char path [1024];
+        snprintf (path, sizeof path, "%" PRId64, job->id);
+        if (!is_add && engine_child_cycle (self, job->id, job->child_jobid, path, sizeof path, 0))
+            return xxl_msg_fail (msg, "child jobs would form a cycle: %s", path);
+    }
+    return 0;
+}
+
+//  Epoch ms as UTC ISO 8601 ("2026-11-23T23:59:01.390Z"), followed by
+//  the local time in zone tz when it has one and it is not UTC
+const char *
+engine_iso_time (int64_t ms, const char *tz, char *buf, size_t buflen)
+{
+    int64_t local = 0;
+    const xxl_tz_t *zone = tz && *tz && strneq (tz, "UTC")? xxl_tz_get (tz, NULL, 0): NULL;
+    size_t used = 0;
+    for (int pass = 0; pass < (zone? 2: 1) && used < buflen; pass++) {
+        int64_t t = ms;
+        if (pass) {
+            local = xxl_tz_offset_utc (zone, xxl_tz_floordiv (ms, 1000), NULL);
+            t = ms + local * 1000;
+        }
+        int64_t days = xxl_tz_floordiv (t, 86400000);
+        int64_t rest = t - days * 86400000;
+        int64_t year;
+        int month, day;
+        xxl_tz_civil_from_days (days, &year, &month, &day);
+        int n = pass == 0
+            ? snprintf (buf + used, buflen - used, "%04" PRId64 "-%02d-%02dT%02d:%02d:%02d.%03dZ",
+                        year, month, day, (int) (rest / 3600000), (int) (rest / 60000 % 60),
+                        (int) (rest / 1000 % 60), (int) (rest % 1000))
+            : snprintf (buf + used, buflen - used, " (%04" PRId64 "-%02d-%02dT%02d:%02d:%02d.%03d%c%02d:%02d %s)",
+                        year, month, day, (int) (rest / 3600000), (int) (rest / 60000 % 60),
+                        (int) (rest / 1000 % 60), (int) (rest % 1000), local < 0? '-': '+',
+                        (int) (llabs (local) / 3600), (int) (llabs (local) / 60 % 60), tz);
+        if (n < 0)
+            break;
+        used += (size_t) n;
+    }
+    return buf;
+}
+
+//  Next fire time strictly after `after`, or -1 (reason in why)
+int64_t
+engine_next_time (const xxl_job_t *job, int64_t after, char *why, size_t whylen)
+{
+    if (streq (job->schedule_type, "CRON")) {
+        xxl_cron_t *cron = xxl_cron_new (job->schedule_conf, job->timezone, why, whylen);
+        if (!cron)
+            return -1;
+        int64_t next = xxl_cron_next (cron, after);
+        xxl_cron_destroy (&cron);
+        char date [128];
+        if (next < 0)
+            snprintf (why, whylen, "the cron expression has no time after %s",
+                      engine_iso_time (after, job->timezone, date, sizeof date));
+        return next;
+    }
+    if (streq (job->schedule_type, "FIX_RATE") || streq (job->schedule_type, "FIX_DELAY"))
+        return after + atoll (job->schedule_conf) * 1000;
+    snprintf (why, whylen, "schedule type %s has no next time", job->schedule_type);
+    return -1;
+}
+
+void
+engine_job_defaults (xxl_job_t *job)
+{
+    job->job_desc = strdup ("");
+    job->author = strdup ("");
+    job->alarm_email = strdup ("");
+    job->schedule_type = strdup ("NONE");
+    job->schedule_conf = strdup ("");
+    job->misfire_strategy = strdup ("DO_NOTHING");
+    job->executor_route_strategy = strdup ("FIRST");
+    job->executor_handler = strdup ("");
+    job->executor_param = strdup ("");
+    job->executor_block_strategy = strdup ("SERIAL_EXECUTION");
+    job->glue_type = strdup ("BEAN");
+    job->glue_source = strdup ("");
+    job->glue_remark = strdup ("");
+    job->child_jobid = strdup ("");
+    job->timezone = strdup ("");
+    job->retry_backoff = 1;
+}
+
+//  Loads the job named by field jobId; replies 404 itself when absent
+int
+engine_job_from_request (server_t *self, request_t *request, xxl_job_t *job)
+{
+    int64_t id = xxl_msg_int (request->msg, NULL, "jobId", 1, 1, INT64_MAX, 0);
+    if (xxl_msg_error (request->msg)) {
+        engine_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
+        return -1;
+    }
+    int rc = xxl_store_job_load (self->store, id, job);
+    if (rc) {
+        char text [64];
+        snprintf (text, sizeof text, "job %" PRId64 " not found", id);
+        engine_reply (self, request, rc < 0? XXL_FAILURE: XXL_NOT_FOUND,
+                      rc < 0? xxl_store_error (self->store): text);
+        return -1;
+    }
+    return 0;
+}

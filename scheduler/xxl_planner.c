@@ -1,0 +1,1005 @@
+/*  xxl_planner.c -- planned fires: scan, pre-read window, timer, fire.
+
+    The planner reads jobs due within the pre-read window, writes their
+    rows ahead (under the store's write lock), prepares each fire's RUN and
+    puts it on the timer; at the instant the prepared RUNs leave with no
+    store access.  Misfires follow the job's strategy.  Recovery after a
+    start decides what of the last run's rows goes again.
+*/
+
+#include "xxl_engine.h"
+
+static void s_snap_cancel (server_t *self, snap_t *snap);
+static void s_plan_encode (server_t *self, plan_t *plan);
+static void s_plan_fire (server_t *self, snap_t *snap, const char *type, int64_t planned,
+                         int64_t fire_at, int64_t now);
+static int64_t s_snap_next (snap_t *snap, int64_t after, char *why, size_t whylen);
+static void s_plan_job (server_t *self, snap_t *snap, int64_t now);
+static snap_t *s_snap_put (server_t *self, xxl_job_t *job);
+static snap_t *s_snap_get (server_t *self, int64_t id, int64_t update_time);
+static bool s_row_has_agents (server_t *self, int64_t log_id);
+static void s_plan_dispatch (server_t *self, plan_t *plan);
+static bool s_job_has_agents (server_t *self, const xxl_job_t *job);
+static plan_t *s_plan_take (server_t *self, plan_t *plan);
+static void s_fire_plan (server_t *self, int64_t log_id, int64_t when);
+static void s_instant_fire (server_t *self, int64_t when);
+static void s_plan_fallback (server_t *self, plan_t *plan);
+
+//  Planner
+//
+//  Each scan reads the running jobs due within the pre-read window, and
+//  for each planned instant writes the trigger's log row (with its
+//  scheduleTime) in the same transaction that advances the job's next
+//  fire time: an outbox.  Rows due now are routed at once; the others go
+//  on the timer heap and are routed when due.  A crash loses nothing: the
+//  rows are in the store, and engine_recover takes them up again.
+
+//  FIX_DELAY jobs wait for their run to finish: next time "never" until then
+#define XXL_WAITING 253402300799000LL
+
+//  Remembers a FIX_DELAY job that waits for its run to end
+void
+engine_waiting_add (server_t *self, int64_t job_id)
+{
+    if (!zhashx_lookup (self->waiting, &job_id)) {
+        int64_t *key = (int64_t *) zmalloc (sizeof (int64_t));
+        *key = job_id;
+        zhashx_insert (self->waiting, key, key);
+    }
+}
+
+//  Marks a snapshot's plans void: none of them is sent, and the
+//  instants' batches that hold some no longer go as built
+static void
+s_snap_cancel (server_t *self, snap_t *snap)
+{
+    snap->cancelled = true;
+    for (void *item = zlistx_first (snap->plan_ids); item; item = zlistx_next (snap->plan_ids)) {
+        int64_t log_id = (int64_t) (intptr_t) item;
+        plan_t *plan = (plan_t *) zhashx_lookup (self->plans, &log_id);
+        if (plan && plan->prebuilt)
+            plan->prebuilt->dirty = true;
+    }
+}
+
+//  Unsent planned rows of a job (its schedule changed or it stopped)
+void
+engine_plan_forget (server_t *self, int64_t job_id)
+{
+    //  This scheduler's plans of the job that were not sent: their rows go
+    //  (their timer entries stay; when due they find nothing)
+    snap_t *snap = (snap_t *) zhashx_lookup (self->snaps, &job_id);
+    if (snap) {
+        s_snap_cancel (self, snap);     //  engine_fire sends none of its plans
+        void *item;
+        while ((item = zlistx_first (snap->plan_ids))) {
+            int64_t log_id = (int64_t) (intptr_t) item;
+            xxl_store_exec (self->store,
+                "DELETE FROM xxl_job_log WHERE id = ? AND trigger_code = 0", "i", log_id);
+            //  (its destructor takes it off plan_ids)
+            if (!zhashx_lookup (self->plans, &log_id))
+                zlistx_delete (snap->plan_ids, zlistx_cursor (snap->plan_ids));
+            else
+                zhashx_delete (self->plans, &log_id);
+        }
+    }
+    zhashx_delete (self->snaps, &job_id);
+    self->children_until = 0;
+    //  Any scheduler's unsent rows: no address yet, or not due yet (no
+    //  planned row goes before its time)
+    xxl_store_exec (self->store,
+        "DELETE FROM xxl_job_log WHERE job_id = ? AND trigger_code = 0"
+        " AND schedule_time IS NOT NULL AND (executor_address IS NULL OR schedule_time > ?)",
+        "ii", job_id, engine_now ());
+}
+
+//  After a FIX_DELAY job's scheduled run ended (or failed to start), its
+//  next run comes `delay` seconds later
+void
+engine_fix_delay_release (server_t *self, int64_t log_id, int64_t now)
+{
+    //  Most callbacks belong to no waiting FIX_DELAY job: skip the query
+    if (zhashx_size (self->waiting) == 0)
+        return;
+    int64_t job_id = xxl_store_scalar (self->store, "SELECT job_id FROM xxl_job_log WHERE id = ?",
+                                       "i", log_id);
+    if (!zhashx_lookup (self->waiting, &job_id))
+        return;
+    zhashx_delete (self->waiting, &job_id);
+    xxl_store_exec (self->store,
+        "UPDATE xxl_job_info SET trigger_next_time = ? + CAST(schedule_conf AS INTEGER) * 1000"
+        " WHERE id = (SELECT job_id FROM xxl_job_log WHERE id = ? AND schedule_time IS NOT NULL)"
+        " AND schedule_type = 'FIX_DELAY' AND trigger_status = 1 AND trigger_next_time = ?",
+        "iii", now, log_id, (int64_t) XXL_WAITING);
+}
+
+
+//  Encodes a prepared plan's TriggerParam into it
+static void
+s_plan_encode (server_t *self, plan_t *plan)
+{
+    size_t size;
+    const unsigned char *tp = engine_encode_tp (self, &plan->snap->job, plan->log_id,
+                                                plan->snap->job.executor_param, plan->shard_index,
+                                                plan->shard_total, &size);
+    plan->tp = (unsigned char *) malloc (size);
+    if (plan->tp) {
+        memcpy (plan->tp, tp, size);
+        plan->tp_size = size;
+    }
+}
+
+//  Prepares plans that were made unprepared (while agents reconnected
+//  after a start, or with no agent connected) once routing can be done:
+//  up to `budget` a turn, each fire still more than 50 ms away
+void
+engine_plan_prepare (server_t *self, int budget)
+{
+    if (zclock_mono () < self->warm_until)
+        return;
+    int64_t soon = engine_now () + 50;
+    void *item;
+    while (budget-- > 0 && (item = zlistx_first (self->unprepared))) {
+        if (budget % 64 == 0)
+            engine_fire_check (self);
+        int64_t log_id = (int64_t) (intptr_t) item;
+        plan_t *plan = (plan_t *) zhashx_lookup (self->plans, &log_id);
+        zlistx_delete (self->unprepared, zlistx_cursor (self->unprepared));
+        if (!plan || plan->tp || plan->snap->cancelled)
+            continue;
+        const xxl_job_t *job = &plan->snap->job;
+        int64_t when = xxl_store_scalar (self->store, "SELECT schedule_time FROM xxl_job_log"
+                                         " WHERE id = ? AND trigger_code = 0"
+                                         " AND executor_address IS NULL", "i", log_id);
+        if (when <= soon)
+            continue;                   //  (gone, sent, or too close: fires as it is)
+        const char *const *addresses;
+        char **manual;
+        size_t count = engine_job_addresses (self, job, &addresses, &manual);
+        const char *address;
+        char note [2048];
+        size_t rid_size;
+        if (engine_route_pick (self, job, log_id, plan->shard_index, plan->sharded, addresses, count,
+                               &address, note, sizeof note) == ROUTE_ADDRESS
+        &&  xxl_registry_route (self->registry, address, &rid_size)) {
+            char *section = engine_section (note, address, XXL_OK, NULL);
+            if (xxl_store_exec (self->store,
+                    "UPDATE xxl_job_log SET executor_address = ?,"
+                    " trigger_msg = COALESCE(trigger_msg, '') || ? WHERE id = ?"
+                    " AND trigger_code = 0 AND executor_address IS NULL", "ssi",
+                    address, section, log_id) == 1) {
+                plan->address = strdup (address);
+                plan->note = strdup (note);
+                plan->turn = self->turn;
+                s_plan_encode (self, plan);
+                //  (a failed commit drops the plan: the row then fires by
+                //  the store's path)
+                zlistx_add_end (self->turn_plans, (void *) (intptr_t) log_id);
+            }
+            zstr_free (&section);
+        }
+        if (manual)
+            engine_free_addresses (manual, count);
+    }
+}
+
+//  Writes one planned trigger; due ones go now, the others on the timer
+//  with what their dispatch needs (plan_t).  A row that a non-probing
+//  router can route now is written with its address and its TriggerParam
+//  encoded: at its time engine_fire sends it without touching the store.
+static void
+s_plan_fire (server_t *self, snap_t *snap, const char *type, int64_t planned,
+             int64_t fire_at, int64_t now)
+{
+    //  While agents reconnect after a start, everything goes by the timer,
+    //  which holds a trigger until its group has an agent
+    bool warming = zclock_mono () < self->warm_until;
+    trigger_args_t args = { .trigger_type = type, .fail_retry_count = -1,
+                            .shard_index = -1, .shard_total = -1,
+                            .schedule_time = planned, .defer = fire_at > now || warming };
+    args.prepare = args.defer && !warming;
+    if (!args.defer)
+        engine_fired_cover (self, now);
+    int64_t ids [1024];
+    prepared_t prepared [1024];
+    memset (prepared, 0, sizeof prepared);
+    int made = engine_trigger (self, &snap->job, &args, ids, prepared, 1024);
+    if (made < 0) {
+        //  (jobId, scheduleTime) exists: another scheduler or an earlier
+        //  turn planned it already
+        return;
+    }
+    if (args.unexpanded) {
+        //  No plan: at its time engine_plan_due makes it one row per agent
+        assert (made == 1 && args.defer && !prepared [0].address);
+        xxl_timer_push (self->timer, fire_at, ids [0]);
+        return;
+    }
+    bool sharded = xxl_routers_is_broadcast (self->routers, snap->job.executor_route_strategy);
+    for (int i = 0; i < made && i < 1024; i++) {
+        if (!args.defer) {
+            free (prepared [i].address);
+            free (prepared [i].note);
+            continue;
+        }
+        plan_t *plan = (plan_t *) zmalloc (sizeof (plan_t));
+        plan->log_id = ids [i];
+        plan->snap = snap;
+        snap->refs++;
+        plan->sharded = sharded;
+        plan->shard_index = i;
+        plan->shard_total = made;
+        plan->turn = self->turn;
+        plan->handle = zlistx_add_end (snap->plan_ids, (void *) (intptr_t) plan->log_id);
+        plan->address = prepared [i].address;
+        plan->note = prepared [i].note;
+        if (plan->address)
+            s_plan_encode (self, plan);
+        else
+            zlistx_add_end (self->unprepared, (void *) (intptr_t) plan->log_id);
+        zhashx_delete (self->plans, &plan->log_id);
+        zhashx_insert (self->plans, &plan->log_id, plan);
+        zlistx_add_end (self->turn_plans, (void *) (intptr_t) plan->log_id);
+        if (!engine_instant_add (self, plan, fire_at))
+            xxl_timer_push (self->timer, fire_at, ids [i]);
+    }
+}
+
+//  Next fire time of a snapshot's job strictly after `after`, or -1
+static int64_t
+s_snap_next (snap_t *snap, int64_t after, char *why, size_t whylen)
+{
+    if (!snap->cron)
+        return engine_next_time (&snap->job, after, why, whylen);
+    int64_t next = xxl_cron_next (snap->cron, after);
+    char date [128];
+    if (next < 0)
+        snprintf (why, whylen, "the cron expression has no time after %s",
+                  engine_iso_time (after, snap->job.timezone, date, sizeof date));
+    return next;
+}
+
+//  Plans one job up to now + pre-read; saves its next time
+static void
+s_plan_job (server_t *self, snap_t *snap, int64_t now)
+{
+    xxl_job_t *job = &snap->job;
+    int64_t window = now + self->config.preread_ms;
+    int64_t next = job->trigger_next_time;
+    int64_t last = job->trigger_last_time;
+    char why [512] = "";
+    int guard = 0;
+    while (next <= window && next != XXL_WAITING && guard++ < 1000) {
+        int64_t planned = next;
+        if (now > planned + self->config.preread_ms) {
+            //  Misfire: too late to fire as planned
+            if (streq (job->misfire_strategy, "FIRE_ONCE_NOW"))
+                s_plan_fire (self, snap, "MISFIRE", planned, now, now);
+            else
+                zsys_info ("planner: job %" PRId64 " misfired at %" PRId64 " (%" PRId64
+                           " ms late); DO_NOTHING", job->id, planned, now - planned);
+            next = s_snap_next (snap, now, why, sizeof why);
+        }
+        else {
+            s_plan_fire (self, snap, "CRON", planned, planned, now);
+            next = s_snap_next (snap, planned, why, sizeof why);
+        }
+        last = planned;
+        if (streq (job->schedule_type, "FIX_DELAY")) {
+            next = XXL_WAITING;
+            engine_waiting_add (self, job->id);
+            break;
+        }
+        if (next < 0)
+            break;
+    }
+    if (next < 0) {
+        zsys_warning ("planner: job %" PRId64 " stopped: %s", job->id, why);
+        xxl_store_exec (self->store,
+            "UPDATE xxl_job_info SET trigger_status = 0, trigger_last_time = ?,"
+            " trigger_next_time = 0 WHERE id = ?", "ii", last, job->id);
+        job->trigger_status = 0;
+        return;
+    }
+    job->trigger_last_time = last;
+    job->trigger_next_time = next;
+    xxl_store_exec (self->store,
+        "UPDATE xxl_job_info SET trigger_last_time = ?, trigger_next_time = ? WHERE id = ?",
+        "iii", last, next, job->id);
+}
+
+//  Makes a snapshot of *job (taking its strings; *job is emptied) and
+//  puts it in the cache in place of any older one
+static snap_t *
+s_snap_put (server_t *self, xxl_job_t *job)
+{
+    snap_t *old = (snap_t *) zhashx_lookup (self->snaps, &job->id);
+    if (old && old->job.update_time == job->update_time && !old->cancelled) {
+        //  Unchanged: the plans that share it stay valid
+        xxl_job_free (job);
+        memset (job, 0, sizeof *job);
+        old->read_at = zclock_mono ();
+        return old;
+    }
+    if (old)
+        s_snap_cancel (self, old);      //  changed: its unsent rows were deleted
+    snap_t *snap = (snap_t *) zmalloc (sizeof (snap_t));
+    snap->job = *job;
+    memset (job, 0, sizeof *job);
+    if (streq (snap->job.schedule_type, "CRON"))
+        snap->cron = xxl_cron_new (snap->job.schedule_conf, snap->job.timezone, NULL, 0);
+    snap->refs = 1;                     //  the cache's
+    snap->plan_ids = zlistx_new ();
+    snap->read_at = zclock_mono ();
+    //  Jobs triggered by hand join the cache too: keep it bounded
+    if (zhashx_size (self->snaps) >= 65536)
+        zhashx_purge (self->snaps);
+    //  (delete, then insert: the map's key points into the snapshot)
+    zhashx_delete (self->snaps, &snap->job.id);
+    zhashx_insert (self->snaps, &snap->job.id, snap);
+    return snap;
+}
+
+//  The planner's snapshot of job id, read again when the job changed
+//  since (update_time differs); NULL when the job is gone
+static snap_t *
+s_snap_get (server_t *self, int64_t id, int64_t update_time)
+{
+    snap_t *snap = (snap_t *) zhashx_lookup (self->snaps, &id);
+    if (snap && snap->job.update_time == update_time) {
+        snap->read_at = zclock_mono ();
+        return snap;
+    }
+    xxl_job_t job;
+    if (xxl_store_job_load (self->store, id, &job)) {
+        zhashx_delete (self->snaps, &id);
+        return NULL;
+    }
+    return s_snap_put (self, &job);
+}
+
+//  A job for a trigger: the cached snapshot when it was read or confirmed
+//  current less than a second ago (this scheduler's own job writes drop
+//  it at once; another scheduler's show within that second), else read
+//  again.  Returns a snapshot the caller releases with engine_snap_release, or
+//  NULL: *rc 1 when the job is absent, -1 on a store error.
+snap_t *
+engine_snap_fresh (server_t *self, int64_t id, int *rc)
+{
+    snap_t *snap = (snap_t *) zhashx_lookup (self->snaps, &id);
+    if (!snap || zclock_mono () - snap->read_at >= 1000) {
+        xxl_job_t job;
+        *rc = xxl_store_job_load (self->store, id, &job);
+        if (*rc) {
+            zhashx_delete (self->snaps, &id);
+            return NULL;
+        }
+        snap = s_snap_put (self, &job);
+    }
+    *rc = 0;
+    snap->refs++;
+    return snap;
+}
+
+//  Jobs planned per turn: a scan of many jobs goes in chunks of a few
+//  milliseconds each, and due triggers fire in between
+#define XXL_SCAN_BATCH 512
+#define XXL_SCAN_MS 50
+
+void
+engine_plan_scan (server_t *self)
+{
+    int64_t now = engine_now ();
+    int64_t started = zclock_mono ();
+    size_t count = 0;
+    //  id, update_time, trigger_next_time, trigger_last_time per row
+    int64_t *rows = (int64_t *) malloc (XXL_SCAN_BATCH * 4 * sizeof (int64_t));
+    if (!rows)
+        return;
+    //  Chunks of jobs for up to XXL_SCAN_MS a turn (fires go in between,
+    //  engine_fire_check): a scan of many jobs keeps up without holding the
+    //  turn's other work for long.  The schedule lock: one writer at a
+    //  time (BEGIN IMMEDIATE holds it).
+    do {
+        xxl_store_int_rows (self->store,
+            "SELECT id, update_time, trigger_next_time, trigger_last_time FROM xxl_job_info"
+            " WHERE trigger_status = 1 AND trigger_next_time <= ?"
+            " ORDER BY trigger_next_time LIMIT " XXL_STR (XXL_SCAN_BATCH),
+            now + self->config.preread_ms, rows, 4, XXL_SCAN_BATCH, &count);
+        for (size_t i = 0; i < count; i++) {
+            engine_fire_check (self);
+            int64_t *row = rows + i * 4;
+            snap_t *snap = s_snap_get (self, row [0], row [1]);
+            if (!snap)
+                continue;
+            snap->job.trigger_status = 1;
+            snap->job.trigger_next_time = row [2];
+            snap->job.trigger_last_time = row [3];
+            s_plan_job (self, snap, now);
+            //  Keep only jobs that fire again soon; the rest are read again
+            if (snap->job.trigger_status != 1
+            ||  snap->job.trigger_next_time > now + 2 * self->config.preread_ms)
+                zhashx_delete (self->snaps, &row [0]);
+        }
+    } while (count == XXL_SCAN_BATCH && zclock_mono () - started < XXL_SCAN_MS);
+    free (rows);
+    //  A full batch means more are due: scan again at once
+    self->next_scan = count == XXL_SCAN_BATCH? 0: zclock_mono () + self->config.scan_ms;
+}
+
+//  1 when the job of a log row has an address to go to now (never for a
+//  SHARDING_BROADCAST job: called while agents reconnect, when its rows wait
+//  for all of them)
+static bool
+s_row_has_agents (server_t *self, int64_t log_id)
+{
+    int64_t job_id = xxl_store_scalar (self->store, "SELECT job_id FROM xxl_job_log WHERE id = ?",
+                                       "i", log_id);
+    xxl_job_t job;
+    if (job_id <= 0 || xxl_store_job_load (self->store, job_id, &job))
+        return true;                    //  let dispatch say what is wrong
+    //  A broadcast row waits for all the agents (the warm-up's end), not
+    //  for the first: shard i goes to the i-th address of the full list
+    bool connected = !xxl_routers_is_broadcast (self->routers, job.executor_route_strategy)
+                  && s_job_has_agents (self, &job);
+    xxl_job_free (&job);
+    return connected;
+}
+
+//  Fires one planned row from its plan: routes it against the live
+//  registry and sends its RUN, reading nothing from the store
+static void
+s_plan_dispatch (server_t *self, plan_t *plan)
+{
+    const xxl_job_t *job = &plan->snap->job;
+    const char *const *addresses;
+    char **manual;
+    size_t count = engine_job_addresses (self, job, &addresses, &manual);
+    int64_t stamp = engine_now ();
+    engine_route_row (self, job, plan->log_id, stamp, job->executor_param, plan->shard_index,
+                      plan->shard_total, plan->sharded, addresses, count, stamp);
+    if (manual)
+        engine_free_addresses (manual, count);
+}
+
+//  1 when a job has an address connected now
+static bool
+s_job_has_agents (server_t *self, const xxl_job_t *job)
+{
+    const char *const *addresses;
+    char **manual;
+    size_t count = engine_job_addresses (self, job, &addresses, &manual);
+    bool connected = false;
+    for (size_t i = 0; i < count && !connected; i++) {
+        size_t size;
+        connected = xxl_registry_route (self->registry, addresses [i], &size) != NULL;
+    }
+    if (manual)
+        engine_free_addresses (manual, count);
+    return connected;
+}
+
+//  Makes sure xxl_job_fired covers rows planned up to `until` in this
+//  turn's transaction: a row may be sent only once it is covered, so that
+//  a restart tells rows that may have gone from rows that did not.
+void
+engine_fired_cover (server_t *self, int64_t until)
+{
+    if (until <= self->fired_want)
+        return;
+    //  A second ahead, so that one write covers the next fires too and a
+    //  long turn does not outrun it
+    until += 1000;
+    if (xxl_store_exec (self->store,
+            "UPDATE xxl_job_fired SET fired_until = max (fired_until, ?)", "i", until) == 1)
+        self->fired_want = until;
+}
+
+//  Takes a plan out of self->plans (and its job's list of unsent plans)
+//  into a new plan_t that owns what it owned; the map's entry is freed
+static plan_t *
+s_plan_take (server_t *self, plan_t *plan)
+{
+    plan_t *taken = (plan_t *) malloc (sizeof (plan_t));
+    assert (taken);
+    *taken = *plan;
+    if (plan->handle)
+        zlistx_delete (plan->snap->plan_ids, plan->handle);
+    taken->handle = NULL;
+    taken->prebuilt = NULL;
+    plan->handle = NULL;
+    plan->prebuilt = NULL;
+    plan->snap = NULL;
+    plan->address = plan->note = NULL;
+    plan->tp = NULL;
+    int64_t log_id = plan->log_id;
+    zhashx_delete (self->plans, &log_id);
+    return taken;
+}
+
+//  One due plan (log id) popped from the timer at its time `when`: sent
+//  in this instant's batch for its agent when nothing holds it, else on
+//  fire_later for engine_plan_due (not prepared, agent gone, job changed,
+//  another scheduler writing, row not committed or not covered)
+static void
+s_fire_plan (server_t *self, int64_t log_id, int64_t when)
+{
+    plan_t *plan = (plan_t *) zhashx_lookup (self->plans, &log_id);
+    if (plan && plan->prebuilt) {
+        //  (an instant's batch holds it already: that one no longer goes
+        //  as built, and this is its only send)
+        plan->prebuilt->fires [plan->slot].plan = NULL;
+        plan->prebuilt->dirty = true;
+        plan->prebuilt = NULL;
+    }
+    size_t rid_size;
+    if (!plan || !plan->tp || plan->snap->cancelled || plan->turn == self->turn
+    ||  plan->turn <= self->foreign_turn || self->stopping || when > self->fired_until
+    ||  !xxl_registry_route (self->registry, plan->address, &rid_size)) {
+        zlistx_add_end (self->fire_later, (void *) (intptr_t) log_id);
+        return;
+    }
+    //  Its time: when it joins the message that takes it (a batch
+    //  leaves when full or after the last due row)
+    int64_t stamp = engine_now ();
+    if (when > self->sent_max)
+        self->sent_max = when;
+    int max = xxl_registry_run_batch (self->registry, plan->address);
+    if (max >= 2) {
+        //  The batch takes what the plan owns
+        plan_t *taken = s_plan_take (self, plan);
+        const void *rid = xxl_registry_route (self->registry, taken->address, &rid_size);
+        engine_fire_queue (self, &taken, stamp, rid, rid_size, max);
+        return;
+    }
+    char why [256];
+    pending_t *pending = engine_pending_new (self, plan->address, PENDING_RUN,
+                                             self->config.run_timeout_ms, why, sizeof why);
+    if (!pending) {
+        zlistx_add_end (self->fire_later, (void *) (intptr_t) log_id);
+        return;
+    }
+    pending->log_id = log_id;
+    pending->note = plan->note && *plan->note? strdup (plan->note): NULL;
+    pending->presumed = engine_section_chars (plan->note, plan->address);
+    pending->stamp = stamp;
+    engine_run_queue (self, pending, plan->tp, plan->tp_size, stamp, self->fire_batches);
+    zhashx_delete (self->plans, &log_id);
+}
+
+//  Puts a prepared plan (in self->plans, written this turn) into the
+//  prebuilt batch of its instant for its agent: its TriggerParam joins
+//  that message now, so that at `fire_at` the message only gets its
+//  times and goes.  Returns false when its agent takes no batches or is
+//  not connected (the plan then needs its own timer entry).
+bool
+engine_instant_add (server_t *self, plan_t *plan, int64_t fire_at)
+{
+    if (!plan->address || !plan->tp)
+        return false;                   //  (unprepared: no agent to route to yet)
+    size_t rid_size;
+    const void *rid = xxl_registry_route (self->registry, plan->address, &rid_size);
+    int max = rid? xxl_registry_run_batch (self->registry, plan->address): 0;
+    if (max < 2 || !plan->tp)
+        return false;
+    instant_t *instant = (instant_t *) zhashx_lookup (self->instants, &fire_at);
+    if (!instant) {
+        instant = (instant_t *) zmalloc (sizeof (instant_t));
+        instant->when = fire_at;
+        instant->batches = zlistx_new ();
+        zlistx_set_destructor (instant->batches, engine_batch_destructor);
+        if (xxl_timer_push (self->timer, fire_at, 0)) {
+            engine_instant_destroy (&instant);
+            return false;
+        }
+        zhashx_insert (self->instants, &instant->when, instant);
+    }
+    run_batch_t *batch = engine_batch_for (self, instant->batches, plan->address, rid, rid_size,
+                                           max, true);
+    if (batch->count == 0) {
+        batch->prebuilt = true;
+        batch->min_turn = batch->max_turn = plan->turn;
+    }
+    if (plan->turn < batch->min_turn)
+        batch->min_turn = plan->turn;
+    if (plan->turn > batch->max_turn)
+        batch->max_turn = plan->turn;
+    unsigned char time [9];
+    engine_pack_time (time, fire_at);        //  (replaced when it goes)
+    xxl_enc_raw (batch->enc, plan->tp, plan->tp_size, 1);
+    batch->fires [batch->count].offset = xxl_enc_size (batch->enc);
+    xxl_enc_raw (batch->enc, time, sizeof time, 0);
+    batch->fires [batch->count].plan = plan;
+    batch->fires [batch->count].stamp = 0;
+    plan->prebuilt = batch;
+    plan->slot = batch->count;
+    batch->count++;
+    batch->bytes += plan->tp_size + sizeof time;
+    return true;
+}
+
+//  The instant `when` has come: each of its prebuilt batches leaves as
+//  built when all its rows are committed and covered, none of its plans
+//  left it, and its agent is still on the same connection; the plans of
+//  any other batch go one by one (s_fire_plan).  The batches that leave
+//  get one time, taken once they are all ready, and go in a row; they
+//  are put on self->taking: engine_fire hands them their plans after.
+static void
+s_instant_fire (server_t *self, int64_t when)
+{
+    instant_t *instant = (instant_t *) zhashx_lookup (self->instants, &when);
+    if (!instant)
+        return;
+    zhashx_delete (self->instants, &when);
+    bool go = !self->stopping && when <= self->fired_until;
+    zlistx_t *later = NULL;
+    run_batch_t *batch;
+    for (batch = (run_batch_t *) zlistx_first (instant->batches); batch;
+         batch = (run_batch_t *) zlistx_next (instant->batches)) {
+        size_t rid_size = 0;
+        const void *rid = go && !batch->dirty && batch->max_turn < self->turn
+                       && batch->min_turn > self->foreign_turn
+                        ? xxl_registry_route (self->registry, batch->address, &rid_size): NULL;
+        if (!rid || rid_size != batch->rid_size || memcmp (rid, batch->rid, rid_size)) {
+            zlistx_detach_cur (instant->batches);
+            if (!later)
+                later = zlistx_new ();
+            zlistx_add_end (later, batch);
+        }
+    }
+    if (zlistx_size (instant->batches) && when > self->sent_max)
+        self->sent_max = when;
+    int64_t stamp = engine_now ();
+    while ((batch = (run_batch_t *) zlistx_detach (instant->batches, NULL))) {
+        engine_batch_send (self, batch, true, stamp);
+        zlistx_add_end (self->taking, batch);
+    }
+    //  The others one by one, as any due plan
+    while (later && (batch = (run_batch_t *) zlistx_detach (later, NULL))) {
+        for (size_t i = 0; i < batch->count; i++) {
+            plan_t *plan = batch->fires [i].plan;
+            batch->fires [i].plan = NULL;
+            if (plan) {
+                plan->prebuilt = NULL;
+                s_fire_plan (self, plan->log_id, when);
+            }
+        }
+        engine_batch_destroy (&batch);
+    }
+    zlistx_destroy (&later);
+    engine_instant_destroy (&instant);
+}
+
+//  Sends the prepared fires whose time has come, with no store access:
+//  their rows were committed with their address in an earlier turn and
+//  xxl_job_fired covers them.  Any other due row (not prepared, agent
+//  gone, job changed, another scheduler writing) goes to fire_later for
+//  engine_plan_due.  Callable anywhere in a turn.
+void
+engine_fire (server_t *self)
+{
+    int64_t now = engine_now ();
+    int64_t log_id, when;
+    while (xxl_timer_pop_due (self->timer, now, &log_id, &when) == 0) {
+        if (log_id == 0)
+            s_instant_fire (self, when);
+        else
+            s_fire_plan (self, log_id, when);
+    }
+    run_batch_t *batch;
+    while ((batch = (run_batch_t *) zlistx_first (self->fire_batches)))
+        engine_batch_close (self, batch, self->fire_batches);
+    //  What left prebuilt now owns its plans: they leave self->plans
+    while ((batch = (run_batch_t *) zlistx_detach (self->taking, NULL))) {
+        for (size_t i = 0; i < batch->count; i++)
+            batch->fires [i].plan = s_plan_take (self, batch->fires [i].plan);
+        batch->prebuilt = false;
+    }
+}
+
+//  engine_fire when a fire is due: called between pieces of work in a turn
+void
+engine_fire_check (server_t *self)
+{
+    int64_t next = xxl_timer_next (self->timer);
+    if (next >= 0 && engine_now () >= next)
+        engine_fire (self);
+}
+
+//  Arms the timerfd for wall-clock ms `when` (once per value)
+void
+engine_timer_arm (server_t *self, int64_t when)
+{
+    if (self->timer_fd < 0 || when <= 0 || when == self->timer_armed)
+        return;
+    struct itimerspec spec = { .it_value = { .tv_sec = (time_t) (when / 1000),
+                                             .tv_nsec = (long) (when % 1000) * 1000000 } };
+    if (timerfd_settime (self->timer_fd, TFD_TIMER_ABSTIME, &spec, NULL) == 0)
+        self->timer_armed = when;
+}
+
+//  True when a prepared fire is due so soon that work which cannot stop
+//  for it (a commit above all) would delay it: within twice the recent
+//  commits' time, 2 to 20 ms.  (A fire xxl_job_fired does not cover yet
+//  needs this turn's commit: it is not waited for.)
+bool
+engine_fire_near (server_t *self)
+{
+    int64_t next = xxl_timer_next (self->timer);
+    if (next < 0 || next > self->fired_until)
+        return false;
+    int64_t guard = 2 + 2 * self->commit_us / 1000;
+    return next - engine_now () <= (guard < 20? guard: 20);
+}
+
+//  True when a planned fire is due within ms
+bool
+engine_fire_within (server_t *self, int64_t ms)
+{
+    int64_t next = xxl_timer_next (self->timer);
+    return next >= 0 && next - engine_now () <= ms;
+}
+
+//  Waits for the next fire (due within the guard) and sends it
+void
+engine_fire_wait (server_t *self)
+{
+    int64_t next = xxl_timer_next (self->timer);
+    int64_t left;
+    while (next >= 0 && (left = next - engine_now ()) > 0) {
+        if (self->timer_fd >= 0) {
+            engine_timer_arm (self, next);
+            struct pollfd item = { .fd = self->timer_fd, .events = POLLIN };
+            if (poll (&item, 1, (int) left + 1) > 0) {
+                uint64_t expired;
+                if (read (self->timer_fd, &expired, sizeof expired) < 0) {
+                    //  (not due after all: the loop checks the time)
+                }
+                self->timer_armed = -1;
+            }
+        }
+        else
+            zclock_sleep ((int) left);
+    }
+    engine_fire (self);
+}
+
+//  A prepared row engine_fire could not send: sent now through the store (its
+//  trigger time written first, the row checked still unsent), routed
+//  again when its agent is gone, deleted when its job changed
+static void
+s_plan_fallback (server_t *self, plan_t *plan)
+{
+    if (plan->snap->cancelled) {
+        xxl_store_exec (self->store,
+            "DELETE FROM xxl_job_log WHERE id = ? AND trigger_code = 0", "i", plan->log_id);
+        return;
+    }
+    size_t rid_size;
+    if (xxl_registry_route (self->registry, plan->address, &rid_size)) {
+        int64_t stamp = engine_now ();
+        if (xxl_store_exec (self->store,
+                "UPDATE xxl_job_log SET trigger_time = ? WHERE id = ? AND trigger_code = 0",
+                "ii", stamp, plan->log_id) != 1)
+            return;                     //  cancelled by a scheduler sharing the store
+        char why [256];
+        pending_t *pending = engine_pending_new (self, plan->address, PENDING_RUN,
+                                                 self->config.run_timeout_ms, why, sizeof why);
+        if (!pending)
+            return;                     //  (connected: cannot happen)
+        pending->log_id = plan->log_id;
+        pending->note = plan->note && *plan->note? strdup (plan->note): NULL;
+        pending->presumed = engine_section_chars (plan->note, plan->address);
+        engine_run_queue (self, pending, plan->tp, plan->tp_size, stamp, self->open_batches);
+        return;
+    }
+    //  Its agent is gone: take the address and section back, route again
+    if (xxl_store_exec (self->store,
+            "UPDATE xxl_job_log SET executor_address = NULL, trigger_msg ="
+            " substr (trigger_msg, 1, max (length (trigger_msg) - ?, 0))"
+            " WHERE id = ? AND trigger_code = 0", "ii",
+            engine_section_chars (plan->note, plan->address), plan->log_id) == 1)
+        s_plan_dispatch (self, plan);
+}
+
+//  Sends the planned rows whose time has come: prepared ones by engine_fire,
+//  the others here, at most XXL_DUE_BATCH a turn, so that agents' answers
+//  are read in between
+#define XXL_DUE_BATCH 4096
+void
+engine_plan_due (server_t *self)
+{
+    engine_fire (self);
+    int64_t now = engine_now ();
+    bool warming = zclock_mono () < self->warm_until;
+    zlistx_t *held = NULL;
+    int budget = XXL_DUE_BATCH;
+    void *item;
+    if (zlistx_size (self->fire_later))
+        engine_fired_cover (self, now);
+    while (budget-- > 0 && (item = zlistx_detach (self->fire_later, NULL))) {
+        if (budget % 64 == 0)
+            engine_fire_check (self);
+        int64_t log_id = (int64_t) (intptr_t) item;
+        plan_t *plan = (plan_t *) zhashx_lookup (self->plans, &log_id);
+        if (warming && !(plan? !plan->sharded && s_job_has_agents (self, &plan->snap->job)
+                             : s_row_has_agents (self, log_id))) {
+            if (!held)
+                held = zlistx_new ();
+            zlistx_add_end (held, item);
+            continue;
+        }
+        //  A job stopped after planning: its unsent rows were deleted with
+        //  their plans, and engine_dispatch_row finds nothing
+        if (plan) {
+            if (plan->tp)
+                s_plan_fallback (self, plan);
+            else
+                s_plan_dispatch (self, plan);
+            zhashx_delete (self->plans, &log_id);
+        }
+        else
+            engine_dispatch_row (self, log_id, NULL, NULL);
+    }
+    if (held) {
+        for (item = zlistx_first (held); item; item = zlistx_next (held))
+            xxl_timer_push (self->timer, now + 100, (int64_t) (intptr_t) item);
+        zlistx_destroy (&held);
+    }
+}
+
+//  At start: every trigger row no agent acknowledged.  Never-sent rows are
+//  sent (or follow the misfire rule when too late); rows that may have
+//  been sent go again to the same agent once it is back (it refuses a
+//  logId it already accepted, so nothing runs twice).
+void
+engine_recover (server_t *self)
+{
+    int64_t now = engine_now ();
+    int64_t ids [4096];
+    size_t count = 0, recovered = 0, dropped = 0, resent = 0, misfired = 0;
+    int64_t after = 0;
+    //  Never-sent rows planned more than the window ago: the job's misfire
+    //  rule, once per job -- FIRE_ONCE_NOW keeps the latest as MISFIRE
+    int64_t late_before = now - self->config.preread_ms;
+    //  Rows a commit knows were fired with no store access, whose fire
+    //  time was not written yet: they went at their planned time
+    xxl_store_exec (self->store,
+        "UPDATE xxl_job_log SET trigger_time = schedule_time WHERE trigger_code = 0"
+        " AND executor_address IS NOT NULL AND schedule_time > trigger_time"
+        " AND schedule_time <= (SELECT fired_sent FROM xxl_job_fired)", NULL);
+    //  Unsent: no address, or routed ahead and neither stamped nor known
+    //  sent (one sent in the last turn before a stop is not known: see
+    //  the second pass)
+#define XXL_UNSENT_SQL " trigger_code = 0 AND (executor_address IS NULL" \
+                       " OR (schedule_time > (SELECT fired_sent FROM xxl_job_fired)" \
+                       " AND trigger_time < schedule_time))"
+    xxl_store_ids (self->store,
+        "SELECT job_id FROM xxl_job_log WHERE" XXL_UNSENT_SQL
+        " AND schedule_time < ? GROUP BY job_id LIMIT 4096", late_before, ids, 4096, &count);
+    for (size_t i = 0; i < count; i++) {
+        xxl_job_t job;
+        int64_t keep = 0;
+        if (xxl_store_job_load (self->store, ids [i], &job) == 0) {
+            //  Once per outage: when the job's next time is past the window
+            //  too, the planner's misfire fires it once (s_plan_job), and
+            //  these rows go
+            bool planner_fires = job.trigger_status == 1 && job.trigger_next_time != XXL_WAITING
+                              && job.trigger_next_time < late_before;
+            if (streq (job.misfire_strategy, "FIRE_ONCE_NOW") && !planner_fires)
+                keep = xxl_store_scalar (self->store,
+                    "SELECT MAX(id) FROM xxl_job_log WHERE job_id = ? AND" XXL_UNSENT_SQL
+                    " AND schedule_time < ?", "ii", job.id, late_before);
+            xxl_job_free (&job);
+        }
+        if (keep > 0) {
+            xxl_store_exec (self->store,
+                "UPDATE xxl_job_log SET trigger_type = 'MISFIRE', trigger_msg = replace (trigger_msg,"
+                " 'Trigger type: Cron trigger', 'Trigger type: Misfire compensation trigger')"
+                " || 'Misfire: the scheduler was down at the planned time; FIRE_ONCE_NOW\n'"
+                " WHERE id = ?", "i", keep);
+            misfired++;
+        }
+        int gone = xxl_store_exec (self->store,
+            "DELETE FROM xxl_job_log WHERE job_id = ? AND" XXL_UNSENT_SQL
+            " AND schedule_time < ? AND id != ?", "iii", ids [i], late_before, keep);
+        dropped += gone > 0? (size_t) gone: 0;
+    }
+    //  Due rows routed ahead that may have gone in the last turn (they go
+    //  again to the same agent below): their planned time as trigger time
+    xxl_store_exec (self->store,
+        "UPDATE xxl_job_log SET trigger_time = schedule_time WHERE trigger_code = 0"
+        " AND executor_address IS NOT NULL AND schedule_time > trigger_time"
+        " AND schedule_time <= ?", "i", now);
+    do {
+        xxl_store_ids (self->store,
+            "SELECT id FROM xxl_job_log WHERE trigger_code = 0 AND id > ? ORDER BY id LIMIT 4096",
+            after, ids, 4096, &count);
+        for (size_t i = 0; i < count; i++) {
+            after = ids [i];
+            xxl_log_t log;
+            if (xxl_store_log_load (self->store, ids [i], &log))
+                continue;
+            //  Routed ahead, not known sent: not due yet, it cannot have
+            //  gone; due, it may have gone in the last turn before the
+            //  stop, so it goes to the same agent, which refuses a logId
+            //  it has
+            bool unsent = log.schedule_time > self->fired_sent
+                       && log.trigger_time < log.schedule_time && log.schedule_time > now;
+            if (*log.executor_address && !unsent) {
+                engine_resend_add (self, log.id, log.executor_address);
+                resent++;
+            }
+            else {
+                if (*log.executor_address)
+                    //  Routed ahead, never sent: route again at its time
+                    xxl_store_exec (self->store,
+                        "UPDATE xxl_job_log SET executor_address = NULL WHERE id = ?", "i", log.id);
+                xxl_timer_push (self->timer, log.schedule_time > now? log.schedule_time: now, log.id);
+                recovered++;
+            }
+            xxl_log_free (&log);
+        }
+    } while (count == 4096);
+    //  Alarms claimed but not finished when the last run stopped
+    size_t claimed = 0;
+    after = 0;
+    do {
+        xxl_store_ids (self->store,
+            "SELECT id FROM xxl_job_log WHERE alarm_status = -1 AND id > ? ORDER BY id LIMIT 4096",
+            after, ids, 4096, &count);
+        for (size_t i = 0; i < count; i++) {
+            after = ids [i];
+            engine_alarm_again (self, ids [i]);
+            claimed++;
+        }
+    } while (count == 4096);
+    if (claimed)
+        zsys_info ("alarms: %zu unfinished alarm(s) sent again", claimed);
+    if (recovered || dropped || resent)
+        zsys_info ("planner: recovery: %zu unsent trigger(s) planned again (%zu as MISFIRE),"
+                   " %zu to re-send to their agents when back, %zu dropped as misfired",
+                   recovered, misfired, resent, dropped);
+}
+
+//  Re-sends rows put back (recovery, a failed store write) once their
+//  agent is connected again; past the wait, fails them
+void
+engine_recover_resends (server_t *self)
+{
+    zlistx_t *due = zlistx_new ();
+    int64_t now = zclock_mono ();
+    for (xxl_resend_t *resend = (xxl_resend_t *) zlistx_first (self->resends); resend;
+         resend = (xxl_resend_t *) zlistx_next (self->resends)) {
+        size_t size;
+        if (xxl_registry_route (self->registry, resend->address, &size) || now >= resend->deadline) {
+            zlistx_detach_cur (self->resends);
+            zhashx_delete (self->resend_ids, &resend->log_id);
+            zlistx_add_end (due, resend);
+        }
+    }
+    xxl_resend_t *resend;
+    while ((resend = (xxl_resend_t *) zlistx_detach (due, NULL))) {
+        size_t size;
+        if (engine_run_in_flight (self, resend->log_id))
+            ;                           //  (its RUN went meanwhile: that one counts)
+        else
+        if (xxl_registry_route (self->registry, resend->address, &size))
+            engine_dispatch_row (self, resend->log_id, resend->address,
+                                 "re-sent (after a scheduler restart or a failed store write)\n");
+        else {
+            char *why = zsys_sprintf ("\ntrigger failed: agent %s did not come back within"
+                                      " %d ms\n", resend->address,
+                                      self->config.recovery_wait_ms);
+            if (xxl_store_exec (self->store, "UPDATE xxl_job_log SET trigger_code = ?,"
+                                " trigger_msg = COALESCE(trigger_msg, '') || ? WHERE id = ?"
+                                " AND trigger_code = 0 AND handle_code = 0", "isi",
+                                (int64_t) XXL_CODE_FAIL, why, resend->log_id) < 0)
+                engine_resend_add (self, resend->log_id, resend->address);
+            zstr_free (&why);
+        }
+        void *item = resend;
+        engine_resend_destroy (&item);
+    }
+    zlistx_destroy (&due);
+}

@@ -1,0 +1,368 @@
+/*  xxl_services.c -- the engine's periodic and follow-up work.
+
+    Child jobs fired on success; the fail monitor (retries with their
+    backoff, alarms); the lost-run monitor; the daily report rows; log
+    retention; alarm results.
+*/
+
+#include "xxl_engine.h"
+
+static int64_t s_retry_delay (const xxl_job_t *job, int64_t attempt);
+static void s_alarm_status (server_t *self, int64_t log_id, int status, const char *report);
+static void s_alarm_send (server_t *self, const xxl_log_t *log, const xxl_job_t *job);
+static void s_handle_failure (server_t *self, int64_t log_id);
+static int64_t s_day_start (int64_t ms);
+
+//  Services: child jobs, the fail monitor (retries, alarms), the lost-run
+//  monitor, daily reports, log retention
+
+//  Follows child_jobid links from `children`; 1 when job_id is reached (a
+//  cycle), writing the path into path
+int
+engine_child_cycle (server_t *self, int64_t job_id, const char *children, char *path,
+                    size_t pathlen, int depth)
+{
+    if (depth > 64 || !children || !*children)
+        return 0;
+    char *copy = strdup (children), *save = NULL;
+    int cycle = 0;
+    for (char *t = strtok_r (copy, ",", &save); t && !cycle; t = strtok_r (NULL, ",", &save)) {
+        int64_t child = atoll (t);
+        size_t used = strlen (path);
+        snprintf (path + used, pathlen - used, " -> %" PRId64, child);
+        if (child == job_id)
+            cycle = 1;
+        else {
+            char *next = xxl_store_text (self->store,
+                "SELECT child_jobid FROM xxl_job_info WHERE id = ?", "i", child);
+            cycle = engine_child_cycle (self, job_id, next, path, pathlen, depth + 1);
+            free (next);
+        }
+        if (!cycle)
+            path [used] = 0;
+    }
+    free (copy);
+    return cycle;
+}
+
+//  Fires a finished job's child jobs (trigger type PARENT); returns text for
+//  the parent's handleMsg (caller frees), or NULL when it has none
+char *
+engine_trigger_children (server_t *self, int64_t log_id)
+{
+    //  Most installations have no child jobs: ask the store once a second
+    //  (this scheduler's job writes ask again at once)
+    int64_t now = zclock_mono ();
+    if (now >= self->children_until) {
+        self->any_children = xxl_store_scalar (self->store,
+            "SELECT EXISTS (SELECT 1 FROM xxl_job_info WHERE child_jobid != '')", "") != 0;
+        self->children_until = now + 1000;
+    }
+    if (!self->any_children)
+        return NULL;
+    char *children = xxl_store_text (self->store,
+        "SELECT child_jobid FROM xxl_job_info"
+        " WHERE id = (SELECT job_id FROM xxl_job_log WHERE id = ?)", "i", log_id);
+    if (!children || !*children) {
+        free (children);
+        return NULL;
+    }
+    size_t total = 1;
+    for (const char *p = children; *p; p++)
+        total += *p == ',';
+    char *text = strdup ("\n>>>>>>>>>>> Trigger child jobs <<<<<<<<<<<\n");
+    char *copy = children, *save = NULL;
+    size_t index = 0;
+    for (char *t = strtok_r (copy, ",", &save); t; t = strtok_r (NULL, ",", &save)) {
+        int64_t child = atoll (t);
+        xxl_job_t job;
+        char *line;
+        if (child > 0 && xxl_store_job_load (self->store, child, &job) == 0) {
+            trigger_args_t args = { .trigger_type = "PARENT", .fail_retry_count = -1,
+                                    .shard_index = -1, .shard_total = -1 };
+            int64_t ids [16];
+            int made = engine_trigger (self, &job, &args, ids, NULL, 16);
+            line = made > 0? zsys_sprintf ("%zu/%zu [job %" PRId64 "] triggered, log %" PRId64 "%s\n",
+                                           ++index, total, child, ids [0], made > 1? " and more": "")
+                           : zsys_sprintf ("%zu/%zu [job %" PRId64 "] trigger failed\n",
+                                           ++index, total, child);
+            xxl_job_free (&job);
+        }
+        else
+            line = zsys_sprintf ("%zu/%zu [job %s] not found\n", ++index, total, t);
+        char *joined = zsys_sprintf ("%s%s", text, line);
+        zstr_free (&text);
+        zstr_free (&line);
+        text = joined;
+    }
+    free (children);
+    return text;
+}
+
+//  Seconds before retry number `attempt` (0 for the first retry)
+static int64_t
+s_retry_delay (const xxl_job_t *job, int64_t attempt)
+{
+    double delay = (double) job->retry_interval;
+    double backoff = job->retry_backoff >= 1? job->retry_backoff: 1;
+    for (int64_t i = 0; i < attempt && delay < 1e9; i++)
+        delay *= backoff;
+    if (job->retry_max_interval > 0 && delay > (double) job->retry_max_interval)
+        delay = (double) job->retry_max_interval;
+    return (int64_t) delay;
+}
+
+//  Ends an alarm claim: 1 no alarm needed, 2 sent, 3 failed
+static void
+s_alarm_status (server_t *self, int64_t log_id, int status, const char *report)
+{
+    xxl_store_exec (self->store,
+        "UPDATE xxl_job_log SET alarm_status = ?,"
+        " handle_msg = CASE WHEN ? IS NULL THEN handle_msg"
+        "   ELSE COALESCE(handle_msg, '') || '\n>>>>>>>>>>> Alarm <<<<<<<<<<<\n' || ? END"
+        " WHERE id = ?", "issi", (int64_t) status, report, report, log_id);
+}
+
+//  Queues the alarm of a failed run for the job's targets (alarmEmail);
+//  the row's alarm status is set when the sender's result comes back.  A
+//  full queue keeps the log id in a backlog, tried again each pass.
+static void
+s_alarm_send (server_t *self, const xxl_log_t *log, const xxl_job_t *job)
+{
+    xxl_group_t group = { 0 };
+    xxl_store_group_load (self->store, job->job_group, &group);
+    xxl_alarm_t alarm = {
+        .size = sizeof (xxl_alarm_t), .job_id = job->id, .job_desc = job->job_desc,
+        .app = group.app_name? group.app_name: "", .log_id = log->id,
+        .trigger_time = log->trigger_time, .trigger_code = (int) log->trigger_code,
+        .trigger_msg = log->trigger_msg, .handle_code = (int) log->handle_code,
+        .handle_msg = log->handle_msg, .executor_address = log->executor_address,
+        .retry_count = (int) (job->executor_fail_retry_count - log->executor_fail_retry_count),
+        .json = NULL
+    };
+    if (xxl_alarms_submit (self->alarms, &alarm, job->alarm_email, log->id)) {
+        if (zlistx_size (self->alarm_backlog) < 100000)
+            zlistx_add_end (self->alarm_backlog, (void *) (intptr_t) log->id);
+        else
+            s_alarm_status (self, log->id, 3, "alarm not sent: the alarm queue is full");
+    }
+    xxl_group_free (&group);
+}
+
+//  Alarms of a row already claimed (status -1): resent after a restart or
+//  when the queue had no room
+void
+engine_alarm_again (server_t *self, int64_t log_id)
+{
+    xxl_log_t log;
+    if (xxl_store_log_load (self->store, log_id, &log))
+        return;
+    xxl_job_t job;
+    if (xxl_store_job_load (self->store, log.job_id, &job) == 0) {
+        if (*job.alarm_email)
+            s_alarm_send (self, &log, &job);
+        else
+            s_alarm_status (self, log_id, 1, NULL);
+        xxl_job_free (&job);
+    }
+    else
+        s_alarm_status (self, log_id, 1, NULL);
+    xxl_log_free (&log);
+}
+
+//  Results from the alarm sender: the claim ends as sent (2) or failed (3)
+void
+engine_alarm_results (server_t *self)
+{
+    int64_t tag;
+    int ok;
+    char *report = NULL;
+    while (xxl_alarms_take (self->alarms, &tag, &ok, &report) == 0) {
+        s_alarm_status (self, tag, ok? 2: 3, report);
+        free (report);
+        report = NULL;
+    }
+}
+
+//  One failed run, claimed: retry it while attempts are left, alarm after
+//  the last (or after each, when configured)
+static void
+s_handle_failure (server_t *self, int64_t log_id)
+{
+    xxl_log_t log;
+    if (xxl_store_log_load (self->store, log_id, &log))
+        return;
+    xxl_job_t job;
+    if (xxl_store_job_load (self->store, log.job_id, &job)) {
+        s_alarm_status (self, log_id, 1, NULL);
+        xxl_log_free (&log);
+        return;
+    }
+    bool retried = false;
+    if (log.executor_fail_retry_count > 0) {
+        int64_t attempt = job.executor_fail_retry_count - log.executor_fail_retry_count;
+        int64_t delay = s_retry_delay (&job, attempt > 0? attempt: 0);
+        trigger_args_t args = { .trigger_type = "RETRY",
+                                .fail_retry_count = (int) log.executor_fail_retry_count - 1,
+                                .param = log.executor_param,
+                                .shard_index = -1, .shard_total = -1, .defer = delay > 0 };
+        int index, total;
+        if (*log.executor_sharding_param) {
+            engine_shard_of (log.executor_sharding_param, &index, &total);
+            args.shard_index = index;
+            args.shard_total = total;
+        }
+        int64_t ids [4];
+        int made = engine_trigger (self, &job, &args, ids, NULL, 4);
+        if (made > 0) {
+            if (delay > 0) {
+                int64_t when = engine_now () + delay * 1000;
+                xxl_store_exec (self->store, "UPDATE xxl_job_log SET trigger_time = ? WHERE id = ?",
+                                "ii", when, ids [0]);
+                xxl_timer_push (self->timer, when, ids [0]);
+            }
+            char *note = zsys_sprintf ("\n>>>>>>>>>>> Fail retry <<<<<<<<<<<\nretry %" PRId64
+                                       " of %" PRId64 " as log %" PRId64 " in %" PRId64 " s\n",
+                                       attempt + 1, job.executor_fail_retry_count, ids [0], delay);
+            xxl_store_exec (self->store,
+                "UPDATE xxl_job_log SET trigger_msg = COALESCE(trigger_msg, '') || ? WHERE id = ?",
+                "si", note, log_id);
+            zstr_free (&note);
+            retried = true;
+        }
+    }
+    if (retried && !self->config.alarm_every_failure)
+        s_alarm_status (self, log_id, 1, NULL);
+    else
+    if (!*job.alarm_email)
+        s_alarm_status (self, log_id, 1, NULL);
+    else
+        s_alarm_send (self, &log, &job);
+    xxl_job_free (&job);
+    xxl_log_free (&log);
+}
+
+//  Failed runs not yet handled, claimed atomically (alarm_status 0 → -1)
+//  so that schedulers sharing a store never handle one twice
+void
+engine_fail_monitor (server_t *self)
+{
+    size_t backlog = zlistx_size (self->alarm_backlog);
+    for (size_t i = 0; i < backlog; i++) {
+        int64_t log_id = (int64_t) (intptr_t) zlistx_detach (self->alarm_backlog, NULL);
+        engine_alarm_again (self, log_id);
+    }
+    int64_t ids [1000];
+    size_t count = 0;
+    xxl_store_ids (self->store,
+        "SELECT id FROM xxl_job_log WHERE alarm_status = 0"
+        " AND (trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200)) AND id > ?"
+        " ORDER BY id LIMIT 1000", 0, ids, 1000, &count);
+    for (size_t i = 0; i < count; i++)
+        if (xxl_store_exec (self->store,
+                "UPDATE xxl_job_log SET alarm_status = -1 WHERE id = ? AND alarm_status = 0",
+                "i", ids [i]) == 1)
+            s_handle_failure (self, ids [i]);
+}
+
+//  Runs whose trigger succeeded, without a result for `lost_after` while
+//  their agent is no longer registered: failed, with the reason
+void
+engine_lost_monitor (server_t *self)
+{
+    int64_t ids [1000];
+    size_t count = 0;
+    int64_t before = engine_now () - self->config.lost_after_ms;
+    xxl_store_ids (self->store,
+        "SELECT l.id FROM xxl_job_log l LEFT JOIN xxl_job_registry r"
+        " ON r.registry_value = l.executor_address"
+        " WHERE l.trigger_code = 200 AND l.handle_code = 0 AND l.trigger_time <= ?"
+        " AND r.id IS NULL LIMIT 1000", before, ids, 1000, &count);
+    int64_t now = engine_now ();
+    for (size_t i = 0; i < count; i++) {
+        char *reason = zsys_sprintf ("lost: no result after %d s and the agent is no"
+                                     " longer registered (lost-run monitor)",
+                                     self->config.lost_after_ms / 1000);
+        if (xxl_store_log_handle_done (self->store, ids [i], now, XXL_CODE_FAIL, reason) == 0)
+            engine_fix_delay_release (self, ids [i], now);
+        zstr_free (&reason);
+    }
+    if (count)
+        zsys_warning ("monitor: %zu lost run(s) marked failed", count);
+}
+
+//  Local midnight of the day holding `ms`, in ms
+static int64_t
+s_day_start (int64_t ms)
+{
+    time_t t = (time_t) (ms / 1000);
+    struct tm tm;
+    localtime_r (&t, &tm);
+    tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+    tm.tm_isdst = -1;
+    return (int64_t) mktime (&tm) * 1000;
+}
+
+//  Daily rows for the last three days (XXL-JOB's JobLogReportHelper)
+void
+engine_report_refresh (server_t *self)
+{
+    int64_t now = engine_now ();
+    for (int back = 0; back < 3; back++) {
+        int64_t day = s_day_start (now - (int64_t) back * 86400000);
+        int64_t next = s_day_start (day + 36 * 3600000LL);
+        xxl_store_exec (self->store,
+            "INSERT INTO xxl_job_log_report (trigger_day, running_count, suc_count, fail_count,"
+            " update_time) SELECT ?1,"
+            " COALESCE(SUM(CASE WHEN trigger_code IN (0, 200) AND handle_code = 0 THEN 1 ELSE 0 END), 0),"
+            " COALESCE(SUM(CASE WHEN handle_code = 200 THEN 1 ELSE 0 END), 0),"
+            " COALESCE(SUM(CASE WHEN trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200)"
+            "   THEN 1 ELSE 0 END), 0), ?3"
+            " FROM xxl_job_log WHERE trigger_time >= ?1 AND trigger_time < ?2"
+            " ON CONFLICT (trigger_day) DO UPDATE SET running_count = excluded.running_count,"
+            " suc_count = excluded.suc_count, fail_count = excluded.fail_count,"
+            " update_time = excluded.update_time", "iii", day, next, now);
+    }
+}
+
+//  Deletes finished log rows matching `where` (SQL on xxl_job_log, with
+//  the given arguments), at most `limit`; never rows still waiting for
+//  their trigger or their result.  Returns how many went.
+int64_t
+engine_log_delete (server_t *self, const char *where, const char *fmt, int64_t a, int64_t b,
+                   int64_t limit)
+{
+    char *sql = zsys_sprintf (
+        "DELETE FROM xxl_job_log WHERE id IN (SELECT id FROM xxl_job_log WHERE %s"
+        " AND NOT (trigger_code IN (0, 200) AND handle_code = 0) ORDER BY id LIMIT %" PRId64 ")",
+        where, limit);
+    //  Built at run time (from fixed fragments): not for the statement cache
+    int changes = strlen (fmt) == 2? xxl_store_exec_once (self->store, sql, fmt, a, b)
+                : strlen (fmt) == 1? xxl_store_exec_once (self->store, sql, fmt, a)
+                : xxl_store_exec_once (self->store, sql, NULL);
+    zstr_free (&sql);
+    return changes > 0? changes: 0;
+}
+
+//  Retention: rows older than retention_days, and beyond keep_last, go in
+//  batches so that a big table never stalls the loop
+void
+engine_retention (server_t *self)
+{
+    int64_t gone = 0;
+    if (self->config.retention_days > 0) {
+        int64_t before = engine_now () - (int64_t) self->config.retention_days * 86400000;
+        gone += engine_log_delete (self, "trigger_time < ?", "i", before, 0, 5000);
+    }
+    if (self->config.keep_last > 0) {
+        int64_t floor = xxl_store_scalar (self->store,
+            "SELECT id FROM xxl_job_log ORDER BY id DESC LIMIT 1 OFFSET ?", "i",
+            (int64_t) self->config.keep_last - 1);
+        if (floor > 0)
+            gone += engine_log_delete (self, "id < ?", "i", floor, 0, 5000);
+    }
+    if (gone) {
+        zsys_info ("retention: %" PRId64 " log row(s) removed", gone);
+        self->next_retention = zclock_mono () + 1000;   //  more may be due
+    }
+}

@@ -1,0 +1,734 @@
+/*  xxl_trigger.c -- a trigger, from a job to its rows and RUNs.
+
+    engine_trigger picks the addresses (registry, manual list, or the
+    trigger's own), routes each run (or hands a probing router to the
+    pool), writes the log rows with their triggerMsg, and queues the RUNs.
+    This file owns the triggerMsg text.  Also here: the accepted set (an
+    acceptance is written with the run's result, or on its own within
+    XXL_ACCEPTED_MS), dispatch of a stored row to its agent, run answers.
+*/
+
+#include "xxl_engine.h"
+
+static char *s_text (zchunk_t *text, const char *const *pieces, size_t count);
+static const char *s_trigger_title (const char *type);
+static int64_t s_next_log_id (server_t *self);
+static void s_accepted_add (server_t *self, int64_t log_id, int64_t stamp);
+static int64_t s_chars (const char *text);
+static void s_send_run (server_t *self, const xxl_job_t *job, int64_t log_id,
+                        int64_t trigger_time, const char *param, int shard_index,
+                        int shard_total, const char *address, const char *note, int64_t stamp);
+static void s_route_pool (server_t *self, const xxl_job_t *job, int64_t log_id,
+                          int64_t trigger_time, const char *param, int shard_index,
+                          int shard_total, const char *const *addresses, size_t count,
+                          int64_t stamp);
+static const xxl_group_t *s_group_cached (server_t *self, int64_t id);
+static bool s_any_connected (server_t *self, const char *const *addresses, size_t count);
+static void s_broadcast_expand (server_t *self, const xxl_job_t *job, const xxl_log_t *log,
+                                const char *const *addresses, size_t count);
+
+//  Triggers
+
+//  Joins count strings (NULL: none) in text, reused from call to call;
+//  returns its NUL-terminated contents, valid until the next call
+static char *
+s_text (zchunk_t *text, const char *const *pieces, size_t count)
+{
+    zchunk_set (text, NULL, 0);
+    for (size_t i = 0; i < count; i++)
+        if (pieces [i] && *pieces [i])
+            zchunk_extend (text, pieces [i], strlen (pieces [i]));
+    zchunk_extend (text, "", 1);
+    return (char *) zchunk_data (text);
+}
+
+static const char *
+s_trigger_title (const char *type)
+{
+    if (streq (type, "MANUAL"))   return "Manual trigger";
+    if (streq (type, "CRON"))     return "Cron trigger";
+    if (streq (type, "RETRY"))    return "Fail retry trigger";
+    if (streq (type, "PARENT"))   return "Parent job trigger";
+    if (streq (type, "API"))      return "API trigger";
+    if (streq (type, "MISFIRE"))  return "Misfire compensation trigger";
+    return type;
+}
+
+
+//  Splits a comma-separated list into a sorted, deduplicated array
+size_t
+engine_split_addresses (const char *list, char ***out)
+{
+    *out = NULL;
+    if (!list || !*list)
+        return 0;
+    zlistx_t *items = zlistx_new ();
+    zlistx_set_destructor (items, (zlistx_destructor_fn *) zstr_free);
+    zlistx_set_comparator (items, (zlistx_comparator_fn *) strcmp);
+    char *copy = strdup (list), *save = NULL;
+    for (char *token = strtok_r (copy, ",", &save); token; token = strtok_r (NULL, ",", &save)) {
+        while (*token == ' ')
+            token++;
+        char *end = token + strlen (token);
+        while (end > token && end [-1] == ' ')
+            *--end = 0;
+        if (*token && !zlistx_find (items, token))
+            zlistx_add_end (items, strdup (token));
+    }
+    free (copy);
+    zlistx_sort (items);
+    size_t count = zlistx_size (items);
+    *out = (char **) calloc (count + 1, sizeof (char *));
+    size_t i = 0;
+    for (char *item = (char *) zlistx_first (items); item; item = (char *) zlistx_next (items))
+        (*out) [i++] = strdup (item);
+    zlistx_destroy (&items);
+    return count;
+}
+
+void
+engine_free_addresses (char **list, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        free (list [i]);
+    free (list);
+}
+
+
+//  The id of the next log row this turn writes (0 when the store cannot
+//  say: the row then takes AUTOINCREMENT's).  Read once per turn, inside
+//  the write transaction; every log row goes through here.
+static int64_t
+s_next_log_id (server_t *self)
+{
+    if (self->next_log_id <= 0) {
+        self->next_log_id = xxl_store_log_next_id (self->store);
+        if (self->next_log_id > 0 && self->next_log_id < self->log_id_floor)
+            self->next_log_id = self->log_id_floor;
+    }
+    if (self->next_log_id <= 0)
+        return 0;
+    if (self->next_log_id >= self->log_id_floor)
+        self->log_id_floor = self->next_log_id + 1;
+    return self->next_log_id++;
+}
+
+//  Remembers that the agent accepted log_id's RUN; the callback, or
+//  engine_accepted_flush after XXL_ACCEPTED_MS, writes trigger_code 200
+static void
+s_accepted_add (server_t *self, int64_t log_id, int64_t stamp)
+{
+    if (zhashx_lookup (self->accepted_ids, &log_id))
+        return;
+    accepted_t *item = (accepted_t *) zmalloc (sizeof (accepted_t));
+    item->log_id = log_id;
+    item->stamp = stamp;
+    item->at = zclock_mono ();
+    zlistx_add_end (self->accepted, item);
+    zhashx_insert (self->accepted_ids, &item->log_id, item);
+}
+
+//  The callback of log_id writes its trigger_code with its result; returns
+//  the trigger time it must write too (0: none)
+int64_t
+engine_accepted_forget (server_t *self, int64_t log_id)
+{
+    accepted_t *item = (accepted_t *) zhashx_lookup (self->accepted_ids, &log_id);
+    int64_t stamp = 0;
+    if (item) {
+        stamp = item->stamp;
+        zhashx_delete (self->accepted_ids, &log_id);
+        item->log_id = 0;
+    }
+    return stamp;
+}
+
+//  Writes trigger_code 200 of runs accepted before `before` (monotonic ms)
+//  whose callback has not come
+void
+engine_accepted_flush (server_t *self, int64_t before)
+{
+    accepted_t *item;
+    int count = 0;
+    while ((item = (accepted_t *) zlistx_first (self->accepted)) && item->at < before) {
+        if (++count % 64 == 0)
+            engine_fire_check (self);
+        if (item->log_id) {
+            if (item->stamp)
+                xxl_store_exec (self->store, "UPDATE xxl_job_log SET trigger_code = 200,"
+                                " trigger_time = ? WHERE id = ? AND trigger_code = 0", "ii",
+                                item->stamp, item->log_id);
+            else
+                xxl_store_exec (self->store, "UPDATE xxl_job_log SET trigger_code = 200"
+                                " WHERE id = ? AND trigger_code = 0", "i", item->log_id);
+            zhashx_delete (self->accepted_ids, &item->log_id);
+        }
+        zlistx_delete (self->accepted, zlistx_cursor (self->accepted));
+    }
+}
+
+//  The triggerMsg section of an agent's answer to a RUN (a new string)
+char *
+engine_section (const char *note, const char *address, int code, const char *msg)
+{
+    return zsys_sprintf ("\n>>>>>>>>>>> Trigger <<<<<<<<<<<\n%saddress: %s\ncode: %d\nmsg: %s\n",
+                         note? note: "", address, code, msg && *msg? msg: "null");
+}
+
+//  Characters (not bytes) of UTF-8 text, as SQLite's length() counts them
+static int64_t
+s_chars (const char *text)
+{
+    int64_t chars = 0;
+    for (const unsigned char *c = (const unsigned char *) text; *c; c++)
+        chars += (*c & 0xC0) != 0x80;
+    return chars;
+}
+
+//  s_chars (engine_section (note, address, XXL_OK, NULL)) without making it
+int64_t
+engine_section_chars (const char *note, const char *address)
+{
+    return s_chars ("\n>>>>>>>>>>> Trigger <<<<<<<<<<<\n") + (note? s_chars (note): 0)
+         + s_chars ("address: ") + s_chars (address) + s_chars ("\ncode: 200\nmsg: null\n");
+}
+
+//  Sends the RUN of an existing log row to address, or, when address is
+//  NULL or not connected, finishes the row's trigger as failed.  note is
+//  the router's text for triggerMsg (may be NULL).  The row's triggerMsg
+//  gets the section of an accepting answer ahead of it; engine_run_done
+//  rewrites it only when the answer is another.  stamp:
+//  0   the row is written with the address and section here;
+//  -1  the row was inserted with both already (engine_trigger);
+//  >0  a planned row fires now: its trigger_time becomes stamp in the same
+//      write, and nothing is sent when the row is no longer unsent (a
+//      scheduler sharing the store cancelled it).
+static void
+s_send_run (server_t *self, const xxl_job_t *job, int64_t log_id, int64_t trigger_time,
+            const char *param, int shard_index, int shard_total,
+            const char *address, const char *note, int64_t stamp)
+{
+    char why [512];
+    why [0] = 0;
+    size_t rid_size;
+    bool connected = address && xxl_registry_route (self->registry, address, &rid_size);
+    //  (stamp -1: engine_trigger wrote the section with the row already)
+    char *section = connected && stamp >= 0? engine_section (note, address, XXL_OK, NULL): NULL;
+    int changed = 1;
+    if (stamp > 0)
+        changed = connected
+            ? xxl_store_exec (self->store,
+                  "UPDATE xxl_job_log SET trigger_time = ?, executor_address = ?,"
+                  " trigger_msg = COALESCE(trigger_msg, '') || ? WHERE id = ? AND trigger_code = 0",
+                  "issi", stamp, address, section, log_id)
+            : xxl_store_exec (self->store,
+                  "UPDATE xxl_job_log SET trigger_time = ? WHERE id = ? AND trigger_code = 0",
+                  "ii", stamp, log_id);
+    else
+    if (stamp == 0 && connected)
+        //  Where it went: a restart re-sends a row with an address but no code
+        changed = xxl_store_exec (self->store,
+            "UPDATE xxl_job_log SET executor_address = ?,"
+            " trigger_msg = COALESCE(trigger_msg, '') || ? WHERE id = ?",
+            "ssi", address, section, log_id);
+    if (changed < 0 && connected)
+        //  (the store failed: it goes again once the store takes writes)
+        engine_resend_add (self, log_id, address);
+    if (changed != 1) {
+        zstr_free (&section);
+        return;
+    }
+    pending_t *pending = connected? engine_pending_new (self, address, PENDING_RUN,
+                                                        self->config.run_timeout_ms, why, sizeof why)
+                                  : NULL;
+    if (!pending) {
+        if (address && !*why)
+            snprintf (why, sizeof why, "agent '%s' is not connected to this scheduler", address);
+        char *text = zsys_sprintf ("\n>>>>>>>>>>> Trigger <<<<<<<<<<<\n%s%s%s%s%s\n",
+                                   note? note: "", address? "address: ": "",
+                                   address? address: "", address? "\n": "", why);
+        xxl_store_log_trigger_done (self->store, log_id, XXL_CODE_FAIL, address, text);
+        zstr_free (&text);
+        zstr_free (&section);
+        engine_fix_delay_release (self, log_id, engine_now ());
+        return;
+    }
+    pending->log_id = log_id;
+    pending->note = note && *note? strdup (note): NULL;
+    pending->presumed = section? s_chars (section): engine_section_chars (note, address);
+    zstr_free (&section);
+    size_t size;
+    const unsigned char *tp = engine_encode_tp (self, job, log_id, param, shard_index, shard_total,
+                                                &size);
+    engine_run_queue (self, pending, tp, size, trigger_time, self->open_batches);
+}
+
+//  Picks the address of one row without probing: ROUTE_ADDRESS with
+//  *address (borrowed from addresses), ROUTE_NONE with the reason in note,
+//  or ROUTE_POOL for a probing router (s_route_pool routes it off the
+//  loop).  note receives the router's text for triggerMsg.
+route_pick_t
+engine_route_pick (server_t *self, const xxl_job_t *job, int64_t log_id, int shard_index,
+                   int broadcast, const char *const *addresses, size_t count,
+                   const char **address, char *note, size_t notelen)
+{
+    *address = NULL;
+    *note = 0;
+    if (count == 0) {
+        snprintf (note, notelen, "trigger failed: the address list is empty\n");
+        return ROUTE_NONE;
+    }
+    if (broadcast) {
+        *address = addresses [shard_index < (int) count? shard_index: 0];
+        return ROUTE_ADDRESS;
+    }
+    const char *name = job->executor_route_strategy;
+    const xxl_router_t *router = xxl_routers_find (self->routers, name);
+    if (!router) {
+        snprintf (note, notelen, "trigger failed: route %s is not loaded on this scheduler\n",
+                  name);
+        return ROUTE_NONE;
+    }
+    if (router->flags & XXL_ROUTER_PROBES)
+        return ROUTE_POOL;
+    int index = xxl_routers_route (self->routers, name, job->id, log_id, addresses, count,
+                                   NULL, note, notelen);
+    if (index >= 0 && (size_t) index < count) {
+        *address = addresses [index];
+        return ROUTE_ADDRESS;
+    }
+    if (!*note)
+        snprintf (note, notelen, "trigger failed: route %s chose no address\n", name);
+    return ROUTE_NONE;
+}
+
+//  Hands a row of a probing router to a trigger pool; its RUN goes when
+//  the ROUTED result comes back (engine_handle_routed)
+static void
+s_route_pool (server_t *self, const xxl_job_t *job, int64_t log_id, int64_t trigger_time,
+              const char *param, int shard_index, int shard_total,
+              const char *const *addresses, size_t count, int64_t stamp)
+{
+    if (stamp > 0
+    &&  xxl_store_exec (self->store, "UPDATE xxl_job_log SET trigger_time = ?"
+                        " WHERE id = ? AND trigger_code = 0", "ii", stamp, log_id) != 1)
+        return;
+    xxl_route_task_t *task = (xxl_route_task_t *) zmalloc (sizeof (xxl_route_task_t));
+    task->log_id = log_id;
+    task->job_id = job->id;
+    task->route = strdup (job->executor_route_strategy);
+    task->addresses = (char **) calloc (count, sizeof (char *));
+    for (size_t i = 0; i < count; i++)
+        task->addresses [i] = strdup (addresses [i]);
+    task->count = count;
+    int64_t *slow = (int64_t *) zhashx_lookup (self->slow_counts, &job->id);
+    xxl_pool_t *pool = slow && *slow > self->config.slow_count? self->slow_pool: self->fast_pool;
+    if (xxl_pool_submit (pool, &task)) {
+        char text [256];
+        snprintf (text, sizeof text, "trigger failed: the %s trigger pool is full (%zu queued)\n",
+                  pool == self->slow_pool? "slow": "fast", xxl_pool_queued (pool));
+        s_send_run (self, job, log_id, trigger_time, param, shard_index, shard_total,
+                    NULL, text, stamp > 0? 0: stamp);
+        xxl_route_task_destroy (&task);
+    }
+}
+
+//  Routes one log row and sends its RUN; a probing router runs on a pool
+//  and the RUN goes when its ROUTED result comes back.  stamp as for
+//  s_send_run (never -1 here).
+void
+engine_route_row (server_t *self, const xxl_job_t *job, int64_t log_id, int64_t trigger_time,
+                  const char *param, int shard_index, int shard_total, int broadcast,
+                  const char *const *addresses, size_t count, int64_t stamp)
+{
+    const char *address;
+    char note [2048];
+    if (engine_route_pick (self, job, log_id, shard_index, broadcast, addresses, count,
+                           &address, note, sizeof note) == ROUTE_POOL)
+        s_route_pool (self, job, log_id, trigger_time, param, shard_index, shard_total,
+                      addresses, count, stamp);
+    else
+        s_send_run (self, job, log_id, trigger_time, param, shard_index, shard_total,
+                    address, note, stamp);
+}
+
+//  Reads "i/n" into index and total (0/1 when absent or malformed)
+void
+engine_shard_of (const char *text, int *index, int *total)
+{
+    *index = 0;
+    *total = 1;
+    int i, n;
+    if (text && sscanf (text, "%d/%d", &i, &n) == 2 && n > 0 && i >= 0 && i < n) {
+        *index = i;
+        *total = n;
+    }
+}
+
+//  A group as read from the store at most a second ago (groups change
+//  rarely; the API's group writes empty the cache at once), or NULL when
+//  absent.  The group is borrowed until the cache is next emptied.
+static const xxl_group_t *
+s_group_cached (server_t *self, int64_t id)
+{
+    int64_t now = zclock_mono ();
+    if (now >= self->groups_until) {
+        zhashx_purge (self->groups);
+        self->groups_until = now + 1000;
+    }
+    xxl_group_t *group = (xxl_group_t *) zhashx_lookup (self->groups, &id);
+    if (!group) {
+        group = (xxl_group_t *) zmalloc (sizeof (xxl_group_t));
+        if (xxl_store_group_load (self->store, id, group)) {
+            free (group);
+            return NULL;
+        }
+        zhashx_insert (self->groups, &group->id, group);
+    }
+    return group;
+}
+
+//  The addresses a job's triggers go to: its group's manual list or the
+//  registry's live list.  *manual receives an array to free with
+//  engine_free_addresses (NULL for the registry's, which is borrowed).
+size_t
+engine_job_addresses (server_t *self, const xxl_job_t *job, const char *const **addresses,
+                      char ***manual)
+{
+    *manual = NULL;
+    *addresses = NULL;
+    const xxl_group_t *group = s_group_cached (self, job->job_group);
+    if (!group)
+        return 0;
+    size_t count;
+    if (group->address_type == 1) {
+        count = engine_split_addresses (group->address_list, manual);
+        *addresses = (const char *const *) *manual;
+    }
+    else
+        count = xxl_registry_addresses (self->registry, group->app_name, addresses);
+    return count;
+}
+
+
+//  True when a RUN of log_id awaits its agent's answer (a pending of its
+//  own, or an item of a batch: each batch item has a pending too, but a
+//  prepared fire's batch holds plans).  A scan: for re-sends only.
+bool
+engine_run_in_flight (server_t *self, int64_t log_id)
+{
+    for (pending_t *pending = (pending_t *) zhashx_first (self->pending); pending;
+         pending = (pending_t *) zhashx_next (self->pending))
+        if (pending->kind == PENDING_RUN && pending->log_id == log_id)
+            return true;
+    for (run_batch_t *batch = (run_batch_t *) zhashx_first (self->batches); batch;
+         batch = (run_batch_t *) zhashx_next (self->batches))
+        for (size_t i = 0; batch->fires && i < batch->count; i++)
+            if (batch->fires [i].plan && batch->fires [i].plan->log_id == log_id)
+                return true;
+    return false;
+}
+
+//  Sends (or fails) a row whose routing finished off the loop (address
+//  given, "" for none), or that recovery or the planner's timer takes up
+//  (address NULL: route it now against the live registry).
+void
+engine_dispatch_row (server_t *self, int64_t log_id, const char *address, const char *note)
+{
+    xxl_log_t log;
+    if (xxl_store_log_load (self->store, log_id, &log))
+        return;
+    if (log.trigger_code != 0 || log.handle_code != 0
+    ||  zhashx_lookup (self->accepted_ids, &log_id)) {
+        //  Its answer or its result is stored already (a recovered row
+        //  whose agent's spooled result came first), or its acceptance is
+        //  known and not yet written: it never goes again
+        xxl_log_free (&log);
+        return;
+    }
+    xxl_job_t job;
+    if (xxl_store_job_load (self->store, log.job_id, &job)) {
+        xxl_store_log_trigger_done (self->store, log_id, XXL_CODE_FAIL, NULL,
+                                    "\ntrigger failed: the job was removed\n");
+        xxl_log_free (&log);
+        return;
+    }
+    int index, total;
+    engine_shard_of (log.executor_sharding_param, &index, &total);
+    if (!*log.executor_sharding_param
+    &&  xxl_routers_is_broadcast (self->routers, job.executor_route_strategy)) {
+        //  Written before its agents could be counted: one row per agent now
+        //  (also when re-sent: a failed commit undid an expansion)
+        const char *const *addresses;
+        char **manual;
+        size_t count = engine_job_addresses (self, &job, &addresses, &manual);
+        s_broadcast_expand (self, &job, &log, addresses, count);
+        if (manual)
+            engine_free_addresses (manual, count);
+        xxl_job_free (&job);
+        xxl_log_free (&log);
+        return;
+    }
+    if (!address) {
+        //  A planned row fires now: that is its trigger time (the agent
+        //  files its run log under this date)
+        log.trigger_time = engine_now ();
+        xxl_store_exec (self->store, "UPDATE xxl_job_log SET trigger_time = ? WHERE id = ?",
+                        "ii", log.trigger_time, log_id);
+    }
+    if (address)
+        s_send_run (self, &job, log_id, log.trigger_time, log.executor_param, index, total,
+                    *address? address: NULL, note, 0);
+    else {
+        const char *const *addresses;
+        char **manual;
+        size_t count = engine_job_addresses (self, &job, &addresses, &manual);
+        engine_route_row (self, &job, log_id, log.trigger_time, log.executor_param, index, total,
+                          xxl_routers_is_broadcast (self->routers, job.executor_route_strategy)
+                          && *log.executor_sharding_param, addresses, count, 0);
+        if (manual)
+            engine_free_addresses (manual, count);
+    }
+    xxl_job_free (&job);
+    xxl_log_free (&log);
+}
+
+//  1 when one of addresses is connected now
+static bool
+s_any_connected (server_t *self, const char *const *addresses, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        size_t size;
+        if (xxl_registry_route (self->registry, addresses [i], &size))
+            return true;
+    }
+    return false;
+}
+
+//  Makes the row log_id of a SHARDING_BROADCAST job, written with no shard,
+//  one row per address ("0/n" for itself, copies for 1..n-1, same planned
+//  time), routes each and sends their RUNs.  With no address, the row is
+//  routed alone (and fails: nobody to run it).
+static void
+s_broadcast_expand (server_t *self, const xxl_job_t *job, const xxl_log_t *log,
+                    const char *const *addresses, size_t count)
+{
+    int64_t stamp = engine_now ();
+    if (count == 0) {
+        //  (as one shard: its retry, if any, is one run too)
+        xxl_store_exec (self->store, "UPDATE xxl_job_log SET executor_sharding_param = '0/1'"
+                        " WHERE id = ?", "i", log->id);
+        engine_route_row (self, job, log->id, stamp, log->executor_param, 0, 1, 1, addresses, 0, 0);
+        return;
+    }
+    int64_t ids [1024];
+    size_t made = 0;
+    ids [made++] = log->id;
+    char shard [32];
+    for (size_t i = 1; i < count && i < 1024; i++) {
+        int64_t id = s_next_log_id (self);
+        if (id <= 0)
+            break;
+        snprintf (shard, sizeof shard, "%zu/%zu", i, count);
+        if (xxl_store_exec (self->store,
+                "INSERT INTO xxl_job_log (id, job_group, job_id, executor_handler,"
+                " executor_param, executor_sharding_param, executor_fail_retry_count,"
+                " trigger_time, trigger_code, trigger_msg, trigger_type, schedule_time)"
+                " SELECT ?, job_group, job_id, executor_handler, executor_param, ?,"
+                " executor_fail_retry_count, ?, 0, trigger_msg, trigger_type, schedule_time"
+                " FROM xxl_job_log WHERE id = ? AND trigger_code = 0", "isii",
+                id, shard, stamp, log->id) != 1)
+            break;
+        ids [made++] = id;
+    }
+    snprintf (shard, sizeof shard, "0/%zu", made);
+    xxl_store_exec (self->store, "UPDATE xxl_job_log SET executor_sharding_param = ?,"
+                    " trigger_time = ? WHERE id = ?", "sii", shard, stamp, log->id);
+    for (size_t i = 1; i < made; i++) {
+        //  (copies made before this row's final count say so too)
+        snprintf (shard, sizeof shard, "%zu/%zu", i, made);
+        xxl_store_exec (self->store, "UPDATE xxl_job_log SET executor_sharding_param = ?"
+                        " WHERE id = ?", "si", shard, ids [i]);
+    }
+    for (size_t i = 0; i < made; i++)
+        engine_route_row (self, job, ids [i], stamp, log->executor_param, (int) i, (int) made, 1,
+                          addresses, count, 0);
+}
+
+//  Creates the log rows of one trigger and, unless deferred, routes and
+//  sends them.  Returns the number of rows made, -1 on a store error.
+//  log_ids gets up to max_ids ids; with args->prepare, prepared (up to
+//  max_ids, not NULL) the routing of each row written with an address
+//  (strings the caller frees).
+int
+engine_trigger (server_t *self, const xxl_job_t *job, trigger_args_t *args,
+                int64_t *log_ids, prepared_t *prepared, size_t max_ids)
+{
+    char **manual = NULL;
+    size_t count = 0;
+    const char *const *addresses = NULL;
+    const char *registry_type = "automatic";
+    if (args->address) {
+        count = engine_split_addresses (args->address, &manual);
+        addresses = (const char *const *) manual;
+        registry_type = "manual (trigger)";
+    }
+    else {
+        count = engine_job_addresses (self, job, &addresses, &manual);
+        if (manual)
+            registry_type = "manual";
+    }
+    int broadcast = xxl_routers_is_broadcast (self->routers, job->executor_route_strategy);
+    bool warming = zclock_mono () < self->warm_until;
+    //  Acknowledged to its client, a trigger is not failed for want of
+    //  agents that are still reconnecting after a start: it waits for
+    //  them on the timer, as a planned fire does (engine_plan_due)
+    args->held = !args->defer && !args->address && warming
+              && ((broadcast && args->shard_total < 0) || !s_any_connected (self, addresses, count));
+    args->unexpanded = broadcast && args->shard_total < 0 && !args->address
+                    && (args->held || (args->defer && (count == 0 || warming)));
+    int runs = 1;
+    if (broadcast && args->shard_total < 0 && count > 0 && !args->unexpanded)
+        runs = (int) count;
+    int retry = args->fail_retry_count >= 0? args->fail_retry_count
+                                           : (int) job->executor_fail_retry_count;
+    //  "[a, b]" (the addresses that fit); arrays here are not zero-filled:
+    //  that alone was 3 % of the engine's instructions per trigger
+    char address_text [2048];
+    size_t used = 0;
+    address_text [used++] = '[';
+    for (size_t i = 0; i < count; i++) {
+        size_t length = strlen (addresses [i]);
+        if (used + 2 + length + 2 > sizeof address_text)
+            break;
+        if (i) {
+            memcpy (address_text + used, ", ", 2);
+            used += 2;
+        }
+        memcpy (address_text + used, addresses [i], length);
+        used += length;
+    }
+    address_text [used++] = ']';
+    address_text [used] = 0;
+    int made = 0;
+    int64_t now = engine_now ();
+    const char *param = args->param? args->param: job->executor_param;
+    for (int i = 0; i < runs; i++) {
+        int index = args->shard_total >= 0? args->shard_index: i;
+        int total = args->shard_total >= 0? args->shard_total: broadcast? runs: 1;
+        char shard [32];
+        shard [0] = 0;
+        if ((broadcast || args->shard_total >= 0) && !args->unexpanded)
+            snprintf (shard, sizeof shard, "%d/%d", index, total);
+        //  Route before the row is written, so that one INSERT holds the
+        //  address and the accepting answer's section (s_send_run)
+        int64_t id = s_next_log_id (self);
+        route_pick_t pick = ROUTE_POOL;
+        const char *address = NULL;
+        char note [2048];
+        note [0] = 0;
+        bool ahead = false;
+        if ((!args->defer || args->prepare) && !args->held && !args->unexpanded && id > 0) {
+            pick = engine_route_pick (self, job, id, index, broadcast, addresses, count,
+                                      &address, note, sizeof note);
+            size_t rid_size;
+            ahead = pick == ROUTE_ADDRESS
+                 && xxl_registry_route (self->registry, address, &rid_size) != NULL;
+        }
+        //  Built by pieces (no format to parse: vsnprintf was 7 % of the
+        //  engine's instructions per manual trigger)
+        char timeout [24], retries [16];
+        snprintf (timeout, sizeof timeout, "%" PRId64, job->executor_timeout);
+        snprintf (retries, sizeof retries, "%d", retry);
+        const char *pieces [] = {
+            "Trigger type: ", s_trigger_title (args->trigger_type),
+            "\nAdmin address: ", self->config.admin_address,
+            "\nExecutor registry type: ", registry_type,
+            "\nExecutor addresses: ", address_text,
+            "\nRoute strategy: ", job->executor_route_strategy,
+            *shard? " (": "", shard, *shard? ")": "",
+            "\nBlock strategy: ", job->executor_block_strategy,
+            "\nTimeout: ", timeout, "\nFail retry count: ", retries, "\n",
+            //  = engine_section (note, address, XXL_OK, NULL) when ahead
+            ahead? "\n>>>>>>>>>>> Trigger <<<<<<<<<<<\n": "", ahead? note: "",
+            ahead? "address: ": "", ahead? address: "", ahead? "\ncode: 200\nmsg: null\n": ""
+        };
+        char *message = s_text (self->text, pieces, sizeof pieces / sizeof pieces [0]);
+        xxl_log_t log = {
+            .id = id > 0? id: 0,
+            .job_group = job->job_group, .job_id = job->id,
+            .executor_address = ahead? (char *) address: NULL,
+            .executor_handler = job->executor_handler,
+            .executor_param = (char *) param,
+            .executor_sharding_param = *shard? shard: NULL,
+            .executor_fail_retry_count = retry,
+            .trigger_time = now, .trigger_code = 0, .trigger_msg = message,
+            .trigger_type = (char *) args->trigger_type, .schedule_time = args->schedule_time
+        };
+        int added = xxl_store_log_add (self->store, &log);
+        if (added) {
+            made = made? made: -1;
+            break;
+        }
+        if ((size_t) made < max_ids) {
+            log_ids [made] = log.id;
+            if (prepared) {
+                prepared [made].address = ahead? strdup (address): NULL;
+                prepared [made].note = ahead? strdup (note): NULL;
+            }
+        }
+        made++;
+        if (args->defer)
+            continue;
+        if (args->held) {
+            xxl_timer_push (self->timer, now, log.id);
+            continue;
+        }
+        if (ahead)
+            s_send_run (self, job, log.id, now, param, index, total, address, note, -1);
+        else
+        if (id <= 0)
+            engine_route_row (self, job, log.id, now, param, index, total, broadcast,
+                              addresses, count, 0);
+        else
+        if (pick == ROUTE_POOL)
+            s_route_pool (self, job, log.id, now, param, index, total, addresses, count, 0);
+        else
+            s_send_run (self, job, log.id, now, param, index, total, address, note, 0);
+    }
+    if (manual)
+        engine_free_addresses (manual, count);
+    return made;
+}
+
+//  Completes a RUN with the agent's answer (or its absence).  The row's
+//  triggerMsg ends with the section of a plain accepting answer already
+//  (`presumed` characters): that answer only marks the run accepted
+//  (s_accepted_add); any other rewrites the section.  stamp: the trigger
+//  time still to write (0: none).
+void
+engine_run_answer (server_t *self, int64_t log_id, const char *note, const char *address,
+                   int64_t presumed, int64_t stamp, int code, const char *msg)
+{
+    if (code == XXL_OK && (!msg || !*msg)) {
+        s_accepted_add (self, log_id, stamp);
+        return;
+    }
+    char *text = engine_section (note, address, code, msg);
+    xxl_store_exec (self->store,
+        "UPDATE xxl_job_log SET trigger_code = ?, trigger_msg ="
+        " substr (COALESCE(trigger_msg, ''), 1, max (length (COALESCE(trigger_msg, '')) - ?, 0))"
+        " || ?, trigger_time = CASE WHEN ? > 0 THEN ? ELSE trigger_time END WHERE id = ?",
+        "iisiii", (int64_t) (code == XXL_OK? XXL_OK: XXL_CODE_FAIL), presumed, text,
+        stamp, stamp, log_id);
+    zstr_free (&text);
+    if (code != XXL_OK)
+        engine_fix_delay_release (self, log_id, engine_now ());
+}
+
+void
+engine_run_done (server_t *self, pending_t *pending, int code, const char *msg)
+{
+    engine_run_answer (self, pending->log_id, pending->note, pending->address, pending->presumed,
+                       pending->stamp, code, msg);
+}
