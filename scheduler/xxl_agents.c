@@ -43,7 +43,11 @@ engine_pending_new (server_t *self, const char *address, pending_kind_t kind, in
                     char *why, size_t whylen)
 {
     size_t rid_size;
-    const void *rid = xxl_registry_route (self->registry, address, &rid_size);
+    //  (LOG and KILL also reach an agent that unregistered and is still
+    //  connected: one draining its runs)
+    const void *rid = kind == PENDING_LOG || kind == PENDING_KILL
+                    ? xxl_registry_route_last (self->registry, address, &rid_size)
+                    : xxl_registry_route (self->registry, address, &rid_size);
     if (!rid) {
         snprintf (why, whylen, "agent '%s' is not connected to this scheduler", address);
         return NULL;
@@ -75,12 +79,9 @@ engine_agent_request (server_t *self, const char *address, const char *type,
 void
 engine_agent_send (server_t *self, pending_t *pending)
 {
-    size_t rid_size;
-    const void *rid = xxl_registry_route (self->registry, pending->address, &rid_size);
-    if (rid)
-        //  (LOG, KILL and probes depend on nothing the turn writes: they go
-        //  whatever its commit)
-        engine_queue_agent_to (self, rid, rid_size, pending->id, true);
+    //  (LOG, KILL and probes depend on nothing the turn writes: they go
+    //  whatever its commit; to the connection chosen for the request)
+    engine_queue_agent_to (self, pending->rid, pending->rid_size, pending->id, true);
 }
 
 //  A TriggerParam's value of logDateTime: int64 in its fixed 9-byte form,
@@ -443,7 +444,7 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove)
     const char *app = xxl_msg_str (msg, NULL, "registryKey", 1, XXL_MSG_MAX_NAME, NULL);
     const char *address = xxl_msg_str (msg, NULL, "registryValue", 1, XXL_MSG_MAX_NAME, NULL);
     const char *handlers = xxl_msg_str (msg, NULL, "handlers", 0, XXL_MAX_TEXT, NULL);
-    int64_t run_batch = xxl_msg_int (msg, NULL, "runBatch", 0, 0, INT32_MAX, 0);
+    int64_t run_batch = xxl_msg_int (msg, NULL, "runBatch", 0, INT32_MIN, INT32_MAX, 0);
     if (!xxl_msg_error (msg) && strneq (group, "EXECUTOR"))
         xxl_msg_fail (msg, "registryGroup must be EXECUTOR");
     if (!xxl_msg_error (msg) && (!*app || !*address))
@@ -468,9 +469,10 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove)
                                          zframe_size (rid), handlers, now);
         if (self->awaited_left && zclock_mono () < self->warm_until)
             s_awaited_back (self, address);
+        //  (absent or <= 1: the single form)
         xxl_registry_set_run_batch (self->registry, address,
-                                    (int) (run_batch < XXL_RUN_BATCH_MAX? run_batch
-                                                                        : XXL_RUN_BATCH_MAX));
+                                    (int) (run_batch < 0? 0: run_batch < XXL_RUN_BATCH_MAX
+                                                             ? run_batch: XXL_RUN_BATCH_MAX));
         xxl_store_registry_beat (self->store, app, address, now);
         if (changed > 0) {
             zsys_info ("registry: %s/%s registered", engine_printable (app, name, sizeof name),
@@ -492,6 +494,14 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove)
 static void
 s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg)
 {
+    //  Results count only from a connection some address registered on
+    //  (an agent's REGISTER goes first on every connection; one that was
+    //  refused keeps its results and sends them again)
+    if (!xxl_registry_has_rid (self->registry, zframe_data (rid), zframe_size (rid))) {
+        s_agent_reply (self, rid, xxl_msg_id (msg), XXL_UNAUTHORIZED,
+                       "this connection has not registered: REGISTER before CALLBACK");
+        return;
+    }
     size_t count;
     const msgpack_object *items = xxl_msg_array (msg, NULL, "items", 1, 10000, &count);
     if (xxl_msg_error (msg)) {
@@ -514,7 +524,11 @@ s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg)
             break;
         char *capped = NULL;
         if (text && strlen (text) > XXL_HANDLE_MSG_CAP) {
-            capped = strndup (text, XXL_HANDLE_MSG_CAP);
+            //  (cut between characters, not inside one)
+            size_t cut = XXL_HANDLE_MSG_CAP;
+            while (cut > 0 && ((unsigned char) text [cut] & 0xc0) == 0x80)
+                cut--;
+            capped = strndup (text, cut);
             text = capped;
         }
         //  A repeated callback finds the row finished: a no-op

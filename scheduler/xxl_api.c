@@ -59,6 +59,25 @@ s_api_ping (server_t *self, request_t *request)
     engine_reply_end (self, request);
 }
 
+//  Checks a comma-separated address list from a request: at least one
+//  address, each at most XXL_MSG_MAX_NAME bytes and free of control
+//  characters.  Returns 0, or -1 with the reason latched in msg.
+static int
+s_addresses_check (xxl_msg_t *msg, const char *field, const char *list)
+{
+    char **items;
+    size_t count = engine_split_addresses (list, &items);
+    int rc = 0;
+    if (count == 0)
+        rc = xxl_msg_fail (msg, "%s names no address", field);
+    for (size_t i = 0; i < count && rc == 0; i++)
+        if (strlen (items [i]) > XXL_MSG_MAX_NAME || engine_has_control (items [i]))
+            rc = xxl_msg_fail (msg, "%s: address %zu is longer than %d bytes or holds control"
+                               " characters", field, i + 1, XXL_MSG_MAX_NAME);
+    engine_free_addresses (items, count);
+    return rc;
+}
+
 static int
 s_group_read (server_t *self, xxl_msg_t *msg, xxl_group_t *group)
 {
@@ -72,10 +91,16 @@ s_group_read (server_t *self, xxl_msg_t *msg, xxl_group_t *group)
     if (app) {
         if (!*app)
             return xxl_msg_fail (msg, "appname must not be empty");
-        for (const char *p = app; *p; p++)
+        bool digits = true;
+        for (const char *p = app; *p; p++) {
             if (!(isalnum ((unsigned char) *p) || *p == '-' || *p == '_' || *p == '.'))
                 return xxl_msg_fail (msg, "appname '%s' may hold only letters, digits, '-', '_' and '.'",
                                      app);
+            digits = digits && isdigit ((unsigned char) *p);
+        }
+        if (digits)
+            return xxl_msg_fail (msg, "appname '%s' must not be all digits: a group named by"
+                                 " digits is the group of that id", app);
         free (group->app_name);
         group->app_name = strdup (app);
     }
@@ -84,6 +109,8 @@ s_group_read (server_t *self, xxl_msg_t *msg, xxl_group_t *group)
         group->title = strdup (title);
     }
     group->address_type = (int) type;
+    if (list && *list && s_addresses_check (msg, "addressList", list))
+        return -1;
     if (list) {
         char **items;
         size_t count = engine_split_addresses (list, &items);
@@ -565,6 +592,14 @@ s_api_job_next (server_t *self, request_t *request)
 static int
 s_parse_shard (const char *text, int *index, int *total)
 {
+    //  Digits, '/', digits; no sign, space or leading zero
+    const char *slash = strchr (text, '/');
+    if (!slash || slash == text || !slash [1]
+    ||  (text [0] == '0' && slash - text > 1) || (slash [1] == '0'))
+        return -1;
+    for (const char *p = text; *p; p++)
+        if (p != slash && !isdigit ((unsigned char) *p))
+            return -1;
     char *end = NULL;
     long i = strtol (text, &end, 10);
     if (end == text || *end != '/')
@@ -607,6 +642,8 @@ s_api_job_trigger (server_t *self, request_t *request)
         xxl_msg_fail (request->msg, "shard '%s' must be I/N with 0 <= I < N", shard);
     if (!xxl_msg_error (request->msg) && strneq (type, "MANUAL") && strneq (type, "API"))
         xxl_msg_fail (request->msg, "triggerType must be MANUAL or API");
+    if (!xxl_msg_error (request->msg) && args.address)
+        s_addresses_check (request->msg, "address", args.address);
     if (xxl_msg_error (request->msg)) {
         engine_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
         engine_snap_release (&snap);

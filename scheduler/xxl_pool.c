@@ -128,7 +128,7 @@ s_worker (void *args)
                                        task->log_id, (const char *const *) task->addresses,
                                        task->count, &worker, text, sizeof text);
         int64_t elapsed = zclock_mono () - start;
-        xxl_enc_request (worker.enc, "ROUTED", 0);
+        xxl_enc_request (worker.enc, "ROUTED", 1);      //  (ids start at 1; none is awaited)
         xxl_enc_kint (worker.enc, "logId", task->log_id);
         xxl_enc_kint (worker.enc, "jobId", task->job_id);
         xxl_enc_kint (worker.enc, "index", index);

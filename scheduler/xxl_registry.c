@@ -19,6 +19,8 @@ typedef struct {
     char *address;
     void *rid;
     size_t rid_size;
+    void *parting;                      //  the connection of an address that
+    size_t parting_size;                //  unregistered (LOG and KILL only)
     int run_batch;                      //  TriggerParams per RUN it takes (0: single form)
 } s_route_t;
 
@@ -65,6 +67,7 @@ xxl_registry_destroy (xxl_registry_t **self_p)
         for (size_t i = 0; i < self->routes_size; i++) {
             free (self->routes [i].address);
             free (self->routes [i].rid);
+            free (self->routes [i].parting);
         }
         free (self->entries);
         free (self->routes);
@@ -163,8 +166,13 @@ xxl_registry_beat (xxl_registry_t *self, const char *app, const char *address,
         zhashx_insert (self->route_index, address, (void *) (uintptr_t) self->routes_size);
         route->rid = NULL;
         route->rid_size = 0;
+        route->parting = NULL;
+        route->parting_size = 0;
         route->run_batch = 0;
     }
+    free (route->parting);              //  (registered again: the old one is no
+    route->parting = NULL;              //  way to it now)
+    route->parting_size = 0;
     if (route->rid_size != rid_size || !route->rid || memcmp (route->rid, rid, rid_size)) {
         free (route->rid);
         route->rid = malloc (rid_size);
@@ -186,7 +194,10 @@ s_remove_at (xxl_registry_t *self, size_t index)
         listed = i != index && streq (self->entries [i].address, self->entries [index].address);
     s_route_t *route = listed? NULL: s_route (self, self->entries [index].address);
     if (route) {
-        free (route->rid);
+        //  (kept for LOG and KILL: a draining agent still answers them)
+        free (route->parting);
+        route->parting = route->rid;
+        route->parting_size = route->rid_size;
         route->rid = NULL;
         route->rid_size = 0;
     }
@@ -282,6 +293,12 @@ xxl_registry_unroute (xxl_registry_t *self, const char *address,
                       const void *rid, size_t rid_size)
 {
     s_route_t *route = s_route (self, address);
+    if (route && route->parting && route->parting_size == rid_size
+    &&  memcmp (route->parting, rid, rid_size) == 0) {
+        free (route->parting);
+        route->parting = NULL;
+        route->parting_size = 0;
+    }
     if (route && route->rid && route->rid_size == rid_size
     &&  memcmp (route->rid, rid, rid_size) == 0) {
         free (route->rid);
@@ -310,4 +327,33 @@ size_t
 xxl_registry_size (xxl_registry_t *self)
 {
     return self->size;
+}
+
+bool
+xxl_registry_has_rid (xxl_registry_t *self, const void *rid, size_t rid_size)
+{
+    for (size_t i = 0; i < self->routes_size; i++) {
+        s_route_t *route = &self->routes [i];
+        if ((route->rid && route->rid_size == rid_size
+        &&   memcmp (route->rid, rid, rid_size) == 0)
+        ||  (route->parting && route->parting_size == rid_size
+        &&   memcmp (route->parting, rid, rid_size) == 0))
+            return true;
+    }
+    return false;
+}
+
+const void *
+xxl_registry_route_last (xxl_registry_t *self, const char *address, size_t *size)
+{
+    s_route_t *route = s_route (self, address);
+    if (route && route->rid) {
+        *size = route->rid_size;
+        return route->rid;
+    }
+    if (route && route->parting) {
+        *size = route->parting_size;
+        return route->parting;
+    }
+    return NULL;
 }

@@ -38,6 +38,14 @@ size_t xxl_registry_addresses (xxl_registry_t *self, const char *app,
 //  The routing id of an address, or NULL when it is not connected (or
 //  address is NULL: a row not routed yet).
 const void *xxl_registry_route (xxl_registry_t *self, const char *address, size_t *size);
+//  The route of an address, or else the connection it had when it last
+//  unregistered (until that connection closes or a new one registers):
+//  where LOG and KILL for its runs still go.  NULL when neither.
+const void *xxl_registry_route_last (xxl_registry_t *self, const char *address,
+                                     size_t *size);
+//  True when some address is routed to the connection of routing id rid,
+//  or unregistered from it (it may still deliver its results)
+bool xxl_registry_has_rid (xxl_registry_t *self, const void *rid, size_t rid_size);
 //  How many TriggerParams one RUN to address may carry, as its REGISTER
 //  said (`runBatch`): 0 for the single form only (also when unknown or
 //  not connected).  set takes values <= 1 as 0; a beat keeps the value.

@@ -55,7 +55,9 @@ s_trigger_title (const char *type)
 }
 
 
-//  Splits a comma-separated list into a sorted, deduplicated array
+//  Splits a comma-separated list into an array in the list's order, each
+//  address trimmed and kept once (its first place): a manual list's order
+//  is its users' (FIRST takes the first, as XXL-JOB)
 size_t
 engine_split_addresses (const char *list, char ***out)
 {
@@ -64,7 +66,7 @@ engine_split_addresses (const char *list, char ***out)
         return 0;
     zlistx_t *items = zlistx_new ();
     zlistx_set_destructor (items, (zlistx_destructor_fn *) zstr_free);
-    zlistx_set_comparator (items, (zlistx_comparator_fn *) strcmp);
+    zlistx_set_comparator (items, (zlistx_comparator_fn *) strcmp);    //  (for find)
     char *copy = strdup (list), *save = NULL;
     for (char *token = strtok_r (copy, ",", &save); token; token = strtok_r (NULL, ",", &save)) {
         while (*token == ' ')
@@ -76,7 +78,6 @@ engine_split_addresses (const char *list, char ***out)
             zlistx_add_end (items, strdup (token));
     }
     free (copy);
-    zlistx_sort (items);
     size_t count = zlistx_size (items);
     *out = (char **) calloc (count + 1, sizeof (char *));
     size_t i = 0;
@@ -712,6 +713,24 @@ engine_run_answer (server_t *self, int64_t log_id, const char *note, const char 
 {
     if (code == XXL_OK && (!msg || !*msg)) {
         s_accepted_add (self, log_id, stamp);
+        return;
+    }
+    //  An agent that is shutting down refused it: nothing started there,
+    //  and another agent takes it.  (Its UNREGISTER came before this
+    //  answer; should it not have, its route goes now, so the run does
+    //  not come back to it.)
+    if (code != XXL_OK && msg && strncmp (msg, "stopping:", 9) == 0) {
+        size_t rid_size;
+        const void *rid = address? xxl_registry_route (self->registry, address, &rid_size)
+                                 : NULL;
+        if (rid) {
+            void *copy = malloc (rid_size);
+            assert (copy);
+            memcpy (copy, rid, rid_size);
+            xxl_registry_unroute (self->registry, address, copy, rid_size);
+            free (copy);
+        }
+        engine_reroute (self, log_id, presumed);
         return;
     }
     char *text = engine_section (note, address, code, msg);

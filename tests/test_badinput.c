@@ -163,6 +163,15 @@ main (int argc, char *argv [])
     XXL_CHECK (strstr (s_text (reply), "registryKey"));
     xxl_msg_destroy (&reply);
     //  A callback for a log that does not exist: acknowledged, a no-op
+    //  (from a connection that registered: others get 401)
+    xxl_enc_request (enc, "REGISTER", 25);
+    xxl_enc_kstr (enc, "registryGroup", "EXECUTOR");
+    xxl_enc_kstr (enc, "registryKey", "bad-app");
+    xxl_enc_kstr (enc, "registryValue", "bad-1");
+    data = xxl_enc_finish (enc, &size);
+    reply = s_exchange (agent, data, size);
+    XXL_CHECK (s_code (reply) == XXL_OK);
+    xxl_msg_destroy (&reply);
     xxl_enc_request (enc, "CALLBACK", 22);
     xxl_enc_key (enc, "items");
     xxl_enc_array_begin (enc);

@@ -358,6 +358,273 @@ s_wire (const char *api_ep, const char *agents_ep)
     xxl_enc_destroy (&enc);
 }
 
+//  A RUN that reaches sock within the timeout, or NULL
+static xxl_msg_t *
+s_run_at (zsock_t *sock, int timeout_ms)
+{
+    zsock_set_rcvtimeo (sock, timeout_ms);
+    zframe_t *frame = zframe_recv (sock);
+    zsock_set_rcvtimeo (sock, 5000);
+    if (!frame)
+        return NULL;
+    char err [256];
+    xxl_msg_t *msg = xxl_msg_decode (zframe_data (frame), zframe_size (frame), NULL,
+                                     err, sizeof err);
+    zframe_destroy (&frame);
+    return msg;
+}
+
+static zsock_t *
+s_agent (const char *agents_ep, xxl_enc_t *enc, const char *app, const char *address,
+         uint64_t id)
+{
+    zsock_t *agent = s_connect (ZMQ_DEALER, agents_ep);
+    xxl_enc_request (enc, "REGISTER", id);
+    xxl_enc_kstr (enc, "registryGroup", "EXECUTOR");
+    xxl_enc_kstr (enc, "registryKey", app);
+    xxl_enc_kstr (enc, "registryValue", address);
+    s_expect_free (agent, enc, id, XXL_OK, "REGISTER");
+    return agent;
+}
+
+//  What a stranger's client and agent found: ids from 1, address lists in
+//  their users' order, strict values, results only from registered agents
+static void
+s_wire2 (const char *api_ep, const char *agents_ep)
+{
+    zsock_t *api = s_connect (ZMQ_DEALER, api_ep);
+    xxl_enc_t *enc = xxl_enc_new ();
+    xxl_msg_t *reply;
+
+    //  id 0 is no id: no reply; the same PING with id 1 is answered
+    xxl_enc_request (enc, "PING", 0);
+    size_t size;
+    const void *data = xxl_enc_finish (enc, &size);
+    zsock_set_rcvtimeo (api, 1000);
+    reply = s_raw (api, data, size);
+    XXL_CHECK (reply == NULL);
+    xxl_msg_destroy (&reply);
+    zsock_set_rcvtimeo (api, 5000);
+    xxl_enc_request (enc, "PING", 1);
+    s_expect_free (api, enc, 1, XXL_OK, "PING id 1");
+
+    //  An all-digit app name is refused (G "99999" names group 99999)
+    xxl_enc_request (enc, "GROUP_ADD", 300);
+    xxl_enc_kstr (enc, "appname", "99999");
+    reply = s_expect (api, enc, 300, XXL_BAD_REQUEST, "GROUP_ADD all digits");
+    XXL_CHECK (strstr (s_text (reply), "all digits"));
+    xxl_msg_destroy (&reply);
+    xxl_enc_request (enc, "GROUP_ADD", 301);
+    xxl_enc_kstr (enc, "appname", "order-app");
+    s_expect_free (api, enc, 301, XXL_OK, "GROUP_ADD order-app");
+
+    //  Address lists keep their order: FIRST takes the first given
+    zsock_t *s1 = s_agent (agents_ep, enc, "order-app", "s1", 302);
+    zsock_t *s2 = s_agent (agents_ep, enc, "order-app", "s2", 303);
+    xxl_enc_request (enc, "JOB_ADD", 304);
+    xxl_enc_kstr (enc, "jobGroup", "order-app");
+    xxl_enc_kstr (enc, "executorHandler", "h");
+    reply = s_expect (api, enc, 304, XXL_OK, "JOB_ADD FIRST");
+    int64_t job = s_content_id (reply);
+    xxl_msg_destroy (&reply);
+    xxl_enc_request (enc, "JOB_TRIGGER", 305);
+    xxl_enc_kint (enc, "jobId", job);
+    xxl_enc_kstr (enc, "address", "s2, s1");
+    s_expect_free (api, enc, 305, XXL_OK, "JOB_TRIGGER address s2,s1");
+    xxl_msg_t *run = s_run_at (s2, 5000);
+    XXL_CHECK (run && streq (xxl_msg_type (run), "RUN"));
+    xxl_msg_destroy (&run);
+    //  …a manual group's list too, as given (trimmed, each once)
+    xxl_enc_request (enc, "GROUP_ADD", 306);
+    xxl_enc_kstr (enc, "appname", "manual-app");
+    xxl_enc_kint (enc, "addressType", 1);
+    xxl_enc_kstr (enc, "addressList", "b:1, a:1 ,c:1,a:1");
+    s_expect_free (api, enc, 306, XXL_OK, "GROUP_ADD manual");
+    xxl_enc_request (enc, "GROUP_SHOW", 307);
+    xxl_enc_kstr (enc, "group", "manual-app");
+    reply = s_expect (api, enc, 307, XXL_OK, "GROUP_SHOW manual");
+    const char *list = s_content (reply)
+                     ? xxl_msg_str (reply, s_content (reply), "addressList", 0, 4096, ""): "";
+    XXL_CHECK (streq (list, "b:1,a:1,c:1"));
+    xxl_msg_destroy (&reply);
+
+    //  Address values: none, empty, over 255 bytes: 400
+    const char *bad [] = { "", ",,", NULL };
+    char long_address [300];
+    memset (long_address, 'x', 256);
+    long_address [256] = 0;
+    bad [2] = long_address;
+    for (int i = 0; i < 3; i++) {
+        xxl_enc_request (enc, "JOB_TRIGGER", 310 + i);
+        xxl_enc_kint (enc, "jobId", job);
+        xxl_enc_kstr (enc, "address", bad [i]);
+        s_expect_free (api, enc, 310 + i, XXL_BAD_REQUEST, "JOB_TRIGGER bad address");
+    }
+    xxl_enc_request (enc, "GROUP_UPDATE", 313);
+    xxl_enc_kstr (enc, "group", "manual-app");
+    xxl_enc_kstr (enc, "addressList", long_address);
+    s_expect_free (api, enc, 313, XXL_BAD_REQUEST, "GROUP_UPDATE long address");
+    //  Shards: digits only
+    const char *shards [] = { " 1/3", "01/3", "1/03", "+1/3", "1/3 " };
+    for (int i = 0; i < 5; i++) {
+        xxl_enc_request (enc, "JOB_TRIGGER", 320 + i);
+        xxl_enc_kint (enc, "jobId", job);
+        xxl_enc_kstr (enc, "shard", shards [i]);
+        s_expect_free (api, enc, 320 + i, XXL_BAD_REQUEST, "JOB_TRIGGER bad shard");
+    }
+    xxl_enc_request (enc, "JOB_TRIGGER", 325);
+    xxl_enc_kint (enc, "jobId", job);
+    xxl_enc_kstr (enc, "shard", "1/3");
+    xxl_enc_kstr (enc, "address", "s1");
+    s_expect_free (api, enc, 325, XXL_OK, "JOB_TRIGGER shard 1/3");
+    run = s_run_at (s1, 5000);
+    XXL_CHECK (run && xxl_msg_int (run, NULL, "broadcastIndex", 1, 0, 100, -1) == 1);
+    int64_t log = run? xxl_msg_int (run, NULL, "logId", 1, 1, INT64_MAX, 0): 0;
+    xxl_msg_destroy (&run);
+
+    //  runBatch below 1: the single form, not a refusal
+    zsock_t *s3 = s_connect (ZMQ_DEALER, agents_ep);
+    xxl_enc_request (enc, "REGISTER", 330);
+    xxl_enc_kstr (enc, "registryGroup", "EXECUTOR");
+    xxl_enc_kstr (enc, "registryKey", "order-app");
+    xxl_enc_kstr (enc, "registryValue", "s3");
+    xxl_enc_kint (enc, "runBatch", -3);
+    s_expect_free (s3, enc, 330, XXL_OK, "REGISTER runBatch -3");
+
+    //  A CALLBACK from a connection that never registered: 401, nothing
+    //  stored; the registered agent's own is taken, its long handleMsg cut
+    //  between characters
+    zsock_t *anon = s_connect (ZMQ_DEALER, agents_ep);
+    xxl_enc_request (enc, "CALLBACK", 340);
+    xxl_enc_key (enc, "items");
+    xxl_enc_array_begin (enc);
+    xxl_enc_map_begin (enc);
+    xxl_enc_kint (enc, "logId", log);
+    xxl_enc_kint (enc, "logDateTime", 1);
+    xxl_enc_kint (enc, "handleCode", 500);
+    xxl_enc_kstr (enc, "handleMsg", "forged");
+    xxl_enc_map_end (enc);
+    xxl_enc_array_end (enc);
+    reply = s_expect (anon, enc, 340, XXL_UNAUTHORIZED, "CALLBACK unregistered");
+    XXL_CHECK (strstr (s_text (reply), "REGISTER"));
+    xxl_msg_destroy (&reply);
+    char *text = (char *) malloc (1 + 6000 * 3 + 1);
+    text [0] = 'a';
+    for (int i = 0; i < 6000; i++)
+        memcpy (text + 1 + i * 3, "\xe2\x82\xac", 3);       //  €
+    text [1 + 6000 * 3] = 0;
+    xxl_enc_request (enc, "CALLBACK", 341);
+    xxl_enc_key (enc, "items");
+    xxl_enc_array_begin (enc);
+    xxl_enc_map_begin (enc);
+    xxl_enc_kint (enc, "logId", log);
+    xxl_enc_kint (enc, "logDateTime", 1);
+    xxl_enc_kint (enc, "handleCode", 200);
+    xxl_enc_kstr (enc, "handleMsg", text);
+    xxl_enc_map_end (enc);
+    xxl_enc_array_end (enc);
+    s_expect_free (s1, enc, 341, XXL_OK, "CALLBACK registered");
+    free (text);
+    xxl_enc_request (enc, "LOG_SHOW", 342);
+    xxl_enc_kint (enc, "logId", log);
+    reply = s_expect (api, enc, 342, XXL_OK, "LOG_SHOW after callbacks");
+    const msgpack_object *content = s_content (reply);
+    XXL_CHECK (content && xxl_msg_int (reply, content, "handleCode", 1, 0, 999, 0) == 200);
+    const char *stored = content? xxl_msg_str (reply, content, "handleMsg", 0, 1 << 20, ""): "";
+    size_t length = strlen (stored);
+    XXL_CHECK (length <= 15000 && length >= 14997);
+    XXL_CHECK (length >= 3 && streq (stored + length - 3, "\xe2\x82\xac"));
+    xxl_msg_destroy (&reply);
+
+    //  A RUN refused 'stopping: …' (an agent shutting down) goes to
+    //  another agent; LOG still reaches an agent that unregistered while
+    //  its connection stays (one draining its runs)
+    xxl_enc_request (enc, "GROUP_ADD", 350);
+    xxl_enc_kstr (enc, "appname", "drain-app");
+    s_expect_free (api, enc, 350, XXL_OK, "GROUP_ADD drain-app");
+    zsock_t *d1 = s_agent (agents_ep, enc, "drain-app", "d1", 351);
+    zsock_t *d2 = s_agent (agents_ep, enc, "drain-app", "d2", 352);
+    xxl_enc_request (enc, "JOB_ADD", 353);
+    xxl_enc_kstr (enc, "jobGroup", "drain-app");
+    xxl_enc_kstr (enc, "executorHandler", "h");
+    reply = s_expect (api, enc, 353, XXL_OK, "JOB_ADD drain");
+    int64_t drain_job = s_content_id (reply);
+    xxl_msg_destroy (&reply);
+    xxl_enc_request (enc, "JOB_TRIGGER", 354);
+    xxl_enc_kint (enc, "jobId", drain_job);
+    s_expect_free (api, enc, 354, XXL_OK, "JOB_TRIGGER drain");
+    run = s_run_at (d1, 5000);
+    int64_t drain_log = run? xxl_msg_int (run, NULL, "logId", 1, 1, INT64_MAX, 0): 0;
+    XXL_CHECK (drain_log > 0);
+    if (run) {
+        xxl_enc_reply (enc, xxl_msg_id (run), XXL_FAILURE, "stopping: d1 is draining");
+        data = xxl_enc_finish (enc, &size);
+        zmq_send (zsock_resolve (d1), data, size, 0);
+    }
+    xxl_msg_destroy (&run);
+    run = s_run_at (d2, 5000);
+    XXL_CHECK (run && xxl_msg_int (run, NULL, "logId", 1, 1, INT64_MAX, 0) == drain_log);
+    if (run) {
+        xxl_enc_reply (enc, xxl_msg_id (run), XXL_OK, NULL);
+        data = xxl_enc_finish (enc, &size);
+        zmq_send (zsock_resolve (d2), data, size, 0);
+    }
+    xxl_msg_destroy (&run);
+    xxl_enc_request (enc, "UNREGISTER", 355);
+    xxl_enc_kstr (enc, "registryGroup", "EXECUTOR");
+    xxl_enc_kstr (enc, "registryKey", "drain-app");
+    xxl_enc_kstr (enc, "registryValue", "d2");
+    s_expect_free (d2, enc, 355, XXL_OK, "UNREGISTER d2");
+    xxl_enc_request (enc, "LOG_CAT", 356);
+    xxl_enc_kint (enc, "logId", drain_log);
+    data = xxl_enc_finish (enc, &size);
+    zmq_send (zsock_resolve (api), data, size, 0);
+    xxl_msg_t *log_request = s_run_at (d2, 5000);
+    XXL_CHECK (log_request && streq (xxl_msg_type (log_request), "LOG"));
+    if (log_request) {
+        xxl_enc_reply (enc, xxl_msg_id (log_request), XXL_OK, NULL);
+        xxl_enc_key (enc, "content");
+        xxl_enc_map_begin (enc);
+        xxl_enc_kint (enc, "fromLineNum", 1);
+        xxl_enc_kint (enc, "toLineNum", 1);
+        xxl_enc_kstr (enc, "logContent", "still here\n");
+        xxl_enc_kbool (enc, "isEnd", 0);
+        xxl_enc_map_end (enc);
+        data = xxl_enc_finish (enc, &size);
+        zmq_send (zsock_resolve (d2), data, size, 0);
+    }
+    xxl_msg_destroy (&log_request);
+    zframe_t *frame = zframe_recv (api);
+    char err [256];
+    reply = frame? xxl_msg_decode (zframe_data (frame), zframe_size (frame), NULL, err,
+                                   sizeof err): NULL;
+    zframe_destroy (&frame);
+    XXL_CHECK (s_code (reply) == XXL_OK && reply && xxl_msg_id (reply) == 356);
+    XXL_CHECK (s_content (reply) && streq (xxl_msg_str (reply, s_content (reply), "logContent",
+                                                        0, 4096, ""), "still here\n"));
+    xxl_msg_destroy (&reply);
+    //  …and its results still count (it registered on that connection)
+    xxl_enc_request (enc, "CALLBACK", 357);
+    xxl_enc_key (enc, "items");
+    xxl_enc_array_begin (enc);
+    xxl_enc_map_begin (enc);
+    xxl_enc_kint (enc, "logId", drain_log);
+    xxl_enc_kint (enc, "logDateTime", 1);
+    xxl_enc_kint (enc, "handleCode", 200);
+    xxl_enc_map_end (enc);
+    xxl_enc_array_end (enc);
+    s_expect_free (d2, enc, 357, XXL_OK, "CALLBACK after UNREGISTER");
+    zsock_destroy (&d2);
+    zsock_destroy (&d1);
+
+    zsock_destroy (&anon);
+    zsock_destroy (&s3);
+    zsock_destroy (&s2);
+    zsock_destroy (&s1);
+    zsock_destroy (&api);
+    xxl_enc_destroy (&enc);
+}
+
 static void
 s_burst (const char *agents_ep, int count, int apps)
 {
@@ -464,8 +731,10 @@ int
 main (int argc, char *argv [])
 {
     zsys_init ();
-    if (argc == 4 && streq (argv [1], "wire"))
+    if (argc == 4 && streq (argv [1], "wire")) {
         s_wire (argv [2], argv [3]);
+        s_wire2 (argv [2], argv [3]);
+    }
     else
     if (argc == 5 && streq (argv [1], "burst"))
         s_burst (argv [2], atoi (argv [3]), atoi (argv [4]));

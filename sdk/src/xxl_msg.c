@@ -502,14 +502,14 @@ xxl_msg_decode (const void *data, size_t size, uint64_t *id_out,
         return NULL;
     }
     const msgpack_object *id = xxl_msg_get (self->root, "id");
-    if (id && id->type == MSGPACK_OBJECT_POSITIVE_INTEGER) {
+    if (id && id->type == MSGPACK_OBJECT_POSITIVE_INTEGER && id->via.u64 >= 1) {
         self->id = id->via.u64;
         if (id_out)
             *id_out = self->id;
     }
     else {
         if (err && errlen)
-            snprintf (err, errlen, "field 'id' is missing or not an unsigned integer");
+            snprintf (err, errlen, "field 'id' is missing or not an integer >= 1");
         xxl_msg_destroy (&self);
         return NULL;
     }
