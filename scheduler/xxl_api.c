@@ -188,7 +188,7 @@ s_group_from_request (server_t *self, request_t *request, xxl_group_t *group)
 
 #define XXL_GROUP_SELECT \
     "SELECT id, app_name AS appname, title, address_type AS addressType," \
-    " address_list AS addressList, update_time AS updateTime FROM xxl_job_group"
+    " COALESCE (address_list, '') AS addressList, update_time AS updateTime FROM xxl_job_group"
 
 static void
 s_encode_registry_list (server_t *self, const char *app)

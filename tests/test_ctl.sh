@@ -19,6 +19,9 @@ ctl group add demo-app --address-list m1,m2 >/dev/null
 check "a manual group lists its addresses" \
     test "$(ctl group list | jq -r '.groups[] | select(.appname == "demo-app") | .addressList')" = m1,m2
 ctl group update demo-app --auto >/dev/null
+ctl group add empty-app >/dev/null
+check "an automatic group with no agent: addressList \"\" in group list and group show alike" \
+    test "$(ctl group list | jq -c '.groups[] | select(.appname == "empty-app") | .addressList') $(ctl group show empty-app | jq -c .addressList)" = '"" ""'
 check "group list: after --auto, addressList is the registry's" \
     test "$(ctl group list | jq -r '.groups[] | select(.appname == "demo-app") | .addressList')" = agent-a
 check "group show: the same" test "$(ctl group show demo-app | jq -r .addressList)" = agent-a
