@@ -1161,9 +1161,13 @@ engine_receive (server_t *self, zmsg_t *zmsg, zlistx_t *outbox, const char *what
         peer = XXL_PEER_REQ;
     }
     if (rid && api) {
-        zframe_t *address = zframe_new (NULL, zframe_size (rid) + 1);
-        memcpy (zframe_data (address), zframe_data (rid), zframe_size (rid));
-        zframe_data (address) [zframe_size (rid)] = peer;
+        //  The return address: routing id, socket (4 bytes), peer kind
+        size_t size = zframe_size (rid);
+        zframe_t *address = zframe_new (NULL, size + XXL_RETURN_EXTRA);
+        int32_t fd = self->api_fd;
+        memcpy (zframe_data (address), zframe_data (rid), size);
+        memcpy (zframe_data (address) + size, &fd, sizeof fd);
+        zframe_data (address) [size + sizeof fd] = peer;
         zframe_destroy (&rid);
         rid = address;
     }

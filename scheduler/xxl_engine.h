@@ -54,8 +54,12 @@
 //  stops reading can cost us
 #define XXL_API_BACKLOG     (64 * 1024 * 1024)
 #define XXL_API_BACKLOGS    (256 * 1024 * 1024) //  (all clients together)
+#define XXL_API_LARGE       (64 * 1024)         //  a reply this large waits for the
+                                                //  client's socket to be drained
 #define XXL_API_TURN_BYTES  (16 * 1024 * 1024)  //  replies a turn reads requests for
-#define XXL_PEER_DEALER     0                   //  api return address: last byte
+#define XXL_RETURN_EXTRA    5                   //  api return address: routing id,
+                                                //  socket fd (int32), then peer kind:
+#define XXL_PEER_DEALER     0 
 #define XXL_PEER_REQ        1
 
 
@@ -204,6 +208,7 @@ typedef struct {
     xxl_enc_t *enc;
     zlistx_t *api_out;                  //  zmsg_t * to send after commit
     size_t api_out_bytes;               //  in api_out and api_reads
+    int api_fd;                         //  the socket of the api message in hand (-1)
     zlistx_t *api_reads;                //  replies to reads: sent whatever the commit
     bool api_read;                      //  the api request in hand is a read
     char *commit_logged;                //  the last commit failure logged, and when

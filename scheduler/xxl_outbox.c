@@ -12,6 +12,9 @@
 
 #include "xxl_engine.h"
 
+#include <sys/ioctl.h>
+#include <linux/sockios.h>
+
 static void s_agent_gone (server_t *self, uint64_t tag, zframe_t *rid);
 static void s_run_leaves (server_t *self, uint64_t tag, zframe_t *body);
 static int s_api_try (server_t *self, zmsg_t **msg_p);
@@ -215,12 +218,24 @@ s_api_try (server_t *self, zmsg_t **msg_p)
     void *handle = zsock_resolve (self->api);
     zframe_t *address = zmsg_first (*msg_p);
     zframe_t *body = zmsg_next (*msg_p);
-    if (!address || !body || zframe_size (address) < 2) {
+    if (!address || !body || zframe_size (address) <= XXL_RETURN_EXTRA) {
         zmsg_destroy (msg_p);
         return 0;
     }
-    size_t size = zframe_size (address) - 1;
-    bool req = zframe_data (address) [size] == XXL_PEER_REQ;
+    size_t size = zframe_size (address) - XXL_RETURN_EXTRA;
+    int32_t fd;
+    memcpy (&fd, zframe_data (address) + size, sizeof fd);
+    bool req = zframe_data (address) [size + sizeof fd] == XXL_PEER_REQ;
+    //  A large reply waits while the client's socket still holds unsent
+    //  bytes: a client that does not read them costs its kernel buffer and
+    //  its backlog, not a growing ZeroMQ queue (which counts messages, not
+    //  bytes).  The fd is a hint: the connection may have closed since.
+    int queued = 0;
+    if (zframe_size (body) >= XXL_API_LARGE && fd >= 0
+    &&  ioctl (fd, SIOCOUTQ, &queued) == 0 && queued > XXL_API_LARGE) {
+        errno = EAGAIN;
+        return -1;
+    }
     //  (ROUTER_MANDATORY: a full or absent peer fails the first frame, and
     //  then nothing of the message was taken)
     if (zmq_send (handle, zframe_data (address), size, ZMQ_SNDMORE) < 0)

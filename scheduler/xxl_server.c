@@ -715,6 +715,7 @@ s_drain (server_t *self, zsock_t *sock, int is_api)
         zmsg_t *zmsg = zmsg_new ();
         //  Non-blocking multipart receive
         int more = 1, got = 0;
+        self->api_fd = -1;
         while (more) {
             zmq_msg_t part;
             zmq_msg_init (&part);
@@ -723,6 +724,9 @@ s_drain (server_t *self, zsock_t *sock, int is_api)
                 break;
             }
             got = 1;
+            //  (the connection's socket, where a client's unread replies show)
+            if (is_api == 1 && self->api_fd < 0)
+                self->api_fd = zmq_msg_get (&part, ZMQ_SRCFD);
             zmsg_addmem (zmsg, zmq_msg_data (&part), zmq_msg_size (&part));
             more = zmq_msg_more (&part);
             zmq_msg_close (&part);

@@ -21,10 +21,11 @@ typedef struct {
 } s_role_t;
 
 static const s_role_t s_roles [XXL_ROLE_COUNT] = {
-    //  Clients: 32 unread replies in ZeroMQ's queue (the engine keeps a
-    //  bounded backlog behind it); 1,000 requests read ahead
+    //  Clients: 1,000 unread replies in ZeroMQ's queue (the engine keeps a
+    //  bounded backlog behind it, and holds large replies back from a
+    //  client whose socket is full); 1,000 requests read ahead
     [XXL_ROLE_API] = {
-        "api", ZMQ_ROUTER, true, 1000, true, 0, 32, 1000, false, -1, -1, 5000, 15000 },
+        "api", ZMQ_ROUTER, true, 1000, true, 0, 1000, 1000, false, -1, -1, 5000, 15000 },
     //  Agents: RUN bursts of one planned instant fit; past 100,000 unsent
     //  messages a send fails as one to a closed connection
     [XXL_ROLE_AGENTS] = {
