@@ -22,6 +22,7 @@
 #include "xxl_runlog.h"
 #include "xxl_spool.h"
 #include "xxl/msg.h"
+#include "xxl_transport.h"
 #include "xxl/handler.h"
 
 #include <inttypes.h>
@@ -955,7 +956,6 @@ s_agent_new (zsock_t *pipe, const xxl_agent_config_t *config)
     for (const char *p = list; *p; p++)
         alloc += *p == ',';
     self->links = (link_t *) calloc (alloc, sizeof (link_t));
-    static int s_monitor_seq = 0;
     for (char *token = strtok_r (list, ",", &save); token; token = strtok_r (NULL, ",", &save)) {
         while (*token == ' ')
             token++;
@@ -963,28 +963,19 @@ s_agent_new (zsock_t *pipe, const xxl_agent_config_t *config)
             continue;
         link_t *link = &self->links [self->link_count];
         link->endpoint = strdup (token);
-        link->dealer = zsock_new (ZMQ_DEALER);
-        zsock_set_linger (link->dealer, 2000);
-        zsock_set_immediate (link->dealer, 1);
-        //  No send limit: under load the replies to RUN queue here rather
-        //  than being dropped (libzmq's default stops at 1,000)
-        zsock_set_sndhwm (link->dealer, 0);
-        zsock_set_rcvhwm (link->dealer, 0);
-        zsock_set_reconnect_ivl (link->dealer, 100);
-        zsock_set_reconnect_ivl_max (link->dealer, 2000);
-        zsock_set_maxmsgsize (link->dealer, XXL_MSG_MAX_FRAME + 1024);
-        zsock_set_heartbeat_ivl (link->dealer, 5000);
-        zsock_set_heartbeat_timeout (link->dealer, 15000);
-        char monitor [64];
-        snprintf (monitor, sizeof monitor, "inproc://xxl-agent-monitor-%d-%zu",
-                  __atomic_add_fetch (&s_monitor_seq, 1, __ATOMIC_SEQ_CST), self->link_count);
-        zmq_socket_monitor (zsock_resolve (link->dealer), monitor,
-                            ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_DISCONNECTED);
-        link->monitor = zmq_socket (zsys_init (), ZMQ_PAIR);
-        zmq_connect (link->monitor, monitor);
+        //  (the link's options: xxl_transport, role XXL_ROLE_AGENT_LINK; its
+        //  monitor tells of each new connection, which must REGISTER)
+        link->dealer = xxl_transport_new (XXL_ROLE_AGENT_LINK);
+        link->monitor = link->dealer
+                      ? xxl_transport_monitor (link->dealer, ZMQ_EVENT_HANDSHAKE_SUCCEEDED
+                                                             | ZMQ_EVENT_DISCONNECTED)
+                      : NULL;
         self->link_count++;
-        if (zsock_connect (link->dealer, "%s", token)) {
-            zsys_error ("agent: invalid scheduler endpoint '%s'", token);
+        char why [512] = "";
+        if (!link->dealer || !link->monitor
+        ||  xxl_transport_attach (link->dealer, XXL_ROLE_AGENT_LINK, token, NULL, 0,
+                                  why, sizeof why)) {
+            zsys_error ("agent: invalid scheduler endpoint '%s' (%s)", token, why);
             free (list);
             s_agent_destroy (&self);
             return NULL;

@@ -965,9 +965,10 @@ s_shebang (const char *source, char *line, size_t linelen, char *words [], int m
     return count;
 }
 
-//  1 if name (no slash) is an executable file in PATH
+//  The first executable file named name (no slash) in PATH, written to
+//  found (when not NULL); 1 if there is one, 0 if not
 static int
-s_in_path (const char *name)
+s_which (const char *name, char *found, size_t foundlen)
 {
     const char *path = getenv ("PATH");
     if (!path || !*path)
@@ -976,13 +977,22 @@ s_in_path (const char *name)
     while (*path) {
         size_t len = strcspn (path, ":");
         snprintf (candidate, sizeof candidate, "%.*s/%s", (int) len, len? path: ".", name);
-        if (access (candidate, X_OK) == 0)
+        if (access (candidate, X_OK) == 0) {
+            if (found)
+                snprintf (found, foundlen, "%s", candidate);
             return 1;
+        }
         path += len;
         if (*path == ':')
             path++;
     }
     return 0;
+}
+
+static int
+s_in_path (const char *name)
+{
+    return s_which (name, NULL, 0);
 }
 
 //  The program a shebang's words run, as far as it can be told before the
@@ -1439,6 +1449,12 @@ xxl_executor_new (const xxl_executor_config_t *config, xxl_handlers_t *handlers)
           && (!config->run_marker || (self->marker && self->env));
     for (int i = 1; i < XXL_GLUE_COUNT && ok; i++) {
         const char *name = config->interpreters [i]? config->interpreters [i]: s_glue_default [i];
+        //  Found in PATH once, here: a spawn by name would try each PATH
+        //  folder for every run (one that is not installed now is looked
+        //  for at each run, and its absence reported then)
+        char found [4096];
+        if (!strchr (name, '/') && s_which (name, found, sizeof found))
+            name = found;
         self->interpreters [i] = strdup (name);
         ok = self->interpreters [i] != NULL;
     }

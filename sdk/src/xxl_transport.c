@@ -41,23 +41,13 @@ static const s_role_t s_roles [XXL_ROLE_COUNT] = {
 };
 
 zsock_t *
-xxl_transport_open (xxl_role_t role, const char *endpoint, char *bound, size_t boundlen,
-                    char *err, size_t errlen)
+xxl_transport_new (xxl_role_t role)
 {
     assert (role >= 0 && role < XXL_ROLE_COUNT);
     const s_role_t *r = &s_roles [role];
-    if (!endpoint || !*endpoint) {
-        if (err && errlen)
-            snprintf (err, errlen, "no endpoint for the %s socket", r->name);
-        return NULL;
-    }
     zsock_t *sock = zsock_new (r->type);
-    if (!sock) {
-        if (err && errlen)
-            snprintf (err, errlen, "cannot make the %s socket: %s", r->name,
-                      zmq_strerror (zmq_errno ()));
+    if (!sock)
         return NULL;
-    }
     zsock_set_linger (sock, r->linger_ms);
     if (r->router_mandatory)
         zsock_set_router_mandatory (sock, 1);
@@ -78,21 +68,64 @@ xxl_transport_open (xxl_role_t role, const char *endpoint, char *bound, size_t b
         zsock_set_heartbeat_ivl (sock, r->heartbeat_ivl_ms);
     if (r->heartbeat_timeout_ms >= 0)
         zsock_set_heartbeat_timeout (sock, r->heartbeat_timeout_ms);
-    int rc = r->bind? zsock_bind (sock, "%s", endpoint): zsock_connect (sock, "%s", endpoint);
+    return sock;
+}
+
+int
+xxl_transport_attach (zsock_t *sock, xxl_role_t role, const char *endpoint,
+                      char *bound, size_t boundlen, char *err, size_t errlen)
+{
+    assert (role >= 0 && role < XXL_ROLE_COUNT);
+    const s_role_t *r = &s_roles [role];
+    int rc = endpoint && *endpoint
+           ? (r->bind? zsock_bind (sock, "%s", endpoint): zsock_connect (sock, "%s", endpoint))
+           : -1;
     if (rc < 0) {
         if (err && errlen)
-            snprintf (err, errlen, "cannot %s the %s socket to %s: %s",
-                      r->bind? "bind": "connect", r->name, endpoint,
-                      zmq_strerror (zmq_errno ()));
-        zsock_destroy (&sock);
-        return NULL;
+            snprintf (err, errlen, "cannot %s the %s socket to '%s': %s",
+                      r->bind? "bind": "connect", r->name, endpoint? endpoint: "",
+                      endpoint && *endpoint? zmq_strerror (zmq_errno ()): "no endpoint");
+        return -1;
     }
     if (r->bind && bound && boundlen) {
         char *last = zsock_last_endpoint (sock);
         snprintf (bound, boundlen, "%s", last? last: endpoint);
         zstr_free (&last);
     }
+    return 0;
+}
+
+zsock_t *
+xxl_transport_open (xxl_role_t role, const char *endpoint, char *bound, size_t boundlen,
+                    char *err, size_t errlen)
+{
+    zsock_t *sock = xxl_transport_new (role);
+    if (!sock) {
+        if (err && errlen)
+            snprintf (err, errlen, "cannot make the %s socket: %s", s_roles [role].name,
+                      zmq_strerror (zmq_errno ()));
+        return NULL;
+    }
+    if (xxl_transport_attach (sock, role, endpoint, bound, boundlen, err, errlen))
+        zsock_destroy (&sock);
     return sock;
+}
+
+void *
+xxl_transport_monitor (zsock_t *sock, int events)
+{
+    static int s_sequence = 0;
+    char endpoint [64];
+    snprintf (endpoint, sizeof endpoint, "inproc://xxl-monitor-%d",
+              __atomic_add_fetch (&s_sequence, 1, __ATOMIC_SEQ_CST));
+    if (zmq_socket_monitor (zsock_resolve (sock), endpoint, events))
+        return NULL;
+    void *pair = zmq_socket (zsys_init (), ZMQ_PAIR);
+    if (pair && zmq_connect (pair, endpoint)) {
+        zmq_close (pair);
+        pair = NULL;
+    }
+    return pair;
 }
 
 xxl_role_limits_t

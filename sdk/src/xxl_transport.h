@@ -47,6 +47,19 @@ typedef struct {
 zsock_t *xxl_transport_open (xxl_role_t role, const char *endpoint,
                              char *bound, size_t boundlen, char *err, size_t errlen);
 
+//  The same in two steps, for a caller that must act between them (attach
+//  a monitor before the connection can open): a socket of the role with
+//  its options set, not yet bound or connected (NULL on failure); then
+//  its bind or connect (0, or -1 with err filled; the socket is kept).
+zsock_t *xxl_transport_new (xxl_role_t role);
+int xxl_transport_attach (zsock_t *sock, xxl_role_t role, const char *endpoint,
+                          char *bound, size_t boundlen, char *err, size_t errlen);
+
+//  Watches sock's connection events (ZMQ_EVENT_* bits): returns a raw
+//  ZeroMQ PAIR socket (the caller zmq_close()s it, before sock) that
+//  receives them, or NULL.
+void *xxl_transport_monitor (zsock_t *sock, int events);
+
 //  The role's queue limits, as applied
 xxl_role_limits_t xxl_transport_limits (xxl_role_t role);
 
