@@ -294,8 +294,14 @@ s_stall_check (server_t *self, int timeout)
          batch = (run_batch_t *) zhashx_next (self->batches))
         if (!batch->gone)
             batch->deadline += stall;
+    //  The agents' beats of that time are still on their way in: none is
+    //  judged dead before it has had a beat's time to be heard again
+    int64_t beat_ms = (int64_t) self->config.beat_s * 1000;
+    if (self->next_registry_check < now + beat_ms)
+        self->next_registry_check = now + beat_ms;
     zsys_warning ("server: the engine stood still for %" PRId64 " ms: requests to agents"
-                  " get that much longer to be answered", stall);
+                  " get that much longer to be answered, and agents a beat more to be"
+                  " heard", stall);
 }
 
 static void

@@ -101,4 +101,29 @@ for i in 4 5; do
 done
 check "a list of 5 MB of jobs: answered within the frame limit" "$TC" big "$API"
 
+# A scheduler frozen past the dead time (SIGSTOP) judges no agent dead for
+# the beats it could not hear: at the thaw they are still registered
+kill -TERM "$SPID"; wait "$SPID" 2>/dev/null
+cat > "$T/scheduler.cfg" <<CFG
+scheduler
+    registry
+        beat = 1
+        dead = 3
+    run_timeout = 5000
+    request_timeout = 3000
+CFG
+start_scheduler || exit 1
+start_agent steady steady-app
+check "frozen: the agent registers" wait_for 10 agent_registered steady-app steady
+ctl group add steady-app >/dev/null
+SJ=$(ctl job add --group steady-app --handler demoJobHandler | jq -r .id)
+for round in 1 2 3; do
+    kill -STOP "$SPID"; sleep 4.5; kill -CONT "$SPID"
+    check "frozen $round: the scheduler answers after the thaw" wait_for 10 ctl agent list
+    SL=$(ctl job trigger "$SJ" | jq -r '.logIds[0]')
+    check "frozen $round: a trigger right after the thaw runs" wait_for 10 field_is "$SL" handleCode 200
+done
+check "frozen: the agent was never dropped for the beats it sent while the scheduler stood still" \
+    bash -c "! grep -q 'steady missed its beats' '$T/scheduler.log'"
+
 xxl_done
