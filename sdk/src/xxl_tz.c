@@ -24,6 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+//  Bounds of what a TZif file may say: transitions before -2^59 s are
+//  taken as at -2^59; a UTC offset beyond a week is malformed
+#define XXL_TZ_EARLIEST     (-(INT64_C (1) << 59))
+#define XXL_TZ_MAX_OFFSET   (7 * 86400)
+
 #define TZ_NAME_MAX     200             //  longest zone name accepted
 #define TZ_FILE_MAX     (1024 * 1024)   //  largest TZif file accepted
 
@@ -384,6 +389,10 @@ s_tzif_parse (const unsigned char *data, size_t size, char *err, size_t errlen)
     if (!self)
         goto nomem;
     self->off0 = (int32_t) s_be (types, 4);
+    if (self->off0 < -XXL_TZ_MAX_OFFSET || self->off0 > XXL_TZ_MAX_OFFSET) {
+        s_err (err, errlen, "malformed TZif file");
+        goto fail;
+    }
     int32_t prev = self->off0;
     for (size_t i = 0; i < timecnt; i++) {
         if (idx [i] >= typecnt) {
@@ -392,6 +401,14 @@ s_tzif_parse (const unsigned char *data, size_t size, char *err, size_t errlen)
         }
         int64_t when = s_be (times + i * tsize, (int) tsize);
         int32_t off = (int32_t) s_be (types + idx [i] * 6, 4);
+        //  (zic writes -2^59 for "the beginning of time": nothing earlier
+        //  means more, and nothing later overflows once offsets are added)
+        if (when < XXL_TZ_EARLIEST)
+            when = XXL_TZ_EARLIEST;
+        if (off < -XXL_TZ_MAX_OFFSET || off > XXL_TZ_MAX_OFFSET) {
+            s_err (err, errlen, "malformed TZif file");
+            goto fail;
+        }
         if (when > JAVA_TABLE_END)
             break;              //  Java ignores these; the footer rule follows
         if (t.count && when <= t.utc [t.count - 1]) {
