@@ -33,6 +33,7 @@
 #define _GNU_SOURCE
 #include <xxl/handler.h>
 #include <curl/curl.h>
+#include <pthread.h>
 
 #include <ctype.h>
 #include <stdio.h>
@@ -535,6 +536,21 @@ s_on_progress (void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultot
     return xxl_run_cancelled (((response_t *) arg)->run)? 1: 0;
 }
 
+//  libcurl (and the TLS library under it) is set up at the first run, not
+//  when the plugin loads: an agent that never runs httpJobHandler never has
+//  TLS state in its threads (OpenSSL's per-thread state, freed at unload
+//  while the agent's actor thread was still ending, was freed twice)
+static pthread_once_t s_curl_once = PTHREAD_ONCE_INIT;
+static CURLcode s_curl_status = CURLE_FAILED_INIT;
+static int s_curl_ready = 0;
+
+static void
+s_curl_setup (void)
+{
+    s_curl_status = curl_global_init (CURL_GLOBAL_DEFAULT);
+    s_curl_ready = s_curl_status == CURLE_OK;
+}
+
 static int
 s_http (xxl_run_t *run)
 {
@@ -571,6 +587,11 @@ s_http (xxl_run_t *run)
         xxl_run_log (run, "%s", msg);
         s_request_free (&req);
         return xxl_run_fail (run, msg);
+    }
+    pthread_once (&s_curl_once, s_curl_setup);
+    if (!s_curl_ready) {
+        s_request_free (&req);
+        return xxl_run_fail (run, "curl_global_init failed");
     }
     CURL *curl = curl_easy_init ();
     if (!curl) {
@@ -676,10 +697,7 @@ s_http (xxl_run_t *run)
 static void *
 s_init (const char **error)
 {
-    if (curl_global_init (CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-        *error = "curl_global_init failed";
-        return NULL;
-    }
+    (void) error;
     static int s_state;
     return &s_state;
 }
@@ -688,7 +706,8 @@ static void
 s_destroy (void *state)
 {
     (void) state;
-    curl_global_cleanup ();
+    if (s_curl_ready)
+        curl_global_cleanup ();
 }
 
 static const xxl_handler_t s_handlers [] = {
