@@ -1,0 +1,453 @@
+/*  xxl_commands.c -- the client api's commands as data, and their judge.
+
+    The table below is the one place a request field's type, range, length
+    and allowed values are written (docs/protocol.md states them for
+    peers).  What needs the store or the scheduler's plugins is judged by
+    the handlers: that a job, group or child job exists, a route (router
+    plugins: an open list), alarm targets, time zones, cron expressions,
+    address lists, and rules between fields.
+*/
+
+#include "xxl_commands.h"
+
+#include <assert.h>
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+//  The values users type (DESIGN §3); route strategies are router
+//  plugins, so that list is open
+static const char *const s_schedule_types [] = {
+    "NONE", "CRON", "FIX_RATE", "FIX_DELAY", NULL
+};
+static const char *const s_misfires [] = { "DO_NOTHING", "FIRE_ONCE_NOW", NULL };
+static const char *const s_blocks [] = {
+    "SERIAL_EXECUTION", "DISCARD_LATER", "COVER_EARLY", NULL
+};
+static const char *const s_glue_types [] = {
+    "BEAN", "GLUE_SHELL", "GLUE_PYTHON", "GLUE_NODEJS", "GLUE_PHP", "GLUE_POWERSHELL", NULL
+};
+static const char *const s_trigger_types [] = { "MANUAL", "API", NULL };
+
+static int
+s_refuse (char *why, size_t whylen, const char *format, ...)
+    __attribute__ ((format (printf, 3, 4)));
+
+static int
+s_refuse (char *why, size_t whylen, const char *format, ...)
+{
+    va_list args;
+    va_start (args, format);
+    vsnprintf (why, whylen, format, args);
+    va_end (args);
+    return -1;
+}
+
+//  An app name: letters, digits, '-', '_', '.', not all digits (all
+//  digits name a group by its id)
+static int
+s_appname (const char *app, char *why, size_t whylen)
+{
+    if (!*app)
+        return s_refuse (why, whylen, "appname must not be empty");
+    bool digits = true;
+    for (const char *p = app; *p; p++) {
+        if (!(isalnum ((unsigned char) *p) || *p == '-' || *p == '_' || *p == '.'))
+            return s_refuse (why, whylen,
+                             "appname '%s' may hold only letters, digits, '-', '_' and '.'", app);
+        digits = digits && isdigit ((unsigned char) *p);
+    }
+    if (digits)
+        return s_refuse (why, whylen, "appname '%s' must not be all digits: a group named by"
+                         " digits is the group of that id", app);
+    return 0;
+}
+
+static int
+s_shard (const char *text, char *why, size_t whylen)
+{
+    int index, total;
+    if (xxl_command_shard (text, &index, &total))
+        return s_refuse (why, whylen, "shard '%s' must be I/N with 0 <= I < N", text);
+    return 0;
+}
+
+//  Shorthands for the table
+#define S_INT(k, lo, hi, d)     .key = k, .type = XXL_FIELD_INT, .min = lo, .max = hi, .dflt = d
+#define S_ID(k)                 S_INT (k, 1, INT64_MAX, 0)
+#define S_NUMBER(k, lo, hi, d)  .key = k, .type = XXL_FIELD_NUMBER, .min = lo, .max = hi, .dflt = d
+#define S_BOOL(k)               .key = k, .type = XXL_FIELD_BOOL
+#define S_STR(k, len)           .key = k, .type = XXL_FIELD_STR, .max = len
+#define S_NAME(k)               S_STR (k, XXL_MSG_MAX_NAME)
+#define S_END                   { .key = NULL }
+
+//  A job's fields (JOB_ADD, JOB_UPDATE), judged after lookup n
+#define S_JOB_FIELDS(n) \
+    { S_STR ("jobDesc", XXL_CMD_MAX_TEXT), .after = n }, \
+    { S_NAME ("author"), .after = n }, \
+    { S_STR ("alarmEmail", XXL_CMD_MAX_TEXT), .after = n }, \
+    { S_STR ("scheduleType", 32), .after = n, \
+      .values = s_schedule_types, .what = "schedule type" }, \
+    { S_STR ("scheduleConf", 1024), .after = n }, \
+    { S_STR ("misfireStrategy", 32), .after = n, \
+      .values = s_misfires, .what = "misfire strategy" }, \
+    { S_NAME ("executorRouteStrategy"), .after = n }, \
+    { S_NAME ("executorHandler"), .after = n }, \
+    { S_STR ("executorParam", XXL_CMD_MAX_TEXT), .after = n }, \
+    { S_STR ("executorBlockStrategy", 32), .after = n, \
+      .values = s_blocks, .what = "block strategy" }, \
+    { S_INT ("executorTimeout", 0, 86400 * 365, 0), .after = n }, \
+    { S_INT ("executorFailRetryCount", 0, 1000, 0), .after = n }, \
+    { S_STR ("glueType", 32), .after = n, .values = s_glue_types, .what = "glue type" }, \
+    { S_STR ("glueRemark", 1024), .after = n }, \
+    { S_STR ("childJobId", 4096), .after = n }, \
+    { S_STR ("timezone", 64), .after = n }, \
+    { S_INT ("retryInterval", 0, 86400 * 30, 0), .after = n }, \
+    { S_INT ("retryMaxInterval", 0, 86400 * 30, 0), .after = n }, \
+    { S_NUMBER ("retryBackoff", 1, 100, 1), .after = n }, \
+    { S_STR ("glueSource", XXL_CMD_MAX_GLUE), .after = n }
+
+static const xxl_field_t s_no_fields [] = { S_END };
+
+static const xxl_field_t s_group_add [] = {
+    { S_NAME ("appname"), .required = true, .check = s_appname },
+    { S_NAME ("title") },
+    { S_INT ("addressType", 0, 1, 0) },
+    { S_STR ("addressList", XXL_CMD_MAX_TEXT) },
+    S_END
+};
+
+static const xxl_field_t s_group [] = {
+    { S_NAME ("group"), .required = true },
+    S_END
+};
+
+//  After the group's lookup
+static const xxl_field_t s_group_update [] = {
+    { S_NAME ("group"), .required = true },
+    { S_NAME ("appname"), .after = 1, .check = s_appname },
+    { S_NAME ("title"), .after = 1 },
+    { S_INT ("addressType", 0, 1, 0), .after = 1 },
+    { S_STR ("addressList", XXL_CMD_MAX_TEXT), .after = 1 },
+    S_END
+};
+
+//  The job's fields after the lookup of jobGroup's group
+static const xxl_field_t s_job_add [] = {
+    { S_NAME ("jobGroup"), .required = true },
+    { S_BOOL ("start") },
+    S_JOB_FIELDS (1),
+    S_END
+};
+
+//  XXL-JOB's pageList filters: substrings, and the status (-1 any)
+static const xxl_field_t s_job_list [] = {
+    { S_NAME ("group") },
+    { S_INT ("limit", 1, 10000, 1000) },
+    { S_INT ("offset", 0, INT64_MAX, 0) },
+    { S_NAME ("executorHandler"), .text = "" },
+    { S_STR ("jobDesc", XXL_CMD_MAX_TEXT), .text = "" },
+    { S_NAME ("author"), .text = "" },
+    { S_INT ("triggerStatus", -1, 1, -1) },
+    S_END
+};
+
+static const xxl_field_t s_job [] = {
+    { S_ID ("jobId"), .required = true },
+    S_END
+};
+
+//  jobGroup after the job's lookup, the job's fields after its group's
+static const xxl_field_t s_job_update [] = {
+    { S_ID ("jobId"), .required = true },
+    { S_NAME ("jobGroup"), .after = 1 },
+    S_JOB_FIELDS (2),
+    S_END
+};
+
+static const xxl_field_t s_job_copy [] = {
+    { S_STR ("jobDesc", XXL_CMD_MAX_TEXT) },
+    { S_ID ("jobId"), .required = true },
+    S_END
+};
+
+//  After the job's lookup
+static const xxl_field_t s_job_trigger [] = {
+    { S_ID ("jobId"), .required = true },
+    { S_STR ("executorParam", XXL_CMD_MAX_TEXT), .after = 1 },
+    { S_STR ("address", XXL_CMD_MAX_TEXT), .after = 1 },
+    { S_STR ("shard", 32), .after = 1, .check = s_shard },
+    { S_STR ("triggerType", 16), .after = 1, .text = "MANUAL", .values = s_trigger_types },
+    S_END
+};
+
+static const xxl_field_t s_job_next [] = {
+    { S_ID ("jobId"), .required = true },
+    { S_INT ("count", 1, 100, 5), .after = 1 },
+    S_END
+};
+
+//  0 (jobId, jobGroup, logStatus): any
+static const xxl_field_t s_log_list [] = {
+    { S_INT ("jobId", 1, INT64_MAX, 0) },
+    { S_INT ("jobGroup", 1, INT64_MAX, 0) },
+    { S_INT ("logStatus", 1, 3, 0) },
+    { S_INT ("triggerTimeFrom", 0, INT64_MAX, 0) },
+    { S_INT ("triggerTimeTo", 0, INT64_MAX, INT64_MAX) },
+    { S_INT ("maxId", 1, INT64_MAX, INT64_MAX) },
+    { S_INT ("limit", 1, 1000, 100) },
+    { S_INT ("offset", 0, INT64_MAX, 0) },
+    S_END
+};
+
+static const xxl_field_t s_log [] = {
+    { S_ID ("logId"), .required = true },
+    S_END
+};
+
+//  LOG_CAT; LOG_KILL judges fromLineNum too, and does not send it
+static const xxl_field_t s_log_cat [] = {
+    { S_ID ("logId"), .required = true },
+    { S_INT ("fromLineNum", 1, INT32_MAX, 1) },
+    S_END
+};
+
+static const xxl_field_t s_glue_history [] = {
+    { S_INT ("limit", 1, 100, 20) },
+    { S_INT ("offset", 0, INT64_MAX, 0) },
+    { S_ID ("jobId"), .required = true },
+    S_END
+};
+
+//  version 0: the newest
+static const xxl_field_t s_glue_show [] = {
+    { S_ID ("version") },
+    { S_ID ("jobId"), .required = true },
+    S_END
+};
+
+static const xxl_field_t s_glue_rollback [] = {
+    { S_ID ("version"), .required = true },
+    { S_ID ("jobId"), .required = true },
+    S_END
+};
+
+//  jobId 0: every job's; -1: not given (exactly one of the three is)
+static const xxl_field_t s_log_clear [] = {
+    { S_INT ("jobId", 1, INT64_MAX, 0) },
+    { S_INT ("beforeDays", 0, 36500, -1) },
+    { S_INT ("keepLast", 0, INT32_MAX, -1) },
+    { S_BOOL ("all") },
+    S_END
+};
+
+const xxl_command_t xxl_commands [] = {
+    { "PING", true, s_no_fields },
+    { "GROUP_ADD", false, s_group_add },
+    { "GROUP_LIST", true, s_no_fields },
+    { "GROUP_SHOW", true, s_group },
+    { "GROUP_UPDATE", false, s_group_update },
+    { "GROUP_RM", false, s_group },
+    { "JOB_ADD", false, s_job_add },
+    { "JOB_LIST", true, s_job_list },
+    { "JOB_SHOW", true, s_job },
+    { "JOB_UPDATE", false, s_job_update },
+    { "JOB_RM", false, s_job },
+    { "JOB_COPY", false, s_job_copy },
+    { "JOB_START", false, s_job },
+    { "JOB_STOP", false, s_job },
+    { "JOB_TRIGGER", false, s_job_trigger },
+    { "JOB_NEXT", true, s_job_next },
+    { "LOG_LIST", true, s_log_list },
+    { "LOG_SHOW", true, s_log },
+    { "LOG_CAT", false, s_log_cat },
+    { "LOG_KILL", false, s_log_cat },
+    { "AGENT_LIST", true, s_no_fields },
+    { "GLUE_HISTORY", true, s_glue_history },
+    { "GLUE_SHOW", true, s_glue_show },
+    { "GLUE_ROLLBACK", false, s_glue_rollback },
+    { "REPORT", true, s_no_fields },
+    { "LOG_CLEAR", false, s_log_clear },
+    { NULL, false, NULL }
+};
+
+const xxl_command_t *
+xxl_command_find (const char *name)
+{
+    for (const xxl_command_t *command = xxl_commands; name && command->name; command++)
+        if (strcmp (command->name, name) == 0)
+            return command;
+    return NULL;
+}
+
+const xxl_field_t *
+xxl_command_field (const xxl_command_t *command, const char *key)
+{
+    for (const xxl_field_t *field = command? command->fields: NULL; field && field->key; field++)
+        if (strcmp (field->key, key) == 0)
+            return field;
+    return NULL;
+}
+
+const char *
+xxl_field_values (const xxl_field_t *field, size_t from, char *buf, size_t buflen)
+{
+    size_t used = 0;
+    if (buflen)
+        *buf = 0;
+    for (size_t i = from; field->values && field->values [i] && used < buflen; i++) {
+        int n = snprintf (buf + used, buflen - used, "%s%s", i > from? ", ": "",
+                          field->values [i]);
+        if (n < 0)
+            break;
+        used += (size_t) n;
+    }
+    return buf;
+}
+
+//  Reads a field through its getter, which latches a refusal in msg
+static void
+s_read (const xxl_field_t *field, xxl_msg_t *msg)
+{
+    switch (field->type) {
+        case XXL_FIELD_INT:
+            xxl_msg_int (msg, NULL, field->key, field->required, field->min, field->max,
+                         field->dflt);
+            break;
+        case XXL_FIELD_NUMBER:
+            xxl_msg_double (msg, NULL, field->key, field->required, (double) field->min,
+                            (double) field->max, (double) field->dflt);
+            break;
+        case XXL_FIELD_BOOL:
+            xxl_msg_bool (msg, NULL, field->key, field->required, (int) field->dflt);
+            break;
+        case XXL_FIELD_STR:
+            xxl_msg_str (msg, NULL, field->key, field->required, (size_t) field->max,
+                         field->text);
+            break;
+    }
+}
+
+//  A value outside the field's list: "unknown <what> 'X' (known: A, B)",
+//  or "<key> must be A, B or C"
+static int
+s_refuse_value (const xxl_field_t *field, const char *value, char *why, size_t whylen)
+{
+    char known [512];
+    if (field->what)
+        return s_refuse (why, whylen, "unknown %s '%s' (known: %s)", field->what, value,
+                         xxl_field_values (field, 0, known, sizeof known));
+    size_t count = 0;
+    while (field->values [count])
+        count++;
+    xxl_field_values (field, 0, known, sizeof known);
+    char *last = count > 1? strrchr (known, ','): NULL;
+    if (last)
+        return s_refuse (why, whylen, "%s must be %.*s or %s", field->key, (int) (last - known),
+                         known, last + 2);
+    return s_refuse (why, whylen, "%s must be %s", field->key, known);
+}
+
+int
+xxl_command_check (const xxl_command_t *command, xxl_msg_t *msg, int after, char *why,
+                   size_t whylen)
+{
+    const xxl_field_t *field;
+    //  Types, ranges and lengths, with the getters' texts
+    for (field = command->fields; field->key; field++) {
+        if (field->after != after)
+            continue;
+        s_read (field, msg);
+        if (xxl_msg_error (msg)) {
+            snprintf (why, whylen, "%s", xxl_msg_error (msg));
+            xxl_msg_clear_error (msg);
+            return -1;
+        }
+    }
+    //  Then the values against their lists and rules
+    for (field = command->fields; field->key; field++) {
+        if (field->after != after || field->type != XXL_FIELD_STR
+        ||  (!field->values && !field->check))
+            continue;
+        const char *value = xxl_msg_str (msg, NULL, field->key, 0, (size_t) field->max, NULL);
+        if (!value)
+            continue;
+        bool known = !field->values;
+        for (size_t i = 0; !known && field->values [i]; i++)
+            known = strcmp (field->values [i], value) == 0;
+        if (!known)
+            return s_refuse_value (field, value, why, whylen);
+        if (field->check && field->check (value, why, whylen))
+            return -1;
+    }
+    return 0;
+}
+
+static const xxl_field_t *
+s_field_of (const xxl_command_t *command, const char *key, xxl_field_type_t type)
+{
+    const xxl_field_t *field = xxl_command_field (command, key);
+    assert (field && field->type == type);
+    return field;
+}
+
+int64_t
+xxl_command_int (const xxl_command_t *command, xxl_msg_t *msg, const char *key)
+{
+    const xxl_field_t *field = s_field_of (command, key, XXL_FIELD_INT);
+    return xxl_msg_int (msg, NULL, key, 0, field->min, field->max, field->dflt);
+}
+
+double
+xxl_command_number (const xxl_command_t *command, xxl_msg_t *msg, const char *key)
+{
+    const xxl_field_t *field = s_field_of (command, key, XXL_FIELD_NUMBER);
+    return xxl_msg_double (msg, NULL, key, 0, (double) field->min, (double) field->max,
+                           (double) field->dflt);
+}
+
+bool
+xxl_command_bool (const xxl_command_t *command, xxl_msg_t *msg, const char *key)
+{
+    const xxl_field_t *field = s_field_of (command, key, XXL_FIELD_BOOL);
+    return xxl_msg_bool (msg, NULL, key, 0, (int) field->dflt) != 0;
+}
+
+const char *
+xxl_command_str (const xxl_command_t *command, xxl_msg_t *msg, const char *key)
+{
+    const xxl_field_t *field = s_field_of (command, key, XXL_FIELD_STR);
+    return xxl_msg_str (msg, NULL, key, 0, (size_t) field->max, field->text);
+}
+
+bool
+xxl_command_has (xxl_msg_t *msg, const char *key)
+{
+    return xxl_msg_get (xxl_msg_root (msg), key) != NULL;
+}
+
+int
+xxl_command_shard (const char *text, int *index, int *total)
+{
+    //  Digits, '/', digits; no sign, space or leading zero
+    const char *slash = strchr (text, '/');
+    if (!slash || slash == text || !slash [1]
+    ||  (text [0] == '0' && slash - text > 1) || (slash [1] == '0'))
+        return -1;
+    for (const char *p = text; *p; p++)
+        if (p != slash && !isdigit ((unsigned char) *p))
+            return -1;
+    char *end = NULL;
+    long i = strtol (text, &end, 10);
+    if (end == text || *end != '/')
+        return -1;
+    const char *rest = end + 1;
+    long n = strtol (rest, &end, 10);
+    if (end == rest || *end || n < 1 || n > XXL_SHARD_MAX || i < 0 || i >= n)
+        return -1;
+    *index = (int) i;
+    *total = (int) n;
+    return 0;
+}

@@ -1,0 +1,108 @@
+/*  xxl_commands.h -- the client api's commands as data: their fields,
+    types and ranges, and the one function that judges a request by them.
+
+    Each command (`t` on the api socket) has a name, whether it only reads,
+    and its fields in the order they are judged: a key, a wire type, whether
+    it is required, for an integer its range, for a string its longest
+    length and, where the values are a closed list, that list.  The
+    scheduler judges every request here before (and, for fields judged
+    after a lookup, within) its handler; xxl-ctl takes its flags' ranges,
+    defaults and value lists from the same table.  docs/protocol.md states
+    the same for peers.  Internal to libxxl (not installed).
+
+    Judging a field reads it with the xxl_msg getters, so a refusal is the
+    getter's text ("field 'limit' is 0, outside 1..10000"), or for a value
+    outside a closed list "unknown glue type 'X' (known: BEAN, …)" (a field
+    with `what`) or "triggerType must be MANUAL or API" (one without), or
+    the text of the field's own rule (`check`: app names, shards).  Fields
+    not in a command's table are ignored, as they always were.
+
+    When a refusal is answered: a field's `after` is 0 when it is judged
+    before the handler runs, n when the handler judges it after its n-th
+    store lookup.  So a request about a job or group that does not exist is
+    answered 404 before the fields that only matter once it does are
+    judged: JOB_UPDATE looks up its job (jobId: after 0), then the group
+    of jobGroup (after 1), then judges the job's fields (after 2).  Within
+    one `after`, every field's type and range is judged before any value
+    is judged against a list or a rule.
+*/
+
+#ifndef XXL_COMMANDS_H_INCLUDED
+#define XXL_COMMANDS_H_INCLUDED
+
+#include "xxl/msg.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define XXL_CMD_MAX_TEXT    (64 * 1024)         //  desc, param, address lists
+#define XXL_CMD_MAX_GLUE    (1024 * 1024)       //  glue source
+#define XXL_SHARD_MAX       100000              //  N of a shard I/N
+
+typedef enum {
+    XXL_FIELD_INT,                      //  an integer from min to max
+    XXL_FIELD_NUMBER,                   //  an integer or a float from min to max
+    XXL_FIELD_BOOL,                     //  true or false
+    XXL_FIELD_STR                       //  str or bin, valid UTF-8 without NUL,
+                                        //  at most max bytes
+} xxl_field_type_t;
+
+typedef struct {
+    const char *key;
+    xxl_field_type_t type;
+    bool required;
+    int after;                          //  0, or the handler's lookup it follows
+    int64_t min, max;                   //  INT, NUMBER: the range; STR: max bytes
+    int64_t dflt;                       //  INT, NUMBER, BOOL: the value when absent
+    const char *text;                   //  STR: the value when absent, or NULL
+    const char *const *values;          //  STR: the values allowed (NULL-ended),
+                                        //  or NULL for any
+    const char *what;                   //  names the field in "unknown <what> 'X'
+                                        //  (known: …)"; NULL: "<key> must be A or B"
+    //  STR: a rule of the field's own, judged after the types; 0, or -1
+    //  with the refusal in why
+    int (*check) (const char *value, char *why, size_t whylen);
+} xxl_field_t;
+
+typedef struct {
+    const char *name;                   //  the request's `t`
+    bool read_only;                     //  writes nothing: its reply stands
+                                        //  whether the turn commits or not
+    const xxl_field_t *fields;          //  ended by a NULL key
+} xxl_command_t;
+
+//  Every command, ended by a NULL name
+extern const xxl_command_t xxl_commands [];
+
+//  The command named name, or NULL
+const xxl_command_t *xxl_command_find (const char *name);
+
+//  A command's field, or NULL
+const xxl_field_t *xxl_command_field (const xxl_command_t *command, const char *key);
+
+//  Judges the fields of command whose `after` is after, as they are in msg
+//  (a message with no latched error; it has none after).  Returns 0, or
+//  -1 with the refusal in why (at most 511 bytes, as xxl_msg_fail's).
+int xxl_command_check (const xxl_command_t *command, xxl_msg_t *msg, int after,
+                       char *why, size_t whylen);
+
+//  A judged field's value: as given, else the field's default (text for
+//  a string, NULL when it has none).  key must be one of the command's
+//  fields, of that type.
+int64_t xxl_command_int (const xxl_command_t *command, xxl_msg_t *msg, const char *key);
+double xxl_command_number (const xxl_command_t *command, xxl_msg_t *msg, const char *key);
+bool xxl_command_bool (const xxl_command_t *command, xxl_msg_t *msg, const char *key);
+const char *xxl_command_str (const xxl_command_t *command, xxl_msg_t *msg, const char *key);
+//  Whether msg gives the field (null counts as absent)
+bool xxl_command_has (xxl_msg_t *msg, const char *key);
+
+//  Writes a field's allowed values from the from-th (0-based) on, joined
+//  by ", ", into buf; returns buf ("" when it has none)
+const char *xxl_field_values (const xxl_field_t *field, size_t from, char *buf, size_t buflen);
+
+//  A shard "I/N": decimal digits without sign, space or leading zero, and
+//  0 <= I < N <= XXL_SHARD_MAX.  0 with *index and *total set, or -1.
+int xxl_command_shard (const char *text, int *index, int *total);
+
+#endif

@@ -1,0 +1,363 @@
+/*  test_commands.c -- the api's command table and its judge (xxl_commands):
+    each field type, range edges, lengths, required fields, wrong types,
+    closed lists and rules, the order refusals come in, and the `after`
+    stages; every refusal beside the accepted case it borders.
+
+    A request is written as a line: `TYPE key=K:VALUE ...`, K one of
+    i (integer), u (unsigned 64-bit), d (float), b (bool 0/1), s (string;
+    \s is a space), x (a string of VALUE 'x's), n (nil), a (an empty
+    array), z (a string holding a NUL byte), X (a string that is not UTF-8).
+*/
+
+#include "xxl/msg.h"
+#include "xxl_commands.h"
+#include "xxl_test.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char s_why [512];
+
+//  Encodes the request line into a message (NULL when it does not decode)
+static xxl_msg_t *
+s_msg (const char *line)
+{
+    char *copy = strdup (line), *save = NULL;
+    char *type = strtok_r (copy, " ", &save);
+    xxl_enc_t *enc = xxl_enc_new ();
+    xxl_enc_request (enc, type, 1);
+    for (char *tok = strtok_r (NULL, " ", &save); tok; tok = strtok_r (NULL, " ", &save)) {
+        char *eq = strchr (tok, '=');
+        *eq = 0;
+        xxl_enc_key (enc, tok);
+        char kind = eq [1];
+        const char *value = eq + 3;
+        if (kind == 'i')
+            xxl_enc_int (enc, strtoll (value, NULL, 10));
+        else
+        if (kind == 'u') {
+            uint64_t u = strtoull (value, NULL, 10);
+            unsigned char bytes [9] = { 0xcf };
+            for (int k = 0; k < 8; k++)
+                bytes [1 + k] = (unsigned char) (u >> (56 - 8 * k));
+            xxl_enc_raw (enc, bytes, 9, 0);
+        }
+        else
+        if (kind == 'd')
+            xxl_enc_double (enc, strtod (value, NULL));
+        else
+        if (kind == 'b')
+            xxl_enc_bool (enc, atoi (value));
+        else
+        if (kind == 's') {
+            char *text = strdup (value), *out = text;
+            for (const char *p = value; *p; p++)
+                if (p [0] == '\\' && p [1] == 's') {
+                    *out++ = ' ';
+                    p++;
+                }
+                else
+                    *out++ = *p;
+            *out = 0;
+            xxl_enc_str (enc, text);
+            free (text);
+        }
+        else
+        if (kind == 'x') {
+            size_t len = strtoull (value, NULL, 10);
+            char *text = (char *) malloc (len + 1);
+            memset (text, 'x', len);
+            text [len] = 0;
+            xxl_enc_str (enc, text);
+            free (text);
+        }
+        else
+        if (kind == 'n')
+            xxl_enc_nil (enc);
+        else
+        if (kind == 'a') {
+            xxl_enc_array_begin (enc);
+            xxl_enc_array_end (enc);
+        }
+        else
+        if (kind == 'z')
+            xxl_enc_raw (enc, "\xa3" "a\0b", 4, 0);
+        else
+        if (kind == 'X')
+            xxl_enc_raw (enc, "\xa2\xc3\x28", 3, 0);
+    }
+    size_t size;
+    const void *data = xxl_enc_finish (enc, &size);
+    char err [256];
+    xxl_msg_t *msg = xxl_msg_decode (data, size, NULL, err, sizeof err);
+    xxl_enc_destroy (&enc);
+    free (copy);
+    return msg;
+}
+
+//  Judges the line's fields of stage `after`: 0 or -1 (refusal in s_why)
+static int
+s_judge (const char *line, int after)
+{
+    *s_why = 0;
+    xxl_msg_t *msg = s_msg (line);
+    const xxl_command_t *command = msg? xxl_command_find (xxl_msg_type (msg)): NULL;
+    int rc = command? xxl_command_check (command, msg, after, s_why, sizeof s_why): -2;
+    if (msg && xxl_msg_error (msg))
+        rc = -3;                        //  a refusal must not stay latched
+    xxl_msg_destroy (&msg);
+    return rc;
+}
+
+static int
+s_refused (const char *line, int after, const char *text)
+{
+    if (s_judge (line, after) == -1 && strcmp (s_why, text) == 0)
+        return 1;
+    fprintf (stderr, "  %s (after %d): got '%s', not '%s'\n", line, after, s_why, text);
+    return 0;
+}
+
+#define ACCEPT(line, after)         XXL_CHECK (s_judge (line, after) == 0)
+#define REFUSE(line, after, text)   XXL_CHECK (s_refused (line, after, text))
+
+static void
+test_int (void)
+{
+    //  An integer from min to max: LOG_LIST limit 1..1000
+    ACCEPT ("LOG_LIST limit=i:1", 0);
+    REFUSE ("LOG_LIST limit=i:0", 0, "field 'limit' is 0, outside 1..1000");
+    ACCEPT ("LOG_LIST limit=i:1000", 0);
+    REFUSE ("LOG_LIST limit=i:1001", 0, "field 'limit' is 1001, outside 1..1000");
+    //  A negative minimum: JOB_LIST triggerStatus -1..1
+    ACCEPT ("JOB_LIST triggerStatus=i:-1", 0);
+    REFUSE ("JOB_LIST triggerStatus=i:-2", 0, "field 'triggerStatus' is -2, outside -1..1");
+    ACCEPT ("JOB_LIST triggerStatus=i:1", 0);
+    REFUSE ("JOB_LIST triggerStatus=i:2", 0, "field 'triggerStatus' is 2, outside -1..1");
+    //  Ids: 1..INT64_MAX; past it the wire's unsigned 64 bits are out of range
+    ACCEPT ("JOB_SHOW jobId=i:1", 0);
+    REFUSE ("JOB_SHOW jobId=i:0", 0, "field 'jobId' is 0, outside 1..9223372036854775807");
+    ACCEPT ("JOB_SHOW jobId=u:9223372036854775807", 0);
+    REFUSE ("JOB_SHOW jobId=u:9223372036854775808", 0, "field 'jobId' is out of range");
+    //  An int32 maximum: LOG_CAT fromLineNum 1..2147483647
+    ACCEPT ("LOG_CAT logId=i:1 fromLineNum=i:2147483647", 0);
+    REFUSE ("LOG_CAT logId=i:1 fromLineNum=i:2147483648", 0,
+            "field 'fromLineNum' is 2147483648, outside 1..2147483647");
+    //  A job field: executorTimeout 0..31536000
+    ACCEPT ("JOB_ADD jobGroup=s:a executorTimeout=i:0", 1);
+    REFUSE ("JOB_ADD jobGroup=s:a executorTimeout=i:-1", 1,
+            "field 'executorTimeout' is -1, outside 0..31536000");
+    ACCEPT ("JOB_ADD jobGroup=s:a executorTimeout=i:31536000", 1);
+    REFUSE ("JOB_ADD jobGroup=s:a executorTimeout=i:31536001", 1,
+            "field 'executorTimeout' is 31536001, outside 0..31536000");
+    //  Wrong types
+    ACCEPT ("LOG_LIST offset=i:5", 0);
+    REFUSE ("LOG_LIST offset=s:5", 0, "field 'offset' must be an integer");
+    REFUSE ("LOG_LIST offset=d:5", 0, "field 'offset' must be an integer");
+    REFUSE ("LOG_LIST offset=b:1", 0, "field 'offset' must be an integer");
+    REFUSE ("LOG_LIST offset=a:", 0, "field 'offset' must be an integer");
+}
+
+static void
+test_number (void)
+{
+    //  An integer or a float from 1 to 100: retryBackoff
+    ACCEPT ("JOB_ADD jobGroup=s:a retryBackoff=d:1", 1);
+    ACCEPT ("JOB_ADD jobGroup=s:a retryBackoff=i:1", 1);
+    REFUSE ("JOB_ADD jobGroup=s:a retryBackoff=d:0.999", 1,
+            "field 'retryBackoff' is 0.999, outside 1..100");
+    REFUSE ("JOB_ADD jobGroup=s:a retryBackoff=i:0", 1, "field 'retryBackoff' is 0, outside 1..100");
+    ACCEPT ("JOB_ADD jobGroup=s:a retryBackoff=d:100", 1);
+    REFUSE ("JOB_ADD jobGroup=s:a retryBackoff=d:100.001", 1,
+            "field 'retryBackoff' is 100.001, outside 1..100");
+    REFUSE ("JOB_ADD jobGroup=s:a retryBackoff=d:nan", 1,
+            "field 'retryBackoff' is nan, outside 1..100");
+    ACCEPT ("JOB_ADD jobGroup=s:a retryBackoff=d:2.5", 1);
+    REFUSE ("JOB_ADD jobGroup=s:a retryBackoff=s:2.5", 1, "field 'retryBackoff' must be a number");
+}
+
+static void
+test_bool (void)
+{
+    ACCEPT ("JOB_ADD jobGroup=s:a start=b:1", 0);
+    ACCEPT ("JOB_ADD jobGroup=s:a start=b:0", 0);
+    REFUSE ("JOB_ADD jobGroup=s:a start=i:1", 0, "field 'start' must be a boolean");
+    REFUSE ("JOB_ADD jobGroup=s:a start=s:true", 0, "field 'start' must be a boolean");
+    ACCEPT ("LOG_CLEAR all=b:1", 0);
+    REFUSE ("LOG_CLEAR all=i:1", 0, "field 'all' must be a boolean");
+}
+
+static void
+test_str (void)
+{
+    //  At most max bytes: a name 255, a timezone 64, glue source 1 MiB
+    ACCEPT ("GROUP_SHOW group=x:255", 0);
+    REFUSE ("GROUP_SHOW group=x:256", 0, "field 'group' is 256 bytes, over its limit of 255");
+    ACCEPT ("JOB_ADD jobGroup=s:a timezone=x:64", 1);
+    REFUSE ("JOB_ADD jobGroup=s:a timezone=x:65", 1,
+            "field 'timezone' is 65 bytes, over its limit of 64");
+    ACCEPT ("JOB_ADD jobGroup=s:a glueSource=x:1048576", 1);
+    REFUSE ("JOB_ADD jobGroup=s:a glueSource=x:1048577", 1,
+            "field 'glueSource' is 1048577 bytes, over its limit of 1048576");
+    //  The empty string is a string
+    ACCEPT ("JOB_TRIGGER jobId=i:1 executorParam=s:", 1);
+    //  Wrong types and bytes
+    ACCEPT ("GROUP_SHOW group=s:7", 0);
+    REFUSE ("GROUP_SHOW group=i:7", 0, "field 'group' must be a string");
+    REFUSE ("GROUP_SHOW group=b:1", 0, "field 'group' must be a string");
+    REFUSE ("GROUP_SHOW group=z:", 0, "field 'group' contains a NUL byte");
+    REFUSE ("GROUP_SHOW group=X:", 0, "field 'group' is not valid UTF-8");
+}
+
+static void
+test_required (void)
+{
+    ACCEPT ("GROUP_SHOW group=s:a", 0);
+    REFUSE ("GROUP_SHOW", 0, "field 'group' is required");
+    REFUSE ("GROUP_SHOW group=n:", 0, "field 'group' is required");        //  nil: absent
+    ACCEPT ("GLUE_ROLLBACK jobId=i:1 version=i:1", 0);
+    REFUSE ("GLUE_ROLLBACK jobId=i:1", 0, "field 'version' is required");
+    ACCEPT ("GLUE_SHOW jobId=i:1", 0);                                      //  optional there
+    ACCEPT ("GROUP_ADD appname=s:a", 0);
+    REFUSE ("GROUP_ADD title=s:a", 0, "field 'appname' is required");
+    //  Optional fields may be absent or nil
+    ACCEPT ("LOG_LIST", 0);
+    ACCEPT ("LOG_LIST limit=n:", 0);
+    //  Fields the command does not have are not judged
+    ACCEPT ("PING jobId=s:x limit=a:", 0);
+}
+
+static void
+test_values (void)
+{
+    //  Closed lists, named by `what`
+    ACCEPT ("JOB_ADD jobGroup=s:a glueType=s:GLUE_POWERSHELL", 1);
+    REFUSE ("JOB_ADD jobGroup=s:a glueType=s:GLUE_GROOVY", 1, "unknown glue type 'GLUE_GROOVY'"
+            " (known: BEAN, GLUE_SHELL, GLUE_PYTHON, GLUE_NODEJS, GLUE_PHP, GLUE_POWERSHELL)");
+    ACCEPT ("JOB_ADD jobGroup=s:a scheduleType=s:FIX_DELAY", 1);
+    REFUSE ("JOB_ADD jobGroup=s:a scheduleType=s:cron", 1,
+            "unknown schedule type 'cron' (known: NONE, CRON, FIX_RATE, FIX_DELAY)");
+    ACCEPT ("JOB_ADD jobGroup=s:a misfireStrategy=s:FIRE_ONCE_NOW", 1);
+    REFUSE ("JOB_ADD jobGroup=s:a misfireStrategy=s:", 1,
+            "unknown misfire strategy '' (known: DO_NOTHING, FIRE_ONCE_NOW)");
+    ACCEPT ("JOB_ADD jobGroup=s:a executorBlockStrategy=s:COVER_EARLY", 1);
+    REFUSE ("JOB_ADD jobGroup=s:a executorBlockStrategy=s:COVER", 1, "unknown block strategy"
+            " 'COVER' (known: SERIAL_EXECUTION, DISCARD_LATER, COVER_EARLY)");
+    //  Route strategies are router plugins: an open list, the handler's
+    ACCEPT ("JOB_ADD jobGroup=s:a executorRouteStrategy=s:ANYTHING", 1);
+    //  A list without `what`
+    ACCEPT ("JOB_TRIGGER jobId=i:1 triggerType=s:API", 1);
+    REFUSE ("JOB_TRIGGER jobId=i:1 triggerType=s:api", 1, "triggerType must be MANUAL or API");
+    //  Rules of a field's own: an app name, a shard
+    ACCEPT ("GROUP_ADD appname=s:my-app_1.x", 0);
+    REFUSE ("GROUP_ADD appname=s:", 0, "appname must not be empty");
+    REFUSE ("GROUP_ADD appname=s:my\\sapp", 0,
+            "appname 'my app' may hold only letters, digits, '-', '_' and '.'");
+    ACCEPT ("GROUP_ADD appname=s:12a", 0);
+    REFUSE ("GROUP_ADD appname=s:12", 0, "appname '12' must not be all digits: a group named by"
+            " digits is the group of that id");
+    ACCEPT ("JOB_TRIGGER jobId=i:1 shard=s:0/1", 1);
+    REFUSE ("JOB_TRIGGER jobId=i:1 shard=s:1/1", 1, "shard '1/1' must be I/N with 0 <= I < N");
+    ACCEPT ("JOB_TRIGGER jobId=i:1 shard=s:99999/100000", 1);
+    REFUSE ("JOB_TRIGGER jobId=i:1 shard=s:0/100001", 1,
+            "shard '0/100001' must be I/N with 0 <= I < N");
+    REFUSE ("JOB_TRIGGER jobId=i:1 shard=s:01/2", 1, "shard '01/2' must be I/N with 0 <= I < N");
+}
+
+static void
+test_order (void)
+{
+    //  The first field of the table is named first, whatever the request's order
+    REFUSE ("LOG_LIST offset=s:1 limit=s:1", 0, "field 'limit' must be an integer");
+    REFUSE ("JOB_COPY jobDesc=i:1", 0, "field 'jobDesc' must be a string");
+    //  Types and ranges before lists and rules
+    REFUSE ("JOB_ADD jobGroup=s:a scheduleType=s:BAD executorTimeout=i:-1", 1,
+            "field 'executorTimeout' is -1, outside 0..31536000");
+    REFUSE ("GROUP_ADD appname=s:a\\sb addressType=i:2", 0,
+            "field 'addressType' is 2, outside 0..1");
+    REFUSE ("JOB_TRIGGER jobId=i:1 triggerType=s:X shard=s:bad", 1,
+            "shard 'bad' must be I/N with 0 <= I < N");
+    //  Each stage judges its own fields: JOB_UPDATE's jobId (0), jobGroup
+    //  (1, after the job's lookup), the job's fields (2, after the group's)
+    const char *update = "JOB_UPDATE jobId=i:1 jobGroup=i:5 glueType=s:BAD";
+    ACCEPT (update, 0);
+    REFUSE (update, 1, "field 'jobGroup' must be a string");
+    REFUSE (update, 2, "unknown glue type 'BAD' (known: BEAN, GLUE_SHELL, GLUE_PYTHON,"
+            " GLUE_NODEJS, GLUE_PHP, GLUE_POWERSHELL)");
+    REFUSE ("JOB_UPDATE jobId=s:1 jobGroup=i:5", 0, "field 'jobId' must be an integer");
+    ACCEPT ("JOB_NEXT jobId=i:1 count=i:0", 0);
+    REFUSE ("JOB_NEXT jobId=i:1 count=i:0", 1, "field 'count' is 0, outside 1..100");
+    ACCEPT ("GROUP_UPDATE group=s:a appname=s:", 0);
+    REFUSE ("GROUP_UPDATE group=s:a appname=s:", 1, "appname must not be empty");
+}
+
+static void
+test_values_read (void)
+{
+    const xxl_command_t *list = xxl_command_find ("LOG_LIST");
+    XXL_CHECK (list && list->read_only);
+    XXL_CHECK (xxl_command_find ("FROBNICATE") == NULL);
+    XXL_CHECK (!xxl_command_find ("JOB_ADD")->read_only);
+    //  Judged fields are read with their defaults
+    xxl_msg_t *msg = s_msg ("LOG_LIST jobId=i:7");
+    XXL_CHECK (xxl_command_int (list, msg, "jobId") == 7);
+    XXL_CHECK (xxl_command_int (list, msg, "limit") == 100);
+    XXL_CHECK (xxl_command_int (list, msg, "maxId") == INT64_MAX);
+    XXL_CHECK (xxl_command_has (msg, "jobId") && !xxl_command_has (msg, "limit"));
+    xxl_msg_destroy (&msg);
+    const xxl_command_t *trigger = xxl_command_find ("JOB_TRIGGER");
+    msg = s_msg ("JOB_TRIGGER jobId=i:1");
+    XXL_CHECK (strcmp (xxl_command_str (trigger, msg, "triggerType"), "MANUAL") == 0);
+    XXL_CHECK (xxl_command_str (trigger, msg, "shard") == NULL);
+    xxl_msg_destroy (&msg);
+    const xxl_command_t *add = xxl_command_find ("JOB_ADD");
+    msg = s_msg ("JOB_ADD jobGroup=s:a retryBackoff=i:3");
+    XXL_CHECK (xxl_command_number (add, msg, "retryBackoff") == 3.0);
+    XXL_CHECK (!xxl_command_bool (add, msg, "start"));
+    xxl_msg_destroy (&msg);
+    char buf [256];
+    const xxl_field_t *glue = xxl_command_field (add, "glueType");
+    XXL_CHECK (strcmp (xxl_field_values (glue, 1, buf, sizeof buf),
+                       "GLUE_SHELL, GLUE_PYTHON, GLUE_NODEJS, GLUE_PHP, GLUE_POWERSHELL") == 0);
+    XXL_CHECK (strcmp (xxl_field_values (xxl_command_field (add, "jobDesc"), 0, buf, sizeof buf),
+                       "") == 0);
+    int index = -1, total = -1;
+    XXL_CHECK (xxl_command_shard ("2/3", &index, &total) == 0 && index == 2 && total == 3);
+    XXL_CHECK (xxl_command_shard ("3/3", &index, &total) == -1);
+    XXL_CHECK (xxl_command_shard ("+1/3", &index, &total) == -1);
+    XXL_CHECK (xxl_command_shard ("1/3/", &index, &total) == -1);
+}
+
+//  The table itself: names and keys once each, ranges that make sense
+static void
+test_table (void)
+{
+    size_t commands = 0;
+    for (const xxl_command_t *c = xxl_commands; c->name; c++, commands++) {
+        XXL_CHECK (xxl_command_find (c->name) == c);
+        for (const xxl_field_t *f = c->fields; f->key; f++) {
+            XXL_CHECK (xxl_command_field (c, f->key) == f);
+            XXL_CHECK (f->min <= f->max);
+            XXL_CHECK (f->type == XXL_FIELD_STR || (!f->values && !f->check && !f->text));
+            XXL_CHECK (f->type != XXL_FIELD_STR || (f->max > 0 && f->min == 0));
+            XXL_CHECK (f->after >= 0 && f->after <= 2);
+        }
+    }
+    XXL_CHECK (commands == 26);
+}
+
+int
+main (void)
+{
+    test_int ();
+    test_number ();
+    test_bool ();
+    test_str ();
+    test_required ();
+    test_values ();
+    test_order ();
+    test_values_read ();
+    test_table ();
+    return xxl_test_done ();
+}
