@@ -1,69 +1,48 @@
-/*  xxl_api.c -- the client api: receiving a request, its table, its handlers.
+/*  xxl_api.c -- the client api: receiving a request, its table, judging it.
 
     engine_receive takes a ROUTER message apart, answers what cannot be
-    decoded or is not authorized, and hands a decoded message on; the
-    api table maps each `t` to its handler and says whether it only
-    reads (its reply stands whatever the turn's commit).
+    decoded or is not authorized, and hands a decoded message on.  The
+    command's metadata (xxl_commands.c) says whether it only reads (its
+    reply stands whatever the turn's commit) and how its fields are
+    judged; engine_handle_api judges them before the handler the api
+    table maps the `t` to (xxl_api.h lists the files by resource).
 */
 
-#include "xxl_engine.h"
+#include "xxl_api.h"
 
-static void s_api_ping (server_t *self, request_t *request);
-static int s_group_read (server_t *self, xxl_msg_t *msg, xxl_group_t *group);
-static void s_api_group_add (server_t *self, request_t *request);
-static int s_group_from_request (server_t *self, request_t *request, xxl_group_t *group);
-static void s_encode_registry_list (server_t *self, const char *app);
-static void s_api_group_list (server_t *self, request_t *request);
-static void s_api_group_show (server_t *self, request_t *request);
-static void s_api_group_update (server_t *self, request_t *request);
-static void s_api_group_rm (server_t *self, request_t *request);
-static int s_job_arm (const xxl_job_t *job_in, xxl_job_t *job, char *why, size_t whylen);
-static void s_api_job_add (server_t *self, request_t *request);
-static void s_api_job_update (server_t *self, request_t *request);
-static void s_api_job_rm (server_t *self, request_t *request);
-static void s_api_job_start_stop (server_t *self, request_t *request, int start);
-static void s_show_row (server_t *self, request_t *request, const char *key,
-                        const char *select, const char *what);
-static void s_api_job_show (server_t *self, request_t *request);
-static void s_encode_truncated (server_t *self, int truncated, int64_t next_offset);
-static void s_api_job_list (server_t *self, request_t *request);
-static void s_api_job_next (server_t *self, request_t *request);
-static int s_parse_shard (const char *text, int *index, int *total);
-static void s_api_job_trigger (server_t *self, request_t *request);
-static void s_api_log_list (server_t *self, request_t *request);
-static void s_api_log_show (server_t *self, request_t *request);
-static void s_api_log_forward (server_t *self, request_t *request, int kill);
-static void s_api_agent_list (server_t *self, request_t *request);
-static void s_api_glue_history (server_t *self, request_t *request);
-static int s_glue_version (server_t *self, request_t *request, xxl_job_t *job, int required,
-                           int64_t *version);
-static void s_api_glue_show (server_t *self, request_t *request);
-static void s_api_glue_rollback (server_t *self, request_t *request);
-static void s_api_job_copy (server_t *self, request_t *request);
-static void s_api_report (server_t *self, request_t *request);
-static void s_api_log_clear (server_t *self, request_t *request);
-static int s_authorized (server_t *self, xxl_msg_t *msg);
-static void s_reply_bad_frame (server_t *self, zlistx_t *outbox, zframe_t *rid, uint64_t id,
-                               const char *reason);
-
-//  API handlers
-
-static void
-s_api_ping (server_t *self, request_t *request)
+int
+api_judge (server_t *self, request_t *request, int after)
 {
-    engine_reply_begin (self, request);
-    xxl_enc_map_begin (self->enc);
-    xxl_enc_kstr (self->enc, "version", PACKAGE_VERSION);
-    xxl_enc_kint (self->enc, "protocol", XXL_PROTOCOL_VERSION);
-    xxl_enc_map_end (self->enc);
-    engine_reply_end (self, request);
+    char why [512];
+    if (xxl_command_check (request->command, request->msg, after, why, sizeof why) == 0)
+        return 0;
+    engine_reply (self, request, XXL_BAD_REQUEST, why);
+    return -1;
+}
+
+int64_t
+api_int (request_t *request, const char *key)
+{
+    return xxl_command_int (request->command, request->msg, key);
+}
+
+bool
+api_bool (request_t *request, const char *key)
+{
+    return xxl_command_bool (request->command, request->msg, key);
+}
+
+const char *
+api_str (request_t *request, const char *key)
+{
+    return xxl_command_str (request->command, request->msg, key);
 }
 
 //  Checks a comma-separated address list from a request: at least one
 //  address, each at most XXL_MSG_MAX_NAME bytes and free of control
 //  characters.  Returns 0, or -1 with the reason latched in msg.
-static int
-s_addresses_check (xxl_msg_t *msg, const char *field, const char *list)
+int
+api_addresses_check (xxl_msg_t *msg, const char *field, const char *list)
 {
     char **items;
     size_t count = engine_split_addresses (list, &items);
@@ -78,402 +57,13 @@ s_addresses_check (xxl_msg_t *msg, const char *field, const char *list)
     return rc;
 }
 
-static int
-s_group_read (server_t *self, xxl_msg_t *msg, xxl_group_t *group)
-{
-    (void) self;
-    const char *app = xxl_msg_str (msg, NULL, "appname", 0, XXL_MSG_MAX_NAME, NULL);
-    const char *title = xxl_msg_str (msg, NULL, "title", 0, XXL_MSG_MAX_NAME, NULL);
-    int64_t type = xxl_msg_int (msg, NULL, "addressType", 0, 0, 1, group->address_type);
-    const char *list = xxl_msg_str (msg, NULL, "addressList", 0, XXL_MAX_TEXT, NULL);
-    if (xxl_msg_error (msg))
-        return -1;
-    if (app) {
-        if (!*app)
-            return xxl_msg_fail (msg, "appname must not be empty");
-        bool digits = true;
-        for (const char *p = app; *p; p++) {
-            if (!(isalnum ((unsigned char) *p) || *p == '-' || *p == '_' || *p == '.'))
-                return xxl_msg_fail (msg, "appname '%s' may hold only letters, digits, '-', '_' and '.'",
-                                     app);
-            digits = digits && isdigit ((unsigned char) *p);
-        }
-        if (digits)
-            return xxl_msg_fail (msg, "appname '%s' must not be all digits: a group named by"
-                                 " digits is the group of that id", app);
-        free (group->app_name);
-        group->app_name = strdup (app);
-    }
-    if (title) {
-        free (group->title);
-        group->title = strdup (title);
-    }
-    group->address_type = (int) type;
-    if (list && *list && s_addresses_check (msg, "addressList", list))
-        return -1;
-    if (list) {
-        char **items;
-        size_t count = engine_split_addresses (list, &items);
-        size_t size = 1;
-        for (size_t i = 0; i < count; i++)
-            size += strlen (items [i]) + 1;
-        char *joined = (char *) zmalloc (size);
-        for (size_t i = 0; i < count; i++) {
-            if (i)
-                strcat (joined, ",");
-            strcat (joined, items [i]);
-        }
-        engine_free_addresses (items, count);
-        free (group->address_list);
-        group->address_list = joined;
-    }
-    if (group->address_type == 1 && (!group->address_list || !*group->address_list))
-        return xxl_msg_fail (msg, "a manual group (addressType 1) needs an addressList");
-    return 0;
-}
-
-static void
-s_api_group_add (server_t *self, request_t *request)
-{
-    xxl_group_t group = { 0 };
-    group.title = strdup ("");
-    if (!xxl_msg_get (xxl_msg_root (request->msg), "appname"))
-        xxl_msg_fail (request->msg, "field 'appname' is required");
-    if (xxl_msg_error (request->msg) || s_group_read (self, request->msg, &group)) {
-        engine_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
-        xxl_group_free (&group);
-        return;
-    }
-    xxl_group_t existing;
-    if (xxl_store_group_find (self->store, group.app_name, &existing) == 0) {
-        char text [512];
-        snprintf (text, sizeof text, "group '%s' exists (id %" PRId64 ")",
-                  group.app_name, existing.id);
-        xxl_group_free (&existing);
-        engine_reply (self, request, XXL_CONFLICT, text);
-        xxl_group_free (&group);
-        return;
-    }
-    group.update_time = engine_now ();
-    int64_t id = xxl_store_group_add (self->store, &group);
-    //  An automatic group's address list is the registry's, as XXL-JOB's
-    //  registry monitor writes it
-    if (id < 0 || (group.address_type == 0
-                   && xxl_store_groups_refresh (self->store, group.update_time)))
-        engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
-    else
-        engine_reply_id (self, request, id);
-    xxl_group_free (&group);
-}
-
-//  Finds the group named by field `group` (app name or id); replies itself
-//  when absent
-static int
-s_group_from_request (server_t *self, request_t *request, xxl_group_t *group)
-{
-    const char *key = xxl_msg_str (request->msg, NULL, "group", 1, XXL_MSG_MAX_NAME, NULL);
-    if (xxl_msg_error (request->msg)) {
-        engine_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
-        return -1;
-    }
-    int rc = xxl_store_group_find (self->store, key, group);
-    if (rc) {
-        char text [512];
-        snprintf (text, sizeof text, "group '%s' not found", key);
-        engine_reply (self, request, rc < 0? XXL_FAILURE: XXL_NOT_FOUND, text);
-        return -1;
-    }
-    return 0;
-}
-
-#define XXL_GROUP_SELECT \
-    "SELECT id, app_name AS appname, title, address_type AS addressType," \
-    " COALESCE (address_list, '') AS addressList, update_time AS updateTime FROM xxl_job_group"
-
-static void
-s_encode_registry_list (server_t *self, const char *app)
-{
-    const char *const *addresses;
-    size_t count = xxl_registry_addresses (self->registry, app, &addresses);
-    xxl_enc_key (self->enc, "registryList");
-    xxl_enc_array_begin (self->enc);
-    for (size_t i = 0; i < count; i++)
-        xxl_enc_str (self->enc, addresses [i]);
-    xxl_enc_array_end (self->enc);
-}
-
-static void
-s_api_group_list (server_t *self, request_t *request)
-{
-    engine_reply_begin (self, request);
-    xxl_enc_map_begin (self->enc);
-    xxl_enc_key (self->enc, "groups");
-    xxl_store_encode (self->store, self->enc, 1, XXL_GROUP_SELECT " ORDER BY id", NULL);
-    xxl_enc_map_end (self->enc);
-    engine_reply_end (self, request);
-}
-
-static void
-s_api_group_show (server_t *self, request_t *request)
-{
-    xxl_group_t group;
-    if (s_group_from_request (self, request, &group))
-        return;
-    engine_reply_begin (self, request);
-    xxl_enc_map_begin (self->enc);
-    xxl_enc_kint (self->enc, "id", group.id);
-    xxl_enc_kstr (self->enc, "appname", group.app_name);
-    xxl_enc_kstr (self->enc, "title", group.title);
-    xxl_enc_kint (self->enc, "addressType", group.address_type);
-    xxl_enc_kstr (self->enc, "addressList", group.address_list);
-    xxl_enc_kint (self->enc, "updateTime", group.update_time);
-    s_encode_registry_list (self, group.app_name);
-    xxl_enc_map_end (self->enc);
-    engine_reply_end (self, request);
-    xxl_group_free (&group);
-}
-
-static void
-s_api_group_update (server_t *self, request_t *request)
-{
-    xxl_group_t group;
-    if (s_group_from_request (self, request, &group))
-        return;
-    char *old_app = strdup (group.app_name);
-    if (s_group_read (self, request->msg, &group))
-        engine_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
-    else {
-        xxl_group_t other;
-        if (strneq (old_app, group.app_name)
-        &&  xxl_store_group_find (self->store, group.app_name, &other) == 0) {
-            xxl_group_free (&other);
-            engine_reply (self, request, XXL_CONFLICT, "another group has that appname");
-        }
-        else {
-            group.update_time = engine_now ();
-            self->groups_until = 0;
-            if (xxl_store_group_update (self->store, &group)
-            ||  (group.address_type == 0
-                 && xxl_store_groups_refresh (self->store, group.update_time)))
-                engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
-            else
-                engine_reply_id (self, request, group.id);
-        }
-    }
-    free (old_app);
-    xxl_group_free (&group);
-}
-
-static void
-s_api_group_rm (server_t *self, request_t *request)
-{
-    xxl_group_t group;
-    if (s_group_from_request (self, request, &group))
-        return;
-    self->groups_until = 0;
-    int64_t jobs = xxl_store_group_jobs (self->store, group.id);
-    if (jobs != 0) {
-        char text [128];
-        snprintf (text, sizeof text, "group %" PRId64 " still has %" PRId64 " job(s); remove them first",
-                  group.id, jobs);
-        engine_reply (self, request, XXL_CONFLICT, text);
-    }
-    else
-    if (xxl_store_group_rm (self->store, group.id))
-        engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
-    else
-        engine_reply_id (self, request, group.id);
-    xxl_group_free (&group);
-}
-
-#define XXL_JOB_SELECT \
-    "SELECT id, job_group AS jobGroup, job_desc AS jobDesc, add_time AS addTime," \
-    " update_time AS updateTime, author, alarm_email AS alarmEmail," \
-    " schedule_type AS scheduleType, schedule_conf AS scheduleConf," \
-    " misfire_strategy AS misfireStrategy, executor_route_strategy AS executorRouteStrategy," \
-    " executor_handler AS executorHandler, executor_param AS executorParam," \
-    " executor_block_strategy AS executorBlockStrategy, executor_timeout AS executorTimeout," \
-    " executor_fail_retry_count AS executorFailRetryCount, glue_type AS glueType," \
-    " glue_source AS glueSource, glue_remark AS glueRemark, glue_updatetime AS glueUpdatetime," \
-    " child_jobid AS childJobId, trigger_status AS triggerStatus," \
-    " trigger_last_time AS triggerLastTime, trigger_next_time AS triggerNextTime, timezone," \
-    " retry_interval AS retryInterval, retry_backoff AS retryBackoff," \
-    " retry_max_interval AS retryMaxInterval FROM xxl_job_info"
-
-//  Sets trigger_status/next time for start; returns 0 or -1 with why
-static int
-s_job_arm (const xxl_job_t *job_in, xxl_job_t *job, char *why, size_t whylen)
-{
-    (void) job_in;
-    if (streq (job->schedule_type, "NONE")) {
-        snprintf (why, whylen, "a job with schedule type NONE cannot be started; trigger it instead");
-        return -1;
-    }
-    int64_t next = engine_next_time (job, engine_now (), why, whylen);
-    if (next < 0)
-        return -1;
-    job->trigger_status = 1;
-    job->trigger_last_time = 0;
-    job->trigger_next_time = next;
-    return 0;
-}
-
-static void
-s_api_job_add (server_t *self, request_t *request)
-{
-    xxl_job_t job = { 0 };
-    engine_job_defaults (&job);
-    xxl_group_t group;
-    const char *key = xxl_msg_str (request->msg, NULL, "jobGroup", 1, XXL_MSG_MAX_NAME, NULL);
-    int start = xxl_msg_bool (request->msg, NULL, "start", 0, 0);
-    if (xxl_msg_error (request->msg)) {
-        engine_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
-        xxl_job_free (&job);
-        return;
-    }
-    int rc = xxl_store_group_find (self->store, key, &group);
-    if (rc) {
-        char text [512];
-        snprintf (text, sizeof text, "group '%s' not found", key);
-        engine_reply (self, request, rc < 0? XXL_FAILURE: XXL_NOT_FOUND, text);
-        xxl_job_free (&job);
-        return;
-    }
-    job.job_group = group.id;
-    xxl_group_free (&group);
-    job.add_time = job.update_time = job.glue_updatetime = engine_now ();
-    char why [512] = "";
-    if (engine_job_read (self, request->msg, &job, 1))
-        engine_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
-    else
-    if (start && s_job_arm (NULL, &job, why, sizeof why))
-        engine_reply (self, request, XXL_BAD_REQUEST, why);
-    else {
-        self->children_until = 0;
-        int64_t id = xxl_store_job_add (self->store, &job);
-        if (id < 0)
-            engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
-        else {
-            if (strneq (job.glue_type, "BEAN"))
-                xxl_store_glue_add (self->store, id, job.glue_type, job.glue_source,
-                                    job.glue_remark, job.add_time);
-            if (start)
-                self->next_scan = 0;
-            engine_reply_id (self, request, id);
-        }
-    }
-    xxl_job_free (&job);
-}
-
-static void
-s_api_job_update (server_t *self, request_t *request)
-{
-    xxl_job_t job;
-    if (engine_job_from_request (self, request, &job))
-        return;
-    char *old_source = strdup (job.glue_source);
-    const char *key = xxl_msg_str (request->msg, NULL, "jobGroup", 0, XXL_MSG_MAX_NAME, NULL);
-    xxl_group_t group;
-    char why [512] = "";
-    bool no_group = false;
-    if (key && xxl_store_group_find (self->store, key, &group) == 0) {
-        job.job_group = group.id;
-        xxl_group_free (&group);
-    }
-    else
-    if (key && !xxl_msg_error (request->msg)) {
-        xxl_msg_fail (request->msg, "group '%s' not found", key);
-        no_group = true;
-    }
-    if (no_group)
-        engine_reply (self, request, XXL_NOT_FOUND, xxl_msg_error (request->msg));
-    else
-    if (xxl_msg_error (request->msg) || engine_job_read (self, request->msg, &job, 0))
-        engine_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
-    else
-    if (job.trigger_status == 1 && s_job_arm (NULL, &job, why, sizeof why))
-        engine_reply (self, request, XXL_BAD_REQUEST, why);
-    else {
-        job.update_time = engine_now ();
-        engine_plan_forget (self, job.id);
-        self->next_scan = 0;
-        if (xxl_store_job_save (self->store, &job))
-            engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
-        else {
-            if (strneq (job.glue_type, "BEAN") && strneq (old_source, job.glue_source))
-                xxl_store_glue_add (self->store, job.id, job.glue_type, job.glue_source,
-                                    job.glue_remark, job.update_time);
-            engine_reply_id (self, request, job.id);
-        }
-    }
-    free (old_source);
-    xxl_job_free (&job);
-}
-
-static void
-s_api_job_rm (server_t *self, request_t *request)
-{
-    xxl_job_t job;
-    if (engine_job_from_request (self, request, &job))
-        return;
-    engine_plan_forget (self, job.id);
-    //  Its log rows go too, as in XXL-JOB, and its id leaves every
-    //  parent's child list, in this turn's transaction.  Runs on an agent
-    //  finish there: their callbacks find no row, are acknowledged and
-    //  change nothing; a RUN's answer or a re-send finds no row either
-    self->children_until = 0;
-    int64_t logs = xxl_store_job_rm_logs (self->store, job.id);
-    if (logs < 0 || xxl_store_job_unchild (self->store, job.id) < 0
-    ||  xxl_store_job_rm (self->store, job.id))
-        engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
-    else {
-        engine_reply_begin (self, request);
-        xxl_enc_map_begin (self->enc);
-        xxl_enc_kint (self->enc, "id", job.id);
-        xxl_enc_kint (self->enc, "deletedLogs", logs);
-        xxl_enc_map_end (self->enc);
-        engine_reply_end (self, request);
-    }
-    xxl_job_free (&job);
-}
-
-static void
-s_api_job_start_stop (server_t *self, request_t *request, int start)
-{
-    xxl_job_t job;
-    if (engine_job_from_request (self, request, &job))
-        return;
-    char why [512] = "";
-    if (start && s_job_arm (NULL, &job, why, sizeof why))
-        engine_reply (self, request, XXL_BAD_REQUEST, why);
-    else {
-        if (!start) {
-            job.trigger_status = 0;
-            job.trigger_last_time = 0;
-            job.trigger_next_time = 0;
-        }
-        job.update_time = engine_now ();
-        engine_plan_forget (self, job.id);
-        self->next_scan = 0;
-        if (xxl_store_job_save (self->store, &job))
-            engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
-        else
-            engine_reply_id (self, request, job.id);
-    }
-    xxl_job_free (&job);
-}
-
 //  Answers with the one row `select` (ending in "WHERE id = ?") finds for
 //  the request's id field `key`; `what` names it in the not-found error
-static void
-s_show_row (server_t *self, request_t *request, const char *key, const char *select,
-            const char *what)
+void
+api_show_row (server_t *self, request_t *request, const char *key, const char *select,
+              const char *what)
 {
-    int64_t id = xxl_msg_int (request->msg, NULL, key, 1, 1, INT64_MAX, 0);
-    if (xxl_msg_error (request->msg)) {
-        engine_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
-        return;
-    }
+    int64_t id = api_int (request, key);
     engine_reply_begin (self, request);
     int rows = xxl_store_encode (self->store, self->enc, 0, select, "i", id);
     if (rows <= 0) {
@@ -485,625 +75,49 @@ s_show_row (server_t *self, request_t *request, const char *key, const char *sel
     engine_reply_end (self, request);
 }
 
-static void
-s_api_job_show (server_t *self, request_t *request)
-{
-    s_show_row (self, request, "jobId", XXL_JOB_SELECT " WHERE id = ?", "job");
-}
-
-//  A list reply stops before it would pass the frame limit: this much
-//  is left for the rest of the reply
-#define XXL_REPLY_MAX       (XXL_MSG_MAX_FRAME - 64 * 1024)
-#define XXL_JOB_FILTER \
-    "instr (lower (executor_handler), lower (?4)) > 0 AND instr (lower (job_desc), lower (?5)) > 0" \
-    " AND instr (lower (author), lower (?6)) > 0 AND (?7 < 0 OR trigger_status = ?7)"
-
 //  `truncated`, and where to go on when it is true
-static void
-s_encode_truncated (server_t *self, int truncated, int64_t next_offset)
+void
+api_encode_truncated (server_t *self, int truncated, int64_t next_offset)
 {
     xxl_enc_kbool (self->enc, "truncated", truncated);
     if (truncated)
         xxl_enc_kint (self->enc, "nextOffset", next_offset);
 }
 
-static void
-s_api_job_list (server_t *self, request_t *request)
-{
-    const char *key = xxl_msg_str (request->msg, NULL, "group", 0, XXL_MSG_MAX_NAME, NULL);
-    int64_t limit = xxl_msg_int (request->msg, NULL, "limit", 0, 1, 10000, 1000);
-    int64_t offset = xxl_msg_int (request->msg, NULL, "offset", 0, 0, INT64_MAX, 0);
-    //  XXL-JOB's pageList filters: substrings, and the status (-1 any)
-    const char *handler = xxl_msg_str (request->msg, NULL, "executorHandler", 0,
-                                       XXL_MSG_MAX_NAME, "");
-    const char *desc = xxl_msg_str (request->msg, NULL, "jobDesc", 0, XXL_MAX_TEXT, "");
-    const char *author = xxl_msg_str (request->msg, NULL, "author", 0, XXL_MSG_MAX_NAME, "");
-    int64_t status = xxl_msg_int (request->msg, NULL, "triggerStatus", 0, -1, 1, -1);
-    if (xxl_msg_error (request->msg)) {
-        engine_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
-        return;
-    }
-    int64_t group_id = 0;
-    if (key) {
-        xxl_group_t group;
-        if (xxl_store_group_find (self->store, key, &group)) {
-            char text [512];
-            snprintf (text, sizeof text, "group '%s' not found", key);
-            engine_reply (self, request, XXL_NOT_FOUND, text);
-            return;
-        }
-        group_id = group.id;
-        xxl_group_free (&group);
-    }
-    engine_reply_begin (self, request);
-    xxl_enc_map_begin (self->enc);
-    xxl_enc_key (self->enc, "jobs");
-    int truncated;
-    int rows = xxl_store_encode_max (self->store, self->enc, XXL_REPLY_MAX, &truncated,
-        XXL_JOB_SELECT " WHERE (?1 = 0 OR job_group = ?1) AND " XXL_JOB_FILTER
-        " ORDER BY id LIMIT ?2 OFFSET ?3", "iiisssi", group_id, limit, offset,
-        handler, desc, author, status);
-    xxl_enc_kint (self->enc, "total", xxl_store_scalar (self->store,
-        "SELECT COUNT(*) FROM xxl_job_info WHERE (?1 = 0 OR job_group = ?1) AND "
-        XXL_JOB_FILTER, "iiisssi", group_id, limit, offset, handler, desc, author, status));
-    s_encode_truncated (self, truncated, offset + (rows > 0? rows: 0));
-    xxl_enc_map_end (self->enc);
-    engine_reply_end (self, request);
-}
-
-static void
-s_api_job_next (server_t *self, request_t *request)
-{
-    xxl_job_t job;
-    if (engine_job_from_request (self, request, &job))
-        return;
-    int64_t count = xxl_msg_int (request->msg, NULL, "count", 0, 1, 100, 5);
-    if (xxl_msg_error (request->msg)) {
-        engine_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
-        xxl_job_free (&job);
-        return;
-    }
-    char why [512] = "";
-    int64_t times [100];
-    int64_t after = engine_now ();
-    int made = 0;
-    for (; made < count; made++) {
-        int64_t next = engine_next_time (&job, after, why, sizeof why);
-        if (next < 0)
-            break;
-        times [made] = after = next;
-    }
-    if (made == 0 && *why)
-        engine_reply (self, request, XXL_BAD_REQUEST, why);
-    else {
-        engine_reply_begin (self, request);
-        xxl_enc_map_begin (self->enc);
-        xxl_enc_key (self->enc, "next");
-        xxl_enc_array_begin (self->enc);
-        for (int i = 0; i < made; i++)
-            xxl_enc_int (self->enc, times [i]);
-        xxl_enc_array_end (self->enc);
-        xxl_enc_map_end (self->enc);
-        engine_reply_end (self, request);
-    }
-    xxl_job_free (&job);
-}
-
-static int
-s_parse_shard (const char *text, int *index, int *total)
-{
-    //  Digits, '/', digits; no sign, space or leading zero
-    const char *slash = strchr (text, '/');
-    if (!slash || slash == text || !slash [1]
-    ||  (text [0] == '0' && slash - text > 1) || (slash [1] == '0'))
-        return -1;
-    for (const char *p = text; *p; p++)
-        if (p != slash && !isdigit ((unsigned char) *p))
-            return -1;
-    char *end = NULL;
-    long i = strtol (text, &end, 10);
-    if (end == text || *end != '/')
-        return -1;
-    const char *rest = end + 1;
-    long n = strtol (rest, &end, 10);
-    if (end == rest || *end || n < 1 || n > 100000 || i < 0 || i >= n)
-        return -1;
-    *index = (int) i;
-    *total = (int) n;
-    return 0;
-}
-
-static void
-s_api_job_trigger (server_t *self, request_t *request)
-{
-    int64_t id = xxl_msg_int (request->msg, NULL, "jobId", 1, 1, INT64_MAX, 0);
-    if (xxl_msg_error (request->msg)) {
-        engine_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
-        return;
-    }
-    int rc;
-    snap_t *snap = engine_snap_fresh (self, id, &rc);
-    if (!snap) {
-        char text [64];
-        snprintf (text, sizeof text, "job %" PRId64 " not found", id);
-        engine_reply (self, request, rc < 0? XXL_FAILURE: XXL_NOT_FOUND,
-                      rc < 0? xxl_store_error (self->store): text);
-        return;
-    }
-    const xxl_job_t *job = &snap->job;
-    trigger_args_t args = { .trigger_type = "MANUAL", .fail_retry_count = -1,
-                            .shard_index = -1, .shard_total = -1 };
-    args.param = xxl_msg_str (request->msg, NULL, "executorParam", 0, XXL_MAX_TEXT, NULL);
-    args.address = xxl_msg_str (request->msg, NULL, "address", 0, XXL_MAX_TEXT, NULL);
-    const char *shard = xxl_msg_str (request->msg, NULL, "shard", 0, 32, NULL);
-    const char *type = xxl_msg_str (request->msg, NULL, "triggerType", 0, 16, "MANUAL");
-    if (!xxl_msg_error (request->msg) && shard
-    &&  s_parse_shard (shard, &args.shard_index, &args.shard_total))
-        xxl_msg_fail (request->msg, "shard '%s' must be I/N with 0 <= I < N", shard);
-    if (!xxl_msg_error (request->msg) && strneq (type, "MANUAL") && strneq (type, "API"))
-        xxl_msg_fail (request->msg, "triggerType must be MANUAL or API");
-    if (!xxl_msg_error (request->msg) && args.address)
-        s_addresses_check (request->msg, "address", args.address);
-    if (xxl_msg_error (request->msg)) {
-        engine_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
-        engine_snap_release (&snap);
-        return;
-    }
-    args.trigger_type = type;
-    int64_t ids [1024];
-    int made = engine_trigger (self, job, &args, ids, NULL, 1024);
-    if (made < 0)
-        engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
-    else {
-        engine_reply_begin (self, request);
-        xxl_enc_map_begin (self->enc);
-        xxl_enc_key (self->enc, "logIds");
-        xxl_enc_array_begin (self->enc);
-        for (int i = 0; i < made && i < 1024; i++)
-            xxl_enc_int (self->enc, ids [i]);
-        xxl_enc_array_end (self->enc);
-        xxl_enc_map_end (self->enc);
-        engine_reply_end (self, request);
-    }
-    engine_snap_release (&snap);
-}
-
-#define XXL_LOG_SELECT \
-    "SELECT id, job_group AS jobGroup, job_id AS jobId, executor_address AS executorAddress," \
-    " executor_handler AS executorHandler, executor_param AS executorParam," \
-    " executor_sharding_param AS executorShardingParam," \
-    " executor_fail_retry_count AS executorFailRetryCount, trigger_time AS triggerTime," \
-    " trigger_code AS triggerCode, trigger_msg AS triggerMsg, trigger_type AS triggerType," \
-    " schedule_time AS scheduleTime, handle_time AS handleTime, handle_code AS handleCode," \
-    " handle_msg AS handleMsg, alarm_status AS alarmStatus FROM xxl_job_log"
-
-//  LOG_LIST: a planned fire is not listed before its time, and until its
-//  trigger is recorded its triggerTime is null (the row holds the time
-//  it was planned; its own is written with the agent's answer)
-#define XXL_LOG_LIST_SELECT \
-    "SELECT id, job_group AS jobGroup, job_id AS jobId, executor_address AS executorAddress," \
-    " executor_handler AS executorHandler, executor_param AS executorParam," \
-    " executor_sharding_param AS executorShardingParam," \
-    " executor_fail_retry_count AS executorFailRetryCount," \
-    " CASE WHEN trigger_code = 0 AND schedule_time IS NOT NULL THEN NULL" \
-    "  ELSE trigger_time END AS triggerTime," \
-    " trigger_code AS triggerCode, trigger_msg AS triggerMsg, trigger_type AS triggerType," \
-    " schedule_time AS scheduleTime, handle_time AS handleTime, handle_code AS handleCode," \
-    " handle_msg AS handleMsg, alarm_status AS alarmStatus FROM xxl_job_log"
-//  ?2 jobGroup, ?3 logStatus (XXL-JOB's 1 success, 2 failure, 3 running;
-//  0 any), ?4..?5 trigger time, ?6 maxId, ?7 now
-#define XXL_LOG_FILTER \
-    " (?2 = 0 OR job_group = ?2)" \
-    " AND (?3 = 0 OR (?3 = 1 AND handle_code = 200)" \
-    "  OR (?3 = 2 AND (trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200)))" \
-    "  OR (?3 = 3 AND trigger_code IN (0, 200) AND handle_code = 0))" \
-    " AND trigger_time >= ?4 AND trigger_time <= ?5 AND id <= ?6" \
-    " AND NOT (trigger_code = 0 AND schedule_time IS NOT NULL AND schedule_time > ?7)" \
-    " ORDER BY id DESC LIMIT ?8 OFFSET ?9"
-
-static void
-s_api_log_list (server_t *self, request_t *request)
-{
-    int64_t job_id = xxl_msg_int (request->msg, NULL, "jobId", 0, 1, INT64_MAX, 0);
-    int64_t group_id = xxl_msg_int (request->msg, NULL, "jobGroup", 0, 1, INT64_MAX, 0);
-    int64_t status = xxl_msg_int (request->msg, NULL, "logStatus", 0, 1, 3, 0);
-    int64_t from = xxl_msg_int (request->msg, NULL, "triggerTimeFrom", 0, 0, INT64_MAX, 0);
-    int64_t to = xxl_msg_int (request->msg, NULL, "triggerTimeTo", 0, 0, INT64_MAX, INT64_MAX);
-    int64_t max_id = xxl_msg_int (request->msg, NULL, "maxId", 0, 1, INT64_MAX, INT64_MAX);
-    int64_t limit = xxl_msg_int (request->msg, NULL, "limit", 0, 1, 1000, 100);
-    int64_t offset = xxl_msg_int (request->msg, NULL, "offset", 0, 0, INT64_MAX, 0);
-    if (xxl_msg_error (request->msg)) {
-        engine_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
-        return;
-    }
-    engine_reply_begin (self, request);
-    xxl_enc_map_begin (self->enc);
-    xxl_enc_key (self->enc, "logs");
-    int truncated;
-    int rows;
-    //  (by job: its index; else newest first by id)
-    if (job_id)
-        rows = xxl_store_encode_max (self->store, self->enc, XXL_REPLY_MAX, &truncated,
-            XXL_LOG_LIST_SELECT " WHERE job_id = ?1 AND" XXL_LOG_FILTER, "iiiiiiiii",
-            job_id, group_id, status, from, to, max_id, engine_now (), limit, offset);
-    else
-        rows = xxl_store_encode_max (self->store, self->enc, XXL_REPLY_MAX, &truncated,
-            XXL_LOG_LIST_SELECT " WHERE ?1 = 0 AND" XXL_LOG_FILTER, "iiiiiiiii",
-            job_id, group_id, status, from, to, max_id, engine_now (), limit, offset);
-    s_encode_truncated (self, truncated, offset + (rows > 0? rows: 0));
-    xxl_enc_map_end (self->enc);
-    engine_reply_end (self, request);
-}
-
-static void
-s_api_log_show (server_t *self, request_t *request)
-{
-    s_show_row (self, request, "logId", XXL_LOG_SELECT " WHERE id = ?", "log");
-}
-
-//  LOG_CAT and LOG_KILL: forwarded to the agent that ran the log
-static void
-s_api_log_forward (server_t *self, request_t *request, int kill)
-{
-    int64_t id = xxl_msg_int (request->msg, NULL, "logId", 1, 1, INT64_MAX, 0);
-    int64_t from = xxl_msg_int (request->msg, NULL, "fromLineNum", 0, 1, INT32_MAX, 1);
-    if (xxl_msg_error (request->msg)) {
-        engine_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
-        return;
-    }
-    xxl_log_t log;
-    int rc = xxl_store_log_load (self->store, id, &log);
-    if (rc) {
-        char text [64];
-        snprintf (text, sizeof text, "log %" PRId64 " not found", id);
-        engine_reply (self, request, rc < 0? XXL_FAILURE: XXL_NOT_FOUND, text);
-        return;
-    }
-    char why [512];
-    if (!*log.executor_address && kill) {
-        engine_reply (self, request, XXL_CONFLICT, log.trigger_code == 0
-                      ? "this run is not running: it has not been sent to an agent yet"
-                      : "this run is not running: its trigger failed (see its triggerMsg)");
-        xxl_log_free (&log);
-        return;
-    }
-    if (!*log.executor_address) {
-        engine_reply (self, request, XXL_NOT_FOUND,
-                      "this run was never sent to an agent, which keeps the log (see its"
-                      " triggerMsg)");
-        xxl_log_free (&log);
-        return;
-    }
-    //  trigger_code 0 with an address: the RUN went (or goes in this turn,
-    //  ahead of the KILL on the same connection), its answer not written yet
-    if (kill && (log.handle_code != 0 || (log.trigger_code != XXL_OK && log.trigger_code != 0))) {
-        engine_reply (self, request, XXL_CONFLICT, "this run is not running");
-        xxl_log_free (&log);
-        return;
-    }
-    pending_t *pending = engine_agent_request (self, log.executor_address, kill? "KILL": "LOG",
-                                               kill? PENDING_KILL: PENDING_LOG,
-                                               self->config.request_timeout_ms, why, sizeof why);
-    if (!pending) {
-        engine_reply (self, request, XXL_UNAVAILABLE, why);
-        xxl_log_free (&log);
-        return;
-    }
-    pending->log_id = id;
-    pending->client = zframe_dup (request->rid);
-    pending->client_id = xxl_msg_id (request->msg);
-    if (kill)
-        xxl_enc_kint (self->enc, "jobId", log.job_id);
-    else {
-        xxl_enc_kint (self->enc, "logId", id);
-        xxl_enc_kint (self->enc, "logDateTime", log.trigger_time);
-        xxl_enc_kint (self->enc, "fromLineNum", from);
-    }
-    engine_agent_send (self, pending);
-    xxl_log_free (&log);
-}
-
-static void
-s_api_agent_list (server_t *self, request_t *request)
-{
-    engine_reply_begin (self, request);
-    xxl_enc_map_begin (self->enc);
-    xxl_enc_key (self->enc, "agents");
-    xxl_enc_array_begin (self->enc);
-    size_t cursor = 0;
-    xxl_registry_entry_t entry;
-    while (xxl_registry_each (self->registry, &cursor, &entry) == 0) {
-        xxl_enc_map_begin (self->enc);
-        xxl_enc_kstr (self->enc, "app", entry.app);
-        xxl_enc_kstr (self->enc, "address", entry.address);
-        xxl_enc_kint (self->enc, "updateTime", entry.update_time);
-        xxl_enc_kstr (self->enc, "handlers", entry.handlers);
-        xxl_enc_kbool (self->enc, "connected", entry.connected);
-        xxl_enc_map_end (self->enc);
-    }
-    xxl_enc_array_end (self->enc);
-    xxl_enc_map_end (self->enc);
-    engine_reply_end (self, request);
-}
-
-//  GLUE_HISTORY: a page of a job's glue versions, newest first, without
-//  their source (GLUE_SHOW has it)
-static void
-s_api_glue_history (server_t *self, request_t *request)
-{
-    int64_t limit = xxl_msg_int (request->msg, NULL, "limit", 0, 1, 100, 20);
-    int64_t offset = xxl_msg_int (request->msg, NULL, "offset", 0, 0, INT64_MAX, 0);
-    xxl_job_t job;
-    if (engine_job_from_request (self, request, &job))
-        return;
-    if (xxl_msg_error (request->msg)) {
-        engine_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
-        xxl_job_free (&job);
-        return;
-    }
-    engine_reply_begin (self, request);
-    xxl_enc_map_begin (self->enc);
-    xxl_enc_key (self->enc, "glues");
-    int truncated;
-    int rows = xxl_store_encode_max (self->store, self->enc, XXL_REPLY_MAX, &truncated,
-        "SELECT version, job_id AS jobId, glue_type AS glueType, glue_remark AS glueRemark,"
-        " add_time AS addTime, update_time AS updateTime,"
-        " length (CAST (glue_source AS BLOB)) AS size"
-        " FROM xxl_job_logglue WHERE job_id = ? ORDER BY version DESC LIMIT ? OFFSET ?",
-        "iii", job.id, limit, offset);
-    xxl_enc_kint (self->enc, "total", xxl_store_scalar (self->store,
-        "SELECT COUNT(*) FROM xxl_job_logglue WHERE job_id = ?", "i", job.id));
-    s_encode_truncated (self, truncated, offset + (rows > 0? rows: 0));
-    xxl_enc_map_end (self->enc);
-    engine_reply_end (self, request);
-    xxl_job_free (&job);
-}
-
-//  The job of field jobId and field version (0 when absent: the newest);
-//  replies itself (400, 404) and returns -1 when either is missing
-static int
-s_glue_version (server_t *self, request_t *request, xxl_job_t *job, int required,
-                int64_t *version)
-{
-    *version = xxl_msg_int (request->msg, NULL, "version", required, 1, INT64_MAX, 0);
-    if (engine_job_from_request (self, request, job))
-        return -1;
-    if (xxl_msg_error (request->msg)) {
-        engine_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
-        xxl_job_free (job);
-        return -1;
-    }
-    if (*version == 0)
-        *version = xxl_store_scalar (self->store,
-            "SELECT COALESCE(MAX(version), 0) FROM xxl_job_logglue WHERE job_id = ?", "i", job->id);
-    char text [160];
-    if (*version <= 0) {
-        snprintf (text, sizeof text, "job %" PRId64 " has no glue versions", job->id);
-        engine_reply (self, request, XXL_NOT_FOUND, text);
-        xxl_job_free (job);
-        return -1;
-    }
-    if (xxl_store_scalar (self->store, "SELECT COUNT(*) FROM xxl_job_logglue"
-                          " WHERE job_id = ? AND version = ?", "ii", job->id, *version) != 1) {
-        snprintf (text, sizeof text, "job %" PRId64 " has no glue version %" PRId64
-                  " (the last %d are kept)", job->id, *version, XXL_GLUE_KEEP);
-        engine_reply (self, request, XXL_NOT_FOUND, text);
-        xxl_job_free (job);
-        return -1;
-    }
-    return 0;
-}
-
-static void
-s_api_glue_show (server_t *self, request_t *request)
-{
-    xxl_job_t job;
-    int64_t version;
-    if (s_glue_version (self, request, &job, 0, &version))
-        return;
-    engine_reply_begin (self, request);
-    xxl_store_encode (self->store, self->enc, 0,
-        "SELECT version, job_id AS jobId, glue_type AS glueType, glue_remark AS glueRemark,"
-        " add_time AS addTime, update_time AS updateTime,"
-        " length (CAST (glue_source AS BLOB)) AS size, glue_source AS glueSource"
-        " FROM xxl_job_logglue WHERE job_id = ? AND version = ?", "ii", job.id, version);
-    engine_reply_end (self, request);
-    xxl_job_free (&job);
-}
-
-//  Makes a kept version the job's glue again, as a new version
-static void
-s_api_glue_rollback (server_t *self, request_t *request)
-{
-    xxl_job_t job;
-    int64_t version;
-    if (s_glue_version (self, request, &job, 1, &version))
-        return;
-    char *type = xxl_store_text (self->store, "SELECT glue_type FROM xxl_job_logglue"
-                                 " WHERE job_id = ? AND version = ?", "ii", job.id, version);
-    char *source = xxl_store_text (self->store, "SELECT glue_source FROM xxl_job_logglue"
-                                   " WHERE job_id = ? AND version = ?", "ii", job.id, version);
-    if (!type || !source) {
-        engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
-        free (type);
-        free (source);
-        xxl_job_free (&job);
-        return;
-    }
-    free (job.glue_type);
-    job.glue_type = type;
-    free (job.glue_source);
-    job.glue_source = source;
-    free (job.glue_remark);
-    job.glue_remark = zsys_sprintf ("rollback to version %" PRId64, version);
-    job.update_time = job.glue_updatetime = engine_now ();
-    engine_plan_forget (self, job.id);
-    self->next_scan = 0;
-    int made = -1;
-    if (xxl_store_job_save (self->store, &job) == 0)
-        made = xxl_store_glue_add (self->store, job.id, job.glue_type, job.glue_source,
-                                   job.glue_remark, job.update_time);
-    if (made < 0)
-        engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
-    else {
-        engine_reply_begin (self, request);
-        xxl_enc_map_begin (self->enc);
-        xxl_enc_kint (self->enc, "id", job.id);
-        xxl_enc_kint (self->enc, "version", made);
-        xxl_enc_map_end (self->enc);
-        engine_reply_end (self, request);
-    }
-    xxl_job_free (&job);
-}
-
-//  JOB_COPY: a stopped copy of a job, its glue source included
-static void
-s_api_job_copy (server_t *self, request_t *request)
-{
-    const char *desc = xxl_msg_str (request->msg, NULL, "jobDesc", 0, XXL_MAX_TEXT, NULL);
-    xxl_job_t job;
-    if (engine_job_from_request (self, request, &job))
-        return;
-    if (xxl_msg_error (request->msg)) {
-        engine_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
-        xxl_job_free (&job);
-        return;
-    }
-    int64_t source_id = job.id;
-    if (desc) {
-        free (job.job_desc);
-        job.job_desc = strdup (desc);
-    }
-    job.id = 0;
-    job.trigger_status = 0;
-    job.trigger_last_time = job.trigger_next_time = 0;
-    job.add_time = job.update_time = job.glue_updatetime = engine_now ();
-    self->children_until = 0;
-    int64_t id = xxl_store_job_add (self->store, &job);
-    char remark [64];
-    snprintf (remark, sizeof remark, "copy of job %" PRId64, source_id);
-    if (id < 0
-    ||  (strneq (job.glue_type, "BEAN")
-         && xxl_store_glue_add (self->store, id, job.glue_type, job.glue_source,
-                                remark, job.add_time) < 0))
-        engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
-    else
-        engine_reply_id (self, request, id);
-    xxl_job_free (&job);
-}
-
-static void
-s_api_report (server_t *self, request_t *request)
-{
-    engine_report_refresh (self);
-    engine_reply_begin (self, request);
-    xxl_enc_map_begin (self->enc);
-    xxl_enc_kint (self->enc, "jobCount", xxl_store_scalar (self->store,
-        "SELECT COUNT(*) FROM xxl_job_info", NULL));
-    xxl_enc_kint (self->enc, "jobRunningCount", xxl_store_scalar (self->store,
-        "SELECT COUNT(*) FROM xxl_job_info WHERE trigger_status = 1", NULL));
-    xxl_enc_kint (self->enc, "agentCount", (int64_t) xxl_registry_size (self->registry));
-    xxl_enc_kint (self->enc, "groupCount", xxl_store_scalar (self->store,
-        "SELECT COUNT(*) FROM xxl_job_group", NULL));
-    int64_t runs = xxl_store_scalar (self->store,
-        "SELECT COALESCE(SUM(running_count + suc_count + fail_count), 0) FROM xxl_job_log_report", NULL);
-    int64_t suc = xxl_store_scalar (self->store,
-        "SELECT COALESCE(SUM(suc_count), 0) FROM xxl_job_log_report", NULL);
-    int64_t fail = xxl_store_scalar (self->store,
-        "SELECT COALESCE(SUM(fail_count), 0) FROM xxl_job_log_report", NULL);
-    xxl_enc_kint (self->enc, "runCount", runs);
-    xxl_enc_kint (self->enc, "sucCount", suc);
-    xxl_enc_kint (self->enc, "failCount", fail);
-    xxl_enc_key (self->enc, "successRate");
-    xxl_enc_double (self->enc, suc + fail > 0? (double) suc / (double) (suc + fail): 1.0);
-    xxl_enc_key (self->enc, "days");
-    xxl_store_encode (self->store, self->enc, 1,
-        "SELECT trigger_day AS triggerDay, running_count AS runningCount, suc_count AS sucCount,"
-        " fail_count AS failCount, update_time AS updateTime FROM xxl_job_log_report"
-        " ORDER BY trigger_day DESC LIMIT 30", NULL);
-    xxl_enc_map_end (self->enc);
-    engine_reply_end (self, request);
-}
-
-//  XXL-JOB's manual clear: by age, keep the last N, or all; finished rows
-//  only (a row waiting for its trigger or result is never removed)
-static void
-s_api_log_clear (server_t *self, request_t *request)
-{
-    int64_t job_id = xxl_msg_int (request->msg, NULL, "jobId", 0, 1, INT64_MAX, 0);
-    int64_t days = xxl_msg_int (request->msg, NULL, "beforeDays", 0, 0, 36500, -1);
-    int64_t keep = xxl_msg_int (request->msg, NULL, "keepLast", 0, 0, INT32_MAX, -1);
-    int all = xxl_msg_bool (request->msg, NULL, "all", 0, 0);
-    if (!xxl_msg_error (request->msg) && (days >= 0) + (keep >= 0) + (all? 1: 0) != 1)
-        xxl_msg_fail (request->msg, "give exactly one of beforeDays, keepLast, all");
-    if (xxl_msg_error (request->msg)) {
-        engine_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
-        return;
-    }
-    int64_t deleted = 0, batch;
-    do {
-        if (days >= 0)
-            batch = engine_log_delete (self, "(?2 = 0 OR job_id = ?2) AND trigger_time < ?1", "ii",
-                                       engine_now () - days * 86400000, job_id, 10000);
-        else
-        if (keep >= 0) {
-            int64_t floor = keep == 0? INT64_MAX: xxl_store_scalar (self->store,
-                "SELECT id FROM xxl_job_log WHERE (?1 = 0 OR job_id = ?1)"
-                " ORDER BY id DESC LIMIT 1 OFFSET ?2", "ii", job_id, keep - 1);
-            batch = floor > 0? engine_log_delete (self, "(?2 = 0 OR job_id = ?2) AND id < ?1", "ii",
-                                                  floor, job_id, 10000): 0;
-        }
-        else
-            batch = engine_log_delete (self, "(?1 = 0 OR job_id = ?1)", "i", job_id, 0, 10000);
-        deleted += batch;
-    } while (batch == 10000);
-    engine_reply_begin (self, request);
-    xxl_enc_map_begin (self->enc);
-    xxl_enc_kint (self->enc, "deleted", deleted);
-    xxl_enc_map_end (self->enc);
-    engine_reply_end (self, request);
-}
-
+//  Each command's handler; xxl_commands.c has its fields
 typedef struct {
     const char *type;
     void (*fn) (server_t *self, request_t *request);
-    bool read;                          //  writes nothing: its reply stands
-                                        //  whether the turn commits or not
 } api_entry_t;
 
-static void s_api_job_start (server_t *self, request_t *r) { s_api_job_start_stop (self, r, 1); }
-static void s_api_job_stop (server_t *self, request_t *r) { s_api_job_start_stop (self, r, 0); }
-static void s_api_log_cat (server_t *self, request_t *r) { s_api_log_forward (self, r, 0); }
-static void s_api_log_kill (server_t *self, request_t *r) { s_api_log_forward (self, r, 1); }
-
 static const api_entry_t s_api_table [] = {
-    { "PING", s_api_ping, true },
-    { "GROUP_ADD", s_api_group_add, false },
-    { "GROUP_LIST", s_api_group_list, true },
-    { "GROUP_SHOW", s_api_group_show, true },
-    { "GROUP_UPDATE", s_api_group_update, false },
-    { "GROUP_RM", s_api_group_rm, false },
-    { "JOB_ADD", s_api_job_add, false },
-    { "JOB_LIST", s_api_job_list, true },
-    { "JOB_SHOW", s_api_job_show, true },
-    { "JOB_UPDATE", s_api_job_update, false },
-    { "JOB_RM", s_api_job_rm, false },
-    { "JOB_COPY", s_api_job_copy, false },
-    { "JOB_START", s_api_job_start, false },
-    { "JOB_STOP", s_api_job_stop, false },
-    { "JOB_TRIGGER", s_api_job_trigger, false },
-    { "JOB_NEXT", s_api_job_next, true },
-    { "LOG_LIST", s_api_log_list, true },
-    { "LOG_SHOW", s_api_log_show, true },
-    { "LOG_CAT", s_api_log_cat, false },
-    { "LOG_KILL", s_api_log_kill, false },
-    { "AGENT_LIST", s_api_agent_list, true },
-    { "GLUE_HISTORY", s_api_glue_history, true },
-    { "GLUE_SHOW", s_api_glue_show, true },
-    { "GLUE_ROLLBACK", s_api_glue_rollback, false },
-    { "REPORT", s_api_report, true },
-    { "LOG_CLEAR", s_api_log_clear, false },
-    { NULL, NULL, false }
+    { "PING", api_ping },
+    { "GROUP_ADD", api_group_add },
+    { "GROUP_LIST", api_group_list },
+    { "GROUP_SHOW", api_group_show },
+    { "GROUP_UPDATE", api_group_update },
+    { "GROUP_RM", api_group_rm },
+    { "JOB_ADD", api_job_add },
+    { "JOB_LIST", api_job_list },
+    { "JOB_SHOW", api_job_show },
+    { "JOB_UPDATE", api_job_update },
+    { "JOB_RM", api_job_rm },
+    { "JOB_COPY", api_job_copy },
+    { "JOB_START", api_job_start },
+    { "JOB_STOP", api_job_stop },
+    { "JOB_TRIGGER", api_job_trigger },
+    { "JOB_NEXT", api_job_next },
+    { "LOG_LIST", api_log_list },
+    { "LOG_SHOW", api_log_show },
+    { "LOG_CAT", api_log_cat },
+    { "LOG_KILL", api_log_kill },
+    { "AGENT_LIST", api_agent_list },
+    { "GLUE_HISTORY", api_glue_history },
+    { "GLUE_SHOW", api_glue_show },
+    { "GLUE_ROLLBACK", api_glue_rollback },
+    { "REPORT", api_report },
+    { "LOG_CLEAR", api_log_clear },
+    { NULL, NULL }
 };
 
 
@@ -1218,18 +232,20 @@ engine_handle_api (server_t *self, zmsg_t *zmsg)
     self->api_read = false;
     if (!msg)
         return;
-    request_t request = { rid, msg };
+    const xxl_command_t *command = xxl_command_find (xxl_msg_type (msg));
     const api_entry_t *entry = s_api_table;
-    while (entry->type && strneq (entry->type, xxl_msg_type (msg)))
+    while (command && entry->type && strneq (entry->type, command->name))
         entry++;
-    self->api_read = entry->read || !entry->fn;
-    if (entry->fn)
-        entry->fn (self, &request);
-    else {
+    request_t request = { rid, msg, command };
+    self->api_read = !command || !entry->fn || command->read_only;
+    if (!command || !entry->fn) {
         char text [128];
         snprintf (text, sizeof text, "unknown message type '%s'", xxl_msg_type (msg));
         engine_reply (self, &request, XXL_BAD_REQUEST, text);
     }
+    else
+    if (api_judge (self, &request, 0) == 0)
+        entry->fn (self, &request);
     self->api_read = false;
     xxl_msg_destroy (&msg);
     zframe_destroy (&rid);

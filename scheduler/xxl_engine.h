@@ -18,7 +18,9 @@
                         fires of planned instants, misfires, recovery
         xxl_services.c  child jobs, the fail and lost monitors, retries,
                         alarms, reports, log retention
-        xxl_api.c       the client api: its table and handlers
+        xxl_api*.c      the client api: receiving, its table, judging a
+                        request by its command's fields (xxl_commands.c),
+                        and the handlers by resource (xxl_api.h)
     Functions named engine_* are shared among these files and nowhere
     else; s_* functions are static to their file.
 */
@@ -40,6 +42,7 @@
 #include "xxl/cron.h"
 #include "xxl/handler.h"
 #include "xxl_tz.h"
+#include "xxl_commands.h"
 #include <inttypes.h>
 #include <unistd.h>
 
@@ -305,6 +308,7 @@ typedef struct {
 typedef struct {
     zframe_t *rid;                      //  sender routing id
     xxl_msg_t *msg;
+    const xxl_command_t *command;       //  its `t`'s fields (xxl_commands.h)
 } request_t;
 
 typedef struct {
@@ -423,7 +427,7 @@ void engine_run_answer (server_t *self, int64_t log_id, const char *note, const 
 void engine_run_done (server_t *self, pending_t *pending, int code, const char *msg);
 
 //  xxl_job.c
-int engine_job_read (server_t *self, xxl_msg_t *msg, xxl_job_t *job, int is_add);
+int engine_job_read (server_t *self, request_t *request, xxl_job_t *job, int is_add);
 const char *engine_iso_time (int64_t ms, const char *tz, char *buf, size_t buflen);
 int64_t engine_next_time (const xxl_job_t *job, int64_t after, char *why, size_t whylen);
 void engine_job_defaults (xxl_job_t *job);

@@ -1,57 +1,53 @@
 /*  xxl_job.c -- a job's fields from a request, and when it fires next.
 
-    Validation of every job field (names, ranges, schedule, children),
-    defaults, and the next fire time of each schedule type (NONE, CRON,
-    FIX_RATE, FIX_DELAY).
+    A job's fields from a judged request (their types, ranges and the
+    closed lists of schedule types, misfire and block strategies and glue
+    types are xxl_commands.c's), what judging them needs the engine for
+    (routes, schedule, alarm targets, time zone, children), defaults,
+    and the next fire time of each schedule type (NONE, CRON, FIX_RATE,
+    FIX_DELAY).
 */
 
 #include "xxl_engine.h"
 
-//  The names users type (DESIGN §3)
-static const char *s_schedule_types [] = { "NONE", "CRON", "FIX_RATE", "FIX_DELAY", NULL };
-static const char *s_misfires [] = { "DO_NOTHING", "FIRE_ONCE_NOW", NULL };
-static const char *s_blocks [] = { "SERIAL_EXECUTION", "DISCARD_LATER", "COVER_EARLY", NULL };
-static const char *s_glue_types [] = {
-    "BEAN", "GLUE_SHELL", "GLUE_PYTHON", "GLUE_NODEJS", "GLUE_PHP", "GLUE_POWERSHELL", NULL
-};
-
 
 //  Job validation
 
-//  Reads the job fields present in msg onto job; returns 0 or -1 with the
-//  reason latched in msg.  is_add: fields required at add.
+//  Reads the job fields present in the request (judged by its command's
+//  fields) onto job and judges the job they make; returns 0 or -1 with
+//  the reason latched in the message.  is_add: fields required at add.
 int
-engine_job_read (server_t *self, xxl_msg_t *msg, xxl_job_t *job, int is_add)
+engine_job_read (server_t *self, request_t *request, xxl_job_t *job, int is_add)
 {
-    const msgpack_object *root = NULL;
-    #define XXL_SET_STR(field, key, max) do { \
-        const char *v_ = xxl_msg_str (msg, root, key, 0, max, NULL); \
+    xxl_msg_t *msg = request->msg;
+    const xxl_command_t *command = request->command;
+    #define XXL_SET_STR(field, key) do { \
+        const char *v_ = xxl_command_str (command, msg, key); \
         if (v_) { free (job->field); job->field = strdup (v_); } } while (0)
-    #define XXL_SET_INT(field, key, lo, hi) do { \
-        if (xxl_msg_get (xxl_msg_root (msg), key)) \
-            job->field = xxl_msg_int (msg, root, key, 0, lo, hi, job->field); } while (0)
-    XXL_SET_STR (job_desc, "jobDesc", XXL_MAX_TEXT);
-    XXL_SET_STR (author, "author", XXL_MSG_MAX_NAME);
-    XXL_SET_STR (alarm_email, "alarmEmail", XXL_MAX_TEXT);
-    XXL_SET_STR (schedule_type, "scheduleType", 32);
-    XXL_SET_STR (schedule_conf, "scheduleConf", 1024);
-    XXL_SET_STR (misfire_strategy, "misfireStrategy", 32);
-    XXL_SET_STR (executor_route_strategy, "executorRouteStrategy", XXL_MSG_MAX_NAME);
-    XXL_SET_STR (executor_handler, "executorHandler", XXL_MSG_MAX_NAME);
-    XXL_SET_STR (executor_param, "executorParam", XXL_MAX_TEXT);
-    XXL_SET_STR (executor_block_strategy, "executorBlockStrategy", 32);
-    XXL_SET_INT (executor_timeout, "executorTimeout", 0, 86400 * 365);
-    XXL_SET_INT (executor_fail_retry_count, "executorFailRetryCount", 0, 1000);
-    XXL_SET_STR (glue_type, "glueType", 32);
-    XXL_SET_STR (glue_remark, "glueRemark", 1024);
-    XXL_SET_STR (child_jobid, "childJobId", 4096);
-    XXL_SET_STR (timezone, "timezone", 64);
-    XXL_SET_INT (retry_interval, "retryInterval", 0, 86400 * 30);
-    XXL_SET_INT (retry_max_interval, "retryMaxInterval", 0, 86400 * 30);
-    if (xxl_msg_get (xxl_msg_root (msg), "retryBackoff"))
-        job->retry_backoff = xxl_msg_double (msg, root, "retryBackoff", 0, 1.0, 100.0,
-                                             job->retry_backoff);
-    const char *source = xxl_msg_str (msg, root, "glueSource", 0, XXL_MAX_GLUE, NULL);
+    #define XXL_SET_INT(field, key) do { \
+        if (xxl_command_has (msg, key)) \
+            job->field = xxl_command_int (command, msg, key); } while (0)
+    XXL_SET_STR (job_desc, "jobDesc");
+    XXL_SET_STR (author, "author");
+    XXL_SET_STR (alarm_email, "alarmEmail");
+    XXL_SET_STR (schedule_type, "scheduleType");
+    XXL_SET_STR (schedule_conf, "scheduleConf");
+    XXL_SET_STR (misfire_strategy, "misfireStrategy");
+    XXL_SET_STR (executor_route_strategy, "executorRouteStrategy");
+    XXL_SET_STR (executor_handler, "executorHandler");
+    XXL_SET_STR (executor_param, "executorParam");
+    XXL_SET_STR (executor_block_strategy, "executorBlockStrategy");
+    XXL_SET_INT (executor_timeout, "executorTimeout");
+    XXL_SET_INT (executor_fail_retry_count, "executorFailRetryCount");
+    XXL_SET_STR (glue_type, "glueType");
+    XXL_SET_STR (glue_remark, "glueRemark");
+    XXL_SET_STR (child_jobid, "childJobId");
+    XXL_SET_STR (timezone, "timezone");
+    XXL_SET_INT (retry_interval, "retryInterval");
+    XXL_SET_INT (retry_max_interval, "retryMaxInterval");
+    if (xxl_command_has (msg, "retryBackoff"))
+        job->retry_backoff = xxl_command_number (command, msg, "retryBackoff");
+    const char *source = xxl_command_str (command, msg, "glueSource");
     if (source && (!job->glue_source || strneq (source, job->glue_source))) {
         free (job->glue_source);
         job->glue_source = strdup (source);
@@ -59,21 +55,7 @@ engine_job_read (server_t *self, xxl_msg_t *msg, xxl_job_t *job, int is_add)
     }
     #undef XXL_SET_STR
     #undef XXL_SET_INT
-    if (xxl_msg_error (msg))
-        return -1;
 
-    if (!engine_in_list (job->schedule_type, s_schedule_types))
-        return xxl_msg_fail (msg, "unknown schedule type '%s' (known: NONE, CRON, FIX_RATE, FIX_DELAY)",
-                             job->schedule_type);
-    if (!engine_in_list (job->misfire_strategy, s_misfires))
-        return xxl_msg_fail (msg, "unknown misfire strategy '%s' (known: DO_NOTHING, FIRE_ONCE_NOW)",
-                             job->misfire_strategy);
-    if (!engine_in_list (job->executor_block_strategy, s_blocks))
-        return xxl_msg_fail (msg, "unknown block strategy '%s' (known: SERIAL_EXECUTION, "
-                             "DISCARD_LATER, COVER_EARLY)", job->executor_block_strategy);
-    if (!engine_in_list (job->glue_type, s_glue_types))
-        return xxl_msg_fail (msg, "unknown glue type '%s' (known: BEAN, GLUE_SHELL, GLUE_PYTHON, "
-                             "GLUE_NODEJS, GLUE_PHP, GLUE_POWERSHELL)", job->glue_type);
     if (!xxl_routers_find (self->routers, job->executor_route_strategy)) {
         char *known = xxl_routers_names (self->routers);
         xxl_msg_fail (msg, "unknown route '%s' (known: %s)", job->executor_route_strategy,
@@ -218,15 +200,12 @@ engine_job_defaults (xxl_job_t *job)
     job->retry_backoff = 1;
 }
 
-//  Loads the job named by field jobId; replies 404 itself when absent
+//  Loads the job named by field jobId (judged); replies 404 itself when
+//  absent
 int
 engine_job_from_request (server_t *self, request_t *request, xxl_job_t *job)
 {
-    int64_t id = xxl_msg_int (request->msg, NULL, "jobId", 1, 1, INT64_MAX, 0);
-    if (xxl_msg_error (request->msg)) {
-        engine_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
-        return -1;
-    }
+    int64_t id = xxl_command_int (request->command, request->msg, "jobId");
     int rc = xxl_store_job_load (self->store, id, job);
     if (rc) {
         char text [64];

@@ -1,0 +1,79 @@
+/*  xxl_api.h -- what the client api's files share; only they include it.
+
+    The api is split by resource:
+        xxl_api.c           receiving a request, its access token, the table
+                            of handlers, judging fields, shared reply helpers
+        xxl_api_group.c     GROUP_ADD, _LIST, _SHOW, _UPDATE, _RM
+        xxl_api_job.c       JOB_ADD, _LIST, _SHOW, _UPDATE, _RM, _COPY, _START,
+                            _STOP, _TRIGGER, _NEXT
+        xxl_api_log.c       LOG_LIST, _SHOW, _CAT, _KILL, _CLEAR
+        xxl_api_glue.c      GLUE_HISTORY, _SHOW, _ROLLBACK
+        xxl_api_status.c    PING, AGENT_LIST, REPORT
+    A command's fields, their types and ranges are data (xxl_commands.c,
+    in libxxl, which xxl-ctl uses too): engine_handle_api judges a request
+    by them before its handler runs, and a handler judges the fields that
+    come after a lookup (api_judge) once it has looked up.  Handlers read
+    the judged fields with api_int, api_str, ... and judge themselves only
+    what needs the store or the engine.  Functions named api_* are shared
+    among these files and nowhere else.
+*/
+
+#ifndef XXL_API_H_INCLUDED
+#define XXL_API_H_INCLUDED
+
+#include "xxl_engine.h"
+
+//  A list reply stops before it would pass the frame limit: this much
+//  is left for the rest of the reply
+#define XXL_REPLY_MAX       (XXL_MSG_MAX_FRAME - 64 * 1024)
+
+//  xxl_api.c
+//  Judges the request's fields that come after the handler's lookup
+//  `after` (xxl_commands.h); 0, or -1 once it has answered 400
+int api_judge (server_t *self, request_t *request, int after);
+//  A judged field's value, or its default (xxl_command_int, ...)
+int64_t api_int (request_t *request, const char *key);
+bool api_bool (request_t *request, const char *key);
+const char *api_str (request_t *request, const char *key);
+int api_addresses_check (xxl_msg_t *msg, const char *field, const char *list);
+void api_encode_truncated (server_t *self, int truncated, int64_t next_offset);
+void api_show_row (server_t *self, request_t *request, const char *key, const char *select,
+                   const char *what);
+
+//  xxl_api_group.c
+void api_group_add (server_t *self, request_t *request);
+void api_group_list (server_t *self, request_t *request);
+void api_group_show (server_t *self, request_t *request);
+void api_group_update (server_t *self, request_t *request);
+void api_group_rm (server_t *self, request_t *request);
+
+//  xxl_api_job.c
+void api_job_add (server_t *self, request_t *request);
+void api_job_list (server_t *self, request_t *request);
+void api_job_show (server_t *self, request_t *request);
+void api_job_update (server_t *self, request_t *request);
+void api_job_rm (server_t *self, request_t *request);
+void api_job_copy (server_t *self, request_t *request);
+void api_job_start (server_t *self, request_t *request);
+void api_job_stop (server_t *self, request_t *request);
+void api_job_trigger (server_t *self, request_t *request);
+void api_job_next (server_t *self, request_t *request);
+
+//  xxl_api_log.c
+void api_log_list (server_t *self, request_t *request);
+void api_log_show (server_t *self, request_t *request);
+void api_log_cat (server_t *self, request_t *request);
+void api_log_kill (server_t *self, request_t *request);
+void api_log_clear (server_t *self, request_t *request);
+
+//  xxl_api_glue.c
+void api_glue_history (server_t *self, request_t *request);
+void api_glue_show (server_t *self, request_t *request);
+void api_glue_rollback (server_t *self, request_t *request);
+
+//  xxl_api_status.c
+void api_ping (server_t *self, request_t *request);
+void api_agent_list (server_t *self, request_t *request);
+void api_report (server_t *self, request_t *request);
+
+#endif

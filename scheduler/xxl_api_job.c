@@ -1,0 +1,360 @@
+/*  xxl_api_job.c -- the client api's jobs: JOB_ADD, JOB_UPDATE, JOB_RM,
+    JOB_START, JOB_STOP, JOB_SHOW, JOB_LIST, JOB_NEXT, JOB_TRIGGER,
+    JOB_COPY.  A job's fields are read and judged in xxl_job.c.
+*/
+
+#include "xxl_api.h"
+
+#define XXL_JOB_SELECT \
+    "SELECT id, job_group AS jobGroup, job_desc AS jobDesc, add_time AS addTime," \
+    " update_time AS updateTime, author, alarm_email AS alarmEmail," \
+    " schedule_type AS scheduleType, schedule_conf AS scheduleConf," \
+    " misfire_strategy AS misfireStrategy, executor_route_strategy AS executorRouteStrategy," \
+    " executor_handler AS executorHandler, executor_param AS executorParam," \
+    " executor_block_strategy AS executorBlockStrategy, executor_timeout AS executorTimeout," \
+    " executor_fail_retry_count AS executorFailRetryCount, glue_type AS glueType," \
+    " glue_source AS glueSource, glue_remark AS glueRemark, glue_updatetime AS glueUpdatetime," \
+    " child_jobid AS childJobId, trigger_status AS triggerStatus," \
+    " trigger_last_time AS triggerLastTime, trigger_next_time AS triggerNextTime, timezone," \
+    " retry_interval AS retryInterval, retry_backoff AS retryBackoff," \
+    " retry_max_interval AS retryMaxInterval FROM xxl_job_info"
+
+//  Sets trigger_status/next time for start; returns 0 or -1 with why
+static int
+s_job_arm (const xxl_job_t *job_in, xxl_job_t *job, char *why, size_t whylen)
+{
+    (void) job_in;
+    if (streq (job->schedule_type, "NONE")) {
+        snprintf (why, whylen, "a job with schedule type NONE cannot be started; trigger it instead");
+        return -1;
+    }
+    int64_t next = engine_next_time (job, engine_now (), why, whylen);
+    if (next < 0)
+        return -1;
+    job->trigger_status = 1;
+    job->trigger_last_time = 0;
+    job->trigger_next_time = next;
+    return 0;
+}
+
+void
+api_job_add (server_t *self, request_t *request)
+{
+    xxl_job_t job = { 0 };
+    engine_job_defaults (&job);
+    xxl_group_t group;
+    const char *key = api_str (request, "jobGroup");
+    bool start = api_bool (request, "start");
+    int rc = xxl_store_group_find (self->store, key, &group);
+    if (rc) {
+        char text [512];
+        snprintf (text, sizeof text, "group '%s' not found", key);
+        engine_reply (self, request, rc < 0? XXL_FAILURE: XXL_NOT_FOUND, text);
+        xxl_job_free (&job);
+        return;
+    }
+    job.job_group = group.id;
+    xxl_group_free (&group);
+    if (api_judge (self, request, 1)) {
+        xxl_job_free (&job);
+        return;
+    }
+    job.add_time = job.update_time = job.glue_updatetime = engine_now ();
+    char why [512] = "";
+    if (engine_job_read (self, request, &job, 1))
+        engine_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
+    else
+    if (start && s_job_arm (NULL, &job, why, sizeof why))
+        engine_reply (self, request, XXL_BAD_REQUEST, why);
+    else {
+        self->children_until = 0;
+        int64_t id = xxl_store_job_add (self->store, &job);
+        if (id < 0)
+            engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
+        else {
+            if (strneq (job.glue_type, "BEAN"))
+                xxl_store_glue_add (self->store, id, job.glue_type, job.glue_source,
+                                    job.glue_remark, job.add_time);
+            if (start)
+                self->next_scan = 0;
+            engine_reply_id (self, request, id);
+        }
+    }
+    xxl_job_free (&job);
+}
+
+void
+api_job_update (server_t *self, request_t *request)
+{
+    xxl_job_t job;
+    if (engine_job_from_request (self, request, &job))
+        return;
+    if (api_judge (self, request, 1)) {
+        xxl_job_free (&job);
+        return;
+    }
+    //  jobGroup moves it
+    const char *key = api_str (request, "jobGroup");
+    if (key) {
+        xxl_group_t group;
+        if (xxl_store_group_find (self->store, key, &group)) {
+            char text [512];
+            snprintf (text, sizeof text, "group '%s' not found", key);
+            engine_reply (self, request, XXL_NOT_FOUND, text);
+            xxl_job_free (&job);
+            return;
+        }
+        job.job_group = group.id;
+        xxl_group_free (&group);
+    }
+    if (api_judge (self, request, 2)) {
+        xxl_job_free (&job);
+        return;
+    }
+    char *old_source = strdup (job.glue_source);
+    char why [512] = "";
+    if (engine_job_read (self, request, &job, 0))
+        engine_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
+    else
+    if (job.trigger_status == 1 && s_job_arm (NULL, &job, why, sizeof why))
+        engine_reply (self, request, XXL_BAD_REQUEST, why);
+    else {
+        job.update_time = engine_now ();
+        engine_plan_forget (self, job.id);
+        self->next_scan = 0;
+        if (xxl_store_job_save (self->store, &job))
+            engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
+        else {
+            if (strneq (job.glue_type, "BEAN") && strneq (old_source, job.glue_source))
+                xxl_store_glue_add (self->store, job.id, job.glue_type, job.glue_source,
+                                    job.glue_remark, job.update_time);
+            engine_reply_id (self, request, job.id);
+        }
+    }
+    free (old_source);
+    xxl_job_free (&job);
+}
+
+void
+api_job_rm (server_t *self, request_t *request)
+{
+    xxl_job_t job;
+    if (engine_job_from_request (self, request, &job))
+        return;
+    engine_plan_forget (self, job.id);
+    //  Its log rows go too, as in XXL-JOB, and its id leaves every
+    //  parent's child list, in this turn's transaction.  Runs on an agent
+    //  finish there: their callbacks find no row, are acknowledged and
+    //  change nothing; a RUN's answer or a re-send finds no row either
+    self->children_until = 0;
+    int64_t logs = xxl_store_job_rm_logs (self->store, job.id);
+    if (logs < 0 || xxl_store_job_unchild (self->store, job.id) < 0
+    ||  xxl_store_job_rm (self->store, job.id))
+        engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
+    else {
+        engine_reply_begin (self, request);
+        xxl_enc_map_begin (self->enc);
+        xxl_enc_kint (self->enc, "id", job.id);
+        xxl_enc_kint (self->enc, "deletedLogs", logs);
+        xxl_enc_map_end (self->enc);
+        engine_reply_end (self, request);
+    }
+    xxl_job_free (&job);
+}
+
+static void
+s_job_start_stop (server_t *self, request_t *request, int start)
+{
+    xxl_job_t job;
+    if (engine_job_from_request (self, request, &job))
+        return;
+    char why [512] = "";
+    if (start && s_job_arm (NULL, &job, why, sizeof why))
+        engine_reply (self, request, XXL_BAD_REQUEST, why);
+    else {
+        if (!start) {
+            job.trigger_status = 0;
+            job.trigger_last_time = 0;
+            job.trigger_next_time = 0;
+        }
+        job.update_time = engine_now ();
+        engine_plan_forget (self, job.id);
+        self->next_scan = 0;
+        if (xxl_store_job_save (self->store, &job))
+            engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
+        else
+            engine_reply_id (self, request, job.id);
+    }
+    xxl_job_free (&job);
+}
+
+void api_job_start (server_t *self, request_t *r) { s_job_start_stop (self, r, 1); }
+void api_job_stop (server_t *self, request_t *r) { s_job_start_stop (self, r, 0); }
+
+void
+api_job_show (server_t *self, request_t *request)
+{
+    api_show_row (self, request, "jobId", XXL_JOB_SELECT " WHERE id = ?", "job");
+}
+
+#define XXL_JOB_FILTER \
+    "instr (lower (executor_handler), lower (?4)) > 0 AND instr (lower (job_desc), lower (?5)) > 0" \
+    " AND instr (lower (author), lower (?6)) > 0 AND (?7 < 0 OR trigger_status = ?7)"
+
+
+void
+api_job_list (server_t *self, request_t *request)
+{
+    const char *key = api_str (request, "group");
+    int64_t limit = api_int (request, "limit");
+    int64_t offset = api_int (request, "offset");
+    //  XXL-JOB's pageList filters: substrings, and the status (-1 any)
+    const char *handler = api_str (request, "executorHandler");
+    const char *desc = api_str (request, "jobDesc");
+    const char *author = api_str (request, "author");
+    int64_t status = api_int (request, "triggerStatus");
+    int64_t group_id = 0;
+    if (key) {
+        xxl_group_t group;
+        if (xxl_store_group_find (self->store, key, &group)) {
+            char text [512];
+            snprintf (text, sizeof text, "group '%s' not found", key);
+            engine_reply (self, request, XXL_NOT_FOUND, text);
+            return;
+        }
+        group_id = group.id;
+        xxl_group_free (&group);
+    }
+    engine_reply_begin (self, request);
+    xxl_enc_map_begin (self->enc);
+    xxl_enc_key (self->enc, "jobs");
+    int truncated;
+    int rows = xxl_store_encode_max (self->store, self->enc, XXL_REPLY_MAX, &truncated,
+        XXL_JOB_SELECT " WHERE (?1 = 0 OR job_group = ?1) AND " XXL_JOB_FILTER
+        " ORDER BY id LIMIT ?2 OFFSET ?3", "iiisssi", group_id, limit, offset,
+        handler, desc, author, status);
+    xxl_enc_kint (self->enc, "total", xxl_store_scalar (self->store,
+        "SELECT COUNT(*) FROM xxl_job_info WHERE (?1 = 0 OR job_group = ?1) AND "
+        XXL_JOB_FILTER, "iiisssi", group_id, limit, offset, handler, desc, author, status));
+    api_encode_truncated (self, truncated, offset + (rows > 0? rows: 0));
+    xxl_enc_map_end (self->enc);
+    engine_reply_end (self, request);
+}
+
+void
+api_job_next (server_t *self, request_t *request)
+{
+    xxl_job_t job;
+    if (engine_job_from_request (self, request, &job))
+        return;
+    if (api_judge (self, request, 1)) {
+        xxl_job_free (&job);
+        return;
+    }
+    int64_t count = api_int (request, "count");
+    char why [512] = "";
+    int64_t times [100];
+    int64_t after = engine_now ();
+    int made = 0;
+    for (; made < count; made++) {
+        int64_t next = engine_next_time (&job, after, why, sizeof why);
+        if (next < 0)
+            break;
+        times [made] = after = next;
+    }
+    if (made == 0 && *why)
+        engine_reply (self, request, XXL_BAD_REQUEST, why);
+    else {
+        engine_reply_begin (self, request);
+        xxl_enc_map_begin (self->enc);
+        xxl_enc_key (self->enc, "next");
+        xxl_enc_array_begin (self->enc);
+        for (int i = 0; i < made; i++)
+            xxl_enc_int (self->enc, times [i]);
+        xxl_enc_array_end (self->enc);
+        xxl_enc_map_end (self->enc);
+        engine_reply_end (self, request);
+    }
+    xxl_job_free (&job);
+}
+
+void
+api_job_trigger (server_t *self, request_t *request)
+{
+    int64_t id = api_int (request, "jobId");
+    int rc;
+    snap_t *snap = engine_snap_fresh (self, id, &rc);
+    if (!snap) {
+        char text [64];
+        snprintf (text, sizeof text, "job %" PRId64 " not found", id);
+        engine_reply (self, request, rc < 0? XXL_FAILURE: XXL_NOT_FOUND,
+                      rc < 0? xxl_store_error (self->store): text);
+        return;
+    }
+    if (api_judge (self, request, 1)) {
+        engine_snap_release (&snap);
+        return;
+    }
+    const xxl_job_t *job = &snap->job;
+    trigger_args_t args = { .trigger_type = "MANUAL", .fail_retry_count = -1,
+                            .shard_index = -1, .shard_total = -1 };
+    args.param = api_str (request, "executorParam");
+    args.address = api_str (request, "address");
+    const char *shard = api_str (request, "shard");
+    const char *type = api_str (request, "triggerType");
+    if (shard)
+        xxl_command_shard (shard, &args.shard_index, &args.shard_total);
+    if (args.address && api_addresses_check (request->msg, "address", args.address)) {
+        engine_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
+        engine_snap_release (&snap);
+        return;
+    }
+    args.trigger_type = type;
+    int64_t ids [1024];
+    int made = engine_trigger (self, job, &args, ids, NULL, 1024);
+    if (made < 0)
+        engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
+    else {
+        engine_reply_begin (self, request);
+        xxl_enc_map_begin (self->enc);
+        xxl_enc_key (self->enc, "logIds");
+        xxl_enc_array_begin (self->enc);
+        for (int i = 0; i < made && i < 1024; i++)
+            xxl_enc_int (self->enc, ids [i]);
+        xxl_enc_array_end (self->enc);
+        xxl_enc_map_end (self->enc);
+        engine_reply_end (self, request);
+    }
+    engine_snap_release (&snap);
+}
+
+//  JOB_COPY: a stopped copy of a job, its glue source included
+void
+api_job_copy (server_t *self, request_t *request)
+{
+    const char *desc = api_str (request, "jobDesc");
+    xxl_job_t job;
+    if (engine_job_from_request (self, request, &job))
+        return;
+    int64_t source_id = job.id;
+    if (desc) {
+        free (job.job_desc);
+        job.job_desc = strdup (desc);
+    }
+    job.id = 0;
+    job.trigger_status = 0;
+    job.trigger_last_time = job.trigger_next_time = 0;
+    job.add_time = job.update_time = job.glue_updatetime = engine_now ();
+    self->children_until = 0;
+    int64_t id = xxl_store_job_add (self->store, &job);
+    char remark [64];
+    snprintf (remark, sizeof remark, "copy of job %" PRId64, source_id);
+    if (id < 0
+    ||  (strneq (job.glue_type, "BEAN")
+         && xxl_store_glue_add (self->store, id, job.glue_type, job.glue_source,
+                                remark, job.add_time) < 0))
+        engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
+    else
+        engine_reply_id (self, request, id);
+    xxl_job_free (&job);
+}

@@ -1,0 +1,72 @@
+/*  xxl_api_status.c -- the client api's view of the scheduler itself:
+    PING, AGENT_LIST, REPORT.
+*/
+
+#include "xxl_api.h"
+
+void
+api_ping (server_t *self, request_t *request)
+{
+    engine_reply_begin (self, request);
+    xxl_enc_map_begin (self->enc);
+    xxl_enc_kstr (self->enc, "version", PACKAGE_VERSION);
+    xxl_enc_kint (self->enc, "protocol", XXL_PROTOCOL_VERSION);
+    xxl_enc_map_end (self->enc);
+    engine_reply_end (self, request);
+}
+
+void
+api_agent_list (server_t *self, request_t *request)
+{
+    engine_reply_begin (self, request);
+    xxl_enc_map_begin (self->enc);
+    xxl_enc_key (self->enc, "agents");
+    xxl_enc_array_begin (self->enc);
+    size_t cursor = 0;
+    xxl_registry_entry_t entry;
+    while (xxl_registry_each (self->registry, &cursor, &entry) == 0) {
+        xxl_enc_map_begin (self->enc);
+        xxl_enc_kstr (self->enc, "app", entry.app);
+        xxl_enc_kstr (self->enc, "address", entry.address);
+        xxl_enc_kint (self->enc, "updateTime", entry.update_time);
+        xxl_enc_kstr (self->enc, "handlers", entry.handlers);
+        xxl_enc_kbool (self->enc, "connected", entry.connected);
+        xxl_enc_map_end (self->enc);
+    }
+    xxl_enc_array_end (self->enc);
+    xxl_enc_map_end (self->enc);
+    engine_reply_end (self, request);
+}
+
+void
+api_report (server_t *self, request_t *request)
+{
+    engine_report_refresh (self);
+    engine_reply_begin (self, request);
+    xxl_enc_map_begin (self->enc);
+    xxl_enc_kint (self->enc, "jobCount", xxl_store_scalar (self->store,
+        "SELECT COUNT(*) FROM xxl_job_info", NULL));
+    xxl_enc_kint (self->enc, "jobRunningCount", xxl_store_scalar (self->store,
+        "SELECT COUNT(*) FROM xxl_job_info WHERE trigger_status = 1", NULL));
+    xxl_enc_kint (self->enc, "agentCount", (int64_t) xxl_registry_size (self->registry));
+    xxl_enc_kint (self->enc, "groupCount", xxl_store_scalar (self->store,
+        "SELECT COUNT(*) FROM xxl_job_group", NULL));
+    int64_t runs = xxl_store_scalar (self->store,
+        "SELECT COALESCE(SUM(running_count + suc_count + fail_count), 0) FROM xxl_job_log_report", NULL);
+    int64_t suc = xxl_store_scalar (self->store,
+        "SELECT COALESCE(SUM(suc_count), 0) FROM xxl_job_log_report", NULL);
+    int64_t fail = xxl_store_scalar (self->store,
+        "SELECT COALESCE(SUM(fail_count), 0) FROM xxl_job_log_report", NULL);
+    xxl_enc_kint (self->enc, "runCount", runs);
+    xxl_enc_kint (self->enc, "sucCount", suc);
+    xxl_enc_kint (self->enc, "failCount", fail);
+    xxl_enc_key (self->enc, "successRate");
+    xxl_enc_double (self->enc, suc + fail > 0? (double) suc / (double) (suc + fail): 1.0);
+    xxl_enc_key (self->enc, "days");
+    xxl_store_encode (self->store, self->enc, 1,
+        "SELECT trigger_day AS triggerDay, running_count AS runningCount, suc_count AS sucCount,"
+        " fail_count AS failCount, update_time AS updateTime FROM xxl_job_log_report"
+        " ORDER BY trigger_day DESC LIMIT 30", NULL);
+    xxl_enc_map_end (self->enc);
+    engine_reply_end (self, request);
+}
