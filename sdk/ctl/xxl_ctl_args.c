@@ -4,6 +4,7 @@
 #include "xxl_ctl_args.h"
 #include "xxl_ctl_cmd.h"
 #include "xxl_ctl_print.h"
+#include "xxl_commands.h"
 
 #include <czmq.h>
 #include <inttypes.h>
@@ -71,8 +72,8 @@ s_parse_shard (const char *text)
     char left [32] = "";
     if (slash && (size_t) (slash - text) < sizeof left)
         memcpy (left, text, (size_t) (slash - text));
-    if (!slash || xxl_ctl_parse_int (left, 0, 99999, &index)
-    ||  xxl_ctl_parse_int (slash + 1, 1, 100000, &total) || index >= total)
+    if (!slash || xxl_ctl_parse_int (left, 0, XXL_SHARD_MAX - 1, &index)
+    ||  xxl_ctl_parse_int (slash + 1, 1, XXL_SHARD_MAX, &total) || index >= total)
         return -1;
     return 0;
 }
@@ -122,6 +123,75 @@ s_read_file (const char *path, char *reason, size_t reasonlen)
     return data;
 }
 
+//  The request's field a flag names (NULL: the flag's own key), or NULL
+static const xxl_field_t *
+s_field (const ctl_cmd_t *cmd, const ctl_opt_t *opt, const char *name)
+{
+    return xxl_command_field (xxl_command_find (cmd->request), name? name: opt->key);
+}
+
+//  A number flag's range: its own, or the request field's when both are 0
+static void
+s_range (const ctl_cmd_t *cmd, const ctl_opt_t *opt, int64_t *min, int64_t *max)
+{
+    *min = opt->min;
+    *max = opt->max;
+    if (opt->min == 0 && opt->max == 0) {
+        const xxl_field_t *field = s_field (cmd, opt, NULL);
+        assert (field);                 //  (a flag with no range and no field)
+        *min = field->min;
+        *max = field->max;
+    }
+}
+
+//  A flag's help with its {...} names replaced by the field's values
+static const char *
+s_help (const ctl_cmd_t *cmd, const ctl_opt_t *opt, char *buf, size_t buflen)
+{
+    size_t used = 0;
+    for (const char *p = opt->help; *p && used + 1 < buflen; p++) {
+        const char *close = *p == '{'? strchr (p, '}'): NULL;
+        char name [64] = "", what [64] = "", text [512] = "";
+        if (close && (size_t) (close - p) < sizeof name) {
+            memcpy (what, p + 1, (size_t) (close - p - 1));
+            char *dot = strchr (what, '.');
+            if (dot) {
+                *dot = 0;
+                snprintf (name, sizeof name, "%s", what);
+                memmove (what, dot + 1, strlen (dot + 1) + 1);
+            }
+        }
+        const xxl_field_t *field = *what? s_field (cmd, opt, *name? name: NULL): NULL;
+        if (field && streq (what, "min"))
+            snprintf (text, sizeof text, "%" PRId64, field->min);
+        else
+        if (field && streq (what, "max"))
+            snprintf (text, sizeof text, "%" PRId64, field->max);
+        else
+        if (field && streq (what, "default"))
+            snprintf (text, sizeof text, "%" PRId64, field->dflt);
+        else
+        if (field && field->values && streq (what, "values"))
+            xxl_field_values (field, 0, text, sizeof text);
+        else
+        if (field && field->values && streq (what, "first"))
+            snprintf (text, sizeof text, "%s", field->values [0]);
+        else
+        if (field && field->values && streq (what, "others"))
+            xxl_field_values (field, 1, text, sizeof text);
+        else {
+            assert (!*what);            //  (a name the field does not have)
+            buf [used++] = *p;
+            continue;
+        }
+        used += (size_t) snprintf (buf + used, buflen - used, "%s", text);
+        used = used < buflen? used: buflen - 1;
+        p = close;
+    }
+    buf [used] = 0;
+    return buf;
+}
+
 void
 xxl_ctl_args_usage (const ctl_cmd_t *cmd, FILE *out, int full)
 {
@@ -137,7 +207,8 @@ xxl_ctl_args_usage (const ctl_cmd_t *cmd, FILE *out, int full)
             snprintf (left, sizeof left, "%s%s%s%s%s", cmd->opts [i].name,
                       cmd->opts [i].alias? ", ": "", cmd->opts [i].alias? cmd->opts [i].alias: "",
                       cmd->opts [i].arg? " ": "", cmd->opts [i].arg? cmd->opts [i].arg: "");
-            fprintf (out, "  %-22s %s\n", left, cmd->opts [i].help);
+            char help [1024];
+            fprintf (out, "  %-22s %s\n", left, s_help (cmd, &cmd->opts [i], help, sizeof help));
         }
     }
     fprintf (out, "  %-22s %s\n", "-h, --help", "this text");
@@ -230,12 +301,15 @@ s_check_opt (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args, int index)
 {
     const ctl_opt_t *opt = &cmd->opts [index];
     const char *text = args->value [index];
+    int64_t min = 0, max = 0;
+    if (opt->kind == CTL_INT || opt->kind == CTL_REAL)
+        s_range (cmd, opt, &min, &max);
     switch (opt->kind) {
         case CTL_INT:
-            if (xxl_ctl_parse_int (text, opt->min, opt->max, &args->num [index]))
+            if (xxl_ctl_parse_int (text, min, max, &args->num [index]))
                 return xxl_ctl_usage_error (self, cmd, "%s must be a whole number from %" PRId64
                                             " to %" PRId64 ", not '%s'",
-                                            opt->name, opt->min, opt->max, text);
+                                            opt->name, min, max, text);
             break;
         case CTL_ID:
             if (xxl_ctl_parse_int (text, 1, INT64_MAX, &args->num [index]))
@@ -245,9 +319,9 @@ s_check_opt (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args, int index)
         case CTL_REAL: {
             char *end = NULL;
             double value = strtod (text, &end);
-            if (!*text || *end || !(value >= opt->min && value <= opt->max))
+            if (!*text || *end || !(value >= min && value <= max))
                 return xxl_ctl_usage_error (self, cmd, "%s must be a number from %" PRId64
-                                            " to %" PRId64, opt->name, opt->min, opt->max);
+                                            " to %" PRId64, opt->name, min, max);
             args->real [index] = value;
             break;
         }

@@ -1,7 +1,13 @@
 /*  xxl_ctl_args.h -- a command's flags and arguments, declared as data.
 
     Each flag (ctl_opt_t) and positional argument (ctl_pos_t) has a kind,
-    for numbers a range, and the request field it fills.  Parsing finds
+    for numbers a range, and the request field it fills.  Where the flag
+    fills a field of the command's request, its range, default and values
+    are the scheduler's, from the api's command table (xxl_commands.h):
+    a number flag whose min and max are both 0 takes the field's range,
+    and a flag's help may name the field's {min}, {max}, {default},
+    {values} (joined by ", "), {first} value and the {others}, or those
+    of another field of the request ({limit.max}).  Parsing finds
     the flags on the command line (--name VALUE, --name=VALUE, switches,
     `--` ending flags); checking then validates every given value by its
     kind, in one place, in this order: positional arguments, the
@@ -51,9 +57,9 @@ typedef struct {
     const char *name;                   //  long form, e.g. "--title"
     const char *alias;                  //  other form or NULL
     const char *arg;                    //  value name, NULL for a switch
-    const char *help;
+    const char *help;                   //  {...}: the field's (see above)
     ctl_kind_t kind;
-    int64_t min, max;                   //  CTL_INT, CTL_REAL
+    int64_t min, max;                   //  CTL_INT, CTL_REAL (both 0: the field's)
     const char *key;                    //  request field, NULL: the handler's
     const ctl_choice_t *choices;        //  CTL_ENUM, ended by a NULL name
 } ctl_opt_t;

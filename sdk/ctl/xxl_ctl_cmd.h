@@ -50,8 +50,10 @@ struct _ctl_cmd_t {
     int min_pos, max_pos;
     ctl_fn_t *check;                    //  rules between flags, or NULL
     ctl_fn_t *fn;
-    const char *request;                //  for xxl_ctl_cmd_simple, _show: the api
-    const char *done;                   //  request, and what simple says was done
+    const char *request;                //  the api request it sends (its fields'
+                                        //  ranges: xxl_ctl_args.h); the one
+                                        //  xxl_ctl_cmd_simple and _show send
+    const char *done;                   //  what xxl_ctl_cmd_simple says was done
 };
 
 //  The commands, by file

@@ -61,10 +61,10 @@ s_glue_diff_to (ctl_t *self, FILE *out, int64_t job, int64_t v1, int64_t v2)
 }
 
 static const ctl_opt_t s_glue_history_opts [] = {
-    { "--limit", NULL, "N", "at most N versions, newest first (1-100, default 20)",
-      CTL_INT, 1, 100, "limit", NULL },
-    { "--offset", NULL, "N", "skip the newest N versions (default 0)",
-      CTL_INT, 0, INT64_MAX, "offset", NULL },
+    { "--limit", NULL, "N", "at most N versions, newest first ({min}-{max}, default {default})",
+      CTL_INT, 0, 0, "limit", NULL },
+    { "--offset", NULL, "N", "skip the newest N versions (default {default})",
+      CTL_INT, 0, 0, "offset", NULL },
     { "--diff", NULL, NULL, "show each version as a diff against the one before it",
       CTL_BOOL, 0, 0, NULL, NULL },
     XXL_CTL_OPTS_END
@@ -106,7 +106,7 @@ s_glue_history (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
     int diff = xxl_ctl_args_get (cmd, args, "--diff") != NULL;
     if (diff && self->json)
         return xxl_ctl_usage_error (self, cmd, "--diff prints text: use it without --json");
-    if (!xxl_ctl_request_args (self, "GLUE_HISTORY", cmd, args, NULL))
+    if (!xxl_ctl_request_args (self, cmd->request, cmd, args, NULL))
         return XXL_CTL_FAILED;
     xxl_msg_t *reply;
     const msgpack_object *content;
@@ -143,7 +143,7 @@ s_glue_history (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
 const ctl_cmd_t xxl_ctl_glue_history = {
     "glue", "history", "JOB [--limit N] [--offset N] [--diff]",
     "a GLUE job's source versions, newest first", s_glue_history_opts, s_job_pos, 1, 1,
-    NULL, s_glue_history, NULL, NULL
+    NULL, s_glue_history, "GLUE_HISTORY", NULL
 };
 
 static const ctl_opt_t s_glue_show_opts [] = {

@@ -27,22 +27,21 @@ static const ctl_opt_t s_job_opts [] = {
     { "--param", NULL, "P", "executor parameter", CTL_STR, 0, 0, "executorParam", NULL },
     { "--route", NULL, "R", "route strategy (FIRST, ROUND, SHARDING_BROADCAST, ...)",
       CTL_STR, 0, 0, "executorRouteStrategy", NULL },
-    { "--block", NULL, "B", "block strategy (SERIAL_EXECUTION, DISCARD_LATER, COVER_EARLY)",
+    { "--block", NULL, "B", "block strategy ({values})",
       CTL_STR, 0, 0, "executorBlockStrategy", NULL },
     { "--timeout", NULL, "S", "run timeout in seconds (0: none)",
-      CTL_INT, 0, 86400 * 365, "executorTimeout", NULL },
+      CTL_INT, 0, 0, "executorTimeout", NULL },
     { "--retry", NULL, "N", "retries after a failed run",
-      CTL_INT, 0, 1000, "executorFailRetryCount", NULL },
-    { "--retry-interval", NULL, "S", "seconds before the first retry (default 0: at once)",
-      CTL_INT, 0, 86400 * 30, "retryInterval", NULL },
-    { "--retry-backoff", NULL, "F", "each further retry waits F times longer (default 1)",
-      CTL_REAL, 1, 100, "retryBackoff", NULL },
+      CTL_INT, 0, 0, "executorFailRetryCount", NULL },
+    { "--retry-interval", NULL, "S", "seconds before the first retry (default {default}: at once)",
+      CTL_INT, 0, 0, "retryInterval", NULL },
+    { "--retry-backoff", NULL, "F", "each further retry waits F times longer (default {default})",
+      CTL_REAL, 0, 0, "retryBackoff", NULL },
     { "--retry-max", NULL, "S", "longest wait between retries, seconds (0: no cap)",
-      CTL_INT, 0, 86400 * 30, "retryMaxInterval", NULL },
-    { "--misfire", NULL, "M", "misfire strategy (DO_NOTHING, FIRE_ONCE_NOW)",
+      CTL_INT, 0, 0, "retryMaxInterval", NULL },
+    { "--misfire", NULL, "M", "misfire strategy ({values})",
       CTL_STR, 0, 0, "misfireStrategy", NULL },
-    { "--glue-type", NULL, "T",
-      "BEAN or GLUE_SHELL, GLUE_PYTHON, GLUE_NODEJS, GLUE_PHP, GLUE_POWERSHELL",
+    { "--glue-type", NULL, "T", "{first} or {others}",
       CTL_STR, 0, 0, "glueType", NULL },
     { "--glue-source", NULL, "FILE", "glue script read from FILE ('-': stdin)",
       CTL_FILE, 0, 0, "glueSource", NULL },
@@ -80,7 +79,7 @@ s_job_add_check (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
 static int
 s_job_add (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
 {
-    xxl_enc_t *enc = xxl_ctl_request_args (self, "JOB_ADD", cmd, args, NULL);
+    xxl_enc_t *enc = xxl_ctl_request_args (self, cmd->request, cmd, args, NULL);
     if (!enc)
         return XXL_CTL_FAILED;
     if (xxl_ctl_args_get (cmd, args, "--start"))
@@ -94,7 +93,7 @@ const ctl_cmd_t xxl_ctl_job_add = {
     "        [--retry-interval S] [--retry-backoff F] [--retry-max S]\n"
     "        [--glue-type T --glue-source FILE] [--child ID,ID] [--desc D] [--author A]\n"
     "        [--alarm-email E] [--timezone Z] [--start]",
-    "add a job", s_job_opts, NULL, 0, 0, s_job_add_check, s_job_add, NULL, NULL
+    "add a job", s_job_opts, NULL, 0, 0, s_job_add_check, s_job_add, "JOB_ADD", NULL
 };
 
 static int
@@ -103,7 +102,7 @@ s_job_update (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
     int64_t id = args->pos_num [0];
     int start = xxl_ctl_args_get (cmd, args, "--start") != NULL;
     int count;
-    xxl_enc_t *enc = xxl_ctl_request_args (self, "JOB_UPDATE", cmd, args, &count);
+    xxl_enc_t *enc = xxl_ctl_request_args (self, cmd->request, cmd, args, &count);
     if (!enc)
         return XXL_CTL_FAILED;
     if (count == 0 && !start)
@@ -128,7 +127,7 @@ s_job_update (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
 
 const ctl_cmd_t xxl_ctl_job_update = {
     "job", "update", "ID [job add flags; only those given change]", "change a job",
-    s_job_opts, s_job_pos, 1, 1, s_schedule_check, s_job_update, NULL, NULL
+    s_job_opts, s_job_pos, 1, 1, s_schedule_check, s_job_update, "JOB_UPDATE", NULL
 };
 
 static int
@@ -188,9 +187,9 @@ static const ctl_choice_t s_job_states [] = {
 static const ctl_opt_t s_job_list_opts [] = {
     { "--group", NULL, "G", "only jobs of this group (app name or id)",
       CTL_STR, 0, 0, "group", NULL },
-    { "--limit", NULL, "N", "at most N jobs (default 1000)", CTL_INT, 1, 10000, "limit", NULL },
-    { "--offset", NULL, "N", "skip the first N jobs (default 0)",
-      CTL_INT, 0, INT64_MAX, "offset", NULL },
+    { "--limit", NULL, "N", "at most N jobs (default {default})", CTL_INT, 0, 0, "limit", NULL },
+    { "--offset", NULL, "N", "skip the first N jobs (default {default})",
+      CTL_INT, 0, 0, "offset", NULL },
     { "--handler", NULL, "TEXT", "only jobs whose handler contains TEXT",
       CTL_STR, 0, 0, "executorHandler", NULL },
     { "--desc", NULL, "TEXT", "only jobs whose description contains TEXT",
@@ -277,7 +276,7 @@ s_job_list (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
     zhash_t *names = NULL;
     if (!self->json && s_group_names (self, &names))
         return XXL_CTL_FAILED;
-    if (!xxl_ctl_request_args (self, "JOB_LIST", cmd, args, NULL)) {
+    if (!xxl_ctl_request_args (self, cmd->request, cmd, args, NULL)) {
         zhash_destroy (&names);
         return XXL_CTL_FAILED;
     }
@@ -314,7 +313,7 @@ s_job_list (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
 const ctl_cmd_t xxl_ctl_job_list = {
     "job", "list", "[--group G] [--handler T] [--desc T] [--author T] [--status running|stopped]\n"
     "        [--limit N] [--offset N]", "list jobs", s_job_list_opts, NULL, 0, 0, NULL,
-    s_job_list, NULL, NULL
+    s_job_list, "JOB_LIST", NULL
 };
 
 static const ctl_opt_t s_job_trigger_opts [] = {
@@ -354,14 +353,14 @@ const ctl_cmd_t xxl_ctl_job_trigger = {
 };
 
 static const ctl_opt_t s_job_next_opts [] = {
-    { "-n", NULL, "N", "how many fire times (default 5)", CTL_INT, 1, 100, "count", NULL },
+    { "-n", NULL, "N", "how many fire times (default {default})", CTL_INT, 0, 0, "count", NULL },
     XXL_CTL_OPTS_END
 };
 
 static int
 s_job_next (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
 {
-    if (!xxl_ctl_request_args (self, "JOB_NEXT", cmd, args, NULL))
+    if (!xxl_ctl_request_args (self, cmd->request, cmd, args, NULL))
         return XXL_CTL_FAILED;
     xxl_msg_t *reply;
     const msgpack_object *content;
@@ -382,5 +381,5 @@ s_job_next (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
 
 const ctl_cmd_t xxl_ctl_job_next = {
     "job", "next", "ID [-n N]", "a job's next fire times", s_job_next_opts, s_job_pos, 1, 1,
-    NULL, s_job_next, NULL, NULL
+    NULL, s_job_next, "JOB_NEXT", NULL
 };

@@ -6,11 +6,10 @@
 #include "xxl_ctl_call.h"
 #include "xxl_ctl_print.h"
 #include "xxl_ctl_value.h"
+#include "xxl_commands.h"
 
 #include <czmq.h>
 #include <inttypes.h>
-
-#define XXL_CTL_LOG_PAGE    1000        //  the scheduler's LOG_LIST limit
 
 static const ctl_pos_t s_log_pos [] = { { "log id", CTL_ID, "logId" } };
 
@@ -21,8 +20,9 @@ static const ctl_choice_t s_log_states [] = {
 static const ctl_opt_t s_log_list_opts [] = {
     { "--job", NULL, "ID", "only runs of this job", CTL_ID, 0, 0, "jobId", NULL },
     { "--group", NULL, "ID", "only runs of this group (its id)", CTL_ID, 0, 0, "jobGroup", NULL },
-    { "--limit", NULL, "N", "at most N runs, newest first (default 100; over 1000:\n"
-                            "                         fetched 1000 at a time)",
+    { "--limit", NULL, "N", "at most N runs, newest first (default {limit.default}; over"
+                            " {limit.max}:\n                         fetched {limit.max} at a"
+                            " time)",
       CTL_INT, 1, 1000000, NULL, NULL },
     { "--offset", NULL, "N", "skip the newest N runs (default 0)",
       CTL_INT, 0, INT64_MAX, NULL, NULL },
@@ -61,11 +61,13 @@ s_log_row (ctl_table_t *table, const msgpack_object *log)
 static int
 s_log_list (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
 {
-    int64_t limit = xxl_ctl_args_num (cmd, args, "--limit", 100);
+    //  The scheduler's default, and its most runs in one page
+    const xxl_field_t *field = xxl_command_field (xxl_command_find (cmd->request), "limit");
+    int64_t limit = xxl_ctl_args_num (cmd, args, "--limit", field->dflt);
     int64_t offset = xxl_ctl_args_num (cmd, args, "--offset", 0);
-    //  Pages of at most 1000 (the scheduler's limit), each also cut by the
-    //  frame limit (nextOffset), all below the newest id of the first page
-    //  so that runs added meanwhile do not shift them
+    //  Pages of at most its limit, each also cut by the frame limit
+    //  (nextOffset), all below the newest id of the first page so that
+    //  runs added meanwhile do not shift them
     char *json = NULL;
     size_t json_size = 0;
     FILE *json_out = self->json? open_memstream (&json, &json_size): NULL;
@@ -80,14 +82,14 @@ s_log_list (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
     int64_t got = 0, max_id = 0;
     int rc = XXL_CTL_OK;
     while (got < limit) {
-        xxl_enc_t *enc = xxl_ctl_request_args (self, "LOG_LIST", cmd, args, NULL);
+        xxl_enc_t *enc = xxl_ctl_request_args (self, cmd->request, cmd, args, NULL);
         if (!enc) {
             rc = XXL_CTL_FAILED;
             break;
         }
         if (max_id > 0)
             xxl_enc_kint (enc, "maxId", max_id);
-        int64_t page = limit - got < XXL_CTL_LOG_PAGE? limit - got: XXL_CTL_LOG_PAGE;
+        int64_t page = limit - got < field->max? limit - got: field->max;
         xxl_enc_kint (enc, "limit", page);
         if (offset)
             xxl_enc_kint (enc, "offset", offset);
@@ -141,7 +143,7 @@ s_log_list (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
 const ctl_cmd_t xxl_ctl_log_list = {
     "log", "list", "[--job ID] [--group ID] [--status success|failure|running]\n"
     "        [--from TIME] [--to TIME] [--limit N] [--offset N]", "list runs, newest first",
-    s_log_list_opts, NULL, 0, 0, NULL, s_log_list, NULL, NULL
+    s_log_list_opts, NULL, 0, 0, NULL, s_log_list, "LOG_LIST", NULL
 };
 
 const ctl_cmd_t xxl_ctl_log_show = {
@@ -292,8 +294,8 @@ const ctl_cmd_t xxl_ctl_log_cat = {
 static const ctl_opt_t s_log_clear_opts [] = {
     { "--job", NULL, "ID", "only runs of this job", CTL_ID, 0, 0, "jobId", NULL },
     { "--before", NULL, "DAYS", "remove runs older than DAYS days",
-      CTL_INT, 0, 36500, "beforeDays", NULL },
-    { "--keep", NULL, "N", "keep only the newest N runs", CTL_INT, 0, INT32_MAX, "keepLast", NULL },
+      CTL_INT, 0, 0, "beforeDays", NULL },
+    { "--keep", NULL, "N", "keep only the newest N runs", CTL_INT, 0, 0, "keepLast", NULL },
     { "--all", NULL, NULL, "remove every finished run", CTL_BOOL, 0, 0, "all", NULL },
     XXL_CTL_OPTS_END
 };
@@ -310,7 +312,7 @@ s_log_clear_check (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
 static int
 s_log_clear (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
 {
-    if (!xxl_ctl_request_args (self, "LOG_CLEAR", cmd, args, NULL))
+    if (!xxl_ctl_request_args (self, cmd->request, cmd, args, NULL))
         return XXL_CTL_FAILED;
     xxl_msg_t *reply;
     const msgpack_object *content;
@@ -325,5 +327,5 @@ s_log_clear (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
 const ctl_cmd_t xxl_ctl_log_clear = {
     "log", "clear", "[--job ID] (--before DAYS | --keep N | --all)",
     "remove finished runs (never those still waiting or running)", s_log_clear_opts, NULL, 0, 0,
-    s_log_clear_check, s_log_clear, NULL, NULL
+    s_log_clear_check, s_log_clear, "LOG_CLEAR", NULL
 };
