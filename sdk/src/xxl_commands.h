@@ -8,14 +8,15 @@
     scheduler judges every request here before (and, for fields judged
     after a lookup, within) its handler; xxl-ctl takes its flags' ranges,
     defaults and value lists from the same table.  docs/protocol.md states
-    the same for peers.  Internal to libxxl (not installed).
+    the same for peers.  In libxxl, not installed: for the scheduler and
+    xxl-ctl.
 
     Judging a field reads it with the xxl_msg getters, so a refusal is the
     getter's text ("field 'limit' is 0, outside 1..10000"), or for a value
     outside a closed list "unknown glue type 'X' (known: BEAN, …)" (a field
     with `what`) or "triggerType must be MANUAL or API" (one without), or
     the text of the field's own rule (`check`: app names, shards).  Fields
-    not in a command's table are ignored, as they always were.
+    a command does not have are ignored.
 
     When a refusal is answered: a field's `after` is 0 when it is judged
     before the handler runs, n when the handler judges it after its n-th
