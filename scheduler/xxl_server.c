@@ -422,7 +422,12 @@ s_check_registry (server_t *self)
     int64_t now = engine_now ();
     int64_t dead_before = now - (int64_t) self->config.dead_s * 1000;
     int removed = xxl_registry_expire (self->registry, dead_before);
-    if (xxl_store_registry_expire (self->store, dead_before) > 0 || removed > 0)
+    //  The store's rows of the agents the warm-up waits for stay until it
+    //  ends: they are how the next start knows whom to wait for, and a
+    //  start stopped again before its agents reconnected must not leave
+    //  the next one an empty registry (which fails triggers at once)
+    bool warming = self->awaited_left && zclock_mono () < self->warm_until;
+    if ((!warming && xxl_store_registry_expire (self->store, dead_before) > 0) || removed > 0)
         xxl_store_groups_refresh (self->store, now);
 }
 
