@@ -55,6 +55,7 @@
 #define _GNU_SOURCE
 #include "xxl_executor.h"
 #include "xxl_guard.h"
+#include "xxl_imap.h"
 #include "xxl_runlog.h"
 #include "xxl_runpack.h"
 
@@ -101,130 +102,6 @@ static const char *s_glue_default [XXL_GLUE_COUNT] = {
 static const char *s_glue_ext [XXL_GLUE_COUNT] = {
     NULL, "sh", "py", "js", "php", "ps1"
 };
-
-//  ---------------------------------------------------------------------
-//  A small int64-keyed hash map with chaining
-
-typedef struct _imap_node_t {
-    int64_t key;
-    void *value;
-    struct _imap_node_t *next;
-} imap_node_t;
-
-typedef struct {
-    imap_node_t **buckets;
-    size_t nbuckets, size;
-} imap_t;
-
-static size_t
-s_imap_hash (int64_t key, size_t nbuckets)
-{
-    uint64_t x = (uint64_t) key * 0x9E3779B97F4A7C15ULL;
-    return (size_t) (x >> 32) & (nbuckets - 1);
-}
-
-static int
-s_imap_init (imap_t *map)
-{
-    map->nbuckets = 1024;
-    map->size = 0;
-    map->buckets = (imap_node_t **) calloc (map->nbuckets, sizeof (imap_node_t *));
-    return map->buckets? 0: -1;
-}
-
-static void
-s_imap_clear (imap_t *map)
-{
-    for (size_t i = 0; i < map->nbuckets; i++) {
-        imap_node_t *node = map->buckets [i];
-        while (node) {
-            imap_node_t *next = node->next;
-            free (node);
-            node = next;
-        }
-        map->buckets [i] = NULL;
-    }
-    map->size = 0;
-}
-
-static void
-s_imap_free (imap_t *map)
-{
-    if (map->buckets)
-        s_imap_clear (map);
-    free (map->buckets);
-    map->buckets = NULL;
-}
-
-static void *
-s_imap_get (imap_t *map, int64_t key)
-{
-    for (imap_node_t *node = map->buckets [s_imap_hash (key, map->nbuckets)];
-         node; node = node->next)
-        if (node->key == key)
-            return node->value;
-    return NULL;
-}
-
-static void
-s_imap_grow (imap_t *map)
-{
-    size_t nbuckets = map->nbuckets * 2;
-    imap_node_t **buckets = (imap_node_t **) calloc (nbuckets, sizeof (imap_node_t *));
-    if (!buckets)
-        return;
-    for (size_t i = 0; i < map->nbuckets; i++) {
-        imap_node_t *node = map->buckets [i];
-        while (node) {
-            imap_node_t *next = node->next;
-            size_t slot = s_imap_hash (node->key, nbuckets);
-            node->next = buckets [slot];
-            buckets [slot] = node;
-            node = next;
-        }
-    }
-    free (map->buckets);
-    map->buckets = buckets;
-    map->nbuckets = nbuckets;
-}
-
-//  Inserts or replaces; returns 0 or -1 when out of memory
-static int
-s_imap_put (imap_t *map, int64_t key, void *value)
-{
-    size_t slot = s_imap_hash (key, map->nbuckets);
-    for (imap_node_t *node = map->buckets [slot]; node; node = node->next)
-        if (node->key == key) {
-            node->value = value;
-            return 0;
-        }
-    imap_node_t *node = (imap_node_t *) malloc (sizeof (imap_node_t));
-    if (!node)
-        return -1;
-    node->key = key;
-    node->value = value;
-    node->next = map->buckets [slot];
-    map->buckets [slot] = node;
-    if (++map->size > map->nbuckets)
-        s_imap_grow (map);
-    return 0;
-}
-
-static void
-s_imap_del (imap_t *map, int64_t key)
-{
-    imap_node_t **link = &map->buckets [s_imap_hash (key, map->nbuckets)];
-    while (*link) {
-        imap_node_t *node = *link;
-        if (node->key == key) {
-            *link = node->next;
-            free (node);
-            map->size--;
-            return;
-        }
-        link = &node->next;
-    }
-}
 
 //  ---------------------------------------------------------------------
 //  Runs and workers
@@ -313,12 +190,12 @@ struct _xxl_executor_t {
     uint64_t stage_seq;                 //  the current (or last) hold
     uint64_t committed_seq;             //  atomic: holds whose runs may start
     pthread_attr_t attr;
-    imap_t workers;                     //  job id -> worker_t (current)
+    xxl_imap_t *workers;                //  job id -> worker_t (current)
     size_t live_workers;
     int stopped;
 
     pthread_mutex_t done_lock;          //  guards the four below
-    imap_t inflight;                    //  log id -> run_t (queued or running)
+    xxl_imap_t *inflight;               //  log id -> run_t (queued or running)
     result_node_t *results_head, *results_tail;
     int results_signalled;              //  result_fd holds a count
     int result_fd;
@@ -393,7 +270,7 @@ s_push_result (xxl_executor_t *self, run_t *run, int code, const char *msg)
             self->results_signalled = 1;
         }
     }
-    s_imap_del (&self->inflight, run->log_id);
+    xxl_imap_del (self->inflight, run->log_id);
     pthread_mutex_unlock (&self->done_lock);
     if (!node)
         zsys_error ("executor: out of memory, result of logId %lld lost",
@@ -434,7 +311,7 @@ static void
 s_worker_stop (xxl_executor_t *self, worker_t *worker, const char *reason)
 {
     if (worker->in_map) {
-        s_imap_del (&self->workers, worker->job_id);
+        xxl_imap_del (self->workers, worker->job_id);
         worker->in_map = 0;
     }
     pthread_mutex_lock (&worker->lock);
@@ -1335,7 +1212,7 @@ s_worker_new (xxl_executor_t *self, int64_t job_id, const char *handler_name,
     pthread_mutex_init (&worker->lock, NULL);
     pthread_cond_init (&worker->wake, &self->monotonic);
     if (!worker->handler_name
-    ||  s_imap_put (&self->workers, job_id, worker)) {
+    ||  xxl_imap_put (self->workers, job_id, worker)) {
         zsys_error ("executor: cannot create worker for job %lld: %s",
                     (long long) job_id, strerror (errno));
         goto fail;
@@ -1346,7 +1223,7 @@ s_worker_new (xxl_executor_t *self, int64_t job_id, const char *handler_name,
     if (rc) {
         zsys_error ("executor: cannot start worker thread for job %lld: %s",
                     (long long) job_id, strerror (rc));
-        s_imap_del (&self->workers, job_id);
+        xxl_imap_del (self->workers, job_id);
         goto fail;
     }
     self->live_workers++;
@@ -1470,7 +1347,11 @@ xxl_executor_new (const xxl_executor_config_t *config, xxl_handlers_t *handlers)
     pthread_attr_init (&self->attr);
     pthread_attr_setstacksize (&self->attr, WORKER_STACK);
     pthread_attr_setdetachstate (&self->attr, PTHREAD_CREATE_DETACHED);
-    ok = ok && s_imap_init (&self->workers) == 0 && s_imap_init (&self->inflight) == 0;
+    if (ok) {
+        self->workers = xxl_imap_new ();
+        self->inflight = self->workers? xxl_imap_new (): NULL;
+        ok = self->inflight != NULL;
+    }
     self->result_fd = eventfd (0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (!ok || self->result_fd < 0) {
         zsys_error ("executor: cannot initialize: %s", strerror (errno));
@@ -1496,14 +1377,15 @@ xxl_executor_stop (xxl_executor_t *self)
 void
 xxl_executor_stop_why (xxl_executor_t *self, const char *reason)
 {
-    if (!self || !self->workers.buckets)
+    if (!self || !self->workers)
         return;
     pthread_mutex_lock (&self->mutex);
     self->stopped = 1;
-    for (size_t i = 0; i < self->workers.nbuckets; i++)
-        while (self->workers.buckets [i])
-            s_worker_stop (self, (worker_t *) self->workers.buckets [i]->value,
-                           reason? reason: "executor stopped");
+    //  Each stop takes its worker out of the map
+    size_t cursor = 0;
+    worker_t *worker;
+    while ((worker = (worker_t *) xxl_imap_drain (self->workers, &cursor)))
+        s_worker_stop (self, worker, reason? reason: "executor stopped");
     struct timespec until;
     clock_gettime (CLOCK_MONOTONIC, &until);
     until.tv_sec += STOP_WAIT_MS / 1000;
@@ -1536,8 +1418,8 @@ xxl_executor_destroy (xxl_executor_t **self_p)
         free (node->result.msg);
         free (node);
     }
-    s_imap_free (&self->workers);
-    s_imap_free (&self->inflight);
+    xxl_imap_destroy (&self->workers);
+    xxl_imap_destroy (&self->inflight);
     if (self->own_journal)
         xxl_journal_destroy (&self->journal);
     free (self->marker);
@@ -1638,7 +1520,7 @@ xxl_executor_run (xxl_executor_t *self, const xxl_trigger_t *trigger, char *msg,
         snprintf (msg, msglen, "logId %lld already accepted", (long long) run->log_id);
         goto done;
     }
-    worker_t *worker = (worker_t *) s_imap_get (&self->workers, run->job_id);
+    worker_t *worker = (worker_t *) xxl_imap_get (self->workers, run->job_id);
     if (worker
     && (worker->glue != glue || worker->glue_updatetime != run->glue_updatetime
         || strcmp (worker->handler_name, handler_name))) {
@@ -1678,7 +1560,7 @@ xxl_executor_run (xxl_executor_t *self, const xxl_trigger_t *trigger, char *msg,
         else
             xxl_journal_flush (self->journal);
         pthread_mutex_lock (&self->done_lock);
-        s_imap_put (&self->inflight, run->log_id, run);
+        xxl_imap_put (self->inflight, run->log_id, run);
         pthread_mutex_unlock (&self->done_lock);
     }
     run->worker = worker;
@@ -1743,7 +1625,7 @@ xxl_executor_hold_wakes (xxl_executor_t *self, int hold)
         //  value or waits now); signalled once the lock is released, so
         //  that it does not wake only to sleep on the lock
         for (size_t i = 0; i < self->held_count; i++) {
-            worker_t *worker = (worker_t *) s_imap_get (&self->workers, self->held_wakes [i]);
+            worker_t *worker = (worker_t *) xxl_imap_get (self->workers, self->held_wakes [i]);
             if (!worker)
                 continue;
             pthread_mutex_lock (&worker->lock);
@@ -1767,7 +1649,7 @@ xxl_executor_kill (xxl_executor_t *self, int64_t job_id, const char *reason)
     if (!self)
         return -1;
     pthread_mutex_lock (&self->mutex);
-    worker_t *worker = (worker_t *) s_imap_get (&self->workers, job_id);
+    worker_t *worker = (worker_t *) xxl_imap_get (self->workers, job_id);
     int rc = -1;
     if (worker) {
         pthread_mutex_lock (&worker->lock);
@@ -1788,7 +1670,7 @@ xxl_executor_busy (xxl_executor_t *self, int64_t job_id)
     if (!self)
         return 0;
     pthread_mutex_lock (&self->mutex);
-    worker_t *worker = (worker_t *) s_imap_get (&self->workers, job_id);
+    worker_t *worker = (worker_t *) xxl_imap_get (self->workers, job_id);
     int busy = 0;
     if (worker) {
         pthread_mutex_lock (&worker->lock);
@@ -1805,7 +1687,7 @@ xxl_executor_running (xxl_executor_t *self, int64_t log_id)
     if (!self)
         return 0;
     pthread_mutex_lock (&self->done_lock);
-    int found = s_imap_get (&self->inflight, log_id) != NULL;
+    int found = xxl_imap_get (self->inflight, log_id) != NULL;
     pthread_mutex_unlock (&self->done_lock);
     return found;
 }
@@ -1816,7 +1698,7 @@ xxl_executor_log_sync (xxl_executor_t *self, int64_t log_id)
     if (!self)
         return 0;
     pthread_mutex_lock (&self->done_lock);
-    run_t *run = (run_t *) s_imap_get (&self->inflight, log_id);
+    run_t *run = (run_t *) xxl_imap_get (self->inflight, log_id);
     //  Claimed, the run cannot end (and be freed) before the file is made:
     //  its worker waits for LOG_MADE before its last line
     int claimed = run && s_log_claim (run);
