@@ -7,8 +7,9 @@
         creation and retirement, stop (the agent thread, rarely a worker);
       - each worker's lock: its queue, its running run, its wait (the
         agent thread queueing, and that one worker);
-      - the done lock: in-flight logIds and finished results (briefly, by
-        a worker at the end of each run and by the agent thread).
+      - the ledger's lock (xxl_ledger.h): in-flight logIds and finished
+        results (briefly, by a worker at the end of each run and by the
+        agent thread).
     So with thousands of jobs a worker's hot path (wake, pop, run, push the
     result) never touches a lock shared by all workers for longer than a
     list append, and an idle worker is woken only when its own queue gets
@@ -56,6 +57,7 @@
 #include "xxl_executor.h"
 #include "xxl_guard.h"
 #include "xxl_imap.h"
+#include "xxl_ledger.h"
 #include "xxl_runlog.h"
 #include "xxl_runpack.h"
 
@@ -160,11 +162,6 @@ struct _worker_t {
                                         //  -1): wakes the wait on it (kill)
 };
 
-typedef struct _result_node_t {
-    xxl_result_t result;
-    struct _result_node_t *next;
-} result_node_t;
-
 struct _xxl_executor_t {
     char *logdir;
     xxl_runpack_t *pack;                //  NULL: a file per run
@@ -194,11 +191,8 @@ struct _xxl_executor_t {
     size_t live_workers;
     int stopped;
 
-    pthread_mutex_t done_lock;          //  guards the four below
-    xxl_imap_t *inflight;               //  log id -> run_t (queued or running)
-    result_node_t *results_head, *results_tail;
-    int results_signalled;              //  result_fd holds a count
-    int result_fd;
+    xxl_ledger_t *ledger;               //  log id -> run_t (queued or running),
+                                        //  then its result until taken
 
     size_t active;                      //  atomic
     size_t pending;                     //  atomic
@@ -243,38 +237,11 @@ s_run_free (run_t *run)
 }
 
 //  Queues a result and frees the run.  Caller holds the run's worker lock
-//  (so that busy() never sees the job idle before its result is out), not
-//  the done lock, which this takes.
+//  (so that busy() never sees the job idle before its result is out).
 static void
 s_push_result (xxl_executor_t *self, run_t *run, int code, const char *msg)
 {
-    result_node_t *node = (result_node_t *) calloc (1, sizeof (result_node_t));
-    if (node) {
-        node->result.log_id = run->log_id;
-        node->result.log_date_time = run->log_date_time;
-        node->result.code = code;
-        node->result.msg = s_strcap (msg);
-    }
-    pthread_mutex_lock (&self->done_lock);
-    if (node) {
-        if (self->results_tail)
-            self->results_tail->next = node;
-        else
-            self->results_head = node;
-        self->results_tail = node;
-        if (!self->results_signalled) {
-            //  Only on empty -> not empty; take() clears it when empty again
-            uint64_t one = 1;
-            if (write (self->result_fd, &one, sizeof one) < 0)
-                zsys_warning ("executor: eventfd write: %s", strerror (errno));
-            self->results_signalled = 1;
-        }
-    }
-    xxl_imap_del (self->inflight, run->log_id);
-    pthread_mutex_unlock (&self->done_lock);
-    if (!node)
-        zsys_error ("executor: out of memory, result of logId %lld lost",
-                    (long long) run->log_id);
+    xxl_ledger_done (self->ledger, run->log_id, run->log_date_time, code, msg);
     __atomic_sub_fetch (&self->pending, 1, __ATOMIC_RELAXED);
     s_run_free (run);
 }
@@ -1293,7 +1260,6 @@ xxl_executor_new (const xxl_executor_config_t *config, xxl_handlers_t *handlers)
     xxl_executor_t *self = (xxl_executor_t *) calloc (1, sizeof (xxl_executor_t));
     if (!self)
         return NULL;
-    self->result_fd = -1;
     self->handlers = handlers;
     self->allow_glue = config->allow_glue;
     self->in_process = config->in_process;
@@ -1338,7 +1304,6 @@ xxl_executor_new (const xxl_executor_config_t *config, xxl_handlers_t *handlers)
     //  Plain mutexes: with thousands of threads on few cores, spinning
     //  for a holder that is not running only burns the CPU it needs
     pthread_mutex_init (&self->mutex, NULL);
-    pthread_mutex_init (&self->done_lock, NULL);
     pthread_condattr_init (&self->monotonic);
     pthread_condattr_setclock (&self->monotonic, CLOCK_MONOTONIC);
     pthread_cond_init (&self->workers_gone, &self->monotonic);
@@ -1349,11 +1314,10 @@ xxl_executor_new (const xxl_executor_config_t *config, xxl_handlers_t *handlers)
     pthread_attr_setdetachstate (&self->attr, PTHREAD_CREATE_DETACHED);
     if (ok) {
         self->workers = xxl_imap_new ();
-        self->inflight = self->workers? xxl_imap_new (): NULL;
-        ok = self->inflight != NULL;
+        self->ledger = self->workers? xxl_ledger_new (): NULL;
+        ok = self->ledger != NULL;
     }
-    self->result_fd = eventfd (0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (!ok || self->result_fd < 0) {
+    if (!ok) {
         zsys_error ("executor: cannot initialize: %s", strerror (errno));
         xxl_executor_destroy (&self);
         return NULL;
@@ -1412,25 +1376,16 @@ xxl_executor_destroy (xxl_executor_t **self_p)
     pthread_mutex_unlock (&self->mutex);
     if (live > 0)
         return;                     //  threads still use it: leak rather than crash
-    while (self->results_head) {
-        result_node_t *node = self->results_head;
-        self->results_head = node->next;
-        free (node->result.msg);
-        free (node);
-    }
+    xxl_ledger_destroy (&self->ledger);
     xxl_imap_destroy (&self->workers);
-    xxl_imap_destroy (&self->inflight);
     if (self->own_journal)
         xxl_journal_destroy (&self->journal);
     free (self->marker);
     free (self->env);
-    if (self->result_fd >= 0)
-        close (self->result_fd);
     pthread_attr_destroy (&self->attr);
     pthread_cond_destroy (&self->workers_gone);
     pthread_condattr_destroy (&self->monotonic);
     free (self->held_wakes);
-    pthread_mutex_destroy (&self->done_lock);
     pthread_mutex_destroy (&self->mutex);
     for (int i = 0; i < XXL_GLUE_COUNT; i++)
         free (self->interpreters [i]);
@@ -1559,9 +1514,7 @@ xxl_executor_run (xxl_executor_t *self, const xxl_trigger_t *trigger, char *msg,
             run->seq = self->stage_seq;
         else
             xxl_journal_flush (self->journal);
-        pthread_mutex_lock (&self->done_lock);
-        xxl_imap_put (self->inflight, run->log_id, run);
-        pthread_mutex_unlock (&self->done_lock);
+        xxl_ledger_add (self->ledger, run->log_id, run);
     }
     run->worker = worker;
     __atomic_add_fetch (&self->pending, 1, __ATOMIC_RELAXED);
@@ -1686,10 +1639,16 @@ xxl_executor_running (xxl_executor_t *self, int64_t log_id)
 {
     if (!self)
         return 0;
-    pthread_mutex_lock (&self->done_lock);
-    int found = xxl_imap_get (self->inflight, log_id) != NULL;
-    pthread_mutex_unlock (&self->done_lock);
-    return found;
+    return xxl_ledger_has (self->ledger, log_id);
+}
+
+//  Under the ledger's lock: claims the held log of a run in flight
+static int
+s_claim_log (void *item, void *arg)
+{
+    run_t *run = (run_t *) item;
+    *(run_t **) arg = run;
+    return s_log_claim (run);
 }
 
 int
@@ -1697,23 +1656,21 @@ xxl_executor_log_sync (xxl_executor_t *self, int64_t log_id)
 {
     if (!self)
         return 0;
-    pthread_mutex_lock (&self->done_lock);
-    run_t *run = (run_t *) xxl_imap_get (self->inflight, log_id);
     //  Claimed, the run cannot end (and be freed) before the file is made:
     //  its worker waits for LOG_MADE before its last line
-    int claimed = run && s_log_claim (run);
-    pthread_mutex_unlock (&self->done_lock);
-    if (claimed)
+    run_t *run = NULL;
+    int claimed = xxl_ledger_visit (self->ledger, log_id, s_claim_log, &run);
+    if (claimed == 1)
         s_log_create (run, NULL, 0);
     if (self->pack)
         xxl_runpack_flush (self->pack);
-    return run != NULL;
+    return claimed >= 0;
 }
 
 int
 xxl_executor_fd (xxl_executor_t *self)
 {
-    return self? self->result_fd: -1;
+    return self && self->ledger? xxl_ledger_fd (self->ledger): -1;
 }
 
 int
@@ -1727,37 +1684,11 @@ xxl_executor_take_many (xxl_executor_t *self, xxl_result_t *results, size_t max)
 {
     if (!self || !results || !max)
         return 0;
-    pthread_mutex_lock (&self->done_lock);
-    result_node_t *head = self->results_head, *last = NULL;
-    size_t count = 0;
-    for (result_node_t *node = head; node && count < max; node = node->next) {
-        last = node;
-        count++;
-    }
-    if (count) {
-        self->results_head = last->next;
-        last->next = NULL;
-        if (!self->results_head) {
-            self->results_tail = NULL;
-            uint64_t value;
-            if (read (self->result_fd, &value, sizeof value) < 0)
-                {}                  //  already zero
-            self->results_signalled = 0;
-        }
-    }
-    pthread_mutex_unlock (&self->done_lock);
+    size_t count = xxl_ledger_take (self->ledger, results, max);
     //  A run packs its log before it hands in its result: written after the
     //  take, every result taken has its log readable
     if (count && self->pack)
         xxl_runpack_flush (self->pack);
-    //  The nodes are ours now: copy out and free them without the mutex
-    size_t i = 0;
-    while (head && i < count) {
-        result_node_t *next = head->next;
-        results [i++] = head->result;
-        free (head);
-        head = next;
-    }
     return count;
 }
 
