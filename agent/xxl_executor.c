@@ -30,14 +30,13 @@
     cancels its running run; the thread ends on its own when the run
     returns, and a count of live workers lets stop() wait.
 
-    Processes.  The agent is multithreaded, so it never fork()s: isolated
-    BEAN runs posix_spawn() xxl-runner (see xxl_runner_main.c), GLUE runs
-    posix_spawn() the interpreter, both in a new process group with the
-    run's log as stdout/stderr.  The worker waits on a pidfd of the child
-    and on an eventfd it holds only while the child runs (woken by kill);
-    on kill or timeout it signals
-    the whole group SIGTERM, then SIGKILL after XXL_EXECUTOR_GRACE_MS, and
-    SIGKILL again once the leader is gone to end stragglers.
+    Processes.  Isolated BEAN runs start xxl-runner (see
+    xxl_runner_main.c), GLUE runs their interpreter, both through
+    xxl_spawner.h: in a process group of their own, the run's log as
+    stdout and stderr.  The worker waits for the child with the wait's
+    eventfd published in worker_t.wake_fd, which a kill writes; on kill or
+    timeout the whole group is ended (SIGTERM, SIGKILL after
+    XXL_EXECUTOR_GRACE_MS).
 
     Accepted logIds.  The dedupe set is the journal's (xxl_journal.h: on
     disk with the agent's, in memory for an executor without one).  A run
@@ -55,23 +54,19 @@
 
 #define _GNU_SOURCE
 #include "xxl_executor.h"
-#include "xxl_guard.h"
 #include "xxl_imap.h"
 #include "xxl_ledger.h"
 #include "xxl_runlog.h"
 #include "xxl_runpack.h"
+#include "xxl_spawner.h"
 
 #include <czmq.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -82,8 +77,6 @@
 #include <time.h>
 #include <unistd.h>
 
-extern char **environ;
-
 #define WORKER_STACK        (256 * 1024)
 //  Buckets of the process's futex hash: ~1 sleeper per bucket at 8,000
 //  idle workers, 512 KiB (see the head of this file)
@@ -92,7 +85,6 @@ extern char **environ;
 #   define PR_FUTEX_HASH            78
 #   define PR_FUTEX_HASH_SET_SLOTS  1
 #endif
-#define STATUS_LOST         0x7fffff00  //  wait status unknown
 #define STOP_WAIT_MS        10000       //  stop() gives up on runs after this
 
 static const char *s_glue_names [XXL_GLUE_COUNT] = {
@@ -171,12 +163,10 @@ struct _xxl_executor_t {
     int idle_reap_s;
     char *interpreters [XXL_GLUE_COUNT];
     char *runner;
+    xxl_spawner_t *spawner;             //  the runs' processes
     xxl_handlers_t *handlers;
     xxl_journal_t *journal;             //  accepted logIds (under the mutex)
     int own_journal;                    //  made here, in memory only
-    char *marker;                       //  XXL_AGENT_RUN's LIFE, or NULL
-    char **env;                         //  environ at start, without any
-    size_t env_count;                   //  XXL_AGENT_RUN (the runs' base)
 
     pthread_mutex_t mutex;              //  see the head of this file
     pthread_cond_t workers_gone;
@@ -494,104 +484,15 @@ s_run_in_process (run_t *run)
     }
 }
 
-//  Moves fd to a number >= 10 if it is below, so that dup2 into 0..4 in the
-//  child cannot clobber another source fd.  Returns the fd to use; *tmp is
-//  set when a new fd was made (caller closes it).
-static int
-s_high_fd (int fd, int *tmp)
-{
-    *tmp = -1;
-    if (fd < 0 || fd >= 10)
-        return fd;
-    int high = fcntl (fd, F_DUPFD_CLOEXEC, 10);
-    if (high < 0)
-        return fd;
-    *tmp = high;
-    return high;
-}
-
-//  Spawns argv[0] in its own process group with stdin /dev/null, stdout
-//  and stderr to log_fd (or /dev/null), and extra fds dup2'd to 3, 4...,
-//  with the run's environment (s_run_env).  Returns the pid, or -1 with
-//  errno set.
-static pid_t
-s_spawn (run_t *run, char *const argv [], int use_path, int log_fd, const int *extra, int nextra)
-{
-    //  The agent's environment and the run's marker (xxl_guard.h)
-    xxl_executor_t *self = run->executor;
-    char *small [128], **envp = environ, marker [128];
-    if (self->marker) {
-        envp = self->env_count + 2 <= sizeof small / sizeof small [0]
-             ? small: (char **) malloc ((self->env_count + 2) * sizeof (char *));
-        if (!envp)
-            return -1;
-        memcpy (envp, self->env, self->env_count * sizeof (char *));
-        snprintf (marker, sizeof marker, XXL_GUARD_ENV "=%s.%lld", self->marker,
-                  (long long) run->log_id);
-        envp [self->env_count] = marker;
-        envp [self->env_count + 1] = NULL;
-    }
-
-    posix_spawn_file_actions_t actions;
-    posix_spawnattr_t attr;
-    posix_spawn_file_actions_init (&actions);
-    posix_spawnattr_init (&attr);
-    int tmp_log, tmp_extra [4] = { -1, -1, -1, -1 };
-    int src_log = s_high_fd (log_fd, &tmp_log);
-    posix_spawn_file_actions_addopen (&actions, 0, "/dev/null", O_RDONLY, 0);
-    if (src_log >= 0) {
-        posix_spawn_file_actions_adddup2 (&actions, src_log, 1);
-        posix_spawn_file_actions_adddup2 (&actions, src_log, 2);
-    }
-    else {
-        posix_spawn_file_actions_addopen (&actions, 1, "/dev/null", O_WRONLY, 0);
-        posix_spawn_file_actions_adddup2 (&actions, 1, 2);
-    }
-    for (int i = 0; i < nextra && i < 4; i++) {
-        int src = s_high_fd (extra [i], &tmp_extra [i]);
-        posix_spawn_file_actions_adddup2 (&actions, src, 3 + i);
-    }
-    sigset_t mask;
-    sigemptyset (&mask);
-    posix_spawnattr_setsigmask (&attr, &mask);
-    sigset_t defaults;
-    sigemptyset (&defaults);
-    int signals [] = { SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGCHLD,
-                       SIGUSR1, SIGUSR2, SIGALRM };
-    for (size_t i = 0; i < sizeof signals / sizeof signals [0]; i++)
-        sigaddset (&defaults, signals [i]);
-    posix_spawnattr_setsigdefault (&attr, &defaults);
-    posix_spawnattr_setpgroup (&attr, 0);
-    posix_spawnattr_setflags (&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK
-                                   | POSIX_SPAWN_SETSIGDEF);
-    pid_t pid;
-    int rc = use_path
-        ? posix_spawnp (&pid, argv [0], &actions, &attr, argv, envp)
-        : posix_spawn (&pid, argv [0], &actions, &attr, argv, envp);
-    if (envp != small && envp != environ)
-        free (envp);
-    posix_spawn_file_actions_destroy (&actions);
-    posix_spawnattr_destroy (&attr);
-    if (tmp_log >= 0)
-        close (tmp_log);
-    for (int i = 0; i < 4; i++)
-        if (tmp_extra [i] >= 0)
-            close (tmp_extra [i]);
-    if (rc) {
-        errno = rc;
-        return -1;
-    }
-    return pid;
-}
-
+//  Worker thread: the wait's eventfd, published under the worker's lock
+//  for a kill to write (s_worker_wake)
 static void
-s_signal_name (int sig, char *buf, size_t buflen)
+s_publish_wake (void *arg, int wake_fd)
 {
-    const char *abbrev = sigabbrev_np (sig);
-    if (abbrev)
-        snprintf (buf, buflen, "SIG%s", abbrev);
-    else
-        snprintf (buf, buflen, "signal %d", sig);
+    worker_t *worker = (worker_t *) arg;
+    pthread_mutex_lock (&worker->lock);
+    worker->wake_fd = wake_fd;
+    pthread_mutex_unlock (&worker->lock);
 }
 
 //  Waits for the child to end, handling kill and timeout.  Returns the wait
@@ -599,98 +500,11 @@ s_signal_name (int sig, char *buf, size_t buflen)
 static int
 s_wait_child (run_t *run, pid_t pid)
 {
-    //  Published before cancel is first read below: a kill after that
-    //  read writes it, so the poll cannot miss the kill
-    worker_t *worker = run->worker;
-    int wake_fd = eventfd (0, EFD_NONBLOCK | EFD_CLOEXEC);
-    pthread_mutex_lock (&worker->lock);
-    worker->wake_fd = wake_fd;
-    pthread_mutex_unlock (&worker->lock);
-    int pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
-    int term_sent = 0, kill_sent = 0;
-    int64_t kill_at = 0;
-    int status = 0;
-    while (1) {
-        int64_t now = s_mono_ms ();
-        int cancel = __atomic_load_n (&run->cancel, __ATOMIC_ACQUIRE);
-        if (!cancel && run->deadline && now >= run->deadline) {
-            int none = CANCEL_NONE;
-            __atomic_compare_exchange_n (&run->cancel, &none, CANCEL_TIMEOUT, 0,
-                                         __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
-            cancel = CANCEL_TIMEOUT;
-        }
-        if (cancel && !term_sent) {
-            kill (-pid, SIGTERM);
-            term_sent = 1;
-            kill_at = now + XXL_EXECUTOR_GRACE_MS;
-        }
-        if (term_sent && !kill_sent && now >= kill_at) {
-            kill (-pid, SIGKILL);
-            kill_sent = 1;
-        }
-        int timeout = -1;
-        if (term_sent && !kill_sent)
-            timeout = (int) (kill_at - now);
-        else
-        if (!term_sent && run->deadline)
-            timeout = (int) (run->deadline - now);
-        if ((pidfd < 0 || wake_fd < 0) && (timeout < 0 || timeout > 20))
-            timeout = 20;           //  no pidfd: poll waitpid; no eventfd:
-                                    //  see a kill within 20 ms
-        struct pollfd items [2] = {
-            { wake_fd, POLLIN, 0 }, { pidfd, POLLIN, 0 }
-        };
-        int rc = poll (items, pidfd >= 0? 2: 1, timeout);
-        if (rc < 0) {
-            if (errno != EINTR)
-                usleep (10 * 1000);     //  ENOMEM and the like: retry
-            continue;
-        }
-        if (items [0].revents & POLLIN) {
-            uint64_t value;
-            if (read (wake_fd, &value, sizeof value) < 0)
-                {}                  //  spurious: cancel is checked above
-        }
-        if (pidfd < 0 || (items [1].revents & POLLIN)) {
-            pid_t done = waitpid (pid, &status, pidfd >= 0? 0: WNOHANG);
-            if (done == pid)
-                break;
-            if (done < 0 && errno == ECHILD) {
-                //  Someone else reaped it (SIGCHLD set to SIG_IGN?)
-                status = STATUS_LOST;
-                break;
-            }
-        }
-    }
-    if (pidfd >= 0)
-        close (pidfd);
-    pthread_mutex_lock (&worker->lock);
-    worker->wake_fd = -1;
-    pthread_mutex_unlock (&worker->lock);
-    if (wake_fd >= 0)
-        close (wake_fd);
-    if (term_sent)
-        kill (-pid, SIGKILL);       //  stragglers of the group
-    return status;
-}
-
-//  Describes how a child ended, for handleMsg
-static void
-s_describe_status (int status, char *buf, size_t buflen)
-{
-    if (status == STATUS_LOST)
-        snprintf (buf, buflen, "exit status lost (is SIGCHLD ignored?)");
-    else
-    if (WIFEXITED (status))
-        snprintf (buf, buflen, "exit code %d", WEXITSTATUS (status));
-    else
-    if (WIFSIGNALED (status)) {
-        char name [32];
-        s_signal_name (WTERMSIG (status), name, sizeof name);
-        snprintf (buf, buflen, "killed by signal %s", name);
-    }
-    else
-        snprintf (buf, buflen, "ended with status %d", status);
+    xxl_spawner_watch_t watch = {
+        &run->cancel, CANCEL_TIMEOUT, run->deadline, XXL_EXECUTOR_GRACE_MS,
+        s_publish_wake, run->worker
+    };
+    return xxl_spawner_wait (pid, &watch);
 }
 
 static void
@@ -714,7 +528,8 @@ s_run_isolated (run_t *run)
         run->params, (char *) run->ref.plugin_path, NULL
     };
     int extra [2] = { pipe_fds [1], run->ref.plugin_fd };
-    pid_t pid = s_spawn (run, argv, strchr (self->runner, '/') == NULL, run->log_fd, extra, 2);
+    pid_t pid = xxl_spawner_start (self->spawner, argv, strchr (self->runner, '/') == NULL,
+                                   run->log_id, run->log_fd, extra, 2);
     int spawn_errno = errno;
     close (pipe_fds [1]);
     if (pid < 0) {
@@ -737,15 +552,15 @@ s_run_isolated (run_t *run)
     buf [got] = 0;
     close (pipe_fds [0]);
     char *space = got > 0? strchr (buf, ' '): NULL;
-    if (space && status != STATUS_LOST && WIFEXITED (status)) {
+    if (space && status != XXL_SPAWNER_STATUS_LOST && WIFEXITED (status)) {
         *space = 0;
         int code = atoi (buf);
         s_set_result (run, code > 0? code: XXL_CODE_FAIL, space [1]? space + 1: NULL);
     }
     else {
         char how [64], msg [256];
-        s_describe_status (status, how, sizeof how);
-        if (status != STATUS_LOST && WIFSIGNALED (status))
+        xxl_spawner_describe (status, how, sizeof how);
+        if (status != XXL_SPAWNER_STATUS_LOST && WIFSIGNALED (status))
             snprintf (msg, sizeof msg, "handler crashed: %s", how);
         else
             snprintf (msg, sizeof msg, "handler process ended without a result: %s", how);
@@ -903,7 +718,8 @@ s_run_glue (run_t *run)
     argv [words++] = shard_total;
     argv [words] = NULL;
     char *interpreter = argv [0];
-    pid_t pid = s_spawn (run, argv, strchr (interpreter, '/') == NULL, run->log_fd, NULL, 0);
+    pid_t pid = xxl_spawner_start (self->spawner, argv, strchr (interpreter, '/') == NULL,
+                                   run->log_id, run->log_fd, NULL, 0);
     if (pid < 0) {
         if (errno == ENOENT)
             snprintf (msg, sizeof msg, "interpreter '%.200s' not found", interpreter);
@@ -915,10 +731,10 @@ s_run_glue (run_t *run)
         return;
     }
     int status = s_wait_child (run, pid);
-    if (status != STATUS_LOST && WIFEXITED (status) && WEXITSTATUS (status) == 0)
+    if (status != XXL_SPAWNER_STATUS_LOST && WIFEXITED (status) && WEXITSTATUS (status) == 0)
         s_set_result (run, XXL_CODE_SUCCESS, NULL);
     else {
-        s_describe_status (status, msg, sizeof msg);
+        xxl_spawner_describe (status, msg, sizeof msg);
         s_set_result (run, XXL_CODE_FAIL, msg);
     }
 }
@@ -1273,23 +1089,11 @@ xxl_executor_new (const xxl_executor_config_t *config, xxl_handlers_t *handlers)
         self->journal = xxl_journal_new (NULL, 0);
         self->own_journal = 1;
     }
-    if (config->run_marker) {
-        self->marker = strdup (config->run_marker);
-        //  The runs' environment: the agent's, less a marker it may have
-        //  itself (an agent started by a run)
-        size_t count = 0;
-        while (environ [count])
-            count++;
-        self->env = (char **) calloc (count + 1, sizeof (char *));
-        for (size_t i = 0; self->env && i < count; i++)
-            if (strncmp (environ [i], XXL_GUARD_ENV "=", strlen (XXL_GUARD_ENV) + 1))
-                self->env [self->env_count++] = environ [i];
-    }
+    self->spawner = xxl_spawner_new (config->run_marker);
     if (self->logdir && config->log_pack)
         self->pack = xxl_runpack_new (self->logdir);
-    int ok = self->logdir && self->gluedir && self->runner && self->journal
-          && (self->pack || !config->log_pack)
-          && (!config->run_marker || (self->marker && self->env));
+    int ok = self->logdir && self->gluedir && self->runner && self->journal && self->spawner
+          && (self->pack || !config->log_pack);
     for (int i = 1; i < XXL_GLUE_COUNT && ok; i++) {
         const char *name = config->interpreters [i]? config->interpreters [i]: s_glue_default [i];
         //  Found in PATH once, here: a spawn by name would try each PATH
@@ -1380,8 +1184,7 @@ xxl_executor_destroy (xxl_executor_t **self_p)
     xxl_imap_destroy (&self->workers);
     if (self->own_journal)
         xxl_journal_destroy (&self->journal);
-    free (self->marker);
-    free (self->env);
+    xxl_spawner_destroy (&self->spawner);
     pthread_attr_destroy (&self->attr);
     pthread_cond_destroy (&self->workers_gone);
     pthread_condattr_destroy (&self->monotonic);
