@@ -31,9 +31,9 @@
     returns, and a count of live workers lets stop() wait.
 
     Processes.  Isolated BEAN runs start xxl-runner (see
-    xxl_runner_main.c), GLUE runs their interpreter, both through
-    xxl_spawner.h: in a process group of their own, the run's log as
-    stdout and stderr.  The worker waits for the child with the wait's
+    xxl_runner_main.c), GLUE runs their interpreter (xxl_glue.h), both
+    through xxl_spawner.h: in a process group of their own, the run's log
+    as stdout and stderr.  The worker waits for the child with the wait's
     eventfd published in worker_t.wake_fd, which a kill writes; on kill or
     timeout the whole group is ended (SIGTERM, SIGKILL after
     XXL_EXECUTOR_GRACE_MS).
@@ -54,6 +54,7 @@
 
 #define _GNU_SOURCE
 #include "xxl_executor.h"
+#include "xxl_glue.h"
 #include "xxl_imap.h"
 #include "xxl_ledger.h"
 #include "xxl_runlog.h"
@@ -70,7 +71,6 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -86,16 +86,6 @@
 #   define PR_FUTEX_HASH_SET_SLOTS  1
 #endif
 #define STOP_WAIT_MS        10000       //  stop() gives up on runs after this
-
-static const char *s_glue_names [XXL_GLUE_COUNT] = {
-    "BEAN", "GLUE_SHELL", "GLUE_PYTHON", "GLUE_NODEJS", "GLUE_PHP", "GLUE_POWERSHELL"
-};
-static const char *s_glue_default [XXL_GLUE_COUNT] = {
-    NULL, "bash", "python3", "node", "php", "pwsh"
-};
-static const char *s_glue_ext [XXL_GLUE_COUNT] = {
-    NULL, "sh", "py", "js", "php", "ps1"
-};
 
 //  ---------------------------------------------------------------------
 //  Runs and workers
@@ -157,11 +147,10 @@ struct _worker_t {
 struct _xxl_executor_t {
     char *logdir;
     xxl_runpack_t *pack;                //  NULL: a file per run
-    char *gluedir;
+    xxl_glue_t *glue;                   //  sources and interpreters
     int allow_glue;
     int in_process;
     int idle_reap_s;
-    char *interpreters [XXL_GLUE_COUNT];
     char *runner;
     xxl_spawner_t *spawner;             //  the runs' processes
     xxl_handlers_t *handlers;
@@ -568,150 +557,30 @@ s_run_isolated (run_t *run)
     }
 }
 
-//  Writes the glue source file if it is not there yet; 0 or -1 with msg
-static int
-s_write_glue (run_t *run, char *path, size_t pathlen, char *msg, size_t msglen)
-{
-    xxl_executor_t *self = run->executor;
-    snprintf (path, pathlen, "%s/%lld_%lld.%s", self->gluedir, (long long) run->job_id,
-              (long long) run->glue_updatetime, s_glue_ext [run->glue]);
-    if (access (path, R_OK) == 0)
-        return 0;
-    mkdir (self->logdir, 0755);
-    mkdir (self->gluedir, 0700);
-    char tmp [4200];
-    snprintf (tmp, sizeof tmp, "%s.%ld.tmp", path, (long) syscall (SYS_gettid));
-    int fd = open (tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
-    if (fd < 0) {
-        snprintf (msg, msglen, "cannot write glue source %.3000s: %s", tmp, strerror (errno));
-        return -1;
-    }
-    const char *source = run->glue_source? run->glue_source: "";
-    size_t len = strlen (source);
-    ssize_t rc = write (fd, source, len);
-    close (fd);
-    if (rc != (ssize_t) len || rename (tmp, path)) {
-        snprintf (msg, msglen, "cannot write glue source %.3000s: %s", path, strerror (errno));
-        unlink (tmp);
-        return -1;
-    }
-    return 0;
-}
-
-//  The interpreter line of a script that starts with "#!": its words
-//  (split at blanks, as env -S would; Linux passes the rest of the line as
-//  one argument, which breaks "#!/usr/bin/env python3 -u") into words, at
-//  most max - 1 of them, NULL-terminated, pointing into line (a copy of the
-//  first line, at most linelen - 1 bytes).  Returns the number of words, 0
-//  when the source has no "#!" line or names nothing.
-static int
-s_shebang (const char *source, char *line, size_t linelen, char *words [], int max)
-{
-    if (!source || source [0] != '#' || source [1] != '!')
-        return 0;
-    const char *start = source + 2;
-    size_t len = strcspn (start, "\n");
-    if (len >= linelen)
-        len = linelen - 1;
-    memcpy (line, start, len);
-    line [len] = 0;
-    int count = 0;
-    char *save = NULL;
-    for (char *word = strtok_r (line, " \t\r", &save); word && count < max - 1;
-         word = strtok_r (NULL, " \t\r", &save))
-        words [count++] = word;
-    words [count] = NULL;
-    return count;
-}
-
-//  The first executable file named name (no slash) in PATH, written to
-//  found (when not NULL); 1 if there is one, 0 if not
-static int
-s_which (const char *name, char *found, size_t foundlen)
-{
-    const char *path = getenv ("PATH");
-    if (!path || !*path)
-        path = "/usr/local/bin:/usr/bin:/bin";
-    char candidate [4096];
-    while (*path) {
-        size_t len = strcspn (path, ":");
-        snprintf (candidate, sizeof candidate, "%.*s/%s", (int) len, len? path: ".", name);
-        if (access (candidate, X_OK) == 0) {
-            if (found)
-                snprintf (found, foundlen, "%s", candidate);
-            return 1;
-        }
-        path += len;
-        if (*path == ':')
-            path++;
-    }
-    return 0;
-}
-
-static int
-s_in_path (const char *name)
-{
-    return s_which (name, NULL, 0);
-}
-
-//  The program a shebang's words run, as far as it can be told before the
-//  spawn: words [0], or for "env" the first word that is no option and no
-//  NAME=VALUE.  1 if it is there (or cannot be told), 0 if not; *missing
-//  names it then.
-static int
-s_shebang_found (char *words [], int count, const char **missing)
-{
-    const char *program = words [0];
-    const char *base = strrchr (program, '/');
-    base = base? base + 1: program;
-    if (streq (base, "env")) {
-        program = NULL;
-        for (int i = 1; i < count && !program; i++)
-            if (words [i][0] != '-' && !strchr (words [i], '='))
-                program = words [i];
-        if (!program)
-            return 1;
-    }
-    *missing = program;
-    if (strchr (program, '/'))
-        return access (program, X_OK) == 0;
-    return s_in_path (program);
-}
-
-#define SHEBANG_WORDS   32
-
 static void
 s_run_glue (run_t *run)
 {
     xxl_executor_t *self = run->executor;
     char path [4096], msg [3200];
-    if (s_write_glue (run, path, sizeof path, msg, sizeof msg)) {
+    if (xxl_glue_write (self->glue, run->glue, run->job_id, run->glue_updatetime,
+                        run->glue_source, path, sizeof path, msg, sizeof msg)) {
         s_set_result (run, XXL_CODE_FAIL, msg);
         return;
     }
     char shard_index [16], shard_total [16];
     snprintf (shard_index, sizeof shard_index, "%d", run->shard_index);
     snprintf (shard_total, sizeof shard_total, "%d", run->shard_total);
-    //  A script that starts with "#!" runs with the interpreter it names
-    //  (words of its first line, then the script and its arguments);
-    //  others with their type's interpreter (GLUE_SHELL: bash, as XXL-JOB)
+    //  The interpreter (its "#!" line's words, or the type's), then the
+    //  script and its arguments
     char line [512];
-    char *argv [SHEBANG_WORDS + 5];
-    int words = s_shebang (run->glue_source, line, sizeof line, argv, SHEBANG_WORDS + 1);
-    if (words > 0) {
-        const char *missing = argv [0];
-        if (!s_shebang_found (argv, words, &missing)) {
-            const char *first = run->glue_source + 2;
-            int len = (int) strcspn (first, "\r\n");
-            snprintf (msg, sizeof msg, "interpreter '%.200s' not found (the script's first"
-                      " line: #!%.*s)", missing, len > 300? 300: len, first);
-            s_log_lines (run, msg, NULL);
-            s_set_result (run, XXL_CODE_FAIL, msg);
-            return;
-        }
+    char *argv [XXL_GLUE_WORDS + 5];
+    int words = xxl_glue_command (self->glue, run->glue, run->glue_source,
+                                  line, sizeof line, argv, msg, sizeof msg);
+    if (words < 0) {
+        s_log_lines (run, msg, NULL);
+        s_set_result (run, XXL_CODE_FAIL, msg);
+        return;
     }
-    else
-        argv [words++] = self->interpreters [run->glue];
     argv [words++] = path;
     argv [words++] = run->params;
     argv [words++] = shard_index;
@@ -809,7 +678,7 @@ s_execute (run_t *run)
     char small [512], index [24], total [24];
     const char *parts [] = {
         "----------- Handler: ", run->glue == XXL_GLUE_BEAN? run->handler_name: "script",
-        " (", s_glue_names [run->glue],
+        " (", xxl_glue_name (run->glue),
         run->glue == XXL_GLUE_BEAN? (in_process? ", in process": ", isolated"): "",
         "), Param: ", run->params, ", Shard: ", s_itoa (run->shard_index, index),
         "/", s_itoa (run->shard_total, total)
@@ -1081,8 +950,6 @@ xxl_executor_new (const xxl_executor_config_t *config, xxl_handlers_t *handlers)
     self->in_process = config->in_process;
     self->idle_reap_s = config->idle_reap_s > 0? config->idle_reap_s: 90;
     self->logdir = strdup (config->logdir);
-    if (self->logdir && asprintf (&self->gluedir, "%s/gluesource", self->logdir) < 0)
-        self->gluedir = NULL;
     self->runner = s_resolve_runner (config->runner);
     self->journal = config->journal;
     if (!self->journal) {
@@ -1092,18 +959,11 @@ xxl_executor_new (const xxl_executor_config_t *config, xxl_handlers_t *handlers)
     self->spawner = xxl_spawner_new (config->run_marker);
     if (self->logdir && config->log_pack)
         self->pack = xxl_runpack_new (self->logdir);
-    int ok = self->logdir && self->gluedir && self->runner && self->journal && self->spawner
+    int ok = self->logdir && self->runner && self->journal && self->spawner
           && (self->pack || !config->log_pack);
-    for (int i = 1; i < XXL_GLUE_COUNT && ok; i++) {
-        const char *name = config->interpreters [i]? config->interpreters [i]: s_glue_default [i];
-        //  Found in PATH once, here: a spawn by name would try each PATH
-        //  folder for every run (one that is not installed now is looked
-        //  for at each run, and its absence reported then)
-        char found [4096];
-        if (!strchr (name, '/') && s_which (name, found, sizeof found))
-            name = found;
-        self->interpreters [i] = strdup (name);
-        ok = self->interpreters [i] != NULL;
+    if (ok) {
+        self->glue = xxl_glue_new (self->logdir, config->interpreters);
+        ok = self->glue != NULL;
     }
     //  Plain mutexes: with thousands of threads on few cores, spinning
     //  for a holder that is not running only burns the CPU it needs
@@ -1190,24 +1050,11 @@ xxl_executor_destroy (xxl_executor_t **self_p)
     pthread_condattr_destroy (&self->monotonic);
     free (self->held_wakes);
     pthread_mutex_destroy (&self->mutex);
-    for (int i = 0; i < XXL_GLUE_COUNT; i++)
-        free (self->interpreters [i]);
+    xxl_glue_destroy (&self->glue);
     free (self->runner);
-    free (self->gluedir);
     xxl_runpack_destroy (&self->pack);
     free (self->logdir);
     free (self);
-}
-
-static int
-s_glue_parse (const char *name)
-{
-    if (!name || !*name)
-        return XXL_GLUE_BEAN;
-    for (int i = 0; i < XXL_GLUE_COUNT; i++)
-        if (streq (name, s_glue_names [i]))
-            return i;
-    return -1;
 }
 
 int
@@ -1223,13 +1070,14 @@ xxl_executor_run (xxl_executor_t *self, const xxl_trigger_t *trigger, char *msg,
         snprintf (msg, msglen, "invalid trigger");
         return -1;
     }
-    int glue = s_glue_parse (trigger->glue_type);
+    int glue = xxl_glue_type (trigger->glue_type);
     if (glue < 0) {
         snprintf (msg, msglen, "glueType[%.100s] is not valid.", trigger->glue_type);
         return -1;
     }
     if (glue != XXL_GLUE_BEAN && !self->allow_glue) {
-        snprintf (msg, msglen, "glue type %s not allowed on this agent", s_glue_names [glue]);
+        snprintf (msg, msglen, "glue type %s not allowed on this agent",
+                  xxl_glue_name (glue));
         return -1;
     }
     const char *handler_name = glue == XXL_GLUE_BEAN
