@@ -47,6 +47,11 @@
     committed_seq; the release then wakes the workers that got runs.
     Each spawned process gets XXL_AGENT_RUN=MARKER.LOGID (xxl_guard.h).
 
+    Run logs.  Each run writes its log through its xxl_logsink.h: at once
+    into its file for an isolated or GLUE run, held back in memory for an
+    in-process one until a later write or a LOG request
+    (xxl_executor_log_sync) makes the file, or the day's pack takes it.
+
     In-process BEAN runs call the handler on the worker thread; kill and
     timeout are cooperative through cancelled(), and a run that outlived
     its timeout reports 502 when the handler returns.
@@ -57,6 +62,7 @@
 #include "xxl_glue.h"
 #include "xxl_imap.h"
 #include "xxl_ledger.h"
+#include "xxl_logsink.h"
 #include "xxl_runlog.h"
 #include "xxl_runpack.h"
 #include "xxl_spawner.h"
@@ -72,7 +78,6 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -93,10 +98,6 @@
 typedef struct _worker_t worker_t;
 
 enum { CANCEL_NONE = 0, CANCEL_KILL = 1, CANCEL_TIMEOUT = 2 };
-//  run_t.log_held: made (or never held), held in held_text, being made (or
-//  grown, or packed) by the thread that moved it from LOG_HELD to
-//  LOG_MAKING, in the day's pack
-enum { LOG_MADE = 0, LOG_HELD = 1, LOG_MAKING = 2, LOG_PACKED = 3 };
 
 typedef struct _run_t {
     xxl_run_t base;                     //  first: handlers get &base
@@ -109,11 +110,7 @@ typedef struct _run_t {
     int glue;
     int timeout_s, shard_index, shard_total;
     xxl_handler_ref_t ref;              //  BEAN runs
-    int log_fd;
-    int log_held;                       //  atomic LOG_*: the log file of an
-                                        //  in-process run is made late
-    char *held_text;                    //  its stamped lines so far (LOG_HELD)
-    size_t held_len;
+    xxl_logsink_t *log;
     int64_t deadline;                   //  monotonic ms, 0 = none
     int cancel;                         //  CANCEL_*, atomic
     char *kill_reason;                  //  under the worker's lock
@@ -211,7 +208,7 @@ s_run_free (run_t *run)
     free (run->glue_source);
     free (run->kill_reason);
     free (run->result_msg);
-    free (run->held_text);
+    xxl_logsink_destroy (&run->log);
     free (run);
 }
 
@@ -279,122 +276,6 @@ s_worker_stop (xxl_executor_t *self, worker_t *worker, const char *reason)
 }
 
 //  ---------------------------------------------------------------------
-//  Run logs.  An isolated or GLUE run needs its log file before it starts
-//  (the child's stdout); an in-process run does not, so its first lines are
-//  stamped at its start and held in memory, and the file is made by the
-//  first later write (a handler's log line, the end lines) or by a LOG
-//  request (xxl_executor_log_sync): the handler starts without waiting for
-//  a file to be created, and a short run costs one write instead of two.
-
-//  Makes the held-back log file: creates it and writes the held lines and
-//  then extra (may be NULL) with one writev.  The caller moved log_held
-//  from LOG_HELD to LOG_MAKING, so no other thread touches the log now;
-//  runs without the mutex (creating a file takes tens of microseconds).
-static void
-s_log_create (run_t *run, const char *extra, size_t extra_len)
-{
-    xxl_executor_t *self = run->executor;
-    int fd = xxl_runlog_open (self->logdir, run->log_id, run->log_date_time);
-    if (fd < 0)
-        zsys_warning ("executor: cannot open log of logId %lld: %s",
-                      (long long) run->log_id, strerror (errno));
-    else {
-        struct iovec parts [2] = {
-            { run->held_text, run->held_len }, { (void *) extra, extra? extra_len: 0 }
-        };
-        ssize_t want = (ssize_t) (parts [0].iov_len + parts [1].iov_len);
-        if (want && writev (fd, parts, parts [1].iov_len? 2: 1) != want)
-            zsys_warning ("executor: cannot write log of logId %lld: %s",
-                          (long long) run->log_id, strerror (errno));
-    }
-    free (run->held_text);
-    run->held_text = NULL;
-    run->held_len = 0;
-    run->log_fd = fd;
-    __atomic_store_n (&run->log_held, LOG_MADE, __ATOMIC_RELEASE);
-}
-
-//  Moves log_held from LOG_HELD to LOG_MAKING; 1 if this thread did
-static int
-s_log_claim (run_t *run)
-{
-    int held = LOG_HELD;
-    return __atomic_compare_exchange_n (&run->log_held, &held, LOG_MAKING, 0,
-                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
-}
-
-//  Formats one or two stamped lines (line2 may be NULL) into a malloc'd
-//  buffer; returns it (NULL when out of memory) with its length in *len
-static char *
-s_log_format (const char *line1, const char *line2, size_t *len)
-{
-    size_t size1 = (line1? strlen (line1): 0) + 80;
-    size_t size2 = line2? strlen (line2) + 80: 0;
-    char *buf = (char *) malloc (size1 + size2);
-    *len = 0;
-    if (buf) {
-        *len = xxl_runlog_format (buf, size1, line1);
-        if (line2)
-            *len += xxl_runlog_format (buf + *len, size2, line2);
-    }
-    return buf;
-}
-
-//  Worker thread: makes the file now if it is still held back (with extra
-//  after the held lines; returns 1), else waits until a LOG request that is
-//  making it is done (returns 0: extra not written)
-static int
-s_log_ensure (run_t *run, const char *extra, size_t extra_len)
-{
-    if (s_log_claim (run)) {
-        s_log_create (run, extra, extra_len);
-        return 1;
-    }
-    while (__atomic_load_n (&run->log_held, __ATOMIC_ACQUIRE) == LOG_MAKING) {
-        struct timespec pause = { 0, 50 * 1000 };
-        nanosleep (&pause, NULL);
-    }
-    return 0;
-}
-
-//  Writes one or two stamped lines to the run's log with one write,
-//  making the file first if it is still held back.  Worker thread only.
-static void
-s_log_lines (run_t *run, const char *line1, const char *line2)
-{
-    size_t len;
-    char *buf = s_log_format (line1, line2, &len);
-    if (!buf)
-        return;
-    if (__atomic_load_n (&run->log_held, __ATOMIC_ACQUIRE) != LOG_MADE) {
-        if (run->executor->pack && s_log_claim (run)) {
-            //  Packing: held on while the whole log fits a pack record
-            if (run->held_len + len <= XXL_RUNPACK_RUN_MAX) {
-                char *grown = (char *) realloc (run->held_text, run->held_len + len);
-                if (grown) {
-                    memcpy (grown + run->held_len, buf, len);
-                    run->held_text = grown;
-                    run->held_len += len;
-                    __atomic_store_n (&run->log_held, LOG_HELD, __ATOMIC_RELEASE);
-                    free (buf);
-                    return;
-                }
-            }
-            s_log_create (run, buf, len);
-            free (buf);
-            return;
-        }
-        if (s_log_ensure (run, buf, len)) {
-            free (buf);
-            return;
-        }
-    }
-    if (run->log_fd >= 0 && write (run->log_fd, buf, len) != (ssize_t) len)
-        {}                              //  a log line is not worth failing a run
-    free (buf);
-}
-
-//  ---------------------------------------------------------------------
 //  Host table for in-process handlers
 
 static const char *s_host_param (xxl_run_t *base) { return ((run_t *) base)->params; }
@@ -409,7 +290,7 @@ s_host_vlog (xxl_run_t *base, const char *format, va_list args)
     run_t *run = (run_t *) base;
     char *text = NULL;
     if (vasprintf (&text, format, args) >= 0) {
-        s_log_lines (run, text, NULL);
+        xxl_logsink_lines (run->log, text, NULL);
         free (text);
     }
 }
@@ -518,7 +399,7 @@ s_run_isolated (run_t *run)
     };
     int extra [2] = { pipe_fds [1], run->ref.plugin_fd };
     pid_t pid = xxl_spawner_start (self->spawner, argv, strchr (self->runner, '/') == NULL,
-                                   run->log_id, run->log_fd, extra, 2);
+                                   run->log_id, xxl_logsink_fd (run->log), extra, 2);
     int spawn_errno = errno;
     close (pipe_fds [1]);
     if (pid < 0) {
@@ -577,7 +458,7 @@ s_run_glue (run_t *run)
     int words = xxl_glue_command (self->glue, run->glue, run->glue_source,
                                   line, sizeof line, argv, msg, sizeof msg);
     if (words < 0) {
-        s_log_lines (run, msg, NULL);
+        xxl_logsink_lines (run->log, msg, NULL);
         s_set_result (run, XXL_CODE_FAIL, msg);
         return;
     }
@@ -588,14 +469,14 @@ s_run_glue (run_t *run)
     argv [words] = NULL;
     char *interpreter = argv [0];
     pid_t pid = xxl_spawner_start (self->spawner, argv, strchr (interpreter, '/') == NULL,
-                                   run->log_id, run->log_fd, NULL, 0);
+                                   run->log_id, xxl_logsink_fd (run->log), NULL, 0);
     if (pid < 0) {
         if (errno == ENOENT)
             snprintf (msg, sizeof msg, "interpreter '%.200s' not found", interpreter);
         else
             snprintf (msg, sizeof msg, "cannot start interpreter '%.200s': %s",
                       interpreter, strerror (errno));
-        s_log_lines (run, msg, NULL);
+        xxl_logsink_lines (run->log, msg, NULL);
         s_set_result (run, XXL_CODE_FAIL, msg);
         return;
     }
@@ -608,64 +489,6 @@ s_run_glue (run_t *run)
     }
 }
 
-//  Writes value in decimal into buf (>= 24 bytes); returns buf
-static const char *
-s_itoa (long long value, char *buf)
-{
-    char tmp [24];
-    size_t n = 0;
-    unsigned long long magnitude = value < 0? 0ULL - (unsigned long long) value
-                                            : (unsigned long long) value;
-    do {
-        tmp [n++] = (char) ('0' + magnitude % 10);
-        magnitude /= 10;
-    } while (magnitude);
-    size_t len = 0;
-    if (value < 0)
-        buf [len++] = '-';
-    while (n)
-        buf [len++] = tmp [--n];
-    buf [len] = 0;
-    return buf;
-}
-
-//  Joins count strings (NULL ones skipped) into small (size bytes) if they
-//  fit, else into a malloc'd buffer; returns it (NULL when out of memory).
-//  The caller frees a result that is not small.  Cheaper than asprintf
-//  for the two lines every run writes.
-static char *
-s_join (char *small, size_t size, const char *parts [], size_t count)
-{
-    size_t total = 1;
-    for (size_t i = 0; i < count; i++)
-        total += parts [i]? strlen (parts [i]): 0;
-    char *buf = total <= size? small: (char *) malloc (total);
-    if (!buf)
-        return NULL;
-    char *p = buf;
-    for (size_t i = 0; i < count; i++)
-        if (parts [i]) {
-            size_t len = strlen (parts [i]);
-            memcpy (p, parts [i], len);
-            p += len;
-        }
-    *p = 0;
-    return buf;
-}
-
-//  Makes sure the log ends with a newline (script output may not)
-static void
-s_log_newline (int fd)
-{
-    struct stat st;
-    char last;
-    if (fd >= 0 && fstat (fd, &st) == 0 && st.st_size > 0
-    &&  pread (fd, &last, 1, st.st_size - 1) == 1 && last != '\n') {
-        if (write (fd, "\n", 1) < 0)
-            {}
-    }
-}
-
 //  Executes one run on the worker thread, without the mutex; leaves the
 //  outcome in run->result_*
 static void
@@ -674,31 +497,13 @@ s_execute (run_t *run)
     xxl_executor_t *self = run->executor;
     int in_process = run->glue == XXL_GLUE_BEAN
                   && (self->in_process || (run->ref.flags & XXL_HANDLER_IN_PROCESS));
-    //  "----------- Handler: %s (%s%s), Param: %s, Shard: %d/%d"
-    char small [512], index [24], total [24];
-    const char *parts [] = {
-        "----------- Handler: ", run->glue == XXL_GLUE_BEAN? run->handler_name: "script",
-        " (", xxl_glue_name (run->glue),
-        run->glue == XXL_GLUE_BEAN? (in_process? ", in process": ", isolated"): "",
-        "), Param: ", run->params, ", Shard: ", s_itoa (run->shard_index, index),
-        "/", s_itoa (run->shard_total, total)
-    };
-    char *line = s_join (small, sizeof small, parts, sizeof parts / sizeof parts [0]);
-    const char *start = "----------- xxl-job job execute start -----------";
-    if (in_process) {
-        //  Held back: the file is made by the next write (see s_log_lines)
-        run->held_text = s_log_format (start, line, &run->held_len);
-        __atomic_store_n (&run->log_held, LOG_HELD, __ATOMIC_RELEASE);
-    }
-    else {
-        run->log_fd = xxl_runlog_open (self->logdir, run->log_id, run->log_date_time);
-        if (run->log_fd < 0)
-            zsys_warning ("executor: cannot open log of logId %lld: %s",
-                          (long long) run->log_id, strerror (errno));
-        s_log_lines (run, start, line);
-    }
-    if (line != small)
-        free (line);
+    //  An in-process run's start lines are held back: its file is made by
+    //  its next write (see xxl_logsink.h)
+    xxl_logsink_start (run->log, in_process,
+                       run->glue == XXL_GLUE_BEAN? run->handler_name: "script",
+                       xxl_glue_name (run->glue),
+                       run->glue == XXL_GLUE_BEAN? (in_process? "in process": "isolated"): NULL,
+                       run->params, run->shard_index, run->shard_total);
     if (run->timeout_s > 0)
         run->deadline = s_mono_ms () + (int64_t) run->timeout_s * 1000;
     if (__atomic_load_n (&run->cancel, __ATOMIC_ACQUIRE))
@@ -726,45 +531,16 @@ s_execute (run_t *run)
     }
     else
     if (cancel == CANCEL_TIMEOUT) {
-        s_log_newline (run->log_fd);
-        s_log_lines (run, "----------- xxl-job job execute timeout", NULL);
+        xxl_logsink_newline (run->log);
+        xxl_logsink_lines (run->log, "----------- xxl-job job execute timeout", NULL);
         s_set_result (run, XXL_CODE_TIMEOUT, "job execute timeout ");
     }
     if (!run->result_set || run->result_code <= 0)
         s_set_result (run, XXL_CODE_FAIL, "job handle result lost.");
     if (!in_process)
-        s_log_newline (run->log_fd);    //  script or runner output may lack it
-    //  "----------- Result: handleCode=%d, handleMsg = %s"
-    char code [24];
-    const char *result_parts [] = {
-        "----------- Result: handleCode=", s_itoa (run->result_code, code),
-        ", handleMsg = ", run->result_msg? run->result_msg: "null"
-    };
-    line = s_join (small, sizeof small, result_parts,
-                   sizeof result_parts / sizeof result_parts [0]);
-    if (line) {
-        s_log_lines (run, "----------- xxl-job job execute end(finish) -----------", line);
-        if (line != small)
-            free (line);
-    }
-    //  Still held: into the day's pack (else, and when out of memory
-    //  above, the file is made with what is held)
-    if (self->pack && s_log_claim (run)) {
-        if (xxl_runpack_add (self->pack, run->log_id, run->log_date_time,
-                             run->held_text, run->held_len) == 0) {
-            free (run->held_text);
-            run->held_text = NULL;
-            run->held_len = 0;
-            __atomic_store_n (&run->log_held, LOG_PACKED, __ATOMIC_RELEASE);
-        }
-        else
-            s_log_create (run, NULL, 0);
-    }
-    else
-        s_log_ensure (run, NULL, 0);
-    if (run->log_fd >= 0)
-        close (run->log_fd);
-    run->log_fd = -1;
+        xxl_logsink_newline (run->log);     //  script or runner output may lack it
+    //  The end lines; a log still held goes to the day's pack or its file
+    xxl_logsink_end (run->log, run->result_code, run->result_msg);
     xxl_handlers_release (&run->ref);
 }
 
@@ -1099,12 +875,13 @@ xxl_executor_run (xxl_executor_t *self, const xxl_trigger_t *trigger, char *msg,
     run->timeout_s = trigger->timeout_s > 0? trigger->timeout_s: 0;
     run->shard_index = trigger->shard_index;
     run->shard_total = trigger->shard_total;
-    run->log_fd = -1;
     run->handler_name = strdup (handler_name);
     run->params = strdup (trigger->params? trigger->params: "");
     if (glue != XXL_GLUE_BEAN)
         run->glue_source = strdup (trigger->glue_source? trigger->glue_source: "");
-    if (!run->handler_name || !run->params || (glue != XXL_GLUE_BEAN && !run->glue_source)) {
+    run->log = xxl_logsink_new (self->logdir, self->pack, run->log_id, run->log_date_time);
+    if (!run->handler_name || !run->params || (glue != XXL_GLUE_BEAN && !run->glue_source)
+    ||  !run->log) {
         s_run_free (run);
         snprintf (msg, msglen, "out of memory");
         return -1;
@@ -1299,7 +1076,7 @@ s_claim_log (void *item, void *arg)
 {
     run_t *run = (run_t *) item;
     *(run_t **) arg = run;
-    return s_log_claim (run);
+    return xxl_logsink_claim (run->log);
 }
 
 int
@@ -1308,11 +1085,11 @@ xxl_executor_log_sync (xxl_executor_t *self, int64_t log_id)
     if (!self)
         return 0;
     //  Claimed, the run cannot end (and be freed) before the file is made:
-    //  its worker waits for LOG_MADE before its last line
+    //  its worker waits for the making before its last line
     run_t *run = NULL;
     int claimed = xxl_ledger_visit (self->ledger, log_id, s_claim_log, &run);
     if (claimed == 1)
-        s_log_create (run, NULL, 0);
+        xxl_logsink_make (run->log);
     if (self->pack)
         xxl_runpack_flush (self->pack);
     return claimed >= 0;
