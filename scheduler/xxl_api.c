@@ -23,7 +23,8 @@ static void s_api_job_update (server_t *self, request_t *request);
 static void s_api_job_rm (server_t *self, request_t *request);
 static void s_api_job_start_stop (server_t *self, request_t *request, int start);
 static void s_show_row (server_t *self, request_t *request, const char *key,
-                        const char *select, const char *what);
+                        int (*encode) (xxl_store_t *store, xxl_enc_t *enc, int64_t id),
+                        const char *what);
 static void s_api_job_show (server_t *self, request_t *request);
 static void s_encode_truncated (server_t *self, int truncated, int64_t next_offset);
 static void s_api_job_list (server_t *self, request_t *request);
@@ -186,9 +187,6 @@ s_group_from_request (server_t *self, request_t *request, xxl_group_t *group)
     return 0;
 }
 
-#define XXL_GROUP_SELECT \
-    "SELECT id, app_name AS appname, title, address_type AS addressType," \
-    " COALESCE (address_list, '') AS addressList, update_time AS updateTime FROM xxl_job_group"
 
 static void
 s_encode_registry_list (server_t *self, const char *app)
@@ -208,7 +206,7 @@ s_api_group_list (server_t *self, request_t *request)
     engine_reply_begin (self, request);
     xxl_enc_map_begin (self->enc);
     xxl_enc_key (self->enc, "groups");
-    xxl_store_encode (self->store, self->enc, 1, XXL_GROUP_SELECT " ORDER BY id", NULL);
+    xxl_store_group_encode_all (self->store, self->enc);
     xxl_enc_map_end (self->enc);
     engine_reply_end (self, request);
 }
@@ -286,19 +284,6 @@ s_api_group_rm (server_t *self, request_t *request)
     xxl_group_free (&group);
 }
 
-#define XXL_JOB_SELECT \
-    "SELECT id, job_group AS jobGroup, job_desc AS jobDesc, add_time AS addTime," \
-    " update_time AS updateTime, author, alarm_email AS alarmEmail," \
-    " schedule_type AS scheduleType, schedule_conf AS scheduleConf," \
-    " misfire_strategy AS misfireStrategy, executor_route_strategy AS executorRouteStrategy," \
-    " executor_handler AS executorHandler, executor_param AS executorParam," \
-    " executor_block_strategy AS executorBlockStrategy, executor_timeout AS executorTimeout," \
-    " executor_fail_retry_count AS executorFailRetryCount, glue_type AS glueType," \
-    " glue_source AS glueSource, glue_remark AS glueRemark, glue_updatetime AS glueUpdatetime," \
-    " child_jobid AS childJobId, trigger_status AS triggerStatus," \
-    " trigger_last_time AS triggerLastTime, trigger_next_time AS triggerNextTime, timezone," \
-    " retry_interval AS retryInterval, retry_backoff AS retryBackoff," \
-    " retry_max_interval AS retryMaxInterval FROM xxl_job_info"
 
 //  Sets trigger_status/next time for start; returns 0 or -1 with why
 static int
@@ -463,11 +448,11 @@ s_api_job_start_stop (server_t *self, request_t *request, int start)
     xxl_job_free (&job);
 }
 
-//  Answers with the one row `select` (ending in "WHERE id = ?") finds for
-//  the request's id field `key`; `what` names it in the not-found error
+//  Answers with the one row `encode` finds for the request's id field
+//  `key`; `what` names it in the not-found error
 static void
-s_show_row (server_t *self, request_t *request, const char *key, const char *select,
-            const char *what)
+s_show_row (server_t *self, request_t *request, const char *key,
+            int (*encode) (xxl_store_t *store, xxl_enc_t *enc, int64_t id), const char *what)
 {
     int64_t id = xxl_msg_int (request->msg, NULL, key, 1, 1, INT64_MAX, 0);
     if (xxl_msg_error (request->msg)) {
@@ -475,7 +460,7 @@ s_show_row (server_t *self, request_t *request, const char *key, const char *sel
         return;
     }
     engine_reply_begin (self, request);
-    int rows = xxl_store_encode (self->store, self->enc, 0, select, "i", id);
+    int rows = encode (self->store, self->enc, id);
     if (rows <= 0) {
         char text [64];
         snprintf (text, sizeof text, "%s %" PRId64 " not found", what, id);
@@ -488,15 +473,12 @@ s_show_row (server_t *self, request_t *request, const char *key, const char *sel
 static void
 s_api_job_show (server_t *self, request_t *request)
 {
-    s_show_row (self, request, "jobId", XXL_JOB_SELECT " WHERE id = ?", "job");
+    s_show_row (self, request, "jobId", xxl_store_job_encode, "job");
 }
 
 //  A list reply stops before it would pass the frame limit: this much
 //  is left for the rest of the reply
 #define XXL_REPLY_MAX       (XXL_MSG_MAX_FRAME - 64 * 1024)
-#define XXL_JOB_FILTER \
-    "instr (lower (executor_handler), lower (?4)) > 0 AND instr (lower (job_desc), lower (?5)) > 0" \
-    " AND instr (lower (author), lower (?6)) > 0 AND (?7 < 0 OR trigger_status = ?7)"
 
 //  `truncated`, and where to go on when it is true
 static void
@@ -539,13 +521,13 @@ s_api_job_list (server_t *self, request_t *request)
     xxl_enc_map_begin (self->enc);
     xxl_enc_key (self->enc, "jobs");
     int truncated;
-    int rows = xxl_store_encode_max (self->store, self->enc, XXL_REPLY_MAX, &truncated,
-        XXL_JOB_SELECT " WHERE (?1 = 0 OR job_group = ?1) AND " XXL_JOB_FILTER
-        " ORDER BY id LIMIT ?2 OFFSET ?3", "iiisssi", group_id, limit, offset,
-        handler, desc, author, status);
-    xxl_enc_kint (self->enc, "total", xxl_store_scalar (self->store,
-        "SELECT COUNT(*) FROM xxl_job_info WHERE (?1 = 0 OR job_group = ?1) AND "
-        XXL_JOB_FILTER, "iiisssi", group_id, limit, offset, handler, desc, author, status));
+    xxl_store_job_filter_t filter = {
+        .group_id = group_id, .handler = handler, .desc = desc, .author = author,
+        .status = status, .limit = limit, .offset = offset
+    };
+    int rows = xxl_store_job_encode_page (self->store, self->enc, XXL_REPLY_MAX, &truncated,
+                                          &filter);
+    xxl_enc_kint (self->enc, "total", xxl_store_job_count (self->store, &filter));
     s_encode_truncated (self, truncated, offset + (rows > 0? rows: 0));
     xxl_enc_map_end (self->enc);
     engine_reply_end (self, request);
@@ -668,38 +650,6 @@ s_api_job_trigger (server_t *self, request_t *request)
     engine_snap_release (&snap);
 }
 
-#define XXL_LOG_SELECT \
-    "SELECT id, job_group AS jobGroup, job_id AS jobId, executor_address AS executorAddress," \
-    " executor_handler AS executorHandler, executor_param AS executorParam," \
-    " executor_sharding_param AS executorShardingParam," \
-    " executor_fail_retry_count AS executorFailRetryCount, trigger_time AS triggerTime," \
-    " trigger_code AS triggerCode, trigger_msg AS triggerMsg, trigger_type AS triggerType," \
-    " schedule_time AS scheduleTime, handle_time AS handleTime, handle_code AS handleCode," \
-    " handle_msg AS handleMsg, alarm_status AS alarmStatus FROM xxl_job_log"
-
-//  LOG_LIST: a planned fire is not listed before its time, and until its
-//  trigger is recorded its triggerTime is null (the row holds the time
-//  it was planned; its own is written with the agent's answer)
-#define XXL_LOG_LIST_SELECT \
-    "SELECT id, job_group AS jobGroup, job_id AS jobId, executor_address AS executorAddress," \
-    " executor_handler AS executorHandler, executor_param AS executorParam," \
-    " executor_sharding_param AS executorShardingParam," \
-    " executor_fail_retry_count AS executorFailRetryCount," \
-    " CASE WHEN trigger_code = 0 AND schedule_time IS NOT NULL THEN NULL" \
-    "  ELSE trigger_time END AS triggerTime," \
-    " trigger_code AS triggerCode, trigger_msg AS triggerMsg, trigger_type AS triggerType," \
-    " schedule_time AS scheduleTime, handle_time AS handleTime, handle_code AS handleCode," \
-    " handle_msg AS handleMsg, alarm_status AS alarmStatus FROM xxl_job_log"
-//  ?2 jobGroup, ?3 logStatus (XXL-JOB's 1 success, 2 failure, 3 running;
-//  0 any), ?4..?5 trigger time, ?6 maxId, ?7 now
-#define XXL_LOG_FILTER \
-    " (?2 = 0 OR job_group = ?2)" \
-    " AND (?3 = 0 OR (?3 = 1 AND handle_code = 200)" \
-    "  OR (?3 = 2 AND (trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200)))" \
-    "  OR (?3 = 3 AND trigger_code IN (0, 200) AND handle_code = 0))" \
-    " AND trigger_time >= ?4 AND trigger_time <= ?5 AND id <= ?6" \
-    " AND NOT (trigger_code = 0 AND schedule_time IS NOT NULL AND schedule_time > ?7)" \
-    " ORDER BY id DESC LIMIT ?8 OFFSET ?9"
 
 static void
 s_api_log_list (server_t *self, request_t *request)
@@ -720,16 +670,12 @@ s_api_log_list (server_t *self, request_t *request)
     xxl_enc_map_begin (self->enc);
     xxl_enc_key (self->enc, "logs");
     int truncated;
-    int rows;
-    //  (by job: its index; else newest first by id)
-    if (job_id)
-        rows = xxl_store_encode_max (self->store, self->enc, XXL_REPLY_MAX, &truncated,
-            XXL_LOG_LIST_SELECT " WHERE job_id = ?1 AND" XXL_LOG_FILTER, "iiiiiiiii",
-            job_id, group_id, status, from, to, max_id, engine_now (), limit, offset);
-    else
-        rows = xxl_store_encode_max (self->store, self->enc, XXL_REPLY_MAX, &truncated,
-            XXL_LOG_LIST_SELECT " WHERE ?1 = 0 AND" XXL_LOG_FILTER, "iiiiiiiii",
-            job_id, group_id, status, from, to, max_id, engine_now (), limit, offset);
+    xxl_store_log_filter_t filter = {
+        .job_id = job_id, .group_id = group_id, .status = status, .from = from, .to = to,
+        .max_id = max_id, .now = engine_now (), .limit = limit, .offset = offset
+    };
+    int rows = xxl_store_log_encode_page (self->store, self->enc, XXL_REPLY_MAX, &truncated,
+                                          &filter);
     s_encode_truncated (self, truncated, offset + (rows > 0? rows: 0));
     xxl_enc_map_end (self->enc);
     engine_reply_end (self, request);
@@ -738,7 +684,7 @@ s_api_log_list (server_t *self, request_t *request)
 static void
 s_api_log_show (server_t *self, request_t *request)
 {
-    s_show_row (self, request, "logId", XXL_LOG_SELECT " WHERE id = ?", "log");
+    s_show_row (self, request, "logId", xxl_store_log_encode, "log");
 }
 
 //  LOG_CAT and LOG_KILL: forwarded to the agent that ran the log
@@ -845,14 +791,9 @@ s_api_glue_history (server_t *self, request_t *request)
     xxl_enc_map_begin (self->enc);
     xxl_enc_key (self->enc, "glues");
     int truncated;
-    int rows = xxl_store_encode_max (self->store, self->enc, XXL_REPLY_MAX, &truncated,
-        "SELECT version, job_id AS jobId, glue_type AS glueType, glue_remark AS glueRemark,"
-        " add_time AS addTime, update_time AS updateTime,"
-        " length (CAST (glue_source AS BLOB)) AS size"
-        " FROM xxl_job_logglue WHERE job_id = ? ORDER BY version DESC LIMIT ? OFFSET ?",
-        "iii", job.id, limit, offset);
-    xxl_enc_kint (self->enc, "total", xxl_store_scalar (self->store,
-        "SELECT COUNT(*) FROM xxl_job_logglue WHERE job_id = ?", "i", job.id));
+    int rows = xxl_store_glue_encode_page (self->store, self->enc, XXL_REPLY_MAX, &truncated,
+                                           job.id, limit, offset);
+    xxl_enc_kint (self->enc, "total", xxl_store_glue_count (self->store, job.id));
     s_encode_truncated (self, truncated, offset + (rows > 0? rows: 0));
     xxl_enc_map_end (self->enc);
     engine_reply_end (self, request);
@@ -874,8 +815,7 @@ s_glue_version (server_t *self, request_t *request, xxl_job_t *job, int required
         return -1;
     }
     if (*version == 0)
-        *version = xxl_store_scalar (self->store,
-            "SELECT COALESCE(MAX(version), 0) FROM xxl_job_logglue WHERE job_id = ?", "i", job->id);
+        *version = xxl_store_glue_last (self->store, job->id);
     char text [160];
     if (*version <= 0) {
         snprintf (text, sizeof text, "job %" PRId64 " has no glue versions", job->id);
@@ -883,8 +823,7 @@ s_glue_version (server_t *self, request_t *request, xxl_job_t *job, int required
         xxl_job_free (job);
         return -1;
     }
-    if (xxl_store_scalar (self->store, "SELECT COUNT(*) FROM xxl_job_logglue"
-                          " WHERE job_id = ? AND version = ?", "ii", job->id, *version) != 1) {
+    if (xxl_store_glue_exists (self->store, job->id, *version) != 1) {
         snprintf (text, sizeof text, "job %" PRId64 " has no glue version %" PRId64
                   " (the last %d are kept)", job->id, *version, XXL_GLUE_KEEP);
         engine_reply (self, request, XXL_NOT_FOUND, text);
@@ -902,11 +841,7 @@ s_api_glue_show (server_t *self, request_t *request)
     if (s_glue_version (self, request, &job, 0, &version))
         return;
     engine_reply_begin (self, request);
-    xxl_store_encode (self->store, self->enc, 0,
-        "SELECT version, job_id AS jobId, glue_type AS glueType, glue_remark AS glueRemark,"
-        " add_time AS addTime, update_time AS updateTime,"
-        " length (CAST (glue_source AS BLOB)) AS size, glue_source AS glueSource"
-        " FROM xxl_job_logglue WHERE job_id = ? AND version = ?", "ii", job.id, version);
+    xxl_store_glue_encode (self->store, self->enc, job.id, version);
     engine_reply_end (self, request);
     xxl_job_free (&job);
 }
@@ -919,11 +854,8 @@ s_api_glue_rollback (server_t *self, request_t *request)
     int64_t version;
     if (s_glue_version (self, request, &job, 1, &version))
         return;
-    char *type = xxl_store_text (self->store, "SELECT glue_type FROM xxl_job_logglue"
-                                 " WHERE job_id = ? AND version = ?", "ii", job.id, version);
-    char *source = xxl_store_text (self->store, "SELECT glue_source FROM xxl_job_logglue"
-                                   " WHERE job_id = ? AND version = ?", "ii", job.id, version);
-    if (!type || !source) {
+    char *type, *source;
+    if (xxl_store_glue_get (self->store, job.id, version, &type, &source)) {
         engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
         free (type);
         free (source);
@@ -998,29 +930,20 @@ s_api_report (server_t *self, request_t *request)
     engine_report_refresh (self);
     engine_reply_begin (self, request);
     xxl_enc_map_begin (self->enc);
-    xxl_enc_kint (self->enc, "jobCount", xxl_store_scalar (self->store,
-        "SELECT COUNT(*) FROM xxl_job_info", NULL));
-    xxl_enc_kint (self->enc, "jobRunningCount", xxl_store_scalar (self->store,
-        "SELECT COUNT(*) FROM xxl_job_info WHERE trigger_status = 1", NULL));
+    xxl_store_totals_t totals;
+    xxl_store_report_totals (self->store, &totals);
+    xxl_enc_kint (self->enc, "jobCount", totals.jobs);
+    xxl_enc_kint (self->enc, "jobRunningCount", totals.jobs_running);
     xxl_enc_kint (self->enc, "agentCount", (int64_t) xxl_registry_size (self->registry));
-    xxl_enc_kint (self->enc, "groupCount", xxl_store_scalar (self->store,
-        "SELECT COUNT(*) FROM xxl_job_group", NULL));
-    int64_t runs = xxl_store_scalar (self->store,
-        "SELECT COALESCE(SUM(running_count + suc_count + fail_count), 0) FROM xxl_job_log_report", NULL);
-    int64_t suc = xxl_store_scalar (self->store,
-        "SELECT COALESCE(SUM(suc_count), 0) FROM xxl_job_log_report", NULL);
-    int64_t fail = xxl_store_scalar (self->store,
-        "SELECT COALESCE(SUM(fail_count), 0) FROM xxl_job_log_report", NULL);
+    xxl_enc_kint (self->enc, "groupCount", totals.groups);
+    int64_t runs = totals.runs, suc = totals.suc, fail = totals.fail;
     xxl_enc_kint (self->enc, "runCount", runs);
     xxl_enc_kint (self->enc, "sucCount", suc);
     xxl_enc_kint (self->enc, "failCount", fail);
     xxl_enc_key (self->enc, "successRate");
     xxl_enc_double (self->enc, suc + fail > 0? (double) suc / (double) (suc + fail): 1.0);
     xxl_enc_key (self->enc, "days");
-    xxl_store_encode (self->store, self->enc, 1,
-        "SELECT trigger_day AS triggerDay, running_count AS runningCount, suc_count AS sucCount,"
-        " fail_count AS failCount, update_time AS updateTime FROM xxl_job_log_report"
-        " ORDER BY trigger_day DESC LIMIT 30", NULL);
+    xxl_store_report_encode_days (self->store, self->enc, 30);
     xxl_enc_map_end (self->enc);
     engine_reply_end (self, request);
 }
@@ -1043,18 +966,16 @@ s_api_log_clear (server_t *self, request_t *request)
     int64_t deleted = 0, batch;
     do {
         if (days >= 0)
-            batch = engine_log_delete (self, "(?2 = 0 OR job_id = ?2) AND trigger_time < ?1", "ii",
-                                       engine_now () - days * 86400000, job_id, 10000);
+            batch = engine_log_delete (self, job_id, engine_now () - days * 86400000, INT64_MAX,
+                                       10000);
         else
         if (keep >= 0) {
-            int64_t floor = keep == 0? INT64_MAX: xxl_store_scalar (self->store,
-                "SELECT id FROM xxl_job_log WHERE (?1 = 0 OR job_id = ?1)"
-                " ORDER BY id DESC LIMIT 1 OFFSET ?2", "ii", job_id, keep - 1);
-            batch = floor > 0? engine_log_delete (self, "(?2 = 0 OR job_id = ?2) AND id < ?1", "ii",
-                                                  floor, job_id, 10000): 0;
+            int64_t floor = keep == 0? INT64_MAX: xxl_store_log_id_at_rank (self->store, job_id,
+                                                                            keep - 1);
+            batch = floor > 0? engine_log_delete (self, job_id, INT64_MAX, floor, 10000): 0;
         }
         else
-            batch = engine_log_delete (self, "(?1 = 0 OR job_id = ?1)", "i", job_id, 0, 10000);
+            batch = engine_log_delete (self, job_id, INT64_MAX, INT64_MAX, 10000);
         deleted += batch;
     } while (batch == 10000);
     engine_reply_begin (self, request);

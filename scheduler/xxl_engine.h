@@ -43,9 +43,9 @@
 #include <inttypes.h>
 #include <unistd.h>
 
-#define XXL_STR_(x) #x
-#define XXL_STR(x) XXL_STR_(x)
 #define XXL_MAX_TEXT        (64 * 1024)         //  desc, param, msg fields
+//  A FIX_DELAY job waits for its run to finish: next time "never" until then
+#define XXL_WAITING         253402300799000LL
 #define XXL_MAX_GLUE        (1024 * 1024)       //  glue source
 #define XXL_HANDLE_MSG_CAP  15000
 #define XXL_WAL_FIRE_MS     100                 //  no WAL restart this close to a fire
@@ -246,7 +246,7 @@ typedef struct {
     int64_t fired_want;                 //  the same, written this turn
     int64_t fired_sent;                 //  xxl_job_fired.fired_sent as committed
     int64_t sent_max;                   //  latest planned time sent this turn
-    int64_t data_version;               //  PRAGMA data_version at the last turn
+    int64_t data_version;               //  xxl_store_data_version at the last turn
     uint64_t foreign_replies;           //  agent replies from the wrong connection,
     int64_t foreign_logged;             //  counted since this monotonic ms's log line
     ratelog_t log_bad_frame;            //  undecodable frames
@@ -457,8 +457,8 @@ void engine_alarm_results (server_t *self);
 void engine_fail_monitor (server_t *self);
 void engine_lost_monitor (server_t *self);
 void engine_report_refresh (server_t *self);
-int64_t engine_log_delete (server_t *self, const char *where, const char *fmt, int64_t a,
-                           int64_t b, int64_t limit);
+int64_t engine_log_delete (server_t *self, int64_t job_id, int64_t before, int64_t below,
+                           int64_t limit);
 void engine_retention (server_t *self);
 
 //  xxl_api.c

@@ -121,8 +121,7 @@ engine_job_read (server_t *self, xxl_msg_t *msg, xxl_job_t *job, int is_add)
                 bad = 1;
             }
             else
-            if (xxl_store_scalar (self->store, "SELECT COUNT(*) FROM xxl_job_info WHERE id = ?",
-                                  "i", (int64_t) child) != 1) {
+            if (xxl_store_job_exists (self->store, (int64_t) child) != 1) {
                 xxl_msg_fail (msg, "child job %lld does not exist: give childJobId without it"
                               " (xxl-ctl job update/add --child with the ids that exist,"
                               " or --child '' for none; now '%s')", child, job->child_jobid);
