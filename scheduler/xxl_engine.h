@@ -34,6 +34,7 @@
 #include "xxl_routers.h"
 #include "xxl_pool.h"
 #include "xxl_timer.h"
+#include "xxl_schedule.h"
 #include "xxl_alarms.h"
 #include "xxl/msg.h"
 #include "xxl_transport.h"
@@ -149,7 +150,7 @@ typedef struct {
 //  A job as the planner last read it, shared by its planned triggers
 typedef struct {
     xxl_job_t job;
-    xxl_cron_t *cron;                   //  schedule_conf parsed (CRON jobs)
+    xxl_schedule_t *schedule;           //  the job's schedule compiled (NULL: invalid)
     int refs;
     int64_t read_at;                    //  monotonic ms it was known current
     bool cancelled;                     //  the job stopped or changed: its plans
@@ -426,6 +427,8 @@ void engine_run_done (server_t *self, pending_t *pending, int code, const char *
 int engine_job_read (server_t *self, xxl_msg_t *msg, xxl_job_t *job, int is_add);
 const char *engine_iso_time (int64_t ms, const char *tz, char *buf, size_t buflen);
 int64_t engine_next_time (const xxl_job_t *job, int64_t after, char *why, size_t whylen);
+int64_t engine_schedule_next (xxl_schedule_t *schedule, const char *tz, int64_t after, char *why,
+                              size_t whylen);
 void engine_job_defaults (xxl_job_t *job);
 int engine_job_from_request (server_t *self, request_t *request, xxl_job_t *job);
 

@@ -231,14 +231,9 @@ s_plan_fire (server_t *self, snap_t *snap, const char *type, int64_t planned,
 static int64_t
 s_snap_next (snap_t *snap, int64_t after, char *why, size_t whylen)
 {
-    if (!snap->cron)
+    if (!snap->schedule)
         return engine_next_time (&snap->job, after, why, whylen);
-    int64_t next = xxl_cron_next (snap->cron, after);
-    char date [128];
-    if (next < 0)
-        snprintf (why, whylen, "the cron expression has no time after %s",
-                  engine_iso_time (after, snap->job.timezone, date, sizeof date));
-    return next;
+    return engine_schedule_next (snap->schedule, snap->job.timezone, after, why, whylen);
 }
 
 //  Plans one job up to now + pre-read; saves its next time
@@ -267,7 +262,7 @@ s_plan_job (server_t *self, snap_t *snap, int64_t now)
             next = s_snap_next (snap, planned, why, sizeof why);
         }
         last = planned;
-        if (streq (job->schedule_type, "FIX_DELAY")) {
+        if (snap->schedule && xxl_schedule_type_of (snap->schedule)->after_run) {
             next = XXL_WAITING;
             engine_waiting_add (self, job->id);
             break;
@@ -304,8 +299,9 @@ s_snap_put (server_t *self, xxl_job_t *job)
     snap_t *snap = (snap_t *) zmalloc (sizeof (snap_t));
     snap->job = *job;
     memset (job, 0, sizeof *job);
-    if (streq (snap->job.schedule_type, "CRON"))
-        snap->cron = xxl_cron_new (snap->job.schedule_conf, snap->job.timezone, NULL, 0);
+    char why [256];
+    snap->schedule = xxl_schedule_new (snap->job.schedule_type, snap->job.schedule_conf,
+                                       snap->job.timezone, why, sizeof why);
     snap->refs = 1;                     //  the cache's
     snap->plan_ids = zlistx_new ();
     snap->read_at = zclock_mono ();

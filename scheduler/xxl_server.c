@@ -196,7 +196,7 @@ engine_snap_release (snap_t **snap_p)
     snap_t *snap = *snap_p;
     if (snap && --snap->refs == 0) {
         zlistx_destroy (&snap->plan_ids);
-        xxl_cron_destroy (&snap->cron);
+        xxl_schedule_destroy (&snap->schedule);
         xxl_job_free (&snap->job);
         free (snap);
     }
