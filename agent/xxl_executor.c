@@ -7,8 +7,9 @@
         creation and retirement, stop (the agent thread, rarely a worker);
       - each worker's lock: its queue, its running run, its wait (the
         agent thread queueing, and that one worker);
-      - the done lock: in-flight logIds and finished results (briefly, by
-        a worker at the end of each run and by the agent thread).
+      - the ledger's lock (xxl_ledger.h): in-flight logIds and finished
+        results (briefly, by a worker at the end of each run and by the
+        agent thread).
     So with thousands of jobs a worker's hot path (wake, pop, run, push the
     result) never touches a lock shared by all workers for longer than a
     list append, and an idle worker is woken only when its own queue gets
@@ -29,14 +30,13 @@
     cancels its running run; the thread ends on its own when the run
     returns, and a count of live workers lets stop() wait.
 
-    Processes.  The agent is multithreaded, so it never fork()s: isolated
-    BEAN runs posix_spawn() xxl-runner (see xxl_runner_main.c), GLUE runs
-    posix_spawn() the interpreter, both in a new process group with the
-    run's log as stdout/stderr.  The worker waits on a pidfd of the child
-    and on an eventfd it holds only while the child runs (woken by kill);
-    on kill or timeout it signals
-    the whole group SIGTERM, then SIGKILL after XXL_EXECUTOR_GRACE_MS, and
-    SIGKILL again once the leader is gone to end stragglers.
+    Processes.  Isolated BEAN runs start xxl-runner (see
+    xxl_runner_main.c), GLUE runs their interpreter (xxl_glue.h), both
+    through xxl_spawner.h: in a process group of their own, the run's log
+    as stdout and stderr.  The worker waits for the child with the wait's
+    eventfd published in worker_t.wake_fd, which a kill writes; on kill or
+    timeout the whole group is ended (SIGTERM, SIGKILL after
+    XXL_EXECUTOR_GRACE_MS).
 
     Accepted logIds.  The dedupe set is the journal's (xxl_journal.h: on
     disk with the agent's, in memory for an executor without one).  A run
@@ -47,6 +47,11 @@
     committed_seq; the release then wakes the workers that got runs.
     Each spawned process gets XXL_AGENT_RUN=MARKER.LOGID (xxl_guard.h).
 
+    Run logs.  Each run writes its log through its xxl_logsink.h: at once
+    into its file for an isolated or GLUE run, held back in memory for an
+    in-process one until a later write or a LOG request
+    (xxl_executor_log_sync) makes the file, or the day's pack takes it.
+
     In-process BEAN runs call the handler on the worker thread; kill and
     timeout are cooperative through cancelled(), and a run that outlived
     its timeout reports 502 when the handler returns.
@@ -54,32 +59,28 @@
 
 #define _GNU_SOURCE
 #include "xxl_executor.h"
-#include "xxl_guard.h"
+#include "xxl_glue.h"
+#include "xxl_imap.h"
+#include "xxl_ledger.h"
+#include "xxl_logsink.h"
 #include "xxl_runlog.h"
 #include "xxl_runpack.h"
+#include "xxl_spawner.h"
 
 #include <czmq.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/types.h>
-#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-extern char **environ;
 
 #define WORKER_STACK        (256 * 1024)
 //  Buckets of the process's futex hash: ~1 sleeper per bucket at 8,000
@@ -89,142 +90,7 @@ extern char **environ;
 #   define PR_FUTEX_HASH            78
 #   define PR_FUTEX_HASH_SET_SLOTS  1
 #endif
-#define STATUS_LOST         0x7fffff00  //  wait status unknown
 #define STOP_WAIT_MS        10000       //  stop() gives up on runs after this
-
-static const char *s_glue_names [XXL_GLUE_COUNT] = {
-    "BEAN", "GLUE_SHELL", "GLUE_PYTHON", "GLUE_NODEJS", "GLUE_PHP", "GLUE_POWERSHELL"
-};
-static const char *s_glue_default [XXL_GLUE_COUNT] = {
-    NULL, "bash", "python3", "node", "php", "pwsh"
-};
-static const char *s_glue_ext [XXL_GLUE_COUNT] = {
-    NULL, "sh", "py", "js", "php", "ps1"
-};
-
-//  ---------------------------------------------------------------------
-//  A small int64-keyed hash map with chaining
-
-typedef struct _imap_node_t {
-    int64_t key;
-    void *value;
-    struct _imap_node_t *next;
-} imap_node_t;
-
-typedef struct {
-    imap_node_t **buckets;
-    size_t nbuckets, size;
-} imap_t;
-
-static size_t
-s_imap_hash (int64_t key, size_t nbuckets)
-{
-    uint64_t x = (uint64_t) key * 0x9E3779B97F4A7C15ULL;
-    return (size_t) (x >> 32) & (nbuckets - 1);
-}
-
-static int
-s_imap_init (imap_t *map)
-{
-    map->nbuckets = 1024;
-    map->size = 0;
-    map->buckets = (imap_node_t **) calloc (map->nbuckets, sizeof (imap_node_t *));
-    return map->buckets? 0: -1;
-}
-
-static void
-s_imap_clear (imap_t *map)
-{
-    for (size_t i = 0; i < map->nbuckets; i++) {
-        imap_node_t *node = map->buckets [i];
-        while (node) {
-            imap_node_t *next = node->next;
-            free (node);
-            node = next;
-        }
-        map->buckets [i] = NULL;
-    }
-    map->size = 0;
-}
-
-static void
-s_imap_free (imap_t *map)
-{
-    if (map->buckets)
-        s_imap_clear (map);
-    free (map->buckets);
-    map->buckets = NULL;
-}
-
-static void *
-s_imap_get (imap_t *map, int64_t key)
-{
-    for (imap_node_t *node = map->buckets [s_imap_hash (key, map->nbuckets)];
-         node; node = node->next)
-        if (node->key == key)
-            return node->value;
-    return NULL;
-}
-
-static void
-s_imap_grow (imap_t *map)
-{
-    size_t nbuckets = map->nbuckets * 2;
-    imap_node_t **buckets = (imap_node_t **) calloc (nbuckets, sizeof (imap_node_t *));
-    if (!buckets)
-        return;
-    for (size_t i = 0; i < map->nbuckets; i++) {
-        imap_node_t *node = map->buckets [i];
-        while (node) {
-            imap_node_t *next = node->next;
-            size_t slot = s_imap_hash (node->key, nbuckets);
-            node->next = buckets [slot];
-            buckets [slot] = node;
-            node = next;
-        }
-    }
-    free (map->buckets);
-    map->buckets = buckets;
-    map->nbuckets = nbuckets;
-}
-
-//  Inserts or replaces; returns 0 or -1 when out of memory
-static int
-s_imap_put (imap_t *map, int64_t key, void *value)
-{
-    size_t slot = s_imap_hash (key, map->nbuckets);
-    for (imap_node_t *node = map->buckets [slot]; node; node = node->next)
-        if (node->key == key) {
-            node->value = value;
-            return 0;
-        }
-    imap_node_t *node = (imap_node_t *) malloc (sizeof (imap_node_t));
-    if (!node)
-        return -1;
-    node->key = key;
-    node->value = value;
-    node->next = map->buckets [slot];
-    map->buckets [slot] = node;
-    if (++map->size > map->nbuckets)
-        s_imap_grow (map);
-    return 0;
-}
-
-static void
-s_imap_del (imap_t *map, int64_t key)
-{
-    imap_node_t **link = &map->buckets [s_imap_hash (key, map->nbuckets)];
-    while (*link) {
-        imap_node_t *node = *link;
-        if (node->key == key) {
-            *link = node->next;
-            free (node);
-            map->size--;
-            return;
-        }
-        link = &node->next;
-    }
-}
 
 //  ---------------------------------------------------------------------
 //  Runs and workers
@@ -232,10 +98,6 @@ s_imap_del (imap_t *map, int64_t key)
 typedef struct _worker_t worker_t;
 
 enum { CANCEL_NONE = 0, CANCEL_KILL = 1, CANCEL_TIMEOUT = 2 };
-//  run_t.log_held: made (or never held), held in held_text, being made (or
-//  grown, or packed) by the thread that moved it from LOG_HELD to
-//  LOG_MAKING, in the day's pack
-enum { LOG_MADE = 0, LOG_HELD = 1, LOG_MAKING = 2, LOG_PACKED = 3 };
 
 typedef struct _run_t {
     xxl_run_t base;                     //  first: handlers get &base
@@ -248,11 +110,7 @@ typedef struct _run_t {
     int glue;
     int timeout_s, shard_index, shard_total;
     xxl_handler_ref_t ref;              //  BEAN runs
-    int log_fd;
-    int log_held;                       //  atomic LOG_*: the log file of an
-                                        //  in-process run is made late
-    char *held_text;                    //  its stamped lines so far (LOG_HELD)
-    size_t held_len;
+    xxl_logsink_t *log;
     int64_t deadline;                   //  monotonic ms, 0 = none
     int cancel;                         //  CANCEL_*, atomic
     char *kill_reason;                  //  under the worker's lock
@@ -283,26 +141,18 @@ struct _worker_t {
                                         //  -1): wakes the wait on it (kill)
 };
 
-typedef struct _result_node_t {
-    xxl_result_t result;
-    struct _result_node_t *next;
-} result_node_t;
-
 struct _xxl_executor_t {
     char *logdir;
     xxl_runpack_t *pack;                //  NULL: a file per run
-    char *gluedir;
+    xxl_glue_t *glue;                   //  sources and interpreters
     int allow_glue;
     int in_process;
     int idle_reap_s;
-    char *interpreters [XXL_GLUE_COUNT];
     char *runner;
+    xxl_spawner_t *spawner;             //  the runs' processes
     xxl_handlers_t *handlers;
     xxl_journal_t *journal;             //  accepted logIds (under the mutex)
     int own_journal;                    //  made here, in memory only
-    char *marker;                       //  XXL_AGENT_RUN's LIFE, or NULL
-    char **env;                         //  environ at start, without any
-    size_t env_count;                   //  XXL_AGENT_RUN (the runs' base)
 
     pthread_mutex_t mutex;              //  see the head of this file
     pthread_cond_t workers_gone;
@@ -313,15 +163,12 @@ struct _xxl_executor_t {
     uint64_t stage_seq;                 //  the current (or last) hold
     uint64_t committed_seq;             //  atomic: holds whose runs may start
     pthread_attr_t attr;
-    imap_t workers;                     //  job id -> worker_t (current)
+    xxl_imap_t *workers;                //  job id -> worker_t (current)
     size_t live_workers;
     int stopped;
 
-    pthread_mutex_t done_lock;          //  guards the four below
-    imap_t inflight;                    //  log id -> run_t (queued or running)
-    result_node_t *results_head, *results_tail;
-    int results_signalled;              //  result_fd holds a count
-    int result_fd;
+    xxl_ledger_t *ledger;               //  log id -> run_t (queued or running),
+                                        //  then its result until taken
 
     size_t active;                      //  atomic
     size_t pending;                     //  atomic
@@ -361,43 +208,16 @@ s_run_free (run_t *run)
     free (run->glue_source);
     free (run->kill_reason);
     free (run->result_msg);
-    free (run->held_text);
+    xxl_logsink_destroy (&run->log);
     free (run);
 }
 
 //  Queues a result and frees the run.  Caller holds the run's worker lock
-//  (so that busy() never sees the job idle before its result is out), not
-//  the done lock, which this takes.
+//  (so that busy() never sees the job idle before its result is out).
 static void
 s_push_result (xxl_executor_t *self, run_t *run, int code, const char *msg)
 {
-    result_node_t *node = (result_node_t *) calloc (1, sizeof (result_node_t));
-    if (node) {
-        node->result.log_id = run->log_id;
-        node->result.log_date_time = run->log_date_time;
-        node->result.code = code;
-        node->result.msg = s_strcap (msg);
-    }
-    pthread_mutex_lock (&self->done_lock);
-    if (node) {
-        if (self->results_tail)
-            self->results_tail->next = node;
-        else
-            self->results_head = node;
-        self->results_tail = node;
-        if (!self->results_signalled) {
-            //  Only on empty -> not empty; take() clears it when empty again
-            uint64_t one = 1;
-            if (write (self->result_fd, &one, sizeof one) < 0)
-                zsys_warning ("executor: eventfd write: %s", strerror (errno));
-            self->results_signalled = 1;
-        }
-    }
-    s_imap_del (&self->inflight, run->log_id);
-    pthread_mutex_unlock (&self->done_lock);
-    if (!node)
-        zsys_error ("executor: out of memory, result of logId %lld lost",
-                    (long long) run->log_id);
+    xxl_ledger_done (self->ledger, run->log_id, run->log_date_time, code, msg);
     __atomic_sub_fetch (&self->pending, 1, __ATOMIC_RELAXED);
     s_run_free (run);
 }
@@ -434,7 +254,7 @@ static void
 s_worker_stop (xxl_executor_t *self, worker_t *worker, const char *reason)
 {
     if (worker->in_map) {
-        s_imap_del (&self->workers, worker->job_id);
+        xxl_imap_del (self->workers, worker->job_id);
         worker->in_map = 0;
     }
     pthread_mutex_lock (&worker->lock);
@@ -456,122 +276,6 @@ s_worker_stop (xxl_executor_t *self, worker_t *worker, const char *reason)
 }
 
 //  ---------------------------------------------------------------------
-//  Run logs.  An isolated or GLUE run needs its log file before it starts
-//  (the child's stdout); an in-process run does not, so its first lines are
-//  stamped at its start and held in memory, and the file is made by the
-//  first later write (a handler's log line, the end lines) or by a LOG
-//  request (xxl_executor_log_sync): the handler starts without waiting for
-//  a file to be created, and a short run costs one write instead of two.
-
-//  Makes the held-back log file: creates it and writes the held lines and
-//  then extra (may be NULL) with one writev.  The caller moved log_held
-//  from LOG_HELD to LOG_MAKING, so no other thread touches the log now;
-//  runs without the mutex (creating a file takes tens of microseconds).
-static void
-s_log_create (run_t *run, const char *extra, size_t extra_len)
-{
-    xxl_executor_t *self = run->executor;
-    int fd = xxl_runlog_open (self->logdir, run->log_id, run->log_date_time);
-    if (fd < 0)
-        zsys_warning ("executor: cannot open log of logId %lld: %s",
-                      (long long) run->log_id, strerror (errno));
-    else {
-        struct iovec parts [2] = {
-            { run->held_text, run->held_len }, { (void *) extra, extra? extra_len: 0 }
-        };
-        ssize_t want = (ssize_t) (parts [0].iov_len + parts [1].iov_len);
-        if (want && writev (fd, parts, parts [1].iov_len? 2: 1) != want)
-            zsys_warning ("executor: cannot write log of logId %lld: %s",
-                          (long long) run->log_id, strerror (errno));
-    }
-    free (run->held_text);
-    run->held_text = NULL;
-    run->held_len = 0;
-    run->log_fd = fd;
-    __atomic_store_n (&run->log_held, LOG_MADE, __ATOMIC_RELEASE);
-}
-
-//  Moves log_held from LOG_HELD to LOG_MAKING; 1 if this thread did
-static int
-s_log_claim (run_t *run)
-{
-    int held = LOG_HELD;
-    return __atomic_compare_exchange_n (&run->log_held, &held, LOG_MAKING, 0,
-                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
-}
-
-//  Formats one or two stamped lines (line2 may be NULL) into a malloc'd
-//  buffer; returns it (NULL when out of memory) with its length in *len
-static char *
-s_log_format (const char *line1, const char *line2, size_t *len)
-{
-    size_t size1 = (line1? strlen (line1): 0) + 80;
-    size_t size2 = line2? strlen (line2) + 80: 0;
-    char *buf = (char *) malloc (size1 + size2);
-    *len = 0;
-    if (buf) {
-        *len = xxl_runlog_format (buf, size1, line1);
-        if (line2)
-            *len += xxl_runlog_format (buf + *len, size2, line2);
-    }
-    return buf;
-}
-
-//  Worker thread: makes the file now if it is still held back (with extra
-//  after the held lines; returns 1), else waits until a LOG request that is
-//  making it is done (returns 0: extra not written)
-static int
-s_log_ensure (run_t *run, const char *extra, size_t extra_len)
-{
-    if (s_log_claim (run)) {
-        s_log_create (run, extra, extra_len);
-        return 1;
-    }
-    while (__atomic_load_n (&run->log_held, __ATOMIC_ACQUIRE) == LOG_MAKING) {
-        struct timespec pause = { 0, 50 * 1000 };
-        nanosleep (&pause, NULL);
-    }
-    return 0;
-}
-
-//  Writes one or two stamped lines to the run's log with one write,
-//  making the file first if it is still held back.  Worker thread only.
-static void
-s_log_lines (run_t *run, const char *line1, const char *line2)
-{
-    size_t len;
-    char *buf = s_log_format (line1, line2, &len);
-    if (!buf)
-        return;
-    if (__atomic_load_n (&run->log_held, __ATOMIC_ACQUIRE) != LOG_MADE) {
-        if (run->executor->pack && s_log_claim (run)) {
-            //  Packing: held on while the whole log fits a pack record
-            if (run->held_len + len <= XXL_RUNPACK_RUN_MAX) {
-                char *grown = (char *) realloc (run->held_text, run->held_len + len);
-                if (grown) {
-                    memcpy (grown + run->held_len, buf, len);
-                    run->held_text = grown;
-                    run->held_len += len;
-                    __atomic_store_n (&run->log_held, LOG_HELD, __ATOMIC_RELEASE);
-                    free (buf);
-                    return;
-                }
-            }
-            s_log_create (run, buf, len);
-            free (buf);
-            return;
-        }
-        if (s_log_ensure (run, buf, len)) {
-            free (buf);
-            return;
-        }
-    }
-    if (run->log_fd >= 0 && write (run->log_fd, buf, len) != (ssize_t) len)
-        {}                              //  a log line is not worth failing a run
-    free (buf);
-}
-
-//  ---------------------------------------------------------------------
 //  Host table for in-process handlers
 
 static const char *s_host_param (xxl_run_t *base) { return ((run_t *) base)->params; }
@@ -586,7 +290,7 @@ s_host_vlog (xxl_run_t *base, const char *format, va_list args)
     run_t *run = (run_t *) base;
     char *text = NULL;
     if (vasprintf (&text, format, args) >= 0) {
-        s_log_lines (run, text, NULL);
+        xxl_logsink_lines (run->log, text, NULL);
         free (text);
     }
 }
@@ -650,104 +354,15 @@ s_run_in_process (run_t *run)
     }
 }
 
-//  Moves fd to a number >= 10 if it is below, so that dup2 into 0..4 in the
-//  child cannot clobber another source fd.  Returns the fd to use; *tmp is
-//  set when a new fd was made (caller closes it).
-static int
-s_high_fd (int fd, int *tmp)
-{
-    *tmp = -1;
-    if (fd < 0 || fd >= 10)
-        return fd;
-    int high = fcntl (fd, F_DUPFD_CLOEXEC, 10);
-    if (high < 0)
-        return fd;
-    *tmp = high;
-    return high;
-}
-
-//  Spawns argv[0] in its own process group with stdin /dev/null, stdout
-//  and stderr to log_fd (or /dev/null), and extra fds dup2'd to 3, 4...,
-//  with the run's environment (s_run_env).  Returns the pid, or -1 with
-//  errno set.
-static pid_t
-s_spawn (run_t *run, char *const argv [], int use_path, int log_fd, const int *extra, int nextra)
-{
-    //  The agent's environment and the run's marker (xxl_guard.h)
-    xxl_executor_t *self = run->executor;
-    char *small [128], **envp = environ, marker [128];
-    if (self->marker) {
-        envp = self->env_count + 2 <= sizeof small / sizeof small [0]
-             ? small: (char **) malloc ((self->env_count + 2) * sizeof (char *));
-        if (!envp)
-            return -1;
-        memcpy (envp, self->env, self->env_count * sizeof (char *));
-        snprintf (marker, sizeof marker, XXL_GUARD_ENV "=%s.%lld", self->marker,
-                  (long long) run->log_id);
-        envp [self->env_count] = marker;
-        envp [self->env_count + 1] = NULL;
-    }
-
-    posix_spawn_file_actions_t actions;
-    posix_spawnattr_t attr;
-    posix_spawn_file_actions_init (&actions);
-    posix_spawnattr_init (&attr);
-    int tmp_log, tmp_extra [4] = { -1, -1, -1, -1 };
-    int src_log = s_high_fd (log_fd, &tmp_log);
-    posix_spawn_file_actions_addopen (&actions, 0, "/dev/null", O_RDONLY, 0);
-    if (src_log >= 0) {
-        posix_spawn_file_actions_adddup2 (&actions, src_log, 1);
-        posix_spawn_file_actions_adddup2 (&actions, src_log, 2);
-    }
-    else {
-        posix_spawn_file_actions_addopen (&actions, 1, "/dev/null", O_WRONLY, 0);
-        posix_spawn_file_actions_adddup2 (&actions, 1, 2);
-    }
-    for (int i = 0; i < nextra && i < 4; i++) {
-        int src = s_high_fd (extra [i], &tmp_extra [i]);
-        posix_spawn_file_actions_adddup2 (&actions, src, 3 + i);
-    }
-    sigset_t mask;
-    sigemptyset (&mask);
-    posix_spawnattr_setsigmask (&attr, &mask);
-    sigset_t defaults;
-    sigemptyset (&defaults);
-    int signals [] = { SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGCHLD,
-                       SIGUSR1, SIGUSR2, SIGALRM };
-    for (size_t i = 0; i < sizeof signals / sizeof signals [0]; i++)
-        sigaddset (&defaults, signals [i]);
-    posix_spawnattr_setsigdefault (&attr, &defaults);
-    posix_spawnattr_setpgroup (&attr, 0);
-    posix_spawnattr_setflags (&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK
-                                   | POSIX_SPAWN_SETSIGDEF);
-    pid_t pid;
-    int rc = use_path
-        ? posix_spawnp (&pid, argv [0], &actions, &attr, argv, envp)
-        : posix_spawn (&pid, argv [0], &actions, &attr, argv, envp);
-    if (envp != small && envp != environ)
-        free (envp);
-    posix_spawn_file_actions_destroy (&actions);
-    posix_spawnattr_destroy (&attr);
-    if (tmp_log >= 0)
-        close (tmp_log);
-    for (int i = 0; i < 4; i++)
-        if (tmp_extra [i] >= 0)
-            close (tmp_extra [i]);
-    if (rc) {
-        errno = rc;
-        return -1;
-    }
-    return pid;
-}
-
+//  Worker thread: the wait's eventfd, published under the worker's lock
+//  for a kill to write (s_worker_wake)
 static void
-s_signal_name (int sig, char *buf, size_t buflen)
+s_publish_wake (void *arg, int wake_fd)
 {
-    const char *abbrev = sigabbrev_np (sig);
-    if (abbrev)
-        snprintf (buf, buflen, "SIG%s", abbrev);
-    else
-        snprintf (buf, buflen, "signal %d", sig);
+    worker_t *worker = (worker_t *) arg;
+    pthread_mutex_lock (&worker->lock);
+    worker->wake_fd = wake_fd;
+    pthread_mutex_unlock (&worker->lock);
 }
 
 //  Waits for the child to end, handling kill and timeout.  Returns the wait
@@ -755,98 +370,11 @@ s_signal_name (int sig, char *buf, size_t buflen)
 static int
 s_wait_child (run_t *run, pid_t pid)
 {
-    //  Published before cancel is first read below: a kill after that
-    //  read writes it, so the poll cannot miss the kill
-    worker_t *worker = run->worker;
-    int wake_fd = eventfd (0, EFD_NONBLOCK | EFD_CLOEXEC);
-    pthread_mutex_lock (&worker->lock);
-    worker->wake_fd = wake_fd;
-    pthread_mutex_unlock (&worker->lock);
-    int pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
-    int term_sent = 0, kill_sent = 0;
-    int64_t kill_at = 0;
-    int status = 0;
-    while (1) {
-        int64_t now = s_mono_ms ();
-        int cancel = __atomic_load_n (&run->cancel, __ATOMIC_ACQUIRE);
-        if (!cancel && run->deadline && now >= run->deadline) {
-            int none = CANCEL_NONE;
-            __atomic_compare_exchange_n (&run->cancel, &none, CANCEL_TIMEOUT, 0,
-                                         __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
-            cancel = CANCEL_TIMEOUT;
-        }
-        if (cancel && !term_sent) {
-            kill (-pid, SIGTERM);
-            term_sent = 1;
-            kill_at = now + XXL_EXECUTOR_GRACE_MS;
-        }
-        if (term_sent && !kill_sent && now >= kill_at) {
-            kill (-pid, SIGKILL);
-            kill_sent = 1;
-        }
-        int timeout = -1;
-        if (term_sent && !kill_sent)
-            timeout = (int) (kill_at - now);
-        else
-        if (!term_sent && run->deadline)
-            timeout = (int) (run->deadline - now);
-        if ((pidfd < 0 || wake_fd < 0) && (timeout < 0 || timeout > 20))
-            timeout = 20;           //  no pidfd: poll waitpid; no eventfd:
-                                    //  see a kill within 20 ms
-        struct pollfd items [2] = {
-            { wake_fd, POLLIN, 0 }, { pidfd, POLLIN, 0 }
-        };
-        int rc = poll (items, pidfd >= 0? 2: 1, timeout);
-        if (rc < 0) {
-            if (errno != EINTR)
-                usleep (10 * 1000);     //  ENOMEM and the like: retry
-            continue;
-        }
-        if (items [0].revents & POLLIN) {
-            uint64_t value;
-            if (read (wake_fd, &value, sizeof value) < 0)
-                {}                  //  spurious: cancel is checked above
-        }
-        if (pidfd < 0 || (items [1].revents & POLLIN)) {
-            pid_t done = waitpid (pid, &status, pidfd >= 0? 0: WNOHANG);
-            if (done == pid)
-                break;
-            if (done < 0 && errno == ECHILD) {
-                //  Someone else reaped it (SIGCHLD set to SIG_IGN?)
-                status = STATUS_LOST;
-                break;
-            }
-        }
-    }
-    if (pidfd >= 0)
-        close (pidfd);
-    pthread_mutex_lock (&worker->lock);
-    worker->wake_fd = -1;
-    pthread_mutex_unlock (&worker->lock);
-    if (wake_fd >= 0)
-        close (wake_fd);
-    if (term_sent)
-        kill (-pid, SIGKILL);       //  stragglers of the group
-    return status;
-}
-
-//  Describes how a child ended, for handleMsg
-static void
-s_describe_status (int status, char *buf, size_t buflen)
-{
-    if (status == STATUS_LOST)
-        snprintf (buf, buflen, "exit status lost (is SIGCHLD ignored?)");
-    else
-    if (WIFEXITED (status))
-        snprintf (buf, buflen, "exit code %d", WEXITSTATUS (status));
-    else
-    if (WIFSIGNALED (status)) {
-        char name [32];
-        s_signal_name (WTERMSIG (status), name, sizeof name);
-        snprintf (buf, buflen, "killed by signal %s", name);
-    }
-    else
-        snprintf (buf, buflen, "ended with status %d", status);
+    xxl_spawner_watch_t watch = {
+        &run->cancel, CANCEL_TIMEOUT, run->deadline, XXL_EXECUTOR_GRACE_MS,
+        s_publish_wake, run->worker
+    };
+    return xxl_spawner_wait (pid, &watch);
 }
 
 static void
@@ -870,7 +398,8 @@ s_run_isolated (run_t *run)
         run->params, (char *) run->ref.plugin_path, NULL
     };
     int extra [2] = { pipe_fds [1], run->ref.plugin_fd };
-    pid_t pid = s_spawn (run, argv, strchr (self->runner, '/') == NULL, run->log_fd, extra, 2);
+    pid_t pid = xxl_spawner_start (self->spawner, argv, strchr (self->runner, '/') == NULL,
+                                   run->log_id, xxl_logsink_fd (run->log), extra, 2);
     int spawn_errno = errno;
     close (pipe_fds [1]);
     if (pid < 0) {
@@ -893,15 +422,15 @@ s_run_isolated (run_t *run)
     buf [got] = 0;
     close (pipe_fds [0]);
     char *space = got > 0? strchr (buf, ' '): NULL;
-    if (space && status != STATUS_LOST && WIFEXITED (status)) {
+    if (space && status != XXL_SPAWNER_STATUS_LOST && WIFEXITED (status)) {
         *space = 0;
         int code = atoi (buf);
         s_set_result (run, code > 0? code: XXL_CODE_FAIL, space [1]? space + 1: NULL);
     }
     else {
         char how [64], msg [256];
-        s_describe_status (status, how, sizeof how);
-        if (status != STATUS_LOST && WIFSIGNALED (status))
+        xxl_spawner_describe (status, how, sizeof how);
+        if (status != XXL_SPAWNER_STATUS_LOST && WIFSIGNALED (status))
             snprintf (msg, sizeof msg, "handler crashed: %s", how);
         else
             snprintf (msg, sizeof msg, "handler process ended without a result: %s", how);
@@ -909,231 +438,54 @@ s_run_isolated (run_t *run)
     }
 }
 
-//  Writes the glue source file if it is not there yet; 0 or -1 with msg
-static int
-s_write_glue (run_t *run, char *path, size_t pathlen, char *msg, size_t msglen)
-{
-    xxl_executor_t *self = run->executor;
-    snprintf (path, pathlen, "%s/%lld_%lld.%s", self->gluedir, (long long) run->job_id,
-              (long long) run->glue_updatetime, s_glue_ext [run->glue]);
-    if (access (path, R_OK) == 0)
-        return 0;
-    mkdir (self->logdir, 0755);
-    mkdir (self->gluedir, 0700);
-    char tmp [4200];
-    snprintf (tmp, sizeof tmp, "%s.%ld.tmp", path, (long) syscall (SYS_gettid));
-    int fd = open (tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
-    if (fd < 0) {
-        snprintf (msg, msglen, "cannot write glue source %.3000s: %s", tmp, strerror (errno));
-        return -1;
-    }
-    const char *source = run->glue_source? run->glue_source: "";
-    size_t len = strlen (source);
-    ssize_t rc = write (fd, source, len);
-    close (fd);
-    if (rc != (ssize_t) len || rename (tmp, path)) {
-        snprintf (msg, msglen, "cannot write glue source %.3000s: %s", path, strerror (errno));
-        unlink (tmp);
-        return -1;
-    }
-    return 0;
-}
-
-//  The interpreter line of a script that starts with "#!": its words
-//  (split at blanks, as env -S would; Linux passes the rest of the line as
-//  one argument, which breaks "#!/usr/bin/env python3 -u") into words, at
-//  most max - 1 of them, NULL-terminated, pointing into line (a copy of the
-//  first line, at most linelen - 1 bytes).  Returns the number of words, 0
-//  when the source has no "#!" line or names nothing.
-static int
-s_shebang (const char *source, char *line, size_t linelen, char *words [], int max)
-{
-    if (!source || source [0] != '#' || source [1] != '!')
-        return 0;
-    const char *start = source + 2;
-    size_t len = strcspn (start, "\n");
-    if (len >= linelen)
-        len = linelen - 1;
-    memcpy (line, start, len);
-    line [len] = 0;
-    int count = 0;
-    char *save = NULL;
-    for (char *word = strtok_r (line, " \t\r", &save); word && count < max - 1;
-         word = strtok_r (NULL, " \t\r", &save))
-        words [count++] = word;
-    words [count] = NULL;
-    return count;
-}
-
-//  The first executable file named name (no slash) in PATH, written to
-//  found (when not NULL); 1 if there is one, 0 if not
-static int
-s_which (const char *name, char *found, size_t foundlen)
-{
-    const char *path = getenv ("PATH");
-    if (!path || !*path)
-        path = "/usr/local/bin:/usr/bin:/bin";
-    char candidate [4096];
-    while (*path) {
-        size_t len = strcspn (path, ":");
-        snprintf (candidate, sizeof candidate, "%.*s/%s", (int) len, len? path: ".", name);
-        if (access (candidate, X_OK) == 0) {
-            if (found)
-                snprintf (found, foundlen, "%s", candidate);
-            return 1;
-        }
-        path += len;
-        if (*path == ':')
-            path++;
-    }
-    return 0;
-}
-
-static int
-s_in_path (const char *name)
-{
-    return s_which (name, NULL, 0);
-}
-
-//  The program a shebang's words run, as far as it can be told before the
-//  spawn: words [0], or for "env" the first word that is no option and no
-//  NAME=VALUE.  1 if it is there (or cannot be told), 0 if not; *missing
-//  names it then.
-static int
-s_shebang_found (char *words [], int count, const char **missing)
-{
-    const char *program = words [0];
-    const char *base = strrchr (program, '/');
-    base = base? base + 1: program;
-    if (streq (base, "env")) {
-        program = NULL;
-        for (int i = 1; i < count && !program; i++)
-            if (words [i][0] != '-' && !strchr (words [i], '='))
-                program = words [i];
-        if (!program)
-            return 1;
-    }
-    *missing = program;
-    if (strchr (program, '/'))
-        return access (program, X_OK) == 0;
-    return s_in_path (program);
-}
-
-#define SHEBANG_WORDS   32
-
 static void
 s_run_glue (run_t *run)
 {
     xxl_executor_t *self = run->executor;
     char path [4096], msg [3200];
-    if (s_write_glue (run, path, sizeof path, msg, sizeof msg)) {
+    if (xxl_glue_write (self->glue, run->glue, run->job_id, run->glue_updatetime,
+                        run->glue_source, path, sizeof path, msg, sizeof msg)) {
         s_set_result (run, XXL_CODE_FAIL, msg);
         return;
     }
     char shard_index [16], shard_total [16];
     snprintf (shard_index, sizeof shard_index, "%d", run->shard_index);
     snprintf (shard_total, sizeof shard_total, "%d", run->shard_total);
-    //  A script that starts with "#!" runs with the interpreter it names
-    //  (words of its first line, then the script and its arguments);
-    //  others with their type's interpreter (GLUE_SHELL: bash, as XXL-JOB)
+    //  The interpreter (its "#!" line's words, or the type's), then the
+    //  script and its arguments
     char line [512];
-    char *argv [SHEBANG_WORDS + 5];
-    int words = s_shebang (run->glue_source, line, sizeof line, argv, SHEBANG_WORDS + 1);
-    if (words > 0) {
-        const char *missing = argv [0];
-        if (!s_shebang_found (argv, words, &missing)) {
-            const char *first = run->glue_source + 2;
-            int len = (int) strcspn (first, "\r\n");
-            snprintf (msg, sizeof msg, "interpreter '%.200s' not found (the script's first"
-                      " line: #!%.*s)", missing, len > 300? 300: len, first);
-            s_log_lines (run, msg, NULL);
-            s_set_result (run, XXL_CODE_FAIL, msg);
-            return;
-        }
+    char *argv [XXL_GLUE_WORDS + 5];
+    int words = xxl_glue_command (self->glue, run->glue, run->glue_source,
+                                  line, sizeof line, argv, msg, sizeof msg);
+    if (words < 0) {
+        xxl_logsink_lines (run->log, msg, NULL);
+        s_set_result (run, XXL_CODE_FAIL, msg);
+        return;
     }
-    else
-        argv [words++] = self->interpreters [run->glue];
     argv [words++] = path;
     argv [words++] = run->params;
     argv [words++] = shard_index;
     argv [words++] = shard_total;
     argv [words] = NULL;
     char *interpreter = argv [0];
-    pid_t pid = s_spawn (run, argv, strchr (interpreter, '/') == NULL, run->log_fd, NULL, 0);
+    pid_t pid = xxl_spawner_start (self->spawner, argv, strchr (interpreter, '/') == NULL,
+                                   run->log_id, xxl_logsink_fd (run->log), NULL, 0);
     if (pid < 0) {
         if (errno == ENOENT)
             snprintf (msg, sizeof msg, "interpreter '%.200s' not found", interpreter);
         else
             snprintf (msg, sizeof msg, "cannot start interpreter '%.200s': %s",
                       interpreter, strerror (errno));
-        s_log_lines (run, msg, NULL);
+        xxl_logsink_lines (run->log, msg, NULL);
         s_set_result (run, XXL_CODE_FAIL, msg);
         return;
     }
     int status = s_wait_child (run, pid);
-    if (status != STATUS_LOST && WIFEXITED (status) && WEXITSTATUS (status) == 0)
+    if (status != XXL_SPAWNER_STATUS_LOST && WIFEXITED (status) && WEXITSTATUS (status) == 0)
         s_set_result (run, XXL_CODE_SUCCESS, NULL);
     else {
-        s_describe_status (status, msg, sizeof msg);
+        xxl_spawner_describe (status, msg, sizeof msg);
         s_set_result (run, XXL_CODE_FAIL, msg);
-    }
-}
-
-//  Writes value in decimal into buf (>= 24 bytes); returns buf
-static const char *
-s_itoa (long long value, char *buf)
-{
-    char tmp [24];
-    size_t n = 0;
-    unsigned long long magnitude = value < 0? 0ULL - (unsigned long long) value
-                                            : (unsigned long long) value;
-    do {
-        tmp [n++] = (char) ('0' + magnitude % 10);
-        magnitude /= 10;
-    } while (magnitude);
-    size_t len = 0;
-    if (value < 0)
-        buf [len++] = '-';
-    while (n)
-        buf [len++] = tmp [--n];
-    buf [len] = 0;
-    return buf;
-}
-
-//  Joins count strings (NULL ones skipped) into small (size bytes) if they
-//  fit, else into a malloc'd buffer; returns it (NULL when out of memory).
-//  The caller frees a result that is not small.  Cheaper than asprintf
-//  for the two lines every run writes.
-static char *
-s_join (char *small, size_t size, const char *parts [], size_t count)
-{
-    size_t total = 1;
-    for (size_t i = 0; i < count; i++)
-        total += parts [i]? strlen (parts [i]): 0;
-    char *buf = total <= size? small: (char *) malloc (total);
-    if (!buf)
-        return NULL;
-    char *p = buf;
-    for (size_t i = 0; i < count; i++)
-        if (parts [i]) {
-            size_t len = strlen (parts [i]);
-            memcpy (p, parts [i], len);
-            p += len;
-        }
-    *p = 0;
-    return buf;
-}
-
-//  Makes sure the log ends with a newline (script output may not)
-static void
-s_log_newline (int fd)
-{
-    struct stat st;
-    char last;
-    if (fd >= 0 && fstat (fd, &st) == 0 && st.st_size > 0
-    &&  pread (fd, &last, 1, st.st_size - 1) == 1 && last != '\n') {
-        if (write (fd, "\n", 1) < 0)
-            {}
     }
 }
 
@@ -1145,31 +497,13 @@ s_execute (run_t *run)
     xxl_executor_t *self = run->executor;
     int in_process = run->glue == XXL_GLUE_BEAN
                   && (self->in_process || (run->ref.flags & XXL_HANDLER_IN_PROCESS));
-    //  "----------- Handler: %s (%s%s), Param: %s, Shard: %d/%d"
-    char small [512], index [24], total [24];
-    const char *parts [] = {
-        "----------- Handler: ", run->glue == XXL_GLUE_BEAN? run->handler_name: "script",
-        " (", s_glue_names [run->glue],
-        run->glue == XXL_GLUE_BEAN? (in_process? ", in process": ", isolated"): "",
-        "), Param: ", run->params, ", Shard: ", s_itoa (run->shard_index, index),
-        "/", s_itoa (run->shard_total, total)
-    };
-    char *line = s_join (small, sizeof small, parts, sizeof parts / sizeof parts [0]);
-    const char *start = "----------- xxl-job job execute start -----------";
-    if (in_process) {
-        //  Held back: the file is made by the next write (see s_log_lines)
-        run->held_text = s_log_format (start, line, &run->held_len);
-        __atomic_store_n (&run->log_held, LOG_HELD, __ATOMIC_RELEASE);
-    }
-    else {
-        run->log_fd = xxl_runlog_open (self->logdir, run->log_id, run->log_date_time);
-        if (run->log_fd < 0)
-            zsys_warning ("executor: cannot open log of logId %lld: %s",
-                          (long long) run->log_id, strerror (errno));
-        s_log_lines (run, start, line);
-    }
-    if (line != small)
-        free (line);
+    //  An in-process run's start lines are held back: its file is made by
+    //  its next write (see xxl_logsink.h)
+    xxl_logsink_start (run->log, in_process,
+                       run->glue == XXL_GLUE_BEAN? run->handler_name: "script",
+                       xxl_glue_name (run->glue),
+                       run->glue == XXL_GLUE_BEAN? (in_process? "in process": "isolated"): NULL,
+                       run->params, run->shard_index, run->shard_total);
     if (run->timeout_s > 0)
         run->deadline = s_mono_ms () + (int64_t) run->timeout_s * 1000;
     if (__atomic_load_n (&run->cancel, __ATOMIC_ACQUIRE))
@@ -1197,45 +531,16 @@ s_execute (run_t *run)
     }
     else
     if (cancel == CANCEL_TIMEOUT) {
-        s_log_newline (run->log_fd);
-        s_log_lines (run, "----------- xxl-job job execute timeout", NULL);
+        xxl_logsink_newline (run->log);
+        xxl_logsink_lines (run->log, "----------- xxl-job job execute timeout", NULL);
         s_set_result (run, XXL_CODE_TIMEOUT, "job execute timeout ");
     }
     if (!run->result_set || run->result_code <= 0)
         s_set_result (run, XXL_CODE_FAIL, "job handle result lost.");
     if (!in_process)
-        s_log_newline (run->log_fd);    //  script or runner output may lack it
-    //  "----------- Result: handleCode=%d, handleMsg = %s"
-    char code [24];
-    const char *result_parts [] = {
-        "----------- Result: handleCode=", s_itoa (run->result_code, code),
-        ", handleMsg = ", run->result_msg? run->result_msg: "null"
-    };
-    line = s_join (small, sizeof small, result_parts,
-                   sizeof result_parts / sizeof result_parts [0]);
-    if (line) {
-        s_log_lines (run, "----------- xxl-job job execute end(finish) -----------", line);
-        if (line != small)
-            free (line);
-    }
-    //  Still held: into the day's pack (else, and when out of memory
-    //  above, the file is made with what is held)
-    if (self->pack && s_log_claim (run)) {
-        if (xxl_runpack_add (self->pack, run->log_id, run->log_date_time,
-                             run->held_text, run->held_len) == 0) {
-            free (run->held_text);
-            run->held_text = NULL;
-            run->held_len = 0;
-            __atomic_store_n (&run->log_held, LOG_PACKED, __ATOMIC_RELEASE);
-        }
-        else
-            s_log_create (run, NULL, 0);
-    }
-    else
-        s_log_ensure (run, NULL, 0);
-    if (run->log_fd >= 0)
-        close (run->log_fd);
-    run->log_fd = -1;
+        xxl_logsink_newline (run->log);     //  script or runner output may lack it
+    //  The end lines; a log still held goes to the day's pack or its file
+    xxl_logsink_end (run->log, run->result_code, run->result_msg);
     xxl_handlers_release (&run->ref);
 }
 
@@ -1335,7 +640,7 @@ s_worker_new (xxl_executor_t *self, int64_t job_id, const char *handler_name,
     pthread_mutex_init (&worker->lock, NULL);
     pthread_cond_init (&worker->wake, &self->monotonic);
     if (!worker->handler_name
-    ||  s_imap_put (&self->workers, job_id, worker)) {
+    ||  xxl_imap_put (self->workers, job_id, worker)) {
         zsys_error ("executor: cannot create worker for job %lld: %s",
                     (long long) job_id, strerror (errno));
         goto fail;
@@ -1346,7 +651,7 @@ s_worker_new (xxl_executor_t *self, int64_t job_id, const char *handler_name,
     if (rc) {
         zsys_error ("executor: cannot start worker thread for job %lld: %s",
                     (long long) job_id, strerror (rc));
-        s_imap_del (&self->workers, job_id);
+        xxl_imap_del (self->workers, job_id);
         goto fail;
     }
     self->live_workers++;
@@ -1416,52 +721,29 @@ xxl_executor_new (const xxl_executor_config_t *config, xxl_handlers_t *handlers)
     xxl_executor_t *self = (xxl_executor_t *) calloc (1, sizeof (xxl_executor_t));
     if (!self)
         return NULL;
-    self->result_fd = -1;
     self->handlers = handlers;
     self->allow_glue = config->allow_glue;
     self->in_process = config->in_process;
     self->idle_reap_s = config->idle_reap_s > 0? config->idle_reap_s: 90;
     self->logdir = strdup (config->logdir);
-    if (self->logdir && asprintf (&self->gluedir, "%s/gluesource", self->logdir) < 0)
-        self->gluedir = NULL;
     self->runner = s_resolve_runner (config->runner);
     self->journal = config->journal;
     if (!self->journal) {
         self->journal = xxl_journal_new (NULL, 0);
         self->own_journal = 1;
     }
-    if (config->run_marker) {
-        self->marker = strdup (config->run_marker);
-        //  The runs' environment: the agent's, less a marker it may have
-        //  itself (an agent started by a run)
-        size_t count = 0;
-        while (environ [count])
-            count++;
-        self->env = (char **) calloc (count + 1, sizeof (char *));
-        for (size_t i = 0; self->env && i < count; i++)
-            if (strncmp (environ [i], XXL_GUARD_ENV "=", strlen (XXL_GUARD_ENV) + 1))
-                self->env [self->env_count++] = environ [i];
-    }
+    self->spawner = xxl_spawner_new (config->run_marker);
     if (self->logdir && config->log_pack)
         self->pack = xxl_runpack_new (self->logdir);
-    int ok = self->logdir && self->gluedir && self->runner && self->journal
-          && (self->pack || !config->log_pack)
-          && (!config->run_marker || (self->marker && self->env));
-    for (int i = 1; i < XXL_GLUE_COUNT && ok; i++) {
-        const char *name = config->interpreters [i]? config->interpreters [i]: s_glue_default [i];
-        //  Found in PATH once, here: a spawn by name would try each PATH
-        //  folder for every run (one that is not installed now is looked
-        //  for at each run, and its absence reported then)
-        char found [4096];
-        if (!strchr (name, '/') && s_which (name, found, sizeof found))
-            name = found;
-        self->interpreters [i] = strdup (name);
-        ok = self->interpreters [i] != NULL;
+    int ok = self->logdir && self->runner && self->journal && self->spawner
+          && (self->pack || !config->log_pack);
+    if (ok) {
+        self->glue = xxl_glue_new (self->logdir, config->interpreters);
+        ok = self->glue != NULL;
     }
     //  Plain mutexes: with thousands of threads on few cores, spinning
     //  for a holder that is not running only burns the CPU it needs
     pthread_mutex_init (&self->mutex, NULL);
-    pthread_mutex_init (&self->done_lock, NULL);
     pthread_condattr_init (&self->monotonic);
     pthread_condattr_setclock (&self->monotonic, CLOCK_MONOTONIC);
     pthread_cond_init (&self->workers_gone, &self->monotonic);
@@ -1470,9 +752,12 @@ xxl_executor_new (const xxl_executor_config_t *config, xxl_handlers_t *handlers)
     pthread_attr_init (&self->attr);
     pthread_attr_setstacksize (&self->attr, WORKER_STACK);
     pthread_attr_setdetachstate (&self->attr, PTHREAD_CREATE_DETACHED);
-    ok = ok && s_imap_init (&self->workers) == 0 && s_imap_init (&self->inflight) == 0;
-    self->result_fd = eventfd (0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (!ok || self->result_fd < 0) {
+    if (ok) {
+        self->workers = xxl_imap_new ();
+        self->ledger = self->workers? xxl_ledger_new (): NULL;
+        ok = self->ledger != NULL;
+    }
+    if (!ok) {
         zsys_error ("executor: cannot initialize: %s", strerror (errno));
         xxl_executor_destroy (&self);
         return NULL;
@@ -1496,14 +781,15 @@ xxl_executor_stop (xxl_executor_t *self)
 void
 xxl_executor_stop_why (xxl_executor_t *self, const char *reason)
 {
-    if (!self || !self->workers.buckets)
+    if (!self || !self->workers)
         return;
     pthread_mutex_lock (&self->mutex);
     self->stopped = 1;
-    for (size_t i = 0; i < self->workers.nbuckets; i++)
-        while (self->workers.buckets [i])
-            s_worker_stop (self, (worker_t *) self->workers.buckets [i]->value,
-                           reason? reason: "executor stopped");
+    //  Each stop takes its worker out of the map
+    size_t cursor = 0;
+    worker_t *worker;
+    while ((worker = (worker_t *) xxl_imap_drain (self->workers, &cursor)))
+        s_worker_stop (self, worker, reason? reason: "executor stopped");
     struct timespec until;
     clock_gettime (CLOCK_MONOTONIC, &until);
     until.tv_sec += STOP_WAIT_MS / 1000;
@@ -1530,44 +816,21 @@ xxl_executor_destroy (xxl_executor_t **self_p)
     pthread_mutex_unlock (&self->mutex);
     if (live > 0)
         return;                     //  threads still use it: leak rather than crash
-    while (self->results_head) {
-        result_node_t *node = self->results_head;
-        self->results_head = node->next;
-        free (node->result.msg);
-        free (node);
-    }
-    s_imap_free (&self->workers);
-    s_imap_free (&self->inflight);
+    xxl_ledger_destroy (&self->ledger);
+    xxl_imap_destroy (&self->workers);
     if (self->own_journal)
         xxl_journal_destroy (&self->journal);
-    free (self->marker);
-    free (self->env);
-    if (self->result_fd >= 0)
-        close (self->result_fd);
+    xxl_spawner_destroy (&self->spawner);
     pthread_attr_destroy (&self->attr);
     pthread_cond_destroy (&self->workers_gone);
     pthread_condattr_destroy (&self->monotonic);
     free (self->held_wakes);
-    pthread_mutex_destroy (&self->done_lock);
     pthread_mutex_destroy (&self->mutex);
-    for (int i = 0; i < XXL_GLUE_COUNT; i++)
-        free (self->interpreters [i]);
+    xxl_glue_destroy (&self->glue);
     free (self->runner);
-    free (self->gluedir);
     xxl_runpack_destroy (&self->pack);
     free (self->logdir);
     free (self);
-}
-
-static int
-s_glue_parse (const char *name)
-{
-    if (!name || !*name)
-        return XXL_GLUE_BEAN;
-    for (int i = 0; i < XXL_GLUE_COUNT; i++)
-        if (streq (name, s_glue_names [i]))
-            return i;
-    return -1;
 }
 
 int
@@ -1583,13 +846,14 @@ xxl_executor_run (xxl_executor_t *self, const xxl_trigger_t *trigger, char *msg,
         snprintf (msg, msglen, "invalid trigger");
         return -1;
     }
-    int glue = s_glue_parse (trigger->glue_type);
+    int glue = xxl_glue_type (trigger->glue_type);
     if (glue < 0) {
         snprintf (msg, msglen, "glueType[%.100s] is not valid.", trigger->glue_type);
         return -1;
     }
     if (glue != XXL_GLUE_BEAN && !self->allow_glue) {
-        snprintf (msg, msglen, "glue type %s not allowed on this agent", s_glue_names [glue]);
+        snprintf (msg, msglen, "glue type %s not allowed on this agent",
+                  xxl_glue_name (glue));
         return -1;
     }
     const char *handler_name = glue == XXL_GLUE_BEAN
@@ -1611,12 +875,13 @@ xxl_executor_run (xxl_executor_t *self, const xxl_trigger_t *trigger, char *msg,
     run->timeout_s = trigger->timeout_s > 0? trigger->timeout_s: 0;
     run->shard_index = trigger->shard_index;
     run->shard_total = trigger->shard_total;
-    run->log_fd = -1;
     run->handler_name = strdup (handler_name);
     run->params = strdup (trigger->params? trigger->params: "");
     if (glue != XXL_GLUE_BEAN)
         run->glue_source = strdup (trigger->glue_source? trigger->glue_source: "");
-    if (!run->handler_name || !run->params || (glue != XXL_GLUE_BEAN && !run->glue_source)) {
+    run->log = xxl_logsink_new (self->logdir, self->pack, run->log_id, run->log_date_time);
+    if (!run->handler_name || !run->params || (glue != XXL_GLUE_BEAN && !run->glue_source)
+    ||  !run->log) {
         s_run_free (run);
         snprintf (msg, msglen, "out of memory");
         return -1;
@@ -1638,7 +903,7 @@ xxl_executor_run (xxl_executor_t *self, const xxl_trigger_t *trigger, char *msg,
         snprintf (msg, msglen, "logId %lld already accepted", (long long) run->log_id);
         goto done;
     }
-    worker_t *worker = (worker_t *) s_imap_get (&self->workers, run->job_id);
+    worker_t *worker = (worker_t *) xxl_imap_get (self->workers, run->job_id);
     if (worker
     && (worker->glue != glue || worker->glue_updatetime != run->glue_updatetime
         || strcmp (worker->handler_name, handler_name))) {
@@ -1677,9 +942,7 @@ xxl_executor_run (xxl_executor_t *self, const xxl_trigger_t *trigger, char *msg,
             run->seq = self->stage_seq;
         else
             xxl_journal_flush (self->journal);
-        pthread_mutex_lock (&self->done_lock);
-        s_imap_put (&self->inflight, run->log_id, run);
-        pthread_mutex_unlock (&self->done_lock);
+        xxl_ledger_add (self->ledger, run->log_id, run);
     }
     run->worker = worker;
     __atomic_add_fetch (&self->pending, 1, __ATOMIC_RELAXED);
@@ -1743,7 +1006,7 @@ xxl_executor_hold_wakes (xxl_executor_t *self, int hold)
         //  value or waits now); signalled once the lock is released, so
         //  that it does not wake only to sleep on the lock
         for (size_t i = 0; i < self->held_count; i++) {
-            worker_t *worker = (worker_t *) s_imap_get (&self->workers, self->held_wakes [i]);
+            worker_t *worker = (worker_t *) xxl_imap_get (self->workers, self->held_wakes [i]);
             if (!worker)
                 continue;
             pthread_mutex_lock (&worker->lock);
@@ -1767,7 +1030,7 @@ xxl_executor_kill (xxl_executor_t *self, int64_t job_id, const char *reason)
     if (!self)
         return -1;
     pthread_mutex_lock (&self->mutex);
-    worker_t *worker = (worker_t *) s_imap_get (&self->workers, job_id);
+    worker_t *worker = (worker_t *) xxl_imap_get (self->workers, job_id);
     int rc = -1;
     if (worker) {
         pthread_mutex_lock (&worker->lock);
@@ -1788,7 +1051,7 @@ xxl_executor_busy (xxl_executor_t *self, int64_t job_id)
     if (!self)
         return 0;
     pthread_mutex_lock (&self->mutex);
-    worker_t *worker = (worker_t *) s_imap_get (&self->workers, job_id);
+    worker_t *worker = (worker_t *) xxl_imap_get (self->workers, job_id);
     int busy = 0;
     if (worker) {
         pthread_mutex_lock (&worker->lock);
@@ -1804,10 +1067,16 @@ xxl_executor_running (xxl_executor_t *self, int64_t log_id)
 {
     if (!self)
         return 0;
-    pthread_mutex_lock (&self->done_lock);
-    int found = s_imap_get (&self->inflight, log_id) != NULL;
-    pthread_mutex_unlock (&self->done_lock);
-    return found;
+    return xxl_ledger_has (self->ledger, log_id);
+}
+
+//  Under the ledger's lock: claims the held log of a run in flight
+static int
+s_claim_log (void *item, void *arg)
+{
+    run_t *run = (run_t *) item;
+    *(run_t **) arg = run;
+    return xxl_logsink_claim (run->log);
 }
 
 int
@@ -1815,23 +1084,21 @@ xxl_executor_log_sync (xxl_executor_t *self, int64_t log_id)
 {
     if (!self)
         return 0;
-    pthread_mutex_lock (&self->done_lock);
-    run_t *run = (run_t *) s_imap_get (&self->inflight, log_id);
     //  Claimed, the run cannot end (and be freed) before the file is made:
-    //  its worker waits for LOG_MADE before its last line
-    int claimed = run && s_log_claim (run);
-    pthread_mutex_unlock (&self->done_lock);
-    if (claimed)
-        s_log_create (run, NULL, 0);
+    //  its worker waits for the making before its last line
+    run_t *run = NULL;
+    int claimed = xxl_ledger_visit (self->ledger, log_id, s_claim_log, &run);
+    if (claimed == 1)
+        xxl_logsink_make (run->log);
     if (self->pack)
         xxl_runpack_flush (self->pack);
-    return run != NULL;
+    return claimed >= 0;
 }
 
 int
 xxl_executor_fd (xxl_executor_t *self)
 {
-    return self? self->result_fd: -1;
+    return self && self->ledger? xxl_ledger_fd (self->ledger): -1;
 }
 
 int
@@ -1845,37 +1112,11 @@ xxl_executor_take_many (xxl_executor_t *self, xxl_result_t *results, size_t max)
 {
     if (!self || !results || !max)
         return 0;
-    pthread_mutex_lock (&self->done_lock);
-    result_node_t *head = self->results_head, *last = NULL;
-    size_t count = 0;
-    for (result_node_t *node = head; node && count < max; node = node->next) {
-        last = node;
-        count++;
-    }
-    if (count) {
-        self->results_head = last->next;
-        last->next = NULL;
-        if (!self->results_head) {
-            self->results_tail = NULL;
-            uint64_t value;
-            if (read (self->result_fd, &value, sizeof value) < 0)
-                {}                  //  already zero
-            self->results_signalled = 0;
-        }
-    }
-    pthread_mutex_unlock (&self->done_lock);
+    size_t count = xxl_ledger_take (self->ledger, results, max);
     //  A run packs its log before it hands in its result: written after the
     //  take, every result taken has its log readable
     if (count && self->pack)
         xxl_runpack_flush (self->pack);
-    //  The nodes are ours now: copy out and free them without the mutex
-    size_t i = 0;
-    while (head && i < count) {
-        result_node_t *next = head->next;
-        results [i++] = head->result;
-        free (head);
-        head = next;
-    }
     return count;
 }
 

@@ -1,8 +1,7 @@
 /*  xxl_runpack.h -- the day's pack of short run logs.
 
     A run log file per run (xxl_runlog.h) costs a file creation in a folder
-    that holds the whole day's runs: 15-23 us of CPU per run on ext4, more
-    than half of what a no-op run costs the agent (docs/performance.md).
+    that holds the whole day's runs (measured: docs/performance.md).
     An in-process run whose whole log is small and that nobody read while it
     ran has its log appended, when it ends, to its day's pack instead:
 

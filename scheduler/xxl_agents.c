@@ -356,11 +356,7 @@ s_batch_answer (server_t *self, run_batch_t *batch, xxl_msg_t *msg)
 void
 engine_reroute (server_t *self, int64_t log_id, int64_t presumed)
 {
-    if (xxl_store_exec (self->store,
-            "UPDATE xxl_job_log SET executor_address = NULL, trigger_msg ="
-            " substr (trigger_msg, 1, max (length (trigger_msg) - ?, 0))"
-            " WHERE id = ? AND trigger_code = 0 AND handle_code = 0", "ii",
-            presumed, log_id) == 1)
+    if (xxl_store_log_unroute (self->store, log_id, presumed, 1) == 1)
         xxl_timer_push (self->timer, engine_now (), log_id);
 }
 
@@ -546,9 +542,7 @@ s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg)
             if (code == XXL_CODE_SUCCESS) {
                 char *children = engine_trigger_children (self, log_id);
                 if (children)
-                    xxl_store_exec (self->store,
-                        "UPDATE xxl_job_log SET handle_msg = COALESCE(handle_msg, '') || ?"
-                        " WHERE id = ?", "si", children, log_id);
+                    xxl_store_log_append_handle_msg (self->store, log_id, children);
                 zstr_free (&children);
             }
         }

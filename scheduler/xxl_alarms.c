@@ -1,15 +1,13 @@
 /*  xxl_alarms.c -- the scheduler's alarm plugins and alarm sender.
 
-    dlopen()s each *.so of a folder (name order), validates its descriptor
-    against the alarm ABI, runs its init, and keeps a name-sorted table of
-    kinds.  One worker thread takes alarms from a bounded queue (mutex +
+    Describes the alarm ABI to the plugin loader (xxl_plugins: dlopen,
+    header and duplicate checks, the name-sorted table of kinds).  One worker thread takes alarms from a bounded queue (mutex +
     condition variable), sends each to its targets through the kinds, and
     puts the results on a list whose pending state an eventfd mirrors, so
     the engine can poll it.  See xxl_alarms.h for the contract.
 */
 
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -21,22 +19,10 @@
 #include <time.h>
 #include <unistd.h>
 #include "xxl_alarms.h"
-#include "xxl_plugdir.h"
+#include "xxl_plugins.h"
 
 #define S_KIND_MAX      32              //  longest kind name
 #define S_ERR_MAX       512             //  a send's reason
-
-typedef struct {
-    char *path;
-    void *handle;                       //  dlopen handle
-    const xxl_alarm_plugin_t *desc;
-    void *state;                        //  what init returned
-} s_plugin_t;
-
-typedef struct {
-    const xxl_alarm_kind_t *kind;
-    s_plugin_t *plugin;
-} s_entry_t;
 
 //  One queued alarm: a deep copy
 typedef struct s_job_t {
@@ -56,10 +42,7 @@ typedef struct s_result_t {
 
 struct _xxl_alarms_t {
     const xxl_alarm_host_t *host;
-    s_plugin_t **plugins;
-    size_t nplugins;
-    s_entry_t *entries;                 //  sorted by kind name
-    size_t nentries;
+    xxl_plugins_t *plugins;             //  the kinds, by name
 
     pthread_mutex_t mutex;
     pthread_cond_t cond;                //  signals the worker
@@ -92,6 +75,100 @@ s_log (xxl_alarms_t *self, int level, const char *format, ...)
     va_end (args);
 }
 
+//  --------------------------------------------------------------------------
+//  The alarm ABI, for the plugin loader
+
+static const char *
+s_validate (void *ctx, const void *desc_, xxl_plugins_about_t *about)
+{
+    (void) ctx;
+    const xxl_alarm_plugin_t *desc = (const xxl_alarm_plugin_t *) desc_;
+    if (!desc->kinds)
+        return "it lists no alarm kinds";
+    about->name = desc->name;
+    about->version = desc->version;
+    about->items = desc->kinds;
+    return NULL;
+}
+
+static int
+s_scheme_char (char c, int first)
+{
+    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))
+        return 1;
+    return !first && ((c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.');
+}
+
+//  Kind names: a letter, then letters, digits, '_', '-', '.'; at most 32
+static int
+s_name_valid (const char *name)
+{
+    size_t len = 0;
+    if (!name)
+        return 0;
+    for (; name [len]; len++)
+        if (!s_scheme_char (name [len], len == 0) || len >= S_KIND_MAX)
+            return 0;
+    return len > 0;
+}
+
+static int
+s_check_item (void *ctx, const void *item, char *why, size_t whylen)
+{
+    (void) ctx;
+    const xxl_alarm_kind_t *kind = (const xxl_alarm_kind_t *) item;
+    if (!s_name_valid (kind->name)) {
+        snprintf (why, whylen, "kind name '%.80s' is invalid "
+                  "(a letter, then letters, digits, '_', '-', '.'; at most %d)",
+                  kind->name, S_KIND_MAX);
+        return -1;
+    }
+    if (!kind->send) {
+        snprintf (why, whylen, "kind %s has no send function", kind->name);
+        return -1;
+    }
+    return 0;
+}
+
+static int
+s_init (void *ctx, const void *desc_, void **state, const char **error)
+{
+    const xxl_alarm_plugin_t *desc = (const xxl_alarm_plugin_t *) desc_;
+    if (desc->init && !(*state = desc->init ((const xxl_alarm_host_t *) ctx, error)))
+        return -1;
+    return 0;
+}
+
+static void
+s_destroy (void *ctx, const void *desc_, void *state)
+{
+    (void) ctx;
+    const xxl_alarm_plugin_t *desc = (const xxl_alarm_plugin_t *) desc_;
+    if (desc->destroy)
+        desc->destroy (state);
+}
+
+static const xxl_plugins_abi_t s_abi = {
+    .entry = XXL_ALARM_ENTRY,
+    .abi_version = XXL_ALARM_ABI_VERSION,
+    .min_size = offsetof (xxl_alarm_plugin_t, kinds) + sizeof (const xxl_alarm_kind_t *),
+    .item_size = sizeof (xxl_alarm_kind_t),
+    .plugin = "alarm plugin",
+    .not_one = "not an alarm plugin",
+    .abi = "alarm ABI",
+    .folder = "alarms folder",
+    .duplicate = "alarm kind",
+    .usable = "alarm kind",
+    .loaded = "alarm kind",
+    .validate = s_validate,
+    .check_item = s_check_item,
+    .init = s_init,
+    .destroy = s_destroy
+};
+
+//  --------------------------------------------------------------------------
+//  Registry
+
 static void *s_worker (void *arg);
 
 xxl_alarms_t *
@@ -119,7 +196,9 @@ xxl_alarms_new (const char *dir, const xxl_alarm_host_t *host)
         xxl_alarms_destroy (&self);
         return NULL;
     }
-    if (dir && xxl_alarms_load (self, dir) < 0) {
+    self->plugins = xxl_plugins_new (&s_abi, (void *) host,
+                                     XXL_ALARM_HOST_HAS (host, vlog)? host->vlog: NULL);
+    if (!self->plugins || (dir && xxl_alarms_load (self, dir) < 0)) {
         xxl_alarms_destroy (&self);
         return NULL;
     }
@@ -130,21 +209,6 @@ xxl_alarms_new (const char *dir, const xxl_alarm_host_t *host)
     }
     self->started = 1;
     return self;
-}
-
-static void
-s_plugin_destroy (s_plugin_t **plugin_p)
-{
-    s_plugin_t *plugin = *plugin_p;
-    if (!plugin)
-        return;
-    if (plugin->desc && plugin->desc->destroy && plugin->state)
-        plugin->desc->destroy (plugin->state);
-    if (plugin->handle)
-        dlclose (plugin->handle);
-    free (plugin->path);
-    free (plugin);
-    *plugin_p = NULL;
 }
 
 static void
@@ -196,11 +260,7 @@ xxl_alarms_destroy (xxl_alarms_t **self_p)
         free (result->report);
         free (result);
     }
-    free (self->entries);
-    //  Unload in reverse load order
-    for (size_t i = self->nplugins; i > 0; i--)
-        s_plugin_destroy (&self->plugins [i - 1]);
-    free (self->plugins);
+    xxl_plugins_destroy (&self->plugins);
     if (self->efd >= 0)
         close (self->efd);
     pthread_cond_destroy (&self->cond);
@@ -212,256 +272,43 @@ xxl_alarms_destroy (xxl_alarms_t **self_p)
 //  --------------------------------------------------------------------------
 //  Kind table
 
-//  Lowest entry index whose name is >= name (name of length len)
-static size_t
-s_lower_bound (xxl_alarms_t *self, const char *name, size_t len)
-{
-    size_t lo = 0, hi = self->nentries;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const char *have = self->entries [mid].kind->name;
-        int cmp = strncmp (have, name, len);
-        if (cmp == 0 && have [len])
-            cmp = 1;
-        if (cmp < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-static s_entry_t *
-s_find (xxl_alarms_t *self, const char *name, size_t len)
+//  The kind registered under name (of length len), and its plugin's state
+static const xxl_alarm_kind_t *
+s_find (xxl_alarms_t *self, const char *name, size_t len, void **state)
 {
     if (!self || !name)
         return NULL;
-    size_t at = s_lower_bound (self, name, len);
-    if (at < self->nentries && strncmp (self->entries [at].kind->name, name, len) == 0
-    &&  self->entries [at].kind->name [len] == 0)
-        return &self->entries [at];
-    return NULL;
-}
-
-static int
-s_scheme_char (char c, int first)
-{
-    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))
-        return 1;
-    return !first && ((c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.');
-}
-
-//  Kind names: a letter, then letters, digits, '_', '-', '.'; at most 32
-static int
-s_name_valid (const char *name)
-{
-    size_t len = 0;
-    if (!name)
-        return 0;
-    for (; name [len]; len++)
-        if (!s_scheme_char (name [len], len == 0) || len >= S_KIND_MAX)
-            return 0;
-    return len > 0;
+    return (const xxl_alarm_kind_t *) xxl_plugins_find (self->plugins, name, len, state);
 }
 
 int
 xxl_alarms_load_file (xxl_alarms_t *self, const char *path)
 {
-    if (!self || !path)
-        return -1;
-    void *handle = dlopen (path, RTLD_NOW | RTLD_LOCAL);
-    if (!handle) {
-        const char *error = dlerror ();
-        s_log (self, XXL_ALARM_LOG_ERROR, "alarm plugin %s refused: cannot load: %s",
-               path, error? error: "unknown error");
-        return -1;
-    }
-    dlerror ();
-    xxl_alarm_entry_fn *entry = NULL;
-    *(void **) &entry = dlsym (handle, XXL_ALARM_ENTRY);
-    if (!entry) {
-        s_log (self, XXL_ALARM_LOG_ERROR,
-               "alarm plugin %s refused: missing symbol %s (not an alarm plugin)",
-               path, XXL_ALARM_ENTRY);
-        dlclose (handle);
-        return -1;
-    }
-    const xxl_alarm_plugin_t *desc = entry ();
-    const char *why = NULL;
-    char reason [160];
-    size_t min_size = offsetof (xxl_alarm_plugin_t, kinds) + sizeof (desc->kinds);
-    if (!desc)
-        why = "its entry point returned NULL";
-    else
-    if (desc->abi_version != XXL_ALARM_ABI_VERSION) {
-        snprintf (reason, sizeof reason,
-                  "wrong ABI version %u (this scheduler speaks alarm ABI %u)",
-                  desc->abi_version, XXL_ALARM_ABI_VERSION);
-        why = reason;
-    }
-    else
-    if (desc->size < min_size) {
-        snprintf (reason, sizeof reason,
-                  "descriptor size %u too small (ABI %u needs at least %zu)",
-                  desc->size, XXL_ALARM_ABI_VERSION, min_size);
-        why = reason;
-    }
-    else
-    if (!desc->kinds)
-        why = "it lists no alarm kinds";
-    if (why) {
-        s_log (self, XXL_ALARM_LOG_ERROR, "alarm plugin %s refused: %s", path, why);
-        dlclose (handle);
-        return -1;
-    }
-    const char *pname = desc->name? desc->name: path;
-
-    //  Which of its kinds can register: valid, unique names, with a send
-    size_t count = 0;
-    while (desc->kinds [count].name)
-        count++;
-    const xxl_alarm_kind_t **take =
-        (const xxl_alarm_kind_t **) calloc (count? count: 1, sizeof (xxl_alarm_kind_t *));
-    if (!take) {
-        dlclose (handle);
-        return -1;
-    }
-    size_t ntake = 0;
-    for (size_t i = 0; i < count; i++) {
-        const xxl_alarm_kind_t *kind = &desc->kinds [i];
-        if (!s_name_valid (kind->name)) {
-            s_log (self, XXL_ALARM_LOG_ERROR,
-                   "alarm plugin %s (%s): kind name '%.80s' is invalid "
-                   "(a letter, then letters, digits, '_', '-', '.'; at most %d); ignored",
-                   path, pname, kind->name, S_KIND_MAX);
-            continue;
-        }
-        if (!kind->send) {
-            s_log (self, XXL_ALARM_LOG_ERROR,
-                   "alarm plugin %s (%s): kind %s has no send function; ignored",
-                   path, pname, kind->name);
-            continue;
-        }
-        s_entry_t *known = s_find (self, kind->name, strlen (kind->name));
-        int twice = 0;
-        for (size_t k = 0; k < ntake; k++)
-            if (strcmp (take [k]->name, kind->name) == 0)
-                twice = 1;
-        if (known || twice) {
-            s_log (self, XXL_ALARM_LOG_ERROR,
-                   "alarm plugin %s (%s): duplicate alarm kind %s (already from %s); ignored",
-                   path, pname, kind->name, known? known->plugin->path: path);
-            continue;
-        }
-        take [ntake++] = kind;
-    }
-    if (ntake == 0) {
-        s_log (self, XXL_ALARM_LOG_ERROR,
-               "alarm plugin %s (%s) refused: no usable alarm kind", path, pname);
-        free (take);
-        dlclose (handle);
-        return -1;
-    }
-    //  Room in the tables before init, so nothing can fail after it
-    s_plugin_t *plugin = (s_plugin_t *) calloc (1, sizeof (s_plugin_t));
-    s_plugin_t **plugins = (s_plugin_t **) realloc (self->plugins,
-                                                   (self->nplugins + 1) * sizeof (s_plugin_t *));
-    if (plugins)
-        self->plugins = plugins;
-    s_entry_t *entries = (s_entry_t *) realloc (self->entries,
-                                                (self->nentries + ntake) * sizeof (s_entry_t));
-    if (entries)
-        self->entries = entries;
-    char *copy = strdup (path);
-    if (!plugin || !plugins || !entries || !copy) {
-        s_log (self, XXL_ALARM_LOG_ERROR, "alarm plugin %s refused: out of memory", path);
-        free (plugin);
-        free (copy);
-        free (take);
-        dlclose (handle);
-        return -1;
-    }
-    plugin->path = copy;
-    plugin->handle = handle;
-    plugin->desc = desc;
-    if (desc->init) {
-        const char *error = NULL;
-        plugin->state = desc->init (self->host, &error);
-        if (!plugin->state) {
-            s_log (self, XXL_ALARM_LOG_ERROR, "alarm plugin %s (%s) refused: init failed: %s",
-                   path, pname, error? error: "no reason given");
-            plugin->desc = NULL;        //  no destroy without a state
-            s_plugin_destroy (&plugin);
-            free (take);
-            return -1;
-        }
-    }
-    self->plugins [self->nplugins++] = plugin;
-    for (size_t k = 0; k < ntake; k++) {
-        size_t at = s_lower_bound (self, take [k]->name, strlen (take [k]->name));
-        memmove (&self->entries [at + 1], &self->entries [at],
-                 (self->nentries - at) * sizeof (s_entry_t));
-        self->entries [at].kind = take [k];
-        self->entries [at].plugin = plugin;
-        self->nentries++;
-        s_log (self, XXL_ALARM_LOG_DEBUG, "alarm kind %s loaded from %s (%s %s)",
-               take [k]->name, path, pname, desc->version? desc->version: "");
-    }
-    free (take);
-    return 0;
+    return self? xxl_plugins_load_file (self->plugins, path): -1;
 }
 
 int
 xxl_alarms_load (xxl_alarms_t *self, const char *dir)
 {
-    if (!self || !dir)
-        return -1;
-    char **paths;
-    int count = xxl_plugdir_list (dir, &paths);
-    if (count < 0) {
-        s_log (self, XXL_ALARM_LOG_ERROR, "cannot read alarms folder %s: %s", dir, strerror (errno));
-        return -1;
-    }
-    int loaded = 0;
-    for (int i = 0; i < count; i++)
-        if (xxl_alarms_load_file (self, paths [i]) == 0)
-            loaded++;
-    xxl_plugdir_free (&paths, count);
-    return loaded;
+    return self? xxl_plugins_load (self->plugins, dir): -1;
 }
 
 size_t
 xxl_alarms_size (xxl_alarms_t *self)
 {
-    return self? self->nentries: 0;
+    return self? xxl_plugins_size (self->plugins): 0;
 }
 
 char *
 xxl_alarms_kinds (xxl_alarms_t *self)
 {
-    size_t len = 1;
-    size_t count = self? self->nentries: 0;
-    for (size_t i = 0; i < count; i++)
-        len += strlen (self->entries [i].kind->name) + 1;
-    char *names = (char *) malloc (len);
-    if (!names)
-        return NULL;
-    char *at = names;
-    for (size_t i = 0; i < count; i++) {
-        if (i)
-            *at++ = ',';
-        size_t n = strlen (self->entries [i].kind->name);
-        memcpy (at, self->entries [i].kind->name, n);
-        at += n;
-    }
-    *at = 0;
-    return names;
+    return xxl_plugins_names (self? self->plugins: NULL);
 }
 
 int
 xxl_alarms_has_kind (xxl_alarms_t *self, const char *kind)
 {
-    return kind && s_find (self, kind, strlen (kind))? 1: 0;
+    return kind && s_find (self, kind, strlen (kind), NULL)? 1: 0;
 }
 
 //  --------------------------------------------------------------------------
@@ -470,12 +317,13 @@ xxl_alarms_has_kind (xxl_alarms_t *self, const char *kind)
 //  One parsed target
 typedef struct {
     char text [XXL_ALARMS_MAX_TARGET_LEN + 1];  //  the whole target, trimmed
-    s_entry_t *entry;                   //  its kind, NULL when unknown
+    const xxl_alarm_kind_t *kind;       //  its kind, NULL when unknown
+    void *state;                        //  its kind's plugin state
     const char *dest;                   //  points into text
 } s_target_t;
 
 //  Parses the next target of *cursor (advancing it).  Returns 1 with
-//  target filled (entry NULL and err set when invalid), 0 when no target
+//  target filled (kind NULL and err set when invalid), 0 when no target
 //  is left.
 static int
 s_next_target (xxl_alarms_t *self, const char **cursor, s_target_t *target,
@@ -496,7 +344,8 @@ s_next_target (xxl_alarms_t *self, const char **cursor, s_target_t *target,
         if (start == stop)
             continue;                   //  empty target
         *cursor = at;
-        target->entry = NULL;
+        target->kind = NULL;
+        target->state = NULL;
         target->dest = NULL;
         size_t len = (size_t) (stop - start);
         if (len > XXL_ALARMS_MAX_TARGET_LEN) {
@@ -513,14 +362,15 @@ s_next_target (xxl_alarms_t *self, const char **cursor, s_target_t *target,
         while (scheme < len && s_scheme_char (target->text [scheme], scheme == 0))
             scheme++;
         int has_scheme = scheme > 0 && scheme < len && target->text [scheme] == ':';
-        if (has_scheme && (target->entry = s_find (self, target->text, scheme))) {
+        if (has_scheme
+        &&  (target->kind = s_find (self, target->text, scheme, &target->state))) {
             target->dest = target->text + scheme + 1;
             return 1;
         }
         if (strchr (target->text, '@') && !strchr (target->text, ':')) {
-            target->entry = s_find (self, "email", 5);
+            target->kind = s_find (self, "email", 5, &target->state);
             target->dest = target->text;
-            if (!target->entry) {
+            if (!target->kind) {
                 char *kinds = xxl_alarms_kinds (self);
                 xxl_alarm_error (err, errlen,
                                  "alarm target '%s' is an email address but no email "
@@ -550,7 +400,7 @@ s_next_target (xxl_alarms_t *self, const char **cursor, s_target_t *target,
 static int
 s_check_target (xxl_alarms_t *self, s_target_t *target, char *err, size_t errlen, int whole)
 {
-    if (!target->entry)
+    if (!target->kind)
         return -1;                      //  err already set
     if (!*target->dest) {
         xxl_alarm_error (err, errlen, "alarm target '%s' has no destination", target->text);
@@ -562,10 +412,10 @@ s_check_target (xxl_alarms_t *self, s_target_t *target, char *err, size_t errlen
                              target->text);
             return -1;
         }
-    const xxl_alarm_kind_t *kind = target->entry->kind;
+    const xxl_alarm_kind_t *kind = target->kind;
     if (kind->check) {
         char reason [S_ERR_MAX] = "";
-        if (kind->check (target->entry->plugin->state, self->host, target->dest,
+        if (kind->check (target->state, self->host, target->dest,
                          reason, sizeof reason) != 0) {
             reason [sizeof reason - 1] = 0;
             if (whole)
@@ -679,17 +529,17 @@ s_send_all (xxl_alarms_t *self, const xxl_alarm_t *alarm, const char *targets, s
             break;
         }
         if (s_check_target (self, target, err, sizeof err, 0) != 0) {
-            if (target->entry)
-                s_buf_printf (buf, "%s %s: failed: %s", target->entry->kind->name,
+            if (target->kind)
+                s_buf_printf (buf, "%s %s: failed: %s", target->kind->name,
                               target->dest, err);
             else
                 s_buf_printf (buf, "%s: failed: %s", target->text, err);
             ok = 0;
             continue;
         }
-        const xxl_alarm_kind_t *kind = target->entry->kind;
+        const xxl_alarm_kind_t *kind = target->kind;
         err [0] = 0;
-        int rc = kind->send (target->entry->plugin->state, self->host, alarm,
+        int rc = kind->send (target->state, self->host, alarm,
                              target->dest, err, sizeof err);
         err [sizeof err - 1] = 0;
         //  Keep the report one line per target

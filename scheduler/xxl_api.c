@@ -60,12 +60,12 @@ api_addresses_check (xxl_msg_t *msg, const char *field, const char *list)
 //  Answers with the one row `select` (ending in "WHERE id = ?") finds for
 //  the request's id field `key`; `what` names it in the not-found error
 void
-api_show_row (server_t *self, request_t *request, const char *key, const char *select,
-              const char *what)
+api_show_row (server_t *self, request_t *request, const char *key,
+              int (*encode) (xxl_store_t *store, xxl_enc_t *enc, int64_t id), const char *what)
 {
     int64_t id = api_int (request, key);
     engine_reply_begin (self, request);
-    int rows = xxl_store_encode (self->store, self->enc, 0, select, "i", id);
+    int rows = encode (self->store, self->enc, id);
     if (rows <= 0) {
         char text [64];
         snprintf (text, sizeof text, "%s %" PRId64 " not found", what, id);

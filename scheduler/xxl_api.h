@@ -37,7 +37,8 @@ bool api_bool (request_t *request, const char *key);
 const char *api_str (request_t *request, const char *key);
 int api_addresses_check (xxl_msg_t *msg, const char *field, const char *list);
 void api_encode_truncated (server_t *self, int truncated, int64_t next_offset);
-void api_show_row (server_t *self, request_t *request, const char *key, const char *select,
+void api_show_row (server_t *self, request_t *request, const char *key,
+                   int (*encode) (xxl_store_t *store, xxl_enc_t *enc, int64_t id),
                    const char *what);
 
 //  xxl_api_group.c

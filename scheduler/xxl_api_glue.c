@@ -18,14 +18,9 @@ api_glue_history (server_t *self, request_t *request)
     xxl_enc_map_begin (self->enc);
     xxl_enc_key (self->enc, "glues");
     int truncated;
-    int rows = xxl_store_encode_max (self->store, self->enc, XXL_REPLY_MAX, &truncated,
-        "SELECT version, job_id AS jobId, glue_type AS glueType, glue_remark AS glueRemark,"
-        " add_time AS addTime, update_time AS updateTime,"
-        " length (CAST (glue_source AS BLOB)) AS size"
-        " FROM xxl_job_logglue WHERE job_id = ? ORDER BY version DESC LIMIT ? OFFSET ?",
-        "iii", job.id, limit, offset);
-    xxl_enc_kint (self->enc, "total", xxl_store_scalar (self->store,
-        "SELECT COUNT(*) FROM xxl_job_logglue WHERE job_id = ?", "i", job.id));
+    int rows = xxl_store_glue_encode_page (self->store, self->enc, XXL_REPLY_MAX, &truncated,
+                                           job.id, limit, offset);
+    xxl_enc_kint (self->enc, "total", xxl_store_glue_count (self->store, job.id));
     api_encode_truncated (self, truncated, offset + (rows > 0? rows: 0));
     xxl_enc_map_end (self->enc);
     engine_reply_end (self, request);
@@ -41,8 +36,7 @@ s_glue_version (server_t *self, request_t *request, xxl_job_t *job, int64_t *ver
     if (engine_job_from_request (self, request, job))
         return -1;
     if (*version == 0)
-        *version = xxl_store_scalar (self->store,
-            "SELECT COALESCE(MAX(version), 0) FROM xxl_job_logglue WHERE job_id = ?", "i", job->id);
+        *version = xxl_store_glue_last (self->store, job->id);
     char text [160];
     if (*version <= 0) {
         snprintf (text, sizeof text, "job %" PRId64 " has no glue versions", job->id);
@@ -50,8 +44,7 @@ s_glue_version (server_t *self, request_t *request, xxl_job_t *job, int64_t *ver
         xxl_job_free (job);
         return -1;
     }
-    if (xxl_store_scalar (self->store, "SELECT COUNT(*) FROM xxl_job_logglue"
-                          " WHERE job_id = ? AND version = ?", "ii", job->id, *version) != 1) {
+    if (xxl_store_glue_exists (self->store, job->id, *version) != 1) {
         snprintf (text, sizeof text, "job %" PRId64 " has no glue version %" PRId64
                   " (the last %d are kept)", job->id, *version, XXL_GLUE_KEEP);
         engine_reply (self, request, XXL_NOT_FOUND, text);
@@ -69,11 +62,7 @@ api_glue_show (server_t *self, request_t *request)
     if (s_glue_version (self, request, &job, &version))
         return;
     engine_reply_begin (self, request);
-    xxl_store_encode (self->store, self->enc, 0,
-        "SELECT version, job_id AS jobId, glue_type AS glueType, glue_remark AS glueRemark,"
-        " add_time AS addTime, update_time AS updateTime,"
-        " length (CAST (glue_source AS BLOB)) AS size, glue_source AS glueSource"
-        " FROM xxl_job_logglue WHERE job_id = ? AND version = ?", "ii", job.id, version);
+    xxl_store_glue_encode (self->store, self->enc, job.id, version);
     engine_reply_end (self, request);
     xxl_job_free (&job);
 }
@@ -86,11 +75,8 @@ api_glue_rollback (server_t *self, request_t *request)
     int64_t version;
     if (s_glue_version (self, request, &job, &version))
         return;
-    char *type = xxl_store_text (self->store, "SELECT glue_type FROM xxl_job_logglue"
-                                 " WHERE job_id = ? AND version = ?", "ii", job.id, version);
-    char *source = xxl_store_text (self->store, "SELECT glue_source FROM xxl_job_logglue"
-                                   " WHERE job_id = ? AND version = ?", "ii", job.id, version);
-    if (!type || !source) {
+    char *type, *source;
+    if (xxl_store_glue_get (self->store, job.id, version, &type, &source)) {
         engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
         free (type);
         free (source);

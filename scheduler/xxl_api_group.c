@@ -95,9 +95,6 @@ s_group_from_request (server_t *self, request_t *request, xxl_group_t *group)
     return 0;
 }
 
-#define XXL_GROUP_SELECT \
-    "SELECT id, app_name AS appname, title, address_type AS addressType," \
-    " COALESCE (address_list, '') AS addressList, update_time AS updateTime FROM xxl_job_group"
 
 static void
 s_encode_registry_list (server_t *self, const char *app)
@@ -117,7 +114,7 @@ api_group_list (server_t *self, request_t *request)
     engine_reply_begin (self, request);
     xxl_enc_map_begin (self->enc);
     xxl_enc_key (self->enc, "groups");
-    xxl_store_encode (self->store, self->enc, 1, XXL_GROUP_SELECT " ORDER BY id", NULL);
+    xxl_store_group_encode_all (self->store, self->enc);
     xxl_enc_map_end (self->enc);
     engine_reply_end (self, request);
 }

@@ -5,19 +5,6 @@
 
 #include "xxl_api.h"
 
-#define XXL_JOB_SELECT \
-    "SELECT id, job_group AS jobGroup, job_desc AS jobDesc, add_time AS addTime," \
-    " update_time AS updateTime, author, alarm_email AS alarmEmail," \
-    " schedule_type AS scheduleType, schedule_conf AS scheduleConf," \
-    " misfire_strategy AS misfireStrategy, executor_route_strategy AS executorRouteStrategy," \
-    " executor_handler AS executorHandler, executor_param AS executorParam," \
-    " executor_block_strategy AS executorBlockStrategy, executor_timeout AS executorTimeout," \
-    " executor_fail_retry_count AS executorFailRetryCount, glue_type AS glueType," \
-    " glue_source AS glueSource, glue_remark AS glueRemark, glue_updatetime AS glueUpdatetime," \
-    " child_jobid AS childJobId, trigger_status AS triggerStatus," \
-    " trigger_last_time AS triggerLastTime, trigger_next_time AS triggerNextTime, timezone," \
-    " retry_interval AS retryInterval, retry_backoff AS retryBackoff," \
-    " retry_max_interval AS retryMaxInterval FROM xxl_job_info"
 
 //  Sets trigger_status/next time for start; returns 0 or -1 with why
 static int
@@ -194,12 +181,9 @@ void api_job_stop (server_t *self, request_t *r) { s_job_start_stop (self, r, 0)
 void
 api_job_show (server_t *self, request_t *request)
 {
-    api_show_row (self, request, "jobId", XXL_JOB_SELECT " WHERE id = ?", "job");
+    api_show_row (self, request, "jobId", xxl_store_job_encode, "job");
 }
 
-#define XXL_JOB_FILTER \
-    "instr (lower (executor_handler), lower (?4)) > 0 AND instr (lower (job_desc), lower (?5)) > 0" \
-    " AND instr (lower (author), lower (?6)) > 0 AND (?7 < 0 OR trigger_status = ?7)"
 
 
 void
@@ -229,13 +213,13 @@ api_job_list (server_t *self, request_t *request)
     xxl_enc_map_begin (self->enc);
     xxl_enc_key (self->enc, "jobs");
     int truncated;
-    int rows = xxl_store_encode_max (self->store, self->enc, XXL_REPLY_MAX, &truncated,
-        XXL_JOB_SELECT " WHERE (?1 = 0 OR job_group = ?1) AND " XXL_JOB_FILTER
-        " ORDER BY id LIMIT ?2 OFFSET ?3", "iiisssi", group_id, limit, offset,
-        handler, desc, author, status);
-    xxl_enc_kint (self->enc, "total", xxl_store_scalar (self->store,
-        "SELECT COUNT(*) FROM xxl_job_info WHERE (?1 = 0 OR job_group = ?1) AND "
-        XXL_JOB_FILTER, "iiisssi", group_id, limit, offset, handler, desc, author, status));
+    xxl_store_job_filter_t filter = {
+        .group_id = group_id, .handler = handler, .desc = desc, .author = author,
+        .status = status, .limit = limit, .offset = offset
+    };
+    int rows = xxl_store_job_encode_page (self->store, self->enc, XXL_REPLY_MAX, &truncated,
+                                          &filter);
+    xxl_enc_kint (self->enc, "total", xxl_store_job_count (self->store, &filter));
     api_encode_truncated (self, truncated, offset + (rows > 0? rows: 0));
     xxl_enc_map_end (self->enc);
     engine_reply_end (self, request);

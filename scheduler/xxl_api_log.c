@@ -5,39 +5,7 @@
 
 #include "xxl_api.h"
 
-#define XXL_LOG_SELECT \
-    "SELECT id, job_group AS jobGroup, job_id AS jobId, executor_address AS executorAddress," \
-    " executor_handler AS executorHandler, executor_param AS executorParam," \
-    " executor_sharding_param AS executorShardingParam," \
-    " executor_fail_retry_count AS executorFailRetryCount, trigger_time AS triggerTime," \
-    " trigger_code AS triggerCode, trigger_msg AS triggerMsg, trigger_type AS triggerType," \
-    " schedule_time AS scheduleTime, handle_time AS handleTime, handle_code AS handleCode," \
-    " handle_msg AS handleMsg, alarm_status AS alarmStatus FROM xxl_job_log"
-
-//  LOG_LIST: a planned fire is not listed before its time, and until its
-//  trigger is recorded its triggerTime is null (the row holds the time
-//  it was planned; its own is written with the agent's answer)
-#define XXL_LOG_LIST_SELECT \
-    "SELECT id, job_group AS jobGroup, job_id AS jobId, executor_address AS executorAddress," \
-    " executor_handler AS executorHandler, executor_param AS executorParam," \
-    " executor_sharding_param AS executorShardingParam," \
-    " executor_fail_retry_count AS executorFailRetryCount," \
-    " CASE WHEN trigger_code = 0 AND schedule_time IS NOT NULL THEN NULL" \
-    "  ELSE trigger_time END AS triggerTime," \
-    " trigger_code AS triggerCode, trigger_msg AS triggerMsg, trigger_type AS triggerType," \
-    " schedule_time AS scheduleTime, handle_time AS handleTime, handle_code AS handleCode," \
-    " handle_msg AS handleMsg, alarm_status AS alarmStatus FROM xxl_job_log"
-//  ?2 jobGroup, ?3 logStatus (XXL-JOB's 1 success, 2 failure, 3 running;
-//  0 any), ?4..?5 trigger time, ?6 maxId, ?7 now
-#define XXL_LOG_FILTER \
-    " (?2 = 0 OR job_group = ?2)" \
-    " AND (?3 = 0 OR (?3 = 1 AND handle_code = 200)" \
-    "  OR (?3 = 2 AND (trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200)))" \
-    "  OR (?3 = 3 AND trigger_code IN (0, 200) AND handle_code = 0))" \
-    " AND trigger_time >= ?4 AND trigger_time <= ?5 AND id <= ?6" \
-    " AND NOT (trigger_code = 0 AND schedule_time IS NOT NULL AND schedule_time > ?7)" \
-    " ORDER BY id DESC LIMIT ?8 OFFSET ?9"
-
+//  LOG_LIST (xxl_store_log_filter_t says what a page holds)
 void
 api_log_list (server_t *self, request_t *request)
 {
@@ -53,16 +21,12 @@ api_log_list (server_t *self, request_t *request)
     xxl_enc_map_begin (self->enc);
     xxl_enc_key (self->enc, "logs");
     int truncated;
-    int rows;
-    //  (by job: its index; else newest first by id)
-    if (job_id)
-        rows = xxl_store_encode_max (self->store, self->enc, XXL_REPLY_MAX, &truncated,
-            XXL_LOG_LIST_SELECT " WHERE job_id = ?1 AND" XXL_LOG_FILTER, "iiiiiiiii",
-            job_id, group_id, status, from, to, max_id, engine_now (), limit, offset);
-    else
-        rows = xxl_store_encode_max (self->store, self->enc, XXL_REPLY_MAX, &truncated,
-            XXL_LOG_LIST_SELECT " WHERE ?1 = 0 AND" XXL_LOG_FILTER, "iiiiiiiii",
-            job_id, group_id, status, from, to, max_id, engine_now (), limit, offset);
+    xxl_store_log_filter_t filter = {
+        .job_id = job_id, .group_id = group_id, .status = status, .from = from, .to = to,
+        .max_id = max_id, .now = engine_now (), .limit = limit, .offset = offset
+    };
+    int rows = xxl_store_log_encode_page (self->store, self->enc, XXL_REPLY_MAX, &truncated,
+                                          &filter);
     api_encode_truncated (self, truncated, offset + (rows > 0? rows: 0));
     xxl_enc_map_end (self->enc);
     engine_reply_end (self, request);
@@ -71,7 +35,7 @@ api_log_list (server_t *self, request_t *request)
 void
 api_log_show (server_t *self, request_t *request)
 {
-    api_show_row (self, request, "logId", XXL_LOG_SELECT " WHERE id = ?", "log");
+    api_show_row (self, request, "logId", xxl_store_log_encode, "log");
 }
 
 //  LOG_CAT and LOG_KILL: forwarded to the agent that ran the log
@@ -152,18 +116,16 @@ api_log_clear (server_t *self, request_t *request)
     int64_t deleted = 0, batch;
     do {
         if (days >= 0)
-            batch = engine_log_delete (self, "(?2 = 0 OR job_id = ?2) AND trigger_time < ?1", "ii",
-                                       engine_now () - days * 86400000, job_id, 10000);
+            batch = engine_log_delete (self, job_id, engine_now () - days * 86400000, INT64_MAX,
+                                       10000);
         else
         if (keep >= 0) {
-            int64_t floor = keep == 0? INT64_MAX: xxl_store_scalar (self->store,
-                "SELECT id FROM xxl_job_log WHERE (?1 = 0 OR job_id = ?1)"
-                " ORDER BY id DESC LIMIT 1 OFFSET ?2", "ii", job_id, keep - 1);
-            batch = floor > 0? engine_log_delete (self, "(?2 = 0 OR job_id = ?2) AND id < ?1", "ii",
-                                                  floor, job_id, 10000): 0;
+            int64_t floor = keep == 0? INT64_MAX: xxl_store_log_id_at_rank (self->store, job_id,
+                                                                            keep - 1);
+            batch = floor > 0? engine_log_delete (self, job_id, INT64_MAX, floor, 10000): 0;
         }
         else
-            batch = engine_log_delete (self, "(?1 = 0 OR job_id = ?1)", "i", job_id, 0, 10000);
+            batch = engine_log_delete (self, job_id, INT64_MAX, INT64_MAX, 10000);
         deleted += batch;
     } while (batch == 10000);
     engine_reply_begin (self, request);

@@ -44,29 +44,20 @@ api_report (server_t *self, request_t *request)
     engine_report_refresh (self);
     engine_reply_begin (self, request);
     xxl_enc_map_begin (self->enc);
-    xxl_enc_kint (self->enc, "jobCount", xxl_store_scalar (self->store,
-        "SELECT COUNT(*) FROM xxl_job_info", NULL));
-    xxl_enc_kint (self->enc, "jobRunningCount", xxl_store_scalar (self->store,
-        "SELECT COUNT(*) FROM xxl_job_info WHERE trigger_status = 1", NULL));
+    xxl_store_totals_t totals;
+    xxl_store_report_totals (self->store, &totals);
+    xxl_enc_kint (self->enc, "jobCount", totals.jobs);
+    xxl_enc_kint (self->enc, "jobRunningCount", totals.jobs_running);
     xxl_enc_kint (self->enc, "agentCount", (int64_t) xxl_registry_size (self->registry));
-    xxl_enc_kint (self->enc, "groupCount", xxl_store_scalar (self->store,
-        "SELECT COUNT(*) FROM xxl_job_group", NULL));
-    int64_t runs = xxl_store_scalar (self->store,
-        "SELECT COALESCE(SUM(running_count + suc_count + fail_count), 0) FROM xxl_job_log_report", NULL);
-    int64_t suc = xxl_store_scalar (self->store,
-        "SELECT COALESCE(SUM(suc_count), 0) FROM xxl_job_log_report", NULL);
-    int64_t fail = xxl_store_scalar (self->store,
-        "SELECT COALESCE(SUM(fail_count), 0) FROM xxl_job_log_report", NULL);
+    xxl_enc_kint (self->enc, "groupCount", totals.groups);
+    int64_t runs = totals.runs, suc = totals.suc, fail = totals.fail;
     xxl_enc_kint (self->enc, "runCount", runs);
     xxl_enc_kint (self->enc, "sucCount", suc);
     xxl_enc_kint (self->enc, "failCount", fail);
     xxl_enc_key (self->enc, "successRate");
     xxl_enc_double (self->enc, suc + fail > 0? (double) suc / (double) (suc + fail): 1.0);
     xxl_enc_key (self->enc, "days");
-    xxl_store_encode (self->store, self->enc, 1,
-        "SELECT trigger_day AS triggerDay, running_count AS runningCount, suc_count AS sucCount,"
-        " fail_count AS failCount, update_time AS updateTime FROM xxl_job_log_report"
-        " ORDER BY trigger_day DESC LIMIT 30", NULL);
+    xxl_store_report_encode_days (self->store, self->enc, 30);
     xxl_enc_map_end (self->enc);
     engine_reply_end (self, request);
 }

@@ -36,6 +36,7 @@
 #include "xxl_routers.h"
 #include "xxl_pool.h"
 #include "xxl_timer.h"
+#include "xxl_schedule.h"
 #include "xxl_alarms.h"
 #include "xxl/msg.h"
 #include "xxl_transport.h"
@@ -46,10 +47,9 @@
 #include <inttypes.h>
 #include <unistd.h>
 
-#define XXL_STR_(x) #x
-#define XXL_STR(x) XXL_STR_(x)
 #define XXL_MAX_TEXT        (64 * 1024)         //  desc, param, msg fields
-#define XXL_MAX_GLUE        (1024 * 1024)       //  glue source
+//  A FIX_DELAY job waits for its run to finish: next time "never" until then
+#define XXL_WAITING         253402300799000LL
 #define XXL_HANDLE_MSG_CAP  15000
 #define XXL_WAL_FIRE_MS     100                 //  no WAL restart this close to a fire
 //  Replies a client's ZeroMQ queue (xxl_transport: XXL_ROLE_API) has no
@@ -152,7 +152,7 @@ typedef struct {
 //  A job as the planner last read it, shared by its planned triggers
 typedef struct {
     xxl_job_t job;
-    xxl_cron_t *cron;                   //  schedule_conf parsed (CRON jobs)
+    xxl_schedule_t *schedule;           //  the job's schedule compiled (NULL: invalid)
     int refs;
     int64_t read_at;                    //  monotonic ms it was known current
     bool cancelled;                     //  the job stopped or changed: its plans
@@ -249,7 +249,7 @@ typedef struct {
     int64_t fired_want;                 //  the same, written this turn
     int64_t fired_sent;                 //  xxl_job_fired.fired_sent as committed
     int64_t sent_max;                   //  latest planned time sent this turn
-    int64_t data_version;               //  PRAGMA data_version at the last turn
+    int64_t data_version;               //  xxl_store_data_version at the last turn
     uint64_t foreign_replies;           //  agent replies from the wrong connection,
     int64_t foreign_logged;             //  counted since this monotonic ms's log line
     ratelog_t log_bad_frame;            //  undecodable frames
@@ -346,7 +346,6 @@ void engine_warn_limited (ratelog_t *kind, const char *format, ...)
     __attribute__ ((format (printf, 2, 3)));
 const char *engine_printable (const char *text, char *out, size_t outlen);
 bool engine_has_control (const char *text);
-int engine_in_list (const char *value, const char **list);
 zhashx_t *engine_id_map (zhashx_destructor_fn *destructor);
 void engine_batch_destroy (run_batch_t **self_p);
 void engine_batch_destructor (void **item);
@@ -430,6 +429,8 @@ void engine_run_done (server_t *self, pending_t *pending, int code, const char *
 int engine_job_read (server_t *self, request_t *request, xxl_job_t *job, int is_add);
 const char *engine_iso_time (int64_t ms, const char *tz, char *buf, size_t buflen);
 int64_t engine_next_time (const xxl_job_t *job, int64_t after, char *why, size_t whylen);
+int64_t engine_schedule_next (xxl_schedule_t *schedule, const char *tz, int64_t after, char *why,
+                              size_t whylen);
 void engine_job_defaults (xxl_job_t *job);
 int engine_job_from_request (server_t *self, request_t *request, xxl_job_t *job);
 
@@ -461,8 +462,8 @@ void engine_alarm_results (server_t *self);
 void engine_fail_monitor (server_t *self);
 void engine_lost_monitor (server_t *self);
 void engine_report_refresh (server_t *self);
-int64_t engine_log_delete (server_t *self, const char *where, const char *fmt, int64_t a,
-                           int64_t b, int64_t limit);
+int64_t engine_log_delete (server_t *self, int64_t job_id, int64_t before, int64_t below,
+                           int64_t limit);
 void engine_retention (server_t *self);
 
 //  xxl_api.c

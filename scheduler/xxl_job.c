@@ -3,9 +3,9 @@
     A job's fields from a judged request (their types, ranges and the
     closed lists of schedule types, misfire and block strategies and glue
     types are xxl_commands.c's), what judging them needs the engine for
-    (routes, schedule, alarm targets, time zone, children), defaults,
-    and the next fire time of each schedule type (NONE, CRON, FIX_RATE,
-    FIX_DELAY).
+    (routes, schedule conf, alarm targets, time zone, children), defaults;
+    a job's next fire time, as its schedule type says (xxl_schedule.h),
+    with the reason when there is none.
 */
 
 #include "xxl_engine.h"
@@ -71,21 +71,11 @@ engine_job_read (server_t *self, request_t *request, xxl_job_t *job, int is_add)
         return xxl_msg_fail (msg, "alarm targets: %s", reason);
     if (*job->timezone && !xxl_cron_tz_valid (job->timezone))
         return xxl_msg_fail (msg, "unknown time zone '%s'", job->timezone);
-    if (streq (job->schedule_type, "CRON")) {
-        char reason [256];
-        xxl_cron_t *cron = xxl_cron_new (job->schedule_conf, job->timezone, reason, sizeof reason);
-        if (!cron)
-            return xxl_msg_fail (msg, "invalid cron expression '%s': %s", job->schedule_conf, reason);
-        xxl_cron_destroy (&cron);
-    }
-    else
-    if (streq (job->schedule_type, "FIX_RATE") || streq (job->schedule_type, "FIX_DELAY")) {
-        char *end = NULL;
-        long long seconds = strtoll (job->schedule_conf, &end, 10);
-        if (!*job->schedule_conf || *end || seconds <= 0 || seconds > 86400LL * 366 * 10)
-            return xxl_msg_fail (msg, "%s needs a positive number of seconds, not '%s'",
-                                 job->schedule_type, job->schedule_conf);
-    }
+    xxl_schedule_t *schedule = xxl_schedule_new (job->schedule_type, job->schedule_conf,
+                                                 job->timezone, reason, sizeof reason);
+    if (!schedule)
+        return xxl_msg_fail (msg, "%s", reason);
+    xxl_schedule_destroy (&schedule);
     //  Child jobs: ids that exist, not the job itself
     if (*job->child_jobid) {
         char *copy = strdup (job->child_jobid), *save = NULL;
@@ -103,8 +93,7 @@ engine_job_read (server_t *self, request_t *request, xxl_job_t *job, int is_add)
                 bad = 1;
             }
             else
-            if (xxl_store_scalar (self->store, "SELECT COUNT(*) FROM xxl_job_info WHERE id = ?",
-                                  "i", (int64_t) child) != 1) {
+            if (xxl_store_job_exists (self->store, (int64_t) child) != 1) {
                 xxl_msg_fail (msg, "child job %lld does not exist: give childJobId without it"
                               " (xxl-ctl job update/add --child with the ids that exist,"
                               " or --child '' for none; now '%s')", child, job->child_jobid);
@@ -157,26 +146,35 @@ engine_iso_time (int64_t ms, const char *tz, char *buf, size_t buflen)
     return buf;
 }
 
+//  Next fire time of a compiled schedule strictly after `after`, or -1
+//  (reason in why: the type's words and the instant in UTC and in tz)
+int64_t
+engine_schedule_next (xxl_schedule_t *schedule, const char *tz, int64_t after, char *why,
+                      size_t whylen)
+{
+    const xxl_schedule_type_t *type = xxl_schedule_type_of (schedule);
+    if (!type->next) {
+        snprintf (why, whylen, "schedule type %s has no next time", type->name);
+        return -1;
+    }
+    int64_t next = xxl_schedule_next (schedule, after);
+    char date [128];
+    if (next < 0)
+        snprintf (why, whylen, "%s %s", type->ends, engine_iso_time (after, tz, date, sizeof date));
+    return next;
+}
+
 //  Next fire time strictly after `after`, or -1 (reason in why)
 int64_t
 engine_next_time (const xxl_job_t *job, int64_t after, char *why, size_t whylen)
 {
-    if (streq (job->schedule_type, "CRON")) {
-        xxl_cron_t *cron = xxl_cron_new (job->schedule_conf, job->timezone, why, whylen);
-        if (!cron)
-            return -1;
-        int64_t next = xxl_cron_next (cron, after);
-        xxl_cron_destroy (&cron);
-        char date [128];
-        if (next < 0)
-            snprintf (why, whylen, "the cron expression has no time after %s",
-                      engine_iso_time (after, job->timezone, date, sizeof date));
-        return next;
-    }
-    if (streq (job->schedule_type, "FIX_RATE") || streq (job->schedule_type, "FIX_DELAY"))
-        return after + atoll (job->schedule_conf) * 1000;
-    snprintf (why, whylen, "schedule type %s has no next time", job->schedule_type);
-    return -1;
+    xxl_schedule_t *schedule = xxl_schedule_new (job->schedule_type, job->schedule_conf,
+                                                 job->timezone, why, whylen);
+    if (!schedule)
+        return -1;
+    int64_t next = engine_schedule_next (schedule, job->timezone, after, why, whylen);
+    xxl_schedule_destroy (&schedule);
+    return next;
 }
 
 void

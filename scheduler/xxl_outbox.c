@@ -492,10 +492,8 @@ engine_sweep_untracked (server_t *self)
     int64_t now = engine_now ();
     int64_t ids [4096];
     size_t count = 0, swept = 0;
-    xxl_store_ids (self->store,
-        "SELECT id FROM xxl_job_log WHERE trigger_code = 0 AND handle_code = 0"
-        " AND trigger_time < ? ORDER BY id LIMIT 4096",
-        now - 2 * (int64_t) self->config.run_timeout_ms, ids, 4096, &count);
+    xxl_store_log_unanswered_ids (self->store, now - 2 * (int64_t) self->config.run_timeout_ms,
+                                  ids, 4096, &count);
     for (size_t i = 0; i < count; i++) {
         if (zhashx_lookup (flying, &ids [i]) || zhashx_lookup (self->plans, &ids [i])
         ||  zhashx_lookup (self->accepted_ids, &ids [i])

@@ -34,9 +34,6 @@ static void s_plan_fallback (server_t *self, plan_t *plan);
 //  on the timer heap and are routed when due.  A crash loses nothing: the
 //  rows are in the store, and engine_recover takes them up again.
 
-//  FIX_DELAY jobs wait for their run to finish: next time "never" until then
-#define XXL_WAITING 253402300799000LL
-
 //  Remembers a FIX_DELAY job that waits for its run to end
 void
 engine_waiting_add (server_t *self, int64_t job_id)
@@ -74,8 +71,7 @@ engine_plan_forget (server_t *self, int64_t job_id)
         void *item;
         while ((item = zlistx_first (snap->plan_ids))) {
             int64_t log_id = (int64_t) (intptr_t) item;
-            xxl_store_exec (self->store,
-                "DELETE FROM xxl_job_log WHERE id = ? AND trigger_code = 0", "i", log_id);
+            xxl_store_log_drop_unsent (self->store, log_id);
             //  (its destructor takes it off plan_ids)
             if (!zhashx_lookup (self->plans, &log_id))
                 zlistx_delete (snap->plan_ids, zlistx_cursor (snap->plan_ids));
@@ -87,10 +83,7 @@ engine_plan_forget (server_t *self, int64_t job_id)
     self->children_until = 0;
     //  Any scheduler's unsent rows: no address yet, or not due yet (no
     //  planned row goes before its time)
-    xxl_store_exec (self->store,
-        "DELETE FROM xxl_job_log WHERE job_id = ? AND trigger_code = 0"
-        " AND schedule_time IS NOT NULL AND (executor_address IS NULL OR schedule_time > ?)",
-        "ii", job_id, engine_now ());
+    xxl_store_job_drop_plans (self->store, job_id, engine_now ());
 }
 
 //  After a FIX_DELAY job's scheduled run ended (or failed to start), its
@@ -101,16 +94,11 @@ engine_fix_delay_release (server_t *self, int64_t log_id, int64_t now)
     //  Most callbacks belong to no waiting FIX_DELAY job: skip the query
     if (zhashx_size (self->waiting) == 0)
         return;
-    int64_t job_id = xxl_store_scalar (self->store, "SELECT job_id FROM xxl_job_log WHERE id = ?",
-                                       "i", log_id);
+    int64_t job_id = xxl_store_log_job_id (self->store, log_id);
     if (!zhashx_lookup (self->waiting, &job_id))
         return;
     zhashx_delete (self->waiting, &job_id);
-    xxl_store_exec (self->store,
-        "UPDATE xxl_job_info SET trigger_next_time = ? + CAST(schedule_conf AS INTEGER) * 1000"
-        " WHERE id = (SELECT job_id FROM xxl_job_log WHERE id = ? AND schedule_time IS NOT NULL)"
-        " AND schedule_type = 'FIX_DELAY' AND trigger_status = 1 AND trigger_next_time = ?",
-        "iii", now, log_id, (int64_t) XXL_WAITING);
+    xxl_store_job_delay_resume (self->store, log_id, now, XXL_WAITING);
 }
 
 
@@ -148,9 +136,7 @@ engine_plan_prepare (server_t *self, int budget)
         if (!plan || plan->tp || plan->snap->cancelled)
             continue;
         const xxl_job_t *job = &plan->snap->job;
-        int64_t when = xxl_store_scalar (self->store, "SELECT schedule_time FROM xxl_job_log"
-                                         " WHERE id = ? AND trigger_code = 0"
-                                         " AND executor_address IS NULL", "i", log_id);
+        int64_t when = xxl_store_log_plan_time (self->store, log_id);
         if (when <= soon)
             continue;                   //  (gone, sent, or too close: fires as it is)
         const char *const *addresses;
@@ -163,11 +149,7 @@ engine_plan_prepare (server_t *self, int budget)
                                &address, note, sizeof note) == ROUTE_ADDRESS
         &&  xxl_registry_route (self->registry, address, &rid_size)) {
             char *section = engine_section (note, address, XXL_OK, NULL);
-            if (xxl_store_exec (self->store,
-                    "UPDATE xxl_job_log SET executor_address = ?,"
-                    " trigger_msg = COALESCE(trigger_msg, '') || ? WHERE id = ?"
-                    " AND trigger_code = 0 AND executor_address IS NULL", "ssi",
-                    address, section, log_id) == 1) {
+            if (xxl_store_log_plan_route (self->store, log_id, address, section) == 1) {
                 plan->address = strdup (address);
                 plan->note = strdup (note);
                 plan->turn = self->turn;
@@ -249,14 +231,9 @@ s_plan_fire (server_t *self, snap_t *snap, const char *type, int64_t planned,
 static int64_t
 s_snap_next (snap_t *snap, int64_t after, char *why, size_t whylen)
 {
-    if (!snap->cron)
+    if (!snap->schedule)
         return engine_next_time (&snap->job, after, why, whylen);
-    int64_t next = xxl_cron_next (snap->cron, after);
-    char date [128];
-    if (next < 0)
-        snprintf (why, whylen, "the cron expression has no time after %s",
-                  engine_iso_time (after, snap->job.timezone, date, sizeof date));
-    return next;
+    return engine_schedule_next (snap->schedule, snap->job.timezone, after, why, whylen);
 }
 
 //  Plans one job up to now + pre-read; saves its next time
@@ -285,7 +262,7 @@ s_plan_job (server_t *self, snap_t *snap, int64_t now)
             next = s_snap_next (snap, planned, why, sizeof why);
         }
         last = planned;
-        if (streq (job->schedule_type, "FIX_DELAY")) {
+        if (snap->schedule && xxl_schedule_type_of (snap->schedule)->after_run) {
             next = XXL_WAITING;
             engine_waiting_add (self, job->id);
             break;
@@ -295,17 +272,13 @@ s_plan_job (server_t *self, snap_t *snap, int64_t now)
     }
     if (next < 0) {
         zsys_warning ("planner: job %" PRId64 " stopped: %s", job->id, why);
-        xxl_store_exec (self->store,
-            "UPDATE xxl_job_info SET trigger_status = 0, trigger_last_time = ?,"
-            " trigger_next_time = 0 WHERE id = ?", "ii", last, job->id);
+        xxl_store_job_halt (self->store, job->id, last);
         job->trigger_status = 0;
         return;
     }
     job->trigger_last_time = last;
     job->trigger_next_time = next;
-    xxl_store_exec (self->store,
-        "UPDATE xxl_job_info SET trigger_last_time = ?, trigger_next_time = ? WHERE id = ?",
-        "iii", last, next, job->id);
+    xxl_store_job_set_times (self->store, job->id, last, next);
 }
 
 //  Makes a snapshot of *job (taking its strings; *job is emptied) and
@@ -326,8 +299,9 @@ s_snap_put (server_t *self, xxl_job_t *job)
     snap_t *snap = (snap_t *) zmalloc (sizeof (snap_t));
     snap->job = *job;
     memset (job, 0, sizeof *job);
-    if (streq (snap->job.schedule_type, "CRON"))
-        snap->cron = xxl_cron_new (snap->job.schedule_conf, snap->job.timezone, NULL, 0);
+    char why [256];
+    snap->schedule = xxl_schedule_new (snap->job.schedule_type, snap->job.schedule_conf,
+                                       snap->job.timezone, why, sizeof why);
     snap->refs = 1;                     //  the cache's
     snap->plan_ids = zlistx_new ();
     snap->read_at = zclock_mono ();
@@ -392,34 +366,30 @@ engine_plan_scan (server_t *self)
     int64_t now = engine_now ();
     int64_t started = zclock_mono ();
     size_t count = 0;
-    //  id, update_time, trigger_next_time, trigger_last_time per row
-    int64_t *rows = (int64_t *) malloc (XXL_SCAN_BATCH * 4 * sizeof (int64_t));
+    xxl_store_due_t *rows = (xxl_store_due_t *) malloc (XXL_SCAN_BATCH * sizeof (xxl_store_due_t));
     if (!rows)
         return;
     //  Chunks of jobs for up to XXL_SCAN_MS a turn (fires go in between,
     //  engine_fire_check): a scan of many jobs keeps up without holding the
     //  turn's other work for long.  The schedule lock: one writer at a
-    //  time (BEGIN IMMEDIATE holds it).
+    //  time (the store's write lock, xxl_store_begin, holds it).
     do {
-        xxl_store_int_rows (self->store,
-            "SELECT id, update_time, trigger_next_time, trigger_last_time FROM xxl_job_info"
-            " WHERE trigger_status = 1 AND trigger_next_time <= ?"
-            " ORDER BY trigger_next_time LIMIT " XXL_STR (XXL_SCAN_BATCH),
-            now + self->config.preread_ms, rows, 4, XXL_SCAN_BATCH, &count);
+        xxl_store_job_due (self->store, now + self->config.preread_ms, rows, XXL_SCAN_BATCH,
+                           &count);
         for (size_t i = 0; i < count; i++) {
             engine_fire_check (self);
-            int64_t *row = rows + i * 4;
-            snap_t *snap = s_snap_get (self, row [0], row [1]);
+            xxl_store_due_t *row = rows + i;
+            snap_t *snap = s_snap_get (self, row->id, row->update_time);
             if (!snap)
                 continue;
             snap->job.trigger_status = 1;
-            snap->job.trigger_next_time = row [2];
-            snap->job.trigger_last_time = row [3];
+            snap->job.trigger_next_time = row->trigger_next_time;
+            snap->job.trigger_last_time = row->trigger_last_time;
             s_plan_job (self, snap, now);
             //  Keep only jobs that fire again soon; the rest are read again
             if (snap->job.trigger_status != 1
             ||  snap->job.trigger_next_time > now + 2 * self->config.preread_ms)
-                zhashx_delete (self->snaps, &row [0]);
+                zhashx_delete (self->snaps, &row->id);
         }
     } while (count == XXL_SCAN_BATCH && zclock_mono () - started < XXL_SCAN_MS);
     free (rows);
@@ -433,8 +403,7 @@ engine_plan_scan (server_t *self)
 static bool
 s_row_has_agents (server_t *self, int64_t log_id)
 {
-    int64_t job_id = xxl_store_scalar (self->store, "SELECT job_id FROM xxl_job_log WHERE id = ?",
-                                       "i", log_id);
+    int64_t job_id = xxl_store_log_job_id (self->store, log_id);
     xxl_job_t job;
     if (job_id <= 0 || xxl_store_job_load (self->store, job_id, &job))
         return true;                    //  let dispatch say what is wrong
@@ -490,8 +459,7 @@ engine_fired_cover (server_t *self, int64_t until)
     //  A second ahead, so that one write covers the next fires too and a
     //  long turn does not outrun it
     until += 1000;
-    if (xxl_store_exec (self->store,
-            "UPDATE xxl_job_fired SET fired_until = max (fired_until, ?)", "i", until) == 1)
+    if (xxl_store_fired_raise_until (self->store, until) == 1)
         self->fired_want = until;
 }
 
@@ -771,16 +739,13 @@ static void
 s_plan_fallback (server_t *self, plan_t *plan)
 {
     if (plan->snap->cancelled) {
-        xxl_store_exec (self->store,
-            "DELETE FROM xxl_job_log WHERE id = ? AND trigger_code = 0", "i", plan->log_id);
+        xxl_store_log_drop_unsent (self->store, plan->log_id);
         return;
     }
     size_t rid_size;
     if (xxl_registry_route (self->registry, plan->address, &rid_size)) {
         int64_t stamp = engine_now ();
-        if (xxl_store_exec (self->store,
-                "UPDATE xxl_job_log SET trigger_time = ? WHERE id = ? AND trigger_code = 0",
-                "ii", stamp, plan->log_id) != 1)
+        if (xxl_store_log_stamp (self->store, plan->log_id, stamp) != 1)
             return;                     //  cancelled by a scheduler sharing the store
         char why [256];
         pending_t *pending = engine_pending_new (self, plan->address, PENDING_RUN,
@@ -794,11 +759,8 @@ s_plan_fallback (server_t *self, plan_t *plan)
         return;
     }
     //  Its agent is gone: take the address and section back, route again
-    if (xxl_store_exec (self->store,
-            "UPDATE xxl_job_log SET executor_address = NULL, trigger_msg ="
-            " substr (trigger_msg, 1, max (length (trigger_msg) - ?, 0))"
-            " WHERE id = ? AND trigger_code = 0", "ii",
-            engine_section_chars (plan->note, plan->address), plan->log_id) == 1)
+    if (xxl_store_log_unroute (self->store, plan->log_id,
+                               engine_section_chars (plan->note, plan->address), 0) == 1)
         s_plan_dispatch (self, plan);
 }
 
@@ -864,19 +826,11 @@ engine_recover (server_t *self)
     int64_t late_before = now - self->config.preread_ms;
     //  Rows a commit knows were fired with no store access, whose fire
     //  time was not written yet: they went at their planned time
-    xxl_store_exec (self->store,
-        "UPDATE xxl_job_log SET trigger_time = schedule_time WHERE trigger_code = 0"
-        " AND executor_address IS NOT NULL AND schedule_time > trigger_time"
-        " AND schedule_time <= (SELECT fired_sent FROM xxl_job_fired)", NULL);
+    xxl_store_recover_stamp_fired (self->store);
     //  Unsent: no address, or routed ahead and neither stamped nor known
     //  sent (one sent in the last turn before a stop is not known: see
     //  the second pass)
-#define XXL_UNSENT_SQL " trigger_code = 0 AND (executor_address IS NULL" \
-                       " OR (schedule_time > (SELECT fired_sent FROM xxl_job_fired)" \
-                       " AND trigger_time < schedule_time))"
-    xxl_store_ids (self->store,
-        "SELECT job_id FROM xxl_job_log WHERE" XXL_UNSENT_SQL
-        " AND schedule_time < ? GROUP BY job_id LIMIT 4096", late_before, ids, 4096, &count);
+    xxl_store_recover_late_jobs (self->store, late_before, ids, 4096, &count);
     for (size_t i = 0; i < count; i++) {
         xxl_job_t job;
         int64_t keep = 0;
@@ -887,34 +841,21 @@ engine_recover (server_t *self)
             bool planner_fires = job.trigger_status == 1 && job.trigger_next_time != XXL_WAITING
                               && job.trigger_next_time < late_before;
             if (streq (job.misfire_strategy, "FIRE_ONCE_NOW") && !planner_fires)
-                keep = xxl_store_scalar (self->store,
-                    "SELECT MAX(id) FROM xxl_job_log WHERE job_id = ? AND" XXL_UNSENT_SQL
-                    " AND schedule_time < ?", "ii", job.id, late_before);
+                keep = xxl_store_recover_late_last (self->store, job.id, late_before);
             xxl_job_free (&job);
         }
         if (keep > 0) {
-            xxl_store_exec (self->store,
-                "UPDATE xxl_job_log SET trigger_type = 'MISFIRE', trigger_msg = replace (trigger_msg,"
-                " 'Trigger type: Cron trigger', 'Trigger type: Misfire compensation trigger')"
-                " || 'Misfire: the scheduler was down at the planned time; FIRE_ONCE_NOW\n'"
-                " WHERE id = ?", "i", keep);
+            xxl_store_recover_misfire (self->store, keep);
             misfired++;
         }
-        int gone = xxl_store_exec (self->store,
-            "DELETE FROM xxl_job_log WHERE job_id = ? AND" XXL_UNSENT_SQL
-            " AND schedule_time < ? AND id != ?", "iii", ids [i], late_before, keep);
+        int gone = xxl_store_recover_drop_late (self->store, ids [i], late_before, keep);
         dropped += gone > 0? (size_t) gone: 0;
     }
     //  Due rows routed ahead that may have gone in the last turn (they go
     //  again to the same agent below): their planned time as trigger time
-    xxl_store_exec (self->store,
-        "UPDATE xxl_job_log SET trigger_time = schedule_time WHERE trigger_code = 0"
-        " AND executor_address IS NOT NULL AND schedule_time > trigger_time"
-        " AND schedule_time <= ?", "i", now);
+    xxl_store_recover_stamp_due (self->store, now);
     do {
-        xxl_store_ids (self->store,
-            "SELECT id FROM xxl_job_log WHERE trigger_code = 0 AND id > ? ORDER BY id LIMIT 4096",
-            after, ids, 4096, &count);
+        xxl_store_log_unsent_ids (self->store, after, ids, 4096, &count);
         for (size_t i = 0; i < count; i++) {
             after = ids [i];
             xxl_log_t log;
@@ -933,8 +874,7 @@ engine_recover (server_t *self)
             else {
                 if (*log.executor_address)
                     //  Routed ahead, never sent: route again at its time
-                    xxl_store_exec (self->store,
-                        "UPDATE xxl_job_log SET executor_address = NULL WHERE id = ?", "i", log.id);
+                    xxl_store_log_clear_address (self->store, log.id);
                 xxl_timer_push (self->timer, log.schedule_time > now? log.schedule_time: now, log.id);
                 recovered++;
             }
@@ -945,9 +885,7 @@ engine_recover (server_t *self)
     size_t claimed = 0;
     after = 0;
     do {
-        xxl_store_ids (self->store,
-            "SELECT id FROM xxl_job_log WHERE alarm_status = -1 AND id > ? ORDER BY id LIMIT 4096",
-            after, ids, 4096, &count);
+        xxl_store_log_claimed_ids (self->store, after, ids, 4096, &count);
         for (size_t i = 0; i < count; i++) {
             after = ids [i];
             engine_alarm_again (self, ids [i]);
@@ -991,10 +929,7 @@ engine_recover_resends (server_t *self)
             char *why = zsys_sprintf ("\ntrigger failed: agent %s did not come back within"
                                       " %d ms\n", resend->address,
                                       self->config.recovery_wait_ms);
-            if (xxl_store_exec (self->store, "UPDATE xxl_job_log SET trigger_code = ?,"
-                                " trigger_msg = COALESCE(trigger_msg, '') || ? WHERE id = ?"
-                                " AND trigger_code = 0 AND handle_code = 0", "isi",
-                                (int64_t) XXL_CODE_FAIL, why, resend->log_id) < 0)
+            if (xxl_store_log_fail_unsent (self->store, resend->log_id, XXL_CODE_FAIL, why) < 0)
                 engine_resend_add (self, resend->log_id, resend->address);
             zstr_free (&why);
         }

@@ -96,15 +96,6 @@ engine_has_control (const char *text)
     return false;
 }
 
-int
-engine_in_list (const char *value, const char **list)
-{
-    for (; *list; list++)
-        if (streq (value, *list))
-            return 1;
-    return 0;
-}
-
 //  --------------------------------------------------------------------
 //  Pending table keyed by uint64
 
@@ -196,7 +187,7 @@ engine_snap_release (snap_t **snap_p)
     snap_t *snap = *snap_p;
     if (snap && --snap->refs == 0) {
         zlistx_destroy (&snap->plan_ids);
-        xxl_cron_destroy (&snap->cron);
+        xxl_schedule_destroy (&snap->schedule);
         xxl_job_free (&snap->job);
         free (snap);
     }
@@ -422,7 +413,12 @@ s_check_registry (server_t *self)
     int64_t now = engine_now ();
     int64_t dead_before = now - (int64_t) self->config.dead_s * 1000;
     int removed = xxl_registry_expire (self->registry, dead_before);
-    if (xxl_store_registry_expire (self->store, dead_before) > 0 || removed > 0)
+    //  The store's rows of the agents the warm-up waits for stay until it
+    //  ends: they are how the next start knows whom to wait for, and a
+    //  start stopped again before its agents reconnected must not leave
+    //  the next one an empty registry (which fails triggers at once)
+    bool warming = self->awaited_left && zclock_mono () < self->warm_until;
+    if ((!warming && xxl_store_registry_expire (self->store, dead_before) > 0) || removed > 0)
         xxl_store_groups_refresh (self->store, now);
 }
 
@@ -671,11 +667,7 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     //  Warm-up: the agents alive when the last run stopped reconnect; it
     //  ends early once all of them are back (at once on a new store)
     //  (alive as of the last beat heard: the outage itself made them stale)
-    char *alive = xxl_store_text (self->store,
-        "SELECT group_concat (registry_value, ',') FROM (SELECT DISTINCT registry_value"
-        " FROM xxl_job_registry WHERE update_time >"
-        " (SELECT MAX (update_time) FROM xxl_job_registry) - ?)", "i",
-        (int64_t) config->dead_s * 1000);
+    char *alive = xxl_store_registry_alive (self->store, (int64_t) config->dead_s * 1000);
     self->awaited_count = self->awaited_left = engine_split_addresses (alive, &self->awaited);
     zstr_free (&alive);
     self->warm_until = self->awaited_left? zclock_mono () + config->warmup_ms: 0;
@@ -683,16 +675,13 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     int64_t waiting [4096], last = 0;
     size_t waiting_count = 0;
     do {
-        xxl_store_ids (self->store,
-            "SELECT id FROM xxl_job_info WHERE trigger_next_time = 253402300799000"
-            " AND id > ? ORDER BY id LIMIT 4096", last, waiting, 4096, &waiting_count);
+        xxl_store_job_marked_ids (self->store, XXL_WAITING, last, waiting, 4096, &waiting_count);
         for (size_t i = 0; i < waiting_count; i++)
             engine_waiting_add (self, last = waiting [i]);
     } while (waiting_count == 4096);
-    self->fired_until = self->fired_want
-                      = xxl_store_scalar (self->store, "SELECT fired_until FROM xxl_job_fired", NULL);
-    self->fired_sent = xxl_store_scalar (self->store, "SELECT fired_sent FROM xxl_job_fired", NULL);
-    self->data_version = xxl_store_scalar (self->store, "PRAGMA data_version", NULL);
+    xxl_store_fired_get (self->store, &self->fired_until, &self->fired_sent);
+    self->fired_want = self->fired_until;
+    self->data_version = xxl_store_data_version (self->store);
     //  Take up what a previous run left: unsent triggers
     if (xxl_store_begin (self->store) == 0) {
         self->next_log_id = 0;
@@ -856,7 +845,7 @@ xxl_server_actor (zsock_t *pipe, void *args)
         self->turn++;
         //  Another scheduler's commits (we hold the write lock from here
         //  on): its stops and edits may void plans, so none fires blind
-        int64_t version = xxl_store_scalar (self->store, "PRAGMA data_version", NULL);
+        int64_t version = xxl_store_data_version (self->store);
         if (version != self->data_version)
             self->foreign_turn = self->turn;
         self->data_version = version;
@@ -939,8 +928,7 @@ xxl_server_actor (zsock_t *pipe, void *args)
             engine_fired_cover (self, next_fire);
         //  What this turn sent with no store access, for a restart
         if (self->sent_max > self->fired_sent)
-            xxl_store_exec (self->store,
-                "UPDATE xxl_job_fired SET fired_sent = max (fired_sent, ?)", "i", self->sent_max);
+            xxl_store_fired_raise_sent (self->store, self->sent_max);
         //  A fire due within the guard goes before this commit, so that
         //  no commit delays it (this turn's replies wait that long)
         if (!self->stopping && engine_fire_near (self))

@@ -33,8 +33,7 @@ engine_child_cycle (server_t *self, int64_t job_id, const char *children, char *
         if (child == job_id)
             cycle = 1;
         else {
-            char *next = xxl_store_text (self->store,
-                "SELECT child_jobid FROM xxl_job_info WHERE id = ?", "i", child);
+            char *next = xxl_store_job_children (self->store, child);
             cycle = engine_child_cycle (self, job_id, next, path, pathlen, depth + 1);
             free (next);
         }
@@ -54,15 +53,12 @@ engine_trigger_children (server_t *self, int64_t log_id)
     //  (this scheduler's job writes ask again at once)
     int64_t now = zclock_mono ();
     if (now >= self->children_until) {
-        self->any_children = xxl_store_scalar (self->store,
-            "SELECT EXISTS (SELECT 1 FROM xxl_job_info WHERE child_jobid != '')", "") != 0;
+        self->any_children = xxl_store_jobs_have_children (self->store) != 0;
         self->children_until = now + 1000;
     }
     if (!self->any_children)
         return NULL;
-    char *children = xxl_store_text (self->store,
-        "SELECT child_jobid FROM xxl_job_info"
-        " WHERE id = (SELECT job_id FROM xxl_job_log WHERE id = ?)", "i", log_id);
+    char *children = xxl_store_log_job_children (self->store, log_id);
     if (!children || !*children) {
         free (children);
         return NULL;
@@ -116,11 +112,7 @@ s_retry_delay (const xxl_job_t *job, int64_t attempt)
 static void
 s_alarm_status (server_t *self, int64_t log_id, int status, const char *report)
 {
-    xxl_store_exec (self->store,
-        "UPDATE xxl_job_log SET alarm_status = ?,"
-        " handle_msg = CASE WHEN ? IS NULL THEN handle_msg"
-        "   ELSE COALESCE(handle_msg, '') || '\n>>>>>>>>>>> Alarm <<<<<<<<<<<\n' || ? END"
-        " WHERE id = ?", "issi", (int64_t) status, report, report, log_id);
+    xxl_store_log_set_alarm (self->store, log_id, status, report);
 }
 
 //  Queues the alarm of a failed run for the job's targets (alarmEmail);
@@ -217,16 +209,13 @@ s_handle_failure (server_t *self, int64_t log_id)
         if (made > 0) {
             if (delay > 0) {
                 int64_t when = engine_now () + delay * 1000;
-                xxl_store_exec (self->store, "UPDATE xxl_job_log SET trigger_time = ? WHERE id = ?",
-                                "ii", when, ids [0]);
+                xxl_store_log_retime (self->store, ids [0], when);
                 xxl_timer_push (self->timer, when, ids [0]);
             }
             char *note = zsys_sprintf ("\n>>>>>>>>>>> Fail retry <<<<<<<<<<<\nretry %" PRId64
                                        " of %" PRId64 " as log %" PRId64 " in %" PRId64 " s\n",
                                        attempt + 1, job.executor_fail_retry_count, ids [0], delay);
-            xxl_store_exec (self->store,
-                "UPDATE xxl_job_log SET trigger_msg = COALESCE(trigger_msg, '') || ? WHERE id = ?",
-                "si", note, log_id);
+            xxl_store_log_append_trigger_msg (self->store, log_id, note);
             zstr_free (&note);
             retried = true;
         }
@@ -254,14 +243,9 @@ engine_fail_monitor (server_t *self)
     }
     int64_t ids [1000];
     size_t count = 0;
-    xxl_store_ids (self->store,
-        "SELECT id FROM xxl_job_log WHERE alarm_status = 0"
-        " AND (trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200)) AND id > ?"
-        " ORDER BY id LIMIT 1000", 0, ids, 1000, &count);
+    xxl_store_log_failed_ids (self->store, ids, 1000, &count);
     for (size_t i = 0; i < count; i++)
-        if (xxl_store_exec (self->store,
-                "UPDATE xxl_job_log SET alarm_status = -1 WHERE id = ? AND alarm_status = 0",
-                "i", ids [i]) == 1)
+        if (xxl_store_log_alarm_claim (self->store, ids [i]) == 1)
             s_handle_failure (self, ids [i]);
 }
 
@@ -273,11 +257,7 @@ engine_lost_monitor (server_t *self)
     int64_t ids [1000];
     size_t count = 0;
     int64_t before = engine_now () - self->config.lost_after_ms;
-    xxl_store_ids (self->store,
-        "SELECT l.id FROM xxl_job_log l LEFT JOIN xxl_job_registry r"
-        " ON r.registry_value = l.executor_address"
-        " WHERE l.trigger_code = 200 AND l.handle_code = 0 AND l.trigger_time <= ?"
-        " AND r.id IS NULL LIMIT 1000", before, ids, 1000, &count);
+    xxl_store_log_lost_ids (self->store, before, ids, 1000, &count);
     int64_t now = engine_now ();
     for (size_t i = 0; i < count; i++) {
         char *reason = zsys_sprintf ("lost: no result after %d s and the agent is no"
@@ -311,36 +291,17 @@ engine_report_refresh (server_t *self)
     for (int back = 0; back < 3; back++) {
         int64_t day = s_day_start (now - (int64_t) back * 86400000);
         int64_t next = s_day_start (day + 36 * 3600000LL);
-        xxl_store_exec (self->store,
-            "INSERT INTO xxl_job_log_report (trigger_day, running_count, suc_count, fail_count,"
-            " update_time) SELECT ?1,"
-            " COALESCE(SUM(CASE WHEN trigger_code IN (0, 200) AND handle_code = 0 THEN 1 ELSE 0 END), 0),"
-            " COALESCE(SUM(CASE WHEN handle_code = 200 THEN 1 ELSE 0 END), 0),"
-            " COALESCE(SUM(CASE WHEN trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200)"
-            "   THEN 1 ELSE 0 END), 0), ?3"
-            " FROM xxl_job_log WHERE trigger_time >= ?1 AND trigger_time < ?2"
-            " ON CONFLICT (trigger_day) DO UPDATE SET running_count = excluded.running_count,"
-            " suc_count = excluded.suc_count, fail_count = excluded.fail_count,"
-            " update_time = excluded.update_time", "iii", day, next, now);
+        xxl_store_report_refresh (self->store, day, next, now);
     }
 }
 
-//  Deletes finished log rows matching `where` (SQL on xxl_job_log, with
-//  the given arguments), at most `limit`; never rows still waiting for
-//  their trigger or their result.  Returns how many went.
+//  Deletes up to `limit` finished log rows of job_id (0 any) triggered
+//  before `before` with an id below `below` (never rows still waiting for
+//  their trigger or their result); how many went (0 on a store error)
 int64_t
-engine_log_delete (server_t *self, const char *where, const char *fmt, int64_t a, int64_t b,
-                   int64_t limit)
+engine_log_delete (server_t *self, int64_t job_id, int64_t before, int64_t below, int64_t limit)
 {
-    char *sql = zsys_sprintf (
-        "DELETE FROM xxl_job_log WHERE id IN (SELECT id FROM xxl_job_log WHERE %s"
-        " AND NOT (trigger_code IN (0, 200) AND handle_code = 0) ORDER BY id LIMIT %" PRId64 ")",
-        where, limit);
-    //  Built at run time (from fixed fragments): not for the statement cache
-    int changes = strlen (fmt) == 2? xxl_store_exec_once (self->store, sql, fmt, a, b)
-                : strlen (fmt) == 1? xxl_store_exec_once (self->store, sql, fmt, a)
-                : xxl_store_exec_once (self->store, sql, NULL);
-    zstr_free (&sql);
+    int64_t changes = xxl_store_log_delete (self->store, job_id, before, below, limit);
     return changes > 0? changes: 0;
 }
 
@@ -352,14 +313,13 @@ engine_retention (server_t *self)
     int64_t gone = 0;
     if (self->config.retention_days > 0) {
         int64_t before = engine_now () - (int64_t) self->config.retention_days * 86400000;
-        gone += engine_log_delete (self, "trigger_time < ?", "i", before, 0, 5000);
+        gone += engine_log_delete (self, 0, before, INT64_MAX, 5000);
     }
     if (self->config.keep_last > 0) {
-        int64_t floor = xxl_store_scalar (self->store,
-            "SELECT id FROM xxl_job_log ORDER BY id DESC LIMIT 1 OFFSET ?", "i",
-            (int64_t) self->config.keep_last - 1);
+        int64_t floor = xxl_store_log_id_at_rank (self->store, 0,
+                                                  (int64_t) self->config.keep_last - 1);
         if (floor > 0)
-            gone += engine_log_delete (self, "id < ?", "i", floor, 0, 5000);
+            gone += engine_log_delete (self, 0, INT64_MAX, floor, 5000);
     }
     if (gone) {
         zsys_info ("retention: %" PRId64 " log row(s) removed", gone);

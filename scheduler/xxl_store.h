@@ -1,24 +1,45 @@
-/*  xxl_store.h -- the scheduler's store: XXL-JOB's tables in SQLite (WAL).
+/*  xxl_store.h -- the scheduler's store: XXL-JOB's tables behind one
+    interface, a backend per file.
 
-    One xxl_store_t is one connection, used by one thread (the scheduler's
-    engine).  Writes are meant to be grouped: the engine opens a
-    transaction with xxl_store_begin, applies every change of one loop
-    turn, and commits once (group commit), then sends what those rows
-    justify.  Every function returns 0/-1 (or an id, or -1) and never
-    aborts on an SQL error; xxl_store_error gives the last reason.
+    An xxl_store_t is a handle whose first member is a versioned method
+    table (as SQLite's sqlite3_file and sqlite3_io_methods): the engine
+    calls the typed functions below, which go through that table; no SQL,
+    no database API and no row format appear outside a backend.  The
+    backend today is SQLite (xxl_store_sqlite.c); a network database
+    plugs in as another file filling the same table.
 
-    The schema is versioned with PRAGMA user_version; xxl_store_new runs the
-    migrations a database lacks, in one transaction each, so an upgrade
-    never loses data.
+    Contracts every backend keeps:
+    -   One handle is one connection, used by one thread (the engine's).
+    -   Writes are grouped: begin takes the store's write lock (the lock
+        schedulers sharing a store serialize on) and opens a transaction;
+        the engine applies every change of one loop turn and commits once
+        (group commit), then sends what those rows justify.  A backend may
+        therefore queue writes and send them together (pipelining): no
+        write call's result is needed before commit, save those that
+        return ids or counts, and the engine reads a count only where a
+        guard depends on it (documented per call).
+    -   Every call returns 0/-1 (or an id, a count, or -1) and never
+        aborts on a database error; error() gives the last reason.  A
+        failed write inside a transaction fails the commit.
+    -   Times are epoch milliseconds; ids are never reused (agents refuse
+        a RUN whose logId they have seen).
+    -   Rows are encoded into an xxl_enc_t (the wire encoder) as maps whose
+        keys are the protocol's camelCase names; integer columns as ints,
+        REAL columns as float64, NULL as nil, text as str.
+    -   The schema is versioned; opening a store migrates it (one
+        transaction per step), so an upgrade never loses data.
+
+    "Unsent" below means trigger_code = 0: no agent acknowledged the
+    run yet.  "Planned" means a row with a schedule time (a cron or fixed
+    fire): it may be written ahead of its time, routed (an address) or not.
 */
 
 #ifndef XXL_STORE_H_INCLUDED
 #define XXL_STORE_H_INCLUDED
 
 #include <stdint.h>
+#include <stddef.h>
 #include "xxl/msg.h"
-
-typedef struct _xxl_store_t xxl_store_t;
 
 typedef struct {
     int64_t id;
@@ -78,133 +99,411 @@ typedef struct {
     char *handle_msg;
 } xxl_log_t;
 
-//  Opens (creating if needed) the database at path, in WAL mode with
-//  synchronous=NORMAL, and migrates it.  Returns NULL with a reason in err.
-xxl_store_t *xxl_store_new (const char *path, char *err, size_t errlen);
+//  A started job whose next time is due (job_due)
+typedef struct {
+    int64_t id, update_time, trigger_next_time, trigger_last_time;
+} xxl_store_due_t;
+
+//  JOB_LIST's filters: substrings (case-insensitive; "" any) and the
+//  status (-1 any); group 0 is any group
+typedef struct {
+    int64_t group_id;
+    const char *handler, *desc, *author;
+    int64_t status;
+    int64_t limit, offset;
+} xxl_store_job_filter_t;
+
+//  LOG_LIST's filters (0 any): status is XXL-JOB's 1 success, 2 failure,
+//  3 running; trigger times from..to inclusive; ids up to max_id; a
+//  planned row is not listed before `now`, and until its trigger is
+//  recorded its triggerTime is nil.  Newest first.
+typedef struct {
+    int64_t job_id, group_id, status, from, to, max_id, now;
+    int64_t limit, offset;
+} xxl_store_log_filter_t;
+
+//  REPORT's totals
+typedef struct {
+    int64_t jobs, jobs_running, groups;
+    int64_t runs, suc, fail;
+} xxl_store_totals_t;
+
+//  Bumped whenever a method is added; methods are only ever appended, so
+//  a table of an older version is a prefix of this one (size says how much)
+#define XXL_STORE_METHODS_VERSION 1
+
+typedef struct _xxl_store_t xxl_store_t;
+
+typedef struct {
+    int version;                        //  XXL_STORE_METHODS_VERSION it was built for
+    size_t size;                        //  sizeof the table it filled
+
+    //  Lifetime and errors
+    void (*destroy) (xxl_store_t *self);
+    const char *(*error) (xxl_store_t *self);
+    int (*schema_version) (xxl_store_t *self);
+
+    //  Transactions: see the file header.  in_txn: 1 inside one.
+    int (*begin) (xxl_store_t *self);
+    int (*commit) (xxl_store_t *self);
+    int (*rollback) (xxl_store_t *self);
+    int (*in_txn) (xxl_store_t *self);
+    //  A number that changes when another connection committed (schedulers
+    //  sharing a store); -1 on error
+    int64_t (*data_version) (xxl_store_t *self);
+
+    //  The journal's housekeeping, between transactions (a backend without
+    //  one: set_size ignored, due 0, restart 0).  set_size: the journal
+    //  starts over once it holds about mib MiB (1 to XXL_STORE_WAL_MIB_MAX,
+    //  else ignored).  due: 1 past its size, 2 past four times it, else 0.
+    //  restart: 1 when the next transaction starts it over, 0 when not now
+    //  (try after the next commit), -1 on error.  (SQLite: xxl_store_sqlite.c)
+    void (*wal_set_size) (xxl_store_t *self, int mib);
+    int (*wal_due) (xxl_store_t *self);
+    int (*wal_restart) (xxl_store_t *self);
+
+    //  Groups.  find: by numeric id when key is all digits (under 18 of
+    //  them), else by app name.  find and load: 0 and *group filled (free
+    //  with xxl_group_free), 1 when absent, -1 on error.  add: the new id
+    //  or -1.  jobs: how many jobs the group has, or -1.
+    int64_t (*group_add) (xxl_store_t *self, const xxl_group_t *group);
+    int (*group_update) (xxl_store_t *self, const xxl_group_t *group);
+    int (*group_rm) (xxl_store_t *self, int64_t id);
+    int (*group_find) (xxl_store_t *self, const char *key, xxl_group_t *group);
+    int (*group_load) (xxl_store_t *self, int64_t id, xxl_group_t *group);
+    int64_t (*group_jobs) (xxl_store_t *self, int64_t id);
+    //  Sets address_list of every automatic group (refresh) or of one
+    //  app's (refresh_app) from the registry rows, in address order
+    int (*groups_refresh) (xxl_store_t *self, int64_t now);
+    int (*group_refresh_app) (xxl_store_t *self, const char *app, int64_t now);
+    //  GROUP_LIST's rows, by id, as an array; the count or -1
+    int (*group_encode_all) (xxl_store_t *self, xxl_enc_t *enc);
+
+    //  Jobs.  load: 0, 1 when absent, -1 (free with xxl_job_free).  save
+    //  writes every column of an existing job.  rm also removes its glue
+    //  versions.  rm_logs: every log row of the job; the number or -1.
+    //  unchild: removes id `child` from every job's child_jobid; the number
+    //  of jobs changed, or -1.  exists: 1, 0, or -1.
+    int64_t (*job_add) (xxl_store_t *self, const xxl_job_t *job);
+    int (*job_save) (xxl_store_t *self, const xxl_job_t *job);
+    int (*job_rm) (xxl_store_t *self, int64_t id);
+    int64_t (*job_rm_logs) (xxl_store_t *self, int64_t id);
+    int (*job_unchild) (xxl_store_t *self, int64_t child);
+    int (*job_load) (xxl_store_t *self, int64_t id, xxl_job_t *job);
+    int (*job_exists) (xxl_store_t *self, int64_t id);
+    //  A job's child_jobid (a new string; NULL when absent or on error),
+    //  and the child_jobid of the job that log row log_id belongs to
+    char *(*job_children) (xxl_store_t *self, int64_t id);
+    char *(*log_job_children) (xxl_store_t *self, int64_t log_id);
+    //  1 when some job has children, 0 when none, -1 on error
+    int (*jobs_have_children) (xxl_store_t *self);
+    //  The planner's times: set_times writes last and next; halt stops the
+    //  job (status 0, next 0) with `last` as its last time
+    int (*job_set_times) (xxl_store_t *self, int64_t id, int64_t last, int64_t next);
+    int (*job_halt) (xxl_store_t *self, int64_t id, int64_t last);
+    //  Started jobs whose next time is <= before, soonest first, up to max;
+    //  0 with *count set, or -1
+    int (*job_due) (xxl_store_t *self, int64_t before, xxl_store_due_t *rows, size_t max,
+                    size_t *count);
+    //  Ids of started jobs whose next time is `mark` (a FIX_DELAY job
+    //  waiting for its run to end), above `after`, by id, up to max
+    int (*job_marked_ids) (xxl_store_t *self, int64_t mark, int64_t after, int64_t *ids,
+                           size_t max, size_t *count);
+    //  The run log_id of a started FIX_DELAY job whose next time is `mark`
+    //  ended at `now`: its next time becomes now + its delay.  1 when the
+    //  job was changed, 0 when not, -1 on error.
+    int (*job_delay_resume) (xxl_store_t *self, int64_t log_id, int64_t now, int64_t mark);
+    //  JOB_SHOW's row (a map; nothing when absent): 1, 0 absent, -1
+    int (*job_encode) (xxl_store_t *self, xxl_enc_t *enc, int64_t id);
+    //  JOB_LIST: an array of the rows the filter selects, by id, stopping
+    //  before a row would take the encoder past max_size bytes
+    //  (*truncated 1, else 0); the number of rows or -1.  count: how many
+    //  the filter selects without limit and offset, or -1.
+    int (*job_encode_page) (xxl_store_t *self, xxl_enc_t *enc, size_t max_size,
+                            int *truncated, const xxl_store_job_filter_t *filter);
+    int64_t (*job_count) (xxl_store_t *self, const xxl_store_job_filter_t *filter);
+
+    //  Glue versions, numbered 1, 2, ... per job; the last XXL_GLUE_KEEP
+    //  are kept.  add: the new version or -1.  last: the newest version
+    //  (0 none, -1 error).  exists: 1, 0, -1.  get: 0 with *type and
+    //  *source new strings, 1 absent, -1.  encode: one version's row with
+    //  its source (1, 0 absent, -1).  encode_page: the versions newest
+    //  first, without source, as encode_page above.  count: how many.
+    int (*glue_add) (xxl_store_t *self, int64_t job_id, const char *glue_type,
+                     const char *source, const char *remark, int64_t now);
+    int64_t (*glue_last) (xxl_store_t *self, int64_t job_id);
+    int (*glue_exists) (xxl_store_t *self, int64_t job_id, int64_t version);
+    int (*glue_get) (xxl_store_t *self, int64_t job_id, int64_t version, char **type,
+                     char **source);
+    int (*glue_encode) (xxl_store_t *self, xxl_enc_t *enc, int64_t job_id, int64_t version);
+    int (*glue_encode_page) (xxl_store_t *self, xxl_enc_t *enc, size_t max_size,
+                             int *truncated, int64_t job_id, int64_t limit, int64_t offset);
+    int64_t (*glue_count) (xxl_store_t *self, int64_t job_id);
+
+    //  Log rows: writing them.  add inserts *log and sets log->id (or uses
+    //  log->id when > 0).  next_id: the id the next add without an id
+    //  would give, or -1; inside one transaction a caller may hand out
+    //  that id and the ones after it itself, as long as every row of the
+    //  transaction is added that way.
+    int (*log_add) (xxl_store_t *self, xxl_log_t *log);
+    int64_t (*log_next_id) (xxl_store_t *self);
+    int (*log_load) (xxl_store_t *self, int64_t id, xxl_log_t *log);
+    //  The job of a row; 0 absent (as no id is 0), -1 on error
+    int64_t (*log_job_id) (xxl_store_t *self, int64_t log_id);
+    //  Sets trigger_code and appends `append` to trigger_msg (and sets the
+    //  address when not NULL)
+    int (*log_trigger_done) (xxl_store_t *self, int64_t log_id, int code,
+                             const char *address, const char *append);
+    //  Finishes a row once (and an unsent one becomes accepted: the agent
+    //  ran it): 1 when already finished or absent (a repeated callback), 0
+    //  when it finished it.  _at: the same, and an unsent row's trigger
+    //  time becomes trigger_time.
+    int (*log_handle_done) (xxl_store_t *self, int64_t log_id, int64_t handle_time,
+                            int code, const char *msg);
+    int (*log_handle_done_at) (xxl_store_t *self, int64_t log_id, int64_t handle_time,
+                               int code, const char *msg, int64_t trigger_time);
+    //  The agent acknowledged an unsent row: code 200, and trigger time
+    //  `stamp` unless it is 0.  The number of rows changed (0 or 1), -1.
+    int (*log_accept) (xxl_store_t *self, int64_t log_id, int64_t stamp);
+    //  An unsent row's trigger time (stamp) or address and the section of
+    //  trigger_msg that says where it went (route).  route with stamp 0
+    //  writes the address and section whether sent or not (a restart's
+    //  re-send).  Counts as above: the engine sends only when 1.
+    int (*log_stamp) (xxl_store_t *self, int64_t log_id, int64_t stamp);
+    int (*log_route) (xxl_store_t *self, int64_t log_id, int64_t stamp, const char *address,
+                      const char *section);
+    //  A planned unsent row not yet routed gets its address and section;
+    //  the count as above
+    int (*log_plan_route) (xxl_store_t *self, int64_t log_id, const char *address,
+                           const char *section);
+    //  An unsent row loses its address and the last `chars` characters of
+    //  trigger_msg (the section route appended); unfinished: only while it
+    //  has no result either.  The count as above.
+    int (*log_unroute) (xxl_store_t *self, int64_t log_id, int64_t chars, int unfinished);
+    //  Any row: its trigger time
+    int (*log_retime) (xxl_store_t *self, int64_t log_id, int64_t trigger_time);
+    //  An unsent row's end as the trigger path decides it: code, the last
+    //  `presumed` characters of trigger_msg replaced by text, and the
+    //  trigger time when stamp > 0
+    int (*log_trigger_end) (xxl_store_t *self, int64_t log_id, int code, int64_t presumed,
+                            const char *text, int64_t stamp);
+    //  Appends text to trigger_msg or to handle_msg
+    int (*log_append_trigger_msg) (xxl_store_t *self, int64_t log_id, const char *text);
+    int (*log_append_handle_msg) (xxl_store_t *self, int64_t log_id, const char *text);
+    //  Sharding: a row's shard "i/n" (set_shard), and a copy of unsent row
+    //  src as row id with its own shard and trigger time (1 when made)
+    int (*log_set_shard) (xxl_store_t *self, int64_t log_id, const char *shard);
+    int (*log_copy_shard) (xxl_store_t *self, int64_t id, int64_t src, const char *shard,
+                           int64_t stamp);
+    //  Deletes an unsent row (a plan cancelled)
+    int (*log_drop_unsent) (xxl_store_t *self, int64_t log_id);
+    //  Deletes a job's unsent planned rows that have no address or are
+    //  not due by `now` (its plans, when it stops or changes)
+    int (*job_drop_plans) (xxl_store_t *self, int64_t job_id, int64_t now);
+    //  The planned time of an unsent, unrouted row; 0 when none, -1 error
+    int64_t (*log_plan_time) (xxl_store_t *self, int64_t log_id);
+    //  An unsent unfinished row fails with code and `why` appended
+    int (*log_fail_unsent) (xxl_store_t *self, int64_t log_id, int code, const char *why);
+    //  An alarm's outcome: alarm_status, and report appended to handle_msg
+    //  under an "Alarm" banner when not NULL
+    int (*log_set_alarm) (xxl_store_t *self, int64_t log_id, int status, const char *report);
+    //  Claims a failed row's alarm (status 0 to -1): 1 when claimed
+    int (*log_alarm_claim) (xxl_store_t *self, int64_t log_id);
+
+    //  Log rows: scans, each by id up to max ids into ids, 0 with *count
+    //  or -1.  unsent: unsent rows above `after`.  unanswered: unsent
+    //  unfinished rows triggered before `before`.  failed: failed rows
+    //  whose alarm is not handled.  claimed: rows whose alarm was claimed
+    //  (-1) above `after`.  lost: accepted unfinished rows triggered at or
+    //  before `before` whose address is not registered.
+    int (*log_unsent_ids) (xxl_store_t *self, int64_t after, int64_t *ids, size_t max,
+                           size_t *count);
+    int (*log_unanswered_ids) (xxl_store_t *self, int64_t before, int64_t *ids, size_t max,
+                               size_t *count);
+    int (*log_failed_ids) (xxl_store_t *self, int64_t *ids, size_t max, size_t *count);
+    int (*log_claimed_ids) (xxl_store_t *self, int64_t after, int64_t *ids, size_t max,
+                            size_t *count);
+    int (*log_lost_ids) (xxl_store_t *self, int64_t before, int64_t *ids, size_t max,
+                         size_t *count);
+
+    //  Fires: fired_until (plans up to it may have been sent) and
+    //  fired_sent (the latest planned time a commit knows was sent).
+    //  get: 0 and both, or -1.  raise_*: to max (stored, value); 1, -1.
+    int (*fired_get) (xxl_store_t *self, int64_t *until, int64_t *sent);
+    int (*fired_raise_until) (xxl_store_t *self, int64_t until);
+    int (*fired_raise_sent) (xxl_store_t *self, int64_t sent);
+
+    //  Recovery at start (see engine_recover).  "Unsent planned" below:
+    //  unsent with no address, or routed ahead past fired_sent and not
+    //  stamped.  stamp_fired: rows routed and planned up to fired_sent,
+    //  not stamped, get their planned time as trigger time; stamp_due: the
+    //  same up to `now`.  late_jobs: jobs with unsent planned rows planned
+    //  before `before`.  late_last: the newest such row of a job (0 none).
+    //  misfire: marks a row a misfire compensation.  drop_late: deletes a
+    //  job's such rows but `keep`; the number.  clear_address: a row's.
+    int (*recover_stamp_fired) (xxl_store_t *self);
+    int (*recover_stamp_due) (xxl_store_t *self, int64_t now);
+    int (*recover_late_jobs) (xxl_store_t *self, int64_t before, int64_t *ids, size_t max,
+                              size_t *count);
+    int64_t (*recover_late_last) (xxl_store_t *self, int64_t job_id, int64_t before);
+    int (*recover_misfire) (xxl_store_t *self, int64_t log_id);
+    int (*recover_drop_late) (xxl_store_t *self, int64_t job_id, int64_t before, int64_t keep);
+    int (*log_clear_address) (xxl_store_t *self, int64_t log_id);
+
+    //  LOG_SHOW's row (1, 0 absent, -1); LOG_LIST's page as job_encode_page
+    int (*log_encode) (xxl_store_t *self, xxl_enc_t *enc, int64_t id);
+    int (*log_encode_page) (xxl_store_t *self, xxl_enc_t *enc, size_t max_size,
+                            int *truncated, const xxl_store_log_filter_t *filter);
+    //  Deletes up to `limit` finished rows (never one waiting for its
+    //  trigger or its result) of job_id (0 any) triggered before `before`
+    //  with an id below `below` (INT64_MAX: no bound); the number, or -1.
+    //  The id of the row `rank` places from the newest of job_id (0 any):
+    //  0 none, -1 error.
+    int64_t (*log_delete) (xxl_store_t *self, int64_t job_id, int64_t before, int64_t below,
+                           int64_t limit);
+    int64_t (*log_id_at_rank) (xxl_store_t *self, int64_t job_id, int64_t rank);
+
+    //  Registry rows (AGENT_LIST and schedulers sharing a store).  alive:
+    //  the distinct addresses that beat within window_ms of the newest beat
+    //  (comma-separated, a new string; NULL none or error).
+    int (*registry_beat) (xxl_store_t *self, const char *app, const char *address,
+                          int64_t now);
+    int (*registry_remove) (xxl_store_t *self, const char *app, const char *address);
+    int (*registry_expire) (xxl_store_t *self, int64_t dead_before);
+    char *(*registry_alive) (xxl_store_t *self, int64_t window_ms);
+
+    //  Reports: refresh recounts day [from, to) of the log into the report
+    //  table; totals fills REPORT's counts; encode_days: the newest `days`
+    //  days as an array
+    int (*report_refresh) (xxl_store_t *self, int64_t from, int64_t to, int64_t now);
+    int (*report_totals) (xxl_store_t *self, xxl_store_totals_t *totals);
+    int (*report_encode_days) (xxl_store_t *self, xxl_enc_t *enc, int days);
+} xxl_store_methods_t;
+
+//  The handle every backend's own struct starts with
+struct _xxl_store_t {
+    const xxl_store_methods_t *methods;
+};
+
+//  Opens (creating if needed) the store named by `url` and migrates it: a
+//  file path or "sqlite:PATH" for SQLite.  Returns NULL with a reason in
+//  err.  destroy rolls back an open transaction and nulls *self_p.
+xxl_store_t *xxl_store_new (const char *url, char *err, size_t errlen);
 void xxl_store_destroy (xxl_store_t **self_p);
-const char *xxl_store_error (xxl_store_t *self);
-int xxl_store_schema_version (xxl_store_t *self);
 
-int xxl_store_begin (xxl_store_t *self);
-int xxl_store_commit (xxl_store_t *self);
-
-//  The WAL.  A checkpointer thread copies it into the database without
-//  ever blocking the writer; but under a steady load a commit lands during
-//  every one of its passes, the WAL never starts over and grows without
-//  end (SQLite's "checkpoint starvation").  So the writer restarts it.
-//  set_wal_size: the WAL starts over once it holds about mib MiB (64 by
-//  default; 1 to 65,536, else ignored), and is cut back to four times that
-//  when it does.
-//  wal_due, between transactions: 1 when the WAL is past its size, 2 when
-//  past four times it, else 0 (and 0 until it has grown by a sixteenth of
-//  its size after a restart that a reader held back, a wait that timed
-//  out, or an error).  wal_restart, between transactions: copies
-//  into the database what the checkpointer has not (its last pass was at
-//  most a sixteenth of the size ago: a checkpoint of those frames with
-//  its two fsyncs), so that the next transaction starts the WAL over; 1
-//  when it may, 0 when the checkpointer was busy (try again after the
-//  next commit: it is not nudged once the WAL is due), -1 on error.  Past
-//  four times its size, it waits up to a second for the checkpointer.
-#define XXL_STORE_WAL_MIB_MAX 65536
-void xxl_store_set_wal_size (xxl_store_t *self, int mib);
-int xxl_store_wal_due (xxl_store_t *self);
-int xxl_store_wal_restart (xxl_store_t *self);
-int xxl_store_rollback (xxl_store_t *self);
-int xxl_store_in_txn (xxl_store_t *self);
-
-//  Groups.  find: by numeric id when key is all digits, else by app name;
-//  returns 0 and fills group (free with xxl_group_free), 1 when absent, -1
-//  on error.
-int64_t xxl_store_group_add (xxl_store_t *self, const xxl_group_t *group);
-int xxl_store_group_update (xxl_store_t *self, const xxl_group_t *group);
-int xxl_store_group_rm (xxl_store_t *self, int64_t id);
-int xxl_store_group_find (xxl_store_t *self, const char *key, xxl_group_t *group);
-int xxl_store_group_load (xxl_store_t *self, int64_t id, xxl_group_t *group);
-int64_t xxl_store_group_jobs (xxl_store_t *self, int64_t id);
 void xxl_group_free (xxl_group_t *group);
-
-//  Jobs.  load returns 0, 1 when absent, -1 on error; the job is freed
-//  with xxl_job_free.  save writes every column of an existing job.
-int64_t xxl_store_job_add (xxl_store_t *self, const xxl_job_t *job);
-int xxl_store_job_save (xxl_store_t *self, const xxl_job_t *job);
-int xxl_store_job_rm (xxl_store_t *self, int64_t id);
-//  Deletes every log row of a job; the number deleted, or -1.
-int64_t xxl_store_job_rm_logs (xxl_store_t *self, int64_t id);
-//  Removes job id `child` from every job's child_jobid; the number of
-//  jobs changed, or -1.
-int xxl_store_job_unchild (xxl_store_t *self, int64_t child);
-int xxl_store_job_load (xxl_store_t *self, int64_t id, xxl_job_t *job);
 void xxl_job_free (xxl_job_t *job);
-//  Keeps a glue version in xxl_job_logglue (the last XXL_GLUE_KEEP per
-//  job, numbered 1, 2, ... per job); returns the new version, or -1.
-#define XXL_GLUE_KEEP 30
-int xxl_store_glue_add (xxl_store_t *self, int64_t job_id, const char *glue_type,
-                        const char *source, const char *remark, int64_t now);
-
-//  Logs.  log_add inserts the row and sets log->id (or uses log->id when
-//  > 0).  trigger_done sets trigger_code and appends text to trigger_msg
-//  (and the address).  handle_done finishes a row once (and marks an
-//  unacknowledged trigger accepted: the agent ran it): it returns 1 when
-//  the row was already finished or is absent (a repeated callback), 0 when
-//  it finished it.
-int xxl_store_log_add (xxl_store_t *self, xxl_log_t *log);
-//  The id the next log_add without an id would give; -1 on error.  Inside
-//  one write transaction, a caller may hand out this id and the ones after
-//  it itself (log->id > 0 at log_add), as long as every log row of that
-//  transaction is added that way.
-int64_t xxl_store_log_next_id (xxl_store_t *self);
-int xxl_store_log_trigger_done (xxl_store_t *self, int64_t log_id, int code,
-                                const char *address, const char *append);
-int xxl_store_log_handle_done (xxl_store_t *self, int64_t log_id, int64_t handle_time,
-                               int code, const char *msg);
-//  The same for a run whose trigger time is written only now (a prepared
-//  fire): trigger_time becomes trigger_time when trigger_code was 0.
-int xxl_store_log_handle_done_at (xxl_store_t *self, int64_t log_id, int64_t handle_time,
-                                  int code, const char *msg, int64_t trigger_time);
-int xxl_store_log_load (xxl_store_t *self, int64_t id, xxl_log_t *log);
 void xxl_log_free (xxl_log_t *log);
 
-//  Registry rows (for agent list and for schedulers sharing a store)
-int xxl_store_registry_beat (xxl_store_t *self, const char *app, const char *address,
-                             int64_t now);
-int xxl_store_registry_remove (xxl_store_t *self, const char *app, const char *address);
-int xxl_store_registry_expire (xxl_store_t *self, int64_t dead_before);
-//  Sets address_list of every automatic group from the registry rows.
-int xxl_store_groups_refresh (xxl_store_t *self, int64_t now);
-//  The same for the automatic groups of one app only
-int xxl_store_group_refresh_app (xxl_store_t *self, const char *app, int64_t now);
+#define XXL_STORE_WAL_MIB_MAX 65536
+#define XXL_GLUE_KEEP 30
 
-//  Statements are cached by the address of their SQL text: pass string
-//  literals (or text that lives as long as the store) to the functions
-//  below, and SQL built at run time to xxl_store_exec_once.
-//
-//  Runs sql with arguments bound by fmt ('i' int64_t, 'd' double,
-//  's' const char *, 'n' NULL) and encodes each row as a map whose keys are the column
-//  names (write them camelCase with AS).  rows_as_array: 1 writes an array
-//  of maps, 0 writes only the first row's map (nothing when there is
-//  none).  Returns the number of rows, or -1 on error.
-int xxl_store_encode (xxl_store_t *self, xxl_enc_t *enc, int rows_as_array,
-                      const char *sql, const char *fmt, ...);
-//  The same as an array of rows, stopping before a row would take the
-//  encoder past max_size bytes (*truncated then 1, else 0).
-int xxl_store_encode_max (xxl_store_t *self, xxl_enc_t *enc, size_t max_size,
-                          int *truncated, const char *sql, const char *fmt, ...);
-//  Runs a statement returning one integer (e.g. COUNT); -1 on error.
-int64_t xxl_store_scalar (xxl_store_t *self, const char *sql, const char *fmt, ...);
-//  Runs a query with one integer argument returning ids in its first
-//  column; fills up to max into ids and *count.  0 or -1.
-int xxl_store_ids (xxl_store_t *self, const char *sql, int64_t arg, int64_t *ids,
-                   size_t max, size_t *count);
-//  The same with several integer columns: row r, column c goes to
-//  cells [r * columns + c]; up to max_rows rows.  0 or -1.
-int xxl_store_int_rows (xxl_store_t *self, const char *sql, int64_t arg, int64_t *cells,
-                        size_t columns, size_t max_rows, size_t *count);
-//  Runs a statement returning one text value; a new string, or NULL when
-//  there is no row, the value is NULL, or on error.
-char *xxl_store_text (xxl_store_t *self, const char *sql, const char *fmt, ...);
-//  Runs a statement with no result rows; returns changes() or -1.
-int xxl_store_exec (xxl_store_t *self, const char *sql, const char *fmt, ...);
-//  The same for SQL built at run time: prepared, run and finalized.
-int xxl_store_exec_once (xxl_store_t *self, const char *sql, const char *fmt, ...);
+//  The calls, one per method: xxl_store_NAME (store, ...) is
+//  store->methods->NAME (store, ...)
+#define XXL_STORE_CALL(name) (self->methods->name)
+static inline const char *xxl_store_error (xxl_store_t *self) { return XXL_STORE_CALL (error) (self); }
+static inline int xxl_store_schema_version (xxl_store_t *self) { return XXL_STORE_CALL (schema_version) (self); }
+static inline int xxl_store_begin (xxl_store_t *self) { return XXL_STORE_CALL (begin) (self); }
+static inline int xxl_store_commit (xxl_store_t *self) { return XXL_STORE_CALL (commit) (self); }
+static inline int xxl_store_rollback (xxl_store_t *self) { return XXL_STORE_CALL (rollback) (self); }
+static inline int xxl_store_in_txn (xxl_store_t *self) { return XXL_STORE_CALL (in_txn) (self); }
+static inline int64_t xxl_store_data_version (xxl_store_t *self) { return XXL_STORE_CALL (data_version) (self); }
+static inline void xxl_store_set_wal_size (xxl_store_t *self, int mib) { XXL_STORE_CALL (wal_set_size) (self, mib); }
+static inline int xxl_store_wal_due (xxl_store_t *self) { return XXL_STORE_CALL (wal_due) (self); }
+static inline int xxl_store_wal_restart (xxl_store_t *self) { return XXL_STORE_CALL (wal_restart) (self); }
+
+static inline int64_t xxl_store_group_add (xxl_store_t *self, const xxl_group_t *g) { return XXL_STORE_CALL (group_add) (self, g); }
+static inline int xxl_store_group_update (xxl_store_t *self, const xxl_group_t *g) { return XXL_STORE_CALL (group_update) (self, g); }
+static inline int xxl_store_group_rm (xxl_store_t *self, int64_t id) { return XXL_STORE_CALL (group_rm) (self, id); }
+static inline int xxl_store_group_find (xxl_store_t *self, const char *key, xxl_group_t *g) { return XXL_STORE_CALL (group_find) (self, key, g); }
+static inline int xxl_store_group_load (xxl_store_t *self, int64_t id, xxl_group_t *g) { return XXL_STORE_CALL (group_load) (self, id, g); }
+static inline int64_t xxl_store_group_jobs (xxl_store_t *self, int64_t id) { return XXL_STORE_CALL (group_jobs) (self, id); }
+static inline int xxl_store_groups_refresh (xxl_store_t *self, int64_t now) { return XXL_STORE_CALL (groups_refresh) (self, now); }
+static inline int xxl_store_group_refresh_app (xxl_store_t *self, const char *app, int64_t now) { return XXL_STORE_CALL (group_refresh_app) (self, app, now); }
+static inline int xxl_store_group_encode_all (xxl_store_t *self, xxl_enc_t *enc) { return XXL_STORE_CALL (group_encode_all) (self, enc); }
+
+static inline int64_t xxl_store_job_add (xxl_store_t *self, const xxl_job_t *job) { return XXL_STORE_CALL (job_add) (self, job); }
+static inline int xxl_store_job_save (xxl_store_t *self, const xxl_job_t *job) { return XXL_STORE_CALL (job_save) (self, job); }
+static inline int xxl_store_job_rm (xxl_store_t *self, int64_t id) { return XXL_STORE_CALL (job_rm) (self, id); }
+static inline int64_t xxl_store_job_rm_logs (xxl_store_t *self, int64_t id) { return XXL_STORE_CALL (job_rm_logs) (self, id); }
+static inline int xxl_store_job_unchild (xxl_store_t *self, int64_t child) { return XXL_STORE_CALL (job_unchild) (self, child); }
+static inline int xxl_store_job_load (xxl_store_t *self, int64_t id, xxl_job_t *job) { return XXL_STORE_CALL (job_load) (self, id, job); }
+static inline int xxl_store_job_exists (xxl_store_t *self, int64_t id) { return XXL_STORE_CALL (job_exists) (self, id); }
+static inline char *xxl_store_job_children (xxl_store_t *self, int64_t id) { return XXL_STORE_CALL (job_children) (self, id); }
+static inline char *xxl_store_log_job_children (xxl_store_t *self, int64_t log_id) { return XXL_STORE_CALL (log_job_children) (self, log_id); }
+static inline int xxl_store_jobs_have_children (xxl_store_t *self) { return XXL_STORE_CALL (jobs_have_children) (self); }
+static inline int xxl_store_job_set_times (xxl_store_t *self, int64_t id, int64_t last, int64_t next) { return XXL_STORE_CALL (job_set_times) (self, id, last, next); }
+static inline int xxl_store_job_halt (xxl_store_t *self, int64_t id, int64_t last) { return XXL_STORE_CALL (job_halt) (self, id, last); }
+static inline int xxl_store_job_due (xxl_store_t *self, int64_t before, xxl_store_due_t *rows, size_t max, size_t *count) { return XXL_STORE_CALL (job_due) (self, before, rows, max, count); }
+static inline int xxl_store_job_marked_ids (xxl_store_t *self, int64_t mark, int64_t after, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_CALL (job_marked_ids) (self, mark, after, ids, max, count); }
+static inline int xxl_store_job_delay_resume (xxl_store_t *self, int64_t log_id, int64_t now, int64_t mark) { return XXL_STORE_CALL (job_delay_resume) (self, log_id, now, mark); }
+static inline int xxl_store_job_encode (xxl_store_t *self, xxl_enc_t *enc, int64_t id) { return XXL_STORE_CALL (job_encode) (self, enc, id); }
+static inline int xxl_store_job_encode_page (xxl_store_t *self, xxl_enc_t *enc, size_t max_size, int *truncated, const xxl_store_job_filter_t *f) { return XXL_STORE_CALL (job_encode_page) (self, enc, max_size, truncated, f); }
+static inline int64_t xxl_store_job_count (xxl_store_t *self, const xxl_store_job_filter_t *f) { return XXL_STORE_CALL (job_count) (self, f); }
+
+static inline int xxl_store_glue_add (xxl_store_t *self, int64_t job_id, const char *type, const char *source, const char *remark, int64_t now) { return XXL_STORE_CALL (glue_add) (self, job_id, type, source, remark, now); }
+static inline int64_t xxl_store_glue_last (xxl_store_t *self, int64_t job_id) { return XXL_STORE_CALL (glue_last) (self, job_id); }
+static inline int xxl_store_glue_exists (xxl_store_t *self, int64_t job_id, int64_t version) { return XXL_STORE_CALL (glue_exists) (self, job_id, version); }
+static inline int xxl_store_glue_get (xxl_store_t *self, int64_t job_id, int64_t version, char **type, char **source) { return XXL_STORE_CALL (glue_get) (self, job_id, version, type, source); }
+static inline int xxl_store_glue_encode (xxl_store_t *self, xxl_enc_t *enc, int64_t job_id, int64_t version) { return XXL_STORE_CALL (glue_encode) (self, enc, job_id, version); }
+static inline int xxl_store_glue_encode_page (xxl_store_t *self, xxl_enc_t *enc, size_t max_size, int *truncated, int64_t job_id, int64_t limit, int64_t offset) { return XXL_STORE_CALL (glue_encode_page) (self, enc, max_size, truncated, job_id, limit, offset); }
+static inline int64_t xxl_store_glue_count (xxl_store_t *self, int64_t job_id) { return XXL_STORE_CALL (glue_count) (self, job_id); }
+
+static inline int xxl_store_log_add (xxl_store_t *self, xxl_log_t *log) { return XXL_STORE_CALL (log_add) (self, log); }
+static inline int64_t xxl_store_log_next_id (xxl_store_t *self) { return XXL_STORE_CALL (log_next_id) (self); }
+static inline int xxl_store_log_load (xxl_store_t *self, int64_t id, xxl_log_t *log) { return XXL_STORE_CALL (log_load) (self, id, log); }
+static inline int64_t xxl_store_log_job_id (xxl_store_t *self, int64_t log_id) { return XXL_STORE_CALL (log_job_id) (self, log_id); }
+static inline int xxl_store_log_trigger_done (xxl_store_t *self, int64_t log_id, int code, const char *address, const char *append) { return XXL_STORE_CALL (log_trigger_done) (self, log_id, code, address, append); }
+static inline int xxl_store_log_handle_done (xxl_store_t *self, int64_t log_id, int64_t handle_time, int code, const char *msg) { return XXL_STORE_CALL (log_handle_done) (self, log_id, handle_time, code, msg); }
+static inline int xxl_store_log_handle_done_at (xxl_store_t *self, int64_t log_id, int64_t handle_time, int code, const char *msg, int64_t trigger_time) { return XXL_STORE_CALL (log_handle_done_at) (self, log_id, handle_time, code, msg, trigger_time); }
+static inline int xxl_store_log_accept (xxl_store_t *self, int64_t log_id, int64_t stamp) { return XXL_STORE_CALL (log_accept) (self, log_id, stamp); }
+static inline int xxl_store_log_stamp (xxl_store_t *self, int64_t log_id, int64_t stamp) { return XXL_STORE_CALL (log_stamp) (self, log_id, stamp); }
+static inline int xxl_store_log_route (xxl_store_t *self, int64_t log_id, int64_t stamp, const char *address, const char *section) { return XXL_STORE_CALL (log_route) (self, log_id, stamp, address, section); }
+static inline int xxl_store_log_plan_route (xxl_store_t *self, int64_t log_id, const char *address, const char *section) { return XXL_STORE_CALL (log_plan_route) (self, log_id, address, section); }
+static inline int xxl_store_log_unroute (xxl_store_t *self, int64_t log_id, int64_t chars, int unfinished) { return XXL_STORE_CALL (log_unroute) (self, log_id, chars, unfinished); }
+static inline int xxl_store_log_retime (xxl_store_t *self, int64_t log_id, int64_t trigger_time) { return XXL_STORE_CALL (log_retime) (self, log_id, trigger_time); }
+static inline int xxl_store_log_trigger_end (xxl_store_t *self, int64_t log_id, int code, int64_t presumed, const char *text, int64_t stamp) { return XXL_STORE_CALL (log_trigger_end) (self, log_id, code, presumed, text, stamp); }
+static inline int xxl_store_log_append_trigger_msg (xxl_store_t *self, int64_t log_id, const char *text) { return XXL_STORE_CALL (log_append_trigger_msg) (self, log_id, text); }
+static inline int xxl_store_log_append_handle_msg (xxl_store_t *self, int64_t log_id, const char *text) { return XXL_STORE_CALL (log_append_handle_msg) (self, log_id, text); }
+static inline int xxl_store_log_set_shard (xxl_store_t *self, int64_t log_id, const char *shard) { return XXL_STORE_CALL (log_set_shard) (self, log_id, shard); }
+static inline int xxl_store_log_copy_shard (xxl_store_t *self, int64_t id, int64_t src, const char *shard, int64_t stamp) { return XXL_STORE_CALL (log_copy_shard) (self, id, src, shard, stamp); }
+static inline int xxl_store_log_drop_unsent (xxl_store_t *self, int64_t log_id) { return XXL_STORE_CALL (log_drop_unsent) (self, log_id); }
+static inline int xxl_store_job_drop_plans (xxl_store_t *self, int64_t job_id, int64_t now) { return XXL_STORE_CALL (job_drop_plans) (self, job_id, now); }
+static inline int64_t xxl_store_log_plan_time (xxl_store_t *self, int64_t log_id) { return XXL_STORE_CALL (log_plan_time) (self, log_id); }
+static inline int xxl_store_log_fail_unsent (xxl_store_t *self, int64_t log_id, int code, const char *why) { return XXL_STORE_CALL (log_fail_unsent) (self, log_id, code, why); }
+static inline int xxl_store_log_set_alarm (xxl_store_t *self, int64_t log_id, int status, const char *report) { return XXL_STORE_CALL (log_set_alarm) (self, log_id, status, report); }
+static inline int xxl_store_log_alarm_claim (xxl_store_t *self, int64_t log_id) { return XXL_STORE_CALL (log_alarm_claim) (self, log_id); }
+static inline int xxl_store_log_unsent_ids (xxl_store_t *self, int64_t after, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_CALL (log_unsent_ids) (self, after, ids, max, count); }
+static inline int xxl_store_log_unanswered_ids (xxl_store_t *self, int64_t before, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_CALL (log_unanswered_ids) (self, before, ids, max, count); }
+static inline int xxl_store_log_failed_ids (xxl_store_t *self, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_CALL (log_failed_ids) (self, ids, max, count); }
+static inline int xxl_store_log_claimed_ids (xxl_store_t *self, int64_t after, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_CALL (log_claimed_ids) (self, after, ids, max, count); }
+static inline int xxl_store_log_lost_ids (xxl_store_t *self, int64_t before, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_CALL (log_lost_ids) (self, before, ids, max, count); }
+
+static inline int xxl_store_fired_get (xxl_store_t *self, int64_t *until, int64_t *sent) { return XXL_STORE_CALL (fired_get) (self, until, sent); }
+static inline int xxl_store_fired_raise_until (xxl_store_t *self, int64_t until) { return XXL_STORE_CALL (fired_raise_until) (self, until); }
+static inline int xxl_store_fired_raise_sent (xxl_store_t *self, int64_t sent) { return XXL_STORE_CALL (fired_raise_sent) (self, sent); }
+
+static inline int xxl_store_recover_stamp_fired (xxl_store_t *self) { return XXL_STORE_CALL (recover_stamp_fired) (self); }
+static inline int xxl_store_recover_stamp_due (xxl_store_t *self, int64_t now) { return XXL_STORE_CALL (recover_stamp_due) (self, now); }
+static inline int xxl_store_recover_late_jobs (xxl_store_t *self, int64_t before, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_CALL (recover_late_jobs) (self, before, ids, max, count); }
+static inline int64_t xxl_store_recover_late_last (xxl_store_t *self, int64_t job_id, int64_t before) { return XXL_STORE_CALL (recover_late_last) (self, job_id, before); }
+static inline int xxl_store_recover_misfire (xxl_store_t *self, int64_t log_id) { return XXL_STORE_CALL (recover_misfire) (self, log_id); }
+static inline int xxl_store_recover_drop_late (xxl_store_t *self, int64_t job_id, int64_t before, int64_t keep) { return XXL_STORE_CALL (recover_drop_late) (self, job_id, before, keep); }
+static inline int xxl_store_log_clear_address (xxl_store_t *self, int64_t log_id) { return XXL_STORE_CALL (log_clear_address) (self, log_id); }
+
+static inline int xxl_store_log_encode (xxl_store_t *self, xxl_enc_t *enc, int64_t id) { return XXL_STORE_CALL (log_encode) (self, enc, id); }
+static inline int xxl_store_log_encode_page (xxl_store_t *self, xxl_enc_t *enc, size_t max_size, int *truncated, const xxl_store_log_filter_t *f) { return XXL_STORE_CALL (log_encode_page) (self, enc, max_size, truncated, f); }
+static inline int64_t xxl_store_log_delete (xxl_store_t *self, int64_t job_id, int64_t before, int64_t below, int64_t limit) { return XXL_STORE_CALL (log_delete) (self, job_id, before, below, limit); }
+static inline int64_t xxl_store_log_id_at_rank (xxl_store_t *self, int64_t job_id, int64_t rank) { return XXL_STORE_CALL (log_id_at_rank) (self, job_id, rank); }
+
+static inline int xxl_store_registry_beat (xxl_store_t *self, const char *app, const char *address, int64_t now) { return XXL_STORE_CALL (registry_beat) (self, app, address, now); }
+static inline int xxl_store_registry_remove (xxl_store_t *self, const char *app, const char *address) { return XXL_STORE_CALL (registry_remove) (self, app, address); }
+static inline int xxl_store_registry_expire (xxl_store_t *self, int64_t dead_before) { return XXL_STORE_CALL (registry_expire) (self, dead_before); }
+static inline char *xxl_store_registry_alive (xxl_store_t *self, int64_t window_ms) { return XXL_STORE_CALL (registry_alive) (self, window_ms); }
+
+static inline int xxl_store_report_refresh (xxl_store_t *self, int64_t from, int64_t to, int64_t now) { return XXL_STORE_CALL (report_refresh) (self, from, to, now); }
+static inline int xxl_store_report_totals (xxl_store_t *self, xxl_store_totals_t *t) { return XXL_STORE_CALL (report_totals) (self, t); }
+static inline int xxl_store_report_encode_days (xxl_store_t *self, xxl_enc_t *enc, int days) { return XXL_STORE_CALL (report_encode_days) (self, enc, days); }
+#undef XXL_STORE_CALL
 
 #endif

@@ -155,13 +155,7 @@ engine_accepted_flush (server_t *self, int64_t before)
         if (++count % 64 == 0)
             engine_fire_check (self);
         if (item->log_id) {
-            if (item->stamp)
-                xxl_store_exec (self->store, "UPDATE xxl_job_log SET trigger_code = 200,"
-                                " trigger_time = ? WHERE id = ? AND trigger_code = 0", "ii",
-                                item->stamp, item->log_id);
-            else
-                xxl_store_exec (self->store, "UPDATE xxl_job_log SET trigger_code = 200"
-                                " WHERE id = ? AND trigger_code = 0", "i", item->log_id);
+            xxl_store_log_accept (self->store, item->log_id, item->stamp);
             zhashx_delete (self->accepted_ids, &item->log_id);
         }
         zlistx_delete (self->accepted, zlistx_cursor (self->accepted));
@@ -218,20 +212,12 @@ s_send_run (server_t *self, const xxl_job_t *job, int64_t log_id, int64_t trigge
     int changed = 1;
     if (stamp > 0)
         changed = connected
-            ? xxl_store_exec (self->store,
-                  "UPDATE xxl_job_log SET trigger_time = ?, executor_address = ?,"
-                  " trigger_msg = COALESCE(trigger_msg, '') || ? WHERE id = ? AND trigger_code = 0",
-                  "issi", stamp, address, section, log_id)
-            : xxl_store_exec (self->store,
-                  "UPDATE xxl_job_log SET trigger_time = ? WHERE id = ? AND trigger_code = 0",
-                  "ii", stamp, log_id);
+            ? xxl_store_log_route (self->store, log_id, stamp, address, section)
+            : xxl_store_log_stamp (self->store, log_id, stamp);
     else
     if (stamp == 0 && connected)
         //  Where it went: a restart re-sends a row with an address but no code
-        changed = xxl_store_exec (self->store,
-            "UPDATE xxl_job_log SET executor_address = ?,"
-            " trigger_msg = COALESCE(trigger_msg, '') || ? WHERE id = ?",
-            "ssi", address, section, log_id);
+        changed = xxl_store_log_route (self->store, log_id, 0, address, section);
     if (changed < 0 && connected)
         //  (the store failed: it goes again once the store takes writes)
         engine_resend_add (self, log_id, address);
@@ -311,8 +297,7 @@ s_route_pool (server_t *self, const xxl_job_t *job, int64_t log_id, int64_t trig
               const char *const *addresses, size_t count, int64_t stamp)
 {
     if (stamp > 0
-    &&  xxl_store_exec (self->store, "UPDATE xxl_job_log SET trigger_time = ?"
-                        " WHERE id = ? AND trigger_code = 0", "ii", stamp, log_id) != 1)
+    &&  xxl_store_log_stamp (self->store, log_id, stamp) != 1)
         return;
     xxl_route_task_t *task = (xxl_route_task_t *) zmalloc (sizeof (xxl_route_task_t));
     task->log_id = log_id;
@@ -474,8 +459,7 @@ engine_dispatch_row (server_t *self, int64_t log_id, const char *address, const 
         //  A planned row fires now: that is its trigger time (the agent
         //  files its run log under this date)
         log.trigger_time = engine_now ();
-        xxl_store_exec (self->store, "UPDATE xxl_job_log SET trigger_time = ? WHERE id = ?",
-                        "ii", log.trigger_time, log_id);
+        xxl_store_log_retime (self->store, log_id, log.trigger_time);
     }
     if (address)
         s_send_run (self, &job, log_id, log.trigger_time, log.executor_param, index, total,
@@ -517,8 +501,7 @@ s_broadcast_expand (server_t *self, const xxl_job_t *job, const xxl_log_t *log,
     int64_t stamp = engine_now ();
     if (count == 0) {
         //  (as one shard: its retry, if any, is one run too)
-        xxl_store_exec (self->store, "UPDATE xxl_job_log SET executor_sharding_param = '0/1'"
-                        " WHERE id = ?", "i", log->id);
+        xxl_store_log_set_shard (self->store, log->id, "0/1");
         engine_route_row (self, job, log->id, stamp, log->executor_param, 0, 1, 1, addresses, 0, 0);
         return;
     }
@@ -531,25 +514,17 @@ s_broadcast_expand (server_t *self, const xxl_job_t *job, const xxl_log_t *log,
         if (id <= 0)
             break;
         snprintf (shard, sizeof shard, "%zu/%zu", i, count);
-        if (xxl_store_exec (self->store,
-                "INSERT INTO xxl_job_log (id, job_group, job_id, executor_handler,"
-                " executor_param, executor_sharding_param, executor_fail_retry_count,"
-                " trigger_time, trigger_code, trigger_msg, trigger_type, schedule_time)"
-                " SELECT ?, job_group, job_id, executor_handler, executor_param, ?,"
-                " executor_fail_retry_count, ?, 0, trigger_msg, trigger_type, schedule_time"
-                " FROM xxl_job_log WHERE id = ? AND trigger_code = 0", "isii",
-                id, shard, stamp, log->id) != 1)
+        if (xxl_store_log_copy_shard (self->store, id, log->id, shard, stamp) != 1)
             break;
         ids [made++] = id;
     }
     snprintf (shard, sizeof shard, "0/%zu", made);
-    xxl_store_exec (self->store, "UPDATE xxl_job_log SET executor_sharding_param = ?,"
-                    " trigger_time = ? WHERE id = ?", "sii", shard, stamp, log->id);
+    xxl_store_log_set_shard (self->store, log->id, shard);
+    xxl_store_log_retime (self->store, log->id, stamp);
     for (size_t i = 1; i < made; i++) {
         //  (copies made before this row's final count say so too)
         snprintf (shard, sizeof shard, "%zu/%zu", i, made);
-        xxl_store_exec (self->store, "UPDATE xxl_job_log SET executor_sharding_param = ?"
-                        " WHERE id = ?", "si", shard, ids [i]);
+        xxl_store_log_set_shard (self->store, ids [i], shard);
     }
     for (size_t i = 0; i < made; i++)
         engine_route_row (self, job, ids [i], stamp, log->executor_param, (int) i, (int) made, 1,
@@ -734,12 +709,8 @@ engine_run_answer (server_t *self, int64_t log_id, const char *note, const char 
         return;
     }
     char *text = engine_section (note, address, code, msg);
-    xxl_store_exec (self->store,
-        "UPDATE xxl_job_log SET trigger_code = ?, trigger_msg ="
-        " substr (COALESCE(trigger_msg, ''), 1, max (length (COALESCE(trigger_msg, '')) - ?, 0))"
-        " || ?, trigger_time = CASE WHEN ? > 0 THEN ? ELSE trigger_time END WHERE id = ?",
-        "iisiii", (int64_t) (code == XXL_OK? XXL_OK: XXL_CODE_FAIL), presumed, text,
-        stamp, stamp, log_id);
+    xxl_store_log_trigger_end (self->store, log_id, code == XXL_OK? XXL_OK: XXL_CODE_FAIL,
+                               presumed, text, stamp);
     zstr_free (&text);
     if (code != XXL_OK)
         engine_fix_delay_release (self, log_id, engine_now ());

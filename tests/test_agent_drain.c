@@ -17,97 +17,13 @@
 */
 
 #include <czmq.h>
-#include <dirent.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include "xxl/msg.h"
 #include "xxl_test.h"
+#include "xxl_testwire.h"
 
-static zsock_t *s_router;
-static zframe_t *s_agent_rid;
-static zlistx_t *s_called;              //  "ID:CODE:MSG" of each result called back
-
-static void
-s_send (xxl_enc_t *enc)
-{
-    size_t size;
-    const void *data = xxl_enc_finish (enc, &size);
-    zmsg_t *msg = zmsg_new ();
-    zmsg_addmem (msg, zframe_data (s_agent_rid), zframe_size (s_agent_rid));
-    zmsg_addmem (msg, data, size);
-    zmsg_send (&msg, s_router);
-}
-
-//  Waits up to timeout_ms for a message of type (a REPLY with id when id
-//  > 0); answers REGISTER and CALLBACK on the way, recording callbacks
-static xxl_msg_t *
-s_wait (const char *type, uint64_t id, int timeout_ms)
-{
-    int64_t until = zclock_mono () + timeout_ms;
-    zpoller_t *poller = zpoller_new (s_router, NULL);
-    xxl_msg_t *found = NULL;
-    while (!found && zclock_mono () < until) {
-        if (!zpoller_wait (poller, (int) (until - zclock_mono ())))
-            continue;
-        zmsg_t *zmsg = zmsg_recv (s_router);
-        if (!zmsg)
-            break;
-        zframe_t *rid = zmsg_pop (zmsg);
-        zframe_t *body = zmsg_pop (zmsg);
-        char err [256];
-        xxl_msg_t *msg = body? xxl_msg_decode (zframe_data (body), zframe_size (body), NULL,
-                                               err, sizeof err): NULL;
-        zframe_destroy (&body);
-        zmsg_destroy (&zmsg);
-        if (!msg) {
-            zframe_destroy (&rid);
-            continue;
-        }
-        zframe_destroy (&s_agent_rid);
-        s_agent_rid = rid;
-        const char *t = xxl_msg_type (msg);
-        if (streq (t, "CALLBACK")) {
-            size_t count = 0;
-            const msgpack_object *items = xxl_msg_array (msg, NULL, "items", 1, 10000, &count);
-            for (size_t i = 0; items && i < count; i++) {
-                int64_t log_id = xxl_msg_int (msg, &items [i], "logId", 1, 1, INT64_MAX, 0);
-                int64_t code = xxl_msg_int (msg, &items [i], "handleCode", 1, 1, 999, 0);
-                const char *text = xxl_msg_str (msg, &items [i], "handleMsg", 0, 20000, "");
-                zlistx_add_end (s_called, zsys_sprintf ("%" PRId64 ":%" PRId64 ":%s", log_id,
-                                                        code, text? text: ""));
-            }
-        }
-        if (streq (t, "REGISTER") || streq (t, "CALLBACK") || streq (t, "UNREGISTER")) {
-            xxl_enc_t *enc = xxl_enc_new ();
-            xxl_enc_reply (enc, xxl_msg_id (msg), XXL_OK, NULL);
-            xxl_enc_key (enc, "content");
-            xxl_enc_map_begin (enc);
-            xxl_enc_kint (enc, "now", zclock_time ());
-            xxl_enc_map_end (enc);
-            s_send (enc);
-            xxl_enc_destroy (&enc);
-        }
-        if (streq (t, type) && (id == 0 || xxl_msg_id (msg) == id))
-            found = msg;
-        else
-            xxl_msg_destroy (&msg);
-    }
-    zpoller_destroy (&poller);
-    return found;
-}
-
-//  The callback of log_id ("CODE:MSG"), NULL if none came
-static const char *
-s_callback (int64_t log_id)
-{
-    char prefix [32];
-    snprintf (prefix, sizeof prefix, "%" PRId64 ":", log_id);
-    for (char *item = (char *) zlistx_first (s_called); item;
-         item = (char *) zlistx_next (s_called))
-        if (strncmp (item, prefix, strlen (prefix)) == 0)
-            return item + strlen (prefix);
-    return NULL;
-}
+static xxl_tw_sched_t *s_sched;         //  the fake scheduler
 
 static uint64_t s_next_id = 1;
 
@@ -118,66 +34,10 @@ s_run (int64_t job_id, int64_t log_id, const char *source)
     uint64_t id = s_next_id++;
     xxl_enc_t *enc = xxl_enc_new ();
     xxl_enc_request (enc, "RUN", id);
-    xxl_enc_kint (enc, "jobId", job_id);
-    xxl_enc_kstr (enc, "executorHandler", "");
-    xxl_enc_kstr (enc, "executorParams", "");
-    xxl_enc_kstr (enc, "executorBlockStrategy", "SERIAL_EXECUTION");
-    xxl_enc_kint (enc, "executorTimeout", 0);
-    xxl_enc_kint (enc, "logId", log_id);
-    xxl_enc_kint (enc, "logDateTime", zclock_time ());
-    xxl_enc_kstr (enc, "glueType", "GLUE_SHELL");
-    xxl_enc_kstr (enc, "glueSource", source);
-    xxl_enc_kint (enc, "glueUpdatetime", 1);
-    xxl_enc_kint (enc, "broadcastIndex", 0);
-    xxl_enc_kint (enc, "broadcastTotal", 1);
-    s_send (enc);
+    xxl_tw_enc_glue_fields (enc, job_id, log_id, source);
+    xxl_tw_sched_send (s_sched, enc);
     xxl_enc_destroy (&enc);
-    return s_wait ("REPLY", id, 5000);
-}
-
-static int
-s_code (xxl_msg_t *reply)
-{
-    return reply? (int) xxl_msg_int (reply, NULL, "code", 1, 0, 999, -1): -1;
-}
-
-static const char *
-s_text (xxl_msg_t *reply)
-{
-    const char *text = reply? xxl_msg_str (reply, NULL, "msg", 0, 4096, ""): NULL;
-    return text? text: "";
-}
-
-//  Processes whose environment says XXL_AGENT_RUN=*.LOGID
-static int
-s_marked (int64_t log_id)
-{
-    char suffix [32];
-    snprintf (suffix, sizeof suffix, ".%" PRId64, log_id);
-    int count = 0;
-    DIR *dir = opendir ("/proc");
-    struct dirent *entry;
-    while (dir && (entry = readdir (dir))) {
-        if (entry->d_name [0] < '1' || entry->d_name [0] > '9')
-            continue;
-        char path [300], env [65536];
-        snprintf (path, sizeof path, "/proc/%s/environ", entry->d_name);
-        FILE *file = fopen (path, "r");
-        if (!file)
-            continue;
-        size_t len = fread (env, 1, sizeof env - 1, file);
-        fclose (file);
-        env [len] = 0;
-        for (size_t at = 0; at < len; at += strlen (env + at) + 1)
-            if (strncmp (env + at, "XXL_AGENT_RUN=", 14) == 0) {
-                size_t n = strlen (env + at);
-                if (n > strlen (suffix) && streq (env + at + n - strlen (suffix), suffix))
-                    count++;
-            }
-    }
-    if (dir)
-        closedir (dir);
-    return count;
+    return xxl_tw_sched_wait (s_sched, "REPLY", id, 5000);
 }
 
 //  Starts the agent with a config file holding `key = value` under agent
@@ -222,8 +82,7 @@ s_exited (pid_t agent, int ms, int64_t *when)
         }
         if (zclock_mono () >= until)
             return -1;
-        xxl_msg_t *other = s_wait ("NONE", 0, 20);
-        xxl_msg_destroy (&other);
+        xxl_tw_sched_serve (s_sched, 20);
     }
 }
 
@@ -232,11 +91,9 @@ static const char *
 s_await_callback (int64_t log_id, int ms)
 {
     int64_t until = zclock_mono () + ms;
-    while (!s_callback (log_id) && zclock_mono () < until) {
-        xxl_msg_t *other = s_wait ("NONE", 0, 50);
-        xxl_msg_destroy (&other);
-    }
-    return s_callback (log_id);
+    while (!xxl_tw_sched_callback (s_sched, log_id) && zclock_mono () < until)
+        xxl_tw_sched_serve (s_sched, 50);
+    return xxl_tw_sched_callback (s_sched, log_id);
 }
 
 static void
@@ -262,32 +119,30 @@ main (int argc, char *argv [])
     }
     zsys_init ();
     zsys_handler_set (NULL);
-    s_called = zlistx_new ();
-    zlistx_set_destructor (s_called, (zlistx_destructor_fn *) zstr_free);
-    s_router = zsock_new_router ("tcp://127.0.0.1:*");
-    assert (s_router);
-    char *endpoint = zsock_last_endpoint (s_router);
+    s_sched = xxl_tw_sched_new (0);
+    assert (s_sched);
+    const char *endpoint = xxl_tw_sched_endpoint (s_sched);
 
     //  (a) a 3 s run in flight at SIGTERM finishes; new RUNs are refused
     pid_t agent = s_start_agent (argv, endpoint, "a1", "drain_s = 10");
-    xxl_msg_t *msg = s_wait ("REGISTER", 0, 15000);
+    xxl_msg_t *msg = xxl_tw_sched_wait (s_sched, "REGISTER", 0, 15000);
     XXL_CHECK (msg != NULL);
     xxl_msg_destroy (&msg);
     msg = s_run (1, 7001, "sleep 3; echo drained-ok");
-    XXL_CHECK (s_code (msg) == 200);
+    XXL_CHECK (xxl_tw_code (msg) == 200);
     xxl_msg_destroy (&msg);
     zclock_sleep (300);
     int64_t term = zclock_mono ();
     kill (agent, SIGTERM);
-    msg = s_wait ("UNREGISTER", 0, 5000);
+    msg = xxl_tw_sched_wait (s_sched, "UNREGISTER", 0, 5000);
     XXL_CHECK (msg != NULL);
     xxl_msg_destroy (&msg);
     msg = s_run (2, 7002, "echo must-not-run");
-    printf ("a: RUN during the drain: %d %s\n", s_code (msg), s_text (msg));
-    XXL_CHECK (s_code (msg) == 500 && strncmp (s_text (msg), "stopping: ", 10) == 0);
+    printf ("a: RUN during the drain: %d %s\n", xxl_tw_code (msg), xxl_tw_text (msg));
+    XXL_CHECK (xxl_tw_code (msg) == 500 && strncmp (xxl_tw_text (msg), "stopping: ", 10) == 0);
     xxl_msg_destroy (&msg);
     msg = s_run (1, 7001, "sleep 3; echo drained-ok");
-    XXL_CHECK (s_code (msg) == 200 && strstr (s_text (msg), "already accepted"));
+    XXL_CHECK (xxl_tw_code (msg) == 200 && strstr (xxl_tw_text (msg), "already accepted"));
     xxl_msg_destroy (&msg);
     //  LOG of the running run is answered
     uint64_t log_req = s_next_id++;
@@ -296,12 +151,12 @@ main (int argc, char *argv [])
     xxl_enc_kint (enc, "logId", 7001);
     xxl_enc_kint (enc, "logDateTime", zclock_time ());
     xxl_enc_kint (enc, "fromLineNum", 1);
-    s_send (enc);
+    xxl_tw_sched_send (s_sched, enc);
     xxl_enc_destroy (&enc);
-    msg = s_wait ("REPLY", log_req, 5000);
-    const msgpack_object *content = msg? xxl_msg_get (xxl_msg_root (msg), "content"): NULL;
+    msg = xxl_tw_sched_wait (s_sched, "REPLY", log_req, 5000);
+    const msgpack_object *content = xxl_tw_content (msg);
     const char *lines = content? xxl_msg_str (msg, content, "logContent", 0, 1 << 20, ""): NULL;
-    XXL_CHECK (s_code (msg) == 200 && lines && strstr (lines, "execute start"));
+    XXL_CHECK (xxl_tw_code (msg) == 200 && lines && strstr (lines, "execute start"));
     xxl_msg_destroy (&msg);
     int64_t gone = 0;
     XXL_CHECK (s_exited (agent, 1000, &gone) == -1);    //  still draining
@@ -312,21 +167,21 @@ main (int argc, char *argv [])
     XXL_CHECK (status == 0);
     printf ("a: the agent exited %" PRId64 " ms after SIGTERM (the run: 3 s)\n", gone - term);
     XXL_CHECK (gone - term >= 2500 && gone - term < 8000);
-    XXL_CHECK (s_callback (7002) == NULL);
+    XXL_CHECK (xxl_tw_sched_callback (s_sched, 7002) == NULL);
     int ran = 0;
     s_file_has (argv [3], "agent-a1.log", "must-not-run", &ran);
     XXL_CHECK (!ran);
 
     //  (b) the deprecated stop_wait (ms): a 30 s run killed after ~1 s
     agent = s_start_agent (argv, endpoint, "b1", "stop_wait = 1000");
-    msg = s_wait ("REGISTER", 0, 15000);
+    msg = xxl_tw_sched_wait (s_sched, "REGISTER", 0, 15000);
     XXL_CHECK (msg != NULL);
     xxl_msg_destroy (&msg);
     msg = s_run (3, 7101, "sleep 30.0711");
-    XXL_CHECK (s_code (msg) == 200);
+    XXL_CHECK (xxl_tw_code (msg) == 200);
     xxl_msg_destroy (&msg);
     zclock_sleep (300);
-    XXL_CHECK (s_marked (7101) > 0);
+    XXL_CHECK (xxl_tw_marked (7101) > 0);
     term = zclock_mono ();
     kill (agent, SIGTERM);
     result = s_await_callback (7101, 10000);
@@ -337,22 +192,22 @@ main (int argc, char *argv [])
     XXL_CHECK (called >= 900 && called < 4000);
     status = s_exited (agent, 10000, &gone);
     XXL_CHECK (status == 0);
-    XXL_CHECK (s_marked (7101) == 0);
+    XXL_CHECK (xxl_tw_marked (7101) == 0);
     int deprecated = 0;
     s_file_has (argv [3], "agent-b1.log", "agent/stop_wait is deprecated", &deprecated);
     XXL_CHECK (deprecated);
 
     //  (c) a second SIGTERM during the drain stops at once
     agent = s_start_agent (argv, endpoint, "c1", "drain_s = 30");
-    msg = s_wait ("REGISTER", 0, 15000);
+    msg = xxl_tw_sched_wait (s_sched, "REGISTER", 0, 15000);
     XXL_CHECK (msg != NULL);
     xxl_msg_destroy (&msg);
     msg = s_run (4, 7201, "sleep 30.0721");
-    XXL_CHECK (s_code (msg) == 200);
+    XXL_CHECK (xxl_tw_code (msg) == 200);
     xxl_msg_destroy (&msg);
     zclock_sleep (300);
     kill (agent, SIGTERM);
-    msg = s_wait ("UNREGISTER", 0, 5000);
+    msg = xxl_tw_sched_wait (s_sched, "UNREGISTER", 0, 5000);
     XXL_CHECK (msg != NULL);
     xxl_msg_destroy (&msg);
     XXL_CHECK (s_exited (agent, 500, &gone) == -1);     //  draining
@@ -361,14 +216,11 @@ main (int argc, char *argv [])
     status = s_exited (agent, 5000, &gone);
     printf ("c: exited %" PRId64 " ms after the second SIGTERM\n", gone - term);
     XXL_CHECK (status == 0 && gone - term < 2000);
-    XXL_CHECK (s_marked (7201) == 0);
+    XXL_CHECK (xxl_tw_marked (7201) == 0);
     result = s_await_callback (7201, 1000);
     printf ("c: callback: %s\n", result? result: "(none: in the spool)");
     XXL_CHECK (!result || (strncmp (result, "500:", 4) == 0 && strstr (result, "second stop signal")));
 
-    zstr_free (&endpoint);
-    zframe_destroy (&s_agent_rid);
-    zlistx_destroy (&s_called);
-    zsock_destroy (&s_router);
+    xxl_tw_sched_destroy (&s_sched);
     return xxl_test_done ();
 }

@@ -7,45 +7,14 @@
 
 #include "xxl/msg.h"
 #include "xxl_test.h"
+#include "xxl_testwire.h"
 
 #include <czmq.h>
 
 static zsock_t *
 s_connect (const char *endpoint)
 {
-    zsock_t *sock = zsock_new (ZMQ_DEALER);
-    zsock_set_linger (sock, 0);
-    zsock_set_rcvtimeo (sock, 3000);
-    zsock_connect (sock, "%s", endpoint);
-    return sock;
-}
-
-//  Sends raw bytes; returns the reply (or NULL on timeout)
-static xxl_msg_t *
-s_exchange (zsock_t *sock, const void *data, size_t size)
-{
-    zmq_send (zsock_resolve (sock), data, size, 0);
-    zframe_t *frame = zframe_recv (sock);
-    if (!frame)
-        return NULL;
-    char err [256];
-    xxl_msg_t *reply = xxl_msg_decode (zframe_data (frame), zframe_size (frame), NULL,
-                                       err, sizeof err);
-    zframe_destroy (&frame);
-    return reply;
-}
-
-static int
-s_code (xxl_msg_t *reply)
-{
-    const msgpack_object *code = reply? xxl_msg_get (xxl_msg_root (reply), "code"): NULL;
-    return code && code->type == MSGPACK_OBJECT_POSITIVE_INTEGER? (int) code->via.u64: -1;
-}
-
-static const char *
-s_text (xxl_msg_t *reply)
-{
-    return reply? xxl_msg_str (reply, NULL, "msg", 0, 4096, ""): "";
+    return xxl_tw_connect (ZMQ_DEALER, endpoint, 3000, -1);
 }
 
 static void
@@ -53,9 +22,7 @@ s_ping_ok (zsock_t *sock, const char *type)
 {
     xxl_enc_t *enc = xxl_enc_new ();
     xxl_enc_request (enc, type, 4242);
-    size_t size;
-    const void *data = xxl_enc_finish (enc, &size);
-    xxl_msg_t *reply = s_exchange (sock, data, size);
+    xxl_msg_t *reply = xxl_tw_call (sock, enc);
     XXL_CHECK (reply != NULL);
     XXL_CHECK (xxl_msg_id (reply) == 4242);
     xxl_msg_destroy (&reply);
@@ -72,8 +39,6 @@ main (int argc, char *argv [])
     zsys_init ();
     zsock_t *api = s_connect (argv [1]);
     xxl_enc_t *enc = xxl_enc_new ();
-    size_t size;
-    const void *data;
     xxl_msg_t *reply;
 
     //  Garbage with no readable id: dropped (no reply possible), logged
@@ -85,45 +50,40 @@ main (int argc, char *argv [])
     xxl_enc_kint (enc, "v", 9);
     xxl_enc_kstr (enc, "t", "PING");
     xxl_enc_kint (enc, "id", 11);
-    data = xxl_enc_finish (enc, &size);
-    reply = s_exchange (api, data, size);
-    XXL_CHECK (s_code (reply) == XXL_BAD_REQUEST);
+    reply = xxl_tw_call (api, enc);
+    XXL_CHECK (xxl_tw_code (reply) == XXL_BAD_REQUEST);
     XXL_CHECK (reply && xxl_msg_id (reply) == 11);
-    XXL_CHECK (strstr (s_text (reply), "protocol version"));
+    XXL_CHECK (strstr (xxl_tw_text (reply), "protocol version"));
     xxl_msg_destroy (&reply);
 
     //  Unknown type
     xxl_enc_request (enc, "FROBNICATE", 12);
-    data = xxl_enc_finish (enc, &size);
-    reply = s_exchange (api, data, size);
-    XXL_CHECK (s_code (reply) == XXL_BAD_REQUEST);
-    XXL_CHECK (strstr (s_text (reply), "unknown message type 'FROBNICATE'"));
+    reply = xxl_tw_call (api, enc);
+    XXL_CHECK (xxl_tw_code (reply) == XXL_BAD_REQUEST);
+    XXL_CHECK (strstr (xxl_tw_text (reply), "unknown message type 'FROBNICATE'"));
     xxl_msg_destroy (&reply);
 
     //  Ill-typed field
     xxl_enc_request (enc, "JOB_SHOW", 13);
     xxl_enc_kstr (enc, "jobId", "seven");
-    data = xxl_enc_finish (enc, &size);
-    reply = s_exchange (api, data, size);
-    XXL_CHECK (s_code (reply) == XXL_BAD_REQUEST);
-    XXL_CHECK (strstr (s_text (reply), "'jobId' must be an integer"));
+    reply = xxl_tw_call (api, enc);
+    XXL_CHECK (xxl_tw_code (reply) == XXL_BAD_REQUEST);
+    XXL_CHECK (strstr (xxl_tw_text (reply), "'jobId' must be an integer"));
     xxl_msg_destroy (&reply);
 
     //  Missing field
     xxl_enc_request (enc, "JOB_TRIGGER", 14);
-    data = xxl_enc_finish (enc, &size);
-    reply = s_exchange (api, data, size);
-    XXL_CHECK (s_code (reply) == XXL_BAD_REQUEST);
-    XXL_CHECK (strstr (s_text (reply), "'jobId' is required"));
+    reply = xxl_tw_call (api, enc);
+    XXL_CHECK (xxl_tw_code (reply) == XXL_BAD_REQUEST);
+    XXL_CHECK (strstr (xxl_tw_text (reply), "'jobId' is required"));
     xxl_msg_destroy (&reply);
 
     //  A job that does not exist
     xxl_enc_request (enc, "JOB_TRIGGER", 15);
     xxl_enc_kint (enc, "jobId", 987654);
-    data = xxl_enc_finish (enc, &size);
-    reply = s_exchange (api, data, size);
-    XXL_CHECK (s_code (reply) == XXL_NOT_FOUND);
-    XXL_CHECK (strstr (s_text (reply), "job 987654 not found"));
+    reply = xxl_tw_call (api, enc);
+    XXL_CHECK (xxl_tw_code (reply) == XXL_NOT_FOUND);
+    XXL_CHECK (strstr (xxl_tw_text (reply), "job 987654 not found"));
     xxl_msg_destroy (&reply);
 
     //  Oversized string field (2 MiB handler name): refused by the codec
@@ -132,9 +92,8 @@ main (int argc, char *argv [])
     big [2 * 1024 * 1024] = 0;
     xxl_enc_request (enc, "JOB_ADD", 16);
     xxl_enc_kstr (enc, "executorHandler", big);
-    data = xxl_enc_finish (enc, &size);
-    reply = s_exchange (api, data, size);
-    XXL_CHECK (s_code (reply) == XXL_BAD_REQUEST);
+    reply = xxl_tw_call (api, enc);
+    XXL_CHECK (xxl_tw_code (reply) == XXL_BAD_REQUEST);
     xxl_msg_destroy (&reply);
     free (big);
 
@@ -157,33 +116,19 @@ main (int argc, char *argv [])
     zsock_t *agent = s_connect (argv [2]);
     xxl_enc_request (enc, "REGISTER", 21);
     xxl_enc_kstr (enc, "registryGroup", "EXECUTOR");
-    data = xxl_enc_finish (enc, &size);
-    reply = s_exchange (agent, data, size);
-    XXL_CHECK (s_code (reply) == XXL_BAD_REQUEST);
-    XXL_CHECK (strstr (s_text (reply), "registryKey"));
+    reply = xxl_tw_call (agent, enc);
+    XXL_CHECK (xxl_tw_code (reply) == XXL_BAD_REQUEST);
+    XXL_CHECK (strstr (xxl_tw_text (reply), "registryKey"));
     xxl_msg_destroy (&reply);
     //  A callback for a log that does not exist: acknowledged, a no-op
     //  (from a connection that registered: others get 401)
-    xxl_enc_request (enc, "REGISTER", 25);
-    xxl_enc_kstr (enc, "registryGroup", "EXECUTOR");
-    xxl_enc_kstr (enc, "registryKey", "bad-app");
-    xxl_enc_kstr (enc, "registryValue", "bad-1");
-    data = xxl_enc_finish (enc, &size);
-    reply = s_exchange (agent, data, size);
-    XXL_CHECK (s_code (reply) == XXL_OK);
+    xxl_tw_enc_register (enc, "REGISTER", 25, "bad-app", "bad-1");
+    reply = xxl_tw_call (agent, enc);
+    XXL_CHECK (xxl_tw_code (reply) == XXL_OK);
     xxl_msg_destroy (&reply);
-    xxl_enc_request (enc, "CALLBACK", 22);
-    xxl_enc_key (enc, "items");
-    xxl_enc_array_begin (enc);
-    xxl_enc_map_begin (enc);
-    xxl_enc_kint (enc, "logId", 99999999);
-    xxl_enc_kint (enc, "logDateTime", 1);
-    xxl_enc_kint (enc, "handleCode", 200);
-    xxl_enc_map_end (enc);
-    xxl_enc_array_end (enc);
-    data = xxl_enc_finish (enc, &size);
-    reply = s_exchange (agent, data, size);
-    XXL_CHECK (s_code (reply) == XXL_OK);
+    xxl_tw_enc_callback (enc, 22, 99999999, 200, NULL);
+    reply = xxl_tw_call (agent, enc);
+    XXL_CHECK (xxl_tw_code (reply) == XXL_OK);
     xxl_msg_destroy (&reply);
     //  A callback with an ill-typed item
     xxl_enc_request (enc, "CALLBACK", 23);
@@ -191,15 +136,13 @@ main (int argc, char *argv [])
     xxl_enc_array_begin (enc);
     xxl_enc_str (enc, "not a map");
     xxl_enc_array_end (enc);
-    data = xxl_enc_finish (enc, &size);
-    reply = s_exchange (agent, data, size);
-    XXL_CHECK (s_code (reply) == XXL_BAD_REQUEST);
+    reply = xxl_tw_call (agent, enc);
+    XXL_CHECK (xxl_tw_code (reply) == XXL_BAD_REQUEST);
     xxl_msg_destroy (&reply);
     //  Unknown type on the agents socket
     xxl_enc_request (enc, "PING", 24);
-    data = xxl_enc_finish (enc, &size);
-    reply = s_exchange (agent, data, size);
-    XXL_CHECK (s_code (reply) == XXL_BAD_REQUEST);
+    reply = xxl_tw_call (agent, enc);
+    XXL_CHECK (xxl_tw_code (reply) == XXL_BAD_REQUEST);
     xxl_msg_destroy (&reply);
 
     //  A reply counts only from the connection its request went to: an
@@ -208,43 +151,31 @@ main (int argc, char *argv [])
     //  while its own is taken
     xxl_enc_request (enc, "GROUP_ADD", 30);
     xxl_enc_kstr (enc, "appname", "bi-app");
-    data = xxl_enc_finish (enc, &size);
-    reply = s_exchange (api, data, size);
-    XXL_CHECK (s_code (reply) == XXL_OK);
+    reply = xxl_tw_call (api, enc);
+    XXL_CHECK (xxl_tw_code (reply) == XXL_OK);
     xxl_msg_destroy (&reply);
     xxl_enc_request (enc, "JOB_ADD", 31);
     xxl_enc_kstr (enc, "jobGroup", "bi-app");
     xxl_enc_kstr (enc, "executorHandler", "biJobHandler");
-    data = xxl_enc_finish (enc, &size);
-    reply = s_exchange (api, data, size);
-    XXL_CHECK (s_code (reply) == XXL_OK);
-    int64_t job_id = reply? xxl_msg_int (reply, xxl_msg_get (xxl_msg_root (reply), "content"),
-                                         "id", 1, 1, INT64_MAX, 0): 0;
+    reply = xxl_tw_call (api, enc);
+    XXL_CHECK (xxl_tw_code (reply) == XXL_OK);
+    int64_t job_id = xxl_tw_content_id (reply);
     xxl_msg_destroy (&reply);
     zsock_t *member = s_connect (argv [2]);
-    xxl_enc_request (enc, "REGISTER", 32);
-    xxl_enc_kstr (enc, "registryGroup", "EXECUTOR");
-    xxl_enc_kstr (enc, "registryKey", "bi-app");
-    xxl_enc_kstr (enc, "registryValue", "bi-1");
-    data = xxl_enc_finish (enc, &size);
-    reply = s_exchange (member, data, size);
-    XXL_CHECK (s_code (reply) == XXL_OK);
-    const msgpack_object *content = reply? xxl_msg_get (xxl_msg_root (reply), "content"): NULL;
+    xxl_tw_enc_register (enc, "REGISTER", 32, "bi-app", "bi-1");
+    reply = xxl_tw_call (member, enc);
+    XXL_CHECK (xxl_tw_code (reply) == XXL_OK);
+    const msgpack_object *content = xxl_tw_content (reply);
     int64_t now = content? xxl_msg_int (reply, content, "now", 1, 1, INT64_MAX, 0): 0;
     XXL_CHECK (now > 0 && llabs (now - (int64_t) zclock_time ()) < 60000);
     xxl_msg_destroy (&reply);
     xxl_enc_request (enc, "JOB_TRIGGER", 33);
     xxl_enc_kint (enc, "jobId", job_id);
-    data = xxl_enc_finish (enc, &size);
-    reply = s_exchange (api, data, size);
-    XXL_CHECK (s_code (reply) == XXL_OK);
+    reply = xxl_tw_call (api, enc);
+    XXL_CHECK (xxl_tw_code (reply) == XXL_OK);
     xxl_msg_destroy (&reply);
-    zframe_t *run_frame = zframe_recv (member);         //  the RUN
-    XXL_CHECK (run_frame != NULL);
-    char run_err [256];
-    xxl_msg_t *run = run_frame? xxl_msg_decode (zframe_data (run_frame), zframe_size (run_frame),
-                                                NULL, run_err, sizeof run_err): NULL;
-    zframe_destroy (&run_frame);
+    xxl_msg_t *run = xxl_tw_recv (member);              //  the RUN
+    XXL_CHECK (run != NULL);
     XXL_CHECK (run && streq (xxl_msg_type (run), "RUN"));
     int64_t log_id = run? xxl_msg_int (run, NULL, "logId", 1, 1, INT64_MAX, 0): 0;
     int64_t expire = run? xxl_msg_int (run, NULL, "expireTime", 1, 1, INT64_MAX, 0): 0;
@@ -253,35 +184,22 @@ main (int argc, char *argv [])
     xxl_msg_destroy (&run);
     zsock_t *forger = s_connect (argv [2]);
     xxl_enc_reply (enc, run_id, 500, "forged refusal");
-    data = xxl_enc_finish (enc, &size);
-    zmq_send (zsock_resolve (forger), data, size, 0);
+    xxl_tw_send (forger, enc);
     //  (an answer on the same connection after it: the forgery was read)
     xxl_enc_request (enc, "PING", 36);
-    data = xxl_enc_finish (enc, &size);
-    reply = s_exchange (forger, data, size);
-    XXL_CHECK (s_code (reply) == XXL_BAD_REQUEST);
+    reply = xxl_tw_call (forger, enc);
+    XXL_CHECK (xxl_tw_code (reply) == XXL_BAD_REQUEST);
     xxl_msg_destroy (&reply);
     xxl_enc_reply (enc, run_id, XXL_OK, NULL);
-    data = xxl_enc_finish (enc, &size);
-    zmq_send (zsock_resolve (member), data, size, 0);
-    xxl_enc_request (enc, "CALLBACK", 34);
-    xxl_enc_key (enc, "items");
-    xxl_enc_array_begin (enc);
-    xxl_enc_map_begin (enc);
-    xxl_enc_kint (enc, "logId", log_id);
-    xxl_enc_kint (enc, "logDateTime", 1);
-    xxl_enc_kint (enc, "handleCode", 200);
-    xxl_enc_map_end (enc);
-    xxl_enc_array_end (enc);
-    data = xxl_enc_finish (enc, &size);
-    reply = s_exchange (member, data, size);
-    XXL_CHECK (s_code (reply) == XXL_OK);
+    xxl_tw_send (member, enc);
+    xxl_tw_enc_callback (enc, 34, log_id, 200, NULL);
+    reply = xxl_tw_call (member, enc);
+    XXL_CHECK (xxl_tw_code (reply) == XXL_OK);
     xxl_msg_destroy (&reply);
     xxl_enc_request (enc, "LOG_SHOW", 35);
     xxl_enc_kint (enc, "logId", log_id);
-    data = xxl_enc_finish (enc, &size);
-    reply = s_exchange (api, data, size);
-    content = reply? xxl_msg_get (xxl_msg_root (reply), "content"): NULL;
+    reply = xxl_tw_call (api, enc);
+    content = xxl_tw_content (reply);
     XXL_CHECK (content && xxl_msg_int (reply, content, "triggerCode", 1, 0, 999, 0) == XXL_OK);
     XXL_CHECK (content && xxl_msg_int (reply, content, "handleCode", 1, 0, 999, 0) == XXL_OK);
     const char *trigger_msg = content? xxl_msg_str (reply, content, "triggerMsg", 0, 1 << 20, "")

@@ -16,74 +16,26 @@
 
 #include "xxl/msg.h"
 #include "xxl_test.h"
+#include "xxl_testwire.h"
 
 #include <czmq.h>
 
 static zsock_t *
 s_connect (int type, const char *endpoint)
 {
-    zsock_t *sock = zsock_new (type);
-    zsock_set_linger (sock, 0);
-    zsock_set_rcvtimeo (sock, 5000);
-    zsock_set_sndtimeo (sock, 5000);
-    zsock_connect (sock, "%s", endpoint);
-    return sock;
-}
-
-//  Sends raw bytes as one message; returns the decoded reply or NULL
-static xxl_msg_t *
-s_raw (zsock_t *sock, const void *data, size_t size)
-{
-    if (zmq_send (zsock_resolve (sock), data, size, 0) < 0)
-        return NULL;
-    zframe_t *frame = zframe_recv (sock);
-    if (!frame)
-        return NULL;
-    char err [256];
-    xxl_msg_t *reply = xxl_msg_decode (zframe_data (frame), zframe_size (frame), NULL,
-                                       err, sizeof err);
-    zframe_destroy (&frame);
-    return reply;
-}
-
-//  Sends the encoder's message
-static xxl_msg_t *
-s_call (zsock_t *sock, xxl_enc_t *enc)
-{
-    size_t size;
-    const void *data = xxl_enc_finish (enc, &size);
-    return s_raw (sock, data, size);
-}
-
-static int
-s_code (xxl_msg_t *reply)
-{
-    const msgpack_object *code = reply? xxl_msg_get (xxl_msg_root (reply), "code"): NULL;
-    return code && code->type == MSGPACK_OBJECT_POSITIVE_INTEGER? (int) code->via.u64: -1;
-}
-
-static const char *
-s_text (xxl_msg_t *reply)
-{
-    return reply? xxl_msg_str (reply, NULL, "msg", 0, 4096, ""): "";
-}
-
-static const msgpack_object *
-s_content (xxl_msg_t *reply)
-{
-    return reply? xxl_msg_get (xxl_msg_root (reply), "content"): NULL;
+    return xxl_tw_connect (type, endpoint, 5000, 5000);
 }
 
 //  One request whose reply must have this code (and id); returns it
 static xxl_msg_t *
 s_expect (zsock_t *sock, xxl_enc_t *enc, uint64_t id, int code, const char *what)
 {
-    xxl_msg_t *reply = s_call (sock, enc);
-    if (s_code (reply) != code || !reply || xxl_msg_id (reply) != id)
+    xxl_msg_t *reply = xxl_tw_call (sock, enc);
+    if (xxl_tw_code (reply) != code || !reply || xxl_msg_id (reply) != id)
         fprintf (stderr, "  %s: got code %d id %llu msg '%s', wanted %d\n", what,
-                 s_code (reply), reply? (unsigned long long) xxl_msg_id (reply): 0ULL,
-                 s_text (reply), code);
-    XXL_CHECK (s_code (reply) == code);
+                 xxl_tw_code (reply), reply? (unsigned long long) xxl_msg_id (reply): 0ULL,
+                 xxl_tw_text (reply), code);
+    XXL_CHECK (xxl_tw_code (reply) == code);
     XXL_CHECK (reply && xxl_msg_id (reply) == id);
     return reply;
 }
@@ -93,13 +45,6 @@ s_expect_free (zsock_t *sock, xxl_enc_t *enc, uint64_t id, int code, const char 
 {
     xxl_msg_t *reply = s_expect (sock, enc, id, code, what);
     xxl_msg_destroy (&reply);
-}
-
-static int64_t
-s_content_id (xxl_msg_t *reply)
-{
-    const msgpack_object *content = s_content (reply);
-    return content? xxl_msg_int (reply, content, "id", 1, 1, INT64_MAX, 0): 0;
 }
 
 //  A PING map of `pairs` pairs: v, t, id (uint16), then `tail` (the rest
@@ -120,12 +65,13 @@ s_malformed (zsock_t *api, uint16_t id, uint8_t pairs, const void *tail, size_t 
     assert (at + tail_size <= sizeof frame);
     memcpy (frame + at, tail, tail_size);
     at += tail_size;
-    xxl_msg_t *reply = s_raw (api, frame, at);
-    if (s_code (reply) != XXL_BAD_REQUEST || !strstr (s_text (reply), "malformed"))
-        fprintf (stderr, "  %s: got code %d msg '%s'\n", what, s_code (reply), s_text (reply));
-    XXL_CHECK (s_code (reply) == XXL_BAD_REQUEST);
+    xxl_msg_t *reply = xxl_tw_exchange (api, frame, at);
+    if (xxl_tw_code (reply) != XXL_BAD_REQUEST || !strstr (xxl_tw_text (reply), "malformed"))
+        fprintf (stderr, "  %s: got code %d msg '%s'\n", what, xxl_tw_code (reply),
+                 xxl_tw_text (reply));
+    XXL_CHECK (xxl_tw_code (reply) == XXL_BAD_REQUEST);
     XXL_CHECK (reply && xxl_msg_id (reply) == id);
-    XXL_CHECK (strstr (s_text (reply), "malformed message"));
+    XXL_CHECK (strstr (xxl_tw_text (reply), "malformed message"));
     xxl_msg_destroy (&reply);
 }
 
@@ -140,16 +86,16 @@ s_wire (const char *api_ep, const char *agents_ep)
     zsock_t *req = s_connect (ZMQ_REQ, api_ep);
     for (uint64_t id = 101; id <= 103; id++) {
         xxl_enc_request (enc, "PING", id);
-        reply = s_call (req, enc);
-        XXL_CHECK (s_code (reply) == XXL_OK);
+        reply = xxl_tw_call (req, enc);
+        XXL_CHECK (xxl_tw_code (reply) == XXL_OK);
         XXL_CHECK (reply && xxl_msg_id (reply) == id);
         xxl_msg_destroy (&reply);
     }
     //  …also for a reply the store's commit decides (a write)
     xxl_enc_request (enc, "GROUP_ADD", 104);
     xxl_enc_kstr (enc, "appname", "req-app");
-    reply = s_call (req, enc);
-    XXL_CHECK (s_code (reply) == XXL_OK);
+    reply = xxl_tw_call (req, enc);
+    XXL_CHECK (xxl_tw_code (reply) == XXL_OK);
     xxl_msg_destroy (&reply);
     zsock_destroy (&req);
 
@@ -162,7 +108,7 @@ s_wire (const char *api_ep, const char *agents_ep)
     xxl_enc_key (enc, "retryBackoff");
     xxl_enc_double (enc, 2.5);
     reply = s_expect (api, enc, 110, XXL_OK, "JOB_ADD");
-    int64_t job = s_content_id (reply);
+    int64_t job = xxl_tw_content_id (reply);
     xxl_msg_destroy (&reply);
     XXL_CHECK (job > 0);
 
@@ -170,7 +116,7 @@ s_wire (const char *api_ep, const char *agents_ep)
     xxl_enc_request (enc, "JOB_SHOW", 111);
     xxl_enc_kint (enc, "jobId", job);
     reply = s_expect (api, enc, 111, XXL_OK, "JOB_SHOW");
-    const msgpack_object *backoff = xxl_msg_get (s_content (reply), "retryBackoff");
+    const msgpack_object *backoff = xxl_msg_get (xxl_tw_content (reply), "retryBackoff");
     XXL_CHECK (backoff && backoff->type == MSGPACK_OBJECT_FLOAT64
                && backoff->via.f64 == 2.5);
     xxl_msg_destroy (&reply);
@@ -182,7 +128,7 @@ s_wire (const char *api_ep, const char *agents_ep)
         xxl_enc_kint (enc, "jobId", job);
         xxl_enc_kint (enc, "count", counts [i]);
         reply = s_expect (api, enc, 120 + i, XXL_BAD_REQUEST, "JOB_NEXT count out of range");
-        XXL_CHECK (strstr (s_text (reply), "count"));
+        XXL_CHECK (strstr (xxl_tw_text (reply), "count"));
         xxl_msg_destroy (&reply);
     }
     xxl_enc_request (enc, "JOB_NEXT", 123);
@@ -201,7 +147,7 @@ s_wire (const char *api_ep, const char *agents_ep)
         xxl_enc_kint (enc, "count", allowed [i]);
         reply = s_expect (api, enc, 125 + i, XXL_OK, "JOB_NEXT count in range");
         size_t count = 0;
-        const msgpack_object *content = s_content (reply);
+        const msgpack_object *content = xxl_tw_content (reply);
         xxl_msg_array (reply, content, "next", 1, 1000, &count);
         XXL_CHECK (count == (size_t) allowed [i]);
         xxl_msg_destroy (&reply);
@@ -212,7 +158,7 @@ s_wire (const char *api_ep, const char *agents_ep)
     xxl_enc_kint (enc, "jobId", job);
     xxl_enc_kstr (enc, "jobGroup", "no-such-app");
     reply = s_expect (api, enc, 130, XXL_NOT_FOUND, "JOB_UPDATE unknown group");
-    XXL_CHECK (strstr (s_text (reply), "group 'no-such-app' not found"));
+    XXL_CHECK (strstr (xxl_tw_text (reply), "group 'no-such-app' not found"));
     xxl_msg_destroy (&reply);
     xxl_enc_request (enc, "JOB_ADD", 131);
     xxl_enc_kstr (enc, "jobGroup", "no-such-app");
@@ -229,7 +175,7 @@ s_wire (const char *api_ep, const char *agents_ep)
     xxl_enc_kint (enc, "jobId", job);
     reply = s_expect (api, enc, 140, XXL_OK, "JOB_TRIGGER");
     size_t ids = 0;
-    const msgpack_object *log_ids = xxl_msg_array (reply, s_content (reply), "logIds", 1, 10,
+    const msgpack_object *log_ids = xxl_msg_array (reply, xxl_tw_content (reply), "logIds", 1, 10,
                                                    &ids);
     int64_t log = ids == 1 && log_ids [0].type == MSGPACK_OBJECT_POSITIVE_INTEGER
                 ? (int64_t) log_ids [0].via.u64: 0;
@@ -240,8 +186,8 @@ s_wire (const char *api_ep, const char *agents_ep)
         xxl_enc_request (enc, "LOG_SHOW", 141);
         xxl_enc_kint (enc, "logId", log);
         reply = s_expect (api, enc, 141, XXL_OK, "LOG_SHOW");
-        trigger_code = s_content (reply)
-                     ? xxl_msg_int (reply, s_content (reply), "triggerCode", 1, 0, 999, 0): 0;
+        trigger_code = xxl_tw_content (reply)
+                     ? xxl_msg_int (reply, xxl_tw_content (reply), "triggerCode", 1, 0, 999, 0): 0;
         xxl_msg_destroy (&reply);
         if (trigger_code == 0)
             zclock_sleep (50);
@@ -250,7 +196,7 @@ s_wire (const char *api_ep, const char *agents_ep)
     xxl_enc_request (enc, "LOG_KILL", 142);
     xxl_enc_kint (enc, "logId", log);
     reply = s_expect (api, enc, 142, XXL_CONFLICT, "LOG_KILL of a failed trigger");
-    XXL_CHECK (strstr (s_text (reply), "not running"));
+    XXL_CHECK (strstr (xxl_tw_text (reply), "not running"));
     xxl_msg_destroy (&reply);
     xxl_enc_request (enc, "LOG_KILL", 143);
     xxl_enc_kint (enc, "logId", 987654321);
@@ -260,17 +206,11 @@ s_wire (const char *api_ep, const char *agents_ep)
     //  nothing of it reaches the log as a line of its own (the shell test
     //  reads the log); the same REGISTER with a plain address is taken
     zsock_t *agent = s_connect (ZMQ_DEALER, agents_ep);
-    xxl_enc_request (enc, "REGISTER", 150);
-    xxl_enc_kstr (enc, "registryGroup", "EXECUTOR");
-    xxl_enc_kstr (enc, "registryKey", "req-app");
-    xxl_enc_kstr (enc, "registryValue", "evil\r\nFORGED LOG LINE");
+    xxl_tw_enc_register (enc, "REGISTER", 150, "req-app", "evil\r\nFORGED LOG LINE");
     reply = s_expect (agent, enc, 150, XXL_BAD_REQUEST, "REGISTER with CR LF");
-    XXL_CHECK (strstr (s_text (reply), "control characters"));
+    XXL_CHECK (strstr (xxl_tw_text (reply), "control characters"));
     xxl_msg_destroy (&reply);
-    xxl_enc_request (enc, "REGISTER", 151);
-    xxl_enc_kstr (enc, "registryGroup", "EXECUTOR");
-    xxl_enc_kstr (enc, "registryKey", "req-app");
-    xxl_enc_kstr (enc, "registryValue", "plain-1");
+    xxl_tw_enc_register (enc, "REGISTER", 151, "req-app", "plain-1");
     s_expect_free (agent, enc, 151, XXL_OK, "REGISTER plain");
     zsock_destroy (&agent);
 
@@ -300,9 +240,9 @@ s_wire (const char *api_ep, const char *agents_ep)
     xxl_msg_t *good = NULL;
     {
         static const char frame [] = "\x84\xa1v\x01\xa1t\xa4PING\xa2id\xcd\x00\xd1\xa1x\x01";
-        good = s_raw (api, frame, sizeof frame - 1);
+        good = xxl_tw_exchange (api, frame, sizeof frame - 1);
     }
-    XXL_CHECK (s_code (good) == XXL_OK && good && xxl_msg_id (good) == 209);
+    XXL_CHECK (xxl_tw_code (good) == XXL_OK && good && xxl_msg_id (good) == 209);
     xxl_msg_destroy (&good);
 
     //  UTF-8: an invalid title is refused; an invalid app name is refused
@@ -313,14 +253,14 @@ s_wire (const char *api_ep, const char *agents_ep)
     xxl_enc_key (enc, "title");
     xxl_enc_raw (enc, "\xaa" "bad \xff\xfe titl", 11, 0);
     reply = s_expect (api, enc, 210, XXL_BAD_REQUEST, "GROUP_ADD with a bad title");
-    XXL_CHECK (strstr (s_text (reply), "'title' is not valid UTF-8"));
+    XXL_CHECK (strstr (xxl_tw_text (reply), "'title' is not valid UTF-8"));
     xxl_msg_destroy (&reply);
     xxl_enc_request (enc, "GROUP_SHOW", 211);
     xxl_enc_key (enc, "group");
     xxl_enc_raw (enc, "\xa5" "bad\xc3(", 6, 0);
     reply = s_expect (api, enc, 211, XXL_BAD_REQUEST, "GROUP_SHOW of a bad name");
-    XXL_CHECK (strstr (s_text (reply), "not valid UTF-8"));
-    XXL_CHECK (!strstr (s_text (reply), "\xc3("));
+    XXL_CHECK (strstr (xxl_tw_text (reply), "not valid UTF-8"));
+    XXL_CHECK (!strstr (xxl_tw_text (reply), "\xc3("));
     xxl_msg_destroy (&reply);
     xxl_enc_request (enc, "GROUP_ADD", 212);
     xxl_enc_kstr (enc, "appname", "utf-app");
@@ -333,21 +273,15 @@ s_wire (const char *api_ep, const char *agents_ep)
     zsock_set_sndhwm (eager, 0);
     for (uint64_t id = 1; id <= 5000; id++) {
         xxl_enc_request (enc, "PING", 100000 + id);
-        size_t size;
-        const void *data = xxl_enc_finish (enc, &size);
-        zmq_send (zsock_resolve (eager), data, size, 0);
+        xxl_tw_send (eager, enc);
     }
     uint64_t in_order = 0;
     for (uint64_t id = 1; id <= 5000; id++) {
-        zframe_t *frame = zframe_recv (eager);
-        if (!frame)
+        xxl_msg_t *pong = xxl_tw_recv (eager);
+        if (!pong)
             break;
-        char err [256];
-        xxl_msg_t *pong = xxl_msg_decode (zframe_data (frame), zframe_size (frame), NULL,
-                                          err, sizeof err);
-        in_order += pong && xxl_msg_id (pong) == 100000 + id && s_code (pong) == XXL_OK;
+        in_order += xxl_msg_id (pong) == 100000 + id && xxl_tw_code (pong) == XXL_OK;
         xxl_msg_destroy (&pong);
-        zframe_destroy (&frame);
     }
     XXL_CHECK (in_order == 5000);
     zsock_destroy (&eager);
@@ -358,31 +292,12 @@ s_wire (const char *api_ep, const char *agents_ep)
     xxl_enc_destroy (&enc);
 }
 
-//  A RUN that reaches sock within the timeout, or NULL
-static xxl_msg_t *
-s_run_at (zsock_t *sock, int timeout_ms)
-{
-    zsock_set_rcvtimeo (sock, timeout_ms);
-    zframe_t *frame = zframe_recv (sock);
-    zsock_set_rcvtimeo (sock, 5000);
-    if (!frame)
-        return NULL;
-    char err [256];
-    xxl_msg_t *msg = xxl_msg_decode (zframe_data (frame), zframe_size (frame), NULL,
-                                     err, sizeof err);
-    zframe_destroy (&frame);
-    return msg;
-}
-
 static zsock_t *
 s_agent (const char *agents_ep, xxl_enc_t *enc, const char *app, const char *address,
          uint64_t id)
 {
     zsock_t *agent = s_connect (ZMQ_DEALER, agents_ep);
-    xxl_enc_request (enc, "REGISTER", id);
-    xxl_enc_kstr (enc, "registryGroup", "EXECUTOR");
-    xxl_enc_kstr (enc, "registryKey", app);
-    xxl_enc_kstr (enc, "registryValue", address);
+    xxl_tw_enc_register (enc, "REGISTER", id, app, address);
     s_expect_free (agent, enc, id, XXL_OK, "REGISTER");
     return agent;
 }
@@ -398,10 +313,8 @@ s_wire2 (const char *api_ep, const char *agents_ep)
 
     //  id 0 is no id: no reply; the same PING with id 1 is answered
     xxl_enc_request (enc, "PING", 0);
-    size_t size;
-    const void *data = xxl_enc_finish (enc, &size);
     zsock_set_rcvtimeo (api, 1000);
-    reply = s_raw (api, data, size);
+    reply = xxl_tw_call (api, enc);
     XXL_CHECK (reply == NULL);
     xxl_msg_destroy (&reply);
     zsock_set_rcvtimeo (api, 5000);
@@ -412,7 +325,7 @@ s_wire2 (const char *api_ep, const char *agents_ep)
     xxl_enc_request (enc, "GROUP_ADD", 300);
     xxl_enc_kstr (enc, "appname", "99999");
     reply = s_expect (api, enc, 300, XXL_BAD_REQUEST, "GROUP_ADD all digits");
-    XXL_CHECK (strstr (s_text (reply), "all digits"));
+    XXL_CHECK (strstr (xxl_tw_text (reply), "all digits"));
     xxl_msg_destroy (&reply);
     xxl_enc_request (enc, "GROUP_ADD", 301);
     xxl_enc_kstr (enc, "appname", "order-app");
@@ -425,13 +338,13 @@ s_wire2 (const char *api_ep, const char *agents_ep)
     xxl_enc_kstr (enc, "jobGroup", "order-app");
     xxl_enc_kstr (enc, "executorHandler", "h");
     reply = s_expect (api, enc, 304, XXL_OK, "JOB_ADD FIRST");
-    int64_t job = s_content_id (reply);
+    int64_t job = xxl_tw_content_id (reply);
     xxl_msg_destroy (&reply);
     xxl_enc_request (enc, "JOB_TRIGGER", 305);
     xxl_enc_kint (enc, "jobId", job);
     xxl_enc_kstr (enc, "address", "s2, s1");
     s_expect_free (api, enc, 305, XXL_OK, "JOB_TRIGGER address s2,s1");
-    xxl_msg_t *run = s_run_at (s2, 5000);
+    xxl_msg_t *run = xxl_tw_recv_within (s2, 5000);
     XXL_CHECK (run && streq (xxl_msg_type (run), "RUN"));
     xxl_msg_destroy (&run);
     //  …a manual group's list too, as given (trimmed, each once)
@@ -443,8 +356,8 @@ s_wire2 (const char *api_ep, const char *agents_ep)
     xxl_enc_request (enc, "GROUP_SHOW", 307);
     xxl_enc_kstr (enc, "group", "manual-app");
     reply = s_expect (api, enc, 307, XXL_OK, "GROUP_SHOW manual");
-    const char *list = s_content (reply)
-                     ? xxl_msg_str (reply, s_content (reply), "addressList", 0, 4096, ""): "";
+    const char *list = xxl_tw_content (reply)
+                     ? xxl_msg_str (reply, xxl_tw_content (reply), "addressList", 0, 4096, ""): "";
     XXL_CHECK (streq (list, "b:1,a:1,c:1"));
     xxl_msg_destroy (&reply);
 
@@ -477,17 +390,14 @@ s_wire2 (const char *api_ep, const char *agents_ep)
     xxl_enc_kstr (enc, "shard", "1/3");
     xxl_enc_kstr (enc, "address", "s1");
     s_expect_free (api, enc, 325, XXL_OK, "JOB_TRIGGER shard 1/3");
-    run = s_run_at (s1, 5000);
+    run = xxl_tw_recv_within (s1, 5000);
     XXL_CHECK (run && xxl_msg_int (run, NULL, "broadcastIndex", 1, 0, 100, -1) == 1);
     int64_t log = run? xxl_msg_int (run, NULL, "logId", 1, 1, INT64_MAX, 0): 0;
     xxl_msg_destroy (&run);
 
     //  runBatch below 1: the single form, not a refusal
     zsock_t *s3 = s_connect (ZMQ_DEALER, agents_ep);
-    xxl_enc_request (enc, "REGISTER", 330);
-    xxl_enc_kstr (enc, "registryGroup", "EXECUTOR");
-    xxl_enc_kstr (enc, "registryKey", "order-app");
-    xxl_enc_kstr (enc, "registryValue", "s3");
+    xxl_tw_enc_register (enc, "REGISTER", 330, "order-app", "s3");
     xxl_enc_kint (enc, "runBatch", -3);
     s_expect_free (s3, enc, 330, XXL_OK, "REGISTER runBatch -3");
 
@@ -495,40 +405,22 @@ s_wire2 (const char *api_ep, const char *agents_ep)
     //  stored; the registered agent's own is taken, its long handleMsg cut
     //  between characters
     zsock_t *anon = s_connect (ZMQ_DEALER, agents_ep);
-    xxl_enc_request (enc, "CALLBACK", 340);
-    xxl_enc_key (enc, "items");
-    xxl_enc_array_begin (enc);
-    xxl_enc_map_begin (enc);
-    xxl_enc_kint (enc, "logId", log);
-    xxl_enc_kint (enc, "logDateTime", 1);
-    xxl_enc_kint (enc, "handleCode", 500);
-    xxl_enc_kstr (enc, "handleMsg", "forged");
-    xxl_enc_map_end (enc);
-    xxl_enc_array_end (enc);
+    xxl_tw_enc_callback (enc, 340, log, 500, "forged");
     reply = s_expect (anon, enc, 340, XXL_UNAUTHORIZED, "CALLBACK unregistered");
-    XXL_CHECK (strstr (s_text (reply), "REGISTER"));
+    XXL_CHECK (strstr (xxl_tw_text (reply), "REGISTER"));
     xxl_msg_destroy (&reply);
     char *text = (char *) malloc (1 + 6000 * 3 + 1);
     text [0] = 'a';
     for (int i = 0; i < 6000; i++)
         memcpy (text + 1 + i * 3, "\xe2\x82\xac", 3);       //  €
     text [1 + 6000 * 3] = 0;
-    xxl_enc_request (enc, "CALLBACK", 341);
-    xxl_enc_key (enc, "items");
-    xxl_enc_array_begin (enc);
-    xxl_enc_map_begin (enc);
-    xxl_enc_kint (enc, "logId", log);
-    xxl_enc_kint (enc, "logDateTime", 1);
-    xxl_enc_kint (enc, "handleCode", 200);
-    xxl_enc_kstr (enc, "handleMsg", text);
-    xxl_enc_map_end (enc);
-    xxl_enc_array_end (enc);
+    xxl_tw_enc_callback (enc, 341, log, 200, text);
     s_expect_free (s1, enc, 341, XXL_OK, "CALLBACK registered");
     free (text);
     xxl_enc_request (enc, "LOG_SHOW", 342);
     xxl_enc_kint (enc, "logId", log);
     reply = s_expect (api, enc, 342, XXL_OK, "LOG_SHOW after callbacks");
-    const msgpack_object *content = s_content (reply);
+    const msgpack_object *content = xxl_tw_content (reply);
     XXL_CHECK (content && xxl_msg_int (reply, content, "handleCode", 1, 0, 999, 0) == 200);
     const char *stored = content? xxl_msg_str (reply, content, "handleMsg", 0, 1 << 20, ""): "";
     size_t length = strlen (stored);
@@ -548,38 +440,32 @@ s_wire2 (const char *api_ep, const char *agents_ep)
     xxl_enc_kstr (enc, "jobGroup", "drain-app");
     xxl_enc_kstr (enc, "executorHandler", "h");
     reply = s_expect (api, enc, 353, XXL_OK, "JOB_ADD drain");
-    int64_t drain_job = s_content_id (reply);
+    int64_t drain_job = xxl_tw_content_id (reply);
     xxl_msg_destroy (&reply);
     xxl_enc_request (enc, "JOB_TRIGGER", 354);
     xxl_enc_kint (enc, "jobId", drain_job);
     s_expect_free (api, enc, 354, XXL_OK, "JOB_TRIGGER drain");
-    run = s_run_at (d1, 5000);
+    run = xxl_tw_recv_within (d1, 5000);
     int64_t drain_log = run? xxl_msg_int (run, NULL, "logId", 1, 1, INT64_MAX, 0): 0;
     XXL_CHECK (drain_log > 0);
     if (run) {
         xxl_enc_reply (enc, xxl_msg_id (run), XXL_FAILURE, "stopping: d1 is draining");
-        data = xxl_enc_finish (enc, &size);
-        zmq_send (zsock_resolve (d1), data, size, 0);
+        xxl_tw_send (d1, enc);
     }
     xxl_msg_destroy (&run);
-    run = s_run_at (d2, 5000);
+    run = xxl_tw_recv_within (d2, 5000);
     XXL_CHECK (run && xxl_msg_int (run, NULL, "logId", 1, 1, INT64_MAX, 0) == drain_log);
     if (run) {
         xxl_enc_reply (enc, xxl_msg_id (run), XXL_OK, NULL);
-        data = xxl_enc_finish (enc, &size);
-        zmq_send (zsock_resolve (d2), data, size, 0);
+        xxl_tw_send (d2, enc);
     }
     xxl_msg_destroy (&run);
-    xxl_enc_request (enc, "UNREGISTER", 355);
-    xxl_enc_kstr (enc, "registryGroup", "EXECUTOR");
-    xxl_enc_kstr (enc, "registryKey", "drain-app");
-    xxl_enc_kstr (enc, "registryValue", "d2");
+    xxl_tw_enc_register (enc, "UNREGISTER", 355, "drain-app", "d2");
     s_expect_free (d2, enc, 355, XXL_OK, "UNREGISTER d2");
     xxl_enc_request (enc, "LOG_CAT", 356);
     xxl_enc_kint (enc, "logId", drain_log);
-    data = xxl_enc_finish (enc, &size);
-    zmq_send (zsock_resolve (api), data, size, 0);
-    xxl_msg_t *log_request = s_run_at (d2, 5000);
+    xxl_tw_send (api, enc);
+    xxl_msg_t *log_request = xxl_tw_recv_within (d2, 5000);
     XXL_CHECK (log_request && streq (xxl_msg_type (log_request), "LOG"));
     if (log_request) {
         xxl_enc_reply (enc, xxl_msg_id (log_request), XXL_OK, NULL);
@@ -590,29 +476,17 @@ s_wire2 (const char *api_ep, const char *agents_ep)
         xxl_enc_kstr (enc, "logContent", "still here\n");
         xxl_enc_kbool (enc, "isEnd", 0);
         xxl_enc_map_end (enc);
-        data = xxl_enc_finish (enc, &size);
-        zmq_send (zsock_resolve (d2), data, size, 0);
+        xxl_tw_send (d2, enc);
     }
     xxl_msg_destroy (&log_request);
-    zframe_t *frame = zframe_recv (api);
-    char err [256];
-    reply = frame? xxl_msg_decode (zframe_data (frame), zframe_size (frame), NULL, err,
-                                   sizeof err): NULL;
-    zframe_destroy (&frame);
-    XXL_CHECK (s_code (reply) == XXL_OK && reply && xxl_msg_id (reply) == 356);
-    XXL_CHECK (s_content (reply) && streq (xxl_msg_str (reply, s_content (reply), "logContent",
-                                                        0, 4096, ""), "still here\n"));
+    reply = xxl_tw_recv (api);
+    XXL_CHECK (xxl_tw_code (reply) == XXL_OK && reply && xxl_msg_id (reply) == 356);
+    XXL_CHECK (xxl_tw_content (reply) && streq (xxl_msg_str (reply, xxl_tw_content (reply),
+                                                             "logContent", 0, 4096, ""),
+                                                "still here\n"));
     xxl_msg_destroy (&reply);
     //  …and its results still count (it registered on that connection)
-    xxl_enc_request (enc, "CALLBACK", 357);
-    xxl_enc_key (enc, "items");
-    xxl_enc_array_begin (enc);
-    xxl_enc_map_begin (enc);
-    xxl_enc_kint (enc, "logId", drain_log);
-    xxl_enc_kint (enc, "logDateTime", 1);
-    xxl_enc_kint (enc, "handleCode", 200);
-    xxl_enc_map_end (enc);
-    xxl_enc_array_end (enc);
+    xxl_tw_enc_callback (enc, 357, drain_log, 200, NULL);
     s_expect_free (d2, enc, 357, XXL_OK, "CALLBACK after UNREGISTER");
     zsock_destroy (&d2);
     zsock_destroy (&d1);
@@ -635,33 +509,21 @@ s_burst (const char *agents_ep, int count, int apps)
         char app [32], address [64];
         snprintf (app, sizeof app, "burst-%d", i % apps);
         snprintf (address, sizeof address, "burst-%06d", i);
-        xxl_enc_request (enc, "REGISTER", (uint64_t) i + 1);
-        xxl_enc_kstr (enc, "registryGroup", "EXECUTOR");
-        xxl_enc_kstr (enc, "registryKey", app);
-        xxl_enc_kstr (enc, "registryValue", address);
-        size_t size;
-        const void *data = xxl_enc_finish (enc, &size);
-        zmq_send (zsock_resolve (agent), data, size, 0);
+        xxl_tw_enc_register (enc, "REGISTER", (uint64_t) i + 1, app, address);
+        xxl_tw_send (agent, enc);
     }
     //  While the burst is read: another client is answered
     zsock_t *other = s_connect (ZMQ_DEALER, agents_ep);
-    xxl_enc_request (enc, "UNREGISTER", 9999999);
-    xxl_enc_kstr (enc, "registryGroup", "EXECUTOR");
-    xxl_enc_kstr (enc, "registryKey", "burst-none");
-    xxl_enc_kstr (enc, "registryValue", "nobody");
+    xxl_tw_enc_register (enc, "UNREGISTER", 9999999, "burst-none", "nobody");
     s_expect_free (other, enc, 9999999, XXL_OK, "UNREGISTER during the burst");
     //  Every REGISTER answered 200
     int ok = 0;
     for (int i = 0; i < count; i++) {
-        zframe_t *frame = zframe_recv (agent);
-        if (!frame)
+        xxl_msg_t *reply = xxl_tw_recv (agent);
+        if (!reply)
             break;
-        char err [256];
-        xxl_msg_t *reply = xxl_msg_decode (zframe_data (frame), zframe_size (frame), NULL,
-                                           err, sizeof err);
-        ok += s_code (reply) == XXL_OK;
+        ok += xxl_tw_code (reply) == XXL_OK;
         xxl_msg_destroy (&reply);
-        zframe_destroy (&frame);
     }
     XXL_CHECK (ok == count);
     //  (the connection stays open: the addresses stay connected while the
@@ -692,9 +554,7 @@ s_flood (const char *api_ep, int count, int limit)
     for (int i = 0; i < count; i++) {
         xxl_enc_request (enc, "JOB_LIST", (uint64_t) i + 1);
         xxl_enc_kint (enc, "limit", limit);
-        size_t size;
-        const void *data = xxl_enc_finish (enc, &size);
-        zmq_send (zsock_resolve (rude), data, size, 0);
+        xxl_tw_send (rude, enc);
     }
     printf ("sent %d\n", count);
     fflush (stdout);
@@ -717,11 +577,11 @@ s_big (const char *api_ep)
     xxl_enc_t *enc = xxl_enc_new ();
     xxl_enc_request (enc, "JOB_LIST", 7);
     xxl_enc_kint (enc, "limit", 1000);
-    xxl_msg_t *reply = s_call (api, enc);
+    xxl_msg_t *reply = xxl_tw_call (api, enc);
     XXL_CHECK (reply && xxl_msg_id (reply) == 7);
-    XXL_CHECK (s_code (reply) == XXL_OK || s_code (reply) == XXL_BAD_REQUEST);
-    if (s_code (reply) == XXL_BAD_REQUEST)
-        XXL_CHECK (strstr (s_text (reply), "frame limit"));
+    XXL_CHECK (xxl_tw_code (reply) == XXL_OK || xxl_tw_code (reply) == XXL_BAD_REQUEST);
+    if (xxl_tw_code (reply) == XXL_BAD_REQUEST)
+        XXL_CHECK (strstr (xxl_tw_text (reply), "frame limit"));
     xxl_msg_destroy (&reply);
     zsock_destroy (&api);
     xxl_enc_destroy (&enc);

@@ -1,7 +1,7 @@
 /*  test_store.c -- the SQLite store: schema, migrations, rows, idempotence.
 */
 
-#include "xxl_store.h"
+#include "xxl_store_sqlite.h"
 #include "xxl_test.h"
 
 #include <czmq.h>
@@ -27,9 +27,9 @@ main (void)
     xxl_store_t *store = xxl_store_new (path, err, sizeof err);
     XXL_CHECK (store);
     XXL_CHECK (xxl_store_schema_version (store) >= 1);
-    XXL_CHECK (xxl_store_scalar (store,
+    XXL_CHECK (xxl_store_sqlite_scalar (store,
         "SELECT journal_mode = 'wal' FROM pragma_journal_mode", NULL) == 1);
-    XXL_CHECK (xxl_store_scalar (store,
+    XXL_CHECK (xxl_store_sqlite_scalar (store,
         "SELECT COUNT(*) FROM sqlite_master WHERE name IN ('xxl_job_group', 'xxl_job_info',"
         " 'xxl_job_log', 'xxl_job_logglue', 'xxl_job_registry', 'xxl_job_log_report',"
         " 'xxl_job_lock')", NULL) == 7);
@@ -100,7 +100,7 @@ main (void)
     XXL_CHECK (xxl_store_log_add (store, &planned) == -1);
     //  Ids are never reused, even after the newest row is deleted
     int64_t last = planned.id;
-    xxl_store_exec (store, "DELETE FROM xxl_job_log WHERE id = ?", "i", last);
+    xxl_store_sqlite_exec (store, "DELETE FROM xxl_job_log WHERE id = ?", "i", last);
     planned.schedule_time = 6000;
     planned.id = 0;
     XXL_CHECK (xxl_store_log_add (store, &planned) == 0 && planned.id > last);
@@ -113,7 +113,7 @@ main (void)
     planned.schedule_time = 7000;
     XXL_CHECK (xxl_store_log_add (store, &planned) == 0 && planned.id == next);
     XXL_CHECK (xxl_store_log_next_id (store) == next + 1);
-    xxl_store_exec (store, "DELETE FROM xxl_job_log WHERE id = ?", "i", next);
+    xxl_store_sqlite_exec (store, "DELETE FROM xxl_job_log WHERE id = ?", "i", next);
     XXL_CHECK (xxl_store_log_next_id (store) == next + 1);
     planned.id = 0;
     planned.schedule_time = 8000;
@@ -131,10 +131,10 @@ main (void)
     //  Glue history keeps the last 30
     for (int i = 0; i < 35; i++)
         xxl_store_glue_add (store, jid, "GLUE_SHELL", "echo", "r", i);
-    XXL_CHECK (xxl_store_scalar (store, "SELECT COUNT(*) FROM xxl_job_logglue WHERE job_id = ?",
+    XXL_CHECK (xxl_store_sqlite_scalar (store, "SELECT COUNT(*) FROM xxl_job_logglue WHERE job_id = ?",
                                  "i", jid) == 30);
     //  ... numbered per job from 1, numbers never reused: 6..35 are left
-    XXL_CHECK (xxl_store_scalar (store, "SELECT MIN(version) FROM xxl_job_logglue WHERE job_id = ?",
+    XXL_CHECK (xxl_store_sqlite_scalar (store, "SELECT MIN(version) FROM xxl_job_logglue WHERE job_id = ?",
                                  "i", jid) == 6);
     XXL_CHECK (xxl_store_glue_add (store, jid, "GLUE_SHELL", "echo", "r", 36) == 36);
     XXL_CHECK (xxl_store_glue_add (store, jid + 1, "GLUE_SHELL", "echo", "r", 36) == 1);
@@ -143,7 +143,7 @@ main (void)
     xxl_enc_t *enc = xxl_enc_new ();
     xxl_enc_map_begin (enc);
     xxl_enc_key (enc, "rows");
-    XXL_CHECK (xxl_store_encode (store, enc, 1,
+    XXL_CHECK (xxl_store_sqlite_encode (store, enc, 1,
         "SELECT id, job_id AS jobId, handle_msg AS handleMsg FROM xxl_job_log WHERE id = ?",
         "i", log.id) == 1);
     size_t size;
@@ -152,23 +152,119 @@ main (void)
     XXL_CHECK (size > 10);
     xxl_enc_destroy (&enc);
 
+    //  The typed calls the engine makes (xxl_store.h), on their own
+    {
+        //  JOB_LIST's page: rows as maps, REAL columns as float64; a byte
+        //  budget truncates before the row that would pass it
+        xxl_store_job_filter_t filter = { .group_id = gid, .handler = "", .desc = "",
+                                          .author = "", .status = -1, .limit = 100 };
+        XXL_CHECK (xxl_store_job_count (store, &filter) == 1);
+        xxl_enc_t *page = xxl_enc_new ();
+        xxl_enc_map_begin (page);
+        xxl_enc_kint (page, "id", 1);
+        xxl_enc_kint (page, "v", 1);
+        xxl_enc_kstr (page, "t", "REPLY");
+        xxl_enc_key (page, "jobs");
+        int truncated = -1;
+        XXL_CHECK (xxl_store_job_encode_page (store, page, 1 << 20, &truncated, &filter) == 1);
+        XXL_CHECK (truncated == 0);
+        xxl_enc_map_end (page);
+        size_t page_size;
+        const void *page_data = xxl_enc_finish (page, &page_size);
+        char why [256] = "";
+        xxl_msg_t *msg = xxl_msg_decode (page_data, page_size, NULL, why, sizeof why);
+        if (!msg)
+            fprintf (stderr, "decode: %s\n", why);
+        XXL_CHECK (msg);
+        size_t jobs = 0;
+        const msgpack_object *items = msg? xxl_msg_array (msg, NULL, "jobs", 1, 10, &jobs): NULL;
+        XXL_CHECK (jobs == 1 && items && items [0].type == MSGPACK_OBJECT_MAP);
+        const msgpack_object *backoff = jobs? xxl_msg_get (&items [0], "retryBackoff"): NULL;
+        XXL_CHECK (backoff && backoff->type == MSGPACK_OBJECT_FLOAT64);
+        xxl_msg_destroy (&msg);
+        xxl_enc_reset (page);
+        xxl_enc_map_begin (page);
+        XXL_CHECK (xxl_store_job_encode_page (store, page, 16, &truncated, &filter) == 0);
+        XXL_CHECK (truncated == 1);
+        filter.desc = "no such desc";
+        XXL_CHECK (xxl_store_job_count (store, &filter) == 0);
+        xxl_enc_destroy (&page);
+
+        //  Glue versions: the newest, one by number, an absent one
+        XXL_CHECK (xxl_store_glue_last (store, jid) == 36);
+        XXL_CHECK (xxl_store_glue_exists (store, jid, 36) == 1);
+        XXL_CHECK (xxl_store_glue_exists (store, jid, 5) == 0);
+        char *type, *source;
+        XXL_CHECK (xxl_store_glue_get (store, jid, 36, &type, &source) == 0);
+        XXL_CHECK (type && streq (type, "GLUE_SHELL") && source && streq (source, "echo"));
+        free (type);
+        free (source);
+        XXL_CHECK (xxl_store_glue_get (store, jid, 5, &type, &source) == 1);
+        XXL_CHECK (type == NULL && source == NULL);
+
+        //  An unsent row: stamped and routed once, accepted once
+        XXL_CHECK (xxl_store_begin (store) == 0);
+        xxl_log_t unsent = { .job_group = gid, .job_id = jid, .executor_handler = "h",
+                             .executor_param = "", .trigger_time = 5000, .trigger_msg = "m\n",
+                             .trigger_type = "MANUAL" };
+        XXL_CHECK (xxl_store_log_add (store, &unsent) == 0);
+        XXL_CHECK (xxl_store_log_job_id (store, unsent.id) == jid);
+        XXL_CHECK (xxl_store_log_job_id (store, unsent.id + 1000) == -1);
+        XXL_CHECK (xxl_store_log_route (store, unsent.id, 6000, "a1", "to a1\n") == 1);
+        XXL_CHECK (xxl_store_log_unroute (store, unsent.id, 6, 1) == 1);
+        XXL_CHECK (xxl_store_log_accept (store, unsent.id, 7000) == 1);
+        XXL_CHECK (xxl_store_log_accept (store, unsent.id, 8000) == 0);   //  once
+        XXL_CHECK (xxl_store_log_stamp (store, unsent.id, 9000) == 0);    //  no longer unsent
+        XXL_CHECK (xxl_store_commit (store) == 0);
+        xxl_log_t back;
+        XXL_CHECK (xxl_store_log_load (store, unsent.id, &back) == 0);
+        XXL_CHECK (back.trigger_code == 200 && back.trigger_time == 7000);
+        XXL_CHECK (streq (back.trigger_msg, "m\n") && streq (back.executor_address, ""));
+        xxl_log_free (&back);
+
+        //  Deleting finished rows only, by job and bound, in batches
+        size_t before_rows = (size_t) xxl_store_sqlite_scalar (store,
+            "SELECT COUNT(*) FROM xxl_job_log", NULL);
+        XXL_CHECK (xxl_store_begin (store) == 0);
+        XXL_CHECK (xxl_store_log_delete (store, jid + 1000, INT64_MAX, INT64_MAX, 10) == 0);
+        int64_t gone = xxl_store_log_delete (store, jid, INT64_MAX, INT64_MAX, 1);
+        XXL_CHECK (gone == 1);
+        XXL_CHECK (xxl_store_commit (store) == 0);
+        XXL_CHECK ((size_t) xxl_store_sqlite_scalar (store, "SELECT COUNT(*) FROM xxl_job_log",
+                                                     NULL) == before_rows - 1);
+        XXL_CHECK (xxl_store_log_id_at_rank (store, 0, 1000000) == -1);
+
+        //  Due jobs, soonest first, as typed rows
+        xxl_store_due_t due [4];
+        size_t due_count = 99;
+        XXL_CHECK (xxl_store_job_due (store, INT64_MAX, due, 4, &due_count) == 0);
+        XXL_CHECK (due_count == 0);                 //  (none started)
+        XXL_CHECK (xxl_store_sqlite_exec (store, "UPDATE xxl_job_info SET trigger_status = 1,"
+                                          " trigger_next_time = 42 WHERE id = ?", "i", jid) == 1);
+        XXL_CHECK (xxl_store_job_due (store, 41, due, 4, &due_count) == 0 && due_count == 0);
+        XXL_CHECK (xxl_store_job_due (store, 42, due, 4, &due_count) == 0 && due_count == 1);
+        XXL_CHECK (due [0].id == jid && due [0].trigger_next_time == 42);
+        XXL_CHECK (xxl_store_job_halt (store, jid, 41) == 1);
+        XXL_CHECK (xxl_store_job_due (store, INT64_MAX, due, 4, &due_count) == 0 && due_count == 0);
+    }
+
     //  SQL built at run time goes through exec_once: text freed and built
     //  again (often at the same address) must run as the new text says,
     //  which a cache keyed by address would get wrong
     for (int round = 0; round < 3; round++) {
         char *sql = zsys_sprintf ("UPDATE xxl_job_info SET job_desc = 'round-%d' WHERE id = ?", round);
-        XXL_CHECK (xxl_store_exec_once (store, sql, "i", jid) == 1);
+        XXL_CHECK (xxl_store_sqlite_exec_once (store, sql, "i", jid) == 1);
         zstr_free (&sql);
-        char *desc = xxl_store_text (store, "SELECT job_desc FROM xxl_job_info WHERE id = ?", "i", jid);
+        char *desc = xxl_store_sqlite_text (store, "SELECT job_desc FROM xxl_job_info WHERE id = ?", "i", jid);
         char expect [32];
         snprintf (expect, sizeof expect, "round-%d", round);
         XXL_CHECK (desc && streq (desc, expect));
         free (desc);
     }
-    XXL_CHECK (xxl_store_exec_once (store, "UPDATE nowhere SET x = 1", NULL) == -1);
+    XXL_CHECK (xxl_store_sqlite_exec_once (store, "UPDATE nowhere SET x = 1", NULL) == -1);
 
     //  A bad statement is an error, not a crash
-    XXL_CHECK (xxl_store_exec (store, "UPDATE nowhere SET x = 1", NULL) == -1);
+    XXL_CHECK (xxl_store_sqlite_exec (store, "UPDATE nowhere SET x = 1", NULL) == -1);
     XXL_CHECK (strstr (xxl_store_error (store), "nowhere"));
     xxl_store_destroy (&store);
     XXL_CHECK (store == NULL);
@@ -182,7 +278,7 @@ main (void)
     //  connection never checkpoints, yet the rows reach the database file
     //  while the store is open (without it they would stay in the WAL
     //  until close: fewer than SQLite's 1,000-page automatic threshold)
-    XXL_CHECK (xxl_store_scalar (store, "PRAGMA wal_autocheckpoint", NULL) == 0);
+    XXL_CHECK (xxl_store_sqlite_scalar (store, "PRAGMA wal_autocheckpoint", NULL) == 0);
     struct stat before;
     XXL_CHECK (stat (path, &before) == 0);
     for (int batch = 0; batch < 20; batch++) {
@@ -214,11 +310,11 @@ main (void)
     xxl_store_t *walled = xxl_store_new (wal_db, err, sizeof err);
     XXL_CHECK (walled);
     xxl_store_set_wal_size (walled, 1);
-    XXL_CHECK (xxl_store_scalar (walled, "PRAGMA journal_size_limit", NULL) == 4 * 1048576);
+    XXL_CHECK (xxl_store_sqlite_scalar (walled, "PRAGMA journal_size_limit", NULL) == 4 * 1048576);
     //  (sizes out of range are ignored)
     xxl_store_set_wal_size (walled, 0);
     xxl_store_set_wal_size (walled, 65537);
-    XXL_CHECK (xxl_store_scalar (walled, "PRAGMA journal_size_limit", NULL) == 4 * 1048576);
+    XXL_CHECK (xxl_store_sqlite_scalar (walled, "PRAGMA journal_size_limit", NULL) == 4 * 1048576);
     off_t wal_max = 0;
     int restarts = 0, rows = 0, due_in_txn = 0, errors = 0;
     for (int turn = 0; turn < 2000; turn++) {
@@ -246,7 +342,7 @@ main (void)
     XXL_CHECK (wal_max > 0 && wal_max <= 5 * 1048576);
     if (wal_max > 5 * 1048576)
         printf ("# the WAL grew to %lld bytes\n", (long long) wal_max);
-    XXL_CHECK (xxl_store_scalar (walled, "SELECT COUNT(*) FROM xxl_job_log", NULL) == rows);
+    XXL_CHECK (xxl_store_sqlite_scalar (walled, "SELECT COUNT(*) FROM xxl_job_log", NULL) == rows);
 
     //  A reader in the WAL (a backup, say) holds its restart back: the
     //  writer then tries again only every sixteenth of the size, not at
@@ -294,7 +390,7 @@ main (void)
     struct stat after_reader;
     XXL_CHECK (restarts == 1 && stat (wal_path, &after_reader) == 0
                && after_reader.st_size <= 4 * 1048576 + 32768);
-    char *check = xxl_store_text (walled, "PRAGMA integrity_check", NULL);
+    char *check = xxl_store_sqlite_text (walled, "PRAGMA integrity_check", NULL);
     XXL_CHECK (check && streq (check, "ok"));
     zstr_free (&check);
     xxl_store_destroy (&walled);
@@ -303,49 +399,49 @@ main (void)
     const char *index_count = "SELECT COUNT(*) FROM sqlite_master"
                               " WHERE name = 'xxl_job_log_job_time'";
     XXL_CHECK (xxl_store_schema_version (store) == 6);
-    XXL_CHECK (xxl_store_scalar (store, index_count, NULL) == 0);
+    XXL_CHECK (xxl_store_sqlite_scalar (store, index_count, NULL) == 0);
     //  Migration 5: a planned instant has one row per shard index; a
     //  second plan of it (another agent count too) collides on shard 0
     {
         const char *add = "INSERT INTO xxl_job_log (job_group, job_id, trigger_time,"
                           " executor_sharding_param, schedule_time) VALUES (1, ?, 0, ?, 4242)";
-        XXL_CHECK (xxl_store_exec (store, add, "is", jid, "0/3") == 1);
-        XXL_CHECK (xxl_store_exec (store, add, "is", jid, "1/3") == 1);
-        XXL_CHECK (xxl_store_exec (store, add, "is", jid, "2/3") == 1);
-        XXL_CHECK (xxl_store_exec (store, add, "is", jid, "0/4") < 0);
-        XXL_CHECK (xxl_store_exec (store, add, "is", jid, "2/4") < 0);
-        XXL_CHECK (xxl_store_exec (store, add, "is", jid, NULL) < 0);      //  (shard 0)
-        XXL_CHECK (xxl_store_exec (store, add, "is", jid + 1000, NULL) == 1);
-        XXL_CHECK (xxl_store_exec (store, add, "is", jid + 1000, NULL) < 0);
-        XXL_CHECK (xxl_store_exec (store, "DELETE FROM xxl_job_log WHERE schedule_time = 4242",
+        XXL_CHECK (xxl_store_sqlite_exec (store, add, "is", jid, "0/3") == 1);
+        XXL_CHECK (xxl_store_sqlite_exec (store, add, "is", jid, "1/3") == 1);
+        XXL_CHECK (xxl_store_sqlite_exec (store, add, "is", jid, "2/3") == 1);
+        XXL_CHECK (xxl_store_sqlite_exec (store, add, "is", jid, "0/4") < 0);
+        XXL_CHECK (xxl_store_sqlite_exec (store, add, "is", jid, "2/4") < 0);
+        XXL_CHECK (xxl_store_sqlite_exec (store, add, "is", jid, NULL) < 0);      //  (shard 0)
+        XXL_CHECK (xxl_store_sqlite_exec (store, add, "is", jid + 1000, NULL) == 1);
+        XXL_CHECK (xxl_store_sqlite_exec (store, add, "is", jid + 1000, NULL) < 0);
+        XXL_CHECK (xxl_store_sqlite_exec (store, "DELETE FROM xxl_job_log WHERE schedule_time = 4242",
                                    NULL) == 4);
     }
-    XXL_CHECK (xxl_store_exec (store, "CREATE INDEX xxl_job_log_job_time"
+    XXL_CHECK (xxl_store_sqlite_exec (store, "CREATE INDEX xxl_job_log_job_time"
                                " ON xxl_job_log (job_id, trigger_time)", NULL) >= 0);
     //  (back to schema 3's glue table: no version column)
-    XXL_CHECK (xxl_store_exec (store, "DROP INDEX xxl_job_logglue_version", NULL) >= 0);
-    XXL_CHECK (xxl_store_exec (store, "ALTER TABLE xxl_job_logglue DROP COLUMN version", NULL) >= 0);
-    XXL_CHECK (xxl_store_exec (store, "CREATE INDEX xxl_job_logglue_job"
+    XXL_CHECK (xxl_store_sqlite_exec (store, "DROP INDEX xxl_job_logglue_version", NULL) >= 0);
+    XXL_CHECK (xxl_store_sqlite_exec (store, "ALTER TABLE xxl_job_logglue DROP COLUMN version", NULL) >= 0);
+    XXL_CHECK (xxl_store_sqlite_exec (store, "CREATE INDEX xxl_job_logglue_job"
                                " ON xxl_job_logglue (job_id, id)", NULL) >= 0);
-    xxl_store_exec (store, "PRAGMA user_version = 3", NULL);
-    XXL_CHECK (xxl_store_scalar (store, index_count, NULL) == 1);
+    xxl_store_sqlite_exec (store, "PRAGMA user_version = 3", NULL);
+    XXL_CHECK (xxl_store_sqlite_scalar (store, index_count, NULL) == 1);
     xxl_store_destroy (&store);
     store = xxl_store_new (path, err, sizeof err);
     XXL_CHECK (store && xxl_store_schema_version (store) == 6);
-    XXL_CHECK (xxl_store_scalar (store, index_count, NULL) == 0);
+    XXL_CHECK (xxl_store_sqlite_scalar (store, index_count, NULL) == 0);
     //  Migration 6: the glue versions kept are numbered 1.. per job, in order
-    XXL_CHECK (xxl_store_scalar (store, "SELECT MIN(version) FROM xxl_job_logglue WHERE job_id = ?",
+    XXL_CHECK (xxl_store_sqlite_scalar (store, "SELECT MIN(version) FROM xxl_job_logglue WHERE job_id = ?",
                                  "i", jid) == 1);
-    XXL_CHECK (xxl_store_scalar (store, "SELECT MAX(version) FROM xxl_job_logglue WHERE job_id = ?",
+    XXL_CHECK (xxl_store_sqlite_scalar (store, "SELECT MAX(version) FROM xxl_job_logglue WHERE job_id = ?",
                                  "i", jid) == 30);
-    XXL_CHECK (xxl_store_scalar (store, "SELECT COUNT(*) FROM xxl_job_logglue a, xxl_job_logglue b"
+    XXL_CHECK (xxl_store_sqlite_scalar (store, "SELECT COUNT(*) FROM xxl_job_logglue a, xxl_job_logglue b"
                                  " WHERE a.job_id = b.job_id AND a.id < b.id AND a.version >= b.version",
                                  NULL) == 0);
     XXL_CHECK (xxl_store_glue_add (store, jid, "GLUE_SHELL", "echo", "r", 37) == 31);
     XXL_CHECK (xxl_store_job_load (store, jid, &loaded) == 0);
     xxl_job_free (&loaded);
     //  A database from a newer xxl is refused with the reason
-    xxl_store_exec (store, "PRAGMA user_version = 999", NULL);
+    xxl_store_sqlite_exec (store, "PRAGMA user_version = 999", NULL);
     xxl_store_destroy (&store);
     XXL_CHECK (xxl_store_new (path, err, sizeof err) == NULL);
     XXL_CHECK (strstr (err, "newer"));

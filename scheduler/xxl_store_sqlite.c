@@ -1,0 +1,896 @@
+/*  xxl_store_sqlite.c -- the SQLite backend's connection: opening and
+    migrating the schema, the statement cache and binding, errors,
+    transactions, and the WAL with its checkpointer thread.
+
+    Statements are prepared once and kept in a table keyed by the address
+    of their SQL text -- callers pass string literals, which live as long
+    as the program -- so hot paths (log insert, callback update) cost one
+    bind and one step, not a hash of the text.
+*/
+
+#include "xxl_store_sqlite_int.h"
+
+#include <czmq.h>
+#include <sqlite3.h>
+#include <inttypes.h>
+#include <stdarg.h>
+
+//  The WAL starts over once it holds wal_size frames (XXL_WAL_MIB by
+//  default).  The checkpointer runs a pass every 250 ms, or as soon as the
+//  writer has added a sixteenth of wal_size frames since its last nudge,
+//  so xxl_store_wal_restart has only the last of them to copy.
+#define XXL_WAL_MIB 64
+
+#define XXL_STORE_LOG_MS 10000
+
+//  The migrations, in order; schema version N is reached by running
+//  s_migrations [N-1].  Append only: never edit a released step.
+static const char *s_migrations [] = {
+    //  1: XXL-JOB's tables, plus schedule_time/trigger_type on logs and a
+    //  time zone per job
+    "CREATE TABLE xxl_job_group ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  app_name TEXT NOT NULL UNIQUE,"
+    "  title TEXT NOT NULL DEFAULT '',"
+    "  address_type INTEGER NOT NULL DEFAULT 0,"
+    "  address_list TEXT,"
+    "  update_time INTEGER NOT NULL DEFAULT 0);"
+    "CREATE TABLE xxl_job_info ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  job_group INTEGER NOT NULL,"
+    "  job_desc TEXT NOT NULL DEFAULT '',"
+    "  add_time INTEGER NOT NULL DEFAULT 0,"
+    "  update_time INTEGER NOT NULL DEFAULT 0,"
+    "  author TEXT NOT NULL DEFAULT '',"
+    "  alarm_email TEXT NOT NULL DEFAULT '',"
+    "  schedule_type TEXT NOT NULL DEFAULT 'NONE',"
+    "  schedule_conf TEXT NOT NULL DEFAULT '',"
+    "  misfire_strategy TEXT NOT NULL DEFAULT 'DO_NOTHING',"
+    "  executor_route_strategy TEXT NOT NULL DEFAULT 'FIRST',"
+    "  executor_handler TEXT NOT NULL DEFAULT '',"
+    "  executor_param TEXT NOT NULL DEFAULT '',"
+    "  executor_block_strategy TEXT NOT NULL DEFAULT 'SERIAL_EXECUTION',"
+    "  executor_timeout INTEGER NOT NULL DEFAULT 0,"
+    "  executor_fail_retry_count INTEGER NOT NULL DEFAULT 0,"
+    "  glue_type TEXT NOT NULL DEFAULT 'BEAN',"
+    "  glue_source TEXT NOT NULL DEFAULT '',"
+    "  glue_remark TEXT NOT NULL DEFAULT '',"
+    "  glue_updatetime INTEGER NOT NULL DEFAULT 0,"
+    "  child_jobid TEXT NOT NULL DEFAULT '',"
+    "  trigger_status INTEGER NOT NULL DEFAULT 0,"
+    "  trigger_last_time INTEGER NOT NULL DEFAULT 0,"
+    "  trigger_next_time INTEGER NOT NULL DEFAULT 0,"
+    "  timezone TEXT NOT NULL DEFAULT '');"
+    "CREATE INDEX xxl_job_info_group ON xxl_job_info (job_group);"
+    "CREATE INDEX xxl_job_info_next ON xxl_job_info (trigger_next_time) WHERE trigger_status = 1;"
+    "CREATE TABLE xxl_job_log ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  job_group INTEGER NOT NULL,"
+    "  job_id INTEGER NOT NULL,"
+    "  executor_address TEXT,"
+    "  executor_handler TEXT,"
+    "  executor_param TEXT,"
+    "  executor_sharding_param TEXT,"
+    "  executor_fail_retry_count INTEGER NOT NULL DEFAULT 0,"
+    "  trigger_time INTEGER NOT NULL,"
+    "  trigger_code INTEGER NOT NULL DEFAULT 0,"
+    "  trigger_msg TEXT,"
+    "  trigger_type TEXT,"
+    "  schedule_time INTEGER,"
+    "  handle_time INTEGER,"
+    "  handle_code INTEGER NOT NULL DEFAULT 0,"
+    "  handle_msg TEXT,"
+    "  alarm_status INTEGER NOT NULL DEFAULT 0);"
+    "CREATE INDEX xxl_job_log_job ON xxl_job_log (job_id, id);"
+    "CREATE INDEX xxl_job_log_time ON xxl_job_log (trigger_time);"
+    //  One trigger per planned instant: recovery can never make two
+    "CREATE UNIQUE INDEX xxl_job_log_schedule ON xxl_job_log (job_id, schedule_time)"
+    "  WHERE schedule_time IS NOT NULL;"
+    //  Rows not yet acknowledged by an agent (recovery re-sends them)
+    "CREATE INDEX xxl_job_log_unsent ON xxl_job_log (id) WHERE trigger_code = 0;"
+    //  Runs without a result (lost-run monitor)
+    "CREATE INDEX xxl_job_log_running ON xxl_job_log (trigger_time)"
+    "  WHERE trigger_code = 200 AND handle_code = 0;"
+    //  Failed runs not yet handled (fail monitor)
+    "CREATE INDEX xxl_job_log_failed ON xxl_job_log (id) WHERE alarm_status = 0"
+    "  AND (trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200));"
+    "CREATE TABLE xxl_job_logglue ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  job_id INTEGER NOT NULL,"
+    "  glue_type TEXT,"
+    "  glue_source TEXT,"
+    "  glue_remark TEXT NOT NULL DEFAULT '',"
+    "  add_time INTEGER NOT NULL DEFAULT 0,"
+    "  update_time INTEGER NOT NULL DEFAULT 0);"
+    "CREATE INDEX xxl_job_logglue_job ON xxl_job_logglue (job_id, id);"
+    "CREATE TABLE xxl_job_registry ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  registry_group TEXT NOT NULL,"
+    "  registry_key TEXT NOT NULL,"
+    "  registry_value TEXT NOT NULL,"
+    "  update_time INTEGER NOT NULL DEFAULT 0,"
+    "  UNIQUE (registry_group, registry_key, registry_value));"
+    "CREATE INDEX xxl_job_registry_time ON xxl_job_registry (update_time);"
+    "CREATE TABLE xxl_job_log_report ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  trigger_day INTEGER NOT NULL UNIQUE,"
+    "  running_count INTEGER NOT NULL DEFAULT 0,"
+    "  suc_count INTEGER NOT NULL DEFAULT 0,"
+    "  fail_count INTEGER NOT NULL DEFAULT 0,"
+    "  update_time INTEGER NOT NULL DEFAULT 0);"
+    "CREATE TABLE xxl_job_lock (lock_name TEXT PRIMARY KEY);"
+    "INSERT INTO xxl_job_lock (lock_name) VALUES ('schedule_lock');",
+    //  2: retries with an interval, exponential backoff and a cap (XXL-JOB
+    //  retries at once); reports by day
+    "ALTER TABLE xxl_job_info ADD COLUMN retry_interval INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE xxl_job_info ADD COLUMN retry_backoff REAL NOT NULL DEFAULT 1;"
+    "ALTER TABLE xxl_job_info ADD COLUMN retry_max_interval INTEGER NOT NULL DEFAULT 0;"
+    "CREATE INDEX xxl_job_log_job_time ON xxl_job_log (job_id, trigger_time);",
+    //  3: planned rows are routed and written with their address ahead of
+    //  their time; those planned up to fired_until may have been sent
+    //  (fired_until: may be sent once covered; fired_sent: the latest
+    //  planned time a commit knows was sent with no store access)
+    "CREATE TABLE xxl_job_fired (id INTEGER PRIMARY KEY CHECK (id = 1),"
+    "  fired_until INTEGER NOT NULL DEFAULT 0, fired_sent INTEGER NOT NULL DEFAULT 0);"
+    "INSERT INTO xxl_job_fired (id, fired_until, fired_sent) VALUES (1, 0, 0);",
+    //  4: no query used xxl_job_log_job_time (log clear by job and age
+    //  reads xxl_job_log_time), and with runs spread over many jobs it
+    //  dirtied a page per job per commit: a third of each INSERT's cost
+    "DROP INDEX IF EXISTS xxl_job_log_job_time;",
+    //  5: one row per planned instant and shard: a SHARDING_BROADCAST fire
+    //  makes one row per agent ("i/n"; the index is i, so two plans of one
+    //  instant with different agent counts still collide on shard 0)
+    "DROP INDEX IF EXISTS xxl_job_log_schedule;"
+    "CREATE UNIQUE INDEX xxl_job_log_schedule ON xxl_job_log (job_id, schedule_time,"
+    "  COALESCE (CAST (substr (executor_sharding_param, 1,"
+    "                          instr (executor_sharding_param, '/') - 1) AS INTEGER), 0))"
+    "  WHERE schedule_time IS NOT NULL;",
+    //  6: glue versions get per-job numbers 1, 2, ... that never change
+    //  (rows kept from before are numbered in their order)
+    "ALTER TABLE xxl_job_logglue ADD COLUMN version INTEGER NOT NULL DEFAULT 0;"
+    "UPDATE xxl_job_logglue SET version = (SELECT COUNT(*) FROM xxl_job_logglue g"
+    "  WHERE g.job_id = xxl_job_logglue.job_id AND g.id <= xxl_job_logglue.id);"
+    "DROP INDEX IF EXISTS xxl_job_logglue_job;"
+    "CREATE UNIQUE INDEX xxl_job_logglue_version ON xxl_job_logglue (job_id, version);",
+};
+#define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))
+
+//  Logs self->error unless the same was logged within XXL_STORE_LOG_MS
+static void
+s_log_error (store_t *self)
+{
+    int64_t now = zclock_mono ();
+    if (streq (self->logged, self->error) && now - self->logged_at < XXL_STORE_LOG_MS) {
+        self->suppressed++;
+        return;
+    }
+    if (self->suppressed)
+        zsys_error ("store: %s (and %" PRIu64 " more errors in the last %d s)", self->error,
+                    self->suppressed, XXL_STORE_LOG_MS / 1000);
+    else
+        zsys_error ("store: %s", self->error);
+    snprintf (self->logged, sizeof self->logged, "%s", self->error);
+    self->logged_at = now;
+    self->suppressed = 0;
+}
+
+int
+sq_fail (store_t *self, const char *what)
+{
+    snprintf (self->error, sizeof self->error, "%s: %s", what,
+              self->db? sqlite3_errmsg (self->db): "no database");
+    if (self->in_txn && !self->txn_lost && self->db && sqlite3_get_autocommit (self->db)) {
+        self->txn_lost = 1;
+        snprintf (self->txn_cause, sizeof self->txn_cause, "%s", self->error);
+    }
+    s_log_error (self);
+    return -1;
+}
+
+static void
+s_statement_destroy (void **item)
+{
+    if (*item) {
+        sqlite3_finalize ((sqlite3_stmt *) *item);
+        *item = NULL;
+    }
+}
+
+//  Returns the cached statement for sql, reset and unbound, or NULL
+//  False, with the cause as the error, for a write in a transaction that
+//  SQLite ended on its own (it would commit alone, outside the turn)
+static bool
+s_writable (store_t *self, sqlite3_stmt *stmt)
+{
+    if (self->in_txn && !self->txn_lost && sqlite3_get_autocommit (self->db)) {
+        self->txn_lost = 1;
+        snprintf (self->txn_cause, sizeof self->txn_cause, "%s", self->error);
+    }
+    if (!self->txn_lost || sqlite3_stmt_readonly (stmt))
+        return true;
+    snprintf (self->error, sizeof self->error, "%s", self->txn_cause);
+    return false;
+}
+
+sqlite3_stmt *
+sq_prepare (store_t *self, const char *sql)
+{
+    sqlite3_stmt *stmt = (sqlite3_stmt *) zhashx_lookup (self->statements, sql);
+    if (stmt) {
+        sqlite3_reset (stmt);
+        sqlite3_clear_bindings (stmt);
+        return s_writable (self, stmt)? stmt: NULL;
+    }
+    if (sqlite3_prepare_v3 (self->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt, NULL)
+        != SQLITE_OK) {
+        sq_fail (self, "prepare");
+        return NULL;
+    }
+    zhashx_insert (self->statements, sql, stmt);
+    return s_writable (self, stmt)? stmt: NULL;
+}
+
+//  Binds fmt's arguments ('i' int64_t, 'd' double, 's' text or NULL, any
+//  other: NULL).  Text is bound without a copy (SQLITE_STATIC): every
+//  function here steps its statement to the end and resets it before it
+//  returns, while the caller's strings are alive, and sq_prepare clears
+//  the bindings before a statement is used again.
+static int
+s_bindv (store_t *self, sqlite3_stmt *stmt, const char *fmt, va_list args)
+{
+    int index = 1;
+    for (const char *f = fmt? fmt: ""; *f; f++, index++) {
+        int rc;
+        if (*f == 'i')
+            rc = sqlite3_bind_int64 (stmt, index, va_arg (args, int64_t));
+        else
+        if (*f == 'd')
+            rc = sqlite3_bind_double (stmt, index, va_arg (args, double));
+        else
+        if (*f == 's') {
+            const char *text = va_arg (args, const char *);
+            rc = text? sqlite3_bind_text (stmt, index, text, -1, SQLITE_STATIC)
+                     : sqlite3_bind_null (stmt, index);
+        }
+        else
+            rc = sqlite3_bind_null (stmt, index);
+        if (rc != SQLITE_OK)
+            return sq_fail (self, "bind");
+    }
+    return 0;
+}
+
+int
+sq_bind (store_t *self, sqlite3_stmt *stmt, const char *fmt, ...)
+{
+    va_list args;
+    va_start (args, fmt);
+    int rc = s_bindv (self, stmt, fmt, args);
+    va_end (args);
+    return rc;
+}
+
+//  Steps a statement that returns no row; returns changes() or -1
+int
+sq_done (store_t *self, sqlite3_stmt *stmt)
+{
+    int rc = sqlite3_step (stmt);
+    sqlite3_reset (stmt);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        return sq_fail (self, "step");
+    return sqlite3_changes (self->db);
+}
+
+char *
+sq_column_text (sqlite3_stmt *stmt, int column)
+{
+    const unsigned char *text = sqlite3_column_text (stmt, column);
+    return strdup (text? (const char *) text: "");
+}
+
+static int
+s_exec_script (store_t *self, const char *sql)
+{
+    char *message = NULL;
+    if (sqlite3_exec (self->db, sql, NULL, NULL, &message) != SQLITE_OK) {
+        snprintf (self->error, sizeof self->error, "%s", message? message: "exec failed");
+        sqlite3_free (message);
+        return -1;
+    }
+    return 0;
+}
+
+static int
+s_migrate (store_t *self)
+{
+    int version = sq_schema_version (&self->base);
+    if (version > XXL_SCHEMA_VERSION) {
+        snprintf (self->error, sizeof self->error,
+                  "database schema version %d is newer than this xxl-scheduler knows (%d)",
+                  version, XXL_SCHEMA_VERSION);
+        return -1;
+    }
+    for (; version < XXL_SCHEMA_VERSION; version++) {
+        char pragma [64];
+        snprintf (pragma, sizeof pragma, "PRAGMA user_version = %d;", version + 1);
+        if (s_exec_script (self, "BEGIN IMMEDIATE;")
+        ||  s_exec_script (self, s_migrations [version])
+        ||  s_exec_script (self, pragma)
+        ||  s_exec_script (self, "COMMIT;")) {
+            char reason [sizeof self->error + 64];
+            snprintf (reason, sizeof reason, "migration to schema %d failed: %s",
+                      version + 1, self->error);
+            s_exec_script (self, "ROLLBACK;");
+            snprintf (self->error, sizeof self->error, "%.500s", reason);
+            return -1;
+        }
+        zsys_info ("store: migrated schema to version %d", version + 1);
+    }
+    return 0;
+}
+
+static size_t
+s_pointer_hash (const void *key)
+{
+    uintptr_t value = (uintptr_t) key;
+    value ^= value >> 17;
+    value *= 0xed5ad4bbU;
+    value ^= value >> 11;
+    return (size_t) value;
+}
+
+static int
+s_pointer_compare (const void *a, const void *b)
+{
+    return a < b? -1: a > b? 1: 0;
+}
+
+//  The checkpointer: its own connection copies the WAL into the database
+//  (PASSIVE: it never waits for, nor blocks, the writer) every 250 ms, and
+//  when the writer nudges it (a "PASS" on the pipe), so that the fsyncs of
+//  checkpoints do not stall the writer's commits, as SQLite's automatic
+//  checkpoint inside COMMIT would.  args: the path.
+static void
+s_checkpointer (zsock_t *pipe, void *args)
+{
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2 ((const char *) args, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+                         NULL) != SQLITE_OK) {
+        zsys_warning ("store: checkpointer cannot open %s: %s", (const char *) args,
+                      db? sqlite3_errmsg (db): "out of memory");
+        sqlite3_close (db);
+        zsock_signal (pipe, 0);
+        //  Without it the WAL still gets checkpointed when the store closes
+        while (true) {
+            char *command = zstr_recv (pipe);
+            bool term = !command || streq (command, "$TERM");
+            zstr_free (&command);
+            if (term)
+                return;
+        }
+    }
+    //  A connection learns the database is in WAL mode at its first read
+    sqlite3_exec (db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+    zsock_signal (pipe, 0);
+    zpoller_t *poller = zpoller_new (pipe, NULL);
+    zpoller_set_nonstop (poller, true);
+    bool terminated = false;
+    int64_t warned_at = 0;              //  one line per XXL_STORE_LOG_MS while it fails
+    uint64_t unwarned = 0;
+    while (!terminated) {
+        if (zpoller_wait (poller, 250) == pipe) {
+            //  Nudges queued during the last pass make one pass
+            do {
+                char *command = zstr_recv (pipe);
+                terminated |= !command || streq (command, "$TERM");
+                zstr_free (&command);
+            } while (!terminated && (zsock_events (pipe) & ZMQ_POLLIN));
+        }
+        else
+        if (zpoller_terminated (poller))
+            break;
+        int frames = 0, done = 0;
+        int rc = sqlite3_wal_checkpoint_v2 (db, NULL, SQLITE_CHECKPOINT_PASSIVE, &frames, &done);
+        if (rc != SQLITE_OK && rc != SQLITE_BUSY && rc != SQLITE_LOCKED) {
+            if (zclock_mono () - warned_at >= XXL_STORE_LOG_MS) {
+                zsys_warning ("store: checkpoint: %s (%" PRIu64 " more failed passes since the"
+                              " last such line)", sqlite3_errmsg (db), unwarned);
+                warned_at = zclock_mono ();
+                unwarned = 0;
+            }
+            else
+                unwarned++;
+        }
+    }
+    zpoller_destroy (&poller);
+    sqlite3_close (db);
+}
+
+//  After each commit of the writer: the WAL's size
+static int
+s_wal_hook (void *arg, sqlite3 *db, const char *name, int frames)
+{
+    (void) db;
+    (void) name;
+    store_t *self = (store_t *) arg;
+    if (frames < self->wal_frames)
+        self->wal_nudged = self->wal_retry = 0;         //  it started over
+    self->wal_frames = frames;
+    return SQLITE_OK;
+}
+
+xxl_store_t *
+xxl_store_sqlite_new (const char *path, char *err, size_t errlen)
+{
+    //  No memory statistics: their global mutex showed in the profiles
+    //  (a no-op once SQLite is initialized)
+    sqlite3_config (SQLITE_CONFIG_MEMSTATUS, 0);
+    store_t *self = (store_t *) zmalloc (sizeof (store_t));
+    self->base.methods = &sq_methods;
+    self->statements = zhashx_new ();
+    zhashx_set_key_hasher (self->statements, s_pointer_hash);
+    zhashx_set_key_comparator (self->statements, s_pointer_compare);
+    zhashx_set_key_duplicator (self->statements, NULL);
+    zhashx_set_key_destructor (self->statements, NULL);
+    zhashx_set_destructor (self->statements, s_statement_destroy);
+    if (sqlite3_open_v2 (path, &self->db,
+                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                         NULL) != SQLITE_OK) {
+        snprintf (err, errlen, "cannot open database %s: %s", path,
+                  self->db? sqlite3_errmsg (self->db): "out of memory");
+        sq_destroy (&self->base);
+        return NULL;
+    }
+    sqlite3_busy_timeout (self->db, 5000);
+    if (s_exec_script (self, "PRAGMA journal_mode = WAL;"
+                             "PRAGMA synchronous = NORMAL;"
+                             "PRAGMA foreign_keys = OFF;"
+                             "PRAGMA temp_store = MEMORY;"
+                             "PRAGMA cache_size = -65536;")
+    ||  s_migrate (self)) {
+        snprintf (err, errlen, "database %s: %s", path, self->error);
+        sq_destroy (&self->base);
+        return NULL;
+    }
+    //  Checkpoints on their own thread (not for in-memory databases)
+    if (*path && strneq (path, ":memory:") && strncmp (path, "file:", 5)) {
+        if (s_exec_script (self, "PRAGMA wal_autocheckpoint = 0;") == 0)
+            self->checkpointer = zactor_new (s_checkpointer, (void *) path);
+        if (self->checkpointer) {
+            sqlite3_wal_hook (self->db, s_wal_hook, self);
+            sq_set_wal_size (&self->base, XXL_WAL_MIB);
+        }
+        else
+            s_exec_script (self, "PRAGMA wal_autocheckpoint = 1000;");
+    }
+    return &self->base;
+}
+
+void
+sq_destroy (xxl_store_t *base)
+{
+    store_t *self = (store_t *) base;
+    if (self->in_txn)
+        s_exec_script (self, "ROLLBACK;");
+    zactor_destroy (&self->checkpointer);
+    zhashx_destroy (&self->statements);
+    if (self->db)
+        sqlite3_close (self->db);
+    free (self);
+}
+
+const char *
+sq_error (xxl_store_t *base)
+{
+    store_t *self = (store_t *) base;
+    return self->error;
+}
+
+int
+sq_schema_version (xxl_store_t *base)
+{
+    store_t *self = (store_t *) base;
+    return (int) sq_scalar (self, "PRAGMA user_version", NULL);
+}
+
+int
+sq_begin (xxl_store_t *base)
+{
+    store_t *self = (store_t *) base;
+    if (self->in_txn)
+        return 0;
+    sqlite3_stmt *stmt = sq_prepare (self, "BEGIN IMMEDIATE");
+    if (!stmt || sq_done (self, stmt) < 0)
+        return -1;
+    self->in_txn = 1;
+    self->txn_lost = 0;
+    return 0;
+}
+
+int
+sq_commit (xxl_store_t *base)
+{
+    store_t *self = (store_t *) base;
+    if (!self->in_txn)
+        return 0;
+    if (self->txn_lost) {
+        //  Nothing to commit: what the turn wrote is gone; its cause is the
+        //  error (not "cannot commit - no transaction is active")
+        snprintf (self->error, sizeof self->error, "%s", self->txn_cause);
+        self->in_txn = 0;
+        self->txn_lost = 0;
+        return -1;
+    }
+    sqlite3_stmt *stmt = sq_prepare (self, "COMMIT");
+    if (!stmt || sq_done (self, stmt) < 0) {
+        char cause [512];
+        snprintf (cause, sizeof cause, "%s", self->error);
+        sq_rollback (&self->base);
+        snprintf (self->error, sizeof self->error, "%s", cause);
+        return -1;
+    }
+    self->in_txn = 0;
+    //  Not once the WAL is due to start over: the writer's checkpoint
+    //  (xxl_store_wal_restart) can run only between the checkpointer's
+    //  passes
+    if (self->checkpointer && self->wal_frames < self->wal_size
+    &&  self->wal_frames >= self->wal_nudged + self->wal_size / 16) {
+        //  (a checkpointer still busy with the last nudge is not waited for)
+        if (zmq_send (zsock_resolve (self->checkpointer), "PASS", 4, ZMQ_DONTWAIT) == 4)
+            self->wal_nudged = self->wal_frames;
+    }
+    return 0;
+}
+
+void
+sq_set_wal_size (xxl_store_t *base, int mib)
+{
+    store_t *self = (store_t *) base;
+    int64_t page = sq_scalar (self, "PRAGMA page_size", NULL);
+    if (mib < 1 || mib > XXL_STORE_WAL_MIB_MAX || page <= 0)
+        return;
+    self->wal_size = (int) ((int64_t) mib * 1048576 / page);
+    char pragma [64];
+    snprintf (pragma, sizeof pragma, "PRAGMA journal_size_limit = %" PRId64,
+              (int64_t) mib * 4 * 1048576);
+    s_exec_script (self, pragma);
+}
+
+int
+sq_wal_due (xxl_store_t *base)
+{
+    store_t *self = (store_t *) base;
+    if (self->in_txn || !self->checkpointer || self->wal_frames < self->wal_size
+    ||  self->wal_frames < self->wal_retry)
+        return 0;
+    return self->wal_frames >= 4 * self->wal_size? 2: 1;
+}
+
+int
+sq_wal_restart (xxl_store_t *base)
+{
+    store_t *self = (store_t *) base;
+    if (self->in_txn || !self->checkpointer)
+        return 0;
+    //  Past four times its size the checkpointer cannot keep up with the
+    //  writes: the writer waits for its pass (up to a second)
+    bool wait = self->wal_frames >= 4 * self->wal_size;
+    int64_t deadline = zclock_mono () + 1000;
+    int frames = 0, copied = 0, rc;
+    while ((rc = sqlite3_wal_checkpoint_v2 (self->db, NULL, SQLITE_CHECKPOINT_PASSIVE,
+                                            &frames, &copied)) == SQLITE_BUSY
+    &&     wait && zclock_mono () < deadline)
+        zclock_sleep (1);
+    //  Not due again for a sixteenth of its size, nor at every turn: after
+    //  a restart that a reader still in the WAL (a backup, say) held back,
+    //  a wait that timed out, or an error
+    if (rc != SQLITE_BUSY || wait)
+        self->wal_retry = self->wal_frames + self->wal_size / 16;
+    if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
+        return 0;                       //  the checkpointer's pass: next time
+    if (rc != SQLITE_OK)
+        return sq_fail (self, "checkpoint");
+    return copied == frames? 1: 0;
+}
+
+int
+sq_rollback (xxl_store_t *base)
+{
+    store_t *self = (store_t *) base;
+    if (!self->in_txn)
+        return 0;
+    self->in_txn = 0;
+    self->txn_lost = 0;
+    if (sqlite3_get_autocommit (self->db))
+        return 0;                       //  (SQLite rolled it back already)
+    sqlite3_stmt *stmt = sq_prepare (self, "ROLLBACK");
+    return stmt && sq_done (self, stmt) >= 0? 0: -1;
+}
+
+int
+sq_in_txn (xxl_store_t *base)
+{
+    store_t *self = (store_t *) base;
+    return self->in_txn;
+}
+
+static int
+s_exec_oncev (store_t *self, const char *sql, const char *fmt, va_list args)
+{
+    sqlite3_stmt *stmt = NULL;
+    if (sqlite3_prepare_v2 (self->db, sql, -1, &stmt, NULL) != SQLITE_OK)
+        return sq_fail (self, "prepare");
+    if (!s_writable (self, stmt)) {
+        sqlite3_finalize (stmt);
+        return -1;
+    }
+    int rc = s_bindv (self, stmt, fmt, args);
+    int changes = rc? -1: sq_done (self, stmt);
+    sqlite3_finalize (stmt);
+    return changes;
+}
+
+static int
+s_execv (store_t *self, const char *sql, const char *fmt, va_list args)
+{
+    sqlite3_stmt *stmt = sq_prepare (self, sql);
+    if (!stmt)
+        return -1;
+    int rc = s_bindv (self, stmt, fmt, args);
+    return rc? -1: sq_done (self, stmt);
+}
+
+int
+sq_exec (store_t *self, const char *sql, const char *fmt, ...)
+{
+    va_list args;
+    va_start (args, fmt);
+    int value = s_execv (self, sql, fmt, args);
+    va_end (args);
+    return value;
+}
+
+static int64_t
+s_scalarv (store_t *self, const char *sql, const char *fmt, va_list args)
+{
+    sqlite3_stmt *stmt = sq_prepare (self, sql);
+    if (!stmt)
+        return -1;
+    int rc = s_bindv (self, stmt, fmt, args);
+    if (rc)
+        return -1;
+    int64_t value = -1;
+    rc = sqlite3_step (stmt);
+    if (rc == SQLITE_ROW)
+        value = sqlite3_column_int64 (stmt, 0);
+    else
+    if (rc != SQLITE_DONE)
+        sq_fail (self, "query");
+    sqlite3_reset (stmt);
+    return value;
+}
+
+int64_t
+sq_scalar (store_t *self, const char *sql, const char *fmt, ...)
+{
+    va_list args;
+    va_start (args, fmt);
+    int64_t value = s_scalarv (self, sql, fmt, args);
+    va_end (args);
+    return value;
+}
+
+static char *
+s_textv (store_t *self, const char *sql, const char *fmt, va_list args)
+{
+    sqlite3_stmt *stmt = sq_prepare (self, sql);
+    if (!stmt)
+        return NULL;
+    int rc = s_bindv (self, stmt, fmt, args);
+    if (rc)
+        return NULL;
+    char *value = NULL;
+    rc = sqlite3_step (stmt);
+    if (rc == SQLITE_ROW && sqlite3_column_type (stmt, 0) != SQLITE_NULL)
+        value = sq_column_text (stmt, 0);
+    else
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        sq_fail (self, "query");
+    sqlite3_reset (stmt);
+    return value;
+}
+
+char *
+sq_text (store_t *self, const char *sql, const char *fmt, ...)
+{
+    va_list args;
+    va_start (args, fmt);
+    char *value = s_textv (self, sql, fmt, args);
+    va_end (args);
+    return value;
+}
+
+//  Encodes the rows of a statement bound by fmt as maps whose keys are
+//  the column names (camelCase with AS): INTEGER as int, REAL as float64,
+//  NULL as nil, else str.  rows_as_array 0: only the first row's map
+//  (nothing when there is none).  max_size > 0: an array that stops
+//  before a row would take the encoder past max_size bytes (*truncated
+//  1).  The number of rows, or -1.
+static int
+s_encodev (store_t *self, xxl_enc_t *enc, int rows_as_array, size_t max_size,
+           int *truncated, const char *sql, const char *fmt, va_list args)
+{
+    if (truncated)
+        *truncated = 0;
+    sqlite3_stmt *stmt = sq_prepare (self, sql);
+    if (!stmt || s_bindv (self, stmt, fmt, args))
+        return -1;
+    if (rows_as_array)
+        xxl_enc_array_begin (enc);
+    int rows = 0, rc;
+    while ((rc = sqlite3_step (stmt)) == SQLITE_ROW) {
+        int columns = sqlite3_column_count (stmt);
+        if (max_size) {
+            //  An upper bound of the row's encoded size: 5-byte map header,
+            //  each key with a 5-byte header, each value 9 bytes or a
+            //  string with a 5-byte header
+            size_t size = 5;
+            for (int column = 0; column < columns; column++) {
+                size += 5 + strlen (sqlite3_column_name (stmt, column));
+                int type = sqlite3_column_type (stmt, column);
+                size += type == SQLITE_INTEGER || type == SQLITE_NULL || type == SQLITE_FLOAT? 9
+                      : 5 + (size_t) sqlite3_column_bytes (stmt, column);
+            }
+            if (xxl_enc_size (enc) + size > max_size) {
+                *truncated = 1;
+                rc = SQLITE_DONE;
+                break;
+            }
+        }
+        rows++;
+        xxl_enc_map_begin (enc);
+        for (int column = 0; column < columns; column++) {
+            xxl_enc_key (enc, sqlite3_column_name (stmt, column));
+            switch (sqlite3_column_type (stmt, column)) {
+                case SQLITE_INTEGER:
+                    xxl_enc_int (enc, sqlite3_column_int64 (stmt, column));
+                    break;
+                case SQLITE_NULL:
+                    xxl_enc_nil (enc);
+                    break;
+                case SQLITE_FLOAT:
+                    xxl_enc_double (enc, sqlite3_column_double (stmt, column));
+                    break;
+                default: {
+                    const char *text = (const char *) sqlite3_column_text (stmt, column);
+                    xxl_enc_strn (enc, text? text: "",
+                                  (size_t) sqlite3_column_bytes (stmt, column));
+                }
+            }
+        }
+        xxl_enc_map_end (enc);
+        if (!rows_as_array)
+            break;
+    }
+    if (rows_as_array)
+        xxl_enc_array_end (enc);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        sq_fail (self, "query");
+        rows = -1;
+    }
+    sqlite3_reset (stmt);
+    return rows;
+}
+
+int
+sq_encode (store_t *self, xxl_enc_t *enc, int rows_as_array, const char *sql, const char *fmt, ...)
+{
+    va_list args;
+    va_start (args, fmt);
+    int rows = s_encodev (self, enc, rows_as_array, 0, NULL, sql, fmt, args);
+    va_end (args);
+    return rows;
+}
+
+int
+sq_encode_max (store_t *self, xxl_enc_t *enc, size_t max_size, int *truncated,
+              const char *sql, const char *fmt, ...)
+{
+    va_list args;
+    va_start (args, fmt);
+    int rows = s_encodev (self, enc, 1, max_size, truncated, sql, fmt, args);
+    va_end (args);
+    return rows;
+}
+
+
+int64_t
+sq_data_version (xxl_store_t *base)
+{
+    return sq_scalar ((store_t *) base, "PRAGMA data_version", NULL);
+}
+
+//  The first column of the rows of a statement bound by fmt, up to max
+//  (the statement's LIMIT is among its arguments); 0 with *count, or -1
+int
+sq_id_list (store_t *self, int64_t *ids, size_t max, size_t *count, const char *sql,
+           const char *fmt, ...)
+{
+    *count = 0;
+    sqlite3_stmt *stmt = sq_prepare (self, sql);
+    if (!stmt)
+        return -1;
+    va_list args;
+    va_start (args, fmt);
+    int rc = s_bindv (self, stmt, fmt, args);
+    va_end (args);
+    if (rc)
+        return -1;
+    while (*count < max && (rc = sqlite3_step (stmt)) == SQLITE_ROW)
+        ids [(*count)++] = sqlite3_column_int64 (stmt, 0);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        rc = sq_fail (self, "query");
+    else
+        rc = 0;
+    sqlite3_reset (stmt);
+    return rc;
+}
+
+//  --------------------------------------------------------------------
+//  Test hooks (xxl_store_sqlite.h)
+
+int
+xxl_store_sqlite_exec (xxl_store_t *self, const char *sql, const char *fmt, ...)
+{
+    assert (self->methods == &sq_methods);
+    va_list args;
+    va_start (args, fmt);
+    int changes = s_execv ((store_t *) self, sql, fmt, args);
+    va_end (args);
+    return changes;
+}
+
+int
+xxl_store_sqlite_exec_once (xxl_store_t *self, const char *sql, const char *fmt, ...)
+{
+    assert (self->methods == &sq_methods);
+    va_list args;
+    va_start (args, fmt);
+    int changes = s_exec_oncev ((store_t *) self, sql, fmt, args);
+    va_end (args);
+    return changes;
+}
+
+int64_t
+xxl_store_sqlite_scalar (xxl_store_t *self, const char *sql, const char *fmt, ...)
+{
+    assert (self->methods == &sq_methods);
+    va_list args;
+    va_start (args, fmt);
+    int64_t value = s_scalarv ((store_t *) self, sql, fmt, args);
+    va_end (args);
+    return value;
+}
+
+char *
+xxl_store_sqlite_text (xxl_store_t *self, const char *sql, const char *fmt, ...)
+{
+    assert (self->methods == &sq_methods);
+    va_list args;
+    va_start (args, fmt);
+    char *value = s_textv ((store_t *) self, sql, fmt, args);
+    va_end (args);
+    return value;
+}
+
+int
+xxl_store_sqlite_encode (xxl_store_t *self, xxl_enc_t *enc, int rows_as_array,
+                         const char *sql, const char *fmt, ...)
+{
+    assert (self->methods == &sq_methods);
+    va_list args;
+    va_start (args, fmt);
+    int rows = s_encodev ((store_t *) self, enc, rows_as_array, 0, NULL, sql, fmt, args);
+    va_end (args);
+    return rows;
+}

@@ -1,0 +1,96 @@
+/*  xxl_store_sqlite_int.h -- inside the SQLite backend: what its two
+    files share, and no one else may use.
+
+    xxl_store_sqlite.c owns the connection: opening and migrating, the
+    statement cache, binding, errors, transactions and the WAL.
+    xxl_store_sqlite_rows.c holds the row calls and the method table.
+
+    The helpers (sq_*) take the backend's own struct.  Statements are
+    cached by the address of their SQL text: pass string literals.  fmt
+    binds the arguments in order: 'i' int64_t, 'd' double, 's' text (NULL
+    binds NULL; bound without a copy: alive until the call returns), 'n'
+    NULL.  Every helper steps its statement to the end (or as far as it
+    reads) and resets it before it returns.  Errors: -1 (or NULL), the
+    reason in self->error, logged at most once per cause per 10 s; a
+    write inside a transaction that SQLite ended on its own (a full disk)
+    fails with that cause and does not run.
+*/
+
+#ifndef XXL_STORE_SQLITE_INT_H_INCLUDED
+#define XXL_STORE_SQLITE_INT_H_INCLUDED
+
+#include "xxl_store_sqlite.h"
+
+#include <czmq.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+
+typedef struct {
+    xxl_store_t base;                   //  first: the interface (methods)
+    sqlite3 *db;
+    zhashx_t *statements;               //  sql pointer → sqlite3_stmt
+    zactor_t *checkpointer;             //  WAL checkpoints off the caller's thread
+    int wal_size;                       //  frames: the WAL starts over at this size
+    int wal_frames;                     //  frames in the WAL after the last commit
+    int wal_nudged;                     //  wal_frames when the checkpointer was last nudged
+    int wal_retry;                      //  a restart that did not happen: not again before
+    int in_txn;
+    //  SQLite ended the transaction on its own (a full disk, an I/O error):
+    //  until the caller's commit or rollback, no write may run, since it
+    //  would commit alone; txn_cause keeps the error that ended it
+    int txn_lost;
+    char txn_cause [512];
+    char error [512];
+    //  One log line per cause per XXL_STORE_LOG_MS (a full disk fails
+    //  every statement of every turn)
+    char logged [512];
+    int64_t logged_at;
+    uint64_t suppressed;
+} store_t;
+
+//  The method table (xxl_store_sqlite_rows.c)
+extern const xxl_store_methods_t sq_methods;
+
+//  Records the database's error for `what` in self->error, logs it; -1
+int sq_fail (store_t *self, const char *what);
+//  The cached statement for sql, reset and unbound; NULL on error
+sqlite3_stmt *sq_prepare (store_t *self, const char *sql);
+int sq_bind (store_t *self, sqlite3_stmt *stmt, const char *fmt, ...);
+//  Steps a statement that returns no row; changes() or -1
+int sq_done (store_t *self, sqlite3_stmt *stmt);
+//  A column as a new string ("" for NULL)
+char *sq_column_text (sqlite3_stmt *stmt, int column);
+//  A statement with no result rows: changes() or -1
+int sq_exec (store_t *self, const char *sql, const char *fmt, ...);
+//  The first column of the first row; -1 when there is none or on error
+int64_t sq_scalar (store_t *self, const char *sql, const char *fmt, ...);
+//  The first column of the first row as a new string; NULL when there is
+//  none, it is NULL, or on error
+char *sq_text (store_t *self, const char *sql, const char *fmt, ...);
+//  The first column of up to max rows into ids (the statement's LIMIT is
+//  among its arguments); 0 with *count, or -1
+int sq_id_list (store_t *self, int64_t *ids, size_t max, size_t *count, const char *sql,
+                const char *fmt, ...);
+//  Rows as maps keyed by column name (INTEGER int, REAL float64, NULL nil,
+//  else str).  encode: an array of all rows (rows_as_array) or the first
+//  row's map alone.  encode_max: an array that stops before a row would
+//  take the encoder past max_size bytes (*truncated 1).  The count or -1.
+int sq_encode (store_t *self, xxl_enc_t *enc, int rows_as_array, const char *sql,
+               const char *fmt, ...);
+int sq_encode_max (store_t *self, xxl_enc_t *enc, size_t max_size, int *truncated,
+                   const char *sql, const char *fmt, ...);
+
+//  The connection's methods (xxl_store.h)
+void sq_destroy (xxl_store_t *base);
+const char *sq_error (xxl_store_t *base);
+int sq_schema_version (xxl_store_t *base);
+int sq_begin (xxl_store_t *base);
+int sq_commit (xxl_store_t *base);
+int sq_rollback (xxl_store_t *base);
+int sq_in_txn (xxl_store_t *base);
+int64_t sq_data_version (xxl_store_t *base);
+void sq_set_wal_size (xxl_store_t *base, int mib);
+int sq_wal_due (xxl_store_t *base);
+int sq_wal_restart (xxl_store_t *base);
+
+#endif

@@ -1,0 +1,82 @@
+/*  test_schedule.c -- the schedule types table (scheduler/xxl_schedule.h):
+    each type's conf check, next times, and whether it waits for a run.
+*/
+
+#include "xxl_schedule.h"
+#include "xxl_test.h"
+
+#include <string.h>
+
+#define MS(s) ((int64_t) (s) * 1000)
+
+int
+main (void)
+{
+    char why [256];
+    //  The table: four types by name, nothing else
+    XXL_CHECK (strcmp (xxl_schedule_names (), "NONE, CRON, FIX_RATE, FIX_DELAY") == 0);
+    const char *names [] = { "NONE", "CRON", "FIX_RATE", "FIX_DELAY" };
+    for (size_t i = 0; i < 4; i++) {
+        const xxl_schedule_type_t *type = xxl_schedule_type (names [i]);
+        XXL_CHECK (type && strcmp (type->name, names [i]) == 0);
+        XXL_CHECK (type && type->after_run == (i == 3));
+    }
+    XXL_CHECK (xxl_schedule_type ("cron") == NULL);         //  names are exact
+    XXL_CHECK (xxl_schedule_type ("") == NULL);
+    XXL_CHECK (xxl_schedule_type (NULL) == NULL);
+    XXL_CHECK (xxl_schedule_new ("WEEKLY", "", "", why, sizeof why) == NULL);
+    XXL_CHECK (strcmp (why, "unknown schedule type 'WEEKLY' (known: NONE, CRON, FIX_RATE,"
+                            " FIX_DELAY)") == 0);
+
+    //  NONE: any conf; never a next time
+    xxl_schedule_t *none = xxl_schedule_new ("NONE", "whatever", "", why, sizeof why);
+    XXL_CHECK (none && xxl_schedule_next (none, 0) == -1);
+    xxl_schedule_destroy (&none);
+    XXL_CHECK (none == NULL);
+
+    //  CRON: a Quartz expression, strictly after, in the job's zone
+    XXL_CHECK (xxl_schedule_new ("CRON", "* * *", "", why, sizeof why) == NULL);
+    XXL_CHECK (strncmp (why, "invalid cron expression '* * *': ", 33) == 0);
+    xxl_schedule_t *cron = xxl_schedule_new ("CRON", "0/5 * * * * ?", "", why, sizeof why);
+    XXL_CHECK (cron);
+    XXL_CHECK (cron && xxl_schedule_next (cron, MS (1000)) == MS (1005));
+    XXL_CHECK (cron && xxl_schedule_next (cron, MS (1005)) == MS (1010));
+    XXL_CHECK (cron && xxl_schedule_next (cron, MS (1005) - 1) == MS (1005));
+    XXL_CHECK (cron && !xxl_schedule_type_of (cron)->after_run);
+    xxl_schedule_destroy (&cron);
+    //  Midnight in Shanghai is 16:00 UTC the day before
+    cron = xxl_schedule_new ("CRON", "0 0 0 * * ?", "Asia/Shanghai", why, sizeof why);
+    XXL_CHECK (cron && xxl_schedule_next (cron, MS (0)) == MS (16 * 3600));
+    xxl_schedule_destroy (&cron);
+    //  An expression whose times have ended: no next time
+    cron = xxl_schedule_new ("CRON", "0 0 0 1 1 ? 2020", "", why, sizeof why);
+    XXL_CHECK (cron && xxl_schedule_next (cron, MS (1700000000)) == -1);
+    XXL_CHECK (cron && strcmp (xxl_schedule_type_of (cron)->ends,
+                               "the cron expression has no time after") == 0);
+    xxl_schedule_destroy (&cron);
+
+    //  FIX_RATE and FIX_DELAY: whole seconds from 1 to ten years
+    const char *bad [] = { "", "0", "-5", "1.5", "5s", "316224001", NULL };
+    for (size_t i = 0; bad [i]; i++) {
+        XXL_CHECK (xxl_schedule_new ("FIX_RATE", bad [i], "", why, sizeof why) == NULL);
+        char expect [128];
+        snprintf (expect, sizeof expect, "FIX_RATE needs a positive number of seconds, not '%s'",
+                  bad [i]);
+        XXL_CHECK (strcmp (why, expect) == 0);
+        XXL_CHECK (xxl_schedule_new ("FIX_DELAY", bad [i], "", why, sizeof why) == NULL);
+    }
+    xxl_schedule_t *rate = xxl_schedule_new ("FIX_RATE", "316224000", "", why, sizeof why);
+    XXL_CHECK (rate);                                       //  (ten years: the limit)
+    xxl_schedule_destroy (&rate);
+    rate = xxl_schedule_new ("FIX_RATE", "30", "", why, sizeof why);
+    XXL_CHECK (rate && xxl_schedule_next (rate, MS (100)) == MS (130));
+    XXL_CHECK (rate && xxl_schedule_next (rate, INT64_MAX - 1) == -1);     //  no overflow
+    XXL_CHECK (rate && !xxl_schedule_type_of (rate)->after_run);
+    xxl_schedule_destroy (&rate);
+    xxl_schedule_t *delay = xxl_schedule_new ("FIX_DELAY", "7", "", why, sizeof why);
+    XXL_CHECK (delay && xxl_schedule_next (delay, MS (100)) == MS (107));
+    XXL_CHECK (delay && xxl_schedule_type_of (delay)->after_run);
+    xxl_schedule_destroy (&delay);
+    xxl_schedule_destroy (&delay);                          //  (NULL: no-op)
+    return xxl_test_done ();
+}
