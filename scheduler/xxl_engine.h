@@ -50,6 +50,9 @@
 #define XXL_MAX_TEXT        (64 * 1024)         //  desc, param, msg fields
 //  A FIX_DELAY job waits for its run to finish: next time "never" until then
 #define XXL_WAITING         253402300799000LL
+//  The periodic services (xxl_services.c), by index in service_next
+enum { XXL_SERVICE_FAIL, XXL_SERVICE_LOST, XXL_SERVICE_REPORT, XXL_SERVICE_RETENTION,
+       XXL_SERVICES };
 #define XXL_HANDLE_MSG_CAP  15000
 #define XXL_WAL_FIRE_MS     100                 //  no WAL restart this close to a fire
 //  Replies a client's ZeroMQ queue (xxl_transport: XXL_ROLE_API) has no
@@ -286,10 +289,7 @@ typedef struct {
     char **awaited;                     //  addresses alive at the last stop, not
     size_t awaited_count;               //  back yet (NULL once back)
     size_t awaited_left;
-    int64_t next_fail_check;            //  monotonic ms of the next fail monitor pass
-    int64_t next_lost_check;
-    int64_t next_report;
-    int64_t next_retention;
+    int64_t service_next [XXL_SERVICES];   //  monotonic ms of each service's next run
     bool stopping;                      //  $TERM: finishing in-flight RUNs
     int64_t stop_deadline;
     uint64_t next_id;
@@ -462,6 +462,11 @@ void engine_alarm_results (server_t *self);
 void engine_fail_monitor (server_t *self);
 void engine_lost_monitor (server_t *self);
 void engine_report_refresh (server_t *self);
+//  The periodic services (xxl_services.c): set their first runs at start;
+//  run those due (not while stopping); the soonest next run
+void engine_services_start (server_t *self, int64_t now);
+void engine_services_run (server_t *self, int64_t now);
+int64_t engine_services_wake (server_t *self);
 int64_t engine_log_delete (server_t *self, int64_t job_id, int64_t before, int64_t below,
                            int64_t limit);
 void engine_retention (server_t *self);

@@ -691,11 +691,7 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     }
     self->next_registry_check = zclock_mono () + (int64_t) config->beat_s * 1000;
     self->next_liveness = zclock_mono () + XXL_LIVENESS_MS;
-    self->next_fail_check = zclock_mono () + config->fail_check_ms;
-    self->next_lost_check = zclock_mono () + config->lost_check_ms;
-    self->next_report = zclock_mono () + 1000;
-    self->next_retention = zclock_mono ()
-                         + (config->retention_check_ms < 60000? config->retention_check_ms: 60000);
+    engine_services_start (self, zclock_mono ());
     self->next_pending_check = zclock_mono () + 200;
     return self;
 }
@@ -785,14 +781,9 @@ xxl_server_actor (zsock_t *pipe, void *args)
             wake = self->next_pending_check;
         if (self->next_scan < wake)
             wake = self->next_scan;
-        if (self->next_fail_check < wake)
-            wake = self->next_fail_check;
-        if (self->next_lost_check < wake)
-            wake = self->next_lost_check;
-        if (self->next_report < wake)
-            wake = self->next_report;
-        if (self->next_retention < wake)
-            wake = self->next_retention;
+        int64_t service = engine_services_wake (self);
+        if (service < wake)
+            wake = service;
         if (self->stopping)
             wake = now + 50;
         int64_t due = xxl_timer_next (self->timer);
@@ -880,22 +871,7 @@ xxl_server_actor (zsock_t *pipe, void *args)
                 engine_plan_scan (self);
             if (!near)
                 engine_plan_prepare (self, 1024);
-            if (now >= self->next_fail_check) {
-                engine_fail_monitor (self);
-                self->next_fail_check = now + self->config.fail_check_ms;
-            }
-            if (now >= self->next_lost_check) {
-                engine_lost_monitor (self);
-                self->next_lost_check = now + self->config.lost_check_ms;
-            }
-            if (now >= self->next_report) {
-                engine_report_refresh (self);
-                self->next_report = now + self->config.report_ms;
-            }
-            if (now >= self->next_retention) {
-                self->next_retention = now + self->config.retention_check_ms;
-                engine_retention (self);
-            }
+            engine_services_run (self, now);
         }
         //  (a turn that itself took long may have answers waiting unread)
         if (now >= self->next_pending_check && agents_drained

@@ -323,6 +323,70 @@ engine_retention (server_t *self)
     }
     if (gone) {
         zsys_info ("retention: %" PRId64 " log row(s) removed", gone);
-        self->next_retention = zclock_mono () + 1000;   //  more may be due
+        self->service_next [XXL_SERVICE_RETENTION] = zclock_mono () + 1000;  //  more may be due
     }
+}
+
+//  --------------------------------------------------------------------
+//  The periodic services, declared with their periods (Redis's serverCron
+//  and run_with_period): each runs in a turn of the running scheduler
+//  once its period has passed since its last run (a run may set its own
+//  next time sooner: service_next [its index]); the first run comes one
+//  period after start, or `first` ms after when that is sooner.  The loop
+//  wakes for the soonest.
+
+typedef struct {
+    const char *name;
+    void (*run) (server_t *self);
+    size_t period;                      //  offsetof the period (ms) in the config
+    int first;                          //  at most this long after start (0: no bound)
+} service_t;
+
+static const service_t s_services [XXL_SERVICES] = {
+    [XXL_SERVICE_FAIL] = { "fail monitor", engine_fail_monitor,
+                           offsetof (xxl_server_config_t, fail_check_ms), 0 },
+    [XXL_SERVICE_LOST] = { "lost-run monitor", engine_lost_monitor,
+                           offsetof (xxl_server_config_t, lost_check_ms), 0 },
+    [XXL_SERVICE_REPORT] = { "daily report", engine_report_refresh,
+                             offsetof (xxl_server_config_t, report_ms), 1000 },
+    [XXL_SERVICE_RETENTION] = { "retention", engine_retention,
+                                offsetof (xxl_server_config_t, retention_check_ms), 60000 },
+};
+
+static int
+s_period (server_t *self, const service_t *service)
+{
+    return *(const int *) ((const char *) &self->config + service->period);
+}
+
+void
+engine_services_start (server_t *self, int64_t now)
+{
+    for (size_t i = 0; i < XXL_SERVICES; i++) {
+        const service_t *service = &s_services [i];
+        assert (service->run && service->name);
+        int period = s_period (self, service);
+        int first = service->first && service->first < period? service->first: period;
+        self->service_next [i] = now + first;
+    }
+}
+
+void
+engine_services_run (server_t *self, int64_t now)
+{
+    for (size_t i = 0; i < XXL_SERVICES; i++)
+        if (now >= self->service_next [i]) {
+            self->service_next [i] = now + s_period (self, &s_services [i]);
+            s_services [i].run (self);
+        }
+}
+
+int64_t
+engine_services_wake (server_t *self)
+{
+    int64_t wake = INT64_MAX;
+    for (size_t i = 0; i < XXL_SERVICES; i++)
+        if (self->service_next [i] < wake)
+            wake = self->service_next [i];
+    return wake;
 }
