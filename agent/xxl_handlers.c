@@ -1,12 +1,27 @@
 /*  xxl_handlers.c -- the handler plugins an agent has loaded.
 
-    A plugin is loaded from an fd opened on its file (dlopen of
-    /proc/self/fd/N, falling back to the path), so that the identity we
-    record (device, inode, size, mtime) is the identity of the code loaded,
-    and a replaced file gets a fresh dlopen instead of glibc handing back the
-    still-loaded old object.  The fd stays open for the plugin's lifetime:
-    isolated runners load the same file through it, and it keeps the
-    /proc/self/fd/N name unique among loaded objects.
+    A plugin is never loaded from its file in the folder: the file's bytes
+    are copied (read(2), which cannot fault) into a private snapshot, a
+    memfd sealed against writing, shrinking and growing, and the plugin is
+    dlopen()ed from /proc/self/fd/<snapshot>.  So a file that is still being
+    copied into the folder (plain cp), or rewritten or truncated later,
+    cannot pull pages from under the loader or the loaded code (a mapped
+    file that shrinks, or that ends before its segments do, faults with
+    SIGBUS).  A snapshot is refused (logged, skipped, remembered by
+    identity so that it is retried when the file changes again) when the
+    file changed while it was copied, or when it is an ELF file cut short:
+    its program headers, a segment or its section headers lie past its
+    end; dlopen itself does not check that, so the check comes first.  A
+    loaded plugin costs its file's size in memory (the snapshot).
+
+    The identity we record (device, inode, size, mtime) is the file's as
+    the copy began, and each load is a fresh object (a new memfd), so a
+    replaced file gets a fresh dlopen instead of glibc handing back the
+    still-loaded old object.  The snapshot fd stays open for the plugin's
+    lifetime: isolated runners load the same snapshot through it, and it
+    keeps the /proc/self/fd/N name unique among loaded objects.  Where
+    memfd_create is refused, the snapshot is an unlinked temp file
+    (O_TMPFILE, mode 0600) instead, not sealed but private.
 
     Reference counting: the registry holds one reference on each active
     plugin, each run one more (acquire/release, atomic).  A plugin that is
@@ -20,6 +35,7 @@
 #include <czmq.h>
 #include <dirent.h>
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -27,8 +43,25 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#ifndef MFD_EXEC
+#   define MFD_EXEC 0x0010U         //  Linux 6.3; older kernels say EINVAL
+#endif
+#ifndef O_TMPFILE
+#   define O_TMPFILE (020000000 | O_DIRECTORY)
+#endif
+#if UINTPTR_MAX > 0xffffffffu
+#   define ELF_CLASS ELFCLASS64
+typedef Elf64_Ehdr elf_ehdr_t;
+typedef Elf64_Phdr elf_phdr_t;
+#else
+#   define ELF_CLASS ELFCLASS32
+typedef Elf32_Ehdr elf_ehdr_t;
+typedef Elf32_Phdr elf_phdr_t;
+#endif
 
 typedef struct _plugin_t {
     char *path;                         //  full path
@@ -37,7 +70,7 @@ typedef struct _plugin_t {
     ino_t ino;
     off_t size;
     struct timespec mtime;
-    int fd;                             //  -1 for a failed entry
+    int fd;                             //  snapshot, -1 for a failed entry
     void *dl;                           //  NULL for a failed entry
     const xxl_handler_plugin_t *desc;
     void *state;
@@ -99,6 +132,153 @@ s_same_identity (plugin_t *plugin, const struct stat *st)
         && plugin->mtime.tv_nsec == st->st_mtim.tv_nsec;
 }
 
+//  A new empty snapshot file: a memfd that can be sealed, or an unlinked
+//  temp file where memfd_create is refused.  -1 with errno set.
+static int
+s_snapshot_new (const char *file)
+{
+    char name [128];
+    snprintf (name, sizeof name, "xxl-plugin:%.100s", file);
+    int fd = memfd_create (name, MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
+    if (fd == -1 && (errno == EINVAL || errno == EACCES || errno == EPERM))
+        fd = memfd_create (name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd == -1) {
+        const char *tmp = getenv ("TMPDIR");
+        fd = open (tmp && *tmp? tmp: "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    }
+    return fd;
+}
+
+//  Copies all of from into to; the number of bytes copied, or -1 with
+//  errno set
+static off_t
+s_snapshot_copy (int from, int to)
+{
+    size_t bufsize = 64 * 1024;
+    char *buf = (char *) malloc (bufsize);
+    if (!buf)
+        return -1;
+    off_t copied = 0;
+    for (;;) {
+        ssize_t got = read (from, buf, bufsize);
+        if (got == -1 && errno == EINTR)
+            continue;
+        if (got <= 0) {
+            if (got == -1)
+                copied = -1;
+            break;
+        }
+        for (ssize_t put = 0, n; put < got; put += n) {
+            n = write (to, buf + put, (size_t) (got - put));
+            if (n == -1 && errno == EINTR)
+                n = 0;
+            else
+            if (n <= 0) {
+                if (n == 0)
+                    errno = ENOSPC;
+                free (buf);
+                return -1;
+            }
+        }
+        copied += got;
+    }
+    free (buf);
+    return copied;
+}
+
+//  0 if the image holds every byte the dynamic loader reads or maps, or if
+//  it is not an ELF file of our class at all (dlopen says what is wrong
+//  with it); else 1 with what ends past the image in what, and where it
+//  ends in *end.
+static int
+s_elf_cut_short (int fd, uint64_t size, const char **what, uint64_t *end)
+{
+    elf_ehdr_t ehdr;
+    ssize_t got = pread (fd, &ehdr, sizeof ehdr, 0);
+    if (got < SELFMAG || memcmp (ehdr.e_ident, ELFMAG, SELFMAG))
+        return 0;
+    if (got < (ssize_t) sizeof ehdr) {
+        *what = "the ELF header";
+        *end = sizeof ehdr;
+        return 1;
+    }
+    if (ehdr.e_ident [EI_CLASS] != ELF_CLASS || ehdr.e_phentsize != sizeof (elf_phdr_t))
+        return 0;
+    *end = (uint64_t) ehdr.e_phoff + (uint64_t) ehdr.e_phnum * sizeof (elf_phdr_t);
+    if (*end > size) {
+        *what = "the program headers";
+        return 1;
+    }
+    for (unsigned index = 0; index < ehdr.e_phnum; index++) {
+        elf_phdr_t phdr;
+        if (pread (fd, &phdr, sizeof phdr,
+                   (off_t) (ehdr.e_phoff + index * sizeof phdr)) != (ssize_t) sizeof phdr)
+            return 0;
+        *end = (uint64_t) phdr.p_offset + (uint64_t) phdr.p_filesz;
+        if (*end > size) {
+            *what = phdr.p_type == PT_LOAD? "a loadable segment": "a segment";
+            return 1;
+        }
+    }
+    //  A linker writes the section headers last: without them the file is
+    //  cut short even when every segment is there
+    if (ehdr.e_shoff) {
+        *end = (uint64_t) ehdr.e_shoff
+             + (uint64_t) (ehdr.e_shnum? ehdr.e_shnum: 1) * ehdr.e_shentsize;
+        if (*end > size) {
+            *what = "the section headers";
+            return 1;
+        }
+    }
+    return 0;
+}
+
+//  Makes the plugin's snapshot of the file open on fd, whose fstat as the
+//  copy begins is st.  Returns the snapshot fd (CLOEXEC, sealed if it is
+//  a memfd), or -1 after logging why the plugin is skipped.
+static int
+s_snapshot (plugin_t *plugin, int fd, const struct stat *st)
+{
+    int snapshot = s_snapshot_new (plugin->file);
+    if (snapshot == -1) {
+        zsys_error ("handlers: %s: cannot make a private copy: %s; plugin skipped",
+                    plugin->path, strerror (errno));
+        return -1;
+    }
+    off_t copied = s_snapshot_copy (fd, snapshot);
+    struct stat after;
+    if (copied == -1 || fstat (fd, &after)) {
+        zsys_error ("handlers: %s: cannot copy: %s; plugin skipped",
+                    plugin->path, strerror (errno));
+        close (snapshot);
+        return -1;
+    }
+    if (copied != after.st_size || after.st_size != st->st_size
+    ||  after.st_mtim.tv_sec != st->st_mtim.tv_sec
+    ||  after.st_mtim.tv_nsec != st->st_mtim.tv_nsec) {
+        zsys_warning ("handlers: %s: file changed while being read (still being written?); "
+                      "plugin skipped until it changes again", plugin->path);
+        close (snapshot);
+        return -1;
+    }
+    //  memfd only; a temp file says EINVAL and stays private all the same
+    if (fcntl (snapshot, F_ADD_SEALS,
+               F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) == -1
+    &&  errno != EINVAL)
+        zsys_warning ("handlers: %s: cannot seal the private copy: %s",
+                      plugin->path, strerror (errno));
+    const char *what = NULL;
+    uint64_t end = 0;
+    if (s_elf_cut_short (snapshot, (uint64_t) copied, &what, &end)) {
+        zsys_error ("handlers: %s: incomplete file (still being written?): %lld bytes, "
+                    "cut in %s (up to byte %llu); plugin skipped until it changes again",
+                    plugin->path, (long long) copied, what, (unsigned long long) end);
+        close (snapshot);
+        return -1;
+    }
+    return snapshot;
+}
+
 //  Loads one plugin file.  Always returns an entry (a failed one without
 //  dl when loading failed, so that we do not retry an unchanged bad file on
 //  every rescan), or NULL if the file vanished or memory ran out.  Caller
@@ -119,11 +299,14 @@ s_plugin_load (xxl_handlers_t *self, const char *file)
         s_plugin_unload (plugin);
         return NULL;
     }
-    plugin->fd = open (plugin->path, O_RDONLY | O_CLOEXEC);
+    //  O_NONBLOCK: a FIFO named *.so must not block the rescan
+    int fd = open (plugin->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     struct stat st;
-    if (plugin->fd == -1 || fstat (plugin->fd, &st)) {
+    if (fd == -1 || fstat (fd, &st)) {
         zsys_error ("handlers: %s: cannot open: %s; plugin skipped",
                     plugin->path, strerror (errno));
+        if (fd >= 0)
+            close (fd);
         s_plugin_unload (plugin);
         return NULL;
     }
@@ -131,11 +314,20 @@ s_plugin_load (xxl_handlers_t *self, const char *file)
     plugin->ino = st.st_ino;
     plugin->size = st.st_size;
     plugin->mtime = st.st_mtim;
+    if (!S_ISREG (st.st_mode))
+        zsys_error ("handlers: %s: not a regular file; plugin skipped", plugin->path);
+    else
+        plugin->fd = s_snapshot (plugin, fd, &st);
+    close (fd);
+    if (plugin->fd == -1)
+        return plugin;                  //  failed entry, logged
 
     char fdpath [64];
     snprintf (fdpath, sizeof fdpath, "/proc/self/fd/%d", plugin->fd);
     void *dl = dlopen (fdpath, RTLD_NOW | RTLD_LOCAL);
-    if (!dl)
+    //  Without /proc, the file itself; only then, as it may change under
+    //  the loader (the snapshot was checked complete a moment ago)
+    if (!dl && access (fdpath, F_OK) == -1 && errno == ENOENT)
         dl = dlopen (plugin->path, RTLD_NOW | RTLD_LOCAL);
     if (!dl) {
         const char *error = dlerror ();

@@ -7,12 +7,15 @@
     xxl_handlers_watch_fd); a run holds a reference on its plugin (acquire /
     release) so that a replaced plugin stays loaded until its last run ends.
 
-    Each loaded plugin keeps an open fd on the exact file it was loaded
-    from; an isolated run's runner process loads the plugin through that fd
-    (/proc/self/fd/N), so it runs the very code the agent accepted the run
-    with, even if the file was replaced meanwhile.  Replace plugins by
-    renaming a new file over the old one (install(1), mv), never by writing
-    into the loaded file.
+    A plugin is loaded from a private snapshot of its file's bytes (a
+    sealed memfd), never from the file itself, and each loaded plugin keeps
+    an fd on that snapshot; an isolated run's runner process loads the
+    plugin through that fd (/proc/self/fd/N), so it runs the very code the
+    agent accepted the run with, even if the file was replaced, rewritten
+    or truncated meanwhile.  Copying a plugin into the folder with plain
+    cp(1) is safe: a file seen half-written (changed while being copied, or
+    an ELF file cut short) is refused with a log line and loaded once the
+    copy completes (the close or rename wakes the watch fd).
 */
 
 #ifndef XXL_HANDLERS_H_INCLUDED
@@ -35,8 +38,10 @@ typedef struct {
     xxl_handler_fn *fn;
     uint32_t flags;                     //  XXL_HANDLER_* flags
     void *plugin_state;                 //  what the plugin's init returned
-    const char *plugin_path;            //  file the plugin was loaded from
-    int plugin_fd;                      //  read-only fd on that file (CLOEXEC)
+    const char *plugin_path;            //  file the plugin was copied from
+    int plugin_fd;                      //  fd on the sealed snapshot of that
+                                        //  file the plugin was loaded from
+                                        //  (CLOEXEC; not to be written)
     uint64_t generation;                //  unique per loaded plugin instance
     void *plugin;                       //  opaque, for release
 } xxl_handler_ref_t;
@@ -64,7 +69,9 @@ size_t xxl_handlers_size (xxl_handlers_t *self);
 char *xxl_handlers_names (xxl_handlers_t *self);
 
 //  Rescans the folder: loads added and changed (inode, size or mtime) files,
-//  unloads removed ones; runs in flight keep their code.  Drains the watch
+//  unloads removed ones; runs in flight keep their code.  A file that
+//  changed while it was copied, or an ELF file cut short, is logged and
+//  skipped until it changes again.  Drains the watch
 //  fd.  Thread-safe against acquire/release.  Returns the number of plugins
 //  loaded or unloaded, -1 if there is no folder.
 int xxl_handlers_rescan (xxl_handlers_t *self);

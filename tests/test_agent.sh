@@ -22,7 +22,9 @@ glue_job () {   # glue_job SCRIPT [flags]: a GLUE_SHELL job running SCRIPT
 }
 finished () { [ "$(log_field "$1" handleCode)" != 0 ]; }
 
-# Hot reload: a plugin dropped in while the agent runs is picked up
+# Hot reload: a plugin dropped in while the agent runs is picked up.  Plain
+# cp straight into the watched folder, as operators do: the agent may scan
+# the file half-written and must refuse it, not crash, then load it
 cp "$XXL_TEST_PLUGINS/test_handlers.so" "$T/plugins/"
 HJ=$(ctl job add --group agent-app --handler okJobHandler | jq -r .id)
 runs_ok () { local l; l=$(ctl job trigger "$1" | jq -r '.logIds[0]'); wait_for 5 finished "$l" && [ "$(log_field "$l" handleCode)" = 200 ]; }

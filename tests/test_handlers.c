@@ -2,7 +2,11 @@
     good and bad plugins (ABI mismatch, missing symbol, duplicate name, init
     failure, not an ELF file) with a clear log line for each, sorted names,
     hot reload through inotify (added, replaced, removed), and runs in
-    flight keeping their code, in process and isolated.
+    flight keeping their code, in process and isolated.  A plugin written
+    into the folder in pieces, as plain cp does, is refused at every cut
+    (no crash) and loads once complete; a loaded plugin whose file is
+    rewritten in place keeps working, in process and in a queued isolated
+    run, and the new version loads; no fd is left behind.
 
     Environment: XXL_TEST_PLUGINS = folder with the built test plugins
     (test_handlers.so, bad_abi.so, dup_name.so, no_symbol.so,
@@ -15,7 +19,10 @@
 #include "xxl_executor.h"
 
 #include <czmq.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +94,85 @@ s_slurp (const char *path)
     return text;
 }
 
+//  A whole file in memory, NULL if unreadable
+static char *
+s_read_all (const char *path, size_t *size)
+{
+    FILE *file = fopen (path, "rb");
+    if (!file)
+        return NULL;
+    char *data = NULL;
+    if (fseek (file, 0, SEEK_END) == 0) {
+        long length = ftell (file);
+        rewind (file);
+        data = length > 0? (char *) malloc ((size_t) length): NULL;
+        if (data && fread (data, 1, (size_t) length, file) != (size_t) length) {
+            free (data);
+            data = NULL;
+        }
+        *size = data? (size_t) length: 0;
+    }
+    fclose (file);
+    return data;
+}
+
+static int
+s_write_all (int fd, const char *data, size_t size)
+{
+    while (size > 0) {
+        ssize_t n = write (fd, data, size);
+        if (n <= 0)
+            return -1;
+        data += n;
+        size -= (size_t) n;
+    }
+    return 0;
+}
+
+//  A writer copying a plugin into the folder in small pieces, as a slow
+//  cp does, while the test thread scans
+typedef struct {
+    const char *path;
+    const char *data;
+    size_t size;
+    size_t writing;                     //  atomic: no byte past it written yet
+    int done;                           //  atomic
+} writer_t;
+
+static void *
+s_writer (void *arg)
+{
+    writer_t *writer = (writer_t *) arg;
+    int fd = open (writer->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    for (size_t at = 0; fd >= 0 && at < writer->size; at += 256) {
+        size_t n = writer->size - at < 256? writer->size - at: 256;
+        __atomic_store_n (&writer->writing, at + n, __ATOMIC_RELEASE);
+        if (s_write_all (fd, writer->data + at, n))
+            break;
+        usleep (500);
+    }
+    if (fd >= 0)
+        close (fd);
+    __atomic_store_n (&writer->done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+//  Open fds of this process
+static int
+s_fd_count (void)
+{
+    DIR *dir = opendir ("/proc/self/fd");
+    if (!dir)
+        return -1;
+    int count = 0;
+    struct dirent *entry;
+    while ((entry = readdir (dir)))
+        if (entry->d_name [0] != '.')
+            count++;
+    closedir (dir);
+    return count - 1;                   //  not the one opendir holds
+}
+
 //  Results taken while waiting for another logId are kept here
 static xxl_result_t s_taken [16];
 static int s_taken_count = 0;
@@ -135,6 +221,8 @@ main (void)
     snprintf (logpath, sizeof logpath, "%s.log", s_dir);
     FILE *logfile = fopen (logpath, "w");
     zsys_set_logstream (logfile);
+
+    int fds_before = s_fd_count ();
 
     //  No folder, missing folder
     xxl_handlers_t *handlers = xxl_handlers_new (NULL);
@@ -270,7 +358,136 @@ main (void)
     //  A fixed bad plugin loads on the next change
     s_install ("init_fail.so", "c_bad_abi.so");
     CHECK (xxl_handlers_rescan (handlers) == 0, "replacement still bad");
+
+    //  A plugin copied in by plain cp is seen half-written: a scan at each
+    //  cut refuses it with a log line (no SIGBUS in dlopen), and it loads
+    //  once the copy ends (the close wakes the watch fd)
+    size_t v1_size = 0, v2_size = 0;
+    snprintf (path, sizeof path, "%s/reload_v1.so", s_plugins);
+    char *v1_bytes = s_read_all (path, &v1_size);
+    snprintf (path, sizeof path, "%s/reload_v2.so", s_plugins);
+    char *v2_bytes = s_read_all (path, &v2_size);
+    CHECK (v1_bytes && v2_bytes && v1_size > 4096 && v2_size > 4096, "built reload plugins read");
+    if (!v1_bytes || !v2_bytes || v1_size <= 4096 || v2_size <= 4096) {
+        printf ("%d passed, %d failed\n", s_passed, s_failed);
+        return 1;
+    }
+    snprintf (path, sizeof path, "%s/g_copied.so", s_dir);
+    int copy = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    CHECK (copy >= 0, "copy target created");
+    size_t cuts [] = { 40, 100, v1_size / 4, v1_size / 2, v1_size - 1 };
+    size_t written = 0;
+    int refused = 0, fds_refusing = -1;
+    for (size_t i = 0; i < sizeof cuts / sizeof cuts [0]; i++) {
+        s_write_all (copy, v1_bytes + written, cuts [i] - written);
+        written = cuts [i];
+        if (xxl_handlers_rescan (handlers) == 0 && !xxl_handlers_exists (handlers, "versionJobHandler"))
+            refused++;
+        if (i == 0)
+            fds_refusing = s_fd_count ();
+    }
+    CHECK (refused == 5, "a half-written plugin is refused at every cut (%d of 5)", refused);
+    CHECK (s_fd_count () == fds_refusing, "refusals leave no fd behind (%d, then %d)",
+           fds_refusing, s_fd_count ());
+    fflush (logfile);
+    log = s_slurp (logpath);
+    CHECK (strstr (log, "g_copied.so: incomplete file (still being written?): 40 bytes, cut in the ELF header (up to byte "),
+           "log: cut in the ELF header");
+    CHECK (strstr (log, "g_copied.so: incomplete file (still being written?): 100 bytes, cut in the program headers"),
+           "log: cut in the program headers");
+    CHECK (strstr (log, "bytes, cut in the section headers (up to byte "),
+           "log: cut in the section headers");
+    CHECK (strstr (log, "plugin skipped until it changes again"), "log: skipped until it changes");
+    CHECK (!strstr (log, "g_copied.so: dlopen failed") && !strstr (log, "g_copied.so (reload"),
+           "log: never handed to dlopen, never loaded");
+    free (log);
+    CHECK (xxl_handlers_rescan (handlers) == 0, "an unchanged half file is not retried");
+    s_write_all (copy, v1_bytes + written, v1_size - written);
+    close (copy);
+    CHECK (s_wait_readable (watch, 2000), "inotify saw the copy end");
+    CHECK (xxl_handlers_rescan (handlers) == 1, "the completed copy loads");
+    xxl_handler_ref_t copied;
+    CHECK (xxl_handlers_acquire (handlers, "versionJobHandler", &copied) == 0
+        && streq (s_call (&copied), "200 v1"), "its handler runs");
+
+    //  The loaded plugin's file rewritten in place (cp over it: same
+    //  inode, truncated, written again): the loaded code stays intact, in
+    //  process and for a queued isolated run accepted before the rewrite;
+    //  the new version loads when the copy ends
+    executor = xxl_executor_new (&config, handlers);
+    trigger.job_id = 10;
+    trigger.log_id = 10;
+    trigger.handler = "versionIsoJobHandler";
+    trigger.params = "600";
+    CHECK (xxl_executor_run (executor, &trigger, msg, sizeof msg) == 0, "isolated run 10");
+    trigger.log_id = 11;
+    trigger.params = "0";
+    CHECK (xxl_executor_run (executor, &trigger, msg, sizeof msg) == 0, "isolated run 11 queued behind it");
+    usleep (200 * 1000);
+    copy = open (path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    CHECK (copy >= 0, "rewrite in place");
+    CHECK (streq (s_call (&copied), "200 v1"), "the loaded handler runs with its file truncated");
+    s_write_all (copy, v2_bytes, v2_size / 2);
+    CHECK (xxl_handlers_rescan (handlers) == 1 && !xxl_handlers_exists (handlers, "versionJobHandler"),
+           "the changed file retires v1, its half is refused");
+    CHECK (streq (s_call (&copied), "200 v1"), "the loaded handler runs with its file half rewritten");
+    s_write_all (copy, v2_bytes + v2_size / 2, v2_size - v2_size / 2);
+    close (copy);
+    CHECK (s_wait_readable (watch, 2000), "inotify saw the rewrite end");
+    CHECK (xxl_handlers_rescan (handlers) == 1, "the rewritten file loads");
+    xxl_handler_ref_t rewritten;
+    CHECK (xxl_handlers_acquire (handlers, "versionJobHandler", &rewritten) == 0
+        && streq (s_call (&rewritten), "200 v2"), "the new version runs");
+    CHECK (streq (s_call (&copied), "200 v1"), "the old version still runs while referenced");
+    xxl_handlers_release (&copied);
+    xxl_handlers_release (&rewritten);
+    CHECK (s_wait_result (executor, 10, &result, 5000) == 0 && result.msg && streq (result.msg, "v1"),
+           "isolated run 10 kept v1 (%s)", result.msg? result.msg: "no result");
+    free (result.msg);
+    CHECK (s_wait_result (executor, 11, &result, 5000) == 0 && result.msg && streq (result.msg, "v1"),
+           "queued isolated run 11 loaded v1's snapshot, not the rewritten file (%s)",
+           result.msg? result.msg: "no result");
+    free (result.msg);
+    trigger.log_id = 12;
+    CHECK (xxl_executor_run (executor, &trigger, msg, sizeof msg) == 0, "isolated run 12");
+    CHECK (s_wait_result (executor, 12, &result, 5000) == 0 && result.msg && streq (result.msg, "v2"),
+           "a new isolated run gets v2");
+    free (result.msg);
+    xxl_executor_destroy (&executor);
+
+    //  Scans racing a copy in progress: none crashes or loads a partial
+    //  file, and the finished copy loads
+    unlink (path);
+    CHECK (xxl_handlers_rescan (handlers) == 1, "g_copied.so removed");
+    snprintf (path, sizeof path, "%s/h_racing.so", s_dir);
+    writer_t writer = { path, v1_bytes, v1_size, 0, 0 };
+    pthread_t thread;
+    int scans = 0, loaded_early = 0;
+    if (pthread_create (&thread, NULL, s_writer, &writer) == 0) {
+        while (!__atomic_load_n (&writer.done, __ATOMIC_ACQUIRE)) {
+            xxl_handlers_rescan (handlers);
+            if (xxl_handlers_exists (handlers, "versionJobHandler")
+            &&  __atomic_load_n (&writer.writing, __ATOMIC_ACQUIRE) < v1_size)
+                loaded_early++;
+            scans++;
+        }
+        pthread_join (thread, NULL);
+    }
+    CHECK (scans > 10 && loaded_early == 0,
+           "%d scans during the copy, none loaded it before its last byte (%d did)",
+           scans, loaded_early);
+    s_wait_readable (watch, 2000);
+    xxl_handlers_rescan (handlers);
+    CHECK (xxl_handlers_exists (handlers, "versionJobHandler"), "the finished copy loads");
+    xxl_handler_ref_t raced;
+    CHECK (xxl_handlers_acquire (handlers, "versionJobHandler", &raced) == 0
+        && streq (s_call (&raced), "200 v1"), "and runs");
+    xxl_handlers_release (&raced);
+    free (v1_bytes);
+    free (v2_bytes);
     xxl_handlers_destroy (&handlers);
+    CHECK (s_fd_count () == fds_before, "no fd left open (%d before, %d after)",
+           fds_before, s_fd_count ());
 
     zsys_set_logstream (stderr);
     fclose (logfile);
