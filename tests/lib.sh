@@ -32,11 +32,21 @@ agent
 CFG
 }
 
+# xxl_own PID: true while PID is one of this test's background jobs, still
+# running or stopped.  A pid that exited was reaped and may be another
+# test's process by now: cleanup never signals it.
+xxl_own () {
+    # (jobs in a command substitution sees the shell's table; in a pipeline
+    # it would not)
+    case " $(jobs -rp | tr '\n' ' ') $(jobs -sp | tr '\n' ' ') " in *" $1 "*) return 0 ;; esac
+    return 1
+}
+
 xxl_cleanup () {
-    for pid in $PIDS; do kill -TERM "$pid" 2>/dev/null; done
+    for pid in $PIDS; do xxl_own "$pid" && kill -TERM "$pid" 2>/dev/null; done
     for pid in $PIDS; do
-        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "$pid" 2>/dev/null
+        for _ in $(seq 50); do xxl_own "$pid" || break; sleep 0.1; done
+        xxl_own "$pid" && kill -KILL "$pid" 2>/dev/null
     done
     # A sanitizer's report in a daemon's log fails the test (a leak shows
     # only once the daemon has exited, after every check)

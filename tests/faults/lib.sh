@@ -213,9 +213,10 @@ mount_tmpfs () {
 faults_cleanup () {
     local rc=$?
     touch "$T/stop-load" 2>/dev/null
-    for pid in $BGPIDS; do kill -TERM "$pid" 2>/dev/null; done
-    # A stopped process ignores TERM until continued
-    for pid in $PIDS; do kill -CONT "$pid" 2>/dev/null; done
+    for pid in $BGPIDS; do xxl_own "$pid" && kill -TERM "$pid" 2>/dev/null; done
+    # A stopped process ignores TERM until continued (only this test's own:
+    # xxl_own, tests/lib.sh)
+    for pid in $PIDS; do xxl_own "$pid" && kill -CONT "$pid" 2>/dev/null; done
     for pid in $BGPIDS; do timeout 10 tail --pid="$pid" -f /dev/null 2>/dev/null; done
     # Processes the agents started that outlived them (by pid, never by name)
     local p
@@ -225,10 +226,10 @@ faults_cleanup () {
     done
     # lib.sh's cleanup kills the daemons and scans logs; it removes $T,
     # so the mounts go first, once nothing holds them
-    for pid in $PIDS; do kill -TERM "$pid" 2>/dev/null; done
+    for pid in $PIDS; do xxl_own "$pid" && kill -TERM "$pid" 2>/dev/null; done
     for pid in $PIDS; do
-        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "$pid" 2>/dev/null
+        for _ in $(seq 50); do xxl_own "$pid" || break; sleep 0.1; done
+        xxl_own "$pid" && kill -KILL "$pid" 2>/dev/null
     done
     for p in $(probe_procs); do kill -KILL "$p" 2>/dev/null; done
     for m in $MOUNTS; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null; done
