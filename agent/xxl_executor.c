@@ -182,23 +182,6 @@ s_mono_ms (void)
     return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-//  Copies msg capped to XXL_EXECUTOR_MSG_MAX bytes; NULL stays NULL
-static char *
-s_strcap (const char *msg)
-{
-    if (!msg)
-        return NULL;
-    size_t len = strlen (msg);
-    if (len > XXL_EXECUTOR_MSG_MAX)
-        len = XXL_EXECUTOR_MSG_MAX;
-    char *copy = (char *) malloc (len + 1);
-    if (copy) {
-        memcpy (copy, msg, len);
-        copy [len] = 0;
-    }
-    return copy;
-}
-
 static void
 s_run_free (run_t *run)
 {
@@ -301,7 +284,7 @@ s_set_result (run_t *run, int code, const char *msg)
     run->result_set = 1;
     run->result_code = code;
     free (run->result_msg);
-    run->result_msg = s_strcap (msg);
+    run->result_msg = xxl_ledger_msg_copy (msg);
 }
 
 static void

@@ -30,9 +30,8 @@ struct _xxl_ledger_t {
     int fd;
 };
 
-//  Copies msg capped to XXL_EXECUTOR_MSG_MAX bytes; NULL stays NULL
-static char *
-s_strcap (const char *msg)
+char *
+xxl_ledger_msg_copy (const char *msg)
 {
     if (!msg)
         return NULL;
@@ -104,7 +103,7 @@ xxl_ledger_done (xxl_ledger_t *self, int64_t log_id, int64_t log_date_time,
         node->result.log_id = log_id;
         node->result.log_date_time = log_date_time;
         node->result.code = code;
-        node->result.msg = s_strcap (msg);
+        node->result.msg = xxl_ledger_msg_copy (msg);
     }
     pthread_mutex_lock (&self->lock);
     if (node) {

@@ -37,6 +37,10 @@ extern "C" {
 
 typedef struct _xxl_ledger_t xxl_ledger_t;
 
+//  A copy of a run's result message as the ledger keeps it: at most
+//  XXL_EXECUTOR_MSG_MAX bytes; NULL for NULL or when out of memory
+char *xxl_ledger_msg_copy (const char *msg);
+
 //  Creates an empty ledger and its eventfd.  NULL on failure.
 xxl_ledger_t *xxl_ledger_new (void);
 
