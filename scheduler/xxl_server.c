@@ -36,7 +36,9 @@ void xxl_server_config_defaults (xxl_server_config_t *config);
 static void s_server_destroy (server_t **self_p);
 static const char *s_alarm_config (void *ctx, const char *key);
 static server_t *s_server_new (zsock_t *pipe, const xxl_server_config_t *config);
-static bool s_drain (server_t *self, zsock_t *sock, int is_api);
+//  A socket's message handler (engine_handle_agent, _api, _probe, _routed)
+typedef void (handler_fn) (server_t *self, zmsg_t *zmsg);
+static bool s_drain (server_t *self, zsock_t *sock, handler_fn *handler);
 void xxl_server_actor (zsock_t *pipe, void *args);
 
 
@@ -696,11 +698,12 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     return self;
 }
 
-//  Handles up to `batch` messages waiting on sock; returns true when it
+//  Hands up to `batch` messages waiting on sock to its handler; true when it
 //  emptied the queue, false when messages are left for the next turn
 static bool
-s_drain (server_t *self, zsock_t *sock, int is_api)
+s_drain (server_t *self, zsock_t *sock, handler_fn *handler)
 {
+    bool is_api = handler == engine_handle_api;
     void *handle = zsock_resolve (sock);
     for (int i = 0; i < self->config.batch; i++) {
         zmsg_t *zmsg = zmsg_new ();
@@ -716,7 +719,7 @@ s_drain (server_t *self, zsock_t *sock, int is_api)
             }
             got = 1;
             //  (the connection's socket, where a client's unread replies show)
-            if (is_api == 1 && self->api_fd < 0)
+            if (is_api && self->api_fd < 0)
                 self->api_fd = zmq_msg_get (&part, ZMQ_SRCFD);
             zmsg_addmem (zmsg, zmq_msg_data (&part), zmq_msg_size (&part));
             more = zmq_msg_more (&part);
@@ -728,22 +731,234 @@ s_drain (server_t *self, zsock_t *sock, int is_api)
         }
         //  (replies waiting for this turn's end are bounded: the rest of
         //  the requests wait for the next turn)
-        if (is_api == 1 && self->api_out_bytes >= XXL_API_TURN_BYTES)
+        if (is_api && self->api_out_bytes >= XXL_API_TURN_BYTES)
             i = self->config.batch;
         engine_fire_check (self);
-        if (is_api == 1)
-            engine_handle_api (self, zmsg);
-        else
-        if (is_api == 0)
-            engine_handle_agent (self, zmsg);
-        else
-        if (is_api == 2)
-            engine_handle_probe (self, zmsg);
-        else
-            engine_handle_routed (self, zmsg);
+        handler (self, zmsg);
         zmsg_destroy (&zmsg);
     }
     return !(zsock_events (sock) & ZMQ_POLLIN);
+}
+
+//  The turn's phases, in order (xxl_server_actor): the poll's timeout;
+//  the timer, the actor pipe and the sockets, each to its handler; the
+//  transaction's begin, the work, the commit, and what leaves after it.
+
+//  How long the poll may wait: until the soonest of the checks, the
+//  services, the next fire (a turn before it when xxl_job_fired does not
+//  cover it yet); 50 ms while stopping
+static long
+s_turn_timeout (server_t *self)
+{
+    int64_t now = zclock_mono ();
+    int64_t wake = self->next_registry_check;
+    if (self->next_liveness < wake)
+        wake = self->next_liveness;
+    if (zhashx_size (self->apps_changed) && self->next_groups < wake)
+        wake = self->next_groups;
+    if (zhashx_size (self->backlogs) && now + 2 < wake)
+        wake = now + 2;             //  (their queues drain as they read)
+    if ((zhashx_size (self->pending) || zhashx_size (self->batches)
+    ||   zlistx_size (self->resends))
+    &&  self->next_pending_check < wake)
+        wake = self->next_pending_check;
+    if (self->next_scan < wake)
+        wake = self->next_scan;
+    int64_t service = engine_services_wake (self);
+    if (service < wake)
+        wake = service;
+    if (self->stopping)
+        wake = now + 50;
+    int64_t due = xxl_timer_next (self->timer);
+    if (due >= 0) {
+        //  A turn before a fire xxl_job_fired does not cover yet
+        //  writes it, so that the fire itself needs no commit
+        if (due > self->fired_until)
+            due -= 1000;
+        //  (the timerfd wakes at `due`; the timeout is the fallback)
+        int64_t due_mono = now + (due - engine_now ()) + (self->timer_fd >= 0);
+        if (due_mono < wake)
+            wake = due_mono;
+        engine_timer_arm (self, due);
+    }
+    return wake > now? (long) (wake - now): 0;
+}
+
+//  The timerfd woke the poll: nothing to read but its count
+static void
+s_on_timer (server_t *self)
+{
+    uint64_t expired;
+    if (read (self->timer_fd, &expired, sizeof expired) < 0) {
+        //  (nothing to do: a non-blocking read of a timer not due)
+    }
+    self->timer_armed = -1;
+}
+
+//  A command on the actor pipe: $TERM (or the pipe gone) stops taking
+//  work, and the api socket (api_item) is no longer read
+static void
+s_on_pipe (server_t *self, zsock_t *pipe, zmq_pollitem_t *api_item)
+{
+    char *command = zstr_recv (pipe);
+    if ((!command || streq (command, "$TERM")) && !self->stopping) {
+        //  Stop taking work; wait a bounded time for the agents'
+        //  answers to RUNs in flight.  What is left is in the store
+        //  and goes again at the next start.
+        self->stopping = true;
+        self->stop_deadline = zclock_mono () + self->config.stop_wait_ms;
+        api_item->events = 0;
+        zsys_info ("server: stopping; %zu request(s) to agents in flight",
+                   zhashx_size (self->pending));
+    }
+    zstr_free (&command);
+}
+
+//  Opens the turn's transaction (the store's write lock), notes another
+//  scheduler's commits, and sends the fires due first
+static void
+s_turn_begin (server_t *self)
+{
+    if (xxl_store_begin (self->store))
+        zsys_error ("server: cannot begin a transaction: %s", xxl_store_error (self->store));
+    self->next_log_id = 0;
+    self->turn_first_id = self->log_id_floor;
+    self->turn++;
+    //  Another scheduler's commits (we hold the write lock from here
+    //  on): its stops and edits may void plans, so none fires blind
+    int64_t version = xxl_store_data_version (self->store);
+    if (version != self->data_version)
+        self->foreign_turn = self->turn;
+    self->data_version = version;
+    //  Fires due first: nothing in this turn delays them
+    if (!self->stopping)
+        engine_fire (self);
+}
+
+//  Hands each socket with input to its handler; true when the agents
+//  socket was read to the end
+static bool
+s_turn_read (server_t *self, zmq_pollitem_t *items)
+{
+    //  Answers still queued must not be judged late: deadlines and
+    //  the registry are checked only once the agents socket is empty
+    bool agents_drained = true;
+    if (items [1].revents & ZMQ_POLLIN)
+        agents_drained = s_drain (self, self->agents, engine_handle_agent);
+    if (items [2].revents & ZMQ_POLLIN)
+        s_drain (self, self->api, engine_handle_api);
+    if (items [3].revents & ZMQ_POLLIN)
+        s_drain (self, self->probes, engine_handle_probe);
+    if (items [4].revents & ZMQ_POLLIN)
+        s_drain (self, self->routed, engine_handle_routed);
+    if (items [5].revents & ZMQ_POLLIN)
+        engine_alarm_results (self);
+    if (engine_now () / 60000 != self->slow_minute) {
+        self->slow_minute = engine_now () / 60000;
+        zhashx_purge (self->slow_counts);
+    }
+    return agents_drained;
+}
+
+//  The turn's own work: due fires, planning, the services, pending
+//  requests, the registry; close to a fire, what can wait does
+static void
+s_turn_work (server_t *self, bool agents_drained)
+{
+    int64_t now = zclock_mono ();
+    //  Close to a fire, the work that can wait does (it would make
+    //  this turn's commit longer)
+    bool near = engine_fire_near (self);
+    if (!self->stopping) {
+        //  Due triggers first: planning ahead can wait a turn
+        engine_plan_due (self);
+        if (now >= self->next_scan && !near)
+            engine_plan_scan (self);
+        if (!near)
+            engine_plan_prepare (self, 1024);
+        engine_services_run (self, now);
+    }
+    //  (a turn that itself took long may have answers waiting unread)
+    if (now >= self->next_pending_check && agents_drained
+    &&  zclock_mono () - self->stall_mono < XXL_STALL_MS) {
+        s_check_pending (self);
+        engine_recover_resends (self);
+        if (self->sweep_at && now >= self->sweep_at)
+            self->sweep_at = engine_sweep_untracked (self)
+                           ? now + 2 * (int64_t) self->config.run_timeout_ms + 1000: 0;
+        self->next_pending_check = now + 200;
+    }
+    if ((now >= self->next_groups || self->terminated)
+    &&  zhashx_size (self->apps_changed)) {
+        s_groups_refresh (self);
+        self->next_groups = now + XXL_GROUPS_MS;
+    }
+    if (now >= self->next_liveness) {
+        s_liveness (self);
+        self->next_liveness = now + XXL_LIVENESS_MS;
+    }
+    if (now >= self->next_registry_check && agents_drained) {
+        s_check_registry (self);
+        self->next_registry_check = now + (int64_t) self->config.beat_s * 1000;
+    }
+    if (!near || self->terminated)
+        engine_accepted_flush (self, self->terminated? INT64_MAX: now - XXL_ACCEPTED_MS);
+}
+
+//  Commits the turn (after a fire due within the guard); a failed
+//  commit voids what the turn promised
+static void
+s_turn_commit (server_t *self)
+{
+    //  The next fire within a second: have xxl_job_fired cover it now
+    int64_t next_fire = xxl_timer_next (self->timer);
+    if (next_fire >= 0 && next_fire > self->fired_until && next_fire - engine_now () <= 1000)
+        engine_fired_cover (self, next_fire);
+    //  What this turn sent with no store access, for a restart
+    if (self->sent_max > self->fired_sent)
+        xxl_store_fired_raise_sent (self->store, self->sent_max);
+    //  A fire due within the guard goes before this commit, so that
+    //  no commit delays it (this turn's replies wait that long)
+    if (!self->stopping && engine_fire_near (self))
+        engine_fire_wait (self);
+    int64_t commit_start = zclock_usecs ();
+    int commit_rc = xxl_store_commit (self->store);
+    int64_t commit_us = zclock_usecs () - commit_start;
+    self->commit_us = commit_us > self->commit_us? commit_us: self->commit_us * 15 / 16;
+    if (commit_rc) {
+        //  Nothing this turn promised may leave: the clients' replies
+        //  become 500 with the cause, the agents' messages are dropped
+        //  (agents keep their callbacks and send them again)
+        engine_commit_failed (self);
+        engine_agents_dropped (self);
+        //  Plans of rows that were not written
+        void *item;
+        while ((item = zlistx_detach (self->turn_plans, NULL))) {
+            int64_t log_id = (int64_t) (intptr_t) item;
+            zhashx_delete (self->plans, &log_id);
+        }
+        self->fired_want = self->fired_until;
+    }
+    else {
+        self->fired_until = self->fired_want;
+        if (self->sent_max > self->fired_sent)
+            self->fired_sent = self->sent_max;
+    }
+    self->sent_max = 0;
+    zlistx_purge (self->turn_plans);
+}
+
+//  Sends what the commit justified; restarts the WAL when due and no
+//  fire is close
+static void
+s_turn_flush (server_t *self)
+{
+    engine_flush (self);
+    //  The WAL's restart holds the engine up for its fsyncs: not
+    //  close to a fire, unless the WAL is past four times its size
+    int wal = xxl_store_wal_due (self->store);
+    if (wal == 2 || (wal == 1 && !engine_fire_within (self, XXL_WAL_FIRE_MS)))
+        xxl_store_wal_restart (self->store);
 }
 
 void
@@ -767,179 +982,25 @@ xxl_server_actor (zsock_t *pipe, void *args)
         { NULL, self->timer_fd, ZMQ_POLLIN, 0 },
     };
     while (!self->terminated) {
-        int64_t now = zclock_mono ();
-        int64_t wake = self->next_registry_check;
-        if (self->next_liveness < wake)
-            wake = self->next_liveness;
-        if (zhashx_size (self->apps_changed) && self->next_groups < wake)
-            wake = self->next_groups;
-        if (zhashx_size (self->backlogs) && now + 2 < wake)
-            wake = now + 2;             //  (their queues drain as they read)
-        if ((zhashx_size (self->pending) || zhashx_size (self->batches)
-        ||   zlistx_size (self->resends))
-        &&  self->next_pending_check < wake)
-            wake = self->next_pending_check;
-        if (self->next_scan < wake)
-            wake = self->next_scan;
-        int64_t service = engine_services_wake (self);
-        if (service < wake)
-            wake = service;
-        if (self->stopping)
-            wake = now + 50;
-        int64_t due = xxl_timer_next (self->timer);
-        if (due >= 0) {
-            //  A turn before a fire xxl_job_fired does not cover yet
-            //  writes it, so that the fire itself needs no commit
-            if (due > self->fired_until)
-                due -= 1000;
-            //  (the timerfd wakes at `due`; the timeout is the fallback)
-            int64_t due_mono = now + (due - engine_now ()) + (self->timer_fd >= 0);
-            if (due_mono < wake)
-                wake = due_mono;
-            engine_timer_arm (self, due);
-        }
-        long timeout = wake > now? (long) (wake - now): 0;
+        long timeout = s_turn_timeout (self);
         if (zmq_poll (items, 7, timeout) < 0) {
             if (zmq_errno () == EINTR)
                 continue;               //  a signal: main decides
             break;
         }
         s_stall_check (self, timeout);
-        if (items [6].revents & ZMQ_POLLIN) {
-            uint64_t expired;
-            if (read (self->timer_fd, &expired, sizeof expired) < 0) {
-                //  (nothing to do: a non-blocking read of a timer not due)
-            }
-            self->timer_armed = -1;
-        }
-        if (items [0].revents & ZMQ_POLLIN) {
-            char *command = zstr_recv (pipe);
-            if ((!command || streq (command, "$TERM")) && !self->stopping) {
-                //  Stop taking work; wait a bounded time for the agents'
-                //  answers to RUNs in flight.  What is left is in the store
-                //  and goes again at the next start.
-                self->stopping = true;
-                self->stop_deadline = zclock_mono () + self->config.stop_wait_ms;
-                items [2].events = 0;
-                zsys_info ("server: stopping; %zu request(s) to agents in flight",
-                           zhashx_size (self->pending));
-            }
-            zstr_free (&command);
-        }
+        if (items [6].revents & ZMQ_POLLIN)
+            s_on_timer (self);
+        if (items [0].revents & ZMQ_POLLIN)
+            s_on_pipe (self, pipe, &items [2]);
         if (self->stopping && (zhashx_size (self->pending) + zhashx_size (self->batches) == 0
                            ||  zclock_mono () >= self->stop_deadline))
             self->terminated = true;
-        if (xxl_store_begin (self->store))
-            zsys_error ("server: cannot begin a transaction: %s", xxl_store_error (self->store));
-        self->next_log_id = 0;
-        self->turn_first_id = self->log_id_floor;
-        self->turn++;
-        //  Another scheduler's commits (we hold the write lock from here
-        //  on): its stops and edits may void plans, so none fires blind
-        int64_t version = xxl_store_data_version (self->store);
-        if (version != self->data_version)
-            self->foreign_turn = self->turn;
-        self->data_version = version;
-        //  Fires due first: nothing in this turn delays them
-        if (!self->stopping)
-            engine_fire (self);
-        //  Answers still queued must not be judged late: deadlines and
-        //  the registry are checked only once the agents socket is empty
-        bool agents_drained = true;
-        if (items [1].revents & ZMQ_POLLIN)
-            agents_drained = s_drain (self, self->agents, 0);
-        if (items [2].revents & ZMQ_POLLIN)
-            s_drain (self, self->api, 1);
-        if (items [3].revents & ZMQ_POLLIN)
-            s_drain (self, self->probes, 2);
-        if (items [4].revents & ZMQ_POLLIN)
-            s_drain (self, self->routed, 3);
-        if (items [5].revents & ZMQ_POLLIN)
-            engine_alarm_results (self);
-        if (engine_now () / 60000 != self->slow_minute) {
-            self->slow_minute = engine_now () / 60000;
-            zhashx_purge (self->slow_counts);
-        }
-        now = zclock_mono ();
-        //  Close to a fire, the work that can wait does (it would make
-        //  this turn's commit longer)
-        bool near = engine_fire_near (self);
-        if (!self->stopping) {
-            //  Due triggers first: planning ahead can wait a turn
-            engine_plan_due (self);
-            if (now >= self->next_scan && !near)
-                engine_plan_scan (self);
-            if (!near)
-                engine_plan_prepare (self, 1024);
-            engine_services_run (self, now);
-        }
-        //  (a turn that itself took long may have answers waiting unread)
-        if (now >= self->next_pending_check && agents_drained
-        &&  zclock_mono () - self->stall_mono < XXL_STALL_MS) {
-            s_check_pending (self);
-            engine_recover_resends (self);
-            if (self->sweep_at && now >= self->sweep_at)
-                self->sweep_at = engine_sweep_untracked (self)
-                               ? now + 2 * (int64_t) self->config.run_timeout_ms + 1000: 0;
-            self->next_pending_check = now + 200;
-        }
-        if ((now >= self->next_groups || self->terminated)
-        &&  zhashx_size (self->apps_changed)) {
-            s_groups_refresh (self);
-            self->next_groups = now + XXL_GROUPS_MS;
-        }
-        if (now >= self->next_liveness) {
-            s_liveness (self);
-            self->next_liveness = now + XXL_LIVENESS_MS;
-        }
-        if (now >= self->next_registry_check && agents_drained) {
-            s_check_registry (self);
-            self->next_registry_check = now + (int64_t) self->config.beat_s * 1000;
-        }
-        if (!near || self->terminated)
-            engine_accepted_flush (self, self->terminated? INT64_MAX: now - XXL_ACCEPTED_MS);
-        //  The next fire within a second: have xxl_job_fired cover it now
-        int64_t next_fire = xxl_timer_next (self->timer);
-        if (next_fire >= 0 && next_fire > self->fired_until && next_fire - engine_now () <= 1000)
-            engine_fired_cover (self, next_fire);
-        //  What this turn sent with no store access, for a restart
-        if (self->sent_max > self->fired_sent)
-            xxl_store_fired_raise_sent (self->store, self->sent_max);
-        //  A fire due within the guard goes before this commit, so that
-        //  no commit delays it (this turn's replies wait that long)
-        if (!self->stopping && engine_fire_near (self))
-            engine_fire_wait (self);
-        int64_t commit_start = zclock_usecs ();
-        int commit_rc = xxl_store_commit (self->store);
-        int64_t commit_us = zclock_usecs () - commit_start;
-        self->commit_us = commit_us > self->commit_us? commit_us: self->commit_us * 15 / 16;
-        if (commit_rc) {
-            //  Nothing this turn promised may leave: the clients' replies
-            //  become 500 with the cause, the agents' messages are dropped
-            //  (agents keep their callbacks and send them again)
-            engine_commit_failed (self);
-            engine_agents_dropped (self);
-            //  Plans of rows that were not written
-            void *item;
-            while ((item = zlistx_detach (self->turn_plans, NULL))) {
-                int64_t log_id = (int64_t) (intptr_t) item;
-                zhashx_delete (self->plans, &log_id);
-            }
-            self->fired_want = self->fired_until;
-        }
-        else {
-            self->fired_until = self->fired_want;
-            if (self->sent_max > self->fired_sent)
-                self->fired_sent = self->sent_max;
-        }
-        self->sent_max = 0;
-        zlistx_purge (self->turn_plans);
-        engine_flush (self);
-        //  The WAL's restart holds the engine up for its fsyncs: not
-        //  close to a fire, unless the WAL is past four times its size
-        int wal = xxl_store_wal_due (self->store);
-        if (wal == 2 || (wal == 1 && !engine_fire_within (self, XXL_WAL_FIRE_MS)))
-            xxl_store_wal_restart (self->store);
+        s_turn_begin (self);
+        bool agents_drained = s_turn_read (self, items);
+        s_turn_work (self, agents_drained);
+        s_turn_commit (self);
+        s_turn_flush (self);
     }
     s_server_destroy (&self);
 }
