@@ -1,0 +1,151 @@
+/*  test_recovery.c -- the recovery decisions at a start, linking the
+    engine directly: a store is prepared with what a stopped scheduler
+    leaves (planned rows never sent, rows routed ahead, rows a commit knows
+    were sent, a manual trigger not yet acknowledged, an accepted run), the
+    engine is started in-process on it (xxl_server_actor, which recovers in
+    its start) and stopped at once, and the rows are read back.
+
+    Decisions held (docs/design.md, "Recovery"):
+    - planned rows never sent, planned more than the pre-read window ago:
+      the job's misfire rule, once per job: FIRE_ONCE_NOW keeps the newest
+      as a MISFIRE row, DO_NOTHING drops them all;
+    - a row routed ahead, not yet due and not known sent: its address goes,
+      it is routed again at its time;
+    - a row routed ahead whose time a commit knows was sent (xxl_job_fired's
+      fired_sent): it went at its planned time, which becomes its trigger
+      time, and it keeps its address (it goes again to the same agent);
+    - a manual trigger not acknowledged, and an accepted run: kept.
+*/
+
+#include "xxl_server.h"
+#include "xxl_store_sqlite.h"
+#include "xxl_test.h"
+
+static char s_dir [] = "/tmp/xxl-test-recovery-XXXXXX";
+
+//  A started every-second cron job of group gid with the misfire rule,
+//  its next time in the future (the planner fires no misfire of its own)
+static int64_t
+s_job (xxl_store_t *store, int64_t gid, const char *misfire, int64_t next)
+{
+    xxl_job_t job = {
+        .job_group = gid, .job_desc = "recovery", .author = "", .alarm_email = "",
+        .schedule_type = "CRON", .schedule_conf = "* * * * * ?",
+        .misfire_strategy = (char *) misfire, .executor_route_strategy = "FIRST",
+        .executor_handler = "demoJobHandler", .executor_param = "",
+        .executor_block_strategy = "SERIAL_EXECUTION", .glue_type = "BEAN",
+        .glue_source = "", .glue_remark = "", .child_jobid = "", .timezone = "",
+        .trigger_status = 1, .trigger_next_time = next, .retry_backoff = 1
+    };
+    return xxl_store_job_add (store, &job);
+}
+
+//  A log row of job jid; schedule 0 for a manual trigger
+static int64_t
+s_row (xxl_store_t *store, int64_t gid, int64_t jid, int64_t schedule, int64_t trigger_time,
+       const char *address, int code)
+{
+    xxl_log_t log = {
+        .job_group = gid, .job_id = jid, .executor_handler = "demoJobHandler",
+        .executor_param = "", .executor_address = (char *) address,
+        .trigger_time = trigger_time, .trigger_code = code,
+        .trigger_msg = schedule? "Trigger type: Cron trigger\n": "Trigger type: Manual trigger\n",
+        .trigger_type = schedule? "CRON": "MANUAL", .schedule_time = schedule
+    };
+    return xxl_store_log_add (store, &log) == 0? log.id: -1;
+}
+
+int
+main (void)
+{
+    zsys_init ();
+    zsys_set_logstream (NULL);
+    XXL_CHECK (mkdtemp (s_dir) != NULL);
+    char path [256], err [256];
+    snprintf (path, sizeof path, "%s/xxl.db", s_dir);
+    xxl_store_t *store = xxl_store_new (path, err, sizeof err);
+    XXL_CHECK (store);
+    if (!store)
+        return xxl_test_done ();
+
+    int64_t now = zclock_time ();
+    xxl_group_t group = { .app_name = "rec-app", .title = "", .update_time = now };
+    int64_t gid = xxl_store_group_add (store, &group);
+    int64_t fn = s_job (store, gid, "FIRE_ONCE_NOW", now + 60000);
+    int64_t dn = s_job (store, gid, "DO_NOTHING", now + 60000);
+    XXL_CHECK (gid > 0 && fn > 0 && dn > 0);
+    //  Planned a minute ago, never sent (no address): three seconds each
+    int64_t late [2][3];
+    for (int s = 0; s < 3; s++) {
+        int64_t when = (now / 1000 - 60 + s) * 1000;
+        late [0][s] = s_row (store, gid, fn, when, when, NULL, 0);
+        late [1][s] = s_row (store, gid, dn, when, when, NULL, 0);
+    }
+    //  Routed ahead to a1, due in 20 s, neither stamped nor known sent
+    int64_t ahead_when = (now / 1000 + 20) * 1000;
+    int64_t ahead = s_row (store, gid, fn, ahead_when, now, "a1:9999", 0);
+    //  Routed ahead and fired at its time with no store access: a commit
+    //  recorded fired_sent past it, its trigger time was never written
+    int64_t sent_when = (now / 1000 - 40) * 1000;
+    int64_t sent = s_row (store, gid, dn, sent_when, sent_when - 5000, "a2:9999", 0);
+    XXL_CHECK (xxl_store_sqlite_exec (store, "UPDATE xxl_job_fired SET fired_sent = ?,"
+                                      " fired_until = ?", "ii", sent_when + 1000,
+                                      sent_when + 1000) == 1);
+    //  A manual trigger not acknowledged, and a run accepted and running
+    int64_t manual = s_row (store, gid, fn, 0, now - 2000, "a1:9999", 0);
+    int64_t running = s_row (store, gid, fn, 0, now - 3000, "a1:9999", 200);
+    XXL_CHECK (late [1][2] > 0 && ahead > 0 && sent > 0 && manual > 0 && running > 0);
+    xxl_store_destroy (&store);
+
+    //  The engine recovers as it starts; stopped at once
+    xxl_server_config_t config;
+    xxl_server_config_defaults (&config);
+    config.db = path;
+    config.api = "tcp://127.0.0.1:*";
+    config.agents = "tcp://127.0.0.1:*";
+    config.plugins = "plugins/routers/.libs";
+    config.alarm_plugins = "plugins/alarms/.libs";
+    config.stop_wait_ms = 0;
+    zactor_t *server = zactor_new (xxl_server_actor, &config);
+    XXL_CHECK (server && config.status == 0);
+    zactor_destroy (&server);
+
+    store = xxl_store_new (path, err, sizeof err);
+    XXL_CHECK (store);
+    if (!store)
+        return xxl_test_done ();
+    //  FIRE_ONCE_NOW: one row of the three, the newest, as MISFIRE
+    XXL_CHECK (xxl_store_sqlite_scalar (store, "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = ?"
+                                        " AND schedule_time < ?", "ii", fn, now - 30000) == 1);
+    xxl_log_t row;
+    XXL_CHECK (xxl_store_log_load (store, late [0][2], &row) == 0);
+    XXL_CHECK (row.trigger_type && streq (row.trigger_type, "MISFIRE"));
+    XXL_CHECK (row.trigger_msg && strstr (row.trigger_msg, "Misfire compensation trigger")
+               && strstr (row.trigger_msg, "FIRE_ONCE_NOW"));
+    xxl_log_free (&row);
+    XXL_CHECK (xxl_store_log_load (store, late [0][0], &row) == 1);
+    XXL_CHECK (xxl_store_log_load (store, late [0][1], &row) == 1);
+    //  DO_NOTHING: none of its three
+    for (int s = 0; s < 3; s++)
+        XXL_CHECK (xxl_store_log_load (store, late [1][s], &row) == 1);
+    //  Routed ahead, not known sent: no address now, still unsent
+    XXL_CHECK (xxl_store_log_load (store, ahead, &row) == 0);
+    XXL_CHECK (row.trigger_code == 0 && streq (row.executor_address, ""));
+    xxl_log_free (&row);
+    //  Known sent: its planned time as trigger time, its agent kept
+    XXL_CHECK (xxl_store_log_load (store, sent, &row) == 0);
+    XXL_CHECK (row.trigger_time == sent_when && streq (row.executor_address, "a2:9999"));
+    xxl_log_free (&row);
+    //  The manual trigger and the running run: kept as they were
+    XXL_CHECK (xxl_store_log_load (store, manual, &row) == 0);
+    XXL_CHECK (row.trigger_code == 0 || row.trigger_code == 500);
+    xxl_log_free (&row);
+    XXL_CHECK (xxl_store_log_load (store, running, &row) == 0);
+    XXL_CHECK (row.trigger_code == 200 && row.handle_code == 0);
+    xxl_log_free (&row);
+    xxl_store_destroy (&store);
+    char command [512];
+    snprintf (command, sizeof command, "rm -rf %s", s_dir);
+    XXL_CHECK (system (command) == 0);
+    return xxl_test_done ();
+}
