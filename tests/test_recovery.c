@@ -1,5 +1,5 @@
-/*  test_recovery.c -- the recovery decisions at a start, linking the
-    engine directly: a store is prepared with what a stopped scheduler
+/*  test_recovery.c -- the recovery and planner decisions at a start,
+    linking the engine directly: a store is prepared with what a stopped scheduler
     leaves (planned rows never sent, rows routed ahead, rows a commit knows
     were sent, a manual trigger not yet acknowledged, an accepted run), the
     engine is started in-process on it (xxl_server_actor, which recovers in
@@ -15,6 +15,9 @@
       fired_sent): it went at its planned time, which becomes its trigger
       time, and it keeps its address (it goes again to the same agent);
     - a manual trigger not acknowledged, and an accepted run: kept.
+    And the planner's first scan: a job whose next time passed while the
+    scheduler was down fires once as MISFIRE (FIRE_ONCE_NOW) or not
+    (DO_NOTHING), its next time after now; a FIX_DELAY job fires and waits.
 */
 
 #include "xxl_server.h"
@@ -95,6 +98,15 @@ main (void)
     int64_t manual = s_row (store, gid, fn, 0, now - 2000, "a1:9999", 0);
     int64_t running = s_row (store, gid, fn, 0, now - 3000, "a1:9999", 200);
     XXL_CHECK (late [1][2] > 0 && ahead > 0 && sent > 0 && manual > 0 && running > 0);
+    //  For the planner's first scan: jobs whose next time passed a minute
+    //  ago (the scheduler was down; no rows were planned for them), and a
+    //  FIX_DELAY job due in a second (FIRE_ONCE_NOW: a slow start fires it
+    //  as a misfire, at the same planned time)
+    int64_t pfn = s_job (store, gid, "FIRE_ONCE_NOW", now - 60000);
+    int64_t pdn = s_job (store, gid, "DO_NOTHING", now - 60000);
+    int64_t pfd = s_job (store, gid, "FIRE_ONCE_NOW", now + 1000);
+    XXL_CHECK (xxl_store_sqlite_exec (store, "UPDATE xxl_job_info SET schedule_type = 'FIX_DELAY',"
+                                      " schedule_conf = '30' WHERE id = ?", "i", pfd) == 1);
     xxl_store_destroy (&store);
 
     //  The engine recovers as it starts; stopped at once
@@ -108,6 +120,21 @@ main (void)
     config.stop_wait_ms = 0;
     zactor_t *server = zactor_new (xxl_server_actor, &config);
     XXL_CHECK (server && config.status == 0);
+    //  (until the planner has moved the three jobs on: the FIX_DELAY one
+    //  once it fired)
+    xxl_store_t *reader = xxl_store_new (path, err, sizeof err);
+    XXL_CHECK (reader);
+    int64_t moved = 0;
+    for (int i = 0; reader && i < 100 && moved < 3; i++) {
+        moved = xxl_store_sqlite_scalar (reader, "SELECT COUNT(*) FROM xxl_job_info WHERE"
+                                         " (id IN (?, ?) AND trigger_next_time > ?)"
+                                         " OR (id = ? AND trigger_next_time = 253402300799000)",
+                                         "iiii", pfn, pdn, now, pfd);
+        if (moved < 3)
+            zclock_sleep (100);
+    }
+    XXL_CHECK (moved == 3);
+    xxl_store_destroy (&reader);
     zactor_destroy (&server);
 
     store = xxl_store_new (path, err, sizeof err);
@@ -143,6 +170,26 @@ main (void)
     XXL_CHECK (xxl_store_log_load (store, running, &row) == 0);
     XXL_CHECK (row.trigger_code == 200 && row.handle_code == 0);
     xxl_log_free (&row);
+    //  The planner: a missed time fires once now as MISFIRE under
+    //  FIRE_ONCE_NOW, not at all under DO_NOTHING; both jobs' next times
+    //  are after now (no burst of the missed seconds); the FIX_DELAY job
+    //  fired and waits for its run's end ("never" until then)
+    XXL_CHECK (xxl_store_sqlite_scalar (store, "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = ?"
+                                        " AND trigger_type = 'MISFIRE'", "i", pfn) == 1);
+    XXL_CHECK (xxl_store_sqlite_scalar (store, "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = ?"
+                                        " AND trigger_type = 'CRON' AND schedule_time < ?", "ii",
+                                        pfn, now) == 0);
+    XXL_CHECK (xxl_store_sqlite_scalar (store, "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = ?"
+                                        " AND schedule_time < ?", "ii", pdn, now) == 0);
+    xxl_job_t job;
+    XXL_CHECK (xxl_store_job_load (store, pdn, &job) == 0 && job.trigger_next_time > now
+               && job.trigger_status == 1);
+    xxl_job_free (&job);
+    XXL_CHECK (xxl_store_sqlite_scalar (store, "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = ?"
+                                        " AND schedule_time = ?", "ii", pfd, now + 1000) == 1);
+    XXL_CHECK (xxl_store_job_load (store, pfd, &job) == 0
+               && job.trigger_next_time == 253402300799000LL);
+    xxl_job_free (&job);
     xxl_store_destroy (&store);
     char command [512];
     snprintf (command, sizeof command, "rm -rf %s", s_dir);
