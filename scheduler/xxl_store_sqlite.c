@@ -133,9 +133,8 @@ static const char *s_migrations [] = {
     "CREATE TABLE xxl_job_fired (id INTEGER PRIMARY KEY CHECK (id = 1),"
     "  fired_until INTEGER NOT NULL DEFAULT 0, fired_sent INTEGER NOT NULL DEFAULT 0);"
     "INSERT INTO xxl_job_fired (id, fired_until, fired_sent) VALUES (1, 0, 0);",
-    //  4: no query used xxl_job_log_job_time (log clear by job and age
-    //  reads xxl_job_log_time), and with runs spread over many jobs it
-    //  dirtied a page per job per commit: a third of each INSERT's cost
+    //  4: no query uses xxl_job_log_job_time (log clear by job and age
+    //  reads xxl_job_log_time); it cost a page per job per commit
     "DROP INDEX IF EXISTS xxl_job_log_job_time;",
     //  5: one row per planned instant and shard: a SHARDING_BROADCAST fire
     //  makes one row per agent ("i/n"; the index is i, so two plans of one
@@ -422,7 +421,7 @@ s_wal_hook (void *arg, sqlite3 *db, const char *name, int frames)
 xxl_store_t *
 xxl_store_sqlite_new (const char *path, char *err, size_t errlen)
 {
-    //  No memory statistics: their global mutex showed in the profiles
+    //  No memory statistics: they take a global mutex on every allocation
     //  (a no-op once SQLite is initialized)
     sqlite3_config (SQLITE_CONFIG_MEMSTATUS, 0);
     store_t *self = (store_t *) zmalloc (sizeof (store_t));
