@@ -15,11 +15,12 @@ xxl_store_t *
 xxl_store_new (const char *url, char *err, size_t errlen)
 {
     xxl_store_t *self = NULL;
+    //  (the URL is not echoed: it may hold a password)
     if (strncmp (url, "postgresql://", 13) == 0 || strncmp (url, "postgres://", 11) == 0)
-        snprintf (err, errlen, "store %s: this build has no PostgreSQL backend", url);
+        snprintf (err, errlen, "the store is a PostgreSQL URL, but this build has no"
+                  " PostgreSQL backend (give an SQLite file path)");
     else
-        self = xxl_store_sqlite_new (strncmp (url, "sqlite:", 7) == 0? url + 7: url,
-                                     err, errlen);
+        self = xxl_store_sqlite_new (url, err, errlen);
     //  A backend fills a table of this version: no method may be missing
     assert (!self || (self->methods->version == XXL_STORE_METHODS_VERSION
                       && self->methods->size == sizeof (xxl_store_methods_t)));

@@ -386,8 +386,8 @@ struct _xxl_store_t {
 };
 
 //  Opens (creating if needed) the store named by `url` and migrates it: a
-//  file path or "sqlite:PATH" for SQLite.  Returns NULL with a reason in
-//  err.  destroy rolls back an open transaction and nulls *self_p.
+//  file path is SQLite's; a postgresql:// or postgres:// URL is refused
+//  (no such backend yet).  Returns NULL with a reason in err.  destroy rolls back an open transaction and nulls *self_p.
 xxl_store_t *xxl_store_new (const char *url, char *err, size_t errlen);
 void xxl_store_destroy (xxl_store_t **self_p);
 

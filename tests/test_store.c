@@ -23,6 +23,10 @@ main (void)
     //  A missing folder gives a clear error, not a crash
     XXL_CHECK (xxl_store_new ("/nonexistent/dir/xxl.db", err, sizeof err) == NULL);
     XXL_CHECK (strstr (err, "cannot open database"));
+    //  A PostgreSQL URL: refused with a reason, its password not echoed
+    //  (no such backend yet); the same call takes a file path below
+    XXL_CHECK (xxl_store_new ("postgresql://u:secret@db/xxl", err, sizeof err) == NULL);
+    XXL_CHECK (strstr (err, "no PostgreSQL backend") && !strstr (err, "secret"));
 
     xxl_store_t *store = xxl_store_new (path, err, sizeof err);
     XXL_CHECK (store);
