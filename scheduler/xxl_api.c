@@ -236,7 +236,8 @@ engine_handle_api (server_t *self, zmsg_t *zmsg)
     const api_entry_t *entry = s_api_table;
     while (command && entry->type && strneq (entry->type, command->name))
         entry++;
-    request_t request = { rid, msg, command };
+    static const xxl_who_t s_local = { "local", "admin", "" };
+    request_t request = { rid, msg, command, &s_local };
     self->api_read = !command || !entry->fn || command->read_only;
     if (!command || !entry->fn) {
         char text [128];

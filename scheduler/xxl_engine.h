@@ -304,11 +304,22 @@ typedef struct {
 } server_t;
 
 
+//  Who sent a message: the key of its connection (docs/operations.md,
+//  Security).  Without keys (a loopback or --insecure scheduler) every
+//  peer is "local", role admin.  Strings owned by the engine's key table,
+//  valid for the turn that handles the message.
+typedef struct {
+    const char *name;                   //  the key's `name`, or "local"
+    const char *role;                   //  admin, operator, viewer or agent
+    const char *apps;                   //  its `apps`, comma-separated ("" none)
+} xxl_who_t;
+
 //  Server-side context of the message being handled
 typedef struct {
     zframe_t *rid;                      //  sender routing id
     xxl_msg_t *msg;
     const xxl_command_t *command;       //  its `t`'s fields (xxl_commands.h)
+    const xxl_who_t *who;               //  its sender, never NULL
 } request_t;
 
 typedef struct {

@@ -5,6 +5,7 @@
 #include "xxl/msg.h"
 
 #include <stdio.h>
+#include <string.h>
 
 //  What a role's socket is.  -1 in an int option: leave ZeroMQ's default.
 typedef struct {
@@ -109,6 +110,67 @@ xxl_transport_open (xxl_role_t role, const char *endpoint, char *bound, size_t b
     if (xxl_transport_attach (sock, role, endpoint, bound, boundlen, err, errlen))
         zsock_destroy (&sock);
     return sock;
+}
+
+int
+xxl_transport_curve (zsock_t *sock, xxl_role_t role, zcert_t *own, const char *server_key,
+                     char *err, size_t errlen)
+{
+    assert (role >= 0 && role < XXL_ROLE_COUNT);
+    assert (own);
+    const s_role_t *r = &s_roles [role];
+    if (!zsys_has_curve ()) {
+        snprintf (err, errlen, "this libzmq has no CURVE support");
+        return -1;
+    }
+    zcert_apply (own, sock);
+    if (r->bind) {
+        zsock_set_curve_server (sock, 1);
+        zsock_set_zap_domain (sock, "xxl");
+    }
+    else {
+        //  (czmq's setter asserts on a key libzmq refuses: judge it first)
+        uint8_t key [32];
+        if (!server_key || strlen (server_key) != 40 || !zmq_z85_decode (key, server_key)) {
+            snprintf (err, errlen, "the scheduler's public key must be 40 Z85 characters");
+            return -1;
+        }
+        zsock_set_curve_serverkey_bin (sock, key);
+    }
+    return 0;
+}
+
+bool
+xxl_transport_loopback (const char *endpoint)
+{
+    if (!endpoint)
+        return false;
+    if (strncmp (endpoint, "ipc://", 6) == 0 || strncmp (endpoint, "inproc://", 9) == 0)
+        return true;
+    if (strncmp (endpoint, "tcp://", 6))
+        return false;
+    const char *host = endpoint + 6;
+    //  A bind may name the source as "tcp://src;dst" only on connect; a
+    //  host is the part before the last ':'
+    const char *colon = strrchr (host, ':');
+    if (!colon)
+        return false;
+    size_t len = colon - host;
+    if ((len == 9 && strncmp (host, "localhost", 9) == 0)
+    ||  (len == 5 && strncmp (host, "[::1]", 5) == 0))
+        return true;
+    if (len < 9 || len > 15 || strncmp (host, "127.", 4))
+        return false;
+    //  127.a.b.c with decimal octets only
+    int dots = 0;
+    for (size_t i = 4; i < len; i++) {
+        if (host [i] == '.')
+            dots++;
+        else
+        if (host [i] < '0' || host [i] > '9')
+            return false;
+    }
+    return dots == 2;
 }
 
 void *

@@ -55,6 +55,22 @@ zsock_t *xxl_transport_new (xxl_role_t role);
 int xxl_transport_attach (zsock_t *sock, xxl_role_t role, const char *endpoint,
                           char *bound, size_t boundlen, char *err, size_t errlen);
 
+//  Secures sock, a socket of a network role not yet attached, with CURVE.
+//  own is this end's certificate (its public and secret key; the caller
+//  keeps it).  A scheduler role (one that binds) becomes a CURVE server
+//  in ZAP domain "xxl": the process's ZAP handler (zauth) judges each
+//  handshake, so one must be running before the socket is attached.  The
+//  other roles become CURVE clients that talk only to the server whose
+//  public key server_key is (Z85, 40 characters).  0, or -1 with err
+//  filled (a key of the wrong form, or a libzmq without CURVE).
+int xxl_transport_curve (zsock_t *sock, xxl_role_t role, zcert_t *own,
+                         const char *server_key, char *err, size_t errlen);
+
+//  Whether endpoint can only be reached from this host: ipc:// and
+//  inproc://, or tcp:// on 127.0.0.0/8, [::1] or localhost.  "tcp://*:N",
+//  0.0.0.0, an interface name or any other host are not.
+bool xxl_transport_loopback (const char *endpoint);
+
 //  Watches sock's connection events (ZMQ_EVENT_* bits): returns a raw
 //  ZeroMQ PAIR socket (the caller zmq_close()s it, before sock) that
 //  receives them, or NULL.
