@@ -21,6 +21,11 @@ s_usage (FILE *out)
         "  --plugins DIR       router plugins folder             (scheduler/plugins)\n"
         "  --alarms DIR        alarm plugins folder              (scheduler/alarm/plugins)\n"
         "  --token TOKEN       access token clients and agents must send (scheduler/access_token)\n"
+        "  --cert FILE         this scheduler's secret certificate: CURVE on both sockets\n"
+        "                                                        (scheduler/cert)\n"
+        "  --keys DIR          public certificates of the clients and agents let in\n"
+        "                                                        (scheduler/keys)\n"
+        "  --insecure          allow a non-loopback endpoint without --cert (scheduler/insecure)\n"
         "  --ready-file FILE   write the bound endpoints here once serving (scheduler/ready_file)\n"
         "  --syslog            log to syslog instead of stderr   (scheduler/syslog)\n"
         "  -h, --help          this text\n"
@@ -48,6 +53,7 @@ main (int argc, char *argv [])
 {
     const char *file = NULL, *db = NULL, *api = NULL, *agents = NULL, *plugins = NULL;
     const char *alarms = NULL, *token = NULL, *ready = NULL, *use_syslog = NULL;
+    const char *cert = NULL, *keys = NULL, *insecure = NULL;
     static struct option options [] = {
         { "config", required_argument, 0, 'c' },
         { "db", required_argument, 0, 'd' },
@@ -58,6 +64,9 @@ main (int argc, char *argv [])
         { "alarms", required_argument, 0, 'A' },
         { "ready-file", required_argument, 0, 'r' },
         { "syslog", no_argument, 0, 's' },
+        { "cert", required_argument, 0, 'C' },
+        { "keys", required_argument, 0, 'K' },
+        { "insecure", no_argument, 0, 'I' },
         { "help", no_argument, 0, 'h' },
         { 0, 0, 0, 0 }
     };
@@ -73,6 +82,9 @@ main (int argc, char *argv [])
             case 'A': alarms = optarg; break;
             case 'r': ready = optarg; break;
             case 's': use_syslog = "1"; break;
+            case 'C': cert = optarg; break;
+            case 'K': keys = optarg; break;
+            case 'I': insecure = "1"; break;
             case 'h': s_usage (stdout); return 0;
             default: s_usage (stderr); return 2;
         }
@@ -104,6 +116,10 @@ main (int argc, char *argv [])
     settings.file = config;
     settings.access_token = s_value (token, config, "scheduler/access_token", "");
     settings.ready_file = s_value (ready, config, "scheduler/ready_file", NULL);
+    settings.cert = s_value (cert, config, "scheduler/cert", NULL);
+    settings.keys = s_value (keys, config, "scheduler/keys", NULL);
+    settings.insecure = s_int (insecure, config, "scheduler/insecure", 0) != 0;
+    settings.keys_check_ms = s_int (NULL, config, "scheduler/keys_check", settings.keys_check_ms);
     settings.admin_address = s_value (NULL, config, "scheduler/admin_address", NULL);
     settings.beat_s = s_int (NULL, config, "scheduler/registry/beat", settings.beat_s);
     settings.dead_s = s_int (NULL, config, "scheduler/registry/dead", settings.dead_s);

@@ -14,7 +14,8 @@ static void s_batch_answer (server_t *self, run_batch_t *batch, xxl_msg_t *msg);
 static void s_agent_reply (server_t *self, zframe_t *rid, uint64_t id, int code,
                            const char *msg);
 static void s_awaited_back (server_t *self, const char *address);
-static void s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove);
+static void s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove,
+                              const xxl_who_t *who);
 static void s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg);
 static void s_foreign_reply (server_t *self, uint64_t id);
 
@@ -53,7 +54,7 @@ engine_pending_new (server_t *self, const char *address, pending_kind_t kind, in
         return NULL;
     }
     pending_t *pending = (pending_t *) zmalloc (sizeof (pending_t));
-    pending->id = ++self->next_id;
+    pending->id = engine_request_id (self);
     pending->kind = kind;
     pending->deadline = zclock_mono () + timeout_ms;
     pending->address = strdup (address);
@@ -204,7 +205,7 @@ engine_batch_for (server_t *self, zlistx_t *open, const char *address, const voi
         &&  batch->count < batch->max && batch->bytes < XXL_MSG_MAX_FRAME / 4)
             return batch;
     batch = (run_batch_t *) zmalloc (sizeof (run_batch_t));
-    batch->id = ++self->next_id;
+    batch->id = engine_request_id (self);
     batch->address = strdup (address);
     batch->rid = malloc (rid_size);
     memcpy (batch->rid, rid, rid_size);
@@ -433,8 +434,53 @@ s_awaited_back (server_t *self, const char *address)
         }
 }
 
+//  Whether a connection may (un)register address for app: its key must
+//  be an agent's listing app (xxl_access.c); an address connected on
+//  another connection of another key stays that key's; only the
+//  connection an address is registered on may unregister it.  0, or -1
+//  with the reason for a 403 (logged, at most a line a minute).
+static int
+s_agent_binding (server_t *self, zframe_t *rid, const char *app, const char *address,
+                 int remove, const xxl_who_t *who, char *why, size_t whylen)
+{
+    size_t route_size = 0;
+    const void *route = xxl_registry_route_last (self->registry, address, &route_size);
+    bool same = route && route_size == zframe_size (rid)
+             && memcmp (route, zframe_data (rid), route_size) == 0;
+    char where [300];
+    int rc = 0;
+    if (remove) {
+        if (route && !same) {
+            snprintf (why, whylen, "address '%s' is registered on another connection:"
+                      " only that one may unregister it",
+                      engine_printable (address, where, sizeof where));
+            rc = -1;
+        }
+    }
+    else
+    if (engine_may_register (who, app, why, whylen))
+        rc = -1;
+    else
+    if (self->keys) {
+        const char *owner = (const char *) zhashx_lookup (self->owners, address);
+        if (owner && strneq (owner, who->public_key)
+        &&  xxl_registry_route (self->registry, address, &route_size) && !same) {
+            snprintf (why, whylen, "address '%s' is connected with another agent key",
+                      engine_printable (address, where, sizeof where));
+            rc = -1;
+        }
+        else
+            zhashx_update (self->owners, address, strdup (who->public_key));
+    }
+    if (rc)
+        engine_warn_limited (&self->log_binding, "registry: %s refused (403): %s",
+                             remove? "UNREGISTER": "REGISTER", why);
+    return rc;
+}
+
 static void
-s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove)
+s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove,
+                  const xxl_who_t *who)
 {
     const char *group = xxl_msg_str (msg, NULL, "registryGroup", 0, 32, "EXECUTOR");
     const char *app = xxl_msg_str (msg, NULL, "registryKey", 1, XXL_MSG_MAX_NAME, NULL);
@@ -449,6 +495,11 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove)
         xxl_msg_fail (msg, "registryKey and registryValue must not hold control characters");
     if (xxl_msg_error (msg)) {
         s_agent_reply (self, rid, xxl_msg_id (msg), XXL_BAD_REQUEST, xxl_msg_error (msg));
+        return;
+    }
+    char why [512];
+    if (s_agent_binding (self, rid, app, address, remove, who, why, sizeof why)) {
+        s_agent_reply (self, rid, xxl_msg_id (msg), XXL_FORBIDDEN, why);
         return;
     }
     int64_t now = engine_now ();
@@ -487,17 +538,65 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove)
     engine_queue_agent_to (self, zframe_data (rid), zframe_size (rid), 0, !remove);
 }
 
+//  The address log_id was sent to, when it is one of the addresses of the
+//  connection rid (which has several); else NULL
+static const char *
+s_row_address (server_t *self, zframe_t *rid, int64_t log_id)
+{
+    xxl_log_t log;
+    if (xxl_store_log_load (self->store, log_id, &log))
+        return NULL;
+    size_t size = 0;
+    const void *route = log.executor_address
+                      ? xxl_registry_route_last (self->registry, log.executor_address, &size)
+                      : NULL;
+    //  (the registry's copy: it outlives the row)
+    const char *address = route && size == zframe_size (rid)
+                       && memcmp (route, zframe_data (rid), size) == 0
+                        ? xxl_registry_address (self->registry, log.executor_address): NULL;
+    xxl_log_free (&log);
+    return address;
+}
+
+//  A callback that changed nothing: a repeat (the row was finished), or a
+//  row another address was sent (logged, at most a line a minute: a peer
+//  may send them in a flood)
+static void
+s_foreign_callback (server_t *self, int64_t log_id)
+{
+    xxl_log_t log;
+    if (xxl_store_log_load (self->store, log_id, &log))
+        return;                         //  (no such row: nothing to say)
+    bool finished = log.handle_code != 0;
+    xxl_log_free (&log);
+    if (finished)
+        return;
+    self->foreign_callbacks++;
+    int64_t now = zclock_mono ();
+    if (now - self->foreign_callbacks_logged < 60000)
+        return;
+    zsys_warning ("server: %" PRId64 " agent callbacks ignored: their run was sent to an"
+                  " address not registered on their connection (the latest for logId %" PRId64
+                  ")", self->foreign_callbacks, log_id);
+    self->foreign_callbacks = 0;
+    self->foreign_callbacks_logged = now;
+}
+
 static void
 s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg)
 {
     //  Results count only from a connection some address registered on
     //  (an agent's REGISTER goes first on every connection; one that was
     //  refused keeps its results and sends them again)
-    if (!xxl_registry_has_rid (self->registry, zframe_data (rid), zframe_size (rid))) {
+    size_t addresses = 0;
+    const char *address = xxl_registry_rid_address (self->registry, zframe_data (rid),
+                                                    zframe_size (rid), &addresses);
+    if (!address) {
         s_agent_reply (self, rid, xxl_msg_id (msg), XXL_UNAUTHORIZED,
                        "this connection has not registered: REGISTER before CALLBACK");
         return;
     }
+    char *own = strdup (address);       //  (the registry may change as rows finish)
     size_t count;
     const msgpack_object *items = xxl_msg_array (msg, NULL, "items", 1, 10000, &count);
     if (xxl_msg_error (msg)) {
@@ -527,13 +626,22 @@ s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg)
             capped = strndup (text, cut);
             text = capped;
         }
-        //  A repeated callback finds the row finished: a no-op
-        int64_t stamp = engine_accepted_forget (self, log_id);
-        int done = stamp? xxl_store_log_handle_done_at (self->store, log_id, now, (int) code,
-                                                        text, stamp)
-                        : xxl_store_log_handle_done (self->store, log_id, now, (int) code, text);
+        //  A result counts only for a row sent to an address of this
+        //  connection (within the update).  A repeated callback finds the
+        //  row finished: a no-op; so does one for another agent's row
+        const char *row_address = addresses == 1? own: s_row_address (self, rid, log_id);
+        int64_t stamp = row_address? engine_accepted_stamp (self, log_id): 0;
+        int done = row_address? xxl_store_log_handle_done_by (self->store, log_id, row_address,
+                                                              now, (int) code, text, stamp)
+                              : 1;
+        if (done == 0)
+            engine_accepted_forget (self, log_id);
+        else
+        if (done == 1)
+            s_foreign_callback (self, log_id);
         free (capped);
         if (done < 0) {
+            free (own);
             s_agent_reply (self, rid, xxl_msg_id (msg), XXL_FAILURE, xxl_store_error (self->store));
             return;
         }
@@ -547,6 +655,7 @@ s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg)
             }
         }
     }
+    free (own);
     if (xxl_msg_error (msg))
         s_agent_reply (self, rid, xxl_msg_id (msg), XXL_BAD_REQUEST, xxl_msg_error (msg));
     else
@@ -723,7 +832,8 @@ void
 engine_handle_agent (server_t *self, zmsg_t *zmsg)
 {
     zframe_t *rid;
-    xxl_msg_t *msg = engine_receive (self, zmsg, self->agents_out, "agent", &rid);
+    const xxl_who_t *who = NULL;
+    xxl_msg_t *msg = engine_receive (self, zmsg, self->agents_out, "agent", &rid, &who);
     if (!msg)
         return;
     uint64_t id = xxl_msg_id (msg);
@@ -732,10 +842,10 @@ engine_handle_agent (server_t *self, zmsg_t *zmsg)
         engine_agent_answer (self, rid, msg);
     else
     if (streq (type, "REGISTER"))
-        s_agent_register (self, rid, msg, 0);
+        s_agent_register (self, rid, msg, 0, who);
     else
     if (streq (type, "UNREGISTER"))
-        s_agent_register (self, rid, msg, 1);
+        s_agent_register (self, rid, msg, 1, who);
     else
     if (streq (type, "CALLBACK"))
         s_agent_callback (self, rid, msg);

@@ -121,17 +121,6 @@ static const api_entry_t s_api_table [] = {
 };
 
 
-//  Checks the access token of a message; 0 when allowed
-static int
-s_authorized (server_t *self, xxl_msg_t *msg)
-{
-    const char *token = self->config.access_token;
-    if (!token || !*token)
-        return 0;
-    const char *given = xxl_msg_str (msg, NULL, "accessToken", 0, 1024, NULL);
-    return given && streq (given, token)? 0: -1;
-}
-
 //  Answers a frame that could not be decoded, when it had a readable id
 static void
 s_reply_bad_frame (server_t *self, zlistx_t *outbox, zframe_t *rid, uint64_t id,
@@ -162,7 +151,7 @@ s_reply_bad_frame (server_t *self, zlistx_t *outbox, zframe_t *rid, uint64_t id,
 //  engine_api_send puts it back), else XXL_PEER_DEALER.  Agents must be DEALERs.
 xxl_msg_t *
 engine_receive (server_t *self, zmsg_t *zmsg, zlistx_t *outbox, const char *what,
-                zframe_t **rid_p)
+                zframe_t **rid_p, const xxl_who_t **who_p)
 {
     zframe_t *rid = zmsg_pop (zmsg);
     zframe_t *body = zmsg_pop (zmsg);
@@ -195,25 +184,30 @@ engine_receive (server_t *self, zmsg_t *zmsg, zlistx_t *outbox, const char *what
         uint64_t id = 0;
         msg = xxl_msg_decode (zframe_data (body), zframe_size (body), &id,
                               reason, sizeof reason);
+        const xxl_who_t *who = msg? engine_who (self): NULL;
+        int code = !msg? 0: !who? XXL_FORBIDDEN: engine_token_check (self, msg)? XXL_UNAUTHORIZED: 0;
         if (!msg)
             s_reply_bad_frame (self, outbox, rid, id, reason);
         else
-        //  An agent's REPLY carries no token: it counts only from the
-        //  connection its request went to (engine_agent_answer), and that
-        //  connection's REGISTER was checked
-        if (!(outbox == self->agents_out && streq (xxl_msg_type (msg), "REPLY"))
-        &&  s_authorized (self, msg)) {
+        if (code) {
+            //  (every message counts: an agent carries the token on its
+            //  REPLYs and CALLBACKs too)
             char type [80];
-            engine_warn_limited (&self->log_token, "server: %s %s message with a missing or"
-                                 " wrong access token refused (401)", what,
-                                 engine_printable (xxl_msg_type (msg), type, sizeof type));
-            xxl_enc_reply (self->enc, id, XXL_UNAUTHORIZED, "the access token is wrong");
+            if (code == XXL_UNAUTHORIZED)
+                engine_warn_limited (&self->log_token, "server: %s %s message with a missing or"
+                                     " wrong access token refused (401)", what,
+                                     engine_printable (xxl_msg_type (msg), type, sizeof type));
+            xxl_enc_reply (self->enc, id, code, code == XXL_UNAUTHORIZED
+                           ? "the access token is wrong"
+                           : "this connection's key is no longer in the scheduler's keys folder");
             if (outbox == self->agents_out)
                 engine_queue_agent (self, zframe_data (rid), zframe_size (rid), 0);
             else
                 engine_queue (self, outbox, zframe_data (rid), zframe_size (rid));
             xxl_msg_destroy (&msg);
         }
+        else
+            *who_p = who;
     }
     zframe_destroy (&body);
     if (msg)
@@ -227,8 +221,9 @@ void
 engine_handle_api (server_t *self, zmsg_t *zmsg)
 {
     zframe_t *rid;
+    const xxl_who_t *who = NULL;
     self->api_read = true;              //  (a refusal stands whatever the commit)
-    xxl_msg_t *msg = engine_receive (self, zmsg, self->api_out, "api", &rid);
+    xxl_msg_t *msg = engine_receive (self, zmsg, self->api_out, "api", &rid, &who);
     self->api_read = false;
     if (!msg)
         return;
@@ -236,8 +231,8 @@ engine_handle_api (server_t *self, zmsg_t *zmsg)
     const api_entry_t *entry = s_api_table;
     while (command && entry->type && strneq (entry->type, command->name))
         entry++;
-    static const xxl_who_t s_local = { "local", "admin", "" };
-    request_t request = { rid, msg, command, &s_local };
+    request_t request = { rid, msg, command, who };
+    char why [512];
     self->api_read = !command || !entry->fn || command->read_only;
     if (!command || !entry->fn) {
         char text [128];
@@ -245,8 +240,15 @@ engine_handle_api (server_t *self, zmsg_t *zmsg)
         engine_reply (self, &request, XXL_BAD_REQUEST, text);
     }
     else
-    if (api_judge (self, &request, 0) == 0)
-        entry->fn (self, &request);
+    if (api_judge (self, &request, 0) == 0) {
+        //  (judged first: the scope's id must be a valid one to look up)
+        if (engine_permit (self, &request, why, sizeof why) == 0)
+            entry->fn (self, &request);
+        else {
+            self->api_read = true;      //  (a refusal stands whatever the commit)
+            engine_reply (self, &request, XXL_FORBIDDEN, why);
+        }
+    }
     self->api_read = false;
     xxl_msg_destroy (&msg);
     zframe_destroy (&rid);

@@ -37,6 +37,7 @@
 #include "xxl_pool.h"
 #include "xxl_timer.h"
 #include "xxl_schedule.h"
+#include "xxl_keys.h"
 #include "xxl_alarms.h"
 #include "xxl/msg.h"
 #include "xxl_transport.h"
@@ -52,8 +53,9 @@
 #define XXL_WAITING         253402300799000LL
 //  The periodic services (xxl_services.c), by index in service_next
 enum { XXL_SERVICE_FAIL, XXL_SERVICE_LOST, XXL_SERVICE_REPORT, XXL_SERVICE_RETENTION,
-       XXL_SERVICES };
+       XXL_SERVICE_KEYS, XXL_SERVICES };
 #define XXL_HANDLE_MSG_CAP  15000
+#define XXL_IDS_AHEAD       256                 //  request ids drawn per getrandom
 #define XXL_WAL_FIRE_MS     100                 //  no WAL restart this close to a fire
 //  Replies a client's ZeroMQ queue (xxl_transport: XXL_ROLE_API) has no
 //  room for wait in its backlog, up to these bytes; what a client that
@@ -258,6 +260,7 @@ typedef struct {
     ratelog_t log_bad_frame;            //  undecodable frames
     ratelog_t log_frames;               //  messages of the wrong number of frames
     ratelog_t log_token;                //  requests with a wrong access token
+    ratelog_t log_binding;              //  (UN)REGISTERs refused for their key or connection
     ratelog_t log_api_send;             //  replies a client's connection refused
     zhashx_t *backlogs;                 //  client return address (hex) → backlog_t
     size_t backlog_bytes;               //  in all backlogs
@@ -292,7 +295,9 @@ typedef struct {
     int64_t service_next [XXL_SERVICES];   //  monotonic ms of each service's next run
     bool stopping;                      //  $TERM: finishing in-flight RUNs
     int64_t stop_deadline;
-    uint64_t next_id;
+    uint64_t next_id;                   //  (engine_request_id without getrandom)
+    uint64_t ids [XXL_IDS_AHEAD];       //  random request ids drawn ahead
+    size_t ids_left;
     int64_t next_registry_check;
     int64_t next_liveness;              //  monotonic ms of the next s_liveness
     zhashx_t *apps_changed;             //  app names whose addresses changed (a set)
@@ -301,18 +306,17 @@ typedef struct {
     int64_t stall_mono;                 //  monotonic ms the loop last woke
     bool terminated;
     char hostname [256];
+    zcert_t *cert;                      //  our certificate: CURVE on (NULL: off)
+    zactor_t *auth;                     //  the ZAP handler (zauth) on the keys folder
+    xxl_keys_t *keys;                   //  who holds each key let in (NULL: no keys)
+    char user_id [48];                  //  the key (Z85) of the message being read
+    int64_t keys_refused;               //  messages refused since the last log line
+    int64_t keys_logged;                //  monotonic ms of that line
+    zhashx_t *owners;                   //  address → public key that registered it
+    int64_t foreign_callbacks;          //  callbacks for rows of other addresses
+    int64_t foreign_callbacks_logged;   //  since this monotonic ms's log line
 } server_t;
 
-
-//  Who sent a message: the key of its connection (docs/operations.md,
-//  Security).  Without keys (a loopback or --insecure scheduler) every
-//  peer is "local", role admin.  Strings owned by the engine's key table,
-//  valid for the turn that handles the message.
-typedef struct {
-    const char *name;                   //  the key's `name`, or "local"
-    const char *role;                   //  admin, operator, viewer or agent
-    const char *apps;                   //  its `apps`, comma-separated ("" none)
-} xxl_who_t;
 
 //  Server-side context of the message being handled
 typedef struct {
@@ -413,6 +417,7 @@ void engine_fire_queue (server_t *self, plan_t **plan_p, int64_t stamp, const vo
 size_t engine_split_addresses (const char *list, char ***out);
 void engine_free_addresses (char **list, size_t count);
 int64_t engine_accepted_forget (server_t *self, int64_t log_id);
+int64_t engine_accepted_stamp (server_t *self, int64_t log_id);
 void engine_accepted_flush (server_t *self, int64_t before);
 char *engine_section (const char *note, const char *address, int code, const char *msg);
 int64_t engine_section_chars (const char *note, const char *address);
@@ -484,7 +489,20 @@ void engine_retention (server_t *self);
 
 //  xxl_api.c
 xxl_msg_t *engine_receive (server_t *self, zmsg_t *zmsg, zlistx_t *outbox, const char *what,
-                           zframe_t **rid_p);
+                           zframe_t **rid_p, const xxl_who_t **who_p);
+
+//  xxl_access.c: who sent the message just read (engine_who: NULL when
+//  CURVE is on and its key is no longer let in), the access token in
+//  constant time (0 when it matches or none is set), whether a request's
+//  key may send it (0, or -1 with the reason for a 403), whether a key may
+//  register for an app (likewise), and the keys folder read again
+const xxl_who_t *engine_who (server_t *self);
+int engine_token_check (server_t *self, xxl_msg_t *msg);
+int engine_permit (server_t *self, request_t *request, char *why, size_t whylen);
+int engine_may_register (const xxl_who_t *who, const char *app, char *why, size_t whylen);
+void engine_keys_refresh (server_t *self);
+//  The id of a new request to an agent: random (xxl_access.c)
+uint64_t engine_request_id (server_t *self);
 void engine_handle_api (server_t *self, zmsg_t *zmsg);
 
 //  xxl_agents.c

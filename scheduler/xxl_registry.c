@@ -329,18 +329,37 @@ xxl_registry_size (xxl_registry_t *self)
     return self->size;
 }
 
+const char *
+xxl_registry_address (xxl_registry_t *self, const char *address)
+{
+    s_route_t *route = s_route (self, address);
+    return route && (route->rid || route->parting)? route->address: NULL;
+}
+
 bool
 xxl_registry_has_rid (xxl_registry_t *self, const void *rid, size_t rid_size)
 {
+    size_t count;
+    return xxl_registry_rid_address (self, rid, rid_size, &count) != NULL;
+}
+
+const char *
+xxl_registry_rid_address (xxl_registry_t *self, const void *rid, size_t rid_size, size_t *count)
+{
+    const char *first = NULL;
+    *count = 0;
     for (size_t i = 0; i < self->routes_size; i++) {
         s_route_t *route = &self->routes [i];
         if ((route->rid && route->rid_size == rid_size
         &&   memcmp (route->rid, rid, rid_size) == 0)
         ||  (route->parting && route->parting_size == rid_size
-        &&   memcmp (route->parting, rid, rid_size) == 0))
-            return true;
+        &&   memcmp (route->parting, rid, rid_size) == 0)) {
+            if (!first)
+                first = route->address;
+            (*count)++;
+        }
     }
-    return false;
+    return first;
 }
 
 const void *

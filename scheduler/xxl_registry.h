@@ -46,6 +46,14 @@ const void *xxl_registry_route_last (xxl_registry_t *self, const char *address,
 //  True when some address is routed to the connection of routing id rid,
 //  or unregistered from it (it may still deliver its results)
 bool xxl_registry_has_rid (xxl_registry_t *self, const void *rid, size_t rid_size);
+//  The registry's own copy of address (valid while it has a route, live
+//  or parting), or NULL
+const char *xxl_registry_address (xxl_registry_t *self, const char *address);
+//  The addresses routed to the connection of routing id rid, or that
+//  unregistered from it: how many (in *count), and the first of them
+//  (NULL when none; valid until the next beat/remove/expire)
+const char *xxl_registry_rid_address (xxl_registry_t *self, const void *rid, size_t rid_size,
+                                      size_t *count);
 //  How many TriggerParams one RUN to address may carry, as its REGISTER
 //  said (`runBatch`): 0 for the single form only (also when unknown or
 //  not connected).  set takes values <= 1 as 0; a beat keeps the value.

@@ -375,7 +375,7 @@ s_liveness (server_t *self)
         const void *rid = xxl_registry_route (self->registry, entry.address, &rid_size);
         if (!rid)
             continue;
-        xxl_enc_request (self->enc, "BEAT", ++self->next_id);
+        xxl_enc_request (self->enc, "BEAT", engine_request_id (self));
         size_t size;
         const void *data = xxl_enc_finish (self->enc, &size);
         int rc = zmq_send (handle, rid, rid_size, ZMQ_SNDMORE);
@@ -432,10 +432,11 @@ xxl_server_config_defaults (xxl_server_config_t *config)
     memset (config, 0, sizeof *config);
     config->db = "xxl.db";
     config->api = "tcp://127.0.0.1:7070";
-    config->agents = "tcp://*:7071";
+    config->agents = "tcp://127.0.0.1:7071";
     config->plugins = XXL_PKGLIBDIR "/routers";
     config->alarm_plugins = XXL_PKGLIBDIR "/alarms";
     config->access_token = "";
+    config->keys_check_ms = 1000;
     config->beat_s = 30;
     config->dead_s = 90;
     config->run_timeout_ms = 10000;
@@ -483,6 +484,7 @@ s_server_destroy (server_t **self_p)
     zhashx_destroy (&self->slow_counts);
     zhashx_destroy (&self->waiting);
     zhashx_destroy (&self->apps_changed);
+    zhashx_destroy (&self->owners);
     zhashx_destroy (&self->backlogs);
     zhashx_destroy (&self->accepted_ids);
     zlistx_destroy (&self->accepted);
@@ -505,6 +507,9 @@ s_server_destroy (server_t **self_p)
     zhashx_destroy (&self->groups);
     zsock_destroy (&self->api);
     zsock_destroy (&self->agents);
+    zactor_destroy (&self->auth);
+    zcert_destroy (&self->cert);
+    xxl_keys_destroy (&self->keys);
     zlistx_destroy (&self->api_out);
     zlistx_destroy (&self->api_reads);
     zstr_free (&self->commit_logged);
@@ -534,6 +539,77 @@ s_alarm_config (void *ctx, const char *key)
     return zconfig_get ((zconfig_t *) ctx, path, NULL);
 }
 
+//  Security at start (docs/operations.md, Security): with a certificate,
+//  the ZAP handler and the key table of the keys folder; without one,
+//  endpoints beyond loopback only under --insecure.  0, or -1 with why.
+static int
+s_security_start (server_t *self, char *why, size_t whylen)
+{
+    const xxl_server_config_t *config = &self->config;
+    bool cert = config->cert && *config->cert;
+    bool keys = config->keys && *config->keys;
+    if (!cert) {
+        if (keys) {
+            snprintf (why, whylen, "a keys folder (--keys) needs the scheduler's certificate"
+                      " (--cert)");
+            return -1;
+        }
+        const char *open = !xxl_transport_loopback (config->api)? config->api
+                         : !xxl_transport_loopback (config->agents)? config->agents: NULL;
+        if (open && !config->insecure) {
+            snprintf (why, whylen, "refusing to bind %s without a certificate: anyone who can"
+                      " reach it could run commands on every agent host.  Give --cert and"
+                      " --keys (docs/operations.md, Security), bind 127.0.0.1, or accept the"
+                      " risk with --insecure", open);
+            return -1;
+        }
+        if (open)
+            zsys_warning ("server: --insecure: %s is bound without a certificate; anyone who"
+                          " can reach it can add jobs and run them on every agent host", open);
+        return 0;
+    }
+    if (!keys) {
+        snprintf (why, whylen, "a certificate (--cert) needs the keys folder (--keys) of the"
+                  " clients and agents let in");
+        return -1;
+    }
+    self->cert = zcert_load (config->cert);
+    uint8_t zero [32] = { 0 };
+    if (!self->cert || memcmp (zcert_secret_key (self->cert), zero, 32) == 0) {
+        snprintf (why, whylen, "cannot read the secret certificate %s (the NAME.cert_secret"
+                  " file xxl-ctl keygen wrote)", config->cert);
+        return -1;
+    }
+    self->keys = xxl_keys_new (config->keys, why, whylen);
+    if (!self->keys)
+        return -1;
+    self->auth = zactor_new (zauth, NULL);
+    if (!self->auth) {
+        snprintf (why, whylen, "cannot start the ZAP handler");
+        return -1;
+    }
+    zstr_sendx (self->auth, "CURVE", config->keys, NULL);
+    zsock_wait (self->auth);
+    zsys_info ("server: CURVE on; %zu key(s) in %s", xxl_keys_size (self->keys), config->keys);
+    return 0;
+}
+
+//  Opens a socket of a scheduler role, secured when CURVE is on
+static zsock_t *
+s_socket_open (server_t *self, xxl_role_t role, const char *endpoint, char *bound,
+               size_t boundlen, char *why, size_t whylen)
+{
+    zsock_t *sock = xxl_transport_new (role);
+    if (!sock) {
+        snprintf (why, whylen, "cannot make a socket: %s", zmq_strerror (zmq_errno ()));
+        return NULL;
+    }
+    if ((self->cert && xxl_transport_curve (sock, role, self->cert, NULL, why, whylen))
+    ||  xxl_transport_attach (sock, role, endpoint, bound, boundlen, why, whylen))
+        zsock_destroy (&sock);
+    return sock;
+}
+
 static server_t *
 s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
 {
@@ -560,6 +636,8 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     self->slow_minute = engine_now () / 60000;
     self->waiting = engine_id_map (s_free_item);
     self->apps_changed = zhashx_new ();
+    self->owners = zhashx_new ();
+    zhashx_set_destructor (self->owners, (zhashx_destructor_fn *) zstr_free);
     self->backlogs = zhashx_new ();
     zhashx_set_destructor (self->backlogs, engine_backlog_destroy);
     self->accepted = zlistx_new ();
@@ -641,19 +719,22 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     }
     char api_bound [256], agents_bound [256];
     char why [512] = "";
-    self->api = xxl_transport_open (XXL_ROLE_API, config->api, api_bound, sizeof api_bound,
-                                    why, sizeof why);
-    self->agents = self->api? xxl_transport_open (XXL_ROLE_AGENTS, config->agents, agents_bound,
-                                                  sizeof agents_bound, why, sizeof why)
-                            : NULL;
+    if (s_security_start (self, why, sizeof why) == 0) {
+        self->api = s_socket_open (self, XXL_ROLE_API, config->api, api_bound, sizeof api_bound,
+                                   why, sizeof why);
+        self->agents = self->api? s_socket_open (self, XXL_ROLE_AGENTS, config->agents, agents_bound,
+                                                 sizeof agents_bound, why, sizeof why)
+                                : NULL;
+    }
     if (*why)
         zsys_error ("server: %s", why);
     if (!self->api || !self->agents) {
         s_server_destroy (&self);
         return NULL;
     }
-    zsys_info ("xxl-scheduler %s: api on %s, agents on %s, store %s",
-               PACKAGE_VERSION, api_bound, agents_bound, config->db);
+    zsys_info ("xxl-scheduler %s: api on %s, agents on %s, store %s, %s",
+               PACKAGE_VERSION, api_bound, agents_bound, config->db,
+               self->cert? "CURVE on": "plaintext (no certificate)");
     if (config->ready_file && *config->ready_file) {
         char *tmp = zsys_sprintf ("%s.tmp", config->ready_file);
         FILE *file = fopen (tmp, "w");
@@ -716,6 +797,11 @@ s_drain (server_t *self, zsock_t *sock, handler_fn *handler)
             if (zmq_msg_recv (&part, handle, ZMQ_DONTWAIT) < 0) {
                 zmq_msg_close (&part);
                 break;
+            }
+            if (!got && self->keys) {
+                //  (the connection's key, as the ZAP handler admitted it)
+                const char *user = zmq_msg_gets (&part, "User-Id");
+                snprintf (self->user_id, sizeof self->user_id, "%s", user? user: "");
             }
             got = 1;
             //  (the connection's socket, where a client's unread replies show)

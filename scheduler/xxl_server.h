@@ -26,6 +26,10 @@ typedef struct {
     const char *alarm_plugins;          //  alarm plugins folder
     zconfig_t *file;                    //  the config file (alarm keys), or NULL
     const char *access_token;           //  "" or NULL: none required
+    const char *cert;                   //  secret certificate: CURVE on (NULL: off)
+    const char *keys;                   //  folder of the public certificates let in
+    bool insecure;                      //  bind beyond loopback without a certificate
+    int keys_check_ms;                  //  how often the keys folder is read again
     const char *ready_file;             //  written with the bound endpoints once ready
     const char *admin_address;          //  shown in triggerMsg
     int beat_s;                         //  agent beat interval (registry monitor period)

@@ -351,6 +351,8 @@ static const service_t s_services [XXL_SERVICES] = {
                              offsetof (xxl_server_config_t, report_ms), 1000 },
     [XXL_SERVICE_RETENTION] = { "retention", engine_retention,
                                 offsetof (xxl_server_config_t, retention_check_ms), 60000 },
+    [XXL_SERVICE_KEYS] = { "keys folder", engine_keys_refresh,
+                           offsetof (xxl_server_config_t, keys_check_ms), 0 },
 };
 
 static int

@@ -378,6 +378,13 @@ typedef struct {
     int (*report_refresh) (xxl_store_t *self, int64_t from, int64_t to, int64_t now);
     int (*report_totals) (xxl_store_t *self, xxl_store_totals_t *totals);
     int (*report_encode_days) (xxl_store_t *self, xxl_enc_t *enc, int days);
+
+    //  A callback from the agent at address: as
+    //  log_handle_done(_at, when trigger_time is not 0), and only when the
+    //  row was sent to address; 1 also when it was sent elsewhere
+    int (*log_handle_done_by) (xxl_store_t *self, int64_t log_id, const char *address,
+                               int64_t handle_time, int code, const char *msg,
+                               int64_t trigger_time);
 } xxl_store_methods_t;
 
 //  The handle every backend's own struct starts with
@@ -455,6 +462,7 @@ static inline int xxl_store_log_load (xxl_store_t *self, int64_t id, xxl_log_t *
 static inline int64_t xxl_store_log_job_id (xxl_store_t *self, int64_t log_id) { return XXL_STORE_CALL (log_job_id) (self, log_id); }
 static inline int xxl_store_log_trigger_done (xxl_store_t *self, int64_t log_id, int code, const char *address, const char *append) { return XXL_STORE_CALL (log_trigger_done) (self, log_id, code, address, append); }
 static inline int xxl_store_log_handle_done (xxl_store_t *self, int64_t log_id, int64_t handle_time, int code, const char *msg) { return XXL_STORE_CALL (log_handle_done) (self, log_id, handle_time, code, msg); }
+static inline int xxl_store_log_handle_done_by (xxl_store_t *self, int64_t log_id, const char *address, int64_t handle_time, int code, const char *msg, int64_t trigger_time) { return XXL_STORE_CALL (log_handle_done_by) (self, log_id, address, handle_time, code, msg, trigger_time); }
 static inline int xxl_store_log_handle_done_at (xxl_store_t *self, int64_t log_id, int64_t handle_time, int code, const char *msg, int64_t trigger_time) { return XXL_STORE_CALL (log_handle_done_at) (self, log_id, handle_time, code, msg, trigger_time); }
 static inline int xxl_store_log_accept (xxl_store_t *self, int64_t log_id, int64_t stamp) { return XXL_STORE_CALL (log_accept) (self, log_id, stamp); }
 static inline int xxl_store_log_stamp (xxl_store_t *self, int64_t log_id, int64_t stamp) { return XXL_STORE_CALL (log_stamp) (self, log_id, stamp); }

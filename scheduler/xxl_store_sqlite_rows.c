@@ -343,31 +343,47 @@ m_log_trigger_done (xxl_store_t *base, int64_t log_id, int code,
         (int64_t) code, address, append? append: "", log_id) < 0? -1: 0;
 }
 
+//  Finishes a row once; an unsent one becomes accepted, with trigger time
+//  trigger_time unless it is 0.  address: only a row sent there (NULL: any)
+static int
+s_log_handle_done (store_t *self, int64_t log_id, const char *address, int64_t handle_time,
+                   int code, const char *msg, int64_t trigger_time)
+{
+    int changes = sq_exec (self, address
+        ? "UPDATE xxl_job_log SET handle_time = ?, handle_code = ?, handle_msg = ?,"
+          " trigger_time = CASE WHEN trigger_code = 0 AND ? != 0 THEN ? ELSE trigger_time END,"
+          " trigger_code = CASE trigger_code WHEN 0 THEN 200 ELSE trigger_code END"
+          " WHERE id = ? AND handle_code = 0 AND executor_address = ?"
+        : "UPDATE xxl_job_log SET handle_time = ?, handle_code = ?, handle_msg = ?,"
+          " trigger_time = CASE WHEN trigger_code = 0 AND ? != 0 THEN ? ELSE trigger_time END,"
+          " trigger_code = CASE trigger_code WHEN 0 THEN 200 ELSE trigger_code END"
+          " WHERE id = ? AND handle_code = 0 AND ? IS NULL",
+        "iisiiis", handle_time, (int64_t) code, msg, trigger_time, trigger_time, log_id, address);
+    return changes < 0? -1: changes == 0? 1: 0;
+}
+
 static int
 m_log_handle_done (xxl_store_t *base, int64_t log_id, int64_t handle_time,
                            int code, const char *msg)
 {
-    store_t *self = (store_t *) base;
-    int changes = sq_exec (self,
-        "UPDATE xxl_job_log SET handle_time = ?, handle_code = ?, handle_msg = ?,"
-        " trigger_code = CASE trigger_code WHEN 0 THEN 200 ELSE trigger_code END"
-        " WHERE id = ? AND handle_code = 0", "iisi",
-        handle_time, (int64_t) code, msg, log_id);
-    return changes < 0? -1: changes == 0? 1: 0;
+    return s_log_handle_done ((store_t *) base, log_id, NULL, handle_time, code, msg, 0);
 }
 
 static int
 m_log_handle_done_at (xxl_store_t *base, int64_t log_id, int64_t handle_time,
                               int code, const char *msg, int64_t trigger_time)
 {
-    store_t *self = (store_t *) base;
-    int changes = sq_exec (self,
-        "UPDATE xxl_job_log SET handle_time = ?, handle_code = ?, handle_msg = ?,"
-        " trigger_time = CASE trigger_code WHEN 0 THEN ? ELSE trigger_time END,"
-        " trigger_code = CASE trigger_code WHEN 0 THEN 200 ELSE trigger_code END"
-        " WHERE id = ? AND handle_code = 0", "iisii",
-        handle_time, (int64_t) code, msg, trigger_time, log_id);
-    return changes < 0? -1: changes == 0? 1: 0;
+    return s_log_handle_done ((store_t *) base, log_id, NULL, handle_time, code, msg,
+                              trigger_time);
+}
+
+static int
+m_log_handle_done_by (xxl_store_t *base, int64_t log_id, const char *address,
+                      int64_t handle_time, int code, const char *msg, int64_t trigger_time)
+{
+    assert (address);
+    return s_log_handle_done ((store_t *) base, log_id, address, handle_time, code, msg,
+                              trigger_time);
 }
 
 static int
@@ -1179,6 +1195,7 @@ const xxl_store_methods_t sq_methods = {
     .log_failed_ids = m_log_failed_ids,
     .log_claimed_ids = m_log_claimed_ids,
     .log_lost_ids = m_log_lost_ids,
+    .log_handle_done_by = m_log_handle_done_by,
     .fired_get = m_fired_get,
     .fired_raise_until = m_fired_raise_until,
     .fired_raise_sent = m_fired_raise_sent,

@@ -144,6 +144,15 @@ engine_accepted_forget (server_t *self, int64_t log_id)
     return stamp;
 }
 
+//  The trigger time log_id's callback must write, as engine_accepted_forget,
+//  without forgetting it (the callback may not count)
+int64_t
+engine_accepted_stamp (server_t *self, int64_t log_id)
+{
+    accepted_t *item = (accepted_t *) zhashx_lookup (self->accepted_ids, &log_id);
+    return item? item->stamp: 0;
+}
+
 //  Writes trigger_code 200 of runs accepted before `before` (monotonic ms)
 //  whose callback has not come
 void

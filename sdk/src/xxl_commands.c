@@ -244,34 +244,40 @@ static const xxl_field_t s_log_clear [] = {
 };
 
 const xxl_command_t xxl_commands [] = {
-    { "PING", true, s_no_fields },
-    { "GROUP_ADD", false, s_group_add },
-    { "GROUP_LIST", true, s_no_fields },
-    { "GROUP_SHOW", true, s_group },
-    { "GROUP_UPDATE", false, s_group_update },
-    { "GROUP_RM", false, s_group },
-    { "JOB_ADD", false, s_job_add },
-    { "JOB_LIST", true, s_job_list },
-    { "JOB_SHOW", true, s_job },
-    { "JOB_UPDATE", false, s_job_update },
-    { "JOB_RM", false, s_job },
-    { "JOB_COPY", false, s_job_copy },
-    { "JOB_START", false, s_job },
-    { "JOB_STOP", false, s_job },
-    { "JOB_TRIGGER", false, s_job_trigger },
-    { "JOB_NEXT", true, s_job_next },
-    { "LOG_LIST", true, s_log_list },
-    { "LOG_SHOW", true, s_log },
-    { "LOG_CAT", false, s_log_cat },
-    { "LOG_KILL", false, s_log_cat },
-    { "AGENT_LIST", true, s_no_fields },
-    { "GLUE_HISTORY", true, s_glue_history },
-    { "GLUE_SHOW", true, s_glue_show },
-    { "GLUE_ROLLBACK", false, s_glue_rollback },
-    { "REPORT", true, s_no_fields },
-    { "LOG_CLEAR", false, s_log_clear },
-    { NULL, false, NULL }
+    { "PING", true, s_no_fields, XXL_ACCESS_VIEWER, NULL },
+    { "GROUP_ADD", false, s_group_add, XXL_ACCESS_ADMIN, NULL },
+    { "GROUP_LIST", true, s_no_fields, XXL_ACCESS_VIEWER, NULL },
+    { "GROUP_SHOW", true, s_group, XXL_ACCESS_VIEWER, NULL },
+    { "GROUP_UPDATE", false, s_group_update, XXL_ACCESS_ADMIN, NULL },
+    { "GROUP_RM", false, s_group, XXL_ACCESS_ADMIN, NULL },
+    { "JOB_ADD", false, s_job_add, XXL_ACCESS_ADMIN, NULL },
+    { "JOB_LIST", true, s_job_list, XXL_ACCESS_VIEWER, NULL },
+    { "JOB_SHOW", true, s_job, XXL_ACCESS_VIEWER, NULL },
+    { "JOB_UPDATE", false, s_job_update, XXL_ACCESS_ADMIN, NULL },
+    { "JOB_RM", false, s_job, XXL_ACCESS_ADMIN, NULL },
+    { "JOB_COPY", false, s_job_copy, XXL_ACCESS_ADMIN, NULL },
+    { "JOB_START", false, s_job, XXL_ACCESS_OPERATOR, "jobId" },
+    { "JOB_STOP", false, s_job, XXL_ACCESS_OPERATOR, "jobId" },
+    { "JOB_TRIGGER", false, s_job_trigger, XXL_ACCESS_OPERATOR, "jobId" },
+    { "JOB_NEXT", true, s_job_next, XXL_ACCESS_VIEWER, NULL },
+    { "LOG_LIST", true, s_log_list, XXL_ACCESS_VIEWER, NULL },
+    { "LOG_SHOW", true, s_log, XXL_ACCESS_VIEWER, NULL },
+    { "LOG_CAT", false, s_log_cat, XXL_ACCESS_VIEWER, NULL },
+    { "LOG_KILL", false, s_log_cat, XXL_ACCESS_OPERATOR, "logId" },
+    { "AGENT_LIST", true, s_no_fields, XXL_ACCESS_VIEWER, NULL },
+    { "GLUE_HISTORY", true, s_glue_history, XXL_ACCESS_VIEWER, NULL },
+    { "GLUE_SHOW", true, s_glue_show, XXL_ACCESS_VIEWER, NULL },
+    { "GLUE_ROLLBACK", false, s_glue_rollback, XXL_ACCESS_ADMIN, NULL },
+    { "REPORT", true, s_no_fields, XXL_ACCESS_VIEWER, NULL },
+    { "LOG_CLEAR", false, s_log_clear, XXL_ACCESS_OPERATOR, "jobId" },
+    { NULL, false, NULL, XXL_ACCESS_ADMIN, NULL }
 };
+
+const char *
+xxl_access_name (xxl_access_t access)
+{
+    return access == XXL_ACCESS_VIEWER? "viewer": access == XXL_ACCESS_OPERATOR? "operator": "admin";
+}
 
 const xxl_command_t *
 xxl_command_find (const char *name)

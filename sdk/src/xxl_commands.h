@@ -66,12 +66,29 @@ typedef struct {
     int (*check) (const char *value, char *why, size_t whylen);
 } xxl_field_t;
 
+//  The least role a command needs (docs/operations.md, Security).  Roles
+//  rank admin > operator > viewer; an agent key may use no command.  The
+//  zero value is admin: a command the table does not open stays closed.
+typedef enum {
+    XXL_ACCESS_ADMIN = 0,               //  groups, jobs, GLUE sources, audit
+    XXL_ACCESS_OPERATOR,                //  runs of the jobs of the key's apps
+    XXL_ACCESS_VIEWER                   //  reads
+} xxl_access_t;
+
 typedef struct {
     const char *name;                   //  the request's `t`
     bool read_only;                     //  writes nothing: its reply stands
                                         //  whether the turn commits or not
     const xxl_field_t *fields;          //  ended by a NULL key
+    xxl_access_t access;                //  the least role that may send it
+    //  OPERATOR: the field naming the job ("jobId") or run ("logId") whose
+    //  app an operator's key must list; absent or 0 makes the command an
+    //  admin's (LOG_CLEAR of every job)
+    const char *scope;
 } xxl_command_t;
+
+//  The least role that may send command, as a word: "admin", ...
+const char *xxl_access_name (xxl_access_t access);
 
 //  Every command, ended by a NULL name
 extern const xxl_command_t xxl_commands [];

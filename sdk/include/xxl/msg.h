@@ -40,6 +40,7 @@ extern "C" {
 #define XXL_OK              200
 #define XXL_BAD_REQUEST     400
 #define XXL_UNAUTHORIZED    401
+#define XXL_FORBIDDEN       403
 #define XXL_NOT_FOUND       404
 #define XXL_CONFLICT        409
 #define XXL_FAILURE         500

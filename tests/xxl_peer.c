@@ -1,0 +1,281 @@
+/*  xxl_peer.c -- a scripted peer for the security tests: one DEALER
+    connection to a scheduler socket that sends what a test tells it, as an
+    honest agent or client would or as a rogue one might.
+
+    Usage: xxl_peer ENDPOINT [--cert SECRET --scheduler-key PUBLIC]
+                    [--timeout MS] STEP [STEP ...]
+    Steps, separated by "--" ("--" before the first too):
+        -- send TYPE [KEY=VALUE ...]
+                sends a message with a fresh id and waits for the reply to
+                that id; prints {"step": "send TYPE", "code": C, "msg": M}
+                (code -1 when no reply came within the timeout)
+        -- expect TYPE
+                waits for a message of TYPE from the scheduler (answering
+                nothing); remembers its id as $ID and its logId (or the
+                first TriggerParam's) as $LOG; prints {"step": "expect
+                TYPE", "id": ID, "logId": L} (id -1 on timeout)
+        -- reply CODE
+                answers the message remembered by expect with a REPLY
+                (same id) of code CODE; prints {"step": "reply"}
+    VALUE: an integer, s:TEXT, $LOG, $ID, or cb:LOGID:CODE (a CALLBACK's
+    items: one item, LOGID may be $LOG).  Messages the scheduler sends
+    while a step waits (BEATs, RUNs) are answered 200 when they are BEATs
+    or IDLE_BEATs and otherwise kept for an `expect`.
+    Exits 0 when every step ran (whatever the codes), 2 on bad usage.
+*/
+
+#include "xxl/msg.h"
+
+#include <czmq.h>
+#include <inttypes.h>
+
+static zlistx_t *s_kept;                //  zframe_t * the scheduler sent, unread
+static int64_t s_last_id = -1, s_last_log = -1;
+
+static int64_t
+s_value_int (const char *value)
+{
+    if (streq (value, "$LOG"))
+        return s_last_log;
+    if (streq (value, "$ID"))
+        return s_last_id;
+    return strtoll (value, NULL, 10);
+}
+
+//  Encodes KEY=VALUE arguments from argv [from] up to the next "--"
+static int
+s_encode_fields (xxl_enc_t *enc, char **argv, int from, int argc)
+{
+    int i = from;
+    for (; i < argc && strneq (argv [i], "--"); i++) {
+        char *eq = strchr (argv [i], '=');
+        if (!eq)
+            return -1;
+        *eq = 0;
+        xxl_enc_key (enc, argv [i]);
+        const char *value = eq + 1;
+        if (strncmp (value, "s:", 2) == 0)
+            xxl_enc_str (enc, value + 2);
+        else
+        if (strncmp (value, "cb:", 3) == 0) {
+            char copy [128];
+            snprintf (copy, sizeof copy, "%s", value + 3);
+            char *colon = strchr (copy, ':');
+            if (!colon)
+                return -1;
+            *colon = 0;
+            xxl_enc_array_begin (enc);
+            xxl_enc_map_begin (enc);
+            xxl_enc_kint (enc, "logId", s_value_int (copy));
+            xxl_enc_kint (enc, "logDateTime", zclock_time ());
+            xxl_enc_kint (enc, "handleCode", strtoll (colon + 1, NULL, 10));
+            xxl_enc_kstr (enc, "handleMsg", "from xxl_peer");
+            xxl_enc_map_end (enc);
+            xxl_enc_array_end (enc);
+        }
+        else
+            xxl_enc_int (enc, s_value_int (value));
+    }
+    return i;
+}
+
+static void
+s_send (zsock_t *sock, xxl_enc_t *enc)
+{
+    size_t size;
+    const void *data = xxl_enc_finish (enc, &size);
+    zmq_send (zsock_resolve (sock), data, size, 0);
+}
+
+//  The next message from the scheduler within deadline (monotonic ms):
+//  BEATs are answered here; NULL on timeout
+static xxl_msg_t *
+s_next (zsock_t *sock, xxl_enc_t *enc, int64_t deadline, const char *token)
+{
+    while (true) {
+        int64_t left = deadline - zclock_mono ();
+        if (left <= 0)
+            return NULL;
+        zsock_set_rcvtimeo (sock, (int) left);
+        zframe_t *frame = zframe_recv (sock);
+        if (!frame)
+            return NULL;
+        char err [256];
+        xxl_msg_t *msg = xxl_msg_decode (zframe_data (frame), zframe_size (frame), NULL,
+                                         err, sizeof err);
+        zframe_destroy (&frame);
+        if (!msg)
+            continue;
+        const char *type = xxl_msg_type (msg);
+        if (streq (type, "BEAT") || streq (type, "IDLE_BEAT")) {
+            xxl_enc_reply (enc, xxl_msg_id (msg), 200, NULL);
+            if (token)
+                xxl_enc_kstr (enc, "accessToken", token);
+            s_send (sock, enc);
+            xxl_msg_destroy (&msg);
+            continue;
+        }
+        return msg;
+    }
+}
+
+static void
+s_print_json_string (const char *text)
+{
+    putchar ('"');
+    for (const unsigned char *c = (const unsigned char *) (text? text: ""); *c; c++)
+        if (*c == '"' || *c == '\\')
+            printf ("\\%c", *c);
+        else
+        if (*c < 0x20)
+            printf ("\\u%04x", *c);
+        else
+            putchar (*c);
+    putchar ('"');
+}
+
+int
+main (int argc, char *argv [])
+{
+    if (argc < 3) {
+        fprintf (stderr, "usage: xxl_peer ENDPOINT [--cert F --scheduler-key F] [--timeout MS]"
+                         " [--token T] -- STEP ...\n");
+        return 2;
+    }
+    zsys_init ();
+    const char *endpoint = argv [1], *cert_file = NULL, *key_file = NULL, *token = NULL;
+    int timeout = 5000, i = 2;
+    for (; i < argc && strneq (argv [i], "--"); i += 2) {
+        if (i + 1 >= argc)
+            return 2;
+        if (streq (argv [i], "--cert"))
+            cert_file = argv [i + 1];
+        else
+        if (streq (argv [i], "--scheduler-key"))
+            key_file = argv [i + 1];
+        else
+        if (streq (argv [i], "--timeout"))
+            timeout = atoi (argv [i + 1]);
+        else
+        if (streq (argv [i], "--token"))
+            token = argv [i + 1];
+        else
+            return 2;
+    }
+    zsock_t *sock = zsock_new (ZMQ_DEALER);
+    zsock_set_linger (sock, 0);
+    zcert_t *cert = NULL, *server = NULL;
+    if (cert_file) {
+        //  (czmq loads NAME.cert and NAME.cert_secret from the public path)
+        char *public_path = strdup (cert_file);
+        char *suffix = strstr (public_path, "_secret");
+        if (suffix && streq (suffix, "_secret"))
+            *suffix = 0;
+        cert = zcert_load (public_path);
+        free (public_path);
+        server = key_file? zcert_load (key_file): NULL;
+        if (!cert || !server) {
+            fprintf (stderr, "xxl_peer: cannot load %s or %s\n", cert_file,
+                     key_file? key_file: "(no --scheduler-key)");
+            return 2;
+        }
+        zcert_apply (cert, sock);
+        zsock_set_curve_serverkey (sock, zcert_public_txt (server));
+    }
+    if (zsock_connect (sock, "%s", endpoint)) {
+        fprintf (stderr, "xxl_peer: cannot connect to %s\n", endpoint);
+        return 2;
+    }
+    s_kept = zlistx_new ();
+    xxl_enc_t *enc = xxl_enc_new ();
+    uint64_t next_id = 1000;
+    int rc = 0;
+    while (i < argc && streq (argv [i], "--") && i + 1 < argc) {
+        const char *step = argv [i + 1];
+        i += 2;
+        int64_t deadline = zclock_mono () + timeout;
+        if (streq (step, "send") && i < argc) {
+            const char *type = argv [i++];
+            uint64_t id = ++next_id;
+            xxl_enc_request (enc, type, id);
+            if (token)
+                xxl_enc_kstr (enc, "accessToken", token);
+            int end = s_encode_fields (enc, argv, i, argc);
+            if (end < 0) {
+                rc = 2;
+                break;
+            }
+            i = end;
+            s_send (sock, enc);
+            xxl_msg_t *reply = NULL;
+            while ((reply = s_next (sock, enc, deadline, token))) {
+                if (streq (xxl_msg_type (reply), "REPLY") && xxl_msg_id (reply) == id)
+                    break;
+                //  (not ours: kept for an expect)
+                zlistx_add_end (s_kept, reply);
+            }
+            const msgpack_object *code = reply? xxl_msg_get (xxl_msg_root (reply), "code"): NULL;
+            const char *text = reply? xxl_msg_str (reply, NULL, "msg", 0, 1 << 20, NULL): NULL;
+            printf ("{\"step\": \"send %s\", \"code\": %" PRId64 ", \"msg\": ", type,
+                    code && code->type == MSGPACK_OBJECT_POSITIVE_INTEGER? (int64_t) code->via.u64: -1);
+            s_print_json_string (text);
+            printf ("}\n");
+            xxl_msg_destroy (&reply);
+        }
+        else
+        if (streq (step, "expect") && i < argc) {
+            const char *type = argv [i++];
+            xxl_msg_t *msg = NULL;
+            for (void *item = zlistx_first (s_kept); item; item = zlistx_next (s_kept))
+                if (streq (xxl_msg_type ((xxl_msg_t *) item), type)) {
+                    msg = (xxl_msg_t *) item;
+                    zlistx_detach_cur (s_kept);
+                    break;
+                }
+            while (!msg && (msg = s_next (sock, enc, deadline, token))) {
+                if (streq (xxl_msg_type (msg), type))
+                    break;
+                zlistx_add_end (s_kept, msg);
+                msg = NULL;
+            }
+            s_last_id = msg? (int64_t) xxl_msg_id (msg): -1;
+            s_last_log = -1;
+            if (msg) {
+                const msgpack_object *root = xxl_msg_root (msg);
+                const msgpack_object *log = xxl_msg_get (root, "logId");
+                const msgpack_object *items = xxl_msg_get (root, "triggerParams");
+                if (!log && items && items->type == MSGPACK_OBJECT_ARRAY && items->via.array.size)
+                    log = xxl_msg_get (&items->via.array.ptr [0], "logId");
+                if (log && log->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
+                    s_last_log = (int64_t) log->via.u64;
+            }
+            printf ("{\"step\": \"expect %s\", \"id\": %" PRId64 ", \"logId\": %" PRId64 "}\n",
+                    type, s_last_id, s_last_log);
+            xxl_msg_destroy (&msg);
+        }
+        else
+        if (streq (step, "reply") && i < argc) {
+            xxl_enc_reply (enc, (uint64_t) s_last_id, atoi (argv [i++]), NULL);
+            if (token)
+                xxl_enc_kstr (enc, "accessToken", token);
+            s_send (sock, enc);
+            printf ("{\"step\": \"reply\"}\n");
+        }
+        else {
+            rc = 2;
+            break;
+        }
+        fflush (stdout);
+    }
+    xxl_msg_t *msg;
+    while ((msg = (xxl_msg_t *) zlistx_first (s_kept))) {
+        zlistx_detach_cur (s_kept);
+        xxl_msg_destroy (&msg);
+    }
+    zlistx_destroy (&s_kept);
+    xxl_enc_destroy (&enc);
+    zcert_destroy (&cert);
+    zcert_destroy (&server);
+    zsock_destroy (&sock);
+    return rc;
+}
