@@ -842,6 +842,16 @@ engine_recover (server_t *self)
                               && job.trigger_next_time < late_before;
             if (streq (job.misfire_strategy, "FIRE_ONCE_NOW") && !planner_fires)
                 keep = xxl_store_recover_late_last (self->store, job.id, late_before);
+            //  The MISFIRE fired here is the outage's one: a next time
+            //  that is past by now (the planner's first scan, a moment
+            //  later, could find it past the window too) moves after now,
+            //  as the planner's own misfire does
+            char why [256];
+            int64_t next = keep > 0 && job.trigger_status == 1 && job.trigger_next_time != XXL_WAITING
+                         && job.trigger_next_time <= now
+                         ? engine_next_time (&job, now, why, sizeof why): 0;
+            if (next > 0)
+                xxl_store_job_set_times (self->store, job.id, job.trigger_last_time, next);
             xxl_job_free (&job);
         }
         if (keep > 0) {

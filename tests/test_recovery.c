@@ -105,6 +105,15 @@ main (void)
     int64_t pfn = s_job (store, gid, "FIRE_ONCE_NOW", now - 60000);
     int64_t pdn = s_job (store, gid, "DO_NOTHING", now - 60000);
     int64_t pfd = s_job (store, gid, "FIRE_ONCE_NOW", now + 1000);
+    //  A FIRE_ONCE_NOW job with a never-sent row a minute late and a next
+    //  time two seconds ago, inside the window: recovery's MISFIRE is the
+    //  outage's one; the planner neither fires the seconds in the window
+    //  nor, should its first scan find the next time past the window, a
+    //  second MISFIRE
+    int64_t bfn = s_job (store, gid, "FIRE_ONCE_NOW", (now / 1000 - 2) * 1000);
+    int64_t blate = s_row (store, gid, bfn, (now / 1000 - 60) * 1000, (now / 1000 - 60) * 1000,
+                           NULL, 0);
+    XXL_CHECK (bfn > 0 && blate > 0);
     XXL_CHECK (xxl_store_sqlite_exec (store, "UPDATE xxl_job_info SET schedule_type = 'FIX_DELAY',"
                                       " schedule_conf = '30' WHERE id = ?", "i", pfd) == 1);
     xxl_store_destroy (&store);
@@ -125,15 +134,15 @@ main (void)
     xxl_store_t *reader = xxl_store_new (path, err, sizeof err);
     XXL_CHECK (reader);
     int64_t moved = 0;
-    for (int i = 0; reader && i < 100 && moved < 3; i++) {
+    for (int i = 0; reader && i < 100 && moved < 4; i++) {
         moved = xxl_store_sqlite_scalar (reader, "SELECT COUNT(*) FROM xxl_job_info WHERE"
-                                         " (id IN (?, ?) AND trigger_next_time > ?)"
+                                         " (id IN (?, ?, ?) AND trigger_next_time > ?)"
                                          " OR (id = ? AND trigger_next_time = 253402300799000)",
-                                         "iiii", pfn, pdn, now, pfd);
-        if (moved < 3)
+                                         "iiiii", pfn, pdn, bfn, now, pfd);
+        if (moved < 4)
             zclock_sleep (100);
     }
-    XXL_CHECK (moved == 3);
+    XXL_CHECK (moved == 4);
     xxl_store_destroy (&reader);
     zactor_destroy (&server);
 
@@ -190,6 +199,15 @@ main (void)
     XXL_CHECK (xxl_store_job_load (store, pfd, &job) == 0
                && job.trigger_next_time == 253402300799000LL);
     xxl_job_free (&job);
+    //  The job late in and past the window: one MISFIRE, its late row
+    XXL_CHECK (xxl_store_sqlite_scalar (store, "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = ?"
+                                        " AND trigger_type = 'MISFIRE'", "i", bfn) == 1);
+    XXL_CHECK (xxl_store_log_load (store, blate, &row) == 0
+               && streq (row.trigger_type, "MISFIRE"));
+    xxl_log_free (&row);
+    XXL_CHECK (xxl_store_sqlite_scalar (store, "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = ?"
+                                        " AND trigger_type = 'CRON' AND schedule_time <= ?", "ii",
+                                        bfn, now) == 0);
     xxl_store_destroy (&store);
     char command [512];
     snprintf (command, sizeof command, "rm -rf %s", s_dir);
