@@ -3,7 +3,9 @@
     One thread per sink accepts connections one at a time on 127.0.0.1.
     The HTTP side reads a request (headers, Content-Length body), records
     it and answers with the configured status, or never answers (HANG)
-    until the client gives up.  The SMTP side speaks enough of RFC 5321
+    until the client gives up.  A non-2xx answer's body is
+    SINK_HTTP_ERROR_BODY; a 3xx one also points Location at /redirected
+    on the same sink.  The SMTP side speaks enough of RFC 5321
     for libcurl: 220, EHLO/HELO, AUTH PLAIN, MAIL FROM, RCPT TO, DATA /
     354 / ".", RSET, NOOP, QUIT; it undoes dot-stuffing and records one
     mail per connection.  A pipe wakes the thread to stop.  See sinks.h.
@@ -145,11 +147,15 @@ s_http (sink_t *self, int fd)
             ;                           //  until the client gives up, or stop
         return;
     }
-    const char *body = status >= 200 && status < 300? "ok": "boom";
-    char reply [256];
+    const char *body = status >= 200 && status < 300? "ok": SINK_HTTP_ERROR_BODY;
+    char location [128] = "";
+    if (status >= 300 && status < 400)
+        snprintf (location, sizeof location,
+                  "Location: http://127.0.0.1:%d/redirected\r\n", self->port);
+    char reply [512];
     snprintf (reply, sizeof reply,
               "HTTP/1.1 %d Sink\r\nContent-Type: text/plain\r\nContent-Length: %zu\r\n"
-              "Connection: close\r\n\r\n%s", status, strlen (body), body);
+              "%sConnection: close\r\n\r\n%s", status, strlen (body), location, body);
     s_write (fd, reply);
 }
 

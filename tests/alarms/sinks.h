@@ -31,6 +31,10 @@ typedef struct sink_t sink_t;
 //  HTTP modes
 #define SINK_HTTP_STATUS    0           //  answer with status (200 by default)
 #define SINK_HTTP_HANG      1           //  read the request, never answer
+//  The body of every non-2xx HTTP answer: a marker that must reach no
+//  alarm report (a target's response body is never copied)
+#define SINK_BODY_MARKER        "sink-body-marker-7b3e"
+#define SINK_HTTP_ERROR_BODY    "boom " SINK_BODY_MARKER
 //  SMTP modes
 #define SINK_SMTP_ACCEPT    0
 #define SINK_SMTP_REJECT    1           //  550 to RCPT TO
