@@ -547,6 +547,7 @@ test_webhook (xxl_alarms_t *alarms)
 
     //  Non-2xx: failed with the status, and not a byte of the body
     sink_set_mode (http, SINK_HTTP_STATUS, 500);
+    sink_set_error_body (http, SINK_HTTP_ERROR_BODY);
     XXL_CHECK (s_submit_wait (alarms, target, &report) == 0);
     snprintf (report_want, sizeof report_want,
               "webhook http://127.0.0.1:%d/hook/alarm: failed: HTTP 500", sink_port (http));

@@ -25,6 +25,7 @@ main (int argc, char *argv [])
     sink_t *sink = strcmp (argv [1], "http") == 0? sink_http_new (): sink_smtp_new ();
     if (!sink)
         return 1;
+    sink_set_error_body (sink, SINK_HTTP_ERROR_BODY);
     if (argc == 7)
         sink_set_mode (sink, SINK_HTTP_STATUS, atoi (argv [6]));
     char tmp [4096];
