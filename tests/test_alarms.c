@@ -5,9 +5,13 @@
     plugins/alarms/.libs) through xxl_alarms_t with a fake host (config
     table, captured log lines) and checks: the alarm JSON; target parsing
     and validation (plain email = email, unknown kind lists the known
-    ones, each kind's own check); the webhook against a local HTTP
-    listener (method, path, content type, body; HTTP 500, connection
-    refused, timeout); email against a local SMTP sink (sender,
+    ones, each kind's own check); the webhook allow-list
+    (scheduler/alarm/webhook_allow: empty refuses all, scheme, host, port
+    and path prefix must match, userinfo and prefix tricks refused, at
+    save and at send); the webhook against a local HTTP listener (method,
+    path, content type, body; HTTP 500 without the response body, a
+    redirect not followed, connection refused, timeout; a target outside
+    the list never contacted); email against a local SMTP sink (sender,
     recipients, subject, body, AUTH, 550) and through a fake sendmail
     (and a missing one); the script kind (stdin JSON, environment, exit
     status, missing script, timeout with kill, folder confinement); one
@@ -47,6 +51,15 @@
     if (t_ && strstr (t_, p_)) xxl_test_passed++;                           \
     else { xxl_test_failed++;                                               \
         fprintf (stderr, "FAIL %s:%d: '%s' lacks '%s'\n",                   \
+                 __FILE__, __LINE__, t_? t_: "(null)", p_); }               \
+} while (0)
+
+//  XXL_CHECK that text does not hold part
+#define CHECK_LACKS(text, part) do {                                        \
+    const char *t_ = (text), *p_ = (part);                                  \
+    if (t_ && !strstr (t_, p_)) xxl_test_passed++;                          \
+    else { xxl_test_failed++;                                               \
+        fprintf (stderr, "FAIL %s:%d: '%s' holds '%s'\n",                   \
                  __FILE__, __LINE__, t_? t_: "(null)", p_); }               \
 } while (0)
 
@@ -129,6 +142,14 @@ s_log_has (const char *part)
     int has = strstr (s_log, part) != NULL;
     pthread_mutex_unlock (&s_lock);
     return has;
+}
+
+static void
+s_log_clear (void)
+{
+    pthread_mutex_lock (&s_lock);
+    s_log [0] = 0;
+    pthread_mutex_unlock (&s_lock);
 }
 
 //  --------------------------------------------------------------------------
@@ -330,6 +351,7 @@ test_targets (xxl_alarms_t *alarms)
 {
     char err [512];
     s_set ("script_dir", s_scripts);
+    s_set ("webhook_allow", "https://chat.example/hook");
     XXL_CHECK (xxl_alarms_check_targets (alarms, NULL, err, sizeof err) == 0);
     XXL_CHECK (xxl_alarms_check_targets (alarms, "", err, sizeof err) == 0);
     XXL_CHECK (xxl_alarms_check_targets (alarms, " , ", err, sizeof err) == 0);
@@ -375,6 +397,124 @@ test_targets (xxl_alarms_t *alarms)
     XXL_CHECK (xxl_alarms_check_targets (alarms, longest, err, sizeof err) == -1);
     CHECK_HAS (err, "is too long");
     free (longest);
+    s_set ("webhook_allow", NULL);
+}
+
+#define S_NOT_ALLOWED "webhook target not in scheduler/alarm/webhook_allow"
+
+//  check_targets on one webhook URL: 0, or -1 with err
+static int
+s_hook_check (xxl_alarms_t *alarms, const char *url, char *err, size_t errlen)
+{
+    char target [2100];
+    snprintf (target, sizeof target, "webhook:%s", url);
+    int rc = xxl_alarms_check_targets (alarms, target, err, errlen);
+    if (getenv ("XXL_TEST_VERBOSE"))
+        fprintf (stderr, "%s -> %d %s\n", target, rc, err);
+    return rc;
+}
+
+//  The allow-list at save time: every refusal beside the case it allows
+static void
+test_allow (xxl_alarms_t *alarms)
+{
+    char err [512];
+    //  Unset or empty: nothing is allowed
+    s_set ("webhook_allow", NULL);
+    XXL_CHECK (s_hook_check (alarms, "https://hooks.example.com/x", err, sizeof err) == -1);
+    CHECK_HAS (err, S_NOT_ALLOWED);
+    s_set ("webhook_allow", " , ");
+    XXL_CHECK (s_hook_check (alarms, "https://hooks.example.com/x", err, sizeof err) == -1);
+    CHECK_HAS (err, S_NOT_ALLOWED);
+    s_set ("webhook_allow", "https://hooks.example.com/");
+    XXL_CHECK (s_hook_check (alarms, "https://hooks.example.com/x", err, sizeof err) == 0);
+
+    s_set ("webhook_allow", "https://hooks.example.com/, http://127.0.0.1:8080/xxl/ "
+                            "https://[::1]:9443/");
+    struct { const char *url; int ok; const char *why; } cases [] = {
+        //  scheme and host case-insensitive, default port, query kept
+        { "https://hooks.example.com/x", 0, NULL },
+        { "HTTPS://Hooks.EXAMPLE.com/x", 0, NULL },
+        { "https://hooks.example.com:443/x", 0, NULL },
+        { "https://hooks.example.com", 0, NULL },
+        { "http://127.0.0.1:8080/xxl/alarm?team=ops", 0, NULL },
+        { "https://[::1]:9443/hook", 0, NULL },
+        //  another host that starts or ends like an allowed one
+        { "https://hooks.example.com.evil.org/", -1, S_NOT_ALLOWED },
+        { "https://evil.org/https://hooks.example.com/", -1, S_NOT_ALLOWED },
+        { "https://xhooks.example.com/", -1, S_NOT_ALLOWED },
+        //  another scheme or port
+        { "http://hooks.example.com/x", -1, S_NOT_ALLOWED },
+        { "https://hooks.example.com:8443/x", -1, S_NOT_ALLOWED },
+        { "http://127.0.0.1:8081/xxl/", -1, S_NOT_ALLOWED },
+        { "https://[::1]:9444/hook", -1, S_NOT_ALLOWED },
+        //  userinfo, which hides the real host
+        { "https://hooks.example.com@evil.org/", -1, "user name or password" },
+        { "https://user:pw@hooks.example.com/x", -1, "user name or password" },
+        { "http://127.0.0.1:8080@127.0.0.1:9/xxl/", -1, "user name or password" },
+        //  a port that is no port
+        { "http://127.0.0.1:8080.evil/xxl/", -1, "not a valid URL" },
+        //  out of the allowed path: beside it, above it by dot segments,
+        //  by encoded ones
+        { "http://127.0.0.1:8080/", -1, S_NOT_ALLOWED },
+        { "http://127.0.0.1:8080/xxlx", -1, S_NOT_ALLOWED },
+        { "http://127.0.0.1:8080/xxl/../admin", -1, S_NOT_ALLOWED },
+        { "http://127.0.0.1:8080/xxl/./a", 0, NULL },
+        { "http://127.0.0.1:8080/xxl/%2e%2e/admin", -1, "encoded" },
+        { "http://127.0.0.1:8080/xxl/..%2Fadmin", -1, "encoded" },
+        { "http://127.0.0.1:8080/xxl/..\\admin", -1, "backslash" },
+        //  not http(s)
+        { "ftp://hooks.example.com/x", -1, "http:// or https://" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases [0]; i++) {
+        err [0] = 0;
+        int rc = s_hook_check (alarms, cases [i].url, err, sizeof err);
+        if (rc != cases [i].ok || (cases [i].why && !strstr (err, cases [i].why))) {
+            xxl_test_failed++;
+            fprintf (stderr, "FAIL %s:%d: %s: got %d '%s', want %d '%s'\n", __FILE__,
+                     __LINE__, cases [i].url, rc, err, cases [i].ok,
+                     cases [i].why? cases [i].why: "");
+        }
+        else
+            xxl_test_passed++;
+    }
+    //  An entry without a path is the whole host, not a text prefix
+    s_set ("webhook_allow", "https://hooks.example.com");
+    XXL_CHECK (s_hook_check (alarms, "https://hooks.example.com/a/b", err, sizeof err) == 0);
+    XXL_CHECK (s_hook_check (alarms, "https://hooks.example.com.evil.org/", err, sizeof err) == -1);
+    CHECK_HAS (err, S_NOT_ALLOWED);
+    //  Invalid entries never match; the valid one beside them does
+    s_set ("webhook_allow", "ftp://hooks.example.com/ https://u@hooks.example.com/ "
+                            "https://hooks.example.com/?q hooks.example.com https://ok.example/");
+    XXL_CHECK (s_hook_check (alarms, "https://hooks.example.com/x", err, sizeof err) == -1);
+    CHECK_HAS (err, S_NOT_ALLOWED);
+    XXL_CHECK (s_hook_check (alarms, "https://ok.example/x", err, sizeof err) == 0);
+    s_set ("webhook_allow", NULL);
+}
+
+//  The webhook plugin says at load what its list allows
+static void
+test_allow_log (const char *dir)
+{
+    s_log_clear ();
+    s_set ("webhook_allow", NULL);
+    xxl_alarms_t *alarms = xxl_alarms_new (dir, &s_host);
+    XXL_CHECK (alarms != NULL);
+    XXL_CHECK (s_log_has ("webhook: scheduler/alarm/webhook_allow is empty (or has no valid "
+                          "entry): webhook alarms are disabled"));
+    xxl_alarms_destroy (&alarms);
+
+    s_log_clear ();
+    s_set ("webhook_allow", "ftp://x/, https://u@h/, https://ok.example/");
+    alarms = xxl_alarms_new (dir, &s_host);
+    XXL_CHECK (alarms != NULL);
+    XXL_CHECK (s_log_has ("webhook: scheduler/alarm/webhook_allow entry 'ftp://x/' ignored: "
+                          "a webhook URL starts with http:// or https://"));
+    XXL_CHECK (s_log_has ("entry 'https://u@h/' ignored: the webhook URL must not hold"));
+    XXL_CHECK (s_log_has ("webhook: 1 allowed target prefix(es)"));
+    XXL_CHECK (!s_log_has ("webhook alarms are disabled"));
+    xxl_alarms_destroy (&alarms);
+    s_set ("webhook_allow", NULL);
 }
 
 static void
@@ -384,10 +524,12 @@ test_webhook (xxl_alarms_t *alarms)
     XXL_CHECK (http != NULL);
     if (!http)
         return;
-    char target [256], report_want [300];
+    char target [256], report_want [300], allow [256];
     snprintf (target, sizeof target, "webhook:http://127.0.0.1:%d/hook/alarm", sink_port (http));
     snprintf (report_want, sizeof report_want, "webhook http://127.0.0.1:%d/hook/alarm: sent",
               sink_port (http));
+    snprintf (allow, sizeof allow, "http://127.0.0.1:%d/hook/", sink_port (http));
+    s_set ("webhook_allow", allow);
 
     char *report = NULL;
     XXL_CHECK (s_submit_wait (alarms, target, &report) == 1);
@@ -403,12 +545,74 @@ test_webhook (xxl_alarms_t *alarms)
     CHECK_STR (record->body, json);
     free (json);
 
-    //  Non-2xx: failed with the status
+    //  Non-2xx: failed with the status, and not a byte of the body
     sink_set_mode (http, SINK_HTTP_STATUS, 500);
+    sink_set_error_body (http, SINK_HTTP_ERROR_BODY);
     XXL_CHECK (s_submit_wait (alarms, target, &report) == 0);
-    CHECK_HAS (report, ": failed: HTTP 500: boom");
+    snprintf (report_want, sizeof report_want,
+              "webhook http://127.0.0.1:%d/hook/alarm: failed: HTTP 500", sink_port (http));
+    CHECK_STR (report, report_want);
+    CHECK_LACKS (report, SINK_BODY_MARKER);
     free (report);
     XXL_CHECK (sink_wait (http, 2, WAIT_MS, record) == 0);
+
+    //  A redirect is not followed, not even to the same allowed sink
+    sink_set_mode (http, SINK_HTTP_STATUS, 302);
+    XXL_CHECK (s_submit_wait (alarms, target, &report) == 0);
+    CHECK_HAS (report, ": failed: HTTP 302");
+    CHECK_LACKS (report, SINK_BODY_MARKER);
+    free (report);
+    XXL_CHECK (sink_wait (http, 3, WAIT_MS, record) == 0);
+    CHECK_STR (record->path, "/hook/alarm");
+    sink_set_mode (http, SINK_HTTP_STATUS, 200);
+
+    //  Outside the list: refused at send too (a job saved under a wider
+    //  list), and the target is never contacted.  Beside each refusal,
+    //  the same target allowed is POSTed to.
+    sink_t *other = sink_http_new ();
+    XXL_CHECK (other != NULL);
+    if (other) {
+        char outside [256], outside_allow [600];
+        snprintf (outside, sizeof outside, "webhook:http://127.0.0.1:%d/x", sink_port (other));
+        snprintf (outside_allow, sizeof outside_allow, "%s, http://127.0.0.1:%d/x",
+                  allow, sink_port (other));
+        char err [512];
+        s_set ("webhook_allow", outside_allow);
+        XXL_CHECK (xxl_alarms_check_targets (alarms, outside, err, sizeof err) == 0);
+        s_set ("webhook_allow", allow);         //  narrowed, as by a restart
+        XXL_CHECK (xxl_alarms_check_targets (alarms, outside, err, sizeof err) == -1);
+        CHECK_HAS (err, S_NOT_ALLOWED);
+        XXL_CHECK (s_submit_wait (alarms, outside, &report) == 0);
+        CHECK_HAS (report, ": failed: " S_NOT_ALLOWED);
+        free (report);
+        //  Userinfo naming the allowed sink, the request going to the other
+        char trick [300];
+        snprintf (trick, sizeof trick, "webhook:http://127.0.0.1:%d@127.0.0.1:%d/hook/x",
+                  sink_port (http), sink_port (other));
+        XXL_CHECK (s_submit_wait (alarms, trick, &report) == 0);
+        CHECK_HAS (report, "must not hold a user name or password");
+        free (report);
+        //  The empty list refuses the allowed sink too
+        s_set ("webhook_allow", "");
+        XXL_CHECK (s_submit_wait (alarms, target, &report) == 0);
+        CHECK_HAS (report, ": failed: " S_NOT_ALLOWED);
+        free (report);
+        XXL_CHECK (sink_count (other) == 0);
+        XXL_CHECK (sink_count (http) == 3);
+        //  Allowed again: each gets its POST
+        s_set ("webhook_allow", outside_allow);
+        XXL_CHECK (s_submit_wait (alarms, outside, &report) == 1);
+        CHECK_HAS (report, ": sent");
+        free (report);
+        XXL_CHECK (sink_wait (other, 1, WAIT_MS, record) == 0);
+        CHECK_STR (record->path, "/x");
+        XXL_CHECK (sink_count (other) == 1);
+        XXL_CHECK (s_submit_wait (alarms, target, &report) == 1);
+        free (report);
+        XXL_CHECK (sink_wait (http, 4, WAIT_MS, NULL) == 0);
+        s_set ("webhook_allow", allow);
+        sink_destroy (&other);
+    }
 
     //  Timeout: the listener never answers
     sink_set_mode (http, SINK_HTTP_HANG, 0);
@@ -425,11 +629,15 @@ test_webhook (xxl_alarms_t *alarms)
     sink_destroy (&http);
 
     //  Connection refused
-    snprintf (target, sizeof target, "webhook:http://127.0.0.1:%d/x", s_dead_port ());
+    int dead = s_dead_port ();
+    snprintf (target, sizeof target, "webhook:http://127.0.0.1:%d/x", dead);
+    snprintf (allow, sizeof allow, "http://127.0.0.1:%d/", dead);
+    s_set ("webhook_allow", allow);
     XXL_CHECK (s_submit_wait (alarms, target, &report) == 0);
     CHECK_HAS (report, ": failed: ");
     CHECK_HAS (report, "onnect");
     free (report);
+    s_set ("webhook_allow", NULL);
 }
 
 static void
@@ -635,9 +843,11 @@ test_multi (xxl_alarms_t *alarms)
     sink_t *http = sink_http_new ();
     if (!http)
         return;
-    char targets [256];
+    char targets [256], allow [64];
     snprintf (targets, sizeof targets, "webhook:http://127.0.0.1:%d/a, script:exit3.sh, sms:1",
               sink_port (http));
+    snprintf (allow, sizeof allow, "http://127.0.0.1:%d/", sink_port (http));
+    s_set ("webhook_allow", allow);
     xxl_alarm_t alarm = s_alarm ();
     char *report = NULL;
     //  The synchronous form
@@ -654,6 +864,7 @@ test_multi (xxl_alarms_t *alarms)
     XXL_CHECK (xxl_alarms_send (alarms, &alarm, "", &report) == 1);
     CHECK_STR (report, "no alarm target");
     free (report);
+    s_set ("webhook_allow", NULL);
     sink_destroy (&http);
 }
 
@@ -784,10 +995,12 @@ main (void)
 
     test_json ();
     test_loader (dir, test_dir);
+    test_allow_log (dir);
     xxl_alarms_t *alarms = xxl_alarms_new (dir, &s_host);
     XXL_CHECK (alarms != NULL);
     if (alarms) {
         test_targets (alarms);
+        test_allow (alarms);
         test_webhook (alarms);
         test_email (alarms);
         test_script (alarms);

@@ -3,37 +3,240 @@
     Target "webhook:http://host:port/path" (or https://) receives the
     alarm's JSON object as the body of a POST with Content-Type
     application/json, through libcurl.  A 2xx status means delivered; any
-    other status fails with "HTTP <code>" and the start of the response
-    body; a transport error fails with libcurl's reason.  No redirects
-    are followed and only http and https are spoken.  The whole request
-    is bounded by scheduler/alarm/webhook_timeout ms (10000 by default).
-    Proxies: libcurl's usual environment variables (http_proxy, ...)
-    apply, and scheduler/alarm/webhook_proxy overrides them ("" for none
-    is not expressible; set no_proxy instead).
+    other status fails with "HTTP <code>" and nothing else: the response
+    body is never read into the reason, so a target cannot put text of
+    its own into a run's handleMsg.  A transport error fails with
+    libcurl's reason (control characters as spaces, at most 200 bytes).
+    No redirects are followed and only http and https are spoken.  The
+    whole request is bounded by scheduler/alarm/webhook_timeout ms (10000
+    by default).  Proxies: libcurl's usual environment variables
+    (http_proxy, ...) apply, and scheduler/alarm/webhook_proxy overrides
+    them ("" for none is not expressible; set no_proxy instead).
+
+    Allow-list: a target is accepted only when it lies within an entry of
+    scheduler/alarm/webhook_allow, a list of URL prefixes separated by
+    commas or spaces ("https://hooks.example.com/, http://10.0.0.7:8080/xxl/").
+    Unset or empty, no target is: webhook alarms are off, and init logs
+    that once.  An entry is an http(s) URL with a host, an optional port
+    and an optional path (none means "/"), without user, query or
+    fragment; an invalid entry is logged at init and never matches.  A
+    target lies within an entry when both, as libcurl parses them (the
+    parse the request then uses), have the same scheme and host (both
+    compared case-insensitively), the same port (80/443 when not given)
+    and IPv6 zone, and the target's path -- dot segments removed, as
+    libcurl sends it -- starts with the entry's path (case-sensitively:
+    end an entry's path with '/' to allow one folder).  Whatever the
+    list, a target is refused when it has a user name or password (an
+    '@' before the host), or a path holding a backslash or a
+    percent-encoded '.', '/' or '\' (servers decode those differently).
+    The check runs when a job is saved and again before every send, so a
+    list narrowed by a restart holds for jobs saved before it.
 */
 
+#define _GNU_SOURCE                     //  strcasestr
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <curl/curl.h>
 #include <xxl/alarm.h>
 
 #define S_TIMEOUT_MS    10000
-#define S_BODY_KEEP     200             //  response bytes kept for the reason
+#define S_ENTRY_MAX     2048            //  longest allow-list entry
+#define S_REASON_MAX    200             //  bytes of libcurl's reason kept
+#define S_SEPARATORS    ", \t\r\n"      //  between allow-list entries
+#define S_NOT_ALLOWED   "webhook target not in scheduler/alarm/webhook_allow"
+
+//  Where a URL sends a request, as libcurl parses it
+typedef struct {
+    CURLU *handle;
+    char *scheme, *host, *zone, *port, *path;
+} s_url_t;
+
+static void
+s_url_free (s_url_t *url)
+{
+    curl_free (url->scheme);
+    curl_free (url->host);
+    curl_free (url->zone);
+    curl_free (url->port);
+    curl_free (url->path);
+    if (url->handle)
+        curl_url_cleanup (url->handle);
+    memset (url, 0, sizeof *url);
+}
+
+//  1 when part of url is set
+static int
+s_url_has (CURLU *handle, CURLUPart part)
+{
+    char *value = NULL;
+    if (curl_url_get (handle, part, &value, 0) != CURLUE_OK)
+        return 0;
+    curl_free (value);
+    return 1;
+}
+
+//  Parses text into url: 0, or -1 with the reason in err (url then holds
+//  nothing to free).  Refuses what is not an absolute http(s) URL with a
+//  host, and any user name or password.
+static int
+s_url_parse (const char *text, s_url_t *url, char *err, size_t errlen)
+{
+    memset (url, 0, sizeof *url);
+    size_t scheme = strncasecmp (text, "http://", 7) == 0? 7
+                  : strncasecmp (text, "https://", 8) == 0? 8: 0;
+    if (!scheme) {
+        xxl_alarm_error (err, errlen, "a webhook URL starts with http:// or https://");
+        return -1;
+    }
+    if (!text [scheme] || strchr ("/?#", text [scheme])) {
+        xxl_alarm_error (err, errlen, "the webhook URL has no host");
+        return -1;
+    }
+    for (const char *c = text; *c; c++)
+        if ((unsigned char) *c <= 0x20 || *c == 0x7f) {
+            xxl_alarm_error (err, errlen, "the webhook URL contains a space or control character");
+            return -1;
+        }
+    //  Userinfo: an '@' anywhere in the authority (before the path)
+    if (memchr (text + scheme, '@', strcspn (text + scheme, "/?#"))) {
+        xxl_alarm_error (err, errlen, "the webhook URL must not hold a user name or "
+                         "password ('@' before the host)");
+        return -1;
+    }
+    url->handle = curl_url ();
+    if (!url->handle) {
+        xxl_alarm_error (err, errlen, "out of memory");
+        return -1;
+    }
+    CURLUcode rc = curl_url_set (url->handle, CURLUPART_URL, text, 0);
+    if (rc != CURLUE_OK) {
+        xxl_alarm_error (err, errlen, "not a valid URL: %s", curl_url_strerror (rc));
+        s_url_free (url);
+        return -1;
+    }
+    if (s_url_has (url->handle, CURLUPART_USER)
+    ||  s_url_has (url->handle, CURLUPART_PASSWORD)
+    ||  s_url_has (url->handle, CURLUPART_OPTIONS)) {
+        xxl_alarm_error (err, errlen, "the webhook URL must not hold a user name or "
+                         "password ('@' before the host)");
+        s_url_free (url);
+        return -1;
+    }
+    if (curl_url_get (url->handle, CURLUPART_SCHEME, &url->scheme, 0) != CURLUE_OK
+    ||  curl_url_get (url->handle, CURLUPART_HOST, &url->host, 0) != CURLUE_OK
+    ||  curl_url_get (url->handle, CURLUPART_PORT, &url->port, CURLU_DEFAULT_PORT) != CURLUE_OK
+    ||  curl_url_get (url->handle, CURLUPART_PATH, &url->path, 0) != CURLUE_OK) {
+        xxl_alarm_error (err, errlen, "not a valid URL: no scheme, host, port or path");
+        s_url_free (url);
+        return -1;
+    }
+    //  No zone: stays NULL
+    curl_url_get (url->handle, CURLUPART_ZONEID, &url->zone, 0);
+    return 0;
+}
+
+//  1 when url lies within entry (see the allow-list above)
+static int
+s_url_within (const s_url_t *url, const s_url_t *entry)
+{
+    int same_zone = (!url->zone && !entry->zone)
+                 || (url->zone && entry->zone && strcmp (url->zone, entry->zone) == 0);
+    return strcasecmp (url->scheme, entry->scheme) == 0
+        && strcasecmp (url->host, entry->host) == 0
+        && same_zone
+        && strcmp (url->port, entry->port) == 0
+        && strncmp (url->path, entry->path, strlen (entry->path)) == 0;
+}
+
+//  Calls fn for every entry of scheduler/alarm/webhook_allow, with the
+//  entry parsed (NULL when invalid, with the reason) until fn returns
+//  nonzero.  Returns what fn returned last, 0 when the list is empty.
+typedef int (s_entry_fn) (const char *text, const s_url_t *entry, const char *why,
+                          void *arg);
+
+static int
+s_entries (const xxl_alarm_host_t *host, s_entry_fn *fn, void *arg)
+{
+    const char *at = xxl_alarm_config (host, "webhook_allow", "");
+    int rc = 0;
+    while (rc == 0 && *(at += strspn (at, S_SEPARATORS))) {
+        size_t len = strcspn (at, S_SEPARATORS);
+        char text [S_ENTRY_MAX + 1];
+        char why [256] = "";
+        s_url_t entry;
+        int valid = 0;
+        if (len > S_ENTRY_MAX) {
+            snprintf (text, sizeof text, "%.60s...", at);
+            snprintf (why, sizeof why, "longer than %d bytes", S_ENTRY_MAX);
+        }
+        else {
+            memcpy (text, at, len);
+            text [len] = 0;
+            if (s_url_parse (text, &entry, why, sizeof why) != 0)
+                ;
+            else
+            if (s_url_has (entry.handle, CURLUPART_QUERY)
+            ||  s_url_has (entry.handle, CURLUPART_FRAGMENT)) {
+                snprintf (why, sizeof why, "an entry has no query or fragment");
+                s_url_free (&entry);
+            }
+            else
+                valid = 1;
+        }
+        rc = fn (text, valid? &entry: NULL, why, arg);
+        if (valid)
+            s_url_free (&entry);
+        at += len;
+    }
+    return rc;
+}
+
+//  s_entries callbacks: the first entry the URL lies within; logging
+static int
+s_entry_match (const char *text, const s_url_t *entry, const char *why, void *arg)
+{
+    (void) text;
+    (void) why;
+    return entry && s_url_within ((const s_url_t *) arg, entry);
+}
 
 typedef struct {
-    char body [S_BODY_KEEP + 1];
-    size_t len;
-} s_response_t;
+    const xxl_alarm_host_t *host;
+    int valid;
+} s_census_t;
+
+static int
+s_entry_log (const char *text, const s_url_t *entry, const char *why, void *arg)
+{
+    s_census_t *census = (s_census_t *) arg;
+    if (entry)
+        census->valid++;
+    else
+        xxl_alarm_log (census->host, XXL_ALARM_LOG_WARNING,
+                       "webhook: scheduler/alarm/webhook_allow entry '%s' ignored: %s",
+                       text, why);
+    return 0;
+}
 
 static void *
 s_init (const xxl_alarm_host_t *host, const char **error)
 {
-    (void) host;
     if (curl_global_init (CURL_GLOBAL_DEFAULT) != CURLE_OK) {
         *error = "curl_global_init failed";
         return NULL;
     }
+    s_census_t census = { host, 0 };
+    s_entries (host, s_entry_log, &census);
+    if (census.valid == 0)
+        xxl_alarm_log (host, XXL_ALARM_LOG_WARNING,
+                       "webhook: scheduler/alarm/webhook_allow is empty (or has no valid "
+                       "entry): webhook alarms are disabled, every webhook target is refused");
+    else
+        xxl_alarm_log (host, XXL_ALARM_LOG_INFO,
+                       "webhook: %d allowed target prefix(es) in scheduler/alarm/webhook_allow",
+                       census.valid);
     static int s_state;
     return &s_state;
 }
@@ -45,49 +248,59 @@ s_destroy (void *state)
     curl_global_cleanup ();
 }
 
+//  Parses target and checks it against the allow-list: 0 with url
+//  filled (the caller frees it), or -1 with the reason in err
+static int
+s_target (const xxl_alarm_host_t *host, const char *target, s_url_t *url,
+          char *err, size_t errlen)
+{
+    if (s_url_parse (target, url, err, errlen) != 0)
+        return -1;
+    const char *path = url->path;
+    if (strchr (path, '\\') || strcasestr (path, "%2e") || strcasestr (path, "%2f")
+    ||  strcasestr (path, "%5c")) {
+        xxl_alarm_error (err, errlen, "the webhook URL's path holds a backslash or an "
+                         "encoded '.', '/' or '\\'");
+        s_url_free (url);
+        return -1;
+    }
+    if (!s_entries (host, s_entry_match, url)) {
+        xxl_alarm_error (err, errlen, S_NOT_ALLOWED);
+        s_url_free (url);
+        return -1;
+    }
+    return 0;
+}
+
 static int
 s_check (void *state, const xxl_alarm_host_t *host, const char *target,
          char *err, size_t errlen)
 {
     (void) state;
-    (void) host;
-    size_t scheme = strncmp (target, "http://", 7) == 0? 7
-                  : strncmp (target, "https://", 8) == 0? 8: 0;
-    if (!scheme) {
-        xxl_alarm_error (err, errlen, "a webhook URL starts with http:// or https://");
+    s_url_t url;
+    if (s_target (host, target, &url, err, errlen) != 0)
         return -1;
-    }
-    if (!target [scheme] || target [scheme] == '/') {
-        xxl_alarm_error (err, errlen, "the webhook URL has no host");
-        return -1;
-    }
-    for (const char *c = target; *c; c++)
-        if ((unsigned char) *c <= 0x20 || *c == 0x7f) {
-            xxl_alarm_error (err, errlen, "the webhook URL contains a space or control character");
-            return -1;
-        }
+    s_url_free (&url);
     return 0;
 }
 
+//  The response body is read and dropped: none of it reaches the reason
 static size_t
 s_on_body (char *data, size_t size, size_t count, void *arg)
 {
-    s_response_t *response = (s_response_t *) arg;
-    size_t len = size * count;
-    size_t keep = S_BODY_KEEP - response->len;
-    if (keep > len)
-        keep = len;
-    memcpy (response->body + response->len, data, keep);
-    response->len += keep;
-    response->body [response->len] = 0;
-    return len;
+    (void) data;
+    (void) arg;
+    return size * count;
 }
 
 static int
 s_send (void *state, const xxl_alarm_host_t *host, const xxl_alarm_t *alarm,
         const char *target, char *err, size_t errlen)
 {
-    if (s_check (state, host, target, err, errlen) != 0)
+    (void) state;
+    //  Checked again here: the list may have changed since the job was saved
+    s_url_t url;
+    if (s_target (host, target, &url, err, errlen) != 0)
         return -1;
     long timeout = xxl_alarm_config_long (host, "webhook_timeout", S_TIMEOUT_MS);
     if (timeout <= 0)
@@ -105,14 +318,17 @@ s_send (void *state, const xxl_alarm_host_t *host, const xxl_alarm_t *alarm,
         curl_slist_free_all (headers);
         if (curl)
             curl_easy_cleanup (curl);
+        s_url_free (&url);
         xxl_alarm_error (err, errlen, "out of memory");
         return -1;
     }
-    s_response_t response = { "", 0 };
     char curl_error [CURL_ERROR_SIZE] = "";
-    curl_easy_setopt (curl, CURLOPT_URL, target);
+    //  The very parse the allow-list judged is what libcurl connects to
+    curl_easy_setopt (curl, CURLOPT_CURLU, url.handle);
     curl_easy_setopt (curl, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt (curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
     curl_easy_setopt (curl, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_easy_setopt (curl, CURLOPT_MAXREDIRS, 0L);
     curl_easy_setopt (curl, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt (curl, CURLOPT_TIMEOUT_MS, timeout);
     curl_easy_setopt (curl, CURLOPT_HTTPHEADER, headers);
@@ -121,7 +337,6 @@ s_send (void *state, const xxl_alarm_host_t *host, const xxl_alarm_t *alarm,
     curl_easy_setopt (curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t) strlen (alarm->json));
     curl_easy_setopt (curl, CURLOPT_USERAGENT, "xxl-alarm/1.0");
     curl_easy_setopt (curl, CURLOPT_WRITEFUNCTION, s_on_body);
-    curl_easy_setopt (curl, CURLOPT_WRITEDATA, &response);
     curl_easy_setopt (curl, CURLOPT_ERRORBUFFER, curl_error);
     if (proxy)
         curl_easy_setopt (curl, CURLOPT_PROXY, proxy);
@@ -130,16 +345,20 @@ s_send (void *state, const xxl_alarm_host_t *host, const xxl_alarm_t *alarm,
     curl_easy_getinfo (curl, CURLINFO_RESPONSE_CODE, &status);
     curl_easy_cleanup (curl);
     curl_slist_free_all (headers);
+    s_url_free (&url);
     if (code != CURLE_OK) {
-        xxl_alarm_error (err, errlen, "%s", curl_error [0]? curl_error: curl_easy_strerror (code));
+        curl_error [sizeof curl_error - 1] = 0;
+        char *reason = curl_error [0]? curl_error: (char *) curl_easy_strerror (code);
+        char line [S_REASON_MAX + 1];
+        snprintf (line, sizeof line, "%s", reason);
+        for (char *c = line; *c; c++)
+            if ((unsigned char) *c < 0x20 || *c == 0x7f)
+                *c = ' ';
+        xxl_alarm_error (err, errlen, "%s", line);
         return -1;
     }
     if (status < 200 || status > 299) {
-        for (size_t i = 0; i < response.len; i++)
-            if ((unsigned char) response.body [i] < 0x20)
-                response.body [i] = ' ';
-        xxl_alarm_error (err, errlen, "HTTP %ld%s%s", status,
-                         response.len? ": ": "", response.body);
+        xxl_alarm_error (err, errlen, "HTTP %ld", status);
         return -1;
     }
     return 0;

@@ -3,7 +3,9 @@
     One thread per sink accepts connections one at a time on 127.0.0.1.
     The HTTP side reads a request (headers, Content-Length body), records
     it and answers with the configured status, or never answers (HANG)
-    until the client gives up.  The SMTP side speaks enough of RFC 5321
+    until the client gives up.  A non-2xx answer's body is "boom" or the
+    one set (sink_set_error_body); a 3xx one also points Location at
+    /redirected on the same sink.  The SMTP side speaks enough of RFC 5321
     for libcurl: 220, EHLO/HELO, AUTH PLAIN, MAIL FROM, RCPT TO, DATA /
     354 / ".", RSET, NOOP, QUIT; it undoes dot-stuffing and records one
     mail per connection.  A pipe wakes the thread to stop.  See sinks.h.
@@ -36,6 +38,7 @@ struct sink_t {
     pthread_mutex_t mutex;
     pthread_cond_t cond;
     int mode, status;
+    char error_body [256];              //  of non-2xx answers
     sink_record_t records [S_RECORDS];
     int count;
 };
@@ -136,6 +139,8 @@ s_http (sink_t *self, int fd)
     s_copy (record->body, sizeof record->body, data + head, (size_t) length);
     pthread_mutex_lock (&self->mutex);
     int mode = self->mode, status = self->status;
+    char error_body [sizeof self->error_body];
+    memcpy (error_body, self->error_body, sizeof error_body);
     pthread_mutex_unlock (&self->mutex);
     s_record (self, record);
     free (record);
@@ -145,11 +150,15 @@ s_http (sink_t *self, int fd)
             ;                           //  until the client gives up, or stop
         return;
     }
-    const char *body = status >= 200 && status < 300? "ok": "boom";
-    char reply [256];
+    const char *body = status >= 200 && status < 300? "ok": error_body;
+    char location [128] = "";
+    if (status >= 300 && status < 400)
+        snprintf (location, sizeof location,
+                  "Location: http://127.0.0.1:%d/redirected\r\n", self->port);
+    char reply [512];
     snprintf (reply, sizeof reply,
               "HTTP/1.1 %d Sink\r\nContent-Type: text/plain\r\nContent-Length: %zu\r\n"
-              "Connection: close\r\n\r\n%s", status, strlen (body), body);
+              "%sConnection: close\r\n\r\n%s", status, strlen (body), location, body);
     s_write (fd, reply);
 }
 
@@ -296,6 +305,7 @@ s_new (int smtp)
         return NULL;
     self->smtp = smtp;
     self->status = 200;
+    strcpy (self->error_body, "boom");
     self->listener = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     struct sockaddr_in address;
     memset (&address, 0, sizeof address);
@@ -399,4 +409,12 @@ sink_count (sink_t *self)
     int count = self->count;
     pthread_mutex_unlock (&self->mutex);
     return count;
+}
+
+void
+sink_set_error_body (sink_t *self, const char *body)
+{
+    pthread_mutex_lock (&self->mutex);
+    snprintf (self->error_body, sizeof self->error_body, "%s", body);
+    pthread_mutex_unlock (&self->mutex);
 }

@@ -31,6 +31,11 @@ typedef struct sink_t sink_t;
 //  HTTP modes
 #define SINK_HTTP_STATUS    0           //  answer with status (200 by default)
 #define SINK_HTTP_HANG      1           //  read the request, never answer
+//  A body for non-2xx HTTP answers (sink_set_error_body) holding a
+//  marker that must reach no alarm report: a target's response body is
+//  never copied.  The default body is "boom".
+#define SINK_BODY_MARKER        "sink-body-marker-7b3e"
+#define SINK_HTTP_ERROR_BODY    "boom " SINK_BODY_MARKER
 //  SMTP modes
 #define SINK_SMTP_ACCEPT    0
 #define SINK_SMTP_REJECT    1           //  550 to RCPT TO
@@ -43,6 +48,8 @@ void sink_destroy (sink_t **self_p);
 int sink_port (sink_t *self);
 //  Sets the mode (and HTTP status) for the next connections
 void sink_set_mode (sink_t *self, int mode, int status);
+//  Sets the body of the next non-2xx HTTP answers (at most 255 bytes)
+void sink_set_error_body (sink_t *self, const char *body);
 //  Waits up to timeout_ms for the count-th record (1-based) and copies it.
 //  Returns 0, or -1 on timeout.
 int sink_wait (sink_t *self, int count, int timeout_ms, sink_record_t *record);

@@ -126,8 +126,10 @@ typedef int (xxl_alarm_send_fn) (void *state, const xxl_alarm_host_t *host,
                                  char *err, size_t errlen);
 
 //  Optional: validates a target's destination when a job is saved
-//  (job add|update), without sending anything and without blocking.
-//  Returns 0 when valid, -1 with the reason in err.
+//  (job add|update), and again before each send (the config may have
+//  changed since), without sending anything and without blocking.
+//  Returns 0 when valid, -1 with the reason in err; refused at send, the
+//  target fails with that reason and send is not called.
 typedef int (xxl_alarm_check_fn) (void *state, const xxl_alarm_host_t *host,
                                   const char *target, char *err, size_t errlen);
 
