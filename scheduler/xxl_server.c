@@ -534,9 +534,16 @@ s_alarm_config (void *ctx, const char *key)
 {
     if (!ctx)
         return NULL;
+    //  scheduler/alarm/KEY, or else a top-level alarms/KEY (the form
+    //  the design names the webhook allow-list in: alarms/webhook_allow)
     char path [256];
     snprintf (path, sizeof path, "scheduler/alarm/%s", key);
-    return zconfig_get ((zconfig_t *) ctx, path, NULL);
+    const char *value = zconfig_get ((zconfig_t *) ctx, path, NULL);
+    if (!value) {
+        snprintf (path, sizeof path, "alarms/%s", key);
+        value = zconfig_get ((zconfig_t *) ctx, path, NULL);
+    }
+    return value;
 }
 
 //  Security at start (docs/operations.md, Security): with a certificate,

@@ -121,4 +121,12 @@ check "... which it did not while the list had entries" bash -c "
     ! head -n $SEEN $T/scheduler.log | grep -q 'webhook alarms are disabled'"
 check "... and refusing the webhook it took before" \
     job_add_refused empty "webhook:http://127.0.0.1:$HTTP/hook" "$NOT_IN"
+# The list as the design names it: a top-level alarms/webhook_allow
+kill -TERM "$SPID"; wait "$SPID" 2>/dev/null
+printf 'alarms\n    webhook_allow = "http://127.0.0.1:%s/hook"\n' "$HTTP" >> "$T/scheduler.cfg"
+check "the scheduler starts with a top-level alarms/webhook_allow" start_scheduler "$API" "$AGENTS"
+TOP=$(ctl job add --group alarm-app --glue-type GLUE_SHELL --glue-source "$T/fail.sh" \
+      --alarm-email "webhook:http://127.0.0.1:$HTTP/hook" | jq -r .id)
+check "... which lets its webhook in" test "$TOP" -gt 0
+check "... and no other" job_add_refused top "webhook:http://127.0.0.1:$ERR/x" "$NOT_IN"
 xxl_done
