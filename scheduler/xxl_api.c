@@ -117,6 +117,7 @@ static const api_entry_t s_api_table [] = {
     { "GLUE_ROLLBACK", api_glue_rollback },
     { "REPORT", api_report },
     { "LOG_CLEAR", api_log_clear },
+    { "AUDIT_LIST", api_audit_list },
     { NULL, NULL }
 };
 
@@ -237,16 +238,18 @@ engine_handle_api (server_t *self, zmsg_t *zmsg)
     while (command && entry->type && strneq (entry->type, command->name))
         entry++;
     static const xxl_who_t s_local = { "local", "admin", "" };
-    request_t request = { rid, msg, command, &s_local };
+    request_t request = { .rid = rid, .msg = msg, .command = command, .who = &s_local };
     self->api_read = !command || !entry->fn || command->read_only;
     if (!command || !entry->fn) {
         char text [128];
         snprintf (text, sizeof text, "unknown message type '%s'", xxl_msg_type (msg));
         engine_reply (self, &request, XXL_BAD_REQUEST, text);
     }
-    else
-    if (api_judge (self, &request, 0) == 0)
-        entry->fn (self, &request);
+    else {
+        if (api_judge (self, &request, 0) == 0)
+            entry->fn (self, &request);
+        api_audit_handled (self, &request);
+    }
     self->api_read = false;
     xxl_msg_destroy (&msg);
     zframe_destroy (&rid);
