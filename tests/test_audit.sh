@@ -78,7 +78,24 @@ check "the table has a header and the rows" bash -c "
     head -1 $T/table | grep -q 'TIME.*WHO.*ROLE.*TYPE.*TARGET.*CODE' && grep -q 'local.*admin.*JOB_RM.*$J.*200' $T/table"
 check "a limit out of range is a usage error" bash -c "! $CTL --api $API audit list --limit 1001 2>/dev/null"
 
-# Restart: the rows are kept; two aged past the retention (90 days) go
+# A turn whose commit fails (injected: the row of a successful JOB_UPDATE
+# ends the transaction): the change is undone, its client is answered 500,
+# and its row, written again at the next turn, says 500, not 200
+K=$(ctl job add --group audit-app --handler demoJobHandler --desc before | jq -r .id)
+sq () { sqlite3 -cmd ".timeout 5000" "$T/xxl.db" "$@"; }
+sq "CREATE TRIGGER audit_fail BEFORE INSERT ON xxl_audit
+    WHEN NEW.type = 'JOB_UPDATE' AND NEW.code = 200 BEGIN SELECT RAISE(ROLLBACK, 'injected'); END"
+"$CTL" --api "$API" job update "$K" --desc after > "$T/failed" 2>&1
+check "the update is answered with the store's error" grep -q "store error: .*injected" "$T/failed"
+check "... and undone" test "$(ctl job show "$K" | jq -r .jobDesc)" = before
+check "its row says 500" test "$(rows --limit 2 | cut -f3-)" = "JOB_UPDATE	$K	500
+JOB_ADD	$K	200"
+sq "DROP TRIGGER audit_fail"
+ctl job update "$K" --desc after >/dev/null
+check "the next update is recorded 200" test "$(rows --limit 1 | cut -f3-)" = "JOB_UPDATE	$K	200"
+
+# Restart: the rows are kept; those aged past the retention (90 days) go
+rows > "$T/kept"
 kill -TERM "$SPID"
 wait_for 10 bash -c "! kill -0 $SPID"
 sqlite3 "$T/xxl.db" "UPDATE xxl_audit SET time = time - 91 * 86400000 WHERE type IN ('GROUP_ADD', 'JOB_UPDATE')"
@@ -86,6 +103,6 @@ start_scheduler || exit 1
 gone () { [ "$(ctl audit list | jq '[.audit[] | select(.type == "GROUP_ADD" or .type == "JOB_UPDATE")] | length')" = 0 ]; }
 check "retention removes the rows older than audit_retention_days" wait_for 10 gone
 check "the other rows are still there after the restart" \
-    diff <(grep -v -e GROUP_ADD -e JOB_UPDATE "$T/expected") <(rows)
+    diff <(grep -v -e GROUP_ADD -e JOB_UPDATE "$T/kept") <(rows)
 check "the scheduler still serves" kill -0 "$SPID"
 xxl_done
