@@ -145,6 +145,8 @@ main (int argc, char *argv [])
     settings.report_ms = s_int (NULL, config, "scheduler/monitor/report", settings.report_ms);
     settings.retention_days = s_int (NULL, config, "scheduler/log/retention_days",
                                      settings.retention_days);
+    settings.audit_retention_days = s_int (NULL, config, "scheduler/audit_retention_days",
+                                           settings.audit_retention_days);
     settings.keep_last = s_int (NULL, config, "scheduler/log/keep_last", settings.keep_last);
     settings.alarm_every_failure = s_int (NULL, config, "scheduler/alarm/every_failure", 0);
     settings.stop_wait_ms = s_int (NULL, config, "scheduler/stop_wait", settings.stop_wait_ms);

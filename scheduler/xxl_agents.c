@@ -816,6 +816,7 @@ engine_agent_answer (server_t *self, zframe_t *rid, xxl_msg_t *msg)
             self->api_read = pending->kind == PENDING_LOG;    //  (a read: it stands)
             engine_queue (self, self->api_out, zframe_data (pending->client), zframe_size (pending->client));
             self->api_read = false;
+            engine_audit_answer (self, pending, code);
             if (pending->kind == PENDING_KILL && code == XXL_OK)
                 xxl_store_log_handle_done (self->store, pending->log_id, engine_now (), XXL_CODE_FAIL,
                                            "killed by a user (log kill)");

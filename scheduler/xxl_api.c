@@ -117,6 +117,7 @@ static const api_entry_t s_api_table [] = {
     { "GLUE_ROLLBACK", api_glue_rollback },
     { "REPORT", api_report },
     { "LOG_CLEAR", api_log_clear },
+    { "AUDIT_LIST", api_audit_list },
     { NULL, NULL }
 };
 
@@ -231,7 +232,7 @@ engine_handle_api (server_t *self, zmsg_t *zmsg)
     const api_entry_t *entry = s_api_table;
     while (command && entry->type && strneq (entry->type, command->name))
         entry++;
-    request_t request = { rid, msg, command, who };
+    request_t request = { .rid = rid, .msg = msg, .command = command, .who = who };
     char why [512];
     self->api_read = !command || !entry->fn || command->read_only;
     if (!command || !entry->fn) {
@@ -239,15 +240,17 @@ engine_handle_api (server_t *self, zmsg_t *zmsg)
         snprintf (text, sizeof text, "unknown message type '%s'", xxl_msg_type (msg));
         engine_reply (self, &request, XXL_BAD_REQUEST, text);
     }
-    else
-    if (api_judge (self, &request, 0) == 0) {
-        //  (judged first: the scope's id must be a valid one to look up)
-        if (engine_permit (self, &request, why, sizeof why) == 0)
-            entry->fn (self, &request);
-        else {
-            self->api_read = true;      //  (a refusal stands whatever the commit)
-            engine_reply (self, &request, XXL_FORBIDDEN, why);
+    else {
+        if (api_judge (self, &request, 0) == 0) {
+            //  (judged first: the scope's id must be a valid one to look up)
+            if (engine_permit (self, &request, why, sizeof why) == 0)
+                entry->fn (self, &request);
+            else {
+                self->api_read = true;  //  (a refusal stands whatever the commit)
+                engine_reply (self, &request, XXL_FORBIDDEN, why);
+            }
         }
+        api_audit_handled (self, &request);
     }
     self->api_read = false;
     xxl_msg_destroy (&msg);

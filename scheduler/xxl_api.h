@@ -9,6 +9,7 @@
         xxl_api_log.c       LOG_LIST, _SHOW, _CAT, _KILL, _CLEAR
         xxl_api_glue.c      GLUE_HISTORY, _SHOW, _ROLLBACK
         xxl_api_status.c    PING, AGENT_LIST, REPORT
+        xxl_api_audit.c     AUDIT_LIST, and recording the audited requests
     A command's fields, their types and ranges are data (xxl_commands.c,
     in libxxl, which xxl-ctl uses too): engine_handle_api judges a request
     by them before its handler runs, and a handler judges the fields that
@@ -71,6 +72,14 @@ void api_log_clear (server_t *self, request_t *request);
 void api_glue_history (server_t *self, request_t *request);
 void api_glue_show (server_t *self, request_t *request);
 void api_glue_rollback (server_t *self, request_t *request);
+
+//  xxl_api_audit.c
+//  After a handler: records the request when its command is audited and
+//  it was answered (nothing yet when it was forwarded)
+void api_audit_handled (server_t *self, request_t *request);
+//  A request forwarded to an agent (pending): recorded with its answer
+void api_audit_forwarded (request_t *request, pending_t *pending);
+void api_audit_list (server_t *self, request_t *request);
 
 //  xxl_api_status.c
 void api_ping (server_t *self, request_t *request);

@@ -85,6 +85,7 @@ s_log_forward (server_t *self, request_t *request, int kill)
     pending->log_id = id;
     pending->client = zframe_dup (request->rid);
     pending->client_id = xxl_msg_id (request->msg);
+    api_audit_forwarded (request, pending);
     if (kill)
         xxl_enc_kint (self->enc, "jobId", log.job_id);
     else {

@@ -20,7 +20,8 @@
                         alarms, reports, log retention
         xxl_api*.c      the client api: receiving, its table, judging a
                         request by its command's fields (xxl_commands.c),
-                        and the handlers by resource (xxl_api.h)
+                        and the handlers by resource (xxl_api.h); the
+                        audit of its changes (xxl_api_audit.c)
     Functions named engine_* are shared among these files and nowhere
     else; s_* functions are static to their file.
 */
@@ -93,6 +94,11 @@ typedef struct {
                                         //  the message (0: none)
     zframe_t *client;                   //  client routing id (LOG/KILL forwards, probes)
     uint64_t client_id;                 //  the client's request id
+    //  An audited request forwarded to the agent (LOG_KILL): recorded with
+    //  its answer (engine_audit_answer); NULL when not audited
+    const char *audit_type;             //  its command's name (static)
+    char *audit_who;                    //  its sender's key name and role
+    char *audit_role;
 } pending_t;
 
 //  RUNs to one agent in the batch form (the agent's REGISTER said
@@ -265,6 +271,9 @@ typedef struct {
     zhashx_t *backlogs;                 //  client return address (hex) → backlog_t
     size_t backlog_bytes;               //  in all backlogs
     ratelog_t log_agent_send;           //  messages an agent's connection refused
+    zlistx_t *audit_turn;               //  audit rows written this turn (xxl_api_audit.c)
+    zlistx_t *audit_again;              //  those of failed turns, to write again
+    ratelog_t log_audit_dropped;        //  audit rows of failed turns left out
     uint64_t foreign_turn;              //  the last turn that saw another connection's
                                         //  commit: plans made before it may be void
     zhashx_t *snaps;                    //  job id → snap_t of jobs due soon
@@ -324,6 +333,10 @@ typedef struct {
     xxl_msg_t *msg;
     const xxl_command_t *command;       //  its `t`'s fields (xxl_commands.h)
     const xxl_who_t *who;               //  its sender, never NULL
+    //  Out, for the audit: set by engine_reply and its kin
+    int code;                           //  the reply's code (0: not answered yet)
+    int64_t target;                     //  the id a reply carried (engine_reply_id; 0 none)
+    bool audited;                       //  engine_audit recorded it
 } request_t;
 
 typedef struct {
@@ -486,6 +499,26 @@ int64_t engine_services_wake (server_t *self);
 int64_t engine_log_delete (server_t *self, int64_t job_id, int64_t before, int64_t below,
                            int64_t limit);
 void engine_retention (server_t *self);
+
+//  xxl_api_audit.c: the audit of the client api's changes
+//  Records request (an audited command's: xxl_command_audited) as
+//  answered `code` about id `target` (0: none), in the turn's transaction,
+//  once: a later call for the same request does nothing.  Whoever answers
+//  such a request without its handler (a refusal: 403) calls it.
+void engine_audit (server_t *self, request_t *request, int code, int64_t target);
+//  Records a forwarded request (pending->audit_type set) with the code
+//  its client is answered
+void engine_audit_answer (server_t *self, pending_t *pending, int code);
+//  At a turn's begin: writes again the rows of failed turns
+void engine_audit_begin (server_t *self);
+//  After a turn's commit: its rows are settled (committed true), or are to
+//  be written again as its clients were answered (500, or the code of a
+//  reply that stood)
+void engine_audit_settle (server_t *self, bool committed);
+void engine_audit_destroy (server_t *self);
+//  Retention: deletes a batch of rows older than audit_retention_days;
+//  how many went
+int64_t engine_audit_retention (server_t *self);
 
 //  xxl_api.c
 xxl_msg_t *engine_receive (server_t *self, zmsg_t *zmsg, zlistx_t *outbox, const char *what,

@@ -70,9 +70,12 @@ engine_queue_agent (server_t *self, const void *rid, size_t rid_size, uint64_t p
     engine_queue_agent_to (self, rid, rid_size, pending_id, false);
 }
 
+//  Replies to a client's request; the reply's code (and engine_reply_id's
+//  id) stay in the request for its audit
 void
 engine_reply (server_t *self, request_t *request, int code, const char *msg)
 {
+    request->code = code;
     xxl_enc_reply (self->enc, xxl_msg_id (request->msg), code, msg);
     engine_queue (self, self->api_out, zframe_data (request->rid), zframe_size (request->rid));
 }
@@ -81,6 +84,7 @@ engine_reply (server_t *self, request_t *request, int code, const char *msg)
 void
 engine_reply_begin (server_t *self, request_t *request)
 {
+    request->code = XXL_OK;
     xxl_enc_reply (self->enc, xxl_msg_id (request->msg), XXL_OK, NULL);
     xxl_enc_key (self->enc, "content");
 }
@@ -97,6 +101,7 @@ engine_reply_end (server_t *self, request_t *request)
                   " limit: ask for fewer items (limit, offset)", size, XXL_MSG_MAX_FRAME);
         xxl_enc_reset (self->enc);
         xxl_enc_reply (self->enc, xxl_msg_id (request->msg), XXL_BAD_REQUEST, text);
+        request->code = XXL_BAD_REQUEST;
     }
     engine_queue (self, self->api_out, zframe_data (request->rid), zframe_size (request->rid));
 }
@@ -104,6 +109,7 @@ engine_reply_end (server_t *self, request_t *request)
 void
 engine_reply_id (server_t *self, request_t *request, int64_t id)
 {
+    request->target = id;
     engine_reply_begin (self, request);
     xxl_enc_map_begin (self->enc);
     xxl_enc_kint (self->enc, "id", id);

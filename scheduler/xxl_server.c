@@ -140,6 +140,8 @@ s_pending_destroy (void **item)
         free (pending->note);
         free (pending->rid);
         zframe_destroy (&pending->client);
+        free (pending->audit_who);
+        free (pending->audit_role);
         free (pending);
         *item = NULL;
     }
@@ -329,6 +331,7 @@ s_check_pending (server_t *self)
             xxl_enc_reply (self->enc, pending->client_id, XXL_UNAVAILABLE, text);
             engine_queue (self, self->api_out, zframe_data (pending->client),
                           zframe_size (pending->client));
+            engine_audit_answer (self, pending, XXL_UNAVAILABLE);
         }
         else
         if (pending->client) {
@@ -338,6 +341,7 @@ s_check_pending (server_t *self)
             xxl_enc_reply (self->enc, pending->client_id, XXL_NO_ANSWER, text);
             engine_queue (self, self->api_out, zframe_data (pending->client),
                           zframe_size (pending->client));
+            engine_audit_answer (self, pending, XXL_NO_ANSWER);
         }
         zhashx_delete (self->pending, &pending->id);
     }
@@ -458,6 +462,7 @@ xxl_server_config_defaults (xxl_server_config_t *config)
     config->report_ms = 60000;
     config->retention_days = 30;
     config->retention_check_ms = 3600 * 1000;
+    config->audit_retention_days = 90;
     config->keep_last = 0;
     config->stop_wait_ms = 3000;
     config->wal_size_mb = 64;
@@ -513,6 +518,7 @@ s_server_destroy (server_t **self_p)
     zlistx_destroy (&self->api_out);
     zlistx_destroy (&self->api_reads);
     zstr_free (&self->commit_logged);
+    engine_audit_destroy (self);
     zlistx_destroy (&self->agents_out);
     zlistx_destroy (&self->agents_always);
     zhashx_destroy (&self->pending);
@@ -917,6 +923,7 @@ s_turn_begin (server_t *self)
     self->next_log_id = 0;
     self->turn_first_id = self->log_id_floor;
     self->turn++;
+    engine_audit_begin (self);
     //  Another scheduler's commits (we hold the write lock from here
     //  on): its stops and edits may void plans, so none fires blind
     int64_t version = xxl_store_data_version (self->store);
@@ -1024,6 +1031,7 @@ s_turn_commit (server_t *self)
         //  (agents keep their callbacks and send them again)
         engine_commit_failed (self);
         engine_agents_dropped (self);
+        engine_audit_settle (self, false);
         //  Plans of rows that were not written
         void *item;
         while ((item = zlistx_detach (self->turn_plans, NULL))) {
@@ -1033,6 +1041,7 @@ s_turn_commit (server_t *self)
         self->fired_want = self->fired_until;
     }
     else {
+        engine_audit_settle (self, true);
         self->fired_until = self->fired_want;
         if (self->sent_max > self->fired_sent)
             self->fired_sent = self->sent_max;

@@ -54,6 +54,7 @@ typedef struct {
     int report_ms;                      //  daily report refresh period
     int retention_check_ms;             //  log retention period
     int retention_days;                 //  log rows kept (0: forever)
+    int audit_retention_days;           //  audit rows kept (0: forever)
     int keep_last;                      //  at most this many log rows (0: no limit)
     int alarm_every_failure;            //  1: alarm each failed attempt, not only the last
     int stop_wait_ms;                   //  at SIGTERM, wait this long for RUN answers

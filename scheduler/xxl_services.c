@@ -305,8 +305,9 @@ engine_log_delete (server_t *self, int64_t job_id, int64_t before, int64_t below
     return changes > 0? changes: 0;
 }
 
-//  Retention: rows older than retention_days, and beyond keep_last, go in
-//  batches so that a big table never stalls the loop
+//  Retention: log rows older than retention_days, and beyond keep_last,
+//  and audit rows older than audit_retention_days, go in batches so that a
+//  big table never stalls the loop
 void
 engine_retention (server_t *self)
 {
@@ -321,10 +322,13 @@ engine_retention (server_t *self)
         if (floor > 0)
             gone += engine_log_delete (self, 0, INT64_MAX, floor, 5000);
     }
-    if (gone) {
+    if (gone)
         zsys_info ("retention: %" PRId64 " log row(s) removed", gone);
+    int64_t audit = engine_audit_retention (self);
+    if (audit)
+        zsys_info ("retention: %" PRId64 " audit row(s) removed", audit);
+    if (gone || audit)
         self->service_next [XXL_SERVICE_RETENTION] = zclock_mono () + 1000;  //  more may be due
-    }
 }
 
 //  --------------------------------------------------------------------

@@ -128,9 +128,22 @@ typedef struct {
     int64_t runs, suc, fail;
 } xxl_store_totals_t;
 
+//  One audited change of the client api (AUDIT_LIST): who (the key's name
+//  and role), what (the request's type and the id it is about, 0 none),
+//  when (epoch ms) and the reply code it got
+typedef struct {
+    int64_t id;
+    int64_t time;
+    const char *who;
+    const char *role;
+    const char *type;
+    int64_t target;
+    int code;
+} xxl_audit_t;
+
 //  Bumped whenever a method is added; methods are only ever appended, so
 //  a table of an older version is a prefix of this one (size says how much)
-#define XXL_STORE_METHODS_VERSION 1
+#define XXL_STORE_METHODS_VERSION 2
 
 typedef struct _xxl_store_t xxl_store_t;
 
@@ -379,6 +392,17 @@ typedef struct {
     int (*report_totals) (xxl_store_t *self, xxl_store_totals_t *totals);
     int (*report_encode_days) (xxl_store_t *self, xxl_enc_t *enc, int days);
 
+    //  Version 2.  The audit (xxl_audit_t; its id is the store's).  add:
+    //  writes one row, in the caller's transaction like every write; 0 or
+    //  -1.  encode_page: rows with an id below `before` (INT64_MAX: from
+    //  the newest), newest first, up to limit, as maps {id, time, who,
+    //  role, type, target, code}, as job_encode_page; the count or -1.
+    //  delete: up to `limit` rows older than `before` (epoch ms), oldest
+    //  first; the number or -1.
+    int (*audit_add) (xxl_store_t *self, const xxl_audit_t *row);
+    int (*audit_encode_page) (xxl_store_t *self, xxl_enc_t *enc, size_t max_size,
+                              int *truncated, int64_t before, int64_t limit);
+    int64_t (*audit_delete) (xxl_store_t *self, int64_t before, int64_t limit);
     //  A callback from the agent at address: as
     //  log_handle_done(_at, when trigger_time is not 0), and only when the
     //  row was sent to address; 1 also when it was sent elsewhere
@@ -512,6 +536,10 @@ static inline char *xxl_store_registry_alive (xxl_store_t *self, int64_t window_
 static inline int xxl_store_report_refresh (xxl_store_t *self, int64_t from, int64_t to, int64_t now) { return XXL_STORE_CALL (report_refresh) (self, from, to, now); }
 static inline int xxl_store_report_totals (xxl_store_t *self, xxl_store_totals_t *t) { return XXL_STORE_CALL (report_totals) (self, t); }
 static inline int xxl_store_report_encode_days (xxl_store_t *self, xxl_enc_t *enc, int days) { return XXL_STORE_CALL (report_encode_days) (self, enc, days); }
+
+static inline int xxl_store_audit_add (xxl_store_t *self, const xxl_audit_t *row) { return XXL_STORE_CALL (audit_add) (self, row); }
+static inline int xxl_store_audit_encode_page (xxl_store_t *self, xxl_enc_t *enc, size_t max_size, int *truncated, int64_t before, int64_t limit) { return XXL_STORE_CALL (audit_encode_page) (self, enc, max_size, truncated, before, limit); }
+static inline int64_t xxl_store_audit_delete (xxl_store_t *self, int64_t before, int64_t limit) { return XXL_STORE_CALL (audit_delete) (self, before, limit); }
 #undef XXL_STORE_CALL
 
 #endif

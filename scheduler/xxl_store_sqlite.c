@@ -151,6 +151,12 @@ static const char *s_migrations [] = {
     "  WHERE g.job_id = xxl_job_logglue.job_id AND g.id <= xxl_job_logglue.id);"
     "DROP INDEX IF EXISTS xxl_job_logglue_job;"
     "CREATE UNIQUE INDEX xxl_job_logglue_version ON xxl_job_logglue (job_id, version);",
+    //  7: the audit of the client api's changes (who, role, what, target,
+    //  when, reply code); ids never reused, so that pages by id hold
+    "CREATE TABLE xxl_audit (id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  time INTEGER NOT NULL, who TEXT NOT NULL, role TEXT NOT NULL, type TEXT NOT NULL,"
+    "  target INTEGER NOT NULL DEFAULT 0, code INTEGER NOT NULL);"
+    "CREATE INDEX xxl_audit_time ON xxl_audit (time);",
 };
 #define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))
 

@@ -1116,6 +1116,35 @@ m_report_encode_days (xxl_store_t *base, xxl_enc_t *enc, int days)
 }
 
 //  --------------------------------------------------------------------
+//  The audit
+
+static int
+m_audit_add (xxl_store_t *base, const xxl_audit_t *row)
+{
+    return sq_exec ((store_t *) base,
+        "INSERT INTO xxl_audit (time, who, role, type, target, code) VALUES (?, ?, ?, ?, ?, ?)",
+        "isssii", row->time, row->who, row->role, row->type, row->target,
+        (int64_t) row->code) < 0? -1: 0;
+}
+
+static int
+m_audit_encode_page (xxl_store_t *base, xxl_enc_t *enc, size_t max_size, int *truncated,
+                     int64_t before, int64_t limit)
+{
+    return sq_encode_max ((store_t *) base, enc, max_size, truncated,
+        "SELECT id, time, who, role, type, target, code FROM xxl_audit"
+        " WHERE id < ? ORDER BY id DESC LIMIT ?", "ii", before, limit);
+}
+
+static int64_t
+m_audit_delete (xxl_store_t *base, int64_t before, int64_t limit)
+{
+    return sq_exec ((store_t *) base,
+        "DELETE FROM xxl_audit WHERE id IN (SELECT id FROM xxl_audit"
+        " WHERE time < ? ORDER BY time LIMIT ?)", "ii", before, limit);
+}
+
+//  --------------------------------------------------------------------
 //  The method table, in xxl_store_methods_t's order
 
 const xxl_store_methods_t sq_methods = {
@@ -1217,4 +1246,7 @@ const xxl_store_methods_t sq_methods = {
     .report_refresh = m_report_refresh,
     .report_totals = m_report_totals,
     .report_encode_days = m_report_encode_days,
+    .audit_add = m_audit_add,
+    .audit_encode_page = m_audit_encode_page,
+    .audit_delete = m_audit_delete,
 };

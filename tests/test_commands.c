@@ -299,6 +299,17 @@ test_values_read (void)
     XXL_CHECK (list && list->read_only);
     XXL_CHECK (xxl_command_find ("FROBNICATE") == NULL);
     XXL_CHECK (!xxl_command_find ("JOB_ADD")->read_only);
+    //  Changes are audited; reads, and LOG_CAT (a read through the agent), not
+    XXL_CHECK (xxl_command_audited (xxl_command_find ("JOB_UPDATE")));
+    XXL_CHECK (xxl_command_audited (xxl_command_find ("LOG_KILL")));
+    XXL_CHECK (!xxl_command_audited (xxl_command_find ("LOG_CAT")));
+    XXL_CHECK (!xxl_command_audited (list) && !xxl_command_audited (NULL));
+    const xxl_command_t *audit = xxl_command_find ("AUDIT_LIST");
+    XXL_CHECK (audit && audit->read_only && !xxl_command_audited (audit));
+    xxl_msg_t *audit_msg = s_msg ("AUDIT_LIST");
+    XXL_CHECK (xxl_command_int (audit, audit_msg, "limit") == 100);
+    XXL_CHECK (xxl_command_int (audit, audit_msg, "before") == INT64_MAX);
+    xxl_msg_destroy (&audit_msg);
     //  Judged fields are read with their defaults
     xxl_msg_t *msg = s_msg ("LOG_LIST jobId=i:7");
     XXL_CHECK (xxl_command_int (list, msg, "jobId") == 7);
@@ -344,7 +355,7 @@ test_table (void)
             XXL_CHECK (f->after >= 0 && f->after <= 2);
         }
     }
-    XXL_CHECK (commands == 26);
+    XXL_CHECK (commands == 27);
 }
 
 int

@@ -10,6 +10,45 @@
 
 static char s_dir [] = "/tmp/xxl-test-store-XXXXXX";
 
+//  An audit page (xxl_store_audit_encode_page) decoded: its rows' ids into
+//  ids (up to max), the first row into *first (strings owned by *msg_p,
+//  which the caller destroys); the count, or -1
+static int
+s_audit_page (xxl_store_t *store, int64_t before, int64_t limit, size_t max_size,
+              int *truncated, int64_t *ids, size_t max, xxl_msg_t **msg_p, xxl_audit_t *first)
+{
+    xxl_enc_t *enc = xxl_enc_new ();
+    xxl_enc_map_begin (enc);
+    xxl_enc_kint (enc, "id", 1);
+    xxl_enc_kint (enc, "v", 1);
+    xxl_enc_kstr (enc, "t", "REPLY");
+    xxl_enc_key (enc, "audit");
+    int rows = xxl_store_audit_encode_page (store, enc, max_size, truncated, before, limit);
+    xxl_enc_map_end (enc);
+    size_t size;
+    const void *data = xxl_enc_finish (enc, &size);
+    char why [256];
+    *msg_p = rows < 0? NULL: xxl_msg_decode (data, size, NULL, why, sizeof why);
+    xxl_enc_destroy (&enc);
+    size_t count = 0;
+    const msgpack_object *items = *msg_p? xxl_msg_array (*msg_p, NULL, "audit", 1, 1000, &count)
+                                        : NULL;
+    if (!items && rows != 0)
+        return -1;
+    for (size_t i = 0; i < count && i < max; i++)
+        ids [i] = xxl_msg_int (*msg_p, &items [i], "id", 1, 1, INT64_MAX, 0);
+    if (count) {
+        first->id = ids [0];
+        first->time = xxl_msg_int (*msg_p, &items [0], "time", 1, 0, INT64_MAX, 0);
+        first->who = xxl_msg_str (*msg_p, &items [0], "who", 1, 255, NULL);
+        first->role = xxl_msg_str (*msg_p, &items [0], "role", 1, 255, NULL);
+        first->type = xxl_msg_str (*msg_p, &items [0], "type", 1, 255, NULL);
+        first->target = xxl_msg_int (*msg_p, &items [0], "target", 1, 0, INT64_MAX, -1);
+        first->code = (int) xxl_msg_int (*msg_p, &items [0], "code", 1, 0, 999, -1);
+    }
+    return (int) count == rows? rows: -1;
+}
+
 int
 main (void)
 {
@@ -399,10 +438,71 @@ main (void)
     zstr_free (&check);
     xxl_store_destroy (&walled);
 
+    //  The audit: rows in the caller's transaction (a rollback leaves
+    //  none), newest first, pages below an id, retention by time
+    {
+        xxl_audit_t row = { .who = "local", .role = "admin", .type = "JOB_ADD", .code = 200 };
+        XXL_CHECK (xxl_store_begin (store) == 0);
+        for (int i = 0; i < 5; i++) {
+            row.time = 1000 + i;
+            row.target = 7 + i;
+            XXL_CHECK (xxl_store_audit_add (store, &row) == 0);
+        }
+        xxl_audit_t missing = { .time = 2000, .who = "ops", .role = "operator",
+                                .type = "JOB_UPDATE", .target = 99, .code = 404 };
+        XXL_CHECK (xxl_store_audit_add (store, &missing) == 0);
+        XXL_CHECK (xxl_store_commit (store) == 0);
+        XXL_CHECK (xxl_store_begin (store) == 0);
+        XXL_CHECK (xxl_store_audit_add (store, &row) == 0);
+        XXL_CHECK (xxl_store_rollback (store) == 0);
+        XXL_CHECK (xxl_store_sqlite_scalar (store, "SELECT COUNT(*) FROM xxl_audit", NULL) == 6);
+
+        int64_t ids [8] = { 0 };
+        int truncated = -1;
+        xxl_msg_t *msg = NULL;
+        xxl_audit_t first = { 0 };
+        XXL_CHECK (s_audit_page (store, INT64_MAX, 4, 1 << 20, &truncated, ids, 8, &msg,
+                                 &first) == 4);
+        XXL_CHECK (truncated == 0);
+        XXL_CHECK (ids [0] > ids [1] && ids [1] > ids [2] && ids [2] > ids [3]);
+        XXL_CHECK (first.time == 2000 && first.target == 99 && first.code == 404);
+        XXL_CHECK (first.who && streq (first.who, "ops") && streq (first.role, "operator")
+                   && streq (first.type, "JOB_UPDATE"));
+        int64_t newest = ids [0], fourth = ids [3];
+        xxl_msg_destroy (&msg);
+        //  The next page: below the last id seen
+        XXL_CHECK (s_audit_page (store, fourth, 4, 1 << 20, &truncated, ids, 8, &msg,
+                                 &first) == 2);
+        XXL_CHECK (ids [0] == fourth - 1 && first.time == 1001 && first.target == 8
+                   && first.code == 200 && streq (first.type, "JOB_ADD"));
+        xxl_msg_destroy (&msg);
+        XXL_CHECK (s_audit_page (store, ids [1], 4, 1 << 20, &truncated, ids, 8, &msg,
+                                 &first) == 0);
+        xxl_msg_destroy (&msg);
+        //  A byte budget stops before the row that would pass it
+        XXL_CHECK (s_audit_page (store, INT64_MAX, 4, 16, &truncated, ids, 8, &msg,
+                                 &first) == 0);
+        XXL_CHECK (truncated == 1);
+        xxl_msg_destroy (&msg);
+        //  Retention: older than a time, oldest first, in bounded batches
+        XXL_CHECK (xxl_store_audit_delete (store, 1003, 100) == 3);
+        XXL_CHECK (xxl_store_audit_delete (store, 5000, 1) == 1);
+        XXL_CHECK (xxl_store_audit_delete (store, 1000, 100) == 0);
+        XXL_CHECK (s_audit_page (store, INT64_MAX, 100, 1 << 20, &truncated, ids, 8, &msg,
+                                 &first) == 2);
+        XXL_CHECK (ids [0] == newest && first.time == 2000);
+        xxl_msg_destroy (&msg);
+        //  Ids are never given again, even once every row is gone
+        XXL_CHECK (xxl_store_audit_delete (store, 5000, 100) == 2);
+        XXL_CHECK (xxl_store_audit_add (store, &row) == 0);
+        XXL_CHECK (xxl_store_sqlite_scalar (store, "SELECT MAX(id) FROM xxl_audit", NULL)
+                   > newest);
+    }
+
     //  Migration 4: a version-3 store loses the index no query used
     const char *index_count = "SELECT COUNT(*) FROM sqlite_master"
                               " WHERE name = 'xxl_job_log_job_time'";
-    XXL_CHECK (xxl_store_schema_version (store) == 6);
+    XXL_CHECK (xxl_store_schema_version (store) == 7);
     XXL_CHECK (xxl_store_sqlite_scalar (store, index_count, NULL) == 0);
     //  Migration 5: a planned instant has one row per shard index; a
     //  second plan of it (another agent count too) collides on shard 0
@@ -427,11 +527,17 @@ main (void)
     XXL_CHECK (xxl_store_sqlite_exec (store, "ALTER TABLE xxl_job_logglue DROP COLUMN version", NULL) >= 0);
     XXL_CHECK (xxl_store_sqlite_exec (store, "CREATE INDEX xxl_job_logglue_job"
                                " ON xxl_job_logglue (job_id, id)", NULL) >= 0);
+    //  (and before schema 7's audit table)
+    XXL_CHECK (xxl_store_sqlite_exec (store, "DROP TABLE xxl_audit", NULL) >= 0);
     xxl_store_sqlite_exec (store, "PRAGMA user_version = 3", NULL);
     XXL_CHECK (xxl_store_sqlite_scalar (store, index_count, NULL) == 1);
     xxl_store_destroy (&store);
     store = xxl_store_new (path, err, sizeof err);
-    XXL_CHECK (store && xxl_store_schema_version (store) == 6);
+    XXL_CHECK (store && xxl_store_schema_version (store) == 7);
+    //  Migration 7: the audit table, empty, with its index on time
+    XXL_CHECK (xxl_store_sqlite_scalar (store, "SELECT COUNT(*) FROM xxl_audit", NULL) == 0);
+    XXL_CHECK (xxl_store_sqlite_scalar (store, "SELECT COUNT(*) FROM sqlite_master"
+                                        " WHERE name = 'xxl_audit_time'", NULL) == 1);
     XXL_CHECK (xxl_store_sqlite_scalar (store, index_count, NULL) == 0);
     //  Migration 6: the glue versions kept are numbered 1.. per job, in order
     XXL_CHECK (xxl_store_sqlite_scalar (store, "SELECT MIN(version) FROM xxl_job_logglue WHERE job_id = ?",

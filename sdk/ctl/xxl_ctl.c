@@ -19,7 +19,8 @@
     Files: xxl_ctl_args (flags as data), xxl_ctl_call (requests and
     replies), xxl_ctl_print (output), xxl_ctl_value (reading replies),
     xxl_ctl_diff (glue diff), and the commands by resource:
-    xxl_ctl_group, xxl_ctl_job, xxl_ctl_log, xxl_ctl_glue, xxl_ctl_misc.
+    xxl_ctl_group, xxl_ctl_job, xxl_ctl_log, xxl_ctl_glue, xxl_ctl_misc,
+    xxl_ctl_audit.
 */
 
 #include "xxl_ctl.h"
@@ -38,7 +39,7 @@ static const ctl_cmd_t *s_commands [] = {
     &xxl_ctl_log_list, &xxl_ctl_log_show, &xxl_ctl_log_cat, &xxl_ctl_log_kill, &xxl_ctl_log_clear,
     &xxl_ctl_agent_list, &xxl_ctl_cron_next,
     &xxl_ctl_glue_history, &xxl_ctl_glue_show, &xxl_ctl_glue_diff, &xxl_ctl_glue_rollback,
-    &xxl_ctl_report,
+    &xxl_ctl_report, &xxl_ctl_audit_list,
     NULL
 };
 

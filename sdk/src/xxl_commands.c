@@ -243,6 +243,13 @@ static const xxl_field_t s_log_clear [] = {
     S_END
 };
 
+//  AUDIT_LIST: newest first, below id `before` (paging)
+static const xxl_field_t s_audit_list [] = {
+    { S_INT ("limit", 1, 1000, 100) },
+    { S_INT ("before", 1, INT64_MAX, INT64_MAX) },
+    S_END
+};
+
 const xxl_command_t xxl_commands [] = {
     { "PING", true, s_no_fields, XXL_ACCESS_VIEWER, NULL },
     { "GROUP_ADD", false, s_group_add, XXL_ACCESS_ADMIN, NULL },
@@ -270,6 +277,7 @@ const xxl_command_t xxl_commands [] = {
     { "GLUE_ROLLBACK", false, s_glue_rollback, XXL_ACCESS_ADMIN, NULL },
     { "REPORT", true, s_no_fields, XXL_ACCESS_VIEWER, NULL },
     { "LOG_CLEAR", false, s_log_clear, XXL_ACCESS_OPERATOR, "jobId" },
+    { "AUDIT_LIST", true, s_audit_list, XXL_ACCESS_ADMIN, NULL },
     { NULL, false, NULL, XXL_ACCESS_ADMIN, NULL }
 };
 
@@ -286,6 +294,20 @@ xxl_command_find (const char *name)
         if (strcmp (command->name, name) == 0)
             return command;
     return NULL;
+}
+
+//  Commands that are not read_only yet change nothing: not audited
+static const char *const s_unaudited [] = { "LOG_CAT", NULL };
+
+bool
+xxl_command_audited (const xxl_command_t *command)
+{
+    if (!command || command->read_only)
+        return false;
+    for (size_t i = 0; s_unaudited [i]; i++)
+        if (strcmp (s_unaudited [i], command->name) == 0)
+            return false;
+    return true;
 }
 
 const xxl_field_t *

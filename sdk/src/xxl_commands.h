@@ -96,6 +96,12 @@ extern const xxl_command_t xxl_commands [];
 //  The command named name, or NULL
 const xxl_command_t *xxl_command_find (const char *name);
 
+//  Whether the scheduler records a request of command in its audit (each
+//  change, whatever its reply): every command that is not read_only, save
+//  LOG_CAT, which only reads a run's log from its agent (it is not
+//  read_only: its reply waits for the agent, past the turn's commit)
+bool xxl_command_audited (const xxl_command_t *command);
+
 //  A command's field, or NULL
 const xxl_field_t *xxl_command_field (const xxl_command_t *command, const char *key);
 

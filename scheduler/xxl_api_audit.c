@@ -1,0 +1,233 @@
+/*  xxl_api_audit.c -- the audit of the client api's changes: recording
+    them, keeping a failed turn's rows true to its replies, retention, and
+    AUDIT_LIST.
+
+    Every request of an audited command (xxl_command_audited: each that
+    is not read_only, save LOG_CAT) gets one row once it is answered: who
+    sent it (its key's name and role), its type, the id it is about, when,
+    and the reply's code.  The id (target) is the one its reply carried
+    (engine_reply_id: the new id of an ADD or COPY), else the request's
+    jobId or logId, else its `group` when that names an id, else 0.  A
+    request refused before its handler (403) is recorded by whoever
+    refused it (engine_audit); a LOG_KILL forwarded to its agent is
+    recorded with the answer its client gets (engine_audit_answer).
+
+    A row is written in the turn's transaction: it commits with the change
+    it records, or not at all.  A turn whose commit fails answers its
+    changes 500 (engine_commit_failed); their rows, rolled back, are
+    written again at the next turn's begin with that code (a reply that
+    stood whatever the commit, such as one queued as a read, keeps its
+    own), until a commit takes them.  At most XXL_AUDIT_AGAIN rows wait
+    so; older ones are left out with a log line.
+*/
+
+#include "xxl_api.h"
+
+#define XXL_AUDIT_AGAIN     10000       //  rows of failed turns kept to write again
+#define XXL_AUDIT_BATCH     5000        //  rows a retention pass deletes at most
+
+//  A row written this turn, kept until its commit settles it
+typedef struct {
+    int64_t time;
+    int64_t target;
+    const char *type;                   //  the command's name (static)
+    int code;
+    bool stands;                        //  its reply is sent whatever the commit
+    char *role;                         //  (in who's allocation)
+    char who [];
+} audit_entry_t;
+
+static void
+s_entry_destroy (void **item)
+{
+    free (*item);
+    *item = NULL;
+}
+
+static zlistx_t *
+s_entry_list (void)
+{
+    zlistx_t *list = zlistx_new ();
+    zlistx_set_destructor (list, s_entry_destroy);
+    return list;
+}
+
+//  Writes an entry's row in the turn's transaction and keeps the entry
+//  until the commit settles it (takes it)
+static void
+s_write (server_t *self, audit_entry_t *entry)
+{
+    xxl_audit_t row = {
+        .time = entry->time, .who = entry->who, .role = entry->role, .type = entry->type,
+        .target = entry->target, .code = entry->code
+    };
+    //  (a failed write fails the commit, which settles the entry as failed)
+    xxl_store_audit_add (self->store, &row);
+    if (!self->audit_turn)
+        self->audit_turn = s_entry_list ();
+    zlistx_add_end (self->audit_turn, entry);
+}
+
+static void
+s_record (server_t *self, const char *who, const char *role, const char *type,
+          int64_t target, int code, bool stands)
+{
+    size_t who_size = strlen (who) + 1;
+    size_t role_size = strlen (role) + 1;
+    audit_entry_t *entry = (audit_entry_t *) malloc (sizeof (audit_entry_t) + who_size
+                                                     + role_size);
+    assert (entry);
+    entry->time = engine_now ();
+    entry->target = target;
+    entry->type = type;
+    entry->code = code;
+    entry->stands = stands;
+    memcpy (entry->who, who, who_size);
+    entry->role = entry->who + who_size;
+    memcpy (entry->role, role, role_size);
+    s_write (self, entry);
+}
+
+void
+engine_audit (server_t *self, request_t *request, int code, int64_t target)
+{
+    if (request->audited || !request->command)
+        return;
+    request->audited = true;
+    s_record (self, request->who->name, request->who->role, request->command->name, target,
+              code, self->api_read);
+}
+
+void
+engine_audit_answer (server_t *self, pending_t *pending, int code)
+{
+    if (!pending->audit_type)
+        return;
+    s_record (self, pending->audit_who, pending->audit_role, pending->audit_type,
+              pending->log_id, code, false);
+    pending->audit_type = NULL;         //  (once)
+}
+
+//  The id a request is about when its reply carried none: its jobId or
+//  logId, else its `group` when that is an id (all digits); 0 when none
+static int64_t
+s_target (request_t *request)
+{
+    const msgpack_object *root = xxl_msg_root (request->msg);
+    static const char *const keys [] = { "jobId", "logId", NULL };
+    for (size_t i = 0; keys [i]; i++) {
+        const msgpack_object *value = xxl_msg_get (root, keys [i]);
+        if (value && value->type == MSGPACK_OBJECT_POSITIVE_INTEGER
+        &&  value->via.u64 <= INT64_MAX)
+            return (int64_t) value->via.u64;
+    }
+    const msgpack_object *group = xxl_msg_get (root, "group");
+    if (group && group->type == MSGPACK_OBJECT_STR
+    &&  group->via.str.size > 0 && group->via.str.size < 18) {
+        int64_t id = 0;
+        for (uint32_t i = 0; i < group->via.str.size; i++) {
+            char c = group->via.str.ptr [i];
+            if (c < '0' || c > '9')
+                return 0;
+            id = id * 10 + (c - '0');
+        }
+        return id;
+    }
+    return 0;
+}
+
+void
+api_audit_handled (server_t *self, request_t *request)
+{
+    if (!xxl_command_audited (request->command) || request->audited)
+        return;
+    if (request->code)
+        engine_audit (self, request, request->code, request->target? request->target
+                                                                    : s_target (request));
+}
+
+void
+api_audit_forwarded (request_t *request, pending_t *pending)
+{
+    if (!xxl_command_audited (request->command) || request->audited)
+        return;
+    request->audited = true;
+    pending->audit_type = request->command->name;
+    pending->audit_who = strdup (request->who->name);
+    pending->audit_role = strdup (request->who->role);
+}
+
+void
+engine_audit_begin (server_t *self)
+{
+    audit_entry_t *entry;
+    while (self->audit_again
+    &&     (entry = (audit_entry_t *) zlistx_detach (self->audit_again, NULL)))
+        s_write (self, entry);
+}
+
+void
+engine_audit_settle (server_t *self, bool committed)
+{
+    if (!self->audit_turn || zlistx_size (self->audit_turn) == 0)
+        return;
+    if (committed) {
+        zlistx_purge (self->audit_turn);
+        return;
+    }
+    if (!self->audit_again)
+        self->audit_again = s_entry_list ();
+    audit_entry_t *entry;
+    while ((entry = (audit_entry_t *) zlistx_detach (self->audit_turn, NULL))) {
+        if (!entry->stands)
+            entry->code = XXL_FAILURE;  //  (as engine_commit_failed answered it)
+        zlistx_add_end (self->audit_again, entry);
+    }
+    size_t dropped = 0;
+    while (zlistx_size (self->audit_again) > XXL_AUDIT_AGAIN) {
+        entry = (audit_entry_t *) zlistx_detach (self->audit_again, NULL);
+        free (entry);
+        dropped++;
+    }
+    if (dropped)
+        engine_warn_limited (&self->log_audit_dropped, "audit: %zu row(s) of turns whose"
+                             " commit failed left out (more than %d wait)", dropped,
+                             XXL_AUDIT_AGAIN);
+}
+
+void
+engine_audit_destroy (server_t *self)
+{
+    zlistx_destroy (&self->audit_turn);
+    zlistx_destroy (&self->audit_again);
+}
+
+int64_t
+engine_audit_retention (server_t *self)
+{
+    if (self->config.audit_retention_days <= 0)
+        return 0;
+    int64_t before = engine_now () - (int64_t) self->config.audit_retention_days * 86400000;
+    int64_t gone = xxl_store_audit_delete (self->store, before, XXL_AUDIT_BATCH);
+    return gone > 0? gone: 0;
+}
+
+//  AUDIT_LIST: newest first, below id `before`
+void
+api_audit_list (server_t *self, request_t *request)
+{
+    int64_t limit = api_int (request, "limit");
+    int64_t before = api_int (request, "before");
+    engine_reply_begin (self, request);
+    xxl_enc_map_begin (self->enc);
+    xxl_enc_key (self->enc, "audit");
+    int truncated;
+    if (xxl_store_audit_encode_page (self->store, self->enc, XXL_REPLY_MAX, &truncated, before,
+                                     limit) < 0) {
+        engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
+        return;
+    }
+    xxl_enc_kbool (self->enc, "truncated", truncated);
+    xxl_enc_map_end (self->enc);
+    engine_reply_end (self, request);
+}
