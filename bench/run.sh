@@ -13,10 +13,12 @@
 #      end-to-end no-op runs, GLUE_SHELL runs
 #   B  a fresh store: 10,000 jobs on one-second crons
 #   C  a fresh store with 1,000,000 enabled jobs, no agent: RSS and idle CPU
+#   K  group A's latency and e2e with CURVE on (keys from xxl-ctl keygen),
+#      beside the plaintext figures
 #
 # Environment: XXL_BUILD (build tree, set by make), XXL_BENCH_QUICK=1 for
 # short runs, XXL_KEEP=1 to keep the temporary folder, TMPDIR,
-# XXL_BENCH_ONLY="A B C" to run only some of the phase groups (the others'
+# XXL_BENCH_ONLY="A B C K" to run only some of the phase groups (the others'
 # figures are null).
 
 set -u
@@ -90,7 +92,7 @@ start_scheduler () {
     # shellcheck disable=SC2086
     "$SCHEDULER" -c "$T/scheduler.cfg" --db "$T/$1.db" \
         --api 'tcp://127.0.0.1:*' --agents 'tcp://127.0.0.1:*' $alarms \
-        --plugins "$ROUTERS" --ready-file "$T/ready" >>"$T/scheduler-$1.log" 2>&1 &
+        --plugins "$ROUTERS" --ready-file "$T/ready" $SCHED_ARGS >>"$T/scheduler-$1.log" 2>&1 &
     SPID=$!
     PIDS="$PIDS $SPID"
     for _ in $(seq 600); do [ -f "$T/ready" ] && break; sleep 0.05; done
@@ -108,11 +110,11 @@ stop_scheduler () {
 # start_agent NAME APP: sets APID
 start_agent () {
     "$AGENT" -c "$T/agent.cfg" --app "$2" --scheduler "$AGENTS" --address "$1" \
-        --plugins "$HANDLERS" --logdir "$T/logs-$1" >>"$T/agent-$1.log" 2>&1 &
+        --plugins "$HANDLERS" --logdir "$T/logs-$1" $AGENT_ARGS >>"$T/agent-$1.log" 2>&1 &
     APID=$!
     PIDS="$PIDS $APID"
     for _ in $(seq 200); do
-        "$CTL" --api "$API" --json agent list 2>/dev/null | jq -e --arg a "$2" --arg n "$1" \
+        "$CTL" --api "$API" $CTL_ARGS --json agent list 2>/dev/null | jq -e --arg a "$2" --arg n "$1" \
             '.agents | any(.app == $a and .address == $n and .connected)' >/dev/null && return 0
         sleep 0.05
     done
@@ -131,9 +133,13 @@ phase () {
     say "$name: $(cat "$T/$name.json")"
 }
 
+# (group K sets these: CURVE keys for the daemons and the clients)
+SCHED_ARGS=""; AGENT_ARGS=""; CTL_ARGS=""
 START=$(date +%s)
 say "working in $T"
-for name in latency concurrent e2e glue cron million; do echo '{}' > "$T/$name.json"; done
+for name in latency concurrent e2e glue cron million latency_curve e2e_curve; do
+    echo '{}' > "$T/$name.json"
+done
 # only GROUP: true when the phase group is to run
 only () { [ -z "${XXL_BENCH_ONLY:-}" ] || [[ " $XXL_BENCH_ONLY " == *" $1 "* ]]; }
 JOBS_IN_STORE=0
@@ -185,6 +191,28 @@ JOBS_IN_STORE=$(sqlite3 "$T/c.db" 'SELECT COUNT(*) FROM xxl_job_info WHERE trigg
 cleanup
 fi
 
+# ---- K: group A's latency and e2e over CURVE
+if only K; then
+K="$T/keys"; mkdir -p "$K/certs"
+for key in "scheduler admin" "bench-client admin" "bench-agent agent"; do
+    set -- $key
+    "$CTL" keygen "$1" --role "$2" --apps bench --dir "$K" >/dev/null || { say "keygen failed"; exit 1; }
+done
+cp "$K/bench-client.cert" "$K/bench-agent.cert" "$K/certs/"
+SCHED_ARGS="--cert $K/scheduler.cert_secret --keys $K/certs"
+AGENT_ARGS="--cert $K/bench-agent.cert_secret --scheduler-key $K/scheduler.cert"
+CTL_ARGS="--cert $K/bench-client.cert_secret --scheduler-key $K/scheduler.cert"
+export XXL_CERT="$K/bench-client.cert_secret" XXL_SCHEDULER_KEY="$K/scheduler.cert"
+start_scheduler k || exit 1
+"$BENCH" group "$API" bench >/dev/null || exit 1
+start_agent bench-k bench || exit 1
+phase latency_curve latency "$API" "$T/k.db" bench "$LAT_SAMPLES"
+phase e2e_curve e2e "$API" "$T/k.db" bench noop "$E2E_JOBS" "$E2E_S" "$E2E_INFLIGHT" "$SPID" "$APID"
+cleanup
+unset XXL_CERT XXL_SCHEDULER_KEY
+SCHED_ARGS=""; AGENT_ARGS=""; CTL_ARGS=""
+fi
+
 ELAPSED=$(( $(date +%s) - START ))
 
 # ---- Results
@@ -198,23 +226,29 @@ jq -n \
     --argjson cpu "$(j million .cpu_pct)" \
     --argjson glue "$(j glue .runs_per_s)" \
     --argjson conc "$(j concurrent .max_at_once)" \
+    --argjson e2e_curve "$(j e2e_curve .runs_per_s)" \
+    --argjson p50_curve "$(j latency_curve .p50_us)" \
+    --argjson p99_curve "$(j latency_curve .p99_us)" \
     --argjson jobs "$JOBS_IN_STORE" \
     --argjson elapsed "$ELAPSED" \
     --argjson failed "$FAILED" \
     --slurpfile d_e2e "$T/e2e.json" --slurpfile d_lat "$T/latency.json" \
     --slurpfile d_cron "$T/cron.json" --slurpfile d_mil "$T/million.json" \
     --slurpfile d_glue "$T/glue.json" --slurpfile d_conc "$T/concurrent.json" \
+    --slurpfile d_e2ek "$T/e2e_curve.json" --slurpfile d_latk "$T/latency_curve.json" \
     '{e2e_runs_per_s: $e2e, trigger_latency_p50_us: $p50, trigger_latency_p99_us: $p99,
       cron_lateness_p99_ms: $cron, jobs_1m_rss_mb: $rss, jobs_1m_idle_cpu_pct: $cpu,
       glue_shell_runs_per_s: $glue, agent_concurrent_runs: $conc,
+      curve_e2e_runs_per_s: $e2e_curve, curve_trigger_latency_p50_us: $p50_curve,
+      curve_trigger_latency_p99_us: $p99_curve,
       details: {e2e: $d_e2e[0], latency: $d_lat[0], cron: $d_cron[0],
                 jobs_1m: ($d_mil[0] + {jobs: $jobs}), glue_shell: $d_glue[0],
-                concurrent: $d_conc[0]},
+                concurrent: $d_conc[0], e2e_curve: $d_e2ek[0], latency_curve: $d_latk[0]},
       failed_phases: $failed, elapsed_s: $elapsed}' > "$OUT"
 
 # verdict VALUE TARGET ge|le
 verdict () {
-    if [ "$1" = null ]; then echo "n/a"
+    if [ "$1" = null ] || [ "$2" = null ]; then echo "n/a"
     elif [ "$(jq -n --argjson v "$1" --argjson t "$2" "\$v $3 \$t")" = true ]; then echo "met"
     else echo "MISSED"; fi
 }
@@ -237,6 +271,13 @@ row "GLUE_SHELL true runs/s" ">= 1500" "$(j glue .runs_per_s)" \
     "$(verdict "$(j glue .runs_per_s)" 1500 '>=')"
 row "sleeping runs at once, one agent" ">= 2000" "$(j concurrent .max_at_once)" \
     "$(verdict "$(j concurrent .max_at_once)" 2000 '>=')"
+# (CURVE: at least half the plaintext rate, issue #18's goal)
+HALF=null
+[ "$(j e2e .runs_per_s)" = null ] || HALF=$(jq -n "$(j e2e .runs_per_s) / 2 | floor")
+row "CURVE: e2e no-op BEAN runs/s" ">= half: $HALF" "$(j e2e_curve .runs_per_s)" \
+    "$(verdict "$(j e2e_curve .runs_per_s)" "$HALF" '>=')"
+row "CURVE: trigger -> handler start p50 (us)" "" "$(j latency_curve .p50_us)" ""
+row "CURVE: trigger -> handler start p99 (us)" "" "$(j latency_curve .p99_us)" ""
 echo
 echo "bench: results in $OUT (${ELAPSED} s)"
 LOST=$(jq '[.details[] | .lost? // 0] | add' "$OUT")

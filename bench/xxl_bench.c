@@ -89,6 +89,26 @@ s_api_new (const char *endpoint)
     zsock_set_linger (self->dealer, 0);
     zsock_set_sndhwm (self->dealer, 0);
     zsock_set_rcvhwm (self->dealer, 0);
+    //  CURVE when XXL_CERT (this client's NAME.cert_secret) and
+    //  XXL_SCHEDULER_KEY (the scheduler's NAME.cert) are set, as xxl-ctl
+    const char *cert_file = getenv ("XXL_CERT"), *key_file = getenv ("XXL_SCHEDULER_KEY");
+    if (cert_file && *cert_file && key_file && *key_file) {
+        char *public_path = strdup (cert_file);
+        size_t len = strlen (public_path);
+        if (len > 7 && streq (public_path + len - 7, "_secret"))
+            public_path [len - 7] = 0;
+        zcert_t *cert = zcert_load (public_path);
+        zcert_t *server = zcert_load (key_file);
+        free (public_path);
+        if (!cert || !server) {
+            fprintf (stderr, "xxl_bench: cannot load %s or %s\n", cert_file, key_file);
+            exit (2);
+        }
+        zcert_apply (cert, self->dealer);
+        zsock_set_curve_serverkey (self->dealer, zcert_public_txt (server));
+        zcert_destroy (&cert);
+        zcert_destroy (&server);
+    }
     if (zsock_connect (self->dealer, "%s", endpoint)) {
         fprintf (stderr, "xxl_bench: cannot connect to %s\n", endpoint);
         exit (2);
