@@ -9,8 +9,8 @@
     client library's encoder (field names are the scheduler's camelCase
     names), waits for the reply and prints it: with --json the reply's
     content as one JSON document, otherwise aligned tables for lists and
-    `key: value` lines for single objects.  `cron next` needs no
-    scheduler: it runs the cron library locally.  Every failure prints
+    `key: value` lines for single objects.  `cron next` and `keygen` need
+    no scheduler: they run locally.  Every failure prints
     one error (a line on err, or {"error": ...} on out with --json) and
     returns a non-zero status: 1 for server, connection and reply
     problems, 2 for usage errors.  Replies are never trusted: a missing
@@ -19,7 +19,8 @@
     Files: xxl_ctl_args (flags as data), xxl_ctl_call (requests and
     replies), xxl_ctl_print (output), xxl_ctl_value (reading replies),
     xxl_ctl_diff (glue diff), and the commands by resource:
-    xxl_ctl_group, xxl_ctl_job, xxl_ctl_log, xxl_ctl_glue, xxl_ctl_misc.
+    xxl_ctl_group, xxl_ctl_job, xxl_ctl_log, xxl_ctl_glue, xxl_ctl_misc,
+    xxl_ctl_keygen.
 */
 
 #include "xxl_ctl.h"
@@ -38,7 +39,7 @@ static const ctl_cmd_t *s_commands [] = {
     &xxl_ctl_log_list, &xxl_ctl_log_show, &xxl_ctl_log_cat, &xxl_ctl_log_kill, &xxl_ctl_log_clear,
     &xxl_ctl_agent_list, &xxl_ctl_cron_next,
     &xxl_ctl_glue_history, &xxl_ctl_glue_show, &xxl_ctl_glue_diff, &xxl_ctl_glue_rollback,
-    &xxl_ctl_report,
+    &xxl_ctl_report, &xxl_ctl_keygen,
     NULL
 };
 

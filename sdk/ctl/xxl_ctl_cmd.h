@@ -12,8 +12,8 @@
     and xxl_ctl_cmd_show (xxl_ctl_call.h) serve it from `request` and
     `done`.
 
-    Each command file (group, job, log, glue, misc) defines its commands;
-    xxl_ctl.c lists them in the order `xxl-ctl --help` shows.
+    Each command file (group, job, log, glue, misc, keygen) defines its
+    commands; xxl_ctl.c lists them in the order `xxl-ctl --help` shows.
 */
 
 #ifndef XXL_CTL_CMD_H_INCLUDED
@@ -67,5 +67,6 @@ extern const ctl_cmd_t xxl_ctl_log_list, xxl_ctl_log_show, xxl_ctl_log_cat,
 extern const ctl_cmd_t xxl_ctl_glue_history, xxl_ctl_glue_show, xxl_ctl_glue_diff,
     xxl_ctl_glue_rollback;
 extern const ctl_cmd_t xxl_ctl_agent_list, xxl_ctl_cron_next, xxl_ctl_report;
+extern const ctl_cmd_t xxl_ctl_keygen;
 
 #endif
