@@ -33,6 +33,10 @@ struct _ctl_t {
     int json;                           //  --json: one JSON document on out
     char *api;                          //  endpoint (owned)
     char *token;                        //  access token or NULL (owned)
+    char *cert;                         //  this client's secret certificate
+                                        //  file or NULL (owned)
+    char *scheduler_key;                //  the scheduler's public certificate
+                                        //  file or NULL (owned); both or neither
     int timeout;                        //  ms to wait for a reply
     xxl_client_t *client;               //  made by the first request
 };
