@@ -76,8 +76,9 @@ bad () {   # bad STATUS MESSAGE-PART FLAGS...
     [ "$rc" = "$want" ] && grep -qF -- "$part" "$T/bad.err"
 }
 echo "not a certificate" > "$K/junk.cert_secret"
-cp "$K/alice.cert_secret" "$K/mixed.cert_secret"
-sed -i "s|public-key = .*|$(grep -o 'public-key = .*' "$K/worker.cert")|" "$K/mixed.cert_secret"
+# (awk, not sed: a Z85 key may hold '&')
+awk -v line="$(grep public-key "$K/worker.cert")" '/public-key/ { print line; next } { print }' \
+    "$K/alice.cert_secret" > "$K/mixed.cert_secret"
 check "--cert alone is a usage error" bad 2 "--cert needs --scheduler-key" --cert "$K/alice.cert_secret"
 check "--scheduler-key alone is a usage error" bad 2 "--scheduler-key needs --cert" \
     --scheduler-key "$K/scheduler.cert"
