@@ -13,7 +13,7 @@ s_usage (FILE *out)
 {
     fprintf (out,
         "usage: xxl-agent [-c FILE] --app NAME --scheduler EP[,EP...] [--address NAME]\n"
-        "                 [--plugins DIR] [--logdir DIR]\n"
+        "                 [--plugins DIR] [--logdir DIR] [--cert FILE --scheduler-key FILE]\n"
         "\n"
         "  -c, --config FILE    ZPL config file (see conf/xxl-agent.cfg)\n"
         "  --app NAME           the group's app name to register under   (agent/app)\n"
@@ -22,6 +22,10 @@ s_usage (FILE *out)
         "  --plugins DIR        handler plugins folder                    (agent/plugins)\n"
         "  --logdir DIR         run logs, glue sources, callback spool    (agent/logdir)\n"
         "  --token TOKEN        access token to send                      (agent/access_token)\n"
+        "  --cert FILE          this agent's secret certificate, NAME.cert_secret\n"
+        "                       made by 'xxl-ctl keygen'                  (agent/cert)\n"
+        "  --scheduler-key FILE the scheduler's public certificate: with --cert, talk\n"
+        "                       CURVE to that scheduler only              (agent/scheduler_key)\n"
         "  --no-glue            refuse GLUE runs: reviewed plugins only   (agent/allow_glue = 0)\n"
         "  --in-process         run BEAN handlers inside the agent        (agent/in_process = 1)\n"
         "  --syslog             log to syslog instead of stderr           (agent/syslog)\n"
@@ -67,7 +71,7 @@ main (int argc, char *argv [])
         return xxl_guard_main (argc, argv);
     const char *file = NULL, *app = NULL, *scheduler = NULL, *address = NULL;
     const char *plugins = NULL, *logdir = NULL, *token = NULL, *no_glue = NULL;
-    const char *in_process = NULL, *use_syslog = NULL;
+    const char *in_process = NULL, *use_syslog = NULL, *cert = NULL, *scheduler_key = NULL;
     static struct option options [] = {
         { "config", required_argument, 0, 'c' },
         { "app", required_argument, 0, 'a' },
@@ -76,6 +80,8 @@ main (int argc, char *argv [])
         { "plugins", required_argument, 0, 'p' },
         { "logdir", required_argument, 0, 'l' },
         { "token", required_argument, 0, 't' },
+        { "cert", required_argument, 0, 'k' },
+        { "scheduler-key", required_argument, 0, 'K' },
         { "no-glue", no_argument, 0, 'G' },
         { "in-process", no_argument, 0, 'I' },
         { "syslog", no_argument, 0, 'S' },
@@ -92,6 +98,8 @@ main (int argc, char *argv [])
             case 'p': plugins = optarg; break;
             case 'l': logdir = optarg; break;
             case 't': token = optarg; break;
+            case 'k': cert = optarg; break;
+            case 'K': scheduler_key = optarg; break;
             case 'G': no_glue = "0"; break;
             case 'I': in_process = "1"; break;
             case 'S': use_syslog = "1"; break;
@@ -120,6 +128,8 @@ main (int argc, char *argv [])
     settings.plugins = s_value (plugins, config, "agent/plugins", settings.plugins);
     settings.logdir = s_value (logdir, config, "agent/logdir", settings.logdir);
     settings.access_token = s_value (token, config, "agent/access_token", "");
+    settings.cert = s_value (cert, config, "agent/cert", NULL);
+    settings.scheduler_key = s_value (scheduler_key, config, "agent/scheduler_key", NULL);
     settings.runner = s_value (NULL, config, "agent/runner", NULL);
     settings.allow_glue = s_int (no_glue, config, "agent/allow_glue", 1);
     settings.in_process = s_int (in_process, config, "agent/in_process", 0);
@@ -145,6 +155,14 @@ main (int argc, char *argv [])
     if (!settings.app || !*settings.app) {
         fprintf (stderr, "xxl-agent: --app NAME is required\n");
         s_usage (stderr);
+        zconfig_destroy (&config);
+        return 2;
+    }
+    bool has_cert = settings.cert && *settings.cert;
+    bool has_key = settings.scheduler_key && *settings.scheduler_key;
+    if (has_cert != has_key) {
+        fprintf (stderr, "xxl-agent: %s needs %s too (both, or neither for plain text)\n",
+                 has_cert? "--cert": "--scheduler-key", has_cert? "--scheduler-key": "--cert");
         zconfig_destroy (&config);
         return 2;
     }

@@ -15,6 +15,7 @@
 */
 
 #include "xxl_agent.h"
+#include "xxl_cert.h"
 #include "xxl_executor.h"
 #include "xxl_guard.h"
 #include "xxl_handlers.h"
@@ -36,6 +37,7 @@
 #define XXL_MAX_PARAM       (64 * 1024)
 #define XXL_CLOCK_RTT_MAX   1000            //  a REGISTER answered later says
                                             //  nothing of the scheduler's clock
+#define XXL_HANDSHAKE_LOG   60000           //  ms between logs of failed handshakes
 
 typedef struct {
     char *endpoint;
@@ -47,6 +49,8 @@ typedef struct {
     int64_t register_sent_real;         //  epoch ms, this host's clock
     int64_t clock_offset;               //  the scheduler's clock - ours, ms
                                         //  (0 until a REGISTER reply said)
+    size_t handshakes_failed;           //  since the last one logged
+    int64_t handshake_logged;           //  when (mono ms; 0: never)
 } link_t;
 
 typedef struct _callback_t {
@@ -79,6 +83,8 @@ typedef struct {
     xxl_guard_t *guard;                 //  kills our runs if we die
     size_t repeated;                    //  RUN items already accepted (re-sent)
     xxl_enc_t *enc;
+    zcert_t *cert;                      //  ours with the scheduler's key, or NULL
+    char scheduler_key [41];            //  Z85 public key ("" without CURVE)
     callbacks_t waiting;                //  results not in flight, in finish order
     batch_t batches [XXL_CALLBACK_INFLIGHT];
     uint64_t next_id;
@@ -132,12 +138,31 @@ s_send (agent_t *self, link_t *link)
     return 0;
 }
 
+//  Starts a message of ours in the encoder: a request, or with reply the
+//  REPLY to request id, with its code and msg.  Every message the agent
+//  sends starts here, so every one carries the access token.
+static void
+s_message (agent_t *self, const char *type, uint64_t id, bool reply, int code, const char *msg)
+{
+    if (reply)
+        xxl_enc_reply (self->enc, id, code, msg);
+    else
+        xxl_enc_request (self->enc, type, id);
+    if (self->config.access_token && *self->config.access_token)
+        xxl_enc_kstr (self->enc, "accessToken", self->config.access_token);
+}
+
 static void
 s_request (agent_t *self, const char *type, uint64_t id)
 {
-    xxl_enc_request (self->enc, type, id);
-    if (self->config.access_token && *self->config.access_token)
-        xxl_enc_kstr (self->enc, "accessToken", self->config.access_token);
+    s_message (self, type, id, false, 0, NULL);
+}
+
+//  Starts the REPLY to request id, for the caller to add content to
+static void
+s_reply_begin (agent_t *self, uint64_t id, int code, const char *msg)
+{
+    s_message (self, NULL, id, true, code, msg);
 }
 
 static void
@@ -165,7 +190,7 @@ s_register (agent_t *self, link_t *link, int remove)
 static void
 s_reply (agent_t *self, link_t *link, uint64_t id, int code, const char *msg)
 {
-    xxl_enc_reply (self->enc, id, code, msg);
+    s_reply_begin (self, id, code, msg);
     s_send (self, link);
 }
 
@@ -525,7 +550,7 @@ s_handle_run_batch (agent_t *self, link_t *link, xxl_msg_t *msg)
                    runs->via.array.size, expired);
     xxl_enc_t *enc = self->enc;
     self->repeated = 0;
-    xxl_enc_reply (enc, xxl_msg_id (msg), XXL_OK, NULL);
+    s_reply_begin (self, xxl_msg_id (msg), XXL_OK, NULL);
     xxl_enc_key (enc, "content");
     xxl_enc_array_begin (enc);
     //  Workers are woken per slice of the batch, once each for all their
@@ -587,7 +612,7 @@ s_handle_log (agent_t *self, link_t *link, xxl_msg_t *msg)
         s_reply (self, link, xxl_msg_id (msg), XXL_NOT_FOUND, err);
         return;
     }
-    xxl_enc_reply (self->enc, xxl_msg_id (msg), XXL_OK, NULL);
+    s_reply_begin (self, xxl_msg_id (msg), XXL_OK, NULL);
     xxl_enc_key (self->enc, "content");
     xxl_enc_map_begin (self->enc);
     xxl_enc_kint (self->enc, "fromLineNum", from);
@@ -721,31 +746,50 @@ s_handle_link (agent_t *self, link_t *link)
     }
 }
 
+//  A failed handshake on link: logged at once the first time, then at
+//  most once every XXL_HANDSHAKE_LOG ms with the count since
+static void
+s_handshake_failed (agent_t *self, link_t *link, uint16_t event, uint32_t value)
+{
+    link->handshakes_failed++;
+    int64_t now = zclock_mono ();
+    if (link->handshake_logged && now - link->handshake_logged < XXL_HANDSHAKE_LOG)
+        return;
+    char why [256];
+    bool final;
+    bool curve = self->cert != NULL;
+    xxl_transport_handshake_failed (event, value, curve, why, sizeof why, &final);
+    size_t used = strlen (why);
+    if (curve && event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL)
+        snprintf (why + used, sizeof why - used, "; nothing from it is taken");
+    if (link->handshakes_failed > 1)
+        zsys_error ("agent: %zu handshakes with %s failed in the last %d s; the last: %s",
+                    link->handshakes_failed, link->endpoint, XXL_HANDSHAKE_LOG / 1000, why);
+    else
+        zsys_error ("agent: the %shandshake with %s failed: %s", curve? "CURVE ": "",
+                    link->endpoint, why);
+    link->handshakes_failed = 0;
+    link->handshake_logged = now;
+}
+
 //  A socket event: re-register at once when a connection comes up (after
-//  the ZMTP handshake: with ZMQ_IMMEDIATE nothing can be sent before)
+//  the ZMTP handshake: with ZMQ_IMMEDIATE nothing can be sent before); a
+//  failed handshake is logged
 static void
 s_handle_monitor (agent_t *self, link_t *link)
 {
-    zmq_msg_t frame;
-    while (true) {
-        zmq_msg_init (&frame);
-        if (zmq_msg_recv (&frame, link->monitor, ZMQ_DONTWAIT) < 0) {
-            zmq_msg_close (&frame);
-            return;
-        }
-        uint16_t event = 0;
-        if (zmq_msg_size (&frame) >= 2)
-            memcpy (&event, zmq_msg_data (&frame), 2);
-        int more = zmq_msg_more (&frame);
-        zmq_msg_close (&frame);
-        while (more) {                  //  the endpoint frame
-            zmq_msg_init (&frame);
-            zmq_msg_recv (&frame, link->monitor, 0);
-            more = zmq_msg_more (&frame);
-            zmq_msg_close (&frame);
-        }
-        if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED)
+    uint16_t event;
+    uint32_t value;
+    while (xxl_transport_event (link->monitor, &event, &value) == 0) {
+        if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) {
+            link->handshakes_failed = 0;
+            link->handshake_logged = 0;
             s_register (self, link, self->draining);    //  stopping: goodbye again
+        }
+        else
+        if (event & (ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL
+                     | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH))
+            s_handshake_failed (self, link, event, value);
         else
         if (event == ZMQ_EVENT_DISCONNECTED) {
             if (link->up)
@@ -873,6 +917,7 @@ s_agent_destroy (agent_t **self_p)
         free (link->endpoint);
     }
     free (self->links);
+    zcert_destroy (&self->cert);
     s_callbacks_free (&self->waiting);
     for (size_t i = 0; i < XXL_CALLBACK_INFLIGHT; i++)
         s_callbacks_free (&self->batches [i].items);
@@ -892,6 +937,24 @@ s_agent_new (zsock_t *pipe, const xxl_agent_config_t *config)
     self->config = *config;
     self->pipe = pipe;
     self->enc = xxl_enc_new ();
+    //  The keys, before anything else is opened
+    bool has_cert = config->cert && *config->cert;
+    bool has_key = config->scheduler_key && *config->scheduler_key;
+    char why [512] = "";
+    if (has_cert != has_key)
+        snprintf (why, sizeof why, "%s needs %s too (both, or neither for plain text)",
+                  has_cert? "--cert": "--scheduler-key", has_cert? "--scheduler-key": "--cert");
+    else
+    if (has_cert) {
+        self->cert = xxl_cert_load_secret (config->cert, why, sizeof why);
+        if (self->cert)
+            xxl_cert_load_public (config->scheduler_key, self->scheduler_key, why, sizeof why);
+    }
+    if (*why) {
+        zsys_error ("agent: %s", why);
+        s_agent_destroy (&self);
+        return NULL;
+    }
     self->next_id = (uint64_t) zclock_time () << 16;
     if (config->address && *config->address)
         snprintf (self->address, sizeof self->address, "%s", config->address);
@@ -956,6 +1019,7 @@ s_agent_new (zsock_t *pipe, const xxl_agent_config_t *config)
     for (const char *p = list; *p; p++)
         alloc += *p == ',';
     self->links = (link_t *) calloc (alloc, sizeof (link_t));
+    bool warned = false;                //  of a plain-text link off this host
     for (char *token = strtok_r (list, ",", &save); token; token = strtok_r (NULL, ",", &save)) {
         while (*token == ' ')
             token++;
@@ -966,12 +1030,22 @@ s_agent_new (zsock_t *pipe, const xxl_agent_config_t *config)
         //  (the link's options: xxl_transport, role XXL_ROLE_AGENT_LINK; its
         //  monitor tells of each new connection, which must REGISTER)
         link->dealer = xxl_transport_new (XXL_ROLE_AGENT_LINK);
+        self->link_count++;
+        if (link->dealer && self->cert
+        &&  xxl_transport_curve (link->dealer, XXL_ROLE_AGENT_LINK, self->cert,
+                                 self->scheduler_key, why, sizeof why)) {
+            zsys_error ("agent: cannot secure the link to '%s': %s", token, why);
+            free (list);
+            s_agent_destroy (&self);
+            return NULL;
+        }
         link->monitor = link->dealer
                       ? xxl_transport_monitor (link->dealer, ZMQ_EVENT_HANDSHAKE_SUCCEEDED
-                                                             | ZMQ_EVENT_DISCONNECTED)
+                                                             | ZMQ_EVENT_DISCONNECTED
+                                                             | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL
+                                                             | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL
+                                                             | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
                       : NULL;
-        self->link_count++;
-        char why [512] = "";
         if (!link->dealer || !link->monitor
         ||  xxl_transport_attach (link->dealer, XXL_ROLE_AGENT_LINK, token, NULL, 0,
                                   why, sizeof why)) {
@@ -980,6 +1054,12 @@ s_agent_new (zsock_t *pipe, const xxl_agent_config_t *config)
             s_agent_destroy (&self);
             return NULL;
         }
+        if (!self->cert && !xxl_transport_loopback (token) && !warned) {
+            zsys_warning ("agent: %s is not a loopback endpoint and this agent has no keys:"
+                          " its link is plain text that anyone on the way can read or forge"
+                          " (give --cert and --scheduler-key)", token);
+            warned = true;
+        }
     }
     free (list);
     if (self->link_count == 0) {
@@ -987,9 +1067,10 @@ s_agent_new (zsock_t *pipe, const xxl_agent_config_t *config)
         s_agent_destroy (&self);
         return NULL;
     }
-    zsys_info ("xxl-agent %s: app %s, address %s, %zu handler(s), schedulers %s",
+    zsys_info ("xxl-agent %s: app %s, address %s, %zu handler(s), schedulers %s%s%s",
                PACKAGE_VERSION, config->app, self->address,
-               xxl_handlers_size (self->handlers), config->schedulers);
+               xxl_handlers_size (self->handlers), config->schedulers,
+               self->cert? ", CURVE to key ": "", self->cert? self->scheduler_key: "");
     self->next_beat = zclock_mono () + (int64_t) config->beat_s * 1000;
     self->next_clean = zclock_mono () + 60 * 1000;
     return self;

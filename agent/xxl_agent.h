@@ -7,6 +7,15 @@
     sends finished runs back in CALLBACK batches, keeping each result until
     a scheduler acknowledged it.  Running the triggers is the executor's
     work (xxl_executor.h).  The actor's pipe takes "$TERM".
+
+    Security (DESIGN §8): every message it sends carries the access token
+    when it has one.  With a certificate and the scheduler's public key
+    every link is a CURVE client that talks only to the scheduler of that
+    key: a server of another key never completes the handshake, so it can
+    send nothing this agent would run.  A failed handshake is logged (at
+    most once a minute per link after the first); a start with a bad
+    certificate file fails.  Without keys, a scheduler endpoint that is
+    not loopback gets a warning at start.
 */
 
 #ifndef XXL_AGENT_H_INCLUDED
@@ -22,6 +31,12 @@ typedef struct {
     const char *plugins;                //  handler plugins folder
     const char *logdir;                 //  run logs, glue sources, spool
     const char *access_token;           //  sent with every message ("" none)
+    const char *cert;                   //  this agent's secret certificate
+                                        //  file (NAME.cert_secret), or NULL
+    const char *scheduler_key;          //  the schedulers' public certificate
+                                        //  file, or NULL; both or neither: with
+                                        //  them every link is CURVE, to that
+                                        //  key's scheduler only
     const char *runner;                 //  xxl-runner path (NULL: default)
     int beat_s;                         //  heartbeat interval
     int callback_timeout_ms;            //  wait for a callback's ack

@@ -803,6 +803,8 @@ s_drain (server_t *self, zsock_t *sock, handler_fn *handler)
         zmsg_t *zmsg = zmsg_new ();
         //  Non-blocking multipart receive
         int more = 1, got = 0;
+        bool got_user = false;
+        self->user_id [0] = 0;
         self->api_fd = -1;
         while (more) {
             zmq_msg_t part;
@@ -811,10 +813,15 @@ s_drain (server_t *self, zsock_t *sock, handler_fn *handler)
                 zmq_msg_close (&part);
                 break;
             }
-            if (!got && self->keys) {
-                //  (the connection's key, as the ZAP handler admitted it)
+            if (self->keys && !got_user) {
+                //  The connection's key, as the ZAP handler admitted it.
+                //  (Not from the routing id part: a ROUTER that a poll made
+                //  read ahead gives that part no metadata.)
                 const char *user = zmq_msg_gets (&part, "User-Id");
-                snprintf (self->user_id, sizeof self->user_id, "%s", user? user: "");
+                if (user) {
+                    snprintf (self->user_id, sizeof self->user_id, "%s", user);
+                    got_user = true;
+                }
             }
             got = 1;
             //  (the connection's socket, where a client's unread replies show)

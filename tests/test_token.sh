@@ -31,8 +31,8 @@ L=$(tctl job trigger "$J" | jq -r '.logIds[0]')
 done_ok () { [ "$(tctl log show "$L" | jq .handleCode)" = 200 ]; }
 check "with the token, a run goes through the agent that has it" wait_for 10 done_ok
 
-# The agent's REPLYs carry no token: the scheduler takes them from the
-# connection its request went to.  A run longer than the RUN answer
+# The agent's REPLYs carry the token too (test_keys checks that); the
+# scheduler takes them from the connection its request went to.  A run longer than the RUN answer
 # timeout (run_timeout, 5 s here) stays accepted, not failed
 S=$(tctl job add --group tok-app --handler sleepInJobHandler --param 6500 --route FAILOVER | jq -r .id)
 SL=$(tctl job trigger "$S" | jq -r '.logIds[0]')

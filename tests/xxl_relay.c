@@ -6,10 +6,10 @@
     Listens on 127.0.0.1 (a port of the kernel's choosing, written to
     PORTFILE once listening), and relays each connection it accepts to
     HOST:PORT.  Every byte in either direction is appended to RECORD.
-    MODE pass: bytes go through unchanged.  MODE flip: past the first
-    4,096 bytes from the scheduler on a connection (the handshake's and
-    a little more), one bit of every chunk from the scheduler is flipped
-    (a relay rewriting what the scheduler sends).
+    MODE pass: bytes go through unchanged.  MODE flip: one bit of the byte
+    at offset 4,096 of what the scheduler sends on a connection (past the
+    handshake), and of every chunk after it, is flipped (a relay rewriting
+    what the scheduler sends).
     Runs until killed.
 */
 
@@ -117,8 +117,11 @@ main (int argc, char *argv [])
                 fwrite (buffer, 1, got, record);
                 fflush (record);
                 if (side) {
-                    if (flip && pairs [i].from_server >= 4096)
-                        buffer [got / 2] ^= 0x10;
+                    //  (the byte at offset 4096 of the stream, or the middle
+                    //  of each chunk past it)
+                    size_t before = pairs [i].from_server;
+                    if (flip && before + got > 4096)
+                        buffer [before >= 4096? (size_t) got / 2: 4096 - before] ^= 0x10;
                     pairs [i].from_server += got;
                 }
                 size_t sent = 0;

@@ -1,7 +1,8 @@
 /*  xxl_ctl.c -- xxl-ctl: the command-line client of the xxl scheduler.
 
-    One command per run: global flags (--api, --token, --json, --timeout,
-    -c FILE), then `NOUN [VERB] [ARGS] [FLAGS]` looked up in s_commands.
+    One command per run: global flags (--api, --token, --cert,
+    --scheduler-key, --json, --timeout, -c FILE), then `NOUN [VERB] [ARGS]
+    [FLAGS]` looked up in s_commands.
     The command's arguments are parsed and checked as its table declares
     (xxl_ctl_args), after the config file, the environment and the
     defaults have settled the connection settings under the global flags;
@@ -9,8 +10,10 @@
     client library's encoder (field names are the scheduler's camelCase
     names), waits for the reply and prints it: with --json the reply's
     content as one JSON document, otherwise aligned tables for lists and
-    `key: value` lines for single objects.  `cron next` needs no
-    scheduler: it runs the cron library locally.  Every failure prints
+    `key: value` lines for single objects.  `cron next` and `keygen` need
+    no scheduler: they run locally.  With --cert and --scheduler-key (both
+    or neither) the link to the scheduler is CURVE-encrypted and
+    authenticated (xxl_client_new_curve).  Every failure prints
     one error (a line on err, or {"error": ...} on out with --json) and
     returns a non-zero status: 1 for server, connection and reply
     problems, 2 for usage errors.  Replies are never trusted: a missing
@@ -20,7 +23,7 @@
     replies), xxl_ctl_print (output), xxl_ctl_value (reading replies),
     xxl_ctl_diff (glue diff), and the commands by resource:
     xxl_ctl_group, xxl_ctl_job, xxl_ctl_log, xxl_ctl_glue, xxl_ctl_misc,
-    xxl_ctl_audit.
+    xxl_ctl_audit, xxl_ctl_keygen.
 */
 
 #include "xxl_ctl.h"
@@ -39,7 +42,7 @@ static const ctl_cmd_t *s_commands [] = {
     &xxl_ctl_log_list, &xxl_ctl_log_show, &xxl_ctl_log_cat, &xxl_ctl_log_kill, &xxl_ctl_log_clear,
     &xxl_ctl_agent_list, &xxl_ctl_cron_next,
     &xxl_ctl_glue_history, &xxl_ctl_glue_show, &xxl_ctl_glue_diff, &xxl_ctl_glue_rollback,
-    &xxl_ctl_report, &xxl_ctl_audit_list,
+    &xxl_ctl_report, &xxl_ctl_audit_list, &xxl_ctl_keygen,
     NULL
 };
 
@@ -47,12 +50,19 @@ static void
 s_usage (FILE *out, const char *noun)
 {
     fprintf (out,
-        "usage: xxl-ctl [--api EP] [--token T] [--json] [--timeout MS] [-c FILE] COMMAND ...\n");
+        "usage: xxl-ctl [--api EP] [--token T] [--cert FILE --scheduler-key FILE] [--json]\n"
+        "               [--timeout MS] [-c FILE] COMMAND ...\n");
     if (!noun)
         fprintf (out,
             "\n"
             "  --api EP        scheduler api endpoint (ctl/api; XXL_API; default %s)\n"
             "  --token T       access token (ctl/token; XXL_TOKEN)\n"
+            "  --cert FILE     this client's secret certificate, NAME.cert_secret made by\n"
+            "                  'xxl-ctl keygen' (ctl/cert; XXL_CERT)\n"
+            "  --scheduler-key FILE\n"
+            "                  the scheduler's public certificate (ctl/scheduler_key;\n"
+            "                  XXL_SCHEDULER_KEY); with --cert: talk CURVE to that\n"
+            "                  scheduler only\n"
             "  --json          print one JSON document per command, for scripts\n"
             "  --timeout MS    milliseconds to wait for a reply (ctl/timeout; default %d)\n"
             "  -c FILE         ZPL config file (see conf/xxl-ctl.cfg); flags override it,\n"
@@ -78,10 +88,24 @@ s_usage (FILE *out, const char *noun)
     fprintf (out, "\nRun 'xxl-ctl COMMAND --help' for a command's flags.  Exit status: 0 ok,\n"
                   "1 a scheduler or connection error, 2 a usage error.\n");
 }
+
+//  The setting of a flag (given empty: none), else of a config key (not
+//  empty), else of an environment variable; NULL when none
+static const char *
+s_setting (const char *flag, zconfig_t *config, const char *path, const char *env)
+{
+    const char *value = flag;
+    if (!value && config)
+        value = zconfig_get (config, path, NULL);
+    if (!flag && (!value || !*value))
+        value = getenv (env);
+    return value && *value? value: NULL;
+}
+
 //  Applies config file, environment and defaults under the flags
 static int
 s_settle (ctl_t *self, const char *config_file, const char *api, const char *token,
-          const char *timeout_text)
+          const char *cert, const char *scheduler_key, const char *timeout_text)
 {
     zconfig_t *config = NULL;
     if (config_file) {
@@ -102,14 +126,22 @@ s_settle (ctl_t *self, const char *config_file, const char *api, const char *tok
     }
     if (!token)
         token = env_token && *env_token? env_token: NULL;
+    cert = s_setting (cert, config, "ctl/cert", "XXL_CERT");
+    scheduler_key = s_setting (scheduler_key, config, "ctl/scheduler_key", "XXL_SCHEDULER_KEY");
     if (!timeout_text && config)
         timeout_text = zconfig_get (config, "ctl/timeout", NULL);
     int64_t timeout = XXL_CTL_DEFAULT_TIMEOUT;
     int rc = 0;
     if (timeout_text && xxl_ctl_parse_int (timeout_text, 1, 3600 * 1000, &timeout))
         rc = xxl_ctl_fail (self, XXL_CTL_USAGE, "timeout must be 1 to 3600000 ms, not '%s'", timeout_text);
+    if (!rc && !cert != !scheduler_key)
+        rc = xxl_ctl_fail (self, XXL_CTL_USAGE, "%s needs %s too (both, or neither for plain"
+                           " text)", cert? "--cert": "--scheduler-key",
+                           cert? "--scheduler-key": "--cert");
     self->api = strdup (api);
     self->token = token? strdup (token): NULL;
+    self->cert = cert? strdup (cert): NULL;
+    self->scheduler_key = scheduler_key? strdup (scheduler_key): NULL;
     self->timeout = (int) timeout;
     zconfig_destroy (&config);
     return rc;
@@ -118,9 +150,10 @@ s_settle (ctl_t *self, const char *config_file, const char *api, const char *tok
 int
 xxl_ctl_main (int argc, char **argv, FILE *out, FILE *err)
 {
-    ctl_t ctl = { out, err, 0, NULL, NULL, XXL_CTL_DEFAULT_TIMEOUT, NULL };
+    ctl_t ctl = { .out = out, .err = err, .timeout = XXL_CTL_DEFAULT_TIMEOUT };
     ctl_t *self = &ctl;
     const char *api = NULL, *token = NULL, *timeout = NULL, *config = NULL;
+    const char *cert = NULL, *scheduler_key = NULL;
     int i = 1, rc = XXL_CTL_OK;
 
     //  Global flags, before the command
@@ -135,6 +168,8 @@ xxl_ctl_main (int argc, char **argv, FILE *out, FILE *err)
         else
             snprintf (arg, sizeof arg, "%s", argv [i]);
         const char **target = streq (arg, "--api")? &api: streq (arg, "--token")? &token:
+                              streq (arg, "--cert")? &cert:
+                              streq (arg, "--scheduler-key")? &scheduler_key:
                               streq (arg, "--timeout")? &timeout:
                               streq (arg, "-c") || streq (arg, "--config")? &config: NULL;
         if (value && !target) {
@@ -211,7 +246,7 @@ xxl_ctl_main (int argc, char **argv, FILE *out, FILE *err)
     if (rc == -1)
         return XXL_CTL_OK;              //  printed help
     if (rc == 0)
-        rc = s_settle (self, config, api, token, timeout);
+        rc = s_settle (self, config, api, token, cert, scheduler_key, timeout);
     if (rc == 0)
         rc = xxl_ctl_args_check (self, cmd, &args);
     if (rc == 0)
@@ -222,5 +257,7 @@ xxl_ctl_main (int argc, char **argv, FILE *out, FILE *err)
     xxl_client_destroy (&self->client);
     free (self->api);
     free (self->token);
+    free (self->cert);
+    free (self->scheduler_key);
     return rc;
 }

@@ -12,6 +12,16 @@
 xxl_enc_t *
 xxl_ctl_request (ctl_t *self, const char *type)
 {
+    if (!self->client && self->cert) {
+        char reason [512] = "";
+        self->client = xxl_client_new_curve (self->api, self->token, self->cert,
+                                             self->scheduler_key, reason, sizeof reason);
+        if (!self->client) {
+            xxl_ctl_fail (self, XXL_CTL_FAILED, "%s", reason);
+            return NULL;
+        }
+        xxl_client_set_timeout (self->client, self->timeout);
+    }
     if (!self->client) {
         self->client = xxl_client_new (self->api, self->token);
         if (!self->client) {
@@ -44,8 +54,9 @@ xxl_ctl_call (ctl_t *self)
     xxl_msg_t *reply = xxl_client_call (self->client, reason, sizeof reason);
     if (!reply) {
         if (strncmp (reason, "no reply", 8) == 0 || !*reason)
-            xxl_ctl_fail (self, XXL_CTL_FAILED, "no reply from the scheduler at %s within %d ms",
-                          self->api, self->timeout);
+            xxl_ctl_fail (self, XXL_CTL_FAILED, "no reply from the scheduler at %s within %d ms%s",
+                          self->api, self->timeout, self->cert
+                          ? " (is the scheduler up, and does it know this key?)": "");
         else
             xxl_ctl_fail (self, XXL_CTL_FAILED, "%s", reason);
         return NULL;

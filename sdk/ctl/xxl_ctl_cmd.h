@@ -12,8 +12,8 @@
     and xxl_ctl_cmd_show (xxl_ctl_call.h) serve it from `request` and
     `done`.
 
-    Each command file (group, job, log, glue, misc, audit) defines its commands;
-    xxl_ctl.c lists them in the order `xxl-ctl --help` shows.
+    Each command file (group, job, log, glue, misc, audit, keygen) defines
+    its commands; xxl_ctl.c lists them in the order `xxl-ctl --help` shows.
 */
 
 #ifndef XXL_CTL_CMD_H_INCLUDED
@@ -33,6 +33,10 @@ struct _ctl_t {
     int json;                           //  --json: one JSON document on out
     char *api;                          //  endpoint (owned)
     char *token;                        //  access token or NULL (owned)
+    char *cert;                         //  this client's secret certificate
+                                        //  file or NULL (owned)
+    char *scheduler_key;                //  the scheduler's public certificate
+                                        //  file or NULL (owned); both or neither
     int timeout;                        //  ms to wait for a reply
     xxl_client_t *client;               //  made by the first request
 };
@@ -68,5 +72,6 @@ extern const ctl_cmd_t xxl_ctl_glue_history, xxl_ctl_glue_show, xxl_ctl_glue_dif
     xxl_ctl_glue_rollback;
 extern const ctl_cmd_t xxl_ctl_agent_list, xxl_ctl_cron_next, xxl_ctl_report;
 extern const ctl_cmd_t xxl_ctl_audit_list;
+extern const ctl_cmd_t xxl_ctl_keygen;
 
 #endif

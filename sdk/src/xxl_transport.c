@@ -190,6 +190,62 @@ xxl_transport_monitor (zsock_t *sock, int events)
     return pair;
 }
 
+int
+xxl_transport_event (void *monitor, uint16_t *event, uint32_t *value)
+{
+    zmq_msg_t frame;
+    zmq_msg_init (&frame);
+    if (zmq_msg_recv (&frame, monitor, ZMQ_DONTWAIT) < 0) {
+        zmq_msg_close (&frame);
+        return -1;
+    }
+    *event = 0;
+    *value = 0;
+    if (zmq_msg_size (&frame) >= 6) {
+        memcpy (event, zmq_msg_data (&frame), 2);
+        memcpy (value, (uint8_t *) zmq_msg_data (&frame) + 2, 4);
+    }
+    int more = zmq_msg_more (&frame);
+    zmq_msg_close (&frame);
+    while (more) {                      //  the endpoint frame
+        zmq_msg_init (&frame);
+        zmq_msg_recv (&frame, monitor, 0);
+        more = zmq_msg_more (&frame);
+        zmq_msg_close (&frame);
+    }
+    return 0;
+}
+
+bool
+xxl_transport_handshake_failed (uint16_t event, uint32_t value, bool curve, char *buf,
+                                size_t buflen, bool *final)
+{
+    *final = false;
+    if (event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH) {
+        snprintf (buf, buflen, "the scheduler refused this key (ZAP status %u): its public"
+                  " certificate is not in the scheduler's keys folder", value);
+        *final = true;
+    }
+    else
+    if (event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL
+    &&  value == ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH) {
+        snprintf (buf, buflen, curve? "the scheduler does not use CURVE keys (it has no"
+                  " certificate)": "the scheduler requires CURVE keys: give --cert and"
+                  " --scheduler-key");
+        *final = true;
+    }
+    else
+    if (event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL)
+        snprintf (buf, buflen, "ZMTP protocol error 0x%x", value);
+    else
+    if (event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL)
+        snprintf (buf, buflen, curve? "the server there closed it: it is not the scheduler"
+                  " whose public key was given (--scheduler-key)": "the server there closed it");
+    else
+        return false;
+    return true;
+}
+
 xxl_role_limits_t
 xxl_transport_limits (xxl_role_t role)
 {

@@ -76,6 +76,20 @@ bool xxl_transport_loopback (const char *endpoint);
 //  receives them, or NULL.
 void *xxl_transport_monitor (zsock_t *sock, int events);
 
+//  Reads one event from such a monitor socket without waiting: 0 with
+//  *event (a ZMQ_EVENT_* bit) and *value (its number: an errno, a ZAP
+//  status, a ZMTP protocol error...) set, or -1 when none is waiting.
+int xxl_transport_event (void *monitor, uint16_t *event, uint32_t *value);
+
+//  Whether event is a failed handshake (ZMQ_EVENT_HANDSHAKE_FAILED_*):
+//  if so, why (for "the handshake with EP failed: <why>") into buf, for
+//  a client that uses CURVE (curve) or not, and *final set when a retry
+//  cannot mend it (the server refused the key; one end uses CURVE and
+//  the other not).  ZeroMQ retries every failed handshake silently: this
+//  is how a peer tells its user.
+bool xxl_transport_handshake_failed (uint16_t event, uint32_t value, bool curve,
+                                     char *buf, size_t buflen, bool *final);
+
 //  The role's queue limits, as applied
 xxl_role_limits_t xxl_transport_limits (xxl_role_t role);
 
