@@ -78,15 +78,23 @@ s_scope_app (server_t *self, request_t *request, char *app, size_t applen)
     const char *scope = request->command->scope;
     int64_t id = xxl_command_has (request->msg, scope)
                ? xxl_command_int (request->command, request->msg, scope): 0;
-    int64_t job_id = streq (scope, "logId")? (id > 0? xxl_store_log_job_id (self->store, id): 0)
-                                            : id;
-    xxl_job_t job;
-    if (job_id <= 0 || xxl_store_job_load (self->store, job_id, &job))
-        return 1;
+    //  (a run counts for the group it ran in, even if its job moved since)
+    int64_t group_id = 0;
+    if (id > 0 && streq (scope, "logId")) {
+        xxl_log_t log;
+        if (xxl_store_log_load (self->store, id, &log) == 0)
+            group_id = log.job_group;
+        xxl_log_free (&log);
+    }
+    else
+    if (id > 0) {
+        xxl_job_t job;
+        if (xxl_store_job_load (self->store, id, &job) == 0)
+            group_id = job.job_group;
+        xxl_job_free (&job);
+    }
     xxl_group_t group;
-    int rc = xxl_store_group_load (self->store, job.job_group, &group);
-    xxl_job_free (&job);
-    if (rc)
+    if (group_id <= 0 || xxl_store_group_load (self->store, group_id, &group))
         return 1;
     snprintf (app, applen, "%s", group.app_name? group.app_name: "");
     xxl_group_free (&group);

@@ -434,10 +434,63 @@ s_awaited_back (server_t *self, const char *address)
         }
 }
 
+//  How many addresses are routed to rid's connection (or parted from it)
+static size_t
+s_rid_addresses (server_t *self, zframe_t *rid)
+{
+    size_t count = 0;
+    xxl_registry_rid_address (self->registry, zframe_data (rid), zframe_size (rid), &count);
+    return count;
+}
+
+//  Whether the registry lists address for some app (live or not yet
+//  expired)
+static bool
+s_address_listed (server_t *self, const char *address)
+{
+    size_t cursor = 0;
+    xxl_registry_entry_t entry;
+    while (xxl_registry_each (self->registry, &cursor, &entry) == 0)
+        if (streq (entry.address, address))
+            return true;
+    return false;
+}
+
+//  An app that lists address, in the registry or in the store's registry
+//  rows of the dead time (they outlive a restart), and that who's apps do
+//  not: NULL when none (the string lives until the next call)
+static const char *
+s_address_foreign_app (server_t *self, const char *address, const xxl_who_t *who)
+{
+    size_t cursor = 0;
+    xxl_registry_entry_t entry;
+    while (xxl_registry_each (self->registry, &cursor, &entry) == 0)
+        if (streq (entry.address, address) && !xxl_who_has_app (who, entry.app)) {
+            free (self->foreign_apps);
+            self->foreign_apps = strdup (entry.app);
+            return self->foreign_apps;
+        }
+    char *apps = xxl_store_registry_apps (self->store, address,
+                                          engine_now () - (int64_t) self->config.dead_s * 1000);
+    char *save = NULL;
+    for (char *app = apps? strtok_r (apps, ",", &save): NULL; app; app = strtok_r (NULL, ",", &save))
+        if (!xxl_who_has_app (who, app)) {
+            free (self->foreign_apps);
+            self->foreign_apps = strdup (app);
+            free (apps);
+            return self->foreign_apps;
+        }
+    free (apps);
+    return NULL;
+}
+
 //  Whether a connection may (un)register address for app: its key must
-//  be an agent's listing app (xxl_access.c); an address connected on
-//  another connection of another key stays that key's; only the
-//  connection an address is registered on may unregister it.  0, or -1
+//  be an agent's listing app (xxl_access.c), and list every app the
+//  address is an agent of (in the registry, or the store's rows of the
+//  dead time); an address another agent key registered stays that key's
+//  while it has a route or a registry entry; only the connection an
+//  address is registered on (and, with keys, only its key) may
+//  unregister it.  0, or -1
 //  with the reason for a 403 (logged, at most a line a minute).
 static int
 s_agent_binding (server_t *self, zframe_t *rid, const char *app, const char *address,
@@ -450,7 +503,8 @@ s_agent_binding (server_t *self, zframe_t *rid, const char *app, const char *add
     char where [300];
     int rc = 0;
     if (remove) {
-        if (route && !same) {
+        const char *owner = self->keys? (const char *) zhashx_lookup (self->owners, address): NULL;
+        if ((route && !same) || (owner && who && strneq (owner, who->public_key))) {
             snprintf (why, whylen, "address '%s' is registered on another connection:"
                       " only that one may unregister it",
                       engine_printable (address, where, sizeof where));
@@ -461,16 +515,34 @@ s_agent_binding (server_t *self, zframe_t *rid, const char *app, const char *add
     if (engine_may_register (who, app, why, whylen))
         rc = -1;
     else
+    if (self->keys && !same && s_rid_addresses (self, rid) >= XXL_ADDRESSES_PER_CONNECTION) {
+        //  (without keys every peer is admin, and may do worse)
+        snprintf (why, whylen, "an agent key's connection may register at most %d addresses",
+                  XXL_ADDRESSES_PER_CONNECTION);
+        rc = -1;
+    }
+    else
     if (self->keys) {
+        const char *foreign = s_address_foreign_app (self, address, who);
         const char *owner = (const char *) zhashx_lookup (self->owners, address);
-        if (owner && strneq (owner, who->public_key)
-        &&  xxl_registry_route (self->registry, address, &route_size) && !same) {
-            snprintf (why, whylen, "address '%s' is connected with another agent key",
-                      engine_printable (address, where, sizeof where));
+        char other [300];
+        if (foreign) {
+            snprintf (why, whylen, "address '%s' is an agent of app '%s', which this key's"
+                      " apps do not list", engine_printable (address, where, sizeof where),
+                      engine_printable (foreign, other, sizeof other));
+            rc = -1;
+        }
+        else
+        if (owner && strneq (owner, who->public_key) && !same
+        &&  (route || s_address_listed (self, address))) {
+            snprintf (why, whylen, "address '%s' is another agent key's until that agent"
+                      " leaves the registry", engine_printable (address, where, sizeof where));
             rc = -1;
         }
         else
             zhashx_update (self->owners, address, strdup (who->public_key));
+        free (self->foreign_apps);
+        self->foreign_apps = NULL;
     }
     if (rc)
         engine_warn_limited (&self->log_binding, "registry: %s refused (403): %s",

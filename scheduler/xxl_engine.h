@@ -57,6 +57,7 @@ enum { XXL_SERVICE_FAIL, XXL_SERVICE_LOST, XXL_SERVICE_REPORT, XXL_SERVICE_RETEN
        XXL_SERVICE_KEYS, XXL_SERVICES };
 #define XXL_HANDLE_MSG_CAP  15000
 #define XXL_IDS_AHEAD       256                 //  request ids drawn per getrandom
+#define XXL_ADDRESSES_PER_CONNECTION 16         //  addresses one keyed agent connection registers
 #define XXL_WAL_FIRE_MS     100                 //  no WAL restart this close to a fire
 //  Replies a client's ZeroMQ queue (xxl_transport: XXL_ROLE_API) has no
 //  room for wait in its backlog, up to these bytes; what a client that
@@ -322,6 +323,7 @@ typedef struct {
     int64_t keys_refused;               //  messages refused since the last log line
     int64_t keys_logged;                //  monotonic ms of that line
     zhashx_t *owners;                   //  address → public key that registered it
+    char *foreign_apps;                 //  s_address_foreign_app's answer
     int64_t foreign_callbacks;          //  callbacks for rows of other addresses
     int64_t foreign_callbacks_logged;   //  since this monotonic ms's log line
 } server_t;

@@ -227,8 +227,10 @@ xxl_registry_expire (xxl_registry_t *self, int64_t dead_before)
     int removed = 0;
     for (size_t i = 0; i < self->size; ) {
         if (self->entries [i].update_time < dead_before) {
-            zsys_info ("registry: %s/%s missed its beats, removed",
-                       self->entries [i].app, self->entries [i].address);
+            //  (the first ten of a check by name; the caller logs the total)
+            if (removed < 10)
+                zsys_info ("registry: %s/%s missed its beats, removed",
+                           self->entries [i].app, self->entries [i].address);
             s_remove_at (self, i);
             removed++;
         }

@@ -419,6 +419,8 @@ s_check_registry (server_t *self)
     int64_t now = engine_now ();
     int64_t dead_before = now - (int64_t) self->config.dead_s * 1000;
     int removed = xxl_registry_expire (self->registry, dead_before);
+    if (removed > 10)
+        zsys_info ("registry: %d address(es) missed their beats and were removed", removed);
     //  The store's rows of the agents the warm-up waits for stay until it
     //  ends: they are how the next start knows whom to wait for, and a
     //  start stopped again before its agents reconnected must not leave
@@ -490,6 +492,7 @@ s_server_destroy (server_t **self_p)
     zhashx_destroy (&self->waiting);
     zhashx_destroy (&self->apps_changed);
     zhashx_destroy (&self->owners);
+    free (self->foreign_apps);
     zhashx_destroy (&self->backlogs);
     zhashx_destroy (&self->accepted_ids);
     zlistx_destroy (&self->accepted);

@@ -410,6 +410,9 @@ typedef struct {
     int (*log_handle_done_by) (xxl_store_t *self, int64_t log_id, const char *address,
                                int64_t handle_time, int code, const char *msg,
                                int64_t trigger_time);
+    //  The apps whose registry rows name address and beat at or after
+    //  since: comma-separated, a new string ("" when none, or on error)
+    char *(*registry_apps) (xxl_store_t *self, const char *address, int64_t since);
 } xxl_store_methods_t;
 
 //  The handle every backend's own struct starts with
@@ -487,6 +490,7 @@ static inline int xxl_store_log_load (xxl_store_t *self, int64_t id, xxl_log_t *
 static inline int64_t xxl_store_log_job_id (xxl_store_t *self, int64_t log_id) { return XXL_STORE_CALL (log_job_id) (self, log_id); }
 static inline int xxl_store_log_trigger_done (xxl_store_t *self, int64_t log_id, int code, const char *address, const char *append) { return XXL_STORE_CALL (log_trigger_done) (self, log_id, code, address, append); }
 static inline int xxl_store_log_handle_done (xxl_store_t *self, int64_t log_id, int64_t handle_time, int code, const char *msg) { return XXL_STORE_CALL (log_handle_done) (self, log_id, handle_time, code, msg); }
+static inline char *xxl_store_registry_apps (xxl_store_t *self, const char *address, int64_t since) { return XXL_STORE_CALL (registry_apps) (self, address, since); }
 static inline int xxl_store_log_handle_done_by (xxl_store_t *self, int64_t log_id, const char *address, int64_t handle_time, int code, const char *msg, int64_t trigger_time) { return XXL_STORE_CALL (log_handle_done_by) (self, log_id, address, handle_time, code, msg, trigger_time); }
 static inline int xxl_store_log_handle_done_at (xxl_store_t *self, int64_t log_id, int64_t handle_time, int code, const char *msg, int64_t trigger_time) { return XXL_STORE_CALL (log_handle_done_at) (self, log_id, handle_time, code, msg, trigger_time); }
 static inline int xxl_store_log_accept (xxl_store_t *self, int64_t log_id, int64_t stamp) { return XXL_STORE_CALL (log_accept) (self, log_id, stamp); }

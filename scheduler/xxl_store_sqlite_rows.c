@@ -1079,6 +1079,16 @@ m_registry_alive (xxl_store_t *base, int64_t window_ms)
         " (SELECT MAX (update_time) FROM xxl_job_registry) - ?)", "i", window_ms);
 }
 
+static char *
+m_registry_apps (xxl_store_t *base, const char *address, int64_t since)
+{
+    char *apps = sq_text ((store_t *) base,
+        "SELECT group_concat (registry_key, ',') FROM (SELECT DISTINCT registry_key"
+        " FROM xxl_job_registry WHERE registry_value = ? AND update_time >= ?)", "si",
+        address, since);
+    return apps? apps: strdup ("");
+}
+
 static int
 m_report_refresh (xxl_store_t *base, int64_t from, int64_t to, int64_t now)
 {
@@ -1229,6 +1239,7 @@ const xxl_store_methods_t sq_methods = {
     .log_claimed_ids = m_log_claimed_ids,
     .log_lost_ids = m_log_lost_ids,
     .log_handle_done_by = m_log_handle_done_by,
+    .registry_apps = m_registry_apps,
     .fired_get = m_fired_get,
     .fired_raise_until = m_fired_raise_until,
     .fired_raise_sent = m_fired_raise_sent,

@@ -383,6 +383,25 @@ s_group_cached (server_t *self, int64_t id)
     return group;
 }
 
+//  With keys, a manual list keeps only the addresses not registered with a
+//  key, or registered with one that lists app: an agent key of another app
+//  that registered a listed address gets none of this group's runs.
+//  Compacts list (freeing what it drops); the new count.
+static size_t
+s_manual_of_app (server_t *self, const char *app, char **list, size_t count)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < count; i++) {
+        const char *owner = (const char *) zhashx_lookup (self->owners, list [i]);
+        const xxl_who_t *who = owner? xxl_keys_lookup (self->keys, owner): NULL;
+        if (!owner || (who && xxl_who_has_app (who, app)))
+            list [kept++] = list [i];
+        else
+            free (list [i]);
+    }
+    return kept;
+}
+
 //  The addresses a job's triggers go to: its group's manual list or the
 //  registry's live list.  *manual receives an array to free with
 //  engine_free_addresses (NULL for the registry's, which is borrowed).
@@ -398,6 +417,8 @@ engine_job_addresses (server_t *self, const xxl_job_t *job, const char *const **
     size_t count;
     if (group->address_type == 1) {
         count = engine_split_addresses (group->address_list, manual);
+        if (self->keys)
+            count = s_manual_of_app (self, group->app_name, *manual, count);
         *addresses = (const char *const *) *manual;
     }
     else

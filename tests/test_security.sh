@@ -17,8 +17,9 @@ keygen agent-a --role agent --apps app-a
 keygen agent-b --role agent --apps app-b
 keygen agent-a2 --role agent --apps app-a
 keygen agent-g --role agent --apps app-g,app-t
+keygen agent-m --role agent --apps app-m
 keygen rogue --role admin                 # never put in the keys folder
-for n in boss op watcher agent-a agent-b agent-a2 agent-g; do cp "$C/$n.cert" "$K/"; done
+for n in boss op watcher agent-a agent-b agent-a2 agent-g agent-m; do cp "$C/$n.cert" "$K/"; done
 check "keygen wrote a public and a secret certificate per key" \
     test -f "$C/boss.cert" -a -f "$C/boss.cert_secret"
 
@@ -108,6 +109,54 @@ check "... which stays registered" registered app-a node-a
 peer agent-b $(reg app-b node-b2) -- send UNREGISTER registryGroup=s:EXECUTOR registryKey=s:app-b \
     registryValue=s:node-b2 > "$T/p7.json"
 check "... while it unregisters its own" jq -se '.[1].code == 200' "$T/p7.json"
+
+# An address stays its app's and its key's while the registry lists it:
+# an agent of app-a that vanished (its connection closed, its route gone
+# at the next beat), or one draining after UNREGISTER, cannot be replaced
+# by another app's key, which would get app-a's runs and post their results
+peer agent-a $(reg app-a node-h) > "$T/h1.json"
+peer agent-b $(reg app-b node-h) > "$T/h2.json"
+check "another app's key may not take the address of an agent of app-a that just left (403)" \
+    jq -se '.[0].code == 403 and (.[0].msg | test("app-a"))' "$T/h2.json"
+peer agent-a $(reg app-a node-h) > "$T/h3.json"
+check "... while that agent's key takes it back" \
+    jq -se '.[0].code == 200' "$T/h1.json" "$T/h3.json"
+peer agent-a $(reg app-a node-p) -- send UNREGISTER registryGroup=s:EXECUTOR registryKey=s:app-a \
+    registryValue=s:node-p -- send REGISTER registryGroup=s:EXECUTOR registryKey=s:app-a \
+    registryValue=s:node-q -- expect RUN > "$T/p-drain.json" &
+DRAIN_PID=$!
+# (the draining peer holds its connection, waiting for a RUN that never comes)
+wait_for 10 bash -c "[ \$(wc -l < '$T/p-drain.json') -ge 2 ]"
+peer agent-b $(reg app-b node-p) > "$T/h4.json"
+wait "$DRAIN_PID"
+check "... nor the address of an agent draining after UNREGISTER (403)" \
+    jq -se '.[0].code == 403' "$T/h4.json"
+# A manual address list: an agent key of another app registered at a
+# listed address gets none of the group's runs
+as boss group add app-m --address-list node-m,node-m2 >/dev/null
+JM=$(as boss job add --group app-m --handler demoJobHandler --route FIRST | jq -r .id)
+"$PEER" "$AGENTS" --cert "$C/agent-b.cert_secret" --scheduler-key "$SK" --timeout 4000 \
+    $(reg app-b node-m) -- expect RUN > "$T/m1.json" &
+M1=$!
+wait_for 10 registered app-b node-m
+LM=$(as boss job trigger "$JM" | jq -r '.logIds[0]')
+wait "$M1"
+check "a manual list's address registered by another app's key gets no RUN" \
+    jq -se '.[0].code == 200 and .[1].id == -1' "$T/m1.json"
+"$PEER" "$AGENTS" --cert "$C/agent-m.cert_secret" --scheduler-key "$SK" --timeout 6000 \
+    $(reg app-m node-m2) -- expect RUN -- reply 200 > "$T/m2.json" &
+M2=$!
+wait_for 10 registered app-m node-m2
+LM2=$(as boss job trigger "$JM" | jq -r '.logIds[0]')
+wait "$M2"
+check "... while its own app's agent at a listed address does" \
+    jq -se --argjson l "$LM2" '.[1].logId == $l' "$T/m2.json"
+# One connection registers at most 16 addresses
+steps=""
+for i in $(seq 17); do steps="$steps $(reg app-b many-$i)"; done
+peer agent-b $steps > "$T/many.json"
+check "one connection registers 16 addresses, not a 17th (403)" \
+    jq -se '([.[0:16][] | .code] | all(. == 200)) and .[16].code == 403' "$T/many.json"
 
 # Forged callbacks: a run of app-a in flight on node-a; a registered
 # peer of app-b reports it failed.  The row keeps the real result
