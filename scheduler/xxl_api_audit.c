@@ -99,8 +99,8 @@ typedef struct {
     char name [];                       //  the key's name
 } refusals_t;
 
-//  Key name → refusals_t.  Per thread: a server runs in its actor's
-//  thread, and xxl_server_t has no room of its own for it
+//  Key name → refusals_t, of the server whose actor runs in this thread
+//  (one server per thread; engine_audit_destroy ends it)
 static __thread zhashx_t *s_refusals;
 
 //  Closes a key's minute: logs how many of its refusals were left out
