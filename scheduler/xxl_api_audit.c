@@ -25,6 +25,9 @@
 
 #define XXL_AUDIT_AGAIN     10000       //  rows of failed turns kept to write again
 #define XXL_AUDIT_BATCH     5000        //  rows a retention pass deletes at most
+#define XXL_AUDIT_REFUSALS  60          //  refusals (403) recorded per key per minute
+#define XXL_AUDIT_MINUTE    60000       //  ms
+#define XXL_AUDIT_KEYS      1000        //  keys whose refusals are counted at most
 
 //  A row written this turn, kept until its commit settles it
 typedef struct {
@@ -88,6 +91,102 @@ s_record (server_t *self, const char *who, const char *role, const char *type,
     s_write (self, entry);
 }
 
+//  A key's refusals (403) in its current minute
+typedef struct {
+    int64_t since;                      //  monotonic ms the minute began
+    int64_t recorded;                   //  refusals recorded in it
+    int64_t left_out;                   //  refusals counted, not recorded
+    char name [];                       //  the key's name
+} refusals_t;
+
+//  Key name → refusals_t, of the server whose actor runs in this thread
+//  (one server per thread; engine_audit_destroy ends it)
+static __thread zhashx_t *s_refusals;
+
+//  Closes a key's minute: logs how many of its refusals were left out
+static void
+s_refusals_close (refusals_t *refusals)
+{
+    if (refusals->left_out) {
+        char name [256];
+        zsys_warning ("audit: %" PRId64 " refusal(s) (403) of key '%s' not audited (past %d"
+                      " in its minute)", refusals->left_out,
+                      engine_printable (refusals->name, name, sizeof name), XXL_AUDIT_REFUSALS);
+        refusals->left_out = 0;
+    }
+}
+
+static void
+s_refusals_destroy (void **item)
+{
+    s_refusals_close ((refusals_t *) *item);
+    free (*item);
+    *item = NULL;
+}
+
+//  Closes and forgets the keys whose minute has passed
+static void
+s_refusals_sweep (int64_t now)
+{
+    if (!s_refusals)
+        return;
+    zlistx_t *names = zhashx_keys (s_refusals);
+    for (const char *name = (const char *) zlistx_first (names); name;
+         name = (const char *) zlistx_next (names)) {
+        refusals_t *refusals = (refusals_t *) zhashx_lookup (s_refusals, name);
+        if (now - refusals->since >= XXL_AUDIT_MINUTE)
+            zhashx_delete (s_refusals, name);
+    }
+    zlistx_destroy (&names);
+}
+
+//  Counts a refusal of key `name`; true when it is to be recorded (one of
+//  the first XXL_AUDIT_REFUSALS of the key's minute)
+static bool
+s_refusal_recorded (const char *name)
+{
+    int64_t now = zclock_mono ();
+    if (!s_refusals) {
+        s_refusals = zhashx_new ();
+        assert (s_refusals);
+        zhashx_set_destructor (s_refusals, s_refusals_destroy);
+    }
+    refusals_t *refusals = (refusals_t *) zhashx_lookup (s_refusals, name);
+    if (refusals && now - refusals->since >= XXL_AUDIT_MINUTE) {
+        s_refusals_close (refusals);
+        refusals->since = now;
+        refusals->recorded = 0;
+    }
+    if (!refusals) {
+        if (zhashx_size (s_refusals) >= XXL_AUDIT_KEYS)
+            s_refusals_sweep (now);
+        if (zhashx_size (s_refusals) >= XXL_AUDIT_KEYS) {
+            //  Room for it: the oldest minute goes (closed)
+            const char *oldest = NULL;
+            int64_t oldest_since = INT64_MAX;
+            for (refusals_t *item = (refusals_t *) zhashx_first (s_refusals); item;
+                 item = (refusals_t *) zhashx_next (s_refusals))
+                if (item->since < oldest_since) {
+                    oldest_since = item->since;
+                    oldest = (const char *) zhashx_cursor (s_refusals);
+                }
+            zhashx_delete (s_refusals, oldest);
+        }
+        size_t name_size = strlen (name) + 1;
+        refusals = (refusals_t *) calloc (1, sizeof (refusals_t) + name_size);
+        assert (refusals);
+        refusals->since = now;
+        memcpy (refusals->name, name, name_size);
+        zhashx_insert (s_refusals, name, refusals);
+    }
+    if (refusals->recorded < XXL_AUDIT_REFUSALS) {
+        refusals->recorded++;
+        return true;
+    }
+    refusals->left_out++;
+    return false;
+}
+
 void
 engine_audit (server_t *self, request_t *request, int code, int64_t target)
 {
@@ -140,6 +239,8 @@ void
 api_audit_handled (server_t *self, request_t *request)
 {
     if (!xxl_command_audited (request->command) || request->audited)
+        return;
+    if (request->code == XXL_FORBIDDEN && !s_refusal_recorded (request->who->name))
         return;
     if (request->code)
         engine_audit (self, request, request->code, request->target? request->target
@@ -200,11 +301,13 @@ engine_audit_destroy (server_t *self)
 {
     zlistx_destroy (&self->audit_turn);
     zlistx_destroy (&self->audit_again);
+    zhashx_destroy (&s_refusals);       //  (each closed: its left-out count logged)
 }
 
 int64_t
 engine_audit_retention (server_t *self)
 {
+    s_refusals_sweep (zclock_mono ());
     if (self->config.audit_retention_days <= 0)
         return 0;
     int64_t before = engine_now () - (int64_t) self->config.audit_retention_days * 86400000;

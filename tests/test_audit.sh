@@ -2,7 +2,9 @@
 # test_audit.sh -- the audit of the api's changes: every change made through
 # xxl-ctl is recorded (who, role, type, target, code; a failed one with its
 # code), reads are not, `audit list` pages newest first, the rows survive a
-# restart, and retention removes the old ones.
+# restart, and retention removes the old ones.  A key's refusals (403) are
+# recorded at most 60 a minute, the rest counted in a log line, while
+# other keys' changes and other codes are all recorded.
 . "$(dirname "$0")/lib.sh"
 xxl_setup
 cat >> "$T/scheduler.cfg" <<CFG
@@ -105,4 +107,41 @@ check "retention removes the rows older than audit_retention_days" wait_for 10 g
 check "the other rows are still there after the restart" \
     diff <(grep -v -e GROUP_ADD -e JOB_UPDATE "$T/kept") <(rows)
 check "the scheduler still serves" kill -0 "$SPID"
+
+# A keyed scheduler: a viewer sending 200 refused changes in a burst gets 60
+# rows, the rest counted in one log line; an admin's change in the same
+# minute is recorded, and so are an admin's 70 failures of another code
+kill -TERM "$SPID"
+wait_for 10 bash -c "! kill -0 $SPID"
+PEER="$XXL_BUILD/tests/xxl_peer"
+C="$T/certs"; KD="$T/keys"
+mkdir -p "$C" "$KD"
+for k in "scheduler --role admin" "boss --role admin" "watcher --role viewer"; do
+    "$CTL" keygen $k --dir "$C" >/dev/null
+done
+cp "$C/boss.cert" "$C/watcher.cert" "$KD/"
+XXL_SCHEDULER_ARGS="--cert $C/scheduler.cert_secret --keys $KD"
+start_scheduler || exit 1
+as () { local who="$1"; shift; "$CTL" --api "$API" --cert "$C/$who.cert_secret" --scheduler-key "$C/scheduler.cert" --json "$@"; }
+steps () { local n="$1"; shift; for _ in $(seq "$n"); do echo -- send "$@"; done; }
+"$PEER" "$API" --cert "$C/watcher.cert_secret" --scheduler-key "$C/scheduler.cert" \
+    $(steps 200 JOB_RM jobId=1) > "$T/flood.json"
+check "a viewer's 200 job removals are each answered 403" \
+    jq -se 'length == 200 and all(.code == 403)' "$T/flood.json"
+as boss group add flood-app >/dev/null
+"$PEER" "$API" --cert "$C/boss.cert_secret" --scheduler-key "$C/scheduler.cert" \
+    $(steps 70 JOB_RM jobId=999999) > "$T/missing.json"
+check "an admin's 70 removals of a missing job are answered 404" \
+    jq -se 'length == 70 and all(.code == 404)' "$T/missing.json"
+as boss audit list --limit 1000 > "$T/keyed.json"
+check "60 of the viewer's refusals are recorded, as 403" \
+    jq -e '[.audit[] | select(.who == "watcher")] | length == 60 and all(.code == 403 and .type == "JOB_RM")' "$T/keyed.json"
+check "... while the admin's change in the same minute is recorded" \
+    jq -e '[.audit[] | select(.who == "boss" and .type == "GROUP_ADD" and .code == 200)] | length == 1' "$T/keyed.json"
+check "... and each of the admin's 404s (only refusals are limited)" \
+    jq -e '[.audit[] | select(.who == "boss" and .code == 404)] | length == 70' "$T/keyed.json"
+kill -TERM "$SPID"
+wait_for 10 bash -c "! kill -0 $SPID"
+check "one log line counts the 140 refusals left out" \
+    test "$(grep -c "140 refusal(s) (403) of key 'watcher' not audited" "$T/scheduler.log")" = 1
 xxl_done

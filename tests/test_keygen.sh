@@ -2,7 +2,8 @@
 # test_keygen.sh -- xxl-ctl keygen (DESIGN §8), no scheduler: it writes
 # NAME.cert (0644, metadata name, role, apps) and NAME.cert_secret (0600);
 # it refuses bad names, roles and app lists, an agent key without apps,
-# and an existing key unless --force (which replaces it).
+# and an existing key unless --force (which replaces it); a link planted at
+# either name is refused, never written through; no private folder is left.
 . "$(dirname "$0")/lib.sh"
 xxl_setup
 K="$T/keys"
@@ -80,5 +81,41 @@ ln -s "$T/elsewhere" "$K/linked.cert_secret"
 check "--force replaces a link, it does not write through it" bash -c "
     '$CTL' keygen linked --role admin --dir '$K' --force >/dev/null &&
     [ ! -L '$K/linked.cert_secret' ] && [ ! -e '$T/elsewhere' ]"
+
+# A link planted where the secret goes is refused and its target untouched;
+# the same name without the link is made
+echo untouched > "$T/victim"
+ln -s "$T/victim" "$K/planted.cert_secret"
+check "a link at NAME.cert_secret makes keygen refuse" \
+    refused 1 "planted.cert_secret' exists" planted --role admin --dir "$K"
+check "... its target is untouched, the link still a link, no public file made" bash -c "
+    [ \"\$(cat '$T/victim')\" = untouched ] && [ -L '$K/planted.cert_secret' ] &&
+    [ ! -e '$K/planted.cert' ]"
+rm "$K/planted.cert_secret"
+check "... and without it the key is made" kg planted --role admin --dir "$K"
+check "... a secret 0600 there, not at the link's target" bash -c "
+    [ ! -L '$K/planted.cert_secret' ] && [ \"\$(stat -c %a '$K/planted.cert_secret')\" = 600 ] &&
+    grep -q secret-key '$K/planted.cert_secret' && [ \"\$(cat '$T/victim')\" = untouched ]"
+ln -s "$T/nowhere" "$K/dangling.cert"
+check "a dangling link at NAME.cert makes keygen refuse" \
+    refused 1 "dangling.cert' exists" dangling --role admin --dir "$K"
+check "... nothing is made at its target" test ! -e "$T/nowhere" -a ! -e "$K/dangling.cert_secret"
+mkdir -p "$K/blocked.cert_secret/x"
+check "--force cannot replace a folder at NAME.cert_secret (a clear error)" \
+    refused 1 "cannot move 'blocked.cert_secret' into" blocked --role admin --dir "$K" --force
+check "... and leaves no public file" test ! -e "$K/blocked.cert"
+# The race a planted link would win: no file is ever opened for writing by
+# its path in the folder (a path another writer of it could have replaced)
+if strace -f -o /dev/null true 2>/dev/null; then
+    strace -f -e trace=open,openat,creat -o "$T/trace" \
+        "$CTL" keygen traced --role admin --dir "$K" >/dev/null
+    check "keygen opens no path in the folder for writing (strace)" bash -c "
+        grep -q 'traced.cert' '$T/trace' &&
+        ! grep -E 'O_WRONLY|O_RDWR|O_CREAT|creat\\(' '$T/trace' | grep -qF '\"$K/traced.cert'"
+else
+    echo "# test_keygen: no working strace; the opened-paths check is skipped"
+fi
+check "no private folder is left behind, whatever the outcome" \
+    bash -c "! ls -A '$K' | grep -q keygen"
 check "keygen is in xxl-ctl --help" bash -c "'$CTL' --help | grep -q '^  keygen'"
 xxl_done

@@ -9,11 +9,21 @@
     `agent` when not given; apps a comma-separated list of app names, each
     judged by the api's own rule for a group's appname (xxl_commands),
     required for an agent key (it may register for those apps only).  An
-    existing file of the pair is refused unless --force.  Both files are
-    created under umask 077, with O_EXCL (no following of a link put in
-    their place), so the secret is never readable by others, not even for
-    a moment; the public one is opened to 0644 once written.
+    existing file of the pair (a link too) is refused unless --force.
+
+    No path in D that another writer of D could replace is ever opened:
+    the pair is written into a private folder made in D (mkdtemp, 0700,
+    ours, entered by its descriptor), under umask 077, so the secret is
+    never readable by others, not even for a moment; the public one is
+    set to 0644 there.  Each file is then moved into D by name: without
+    --force with RENAME_NOREPLACE (or link, on a file system without it),
+    which fails on anything at that name, a link included; with --force
+    with rename, which replaces a file or a link itself, atomically.  The
+    secret goes first, and when the public one cannot follow it is taken
+    back.  The private folder is removed on every path.
 */
+
+#define _GNU_SOURCE
 
 #include "xxl_ctl_cmd.h"
 #include "xxl_ctl_print.h"
@@ -23,6 +33,7 @@
 #include <czmq.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -89,18 +100,107 @@ s_keygen_check (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
     return 0;
 }
 
-//  Creates path for writing, mode 0600 (under umask 077), refusing an
-//  existing file, or with force first removing it.  0, or -1 with errno.
+//  Sets the mode of file `name` in folder tmp_fd (a regular file, never
+//  a link) and checks it took.  0, or -1 with errno.
 static int
-s_reserve (const char *path, bool force)
+s_set_mode (int tmp_fd, const char *name, mode_t mode)
 {
-    if (force && unlink (path) && errno != ENOENT)
-        return -1;
-    int fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+    int fd = openat (tmp_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         return -1;
+    struct stat st;
+    int rc = fchmod (fd, mode) || fstat (fd, &st)? -1: 0;
+    if (!rc && (!S_ISREG (st.st_mode) || (st.st_mode & 07777) != mode)) {
+        errno = EPERM;
+        rc = -1;
+    }
+    int saved = errno;
     close (fd);
+    errno = saved;
+    return rc;
+}
+
+//  Moves file `name` from folder tmp_fd into dir_fd: replacing whatever
+//  is there when force, else failing with EEXIST on anything there (a
+//  link included).  0, or -1 with errno.
+static int
+s_place (int tmp_fd, int dir_fd, const char *name, bool force)
+{
+    if (force)
+        return renameat (tmp_fd, name, dir_fd, name);
+    if (renameat2 (tmp_fd, name, dir_fd, name, RENAME_NOREPLACE) == 0)
+        return 0;
+    if (errno != EINVAL && errno != ENOSYS)
+        return -1;
+    //  (a file system without RENAME_NOREPLACE: link fails on anything there)
+    if (linkat (tmp_fd, name, dir_fd, name, 0))
+        return -1;
+    unlinkat (tmp_fd, name, 0);
     return 0;
+}
+
+//  Takes file `name` back from dir_fd into tmp_fd when it is still the one
+//  placed there (same inode), so that the private folder's removal ends it
+static void
+s_take_back (int tmp_fd, int dir_fd, const char *name, const struct stat *placed)
+{
+    struct stat st;
+    if (fstatat (dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0
+    &&  st.st_dev == placed->st_dev && st.st_ino == placed->st_ino)
+        renameat (dir_fd, name, tmp_fd, name);
+}
+
+//  Writes the pair into the private folder tmp_fd (zcert_save by names
+//  relative to it: the working folder is tmp_fd meanwhile), sets their
+//  modes, and moves them into dir_fd.  0, or -1 with errno and *failed
+//  the file it failed on (NULL: writing them).
+static int
+s_write_pair (zcert_t *cert, int tmp_fd, int dir_fd, const char *public_name,
+              const char *secret_name, bool force, const char **failed)
+{
+    *failed = NULL;
+    int cwd_fd = open (".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (cwd_fd < 0)
+        return -1;
+    int rc = fchdir (tmp_fd);
+    if (rc == 0) {
+        rc = zcert_save (cert, public_name);
+        int saved = errno;
+        if (fchdir (cwd_fd))
+            rc = -1;                    //  (cannot happen: the folder is held open)
+        else
+            errno = saved;
+    }
+    close (cwd_fd);
+    if (rc || s_set_mode (tmp_fd, secret_name, 0600) || s_set_mode (tmp_fd, public_name, 0644))
+        return -1;
+
+    struct stat placed;
+    if (fstatat (tmp_fd, secret_name, &placed, AT_SYMLINK_NOFOLLOW)
+    ||  s_place (tmp_fd, dir_fd, secret_name, force)) {
+        *failed = secret_name;
+        return -1;
+    }
+    if (s_place (tmp_fd, dir_fd, public_name, force)) {
+        *failed = public_name;
+        int saved = errno;
+        s_take_back (tmp_fd, dir_fd, secret_name, &placed);
+        errno = saved;
+        return -1;
+    }
+    return 0;
+}
+
+//  The first of the pair that is there already (a link too), or NULL
+static const char *
+s_existing (int dir_fd, const char *public_name, const char *secret_name)
+{
+    struct stat st;
+    if (fstatat (dir_fd, public_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+        return public_name;
+    if (fstatat (dir_fd, secret_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+        return secret_name;
+    return NULL;
 }
 
 //  Prints {"name", "role", "apps", "publicKey", "cert", "secret"}
@@ -139,55 +239,81 @@ s_keygen (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
     bool force = xxl_ctl_args_get (cmd, args, "--force") != NULL;
     if (!dir || !*dir)
         dir = ".";
-    struct stat st;
-    if (stat (dir, &st))
-        return xxl_ctl_fail (self, XXL_CTL_FAILED, "cannot write keys in '%s': %s", dir,
-                             strerror (errno));
-    if (!S_ISDIR (st.st_mode))
-        return xxl_ctl_fail (self, XXL_CTL_FAILED, "cannot write keys in '%s': not a folder",
-                             dir);
     char path [XXL_CERT_PATH_MAX + 1], secret_path [XXL_CERT_PATH_MAX + 8];
     if ((size_t) snprintf (path, sizeof path, "%s/%s.cert", dir, name) >= sizeof path)
         return xxl_ctl_fail (self, XXL_CTL_FAILED, "the path of the key is longer than %d bytes",
                              XXL_CERT_PATH_MAX);
     snprintf (secret_path, sizeof secret_path, "%s_secret", path);
+    //  (names in dir: NAME as xxl_cert_name_valid holds no '/')
+    const char *public_name = path + strlen (dir) + 1;
+    const char *secret_name = secret_path + strlen (dir) + 1;
+    int dir_fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir_fd < 0)
+        return xxl_ctl_fail (self, XXL_CTL_FAILED, "cannot write keys in '%s': %s", dir,
+                             errno == ENOTDIR? "not a folder": strerror (errno));
+    const char *there = force? NULL: s_existing (dir_fd, public_name, secret_name);
+    if (there) {
+        close (dir_fd);
+        return xxl_ctl_fail (self, XXL_CTL_FAILED, "'%s/%s' exists: a key named %s is there"
+                             " already (--force replaces it)", dir, there, name);
+    }
     zcert_t *cert = zcert_new ();
-    if (!cert)
+    if (!cert) {
+        close (dir_fd);
         return xxl_ctl_fail (self, XXL_CTL_FAILED, "cannot make a key: %s",
                              zmq_strerror (zmq_errno ()));
+    }
     zcert_set_meta (cert, "name", "%s", name);
     zcert_set_meta (cert, "role", "%s", role? role: "agent");
     zcert_set_meta (cert, "apps", "%s", apps? apps: "");
 
-    //  Both files made 0600 before a byte is written; zcert_save then
-    //  writes into them (and czmq's own umask dance ends at ours)
+    //  The private folder: made 0700 by mkdtemp, then held by a descriptor
+    //  that must be that folder (ours, 0700, not a link put in its place).
+    //  Under umask 077 zcert_save creates both files 0600 in it (czmq's
+    //  own umask dance ends at ours)
     mode_t old_mask = umask (077);
     int rc = XXL_CTL_OK;
-    const char *failed = NULL;
-    if (s_reserve (path, force))
-        failed = path;
-    else
-    if (s_reserve (secret_path, force)) {
-        failed = secret_path;
-        int saved = errno;
-        unlink (path);
-        errno = saved;
+    char tmp_path [XXL_CERT_PATH_MAX + 32];
+    snprintf (tmp_path, sizeof tmp_path, "%s/.%s.keygen-XXXXXX", dir, name);
+    const char *tmp_name = tmp_path + strlen (dir) + 1;
+    int tmp_fd = -1;
+    struct stat st;
+    if (!mkdtemp (tmp_path))
+        rc = xxl_ctl_fail (self, XXL_CTL_FAILED, "cannot write keys in '%s': %s", dir,
+                           strerror (errno));
+    else {
+        tmp_fd = openat (dir_fd, tmp_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (tmp_fd < 0 || fstat (tmp_fd, &st) || st.st_uid != geteuid ()
+        ||  (st.st_mode & 07777) != 0700) {
+            rc = xxl_ctl_fail (self, XXL_CTL_FAILED, "cannot write keys in '%s': its"
+                               " private folder '%s' was replaced", dir, tmp_path);
+            if (tmp_fd >= 0)
+                close (tmp_fd);
+            tmp_fd = -1;                //  (not ours: left alone)
+        }
     }
-    if (failed) {
-        if (errno == EEXIST)
-            rc = xxl_ctl_fail (self, XXL_CTL_FAILED, "'%s' exists: a key named %s is there"
-                               " already (--force replaces it)", failed, name);
-        else
-            rc = xxl_ctl_fail (self, XXL_CTL_FAILED, "cannot create '%s': %s", failed,
-                               strerror (errno));
+    if (tmp_fd >= 0) {
+        const char *failed;
+        if (s_write_pair (cert, tmp_fd, dir_fd, public_name, secret_name, force, &failed)) {
+            if (failed && errno == EEXIST)
+                rc = xxl_ctl_fail (self, XXL_CTL_FAILED, "'%s/%s' exists: a key named %s is"
+                                   " there already (--force replaces it)", dir, failed, name);
+            else
+            if (failed)
+                rc = xxl_ctl_fail (self, XXL_CTL_FAILED, "cannot move '%s' into '%s': %s",
+                                   failed, dir, strerror (errno));
+            else
+                rc = xxl_ctl_fail (self, XXL_CTL_FAILED, "cannot write the key's files in"
+                                   " '%s': %s", tmp_path, strerror (errno));
+        }
+        unlinkat (tmp_fd, public_name, 0);
+        unlinkat (tmp_fd, secret_name, 0);
+        close (tmp_fd);
+        if (unlinkat (dir_fd, tmp_name, AT_REMOVEDIR))
+            fprintf (self->err, "xxl-ctl: warning: cannot remove '%s': %s\n", tmp_path,
+                     strerror (errno));
     }
-    else
-    if (zcert_save (cert, path) || chmod (secret_path, 0600) || chmod (path, 0644)) {
-        rc = xxl_ctl_fail (self, XXL_CTL_FAILED, "cannot write the key's files in '%s': %s",
-                           dir, strerror (errno));
-        unlink (path);
-        unlink (secret_path);
-    }
+    close (dir_fd);
     umask (old_mask);
     if (rc == XXL_CTL_OK) {
         if (self->json) {
