@@ -242,6 +242,8 @@ api_audit_handled (server_t *self, request_t *request)
         return;
     if (request->code == XXL_FORBIDDEN && !s_refusal_recorded (request->who->name))
         return;
+    if (!xxl_command_audited_code (request->command, request->code))
+        return;                         //  (its runs' rows record it)
     if (request->code)
         engine_audit (self, request, request->code, request->target? request->target
                                                                     : s_target (request));

@@ -348,6 +348,7 @@ typedef struct {
     const char *address;                //  NULL: route
     int shard_index, shard_total;       //  -1: none given
     int64_t schedule_time;              //  0: none
+    const char *by;                     //  "key 'NAME' (ROLE)" that triggered it, or NULL
     int defer;                          //  1: write the rows only (planner timer sends)
     int prepare;                        //  with defer: route now, write the address
     //  Out: engine_trigger wrote one row of a SHARDING_BROADCAST job with no

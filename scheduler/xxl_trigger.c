@@ -647,6 +647,7 @@ engine_trigger (server_t *self, const xxl_job_t *job, trigger_args_t *args,
         snprintf (retries, sizeof retries, "%d", retry);
         const char *pieces [] = {
             "Trigger type: ", s_trigger_title (args->trigger_type),
+            args->by? "\nTriggered by: ": "", args->by? args->by: "",
             "\nAdmin address: ", self->config.admin_address,
             "\nExecutor registry type: ", registry_type,
             "\nExecutor addresses: ", address_text,

@@ -27,6 +27,7 @@ L=$(ctl job trigger "$J" | jq -r '.logIds[0]')
 ctl job start "$J" >/dev/null
 ctl job stop "$J" >/dev/null
 check "updating a missing job fails (404)" bash -c "! $CTL --api $API job update 999999 --desc x 2>/dev/null"
+check "triggering one fails too (404)" bash -c "! $CTL --api $API job trigger 999999 2>/dev/null"
 # Reads are not recorded
 ctl group list >/dev/null
 ctl group show audit-app >/dev/null
@@ -52,25 +53,25 @@ rows () { ctl audit list "$@" | jq -r '.audit[] | [.who, .role, .type, .target, 
 cat > "$T/expected" <<ROWS
 local	admin	JOB_RM	$J	200
 local	admin	LOG_KILL	$SL	200
-local	admin	JOB_TRIGGER	$S	200
 local	admin	JOB_ADD	$S	200
+local	admin	JOB_TRIGGER	999999	404
 local	admin	JOB_UPDATE	999999	404
 local	admin	JOB_STOP	$J	200
 local	admin	JOB_START	$J	200
-local	admin	JOB_TRIGGER	$J	200
 local	admin	JOB_UPDATE	$J	200
 local	admin	JOB_ADD	$J	200
 local	admin	GROUP_ADD	$G	200
 ROWS
 rows > "$T/got"
+# (an accepted trigger is recorded by its runs' rows, not here)
 check "each change is recorded, newest first, with who, role, type, target and code" \
     diff "$T/expected" "$T/got"
 check "ids descend and times are this test's" bash -c "
     $CTL --api $API --json audit list | jq -e --argjson s $START --argjson n $(date +%s%3N) '
-        .audit as \$a | (\$a | length) == 11
+        .audit as \$a | (\$a | length) == 10
         and ([range(1; \$a | length)] | all(\$a[. - 1].id > \$a[.].id))
         and (\$a | all(.time >= \$s and .time <= \$n))' >/dev/null"
-check "--limit takes the newest" bash -c "[ \"\$($CTL --api $API --json audit list --limit 3 | jq -c '[.audit[].type]')\" = '[\"JOB_RM\",\"LOG_KILL\",\"JOB_TRIGGER\"]' ]"
+check "--limit takes the newest" bash -c "[ \"\$($CTL --api $API --json audit list --limit 3 | jq -c '[.audit[].type]')\" = '[\"JOB_RM\",\"LOG_KILL\",\"JOB_ADD\"]' ]"
 THIRD=$(ctl audit list --limit 3 | jq -r '.audit[2].id')
 rows --limit 4 --before "$THIRD" > "$T/page2"
 check "--before pages on below the last id listed" diff <(sed -n 4,7p "$T/expected") "$T/page2"

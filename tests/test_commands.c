@@ -303,6 +303,11 @@ test_values_read (void)
     XXL_CHECK (xxl_command_audited (xxl_command_find ("JOB_UPDATE")));
     XXL_CHECK (xxl_command_audited (xxl_command_find ("LOG_KILL")));
     XXL_CHECK (!xxl_command_audited (xxl_command_find ("LOG_CAT")));
+    //  An accepted trigger is recorded by its runs' rows; a refused one here
+    XXL_CHECK (!xxl_command_audited_code (xxl_command_find ("JOB_TRIGGER"), 200));
+    XXL_CHECK (xxl_command_audited_code (xxl_command_find ("JOB_TRIGGER"), 403));
+    XXL_CHECK (xxl_command_audited_code (xxl_command_find ("JOB_TRIGGER"), 404));
+    XXL_CHECK (xxl_command_audited_code (xxl_command_find ("JOB_UPDATE"), 200));
     XXL_CHECK (!xxl_command_audited (list) && !xxl_command_audited (NULL));
     const xxl_command_t *audit = xxl_command_find ("AUDIT_LIST");
     XXL_CHECK (audit && audit->read_only && !xxl_command_audited (audit));

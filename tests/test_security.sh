@@ -57,6 +57,13 @@ as watcher group add app-c > "$T/w-add.json" 2>&1
 check "a viewer may not add groups (403)" grep -q 'may not' "$T/w-add.json"
 as op job trigger "$JA" > "$T/o-trig.json"
 check "an operator triggers a job of its app" jq -e '.logIds | length == 1' "$T/o-trig.json"
+OL=$(jq -r '.logIds[0]' "$T/o-trig.json")
+check "... and the run's row names the key that triggered it" bash -c "
+    $(declare -f as); C=$C SK=$SK API=$API CTL=$CTL; as boss log show $OL | jq -r .triggerMsg | grep -q \"Triggered by: key 'op' (operator)\""
+check "... which the audit leaves to the row, while it records the refusals" bash -c "
+    $(declare -f as); C=$C SK=$SK API=$API CTL=$CTL; as boss audit list | jq -e '
+        ([.audit[] | select(.type == \"JOB_TRIGGER\" and .code == 200)] | length) == 0
+        and ([.audit[] | select(.who == \"watcher\" and .code == 403)] | length) >= 1' >/dev/null"
 as op job trigger "$JB" > "$T/o-trigb.json" 2>&1
 check "an operator may not trigger a job of another app (403)" \
     bash -c "grep -q 'may not' '$T/o-trigb.json' && grep -q app-b '$T/o-trigb.json'"

@@ -310,6 +310,13 @@ xxl_command_audited (const xxl_command_t *command)
     return true;
 }
 
+bool
+xxl_command_audited_code (const xxl_command_t *command, int code)
+{
+    return xxl_command_audited (command)
+        && !(code == XXL_OK && strcmp (command->name, "JOB_TRIGGER") == 0);
+}
+
 const xxl_field_t *
 xxl_command_field (const xxl_command_t *command, const char *key)
 {

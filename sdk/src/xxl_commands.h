@@ -101,6 +101,10 @@ const xxl_command_t *xxl_command_find (const char *name);
 //  LOG_CAT, which only reads a run's log from its agent (it is not
 //  read_only: its reply waits for the agent, past the turn's commit)
 bool xxl_command_audited (const xxl_command_t *command);
+//  Whether a request of command answered code gets an audit row: as
+//  xxl_command_audited, save a JOB_TRIGGER answered 200, whose runs' rows
+//  record it (their triggerMsg names the key that triggered them)
+bool xxl_command_audited_code (const xxl_command_t *command, int code);
 
 //  A command's field, or NULL
 const xxl_field_t *xxl_command_field (const xxl_command_t *command, const char *key);
