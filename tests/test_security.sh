@@ -223,6 +223,14 @@ check "... the rewritten RUN ends without running (no answer)" wait_for 20 ended
 check "... and the agent never ran it" test ! -e "$T/ran-node-t"
 check "... (the relay did rewrite bytes of it)" test "$(stat -c %s "$T/tamper.bytes")" -gt 4096
 
+# A key added to the folder is let in, without a restart
+keygen late --role viewer
+check "a key not yet in the folder is refused" \
+    bash -c "! timeout 10 $CTL --api $API --cert $C/late.cert_secret --scheduler-key $SK --timeout 1500 --json group list >/dev/null 2>&1"
+cp "$C/late.cert" "$K/"
+late_in () { "$CTL" --api "$API" --cert "$C/late.cert_secret" --scheduler-key "$SK" --timeout 1500 --json group list >/dev/null 2>&1; }
+check "... and let in once it is added" wait_for 10 late_in
+
 # A key removed from the folder stops counting, without a restart
 check "a viewer reads before its key is removed" bash -c "$(declare -f as); C=$C SK=$SK API=$API CTL=$CTL as watcher group list >/dev/null"
 rm "$K/watcher.cert"
