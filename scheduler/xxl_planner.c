@@ -827,12 +827,9 @@ engine_recover (server_t *self)
     //  Rows a commit knows were fired with no store access, whose fire
     //  time was not written yet: they went at their planned time
     xxl_store_recover_stamp_fired (self->store);
-    //  Surely unsent: no address, or routed ahead for a time fired_until
-    //  did not cover (nothing is sent before it does).  A due row it
-    //  covered that is not known sent may have left in the very turn the
-    //  scheduler died in: not dropped, whatever the misfire rule, but sent
-    //  again to its agent by the second pass (the agent refuses a logId it
-    //  has), so that no run goes without its row
+    //  Unsent: no address, or routed ahead and neither stamped nor known
+    //  sent (one sent in the last turn before a stop is not known: see
+    //  the second pass)
     xxl_store_recover_late_jobs (self->store, late_before, ids, 4096, &count);
     for (size_t i = 0; i < count; i++) {
         xxl_job_t job;

@@ -347,9 +347,8 @@ typedef struct {
     int (*fired_raise_sent) (xxl_store_t *self, int64_t sent);
 
     //  Recovery at start (see engine_recover).  "Unsent planned" below:
-    //  surely never sent: unsent with no address, or routed ahead for a
-    //  time past fired_until and not stamped (a row up to fired_until may
-    //  have left in the turn the scheduler died in).  stamp_fired: rows routed and planned up to fired_sent,
+    //  unsent with no address, or routed ahead past fired_sent and not
+    //  stamped.  stamp_fired: rows routed and planned up to fired_sent,
     //  not stamped, get their planned time as trigger time; stamp_due: the
     //  same up to `now`.  late_jobs: jobs with unsent planned rows planned
     //  before `before`.  late_last: the newest such row of a job (0 none).

@@ -935,12 +935,8 @@ m_fired_raise_sent (xxl_store_t *base, int64_t sent)
 
 //  Unsent planned rows: no address, or routed ahead past fired_sent and
 //  neither stamped nor known sent
-//  Surely never sent: no address, or routed ahead for a time past
-//  fired_until (no row is sent before fired_until covers it) and not
-//  stamped.  A row routed ahead up to fired_until and not known sent may
-//  have left in the turn the scheduler died in: never dropped
 #define XXL_UNSENT_SQL " trigger_code = 0 AND (executor_address IS NULL" \
-                       " OR (schedule_time > (SELECT fired_until FROM xxl_job_fired)" \
+                       " OR (schedule_time > (SELECT fired_sent FROM xxl_job_fired)" \
                        " AND trigger_time < schedule_time))"
 
 static int
