@@ -33,6 +33,7 @@
 
 #include "xxl/client.h"
 #include "xxl/msg.h"
+#include "xxl_cert.h"
 
 #include <czmq.h>
 #include <sqlite3.h>
@@ -93,21 +94,15 @@ s_api_new (const char *endpoint)
     //  XXL_SCHEDULER_KEY (the scheduler's NAME.cert) are set, as xxl-ctl
     const char *cert_file = getenv ("XXL_CERT"), *key_file = getenv ("XXL_SCHEDULER_KEY");
     if (cert_file && *cert_file && key_file && *key_file) {
-        char *public_path = strdup (cert_file);
-        size_t len = strlen (public_path);
-        if (len > 7 && streq (public_path + len - 7, "_secret"))
-            public_path [len - 7] = 0;
-        zcert_t *cert = zcert_load (public_path);
-        zcert_t *server = zcert_load (key_file);
-        free (public_path);
-        if (!cert || !server) {
-            fprintf (stderr, "xxl_bench: cannot load %s or %s\n", cert_file, key_file);
+        char err [512], server [41];
+        zcert_t *cert = xxl_cert_load_secret (cert_file, err, sizeof err);
+        if (!cert || xxl_cert_load_public (key_file, server, err, sizeof err)) {
+            fprintf (stderr, "xxl_bench: %s\n", err);
             exit (2);
         }
         zcert_apply (cert, self->dealer);
-        zsock_set_curve_serverkey (self->dealer, zcert_public_txt (server));
+        zsock_set_curve_serverkey (self->dealer, server);
         zcert_destroy (&cert);
-        zcert_destroy (&server);
     }
     if (zsock_connect (self->dealer, "%s", endpoint)) {
         fprintf (stderr, "xxl_bench: cannot connect to %s\n", endpoint);

@@ -2,6 +2,7 @@
 */
 
 #include "xxl_keys.h"
+#include "xxl_cert.h"
 
 #include <czmq.h>
 #include <dirent.h>
@@ -12,8 +13,6 @@ struct _xxl_keys_t {
     zhashx_t *table;                    //  public key (Z85) → xxl_who_t (owned)
     uint64_t signature;                 //  of the folder as last read
 };
-
-static const char *s_roles [] = { "admin", "operator", "viewer", "agent", NULL };
 
 static void
 s_who_free (void **item_p)
@@ -77,15 +76,6 @@ s_signature (const char *dir)
     return sum? sum: 1;
 }
 
-static bool
-s_valid_role (const char *role)
-{
-    for (const char **r = s_roles; *r; r++)
-        if (role && streq (role, *r))
-            return true;
-    return false;
-}
-
 //  Reads every certificate of the folder into a new table, or NULL
 static zhashx_t *
 s_load (const char *dir)
@@ -111,7 +101,7 @@ s_load (const char *dir)
         if (!cert)
             zsys_warning ("keys: %s is not a certificate; left out", path);
         else
-        if (!name || !*name || !s_valid_role (role))
+        if (!name || !*name || !role || !xxl_cert_role_valid (role))
             zsys_warning ("keys: %s has no name or a role other than admin, operator,"
                           " viewer or agent; left out", path);
         else

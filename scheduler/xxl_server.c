@@ -19,6 +19,7 @@
 */
 
 #include "xxl_engine.h"
+#include "xxl_cert.h"
 
 static size_t s_id_hash (const void *key);
 static int s_id_compare (const void *a, const void *b);
@@ -589,13 +590,9 @@ s_security_start (server_t *self, char *why, size_t whylen)
                   " clients and agents let in");
         return -1;
     }
-    self->cert = zcert_load (config->cert);
-    uint8_t zero [32] = { 0 };
-    if (!self->cert || memcmp (zcert_secret_key (self->cert), zero, 32) == 0) {
-        snprintf (why, whylen, "cannot read the secret certificate %s (the NAME.cert_secret"
-                  " file xxl-ctl keygen wrote)", config->cert);
+    self->cert = xxl_cert_load_secret (config->cert, why, whylen);
+    if (!self->cert)
         return -1;
-    }
     self->keys = xxl_keys_new (config->keys, why, whylen);
     if (!self->keys)
         return -1;

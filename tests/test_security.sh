@@ -277,5 +277,19 @@ PIDS="$PIDS $OPID"
 check "... and allowed with --insecure, with a warning" \
     bash -c "$(declare -f wait_for); wait_for 10 test -f '$T/open2.ready' && grep -q 'insecure' '$T/open2.log'"
 kill -TERM "$OPID" 2>/dev/null
+# A keyed start needs both halves, and a secret certificate (the keyed
+# scheduler above started with them)
+refused_start () {   # REASON flags...
+    local reason="$1"; shift
+    timeout 10 "$SCHEDULER" --db "$T/bad.db" --api "tcp://127.0.0.1:$((fake_port + 4))" \
+        --agents "tcp://127.0.0.1:$((fake_port + 5))" --plugins "$XXL_BUILD/plugins/routers/.libs" \
+        "$@" > "$T/bad.out" 2>&1 && return 1
+    grep -q "$reason" "$T/bad.out"
+}
+check "--keys without --cert is refused at start" refused_start "needs the scheduler's certificate" --keys "$K"
+check "--cert without --keys is refused at start" refused_start "needs the keys folder" --cert "$C/scheduler.cert_secret"
+mkdir -p "$T/lonely"; cp "$C/scheduler.cert" "$T/lonely/"
+check "a public certificate without its secret as --cert is refused, naming the file" \
+    refused_start "lonely/scheduler.cert" --cert "$T/lonely/scheduler.cert" --keys "$K"
 
 xxl_done

@@ -25,6 +25,7 @@
 */
 
 #include "xxl/msg.h"
+#include "xxl_cert.h"
 
 #include <czmq.h>
 #include <inttypes.h>
@@ -164,23 +165,16 @@ main (int argc, char *argv [])
     }
     zsock_t *sock = zsock_new (ZMQ_DEALER);
     zsock_set_linger (sock, 0);
-    zcert_t *cert = NULL, *server = NULL;
+    zcert_t *cert = NULL;
     if (cert_file) {
-        //  (czmq loads NAME.cert and NAME.cert_secret from the public path)
-        char *public_path = strdup (cert_file);
-        char *suffix = strstr (public_path, "_secret");
-        if (suffix && streq (suffix, "_secret"))
-            *suffix = 0;
-        cert = zcert_load (public_path);
-        free (public_path);
-        server = key_file? zcert_load (key_file): NULL;
-        if (!cert || !server) {
-            fprintf (stderr, "xxl_peer: cannot load %s or %s\n", cert_file,
-                     key_file? key_file: "(no --scheduler-key)");
+        char err [512] = "no --scheduler-key", server [41];
+        cert = xxl_cert_load_secret (cert_file, err, sizeof err);
+        if (!cert || !key_file || xxl_cert_load_public (key_file, server, err, sizeof err)) {
+            fprintf (stderr, "xxl_peer: %s\n", err);
             return 2;
         }
         zcert_apply (cert, sock);
-        zsock_set_curve_serverkey (sock, zcert_public_txt (server));
+        zsock_set_curve_serverkey (sock, server);
     }
     if (zsock_connect (sock, "%s", endpoint)) {
         fprintf (stderr, "xxl_peer: cannot connect to %s\n", endpoint);
@@ -275,7 +269,6 @@ main (int argc, char *argv [])
     zlistx_destroy (&s_kept);
     xxl_enc_destroy (&enc);
     zcert_destroy (&cert);
-    zcert_destroy (&server);
     zsock_destroy (&sock);
     return rc;
 }
