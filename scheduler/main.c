@@ -26,6 +26,8 @@ s_usage (FILE *out)
         "  --keys DIR          public certificates of the clients and agents let in\n"
         "                                                        (scheduler/keys)\n"
         "  --insecure          allow a non-loopback endpoint without --cert (scheduler/insecure)\n"
+        "  --node NAME         this scheduler's name among those sharing the store\n"
+        "                      (default: host name and api endpoint)   (scheduler/ha/node)\n"
         "  --ready-file FILE   write the bound endpoints here once serving (scheduler/ready_file)\n"
         "  --syslog            log to syslog instead of stderr   (scheduler/syslog)\n"
         "  -h, --help          this text\n"
@@ -53,7 +55,7 @@ main (int argc, char *argv [])
 {
     const char *file = NULL, *db = NULL, *api = NULL, *agents = NULL, *plugins = NULL;
     const char *alarms = NULL, *token = NULL, *ready = NULL, *use_syslog = NULL;
-    const char *cert = NULL, *keys = NULL, *insecure = NULL;
+    const char *cert = NULL, *keys = NULL, *insecure = NULL, *node = NULL;
     static struct option options [] = {
         { "config", required_argument, 0, 'c' },
         { "db", required_argument, 0, 'd' },
@@ -67,6 +69,7 @@ main (int argc, char *argv [])
         { "cert", required_argument, 0, 'C' },
         { "keys", required_argument, 0, 'K' },
         { "insecure", no_argument, 0, 'I' },
+        { "node", required_argument, 0, 'N' },
         { "help", no_argument, 0, 'h' },
         { 0, 0, 0, 0 }
     };
@@ -85,6 +88,7 @@ main (int argc, char *argv [])
             case 'C': cert = optarg; break;
             case 'K': keys = optarg; break;
             case 'I': insecure = "1"; break;
+            case 'N': node = optarg; break;
             case 'h': s_usage (stdout); return 0;
             default: s_usage (stderr); return 2;
         }
@@ -154,16 +158,24 @@ main (int argc, char *argv [])
     settings.warmup_ms = s_int (NULL, config, "scheduler/planner/warmup", settings.warmup_ms);
     settings.recovery_wait_ms = s_int (NULL, config, "scheduler/planner/recovery_wait",
                                        settings.recovery_wait_ms);
+    //  (DESIGN names them ha/...; scheduler/ha/... is read first)
+    settings.node = s_value (node, config, "scheduler/ha/node",
+                             s_value (NULL, config, "ha/node", NULL));
+    settings.lease_ms = s_int (NULL, config, "scheduler/ha/lease_ms",
+                               s_int (NULL, config, "ha/lease_ms", settings.lease_ms));
     if (settings.beat_s < 1 || settings.dead_s < settings.beat_s || settings.batch < 1
     ||  settings.preread_ms < 100 || settings.scan_ms < 10
     ||  settings.fail_check_ms < 10 || settings.retention_check_ms < 10 || settings.lost_check_ms < 10 || settings.report_ms < 10
     ||  settings.fast_pool < 1 || settings.slow_pool < 1 || settings.probe_timeout_ms < 1
     ||  settings.slow_ms < 0 || settings.slow_count < 0 || settings.wal_size_mb < 1
-    ||  settings.wal_size_mb > XXL_STORE_WAL_MIB_MAX) {
+    ||  settings.wal_size_mb > XXL_STORE_WAL_MIB_MAX
+    ||  settings.lease_ms < 300 || settings.lease_ms > 600000
+    ||  (settings.node && (!*settings.node || strlen (settings.node) >= XXL_STORE_NODE_MAX))) {
         fprintf (stderr, "xxl-scheduler: need registry/beat >= 1, registry/dead >= beat, batch >= 1,"
                          " pools/fast, pools/slow and pools/probe_timeout >= 1, pools/slow_ms and slow_count >= 0,"
                          " planner/preread >= 100,"
-                         " planner/scan >= 10, wal_size 1-65536\n");
+                         " planner/scan >= 10, wal_size 1-65536, ha/lease_ms 300-600000,"
+                         " ha/node 1-127 bytes\n");
         zconfig_destroy (&config);
         return 2;
     }

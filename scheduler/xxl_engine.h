@@ -256,10 +256,10 @@ typedef struct {
     zlistx_t *turn_plans;               //  log ids of plans made this turn
     zlistx_t *unprepared;               //  log ids of plans made unprepared
     uint64_t turn;                      //  transactions begun
-    int64_t fired_until;                //  xxl_job_fired as committed: rows planned
-                                        //  up to then may have been sent
+    int64_t fired_until;                //  the held shares' fired_until as committed:
+                                        //  rows planned up to then may have been sent
     int64_t fired_want;                 //  the same, written this turn
-    int64_t fired_sent;                 //  xxl_job_fired.fired_sent as committed
+    int64_t fired_sent;                 //  their fired_sent as committed
     int64_t sent_max;                   //  latest planned time sent this turn
     int64_t data_version;               //  xxl_store_data_version at the last turn
     uint64_t foreign_replies;           //  agent replies from the wrong connection,
@@ -326,6 +326,13 @@ typedef struct {
     char *foreign_apps;                 //  s_address_foreign_app's answer
     int64_t foreign_callbacks;          //  callbacks for rows of other addresses
     int64_t foreign_callbacks_logged;   //  since this monotonic ms's log line
+    //  Leases (xxl_lease.c): the shares of the jobs this scheduler plans
+    char node [XXL_STORE_NODE_MAX];     //  its name among the schedulers of the store
+    uint64_t held;                      //  shares held, bit s for share s
+    int64_t epochs [XXL_STORE_SHARES];  //  each held share's epoch
+    int64_t lease_until;                //  wall ms: the held leases are sure until then
+    int64_t next_lease;                 //  monotonic ms of the next lease round
+    int64_t lease_rounds;               //  rounds done (0: the start's is next)
 } server_t;
 
 
@@ -437,6 +444,8 @@ int64_t engine_accepted_stamp (server_t *self, int64_t log_id);
 void engine_accepted_flush (server_t *self, int64_t before);
 char *engine_section (const char *note, const char *address, int code, const char *msg);
 int64_t engine_section_chars (const char *note, const char *address);
+char *engine_text_retry (int64_t attempt, int64_t of, int64_t retry_id, int64_t delay);
+char *engine_text_misfire (const char *msg);
 route_pick_t engine_route_pick (server_t *self, const xxl_job_t *job, int64_t log_id,
                                 int shard_index, int broadcast, const char *const *addresses,
                                 size_t count, const char **address, char *note,
@@ -482,7 +491,14 @@ bool engine_fire_near (server_t *self);
 bool engine_fire_within (server_t *self, int64_t ms);
 void engine_fire_wait (server_t *self);
 void engine_plan_due (server_t *self);
-void engine_recover (server_t *self);
+void engine_recover (server_t *self, uint64_t mask, const xxl_lease_t *leases);
+void engine_recover_alarms (server_t *self);
+
+//  xxl_lease.c
+uint64_t engine_lease_round (server_t *self);
+void engine_lease_check (server_t *self);
+bool engine_lease_holds (server_t *self, int64_t job_id);
+uint64_t engine_share_bit (int64_t job_id);
 void engine_recover_resends (server_t *self);
 
 //  xxl_services.c

@@ -374,8 +374,11 @@ engine_plan_scan (server_t *self)
     //  turn's other work for long.  The schedule lock: one writer at a
     //  time (the store's write lock, xxl_store_begin, holds it).
     do {
-        xxl_store_job_due (self->store, now + self->config.preread_ms, rows, XXL_SCAN_BATCH,
-                           &count);
+        //  Only the jobs of the shares this scheduler holds (xxl_lease.c)
+        if (!self->held)
+            break;
+        xxl_store_job_due_in (self->store, self->held, now + self->config.preread_ms, rows,
+                              XXL_SCAN_BATCH, &count);
         for (size_t i = 0; i < count; i++) {
             engine_fire_check (self);
             xxl_store_due_t *row = rows + i;
@@ -448,7 +451,7 @@ s_job_has_agents (server_t *self, const xxl_job_t *job)
     return connected;
 }
 
-//  Makes sure xxl_job_fired covers rows planned up to `until` in this
+//  Makes sure the held shares' fired_until covers rows planned up to `until` in this
 //  turn's transaction: a row may be sent only once it is covered, so that
 //  a restart tells rows that may have gone from rows that did not.
 void
@@ -459,7 +462,7 @@ engine_fired_cover (server_t *self, int64_t until)
     //  A second ahead, so that one write covers the next fires too and a
     //  long turn does not outrun it
     until += 1000;
-    if (xxl_store_fired_raise_until (self->store, until) == 1)
+    if (xxl_store_lease_fired (self->store, self->held, until, 0) == 0)
         self->fired_want = until;
 }
 
@@ -640,7 +643,7 @@ s_instant_fire (server_t *self, int64_t when)
 
 //  Sends the prepared fires whose time has come, with no store access:
 //  their rows were committed with their address in an earlier turn and
-//  xxl_job_fired covers them.  Any other due row (not prepared, agent
+//  the held shares' fired_until covers them.  Any other due row (not prepared, agent
 //  gone, job changed, another scheduler writing) goes to fire_later for
 //  engine_plan_due.  Callable anywhere in a turn.
 void
@@ -688,7 +691,7 @@ engine_timer_arm (server_t *self, int64_t when)
 
 //  True when a prepared fire is due so soon that work which cannot stop
 //  for it (a commit above all) would delay it: within twice the recent
-//  commits' time, 2 to 20 ms.  (A fire xxl_job_fired does not cover yet
+//  commits' time, 2 to 20 ms.  (A fire fired_until does not cover yet
 //  needs this turn's commit: it is not waited for.)
 bool
 engine_fire_near (server_t *self)
@@ -810,12 +813,14 @@ engine_plan_due (server_t *self)
     }
 }
 
-//  At start: every trigger row no agent acknowledged.  Never-sent rows are
-//  sent (or follow the misfire rule when too late); rows that may have
-//  been sent go again to the same agent once it is back (it refuses a
-//  logId it already accepted, so nothing runs twice).
+//  When shares are taken (at start, or from a scheduler that stopped
+//  renewing them): every trigger row of their jobs no agent acknowledged.
+//  Never-sent rows are sent (or follow the misfire rule when too late);
+//  rows that may have been sent go again to the same agent once it is
+//  back (it refuses a logId it already accepted, so nothing runs twice).
+//  leases: the shares' rows as read before the take (their fired marks).
 void
-engine_recover (server_t *self)
+engine_recover (server_t *self, uint64_t mask, const xxl_lease_t *leases)
 {
     int64_t now = engine_now ();
     int64_t ids [4096];
@@ -826,11 +831,11 @@ engine_recover (server_t *self)
     int64_t late_before = now - self->config.preread_ms;
     //  Rows a commit knows were fired with no store access, whose fire
     //  time was not written yet: they went at their planned time
-    xxl_store_recover_stamp_fired (self->store);
+    xxl_store_recover_stamp_fired_in (self->store, mask);
     //  Unsent: no address, or routed ahead and neither stamped nor known
     //  sent (one sent in the last turn before a stop is not known: see
     //  the second pass)
-    xxl_store_recover_late_jobs (self->store, late_before, ids, 4096, &count);
+    xxl_store_recover_late_jobs_in (self->store, mask, late_before, ids, 4096, &count);
     for (size_t i = 0; i < count; i++) {
         xxl_job_t job;
         int64_t keep = 0;
@@ -855,7 +860,16 @@ engine_recover (server_t *self)
             xxl_job_free (&job);
         }
         if (keep > 0) {
+            //  The outage's misfire compensation: its type, and its text
+            //  (xxl_trigger.c's)
             xxl_store_recover_misfire (self->store, keep);
+            xxl_log_t row;
+            if (xxl_store_log_load (self->store, keep, &row) == 0) {
+                char *text = engine_text_misfire (row.trigger_msg? row.trigger_msg: "");
+                xxl_store_log_set_trigger_msg (self->store, keep, text);
+                zstr_free (&text);
+                xxl_log_free (&row);
+            }
             misfired++;
         }
         int gone = xxl_store_recover_drop_late (self->store, ids [i], late_before, keep);
@@ -863,9 +877,9 @@ engine_recover (server_t *self)
     }
     //  Due rows routed ahead that may have gone in the last turn (they go
     //  again to the same agent below): their planned time as trigger time
-    xxl_store_recover_stamp_due (self->store, now);
+    xxl_store_recover_stamp_due_in (self->store, mask, now);
     do {
-        xxl_store_log_unsent_ids (self->store, after, ids, 4096, &count);
+        xxl_store_log_unsent_in (self->store, mask, after, ids, 4096, &count);
         for (size_t i = 0; i < count; i++) {
             after = ids [i];
             xxl_log_t log;
@@ -875,7 +889,7 @@ engine_recover (server_t *self)
             //  gone; due, it may have gone in the last turn before the
             //  stop, so it goes to the same agent, which refuses a logId
             //  it has
-            bool unsent = log.schedule_time > self->fired_sent
+            bool unsent = log.schedule_time > leases [log.job_id % XXL_STORE_SHARES].fired_sent
                        && log.trigger_time < log.schedule_time && log.schedule_time > now;
             if (*log.executor_address && !unsent) {
                 engine_resend_add (self, log.id, log.executor_address);
@@ -891,9 +905,20 @@ engine_recover (server_t *self)
             xxl_log_free (&log);
         }
     } while (count == 4096);
-    //  Alarms claimed but not finished when the last run stopped
+    if (recovered || dropped || resent)
+        zsys_info ("planner: recovery: %zu unsent trigger(s) planned again (%zu as MISFIRE),"
+                   " %zu to re-send to their agents when back, %zu dropped as misfired",
+                   recovered, misfired, resent, dropped);
+}
+
+//  At start: alarms claimed but not finished when the last run stopped
+void
+engine_recover_alarms (server_t *self)
+{
+    int64_t ids [4096];
+    size_t count = 0;
+    int64_t after = 0;
     size_t claimed = 0;
-    after = 0;
     do {
         xxl_store_log_claimed_ids (self->store, after, ids, 4096, &count);
         for (size_t i = 0; i < count; i++) {
@@ -904,10 +929,6 @@ engine_recover (server_t *self)
     } while (count == 4096);
     if (claimed)
         zsys_info ("alarms: %zu unfinished alarm(s) sent again", claimed);
-    if (recovered || dropped || resent)
-        zsys_info ("planner: recovery: %zu unsent trigger(s) planned again (%zu as MISFIRE),"
-                   " %zu to re-send to their agents when back, %zu dropped as misfired",
-                   recovered, misfired, resent, dropped);
 }
 
 //  Re-sends rows put back (recovery, a failed store write) once their

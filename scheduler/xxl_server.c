@@ -458,6 +458,8 @@ xxl_server_config_defaults (xxl_server_config_t *config)
     config->preread_ms = 5000;
     config->scan_ms = 1000;
     config->recovery_wait_ms = 10000;
+    config->node = NULL;
+    config->lease_ms = 3000;
     config->warmup_ms = 3000;
     config->fail_check_ms = 1000;
     config->lost_check_ms = 60000;
@@ -748,6 +750,12 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     zsys_info ("xxl-scheduler %s: api on %s, agents on %s, store %s, %s",
                PACKAGE_VERSION, api_bound, agents_bound, config->db,
                self->cert? "CURVE on": "plaintext (no certificate)");
+    //  Its name among the schedulers of the store: the host and the api
+    //  endpoint, which no other live scheduler can have bound
+    if (config->node)
+        snprintf (self->node, sizeof self->node, "%s", config->node);
+    else
+        snprintf (self->node, sizeof self->node, "%.40s %.80s", self->hostname, api_bound);
     if (config->ready_file && *config->ready_file) {
         char *tmp = zsys_sprintf ("%s.tmp", config->ready_file);
         FILE *file = fopen (tmp, "w");
@@ -775,15 +783,18 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
         for (size_t i = 0; i < waiting_count; i++)
             engine_waiting_add (self, last = waiting [i]);
     } while (waiting_count == 4096);
-    xxl_store_fired_get (self->store, &self->fired_until, &self->fired_sent);
-    self->fired_want = self->fired_until;
     self->data_version = xxl_store_data_version (self->store);
-    //  Take up what a previous run left: unsent triggers
+    //  The first lease round: the shares this scheduler may take, and what
+    //  a previous run left of their jobs (unsent triggers); then alarms
     if (xxl_store_begin (self->store) == 0) {
         self->next_log_id = 0;
-        engine_recover (self);
-        if (xxl_store_commit (self->store))
+        engine_lease_round (self);
+        engine_recover_alarms (self);
+        if (xxl_store_commit (self->store)) {
             zsys_error ("server: recovery commit failed: %s", xxl_store_error (self->store));
+            self->held = 0;             //  (taken again, and recovered, at the next round)
+        }
+        self->fired_want = self->fired_until;
     }
     self->next_registry_check = zclock_mono () + (int64_t) config->beat_s * 1000;
     self->next_liveness = zclock_mono () + XXL_LIVENESS_MS;
@@ -851,7 +862,7 @@ s_drain (server_t *self, zsock_t *sock, handler_fn *handler)
 //  transaction's begin, the work, the commit, and what leaves after it.
 
 //  How long the poll may wait: until the soonest of the checks, the
-//  services, the next fire (a turn before it when xxl_job_fired does not
+//  services, the next fire (a turn before it when fired_until does not
 //  cover it yet); 50 ms while stopping
 static long
 s_turn_timeout (server_t *self)
@@ -870,6 +881,8 @@ s_turn_timeout (server_t *self)
         wake = self->next_pending_check;
     if (self->next_scan < wake)
         wake = self->next_scan;
+    if (self->next_lease < wake)
+        wake = self->next_lease;
     int64_t service = engine_services_wake (self);
     if (service < wake)
         wake = service;
@@ -877,7 +890,7 @@ s_turn_timeout (server_t *self)
         wake = now + 50;
     int64_t due = xxl_timer_next (self->timer);
     if (due >= 0) {
-        //  A turn before a fire xxl_job_fired does not cover yet
+        //  A turn before a fire fired_until does not cover yet
         //  writes it, so that the fire itself needs no commit
         if (due > self->fired_until)
             due -= 1000;
@@ -937,6 +950,8 @@ s_turn_begin (server_t *self)
     if (version != self->data_version)
         self->foreign_turn = self->turn;
     self->data_version = version;
+    //  Leases no longer sure: their plans go before anything fires
+    engine_lease_check (self);
     //  Fires due first: nothing in this turn delays them
     if (!self->stopping)
         engine_fire (self);
@@ -977,6 +992,10 @@ s_turn_work (server_t *self, bool agents_drained)
     //  this turn's commit longer)
     bool near = engine_fire_near (self);
     if (!self->stopping) {
+        //  (near a fire it waits, but not past a sixth of the lease)
+        if (now >= self->next_lease
+        &&  (!near || now >= self->next_lease + self->config.lease_ms / 6))
+            engine_lease_round (self);
         //  Due triggers first: planning ahead can wait a turn
         engine_plan_due (self);
         if (now >= self->next_scan && !near)
@@ -1017,13 +1036,13 @@ s_turn_work (server_t *self, bool agents_drained)
 static void
 s_turn_commit (server_t *self)
 {
-    //  The next fire within a second: have xxl_job_fired cover it now
+    //  The next fire within a second: have the held shares' fired_until cover it now
     int64_t next_fire = xxl_timer_next (self->timer);
     if (next_fire >= 0 && next_fire > self->fired_until && next_fire - engine_now () <= 1000)
         engine_fired_cover (self, next_fire);
     //  What this turn sent with no store access, for a restart
     if (self->sent_max > self->fired_sent)
-        xxl_store_fired_raise_sent (self->store, self->sent_max);
+        xxl_store_lease_fired (self->store, self->held, 0, self->sent_max);
     //  A fire due within the guard goes before this commit, so that
     //  no commit delays it (this turn's replies wait that long)
     if (!self->stopping && engine_fire_near (self))

@@ -19,7 +19,7 @@
 #include <czmq.h>
 
 typedef struct {
-    const char *db;                     //  SQLite path
+    const char *db;                     //  the store: an SQLite path or a PostgreSQL URL
     const char *api;                    //  api endpoint, bind
     const char *agents;                 //  agents endpoint, bind
     const char *plugins;                //  router plugins folder
@@ -61,6 +61,9 @@ typedef struct {
     int wal_size_mb;                    //  the store's WAL starts over at this size
     int recovery_wait_ms;               //  after a restart, wait this long for an
                                         //  agent to re-send what it may have got
+    const char *node;                   //  this scheduler's name among those sharing
+                                        //  the store (NULL: host name and api endpoint)
+    int lease_ms;                       //  a share's lease lasts this long unrenewed
     int status;                         //  out: 0 once serving, -1 when start failed
 } xxl_server_config_t;
 

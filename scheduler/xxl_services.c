@@ -212,9 +212,8 @@ s_handle_failure (server_t *self, int64_t log_id)
                 xxl_store_log_retime (self->store, ids [0], when);
                 xxl_timer_push (self->timer, when, ids [0]);
             }
-            char *note = zsys_sprintf ("\n>>>>>>>>>>> Fail retry <<<<<<<<<<<\nretry %" PRId64
-                                       " of %" PRId64 " as log %" PRId64 " in %" PRId64 " s\n",
-                                       attempt + 1, job.executor_fail_retry_count, ids [0], delay);
+            char *note = engine_text_retry (attempt + 1, job.executor_fail_retry_count, ids [0],
+                                            delay);
             xxl_store_log_append_trigger_msg (self->store, log_id, note);
             zstr_free (&note);
             retried = true;

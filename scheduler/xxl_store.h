@@ -141,9 +141,29 @@ typedef struct {
     int code;
 } xxl_audit_t;
 
+//  Planning is shared among the schedulers of one store by leases on
+//  XXL_STORE_SHARES shares of the jobs: job J is in share J mod
+//  XXL_STORE_SHARES (a log row in its job's).  A set of shares is a mask,
+//  bit s for share s.  Each share's lease row: the node that holds it (""
+//  none), its epoch (raised by every take, so a write fenced by an old
+//  epoch finds it moved), when it expires (epoch ms), and the share's
+//  fired_until / fired_sent (see fired_* below: rows of the share planned
+//  up to fired_until may have been sent; fired_sent, the latest planned
+//  time a commit knows was sent with no store access).
+#define XXL_STORE_SHARES 16
+#define XXL_STORE_SHARES_ALL ((uint64_t) ((1u << XXL_STORE_SHARES) - 1))
+#define XXL_STORE_NODE_MAX 128
+
+typedef struct {
+    int share;
+    char owner [XXL_STORE_NODE_MAX];
+    int64_t epoch, expires;
+    int64_t fired_until, fired_sent;
+} xxl_lease_t;
+
 //  Bumped whenever a method is added; methods are only ever appended, so
 //  a table of an older version is a prefix of this one (size says how much)
-#define XXL_STORE_METHODS_VERSION 2
+#define XXL_STORE_METHODS_VERSION 3
 
 typedef struct _xxl_store_t xxl_store_t;
 
@@ -340,8 +360,10 @@ typedef struct {
                          size_t *count);
 
     //  Fires: fired_until (plans up to it may have been sent) and
-    //  fired_sent (the latest planned time a commit knows was sent).
-    //  get: 0 and both, or -1.  raise_*: to max (stored, value); 1, -1.
+    //  fired_sent (the latest planned time a commit knows was sent), of
+    //  every share at once (lease_fired: of some).  get: 0 and the least
+    //  of each over the shares, or -1.  raise_*: every share's to max
+    //  (stored, value); the number of shares, -1.
     int (*fired_get) (xxl_store_t *self, int64_t *until, int64_t *sent);
     int (*fired_raise_until) (xxl_store_t *self, int64_t until);
     int (*fired_raise_sent) (xxl_store_t *self, int64_t sent);
@@ -352,7 +374,8 @@ typedef struct {
     //  not stamped, get their planned time as trigger time; stamp_due: the
     //  same up to `now`.  late_jobs: jobs with unsent planned rows planned
     //  before `before`.  late_last: the newest such row of a job (0 none).
-    //  misfire: marks a row a misfire compensation.  drop_late: deletes a
+    //  misfire: a row's trigger type becomes MISFIRE (its text is the
+    //  engine's: log_set_trigger_msg).  drop_late: deletes a
     //  job's such rows but `keep`; the number.  clear_address: a row's.
     int (*recover_stamp_fired) (xxl_store_t *self);
     int (*recover_stamp_due) (xxl_store_t *self, int64_t now);
@@ -412,6 +435,43 @@ typedef struct {
     //  The apps whose registry rows name address and beat at or after
     //  since: comma-separated, a new string ("" when none, or on error)
     char *(*registry_apps) (xxl_store_t *self, const char *address, int64_t since);
+
+    //  Version 3.  Leases (xxl_lease_t above), each call a write in the
+    //  caller's transaction, whose write lock makes read-then-take safe.
+    //  list: every share's row into rows [XXL_STORE_SHARES]; 0 or -1.
+    //  take: share becomes node's, its epoch one above `epoch`, expiring
+    //  at `expires`, only while its epoch is still `epoch` (the one the
+    //  caller read); 1 taken, 0 moved meanwhile, -1.  renew: a held share
+    //  (node, epoch) expires at `expires`; 1, 0 when it moved, -1.
+    //  release: a held share becomes nobody's, expired at now; 1, 0, -1.
+    //  fired: raises fired_until to until and fired_sent to sent (each to
+    //  the max of stored and given) for the shares in mask; 0, -1.
+    int (*lease_list) (xxl_store_t *self, xxl_lease_t *rows);
+    int (*lease_take) (xxl_store_t *self, int share, const char *node, int64_t epoch,
+                       int64_t expires);
+    int (*lease_renew) (xxl_store_t *self, int share, const char *node, int64_t epoch,
+                        int64_t expires);
+    int (*lease_release) (xxl_store_t *self, int share, const char *node, int64_t epoch,
+                          int64_t now);
+    int (*lease_fired) (xxl_store_t *self, uint64_t mask, int64_t until, int64_t sent);
+    //  The schedulers sharing the store: beat records node alive at now;
+    //  count: how many nodes beat at or after since (-1 on error)
+    int (*node_beat) (xxl_store_t *self, const char *node, int64_t now);
+    int64_t (*node_count) (xxl_store_t *self, int64_t since);
+    //  As job_due, log_unsent_ids, recover_stamp_fired, recover_stamp_due
+    //  and recover_late_jobs, for the jobs of the shares in mask only
+    //  (recovery of shares taken over).  The recover_* calls and
+    //  "unsent planned" use each row's own share's fired_sent.
+    int (*job_due_in) (xxl_store_t *self, uint64_t mask, int64_t before,
+                       xxl_store_due_t *rows, size_t max, size_t *count);
+    int (*log_unsent_in) (xxl_store_t *self, uint64_t mask, int64_t after, int64_t *ids,
+                          size_t max, size_t *count);
+    int (*recover_stamp_fired_in) (xxl_store_t *self, uint64_t mask);
+    int (*recover_stamp_due_in) (xxl_store_t *self, uint64_t mask, int64_t now);
+    int (*recover_late_jobs_in) (xxl_store_t *self, uint64_t mask, int64_t before,
+                                 int64_t *ids, size_t max, size_t *count);
+    //  A row's whole triggerMsg becomes text (the engine rewrote it)
+    int (*log_set_trigger_msg) (xxl_store_t *self, int64_t log_id, const char *text);
 } xxl_store_methods_t;
 
 //  The handle every backend's own struct starts with
@@ -544,6 +604,20 @@ static inline int xxl_store_report_encode_days (xxl_store_t *self, xxl_enc_t *en
 static inline int xxl_store_audit_add (xxl_store_t *self, const xxl_audit_t *row) { return XXL_STORE_CALL (audit_add) (self, row); }
 static inline int xxl_store_audit_encode_page (xxl_store_t *self, xxl_enc_t *enc, size_t max_size, int *truncated, int64_t before, int64_t limit) { return XXL_STORE_CALL (audit_encode_page) (self, enc, max_size, truncated, before, limit); }
 static inline int64_t xxl_store_audit_delete (xxl_store_t *self, int64_t before, int64_t limit) { return XXL_STORE_CALL (audit_delete) (self, before, limit); }
+
+static inline int xxl_store_lease_list (xxl_store_t *self, xxl_lease_t *rows) { return XXL_STORE_CALL (lease_list) (self, rows); }
+static inline int xxl_store_lease_take (xxl_store_t *self, int share, const char *node, int64_t epoch, int64_t expires) { return XXL_STORE_CALL (lease_take) (self, share, node, epoch, expires); }
+static inline int xxl_store_lease_renew (xxl_store_t *self, int share, const char *node, int64_t epoch, int64_t expires) { return XXL_STORE_CALL (lease_renew) (self, share, node, epoch, expires); }
+static inline int xxl_store_lease_release (xxl_store_t *self, int share, const char *node, int64_t epoch, int64_t now) { return XXL_STORE_CALL (lease_release) (self, share, node, epoch, now); }
+static inline int xxl_store_lease_fired (xxl_store_t *self, uint64_t mask, int64_t until, int64_t sent) { return XXL_STORE_CALL (lease_fired) (self, mask, until, sent); }
+static inline int xxl_store_node_beat (xxl_store_t *self, const char *node, int64_t now) { return XXL_STORE_CALL (node_beat) (self, node, now); }
+static inline int64_t xxl_store_node_count (xxl_store_t *self, int64_t since) { return XXL_STORE_CALL (node_count) (self, since); }
+static inline int xxl_store_job_due_in (xxl_store_t *self, uint64_t mask, int64_t before, xxl_store_due_t *rows, size_t max, size_t *count) { return XXL_STORE_CALL (job_due_in) (self, mask, before, rows, max, count); }
+static inline int xxl_store_log_unsent_in (xxl_store_t *self, uint64_t mask, int64_t after, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_CALL (log_unsent_in) (self, mask, after, ids, max, count); }
+static inline int xxl_store_recover_stamp_fired_in (xxl_store_t *self, uint64_t mask) { return XXL_STORE_CALL (recover_stamp_fired_in) (self, mask); }
+static inline int xxl_store_recover_stamp_due_in (xxl_store_t *self, uint64_t mask, int64_t now) { return XXL_STORE_CALL (recover_stamp_due_in) (self, mask, now); }
+static inline int xxl_store_log_set_trigger_msg (xxl_store_t *self, int64_t log_id, const char *text) { return XXL_STORE_CALL (log_set_trigger_msg) (self, log_id, text); }
+static inline int xxl_store_recover_late_jobs_in (xxl_store_t *self, uint64_t mask, int64_t before, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_CALL (recover_late_jobs_in) (self, mask, before, ids, max, count); }
 #undef XXL_STORE_CALL
 
 #endif

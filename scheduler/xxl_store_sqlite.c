@@ -157,6 +157,19 @@ static const char *s_migrations [] = {
     "  time INTEGER NOT NULL, who TEXT NOT NULL, role TEXT NOT NULL, type TEXT NOT NULL,"
     "  target INTEGER NOT NULL DEFAULT 0, code INTEGER NOT NULL);"
     "CREATE INDEX xxl_audit_time ON xxl_audit (time);",
+    //  8: planning shared by leases on 16 shares of the jobs (job id mod
+    //  16), each with its own fired_until / fired_sent, which start from
+    //  the store's single pair; the schedulers sharing the store beat in
+    //  xxl_node
+    "CREATE TABLE xxl_lease (share INTEGER PRIMARY KEY, owner TEXT NOT NULL DEFAULT '',"
+    "  epoch INTEGER NOT NULL DEFAULT 0, expires INTEGER NOT NULL DEFAULT 0,"
+    "  fired_until INTEGER NOT NULL DEFAULT 0, fired_sent INTEGER NOT NULL DEFAULT 0);"
+    "WITH RECURSIVE s (n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM s WHERE n < 15)"
+    "  INSERT INTO xxl_lease (share, fired_until, fired_sent)"
+    "  SELECT n, (SELECT fired_until FROM xxl_job_fired), (SELECT fired_sent FROM xxl_job_fired)"
+    "  FROM s;"
+    "DROP TABLE xxl_job_fired;"
+    "CREATE TABLE xxl_node (name TEXT PRIMARY KEY, beat INTEGER NOT NULL);",
 };
 #define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))
 

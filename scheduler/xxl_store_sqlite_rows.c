@@ -537,28 +537,6 @@ m_job_halt (xxl_store_t *base, int64_t id, int64_t last)
         " trigger_next_time = 0 WHERE id = ?", "ii", last, id);
 }
 
-static int
-m_job_due (xxl_store_t *base, int64_t before, xxl_store_due_t *rows, size_t max, size_t *count)
-{
-    store_t *self = (store_t *) base;
-    *count = 0;
-    sqlite3_stmt *stmt = sq_prepare (self,
-        "SELECT id, update_time, trigger_next_time, trigger_last_time FROM xxl_job_info"
-        " WHERE trigger_status = 1 AND trigger_next_time <= ? ORDER BY trigger_next_time"
-        " LIMIT ?");
-    if (!stmt || sq_bind (self, stmt, "ii", before, (int64_t) max))
-        return -1;
-    int rc;
-    while (*count < max && (rc = sqlite3_step (stmt)) == SQLITE_ROW) {
-        xxl_store_due_t *row = rows + (*count)++;
-        row->id = sqlite3_column_int64 (stmt, 0);
-        row->update_time = sqlite3_column_int64 (stmt, 1);
-        row->trigger_next_time = sqlite3_column_int64 (stmt, 2);
-        row->trigger_last_time = sqlite3_column_int64 (stmt, 3);
-    }
-    sqlite3_reset (stmt);
-    return 0;
-}
 
 static int
 m_job_marked_ids (xxl_store_t *base, int64_t mark, int64_t after, int64_t *ids, size_t max,
@@ -910,12 +888,17 @@ m_log_lost_ids (xxl_store_t *base, int64_t before, int64_t *ids, size_t max, siz
         " AND r.id IS NULL LIMIT ?2", "ii", before, (int64_t) max);
 }
 
+//  The share of a job (SQL, the row's job_id or the job's id)
+#define XXL_SHARE_OF(col) " (" col " % 16) "
+#define XXL_IN_MASK(col) " ((?1 >> (" col " % 16)) & 1) = 1 "
+_Static_assert (XXL_STORE_SHARES == 16, "the SQL above and migration 8 write 16 shares");
+
 static int
 m_fired_get (xxl_store_t *base, int64_t *until, int64_t *sent)
 {
     store_t *self = (store_t *) base;
-    *until = sq_scalar (self, "SELECT fired_until FROM xxl_job_fired", NULL);
-    *sent = sq_scalar (self, "SELECT fired_sent FROM xxl_job_fired", NULL);
+    *until = sq_scalar (self, "SELECT MIN(fired_until) FROM xxl_lease", NULL);
+    *sent = sq_scalar (self, "SELECT MIN(fired_sent) FROM xxl_lease", NULL);
     return *until < 0 || *sent < 0? -1: 0;
 }
 
@@ -923,20 +906,21 @@ static int
 m_fired_raise_until (xxl_store_t *base, int64_t until)
 {
     return sq_exec ((store_t *) base,
-        "UPDATE xxl_job_fired SET fired_until = max (fired_until, ?)", "i", until);
+        "UPDATE xxl_lease SET fired_until = max (fired_until, ?)", "i", until);
 }
 
 static int
 m_fired_raise_sent (xxl_store_t *base, int64_t sent)
 {
     return sq_exec ((store_t *) base,
-        "UPDATE xxl_job_fired SET fired_sent = max (fired_sent, ?)", "i", sent);
+        "UPDATE xxl_lease SET fired_sent = max (fired_sent, ?)", "i", sent);
 }
 
-//  Unsent planned rows: no address, or routed ahead past fired_sent and
-//  neither stamped nor known sent
+//  Unsent planned rows: no address, or routed ahead past their share's
+//  fired_sent and neither stamped nor known sent
 #define XXL_UNSENT_SQL " trigger_code = 0 AND (executor_address IS NULL" \
-                       " OR (schedule_time > (SELECT fired_sent FROM xxl_job_fired)" \
+                       " OR (schedule_time > (SELECT fired_sent FROM xxl_lease" \
+                       "     WHERE share =" XXL_SHARE_OF ("xxl_job_log.job_id") ")" \
                        " AND trigger_time < schedule_time))"
 
 static int
@@ -945,7 +929,8 @@ m_recover_stamp_fired (xxl_store_t *base)
     return sq_exec ((store_t *) base,
         "UPDATE xxl_job_log SET trigger_time = schedule_time WHERE trigger_code = 0"
         " AND executor_address IS NOT NULL AND schedule_time > trigger_time"
-        " AND schedule_time <= (SELECT fired_sent FROM xxl_job_fired)", NULL);
+        " AND schedule_time <= (SELECT fired_sent FROM xxl_lease"
+        "     WHERE share =" XXL_SHARE_OF ("xxl_job_log.job_id") ")", NULL);
 }
 
 static int
@@ -978,10 +963,7 @@ static int
 m_recover_misfire (xxl_store_t *base, int64_t log_id)
 {
     return sq_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET trigger_type = 'MISFIRE', trigger_msg = replace (trigger_msg,"
-        " 'Trigger type: Cron trigger', 'Trigger type: Misfire compensation trigger')"
-        " || 'Misfire: the scheduler was down at the planned time; FIRE_ONCE_NOW\n'"
-        " WHERE id = ?", "i", log_id);
+        "UPDATE xxl_job_log SET trigger_type = 'MISFIRE' WHERE id = ?", "i", log_id);
 }
 
 static int
@@ -1157,6 +1139,168 @@ m_audit_delete (xxl_store_t *base, int64_t before, int64_t limit)
 //  --------------------------------------------------------------------
 //  The method table, in xxl_store_methods_t's order
 
+//  Leases (version 3)
+static int
+m_lease_list (xxl_store_t *base, xxl_lease_t *rows)
+{
+    store_t *self = (store_t *) base;
+    memset (rows, 0, XXL_STORE_SHARES * sizeof (xxl_lease_t));
+    sqlite3_stmt *stmt = sq_prepare (self,
+        "SELECT share, owner, epoch, expires, fired_until, fired_sent FROM xxl_lease"
+        " ORDER BY share");
+    if (!stmt)
+        return -1;
+    int rc, seen = 0;
+    while ((rc = sqlite3_step (stmt)) == SQLITE_ROW) {
+        int share = sqlite3_column_int (stmt, 0);
+        if (share < 0 || share >= XXL_STORE_SHARES)
+            continue;
+        xxl_lease_t *row = rows + share;
+        row->share = share;
+        const char *owner = (const char *) sqlite3_column_text (stmt, 1);
+        snprintf (row->owner, sizeof row->owner, "%s", owner? owner: "");
+        row->epoch = sqlite3_column_int64 (stmt, 2);
+        row->expires = sqlite3_column_int64 (stmt, 3);
+        row->fired_until = sqlite3_column_int64 (stmt, 4);
+        row->fired_sent = sqlite3_column_int64 (stmt, 5);
+        seen++;
+    }
+    sqlite3_reset (stmt);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        return sq_fail (self, "lease list");
+    if (seen != XXL_STORE_SHARES) {
+        snprintf (self->error, sizeof self->error, "lease list: %d of %d shares", seen,
+                  XXL_STORE_SHARES);
+        return -1;
+    }
+    return 0;
+}
+
+static int
+m_lease_take (xxl_store_t *base, int share, const char *node, int64_t epoch, int64_t expires)
+{
+    return sq_exec ((store_t *) base,
+        "UPDATE xxl_lease SET owner = ?, epoch = epoch + 1, expires = ?"
+        " WHERE share = ? AND epoch = ?", "siii", node, expires, (int64_t) share, epoch);
+}
+
+static int
+m_lease_renew (xxl_store_t *base, int share, const char *node, int64_t epoch, int64_t expires)
+{
+    return sq_exec ((store_t *) base,
+        "UPDATE xxl_lease SET expires = ? WHERE share = ? AND owner = ? AND epoch = ?",
+        "iisi", expires, (int64_t) share, node, epoch);
+}
+
+static int
+m_lease_release (xxl_store_t *base, int share, const char *node, int64_t epoch, int64_t now)
+{
+    return sq_exec ((store_t *) base,
+        "UPDATE xxl_lease SET owner = '', expires = ? WHERE share = ? AND owner = ?"
+        " AND epoch = ?", "iisi", now, (int64_t) share, node, epoch);
+}
+
+static int
+m_lease_fired (xxl_store_t *base, uint64_t mask, int64_t until, int64_t sent)
+{
+    int rc = sq_exec ((store_t *) base,
+        "UPDATE xxl_lease SET fired_until = max (fired_until, ?2),"
+        " fired_sent = max (fired_sent, ?3) WHERE ((?1 >> share) & 1) = 1",
+        "iii", (int64_t) mask, until, sent);
+    return rc < 0? -1: 0;
+}
+
+static int
+m_node_beat (xxl_store_t *base, const char *node, int64_t now)
+{
+    return sq_exec ((store_t *) base,
+        "INSERT INTO xxl_node (name, beat) VALUES (?1, ?2)"
+        " ON CONFLICT (name) DO UPDATE SET beat = max (beat, ?2)", "si", node, now) < 0? -1: 0;
+}
+
+static int64_t
+m_node_count (xxl_store_t *base, int64_t since)
+{
+    return sq_scalar ((store_t *) base, "SELECT COUNT(*) FROM xxl_node WHERE beat >= ?",
+                      "i", since);
+}
+
+static int
+m_job_due_in (xxl_store_t *base, uint64_t mask, int64_t before, xxl_store_due_t *rows,
+              size_t max, size_t *count)
+{
+    store_t *self = (store_t *) base;
+    *count = 0;
+    sqlite3_stmt *stmt = sq_prepare (self,
+        "SELECT id, update_time, trigger_next_time, trigger_last_time FROM xxl_job_info"
+        " WHERE trigger_status = 1 AND trigger_next_time <= ?2 AND" XXL_IN_MASK ("id")
+        " ORDER BY trigger_next_time LIMIT ?3");
+    if (!stmt || sq_bind (self, stmt, "iii", (int64_t) mask, before, (int64_t) max))
+        return -1;
+    int rc;
+    while (*count < max && (rc = sqlite3_step (stmt)) == SQLITE_ROW) {
+        xxl_store_due_t *row = rows + (*count)++;
+        row->id = sqlite3_column_int64 (stmt, 0);
+        row->update_time = sqlite3_column_int64 (stmt, 1);
+        row->trigger_next_time = sqlite3_column_int64 (stmt, 2);
+        row->trigger_last_time = sqlite3_column_int64 (stmt, 3);
+    }
+    sqlite3_reset (stmt);
+    return 0;
+}
+
+static int
+m_job_due (xxl_store_t *base, int64_t before, xxl_store_due_t *rows, size_t max, size_t *count)
+{
+    return m_job_due_in (base, XXL_STORE_SHARES_ALL, before, rows, max, count);
+}
+
+static int
+m_log_unsent_in (xxl_store_t *base, uint64_t mask, int64_t after, int64_t *ids, size_t max,
+                 size_t *count)
+{
+    return sq_id_list ((store_t *) base,
+        ids, max, count, "SELECT id FROM xxl_job_log WHERE trigger_code = 0 AND id > ?2"
+        " AND" XXL_IN_MASK ("job_id") "ORDER BY id LIMIT ?3", "iii", (int64_t) mask, after,
+        (int64_t) max);
+}
+
+static int
+m_recover_stamp_fired_in (xxl_store_t *base, uint64_t mask)
+{
+    return sq_exec ((store_t *) base,
+        "UPDATE xxl_job_log SET trigger_time = schedule_time WHERE trigger_code = 0"
+        " AND executor_address IS NOT NULL AND schedule_time > trigger_time"
+        " AND" XXL_IN_MASK ("job_id") "AND schedule_time <= (SELECT fired_sent FROM xxl_lease"
+        "     WHERE share =" XXL_SHARE_OF ("xxl_job_log.job_id") ")", "i", (int64_t) mask);
+}
+
+static int
+m_log_set_trigger_msg (xxl_store_t *base, int64_t log_id, const char *text)
+{
+    return sq_exec ((store_t *) base,
+        "UPDATE xxl_job_log SET trigger_msg = ? WHERE id = ?", "si", text, log_id);
+}
+
+static int
+m_recover_stamp_due_in (xxl_store_t *base, uint64_t mask, int64_t now)
+{
+    return sq_exec ((store_t *) base,
+        "UPDATE xxl_job_log SET trigger_time = schedule_time WHERE trigger_code = 0"
+        " AND executor_address IS NOT NULL AND schedule_time > trigger_time"
+        " AND schedule_time <= ?2 AND" XXL_IN_MASK ("job_id"), "ii", (int64_t) mask, now);
+}
+
+static int
+m_recover_late_jobs_in (xxl_store_t *base, uint64_t mask, int64_t before, int64_t *ids,
+                        size_t max, size_t *count)
+{
+    return sq_id_list ((store_t *) base,
+        ids, max, count, "SELECT job_id FROM xxl_job_log WHERE" XXL_UNSENT_SQL
+        " AND schedule_time < ?2 AND" XXL_IN_MASK ("job_id") "GROUP BY job_id LIMIT ?3",
+        "iii", (int64_t) mask, before, (int64_t) max);
+}
+
 const xxl_store_methods_t sq_methods = {
     .version = XXL_STORE_METHODS_VERSION,
     .size = sizeof (xxl_store_methods_t),
@@ -1236,6 +1380,19 @@ const xxl_store_methods_t sq_methods = {
     .log_lost_ids = m_log_lost_ids,
     .log_handle_done_by = m_log_handle_done_by,
     .registry_apps = m_registry_apps,
+    .lease_list = m_lease_list,
+    .lease_take = m_lease_take,
+    .lease_renew = m_lease_renew,
+    .lease_release = m_lease_release,
+    .lease_fired = m_lease_fired,
+    .node_beat = m_node_beat,
+    .node_count = m_node_count,
+    .job_due_in = m_job_due_in,
+    .log_unsent_in = m_log_unsent_in,
+    .recover_stamp_fired_in = m_recover_stamp_fired_in,
+    .recover_stamp_due_in = m_recover_stamp_due_in,
+    .recover_late_jobs_in = m_recover_late_jobs_in,
+    .log_set_trigger_msg = m_log_set_trigger_msg,
     .fired_get = m_fired_get,
     .fired_raise_until = m_fired_raise_until,
     .fired_raise_sent = m_fired_raise_sent,

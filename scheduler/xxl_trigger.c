@@ -55,6 +55,31 @@ s_trigger_title (const char *type)
 }
 
 
+//  The section a failed run's triggerMsg gets when it is retried: attempt
+//  of `of`, as log row retry_id, `delay` seconds on.  A new string.
+char *
+engine_text_retry (int64_t attempt, int64_t of, int64_t retry_id, int64_t delay)
+{
+    return zsys_sprintf ("\n>>>>>>>>>>> Fail retry <<<<<<<<<<<\nretry %" PRId64 " of %" PRId64
+                         " as log %" PRId64 " in %" PRId64 " s\n", attempt, of, retry_id, delay);
+}
+
+//  A planned row's triggerMsg once recovery makes it the outage's misfire
+//  compensation: its type line says so and a line says why.  A new string.
+char *
+engine_text_misfire (const char *msg)
+{
+    char from [64], to [64];
+    snprintf (from, sizeof from, "Trigger type: %s", s_trigger_title ("CRON"));
+    snprintf (to, sizeof to, "Trigger type: %s", s_trigger_title ("MISFIRE"));
+    const char *at = strstr (msg, from);
+    if (!at)
+        return zsys_sprintf ("%sMisfire: the scheduler was down at the planned time;"
+                             " FIRE_ONCE_NOW\n", msg);
+    return zsys_sprintf ("%.*s%s%sMisfire: the scheduler was down at the planned time;"
+                         " FIRE_ONCE_NOW\n", (int) (at - msg), msg, to, at + strlen (from));
+}
+
 //  Splits a comma-separated list into an array in the list's order, each
 //  address trimmed and kept once (its first place): a manual list's order
 //  is its users' (FIRST takes the first, as XXL-JOB)
@@ -459,6 +484,11 @@ engine_dispatch_row (server_t *self, int64_t log_id, const char *address, const 
         //  Its answer or its result is stored already (a recovered row
         //  whose agent's spooled result came first), or its acceptance is
         //  known and not yet written: it never goes again
+        xxl_log_free (&log);
+        return;
+    }
+    if (!address && log.schedule_time > 0 && !engine_lease_holds (self, log.job_id)) {
+        //  A planned row of a share this scheduler lost: its new holder's
         xxl_log_free (&log);
         return;
     }

@@ -91,9 +91,9 @@ main (void)
     //  recorded fired_sent past it, its trigger time was never written
     int64_t sent_when = (now / 1000 - 40) * 1000;
     int64_t sent = s_row (store, gid, dn, sent_when, sent_when - 5000, "a2:9999", 0);
-    XXL_CHECK (xxl_store_sqlite_exec (store, "UPDATE xxl_job_fired SET fired_sent = ?,"
+    XXL_CHECK (xxl_store_sqlite_exec (store, "UPDATE xxl_lease SET fired_sent = ?,"
                                       " fired_until = ?", "ii", sent_when + 1000,
-                                      sent_when + 1000) == 1);
+                                      sent_when + 1000) == XXL_STORE_SHARES);
     //  A manual trigger not acknowledged, and a run accepted and running
     int64_t manual = s_row (store, gid, fn, 0, now - 2000, "a1:9999", 0);
     int64_t running = s_row (store, gid, fn, 0, now - 3000, "a1:9999", 200);

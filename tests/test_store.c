@@ -49,6 +49,101 @@ s_audit_page (xxl_store_t *store, int64_t before, int64_t limit, size_t max_size
     return (int) count == rows? rows: -1;
 }
 
+//  Leases on the shares of the jobs (store methods version 3), through
+//  the interface only; gid: a group to add jobs to
+static void
+s_test_leases (xxl_store_t *store, int64_t gid)
+{
+    xxl_lease_t leases [XXL_STORE_SHARES];
+    XXL_CHECK (xxl_store_begin (store) == 0);
+    XXL_CHECK (xxl_store_lease_list (store, leases) == 0);
+    for (int s = 0; s < XXL_STORE_SHARES; s++)
+        XXL_CHECK (leases [s].share == s && !*leases [s].owner);
+    //  A take moves the epoch on, and only from the epoch read
+    int64_t e3 = leases [3].epoch;
+    XXL_CHECK (xxl_store_lease_take (store, 3, "node-a", e3, 5000) == 1);
+    XXL_CHECK (xxl_store_lease_take (store, 3, "node-b", e3, 6000) == 0);
+    XXL_CHECK (xxl_store_lease_list (store, leases) == 0);
+    XXL_CHECK (streq (leases [3].owner, "node-a") && leases [3].epoch == e3 + 1
+               && leases [3].expires == 5000);
+    //  Renewal: only by its holder at its epoch
+    XXL_CHECK (xxl_store_lease_renew (store, 3, "node-a", e3 + 1, 7000) == 1);
+    XXL_CHECK (xxl_store_lease_renew (store, 3, "node-a", e3, 9000) == 0);
+    XXL_CHECK (xxl_store_lease_renew (store, 3, "node-b", e3 + 1, 9000) == 0);
+    XXL_CHECK (xxl_store_lease_list (store, leases) == 0 && leases [3].expires == 7000);
+    //  Taken over by b (it read epoch e3 + 1): a's renewal and release
+    //  by the old epoch change nothing
+    XXL_CHECK (xxl_store_lease_take (store, 3, "node-b", e3 + 1, 8000) == 1);
+    XXL_CHECK (xxl_store_lease_renew (store, 3, "node-a", e3 + 1, 9000) == 0);
+    XXL_CHECK (xxl_store_lease_release (store, 3, "node-a", e3 + 1, 7500) == 0);
+    XXL_CHECK (xxl_store_lease_list (store, leases) == 0 && streq (leases [3].owner, "node-b")
+               && leases [3].expires == 8000);
+    XXL_CHECK (xxl_store_lease_release (store, 3, "node-b", e3 + 2, 7600) == 1);
+    XXL_CHECK (xxl_store_lease_list (store, leases) == 0 && !*leases [3].owner
+               && leases [3].expires == 7600 && leases [3].epoch == e3 + 2);
+    //  Fired marks per share, only raised
+    XXL_CHECK (xxl_store_lease_fired (store, (1 << 3) | (1 << 5), 100000, 90000) == 0);
+    XXL_CHECK (xxl_store_lease_fired (store, 1 << 5, 50000, 40000) == 0);
+    XXL_CHECK (xxl_store_lease_list (store, leases) == 0);
+    XXL_CHECK (leases [3].fired_until == 100000 && leases [3].fired_sent == 90000);
+    XXL_CHECK (leases [5].fired_until == 100000 && leases [5].fired_sent == 90000);
+    XXL_CHECK (leases [4].fired_until < 100000);
+    //  Nodes: counted while they beat
+    XXL_CHECK (xxl_store_node_beat (store, "node-a", 1000) == 0);
+    XXL_CHECK (xxl_store_node_beat (store, "node-b", 2000) == 0);
+    XXL_CHECK (xxl_store_node_beat (store, "node-a", 3000) == 0);
+    XXL_CHECK (xxl_store_node_count (store, 2500) == 1);
+    XXL_CHECK (xxl_store_node_count (store, 1500) == 2);
+    //  Due jobs and unsent rows by share: two started jobs, one in share
+    //  s and one in share s + 1
+    xxl_job_t job = { .job_group = gid, .job_desc = "lease", .schedule_type = "CRON",
+                      .schedule_conf = "0 0 0 * * ?", .misfire_strategy = "DO_NOTHING",
+                      .executor_route_strategy = "FIRST", .executor_handler = "h",
+                      .executor_block_strategy = "SERIAL_EXECUTION", .glue_type = "BEAN",
+                      .author = "", .alarm_email = "", .executor_param = "",
+                      .glue_source = "", .glue_remark = "", .child_jobid = "",
+                      .timezone = "", .retry_backoff = 1,
+                      .trigger_status = 1, .trigger_next_time = 1000 };
+    int64_t j1 = xxl_store_job_add (store, &job);
+    int64_t j2 = xxl_store_job_add (store, &job);
+    XXL_CHECK (j1 > 0 && j2 == j1 + 1);
+    xxl_store_job_set_times (store, j1, 0, 1000);
+    xxl_store_job_set_times (store, j2, 0, 1000);
+    uint64_t m1 = (uint64_t) 1 << (j1 % XXL_STORE_SHARES);
+    uint64_t m2 = (uint64_t) 1 << (j2 % XXL_STORE_SHARES);
+    xxl_store_due_t due [8];
+    size_t count = 0;
+    XXL_CHECK (xxl_store_job_due_in (store, m1, 2000, due, 8, &count) == 0);
+    XXL_CHECK (count == 1 && due [0].id == j1);
+    XXL_CHECK (xxl_store_job_due_in (store, m1 | m2, 2000, due, 8, &count) == 0 && count == 2);
+    XXL_CHECK (xxl_store_job_due_in (store, 0, 2000, due, 8, &count) == 0 && count == 0);
+    xxl_log_t row = { .job_group = gid, .job_id = j2, .executor_handler = "h",
+                      .trigger_time = 500, .schedule_time = 900, .trigger_type = "CRON" };
+    XXL_CHECK (xxl_store_log_add (store, &row) == 0);
+    int64_t ids [8];
+    XXL_CHECK (xxl_store_log_unsent_in (store, m1, 0, ids, 8, &count) == 0 && count == 0);
+    XXL_CHECK (xxl_store_log_unsent_in (store, m2, 0, ids, 8, &count) == 0 && count == 1
+               && ids [0] == row.id);
+    XXL_CHECK (xxl_store_recover_late_jobs_in (store, m2, 1000, ids, 8, &count) == 0
+               && count == 1 && ids [0] == j2);
+    XXL_CHECK (xxl_store_recover_late_jobs_in (store, m1, 1000, ids, 8, &count) == 0
+               && count == 0);
+    //  Routed ahead and covered by its share's fired_sent: stamped with
+    //  its planned time by that share's recovery only
+    XXL_CHECK (xxl_store_log_plan_route (store, row.id, "h:1", "\nsection") == 1);
+    XXL_CHECK (xxl_store_lease_fired (store, m2, 0, 950) == 0);
+    XXL_CHECK (xxl_store_recover_stamp_fired_in (store, m1) == 0);
+    xxl_log_t back;
+    XXL_CHECK (xxl_store_log_load (store, row.id, &back) == 0 && back.trigger_time == 500);
+    xxl_log_free (&back);
+    XXL_CHECK (xxl_store_recover_stamp_fired_in (store, m2) == 1);
+    XXL_CHECK (xxl_store_log_load (store, row.id, &back) == 0 && back.trigger_time == 900);
+    xxl_log_free (&back);
+    XXL_CHECK (xxl_store_log_drop_unsent (store, row.id) == 1);
+    XXL_CHECK (xxl_store_job_rm (store, j1) >= 0 && xxl_store_job_rm (store, j2) >= 0);
+    XXL_CHECK (xxl_store_commit (store) == 0);
+}
+
 int
 main (void)
 {
@@ -82,6 +177,7 @@ main (void)
     int64_t gid = xxl_store_group_add (store, &group);
     XXL_CHECK (gid > 0);
     XXL_CHECK (xxl_store_group_add (store, &group) == -1);     //  unique appname
+    s_test_leases (store, gid);
     xxl_group_t found;
     XXL_CHECK (xxl_store_group_find (store, "demo-app", &found) == 0);
     XXL_CHECK (found.id == gid && streq (found.title, "Demo"));
@@ -502,7 +598,7 @@ main (void)
     //  Migration 4: a version-3 store loses the index no query used
     const char *index_count = "SELECT COUNT(*) FROM sqlite_master"
                               " WHERE name = 'xxl_job_log_job_time'";
-    XXL_CHECK (xxl_store_schema_version (store) == 7);
+    XXL_CHECK (xxl_store_schema_version (store) == 8);
     XXL_CHECK (xxl_store_sqlite_scalar (store, index_count, NULL) == 0);
     //  Migration 5: a planned instant has one row per shard index; a
     //  second plan of it (another agent count too) collides on shard 0
@@ -529,11 +625,25 @@ main (void)
                                " ON xxl_job_logglue (job_id, id)", NULL) >= 0);
     //  (and before schema 7's audit table)
     XXL_CHECK (xxl_store_sqlite_exec (store, "DROP TABLE xxl_audit", NULL) >= 0);
+    //  (and before schema 8's leases: one pair of fired marks)
+    XXL_CHECK (xxl_store_sqlite_exec (store, "DROP TABLE xxl_lease", NULL) >= 0);
+    XXL_CHECK (xxl_store_sqlite_exec (store, "DROP TABLE xxl_node", NULL) >= 0);
+    XXL_CHECK (xxl_store_sqlite_exec (store, "CREATE TABLE xxl_job_fired (id INTEGER PRIMARY KEY"
+                                      " CHECK (id = 1), fired_until INTEGER NOT NULL DEFAULT 0,"
+                                      " fired_sent INTEGER NOT NULL DEFAULT 0)", NULL) >= 0);
+    XXL_CHECK (xxl_store_sqlite_exec (store, "INSERT INTO xxl_job_fired VALUES (1, 1234, 999)",
+                                      NULL) == 1);
     xxl_store_sqlite_exec (store, "PRAGMA user_version = 3", NULL);
     XXL_CHECK (xxl_store_sqlite_scalar (store, index_count, NULL) == 1);
     xxl_store_destroy (&store);
     store = xxl_store_new (path, err, sizeof err);
-    XXL_CHECK (store && xxl_store_schema_version (store) == 7);
+    XXL_CHECK (store && xxl_store_schema_version (store) == 8);
+    //  Migration 8: sixteen shares, nobody's, each with the store's fired marks
+    XXL_CHECK (xxl_store_sqlite_scalar (store, "SELECT COUNT(*) FROM xxl_lease WHERE owner = ''"
+                                        " AND epoch = 0 AND fired_until = 1234 AND fired_sent = 999",
+                                        NULL) == XXL_STORE_SHARES);
+    XXL_CHECK (xxl_store_sqlite_scalar (store, "SELECT COUNT(*) FROM sqlite_master"
+                                        " WHERE name = 'xxl_job_fired'", NULL) == 0);
     //  Migration 7: the audit table, empty, with its index on time
     XXL_CHECK (xxl_store_sqlite_scalar (store, "SELECT COUNT(*) FROM xxl_audit", NULL) == 0);
     XXL_CHECK (xxl_store_sqlite_scalar (store, "SELECT COUNT(*) FROM sqlite_master"

@@ -36,6 +36,19 @@ main (void)
                                "msg: refused: busy\n"));
     zstr_free (&section);
 
+    //  A retry's section, and a planned row made the outage's misfire
+    //  compensation (its type line, and why)
+    char *text = engine_text_retry (2, 3, 77, 10);
+    XXL_CHECK (streq (text, "\n>>>>>>>>>>> Fail retry <<<<<<<<<<<\nretry 2 of 3 as log 77 in 10 s\n"));
+    zstr_free (&text);
+    text = engine_text_misfire ("Trigger type: Cron trigger\nroute: FIRST\n");
+    XXL_CHECK (streq (text, "Trigger type: Misfire compensation trigger\nroute: FIRST\n"
+                            "Misfire: the scheduler was down at the planned time; FIRE_ONCE_NOW\n"));
+    zstr_free (&text);
+    text = engine_text_misfire ("");
+    XXL_CHECK (streq (text, "Misfire: the scheduler was down at the planned time; FIRE_ONCE_NOW\n"));
+    zstr_free (&text);
+
     //  The presumed section's length, for notes and addresses of every kind
     const char *notes [] = { NULL, "", "route: FIRST\n", "路由: 第一个\n", "émoji 🚀\n" };
     const char *addresses [] = { "a1", "10.0.0.1:9999", "节点-1", "host-é" };

@@ -1,0 +1,233 @@
+/*  xxl_lease.c -- planning shared among the schedulers of one store by
+    leases on the store's shares of the jobs (xxl_store.h: job J is in
+    share J mod XXL_STORE_SHARES).
+
+    Contract:
+    -   A scheduler plans only the jobs of the shares it holds: it scans
+        them, writes and sends their planned fires, and recovers their
+        rows when it takes a share.  Manual triggers, retries, child jobs,
+        answers and callbacks are any scheduler's.
+    -   A round (engine_lease_round) runs inside a turn's transaction, so
+        under the store's write lock: no other scheduler reads or writes a
+        lease between this round's read and its writes.  Every lease_ms / 3
+        it beats this scheduler's node row, renews each held share (one
+        whose epoch or owner moved is lost), takes shares that nobody holds
+        or whose lease expired, and gives back what is over its fair part
+        while another live scheduler is short of its own.
+    -   Rounds come every lease_ms / 3, and also just after the soonest
+        expiry of a lease held by another: a dead scheduler's shares are
+        taken within a few milliseconds of its lease's end.
+    -   Fair part: ceil (shares / live schedulers), live meaning beat within
+        two rounds.  An orphaned share is taken up to the fair part, and by
+        anyone once it stayed orphaned for two rounds; a scheduler's own
+        shares from before its restart (its node name, another epoch) are
+        taken at once.
+    -   A take raises the share's epoch (the fence: a renewal or a release
+        by the old epoch changes nothing).  The taken shares' rows are
+        recovered in the same transaction (engine_recover with their mask
+        and their own fired_until / fired_sent), and only then is their
+        fired_until raised to this scheduler's.
+    -   self->lease_until: the wall time up to which the held leases are
+        sure: the round's start + lease_ms - XXL_LEASE_MARGIN_MS; the
+        expiry written is at least the round's start + lease_ms, so no one
+        may take them before.  A turn that begins at or after it drops
+        every held share (engine_lease_check) before anything fires, and a
+        round renews them (or takes them again, with their recovery).
+    -   Losing a share drops this scheduler's plans and snapshots of its
+        jobs without touching their rows: the rows are the new holder's.
+        Clocks: the schedulers of one store compare expiries written by
+        each other's clocks, so their clocks must agree (NTP) to well
+        within XXL_LEASE_MARGIN_MS.
+*/
+
+#include "xxl_engine.h"
+
+//  Taken off the lease when judging locally whether it still holds
+#define XXL_LEASE_MARGIN_MS 250
+//  A round looks again this long after another's lease would expire
+#define XXL_LEASE_AFTER_MS 5
+
+uint64_t
+engine_share_bit (int64_t job_id)
+{
+    return (uint64_t) 1 << (int) (job_id % XXL_STORE_SHARES);
+}
+
+//  True when this scheduler holds the share of job_id
+bool
+engine_lease_holds (server_t *self, int64_t job_id)
+{
+    return job_id > 0 && (self->held & engine_share_bit (job_id)) != 0;
+}
+
+static int
+s_popcount (uint64_t mask)
+{
+    return __builtin_popcountll (mask);
+}
+
+//  Shares in mask stop being this scheduler's: its plans and snapshots of
+//  their jobs go, without a store write (their rows are the new holder's)
+static void
+s_lease_lost (server_t *self, uint64_t mask, const char *why)
+{
+    mask &= self->held;
+    if (!mask)
+        return;
+    self->held &= ~mask;
+    zlistx_t *gone = zlistx_new ();
+    for (snap_t *snap = (snap_t *) zhashx_first (self->snaps); snap;
+         snap = (snap_t *) zhashx_next (self->snaps))
+        if (engine_share_bit (snap->job.id) & mask)
+            zlistx_add_end (gone, snap);
+    size_t plans = 0;
+    for (snap_t *snap = (snap_t *) zlistx_first (gone); snap;
+         snap = (snap_t *) zlistx_next (gone)) {
+        snap->cancelled = true;
+        void *item;
+        while ((item = zlistx_first (snap->plan_ids))) {
+            int64_t log_id = (int64_t) (intptr_t) item;
+            if (zhashx_lookup (self->plans, &log_id))
+                zhashx_delete (self->plans, &log_id);   //  (takes it off plan_ids)
+            else
+                zlistx_delete (snap->plan_ids, zlistx_cursor (snap->plan_ids));
+            plans++;
+        }
+        int64_t id = snap->job.id;
+        zhashx_delete (self->snaps, &id);
+    }
+    zlistx_destroy (&gone);
+    zsys_warning ("lease: %d share(s) lost (%s); %zu plan(s) left to their new holder",
+                  s_popcount (mask), why, plans);
+}
+
+//  A turn begins: leases no longer sure are dropped before anything fires
+void
+engine_lease_check (server_t *self)
+{
+    if (self->held && engine_now () >= self->lease_until)
+        s_lease_lost (self, self->held, "not renewed in time");
+}
+
+//  One round: beat, renew, take, give back.  Returns the shares taken
+//  (their rows recovered in this transaction).
+uint64_t
+engine_lease_round (server_t *self)
+{
+    int64_t now = engine_now ();
+    int64_t lease = self->config.lease_ms;
+    int64_t round = lease / 3;
+    int64_t expires = now + lease;
+    xxl_lease_t leases [XXL_STORE_SHARES];
+    if (xxl_store_node_beat (self->store, self->node, now)
+    ||  xxl_store_lease_list (self->store, leases)) {
+        //  (the held leases stay sure until lease_until; the next round
+        //  tries again)
+        return 0;
+    }
+    //  Renew what is still ours; what moved is lost
+    uint64_t moved = 0, renewed = 0;
+    for (int s = 0; s < XXL_STORE_SHARES; s++) {
+        uint64_t bit = (uint64_t) 1 << s;
+        if (!(self->held & bit))
+            continue;
+        if (strcmp (leases [s].owner, self->node) || leases [s].epoch != self->epochs [s])
+            moved |= bit;
+        else
+        if (xxl_store_lease_renew (self->store, s, self->node, self->epochs [s], expires) == 1) {
+            renewed |= bit;
+            leases [s].expires = expires;
+        }
+        else
+            moved |= bit;
+    }
+    if (moved)
+        s_lease_lost (self, moved, "taken by another scheduler");
+    //  Fair part and who is short of it
+    int64_t live = xxl_store_node_count (self->store, now - 2 * round);
+    if (live < 1)
+        live = 1;
+    int fair = (int) ((XXL_STORE_SHARES + live - 1) / live);
+    int floor_part = (int) (XXL_STORE_SHARES / live);
+    int holders = 0, least = XXL_STORE_SHARES;
+    {
+        //  Holdings of the other live holders (distinct owners of leases
+        //  not expired)
+        const char *owners [XXL_STORE_SHARES];
+        int counts [XXL_STORE_SHARES];
+        int distinct = 0;
+        for (int s = 0; s < XXL_STORE_SHARES; s++) {
+            if (!*leases [s].owner || leases [s].expires <= now
+            ||  streq (leases [s].owner, self->node))
+                continue;
+            int k = 0;
+            while (k < distinct && strcmp (owners [k], leases [s].owner))
+                k++;
+            if (k == distinct) {
+                owners [distinct] = leases [s].owner;
+                counts [distinct++] = 0;
+            }
+            counts [k]++;
+        }
+        holders = distinct;
+        for (int k = 0; k < distinct; k++)
+            if (counts [k] < least)
+                least = counts [k];
+    }
+    //  Another live scheduler holds nothing, or less than the floor
+    bool hungry = holders + 1 < live || (holders && least < floor_part);
+    //  Take: our own from before a restart at once; orphans up to the
+    //  fair part, and any orphaned for two rounds
+    uint64_t taken = 0;
+    for (int s = 0; s < XXL_STORE_SHARES; s++) {
+        uint64_t bit = (uint64_t) 1 << s;
+        if (self->held & bit)
+            continue;
+        bool ours = streq (leases [s].owner, self->node);
+        bool orphan = !*leases [s].owner || leases [s].expires <= now;
+        if (!ours && !orphan)
+            continue;
+        bool long_orphan = orphan && leases [s].expires <= now - 2 * round;
+        if (!ours && !long_orphan && s_popcount (self->held) >= fair)
+            continue;
+        if (xxl_store_lease_take (self->store, s, self->node, leases [s].epoch, expires) == 1) {
+            self->held |= bit;
+            self->epochs [s] = leases [s].epoch + 1;
+            taken |= bit;
+        }
+    }
+    //  Give back what is over the fair part while someone is short
+    if (hungry && !taken) {
+        int over = s_popcount (self->held) - fair;
+        for (int s = XXL_STORE_SHARES - 1; s >= 0 && over > 0; s--) {
+            uint64_t bit = (uint64_t) 1 << s;
+            if (!(self->held & bit))
+                continue;
+            s_lease_lost (self, bit, "given back to balance");
+            xxl_store_lease_release (self->store, s, self->node, self->epochs [s], now);
+            over--;
+        }
+    }
+    if (renewed || taken)
+        self->lease_until = now + lease - XXL_LEASE_MARGIN_MS;
+    if (taken) {
+        //  Their rows: recovered by their own fired marks, then covered
+        //  as far as ours
+        engine_recover (self, taken, leases);
+        xxl_store_lease_fired (self->store, taken, self->fired_until, 0);
+        zsys_info ("lease: %d share(s) taken (%d held of %d, %" PRId64 " scheduler(s))",
+                   s_popcount (taken), s_popcount (self->held), XXL_STORE_SHARES, live);
+    }
+    self->lease_rounds++;
+    //  The next round: a round's period on, or just after the soonest
+    //  expiry of another's lease (a dead scheduler's shares are taken as
+    //  soon as they may be: the takeover gap is the lease, not the lease
+    //  and a round)
+    int64_t next = now + round;
+    for (int s = 0; s < XXL_STORE_SHARES; s++)
+        if (!(self->held & ((uint64_t) 1 << s)) && *leases [s].owner
+        &&  leases [s].expires > now && leases [s].expires + XXL_LEASE_AFTER_MS < next)
+            next = leases [s].expires + XXL_LEASE_AFTER_MS;
+    self->next_lease = zclock_mono () + (next - now);
+    return taken;
+}
