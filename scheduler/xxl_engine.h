@@ -497,6 +497,7 @@ void engine_recover_alarms (server_t *self);
 //  xxl_lease.c
 uint64_t engine_lease_round (server_t *self);
 void engine_lease_check (server_t *self);
+uint64_t engine_lease_fence (server_t *self);
 bool engine_lease_holds (server_t *self, int64_t job_id);
 uint64_t engine_share_bit (int64_t job_id);
 void engine_recover_resends (server_t *self);

@@ -109,6 +109,30 @@ engine_lease_check (server_t *self)
         s_lease_lost (self, self->held, "not renewed in time");
 }
 
+//  The fence before a scan writes fires: in this turn's transaction (the
+//  store's write lock), every held share's row still names this
+//  scheduler at the epoch it took; a share that moved is dropped here, so
+//  no fire of it is written.  Returns the shares still held.
+uint64_t
+engine_lease_fence (server_t *self)
+{
+    if (!self->held)
+        return 0;
+    xxl_lease_t leases [XXL_STORE_SHARES];
+    if (xxl_store_lease_list (self->store, leases)) {
+        s_lease_lost (self, self->held, "its lease could not be read");
+        return 0;
+    }
+    uint64_t moved = 0;
+    for (int s = 0; s < XXL_STORE_SHARES; s++)
+        if ((self->held & ((uint64_t) 1 << s))
+        &&  (strcmp (leases [s].owner, self->node) || leases [s].epoch != self->epochs [s]))
+            moved |= (uint64_t) 1 << s;
+    if (moved)
+        s_lease_lost (self, moved, "taken by another scheduler");
+    return self->held;
+}
+
 //  One round: beat, renew, take, give back.  Returns the shares taken
 //  (their rows recovered in this transaction).
 uint64_t

@@ -374,8 +374,9 @@ engine_plan_scan (server_t *self)
     //  turn's other work for long.  The schedule lock: one writer at a
     //  time (the store's write lock, xxl_store_begin, holds it).
     do {
-        //  Only the jobs of the shares this scheduler holds (xxl_lease.c)
-        if (!self->held)
+        //  Only the jobs of the shares this scheduler holds, as the store
+        //  says in this transaction (xxl_lease.c)
+        if (count == 0 && !engine_lease_fence (self))
             break;
         xxl_store_job_due_in (self->store, self->held, now + self->config.preread_ms, rows,
                               XXL_SCAN_BATCH, &count);

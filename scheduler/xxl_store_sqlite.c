@@ -518,8 +518,17 @@ sq_begin (xxl_store_t *base)
     if (self->in_txn)
         return 0;
     sqlite3_stmt *stmt = sq_prepare (self, "BEGIN IMMEDIATE");
-    if (!stmt || sq_done (self, stmt) < 0)
+    if (!stmt || sq_done (self, stmt) < 0) {
+        //  (another connection held the write lock past the busy timeout):
+        //  the caller's turn is a transaction that failed from its start,
+        //  so that its writes do not run one by one outside it, and its
+        //  commit fails with this cause
+        self->in_txn = 1;
+        self->txn_lost = 1;
+        snprintf (self->txn_cause, sizeof self->txn_cause, "cannot begin a transaction: %.400s",
+                  self->error);
         return -1;
+    }
     self->in_txn = 1;
     self->txn_lost = 0;
     return 0;

@@ -144,6 +144,31 @@ s_test_leases (xxl_store_t *store, int64_t gid)
     XXL_CHECK (xxl_store_commit (store) == 0);
 }
 
+//  Another connection holds the write lock past the busy timeout (5 s): a
+//  begin fails, and the turn's writes then fail without running (none
+//  commits alone), reads still answer, its commit fails with the cause;
+//  once the lock is free, the same store writes again
+static void
+s_test_busy (xxl_store_t *store, const char *path)
+{
+    sqlite3 *other = NULL;
+    XXL_CHECK (sqlite3_open (path, &other) == SQLITE_OK);
+    XXL_CHECK (sqlite3_exec (other, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK);
+    XXL_CHECK (xxl_store_begin (store) == -1);
+    XXL_CHECK (xxl_store_node_beat (store, "busy-node", 4242) == -1);
+    xxl_lease_t leases [XXL_STORE_SHARES];
+    XXL_CHECK (xxl_store_lease_list (store, leases) == 0);
+    XXL_CHECK (xxl_store_commit (store) == -1);
+    XXL_CHECK (strstr (xxl_store_error (store), "cannot begin a transaction"));
+    XXL_CHECK (sqlite3_exec (other, "ROLLBACK", NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close (other);
+    XXL_CHECK (xxl_store_node_count (store, 4242) == 0);
+    XXL_CHECK (xxl_store_begin (store) == 0);
+    XXL_CHECK (xxl_store_node_beat (store, "busy-node", 4242) == 0);
+    XXL_CHECK (xxl_store_commit (store) == 0);
+    XXL_CHECK (xxl_store_node_count (store, 4242) == 1);
+}
+
 int
 main (void)
 {
@@ -178,6 +203,7 @@ main (void)
     XXL_CHECK (gid > 0);
     XXL_CHECK (xxl_store_group_add (store, &group) == -1);     //  unique appname
     s_test_leases (store, gid);
+    s_test_busy (store, path);
     xxl_group_t found;
     XXL_CHECK (xxl_store_group_find (store, "demo-app", &found) == 0);
     XXL_CHECK (found.id == gid && streq (found.title, "Demo"));
