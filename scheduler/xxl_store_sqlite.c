@@ -160,7 +160,8 @@ static const char *s_migrations [] = {
     //  8: planning shared by leases on 16 shares of the jobs (job id mod
     //  16), each with its own fired_until / fired_sent, which start from
     //  the store's single pair; the schedulers sharing the store beat in
-    //  xxl_node
+    //  xxl_node.  xxl_job_fired stays (unread) for schedulers of schema 7
+    //  still running during a rolling upgrade
     "CREATE TABLE xxl_lease (share INTEGER PRIMARY KEY, owner TEXT NOT NULL DEFAULT '',"
     "  epoch INTEGER NOT NULL DEFAULT 0, expires INTEGER NOT NULL DEFAULT 0,"
     "  fired_until INTEGER NOT NULL DEFAULT 0, fired_sent INTEGER NOT NULL DEFAULT 0);"
@@ -168,7 +169,6 @@ static const char *s_migrations [] = {
     "  INSERT INTO xxl_lease (share, fired_until, fired_sent)"
     "  SELECT n, (SELECT fired_until FROM xxl_job_fired), (SELECT fired_sent FROM xxl_job_fired)"
     "  FROM s;"
-    "DROP TABLE xxl_job_fired;"
     "CREATE TABLE xxl_node (name TEXT PRIMARY KEY, beat INTEGER NOT NULL);",
 };
 #define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))
