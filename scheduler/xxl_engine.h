@@ -333,6 +333,8 @@ typedef struct {
     int64_t lease_until;                //  wall ms: the held leases are sure until then
     int64_t next_lease;                 //  monotonic ms of the next lease round
     int64_t lease_rounds;               //  rounds done (0: the start's is next)
+    uint64_t lease_taken;               //  shares taken in this turn (not committed yet)
+    int64_t lease_until_committed;      //  lease_until as of the last commit
 } server_t;
 
 
@@ -498,6 +500,7 @@ void engine_recover_alarms (server_t *self);
 uint64_t engine_lease_round (server_t *self);
 void engine_lease_check (server_t *self);
 uint64_t engine_lease_fence (server_t *self);
+void engine_lease_settle (server_t *self, bool committed);
 bool engine_lease_holds (server_t *self, int64_t job_id);
 uint64_t engine_share_bit (int64_t job_id);
 void engine_recover_resends (server_t *self);

@@ -109,6 +109,21 @@ engine_lease_check (server_t *self)
         s_lease_lost (self, self->held, "not renewed in time");
 }
 
+//  The turn's end: a round's takes and renewals hold only once committed;
+//  a failed commit undoes them here (the shares it took go, and the
+//  leases are sure only as far as the last commit made them)
+void
+engine_lease_settle (server_t *self, bool committed)
+{
+    if (committed)
+        self->lease_until_committed = self->lease_until;
+    else {
+        self->lease_until = self->lease_until_committed;
+        s_lease_lost (self, self->lease_taken, "their take was not committed");
+    }
+    self->lease_taken = 0;
+}
+
 //  The fence before a scan writes fires: in this turn's transaction (the
 //  store's write lock), every held share's row still names this
 //  scheduler at the epoch it took; a share that moved is dropped here, so
@@ -234,6 +249,7 @@ engine_lease_round (server_t *self)
     }
     if (renewed || taken)
         self->lease_until = now + lease - XXL_LEASE_MARGIN_MS;
+    self->lease_taken |= taken;
     if (taken) {
         //  Their rows: recovered by their own fired marks, then covered
         //  as far as ours

@@ -790,10 +790,12 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
         self->next_log_id = 0;
         engine_lease_round (self);
         engine_recover_alarms (self);
-        if (xxl_store_commit (self->store)) {
+        int rc = xxl_store_commit (self->store);
+        if (rc)
             zsys_error ("server: recovery commit failed: %s", xxl_store_error (self->store));
-            self->held = 0;             //  (taken again, and recovered, at the next round)
-        }
+        //  (a failed one: its shares are taken again, and recovered, at the
+        //  next round)
+        engine_lease_settle (self, rc == 0);
         self->fired_want = self->fired_until;
     }
     self->next_registry_check = zclock_mono () + (int64_t) config->beat_s * 1000;
@@ -1057,6 +1059,7 @@ s_turn_commit (server_t *self)
         //  (agents keep their callbacks and send them again)
         engine_commit_failed (self);
         engine_agents_dropped (self);
+        engine_lease_settle (self, false);
         engine_audit_settle (self, false);
         //  Plans of rows that were not written
         void *item;
@@ -1068,6 +1071,7 @@ s_turn_commit (server_t *self)
     }
     else {
         engine_audit_settle (self, true);
+        engine_lease_settle (self, true);
         self->fired_until = self->fired_want;
         if (self->sent_max > self->fired_sent)
             self->fired_sent = self->sent_max;
