@@ -8,7 +8,8 @@
 #                  answers.  Sets PG_DIR, PG_HOST (the socket folder),
 #                  PG_PORT, PG_USER, and PG_URL (database "postgres").
 #   pg_newdb NAME  creates database NAME on the server pg_start started (a
-#                  database of that name is dropped first); prints its URL
+#                  database of that name is dropped first, its sessions
+#                  cut); prints its URL
 #                  and sets PG_URL to it:
 #                    postgresql:///NAME?host=DIR&port=PORT&user=USER
 #   pg_restart [DIR]  restarts the server in DIR (default PG_DIR): its
@@ -124,7 +125,7 @@ pg_newdb () {
     local name="${1:?pg_newdb NAME}"
     : "${PG_DIR:?pg_newdb: no server (pg_start first)}"
     PGOPTIONS="-c client_min_messages=warning" "$PG_BIN/psql" -X -q -h "$PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d postgres \
-        -v ON_ERROR_STOP=1 -c "DROP DATABASE IF EXISTS \"$name\"" \
+        -v ON_ERROR_STOP=1 -c "DROP DATABASE IF EXISTS \"$name\" WITH (FORCE)" \
         -c "CREATE DATABASE \"$name\"" >/dev/null || return 1
     PG_URL="postgresql:///$name?host=$PG_HOST&port=$PG_PORT&user=$PG_USER"
     export PG_URL
