@@ -113,7 +113,7 @@ check "the next update is recorded 200" test "$(rows --limit 1 | cut -f3-)" = "J
 rows > "$T/kept"
 kill -TERM "$SPID"
 wait_for 10 bash -c "! kill -0 $SPID"
-xxl_sql "UPDATE xxl_audit SET time = time - 91 * 86400000 WHERE type IN ('GROUP_ADD', 'JOB_UPDATE')"
+xxl_sql "UPDATE xxl_audit SET time = time - $((91 * 86400000)) WHERE type IN ('GROUP_ADD', 'JOB_UPDATE')"
 start_scheduler || exit 1
 gone () { [ "$(ctl audit list | jq '[.audit[] | select(.type == "GROUP_ADD" or .type == "JOB_UPDATE")] | length')" = 0 ]; }
 check "retention removes the rows older than audit_retention_days" wait_for 10 gone
