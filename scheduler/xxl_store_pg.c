@@ -253,22 +253,29 @@ s_pointer_compare (const void *a, const void *b)
 }
 
 //  Replaces each occurrence of secret in text (a buffer of size bytes)
-//  with "***"
+//  with instead (where it fits)
+static void
+s_replace (char *text, size_t size, const char *secret, const char *instead)
+{
+    if (!secret || !*secret || strstr (instead, secret))
+        return;
+    size_t length = strlen (secret), with = strlen (instead);
+    char *at, *from = text;
+    while ((at = strstr (from, secret))) {
+        size_t tail = strlen (at + length) + 1;
+        if ((size_t) (at - text) + with + tail > size)
+            break;
+        memmove (at + with, at + length, tail);
+        memcpy (at, instead, with);
+        from = at + with;
+    }
+}
+
+//  A password never shows in an error
 static void
 s_redact (char *text, size_t size, const char *secret)
 {
-    if (!secret || !*secret)
-        return;
-    size_t length = strlen (secret);
-    char *at;
-    while ((at = strstr (text, secret))) {
-        size_t tail = strlen (at + length) + 1;
-        if (length < 3 && (size_t) (at - text) + 3 + tail > size)
-            break;
-        memmove (at + 3, at + length, tail);
-        memcpy (at, "***", 3);
-        text [size - 1] = 0;
-    }
+    s_replace (text, size, secret, "***");
 }
 
 //  libpq's message on one line: newlines and tabs become spaces, no
@@ -885,6 +892,7 @@ xxl_store_pg_new (const char *url, char *err, size_t errlen)
     if (!options) {
         char line [400];
         s_one_line (line, sizeof line, parse_error? parse_error: "out of memory");
+        s_replace (line, sizeof line, url, "(the URL)");
         s_redact (line, sizeof line, raw);
         snprintf (err, errlen, "the PostgreSQL URL is not valid: %s", line);
         PQfreemem (parse_error);
@@ -917,6 +925,7 @@ xxl_store_pg_new (const char *url, char *err, size_t errlen)
     if (!self->conn || PQstatus (self->conn) != CONNECTION_OK) {
         char line [400];
         s_one_line (line, sizeof line, self->conn? PQerrorMessage (self->conn): "out of memory");
+        s_replace (line, sizeof line, url, "(the URL)");
         s_redact (line, sizeof line, raw);
         s_redact (line, sizeof line, self->password);
         snprintf (err, errlen, "cannot connect to PostgreSQL: %s", line);
