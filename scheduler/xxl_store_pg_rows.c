@@ -1212,22 +1212,28 @@ m_log_id_at_rank (xxl_store_t *base, int64_t job_id, int64_t rank)
         " ORDER BY id DESC LIMIT 1" XXL_OFFSET ("$2"), "ii", job_id, rank);
 }
 
+//  (each value once, in the order of its oldest row by update_time, then
+//  id: SQLite's, whose DISTINCT keeps the first row its scan of the
+//  update_time index meets)
 static char *
 m_registry_alive (xxl_store_t *base, int64_t window_ms)
 {
     return pgx_text ((store_t *) base,
-        "SELECT string_agg (registry_value, ',' ORDER BY registry_value COLLATE \"C\")"
-        " FROM (SELECT DISTINCT registry_value FROM xxl_job_registry WHERE update_time >"
-        " (SELECT MAX (update_time) FROM xxl_job_registry) - $1) alive", "i", window_ms);
+        "SELECT string_agg (registry_value, ',' ORDER BY update_time, id)"
+        " FROM (SELECT DISTINCT ON (registry_value) registry_value, update_time, id"
+        " FROM xxl_job_registry WHERE update_time >"
+        " (SELECT MAX (update_time) FROM xxl_job_registry) - $1"
+        " ORDER BY registry_value, update_time, id) alive", "i", window_ms);
 }
 
 static char *
 m_registry_apps (xxl_store_t *base, const char *address, int64_t since)
 {
     char *apps = pgx_text ((store_t *) base,
-        "SELECT string_agg (registry_key, ',' ORDER BY registry_key COLLATE \"C\")"
-        " FROM (SELECT DISTINCT registry_key FROM xxl_job_registry"
-        " WHERE registry_value = $1 AND update_time >= $2) apps", "si", address, since);
+        "SELECT string_agg (registry_key, ',' ORDER BY update_time, id)"
+        " FROM (SELECT DISTINCT ON (registry_key) registry_key, update_time, id"
+        " FROM xxl_job_registry WHERE registry_value = $1 AND update_time >= $2"
+        " ORDER BY registry_key, update_time, id) apps", "si", address, since);
     return apps? apps: strdup ("");
 }
 

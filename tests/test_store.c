@@ -270,6 +270,303 @@ s_pg_connections (xxl_store_t *store, const char *url, int64_t gid, int64_t jid)
     xxl_store_destroy (&other);
 }
 
+//  --------------------------------------------------------------------
+//  Parity: the same changes on an SQLite store and a PostgreSQL one, then
+//  every encoded reply and answer compared byte for byte (keys, value
+//  types, order, paging, truncation)
+
+//  The changes (fixed times and texts); ids as the store gives them
+static void
+s_parity_fill (xxl_store_t *store)
+{
+    xxl_group_t automatic = { .app_name = "par-auto", .title = "Auto", .update_time = 10 };
+    xxl_group_t manual = { .app_name = "par-manual", .title = "Manual", .address_type = 1,
+                           .address_list = "h1,h2", .update_time = 11 };
+    int64_t ga = xxl_store_group_add (store, &automatic);
+    int64_t gm = xxl_store_group_add (store, &manual);
+    XXL_CHECK (ga > 0 && gm > ga);
+    xxl_store_registry_beat (store, "par-auto", "b-host", 100);
+    xxl_store_registry_beat (store, "par-auto", "a-host", 101);
+    xxl_store_registry_beat (store, "par-auto", "B-host", 102);
+    xxl_store_registry_beat (store, "other", "a-host", 103);
+    XXL_CHECK (xxl_store_groups_refresh (store, 200) == 0);
+    xxl_job_t job = {
+        .job_group = ga, .job_desc = "Nightly \xc3\x9cn\xc3\xaf" "code report", .author = "Alice",
+        .alarm_email = "", .schedule_type = "CRON", .schedule_conf = "0 0 * * * ?",
+        .misfire_strategy = "DO_NOTHING", .executor_route_strategy = "FIRST",
+        .executor_handler = "demoJobHandler", .executor_param = "p1",
+        .executor_block_strategy = "SERIAL_EXECUTION", .glue_type = "BEAN", .glue_source = "",
+        .glue_remark = "", .child_jobid = "", .timezone = "Europe/Paris", .add_time = 1,
+        .update_time = 2, .trigger_status = 1, .trigger_next_time = 5000, .retry_backoff = 1.5,
+        .retry_interval = 3, .retry_max_interval = 60
+    };
+    int64_t j1 = xxl_store_job_add (store, &job);
+    job.job_group = gm;
+    job.job_desc = "second";
+    job.author = "bob";
+    job.executor_handler = "DemoOther";
+    job.trigger_status = 0;
+    job.trigger_next_time = 0;
+    job.retry_backoff = 1;
+    int64_t j2 = xxl_store_job_add (store, &job);
+    job.job_group = ga;
+    job.job_desc = "\xc3\xbcn\xc3\xaf lower";
+    job.author = "ALICE";
+    job.executor_handler = "shell";
+    job.child_jobid = "1, 2";
+    job.schedule_type = "FIX_DELAY";
+    job.schedule_conf = "30";
+    job.trigger_status = 1;
+    job.trigger_next_time = 253402300799000LL;
+    int64_t j3 = xxl_store_job_add (store, &job);
+    XXL_CHECK (j1 > 0 && j2 > j1 && j3 > j2);
+    for (int i = 0; i < 5; i++)
+        xxl_store_glue_add (store, j1, "GLUE_SHELL", i % 2? "echo \xe2\x82\xac": "true",
+                            i == 3? NULL: "remark", 100 + i);
+    //  Log rows: a manual run that ended, planned shards (one routed), a
+    //  failed one with an alarm, one planned far ahead, one accepted that
+    //  failed, one routed and taken back
+    XXL_CHECK (xxl_store_begin (store) == 0);
+    xxl_log_t log = { .job_group = ga, .job_id = j1, .executor_handler = "demoJobHandler",
+                      .executor_param = "p1", .trigger_time = 1000, .trigger_msg = "head\n",
+                      .trigger_type = "MANUAL" };
+    XXL_CHECK (xxl_store_log_add (store, &log) == 0);
+    int64_t l1 = log.id;
+    xxl_store_log_trigger_done (store, l1, 200, "h1", "ok\n");
+    xxl_store_log_handle_done_by (store, l1, "h1", 2000, 200, "done", 0);
+    log.id = xxl_store_log_next_id (store);
+    log.trigger_time = 2500;
+    log.schedule_time = 3000;
+    log.trigger_type = "CRON";
+    log.executor_sharding_param = "0/2";
+    XXL_CHECK (xxl_store_log_add (store, &log) == 0);
+    int64_t l2 = log.id;
+    XXL_CHECK (xxl_store_log_route (store, l2, 0, "h2", "section \xc3\xa9\n") == 1);
+    XXL_CHECK (xxl_store_log_copy_shard (store, l2 + 1, l2, "1/2", 2600) == 1);
+    log.id = l2 + 2;
+    log.schedule_time = 0;
+    log.executor_sharding_param = NULL;
+    log.trigger_type = "MANUAL";
+    log.trigger_msg = NULL;
+    XXL_CHECK (xxl_store_log_add (store, &log) == 0);
+    int64_t l4 = log.id;
+    xxl_store_log_fail_unsent (store, l4, 500, "nobody\n");
+    xxl_store_log_set_alarm (store, l4, 1, "mail sent");
+    log.id = l2 + 3;
+    log.schedule_time = 9000000;
+    log.trigger_type = "CRON";
+    log.trigger_msg = "later\n";
+    XXL_CHECK (xxl_store_log_add (store, &log) == 0);
+    log.id = l2 + 4;
+    log.schedule_time = 0;
+    log.trigger_time = 4000;
+    log.trigger_type = "MANUAL";
+    XXL_CHECK (xxl_store_log_add (store, &log) == 0);
+    int64_t l6 = log.id;
+    xxl_store_log_route (store, l6, 4100, "gone-host", "route note\n");
+    XXL_CHECK (xxl_store_log_accept (store, l6, 0) == 1);
+    xxl_store_log_handle_done (store, l6, 5000, 500, "boom");
+    log.id = l2 + 5;
+    XXL_CHECK (xxl_store_log_add (store, &log) == 0);
+    xxl_store_log_route (store, log.id, 0, "h1", "\xe8\x8a\x82\xe7\x82\xb9 section\n");
+    XXL_CHECK (xxl_store_log_unroute (store, log.id, 11, 1) == 1);
+    xxl_store_log_trigger_end (store, log.id, 500, 3, "end\n", 4200);
+    xxl_store_log_append_handle_msg (store, l1, "\nchild jobs: none");
+    //  Bytes that are not UTF-8 (an agent's output, say): SQLite keeps
+    //  them, PostgreSQL takes U+FFFD for them; replies are the same
+    XXL_CHECK (xxl_store_log_append_trigger_msg (store, l1, "bad \xff\xfe bytes \xe2\x82\n") == 1);
+    XXL_CHECK (xxl_store_commit (store) == 0);
+    XXL_CHECK (xxl_store_report_refresh (store, 0, 86400000, 77) == 1);
+    xxl_audit_t row = { .time = 500, .who = "local", .role = "admin", .type = "JOB_ADD",
+                        .target = j1, .code = 200 };
+    xxl_store_audit_add (store, &row);
+    row.time = 501;
+    row.type = "JOB_RM";
+    row.code = 404;
+    xxl_store_audit_add (store, &row);
+}
+
+//  Encodes with call on both stores (call uses `store` and `enc`) and
+//  checks the bytes are the same
+#define S_SAME(what, call) do { \
+    xxl_enc_t *encs [2] = { xxl_enc_new (), xxl_enc_new () }; \
+    int rcs [2]; \
+    for (int side = 0; side < 2; side++) { \
+        xxl_store_t *store = side? pg: sq; \
+        xxl_enc_t *enc = encs [side]; \
+        xxl_enc_map_begin (enc); \
+        xxl_enc_key (enc, "r"); \
+        rcs [side] = (call); \
+        (void) store; \
+    } \
+    size_t sizes [2]; \
+    const void *bytes [2]; \
+    for (int side = 0; side < 2; side++) \
+        bytes [side] = xxl_enc_finish (encs [side], &sizes [side]); \
+    bool same = rcs [0] == rcs [1] && sizes [0] == sizes [1] \
+             && memcmp (bytes [0], bytes [1], sizes [0]) == 0; \
+    if (!same) \
+        fprintf (stderr, "parity: %s: SQLite %d (%zu bytes), PostgreSQL %d (%zu bytes)\n", \
+                 what, rcs [0], sizes [0], rcs [1], sizes [1]); \
+    XXL_CHECK (same); \
+    xxl_enc_destroy (&encs [0]); \
+    xxl_enc_destroy (&encs [1]); \
+} while (0)
+
+//  The same answer (an int64) from both stores
+#define S_SAME_INT(what, call) do { \
+    xxl_store_t *store = sq; \
+    int64_t a = (call); \
+    store = pg; \
+    int64_t b = (call); \
+    if (a != b) \
+        fprintf (stderr, "parity: %s: SQLite %" PRId64 ", PostgreSQL %" PRId64 "\n", what, a, b); \
+    XXL_CHECK (a == b); \
+} while (0)
+
+//  The same string (NULL too) from both stores; call returns a new string
+#define S_SAME_STR(what, call) do { \
+    xxl_store_t *store = sq; \
+    char *a = (call); \
+    store = pg; \
+    char *b = (call); \
+    bool same = (!a && !b) || (a && b && streq (a, b)); \
+    if (!same) \
+        fprintf (stderr, "parity: %s: SQLite '%s', PostgreSQL '%s'\n", what, a? a: "(null)", \
+                 b? b: "(null)"); \
+    XXL_CHECK (same); \
+    free (a); \
+    free (b); \
+} while (0)
+
+//  The same ids from a scan of both stores
+#define S_SAME_IDS(what, call) do { \
+    int64_t ids [2][64]; \
+    size_t counts [2]; \
+    int rcs [2]; \
+    for (int side = 0; side < 2; side++) { \
+        xxl_store_t *store = side? pg: sq; \
+        int64_t *out = ids [side]; \
+        size_t *count = &counts [side]; \
+        rcs [side] = (call); \
+    } \
+    bool same = rcs [0] == rcs [1] && counts [0] == counts [1] \
+             && memcmp (ids [0], ids [1], counts [0] * sizeof (int64_t)) == 0; \
+    if (!same) \
+        fprintf (stderr, "parity: %s: SQLite %zu ids, PostgreSQL %zu\n", what, counts [0], \
+                 counts [1]); \
+    XXL_CHECK (same); \
+} while (0)
+
+static void
+s_parity (xxl_store_t *main_store, const char *url, const char *sqlite_path)
+{
+    char err [512];
+    XXL_CHECK (xxl_store_pg_exec (main_store, "CREATE SCHEMA xxl_parity", NULL) == 0);
+    char *parity = zsys_sprintf ("%s%coptions=-c%%20search_path%%3Dxxl_parity", url,
+                                 strchr (url, '?')? '&': '?');
+    xxl_store_t *pg = xxl_store_new (parity, err, sizeof err);
+    xxl_store_t *sq = xxl_store_new (sqlite_path, err, sizeof err);
+    zstr_free (&parity);
+    XXL_CHECK (pg && sq);
+    if (!pg || !sq) {
+        xxl_store_destroy (&pg);
+        xxl_store_destroy (&sq);
+        return;
+    }
+    s_parity_fill (sq);
+    s_parity_fill (pg);
+    int truncated = 0;
+    S_SAME ("group list", xxl_store_group_encode_all (store, enc));
+    for (int64_t id = 1; id <= 4; id++)
+        S_SAME ("job show", xxl_store_job_encode (store, enc, id));
+    xxl_store_job_filter_t filters [] = {
+        { 0, "", "", "", -1, 100, 0 }, { 1, "DEMO", "", "", -1, 100, 0 },
+        { 0, "", "\xc3\xbcn\xc3\xaf", "", -1, 100, 0 }, { 0, "", "", "alice", -1, 100, 0 },
+        { 0, "", "", "", 1, 100, 0 }, { 0, "", "", "", 0, 100, 0 },
+        { 0, "", "", "", -1, -1, -3 }, { 0, "", "", "", -1, 1, 1 },
+        { 0, "o", "", "", -1, 2, 0 }, { 2, "nothing", "", "", -1, 10, 0 }
+    };
+    for (size_t i = 0; i < sizeof filters / sizeof filters [0]; i++) {
+        S_SAME ("job list", xxl_store_job_encode_page (store, enc, 1 << 20, &truncated,
+                                                       &filters [i]));
+        S_SAME_INT ("job count", xxl_store_job_count (store, &filters [i]));
+    }
+    for (size_t budget = 40; budget < 2000; budget += 150)
+        S_SAME ("job list, a byte budget", xxl_store_job_encode_page (store, enc, budget,
+                                                                     &truncated, &filters [0]));
+    S_SAME ("glue list", xxl_store_glue_encode_page (store, enc, 1 << 20, &truncated, 1, 10, 0));
+    S_SAME ("glue list, paged", xxl_store_glue_encode_page (store, enc, 1 << 20, &truncated,
+                                                           1, 2, 1));
+    S_SAME ("glue list, unbounded", xxl_store_glue_encode_page (store, enc, 1 << 20,
+                                                               &truncated, 1, -1, -2));
+    for (int64_t version = 1; version <= 6; version++)
+        S_SAME ("glue show", xxl_store_glue_encode (store, enc, 1, version));
+    S_SAME_INT ("glue last", xxl_store_glue_last (store, 1));
+    S_SAME_INT ("glue count", xxl_store_glue_count (store, 1));
+    for (int64_t id = 1; id <= 9; id++) {
+        S_SAME ("log show", xxl_store_log_encode (store, enc, id));
+        S_SAME_INT ("log job", xxl_store_log_job_id (store, id));
+        S_SAME_INT ("log plan time", xxl_store_log_plan_time (store, id));
+        S_SAME_STR ("log job children", xxl_store_log_job_children (store, id));
+    }
+    for (int64_t status = 0; status <= 3; status++)
+        for (int64_t job_id = 0; job_id <= 2; job_id++) {
+            xxl_store_log_filter_t f = { .job_id = job_id, .status = status, .from = 0,
+                                         .to = INT64_MAX, .max_id = INT64_MAX, .now = 8000,
+                                         .limit = 100 };
+            S_SAME ("log list", xxl_store_log_encode_page (store, enc, 1 << 20, &truncated, &f));
+            f.group_id = 2;
+            S_SAME ("log list by group", xxl_store_log_encode_page (store, enc, 1 << 20,
+                                                                    &truncated, &f));
+        }
+    xxl_store_log_filter_t f = { .from = 1500, .to = 4100, .max_id = 5, .now = INT64_MAX,
+                                 .limit = 2, .offset = 1 };
+    S_SAME ("log list, bounded", xxl_store_log_encode_page (store, enc, 1 << 20, &truncated, &f));
+    f = (xxl_store_log_filter_t) { .to = INT64_MAX, .max_id = INT64_MAX, .now = 8000,
+                                   .limit = 100 };
+    for (size_t budget = 100; budget < 3000; budget += 200)
+        S_SAME ("log list, a byte budget", xxl_store_log_encode_page (store, enc, budget,
+                                                                     &truncated, &f));
+    S_SAME ("report days", xxl_store_report_encode_days (store, enc, 3));
+    S_SAME ("audit", xxl_store_audit_encode_page (store, enc, 1 << 20, &truncated, INT64_MAX, 10));
+    S_SAME_STR ("registry alive", xxl_store_registry_alive (store, 1000));
+    S_SAME_STR ("registry apps", xxl_store_registry_apps (store, "a-host", 0));
+    S_SAME_STR ("job children", xxl_store_job_children (store, 3));
+    S_SAME_IDS ("unsent", xxl_store_log_unsent_ids (store, 0, out, 64, count));
+    S_SAME_IDS ("unanswered", xxl_store_log_unanswered_ids (store, INT64_MAX, out, 64, count));
+    S_SAME_IDS ("failed", xxl_store_log_failed_ids (store, out, 64, count));
+    S_SAME_IDS ("lost", xxl_store_log_lost_ids (store, INT64_MAX, out, 64, count));
+    S_SAME_IDS ("marked", xxl_store_job_marked_ids (store, 253402300799000LL, 0, out, 64, count));
+    S_SAME_IDS ("late jobs", xxl_store_recover_late_jobs (store, INT64_MAX, out, 64, count));
+    S_SAME_INT ("late last", xxl_store_recover_late_last (store, 1, INT64_MAX));
+    S_SAME_INT ("rank", xxl_store_log_id_at_rank (store, 0, 2));
+    S_SAME_INT ("rank of a job", xxl_store_log_id_at_rank (store, 1, 0));
+    S_SAME_INT ("have children", xxl_store_jobs_have_children (store));
+    xxl_store_totals_t totals [2];
+    XXL_CHECK (xxl_store_report_totals (sq, &totals [0]) == 0
+               && xxl_store_report_totals (pg, &totals [1]) == 0);
+    XXL_CHECK (memcmp (&totals [0], &totals [1], sizeof totals [0]) == 0);
+    //  Changes with counts, then the rows again
+    S_SAME_INT ("delay resume", xxl_store_job_delay_resume (store, 2, 9000, 253402300799000LL));
+    S_SAME_INT ("unchild", xxl_store_job_unchild (store, 2));
+    S_SAME_STR ("job children after", xxl_store_job_children (store, 3));
+    S_SAME_INT ("claim", xxl_store_log_alarm_claim (store, 6));
+    S_SAME_IDS ("claimed", xxl_store_log_claimed_ids (store, 0, out, 64, count));
+    S_SAME_INT ("drop plans", xxl_store_job_drop_plans (store, 1, 8000));
+    S_SAME_INT ("delete", xxl_store_log_delete (store, 0, INT64_MAX, INT64_MAX, 2));
+    S_SAME_INT ("registry expire", xxl_store_registry_expire (store, 102));
+    S_SAME_INT ("audit delete", xxl_store_audit_delete (store, 501, -1));
+    for (int64_t id = 1; id <= 4; id++)
+        S_SAME ("job show after", xxl_store_job_encode (store, enc, id));
+    S_SAME ("log list after", xxl_store_log_encode_page (store, enc, 1 << 20, &truncated, &f));
+    S_SAME ("audit after", xxl_store_audit_encode_page (store, enc, 1 << 20, &truncated,
+                                                        INT64_MAX, -1));
+    xxl_store_destroy (&pg);
+    xxl_store_destroy (&sq);
+    XXL_CHECK (xxl_store_pg_exec (main_store, "DROP SCHEMA xxl_parity CASCADE", NULL) == 0);
+}
+
 //  SQLite's WAL: checkpoints on the store's own thread, restarts under
 //  load and after a reader held one back.  log: a row to add copies of.
 static void
@@ -844,11 +1141,17 @@ main (void)
     XXL_CHECK (xxl_store_glue_add (store, jid, "GLUE_SHELL", "echo", "r", 37) == 31);
     XXL_CHECK (xxl_store_job_load (store, jid, &loaded) == 0);
     xxl_job_free (&loaded);
-    //  PostgreSQL's own: connections side by side on the database
-    if (xxl_test_pg)
+    //  PostgreSQL's own: connections side by side on the database; and
+    //  the same changes on both backends give the same replies
+    if (xxl_test_pg) {
         s_pg_connections (store, path, gid, jid);
+        char parity [256];
+        snprintf (parity, sizeof parity, "%s/parity.db", s_dir);
+        s_parity (store, path, parity);
+    }
     else
-        printf ("# skipped on SQLite: PostgreSQL's connections (no XXL_TEST_STORE_URL)\n");
+        printf ("# skipped on SQLite: PostgreSQL's connections and the parity of both stores"
+                " (no XXL_TEST_STORE_URL)\n");
     //  A database from a newer xxl is refused with the reason
     XXL_TEST_EXEC (store, xxl_test_pg? "UPDATE xxl_schema SET version = 999"
                                      : "PRAGMA user_version = 999", NULL);
