@@ -556,6 +556,23 @@ s_parity (xxl_store_t *main_store, const char *url, const char *sqlite_path)
     S_SAME_INT ("drop plans", xxl_store_job_drop_plans (store, 1, 8000));
     S_SAME_INT ("delete", xxl_store_log_delete (store, 0, INT64_MAX, INT64_MAX, 2));
     S_SAME_INT ("registry expire", xxl_store_registry_expire (store, 102));
+    S_SAME_INT ("fired sent", xxl_store_fired_raise_sent (store, 3000));
+    S_SAME_INT ("stamp fired", xxl_store_recover_stamp_fired (store));
+    S_SAME_INT ("stamp due", xxl_store_recover_stamp_due (store, 9000001));
+    S_SAME_INT ("misfire", xxl_store_recover_misfire (store, 5));
+    S_SAME_INT ("drop late", xxl_store_recover_drop_late (store, 1, INT64_MAX, 5));
+    S_SAME_INT ("clear address", xxl_store_log_clear_address (store, 3));
+    S_SAME_INT ("plan route", xxl_store_log_plan_route (store, 3, "h3", "planned\n"));
+    S_SAME_INT ("stamp", xxl_store_log_stamp (store, 3, 3300));
+    S_SAME_INT ("accept", xxl_store_log_accept (store, 3, 3400));
+    S_SAME_INT ("set shard", xxl_store_log_set_shard (store, 3, "1/3"));
+    S_SAME_INT ("retime", xxl_store_log_retime (store, 3, 3500));
+    S_SAME_INT ("handle done at", xxl_store_log_handle_done_at (store, 3, 3600, 200, "ok", 3550));
+    S_SAME_INT ("handle done again", xxl_store_log_handle_done (store, 3, 3700, 500, "late"));
+    S_SAME_INT ("halt", xxl_store_job_halt (store, 1, 42));
+    S_SAME_INT ("set times", xxl_store_job_set_times (store, 3, 7, 8));
+    for (int64_t id = 1; id <= 9; id++)
+        S_SAME ("log show after", xxl_store_log_encode (store, enc, id));
     S_SAME_INT ("audit delete", xxl_store_audit_delete (store, 501, -1));
     for (int64_t id = 1; id <= 4; id++)
         S_SAME ("job show after", xxl_store_job_encode (store, enc, id));
