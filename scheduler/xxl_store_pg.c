@@ -12,7 +12,9 @@
         trip: "UPDATE ... RETURNING; COMMIT").  The handle remembers the
         value its own commit left (version_seen), so its own commits do
         not look like another's; it reports a number that moves when the
-        row moved past that.
+        row moved past that.  begin reads the row with the lock, in the
+        same round trip, so data_version inside a transaction (the engine
+        asks at every turn's start) costs none.
     -   Log ids: xxl_store_state.log_seq is the highest id handed out (as
         sqlite_sequence's seq).  log_next_id reads it (FOR UPDATE: a
         writer that does not take the write lock waits for this
@@ -379,9 +381,10 @@ s_what (char *out, size_t size, const char *sql)
 }
 
 //  Runs sql (several statements allowed, no parameters) with the simple
-//  protocol; 0, or -1 with the error recorded
+//  protocol; 0, or -1 with the error recorded.  value (if not NULL): the
+//  first column of the last statement's first row (-1 when none).
 static int
-s_simple (store_t *self, const char *sql)
+s_simple_value (store_t *self, const char *sql, int64_t *value)
 {
     PGresult *result = PQexec (self->conn, sql);
     ExecStatusType status = PQresultStatus (result);
@@ -391,8 +394,17 @@ s_simple (store_t *self, const char *sql)
         s_what (what, sizeof what, sql);
         rc = pgx_fail (self, what, result);
     }
+    if (value)
+        *value = rc == 0 && status == PGRES_TUPLES_OK && PQntuples (result) > 0
+               ? pgx_int (result, 0, 0): -1;
     PQclear (result);
     return rc;
+}
+
+static int
+s_simple (store_t *self, const char *sql)
+{
+    return s_simple_value (self, sql, NULL);
 }
 
 static void
@@ -1092,7 +1104,11 @@ pgx_begin (xxl_store_t *base)
                 return -1;
             reset = true;
         }
-        if (s_simple (self, "BEGIN; SELECT pg_advisory_xact_lock (" XXL_PG_WRITE_LOCK ")") == 0)
+        //  (with the counter row as the lock leaves it: data_version in
+        //  this transaction needs no round trip of its own)
+        if (s_simple_value (self, "BEGIN; SELECT pg_advisory_xact_lock (" XXL_PG_WRITE_LOCK ");"
+                                  " SELECT data_version FROM xxl_store_state",
+                            &self->txn_version) == 0)
             break;
         //  A connection that died since its last statement (the server
         //  restarted, say): once more on a new one
@@ -1216,7 +1232,11 @@ int64_t
 pgx_data_version (xxl_store_t *base)
 {
     store_t *self = (store_t *) base;
-    int64_t version = pgx_scalar (self, "SELECT data_version FROM xxl_store_state", NULL);
+    //  Inside a transaction, what begin read under the lock (no other
+    //  connection commits before this one does)
+    int64_t version = self->in_txn && !self->txn_lost && self->txn_version >= 0
+                    ? self->txn_version
+                    : pgx_scalar (self, "SELECT data_version FROM xxl_store_state", NULL);
     if (version < 0)
         return -1;
     if (version != self->version_seen) {

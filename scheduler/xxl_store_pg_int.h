@@ -49,6 +49,7 @@ typedef struct {
     char txn_cause [512];
     int txn_dirty;                      //  a write ran in this transaction
     int64_t txn_log_max;                //  the highest log id it added itself (0 none)
+    int64_t txn_version;                //  the counter row's data_version begin read (-1 none)
     //  data_version: the counter row's value this handle accounts for
     //  (its own commits move it along), and the number it reports, which
     //  moves only when another connection's commit moved the row

@@ -164,6 +164,19 @@ s_pg_connections (xxl_store_t *store, const char *url, int64_t gid, int64_t jid)
     XXL_CHECK (xxl_store_commit (other) == 0);
     XXL_CHECK (xxl_store_data_version (other) == seen);
     XXL_CHECK (xxl_store_data_version (store) != mine);
+    //  ... and as the engine asks, first thing in its transaction
+    mine = xxl_store_data_version (store);
+    XXL_CHECK (xxl_store_registry_beat (other, "race-app", "race-host", 2) == 0);
+    XXL_CHECK (xxl_store_begin (store) == 0);
+    int64_t inside = xxl_store_data_version (store);
+    XXL_CHECK (inside != mine);
+    XXL_CHECK (xxl_store_job_set_times (store, jid, 1, 2) == 1);
+    XXL_CHECK (xxl_store_data_version (store) == inside);
+    XXL_CHECK (xxl_store_commit (store) == 0);
+    XXL_CHECK (xxl_store_begin (store) == 0);
+    XXL_CHECK (xxl_store_data_version (store) == inside);
+    XXL_CHECK (xxl_store_commit (store) == 0);
+    XXL_CHECK (xxl_store_registry_remove (other, "race-app", "race-host") == 0);
 
     //  begin is the write lock: another connection's begin waits for the
     //  holder's commit
