@@ -5,6 +5,7 @@
 
 #include "xxl_store.h"
 #include "xxl_store_sqlite.h"
+#include "xxl_store_pg.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -15,10 +16,9 @@ xxl_store_t *
 xxl_store_new (const char *url, char *err, size_t errlen)
 {
     xxl_store_t *self = NULL;
-    //  (the URL is not echoed: it may hold a password)
+    //  (the PostgreSQL backend never echoes the URL: it may hold a password)
     if (strncmp (url, "postgresql://", 13) == 0 || strncmp (url, "postgres://", 11) == 0)
-        snprintf (err, errlen, "the store is a PostgreSQL URL, but this build has no"
-                  " PostgreSQL backend (give an SQLite file path)");
+        self = xxl_store_pg_new (url, err, errlen);
     else
         self = xxl_store_sqlite_new (url, err, errlen);
     //  A backend fills a table of this version: no method may be missing

@@ -5,8 +5,8 @@
     table (as SQLite's sqlite3_file and sqlite3_io_methods): the engine
     calls the typed functions below, which go through that table; no SQL,
     no database API and no row format appear outside a backend.  The
-    backend today is SQLite (xxl_store_sqlite.c); a network database
-    plugs in as another file filling the same table.
+    backends are SQLite (xxl_store_sqlite.c) and PostgreSQL
+    (xxl_store_pg.c), each a file filling the same table.
 
     Contracts every backend keeps:
     -   One handle is one connection, used by one thread (the engine's).
@@ -480,8 +480,10 @@ struct _xxl_store_t {
 };
 
 //  Opens (creating if needed) the store named by `url` and migrates it: a
-//  file path is SQLite's; a postgresql:// or postgres:// URL is refused
-//  (no such backend yet).  Returns NULL with a reason in err.  destroy rolls back an open transaction and nulls *self_p.
+//  file path is SQLite's (xxl_store_sqlite.h); a postgresql:// or
+//  postgres:// URL is PostgreSQL's (xxl_store_pg.h), whose reason never
+//  holds the URL's password.  Returns NULL with a reason in err.  destroy
+//  rolls back an open transaction and nulls *self_p.
 xxl_store_t *xxl_store_new (const char *url, char *err, size_t errlen);
 void xxl_store_destroy (xxl_store_t **self_p);
 

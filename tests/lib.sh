@@ -2,6 +2,11 @@
 # ephemeral ports, a temporary folder, readiness waits, cleanup on exit.
 # Each test script sources this, calls xxl_setup, uses check/wait_for, and
 # ends with xxl_done (prints "N passed, M failed").
+#
+# The store is an SQLite file, $T/xxl.db; with XXL_STORE=pg in the
+# environment it is a database on a PostgreSQL server of the test's own
+# (tests/pg.sh, in $T/pg, stopped at exit).  XXL_DB is what the scheduler
+# gets as --db; xxl_sql runs SQL on it whichever it is.
 
 set -u
 : "${XXL_BUILD:?run through make check (XXL_BUILD unset)}"
@@ -17,6 +22,15 @@ PIDS=""
 xxl_setup () {
     T=$(mktemp -d /tmp/xxl-test.XXXXXX)
     trap xxl_cleanup EXIT
+    XXL_DB="$T/xxl.db"
+    if [ "${XXL_STORE:-sqlite}" = pg ]; then
+        . "$XXL_SRC/tests/pg.sh"
+        if ! pg_start "$T/pg" >/dev/null || ! XXL_DB=$(pg_newdb xxl); then
+            echo "FAIL - the PostgreSQL server for XXL_STORE=pg did not start"
+            FAILED=$((FAILED + 1))
+            exit 1
+        fi
+    fi
     cat > "$T/scheduler.cfg" <<CFG
 scheduler
     registry
@@ -62,6 +76,12 @@ xxl_cleanup () {
     if [ "$FAILED" -gt 0 ]; then
         for f in "$T"/*.log; do echo "---- $f"; tail -n 30 "$f"; done
     fi
+    # (the daemons are gone: the PostgreSQL server of XXL_STORE=pg goes too)
+    if declare -F pg_cleanup >/dev/null; then
+        [ "$FAILED" -gt 0 ] && [ -f "$T/pg/server.log" ] \
+            && { echo "---- $T/pg/server.log"; tail -n 30 "$T/pg/server.log"; }
+        pg_cleanup
+    fi
     if [ -n "${XXL_KEEP:-}" ]; then echo "kept $T"; else rm -rf "$T"; fi
     [ "$FAILED" -eq 0 ] || exit 1
 }
@@ -97,7 +117,7 @@ start_scheduler () {
             agents="tcp://127.0.0.1:$((port + 1))"
         fi
         rm -f "$T/ready"
-        "$SCHEDULER" -c "$T/scheduler.cfg" --db "$T/xxl.db" --api "$api" --agents "$agents" \
+        "$SCHEDULER" -c "$T/scheduler.cfg" --db "$XXL_DB" --api "$api" --agents "$agents" \
             --plugins "$XXL_BUILD/plugins/routers/.libs" --alarms "$XXL_BUILD/plugins/alarms/.libs" \
             --ready-file "$T/ready" ${XXL_SCHEDULER_ARGS:-} \
             >>"$T/scheduler.log" 2>&1 &
@@ -112,6 +132,40 @@ start_scheduler () {
     done
     echo "scheduler did not start"
     return 1
+}
+
+# xxl_sql SQL: runs SQL on the test's store (XXL_DB: sqlite3 on the file,
+# or psql on the PostgreSQL database); rows tab-separated, no header, no
+# command tags.  Write SQL both take (COALESCE, not IFNULL; times computed
+# in the shell, not by strftime).
+xxl_sql () {
+    if [ "${XXL_STORE:-sqlite}" = pg ]; then
+        PGOPTIONS="-c client_min_messages=warning" "$PG_BIN/psql" -X -q -A -t -F $'\t' \
+            -v ON_ERROR_STOP=1 -d "$XXL_DB" -c "$1"
+    else
+        sqlite3 -cmd ".timeout 5000" -separator $'\t' "$XXL_DB" "$1"
+    fi
+}
+
+# xxl_store_empty: the test's store starts over, empty (no scheduler may
+# have it open): the SQLite file removed, or the database made again
+xxl_store_empty () {
+    if [ "${XXL_STORE:-sqlite}" = pg ]; then
+        XXL_DB=$(pg_newdb xxl)
+    else
+        rm -f "$XXL_DB" "$XXL_DB-wal" "$XXL_DB-shm"
+    fi
+}
+
+# xxl_sqlite_only WHAT: under XXL_STORE=pg, ends the test as skipped (77)
+# saying that WHAT is SQLite's own
+xxl_sqlite_only () {
+    if [ "${XXL_STORE:-sqlite}" = pg ]; then
+        echo "# skipped under XXL_STORE=pg: $1 is SQLite's own"
+        trap - EXIT
+        xxl_cleanup
+        exit 77
+    fi
 }
 
 # start_agent NAME APP [args...]: sets APID_<NAME>

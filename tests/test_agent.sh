@@ -146,8 +146,8 @@ BFIRST=$(sort -n "$T/bulk.ids" | head -1)
 BLAST=$(sort -n "$T/bulk.ids" | tail -1)
 check "bulk: $BULK jobs added" test "$(grep -c '^[0-9]' "$T/bulk.ids")" = "$BULK"
 bulk_count () {     # bulk_count [CONDITION]: rows of the bulk jobs
-    sqlite3 "$T/xxl.db" "SELECT COUNT(*) FROM xxl_job_log
-                         WHERE job_id BETWEEN $BFIRST AND $BLAST ${1:+AND $1}"
+    xxl_sql "SELECT COUNT(*) FROM xxl_job_log
+             WHERE job_id BETWEEN $BFIRST AND $BLAST ${1:+AND $1}"
 }
 bulk_ended_at_least () { [ "$(bulk_count 'handle_code != 0')" -ge "$1" ]; }
 check "bulk: 600 runs ended" wait_for 60 bulk_ended_at_least 600
@@ -181,8 +181,8 @@ for j in $SJ; do SL="$SL $(ctl job trigger "$j" | jq -r '.logIds[0]')"; done
 started () { for l in $SL; do [ -n "$(find "$T" -name "$l.log" 2>/dev/null)" ] || return 1; done; }
 wait_for 10 started
 kill -TERM "$SPID"; wait "$SPID"
-check "the outage test's runs are still running" bash -c "
-    sqlite3 $T/xxl.db 'SELECT COUNT(*) FROM xxl_job_log WHERE handle_code = 0' | grep -qv '^0\$'"
+still_running () { xxl_sql 'SELECT COUNT(*) FROM xxl_job_log WHERE handle_code = 0' | grep -qv '^0$'; }
+check "the outage test's runs are still running" still_running
 #   The runs finish while nobody can take their results
 ended () { for l in $SL; do grep -qs 'execute end' $(find "$T" -name "$l.log") || return 1; done; }
 check "the outage test's runs end during the outage" wait_for 20 ended

@@ -85,15 +85,27 @@ check "a limit out of range is a usage error" bash -c "! $CTL --api $API audit l
 # ends the transaction): the change is undone, its client is answered 500,
 # and its row, written again at the next turn, says 500, not 200
 K=$(ctl job add --group audit-app --handler demoJobHandler --desc before | jq -r .id)
-sq () { sqlite3 -cmd ".timeout 5000" "$T/xxl.db" "$@"; }
-sq "CREATE TRIGGER audit_fail BEFORE INSERT ON xxl_audit
-    WHEN NEW.type = 'JOB_UPDATE' AND NEW.code = 200 BEGIN SELECT RAISE(ROLLBACK, 'injected'); END"
+if [ "${XXL_STORE:-sqlite}" = pg ]; then
+    # (PostgreSQL: the error aborts the transaction, as RAISE(ROLLBACK) ends SQLite's)
+    xxl_sql "CREATE FUNCTION audit_fail () RETURNS trigger LANGUAGE plpgsql AS \$\$BEGIN
+                 IF NEW.type = 'JOB_UPDATE' AND NEW.code = 200 THEN RAISE EXCEPTION 'injected';
+                 END IF; RETURN NEW; END\$\$;
+             CREATE TRIGGER audit_fail BEFORE INSERT ON xxl_audit
+                 FOR EACH ROW EXECUTE FUNCTION audit_fail ()"
+else
+    xxl_sql "CREATE TRIGGER audit_fail BEFORE INSERT ON xxl_audit
+        WHEN NEW.type = 'JOB_UPDATE' AND NEW.code = 200 BEGIN SELECT RAISE(ROLLBACK, 'injected'); END"
+fi
 "$CTL" --api "$API" job update "$K" --desc after > "$T/failed" 2>&1
 check "the update is answered with the store's error" grep -q "store error: .*injected" "$T/failed"
 check "... and undone" test "$(ctl job show "$K" | jq -r .jobDesc)" = before
 check "its row says 500" test "$(rows --limit 2 | cut -f3-)" = "JOB_UPDATE	$K	500
 JOB_ADD	$K	200"
-sq "DROP TRIGGER audit_fail"
+if [ "${XXL_STORE:-sqlite}" = pg ]; then
+    xxl_sql "DROP TRIGGER audit_fail ON xxl_audit; DROP FUNCTION audit_fail ()"
+else
+    xxl_sql "DROP TRIGGER audit_fail"
+fi
 ctl job update "$K" --desc after >/dev/null
 check "the next update is recorded 200" test "$(rows --limit 1 | cut -f3-)" = "JOB_UPDATE	$K	200"
 
@@ -101,7 +113,7 @@ check "the next update is recorded 200" test "$(rows --limit 1 | cut -f3-)" = "J
 rows > "$T/kept"
 kill -TERM "$SPID"
 wait_for 10 bash -c "! kill -0 $SPID"
-sqlite3 "$T/xxl.db" "UPDATE xxl_audit SET time = time - 91 * 86400000 WHERE type IN ('GROUP_ADD', 'JOB_UPDATE')"
+xxl_sql "UPDATE xxl_audit SET time = time - $((91 * 86400000)) WHERE type IN ('GROUP_ADD', 'JOB_UPDATE')"
 start_scheduler || exit 1
 gone () { [ "$(ctl audit list | jq '[.audit[] | select(.type == "GROUP_ADD" or .type == "JOB_UPDATE")] | length')" = 0 ]; }
 check "retention removes the rows older than audit_retention_days" wait_for 10 gone

@@ -72,7 +72,7 @@ check "burst: the tool's own checks passed" grep -q '^[0-9]* passed, 0 failed' "
 # of memory (32 replies in its queue, 64 MiB more waiting; the rest are dropped and logged),
 # and no reply passes the 4 MiB frame limit
 kill -TERM "$SPID"; wait "$SPID" 2>/dev/null
-rm -f "$T"/xxl.db*
+xxl_store_empty
 # (under ASan, freed memory sits in a 256 MiB quarantine: keep it small so
 # that RSS shows what is held)
 ASAN_OPTIONS="${ASAN_OPTIONS:-}:quarantine_size_mb=16" start_scheduler || exit 1

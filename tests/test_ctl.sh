@@ -142,7 +142,7 @@ check "LOG_LIST offset" test "$(req LOG_LIST limit=1 offset=1 | jq '.content.log
 CJ=$(ctl job add --group demo-app --handler demoJobHandler --cron '* * * * * ?' --start | jq -r .id)
 check "the cron job runs" wait_for 10 job_ran "$CJ" 1
 check "planned rows are in the store ahead of their time (the pre-read)" \
-    test "$(sqlite3 "$T/xxl.db" "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $CJ AND schedule_time > strftime('%s','now') * 1000 + 1000" 2>/dev/null || echo 1)" -ge 1
+    test "$(xxl_sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $CJ AND schedule_time > $(( $(date +%s%3N) + 1000 ))" 2>/dev/null || echo 1)" -ge 1
 ctl log list --job "$CJ" > "$T/planned.json"
 NOW=$(date +%s%3N)
 check "log list shows no fire before its time" \

@@ -21,7 +21,7 @@
 */
 
 #include "xxl_server.h"
-#include "xxl_store_sqlite.h"
+#include "xxl_test_store.h"
 #include "xxl_test.h"
 
 static char s_dir [] = "/tmp/xxl-test-recovery-XXXXXX";
@@ -64,8 +64,10 @@ main (void)
     zsys_init ();
     zsys_set_logstream (NULL);
     XXL_CHECK (mkdtemp (s_dir) != NULL);
-    char path [256], err [256];
-    snprintf (path, sizeof path, "%s/xxl.db", s_dir);
+    char file [256], err [256];
+    snprintf (file, sizeof file, "%s/xxl.db", s_dir);
+    //  (or the PostgreSQL database XXL_TEST_STORE_URL names)
+    const char *path = xxl_test_store_url (file);
     xxl_store_t *store = xxl_store_new (path, err, sizeof err);
     XXL_CHECK (store);
     if (!store)
@@ -91,7 +93,7 @@ main (void)
     //  recorded fired_sent past it, its trigger time was never written
     int64_t sent_when = (now / 1000 - 40) * 1000;
     int64_t sent = s_row (store, gid, dn, sent_when, sent_when - 5000, "a2:9999", 0);
-    XXL_CHECK (xxl_store_sqlite_exec (store, "UPDATE xxl_lease SET fired_sent = ?,"
+    XXL_CHECK (XXL_TEST_EXEC (store, "UPDATE xxl_lease SET fired_sent = ?,"
                                       " fired_until = ?", "ii", sent_when + 1000,
                                       sent_when + 1000) == XXL_STORE_SHARES);
     //  A manual trigger not acknowledged, and a run accepted and running
@@ -114,7 +116,7 @@ main (void)
     int64_t blate = s_row (store, gid, bfn, (now / 1000 - 60) * 1000, (now / 1000 - 60) * 1000,
                            NULL, 0);
     XXL_CHECK (bfn > 0 && blate > 0);
-    XXL_CHECK (xxl_store_sqlite_exec (store, "UPDATE xxl_job_info SET schedule_type = 'FIX_DELAY',"
+    XXL_CHECK (XXL_TEST_EXEC (store, "UPDATE xxl_job_info SET schedule_type = 'FIX_DELAY',"
                                       " schedule_conf = '30' WHERE id = ?", "i", pfd) == 1);
     xxl_store_destroy (&store);
 
@@ -135,7 +137,7 @@ main (void)
     XXL_CHECK (reader);
     int64_t moved = 0;
     for (int i = 0; reader && i < 100 && moved < 4; i++) {
-        moved = xxl_store_sqlite_scalar (reader, "SELECT COUNT(*) FROM xxl_job_info WHERE"
+        moved = XXL_TEST_SCALAR (reader, "SELECT COUNT(*) FROM xxl_job_info WHERE"
                                          " (id IN (?, ?, ?) AND trigger_next_time > ?)"
                                          " OR (id = ? AND trigger_next_time = 253402300799000)",
                                          "iiiii", pfn, pdn, bfn, now, pfd);
@@ -151,7 +153,7 @@ main (void)
     if (!store)
         return xxl_test_done ();
     //  FIRE_ONCE_NOW: one row of the three, the newest, as MISFIRE
-    XXL_CHECK (xxl_store_sqlite_scalar (store, "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = ?"
+    XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = ?"
                                         " AND schedule_time < ?", "ii", fn, now - 30000) == 1);
     xxl_log_t row;
     XXL_CHECK (xxl_store_log_load (store, late [0][2], &row) == 0);
@@ -183,29 +185,29 @@ main (void)
     //  FIRE_ONCE_NOW, not at all under DO_NOTHING; both jobs' next times
     //  are after now (no burst of the missed seconds); the FIX_DELAY job
     //  fired and waits for its run's end ("never" until then)
-    XXL_CHECK (xxl_store_sqlite_scalar (store, "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = ?"
+    XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = ?"
                                         " AND trigger_type = 'MISFIRE'", "i", pfn) == 1);
-    XXL_CHECK (xxl_store_sqlite_scalar (store, "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = ?"
+    XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = ?"
                                         " AND trigger_type = 'CRON' AND schedule_time < ?", "ii",
                                         pfn, now) == 0);
-    XXL_CHECK (xxl_store_sqlite_scalar (store, "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = ?"
+    XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = ?"
                                         " AND schedule_time < ?", "ii", pdn, now) == 0);
     xxl_job_t job;
     XXL_CHECK (xxl_store_job_load (store, pdn, &job) == 0 && job.trigger_next_time > now
                && job.trigger_status == 1);
     xxl_job_free (&job);
-    XXL_CHECK (xxl_store_sqlite_scalar (store, "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = ?"
+    XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = ?"
                                         " AND schedule_time = ?", "ii", pfd, now + 1000) == 1);
     XXL_CHECK (xxl_store_job_load (store, pfd, &job) == 0
                && job.trigger_next_time == 253402300799000LL);
     xxl_job_free (&job);
     //  The job late in and past the window: one MISFIRE, its late row
-    XXL_CHECK (xxl_store_sqlite_scalar (store, "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = ?"
+    XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = ?"
                                         " AND trigger_type = 'MISFIRE'", "i", bfn) == 1);
     XXL_CHECK (xxl_store_log_load (store, blate, &row) == 0
                && streq (row.trigger_type, "MISFIRE"));
     xxl_log_free (&row);
-    XXL_CHECK (xxl_store_sqlite_scalar (store, "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = ?"
+    XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = ?"
                                         " AND trigger_type = 'CRON' AND schedule_time <= ?", "ii",
                                         bfn, now) == 0);
     xxl_store_destroy (&store);

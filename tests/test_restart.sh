@@ -52,15 +52,15 @@ check "the scheduler restarts with the empty group's jobs started" kill -0 "$SPI
 # than the dead time (its registry check has run since): the next start
 # must still wait for them (their registry rows stay through a warm-up)
 beats_old () {
-    [ "$(sqlite3 "$T/xxl.db" "SELECT COUNT(*) FROM xxl_job_registry
-         WHERE update_time > CAST(strftime('%s','now') AS INTEGER) * 1000 - 5000")" = 0 ]
+    [ "$(xxl_sql "SELECT COUNT(*) FROM xxl_job_registry
+         WHERE update_time > $(( $(date +%s) * 1000 - 5000 ))")" = 0 ]
 }
 check "the agents' last beats pass the dead time while they are frozen" wait_for 15 beats_old
 kill -KILL "$SPID"; wait "$SPID" 2>/dev/null
 check "the scheduler starts a third time, its agents still frozen" \
     start_scheduler "$API" "$AGENTS" || { xxl_done; exit 1; }
 check "... and waits for the agents of the run before the last (3 awaited)" \
-    test "$(sqlite3 "$T/xxl.db" "SELECT COUNT(*) FROM xxl_job_registry")" = 3
+    test "$(xxl_sql "SELECT COUNT(*) FROM xxl_job_registry")" = 3
 ids=""
 for _ in $(seq 10); do ids="$ids $(ctl job trigger "$P" | jq -r '.logIds[0]')"; done
 qids=$(ctl job trigger "$Q" | jq -r '.logIds | join(" ")')

@@ -2,11 +2,13 @@
     engine's functions directly: an answer's section, and the count of
     characters by which the store takes a presumed section back
     (xxl_store_log_unroute), which must equal what was appended, whatever
-    the note and address hold (UTF-8 counts as SQLite's length() does).
+    the note and address hold (UTF-8 counts as SQLite's length() does,
+    and PostgreSQL's on a UTF8 database).  The store is SQLite's, or
+    PostgreSQL's with XXL_TEST_STORE_URL (tests/xxl_test_store.h).
 */
 
 #include "xxl_engine.h"
-#include "xxl_store_sqlite.h"
+#include "xxl_test_store.h"
 #include "xxl_test.h"
 
 static char s_dir [] = "/tmp/xxl-test-trigger-XXXXXX";
@@ -62,8 +64,10 @@ main (void)
     //  In the store: a row routed with its presumed section and taken
     //  back by that count has the text it had before, byte for byte
     XXL_CHECK (mkdtemp (s_dir) != NULL);
-    char path [256], err [256];
-    snprintf (path, sizeof path, "%s/xxl.db", s_dir);
+    char file [256], err [256];
+    snprintf (file, sizeof file, "%s/xxl.db", s_dir);
+    //  (or the PostgreSQL database XXL_TEST_STORE_URL names)
+    const char *path = xxl_test_store_url (file);
     xxl_store_t *store = xxl_store_new (path, err, sizeof err);
     XXL_CHECK (store);
     if (!store)

@@ -5,6 +5,7 @@
 # so the engine copies the last frames between two turns.  No run is lost.
 . "$(dirname "$0")/lib.sh"
 xxl_setup
+xxl_sqlite_only "the WAL file's size (PostgreSQL's WAL is the server's)"
 BENCH="$XXL_BUILD/bench/xxl_bench"
 
 cat >> "$T/scheduler.cfg" <<CFG

@@ -68,7 +68,7 @@ for round in $(seq "$ROUNDS"); do
     check "round $round: the runs of an agent that stays away are failed by the lost-run monitor" \
         wait_until 20 quiet "job_id IN ($(echo $JN | tr ' ' ,))"
 done
-AFTER=$(sql "SELECT IFNULL(MAX(id), 0) FROM xxl_job_log")
+AFTER=$(sql "SELECT COALESCE(MAX(id), 0) FROM xxl_job_log")
 
 # After the last restart, r1 runs what it is given, once each
 for j in $JR; do ctl job update "$j" --param sleep=100 >/dev/null; done

@@ -46,7 +46,7 @@ for round in $(seq "$ROUNDS"); do
     if [ "$R" = 0 ]; then restart_sched; rsleep 0 1000; fagent b1 bk
     else fagent b1 bk; rsleep 0 1000; restart_sched; fi
 done
-AFTER=$(sql "SELECT IFNULL(MAX(id), 0) FROM xxl_job_log")
+AFTER=$(sql "SELECT COALESCE(MAX(id), 0) FROM xxl_job_log")
 for j in $JOBS; do
     ctl job trigger "$j" | jq -r '.logIds[]' | sed "s/\$/ $j/" >> "$ACKED"
 done

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # count.sh -- the fault suite's checker: how many times did each trigger run?
 #
-# usage: count.sh --db PATH [--probe FILE]... [--acked FILE]... [options]
+# usage: count.sh --db PATH|URL [--probe FILE]... [--acked FILE]... [options]
 #
 # It joins three sources:
 #   - the probe file(s): one line per run start, "<logId> <jobId> i/n pid ms
 #     tag mode" (tests/faults/probe.c, probe_glue.sh);
 #   - the acknowledged logIds: files whose lines start with a logId the
 #     client got back from `job trigger` (other fields ignored);
-#   - the store, read with `sqlite3 -readonly` (xxl_job_log): every row of
+#   - the store, read with `sqlite3 -readonly` (xxl_job_log), or with psql
+#     in a read-only session when --db is a postgresql:// URL: every row of
 #     the jobs under test (the planner's CRON/FIX_RATE/MISFIRE rows, retries,
 #     children, and manual triggers whether or not their reply arrived).
 # and counts, for every logId of (acknowledged ids U store rows):
@@ -75,7 +76,11 @@ while [ $# -gt 0 ]; do
         *) echo "count.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
-[ -n "$DB" ] && [ -f "$DB" ] || { echo "count.sh: --db PATH of an existing store needed" >&2; exit 2; }
+case "$DB" in
+    postgresql://*|postgres://*) PG=1 ;;
+    *) PG=0
+       [ -n "$DB" ] && [ -f "$DB" ] || { echo "count.sh: --db PATH of an existing store needed" >&2; exit 2; } ;;
+esac
 
 W=$(mktemp -d /tmp/xxl-count.XXXXXX)
 trap 'rm -rf "$W"' EXIT
@@ -89,23 +94,38 @@ WHERE="id BETWEEN $MINID AND $MAXID"
 q () {
     local out
     for _ in 1 2 3 4 5 6 7 8 9 10; do
-        if out=$(sqlite3 -readonly -batch -noheader -separator $'\t' "$DB" \
-                 ".timeout 5000" "$1" 2>"$W/sqlerr"); then
+        if [ "$PG" = 1 ]; then
+            out=$(PGOPTIONS="-c default_transaction_read_only=on -c client_min_messages=warning" \
+                  "${PG_BIN:-/usr/bin}/psql" -X -q -A -t -F $'\t' -d "$DB" -c "$1" 2>"$W/sqlerr")
+        else
+            out=$(sqlite3 -readonly -batch -noheader -separator $'\t' "$DB" \
+                  ".timeout 5000" "$1" 2>"$W/sqlerr")
+        fi
+        if [ $? = 0 ]; then
             printf '%s\n' "$out"; return 0
         fi
         sleep 0.2
     done
-    echo "count.sh: sqlite3 failed: $(cat "$W/sqlerr")" >&2
+    echo "count.sh: the store's query failed: $(cat "$W/sqlerr")" >&2
     return 1
 }
 
 # rows: id job trigger_code handle_code trigger_type schedule_time msg
 #  (msg: the last line of triggerMsg and handleMsg, tabs and newlines made spaces)
-q "SELECT id, job_id, trigger_code, handle_code, IFNULL(trigger_type,''), IFNULL(schedule_time,''),
-          replace(replace(IFNULL(executor_param,''), char(9), ' '), char(10), ' '),
-          replace(replace(replace('...' || substr(IFNULL(trigger_msg,''), -160) || ' | ' || substr(IFNULL(handle_msg,''), 1, 200),
-                  char(9), ' '), char(10), ' '), char(13), ' ')
-   FROM xxl_job_log WHERE $WHERE ORDER BY id" > "$W/rows" || exit 2
+if [ "$PG" = 1 ]; then
+    q "SELECT id, job_id, trigger_code, handle_code, COALESCE(trigger_type,''),
+              COALESCE(CAST(schedule_time AS TEXT),''),
+              replace(replace(COALESCE(executor_param,''), chr(9), ' '), chr(10), ' '),
+              replace(replace(replace('...' || right(COALESCE(trigger_msg,''), 160) || ' | ' || substr(COALESCE(handle_msg,''), 1, 200),
+                      chr(9), ' '), chr(10), ' '), chr(13), ' ')
+       FROM xxl_job_log WHERE $WHERE ORDER BY id" > "$W/rows" || exit 2
+else
+    q "SELECT id, job_id, trigger_code, handle_code, IFNULL(trigger_type,''), IFNULL(schedule_time,''),
+              replace(replace(IFNULL(executor_param,''), char(9), ' '), char(10), ' '),
+              replace(replace(replace('...' || substr(IFNULL(trigger_msg,''), -160) || ' | ' || substr(IFNULL(handle_msg,''), 1, 200),
+                      char(9), ' '), char(10), ' '), char(13), ' ')
+       FROM xxl_job_log WHERE $WHERE ORDER BY id" > "$W/rows" || exit 2
+fi
 # all rows' ids (an unknown run is one with no row at all, whatever its job)
 q "SELECT id, job_id FROM xxl_job_log" > "$W/allids" || exit 2
 

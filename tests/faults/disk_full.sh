@@ -9,6 +9,10 @@
 # resumes by itself once space is back; nothing acknowledged is lost, run
 # twice or left unfinished.
 . "$(dirname "$0")/lib.sh"
+if [ "${XXL_STORE:-sqlite}" = pg ]; then
+    echo "# disk_full: the store on a full filesystem is SQLite's file (PostgreSQL's disk is its server's); skipped under XXL_STORE=pg"
+    exit 77
+fi
 if [ "$(id -u)" != 0 ]; then echo "# disk_full: needs root for mount -t tmpfs; skipped"; exit 77; fi
 faults_setup disk_full
 
@@ -90,7 +94,7 @@ JL="$JL $(ctl job add --group dl --handler probe --param sleep=10 | jq -r .id)"
 JL="$JL $(ctl job add --group dl --glue-type GLUE_SHELL --glue-source "$GLUE" --param sleep=10 | jq -r .id)"
 for j in $JL; do try_trigger "$j" >> "$T/lbefore"; done
 check "runs on d2 before its logdir fills" wait_quiet 15 "job_id IN ($(echo $JL | tr ' ' ,))"
-MARK=$(sql "SELECT IFNULL(MAX(id), 0) FROM xxl_job_log")
+MARK=$(sql "SELECT COALESCE(MAX(id), 0) FROM xxl_job_log")
 dd if=/dev/zero of="$T/logs-d2/filler" bs=64k >/dev/null 2>&1
 check "the agent's logdir is full" test "$(df --output=avail -B1 "$T/logs-d2" | tail -1)" -lt 65536
 for _ in $(seq "$(pick 5 20)"); do for j in $JL; do try_trigger "$j" >> "$T/lfull"; done; done
@@ -99,7 +103,7 @@ check "every run on the full logdir ends (a result or a failure with its cause)"
 sql "SELECT handle_code, substr(handle_msg, 1, 120), COUNT(*) FROM xxl_job_log WHERE id > $MARK GROUP BY 1, 2" |
     sed 's/^/    while the logdir was full: /'
 rm -f "$T/logs-d2/filler"
-MARK2=$(sql "SELECT IFNULL(MAX(id), 0) FROM xxl_job_log")
+MARK2=$(sql "SELECT COALESCE(MAX(id), 0) FROM xxl_job_log")
 for j in $JL; do try_trigger "$j" >> "$T/lafter"; done
 check "runs work again once the logdir has space" wait_quiet 20 "id > $MARK2"
 check "... and end 200" test "$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE id > $MARK2 AND handle_code = 200")" = 3

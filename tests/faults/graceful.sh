@@ -36,7 +36,7 @@ load_stop
 check "agent stops: all runs finish" wait_quiet 40
 fcount "agents stopped cleanly mid-load"
 
-MARK=$(sql "SELECT IFNULL(MAX(id), 0) FROM xxl_job_log")
+MARK=$(sql "SELECT COALESCE(MAX(id), 0) FROM xxl_job_log")
 CRONS="$(ctl job add --group gs --handler probeIn --route ROUND --cron '* * * * * ?' --param sleep=100 --start | jq -r .id)"
 CRONS="$CRONS $(ctl job add --group gs --handler probe --route FIRST --cron '* * * * * ?' --param sleep=100 --start | jq -r .id)"
 load_start "$JOBS"

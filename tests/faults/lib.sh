@@ -51,7 +51,7 @@ faults_setup () {
     cp "$FAULTS_DIR/probe_glue.sh" "$T/probe_glue.sh"
     GLUE="$T/probe_glue.sh"
     ACKED="$T/acked"
-    FDB="$T/xxl.db"          # the store (a scenario may move it: XXL_SCHEDULER_ARGS="--db ...")
+    FDB="$XXL_DB"            # the store (a scenario may move it: XXL_SCHEDULER_ARGS="--db ...")
     : > "$ACKED"
     # Short beats and dead times, monitors every second, runs lost after 5 s
     cat > "$T/scheduler.cfg" <<CFG
@@ -137,8 +137,17 @@ kill_agent () {     # kill_agent NAME SIGNAL
     return 0
 }
 
-# sql QUERY: the store, read-only (the scheduler may be writing it)
-sql () { sqlite3 -readonly -batch -noheader "$FDB" ".timeout 5000" "$1"; }
+# sql QUERY: the store, read-only (the scheduler may be writing it),
+# columns separated by |.  SQL both stores take (COALESCE, not IFNULL);
+# char() is PostgreSQL's chr() under XXL_STORE=pg (tests/lib.sh).
+sql () {
+    if [ "${XXL_STORE:-sqlite}" = pg ]; then
+        PGOPTIONS="-c default_transaction_read_only=on -c client_min_messages=warning" \
+            "$PG_BIN/psql" -X -q -A -t -F '|' -d "$FDB" -c "${1//char(/chr(}"
+    else
+        sqlite3 -readonly -batch -noheader "$FDB" ".timeout 5000" "$1"
+    fi
+}
 # unfinished_rows [WHERE]: rows with no result yet (not failed at trigger)
 unfinished_rows () { sql "SELECT COUNT(*) FROM xxl_job_log WHERE handle_code = 0 AND trigger_code != 500 ${1:+AND $1}"; }
 quiet () { [ "$(unfinished_rows "${1:-}")" = 0 ]; }

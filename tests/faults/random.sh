@@ -124,8 +124,8 @@ grep '^  never' "$T/count.out" | awk '{ print $3 }' | sort -un > "$T/never"
 : > "$T/unexplained"
 for id in $(cat "$T/never"); do
     grep -qx "$id" "$T/killed" && continue
-    row=$(sql "SELECT job_id, IFNULL(schedule_time, 0), trigger_time,
-                      replace(replace(IFNULL(trigger_msg,'') || ' ' || IFNULL(handle_msg,''), char(10), ' '), '|', '/')
+    row=$(sql "SELECT job_id, COALESCE(schedule_time, 0), trigger_time,
+                      replace(replace(COALESCE(trigger_msg,'') || ' ' || COALESCE(handle_msg,''), char(10), ' '), '|', '/')
                FROM xxl_job_log WHERE id = $id")
     job=${row%%|*}
     case " $REMOVED " in *" $job "*) continue ;; esac

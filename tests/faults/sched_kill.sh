@@ -61,7 +61,7 @@ fcount "scheduler kills under API and cron load" --cron "$CRONS" --allow-gaps "$
 
 # An outage longer than the pre-read window (5 s): the misfire rules.  A
 # FIRE_ONCE_NOW job fires once per outage, a DO_NOTHING one skips it
-MARK=$(sql "SELECT IFNULL(MAX(id), 0) FROM xxl_job_log")
+MARK=$(sql "SELECT COALESCE(MAX(id), 0) FROM xxl_job_log")
 FN=$(ctl job add --group fk-app --handler probeIn --cron '* * * * * ?' --misfire FIRE_ONCE_NOW --param sleep=10 --start | jq -r .id)
 DN=$(ctl job add --group fk-app --handler probeIn --cron '* * * * * ?' --misfire DO_NOTHING --param sleep=10 --start | jq -r .id)
 OUTAGES=$(pick 1 3)

@@ -1,0 +1,39 @@
+/*  xxl_store_pg.h -- the store's PostgreSQL backend (xxl_store.h), on
+    libpq.
+
+    One handle is one connection.  begin is BEGIN plus a transaction-level
+    advisory lock on a fixed key: schedulers sharing a database serialize
+    on it as they do on SQLite's BEGIN IMMEDIATE.  A counter row
+    (xxl_store_state) bumped by each committing write transaction stands
+    in for PRAGMA data_version, and holds the log ids handed out (as
+    sqlite_sequence does).  Statements are prepared once per connection
+    and cached by the address of their SQL text.  xxl_store_pg.c says how
+    each contract maps, the timeouts set on connect, and reconnection.
+*/
+
+#ifndef XXL_STORE_PG_H_INCLUDED
+#define XXL_STORE_PG_H_INCLUDED
+
+#include "xxl_store.h"
+
+//  Connects to the database of a postgresql:// or postgres:// URL (libpq's
+//  connection URI) and migrates it.  Returns NULL with a reason in err;
+//  the reason never holds the URL's password.
+xxl_store_t *xxl_store_pg_new (const char *url, char *err, size_t errlen);
+
+//  For tests only, on a handle this backend made: PostgreSQL SQL with
+//  parameters $1, $2, ... bound by fmt ('i' int64_t, 'd' double, 's' text
+//  or NULL, 'n' NULL), run as the backend runs its own (a write outside a
+//  transaction takes the write lock in a transaction of its own) but not
+//  cached, so the text may be built at run time.  exec: the rows changed
+//  (0 for a statement that changes none) or -1.  scalar: the first column
+//  of the first row, -1 when none or on error.  text: a new string, NULL
+//  when none.  encode: rows as maps keyed by column names (an array when
+//  rows_as_array); the count.
+int xxl_store_pg_exec (xxl_store_t *self, const char *sql, const char *fmt, ...);
+int64_t xxl_store_pg_scalar (xxl_store_t *self, const char *sql, const char *fmt, ...);
+char *xxl_store_pg_text (xxl_store_t *self, const char *sql, const char *fmt, ...);
+int xxl_store_pg_encode (xxl_store_t *self, xxl_enc_t *enc, int rows_as_array,
+                         const char *sql, const char *fmt, ...);
+
+#endif

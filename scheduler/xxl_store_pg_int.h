@@ -1,0 +1,157 @@
+/*  xxl_store_pg_int.h -- inside the PostgreSQL backend: what its two
+    files share, and no one else may use.
+
+    xxl_store_pg.c owns the connection: connecting and migrating, the
+    statement cache, binding, results, errors, transactions and
+    reconnection.  xxl_store_pg_rows.c holds the row calls and the method
+    table.
+
+    The helpers (pgx_*) take the backend's own struct.  Statements are
+    prepared once per connection and cached by the address of their SQL
+    text: pass string literals (PGX_ONCE runs text built at run time
+    without caching it).  fmt gives the parameters $1, $2, ... in order:
+    'i' int64_t (sent as int8), 'd' double (float8), 's' text (NULL sends
+    NULL; the string is read before the call returns), 'n' NULL.  A
+    cached statement is always used with the fmt it was prepared with.
+
+    Writes: a statement run with PGX_WRITE outside a transaction runs in
+    one of its own (begin, the statement, commit: the write lock, as an
+    autocommit write takes SQLite's); inside one it marks the transaction
+    as writing, so that its commit bumps data_version.
+
+    Errors: -1 (or NULL), the reason in self->error, logged at most once
+    per cause per 10 s.  Once PostgreSQL aborted the caller's transaction
+    (any error inside one does) every statement fails with that first
+    cause without being sent, and commit fails, until commit or rollback
+    ends it.  Unique violations a call turns into a result are avoided in
+    SQL (ON CONFLICT DO NOTHING, guards), never left to abort.
+*/
+
+#ifndef XXL_STORE_PG_INT_H_INCLUDED
+#define XXL_STORE_PG_INT_H_INCLUDED
+
+#include "xxl_store_pg.h"
+
+#include <czmq.h>
+#include <libpq-fe.h>
+#include <stdarg.h>
+
+typedef struct {
+    xxl_store_t base;                   //  first: the interface (methods)
+    PGconn *conn;
+    zhashx_t *statements;               //  sql pointer → statement_t
+    unsigned statement_seq;             //  names the next prepared statement
+    int in_txn;
+    //  PostgreSQL aborted the transaction (an error in it, or the
+    //  connection lost): until the caller's commit or rollback nothing
+    //  is sent; txn_cause keeps the error that aborted it
+    int txn_lost;
+    char txn_cause [512];
+    int txn_dirty;                      //  a write ran in this transaction
+    int64_t txn_log_max;                //  the highest log id it added itself (0 none)
+    int64_t txn_version;                //  the counter row's data_version begin read (-1 none)
+    //  data_version: the counter row's value this handle accounts for
+    //  (its own commits move it along), and the number it reports, which
+    //  moves only when another connection's commit moved the row
+    int64_t version_seen;
+    int64_t version_reported;
+    int64_t reconnect_at;               //  no reconnection try before (zclock_mono)
+    char *password;                     //  the URL's, kept out of errors (NULL none)
+    char error [512];
+    //  One log line per cause per XXL_STORE_LOG_MS
+    char logged [512];
+    int64_t logged_at;
+    uint64_t suppressed;
+} store_t;
+
+//  Unsent planned rows of xxl_job_log: no address, or routed ahead past
+//  their share's fired_sent and neither stamped nor known sent (SQL)
+#define XXL_UNSENT_SQL " trigger_code = 0 AND (executor_address IS NULL" \
+                       " OR (schedule_time > (SELECT fired_sent FROM xxl_lease" \
+                       "     WHERE share = xxl_job_log.job_id % 16)" \
+                       " AND trigger_time < schedule_time))"
+
+//  pgx_run's flags
+#define PGX_READ  0
+#define PGX_WRITE 1                     //  see "Writes" above
+#define PGX_ONCE  2                     //  not cached: sql need not outlive the call
+
+//  The method table (xxl_store_pg_rows.c)
+extern const xxl_store_methods_t pgx_methods;
+
+//  Version 3's leases and calls by share (xxl_store_pg_lease.c)
+int pgx_lease_list (xxl_store_t *base, xxl_lease_t *rows);
+int pgx_lease_take (xxl_store_t *base, int share, const char *node, int64_t epoch,
+                    int64_t expires);
+int pgx_lease_renew (xxl_store_t *base, int share, const char *node, int64_t epoch,
+                     int64_t expires);
+int pgx_lease_release (xxl_store_t *base, int share, const char *node, int64_t epoch,
+                       int64_t now);
+int pgx_lease_fired (xxl_store_t *base, uint64_t mask, int64_t until, int64_t sent);
+int pgx_node_beat (xxl_store_t *base, const char *node, int64_t now);
+int64_t pgx_node_count (xxl_store_t *base, int64_t since);
+int pgx_job_due_in (xxl_store_t *base, uint64_t mask, int64_t before, xxl_store_due_t *rows,
+                    size_t max, size_t *count);
+int pgx_log_unsent_in (xxl_store_t *base, uint64_t mask, int64_t after, int64_t *ids,
+                       size_t max, size_t *count);
+int pgx_recover_stamp_fired_in (xxl_store_t *base, uint64_t mask);
+int pgx_recover_stamp_due_in (xxl_store_t *base, uint64_t mask, int64_t now);
+int pgx_recover_late_jobs_in (xxl_store_t *base, uint64_t mask, int64_t before, int64_t *ids,
+                              size_t max, size_t *count);
+int pgx_log_set_trigger_msg (xxl_store_t *base, int64_t log_id, const char *text);
+
+//  Records the reason for `what` (the result's error, else the
+//  connection's) in self->error, notes an aborted transaction, logs it; -1
+int pgx_fail (store_t *self, const char *what, const PGresult *result);
+//  Records a reason of the backend's own (not PostgreSQL's); -1
+int pgx_failf (store_t *self, const char *format, ...);
+//  Runs sql; the result (rows or a command's), which the caller clears
+//  with PQclear, or NULL on error
+PGresult *pgx_run (store_t *self, int flags, const char *sql, const char *fmt, ...);
+PGresult *pgx_runv (store_t *self, int flags, const char *sql, const char *fmt, va_list args);
+//  A write: the rows it changed (a command's count), or -1
+int pgx_exec (store_t *self, const char *sql, const char *fmt, ...);
+//  A read: the first column of the first row; -1 when there is none or on
+//  error (NULL is 0, a boolean 1 or 0, as SQLite's column_int64 reads)
+int64_t pgx_scalar (store_t *self, const char *sql, const char *fmt, ...);
+//  A read: the first column of the first row as a new string; NULL when
+//  there is none, it is NULL, or on error
+char *pgx_text (store_t *self, const char *sql, const char *fmt, ...);
+//  A read: the first column of up to max rows into ids (the statement's
+//  LIMIT is among its arguments); 0 with *count, or -1
+int pgx_id_list (store_t *self, int64_t *ids, size_t max, size_t *count, const char *sql,
+                 const char *fmt, ...);
+//  Rows as maps keyed by column name (integers int, floats float64, NULL
+//  nil, booleans 1/0, else str).  encode: an array of all rows
+//  (rows_as_array) or the first row's map alone.  encode_max: an array
+//  that stops before a row would take the encoder past max_size bytes
+//  (*truncated 1).  The count or -1.
+int pgx_encode (store_t *self, xxl_enc_t *enc, int rows_as_array, const char *sql,
+                const char *fmt, ...);
+int pgx_encode_max (store_t *self, xxl_enc_t *enc, size_t max_size, int *truncated,
+                    const char *sql, const char *fmt, ...);
+//  A value of a result: as an integer (NULL 0), as a double, as a new
+//  string ("" for NULL)
+int64_t pgx_int (const PGresult *result, int row, int column);
+double pgx_double (const PGresult *result, int row, int column);
+char *pgx_string (const PGresult *result, int row, int column);
+//  The rows a command changed (PQcmdTuples), 0 when it says none
+int pgx_changes (const PGresult *result);
+//  A log row this handle added with an id of its own: later automatic ids
+//  stay above it (its transaction's commit records it)
+void pgx_log_id_used (store_t *self, int64_t id);
+
+//  The connection's methods (xxl_store.h)
+void pgx_destroy (xxl_store_t *base);
+const char *pgx_error (xxl_store_t *base);
+int pgx_schema_version (xxl_store_t *base);
+int pgx_begin (xxl_store_t *base);
+int pgx_commit (xxl_store_t *base);
+int pgx_rollback (xxl_store_t *base);
+int pgx_in_txn (xxl_store_t *base);
+int64_t pgx_data_version (xxl_store_t *base);
+void pgx_wal_set_size (xxl_store_t *base, int mib);
+int pgx_wal_due (xxl_store_t *base);
+int pgx_wal_restart (xxl_store_t *base);
+
+#endif

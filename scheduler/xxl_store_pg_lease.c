@@ -1,0 +1,166 @@
+/*  xxl_store_pg_lease.c -- the PostgreSQL backend's calls of store methods
+    version 3: the leases on the shares of the jobs, the schedulers' node
+    beats, and the planner's and recovery's calls for a mask of shares
+    (xxl_store.h).  A job's share is its id mod 16 (XXL_STORE_SHARES; the
+    SQL says 16); a mask's bit s is share s.  Each call runs in the
+    caller's transaction, whose advisory write lock makes a read followed
+    by a take safe.
+*/
+
+#include "xxl_store_pg_int.h"
+
+#include <string.h>
+
+_Static_assert (XXL_STORE_SHARES == 16, "the SQL below and migration 8 write 16 shares");
+
+//  Bit (share of col) of mask $1
+#define XXL_IN_MASK(col) " (($1::BIGINT >> (" col " % 16)::INTEGER) & 1) = 1 "
+
+int
+pgx_lease_list (xxl_store_t *base, xxl_lease_t *rows)
+{
+    store_t *self = (store_t *) base;
+    memset (rows, 0, XXL_STORE_SHARES * sizeof (xxl_lease_t));
+    PGresult *result = pgx_run (self, PGX_READ,
+        "SELECT share, owner, epoch, expires, fired_until, fired_sent FROM xxl_lease"
+        " ORDER BY share", NULL);
+    if (!result)
+        return -1;
+    int seen = 0;
+    for (int i = 0; i < PQntuples (result); i++) {
+        int64_t share = pgx_int (result, i, 0);
+        if (share < 0 || share >= XXL_STORE_SHARES)
+            continue;
+        xxl_lease_t *row = rows + share;
+        row->share = (int) share;
+        const char *owner = PQgetisnull (result, i, 1)? "": PQgetvalue (result, i, 1);
+        snprintf (row->owner, sizeof row->owner, "%s", owner);
+        row->epoch = pgx_int (result, i, 2);
+        row->expires = pgx_int (result, i, 3);
+        row->fired_until = pgx_int (result, i, 4);
+        row->fired_sent = pgx_int (result, i, 5);
+        seen++;
+    }
+    PQclear (result);
+    if (seen != XXL_STORE_SHARES)
+        return pgx_failf (self, "lease list: %d of %d shares", seen, XXL_STORE_SHARES);
+    return 0;
+}
+
+int
+pgx_lease_take (xxl_store_t *base, int share, const char *node, int64_t epoch, int64_t expires)
+{
+    return pgx_exec ((store_t *) base,
+        "UPDATE xxl_lease SET owner = $1, epoch = epoch + 1, expires = $2"
+        " WHERE share = $3 AND epoch = $4", "siii", node, expires, (int64_t) share, epoch);
+}
+
+int
+pgx_lease_renew (xxl_store_t *base, int share, const char *node, int64_t epoch, int64_t expires)
+{
+    return pgx_exec ((store_t *) base,
+        "UPDATE xxl_lease SET expires = $1 WHERE share = $2 AND owner = $3 AND epoch = $4",
+        "iisi", expires, (int64_t) share, node, epoch);
+}
+
+int
+pgx_lease_release (xxl_store_t *base, int share, const char *node, int64_t epoch, int64_t now)
+{
+    return pgx_exec ((store_t *) base,
+        "UPDATE xxl_lease SET owner = '', expires = $1 WHERE share = $2 AND owner = $3"
+        " AND epoch = $4", "iisi", now, (int64_t) share, node, epoch);
+}
+
+int
+pgx_lease_fired (xxl_store_t *base, uint64_t mask, int64_t until, int64_t sent)
+{
+    return pgx_exec ((store_t *) base,
+        "UPDATE xxl_lease SET fired_until = GREATEST (fired_until, $2),"
+        " fired_sent = GREATEST (fired_sent, $3) WHERE" XXL_IN_MASK ("share"),
+        "iii", (int64_t) mask, until, sent) < 0? -1: 0;
+}
+
+int
+pgx_node_beat (xxl_store_t *base, const char *node, int64_t now)
+{
+    return pgx_exec ((store_t *) base,
+        "INSERT INTO xxl_node (name, beat) VALUES ($1, $2)"
+        " ON CONFLICT (name) DO UPDATE SET beat = GREATEST (xxl_node.beat, EXCLUDED.beat)",
+        "si", node, now) < 0? -1: 0;
+}
+
+int64_t
+pgx_node_count (xxl_store_t *base, int64_t since)
+{
+    return pgx_scalar ((store_t *) base, "SELECT COUNT(*) FROM xxl_node WHERE beat >= $1",
+                       "i", since);
+}
+
+int
+pgx_job_due_in (xxl_store_t *base, uint64_t mask, int64_t before, xxl_store_due_t *rows,
+                size_t max, size_t *count)
+{
+    *count = 0;
+    PGresult *result = pgx_run ((store_t *) base, PGX_READ,
+        "SELECT id, update_time, trigger_next_time, trigger_last_time FROM xxl_job_info"
+        " WHERE trigger_status = 1 AND trigger_next_time <= $2 AND" XXL_IN_MASK ("id")
+        " ORDER BY trigger_next_time LIMIT $3", "iii", (int64_t) mask, before, (int64_t) max);
+    if (!result)
+        return -1;
+    int found = PQntuples (result);
+    for (int i = 0; i < found && *count < max; i++) {
+        xxl_store_due_t *row = rows + (*count)++;
+        row->id = pgx_int (result, i, 0);
+        row->update_time = pgx_int (result, i, 1);
+        row->trigger_next_time = pgx_int (result, i, 2);
+        row->trigger_last_time = pgx_int (result, i, 3);
+    }
+    PQclear (result);
+    return 0;
+}
+
+int
+pgx_log_unsent_in (xxl_store_t *base, uint64_t mask, int64_t after, int64_t *ids, size_t max,
+                   size_t *count)
+{
+    return pgx_id_list ((store_t *) base,
+        ids, max, count, "SELECT id FROM xxl_job_log WHERE trigger_code = 0 AND id > $2"
+        " AND" XXL_IN_MASK ("job_id") "ORDER BY id LIMIT $3", "iii", (int64_t) mask, after,
+        (int64_t) max);
+}
+
+int
+pgx_recover_stamp_fired_in (xxl_store_t *base, uint64_t mask)
+{
+    return pgx_exec ((store_t *) base,
+        "UPDATE xxl_job_log SET trigger_time = schedule_time WHERE trigger_code = 0"
+        " AND executor_address IS NOT NULL AND schedule_time > trigger_time"
+        " AND" XXL_IN_MASK ("job_id") "AND schedule_time <= (SELECT fired_sent FROM xxl_lease"
+        "     WHERE share = xxl_job_log.job_id % 16)", "i", (int64_t) mask);
+}
+
+int
+pgx_recover_stamp_due_in (xxl_store_t *base, uint64_t mask, int64_t now)
+{
+    return pgx_exec ((store_t *) base,
+        "UPDATE xxl_job_log SET trigger_time = schedule_time WHERE trigger_code = 0"
+        " AND executor_address IS NOT NULL AND schedule_time > trigger_time"
+        " AND schedule_time <= $2 AND" XXL_IN_MASK ("job_id"), "ii", (int64_t) mask, now);
+}
+
+int
+pgx_recover_late_jobs_in (xxl_store_t *base, uint64_t mask, int64_t before, int64_t *ids,
+                          size_t max, size_t *count)
+{
+    return pgx_id_list ((store_t *) base,
+        ids, max, count, "SELECT job_id FROM xxl_job_log WHERE" XXL_UNSENT_SQL
+        " AND schedule_time < $2 AND" XXL_IN_MASK ("job_id") "GROUP BY job_id ORDER BY job_id"
+        " LIMIT $3", "iii", (int64_t) mask, before, (int64_t) max);
+}
+
+int
+pgx_log_set_trigger_msg (xxl_store_t *base, int64_t log_id, const char *text)
+{
+    return pgx_exec ((store_t *) base,
+        "UPDATE xxl_job_log SET trigger_msg = $1 WHERE id = $2", "si", text, log_id);
+}
