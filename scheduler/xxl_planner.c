@@ -650,6 +650,9 @@ s_instant_fire (server_t *self, int64_t when)
 void
 engine_fire (server_t *self)
 {
+    //  (a turn held up past the leases' end, by a store call that hung,
+    //  sends none of their plans: another may have taken them over)
+    engine_lease_check (self);
     int64_t now = engine_now ();
     int64_t log_id, when;
     while (xxl_timer_pop_due (self->timer, now, &log_id, &when) == 0) {

@@ -23,9 +23,12 @@
         other tables' ids are identity columns (never reused either).
     -   Timeouts, set on connect: statement_timeout 10 s, lock_timeout
         5 s (begin waits up to 5 s for the write lock, as SQLite's busy
-        timeout), idle_in_transaction_session_timeout 10 s (a scheduler
-        frozen inside a transaction loses its session, and the lock, after
-        10 s).  libpq's connect_timeout 10 s and TCP keepalives (idle 10 s,
+        timeout), idle_in_transaction_session_timeout 2 s (a scheduler
+        frozen or cut off inside a transaction loses its session, and the
+        lock, after 2 s: below ha/lease_ms's default of 3 s, so that the
+        others can take its shares over when its lease ends; a turn's
+        transaction is idle only between its statements, for
+        milliseconds).  libpq's connect_timeout 10 s and TCP keepalives (idle 10 s,
         interval 5 s, 3 probes, tcp_user_timeout 20 s) unless the URL sets
         them, so a peer cut off does not hang a call.  Migrations run with
         no statement or lock timeout.
@@ -75,7 +78,7 @@
 //  The session's settings (see the file header)
 #define XXL_PG_SESSION \
     "SET statement_timeout = 10000; SET lock_timeout = 5000;" \
-    " SET idle_in_transaction_session_timeout = 10000; SET client_min_messages = warning"
+    " SET idle_in_transaction_session_timeout = 2000; SET client_min_messages = warning"
 #define XXL_PG_PARAMS_MAX 32
 
 //  Type oids (PostgreSQL's catalog/pg_type.h, which libpq does not ship)
