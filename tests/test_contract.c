@@ -268,7 +268,8 @@ s_wire (const char *api_ep, const char *agents_ep)
     s_expect_free (api, enc, 212, XXL_OK, "GROUP_ADD with a UTF-8 title");
 
     //  A client that sends 5,000 requests before it reads: every reply
-    //  comes, in order (ZeroMQ's queue takes 32, the rest wait their turn)
+    //  comes, in order (ZeroMQ's queue takes 1,000, the api socket's
+    //  SNDHWM; the scheduler keeps the rest and sends them as it reads)
     zsock_t *eager = s_connect (ZMQ_DEALER, api_ep);
     zsock_set_sndhwm (eager, 0);
     for (uint64_t id = 1; id <= 5000; id++) {

@@ -69,8 +69,9 @@ wait "$BPID"
 check "burst: the tool's own checks passed" grep -q '^[0-9]* passed, 0 failed' "$T/burst.out"
 
 # Big replies: a client that asks and never reads costs a bounded amount
-# of memory (32 replies in its queue, 64 MiB more waiting; the rest are dropped and logged),
-# and no reply passes the 4 MiB frame limit
+# of memory (a reply of 64 KiB or more enters ZeroMQ's queue only while
+# less than 64 KiB waits there, 64 MiB more wait in the scheduler; the rest
+# are dropped and logged), and no reply passes the 4 MiB frame limit
 kill -TERM "$SPID"; wait "$SPID" 2>/dev/null
 rm -f "$T"/xxl.db*
 # (under ASan, freed memory sits in a 256 MiB quarantine: keep it small so
