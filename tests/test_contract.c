@@ -212,6 +212,12 @@ s_wire (const char *api_ep, const char *agents_ep)
     xxl_msg_destroy (&reply);
     xxl_tw_enc_register (enc, "REGISTER", 151, "req-app", "plain-1");
     s_expect_free (agent, enc, 151, XXL_OK, "REGISTER plain");
+    //  Unicode's line breaks (U+2028, U+2029 and NEXT LINE, U+0085) are
+    //  taken in names, and the log shows them escaped (the shell test
+    //  reads it)
+    xxl_tw_enc_register (enc, "REGISTER", 152, "uni\xe2\x80\xa8" "app",
+                         "ok\xe2\x80\xa8x\xc2\x85y\xe2\x80\xa9z");
+    s_expect_free (agent, enc, 152, XXL_OK, "REGISTER with U+2028, U+0085, U+2029");
     zsock_destroy (&agent);
 
     //  Malformed frames whose id can be read get 400 with that id

@@ -2,7 +2,7 @@
 # test_contract.sh -- what docs/protocol.md promises, as a stranger's client
 # sees it: the raw-wire checks of test_contract, an agent's death as LOG_CAT,
 # LOG_KILL and AGENT_LIST report it, a burst of registrations, names with
-# control characters kept out of the log.
+# control characters and Unicode line breaks kept out of the log.
 . "$(dirname "$0")/lib.sh"
 xxl_setup
 TC="$XXL_BUILD/tests/test_contract"
@@ -14,6 +14,13 @@ check "raw wire: REQ, ranges, types, codes" "$TC" wire "$API" "$AGENTS"
 check "a name's CR LF never starts a log line" bash -c "! grep -q '^FORGED LOG LINE' '$T/scheduler.log'"
 check "the refusal is logged (escaped) or silent, never raw" \
     bash -c "! grep -q 'evil\$' '$T/scheduler.log'"
+check "a name's U+2028, U+0085 and U+2029 are logged escaped" \
+    grep -qF 'registry: uni\u2028app/ok\u2028x\u0085y\u2029z registered' "$T/scheduler.log"
+check "... and so does the registry's expiry of that address (dead time 3 s here)" \
+    wait_for 10 grep -qF 'registry: uni\u2028app/ok\u2028x\u0085y\u2029z missed its beats, removed' \
+    "$T/scheduler.log"
+check "... and never reach the log raw" \
+    bash -c "! LC_ALL=C grep -qP '\xe2\x80[\xa8\xa9]|\xc2\x85' '$T/scheduler.log'"
 
 # An agent SIGKILLed: the next LOG_CAT and LOG_KILL say 503 (not connected),
 # the first one too; AGENT_LIST stops calling it connected well before the
