@@ -56,8 +56,18 @@ check "LOG_KILL after the agent died: not connected (503)" \
 
 # A burst of registrations over 4 apps: every REGISTER answered, another
 # connection answered meanwhile, and each automatic group's address list
-# ends up exactly its registered addresses
+# ends up exactly its registered addresses.  A REGISTER writes only its own
+# app's groups: a fifth app's group is not written at all (its updateTime
+# stays as GROUP_ADD set it).  A fresh store, so that no address expires
+# meanwhile (an expiry rewrites every automatic group)
+kill -TERM "$SPID"; wait "$SPID" 2>/dev/null
+rm -f "$T"/xxl.db*
+start_scheduler || exit 1
 for i in 0 1 2 3; do ctl group add "burst-$i" >/dev/null; done
+ctl group add bystander >/dev/null
+BY=$(ctl group show bystander | jq -r .updateTime)
+clock_past () { [ "$(date +%s%3N)" -gt "$1" ]; }
+wait_for 5 clock_past "$BY"
 mkfifo "$T/burst.in"
 "$TC" burst "$AGENTS" 4000 4 < "$T/burst.in" > "$T/burst.out" 2>&1 &
 BPID=$!
@@ -74,6 +84,12 @@ done
 exec 4>&-
 wait "$BPID"
 check "burst: the tool's own checks passed" grep -q '^[0-9]* passed, 0 failed' "$T/burst.out"
+check "burst: the group of an app no REGISTER named is not rewritten (updateTime $BY stays)" \
+    test "$(ctl group show bystander | jq -r .updateTime)" = "$BY"
+check "... in GROUP_LIST too" \
+    test "$(ctl group list | jq -r '.groups[] | select(.appname == "bystander") | .updateTime')" = "$BY"
+check "... while the burst's groups were (updateTime past it)" \
+    test "$(ctl group show burst-0 | jq -r .updateTime)" -gt "$BY"
 
 # Big replies: a client that asks and never reads costs a bounded amount
 # of memory (a reply of 64 KiB or more enters ZeroMQ's queue only while
