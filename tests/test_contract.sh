@@ -90,6 +90,13 @@ check "... in GROUP_LIST too" \
     test "$(ctl group list | jq -r '.groups[] | select(.appname == "bystander") | .updateTime')" = "$BY"
 check "... while the burst's groups were (updateTime past it)" \
     test "$(ctl group show burst-0 | jq -r .updateTime)" -gt "$BY"
+# Nor does a GROUP_ADD or GROUP_UPDATE of another group write it
+ctl group add late-app >/dev/null
+ctl group update late-app --title late --auto >/dev/null
+check "GROUP_ADD and GROUP_UPDATE of another app leave the group alone (updateTime $BY)" \
+    test "$(ctl group show bystander | jq -r .updateTime)" = "$BY"
+check "... while the group they name is written (automatic: its address list is set, empty)" \
+    bash -c "$CTL --api $API --json group show late-app | jq -e '.title == \"late\" and .addressList == \"\" and .updateTime > $BY' >/dev/null"
 
 # Big replies: a client that asks and never reads costs a bounded amount
 # of memory (a reply of 64 KiB or more enters ZeroMQ's queue only while
