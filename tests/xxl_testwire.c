@@ -165,7 +165,10 @@ struct _xxl_tw_sched_t {
 xxl_tw_sched_t *
 xxl_tw_sched_new (int64_t skew_ms)
 {
-    zsock_t *router = zsock_new_router ("tcp://127.0.0.1:*");
+    //  Port 0: the kernel's choice.  czmq's "*" hands out 49152 up in
+    //  order, so a fake of a suite running beside this one could take the
+    //  port of one that just ended, and its agent, reconnecting, come here
+    zsock_t *router = zsock_new_router ("tcp://127.0.0.1:0");
     if (!router)
         return NULL;
     xxl_tw_sched_t *self = (xxl_tw_sched_t *) zmalloc (sizeof (xxl_tw_sched_t));

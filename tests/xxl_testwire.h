@@ -93,8 +93,8 @@ void xxl_tw_enc_glue_fields (xxl_enc_t *enc, int64_t job_id, int64_t log_id,
 
 typedef struct _xxl_tw_sched_t xxl_tw_sched_t;
 
-//  Binds tcp://127.0.0.1:*; its clock is skew_ms ahead of this host's
-//  (zclock_time).  NULL when the bind fails.
+//  Binds tcp://127.0.0.1 on a port the kernel picks; its clock is
+//  skew_ms ahead of this host's (zclock_time).  NULL when the bind fails.
 xxl_tw_sched_t *xxl_tw_sched_new (int64_t skew_ms);
 void xxl_tw_sched_destroy (xxl_tw_sched_t **self_p);
 
