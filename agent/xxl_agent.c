@@ -51,6 +51,7 @@ typedef struct {
                                         //  (0 until a REGISTER reply said)
     size_t handshakes_failed;           //  since the last one logged
     int64_t handshake_logged;           //  when (mono ms; 0: never)
+    size_t replies_dropped;             //  since a send on it last worked
 } link_t;
 
 typedef struct _callback_t {
@@ -93,6 +94,7 @@ typedef struct {
     bool terminated;
     bool draining;                      //  stopping: new runs are refused
     char address [256];
+    const char *sending;                //  type of the message in the encoder
 } agent_t;
 
 //  Frees every result of a list and empties it
@@ -124,16 +126,34 @@ s_callbacks_prepend (callbacks_t *to, callbacks_t *from)
     from->count = 0;
 }
 
-//  Sends the encoder's message on a link; -1 (logged) when it cannot go
-//  now: the link is down (ZMQ_IMMEDIATE) or closing
+//  Sends the encoder's message on a link; -1 when it cannot go now: the
+//  link is down or closing (ZMQ_IMMEDIATE), or its queue is full
+//  (xxl_transport: the scheduler has not read 100,000 of our messages).
+//  A REGISTER or CALLBACK that cannot go is logged each time; its caller
+//  sends it again (the next beat; the results stay in the spool).  A
+//  REPLY is dropped, and the scheduler's wait for it ends as for a lost
+//  connection: the first of a row is logged, and their count once a send
+//  on the link works again.
 static int
 s_send (agent_t *self, link_t *link)
 {
     size_t size;
     const void *data = xxl_enc_finish (self->enc, &size);
     if (zmq_send (zsock_resolve (link->dealer), data, size, ZMQ_DONTWAIT) < 0) {
-        zsys_warning ("agent: cannot send to %s: %s", link->endpoint, zmq_strerror (zmq_errno ()));
+        if (strneq (self->sending, "REPLY"))
+            zsys_warning ("agent: cannot send %s to %s now (%s); it goes again later",
+                          self->sending, link->endpoint, zmq_strerror (zmq_errno ()));
+        else
+        if (link->replies_dropped++ == 0)
+            zsys_warning ("agent: cannot send a REPLY to %s (%s): replies are dropped until"
+                          " the link is up and its queue has room", link->endpoint,
+                          zmq_strerror (zmq_errno ()));
         return -1;
+    }
+    if (link->replies_dropped) {
+        zsys_warning ("agent: sending to %s again; %zu REPLY(s) were dropped", link->endpoint,
+                      link->replies_dropped);
+        link->replies_dropped = 0;
     }
     return 0;
 }
@@ -148,6 +168,7 @@ s_message (agent_t *self, const char *type, uint64_t id, bool reply, int code, c
         xxl_enc_reply (self->enc, id, code, msg);
     else
         xxl_enc_request (self->enc, type, id);
+    self->sending = reply? "REPLY": type;
     if (self->config.access_token && *self->config.access_token)
         xxl_enc_kstr (self->enc, "accessToken", self->config.access_token);
 }
@@ -317,7 +338,8 @@ s_callbacks_send (agent_t *self)
         }
         xxl_enc_array_end (self->enc);
         if (s_send (self, &self->links [chosen])) {
-            //  Cannot go now; the link is down.  Retry at the next tick.
+            //  Cannot go now (the link is down, or its queue full): sent
+            //  again once a REGISTER on some link is answered
             self->links [chosen].up = false;
             s_batch_return (self, slot);
             return;

@@ -138,7 +138,7 @@ engine_permit (server_t *self, request_t *request, char *why, size_t whylen)
         char printable [300];
         snprintf (why, whylen, "key '%s' (%s) may not send %s for app '%s': its apps are"
                   " '%s'", who->name, who->role, command->name,
-                  engine_printable (app, printable, sizeof printable), who->apps);
+                  xxl_printable (app, printable, sizeof printable), who->apps);
         return -1;
     }
     return 0;
@@ -157,7 +157,7 @@ engine_may_register (const xxl_who_t *who, const char *app, char *why, size_t wh
     if (!xxl_who_has_app (who, app)) {
         char printable [300];
         snprintf (why, whylen, "key '%s' (agent) may not register for app '%s': its apps"
-                  " are '%s'", who->name, engine_printable (app, printable, sizeof printable),
+                  " are '%s'", who->name, xxl_printable (app, printable, sizeof printable),
                   who->apps);
         return -1;
     }

@@ -507,7 +507,7 @@ s_agent_binding (server_t *self, zframe_t *rid, const char *app, const char *add
         if ((route && !same) || (owner && who && strneq (owner, who->public_key))) {
             snprintf (why, whylen, "address '%s' is registered on another connection:"
                       " only that one may unregister it",
-                      engine_printable (address, where, sizeof where));
+                      xxl_printable (address, where, sizeof where));
             rc = -1;
         }
     }
@@ -528,15 +528,15 @@ s_agent_binding (server_t *self, zframe_t *rid, const char *app, const char *add
         char other [300];
         if (foreign) {
             snprintf (why, whylen, "address '%s' is an agent of app '%s', which this key's"
-                      " apps do not list", engine_printable (address, where, sizeof where),
-                      engine_printable (foreign, other, sizeof other));
+                      " apps do not list", xxl_printable (address, where, sizeof where),
+                      xxl_printable (foreign, other, sizeof other));
             rc = -1;
         }
         else
         if (owner && strneq (owner, who->public_key) && !same
         &&  (route || s_address_listed (self, address))) {
             snprintf (why, whylen, "address '%s' is another agent key's until that agent"
-                      " leaves the registry", engine_printable (address, where, sizeof where));
+                      " leaves the registry", xxl_printable (address, where, sizeof where));
             rc = -1;
         }
         else
@@ -578,8 +578,8 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove,
     char name [300], where [300];
     if (remove) {
         if (xxl_registry_remove (self->registry, app, address) == 0)
-            zsys_info ("registry: %s/%s unregistered", engine_printable (app, name, sizeof name),
-                       engine_printable (address, where, sizeof where));
+            zsys_info ("registry: %s/%s unregistered", xxl_printable (app, name, sizeof name),
+                       xxl_printable (address, where, sizeof where));
         xxl_store_registry_remove (self->store, app, address);
         zhashx_insert (self->apps_changed, app, (void *) 1);
     }
@@ -594,8 +594,8 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove,
                                                              ? run_batch: XXL_RUN_BATCH_MAX));
         xxl_store_registry_beat (self->store, app, address, now);
         if (changed > 0) {
-            zsys_info ("registry: %s/%s registered", engine_printable (app, name, sizeof name),
-                       engine_printable (address, where, sizeof where));
+            zsys_info ("registry: %s/%s registered", xxl_printable (app, name, sizeof name),
+                       xxl_printable (address, where, sizeof where));
             zhashx_insert (self->apps_changed, app, (void *) 1);
         }
     }

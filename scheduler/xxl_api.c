@@ -131,7 +131,7 @@ s_reply_bad_frame (server_t *self, zlistx_t *outbox, zframe_t *rid, uint64_t id,
     engine_warn_limited (&self->log_bad_frame, "server: bad %s message (%s): %s",
                          outbox == self->agents_out? "agent": "api",
                          id? "answered 400": "no readable id, not answered",
-                         engine_printable (reason, text, sizeof text));
+                         xxl_printable (reason, text, sizeof text));
     if (id == 0)
         return;                         //  no readable id: nothing to answer to
     xxl_enc_reply (self->enc, id, XXL_BAD_REQUEST, reason);
@@ -197,7 +197,7 @@ engine_receive (server_t *self, zmsg_t *zmsg, zlistx_t *outbox, const char *what
             if (code == XXL_UNAUTHORIZED)
                 engine_warn_limited (&self->log_token, "server: %s %s message with a missing or"
                                      " wrong access token refused (401)", what,
-                                     engine_printable (xxl_msg_type (msg), type, sizeof type));
+                                     xxl_printable (xxl_msg_type (msg), type, sizeof type));
             xxl_enc_reply (self->enc, id, code, code == XXL_UNAUTHORIZED
                            ? "the access token is wrong"
                            : "this connection's key is no longer in the scheduler's keys folder");

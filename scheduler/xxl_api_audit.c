@@ -111,7 +111,7 @@ s_refusals_close (refusals_t *refusals)
         char name [256];
         zsys_warning ("audit: %" PRId64 " refusal(s) (403) of key '%s' not audited (past %d"
                       " in its minute)", refusals->left_out,
-                      engine_printable (refusals->name, name, sizeof name), XXL_AUDIT_REFUSALS);
+                      xxl_printable (refusals->name, name, sizeof name), XXL_AUDIT_REFUSALS);
         refusals->left_out = 0;
     }
 }

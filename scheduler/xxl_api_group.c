@@ -72,7 +72,8 @@ api_group_add (server_t *self, request_t *request)
     //  An automatic group's address list is the registry's, as XXL-JOB's
     //  registry monitor writes it
     if (id < 0 || (group.address_type == 0
-                   && xxl_store_groups_refresh (self->store, group.update_time)))
+                   && xxl_store_group_refresh_app (self->store, group.app_name,
+                                                   group.update_time)))
         engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
     else
         engine_reply_id (self, request, id);
@@ -164,7 +165,8 @@ api_group_update (server_t *self, request_t *request)
             self->groups_until = 0;
             if (xxl_store_group_update (self->store, &group)
             ||  (group.address_type == 0
-                 && xxl_store_groups_refresh (self->store, group.update_time)))
+                 && xxl_store_group_refresh_app (self->store, group.app_name,
+                                                 group.update_time)))
                 engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
             else
                 engine_reply_id (self, request, group.id);

@@ -131,7 +131,7 @@ s_agent_gone (server_t *self, uint64_t tag, zframe_t *rid)
         snprintf (why, sizeof why, "it has not read its last %d messages",
                   xxl_transport_limits (XXL_ROLE_AGENTS).sndhwm);
     engine_warn_limited (&self->log_agent_send, "server: cannot send to agent %s: %s",
-                         engine_printable (address? address: "(a reply)", name, sizeof name), why);
+                         xxl_printable (address? address: "(a reply)", name, sizeof name), why);
     if (!address)
         return;
     xxl_registry_unroute (self->registry, address, zframe_data (rid), zframe_size (rid));

@@ -7,6 +7,7 @@
 */
 
 #include "xxl_registry.h"
+#include "xxl/msg.h"
 
 typedef struct {
     char *app;
@@ -228,9 +229,12 @@ xxl_registry_expire (xxl_registry_t *self, int64_t dead_before)
     for (size_t i = 0; i < self->size; ) {
         if (self->entries [i].update_time < dead_before) {
             //  (the first ten of a check by name; the caller logs the total)
-            if (removed < 10)
+            if (removed < 10) {
+                char app [300], address [300];
                 zsys_info ("registry: %s/%s missed its beats, removed",
-                           self->entries [i].app, self->entries [i].address);
+                           xxl_printable (self->entries [i].app, app, sizeof app),
+                           xxl_printable (self->entries [i].address, address, sizeof address));
+            }
             s_remove_at (self, i);
             removed++;
         }

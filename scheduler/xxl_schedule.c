@@ -69,7 +69,8 @@ s_fixed_compile (const char *name, const char *conf, const char *tz, void **stat
     char *end = NULL;
     long long seconds = strtoll (conf, &end, 10);
     if (!*conf || *end || seconds <= 0 || seconds > XXL_FIX_MAX_S) {
-        snprintf (why, whylen, "%s needs a positive number of seconds, not '%s'", name, conf);
+        snprintf (why, whylen, "%s needs a whole number of seconds from 1 to %lld (ten years),"
+                  " not '%s'", name, XXL_FIX_MAX_S, conf);
         return -1;
     }
     fixed_t *fixed = (fixed_t *) malloc (sizeof (fixed_t));

@@ -213,7 +213,9 @@ run_log_starts () {
 }
 
 # orphan_logs LOGDIR: ids of the agent's run logs under LOGDIR that have no
-# row in the store (nothing when every run has its row)
+# row in the store (nothing when every run has its row).  LOG_LIST gives at
+# most 1,000 rows a request: xxl-ctl asks for --limit 10000 in pages of
+# 1,000 (more rows than any test makes)
 orphan_logs () {
     ctl log list --limit 10000 | jq -r '.logs[].id' | sort > "$T/ids"
     run_log_starts "$1" | cut -d' ' -f1 | sort -u > "$T/files"

@@ -4,7 +4,7 @@
 # several CALLBACK batches in flight and a stalled scheduler; log cat of an
 # in-process run that has not logged yet; timeout, kill, block strategies,
 # crash isolation, log cat -f, hot reload, GLUE refusal, a missing
-# interpreter.
+# interpreter; the bounded queue of its link (test_agent_queue).
 . "$(dirname "$0")/lib.sh"
 xxl_setup
 
@@ -225,4 +225,7 @@ check "--no-glue says why" bash -c "$CTL --api $API --json log show $NL | jq -r 
 # The batch form of RUN, against a fake scheduler
 check "batch RUN: one answer per item, in order; bad batches refused whole" \
     "$XXL_BUILD/tests/test_agent_batch" "$AGENT" "$HANDLERS" "$T/logs-batch"
+# The link's queue, against a fake scheduler that stops reading
+check "the agent's queue is bounded; dropped REPLYs are counted, a CALLBACK goes later" \
+    "$XXL_BUILD/tests/test_agent_queue" "$AGENT" "$HANDLERS" "$T/logs-queue"
 xxl_done

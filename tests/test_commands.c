@@ -1,7 +1,9 @@
 /*  test_commands.c -- the api's command table and its judge (xxl_commands):
     each field type, range edges, lengths, required fields, wrong types,
     closed lists and rules, the order refusals come in, and the `after`
-    stages; every refusal beside the accepted case it borders.
+    stages; every refusal beside the accepted case it borders.  And
+    docs/protocol.md ($srcdir) states every field of the table as the
+    table has it: range, length, closed list, default (test_doc).
 
     A request is written as a line: `TYPE key=K:VALUE ...`, K one of
     i (integer), u (unsigned 64-bit), d (float), b (bool 0/1), s (string;
@@ -363,6 +365,298 @@ test_table (void)
     XXL_CHECK (commands == 27);
 }
 
+//  --------------------------------------------------------------------
+//  docs/protocol.md states every field of the table as the table has it:
+//  in the command's row of the client api table (or, for a job's fields,
+//  in the Job fields table; GROUP_UPDATE's in GROUP_ADD's row), each
+//  field's text (from its `key` to the next field of the command) gives
+//  its type, range ("int a–b", "≥ a" when unbounded above), longest
+//  length ("string ≤ N bytes", "64 KiB", "1 MiB"; "G" for a group), closed
+//  list of values and default.  Numbers may carry thousands separators.
+
+static char *s_doc;                     //  protocol.md, NULL when unread
+static int s_doc_misses;                //  statements found missing
+
+//  The file at path, NUL-ended (caller frees), or NULL
+static char *
+s_slurp (const char *path)
+{
+    FILE *file = fopen (path, "rb");
+    if (!file)
+        return NULL;
+    fseek (file, 0, SEEK_END);
+    long size = ftell (file);
+    fseek (file, 0, SEEK_SET);
+    char *text = size >= 0? (char *) malloc ((size_t) size + 1): NULL;
+    if (text && fread (text, 1, (size_t) size, file) != (size_t) size) {
+        free (text);
+        text = NULL;
+    }
+    if (text)
+        text [size] = 0;
+    fclose (file);
+    return text;
+}
+
+//  A copy of [from, to) with thousands separators dropped and U+2212
+//  (minus) written '-' (caller frees)
+static char *
+s_normal (const char *from, const char *to)
+{
+    char *out = (char *) malloc ((size_t) (to - from) + 1), *at = out;
+    for (const char *p = from; p < to; p++) {
+        if (*p == ',' && p > from && p [-1] >= '0' && p [-1] <= '9'
+        &&  p + 3 < to && p [1] >= '0' && p [1] <= '9')
+            continue;
+        if (strncmp (p, "\xe2\x88\x92", 3) == 0 && p + 3 <= to) {
+            *at++ = '-';
+            p += 2;
+            continue;
+        }
+        *at++ = *p;
+    }
+    *at = 0;
+    return out;
+}
+
+//  The first line of the doc after the line `after` that starts with
+//  start, as [*from, *to), or false
+static bool
+s_doc_line (const char *after, const char *start, const char **from, const char **to)
+{
+    size_t length = strlen (start);
+    const char *section = strstr (s_doc, after);
+    for (const char *line = section; line && *line; ) {
+        const char *end = strchr (line, '\n');
+        if (!end)
+            end = line + strlen (line);
+        if ((size_t) (end - line) >= length && strncmp (line, start, length) == 0) {
+            *from = line;
+            *to = end;
+            return true;
+        }
+        line = *end? end + 1: end;
+    }
+    return false;
+}
+
+//  The request cell of the command's row in the client api table
+static bool
+s_doc_row (const char *command, const char **from, const char **to)
+{
+    char name [64];
+    snprintf (name, sizeof name, "`%s`", command);
+    for (const char *line = s_doc; line && *line; ) {
+        const char *end = strchr (line, '\n');
+        if (!end)
+            end = line + strlen (line);
+        const char *cell = strstr (line, " | ");
+        //  (a row whose first cell names the command: "| `JOB_START` / `JOB_STOP` |")
+        if (strncmp (line, "| `", 3) == 0 && cell && cell < end) {
+            const char *found = strstr (line, name);
+            if (found && found < cell) {
+                const char *next = strstr (cell + 3, " | ");
+                *from = cell + 3;
+                *to = next && next < end? next: end;
+                return true;
+            }
+        }
+        line = *end? end + 1: end;
+    }
+    return false;
+}
+
+static void
+s_miss (const char *command, const char *key, const char *what)
+{
+    fprintf (stderr, "# protocol.md: %s's `%s` does not state %s\n", command, key, what);
+    s_doc_misses++;
+}
+
+//  Whether text (normalized) states the integer range of field
+static bool
+s_states_range (const char *text, const xxl_field_t *field)
+{
+    char want [96];
+    if (field->max == INT64_MAX) {
+        snprintf (want, sizeof want, "\xe2\x89\xa5 %" PRId64, field->min);
+        return strstr (text, want) != NULL;
+    }
+    snprintf (want, sizeof want, "%" PRId64 "\xe2\x80\x93%" PRId64, field->min, field->max);
+    if (strstr (text, want))
+        return true;
+    snprintf (want, sizeof want, "%" PRId64 " to %" PRId64, field->min, field->max);
+    return strstr (text, want) != NULL;
+}
+
+//  Whether text (normalized) states a string's longest length
+static bool
+s_states_length (const char *text, int64_t max)
+{
+    char want [64];
+    snprintf (want, sizeof want, "\xe2\x89\xa4 %" PRId64 " bytes", max);
+    if (strstr (text, want))
+        return true;
+    if (max == 64 * 1024 && strstr (text, "\xe2\x89\xa4 64 KiB"))
+        return true;
+    if (max == 1024 * 1024 && strstr (text, "\xe2\x89\xa4 1 MiB"))
+        return true;
+    //  G: the group's name or id, whose length the doc gives once
+    return max == XXL_MSG_MAX_NAME && strstr (text, "(G")
+        && strstr (s_doc, "`G` below is a group: its app name or its numeric id, as a string\n"
+                          "\xe2\x89\xa4 255 bytes");
+}
+
+//  Checks one field against its text; job_row: text is a Job fields row
+//  ("| `key` | type | default | values |"), else the field's part of a
+//  command's row
+static void
+s_check_field (const char *command, const xxl_field_t *field, const char *text, bool job_row)
+{
+    const char *dflt_at = NULL;
+    if (job_row) {
+        //  The default cell: the third
+        const char *cell = strstr (text + 1, " | ");
+        cell = cell? strstr (cell + 3, " | "): NULL;
+        dflt_at = cell? cell + 3: NULL;
+    }
+    bool in_range = field->dflt >= field->min && field->dflt <= field->max;
+    switch (field->type) {
+        case XXL_FIELD_INT:
+        case XXL_FIELD_NUMBER:
+            if (!s_states_range (text, field)) {
+                char what [96];
+                snprintf (what, sizeof what, "its range %" PRId64 "..%" PRId64,
+                          field->min, field->max);
+                s_miss (command, field->key, what);
+            }
+            if (!field->required && in_range) {
+                if (!job_row) {
+                    dflt_at = strstr (text, "default");
+                    if (dflt_at)
+                        dflt_at += strlen ("default");
+                    while (dflt_at && (*dflt_at == ' ' || *dflt_at == ':'))
+                        dflt_at++;
+                }
+                if (!dflt_at)
+                    s_miss (command, field->key, "its default");
+                else
+                if ((*dflt_at >= '0' && *dflt_at <= '9') || *dflt_at == '-') {
+                    if (strtoll (dflt_at, NULL, 10) != field->dflt)
+                        s_miss (command, field->key, "its default as the table has it");
+                }
+                else
+                if (job_row)
+                    s_miss (command, field->key, "its default as a number");
+            }
+            break;
+        case XXL_FIELD_STR:
+            if (!s_states_length (text, field->max)) {
+                char what [64];
+                snprintf (what, sizeof what, "its length %" PRId64, field->max);
+                s_miss (command, field->key, what);
+            }
+            for (size_t i = 0; field->values && field->values [i]; i++) {
+                char value [64];
+                snprintf (value, sizeof value, "`%s`", field->values [i]);
+                if (!strstr (text, value))
+                    s_miss (command, field->key, field->values [i]);
+            }
+            if (field->text && *field->text && !job_row && !strstr (text, "default"))
+                s_miss (command, field->key, "its default");
+            break;
+        case XXL_FIELD_BOOL:
+            if (!strstr (text, "bool"))
+                s_miss (command, field->key, "that it is a bool");
+            break;
+    }
+}
+
+//  The field's part of the command's row (normalized, caller frees), or
+//  NULL when the row does not name it
+static char *
+s_field_text (const xxl_command_t *command, const char *from, const char *to, const char *key)
+{
+    char name [80];
+    snprintf (name, sizeof name, "`%s`", key);
+    char *cell = s_normal (from, to);
+    char *start = strstr (cell, name);
+    if (!start) {
+        free (cell);
+        return NULL;
+    }
+    char *end = start + strlen (start);
+    for (const xxl_field_t *other = command->fields; other->key; other++) {
+        snprintf (name, sizeof name, "`%s`", other->key);
+        char *next = strcmp (other->key, key)? strstr (start + 1, name): NULL;
+        if (next && next < end)
+            end = next;
+    }
+    *end = 0;
+    char *text = strdup (start);
+    free (cell);
+    return text;
+}
+
+static void
+test_doc (void)
+{
+    const char *srcdir = getenv ("srcdir");
+    char path [4096];
+    snprintf (path, sizeof path, "%s/docs/protocol.md", srcdir && *srcdir? srcdir: ".");
+    s_doc = s_slurp (path);
+    XXL_CHECK (s_doc != NULL);
+    if (!s_doc)
+        return;
+    //  Ids: their range once, for every command
+    bool ids_stated = strstr (s_doc, "`jobId`, `logId` and `version` are integers \xe2\x89\xa5 1")
+                      != NULL;
+    XXL_CHECK (ids_stated);
+    for (const xxl_command_t *c = xxl_commands; c->name; c++) {
+        const char *from, *to;
+        if (!s_doc_row (c->name, &from, &to)) {
+            s_miss (c->name, "", "the command (no row)");
+            continue;
+        }
+        for (const xxl_field_t *f = c->fields; f->key; f++) {
+            char *text = s_field_text (c, from, to, f->key);
+            bool job_row = false;
+            if (!text) {
+                //  GROUP_UPDATE: "any of the `GROUP_ADD` fields"; a job's
+                //  fields: the Job fields table
+                const char *add_from, *add_to;
+                char line [96];
+                snprintf (line, sizeof line, "| `%s` | ", f->key);
+                const char *cell = strstr (from, "any of the `GROUP_ADD` fields");
+                if (cell && cell < to && s_doc_row ("GROUP_ADD", &add_from, &add_to))
+                    text = s_field_text (xxl_command_find ("GROUP_ADD"), add_from, add_to,
+                                         f->key);
+                else
+                if ((!strcmp (c->name, "JOB_ADD") || !strcmp (c->name, "JOB_UPDATE"))
+                &&  s_doc_line ("\n### Job fields\n", line, &add_from, &add_to)) {
+                    text = s_normal (add_from, add_to);
+                    job_row = true;
+                }
+            }
+            if (!text) {
+                s_miss (c->name, f->key, "the field (not named)");
+                continue;
+            }
+            if (f->type == XXL_FIELD_INT && f->min == 1 && f->max == INT64_MAX && f->required
+            &&  (!strcmp (f->key, "jobId") || !strcmp (f->key, "logId") || !strcmp (f->key, "version"))
+            &&  ids_stated) {
+                free (text);
+                continue;
+            }
+            s_check_field (c->name, f, text, job_row);
+            free (text);
+        }
+    }
+    XXL_CHECK (s_doc_misses == 0);
+    free (s_doc);
+    s_doc = NULL;
+}
+
 int
 main (void)
 {
@@ -375,5 +669,6 @@ main (void)
     test_order ();
     test_values_read ();
     test_table ();
+    test_doc ();
     return xxl_test_done ();
 }

@@ -212,6 +212,12 @@ s_wire (const char *api_ep, const char *agents_ep)
     xxl_msg_destroy (&reply);
     xxl_tw_enc_register (enc, "REGISTER", 151, "req-app", "plain-1");
     s_expect_free (agent, enc, 151, XXL_OK, "REGISTER plain");
+    //  Unicode's line breaks (U+2028, U+2029 and NEXT LINE, U+0085) are
+    //  taken in names, and the log shows them escaped (the shell test
+    //  reads it)
+    xxl_tw_enc_register (enc, "REGISTER", 152, "uni\xe2\x80\xa8" "app",
+                         "ok\xe2\x80\xa8x\xc2\x85y\xe2\x80\xa9z");
+    s_expect_free (agent, enc, 152, XXL_OK, "REGISTER with U+2028, U+0085, U+2029");
     zsock_destroy (&agent);
 
     //  Malformed frames whose id can be read get 400 with that id
@@ -268,7 +274,8 @@ s_wire (const char *api_ep, const char *agents_ep)
     s_expect_free (api, enc, 212, XXL_OK, "GROUP_ADD with a UTF-8 title");
 
     //  A client that sends 5,000 requests before it reads: every reply
-    //  comes, in order (ZeroMQ's queue takes 32, the rest wait their turn)
+    //  comes, in order (ZeroMQ's queue takes 1,000, the api socket's
+    //  SNDHWM; the scheduler keeps the rest and sends them as it reads)
     zsock_t *eager = s_connect (ZMQ_DEALER, api_ep);
     zsock_set_sndhwm (eager, 0);
     for (uint64_t id = 1; id <= 5000; id++) {

@@ -2,7 +2,7 @@
 # test_contract.sh -- what docs/protocol.md promises, as a stranger's client
 # sees it: the raw-wire checks of test_contract, an agent's death as LOG_CAT,
 # LOG_KILL and AGENT_LIST report it, a burst of registrations, names with
-# control characters kept out of the log.
+# control characters and Unicode line breaks kept out of the log.
 . "$(dirname "$0")/lib.sh"
 xxl_setup
 TC="$XXL_BUILD/tests/test_contract"
@@ -14,6 +14,13 @@ check "raw wire: REQ, ranges, types, codes" "$TC" wire "$API" "$AGENTS"
 check "a name's CR LF never starts a log line" bash -c "! grep -q '^FORGED LOG LINE' '$T/scheduler.log'"
 check "the refusal is logged (escaped) or silent, never raw" \
     bash -c "! grep -q 'evil\$' '$T/scheduler.log'"
+check "a name's U+2028, U+0085 and U+2029 are logged escaped" \
+    grep -qF 'registry: uni\u2028app/ok\u2028x\u0085y\u2029z registered' "$T/scheduler.log"
+check "... and so does the registry's expiry of that address (dead time 3 s here)" \
+    wait_for 10 grep -qF 'registry: uni\u2028app/ok\u2028x\u0085y\u2029z missed its beats, removed' \
+    "$T/scheduler.log"
+check "... and never reach the log raw" \
+    bash -c "! LC_ALL=C grep -qP '\xe2\x80[\xa8\xa9]|\xc2\x85' '$T/scheduler.log'"
 
 # An agent SIGKILLed: the next LOG_CAT and LOG_KILL say 503 (not connected),
 # the first one too; AGENT_LIST stops calling it connected well before the
@@ -49,8 +56,18 @@ check "LOG_KILL after the agent died: not connected (503)" \
 
 # A burst of registrations over 4 apps: every REGISTER answered, another
 # connection answered meanwhile, and each automatic group's address list
-# ends up exactly its registered addresses
+# ends up exactly its registered addresses.  A REGISTER writes only its own
+# app's groups: a fifth app's group is not written at all (its updateTime
+# stays as GROUP_ADD set it).  A fresh store, so that no address expires
+# meanwhile (an expiry rewrites every automatic group)
+kill -TERM "$SPID"; wait "$SPID" 2>/dev/null
+rm -f "$T"/xxl.db*
+start_scheduler || exit 1
 for i in 0 1 2 3; do ctl group add "burst-$i" >/dev/null; done
+ctl group add bystander >/dev/null
+BY=$(ctl group show bystander | jq -r .updateTime)
+clock_past () { [ "$(date +%s%3N)" -gt "$1" ]; }
+wait_for 5 clock_past "$BY"
 mkfifo "$T/burst.in"
 "$TC" burst "$AGENTS" 4000 4 < "$T/burst.in" > "$T/burst.out" 2>&1 &
 BPID=$!
@@ -67,10 +84,24 @@ done
 exec 4>&-
 wait "$BPID"
 check "burst: the tool's own checks passed" grep -q '^[0-9]* passed, 0 failed' "$T/burst.out"
+check "burst: the group of an app no REGISTER named is not rewritten (updateTime $BY stays)" \
+    test "$(ctl group show bystander | jq -r .updateTime)" = "$BY"
+check "... in GROUP_LIST too" \
+    test "$(ctl group list | jq -r '.groups[] | select(.appname == "bystander") | .updateTime')" = "$BY"
+check "... while the burst's groups were (updateTime past it)" \
+    test "$(ctl group show burst-0 | jq -r .updateTime)" -gt "$BY"
+# Nor does a GROUP_ADD or GROUP_UPDATE of another group write it
+ctl group add late-app >/dev/null
+ctl group update late-app --title late --auto >/dev/null
+check "GROUP_ADD and GROUP_UPDATE of another app leave the group alone (updateTime $BY)" \
+    test "$(ctl group show bystander | jq -r .updateTime)" = "$BY"
+check "... while the group they name is written (automatic: its address list is set, empty)" \
+    bash -c "$CTL --api $API --json group show late-app | jq -e '.title == \"late\" and .addressList == \"\" and .updateTime > $BY' >/dev/null"
 
 # Big replies: a client that asks and never reads costs a bounded amount
-# of memory (32 replies in its queue, 64 MiB more waiting; the rest are dropped and logged),
-# and no reply passes the 4 MiB frame limit
+# of memory (a reply of 64 KiB or more enters ZeroMQ's queue only while
+# less than 64 KiB waits there, 64 MiB more wait in the scheduler; the rest
+# are dropped and logged), and no reply passes the 4 MiB frame limit
 kill -TERM "$SPID"; wait "$SPID" 2>/dev/null
 xxl_store_empty
 # (under ASan, freed memory sits in a 256 MiB quarantine: keep it small so

@@ -732,6 +732,46 @@ test_json_escaping (void)
     xxl_enc_destroy (&enc);
 }
 
+//  A peer's text for a log line: nothing in it ends the line, whatever
+//  a terminal or log reader takes for a line break; the rest is kept
+static void
+test_printable (void)
+{
+    static const struct {
+        const char *text, *printed;
+    } cases [] = {
+        { "demo/ok-1.2_x", "demo/ok-1.2_x" },
+        { "evil\r\nFORGED\tx\\y", "evil\\r\\nFORGED\\tx\\\\y" },
+        { "a\x01" "b\x1b[2Jc\x7f", "a\\x01b\\x1b[2Jc\\x7f" },
+        //  U+0085, U+2028, U+2029, U+009B (CSI), U+0080, U+009F
+        { "ok\xe2\x80\xa8x\xc2\x85y\xe2\x80\xa9z", "ok\\u2028x\\u0085y\\u2029z" },
+        { "\xc2\x9b" "2J\xc2\x80\xc2\x9f", "\\u009b2J\\u0080\\u009f" },
+        //  Kept: U+00A0, é, U+2027, U+202A, 中, an emoji
+        { "\xc2\xa0\xc3\xa9\xe2\x80\xa7\xe2\x80\xaa\xe4\xb8\xad\xf0\x9f\x98\x80",
+          "\xc2\xa0\xc3\xa9\xe2\x80\xa7\xe2\x80\xaa\xe4\xb8\xad\xf0\x9f\x98\x80" },
+        //  Not UTF-8: each byte escaped (a lone 0x85 too)
+        { "x\x85y\xff\xe2\x80z\xc0\xaf", "x\\x85y\\xff\\xe2\\x80z\\xc0\\xaf" },
+        { "", "" },
+    };
+    char out [64];
+    for (size_t i = 0; i < sizeof cases / sizeof cases [0]; i++) {
+        XXL_CHECK (xxl_printable (cases [i].text, out, sizeof out) == out);
+        XXL_CHECK (!strcmp (out, cases [i].printed));
+        if (strcmp (out, cases [i].printed))
+            printf ("# case %zu: '%s'\n", i, out);
+    }
+    XXL_CHECK (!strcmp (xxl_printable (NULL, out, sizeof out), "(null)"));
+    //  A short buffer cuts between characters and between escapes
+    char small [8];
+    XXL_CHECK (!strcmp (xxl_printable ("abcdefghij", small, sizeof small), "abcdefg"));
+    XXL_CHECK (!strcmp (xxl_printable ("abcde\xe2\x80\xa8", small, sizeof small), "abcde"));
+    XXL_CHECK (!strcmp (xxl_printable ("abcd\xe4\xb8\xad", small, sizeof small),
+                      "abcd\xe4\xb8\xad"));
+    XXL_CHECK (!strcmp (xxl_printable ("abcde\xe4\xb8\xad", small, sizeof small), "abcde"));
+    XXL_CHECK (!strcmp (xxl_printable ("\xe2\x80\xa8", small, 6), ""));
+    XXL_CHECK (!strcmp (xxl_printable ("\xe2\x80\xa8", small, 7), "\\u2028"));
+}
+
 //  Raw bytes and patches: what the scheduler's batch RUN is built from
 static void
 test_raw_and_patch (void)
@@ -803,5 +843,6 @@ main (void)
     test_utf8_getter ();
     test_utf8_encoder ();
     test_json_empty_string ();
+    test_printable ();
     return xxl_test_done ();
 }

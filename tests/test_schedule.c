@@ -60,10 +60,12 @@ main (void)
     for (size_t i = 0; bad [i]; i++) {
         XXL_CHECK (xxl_schedule_new ("FIX_RATE", bad [i], "", why, sizeof why) == NULL);
         char expect [128];
-        snprintf (expect, sizeof expect, "FIX_RATE needs a positive number of seconds, not '%s'",
-                  bad [i]);
+        snprintf (expect, sizeof expect, "FIX_RATE needs a whole number of seconds from 1 to"
+                  " 316224000 (ten years), not '%s'", bad [i]);
         XXL_CHECK (strcmp (why, expect) == 0);
         XXL_CHECK (xxl_schedule_new ("FIX_DELAY", bad [i], "", why, sizeof why) == NULL);
+        XXL_CHECK (strncmp (why, "FIX_DELAY needs a whole number of seconds from 1 to 316224000",
+                            61) == 0);
     }
     xxl_schedule_t *rate = xxl_schedule_new ("FIX_RATE", "316224000", "", why, sizeof why);
     XXL_CHECK (rate);                                       //  (ten years: the limit)

@@ -165,9 +165,29 @@ struct _xxl_tw_sched_t {
 xxl_tw_sched_t *
 xxl_tw_sched_new (int64_t skew_ms)
 {
-    zsock_t *router = zsock_new_router ("tcp://127.0.0.1:*");
+    return xxl_tw_sched_new_opts (skew_ms, -1, -1, -1);
+}
+
+xxl_tw_sched_t *
+xxl_tw_sched_new_opts (int64_t skew_ms, int sndhwm, int rcvhwm, int rcvbuf)
+{
+    zsock_t *router = zsock_new (ZMQ_ROUTER);
     if (!router)
         return NULL;
+    //  (before the bind: a listener's connections take its options then)
+    if (sndhwm >= 0)
+        zsock_set_sndhwm (router, sndhwm);
+    if (rcvhwm >= 0)
+        zsock_set_rcvhwm (router, rcvhwm);
+    if (rcvbuf >= 0)
+        zsock_set_rcvbuf (router, rcvbuf);
+    //  Port 0: the kernel's choice.  czmq's "*" hands out 49152 up in
+    //  order, so a fake of a suite running beside this one could take the
+    //  port of one that just ended, and its agent, reconnecting, come here
+    if (zsock_bind (router, "tcp://127.0.0.1:0") < 0) {
+        zsock_destroy (&router);
+        return NULL;
+    }
     xxl_tw_sched_t *self = (xxl_tw_sched_t *) zmalloc (sizeof (xxl_tw_sched_t));
     assert (self);
     self->router = router;

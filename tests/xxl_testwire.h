@@ -93,9 +93,13 @@ void xxl_tw_enc_glue_fields (xxl_enc_t *enc, int64_t job_id, int64_t log_id,
 
 typedef struct _xxl_tw_sched_t xxl_tw_sched_t;
 
-//  Binds tcp://127.0.0.1:*; its clock is skew_ms ahead of this host's
-//  (zclock_time).  NULL when the bind fails.
+//  Binds tcp://127.0.0.1 on a port the kernel picks; its clock is
+//  skew_ms ahead of this host's (zclock_time).  NULL when the bind fails.
 xxl_tw_sched_t *xxl_tw_sched_new (int64_t skew_ms);
+//  The same with the ROUTER's queues and buffer set (-1: ZeroMQ's
+//  default): sndhwm, rcvhwm (ZMQ_SNDHWM/RCVHWM, messages; 0: none) and
+//  rcvbuf (SO_RCVBUF, bytes), for a scheduler that stops reading
+xxl_tw_sched_t *xxl_tw_sched_new_opts (int64_t skew_ms, int sndhwm, int rcvhwm, int rcvbuf);
 void xxl_tw_sched_destroy (xxl_tw_sched_t **self_p);
 
 //  The bound endpoint, for the agent's --scheduler (owned by self)

@@ -937,6 +937,50 @@ xxl_msg_to_json (const msgpack_object *obj, int pretty)
     return buf.data? buf.data: strdup ("null");
 }
 
+const char *
+xxl_printable (const char *text, char *out, size_t outlen)
+{
+    if (!outlen)
+        return out;
+    const uint8_t *p = (const uint8_t *) (text? text: "(null)");
+    size_t n = strlen ((const char *) p), at = 0;
+    for (size_t i = 0; i < n; ) {
+        char piece [8];
+        size_t bad, len = s_utf8_seq (p + i, n - i, &bad), size;
+        uint8_t c = p [i];
+        if (!len) {
+            size = (size_t) snprintf (piece, sizeof piece, "\\x%02x", c);
+            len = 1;
+        }
+        else
+        if (c == '\n' || c == '\r' || c == '\t' || c == '\\') {
+            piece [0] = '\\';
+            piece [1] = c == '\n'? 'n': c == '\r'? 'r': c == '\t'? 't': '\\';
+            size = 2;
+        }
+        else
+        if (c < 0x20 || c == 0x7f)
+            size = (size_t) snprintf (piece, sizeof piece, "\\x%02x", c);
+        else
+        if (c == 0xc2 && p [i + 1] < 0xa0)              //  U+0080..U+009F
+            size = (size_t) snprintf (piece, sizeof piece, "\\u%04x", p [i + 1]);
+        else
+        if (c == 0xe2 && p [i + 1] == 0x80 && (p [i + 2] == 0xa8 || p [i + 2] == 0xa9))
+            size = (size_t) snprintf (piece, sizeof piece, "\\u20%02x", p [i + 2] - 0x80);
+        else {
+            memcpy (piece, p + i, len);
+            size = len;
+        }
+        if (at + size >= outlen)
+            break;
+        memcpy (out + at, piece, size);
+        at += size;
+        i += len;
+    }
+    out [at] = 0;
+    return out;
+}
+
 //  --------------------------------------------------------------------
 //  Encoder
 

@@ -31,11 +31,16 @@ static const s_role_t s_roles [XXL_ROLE_COUNT] = {
     //  messages a send fails as one to a closed connection
     [XXL_ROLE_AGENTS] = {
         "agents", ZMQ_ROUTER, true, 1000, true, 0, 100000, 10000, false, -1, -1, 5000, 15000 },
-    //  An agent's link: its answers and callbacks queue here rather than
-    //  being dropped (the scheduler bounds what it reads); nothing is sent
-    //  before the connection is up; reconnects fast, backs off to 2 s
+    //  An agent's link, bounded as the scheduler's end of it: 100,000
+    //  messages unsent (an answer to each message the scheduler can have
+    //  queued to it), 10,000 read ahead.  A send to a full queue fails at
+    //  once (EAGAIN), as one while the link is down does: the agent sends
+    //  a REGISTER or CALLBACK again later and drops a REPLY (agent/
+    //  xxl_agent.c).  Nothing is sent before the connection is up;
+    //  reconnects fast, backs off to 2 s
     [XXL_ROLE_AGENT_LINK] = {
-        "agent link", ZMQ_DEALER, false, 2000, false, -1, 0, 0, true, 100, 2000, 5000, 15000 },
+        "agent link", ZMQ_DEALER, false, 2000, false, -1, 100000, 10000, true, 100, 2000,
+        5000, 15000 },
     //  A client: a request that cannot leave within 1 s fails
     [XXL_ROLE_CLIENT] = {
         "client", ZMQ_DEALER, false, 0, false, 1000, -1, -1, false, -1, -1, -1, -1 },

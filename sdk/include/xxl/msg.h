@@ -136,6 +136,17 @@ void xxl_msg_clear_error (xxl_msg_t *self);
 //  written as base64 strings, non-string keys as their JSON text.
 char *xxl_msg_to_json (const msgpack_object *obj, int pretty);
 
+//  Copies a peer's text (an app name, an address) into out for a log
+//  line, so that it can neither end the line nor forge another: a
+//  backslash and the C0 controls and DEL become \\, \n, \r, \t or \xNN;
+//  the C1 controls (U+0080..U+009F, U+0085 NEXT LINE among them) and the
+//  line and paragraph separators U+2028 and U+2029 become \uNNNN; each
+//  byte of an invalid UTF-8 sequence becomes \xNN.  Everything else is
+//  copied as it is, so out is valid UTF-8.  A text too long for out is
+//  cut between characters (never inside one or inside an escape); NULL
+//  is written "(null)".  Returns out.
+const char *xxl_printable (const char *text, char *out, size_t outlen);
+
 //  --------------------------------------------------------------------
 //  Encoder
 
