@@ -70,11 +70,11 @@
 #define XXL_STORE_LOG_MS 10000
 //  A lost connection is tried again by begin at most this often
 #define XXL_PG_RETRY_MS 1000
-//  The advisory lock keys ("xxl_wlck", "xxl_migr"): the write lock, and
-//  the lock migrations take so that two schedulers opening an empty
-//  database do not both create it
-#define XXL_PG_WRITE_LOCK "8680426236385403755"
-#define XXL_PG_MIGRATE_LOCK "8680426236385233266"
+//  The advisory lock keys (the bytes of "xxl_wlck" and "xxl_migr" read as
+//  big-endian integers): the write lock, and the lock migrations take so
+//  that two schedulers opening an empty database do not both create it
+#define XXL_PG_WRITE_LOCK "8680807439037916011"
+#define XXL_PG_MIGRATE_LOCK "8680807438869948274"
 //  The session's settings (see the file header)
 #define XXL_PG_SESSION \
     "SET statement_timeout = 10000; SET lock_timeout = 5000;" \
