@@ -12,10 +12,10 @@ static void
 s_usage (FILE *out)
 {
     fprintf (out,
-        "usage: xxl-scheduler [-c FILE] [--db PATH] [--api EP] [--agents EP] [--plugins DIR]\n"
+        "usage: xxl-scheduler [-c FILE] [--db PATH|URL] [--api EP] [--agents EP] [--plugins DIR]\n"
         "\n"
         "  -c, --config FILE   ZPL config file (see conf/xxl-scheduler.cfg)\n"
-        "  --db PATH           SQLite database file              (scheduler/db)\n"
+        "  --db PATH|URL       SQLite database file, or a postgresql:// URL (scheduler/db)\n"
         "  --api EP            client api endpoint to bind       (scheduler/api)\n"
         "  --agents EP         agents endpoint to bind           (scheduler/agents)\n"
         "  --plugins DIR       router plugins folder             (scheduler/plugins)\n"

@@ -384,7 +384,6 @@ engine_now (void)
 
 void engine_warn_limited (ratelog_t *kind, const char *format, ...)
     __attribute__ ((format (printf, 2, 3)));
-const char *engine_printable (const char *text, char *out, size_t outlen);
 bool engine_has_control (const char *text);
 zhashx_t *engine_id_map (zhashx_destructor_fn *destructor);
 void engine_batch_destroy (run_batch_t **self_p);

@@ -67,29 +67,6 @@ engine_warn_limited (ratelog_t *kind, const char *format, ...)
     kind->suppressed = 0;
 }
 
-//  Copies text for a log line: control bytes become \r, \n, \t or \xNN,
-//  so a peer's name cannot forge or split lines.  Returns out.
-const char *
-engine_printable (const char *text, char *out, size_t outlen)
-{
-    assert (outlen >= 8);
-    size_t at = 0;
-    for (const unsigned char *p = (const unsigned char *) (text? text: "(null)");
-         *p && at + 5 < outlen; p++) {
-        if (*p >= 0x20 && *p != 0x7f && *p != '\\')
-            out [at++] = (char) *p;
-        else
-        if (*p == '\n' || *p == '\r' || *p == '\t' || *p == '\\') {
-            out [at++] = '\\';
-            out [at++] = *p == '\n'? 'n': *p == '\r'? 'r': *p == '\t'? 't': '\\';
-        }
-        else
-            at += snprintf (out + at, outlen - at, "\\x%02x", *p);
-    }
-    out [at] = 0;
-    return out;
-}
-
 bool
 engine_has_control (const char *text)
 {
@@ -389,7 +366,7 @@ s_liveness (server_t *self)
         if (rc < 0 && zmq_errno () == EHOSTUNREACH) {
             char name [300];
             zsys_info ("registry: %s is not connected (its connection closed)",
-                       engine_printable (entry.address, name, sizeof name));
+                       xxl_printable (entry.address, name, sizeof name));
             //  (copies: unrouting may free the entry's strings)
             char *address = strdup (entry.address);
             xxl_registry_unroute (self->registry, address, rid, rid_size);
@@ -747,8 +724,10 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
         s_server_destroy (&self);
         return NULL;
     }
+    char store_name [512];
     zsys_info ("xxl-scheduler %s: api on %s, agents on %s, store %s, %s",
-               PACKAGE_VERSION, api_bound, agents_bound, config->db,
+               PACKAGE_VERSION, api_bound, agents_bound,
+               xxl_store_describe (config->db, store_name, sizeof store_name),
                self->cert? "CURVE on": "plaintext (no certificate)");
     //  Its name among the schedulers of the store: the host and the api
     //  endpoint, which no other live scheduler can have bound

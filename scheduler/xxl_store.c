@@ -8,6 +8,7 @@
 #include "xxl_store_pg.h"
 
 #include <assert.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,38 @@ xxl_store_new (const char *url, char *err, size_t errlen)
     assert (!self || (self->methods->version == XXL_STORE_METHODS_VERSION
                       && self->methods->size == sizeof (xxl_store_methods_t)));
     return self;
+}
+
+const char *
+xxl_store_describe (const char *url, char *buf, size_t len)
+{
+    bool pg = strncmp (url, "postgresql://", 13) == 0 || strncmp (url, "postgres://", 11) == 0;
+    if (!pg) {
+        snprintf (buf, len, "%s", url);
+        return buf;
+    }
+    //  postgresql://user:secret@host/db?password=secret&...: each secret
+    //  becomes ***
+    const char *rest = strstr (url, "://") + 3;
+    const char *at = strchr (rest, '@');
+    const char *slash = strchr (rest, '/');
+    const char *colon = strchr (rest, ':');
+    size_t used = 0;
+    if (at && (!slash || at < slash) && colon && colon < at)
+        used = (size_t) snprintf (buf, len, "%.*s:***%s", (int) (colon - url), url, at);
+    else
+        used = (size_t) snprintf (buf, len, "%s", url);
+    if (used >= len)
+        return buf;
+    char *password = strstr (buf, "password=");
+    if (password) {
+        password += 9;
+        char *end = strchr (password, '&');
+        char tail [512];
+        snprintf (tail, sizeof tail, "%s", end? end: "");
+        snprintf (password, len - (size_t) (password - buf), "***%s", tail);
+    }
+    return buf;
 }
 
 void

@@ -486,6 +486,8 @@ struct _xxl_store_t {
 //  rolls back an open transaction and nulls *self_p.
 xxl_store_t *xxl_store_new (const char *url, char *err, size_t errlen);
 void xxl_store_destroy (xxl_store_t **self_p);
+//  url as it may be logged (a PostgreSQL URL's passwords as ***), in buf
+const char *xxl_store_describe (const char *url, char *buf, size_t len);
 
 void xxl_group_free (xxl_group_t *group);
 void xxl_job_free (xxl_job_t *job);

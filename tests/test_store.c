@@ -849,6 +849,20 @@ s_test_busy (xxl_store_t *store, const char *path)
 int
 main (void)
 {
+    //  A store's name as the scheduler logs it: a PostgreSQL URL's
+    //  passwords masked, the rest as given
+    {
+        char name [256];
+        XXL_CHECK (streq (xxl_store_describe ("postgresql://u:secret@db:5433/xxl", name,
+                                              sizeof name), "postgresql://u:***@db:5433/xxl"));
+        XXL_CHECK (streq (xxl_store_describe ("postgres://db/xxl?user=u&password=secret&sslmode=require",
+                                              name, sizeof name),
+                          "postgres://db/xxl?user=u&password=***&sslmode=require"));
+        XXL_CHECK (streq (xxl_store_describe ("postgresql://u@db/xxl", name, sizeof name),
+                          "postgresql://u@db/xxl"));
+        XXL_CHECK (streq (xxl_store_describe ("/var/lib/xxl/u:secret@x.db", name, sizeof name),
+                          "/var/lib/xxl/u:secret@x.db"));
+    }
     zsys_init ();
     zsys_set_logstream (NULL);
     XXL_CHECK (mkdtemp (s_dir) != NULL);
