@@ -242,7 +242,11 @@ check "an admin key still reads" bash -c "$(declare -f as); C=$C SK=$SK API=$API
 mkdir -p "$T/fake"
 cp "$C/agent-a.cert" "$T/fake/"
 "$CTL" keygen impostor --role admin --dir "$T/fake" >/dev/null
-fake_port=$((20000 + (RANDOM % 5000) * 2 + 10001))
+# (ports 32001-32764: above start_scheduler's 20000-29999 and
+# test_install's 30000-31999, below the kernel's ephemeral range, 32768
+# up, where a client's connection could hold one: CI's distcheck once
+# found fake_port + 3 in use)
+fake_port=$((32001 + (RANDOM % 380) * 2))
 "$SCHEDULER" --db "$T/fake.db" --api "tcp://127.0.0.1:$((fake_port + 1))" --agents "tcp://127.0.0.1:$fake_port" \
     --cert "$T/fake/impostor.cert_secret" --keys "$T/fake" \
     --plugins "$XXL_BUILD/plugins/routers/.libs" --alarms "$XXL_BUILD/plugins/alarms/.libs" \
