@@ -467,82 +467,6 @@ s_reconnect (store_t *self)
 //  --------------------------------------------------------------------
 //  Statements
 
-//  Length of the valid UTF-8 sequence at p (1..4), or 0 when it is
-//  invalid, with *bad_p the length of its maximal subpart (what one
-//  U+FFFD replaces: libxxl's encoder's rule, sdk/src/xxl_msg.c)
-static size_t
-s_utf8_seq (const uint8_t *p, size_t n, size_t *bad_p)
-{
-    uint8_t c = p [0];
-    size_t need;
-    uint8_t lo = 0x80, hi = 0xbf;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf)
-        need = 1;
-    else
-    if (c >= 0xe0 && c <= 0xef) {
-        need = 2;
-        lo = c == 0xe0? 0xa0: lo;       //  overlong
-        hi = c == 0xed? 0x9f: hi;       //  surrogates
-    }
-    else
-    if (c >= 0xf0 && c <= 0xf4) {
-        need = 3;
-        lo = c == 0xf0? 0x90: lo;       //  overlong
-        hi = c == 0xf4? 0x8f: hi;       //  over U+10FFFF
-    }
-    else {
-        *bad_p = 1;
-        return 0;
-    }
-    for (size_t i = 1; i <= need; i++) {
-        if (i >= n || p [i] < (i == 1? lo: 0x80) || p [i] > (i == 1? hi: 0xbf)) {
-            *bad_p = i;
-            return 0;
-        }
-    }
-    return need + 1;
-}
-
-//  text as PostgreSQL takes it: NULL when it is valid UTF-8 (send it as
-//  it is), else a new string whose invalid sequences are each U+FFFD.
-//  SQLite stores any bytes; PostgreSQL refuses such text and aborts the
-//  transaction, and every reply would carry U+FFFD there anyway (the
-//  encoder's rule), so the store answers the same.
-static char *
-s_utf8_fixed (const char *text)
-{
-    const uint8_t *p = (const uint8_t *) text;
-    size_t n = strlen (text), i = 0, bad;
-    while (i < n) {
-        size_t length = p [i] < 0x80? 1: s_utf8_seq (p + i, n - i, &bad);
-        if (!length)
-            break;
-        i += length;
-    }
-    if (i == n)
-        return NULL;
-    char *fixed = (char *) malloc (n * 3 + 1);
-    if (!fixed)
-        return NULL;
-    size_t used = 0;
-    for (i = 0; i < n; ) {
-        size_t length = s_utf8_seq (p + i, n - i, &bad);
-        if (length) {
-            memcpy (fixed + used, p + i, length);
-            used += length;
-            i += length;
-        }
-        else {
-            memcpy (fixed + used, "\xef\xbf\xbd", 3);
-            used += 3;
-            i += bad;
-        }
-    }
-    fixed [used] = 0;
-    return fixed;
-}
 
 //  The prepared statement of sql on this connection (prepared now the
 //  first time, with the parameters' types); NULL with the error recorded
@@ -619,7 +543,10 @@ s_send (store_t *self, int flags, const char *sql, const char *fmt, va_list args
         if (fmt [i] == 's') {
             values [i] = va_arg (args, const char *);
             types [i] = XXL_TEXTOID;
-            if (values [i] && (fixed [i] = s_utf8_fixed (values [i])))
+            //  (PostgreSQL refuses text that is not UTF-8 and aborts the
+            //  transaction; SQLite stores any bytes, and every reply
+            //  carries U+FFFD for them anyway: the store answers the same)
+            if (values [i] && (fixed [i] = xxl_utf8_repair (values [i])))
                 values [i] = fixed [i];
         }
         if (types [i] == XXL_INT8OID || types [i] == XXL_FLOAT8OID) {

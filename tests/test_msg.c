@@ -772,6 +772,28 @@ test_printable (void)
     XXL_CHECK (!strcmp (xxl_printable ("\xe2\x80\xa8", small, 7), "\\u2028"));
 }
 
+//  Text made valid UTF-8 as the encoder makes it (the PostgreSQL store's
+//  parameters): valid text untouched, each invalid maximal subpart U+FFFD
+static void
+test_utf8_repair (void)
+{
+    XXL_CHECK (xxl_utf8_repair ("") == NULL);
+    XXL_CHECK (xxl_utf8_repair ("plain ascii") == NULL);
+    XXL_CHECK (xxl_utf8_repair ("\xe4\xb8\xad\xe6\x96\x87 \xf0\x9f\x9a\x80") == NULL);
+    const struct { const char *text, *fixed; } cases [] = {
+        { "a\xff" "b", "a\xef\xbf\xbd" "b" },
+        { "\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd" },                  //  overlong: per byte
+        { "x\xe4\xb8", "x\xef\xbf\xbd" },                               //  truncated: one
+        { "\xed\xa0\x80!", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd!" },   //  a surrogate
+        { "ok\xe4\xb8\xad\x80", "ok\xe4\xb8\xad\xef\xbf\xbd" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases [0]; i++) {
+        char *fixed = xxl_utf8_repair (cases [i].text);
+        XXL_CHECK (fixed && !strcmp (fixed, cases [i].fixed));
+        free (fixed);
+    }
+}
+
 //  Raw bytes and patches: what the scheduler's batch RUN is built from
 static void
 test_raw_and_patch (void)
@@ -844,5 +866,6 @@ main (void)
     test_utf8_encoder ();
     test_json_empty_string ();
     test_printable ();
+    test_utf8_repair ();
     return xxl_test_done ();
 }

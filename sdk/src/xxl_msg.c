@@ -937,6 +937,41 @@ xxl_msg_to_json (const msgpack_object *obj, int pretty)
     return buf.data? buf.data: strdup ("null");
 }
 
+char *
+xxl_utf8_repair (const char *text)
+{
+    const uint8_t *p = (const uint8_t *) text;
+    size_t n = strlen (text), valid = 0, bad;
+    while (valid < n) {
+        size_t seq = p [valid] < 0x80? 1: s_utf8_seq (p + valid, n - valid, &bad);
+        if (!seq)
+            break;
+        valid += seq;
+    }
+    if (valid == n)
+        return NULL;
+    char *fixed = (char *) malloc (s_utf8_fixed_size (p, n, valid, 3) + 1);
+    if (!fixed)
+        return NULL;
+    memcpy (fixed, text, valid);
+    size_t used = valid;
+    for (size_t i = valid; i < n; ) {
+        size_t seq = s_utf8_seq (p + i, n - i, &bad);
+        if (seq) {
+            memcpy (fixed + used, p + i, seq);
+            used += seq;
+            i += seq;
+        }
+        else {
+            memcpy (fixed + used, "\xef\xbf\xbd", 3);
+            used += 3;
+            i += bad;
+        }
+    }
+    fixed [used] = 0;
+    return fixed;
+}
+
 const char *
 xxl_printable (const char *text, char *out, size_t outlen)
 {

@@ -147,6 +147,11 @@ char *xxl_msg_to_json (const msgpack_object *obj, int pretty);
 //  is written "(null)".  Returns out.
 const char *xxl_printable (const char *text, char *out, size_t outlen);
 
+//  text made valid UTF-8 as the encoder makes strings (each invalid
+//  sequence's maximal subpart becomes U+FFFD): NULL when text is valid
+//  already (or on no memory), else a new string the caller frees.
+char *xxl_utf8_repair (const char *text);
+
 //  --------------------------------------------------------------------
 //  Encoder
 
