@@ -36,7 +36,7 @@
 #include "xxl_cert.h"
 
 #include <czmq.h>
-#include <sqlite3.h>
+#include "bench_db.h"
 #include <inttypes.h>
 #include <math.h>
 
@@ -104,10 +104,15 @@ s_api_new (const char *endpoint)
         zsock_set_curve_serverkey (self->dealer, server);
         zcert_destroy (&cert);
     }
-    if (zsock_connect (self->dealer, "%s", endpoint)) {
-        fprintf (stderr, "xxl_bench: cannot connect to %s\n", endpoint);
-        exit (2);
-    }
+    //  Several endpoints (comma-separated: schedulers sharing a store):
+    //  the DEALER deals the requests out among them in turn
+    char *list = strdup (endpoint), *rest = list, *one;
+    while ((one = strsep (&rest, ",")))
+        if (*one && zsock_connect (self->dealer, "%s", one)) {
+            fprintf (stderr, "xxl_bench: cannot connect to %s\n", one);
+            exit (2);
+        }
+    free (list);
     self->handle = zsock_resolve (self->dealer);
     self->enc = xxl_enc_new ();
     self->base = (uint64_t) s_wall_ms () * 1000;
@@ -303,47 +308,15 @@ s_jobs_each (s_api_t *api, const char *type, const int64_t *ids, size_t count)
 }
 
 //  --------------------------------------------------------------------
-//  The store, read-only
-
-static sqlite3 *
-s_db_open (const char *path)
-{
-    sqlite3 *db = NULL;
-    if (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        fprintf (stderr, "xxl_bench: cannot open %s: %s\n", path, db? sqlite3_errmsg (db): "");
-        exit (2);
-    }
-    sqlite3_busy_timeout (db, 5000);
-    return db;
-}
-
-static sqlite3_stmt *
-s_db_prepare (sqlite3 *db, const char *sql)
-{
-    sqlite3_stmt *stmt = NULL;
-    if (sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL) != SQLITE_OK) {
-        fprintf (stderr, "xxl_bench: %s: %s\n", sql, sqlite3_errmsg (db));
-        exit (2);
-    }
-    return stmt;
-}
-
-static int64_t
-s_db_scalar (sqlite3 *db, const char *sql)
-{
-    sqlite3_stmt *stmt = s_db_prepare (db, sql);
-    int64_t value = sqlite3_step (stmt) == SQLITE_ROW? sqlite3_column_int64 (stmt, 0): -1;
-    sqlite3_finalize (stmt);
-    return value;
-}
+//  The store, read-only (bench_db.h: an SQLite file or a PostgreSQL URL)
 
 //  Runs not finished yet, store-wide (both counts use partial indexes)
 static int64_t
-s_db_unfinished (sqlite3 *db)
+s_db_unfinished (bench_db_t *db)
 {
-    return s_db_scalar (db,
+    return bench_db_scalar (db,
         "SELECT (SELECT COUNT(*) FROM xxl_job_log WHERE trigger_code = 0)"
-        " + (SELECT COUNT(*) FROM xxl_job_log WHERE trigger_code = 200 AND handle_code = 0)");
+        " + (SELECT COUNT(*) FROM xxl_job_log WHERE trigger_code = 200 AND handle_code = 0)", 0);
 }
 
 typedef struct {
@@ -353,32 +326,30 @@ typedef struct {
     int64_t last_handle;                //  latest handle_time (ms)
 } s_range_t;
 
-//  Counts the rows of ids [first, last] (and of job_ids when jobs is set)
+//  Counts the rows of ids [first, last]
 static s_range_t
-s_db_range (sqlite3 *db, int64_t first, int64_t last)
+s_db_range (bench_db_t *db, int64_t first, int64_t last)
 {
     s_range_t range = { 0, 0, 0, 0 };
-    sqlite3_stmt *stmt = s_db_prepare (db,
+    bench_rows_t *rows = bench_db_query (db,
         "SELECT COUNT(*),"
-        " SUM(handle_code != 0 OR trigger_code NOT IN (0, 200)),"
-        " SUM(handle_code = 200 AND trigger_code = 200), MAX(handle_time)"
-        " FROM xxl_job_log WHERE id BETWEEN ? AND ?");
-    sqlite3_bind_int64 (stmt, 1, first);
-    sqlite3_bind_int64 (stmt, 2, last);
-    if (sqlite3_step (stmt) == SQLITE_ROW) {
-        range.rows = sqlite3_column_int64 (stmt, 0);
-        range.final = sqlite3_column_int64 (stmt, 1);
-        range.ok = sqlite3_column_int64 (stmt, 2);
-        range.last_handle = sqlite3_column_int64 (stmt, 3);
+        " SUM(CASE WHEN handle_code <> 0 OR trigger_code NOT IN (0, 200) THEN 1 ELSE 0 END),"
+        " SUM(CASE WHEN handle_code = 200 AND trigger_code = 200 THEN 1 ELSE 0 END),"
+        " MAX(handle_time) FROM xxl_job_log WHERE id BETWEEN ? AND ?", 2, first, last);
+    if (bench_rows_next (rows)) {
+        range.rows = bench_rows_int (rows, 0);
+        range.final = bench_rows_int (rows, 1);
+        range.ok = bench_rows_int (rows, 2);
+        range.last_handle = bench_rows_int (rows, 3);
     }
-    sqlite3_finalize (stmt);
+    bench_rows_end (&rows);
     return range;
 }
 
 //  Waits until every row of [first, last] is final, or nothing progressed
 //  for XXL_BENCH_SETTLE_S; returns the last count
 static s_range_t
-s_db_settle (sqlite3 *db, int64_t first, int64_t last, int64_t expected)
+s_db_settle (bench_db_t *db, int64_t first, int64_t last, int64_t expected)
 {
     s_range_t range = s_db_range (db, first, last);
     int64_t progress_at = s_wall_ms (), seen = range.final;
@@ -396,31 +367,31 @@ s_db_settle (sqlite3 *db, int64_t first, int64_t last, int64_t expected)
 //  Writes {"triggerCode/handleCode": rows, ...} of the rows matching
 //  `where` into text, and the commonest failure message into reason
 static void
-s_db_outcomes (sqlite3 *db, const char *where, char *text, size_t size,
+s_db_outcomes (bench_db_t *db, const char *where, char *text, size_t size,
                char *reason, size_t reason_size)
 {
     char sql [512];
     snprintf (sql, sizeof sql, "SELECT trigger_code, handle_code, COUNT(*) FROM xxl_job_log"
               " WHERE %s GROUP BY 1, 2", where);
-    sqlite3_stmt *stmt = s_db_prepare (db, sql);
+    bench_rows_t *rows = bench_db_query (db, sql, 0);
     snprintf (text, size, "{");
-    while (sqlite3_step (stmt) == SQLITE_ROW) {
+    while (bench_rows_next (rows)) {
         size_t used = strlen (text);
         snprintf (text + used, size - used, "%s\"%d/%d\": %lld", used > 1? ", ": "",
-                  sqlite3_column_int (stmt, 0), sqlite3_column_int (stmt, 1),
-                  (long long) sqlite3_column_int64 (stmt, 2));
+                  (int) bench_rows_int (rows, 0), (int) bench_rows_int (rows, 1),
+                  (long long) bench_rows_int (rows, 2));
     }
-    sqlite3_finalize (stmt);
+    bench_rows_end (&rows);
     strncat (text, "}", size - strlen (text) - 1);
     //  The last line of the commonest failure's message (quotes dropped)
     snprintf (sql, sizeof sql, "SELECT CASE WHEN handle_code NOT IN (0, 200) THEN handle_msg"
               " ELSE trigger_msg END AS m, COUNT(*) FROM xxl_job_log WHERE %s AND"
-              " (trigger_code != 200 OR handle_code != 200) GROUP BY m ORDER BY 2 DESC LIMIT 1",
+              " (trigger_code <> 200 OR handle_code <> 200) GROUP BY 1 ORDER BY 2 DESC LIMIT 1",
               where);
-    stmt = s_db_prepare (db, sql);
+    rows = bench_db_query (db, sql, 0);
     *reason = 0;
-    if (sqlite3_step (stmt) == SQLITE_ROW && sqlite3_column_text (stmt, 0)) {
-        const char *message = (const char *) sqlite3_column_text (stmt, 0);
+    if (bench_rows_next (rows) && bench_rows_text (rows, 0)) {
+        const char *message = bench_rows_text (rows, 0);
         const char *line = message + strlen (message);
         while (line > message && (line [-1] == '\n'))
             line--;
@@ -433,7 +404,7 @@ s_db_outcomes (sqlite3 *db, const char *where, char *text, size_t size,
                 reason [j++] = *line;
         reason [j] = 0;
     }
-    sqlite3_finalize (stmt);
+    bench_rows_end (&rows);
 }
 
 static int
@@ -490,7 +461,7 @@ s_cmd_e2e (const char *endpoint, const char *dbpath, const char *app, const char
            size_t jobs, int seconds, int64_t inflight_max, int scheduler_pid, int agent_pid)
 {
     s_api_t *api = s_api_new (endpoint);
-    sqlite3 *db = s_db_open (dbpath);
+    bench_db_t *db = bench_db_open (dbpath);
     int glue = streq (kind, "glue");
     s_job_spec_t spec = { glue? NULL: streq (kind, "stamp")? "stampJobHandler": "noopJobHandler",
                           glue? "true": NULL, NULL, NULL };
@@ -577,7 +548,7 @@ s_cmd_e2e (const char *endpoint, const char *dbpath, const char *app, const char
             rate, max_unfinished, scheduler_cpu * 1e6 / runs, agent_cpu * 1e6 / runs,
             children_cpu * 1e6 / runs, self_cpu * 1e6 / runs, outcomes, reason);
     free (ids);
-    sqlite3_close (db);
+    bench_db_close (&db);
     s_api_destroy (&api);
     //  Failed runs are reported; only a run without a final row fails
     return lost || range.rows != triggered? 1: 0;
@@ -587,11 +558,9 @@ static int
 s_cmd_latency (const char *endpoint, const char *dbpath, const char *app, int samples)
 {
     s_api_t *api = s_api_new (endpoint);
-    sqlite3 *db = s_db_open (dbpath);
+    bench_db_t *db = bench_db_open (dbpath);
     s_job_spec_t spec = { "stampJobHandler", NULL, NULL, NULL };
     int64_t *job = s_jobs_add (api, app, 1, &spec);
-    sqlite3_stmt *poll = s_db_prepare (db,
-        "SELECT handle_code, trigger_code, handle_msg FROM xxl_job_log WHERE id = ?");
     int warmup = 50, lost = 0;
     int64_t *latency = (int64_t *) calloc ((size_t) samples, sizeof (int64_t));
     int64_t *reply_us = (int64_t *) calloc ((size_t) samples, sizeof (int64_t));
@@ -609,19 +578,21 @@ s_cmd_latency (const char *endpoint, const char *dbpath, const char *app, int sa
         //  Wait for the run's result (outside the measured interval)
         int64_t stamp = -1, deadline = s_wall_ms () + 10000;
         while (s_wall_ms () < deadline) {
-            sqlite3_reset (poll);
-            sqlite3_bind_int64 (poll, 1, log_id);
-            if (sqlite3_step (poll) == SQLITE_ROW && sqlite3_column_int (poll, 0) != 0) {
-                const char *text = (const char *) sqlite3_column_text (poll, 2);
+            bench_rows_t *poll = bench_db_query (db,
+                "SELECT handle_code, trigger_code, handle_msg FROM xxl_job_log WHERE id = ?",
+                1, log_id);
+            bool row = bench_rows_next (poll);
+            int handle_code = row? (int) bench_rows_int (poll, 0): 0;
+            int trigger_code = row? (int) bench_rows_int (poll, 1): 0;
+            if (handle_code != 0) {
+                const char *text = bench_rows_text (poll, 2);
                 stamp = text? strtoll (text, NULL, 10): 0;
-                break;
             }
-            if (sqlite3_column_int (poll, 1) == 500)
+            bench_rows_end (&poll);
+            if (handle_code != 0 || trigger_code == 500)
                 break;
-            sqlite3_reset (poll);
             s_sleep_us (500);
         }
-        sqlite3_reset (poll);
         if (stamp <= 0) {
             lost++;
             continue;
@@ -643,11 +614,10 @@ s_cmd_latency (const char *endpoint, const char *dbpath, const char *app, int sa
             taken? latency [taken - 1]: -1, taken? latency [0]: -1,
             s_percentile (reply_us, (size_t) taken, 50),
             s_percentile (reply_us, (size_t) taken, 99));
-    sqlite3_finalize (poll);
     free (latency);
     free (reply_us);
     free (job);
-    sqlite3_close (db);
+    bench_db_close (&db);
     s_api_destroy (&api);
     return lost? 1: 0;
 }
@@ -656,7 +626,7 @@ static int
 s_cmd_cron (const char *endpoint, const char *dbpath, const char *app, size_t jobs, int seconds)
 {
     s_api_t *api = s_api_new (endpoint);
-    sqlite3 *db = s_db_open (dbpath);
+    bench_db_t *db = bench_db_open (dbpath);
     int64_t added = s_wall_ms ();
     s_job_spec_t spec = { "noopJobHandler", NULL, NULL, "* * * * * ?" };
     int64_t *ids = s_jobs_add (api, app, jobs, &spec);
@@ -675,14 +645,14 @@ s_cmd_cron (const char *endpoint, const char *dbpath, const char *app, size_t jo
     snprintf (sql, sizeof sql,
         "SELECT COUNT(*) FROM xxl_job_log WHERE job_id BETWEEN %" PRId64 " AND %" PRId64,
         first_job, last_job);
-    int64_t rows = s_db_scalar (db, sql);
+    int64_t rows = bench_db_scalar (db, sql, 0);
     snprintf (sql, sizeof sql,
         "SELECT COUNT(*) FROM xxl_job_log WHERE job_id BETWEEN %" PRId64 " AND %" PRId64
-        " AND (handle_code != 0 OR trigger_code NOT IN (0, 200))", first_job, last_job);
-    int64_t final = s_db_scalar (db, sql), seen = final, progress_at = s_wall_ms ();
+        " AND (handle_code <> 0 OR trigger_code NOT IN (0, 200))", first_job, last_job);
+    int64_t final = bench_db_scalar (db, sql, 0), seen = final, progress_at = s_wall_ms ();
     while (final < rows && s_wall_ms () - progress_at < XXL_BENCH_SETTLE_S * 1000) {
         s_sleep_us (200000);
-        final = s_db_scalar (db, sql);
+        final = bench_db_scalar (db, sql, 0);
         if (final != seen) {
             seen = final;
             progress_at = s_wall_ms ();
@@ -691,21 +661,21 @@ s_cmd_cron (const char *endpoint, const char *dbpath, const char *app, size_t jo
     snprintf (sql, sizeof sql,
         "SELECT COUNT(*) FROM xxl_job_log WHERE job_id BETWEEN %" PRId64 " AND %" PRId64
         " AND handle_code = 200 AND trigger_code = 200", first_job, last_job);
-    int64_t ok = s_db_scalar (db, sql);
+    int64_t ok = bench_db_scalar (db, sql, 0);
     //  Lateness of the fires planned in [from, until]
     snprintf (sql, sizeof sql,
         "SELECT trigger_time - schedule_time FROM xxl_job_log WHERE job_id BETWEEN %" PRId64
         " AND %" PRId64 " AND schedule_time BETWEEN %" PRId64 " AND %" PRId64
         " AND executor_address IS NOT NULL", first_job, last_job, from, until);
-    sqlite3_stmt *stmt = s_db_prepare (db, sql);
+    bench_rows_t *lateness = bench_db_query (db, sql, 0);
     size_t count = 0, size = 1024;
     int64_t *late = (int64_t *) malloc (size * sizeof (int64_t));
-    while (sqlite3_step (stmt) == SQLITE_ROW) {
+    while (bench_rows_next (lateness)) {
         if (count == size)
             late = (int64_t *) realloc (late, (size *= 2) * sizeof (int64_t));
-        late [count++] = sqlite3_column_int64 (stmt, 0);
+        late [count++] = bench_rows_int (lateness, 0);
     }
-    sqlite3_finalize (stmt);
+    bench_rows_end (&lateness);
     qsort (late, count, sizeof (int64_t), s_compare_int64);
     char where [128], outcomes [512], reason [256];
     snprintf (where, sizeof where, "job_id BETWEEN %" PRId64 " AND %" PRId64, first_job, last_job);
@@ -722,7 +692,7 @@ s_cmd_cron (const char *endpoint, const char *dbpath, const char *app, size_t jo
             count? late [count - 1]: -1, count? late [0]: -1, outcomes, reason);
     free (late);
     free (ids);
-    sqlite3_close (db);
+    bench_db_close (&db);
     s_api_destroy (&api);
     return rows != final? 1: 0;
 }
@@ -746,7 +716,7 @@ s_cmd_concurrent (const char *endpoint, const char *dbpath, const char *app, siz
                   int ms)
 {
     s_api_t *api = s_api_new (endpoint);
-    sqlite3 *db = s_db_open (dbpath);
+    bench_db_t *db = bench_db_open (dbpath);
     char param [32];
     snprintf (param, sizeof param, "%d", ms);
     s_job_spec_t spec = { "sleepJobHandler", NULL, param, NULL };
@@ -777,16 +747,14 @@ s_cmd_concurrent (const char *endpoint, const char *dbpath, const char *app, siz
     int64_t sent_at = s_wall_ms ();
     s_range_t range = s_db_settle (db, first_log, last_log, triggered);
     //  Each run's interval from its handleMsg "START END"
-    sqlite3_stmt *stmt = s_db_prepare (db,
+    bench_rows_t *rows = bench_db_query (db,
         "SELECT handle_msg FROM xxl_job_log WHERE id BETWEEN ? AND ? AND handle_code = 200"
-        " AND trigger_code = 200");
-    sqlite3_bind_int64 (stmt, 1, first_log);
-    sqlite3_bind_int64 (stmt, 2, last_log);
+        " AND trigger_code = 200", 2, first_log, last_log);
     s_event_t *events = (s_event_t *) calloc (2 * runs, sizeof (s_event_t));
     size_t count = 0;
     int64_t latest_start = 0, earliest_end = INT64_MAX;
-    while (sqlite3_step (stmt) == SQLITE_ROW && count < 2 * runs) {
-        const char *text = (const char *) sqlite3_column_text (stmt, 0);
+    while (count < 2 * runs && bench_rows_next (rows)) {
+        const char *text = bench_rows_text (rows, 0);
         long long begin, end;
         if (!text || sscanf (text, "%lld %lld", &begin, &end) != 2)
             continue;
@@ -795,7 +763,7 @@ s_cmd_concurrent (const char *endpoint, const char *dbpath, const char *app, siz
         latest_start = begin > latest_start? begin: latest_start;
         earliest_end = end < earliest_end? end: earliest_end;
     }
-    sqlite3_finalize (stmt);
+    bench_rows_end (&rows);
     qsort (events, count, sizeof (s_event_t), s_compare_event);
     int running = 0, most = 0;
     for (size_t i = 0; i < count; i++) {
@@ -813,7 +781,7 @@ s_cmd_concurrent (const char *endpoint, const char *dbpath, const char *app, siz
             (range.last_handle - start) / 1000.0);
     free (events);
     free (ids);
-    sqlite3_close (db);
+    bench_db_close (&db);
     s_api_destroy (&api);
     return range.final != triggered? 1: 0;
 }

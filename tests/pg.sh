@@ -102,6 +102,8 @@ pg_start () {
     port=${PG_PORT_WANTED:-5432}
     local opts="-k $dir -p $port -c listen_addresses='' -c max_connections=50"
     opts="$opts -c shared_buffers=32MB -c max_wal_size=1GB"
+    # PG_EXTRA_OPTS: more server settings (the bench sizes its buffers)
+    [ -n "${PG_EXTRA_OPTS:-}" ] && opts="$opts $PG_EXTRA_OPTS"
     [ -n "${PG_DURABLE:-}" ] \
         || opts="$opts -c fsync=off -c full_page_writes=off -c synchronous_commit=off"
     pg_as "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -o "$opts" -s start >/dev/null \
