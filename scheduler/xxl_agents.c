@@ -675,10 +675,17 @@ s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg)
         s_agent_reply (self, rid, xxl_msg_id (msg), XXL_BAD_REQUEST, xxl_msg_error (msg));
         return;
     }
+    //  The items are judged first, then written in one call (one round
+    //  trip on PostgreSQL), then followed up one by one.  Items up to a
+    //  malformed one count; the reply is then 400.
     int64_t now = engine_now ();
+    xxl_store_done_t *done_items = count? (xxl_store_done_t *) calloc (count, sizeof *done_items)
+                                        : NULL;
+    char **capped = count? (char **) calloc (count, sizeof (char *)): NULL;
+    int *done = count? (int *) calloc (count, sizeof (int)): NULL;
+    assert (!count || (done_items && capped && done));
+    size_t judged = 0, sent = 0;
     for (size_t i = 0; i < count; i++) {
-        if (i % 64 == 63)
-            engine_fire_check (self);
         const msgpack_object *item = &items [i];
         if (item->type != MSGPACK_OBJECT_MAP) {
             xxl_msg_fail (msg, "items[%zu] is not a map", i);
@@ -689,43 +696,69 @@ s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg)
         const char *text = xxl_msg_str (msg, item, "handleMsg", 0, XXL_MSG_MAX_STR, NULL);
         if (xxl_msg_error (msg))
             break;
-        char *capped = NULL;
         if (text && strlen (text) > XXL_HANDLE_MSG_CAP) {
             //  (cut between characters, not inside one)
             size_t cut = XXL_HANDLE_MSG_CAP;
             while (cut > 0 && ((unsigned char) text [cut] & 0xc0) == 0x80)
                 cut--;
-            capped = strndup (text, cut);
-            text = capped;
+            capped [i] = strndup (text, cut);
+            text = capped [i];
         }
         //  A result counts only for a row sent to an address of this
         //  connection (within the update).  A repeated callback finds the
         //  row finished: a no-op; so does one for another agent's row
         const char *row_address = addresses == 1? own: s_row_address (self, rid, log_id);
-        int64_t stamp = row_address? engine_accepted_stamp (self, log_id): 0;
-        int done = row_address? xxl_store_log_handle_done_by (self->store, log_id, row_address,
-                                                              now, (int) code, text, stamp)
-                              : 1;
-        if (done == 0)
-            engine_accepted_forget (self, log_id);
-        else
-        if (done == 1)
-            s_foreign_callback (self, log_id);
-        free (capped);
-        if (done < 0) {
-            free (own);
-            s_agent_reply (self, rid, xxl_msg_id (msg), XXL_FAILURE, xxl_store_error (self->store));
-            return;
+        done_items [i] = (xxl_store_done_t) {
+            .log_id = log_id, .address = row_address, .handle_time = now,
+            .code = (int) code, .msg = text,
+            .trigger_time = row_address? engine_accepted_stamp (self, log_id): 0
+        };
+        done [i] = 1;                   //  (no address of the connection: changes nothing)
+        judged = i + 1;
+    }
+    //  Those with an address, packed at the front
+    xxl_store_done_t *batch = count? (xxl_store_done_t *) calloc (count, sizeof *batch): NULL;
+    int *batch_done = count? (int *) calloc (count, sizeof (int)): NULL;
+    size_t *batch_at = count? (size_t *) calloc (count, sizeof (size_t)): NULL;
+    assert (!count || (batch && batch_done && batch_at));
+    for (size_t i = 0; i < judged; i++)
+        if (done_items [i].address) {
+            batch_at [sent] = i;
+            batch [sent++] = done_items [i];
         }
-        if (done == 0) {
+    int failed = sent? xxl_store_log_handle_done_many (self->store, batch, sent, batch_done): 0;
+    if (!failed)
+        for (size_t b = 0; b < sent; b++)
+            done [batch_at [b]] = batch_done [b];
+    for (size_t i = 0; i < judged && !failed; i++) {
+        if (i % 64 == 63)
+            engine_fire_check (self);
+        int64_t log_id = done_items [i].log_id;
+        if (done [i] == 0) {
+            engine_accepted_forget (self, log_id);
             engine_fix_delay_release (self, log_id, now);
-            if (code == XXL_CODE_SUCCESS) {
+            if (done_items [i].code == XXL_CODE_SUCCESS) {
                 char *children = engine_trigger_children (self, log_id);
                 if (children)
                     xxl_store_log_append_handle_msg (self->store, log_id, children);
                 zstr_free (&children);
             }
         }
+        else
+            s_foreign_callback (self, log_id);
+    }
+    for (size_t i = 0; i < count; i++)
+        free (capped [i]);
+    free (capped);
+    free (done_items);
+    free (done);
+    free (batch);
+    free (batch_done);
+    free (batch_at);
+    if (failed) {
+        free (own);
+        s_agent_reply (self, rid, xxl_msg_id (msg), XXL_FAILURE, xxl_store_error (self->store));
+        return;
     }
     free (own);
     if (xxl_msg_error (msg))

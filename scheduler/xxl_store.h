@@ -141,6 +141,17 @@ typedef struct {
     int code;
 } xxl_audit_t;
 
+//  One item of a CALLBACK (log_handle_done_many): the row, the address
+//  whose connection sent it, and what log_handle_done_by takes
+typedef struct {
+    int64_t log_id;
+    const char *address;
+    int64_t handle_time;
+    int code;
+    const char *msg;
+    int64_t trigger_time;
+} xxl_store_done_t;
+
 //  Planning is shared among the schedulers of one store by leases on
 //  XXL_STORE_SHARES shares of the jobs: job J is in share J mod
 //  XXL_STORE_SHARES (a log row in its job's).  A set of shares is a mask,
@@ -163,7 +174,7 @@ typedef struct {
 
 //  Bumped whenever a method is added; methods are only ever appended, so
 //  a table of an older version is a prefix of this one (size says how much)
-#define XXL_STORE_METHODS_VERSION 3
+#define XXL_STORE_METHODS_VERSION 4
 
 typedef struct _xxl_store_t xxl_store_t;
 
@@ -277,7 +288,12 @@ typedef struct {
     //  log->id when > 0).  next_id: the id the next add without an id
     //  would give, or -1; inside one transaction a caller may hand out
     //  that id and the ones after it itself, as long as every row of the
-    //  transaction is added that way.
+    //  transaction is added that way.  A backend may defer, inside a
+    //  transaction, the INSERT of a row with an id of the caller's and no
+    //  schedule_time (which no unique rule can refuse) and answer 0 at
+    //  once: the row is written before the transaction's next statement
+    //  runs, so every later call sees it, and should that write fail, that
+    //  call fails and so does the commit (the transaction is lost).
     int (*log_add) (xxl_store_t *self, xxl_log_t *log);
     int64_t (*log_next_id) (xxl_store_t *self);
     int (*log_load) (xxl_store_t *self, int64_t id, xxl_log_t *log);
@@ -472,6 +488,17 @@ typedef struct {
                                  int64_t *ids, size_t max, size_t *count);
     //  A row's whole triggerMsg becomes text (the engine rewrote it)
     int (*log_set_trigger_msg) (xxl_store_t *self, int64_t log_id, const char *text);
+
+    //  Version 4.  The items of one agent CALLBACK at once: for each,
+    //  what log_handle_done_by (items [i].address, ...) would answer, in
+    //  done [i] (0 it finished the row, 1 it changed nothing), as if they
+    //  ran one after another in order (so an id given twice finishes its
+    //  row once, at its first item); 0, or -1 when the call failed (done
+    //  is then undefined and, inside a transaction, the transaction may
+    //  be lost).  NULL in a table: xxl_store_log_handle_done_many calls
+    //  log_handle_done_by for each item.
+    int (*log_handle_done_many) (xxl_store_t *self, const xxl_store_done_t *items,
+                                 size_t count, int *done);
 } xxl_store_methods_t;
 
 //  The handle every backend's own struct starts with
@@ -555,6 +582,22 @@ static inline int xxl_store_log_trigger_done (xxl_store_t *self, int64_t log_id,
 static inline int xxl_store_log_handle_done (xxl_store_t *self, int64_t log_id, int64_t handle_time, int code, const char *msg) { return XXL_STORE_CALL (log_handle_done) (self, log_id, handle_time, code, msg); }
 static inline char *xxl_store_registry_apps (xxl_store_t *self, const char *address, int64_t since) { return XXL_STORE_CALL (registry_apps) (self, address, since); }
 static inline int xxl_store_log_handle_done_by (xxl_store_t *self, int64_t log_id, const char *address, int64_t handle_time, int code, const char *msg, int64_t trigger_time) { return XXL_STORE_CALL (log_handle_done_by) (self, log_id, address, handle_time, code, msg, trigger_time); }
+static inline int
+xxl_store_log_handle_done_many (xxl_store_t *self, const xxl_store_done_t *items, size_t count,
+                                int *done)
+{
+    if (self->methods->size > offsetof (xxl_store_methods_t, log_handle_done_many)
+    &&  self->methods->log_handle_done_many)
+        return self->methods->log_handle_done_many (self, items, count, done);
+    for (size_t i = 0; i < count; i++) {
+        done [i] = xxl_store_log_handle_done_by (self, items [i].log_id, items [i].address,
+                                                 items [i].handle_time, items [i].code,
+                                                 items [i].msg, items [i].trigger_time);
+        if (done [i] < 0)
+            return -1;
+    }
+    return 0;
+}
 static inline int xxl_store_log_handle_done_at (xxl_store_t *self, int64_t log_id, int64_t handle_time, int code, const char *msg, int64_t trigger_time) { return XXL_STORE_CALL (log_handle_done_at) (self, log_id, handle_time, code, msg, trigger_time); }
 static inline int xxl_store_log_accept (xxl_store_t *self, int64_t log_id, int64_t stamp) { return XXL_STORE_CALL (log_accept) (self, log_id, stamp); }
 static inline int xxl_store_log_stamp (xxl_store_t *self, int64_t log_id, int64_t stamp) { return XXL_STORE_CALL (log_stamp) (self, log_id, stamp); }

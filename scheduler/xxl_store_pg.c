@@ -500,6 +500,9 @@ s_statement (store_t *self, const char *sql, const char *fmt, int params, const 
 static PGresult *
 s_send (store_t *self, int flags, const char *sql, const char *fmt, va_list args)
 {
+    //  The rows log_add deferred go first: this statement may read them
+    if (self->in_txn && !self->txn_lost && pgx_deferred_rows (self) && pgx_flush (self))
+        return NULL;
     if (self->in_txn && self->txn_lost) {
         //  (logged when it happened)
         snprintf (self->error, sizeof self->error, "%s", self->txn_cause);
@@ -857,6 +860,15 @@ pgx_log_id_used (store_t *self, int64_t id)
         self->txn_log_max = id;
 }
 
+void
+pgx_txn_lose (store_t *self)
+{
+    if (!self->in_txn || self->txn_lost)
+        return;
+    self->txn_lost = 1;
+    snprintf (self->txn_cause, sizeof self->txn_cause, "%s", self->error);
+}
+
 //  --------------------------------------------------------------------
 //  Opening and migrating
 
@@ -1016,6 +1028,7 @@ pgx_destroy (xxl_store_t *base)
     if (self->conn)
         PQfinish (self->conn);
     zhashx_destroy (&self->statements);
+    pgx_deferred_destroy (&self->deferred);
     free (self->password);
     free (self);
 }
@@ -1077,6 +1090,7 @@ pgx_begin (xxl_store_t *base)
 static void
 s_txn_abandon (store_t *self)
 {
+    pgx_deferred_drop (self);
     self->in_txn = 0;
     self->txn_lost = 0;
     self->txn_dirty = 0;
@@ -1096,6 +1110,8 @@ pgx_commit (xxl_store_t *base)
         return 0;
     if (!self->txn_lost && PQstatus (self->conn) != CONNECTION_OK)
         pgx_fail (self, "commit", NULL);
+    if (!self->txn_lost)
+        pgx_flush (self);               //  (a failure loses the transaction)
     if (self->txn_lost) {
         //  Nothing to commit: what the transaction wrote is gone; its cause
         //  is the error
@@ -1153,6 +1169,7 @@ pgx_rollback (xxl_store_t *base)
     store_t *self = (store_t *) base;
     if (!self->in_txn)
         return 0;
+    pgx_deferred_drop (self);
     self->in_txn = 0;
     self->txn_lost = 0;
     self->txn_dirty = 0;

@@ -36,6 +36,9 @@
 #include <libpq-fe.h>
 #include <stdarg.h>
 
+//  Log rows log_add deferred (xxl_store_pg_batch.c)
+typedef struct _pgx_deferred_t pgx_deferred_t;
+
 typedef struct {
     xxl_store_t base;                   //  first: the interface (methods)
     PGconn *conn;
@@ -50,6 +53,7 @@ typedef struct {
     int txn_dirty;                      //  a write ran in this transaction
     int64_t txn_log_max;                //  the highest log id it added itself (0 none)
     int64_t txn_version;                //  the counter row's data_version begin read (-1 none)
+    pgx_deferred_t *deferred;           //  rows log_add deferred (NULL: none yet)
     //  data_version: the counter row's value this handle accounts for
     //  (its own commits move it along), and the number it reports, which
     //  moves only when another connection's commit moved the row
@@ -140,6 +144,22 @@ int pgx_changes (const PGresult *result);
 //  A log row this handle added with an id of its own: later automatic ids
 //  stay above it (its transaction's commit records it)
 void pgx_log_id_used (store_t *self, int64_t id);
+//  The transaction is lost (the cause in self->error): nothing more is
+//  sent until its commit or rollback, and the commit fails
+void pgx_txn_lose (store_t *self);
+
+//  xxl_store_pg_batch.c (see its header).  defer_log: buffers a row with
+//  an id of the caller's and no schedule_time, inside a transaction; 0, or
+//  -1 (the transaction lost).  flush: writes the buffered rows (pgx_run
+//  and commit call it first); 0, or -1 with the transaction lost.
+//  deferred_drop: forgets them (rollback).
+int pgx_defer_log (store_t *self, const xxl_log_t *log);
+int pgx_flush (store_t *self);
+size_t pgx_deferred_rows (store_t *self);
+void pgx_deferred_drop (store_t *self);
+void pgx_deferred_destroy (pgx_deferred_t **self_p);
+int pgx_log_handle_done_many (xxl_store_t *base, const xxl_store_done_t *items, size_t count,
+                              int *done);
 
 //  The connection's methods (xxl_store.h)
 void pgx_destroy (xxl_store_t *base);

@@ -380,6 +380,8 @@ m_log_add (xxl_store_t *base, xxl_log_t *log)
 {
     store_t *self = (store_t *) base;
     PGresult *result;
+    if (log->id > 0 && log->schedule_time <= 0 && self->in_txn)
+        return pgx_defer_log (self, log);
     if (log->id > 0) {
         //  An id of the caller's: the commit raises log_seq to it
         int began;
@@ -1389,6 +1391,7 @@ const xxl_store_methods_t pgx_methods = {
     .recover_stamp_due_in = pgx_recover_stamp_due_in,
     .recover_late_jobs_in = pgx_recover_late_jobs_in,
     .log_set_trigger_msg = pgx_log_set_trigger_msg,
+    .log_handle_done_many = pgx_log_handle_done_many,
     .fired_get = m_fired_get,
     .fired_raise_until = m_fired_raise_until,
     .fired_raise_sent = m_fired_raise_sent,

@@ -846,6 +846,150 @@ s_test_busy (xxl_store_t *store, const char *path)
     XXL_CHECK (xxl_store_node_count (store, 4242) == 1);
 }
 
+
+//  Rows a transaction adds with ids of its own and no planned time (the
+//  PostgreSQL store defers them, then writes them as one statement), and a
+//  CALLBACK's items in one call: the same answers on both stores
+static void
+s_test_batches (xxl_store_t *store, int64_t gid, int64_t jid)
+{
+    //  Text that must come back byte for byte (array syntax's specials)
+    const char *tricky = "a \"quoted\" {brace}, comma\\ back\nline \xc3\x9cn\xc3\xaf NULL";
+    XXL_CHECK (xxl_store_begin (store) == 0);
+    int64_t next = xxl_store_log_next_id (store);
+    XXL_CHECK (next > 0);
+    xxl_log_t row = {
+        .id = next, .job_group = gid, .job_id = jid, .executor_address = "h1",
+        .executor_handler = "demoJobHandler", .executor_param = (char *) tricky,
+        .executor_sharding_param = "0/2", .executor_fail_retry_count = 3,
+        .trigger_time = 1000, .trigger_code = 0, .trigger_msg = (char *) tricky,
+        .trigger_type = "MANUAL", .schedule_time = 0
+    };
+    XXL_CHECK (xxl_store_log_add (store, &row) == 0 && row.id == next);
+    xxl_log_t second = row;
+    second.id = next + 1;
+    second.executor_address = NULL;
+    second.executor_param = "";
+    second.executor_sharding_param = NULL;
+    second.trigger_msg = NULL;
+    XXL_CHECK (xxl_store_log_add (store, &second) == 0);
+    //  Seen by the transaction's next statement
+    xxl_log_t loaded;
+    XXL_CHECK (xxl_store_log_load (store, next, &loaded) == 0);
+    XXL_CHECK (loaded.job_id == jid && loaded.executor_fail_retry_count == 3
+            && loaded.trigger_time == 1000 && loaded.schedule_time == 0
+            && streq (loaded.executor_param, tricky) && streq (loaded.trigger_msg, tricky)
+            && streq (loaded.executor_address, "h1")
+            && streq (loaded.executor_sharding_param, "0/2")
+            && streq (loaded.trigger_type, "MANUAL"));
+    xxl_log_free (&loaded);
+    XXL_CHECK (xxl_store_commit (store) == 0);
+    //  (NULLs stay NULL: a load reads them as "")
+    XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT executor_address IS NULL AND trigger_msg IS NULL"
+                                " AND executor_sharding_param IS NULL AND executor_param = ''"
+                                " FROM xxl_job_log WHERE id = ?1", "i", next + 1) == 1);
+    //  The ids handed out count: the next transaction's are past them
+    XXL_CHECK (xxl_store_begin (store) == 0);
+    XXL_CHECK (xxl_store_log_next_id (store) == next + 2);
+    //  A rollback leaves nothing of them
+    xxl_log_t dropped = row;
+    dropped.id = next + 2;
+    XXL_CHECK (xxl_store_log_add (store, &dropped) == 0);
+    XXL_CHECK (xxl_store_rollback (store) == 0);
+    XXL_CHECK (xxl_store_log_load (store, next + 2, &loaded) == 1);
+
+    //  More rows than the backend buffers, in one transaction
+    XXL_CHECK (xxl_store_begin (store) == 0);
+    int64_t first = xxl_store_log_next_id (store);
+    int added = 0;
+    for (int i = 0; i < 2500; i++) {
+        xxl_log_t many = row;
+        many.id = first + i;
+        added += xxl_store_log_add (store, &many) == 0;
+    }
+    XXL_CHECK (added == 2500);
+    XXL_CHECK (xxl_store_commit (store) == 0);
+    XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_job_log WHERE id >= ?1 AND id < ?2",
+                                "ii", first, first + 2500) == 2500);
+
+    //  An id that is taken: the add, or the commit, fails (and the
+    //  row that has it is left as it was)
+    XXL_CHECK (xxl_store_begin (store) == 0);
+    xxl_log_t taken = row;
+    taken.id = next;
+    taken.trigger_time = 2000;
+    int add = xxl_store_log_add (store, &taken);
+    int commit = xxl_store_commit (store);
+    XXL_CHECK (add == -1 || commit == -1);
+    if (commit == -1)
+        XXL_CHECK (strstr (xxl_store_error (store), "UNIQUE"));
+    XXL_CHECK (xxl_store_log_load (store, next, &loaded) == 0 && loaded.trigger_time == 1000);
+    xxl_log_free (&loaded);
+
+    //  A CALLBACK's items: rows sent to h1 (r0 unsent yet: trigger code 0)
+    //  and one sent to h2
+    int64_t r [4];
+    for (int i = 0; i < 4; i++) {
+        xxl_log_t sent = row;
+        sent.id = 0;
+        sent.executor_address = i == 3? "h2": "h1";
+        sent.trigger_code = i == 0? 0: 200;
+        XXL_CHECK (xxl_store_log_add (store, &sent) == 0);
+        r [i] = sent.id;
+    }
+    for (int in_txn = 0; in_txn < 2; in_txn++) {
+        if (in_txn) {
+            //  Again inside a transaction, on rows added in it (deferred)
+            XXL_CHECK (xxl_store_begin (store) == 0);
+            int64_t id = xxl_store_log_next_id (store);
+            for (int i = 0; i < 4; i++) {
+                xxl_log_t sent = row;
+                sent.id = id + i;
+                sent.executor_address = i == 3? "h2": "h1";
+                sent.trigger_code = i == 0? 0: 200;
+                XXL_CHECK (xxl_store_log_add (store, &sent) == 0);
+                r [i] = sent.id;
+            }
+        }
+        xxl_store_done_t items [] = {
+            { r [1], "h1", 5000, 200, NULL, 0 },
+            { r [2], "h1", 5000, 500, tricky, 0 },
+            { r [1], "h1", 5001, 500, "again", 0 },         //  a repeat: once
+            { r [3], "h1", 5000, 200, NULL, 0 },            //  sent to h2
+            { 987654321, "h1", 5000, 200, NULL, 0 },        //  no such row
+            { r [0], "h1", 5000, 200, "ok", 4242 }          //  unsent: accepted at 4242
+        };
+        int done [6] = { -9, -9, -9, -9, -9, -9 };
+        XXL_CHECK (xxl_store_log_handle_done_many (store, items, 6, done) == 0);
+        XXL_CHECK (done [0] == 0 && done [1] == 0 && done [2] == 1 && done [3] == 1
+                && done [4] == 1 && done [5] == 0);
+        if (in_txn)
+            XXL_CHECK (xxl_store_commit (store) == 0);
+        XXL_CHECK (xxl_store_log_load (store, r [1], &loaded) == 0);
+        XXL_CHECK (loaded.handle_code == 200 && loaded.handle_time == 5000);
+        XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT handle_msg IS NULL FROM xxl_job_log"
+                                    " WHERE id = ?1", "i", r [1]) == 1);
+        xxl_log_free (&loaded);
+        XXL_CHECK (xxl_store_log_load (store, r [2], &loaded) == 0);
+        XXL_CHECK (loaded.handle_code == 500 && streq (loaded.handle_msg, tricky));
+        xxl_log_free (&loaded);
+        XXL_CHECK (xxl_store_log_load (store, r [3], &loaded) == 0);
+        XXL_CHECK (loaded.handle_code == 0);
+        xxl_log_free (&loaded);
+        XXL_CHECK (xxl_store_log_load (store, r [0], &loaded) == 0);
+        XXL_CHECK (loaded.handle_code == 200 && loaded.trigger_code == 200
+                && loaded.trigger_time == 4242 && streq (loaded.handle_msg, "ok"));
+        xxl_log_free (&loaded);
+        //  Finished rows change no more; the one sent to h2 takes h2's
+        xxl_store_done_t later [] = {
+            { r [1], "h1", 6000, 500, "late", 0 }, { r [3], "h2", 6000, 200, NULL, 0 }
+        };
+        XXL_CHECK (xxl_store_log_handle_done_many (store, later, 2, done) == 0);
+        XXL_CHECK (done [0] == 1 && done [1] == 0);
+        XXL_CHECK (xxl_store_log_handle_done_many (store, later, 0, done) == 0);
+    }
+}
+
 int
 main (void)
 {
@@ -938,6 +1082,7 @@ main (void)
     };
     int64_t jid = xxl_store_job_add (store, &job);
     XXL_CHECK (jid > 0);
+    s_test_batches (store, gid, jid);
     xxl_job_t loaded;
     XXL_CHECK (xxl_store_job_load (store, jid, &loaded) == 0);
     XXL_CHECK (streq (loaded.schedule_conf, "0/5 * * * * ?"));
