@@ -4,7 +4,8 @@
 #
 # Sourced (bash):
 #   pg_start DIR   creates a cluster in DIR (made, emptied first) and starts
-#                  it on a unix socket in DIR only (no TCP); waits until it
+#                  it on a unix socket in DIR only (no TCP; with PG_TCP=1
+#                  also on 127.0.0.1, on a free port: PG_PORT); waits until it
 #                  answers.  Sets PG_DIR, PG_HOST (the socket folder),
 #                  PG_PORT, PG_USER, and PG_URL (database "postgres").
 #   pg_newdb NAME  creates database NAME on the server pg_start started (a
@@ -100,7 +101,15 @@ pg_start () {
     pg_as rm -rf "$dir/data"
     pg_as cp -a "$template/data" "$dir/data" || return 1
     port=${PG_PORT_WANTED:-5432}
-    local opts="-k $dir -p $port -c listen_addresses='' -c max_connections=50"
+    local listen="''"
+    if [ -n "${PG_TCP:-}" ]; then
+        # Also on TCP, 127.0.0.1 only, on a port free now (its unix
+        # socket takes the same number)
+        port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') \
+            || return 1
+        listen="'127.0.0.1'"
+    fi
+    local opts="-k $dir -p $port -c listen_addresses=$listen -c max_connections=50"
     opts="$opts -c shared_buffers=32MB -c max_wal_size=1GB"
     # PG_EXTRA_OPTS: more server settings (the bench sizes its buffers)
     [ -n "${PG_EXTRA_OPTS:-}" ] && opts="$opts $PG_EXTRA_OPTS"

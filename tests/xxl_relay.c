@@ -10,13 +10,21 @@
     at offset 4,096 of what the scheduler sends on a connection (past the
     handshake), and of every chunk after it, is flipped (a relay rewriting
     what the scheduler sends).
+    Signals (for the fault tests: a cut link to a database): SIGUSR1 cuts
+    the link (every relayed connection is closed; a connection accepted
+    while cut is closed at once); SIGUSR2 makes it a black hole (nothing
+    is relayed either way and nothing more accepted, but every connection
+    stays open, as when a network drops packets); SIGHUP mends it (relays
+    again, the connections a black hole held included).
     Runs until killed.
 */
 
+#define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +37,16 @@ typedef struct {
     int client, server;
     size_t from_server;                 //  bytes relayed from the server
 } pair_t;
+
+//  The link's state, set by the signals
+enum { LINK_UP, LINK_CUT, LINK_HOLE };
+static volatile sig_atomic_t s_link = LINK_UP;
+
+static void
+s_signal (int signal)
+{
+    s_link = signal == SIGUSR1? LINK_CUT: signal == SIGUSR2? LINK_HOLE: LINK_UP;
+}
 
 static int
 s_connect (const char *host, int port)
@@ -72,23 +90,53 @@ main (int argc, char *argv [])
     fclose (portfile);
     rename (tmp, argv [1]);
 
+    struct sigaction action = { .sa_handler = s_signal };
+    sigemptyset (&action.sa_mask);
+    sigaction (SIGUSR1, &action, NULL);
+    sigaction (SIGUSR2, &action, NULL);
+    sigaction (SIGHUP, &action, NULL);
+    //  The signals arrive only inside ppoll, which they end: the state
+    //  read before it is never stale while it waits
+    sigset_t blocked, waiting;
+    sigemptyset (&blocked);
+    sigaddset (&blocked, SIGUSR1);
+    sigaddset (&blocked, SIGUSR2);
+    sigaddset (&blocked, SIGHUP);
+    sigprocmask (SIG_BLOCK, &blocked, &waiting);
     pair_t pairs [MAX_PAIRS];
     size_t count = 0;
     char buffer [65536];
     while (1) {
+        int link = s_link;
+        if (link == LINK_CUT)
+            while (count > 0) {
+                close (pairs [count - 1].client);
+                close (pairs [count - 1].server);
+                count--;
+            }
+        //  (a black hole polls nothing: the signal that mends it ends the
+        //  poll)
         struct pollfd fds [1 + 2 * MAX_PAIRS];
-        fds [0] = (struct pollfd) { .fd = listener, .events = POLLIN };
+        fds [0] = (struct pollfd) { .fd = link == LINK_HOLE? -1: listener, .events = POLLIN };
         for (size_t i = 0; i < count; i++) {
-            fds [1 + 2 * i] = (struct pollfd) { .fd = pairs [i].client, .events = POLLIN };
-            fds [2 + 2 * i] = (struct pollfd) { .fd = pairs [i].server, .events = POLLIN };
+            int watched = link == LINK_UP;
+            fds [1 + 2 * i] = (struct pollfd) { .fd = watched? pairs [i].client: -1,
+                                                .events = POLLIN };
+            fds [2 + 2 * i] = (struct pollfd) { .fd = watched? pairs [i].server: -1,
+                                                .events = POLLIN };
         }
-        if (poll (fds, 1 + 2 * count, -1) < 0) {
+        if (ppoll (fds, 1 + 2 * count, NULL, &waiting) < 0) {
             if (errno == EINTR)
                 continue;
             return 1;
         }
-        if ((fds [0].revents & POLLIN) && count < MAX_PAIRS) {
+        if ((fds [0].revents & POLLIN) && (count < MAX_PAIRS || link == LINK_CUT)) {
             int client = accept (listener, NULL, NULL);
+            if (link == LINK_CUT) {
+                if (client >= 0)
+                    close (client);
+                continue;
+            }
             int server = client >= 0? s_connect (host, port): -1;
             if (server >= 0)
                 pairs [count++] = (pair_t) { client, server, 0 };
