@@ -201,6 +201,9 @@ typedef struct {
 //  A log line that a peer can provoke at will is written at most once per
 //  XXL_RATELOG_MS per kind; the next one says how many were left out
 #define XXL_RATELOG_MS 10000
+//  While the store cannot begin a transaction, turns with no input come
+//  no more often than this (s_turn_timeout)
+#define XXL_STORE_DOWN_MS 100
 typedef struct {
     int64_t logged_at;                  //  monotonic ms of the last line (0: none)
     uint64_t suppressed;                //  lines left out since
@@ -272,6 +275,8 @@ typedef struct {
     zhashx_t *backlogs;                 //  client return address (hex) → backlog_t
     size_t backlog_bytes;               //  in all backlogs
     ratelog_t log_agent_send;           //  messages an agent's connection refused
+    ratelog_t log_begin;                //  turns whose begin failed
+    int64_t begin_failed_at;            //  the last turn's begin failed then (zclock_mono), or 0
     zlistx_t *audit_turn;               //  audit rows written this turn (xxl_api_audit.c)
     zlistx_t *audit_again;              //  those of failed turns, to write again
     ratelog_t log_audit_dropped;        //  audit rows of failed turns left out

@@ -46,6 +46,8 @@
 #define XXL_LEASE_MARGIN_MS 250
 //  A round looks again this long after another's lease would expire
 #define XXL_LEASE_AFTER_MS 5
+//  A round the store failed is tried again this long after
+#define XXL_LEASE_RETRY_MS 100
 
 uint64_t
 engine_share_bit (int64_t job_id)
@@ -161,7 +163,9 @@ engine_lease_round (server_t *self)
     if (xxl_store_node_beat (self->store, self->node, now)
     ||  xxl_store_lease_list (self->store, leases)) {
         //  (the held leases stay sure until lease_until; the next round
-        //  tries again)
+        //  tries again, soon but not at once: a store that is down must
+        //  not turn every loop into a round)
+        self->next_lease = zclock_mono () + XXL_LEASE_RETRY_MS;
         return 0;
     }
     //  Renew what is still ours; what moved is lost

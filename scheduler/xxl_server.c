@@ -875,12 +875,23 @@ s_turn_timeout (server_t *self)
         //  writes it, so that the fire itself needs no commit
         if (due > self->fired_until)
             due -= 1000;
+        //  While the store cannot be reached, fires wait for the next
+        //  try (below)
+        int64_t retry = self->begin_failed_at + XXL_STORE_DOWN_MS;
+        if (self->begin_failed_at && now + (due - engine_now ()) < retry)
+            due = engine_now () + (retry - now);
         //  (the timerfd wakes at `due`; the timeout is the fallback)
         int64_t due_mono = now + (due - engine_now ()) + (self->timer_fd >= 0);
         if (due_mono < wake)
             wake = due_mono;
         engine_timer_arm (self, due);
     }
+    //  While the store cannot be reached, work that is due (fires,
+    //  rounds, monitors) waits XXL_STORE_DOWN_MS between turns: each
+    //  would fail at once, and the loop must not spin.  Input still
+    //  wakes it (clients are answered 500 with the cause).
+    if (self->begin_failed_at && wake < self->begin_failed_at + XXL_STORE_DOWN_MS)
+        wake = self->begin_failed_at + XXL_STORE_DOWN_MS;
     return wake > now? (long) (wake - now): 0;
 }
 
@@ -919,8 +930,14 @@ s_on_pipe (server_t *self, zsock_t *pipe, zmq_pollitem_t *api_item)
 static void
 s_turn_begin (server_t *self)
 {
-    if (xxl_store_begin (self->store))
-        zsys_error ("server: cannot begin a transaction: %s", xxl_store_error (self->store));
+    if (xxl_store_begin (self->store)) {
+        //  (a store that is down fails every turn)
+        engine_warn_limited (&self->log_begin, "server: cannot begin a transaction: %s",
+                             xxl_store_error (self->store));
+        self->begin_failed_at = zclock_mono ();
+    }
+    else
+        self->begin_failed_at = 0;
     self->next_log_id = 0;
     self->turn_first_id = self->log_id_floor;
     self->turn++;

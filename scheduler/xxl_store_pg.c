@@ -41,22 +41,9 @@
     -   The WAL is PostgreSQL's own: wal_set_size ignored, wal_due 0,
         wal_restart 0.
 
-    Speed: every call is one synchronous round trip today, so a run's two
-    statements (log_add, then its callback's log_handle_done_by) cost two
-    round trips: about 6,500 runs/s on the 2-CPU test VM (a round trip of
-    "SELECT 1" is 56 us there), where the same statements sent in libpq's
-    pipeline mode reach about 27,000.  The writes whose results the engine
-    does not read before commit (log_trigger_done, log_retime,
-    log_set_shard, log_append_*, log_set_alarm, job_set_times, job_halt,
-    fired_raise_*, registry_*, audit_add, ...) could be queued in pipeline
-    mode and their results read at commit, a failure then failing the
-    commit; but the per-run calls are the ones whose results the engine
-    reads at once: log_add (a duplicate ends the trigger) and
-    log_handle_done_by (its count tells a repeated callback), as do the
-    calls whose counts guard a send (log_stamp, log_route, log_plan_route,
-    log_unroute, log_accept, log_copy_shard, log_alarm_claim).  Pipelining
-    those needs calls that take a batch (a CALLBACK's items, a plan's rows)
-    and answer per item after one round trip.
+    Speed: a turn's new manual rows and a CALLBACK's items go as one
+    statement each (xxl_store_pg_batch.c); every other call is one
+    synchronous round trip.
 */
 
 #include "xxl_store_pg_int.h"
@@ -323,19 +310,29 @@ s_one_line (char *out, size_t size, const char *message)
 static void
 s_log_error (store_t *self)
 {
+    //  The slot of this cause, or the one logged longest ago
     int64_t now = zclock_mono ();
-    if (streq (self->logged, self->error) && now - self->logged_at < XXL_STORE_LOG_MS) {
-        self->suppressed++;
+    pgx_logged_t *slot = &self->logged [0];
+    for (int i = 0; i < XXL_PG_LOG_CAUSES; i++) {
+        if (streq (self->logged [i].cause, self->error)) {
+            slot = &self->logged [i];
+            break;
+        }
+        if (self->logged [i].at < slot->at)
+            slot = &self->logged [i];
+    }
+    if (streq (slot->cause, self->error) && slot->at && now - slot->at < XXL_STORE_LOG_MS) {
+        slot->suppressed++;
         return;
     }
-    if (self->suppressed)
-        zsys_error ("store: %s (and %" PRIu64 " more errors in the last %d s)", self->error,
-                    self->suppressed, XXL_STORE_LOG_MS / 1000);
+    if (streq (slot->cause, self->error) && slot->suppressed)
+        zsys_error ("store: %s (and %" PRIu64 " more like it in the last %d s)", self->error,
+                    slot->suppressed, (int) ((now - slot->at) / 1000));
     else
         zsys_error ("store: %s", self->error);
-    snprintf (self->logged, sizeof self->logged, "%s", self->error);
-    self->logged_at = now;
-    self->suppressed = 0;
+    snprintf (slot->cause, sizeof slot->cause, "%s", self->error);
+    slot->at = now;
+    slot->suppressed = 0;
 }
 
 //  After an error: a transaction PostgreSQL aborted, or the connection
@@ -449,8 +446,8 @@ s_reconnect (store_t *self)
 {
     int64_t now = zclock_mono ();
     if (now < self->reconnect_at)
-        return pgx_failf (self, "the connection to PostgreSQL is lost; reconnecting again"
-                                " in %" PRId64 " ms", self->reconnect_at - now);
+        return pgx_failf (self, "the connection to PostgreSQL is lost; tried again at most"
+                                " once a second");
     zhashx_purge (self->statements);
     PQreset (self->conn);
     if (PQstatus (self->conn) != CONNECTION_OK || s_session (self)) {

@@ -22,6 +22,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -90,6 +91,7 @@ main (int argc, char *argv [])
     fclose (portfile);
     rename (tmp, argv [1]);
 
+    signal (SIGPIPE, SIG_IGN);          //  (a peer gone: its write fails, the pair closes)
     struct sigaction action = { .sa_handler = s_signal };
     sigemptyset (&action.sa_mask);
     sigaction (SIGUSR1, &action, NULL);
@@ -138,8 +140,13 @@ main (int argc, char *argv [])
                 continue;
             }
             int server = client >= 0? s_connect (host, port): -1;
-            if (server >= 0)
+            if (server >= 0) {
+                //  (never blocked by a peer that stopped reading: a write
+                //  that would block closes the pair, as a cut would)
+                fcntl (client, F_SETFL, fcntl (client, F_GETFL) | O_NONBLOCK);
+                fcntl (server, F_SETFL, fcntl (server, F_GETFL) | O_NONBLOCK);
                 pairs [count++] = (pair_t) { client, server, 0 };
+            }
             else
             if (client >= 0)
                 close (client);
@@ -155,6 +162,8 @@ main (int argc, char *argv [])
                 int from = side? pairs [i].server: pairs [i].client;
                 int to = side? pairs [i].client: pairs [i].server;
                 ssize_t got = read (from, buffer, sizeof buffer);
+                if (got < 0 && (errno == EAGAIN || errno == EINTR))
+                    continue;
                 if (got <= 0) {
                     close (pairs [i].client);
                     close (pairs [i].server);
@@ -175,9 +184,17 @@ main (int argc, char *argv [])
                 size_t sent = 0;
                 while (sent < (size_t) got) {
                     ssize_t rc = write (to, buffer + sent, got - sent);
+                    if (rc < 0 && errno == EINTR)
+                        continue;
                     if (rc <= 0)
                         break;
                     sent += rc;
+                }
+                if (sent < (size_t) got) {
+                    close (pairs [i].client);
+                    close (pairs [i].server);
+                    pairs [i] = pairs [--count];
+                    closed = 1;
                 }
             }
         }
