@@ -8,6 +8,8 @@
 #include "xxl_store_pg.h"
 
 #include <assert.h>
+#include <czmq.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,4 +106,33 @@ xxl_log_free (xxl_log_t *log)
     free (log->trigger_type);
     free (log->handle_msg);
     memset (log, 0, sizeof *log);
+}
+
+void
+xxl_store_log_error (xxl_store_logged_t *logged, const char *error)
+{
+    //  The slot of this cause, or the one written longest ago
+    int64_t now = zclock_mono ();
+    xxl_store_logged_t *slot = &logged [0];
+    for (int i = 0; i < XXL_STORE_LOG_CAUSES; i++) {
+        if (strcmp (logged [i].cause, error) == 0) {
+            slot = &logged [i];
+            break;
+        }
+        if (logged [i].at < slot->at)
+            slot = &logged [i];
+    }
+    bool same = strcmp (slot->cause, error) == 0;
+    if (same && slot->at && now - slot->at < XXL_STORE_LOG_MS) {
+        slot->suppressed++;
+        return;
+    }
+    if (same && slot->suppressed)
+        zsys_error ("store: %s (and %" PRIu64 " more like it in the last %d s)", error,
+                    slot->suppressed, (int) ((now - slot->at) / 1000));
+    else
+        zsys_error ("store: %s", error);
+    snprintf (slot->cause, sizeof slot->cause, "%s", error);
+    slot->at = now;
+    slot->suppressed = 0;
 }

@@ -516,6 +516,20 @@ void xxl_store_destroy (xxl_store_t **self_p);
 //  url as it may be logged (a PostgreSQL URL's passwords as ***), in buf
 const char *xxl_store_describe (const char *url, char *buf, size_t len);
 
+//  For the backends: their error lines.  A cause (the error's text) is
+//  written at most once per XXL_STORE_LOG_MS; the next line of it says how
+//  many were left out.  The last XXL_STORE_LOG_CAUSES causes are
+//  remembered, so that causes that alternate (a store that is down fails
+//  each statement with a reason of its own) are each limited.
+#define XXL_STORE_LOG_MS 10000
+#define XXL_STORE_LOG_CAUSES 16
+typedef struct {
+    char cause [512];
+    int64_t at;                         //  zclock_mono of its last line (0: never)
+    uint64_t suppressed;                //  lines left out since
+} xxl_store_logged_t;
+void xxl_store_log_error (xxl_store_logged_t *logged, const char *error);
+
 void xxl_group_free (xxl_group_t *group);
 void xxl_job_free (xxl_job_t *job);
 void xxl_log_free (xxl_log_t *log);

@@ -54,7 +54,6 @@
 #include <inttypes.h>
 #include <stdarg.h>
 
-#define XXL_STORE_LOG_MS 10000
 //  A lost connection is tried again by begin at most this often
 #define XXL_PG_RETRY_MS 1000
 //  The advisory lock keys (the bytes of "xxl_wlck" and "xxl_migr" read as
@@ -306,33 +305,11 @@ s_one_line (char *out, size_t size, const char *message)
     out [used] = 0;
 }
 
-//  Logs self->error unless the same was logged within XXL_STORE_LOG_MS
+//  Logs self->error (xxl_store_log_error: a line per cause per 10 s)
 static void
 s_log_error (store_t *self)
 {
-    //  The slot of this cause, or the one logged longest ago
-    int64_t now = zclock_mono ();
-    pgx_logged_t *slot = &self->logged [0];
-    for (int i = 0; i < XXL_PG_LOG_CAUSES; i++) {
-        if (streq (self->logged [i].cause, self->error)) {
-            slot = &self->logged [i];
-            break;
-        }
-        if (self->logged [i].at < slot->at)
-            slot = &self->logged [i];
-    }
-    if (streq (slot->cause, self->error) && slot->at && now - slot->at < XXL_STORE_LOG_MS) {
-        slot->suppressed++;
-        return;
-    }
-    if (streq (slot->cause, self->error) && slot->suppressed)
-        zsys_error ("store: %s (and %" PRIu64 " more like it in the last %d s)", self->error,
-                    slot->suppressed, (int) ((now - slot->at) / 1000));
-    else
-        zsys_error ("store: %s", self->error);
-    snprintf (slot->cause, sizeof slot->cause, "%s", self->error);
-    slot->at = now;
-    slot->suppressed = 0;
+    xxl_store_log_error (self->logged, self->error);
 }
 
 //  After an error: a transaction PostgreSQL aborted, or the connection

@@ -36,13 +36,6 @@
 #include <libpq-fe.h>
 #include <stdarg.h>
 
-#define XXL_PG_LOG_CAUSES 16
-typedef struct {
-    char cause [512];
-    int64_t at;                         //  zclock_mono of its last line (0: never)
-    uint64_t suppressed;                //  lines left out since
-} pgx_logged_t;
-
 //  Log rows log_add deferred (xxl_store_pg_batch.c)
 typedef struct _pgx_deferred_t pgx_deferred_t;
 
@@ -69,10 +62,8 @@ typedef struct {
     int64_t reconnect_at;               //  no reconnection try before (zclock_mono)
     char *password;                     //  the URL's, kept out of errors (NULL none)
     char error [512];
-    //  One log line per cause per XXL_STORE_LOG_MS, for the last
-    //  XXL_PG_LOG_CAUSES causes (a connection that is down fails each
-    //  statement with a cause of its own)
-    pgx_logged_t logged [XXL_PG_LOG_CAUSES];
+    //  Error lines: one per cause per 10 s (xxl_store_log_error)
+    xxl_store_logged_t logged [XXL_STORE_LOG_CAUSES];
 } store_t;
 
 //  Unsent planned rows of xxl_job_log: no address, or routed ahead past

@@ -21,7 +21,6 @@
 //  so xxl_store_wal_restart has only the last of them to copy.
 #define XXL_WAL_MIB 64
 
-#define XXL_STORE_LOG_MS 10000
 
 //  The migrations, in order; schema version N is reached by running
 //  s_migrations [N-1].  Append only: never edit a released step.
@@ -173,23 +172,11 @@ static const char *s_migrations [] = {
 };
 #define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))
 
-//  Logs self->error unless the same was logged within XXL_STORE_LOG_MS
+//  Logs self->error (xxl_store_log_error: a line per cause per 10 s)
 static void
 s_log_error (store_t *self)
 {
-    int64_t now = zclock_mono ();
-    if (streq (self->logged, self->error) && now - self->logged_at < XXL_STORE_LOG_MS) {
-        self->suppressed++;
-        return;
-    }
-    if (self->suppressed)
-        zsys_error ("store: %s (and %" PRIu64 " more errors in the last %d s)", self->error,
-                    self->suppressed, XXL_STORE_LOG_MS / 1000);
-    else
-        zsys_error ("store: %s", self->error);
-    snprintf (self->logged, sizeof self->logged, "%s", self->error);
-    self->logged_at = now;
-    self->suppressed = 0;
+    xxl_store_log_error (self->logged, self->error);
 }
 
 int

@@ -43,9 +43,7 @@ typedef struct {
     char error [512];
     //  One log line per cause per XXL_STORE_LOG_MS (a full disk fails
     //  every statement of every turn)
-    char logged [512];
-    int64_t logged_at;
-    uint64_t suppressed;
+    xxl_store_logged_t logged [XXL_STORE_LOG_CAUSES];     //  error lines (xxl_store_log_error)
 } store_t;
 
 //  The method table (xxl_store_sqlite_rows.c)
