@@ -482,12 +482,14 @@ s_cmd_e2e (const char *endpoint, const char *dbpath, const char *app, const char
             unfinished = s_db_unfinished (db);
             if (unfinished > max_unfinished)
                 max_unfinished = unfinished;
-            //  Every 20 ms, or ten times as long as the count took, so
-            //  that counting takes the store at most a tenth of its time
-            //  (PostgreSQL's count visits the index entries of rows
-            //  updated since its last vacuum: milliseconds under load)
+            //  Every 20 ms, or ten times as long as the count took (up
+            //  to 200 ms), so that counting takes the store at most about
+            //  a tenth of its time (PostgreSQL's count visits the index
+            //  entries of rows updated since its last vacuum:
+            //  milliseconds under load)
             int64_t took = s_wall_ms () - now;
-            next_check = now + (took * 10 > 20? took * 10: 20);
+            int64_t wait = took * 10 < 20? 20: took * 10 > 200? 200: took * 10;
+            next_check = now + wait;
         }
         //  Runs not yet stored count as unfinished too
         while (sending && api->outstanding < XXL_BENCH_WINDOW
