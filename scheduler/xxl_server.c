@@ -21,6 +21,8 @@
 #include "xxl_engine.h"
 #include "xxl_cert.h"
 
+#include <dlfcn.h>
+
 static size_t s_id_hash (const void *key);
 static int s_id_compare (const void *a, const void *b);
 static void s_pending_destroy (void **item);
@@ -925,6 +927,20 @@ s_on_pipe (server_t *self, zsock_t *pipe, zmq_pollitem_t *api_item)
     zstr_free (&command);
 }
 
+//  The engine thread's OpenSSL state (libpq starts OpenSSL on a TCP
+//  connection to PostgreSQL that may use TLS) is freed here, before the
+//  thread ends, not by OpenSSL's thread-exit destructor: that destructor,
+//  run while other threads were ending too, went with a SIGSEGV in
+//  mimalloc's thread-exit cleanup at about 1 stop in 15.  Looked up, not
+//  linked: a libpq without OpenSSL has none.
+static void
+s_thread_stop_openssl (void)
+{
+    void (*stop) (void) = (void (*) (void)) dlsym (RTLD_DEFAULT, "OPENSSL_thread_stop");
+    if (stop)
+        stop ();
+}
+
 //  Opens the turn's transaction (the store's write lock), notes another
 //  scheduler's commits, and sends the fires due first
 static void
@@ -1131,4 +1147,5 @@ xxl_server_actor (zsock_t *pipe, void *args)
         s_turn_flush (self);
     }
     s_server_destroy (&self);
+    s_thread_stop_openssl ();
 }
