@@ -62,6 +62,19 @@ xxl_cleanup () {
         for _ in $(seq 50); do xxl_own "$pid" || break; sleep 0.1; done
         xxl_own "$pid" && kill -KILL "$pid" 2>/dev/null
     done
+    # A daemon that died of a crash (SIGSEGV, SIGABRT, SIGBUS, SIGFPE), at
+    # its stop or before, fails the test; a status the test already took
+    # with its own wait is not seen again here (wait then answers 127)
+    local rc
+    for pid in $PIDS; do
+        wait "$pid" 2>/dev/null
+        rc=$?
+        case $rc in 134|135|136|139)
+            echo "FAIL - process $pid died of signal $((rc - 128)) (a crash)"
+            FAILED=$((FAILED + 1))
+            echo "$PASSED passed, $FAILED failed" ;;
+        esac
+    done
     # A sanitizer's report in a daemon's log fails the test (a leak shows
     # only once the daemon has exited, after every check)
     local report
