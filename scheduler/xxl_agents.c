@@ -611,12 +611,16 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove,
 }
 
 //  The address log_id was sent to, when it is one of the addresses of the
-//  connection rid (which has several); else NULL
+//  connection rid (which has several); else NULL, and *failed set when
+//  the store could not be read
 static const char *
-s_row_address (server_t *self, zframe_t *rid, int64_t log_id)
+s_row_address (server_t *self, zframe_t *rid, int64_t log_id, bool *failed)
 {
     xxl_log_t log;
-    if (xxl_store_log_load (self->store, log_id, &log))
+    int rc = xxl_store_log_load (self->store, log_id, &log);
+    if (rc < 0)
+        *failed = true;
+    if (rc)
         return NULL;
     size_t size = 0;
     const void *route = log.executor_address
@@ -668,13 +672,20 @@ s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg)
                        "this connection has not registered: REGISTER before CALLBACK");
         return;
     }
-    char *own = strdup (address);       //  (the registry may change as rows finish)
     size_t count;
     const msgpack_object *items = xxl_msg_array (msg, NULL, "items", 1, 10000, &count);
     if (xxl_msg_error (msg)) {
         s_agent_reply (self, rid, xxl_msg_id (msg), XXL_BAD_REQUEST, xxl_msg_error (msg));
         return;
     }
+    if (!xxl_store_in_txn (self->store)) {
+        //  This turn has no transaction (its begin failed: the store is
+        //  down or its lock not had): nothing can be written, and a 200
+        //  would make the agent drop the results
+        s_agent_reply (self, rid, xxl_msg_id (msg), XXL_FAILURE, xxl_store_error (self->store));
+        return;
+    }
+    char *own = strdup (address);       //  (the registry may change as rows finish)
     //  The items are judged first, then written in one call (one round
     //  trip on PostgreSQL), then followed up one by one.  Items up to a
     //  malformed one count; the reply is then 400.
@@ -685,7 +696,10 @@ s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg)
     int *done = count? (int *) calloc (count, sizeof (int)): NULL;
     assert (!count || (done_items && capped && done));
     size_t judged = 0, sent = 0;
-    for (size_t i = 0; i < count; i++) {
+    bool read_failed = false;
+    for (size_t i = 0; i < count && !read_failed; i++) {
+        if (i % 64 == 63)
+            engine_fire_check (self);
         const msgpack_object *item = &items [i];
         if (item->type != MSGPACK_OBJECT_MAP) {
             xxl_msg_fail (msg, "items[%zu] is not a map", i);
@@ -707,7 +721,10 @@ s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg)
         //  A result counts only for a row sent to an address of this
         //  connection (within the update).  A repeated callback finds the
         //  row finished: a no-op; so does one for another agent's row
-        const char *row_address = addresses == 1? own: s_row_address (self, rid, log_id);
+        const char *row_address = addresses == 1? own
+                                : s_row_address (self, rid, log_id, &read_failed);
+        if (read_failed)
+            break;
         done_items [i] = (xxl_store_done_t) {
             .log_id = log_id, .address = row_address, .handle_time = now,
             .code = (int) code, .msg = text,
@@ -726,11 +743,20 @@ s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg)
             batch_at [sent] = i;
             batch [sent++] = done_items [i];
         }
-    int failed = sent? xxl_store_log_handle_done_many (self->store, batch, sent, batch_done): 0;
-    if (!failed)
-        for (size_t b = 0; b < sent; b++)
+    //  (on a failure, the items before the failing one may be written:
+    //  they are followed up; the rest are not, and the reply is 500)
+    int failed = -1;
+    size_t followed = 0;                //  items whose outcome is known
+    if (!read_failed) {
+        failed = sent? xxl_store_log_handle_done_many (self->store, batch, sent, batch_done): 0;
+        followed = judged;
+        for (size_t b = 0; b < sent; b++) {
             done [batch_at [b]] = batch_done [b];
-    for (size_t i = 0; i < judged && !failed; i++) {
+            if (batch_done [b] < 0 && batch_at [b] < followed)
+                followed = batch_at [b];
+        }
+    }
+    for (size_t i = 0; i < followed; i++) {
         if (i % 64 == 63)
             engine_fire_check (self);
         int64_t log_id = done_items [i].log_id;

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "xxl_alarms.h"
+#include "xxl_openssl.h"
 #include "xxl_plugins.h"
 
 #define S_KIND_MAX      32              //  longest kind name
@@ -722,6 +723,7 @@ s_worker (void *arg)
         }
     }
     pthread_mutex_unlock (&self->mutex);
+    xxl_openssl_thread_stop ();
     return NULL;
 }
 

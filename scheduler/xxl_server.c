@@ -20,8 +20,7 @@
 
 #include "xxl_engine.h"
 #include "xxl_cert.h"
-
-#include <dlfcn.h>
+#include "xxl_openssl.h"
 
 static size_t s_id_hash (const void *key);
 static int s_id_compare (const void *a, const void *b);
@@ -877,10 +876,12 @@ s_turn_timeout (server_t *self)
         //  writes it, so that the fire itself needs no commit
         if (due > self->fired_until)
             due -= 1000;
-        //  While the store cannot be reached, fires wait for the next
-        //  try (below)
+        //  While the store cannot be reached, the turn before a fire
+        //  (which fails) waits for the next try (below); a fire that
+        //  fired_until covers needs no commit and keeps its time
         int64_t retry = self->begin_failed_at + XXL_STORE_DOWN_MS;
-        if (self->begin_failed_at && now + (due - engine_now ()) < retry)
+        if (self->begin_failed_at && due < xxl_timer_next (self->timer)
+        &&  now + (due - engine_now ()) < retry)
             due = engine_now () + (retry - now);
         //  (the timerfd wakes at `due`; the timeout is the fallback)
         int64_t due_mono = now + (due - engine_now ()) + (self->timer_fd >= 0);
@@ -925,20 +926,6 @@ s_on_pipe (server_t *self, zsock_t *pipe, zmq_pollitem_t *api_item)
                    zhashx_size (self->pending));
     }
     zstr_free (&command);
-}
-
-//  The engine thread's OpenSSL state (libpq starts OpenSSL on a TCP
-//  connection to PostgreSQL that may use TLS) is freed here, before the
-//  thread ends, not by OpenSSL's thread-exit destructor: that destructor,
-//  run while other threads were ending too, went with a SIGSEGV in
-//  mimalloc's thread-exit cleanup at about 1 stop in 15.  Looked up, not
-//  linked: a libpq without OpenSSL has none.
-static void
-s_thread_stop_openssl (void)
-{
-    void (*stop) (void) = (void (*) (void)) dlsym (RTLD_DEFAULT, "OPENSSL_thread_stop");
-    if (stop)
-        stop ();
 }
 
 //  Opens the turn's transaction (the store's write lock), notes another
@@ -1147,5 +1134,5 @@ xxl_server_actor (zsock_t *pipe, void *args)
         s_turn_flush (self);
     }
     s_server_destroy (&self);
-    s_thread_stop_openssl ();
+    xxl_openssl_thread_stop ();
 }

@@ -493,9 +493,11 @@ typedef struct {
     //  what log_handle_done_by (items [i].address, ...) would answer, in
     //  done [i] (0 it finished the row, 1 it changed nothing), as if they
     //  ran one after another in order (so an id given twice finishes its
-    //  row once, at its first item); 0, or -1 when the call failed (done
-    //  is then undefined and, inside a transaction, the transaction may
-    //  be lost).  NULL in a table: xxl_store_log_handle_done_many calls
+    //  row once, at its first item); 0, or -1 when the call failed: done
+    //  [i] is then -1 from the item where it failed on, and the answers
+    //  of the items before it, which may be written (all -1 when nothing
+    //  is known; inside a transaction, the transaction may be lost).
+    //  NULL in a table: xxl_store_log_handle_done_many calls
     //  log_handle_done_by for each item.
     int (*log_handle_done_many) (xxl_store_t *self, const xxl_store_done_t *items,
                                  size_t count, int *done);
@@ -607,8 +609,11 @@ xxl_store_log_handle_done_many (xxl_store_t *self, const xxl_store_done_t *items
         done [i] = xxl_store_log_handle_done_by (self, items [i].log_id, items [i].address,
                                                  items [i].handle_time, items [i].code,
                                                  items [i].msg, items [i].trigger_time);
-        if (done [i] < 0)
+        if (done [i] < 0) {
+            for (size_t j = i + 1; j < count; j++)
+                done [j] = -1;
             return -1;
+        }
     }
     return 0;
 }

@@ -12,9 +12,10 @@
     0 at once.  The buffer is written as one INSERT (pgx_flush) before any
     other statement of the transaction is sent and before its commit, so
     every later statement sees the rows, and when it holds
-    XXL_PG_DEFER_MAX rows.  Should that INSERT fail or add fewer rows than
-    it holds, the transaction is lost (txn_lost, with the cause): the
-    statement that caused the flush fails, and so does the commit.
+    XXL_PG_DEFER_MAX rows or XXL_PG_DEFER_BYTES of text.  Should that
+    INSERT fail or add fewer rows than it holds, the transaction is lost
+    (txn_lost, with the cause): the statement that caused the flush
+    fails, and so does the commit.
     Rollback drops the buffer.
 
     Both statements are planned at each run (not prepared): the planner
@@ -36,8 +37,12 @@
 #include <czmq.h>
 #include <inttypes.h>
 
-//  Rows buffered before they are written without waiting for a statement
+//  Rows, and bytes of their array text, buffered before they are written
+//  without waiting for a statement; a column's buffer past the keep size
+//  is freed once written (a turn of large parameters holds no memory after)
 #define XXL_PG_DEFER_MAX 2000
+#define XXL_PG_DEFER_BYTES (4 * 1024 * 1024)
+#define XXL_PG_DEFER_KEEP (256 * 1024)
 
 //  An array literal being built: "{" elements "}"
 typedef struct {
@@ -144,9 +149,23 @@ struct _pgx_deferred_t {
 static void
 s_deferred_reset (pgx_deferred_t *self)
 {
-    for (int c = 0; c < COLUMNS; c++)
-        s_array_reset (&self->columns [c]);
+    for (int c = 0; c < COLUMNS; c++) {
+        if (self->columns [c].size > XXL_PG_DEFER_KEEP)
+            s_array_free (&self->columns [c]);
+        else
+            s_array_reset (&self->columns [c]);
+    }
     self->rows = 0;
+}
+
+//  Bytes of array text buffered
+static size_t
+s_deferred_bytes (pgx_deferred_t *self)
+{
+    size_t bytes = 0;
+    for (int c = 0; c < COLUMNS; c++)
+        bytes += self->columns [c].used;
+    return bytes;
 }
 
 void
@@ -201,7 +220,8 @@ pgx_defer_log (store_t *self, const xxl_log_t *log)
     s_array_int (&columns [COL_ID], log->id);
     self->deferred->rows++;
     pgx_log_id_used (self, log->id);
-    if (self->deferred->rows >= XXL_PG_DEFER_MAX)
+    if (self->deferred->rows >= XXL_PG_DEFER_MAX
+    ||  s_deferred_bytes (self->deferred) >= XXL_PG_DEFER_BYTES)
         return pgx_flush (self);
     return 0;
 }
@@ -308,6 +328,9 @@ pgx_log_handle_done_many (xxl_store_t *base, const xxl_store_done_t *items, size
     for (int c = 0; c < D_COLUMNS; c++)
         s_array_free (&columns [c]);
     int rc = result? 0: -1;
+    if (!result)
+        for (size_t i = 0; i < count; i++)
+            done [i] = -1;
     if (result) {
         int rows = PQntuples (result);
         for (int r = 0; r < rows; r++) {

@@ -139,6 +139,17 @@ main (int argc, char *argv [])
     reply = xxl_tw_call (agent, enc);
     XXL_CHECK (xxl_tw_code (reply) == XXL_BAD_REQUEST);
     xxl_msg_destroy (&reply);
+    //  A callback whose items are not an array, or missing: 400, and
+    //  nothing of it kept (the ASan build's leak check)
+    xxl_enc_request (enc, "CALLBACK", 26);
+    xxl_enc_kstr (enc, "items", "not an array");
+    reply = xxl_tw_call (agent, enc);
+    XXL_CHECK (xxl_tw_code (reply) == XXL_BAD_REQUEST);
+    xxl_msg_destroy (&reply);
+    xxl_enc_request (enc, "CALLBACK", 27);
+    reply = xxl_tw_call (agent, enc);
+    XXL_CHECK (xxl_tw_code (reply) == XXL_BAD_REQUEST);
+    xxl_msg_destroy (&reply);
     //  Unknown type on the agents socket
     xxl_enc_request (enc, "PING", 24);
     reply = xxl_tw_call (agent, enc);

@@ -34,15 +34,17 @@ sql "CREATE TABLE xxl_test_refuse (x INT);
                   RAISE EXCEPTION 'test: commits refused'; END IF; RETURN NEW; END \$\$;
      CREATE TRIGGER xxl_test_refuse BEFORE UPDATE ON xxl_store_state
          FOR EACH ROW EXECUTE FUNCTION xxl_test_refuse ();" >/dev/null
-# The rival takes the share (its lease expires in 2 s), then commits stop
-T0=$(date +%s%3N)
-sql "UPDATE xxl_lease SET owner = 'ghost', epoch = epoch + 1, expires = $((T0 + 2000)) WHERE share = $S" >/dev/null
+# The rival takes the share, then commits stop, then its lease runs out
+sql "UPDATE xxl_lease SET owner = 'ghost', epoch = epoch + 1,
+         expires = $(( $(date +%s%3N) + 60000 )) WHERE share = $S" >/dev/null
 lost () { grep -q "share(s) lost (taken by another scheduler)" "$T/scheduler.log"; }
 check "the scheduler sees the share taken" wait_for 5 lost
 sql "INSERT INTO xxl_test_refuse VALUES (1)" >/dev/null
 check "commits are refused" wait_for 10 grep -q "test: commits refused" "$T/scheduler.log"
+T0=$(date +%s%3N)
+sql "UPDATE xxl_lease SET expires = $((T0 + 300)) WHERE share = $S AND owner = 'ghost'" >/dev/null
 # Past the rival's expiry: rounds take the share, their commits fail
-while [ "$(date +%s%3N)" -lt $((T0 + 2500)) ]; do sleep 0.1; done
+while [ "$(date +%s%3N)" -lt $((T0 + 500)) ]; do sleep 0.1; done
 undone () { grep -q "share(s) lost (their take was not committed)" "$T/scheduler.log"; }
 check "a take that was not committed is undone" wait_for 10 undone
 LISTED=0

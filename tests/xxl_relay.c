@@ -82,15 +82,6 @@ main (int argc, char *argv [])
         perror ("xxl_relay");
         return 1;
     }
-    char tmp [4096];
-    snprintf (tmp, sizeof tmp, "%s.tmp", argv [1]);
-    FILE *portfile = fopen (tmp, "w");
-    if (!portfile)
-        return 1;
-    fprintf (portfile, "%d\n", ntohs (addr.sin_port));
-    fclose (portfile);
-    rename (tmp, argv [1]);
-
     signal (SIGPIPE, SIG_IGN);          //  (a peer gone: its write fails, the pair closes)
     struct sigaction action = { .sa_handler = s_signal };
     sigemptyset (&action.sa_mask);
@@ -105,6 +96,15 @@ main (int argc, char *argv [])
     sigaddset (&blocked, SIGUSR2);
     sigaddset (&blocked, SIGHUP);
     sigprocmask (SIG_BLOCK, &blocked, &waiting);
+    char tmp [4096];
+    snprintf (tmp, sizeof tmp, "%s.tmp", argv [1]);
+    FILE *portfile = fopen (tmp, "w");
+    if (!portfile)
+        return 1;
+    fprintf (portfile, "%d\n", ntohs (addr.sin_port));
+    fclose (portfile);
+    rename (tmp, argv [1]);
+
     pair_t pairs [MAX_PAIRS];
     size_t count = 0;
     char buffer [65536];

@@ -4,8 +4,11 @@
 # the database through a relay (tests/xxl_relay) that, at random instants
 # chosen by the seed, cuts its link (its connections closed, new ones
 # refused) for a while, past its lease or not, or turns it into a black
-# hole (nothing passes, the connections stay open, as a network that
-# drops packets) past its lease; then mends it.
+# hole (nothing passes, the connections stay open) past its lease; then
+# mends it.  (The relay's kernel still acknowledges what scheduler 0
+# sends, so its statement waits as behind a frozen peer: TCP keepalives
+# and tcp_user_timeout, which end a connection behind a network that
+# drops packets, are not exercised.)
 # Guarantees: every acknowledged trigger runs exactly once; every planned
 # second of every cron job has one row that ran once (a second planned by
 # the cut-off scheduler is taken over and sent by another, never by both);
