@@ -718,6 +718,17 @@ s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg)
             return;
         }
         if (done == 0) {
+            xxl_metrics_t *m = &self->metrics;
+            if (code == XXL_CODE_SUCCESS)
+                m->runs_ok++;
+            else
+            if (code == 500)
+                m->runs_fail++;
+            else
+            if (code == 502)
+                m->runs_timeout++;
+            else
+                m->runs_other++;
             engine_fix_delay_release (self, log_id, now);
             if (code == XXL_CODE_SUCCESS) {
                 char *children = engine_trigger_children (self, log_id);
