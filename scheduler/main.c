@@ -172,6 +172,8 @@ main (int argc, char *argv [])
     const char *http_section = s_value (NULL, config, "scheduler/http", "");
     settings.http.endpoint = s_value (http, config, "scheduler/http/endpoint",
                                       *http_section? http_section: settings.http.endpoint);
+    settings.http.chosen = settings.http.endpoint
+                        && settings.http.endpoint != xxl_server_http_default ();
     settings.http.cert = s_value (NULL, config, "scheduler/http/cert", NULL);
     settings.http.key = s_value (NULL, config, "scheduler/http/key", NULL);
     settings.http.console = s_value (NULL, config, "scheduler/http/console",

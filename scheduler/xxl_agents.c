@@ -56,7 +56,8 @@ engine_pending_new (server_t *self, const char *address, pending_kind_t kind, in
     pending_t *pending = (pending_t *) zmalloc (sizeof (pending_t));
     pending->id = engine_request_id (self);
     pending->kind = kind;
-    pending->deadline = zclock_mono () + timeout_ms;
+    pending->created = zclock_mono ();
+    pending->deadline = pending->created + timeout_ms;
     pending->address = strdup (address);
     pending->rid = malloc (rid_size);
     assert (pending->rid);

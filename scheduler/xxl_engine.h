@@ -92,6 +92,7 @@ typedef struct {
     int64_t stamp;                      //  RUN of a prepared fire: its trigger time, not
                                         //  written yet (0: written)
     bool gone;                          //  the send failed: the agent is gone
+    int64_t created;                    //  monotonic ms it was made (metrics)
     void *rid;                          //  the connection it went to (its reply
     size_t rid_size;                    //  counts from there, or the address's now)
     size_t expire_offset;               //  RUN, single form: of its expireTime value in

@@ -411,6 +411,13 @@ s_check_registry (server_t *self)
 
 //  --------------------------------------------------------------------
 
+const char *
+xxl_server_http_default (void)
+{
+    static const char *s_default = "127.0.0.1:8080";
+    return s_default;
+}
+
 void
 xxl_server_config_defaults (xxl_server_config_t *config)
 {
@@ -449,7 +456,7 @@ xxl_server_config_defaults (xxl_server_config_t *config)
     config->keep_last = 0;
     config->stop_wait_ms = 3000;
     config->wal_size_mb = 64;
-    config->http.endpoint = "127.0.0.1:8080";
+    config->http.endpoint = xxl_server_http_default ();
     config->http.console = XXL_PKGDATADIR "/console";
     config->http.session_idle_s = 8 * 3600;
     config->http.max_body = 2 * 1024 * 1024;
@@ -759,6 +766,13 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
             self->http_server = xxl_http_new (&config->http, inproc, self->metrics_box,
                                               config->request_timeout_ms + 10000, http_bound,
                                               sizeof http_bound, why, sizeof why);
+            //  (the default endpoint taken, say by another scheduler on
+            //  this host: this one serves no HTTP, and says so)
+            if (!self->http_server && !config->http.chosen) {
+                zsys_warning ("server: %s; no HTTP (give --http HOST:PORT, or none)", why);
+                why [0] = 0;
+            }
+            else
             if (!self->http_server)
                 zsock_destroy (&self->http);
         }

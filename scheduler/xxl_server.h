@@ -21,6 +21,8 @@
 //  The HTTP server (xxl_http.h; docs/http.md)
 typedef struct {
     const char *endpoint;               //  "HOST:PORT" to bind, or "none" (off)
+    bool chosen;                        //  endpoint given (flag or config), not the
+                                        //  default: failing to bind it stops the start
     const char *cert;                   //  PEM certificate and key: HTTPS (NULL: plain)
     const char *key;
     const char *console;                //  the console's files folder
@@ -78,6 +80,8 @@ typedef struct {
     int status;                         //  out: 0 once serving, -1 when start failed
 } xxl_server_config_t;
 
+//  The default HTTP endpoint (127.0.0.1:8080); the same pointer each call
+const char *xxl_server_http_default (void);
 //  Fills config with the defaults.
 void xxl_server_config_defaults (xxl_server_config_t *config);
 //  The actor: args is an xxl_server_config_t * (copied during start).

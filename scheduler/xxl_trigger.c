@@ -785,6 +785,10 @@ engine_run_answer (server_t *self, int64_t log_id, const char *note, const char 
 void
 engine_run_done (server_t *self, pending_t *pending, int code, const char *msg)
 {
+    //  (a RUN made at its trigger: accepted this long after; one with a
+    //  stamp to write is measured from it, in engine_run_answer)
+    if (code == XXL_OK && (!msg || !*msg) && pending->stamp == 0)
+        xxl_histo_observe (&self->metrics.accept, (zclock_mono () - pending->created) / 1000.0);
     engine_run_answer (self, pending->log_id, pending->note, pending->address, pending->presumed,
                        pending->stamp, code, msg);
 }
