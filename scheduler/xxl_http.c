@@ -697,8 +697,17 @@ s_api (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn, const ch
     if (route->kind == R_LOGIN)
         s_login (self, answer, body);
     else
-    if (route->kind == R_CRON)
-        s_cron_next (answer, conn);
+    if (route->kind == R_CRON) {
+        //  (it reads nothing, yet is for callers with credentials, as all /api)
+        json_t *me;
+        char text [512];
+        int code = s_call (self, auth, "HTTP_ME", body, &me, text, sizeof text);
+        json_decref (me);
+        if (code == XXL_OK)
+            s_cron_next (answer, conn);
+        else
+            s_error (answer, code >= 400 && code <= 599? code: 500, text);
+    }
     else
     if (route->kind == R_ME)
         s_forward (self, answer, auth, "HTTP_ME", body, 200);
