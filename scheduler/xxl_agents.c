@@ -901,9 +901,10 @@ engine_agent_answer (server_t *self, zframe_t *rid, xxl_msg_t *msg)
             engine_queue (self, self->api_out, zframe_data (pending->client), zframe_size (pending->client));
             self->api_read = false;
             engine_audit_answer (self, pending, code);
-            if (pending->kind == PENDING_KILL && code == XXL_OK)
-                xxl_store_log_handle_done (self->store, pending->log_id, engine_now (), XXL_CODE_FAIL,
-                                           "killed by a user (log kill)");
+            if (pending->kind == PENDING_KILL && code == XXL_OK
+            &&  xxl_store_log_handle_done (self->store, pending->log_id, engine_now (), XXL_CODE_FAIL,
+                                           "killed by a user (log kill)") == 0)
+                self->metrics.runs_fail++;
             break;
         }
         case PENDING_PROBE:

@@ -41,6 +41,8 @@ struct _xxl_http_t {
     bool tls;
     char *cert_pem, *key_pem;           //  kept while the daemon runs
     uint64_t next_id;                   //  request ids (atomic)
+    int stopping;                       //  (atomic) the server is stopping: calls
+                                        //  waiting for the engine give up
 };
 
 //  One request in hand (MHD's per-request pointer)
@@ -187,12 +189,25 @@ s_call (xxl_http_t *self, const char *auth, const char *type, json_t *fields,
     snprintf (text, textlen, "the scheduler did not answer within %d ms", self->wait_ms);
     if (sock && zsock_connect (sock, "%s", self->engine) == 0) {
         zsock_set_linger (sock, 0);
-        zsock_set_rcvtimeo (sock, self->wait_ms);
         zmsg_t *msg = zmsg_new ();
         zmsg_addstr (msg, auth);
         zmsg_addmem (msg, buf.data, buf.size);
         if (zmsg_send (&msg, sock) == 0) {
-            zframe_t *reply = zframe_recv (sock);
+            //  (in slices: a stopping server does not wait out the engine)
+            zframe_t *reply = NULL;
+            int64_t until = zclock_mono () + self->wait_ms;
+            zmq_pollitem_t item = { zsock_resolve (sock), 0, ZMQ_POLLIN, 0 };
+            while (!__atomic_load_n (&self->stopping, __ATOMIC_RELAXED)
+               &&  zclock_mono () < until) {
+                if (zmq_poll (&item, 1, 100) > 0) {
+                    reply = zframe_recv (sock);
+                    break;
+                }
+            }
+            if (!reply && __atomic_load_n (&self->stopping, __ATOMIC_RELAXED)) {
+                code = XXL_UNAVAILABLE;
+                snprintf (text, textlen, "the scheduler is stopping");
+            }
             char reason [256];
             xxl_msg_t *decoded = reply? xxl_msg_decode (zframe_data (reply), zframe_size (reply),
                                                         NULL, reason, sizeof reason): NULL;
@@ -1075,11 +1090,19 @@ xxl_http_new (const xxl_http_config_t *config, const char *engine, xxl_metrics_b
 }
 
 void
+xxl_http_stop (xxl_http_t *self)
+{
+    if (self)
+        __atomic_store_n (&self->stopping, 1, __ATOMIC_RELAXED);
+}
+
+void
 xxl_http_destroy (xxl_http_t **self_p)
 {
     xxl_http_t *self = *self_p;
     if (!self)
         return;
+    __atomic_store_n (&self->stopping, 1, __ATOMIC_RELAXED);
     if (self->daemon)
         MHD_stop_daemon (self->daemon);
     free (self->engine);

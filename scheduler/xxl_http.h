@@ -28,6 +28,9 @@ typedef struct _xxl_http_t xxl_http_t;
 xxl_http_t *xxl_http_new (const xxl_http_config_t *config, const char *engine,
                           xxl_metrics_box_t *metrics, int wait_ms, char *bound,
                           size_t boundlen, char *why, size_t whylen);
+//  The engine stops taking requests: REST calls are answered 503 from now
+//  on (those waiting for the engine too); files and metrics still serve
+void xxl_http_stop (xxl_http_t *self);
 //  Stops serving (waits for the requests in hand) and nulls *self_p
 void xxl_http_destroy (xxl_http_t **self_p);
 

@@ -970,6 +970,7 @@ s_on_pipe (server_t *self, zsock_t *pipe, zmq_pollitem_t *api_item, zmq_pollitem
         self->stop_deadline = zclock_mono () + self->config.stop_wait_ms;
         api_item->events = 0;
         http_item->events = 0;
+        xxl_http_stop (self->http_server);
         zsys_info ("server: stopping; %zu request(s) to agents in flight",
                    zhashx_size (self->pending));
     }

@@ -80,6 +80,56 @@ check "which then gets 401" \
 check "user rm removes a user" bash -c "'$CTL' --api '$API' user rm olga >/dev/null"
 check "removing her again is 404" bash -c "! '$CTL' --api '$API' user rm olga 2>/dev/null"
 
+# A session unused past http/session_idle_s ends (its last use set back
+# in the store rather than waited for)
+login_cookie () {
+    curl -s -D - -o /dev/null -H 'Content-Type: application/json' \
+         -d '{"username": "alice", "password": "alice-pass-2"}' "http://$1/api/v1/login" \
+        | sed -n 's/^Set-Cookie: xxl_session=\([0-9a-f]*\);.*/\1/p'
+}
+me_status () {
+    curl -s -o /dev/null -w '%{http_code}' -H "Cookie: xxl_session=$2" "http://$1/api/v1/me"
+}
+SID=$(login_cookie "$HTTP1")
+check "a fresh session is good" test "$(me_status "$HTTP1" "$SID")" = 200
+xxl_sql "UPDATE xxl_session SET seen = seen - 3601000" >/dev/null
+check "an idle one (past session_idle_s) is over" test "$(me_status "$HTTP1" "$SID")" = 401
+SID=$(login_cookie "$HTTP1")
+xxl_sql "UPDATE xxl_session SET seen = seen - 3500000" >/dev/null
+check "one used within session_idle_s is not" test "$(me_status "$HTTP1" "$SID")" = 200
+
+# HTTPS: with http/cert and http/key the same api over TLS, cookies Secure
+if command -v openssl >/dev/null; then
+    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
+        -keyout "$T/http.key" -out "$T/http.crt" >/dev/null 2>&1
+    cat > "$T/tls.cfg" <<CFG
+scheduler
+    http
+        endpoint = 127.0.0.1:0
+        cert = $T/http.crt
+        key = $T/http.key
+CFG
+    "$SCHEDULER" -c "$T/tls.cfg" --db "$T/tls.db" --api tcp://127.0.0.1:0 --agents tcp://127.0.0.1:0 \
+        --plugins "$XXL_BUILD/plugins/routers/.libs" --ready-file "$T/tls.ready" >"$T/tls.log" 2>&1 &
+    TLS_PID=$!
+    PIDS="$PIDS $TLS_PID"
+    check "a TLS scheduler starts" wait_for 10 test -f "$T/tls.ready"
+    TLS_HTTP=$(sed -n 's/^http=//p' "$T/tls.ready")
+    TLS_API=$(sed -n 's/^api=//p' "$T/tls.ready")
+    echo 'tls-pass-123' | "$CTL" --api "$TLS_API" user add tina --role viewer --password-stdin >/dev/null
+    curl -s -k -D "$T/tls.headers" -o "$T/tls.body" -H 'Content-Type: application/json' \
+        -d '{"username": "tina", "password": "tls-pass-123"}' "https://$TLS_HTTP/api/v1/login"
+    check "login over HTTPS" grep -q '"username":"tina"' "$T/tls.body"
+    check "its cookie is Secure" grep -qi '^Set-Cookie: xxl_session=.*; Secure' "$T/tls.headers"
+    check "the HTTPS certificate is the configured one" \
+        test "$(curl -s -o /dev/null -w '%{http_code}' --cacert "$T/http.crt" "https://$TLS_HTTP/healthz")" = 200
+    check "plain HTTP to the TLS port gets no answer" \
+        bash -c "! curl -s -m 5 -o /dev/null 'http://$TLS_HTTP/healthz'"
+    kill -TERM "$TLS_PID" 2>/dev/null
+else
+    echo "# openssl missing: the HTTPS checks are skipped"
+fi
+
 # HTTP beyond loopback without TLS is refused at start, unless --insecure
 check "a non-loopback HTTP endpoint without TLS is refused at start" \
     bash -c "! timeout 10 '$SCHEDULER' --db '$T/open.db' --api tcp://127.0.0.1:0 --agents tcp://127.0.0.1:0 \
