@@ -76,7 +76,10 @@ s_answer_json (answer_t *answer, int status, json_t *value)
 static void
 s_error (answer_t *answer, int status, const char *text)
 {
-    s_answer_json (answer, status, json_pack ("{s:s}", "error", text? text: ""));
+    //  (a text quoting the caller's bytes may not be UTF-8: JSON must be)
+    char *fixed = text? xxl_utf8_repair (text): NULL;
+    s_answer_json (answer, status, json_pack ("{s:s}", "error", fixed? fixed: text? text: ""));
+    free (fixed);
 }
 
 static void
