@@ -372,6 +372,9 @@ s_http_internal (server_t *self, request_t *request, const char *type, http_who_
         else
             engine_reply (self, request, rc < 0? XXL_FAILURE: XXL_NOT_FOUND,
                           rc < 0? xxl_store_error (self->store): "the user is gone");
+        //  (audited as the change it is: a USER_UPDATE by the user)
+        request->command = xxl_command_find ("USER_UPDATE");
+        engine_audit (self, request, request->code, 0);
     }
     else {
         char text [128];

@@ -72,6 +72,8 @@ check "the audit names a token's changes token:NAME with its role" \
     test "$(ctl audit list --limit 1000 | jq '[.audit[] | select(.who == "token:ci-admin" and .role == "admin" and .type == "JOB_ADD")] | length')" -ge 1
 check "and a session's user:NAME" \
     test "$(ctl audit list --limit 1000 | jq '[.audit[] | select(.who == "user:alice" and .type == "JOB_START")] | length')" -ge 1
+check "a password change over HTTP is audited as the user's USER_UPDATE" \
+    test "$(ctl audit list --limit 1000 | jq '[.audit[] | select(.who == "user:alice" and .type == "USER_UPDATE" and .code == 200)] | length')" -ge 1
 check "a refused REST call is audited 403 as its caller" \
     test "$(ctl audit list --limit 1000 | jq '[.audit[] | select(.who == "token:ci-op" and .code == 403)] | length')" -ge 1
 check "token rm removes a token" bash -c "'$CTL' --api '$API' token rm ci-viewer >/dev/null"
