@@ -102,7 +102,8 @@ wait_for () {
     return 1
 }
 
-# start_scheduler [API AGENTS]: sets API, AGENTS, SPID.  Without endpoints
+# start_scheduler [API AGENTS]: sets API, AGENTS, HTTP_EP (the ready file's http=:
+# "none" unless XXL_SCHEDULER_ARGS gives --http), SPID.  Without endpoints
 # it picks two random ports in 20000-29999: below the kernel's ephemeral
 # range and away from libzmq's wildcard ports (49152 up, handed out in
 # order), so a port freed by a kill is still free for the restart even
@@ -127,7 +128,7 @@ start_scheduler () {
         if [ -f "$T/ready" ]; then
             API=$(sed -n 's/^api=//p' "$T/ready")
             AGENTS=$(sed -n 's/^agents=//p' "$T/ready")
-            HTTP=$(sed -n 's/^http=//p' "$T/ready")
+            HTTP_EP=$(sed -n 's/^http=//p' "$T/ready")
             return 0
         fi
     done

@@ -25,7 +25,7 @@ cat >> "$T/scheduler.cfg" <<CFG
 CFG
 export XXL_SCHEDULER_ARGS="--http 127.0.0.1:0"
 start_scheduler || exit 1
-API1=$API HTTP1=$HTTP
+API1=$API HTTP1=$HTTP_EP
 start_agent h1 http-app
 check "agent registers" wait_for 10 agent_registered http-app h1
 check "the scheduler serves HTTP on a port of its own" test -n "$HTTP1" -a "$HTTP1" != none
@@ -55,7 +55,7 @@ check "the store holds the password's yescrypt hash" stored_hash
 
 # A second scheduler on the same store, for the sessions shared by both
 start_scheduler || exit 1
-API2=$API HTTP2=$HTTP API=$API1
+API2=$API HTTP2=$HTTP_EP API=$API1
 check "the second scheduler serves HTTP too" test -n "$HTTP2" -a "$HTTP2" != "$HTTP1"
 
 export HTTP1 HTTP2 ADMIN_TOKEN VIEWER_TOKEN OPERATOR_TOKEN T
