@@ -115,7 +115,8 @@ wait_for () {
     return 1
 }
 
-# start_scheduler [API AGENTS]: sets API, AGENTS, SPID.  Without endpoints
+# start_scheduler [API AGENTS]: sets API, AGENTS, HTTP_EP (the ready file's http=:
+# "none" unless XXL_SCHEDULER_ARGS gives --http), SPID.  Without endpoints
 # it picks two random ports in 20000-29999: below the kernel's ephemeral
 # range and away from libzmq's wildcard ports (49152 up, handed out in
 # order), so a port freed by a kill is still free for the restart even
@@ -132,7 +133,7 @@ start_scheduler () {
         rm -f "$T/ready"
         "$SCHEDULER" -c "$T/scheduler.cfg" --db "$XXL_DB" --api "$api" --agents "$agents" \
             --plugins "$XXL_BUILD/plugins/routers/.libs" --alarms "$XXL_BUILD/plugins/alarms/.libs" \
-            --ready-file "$T/ready" ${XXL_SCHEDULER_ARGS:-} \
+            --ready-file "$T/ready" --http none ${XXL_SCHEDULER_ARGS:-} \
             >>"$T/scheduler.log" 2>&1 &
         SPID=$!
         PIDS="$PIDS $SPID"
@@ -140,6 +141,7 @@ start_scheduler () {
         if [ -f "$T/ready" ]; then
             API=$(sed -n 's/^api=//p' "$T/ready")
             AGENTS=$(sed -n 's/^agents=//p' "$T/ready")
+            HTTP_EP=$(sed -n 's/^http=//p' "$T/ready")
             return 0
         fi
     done

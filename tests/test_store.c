@@ -122,13 +122,13 @@ s_pg_connections (xxl_store_t *store, const char *url, int64_t gid, int64_t jid)
         for (int i = 0; i < 2; i++) {
             if (!openers [i].store)
                 fprintf (stderr, "race %d: %s\n", round, openers [i].err);
-            XXL_CHECK (openers [i].store && xxl_store_schema_version (openers [i].store) == 8);
+            XXL_CHECK (openers [i].store && xxl_store_schema_version (openers [i].store) == 9);
         }
         if (openers [0].store) {
             XXL_CHECK (xxl_store_pg_scalar (openers [0].store,
                 "SELECT COUNT(*) FROM xxl_schema", NULL) == 1);
             XXL_CHECK (xxl_store_pg_scalar (openers [0].store,
-                "SELECT COUNT(*) FROM pg_tables WHERE schemaname = current_schema ()", NULL) == 13);
+                "SELECT COUNT(*) FROM pg_tables WHERE schemaname = current_schema ()", NULL) == 16);
         }
         for (int i = 0; i < 2; i++)
             xxl_store_destroy (&openers [i].store);
@@ -726,6 +726,96 @@ s_sqlite_wal (xxl_store_t *store, const char *path, const xxl_log_t *log_row)
     xxl_store_destroy (&walled);
 }
 
+//  Users, tokens and sessions (store methods version 4), through the
+//  interface only
+static void
+s_test_accounts (xxl_store_t *store)
+{
+    XXL_CHECK (xxl_store_begin (store) == 0);
+    xxl_account_t alice = { .name = "alice", .hash = "$y$hash-a", .role = "admin", .apps = "",
+                            .add_time = 1000 };
+    xxl_account_t olga = { .name = "olga", .hash = "$y$hash-o", .role = "operator",
+                           .apps = "a,b", .add_time = 2000 };
+    XXL_CHECK (xxl_store_user_add (store, &alice) == 1);
+    XXL_CHECK (xxl_store_user_add (store, &olga) == 1);
+    XXL_CHECK (xxl_store_user_add (store, &olga) == 0);         //  the name is taken
+    xxl_account_t got;
+    XXL_CHECK (xxl_store_user_get (store, "olga", &got) == 0);
+    XXL_CHECK (streq (got.name, "olga") && streq (got.hash, "$y$hash-o")
+               && streq (got.role, "operator") && streq (got.apps, "a,b") && got.add_time == 2000);
+    xxl_account_free (&got);
+    XXL_CHECK (xxl_store_user_get (store, "nobody", &got) == 1);
+    xxl_account_free (&got);
+    //  Update: NULL keeps a column
+    XXL_CHECK (xxl_store_user_update (store, "olga", NULL, "viewer", NULL) == 1);
+    XXL_CHECK (xxl_store_user_update (store, "nobody", NULL, "viewer", NULL) == 0);
+    XXL_CHECK (xxl_store_user_get (store, "olga", &got) == 0);
+    XXL_CHECK (streq (got.role, "viewer") && streq (got.hash, "$y$hash-o") && streq (got.apps, "a,b"));
+    xxl_account_free (&got);
+    //  The list: by name, without the hashes
+    xxl_enc_t *enc = xxl_enc_new ();
+    xxl_enc_request (enc, "TEST", 1);   //  (a message's envelope, for the decoder)
+    xxl_enc_key (enc, "users");
+    XXL_CHECK (xxl_store_user_encode_all (store, enc) == 2);
+    xxl_enc_map_end (enc);
+    size_t size;
+    const void *data = xxl_enc_finish (enc, &size);
+    char why [256];
+    xxl_msg_t *msg = xxl_msg_decode (data, size, NULL, why, sizeof why);
+    size_t count = 0;
+    const msgpack_object *users = msg? xxl_msg_array (msg, NULL, "users", 1, 10, &count): NULL;
+    XXL_CHECK (users && count == 2);
+    if (users && count == 2) {
+        XXL_CHECK (streq (xxl_msg_str (msg, &users [0], "username", 1, 64, ""), "alice"));
+        XXL_CHECK (streq (xxl_msg_str (msg, &users [1], "apps", 1, 64, ""), "a,b"));
+        XXL_CHECK (xxl_msg_int (msg, &users [1], "addTime", 1, 0, INT64_MAX, 0) == 2000);
+        XXL_CHECK (xxl_msg_get (&users [0], "password") == NULL);
+    }
+    xxl_msg_destroy (&msg);
+    //  Tokens, found by their hash
+    xxl_account_t ci = { .name = "ci", .hash = "aa11", .role = "viewer", .apps = "",
+                         .add_time = 3000 };
+    XXL_CHECK (xxl_store_token_add (store, &ci) == 1);
+    XXL_CHECK (xxl_store_token_add (store, &ci) == 0);
+    XXL_CHECK (xxl_store_token_find (store, "aa11", &got) == 0 && streq (got.name, "ci")
+               && streq (got.role, "viewer"));
+    xxl_account_free (&got);
+    XXL_CHECK (xxl_store_token_find (store, "aa12", &got) == 1);
+    xxl_account_free (&got);
+    xxl_enc_reset (enc);
+    XXL_CHECK (xxl_store_token_encode_all (store, enc) == 1);
+    XXL_CHECK (xxl_store_token_rm (store, "ci") == 1 && xxl_store_token_rm (store, "ci") == 0);
+    XXL_CHECK (xxl_store_token_find (store, "aa11", &got) == 1);
+    xxl_account_free (&got);
+    //  Sessions: found while seen recently enough; touched; removed
+    XXL_CHECK (xxl_store_session_add (store, "s1", "alice", "c1", 10000) == 0);
+    XXL_CHECK (xxl_store_session_add (store, "s2", "olga", "c2", 10000) == 0);
+    XXL_CHECK (xxl_store_session_add (store, "s3", "olga", "c3", 10000) == 0);
+    char *user = NULL, *csrf = NULL;
+    int64_t seen = 0;
+    XXL_CHECK (xxl_store_session_find (store, "s1", 9000, &user, &csrf, &seen) == 0
+               && streq (user, "alice") && streq (csrf, "c1") && seen == 10000);
+    free (user);
+    free (csrf);
+    XXL_CHECK (xxl_store_session_find (store, "s1", 10001, &user, &csrf, &seen) == 1);
+    XXL_CHECK (xxl_store_session_touch (store, "s1", 20000) == 0);
+    XXL_CHECK (xxl_store_session_find (store, "s1", 15000, &user, &csrf, &seen) == 0 && seen == 20000);
+    free (user);
+    free (csrf);
+    XXL_CHECK (xxl_store_session_expire (store, 15000) == 2);  //  s2, s3
+    XXL_CHECK (xxl_store_session_find (store, "s2", 0, &user, &csrf, &seen) == 1);
+    XXL_CHECK (xxl_store_session_add (store, "s4", "olga", "c4", 30000) == 0);
+    XXL_CHECK (xxl_store_user_sessions_rm (store, "olga") == 1);
+    XXL_CHECK (xxl_store_session_rm (store, "s1") == 1 && xxl_store_session_rm (store, "s1") == 0);
+    //  A user removed takes its sessions along
+    XXL_CHECK (xxl_store_session_add (store, "s5", "alice", "c5", 30000) == 0);
+    XXL_CHECK (xxl_store_user_rm (store, "alice") == 1 && xxl_store_user_rm (store, "alice") == 0);
+    XXL_CHECK (xxl_store_session_find (store, "s5", 0, &user, &csrf, &seen) == 1);
+    XXL_CHECK (xxl_store_user_rm (store, "olga") == 1);
+    XXL_CHECK (xxl_store_commit (store) == 0);
+    xxl_enc_destroy (&enc);
+}
+
 //  Leases on the shares of the jobs (store methods version 3), through
 //  the interface only; gid: a group to add jobs to
 static void
@@ -1057,6 +1147,7 @@ main (void)
     XXL_CHECK (gid > 0);
     XXL_CHECK (xxl_store_group_add (store, &group) == -1);     //  unique appname
     s_test_leases (store, gid);
+    s_test_accounts (store);
     if (!xxl_test_pg)
         s_test_busy (store, path);
     else
@@ -1401,7 +1492,7 @@ main (void)
         ? "SELECT COUNT(*) FROM pg_indexes WHERE schemaname = current_schema ()"
           " AND indexname = 'xxl_job_log_job_time'"
         : "SELECT COUNT(*) FROM sqlite_master WHERE name = 'xxl_job_log_job_time'";
-    XXL_CHECK (xxl_store_schema_version (store) == 8);
+    XXL_CHECK (xxl_store_schema_version (store) == 9);
     XXL_CHECK (XXL_TEST_SCALAR (store, index_count, NULL) == 0);
     //  Migration 5: a planned instant has one row per shard index; a
     //  second plan of it (another agent count too) collides on shard 0
@@ -1431,6 +1522,10 @@ main (void)
                                " ON xxl_job_logglue (job_id, id)", NULL) >= 0);
     //  (and before schema 7's audit table)
     XXL_CHECK (XXL_TEST_EXEC (store, "DROP TABLE xxl_audit", NULL) >= 0);
+    //  (and before schema 9's users, tokens and sessions)
+    XXL_CHECK (XXL_TEST_EXEC (store, "DROP TABLE xxl_session", NULL) >= 0);
+    XXL_CHECK (XXL_TEST_EXEC (store, "DROP TABLE xxl_token", NULL) >= 0);
+    XXL_CHECK (XXL_TEST_EXEC (store, "DROP TABLE xxl_user", NULL) >= 0);
     //  (and before schema 8's leases: one pair of fired marks)
     XXL_CHECK (XXL_TEST_EXEC (store, "DROP TABLE xxl_lease", NULL) >= 0);
     XXL_CHECK (XXL_TEST_EXEC (store, "DROP TABLE xxl_node", NULL) >= 0);
@@ -1441,7 +1536,11 @@ main (void)
     XXL_CHECK (XXL_TEST_SCALAR (store, index_count, NULL) == 1);
     xxl_store_destroy (&store);
     store = xxl_store_new (path, err, sizeof err);
-    XXL_CHECK (store && xxl_store_schema_version (store) == 8);
+    XXL_CHECK (store && xxl_store_schema_version (store) == 9);
+    //  Migration 9: users, tokens and sessions, empty
+    XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_user", NULL) == 0);
+    XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_token", NULL) == 0);
+    XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_session", NULL) == 0);
     //  Migration 8: sixteen shares, nobody's, each with the store's fired marks
     XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_lease WHERE owner = ''"
                                 " AND epoch = 0 AND fired_until = 1234 AND fired_sent = 999",
