@@ -1,0 +1,421 @@
+#!/usr/bin/env python3
+"""test_http.py -- the REST api, sessions, errors, console files and metrics
+of a running scheduler (started by tests/test_http.sh, which exports HTTP1,
+HTTP2, ADMIN_TOKEN, VIEWER_TOKEN, OPERATOR_TOKEN and T).  Prints one line per
+check ("ok - ..." / "FAIL - ..."), then "done".  Waits poll; no fixed sleeps."""
+
+import http.client
+import json
+import os
+import socket
+import sys
+import time
+
+from prometheus_client.parser import text_string_to_metric_families
+
+H1 = os.environ["HTTP1"]
+H2 = os.environ["HTTP2"]
+ADMIN = os.environ["ADMIN_TOKEN"]
+VIEWER = os.environ["VIEWER_TOKEN"]
+OPERATOR = os.environ["OPERATOR_TOKEN"]
+FAILED = 0
+
+
+def check(what, cond, detail=""):
+    global FAILED
+    if cond:
+        print("ok - " + what)
+    else:
+        FAILED += 1
+        print("FAIL - %s %s" % (what, detail))
+    sys.stdout.flush()
+
+
+def req(method, path, body=None, token=None, cookie=None, csrf=None, host=H1, raw=None,
+        ctype="application/json", headers=None):
+    """(status, parsed JSON or text, response headers)"""
+    host_name, port = host.rsplit(":", 1)
+    conn = http.client.HTTPConnection(host_name, int(port), timeout=30)
+    hdrs = dict(headers or {})
+    if token:
+        hdrs["Authorization"] = "Bearer " + token
+    if cookie:
+        hdrs["Cookie"] = "xxl_session=" + cookie
+    if csrf:
+        hdrs["X-CSRF-Token"] = csrf
+    data = raw
+    if body is not None:
+        data = json.dumps(body).encode()
+    if data is not None and ctype:
+        hdrs["Content-Type"] = ctype
+    conn.request(method, path, body=data, headers=hdrs)
+    resp = conn.getresponse()
+    text = resp.read().decode("utf-8", "replace")
+    conn.close()
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = text
+    return resp.status, value, resp
+
+
+def api(method, path, body=None, token=ADMIN, **kw):
+    return req(method, "/api/v1/" + path, body, token=token, **kw)
+
+
+def wait(what, fn, seconds=20):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            if fn():
+                return True
+        except Exception:
+            pass
+        time.sleep(0.05)
+    return False
+
+
+def metrics(host=H1):
+    status, text, resp = req("GET", "/metrics", host=host)
+    assert status == 200
+    assert resp.getheader("Content-Type").startswith("text/plain; version=0.0.4")
+    out = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            key = (sample.name, tuple(sorted(sample.labels.items())))
+            out[key] = sample.value
+    return out
+
+
+def sample(m, name, **labels):
+    return m.get((name, tuple(sorted(labels.items()))), 0)
+
+
+# --- health, readiness, credentials -------------------------------------
+s, v, _ = req("GET", "/healthz")
+check("/healthz answers 200 ok", s == 200 and v.strip() == "ok", (s, v))
+check("/readyz answers 200 once past the warm-up",
+      wait("ready", lambda: req("GET", "/readyz")[0] == 200))
+s, v, _ = req("POST", "/healthz", raw=b"")
+check("/healthz refuses POST (405)", s == 405 and "error" in v, (s, v))
+s, v, _ = api("GET", "groups", token=None)
+check("no credentials: 401 with {error}", s == 401 and "error" in v, (s, v))
+s, v, _ = api("GET", "groups", token="xxl_" + "0" * 64)
+check("an unknown bearer token: 401", s == 401, (s, v))
+s, v, _ = api("GET", "ping")
+check("GET ping with the admin token", s == 200 and isinstance(v, dict), (s, v))
+
+# --- groups -------------------------------------------------------------
+s, v, _ = api("POST", "groups", {"appname": "http-app", "title": "HTTP app"})
+check("POST groups: 201 {id}", s == 201 and v.get("id", 0) > 0, (s, v))
+GID = v.get("id")
+s, v, _ = api("POST", "groups", {"appname": "other-app"})
+check("POST groups (a second app)", s == 201, (s, v))
+OTHER_GID = v.get("id")
+s, v, _ = api("POST", "groups", {"appname": "http-app"})
+check("POST groups of a taken app name: 409", s == 409 and "error" in v, (s, v))
+s, v, _ = api("POST", "groups", {"appname": "tricky", "t": "GROUP_RM", "id": 1, "v": 9})
+check("a body's t, id and v do not reach the envelope", s == 201 and
+      api("GET", "groups/tricky")[0] == 200, (s, v))
+api("DELETE", "groups/tricky")
+s, v, _ = api("GET", "groups")
+check("GET groups lists both", s == 200 and {g["appname"] for g in v["groups"]} >= {"http-app", "other-app"}, (s, v))
+s, v, _ = api("GET", "groups/http-app")
+check("GET groups/{app name}", s == 200 and v.get("appname") == "http-app" and "registryList" in v, (s, v))
+s, v, _ = api("GET", "groups/%d" % GID)
+check("GET groups/{id}", s == 200 and v.get("id") == GID, (s, v))
+s, v, _ = api("PUT", "groups/%d" % GID, {"title": "renamed"})
+check("PUT groups/{id}", s == 200 and v.get("id") == GID, (s, v))
+s, v, _ = api("GET", "groups/no-such-app")
+check("GET an unknown group: 404", s == 404 and "error" in v, (s, v))
+
+# --- jobs ---------------------------------------------------------------
+s, v, _ = api("POST", "jobs", {"jobGroup": GID, "executorHandler": "demoJobHandler",
+                               "jobDesc": "rest job", "author": "ci", "executorParam": "p"})
+check("POST jobs (jobGroup as an id number): 201 {id}", s == 201 and v.get("id", 0) > 0, (s, v))
+JOB = v.get("id")
+s, v, _ = api("POST", "jobs", {"jobGroup": "other-app", "executorHandler": "demoJobHandler",
+                               "jobDesc": "other"})
+OTHER_JOB = v.get("id")
+check("POST jobs (jobGroup as an app name)", s == 201, (s, v))
+s, v, _ = api("POST", "jobs", {"jobGroup": GID, "scheduleType": "CRON",
+                               "scheduleConf": "0 0 3 * * ?", "executorHandler": "demoJobHandler"})
+CRON_JOB = v.get("id")
+check("POST jobs with a cron schedule", s == 201, (s, v))
+s, v, _ = api("POST", "jobs", {"jobGroup": GID, "executorHandler": "x", "scheduleType": "NOPE"})
+check("POST jobs with a bad field: 400 with the api's text", s == 400 and "schedule type" in v["error"], (s, v))
+s, v, _ = api("GET", "jobs?group=http-app&limit=2&offset=0&unknownKey=1")
+check("GET jobs with paging (unknown query keys ignored)",
+      s == 200 and len(v["jobs"]) == 2 and v["total"] == 2 and v["truncated"] is False, (s, v))
+s, v, _ = api("GET", "jobs?jobDesc=rest")
+check("GET jobs filtered by jobDesc", s == 200 and [j["id"] for j in v["jobs"]] == [JOB], (s, v))
+s, v, _ = api("GET", "jobs?limit=abc")
+check("a bad query integer: 400", s == 400 and "limit" in v["error"], (s, v))
+s, v, _ = api("GET", "jobs?limit=0")
+check("an out-of-range query integer: 400 with the api's text", s == 400 and "limit" in v["error"], (s, v))
+s, v, _ = api("GET", "jobs/%d" % JOB)
+check("GET jobs/{id}", s == 200 and v.get("id") == JOB and v.get("executorHandler") == "demoJobHandler", (s, v))
+s, v, _ = api("GET", "jobs/999999")
+check("GET an unknown job: 404", s == 404, (s, v))
+s, v, _ = api("GET", "jobs/abc")
+check("GET jobs/abc: 400", s == 400, (s, v))
+s, v, _ = api("PUT", "jobs/%d" % JOB, {"jobDesc": "rest job 2"})
+check("PUT jobs/{id}", s == 200 and v.get("id") == JOB, (s, v))
+check("the change shows", api("GET", "jobs/%d" % JOB)[1].get("jobDesc") == "rest job 2")
+s, v, _ = api("POST", "jobs/%d/copy" % JOB, {"jobDesc": "copy"})
+check("POST jobs/{id}/copy: 201 {id}", s == 201 and v.get("id", 0) > JOB, (s, v))
+COPY = v.get("id")
+s, v, _ = api("POST", "jobs/%d/start" % CRON_JOB)
+check("POST jobs/{id}/start", s == 200 and v.get("id") == CRON_JOB, (s, v))
+s, v, _ = api("POST", "jobs/%d/stop" % CRON_JOB)
+check("POST jobs/{id}/stop", s == 200, (s, v))
+s, v, _ = api("GET", "jobs/%d/next?count=3" % CRON_JOB)
+check("GET jobs/{id}/next?count=3", s == 200 and len(v.get("next", [])) == 3, (s, v))
+s, v, _ = api("DELETE", "jobs/%d" % COPY)
+check("DELETE jobs/{id}: {id, deletedLogs}", s == 200 and v.get("id") == COPY and "deletedLogs" in v, (s, v))
+
+# --- a run, its log, metrics that move ----------------------------------
+before = metrics()
+s, v, _ = api("POST", "jobs/%d/trigger" % JOB, {"executorParam": "from rest"})
+check("POST jobs/{id}/trigger: {logIds}", s == 200 and len(v.get("logIds", [])) == 1, (s, v))
+LOG = v["logIds"][0]
+check("the run finishes 200",
+      wait("run", lambda: api("GET", "logs/%d" % LOG)[1].get("handleCode") == 200))
+s, v, _ = api("GET", "logs/%d" % LOG)
+check("GET logs/{id}: the log object", s == 200 and v.get("jobId") == JOB and v.get("executorParam") == "from rest", (s, v))
+s, v, _ = api("GET", "logs?jobId=%d&logStatus=1&limit=10" % JOB)
+check("GET logs filtered by job and status", s == 200 and [l["id"] for l in v["logs"]] == [LOG], (s, v))
+s, v, _ = api("GET", "logs?triggerTimeFrom=1&triggerTimeTo=2")
+check("GET logs filtered by time (none then)", s == 200 and v["logs"] == [], (s, v))
+s, v, _ = api("GET", "logs/%d/cat?from=1" % LOG)
+check("GET logs/{id}/cat?from=1", s == 200 and "logContent" in v and v.get("fromLineNum") == 1, (s, v))
+s, v, _ = api("POST", "logs/%d/kill" % LOG)
+check("POST logs/{id}/kill of a finished run: the api's 409", s == 409 and "not running" in v["error"], (s, v))
+check("/metrics: runs by code 200 moved",
+      wait("runs", lambda: sample(metrics(), "xxl_runs_total", code="200") >= sample(before, "xxl_runs_total", code="200") + 1))
+after = metrics()
+check("/metrics: MANUAL triggers moved",
+      sample(after, "xxl_triggers_total", type="MANUAL") >= sample(before, "xxl_triggers_total", type="MANUAL") + 1)
+check("/metrics: the trigger-to-start histogram counted the run",
+      sample(after, "xxl_trigger_start_seconds_count") >= sample(before, "xxl_trigger_start_seconds_count") + 1)
+check("/metrics: commit times are a histogram with +Inf",
+      sample(after, "xxl_store_commit_seconds_bucket", le="+Inf") == sample(after, "xxl_store_commit_seconds_count") > 0)
+check("/metrics: one agent connected", sample(after, "xxl_agents_connected") == 1)
+check("/metrics: the queues' depths", ("xxl_queue_depth", (("queue", "pool_fast"),)) in after)
+check("/metrics: fire lateness present", ("xxl_fire_lateness_seconds_count", ()) in after)
+if os.environ.get("XXL_STORE") != "pg":
+    check("/metrics: the WAL's size (SQLite)", sample(after, "xxl_store_wal_bytes") >= 0
+          and ("xxl_store_wal_bytes", ()) in after)
+
+# --- glue ---------------------------------------------------------------
+s, v, _ = api("POST", "jobs", {"jobGroup": GID, "glueType": "GLUE_SHELL", "glueSource": "echo one",
+                               "glueRemark": "v1"})
+GLUE = v.get("id")
+api("PUT", "jobs/%d" % GLUE, {"glueSource": "echo two", "glueRemark": "v2"})
+s, v, _ = api("GET", "jobs/%d/glue?limit=10" % GLUE)
+check("GET jobs/{id}/glue: versions newest first", s == 200 and [g["version"] for g in v["glues"]] == [2, 1], (s, v))
+s, v, _ = api("GET", "jobs/%d/glue/latest" % GLUE)
+check("GET jobs/{id}/glue/latest", s == 200 and v.get("glueSource") == "echo two", (s, v))
+s, v, _ = api("GET", "jobs/%d/glue/1" % GLUE)
+check("GET jobs/{id}/glue/1", s == 200 and v.get("glueSource") == "echo one", (s, v))
+s, v, _ = api("POST", "jobs/%d/glue/1/rollback" % GLUE)
+check("POST jobs/{id}/glue/1/rollback: {id, version}", s == 200 and v.get("version") == 3, (s, v))
+check("the job's source is version 1's again", api("GET", "jobs/%d" % GLUE)[1].get("glueSource") == "echo one")
+
+s, v, _ = api("POST", "jobs", {"jobGroup": GID, "glueType": "GLUE_SHELL",
+                               "glueSource": "printf 'left \\377\\376 right\\n'"})
+BYTES_JOB = v.get("id")
+s, v, _ = api("POST", "jobs/%d/trigger" % BYTES_JOB)
+BYTES_LOG = (v.get("logIds") or [0])[0]
+check("a run that logs bytes that are not UTF-8 finishes",
+      wait("bytes", lambda: api("GET", "logs/%d" % BYTES_LOG)[1].get("handleCode") == 200))
+s, v, _ = api("GET", "logs/%d/cat" % BYTES_LOG)
+check("its log reads as JSON, each bad byte U+FFFD", s == 200 and "left \ufffd\ufffd right" in v.get("logContent", ""),
+      (s, v))
+
+# --- status reads, cron -------------------------------------------------
+s, v, _ = api("GET", "agents")
+check("GET agents", s == 200 and any(a.get("address") == "h1" for a in v["agents"]), (s, v))
+s, v, _ = api("GET", "report")
+check("GET report (days for charts)", s == 200 and "days" in v and "successRate" in v, (s, v))
+s, v, _ = api("GET", "audit?limit=5")
+check("GET audit", s == 200 and len(v["audit"]) == 5 and "truncated" in v, (s, v))
+s, v, _ = api("GET", "cron/next?expr=0%200%203%20*%20*%20%3F&n=3&tz=Asia/Shanghai&from=0")
+check("GET cron/next?expr&n&tz&from", s == 200 and len(v["next"]) == 3 and v["next"][0] > 0, (s, v))
+s, v, _ = api("GET", "cron/next?expr=0%200%203%20*%20*%20%3F", token=None)
+check("GET cron/next without credentials: 401", s == 401, (s, v))
+s, v, _ = api("GET", "cron/next?expr=0%200%203%20*%20*%20%3F&n=2", token=VIEWER)
+check("GET cron/next as a viewer", s == 200 and len(v["next"]) == 2, (s, v))
+s, v, _ = api("GET", "cron/next?expr=bogus")
+check("GET cron/next with a bad expression: 400 with the reason", s == 400 and v["error"], (s, v))
+s, v, _ = api("GET", "cron/next?expr=*%20*%20*%20*%20*%20%3F&n=101")
+check("GET cron/next n over 100: 400", s == 400, (s, v))
+s, v, _ = api("POST", "logs/clear", {"jobId": JOB, "all": True})
+check("POST logs/clear", s == 200 and v.get("deleted", -1) >= 1, (s, v))
+
+# --- roles --------------------------------------------------------------
+s, v, _ = api("GET", "jobs", token=VIEWER)
+check("viewer: GET jobs allowed", s == 200, (s, v))
+s, v, _ = api("POST", "jobs/%d/trigger" % JOB, token=VIEWER)
+check("viewer: trigger refused 403", s == 403 and "viewer" in v["error"], (s, v))
+s, v, _ = api("GET", "audit", token=VIEWER)
+check("viewer: audit refused 403", s == 403, (s, v))
+s, v, _ = api("POST", "jobs/%d/trigger" % JOB, token=OPERATOR)
+check("operator of http-app: trigger of its app's job allowed", s == 200 and v.get("logIds"), (s, v))
+OP_LOG = (v.get("logIds") or [0])[0]
+s, v, _ = api("GET", "logs/%d" % OP_LOG)
+check("the run's triggerMsg names the REST caller (its audit record)",
+      "token:ci-op" in v.get("triggerMsg", ""), (s, v))
+s, v, _ = api("POST", "jobs/%d/trigger" % OTHER_JOB, token=OPERATOR)
+check("operator of http-app: trigger of other-app's job refused 403", s == 403 and "other-app" in v["error"], (s, v))
+s, v, _ = api("POST", "jobs/%d/start" % CRON_JOB, token=OPERATOR)
+check("operator: start of its app's job allowed", s == 200, (s, v))
+api("POST", "jobs/%d/stop" % CRON_JOB, token=OPERATOR)
+s, v, _ = api("POST", "jobs", {"jobGroup": GID, "executorHandler": "x"}, token=OPERATOR)
+check("operator: POST jobs refused 403", s == 403, (s, v))
+s, v, _ = api("GET", "users", token=OPERATOR)
+check("operator: GET users refused 403", s == 403, (s, v))
+s, v, _ = api("POST", "tokens", {"name": "t", "role": "admin"}, token=OPERATOR)
+check("operator: POST tokens refused 403", s == 403, (s, v))
+
+# --- users and tokens over REST -----------------------------------------
+s, v, _ = api("POST", "users", {"username": "vic", "password": "vic-pass-123", "role": "viewer",
+                                "apps": []})
+check("POST users: 201 {username}", s == 201 and v.get("username") == "vic", (s, v))
+s, v, _ = api("POST", "users", {"username": "vic", "password": "vic-pass-123", "role": "viewer"})
+check("POST users again: 409", s == 409, (s, v))
+s, v, _ = api("POST", "users", {"username": "x", "password": "short", "role": "viewer"})
+check("POST users with a short password: 400", s == 400, (s, v))
+s, v, _ = api("PUT", "users/vic", {"role": "operator", "apps": ["http-app", "other-app"]})
+check("PUT users/{name}", s == 200 and v.get("username") == "vic", (s, v))
+s, v, _ = api("GET", "users")
+vic = [u for u in v.get("users", []) if u["username"] == "vic"]
+check("GET users: apps as a list, no password",
+      s == 200 and vic and vic[0]["apps"] == ["http-app", "other-app"] and vic[0]["role"] == "operator"
+      and "password" not in vic[0] and "addTime" in vic[0], (s, v))
+s, v, _ = api("PUT", "users/nobody", {"role": "viewer"})
+check("PUT an unknown user: 404", s == 404, (s, v))
+s, v, _ = api("POST", "tokens", {"name": "rest-t", "role": "viewer", "apps": []})
+check("POST tokens: 201 {name, token}", s == 201 and v.get("token", "").startswith("xxl_"), (s, v))
+NEW_TOKEN = v.get("token", "")
+check("the new token works", api("GET", "ping", token=NEW_TOKEN)[0] == 200)
+s, v, _ = api("GET", "tokens")
+check("GET tokens: never the token", s == 200 and "rest-t" in [t["name"] for t in v["tokens"]]
+      and NEW_TOKEN not in json.dumps(v), (s, v))
+s, v, _ = api("DELETE", "tokens/rest-t")
+check("DELETE tokens/{name}", s == 200 and v.get("name") == "rest-t", (s, v))
+check("the removed token gets 401", api("GET", "ping", token=NEW_TOKEN)[0] == 401)
+s, v, _ = api("DELETE", "users/vic")
+check("DELETE users/{name}", s == 200, (s, v))
+
+# --- sessions, CSRF, password -------------------------------------------
+s, v, _ = api("POST", "login", {"username": "alice", "password": "wrong-password"}, token=None)
+check("login with a wrong password: 401", s == 401 and v.get("error") == "wrong user name or password", (s, v))
+s, v, _ = api("POST", "login", {"username": "nobody", "password": "wrong-password"}, token=None)
+check("login of an unknown user: the same 401", s == 401 and v.get("error") == "wrong user name or password", (s, v))
+s, v, resp = api("POST", "login", {"username": "alice", "password": "alice-pass-1"}, token=None)
+cookie_header = resp.getheader("Set-Cookie") or ""
+check("login: 200 {username, role, apps, csrf}", s == 200 and v.get("username") == "alice"
+      and v.get("role") == "admin" and v.get("apps") == [] and len(v.get("csrf", "")) == 64, (s, v))
+check("the cookie is HttpOnly, SameSite=Strict, Path=/",
+      "HttpOnly" in cookie_header and "SameSite=Strict" in cookie_header and "Path=/" in cookie_header, cookie_header)
+SID = cookie_header.split(";")[0].split("=", 1)[1] if "=" in cookie_header else ""
+CSRF = v.get("csrf", "")
+s, v, _ = api("GET", "me", token=None, cookie=SID)
+check("GET me with the session", s == 200 and v.get("username") == "alice" and v.get("csrf") == CSRF, (s, v))
+s, v, _ = api("GET", "me", token=None)
+check("GET me without one: 401", s == 401, (s, v))
+s, v, _ = api("GET", "jobs", token=None, cookie=SID)
+check("a session reads without CSRF", s == 200, (s, v))
+s, v, _ = api("POST", "jobs/%d/start" % JOB, token=None, cookie=SID)
+check("a session's change without X-CSRF-Token: 403", s == 403 and "CSRF" in v["error"], (s, v))
+s, v, _ = api("POST", "jobs/%d/start" % JOB, token=None, cookie=SID, csrf="0" * 64)
+check("with a wrong X-CSRF-Token: 403", s == 403, (s, v))
+s, v, _ = api("POST", "jobs/%d/start" % CRON_JOB, token=None, cookie=SID, csrf=CSRF)
+check("with the session's X-CSRF-Token: allowed", s == 200, (s, v))
+api("POST", "jobs/%d/stop" % CRON_JOB, token=None, cookie=SID, csrf=CSRF)
+s, v, _ = api("GET", "me", token=None, cookie=SID, host=H2)
+check("the session holds on the second scheduler of the store", s == 200 and v.get("username") == "alice", (s, v))
+s, v, _ = api("PUT", "me/password", {"oldPassword": "nope-nope", "newPassword": "alice-pass-2"},
+              token=None, cookie=SID, csrf=CSRF)
+check("a password change with a wrong old password: 403", s == 403, (s, v))
+s, v, _ = api("PUT", "me/password", {"oldPassword": "alice-pass-1", "newPassword": "alice-pass-2"},
+              token=None, cookie=SID)
+check("a password change without CSRF: 403", s == 403, (s, v))
+s, v, _ = api("PUT", "me/password", {"oldPassword": "alice-pass-1", "newPassword": "alice-pass-2"},
+              token=None, cookie=SID, csrf=CSRF)
+check("a password change: 200", s == 200, (s, v))
+check("the old password no longer logs in",
+      api("POST", "login", {"username": "alice", "password": "alice-pass-1"}, token=None)[0] == 401)
+s, v, resp2 = api("POST", "login", {"username": "alice", "password": "alice-pass-2"}, token=None, host=H2)
+check("the new one does (on the second scheduler)", s == 200, (s, v))
+s, v, resp = api("POST", "logout", token=None, cookie=SID)
+check("logout without CSRF: 403", s == 403, (s, v))
+s, v, resp = api("POST", "logout", token=None, cookie=SID, csrf=CSRF)
+check("logout: 200 {} and the cookie cleared", s == 200 and v == {}
+      and "Max-Age=0" in (resp.getheader("Set-Cookie") or ""), (s, v))
+s, v, _ = api("GET", "me", token=None, cookie=SID)
+check("the session is over: 401", s == 401, (s, v))
+s, v, _ = api("GET", "me", token=None, cookie=SID, host=H2)
+check("on both schedulers", s == 401, (s, v))
+s, v, _ = api("GET", "me", token=ADMIN)
+check("GET me with a token: its name and role", s == 200 and v.get("username") == "ci-admin"
+      and v.get("kind") == "token" and "csrf" not in v, (s, v))
+
+# --- bad requests -------------------------------------------------------
+s, v, _ = req("POST", "/api/v1/groups", token=ADMIN, raw=b'{"appname": "x",')
+check("malformed JSON: 400", s == 400 and "JSON" in v["error"], (s, v))
+s, v, _ = req("POST", "/api/v1/groups", token=ADMIN, raw=b'[1, 2]')
+check("a body that is not an object: 400", s == 400, (s, v))
+s, v, _ = req("POST", "/api/v1/groups", token=ADMIN, raw=b'appname=x', ctype="application/x-www-form-urlencoded")
+check("a body that is not JSON (content type): 415", s == 415, (s, v))
+s, v, _ = req("POST", "/api/v1/groups", token=ADMIN, raw=b'{"appname": "big", "title": "' + b"x" * 70000 + b'"}')
+check("a body over http/max_body: 413", s == 413 and "limit" in v["error"], (s, v))
+s, v, _ = req("POST", "/api/v1/jobs", token=ADMIN, raw=b'{"jobGroup": "http-app", "executorHandler": "demoJobHandler", "jobDesc": "' + b"x" * 60000 + b'"}')
+check("one under it is accepted", s == 201, (s, v))
+s, v, _ = api("GET", "nope")
+check("an unknown path: 404 {error}", s == 404 and "error" in v, (s, v))
+s, v, _ = api("GET", "jobs/1/nope")
+check("an unknown sub-path: 404", s == 404, (s, v))
+s, v, _ = api("DELETE", "ping")
+check("a wrong method: 405 {error}", s == 405 and "error" in v, (s, v))
+s, v, _ = api("PATCH", "jobs/%d" % JOB, {})
+check("PATCH: 405", s == 405, (s, v))
+s, v, _ = api("GET", "groups", token=None, cookie="not-a-session")
+check("a made-up session cookie: 401", s == 401, (s, v))
+s, v, _ = api("DELETE", "groups/%d" % OTHER_GID)
+check("DELETE a group that has jobs: 409", s == 409, (s, v))
+api("DELETE", "jobs/%d" % OTHER_JOB)
+s, v, _ = api("DELETE", "groups/%d" % OTHER_GID)
+check("DELETE groups/{id} once empty", s == 200 and v.get("id") == OTHER_GID, (s, v))
+
+# --- the console's files ------------------------------------------------
+s, v, resp = req("GET", "/")
+check("GET / serves the console's index.html", s == 200 and "xxl console" in v
+      and resp.getheader("Content-Type").startswith("text/html"), (s, v))
+s, v, resp = req("GET", "/assets/app.js")
+check("GET /assets/app.js with its type", s == 200 and "console.log" in v
+      and resp.getheader("Content-Type").startswith("text/javascript"), (s, v))
+s, v, _ = req("GET", "/jobs/12/edit")
+check("a console route with no file serves index.html", s == 200 and "xxl console" in v, (s, v))
+s, v, _ = req("GET", "/.hidden")
+check("hidden files are not served", s == 404, (s, v))
+host_name, port = H1.rsplit(":", 1)
+raw = socket.create_connection((host_name, int(port)), timeout=10)
+raw.sendall(b"GET /../outside.txt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+got = b""
+while True:
+    chunk = raw.recv(65536)
+    if not chunk:
+        break
+    got += chunk
+raw.close()
+check("a path out of the console's folder is not served", b"outside" not in got, got[:200])
+s, v, _ = req("POST", "/", raw=b"")
+check("POST to a console path: 405", s == 405, (s, v))
+s, v, _ = req("POST", "/%FF%FE", raw=b"")
+check("an answer quoting a path that is not UTF-8 is still JSON", s == 405 and "\ufffd" in v.get("error", ""),
+      (s, v))
+
+print("done")
+sys.exit(0)
