@@ -1,0 +1,216 @@
+// Drives the xxl web console in headless Chromium (playwright-core, the
+// system's chromium): the steps of tests/test_console.sh, each checked on
+// the page's content, a screenshot after each in $SHOTS.
+// Environment: XXL_URL (the console), XXL_USER, XXL_PASSWORD, XXL_APP (the
+// group the job goes in), SHOTS (folder), CHROMIUM (the browser binary),
+// XXL_MARK (a text unique to this run).  Prints "ok - …" / "FAIL - …" and
+// "N passed, M failed"; exits 1 on any failure.
+import { chromium } from 'playwright-core'
+import fs from 'node:fs'
+import path from 'node:path'
+
+const env = (k, d) => process.env[k] || d
+const URL = env('XXL_URL'), USER = env('XXL_USER', 'admin'), PASSWORD = env('XXL_PASSWORD')
+const APP = env('XXL_APP', 'demo'), SHOTS = env('SHOTS', 'console-shots'), MARK = env('XXL_MARK', 'm' + process.pid)
+const WAIT = 30000
+let passed = 0, failed = 0, shot = 0
+fs.mkdirSync(SHOTS, { recursive: true })
+
+function check(what, ok, detail) {
+  if (ok) { passed++; console.log('ok - ' + what) } else { failed++; console.log('FAIL - ' + what + (detail ? ': ' + detail : '')) }
+  return ok
+}
+// step(what, fn): fn throws on failure (a wait that timed out, a missing element)
+// Once one fails, the rest are reported as not run (each builds on the last)
+async function step(what, fn) {
+  if (failed) return check(what, false, 'not run: an earlier step failed')
+  try { await fn(); return check(what, true) } catch (e) { return check(what, false, String(e.message || e).split('\n')[0]) }
+}
+async function snap(page, name) {
+  shot++
+  await page.screenshot({ path: path.join(SHOTS, `${String(shot).padStart(2, '0')}-${name}.png`), fullPage: true }).catch(() => {})
+}
+const until = async (fn, what) => {
+  const end = Date.now() + WAIT
+  for (;;) {
+    const v = await fn()
+    if (v) return v
+    if (Date.now() > end) throw new Error('timed out waiting for ' + what)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+const browser = await chromium.launch({
+  executablePath: env('CHROMIUM', '/usr/bin/chromium'),
+  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+})
+const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, locale: 'en-US' })
+const page = await context.newPage()
+const problems = []
+page.on('pageerror', (e) => problems.push('page error: ' + e.message))
+page.on('console', (m) => { if (m.type() === 'error' && /Content.Security.Policy|Refused to/i.test(m.text())) problems.push('console: ' + m.text()) })
+page.on('dialog', (d) => d.accept())
+page.setDefaultTimeout(WAIT)
+
+let jobId = 0
+let logId = 0
+try {
+  await step('the console loads and shows the login form', async () => {
+    await page.goto(URL)
+    await page.locator('[data-test=login-form]').waitFor()
+  })
+  await snap(page, 'login')
+
+  await step('a wrong password is refused with the server\'s text', async () => {
+    await page.fill('input[name=username]', USER)
+    await page.fill('input[name=password]', PASSWORD + 'x')
+    await page.click('[data-test=login-form] button[type=submit]')
+    const text = await page.locator('[data-test=login-error]').innerText()
+    if (!/wrong user name or password/.test(text)) throw new Error('error shown: ' + text)
+  })
+  await snap(page, 'login-refused')
+
+  await step('the right password signs in: the dashboard shows the report', async () => {
+    await page.fill('input[name=password]', PASSWORD)
+    await page.click('[data-test=login-form] button[type=submit]')
+    await page.locator('[data-test=report]').waitFor()
+    const who = await page.locator('[data-test=who]').innerText()
+    if (!who.includes(USER) || !who.includes('admin')) throw new Error('top bar says ' + who)
+    const agents = Number(await page.locator('[data-test=agent-count]').innerText())
+    if (!(agents >= 1)) throw new Error('agent count ' + agents)
+    await page.locator('[data-test=chart-days]').waitFor()
+  })
+  await snap(page, 'dashboard')
+
+  const desc = 'console job ' + MARK
+  await step('add a GLUE_SHELL job: the form previews the next fire times in the job\'s zone', async () => {
+    await page.click('[data-nav=jobs]')
+    await page.click('[data-test=job-add]')
+    const form = page.locator('[data-test=job-form]')
+    await form.waitFor()
+    const opt = await form.locator('select[name=jobGroup] option', { hasText: `(${APP})` }).getAttribute('value')
+    await form.locator('select[name=jobGroup]').selectOption(opt)
+    await form.locator('input[name=jobDesc]').fill(desc)
+    await form.locator('input[name=author]').fill('console-test')
+    await form.locator('select[name=scheduleType]').selectOption('CRON')
+    await form.locator('input[name=scheduleConf]').fill('0 30 3 * * ?')
+    await form.locator('input[name=timezone]').fill('Asia/Shanghai')
+    // five times, each 03:30:00 in Shanghai (UTC+8): the scheduler's answer shown in the zone
+    await until(async () => {
+      const items = await page.locator('[data-test=cron-preview] li').allInnerTexts()
+      return items.length === 5 && items.every((x) => / 03:30:00 GMT\+8$/.test(x))
+    }, 'five 03:30:00 GMT+8 fire times')
+    await form.locator('select[name=glueType]').selectOption('GLUE_SHELL')
+    await form.locator('textarea[name=glueSource]').fill(`#!/bin/bash\necho "${MARK}-v1 param=$1"\n`)
+    await form.locator('input[name=glueRemark]').fill('first version')
+  })
+  await snap(page, 'job-form')
+
+  await step('a bad cron is shown with the scheduler\'s reason, and the job saves with a good one', async () => {
+    const form = page.locator('[data-test=job-form]')
+    await form.locator('input[name=scheduleConf]').fill('0 99 3 * * ?')
+    await page.locator('[data-test=cron-error]').waitFor()
+    await form.locator('input[name=scheduleConf]').fill('0 30 3 * * ?')
+    await until(async () => (await page.locator('[data-test=cron-preview] li').count()) === 5, 'the preview back')
+    await page.click('[data-test=job-save]')
+    await page.locator('[data-test=job-form]').waitFor({ state: 'detached' })
+    const row = page.locator('[data-test=jobs] tr', { hasText: desc })
+    await row.waitFor()
+    jobId = Number(await row.getAttribute('data-job'))
+    if (!(jobId > 0)) throw new Error('no job id in the row')
+    const text = await row.innerText()
+    if (!/GLUE_SHELL/.test(text) || !/Asia\/Shanghai/.test(text)) throw new Error('row: ' + text)
+  })
+  await snap(page, 'jobs')
+  console.log('# job ' + jobId)
+
+  await step('trigger the job with a parameter: the log view tails its run log to the end', async () => {
+    const row = page.locator(`[data-test=jobs] tr[data-job="${jobId}"]`)
+    await row.locator('[data-act=trigger]').click()
+    await page.locator('[data-test=trigger-form] textarea[name=executorParam]').fill('from-console')
+    await page.click('[data-test=trigger-go]')
+    await page.waitForURL(/#\/logs\/\d+$/)
+    logId = Number(page.url().match(/#\/logs\/(\d+)$/)[1])
+    await until(async () => (await page.locator('[data-test=tail]').innerText()).includes(`${MARK}-v1 param=from-console`), 'the script\'s line in the tail')
+    await until(async () => /end of log/.test(await page.locator('[data-test=tail-state]').innerText()), 'the end of the log')
+    await until(async () => (await page.locator('[data-test=handle-code]').innerText()).trim() === '200', 'handleCode 200')
+  })
+  await snap(page, 'log-tail')
+  console.log('# log ' + logId)
+
+  await step('the run is listed in the run logs filtered by its job, and not under another status', async () => {
+    await page.goto(`${URL.replace(/\/$/, '')}/#/logs?jobId=${jobId}`)
+    await page.locator(`[data-test=logs] tr[data-log="${logId}"]`).waitFor()
+    await page.locator('select[name=logStatus]').selectOption('2')
+    await page.locator(`[data-test=logs] tr[data-log="${logId}"]`).waitFor({ state: 'detached' })
+    await page.locator('select[name=logStatus]').selectOption('1')
+    await page.locator(`[data-test=logs] tr[data-log="${logId}"]`).waitFor()
+  })
+  await snap(page, 'logs')
+
+  const editor = () => page.locator('[data-test=glue-editor] .cm-content')
+  await step('the GLUE IDE shows version 1 highlighted as shell; an edit saves version 2', async () => {
+    await page.goto(`${URL.replace(/\/$/, '')}/#/jobs/${jobId}/glue`)
+    await until(async () => (await editor().innerText()).includes(`${MARK}-v1`), 'version 1 in the editor')
+    await page.locator('[data-test=glue-versions] tr[data-version="1"]').waitFor()
+    if ((await page.locator('[data-test=glue-editor] .cm-line span').count()) === 0) throw new Error('no highlighted tokens')
+    await editor().click()
+    await page.keyboard.press('Control+A')
+    await page.keyboard.type(`echo ${MARK}-v2\n`)
+    await page.fill('input[name=glueRemark]', 'second version')
+    await page.click('[data-test=glue-save]')
+    await page.locator('[data-test=glue-versions] tr[data-version="2"]').waitFor()
+    const text = await editor().innerText()
+    if (!text.includes(`${MARK}-v2`) || text.includes(`${MARK}-v1`)) throw new Error('editor: ' + text)
+  })
+  await snap(page, 'glue-v2')
+
+  await step('the diff of versions 1 and 2 shows both sources with the change marked', async () => {
+    await page.locator('[data-test=glue-versions] tr[data-version="1"] [data-act=diff]').click()
+    const diff = page.locator('[data-test=diff]')
+    await until(async () => {
+      const t = await diff.innerText().catch(() => '')
+      return t.includes(`${MARK}-v1`) && t.includes(`${MARK}-v2`)
+    }, 'both versions in the diff')
+    if ((await diff.locator('.cm-changedLine, .cm-changedText, .cm-deletedChunk').count()) === 0) throw new Error('no change marked')
+  })
+  await snap(page, 'glue-diff')
+  if (!failed) await page.locator('.modal .close').click()
+
+  await step('roll back to version 1: version 3 "rollback to version 1" and the source back', async () => {
+    await page.locator('[data-test=glue-versions] tr[data-version="1"] [data-act=rollback]').click()
+    const v3 = page.locator('[data-test=glue-versions] tr[data-version="3"]')
+    await v3.waitFor()
+    if (!/rollback to version 1/.test(await v3.innerText())) throw new Error('v3: ' + await v3.innerText())
+    await until(async () => {
+      const t = await editor().innerText()
+      return t.includes(`${MARK}-v1 param=$1`) && !t.includes(`${MARK}-v2`)
+    }, 'version 1\'s source in the editor')
+  })
+  await snap(page, 'glue-rollback')
+
+  await step('switch to Chinese: Chinese labels, kept after a reload', async () => {
+    await page.click('[data-test=lang]')
+    await page.locator('[data-nav=jobs]', { hasText: '任务管理' }).waitFor()
+    await page.reload()
+    await page.locator('[data-nav=logs]', { hasText: '调度日志' }).waitFor()
+    await page.click('[data-nav=dashboard]')
+    await page.locator('.stat span', { hasText: '任务数量' }).waitFor()
+    if ((await page.evaluate(() => document.documentElement.lang)) !== 'zh-CN') throw new Error('html lang is not zh-CN')
+  })
+  await snap(page, 'chinese')
+
+  await step('sign out: back at the login form, and the api answers 401 without the session', async () => {
+    await page.click('[data-test=logout]')
+    await page.locator('[data-test=login-form]').waitFor()
+    const status = await page.evaluate(async () => (await fetch('api/v1/me')).status)
+    if (status !== 401) throw new Error('GET /api/v1/me after sign-out: ' + status)
+  })
+  await snap(page, 'signed-out')
+} finally {
+  await snap(page, 'last')
+  check('no page errors and no Content-Security-Policy refusals', problems.length === 0, problems.join(' | '))
+  await browser.close()
+}
+console.log(`${passed} passed, ${failed} failed`)
+process.exit(failed ? 1 : 0)
