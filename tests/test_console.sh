@@ -48,11 +48,15 @@ start_http_scheduler () {
     done
     return 1
 }
-check "scheduler serves HTTP" start_http_scheduler
+if ! start_http_scheduler; then
+    check "the scheduler serves HTTP (--http, --console)" false
+    exit 1
+fi
 URL="http://127.0.0.1:$HTTP_PORT/"
-check "the console's index.html is served at /" bash -c "curl -sf '$URL' | grep -q 'assets/index-'"
+curl -sf "$URL" >"$T/index.html"
+check "the console's index.html is served at /" grep -q 'assets/index-' "$T/index.html"
 check "its scripts come from files (no inline script, for script-src 'self')" \
-    bash -c "! curl -sf '$URL' | grep -Eq '<script( [^>]*)?>[^<]'"
+    bash -c "grep -q '<script' '$T/index.html' && ! grep -Eq '<script( [^>]*)?>[^<]' '$T/index.html'"
 
 APP=console-app
 ctl group add "$APP" --title "Console test" >/dev/null
@@ -63,8 +67,13 @@ PASSWORD="pw-$RANDOM-$RANDOM"
 check "xxl-ctl user add makes the admin" bash -c \
     "printf '%s\n' '$PASSWORD' | '$CTL' --api '$API' user add console-admin --role admin --password-stdin >/dev/null"
 
+VPASSWORD="pw-$RANDOM-$RANDOM"
+check "xxl-ctl user add makes a viewer" bash -c \
+    "printf '%s\n' '$VPASSWORD' | '$CTL' --api '$API' user add console-viewer --role viewer --password-stdin >/dev/null"
+
 MARK="mark$RANDOM$RANDOM"
 XXL_URL="$URL" XXL_USER=console-admin XXL_PASSWORD="$PASSWORD" XXL_APP="$APP" SHOTS="$SHOTS" \
+    XXL_VIEWER=console-viewer XXL_VIEWER_PASSWORD="$VPASSWORD" \
     CHROMIUM="$CHROMIUM" XXL_MARK="$MARK" HOME="$T" \
     timeout 600 node "$NODEDIR/drive.mjs" >"$T/drive.out" 2>&1
 rc=$?

@@ -2,7 +2,7 @@
 // without a scheduler: the REST contract's paths over an in-memory state,
 // the built console from dist/ with a strict Content-Security-Policy.
 // Not a test of the server: tests/test_console.sh runs the real one.
-//   node mock/server.js [PORT]   (default 8090; user admin / admin)
+//   node mock/server.js [PORT]   (default 8090; users admin / admin, viewer / viewer)
 import http from 'node:http'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -12,7 +12,8 @@ const port = Number(process.argv[2] || 8090)
 const root = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'dist')
 const now = () => Date.now()
 const S = {
-  users: [{ username: 'admin', password: 'admin', role: 'admin', apps: [], addTime: now() }],
+  users: [{ username: 'admin', password: 'admin', role: 'admin', apps: [], addTime: now() },
+    { username: 'viewer', password: 'viewer', role: 'viewer', apps: [], addTime: now() }],
   tokens: [], sessions: new Map(),
   groups: [{ id: 1, appname: 'demo', title: 'Demo executor', addressType: 0, addressList: 'a1', updateTime: now() }],
   jobs: [], glues: [], logs: [], audit: [], ids: { job: 0, log: 0, group: 1, audit: 0 },

@@ -12,6 +12,7 @@ import path from 'node:path'
 const env = (k, d) => process.env[k] || d
 const URL = env('XXL_URL'), USER = env('XXL_USER', 'admin'), PASSWORD = env('XXL_PASSWORD')
 const APP = env('XXL_APP', 'demo'), SHOTS = env('SHOTS', 'console-shots'), MARK = env('XXL_MARK', 'm' + process.pid)
+const VIEWER = env('XXL_VIEWER'), VIEWER_PASSWORD = env('XXL_VIEWER_PASSWORD')
 const WAIT = 30000
 let passed = 0, failed = 0, shot = 0
 fs.mkdirSync(SHOTS, { recursive: true })
@@ -200,6 +201,12 @@ try {
   })
   await snap(page, 'chinese')
 
+  await step('a write without the X-CSRF-Token header is refused 403 (the console\'s own carry it)', async () => {
+    const status = await page.evaluate(async (id) => (await fetch(`api/v1/jobs/${id}/stop`, {
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' })).status, jobId)
+    if (status !== 403) throw new Error('POST without the token: ' + status)
+  })
+
   await step('sign out: back at the login form, and the api answers 401 without the session', async () => {
     await page.click('[data-test=logout]')
     await page.locator('[data-test=login-form]').waitFor()
@@ -207,6 +214,23 @@ try {
     if (status !== 401) throw new Error('GET /api/v1/me after sign-out: ' + status)
   })
   await snap(page, 'signed-out')
+  if (VIEWER) {
+    await step('a viewer signs in: no add button, and a page of admins shows the server\'s 403 text', async () => {
+      await page.fill('input[name=username]', VIEWER)
+      await page.fill('input[name=password]', VIEWER_PASSWORD)
+      await page.click('[data-test=login-form] button[type=submit]')
+      await page.locator('[data-test=report]').waitFor()
+      await page.click('[data-nav=jobs]')
+      await page.locator(`[data-test=jobs] tr[data-job="${jobId}"]`).waitFor()
+      if (await page.locator('[data-test=job-add]').count()) throw new Error('a viewer sees the add button')
+      if (await page.locator('[data-nav=users]').count()) throw new Error('a viewer sees the users page in the menu')
+      await page.goto(`${URL.replace(/\/$/, '')}/#/users`)
+      const text = (await page.locator('section .error').first().innerText()).trim()
+      if (!text) throw new Error('no error text shown')
+      console.log('# 403 shown: ' + text)
+    })
+    await snap(page, 'viewer-403')
+  }
 } finally {
   await snap(page, 'last')
   check('no page errors and no Content-Security-Policy refusals', problems.length === 0, problems.join(' | '))
