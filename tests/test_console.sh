@@ -38,18 +38,22 @@ xxl_setup
 rm -rf "$SHOTS"; mkdir -p "$SHOTS"
 
 # The scheduler with HTTP on a port of 19000-19999 (this test's range), the
-# console served from the source tree's built assets
+# console served from the source tree's built assets (scheduler/http/console)
+cat >>"$T/scheduler.cfg" <<CFG
+    http
+        console = $DIST
+CFG
 start_http_scheduler () {
     for _ in 1 2 3 4 5; do
         HTTP_PORT=$((19000 + RANDOM % 1000))
-        XXL_SCHEDULER_ARGS="--http 127.0.0.1:$HTTP_PORT --console $DIST" start_scheduler || continue
+        XXL_SCHEDULER_ARGS="--http 127.0.0.1:$HTTP_PORT" start_scheduler || continue
         if wait_for 10 curl -sf "http://127.0.0.1:$HTTP_PORT/healthz"; then return 0; fi
         kill "$SPID" 2>/dev/null; wait "$SPID" 2>/dev/null
     done
     return 1
 }
 if ! start_http_scheduler; then
-    check "the scheduler serves HTTP (--http, --console)" false
+    check "the scheduler serves HTTP (--http, scheduler/http/console)" false
     exit 1
 fi
 URL="http://127.0.0.1:$HTTP_PORT/"
