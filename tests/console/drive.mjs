@@ -46,6 +46,17 @@ const browser = await chromium.launch({
   args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
 })
 const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, locale: 'en-US' })
+// The console must work under a strict script policy: the test adds one to
+// each page (beside the server's own, if it sends one), and any refusal
+// fails the last check
+const CSP = "script-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'"
+await context.route('**/*', async (route) => {
+  if (route.request().resourceType() !== 'document') return route.continue()
+  const resp = await route.fetch()
+  const headers = resp.headers()
+  headers['content-security-policy'] = headers['content-security-policy'] ? headers['content-security-policy'] + ', ' + CSP : CSP
+  return route.fulfill({ response: resp, headers })
+})
 const page = await context.newPage()
 const problems = []
 page.on('pageerror', (e) => problems.push('page error: ' + e.message))
@@ -56,8 +67,9 @@ page.setDefaultTimeout(WAIT)
 let jobId = 0
 let logId = 0
 try {
-  await step('the console loads and shows the login form', async () => {
-    await page.goto(URL)
+  await step('the console loads and shows the login form (under script-src \'self\')', async () => {
+    const resp = await page.goto(URL)
+    if (!/script-src 'self'/.test(resp.headers()['content-security-policy'] || '')) throw new Error('no policy on the page')
     await page.locator('[data-test=login-form]').waitFor()
   })
   await snap(page, 'login')
