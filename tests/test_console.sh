@@ -92,24 +92,33 @@ check "the browser's steps ran to the end (exit $rc)" test "$rc" -eq 0 -a -n "$l
 JOB=$(sed -n 's/^# job //p' "$T/drive.out")
 RUN=$(sed -n 's/^# log //p' "$T/drive.out")
 if [ -n "$JOB" ] && [ "$JOB" != 0 ]; then
-    check "the job was made in $APP as GLUE_SHELL with its cron and zone" bash -c \
-        "'$CTL' --api '$API' --json job show $JOB | jq -e '.glueType == \"GLUE_SHELL\" and .scheduleConf == \"0 30 3 * * ?\" and .timezone == \"Asia/Shanghai\" and .author == \"console-test\"' >/dev/null"
+    ctl job show "$JOB" >"$T/job.json"
+    ctl glue history "$JOB" >"$T/glue.json"
+    check "the job is in $APP, GLUE_SHELL, with its cron, zone and edited author" jq -e \
+        '.glueType == "GLUE_SHELL" and .scheduleConf == "0 30 3 * * ?" and .timezone == "Asia/Shanghai" and .author == "console-edited"' \
+        "$T/job.json"
     check "its source is version 1's again after the rollback" bash -c \
-        "'$CTL' --api '$API' --json job show $JOB | jq -r .glueSource | grep -q '$MARK-v1'"
-    check "its GLUE history: v3 'rollback to version 1', v2, v1" bash -c \
-        "'$CTL' --api '$API' --json glue history $JOB | jq -e '[.glues[] | .version] == [3,2,1] and .glues[0].glueRemark == \"rollback to version 1\"' >/dev/null"
+        "jq -r .glueSource '$T/job.json' | grep -q '$MARK-v1'"
+    check "its GLUE history: v3 'rollback to version 1', v2, v1" jq -e \
+        '[.glues[] | .version] == [3,2,1] and .glues[0].glueRemark == "rollback to version 1" and .glues[1].glueRemark == "second version"' \
+        "$T/glue.json"
+    ctl job list --group "$APP" >"$T/jobs.json"
+    check "its copy exists, stopped" jq -e \
+        '[.jobs[] | select(.jobDesc | endswith(" copy")) | .triggerStatus] == [0]' "$T/jobs.json"
 else
     check "the browser made a job" false
 fi
 if [ -n "$RUN" ] && [ "$RUN" != 0 ]; then
     check "the triggered run succeeded with the console's parameter" bash -c \
         "'$CTL' --api '$API' --json log show $RUN | jq -e '.handleCode == 200 and .executorParam == \"from-console\"' >/dev/null"
+else
+    check "the browser triggered a run" false
 fi
 ctl audit list --limit 1000 >"$T/audit.json"
 check "the console's writes are in the audit as console-admin's" jq -e \
-    '[.audit[] | select(.who | test("(^|:)console-admin$")) | .type] | (index("JOB_ADD") != null and index("GLUE_ROLLBACK") != null)' \
+    '[.audit[] | select(.who | test("(^|:)console-admin$")) | .type] | (index("JOB_ADD") != null and index("GLUE_ROLLBACK") != null and index("JOB_COPY") != null)' \
     "$T/audit.json"
 [ "$FAILED" -eq 0 ] || jq -c '.audit[]' "$T/audit.json" | head -n 30
-check "screenshots kept in $SHOTS" bash -c "ls '$SHOTS'/*.png | wc -l | grep -qx '1[0-9]'"
+check "screenshots kept in $SHOTS" test "$(ls "$SHOTS"/*.png | wc -l)" -ge 15
 echo "# screenshots: $SHOTS"
 xxl_done
