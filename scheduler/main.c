@@ -26,6 +26,8 @@ s_usage (FILE *out)
         "  --keys DIR          public certificates of the clients and agents let in\n"
         "                                                        (scheduler/keys)\n"
         "  --insecure          allow a non-loopback endpoint without --cert (scheduler/insecure)\n"
+        "  --http EP           HTTP (REST api, console, /metrics) HOST:PORT, or none\n"
+        "                      (default 127.0.0.1:8080)      (scheduler/http/endpoint)\n"
         "  --node NAME         this scheduler's name among those sharing the store\n"
         "                      (default: host name and api endpoint)   (scheduler/ha/node)\n"
         "  --ready-file FILE   write the bound endpoints here once serving (scheduler/ready_file)\n"
@@ -55,7 +57,7 @@ main (int argc, char *argv [])
 {
     const char *file = NULL, *db = NULL, *api = NULL, *agents = NULL, *plugins = NULL;
     const char *alarms = NULL, *token = NULL, *ready = NULL, *use_syslog = NULL;
-    const char *cert = NULL, *keys = NULL, *insecure = NULL, *node = NULL;
+    const char *cert = NULL, *keys = NULL, *insecure = NULL, *node = NULL, *http = NULL;
     static struct option options [] = {
         { "config", required_argument, 0, 'c' },
         { "db", required_argument, 0, 'd' },
@@ -70,6 +72,7 @@ main (int argc, char *argv [])
         { "keys", required_argument, 0, 'K' },
         { "insecure", no_argument, 0, 'I' },
         { "node", required_argument, 0, 'N' },
+        { "http", required_argument, 0, 'H' },
         { "help", no_argument, 0, 'h' },
         { 0, 0, 0, 0 }
     };
@@ -89,6 +92,7 @@ main (int argc, char *argv [])
             case 'K': keys = optarg; break;
             case 'I': insecure = "1"; break;
             case 'N': node = optarg; break;
+            case 'H': http = optarg; break;
             case 'h': s_usage (stdout); return 0;
             default: s_usage (stderr); return 2;
         }
@@ -163,6 +167,28 @@ main (int argc, char *argv [])
                              s_value (NULL, config, "ha/node", NULL));
     settings.lease_ms = s_int (NULL, config, "scheduler/ha/lease_ms",
                                s_int (NULL, config, "ha/lease_ms", settings.lease_ms));
+    //  HTTP: scheduler/http/... (DESIGN's scheduler/http: the endpoint
+    //  may also be given as that key's own value)
+    const char *http_section = s_value (NULL, config, "scheduler/http", "");
+    settings.http.endpoint = s_value (http, config, "scheduler/http/endpoint",
+                                      *http_section? http_section: settings.http.endpoint);
+    settings.http.chosen = settings.http.endpoint
+                        && settings.http.endpoint != xxl_server_http_default ();
+    settings.http.cert = s_value (NULL, config, "scheduler/http/cert", NULL);
+    settings.http.key = s_value (NULL, config, "scheduler/http/key", NULL);
+    settings.http.console = s_value (NULL, config, "scheduler/http/console",
+                                     settings.http.console);
+    settings.http.session_idle_s = s_int (NULL, config, "scheduler/http/session_idle_s",
+                                          settings.http.session_idle_s);
+    settings.http.max_body = s_int (NULL, config, "scheduler/http/max_body",
+                                    settings.http.max_body);
+    if (settings.http.session_idle_s < 60 || settings.http.max_body < 1024
+    ||  settings.http.max_body > 4 * 1024 * 1024) {
+        fprintf (stderr, "xxl-scheduler: need http/session_idle_s >= 60 and http/max_body"
+                         " 1024-4194304\n");
+        zconfig_destroy (&config);
+        return 2;
+    }
     if (settings.beat_s < 1 || settings.dead_s < settings.beat_s || settings.batch < 1
     ||  settings.preread_ms < 100 || settings.scan_ms < 10
     ||  settings.fail_check_ms < 10 || settings.retention_check_ms < 10 || settings.lost_check_ms < 10 || settings.report_ms < 10

@@ -56,7 +56,8 @@ engine_pending_new (server_t *self, const char *address, pending_kind_t kind, in
     pending_t *pending = (pending_t *) zmalloc (sizeof (pending_t));
     pending->id = engine_request_id (self);
     pending->kind = kind;
-    pending->deadline = zclock_mono () + timeout_ms;
+    pending->created = zclock_mono ();
+    pending->deadline = pending->created + timeout_ms;
     pending->address = strdup (address);
     pending->rid = malloc (rid_size);
     assert (pending->rid);
@@ -718,6 +719,17 @@ s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg)
             return;
         }
         if (done == 0) {
+            xxl_metrics_t *m = &self->metrics;
+            if (code == XXL_CODE_SUCCESS)
+                m->runs_ok++;
+            else
+            if (code == 500)
+                m->runs_fail++;
+            else
+            if (code == 502)
+                m->runs_timeout++;
+            else
+                m->runs_other++;
             engine_fix_delay_release (self, log_id, now);
             if (code == XXL_CODE_SUCCESS) {
                 char *children = engine_trigger_children (self, log_id);
@@ -889,9 +901,10 @@ engine_agent_answer (server_t *self, zframe_t *rid, xxl_msg_t *msg)
             engine_queue (self, self->api_out, zframe_data (pending->client), zframe_size (pending->client));
             self->api_read = false;
             engine_audit_answer (self, pending, code);
-            if (pending->kind == PENDING_KILL && code == XXL_OK)
-                xxl_store_log_handle_done (self->store, pending->log_id, engine_now (), XXL_CODE_FAIL,
-                                           "killed by a user (log kill)");
+            if (pending->kind == PENDING_KILL && code == XXL_OK
+            &&  xxl_store_log_handle_done (self->store, pending->log_id, engine_now (), XXL_CODE_FAIL,
+                                           "killed by a user (log kill)") == 0)
+                self->metrics.runs_fail++;
             break;
         }
         case PENDING_PROBE:

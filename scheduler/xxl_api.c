@@ -118,6 +118,13 @@ static const api_entry_t s_api_table [] = {
     { "REPORT", api_report },
     { "LOG_CLEAR", api_log_clear },
     { "AUDIT_LIST", api_audit_list },
+    { "USER_ADD", api_user_add },
+    { "USER_UPDATE", api_user_update },
+    { "USER_RM", api_user_rm },
+    { "USER_LIST", api_user_list },
+    { "TOKEN_ADD", api_token_add },
+    { "TOKEN_RM", api_token_rm },
+    { "TOKEN_LIST", api_token_list },
     { NULL, NULL }
 };
 
@@ -219,15 +226,8 @@ engine_receive (server_t *self, zmsg_t *zmsg, zlistx_t *outbox, const char *what
 }
 
 void
-engine_handle_api (server_t *self, zmsg_t *zmsg)
+engine_api_request (server_t *self, zframe_t *rid, xxl_msg_t *msg, const xxl_who_t *who)
 {
-    zframe_t *rid;
-    const xxl_who_t *who = NULL;
-    self->api_read = true;              //  (a refusal stands whatever the commit)
-    xxl_msg_t *msg = engine_receive (self, zmsg, self->api_out, "api", &rid, &who);
-    self->api_read = false;
-    if (!msg)
-        return;
     const xxl_command_t *command = xxl_command_find (xxl_msg_type (msg));
     const api_entry_t *entry = s_api_table;
     while (command && entry->type && strneq (entry->type, command->name))
@@ -253,6 +253,19 @@ engine_handle_api (server_t *self, zmsg_t *zmsg)
         api_audit_handled (self, &request);
     }
     self->api_read = false;
+}
+
+void
+engine_handle_api (server_t *self, zmsg_t *zmsg)
+{
+    zframe_t *rid;
+    const xxl_who_t *who = NULL;
+    self->api_read = true;              //  (a refusal stands whatever the commit)
+    xxl_msg_t *msg = engine_receive (self, zmsg, self->api_out, "api", &rid, &who);
+    self->api_read = false;
+    if (!msg)
+        return;
+    engine_api_request (self, rid, msg, who);
     xxl_msg_destroy (&msg);
     zframe_destroy (&rid);
 }

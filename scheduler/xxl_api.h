@@ -10,6 +10,7 @@
         xxl_api_glue.c      GLUE_HISTORY, _SHOW, _ROLLBACK
         xxl_api_status.c    PING, AGENT_LIST, REPORT
         xxl_api_audit.c     AUDIT_LIST, and recording the audited requests
+        xxl_api_users.c     USER_*, TOKEN_*, and the HTTP server's socket
     A command's fields, their types and ranges are data (xxl_commands.c,
     in libxxl, which xxl-ctl uses too): engine_handle_api judges a request
     by them before its handler runs, and a handler judges the fields that
@@ -80,6 +81,15 @@ void api_audit_handled (server_t *self, request_t *request);
 //  A request forwarded to an agent (pending): recorded with its answer
 void api_audit_forwarded (request_t *request, pending_t *pending);
 void api_audit_list (server_t *self, request_t *request);
+
+//  xxl_api_users.c
+void api_user_add (server_t *self, request_t *request);
+void api_user_update (server_t *self, request_t *request);
+void api_user_rm (server_t *self, request_t *request);
+void api_user_list (server_t *self, request_t *request);
+void api_token_add (server_t *self, request_t *request);
+void api_token_rm (server_t *self, request_t *request);
+void api_token_list (server_t *self, request_t *request);
 
 //  xxl_api_status.c
 void api_ping (server_t *self, request_t *request);

@@ -46,6 +46,8 @@
 #include "xxl/handler.h"
 #include "xxl_tz.h"
 #include "xxl_commands.h"
+#include "xxl_metrics.h"
+#include "xxl_http.h"
 #include <inttypes.h>
 #include <unistd.h>
 
@@ -71,6 +73,7 @@ enum { XXL_SERVICE_FAIL, XXL_SERVICE_LOST, XXL_SERVICE_REPORT, XXL_SERVICE_RETEN
                                                 //  socket fd (int32), then peer kind:
 #define XXL_PEER_DEALER     0 
 #define XXL_PEER_REQ        1
+#define XXL_PEER_HTTP       2                   //  (on the http socket: xxl_api_users.c)
 
 
 typedef enum {
@@ -89,6 +92,7 @@ typedef struct {
     int64_t stamp;                      //  RUN of a prepared fire: its trigger time, not
                                         //  written yet (0: written)
     bool gone;                          //  the send failed: the agent is gone
+    int64_t created;                    //  monotonic ms it was made (metrics)
     void *rid;                          //  the connection it went to (its reply
     size_t rid_size;                    //  counts from there, or the address's now)
     size_t expire_offset;               //  RUN, single form: of its expireTime value in
@@ -335,6 +339,12 @@ typedef struct {
     int64_t lease_rounds;               //  rounds done (0: the start's is next)
     uint64_t lease_taken;               //  shares taken in this turn (not committed yet)
     int64_t lease_until_committed;      //  lease_until as of the last commit
+    //  HTTP (xxl_http.c, xxl_api_users.c) and metrics (xxl_metrics.h)
+    zsock_t *http;                      //  inproc ROUTER the HTTP threads send to
+    xxl_http_t *http_server;            //  NULL: --http none
+    xxl_metrics_t metrics;              //  bumped on this thread
+    xxl_metrics_box_t *metrics_box;     //  what /metrics reads, published
+    int64_t metrics_next;               //  monotonic ms of the next publication
 } server_t;
 
 
@@ -559,6 +569,12 @@ void engine_keys_refresh (server_t *self);
 //  The id of a new request to an agent: random (xxl_access.c)
 uint64_t engine_request_id (server_t *self);
 void engine_handle_api (server_t *self, zmsg_t *zmsg);
+//  Judges and handles a decoded api request from who (the api socket's or
+//  the HTTP side's), replying to the return address rid; the caller keeps
+//  msg and rid (xxl_api.c)
+void engine_api_request (server_t *self, zframe_t *rid, xxl_msg_t *msg, const xxl_who_t *who);
+//  A request from the HTTP server's threads (xxl_api_users.c)
+void engine_handle_http (server_t *self, zmsg_t *zmsg);
 
 //  xxl_agents.c
 void engine_probe_answer (server_t *self, pending_t *pending, int code, const char *msg);

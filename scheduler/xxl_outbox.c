@@ -221,7 +221,6 @@ engine_agent_out (server_t *self, zmsg_t *msg)
 static int
 s_api_try (server_t *self, zmsg_t **msg_p)
 {
-    void *handle = zsock_resolve (self->api);
     zframe_t *address = zmsg_first (*msg_p);
     zframe_t *body = zmsg_next (*msg_p);
     if (!address || !body || zframe_size (address) <= XXL_RETURN_EXTRA) {
@@ -231,7 +230,10 @@ s_api_try (server_t *self, zmsg_t **msg_p)
     size_t size = zframe_size (address) - XXL_RETURN_EXTRA;
     int32_t fd;
     memcpy (&fd, zframe_data (address) + size, sizeof fd);
-    bool req = zframe_data (address) [size + sizeof fd] == XXL_PEER_REQ;
+    byte peer = zframe_data (address) [size + sizeof fd];
+    bool req = peer == XXL_PEER_REQ;
+    //  (a REST call's reply goes back on the HTTP side's socket)
+    void *handle = zsock_resolve (peer == XXL_PEER_HTTP? self->http: self->api);
     //  A large reply waits while the client's socket still holds unsent
     //  bytes: a client that does not read them costs its kernel buffer and
     //  its backlog, not a growing ZeroMQ queue (which counts messages, not

@@ -656,6 +656,8 @@ engine_fire (server_t *self)
     int64_t now = engine_now ();
     int64_t log_id, when;
     while (xxl_timer_pop_due (self->timer, now, &log_id, &when) == 0) {
+        //  (one observation per instant or plan: how late it leaves)
+        xxl_histo_observe (&self->metrics.lateness, (zclock_usecs () / 1000.0 - when) / 1000.0);
         if (log_id == 0)
             s_instant_fire (self, when);
         else

@@ -20,6 +20,7 @@
 
 #include "xxl_engine.h"
 #include "xxl_cert.h"
+#include <sys/stat.h>
 
 static size_t s_id_hash (const void *key);
 static int s_id_compare (const void *a, const void *b);
@@ -410,6 +411,13 @@ s_check_registry (server_t *self)
 
 //  --------------------------------------------------------------------
 
+const char *
+xxl_server_http_default (void)
+{
+    static const char *s_default = "127.0.0.1:8080";
+    return s_default;
+}
+
 void
 xxl_server_config_defaults (xxl_server_config_t *config)
 {
@@ -448,6 +456,10 @@ xxl_server_config_defaults (xxl_server_config_t *config)
     config->keep_last = 0;
     config->stop_wait_ms = 3000;
     config->wal_size_mb = 64;
+    config->http.endpoint = xxl_server_http_default ();
+    config->http.console = XXL_PKGDATADIR "/console";
+    config->http.session_idle_s = 8 * 3600;
+    config->http.max_body = 2 * 1024 * 1024;
 }
 
 static void
@@ -456,6 +468,10 @@ s_server_destroy (server_t **self_p)
     server_t *self = *self_p;
     if (!self)
         return;
+    //  (the HTTP threads first: they may be waiting on the http socket)
+    xxl_http_destroy (&self->http_server);
+    zsock_destroy (&self->http);
+    xxl_metrics_box_destroy (&self->metrics_box);
     xxl_alarms_destroy (&self->alarms);
     zlistx_destroy (&self->alarm_backlog);
     xxl_timer_destroy (&self->timer);
@@ -544,6 +560,20 @@ s_security_start (server_t *self, char *why, size_t whylen)
     const xxl_server_config_t *config = &self->config;
     bool cert = config->cert && *config->cert;
     bool keys = config->keys && *config->keys;
+    //  HTTP beyond loopback needs TLS (http/cert and http/key), whatever
+    //  the ZeroMQ side has: passwords, tokens and sessions cross it
+    const xxl_http_config_t *http = &config->http;
+    if (http->endpoint && strneq (http->endpoint, "none") && !xxl_http_loopback (http->endpoint)
+    &&  !(http->cert && *http->cert)) {
+        if (!config->insecure) {
+            snprintf (why, whylen, "refusing to serve HTTP on %s without TLS: passwords, tokens"
+                      " and session cookies would cross the network in clear.  Give http/cert"
+                      " and http/key (docs/operations.md, HTTP), bind 127.0.0.1, or accept the"
+                      " risk with --insecure", http->endpoint);
+            return -1;
+        }
+        zsys_warning ("server: --insecure: HTTP on %s without TLS", http->endpoint);
+    }
     if (!cert) {
         if (keys) {
             snprintf (why, whylen, "a keys folder (--keys) needs the scheduler's certificate"
@@ -718,15 +748,45 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
                                                  sizeof agents_bound, why, sizeof why)
                                 : NULL;
     }
+    //  HTTP: the inproc socket its threads send to, then the server
+    char http_bound [160] = "none";
+    self->metrics_box = xxl_metrics_box_new ();
+    self->metrics.start_ms = engine_now ();
+    self->metrics.wal_bytes = -1;
+    if (self->api && self->agents) {
+        char inproc [64];
+        snprintf (inproc, sizeof inproc, "inproc://xxl-http-%p", (void *) self);
+        self->http = xxl_transport_inproc (ZMQ_ROUTER, inproc, true);
+        if (self->http)
+            zsock_set_router_mandatory (self->http, 1);
+        else
+            snprintf (why, sizeof why, "cannot make the HTTP side's inproc socket");
+        const char *endpoint = config->http.endpoint;
+        if (self->http && endpoint && *endpoint && strneq (endpoint, "none")) {
+            self->http_server = xxl_http_new (&config->http, inproc, self->metrics_box,
+                                              config->request_timeout_ms + 10000, http_bound,
+                                              sizeof http_bound, why, sizeof why);
+            //  (the default endpoint taken, say by another scheduler on
+            //  this host: this one serves no HTTP, and says so)
+            if (!self->http_server && !config->http.chosen) {
+                zsys_warning ("server: %s; no HTTP (give --http HOST:PORT, or none)", why);
+                why [0] = 0;
+            }
+            else
+            if (!self->http_server)
+                zsock_destroy (&self->http);
+        }
+    }
     if (*why)
         zsys_error ("server: %s", why);
-    if (!self->api || !self->agents) {
+    if (!self->api || !self->agents || !self->http) {
         s_server_destroy (&self);
         return NULL;
     }
     char store_name [512];
-    zsys_info ("xxl-scheduler %s: api on %s, agents on %s, store %s, %s",
-               PACKAGE_VERSION, api_bound, agents_bound,
+    zsys_info ("xxl-scheduler %s: api on %s, agents on %s, http on %s%s, store %s, %s",
+               PACKAGE_VERSION, api_bound, agents_bound, http_bound,
+               self->http_server && config->http.cert && *config->http.cert? " (TLS)": "",
                xxl_store_describe (config->db, store_name, sizeof store_name),
                self->cert? "CURVE on": "plaintext (no certificate)");
     //  Its name among the schedulers of the store: the host and the api
@@ -739,7 +799,8 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
         char *tmp = zsys_sprintf ("%s.tmp", config->ready_file);
         FILE *file = fopen (tmp, "w");
         if (file) {
-            fprintf (file, "api=%s\nagents=%s\npid=%d\n", api_bound, agents_bound, (int) getpid ());
+            fprintf (file, "api=%s\nagents=%s\nhttp=%s\npid=%d\n", api_bound, agents_bound,
+                     http_bound, (int) getpid ());
             fclose (file);
             rename (tmp, config->ready_file);
         }
@@ -789,7 +850,7 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
 static bool
 s_drain (server_t *self, zsock_t *sock, handler_fn *handler)
 {
-    bool is_api = handler == engine_handle_api;
+    bool is_api = handler == engine_handle_api || handler == engine_handle_http;
     void *handle = zsock_resolve (sock);
     for (int i = 0; i < self->config.batch; i++) {
         zmsg_t *zmsg = zmsg_new ();
@@ -898,7 +959,7 @@ s_on_timer (server_t *self)
 //  A command on the actor pipe: $TERM (or the pipe gone) stops taking
 //  work, and the api socket (api_item) is no longer read
 static void
-s_on_pipe (server_t *self, zsock_t *pipe, zmq_pollitem_t *api_item)
+s_on_pipe (server_t *self, zsock_t *pipe, zmq_pollitem_t *api_item, zmq_pollitem_t *http_item)
 {
     char *command = zstr_recv (pipe);
     if ((!command || streq (command, "$TERM")) && !self->stopping) {
@@ -908,6 +969,8 @@ s_on_pipe (server_t *self, zsock_t *pipe, zmq_pollitem_t *api_item)
         self->stopping = true;
         self->stop_deadline = zclock_mono () + self->config.stop_wait_ms;
         api_item->events = 0;
+        http_item->events = 0;
+        xxl_http_stop (self->http_server);
         zsys_info ("server: stopping; %zu request(s) to agents in flight",
                    zhashx_size (self->pending));
     }
@@ -950,6 +1013,8 @@ s_turn_read (server_t *self, zmq_pollitem_t *items)
         agents_drained = s_drain (self, self->agents, engine_handle_agent);
     if (items [2].revents & ZMQ_POLLIN)
         s_drain (self, self->api, engine_handle_api);
+    if (items [7].revents & ZMQ_POLLIN)
+        s_drain (self, self->http, engine_handle_http);
     if (items [3].revents & ZMQ_POLLIN)
         s_drain (self, self->probes, engine_handle_probe);
     if (items [4].revents & ZMQ_POLLIN)
@@ -1031,6 +1096,8 @@ s_turn_commit (server_t *self)
     int64_t commit_start = zclock_usecs ();
     int commit_rc = xxl_store_commit (self->store);
     int64_t commit_us = zclock_usecs () - commit_start;
+    xxl_histo_observe (&self->metrics.commit, commit_us / 1e6);
+    self->metrics.store_ok = commit_rc == 0;
     self->commit_us = commit_us > self->commit_us? commit_us: self->commit_us * 15 / 16;
     if (commit_rc) {
         //  Nothing this turn promised may leave: the clients' replies
@@ -1061,10 +1128,48 @@ s_turn_commit (server_t *self)
 
 //  Sends what the commit justified; restarts the WAL when due and no
 //  fire is close
+//  About once a second: the gauges, and a copy of the counters for the
+//  HTTP threads (/metrics, /readyz)
+static void
+s_metrics_publish (server_t *self)
+{
+    int64_t now = zclock_mono ();
+    if (now < self->metrics_next)
+        return;
+    self->metrics_next = now + 1000;
+    xxl_metrics_t *m = &self->metrics;
+    m->api_out = (int64_t) (zlistx_size (self->api_out) + zlistx_size (self->api_reads));
+    m->api_backlog_bytes = (int64_t) self->backlog_bytes;
+    m->agents_out = (int64_t) (zlistx_size (self->agents_out) + zlistx_size (self->agents_always));
+    m->pending = (int64_t) zhashx_size (self->pending);
+    m->batches = (int64_t) zhashx_size (self->batches);
+    m->timer = (int64_t) zhashx_size (self->plans);
+    m->fast_queue = (int64_t) xxl_pool_queued (self->fast_pool);
+    m->slow_queue = (int64_t) xxl_pool_queued (self->slow_pool);
+    int64_t agents = 0;
+    size_t cursor = 0;
+    xxl_registry_entry_t entry;
+    while (xxl_registry_each (self->registry, &cursor, &entry) == 0)
+        agents += entry.connected;
+    m->agents = agents;
+    m->leases = __builtin_popcountll (self->held);
+    m->wal_bytes = -1;
+    const char *db = self->config.db;
+    if (strncmp (db, "postgres://", 11) && strncmp (db, "postgresql://", 13)) {
+        char wal [4096];
+        struct stat st;
+        snprintf (wal, sizeof wal, "%s-wal", db);
+        m->wal_bytes = stat (wal, &st) == 0? (int64_t) st.st_size: 0;
+    }
+    m->ready = m->store_ok && !(self->awaited_left && now < self->warm_until);
+    xxl_metrics_publish (self->metrics_box, m);
+}
+
 static void
 s_turn_flush (server_t *self)
 {
     engine_flush (self);
+    s_metrics_publish (self);
     //  The WAL's restart holds the engine up for its fsyncs: not
     //  close to a fire, unless the WAL is past four times its size
     int wal = xxl_store_wal_due (self->store);
@@ -1091,10 +1196,11 @@ xxl_server_actor (zsock_t *pipe, void *args)
         { zsock_resolve (self->routed), 0, ZMQ_POLLIN, 0 },
         { NULL, xxl_alarms_fd (self->alarms), ZMQ_POLLIN, 0 },
         { NULL, self->timer_fd, ZMQ_POLLIN, 0 },
+        { zsock_resolve (self->http), 0, ZMQ_POLLIN, 0 },
     };
     while (!self->terminated) {
         long timeout = s_turn_timeout (self);
-        if (zmq_poll (items, 7, timeout) < 0) {
+        if (zmq_poll (items, 8, timeout) < 0) {
             if (zmq_errno () == EINTR)
                 continue;               //  a signal: main decides
             break;
@@ -1103,7 +1209,7 @@ xxl_server_actor (zsock_t *pipe, void *args)
         if (items [6].revents & ZMQ_POLLIN)
             s_on_timer (self);
         if (items [0].revents & ZMQ_POLLIN)
-            s_on_pipe (self, pipe, &items [2]);
+            s_on_pipe (self, pipe, &items [2], &items [7]);
         if (self->stopping && (zhashx_size (self->pending) + zhashx_size (self->batches) == 0
                            ||  zclock_mono () >= self->stop_deadline))
             self->terminated = true;

@@ -18,6 +18,18 @@
 
 #include <czmq.h>
 
+//  The HTTP server (xxl_http.h; docs/http.md)
+typedef struct {
+    const char *endpoint;               //  "HOST:PORT" to bind, or "none" (off)
+    bool chosen;                        //  endpoint given (flag or config), not the
+                                        //  default: failing to bind it stops the start
+    const char *cert;                   //  PEM certificate and key: HTTPS (NULL: plain)
+    const char *key;
+    const char *console;                //  the console's files folder
+    int session_idle_s;                 //  a session unused this long ends
+    int max_body;                       //  bytes of a request body (413 past it)
+} xxl_http_config_t;
+
 typedef struct {
     const char *db;                     //  the store: an SQLite path or a PostgreSQL URL
     const char *api;                    //  api endpoint, bind
@@ -64,9 +76,12 @@ typedef struct {
     const char *node;                   //  this scheduler's name among those sharing
                                         //  the store (NULL: host name and api endpoint)
     int lease_ms;                       //  a share's lease lasts this long unrenewed
+    xxl_http_config_t http;             //  the HTTP server
     int status;                         //  out: 0 once serving, -1 when start failed
 } xxl_server_config_t;
 
+//  The default HTTP endpoint (127.0.0.1:8080); the same pointer each call
+const char *xxl_server_http_default (void);
 //  Fills config with the defaults.
 void xxl_server_config_defaults (xxl_server_config_t *config);
 //  The actor: args is an xxl_server_config_t * (copied during start).

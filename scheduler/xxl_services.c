@@ -262,8 +262,10 @@ engine_lost_monitor (server_t *self)
         char *reason = zsys_sprintf ("lost: no result after %d s and the agent is no"
                                      " longer registered (lost-run monitor)",
                                      self->config.lost_after_ms / 1000);
-        if (xxl_store_log_handle_done (self->store, ids [i], now, XXL_CODE_FAIL, reason) == 0)
+        if (xxl_store_log_handle_done (self->store, ids [i], now, XXL_CODE_FAIL, reason) == 0) {
+            self->metrics.runs_fail++;
             engine_fix_delay_release (self, ids [i], now);
+        }
         zstr_free (&reason);
     }
     if (count)

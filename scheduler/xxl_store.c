@@ -24,7 +24,8 @@ xxl_store_new (const char *url, char *err, size_t errlen)
         self = xxl_store_sqlite_new (url, err, errlen);
     //  A backend fills a table of this version: no method may be missing
     assert (!self || (self->methods->version == XXL_STORE_METHODS_VERSION
-                      && self->methods->size == sizeof (xxl_store_methods_t)));
+                      && self->methods->size == sizeof (xxl_store_methods_t)
+                      && self->methods->accounts));
     return self;
 }
 
@@ -104,4 +105,14 @@ xxl_log_free (xxl_log_t *log)
     free (log->trigger_type);
     free (log->handle_msg);
     memset (log, 0, sizeof *log);
+}
+
+void
+xxl_account_free (xxl_account_t *account)
+{
+    free (account->name);
+    free (account->hash);
+    free (account->role);
+    free (account->apps);
+    memset (account, 0, sizeof *account);
 }

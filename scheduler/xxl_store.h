@@ -163,7 +163,7 @@ typedef struct {
 
 //  Bumped whenever a method is added; methods are only ever appended, so
 //  a table of an older version is a prefix of this one (size says how much)
-#define XXL_STORE_METHODS_VERSION 3
+#define XXL_STORE_METHODS_VERSION 4
 
 typedef struct _xxl_store_t xxl_store_t;
 
@@ -472,7 +472,60 @@ typedef struct {
                                  int64_t *ids, size_t max, size_t *count);
     //  A row's whole triggerMsg becomes text (the engine rewrote it)
     int (*log_set_trigger_msg) (xxl_store_t *self, int64_t log_id, const char *text);
+
+    //  Version 4.  The HTTP side's users, bearer tokens and sessions
+    //  (xxl_store_accounts_t below), in a table of their own
+    const struct _xxl_store_accounts_t *accounts;
 } xxl_store_methods_t;
+
+//  Users (console logins), bearer tokens and sessions (docs/http.md).
+//  A user's password is stored as its crypt(3) hash, a token and a
+//  session id only as the hex SHA-256 of their value: the store never
+//  holds what a caller presents.  `apps` is a comma list ("" none).
+//  Every write is in the caller's transaction, like every other.
+typedef struct {
+    char *name;                         //  user name or token name
+    char *hash;                         //  password's crypt(3) hash, or token's SHA-256
+    char *role;                         //  admin, operator, viewer
+    char *apps;
+    int64_t add_time;
+} xxl_account_t;
+
+typedef struct _xxl_store_accounts_t {
+    //  add: 1 added, 0 when the name is taken, -1.  update: NULL leaves a
+    //  column as it is; 1 updated, 0 no such user, -1.  get: 0 and *out
+    //  filled (xxl_account_free), 1 none, -1.  rm: 1, 0 none, -1 (a user's
+    //  sessions go with it).  encode_all: an array of maps {username,
+    //  role, apps, addTime} (tokens: {name, role, apps, addTime}), by name;
+    //  the count or -1.
+    int (*user_add) (xxl_store_t *self, const xxl_account_t *user);
+    int (*user_update) (xxl_store_t *self, const char *name, const char *hash,
+                        const char *role, const char *apps);
+    int (*user_get) (xxl_store_t *self, const char *name, xxl_account_t *out);
+    int (*user_rm) (xxl_store_t *self, const char *name);
+    int (*user_encode_all) (xxl_store_t *self, xxl_enc_t *enc);
+    //  Tokens, found by the SHA-256 (hex) of their value
+    int (*token_add) (xxl_store_t *self, const xxl_account_t *token);
+    int (*token_find) (xxl_store_t *self, const char *hash, xxl_account_t *out);
+    int (*token_rm) (xxl_store_t *self, const char *name);
+    int (*token_encode_all) (xxl_store_t *self, xxl_enc_t *enc);
+    //  Sessions, by the SHA-256 (hex) of their id.  find: the session's
+    //  user and CSRF token when it was seen at or after seen_after; 0 (new
+    //  strings in *user, *csrf; *seen), 1 none or idle, -1.  touch: seen
+    //  becomes now.  rm: 1, 0 none, -1.  user_sessions_rm: every session
+    //  of a user (a password changed); expire: those last seen before
+    //  `before`; the count or -1.
+    int (*session_add) (xxl_store_t *self, const char *id, const char *user,
+                        const char *csrf, int64_t now);
+    int (*session_find) (xxl_store_t *self, const char *id, int64_t seen_after,
+                         char **user, char **csrf, int64_t *seen);
+    int (*session_touch) (xxl_store_t *self, const char *id, int64_t now);
+    int (*session_rm) (xxl_store_t *self, const char *id);
+    int (*user_sessions_rm) (xxl_store_t *self, const char *user);
+    int64_t (*session_expire) (xxl_store_t *self, int64_t before);
+} xxl_store_accounts_t;
+
+void xxl_account_free (xxl_account_t *account);
 
 //  The handle every backend's own struct starts with
 struct _xxl_store_t {
@@ -622,6 +675,24 @@ static inline int xxl_store_recover_stamp_fired_in (xxl_store_t *self, uint64_t 
 static inline int xxl_store_recover_stamp_due_in (xxl_store_t *self, uint64_t mask, int64_t now) { return XXL_STORE_CALL (recover_stamp_due_in) (self, mask, now); }
 static inline int xxl_store_log_set_trigger_msg (xxl_store_t *self, int64_t log_id, const char *text) { return XXL_STORE_CALL (log_set_trigger_msg) (self, log_id, text); }
 static inline int xxl_store_recover_late_jobs_in (xxl_store_t *self, uint64_t mask, int64_t before, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_CALL (recover_late_jobs_in) (self, mask, before, ids, max, count); }
+
+#define XXL_ACCOUNTS_CALL(name) (self->methods->accounts->name)
+static inline int xxl_store_user_add (xxl_store_t *self, const xxl_account_t *user) { return XXL_ACCOUNTS_CALL (user_add) (self, user); }
+static inline int xxl_store_user_update (xxl_store_t *self, const char *name, const char *hash, const char *role, const char *apps) { return XXL_ACCOUNTS_CALL (user_update) (self, name, hash, role, apps); }
+static inline int xxl_store_user_get (xxl_store_t *self, const char *name, xxl_account_t *out) { return XXL_ACCOUNTS_CALL (user_get) (self, name, out); }
+static inline int xxl_store_user_rm (xxl_store_t *self, const char *name) { return XXL_ACCOUNTS_CALL (user_rm) (self, name); }
+static inline int xxl_store_user_encode_all (xxl_store_t *self, xxl_enc_t *enc) { return XXL_ACCOUNTS_CALL (user_encode_all) (self, enc); }
+static inline int xxl_store_token_add (xxl_store_t *self, const xxl_account_t *token) { return XXL_ACCOUNTS_CALL (token_add) (self, token); }
+static inline int xxl_store_token_find (xxl_store_t *self, const char *hash, xxl_account_t *out) { return XXL_ACCOUNTS_CALL (token_find) (self, hash, out); }
+static inline int xxl_store_token_rm (xxl_store_t *self, const char *name) { return XXL_ACCOUNTS_CALL (token_rm) (self, name); }
+static inline int xxl_store_token_encode_all (xxl_store_t *self, xxl_enc_t *enc) { return XXL_ACCOUNTS_CALL (token_encode_all) (self, enc); }
+static inline int xxl_store_session_add (xxl_store_t *self, const char *id, const char *user, const char *csrf, int64_t now) { return XXL_ACCOUNTS_CALL (session_add) (self, id, user, csrf, now); }
+static inline int xxl_store_session_find (xxl_store_t *self, const char *id, int64_t seen_after, char **user, char **csrf, int64_t *seen) { return XXL_ACCOUNTS_CALL (session_find) (self, id, seen_after, user, csrf, seen); }
+static inline int xxl_store_session_touch (xxl_store_t *self, const char *id, int64_t now) { return XXL_ACCOUNTS_CALL (session_touch) (self, id, now); }
+static inline int xxl_store_session_rm (xxl_store_t *self, const char *id) { return XXL_ACCOUNTS_CALL (session_rm) (self, id); }
+static inline int xxl_store_user_sessions_rm (xxl_store_t *self, const char *user) { return XXL_ACCOUNTS_CALL (user_sessions_rm) (self, user); }
+static inline int64_t xxl_store_session_expire (xxl_store_t *self, int64_t before) { return XXL_ACCOUNTS_CALL (session_expire) (self, before); }
+#undef XXL_ACCOUNTS_CALL
 #undef XXL_STORE_CALL
 
 #endif

@@ -239,6 +239,16 @@ static const char *s_migrations [] = {
     "  SELECT n, (SELECT fired_until FROM xxl_job_fired), (SELECT fired_sent FROM xxl_job_fired)"
     "  FROM generate_series (0, 15) AS n;"
     "CREATE TABLE xxl_node (name TEXT PRIMARY KEY, beat BIGINT NOT NULL);",
+    //  9: the HTTP side's console users (a crypt(3) hash), bearer tokens
+    //  and sessions (the SHA-256 of their value only), shared by every
+    //  scheduler of the store
+    "CREATE TABLE xxl_user (username TEXT PRIMARY KEY, password TEXT NOT NULL,"
+    "  role TEXT NOT NULL, apps TEXT NOT NULL DEFAULT '', add_time BIGINT NOT NULL);"
+    "CREATE TABLE xxl_token (name TEXT PRIMARY KEY, hash TEXT NOT NULL UNIQUE,"
+    "  role TEXT NOT NULL, apps TEXT NOT NULL DEFAULT '', add_time BIGINT NOT NULL);"
+    "CREATE TABLE xxl_session (id TEXT PRIMARY KEY, username TEXT NOT NULL,"
+    "  csrf TEXT NOT NULL, add_time BIGINT NOT NULL, seen BIGINT NOT NULL);"
+    "CREATE INDEX xxl_session_user ON xxl_session (username);",
 };
 #define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))
 

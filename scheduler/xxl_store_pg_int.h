@@ -78,6 +78,8 @@ typedef struct {
 
 //  The method table (xxl_store_pg_rows.c)
 extern const xxl_store_methods_t pgx_methods;
+//  Users, tokens and sessions (xxl_store_pg_users.c)
+extern const xxl_store_accounts_t pgx_accounts;
 
 //  Version 3's leases and calls by share (xxl_store_pg_lease.c)
 int pgx_lease_list (xxl_store_t *base, xxl_lease_t *rows);

@@ -1413,4 +1413,5 @@ const xxl_store_methods_t pgx_methods = {
     .audit_add = m_audit_add,
     .audit_encode_page = m_audit_encode_page,
     .audit_delete = m_audit_delete,
+    .accounts = &pgx_accounts,
 };

@@ -50,6 +50,8 @@ typedef struct {
 
 //  The method table (xxl_store_sqlite_rows.c)
 extern const xxl_store_methods_t sq_methods;
+//  Users, tokens and sessions (xxl_store_sqlite_users.c)
+extern const xxl_store_accounts_t sq_accounts;
 
 //  Records the database's error for `what` in self->error, logs it; -1
 int sq_fail (store_t *self, const char *what);

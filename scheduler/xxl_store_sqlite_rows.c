@@ -1417,4 +1417,5 @@ const xxl_store_methods_t sq_methods = {
     .audit_add = m_audit_add,
     .audit_encode_page = m_audit_encode_page,
     .audit_delete = m_audit_delete,
+    .accounts = &sq_accounts,
 };

@@ -600,6 +600,9 @@ int
 engine_trigger (server_t *self, const xxl_job_t *job, trigger_args_t *args,
                 int64_t *log_ids, prepared_t *prepared, size_t max_ids)
 {
+    int type_index = xxl_metrics_trigger_index (args->trigger_type);
+    if (type_index >= 0)
+        self->metrics.triggers [type_index]++;
     char **manual = NULL;
     size_t count = 0;
     const char *const *addresses = NULL;
@@ -747,6 +750,9 @@ engine_run_answer (server_t *self, int64_t log_id, const char *note, const char 
                    int64_t presumed, int64_t stamp, int code, const char *msg)
 {
     if (code == XXL_OK && (!msg || !*msg)) {
+        //  (stamp: the trigger time, when it is still to be written)
+        if (stamp > 0)
+            xxl_histo_observe (&self->metrics.accept, (engine_now () - stamp) / 1000.0);
         s_accepted_add (self, log_id, stamp);
         return;
     }
@@ -779,6 +785,10 @@ engine_run_answer (server_t *self, int64_t log_id, const char *note, const char 
 void
 engine_run_done (server_t *self, pending_t *pending, int code, const char *msg)
 {
+    //  (a RUN made at its trigger: accepted this long after; one with a
+    //  stamp to write is measured from it, in engine_run_answer)
+    if (code == XXL_OK && (!msg || !*msg) && pending->stamp == 0)
+        xxl_histo_observe (&self->metrics.accept, (zclock_mono () - pending->created) / 1000.0);
     engine_run_answer (self, pending->log_id, pending->note, pending->address, pending->presumed,
                        pending->stamp, code, msg);
 }

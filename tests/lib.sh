@@ -119,7 +119,7 @@ start_scheduler () {
         rm -f "$T/ready"
         "$SCHEDULER" -c "$T/scheduler.cfg" --db "$XXL_DB" --api "$api" --agents "$agents" \
             --plugins "$XXL_BUILD/plugins/routers/.libs" --alarms "$XXL_BUILD/plugins/alarms/.libs" \
-            --ready-file "$T/ready" ${XXL_SCHEDULER_ARGS:-} \
+            --ready-file "$T/ready" --http none ${XXL_SCHEDULER_ARGS:-} \
             >>"$T/scheduler.log" 2>&1 &
         SPID=$!
         PIDS="$PIDS $SPID"
@@ -127,6 +127,7 @@ start_scheduler () {
         if [ -f "$T/ready" ]; then
             API=$(sed -n 's/^api=//p' "$T/ready")
             AGENTS=$(sed -n 's/^agents=//p' "$T/ready")
+            HTTP=$(sed -n 's/^http=//p' "$T/ready")
             return 0
         fi
     done

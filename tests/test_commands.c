@@ -362,7 +362,7 @@ test_table (void)
             XXL_CHECK (f->after >= 0 && f->after <= 2);
         }
     }
-    XXL_CHECK (commands == 27);
+    XXL_CHECK (commands == 34);
 }
 
 //  --------------------------------------------------------------------

@@ -23,7 +23,7 @@
     replies), xxl_ctl_print (output), xxl_ctl_value (reading replies),
     xxl_ctl_diff (glue diff), and the commands by resource:
     xxl_ctl_group, xxl_ctl_job, xxl_ctl_log, xxl_ctl_glue, xxl_ctl_misc,
-    xxl_ctl_audit, xxl_ctl_keygen.
+    xxl_ctl_audit, xxl_ctl_keygen, xxl_ctl_user.
 */
 
 #include "xxl_ctl.h"
@@ -43,6 +43,8 @@ static const ctl_cmd_t *s_commands [] = {
     &xxl_ctl_agent_list, &xxl_ctl_cron_next,
     &xxl_ctl_glue_history, &xxl_ctl_glue_show, &xxl_ctl_glue_diff, &xxl_ctl_glue_rollback,
     &xxl_ctl_report, &xxl_ctl_audit_list, &xxl_ctl_keygen,
+    &xxl_ctl_user_add, &xxl_ctl_user_update, &xxl_ctl_user_rm, &xxl_ctl_user_list,
+    &xxl_ctl_token_add, &xxl_ctl_token_rm, &xxl_ctl_token_list,
     NULL
 };
 

@@ -73,5 +73,7 @@ extern const ctl_cmd_t xxl_ctl_glue_history, xxl_ctl_glue_show, xxl_ctl_glue_dif
 extern const ctl_cmd_t xxl_ctl_agent_list, xxl_ctl_cron_next, xxl_ctl_report;
 extern const ctl_cmd_t xxl_ctl_audit_list;
 extern const ctl_cmd_t xxl_ctl_keygen;
+extern const ctl_cmd_t xxl_ctl_user_add, xxl_ctl_user_update, xxl_ctl_user_rm,
+    xxl_ctl_user_list, xxl_ctl_token_add, xxl_ctl_token_rm, xxl_ctl_token_list;
 
 #endif

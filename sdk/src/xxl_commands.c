@@ -250,6 +250,89 @@ static const xxl_field_t s_audit_list [] = {
     S_END
 };
 
+//  The roles a user or token may hold (the keys' roles, less `agent`)
+static const char *const s_roles [] = { "admin", "operator", "viewer", NULL };
+
+//  A user or token name: 1 to 64 letters, digits, '-', '_', '.', '@'
+static int
+s_account_name (const char *name, char *why, size_t whylen)
+{
+    size_t length = strlen (name);
+    if (length == 0 || length > 64)
+        return s_refuse (why, whylen, "a user or token name must be 1 to 64 bytes");
+    for (const char *p = name; *p; p++)
+        if (!(isalnum ((unsigned char) *p) || *p == '-' || *p == '_' || *p == '.' || *p == '@'))
+            return s_refuse (why, whylen, "name '%s' may hold only letters, digits, '-', '_',"
+                             " '.' and '@'", name);
+    return 0;
+}
+
+//  A password: 8 to 1024 bytes (the field's length), no control characters
+static int
+s_password (const char *password, char *why, size_t whylen)
+{
+    if (strlen (password) < 8)
+        return s_refuse (why, whylen, "a password must be at least 8 bytes");
+    for (const unsigned char *p = (const unsigned char *) password; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            return s_refuse (why, whylen, "a password must not hold control characters");
+    return 0;
+}
+
+//  An apps list: app names (as GROUP_ADD's appname) separated by commas,
+//  or "" for none
+static int
+s_apps (const char *apps, char *why, size_t whylen)
+{
+    const char *p = apps;
+    while (*p) {
+        const char *end = strchr (p, ',');
+        size_t length = end? (size_t) (end - p): strlen (p);
+        char app [XXL_MSG_MAX_NAME + 1];
+        if (length == 0 || length > XXL_MSG_MAX_NAME)
+            return s_refuse (why, whylen, "apps must be app names separated by commas");
+        memcpy (app, p, length);
+        app [length] = 0;
+        if (s_appname (app, why, whylen))
+            return -1;
+        p += length + (end != NULL);
+    }
+    return 0;
+}
+
+static const xxl_field_t s_user_add [] = {
+    { S_STR ("username", 64), .required = true, .check = s_account_name },
+    { S_STR ("password", 1024), .required = true, .check = s_password },
+    { S_STR ("role", 16), .required = true, .values = s_roles, .what = "role" },
+    { S_STR ("apps", 4096), .check = s_apps },
+    S_END
+};
+
+static const xxl_field_t s_user_update [] = {
+    { S_STR ("username", 64), .required = true, .check = s_account_name },
+    { S_STR ("password", 1024), .check = s_password },
+    { S_STR ("role", 16), .values = s_roles, .what = "role" },
+    { S_STR ("apps", 4096), .check = s_apps },
+    S_END
+};
+
+static const xxl_field_t s_user [] = {
+    { S_STR ("username", 64), .required = true, .check = s_account_name },
+    S_END
+};
+
+static const xxl_field_t s_token_add [] = {
+    { S_STR ("name", 64), .required = true, .check = s_account_name },
+    { S_STR ("role", 16), .required = true, .values = s_roles, .what = "role" },
+    { S_STR ("apps", 4096), .check = s_apps },
+    S_END
+};
+
+static const xxl_field_t s_token [] = {
+    { S_STR ("name", 64), .required = true, .check = s_account_name },
+    S_END
+};
+
 const xxl_command_t xxl_commands [] = {
     { "PING", true, s_no_fields, XXL_ACCESS_VIEWER, NULL },
     { "GROUP_ADD", false, s_group_add, XXL_ACCESS_ADMIN, NULL },
@@ -278,6 +361,13 @@ const xxl_command_t xxl_commands [] = {
     { "REPORT", true, s_no_fields, XXL_ACCESS_VIEWER, NULL },
     { "LOG_CLEAR", false, s_log_clear, XXL_ACCESS_OPERATOR, "jobId" },
     { "AUDIT_LIST", true, s_audit_list, XXL_ACCESS_ADMIN, NULL },
+    { "USER_ADD", false, s_user_add, XXL_ACCESS_ADMIN, NULL },
+    { "USER_UPDATE", false, s_user_update, XXL_ACCESS_ADMIN, NULL },
+    { "USER_RM", false, s_user, XXL_ACCESS_ADMIN, NULL },
+    { "USER_LIST", true, s_no_fields, XXL_ACCESS_ADMIN, NULL },
+    { "TOKEN_ADD", false, s_token_add, XXL_ACCESS_ADMIN, NULL },
+    { "TOKEN_RM", false, s_token, XXL_ACCESS_ADMIN, NULL },
+    { "TOKEN_LIST", true, s_no_fields, XXL_ACCESS_ADMIN, NULL },
     { NULL, false, NULL, XXL_ACCESS_ADMIN, NULL }
 };
 

@@ -1,0 +1,1114 @@
+/*  xxl_http.c -- the scheduler's HTTP server (xxl_http.h; docs/http.md).
+
+    A request is read whole (up to max_body bytes: 413 past it, judged
+    from Content-Length before any byte is read when it is given), then
+    routed: /healthz, /readyz, /metrics; /api/v1/... through the route
+    table to an api command; anything else is the console's files.
+    REST: the JSON body (an object), the path's ids and the query's keys
+    (typed by the command's own fields in the command table) make one
+    msgpack request; the engine's reply's `content` goes back as JSON
+    (xxl_msg_to_json: xxl-ctl --json's encoding), a code other than 200 as
+    that HTTP status with {"error": msg}.
+
+    Threads: libmicrohttpd calls s_access on one thread per connection;
+    each call to the engine opens its own DEALER on the engine's inproc
+    socket (ZeroMQ sockets are not shared between threads).
+*/
+
+#include "xxl_http.h"
+#include "xxl_secret.h"
+#include "xxl_commands.h"
+#include "xxl/msg.h"
+#include "xxl/cron.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <microhttpd.h>
+#include <msgpack.h>
+#include <netinet/in.h>
+#include <sys/stat.h>
+
+#define XXL_HTTP_CHUNK (64 * 1024)
+
+struct _xxl_http_t {
+    struct MHD_Daemon *daemon;
+    char *engine;                       //  inproc endpoint of the engine's socket
+    xxl_metrics_box_t *metrics;
+    int wait_ms;
+    size_t max_body;
+    char *console;                      //  the console's folder
+    bool tls;
+    char *cert_pem, *key_pem;           //  kept while the daemon runs
+    uint64_t next_id;                   //  request ids (atomic)
+    int stopping;                       //  (atomic) the server is stopping: calls
+                                        //  waiting for the engine give up
+};
+
+//  One request in hand (MHD's per-request pointer)
+typedef struct {
+    zchunk_t *body;
+    bool too_big;
+} request_ctx_t;
+
+//  An answer: status, body, content type, and a Set-Cookie
+typedef struct {
+    int status;
+    char *body;                         //  owned
+    size_t size;
+    const char *type;
+    char cookie [256];
+} answer_t;
+
+//  ---------------------------------------------------------------------
+//  Answers
+
+static void
+s_answer_json (answer_t *answer, int status, json_t *value)
+{
+    answer->status = status;
+    answer->body = json_dumps (value, JSON_COMPACT);
+    answer->size = answer->body? strlen (answer->body): 0;
+    answer->type = "application/json";
+    json_decref (value);
+}
+
+static void
+s_error (answer_t *answer, int status, const char *text)
+{
+    s_answer_json (answer, status, json_pack ("{s:s}", "error", text? text: ""));
+}
+
+static void
+s_errorf (answer_t *answer, int status, const char *format, ...)
+    __attribute__ ((format (printf, 3, 4)));
+
+static void
+s_errorf (answer_t *answer, int status, const char *format, ...)
+{
+    char text [512];
+    va_list args;
+    va_start (args, format);
+    vsnprintf (text, sizeof text, format, args);
+    va_end (args);
+    s_error (answer, status, text);
+}
+
+//  ---------------------------------------------------------------------
+//  JSON to msgpack
+
+static int
+s_pack (msgpack_packer *pk, json_t *value, int depth)
+{
+    if (depth > XXL_MSG_MAX_DEPTH)
+        return -1;
+    switch (json_typeof (value)) {
+        case JSON_OBJECT: {
+            msgpack_pack_map (pk, json_object_size (value));
+            const char *key;
+            json_t *item;
+            json_object_foreach (value, key, item) {
+                msgpack_pack_str_with_body (pk, key, strlen (key));
+                if (s_pack (pk, item, depth + 1))
+                    return -1;
+            }
+            return 0;
+        }
+        case JSON_ARRAY: {
+            msgpack_pack_array (pk, json_array_size (value));
+            size_t index;
+            json_t *item;
+            json_array_foreach (value, index, item)
+                if (s_pack (pk, item, depth + 1))
+                    return -1;
+            return 0;
+        }
+        case JSON_STRING:
+            return msgpack_pack_str_with_body (pk, json_string_value (value),
+                                               json_string_length (value));
+        case JSON_INTEGER:
+            return msgpack_pack_int64 (pk, json_integer_value (value));
+        case JSON_REAL:
+            return msgpack_pack_double (pk, json_real_value (value));
+        case JSON_TRUE:
+            return msgpack_pack_true (pk);
+        case JSON_FALSE:
+            return msgpack_pack_false (pk);
+        default:
+            return msgpack_pack_nil (pk);
+    }
+}
+
+//  The api request {v, t, id, fields...} for fields (an object), into buf
+static int
+s_request_pack (msgpack_sbuffer *buf, const char *type, uint64_t id, json_t *fields)
+{
+    msgpack_packer pk;
+    msgpack_packer_init (&pk, buf, msgpack_sbuffer_write);
+    //  (id first: any frame then gets an answer, docs/protocol.md)
+    msgpack_pack_map (&pk, 3 + json_object_size (fields));
+    msgpack_pack_str_with_body (&pk, "id", 2);
+    msgpack_pack_uint64 (&pk, id);
+    msgpack_pack_str_with_body (&pk, "v", 1);
+    msgpack_pack_int (&pk, XXL_PROTOCOL_VERSION);
+    msgpack_pack_str_with_body (&pk, "t", 1);
+    msgpack_pack_str_with_body (&pk, type, strlen (type));
+    const char *key;
+    json_t *item;
+    json_object_foreach (fields, key, item) {
+        if (streq (key, "id") || streq (key, "v") || streq (key, "t"))
+            item = json_null ();        //  (the envelope's are ours)
+        msgpack_pack_str_with_body (&pk, key, strlen (key));
+        if (s_pack (&pk, item, 1))
+            return -1;
+    }
+    return 0;
+}
+
+//  ---------------------------------------------------------------------
+//  The engine
+
+//  One api request to the engine with credentials auth; the reply's code
+//  and message, and its content as JSON (*content, NULL when none).
+//  Returns the code (504 when the engine does not answer in time).
+static int
+s_call (xxl_http_t *self, const char *auth, const char *type, json_t *fields,
+        json_t **content, char *text, size_t textlen)
+{
+    *content = NULL;
+    msgpack_sbuffer buf;
+    msgpack_sbuffer_init (&buf);
+    uint64_t id = __atomic_add_fetch (&self->next_id, 1, __ATOMIC_RELAXED);
+    if (s_request_pack (&buf, type, id, fields) || buf.size > XXL_MSG_MAX_FRAME) {
+        msgpack_sbuffer_destroy (&buf);
+        snprintf (text, textlen, "the request is too large or too deeply nested");
+        return XXL_BAD_REQUEST;
+    }
+    zsock_t *sock = zsock_new (ZMQ_DEALER);
+    int code = XXL_NO_ANSWER;
+    snprintf (text, textlen, "the scheduler did not answer within %d ms", self->wait_ms);
+    if (sock && zsock_connect (sock, "%s", self->engine) == 0) {
+        zsock_set_linger (sock, 0);
+        zmsg_t *msg = zmsg_new ();
+        zmsg_addstr (msg, auth);
+        zmsg_addmem (msg, buf.data, buf.size);
+        if (zmsg_send (&msg, sock) == 0) {
+            //  (in slices: a stopping server does not wait out the engine)
+            zframe_t *reply = NULL;
+            int64_t until = zclock_mono () + self->wait_ms;
+            zmq_pollitem_t item = { zsock_resolve (sock), 0, ZMQ_POLLIN, 0 };
+            while (!__atomic_load_n (&self->stopping, __ATOMIC_RELAXED)
+               &&  zclock_mono () < until) {
+                if (zmq_poll (&item, 1, 100) > 0) {
+                    reply = zframe_recv (sock);
+                    break;
+                }
+            }
+            if (!reply && __atomic_load_n (&self->stopping, __ATOMIC_RELAXED)) {
+                code = XXL_UNAVAILABLE;
+                snprintf (text, textlen, "the scheduler is stopping");
+            }
+            char reason [256];
+            xxl_msg_t *decoded = reply? xxl_msg_decode (zframe_data (reply), zframe_size (reply),
+                                                        NULL, reason, sizeof reason): NULL;
+            if (decoded) {
+                code = (int) xxl_msg_int (decoded, NULL, "code", 1, 0, 999, XXL_FAILURE);
+                const char *msg_text = xxl_msg_str (decoded, NULL, "msg", 0, XXL_MSG_MAX_STR, "");
+                snprintf (text, textlen, "%s", msg_text? msg_text: "");
+                const msgpack_object *value = xxl_msg_get (xxl_msg_root (decoded), "content");
+                if (value && value->type != MSGPACK_OBJECT_NIL) {
+                    char *json = xxl_msg_to_json (value, 0);
+                    *content = json? json_loads (json, JSON_DECODE_ANY, NULL): NULL;
+                    free (json);
+                }
+                xxl_msg_destroy (&decoded);
+            }
+            else
+            if (reply) {
+                code = XXL_FAILURE;
+                snprintf (text, textlen, "the scheduler's reply cannot be read: %s", reason);
+            }
+            zframe_destroy (&reply);
+        }
+        zmsg_destroy (&msg);
+    }
+    else
+        snprintf (text, textlen, "cannot reach the scheduler's engine");
+    zsock_destroy (&sock);
+    msgpack_sbuffer_destroy (&buf);
+    return code;
+}
+
+//  apps as the api has them ("a,b") → a JSON array, in an object
+static void
+s_apps_array (json_t *object)
+{
+    json_t *apps = object? json_object_get (object, "apps"): NULL;
+    if (!apps || !json_is_string (apps))
+        return;
+    json_t *array = json_array ();
+    const char *p = json_string_value (apps);
+    while (*p) {
+        const char *end = strchr (p, ',');
+        size_t length = end? (size_t) (end - p): strlen (p);
+        if (length)
+            json_array_append_new (array, json_stringn (p, length));
+        p += length + (end != NULL);
+    }
+    json_object_set_new (object, "apps", array);
+}
+
+//  Calls the engine and makes the answer: status ok with the content
+//  (an empty object when none), else the code's status with its text
+static void
+s_forward (xxl_http_t *self, answer_t *answer, const char *auth, const char *type,
+           json_t *fields, int ok)
+{
+    json_t *content;
+    char text [1024];
+    int code = s_call (self, auth, type, fields, &content, text, sizeof text);
+    if (code == XXL_OK) {
+        //  Users, tokens and sessions show apps as a list
+        if (json_is_object (content)) {
+            s_apps_array (content);
+            json_t *list = json_object_get (content, "users");
+            if (!list)
+                list = json_object_get (content, "tokens");
+            size_t index;
+            json_t *item;
+            if (json_is_array (list) && (!strncmp (type, "USER_", 5) || !strncmp (type, "TOKEN_", 6)))
+                json_array_foreach (list, index, item)
+                    s_apps_array (item);
+        }
+        s_answer_json (answer, ok, content? content: json_object ());
+    }
+    else {
+        json_decref (content);
+        s_error (answer, code >= 400 && code <= 599? code: 500, text);
+    }
+}
+
+//  ---------------------------------------------------------------------
+//  Routes
+
+typedef enum {
+    R_API,                              //  an api command
+    R_LOGIN, R_LOGOUT, R_ME, R_PASSWORD, R_CRON
+} route_kind_t;
+
+typedef struct {
+    const char *method;
+    const char *pattern;                //  under /api/v1/; '*' is one path segment
+    route_kind_t kind;
+    const char *type;                   //  R_API: the command
+    int ok;                             //  the status of a success
+    const char *p1, *p2;                //  the keys the '*' segments fill, in order
+} route_t;
+
+static const route_t s_routes [] = {
+    { "GET", "ping", R_API, "PING", 200, NULL, NULL },
+    { "GET", "groups", R_API, "GROUP_LIST", 200, NULL, NULL },
+    { "POST", "groups", R_API, "GROUP_ADD", 201, NULL, NULL },
+    { "GET", "groups/*", R_API, "GROUP_SHOW", 200, "group", NULL },
+    { "PUT", "groups/*", R_API, "GROUP_UPDATE", 200, "group", NULL },
+    { "DELETE", "groups/*", R_API, "GROUP_RM", 200, "group", NULL },
+    { "GET", "jobs", R_API, "JOB_LIST", 200, NULL, NULL },
+    { "POST", "jobs", R_API, "JOB_ADD", 201, NULL, NULL },
+    { "GET", "jobs/*", R_API, "JOB_SHOW", 200, "jobId", NULL },
+    { "PUT", "jobs/*", R_API, "JOB_UPDATE", 200, "jobId", NULL },
+    { "DELETE", "jobs/*", R_API, "JOB_RM", 200, "jobId", NULL },
+    { "POST", "jobs/*/copy", R_API, "JOB_COPY", 201, "jobId", NULL },
+    { "POST", "jobs/*/start", R_API, "JOB_START", 200, "jobId", NULL },
+    { "POST", "jobs/*/stop", R_API, "JOB_STOP", 200, "jobId", NULL },
+    { "POST", "jobs/*/trigger", R_API, "JOB_TRIGGER", 200, "jobId", NULL },
+    { "GET", "jobs/*/next", R_API, "JOB_NEXT", 200, "jobId", NULL },
+    { "GET", "jobs/*/glue", R_API, "GLUE_HISTORY", 200, "jobId", NULL },
+    { "GET", "jobs/*/glue/*", R_API, "GLUE_SHOW", 200, "jobId", "version" },
+    { "POST", "jobs/*/glue/*/rollback", R_API, "GLUE_ROLLBACK", 200, "jobId", "version" },
+    { "GET", "logs", R_API, "LOG_LIST", 200, NULL, NULL },
+    { "POST", "logs/clear", R_API, "LOG_CLEAR", 200, NULL, NULL },
+    { "GET", "logs/*", R_API, "LOG_SHOW", 200, "logId", NULL },
+    { "GET", "logs/*/cat", R_API, "LOG_CAT", 200, "logId", NULL },
+    { "POST", "logs/*/kill", R_API, "LOG_KILL", 200, "logId", NULL },
+    { "GET", "agents", R_API, "AGENT_LIST", 200, NULL, NULL },
+    { "GET", "report", R_API, "REPORT", 200, NULL, NULL },
+    { "GET", "audit", R_API, "AUDIT_LIST", 200, NULL, NULL },
+    { "GET", "users", R_API, "USER_LIST", 200, NULL, NULL },
+    { "POST", "users", R_API, "USER_ADD", 201, NULL, NULL },
+    { "PUT", "users/*", R_API, "USER_UPDATE", 200, "username", NULL },
+    { "DELETE", "users/*", R_API, "USER_RM", 200, "username", NULL },
+    { "GET", "tokens", R_API, "TOKEN_LIST", 200, NULL, NULL },
+    { "POST", "tokens", R_API, "TOKEN_ADD", 201, NULL, NULL },
+    { "DELETE", "tokens/*", R_API, "TOKEN_RM", 200, "name", NULL },
+    { "GET", "cron/next", R_CRON, NULL, 200, NULL, NULL },
+    { "POST", "login", R_LOGIN, NULL, 200, NULL, NULL },
+    { "POST", "logout", R_LOGOUT, NULL, 200, NULL, NULL },
+    { "GET", "me", R_ME, NULL, 200, NULL, NULL },
+    { "PUT", "me/password", R_PASSWORD, NULL, 200, NULL, NULL },
+    { NULL, NULL, R_API, NULL, 0, NULL, NULL }
+};
+
+//  Whether path matches pattern; the '*' segments into args (at most 2)
+static bool
+s_match (const char *pattern, const char *path, char args [2][256])
+{
+    int arg = 0;
+    while (*pattern && *path) {
+        if (*pattern == '*') {
+            const char *end = strchr (path, '/');
+            size_t length = end? (size_t) (end - path): strlen (path);
+            if (length == 0 || length >= 256 || arg >= 2)
+                return false;
+            memcpy (args [arg], path, length);
+            args [arg++][length] = 0;
+            path += length;
+            pattern++;
+        }
+        else
+        if (*pattern++ != *path++)
+            return false;
+    }
+    return *pattern == 0 && *path == 0;
+}
+
+//  A value from the path or query for the command's field key: typed as
+//  the field is (an integer field takes decimal digits); NULL when bad
+static json_t *
+s_typed (const xxl_command_t *command, const char *key, const char *value)
+{
+    const xxl_field_t *field = command? xxl_command_field (command, key): NULL;
+    if (field && (field->type == XXL_FIELD_INT || field->type == XXL_FIELD_NUMBER)) {
+        char *end;
+        errno = 0;
+        long long number = strtoll (value, &end, 10);
+        if (!*value || *end || errno)
+            return NULL;
+        return json_integer (number);
+    }
+    if (field && field->type == XXL_FIELD_BOOL) {
+        if (streq (value, "true") || streq (value, "1"))
+            return json_true ();
+        if (streq (value, "false") || streq (value, "0"))
+            return json_false ();
+        return NULL;
+    }
+    return json_string (value);
+}
+
+typedef struct {
+    json_t *fields;
+    const xxl_command_t *command;
+    const char *bad;                    //  the first query key with a bad value
+} query_ctx_t;
+
+static enum MHD_Result
+s_query_each (void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    (void) kind;
+    query_ctx_t *ctx = (query_ctx_t *) cls;
+    //  LOG_CAT's `from` is the api's fromLineNum
+    if (ctx->command && streq (ctx->command->name, "LOG_CAT") && streq (key, "from"))
+        key = "fromLineNum";
+    if (!value || !ctx->command || !xxl_command_field (ctx->command, key))
+        return MHD_YES;                 //  (an unknown key is ignored)
+    json_t *typed = s_typed (ctx->command, key, value);
+    if (!typed) {
+        if (!ctx->bad)
+            ctx->bad = key;
+        return MHD_YES;
+    }
+    json_object_set_new (ctx->fields, key, typed);
+    return MHD_YES;
+}
+
+//  A body's field the table types as a string given as an integer (a
+//  group's id as jobGroup) becomes its decimal text; apps given as a list
+//  become the api's comma list
+static void
+s_body_fit (const xxl_command_t *command, json_t *fields)
+{
+    const char *key;
+    json_t *item;
+    void *tmp;
+    json_object_foreach_safe (fields, tmp, key, item) {
+        const xxl_field_t *field = xxl_command_field (command, key);
+        if (!field || field->type != XXL_FIELD_STR)
+            continue;
+        if (json_is_integer (item)) {
+            char text [32];
+            snprintf (text, sizeof text, "%" JSON_INTEGER_FORMAT, json_integer_value (item));
+            json_object_set_new (fields, key, json_string (text));
+        }
+        else
+        if (streq (key, "apps") && json_is_array (item)) {
+            size_t index;
+            json_t *app;
+            char *joined = strdup ("");
+            bool ok = true;
+            json_array_foreach (item, index, app) {
+                if (!json_is_string (app)) {
+                    ok = false;
+                    break;
+                }
+                char *next = zsys_sprintf ("%s%s%s", joined, *joined? ",": "",
+                                           json_string_value (app));
+                free (joined);
+                joined = next;
+            }
+            if (ok)
+                json_object_set_new (fields, key, json_string (joined));
+            free (joined);
+        }
+    }
+}
+
+//  ---------------------------------------------------------------------
+//  Credentials
+
+//  The credentials frame (xxl_api_users.c) of a request: a bearer token,
+//  else the session cookie (with its CSRF header for a change), else none
+static void
+s_credentials (struct MHD_Connection *conn, bool change, char *out, size_t outlen)
+{
+    const char *header = MHD_lookup_connection_value (conn, MHD_HEADER_KIND, "Authorization");
+    char hash [XXL_SECRET_HEX];
+    if (header && strncasecmp (header, "Bearer ", 7) == 0) {
+        const char *token = header + 7;
+        while (*token == ' ')
+            token++;
+        xxl_secret_sha256 (token, hash);
+        snprintf (out, outlen, "T %s", hash);
+        return;
+    }
+    const char *cookie = MHD_lookup_connection_value (conn, MHD_COOKIE_KIND, "xxl_session");
+    if (cookie && *cookie && strlen (cookie) <= 128) {
+        const char *csrf = MHD_lookup_connection_value (conn, MHD_HEADER_KIND, "X-CSRF-Token");
+        char given [XXL_SECRET_HEX] = "-";
+        //  (a token of ours is 64 hex digits: anything else cannot match)
+        if (csrf && strlen (csrf) == 64 && strspn (csrf, "0123456789abcdef") == 64)
+            snprintf (given, sizeof given, "%s", csrf);
+        xxl_secret_sha256 (cookie, hash);
+        snprintf (out, outlen, "S %s %s %d", hash, given, change? 1: 0);
+        return;
+    }
+    snprintf (out, outlen, "-");
+}
+
+static void
+s_session_cookie (xxl_http_t *self, answer_t *answer, const char *sid)
+{
+    if (sid)
+        snprintf (answer->cookie, sizeof answer->cookie,
+                  "xxl_session=%s; HttpOnly; SameSite=Strict; Path=/%s", sid,
+                  self->tls? "; Secure": "");
+    else
+        snprintf (answer->cookie, sizeof answer->cookie,
+                  "xxl_session=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0%s",
+                  self->tls? "; Secure": "");
+}
+
+static void
+s_login (xxl_http_t *self, answer_t *answer, json_t *body)
+{
+    const char *user = json_string_value (json_object_get (body, "username"));
+    const char *password = json_string_value (json_object_get (body, "password"));
+    if (!user || !password || strlen (user) > 64 || strlen (password) > 1024) {
+        s_error (answer, 400, "login needs {\"username\", \"password\"} (strings)");
+        return;
+    }
+    json_t *fields = json_pack ("{s:s}", "username", user);
+    json_t *content;
+    char text [512];
+    int code = s_call (self, "-", "HTTP_LOGIN", fields, &content, text, sizeof text);
+    json_decref (fields);
+    const char *hash = code == XXL_OK? json_string_value (json_object_get (content, "password"))
+                                     : NULL;
+    //  (checked whatever the lookup said: the time tells nothing)
+    bool match = xxl_secret_check_password (password, hash);
+    json_decref (content);
+    if (code != XXL_OK && code != XXL_UNAUTHORIZED) {
+        s_error (answer, code >= 400 && code <= 599? code: 500, text);
+        return;
+    }
+    if (!match) {
+        s_error (answer, 401, "wrong user name or password");
+        return;
+    }
+    char sid [XXL_SECRET_HEX], csrf [XXL_SECRET_HEX], sid_hash [XXL_SECRET_HEX];
+    if (xxl_secret_random (sid) || xxl_secret_random (csrf)) {
+        s_error (answer, 500, "no random bytes from the OS");
+        return;
+    }
+    xxl_secret_sha256 (sid, sid_hash);
+    fields = json_pack ("{s:s, s:s, s:s}", "username", user, "session", sid_hash, "csrf", csrf);
+    s_forward (self, answer, "-", "HTTP_SESSION", fields, 200);
+    json_decref (fields);
+    if (answer->status == 200)
+        s_session_cookie (self, answer, sid);
+}
+
+static void
+s_password (xxl_http_t *self, answer_t *answer, const char *auth, json_t *body)
+{
+    const char *old = json_string_value (json_object_get (body, "oldPassword"));
+    const char *new = json_string_value (json_object_get (body, "newPassword"));
+    if (!old || !new) {
+        s_error (answer, 400, "needs {\"oldPassword\", \"newPassword\"} (strings)");
+        return;
+    }
+    size_t length = strlen (new);
+    bool control = false;
+    for (const unsigned char *p = (const unsigned char *) new; *p; p++)
+        control = control || *p < 0x20 || *p == 0x7f;
+    if (length < 8 || length > 1024 || control) {
+        s_error (answer, 400, "a password must be 8 to 1024 bytes without control characters");
+        return;
+    }
+    //  Who the session is (and its CSRF token judged: a change)
+    json_t *empty = json_object (), *me, *user_row;
+    char text [512];
+    int code = s_call (self, auth, "HTTP_ME", empty, &me, text, sizeof text);
+    const char *user = code == XXL_OK? json_string_value (json_object_get (me, "username")): NULL;
+    const char *kind = code == XXL_OK? json_string_value (json_object_get (me, "kind")): NULL;
+    if (code == XXL_OK && (!user || !kind || strneq (kind, "session"))) {
+        code = XXL_BAD_REQUEST;
+        snprintf (text, sizeof text, "only a session changes its password");
+    }
+    if (code != XXL_OK) {
+        json_decref (me);
+        json_decref (empty);
+        s_error (answer, code >= 400 && code <= 599? code: 500, text);
+        return;
+    }
+    json_t *fields = json_pack ("{s:s}", "username", user);
+    code = s_call (self, "-", "HTTP_LOGIN", fields, &user_row, text, sizeof text);
+    json_decref (fields);
+    json_decref (me);
+    bool match = xxl_secret_check_password (
+        old, code == XXL_OK? json_string_value (json_object_get (user_row, "password")): NULL);
+    json_decref (user_row);
+    if (!match) {
+        json_decref (empty);
+        s_error (answer, 403, "the old password is wrong");
+        return;
+    }
+    char *hash = xxl_secret_hash_password (new);
+    if (!hash) {
+        json_decref (empty);
+        s_error (answer, 500, "cannot hash the password (libcrypt)");
+        return;
+    }
+    json_object_set_new (empty, "password", json_string (hash));
+    free (hash);
+    s_forward (self, answer, auth, "HTTP_PASSWORD", empty, 200);
+    json_decref (empty);
+}
+
+//  GET cron/next?expr=&n=&tz=&from=: no engine needed
+static void
+s_cron_next (answer_t *answer, struct MHD_Connection *conn)
+{
+    const char *expr = MHD_lookup_connection_value (conn, MHD_GET_ARGUMENT_KIND, "expr");
+    const char *n_text = MHD_lookup_connection_value (conn, MHD_GET_ARGUMENT_KIND, "n");
+    const char *tz = MHD_lookup_connection_value (conn, MHD_GET_ARGUMENT_KIND, "tz");
+    const char *from_text = MHD_lookup_connection_value (conn, MHD_GET_ARGUMENT_KIND, "from");
+    if (!expr || !*expr || strlen (expr) > 1024) {
+        s_error (answer, 400, "expr: a cron expression (at most 1024 bytes) is needed");
+        return;
+    }
+    long long n = 5, from = zclock_time ();
+    char *end;
+    if (n_text) {
+        n = strtoll (n_text, &end, 10);
+        if (!*n_text || *end || n < 1 || n > 100) {
+            s_error (answer, 400, "n must be 1 to 100");
+            return;
+        }
+    }
+    if (from_text) {
+        errno = 0;
+        from = strtoll (from_text, &end, 10);
+        if (!*from_text || *end || errno || from < 0) {
+            s_error (answer, 400, "from must be epoch milliseconds (an integer >= 0)");
+            return;
+        }
+    }
+    if (tz && *tz && (strlen (tz) > 64 || !xxl_cron_tz_valid (tz))) {
+        s_errorf (answer, 400, "unknown time zone '%.64s'", tz);
+        return;
+    }
+    char reason [256];
+    xxl_cron_t *cron = xxl_cron_new (expr, tz && *tz? tz: NULL, reason, sizeof reason);
+    if (!cron) {
+        s_error (answer, 400, reason);
+        return;
+    }
+    json_t *next = json_array ();
+    int64_t after = from;
+    for (long long i = 0; i < n; i++) {
+        int64_t at = xxl_cron_next (cron, after);
+        if (at <= 0)
+            break;
+        json_array_append_new (next, json_integer (at));
+        after = at;
+    }
+    xxl_cron_destroy (&cron);
+    s_answer_json (answer, 200, json_pack ("{s:o}", "next", next));
+}
+
+//  /api/v1/<path>
+static void
+s_api (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn, const char *method,
+       const char *path, request_ctx_t *ctx)
+{
+    const route_t *route = NULL;
+    bool path_known = false;
+    char args [2][256];
+    for (const route_t *r = s_routes; r->method; r++)
+        if (s_match (r->pattern, path, args)) {
+            path_known = true;
+            if (streq (r->method, method)) {
+                route = r;
+                break;
+            }
+        }
+    if (!route) {
+        if (path_known)
+            s_errorf (answer, 405, "%s is not a method of /api/v1/%s", method, path);
+        else
+            s_error (answer, 404, "no such path");
+        return;
+    }
+    bool change = !streq (method, "GET") && !streq (method, "HEAD");
+    //  The body: a JSON object (or nothing)
+    json_t *body = NULL;
+    size_t size = ctx->body? zchunk_size (ctx->body): 0;
+    if (size > 0) {
+        const char *type = MHD_lookup_connection_value (conn, MHD_HEADER_KIND,
+                                                        MHD_HTTP_HEADER_CONTENT_TYPE);
+        if (!type || strncasecmp (type, "application/json", 16)
+        ||  (type [16] && type [16] != ';' && type [16] != ' ')) {
+            s_error (answer, 415, "the body must be JSON (Content-Type: application/json)");
+            return;
+        }
+        json_error_t error;
+        body = json_loadb ((const char *) zchunk_data (ctx->body), size, JSON_REJECT_DUPLICATES,
+                           &error);
+        if (!body) {
+            s_errorf (answer, 400, "bad JSON at line %d column %d: %s", error.line,
+                      error.column, error.text);
+            return;
+        }
+        if (!json_is_object (body)) {
+            json_decref (body);
+            s_error (answer, 400, "the body must be a JSON object");
+            return;
+        }
+    }
+    else
+        body = json_object ();
+    char auth [256];
+    s_credentials (conn, change, auth, sizeof auth);
+    if (route->kind == R_LOGIN)
+        s_login (self, answer, body);
+    else
+    if (route->kind == R_CRON) {
+        //  (it reads nothing, yet is for callers with credentials, as all /api)
+        json_t *me;
+        char text [512];
+        int code = s_call (self, auth, "HTTP_ME", body, &me, text, sizeof text);
+        json_decref (me);
+        if (code == XXL_OK)
+            s_cron_next (answer, conn);
+        else
+            s_error (answer, code >= 400 && code <= 599? code: 500, text);
+    }
+    else
+    if (route->kind == R_ME)
+        s_forward (self, answer, auth, "HTTP_ME", body, 200);
+    else
+    if (route->kind == R_LOGOUT) {
+        s_forward (self, answer, auth, "HTTP_LOGOUT", body, 200);
+        if (answer->status == 200)
+            s_session_cookie (self, answer, NULL);
+    }
+    else
+    if (route->kind == R_PASSWORD)
+        s_password (self, answer, auth, body);
+    else {
+        const xxl_command_t *command = xxl_command_find (route->type);
+        s_body_fit (command, body);
+        //  The path's ids, then the query's keys (they win over the body's)
+        const char *keys [2] = { route->p1, route->p2 };
+        for (int i = 0; i < 2 && keys [i]; i++) {
+            if (streq (keys [i], "version") && streq (args [i], "latest"))
+                continue;               //  (GLUE_SHOW: the newest)
+            json_t *typed = s_typed (command, keys [i], args [i]);
+            if (!typed) {
+                s_errorf (answer, 400, "%s in the path must be a decimal integer", keys [i]);
+                json_decref (body);
+                return;
+            }
+            json_object_set_new (body, keys [i], typed);
+        }
+        query_ctx_t query = { body, command, NULL };
+        MHD_get_connection_values (conn, MHD_GET_ARGUMENT_KIND, s_query_each, &query);
+        if (query.bad)
+            s_errorf (answer, 400, "query %s: not a valid value", query.bad);
+        else
+            s_forward (self, answer, auth, route->type, body, route->ok);
+    }
+    json_decref (body);
+}
+
+//  ---------------------------------------------------------------------
+//  Static files (the console)
+
+static const char *
+s_mime (const char *path)
+{
+    static const char *const types [][2] = {
+        { ".html", "text/html; charset=utf-8" }, { ".js", "text/javascript; charset=utf-8" },
+        { ".mjs", "text/javascript; charset=utf-8" }, { ".css", "text/css; charset=utf-8" },
+        { ".json", "application/json" }, { ".svg", "image/svg+xml" }, { ".png", "image/png" },
+        { ".ico", "image/x-icon" }, { ".woff2", "font/woff2" }, { ".woff", "font/woff" },
+        { ".ttf", "font/ttf" }, { ".map", "application/json" }, { ".txt", "text/plain; charset=utf-8" },
+        { ".wasm", "application/wasm" }, { NULL, NULL }
+    };
+    const char *dot = strrchr (path, '.');
+    for (size_t i = 0; dot && types [i][0]; i++)
+        if (streq (dot, types [i][0]))
+            return types [i][1];
+    return "application/octet-stream";
+}
+
+//  Opens the console's file for url: NULL segments like "..", hidden
+//  files and anything not a regular file are not served.  index.html for
+//  "/" and for paths with no file (the console routes on the client).
+static int
+s_static_open (xxl_http_t *self, const char *url, char *path, size_t pathlen, size_t *size)
+{
+    if (!self->console || strstr (url, "/.") || strchr (url, '\\'))
+        return -1;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        const char *rel = attempt == 0 && !streq (url, "/")? url: "/index.html";
+        snprintf (path, pathlen, "%s%s", self->console, rel);
+        int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        struct stat st;
+        if (fd >= 0 && fstat (fd, &st) == 0 && S_ISREG (st.st_mode)) {
+            *size = (size_t) st.st_size;
+            return fd;
+        }
+        if (fd >= 0)
+            close (fd);
+        if (attempt == 0 && streq (rel, "/index.html"))
+            break;
+    }
+    return -1;
+}
+
+//  ---------------------------------------------------------------------
+//  The access handler
+
+static enum MHD_Result
+s_queue (struct MHD_Connection *conn, answer_t *answer, bool head)
+{
+    struct MHD_Response *response = MHD_create_response_from_buffer (
+        head? 0: answer->size, answer->body? answer->body: (void *) "", MHD_RESPMEM_MUST_COPY);
+    MHD_add_response_header (response, MHD_HTTP_HEADER_CONTENT_TYPE, answer->type);
+    MHD_add_response_header (response, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    MHD_add_response_header (response, "X-Content-Type-Options", "nosniff");
+    if (answer->cookie [0])
+        MHD_add_response_header (response, MHD_HTTP_HEADER_SET_COOKIE, answer->cookie);
+    enum MHD_Result rc = MHD_queue_response (conn, (unsigned) answer->status, response);
+    MHD_destroy_response (response);
+    free (answer->body);
+    return rc;
+}
+
+static enum MHD_Result
+s_access (void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+          const char *version, const char *upload_data, size_t *upload_data_size,
+          void **con_cls)
+{
+    (void) version;
+    xxl_http_t *self = (xxl_http_t *) cls;
+    request_ctx_t *ctx = (request_ctx_t *) *con_cls;
+    if (!ctx) {
+        ctx = (request_ctx_t *) zmalloc (sizeof *ctx);
+        *con_cls = ctx;
+        const char *length = MHD_lookup_connection_value (conn, MHD_HEADER_KIND,
+                                                          MHD_HTTP_HEADER_CONTENT_LENGTH);
+        if (length && strtoull (length, NULL, 10) > self->max_body)
+            ctx->too_big = true;
+        return MHD_YES;
+    }
+    if (*upload_data_size) {
+        if (!ctx->too_big) {
+            size_t have = ctx->body? zchunk_size (ctx->body): 0;
+            if (have + *upload_data_size > self->max_body)
+                ctx->too_big = true;
+            else {
+                if (!ctx->body)
+                    ctx->body = zchunk_new (NULL, *upload_data_size);
+                zchunk_extend (ctx->body, upload_data, *upload_data_size);
+            }
+        }
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    answer_t answer = { .status = 200, .type = "text/plain; charset=utf-8" };
+    bool head = streq (method, "HEAD");
+    bool get = streq (method, "GET") || head;
+    if (ctx->too_big)
+        s_errorf (&answer, 413, "the body is over the %zu-byte limit", self->max_body);
+    else
+    if (strncmp (url, "/api/v1/", 8) == 0)
+        s_api (self, &answer, conn, head? "GET": method, url + 8, ctx);
+    else
+    if (strncmp (url, "/api/", 5) == 0 || streq (url, "/api"))
+        s_error (&answer, 404, "no such path (the REST api is under /api/v1/)");
+    else
+    if (streq (url, "/healthz") || streq (url, "/readyz") || streq (url, "/metrics")) {
+        xxl_metrics_t metrics;
+        bool published = xxl_metrics_read (self->metrics, &metrics);
+        if (!get)
+            s_errorf (&answer, 405, "%s takes GET", url);
+        else
+        if (streq (url, "/healthz")) {
+            answer.body = strdup ("ok\n");
+            answer.size = 3;
+        }
+        else
+        if (streq (url, "/readyz")) {
+            bool ready = published && metrics.ready;
+            answer.status = ready? 200: 503;
+            answer.body = strdup (ready? "ready\n": "not ready\n");
+            answer.size = strlen (answer.body);
+        }
+        else {
+            if (!published)
+                memset (&metrics, 0, sizeof metrics);
+            answer.body = xxl_metrics_render (&metrics);
+            answer.size = strlen (answer.body);
+            answer.type = "text/plain; version=0.0.4; charset=utf-8";
+        }
+    }
+    else
+    if (!get)
+        s_errorf (&answer, 405, "%s takes GET", url);
+    else {
+        char path [4096];
+        size_t size = 0;
+        int fd = s_static_open (self, url, path, sizeof path, &size);
+        if (fd < 0)
+            s_error (&answer, 404, "no such file");
+        else {
+            struct MHD_Response *response = head
+                ? MHD_create_response_from_buffer (0, (void *) "", MHD_RESPMEM_PERSISTENT)
+                : MHD_create_response_from_fd (size, fd);
+            if (head)
+                close (fd);
+            MHD_add_response_header (response, MHD_HTTP_HEADER_CONTENT_TYPE, s_mime (path));
+            MHD_add_response_header (response, "X-Content-Type-Options", "nosniff");
+            MHD_add_response_header (response, "X-Frame-Options", "DENY");
+            MHD_add_response_header (response, "Referrer-Policy", "no-referrer");
+            MHD_add_response_header (response, MHD_HTTP_HEADER_CACHE_CONTROL,
+                                     strstr (path, "/index.html")? "no-cache": "max-age=3600");
+            enum MHD_Result rc = MHD_queue_response (conn, MHD_HTTP_OK, response);
+            MHD_destroy_response (response);
+            return rc;
+        }
+    }
+    if (!answer.body) {
+        answer.body = strdup ("");
+        answer.size = 0;
+    }
+    return s_queue (conn, &answer, head);
+}
+
+static void
+s_completed (void *cls, struct MHD_Connection *conn, void **con_cls,
+             enum MHD_RequestTerminationCode code)
+{
+    (void) cls;
+    (void) conn;
+    (void) code;
+    request_ctx_t *ctx = (request_ctx_t *) *con_cls;
+    if (ctx) {
+        zchunk_destroy (&ctx->body);
+        free (ctx);
+        *con_cls = NULL;
+    }
+}
+
+static void
+s_mhd_log (void *cls, const char *format, va_list args)
+{
+    (void) cls;
+    char line [512];
+    vsnprintf (line, sizeof line, format, args);
+    size_t length = strlen (line);
+    while (length && line [length - 1] == '\n')
+        line [--length] = 0;
+    zsys_warning ("http: %s", line);
+}
+
+//  ---------------------------------------------------------------------
+
+//  "HOST:PORT" ("*" or "0.0.0.0" any IPv4, "[::1]" IPv6) into addr; 0/-1
+static int
+s_endpoint (const char *endpoint, struct sockaddr_storage *addr, socklen_t *addrlen)
+{
+    const char *colon = strrchr (endpoint, ':');
+    if (!colon || colon == endpoint)
+        return -1;
+    char host [128];
+    size_t length = (size_t) (colon - endpoint);
+    if (length >= sizeof host)
+        return -1;
+    memcpy (host, endpoint, length);
+    host [length] = 0;
+    char *end;
+    long port = strtol (colon + 1, &end, 10);
+    if (!colon [1] || *end || port < 0 || port > 65535)
+        return -1;
+    memset (addr, 0, sizeof *addr);
+    if (host [0] == '[' && host [length - 1] == ']') {
+        host [length - 1] = 0;
+        struct sockaddr_in6 *in6 = (struct sockaddr_in6 *) addr;
+        in6->sin6_family = AF_INET6;
+        in6->sin6_port = htons ((uint16_t) port);
+        if (inet_pton (AF_INET6, host + 1, &in6->sin6_addr) != 1)
+            return -1;
+        *addrlen = sizeof *in6;
+        return 0;
+    }
+    struct sockaddr_in *in = (struct sockaddr_in *) addr;
+    in->sin_family = AF_INET;
+    in->sin_port = htons ((uint16_t) port);
+    if (streq (host, "*"))
+        in->sin_addr.s_addr = htonl (INADDR_ANY);
+    else
+    if (streq (host, "localhost"))
+        in->sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+    else
+    if (inet_pton (AF_INET, host, &in->sin_addr) != 1)
+        return -1;
+    *addrlen = sizeof *in;
+    return 0;
+}
+
+bool
+xxl_http_loopback (const char *endpoint)
+{
+    struct sockaddr_storage addr;
+    socklen_t addrlen;
+    if (s_endpoint (endpoint, &addr, &addrlen))
+        return false;
+    if (addr.ss_family == AF_INET6)
+        return IN6_IS_ADDR_LOOPBACK (&((struct sockaddr_in6 *) &addr)->sin6_addr);
+    return (ntohl (((struct sockaddr_in *) &addr)->sin_addr.s_addr) >> 24) == 127;
+}
+
+xxl_http_t *
+xxl_http_new (const xxl_http_config_t *config, const char *engine, xxl_metrics_box_t *metrics,
+              int wait_ms, char *bound, size_t boundlen, char *why, size_t whylen)
+{
+    struct sockaddr_storage addr;
+    socklen_t addrlen;
+    if (s_endpoint (config->endpoint, &addr, &addrlen)) {
+        snprintf (why, whylen, "http endpoint '%s' is not HOST:PORT (e.g. 127.0.0.1:8080)",
+                  config->endpoint);
+        return NULL;
+    }
+    xxl_http_t *self = (xxl_http_t *) zmalloc (sizeof *self);
+    self->engine = strdup (engine);
+    self->metrics = metrics;
+    self->wait_ms = wait_ms;
+    self->max_body = config->max_body;
+    self->next_id = 1;
+    if (config->console && *config->console) {
+        char real [4096];
+        if (realpath (config->console, real))
+            self->console = strdup (real);
+        else
+            zsys_warning ("http: console folder %s: %s (/ answers 404)", config->console,
+                          strerror (errno));
+    }
+    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD
+                   | MHD_USE_ERROR_LOG | (addr.ss_family == AF_INET6? MHD_USE_IPv6: 0);
+    bool cert = config->cert && *config->cert, key = config->key && *config->key;
+    if (cert != key) {
+        snprintf (why, whylen, "http TLS needs both http/cert and http/key");
+        xxl_http_destroy (&self);
+        return NULL;
+    }
+    if (cert) {
+        zchunk_t *c = zchunk_slurp (config->cert, 1024 * 1024);
+        zchunk_t *k = zchunk_slurp (config->key, 1024 * 1024);
+        if (c && k) {
+            self->cert_pem = strndup ((const char *) zchunk_data (c), zchunk_size (c));
+            self->key_pem = strndup ((const char *) zchunk_data (k), zchunk_size (k));
+        }
+        zchunk_destroy (&c);
+        zchunk_destroy (&k);
+        if (!self->cert_pem || !self->key_pem) {
+            snprintf (why, whylen, "cannot read http/cert %s or http/key %s", config->cert,
+                      config->key);
+            xxl_http_destroy (&self);
+            return NULL;
+        }
+        flags |= MHD_USE_TLS;
+        self->tls = true;
+    }
+    self->daemon = MHD_start_daemon (
+        flags, 0, NULL, NULL, s_access, self,
+        MHD_OPTION_EXTERNAL_LOGGER, s_mhd_log, self,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *) &addr,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned) XXL_HTTP_CONNECTIONS,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) 60,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t) (128 * 1024),
+        MHD_OPTION_NOTIFY_COMPLETED, s_completed, self,
+        self->tls? MHD_OPTION_HTTPS_MEM_CERT: MHD_OPTION_END, self->cert_pem,
+        MHD_OPTION_HTTPS_MEM_KEY, self->key_pem,
+        MHD_OPTION_END);
+    if (!self->daemon) {
+        snprintf (why, whylen, "cannot serve HTTP on %s%s (the address is in use or not"
+                  " this host's, or the TLS certificate and key do not load)", config->endpoint,
+                  self->tls? " with TLS": "");
+        xxl_http_destroy (&self);
+        return NULL;
+    }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info (self->daemon,
+                                                            MHD_DAEMON_INFO_BIND_PORT);
+    char host [128];
+    const char *colon = strrchr (config->endpoint, ':');
+    snprintf (host, sizeof host, "%.*s", (int) (colon - config->endpoint), config->endpoint);
+    snprintf (bound, boundlen, "%s:%u", host, info? (unsigned) info->port: 0);
+    return self;
+}
+
+void
+xxl_http_stop (xxl_http_t *self)
+{
+    if (self)
+        __atomic_store_n (&self->stopping, 1, __ATOMIC_RELAXED);
+}
+
+void
+xxl_http_destroy (xxl_http_t **self_p)
+{
+    xxl_http_t *self = *self_p;
+    if (!self)
+        return;
+    __atomic_store_n (&self->stopping, 1, __ATOMIC_RELAXED);
+    if (self->daemon)
+        MHD_stop_daemon (self->daemon);
+    free (self->engine);
+    free (self->console);
+    free (self->cert_pem);
+    free (self->key_pem);
+    free (self);
+    *self_p = NULL;
+}

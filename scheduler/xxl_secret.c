@@ -1,0 +1,87 @@
+/*  xxl_secret.c -- passwords (crypt(3)), random tokens, SHA-256, constant-
+    time comparison.  See xxl_secret.h.
+*/
+
+#include "xxl_secret.h"
+
+#include <crypt.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/types.h>
+#include <sha2.h>
+
+char *
+xxl_secret_hash_password (const char *password)
+{
+    //  (yescrypt at libcrypt's default cost, salt from the OS)
+    char *setting = crypt_gensalt_ra ("$y$", 0, NULL, 0);
+    if (!setting)
+        return NULL;
+    struct crypt_data *data = (struct crypt_data *) calloc (1, sizeof *data);
+    char *hash = NULL;
+    if (data) {
+        const char *out = crypt_rn (password, setting, data, (int) sizeof *data);
+        if (out && out [0] != '*')
+            hash = strdup (out);
+        free (data);
+    }
+    free (setting);
+    return hash;
+}
+
+bool
+xxl_secret_check_password (const char *password, const char *hash)
+{
+    //  A hash of nothing still costs a hash: the time tells no one whether
+    //  the user exists
+    bool real = hash && *hash;
+    char *setting = real? NULL: crypt_gensalt_ra ("$y$", 0, NULL, 0);
+    struct crypt_data *data = (struct crypt_data *) calloc (1, sizeof *data);
+    bool match = false;
+    if (data && (real || setting)) {
+        const char *out = crypt_rn (password, real? hash: setting, data, (int) sizeof *data);
+        match = real && out && out [0] != '*' && xxl_secret_equal (out, hash);
+    }
+    free (data);
+    free (setting);
+    return match;
+}
+
+int
+xxl_secret_random (char out [XXL_SECRET_HEX])
+{
+    unsigned char bytes [32];
+    size_t got = 0;
+    while (got < sizeof bytes) {
+        ssize_t rc = getrandom (bytes + got, sizeof bytes - got, 0);
+        if (rc < 0 && errno != EINTR)
+            return -1;
+        got += rc > 0? (size_t) rc: 0;
+    }
+    for (size_t i = 0; i < sizeof bytes; i++)
+        snprintf (out + 2 * i, 3, "%02x", bytes [i]);
+    return 0;
+}
+
+void
+xxl_secret_sha256 (const char *text, char out [XXL_SECRET_HEX])
+{
+    char hex [SHA256_DIGEST_STRING_LENGTH];
+    SHA256Data ((const uint8_t *) text, strlen (text), hex);
+    snprintf (out, XXL_SECRET_HEX, "%s", hex);
+}
+
+bool
+xxl_secret_equal (const char *a, const char *b)
+{
+    size_t la = strlen (a), lb = strlen (b);
+    size_t span = la > lb? la: lb;
+    volatile unsigned char diff = (unsigned char) (la != lb);
+    for (size_t i = 0; i < span; i++)
+        diff |= (unsigned char) ((i < la? a [i]: 0) ^ (i < lb? b [i]: 0));
+    return diff == 0;
+}

@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# test_http.sh -- the scheduler's HTTP side against real daemons: every
+# REST path, each role (viewer, operator with apps, admin) with a refusal
+# beside the allowed case, bearer tokens and sessions with CSRF, login,
+# logout and a password change, bad JSON, wrong content type, an oversized
+# body, unknown paths and methods, the console's files, /healthz, /readyz,
+# and /metrics parsed by Prometheus' own text parser with values that move
+# as runs happen; a session made on one scheduler holds on a second one
+# sharing the store.  The checks are in tests/test_http.py.
+. "$(dirname "$0")/lib.sh"
+xxl_setup
+PY=/usr/bin/python3
+"$PY" -c 'import prometheus_client.parser' 2>/dev/null || {
+    echo "FAIL - python3-prometheus-client is not installed (scripts/deps)"; FAILED=1; exit 1; }
+mkdir -p "$T/console/assets"
+echo '<!doctype html><title>xxl console</title>' > "$T/console/index.html"
+echo 'console.log("xxl")' > "$T/console/assets/app.js"
+echo 'secret' > "$T/console/.hidden"
+echo 'outside' > "$T/outside.txt"
+cat >> "$T/scheduler.cfg" <<CFG
+    http
+        max_body = 65536
+        console = $T/console
+        session_idle_s = 3600
+CFG
+export XXL_SCHEDULER_ARGS="--http 127.0.0.1:0"
+start_scheduler || exit 1
+API1=$API HTTP1=$HTTP
+start_agent h1 http-app
+check "agent registers" wait_for 10 agent_registered http-app h1
+check "the scheduler serves HTTP on a port of its own" test -n "$HTTP1" -a "$HTTP1" != none
+
+# Users and tokens through the ZeroMQ api (xxl-ctl), as an admin would
+echo 'alice-pass-1' | "$CTL" --api "$API" user add alice --role admin --password-stdin >/dev/null
+echo 'olga-pass-12' | "$CTL" --api "$API" user add olga --role operator --apps http-app \
+    --password-stdin >/dev/null
+check "user add refuses a short password (400)" \
+    bash -c "echo short | '$CTL' --api '$API' user add bob --role viewer --password-stdin 2>/dev/null; test \$? -ne 0"
+check "user add refuses an unknown role" \
+    bash -c "echo long-enough | '$CTL' --api '$API' user add bob --role root --password-stdin 2>/dev/null; test \$? -ne 0"
+check "user add refuses a name taken (409)" \
+    bash -c "echo alice-pass-1 | '$CTL' --api '$API' user add alice --role viewer --password-stdin 2>/dev/null; test \$? -ne 0"
+ADMIN_TOKEN=$(ctl token add ci-admin --role admin | jq -r .token)
+VIEWER_TOKEN=$(ctl token add ci-viewer --role viewer | jq -r .token)
+OPERATOR_TOKEN=$(ctl token add ci-op --role operator --apps http-app | jq -r .token)
+check "token add prints a token once (xxl_ + 64 hex digits)" \
+    bash -c "echo '$ADMIN_TOKEN' | grep -qE '^xxl_[0-9a-f]{64}$'"
+check "token list never shows a token" bash -c "! '$CTL' --api '$API' --json token list | grep -q xxl_"
+check "user list shows the users and their roles" \
+    test "$(ctl user list | jq -r '[.users[] | .username + ":" + .role] | join(",")')" = "alice:admin,olga:operator"
+check "the store holds the token's SHA-256, not the token" \
+    test "$(xxl_sql "SELECT hash FROM xxl_token WHERE name = 'ci-admin'")" = "$(printf %s "$ADMIN_TOKEN" | sha256sum | cut -d' ' -f1)"
+stored_hash () { xxl_sql "SELECT password FROM xxl_user WHERE username = 'alice'" | grep -q '^\$y\$'; }
+check "the store holds the password's yescrypt hash" stored_hash
+
+# A second scheduler on the same store, for the sessions shared by both
+start_scheduler || exit 1
+API2=$API HTTP2=$HTTP API=$API1
+check "the second scheduler serves HTTP too" test -n "$HTTP2" -a "$HTTP2" != "$HTTP1"
+
+export HTTP1 HTTP2 ADMIN_TOKEN VIEWER_TOKEN OPERATOR_TOKEN T
+export XXL_STORE="${XXL_STORE:-sqlite}"
+"$PY" "$XXL_SRC/tests/test_http.py" > "$T/py.out" 2>&1
+rc=$?
+cat "$T/py.out"
+PASSED=$((PASSED + $(grep -c '^ok - ' "$T/py.out")))
+FAILED=$((FAILED + $(grep -c '^FAIL - ' "$T/py.out")))
+check "test_http.py ran to its end" test "$rc" -eq 0 -a "$(grep -c '^done$' "$T/py.out")" -eq 1
+
+# The REST changes are in the audit with the caller's name and role
+check "the audit names a token's changes token:NAME with its role" \
+    test "$(ctl audit list --limit 1000 | jq '[.audit[] | select(.who == "token:ci-admin" and .role == "admin" and .type == "JOB_ADD")] | length')" -ge 1
+check "and a session's user:NAME" \
+    test "$(ctl audit list --limit 1000 | jq '[.audit[] | select(.who == "user:alice" and .type == "JOB_START")] | length')" -ge 1
+check "a refused REST call is audited 403 as its caller" \
+    test "$(ctl audit list --limit 1000 | jq '[.audit[] | select(.who == "token:ci-op" and .code == 403)] | length')" -ge 1
+check "token rm removes a token" bash -c "'$CTL' --api '$API' token rm ci-viewer >/dev/null"
+check "which then gets 401" \
+    test "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $VIEWER_TOKEN" "http://$HTTP1/api/v1/ping")" = 401
+check "user rm removes a user" bash -c "'$CTL' --api '$API' user rm olga >/dev/null"
+check "removing her again is 404" bash -c "! '$CTL' --api '$API' user rm olga 2>/dev/null"
+
+# A session unused past http/session_idle_s ends (its last use set back
+# in the store rather than waited for)
+login_cookie () {
+    curl -s -D - -o /dev/null -H 'Content-Type: application/json' \
+         -d '{"username": "alice", "password": "alice-pass-2"}' "http://$1/api/v1/login" \
+        | sed -n 's/^Set-Cookie: xxl_session=\([0-9a-f]*\);.*/\1/p'
+}
+me_status () {
+    curl -s -o /dev/null -w '%{http_code}' -H "Cookie: xxl_session=$2" "http://$1/api/v1/me"
+}
+SID=$(login_cookie "$HTTP1")
+check "a fresh session is good" test "$(me_status "$HTTP1" "$SID")" = 200
+xxl_sql "UPDATE xxl_session SET seen = seen - 3601000" >/dev/null
+check "an idle one (past session_idle_s) is over" test "$(me_status "$HTTP1" "$SID")" = 401
+SID=$(login_cookie "$HTTP1")
+xxl_sql "UPDATE xxl_session SET seen = seen - 3500000" >/dev/null
+check "one used within session_idle_s is not" test "$(me_status "$HTTP1" "$SID")" = 200
+
+# HTTPS: with http/cert and http/key the same api over TLS, cookies Secure
+if command -v openssl >/dev/null; then
+    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
+        -keyout "$T/http.key" -out "$T/http.crt" >/dev/null 2>&1
+    cat > "$T/tls.cfg" <<CFG
+scheduler
+    http
+        endpoint = 127.0.0.1:0
+        cert = $T/http.crt
+        key = $T/http.key
+CFG
+    "$SCHEDULER" -c "$T/tls.cfg" --db "$T/tls.db" --api tcp://127.0.0.1:0 --agents tcp://127.0.0.1:0 \
+        --plugins "$XXL_BUILD/plugins/routers/.libs" --ready-file "$T/tls.ready" >"$T/tls.log" 2>&1 &
+    TLS_PID=$!
+    PIDS="$PIDS $TLS_PID"
+    check "a TLS scheduler starts" wait_for 10 test -f "$T/tls.ready"
+    TLS_HTTP=$(sed -n 's/^http=//p' "$T/tls.ready")
+    TLS_API=$(sed -n 's/^api=//p' "$T/tls.ready")
+    echo 'tls-pass-123' | "$CTL" --api "$TLS_API" user add tina --role viewer --password-stdin >/dev/null
+    curl -s -k -D "$T/tls.headers" -o "$T/tls.body" -H 'Content-Type: application/json' \
+        -d '{"username": "tina", "password": "tls-pass-123"}' "https://$TLS_HTTP/api/v1/login"
+    check "login over HTTPS" grep -q '"username":"tina"' "$T/tls.body"
+    check "its cookie is Secure" grep -qi '^Set-Cookie: xxl_session=.*; Secure' "$T/tls.headers"
+    check "the HTTPS certificate is the configured one" \
+        test "$(curl -s -o /dev/null -w '%{http_code}' --cacert "$T/http.crt" "https://$TLS_HTTP/healthz")" = 200
+    check "plain HTTP to the TLS port gets no answer" \
+        bash -c "! curl -s -m 5 -o /dev/null 'http://$TLS_HTTP/healthz'"
+    kill -TERM "$TLS_PID" 2>/dev/null
+else
+    echo "# openssl missing: the HTTPS checks are skipped"
+fi
+
+# HTTP beyond loopback without TLS is refused at start, unless --insecure
+check "a non-loopback HTTP endpoint without TLS is refused at start" \
+    bash -c "! timeout 10 '$SCHEDULER' --db '$T/open.db' --api tcp://127.0.0.1:0 --agents tcp://127.0.0.1:0 \
+             --plugins '$XXL_BUILD/plugins/routers/.libs' --http 0.0.0.0:0 >'$T/open.out' 2>&1 \
+             && grep -q 'without TLS' '$T/open.out'"
+"$SCHEDULER" --db "$T/open2.db" --api tcp://127.0.0.1:0 --agents tcp://127.0.0.1:0 \
+    --plugins "$XXL_BUILD/plugins/routers/.libs" --http 0.0.0.0:0 --insecure --ready-file "$T/open2.ready" >"$T/open2.log" 2>&1 &
+OPEN_PID=$!
+PIDS="$PIDS $OPEN_PID"
+check "with --insecure it starts (and says so)" \
+    bash -c "for i in \$(seq 200); do test -f '$T/open2.ready' && break; sleep 0.05; done; \
+             test -f '$T/open2.ready' && grep -q 'insecure' '$T/open2.log'"
+kill -TERM "$OPEN_PID" 2>/dev/null
+xxl_done
