@@ -14,6 +14,19 @@ export default defineConfig({
     modulePreload: { polyfill: false },
     assetsInlineLimit: 0,
     chunkSizeWarningLimit: 800,
+    // Libraries in chunks of their own: their file names (content hashes)
+    // stay the same when only the console's code changes, so a rebuild
+    // rewrites small files only
+    rollupOptions: {
+      output: {
+        manualChunks(id) {
+          if (!id.includes('node_modules')) return undefined
+          if (/node_modules\/(@codemirror|codemirror|@lezer|style-mod|w3c-keyname|crelt|@marijn)\//.test(id)) return 'codemirror'
+          if (/node_modules\/(chart\.js|@kurkle)\//.test(id)) return 'chartjs'
+          return 'vue'
+        },
+      },
+    },
   },
   server: {
     proxy: { '/api': 'http://127.0.0.1:8090' },
