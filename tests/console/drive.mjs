@@ -312,6 +312,29 @@ try {
       console.log('# 403 shown: ' + text)
     })
     await snap(page, 'viewer-403')
+
+    await step('the viewer changes her password (a wrong current one refused): the new one signs in, the old one no more', async () => {
+      const NEW = VIEWER_PASSWORD + '-new'
+      const form = page.locator('[data-test=password-form]')
+      await page.click('[data-test=password]')
+      await form.locator('input[name=oldPassword]').fill(VIEWER_PASSWORD + '-wrong')
+      await form.locator('input[name=newPassword]').fill(NEW)
+      await form.locator('input[name=again]').fill(NEW)
+      await form.locator('button[type=submit]').click()
+      await page.locator('[data-test=password-error]').waitFor()
+      await form.locator('input[name=oldPassword]').fill(VIEWER_PASSWORD)
+      await form.locator('button[type=submit]').click()
+      await form.waitFor({ state: 'detached' })
+      await page.click('[data-test=logout]')
+      await page.fill('input[name=username]', VIEWER)
+      await page.fill('input[name=password]', VIEWER_PASSWORD)
+      await page.click('[data-test=login-form] button[type=submit]')
+      await page.locator('[data-test=login-error]').waitFor()
+      await page.fill('input[name=password]', NEW)
+      await page.click('[data-test=login-form] button[type=submit]')
+      await page.locator('[data-test=report]').waitFor()
+    })
+    await snap(page, 'viewer-new-password')
   }
 } finally {
   await snap(page, 'last')
