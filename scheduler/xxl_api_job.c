@@ -282,9 +282,10 @@ api_job_trigger (server_t *self, request_t *request)
     const xxl_job_t *job = &snap->job;
     trigger_args_t args = { .trigger_type = "MANUAL", .fail_retry_count = -1,
                             .shard_index = -1, .shard_total = -1 };
-    //  (with keys, the row names who triggered it: its audit record)
+    //  (with keys, or over HTTP, the row names who triggered it: its audit
+    //  record; `local` is every peer of a scheduler without keys)
     char by [300];
-    if (request->who->public_key [0]) {
+    if (request->who->public_key [0] || strneq (request->who->name, "local")) {
         snprintf (by, sizeof by, "key '%s' (%s)", request->who->name, request->who->role);
         args.by = by;
     }

@@ -21,7 +21,12 @@
         xxl_api*.c      the client api: receiving, its table, judging a
                         request by its command's fields (xxl_commands.c),
                         and the handlers by resource (xxl_api.h); the
-                        audit of its changes (xxl_api_audit.c)
+                        audit of its changes (xxl_api_audit.c), users and
+                        tokens, and the HTTP side's socket (xxl_api_users.c)
+    Off the actor's thread: xxl_http.c (libmicrohttpd's threads) serves
+    HTTP and sends each REST call to the actor's inproc `http` socket;
+    it reads the counters the actor publishes (xxl_metrics.h) about once
+    a second.
     Functions named engine_* are shared among these files and nowhere
     else; s_* functions are static to their file.
 */

@@ -145,19 +145,23 @@ s_request_pack (msgpack_sbuffer *buf, const char *type, uint64_t id, json_t *fie
 {
     msgpack_packer pk;
     msgpack_packer_init (&pk, buf, msgpack_sbuffer_write);
-    //  (id first: any frame then gets an answer, docs/protocol.md)
-    msgpack_pack_map (&pk, 3 + json_object_size (fields));
+    //  (id first: any frame then gets an answer, docs/protocol.md; the
+    //  envelope's keys are ours: a body's id, v, t are left out)
+    size_t count = 3;
+    const char *key;
+    json_t *item;
+    json_object_foreach (fields, key, item)
+        count += !(streq (key, "id") || streq (key, "v") || streq (key, "t"));
+    msgpack_pack_map (&pk, count);
     msgpack_pack_str_with_body (&pk, "id", 2);
     msgpack_pack_uint64 (&pk, id);
     msgpack_pack_str_with_body (&pk, "v", 1);
     msgpack_pack_int (&pk, XXL_PROTOCOL_VERSION);
     msgpack_pack_str_with_body (&pk, "t", 1);
     msgpack_pack_str_with_body (&pk, type, strlen (type));
-    const char *key;
-    json_t *item;
     json_object_foreach (fields, key, item) {
         if (streq (key, "id") || streq (key, "v") || streq (key, "t"))
-            item = json_null ();        //  (the envelope's are ours)
+            continue;
         msgpack_pack_str_with_body (&pk, key, strlen (key));
         if (s_pack (&pk, item, 1))
             return -1;
@@ -217,9 +221,17 @@ s_call (xxl_http_t *self, const char *auth, const char *type, json_t *fields,
                 snprintf (text, textlen, "%s", msg_text? msg_text: "");
                 const msgpack_object *value = xxl_msg_get (xxl_msg_root (decoded), "content");
                 if (value && value->type != MSGPACK_OBJECT_NIL) {
+                    //  (a string that is not UTF-8, such as a run log's bytes,
+                    //  gets U+FFFD for each bad sequence: JSON is UTF-8)
                     char *json = xxl_msg_to_json (value, 0);
-                    *content = json? json_loads (json, JSON_DECODE_ANY, NULL): NULL;
+                    char *fixed = json? xxl_utf8_repair (json): NULL;
+                    *content = json? json_loads (fixed? fixed: json, JSON_DECODE_ANY, NULL): NULL;
+                    free (fixed);
                     free (json);
+                    if (!*content && code == XXL_OK) {
+                        code = XXL_FAILURE;
+                        snprintf (text, textlen, "the scheduler's reply cannot be written as JSON");
+                    }
                 }
                 xxl_msg_destroy (&decoded);
             }
