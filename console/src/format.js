@@ -1,0 +1,52 @@
+// Times and codes as the console shows them.
+const pad = (n, w = 2) => String(n).padStart(w, '0')
+
+// fmtTime(ms): "yyyy-MM-dd HH:mm:ss" in the browser's zone, '' for none
+export function fmtTime(ms) {
+  if (ms === null || ms === undefined || ms === 0) return ''
+  const d = new Date(ms)
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`
+}
+
+// fmtInZone(ms, tz): the same in an IANA zone (UTC when tz is empty or unknown)
+export function fmtInZone(ms, tz) {
+  let f
+  try {
+    f = new Intl.DateTimeFormat('en-CA', {
+      timeZone: tz || 'UTC', year: 'numeric', month: '2-digit', day: '2-digit',
+      hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23', timeZoneName: 'short',
+    })
+  } catch {
+    return fmtInZone(ms, 'UTC')
+  }
+  const p = Object.fromEntries(f.formatToParts(new Date(ms)).map((x) => [x.type, x.value]))
+  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second} ${p.timeZoneName || ''}`.trim()
+}
+
+export function fmtDay(ms) {
+  const d = new Date(ms)
+  return `${pad(d.getMonth() + 1)}-${pad(d.getDate())}`
+}
+
+// A run's state from its codes (docs/protocol.md, the log object)
+export function runState(log) {
+  if (log.handleCode === 200) return 'ok'
+  if ((log.triggerCode !== 0 && log.triggerCode !== 200) || (log.handleCode !== 0 && log.handleCode !== 200)) return 'failed'
+  return 'running'
+}
+
+export const ROUTES = ['FIRST', 'LAST', 'ROUND', 'RANDOM', 'CONSISTENT_HASH', 'LEAST_FREQUENTLY_USED',
+  'LEAST_RECENTLY_USED', 'FAILOVER', 'BUSYOVER', 'SHARDING_BROADCAST']
+export const SCHEDULE_TYPES = ['NONE', 'CRON', 'FIX_RATE', 'FIX_DELAY']
+export const MISFIRES = ['DO_NOTHING', 'FIRE_ONCE_NOW']
+export const BLOCKS = ['SERIAL_EXECUTION', 'DISCARD_LATER', 'COVER_EARLY']
+export const GLUE_TYPES = ['BEAN', 'GLUE_SHELL', 'GLUE_PYTHON', 'GLUE_NODEJS', 'GLUE_PHP', 'GLUE_POWERSHELL']
+
+// XXL-JOB's starting script for each GLUE type
+export const GLUE_TEMPLATES = {
+  GLUE_SHELL: '#!/bin/bash\necho "xxl-job: hello shell"\n\necho "params: $1"\nexit 0\n',
+  GLUE_PYTHON: '#!/usr/bin/env python3\nimport sys\nprint("xxl-job: hello python")\nprint("params:", sys.argv[1:])\n',
+  GLUE_NODEJS: '#!/usr/bin/env node\nconsole.log("xxl-job: hello nodejs");\nconsole.log("params:", process.argv.slice(2));\n',
+  GLUE_PHP: '<?php\necho "xxl-job: hello php\\n";\necho "params: " . ($argv[1] ?? "") . "\\n";\n',
+  GLUE_POWERSHELL: 'Write-Host "xxl-job: hello powershell"\nWrite-Host "params: $args"\nexit 0\n',
+}

@@ -1,0 +1,35 @@
+import { createApp } from 'vue'
+import { createRouter, createWebHashHistory } from 'vue-router'
+import App from './App.vue'
+import { session, loadMe, setUnauthorizedHandler } from './api.js'
+import './style.css'
+
+const routes = [
+  { path: '/login', name: 'login', component: () => import('./views/Login.vue'), meta: { public: true } },
+  { path: '/', name: 'dashboard', component: () => import('./views/Dashboard.vue') },
+  { path: '/groups', name: 'groups', component: () => import('./views/Groups.vue') },
+  { path: '/jobs', name: 'jobs', component: () => import('./views/Jobs.vue') },
+  { path: '/jobs/:id/glue', name: 'glue', component: () => import('./views/Glue.vue') },
+  { path: '/logs', name: 'logs', component: () => import('./views/Logs.vue') },
+  { path: '/logs/:id', name: 'log', component: () => import('./views/LogDetail.vue') },
+  { path: '/agents', name: 'agents', component: () => import('./views/Agents.vue') },
+  { path: '/users', name: 'users', component: () => import('./views/Users.vue') },
+  { path: '/audit', name: 'audit', component: () => import('./views/Audit.vue') },
+  { path: '/:rest(.*)', redirect: '/' },
+]
+
+const router = createRouter({ history: createWebHashHistory(), routes })
+
+router.beforeEach(async (to) => {
+  if (!session.checked) await loadMe().catch(() => {})
+  if (!to.meta.public && !session.me) return { name: 'login', query: { next: to.fullPath } }
+  if (to.name === 'login' && session.me) return { name: 'dashboard' }
+  return true
+})
+
+setUnauthorizedHandler(() => {
+  const here = router.currentRoute.value
+  if (here.name !== 'login') router.push({ name: 'login', query: { next: here.fullPath } })
+})
+
+createApp(App).use(router).mount('#app')
