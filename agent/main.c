@@ -140,6 +140,8 @@ main (int argc, char *argv [])
     settings.log_retention_days = s_int (NULL, config, "agent/log_retention_days",
                                          settings.log_retention_days);
     settings.log_pack = s_int (NULL, config, "agent/log_pack", settings.log_pack);
+    settings.threads_max = s_int (NULL, config, "agent/threads_max", 0);
+    settings.waiting_max = s_int (NULL, config, "agent/waiting_max", 0);
     //  agent/drain_s; agent/stop_wait (ms) is its deprecated alias
     if (config && zconfig_locate (config, "agent/stop_wait")
     &&  !zconfig_locate (config, "agent/drain_s")) {
