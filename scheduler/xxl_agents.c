@@ -505,12 +505,7 @@ s_rid_addresses (server_t *self, zframe_t *rid)
 static bool
 s_address_listed (server_t *self, const char *address)
 {
-    size_t cursor = 0;
-    xxl_registry_entry_t entry;
-    while (xxl_registry_each (self->registry, &cursor, &entry) == 0)
-        if (streq (entry.address, address))
-            return true;
-    return false;
+    return xxl_registry_listed (self->registry, address);
 }
 
 //  An app that lists address, in the registry or in the store's registry
