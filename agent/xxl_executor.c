@@ -877,9 +877,11 @@ s_manager_main (void *arg)
             pthread_cond_signal (&self->pool_wake);         //  (a wake that raced)
         else
         if (backlog && now - progress_at >= MANAGER_TICK_MS
-        &&  s_cpu_spare (self->cpus)) {
-            //  Stalled for a tick with a CPU to spare: the threads are
-            //  blocked in their runs.  Idle threads take what waits first;
+        &&  (s_cpu_spare (self->cpus) || now - progress_at >= 4 * MANAGER_TICK_MS)) {
+            //  Stalled for a tick with a CPU to spare, or for 4 ticks on a
+            //  saturated machine (other processes' load must not starve
+            //  sleeping runs; a thread preempted that long is rare): the
+            //  threads are blocked in their runs.  Idle threads take what waits first;
             //  for the rest the pool doubles (at most what waits)
             size_t waiting = self->ready_count;
             size_t taking = self->idle_threads + self->starting;
