@@ -52,15 +52,21 @@ s_on_signal (int signum)
 
 //  A number flag or key; exits with status 2 and the reason when invalid
 static int
-s_int (const char *flag, zconfig_t *config, const char *path, int dflt)
+s_int_from (const char *flag, zconfig_t *config, const char *path, int dflt, int min)
 {
     int value;
     char err [256];
-    if (xxl_conf_int (flag, config, path, dflt, 0, 100000000, &value, err, sizeof err)) {
+    if (xxl_conf_int (flag, config, path, dflt, min, 100000000, &value, err, sizeof err)) {
         fprintf (stderr, "xxl-agent: %s\n", err);
         exit (2);
     }
     return value;
+}
+
+static int
+s_int (const char *flag, zconfig_t *config, const char *path, int dflt)
+{
+    return s_int_from (flag, config, path, dflt, 0);
 }
 
 int
@@ -140,6 +146,8 @@ main (int argc, char *argv [])
     settings.log_retention_days = s_int (NULL, config, "agent/log_retention_days",
                                          settings.log_retention_days);
     settings.log_pack = s_int (NULL, config, "agent/log_pack", settings.log_pack);
+    settings.threads_max = s_int (NULL, config, "agent/threads_max", 0);
+    settings.waiting_max = s_int_from (NULL, config, "agent/waiting_max", 0, -1);
     //  agent/drain_s; agent/stop_wait (ms) is its deprecated alias
     if (config && zconfig_locate (config, "agent/stop_wait")
     &&  !zconfig_locate (config, "agent/drain_s")) {

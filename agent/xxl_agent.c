@@ -83,6 +83,7 @@ typedef struct {
     xxl_journal_t *journal;             //  logIds accepted, across restarts
     xxl_guard_t *guard;                 //  kills our runs if we die
     size_t repeated;                    //  RUN items already accepted (re-sent)
+    size_t busy_refused;                //  RUN items refused busy (this RUN)
     xxl_enc_t *enc;
     zcert_t *cert;                      //  ours with the scheduler's key, or NULL
     char scheduler_key [41];            //  Z85 public key ("" without CURVE)
@@ -491,6 +492,12 @@ s_run_one (agent_t *self, xxl_msg_t *msg, const msgpack_object *map,
         self->repeated++;
         return XXL_OK;
     }
+    if (strncmp (reason, XXL_EXECUTOR_BUSY_PREFIX, strlen (XXL_EXECUTOR_BUSY_PREFIX)) == 0) {
+        //  Back-pressure: nothing was taken; the scheduler sends it again
+        //  later or to another agent
+        self->busy_refused++;
+        return XXL_BUSY;
+    }
     zsys_info ("agent: refused log %" PRId64 ": %s", trigger.log_id, reason);
     return XXL_CODE_FAIL;
 }
@@ -536,9 +543,12 @@ s_handle_run (agent_t *self, link_t *link, xxl_msg_t *msg)
         zsys_info ("agent: RUN %" PRIu64 " not taken: %s", xxl_msg_id (msg), reason);
     else {
         self->repeated = 0;
+        self->busy_refused = 0;
         code = s_run_one (self, msg, NULL, reason, sizeof reason);
         if (self->repeated)
             zsys_info ("agent: RUN %" PRIu64 ": %s, not run again", xxl_msg_id (msg), reason);
+        if (self->busy_refused)
+            zsys_info ("agent: RUN %" PRIu64 " refused: %s", xxl_msg_id (msg), reason);
     }
     s_reply (self, link, xxl_msg_id (msg), code, *reason? reason: NULL);
 }
@@ -572,6 +582,8 @@ s_handle_run_batch (agent_t *self, link_t *link, xxl_msg_t *msg)
                    runs->via.array.size, expired);
     xxl_enc_t *enc = self->enc;
     self->repeated = 0;
+    self->busy_refused = 0;
+    char busy [512] = "";
     s_reply_begin (self, xxl_msg_id (msg), XXL_OK, NULL);
     xxl_enc_key (enc, "content");
     xxl_enc_array_begin (enc);
@@ -597,6 +609,8 @@ s_handle_run_batch (agent_t *self, link_t *link, xxl_msg_t *msg)
         }
         else
             code = s_run_one (self, msg, item, reason, sizeof reason);
+        if (code == XXL_BUSY && !*busy)
+            snprintf (busy, sizeof busy, "%s", reason);
         xxl_msg_clear_error (msg);
         xxl_enc_map_begin (enc);
         xxl_enc_kint (enc, "code", code);
@@ -609,6 +623,9 @@ s_handle_run_batch (agent_t *self, link_t *link, xxl_msg_t *msg)
     if (self->repeated)
         zsys_info ("agent: RUN %" PRIu64 ": %zu of %u run(s) already accepted, not run again",
                    xxl_msg_id (msg), self->repeated, runs->via.array.size);
+    if (self->busy_refused)
+        zsys_info ("agent: RUN %" PRIu64 ": %zu of %u run(s) refused: %s", xxl_msg_id (msg),
+                   self->busy_refused, runs->via.array.size, busy);
 }
 
 static void
@@ -687,9 +704,18 @@ s_handle_request (agent_t *self, link_t *link, xxl_msg_t *msg)
     if (streq (type, "RUN"))
         s_handle_run (self, link, msg);
     else
-    if (streq (type, "BEAT"))
-        s_reply (self, link, xxl_msg_id (msg), self->draining? XXL_CODE_FAIL: XXL_OK,
-                 self->draining? "xxl-agent is stopping": NULL);
+    if (streq (type, "BEAT")) {
+        //  FAILOVER's probe: passed by while draining or while no run
+        //  that needs a thread can be taken (busy)
+        char busy [256];
+        if (self->draining)
+            s_reply (self, link, xxl_msg_id (msg), XXL_CODE_FAIL, "xxl-agent is stopping");
+        else
+        if (xxl_executor_full (self->executor, busy, sizeof busy))
+            s_reply (self, link, xxl_msg_id (msg), XXL_CODE_FAIL, busy);
+        else
+            s_reply (self, link, xxl_msg_id (msg), XXL_OK, NULL);
+    }
     else
     if (streq (type, "IDLE_BEAT")) {
         int64_t job_id = xxl_msg_int (msg, NULL, "jobId", 1, 1, INT64_MAX, 0);
@@ -702,8 +728,13 @@ s_handle_request (agent_t *self, link_t *link, xxl_msg_t *msg)
         if (xxl_executor_busy (self->executor, job_id))
             s_reply (self, link, xxl_msg_id (msg), XXL_CODE_FAIL,
                      "job thread is running or has trigger queue.");
-        else
-            s_reply (self, link, xxl_msg_id (msg), XXL_OK, NULL);
+        else {
+            char busy [256];
+            if (xxl_executor_full (self->executor, busy, sizeof busy))
+                s_reply (self, link, xxl_msg_id (msg), XXL_CODE_FAIL, busy);
+            else
+                s_reply (self, link, xxl_msg_id (msg), XXL_OK, NULL);
+        }
     }
     else
     if (streq (type, "KILL")) {
@@ -1029,6 +1060,8 @@ s_agent_new (zsock_t *pipe, const xxl_agent_config_t *config)
     exec_config.runner = config->runner;
     exec_config.journal = self->journal;
     exec_config.run_marker = xxl_journal_life (self->journal);
+    exec_config.threads_max = config->threads_max;
+    exec_config.waiting_max = config->waiting_max;
     self->executor = self->handlers? xxl_executor_new (&exec_config, self->handlers): NULL;
     if (!self->executor) {
         zsys_error ("agent: cannot start the executor");

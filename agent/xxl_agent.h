@@ -47,6 +47,10 @@ typedef struct {
                                         //  the day's runs.pack (xxl_runpack.h)
     int run_batch;                      //  runBatch said at REGISTER (<= 1: the
                                         //  single form of RUN only)
+    int threads_max;                    //  the executor's pool threads at most
+                                        //  (<= 0: sized to the machine)
+    int waiting_max;                    //  runs waiting for a thread before
+                                        //  RUNs are refused busy (0: 10,000)
     int drain_ms;                       //  a clean stop (SIGTERM) refuses new
                                         //  runs and lets queued and running ones
                                         //  finish this long, then kills them

@@ -1,34 +1,55 @@
 /*  xxl_executor.c -- runs the triggers an agent receives.
 
-    Threads.  One detached worker thread per job id (small stack) owns the
-    job's serial queue, as XXL-JOB's JobThread.  Three kinds of lock, taken
-    in this order when nested, none held while a run executes:
-      - the executor mutex: the worker map, accepted logIds, worker
-        creation and retirement, stop (the agent thread, rarely a worker);
-      - each worker's lock: its queue, its running run, its wait (the
-        agent thread queueing, and that one worker);
-      - the ledger's lock (xxl_ledger.h): in-flight logIds and finished
-        results (briefly, by a worker at the end of each run and by the
-        agent thread).
-    So with thousands of jobs a worker's hot path (wake, pop, run, push the
-    result) never touches a lock shared by all workers for longer than a
-    list append, and an idle worker is woken only when its own queue gets
-    a run.  An idle worker sleeps on its own condition variable, signalled
-    only when its own queue gets a run.  Those thousands of sleepers sit in
-    the kernel's futex hash, which Linux >= 6.16 gives each process sized by
-    CPU count (16 buckets on 2 CPUs): every futex operation of the process
-    (any mutex handover) would walk chains of hundreds of them under a
-    spinlock, so the executor asks for a private hash of XXL_FUTEX_SLOTS
-    buckets (prctl PR_FUTEX_HASH; older kernels have one big shared hash
-    and refuse the call, which is fine).  Idle workers hold no file
-    descriptor: each fd the process holds is copied by every spawn of a
-    child and closed again by its exec.
+    Queues and threads.  Each job id has a serial queue (worker_t, as
+    XXL-JOB's JobThread but without a thread of its own: memory only),
+    served by a pool of detached threads (small stack).  Invariants: a
+    queue is IDLE (no thread has it), READY (in the pool's FIFO ready list,
+    once) or SERVING (exactly one thread runs its runs, one at a time, in
+    the order queued), so a job never has two runs at once and its runs
+    keep their order.  A thread that takes a READY queue runs it until it
+    is empty, its head is staged (below) or it is stopped, then takes the
+    next READY one, or waits idle; an extra idle thread ends after
+    thread_idle_ms (threads_min stay).  Sizing: threads_min (the CPUs, at
+    least 2) start with the executor; the manager thread adds threads
+    while queues wait for one, no run ended for a tick (5 ms: every
+    thread blocked in a run, as sleeping handlers are) and the machine
+    has a CPU to spare (not: preempted threads), doubling the pool
+    per tick, up to threads_max (configured, else sized to the machine:
+    RLIMIT_NPROC, threads-max, max_map_count, memory).  Runs that end keep
+    the pool at its size, so CPU-bound runs do not grow it, while each
+    blocking run soon has a thread of its own.  When no thread can be had
+    (threads_max, or pthread_create failing) and waiting_max queues wait
+    beyond the idle threads, a run that needs a thread is refused "busy:
+    ..." before anything of it is taken (back-pressure); one queued behind
+    its job's own run needs none and is always taken.  The manager also
+    reaps queues idle idle_reap_s (the idle list, oldest first).
 
-    A worker that idles idle_reap_s seconds with an empty queue
-    removes itself.  Replacing a worker (changed handler or glue version,
-    COVER_EARLY, kill) takes it out of the map, fails its queue at once and
-    cancels its running run; the thread ends on its own when the run
-    returns, and a count of live workers lets stop() wait.
+    Locks, taken in this order when nested, none held while a run
+    executes:
+      - the executor mutex: the queue map, accepted logIds, creating and
+        retiring queues, holds, stop (the agent thread, the manager);
+      - each queue's lock: its runs, its running run, its state;
+      - the pool lock: the ready and idle lists, thread counts;
+      - the ledger's lock (xxl_ledger.h): in-flight logIds and finished
+        results (briefly, at the end of each run and by the agent thread).
+    A thread takes a READY queue from the list under the pool lock alone
+    and then takes the queue's lock: a queue in the list is never freed
+    by anyone else (a stop marks it, fails its runs and leaves the free to
+    the thread that takes it; an IDLE queue is freed by its stopper).
+    Idle threads wait on one condition; the thousands of waiters a burst
+    of blocking runs leaves behind sit in the kernel's futex hash, which
+    Linux >= 6.16 gives each process sized by CPU count (16 buckets on 2
+    CPUs): every futex operation of the process (any mutex handover) would
+    walk chains of hundreds of them under a spinlock, so the executor asks
+    for a private hash of XXL_FUTEX_SLOTS buckets (prctl PR_FUTEX_HASH;
+    older kernels have one big shared hash and refuse the call, which is
+    fine).  Threads hold no file descriptor while idle: each fd the process
+    holds is copied by every spawn of a child and closed again by its exec.
+
+    Replacing a queue (changed handler or glue version, COVER_EARLY, kill)
+    takes it out of the map, fails its queued runs at once and cancels its
+    running run; its thread frees it when the run returns, and stop()
+    waits for every queue and thread to be gone.
 
     Processes.  Isolated BEAN runs start xxl-runner (see
     xxl_runner_main.c), GLUE runs their interpreter (xxl_glue.h), both
@@ -41,10 +62,11 @@
     Accepted logIds.  The dedupe set is the journal's (xxl_journal.h: on
     disk with the agent's, in memory for an executor without one).  A run
     is journaled before it can start: outside a hold at once (one write);
-    in a hold (xxl_executor_hold_wakes) it gets the hold's seq and waits
-    in its queue, not started by its worker (which then waits on its
-    condition), until the release has flushed the journal and published
-    committed_seq; the release then wakes the workers that got runs.
+    in a hold (xxl_executor_hold_wakes) it gets the hold's seq and is
+    staged: its queue is not readied (a thread serving it leaves it IDLE
+    at the staged run) until the release has flushed the journal and
+    published committed_seq; the release then readies each queue that got
+    runs, once.
     Each spawned process gets XXL_AGENT_RUN=MARKER.LOGID (xxl_guard.h).
 
     Run logs.  Each run writes its log through its xxl_logsink.h: at once
@@ -121,6 +143,10 @@ typedef struct _run_t {
     struct _run_t *next;
 } run_t;
 
+//  A job's serial queue (XXL-JOB's JobThread without its thread): its
+//  runs in order, the one running, and where it stands in the pool
+enum { JOB_IDLE = 0, JOB_READY, JOB_SERVING };
+
 struct _worker_t {
     xxl_executor_t *executor;
     int64_t job_id;
@@ -133,12 +159,18 @@ struct _worker_t {
     run_t *running;
     int stop;
     int in_map;
-    int waiting;                        //  idle on wake, not signalled yet
-    uint64_t listed_seq;                //  the hold it is listed to be woken at
-    pthread_cond_t wake;                //  wakes the idle wait (a run was
-                                        //  queued, or stop)
+    int state;                          //  JOB_*: IDLE (no thread has it, not
+                                        //  listed), READY (in the pool's ready
+                                        //  list), SERVING (one thread runs its
+                                        //  queue)
+    uint64_t listed_seq;                //  the hold it is listed to be readied at
     int wake_fd;                        //  eventfd while a child runs (else
                                         //  -1): wakes the wait on it (kill)
+    //  Under the pool lock
+    struct _worker_t *ready_next;       //  the ready list (FIFO)
+    struct _worker_t *idle_prev, *idle_next;
+    int in_idle;                        //  in the idle list (oldest first)
+    int64_t idle_since;                 //  monotonic ms its queue emptied
 };
 
 struct _xxl_executor_t {
@@ -155,7 +187,6 @@ struct _xxl_executor_t {
     int own_journal;                    //  made here, in memory only
 
     pthread_mutex_t mutex;              //  see the head of this file
-    pthread_cond_t workers_gone;
     pthread_condattr_t monotonic;       //  for every condition here
     int hold_wakes;                     //  xxl_executor_hold_wakes: the job ids
     int64_t *held_wakes;                //  whose worker a run was staged for,
@@ -164,8 +195,33 @@ struct _xxl_executor_t {
     uint64_t committed_seq;             //  atomic: holds whose runs may start
     pthread_attr_t attr;
     xxl_imap_t *workers;                //  job id -> worker_t (current)
-    size_t live_workers;
     int stopped;
+
+    //  The pool (see the head of this file), under pool_lock
+    pthread_mutex_t pool_lock;
+    pthread_cond_t pool_wake;           //  idle threads wait here
+    pthread_cond_t pool_gone;           //  threads and jobs ended (stop)
+    pthread_cond_t manager_wake;        //  the manager's wait
+    worker_t *ready_head, *ready_tail;  //  jobs with a run to start, no thread
+    size_t ready_count;
+    worker_t *idle_head, *idle_tail;    //  jobs with an empty queue, oldest first
+    size_t threads;                     //  pool threads alive (or being made)
+    size_t idle_threads;                //  of which waiting for a job
+    size_t starting;                    //  of which made, not yet running:
+                                        //  counted as idle (they will take
+                                        //  a job at once)
+    size_t threads_min, threads_max;
+    size_t cpus;                        //  online CPUs (at least 1)
+    size_t threads_peak;
+    size_t waiting_max;                 //  ready jobs beyond idle threads, once
+                                        //  no thread can be added
+    int64_t spawn_failed;               //  monotonic ms of the last failed
+                                        //  pthread_create (0: none)
+    int thread_idle_ms;                 //  an extra idle thread ends after this
+    size_t live_workers;                //  job queues allocated
+    int pool_stop;                      //  stop: threads end once idle
+    int manager_alive;
+    uint64_t completed;                 //  atomic: runs ended, for the manager
 
     xxl_ledger_t *ledger;               //  log id -> run_t (queued or running),
                                         //  then its result until taken
@@ -173,6 +229,9 @@ struct _xxl_executor_t {
     size_t active;                      //  atomic
     size_t pending;                     //  atomic
 };
+
+static void s_execute (run_t *run);
+static int s_wake_later (xxl_executor_t *self, int64_t job_id);
 
 static int64_t
 s_mono_ms (void)
@@ -205,14 +264,12 @@ s_push_result (xxl_executor_t *self, run_t *run, int code, const char *msg)
     s_run_free (run);
 }
 
-//  Wakes the worker from its idle wait or its wait on a child; a wake
-//  that finds it busy is harmless (both waits re-check their state).
-//  Caller holds the worker's lock.
+//  Wakes the serving thread's wait on a child (kill); a wake that finds
+//  none is harmless.  Caller holds the worker's lock.
 static void
 s_worker_wake (worker_t *worker)
 {
     uint64_t one = 1;
-    pthread_cond_signal (&worker->wake);
     if (worker->wake_fd >= 0 && write (worker->wake_fd, &one, sizeof one) < 0)
         zsys_warning ("executor: eventfd write: %s", strerror (errno));
 }
@@ -230,9 +287,94 @@ s_run_cancel (run_t *run, int how, const char *reason)
         s_worker_wake (run->worker);
 }
 
-//  Takes a worker out of service: out of the map, queue failed, running run
-//  cancelled.  The thread ends by itself.  Caller holds the executor mutex
-//  and not the worker's lock.
+//  The idle list: jobs with an empty queue, oldest first (reaped from its
+//  head).  Caller holds the pool lock.
+static void
+s_idle_unlink (xxl_executor_t *self, worker_t *worker)
+{
+    if (!worker->in_idle)
+        return;
+    if (worker->idle_prev)
+        worker->idle_prev->idle_next = worker->idle_next;
+    else
+        self->idle_head = worker->idle_next;
+    if (worker->idle_next)
+        worker->idle_next->idle_prev = worker->idle_prev;
+    else
+        self->idle_tail = worker->idle_prev;
+    worker->idle_prev = worker->idle_next = NULL;
+    worker->in_idle = 0;
+}
+
+static void
+s_idle_append (xxl_executor_t *self, worker_t *worker)
+{
+    assert (!worker->in_idle);
+    worker->idle_since = s_mono_ms ();
+    worker->idle_prev = self->idle_tail;
+    worker->idle_next = NULL;
+    if (self->idle_tail)
+        self->idle_tail->idle_next = worker;
+    else
+        self->idle_head = worker;
+    self->idle_tail = worker;
+    worker->in_idle = 1;
+}
+
+//  An IDLE job whose head may start goes to the ready list for a thread:
+//  an idle thread is woken, else the manager is told (it adds threads
+//  when the pool is stalled).  Caller holds the worker's lock.
+static void
+s_worker_ready (xxl_executor_t *self, worker_t *worker)
+{
+    assert (worker->state == JOB_IDLE);
+    worker->state = JOB_READY;
+    pthread_mutex_lock (&self->pool_lock);
+    s_idle_unlink (self, worker);
+    worker->ready_next = NULL;
+    if (self->ready_tail)
+        self->ready_tail->ready_next = worker;
+    else
+        self->ready_head = worker;
+    self->ready_tail = worker;
+    self->ready_count++;
+    //  An idle thread is woken only while fewer threads are in runs than
+    //  there are CPUs: otherwise a thread in a run takes the queue when its
+    //  run ends (a wake per run would cost a switch each: the idle threads
+    //  a burst of sleeping runs left behind made the e2e agent's CPU per
+    //  run 14.3-15.7 us against 8.4-10.7), and the manager wakes or adds
+    //  threads if none ends for a tick
+    size_t busy = self->threads - self->idle_threads - self->starting;
+    if (self->idle_threads > 0 && busy < self->cpus)
+        pthread_cond_signal (&self->pool_wake);
+    if (self->ready_count == 1)
+        pthread_cond_signal (&self->manager_wake);     //  a backlog begins
+    pthread_mutex_unlock (&self->pool_lock);
+}
+
+//  A run may start: not staged, or its hold was released
+static int
+s_startable (xxl_executor_t *self, run_t *run)
+{
+    return !run->seq || run->seq <= __atomic_load_n (&self->committed_seq, __ATOMIC_ACQUIRE);
+}
+
+static void
+s_worker_free (xxl_executor_t *self, worker_t *worker)
+{
+    pthread_mutex_destroy (&worker->lock);
+    free (worker->handler_name);
+    free (worker);
+    pthread_mutex_lock (&self->pool_lock);
+    if (--self->live_workers == 0)
+        pthread_cond_broadcast (&self->pool_gone);
+    pthread_mutex_unlock (&self->pool_lock);
+}
+
+//  Takes a job's queue out of service: out of the map, queue failed,
+//  running run cancelled.  An IDLE queue is freed now; a READY or SERVING
+//  one by the pool thread that takes it or serves it.  Caller holds the
+//  executor mutex and not the worker's lock.
 static void
 s_worker_stop (xxl_executor_t *self, worker_t *worker, const char *reason)
 {
@@ -253,9 +395,15 @@ s_worker_stop (xxl_executor_t *self, worker_t *worker, const char *reason)
     worker->tail = NULL;
     if (worker->running)
         s_run_cancel (worker->running, CANCEL_KILL, reason);
-    else
-        s_worker_wake (worker);
+    int free_now = worker->state == JOB_IDLE;
+    if (free_now) {
+        pthread_mutex_lock (&self->pool_lock);
+        s_idle_unlink (self, worker);
+        pthread_mutex_unlock (&self->pool_lock);
+    }
     pthread_mutex_unlock (&worker->lock);
+    if (free_now)
+        s_worker_free (self, worker);
 }
 
 //  ---------------------------------------------------------------------
@@ -527,52 +675,16 @@ s_execute (run_t *run)
     xxl_handlers_release (&run->ref);
 }
 
-//  Worker thread: takes runs from its own queue, under its own lock; the
-//  executor mutex only to retire itself (idle, or at its end)
-static void *
-s_worker_main (void *arg)
+//  Pool thread: runs the queue of a job it took from the ready list, in
+//  order, until the queue is empty, its head is staged, or the job is
+//  stopped.  The job's lock is held except while a run executes.
+static void
+s_serve (xxl_executor_t *self, worker_t *worker)
 {
-    worker_t *worker = (worker_t *) arg;
-    xxl_executor_t *self = worker->executor;
     pthread_mutex_lock (&worker->lock);
-    int64_t idle_since = s_mono_ms ();
-    while (!worker->stop) {
-        if (worker->head && worker->head->seq
-        &&  worker->head->seq > __atomic_load_n (&self->committed_seq, __ATOMIC_ACQUIRE)) {
-            //  Staged: its logId is not journaled yet.  The hold's release
-            //  signals us (under our lock, so it cannot come before the wait)
-            worker->waiting = 1;
-            pthread_cond_wait (&worker->wake, &worker->lock);
-            worker->waiting = 0;
-            continue;
-        }
-        if (!worker->head) {
-            int64_t reap_at = idle_since + (int64_t) self->idle_reap_s * 1000;
-            if (s_mono_ms () >= reap_at) {
-                //  Retire, in lock order; runs are queued under the
-                //  executor mutex, so the queue cannot grow while it is held
-                pthread_mutex_unlock (&worker->lock);
-                pthread_mutex_lock (&self->mutex);
-                pthread_mutex_lock (&worker->lock);
-                int idle = !worker->stop && !worker->head;
-                pthread_mutex_unlock (&worker->lock);
-                if (idle) {
-                    zsys_debug ("executor: job %lld worker idle, reaped", (long long) worker->job_id);
-                    s_worker_stop (self, worker, "executor idle times over limit.");
-                }
-                pthread_mutex_unlock (&self->mutex);
-                pthread_mutex_lock (&worker->lock);
-                continue;
-            }
-            //  Idle: wait on our own condition (see the head of this file)
-            struct timespec until;
-            until.tv_sec = (time_t) ((reap_at + 1) / 1000);
-            until.tv_nsec = (long) ((reap_at + 1) % 1000) * 1000000;
-            worker->waiting = 1;
-            pthread_cond_timedwait (&worker->wake, &worker->lock, &until);
-            worker->waiting = 0;
-            continue;
-        }
+    assert (worker->state == JOB_READY);
+    worker->state = JOB_SERVING;
+    while (!worker->stop && worker->head && s_startable (self, worker->head)) {
         run_t *run = worker->head;
         worker->head = run->next;
         if (!worker->head)
@@ -588,25 +700,247 @@ s_worker_main (void *arg)
         worker->running = NULL;
         __atomic_sub_fetch (&self->active, 1, __ATOMIC_RELAXED);
         s_push_result (self, run, run->result_code, run->result_msg);
-        idle_since = s_mono_ms ();
+        __atomic_add_fetch (&self->completed, 1, __ATOMIC_RELAXED);
     }
-    //  Stopped: the queue was failed by whoever stopped us, and we are out
-    //  of the map, so no other thread reaches this worker any more once
-    //  that one released the executor mutex
+    if (worker->stop) {
+        //  Out of the map and of both lists: no other thread reaches it
+        //  once its stopper released the lock we now hold
+        pthread_mutex_unlock (&worker->lock);
+        s_worker_free (self, worker);
+        return;
+    }
+    //  Idle, or its head waits for its hold's release, which readies it
+    //  (it stores committed_seq before it takes this lock, so either we
+    //  saw the new value above or it sees JOB_IDLE)
+    worker->state = JOB_IDLE;
+    if (!worker->head) {
+        pthread_mutex_lock (&self->pool_lock);
+        s_idle_append (self, worker);
+        pthread_mutex_unlock (&self->pool_lock);
+    }
     pthread_mutex_unlock (&worker->lock);
-    pthread_mutex_lock (&self->mutex);
-    pthread_mutex_destroy (&worker->lock);
-    pthread_cond_destroy (&worker->wake);
-    free (worker->handler_name);
-    free (worker);
-    if (--self->live_workers == 0)
-        pthread_cond_broadcast (&self->workers_gone);
-    pthread_mutex_unlock (&self->mutex);
+}
+
+static void *
+s_thread_main (void *arg)
+{
+    xxl_executor_t *self = (xxl_executor_t *) arg;
+    pthread_mutex_lock (&self->pool_lock);
+    assert (self->starting > 0);
+    self->starting--;
+    while (true) {
+        worker_t *worker = self->ready_head;
+        if (!worker) {
+            if (self->pool_stop)
+                break;
+            //  Idle: an extra thread ends after thread_idle_ms
+            int64_t until_ms = s_mono_ms () + self->thread_idle_ms;
+            struct timespec until = { (time_t) (until_ms / 1000),
+                                      (long) (until_ms % 1000) * 1000000 };
+            self->idle_threads++;
+            int rc = pthread_cond_timedwait (&self->pool_wake, &self->pool_lock, &until);
+            self->idle_threads--;
+            if (rc == ETIMEDOUT && !self->ready_head && self->threads > self->threads_min)
+                break;
+            continue;
+        }
+        self->ready_head = worker->ready_next;
+        if (!self->ready_head)
+            self->ready_tail = NULL;
+        worker->ready_next = NULL;
+        self->ready_count--;
+        pthread_mutex_unlock (&self->pool_lock);
+        s_serve (self, worker);
+        pthread_mutex_lock (&self->pool_lock);
+    }
+    if (--self->threads == 0)
+        pthread_cond_broadcast (&self->pool_gone);
+    pthread_mutex_unlock (&self->pool_lock);
     return NULL;
 }
 
-//  Creates and starts a worker, registered in the map; caller holds the
-//  mutex.  NULL on failure.
+//  Starts up to count pool threads; caller holds the pool lock, which is
+//  released while they are made.  Returns how many started.  A failure
+//  (EAGAIN: RLIMIT_NPROC, threads-max, memory) is remembered for the
+//  back-pressure check (s_pool_full).
+static size_t
+s_spawn (xxl_executor_t *self, size_t count)
+{
+    if (self->threads + count > self->threads_max)
+        count = self->threads_max > self->threads? self->threads_max - self->threads: 0;
+    if (count == 0)
+        return 0;
+    self->threads += count;             //  reserved: they count as alive
+    self->starting += count;
+    pthread_mutex_unlock (&self->pool_lock);
+    size_t made = 0;
+    int rc = 0;
+    for (; made < count; made++) {
+        pthread_t thread;
+        rc = pthread_create (&thread, &self->attr, s_thread_main, self);
+        if (rc)
+            break;
+    }
+    pthread_mutex_lock (&self->pool_lock);
+    if (made < count) {
+        self->threads -= count - made;
+        self->starting -= count - made;
+        if (self->spawn_failed == 0 || s_mono_ms () - self->spawn_failed > 1000)
+            zsys_warning ("executor: cannot start a pool thread (%zu running): %s; runs wait"
+                          " for one", self->threads, strerror (rc));
+        self->spawn_failed = s_mono_ms ();
+        if (self->threads == 0)
+            pthread_cond_broadcast (&self->pool_gone);
+    }
+    if (self->threads > self->threads_peak)
+        self->threads_peak = self->threads;
+    return made;
+}
+
+//  Reaps the jobs idle idle_reap_s with an empty queue, oldest first
+static void
+s_reap (xxl_executor_t *self)
+{
+    pthread_mutex_lock (&self->mutex);
+    int64_t now = s_mono_ms ();
+    while (!self->stopped) {
+        pthread_mutex_lock (&self->pool_lock);
+        worker_t *worker = self->idle_head;
+        if (!worker || worker->idle_since + (int64_t) self->idle_reap_s * 1000 > now) {
+            pthread_mutex_unlock (&self->pool_lock);
+            break;
+        }
+        s_idle_unlink (self, worker);
+        pthread_mutex_unlock (&self->pool_lock);
+        //  IDLE with an empty queue: only a run queued under the executor
+        //  mutex, which we hold, could change that
+        zsys_debug ("executor: job %lld worker idle, reaped", (long long) worker->job_id);
+        s_worker_stop (self, worker, "executor idle times over limit.");
+    }
+    pthread_mutex_unlock (&self->mutex);
+}
+
+//  Manager thread: adds threads while jobs wait for one and the pool is
+//  stalled (no run ended for a tick: every thread blocked in a run), so
+//  that blocking handlers get a thread each; doubles the pool per tick at
+//  most (up to threads_max).  Runs that end keep the pool at its size
+//  (CPU-bound runs do not grow it).  Reaps idle jobs.
+//  A tick: 1 ms grew the pool to 32 threads for CPU-bound no-op runs on
+//  2 busy cores (both threads preempted for a millisecond at times), and
+//  ran them 30 % slower than a thread per job; 5 ms kept it at 2 threads
+//  (3.5x the runs/s of a thread per job), and 10,000 sleeping runs still
+//  get their threads within 13 ticks
+#define MANAGER_TICK_MS     5
+
+//  1 when the machine has a CPU to spare now: fewer runnable tasks
+//  (/proc/loadavg's running count, less this thread) than CPUs.  A pool
+//  with no run ended for a tick is either blocked (sleeping runs: more
+//  threads help) or preempted on a saturated machine (more threads only
+//  add switches: the e2e bench grew the pool to ~500 threads so, and the
+//  agent's CPU per run from 8.4-9.0 to 14.9-15.7 us); unknown: 1
+static int
+s_cpu_spare (size_t cpus)
+{
+    FILE *file = fopen ("/proc/loadavg", "r");
+    if (!file)
+        return 1;
+    long running = 0, total = 0;
+    int got = fscanf (file, "%*s %*s %*s %ld/%ld", &running, &total);
+    fclose (file);
+    return got != 2 || running - 1 < (long) cpus;
+}
+
+static void *
+s_manager_main (void *arg)
+{
+    xxl_executor_t *self = (xxl_executor_t *) arg;
+    int reap_every = self->idle_reap_s * 1000 / 4;
+    reap_every = reap_every < 10? 10: reap_every > 1000? 1000: reap_every;
+    int64_t next_reap = s_mono_ms () + reap_every;
+    uint64_t seen = __atomic_load_n (&self->completed, __ATOMIC_RELAXED);
+    int64_t progress_at = s_mono_ms ();     //  a run ended, or a backlog began
+    int had_backlog = 0;
+    pthread_mutex_lock (&self->pool_lock);
+    while (!self->pool_stop) {
+        int64_t now = s_mono_ms ();
+        int backlog = self->ready_count > 0;
+        uint64_t completed = __atomic_load_n (&self->completed, __ATOMIC_RELAXED);
+        if (completed != seen || (backlog && !had_backlog)) {
+            seen = completed;
+            progress_at = now;
+        }
+        size_t busy = self->threads - self->idle_threads - self->starting;
+        if (backlog && self->threads < self->threads_min)
+            s_spawn (self, self->threads_min - self->threads);
+        else
+        if (backlog && self->idle_threads > 0 && busy < self->cpus)
+            pthread_cond_signal (&self->pool_wake);         //  (a wake that raced)
+        else
+        if (backlog && now - progress_at >= MANAGER_TICK_MS
+        &&  (s_cpu_spare (self->cpus) || now - progress_at >= 4 * MANAGER_TICK_MS)) {
+            //  Stalled for a tick with a CPU to spare, or for 4 ticks on a
+            //  saturated machine (other processes' load must not starve
+            //  sleeping runs; a thread preempted that long is rare): the
+            //  threads are blocked in their runs.  Idle threads take what waits first;
+            //  for the rest the pool doubles (at most what waits)
+            size_t waiting = self->ready_count;
+            size_t taking = self->idle_threads + self->starting;
+            for (size_t i = 0; i < self->idle_threads && i < waiting; i++)
+                pthread_cond_signal (&self->pool_wake);
+            waiting = waiting > taking? waiting - taking: 0;
+            size_t add = self->threads > self->threads_min? self->threads: self->threads_min;
+            if (waiting)
+                s_spawn (self, add < waiting? add: waiting);
+            progress_at = s_mono_ms ();
+        }
+        had_backlog = backlog;
+        if (now >= next_reap) {
+            pthread_mutex_unlock (&self->pool_lock);
+            s_reap (self);
+            pthread_mutex_lock (&self->pool_lock);
+            next_reap = now + reap_every;
+        }
+        //  A tick while jobs wait, else until the next reap or a wake (a
+        //  backlog begins: s_worker_ready)
+        backlog = self->ready_count > 0;
+        int64_t until_ms = backlog? s_mono_ms () + MANAGER_TICK_MS: next_reap;
+        struct timespec until = { (time_t) (until_ms / 1000),
+                                  (long) (until_ms % 1000) * 1000000 };
+        if (!self->pool_stop)
+            pthread_cond_timedwait (&self->manager_wake, &self->pool_lock, &until);
+    }
+    self->manager_alive = 0;
+    pthread_cond_broadcast (&self->pool_gone);
+    pthread_mutex_unlock (&self->pool_lock);
+    return NULL;
+}
+
+//  1 when a run that needs a thread cannot have one soon: the pool is at
+//  threads_max or could not grow in the last second, and waiting_max jobs
+//  already wait beyond the idle threads (staged: the jobs listed in the
+//  current hold count as waiting).  Caller holds the executor mutex.
+static int
+s_pool_full (xxl_executor_t *self, char *msg, size_t msglen)
+{
+    pthread_mutex_lock (&self->pool_lock);
+    int64_t now = s_mono_ms ();
+    int capped = self->threads >= self->threads_max
+              || (self->spawn_failed && now - self->spawn_failed < 1000);
+    size_t waiting = self->ready_count + self->held_count;
+    size_t idle = self->idle_threads + self->starting;
+    waiting = waiting > idle? waiting - idle: 0;
+    int full = capped && waiting >= self->waiting_max;
+    if (full)
+        snprintf (msg, msglen, "busy: all %zu threads of the agent run, %s, and %zu run(s)"
+                  " wait for one (agent/waiting_max %zu)", self->threads,
+                  self->threads >= self->threads_max? "its agent/threads_max":
+                  "no more can be started", waiting, self->waiting_max);
+    pthread_mutex_unlock (&self->pool_lock);
+    return full;
+}
+
+//  Creates a job's queue, registered in the map; caller holds the mutex.
+//  NULL on failure.
 static worker_t *
 s_worker_new (xxl_executor_t *self, int64_t job_id, const char *handler_name,
               int glue, int64_t glue_updatetime)
@@ -620,31 +954,22 @@ s_worker_new (xxl_executor_t *self, int64_t job_id, const char *handler_name,
     worker->glue_updatetime = glue_updatetime;
     worker->handler_name = strdup (handler_name? handler_name: "");
     worker->wake_fd = -1;
+    worker->state = JOB_IDLE;
     pthread_mutex_init (&worker->lock, NULL);
-    pthread_cond_init (&worker->wake, &self->monotonic);
     if (!worker->handler_name
     ||  xxl_imap_put (self->workers, job_id, worker)) {
-        zsys_error ("executor: cannot create worker for job %lld: %s",
+        zsys_error ("executor: cannot create the queue of job %lld: %s",
                     (long long) job_id, strerror (errno));
-        goto fail;
+        pthread_mutex_destroy (&worker->lock);
+        free (worker->handler_name);
+        free (worker);
+        return NULL;
     }
     worker->in_map = 1;
-    pthread_t thread;
-    int rc = pthread_create (&thread, &self->attr, s_worker_main, worker);
-    if (rc) {
-        zsys_error ("executor: cannot start worker thread for job %lld: %s",
-                    (long long) job_id, strerror (rc));
-        xxl_imap_del (self->workers, job_id);
-        goto fail;
-    }
+    pthread_mutex_lock (&self->pool_lock);
     self->live_workers++;
+    pthread_mutex_unlock (&self->pool_lock);
     return worker;
-fail:
-    pthread_mutex_destroy (&worker->lock);
-    pthread_cond_destroy (&worker->wake);
-    free (worker->handler_name);
-    free (worker);
-    return NULL;
 }
 
 //  A futex hash of the process's own (see the head of this file), once
@@ -694,6 +1019,38 @@ s_resolve_runner (const char *configured)
 #endif
 }
 
+//  threads_max when not configured: what the process may have, less a
+//  margin for the agent's own threads and its children: half of
+//  RLIMIT_NPROC (it counts the user's every process and thread) and of
+//  kernel.threads-max, half of vm.max_map_count (a stack and its guard are
+//  two mappings), and 128 KiB of available memory per thread (the stack
+//  pages a run touches, the kernel's task); at most 65,536
+static size_t
+s_threads_auto (void)
+{
+    size_t limit = 65536;
+    struct rlimit nproc;
+    if (getrlimit (RLIMIT_NPROC, &nproc) == 0 && nproc.rlim_cur != RLIM_INFINITY
+    &&  nproc.rlim_cur / 2 < limit)
+        limit = (size_t) nproc.rlim_cur / 2;
+    const char *files [] = { "/proc/sys/kernel/threads-max", "/proc/sys/vm/max_map_count" };
+    for (size_t i = 0; i < 2; i++) {
+        FILE *file = fopen (files [i], "r");
+        unsigned long long value;
+        if (file && fscanf (file, "%llu", &value) == 1 && value / 2 < limit)
+            limit = (size_t) (value / 2);
+        if (file)
+            fclose (file);
+    }
+    long pages = sysconf (_SC_AVPHYS_PAGES), page = sysconf (_SC_PAGESIZE);
+    if (pages > 0 && page > 0) {
+        unsigned long long memory = (unsigned long long) pages * (unsigned long long) page;
+        if (memory / (128 * 1024) < limit)
+            limit = (size_t) (memory / (128 * 1024));
+    }
+    return limit > 16? limit - 16: 2;
+}
+
 xxl_executor_t *
 xxl_executor_new (const xxl_executor_config_t *config, xxl_handlers_t *handlers)
 {
@@ -729,16 +1086,38 @@ xxl_executor_new (const xxl_executor_config_t *config, xxl_handlers_t *handlers)
     pthread_mutex_init (&self->mutex, NULL);
     pthread_condattr_init (&self->monotonic);
     pthread_condattr_setclock (&self->monotonic, CLOCK_MONOTONIC);
-    pthread_cond_init (&self->workers_gone, &self->monotonic);
     static pthread_once_t futex_once = PTHREAD_ONCE_INIT;
     pthread_once (&futex_once, s_futex_hash_size);
     pthread_attr_init (&self->attr);
     pthread_attr_setstacksize (&self->attr, WORKER_STACK);
     pthread_attr_setdetachstate (&self->attr, PTHREAD_CREATE_DETACHED);
+    pthread_mutex_init (&self->pool_lock, NULL);
+    pthread_cond_init (&self->pool_wake, &self->monotonic);
+    pthread_cond_init (&self->pool_gone, &self->monotonic);
+    pthread_cond_init (&self->manager_wake, &self->monotonic);
+    long cpus = sysconf (_SC_NPROCESSORS_ONLN);
+    self->cpus = cpus > 1? (size_t) cpus: 1;
+    self->threads_min = cpus > 2? (size_t) cpus: 2;
+    self->threads_max = config->threads_max > 0? (size_t) config->threads_max
+                                               : s_threads_auto ();
+    if (self->threads_max < self->threads_min)
+        self->threads_min = self->threads_max;
+    self->waiting_max = config->waiting_max > 0? (size_t) config->waiting_max
+                      : config->waiting_max < 0? SIZE_MAX: XXL_EXECUTOR_WAITING_MAX;
+    self->thread_idle_ms = self->idle_reap_s < 10? self->idle_reap_s * 1000: 10000;
     if (ok) {
         self->workers = xxl_imap_new ();
         self->ledger = self->workers? xxl_ledger_new (): NULL;
         ok = self->ledger != NULL;
+    }
+    if (ok) {
+        pthread_t thread;
+        pthread_mutex_lock (&self->pool_lock);
+        ok = s_spawn (self, self->threads_min) == self->threads_min
+          && pthread_create (&thread, &self->attr, s_manager_main, self) == 0;
+        self->manager_alive = ok;
+        self->spawn_failed = 0;
+        pthread_mutex_unlock (&self->pool_lock);
     }
     if (!ok) {
         zsys_error ("executor: cannot initialize: %s", strerror (errno));
@@ -768,22 +1147,28 @@ xxl_executor_stop_why (xxl_executor_t *self, const char *reason)
         return;
     pthread_mutex_lock (&self->mutex);
     self->stopped = 1;
-    //  Each stop takes its worker out of the map
+    //  Each stop takes its queue out of the map
     size_t cursor = 0;
     worker_t *worker;
     while ((worker = (worker_t *) xxl_imap_drain (self->workers, &cursor)))
         s_worker_stop (self, worker, reason? reason: "executor stopped");
+    pthread_mutex_unlock (&self->mutex);
+    //  The pool ends once the runs have: threads once idle, the manager
     struct timespec until;
     clock_gettime (CLOCK_MONOTONIC, &until);
     until.tv_sec += STOP_WAIT_MS / 1000;
-    while (self->live_workers > 0)
-        if (pthread_cond_timedwait (&self->workers_gone, &self->mutex, &until) == ETIMEDOUT)
+    pthread_mutex_lock (&self->pool_lock);
+    self->pool_stop = 1;
+    pthread_cond_broadcast (&self->pool_wake);
+    pthread_cond_signal (&self->manager_wake);
+    while (self->live_workers > 0 || self->threads > 0 || self->manager_alive)
+        if (pthread_cond_timedwait (&self->pool_gone, &self->pool_lock, &until) == ETIMEDOUT)
             break;
     if (self->live_workers > 0)
         zsys_error ("executor: %zu run(s) still running after %d s (in-process handlers "
                     "ignoring cancelled()?); leaving them", self->live_workers,
                     STOP_WAIT_MS / 1000);
-    pthread_mutex_unlock (&self->mutex);
+    pthread_mutex_unlock (&self->pool_lock);
 }
 
 void
@@ -794,10 +1179,10 @@ xxl_executor_destroy (xxl_executor_t **self_p)
     xxl_executor_t *self = *self_p;
     *self_p = NULL;
     xxl_executor_stop (self);
-    pthread_mutex_lock (&self->mutex);
-    size_t live = self->live_workers;
-    pthread_mutex_unlock (&self->mutex);
-    if (live > 0)
+    pthread_mutex_lock (&self->pool_lock);
+    int live = self->live_workers > 0 || self->threads > 0 || self->manager_alive;
+    pthread_mutex_unlock (&self->pool_lock);
+    if (live)
         return;                     //  threads still use it: leak rather than crash
     xxl_ledger_destroy (&self->ledger);
     xxl_imap_destroy (&self->workers);
@@ -805,7 +1190,10 @@ xxl_executor_destroy (xxl_executor_t **self_p)
         xxl_journal_destroy (&self->journal);
     xxl_spawner_destroy (&self->spawner);
     pthread_attr_destroy (&self->attr);
-    pthread_cond_destroy (&self->workers_gone);
+    pthread_cond_destroy (&self->pool_wake);
+    pthread_cond_destroy (&self->pool_gone);
+    pthread_cond_destroy (&self->manager_wake);
+    pthread_mutex_destroy (&self->pool_lock);
     pthread_condattr_destroy (&self->monotonic);
     free (self->held_wakes);
     pthread_mutex_destroy (&self->mutex);
@@ -910,10 +1298,20 @@ xxl_executor_run (xxl_executor_t *self, const xxl_trigger_t *trigger, char *msg,
             worker = NULL;
         }
     }
+    //  A job with nothing queued or running needs a thread for this run:
+    //  refused when none can be had soon (back-pressure, s_pool_full)
+    int idle = !worker;
+    if (worker) {
+        pthread_mutex_lock (&worker->lock);
+        idle = worker->state == JOB_IDLE && !worker->head;
+        pthread_mutex_unlock (&worker->lock);
+    }
+    if (idle && s_pool_full (self, msg, msglen))
+        goto done;
     if (!worker) {
         worker = s_worker_new (self, run->job_id, handler_name, glue, run->glue_updatetime);
         if (!worker) {
-            snprintf (msg, msglen, "cannot start job thread");
+            snprintf (msg, msglen, "busy: cannot make the job's queue: out of memory");
             goto done;
         }
     }
@@ -935,19 +1333,12 @@ xxl_executor_run (xxl_executor_t *self, const xxl_trigger_t *trigger, char *msg,
     else
         worker->head = run;
     worker->tail = run;
-    //  Wake this idle worker once (no other thread); a busy one finds the
-    //  run in its queue.  Signalled once its lock is released, so that it
-    //  does not wake only to sleep again on that lock; it cannot retire
-    //  and free itself meanwhile, as that takes the executor mutex we hold.
-    //  In a hold, every worker that got a run is listed (once) for the
-    //  release, which wakes it if it waits then (its waiting flag is left
-    //  for the release to see): idle, or a busy one that found its staged
-    //  run and waits for it.
-    int wake = 0;
-    if (!self->hold_wakes) {
-        wake = worker->waiting;
-        worker->waiting = 0;
-    }
+    //  An idle job whose head may start goes to the ready list now; a
+    //  READY or SERVING one finds the run in its queue.  In a hold, every
+    //  job that got a run is listed (once) for the release, which readies
+    //  it if it is idle then.
+    if (worker->state == JOB_IDLE && s_startable (self, worker->head))
+        s_worker_ready (self, worker);
     int list = self->hold_wakes && worker->listed_seq != self->stage_seq;
     if (list)
         worker->listed_seq = self->stage_seq;
@@ -957,12 +1348,10 @@ xxl_executor_run (xxl_executor_t *self, const xxl_trigger_t *trigger, char *msg,
         xxl_journal_flush (self->journal);
         __atomic_store_n (&self->committed_seq, self->stage_seq, __ATOMIC_RELEASE);
         pthread_mutex_lock (&worker->lock);
-        wake = worker->waiting;
-        worker->waiting = 0;
+        if (worker->state == JOB_IDLE && worker->head && s_startable (self, worker->head))
+            s_worker_ready (self, worker);
         pthread_mutex_unlock (&worker->lock);
     }
-    if (wake)
-        pthread_cond_signal (&worker->wake);
     run = NULL;
     rc = 0;
 done:
@@ -981,23 +1370,19 @@ xxl_executor_hold_wakes (xxl_executor_t *self, int hold)
         //  The hold's logIds on disk, then its runs may start
         xxl_journal_flush (self->journal);
         __atomic_store_n (&self->committed_seq, self->stage_seq, __ATOMIC_RELEASE);
-        //  The worker now in the map for each job: one replaced meanwhile
-        //  was woken by its stop, and none is freed while we hold the
-        //  mutex.  Its waiting flag, read under its lock, tells whether
-        //  it waits (idle, or on a staged run: it checked committed_seq
-        //  under that lock before it waited, so it either saw the new
-        //  value or waits now); signalled once the lock is released, so
-        //  that it does not wake only to sleep on the lock
+        //  The queue now in the map for each job (none is freed while we
+        //  hold the mutex) goes to the ready list if it is IDLE: a
+        //  serving thread that found its head staged checked
+        //  committed_seq under its lock, so it either saw the new value
+        //  and runs on, or left the queue IDLE for us
         for (size_t i = 0; i < self->held_count; i++) {
             worker_t *worker = (worker_t *) xxl_imap_get (self->workers, self->held_wakes [i]);
             if (!worker)
                 continue;
             pthread_mutex_lock (&worker->lock);
-            int waiting = worker->waiting;
-            worker->waiting = 0;
+            if (worker->state == JOB_IDLE && worker->head && s_startable (self, worker->head))
+                s_worker_ready (self, worker);
             pthread_mutex_unlock (&worker->lock);
-            if (waiting)
-                pthread_cond_signal (&worker->wake);
         }
         self->held_count = 0;
     }
@@ -1117,4 +1502,44 @@ xxl_executor_pending (xxl_executor_t *self)
     if (!self)
         return 0;
     return __atomic_load_n (&self->pending, __ATOMIC_RELAXED);
+}
+
+int
+xxl_executor_full (xxl_executor_t *self, char *msg, size_t msglen)
+{
+    if (!self)
+        return 0;
+    char dummy [8];
+    if (!msg || !msglen) {
+        msg = dummy;
+        msglen = sizeof dummy;
+    }
+    pthread_mutex_lock (&self->mutex);
+    int full = !self->stopped && s_pool_full (self, msg, msglen);
+    pthread_mutex_unlock (&self->mutex);
+    return full;
+}
+
+size_t
+xxl_executor_jobs (xxl_executor_t *self)
+{
+    if (!self)
+        return 0;
+    pthread_mutex_lock (&self->pool_lock);
+    size_t jobs = self->live_workers;
+    pthread_mutex_unlock (&self->pool_lock);
+    return jobs;
+}
+
+size_t
+xxl_executor_threads (xxl_executor_t *self, size_t *peak)
+{
+    if (!self)
+        return 0;
+    pthread_mutex_lock (&self->pool_lock);
+    size_t threads = self->threads;
+    if (peak)
+        *peak = self->threads_peak;
+    pthread_mutex_unlock (&self->pool_lock);
+    return threads;
 }

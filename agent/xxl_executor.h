@@ -1,10 +1,12 @@
 /*  xxl_executor.h -- runs the triggers an agent receives.
 
-    XXL-JOB's JobThread/ExecutorBizImpl carried over: one serial queue (a
-    worker thread) per job id, block strategies SERIAL_EXECUTION,
-    DISCARD_LATER and COVER_EARLY, timeouts (502), kill (500 with the
-    reason, for the running and the queued runs), idle workers reaped, a
-    logId accepted once.  BEAN handlers run isolated by default in an
+    XXL-JOB's JobThread/ExecutorBizImpl carried over: one serial queue per
+    job id (memory, not a thread: a pool of threads serves the queues, one
+    run per job at a time, in order, growing while runs block), block
+    strategies SERIAL_EXECUTION, DISCARD_LATER and COVER_EARLY, timeouts
+    (502), kill (500 with the reason, for the running and the queued
+    runs), idle queues reaped, a logId accepted once, a run refused "busy:
+    ..." when no thread can be had for it (back-pressure).  BEAN handlers run isolated by default in an
     xxl-runner process (a crash fails only that run), or in the agent
     process when the handler or the agent opts in; GLUE scripts run under
     their interpreter in their own process group.  Results come out
@@ -27,6 +29,11 @@ typedef struct _xxl_executor_t xxl_executor_t;
 
 //  handleMsg is capped to this many bytes
 #define XXL_EXECUTOR_MSG_MAX    15000
+//  Runs that may wait for a pool thread once none can be added
+#define XXL_EXECUTOR_WAITING_MAX 10000
+//  A refusal for back-pressure starts its message with this (the agent
+//  answers it XXL_BUSY: the scheduler sends the run again later or elsewhere)
+#define XXL_EXECUTOR_BUSY_PREFIX "busy:"
 //  Grace between SIGTERM and SIGKILL when a run is killed or times out
 #define XXL_EXECUTOR_GRACE_MS   500
 
@@ -64,6 +71,11 @@ typedef struct {
                                   //  executor); NULL: remembered in memory only
     const char *run_marker;       //  NULL, or each run's processes get
                                   //  XXL_AGENT_RUN=MARKER.LOGID (xxl_guard.h)
+    int threads_max;              //  pool threads at most (<= 0: sized to the
+                                  //  machine, xxl_executor.c s_threads_auto)
+    int waiting_max;              //  runs that wait for a thread once no more can
+                                  //  be had, then refused "busy: ..." (0: the
+                                  //  default XXL_EXECUTOR_WAITING_MAX; < 0: none)
 } xxl_executor_config_t;
 
 typedef struct {
@@ -99,10 +111,14 @@ void xxl_executor_destroy (xxl_executor_t **self_p);
 //  "job handler [fooJobHandler] not found.", "block strategy effect: Discard
 //  Later", "logId 42 already accepted" (accepted in this life or, with a
 //  journal, an earlier one), "glue type GLUE_PYTHON not allowed on this
-//  agent", "glueType[X] is not valid.".  An accepted logId is journaled
-//  before its run can start: at once (one write) outside a hold, at the
-//  hold's release within one.  Queues only; returns within microseconds (a
-//  new job costs one pthread_create).
+//  agent", "glueType[X] is not valid.", and for back-pressure a message
+//  that starts XXL_EXECUTOR_BUSY_PREFIX: the run needs a thread (its job
+//  has nothing queued or running), the pool is at threads_max or cannot
+//  grow, and waiting_max runs already wait for one (nothing of a refused
+//  run is kept: the same logId may come again).  An accepted logId is
+//  journaled before its run can start: at once (one write) outside a
+//  hold, at the hold's release within one.  Queues only; returns within
+//  microseconds.
 int xxl_executor_run (xxl_executor_t *self, const xxl_trigger_t *trigger, char *msg, size_t msglen);
 
 //  hold 1: the runs that xxl_executor_run accepts are queued but do not
@@ -144,6 +160,17 @@ int xxl_executor_take (xxl_executor_t *self, xxl_result_t *result);
 //  The log of a run whose result is taken is readable (a pack's buffer is
 //  written first), so a scheduler told of a result finds its log.
 size_t xxl_executor_take_many (xxl_executor_t *self, xxl_result_t *results, size_t max);
+
+//  1 when a run for a job with nothing queued or running would now be
+//  refused busy (the pool cannot grow and waiting_max runs wait for a
+//  thread), with the reason in msg; else 0.
+int xxl_executor_full (xxl_executor_t *self, char *msg, size_t msglen);
+
+//  Job queues known (each job that ran and was not reaped yet).
+size_t xxl_executor_jobs (xxl_executor_t *self);
+
+//  Pool threads alive; *peak (if not NULL) gets the most there were.
+size_t xxl_executor_threads (xxl_executor_t *self, size_t *peak);
 
 //  Runs currently running (not queued).
 size_t xxl_executor_active (xxl_executor_t *self);

@@ -11,15 +11,23 @@
 # Phases (each figure is explained in docs/performance.md):
 #   A  one scheduler + one agent: trigger latency, concurrent sleeping runs,
 #      end-to-end no-op runs, GLUE_SHELL runs
-#   B  a fresh store: 10,000 jobs on one-second crons
+#   B  a fresh store: 50,000 jobs on one-second crons, one agent
 #   C  a fresh store with 1,000,000 enabled jobs, no agent: RSS and idle CPU
+#   M  1,000 agents (bench/xxl_emu, one process): registration time, the
+#      scheduler's CPU for their heartbeats, a SHARDING_BROADCAST job
+#      triggered by hand (a run on every agent per trigger)
 #   K  group A's latency and e2e with CURVE on (keys from xxl-ctl keygen),
 #      beside the plaintext figures
 #
 # Environment: XXL_BUILD (build tree, set by make), XXL_BENCH_QUICK=1 for
 # short runs, XXL_KEEP=1 to keep the temporary folder, TMPDIR,
-# XXL_BENCH_ONLY="A B C K" to run only some of the phase groups (the others'
-# figures are null).
+# XXL_BENCH_ONLY="A B C K M" to run only some of the phase groups (the
+# others' figures are null).  Sizes (each phase reports what it asked and
+# what it got): XXL_BENCH_CRON_JOBS (50,000), XXL_BENCH_CRON_S (20),
+# XXL_BENCH_CONC_RUNS (10,000 sleeping runs at once), XXL_BENCH_CONC_MS
+# (8,000), XXL_BENCH_AGENTS (1,000), XXL_BENCH_SB_TRIGGERS (20),
+# XXL_BENCH_HB_S (10 s of heartbeats measured); XXL_BENCH_QUICK=1 makes
+# every default small.
 
 set -u
 : "${XXL_BUILD:?run through make bench (XXL_BUILD unset)}"
@@ -27,6 +35,7 @@ SCHEDULER="$XXL_BUILD/scheduler/xxl-scheduler"
 AGENT="$XXL_BUILD/agent/xxl-agent"
 CTL="$XXL_BUILD/sdk/ctl/xxl-ctl"
 BENCH="$XXL_BUILD/bench/xxl_bench"
+EMU="$XXL_BUILD/bench/xxl_emu"
 ROUTERS="$XXL_BUILD/plugins/routers/.libs"
 ALARMS="$XXL_BUILD/plugins/alarms/.libs"
 HANDLERS="$XXL_BUILD/bench/.libs"
@@ -34,15 +43,19 @@ OUT="$XXL_BUILD/bench/results.json"
 export XXL_RUNNER="$XXL_BUILD/agent/xxl-runner"
 
 if [ -n "${XXL_BENCH_QUICK:-}" ]; then
-    LAT_SAMPLES=300; CONC_RUNS=500; E2E_S=4; GLUE_S=3; CRON_JOBS=2000; CRON_S=8
-    MILLION=100000; IDLE_S=4
+    LAT_SAMPLES=300; CONC_RUNS=500; CONC_MS=3000; E2E_S=4; GLUE_S=3; CRON_JOBS=2000; CRON_S=8
+    MILLION=100000; IDLE_S=4; EMU_N=50; SB_TRIGGERS=5; HB_S=4
 else
-    LAT_SAMPLES=2000; CONC_RUNS=2000; E2E_S=15; GLUE_S=10; CRON_JOBS=10000; CRON_S=20
-    MILLION=1000000; IDLE_S=10
+    LAT_SAMPLES=2000; CONC_RUNS=10000; CONC_MS=8000; E2E_S=15; GLUE_S=10; CRON_JOBS=50000
+    CRON_S=20; MILLION=1000000; IDLE_S=10; EMU_N=1000; SB_TRIGGERS=20; HB_S=10
 fi
-E2E_JOBS=64; E2E_INFLIGHT=20000; GLUE_INFLIGHT=2000; CONC_MS=3000
+CRON_JOBS=${XXL_BENCH_CRON_JOBS:-$CRON_JOBS}; CRON_S=${XXL_BENCH_CRON_S:-$CRON_S}
+CONC_RUNS=${XXL_BENCH_CONC_RUNS:-$CONC_RUNS}; CONC_MS=${XXL_BENCH_CONC_MS:-$CONC_MS}
+EMU_N=${XXL_BENCH_AGENTS:-$EMU_N}; SB_TRIGGERS=${XXL_BENCH_SB_TRIGGERS:-$SB_TRIGGERS}
+HB_S=${XXL_BENCH_HB_S:-$HB_S}
+E2E_JOBS=64; E2E_INFLIGHT=20000; GLUE_INFLIGHT=2000
 
-for f in "$SCHEDULER" "$AGENT" "$CTL" "$BENCH"; do
+for f in "$SCHEDULER" "$AGENT" "$CTL" "$BENCH" "$EMU"; do
     [ -x "$f" ] || { echo "bench: $f is missing: run make first" >&2; exit 2; }
 done
 command -v jq >/dev/null || { echo "bench: jq is needed" >&2; exit 2; }
@@ -137,7 +150,8 @@ phase () {
 SCHED_ARGS=""; AGENT_ARGS=""; CTL_ARGS=""
 START=$(date +%s)
 say "working in $T"
-for name in latency concurrent e2e glue cron million latency_curve e2e_curve; do
+for name in latency concurrent e2e glue cron million latency_curve e2e_curve \
+            hb_base hb sharding emu; do
     echo '{}' > "$T/$name.json"
 done
 # only GROUP: true when the phase group is to run
@@ -191,6 +205,35 @@ JOBS_IN_STORE=$(sqlite3 "$T/c.db" 'SELECT COUNT(*) FROM xxl_job_info WHERE trigg
 cleanup
 fi
 
+# ---- M: 1,000 agents from the emulator, one SHARDING_BROADCAST job
+REG_MS=null
+if only M; then
+start_scheduler m || exit 1
+"$BENCH" group "$API" bench >/dev/null || exit 1
+phase hb_base idle "$SPID" "$HB_S"          # the scheduler alone, for the difference
+say "starting $EMU_N emulated agents ..."
+rm -f "$T/emu-ready"
+"$EMU" "$AGENTS" bench "$EMU_N" 5 "$T/emu-ready" > "$T/emu.json" 2>>"$T/emu.log" &
+EMUPID=$!
+PIDS="$PIDS $EMUPID"
+for _ in $(seq 1200); do [ -f "$T/emu-ready" ] && break; sleep 0.1; done
+if [ -f "$T/emu-ready" ]; then
+    REG_MS=$(sed -n 's/^registered_ms=//p' "$T/emu-ready")
+    say "$EMU_N agents registered in $REG_MS ms"
+    sleep 6                                 # a whole beat: every agent beats in the window
+    phase hb idle "$SPID" "$HB_S"
+    phase sharding sharding "$API" "$T/m.db" bench "$SB_TRIGGERS"
+else
+    say "the $EMU_N emulated agents did not all register within 120 s"
+    FAILED=$((FAILED + 1))
+fi
+kill -TERM "$EMUPID" 2>/dev/null
+wait "$EMUPID" 2>/dev/null
+jq -e 'type == "object"' "$T/emu.json" >/dev/null 2>&1 || echo '{}' > "$T/emu.json"
+say "emulator: $(cat "$T/emu.json")"
+cleanup
+fi
+
 # ---- K: group A's latency and e2e over CURVE
 if only K; then
 K="$T/keys"; mkdir -p "$K/certs"
@@ -230,6 +273,12 @@ jq -n \
     --argjson p50_curve "$(j latency_curve .p50_us)" \
     --argjson p99_curve "$(j latency_curve .p99_us)" \
     --argjson jobs "$JOBS_IN_STORE" \
+    --argjson reg_ms "$REG_MS" \
+    --argjson hb "$(j hb .cpu_pct)" --argjson hb_base "$(j hb_base .cpu_pct)" \
+    --argjson sb "$(j sharding .runs_per_s)" \
+    --argjson cron_jobs "$CRON_JOBS" --argjson conc_runs "$CONC_RUNS" --argjson agents "$EMU_N" \
+    --slurpfile d_hb "$T/hb.json" --slurpfile d_hb0 "$T/hb_base.json" \
+    --slurpfile d_sb "$T/sharding.json" --slurpfile d_emu "$T/emu.json" \
     --argjson elapsed "$ELAPSED" \
     --argjson failed "$FAILED" \
     --slurpfile d_e2e "$T/e2e.json" --slurpfile d_lat "$T/latency.json" \
@@ -241,9 +290,17 @@ jq -n \
       glue_shell_runs_per_s: $glue, agent_concurrent_runs: $conc,
       curve_e2e_runs_per_s: $e2e_curve, curve_trigger_latency_p50_us: $p50_curve,
       curve_trigger_latency_p99_us: $p99_curve,
+      cron_jobs: $cron_jobs, concurrent_asked: $conc_runs,
+      agents_asked: $agents, agents_registered: $d_emu[0].registered,
+      agents_register_ms: $reg_ms,
+      heartbeat_cpu_pct: (if $hb == null or $hb_base == null then null
+                          else ($hb - $hb_base) * 100 | round / 100 end),
+      sharding_runs_per_s: $sb,
       details: {e2e: $d_e2e[0], latency: $d_lat[0], cron: $d_cron[0],
                 jobs_1m: ($d_mil[0] + {jobs: $jobs}), glue_shell: $d_glue[0],
-                concurrent: $d_conc[0], e2e_curve: $d_e2ek[0], latency_curve: $d_latk[0]},
+                concurrent: $d_conc[0], e2e_curve: $d_e2ek[0], latency_curve: $d_latk[0],
+                heartbeat: $d_hb[0], heartbeat_base: $d_hb0[0], sharding: $d_sb[0],
+                emulator: $d_emu[0]},
       failed_phases: $failed, elapsed_s: $elapsed}' > "$OUT"
 
 # verdict VALUE TARGET ge|le
@@ -263,14 +320,24 @@ row "trigger -> handler start p99 (us)" "<= 1000" "$(j latency .p99_us)" \
     "$(verdict "$(j latency .p99_us)" 1000 '<=')"
 row "$CRON_JOBS one-second crons: lateness p99 (ms)" "<= 5" "$(j cron .p99_ms)" \
     "$(verdict "$(j cron .p99_ms)" 5 '<=')"
+CRON_FAILED=null; [ "$(j cron .final)" = null ] || CRON_FAILED=$(( $(j cron .final) - $(j cron .ok) ))
+row "$CRON_JOBS one-second crons: runs failed" "0" "$CRON_FAILED" "$(verdict "$CRON_FAILED" 0 '<=')"
+row "$CRON_JOBS one-second crons: runs unfinished" "0" "$(j cron .lost)" \
+    "$(verdict "$(j cron .lost)" 0 '<=')"
 row "$JOBS_IN_STORE jobs: scheduler RSS (MB)" "<= 300" "$(j million .rss_mb)" \
     "$(verdict "$(j million .rss_mb)" 300 '<=')"
 row "$JOBS_IN_STORE jobs: idle CPU (%)" "<= 2" "$(j million .cpu_pct)" \
     "$(verdict "$(j million .cpu_pct)" 2 '<=')"
 row "GLUE_SHELL true runs/s" ">= 1500" "$(j glue .runs_per_s)" \
     "$(verdict "$(j glue .runs_per_s)" 1500 '>=')"
-row "sleeping runs at once, one agent" ">= 2000" "$(j concurrent .max_at_once)" \
-    "$(verdict "$(j concurrent .max_at_once)" 2000 '>=')"
+row "sleeping runs at once, one agent ($CONC_RUNS asked)" ">= 10000" "$(j concurrent .max_at_once)" \
+    "$(verdict "$(j concurrent .max_at_once)" 10000 '>=')"
+row "$EMU_N agents: registered" "$EMU_N" "$(jq -r '.registered // "null"' "$T/emu.json")" ""
+row "$EMU_N agents: registration of all (ms)" "<= 5000" "$REG_MS" "$(verdict "$REG_MS" 5000 '<=')"
+HB=$(jq -r '.heartbeat_cpu_pct // "null"' "$OUT")
+row "$EMU_N agents: heartbeat CPU (% of a core)" "<= 2" "$HB" "$(verdict "$HB" 2 '<=')"
+row "$EMU_N agents: SHARDING_BROADCAST runs/s" "" "$(j sharding .runs_per_s)" \
+    "($(j sharding .final) of $(j sharding .rows) rows final, $(j sharding .addresses) agents)"
 # (CURVE: at least half the plaintext rate, issue #18's goal)
 HALF=null
 [ "$(j e2e .runs_per_s)" = null ] || HALF=$(jq -n "$(j e2e .runs_per_s) / 2 | floor")

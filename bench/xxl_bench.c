@@ -28,6 +28,9 @@
                                                 SECONDS; triggerTime - scheduleTime
       concurrent API DB APP RUNS MS             RUNS jobs of sleepJobHandler MS,
                                                 triggered at once; how many overlap
+      sharding API DB APP TRIGGERS              one SHARDING_BROADCAST job
+                                                triggered TRIGGERS times: a
+                                                row per agent each
       idle PID SECONDS                          RSS and CPU of a process
 */
 
@@ -237,6 +240,7 @@ typedef struct {
     const char *glue_source;
     const char *param;
     const char *cron;                   //  NULL: scheduleType NONE
+    const char *route;                  //  NULL: FIRST
 } s_job_spec_t;
 
 //  Adds count jobs to app, pipelined; returns their ids (caller frees)
@@ -259,6 +263,8 @@ s_jobs_add (s_api_t *api, const char *app, size_t count, const s_job_spec_t *spe
             }
             if (spec->param)
                 xxl_enc_kstr (enc, "executorParam", spec->param);
+            if (spec->route)
+                xxl_enc_kstr (enc, "executorRouteStrategy", spec->route);
             if (spec->cron) {
                 xxl_enc_kstr (enc, "scheduleType", "CRON");
                 xxl_enc_kstr (enc, "scheduleConf", spec->cron);
@@ -464,7 +470,7 @@ s_cmd_e2e (const char *endpoint, const char *dbpath, const char *app, const char
     bench_db_t *db = bench_db_open (dbpath);
     int glue = streq (kind, "glue");
     s_job_spec_t spec = { glue? NULL: streq (kind, "stamp")? "stampJobHandler": "noopJobHandler",
-                          glue? "true": NULL, NULL, NULL };
+                          glue? "true": NULL, NULL, NULL, NULL };
     int64_t *ids = s_jobs_add (api, app, jobs, &spec);
 
     int64_t scheduler_ticks = scheduler_pid > 0? s_proc_ticks (scheduler_pid, 0): -1;
@@ -566,7 +572,7 @@ s_cmd_latency (const char *endpoint, const char *dbpath, const char *app, int sa
 {
     s_api_t *api = s_api_new (endpoint);
     bench_db_t *db = bench_db_open (dbpath);
-    s_job_spec_t spec = { "stampJobHandler", NULL, NULL, NULL };
+    s_job_spec_t spec = { "stampJobHandler", NULL, NULL, NULL, NULL };
     int64_t *job = s_jobs_add (api, app, 1, &spec);
     int warmup = 50, lost = 0;
     int64_t *latency = (int64_t *) calloc ((size_t) samples, sizeof (int64_t));
@@ -635,7 +641,7 @@ s_cmd_cron (const char *endpoint, const char *dbpath, const char *app, size_t jo
     s_api_t *api = s_api_new (endpoint);
     bench_db_t *db = bench_db_open (dbpath);
     int64_t added = s_wall_ms ();
-    s_job_spec_t spec = { "noopJobHandler", NULL, NULL, "* * * * * ?" };
+    s_job_spec_t spec = { "noopJobHandler", NULL, NULL, "* * * * * ?", NULL };
     int64_t *ids = s_jobs_add (api, app, jobs, &spec);
     int64_t armed = s_wall_ms ();
     fprintf (stderr, "xxl_bench: cron: %zu jobs added and started in %.1f s; running %d s\n",
@@ -726,7 +732,7 @@ s_cmd_concurrent (const char *endpoint, const char *dbpath, const char *app, siz
     bench_db_t *db = bench_db_open (dbpath);
     char param [32];
     snprintf (param, sizeof param, "%d", ms);
-    s_job_spec_t spec = { "sleepJobHandler", NULL, param, NULL };
+    s_job_spec_t spec = { "sleepJobHandler", NULL, param, NULL, NULL };
     int64_t *ids = s_jobs_add (api, app, runs, &spec);
     int64_t start = s_wall_ms ();
     int64_t first_log = INT64_MAX, last_log = 0, triggered = 0;
@@ -791,6 +797,73 @@ s_cmd_concurrent (const char *endpoint, const char *dbpath, const char *app, siz
     bench_db_close (&db);
     s_api_destroy (&api);
     return range.final != triggered? 1: 0;
+}
+
+//  One SHARDING_BROADCAST job of noopJobHandler triggered `triggers` times
+//  (one at a time): each trigger makes a row per agent of the group.
+//  Counts what came: rows, final, ok, the time to trigger and to finish.
+static int
+s_cmd_sharding (const char *endpoint, const char *dbpath, const char *app, int triggers)
+{
+    s_api_t *api = s_api_new (endpoint);
+    bench_db_t *db = bench_db_open (dbpath);
+    s_job_spec_t spec = { "noopJobHandler", NULL, NULL, NULL, "SHARDING_BROADCAST" };
+    int64_t *ids = s_jobs_add (api, app, 1, &spec);
+    int64_t job = ids [0];
+    free (ids);
+    int64_t start = s_wall_ms (), acked = 0, trigger_ms_max = 0;
+    for (int i = 0; i < triggers; i++) {
+        int64_t sent = s_wall_ms ();
+        xxl_enc_t *enc = s_api_begin (api, "JOB_TRIGGER");
+        xxl_enc_kint (enc, "jobId", job);
+        xxl_msg_t *reply = s_api_call (api);
+        if (xxl_reply_code (reply) != XXL_OK)
+            s_fail_reply ("JOB_TRIGGER", reply);
+        const msgpack_object *content = xxl_reply_content (reply);
+        const msgpack_object *log_ids = content? xxl_msg_get (content, "logIds"): NULL;
+        if (log_ids && log_ids->type == MSGPACK_OBJECT_ARRAY)
+            acked += log_ids->via.array.size;
+        xxl_msg_destroy (&reply);
+        int64_t took = s_wall_ms () - sent;
+        trigger_ms_max = took > trigger_ms_max? took: trigger_ms_max;
+    }
+    int64_t triggered = s_wall_ms ();
+    char sql [256], count_sql [256], where [64];
+    snprintf (where, sizeof where, "job_id = %" PRId64, job);
+    snprintf (count_sql, sizeof count_sql, "SELECT COUNT(*) FROM xxl_job_log WHERE %s", where);
+    int64_t rows = bench_db_scalar (db, count_sql, 0);
+    snprintf (sql, sizeof sql, "SELECT COUNT(*) FROM xxl_job_log WHERE %s"
+              " AND (handle_code <> 0 OR trigger_code NOT IN (0, 200))", where);
+    int64_t final = bench_db_scalar (db, sql, 0), seen = final, progress_at = s_wall_ms ();
+    while (final < rows && s_wall_ms () - progress_at < XXL_BENCH_SETTLE_S * 1000) {
+        s_sleep_us (100000);
+        final = bench_db_scalar (db, sql, 0);
+        rows = bench_db_scalar (db, count_sql, 0);
+        if (final != seen) {
+            seen = final;
+            progress_at = s_wall_ms ();
+        }
+    }
+    int64_t done = s_wall_ms ();
+    snprintf (sql, sizeof sql, "SELECT COUNT(*) FROM xxl_job_log WHERE %s"
+              " AND handle_code = 200 AND trigger_code = 200", where);
+    int64_t ok = bench_db_scalar (db, sql, 0);
+    snprintf (sql, sizeof sql, "SELECT COUNT(DISTINCT executor_address) FROM xxl_job_log"
+              " WHERE %s", where);
+    int64_t addresses = bench_db_scalar (db, sql, 0);
+    char outcomes [512], reason [256];
+    s_db_outcomes (db, where, outcomes, sizeof outcomes, reason, sizeof reason);
+    printf ("{\"triggers\": %d, \"acked\": %" PRId64 ", \"rows\": %" PRId64
+            ", \"final\": %" PRId64 ", \"ok\": %" PRId64 ", \"lost\": %" PRId64
+            ", \"addresses\": %" PRId64 ", \"trigger_s\": %.3f, \"trigger_ms_max\": %" PRId64
+            ", \"total_s\": %.3f, \"runs_per_s\": %.0f, \"outcomes\": %s"
+            ", \"top_failure\": \"%s\"}\n",
+            triggers, acked, rows, final, ok, rows - final, addresses,
+            (triggered - start) / 1000.0, trigger_ms_max, (done - start) / 1000.0,
+            done > start? final * 1000.0 / (double) (done - start): 0.0, outcomes, reason);
+    bench_db_close (&db);
+    s_api_destroy (&api);
+    return rows != final? 1: 0;
 }
 
 //  utime + stime of a process (children: of its waited-for children) in
@@ -866,6 +939,7 @@ s_usage (void)
         "       xxl_bench latency API DB APP SAMPLES\n"
         "       xxl_bench cron API DB APP JOBS SECONDS\n"
         "       xxl_bench concurrent API DB APP RUNS MS\n"
+        "       xxl_bench sharding API DB APP TRIGGERS\n"
         "       xxl_bench idle PID SECONDS\n");
     exit (2);
 }
@@ -897,6 +971,8 @@ main (int argc, char *argv [])
     if (streq (command, "concurrent") && argc == 7)
         return s_cmd_concurrent (argv [2], argv [3], argv [4], (size_t) atol (argv [5]),
                                  atoi (argv [6]));
+    if (streq (command, "sharding") && argc == 6)
+        return s_cmd_sharding (argv [2], argv [3], argv [4], atoi (argv [5]));
     if (streq (command, "idle") && argc == 4)
         return s_cmd_idle (atoi (argv [2]), atoi (argv [3]));
     s_usage ();

@@ -336,14 +336,16 @@ s_batch_answer (server_t *self, run_batch_t *batch, xxl_msg_t *msg)
                 item_text = "the agent's answer for this run has no valid code";
         }
         if (pending) {
-            engine_run_done (self, pending, item_code, item_text);
+            if (!engine_run_busy (self, pending->log_id, pending->presumed, item_code))
+                engine_run_done (self, pending, item_code, item_text);
             zhashx_delete (self->pending, &batch->pending_ids [i]);
         }
         else {
             plan_t *plan = batch->fires [i].plan;
-            engine_run_answer (self, plan->log_id, plan->note, plan->address,
-                               engine_section_chars (plan->note, plan->address), batch->fires [i].stamp,
-                               item_code, item_text);
+            int64_t presumed = engine_section_chars (plan->note, plan->address);
+            if (!engine_run_busy (self, plan->log_id, presumed, item_code))
+                engine_run_answer (self, plan->log_id, plan->note, plan->address, presumed,
+                                   batch->fires [i].stamp, item_code, item_text);
         }
     }
     zhashx_delete (self->batches, &batch->id);
@@ -360,6 +362,61 @@ engine_reroute (server_t *self, int64_t log_id, int64_t presumed)
 {
     if (xxl_store_log_unroute (self->store, log_id, presumed, 1) == 1)
         xxl_timer_push (self->timer, engine_now (), log_id);
+}
+
+//  Back-pressure.  An agent that cannot take a run now (no thread to be
+//  had, its queue bound full) answers it XXL_BUSY, "busy: ...": nothing of
+//  it was taken there (not journaled, not queued).  The run is taken back
+//  as a refusal of a stopping agent's is (its address and the section
+//  written ahead) and goes by the timer again after a backoff that
+//  doubles with each refusal of it, BUSY_RETRY_MS up to BUSY_RETRY_MAX_MS
+//  (plus a spread of up to a quarter, so that a burst refused together
+//  does not come back together), and is routed then as any due row: a
+//  router that moves on (ROUND, RANDOM, LEAST_*, and FAILOVER and
+//  BUSYOVER, whose BEAT and IDLE_BEAT a busy agent answers 500) sends it
+//  elsewhere, the others to the same agent again.  So a run is never
+//  failed for a resource the agent could wait for; the job's block
+//  strategy applies at the agent when it is taken.  The refusals of a run
+//  are counted until any other answer for it (the counts are dropped
+//  once a minute: a run dropped meanwhile leaves none for long).
+#define BUSY_RETRY_MS       100
+#define BUSY_RETRY_MAX_MS   5000
+
+//  Counts a busy refusal of log_id; returns the delay before it goes again
+static int64_t
+s_busy_delay (server_t *self, int64_t log_id)
+{
+    int64_t *tries = (int64_t *) zhashx_lookup (self->busy_tries, &log_id);
+    if (!tries) {
+        tries = (int64_t *) zmalloc (2 * sizeof (int64_t));
+        tries [0] = log_id;
+        zhashx_insert (self->busy_tries, &tries [0], tries);
+    }
+    int64_t refused = ++tries [1];
+    int64_t delay = (int64_t) BUSY_RETRY_MS << (refused < 7? refused - 1: 6);
+    if (delay > BUSY_RETRY_MAX_MS)
+        delay = BUSY_RETRY_MAX_MS;
+    delay += log_id % (delay / 4 + 1);
+    if (refused == 1 || refused % 10 == 0)
+        zsys_debug ("trigger: log %" PRId64 " refused busy (%" PRId64 " time(s)); sent again"
+                    " in %" PRId64 " ms", log_id, refused, delay);
+    return delay;
+}
+
+bool
+engine_run_busy (server_t *self, int64_t log_id, int64_t presumed, int code)
+{
+    if (code != XXL_BUSY) {
+        if (zhashx_size (self->busy_tries))
+            zhashx_delete (self->busy_tries, &log_id);
+        return false;
+    }
+    int64_t delay = s_busy_delay (self, log_id);
+    if (xxl_store_log_unroute (self->store, log_id, presumed, 1) == 1)
+        xxl_timer_push (self->timer, engine_now () + delay, log_id);
+    else
+        zhashx_delete (self->busy_tries, &log_id);
+    return true;
 }
 
 void
@@ -449,12 +506,7 @@ s_rid_addresses (server_t *self, zframe_t *rid)
 static bool
 s_address_listed (server_t *self, const char *address)
 {
-    size_t cursor = 0;
-    xxl_registry_entry_t entry;
-    while (xxl_registry_each (self->registry, &cursor, &entry) == 0)
-        if (streq (entry.address, address))
-            return true;
-    return false;
+    return xxl_registry_listed (self->registry, address);
 }
 
 //  An app that lists address, in the registry or in the store's registry
@@ -868,6 +920,14 @@ engine_handle_routed (server_t *self, zmsg_t *zmsg)
         const char *address = xxl_msg_str (msg, NULL, "address", 0, XXL_MSG_MAX_NAME, NULL);
         const char *text = xxl_msg_str (msg, NULL, "msg", 0, XXL_MSG_MAX_STR, "");
         int64_t elapsed = xxl_msg_int (msg, NULL, "elapsedMs", 0, 0, INT64_MAX, 0);
+        if (!xxl_msg_error (msg) && !address && strstr (text, ", msg=busy:")) {
+            //  FAILOVER or BUSYOVER found no address to take it now, and
+            //  one at least is busy (back-pressure, engine_run_busy): routed
+            //  again later, not failed
+            int64_t delay = s_busy_delay (self, log_id);
+            xxl_timer_push (self->timer, engine_now () + delay, log_id);
+        }
+        else
         if (!xxl_msg_error (msg)) {
             char *note = address? strdup (text)
                        : zsys_sprintf ("%strigger failed: no address answered\n", text);
@@ -947,7 +1007,8 @@ engine_agent_answer (server_t *self, zframe_t *rid, xxl_msg_t *msg)
     const char *text = xxl_msg_str (msg, NULL, "msg", 0, XXL_MSG_MAX_STR, NULL);
     switch (pending->kind) {
         case PENDING_RUN:
-            engine_run_done (self, pending, code, text);
+            if (!engine_run_busy (self, pending->log_id, pending->presumed, code))
+                engine_run_done (self, pending, code, text);
             break;
         case PENDING_LOG:
         case PENDING_KILL: {

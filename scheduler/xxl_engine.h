@@ -254,6 +254,8 @@ typedef struct {
     zsock_t *probes;                    //  inproc ROUTER: pool workers' probes
     zsock_t *routed;                    //  inproc PULL: pool workers' results
     zhashx_t *slow_counts;              //  job id → triggers over 500 ms this minute
+    zhashx_t *busy_tries;               //  log id → {log id, refusals}: runs an
+                                        //  agent refused busy, sent again later
     int64_t slow_minute;
     xxl_timer_t *timer;                 //  planned triggers in the pre-read window
     int timer_fd;                       //  timerfd woken at the next fire (-1: none),
@@ -453,6 +455,10 @@ run_batch_t *engine_batch_for (server_t *self, zlistx_t *open, const char *addre
 void engine_run_queue (server_t *self, pending_t *pending, const unsigned char *tp,
                        size_t size, int64_t time, zlistx_t *open);
 void engine_reroute (server_t *self, int64_t log_id, int64_t presumed);
+//  An agent's answer to one run of a RUN: true when it refused it busy
+//  (XXL_BUSY), and the run then goes by the timer again after a backoff
+//  (xxl_agents.c); false for any other answer, for engine_run_answer
+bool engine_run_busy (server_t *self, int64_t log_id, int64_t presumed, int code);
 void engine_batch_expire (server_t *self, run_batch_t *batch);
 void engine_fire_queue (server_t *self, plan_t **plan_p, int64_t stamp, const void *rid,
                         size_t rid_size, int max);

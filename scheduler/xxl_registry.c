@@ -2,8 +2,12 @@
 
     Entries live in one array kept sorted by (app, address); an app's
     address list is a slice of it, rebuilt into a cached pointer array on
-    change.  Agent counts are small (tens to thousands), so sorted arrays
-    beat hashing on clarity and are fast enough.
+    change.  Routes (address → connection) are found by a hash of the
+    address; each counts the entries that list its address (so removing
+    an entry need not scan the others), and a hash of connections (the
+    routing id, hex) counts the routes live or parting on each, so that
+    what a message from a connection needs (is it registered, with how
+    many addresses) costs the same with 1,000 agents as with one.
 */
 
 #include "xxl_registry.h"
@@ -23,7 +27,15 @@ typedef struct {
     void *parting;                      //  the connection of an address that
     size_t parting_size;                //  unregistered (LOG and KILL only)
     int run_batch;                      //  TriggerParams per RUN it takes (0: single form)
+    size_t listed;                      //  entries (apps) that list the address
 } s_route_t;
+
+//  A connection's routes: how many hold its routing id (live or parting),
+//  and the slot + 1 of one of them
+typedef struct {
+    size_t count;
+    size_t slot;
+} s_rid_t;
 
 struct _xxl_registry_t {
     s_entry_t *entries;
@@ -31,6 +43,7 @@ struct _xxl_registry_t {
     s_route_t *routes;                  //  append-only: an address keeps its slot
     size_t routes_size, routes_alloc;
     zhashx_t *route_index;              //  address → its slot + 1
+    zhashx_t *rid_index;                //  routing id in hex → s_rid_t
     const char **view;                  //  cached addresses of view_app
     char *view_app;
     size_t view_size;
@@ -41,10 +54,14 @@ xxl_registry_new (void)
 {
     xxl_registry_t *self = (xxl_registry_t *) zmalloc (sizeof (xxl_registry_t));
     self->route_index = zhashx_new ();
-    if (!self->route_index) {
+    self->rid_index = zhashx_new ();
+    if (!self->route_index || !self->rid_index) {
+        zhashx_destroy (&self->route_index);
+        zhashx_destroy (&self->rid_index);
         free (self);
         return NULL;
     }
+    zhashx_set_destructor (self->rid_index, (zhashx_destructor_fn *) zstr_free);
     return self;
 }
 
@@ -73,6 +90,7 @@ xxl_registry_destroy (xxl_registry_t **self_p)
         free (self->entries);
         free (self->routes);
         zhashx_destroy (&self->route_index);
+        zhashx_destroy (&self->rid_index);
         free (self->view);
         free (self->view_app);
         free (self);
@@ -106,6 +124,69 @@ s_find (xxl_registry_t *self, const char *app, const char *address, int *found)
     }
     *found = 0;
     return low;
+}
+
+//  The key of a routing id in rid_index (hex: ids are binary)
+static void
+s_rid_key (const void *rid, size_t rid_size, char *key, size_t keylen)
+{
+    static const char digits [] = "0123456789abcdef";
+    const unsigned char *bytes = (const unsigned char *) rid;
+    size_t i = 0;
+    for (; i < rid_size && 2 * i + 2 < keylen; i++) {
+        key [2 * i] = digits [bytes [i] >> 4];
+        key [2 * i + 1] = digits [bytes [i] & 15];
+    }
+    key [2 * i] = 0;
+}
+
+//  The route at slot + 1 took (add) or let go (!add) of routing id rid,
+//  as its live or its parting connection
+static void
+s_rid_count (xxl_registry_t *self, const void *rid, size_t rid_size, size_t slot, bool add)
+{
+    if (!rid || !rid_size)
+        return;
+    char key [2 * 256 + 1];
+    s_rid_key (rid, rid_size, key, sizeof key);
+    s_rid_t *entry = (s_rid_t *) zhashx_lookup (self->rid_index, key);
+    if (add) {
+        if (!entry) {
+            entry = (s_rid_t *) zmalloc (sizeof (s_rid_t));
+            entry->slot = slot;
+            zhashx_insert (self->rid_index, key, entry);
+        }
+        entry->count++;
+        return;
+    }
+    assert (entry && entry->count > 0);
+    if (--entry->count == 0) {
+        zhashx_delete (self->rid_index, key);
+        return;
+    }
+    if (entry->slot == slot) {
+        //  Another route holds it (a connection with several addresses:
+        //  rare, and small): the first found.  (The route letting go may
+        //  still hold it as it calls: never itself; a route holds a
+        //  connection once, live or parting)
+        for (size_t i = 0; i < self->routes_size; i++) {
+            s_route_t *route = &self->routes [i];
+            if (i + 1 != slot
+            &&  ((route->rid && route->rid_size == rid_size
+            &&   memcmp (route->rid, rid, rid_size) == 0)
+            ||  (route->parting && route->parting_size == rid_size
+            &&   memcmp (route->parting, rid, rid_size) == 0))) {
+                entry->slot = i + 1;
+                break;
+            }
+        }
+    }
+}
+
+static size_t
+s_slot (xxl_registry_t *self, s_route_t *route)
+{
+    return (size_t) (route - self->routes) + 1;
 }
 
 static s_route_t *
@@ -146,6 +227,7 @@ xxl_registry_beat (xxl_registry_t *self, const char *app, const char *address,
         s_view_reset (self);
         changed = 1;
     }
+    bool listed_now = !found;
     s_entry_t *entry = &self->entries [index];
     entry->update_time = now;
     if (handlers && (!entry->handlers || strneq (entry->handlers, handlers))) {
@@ -170,15 +252,28 @@ xxl_registry_beat (xxl_registry_t *self, const char *app, const char *address,
         route->parting = NULL;
         route->parting_size = 0;
         route->run_batch = 0;
+        route->listed = 0;
     }
-    free (route->parting);              //  (registered again: the old one is no
-    route->parting = NULL;              //  way to it now)
-    route->parting_size = 0;
+    if (listed_now)
+        route->listed++;
+    if (route->parting) {
+        //  (registered again: the old one is no way to it now)
+        s_rid_count (self, route->parting, route->parting_size, s_slot (self, route), false);
+        free (route->parting);
+        route->parting = NULL;
+        route->parting_size = 0;
+    }
     if (route->rid_size != rid_size || !route->rid || memcmp (route->rid, rid, rid_size)) {
+        void *copy = malloc (rid_size);
+        if (!copy)
+            return -1;
+        memcpy (copy, rid, rid_size);
+        if (route->rid)
+            s_rid_count (self, route->rid, route->rid_size, s_slot (self, route), false);
         free (route->rid);
-        route->rid = malloc (rid_size);
-        memcpy (route->rid, rid, rid_size);
+        route->rid = copy;
         route->rid_size = rid_size;
+        s_rid_count (self, route->rid, route->rid_size, s_slot (self, route), true);
         s_view_reset (self);
         changed = 1;
     }
@@ -190,12 +285,13 @@ s_remove_at (xxl_registry_t *self, size_t index)
 {
     //  An address no app lists any more is not routed to either: nothing
     //  goes to a connection that said goodbye or stopped beating
-    bool listed = false;
-    for (size_t i = 0; i < self->size && !listed; i++)
-        listed = i != index && streq (self->entries [i].address, self->entries [index].address);
-    s_route_t *route = listed? NULL: s_route (self, self->entries [index].address);
-    if (route) {
-        //  (kept for LOG and KILL: a draining agent still answers them)
+    s_route_t *route = s_route (self, self->entries [index].address);
+    assert (route && route->listed > 0);
+    if (--route->listed == 0 && route->rid) {
+        //  (kept for LOG and KILL: a draining agent still answers them;
+        //  the connection's count is unchanged: rid becomes parting)
+        if (route->parting)
+            s_rid_count (self, route->parting, route->parting_size, s_slot (self, route), false);
         free (route->parting);
         route->parting = route->rid;
         route->parting_size = route->rid_size;
@@ -301,12 +397,14 @@ xxl_registry_unroute (xxl_registry_t *self, const char *address,
     s_route_t *route = s_route (self, address);
     if (route && route->parting && route->parting_size == rid_size
     &&  memcmp (route->parting, rid, rid_size) == 0) {
+        s_rid_count (self, route->parting, route->parting_size, s_slot (self, route), false);
         free (route->parting);
         route->parting = NULL;
         route->parting_size = 0;
     }
     if (route && route->rid && route->rid_size == rid_size
     &&  memcmp (route->rid, rid, rid_size) == 0) {
+        s_rid_count (self, route->rid, route->rid_size, s_slot (self, route), false);
         free (route->rid);
         route->rid = NULL;
         route->rid_size = 0;
@@ -327,6 +425,13 @@ xxl_registry_each (xxl_registry_t *self, size_t *cursor, xxl_registry_entry_t *e
     size_t size;
     entry->connected = xxl_registry_route (self, e->address, &size) != NULL;
     return 0;
+}
+
+bool
+xxl_registry_listed (xxl_registry_t *self, const char *address)
+{
+    s_route_t *route = s_route (self, address);
+    return route && route->listed > 0;
 }
 
 size_t
@@ -352,20 +457,17 @@ xxl_registry_has_rid (xxl_registry_t *self, const void *rid, size_t rid_size)
 const char *
 xxl_registry_rid_address (xxl_registry_t *self, const void *rid, size_t rid_size, size_t *count)
 {
-    const char *first = NULL;
     *count = 0;
-    for (size_t i = 0; i < self->routes_size; i++) {
-        s_route_t *route = &self->routes [i];
-        if ((route->rid && route->rid_size == rid_size
-        &&   memcmp (route->rid, rid, rid_size) == 0)
-        ||  (route->parting && route->parting_size == rid_size
-        &&   memcmp (route->parting, rid, rid_size) == 0)) {
-            if (!first)
-                first = route->address;
-            (*count)++;
-        }
-    }
-    return first;
+    if (!rid || !rid_size)
+        return NULL;
+    char key [2 * 256 + 1];
+    s_rid_key (rid, rid_size, key, sizeof key);
+    s_rid_t *entry = (s_rid_t *) zhashx_lookup (self->rid_index, key);
+    if (!entry)
+        return NULL;
+    *count = entry->count;
+    assert (entry->slot >= 1 && entry->slot <= self->routes_size);
+    return self->routes [entry->slot - 1].address;
 }
 
 const void *

@@ -486,6 +486,7 @@ s_server_destroy (server_t **self_p)
     zsock_destroy (&self->routed);
     xxl_routers_destroy (&self->routers);
     zhashx_destroy (&self->slow_counts);
+    zhashx_destroy (&self->busy_tries);
     zhashx_destroy (&self->waiting);
     zhashx_destroy (&self->apps_changed);
     zhashx_destroy (&self->owners);
@@ -656,6 +657,7 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     zlistx_set_destructor (self->open_batches, engine_batch_destructor);
     self->batches = engine_id_map (engine_batch_destructor);
     self->slow_counts = engine_id_map (s_free_item);
+    self->busy_tries = engine_id_map (s_free_item);
     self->slow_minute = engine_now () / 60000;
     self->waiting = engine_id_map (s_free_item);
     self->apps_changed = zhashx_new ();
@@ -1044,6 +1046,7 @@ s_turn_read (server_t *self, zmq_pollitem_t *items)
     if (engine_now () / 60000 != self->slow_minute) {
         self->slow_minute = engine_now () / 60000;
         zhashx_purge (self->slow_counts);
+        zhashx_purge (self->busy_tries);
     }
     return agents_drained;
 }

@@ -565,12 +565,16 @@ test_reap_and_stop (void)
     for (int job = 0; job < 40; job++)
         s_run (executor, 100 + job, "okJobHandler", "", NULL, 0, &id, msg, sizeof msg);
     CHECK (s_wait (executor, id, 5000) != NULL, "40 jobs ran");
-    CHECK (s_thread_count () >= before + 30, "40 workers alive (%d -> %d)", before, s_thread_count ());
+    //  A job's queue is memory, not a thread (the pool serves them)
+    CHECK (xxl_executor_jobs (executor) == 40, "40 job queues known (%zu)",
+           xxl_executor_jobs (executor));
     //  Every fd is copied by each spawn of a child: idle workers hold none
     CHECK (s_fd_count () <= fds_before + 8, "idle workers hold no fd (%d -> %d)",
            fds_before, s_fd_count ());
     usleep (1600 * 1000);
     CHECK (s_thread_count () <= before, "idle workers reaped (%d -> %d)", before, s_thread_count ());
+    CHECK (xxl_executor_jobs (executor) == 0, "idle job queues reaped (%zu left)",
+           xxl_executor_jobs (executor));
     CHECK (s_run (executor, 100, "okJobHandler", "", NULL, 0, &id, msg, sizeof msg) == 0, "run after reap");
     CHECK (s_wait (executor, id, 5000) != NULL, "run after reap ends");
 
@@ -918,6 +922,120 @@ test_pack (void)
     xxl_executor_destroy (&executor);
 }
 
+
+static xxl_executor_t *
+s_executor_pool (int threads_max, int waiting_max)
+{
+    xxl_executor_config_t config = { 0 };
+    config.logdir = s_logdir;
+    config.in_process = 1;
+    config.idle_reap_s = 90;
+    config.threads_max = threads_max;
+    config.waiting_max = waiting_max;
+    return xxl_executor_new (&config, s_handlers);
+}
+
+//  Waits up to ms for `active` runs running at once
+static int
+s_wait_active (xxl_executor_t *executor, size_t active, int ms)
+{
+    int64_t until = s_now () + ms;
+    while (xxl_executor_active (executor) != active)
+        if (s_now () >= until)
+            return 0;
+        else
+            usleep (5 * 1000);
+    return 1;
+}
+
+//  A pool of 2 threads serving 20 jobs of 5 runs each: per job one run at
+//  a time, in the order queued (each job's results come in logId order);
+//  the pool never has more than its 2 threads
+static void
+test_pool_fifo (void)
+{
+    printf ("  pool of 2 threads, 20 jobs x 5 runs: FIFO per job\n");
+    xxl_executor_t *executor = s_executor_pool (2, -1);
+    char msg [256];
+    int64_t id, first = s_next_log_id;
+    int accepted = 0;
+    for (int round = 0; round < 5; round++)
+        for (int job = 0; job < 20; job++)
+            accepted += s_run (executor, 400 + job, "sleepJobHandler", "2", NULL, 0,
+                               &id, msg, sizeof msg) == 0;
+    CHECK (accepted == 100, "100 runs accepted (%d): the waiting bound off (< 0)", accepted);
+    int64_t last [20] = { 0 };
+    int done = 0, in_order = 1;
+    int64_t until = s_now () + 60000;
+    while (done < 100 && s_now () < until) {
+        xxl_result_t result;
+        while (xxl_executor_take (executor, &result) == 0) {
+            if (result.log_id >= first && result.log_id < first + 100) {
+                int job = (int) ((result.log_id - first) % 20);
+                if (result.log_id < last [job])
+                    in_order = 0;
+                last [job] = result.log_id;
+                done += result.code == 200;
+            }
+            free (result.msg);
+        }
+        struct pollfd item = { xxl_executor_fd (executor), POLLIN, 0 };
+        poll (&item, 1, 100);
+    }
+    size_t peak = 0;
+    xxl_executor_threads (executor, &peak);
+    CHECK (done == 100, "all 100 ran (%d)", done);
+    CHECK (in_order, "each job's runs ended in the order they were queued");
+    CHECK (peak <= 2, "at most 2 pool threads (peak %zu)", peak);
+    xxl_executor_destroy (&executor);
+}
+
+//  Back-pressure: with 2 threads both in runs and 1 run waiting for one, a
+//  run that needs a thread is refused "busy: ..." (nothing taken: the same
+//  logId is accepted later); a run queued behind its own job's run needs
+//  no thread and is taken
+static void
+test_pool_busy (void)
+{
+    printf ("  pool of 2 threads, 1 waiting: refusal busy\n");
+    xxl_executor_t *executor = s_executor_pool (2, 1);
+    char msg [256];
+    int64_t a, b, c, d, a2;
+    CHECK (s_run (executor, 500, "sleepJobHandler", "20000", NULL, 0, &a, msg, sizeof msg) == 0, "job 500 runs");
+    CHECK (s_run (executor, 501, "sleepJobHandler", "20000", NULL, 0, &b, msg, sizeof msg) == 0, "job 501 runs");
+    CHECK (s_wait_active (executor, 2, 10000), "both threads in a run");
+    CHECK (!xxl_executor_full (executor, NULL, 0), "not full yet (nothing waits)");
+    CHECK (s_run (executor, 502, "sleepJobHandler", "1", NULL, 0, &c, msg, sizeof msg) == 0,
+           "job 502 accepted: it waits for a thread (%s)", msg);
+    CHECK (xxl_executor_full (executor, NULL, 0), "full: 1 run waits, waiting_max 1");
+    CHECK (s_run (executor, 503, "sleepJobHandler", "1", NULL, 0, &d, msg, sizeof msg) == -1
+        && strncmp (msg, XXL_EXECUTOR_BUSY_PREFIX, strlen (XXL_EXECUTOR_BUSY_PREFIX)) == 0,
+           "job 503 refused busy (%s)", msg);
+    CHECK (!xxl_executor_running (executor, d) && !xxl_executor_busy (executor, 503),
+           "the refused run was not taken");
+    CHECK (s_run (executor, 500, "sleepJobHandler", "1", NULL, 0, &a2, msg, sizeof msg) == 0,
+           "job 500's next run queues behind its running one (%s)", msg);
+    //  Free the threads: the waiting run runs, then the refused logId is taken
+    CHECK (xxl_executor_kill (executor, 501, "test") == 0, "kill job 501");
+    xxl_result_t *result = s_wait (executor, c, 10000);
+    CHECK (result && result->code == 200, "the waiting run ran once a thread was free");
+    xxl_trigger_t trigger = { 0 };
+    trigger.job_id = 503;
+    trigger.log_id = d;
+    trigger.log_date_time = (int64_t) time (NULL) * 1000;
+    trigger.handler = "sleepJobHandler";
+    trigger.params = "1";
+    CHECK (xxl_executor_run (executor, &trigger, msg, sizeof msg) == 0,
+           "the refused logId is accepted when sent again (%s)", msg);
+    result = s_wait (executor, d, 10000);
+    CHECK (result && result->code == 200, "and runs");
+    CHECK (xxl_executor_kill (executor, 500, "test") == 0, "kill job 500");
+    result = s_wait (executor, a2, 10000);
+    CHECK (result && result->code == 500 && s_msg_has (result, "in the job queue"),
+           "its queued run fails as killed in the queue");
+    xxl_executor_destroy (&executor);
+}
+
 static void
 test_scale (const char *handler, int count, int ms)
 {
@@ -1052,6 +1170,8 @@ main (void)
         test_take_many ();
         test_log_sync ();
         test_pack ();
+        test_pool_fifo ();
+        test_pool_busy ();
         test_scale ("sleepInJobHandler", 2000, 3000);
         //  Isolated runs start a process each: under a sanitizer on a busy
         //  machine 300 spawns can take seconds, so each run sleeps long

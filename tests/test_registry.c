@@ -70,6 +70,47 @@ main (void)
     XXL_CHECK (xxl_registry_route (registry, "host-b", &size) == NULL);
     XXL_CHECK (xxl_registry_remove (registry, "app", "host-b") == -1);
     XXL_CHECK (xxl_registry_size (registry) == 0);
+    XXL_CHECK (!xxl_registry_listed (registry, "host-b"));
+    //  host-b parted from rA: the connection still counts it (LOG, KILL)
+    size_t count = 0;
+    XXL_CHECK (xxl_registry_rid_address (registry, "rA", 2, &count) != NULL && count == 1);
+    xxl_registry_unroute (registry, "host-b", "rA", 2);
+    XXL_CHECK (xxl_registry_rid_address (registry, "rA", 2, &count) == NULL && count == 0);
+
+    //  A connection's addresses, counted by connection (indexed: what a
+    //  message from a connection costs does not grow with the agents)
+    XXL_CHECK (xxl_registry_beat (registry, "app", "m1", "c1", 2, NULL, 4000) == 1);
+    XXL_CHECK (xxl_registry_beat (registry, "app", "m2", "c1", 2, NULL, 4000) == 1);
+    XXL_CHECK (xxl_registry_beat (registry, "other", "m2", "c1", 2, NULL, 4000) == 1);
+    XXL_CHECK (xxl_registry_beat (registry, "app", "n1", "c2", 2, NULL, 4000) == 1);
+    XXL_CHECK (xxl_registry_listed (registry, "m2") && xxl_registry_listed (registry, "n1"));
+    const char *first = xxl_registry_rid_address (registry, "c1", 2, &count);
+    XXL_CHECK (first && count == 2 && (streq (first, "m1") || streq (first, "m2")));
+    first = xxl_registry_rid_address (registry, "c2", 2, &count);
+    XXL_CHECK (first && count == 1 && streq (first, "n1"));
+    XXL_CHECK (xxl_registry_rid_address (registry, "c3", 2, &count) == NULL && count == 0);
+    //  m1 moves to c2: c1 keeps m2 (whichever it named first), c2 has two
+    XXL_CHECK (xxl_registry_beat (registry, "app", "m1", "c2", 2, NULL, 4100) == 1);
+    first = xxl_registry_rid_address (registry, "c1", 2, &count);
+    XXL_CHECK (first && count == 1 && streq (first, "m2"));
+    XXL_CHECK (xxl_registry_rid_address (registry, "c2", 2, &count) && count == 2);
+    //  m2 removed by one app: still listed, still routed; by both: parting
+    XXL_CHECK (xxl_registry_remove (registry, "other", "m2") == 0);
+    XXL_CHECK (xxl_registry_listed (registry, "m2") && xxl_registry_route (registry, "m2", &size));
+    XXL_CHECK (xxl_registry_remove (registry, "app", "m2") == 0);
+    XXL_CHECK (!xxl_registry_listed (registry, "m2") && !xxl_registry_route (registry, "m2", &size));
+    first = xxl_registry_rid_address (registry, "c1", 2, &count);
+    XXL_CHECK (first && count == 1 && streq (first, "m2"));
+    //  m2 registers again on c1: live again, still one address there
+    XXL_CHECK (xxl_registry_beat (registry, "app", "m2", "c1", 2, NULL, 4200) == 1);
+    XXL_CHECK (xxl_registry_rid_address (registry, "c1", 2, &count) && count == 1);
+    //  Expired, then the connection closed: nothing counts it
+    XXL_CHECK (xxl_registry_expire (registry, 5000) == 3);
+    XXL_CHECK (xxl_registry_rid_address (registry, "c2", 2, &count) && count == 2);
+    xxl_registry_unroute (registry, "m1", "c2", 2);
+    xxl_registry_unroute (registry, "n1", "c2", 2);
+    xxl_registry_unroute (registry, "m2", "c1", 2);
+    XXL_CHECK (!xxl_registry_has_rid (registry, "c1", 2) && !xxl_registry_has_rid (registry, "c2", 2));
     xxl_registry_destroy (&registry);
     XXL_CHECK (registry == NULL);
     return xxl_test_done ();

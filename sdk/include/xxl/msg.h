@@ -43,6 +43,7 @@ extern "C" {
 #define XXL_FORBIDDEN       403
 #define XXL_NOT_FOUND       404
 #define XXL_CONFLICT        409
+#define XXL_BUSY            429     //  an agent refused a RUN for back-pressure ("busy: ...")
 #define XXL_FAILURE         500
 #define XXL_TIMEOUT         502
 #define XXL_UNAVAILABLE     503

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# backpressure.sh -- agents that cannot take every run at once: two agents
+# of one group, each with a pool of 2 threads and 1 run allowed to wait for
+# one (agent/threads_max = 2, agent/waiting_max = 1), and a burst of manual
+# triggers of 16 jobs (3 each; 300 ms in-process sleeps) routed FIRST,
+# ROUND and BUSYOVER.  The agents refuse what they cannot take with 429
+# "busy: ..." and the scheduler sends it again later or elsewhere.
+# Guarantees: every acknowledged logId runs exactly once, none fails,
+# none is left unfinished; the agents did refuse (the burst exceeded them).
+. "$(dirname "$0")/lib.sh"
+faults_setup backpressure
+
+JOBS=$(pick 16 48)
+cat >> "$T/agent.cfg" <<CFG
+    threads_max = 2
+    waiting_max = 1
+CFG
+start_scheduler || exit 1
+ctl group add bp >/dev/null
+fagent b1 bp
+fagent b2 bp
+connected () { [ "$(ctl agent list | jq '[.agents[] | select(.app == "bp" and .connected)] | length')" = 2 ]; }
+check "2 agents register" wait_until 60 connected
+routes=(FIRST ROUND BUSYOVER)
+ids=""
+for i in $(seq "$JOBS"); do
+    id=$(ctl job add --group bp --handler probeIn --route "${routes[$((i % 3))]}" --param sleep=300 | jq -r .id)
+    ids="$ids $id"
+done
+for round in 1 2 3; do
+    for id in $ids; do
+        ctl job trigger "$id" | jq -r '.logIds[]' | sed "s/\$/ $id/" >> "$ACKED"
+    done
+done
+check "each trigger acknowledged ($(wc -l < "$ACKED") logIds for $((JOBS * 3)) triggers)" \
+    test "$(wc -l < "$ACKED")" = $((JOBS * 3))
+check "all runs finish" wait_quiet 120
+refused=$(cat "$T/agent-b1.log" "$T/agent-b2.log" | grep -c "refused: busy:")
+say "RUN messages with busy refusals: $refused"
+check "the agents refused runs busy (the burst exceeded 2 threads + 1 waiting each)" test "$refused" -gt 0
+failed=$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE trigger_code = 500 OR (handle_code != 0 AND handle_code != 200)")
+check "no run failed ($failed)" test "$failed" = 0
+fcount "back-pressure: busy refusals routed again" --jobs "$ids"
+xxl_done
