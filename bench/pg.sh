@@ -3,7 +3,8 @@
 # store (docs/performance.md).
 #
 # Starts a throwaway PostgreSQL server of its own (tests/pg.sh, durable
-# settings: fsync and synchronous_commit on, 256 MB of shared buffers, a
+# settings: fsync and synchronous_commit on, 256 MB of shared buffers,
+# wal_compression lz4, max_wal_size 4 GB, checkpoint_timeout 15 min; a
 # unix socket), then on a database of it:
 #   P1  one scheduler + one agent: single-trigger latency, e2e no-op runs/s
 #   P2  two schedulers on the store + one agent connected to both: e2e
@@ -19,7 +20,8 @@
 # doubled), 0 otherwise; a missed target is reported, not a failure.
 #
 # Environment: XXL_BUILD, XXL_SRC (set by make), XXL_BENCH_QUICK=1 (short
-# runs), XXL_KEEP=1 (keep the temporary folder), TMPDIR; skipped (exit 0)
+# runs), XXL_KEEP=1 (keep the temporary folder), TMPDIR, XXL_BENCH_PG_OPTS
+# (the server's settings past the durable ones); skipped (exit 0)
 # when XXL_BENCH_ONLY is set without P, or when PostgreSQL's server is not
 # installed.
 
@@ -87,7 +89,10 @@ agent
     beat = 5
 CFG
 
-PG_DURABLE=1 PG_EXTRA_OPTS="-c shared_buffers=256MB" pg_start "$T/pg" >/dev/null \
+# Durable, with the write-heavy settings docs/operations.md recommends
+# (XXL_BENCH_PG_OPTS replaces them: "" measures PostgreSQL's defaults)
+PG_DURABLE=1 PG_EXTRA_OPTS="-c shared_buffers=256MB ${XXL_BENCH_PG_OPTS-"-c wal_compression=lz4 -c max_wal_size=4GB -c checkpoint_timeout=15min"}" \
+    pg_start "$T/pg" >/dev/null \
     || { say "the PostgreSQL server did not start"; exit 1; }
 say "working in $T; PostgreSQL $("$PG_BIN/postgres" --version | sed 's/.* //') (durable)"
 sql () { "$PG_BIN/psql" -X -q -A -t -h "$PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d "$1" -c "$2"; }
