@@ -16,12 +16,15 @@
 #   M  1,000 agents (bench/xxl_emu, one process): registration time, the
 #      scheduler's CPU for their heartbeats, a SHARDING_BROADCAST job
 #      triggered by hand (a run on every agent per trigger)
+#   H  e2e with /metrics polled every second and the console's dashboard
+#      open (headless Chromium), beside the same scheduler's e2e without
+#      them
 #   K  group A's latency and e2e with CURVE on (keys from xxl-ctl keygen),
 #      beside the plaintext figures
 #
 # Environment: XXL_BUILD (build tree, set by make), XXL_BENCH_QUICK=1 for
 # short runs, XXL_KEEP=1 to keep the temporary folder, TMPDIR,
-# XXL_BENCH_ONLY="A B C K M" to run only some of the phase groups (the
+# XXL_BENCH_ONLY="A B C H K M" to run only some of the phase groups (the
 # others' figures are null).  Sizes (each phase reports what it asked and
 # what it got): XXL_BENCH_CRON_JOBS (50,000), XXL_BENCH_CRON_S (20),
 # XXL_BENCH_CONC_RUNS (10,000 sleeping runs at once), XXL_BENCH_CONC_MS
@@ -151,7 +154,7 @@ SCHED_ARGS=""; AGENT_ARGS=""; CTL_ARGS=""
 START=$(date +%s)
 say "working in $T"
 for name in latency concurrent e2e glue cron million latency_curve e2e_curve \
-            hb_base hb sharding emu; do
+            hb_base hb sharding emu e2e_plain e2e_http; do
     echo '{}' > "$T/$name.json"
 done
 # only GROUP: true when the phase group is to run
@@ -256,6 +259,51 @@ unset XXL_CERT XXL_SCHEDULER_KEY
 SCHED_ARGS=""; AGENT_ARGS=""; CTL_ARGS=""
 fi
 
+# ---- H: e2e while the HTTP side is in use: /metrics polled every second
+# and the console's dashboard open in headless Chromium (skipped, with a
+# note, without chromium, node and npm), beside the same scheduler's e2e
+# without them (issue 20: within 5 %)
+if only H; then
+SCHED_ARGS="--http 127.0.0.1:0"
+start_scheduler h || exit 1
+SCHED_ARGS=""
+HTTP_EP=$(sed -n 's/^http=//p' "$T/ready")
+"$BENCH" group "$API" bench >/dev/null || exit 1
+start_agent bench-h bench || exit 1
+phase e2e_plain e2e "$API" "$T/h.db" bench noop "$E2E_JOBS" "$E2E_S" "$E2E_INFLIGHT" "$SPID" "$APID"
+( while :; do curl -sf "http://$HTTP_EP/metrics" >/dev/null; sleep 1; done ) &
+PIDS="$PIDS $!"
+DASHBOARD=none
+CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+NODEDIR="$XXL_BUILD/tests/console-node"
+if [ -n "$CHROMIUM" ] && command -v node >/dev/null && command -v npm >/dev/null; then
+    # (playwright-core as tests/console pins it, where test_console puts it)
+    mkdir -p "$NODEDIR"
+    if [ ! -f "$NODEDIR/node_modules/playwright-core/package.json" ]; then
+        cp "$XXL_SRC/tests/console/package.json" "$XXL_SRC/tests/console/package-lock.json" "$NODEDIR/"
+        chmod u+w "$NODEDIR"/package*.json
+        npm ci --prefix "$NODEDIR" --no-audit --no-fund --loglevel=error >"$T/npm.log" 2>&1 \
+            || say "npm ci of playwright-core failed: the dashboard is not opened"
+    fi
+    cp "$XXL_SRC/bench/dashboard.mjs" "$NODEDIR/dashboard.mjs"
+    PASS=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
+    printf '%s\n' "$PASS" | "$CTL" --api "$API" user add bench-admin --role admin --password-stdin >/dev/null
+    XXL_URL="http://$HTTP_EP" XXL_USER=bench-admin XXL_PASSWORD="$PASS" CHROMIUM="$CHROMIUM" \
+        node "$NODEDIR/dashboard.mjs" >"$T/dashboard.log" 2>&1 &
+    PIDS="$PIDS $!"
+    for _ in $(seq 600); do grep -q '^ready' "$T/dashboard.log" && break; sleep 0.1; done
+    if grep -q '^ready' "$T/dashboard.log"; then DASHBOARD=open
+    else say "the dashboard did not open: $(tail -n 3 "$T/dashboard.log")"; fi
+else
+    say "no chromium, node or npm: the dashboard is not opened"
+fi
+say "/metrics polled every second; dashboard: $DASHBOARD"
+phase e2e_http e2e "$API" "$T/h.db" bench noop "$E2E_JOBS" "$E2E_S" "$E2E_INFLIGHT" "$SPID" "$APID"
+jq --arg d "$DASHBOARD" '. + {dashboard: $d}' "$T/e2e_http.json" > "$T/e2e_http.tmp" \
+    && mv "$T/e2e_http.tmp" "$T/e2e_http.json"
+cleanup
+fi
+
 ELAPSED=$(( $(date +%s) - START ))
 
 # ---- Results
@@ -285,6 +333,8 @@ jq -n \
     --slurpfile d_cron "$T/cron.json" --slurpfile d_mil "$T/million.json" \
     --slurpfile d_glue "$T/glue.json" --slurpfile d_conc "$T/concurrent.json" \
     --slurpfile d_e2ek "$T/e2e_curve.json" --slurpfile d_latk "$T/latency_curve.json" \
+    --argjson e2e_plain "$(j e2e_plain .runs_per_s)" --argjson e2e_http "$(j e2e_http .runs_per_s)" \
+    --slurpfile d_e2ep "$T/e2e_plain.json" --slurpfile d_e2eh "$T/e2e_http.json" \
     '{e2e_runs_per_s: $e2e, trigger_latency_p50_us: $p50, trigger_latency_p99_us: $p99,
       cron_lateness_p99_ms: $cron, jobs_1m_rss_mb: $rss, jobs_1m_idle_cpu_pct: $cpu,
       glue_shell_runs_per_s: $glue, agent_concurrent_runs: $conc,
@@ -296,11 +346,12 @@ jq -n \
       heartbeat_cpu_pct: (if $hb == null or $hb_base == null then null
                           else ($hb - $hb_base) * 100 | round / 100 end),
       sharding_runs_per_s: $sb,
+      http_e2e_plain_runs_per_s: $e2e_plain, http_e2e_in_use_runs_per_s: $e2e_http,
       details: {e2e: $d_e2e[0], latency: $d_lat[0], cron: $d_cron[0],
                 jobs_1m: ($d_mil[0] + {jobs: $jobs}), glue_shell: $d_glue[0],
                 concurrent: $d_conc[0], e2e_curve: $d_e2ek[0], latency_curve: $d_latk[0],
                 heartbeat: $d_hb[0], heartbeat_base: $d_hb0[0], sharding: $d_sb[0],
-                emulator: $d_emu[0]},
+                emulator: $d_emu[0], e2e_http_plain: $d_e2ep[0], e2e_http_in_use: $d_e2eh[0]},
       failed_phases: $failed, elapsed_s: $elapsed}' > "$OUT"
 
 # verdict VALUE TARGET ge|le
@@ -345,6 +396,12 @@ row "CURVE: e2e no-op BEAN runs/s" ">= half: $HALF" "$(j e2e_curve .runs_per_s)"
     "$(verdict "$(j e2e_curve .runs_per_s)" "$HALF" '>=')"
 row "CURVE: trigger -> handler start p50 (us)" "" "$(j latency_curve .p50_us)" ""
 row "CURVE: trigger -> handler start p99 (us)" "" "$(j latency_curve .p99_us)" ""
+# (HTTP in use: within 5 % of the same scheduler's e2e without it, issue 20)
+FLOOR=null
+[ "$(j e2e_plain .runs_per_s)" = null ] || FLOOR=$(jq -n "$(j e2e_plain .runs_per_s) * 0.95 | floor")
+row "e2e runs/s, HTTP idle" "" "$(j e2e_plain .runs_per_s)" ""
+row "e2e runs/s, /metrics 1/s + dashboard $(j e2e_http .dashboard)" ">= $FLOOR" "$(j e2e_http .runs_per_s)" \
+    "$(verdict "$(j e2e_http .runs_per_s)" "$FLOOR" '>=')"
 echo
 echo "bench: results in $OUT (${ELAPSED} s)"
 LOST=$(jq '[.details[] | .lost? // 0] | add' "$OUT")

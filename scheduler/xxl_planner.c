@@ -963,10 +963,19 @@ engine_recover_resends (server_t *self)
             engine_dispatch_row (self, resend->log_id, resend->address,
                                  "re-sent (after a scheduler restart or a failed store write)\n");
         else {
-            char *why = zsys_sprintf ("\ntrigger failed: agent %s did not come back within"
-                                      " %d ms\n", resend->address,
+            //  The agent may hold the run already (the RUN may have left
+            //  before the restart or the failed write): the trigger is not
+            //  failed, which would let a retry run it a second time.  It
+            //  counts as sent: the agent's result ends it, or, while the
+            //  agent stays away, the lost-run monitor (lost_after)
+            char *why = zsys_sprintf ("\nagent %s did not come back within %d ms: it may have"
+                                      " taken the run before; its result ends it, or the"
+                                      " lost-run monitor\n", resend->address,
                                       self->config.recovery_wait_ms);
-            if (xxl_store_log_fail_unsent (self->store, resend->log_id, XXL_CODE_FAIL, why) < 0)
+            int changed = xxl_store_log_accept (self->store, resend->log_id, 0);
+            if (changed == 1)
+                xxl_store_log_append_trigger_msg (self->store, resend->log_id, why);
+            if (changed < 0)
                 engine_resend_add (self, resend->log_id, resend->address);
             zstr_free (&why);
         }
