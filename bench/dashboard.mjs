@@ -20,9 +20,11 @@ if (!login.ok()) {
   process.exit(1)
 }
 const page = await context.newPage()
+// (the dashboard loads its figures from /api/v1/report, then every minute;
+// the wait is set before the page loads, which may fetch it at once)
+const report = page.waitForResponse((r) => r.url().includes('/api/v1/report'), { timeout: 30000 })
 await page.goto(URL + '/')
-// (the dashboard loads its figures from /api/v1/report, then every minute)
-await page.waitForResponse((r) => r.url().includes('/api/v1/report'), { timeout: 30000 })
+await report
 console.log('ready')
 const stop = async () => { await browser.close().catch(() => {}); process.exit(0) }
 process.on('SIGTERM', stop)

@@ -22,7 +22,8 @@
 #   K  group A's latency and e2e with CURVE on (keys from xxl-ctl keygen),
 #      beside the plaintext figures
 #
-# Environment: XXL_BUILD (build tree, set by make), XXL_BENCH_QUICK=1 for
+# Environment: XXL_BUILD (build tree, set by make), XXL_BENCH_NO_DASHBOARD=1
+# (group H without the browser), XXL_BENCH_QUICK=1 for
 # short runs, XXL_KEEP=1 to keep the temporary folder, TMPDIR,
 # XXL_BENCH_ONLY="A B C H K M" to run only some of the phase groups (the
 # others' figures are null).  Sizes (each phase reports what it asked and
@@ -34,6 +35,7 @@
 
 set -u
 : "${XXL_BUILD:?run through make bench (XXL_BUILD unset)}"
+: "${XXL_SRC:=$(cd "$(dirname "$0")/.." && pwd)}"
 SCHEDULER="$XXL_BUILD/scheduler/xxl-scheduler"
 AGENT="$XXL_BUILD/agent/xxl-agent"
 CTL="$XXL_BUILD/sdk/ctl/xxl-ctl"
@@ -264,6 +266,9 @@ fi
 # note, without chromium, node and npm), beside the same scheduler's e2e
 # without them (issue 20: within 5 %)
 if only H; then
+# (the console's files from the source tree, as test_console serves them;
+# the last group: the config keeps them)
+printf '    http\n        console = %s\n' "$XXL_SRC/console/dist" >> "$T/scheduler.cfg"
 SCHED_ARGS="--http 127.0.0.1:0"
 start_scheduler h || exit 1
 SCHED_ARGS=""
@@ -276,7 +281,9 @@ PIDS="$PIDS $!"
 DASHBOARD=none
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 NODEDIR="$XXL_BUILD/tests/console-node"
-if [ -n "$CHROMIUM" ] && command -v node >/dev/null && command -v npm >/dev/null; then
+if [ -n "${XXL_BENCH_NO_DASHBOARD:-}" ]; then
+    say "XXL_BENCH_NO_DASHBOARD: the dashboard is not opened"
+elif [ -n "$CHROMIUM" ] && command -v node >/dev/null && command -v npm >/dev/null; then
     # (playwright-core as tests/console pins it, where test_console puts it)
     mkdir -p "$NODEDIR"
     if [ ! -f "$NODEDIR/node_modules/playwright-core/package.json" ]; then
