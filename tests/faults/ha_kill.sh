@@ -30,22 +30,9 @@ ALL_AGENTS=$(IFS=,; echo "${S_AGENTS[*]}")
 AGENTS="$ALL_AGENTS" fagent h1 ha-app
 AGENTS="$ALL_AGENTS" fagent h2 ha-app
 API=${S_API[0]}
-registered () {    # registered API: both agents connected to it
-    "$CTL" --api "$1" --json agent list \
-        | jq -e '[.agents[] | select(.app == "ha-app" and .connected)] | length == 2' >/dev/null
-}
-for i in 0 1 2; do check "agents register with scheduler $i" wait_until 15 registered "${S_API[$i]}"; done
+for i in 0 1 2; do check "agents register with scheduler $i" wait_until 15 both_registered "${S_API[$i]}" ha-app; done
 ctl group add ha-app >/dev/null
 
-# shares_of API: the shares it holds, as a JSON array ([] when it is down)
-shares_of () { "$REQ" "$1" PING 2>/dev/null | jq -c '[.content.shares[]?]' 2>/dev/null || echo '[]'; }
-# held_by "I ...": the shares the schedulers I... hold between them
-held_by () {
-    local all='[]' s
-    for i in $1; do s=$(shares_of "${S_API[$i]}"); all=$(jq -nc --argjson a "$all" --argjson b "${s:-[]}" '$a + $b'); done
-    jq -n --argjson a "$all" '$a | unique | length'
-}
-all_held () { [ "$(held_by "$1")" = 16 ]; }
 check "the three schedulers hold the 16 shares" wait_until 15 all_held "0 1 2"
 
 # Six one-second crons: ids in a row, so their shares differ

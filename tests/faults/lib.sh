@@ -245,3 +245,20 @@ faults_cleanup () {
     xxl_cleanup
     exit "$rc"
 }
+
+# Several schedulers sharing one store (ha_kill, ha_cut): S_API holds their
+# api endpoints, REQ is tests/xxl_req.
+# shares_of API: the shares it holds, as a JSON array ([] when it is down)
+shares_of () { "$REQ" "$1" PING 2>/dev/null | jq -c '[.content.shares[]?]' 2>/dev/null || echo '[]'; }
+# held_by "I ...": how many shares the schedulers I... hold between them
+held_by () {
+    local all='[]' s
+    for i in $1; do s=$(shares_of "${S_API[$i]}"); all=$(jq -nc --argjson a "$all" --argjson b "${s:-[]}" '$a + $b'); done
+    jq -n --argjson a "$all" '$a | unique | length'
+}
+all_held () { [ "$(held_by "$1")" = 16 ]; }
+# both_registered API APP: two agents of APP connected to that scheduler
+both_registered () {
+    "$CTL" --api "$1" --json agent list \
+        | jq -e --arg app "$2" '[.agents[] | select(.app == $app and .connected)] | length == 2' >/dev/null
+}
