@@ -5,7 +5,9 @@
     Speaks the agent protocol (docs/protocol.md, Agent protocol: msgpack
     maps over a ZeroMQ DEALER each) as COUNT agents named emu-1 .. emu-COUNT
     of APP: each REGISTERs (runBatch 1000) at start and every BEAT_S
-    seconds (spread over the beat), answers BEAT and IDLE_BEAT 200, takes
+    seconds, the agents' beats spread evenly over the beat from the start
+    (so any window of BEAT_S seconds after READY_FILE holds one beat of
+    each agent), answers BEAT and IDLE_BEAT 200, takes
     every RUN (single and batch form) 200 and reports each run done at once
     with a CALLBACK (handleCode 200, handleMsg "emu"), answers LOG with an
     empty finished page and KILL "job thread is not running".  No handler
@@ -163,7 +165,7 @@ main (int argc, char *argv [])
     int64_t start = zclock_mono (), register_ms = -1;
     for (long i = 0; i < count; i++) {
         s_register (&agents [i], enc, app, &registers);
-        agents [i].next_beat = start + beat_s * 1000 * (i + 1) / count + beat_s * 1000;
+        agents [i].next_beat = start + beat_s * 1000 * (i + 1) / count;
     }
     int64_t next_beat_check = start + 100;
     while (!s_stop) {
