@@ -1146,8 +1146,10 @@ xxl_http_new (const xxl_http_config_t *config, const char *engine, xxl_metrics_b
     self->max_body = config->max_body;
     self->next_id = 1;
     if (config->login_burst > 0) {
-        self->limit = xxl_http_limit_new ((size_t) config->login_slots, config->login_burst,
-                                          (int64_t) config->login_interval_s * 1000);
+        //  (main.c checks the ranges; a config made in code gets sane floors)
+        self->limit = xxl_http_limit_new (
+            (size_t) (config->login_slots > 0? config->login_slots: 4096), config->login_burst,
+            (int64_t) (config->login_interval_s > 0? config->login_interval_s: 60) * 1000);
         if (!self->limit) {
             snprintf (why, whylen, "http: no memory or random bytes for the login limiter");
             xxl_http_destroy (&self);
