@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""test_http.py -- the REST api, sessions, errors, console files and metrics
-of a running scheduler (started by tests/test_http.sh, which exports HTTP1,
+"""test_http.py -- the REST api, sessions, errors, console files, metrics,
+security headers and wrong-password limits of a running scheduler (started by tests/test_http.sh, which exports HTTP1,
 HTTP2, ADMIN_TOKEN, VIEWER_TOKEN, OPERATOR_TOKEN and T).  Prints one line per
 check ("ok - ..." / "FAIL - ..."), then "done".  Waits poll; no fixed sleeps."""
 
+import concurrent.futures
 import http.client
 import json
 import os
@@ -424,9 +425,6 @@ check("an answer quoting a path that is not UTF-8 is still JSON", s == 405 and "
       (s, v))
 
 # --- security headers on every answer ------------------------------------
-CONSOLE_CSP = None
-
-
 def csp_of(resp):
     """The Content-Security-Policy as {directive: [sources]}"""
     out = {}
@@ -524,9 +522,6 @@ check("meanwhile another user and address sign in", s == 200, (s, v))
 
 # Many names from many addresses: the table stays at its size, and the
 # name held back stays held back
-import concurrent.futures  # noqa: E402
-
-
 def spray(i):
     source = "127.1.%d.%d" % (i // 200, i % 200 + 1)
     return [login("spray-%d-%d" % (i, k), "wrong-password", source)[0] for k in range(2)]
