@@ -335,6 +335,11 @@ s_callbacks_send (agent_t *self)
             xxl_enc_kint (self->enc, "logDateTime", callback->result.log_date_time);
             xxl_enc_kint (self->enc, "handleCode", callback->result.code);
             xxl_enc_kstr (self->enc, "handleMsg", callback->result.msg);
+            //  When its handler started, on the receiving scheduler's clock
+            //  as far as we know it (docs/protocol.md, CALLBACK)
+            if (callback->result.start_time > 0)
+                xxl_enc_kint (self->enc, "startTime", callback->result.start_time
+                                                     + self->links [chosen].clock_offset);
             xxl_enc_map_end (self->enc);
         }
         xxl_enc_array_end (self->enc);

@@ -126,6 +126,7 @@ typedef struct _run_t {
     xxl_executor_t *executor;
     worker_t *worker;
     int64_t job_id, log_id, log_date_time, glue_updatetime;
+    int64_t start_time;                 //  epoch ms its handler started (0: not)
     char *handler_name;
     char *params;
     char *glue_source;
@@ -259,7 +260,7 @@ s_run_free (run_t *run)
 static void
 s_push_result (xxl_executor_t *self, run_t *run, int code, const char *msg)
 {
-    xxl_ledger_done (self->ledger, run->log_id, run->log_date_time, code, msg);
+    xxl_ledger_done (self->ledger, run->log_id, run->log_date_time, run->start_time, code, msg);
     __atomic_sub_fetch (&self->pending, 1, __ATOMIC_RELAXED);
     s_run_free (run);
 }
@@ -694,6 +695,8 @@ s_serve (xxl_executor_t *self, worker_t *worker)
         __atomic_add_fetch (&self->active, 1, __ATOMIC_RELAXED);
         pthread_mutex_unlock (&worker->lock);
 
+        if (!__atomic_load_n (&run->cancel, __ATOMIC_ACQUIRE))
+            run->start_time = zclock_time ();
         s_execute (run);
 
         pthread_mutex_lock (&worker->lock);

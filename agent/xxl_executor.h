@@ -82,6 +82,8 @@ typedef struct {
     int64_t log_id, log_date_time;
     int code;
     char *msg;                    //  malloc'd, may be NULL
+    int64_t start_time;           //  epoch ms (this host's clock) its handler
+                                  //  started; 0: it never started
 } xxl_result_t;
 
 //  Creates an executor.  config is copied; handlers is borrowed and must

@@ -96,12 +96,13 @@ xxl_ledger_add (xxl_ledger_t *self, int64_t log_id, void *item)
 
 void
 xxl_ledger_done (xxl_ledger_t *self, int64_t log_id, int64_t log_date_time,
-                 int code, const char *msg)
+                 int64_t start_time, int code, const char *msg)
 {
     node_t *node = (node_t *) calloc (1, sizeof (node_t));
     if (node) {
         node->result.log_id = log_id;
         node->result.log_date_time = log_date_time;
+        node->result.start_time = start_time;
         node->result.code = code;
         node->result.msg = xxl_ledger_msg_copy (msg);
     }

@@ -54,10 +54,11 @@ int xxl_ledger_fd (xxl_ledger_t *self);
 //  Puts item in flight under log_id (replacing any).
 void xxl_ledger_add (xxl_ledger_t *self, int64_t log_id, void *item);
 
-//  Hands in the result of log_id (msg may be NULL) and takes log_id out
-//  of flight.
+//  Hands in the result of log_id (msg may be NULL; start_time: epoch ms
+//  its handler started, 0 when it never did) and takes log_id out of
+//  flight.
 void xxl_ledger_done (xxl_ledger_t *self, int64_t log_id, int64_t log_date_time,
-                      int code, const char *msg);
+                      int64_t start_time, int code, const char *msg);
 
 //  1 if log_id is in flight, else 0.
 int xxl_ledger_has (xxl_ledger_t *self, int64_t log_id);

@@ -381,7 +381,7 @@ s_replay (xxl_spool_t *self)
                 problem = "bad message length";
                 break;
             }
-            xxl_result_t result;
+            xxl_result_t result = { 0 };     //  (no start time: not spooled)
             result.log_id = log_id;
             result.log_date_time = (int64_t) s_get_u64 (payload + 9);
             result.code = (int32_t) s_get_u32 (payload + 17);

@@ -182,10 +182,20 @@ main (int argc, char *argv [])
                                           settings.http.session_idle_s);
     settings.http.max_body = s_int (NULL, config, "scheduler/http/max_body",
                                     settings.http.max_body);
+    settings.http.login_burst = s_int (NULL, config, "scheduler/http/login_burst",
+                                       settings.http.login_burst);
+    settings.http.login_interval_s = s_int (NULL, config, "scheduler/http/login_interval_s",
+                                            settings.http.login_interval_s);
+    settings.http.login_slots = s_int (NULL, config, "scheduler/http/login_slots",
+                                       settings.http.login_slots);
     if (settings.http.session_idle_s < 60 || settings.http.max_body < 1024
-    ||  settings.http.max_body > 4 * 1024 * 1024) {
-        fprintf (stderr, "xxl-scheduler: need http/session_idle_s >= 60 and http/max_body"
-                         " 1024-4194304\n");
+    ||  settings.http.max_body > 4 * 1024 * 1024
+    ||  settings.http.login_burst < 0 || settings.http.login_burst > 1000
+    ||  settings.http.login_interval_s < 1 || settings.http.login_interval_s > 86400
+    ||  settings.http.login_slots < 64 || settings.http.login_slots > 1048576) {
+        fprintf (stderr, "xxl-scheduler: need http/session_idle_s >= 60, http/max_body"
+                         " 1024-4194304, http/login_burst 0-1000, http/login_interval_s"
+                         " 1-86400 and http/login_slots 64-1048576\n");
         zconfig_destroy (&config);
         return 2;
     }

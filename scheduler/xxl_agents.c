@@ -711,6 +711,24 @@ s_foreign_callback (server_t *self, int64_t log_id)
     self->foreign_callbacks_logged = now;
 }
 
+//  How far a CALLBACK item's startTime (the agent's estimate of this
+//  scheduler's clock) may be before its trigger time or after now and
+//  still be taken as the time its handler started
+#define XXL_START_TOLERANCE_MS 1000
+
+//  A finished run's trigger to handler start into xxl_trigger_start_seconds:
+//  start is its item's startTime (0: none given), trigger its trigger time
+//  (0: unknown); a start before the trigger or after now by more than the
+//  tolerance is not believed (counted 0 when just before)
+static void
+s_observe_start (server_t *self, int64_t trigger, int64_t start, int64_t now)
+{
+    if (start <= 0 || trigger <= 0
+    ||  start < trigger - XXL_START_TOLERANCE_MS || start > now + XXL_START_TOLERANCE_MS)
+        return;
+    xxl_histo_observe (&self->metrics.start, (double) (start - trigger) / 1000.0);
+}
+
 static void
 s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg)
 {
@@ -747,7 +765,9 @@ s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg)
                                         : NULL;
     char **capped = count? (char **) calloc (count, sizeof (char *)): NULL;
     int *done = count? (int *) calloc (count, sizeof (int)): NULL;
-    assert (!count || (done_items && capped && done));
+    int64_t *starts = count? (int64_t *) calloc (count, sizeof (int64_t)): NULL;
+    int64_t *trigger_times = count? (int64_t *) calloc (count, sizeof (int64_t)): NULL;
+    assert (!count || (done_items && capped && done && starts && trigger_times));
     size_t judged = 0, sent = 0;
     bool read_failed = false;
     for (size_t i = 0; i < count && !read_failed; i++) {
@@ -761,6 +781,8 @@ s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg)
         int64_t log_id = xxl_msg_int (msg, item, "logId", 1, 1, INT64_MAX, 0);
         int64_t code = xxl_msg_int (msg, item, "handleCode", 1, 1, 999, 0);
         const char *text = xxl_msg_str (msg, item, "handleMsg", 0, XXL_MSG_MAX_STR, NULL);
+        //  (optional: when the handler started, epoch ms on our clock)
+        starts [i] = xxl_msg_int (msg, item, "startTime", 0, 0, INT64_MAX, 0);
         if (xxl_msg_error (msg))
             break;
         if (text && strlen (text) > XXL_HANDLE_MSG_CAP) {
@@ -783,6 +805,19 @@ s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg)
             .code = (int) code, .msg = text,
             .trigger_time = row_address? engine_accepted_stamp (self, log_id): 0
         };
+        if (starts [i] && !done_items [i].trigger_time) {
+            //  The trigger time the RUN carried, as the item repeats it
+            //  (the row's, unless the agent lies, which it could about
+            //  startTime as well); not judged: the scheduler never read it
+            const msgpack_object *sent = xxl_msg_get (item, "logDateTime");
+            if (!sent || sent->type != MSGPACK_OBJECT_POSITIVE_INTEGER
+            ||  sent->via.u64 > INT64_MAX)
+                starts [i] = 0;
+            else
+                trigger_times [i] = (int64_t) sent->via.u64;
+        }
+        else
+            trigger_times [i] = done_items [i].trigger_time;
         done [i] = 1;                   //  (no address of the connection: changes nothing)
         judged = i + 1;
     }
@@ -815,6 +850,7 @@ s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg)
         int64_t log_id = done_items [i].log_id;
         if (done [i] == 0) {
             engine_accepted_forget (self, log_id);
+            s_observe_start (self, trigger_times [i], starts [i], now);
             xxl_metrics_t *m = &self->metrics;
             int code = done_items [i].code;
             if (code == XXL_CODE_SUCCESS)
@@ -843,6 +879,8 @@ s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg)
     free (capped);
     free (done_items);
     free (done);
+    free (starts);
+    free (trigger_times);
     free (batch);
     free (batch_done);
     free (batch_at);

@@ -16,6 +16,7 @@
 */
 
 #include "xxl_http.h"
+#include "xxl_http_limit.h"
 #include "xxl_secret.h"
 #include "xxl_commands.h"
 #include "xxl/msg.h"
@@ -31,6 +32,22 @@
 
 #define XXL_HTTP_CHUNK (64 * 1024)
 
+//  Content-Security-Policy of the console's files.  Scripts only from the
+//  console's own files (its build has no inline script: console/
+//  vite.config.js); styles from its files and inline, as the GLUE
+//  editor (CodeMirror's style-mod) adds its themes as <style> elements;
+//  images from its files and data: (CodeMirror's theme icons, the page's
+//  empty icon); requests only to this origin; never in a frame.
+#define XXL_HTTP_CSP_CONSOLE \
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; " \
+    "img-src 'self' data:; font-src 'self'; connect-src 'self'; manifest-src 'self'; " \
+    "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+//  Of every other answer (JSON, text): nothing may load or frame it
+#define XXL_HTTP_CSP_NONE \
+    "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+//  HTTPS only: browsers keep to HTTPS for this host for a year
+#define XXL_HTTP_HSTS "max-age=31536000"
+
 struct _xxl_http_t {
     struct MHD_Daemon *daemon;
     char *engine;                       //  inproc endpoint of the engine's socket
@@ -41,6 +58,8 @@ struct _xxl_http_t {
     bool tls;
     char *cert_pem, *key_pem;           //  kept while the daemon runs
     uint64_t next_id;                   //  request ids (atomic)
+    xxl_http_limit_t *limit;            //  wrong passwords (NULL: no limit)
+    uint64_t checks_ok, checks_wrong, checks_limited;   //  password checks (atomic)
     int stopping;                       //  (atomic) the server is stopping: calls
                                         //  waiting for the engine give up
 };
@@ -58,6 +77,7 @@ typedef struct {
     size_t size;
     const char *type;
     char cookie [256];
+    int64_t retry_after;                //  seconds (429; 0: none)
 } answer_t;
 
 //  ---------------------------------------------------------------------
@@ -522,8 +542,44 @@ s_session_cookie (xxl_http_t *self, answer_t *answer, const char *sid)
                   self->tls? "; Secure": "");
 }
 
+//  The limiter's key of the request's client address
 static void
-s_login (xxl_http_t *self, answer_t *answer, json_t *body)
+s_client_key (struct MHD_Connection *conn, char key [XXL_HTTP_LIMIT_KEY])
+{
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info (conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    xxl_http_limit_address (info? info->client_addr: NULL, key);
+}
+
+//  Whether a password check of user's from client may run now (a token
+//  taken from each: s_check_done, or xxl_http_limit_refund, follows); else
+//  the answer is 429 with Retry-After, and nothing is looked up or hashed
+static bool
+s_check_allowed (xxl_http_t *self, answer_t *answer, const char *client, const char *user)
+{
+    if (!self->limit)
+        return true;
+    int64_t wait = xxl_http_limit_take (self->limit, client, user, zclock_mono ());
+    if (wait == 0)
+        return true;
+    __atomic_add_fetch (&self->checks_limited, 1, __ATOMIC_RELAXED);
+    answer->retry_after = (wait + 999) / 1000;
+    s_errorf (answer, 429, "too many wrong passwords from this address or for this user:"
+              " try again in %" PRId64 " s", answer->retry_after);
+    return false;
+}
+
+//  A password check allowed by s_check_allowed gave match
+static void
+s_check_done (xxl_http_t *self, const char *client, const char *user, bool match)
+{
+    __atomic_add_fetch (match? &self->checks_ok: &self->checks_wrong, 1, __ATOMIC_RELAXED);
+    if (match && self->limit)
+        xxl_http_limit_success (self->limit, client, user, zclock_mono ());
+}
+
+static void
+s_login (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn, json_t *body)
 {
     const char *user = json_string_value (json_object_get (body, "username"));
     const char *password = json_string_value (json_object_get (body, "password"));
@@ -531,20 +587,29 @@ s_login (xxl_http_t *self, answer_t *answer, json_t *body)
         s_error (answer, 400, "login needs {\"username\", \"password\"} (strings)");
         return;
     }
+    char client [XXL_HTTP_LIMIT_KEY];
+    s_client_key (conn, client);
+    if (!s_check_allowed (self, answer, client, user))
+        return;
     json_t *fields = json_pack ("{s:s}", "username", user);
     json_t *content;
     char text [512];
     int code = s_call (self, "-", "HTTP_LOGIN", fields, &content, text, sizeof text);
     json_decref (fields);
+    if (code != XXL_OK && code != XXL_UNAUTHORIZED) {
+        //  (nothing was judged: the tokens go back)
+        json_decref (content);
+        if (self->limit)
+            xxl_http_limit_refund (self->limit, client, user, zclock_mono ());
+        s_error (answer, code >= 400 && code <= 599? code: 500, text);
+        return;
+    }
     const char *hash = code == XXL_OK? json_string_value (json_object_get (content, "password"))
                                      : NULL;
     //  (checked whatever the lookup said: the time tells nothing)
     bool match = xxl_secret_check_password (password, hash);
     json_decref (content);
-    if (code != XXL_OK && code != XXL_UNAUTHORIZED) {
-        s_error (answer, code >= 400 && code <= 599? code: 500, text);
-        return;
-    }
+    s_check_done (self, client, user, match);
     if (!match) {
         s_error (answer, 401, "wrong user name or password");
         return;
@@ -563,7 +628,8 @@ s_login (xxl_http_t *self, answer_t *answer, json_t *body)
 }
 
 static void
-s_password (xxl_http_t *self, answer_t *answer, const char *auth, json_t *body)
+s_password (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn, const char *auth,
+            json_t *body)
 {
     const char *old = json_string_value (json_object_get (body, "oldPassword"));
     const char *new = json_string_value (json_object_get (body, "newPassword"));
@@ -595,12 +661,21 @@ s_password (xxl_http_t *self, answer_t *answer, const char *auth, json_t *body)
         s_error (answer, code >= 400 && code <= 599? code: 500, text);
         return;
     }
+    //  (the old password is judged as a login's: limited alike)
+    char client [XXL_HTTP_LIMIT_KEY];
+    s_client_key (conn, client);
+    if (!s_check_allowed (self, answer, client, user)) {
+        json_decref (me);
+        json_decref (empty);
+        return;
+    }
     json_t *fields = json_pack ("{s:s}", "username", user);
     code = s_call (self, "-", "HTTP_LOGIN", fields, &user_row, text, sizeof text);
     json_decref (fields);
-    json_decref (me);
     bool match = xxl_secret_check_password (
         old, code == XXL_OK? json_string_value (json_object_get (user_row, "password")): NULL);
+    s_check_done (self, client, user, match);
+    json_decref (me);
     json_decref (user_row);
     if (!match) {
         json_decref (empty);
@@ -725,7 +800,7 @@ s_api (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn, const ch
     char auth [256];
     s_credentials (conn, change, auth, sizeof auth);
     if (route->kind == R_LOGIN)
-        s_login (self, answer, body);
+        s_login (self, answer, conn, body);
     else
     if (route->kind == R_CRON) {
         //  (it reads nothing, yet is for callers with credentials, as all /api)
@@ -749,7 +824,7 @@ s_api (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn, const ch
     }
     else
     if (route->kind == R_PASSWORD)
-        s_password (self, answer, auth, body);
+        s_password (self, answer, conn, auth, body);
     else {
         const xxl_command_t *command = xxl_command_find (route->type);
         s_body_fit (command, body);
@@ -825,16 +900,39 @@ s_static_open (xxl_http_t *self, const char *url, char *path, size_t pathlen, si
 //  ---------------------------------------------------------------------
 //  The access handler
 
+//  The headers every answer carries: its Content-Security-Policy (the
+//  console's for its files, else one that lets nothing load), no type
+//  sniffing, no framing, no Referer, a browsing context and resources of
+//  this origin's own; Strict-Transport-Security under TLS
+static void
+s_security_headers (xxl_http_t *self, struct MHD_Response *response, bool console)
+{
+    MHD_add_response_header (response, "Content-Security-Policy",
+                             console? XXL_HTTP_CSP_CONSOLE: XXL_HTTP_CSP_NONE);
+    MHD_add_response_header (response, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header (response, "X-Frame-Options", "DENY");
+    MHD_add_response_header (response, "Referrer-Policy", "no-referrer");
+    MHD_add_response_header (response, "Cross-Origin-Opener-Policy", "same-origin");
+    MHD_add_response_header (response, "Cross-Origin-Resource-Policy", "same-origin");
+    if (self->tls)
+        MHD_add_response_header (response, "Strict-Transport-Security", XXL_HTTP_HSTS);
+}
+
 static enum MHD_Result
-s_queue (struct MHD_Connection *conn, answer_t *answer, bool head)
+s_queue (xxl_http_t *self, struct MHD_Connection *conn, answer_t *answer, bool head)
 {
     struct MHD_Response *response = MHD_create_response_from_buffer (
         head? 0: answer->size, answer->body? answer->body: (void *) "", MHD_RESPMEM_MUST_COPY);
     MHD_add_response_header (response, MHD_HTTP_HEADER_CONTENT_TYPE, answer->type);
     MHD_add_response_header (response, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-    MHD_add_response_header (response, "X-Content-Type-Options", "nosniff");
+    s_security_headers (self, response, false);
     if (answer->cookie [0])
         MHD_add_response_header (response, MHD_HTTP_HEADER_SET_COOKIE, answer->cookie);
+    if (answer->retry_after > 0) {
+        char seconds [24];
+        snprintf (seconds, sizeof seconds, "%" PRId64, answer->retry_after);
+        MHD_add_response_header (response, MHD_HTTP_HEADER_RETRY_AFTER, seconds);
+    }
     enum MHD_Result rc = MHD_queue_response (conn, (unsigned) answer->status, response);
     MHD_destroy_response (response);
     free (answer->body);
@@ -904,6 +1002,12 @@ s_access (void *cls, struct MHD_Connection *conn, const char *url, const char *m
         else {
             if (!published)
                 memset (&metrics, 0, sizeof metrics);
+            //  (the HTTP side's own counters)
+            metrics.checks_ok = __atomic_load_n (&self->checks_ok, __ATOMIC_RELAXED);
+            metrics.checks_wrong = __atomic_load_n (&self->checks_wrong, __ATOMIC_RELAXED);
+            metrics.checks_limited = __atomic_load_n (&self->checks_limited, __ATOMIC_RELAXED);
+            metrics.limit_used = self->limit? (int64_t) xxl_http_limit_used (self->limit): -1;
+            metrics.limit_slots = self->limit? (int64_t) xxl_http_limit_slots (self->limit): -1;
             answer.body = xxl_metrics_render (&metrics);
             answer.size = strlen (answer.body);
             answer.type = "text/plain; version=0.0.4; charset=utf-8";
@@ -925,9 +1029,7 @@ s_access (void *cls, struct MHD_Connection *conn, const char *url, const char *m
             if (head)
                 close (fd);
             MHD_add_response_header (response, MHD_HTTP_HEADER_CONTENT_TYPE, s_mime (path));
-            MHD_add_response_header (response, "X-Content-Type-Options", "nosniff");
-            MHD_add_response_header (response, "X-Frame-Options", "DENY");
-            MHD_add_response_header (response, "Referrer-Policy", "no-referrer");
+            s_security_headers (self, response, true);
             MHD_add_response_header (response, MHD_HTTP_HEADER_CACHE_CONTROL,
                                      strstr (path, "/index.html")? "no-cache": "max-age=3600");
             enum MHD_Result rc = MHD_queue_response (conn, MHD_HTTP_OK, response);
@@ -939,7 +1041,7 @@ s_access (void *cls, struct MHD_Connection *conn, const char *url, const char *m
         answer.body = strdup ("");
         answer.size = 0;
     }
-    return s_queue (conn, &answer, head);
+    return s_queue (self, conn, &answer, head);
 }
 
 static void
@@ -1043,6 +1145,17 @@ xxl_http_new (const xxl_http_config_t *config, const char *engine, xxl_metrics_b
     self->wait_ms = wait_ms;
     self->max_body = config->max_body;
     self->next_id = 1;
+    if (config->login_burst > 0) {
+        //  (main.c checks the ranges; a config made in code gets sane floors)
+        self->limit = xxl_http_limit_new (
+            (size_t) (config->login_slots > 0? config->login_slots: 4096), config->login_burst,
+            (int64_t) (config->login_interval_s > 0? config->login_interval_s: 60) * 1000);
+        if (!self->limit) {
+            snprintf (why, whylen, "http: no memory or random bytes for the login limiter");
+            xxl_http_destroy (&self);
+            return NULL;
+        }
+    }
     if (config->console && *config->console) {
         char real [4096];
         if (realpath (config->console, real))
@@ -1120,6 +1233,7 @@ xxl_http_destroy (xxl_http_t **self_p)
     __atomic_store_n (&self->stopping, 1, __ATOMIC_RELAXED);
     if (self->daemon)
         MHD_stop_daemon (self->daemon);
+    xxl_http_limit_destroy (&self->limit);
     free (self->engine);
     free (self->console);
     free (self->cert_pem);

@@ -137,11 +137,27 @@ xxl_metrics_render (const xxl_metrics_t *m)
     s_head (out, "xxl_http_requests_total", "counter",
             "REST requests the HTTP server passed to the engine");
     s_line (out, "xxl_http_requests_total %" PRIu64 "\n", m->http_requests);
+    s_head (out, "xxl_http_password_checks_total", "counter",
+            "Passwords judged for a login or a password change, by result (limited: refused"
+            " before any check, too many wrong ones from the address or for the user)");
+    s_line (out, "xxl_http_password_checks_total{result=\"ok\"} %" PRIu64 "\n", m->checks_ok);
+    s_line (out, "xxl_http_password_checks_total{result=\"wrong\"} %" PRIu64 "\n",
+            m->checks_wrong);
+    s_line (out, "xxl_http_password_checks_total{result=\"limited\"} %" PRIu64 "\n",
+            m->checks_limited);
+    if (m->limit_slots > 0) {
+        s_gauge (out, "xxl_http_login_limit_entries",
+                 "Addresses and user names the login limiter holds", m->limit_used);
+        s_gauge (out, "xxl_http_login_limit_slots",
+                 "The login limiter's table size (entries never pass it)", m->limit_slots);
+    }
     s_histo (out, "xxl_fire_lateness_seconds",
              "Planned fire time to the engine sending its RUN (seconds)", &m->lateness);
+    s_histo (out, "xxl_trigger_accept_seconds",
+             "Trigger time to the agent accepting the RUN (seconds)", &m->accept);
     s_histo (out, "xxl_trigger_start_seconds",
-             "Trigger time to the agent accepting the RUN, when its handler starts unless"
-             " the job's block strategy queues it (seconds)", &m->accept);
+             "Trigger time to the handler starting, as the agent's CALLBACK says (startTime;"
+             " results without it are not counted) (seconds)", &m->start);
     s_histo (out, "xxl_store_commit_seconds", "One engine turn's store commit (seconds)",
              &m->commit);
     s_head (out, "xxl_queue_depth", "gauge", "Items waiting, by queue");

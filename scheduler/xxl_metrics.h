@@ -32,6 +32,8 @@ typedef struct {
     //  Histograms
     xxl_histo_t lateness;               //  planned fire → its RUN leaving
     xxl_histo_t accept;                 //  trigger time → the agent accepted the RUN
+    xxl_histo_t start;                  //  trigger time → the handler started (the
+                                        //  CALLBACK item's startTime, when given)
     xxl_histo_t commit;                 //  one turn's store commit
     //  Gauges, as of the publication
     int64_t api_out;                    //  replies waiting for the turn's end
@@ -47,6 +49,9 @@ typedef struct {
     int64_t start_ms;                   //  epoch ms the engine started
     bool ready;                         //  past the warm-up, the store answering
     bool store_ok;                      //  the last commit succeeded
+    //  The HTTP side's, set on its copy as it renders (the engine's are 0)
+    uint64_t checks_ok, checks_wrong, checks_limited;   //  password checks
+    int64_t limit_used, limit_slots;    //  the login limiter's table (-1: none)
 } xxl_metrics_t;
 
 typedef struct _xxl_metrics_box_t xxl_metrics_box_t;

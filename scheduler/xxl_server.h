@@ -28,6 +28,10 @@ typedef struct {
     const char *console;                //  the console's files folder
     int session_idle_s;                 //  a session unused this long ends
     int max_body;                       //  bytes of a request body (413 past it)
+    int login_burst;                    //  failed logins per address and per user
+                                        //  name before they are limited (0: no limit)
+    int login_interval_s;               //  then one attempt per this many seconds
+    int login_slots;                    //  entries of the limiter's table
 } xxl_http_config_t;
 
 typedef struct {

@@ -4,7 +4,10 @@
 # next fire times previewed, trigger it and follow its log to the end, make
 # a second GLUE version, diff, roll back to version 1, switch to Chinese,
 # sign out (tests/console/drive.mjs, playwright-core on Debian's chromium).
-# What the browser did is then read back with xxl-ctl.  Screenshots of each
+# All of it under the Content-Security-Policy the scheduler sends: the
+# browser's reports of any refusal (securitypolicyviolation events, console
+# errors) fail the run, and an inline script added on purpose must be
+# refused and reported.  What the browser did is then read back with xxl-ctl.  Screenshots of each
 # step: $XXL_BUILD/tests/console-shots/*.png (kept).
 # Skipped (77) only when chromium or node is not installed; playwright-core
 # comes from the npm registry at the version tests/console/package-lock.json

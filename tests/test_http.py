@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""test_http.py -- the REST api, sessions, errors, console files and metrics
-of a running scheduler (started by tests/test_http.sh, which exports HTTP1,
+"""test_http.py -- the REST api, sessions, errors, console files, metrics,
+security headers and wrong-password limits of a running scheduler (started by tests/test_http.sh, which exports HTTP1,
 HTTP2, ADMIN_TOKEN, VIEWER_TOKEN, OPERATOR_TOKEN and T).  Prints one line per
 check ("ok - ..." / "FAIL - ..."), then "done".  Waits poll; no fixed sleeps."""
 
+import concurrent.futures
 import http.client
 import json
 import os
@@ -32,10 +33,12 @@ def check(what, cond, detail=""):
 
 
 def req(method, path, body=None, token=None, cookie=None, csrf=None, host=H1, raw=None,
-        ctype="application/json", headers=None):
-    """(status, parsed JSON or text, response headers)"""
+        ctype="application/json", headers=None, source=None):
+    """(status, parsed JSON or text, response headers); source: the client's
+    address (another loopback address than 127.0.0.1, for the login limits)"""
     host_name, port = host.rsplit(":", 1)
-    conn = http.client.HTTPConnection(host_name, int(port), timeout=30)
+    conn = http.client.HTTPConnection(host_name, int(port), timeout=30,
+                                      source_address=(source, 0) if source else None)
     hdrs = dict(headers or {})
     if token:
         hdrs["Authorization"] = "Bearer " + token
@@ -196,8 +199,12 @@ check("/metrics: runs by code 200 moved",
 after = metrics()
 check("/metrics: MANUAL triggers moved",
       sample(after, "xxl_triggers_total", type="MANUAL") >= sample(before, "xxl_triggers_total", type="MANUAL") + 1)
-check("/metrics: the trigger-to-start histogram counted the run",
+check("/metrics: the trigger-to-start histogram counted the run (xxl-agent's startTime)",
       sample(after, "xxl_trigger_start_seconds_count") >= sample(before, "xxl_trigger_start_seconds_count") + 1)
+check("/metrics: so did the trigger-to-accept one",
+      sample(after, "xxl_trigger_accept_seconds_count") >= sample(before, "xxl_trigger_accept_seconds_count") + 1)
+check("/metrics: trigger-to-start is a histogram with +Inf",
+      sample(after, "xxl_trigger_start_seconds_bucket", le="+Inf") == sample(after, "xxl_trigger_start_seconds_count"))
 check("/metrics: commit times are a histogram with +Inf",
       sample(after, "xxl_store_commit_seconds_bucket", le="+Inf") == sample(after, "xxl_store_commit_seconds_count") > 0)
 check("/metrics: one agent connected", sample(after, "xxl_agents_connected") == 1)
@@ -416,6 +423,137 @@ check("POST to a console path: 405", s == 405, (s, v))
 s, v, _ = req("POST", "/%FF%FE", raw=b"")
 check("an answer quoting a path that is not UTF-8 is still JSON", s == 405 and "\ufffd" in v.get("error", ""),
       (s, v))
+
+# --- security headers on every answer ------------------------------------
+def csp_of(resp):
+    """The Content-Security-Policy as {directive: [sources]}"""
+    out = {}
+    for part in (resp.getheader("Content-Security-Policy") or "").split(";"):
+        words = part.split()
+        if words:
+            out[words[0]] = words[1:]
+    return out
+
+
+def common_headers(resp):
+    return (resp.getheader("X-Content-Type-Options") == "nosniff"
+            and resp.getheader("X-Frame-Options") == "DENY"
+            and resp.getheader("Referrer-Policy") == "no-referrer"
+            and "'none'" in csp_of(resp).get("frame-ancestors", [])
+            and resp.getheader("Strict-Transport-Security") is None)
+
+
+s, v, resp = req("GET", "/")
+csp = csp_of(resp)
+check("the console's page: a CSP whose scripts come from its own files only",
+      s == 200 and csp.get("script-src") == ["'self'"] and csp.get("default-src") == ["'none'"]
+      and csp.get("connect-src") == ["'self'"] and csp.get("object-src", ["'none'"]) == ["'none'"],
+      resp.getheader("Content-Security-Policy"))
+check("... never framed, no type sniffing, no Referer (and no HSTS over plain HTTP)",
+      common_headers(resp), resp.getheaders())
+s, v, resp = req("GET", "/assets/app.js")
+check("the console's other files carry the same policy", s == 200 and csp_of(resp) == csp
+      and common_headers(resp), resp.getheaders())
+for what, (method, path, token) in {
+        "an api answer": ("GET", "/api/v1/ping", ADMIN),
+        "an api refusal (401)": ("GET", "/api/v1/ping", None),
+        "an unknown api path (404)": ("GET", "/api/v1/nope", ADMIN),
+        "/metrics": ("GET", "/metrics", None),
+        "/healthz": ("GET", "/healthz", None),
+        "a method refused (405)": ("POST", "/", None)}.items():
+    s, v, resp = req(method, path, token=token, raw=b"" if method == "POST" else None)
+    c = csp_of(resp)
+    check("%s: a CSP that lets nothing load, and the same headers" % what,
+          c.get("default-src") == ["'none'"] and "script-src" not in c and common_headers(resp),
+          (s, resp.getheaders()))
+
+# --- login limits: per address and per user name --------------------------
+# (test_http.sh: this scheduler limits to 5 wrong passwords, then one per
+# hour; its table has 64 entries.  Addresses other than 127.0.0.1 are
+# other loopback addresses the client binds.)
+for name in ("rl-victim", "rl-other"):
+    s, v, _ = api("POST", "users", {"username": name, "password": name + "-pass", "role": "viewer"})
+    check("POST users %s" % name, s == 201, (s, v))
+
+
+def login(name, password, source, host=H1):
+    return api("POST", "login", {"username": name, "password": password}, token=None,
+               source=source, host=host)
+
+
+def checks(result, host=H1):
+    return sample(metrics(host), "xxl_http_password_checks_total", result=result)
+
+
+before = {r: checks(r) for r in ("ok", "wrong", "limited")}
+codes = [login("rl-victim", "wrong-%d" % i, "127.0.0.3")[0] for i in range(5)]
+check("5 wrong passwords from one address: 401 each", codes == [401] * 5, codes)
+s, v, resp = login("rl-victim", "wrong-6", "127.0.0.3")
+retry = resp.getheader("Retry-After") or ""
+check("the 6th: 429 {error} with Retry-After (seconds)", s == 429 and "too many" in v.get("error", "")
+      and retry.isdigit() and 1 <= int(retry) <= 3600, (s, v, retry))
+check("... and the security headers", common_headers(resp), resp.getheaders())
+s, v, _ = login("rl-victim", "rl-victim-pass", "127.0.0.3")
+check("the right password from that address is refused too (429: nothing is checked)", s == 429, (s, v))
+s, v, _ = login("rl-other", "rl-other-pass", "127.0.0.3")
+check("another user from that address: 429 (the address is held back, whatever name it tries)",
+      s == 429, (s, v))
+s, v, _ = login("rl-victim", "rl-victim-pass", "127.0.0.4")
+check("the user from another address: 429 (the name is held back, whatever address tries it)",
+      s == 429, (s, v))
+s, v, resp = login("rl-other", "rl-other-pass", "127.0.0.4")
+check("another user from another address signs in (200)", s == 200 and v.get("username") == "rl-other",
+      (s, v))
+OTHER_SID = (resp.getheader("Set-Cookie") or "").split(";")[0].split("=", 1)[-1]
+OTHER_CSRF = v.get("csrf", "") if isinstance(v, dict) else ""
+after = {r: checks(r) for r in ("ok", "wrong", "limited")}
+check("the refused attempts ran no password check (checks: 5 wrong, 1 ok, 4 limited)",
+      (after["wrong"] - before["wrong"], after["ok"] - before["ok"],
+       after["limited"] - before["limited"]) == (5, 1, 4), (before, after))
+codes = [api("PUT", "me/password", {"oldPassword": "nope-%d" % i, "newPassword": "whatever-123"},
+             token=None, cookie=OTHER_SID, csrf=OTHER_CSRF, source="127.0.0.4")[0] for i in range(5)]
+check("a session's wrong old passwords count alike: 403 five times", codes == [403] * 5, codes)
+s, v, resp = api("PUT", "me/password", {"oldPassword": "rl-other-pass", "newPassword": "whatever-123"},
+                 token=None, cookie=OTHER_SID, csrf=OTHER_CSRF, source="127.0.0.4")
+check("... then 429 with Retry-After, even for the right one", s == 429 and resp.getheader("Retry-After"),
+      (s, v))
+s, v, _ = login("alice", "alice-pass-2", "127.0.0.5")
+check("meanwhile another user and address sign in", s == 200, (s, v))
+
+# Many names from many addresses: the table stays at its size, and the
+# name held back stays held back
+def spray(i):
+    source = "127.1.%d.%d" % (i // 200, i % 200 + 1)
+    return [login("spray-%d-%d" % (i, k), "wrong-password", source)[0] for k in range(2)]
+
+
+with concurrent.futures.ThreadPoolExecutor(4) as pool:
+    results = [c for r in pool.map(spray, range(40)) for c in r]
+check("80 names from 40 addresses: each a 401", results == [401] * 80, set(results))
+m = metrics()
+check("the limiter's table is full and no larger: entries = slots = 64",
+      sample(m, "xxl_http_login_limit_entries") == sample(m, "xxl_http_login_limit_slots") == 64,
+      (sample(m, "xxl_http_login_limit_entries"), sample(m, "xxl_http_login_limit_slots")))
+s, v, _ = login("rl-victim", "rl-victim-pass", "127.0.0.6")
+check("the name held back still is", s == 429, (s, v))
+
+# The second scheduler limits to 5, then one a second: after the window
+# the right password works (the limits are each scheduler's own)
+codes = [login("rl-victim", "wrong-%d" % i, "127.0.0.7", host=H2)[0] for i in range(5)]
+check("5 wrong passwords on the second scheduler: 401 each", codes == [401] * 5, codes)
+seen = []
+
+
+def right_password_works():
+    s, v, resp = login("rl-victim", "rl-victim-pass", "127.0.0.7", host=H2)
+    seen.append((s, resp.getheader("Retry-After")))
+    return s == 200
+
+
+check("the right password after the window signs in (each 429 meanwhile says Retry-After: 1)",
+      wait("window", right_password_works) and all(r == "1" for c, r in seen if c == 429), seen)
+s, v, _ = login("rl-victim", "rl-victim-pass", "127.0.0.3")
+check("on the first scheduler it is still held back", s == 429, (s, v))
 
 print("done")
 sys.exit(0)

@@ -60,9 +60,9 @@ main (void)
     xxl_spool_t *spool = xxl_spool_new (path);
     CHECK (spool != NULL, "new spool");
     CHECK (xxl_spool_size (spool) == 0, "empty");
-    xxl_result_t r1 = { 1, 1700000000001LL, 200, (char *) "ok" };
-    xxl_result_t r2 = { 2, 1700000000002LL, 500, (char *) "failed: ünïcode" };
-    xxl_result_t r3 = { 3, 1700000000003LL, 502, NULL };
+    xxl_result_t r1 = { 1, 1700000000001LL, 200, (char *) "ok", 0 };
+    xxl_result_t r2 = { 2, 1700000000002LL, 500, (char *) "failed: ünïcode", 0 };
+    xxl_result_t r3 = { 3, 1700000000003LL, 502, NULL, 0 };
     CHECK (xxl_spool_add (spool, &r1) == 0, "add 1");
     CHECK (xxl_spool_add (spool, &r2) == 0, "add 2");
     CHECK (xxl_spool_add (spool, &r3) == 0, "add 3");
@@ -87,12 +87,12 @@ main (void)
     char msgs [100][32];
     for (int i = 0; i < 100; i++) {
         snprintf (msgs [i], sizeof msgs [i], "batch %d", i);
-        batch [i] = (xxl_result_t) { 1000 + i, 0, 200, msgs [i] };
+        batch [i] = (xxl_result_t) { 1000 + i, 0, 200, msgs [i], 0 };
     }
     CHECK (xxl_spool_add_batch (spool, batch, 100) == 0, "batch of 100");
     CHECK (xxl_spool_size (spool) == 102, "102 pending");
     //  Replace a pending logId
-    xxl_result_t again = { 2, 1700000000002LL, 200, (char *) "retried" };
+    xxl_result_t again = { 2, 1700000000002LL, 200, (char *) "retried", 0 };
     CHECK (xxl_spool_add (spool, &again) == 0 && xxl_spool_size (spool) == 102, "replace keeps one entry");
     xxl_spool_destroy (&spool);
 
@@ -103,7 +103,7 @@ main (void)
     spool = xxl_spool_new (path);
     CHECK (spool && xxl_spool_size (spool) == 102, "torn tail ignored");
     CHECK (s_file_size (path) == good_size, "torn tail cut off");
-    xxl_result_t r4 = { 4, 0, 200, (char *) "after torn" };
+    xxl_result_t r4 = { 4, 0, 200, (char *) "after torn", 0 };
     CHECK (xxl_spool_add (spool, &r4) == 0, "add after torn tail");
     xxl_spool_destroy (&spool);
     spool = xxl_spool_new (path);
@@ -142,7 +142,7 @@ main (void)
 
     //  Compaction
     for (int i = 0; i < 3000; i++) {
-        xxl_result_t result_i = { 10000 + i, 0, 200, (char *) "a message of some length" };
+        xxl_result_t result_i = { 10000 + i, 0, 200, (char *) "a message of some length", 0 };
         xxl_spool_add (spool, &result_i);
     }
     off_t big = s_file_size (path);
@@ -150,7 +150,7 @@ main (void)
         xxl_spool_ack (spool, 10000 + i);
     off_t small = s_file_size (path);
     CHECK (small < big / 3, "compacted: %lld -> %lld bytes", (long long) big, (long long) small);
-    xxl_result_t r5 = { 5, 0, 200, (char *) "after compaction" };
+    xxl_result_t r5 = { 5, 0, 200, (char *) "after compaction", 0 };
     CHECK (xxl_spool_add (spool, &r5) == 0, "add after compaction");
     xxl_spool_destroy (&spool);
     spool = xxl_spool_new (path);
@@ -167,7 +167,7 @@ main (void)
     spool = xxl_spool_new (batch_path);
     xxl_result_t ten [10];
     for (int i = 0; i < 10; i++)
-        ten [i] = (xxl_result_t) { 500 + i, 1700000000000LL + i, 200, (char *) "done" };
+        ten [i] = (xxl_result_t) { 500 + i, 1700000000000LL + i, 200, (char *) "done", 0 };
     CHECK (spool && xxl_spool_add_batch (spool, ten, 10) == 0, "ack batch: 10 added");
     int64_t acks [] = { 502, 504, 999999, 506, 504, 502 };
     CHECK (xxl_spool_ack_batch (spool, acks, sizeof acks / sizeof acks [0]) == 3,
@@ -206,7 +206,7 @@ main (void)
     xxl_result_t many_results [1500];
     int64_t many_ids [1500];
     for (int i = 0; i < 1500; i++) {
-        many_results [i] = (xxl_result_t) { 70000 + i, 0, 200, (char *) "a message of some length" };
+        many_results [i] = (xxl_result_t) { 70000 + i, 0, 200, (char *) "a message of some length", 0 };
         many_ids [i] = 70000 + i;
     }
     CHECK (spool && xxl_spool_add_batch (spool, many_results, 1500) == 0, "empty: 1500 added");
@@ -217,7 +217,7 @@ main (void)
     CHECK (fresh > 0 && emptied == fresh && full > 10 * fresh,
            "empty: file cut back to an empty spool (%lld -> %lld bytes, fresh %lld)",
            (long long) full, (long long) emptied, (long long) fresh);
-    xxl_result_t r6 = { 6, 0, 200, (char *) "after emptying" };
+    xxl_result_t r6 = { 6, 0, 200, (char *) "after emptying", 0 };
     CHECK (xxl_spool_add (spool, &r6) == 0, "empty: add after the cut");
     xxl_spool_destroy (&spool);
     spool = xxl_spool_new (empty_path);
@@ -233,7 +233,7 @@ main (void)
            "empty: explicit compaction of an empty spool");
     xxl_spool_destroy (&spool);
     spool = xxl_spool_new (empty_path);
-    xxl_result_t r7 = { 7, 0, 502, NULL };
+    xxl_result_t r7 = { 7, 0, 502, NULL, 0 };
     CHECK (spool && xxl_spool_size (spool) == 0 && xxl_spool_add (spool, &r7) == 0,
            "empty: reopened after compaction, takes a new result");
     xxl_spool_destroy (&spool);
@@ -262,7 +262,7 @@ main (void)
     spool = xxl_spool_new (other);
     int64_t start = zclock_usecs ();
     for (int i = 0; i < 200; i++) {
-        xxl_result_t result_i = { i, 0, 200, (char *) "ok" };
+        xxl_result_t result_i = { i, 0, 200, (char *) "ok", 0 };
         xxl_spool_add (spool, &result_i);
     }
     int64_t single = zclock_usecs () - start;
@@ -270,7 +270,7 @@ main (void)
     start = zclock_usecs ();
     for (int round = 0; round < 20; round++) {
         for (int i = 0; i < 1000; i++)
-            many [i] = (xxl_result_t) { 100000 + round * 1000 + i, 0, 200, (char *) "ok" };
+            many [i] = (xxl_result_t) { 100000 + round * 1000 + i, 0, 200, (char *) "ok", 0 };
         xxl_spool_add_batch (spool, many, 1000);
     }
     int64_t batched = zclock_usecs () - start;

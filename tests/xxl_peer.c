@@ -17,8 +17,10 @@
         -- reply CODE
                 answers the message remembered by expect with a REPLY
                 (same id) of code CODE; prints {"step": "reply"}
-    VALUE: an integer, s:TEXT, $LOG, $ID, or cb:LOGID:CODE (a CALLBACK's
-    items: one item, LOGID may be $LOG).  Messages the scheduler sends
+    VALUE: an integer, s:TEXT, $LOG, $ID, or cb:LOGID:CODE[:START] (a
+    CALLBACK's items: one item, LOGID may be $LOG; its logDateTime is the
+    RUN's that expect saw, else now; START, when given, is its startTime:
+    an integer, now, now+MS, now-MS, or s:TEXT to send a string).  Messages the scheduler sends
     while a step waits (BEATs, RUNs) are answered 200 when they are BEATs
     or IDLE_BEATs and otherwise kept for an `expect`.
     Exits 0 when every step ran (whatever the codes), 2 on bad usage.
@@ -31,7 +33,7 @@
 #include <inttypes.h>
 
 static zlistx_t *s_kept;                //  zframe_t * the scheduler sent, unread
-static int64_t s_last_id = -1, s_last_log = -1;
+static int64_t s_last_id = -1, s_last_log = -1, s_last_time = -1;
 
 static int64_t
 s_value_int (const char *value)
@@ -65,12 +67,25 @@ s_encode_fields (xxl_enc_t *enc, char **argv, int from, int argc)
             if (!colon)
                 return -1;
             *colon = 0;
+            char *start = strchr (colon + 1, ':');
+            if (start)
+                *start++ = 0;
             xxl_enc_array_begin (enc);
             xxl_enc_map_begin (enc);
             xxl_enc_kint (enc, "logId", s_value_int (copy));
-            xxl_enc_kint (enc, "logDateTime", zclock_time ());
+            xxl_enc_kint (enc, "logDateTime", s_last_time > 0? s_last_time: zclock_time ());
             xxl_enc_kint (enc, "handleCode", strtoll (colon + 1, NULL, 10));
             xxl_enc_kstr (enc, "handleMsg", "from xxl_peer");
+            if (start) {
+                xxl_enc_key (enc, "startTime");
+                if (strncmp (start, "s:", 2) == 0)
+                    xxl_enc_str (enc, start + 2);
+                else
+                if (strncmp (start, "now", 3) == 0)
+                    xxl_enc_int (enc, zclock_time () + strtoll (start + 3, NULL, 10));
+                else
+                    xxl_enc_int (enc, strtoll (start, NULL, 10));
+            }
             xxl_enc_map_end (enc);
             xxl_enc_array_end (enc);
         }
@@ -234,14 +249,20 @@ main (int argc, char *argv [])
             }
             s_last_id = msg? (int64_t) xxl_msg_id (msg): -1;
             s_last_log = -1;
+            s_last_time = -1;
             if (msg) {
                 const msgpack_object *root = xxl_msg_root (msg);
                 const msgpack_object *log = xxl_msg_get (root, "logId");
+                const msgpack_object *time = xxl_msg_get (root, "logDateTime");
                 const msgpack_object *items = xxl_msg_get (root, "triggerParams");
-                if (!log && items && items->type == MSGPACK_OBJECT_ARRAY && items->via.array.size)
+                if (!log && items && items->type == MSGPACK_OBJECT_ARRAY && items->via.array.size) {
                     log = xxl_msg_get (&items->via.array.ptr [0], "logId");
+                    time = xxl_msg_get (&items->via.array.ptr [0], "logDateTime");
+                }
                 if (log && log->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
                     s_last_log = (int64_t) log->via.u64;
+                if (time && time->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
+                    s_last_time = (int64_t) time->via.u64;
             }
             printf ("{\"step\": \"expect %s\", \"id\": %" PRId64 ", \"logId\": %" PRId64 "}\n",
                     type, s_last_id, s_last_log);

@@ -1,6 +1,7 @@
 // Drives the xxl web console in headless Chromium (playwright-core, the
 // system's chromium): the steps of tests/test_console.sh, each checked on
-// the page's content, a screenshot after each in $SHOTS.
+// the page's content, a screenshot after each in $SHOTS, under the
+// server's Content-Security-Policy with every refusal reported.
 // Environment: XXL_URL (the console), XXL_USER, XXL_PASSWORD, XXL_APP (the
 // group the job goes in), SHOTS (folder), CHROMIUM (the browser binary),
 // XXL_MARK (a text unique to this run).  Prints "ok - …" / "FAIL - …" and
@@ -46,19 +47,18 @@ const browser = await chromium.launch({
   args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
 })
 const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, locale: 'en-US' })
-// The console must work under a strict script policy: the test adds one to
-// each page (beside the server's own, if it sends one), and any refusal
-// fails the last check
-const CSP = "script-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'"
-await context.route('**/*', async (route) => {
-  if (route.request().resourceType() !== 'document') return route.continue()
-  const resp = await route.fetch()
-  const headers = resp.headers()
-  headers['content-security-policy'] = headers['content-security-policy'] ? headers['content-security-policy'] + ', ' + CSP : CSP
-  return route.fulfill({ response: resp, headers })
+// The console must work under the policy the server sends (scripts only
+// from its files): the first step checks the page has it, and any
+// refusal the browser reports (a securitypolicyviolation event, or a
+// console error about the policy) fails the last check
+const problems = []
+await context.exposeBinding('xxlCspViolation', (_source, what) => { problems.push('CSP violation: ' + what) })
+await context.addInitScript(() => {
+  document.addEventListener('securitypolicyviolation', (e) => {
+    window.xxlCspViolation(`${e.effectiveDirective} refused ${e.blockedURI || 'inline'} (${e.sourceFile || '?'}:${e.lineNumber})`)
+  })
 })
 const page = await context.newPage()
-const problems = []
 page.on('pageerror', (e) => problems.push('page error: ' + e.message))
 page.on('console', (m) => { if (m.type() === 'error' && /Content.Security.Policy|Refused to/i.test(m.text())) problems.push('console: ' + m.text()) })
 page.on('dialog', (d) => d.accept())
@@ -67,9 +67,14 @@ page.setDefaultTimeout(WAIT)
 let jobId = 0
 let logId = 0
 try {
-  await step('the console loads and shows the login form (under script-src \'self\')', async () => {
+  await step('the console loads under the server\'s policy (script-src \'self\' only, never framed) and shows the login form', async () => {
     const resp = await page.goto(URL)
-    if (!/script-src 'self'/.test(resp.headers()['content-security-policy'] || '')) throw new Error('no policy on the page')
+    const headers = resp.headers()
+    const policy = Object.fromEntries((headers['content-security-policy'] || '').split(';')
+      .map((d) => d.trim().split(/\s+/)).filter((d) => d[0]).map((d) => [d[0], d.slice(1)]))
+    if (JSON.stringify(policy['script-src']) !== JSON.stringify(["'self'"])) throw new Error('script-src: ' + policy['script-src'])
+    if (JSON.stringify(policy['frame-ancestors']) !== JSON.stringify(["'none'"])) throw new Error('frame-ancestors: ' + policy['frame-ancestors'])
+    if (headers['x-frame-options'] !== 'DENY' || headers['x-content-type-options'] !== 'nosniff') throw new Error('headers: ' + JSON.stringify(headers))
     await page.locator('[data-test=login-form]').waitFor()
   })
   await snap(page, 'login')
@@ -336,6 +341,21 @@ try {
     })
     await snap(page, 'viewer-new-password')
   }
+  await step('an inline script is refused by the server\'s policy, and the refusal is seen', async () => {
+    const before = problems.length
+    const ran = await page.evaluate(() => {
+      window.xxlInlineRan = false
+      const script = document.createElement('script')
+      script.textContent = 'window.xxlInlineRan = true'
+      document.head.appendChild(script)
+      return window.xxlInlineRan
+    })
+    if (ran) throw new Error('the inline script ran')
+    await until(async () => problems.slice(before).some((p) => /^CSP violation: script-src\S* refused inline/.test(p)), 'the violation reported')
+    // (that refusal was on purpose: only it, and the console's line about it, go)
+    for (let i = problems.length - 1; i >= before; i--)
+      if (/^CSP violation: script-src\S* refused inline|^console: .*inline script/i.test(problems[i])) problems.splice(i, 1)
+  })
 } finally {
   await snap(page, 'last')
   check('no page errors and no Content-Security-Policy refusals', problems.length === 0, problems.join(' | '))
