@@ -171,6 +171,9 @@ typedef struct {
     int64_t log_id;                     //  (hash key)
     int64_t job_id;
     int64_t deadline;                   //  monotonic ms: past it, counted as sent
+                                        //  (then: forgotten)
+    bool counted;                       //  counted as sent, its agent away: still
+                                        //  asked should it come back
 } xxl_ask_t;
 
 //  A RUN the agent accepted whose trigger_code is not written yet: the

@@ -835,8 +835,10 @@ engine_plan_due (server_t *self)
 //  refuses it "expired: ...": it never ran, and only then does the
 //  misfire rule apply (DO_NOTHING drops it; FIRE_ONCE_NOW makes it the
 //  outage's MISFIRE unless the outage has one).  An agent that does not
-//  come back (within lost_after, at least recovery_wait) or does not say:
-//  the row counts as sent, as a re-send's does (engine_recover_resends).
+//  say: the row counts as sent, as a re-send's does.  One that does not
+//  come back within lost_after (at least recovery_wait): the same, and it
+//  is still asked should it come back later (for a day), so that a row it
+//  never had does not wait for a result for ever.
 
 //  Whether a recovered row must be asked about: routed, unanswered,
 //  planned past its share's fired_sent and more than the window ago, and
@@ -903,10 +905,14 @@ s_ask_again (server_t *self, int64_t log_id, const char *address)
     engine_resend_add (self, log_id, address);
 }
 
+#define XXL_ASK_LATE_MS  (24 * 3600 * 1000)  //  a counted ask lives this long
+
 //  The agent did not tell (it stayed away, gave no answer, or answered
-//  something else): the row counts as sent, as a re-send's
+//  something else): the row counts as sent, as a re-send's.  away: it
+//  stayed away; it is still asked should it come back
 static void
-s_ask_unknown (server_t *self, int64_t log_id, const char *address, const char *what)
+s_ask_unknown (server_t *self, int64_t log_id, const char *address, const char *what,
+               bool away)
 {
     char *why = zsys_sprintf ("\nasked after a restart whether agent %s took this run"
                               " before: %s; it may have, so it counts as sent: its result"
@@ -921,7 +927,14 @@ s_ask_unknown (server_t *self, int64_t log_id, const char *address, const char *
     }
     zsys_info ("planner: log %" PRId64 ": agent %s did not say whether it took it before"
                " (%s): counted as sent", log_id, address, what);
-    s_ask_forget (self, log_id);
+    xxl_ask_t *ask = (xxl_ask_t *) zhashx_lookup (self->asks, &log_id);
+    if (away && ask && changed == 1) {
+        ask->counted = true;
+        ask->deadline = zclock_mono () + XXL_ASK_LATE_MS;
+        s_ask_again (self, log_id, address);
+    }
+    else
+        s_ask_forget (self, log_id);
 }
 
 #define XXL_ASK_NOTE "asked after a scheduler restart whether the agent took it before" \
@@ -938,7 +951,9 @@ s_ask_send (server_t *self, int64_t log_id, const char *address)
         s_ask_again (self, log_id, address);
         return;
     }
-    if (rc > 0 || log.trigger_code != 0 || log.handle_code != 0
+    xxl_ask_t *ask = (xxl_ask_t *) zhashx_lookup (self->asks, &log_id);
+    bool counted = ask && ask->counted;
+    if (rc > 0 || log.trigger_code != (counted? XXL_OK: 0) || log.handle_code != 0
     ||  zhashx_lookup (self->accepted_ids, &log_id) || !engine_lease_holds (self, log.job_id)) {
         //  Gone, answered (its agent's spooled result came first), or of a
         //  share this scheduler lost since (its new holder asks)
@@ -1031,7 +1046,7 @@ engine_ask_answer (server_t *self, pending_t *pending, int code, const char *msg
             snprintf (what, sizeof what, "no answer within %d ms", self->config.run_timeout_ms);
         else
             snprintf (what, sizeof what, "it answered %d %.200s", code, msg? msg: "");
-        s_ask_unknown (self, log_id, pending->address, what);
+        s_ask_unknown (self, log_id, pending->address, what, false);
         return;
     }
     //  Refused as expired: it never ran, and the misfire rule applies now
@@ -1039,6 +1054,19 @@ engine_ask_answer (server_t *self, pending_t *pending, int code, const char *msg
     if (!engine_lease_holds (self, job_id)) {
         s_ask_forget (self, log_id);    //  (its share's new holder asks)
         return;
+    }
+    if (ask->counted) {
+        //  Counted as sent while its agent was away: unsent again, unless
+        //  its result came meanwhile (the lost-run monitor)
+        xxl_log_t row;
+        int rc = xxl_store_log_load (self->store, log_id, &row);
+        bool open = rc == 0 && row.trigger_code == XXL_OK && row.handle_code == 0;
+        if (rc == 0)
+            xxl_log_free (&row);
+        if (!open || xxl_store_log_trigger_end (self->store, log_id, 0, 0, "", 0) != 1) {
+            s_ask_forget (self, log_id);
+            return;
+        }
     }
     int64_t *state = (int64_t *) zhashx_lookup (self->ask_jobs, &job_id);
     bool misfire = false;
@@ -1272,18 +1300,22 @@ engine_recover_resends (server_t *self)
     xxl_resend_t *resend;
     while ((resend = (xxl_resend_t *) zlistx_detach (due, NULL))) {
         size_t size;
+        xxl_ask_t *ask;
         if (engine_run_in_flight (self, resend->log_id))
             ;                           //  (its RUN went meanwhile: that one counts)
         else
-        if (zhashx_lookup (self->asks, &resend->log_id)) {
+        if ((ask = (xxl_ask_t *) zhashx_lookup (self->asks, &resend->log_id))) {
             if (xxl_registry_route (self->registry, resend->address, &size))
                 s_ask_send (self, resend->log_id, resend->address);
+            else
+            if (ask->counted)
+                s_ask_forget (self, resend->log_id);
             else {
                 char what [128];
                 snprintf (what, sizeof what, "it did not come back within %d ms",
                           self->config.lost_after_ms > self->config.recovery_wait_ms
                           ? self->config.lost_after_ms: self->config.recovery_wait_ms);
-                s_ask_unknown (self, resend->log_id, resend->address, what);
+                s_ask_unknown (self, resend->log_id, resend->address, what, true);
             }
         }
         else

@@ -19,6 +19,8 @@
 # commit that records it).  Down 9 s.  For DO_NOTHING and FIRE_ONCE_NOW:
 # the run keeps its row and its result; the later seconds, never sent,
 # are dropped (DO_NOTHING) or fire once as MISFIRE (FIRE_ONCE_NOW).
+# Part 1 again with the run's agent frozen through the outage and past
+# the ask's wait: the row counts as sent and stays.
 # Part 2, seeded: DO_NOTHING and FIRE_ONCE_NOW crons on two agents,
 # SIGKILLs at random instants, fired_sent rolled back by a random part of
 # the last second or not, outages of 6-9 s.
@@ -46,6 +48,7 @@ unknown_sent () {
 }
 past () { [ "$(now_ms)" -gt "$1" ]; }
 row_done () { [ "$(row_field "$1" handle_code)" = 200 ]; }
+why_noted () { [ "$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE id = $1 AND trigger_msg LIKE '%did not come back%'")" = 1 ]; }
 JOBS=""
 
 # Part 1
@@ -90,7 +93,7 @@ for misfire in DO_NOTHING FIRE_ONCE_NOW; do
         tail -n +"$((MARK_LINES + 1))" "$T/scheduler.log" > "$T/since"
         ASKED=$(grep -c "log $L: .*took it before" "$T/since")
         grep -o "log $L: .*took it before.*" "$T/since" | sed 's/^/# /'
-        grep -o "log [0-9]*: .*never took it.*" "$T/since" | sed 's/^/# /
+        grep -o "log [0-9]*: .*never took it.*" "$T/since" | sed 's/^/# /'
         REFUSED=$(grep -c "never took it" "$T/since")
         check "$misfire: recovery asked the agent about log $L ($ASKED)" test "$ASKED" = 1
         check "$misfire: a row its agent never took was refused as expired ($REFUSED)" \
@@ -100,6 +103,50 @@ for misfire in DO_NOTHING FIRE_ONCE_NOW; do
     done
     check "$misfire: a run sent in the scheduler's last turn was caught" test "$exercised" = 1
 done
+
+# Part 1, its agent away: frozen (SIGSTOP) from the kill until past the
+# ask's wait (planner/recovery_wait, 10 s here): the row counts as sent
+# (it may have run: deleting it could leave a run with no row); once the
+# agent is thawed it is asked still, and the seconds it never had are
+# dropped instead of waiting for a result for ever
+caught=0
+for try in 1 2 3; do
+    J=$(ctl job add --group nr-app --handler probeIn --route FIRST --cron '* * * * * ?' \
+        --misfire DO_NOTHING --param sleep=1000 --start | jq -r .id)
+    JOBS="$JOBS $J"
+    wait_until 10 has_run "$J"
+    L=$(first_run "$J")
+    kill_sched KILL
+    if [ -z "$L" ] || [ "$(row_field "$L" trigger_code)" != 0 ]; then
+        restart_sched
+        ctl job stop "$J" >/dev/null
+        continue
+    fi
+    AW=$(awk -v l="$L" '$1 == l { print $6; exit }' "$PROBE")
+    kill -STOP "$(apid "$AW")"
+    ST=$(row_field "$L" schedule_time)
+    unknown_sent "$L" "$J"
+    say "agent away: log $L (planned $ST) ran on $AW, frozen; the scheduler died before recording it sent"
+    wait_until 20 past $((ST + 9000))
+    MARK_LINES=$(wc -l < "$T/scheduler.log")
+    restart_sched
+    ctl job stop "$J" >/dev/null
+    counted () { [ "$(row_field "$L" trigger_code)" = 200 ]; }
+    check "agent away: past the wait, the row it may have run counts as sent" wait_until 30 counted
+    check "agent away: the row says why" why_noted "$L"
+    kill -CONT "$(apid "$AW")"
+    check "agent away: all runs finish" wait_quiet 30
+    check "agent away: the row is still there" test "$(row_field "$L" id)" = "$L"
+    # The seconds after it, never sent, counted as sent too while it was
+    # away: asked once it is back, refused as expired, dropped
+    NEVER=$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $J AND schedule_time > $ST
+                 AND schedule_time <= $((ST + 3000))")
+    check "agent away: once it is back, the seconds it never had are dropped ($NEVER)" \
+        test "$NEVER" = 0
+    caught=1
+    break
+done
+check "agent away: a run sent in the scheduler's last turn was caught" test "$caught" = 1
 
 # Part 2
 DN=$(ctl job add --group nr-app --handler probeIn --route ROUND --cron '* * * * * ?' \
