@@ -957,7 +957,7 @@ s_ask_send (server_t *self, int64_t log_id, const char *address)
     ||  zhashx_lookup (self->accepted_ids, &log_id) || !engine_lease_holds (self, log.job_id)) {
         //  Gone, answered (its agent's spooled result came first), or of a
         //  share this scheduler lost since (its new holder asks)
-        if (rc == 0 && log.handle_code != 0)
+        if (rc == 0 && log.handle_code != 0 && !counted)
             zsys_info ("planner: log %" PRId64 ": its agent %s took it before the restart"
                        " (its result came first)", log_id, address);
         if (rc == 0)
