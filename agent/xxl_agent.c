@@ -539,13 +539,44 @@ s_expired (agent_t *self, link_t *link, xxl_msg_t *msg, char *reason, size_t rea
     return XXL_CODE_FAIL;
 }
 
+//  An item of an expired RUN (map: its TriggerParam, NULL: the root; code
+//  and expired: s_expired's answer).  A logId this agent accepted before
+//  (its journal holds it, across restarts) is answered 200 "already
+//  accepted", as a re-send is, expired or not: a recovering scheduler
+//  asks so, with an expireTime already past, whether a run it may have
+//  sent just before it stopped was taken.  Any other is refused with the
+//  expiry.  Nothing starts either way.
+static int
+s_expired_item (agent_t *self, xxl_msg_t *msg, const msgpack_object *map, int code,
+                const char *expired, char *reason, size_t reasonlen)
+{
+    assert (code != 0);
+    int64_t log_id = xxl_msg_int (msg, map, "logId", 1, 1, INT64_MAX, 0);
+    if (code == XXL_CODE_FAIL && !xxl_msg_error (msg)
+    &&  xxl_journal_seen (self->journal, log_id)) {
+        snprintf (reason, reasonlen, "logId %" PRId64 " already accepted", log_id);
+        self->repeated++;
+        return XXL_OK;
+    }
+    snprintf (reason, reasonlen, "%s", expired);
+    return code;
+}
+
 static void
 s_handle_run (agent_t *self, link_t *link, xxl_msg_t *msg)
 {
     char reason [512];
-    int code = s_expired (self, link, msg, reason, sizeof reason);
-    if (code)
-        zsys_info ("agent: RUN %" PRIu64 " not taken: %s", xxl_msg_id (msg), reason);
+    char expired [512];
+    int code = s_expired (self, link, msg, expired, sizeof expired);
+    self->repeated = 0;
+    if (code) {
+        code = s_expired_item (self, msg, NULL, code, expired, reason, sizeof reason);
+        if (self->repeated)
+            zsys_info ("agent: RUN %" PRIu64 " (expired): %s, not run again", xxl_msg_id (msg),
+                       reason);
+        else
+            zsys_info ("agent: RUN %" PRIu64 " not taken: %s", xxl_msg_id (msg), reason);
+    }
     else {
         self->repeated = 0;
         self->busy_refused = 0;
@@ -608,10 +639,8 @@ s_handle_run_batch (agent_t *self, link_t *link, xxl_msg_t *msg)
             code = XXL_BAD_REQUEST;
         }
         else
-        if (expired_code) {
-            snprintf (reason, sizeof reason, "%s", expired);
-            code = expired_code;
-        }
+        if (expired_code)
+            code = s_expired_item (self, msg, item, expired_code, expired, reason, sizeof reason);
         else
             code = s_run_one (self, msg, item, reason, sizeof reason);
         if (code == XXL_BUSY && !*busy)

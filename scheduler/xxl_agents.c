@@ -1045,6 +1045,9 @@ engine_agent_answer (server_t *self, zframe_t *rid, xxl_msg_t *msg)
     const char *text = xxl_msg_str (msg, NULL, "msg", 0, XXL_MSG_MAX_STR, NULL);
     switch (pending->kind) {
         case PENDING_RUN:
+            if (pending->ask)
+                engine_ask_answer (self, pending, code, text);
+            else
             if (!engine_run_busy (self, pending->log_id, pending->presumed, code))
                 engine_run_done (self, pending, code, text);
             break;

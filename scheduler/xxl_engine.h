@@ -102,6 +102,8 @@ typedef struct {
     size_t rid_size;                    //  counts from there, or the address's now)
     size_t expire_offset;               //  RUN, single form: of its expireTime value in
                                         //  the message (0: none)
+    bool ask;                           //  RUN sent expired, asking whether the agent
+                                        //  took it before (engine_ask_answer)
     zframe_t *client;                   //  client routing id (LOG/KILL forwards, probes)
     uint64_t client_id;                 //  the client's request id
     //  An audited request forwarded to the agent (LOG_KILL): recorded with
@@ -161,6 +163,18 @@ typedef struct {
     char *address;
     int64_t deadline;
 } xxl_resend_t;
+
+//  A recovered row that may have left just before the previous owner of
+//  its share stopped, now past the pre-read window: its agent is asked
+//  (engine_recover)
+typedef struct {
+    int64_t log_id;                     //  (hash key)
+    int64_t job_id;
+    int64_t deadline;                   //  monotonic ms: past it, counted as sent
+                                        //  (then: forgotten)
+    bool counted;                       //  counted as sent, its agent away: still
+                                        //  asked should it come back
+} xxl_ask_t;
 
 //  A RUN the agent accepted whose trigger_code is not written yet: the
 //  callback usually comes first and writes both in one statement
@@ -301,6 +315,10 @@ typedef struct {
                                         //  turn's ids are never handed out again
     int64_t turn_first_id;              //  the first id this turn may hand out
     zhashx_t *resend_ids;               //  log ids in self->resends (no twice)
+    zhashx_t *asks;                     //  log id → xxl_ask_t (owned)
+    zhashx_t *ask_jobs;                 //  job id → int64_t [3]: job id, whether a
+                                        //  refused ask may be its MISFIRE (1) or
+                                        //  not (0; -1 not judged yet), asks left
     int64_t sweep_at;                   //  monotonic ms: look for rows nothing tracks
                                         //  (after a failed commit; 0: none due)
     zchunk_t *text;                     //  a trigger's triggerMsg, built anew for each
@@ -520,6 +538,7 @@ void engine_fire_wait (server_t *self);
 void engine_plan_due (server_t *self);
 void engine_recover (server_t *self, uint64_t mask, const xxl_lease_t *leases);
 void engine_recover_alarms (server_t *self);
+void engine_ask_answer (server_t *self, pending_t *pending, int code, const char *msg);
 
 //  xxl_lease.c
 uint64_t engine_lease_round (server_t *self);

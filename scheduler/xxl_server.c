@@ -290,6 +290,9 @@ s_check_pending (server_t *self)
             zlistx_add_end (expired, pending);
     for (pending_t *pending = (pending_t *) zlistx_first (expired); pending;
          pending = (pending_t *) zlistx_next (expired)) {
+        if (pending->kind == PENDING_RUN && pending->ask)
+            engine_ask_answer (self, pending, 0, pending->gone? NULL: "no answer");
+        else
         if (pending->kind == PENDING_RUN && pending->gone)
             engine_reroute (self, pending->log_id, pending->presumed);
         else
@@ -483,6 +486,8 @@ s_server_destroy (server_t **self_p)
         close (self->timer_fd);
     zlistx_destroy (&self->resends);
     zhashx_destroy (&self->resend_ids);
+    zhashx_destroy (&self->asks);
+    zhashx_destroy (&self->ask_jobs);
     xxl_pool_destroy (&self->fast_pool);
     xxl_pool_destroy (&self->slow_pool);
     zsock_destroy (&self->probes);
@@ -689,6 +694,8 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     self->resends = zlistx_new ();
     zlistx_set_destructor (self->resends, engine_resend_destroy);
     self->resend_ids = engine_id_map (NULL);
+    self->asks = engine_id_map (s_free_item);
+    self->ask_jobs = engine_id_map (s_free_item);
     self->next_id = (uint64_t) engine_now () << 16;
     if (gethostname (self->hostname, sizeof self->hostname - 1))
         strcpy (self->hostname, "localhost");

@@ -12,7 +12,9 @@
     (the `now` of its REGISTER answers says so); a RUN past its expireTime
     on that clock is answered 500 "expired: ..." for every item (single and
     batch form), runs nothing and is not journaled (the same logId is
-    accepted later).
+    accepted later); once accepted, an expired RUN of that logId is
+    answered 200 "already accepted" (a recovering scheduler's question)
+    and runs nothing.
 
     Restart: the agent is SIGKILLed with a GLUE run running (`sleep 30`,
     with a background child) and one queued behind it; the guardian kills
@@ -133,6 +135,16 @@ s_fill_two (xxl_enc_t *enc)
     xxl_enc_array_begin (enc);
     s_item (enc, 5, 9101, "demoJobHandler");
     s_item (enc, 5, 9102, "demoJobHandler");
+    xxl_enc_array_end (enc);
+}
+
+//  One logId accepted before (9101), one never seen (9105)
+static void
+s_fill_asked (xxl_enc_t *enc)
+{
+    xxl_enc_array_begin (enc);
+    s_item (enc, 5, 9101, "demoJobHandler");
+    s_item (enc, 5, 9105, "demoJobHandler");
     xxl_enc_array_end (enc);
 }
 
@@ -297,6 +309,33 @@ main (int argc, char *argv [])
            && zclock_mono () < until)
         xxl_tw_sched_serve (s_sched, 200);
     XXL_CHECK (s_called_back (9101, 200, 0) && s_called_back (9102, 200, 0));
+    //  Expired again, now that the agent accepted them before (a recovering
+    //  scheduler asks so): 200 "already accepted" for those, the expiry
+    //  for one it never had; nothing runs
+    size_t before_ask = s_called ();
+    s_expire = xxl_tw_sched_now (s_sched) - 10000;
+    reply = s_batch (87, s_fill_asked);
+    XXL_CHECK (xxl_tw_code (reply) == XXL_OK);
+    XXL_CHECK (s_item_code (reply, 0, text, sizeof text) == XXL_OK
+               && strstr (text, "already accepted"));
+    XXL_CHECK (s_item_code (reply, 1, text, sizeof text) == XXL_FAILURE
+               && strncmp (text, "expired: ", 9) == 0);
+    xxl_msg_destroy (&reply);
+    enc = xxl_enc_new ();
+    xxl_enc_request (enc, "RUN", 88);
+    xxl_enc_kint (enc, "expireTime", xxl_tw_sched_now (s_sched) - 10000);
+    xxl_enc_kint (enc, "jobId", 5);
+    xxl_enc_kstr (enc, "executorHandler", "demoJobHandler");
+    xxl_enc_kint (enc, "logId", 9102);
+    xxl_enc_kint (enc, "logDateTime", zclock_time ());
+    xxl_tw_sched_send (s_sched, enc);
+    xxl_enc_destroy (&enc);
+    reply = xxl_tw_sched_wait (s_sched, "REPLY", 88, 10000);
+    XXL_CHECK (xxl_tw_code (reply) == XXL_OK);
+    XXL_CHECK (reply && strstr (xxl_tw_text (reply), "already accepted"));
+    xxl_msg_destroy (&reply);
+    xxl_tw_sched_serve (s_sched, 1000);
+    XXL_CHECK (s_called () == before_ask);
     s_expire = 0;
 
     //  Restart: SIGKILL with a run running and one queued; the guardian

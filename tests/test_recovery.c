@@ -14,7 +14,11 @@
     - a row routed ahead whose time a commit knows was sent (xxl_job_fired's
       fired_sent): it went at its planned time, which becomes its trigger
       time, and it keeps its address (it goes again to the same agent);
-    - a manual trigger not acknowledged, and an accepted run: kept.
+    - a manual trigger not acknowledged, and an accepted run: kept;
+    - a row routed ahead past its share's fired_sent, up to its
+      fired_until, more than the window ago: it may have left in the last
+      turn, so it is kept to ask its agent (its planned time as trigger
+      time), not dropped by DO_NOTHING; one past fired_until is dropped.
     And the planner's first scan: a job whose next time passed while the
     scheduler was down fires once as MISFIRE (FIRE_ONCE_NOW) or not
     (DO_NOTHING), its next time after now; a FIX_DELAY job fires and waits.
@@ -116,6 +120,20 @@ main (void)
     int64_t blate = s_row (store, gid, bfn, (now / 1000 - 60) * 1000, (now / 1000 - 60) * 1000,
                            NULL, 0);
     XXL_CHECK (bfn > 0 && blate > 0);
+    //  A DO_NOTHING job whose share's previous owner may have sent rows
+    //  up to its fired_until (w + 1 s) and is known to have sent them up
+    //  to its fired_sent (w - 1 s), half a minute ago: its row routed
+    //  ahead at w may have left in the last turn (asked about: kept,
+    //  its planned time as trigger time, its agent kept); the one at
+    //  w + 2 s could not have (dropped as DO_NOTHING says)
+    int64_t an = s_job (store, gid, "DO_NOTHING", now + 60000);
+    int64_t w = (now / 1000 - 30) * 1000;
+    int64_t maybe = s_row (store, gid, an, w, w - 5000, "a3:9999", 0);
+    int64_t never = s_row (store, gid, an, w + 2000, w - 3000, "a3:9999", 0);
+    XXL_CHECK (an > 0 && maybe > 0 && never > 0);
+    XXL_CHECK (XXL_TEST_EXEC (store, "UPDATE xxl_lease SET fired_sent = ?, fired_until = ?"
+                                      " WHERE share = ?", "iii", w - 1000, w + 1000,
+                                      an % XXL_STORE_SHARES) == 1);
     XXL_CHECK (XXL_TEST_EXEC (store, "UPDATE xxl_job_info SET schedule_type = 'FIX_DELAY',"
                                       " schedule_conf = '30' WHERE id = ?", "i", pfd) == 1);
     xxl_store_destroy (&store);
@@ -166,6 +184,14 @@ main (void)
     //  DO_NOTHING: none of its three
     for (int s = 0; s < 3; s++)
         XXL_CHECK (xxl_store_log_load (store, late [1][s], &row) == 1);
+    //  Possibly sent in the last turn, past the window: kept for its
+    //  agent to be asked (no agent here: still unanswered); the one
+    //  planned past fired_until: dropped
+    XXL_CHECK (xxl_store_log_load (store, maybe, &row) == 0);
+    XXL_CHECK (row.trigger_code == 0 && row.trigger_time == w
+               && streq (row.executor_address, "a3:9999"));
+    xxl_log_free (&row);
+    XXL_CHECK (xxl_store_log_load (store, never, &row) == 1);
     //  Routed ahead, not known sent: no address now, still unsent
     XXL_CHECK (xxl_store_log_load (store, ahead, &row) == 0);
     XXL_CHECK (row.trigger_code == 0 && streq (row.executor_address, ""));
