@@ -797,7 +797,9 @@ s_spawn (xxl_executor_t *self, size_t count)
     return made;
 }
 
-//  Reaps the jobs idle idle_reap_s with an empty queue, oldest first
+//  Reaps the jobs idle idle_reap_s with an empty queue, oldest first.  A
+//  listed job that got runs in a hold (staged: not readied, so still
+//  listed) is not idle: it only leaves the list, and its release readies it.
 static void
 s_reap (xxl_executor_t *self)
 {
@@ -812,8 +814,14 @@ s_reap (xxl_executor_t *self)
         }
         s_idle_unlink (self, worker);
         pthread_mutex_unlock (&self->pool_lock);
-        //  IDLE with an empty queue: only a run queued under the executor
-        //  mutex, which we hold, could change that
+        //  IDLE: only a run queued or released under the executor mutex,
+        //  which we hold, could give it runs or a thread
+        pthread_mutex_lock (&worker->lock);
+        assert (worker->state == JOB_IDLE);
+        int staged = worker->head != NULL;
+        pthread_mutex_unlock (&worker->lock);
+        if (staged)
+            continue;
         zsys_debug ("executor: job %lld worker idle, reaped", (long long) worker->job_id);
         s_worker_stop (self, worker, "executor idle times over limit.");
     }
