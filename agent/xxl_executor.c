@@ -1282,16 +1282,19 @@ xxl_executor_run (xxl_executor_t *self, const xxl_trigger_t *trigger, char *msg,
         snprintf (msg, msglen, "logId %lld already accepted", (long long) run->log_id);
         goto done;
     }
+    //  A changed handler or glue version replaces the job's queue (the
+    //  new one is idle: the block strategy has nothing to act on); on a
+    //  busy queue DISCARD_LATER refuses the run, COVER_EARLY replaces it.
+    //  Replaced only once the run is sure to be taken: a refused run
+    //  leaves the job as it was.
     worker_t *worker = (worker_t *) xxl_imap_get (self->workers, run->job_id);
+    const char *replace = NULL;
     if (worker
     && (worker->glue != glue || worker->glue_updatetime != run->glue_updatetime
-        || strcmp (worker->handler_name, handler_name))) {
-        s_worker_stop (self, worker,
-                       "change jobhandler or glue type, and terminate the old job thread.");
-        worker = NULL;
-    }
+        || strcmp (worker->handler_name, handler_name)))
+        replace = "change jobhandler or glue type, and terminate the old job thread.";
     int busy = 0;
-    if (worker) {
+    if (worker && !replace) {
         pthread_mutex_lock (&worker->lock);
         busy = worker->running || worker->head;
         pthread_mutex_unlock (&worker->lock);
@@ -1301,21 +1304,24 @@ xxl_executor_run (xxl_executor_t *self, const xxl_trigger_t *trigger, char *msg,
             snprintf (msg, msglen, "block strategy effect: Discard Later");
             goto done;
         }
-        if (streq (strategy, "COVER_EARLY")) {
-            s_worker_stop (self, worker, "block strategy effect: Cover Early");
-            worker = NULL;
-        }
+        if (streq (strategy, "COVER_EARLY"))
+            replace = "block strategy effect: Cover Early";
     }
-    //  A job with nothing queued or running needs a thread for this run:
-    //  refused when none can be had soon (back-pressure, s_pool_full)
-    int idle = !worker;
-    if (worker) {
+    //  A job with nothing queued or running (or a new queue) needs a
+    //  thread for this run: refused when none can be had soon
+    //  (back-pressure, s_pool_full)
+    int idle = !worker || replace;
+    if (!idle) {
         pthread_mutex_lock (&worker->lock);
         idle = worker->state == JOB_IDLE && !worker->head;
         pthread_mutex_unlock (&worker->lock);
     }
     if (idle && s_pool_full (self, msg, msglen))
         goto done;
+    if (replace) {
+        s_worker_stop (self, worker, replace);
+        worker = NULL;
+    }
     if (!worker) {
         worker = s_worker_new (self, run->job_id, handler_name, glue, run->glue_updatetime);
         if (!worker) {

@@ -115,7 +115,9 @@ void xxl_executor_destroy (xxl_executor_t **self_p);
 //  that starts XXL_EXECUTOR_BUSY_PREFIX: the run needs a thread (its job
 //  has nothing queued or running), the pool is at threads_max or cannot
 //  grow, and waiting_max runs already wait for one (nothing of a refused
-//  run is kept: the same logId may come again).  An accepted logId is
+//  run is kept: the same logId may come again).  A refused run changes
+//  nothing: the queue it would replace (changed handler or glue version)
+//  or cover (COVER_EARLY) keeps its runs.  An accepted logId is
 //  journaled before its run can start: at once (one write) outside a
 //  hold, at the hold's release within one.  Queues only; returns within
 //  microseconds.

@@ -203,6 +203,7 @@ s_trigger (xxl_executor_t *executor, int64_t job_id, int kind, const char *strat
     int family = s_family_of (kind);
     //  Counted before the call: a run accepted onto another family's job
     //  replaces its queue, and a COVER_EARLY one covers it
+    //  A refused run changes nothing: it neither replaces nor covers
     int64_t disturbed_before = job->disturbed;
     int replaces = family != job->family;
     int covers = strategy && streq (strategy, "COVER_EARLY");
@@ -210,7 +211,7 @@ s_trigger (xxl_executor_t *executor, int64_t job_id, int kind, const char *strat
         job->disturbed++;
     int rc = xxl_executor_run (executor, &trigger, msg, msglen);
     if (rc) {
-        job->disturbed = disturbed_before + (replaces || covers);
+        job->disturbed = disturbed_before;
         s_refused++;
         return -1;
     }
@@ -380,14 +381,14 @@ static int
 s_pick_kind (int processes)
 {
     uint32_t dice = s_rand (100);
-    if (dice < 35) return KIND_SLEEP;
-    if (dice < 60) return KIND_EMPTY;
-    if (dice < 68) return KIND_SLEEP_TIMEOUT;
-    if (dice < 72) return KIND_SPIN_TIMEOUT;
-    if (!processes) return KIND_SLEEP;
-    if (dice < 82) return KIND_ISO;
-    if (dice < 85) return KIND_ISO_TIMEOUT;
-    if (dice < 97) return KIND_GLUE;
+    if (dice < 40) return KIND_SLEEP;
+    if (dice < 70) return KIND_EMPTY;
+    if (dice < 73) return KIND_SLEEP_TIMEOUT;
+    if (dice < 75) return KIND_SPIN_TIMEOUT;
+    if (!processes) return dice < 90? KIND_SLEEP: KIND_EMPTY;
+    if (dice < 86) return KIND_ISO;
+    if (dice < 87) return KIND_ISO_TIMEOUT;
+    if (dice < 99) return KIND_GLUE;
     return KIND_GLUE_TIMEOUT;
 }
 
@@ -439,7 +440,8 @@ s_burst (xxl_executor_t *executor, int count, int jobs, int processes)
             if (xxl_executor_kill (executor, victim, "stress kill") == 0)
                 s_job (victim)->disturbed++;
         }
-        if (held && s_now () >= hold_until && s_rand (4) == 0) {
+        uint32_t release = s_rand (4);     //  drawn always: the sequence replays
+        if (held && s_now () >= hold_until && release == 0) {
             xxl_executor_hold_wakes (executor, 0);
             held = 0;
         }
@@ -497,7 +499,9 @@ s_round (int round, int64_t end_ms)
             round, threads_max, waiting_max, jobs, processes? "yes": "no", config.log_pack);
     int bursts = 2 + (int) s_rand (4);
     for (int burst = 0; burst < bursts && s_now () < end_ms; burst++) {
-        int count = 50 + (int) s_rand (processes? 250: 1500);
+        int count = 50 + (int) s_rand (processes? 200: 1500);
+        if (threads_max && threads_max < 8)
+            count = count / 4 + 20;         //  runs wait for 2 or 3 threads
         s_burst (executor, count, jobs, processes);
         if (s_settle (executor, "burst"))
             break;
@@ -537,6 +541,7 @@ s_round (int round, int64_t end_ms)
             break;
     }
     xxl_executor_destroy (&executor);
+    printf ("    %" PRId64 " runs accepted\n", s_next_log);
     //  Whatever a stop failed is taken by nobody: everything ended before
     CHECK (s_outstanding == 0, "round %d: every accepted run got its result (%" PRId64
            " outstanding)", round, s_outstanding);
@@ -585,6 +590,7 @@ main (void)
             s_round (round, end);
             //  Next round's logIds are new (a new executor remembers none)
             s_log_base += s_next_log;
+            memset (s_runs, 0, (size_t) s_next_log * sizeof (run_rec_t));
             s_next_log = 0;
         }
         printf ("  %" PRId64 " runs accepted, %" PRId64 " refused (strategy, back-pressure),"
