@@ -22,7 +22,9 @@
     beyond the idle threads, a run that needs a thread is refused "busy:
     ..." before anything of it is taken (back-pressure); one queued behind
     its job's own run needs none and is always taken.  The manager also
-    reaps queues idle idle_reap_s (the idle list, oldest first).
+    reaps queues idle idle_reap_s (the idle list, oldest first; a queue
+    there that got runs in a hold, not readied before the release, is
+    not idle: the reaper only takes it off the list).
 
     Locks, taken in this order when nested, none held while a run
     executes:
@@ -204,7 +206,8 @@ struct _xxl_executor_t {
     pthread_cond_t manager_wake;        //  the manager's wait
     worker_t *ready_head, *ready_tail;  //  jobs with a run to start, no thread
     size_t ready_count;
-    worker_t *idle_head, *idle_tail;    //  jobs with an empty queue, oldest first
+    worker_t *idle_head, *idle_tail;    //  IDLE jobs whose queue emptied, oldest
+                                        //  first (staged runs may be queued)
     size_t threads;                     //  pool threads alive (or being made)
     size_t idle_threads;                //  of which waiting for a job
     size_t starting;                    //  of which made, not yet running:
@@ -287,8 +290,9 @@ s_run_cancel (run_t *run, int how, const char *reason)
         s_worker_wake (run->worker);
 }
 
-//  The idle list: jobs with an empty queue, oldest first (reaped from its
-//  head).  Caller holds the pool lock.
+//  The idle list: IDLE jobs whose queue emptied, oldest first, reaped from
+//  its head; a job stays listed until it is readied (a run staged in a
+//  hold does not ready it).  Caller holds the pool lock.
 static void
 s_idle_unlink (xxl_executor_t *self, worker_t *worker)
 {
