@@ -7,13 +7,18 @@
     once) or SERVING (exactly one thread runs its runs, one at a time, in
     the order queued), so a job never has two runs at once and its runs
     keep their order.  A thread that takes a READY queue runs it until it
-    is empty, its head is staged (below) or it is stopped, then takes the
+    is empty, its head is staged (below) or it is stopped, or, while
+    other queues wait for a thread, for a slice (SERVE_SLICE_MS: the
+    queue goes back to the ready list's tail, so a job whose runs keep
+    coming does not hold a thread from the others); then it takes the
     next READY one, or waits idle; an extra idle thread ends after
     thread_idle_ms (threads_min stay).  Sizing: threads_min (the CPUs, at
     least 2) start with the executor; the manager thread adds threads
     while queues wait for one, no run ended for a tick (5 ms: every
     thread blocked in a run, as sleeping handlers are) and the machine
-    has a CPU to spare (not: preempted threads), doubling the pool
+    has a CPU to spare (not: preempted threads; after 4 ticks even
+    without one, so that other processes' load cannot starve sleeping
+    runs), doubling the pool
     per tick, up to threads_max (configured, else sized to the machine:
     RLIMIT_NPROC, threads-max, max_map_count, memory).  Runs that end keep
     the pool at its size, so CPU-bound runs do not grow it, while each
@@ -115,6 +120,9 @@
 #   define PR_FUTEX_HASH_SET_SLOTS  1
 #endif
 #define STOP_WAIT_MS        10000       //  stop() gives up on runs after this
+//  A thread serves one queue this long at most while other queues wait
+//  for a thread (then they take turns)
+#define SERVE_SLICE_MS      50
 
 //  ---------------------------------------------------------------------
 //  Runs and workers
@@ -679,16 +687,38 @@ s_execute (run_t *run)
     xxl_handlers_release (&run->ref);
 }
 
+//  1 while a thread serving a queue may start its next run: its slice
+//  (SERVE_SLICE_MS from *slice_end's start) is not over, or no other queue
+//  waits for a thread (then a new slice begins).  Caller holds the
+//  queue's lock.
+static int
+s_slice_left (xxl_executor_t *self, int64_t *slice_end)
+{
+    int64_t now = s_mono_ms ();
+    if (now < *slice_end)
+        return 1;
+    pthread_mutex_lock (&self->pool_lock);
+    int waiting = self->ready_count > 0;
+    pthread_mutex_unlock (&self->pool_lock);
+    if (!waiting)
+        *slice_end = now + SERVE_SLICE_MS;
+    return !waiting;
+}
+
 //  Pool thread: runs the queue of a job it took from the ready list, in
-//  order, until the queue is empty, its head is staged, or the job is
-//  stopped.  The job's lock is held except while a run executes.
+//  order, until the queue is empty, its head is staged, the job is
+//  stopped, or its slice is over while other queues wait (it then goes to
+//  the ready list's tail).  The job's lock is held except while a run
+//  executes.
 static void
 s_serve (xxl_executor_t *self, worker_t *worker)
 {
+    int64_t slice_end = s_mono_ms () + SERVE_SLICE_MS;
     pthread_mutex_lock (&worker->lock);
     assert (worker->state == JOB_READY);
     worker->state = JOB_SERVING;
-    while (!worker->stop && worker->head && s_startable (self, worker->head)) {
+    while (!worker->stop && worker->head && s_startable (self, worker->head)
+       &&  s_slice_left (self, &slice_end)) {
         run_t *run = worker->head;
         worker->head = run->next;
         if (!worker->head)
@@ -722,6 +752,9 @@ s_serve (xxl_executor_t *self, worker_t *worker)
         s_idle_append (self, worker);
         pthread_mutex_unlock (&self->pool_lock);
     }
+    else
+    if (s_startable (self, worker->head))
+        s_worker_ready (self, worker);      //  its slice is over: others' turn
     pthread_mutex_unlock (&worker->lock);
 }
 

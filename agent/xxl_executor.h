@@ -2,7 +2,8 @@
 
     XXL-JOB's JobThread/ExecutorBizImpl carried over: one serial queue per
     job id (memory, not a thread: a pool of threads serves the queues, one
-    run per job at a time, in order, growing while runs block), block
+    run per job at a time, in order, the queues taking turns, growing
+    while runs block), block
     strategies SERIAL_EXECUTION, DISCARD_LATER and COVER_EARLY, timeouts
     (502), kill (500 with the reason, for the running and the queued
     runs), idle queues reaped, a logId accepted once, a run refused "busy:

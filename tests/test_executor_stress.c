@@ -103,7 +103,13 @@ typedef struct {
     int family;
     int64_t disturbed;          //  how many kills, covers, replacements so far
     int64_t last_done;          //  logId of its last undisturbed result
+    int64_t outstanding;        //  runs accepted, no result yet
 } job_t;
+
+//  The last ids are kept out of the random mix: the hogs and their probe
+#define JOBS_RANDOM     (JOBS_MAX - 40)
+#define JOB_HOG         (JOB_BASE + JOBS_MAX - 32)     //  up to 31 hogs
+#define JOB_HOG_PROBE   (JOB_BASE + JOBS_MAX - 36)
 
 typedef struct {
     int64_t job_id;
@@ -124,6 +130,7 @@ static int64_t s_next_log = 0;          //  index of the next logId
 static int64_t s_outstanding = 0;       //  accepted, no result yet
 static int64_t s_accepted = 0, s_refused = 0, s_results = 0;
 static int s_reports = 0;
+static int s_hog_ms = -1;               //  >= 0: what KIND_SLEEP sleeps
 static int64_t s_last_result_ms = 0;
 
 static int
@@ -170,7 +177,10 @@ s_trigger (xxl_executor_t *executor, int64_t job_id, int kind, const char *strat
     switch (kind) {
         case KIND_SLEEP:
             trigger.handler = "sleepInJobHandler";
-            snprintf (param, sizeof param, "%u", s_rand (4) == 0? s_rand (400): s_rand (30));
+            if (s_hog_ms >= 0)
+                snprintf (param, sizeof param, "%d", s_hog_ms);
+            else
+                snprintf (param, sizeof param, "%u", s_rand (4) == 0? s_rand (400): s_rand (30));
             break;
         case KIND_SLEEP_TIMEOUT:
             trigger.handler = "sleepInJobHandler";
@@ -221,6 +231,7 @@ s_trigger (xxl_executor_t *executor, int64_t job_id, int kind, const char *strat
     rec->kind = kind;
     rec->disturbed_at_accept = job->disturbed;
     rec->accepted_ms = s_now ();
+    job->outstanding++;
     s_accepted++;
     s_outstanding++;
     return 0;
@@ -253,6 +264,7 @@ s_check_result (const xxl_result_t *result)
     s_results++;
     s_last_result_ms = rec->done_ms;
     job_t *job = s_job (rec->job_id);
+    job->outstanding--;
     int disturbed = job->disturbed > rec->disturbed_at_accept;
     int timeout = rec->kind == KIND_SLEEP_TIMEOUT || rec->kind == KIND_SPIN_TIMEOUT
                || rec->kind == KIND_ISO_TIMEOUT || rec->kind == KIND_GLUE_TIMEOUT;
@@ -474,13 +486,52 @@ s_after_timeout (xxl_executor_t *executor, int64_t job_id, int kind)
     s_probe (executor, job_id + 1, "after a timeout");
 }
 
+//  Hogs: as many jobs as CPUs, each with a deep queue of runs of 1 ms kept
+//  topped up (every pool thread may be serving one, runs ending all the
+//  time, the CPUs not busy); a run of another job must still start
+static void
+s_hogs (xxl_executor_t *executor)
+{
+    char msg [256];
+    int hogs = (int) sysconf (_SC_NPROCESSORS_ONLN);
+    hogs = hogs < 1? 1: hogs > 31? 31: hogs;
+    int64_t index = -1, start = 0;
+    int64_t until = s_now () + 4000;
+    while (s_now () < until) {
+        for (int i = 0; i < hogs; i++)
+            for (int more = 0; s_job (JOB_HOG + i)->outstanding < 1000 && more < 500; more++) {
+                s_hog_ms = 1;
+                int rc = s_trigger (executor, JOB_HOG + i, KIND_SLEEP, NULL, msg, sizeof msg);
+                s_hog_ms = -1;
+                if (rc)
+                    break;
+            }
+        if (index < 0 && s_now () >= until - 3500) {
+            index = s_next_log;
+            start = s_now ();
+            if (s_trigger (executor, JOB_HOG_PROBE, KIND_EMPTY, NULL, msg, sizeof msg))
+                return;             //  refused busy (threads_max): nothing to probe
+        }
+        s_pump (executor, 2);
+        if (index >= 0 && s_runs [index].done)
+            break;
+    }
+    int done = index >= 0 && s_runs [index].done;
+    if (!done)
+        s_dump (executor, "probe not started");
+    else
+        printf ("    probe among %d hogs: %" PRId64 " ms\n", hogs, s_runs [index].done_ms - start);
+    CHECK (done && s_runs [index].done_ms - start <= 3000, "probe among %d hogs ended within"
+           " 3 s (%" PRId64 " ms)", hogs, done? s_runs [index].done_ms - start: -1);
+}
+
 static void
 s_round (int round, int64_t end_ms)
 {
     static const int pools [] = { 0, 2, 3, 8, 0, 0 };
     int threads_max = pools [s_rand (6)];
     int waiting_max = s_rand (3) == 0? 1: s_rand (2)? -1: 0;
-    int jobs = 8 + (int) s_rand (JOBS_MAX - 8);
+    int jobs = 8 + (int) s_rand (JOBS_RANDOM - 8);
     int processes = s_rand (3) != 0;
     xxl_executor_config_t config = { 0 };
     config.logdir = s_logdir;
@@ -494,7 +545,8 @@ s_round (int round, int64_t end_ms)
     if (!executor)
         return;
     for (int i = 0; i < JOBS_MAX; i++)
-        s_jobs [i] = (job_t) { FAM_SLEEP_IN + (int) s_rand (FAM_COUNT), 0, 0 };
+        s_jobs [i] = (job_t) { i < JOBS_RANDOM? FAM_SLEEP_IN + (int) s_rand (FAM_COUNT)
+                             : JOB_BASE + i < JOB_HOG? FAM_EMPTY_IN: FAM_SLEEP_IN, 0, 0, 0 };
     printf ("  round %d: threads_max %d, waiting_max %d, %d jobs, processes %s, log_pack %d\n",
             round, threads_max, waiting_max, jobs, processes? "yes": "no", config.log_pack);
     int bursts = 2 + (int) s_rand (4);
@@ -537,6 +589,8 @@ s_round (int round, int64_t end_ms)
             &&  s_job (job_id + 1)->family == FAM_EMPTY_IN)
                 s_after_timeout (executor, job_id, kind);
         }
+        if (burst == 0 || s_rand (3) == 0)
+            s_hogs (executor);
         if (s_settle (executor, "after probes"))
             break;
     }
