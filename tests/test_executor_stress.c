@@ -131,6 +131,7 @@ static int64_t s_outstanding = 0;       //  accepted, no result yet
 static int64_t s_accepted = 0, s_refused = 0, s_results = 0;
 static int s_reports = 0;
 static int s_hog_ms = -1;               //  >= 0: what KIND_SLEEP sleeps
+static int s_stopping = 0;              //  stop() under load: its reason allowed
 static int64_t s_last_result_ms = 0;
 
 static int
@@ -273,6 +274,9 @@ s_check_result (const xxl_result_t *result)
     if (!ok && disturbed && result->code == 500)
         ok = strstr (msg, "stress kill") || strstr (msg, "Cover Early")
           || strstr (msg, "change jobhandler");
+    if (!ok && s_stopping && result->code == 500)
+        ok = strstr (msg, "stress stop [job running, killed]")
+          || strstr (msg, "stress stop [job not executed, in the job queue, killed.]");
     if (!ok) {
         s_failed++;
         if (s_reports++ < MAX_REPORTS)
@@ -282,8 +286,9 @@ s_check_result (const xxl_result_t *result)
                     rec->done_ms - rec->accepted_ms);
     }
     else
-    if (!disturbed) {
-        //  A job's undisturbed runs end in the order they were queued
+    if (!disturbed && !(s_stopping && result->code == 500)) {
+        //  A job's undisturbed runs end in the order they were queued (a
+        //  stop fails the queued ones before the running one ends)
         if (job->last_done > result->log_id) {
             s_failed++;
             if (s_reports++ < MAX_REPORTS)
@@ -593,6 +598,22 @@ s_round (int round, int64_t end_ms)
             s_hogs (executor);
         if (s_settle (executor, "after probes"))
             break;
+    }
+    if (s_rand (3) == 0 && !s_failed) {
+        //  Stopped under load: every accepted run still gets its result
+        //  (the running ones killed, the queued ones failed), taken after
+        //  the stop
+        s_burst (executor, 50 + (int) s_rand (300), jobs, processes);
+        s_stopping = 1;
+        int64_t start = s_now ();
+        xxl_executor_stop_why (executor, "stress stop");
+        s_drain (executor);
+        printf ("    stopped under load in %" PRId64 " ms\n", s_now () - start);
+        if (s_outstanding)
+            s_dump (executor, "after stop");
+        CHECK (s_outstanding == 0, "stop: every accepted run got its result (%" PRId64
+               " outstanding)", s_outstanding);
+        s_stopping = 0;
     }
     xxl_executor_destroy (&executor);
     printf ("    %" PRId64 " runs accepted\n", s_next_log);
