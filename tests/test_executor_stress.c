@@ -8,18 +8,20 @@
     run inside them; bursts, then quiet long enough for the extra threads
     and the idle queues to age out (idle_reap_s 1: thread_idle_ms 1 s),
     then bursts again; pools of 2 and 3 threads (runs wait for one), of 8,
-    and sized to the machine.
+    and sized to the machine; hogs (a job per CPU whose queue of 1 ms runs
+    is kept topped up); some rounds end in a stop while runs run and wait.
 
     Checks: every accepted run gets exactly one result, and it is one its
     run may have (its handler's, or 500 with the reason of a kill, cover
-    or replacement of its job after it was accepted; never anything
-    else, such as the idle reaper's); a job's undisturbed runs end in the
-    order queued; runs keep ending (no result for 15 s while runs are
-    outstanding fails, with the runs and the pool's counts printed); and
-    probes: a run queued on a pool left idle starts (ends) within 3 s, as
-    does one queued right after a run of another job timed out, and one
-    queued while more runs than CPUs block in their runs.  The 3 s are a
-    liveness bound, not a speed assertion (a probe takes milliseconds).
+    or replacement of its job after it was accepted, or of the stop;
+    never anything else, such as the idle reaper's; a refused run
+    disturbs nothing); a job's undisturbed runs end in the order queued;
+    runs keep ending (no result for 15 s while runs are outstanding fails,
+    with the runs and the pool's counts printed); and probes: a run queued
+    on a pool left idle starts (ends) within 3 s, as does one queued right
+    after a run of another job timed out, one queued while more runs than
+    CPUs block in their runs, and one queued among the hogs.  The 3 s are
+    a liveness bound, not a speed assertion (a probe takes milliseconds).
 
     Random choices come from a seed, printed first; XXL_STRESS_SEED=N
     replays its sequence (thread timing still varies);
