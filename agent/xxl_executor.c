@@ -7,13 +7,18 @@
     once) or SERVING (exactly one thread runs its runs, one at a time, in
     the order queued), so a job never has two runs at once and its runs
     keep their order.  A thread that takes a READY queue runs it until it
-    is empty, its head is staged (below) or it is stopped, then takes the
+    is empty, its head is staged (below) or it is stopped, or, while
+    other queues wait for a thread, for a slice (SERVE_SLICE_MS: the
+    queue goes back to the ready list's tail, so a job whose runs keep
+    coming does not hold a thread from the others); then it takes the
     next READY one, or waits idle; an extra idle thread ends after
     thread_idle_ms (threads_min stay).  Sizing: threads_min (the CPUs, at
     least 2) start with the executor; the manager thread adds threads
     while queues wait for one, no run ended for a tick (5 ms: every
     thread blocked in a run, as sleeping handlers are) and the machine
-    has a CPU to spare (not: preempted threads), doubling the pool
+    has a CPU to spare (not: preempted threads; after 4 ticks even
+    without one, so that other processes' load cannot starve sleeping
+    runs), doubling the pool
     per tick, up to threads_max (configured, else sized to the machine:
     RLIMIT_NPROC, threads-max, max_map_count, memory).  Runs that end keep
     the pool at its size, so CPU-bound runs do not grow it, while each
@@ -22,7 +27,9 @@
     beyond the idle threads, a run that needs a thread is refused "busy:
     ..." before anything of it is taken (back-pressure); one queued behind
     its job's own run needs none and is always taken.  The manager also
-    reaps queues idle idle_reap_s (the idle list, oldest first).
+    reaps queues idle idle_reap_s (the idle list, oldest first; a queue
+    there that got runs in a hold, not readied before the release, is
+    not idle: the reaper only takes it off the list).
 
     Locks, taken in this order when nested, none held while a run
     executes:
@@ -113,6 +120,9 @@
 #   define PR_FUTEX_HASH_SET_SLOTS  1
 #endif
 #define STOP_WAIT_MS        10000       //  stop() gives up on runs after this
+//  A thread serves one queue this long at most while other queues wait
+//  for a thread (then they take turns)
+#define SERVE_SLICE_MS      50
 
 //  ---------------------------------------------------------------------
 //  Runs and workers
@@ -205,7 +215,8 @@ struct _xxl_executor_t {
     pthread_cond_t manager_wake;        //  the manager's wait
     worker_t *ready_head, *ready_tail;  //  jobs with a run to start, no thread
     size_t ready_count;
-    worker_t *idle_head, *idle_tail;    //  jobs with an empty queue, oldest first
+    worker_t *idle_head, *idle_tail;    //  IDLE jobs whose queue emptied, oldest
+                                        //  first (staged runs may be queued)
     size_t threads;                     //  pool threads alive (or being made)
     size_t idle_threads;                //  of which waiting for a job
     size_t starting;                    //  of which made, not yet running:
@@ -288,8 +299,9 @@ s_run_cancel (run_t *run, int how, const char *reason)
         s_worker_wake (run->worker);
 }
 
-//  The idle list: jobs with an empty queue, oldest first (reaped from its
-//  head).  Caller holds the pool lock.
+//  The idle list: IDLE jobs whose queue emptied, oldest first, reaped from
+//  its head; a job stays listed until it is readied (a run staged in a
+//  hold does not ready it).  Caller holds the pool lock.
 static void
 s_idle_unlink (xxl_executor_t *self, worker_t *worker)
 {
@@ -676,16 +688,48 @@ s_execute (run_t *run)
     xxl_handlers_release (&run->ref);
 }
 
+//  Monotonic ms to a tick or so (CLOCK_MONOTONIC_COARSE: read once per
+//  run, it costs less than the exact clock and a slice needs no more)
+static int64_t
+s_coarse_ms (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC_COARSE, &ts);
+    return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+//  1 while a thread serving a queue may start its next run: its slice
+//  (SERVE_SLICE_MS from *slice_end's start) is not over, or no other queue
+//  waits for a thread (then a new slice begins).  Caller holds the
+//  queue's lock.
+static int
+s_slice_left (xxl_executor_t *self, int64_t *slice_end)
+{
+    int64_t now = s_coarse_ms ();
+    if (now < *slice_end)
+        return 1;
+    pthread_mutex_lock (&self->pool_lock);
+    int waiting = self->ready_count > 0;
+    pthread_mutex_unlock (&self->pool_lock);
+    if (!waiting)
+        *slice_end = now + SERVE_SLICE_MS;
+    return !waiting;
+}
+
 //  Pool thread: runs the queue of a job it took from the ready list, in
-//  order, until the queue is empty, its head is staged, or the job is
-//  stopped.  The job's lock is held except while a run executes.
+//  order, until the queue is empty, its head is staged, the job is
+//  stopped, or its slice is over while other queues wait (it then goes to
+//  the ready list's tail).  The job's lock is held except while a run
+//  executes.
 static void
 s_serve (xxl_executor_t *self, worker_t *worker)
 {
+    int64_t slice_end = s_coarse_ms () + SERVE_SLICE_MS;
     pthread_mutex_lock (&worker->lock);
     assert (worker->state == JOB_READY);
     worker->state = JOB_SERVING;
-    while (!worker->stop && worker->head && s_startable (self, worker->head)) {
+    while (!worker->stop && worker->head && s_startable (self, worker->head)
+       &&  s_slice_left (self, &slice_end)) {
         run_t *run = worker->head;
         worker->head = run->next;
         if (!worker->head)
@@ -721,6 +765,9 @@ s_serve (xxl_executor_t *self, worker_t *worker)
         s_idle_append (self, worker);
         pthread_mutex_unlock (&self->pool_lock);
     }
+    else
+    if (s_startable (self, worker->head))
+        s_worker_ready (self, worker);      //  its slice is over: others' turn
     pthread_mutex_unlock (&worker->lock);
 }
 
@@ -800,7 +847,9 @@ s_spawn (xxl_executor_t *self, size_t count)
     return made;
 }
 
-//  Reaps the jobs idle idle_reap_s with an empty queue, oldest first
+//  Reaps the jobs idle idle_reap_s with an empty queue, oldest first.  A
+//  listed job that got runs in a hold (staged: not readied, so still
+//  listed) is not idle: it only leaves the list, and its release readies it.
 static void
 s_reap (xxl_executor_t *self)
 {
@@ -815,8 +864,14 @@ s_reap (xxl_executor_t *self)
         }
         s_idle_unlink (self, worker);
         pthread_mutex_unlock (&self->pool_lock);
-        //  IDLE with an empty queue: only a run queued under the executor
-        //  mutex, which we hold, could change that
+        //  IDLE: only a run queued or released under the executor mutex,
+        //  which we hold, could give it runs or a thread
+        pthread_mutex_lock (&worker->lock);
+        assert (worker->state == JOB_IDLE);
+        int staged = worker->head != NULL;
+        pthread_mutex_unlock (&worker->lock);
+        if (staged)
+            continue;
         zsys_debug ("executor: job %lld worker idle, reaped", (long long) worker->job_id);
         s_worker_stop (self, worker, "executor idle times over limit.");
     }
@@ -1277,16 +1332,19 @@ xxl_executor_run (xxl_executor_t *self, const xxl_trigger_t *trigger, char *msg,
         snprintf (msg, msglen, "logId %lld already accepted", (long long) run->log_id);
         goto done;
     }
+    //  A changed handler or glue version replaces the job's queue (the
+    //  new one is idle: the block strategy has nothing to act on); on a
+    //  busy queue DISCARD_LATER refuses the run, COVER_EARLY replaces it.
+    //  Replaced only once the run is sure to be taken: a refused run
+    //  leaves the job as it was.
     worker_t *worker = (worker_t *) xxl_imap_get (self->workers, run->job_id);
+    const char *replace = NULL;
     if (worker
     && (worker->glue != glue || worker->glue_updatetime != run->glue_updatetime
-        || strcmp (worker->handler_name, handler_name))) {
-        s_worker_stop (self, worker,
-                       "change jobhandler or glue type, and terminate the old job thread.");
-        worker = NULL;
-    }
+        || strcmp (worker->handler_name, handler_name)))
+        replace = "change jobhandler or glue type, and terminate the old job thread.";
     int busy = 0;
-    if (worker) {
+    if (worker && !replace) {
         pthread_mutex_lock (&worker->lock);
         busy = worker->running || worker->head;
         pthread_mutex_unlock (&worker->lock);
@@ -1296,21 +1354,24 @@ xxl_executor_run (xxl_executor_t *self, const xxl_trigger_t *trigger, char *msg,
             snprintf (msg, msglen, "block strategy effect: Discard Later");
             goto done;
         }
-        if (streq (strategy, "COVER_EARLY")) {
-            s_worker_stop (self, worker, "block strategy effect: Cover Early");
-            worker = NULL;
-        }
+        if (streq (strategy, "COVER_EARLY"))
+            replace = "block strategy effect: Cover Early";
     }
-    //  A job with nothing queued or running needs a thread for this run:
-    //  refused when none can be had soon (back-pressure, s_pool_full)
-    int idle = !worker;
-    if (worker) {
+    //  A job with nothing queued or running (or a new queue) needs a
+    //  thread for this run: refused when none can be had soon
+    //  (back-pressure, s_pool_full)
+    int idle = !worker || replace;
+    if (!idle) {
         pthread_mutex_lock (&worker->lock);
         idle = worker->state == JOB_IDLE && !worker->head;
         pthread_mutex_unlock (&worker->lock);
     }
     if (idle && s_pool_full (self, msg, msglen))
         goto done;
+    if (replace) {
+        s_worker_stop (self, worker, replace);
+        worker = NULL;
+    }
     if (!worker) {
         worker = s_worker_new (self, run->job_id, handler_name, glue, run->glue_updatetime);
         if (!worker) {

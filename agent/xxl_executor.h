@@ -2,7 +2,8 @@
 
     XXL-JOB's JobThread/ExecutorBizImpl carried over: one serial queue per
     job id (memory, not a thread: a pool of threads serves the queues, one
-    run per job at a time, in order, growing while runs block), block
+    run per job at a time, in order, the queues taking turns, growing
+    while runs block), block
     strategies SERIAL_EXECUTION, DISCARD_LATER and COVER_EARLY, timeouts
     (502), kill (500 with the reason, for the running and the queued
     runs), idle queues reaped, a logId accepted once, a run refused "busy:
@@ -117,7 +118,9 @@ void xxl_executor_destroy (xxl_executor_t **self_p);
 //  that starts XXL_EXECUTOR_BUSY_PREFIX: the run needs a thread (its job
 //  has nothing queued or running), the pool is at threads_max or cannot
 //  grow, and waiting_max runs already wait for one (nothing of a refused
-//  run is kept: the same logId may come again).  An accepted logId is
+//  run is kept: the same logId may come again).  A refused run changes
+//  nothing: the queue it would replace (changed handler or glue version)
+//  or cover (COVER_EARLY) keeps its runs.  An accepted logId is
 //  journaled before its run can start: at once (one write) outside a
 //  hold, at the hold's release within one.  Queues only; returns within
 //  microseconds.

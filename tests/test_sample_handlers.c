@@ -134,13 +134,16 @@ s_gone (int pid)
     return state == 'X' || state == 'Z';
 }
 
+//  Waits up to ms for path to hold a pid: the shell's "echo $$ > path"
+//  makes the file before it writes to it, so a file seen empty is waited
+//  on too (not taken for a run that never started)
 static int
 s_await_file (const char *path, int ms)
 {
     int64_t until = zclock_mono () + ms;
-    while (access (path, R_OK) && zclock_mono () < until)
+    while (s_pid_in (path) <= 0 && zclock_mono () < until)
         zclock_sleep (20);
-    return access (path, R_OK) == 0 && s_pid_in (path) > 0;
+    return s_pid_in (path) > 0;
 }
 
 static void
