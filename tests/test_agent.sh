@@ -100,17 +100,19 @@ check "kill: the run ends failed" wait_for 10 bash -c "[ \"\$($CTL --api $API --
 check "kill: the whole process group ends" wait_for 5 bash -c "! pgrep -f 'sleep 30[.]417' >/dev/null"
 
 # Block strategies
-DJ=$(glue_job 'sleep 2' --block DISCARD_LATER)
+# (long enough that the second trigger finds it running on a loaded machine)
+DJ=$(glue_job 'sleep 20' --block DISCARD_LATER)
 D1=$(ctl job trigger "$DJ" | jq -r '.logIds[0]')
 wait_for 5 field_is "$D1" triggerCode 200
 D2=$(ctl job trigger "$DJ" | jq -r '.logIds[0]')
 check "DISCARD_LATER refuses the second trigger" wait_for 5 field_is "$D2" triggerCode 500
 check "DISCARD_LATER says why" bash -c "$CTL --api $API --json log show $D2 | jq -r .triggerMsg | grep -q 'Discard Later'"
-OJ=$(glue_job 'sleep 3' --block COVER_EARLY)
+# (the first sleeps 30 s, the one that covers it 1 s: its param)
+OJ=$(glue_job 'sleep ${1:-30}' --block COVER_EARLY)
 O1=$(ctl job trigger "$OJ" | jq -r '.logIds[0]')
 wait_for 5 field_is "$O1" triggerCode 200
 sleep 0.3
-O2=$(ctl job trigger "$OJ" | jq -r '.logIds[0]')
+O2=$(ctl job trigger "$OJ" --param 1 | jq -r '.logIds[0]')
 check "COVER_EARLY ends the running one" wait_for 10 finished "$O1"
 check "COVER_EARLY says why" bash -c "$CTL --api $API --json log show $O1 | jq -r .handleMsg | grep -q 'Cover Early'"
 check "COVER_EARLY runs the new one" wait_for 10 bash -c "[ \"\$($CTL --api $API --json log show $O2 | jq -r .handleCode)\" = 200 ]"
