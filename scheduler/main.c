@@ -131,6 +131,8 @@ main (int argc, char *argv [])
     settings.admin_address = s_value (NULL, config, "scheduler/admin_address", NULL);
     settings.beat_s = s_int (NULL, config, "scheduler/registry/beat", settings.beat_s);
     settings.dead_s = s_int (NULL, config, "scheduler/registry/dead", settings.dead_s);
+    settings.registry_limit = s_int (NULL, config, "scheduler/registry/agents",
+                                     settings.registry_limit);
     settings.run_timeout_ms = s_int (NULL, config, "scheduler/run_timeout", settings.run_timeout_ms);
     settings.request_timeout_ms = s_int (NULL, config, "scheduler/request_timeout",
                                          settings.request_timeout_ms);
@@ -200,6 +202,7 @@ main (int argc, char *argv [])
         return 2;
     }
     if (settings.beat_s < 1 || settings.dead_s < settings.beat_s || settings.batch < 1
+    ||  settings.registry_limit < 0
     ||  settings.preread_ms < 100 || settings.scan_ms < 10
     ||  settings.fail_check_ms < 10 || settings.retention_check_ms < 10 || settings.lost_check_ms < 10 || settings.report_ms < 10
     ||  settings.fast_pool < 1 || settings.slow_pool < 1 || settings.probe_timeout_ms < 1
@@ -207,7 +210,8 @@ main (int argc, char *argv [])
     ||  settings.wal_size_mb > XXL_STORE_WAL_MIB_MAX
     ||  settings.lease_ms < 300 || settings.lease_ms > 600000
     ||  (settings.node && (!*settings.node || strlen (settings.node) >= XXL_STORE_NODE_MAX))) {
-        fprintf (stderr, "xxl-scheduler: need registry/beat >= 1, registry/dead >= beat, batch >= 1,"
+        fprintf (stderr, "xxl-scheduler: need registry/beat >= 1, registry/dead >= beat,"
+                         " registry/agents >= 0, batch >= 1,"
                          " pools/fast, pools/slow and pools/probe_timeout >= 1, pools/slow_ms and slow_count >= 0,"
                          " planner/preread >= 100,"
                          " planner/scan >= 10, wal_size 1-65536, ha/lease_ms 300-600000,"

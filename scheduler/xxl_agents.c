@@ -556,7 +556,7 @@ s_agent_binding (server_t *self, zframe_t *rid, const char *app, const char *add
     char where [300];
     int rc = 0;
     if (remove) {
-        const char *owner = self->keys? (const char *) zhashx_lookup (self->owners, address): NULL;
+        const char *owner = self->keys? xxl_registry_owner (self->registry, address): NULL;
         if ((route && !same) || (owner && who && strneq (owner, who->public_key))) {
             snprintf (why, whylen, "address '%s' is registered on another connection:"
                       " only that one may unregister it",
@@ -577,7 +577,7 @@ s_agent_binding (server_t *self, zframe_t *rid, const char *app, const char *add
     else
     if (self->keys) {
         const char *foreign = s_address_foreign_app (self, address, who);
-        const char *owner = (const char *) zhashx_lookup (self->owners, address);
+        const char *owner = xxl_registry_owner (self->registry, address);
         char other [300];
         if (foreign) {
             snprintf (why, whylen, "address '%s' is an agent of app '%s', which this key's"
@@ -592,8 +592,6 @@ s_agent_binding (server_t *self, zframe_t *rid, const char *app, const char *add
                       " leaves the registry", xxl_printable (address, where, sizeof where));
             rc = -1;
         }
-        else
-            zhashx_update (self->owners, address, strdup (who->public_key));
         free (self->foreign_apps);
         self->foreign_apps = NULL;
     }
@@ -639,6 +637,21 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove,
     else {
         int changed = xxl_registry_beat (self->registry, app, address, zframe_data (rid),
                                          zframe_size (rid), handlers, now);
+        if (changed == XXL_REGISTRY_FULL) {
+            snprintf (why, sizeof why, "the registry holds its limit of %zu agents"
+                      " (scheduler/registry/agents): %s/%s not registered",
+                      xxl_registry_limit (self->registry),
+                      xxl_printable (app, name, sizeof name),
+                      xxl_printable (address, where, sizeof where));
+            engine_warn_limited (&self->log_registry_full, "registry: REGISTER refused (429): %s",
+                                 why);
+            s_agent_reply (self, rid, xxl_msg_id (msg), XXL_BUSY, why);
+            return;
+        }
+        //  (the key that registered it: the address stays that key's while
+        //  the registry holds it)
+        if (self->keys && who)
+            xxl_registry_set_owner (self->registry, address, who->public_key);
         if (self->awaited_left && zclock_mono () < self->warm_until)
             s_awaited_back (self, address);
         //  (absent or <= 1: the single form)

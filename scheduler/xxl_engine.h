@@ -296,6 +296,7 @@ typedef struct {
     ratelog_t log_frames;               //  messages of the wrong number of frames
     ratelog_t log_token;                //  requests with a wrong access token
     ratelog_t log_binding;              //  (UN)REGISTERs refused for their key or connection
+    ratelog_t log_registry_full;        //  REGISTERs refused: the registry holds its limit
     ratelog_t log_api_send;             //  replies a client's connection refused
     zhashx_t *backlogs;                 //  client return address (hex) → backlog_t
     size_t backlog_bytes;               //  in all backlogs
@@ -356,7 +357,6 @@ typedef struct {
     char user_id [48];                  //  the key (Z85) of the message being read
     int64_t keys_refused;               //  messages refused since the last log line
     int64_t keys_logged;                //  monotonic ms of that line
-    zhashx_t *owners;                   //  address → public key that registered it
     char *foreign_apps;                 //  s_address_foreign_app's answer
     int64_t foreign_callbacks;          //  callbacks for rows of other addresses
     int64_t foreign_callbacks_logged;   //  since this monotonic ms's log line

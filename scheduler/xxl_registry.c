@@ -1,75 +1,135 @@
 /*  xxl_registry.c -- live agents: app → sorted addresses, address → route.
 
-    Entries live in one array kept sorted by (app, address); an app's
-    address list is a slice of it, rebuilt into a cached pointer array on
-    change.  Routes (address → connection) are found by a hash of the
-    address; each counts the entries that list its address (so removing
-    an entry need not scan the others), and a hash of connections (the
-    routing id, hex) counts the routes live or parting on each, so that
-    what a message from a connection needs (is it registered, with how
-    many addresses) costs the same with 1,000 agents as with one.
+    Entries (app, address) live in one array kept sorted by (app,
+    address); an app's address list is a slice of it, made into a pointer
+    array per app when asked after a change.  Each address held has a
+    route (found by a hash of the address) that counts the entries listing
+    it, so removing an entry need not scan the others; each connection
+    held (found by a hash of its routing id, hex) lists the routes that
+    hold it, live or parting, so that what a message from a connection
+    needs (is it registered, with how many addresses) costs the same with
+    1,000 agents as with one, and so does forgetting a route.
+
+    A route ends when no entry lists it and it holds no connection: it
+    leaves the index at once (the address is unknown from then on, and
+    comes back as a new route) and is freed at the next collect, so that
+    the strings handed out during an engine turn outlive the turn.
 */
 
 #include "xxl_registry.h"
 #include "xxl/msg.h"
 
-typedef struct {
-    char *app;
+typedef struct _s_route_t s_route_t;
+typedef struct _s_conn_t s_conn_t;
+typedef struct _s_app_t s_app_t;
+
+//  An address held
+struct _s_route_t {
     char *address;
+    s_conn_t *conn;                     //  the connection it holds (NULL: none)
+    bool parting;                       //  conn is the one it unregistered from
+                                        //  or expired on (LOG, KILL, results only)
+    size_t listed;                      //  entries (apps) that list it
+    int run_batch;                      //  TriggerParams per RUN it takes (0: single form)
+    char *owner;                        //  the agent key that registered it, or NULL
+    s_route_t *prev, *next;             //  the other routes of conn; next also
+                                        //  links the released ones
+};
+
+//  A connection held by one route or more
+struct _s_conn_t {
+    void *rid;
+    size_t rid_size;
+    size_t count;                       //  routes holding it
+    s_route_t *routes;                  //  the first of them
+};
+
+//  An app name some entry has
+struct _s_app_t {
+    char *name;
+    size_t entries;                     //  its entries
+    const char **view;                  //  its connected addresses, sorted
+    size_t view_size;
+    bool view_ok;                       //  view holds for view_gen
+    uint64_t view_gen;
+};
+
+typedef struct {
+    s_app_t *app;
+    s_route_t *route;                   //  (its address)
     char *handlers;
     int64_t update_time;
 } s_entry_t;
 
-typedef struct {
-    char *address;
-    void *rid;
-    size_t rid_size;
-    void *parting;                      //  the connection of an address that
-    size_t parting_size;                //  unregistered (LOG and KILL only)
-    int run_batch;                      //  TriggerParams per RUN it takes (0: single form)
-    size_t listed;                      //  entries (apps) that list the address
-} s_route_t;
-
-//  A connection's routes: how many hold its routing id (live or parting),
-//  and the slot + 1 of one of them
-typedef struct {
-    size_t count;
-    size_t slot;
-} s_rid_t;
-
 struct _xxl_registry_t {
     s_entry_t *entries;
     size_t size, alloc;
-    s_route_t *routes;                  //  append-only: an address keeps its slot
-    size_t routes_size, routes_alloc;
-    zhashx_t *route_index;              //  address → its slot + 1
-    zhashx_t *rid_index;                //  routing id in hex → s_rid_t
-    const char **view;                  //  cached addresses of view_app
-    char *view_app;
-    size_t view_size;
+    zhashx_t *route_index;              //  address → s_route_t
+    zhashx_t *conn_index;               //  routing id in hex → s_conn_t
+    zhashx_t *apps;                     //  app name → s_app_t
+    size_t routes;                      //  in route_index
+    size_t parting;                     //  routes parting
+    size_t limit;                       //  entries + parting at most (0: none)
+    uint64_t gen;                       //  changes when an address several apps
+                                        //  list connects or disconnects
+    s_route_t *released;                //  out of the index, freed at collect
+    size_t released_count;
 };
+
+static const char *s_none [1] = { NULL };
+
+static void
+s_route_free (s_route_t **route_p)
+{
+    s_route_t *route = *route_p;
+    if (route) {
+        free (route->address);
+        free (route->owner);
+        free (route);
+        *route_p = NULL;
+    }
+}
+
+static void
+s_conn_destroy (s_conn_t **conn_p)
+{
+    s_conn_t *conn = *conn_p;
+    if (conn) {
+        free (conn->rid);
+        free (conn);
+        *conn_p = NULL;
+    }
+}
+
+static void
+s_app_destroy (s_app_t **app_p)
+{
+    s_app_t *app = *app_p;
+    if (app) {
+        free (app->name);
+        free (app->view);
+        free (app);
+        *app_p = NULL;
+    }
+}
 
 xxl_registry_t *
 xxl_registry_new (void)
 {
     xxl_registry_t *self = (xxl_registry_t *) zmalloc (sizeof (xxl_registry_t));
     self->route_index = zhashx_new ();
-    self->rid_index = zhashx_new ();
-    if (!self->route_index || !self->rid_index) {
+    self->conn_index = zhashx_new ();
+    self->apps = zhashx_new ();
+    if (!self->route_index || !self->conn_index || !self->apps) {
         zhashx_destroy (&self->route_index);
-        zhashx_destroy (&self->rid_index);
+        zhashx_destroy (&self->conn_index);
+        zhashx_destroy (&self->apps);
         free (self);
         return NULL;
     }
-    zhashx_set_destructor (self->rid_index, (zhashx_destructor_fn *) zstr_free);
+    zhashx_set_destructor (self->conn_index, (zhashx_destructor_fn *) s_conn_destroy);
+    zhashx_set_destructor (self->apps, (zhashx_destructor_fn *) s_app_destroy);
     return self;
-}
-
-static void
-s_view_reset (xxl_registry_t *self)
-{
-    zstr_free (&self->view_app);
-    self->view_size = 0;
 }
 
 void
@@ -77,25 +137,32 @@ xxl_registry_destroy (xxl_registry_t **self_p)
 {
     if (self_p && *self_p) {
         xxl_registry_t *self = *self_p;
-        for (size_t i = 0; i < self->size; i++) {
-            free (self->entries [i].app);
-            free (self->entries [i].address);
+        for (size_t i = 0; i < self->size; i++)
             free (self->entries [i].handlers);
-        }
-        for (size_t i = 0; i < self->routes_size; i++) {
-            free (self->routes [i].address);
-            free (self->routes [i].rid);
-            free (self->routes [i].parting);
-        }
         free (self->entries);
-        free (self->routes);
+        xxl_registry_collect (self);
+        //  (the route index does not own its routes: s_route_release)
+        for (s_route_t *route = (s_route_t *) zhashx_first (self->route_index); route;
+             route = (s_route_t *) zhashx_next (self->route_index))
+            s_route_free (&route);
         zhashx_destroy (&self->route_index);
-        zhashx_destroy (&self->rid_index);
-        free (self->view);
-        free (self->view_app);
+        zhashx_destroy (&self->conn_index);
+        zhashx_destroy (&self->apps);
         free (self);
         *self_p = NULL;
     }
+}
+
+void
+xxl_registry_set_limit (xxl_registry_t *self, size_t limit)
+{
+    self->limit = limit;
+}
+
+size_t
+xxl_registry_limit (xxl_registry_t *self)
+{
+    return self->limit;
 }
 
 static int
@@ -112,7 +179,8 @@ s_find (xxl_registry_t *self, const char *app, const char *address, int *found)
     size_t low = 0, high = self->size;
     while (low < high) {
         size_t mid = (low + high) / 2;
-        int rc = s_compare (self->entries [mid].app, self->entries [mid].address, app, address);
+        const s_entry_t *entry = &self->entries [mid];
+        int rc = s_compare (entry->app->name, entry->route->address, app, address);
         if (rc == 0) {
             *found = 1;
             return mid;
@@ -126,7 +194,7 @@ s_find (xxl_registry_t *self, const char *app, const char *address, int *found)
     return low;
 }
 
-//  The key of a routing id in rid_index (hex: ids are binary)
+//  The key of a routing id in conn_index (hex: ids are binary)
 static void
 s_rid_key (const void *rid, size_t rid_size, char *key, size_t keylen)
 {
@@ -140,53 +208,16 @@ s_rid_key (const void *rid, size_t rid_size, char *key, size_t keylen)
     key [2 * i] = 0;
 }
 
-//  The route at slot + 1 took (add) or let go (!add) of routing id rid,
-//  as its live or its parting connection
-static void
-s_rid_count (xxl_registry_t *self, const void *rid, size_t rid_size, size_t slot, bool add)
+#define S_KEY_MAX (2 * 256 + 1)         //  (ZeroMQ routing ids are at most 255 bytes)
+
+static s_conn_t *
+s_conn (xxl_registry_t *self, const void *rid, size_t rid_size)
 {
     if (!rid || !rid_size)
-        return;
-    char key [2 * 256 + 1];
+        return NULL;
+    char key [S_KEY_MAX];
     s_rid_key (rid, rid_size, key, sizeof key);
-    s_rid_t *entry = (s_rid_t *) zhashx_lookup (self->rid_index, key);
-    if (add) {
-        if (!entry) {
-            entry = (s_rid_t *) zmalloc (sizeof (s_rid_t));
-            entry->slot = slot;
-            zhashx_insert (self->rid_index, key, entry);
-        }
-        entry->count++;
-        return;
-    }
-    assert (entry && entry->count > 0);
-    if (--entry->count == 0) {
-        zhashx_delete (self->rid_index, key);
-        return;
-    }
-    if (entry->slot == slot) {
-        //  Another route holds it (a connection with several addresses:
-        //  rare, and small): the first found.  (The route letting go may
-        //  still hold it as it calls: never itself; a route holds a
-        //  connection once, live or parting)
-        for (size_t i = 0; i < self->routes_size; i++) {
-            s_route_t *route = &self->routes [i];
-            if (i + 1 != slot
-            &&  ((route->rid && route->rid_size == rid_size
-            &&   memcmp (route->rid, rid, rid_size) == 0)
-            ||  (route->parting && route->parting_size == rid_size
-            &&   memcmp (route->parting, rid, rid_size) == 0))) {
-                entry->slot = i + 1;
-                break;
-            }
-        }
-    }
-}
-
-static size_t
-s_slot (xxl_registry_t *self, s_route_t *route)
-{
-    return (size_t) (route - self->routes) + 1;
+    return (s_conn_t *) zhashx_lookup (self->conn_index, key);
 }
 
 static s_route_t *
@@ -194,22 +225,121 @@ s_route (xxl_registry_t *self, const char *address)
 {
     if (!address)
         return NULL;
-    uintptr_t slot = (uintptr_t) zhashx_lookup (self->route_index, address);
-    if (!slot)
-        return NULL;
-    assert (slot <= self->routes_size && streq (self->routes [slot - 1].address, address));
-    return &self->routes [slot - 1];
+    s_route_t *route = (s_route_t *) zhashx_lookup (self->route_index, address);
+    assert (!route || streq (route->address, address));
+    return route;
+}
+
+static bool
+s_connected (const s_route_t *route)
+{
+    return route->conn && !route->parting;
+}
+
+//  The views that list route are void: its app's when only that app
+//  lists it, else every app's
+static void
+s_views_void (xxl_registry_t *self, s_route_t *route, s_app_t *app)
+{
+    if (route->listed == 0)
+        return;                         //  (in no view)
+    if (app && route->listed == 1)
+        app->view_ok = false;
+    else
+        self->gen++;
+}
+
+//  Takes a route out of the index (nothing lists it, it holds no
+//  connection); freed at the next collect
+static void
+s_route_release (xxl_registry_t *self, s_route_t *route)
+{
+    assert (route->listed == 0 && !route->conn);
+    zhashx_delete (self->route_index, route->address);
+    self->routes--;
+    route->prev = NULL;
+    route->next = self->released;
+    self->released = route;
+    self->released_count++;
+}
+
+//  route lets go of its connection (forgetting the connection when it was
+//  the last route on it); a route left with nothing is released
+static void
+s_conn_let_go (xxl_registry_t *self, s_route_t *route)
+{
+    s_conn_t *conn = route->conn;
+    assert (conn && conn->count > 0);
+    if (route->prev)
+        route->prev->next = route->next;
+    else
+        conn->routes = route->next;
+    if (route->next)
+        route->next->prev = route->prev;
+    route->prev = route->next = NULL;
+    route->conn = NULL;
+    if (route->parting) {
+        assert (self->parting > 0);
+        self->parting--;
+        route->parting = false;
+    }
+    if (--conn->count == 0) {
+        assert (!conn->routes);
+        char key [S_KEY_MAX];
+        s_rid_key (conn->rid, conn->rid_size, key, sizeof key);
+        zhashx_delete (self->conn_index, key);
+    }
+    if (route->listed == 0)
+        s_route_release (self, route);
+}
+
+//  route (holding none) takes the connection rid, live
+static void
+s_conn_take (xxl_registry_t *self, s_route_t *route, const void *rid, size_t rid_size)
+{
+    assert (!route->conn);
+    s_conn_t *conn = s_conn (self, rid, rid_size);
+    if (!conn) {
+        conn = (s_conn_t *) zmalloc (sizeof (s_conn_t));
+        conn->rid = malloc (rid_size);
+        assert (conn->rid);
+        memcpy (conn->rid, rid, rid_size);
+        conn->rid_size = rid_size;
+        char key [S_KEY_MAX];
+        s_rid_key (rid, rid_size, key, sizeof key);
+        zhashx_insert (self->conn_index, key, conn);
+    }
+    route->next = conn->routes;
+    route->prev = NULL;
+    if (conn->routes)
+        conn->routes->prev = route;
+    conn->routes = route;
+    conn->count++;
+    route->conn = conn;
+    route->parting = false;
+}
+
+static bool
+s_same_rid (const s_conn_t *conn, const void *rid, size_t rid_size)
+{
+    return conn && conn->rid_size == rid_size && memcmp (conn->rid, rid, rid_size) == 0;
 }
 
 int
-xxl_registry_beat (xxl_registry_t *self, const char *app, const char *address,
+xxl_registry_beat (xxl_registry_t *self, const char *app_name, const char *address,
                    const void *rid, size_t rid_size, const char *handlers, int64_t now)
 {
-    if (!app || !*app || !address || !*address || !rid || !rid_size)
+    if (!app_name || !*app_name || !address || !*address || !rid || !rid_size
+    ||  rid_size > 255)
         return -1;
     int changed = 0, found;
-    size_t index = s_find (self, app, address, &found);
+    size_t index = s_find (self, app_name, address, &found);
+    s_route_t *route = s_route (self, address);
     if (!found) {
+        //  (a parting address that comes back leaves its parting place)
+        if (self->limit && self->size + self->parting >= self->limit
+        &&  !(route && route->parting))
+            return XXL_REGISTRY_FULL;
         if (self->size == self->alloc) {
             size_t alloc = self->alloc? self->alloc * 2: 16;
             s_entry_t *entries = (s_entry_t *) realloc (self->entries, alloc * sizeof (s_entry_t));
@@ -218,63 +348,50 @@ xxl_registry_beat (xxl_registry_t *self, const char *app, const char *address,
             self->entries = entries;
             self->alloc = alloc;
         }
+        if (!route) {
+            route = (s_route_t *) zmalloc (sizeof (s_route_t));
+            route->address = strdup (address);
+            if (!route->address) {
+                free (route);
+                return -1;
+            }
+            zhashx_insert (self->route_index, address, route);
+            self->routes++;
+        }
+        s_app_t *app = (s_app_t *) zhashx_lookup (self->apps, app_name);
+        if (!app) {
+            app = (s_app_t *) zmalloc (sizeof (s_app_t));
+            app->name = strdup (app_name);
+            assert (app->name);
+            zhashx_insert (self->apps, app_name, app);
+        }
         memmove (self->entries + index + 1, self->entries + index,
                  (self->size - index) * sizeof (s_entry_t));
-        self->entries [index].app = strdup (app);
-        self->entries [index].address = strdup (address);
-        self->entries [index].handlers = NULL;
+        self->entries [index] = (s_entry_t) { .app = app, .route = route };
         self->size++;
-        s_view_reset (self);
+        app->entries++;
+        app->view_ok = false;
+        route->listed++;
         changed = 1;
     }
-    bool listed_now = !found;
     s_entry_t *entry = &self->entries [index];
     entry->update_time = now;
     if (handlers && (!entry->handlers || strneq (entry->handlers, handlers))) {
-        free (entry->handlers);
-        entry->handlers = strdup (handlers);
-    }
-    s_route_t *route = s_route (self, address);
-    if (!route) {
-        if (self->routes_size == self->routes_alloc) {
-            size_t alloc = self->routes_alloc? self->routes_alloc * 2: 16;
-            s_route_t *routes = (s_route_t *) realloc (self->routes, alloc * sizeof (s_route_t));
-            if (!routes)
-                return -1;
-            self->routes = routes;
-            self->routes_alloc = alloc;
+        char *copy = strdup (handlers);
+        if (copy) {
+            free (entry->handlers);
+            entry->handlers = copy;
         }
-        route = &self->routes [self->routes_size++];
-        route->address = strdup (address);
-        zhashx_insert (self->route_index, address, (void *) (uintptr_t) self->routes_size);
-        route->rid = NULL;
-        route->rid_size = 0;
-        route->parting = NULL;
-        route->parting_size = 0;
-        route->run_batch = 0;
-        route->listed = 0;
     }
-    if (listed_now)
-        route->listed++;
-    if (route->parting) {
-        //  (registered again: the old one is no way to it now)
-        s_rid_count (self, route->parting, route->parting_size, s_slot (self, route), false);
-        free (route->parting);
-        route->parting = NULL;
-        route->parting_size = 0;
-    }
-    if (route->rid_size != rid_size || !route->rid || memcmp (route->rid, rid, rid_size)) {
-        void *copy = malloc (rid_size);
-        if (!copy)
-            return -1;
-        memcpy (copy, rid, rid_size);
-        if (route->rid)
-            s_rid_count (self, route->rid, route->rid_size, s_slot (self, route), false);
-        free (route->rid);
-        route->rid = copy;
-        route->rid_size = rid_size;
-        s_rid_count (self, route->rid, route->rid_size, s_slot (self, route), true);
-        s_view_reset (self);
+    if (!s_connected (route) || !s_same_rid (route->conn, rid, rid_size)) {
+        //  (registered here again: the connection it parted from, or had,
+        //  is no way to it now)
+        bool was_connected = s_connected (route);
+        if (route->conn)
+            s_conn_let_go (self, route);    //  (listed: not released)
+        s_conn_take (self, route, rid, rid_size);
+        if (!was_connected)
+            s_views_void (self, route, entry->app);
         changed = 1;
     }
     return changed;
@@ -283,33 +400,45 @@ xxl_registry_beat (xxl_registry_t *self, const char *app, const char *address,
 static void
 s_remove_at (xxl_registry_t *self, size_t index)
 {
-    //  An address no app lists any more is not routed to either: nothing
-    //  goes to a connection that said goodbye or stopped beating
-    s_route_t *route = s_route (self, self->entries [index].address);
-    assert (route && route->listed > 0);
-    if (--route->listed == 0 && route->rid) {
-        //  (kept for LOG and KILL: a draining agent still answers them;
-        //  the connection's count is unchanged: rid becomes parting)
-        if (route->parting)
-            s_rid_count (self, route->parting, route->parting_size, s_slot (self, route), false);
-        free (route->parting);
-        route->parting = route->rid;
-        route->parting_size = route->rid_size;
-        route->rid = NULL;
-        route->rid_size = 0;
-    }
-    free (self->entries [index].app);
-    free (self->entries [index].address);
-    free (self->entries [index].handlers);
+    s_entry_t entry = self->entries [index];
     memmove (self->entries + index, self->entries + index + 1,
              (self->size - index - 1) * sizeof (s_entry_t));
     self->size--;
-    s_view_reset (self);
+    //  (room follows what is held: a burst of agents gone frees its room)
+    if (self->alloc > 64 && self->size < self->alloc / 4) {
+        s_entry_t *entries = (s_entry_t *) realloc (self->entries,
+                                                    self->alloc / 2 * sizeof (s_entry_t));
+        if (entries) {
+            self->entries = entries;
+            self->alloc /= 2;
+        }
+    }
+    free (entry.handlers);
+    s_app_t *app = entry.app;
+    app->view_ok = false;
+    if (--app->entries == 0)
+        zhashx_delete (self->apps, app->name);
+    //  An address no app lists any more is not routed to either: nothing
+    //  goes to a connection that said goodbye or stopped beating.  Its
+    //  connection is kept for LOG and KILL (a draining agent still answers
+    //  them, and sends its results) until it closes.
+    s_route_t *route = entry.route;
+    assert (route->listed > 0 && !route->parting);
+    if (--route->listed == 0) {
+        if (route->conn) {
+            route->parting = true;
+            self->parting++;
+        }
+        else
+            s_route_release (self, route);
+    }
 }
 
 int
 xxl_registry_remove (xxl_registry_t *self, const char *app, const char *address)
 {
+    if (!app || !address)
+        return -1;
     int found;
     size_t index = s_find (self, app, address, &found);
     if (!found)
@@ -328,8 +457,9 @@ xxl_registry_expire (xxl_registry_t *self, int64_t dead_before)
             if (removed < 10) {
                 char app [300], address [300];
                 zsys_info ("registry: %s/%s missed its beats, removed",
-                           xxl_printable (self->entries [i].app, app, sizeof app),
-                           xxl_printable (self->entries [i].address, address, sizeof address));
+                           xxl_printable (self->entries [i].app->name, app, sizeof app),
+                           xxl_printable (self->entries [i].route->address, address,
+                                          sizeof address));
             }
             s_remove_at (self, i);
             removed++;
@@ -341,38 +471,45 @@ xxl_registry_expire (xxl_registry_t *self, int64_t dead_before)
 }
 
 size_t
-xxl_registry_addresses (xxl_registry_t *self, const char *app,
+xxl_registry_addresses (xxl_registry_t *self, const char *app_name,
                         const char *const **addresses)
 {
-    if (!self->view_app || strneq (self->view_app, app)) {
-        s_view_reset (self);
-        free (self->view);
-        self->view = (const char **) calloc (self->size + 1, sizeof (char *));
+    s_app_t *app = app_name? (s_app_t *) zhashx_lookup (self->apps, app_name): NULL;
+    if (!app) {
+        *addresses = s_none;
+        return 0;
+    }
+    if (!app->view_ok || app->view_gen != self->gen) {
+        const char **view = (const char **) realloc (app->view,
+                                                     (app->entries + 1) * sizeof (char *));
+        assert (view);
+        app->view = view;
         int found;
-        size_t index = s_find (self, app, "", &found);
+        size_t index = s_find (self, app_name, "", &found);
         size_t count = 0;
         //  Connected addresses only: nothing is routed to a connection known
         //  to be gone (a failed send, an agent that said goodbye)
-        for (; index < self->size && streq (self->entries [index].app, app); index++) {
-            s_route_t *route = s_route (self, self->entries [index].address);
-            if (route && route->rid)
-                self->view [count++] = self->entries [index].address;
-        }
-        self->view_size = count;
-        self->view_app = strdup (app);
+        for (; index < self->size && self->entries [index].app == app; index++)
+            if (s_connected (self->entries [index].route))
+                view [count++] = self->entries [index].route->address;
+        assert (count <= app->entries);
+        view [count] = NULL;
+        app->view_size = count;
+        app->view_ok = true;
+        app->view_gen = self->gen;
     }
-    *addresses = self->view;
-    return self->view_size;
+    *addresses = app->view;
+    return app->view_size;
 }
 
 const void *
 xxl_registry_route (xxl_registry_t *self, const char *address, size_t *size)
 {
     s_route_t *route = s_route (self, address);
-    if (!route || !route->rid)
+    if (!route || !s_connected (route))
         return NULL;
-    *size = route->rid_size;
-    return route->rid;
+    *size = route->conn->rid_size;
+    return route->conn->rid;
 }
 
 void
@@ -387,7 +524,24 @@ int
 xxl_registry_run_batch (xxl_registry_t *self, const char *address)
 {
     s_route_t *route = s_route (self, address);
-    return route && route->rid? route->run_batch: 0;
+    return route && s_connected (route)? route->run_batch: 0;
+}
+
+void
+xxl_registry_set_owner (xxl_registry_t *self, const char *address, const char *key)
+{
+    s_route_t *route = s_route (self, address);
+    if (!route || (route->owner && key && streq (route->owner, key)))
+        return;
+    free (route->owner);
+    route->owner = key? strdup (key): NULL;
+}
+
+const char *
+xxl_registry_owner (xxl_registry_t *self, const char *address)
+{
+    s_route_t *route = s_route (self, address);
+    return route? route->owner: NULL;
 }
 
 void
@@ -395,21 +549,62 @@ xxl_registry_unroute (xxl_registry_t *self, const char *address,
                       const void *rid, size_t rid_size)
 {
     s_route_t *route = s_route (self, address);
-    if (route && route->parting && route->parting_size == rid_size
-    &&  memcmp (route->parting, rid, rid_size) == 0) {
-        s_rid_count (self, route->parting, route->parting_size, s_slot (self, route), false);
-        free (route->parting);
-        route->parting = NULL;
-        route->parting_size = 0;
+    if (!route || !rid || !s_same_rid (route->conn, rid, rid_size))
+        return;
+    if (s_connected (route))
+        s_views_void (self, route, NULL);
+    s_conn_let_go (self, route);
+}
+
+size_t
+xxl_registry_gone (xxl_registry_t *self, const void *rid, size_t rid_size)
+{
+    s_conn_t *conn = s_conn (self, rid, rid_size);
+    size_t connected = 0;
+    //  (the last route to let go frees conn: its list is read before)
+    for (s_route_t *route = conn? conn->routes: NULL, *next; route; route = next) {
+        next = route->next;
+        if (s_connected (route)) {
+            if (connected++ < 10) {
+                char name [300];
+                zsys_info ("registry: %s is not connected (its connection closed)",
+                           xxl_printable (route->address, name, sizeof name));
+            }
+            s_views_void (self, route, NULL);
+        }
+        s_conn_let_go (self, route);
     }
-    if (route && route->rid && route->rid_size == rid_size
-    &&  memcmp (route->rid, rid, rid_size) == 0) {
-        s_rid_count (self, route->rid, route->rid_size, s_slot (self, route), false);
-        free (route->rid);
-        route->rid = NULL;
-        route->rid_size = 0;
-        s_view_reset (self);
+    if (connected > 10)
+        zsys_info ("registry: %zu addresses of one connection are not connected (it closed)",
+                   connected);
+    return connected;
+}
+
+const void *
+xxl_registry_rid_first (xxl_registry_t *self, size_t *size)
+{
+    s_conn_t *conn = (s_conn_t *) zhashx_first (self->conn_index);
+    *size = conn? conn->rid_size: 0;
+    return conn? conn->rid: NULL;
+}
+
+const void *
+xxl_registry_rid_next (xxl_registry_t *self, size_t *size)
+{
+    s_conn_t *conn = (s_conn_t *) zhashx_next (self->conn_index);
+    *size = conn? conn->rid_size: 0;
+    return conn? conn->rid: NULL;
+}
+
+void
+xxl_registry_collect (xxl_registry_t *self)
+{
+    while (self->released) {
+        s_route_t *route = self->released;
+        self->released = route->next;
+        s_route_free (&route);
     }
+    self->released_count = 0;
 }
 
 int
@@ -418,12 +613,11 @@ xxl_registry_each (xxl_registry_t *self, size_t *cursor, xxl_registry_entry_t *e
     if (*cursor >= self->size)
         return -1;
     s_entry_t *e = &self->entries [(*cursor)++];
-    entry->app = e->app;
-    entry->address = e->address;
+    entry->app = e->app->name;
+    entry->address = e->route->address;
     entry->handlers = e->handlers? e->handlers: "";
     entry->update_time = e->update_time;
-    size_t size;
-    entry->connected = xxl_registry_route (self, e->address, &size) != NULL;
+    entry->connected = s_connected (e->route);
     return 0;
 }
 
@@ -444,43 +638,42 @@ const char *
 xxl_registry_address (xxl_registry_t *self, const char *address)
 {
     s_route_t *route = s_route (self, address);
-    return route && (route->rid || route->parting)? route->address: NULL;
+    return route && route->conn? route->address: NULL;
 }
 
 bool
 xxl_registry_has_rid (xxl_registry_t *self, const void *rid, size_t rid_size)
 {
-    size_t count;
-    return xxl_registry_rid_address (self, rid, rid_size, &count) != NULL;
+    return s_conn (self, rid, rid_size) != NULL;
 }
 
 const char *
 xxl_registry_rid_address (xxl_registry_t *self, const void *rid, size_t rid_size, size_t *count)
 {
-    *count = 0;
-    if (!rid || !rid_size)
-        return NULL;
-    char key [2 * 256 + 1];
-    s_rid_key (rid, rid_size, key, sizeof key);
-    s_rid_t *entry = (s_rid_t *) zhashx_lookup (self->rid_index, key);
-    if (!entry)
-        return NULL;
-    *count = entry->count;
-    assert (entry->slot >= 1 && entry->slot <= self->routes_size);
-    return self->routes [entry->slot - 1].address;
+    s_conn_t *conn = s_conn (self, rid, rid_size);
+    *count = conn? conn->count: 0;
+    assert (!conn || (conn->routes && conn->routes->conn == conn));
+    return conn? conn->routes->address: NULL;
 }
 
 const void *
 xxl_registry_route_last (xxl_registry_t *self, const char *address, size_t *size)
 {
     s_route_t *route = s_route (self, address);
-    if (route && route->rid) {
-        *size = route->rid_size;
-        return route->rid;
-    }
-    if (route && route->parting) {
-        *size = route->parting_size;
-        return route->parting;
-    }
-    return NULL;
+    if (!route || !route->conn)
+        return NULL;
+    *size = route->conn->rid_size;
+    return route->conn->rid;
+}
+
+void
+xxl_registry_stats (xxl_registry_t *self, xxl_registry_stats_t *stats)
+{
+    stats->entries = self->size;
+    stats->addresses = self->routes;
+    stats->parting = self->parting;
+    stats->connections = zhashx_size (self->conn_index);
+    stats->apps = zhashx_size (self->apps);
+    stats->released = self->released_count;
+    stats->entries_alloc = self->alloc;
 }

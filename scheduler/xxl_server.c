@@ -342,43 +342,37 @@ s_check_pending (server_t *self)
     zlistx_destroy (&expired);
 }
 
-//  Every XXL_LIVENESS_MS, a BEAT to each connected address: ZeroMQ tells
-//  no one when a peer's connection closes, but a send to it then fails,
-//  and the address is shown and routed as not connected from then on
-//  (instead of until the dead time).  The agent's REPLY is ignored.
+//  Every XXL_LIVENESS_MS, a BEAT to each connection the registry holds
+//  (once, whatever its addresses): ZeroMQ tells no one when a peer's
+//  connection closes, but a send to it then fails, and its addresses are
+//  shown and routed as not connected from then on (instead of until the
+//  dead time), and those that parted from it (unregistered or expired,
+//  kept for a draining agent's LOG, KILL and results) are forgotten.
+//  The agent's REPLY is ignored.
 #define XXL_LIVENESS_MS 5000
 static void
 s_liveness (server_t *self)
 {
-    zhashx_t *seen = zhashx_new ();
-    size_t cursor = 0;
-    xxl_registry_entry_t entry;
+    zlistx_t *gone = zlistx_new ();
+    zlistx_set_destructor (gone, (zlistx_destructor_fn *) zframe_destroy);
     void *handle = zsock_resolve (self->agents);
-    while (xxl_registry_each (self->registry, &cursor, &entry) == 0) {
-        if (!entry.connected || zhashx_lookup (seen, entry.address))
-            continue;
-        zhashx_insert (seen, entry.address, (void *) 1);
-        size_t rid_size = 0;
-        const void *rid = xxl_registry_route (self->registry, entry.address, &rid_size);
-        if (!rid)
-            continue;
+    size_t rid_size;
+    for (const void *rid = xxl_registry_rid_first (self->registry, &rid_size); rid;
+         rid = xxl_registry_rid_next (self->registry, &rid_size)) {
         xxl_enc_request (self->enc, "BEAT", engine_request_id (self));
         size_t size;
         const void *data = xxl_enc_finish (self->enc, &size);
         int rc = zmq_send (handle, rid, rid_size, ZMQ_SNDMORE);
         if (rc >= 0)
             rc = zmq_send (handle, data, size, 0);
-        if (rc < 0 && zmq_errno () == EHOSTUNREACH) {
-            char name [300];
-            zsys_info ("registry: %s is not connected (its connection closed)",
-                       xxl_printable (entry.address, name, sizeof name));
-            //  (copies: unrouting may free the entry's strings)
-            char *address = strdup (entry.address);
-            xxl_registry_unroute (self->registry, address, rid, rid_size);
-            free (address);
-        }
+        if (rc < 0 && zmq_errno () == EHOSTUNREACH)
+            zlistx_add_end (gone, zframe_new (rid, rid_size));
     }
-    zhashx_destroy (&seen);
+    //  (after the walk: forgetting a connection changes what it walks)
+    for (zframe_t *rid = (zframe_t *) zlistx_first (gone); rid;
+         rid = (zframe_t *) zlistx_next (gone))
+        xxl_registry_gone (self->registry, zframe_data (rid), zframe_size (rid));
+    zlistx_destroy (&gone);
 }
 
 //  The automatic groups' address lists in the store follow the registry,
@@ -435,6 +429,7 @@ xxl_server_config_defaults (xxl_server_config_t *config)
     config->keys_check_ms = 1000;
     config->beat_s = 30;
     config->dead_s = 90;
+    config->registry_limit = 10000;
     config->run_timeout_ms = 10000;
     config->request_timeout_ms = 5000;
     config->batch = 1024;
@@ -497,7 +492,6 @@ s_server_destroy (server_t **self_p)
     zhashx_destroy (&self->busy_tries);
     zhashx_destroy (&self->waiting);
     zhashx_destroy (&self->apps_changed);
-    zhashx_destroy (&self->owners);
     free (self->foreign_apps);
     zhashx_destroy (&self->backlogs);
     zhashx_destroy (&self->accepted_ids);
@@ -651,6 +645,8 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     self->enc = xxl_enc_new ();
     self->text = zchunk_new (NULL, 4096);
     self->registry = xxl_registry_new ();
+    if (self->registry)
+        xxl_registry_set_limit (self->registry, (size_t) config->registry_limit);
     self->api_out = zlistx_new ();
     zlistx_set_destructor (self->api_out, engine_msg_destroy);
     self->api_reads = zlistx_new ();
@@ -669,8 +665,6 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     self->slow_minute = engine_now () / 60000;
     self->waiting = engine_id_map (s_free_item);
     self->apps_changed = zhashx_new ();
-    self->owners = zhashx_new ();
-    zhashx_set_destructor (self->owners, (zhashx_destructor_fn *) zstr_free);
     self->backlogs = zhashx_new ();
     zhashx_set_destructor (self->backlogs, engine_backlog_destroy);
     self->accepted = zlistx_new ();
@@ -1008,6 +1002,9 @@ s_on_pipe (server_t *self, zsock_t *pipe, zmq_pollitem_t *api_item, zmq_pollitem
 static void
 s_turn_begin (server_t *self)
 {
+    //  (between turns nothing holds the registry's strings: what it
+    //  forgot during the last one is freed)
+    xxl_registry_collect (self->registry);
     if (xxl_store_begin (self->store)) {
         //  (a store that is down fails every turn)
         engine_warn_limited (&self->log_begin, "server: cannot begin a transaction: %s",

@@ -50,6 +50,8 @@ typedef struct {
     const char *admin_address;          //  shown in triggerMsg
     int beat_s;                         //  agent beat interval (registry monitor period)
     int dead_s;                         //  agent dead after this many seconds silent
+    int registry_limit;                 //  agents (app, address) the registry holds at
+                                        //  most, parting addresses counted (0: no limit)
     int run_timeout_ms;                 //  wait for an agent's RUN reply
     int request_timeout_ms;             //  wait for an agent's LOG/KILL reply
     int batch;                          //  messages per loop turn (group commit size)

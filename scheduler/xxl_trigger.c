@@ -417,7 +417,7 @@ s_manual_of_app (server_t *self, const char *app, char **list, size_t count)
 {
     size_t kept = 0;
     for (size_t i = 0; i < count; i++) {
-        const char *owner = (const char *) zhashx_lookup (self->owners, list [i]);
+        const char *owner = xxl_registry_owner (self->registry, list [i]);
         const xxl_who_t *who = owner? xxl_keys_lookup (self->keys, owner): NULL;
         if (!owner || (who && xxl_who_has_app (who, app)))
             list [kept++] = list [i];

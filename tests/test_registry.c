@@ -4,6 +4,263 @@
 #include "xxl_registry.h"
 #include "xxl_test.h"
 
+//  An address forgotten (its connection closed after it unregistered) and
+//  another on a new connection: nothing of the old one (its route, its
+//  connection's results, its run batch, its owner) reaches the new one,
+//  and the old one, back, starts afresh
+static void
+s_stale_references (xxl_registry_t *registry)
+{
+    size_t size, count;
+    XXL_CHECK (xxl_registry_beat (registry, "app", "old", "R1", 2, NULL, 100) == 1);
+    xxl_registry_set_run_batch (registry, "old", 50);
+    xxl_registry_set_owner (registry, "old", "key-a");
+    XXL_CHECK (xxl_registry_run_batch (registry, "old") == 50);
+    XXL_CHECK (streq (xxl_registry_owner (registry, "old"), "key-a"));
+    //  Unregistered: parting from R1, which still counts it (a draining
+    //  agent's LOG, KILL and results) and keeps its owner
+    XXL_CHECK (xxl_registry_remove (registry, "app", "old") == 0);
+    XXL_CHECK (!xxl_registry_route (registry, "old", &size));
+    XXL_CHECK (xxl_registry_route_last (registry, "old", &size) && size == 2);
+    XXL_CHECK (xxl_registry_rid_address (registry, "R1", 2, &count) && count == 1);
+    XXL_CHECK (streq (xxl_registry_owner (registry, "old"), "key-a"));
+    xxl_registry_stats_t stats;
+    xxl_registry_stats (registry, &stats);
+    XXL_CHECK (stats.addresses == 1 && stats.parting == 1 && stats.connections == 1);
+    //  R1 closes: the address is forgotten (none of it was connected)
+    XXL_CHECK (xxl_registry_gone (registry, "R1", 2) == 0);
+    xxl_registry_stats (registry, &stats);
+    XXL_CHECK (stats.addresses == 0 && stats.parting == 0 && stats.connections == 0
+               && stats.released == 1);
+    xxl_registry_collect (registry);
+    xxl_registry_stats (registry, &stats);
+    XXL_CHECK (stats.released == 0);
+    //  A new address, on a new connection, in what the old one held
+    XXL_CHECK (xxl_registry_beat (registry, "app", "new", "R2", 2, NULL, 200) == 1);
+    //  ... the old connection's messages are not the new address's: no
+    //  result (CALLBACK: 401), no REPLY matched to it through R1
+    XXL_CHECK (!xxl_registry_rid_address (registry, "R1", 2, &count) && count == 0);
+    XXL_CHECK (!xxl_registry_has_rid (registry, "R1", 2));
+    XXL_CHECK (xxl_registry_rid_address (registry, "R2", 2, &count) && count == 1);
+    //  ... nothing routes to the old address, nor is its copy handed out
+    XXL_CHECK (!xxl_registry_route (registry, "old", &size));
+    XXL_CHECK (!xxl_registry_route_last (registry, "old", &size));
+    XXL_CHECK (!xxl_registry_address (registry, "old"));
+    XXL_CHECK (!xxl_registry_listed (registry, "old"));
+    XXL_CHECK (xxl_registry_run_batch (registry, "old") == 0);
+    XXL_CHECK (!xxl_registry_owner (registry, "old"));
+    //  ... and failures on the old connection do not touch the new one
+    xxl_registry_unroute (registry, "new", "R1", 2);
+    XXL_CHECK (xxl_registry_gone (registry, "R1", 2) == 0);
+    const void *rid = xxl_registry_route (registry, "new", &size);
+    XXL_CHECK (rid && size == 2 && memcmp (rid, "R2", 2) == 0);
+    XXL_CHECK (xxl_registry_run_batch (registry, "new") == 0);
+    XXL_CHECK (!xxl_registry_owner (registry, "new"));
+    //  The old address comes back (on R3): a new route, none of its past
+    XXL_CHECK (xxl_registry_beat (registry, "app", "old", "R3", 2, NULL, 300) == 1);
+    XXL_CHECK (xxl_registry_run_batch (registry, "old") == 0);
+    XXL_CHECK (!xxl_registry_owner (registry, "old"));
+    rid = xxl_registry_route (registry, "old", &size);
+    XXL_CHECK (rid && memcmp (rid, "R3", 2) == 0);
+    //  R2 and R3 close, the addresses expire: nothing held
+    XXL_CHECK (xxl_registry_gone (registry, "R2", 2) == 1);
+    XXL_CHECK (xxl_registry_gone (registry, "R3", 2) == 1);
+    XXL_CHECK (xxl_registry_listed (registry, "new") && !xxl_registry_route (registry, "new", &size));
+    XXL_CHECK (xxl_registry_expire (registry, 1000) == 2);
+    xxl_registry_collect (registry);
+    xxl_registry_stats (registry, &stats);
+    XXL_CHECK (stats.entries == 0 && stats.addresses == 0 && stats.connections == 0
+               && stats.apps == 0);
+}
+
+//  Each app's list is its own: one app's changes leave another's as it
+//  was (the same array, not made again); an address two apps list that
+//  disconnects leaves both
+static void
+s_views (xxl_registry_t *registry)
+{
+    const char *const *a1, *const *a2, *const *b1;
+    XXL_CHECK (xxl_registry_beat (registry, "va", "v1", "W1", 2, NULL, 100) == 1);
+    XXL_CHECK (xxl_registry_beat (registry, "va", "v2", "W2", 2, NULL, 100) == 1);
+    XXL_CHECK (xxl_registry_beat (registry, "vb", "v2", "W2", 2, NULL, 100) == 1);
+    XXL_CHECK (xxl_registry_addresses (registry, "va", &a1) == 2);
+    XXL_CHECK (xxl_registry_addresses (registry, "vb", &b1) == 1 && streq (b1 [0], "v2"));
+    XXL_CHECK (xxl_registry_addresses (registry, "va", &a2) == 2 && a2 == a1);
+    XXL_CHECK (xxl_registry_beat (registry, "vb", "v3", "W3", 2, NULL, 100) == 1);
+    XXL_CHECK (xxl_registry_addresses (registry, "va", &a2) == 2 && a2 == a1);
+    XXL_CHECK (xxl_registry_addresses (registry, "vb", &b1) == 2);
+    XXL_CHECK (streq (b1 [0], "v2") && streq (b1 [1], "v3"));
+    //  v2 (both apps') disconnects: out of both lists
+    xxl_registry_unroute (registry, "v2", "W2", 2);
+    XXL_CHECK (xxl_registry_addresses (registry, "va", &a1) == 1 && streq (a1 [0], "v1"));
+    XXL_CHECK (xxl_registry_addresses (registry, "vb", &b1) == 1 && streq (b1 [0], "v3"));
+    //  ... back on another connection: in both again
+    XXL_CHECK (xxl_registry_beat (registry, "va", "v2", "W4", 2, NULL, 200) == 1);
+    XXL_CHECK (xxl_registry_addresses (registry, "va", &a1) == 2);
+    XXL_CHECK (xxl_registry_addresses (registry, "vb", &b1) == 2 && streq (b1 [0], "v2"));
+    //  v1 (one app's) moves connection: still listed; closes: out
+    XXL_CHECK (xxl_registry_beat (registry, "va", "v1", "W5", 2, NULL, 200) == 1);
+    XXL_CHECK (xxl_registry_addresses (registry, "va", &a1) == 2);
+    XXL_CHECK (xxl_registry_gone (registry, "W1", 2) == 0);
+    XXL_CHECK (xxl_registry_addresses (registry, "va", &a1) == 2);
+    XXL_CHECK (xxl_registry_gone (registry, "W5", 2) == 1);
+    XXL_CHECK (xxl_registry_addresses (registry, "va", &a1) == 1 && streq (a1 [0], "v2"));
+    XXL_CHECK (xxl_registry_addresses (registry, "vc", &a1) == 0 && a1 && !a1 [0]);
+    XXL_CHECK (xxl_registry_expire (registry, 1000) == 4);
+    XXL_CHECK (xxl_registry_addresses (registry, "va", &a1) == 0);
+    XXL_CHECK (xxl_registry_gone (registry, "W3", 2) == 0);
+    XXL_CHECK (xxl_registry_gone (registry, "W4", 2) == 0);
+    xxl_registry_collect (registry);
+    xxl_registry_stats_t stats;
+    xxl_registry_stats (registry, &stats);
+    XXL_CHECK (stats.addresses == 0 && stats.connections == 0 && stats.apps == 0);
+}
+
+//  Agents come and go, each with an address never seen before, over many
+//  cycles (unregistered and their connection closed, expired, or cut off
+//  and expired): what the registry holds follows the live agents, not
+//  how many were ever seen
+#define S_LIVE 60
+#define S_CYCLES 200
+static void
+s_churn (xxl_registry_t *registry)
+{
+    char address [64], rid [32], app [32];
+    size_t worst_entries_alloc = 0, worst_addresses = 0, worst_connections = 0;
+    size_t worst_apps = 0;
+    bool exact = true;
+    int64_t now = 10000;
+    for (int cycle = 0; cycle < S_CYCLES; cycle++, now += 1000) {
+        //  S_LIVE new agents in 3 apps of this cycle (app names come and
+        //  go too), one connection each
+        for (int i = 0; i < S_LIVE; i++) {
+            snprintf (address, sizeof address, "pod-%d-%d:9999", cycle, i);
+            snprintf (rid, sizeof rid, "k%d.%d", cycle, i);
+            snprintf (app, sizeof app, "app-%d", (cycle + i % 3) % 7);
+            if (xxl_registry_beat (registry, app, address, rid, strlen (rid), "h", now) != 1)
+                exact = false;
+            xxl_registry_set_run_batch (registry, address, 10);
+            xxl_registry_set_owner (registry, address, "key");
+        }
+        const char *const *list;
+        xxl_registry_addresses (registry, "app-3", &list);
+        //  The previous cycle's agents leave, a third each way
+        for (int i = 0; cycle > 0 && i < S_LIVE; i++) {
+            snprintf (address, sizeof address, "pod-%d-%d:9999", cycle - 1, i);
+            snprintf (rid, sizeof rid, "k%d.%d", cycle - 1, i);
+            snprintf (app, sizeof app, "app-%d", (cycle - 1 + i % 3) % 7);
+            if (i % 3 == 0) {
+                //  UNREGISTER, then its connection closes
+                if (xxl_registry_remove (registry, app, address))
+                    exact = false;
+                if (xxl_registry_gone (registry, rid, strlen (rid)) != 0)
+                    exact = false;
+            }
+            else
+            if (i % 3 == 1)
+                //  a send fails (connection closed), then it expires
+                xxl_registry_unroute (registry, address, rid, strlen (rid));
+            //  (i % 3 == 2: silent, expires; its connection closes after)
+        }
+        //  The previous cycle's silent ones expire: beats before now
+        int expired = xxl_registry_expire (registry, now);
+        if (cycle > 0 && expired != S_LIVE - (S_LIVE + 2) / 3)
+            exact = false;
+        for (int i = 2; cycle > 0 && i < S_LIVE; i += 3) {
+            snprintf (rid, sizeof rid, "k%d.%d", cycle - 1, i);
+            if (xxl_registry_gone (registry, rid, strlen (rid)) != 0)
+                exact = false;
+        }
+        xxl_registry_collect (registry);
+        xxl_registry_stats_t stats;
+        xxl_registry_stats (registry, &stats);
+        if (stats.entries != S_LIVE || stats.addresses != S_LIVE
+        ||  stats.connections != S_LIVE || stats.parting != 0 || stats.released != 0)
+            exact = false;
+        if (stats.entries_alloc > worst_entries_alloc)
+            worst_entries_alloc = stats.entries_alloc;
+        if (stats.addresses > worst_addresses)
+            worst_addresses = stats.addresses;
+        if (stats.connections > worst_connections)
+            worst_connections = stats.connections;
+        if (stats.apps > worst_apps)
+            worst_apps = stats.apps;
+    }
+    XXL_CHECK (exact);
+    //  (S_CYCLES * S_LIVE = 12,000 addresses seen, S_LIVE held at a time)
+    XXL_CHECK (worst_addresses == S_LIVE && worst_connections == S_LIVE);
+    XXL_CHECK (worst_entries_alloc <= 4 * S_LIVE);
+    XXL_CHECK (worst_apps <= 3);
+    //  The last cycle's agents leave: nothing held
+    for (int i = 0; i < S_LIVE; i++) {
+        snprintf (rid, sizeof rid, "k%d.%d", S_CYCLES - 1, i);
+        XXL_CHECK (xxl_registry_gone (registry, rid, strlen (rid)) == 1);
+    }
+    XXL_CHECK (xxl_registry_expire (registry, now + 1000) == S_LIVE);
+    xxl_registry_collect (registry);
+    xxl_registry_stats_t stats;
+    xxl_registry_stats (registry, &stats);
+    XXL_CHECK (stats.entries == 0 && stats.addresses == 0 && stats.connections == 0
+               && stats.apps == 0 && stats.entries_alloc <= 64);
+}
+
+//  The limit: (app, address) entries plus parting addresses; a refusal
+//  changes nothing; a refresh, and a parting address coming back, are
+//  always taken; places free up as agents leave
+static void
+s_limit (xxl_registry_t *registry)
+{
+    size_t size;
+    xxl_registry_set_limit (registry, 3);
+    XXL_CHECK (xxl_registry_limit (registry) == 3);
+    XXL_CHECK (xxl_registry_beat (registry, "lim", "a", "Q1", 2, NULL, 100) == 1);
+    XXL_CHECK (xxl_registry_beat (registry, "lim", "b", "Q2", 2, NULL, 100) == 1);
+    XXL_CHECK (xxl_registry_beat (registry, "lim", "c", "Q3", 2, NULL, 100) == 1);
+    XXL_CHECK (xxl_registry_beat (registry, "lim", "d", "Q4", 2, NULL, 100) == XXL_REGISTRY_FULL);
+    //  ... another app listing a held address is an entry too
+    XXL_CHECK (xxl_registry_beat (registry, "lim2", "a", "Q1", 2, NULL, 100) == XXL_REGISTRY_FULL);
+    XXL_CHECK (xxl_registry_size (registry) == 3);
+    XXL_CHECK (!xxl_registry_route (registry, "d", &size) && !xxl_registry_listed (registry, "d"));
+    XXL_CHECK (!xxl_registry_has_rid (registry, "Q4", 2));
+    const char *const *list;
+    XXL_CHECK (xxl_registry_addresses (registry, "lim2", &list) == 0);
+    //  Refreshes, and a move to another connection, are taken
+    XXL_CHECK (xxl_registry_beat (registry, "lim", "a", "Q1", 2, NULL, 200) == 0);
+    XXL_CHECK (xxl_registry_beat (registry, "lim", "b", "Q5", 2, NULL, 200) == 1);
+    //  c unregisters, its connection open: it still holds its place ...
+    XXL_CHECK (xxl_registry_remove (registry, "lim", "c") == 0);
+    XXL_CHECK (xxl_registry_beat (registry, "lim", "d", "Q4", 2, NULL, 200) == XXL_REGISTRY_FULL);
+    //  ... and takes it again
+    XXL_CHECK (xxl_registry_beat (registry, "lim", "c", "Q3", 2, NULL, 200) == 1);
+    XXL_CHECK (xxl_registry_remove (registry, "lim", "c") == 0);
+    //  Its connection closes: the place is free
+    XXL_CHECK (xxl_registry_gone (registry, "Q3", 2) == 0);
+    XXL_CHECK (xxl_registry_beat (registry, "lim", "d", "Q4", 2, NULL, 300) == 1);
+    XXL_CHECK (xxl_registry_route (registry, "d", &size) != NULL);
+    //  Over many comings and goings, the limit holds what is live
+    int taken = 0;
+    for (int i = 0; i < 100; i++) {
+        char address [32], rid [32];
+        snprintf (address, sizeof address, "e%d", i);
+        snprintf (rid, sizeof rid, "E%d", i);
+        XXL_CHECK (xxl_registry_remove (registry, "lim", i? "x": "d") == 0);
+        XXL_CHECK (xxl_registry_gone (registry, i? "X": "Q4", i? 1: 2) == 0);
+        taken += xxl_registry_beat (registry, "lim", address, rid, strlen (rid), NULL, 400) == 1;
+        XXL_CHECK (xxl_registry_beat (registry, "lim", "y", "Y", 1, NULL, 400) == XXL_REGISTRY_FULL);
+        xxl_registry_remove (registry, "lim", address);
+        xxl_registry_gone (registry, rid, strlen (rid));
+        XXL_CHECK (xxl_registry_beat (registry, "lim", "x", "X", 1, NULL, 400) == 1);
+    }
+    XXL_CHECK (taken == 100);
+    xxl_registry_collect (registry);
+    xxl_registry_stats_t stats;
+    xxl_registry_stats (registry, &stats);
+    XXL_CHECK (stats.entries == 3 && stats.addresses == 3 && stats.connections == 3);
+    //  0: no limit
+    xxl_registry_set_limit (registry, 0);
+    XXL_CHECK (xxl_registry_beat (registry, "lim", "y", "Y", 1, NULL, 500) == 1);
+}
+
 int
 main (void)
 {
@@ -111,6 +368,23 @@ main (void)
     xxl_registry_unroute (registry, "n1", "c2", 2);
     xxl_registry_unroute (registry, "m2", "c1", 2);
     XXL_CHECK (!xxl_registry_has_rid (registry, "c1", 2) && !xxl_registry_has_rid (registry, "c2", 2));
+    //  host-a and host-c expired on connections still open: parting, held
+    //  until those close
+    xxl_registry_stats_t stats;
+    xxl_registry_stats (registry, &stats);
+    XXL_CHECK (stats.entries == 0 && stats.addresses == 2 && stats.parting == 2
+               && stats.connections == 2);
+    XXL_CHECK (xxl_registry_gone (registry, "r2", 2) == 0);
+    XXL_CHECK (xxl_registry_gone (registry, "r3", 2) == 0);
+    xxl_registry_collect (registry);
+    xxl_registry_stats (registry, &stats);
+    XXL_CHECK (stats.entries == 0 && stats.addresses == 0 && stats.connections == 0
+               && stats.apps == 0 && stats.parting == 0 && stats.released == 0);
+
+    s_stale_references (registry);
+    s_views (registry);
+    s_churn (registry);
+    s_limit (registry);
     xxl_registry_destroy (&registry);
     XXL_CHECK (registry == NULL);
     return xxl_test_done ();
