@@ -28,13 +28,25 @@ api_ping (server_t *self, request_t *request)
 void
 api_agent_list (server_t *self, request_t *request)
 {
+    int64_t limit = api_int (request, "limit");
+    int64_t offset = api_int (request, "offset");
     engine_reply_begin (self, request);
     xxl_enc_map_begin (self->enc);
     xxl_enc_key (self->enc, "agents");
     xxl_enc_array_begin (self->enc);
     size_t cursor = 0;
+    int64_t index = 0, listed = 0;
+    int truncated = 0;
     xxl_registry_entry_t entry;
     while (xxl_registry_each (self->registry, &cursor, &entry) == 0) {
+        if (index++ < offset)
+            continue;
+        //  (an entry's keys, integers and string headers: under 128 bytes)
+        size_t need = strlen (entry.app) + strlen (entry.address) + strlen (entry.handlers) + 128;
+        if (listed == limit || xxl_enc_size (self->enc) + need > XXL_REPLY_MAX) {
+            truncated = 1;
+            break;
+        }
         xxl_enc_map_begin (self->enc);
         xxl_enc_kstr (self->enc, "app", entry.app);
         xxl_enc_kstr (self->enc, "address", entry.address);
@@ -42,8 +54,10 @@ api_agent_list (server_t *self, request_t *request)
         xxl_enc_kstr (self->enc, "handlers", entry.handlers);
         xxl_enc_kbool (self->enc, "connected", entry.connected);
         xxl_enc_map_end (self->enc);
+        listed++;
     }
     xxl_enc_array_end (self->enc);
+    api_encode_truncated (self, truncated, offset + listed);
     xxl_enc_map_end (self->enc);
     engine_reply_end (self, request);
 }

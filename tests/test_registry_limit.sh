@@ -73,5 +73,16 @@ for c in 1 2 3; do
 done
 check "the registry holds what is live: r3 and r4" \
     test "$(listed)" = '["app-r/r3","app-r/r4"]'
+
+# AGENT_LIST in pages: limit, offset, truncated and nextOffset
+page () { ctl agent list "$@" | jq -c '[(.agents | map(.address)), .truncated, .nextOffset]'; }
+first_page () { page --limit 1 | jq -e '(.[0] | length == 1) and .[1] == true and .[2] == 1' >/dev/null; }
+last_page () { page --offset 1 | jq -e '(.[0] | length == 1) and .[1] == false and .[2] == null' >/dev/null; }
+check "agent list --limit 1: one agent, truncated, nextOffset 1" first_page
+check "... --offset 1: the other one, not truncated" last_page
+check "... the two pages are the two agents" \
+    test "$( (page --limit 1 | jq -r '.[0][]'; page --offset 1 | jq -r '.[0][]') | sort | tr '\n' ' ')" = "r3 r4 "
+check "... the table names the next offset" \
+    bash -c "'$CTL' --api '$API' agent list --limit 1 | grep -q 'more agents: from --offset 1'"
 check "the scheduler is alive" kill -0 "$SPID"
 xxl_done

@@ -11,12 +11,17 @@
 #include <czmq.h>
 #include <inttypes.h>
 
+static const ctl_opt_t s_agent_list_opts [] = {
+    { "--limit", NULL, "N", "at most N agents (default {default})", CTL_INT, 0, 0, "limit", NULL },
+    { "--offset", NULL, "N", "skip the first N agents (default {default})",
+      CTL_INT, 0, 0, "offset", NULL },
+    XXL_CTL_OPTS_END
+};
+
 static int
 s_agent_list (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
 {
-    (void) cmd;
-    (void) args;
-    if (!xxl_ctl_request (self, "AGENT_LIST"))
+    if (!xxl_ctl_request_args (self, cmd->request, cmd, args, NULL))
         return XXL_CTL_FAILED;
     xxl_msg_t *reply;
     const msgpack_object *content;
@@ -44,13 +49,17 @@ s_agent_list (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
             xxl_ctl_table_add (&table, xxl_ctl_first_line (handlers, XXL_CTL_CELL_MAX));
         }
         xxl_ctl_table_print (&table, self->out, "no agents");
+        int64_t next;
+        if (xxl_ctl_value_int (content, "nextOffset", &next) == 0)
+            fprintf (self->out, "(more agents: from --offset %" PRId64 ")\n", next);
         xxl_msg_destroy (&reply);
     }
     return rc;
 }
 
 const ctl_cmd_t xxl_ctl_agent_list = {
-    "agent", "list", "", "list registered agents", NULL, NULL, 0, 0, NULL, s_agent_list, NULL, NULL
+    "agent", "list", "[--limit N] [--offset N]", "list registered agents", s_agent_list_opts,
+    NULL, 0, 0, NULL, s_agent_list, "AGENT_LIST", NULL
 };
 
 static const ctl_pos_t s_cron_pos [] = { { "EXPR", CTL_STR, NULL } };

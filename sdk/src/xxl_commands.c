@@ -214,6 +214,14 @@ static const xxl_field_t s_log_cat [] = {
     S_END
 };
 
+//  Pages of the registry (its order: entries as held; an offset may skip
+//  or repeat one that came or went between two pages)
+static const xxl_field_t s_agent_list [] = {
+    { S_INT ("limit", 1, 10000, 10000) },
+    { S_INT ("offset", 0, INT64_MAX, 0) },
+    S_END
+};
+
 static const xxl_field_t s_glue_history [] = {
     { S_INT ("limit", 1, 100, 20) },
     { S_INT ("offset", 0, INT64_MAX, 0) },
@@ -354,7 +362,7 @@ const xxl_command_t xxl_commands [] = {
     { "LOG_SHOW", true, s_log, XXL_ACCESS_VIEWER, NULL },
     { "LOG_CAT", false, s_log_cat, XXL_ACCESS_VIEWER, NULL },
     { "LOG_KILL", false, s_log_cat, XXL_ACCESS_OPERATOR, "logId" },
-    { "AGENT_LIST", true, s_no_fields, XXL_ACCESS_VIEWER, NULL },
+    { "AGENT_LIST", true, s_agent_list, XXL_ACCESS_VIEWER, NULL },
     { "GLUE_HISTORY", true, s_glue_history, XXL_ACCESS_VIEWER, NULL },
     { "GLUE_SHOW", true, s_glue_show, XXL_ACCESS_VIEWER, NULL },
     { "GLUE_ROLLBACK", false, s_glue_rollback, XXL_ACCESS_ADMIN, NULL },
