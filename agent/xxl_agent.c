@@ -48,6 +48,7 @@ typedef struct {
     bool up;                            //  answered our last REGISTER
     bool connected;                     //  a handshake succeeded, no disconnect since
     bool broken;                        //  a connection failed for good: replace
+    bool broken_open;                   //  ... one that had been up (not a handshake)
     int64_t heard;                      //  last message on it, or its (re)start (mono ms)
     uint64_t register_id;               //  id of the REGISTER in flight
     int64_t register_sent;
@@ -860,7 +861,16 @@ s_handle_monitor (agent_t *self, link_t *link)
         else
         if (event & (ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL
                      | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)) {
-            s_handshake_failed (self, link, event, value);
+            if (event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL && link->connected) {
+                //  Past the handshake: a message that does not decrypt,
+                //  or one that breaks ZMTP
+                if (!link->broken_open)
+                    zsys_error ("agent: a message from %s broke its connection (ZMTP"
+                                " protocol error 0x%x)", link->endpoint, value);
+                link->broken_open = true;
+            }
+            else
+                s_handshake_failed (self, link, event, value);
             if (event != ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL)
                 link->broken = true;
         }
@@ -944,10 +954,11 @@ s_link_replace (agent_t *self, link_t *link)
         zsys_error ("agent: cannot replace the link to %s: %s", link->endpoint, why);
         return -1;
     }
-    if (link->broken)
+    if (link->broken_open)
         zsys_warning ("agent: the connection to %s failed for good; connecting again",
                       link->endpoint);
     else
+    if (!link->broken)
         zsys_warning ("agent: nothing from %s for %" PRId64 " s; connecting again",
                       link->endpoint, (zclock_mono () - link->heard) / 1000);
     zsock_set_linger (link->dealer, 0);
@@ -957,6 +968,7 @@ s_link_replace (agent_t *self, link_t *link)
     link->up = false;
     link->connected = false;
     link->broken = false;
+    link->broken_open = false;
     link->register_id = 0;
     link->heard = zclock_mono ();
     for (size_t i = 0; i < XXL_CALLBACK_INFLIGHT; i++)
