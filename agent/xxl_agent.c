@@ -38,12 +38,18 @@
 #define XXL_CLOCK_RTT_MAX   1000            //  a REGISTER answered later says
                                             //  nothing of the scheduler's clock
 #define XXL_HANDSHAKE_LOG   60000           //  ms between logs of failed handshakes
+#define XXL_LINK_SILENCE    15000           //  ms without a message on a connected
+                                            //  link before it is replaced
 
 typedef struct {
     char *endpoint;
     zsock_t *dealer;
     void *monitor;                      //  libzmq PAIR receiving socket events
     bool up;                            //  answered our last REGISTER
+    bool connected;                     //  a handshake succeeded, no disconnect since
+    bool broken;                        //  a connection failed for good: replace
+    bool broken_open;                   //  ... one that had been up (not a handshake)
+    int64_t heard;                      //  last message on it, or its (re)start (mono ms)
     uint64_t register_id;               //  id of the REGISTER in flight
     int64_t register_sent;
     int64_t register_sent_real;         //  epoch ms, this host's clock
@@ -802,6 +808,7 @@ s_handle_link (agent_t *self, link_t *link)
             zmq_msg_close (&frame);
             return;
         }
+        link->heard = zclock_mono ();
         char reason [256];
         uint64_t id = 0;
         xxl_msg_t *msg = xxl_msg_decode (zmq_msg_data (&frame), zmq_msg_size (&frame),
@@ -861,7 +868,12 @@ s_handshake_failed (agent_t *self, link_t *link, uint16_t event, uint32_t value)
 
 //  A socket event: re-register at once when a connection comes up (after
 //  the ZMTP handshake: with ZMQ_IMMEDIATE nothing can be sent before); a
-//  failed handshake is logged
+//  failed handshake is logged.  A protocol or authentication failure,
+//  during the handshake or after it (a message that does not decrypt),
+//  marks the link broken: libzmq 4.3.4 never reconnects after one, or
+//  (a CURVE message that does not decrypt, with this monitor listening)
+//  leaves the connection open and reads nothing more from it.  A broken
+//  link is replaced at the next beat (s_link_replace)
 static void
 s_handle_monitor (agent_t *self, link_t *link)
 {
@@ -871,22 +883,127 @@ s_handle_monitor (agent_t *self, link_t *link)
         if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) {
             link->handshakes_failed = 0;
             link->handshake_logged = 0;
+            link->connected = true;
+            link->heard = zclock_mono ();
             s_register (self, link, self->draining);    //  stopping: goodbye again
         }
         else
         if (event & (ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL
-                     | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH))
-            s_handshake_failed (self, link, event, value);
+                     | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)) {
+            if (event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL && link->connected) {
+                //  Past the handshake: a message that does not decrypt,
+                //  or one that breaks ZMTP
+                if (!link->broken_open)
+                    zsys_error ("agent: a message from %s broke its connection (ZMTP"
+                                " protocol error 0x%x)", link->endpoint, value);
+                link->broken_open = true;
+            }
+            else
+                s_handshake_failed (self, link, event, value);
+            if (event != ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL)
+                link->broken = true;
+        }
         else
         if (event == ZMQ_EVENT_DISCONNECTED) {
             if (link->up)
                 zsys_warning ("agent: lost %s; reconnecting", link->endpoint);
             link->up = false;
+            link->connected = false;
             for (size_t i = 0; i < XXL_CALLBACK_INFLIGHT; i++)
                 if (self->batches [i].id && self->batches [i].link == (size_t) (link - self->links))
                     self->batches [i].deadline = 0;     //  resend elsewhere now
         }
     }
+}
+
+//  Closes a link's socket and its monitor; both are NULL after
+static void
+s_link_close (zsock_t **dealer_p, void **monitor_p)
+{
+    if (*monitor_p) {
+        if (*dealer_p)
+            zmq_socket_monitor (zsock_resolve (*dealer_p), NULL, 0);
+        zmq_close (*monitor_p);
+        *monitor_p = NULL;
+    }
+    zsock_destroy (dealer_p);
+}
+
+//  Makes a link's socket to endpoint (xxl_transport, role
+//  XXL_ROLE_AGENT_LINK) with its monitor, which tells of each new
+//  connection (it must REGISTER) and of failed handshakes.  0, or -1 with
+//  why set and nothing left open
+static int
+s_link_open (agent_t *self, const char *endpoint, zsock_t **dealer_p, void **monitor_p,
+             char *why, size_t whylen)
+{
+    char reason [256] = "";
+    zsock_t *dealer = xxl_transport_new (XXL_ROLE_AGENT_LINK);
+    if (dealer && self->cert
+    &&  xxl_transport_curve (dealer, XXL_ROLE_AGENT_LINK, self->cert, self->scheduler_key,
+                             reason, sizeof reason)) {
+        snprintf (why, whylen, "cannot secure the link to '%s': %s", endpoint, reason);
+        zsock_destroy (&dealer);
+        return -1;
+    }
+    void *monitor = dealer
+                  ? xxl_transport_monitor (dealer, ZMQ_EVENT_HANDSHAKE_SUCCEEDED
+                                                   | ZMQ_EVENT_DISCONNECTED
+                                                   | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL
+                                                   | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL
+                                                   | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
+                  : NULL;
+    if (!dealer || !monitor
+    ||  xxl_transport_attach (dealer, XXL_ROLE_AGENT_LINK, endpoint, NULL, 0,
+                              reason, sizeof reason)) {
+        if (!dealer || !monitor)
+            snprintf (reason, sizeof reason, "%s", zmq_strerror (zmq_errno ()));
+        snprintf (why, whylen, "invalid scheduler endpoint '%s' (%s)", endpoint, reason);
+        s_link_close (&dealer, &monitor);
+        return -1;
+    }
+    *dealer_p = dealer;
+    *monitor_p = monitor;
+    return 0;
+}
+
+//  Replaces a link's socket with a new one to the same endpoint.  The old
+//  one goes at once (linger 0) with its connection and what it had not
+//  sent: a REGISTER or CALLBACK goes again (a batch in flight on it at
+//  once, elsewhere if another scheduler is up), a REPLY is lost as on a
+//  lost connection.  -1 (logged) when no new socket can be made: the old
+//  one stays, for another try at the next beat
+static int
+s_link_replace (agent_t *self, link_t *link)
+{
+    zsock_t *dealer = NULL;
+    void *monitor = NULL;
+    char why [512];
+    if (s_link_open (self, link->endpoint, &dealer, &monitor, why, sizeof why)) {
+        zsys_error ("agent: cannot replace the link to %s: %s", link->endpoint, why);
+        return -1;
+    }
+    if (link->broken_open)
+        zsys_warning ("agent: the connection to %s failed for good; connecting again",
+                      link->endpoint);
+    else
+    if (!link->broken)
+        zsys_warning ("agent: nothing from %s for %" PRId64 " s; connecting again",
+                      link->endpoint, (zclock_mono () - link->heard) / 1000);
+    zsock_set_linger (link->dealer, 0);
+    s_link_close (&link->dealer, &link->monitor);
+    link->dealer = dealer;
+    link->monitor = monitor;
+    link->up = false;
+    link->connected = false;
+    link->broken = false;
+    link->broken_open = false;
+    link->register_id = 0;
+    link->heard = zclock_mono ();
+    for (size_t i = 0; i < XXL_CALLBACK_INFLIGHT; i++)
+        if (self->batches [i].id && self->batches [i].link == (size_t) (link - self->links))
+            self->batches [i].deadline = 0;     //  resend now
+    return 0;
 }
 
 //  --------------------------------------------------------------------
@@ -996,11 +1113,7 @@ s_agent_destroy (agent_t **self_p)
     xxl_guard_destroy (&self->guard);
     for (size_t i = 0; i < self->link_count; i++) {
         link_t *link = &self->links [i];
-        if (link->monitor) {
-            zmq_socket_monitor (zsock_resolve (link->dealer), NULL, 0);
-            zmq_close (link->monitor);
-        }
-        zsock_destroy (&link->dealer);
+        s_link_close (&link->dealer, &link->monitor);
         free (link->endpoint);
     }
     free (self->links);
@@ -1116,33 +1229,15 @@ s_agent_new (zsock_t *pipe, const xxl_agent_config_t *config)
             continue;
         link_t *link = &self->links [self->link_count];
         link->endpoint = strdup (token);
-        //  (the link's options: xxl_transport, role XXL_ROLE_AGENT_LINK; its
-        //  monitor tells of each new connection, which must REGISTER)
-        link->dealer = xxl_transport_new (XXL_ROLE_AGENT_LINK);
         self->link_count++;
-        if (link->dealer && self->cert
-        &&  xxl_transport_curve (link->dealer, XXL_ROLE_AGENT_LINK, self->cert,
-                                 self->scheduler_key, why, sizeof why)) {
-            zsys_error ("agent: cannot secure the link to '%s': %s", token, why);
+        if (!link->endpoint
+        ||  s_link_open (self, token, &link->dealer, &link->monitor, why, sizeof why)) {
+            zsys_error ("agent: %s", link->endpoint? why: "out of memory");
             free (list);
             s_agent_destroy (&self);
             return NULL;
         }
-        link->monitor = link->dealer
-                      ? xxl_transport_monitor (link->dealer, ZMQ_EVENT_HANDSHAKE_SUCCEEDED
-                                                             | ZMQ_EVENT_DISCONNECTED
-                                                             | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL
-                                                             | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL
-                                                             | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
-                      : NULL;
-        if (!link->dealer || !link->monitor
-        ||  xxl_transport_attach (link->dealer, XXL_ROLE_AGENT_LINK, token, NULL, 0,
-                                  why, sizeof why)) {
-            zsys_error ("agent: invalid scheduler endpoint '%s' (%s)", token, why);
-            free (list);
-            s_agent_destroy (&self);
-            return NULL;
-        }
+        link->heard = zclock_mono ();
         if (!self->cert && !xxl_transport_loopback (token) && !warned) {
             zsys_warning ("agent: %s is not a loopback endpoint and this agent has no keys:"
                           " its link is plain text that anyone on the way can read or forge"
@@ -1303,9 +1398,19 @@ xxl_agent_actor (zsock_t *pipe, void *args)
         if (now >= self->next_beat) {
             for (size_t i = 0; i < self->link_count; i++) {
                 link_t *link = &self->links [i];
-                //  A REGISTER unanswered for a whole beat: the link is down
-                if (link->register_id && now - link->register_sent >= (int64_t) self->config.beat_s * 1000)
+                //  A REGISTER unanswered for a whole beat: the link is down;
+                //  connected and silent for XXL_LINK_SILENCE too, or
+                //  broken: it gets a new socket, which registers once its
+                //  connection is up
+                bool unanswered = link->register_id
+                               && now - link->register_sent >= (int64_t) self->config.beat_s * 1000;
+                if (unanswered)
                     link->up = false;
+                if (link->broken
+                ||  (unanswered && link->connected && now - link->heard >= XXL_LINK_SILENCE)) {
+                    if (s_link_replace (self, link) == 0)
+                        continue;
+                }
                 s_register (self, link, 0);
             }
             self->next_beat = now + (int64_t) self->config.beat_s * 1000;

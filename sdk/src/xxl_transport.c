@@ -18,19 +18,37 @@ typedef struct {
     int sndhwm, rcvhwm;
     bool immediate;
     int reconnect_ms, reconnect_max_ms;
-    int heartbeat_ivl_ms, heartbeat_timeout_ms;
+    bool keepalive;                     //  TCP keepalives (S_KEEPALIVE_*)
 } s_role_t;
+
+//  No socket of xxl turns ZMTP heartbeats on (ZMQ_HEARTBEAT_IVL stays 0).
+//  libzmq 4.3.4 (stream_engine_base.cpp) aborts the whole process when a
+//  heartbeat is due on a connection whose input is stopped and whose peer
+//  has then closed it (assertion !_io_error in out_event): input stops when
+//  a connection's read-ahead queue is full (a peer sending past rcvhwm while
+//  we are slow, frozen or closing the socket), and after a CURVE message
+//  that does not decrypt on a monitored socket (the monitor event overwrites
+//  the error, and libzmq takes it for a full queue).  Any peer, or a byte
+//  changed on the way, could abort the scheduler or an agent.  A dead peer
+//  is found instead by TCP keepalives (an idle connection whose peer host is
+//  gone: closed within about 25 s) and by the application: an agent beats
+//  REGISTER and replaces a link that stops answering (agent/xxl_agent.c);
+//  the scheduler drops an agent silent for its dead time and fails a RUN
+//  not answered within run_timeout.
+#define S_KEEPALIVE_IDLE_S  10
+#define S_KEEPALIVE_INTVL_S 5
+#define S_KEEPALIVE_CNT     3
 
 static const s_role_t s_roles [XXL_ROLE_COUNT] = {
     //  Clients: 1,000 unread replies in ZeroMQ's queue (the engine keeps a
     //  bounded backlog behind it, and holds large replies back from a
     //  client whose socket is full); 1,000 requests read ahead
     [XXL_ROLE_API] = {
-        "api", ZMQ_ROUTER, true, 1000, true, 0, 1000, 1000, false, -1, -1, 5000, 15000 },
+        "api", ZMQ_ROUTER, true, 1000, true, 0, 1000, 1000, false, -1, -1, true },
     //  Agents: RUN bursts of one planned instant fit; past 100,000 unsent
     //  messages a send fails as one to a closed connection
     [XXL_ROLE_AGENTS] = {
-        "agents", ZMQ_ROUTER, true, 1000, true, 0, 100000, 10000, false, -1, -1, 5000, 15000 },
+        "agents", ZMQ_ROUTER, true, 1000, true, 0, 100000, 10000, false, -1, -1, true },
     //  An agent's link, bounded as the scheduler's end of it: 100,000
     //  messages unsent (an answer to each message the scheduler can have
     //  queued to it), 10,000 read ahead.  A send to a full queue fails at
@@ -40,10 +58,10 @@ static const s_role_t s_roles [XXL_ROLE_COUNT] = {
     //  reconnects fast, backs off to 2 s
     [XXL_ROLE_AGENT_LINK] = {
         "agent link", ZMQ_DEALER, false, 2000, false, -1, 100000, 10000, true, 100, 2000,
-        5000, 15000 },
+        true },
     //  A client: a request that cannot leave within 1 s fails
     [XXL_ROLE_CLIENT] = {
-        "client", ZMQ_DEALER, false, 0, false, 1000, -1, -1, false, -1, -1, -1, -1 },
+        "client", ZMQ_DEALER, false, 0, false, 1000, -1, -1, false, -1, -1, false },
 };
 
 zsock_t *
@@ -70,10 +88,12 @@ xxl_transport_new (xxl_role_t role)
     if (r->reconnect_max_ms >= 0)
         zsock_set_reconnect_ivl_max (sock, r->reconnect_max_ms);
     zsock_set_maxmsgsize (sock, XXL_MSG_MAX_FRAME + 1024);
-    if (r->heartbeat_ivl_ms >= 0)
-        zsock_set_heartbeat_ivl (sock, r->heartbeat_ivl_ms);
-    if (r->heartbeat_timeout_ms >= 0)
-        zsock_set_heartbeat_timeout (sock, r->heartbeat_timeout_ms);
+    if (r->keepalive) {
+        zsock_set_tcp_keepalive (sock, 1);
+        zsock_set_tcp_keepalive_idle (sock, S_KEEPALIVE_IDLE_S);
+        zsock_set_tcp_keepalive_intvl (sock, S_KEEPALIVE_INTVL_S);
+        zsock_set_tcp_keepalive_cnt (sock, S_KEEPALIVE_CNT);
+    }
     return sock;
 }
 

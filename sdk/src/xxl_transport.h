@@ -2,9 +2,10 @@
 
     A socket is made for a role.  The role fixes its type, whether it binds
     or connects, and its options: queue limits (ZMQ_SNDHWM/RCVHWM), the
-    frame limit, heartbeats, linger, reconnect timing, and whether a send
-    may block.  The table of roles in xxl_transport.c is the one place these
-    are written; docs/protocol.md (Transport) states them for peers.
+    frame limit, TCP keepalives (never ZMTP heartbeats), linger, reconnect
+    timing, and whether a send may block.  The table of roles in
+    xxl_transport.c is the one place these are written; docs/protocol.md
+    (Transport) states them for peers.
     Security (CURVE keys) is applied here too, for every role at once.
 
     Contracts:
