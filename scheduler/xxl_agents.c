@@ -967,8 +967,12 @@ engine_handle_routed (server_t *self, zmsg_t *zmsg)
         }
         else
         if (!xxl_msg_error (msg)) {
-            char *note = address? strdup (text)
-                       : zsys_sprintf ("%strigger failed: no address answered\n", text);
+            //  The router's lines, each ending in a new line, then the
+            //  failure when none answered
+            size_t len = strlen (text);
+            const char *eol = len > 0 && text [len - 1] != '\n'? "\n": "";
+            char *note = address? zsys_sprintf ("%s%s", text, eol)
+                       : zsys_sprintf ("%s%strigger failed: no address answered", text, eol);
             engine_dispatch_row (self, log_id, address? address: "", note);
             zstr_free (&note);
             //  XXL-JOB's rule: over 500 ms more than 10 times this minute → slow pool
