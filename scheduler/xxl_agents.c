@@ -687,9 +687,9 @@ s_row_address (server_t *self, zframe_t *rid, int64_t log_id, bool *failed)
     return address;
 }
 
-//  A callback that changed nothing: a repeat (the row was finished), or a
-//  row another address was sent (logged, at most a line a minute: a peer
-//  may send them in a flood)
+//  A callback that changed nothing: a repeat (the row was finished), a
+//  row another address was sent, or one whose trigger failed (logged, at
+//  most a line a minute: a peer may send them in a flood)
 static void
 s_foreign_callback (server_t *self, int64_t log_id)
 {
@@ -697,6 +697,7 @@ s_foreign_callback (server_t *self, int64_t log_id)
     if (xxl_store_log_load (self->store, log_id, &log))
         return;                         //  (no such row: nothing to say)
     bool finished = log.handle_code != 0;
+    bool failed = log.trigger_code != 0 && log.trigger_code != XXL_CODE_SUCCESS;
     xxl_log_free (&log);
     if (finished)
         return;
@@ -704,9 +705,11 @@ s_foreign_callback (server_t *self, int64_t log_id)
     int64_t now = zclock_mono ();
     if (now - self->foreign_callbacks_logged < 60000)
         return;
-    zsys_warning ("server: %" PRId64 " agent callbacks ignored: their run was sent to an"
-                  " address not registered on their connection (the latest for logId %" PRId64
-                  ")", self->foreign_callbacks, log_id);
+    zsys_warning ("server: %" PRId64 " agent callbacks ignored: their run %s (the latest"
+                  " for logId %" PRId64 ")", self->foreign_callbacks,
+                  failed? "had failed its trigger"
+                        : "was sent to an address not registered on their connection",
+                  log_id);
     self->foreign_callbacks = 0;
     self->foreign_callbacks_logged = now;
 }
@@ -758,8 +761,8 @@ s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg)
     }
     char *own = strdup (address);       //  (the registry may change as rows finish)
     //  The items are judged first, then written in one call (one round
-    //  trip on PostgreSQL), then followed up one by one.  Items up to a
-    //  malformed one count; the reply is then 400.
+    //  trip on PostgreSQL), then followed up one by one.  A malformed
+    //  item makes the reply 400 and nothing is written (all or nothing).
     int64_t now = engine_now ();
     xxl_store_done_t *done_items = count? (xxl_store_done_t *) calloc (count, sizeof *done_items)
                                         : NULL;
@@ -821,6 +824,8 @@ s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg)
         done [i] = 1;                   //  (no address of the connection: changes nothing)
         judged = i + 1;
     }
+    if (xxl_msg_error (msg))
+        judged = 0;                     //  (a malformed item: none counts)
     //  Those with an address, packed at the front
     xxl_store_done_t *batch = count? (xxl_store_done_t *) calloc (count, sizeof *batch): NULL;
     int *batch_done = count? (int *) calloc (count, sizeof (int)): NULL;

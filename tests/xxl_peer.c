@@ -20,7 +20,9 @@
     VALUE: an integer, s:TEXT, $LOG, $ID, or cb:LOGID:CODE[:START] (a
     CALLBACK's items: one item, LOGID may be $LOG; its logDateTime is the
     RUN's that expect saw, else now; START, when given, is its startTime:
-    an integer, now, now+MS, now-MS, or s:TEXT to send a string).  Messages the scheduler sends
+    an integer, now, now+MS, now-MS, or s:TEXT to send a string);
+    cbx:LOGID:CODE[:START] is the same item followed by a malformed one
+    (its logId a string).  Messages the scheduler sends
     while a step waits (BEATs, RUNs) are answered 200 when they are BEATs
     or IDLE_BEATs and otherwise kept for an `expect`.
     Exits 0 when every step ran (whatever the codes), 2 on bad usage.
@@ -60,9 +62,10 @@ s_encode_fields (xxl_enc_t *enc, char **argv, int from, int argc)
         if (strncmp (value, "s:", 2) == 0)
             xxl_enc_str (enc, value + 2);
         else
-        if (strncmp (value, "cb:", 3) == 0) {
+        if (strncmp (value, "cb:", 3) == 0 || strncmp (value, "cbx:", 4) == 0) {
+            bool malformed = value [2] == 'x';
             char copy [128];
-            snprintf (copy, sizeof copy, "%s", value + 3);
+            snprintf (copy, sizeof copy, "%s", value + (malformed? 4: 3));
             char *colon = strchr (copy, ':');
             if (!colon)
                 return -1;
@@ -87,6 +90,13 @@ s_encode_fields (xxl_enc_t *enc, char **argv, int from, int argc)
                     xxl_enc_int (enc, strtoll (start, NULL, 10));
             }
             xxl_enc_map_end (enc);
+            if (malformed) {
+                //  then an item whose logId is a string
+                xxl_enc_map_begin (enc);
+                xxl_enc_kstr (enc, "logId", "x");
+                xxl_enc_kint (enc, "handleCode", 200);
+                xxl_enc_map_end (enc);
+            }
             xxl_enc_array_end (enc);
         }
         else

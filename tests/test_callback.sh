@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# test_callback.sh -- an agent's CALLBACK against the store, xxl_peer as
+# the agent: a batch with a malformed item is refused whole (400, nothing
+# stored), and a run whose trigger failed takes no result (200, nothing
+# changed), while a well-formed result for an accepted run finishes it.
+. "$(dirname "$0")/lib.sh"
+xxl_setup
+start_scheduler || exit 1
+PEER="$XXL_BUILD/tests/xxl_peer"
+ctl group add peer-app >/dev/null
+PJOB=$(ctl job add --group peer-app --handler peerHandler --desc peer | jq -r .id)
+peer_gone () { ! agent_registered peer-app peer-1; }
+# peer_run NAME REPLY-CODE STEP...: one RUN to the peer, answered
+# REPLY-CODE, then the steps; its lines in $T/NAME.json: REGISTER, RUN,
+# reply, the steps, UNREGISTER; the run's id in PLOG
+peer_run () {
+    local out="$T/$1.json" code="$2" reg="registryGroup=s:EXECUTOR registryKey=s:peer-app registryValue=s:peer-1"
+    shift 2
+    # shellcheck disable=SC2086
+    "$PEER" "$AGENTS" --timeout 8000 -- send REGISTER $reg -- expect RUN -- reply "$code" "$@" \
+        -- send UNREGISTER $reg >"$out" &
+    local pid=$!
+    wait_for 10 agent_registered peer-app peer-1
+    PLOG=$(ctl job trigger "$PJOB" | jq -r '.logIds[0]')
+    wait "$pid"
+    wait_for 10 peer_gone
+    [ "$(jq -s '.[1].logId' "$out")" = "$PLOG" ] || { echo "# $out:"; cat "$out"; }
+}
+step_code () { jq -s ".[$2].code" "$T/$1.json"; }
+
+# All or nothing: [result 500 for the run, a malformed item] is 400 and
+# stores nothing; the run's result sent again alone (200) is the one kept
+peer_run bad 200 -- send CALLBACK 'items=cbx:$LOG:500' -- send CALLBACK 'items=cb:$LOG:200'
+check "a CALLBACK with a malformed item is answered 400" test "$(step_code bad 3)" = 400
+check "... naming the field" bash -c "jq -se '.[3].msg | test(\"logId\")' '$T/bad.json' >/dev/null"
+check "the well-formed batch sent after it: 200" test "$(step_code bad 4)" = 200
+check "... its result is the run's: the refused batch stored nothing" \
+    test "$(log_field "$PLOG" handleCode)" = 200
+
+# A run whose trigger failed (the agent answered its RUN 500) takes no
+# result: the CALLBACK is acknowledged and changes nothing
+peer_run late 500 -- send CALLBACK 'items=cb:$LOG:200'
+check "a CALLBACK for a run whose trigger failed is acknowledged 200" test "$(step_code late 3)" = 200
+check "... the run stays failed: triggerCode 500" test "$(log_field "$PLOG" triggerCode)" = 500
+check "... with no result (handleCode 0)" test "$(log_field "$PLOG" handleCode)" = 0
+check "... said once in the scheduler's log" \
+    grep -q "callbacks ignored: their run had failed its trigger (the latest for logId $PLOG)" "$T/scheduler.log"
+check "REPORT counts it as a failure only" bash -c "
+    $CTL --api $API --json report | jq -e '.sucCount == 1 and .failCount == 1' >/dev/null"
+check "the scheduler still serves" kill -0 "$SPID"
+xxl_done
