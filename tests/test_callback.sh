@@ -47,5 +47,27 @@ check "... said once in the scheduler's log" \
     grep -q "callbacks ignored: their run had failed its trigger (the latest for logId $PLOG)" "$T/scheduler.log"
 check "REPORT counts it as a failure only" bash -c "
     $CTL --api $API --json report | jq -e '.sucCount == 1 and .failCount == 1' >/dev/null"
+
+# Two xxl-agents with one address: the last to register holds it, and the
+# first one's CALLBACK for a run it had is refused 401 (its connection has
+# no address now).  That agent registers again at once and retries after a
+# backoff: the run finishes, with a refusal line or two, not a flood
+ctl group add dup-app >/dev/null
+printf 'while [ ! -f %s/go ]; do sleep 0.1; done\necho done\n' "$T" > "$T/wait.sh"
+DJ=$(ctl job add --group dup-app --glue-type GLUE_SHELL --glue-source "$T/wait.sh" | jq -r .id)
+start_agent same dup-app
+check "the first agent registers the address" wait_for 10 agent_registered dup-app same
+DL=$(ctl job trigger "$DJ" | jq -r '.logIds[0]')
+check "its run is accepted" wait_for 10 field_is "$DL" triggerCode 200
+"$AGENT" -c "$T/agent.cfg" --app dup-app --scheduler "$AGENTS" --address same \
+    --plugins "$HANDLERS" --logdir "$T/logs-same2" >>"$T/agent-same2.log" 2>&1 &
+PIDS="$PIDS $!"
+check "a second agent registers the same address" \
+    wait_for 10 grep -q "registered with .* as dup-app/same" "$T/agent-same2.log"
+touch "$T/go"
+check "the first agent's run finishes 200 all the same" wait_for 20 field_is "$DL" handleCode 200
+refusals () { grep -c "callback batch refused" "$T/agent-same.log" || true; }
+check "its CALLBACK was refused 401 and it said so" grep -q "callback batch refused by .* (401" "$T/agent-same.log"
+check "... in two lines at most, not a flood" test "$(refusals)" -le 2
 check "the scheduler still serves" kill -0 "$SPID"
 xxl_done
