@@ -48,6 +48,45 @@ check "... said once in the scheduler's log" \
 check "REPORT counts it as a failure only" bash -c "
     $CTL --api $API --json report | jq -e '.sucCount == 1 and .failCount == 1' >/dev/null"
 
+# LOG_CAT forwards the agent's LOG page only when it is one: a map with
+# integer fromLineNum >= 1 and toLineNum >= fromLineNum - 1, a string (or
+# bin) logContent made valid UTF-8 and cut at 192 KiB, a boolean isEnd;
+# anything else reaches the client as 502
+PAGE="fromLineNum=1 toLineNum=1 isEnd=true"
+"$PEER" "$AGENTS" --timeout 8000 \
+    -- send REGISTER registryGroup=s:EXECUTOR registryKey=s:peer-app registryValue=s:peer-1 \
+    -- expect RUN -- reply 200 \
+    -- expect LOG -- reply 200 =s:notamap \
+    -- expect LOG -- reply 200 fromLineNum=s:one toLineNum=1 logContent=s:x isEnd=true \
+    -- expect LOG -- reply 200 fromLineNum=1 toLineNum=-5 logContent=s:x isEnd=true \
+    -- expect LOG -- reply 200 fromLineNum=1 toLineNum=1 logContent=7 isEnd=true \
+    -- expect LOG -- reply 200 fromLineNum=1 toLineNum=1 logContent=s:x isEnd=s:yes \
+    -- expect LOG -- reply 200 $PAGE logContent=x:300000:ab \
+    -- expect LOG -- reply 200 $PAGE logContent=hex:6869ff0a extra=1 \
+    -- send UNREGISTER registryGroup=s:EXECUTOR registryKey=s:peer-app registryValue=s:peer-1 \
+    > "$T/pages.json" &
+PAGES_PID=$!
+wait_for 10 agent_registered peer-app peer-1
+LL=$(ctl job trigger "$PJOB" | jq -r '.logIds[0]')
+wait_for 10 field_is "$LL" triggerCode 200
+#   (one LOG_CAT each: xxl-ctl's log cat would ask for the next page)
+for n in 1 2 3 4 5 6 7; do "$XXL_BUILD/tests/xxl_req" "$API" LOG_CAT logId="$LL" > "$T/page$n.out" 2>&1; done
+wait "$PAGES_PID"
+check "a page that is not a map: 502 saying so" grep -q "malformed: its content is not a map" "$T/page1.out"
+check "fromLineNum not an integer: 502" grep -q "malformed: fromLineNum" "$T/page2.out"
+check "a negative toLineNum: 502" grep -q "malformed: toLineNum" "$T/page3.out"
+check "logContent not a string: 502" grep -q "malformed: logContent" "$T/page4.out"
+check "isEnd not a boolean: 502" grep -q "malformed: isEnd" "$T/page5.out"
+for n in 1 2 3 4 5; do
+    check "... page $n answered 502" jq -e '.code == 502' "$T/page$n.out"
+done
+check "a page over the limit: 200, cut at 192 KiB" \
+    jq -e '.code == 200 and (.content.logContent | length) == 196608' "$T/page6.out"
+check "a bin logContent comes as text, its bad byte U+FFFD, other keys dropped" \
+    jq -e '.code == 200 and .content.logContent == "hi\ufffd\n" and .content.isEnd == true
+           and .content.toLineNum == 1 and (.content | has("extra") | not)' "$T/page7.out"
+check "the malformed pages are logged" grep -q "the LOG reply of peer-1 is malformed" "$T/scheduler.log"
+
 # Two xxl-agents with one address: the last to register holds it, and the
 # first one's CALLBACK for a run it had is refused 401 (its connection has
 # no address now).  That agent registers again at once and retries after a
