@@ -5,6 +5,8 @@
 # changed), while a well-formed result for an accepted run finishes it.
 . "$(dirname "$0")/lib.sh"
 xxl_setup
+#   (an address stays registered between beats far apart: below)
+sed -i 's/dead = 3$/dead = 60/' "$T/scheduler.cfg"
 start_scheduler || exit 1
 PEER="$XXL_BUILD/tests/xxl_peer"
 ctl group add peer-app >/dev/null
@@ -94,7 +96,10 @@ check "the malformed pages are logged" grep -q "the LOG reply of peer-1 is malfo
 ctl group add dup-app >/dev/null
 printf 'while [ ! -f %s/go ]; do sleep 0.1; done\necho done\n' "$T" > "$T/wait.sh"
 DJ=$(ctl job add --group dup-app --glue-type GLUE_SHELL --glue-source "$T/wait.sh" | jq -r .id)
-start_agent same dup-app
+#   The first agent beats every 30 s: its next beat cannot take the address
+#   back before its CALLBACK goes (the second one beats every second)
+sed 's/beat = 1$/beat = 30/' "$T/agent.cfg" > "$T/agent-slow.cfg"
+AGENT_CFG="$T/agent-slow.cfg" start_agent same dup-app
 check "the first agent registers the address" wait_for 10 agent_registered dup-app same
 DL=$(ctl job trigger "$DJ" | jq -r '.logIds[0]')
 check "its run is accepted" wait_for 10 field_is "$DL" triggerCode 200
