@@ -40,6 +40,9 @@
 #define XXL_HANDSHAKE_LOG   60000           //  ms between logs of failed handshakes
 #define XXL_LINK_SILENCE    15000           //  ms without a message on a connected
                                             //  link before it is replaced
+#define XXL_REFUSED_BACKOFF 100             //  ms before the first retry of a
+                                            //  refused CALLBACK, doubling to the beat
+#define XXL_REFUSED_LOG     10000           //  ms between logs of refused CALLBACKs
 
 typedef struct {
     char *endpoint;
@@ -95,6 +98,10 @@ typedef struct {
     char scheduler_key [41];            //  Z85 public key ("" without CURVE)
     callbacks_t waiting;                //  results not in flight, in finish order
     batch_t batches [XXL_CALLBACK_INFLIGHT];
+    int64_t callback_after;             //  mono ms: no CALLBACK goes before
+    int64_t callback_backoff;           //  ms, after a refusal (0: none)
+    size_t refused;                     //  refused CALLBACKs not yet logged
+    int64_t refused_logged;             //  when last logged (mono ms; 0: never)
     uint64_t next_id;
     int64_t next_beat;
     int64_t next_clean;
@@ -293,6 +300,8 @@ s_batches_return_link (agent_t *self, size_t link)
 static void
 s_callbacks_send (agent_t *self)
 {
+    if (zclock_mono () < self->callback_after)
+        return;                         //  (backing off after a refusal)
     while (self->waiting.count) {
         batch_t *slot = NULL;
         size_t in_flight = 0;
@@ -375,6 +384,8 @@ s_callbacks_acked (agent_t *self, uint64_t id, int code, const char *msg)
     if (!batch)
         return;
     if (code == XXL_OK) {
+        self->callback_backoff = 0;
+        self->callback_after = 0;
         if (self->spool) {
             int64_t log_ids [512];
             size_t count = 0;
@@ -390,8 +401,33 @@ s_callbacks_acked (agent_t *self, uint64_t id, int code, const char *msg)
         batch->id = 0;
     }
     else {
-        zsys_warning ("agent: callback batch refused (%d %s); will retry", code, msg? msg: "");
+        //  Refused: sent again after a backoff that doubles from
+        //  XXL_REFUSED_BACKOFF up to the beat while refusals go on.  401:
+        //  the connection is no longer registered (our address registered
+        //  on another connection since): registered again at once, and
+        //  the link takes no CALLBACK until that is answered.
+        link_t *link = &self->links [batch->link];
         s_batch_return (self, batch);
+        int64_t now = zclock_mono ();
+        int64_t beat = (int64_t) self->config.beat_s * 1000;
+        self->callback_backoff = self->callback_backoff? self->callback_backoff * 2
+                                                       : XXL_REFUSED_BACKOFF;
+        if (self->callback_backoff > beat)
+            self->callback_backoff = beat > XXL_REFUSED_BACKOFF? beat: XXL_REFUSED_BACKOFF;
+        self->callback_after = now + self->callback_backoff;
+        if (code == XXL_UNAUTHORIZED) {
+            link->up = false;
+            if (!link->register_id)
+                s_register (self, link, 0);
+        }
+        self->refused++;
+        if (!self->refused_logged || now - self->refused_logged >= XXL_REFUSED_LOG) {
+            zsys_warning ("agent: callback batch refused by %s (%d %s); will retry in %" PRId64
+                          " ms (%zu refusal(s) since the last line)", link->endpoint, code,
+                          msg? msg: "", self->callback_backoff, self->refused);
+            self->refused = 0;
+            self->refused_logged = now;
+        }
     }
 }
 
@@ -1372,6 +1408,8 @@ xxl_agent_actor (zsock_t *pipe, void *args)
                 wake = self->batches [i].deadline;
         if (s_callbacks_count (self) && now + 1000 < wake)
             wake = now + 1000;
+        if (self->waiting.count && self->callback_after > now && self->callback_after < wake)
+            wake = self->callback_after;
         long timeout = wake > now? (long) (wake - now): 0;
         if (zmq_poll (items, (int) n, timeout) < 0) {
             if (zmq_errno () == EINTR)

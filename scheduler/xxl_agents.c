@@ -700,9 +700,9 @@ s_row_address (server_t *self, zframe_t *rid, int64_t log_id, bool *failed)
     return address;
 }
 
-//  A callback that changed nothing: a repeat (the row was finished), or a
-//  row another address was sent (logged, at most a line a minute: a peer
-//  may send them in a flood)
+//  A callback that changed nothing: a repeat (the row was finished), a
+//  row another address was sent, or one whose trigger failed (logged, at
+//  most a line a minute: a peer may send them in a flood)
 static void
 s_foreign_callback (server_t *self, int64_t log_id)
 {
@@ -710,6 +710,7 @@ s_foreign_callback (server_t *self, int64_t log_id)
     if (xxl_store_log_load (self->store, log_id, &log))
         return;                         //  (no such row: nothing to say)
     bool finished = log.handle_code != 0;
+    bool failed = log.trigger_code != 0 && log.trigger_code != XXL_CODE_SUCCESS;
     xxl_log_free (&log);
     if (finished)
         return;
@@ -717,9 +718,11 @@ s_foreign_callback (server_t *self, int64_t log_id)
     int64_t now = zclock_mono ();
     if (now - self->foreign_callbacks_logged < 60000)
         return;
-    zsys_warning ("server: %" PRId64 " agent callbacks ignored: their run was sent to an"
-                  " address not registered on their connection (the latest for logId %" PRId64
-                  ")", self->foreign_callbacks, log_id);
+    zsys_warning ("server: %" PRId64 " agent callbacks ignored: their run %s (the latest"
+                  " for logId %" PRId64 ")", self->foreign_callbacks,
+                  failed? "had failed its trigger"
+                        : "was sent to an address not registered on their connection",
+                  log_id);
     self->foreign_callbacks = 0;
     self->foreign_callbacks_logged = now;
 }
@@ -771,8 +774,8 @@ s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg)
     }
     char *own = strdup (address);       //  (the registry may change as rows finish)
     //  The items are judged first, then written in one call (one round
-    //  trip on PostgreSQL), then followed up one by one.  Items up to a
-    //  malformed one count; the reply is then 400.
+    //  trip on PostgreSQL), then followed up one by one.  A malformed
+    //  item makes the reply 400 and nothing is written (all or nothing).
     int64_t now = engine_now ();
     xxl_store_done_t *done_items = count? (xxl_store_done_t *) calloc (count, sizeof *done_items)
                                         : NULL;
@@ -834,6 +837,8 @@ s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg)
         done [i] = 1;                   //  (no address of the connection: changes nothing)
         judged = i + 1;
     }
+    if (xxl_msg_error (msg))
+        judged = 0;                     //  (a malformed item: none counts)
     //  Those with an address, packed at the front
     xxl_store_done_t *batch = count? (xxl_store_done_t *) calloc (count, sizeof *batch): NULL;
     int *batch_done = count? (int *) calloc (count, sizeof (int)): NULL;
@@ -980,8 +985,12 @@ engine_handle_routed (server_t *self, zmsg_t *zmsg)
         }
         else
         if (!xxl_msg_error (msg)) {
-            char *note = address? strdup (text)
-                       : zsys_sprintf ("%strigger failed: no address answered\n", text);
+            //  The router's lines, each ending in a new line, then the
+            //  failure when none answered
+            size_t len = strlen (text);
+            const char *eol = len > 0 && text [len - 1] != '\n'? "\n": "";
+            char *note = address? zsys_sprintf ("%s%s", text, eol)
+                       : zsys_sprintf ("%s%strigger failed: no address answered", text, eol);
             engine_dispatch_row (self, log_id, address? address: "", note);
             zstr_free (&note);
             //  XXL-JOB's rule: over 500 ms more than 10 times this minute → slow pool
@@ -1016,6 +1025,86 @@ s_foreign_reply (server_t *self, uint64_t id)
                   self->foreign_replies, id);
     self->foreign_replies = 0;
     self->foreign_logged = now;
+}
+
+//  The most bytes of logContent a LOG page carries (docs/protocol.md, Log
+//  pages): 64 KiB of the log file, each byte of it that is not UTF-8 sent
+//  as U+FFFD (3 bytes)
+#define XXL_LOG_PAGE_MAX (3 * 64 * 1024)
+
+//  Writes the client's answer to a LOG_CAT from the agent's LOG reply
+//  (code, text and its content) into self->enc: a 200 carries the page,
+//  checked field by field and copied (logContent, a string or bin, made
+//  valid UTF-8 and cut between characters at XXL_LOG_PAGE_MAX; other keys
+//  dropped); another code goes without content.  -1 with the reason in
+//  why, the encoder untouched, when a 200's content is not a page.
+static int
+s_log_page_encode (server_t *self, uint64_t client_id, int code, const char *text,
+                   xxl_msg_t *msg, char *why, size_t whylen)
+{
+    if (code != XXL_OK) {
+        xxl_enc_reply (self->enc, client_id, code, text);
+        return 0;
+    }
+    const msgpack_object *content = xxl_msg_get (xxl_msg_root (msg), "content");
+    if (!content || content->type != MSGPACK_OBJECT_MAP) {
+        snprintf (why, whylen, "its content is %s", content? "not a map": "missing");
+        return -1;
+    }
+    const msgpack_object *from = xxl_msg_get (content, "fromLineNum");
+    const msgpack_object *to = xxl_msg_get (content, "toLineNum");
+    const msgpack_object *body = xxl_msg_get (content, "logContent");
+    const msgpack_object *end = xxl_msg_get (content, "isEnd");
+    if (!from || from->type != MSGPACK_OBJECT_POSITIVE_INTEGER
+    ||  from->via.u64 < 1 || from->via.u64 > INT32_MAX)
+        snprintf (why, whylen, "fromLineNum is not an integer 1-2147483647");
+    else
+    if (!to || to->type != MSGPACK_OBJECT_POSITIVE_INTEGER
+    ||  to->via.u64 > INT32_MAX || to->via.u64 + 1 < from->via.u64)
+        snprintf (why, whylen, "toLineNum is not an integer from fromLineNum - 1 to 2147483647");
+    else
+    if (!body || (body->type != MSGPACK_OBJECT_STR && body->type != MSGPACK_OBJECT_BIN))
+        snprintf (why, whylen, "logContent is not a string");
+    else
+    if (!end || end->type != MSGPACK_OBJECT_BOOLEAN)
+        snprintf (why, whylen, "isEnd is not a boolean");
+    else
+        why [0] = 0;
+    if (*why)
+        return -1;
+    //  (str and bin hold their bytes alike)
+    const char *bytes = body->type == MSGPACK_OBJECT_STR? body->via.str.ptr: body->via.bin.ptr;
+    size_t size = body->type == MSGPACK_OBJECT_STR? body->via.str.size: body->via.bin.size;
+    if (memchr (bytes, 0, size)) {
+        snprintf (why, whylen, "logContent holds a NUL byte");
+        return -1;
+    }
+    char *page = (char *) malloc (size + 1);
+    assert (page);
+    memcpy (page, bytes, size);
+    page [size] = 0;
+    char *repaired = xxl_utf8_repair (page);
+    if (repaired) {
+        free (page);
+        page = repaired;
+    }
+    size_t length = strlen (page);
+    if (length > XXL_LOG_PAGE_MAX) {
+        length = XXL_LOG_PAGE_MAX;
+        while (length > 0 && ((unsigned char) page [length] & 0xc0) == 0x80)
+            length--;
+    }
+    xxl_enc_reply (self->enc, client_id, code, text);
+    xxl_enc_key (self->enc, "content");
+    xxl_enc_map_begin (self->enc);
+    xxl_enc_kint (self->enc, "fromLineNum", (int64_t) from->via.u64);
+    xxl_enc_kint (self->enc, "toLineNum", (int64_t) to->via.u64);
+    xxl_enc_key (self->enc, "logContent");
+    xxl_enc_strn (self->enc, page, length);
+    xxl_enc_kbool (self->enc, "isEnd", end->via.boolean);
+    xxl_enc_map_end (self->enc);
+    free (page);
+    return 0;
 }
 
 //  A reply from an agent to one of our requests.  It counts only when it
@@ -1066,16 +1155,35 @@ engine_agent_answer (server_t *self, zframe_t *rid, xxl_msg_t *msg)
             break;
         case PENDING_LOG:
         case PENDING_KILL: {
-            xxl_enc_reply (self->enc, pending->client_id, code, text);
-            const msgpack_object *content = xxl_msg_get (xxl_msg_root (msg), "content");
-            if (content) {
-                xxl_enc_key (self->enc, "content");
-                xxl_enc_object (self->enc, content);
+            int answered = code;
+            if (pending->kind == PENDING_LOG) {
+                char why [160];
+                if (s_log_page_encode (self, pending->client_id, code, text, msg,
+                                       why, sizeof why)) {
+                    //  (nothing of a malformed page reaches the client)
+                    char shown [200];
+                    engine_warn_limited (&self->log_pages, "server: the LOG reply of %s is"
+                                         " malformed: %s (the client gets 502)",
+                                         xxl_printable (pending->address, shown, sizeof shown),
+                                         why);
+                    char *reason = zsys_sprintf ("the agent's LOG reply is malformed: %s", why);
+                    xxl_enc_reply (self->enc, pending->client_id, XXL_TIMEOUT, reason);
+                    zstr_free (&reason);
+                    answered = XXL_TIMEOUT;
+                }
+            }
+            else {
+                xxl_enc_reply (self->enc, pending->client_id, code, text);
+                const msgpack_object *content = xxl_msg_get (xxl_msg_root (msg), "content");
+                if (content) {
+                    xxl_enc_key (self->enc, "content");
+                    xxl_enc_object (self->enc, content);
+                }
             }
             self->api_read = pending->kind == PENDING_LOG;    //  (a read: it stands)
             engine_queue (self, self->api_out, zframe_data (pending->client), zframe_size (pending->client));
             self->api_read = false;
-            engine_audit_answer (self, pending, code);
+            engine_audit_answer (self, pending, answered);
             if (pending->kind == PENDING_KILL && code == XXL_OK
             &&  xxl_store_log_handle_done (self->store, pending->log_id, engine_now (), XXL_CODE_FAIL,
                                            "killed by a user (log kill)") == 0)

@@ -199,19 +199,24 @@ engine_receive (server_t *self, zmsg_t *zmsg, zlistx_t *outbox, const char *what
         else
         if (code) {
             //  (every message counts: an agent carries the token on its
-            //  REPLYs and CALLBACKs too)
+            //  REPLYs and CALLBACKs too).  A REPLY is never answered: it
+            //  is dropped, and the request it answers waits on.
             char type [80];
+            bool reply = streq (xxl_msg_type (msg), "REPLY");
             if (code == XXL_UNAUTHORIZED)
                 engine_warn_limited (&self->log_token, "server: %s %s message with a missing or"
-                                     " wrong access token refused (401)", what,
-                                     xxl_printable (xxl_msg_type (msg), type, sizeof type));
-            xxl_enc_reply (self->enc, id, code, code == XXL_UNAUTHORIZED
-                           ? "the access token is wrong"
-                           : "this connection's key is no longer in the scheduler's keys folder");
-            if (outbox == self->agents_out)
-                engine_queue_agent (self, zframe_data (rid), zframe_size (rid), 0);
-            else
-                engine_queue (self, outbox, zframe_data (rid), zframe_size (rid));
+                                     " wrong access token %s", what,
+                                     xxl_printable (xxl_msg_type (msg), type, sizeof type),
+                                     reply? "dropped": "refused (401)");
+            if (!reply) {
+                xxl_enc_reply (self->enc, id, code, code == XXL_UNAUTHORIZED
+                               ? "the access token is wrong"
+                               : "this connection's key is no longer in the scheduler's keys folder");
+                if (outbox == self->agents_out)
+                    engine_queue_agent (self, zframe_data (rid), zframe_size (rid), 0);
+                else
+                    engine_queue (self, outbox, zframe_data (rid), zframe_size (rid));
+            }
             xxl_msg_destroy (&msg);
         }
         else

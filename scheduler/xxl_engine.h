@@ -298,6 +298,7 @@ typedef struct {
     ratelog_t log_binding;              //  (UN)REGISTERs refused for their key or connection
     ratelog_t log_registry_full;        //  REGISTERs refused: the registry holds its limit
     ratelog_t log_api_send;             //  replies a client's connection refused
+    ratelog_t log_pages;                //  malformed LOG replies of agents
     zhashx_t *backlogs;                 //  client return address (hex) → backlog_t
     size_t backlog_bytes;               //  in all backlogs
     ratelog_t log_agent_send;           //  messages an agent's connection refused

@@ -930,6 +930,12 @@ s_turn_timeout (server_t *self)
         wake = self->next_pending_check;
     if (self->next_scan < wake)
         wake = self->next_scan;
+    //  The oldest acceptance not yet written is written XXL_ACCEPTED_MS
+    //  after it came (engine_accepted_flush at the turn's end; near a
+    //  fire, after the fire)
+    accepted_t *accepted = (accepted_t *) zlistx_first (self->accepted);
+    if (accepted && !engine_fire_near (self) && accepted->at + XXL_ACCEPTED_MS + 1 < wake)
+        wake = accepted->at + XXL_ACCEPTED_MS + 1;
     if (self->next_lease < wake)
         wake = self->next_lease;
     int64_t service = engine_services_wake (self);

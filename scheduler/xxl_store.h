@@ -304,8 +304,9 @@ typedef struct {
     int (*log_trigger_done) (xxl_store_t *self, int64_t log_id, int code,
                              const char *address, const char *append);
     //  Finishes a row once (and an unsent one becomes accepted: the agent
-    //  ran it): 1 when already finished or absent (a repeated callback), 0
-    //  when it finished it.  _at: the same, and an unsent row's trigger
+    //  ran it): 1 when already finished, absent (a repeated callback) or
+    //  its trigger failed (trigger_code not 0 or 200: its handle_code
+    //  stays 0), 0 when it finished it.  _at: the same, and an unsent row's trigger
     //  time becomes trigger_time.
     int (*log_handle_done) (xxl_store_t *self, int64_t log_id, int64_t handle_time,
                             int code, const char *msg);

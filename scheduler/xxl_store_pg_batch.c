@@ -320,7 +320,8 @@ pgx_log_handle_done_many (xxl_store_t *base, const xxl_store_done_t *items, size
         " trigger_code = CASE l.trigger_code WHEN 0 THEN 200 ELSE l.trigger_code END"
         " FROM unnest ($1::int8[], $2::text[], $3::int8[], $4::int8[], $5::text[], $6::int8[])"
         "  AS u (id, address, handle_time, code, msg, stamp)"
-        " WHERE l.id = u.id AND l.handle_code = 0 AND l.executor_address = u.address"
+        " WHERE l.id = u.id AND l.handle_code = 0 AND l.trigger_code IN (0, 200)"
+        "  AND l.executor_address = u.address"
         " RETURNING l.id", "ssssss",
         s_array_end (&columns [D_ID]), s_array_end (&columns [D_ADDRESS]),
         s_array_end (&columns [D_TIME]), s_array_end (&columns [D_CODE]),

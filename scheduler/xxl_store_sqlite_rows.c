@@ -344,7 +344,9 @@ m_log_trigger_done (xxl_store_t *base, int64_t log_id, int code,
 }
 
 //  Finishes a row once; an unsent one becomes accepted, with trigger time
-//  trigger_time unless it is 0.  address: only a row sent there (NULL: any)
+//  trigger_time unless it is 0.  A row whose trigger failed is never
+//  finished (its handle_code stays 0).  address: only a row sent there
+//  (NULL: any)
 static int
 s_log_handle_done (store_t *self, int64_t log_id, const char *address, int64_t handle_time,
                    int code, const char *msg, int64_t trigger_time)
@@ -353,11 +355,12 @@ s_log_handle_done (store_t *self, int64_t log_id, const char *address, int64_t h
         ? "UPDATE xxl_job_log SET handle_time = ?, handle_code = ?, handle_msg = ?,"
           " trigger_time = CASE WHEN trigger_code = 0 AND ? != 0 THEN ? ELSE trigger_time END,"
           " trigger_code = CASE trigger_code WHEN 0 THEN 200 ELSE trigger_code END"
-          " WHERE id = ? AND handle_code = 0 AND executor_address = ?"
+          " WHERE id = ? AND handle_code = 0 AND trigger_code IN (0, 200)"
+          " AND executor_address = ?"
         : "UPDATE xxl_job_log SET handle_time = ?, handle_code = ?, handle_msg = ?,"
           " trigger_time = CASE WHEN trigger_code = 0 AND ? != 0 THEN ? ELSE trigger_time END,"
           " trigger_code = CASE trigger_code WHEN 0 THEN 200 ELSE trigger_code END"
-          " WHERE id = ? AND handle_code = 0 AND ? IS NULL",
+          " WHERE id = ? AND handle_code = 0 AND trigger_code IN (0, 200) AND ? IS NULL",
         "iisiiis", handle_time, (int64_t) code, msg, trigger_time, trigger_time, log_id, address);
     return changes < 0? -1: changes == 0? 1: 0;
 }

@@ -316,6 +316,12 @@ engine_route_pick (server_t *self, const xxl_job_t *job, int64_t log_id, int sha
                                    NULL, note, notelen);
     if (index >= 0 && (size_t) index < count) {
         *address = addresses [index];
+        //  The router's text ends in a new line ahead of "address: "
+        size_t len = strlen (note);
+        if (len > 0 && note [len - 1] != '\n' && len + 1 < notelen) {
+            note [len] = '\n';
+            note [len + 1] = 0;
+        }
         return ROUTE_ADDRESS;
     }
     if (!*note)

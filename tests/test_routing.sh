@@ -87,6 +87,15 @@ check "FAILOVER run finishes" wait_for 15 log_finished "$L"
 check "FAILOVER skips the frozen agent" test "$(log_field "$L" executorAddress)" = r2-tag
 check "FAILOVER's probe results are in triggerMsg" bash -c "
     $CTL --api $API --json log show $L | jq -r .triggerMsg | grep -q 'r1'"
+#   Each probe's line ends before the next part: "address: r2-tag" on a line
+#   of its own after the probe lines
+check "FAILOVER's probe lines end with a new line" bash -c "
+    $CTL --api $API --json log show $L | jq -r .triggerMsg | grep -qx 'address: r2-tag'"
+#   Only the frozen agent to probe: the run fails, the failure on its own line
+LF=$(ctl job trigger "$FO" --address r1 | jq -r '.logIds[0]')
+check "FAILOVER with no address answering fails" wait_for 15 field_is "$LF" triggerCode 500
+check "its failure follows the probe lines on a line of its own" bash -c "
+    $CTL --api $API --json log show $LF | jq -r .triggerMsg | grep -qx 'trigger failed: no address answered'"
 # Each of these triggers waits 600 ms on the frozen agent's probe: over
 # slow_ms (500) more than slow_count (here 3) times in the current minute
 # moves the job to the slow pool (XXL-JOB's rule, 10 by default), where its

@@ -48,5 +48,18 @@ check "log kill reaches the agent and is answered" wait_for 5 bash -c "
     $CTL --api $API --token s3cret --json log kill $KL >/dev/null"
 check "... the killed run ends 500" wait_for 5 bash -c "
     [ \"\$($CTL --api $API --token s3cret --json log show $KL | jq .handleCode)\" = 500 ]"
+
+# A REPLY without the token is dropped, never answered (a REPLY answering a
+# REPLY would be taken for the answer to a request of the agent's); other
+# messages without it are answered 401.  The peer's REGISTER carries the
+# token as a field, its REPLY and CALLBACK none
+PEER="$XXL_BUILD/tests/xxl_peer"
+"$PEER" "$AGENTS" --timeout 2000 \
+    -- send REGISTER registryGroup=s:EXECUTOR registryKey=s:tok-app registryValue=s:ghost accessToken=s:s3cret \
+    -- send REPLY code=200 -- send CALLBACK 'items=cb:1:200' > "$T/reply.json"
+step_code () { jq -s ".[$1].code" "$T/reply.json"; }
+check "the peer registers with the token" test "$(step_code 0)" = 200
+check "a REPLY without the token gets no answer" test "$(step_code 1)" = -1
+check "a CALLBACK without the token is answered 401" test "$(step_code 2)" = 401
 check "the scheduler still serves" kill -0 "$SPID"
 xxl_done

@@ -17,10 +17,16 @@
         -- reply CODE
                 answers the message remembered by expect with a REPLY
                 (same id) of code CODE; prints {"step": "reply"}
-    VALUE: an integer, s:TEXT, $LOG, $ID, or cb:LOGID:CODE[:START] (a
+        -- reply CODE KEY=VALUE ...
+                the same with content: a map of the fields, or, for a
+                single "=VALUE", that value
+    VALUE: an integer, s:TEXT, true, false, x:N:TEXT (TEXT N times),
+    hex:HEX (a bin of those bytes), $LOG, $ID, or cb:LOGID:CODE[:START] (a
     CALLBACK's items: one item, LOGID may be $LOG; its logDateTime is the
     RUN's that expect saw, else now; START, when given, is its startTime:
-    an integer, now, now+MS, now-MS, or s:TEXT to send a string).  Messages the scheduler sends
+    an integer, now, now+MS, now-MS, or s:TEXT to send a string);
+    cbx:LOGID:CODE[:START] is the same item followed by a malformed one
+    (its logId a string).  Messages the scheduler sends
     while a step waits (BEATs, RUNs) are answered 200 when they are BEATs
     or IDLE_BEATs and otherwise kept for an `expect`.
     Exits 0 when every step ran (whatever the codes), 2 on bad usage.
@@ -55,14 +61,48 @@ s_encode_fields (xxl_enc_t *enc, char **argv, int from, int argc)
         if (!eq)
             return -1;
         *eq = 0;
-        xxl_enc_key (enc, argv [i]);
+        if (*argv [i])
+            xxl_enc_key (enc, argv [i]);
         const char *value = eq + 1;
         if (strncmp (value, "s:", 2) == 0)
             xxl_enc_str (enc, value + 2);
         else
-        if (strncmp (value, "cb:", 3) == 0) {
+        if (streq (value, "true") || streq (value, "false"))
+            xxl_enc_bool (enc, streq (value, "true"));
+        else
+        if (strncmp (value, "x:", 2) == 0) {
+            //  x:N:TEXT, TEXT N times
+            char *rest;
+            size_t times = strtoul (value + 2, &rest, 10);
+            const char *text = *rest == ':'? rest + 1: "";
+            size_t len = strlen (text);
+            char *big = (char *) malloc (times * len + 1);
+            assert (big);
+            for (size_t t = 0; t < times; t++)
+                memcpy (big + t * len, text, len);
+            xxl_enc_strn (enc, big, times * len);
+            free (big);
+        }
+        else
+        if (strncmp (value, "hex:", 4) == 0) {
+            //  a bin of those bytes (at most 255)
+            byte bin [2 + 255];
+            size_t len = 0;
+            for (const char *h = value + 4; h [0] && h [1] && len < 255; h += 2) {
+                unsigned v;
+                sscanf (h, "%2x", &v);
+                bin [2 + len++] = (byte) v;
+            }
+            bin [0] = 0xc4;
+            bin [1] = (byte) len;
+            //  (a map counts its keys: a value there is no item)
+            xxl_enc_raw (enc, bin, 2 + len, *argv [i]? 0: 1);
+        }
+        else
+        if (strncmp (value, "cb:", 3) == 0 || strncmp (value, "cbx:", 4) == 0) {
+            bool malformed = value [2] == 'x';
             char copy [128];
-            snprintf (copy, sizeof copy, "%s", value + 3);
+            snprintf (copy, sizeof copy, "%s", value + (malformed? 4: 3));
             char *colon = strchr (copy, ':');
             if (!colon)
                 return -1;
@@ -87,6 +127,13 @@ s_encode_fields (xxl_enc_t *enc, char **argv, int from, int argc)
                     xxl_enc_int (enc, strtoll (start, NULL, 10));
             }
             xxl_enc_map_end (enc);
+            if (malformed) {
+                //  then an item whose logId is a string
+                xxl_enc_map_begin (enc);
+                xxl_enc_kstr (enc, "logId", "x");
+                xxl_enc_kint (enc, "handleCode", 200);
+                xxl_enc_map_end (enc);
+            }
             xxl_enc_array_end (enc);
         }
         else
@@ -273,6 +320,21 @@ main (int argc, char *argv [])
             xxl_enc_reply (enc, (uint64_t) s_last_id, atoi (argv [i++]), NULL);
             if (token)
                 xxl_enc_kstr (enc, "accessToken", token);
+            if (i < argc && strneq (argv [i], "--")) {
+                //  content: the value of "=VALUE", else a map of the fields
+                xxl_enc_key (enc, "content");
+                bool single = argv [i][0] == '=';
+                if (!single)
+                    xxl_enc_map_begin (enc);
+                int end = s_encode_fields (enc, argv, i, argc);
+                if (end < 0) {
+                    rc = 2;
+                    break;
+                }
+                i = end;
+                if (!single)
+                    xxl_enc_map_end (enc);
+            }
             s_send (sock, enc);
             printf ("{\"step\": \"reply\"}\n");
         }

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# test_callback.sh -- an agent's CALLBACK against the store, xxl_peer as
+# the agent: a batch with a malformed item is refused whole (400, nothing
+# stored), and a run whose trigger failed takes no result (200, nothing
+# changed), while a well-formed result for an accepted run finishes it.
+. "$(dirname "$0")/lib.sh"
+xxl_setup
+#   (an address stays registered between beats far apart: below)
+sed -i 's/dead = 3$/dead = 60/' "$T/scheduler.cfg"
+start_scheduler || exit 1
+PEER="$XXL_BUILD/tests/xxl_peer"
+ctl group add peer-app >/dev/null
+PJOB=$(ctl job add --group peer-app --handler peerHandler --desc peer | jq -r .id)
+peer_gone () { ! agent_registered peer-app peer-1; }
+# peer_run NAME REPLY-CODE STEP...: one RUN to the peer, answered
+# REPLY-CODE, then the steps; its lines in $T/NAME.json: REGISTER, RUN,
+# reply, the steps, UNREGISTER; the run's id in PLOG
+peer_run () {
+    local out="$T/$1.json" code="$2" reg="registryGroup=s:EXECUTOR registryKey=s:peer-app registryValue=s:peer-1"
+    shift 2
+    # shellcheck disable=SC2086
+    "$PEER" "$AGENTS" --timeout 8000 -- send REGISTER $reg -- expect RUN -- reply "$code" "$@" \
+        -- send UNREGISTER $reg >"$out" &
+    local pid=$!
+    wait_for 10 agent_registered peer-app peer-1
+    PLOG=$(ctl job trigger "$PJOB" | jq -r '.logIds[0]')
+    wait "$pid"
+    wait_for 10 peer_gone
+    [ "$(jq -s '.[1].logId' "$out")" = "$PLOG" ] || { echo "# $out:"; cat "$out"; }
+}
+step_code () { jq -s ".[$2].code" "$T/$1.json"; }
+
+# All or nothing: [result 500 for the run, a malformed item] is 400 and
+# stores nothing; the run's result sent again alone (200) is the one kept
+peer_run bad 200 -- send CALLBACK 'items=cbx:$LOG:500' -- send CALLBACK 'items=cb:$LOG:200'
+check "a CALLBACK with a malformed item is answered 400" test "$(step_code bad 3)" = 400
+check "... naming the field" bash -c "jq -se '.[3].msg | test(\"logId\")' '$T/bad.json' >/dev/null"
+check "the well-formed batch sent after it: 200" test "$(step_code bad 4)" = 200
+check "... its result is the run's: the refused batch stored nothing" \
+    test "$(log_field "$PLOG" handleCode)" = 200
+
+# A run whose trigger failed (the agent answered its RUN 500) takes no
+# result: the CALLBACK is acknowledged and changes nothing
+peer_run late 500 -- send CALLBACK 'items=cb:$LOG:200'
+check "a CALLBACK for a run whose trigger failed is acknowledged 200" test "$(step_code late 3)" = 200
+check "... the run stays failed: triggerCode 500" test "$(log_field "$PLOG" triggerCode)" = 500
+check "... with no result (handleCode 0)" test "$(log_field "$PLOG" handleCode)" = 0
+check "... said once in the scheduler's log" \
+    grep -q "callbacks ignored: their run had failed its trigger (the latest for logId $PLOG)" "$T/scheduler.log"
+check "REPORT counts it as a failure only" bash -c "
+    $CTL --api $API --json report | jq -e '.sucCount == 1 and .failCount == 1' >/dev/null"
+
+# LOG_CAT forwards the agent's LOG page only when it is one: a map with
+# integer fromLineNum >= 1 and toLineNum >= fromLineNum - 1, a string (or
+# bin) logContent made valid UTF-8 and cut at 192 KiB, a boolean isEnd;
+# anything else reaches the client as 502
+PAGE="fromLineNum=1 toLineNum=1 isEnd=true"
+"$PEER" "$AGENTS" --timeout 8000 \
+    -- send REGISTER registryGroup=s:EXECUTOR registryKey=s:peer-app registryValue=s:peer-1 \
+    -- expect RUN -- reply 200 \
+    -- expect LOG -- reply 200 =s:notamap \
+    -- expect LOG -- reply 200 fromLineNum=s:one toLineNum=1 logContent=s:x isEnd=true \
+    -- expect LOG -- reply 200 fromLineNum=1 toLineNum=-5 logContent=s:x isEnd=true \
+    -- expect LOG -- reply 200 fromLineNum=1 toLineNum=1 logContent=7 isEnd=true \
+    -- expect LOG -- reply 200 fromLineNum=1 toLineNum=1 logContent=s:x isEnd=s:yes \
+    -- expect LOG -- reply 200 $PAGE logContent=x:300000:ab \
+    -- expect LOG -- reply 200 $PAGE logContent=hex:6869ff0a extra=1 \
+    -- send UNREGISTER registryGroup=s:EXECUTOR registryKey=s:peer-app registryValue=s:peer-1 \
+    > "$T/pages.json" &
+PAGES_PID=$!
+wait_for 10 agent_registered peer-app peer-1
+LL=$(ctl job trigger "$PJOB" | jq -r '.logIds[0]')
+wait_for 10 field_is "$LL" triggerCode 200
+#   (one LOG_CAT each: xxl-ctl's log cat would ask for the next page)
+for n in 1 2 3 4 5 6 7; do "$XXL_BUILD/tests/xxl_req" "$API" LOG_CAT logId="$LL" > "$T/page$n.out" 2>&1; done
+wait "$PAGES_PID"
+check "a page that is not a map: 502 saying so" grep -q "malformed: its content is not a map" "$T/page1.out"
+check "fromLineNum not an integer: 502" grep -q "malformed: fromLineNum" "$T/page2.out"
+check "a negative toLineNum: 502" grep -q "malformed: toLineNum" "$T/page3.out"
+check "logContent not a string: 502" grep -q "malformed: logContent" "$T/page4.out"
+check "isEnd not a boolean: 502" grep -q "malformed: isEnd" "$T/page5.out"
+for n in 1 2 3 4 5; do
+    check "... page $n answered 502" jq -e '.code == 502' "$T/page$n.out"
+done
+check "a page over the limit: 200, cut at 192 KiB" \
+    jq -e '.code == 200 and (.content.logContent | length) == 196608' "$T/page6.out"
+check "a bin logContent comes as text, its bad byte U+FFFD, other keys dropped" \
+    jq -e '.code == 200 and .content.logContent == "hi\ufffd\n" and .content.isEnd == true
+           and .content.toLineNum == 1 and (.content | has("extra") | not)' "$T/page7.out"
+check "the malformed pages are logged" grep -q "the LOG reply of peer-1 is malformed" "$T/scheduler.log"
+
+# Two xxl-agents with one address: the last to register holds it, and the
+# first one's CALLBACK for a run it had is refused 401 (its connection has
+# no address now).  That agent registers again at once and retries after a
+# backoff: the run finishes, with a refusal line or two, not a flood
+ctl group add dup-app >/dev/null
+printf 'while [ ! -f %s/go ]; do sleep 0.1; done\necho done\n' "$T" > "$T/wait.sh"
+DJ=$(ctl job add --group dup-app --glue-type GLUE_SHELL --glue-source "$T/wait.sh" | jq -r .id)
+#   The first agent beats every 30 s: its next beat cannot take the address
+#   back before its CALLBACK goes (the second one beats every second)
+sed 's/beat = 1$/beat = 30/' "$T/agent.cfg" > "$T/agent-slow.cfg"
+AGENT_CFG="$T/agent-slow.cfg" start_agent same dup-app
+check "the first agent registers the address" wait_for 10 agent_registered dup-app same
+DL=$(ctl job trigger "$DJ" | jq -r '.logIds[0]')
+check "its run is accepted" wait_for 10 field_is "$DL" triggerCode 200
+"$AGENT" -c "$T/agent.cfg" --app dup-app --scheduler "$AGENTS" --address same \
+    --plugins "$HANDLERS" --logdir "$T/logs-same2" >>"$T/agent-same2.log" 2>&1 &
+PIDS="$PIDS $!"
+check "a second agent registers the same address" \
+    wait_for 10 grep -q "registered with .* as dup-app/same" "$T/agent-same2.log"
+touch "$T/go"
+check "the first agent's run finishes 200 all the same" wait_for 20 field_is "$DL" handleCode 200
+refusals () { grep -c "callback batch refused" "$T/agent-same.log" || true; }
+check "its CALLBACK was refused 401 and it said so" grep -q "callback batch refused by .* (401" "$T/agent-same.log"
+check "... in two lines at most, not a flood" test "$(refusals)" -le 2
+check "the scheduler still serves" kill -0 "$SPID"
+xxl_done
