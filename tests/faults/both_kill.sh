@@ -67,7 +67,8 @@ done
 # at the restart follows DO_NOTHING: recovery drops it and says how many;
 # those seconds are the only gaps allowed)
 MISFIRED=$(( $(grep -o '[0-9]* dropped as misfired' "$T/scheduler.log" | awk '{ n += $1 } END { print n + 0 }') \
-            + $(grep -c 'misfired at .*DO_NOTHING' "$T/scheduler.log") ))
+            + $(grep -c 'misfired at .*DO_NOTHING' "$T/scheduler.log") \
+            + $(grep -c 'never took it .*: dropped, as the misfire rule says' "$T/scheduler.log") ))
 fcount "scheduler and agent killed with spooled results" --max-id "$AFTER" --cron "$CRONS" \
     --allow-gaps "$MISFIRED" \
     --excuse 'lost|agent|restart|previous|killed|timeout|time out|did not|no answer|not connected|address list is empty'
