@@ -2,6 +2,7 @@
 */
 
 #include "xxl_server.h"
+#include "xxl_http.h"
 #include "xxl_store.h"
 
 #include "../sdk/src/xxl_conf.h"
@@ -190,14 +191,18 @@ main (int argc, char *argv [])
                                             settings.http.login_interval_s);
     settings.http.login_slots = s_int (NULL, config, "scheduler/http/login_slots",
                                        settings.http.login_slots);
+    settings.http.per_address = s_int (NULL, config, "scheduler/http/per_address",
+                                       settings.http.per_address);
     if (settings.http.session_idle_s < 60 || settings.http.max_body < 1024
     ||  settings.http.max_body > 4 * 1024 * 1024
     ||  settings.http.login_burst < 0 || settings.http.login_burst > 1000
     ||  settings.http.login_interval_s < 1 || settings.http.login_interval_s > 86400
-    ||  settings.http.login_slots < 64 || settings.http.login_slots > 1048576) {
+    ||  settings.http.login_slots < 64 || settings.http.login_slots > 1048576
+    ||  settings.http.per_address < 0 || settings.http.per_address > XXL_HTTP_CONNECTIONS) {
         fprintf (stderr, "xxl-scheduler: need http/session_idle_s >= 60, http/max_body"
                          " 1024-4194304, http/login_burst 0-1000, http/login_interval_s"
-                         " 1-86400 and http/login_slots 64-1048576\n");
+                         " 1-86400, http/login_slots 64-1048576 and http/per_address"
+                         " 0-%d\n", XXL_HTTP_CONNECTIONS);
         zconfig_destroy (&config);
         return 2;
     }

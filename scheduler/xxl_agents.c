@@ -538,13 +538,13 @@ s_address_foreign_app (server_t *self, const char *address, const xxl_who_t *who
 }
 
 //  Whether a connection may (un)register address for app: its key must
-//  be an agent's listing app (xxl_access.c), and list every app the
-//  address is an agent of (in the registry, or the store's rows of the
-//  dead time); an address another agent key registered stays that key's
-//  while it has a route or a registry entry; only the connection an
-//  address is registered on (and, with keys, only its key) may
-//  unregister it.  0, or -1
-//  with the reason for a 403 (logged, at most a line a minute).
+//  be an agent's listing app (xxl_access.c), for UNREGISTER too; to
+//  register, its apps must list every app the address is an agent of (in
+//  the registry, or the store's rows of the dead time); an address
+//  another agent key registered stays that key's while it has a route or
+//  a registry entry; only the connection an address is registered on
+//  (and, with keys, only its key) may unregister it.  0, or -1 with the
+//  reason for a 403 (logged, at most a line a minute).
 static int
 s_agent_binding (server_t *self, zframe_t *rid, const char *app, const char *address,
                  int remove, const xxl_who_t *who, char *why, size_t whylen)
@@ -557,6 +557,10 @@ s_agent_binding (server_t *self, zframe_t *rid, const char *app, const char *add
     int rc = 0;
     if (remove) {
         const char *owner = self->keys? xxl_registry_owner (self->registry, address): NULL;
+        if (engine_may_register (who, app, why, whylen))
+            rc = -1;                    //  (even an address the registry no longer
+                                        //  holds: its store rows are app's)
+        else
         if ((route && !same) || (owner && who && strneq (owner, who->public_key))) {
             snprintf (why, whylen, "address '%s' is registered on another connection:"
                       " only that one may unregister it",
@@ -601,6 +605,118 @@ s_agent_binding (server_t *self, zframe_t *rid, const char *app, const char *add
     return rc;
 }
 
+//  Open runs asked about per registration, at most
+#define XXL_CHECK_MAX 10000
+
+//  An address registered on a connection while no open connection held
+//  it (the agent back after its connection closed, a scheduler restart,
+//  another host on a dead agent's address): its agent is asked about each
+//  run the store has open there, with a RUN of just its logId whose
+//  expireTime (1) is long past.  An agent back without its journal (a
+//  wiped disk, another host) knows none of its runs and reports none lost,
+//  and the lost-run monitor spares a registered address: without the ask
+//  those rows stay open for good.  200 ("already accepted"): the agent
+//  holds the run, whose result ends it; refused as expired: it does not,
+//  and the run is failed as lost (s_check_answer); anything else, or no
+//  answer: nothing changes.  Rows recovery asks about itself are left to it.
+//  (Not asked when the address moves from another open connection: two
+//  agents on one address would fail each other's runs.)
+static void
+s_check_open_runs (server_t *self, const char *address, const char *why)
+{
+    int64_t ids [1000];
+    size_t count = 0, asked = 0;
+    int64_t after = 0;
+    do {
+        if (xxl_store_log_open_ids_at (self->store, address, after, ids, 1000, &count))
+            return;                     //  (the store failed: the next registration asks)
+        for (size_t i = 0; i < count; i++) {
+            after = ids [i];
+            if (zhashx_lookup (self->asks, &ids [i]) || engine_run_in_flight (self, ids [i]))
+                continue;
+            char why [256];
+            pending_t *pending = engine_agent_request (self, address, "RUN", PENDING_CHECK,
+                                                      self->config.run_timeout_ms,
+                                                      why, sizeof why);
+            if (!pending)
+                return;
+            pending->log_id = ids [i];
+            xxl_enc_kint (self->enc, "logId", ids [i]);
+            xxl_enc_kint (self->enc, "expireTime", 1);
+            engine_agent_send (self, pending);
+            asked++;
+        }
+    } while (count == 1000 && asked < XXL_CHECK_MAX);
+    if (asked)
+        zsys_info ("registry: %s %s: asked it about its %zu open run(s)", address, why,
+                   asked);
+}
+
+//  Each address that moved from a connection then open (moved_from):
+//  forgotten once it is not connected (it is asked about when it comes
+//  back) or is on that connection again; a BEAT to that connection tells
+//  whether it is still open; once it closed, the agent holding the
+//  address is asked about its open runs.  Called at each liveness walk.
+void
+engine_moved_check (server_t *self)
+{
+    void *handle = zsock_resolve (self->agents);
+    zlistx_t *forget = zlistx_new ();           //  addresses (copies)
+    zlistx_t *ask = zlistx_new ();              //  of them, those to ask about
+    zlistx_set_destructor (forget, (zlistx_destructor_fn *) zstr_free);
+    for (zframe_t *old = (zframe_t *) zhashx_first (self->moved_from); old;
+         old = (zframe_t *) zhashx_next (self->moved_from)) {
+        const char *address = (const char *) zhashx_cursor (self->moved_from);
+        size_t route_size = 0;
+        const void *route = xxl_registry_route (self->registry, address, &route_size);
+        if (route && !(route_size == zframe_size (old)
+                       && memcmp (route, zframe_data (old), route_size) == 0)) {
+            xxl_enc_request (self->enc, "BEAT", engine_request_id (self));
+            size_t size;
+            const void *data = xxl_enc_finish (self->enc, &size);
+            int rc = zmq_send (handle, zframe_data (old), zframe_size (old), ZMQ_SNDMORE);
+            if (rc >= 0)
+                rc = zmq_send (handle, data, size, 0);
+            if (rc >= 0 || zmq_errno () != EHOSTUNREACH)
+                continue;               //  (still open: two agents on one address)
+        }
+        char *copy = strdup (address);
+        assert (copy);
+        zlistx_add_end (forget, copy);
+        if (route)
+            zlistx_add_end (ask, copy);
+    }
+    //  (after the walk: asking changes nothing it walks, forgetting does)
+    for (char *address = (char *) zlistx_first (ask); address;
+         address = (char *) zlistx_next (ask))
+        s_check_open_runs (self, address, "holds the address its old connection had (closed now)");
+    for (char *address = (char *) zlistx_first (forget); address;
+         address = (char *) zlistx_next (forget))
+        zhashx_delete (self->moved_from, address);
+    zlistx_destroy (&ask);
+    zlistx_destroy (&forget);
+}
+
+//  The agent's answer to s_check_open_runs' ask
+static void
+s_check_answer (server_t *self, pending_t *pending, int code, const char *msg)
+{
+    if (code == XXL_OK || !msg || strncmp (msg, "expired:", 8) != 0)
+        return;
+    char *reason = zsys_sprintf ("lost: agent %s registered again and does not hold this run"
+                                 " (back without its journal, or another agent on its"
+                                 " address)", pending->address);
+    int64_t now = engine_now ();
+    if (xxl_store_log_handle_done (self->store, pending->log_id, now, XXL_CODE_FAIL,
+                                   reason) == 0) {
+        self->metrics.runs_fail++;
+        engine_fix_delay_release (self, pending->log_id, now);
+        zsys_warning ("registry: log %" PRId64 ": agent %s does not hold it: failed as lost",
+                      pending->log_id, pending->address);
+    }
+    zstr_free (&reason);
+}
+
 static void
 s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove,
                   const xxl_who_t *who)
@@ -627,16 +743,45 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove,
     }
     int64_t now = engine_now ();
     char name [300], where [300];
+    bool check_open = false;
     if (remove) {
         if (xxl_registry_remove (self->registry, app, address) == 0)
-            zsys_info ("registry: %s/%s unregistered", xxl_printable (app, name, sizeof name),
-                       xxl_printable (address, where, sizeof where));
+            engine_info_limited (&self->log_registered, "registry: %s/%s unregistered",
+                                 xxl_printable (app, name, sizeof name),
+                                 xxl_printable (address, where, sizeof where));
         xxl_store_registry_remove (self->store, app, address);
         zhashx_insert (self->apps_changed, app, (void *) 1);
     }
     else {
+        //  (another connection the scheduler holds open had the address,
+        //  not unregistered from it: two agents with one address, or an
+        //  agent back before its old connection closed)
+        size_t held_size = 0;
+        const void *held = xxl_registry_route_last (self->registry, address, &held_size);
+        bool moved = held && !xxl_registry_parting (self->registry, address)
+                  && (held_size != zframe_size (rid)
+                              || memcmp (held, zframe_data (rid), held_size) != 0);
+        //  (a copy: the beat may free the connection held points into)
+        zframe_t *held_copy = moved? zframe_new (held, held_size): NULL;
+        check_open = held == NULL;
         int changed = xxl_registry_beat (self->registry, app, address, zframe_data (rid),
                                          zframe_size (rid), handlers, now);
+        held = NULL;
+        if (changed == XXL_REGISTRY_FULL)
+            check_open = false;
+        if (changed != XXL_REGISTRY_FULL && moved)
+            zhashx_update (self->moved_from, address, held_copy);
+        else
+            zframe_destroy (&held_copy);
+        if (check_open)
+            zhashx_delete (self->moved_from, address);
+        if (moved && changed != XXL_REGISTRY_FULL)
+            engine_warn_limited (&self->log_moved, "registry: %s/%s moved to another"
+                                 " connection while its old one is open: two agents with"
+                                 " one address (each needs its own), or an agent back"
+                                 " before its old connection closed",
+                                 xxl_printable (app, name, sizeof name),
+                                 xxl_printable (address, where, sizeof where));
         if (changed == XXL_REGISTRY_FULL) {
             snprintf (why, sizeof why, "the registry holds its limit of %zu agents"
                       " (scheduler/registry/agents): %s/%s not registered",
@@ -660,8 +805,9 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove,
                                                              ? run_batch: XXL_RUN_BATCH_MAX));
         xxl_store_registry_beat (self->store, app, address, now);
         if (changed > 0) {
-            zsys_info ("registry: %s/%s registered", xxl_printable (app, name, sizeof name),
-                       xxl_printable (address, where, sizeof where));
+            engine_info_limited (&self->log_registered, "registry: %s/%s registered",
+                                 xxl_printable (app, name, sizeof name),
+                                 xxl_printable (address, where, sizeof where));
             zhashx_insert (self->apps_changed, app, (void *) 1);
         }
     }
@@ -674,6 +820,8 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove,
     //  (sent even when the turn's commit fails: the registry is in memory,
     //  and an agent that hears nothing takes its link for down)
     engine_queue_agent_to (self, zframe_data (rid), zframe_size (rid), 0, !remove);
+    if (check_open)
+        s_check_open_runs (self, address, "registered on a new connection");
 }
 
 //  The address log_id was sent to, when it is one of the addresses of the
@@ -1192,6 +1340,9 @@ engine_agent_answer (server_t *self, zframe_t *rid, xxl_msg_t *msg)
         }
         case PENDING_PROBE:
             engine_probe_answer (self, pending, code, text);
+            break;
+        case PENDING_CHECK:
+            s_check_answer (self, pending, code, text);
             break;
     }
     zhashx_delete (self->pending, &id);

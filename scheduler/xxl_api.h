@@ -80,6 +80,11 @@ void api_glue_rollback (server_t *self, request_t *request);
 void api_audit_handled (server_t *self, request_t *request);
 //  A request forwarded to an agent (pending): recorded with its answer
 void api_audit_forwarded (request_t *request, pending_t *pending);
+//  Log rows deleted a batch per turn (LOG_CLEAR's; and a removed job's,
+//  past the first batch: the reply {id, deletedLogs} once all are gone)
+#define XXL_CLEAR_BATCH 2000
+void api_job_rm_logs_later (server_t *self, request_t *request, int64_t job_id,
+                            int64_t deleted);
 void api_audit_list (server_t *self, request_t *request);
 
 //  xxl_api_users.c

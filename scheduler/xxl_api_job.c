@@ -99,6 +99,12 @@ api_job_update (server_t *self, request_t *request)
         return;
     }
     char *old_source = strdup (job.glue_source);
+    //  A running FIX_DELAY job whose run is in flight waits for it: the
+    //  update does not arm it anew (its next run would start while this
+    //  one runs, and every later one a run behind); the run's end starts
+    //  the delay, the updated one
+    bool was_waiting = job.trigger_status == 1 && job.trigger_next_time == XXL_WAITING
+                    && streq (job.schedule_type, "FIX_DELAY");
     char why [512] = "";
     if (engine_job_read (self, request, &job, 0))
         engine_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
@@ -106,6 +112,8 @@ api_job_update (server_t *self, request_t *request)
     if (job.trigger_status == 1 && s_job_arm (NULL, &job, why, sizeof why))
         engine_reply (self, request, XXL_BAD_REQUEST, why);
     else {
+        if (was_waiting && job.trigger_status == 1 && streq (job.schedule_type, "FIX_DELAY"))
+            job.trigger_next_time = XXL_WAITING;
         job.update_time = engine_now ();
         engine_plan_forget (self, job.id);
         self->next_scan = 0;
@@ -134,10 +142,15 @@ api_job_rm (server_t *self, request_t *request)
     //  finish there: their callbacks find no row, are acknowledged and
     //  change nothing; a RUN's answer or a re-send finds no row either
     self->children_until = 0;
-    int64_t logs = xxl_store_job_rm_logs (self->store, job.id);
+    //  (a first batch here; past it, a batch a turn, the reply once all
+    //  are gone: a busy job's million rows never hold the loop)
+    int64_t logs = xxl_store_job_rm_logs_some (self->store, job.id, XXL_CLEAR_BATCH);
     if (logs < 0 || xxl_store_job_unchild (self->store, job.id) < 0
     ||  xxl_store_job_rm (self->store, job.id))
         engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
+    else
+    if (logs == XXL_CLEAR_BATCH)
+        api_job_rm_logs_later (self, request, job.id, logs);
     else {
         engine_reply_begin (self, request);
         xxl_enc_map_begin (self->enc);

@@ -102,6 +102,84 @@ void api_log_kill (server_t *self, request_t *r) { s_log_forward (self, r, 1); }
 
 //  XXL-JOB's manual clear: by age, keep the last N, or all; finished rows
 //  only (a row waiting for its trigger or result is never removed)
+//  A LOG_CLEAR (and a JOB_RM, its job's rows) deletes XXL_CLEAR_BATCH
+//  rows per turn, so that a clear of a million rows never holds the loop
+//  (a turn near a fire deletes none); the reply, with the count, goes
+//  once it is done
+
+typedef struct {
+    zframe_t *rid;                      //  the client's return address
+    uint64_t id;                        //  its request's id
+    int64_t job_id;                     //  0: every job
+    int64_t before;                     //  beforeDays: rows triggered before this
+    int64_t keep;                       //  keepLast (-1: not that form)
+    bool removed;                       //  a removed job's rows (JOB_RM): all of them
+    int64_t deleted;
+    pending_t audit;                    //  its audit, recorded with the reply
+} clear_task_t;
+
+static void
+s_clear_destroy (void **item_p)
+{
+    clear_task_t *task = (clear_task_t *) *item_p;
+    if (task) {
+        zframe_destroy (&task->rid);
+        free (task->audit.audit_who);
+        free (task->audit.audit_role);
+        free (task);
+        *item_p = NULL;
+    }
+}
+
+//  One batch of task: the rows it deleted (fewer than a batch: done)
+static int64_t
+s_clear_batch (server_t *self, clear_task_t *task)
+{
+    if (task->removed) {
+        int64_t gone = xxl_store_job_rm_logs_some (self->store, task->job_id, XXL_CLEAR_BATCH);
+        return gone > 0? gone: 0;
+    }
+    if (task->keep >= 0) {
+        int64_t floor = task->keep == 0
+                      ? INT64_MAX: xxl_store_log_id_at_rank (self->store, task->job_id,
+                                                             task->keep - 1);
+        return floor > 0? engine_log_delete (self, task->job_id, INT64_MAX, floor,
+                                             XXL_CLEAR_BATCH): 0;
+    }
+    return engine_log_delete (self, task->job_id, task->before, INT64_MAX, XXL_CLEAR_BATCH);
+}
+
+static void
+s_clear_reply (server_t *self, clear_task_t *task)
+{
+    xxl_enc_reply (self->enc, task->id, XXL_OK, NULL);
+    xxl_enc_key (self->enc, "content");
+    xxl_enc_map_begin (self->enc);
+    if (task->removed) {
+        xxl_enc_kint (self->enc, "id", task->job_id);
+        xxl_enc_kint (self->enc, "deletedLogs", task->deleted);
+    }
+    else
+        xxl_enc_kint (self->enc, "deleted", task->deleted);
+    xxl_enc_map_end (self->enc);
+    engine_queue (self, self->api_out, zframe_data (task->rid), zframe_size (task->rid));
+    engine_audit_answer (self, &task->audit, XXL_OK);
+}
+
+//  The rest of task in later turns; the audit records it with the reply
+static void
+s_clear_later (server_t *self, request_t *request, clear_task_t *task)
+{
+    api_audit_forwarded (request, &task->audit);
+    task->audit.log_id = task->job_id;
+    request->code = XXL_OK;
+    if (!self->clears) {
+        self->clears = zlistx_new ();
+        zlistx_set_destructor (self->clears, s_clear_destroy);
+    }
+    zlistx_add_end (self->clears, task);
+}
+
 void
 api_log_clear (server_t *self, request_t *request)
 {
@@ -114,24 +192,51 @@ api_log_clear (server_t *self, request_t *request)
                       "give exactly one of beforeDays, keepLast, all");
         return;
     }
-    int64_t deleted = 0, batch;
-    do {
-        if (days >= 0)
-            batch = engine_log_delete (self, job_id, engine_now () - days * 86400000, INT64_MAX,
-                                       10000);
-        else
-        if (keep >= 0) {
-            int64_t floor = keep == 0? INT64_MAX: xxl_store_log_id_at_rank (self->store, job_id,
-                                                                            keep - 1);
-            batch = floor > 0? engine_log_delete (self, job_id, INT64_MAX, floor, 10000): 0;
-        }
-        else
-            batch = engine_log_delete (self, job_id, INT64_MAX, INT64_MAX, 10000);
-        deleted += batch;
-    } while (batch == 10000);
-    engine_reply_begin (self, request);
-    xxl_enc_map_begin (self->enc);
-    xxl_enc_kint (self->enc, "deleted", deleted);
-    xxl_enc_map_end (self->enc);
-    engine_reply_end (self, request);
+    clear_task_t *task = (clear_task_t *) zmalloc (sizeof (clear_task_t));
+    task->rid = zframe_dup (request->rid);
+    task->id = xxl_msg_id (request->msg);
+    task->job_id = job_id > 0? job_id: 0;
+    task->before = days >= 0? engine_now () - days * 86400000: INT64_MAX;
+    task->keep = keep;
+    task->deleted = s_clear_batch (self, task);
+    if (task->deleted < XXL_CLEAR_BATCH) {
+        //  (done at once: answered as any request)
+        engine_reply_begin (self, request);
+        xxl_enc_map_begin (self->enc);
+        xxl_enc_kint (self->enc, "deleted", task->deleted);
+        xxl_enc_map_end (self->enc);
+        engine_reply_end (self, request);
+        void *item = task;
+        s_clear_destroy (&item);
+        return;
+    }
+    s_clear_later (self, request, task);
+}
+
+void
+api_job_rm_logs_later (server_t *self, request_t *request, int64_t job_id, int64_t deleted)
+{
+    clear_task_t *task = (clear_task_t *) zmalloc (sizeof (clear_task_t));
+    task->rid = zframe_dup (request->rid);
+    task->id = xxl_msg_id (request->msg);
+    task->job_id = job_id;
+    task->keep = -1;
+    task->removed = true;
+    task->deleted = deleted;
+    s_clear_later (self, request, task);
+}
+
+//  Each turn not near a fire: a batch of the oldest LOG_CLEAR waiting
+void
+engine_log_clear_turn (server_t *self)
+{
+    clear_task_t *task = self->clears? (clear_task_t *) zlistx_first (self->clears): NULL;
+    if (!task || engine_fire_near (self))
+        return;
+    int64_t batch = s_clear_batch (self, task);
+    task->deleted += batch;
+    if (batch < XXL_CLEAR_BATCH) {
+        s_clear_reply (self, task);
+        zlistx_delete (self->clears, NULL);
+    }
 }

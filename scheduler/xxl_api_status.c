@@ -62,26 +62,16 @@ api_agent_list (server_t *self, request_t *request)
     engine_reply_end (self, request);
 }
 
+//  Fresh counts of the days' runs: the reporter's thread counts them and
+//  the reply goes once it did (engine_report_turn); an in-memory store's
+//  are counted here
 void
 api_report (server_t *self, request_t *request)
 {
+    if (engine_report_wait (self, request))
+        return;
     engine_report_refresh (self);
     engine_reply_begin (self, request);
-    xxl_enc_map_begin (self->enc);
-    xxl_store_totals_t totals;
-    xxl_store_report_totals (self->store, &totals);
-    xxl_enc_kint (self->enc, "jobCount", totals.jobs);
-    xxl_enc_kint (self->enc, "jobRunningCount", totals.jobs_running);
-    xxl_enc_kint (self->enc, "agentCount", (int64_t) xxl_registry_size (self->registry));
-    xxl_enc_kint (self->enc, "groupCount", totals.groups);
-    int64_t runs = totals.runs, suc = totals.suc, fail = totals.fail;
-    xxl_enc_kint (self->enc, "runCount", runs);
-    xxl_enc_kint (self->enc, "sucCount", suc);
-    xxl_enc_kint (self->enc, "failCount", fail);
-    xxl_enc_key (self->enc, "successRate");
-    xxl_enc_double (self->enc, suc + fail > 0? (double) suc / (double) (suc + fail): 1.0);
-    xxl_enc_key (self->enc, "days");
-    xxl_store_report_encode_days (self->store, self->enc, 30);
-    xxl_enc_map_end (self->enc);
+    engine_report_encode (self);
     engine_reply_end (self, request);
 }

@@ -294,12 +294,17 @@ s_http_internal (server_t *self, request_t *request, const char *type, http_who_
         const char *sid = streq (type, "HTTP_SESSION")
                         ? xxl_msg_str (msg, NULL, "session", 1, 64, NULL): NULL;
         const char *csrf = sid? xxl_msg_str (msg, NULL, "csrf", 1, 64, NULL): NULL;
+        const char *checked = sid? xxl_msg_str (msg, NULL, "password", 1, 512, NULL): NULL;
         if (xxl_msg_error (msg)) {
             engine_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (msg));
             return;
         }
         xxl_account_t user;
         int rc = xxl_store_user_get (self->store, name, &user);
+        //  A session only for the password the HTTP thread checked: one
+        //  changed (or a user removed and added again) since makes none
+        if (rc == 0 && sid && !xxl_secret_equal (user.hash, checked))
+            rc = 1;
         if (rc == 0 && sid) {
             //  (sessions idle past their time go as new ones come)
             int64_t now = engine_now ();
@@ -357,7 +362,10 @@ s_http_internal (server_t *self, request_t *request, const char *type, http_who_
             engine_reply (self, request, XXL_BAD_REQUEST, "password: a crypt(3) hash");
             return;
         }
-        //  Every other session of the user ends; this one stays
+        //  Every other session of the user ends; this one stays.  (No
+        //  check that the hash the old password matched is still the
+        //  user's: a password set since ended this session, which
+        //  s_http_who then did not find.)
         int rc = xxl_store_user_update (self->store, hw->user, hash, NULL, NULL);
         if (rc == 1)
             rc = xxl_store_user_sessions_rm (self->store, hw->user) < 0

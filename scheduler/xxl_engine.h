@@ -53,6 +53,7 @@
 #include "xxl_commands.h"
 #include "xxl_metrics.h"
 #include "xxl_http.h"
+#include "xxl_reporter.h"
 #include <inttypes.h>
 #include <unistd.h>
 
@@ -82,7 +83,8 @@ enum { XXL_SERVICE_FAIL, XXL_SERVICE_LOST, XXL_SERVICE_REPORT, XXL_SERVICE_RETEN
 
 
 typedef enum {
-    PENDING_RUN, PENDING_LOG, PENDING_KILL, PENDING_PROBE
+    PENDING_RUN, PENDING_LOG, PENDING_KILL, PENDING_PROBE,
+    PENDING_CHECK                       //  whether the agent holds an open run (s_check_open_runs)
 } pending_kind_t;
 
 typedef struct {
@@ -232,6 +234,18 @@ typedef struct {
     uint64_t suppressed;                //  lines left out since
 } ratelog_t;
 
+//  Info lines of a kind a peer can provoke, each one ordinary (an agent
+//  registered): a burst of XXL_INFOLOG_BURST goes out (1,000 agents
+//  starting at once are each named), then XXL_INFOLOG_PER_S a second;
+//  the next line that goes out says how many were left out
+#define XXL_INFOLOG_BURST 1000
+#define XXL_INFOLOG_PER_S 10
+typedef struct {
+    double tokens;                      //  lines that may go out now
+    int64_t filled_at;                  //  monotonic ms tokens was counted at (0: full)
+    uint64_t suppressed;                //  lines left out since the last one
+} infolog_t;
+
 //  Replies to one client that its connection's queue had no room for,
 //  oldest first (sent before any newer reply to it)
 typedef struct {
@@ -296,6 +310,8 @@ typedef struct {
     ratelog_t log_frames;               //  messages of the wrong number of frames
     ratelog_t log_token;                //  requests with a wrong access token
     ratelog_t log_binding;              //  (UN)REGISTERs refused for their key or connection
+    infolog_t log_registered;           //  addresses registered and unregistered
+    ratelog_t log_moved;                //  addresses taken by another open connection
     ratelog_t log_registry_full;        //  REGISTERs refused: the registry holds its limit
     ratelog_t log_api_send;             //  replies a client's connection refused
     ratelog_t log_pages;                //  malformed LOG replies of agents
@@ -318,6 +334,14 @@ typedef struct {
     int64_t turn_first_id;              //  the first id this turn may hand out
     zhashx_t *resend_ids;               //  log ids in self->resends (no twice)
     zhashx_t *asks;                     //  log id → xxl_ask_t (owned)
+    xxl_reporter_t *reporter;           //  counts the daily report off this thread (NULL:
+                                        //  counted here, an in-memory store)
+    zlistx_t *report_waiting;           //  report_waiter_t: REPORTs waiting for its count
+    zlistx_t *clears;                   //  LOG_CLEARs deleting a batch per turn (xxl_api_log.c)
+    zhashx_t *moved_from;               //  address → zframe_t (owned): the connection it
+                                        //  was on, open, when another took it; once that
+                                        //  one closes, the agent holding it now is asked
+                                        //  about its open runs (engine_moved_check)
     zhashx_t *ask_jobs;                 //  job id → int64_t [3]: job id, whether a
                                         //  refused ask may be its MISFIRE (1) or
                                         //  not (0; -1 not judged yet), asks left
@@ -425,6 +449,8 @@ engine_now (void)
 
 void engine_warn_limited (ratelog_t *kind, const char *format, ...)
     __attribute__ ((format (printf, 2, 3)));
+void engine_info_limited (infolog_t *kind, const char *format, ...)
+    __attribute__ ((format (printf, 2, 3)));
 bool engine_has_control (const char *text);
 zhashx_t *engine_id_map (zhashx_destructor_fn *destructor);
 void engine_batch_destroy (run_batch_t **self_p);
@@ -504,6 +530,7 @@ void engine_shard_of (const char *text, int *index, int *total);
 size_t engine_job_addresses (server_t *self, const xxl_job_t *job,
                              const char *const **addresses, char ***manual);
 bool engine_run_in_flight (server_t *self, int64_t log_id);
+void engine_moved_check (server_t *self);
 void engine_dispatch_row (server_t *self, int64_t log_id, const char *address,
                           const char *note);
 int engine_trigger (server_t *self, const xxl_job_t *job, trigger_args_t *args,
@@ -559,6 +586,10 @@ void engine_alarm_results (server_t *self);
 void engine_fail_monitor (server_t *self);
 void engine_lost_monitor (server_t *self);
 void engine_report_refresh (server_t *self);
+void engine_report_turn (server_t *self);
+void engine_log_clear_turn (server_t *self);
+bool engine_report_wait (server_t *self, request_t *request);
+void engine_report_encode (server_t *self);
 //  The periodic services (xxl_services.c): set their first runs at start;
 //  run those due (not while stopping); the soonest next run
 void engine_services_start (server_t *self, int64_t now);

@@ -23,8 +23,10 @@
 #include "xxl/cron.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <limits.h>
 #include <microhttpd.h>
 #include <msgpack.h>
 #include <netinet/in.h>
@@ -45,6 +47,9 @@
 //  Of every other answer (JSON, text): nothing may load or frame it
 #define XXL_HTTP_CSP_NONE \
     "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+//  GnuTLS priorities: its defaults, but TLS 1.2 and 1.3 only (1.0 and 1.1
+//  are deprecated, RFC 8996)
+#define XXL_HTTP_TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
 //  HTTPS only: browsers keep to HTTPS for this host for a year
 #define XXL_HTTP_HSTS "max-age=31536000"
 
@@ -406,6 +411,19 @@ s_match (const char *pattern, const char *path, char args [2][256])
     return *pattern == 0 && *path == 0;
 }
 
+//  Whether text is a decimal integer (digits, a '-' before them at most:
+//  no '+', space or other text strtoll would let pass) in range, into *out
+static bool
+s_decimal (const char *text, long long *out)
+{
+    const char *digits = text + (*text == '-');
+    if (!*digits || strspn (digits, "0123456789") != strlen (digits))
+        return false;
+    errno = 0;
+    *out = strtoll (text, NULL, 10);
+    return errno == 0;
+}
+
 //  A value from the path or query for the command's field key: typed as
 //  the field is (an integer field takes decimal digits); NULL when bad
 static json_t *
@@ -413,10 +431,8 @@ s_typed (const xxl_command_t *command, const char *key, const char *value)
 {
     const xxl_field_t *field = command? xxl_command_field (command, key): NULL;
     if (field && (field->type == XXL_FIELD_INT || field->type == XXL_FIELD_NUMBER)) {
-        char *end;
-        errno = 0;
-        long long number = strtoll (value, &end, 10);
-        if (!*value || *end || errno)
+        long long number;
+        if (!s_decimal (value, &number))
             return NULL;
         return json_integer (number);
     }
@@ -481,7 +497,9 @@ s_body_fit (const xxl_command_t *command, json_t *fields)
             char *joined = strdup ("");
             bool ok = true;
             json_array_foreach (item, index, app) {
-                if (!json_is_string (app)) {
+                //  (an app name holds no ',': ["a,b"] is not two apps; the
+                //  list left as it is fails the field's type, 400)
+                if (!json_is_string (app) || strchr (json_string_value (app), ',')) {
                     ok = false;
                     break;
                 }
@@ -608,21 +626,25 @@ s_login (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn, json_t
                                      : NULL;
     //  (checked whatever the lookup said: the time tells nothing)
     bool match = xxl_secret_check_password (password, hash);
-    json_decref (content);
     s_check_done (self, client, user, match);
-    if (!match) {
-        s_error (answer, 401, "wrong user name or password");
-        return;
-    }
     char sid [XXL_SECRET_HEX], csrf [XXL_SECRET_HEX], sid_hash [XXL_SECRET_HEX];
-    if (xxl_secret_random (sid) || xxl_secret_random (csrf)) {
+    if (!match)
+        s_error (answer, 401, "wrong user name or password");
+    else
+    if (xxl_secret_random (sid) || xxl_secret_random (csrf))
         s_error (answer, 500, "no random bytes from the OS");
-        return;
+    else {
+        //  (with the hash the password matched: a password changed since,
+        //  or a user removed and added again, makes no session)
+        xxl_secret_sha256 (sid, sid_hash);
+        fields = json_pack ("{s:s, s:s, s:s, s:s}", "username", user, "session", sid_hash,
+                            "csrf", csrf, "password", hash);
+        s_forward (self, answer, "-", "HTTP_SESSION", fields, 200);
+        json_decref (fields);
     }
-    xxl_secret_sha256 (sid, sid_hash);
-    fields = json_pack ("{s:s, s:s, s:s}", "username", user, "session", sid_hash, "csrf", csrf);
-    s_forward (self, answer, "-", "HTTP_SESSION", fields, 200);
-    json_decref (fields);
+    json_decref (content);
+    if (!match)
+        return;
     if (answer->status == 200)
         s_session_cookie (self, answer, sid);
 }
@@ -707,18 +729,14 @@ s_cron_next (answer_t *answer, struct MHD_Connection *conn)
         return;
     }
     long long n = 5, from = zclock_time ();
-    char *end;
     if (n_text) {
-        n = strtoll (n_text, &end, 10);
-        if (!*n_text || *end || n < 1 || n > 100) {
+        if (!s_decimal (n_text, &n) || n < 1 || n > 100) {
             s_error (answer, 400, "n must be 1 to 100");
             return;
         }
     }
     if (from_text) {
-        errno = 0;
-        from = strtoll (from_text, &end, 10);
-        if (!*from_text || *end || errno || from < 0) {
+        if (!s_decimal (from_text, &from) || from < 0) {
             s_error (answer, 400, "from must be epoch milliseconds (an integer >= 0)");
             return;
         }
@@ -828,11 +846,16 @@ s_api (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn, const ch
     else {
         const xxl_command_t *command = xxl_command_find (route->type);
         s_body_fit (command, body);
-        //  The path's ids, then the query's keys (they win over the body's)
+        //  The query's keys (they win over the body's), then the path's
+        //  ids (they win over both: the path names what is acted on)
+        query_ctx_t query = { body, command, NULL };
+        MHD_get_connection_values (conn, MHD_GET_ARGUMENT_KIND, s_query_each, &query);
         const char *keys [2] = { route->p1, route->p2 };
         for (int i = 0; i < 2 && keys [i]; i++) {
-            if (streq (keys [i], "version") && streq (args [i], "latest"))
-                continue;               //  (GLUE_SHOW: the newest)
+            if (streq (keys [i], "version") && streq (args [i], "latest")) {
+                json_object_del (body, keys [i]);
+                continue;               //  (GLUE_SHOW without one: the newest)
+            }
             json_t *typed = s_typed (command, keys [i], args [i]);
             if (!typed) {
                 s_errorf (answer, 400, "%s in the path must be a decimal integer", keys [i]);
@@ -841,8 +864,6 @@ s_api (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn, const ch
             }
             json_object_set_new (body, keys [i], typed);
         }
-        query_ctx_t query = { body, command, NULL };
-        MHD_get_connection_values (conn, MHD_GET_ARGUMENT_KIND, s_query_each, &query);
         if (query.bad)
             s_errorf (answer, 400, "query %s: not a valid value", query.bad);
         else
@@ -872,9 +893,50 @@ s_mime (const char *path)
     return "application/octet-stream";
 }
 
-//  Opens the console's file for url: NULL segments like "..", hidden
-//  files and anything not a regular file are not served.  index.html for
-//  "/" and for paths with no file (the console routes on the client).
+//  Opens rel ("/a/b") under the folder root one segment at a time, each
+//  with O_NOFOLLOW: a symbolic link is refused wherever it is in the path
+//  (a link to a folder as a link to a file).  The file must be a regular
+//  one (O_NONBLOCK: a FIFO does not hold the thread); -1 otherwise.
+static int
+s_open_under (const char *root, const char *rel, size_t *size)
+{
+    int dir = open (root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const char *p = rel;
+    while (dir >= 0) {
+        while (*p == '/')
+            p++;
+        size_t length = strcspn (p, "/");
+        char name [NAME_MAX + 1];
+        if (length == 0 || length > NAME_MAX)
+            break;                      //  (a path ending in '/' names no file)
+        memcpy (name, p, length);
+        name [length] = 0;
+        p += length;
+        if (*p == 0) {
+            int fd = openat (dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+            close (dir);
+            struct stat st;
+            if (fd >= 0 && fstat (fd, &st) == 0 && S_ISREG (st.st_mode)) {
+                *size = (size_t) st.st_size;
+                return fd;
+            }
+            if (fd >= 0)
+                close (fd);
+            return -1;
+        }
+        int next = openat (dir, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+        close (dir);
+        dir = next;
+    }
+    if (dir >= 0)
+        close (dir);
+    return -1;
+}
+
+//  Opens the console's file for url: segments like "..", hidden files,
+//  symbolic links (anywhere in the path) and anything not a regular file
+//  are not served.  index.html for "/" and for paths with no file (the
+//  console routes on the client).
 static int
 s_static_open (xxl_http_t *self, const char *url, char *path, size_t pathlen, size_t *size)
 {
@@ -883,14 +945,9 @@ s_static_open (xxl_http_t *self, const char *url, char *path, size_t pathlen, si
     for (int attempt = 0; attempt < 2; attempt++) {
         const char *rel = attempt == 0 && !streq (url, "/")? url: "/index.html";
         snprintf (path, pathlen, "%s%s", self->console, rel);
-        int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-        struct stat st;
-        if (fd >= 0 && fstat (fd, &st) == 0 && S_ISREG (st.st_mode)) {
-            *size = (size_t) st.st_size;
-            return fd;
-        }
+        int fd = s_open_under (self->console, rel, size);
         if (fd >= 0)
-            close (fd);
+            return fd;
         if (attempt == 0 && streq (rel, "/index.html"))
             break;
     }
@@ -939,6 +996,17 @@ s_queue (xxl_http_t *self, struct MHD_Connection *conn, answer_t *answer, bool h
     return rc;
 }
 
+//  Counts the Content-Length headers (cls: an int)
+static enum MHD_Result
+s_count_length (void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    (void) kind;
+    (void) value;
+    if (strcasecmp (key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0)
+        (*(int *) cls)++;
+    return MHD_YES;
+}
+
 static enum MHD_Result
 s_access (void *cls, struct MHD_Connection *conn, const char *url, const char *method,
           const char *version, const char *upload_data, size_t *upload_data_size,
@@ -950,10 +1018,32 @@ s_access (void *cls, struct MHD_Connection *conn, const char *url, const char *m
     if (!ctx) {
         ctx = (request_ctx_t *) zmalloc (sizeof *ctx);
         *con_cls = ctx;
+        //  A body's length told twice (two Content-Lengths, or one with
+        //  Transfer-Encoding) is refused: a proxy in front may have read
+        //  it the other way, and the rest of the body as a request of its
+        //  own (request smuggling)
+        int lengths = 0, encodings = 0;
+        MHD_get_connection_values (conn, MHD_HEADER_KIND, s_count_length, &lengths);
+        if (MHD_lookup_connection_value (conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING))
+            encodings = 1;
+        if (lengths > 1 || (lengths && encodings)) {
+            ctx->too_big = true;        //  (nothing of the body is kept)
+            answer_t answer = { .type = "text/plain; charset=utf-8" };
+            s_error (&answer, 400, "the body's length is given twice (Content-Length"
+                     " and Transfer-Encoding, or two Content-Lengths)");
+            return s_queue (self, conn, &answer, streq (method, "HEAD"));
+        }
         const char *length = MHD_lookup_connection_value (conn, MHD_HEADER_KIND,
                                                           MHD_HTTP_HEADER_CONTENT_LENGTH);
-        if (length && strtoull (length, NULL, 10) > self->max_body)
+        if (length && strtoull (length, NULL, 10) > self->max_body) {
+            //  (answered now: the client need not send the body, nor wait
+            //  for an answer that would come only once it had; libmicrohttpd
+            //  closes the connection after it, the body unread)
             ctx->too_big = true;
+            answer_t answer = { .type = "text/plain; charset=utf-8" };
+            s_errorf (&answer, 413, "the body is over the %zu-byte limit", self->max_body);
+            return s_queue (self, conn, &answer, streq (method, "HEAD"));
+        }
         return MHD_YES;
     }
     if (*upload_data_size) {
@@ -1057,6 +1147,32 @@ s_completed (void *cls, struct MHD_Connection *conn, void **con_cls,
         free (ctx);
         *con_cls = NULL;
     }
+}
+
+//  Decodes a URL's or query value's %HH escapes in place, except %00: a
+//  NUL would end the text where the caller did not (/jobs/2%00x read as
+//  /jobs/2), so it stays as the three characters it is
+static size_t
+s_unescape (void *cls, struct MHD_Connection *conn, char *text)
+{
+    (void) cls;
+    (void) conn;
+    char *out = text;
+    for (const char *in = text; *in; ) {
+        if (in [0] == '%' && isxdigit ((unsigned char) in [1])
+        &&  isxdigit ((unsigned char) in [2])) {
+            char hex [3] = { in [1], in [2], 0 };
+            char byte = (char) strtol (hex, NULL, 16);
+            if (byte) {
+                *out++ = byte;
+                in += 3;
+                continue;
+            }
+        }
+        *out++ = *in++;
+    }
+    *out = 0;
+    return (size_t) (out - text);
 }
 
 static void
@@ -1195,11 +1311,14 @@ xxl_http_new (const xxl_http_config_t *config, const char *engine, xxl_metrics_b
         MHD_OPTION_EXTERNAL_LOGGER, s_mhd_log, self,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *) &addr,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned) XXL_HTTP_CONNECTIONS,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned) config->per_address,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) 60,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t) (128 * 1024),
         MHD_OPTION_NOTIFY_COMPLETED, s_completed, self,
+        MHD_OPTION_UNESCAPE_CALLBACK, s_unescape, self,
         self->tls? MHD_OPTION_HTTPS_MEM_CERT: MHD_OPTION_END, self->cert_pem,
         MHD_OPTION_HTTPS_MEM_KEY, self->key_pem,
+        MHD_OPTION_HTTPS_PRIORITIES, XXL_HTTP_TLS_PRIORITIES,
         MHD_OPTION_END);
     if (!self->daemon) {
         snprintf (why, whylen, "cannot serve HTTP on %s%s (the address is in use or not"

@@ -18,6 +18,10 @@
 #include "xxl_metrics.h"
 
 #define XXL_HTTP_CONNECTIONS 64         //  connections served at once
+//  ... of them from one client address by default (http/per_address): a
+//  client holding connections open (headers sent a byte at a time)
+//  cannot take every one
+#define XXL_HTTP_CONNECTIONS_PER_ADDRESS 16
 
 typedef struct _xxl_http_t xxl_http_t;
 

@@ -24,6 +24,8 @@ static plan_t *s_plan_take (server_t *self, plan_t *plan);
 static void s_fire_plan (server_t *self, int64_t log_id, int64_t when);
 static void s_instant_fire (server_t *self, int64_t when);
 static void s_plan_fallback (server_t *self, plan_t *plan);
+static bool s_snap_idle (server_t *self, const snap_t *snap, int64_t now);
+static void s_snap_settle (server_t *self, int64_t job_id);
 
 //  Planner
 //
@@ -59,6 +61,30 @@ s_snap_cancel (server_t *self, snap_t *snap)
     }
 }
 
+//  True when the planner has no reason to keep a job's snapshot cached: it
+//  does not fire again soon and none of its plans waits to be sent.  A
+//  snapshot with plans stays cached until the last of them left, so that
+//  a stop, update or removal of its job (engine_plan_forget) and a lost
+//  lease find and cancel them: a job that fires a minute later is no
+//  longer kept between its fires, and its prepared RUN must not leave
+//  after the job changed
+static bool
+s_snap_idle (server_t *self, const snap_t *snap, int64_t now)
+{
+    return zlistx_size (snap->plan_ids) == 0
+        && (snap->job.trigger_status != 1
+            || snap->job.trigger_next_time > now + 2 * self->config.preread_ms);
+}
+
+//  After a plan of job_id left (sent): its cached snapshot goes once idle
+static void
+s_snap_settle (server_t *self, int64_t job_id)
+{
+    snap_t *snap = (snap_t *) zhashx_lookup (self->snaps, &job_id);
+    if (snap && s_snap_idle (self, snap, engine_now ()))
+        zhashx_delete (self->snaps, &job_id);
+}
+
 //  Unsent planned rows of a job (its schedule changed or it stopped)
 void
 engine_plan_forget (server_t *self, int64_t job_id)
@@ -87,11 +113,26 @@ engine_plan_forget (server_t *self, int64_t job_id)
 }
 
 //  After a FIX_DELAY job's scheduled run ended (or failed to start), its
-//  next run comes `delay` seconds later
+//  next run comes `delay` seconds later.  self->waiting holds the jobs
+//  this scheduler's planner set waiting (and, from its start, every job
+//  the store had waiting); a job another scheduler sharing the store
+//  planned waits there only, and its run's result may come here: while
+//  this scheduler does not hold every share, each result asks the store
+//  (the resume changes nothing unless the row's job is a FIX_DELAY job
+//  still waiting)
 void
 engine_fix_delay_release (server_t *self, int64_t log_id, int64_t now)
 {
-    //  Most callbacks belong to no waiting FIX_DELAY job: skip the query
+    const uint64_t all = ((uint64_t) 1 << XXL_STORE_SHARES) - 1;
+    if ((self->held & all) != all) {
+        xxl_store_job_delay_resume (self->store, log_id, now, XXL_WAITING);
+        if (zhashx_size (self->waiting)) {
+            int64_t job_id = xxl_store_log_job_id (self->store, log_id);
+            zhashx_delete (self->waiting, &job_id);
+        }
+        return;
+    }
+    //  Alone, most callbacks belong to no waiting FIX_DELAY job: skip the query
     if (zhashx_size (self->waiting) == 0)
         return;
     int64_t job_id = xxl_store_log_job_id (self->store, log_id);
@@ -306,8 +347,20 @@ s_snap_put (server_t *self, xxl_job_t *job)
     snap->plan_ids = zlistx_new ();
     snap->read_at = zclock_mono ();
     //  Jobs triggered by hand join the cache too: keep it bounded
-    if (zhashx_size (self->snaps) >= 65536)
-        zhashx_purge (self->snaps);
+    if (zhashx_size (self->snaps) >= 65536) {
+        //  (never those whose plans wait to be sent: s_snap_idle)
+        zlistx_t *idle = zlistx_new ();
+        for (snap_t *cached = (snap_t *) zhashx_first (self->snaps); cached;
+             cached = (snap_t *) zhashx_next (self->snaps))
+            if (zlistx_size (cached->plan_ids) == 0)
+                zlistx_add_end (idle, cached);
+        for (snap_t *cached = (snap_t *) zlistx_first (idle); cached;
+             cached = (snap_t *) zlistx_next (idle)) {
+            int64_t id = cached->job.id;
+            zhashx_delete (self->snaps, &id);
+        }
+        zlistx_destroy (&idle);
+    }
     //  (delete, then insert: the map's key points into the snapshot)
     zhashx_delete (self->snaps, &snap->job.id);
     zhashx_insert (self->snaps, &snap->job.id, snap);
@@ -390,9 +443,10 @@ engine_plan_scan (server_t *self)
             snap->job.trigger_next_time = row->trigger_next_time;
             snap->job.trigger_last_time = row->trigger_last_time;
             s_plan_job (self, snap, now);
-            //  Keep only jobs that fire again soon; the rest are read again
-            if (snap->job.trigger_status != 1
-            ||  snap->job.trigger_next_time > now + 2 * self->config.preread_ms)
+            //  Keep only jobs that fire again soon, or whose plans wait to
+            //  be sent (s_snap_settle drops them after); the rest are read
+            //  again
+            if (s_snap_idle (self, snap, now))
                 zhashx_delete (self->snaps, &row->id);
         }
     } while (count == XXL_SCAN_BATCH && zclock_mono () - started < XXL_SCAN_MS);
@@ -486,6 +540,7 @@ s_plan_take (server_t *self, plan_t *plan)
     plan->tp = NULL;
     int64_t log_id = plan->log_id;
     zhashx_delete (self->plans, &log_id);
+    s_snap_settle (self, taken->snap->job.id);
     return taken;
 }
 
@@ -536,7 +591,9 @@ s_fire_plan (server_t *self, int64_t log_id, int64_t when)
     pending->presumed = engine_section_chars (plan->note, plan->address);
     pending->stamp = stamp;
     engine_run_queue (self, pending, plan->tp, plan->tp_size, stamp, self->fire_batches);
+    int64_t job_id = plan->snap->job.id;
     zhashx_delete (self->plans, &log_id);
+    s_snap_settle (self, job_id);
 }
 
 //  Puts a prepared plan (in self->plans, written this turn) into the
@@ -807,7 +864,9 @@ engine_plan_due (server_t *self)
                 s_plan_fallback (self, plan);
             else
                 s_plan_dispatch (self, plan);
+            int64_t job_id = plan->snap->job.id;
             zhashx_delete (self->plans, &log_id);
+            s_snap_settle (self, job_id);
         }
         else
             engine_dispatch_row (self, log_id, NULL, NULL);

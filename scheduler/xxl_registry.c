@@ -537,6 +537,13 @@ xxl_registry_set_owner (xxl_registry_t *self, const char *address, const char *k
     route->owner = key? strdup (key): NULL;
 }
 
+bool
+xxl_registry_parting (xxl_registry_t *self, const char *address)
+{
+    s_route_t *route = s_route (self, address);
+    return route && route->parting;
+}
+
 const char *
 xxl_registry_owner (xxl_registry_t *self, const char *address)
 {

@@ -71,6 +71,8 @@ const void *xxl_registry_route_last (xxl_registry_t *self, const char *address,
 bool xxl_registry_has_rid (xxl_registry_t *self, const void *rid, size_t rid_size);
 //  True when some app lists address (live or not yet expired)
 bool xxl_registry_listed (xxl_registry_t *self, const char *address);
+//  True when address unregistered from a connection still open (parting)
+bool xxl_registry_parting (xxl_registry_t *self, const char *address);
 //  The registry's own copy of address (while it has a route, live or
 //  parting), or NULL
 const char *xxl_registry_address (xxl_registry_t *self, const char *address);

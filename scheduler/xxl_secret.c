@@ -14,9 +14,26 @@
 #include <sys/types.h>
 #include <sha2.h>
 
+//  The passphrase crypt(3) gets for password, into buf: the password
+//  itself, or for one libcrypt refuses as too long (CRYPT_MAX_PASSPHRASE_SIZE
+//  bytes with its NUL: 512; passwords may be 1024 bytes) "sha256:" and the
+//  hex SHA-256 of it, so a long password is hashed in full, not refused
+static const char *
+s_passphrase (const char *password, char buf [8 + XXL_SECRET_HEX])
+{
+    if (strlen (password) < CRYPT_MAX_PASSPHRASE_SIZE)
+        return password;
+    char hex [XXL_SECRET_HEX];
+    xxl_secret_sha256 (password, hex);
+    snprintf (buf, 8 + XXL_SECRET_HEX, "sha256:%s", hex);
+    return buf;
+}
+
 char *
 xxl_secret_hash_password (const char *password)
 {
+    char buf [8 + XXL_SECRET_HEX];
+    password = s_passphrase (password, buf);
     //  (yescrypt at libcrypt's default cost, salt from the OS)
     char *setting = crypt_gensalt_ra ("$y$", 0, NULL, 0);
     if (!setting)
@@ -38,6 +55,8 @@ xxl_secret_check_password (const char *password, const char *hash)
 {
     //  A hash of nothing still costs a hash: the time tells no one whether
     //  the user exists
+    char buf [8 + XXL_SECRET_HEX];
+    password = s_passphrase (password, buf);
     bool real = hash && *hash;
     char *setting = real? NULL: crypt_gensalt_ra ("$y$", 0, NULL, 0);
     struct crypt_data *data = (struct crypt_data *) calloc (1, sizeof *data);

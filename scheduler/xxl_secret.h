@@ -16,7 +16,9 @@
 
 #define XXL_SECRET_HEX 65               //  64 hex digits and NUL
 
-//  A new crypt(3) hash of password (caller frees), or NULL
+//  A new crypt(3) hash of password (caller frees), or NULL.  A password of
+//  512 bytes or more (libcrypt's limit) is hashed as "sha256:" and its
+//  SHA-256 in hex; xxl_secret_check_password does the same
 char *xxl_secret_hash_password (const char *password);
 //  Whether password matches hash; a NULL or empty hash matches nothing, in
 //  the time a real one takes (no user is told apart from a wrong password)

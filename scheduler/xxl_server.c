@@ -69,6 +69,37 @@ engine_warn_limited (ratelog_t *kind, const char *format, ...)
     kind->suppressed = 0;
 }
 
+//  Writes an info line if kind's bucket holds a token (see infolog_t)
+void
+engine_info_limited (infolog_t *kind, const char *format, ...)
+{
+    int64_t now = zclock_mono ();
+    if (kind->filled_at == 0)
+        kind->tokens = XXL_INFOLOG_BURST;
+    else {
+        kind->tokens += (double) (now - kind->filled_at) * XXL_INFOLOG_PER_S / 1000.0;
+        if (kind->tokens > XXL_INFOLOG_BURST)
+            kind->tokens = XXL_INFOLOG_BURST;
+    }
+    kind->filled_at = now;
+    if (kind->tokens < 1) {
+        kind->suppressed++;
+        return;
+    }
+    kind->tokens -= 1;
+    char line [1024];
+    va_list args;
+    va_start (args, format);
+    vsnprintf (line, sizeof line, format, args);
+    va_end (args);
+    if (kind->suppressed)
+        zsys_info ("%s (and %" PRIu64 " lines like it left out before)", line,
+                   kind->suppressed);
+    else
+        zsys_info ("%s", line);
+    kind->suppressed = 0;
+}
+
 bool
 engine_has_control (const char *text)
 {
@@ -373,6 +404,7 @@ s_liveness (server_t *self)
          rid = (zframe_t *) zlistx_next (gone))
         xxl_registry_gone (self->registry, zframe_data (rid), zframe_size (rid));
     zlistx_destroy (&gone);
+    engine_moved_check (self);
 }
 
 //  The automatic groups' address lists in the store follow the registry,
@@ -462,6 +494,7 @@ xxl_server_config_defaults (xxl_server_config_t *config)
     config->http.login_burst = 5;
     config->http.login_interval_s = 60;
     config->http.login_slots = 4096;
+    config->http.per_address = XXL_HTTP_CONNECTIONS_PER_ADDRESS;
 }
 
 static void
@@ -492,6 +525,7 @@ s_server_destroy (server_t **self_p)
     zhashx_destroy (&self->busy_tries);
     zhashx_destroy (&self->waiting);
     zhashx_destroy (&self->apps_changed);
+    zhashx_destroy (&self->moved_from);
     free (self->foreign_apps);
     zhashx_destroy (&self->backlogs);
     zhashx_destroy (&self->accepted_ids);
@@ -529,6 +563,9 @@ s_server_destroy (server_t **self_p)
     zhashx_destroy (&self->batches);
     xxl_enc_destroy (&self->item_enc);
     xxl_registry_destroy (&self->registry);
+    xxl_reporter_destroy (&self->reporter);
+    zlistx_destroy (&self->report_waiting);
+    zlistx_destroy (&self->clears);
     xxl_store_destroy (&self->store);
     zchunk_destroy (&self->text);
     xxl_enc_destroy (&self->enc);
@@ -665,6 +702,8 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     self->slow_minute = engine_now () / 60000;
     self->waiting = engine_id_map (s_free_item);
     self->apps_changed = zhashx_new ();
+    self->moved_from = zhashx_new ();
+    zhashx_set_destructor (self->moved_from, (zhashx_destructor_fn *) zframe_destroy);
     self->backlogs = zhashx_new ();
     zhashx_set_destructor (self->backlogs, engine_backlog_destroy);
     self->accepted = zlistx_new ();
@@ -704,6 +743,13 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
         return NULL;
     }
     xxl_store_set_wal_size (self->store, config->wal_size_mb);
+    //  (an in-memory SQLite store is this handle's alone: counted here)
+    if (strneq (config->db, ":memory:") && strncmp (config->db, "file::memory:", 13)) {
+        self->reporter = xxl_reporter_new (config->db, err, sizeof err);
+        if (!self->reporter)
+            zsys_warning ("server: the report's counts are made on the engine's thread: %s",
+                          err);
+    }
     //  Alarm plugins: their config keys are scheduler/alarm/<key>
     self->alarm_host = *xxl_alarms_default_host ();
     self->alarm_host.config = s_alarm_config;
@@ -941,6 +987,19 @@ s_turn_timeout (server_t *self)
     int64_t service = engine_services_wake (self);
     if (service < wake)
         wake = service;
+    //  (a count of the daily report under way: its answer is taken soon,
+    //  at once when REPORTs wait for it)
+    if (self->reporter && xxl_reporter_busy (self->reporter)) {
+        int64_t soon = now + (self->report_waiting && zlistx_size (self->report_waiting)? 2: 50);
+        if (soon < wake)
+            wake = soon;
+    }
+    else
+    if (self->report_waiting && zlistx_size (self->report_waiting) && now + 2 < wake)
+        wake = now + 2;
+    //  (a LOG_CLEAR goes on a batch a turn)
+    if (self->clears && zlistx_size (self->clears) && now + 1 < wake)
+        wake = now + 1;
     if (self->stopping)
         wake = now + 50;
     int64_t due = xxl_timer_next (self->timer);
@@ -1086,6 +1145,8 @@ s_turn_work (server_t *self, bool agents_drained)
             engine_plan_prepare (self, 1024);
         engine_services_run (self, now);
     }
+    engine_report_turn (self);
+    engine_log_clear_turn (self);
     //  (a turn that itself took long may have answers waiting unread)
     if (now >= self->next_pending_check && agents_drained
     &&  zclock_mono () - self->stall_mono < XXL_STALL_MS) {

@@ -32,6 +32,8 @@ typedef struct {
                                         //  name before they are limited (0: no limit)
     int login_interval_s;               //  then one attempt per this many seconds
     int login_slots;                    //  entries of the limiter's table
+    int per_address;                    //  connections from one client address at
+                                        //  once (0: no limit but the total)
 } xxl_http_config_t;
 
 typedef struct {

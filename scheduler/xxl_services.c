@@ -11,7 +11,6 @@ static int64_t s_retry_delay (const xxl_job_t *job, int64_t attempt);
 static void s_alarm_status (server_t *self, int64_t log_id, int status, const char *report);
 static void s_alarm_send (server_t *self, const xxl_log_t *log, const xxl_job_t *job);
 static void s_handle_failure (server_t *self, int64_t log_id);
-static int64_t s_day_start (int64_t ms);
 
 //  Services: child jobs, the fail monitor (retries, alarms), the lost-run
 //  monitor, daily reports, log retention
@@ -272,28 +271,138 @@ engine_lost_monitor (server_t *self)
         zsys_warning ("monitor: %zu lost run(s) marked failed", count);
 }
 
-//  Local midnight of the day holding `ms`, in ms
-static int64_t
-s_day_start (int64_t ms)
-{
-    time_t t = (time_t) (ms / 1000);
-    struct tm tm;
-    localtime_r (&t, &tm);
-    tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
-    tm.tm_isdst = -1;
-    return (int64_t) mktime (&tm) * 1000;
-}
-
-//  Daily rows for the last three days (XXL-JOB's JobLogReportHelper)
+//  Daily rows for the last three days (XXL-JOB's JobLogReportHelper):
+//  counted by the reporter's thread (the rows are written when its
+//  answer is taken, engine_report_turn), or here for an in-memory store
 void
 engine_report_refresh (server_t *self)
 {
     int64_t now = engine_now ();
-    for (int back = 0; back < 3; back++) {
-        int64_t day = s_day_start (now - (int64_t) back * 86400000);
-        int64_t next = s_day_start (day + 36 * 3600000LL);
+    if (self->reporter) {
+        xxl_reporter_ask (self->reporter, now);
+        return;
+    }
+    for (int back = 0; back < XXL_REPORT_DAYS; back++) {
+        int64_t day = xxl_report_day_start (now - (int64_t) back * 86400000);
+        int64_t next = xxl_report_day_start (day + 36 * 3600000LL);
         xxl_store_report_refresh (self->store, day, next, now);
     }
+}
+
+//  A REPORT waiting for the reporter's count
+typedef struct {
+    zframe_t *rid;                      //  the client's return address
+    uint64_t id;                        //  its request's id
+    uint64_t turn;                      //  the turn it came in
+    uint64_t generation;                //  the ask that covers it (0: not asked yet)
+} report_waiter_t;
+
+static void
+s_waiter_destroy (void **item_p)
+{
+    report_waiter_t *waiter = (report_waiter_t *) *item_p;
+    if (waiter) {
+        zframe_destroy (&waiter->rid);
+        free (waiter);
+        *item_p = NULL;
+    }
+}
+
+//  REPORT's content: the totals and the last 30 days' rows
+void
+engine_report_encode (server_t *self)
+{
+    xxl_enc_map_begin (self->enc);
+    xxl_store_totals_t totals;
+    xxl_store_report_totals (self->store, &totals);
+    xxl_enc_kint (self->enc, "jobCount", totals.jobs);
+    xxl_enc_kint (self->enc, "jobRunningCount", totals.jobs_running);
+    xxl_enc_kint (self->enc, "agentCount", (int64_t) xxl_registry_size (self->registry));
+    xxl_enc_kint (self->enc, "groupCount", totals.groups);
+    int64_t runs = totals.runs, suc = totals.suc, fail = totals.fail;
+    xxl_enc_kint (self->enc, "runCount", runs);
+    xxl_enc_kint (self->enc, "sucCount", suc);
+    xxl_enc_kint (self->enc, "failCount", fail);
+    xxl_enc_key (self->enc, "successRate");
+    xxl_enc_double (self->enc, suc + fail > 0? (double) suc / (double) (suc + fail): 1.0);
+    xxl_enc_key (self->enc, "days");
+    xxl_store_report_encode_days (self->store, self->enc, 30);
+    xxl_enc_map_end (self->enc);
+}
+
+//  REPORTs that may wait for a count at once; past them, 429
+#define XXL_REPORT_WAITERS 1024
+
+//  A REPORT waits for a count that sees every write committed before it:
+//  asked at a later turn's start (after this turn's commit), answered
+//  when its count is taken.  false: no reporter (answer at once)
+bool
+engine_report_wait (server_t *self, request_t *request)
+{
+    if (!self->reporter)
+        return false;
+    if (!self->report_waiting) {
+        self->report_waiting = zlistx_new ();
+        zlistx_set_destructor (self->report_waiting, s_waiter_destroy);
+    }
+    if (zlistx_size (self->report_waiting) >= XXL_REPORT_WAITERS) {
+        char text [160];
+        snprintf (text, sizeof text, "%d REPORTs already wait for the report's count:"
+                  " ask again later", XXL_REPORT_WAITERS);
+        engine_reply (self, request, XXL_BUSY, text);
+        return true;
+    }
+    report_waiter_t *waiter = (report_waiter_t *) zmalloc (sizeof (report_waiter_t));
+    waiter->rid = zframe_dup (request->rid);
+    waiter->id = xxl_msg_id (request->msg);
+    waiter->turn = self->turn;
+    zlistx_add_end (self->report_waiting, waiter);
+    request->code = XXL_OK;             //  (answered later; a read: no audit)
+    return true;
+}
+
+//  Each turn: the reporter's answer, if one is ready, is written and
+//  answers the REPORTs it covers; REPORTs of earlier turns are asked for
+void
+engine_report_turn (server_t *self)
+{
+    if (!self->reporter)
+        return;
+    xxl_report_t answer;
+    if (xxl_reporter_take (self->reporter, &answer)) {
+        if (!answer.failed)
+            for (int i = 0; i < XXL_REPORT_DAYS; i++)
+                xxl_store_report_set (self->store, answer.days [i].day, answer.days [i].running,
+                                      answer.days [i].suc, answer.days [i].fail, answer.now);
+        report_waiter_t *waiter = self->report_waiting
+                                ? (report_waiter_t *) zlistx_first (self->report_waiting): NULL;
+        while (waiter) {
+            if (waiter->generation && waiter->generation <= answer.generation) {
+                //  (the rows as this turn writes them: a read, sent
+                //  whatever the commit)
+                xxl_enc_reply (self->enc, waiter->id, XXL_OK, NULL);
+                xxl_enc_key (self->enc, "content");
+                engine_report_encode (self);
+                self->api_read = true;
+                engine_queue (self, self->api_out, zframe_data (waiter->rid),
+                              zframe_size (waiter->rid));
+                self->api_read = false;
+                zlistx_delete (self->report_waiting, NULL);
+                waiter = (report_waiter_t *) zlistx_first (self->report_waiting);
+                continue;
+            }
+            waiter = (report_waiter_t *) zlistx_next (self->report_waiting);
+        }
+    }
+    uint64_t generation = 0;
+    for (report_waiter_t *waiter = self->report_waiting
+                                 ? (report_waiter_t *) zlistx_first (self->report_waiting): NULL;
+         waiter; waiter = (report_waiter_t *) zlistx_next (self->report_waiting))
+        if (!waiter->generation && waiter->turn < self->turn) {
+            if (!generation)
+                generation = xxl_reporter_ask (self->reporter, engine_now ());
+            waiter->generation = generation;
+        }
 }
 
 //  Deletes up to `limit` finished log rows of job_id (0 any) triggered

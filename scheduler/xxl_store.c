@@ -27,7 +27,9 @@ xxl_store_new (const char *url, char *err, size_t errlen)
     //  A backend fills a table of this version: no method may be missing
     assert (!self || (self->methods->version == XXL_STORE_METHODS_VERSION
                       && self->methods->size == sizeof (xxl_store_methods_t)
-                      && self->methods->accounts));
+                      && self->methods->accounts && self->methods->log_open_ids_at
+                      && self->methods->report_count && self->methods->report_set
+                      && self->methods->job_rm_logs_some));
     return self;
 }
 

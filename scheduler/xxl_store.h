@@ -174,7 +174,7 @@ typedef struct {
 
 //  Bumped whenever a method is added; methods are only ever appended, so
 //  a table of an older version is a prefix of this one (size says how much)
-#define XXL_STORE_METHODS_VERSION 5
+#define XXL_STORE_METHODS_VERSION 8
 
 typedef struct _xxl_store_t xxl_store_t;
 
@@ -506,6 +506,26 @@ typedef struct {
     //  Version 5.  The HTTP side's users, bearer tokens and sessions
     //  (xxl_store_accounts_t below), in a table of their own
     const struct _xxl_store_accounts_t *accounts;
+
+    //  Version 6.  Runs routed to address whose trigger succeeded and that
+    //  have no result: their ids above `after`, ascending, at most max
+    int (*log_open_ids_at) (xxl_store_t *self, const char *address, int64_t after,
+                            int64_t *ids, size_t max, size_t *count);
+
+    //  Version 7.  The daily report in two steps, so that the scan runs
+    //  on a handle of its own, outside the engine's transaction
+    //  (xxl_reporter.h): count reads the runs triggered in [from, to) --
+    //  running (trigger 0 or 200, no result), succeeded (handle 200),
+    //  failed -- with no transaction and no lock; 0 or -1.  set writes
+    //  the day's row (insert or replace), in the caller's transaction.
+    int (*report_count) (xxl_store_t *self, int64_t from, int64_t to, int64_t *running,
+                         int64_t *suc, int64_t *fail);
+    int (*report_set) (xxl_store_t *self, int64_t day, int64_t running, int64_t suc,
+                       int64_t fail, int64_t now);
+
+    //  Version 8.  Up to limit log rows of job id (any state, oldest
+    //  first), for a removed job's rows a batch at a time; the number or -1
+    int64_t (*job_rm_logs_some) (xxl_store_t *self, int64_t id, int64_t limit);
 } xxl_store_methods_t;
 
 //  Users (console logins), bearer tokens and sessions (docs/http.md).
@@ -520,6 +540,10 @@ typedef struct {
     char *apps;
     int64_t add_time;
 } xxl_account_t;
+
+//  Sessions a user keeps at most (a login past it ends the least recently
+//  seen one): logins in a loop do not grow the store without bound
+#define XXL_STORE_USER_SESSIONS 64
 
 typedef struct _xxl_store_accounts_t {
     //  add: 1 added, 0 when the name is taken, -1.  update: NULL leaves a
@@ -544,7 +568,8 @@ typedef struct _xxl_store_accounts_t {
     //  strings in *user, *csrf; *seen), 1 none or idle, -1.  touch: seen
     //  becomes now.  rm: 1, 0 none, -1.  user_sessions_rm: every session
     //  of a user (a password changed); expire: those last seen before
-    //  `before`; the count or -1.
+    //  `before`; the count or -1.  add: a user keeps at most
+    //  XXL_STORE_USER_SESSIONS; the least recently seen go past it.
     int (*session_add) (xxl_store_t *self, const char *id, const char *user,
                         const char *csrf, int64_t now);
     int (*session_find) (xxl_store_t *self, const char *id, int64_t seen_after,
@@ -734,6 +759,10 @@ static inline int xxl_store_node_beat (xxl_store_t *self, const char *node, int6
 static inline int64_t xxl_store_node_count (xxl_store_t *self, int64_t since) { return XXL_STORE_CALL (node_count) (self, since); }
 static inline int xxl_store_job_due_in (xxl_store_t *self, uint64_t mask, int64_t before, xxl_store_due_t *rows, size_t max, size_t *count) { return XXL_STORE_CALL (job_due_in) (self, mask, before, rows, max, count); }
 static inline int xxl_store_log_unsent_in (xxl_store_t *self, uint64_t mask, int64_t after, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_CALL (log_unsent_in) (self, mask, after, ids, max, count); }
+static inline int64_t xxl_store_job_rm_logs_some (xxl_store_t *self, int64_t id, int64_t limit) { return XXL_STORE_CALL (job_rm_logs_some) (self, id, limit); }
+static inline int xxl_store_report_count (xxl_store_t *self, int64_t from, int64_t to, int64_t *running, int64_t *suc, int64_t *fail) { return XXL_STORE_CALL (report_count) (self, from, to, running, suc, fail); }
+static inline int xxl_store_report_set (xxl_store_t *self, int64_t day, int64_t running, int64_t suc, int64_t fail, int64_t now) { return XXL_STORE_CALL (report_set) (self, day, running, suc, fail, now); }
+static inline int xxl_store_log_open_ids_at (xxl_store_t *self, const char *address, int64_t after, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_CALL (log_open_ids_at) (self, address, after, ids, max, count); }
 static inline int xxl_store_recover_stamp_fired_in (xxl_store_t *self, uint64_t mask) { return XXL_STORE_CALL (recover_stamp_fired_in) (self, mask); }
 static inline int xxl_store_recover_stamp_due_in (xxl_store_t *self, uint64_t mask, int64_t now) { return XXL_STORE_CALL (recover_stamp_due_in) (self, mask, now); }
 static inline int xxl_store_log_set_trigger_msg (xxl_store_t *self, int64_t log_id, const char *text) { return XXL_STORE_CALL (log_set_trigger_msg) (self, log_id, text); }

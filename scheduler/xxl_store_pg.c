@@ -235,6 +235,10 @@ static const char *s_migrations [] = {
     "CREATE TABLE xxl_session (id TEXT PRIMARY KEY, username TEXT NOT NULL,"
     "  csrf TEXT NOT NULL, add_time BIGINT NOT NULL, seen BIGINT NOT NULL);"
     "CREATE INDEX xxl_session_user ON xxl_session (username);",
+    //  10: failed runs, newest first, for LOG_LIST's status filter (only
+    //  failed rows are written to it)
+    "CREATE INDEX xxl_job_log_fails ON xxl_job_log (id)"
+    "  WHERE trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200);",
 };
 #define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))
 

@@ -227,6 +227,13 @@ m_job_rm_logs (xxl_store_t *base, int64_t id)
     return pgx_exec ((store_t *) base, "DELETE FROM xxl_job_log WHERE job_id = $1", "i", id);
 }
 
+static int64_t
+m_job_rm_logs_some (xxl_store_t *base, int64_t id, int64_t limit)
+{
+    return pgx_exec ((store_t *) base, "DELETE FROM xxl_job_log WHERE id IN (SELECT id"
+                     " FROM xxl_job_log WHERE job_id = $1 ORDER BY id LIMIT $2)", "ii", id, limit);
+}
+
 //  Drops `child` from a comma-separated list; a new string
 static char *
 s_list_without (const char *list, int64_t child)
@@ -1028,6 +1035,16 @@ m_log_claimed_ids (xxl_store_t *base, int64_t after, int64_t *ids, size_t max, s
 }
 
 static int
+m_log_open_ids_at (xxl_store_t *base, const char *address, int64_t after, int64_t *ids,
+                   size_t max, size_t *count)
+{
+    return pgx_id_list ((store_t *) base,
+        ids, max, count, "SELECT id FROM xxl_job_log"
+        " WHERE trigger_code = 200 AND handle_code = 0 AND executor_address = $1"
+        " AND id > $2 ORDER BY id LIMIT $3", "sii", address, after, (int64_t) max);
+}
+
+static int
 m_log_lost_ids (xxl_store_t *base, int64_t before, int64_t *ids, size_t max, size_t *count)
 {
     return pgx_id_list ((store_t *) base,
@@ -1167,10 +1184,20 @@ static int
 m_log_encode_page (xxl_store_t *base, xxl_enc_t *enc, size_t max_size, int *truncated,
                    const xxl_store_log_filter_t *f)
 {
-    //  (by job: its index; else newest first by id)
-    return pgx_encode_max ((store_t *) base, enc, max_size, truncated,
+    //  (by job: its index; failed or running rows of every job: their
+    //  partial indexes, so that few such rows among many are found without
+    //  reading the others; else newest first by id)
+    const char *sql =
         f->job_id? XXL_LOG_LIST_SELECT " WHERE job_id = $1 AND" XXL_LOG_FILTER
-                 : XXL_LOG_LIST_SELECT " WHERE $1 = 0 AND" XXL_LOG_FILTER, "iiiiiiiii",
+      : f->status == 2? XXL_LOG_LIST_SELECT
+                        " WHERE (trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200))"
+                        " AND $1 = 0 AND" XXL_LOG_FILTER
+      : f->status == 3? XXL_LOG_LIST_SELECT " WHERE id IN (SELECT id FROM xxl_job_log"
+                        " WHERE trigger_code = 0 UNION ALL SELECT id FROM xxl_job_log"
+                        " WHERE trigger_code = 200 AND handle_code = 0) AND $1 = 0 AND"
+                        XXL_LOG_FILTER
+      : XXL_LOG_LIST_SELECT " WHERE $1 = 0 AND" XXL_LOG_FILTER;
+    return pgx_encode_max ((store_t *) base, enc, max_size, truncated, sql, "iiiiiiiii",
         f->job_id, f->group_id, f->status, f->from, f->to, f->max_id, f->now,
         f->limit, f->offset);
 }
@@ -1232,6 +1259,39 @@ m_report_refresh (xxl_store_t *base, int64_t from, int64_t to, int64_t now)
         " ON CONFLICT (trigger_day) DO UPDATE SET running_count = excluded.running_count,"
         " suc_count = excluded.suc_count, fail_count = excluded.fail_count,"
         " update_time = excluded.update_time", "iii", from, to, now);
+}
+
+static int
+m_report_count (xxl_store_t *base, int64_t from, int64_t to, int64_t *running, int64_t *suc,
+                int64_t *fail)
+{
+    PGresult *result = pgx_run ((store_t *) base, PGX_READ,
+        "SELECT COALESCE (SUM (CASE WHEN trigger_code IN (0, 200) AND handle_code = 0 THEN 1 ELSE 0 END), 0),"
+        " COALESCE (SUM (CASE WHEN handle_code = 200 THEN 1 ELSE 0 END), 0),"
+        " COALESCE (SUM (CASE WHEN trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200)"
+        "   THEN 1 ELSE 0 END), 0)"
+        " FROM xxl_job_log WHERE trigger_time >= $1 AND trigger_time < $2", "ii", from, to);
+    if (!result || PQntuples (result) < 1) {
+        PQclear (result);
+        return -1;
+    }
+    *running = pgx_int (result, 0, 0);
+    *suc = pgx_int (result, 0, 1);
+    *fail = pgx_int (result, 0, 2);
+    PQclear (result);
+    return 0;
+}
+
+static int
+m_report_set (xxl_store_t *base, int64_t day, int64_t running, int64_t suc, int64_t fail,
+              int64_t now)
+{
+    return pgx_exec ((store_t *) base,
+        "INSERT INTO xxl_job_log_report (trigger_day, running_count, suc_count, fail_count,"
+        " update_time) VALUES ($1, $2, $3, $4, $5)"
+        " ON CONFLICT (trigger_day) DO UPDATE SET running_count = excluded.running_count,"
+        " suc_count = excluded.suc_count, fail_count = excluded.fail_count,"
+        " update_time = excluded.update_time", "iiiii", day, running, suc, fail, now) < 0? -1: 0;
 }
 
 static int
@@ -1420,4 +1480,8 @@ const xxl_store_methods_t pgx_methods = {
     .audit_encode_page = m_audit_encode_page,
     .audit_delete = m_audit_delete,
     .accounts = &pgx_accounts,
+    .log_open_ids_at = m_log_open_ids_at,
+    .report_count = m_report_count,
+    .report_set = m_report_set,
+    .job_rm_logs_some = m_job_rm_logs_some,
 };

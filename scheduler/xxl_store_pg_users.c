@@ -102,9 +102,14 @@ static int
 m_session_add (xxl_store_t *base, const char *id, const char *user, const char *csrf,
                int64_t now)
 {
+    if (pgx_exec ((store_t *) base,
+            "INSERT INTO xxl_session (id, username, csrf, add_time, seen)"
+            " VALUES ($1, $2, $3, $4, $4)", "sssi", id, user, csrf, now) < 0)
+        return -1;
     return pgx_exec ((store_t *) base,
-        "INSERT INTO xxl_session (id, username, csrf, add_time, seen)"
-        " VALUES ($1, $2, $3, $4, $4)", "sssi", id, user, csrf, now) < 0? -1: 0;
+        "DELETE FROM xxl_session WHERE username = $1 AND id NOT IN (SELECT id FROM xxl_session"
+        " WHERE username = $1 ORDER BY seen DESC, add_time DESC, id LIMIT $2)",
+        "si", user, (int64_t) XXL_STORE_USER_SESSIONS) < 0? -1: 0;
 }
 
 static int

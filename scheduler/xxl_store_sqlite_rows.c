@@ -160,6 +160,13 @@ m_job_rm_logs (xxl_store_t *base, int64_t id)
     return sq_exec (self, "DELETE FROM xxl_job_log WHERE job_id = ?", "i", id);
 }
 
+static int64_t
+m_job_rm_logs_some (xxl_store_t *base, int64_t id, int64_t limit)
+{
+    return sq_exec ((store_t *) base, "DELETE FROM xxl_job_log WHERE id IN (SELECT id"
+                    " FROM xxl_job_log WHERE job_id = ?1 ORDER BY id LIMIT ?2)", "ii", id, limit);
+}
+
 //  Drops `child` from a comma-separated list; a new string
 static char *
 s_list_without (const char *list, int64_t child)
@@ -891,6 +898,17 @@ m_log_lost_ids (xxl_store_t *base, int64_t before, int64_t *ids, size_t max, siz
         " AND r.id IS NULL LIMIT ?2", "ii", before, (int64_t) max);
 }
 
+static int
+m_log_open_ids_at (xxl_store_t *base, const char *address, int64_t after, int64_t *ids,
+                   size_t max, size_t *count)
+{
+    //  (the running index holds exactly the open rows)
+    return sq_id_list ((store_t *) base,
+        ids, max, count, "SELECT id FROM xxl_job_log INDEXED BY xxl_job_log_running"
+        " WHERE trigger_code = 200 AND handle_code = 0 AND executor_address = ?1"
+        " AND id > ?2 ORDER BY id LIMIT ?3", "sii", address, after, (int64_t) max);
+}
+
 //  The share of a job (SQL, the row's job_id or the job's id)
 #define XXL_SHARE_OF(col) " (" col " % 16) "
 #define XXL_IN_MASK(col) " ((?1 >> (" col " % 16)) & 1) = 1 "
@@ -1025,10 +1043,20 @@ static int
 m_log_encode_page (xxl_store_t *base, xxl_enc_t *enc, size_t max_size, int *truncated,
                    const xxl_store_log_filter_t *f)
 {
-    //  (by job: its index; else newest first by id)
-    return sq_encode_max ((store_t *) base, enc, max_size, truncated,
+    //  (by job: its index; failed or running rows of every job: their
+    //  partial indexes, so that few such rows among many are found without
+    //  reading the others; else newest first by id)
+    const char *sql =
         f->job_id? XXL_LOG_LIST_SELECT " WHERE job_id = ?1 AND" XXL_LOG_FILTER
-                 : XXL_LOG_LIST_SELECT " WHERE ?1 = 0 AND" XXL_LOG_FILTER, "iiiiiiiii",
+      : f->status == 2? XXL_LOG_LIST_SELECT " INDEXED BY xxl_job_log_fails"
+                        " WHERE (trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200))"
+                        " AND ?1 = 0 AND" XXL_LOG_FILTER
+      : f->status == 3? XXL_LOG_LIST_SELECT " WHERE id IN (SELECT id FROM xxl_job_log"
+                        " WHERE trigger_code = 0 UNION ALL SELECT id FROM xxl_job_log"
+                        " WHERE trigger_code = 200 AND handle_code = 0) AND ?1 = 0 AND"
+                        XXL_LOG_FILTER
+      : XXL_LOG_LIST_SELECT " WHERE ?1 = 0 AND" XXL_LOG_FILTER;
+    return sq_encode_max ((store_t *) base, enc, max_size, truncated, sql, "iiiiiiiii",
         f->job_id, f->group_id, f->status, f->from, f->to, f->max_id, f->now,
         f->limit, f->offset);
 }
@@ -1084,6 +1112,74 @@ m_report_refresh (xxl_store_t *base, int64_t from, int64_t to, int64_t now)
         " ON CONFLICT (trigger_day) DO UPDATE SET running_count = excluded.running_count,"
         " suc_count = excluded.suc_count, fail_count = excluded.fail_count,"
         " update_time = excluded.update_time", "iii", from, to, now);
+}
+
+//  Rows per statement of report_count: each statement is a read
+//  transaction of its own, short enough (tens of ms) that the WAL can be
+//  checkpointed and started over between them while a day of millions of
+//  rows is counted (one long read held the WAL, and past four times its
+//  size the engine's writes wait for a checkpoint)
+#define XXL_REPORT_CHUNK 50000
+
+static int
+m_report_count (xxl_store_t *base, int64_t from, int64_t to, int64_t *running, int64_t *suc,
+                int64_t *fail)
+{
+    store_t *self = (store_t *) base;
+    //  Keyset chunks in (trigger_time, id) order, xxl_job_log_time's
+    int64_t time = from, id = -1;
+    *running = *suc = *fail = 0;
+    while (true) {
+        sqlite3_stmt *last = sq_prepare (self,
+            "SELECT trigger_time, id FROM xxl_job_log WHERE (trigger_time, id) > (?1, ?2)"
+            " AND trigger_time < ?3 ORDER BY trigger_time, id LIMIT 1 OFFSET ?4");
+        if (!last || sq_bind (self, last, "iiii", time, id, to, (int64_t) XXL_REPORT_CHUNK - 1))
+            return -1;
+        int rc = sqlite3_step (last);
+        bool more = rc == SQLITE_ROW;
+        int64_t last_time = more? sqlite3_column_int64 (last, 0): to;
+        int64_t last_id = more? sqlite3_column_int64 (last, 1): -1;
+        sqlite3_reset (last);
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+            return sq_fail (self, "report count");
+        //  (the chunk up to and with the last key; the final one up to `to`)
+#define XXL_REPORT_SUMS \
+            "SELECT COALESCE(SUM(CASE WHEN trigger_code IN (0, 200) AND handle_code = 0 THEN 1 ELSE 0 END), 0)," \
+            " COALESCE(SUM(CASE WHEN handle_code = 200 THEN 1 ELSE 0 END), 0)," \
+            " COALESCE(SUM(CASE WHEN trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200)" \
+            "   THEN 1 ELSE 0 END), 0) FROM xxl_job_log WHERE (trigger_time, id) > (?1, ?2)"
+        sqlite3_stmt *sum = sq_prepare (self, more
+            ? XXL_REPORT_SUMS " AND (trigger_time, id) <= (?3, ?4)"
+            : XXL_REPORT_SUMS " AND trigger_time < ?3");
+        if (!sum || (more? sq_bind (self, sum, "iiii", time, id, last_time, last_id)
+                         : sq_bind (self, sum, "iii", time, id, to)))
+            return -1;
+        if (sqlite3_step (sum) != SQLITE_ROW) {
+            sq_fail (self, "report count");
+            sqlite3_reset (sum);
+            return -1;
+        }
+        *running += sqlite3_column_int64 (sum, 0);
+        *suc += sqlite3_column_int64 (sum, 1);
+        *fail += sqlite3_column_int64 (sum, 2);
+        sqlite3_reset (sum);
+        if (!more)
+            return 0;
+        time = last_time;
+        id = last_id;
+    }
+}
+
+static int
+m_report_set (xxl_store_t *base, int64_t day, int64_t running, int64_t suc, int64_t fail,
+              int64_t now)
+{
+    return sq_exec ((store_t *) base,
+        "INSERT INTO xxl_job_log_report (trigger_day, running_count, suc_count, fail_count,"
+        " update_time) VALUES (?1, ?2, ?3, ?4, ?5)"
+        " ON CONFLICT (trigger_day) DO UPDATE SET running_count = excluded.running_count,"
+        " suc_count = excluded.suc_count, fail_count = excluded.fail_count,"
+        " update_time = excluded.update_time", "iiiii", day, running, suc, fail, now) < 0? -1: 0;
 }
 
 static int
@@ -1421,4 +1517,8 @@ const xxl_store_methods_t sq_methods = {
     .audit_encode_page = m_audit_encode_page,
     .audit_delete = m_audit_delete,
     .accounts = &sq_accounts,
+    .log_open_ids_at = m_log_open_ids_at,
+    .report_count = m_report_count,
+    .report_set = m_report_set,
+    .job_rm_logs_some = m_job_rm_logs_some,
 };

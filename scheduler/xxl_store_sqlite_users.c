@@ -111,9 +111,14 @@ static int
 m_session_add (xxl_store_t *base, const char *id, const char *user, const char *csrf,
                int64_t now)
 {
+    if (sq_exec ((store_t *) base,
+            "INSERT INTO xxl_session (id, username, csrf, add_time, seen) VALUES (?, ?, ?, ?, ?)",
+            "sssii", id, user, csrf, now, now) < 0)
+        return -1;
     return sq_exec ((store_t *) base,
-        "INSERT INTO xxl_session (id, username, csrf, add_time, seen) VALUES (?, ?, ?, ?, ?)",
-        "sssii", id, user, csrf, now, now) < 0? -1: 0;
+        "DELETE FROM xxl_session WHERE username = ? AND id NOT IN (SELECT id FROM xxl_session"
+        " WHERE username = ? ORDER BY seen DESC, add_time DESC, id LIMIT ?)",
+        "ssi", user, user, (int64_t) XXL_STORE_USER_SESSIONS) < 0? -1: 0;
 }
 
 static int

@@ -101,23 +101,34 @@ pg_start () {
     pg_as rm -rf "$dir/data"
     pg_as cp -a "$template/data" "$dir/data" || return 1
     port=${PG_PORT_WANTED:-5432}
-    local listen="''"
+    local listen="''" tries=1 opts
     if [ -n "${PG_TCP:-}" ]; then
         # Also on TCP, 127.0.0.1 only, on a port free now (its unix
-        # socket takes the same number)
-        port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') \
-            || return 1
+        # socket takes the same number); another process may take it
+        # before the server binds it: then again with another
         listen="'127.0.0.1'"
+        tries=5
     fi
-    local opts="-k $dir -p $port -c listen_addresses=$listen -c max_connections=50"
-    opts="$opts -c shared_buffers=32MB -c max_wal_size=1GB"
-    # PG_EXTRA_OPTS: more server settings (the bench sizes its buffers)
-    [ -n "${PG_EXTRA_OPTS:-}" ] && opts="$opts $PG_EXTRA_OPTS"
-    [ -n "${PG_DURABLE:-}" ] \
-        || opts="$opts -c fsync=off -c full_page_writes=off -c synchronous_commit=off"
-    pg_as "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -o "$opts" -s start >/dev/null \
-        || { echo "pg.sh: the server did not start:" >&2; tail -n 20 "$dir/server.log" >&2
-             return 1; }
+    while :; do
+        if [ -n "${PG_TCP:-}" ]; then
+            port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') \
+                || return 1
+        fi
+        opts="-k $dir -p $port -c listen_addresses=$listen -c max_connections=50"
+        opts="$opts -c shared_buffers=32MB -c max_wal_size=1GB"
+        # PG_EXTRA_OPTS: more server settings (the bench sizes its buffers)
+        [ -n "${PG_EXTRA_OPTS:-}" ] && opts="$opts $PG_EXTRA_OPTS"
+        [ -n "${PG_DURABLE:-}" ] \
+            || opts="$opts -c fsync=off -c full_page_writes=off -c synchronous_commit=off"
+        pg_as "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -o "$opts" -s start >/dev/null \
+            && break
+        tries=$((tries - 1))
+        if [ "$tries" -le 0 ] || ! grep -q "could not bind\|Address already in use" "$dir/server.log"; then
+            echo "pg.sh: the server did not start:" >&2; tail -n 20 "$dir/server.log" >&2
+            return 1
+        fi
+        echo "pg.sh: port $port was taken before the server bound it; trying another" >&2
+    done
     # (pg_ctl start waits for the server to accept connections; check it)
     "$bin/pg_isready" -q -h "$dir" -p "$port" -t 10 \
         || { echo "pg.sh: the server does not answer" >&2; return 1; }

@@ -8,6 +8,7 @@ xxl_setup
 #   (an address stays registered between beats far apart: below)
 sed -i 's/dead = 3$/dead = 60/' "$T/scheduler.cfg"
 start_scheduler || exit 1
+START_S=$(date +%s)
 PEER="$XXL_BUILD/tests/xxl_peer"
 ctl group add peer-app >/dev/null
 PJOB=$(ctl job add --group peer-app --handler peerHandler --desc peer | jq -r .id)
@@ -93,6 +94,8 @@ check "the malformed pages are logged" grep -q "the LOG reply of peer-1 is malfo
 # first one's CALLBACK for a run it had is refused 401 (its connection has
 # no address now).  That agent registers again at once and retries after a
 # backoff: the run finishes, with a refusal line or two, not a flood
+check "agents beating on their own connections gave no such warning" \
+    bash -c "! grep -q 'moved to another connection' '$T/scheduler.log'"
 ctl group add dup-app >/dev/null
 printf 'while [ ! -f %s/go ]; do sleep 0.1; done\necho done\n' "$T" > "$T/wait.sh"
 DJ=$(ctl job add --group dup-app --glue-type GLUE_SHELL --glue-source "$T/wait.sh" | jq -r .id)
@@ -108,10 +111,14 @@ check "its run is accepted" wait_for 10 field_is "$DL" triggerCode 200
 PIDS="$PIDS $!"
 check "a second agent registers the same address" \
     wait_for 10 grep -q "registered with .* as dup-app/same" "$T/agent-same2.log"
+check "the scheduler warns: two agents with one address" \
+    wait_for 10 grep -q "registry: dup-app/same moved to another connection while its old one is open: two agents with one address" "$T/scheduler.log"
 touch "$T/go"
 check "the first agent's run finishes 200 all the same" wait_for 20 field_is "$DL" handleCode 200
 refusals () { grep -c "callback batch refused" "$T/agent-same.log" || true; }
 check "its CALLBACK was refused 401 and it said so" grep -q "callback batch refused by .* (401" "$T/agent-same.log"
 check "... in two lines at most, not a flood" test "$(refusals)" -le 2
+check "... at most a line per 10 s (the address flips at each 401 and beat)" \
+    test "$(grep -c 'moved to another connection' "$T/scheduler.log")" -le $(( ( $(date +%s) - START_S ) / 10 + 1 ))
 check "the scheduler still serves" kill -0 "$SPID"
 xxl_done

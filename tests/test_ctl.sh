@@ -128,6 +128,17 @@ check "a failing run ends" wait_for 10 field_is "$FL" handleCode 500
 check "log list --status failure" test "$(ctl log list --status failure | jq -c '[.logs[].id]')" = "[$FL]"
 check "log list --status success has only successes" test "$(ctl log list --status success | jq '[.logs[] | select(.handleCode != 200)] | length')" = 0
 check "log list --status success has some" test "$(ctl log list --status success | jq '.logs | length')" -ge 1
+printf 'while [ ! -f %s/go-on ]; do sleep 0.1; done\n' "$T" > "$T/wait.sh"
+WJ=$(ctl job add --group demo-app --glue-type GLUE_SHELL --glue-source "$T/wait.sh" | jq -r .id)
+WL=$(ctl job trigger "$WJ" | jq -r '.logIds[0]')
+check "a waiting run is accepted" wait_for 10 field_is "$WL" triggerCode 200
+check "log list --status running: the waiting run, and only runs without a result" \
+    test "$(ctl log list --status running | jq -c --argjson w "$WL" '[([.logs[].id] | index($w) != null), ([.logs[] | select(.handleCode != 0)] | length)]')" = '[true,0]'
+touch "$T/go-on"
+check "... once it ends" wait_for 10 field_is "$WL" handleCode 200
+check "... it is not listed running" \
+    test "$(ctl log list --status running | jq --argjson w "$WL" '[.logs[] | select(.id == $w)] | length')" = 0
+check "... and failures are still only the failed run" test "$(ctl log list --status failure | jq -c '[.logs[].id]')" = "[$FL]"
 FT=$(log_field "$FL" triggerTime)
 check "log list --from/--to (epoch ms)" test "$(ctl log list --from "$FT" --to "$FT" | jq -c '[.logs[].id]')" = "[$FL]"
 check "log list --from a later time has none of the earlier runs" test "$(ctl log list --from $((FT + 1)) | jq --argjson f "$FL" '[.logs[] | select(.id <= $f)] | length')" = 0

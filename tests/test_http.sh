@@ -21,6 +21,8 @@ echo '<!doctype html><title>xxl console</title>' > "$T/console/index.html"
 echo 'console.log("xxl")' > "$T/console/assets/app.js"
 echo 'secret' > "$T/console/.hidden"
 echo 'outside' > "$T/outside.txt"
+ln -s "$T/outside.txt" "$T/console/filelink"     # symbolic links: never served,
+ln -s "$T" "$T/console/dirlink"                  # to a file or to a folder
 cat >> "$T/scheduler.cfg" <<CFG
     http
         max_body = 65536
@@ -62,8 +64,9 @@ check "the store holds the password's yescrypt hash" stored_hash
 
 # A second scheduler on the same store, for the sessions shared by both;
 # its wrong passwords are limited to one a second (test_http.py waits out
-# its window)
+# its window), and one client address may hold 4 of its connections
 sed -i 's/login_interval_s = 3600/login_interval_s = 1/' "$T/scheduler.cfg"
+sed -i 's/^        login_slots = 64$/        login_slots = 64\n        per_address = 4/' "$T/scheduler.cfg"
 start_scheduler || exit 1
 API2=$API HTTP2=$HTTP_EP API=$API1
 check "the second scheduler serves HTTP too" test -n "$HTTP2" -a "$HTTP2" != "$HTTP1"
@@ -159,6 +162,12 @@ CFG
     check "... every one of them" grep -qi '^Strict-Transport-Security: max-age=[1-9]' "$T/tls.index"
     check "the HTTPS certificate is the configured one" \
         test "$(curl -s -o /dev/null -w '%{http_code}' --cacert "$T/http.crt" "https://$TLS_HTTP/healthz")" = 200
+    tls_version () {    # tls_version -tls1_1: the protocol a handshake at that version settled on
+        echo | timeout 10 openssl s_client -connect "$TLS_HTTP" "$1" -cipher 'DEFAULT@SECLEVEL=0' 2>/dev/null \
+            | sed -n 's/^New, \(TLSv[0-9.]*\), Cipher is .*/\1/p'
+    }
+    check "TLS 1.0 and 1.1 are refused" test -z "$(tls_version -tls1)$(tls_version -tls1_1)"
+    check "... 1.2 and 1.3 are taken" test "$(tls_version -tls1_2) $(tls_version -tls1_3)" = "TLSv1.2 TLSv1.3"
     check "plain HTTP to the TLS port gets no answer" \
         bash -c "! curl -s -m 5 -o /dev/null 'http://$TLS_HTTP/healthz'"
     kill -TERM "$TLS_PID" 2>/dev/null

@@ -93,7 +93,9 @@ HOLE_PID=$RELAY_PID
 relayed_agent node-h app-h "$RELAY_EP"
 check "an agent registers through a relay" wait_for 15 registered app-h node-h
 kill -USR2 "$HOLE_PID"
-check "... which then drops everything: the agent connects again" \
+check "... which then drops everything (the relay says so)" \
+    wait_for 10 grep -qx hole "$T/hole.port.state"
+check "... and the agent connects again" \
     wait_for 40 grep -q 'nothing from .* connecting again' "$T/agent-node-h.log"
 kill -HUP "$HOLE_PID"
 check "... and registers once the network is mended" wait_for 20 registrations node-h 2

@@ -18,6 +18,27 @@ check "start refuses a NONE job" bash -c "
     J=\$($CTL --api $API --json job add --group plan-app --handler demoJobHandler | jq -r .id);
     ! $CTL --api $API --json job start \$J >/dev/null"
 
+# Daylight saving through the scheduler (JOB_NEXT walks the next times as
+# the planner does, from now, in the job's zone), against the real Quartz
+# 2.3.2's instants for Europe/Berlin in 2040: 2040-03-25 02:30 falls in the
+# spring-forward gap (no fire that day); on 2040-10-28 the hour 02:00-03:00
+# happens twice and its 02:30 fires once, at the later (CET) instant
+# 2040-10-28T01:30Z, not at 00:30Z
+SPRING=$(ctl job add --group plan-app --handler demoJobHandler --cron '0 30 2 * 3 ? 2040' \
+         --timezone Europe/Berlin | jq -r .id)
+FALL=$(ctl job add --group plan-app --handler demoJobHandler --cron '0 30 * 28 10 ? 2040' \
+       --timezone Europe/Berlin | jq -r .id)
+QUARTZ_SPRING="2214178200000 2214264600000 2214351000000 2214437400000 2214523800000 2214610200000 2214696600000 2214783000000 2214869400000 2214955800000 2215042200000 2215128600000 2215215000000 2215301400000 2215387800000 2215474200000 2215560600000 2215647000000 2215733400000 2215819800000 2215906200000 2215992600000 2216079000000 2216165400000 2216334600000 2216421000000 2216507400000 2216593800000 2216680200000 2216766600000"
+QUARTZ_FALL="2234989800000 2234993400000 2235000600000 2235004200000 2235007800000 2235011400000 2235015000000 2235018600000 2235022200000 2235025800000 2235029400000 2235033000000 2235036600000 2235040200000 2235043800000 2235047400000 2235051000000 2235054600000 2235058200000 2235061800000 2235065400000 2235069000000 2235072600000 2235076200000"
+check "Europe/Berlin spring forward: 02:30 daily in March 2040 skips the 25th (Quartz's 30 fires)" \
+    test "$(ctl job next "$SPRING" -n 40 | jq -r '.next | map(tostring) | join(" ")')" = "$QUARTZ_SPRING"
+check "Europe/Berlin fall back: :30 hourly on 2040-10-28 fires the doubled 02:30 once (Quartz's 24 fires)" \
+    test "$(ctl job next "$FALL" -n 40 | jq -r '.next | map(tostring) | join(" ")')" = "$QUARTZ_FALL"
+check "... and a started job's planned next time is the first of them" bash -c "
+    $CTL --api $API --json job start $SPRING >/dev/null &&
+    $CTL --api $API --json job show $SPRING | jq -e '.triggerNextTime == 2214178200000' >/dev/null"
+ctl job stop "$SPRING" >/dev/null
+
 # Five one-second cron jobs, started together
 JOBS=""
 for i in 1 2 3 4 5; do

@@ -80,5 +80,49 @@ main (void)
     XXL_CHECK (delay && xxl_schedule_type_of (delay)->after_run);
     xxl_schedule_destroy (&delay);
     xxl_schedule_destroy (&delay);                          //  (NULL: no-op)
+
+    //  Daylight saving in Europe/Berlin, walked as the planner walks a
+    //  started job (each next time after the one before, s_plan_job); the
+    //  instants are the real Quartz 2.3.2's (CronExpression.getTimeAfter
+    //  in that zone): a wall time in the spring-forward gap is skipped
+    //  that day, one in the fall-back hour fires once, at its later
+    //  (standard time) instant
+    struct {
+        const char *expr;
+        int64_t after;                                      //  ms
+        int64_t next [5];                                   //  s; 0 ends
+    } dst [] = {
+        //  daily 02:30: 2027-03-28 02:30 does not exist (02:00 CET -> 03:00 CEST)
+        { "0 30 2 * * ?", 1806062400000LL,                  //  2027-03-26T12:00Z
+          { 1806111000, 1806280200, 1806366600, 1806453000 } },
+        //  daily 02:30: 2027-10-31 02:30 happens twice; fires at 01:30Z (CET)
+        { "0 30 2 * * ?", 1824811200000LL,                  //  2027-10-29T12:00Z
+          { 1824856200, 1824946200, 1825032600, 1825119000 } },
+        //  hourly at :30 over the doubled hour: 00:30Z (02:30 CEST) fires not
+        { "0 30 * * * ?", 1824933600000LL,                  //  2027-10-30T22:00Z
+          { 1824935400, 1824939000, 1824946200, 1824949800, 1824953400 } },
+        //  hourly at :30 over the gap: 01:30 CET, then 03:30 CEST
+        { "0 30 * * * ?", 1806188400000LL,                  //  2027-03-27T23:00Z
+          { 1806190200, 1806193800, 1806197400, 1806201000 } },
+        //  weekly Sunday 02:30: the change day is skipped, the next Sunday fires
+        { "0 30 2 ? * SUN", 1805592600000LL,                //  2027-03-21T01:30Z (a fire)
+          { 1806798600, 1807403400 } },
+        { "0 30 2 ? * SUN", 1824337800000LL,                //  2027-10-24T00:30Z (a fire)
+          { 1824946200, 1825551000 } },
+    };
+    for (size_t i = 0; i < sizeof dst / sizeof dst [0]; i++) {
+        xxl_schedule_t *berlin = xxl_schedule_new ("CRON", dst [i].expr, "Europe/Berlin",
+                                                   why, sizeof why);
+        XXL_CHECK (berlin);
+        int64_t at = dst [i].after;
+        for (size_t k = 0; berlin && k < 5 && dst [i].next [k]; k++) {
+            at = xxl_schedule_next (berlin, at);
+            if (at != MS (dst [i].next [k]))
+                fprintf (stderr, "Europe/Berlin '%s' #%zu: %lld, Quartz %lld\n", dst [i].expr,
+                         k, (long long) at, (long long) MS (dst [i].next [k]));
+            XXL_CHECK (at == MS (dst [i].next [k]));
+        }
+        xxl_schedule_destroy (&berlin);
+    }
     return xxl_test_done ();
 }

@@ -116,6 +116,14 @@ check "... which stays registered" registered app-a node-a
 peer agent-b $(reg app-b node-b2) -- send UNREGISTER registryGroup=s:EXECUTOR registryKey=s:app-b \
     registryValue=s:node-b2 > "$T/p7.json"
 check "... while it unregisters its own" jq -se '.[1].code == 200' "$T/p7.json"
+# An address no connection holds (after a restart, before its agent is
+# back, only the store's rows of the dead time name it): an agent key may
+# unregister it only for its own apps
+peer agent-b -- send UNREGISTER registryGroup=s:EXECUTOR registryKey=s:app-a \
+    registryValue=s:node-gone -- send UNREGISTER registryGroup=s:EXECUTOR \
+    registryKey=s:app-b registryValue=s:node-gone > "$T/p8.json"
+check "an agent key may not unregister another app's unheld address (403), but its own app's (200)" \
+    jq -se '.[0].code == 403 and (.[0].msg | test("app-a")) and .[1].code == 200' "$T/p8.json"
 
 # An address stays its app's and its key's while the registry lists it:
 # an agent of app-a that vanished (its connection closed, its route gone

@@ -104,6 +104,35 @@ check "three newest rows (and the running one) remain" test "$(ctl log list --li
 check "log clear --all" ctl log clear --all
 check "only the running row remains" test "$(ctl log list --limit 1000 | jq -r '[.logs[].id] | join(",")')" = "$SL"
 check "log clear needs one mode" bash -c "! $CTL --api $API log clear >/dev/null 2>&1"
+# A clear of many rows goes a batch a turn (2,000) and answers once done:
+# 5,000 finished rows of one job (written behind the scheduler's back)
+BJ=$(ctl job add --group svc-app --handler demoJobHandler | jq -r .id)
+BG=$(ctl job show "$BJ" | jq -r .jobGroup)
+xxl_sql "INSERT INTO xxl_job_log (job_group, job_id, executor_handler, trigger_time, trigger_code,
+           handle_code, trigger_type)
+         WITH RECURSIVE s (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 5000)
+         SELECT $BG, $BJ, 'demoJobHandler', 1000 + n, 200, 200, 'MANUAL' FROM s" >/dev/null
+check "5,000 rows of one job" test "$(xxl_sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $BJ")" = 5000
+check "log clear --job --all of them: deleted 5000" \
+    test "$(ctl log clear --job "$BJ" --all | jq .deleted)" = 5000
+check "... none is left" test "$(xxl_sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $BJ")" = 0
+check "... the running row of another job stays" test "$(log_field "$SL" id)" = "$SL"
+# JOB_RM of a job with 4,501 rows (one still running): the job at once,
+# its rows a batch a turn, the reply with the count once all are gone
+RJ=$(ctl job add --group svc-app --handler demoJobHandler | jq -r .id)
+xxl_sql "INSERT INTO xxl_job_log (job_group, job_id, executor_handler, trigger_time, trigger_code,
+           handle_code, trigger_type)
+         WITH RECURSIVE s (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 4501)
+         SELECT $BG, $RJ, 'demoJobHandler', 1000 + n, 200, CASE WHEN n = 4501 THEN 0 ELSE 200 END,
+                'MANUAL' FROM s" >/dev/null
+check "job rm of a job with 4,501 rows (one running): deletedLogs 4501" \
+    test "$(ctl job rm "$RJ" | jq -c '[.id, .deletedLogs]')" = "[$RJ,4501]"
+check "... no row of it is left" test "$(xxl_sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $RJ")" = 0
+check "... nor the job" bash -c "! '$CTL' --api '$API' --json job show $RJ >/dev/null 2>&1"
+check "... the audit records the removal once" \
+    test "$(ctl audit list | jq --argjson j "$RJ" '[.audit[] | select(.type == "JOB_RM" and .target == $j and .code == 200)] | length')" = 1
+check "... the audit records it once, with its job" \
+    test "$(ctl audit list | jq --argjson j "$BJ" '[.audit[] | select(.type == "LOG_CLEAR" and .target == $j and .code == 200)] | length')" = 1
 
 # SIGTERM: nothing accepted is lost
 QJ=$(ctl job add --group svc-app --handler demoJobHandler | jq -r .id)

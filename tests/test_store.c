@@ -122,7 +122,7 @@ s_pg_connections (xxl_store_t *store, const char *url, int64_t gid, int64_t jid)
         for (int i = 0; i < 2; i++) {
             if (!openers [i].store)
                 fprintf (stderr, "race %d: %s\n", round, openers [i].err);
-            XXL_CHECK (openers [i].store && xxl_store_schema_version (openers [i].store) == 9);
+            XXL_CHECK (openers [i].store && xxl_store_schema_version (openers [i].store) == 10);
         }
         if (openers [0].store) {
             XXL_CHECK (xxl_store_pg_scalar (openers [0].store,
@@ -384,12 +384,34 @@ s_parity_fill (xxl_store_t *store)
     xxl_store_log_route (store, log.id, 0, "h1", "\xe8\x8a\x82\xe7\x82\xb9 section\n");
     XXL_CHECK (xxl_store_log_unroute (store, log.id, 11, 1) == 1);
     xxl_store_log_trigger_end (store, log.id, 500, 3, "end\n", 4200);
+    //  Runs at open-host: two open (accepted, no result), one ended
+    for (int k = 0; k < 3; k++) {
+        log.id = l2 + 6 + k;
+        XXL_CHECK (xxl_store_log_add (store, &log) == 0);
+        xxl_store_log_route (store, log.id, 4300, "open-host", "open\n");
+        XXL_CHECK (xxl_store_log_accept (store, log.id, 0) == 1);
+    }
+    xxl_store_log_handle_done (store, l2 + 7, 5100, 200, "done");
+    int64_t open_ids [4];
+    size_t open_count = 0;
+    XXL_CHECK (xxl_store_log_open_ids_at (store, "open-host", 0, open_ids, 4, &open_count) == 0
+               && open_count == 2 && open_ids [0] == l2 + 6 && open_ids [1] == l2 + 8);
+    XXL_CHECK (xxl_store_log_open_ids_at (store, "open-host", l2 + 6, open_ids, 4, &open_count)
+               == 0 && open_count == 1 && open_ids [0] == l2 + 8);
+    XXL_CHECK (xxl_store_log_open_ids_at (store, "h1", 0, open_ids, 4, &open_count) == 0
+               && open_count == 0);
     xxl_store_log_append_handle_msg (store, l1, "\nchild jobs: none");
     //  Bytes that are not UTF-8 (an agent's output, say): SQLite keeps
     //  them, PostgreSQL takes U+FFFD for them; replies are the same
     XXL_CHECK (xxl_store_log_append_trigger_msg (store, l1, "bad \xff\xfe bytes \xe2\x82\n") == 1);
     XXL_CHECK (xxl_store_commit (store) == 0);
     XXL_CHECK (xxl_store_report_refresh (store, 0, 86400000, 77) == 1);
+    //  The reporter's two steps: a count, and a row set from it
+    int64_t running = -1, suc = -1, fail = -1;
+    XXL_CHECK (xxl_store_report_count (store, 0, 86400000, &running, &suc, &fail) == 0
+               && running >= 0 && suc >= 0 && fail >= 0);
+    XXL_CHECK (xxl_store_report_set (store, 86400000, running + 1, suc, fail, 78) == 0);
+    XXL_CHECK (xxl_store_report_set (store, 86400000, running + 2, suc, fail, 79) == 0);
     xxl_audit_t row = { .time = 500, .who = "local", .role = "admin", .type = "JOB_ADD",
                         .target = j1, .code = 200 };
     xxl_store_audit_add (store, &row);
@@ -550,6 +572,19 @@ s_parity (xxl_store_t *main_store, const char *url, const char *sqlite_path)
     S_SAME_IDS ("unanswered", xxl_store_log_unanswered_ids (store, INT64_MAX, out, 64, count));
     S_SAME_IDS ("failed", xxl_store_log_failed_ids (store, out, 64, count));
     S_SAME_IDS ("lost", xxl_store_log_lost_ids (store, INT64_MAX, out, 64, count));
+    S_SAME_IDS ("open at an address", xxl_store_log_open_ids_at (store, "open-host", 0, out, 64,
+                                                                count));
+    {
+        //  The report's counts (xxl_reporter's): running, succeeded, failed
+        int64_t counts [2][3];
+        int rcs [2];
+        for (int side = 0; side < 2; side++)
+            rcs [side] = xxl_store_report_count (side? pg: sq, 0, INT64_MAX, &counts [side][0],
+                                                 &counts [side][1], &counts [side][2]);
+        XXL_CHECK (rcs [0] == 0 && rcs [1] == 0
+                   && memcmp (counts [0], counts [1], sizeof counts [0]) == 0);
+        XXL_CHECK (counts [0][0] > 0 && counts [0][1] > 0 && counts [0][2] > 0);
+    }
     S_SAME_IDS ("marked", xxl_store_job_marked_ids (store, 253402300799000LL, 0, out, 64, count));
     S_SAME_IDS ("late jobs", xxl_store_recover_late_jobs (store, INT64_MAX, out, 64, count));
     S_SAME_INT ("late last", xxl_store_recover_late_last (store, 1, INT64_MAX));
@@ -1492,7 +1527,7 @@ main (void)
         ? "SELECT COUNT(*) FROM pg_indexes WHERE schemaname = current_schema ()"
           " AND indexname = 'xxl_job_log_job_time'"
         : "SELECT COUNT(*) FROM sqlite_master WHERE name = 'xxl_job_log_job_time'";
-    XXL_CHECK (xxl_store_schema_version (store) == 9);
+    XXL_CHECK (xxl_store_schema_version (store) == 10);
     XXL_CHECK (XXL_TEST_SCALAR (store, index_count, NULL) == 0);
     //  Migration 5: a planned instant has one row per shard index; a
     //  second plan of it (another agent count too) collides on shard 0
@@ -1522,6 +1557,8 @@ main (void)
                                " ON xxl_job_logglue (job_id, id)", NULL) >= 0);
     //  (and before schema 7's audit table)
     XXL_CHECK (XXL_TEST_EXEC (store, "DROP TABLE xxl_audit", NULL) >= 0);
+    //  (and before schema 10's index of failed runs)
+    XXL_CHECK (XXL_TEST_EXEC (store, "DROP INDEX xxl_job_log_fails", NULL) >= 0);
     //  (and before schema 9's users, tokens and sessions)
     XXL_CHECK (XXL_TEST_EXEC (store, "DROP TABLE xxl_session", NULL) >= 0);
     XXL_CHECK (XXL_TEST_EXEC (store, "DROP TABLE xxl_token", NULL) >= 0);
@@ -1536,7 +1573,11 @@ main (void)
     XXL_CHECK (XXL_TEST_SCALAR (store, index_count, NULL) == 1);
     xxl_store_destroy (&store);
     store = xxl_store_new (path, err, sizeof err);
-    XXL_CHECK (store && xxl_store_schema_version (store) == 9);
+    XXL_CHECK (store && xxl_store_schema_version (store) == 10);
+    //  Migration 10: the index of failed runs, over the rows kept
+    XXL_CHECK (XXL_TEST_SCALAR (store, xxl_test_pg
+        ? "SELECT COUNT(*) FROM pg_indexes WHERE indexname = 'xxl_job_log_fails'"
+        : "SELECT COUNT(*) FROM sqlite_master WHERE name = 'xxl_job_log_fails'", NULL) == 1);
     //  Migration 9: users, tokens and sessions, empty
     XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_user", NULL) == 0);
     XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_token", NULL) == 0);
@@ -1565,6 +1606,42 @@ main (void)
     XXL_CHECK (xxl_store_glue_add (store, jid, "GLUE_SHELL", "echo", "r", 37) == 31);
     XXL_CHECK (xxl_store_job_load (store, jid, &loaded) == 0);
     xxl_job_free (&loaded);
+    //  The report's count over more rows than a chunk (50,000 on SQLite),
+    //  many sharing a trigger time across the chunks' bounds: the same as
+    //  one aggregate (PostgreSQL counts in one statement: fewer rows there,
+    //  its ids come one by one from xxl_log_id_next)
+#define XXL_MANY_ROWS(series) \
+        "INSERT INTO xxl_job_log (job_group, job_id, trigger_time, trigger_code, handle_code)" \
+        " SELECT 1, 1, 5000000000000 + n / 7, CASE WHEN n % 5 = 0 THEN 500 ELSE 200 END," \
+        " CASE WHEN n % 3 = 0 THEN 0 WHEN n % 11 = 0 THEN 500 ELSE 200 END FROM " series
+    XXL_CHECK (XXL_TEST_EXEC (store, xxl_test_pg
+        ? XXL_MANY_ROWS ("generate_series (1, 12001) AS s (n)")
+        : "WITH RECURSIVE s (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 120001) "
+          XXL_MANY_ROWS ("s"), NULL) >= 0);
+    int64_t counted [3] = { -1, -1, -1 };
+    XXL_CHECK (xxl_store_report_count (store, 5000000000000LL, 5000000100000LL, &counted [0],
+                                       &counted [1], &counted [2]) == 0);
+    const char *const sums [3] = {
+        "SELECT COUNT(*) FROM xxl_job_log WHERE trigger_time >= 5000000000000"
+        " AND trigger_time < 5000000100000 AND trigger_code IN (0, 200) AND handle_code = 0",
+        "SELECT COUNT(*) FROM xxl_job_log WHERE trigger_time >= 5000000000000"
+        " AND trigger_time < 5000000100000 AND handle_code = 200",
+        "SELECT COUNT(*) FROM xxl_job_log WHERE trigger_time >= 5000000000000"
+        " AND trigger_time < 5000000100000 AND (trigger_code NOT IN (0, 200)"
+        " OR handle_code NOT IN (0, 200))" };
+    for (int i = 0; i < 3; i++)
+        XXL_CHECK (counted [i] > 0 && counted [i] == XXL_TEST_SCALAR (store, sums [i], NULL));
+    XXL_CHECK (counted [0] + counted [1] + counted [2] >= (xxl_test_pg? 12001: 120001));
+    //  (a bound inside a run of equal times: the rows on either side)
+    int64_t part [2][3];
+    XXL_CHECK (xxl_store_report_count (store, 5000000000000LL, 5000000000857LL, &part [0][0],
+                                       &part [0][1], &part [0][2]) == 0
+               && xxl_store_report_count (store, 5000000000857LL, 5000000100000LL,
+                                          &part [1][0], &part [1][1], &part [1][2]) == 0);
+    for (int i = 0; i < 3; i++)
+        XXL_CHECK (part [0][i] + part [1][i] == counted [i]);
+    XXL_CHECK (XXL_TEST_EXEC (store, "DELETE FROM xxl_job_log WHERE trigger_time >= 5000000000000",
+                              NULL) >= 0);
     //  PostgreSQL's own: connections side by side on the database; and
     //  the same changes on both backends give the same replies
     if (xxl_test_pg) {

@@ -15,7 +15,11 @@
     while cut is closed at once); SIGUSR2 makes it a black hole (nothing
     is relayed either way and nothing more accepted, but every connection
     stays open, as when a network drops packets); SIGHUP mends it (relays
-    again, the connections a black hole held included).
+    again, the connections a black hole held included).  Once it acts on
+    a signal it writes the link's state ("up", "cut" or "hole") to
+    PORTFILE.state: two signals pending at once would be taken in signal
+    number order, not in the order sent, so a test sends the next one only
+    once the file names the state the last one set.
     Runs until killed.
 */
 
@@ -105,11 +109,24 @@ main (int argc, char *argv [])
     fclose (portfile);
     rename (tmp, argv [1]);
 
+    char state [4096], state_tmp [4096];
+    snprintf (state, sizeof state, "%s.state", argv [1]);
+    snprintf (state_tmp, sizeof state_tmp, "%s.state.tmp", argv [1]);
     pair_t pairs [MAX_PAIRS];
     size_t count = 0;
     char buffer [65536];
+    int link_told = -1;
     while (1) {
         int link = s_link;
+        if (link != link_told) {
+            FILE *file = fopen (state_tmp, "w");
+            if (!file)
+                return 1;
+            fprintf (file, "%s\n", link == LINK_CUT? "cut": link == LINK_HOLE? "hole": "up");
+            fclose (file);
+            rename (state_tmp, state);
+            link_told = link;
+        }
         if (link == LINK_CUT)
             while (count > 0) {
                 close (pairs [count - 1].client);

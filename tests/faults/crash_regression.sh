@@ -5,7 +5,8 @@
 # after a SIGKILL and restart, and after a SIGTERM and restart; and a
 # group's only agent stopping (SIGTERM, then SIGKILL of its restart) while
 # its one-second crons of every strategy fire.  Manual triggers of the
-# agentless jobs too.
+# agentless jobs too.  Last, the agentless group's agent arrives: its crons
+# of every strategy and its manual triggers run there.
 # Guarantees: bad input and everyday states never crash a daemon; the rows
 # of a group with no agent fail with a reason (none left unfinished).
 . "$(dirname "$0")/lib.sh"
@@ -55,6 +56,25 @@ check "the scheduler stays alive when a group's only agent is killed" stays_aliv
 kill_sched KILL
 check "restarts with the group's agent gone" restart_sched
 check "the scheduler stays alive after that restart" stays_alive 4 "restart, solo gone"
+# The agentless group's agent arrives: the crons of every strategy
+# (SHARDING_BROADCAST too) and manual triggers run there from then on
+ARRIVED=$(now_ms)
+fagent e1 empty
+check "the agentless group's agent arrives" wait_until 10 agent_registered empty e1
+# ran_since JOB MS: a row of JOB triggered after MS ended 200 on e1
+ran_since () {
+    [ "$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $1 AND trigger_time > $2
+              AND handle_code = 200 AND executor_address = 'e1'")" -ge 1 ]
+}
+all_ran () { for j in $EMPTY; do ran_since "$j" "$ARRIVED" || return 1; done; }
+check "... every strategy's cron runs on it (SHARDING_BROADCAST as shard 0/1)" wait_until 15 all_ran
+for j in $EMPTY; do ran_since "$j" "$ARRIVED" || say "no run on e1 of job $j ($(ctl job show "$j" | jq -r .executorRouteStrategy))"; done
+MANUAL_AT=$(now_ms)
+for j in $EMPTY; do ctl job trigger "$j" | jq -r ".logIds[]" | sed "s/\$/ $j/" >> "$T/acked-empty"; done
+manual_ran () { [ "$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id IN ($(echo $EMPTY | tr ' ' ,))
+                       AND trigger_type = 'MANUAL' AND trigger_time >= $MANUAL_AT AND handle_code = 200")" -ge 10 ]; }
+check "... and its manual triggers" wait_until 15 manual_ran
+check "the scheduler stays alive once the agent arrived" stays_alive 2 "agent arrived"
 for j in $EMPTY $SOLO $OJ; do ctl job stop "$j" >/dev/null; done
 check "every row ends (the agentless ones failed with a reason)" wait_quiet 30
 fcount "crash regression, the other group's runs" --jobs "$OJ" --cron "$OJ"
@@ -64,5 +84,8 @@ fcount "crash regression, the other group's runs" --jobs "$OJ" --cron "$OJ"
 fcount "crash regression, the solo group's runs" --jobs "$SOLO" \
     --excuse 'lost|agent|address list is empty|restart|previous|killed|timeout|did not|no answer|not connected|no address answered'
 check "agentless rows failed saying why" test "$(sql "SELECT COUNT(*) FROM xxl_job_log
-    WHERE job_id IN ($(echo $EMPTY | tr ' ' ,)) AND (trigger_code != 500 OR trigger_msg IS NULL OR trigger_msg = '')")" = 0
+    WHERE job_id IN ($(echo $EMPTY | tr ' ' ,)) AND trigger_time < $ARRIVED
+    AND (trigger_code != 500 OR trigger_msg IS NULL OR trigger_msg = '')")" = 0
+ACKED="$T/acked-empty" fcount "crash regression, the agentless group's runs once its agent came" --jobs "$EMPTY" \
+    --excuse 'address list is empty|not connected|no address answered' 
 xxl_done

@@ -29,6 +29,8 @@ RELAY="$XXL_BUILD/tests/xxl_relay"
 LEASE=3000
 
 ROUNDS=$(pick 4 10)
+# (the relay says when it took a signal: the next is sent only then)
+relay_is () { check "the relay's link is $1" wait_until 10 grep -qx "$1" "$T/relay.port.state"; }
 # The relay to the server's TCP port, and scheduler 0's URL through it
 "$RELAY" "$T/relay.port" 127.0.0.1 "$PG_PORT" pass /dev/null >"$T/relay.log" 2>&1 &
 RELAY_PID=$!
@@ -76,10 +78,10 @@ for round in $(seq "$ROUNDS"); do
         0)  rnd 2
             if [ "$R" = 0 ]; then down=$(( 300 + (FSTATE >> 8) % 1500 )); else down=$((LEASE + 1500)); fi
             say "round $round: cut scheduler 0's database link for $down ms (holding $(shares_of "${S_API[0]}"), $(acked_count) acknowledged)"
-            kill -USR1 "$RELAY_PID" ;;
+            kill -USR1 "$RELAY_PID"; relay_is cut ;;
         *)  down=$(( LEASE + 1000 + (FSTATE >> 8) % 2500 ))
             say "round $round: black-hole scheduler 0's database link for $down ms (holding $(shares_of "${S_API[0]}"), $(acked_count) acknowledged)"
-            kill -USR2 "$RELAY_PID" ;;
+            kill -USR2 "$RELAY_PID"; relay_is hole ;;
     esac
     CUT=$(now_ms)
     if [ "$down" -gt "$LEASE" ]; then
@@ -92,7 +94,7 @@ for round in $(seq "$ROUNDS"); do
         fi
     fi
     while [ "$(now_ms)" -lt $((CUT + down)) ]; do sleep 0.05; done
-    kill -HUP "$RELAY_PID"
+    kill -HUP "$RELAY_PID"; relay_is up
     say "round $round: link mended"
     check "round $round: scheduler 0 is alive" kill -0 "${S_PID[0]}"
     check "round $round: scheduler 0 holds shares again" wait_until 20 holds_some 0

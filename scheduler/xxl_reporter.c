@@ -1,0 +1,177 @@
+/*  xxl_reporter.c -- the daily report's counts, made off the engine's
+    thread (xxl_reporter.h).
+
+    State, under the mutex: `asked` (the latest ask's generation, and its
+    time), `counted` (the generation of the answer made last), `ready`
+    (an answer not taken yet).  The thread waits until asked > counted,
+    takes the latest ask, counts outside the mutex, then publishes.
+*/
+
+#include "xxl_reporter.h"
+#include "xxl_store.h"
+
+#include <assert.h>
+#include <czmq.h>
+#include <pthread.h>
+#include <time.h>
+
+struct _xxl_reporter_t {
+    char *url;
+    xxl_store_t *store;                 //  the thread's own handle (NULL: opened again
+                                        //  at the next count, after a failed one)
+    pthread_t thread;
+    pthread_mutex_t mutex;
+    pthread_cond_t cond;
+    bool stop;
+    uint64_t asked;                     //  generation of the latest ask
+    int64_t asked_now;                  //  and its time
+    uint64_t counted;                   //  generation of the latest answer made
+    bool ready;                         //  answer holds one not taken
+    xxl_report_t answer;
+};
+
+int64_t
+xxl_report_day_start (int64_t ms)
+{
+    time_t t = (time_t) (ms / 1000);
+    struct tm tm;
+    localtime_r (&t, &tm);
+    tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+    tm.tm_isdst = -1;
+    return (int64_t) mktime (&tm) * 1000;
+}
+
+//  Counts the days up to now into out; false when the store failed
+static bool
+s_count (xxl_reporter_t *self, int64_t now, xxl_report_t *out)
+{
+    if (!self->store) {
+        char err [256];
+        self->store = xxl_store_new (self->url, err, sizeof err);
+        if (!self->store) {
+            zsys_warning ("report: cannot open the store: %s", err);
+            return false;
+        }
+    }
+    for (int back = 0; back < XXL_REPORT_DAYS; back++) {
+        xxl_report_day_t *day = &out->days [back];
+        day->day = xxl_report_day_start (now - (int64_t) back * 86400000);
+        int64_t next = xxl_report_day_start (day->day + 36 * 3600000LL);
+        if (xxl_store_report_count (self->store, day->day, next, &day->running, &day->suc,
+                                    &day->fail))
+            return false;
+    }
+    return true;
+}
+
+static void *
+s_run (void *args)
+{
+    xxl_reporter_t *self = (xxl_reporter_t *) args;
+    pthread_mutex_lock (&self->mutex);
+    while (!self->stop) {
+        if (self->asked == self->counted) {
+            pthread_cond_wait (&self->cond, &self->mutex);
+            continue;
+        }
+        uint64_t generation = self->asked;
+        int64_t now = self->asked_now;
+        pthread_mutex_unlock (&self->mutex);
+        xxl_report_t answer = { .now = now, .generation = generation };
+        if (!s_count (self, now, &answer)) {
+            answer.failed = true;
+            if (self->store) {
+                zsys_warning ("report: cannot count the days' runs: %s",
+                              xxl_store_error (self->store));
+                xxl_store_destroy (&self->store);
+            }
+        }
+        pthread_mutex_lock (&self->mutex);
+        self->answer = answer;
+        self->ready = true;
+        self->counted = generation;
+    }
+    pthread_mutex_unlock (&self->mutex);
+    return NULL;
+}
+
+xxl_reporter_t *
+xxl_reporter_new (const char *url, char *err, size_t errlen)
+{
+    xxl_reporter_t *self = (xxl_reporter_t *) zmalloc (sizeof (xxl_reporter_t));
+    self->url = strdup (url);
+    self->store = self->url? xxl_store_new (url, err, errlen): NULL;
+    if (!self->store) {
+        free (self->url);
+        free (self);
+        return NULL;
+    }
+    pthread_mutex_init (&self->mutex, NULL);
+    pthread_cond_init (&self->cond, NULL);
+    if (pthread_create (&self->thread, NULL, s_run, self)) {
+        snprintf (err, errlen, "cannot start the report thread");
+        xxl_store_destroy (&self->store);
+        free (self->url);
+        pthread_mutex_destroy (&self->mutex);
+        pthread_cond_destroy (&self->cond);
+        free (self);
+        return NULL;
+    }
+    return self;
+}
+
+void
+xxl_reporter_destroy (xxl_reporter_t **self_p)
+{
+    assert (self_p);
+    xxl_reporter_t *self = *self_p;
+    if (!self)
+        return;
+    pthread_mutex_lock (&self->mutex);
+    self->stop = true;
+    pthread_cond_signal (&self->cond);
+    pthread_mutex_unlock (&self->mutex);
+    pthread_join (self->thread, NULL);
+    xxl_store_destroy (&self->store);
+    free (self->url);
+    pthread_mutex_destroy (&self->mutex);
+    pthread_cond_destroy (&self->cond);
+    free (self);
+    *self_p = NULL;
+}
+
+uint64_t
+xxl_reporter_ask (xxl_reporter_t *self, int64_t now)
+{
+    assert (self);
+    pthread_mutex_lock (&self->mutex);
+    uint64_t generation = ++self->asked;
+    self->asked_now = now;
+    pthread_cond_signal (&self->cond);
+    pthread_mutex_unlock (&self->mutex);
+    return generation;
+}
+
+bool
+xxl_reporter_take (xxl_reporter_t *self, xxl_report_t *out)
+{
+    assert (self);
+    pthread_mutex_lock (&self->mutex);
+    bool ready = self->ready;
+    if (ready) {
+        *out = self->answer;
+        self->ready = false;
+    }
+    pthread_mutex_unlock (&self->mutex);
+    return ready;
+}
+
+bool
+xxl_reporter_busy (xxl_reporter_t *self)
+{
+    assert (self);
+    pthread_mutex_lock (&self->mutex);
+    bool busy = self->asked != self->counted || self->ready;
+    pthread_mutex_unlock (&self->mutex);
+    return busy;
+}

@@ -1,0 +1,61 @@
+/*  xxl_reporter.h -- the daily report's counts, made off the engine's thread.
+
+    The report rows (XXL-JOB's xxl_job_log_report: per local day, the runs
+    running, succeeded and failed) are counted from every log row of the
+    day: a scan that grows with the day's runs (a second or more for a few
+    million rows).  The reporter does it on a thread of its own, with a
+    store handle of its own on the same store, so that the engine's loop
+    never waits for it: the engine asks (xxl_reporter_ask), goes on, and
+    takes the answer in a later turn (xxl_reporter_take), writing the rows
+    itself in its transaction.
+
+    MUST: asks and takes come from one thread (the engine's).  An ask
+    made while another is being counted is counted after it (asks made
+    meanwhile are counted once, together).  The counts are of what the
+    store had committed when the count began: ask after the commit of the
+    writes an answer must see.
+*/
+
+#ifndef XXL_REPORTER_H_INCLUDED
+#define XXL_REPORTER_H_INCLUDED
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+//  Days counted per answer: today and the two before (XXL-JOB's
+//  JobLogReportHelper refreshes three)
+#define XXL_REPORT_DAYS 3
+
+typedef struct {
+    int64_t day;                        //  local midnight, epoch ms
+    int64_t running, suc, fail;
+} xxl_report_day_t;
+
+typedef struct {
+    xxl_report_day_t days [XXL_REPORT_DAYS];
+    int64_t now;                        //  epoch ms the count was asked at
+    uint64_t generation;                //  covers every ask up to this one
+    bool failed;                        //  the count failed (the store's error logged)
+} xxl_report_t;
+
+typedef struct _xxl_reporter_t xxl_reporter_t;
+
+//  Opens its own handle on the store at url and starts its thread; NULL
+//  (the reason in err) when the store cannot be opened
+xxl_reporter_t *xxl_reporter_new (const char *url, char *err, size_t errlen);
+//  Stops the thread (after the count in hand), closes, frees, nulls *self_p
+void xxl_reporter_destroy (xxl_reporter_t **self_p);
+//  Asks for the counts of the XXL_REPORT_DAYS days up to now (epoch ms);
+//  returns the ask's generation (an answer of that generation or later
+//  covers it)
+uint64_t xxl_reporter_ask (xxl_reporter_t *self, int64_t now);
+//  The latest answer not taken yet: true and *out filled, or false
+bool xxl_reporter_take (xxl_reporter_t *self, xxl_report_t *out);
+//  Whether an ask is not answered yet (the engine then wakes soon to take it)
+bool xxl_reporter_busy (xxl_reporter_t *self);
+
+//  Local midnight of the day holding ms, epoch ms
+int64_t xxl_report_day_start (int64_t ms);
+
+#endif

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# fresh_agent.sh -- an agent killed mid-run whose address comes back at once
+# WITHOUT its journal: (1) the same agent restarted with a fresh logdir (a
+# new container with the same host name, a wiped disk), (2) another agent
+# taking the dead one's address (a replacement host on its IP).  Neither
+# knows the dead agent's runs, so neither reports them lost, and the
+# lost-run monitor fails only runs whose address is no longer registered.
+# Guarantee: an agent's death ends its runs -- every row gets a result.
+#
+# The scheduler asks the agent holding the address about each open run
+# (a RUN of the logId, expired; docs/protocol.md): the agent back without
+# its journal refuses it as expired, and the run is failed as lost.  And
+# what the ask must leave alone: (3) a restarted scheduler asks every
+# agent, which holds its runs; (4) a twin on a live agent's address (both
+# connected) asks nobody.
+. "$(dirname "$0")/lib.sh"
+F_LOST_AFTER=5 faults_setup fresh_agent
+
+start_scheduler || exit 1
+ctl group add fa >/dev/null
+fagent f1 fa
+fagent f2 fa
+check "agents register" wait_until 10 agent_registered fa f1
+wait_until 10 agent_registered fa f2
+J=$(ctl job add --group fa --handler probeIn --param sleep=60000 | jq -r .id)
+started () { grep -q "^$1 " "$PROBE"; }
+# trigger_on ADDRESS: a run of J on that agent (the trigger's own address)
+trigger_on () { ctl job trigger "$J" --address "$1" | jq -r '.logIds[0]'; }
+ended () { [ "$(log_field "$1" handleCode)" != 0 ]; }
+
+# (1) f1 killed mid-run, back at once with the same address, a fresh logdir
+L1=$(trigger_on f1)
+check "(1) the run executes on f1" wait_until 10 started "$L1"
+kill_agent f1 KILL
+"$AGENT" -c "$T/agent.cfg" --app fa --scheduler "$AGENTS" --address f1 --plugins "$AGENT_PLUGINS" \
+    --logdir "$T/logs-f1-fresh" >>"$T/agent-f1-fresh.log" 2>&1 &
+PIDS="$PIDS $!"
+check "(1) f1 is back (a fresh logdir)" wait_until 10 agent_registered fa f1
+
+# (2) f2 killed mid-run; another agent (another logdir) takes its address
+L2=$(trigger_on f2)
+check "(2) the run executes on f2" wait_until 10 started "$L2"
+kill_agent f2 KILL
+"$AGENT" -c "$T/agent.cfg" --app fa --scheduler "$AGENTS" --address f2 --plugins "$AGENT_PLUGINS" \
+    --logdir "$T/logs-f2-other" >>"$T/agent-f2-other.log" 2>&1 &
+PIDS="$PIDS $!"
+check "(2) another agent holds f2's address" wait_until 10 agent_registered fa f2
+
+# lost_after is 5 s: well past it, the dead agent's runs must have ended
+check "(1) the run of f1's earlier life ends (failed, lost)" wait_until 30 ended "$L1"
+check "(2) the run of the dead f2 ends (failed, lost)" wait_until 5 ended "$L2"
+for l in $L1 $L2; do say "log $l: $(ctl log show "$l" | jq -c '{triggerCode, handleCode, handleMsg}')"; done
+ctl log kill "$L1" >/dev/null 2>&1
+check "(1) LOG_KILL of it ends the row at least" wait_until 5 ended "$L1"
+
+# What the ask must leave alone.  (3) A scheduler restarted while a run
+# goes on: every agent registers on a new connection and is asked; the
+# agent holds its run (200) and the run ends with its own result
+J3=$(ctl job add --group fa --handler probeIn --param sleep=4000 | jq -r .id)
+L3=$(ctl job trigger "$J3" --address f1 | jq -r '.logIds[0]')
+check "(3) a 4 s run executes on f1" wait_until 10 started "$L3"
+check "(3) ... accepted (its triggerCode recorded)" wait_until 10 field_is "$L3" triggerCode 200
+kill_sched KILL
+restart_sched
+check "(3) the restarted scheduler asked f1 about its open run" \
+    wait_until 20 grep -q "registry: f1 registered on a new connection: asked it about its" "$T/scheduler.log"
+check "(3) the run ends with its own result (200), not as lost" wait_until 20 ended "$L3"
+check "(3) ... handleCode 200" test "$(log_field "$L3" handleCode)" = 200
+
+# (4) A second agent on a live agent's address (both connected): the
+# address moves while its old connection is open, so nobody is asked;
+# the first agent's run ends with its own result
+L4=$(ctl job trigger "$J3" --address f1 | jq -r '.logIds[0]')
+check "(4) a 4 s run executes on f1" wait_until 10 started "$L4"
+"$AGENT" -c "$T/agent.cfg" --app fa --scheduler "$AGENTS" --address f1 --plugins "$AGENT_PLUGINS" \
+    --logdir "$T/logs-f1-twin" >>"$T/agent-f1-twin.log" 2>&1 &
+PIDS="$PIDS $!"
+check "(4) a twin registers f1 too" wait_until 10 grep -q "registered with .* as fa/f1" "$T/agent-f1-twin.log"
+check "(4) the first agent's run ends with its own result (200), not as lost" \
+    wait_until 20 field_is "$L4" handleCode 200
+check "no run started twice" test "$(cut -d' ' -f1 "$PROBE" | sort | uniq -d | wc -l)" = 0
+xxl_done
