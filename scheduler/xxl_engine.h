@@ -550,6 +550,7 @@ int engine_job_from_request (server_t *self, request_t *request, xxl_job_t *job)
 
 //  xxl_planner.c
 void engine_waiting_add (server_t *self, int64_t job_id);
+void engine_waiting_load (server_t *self);
 void engine_plan_forget (server_t *self, int64_t job_id);
 void engine_fix_delay_release (server_t *self, int64_t log_id, int64_t now);
 void engine_plan_prepare (server_t *self, int budget);

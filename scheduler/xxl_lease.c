@@ -255,8 +255,10 @@ engine_lease_round (server_t *self)
         self->lease_until = now + lease - XXL_LEASE_MARGIN_MS;
     self->lease_taken |= taken;
     if (taken) {
-        //  Their rows: recovered by their own fired marks, then covered
-        //  as far as ours
+        //  Their waiting FIX_DELAY jobs (before the recovery, which may
+        //  end the runs they wait for); their rows: recovered by their own
+        //  fired marks, then covered as far as ours
+        engine_waiting_load (self);
         engine_recover (self, taken, leases);
         xxl_store_lease_fired (self->store, taken, self->fired_until, 0);
         zsys_info ("lease: %d share(s) taken (%d held of %d, %" PRId64 " scheduler(s))",

@@ -47,6 +47,23 @@ engine_waiting_add (server_t *self, int64_t job_id)
     }
 }
 
+//  Reads every FIX_DELAY job the store has waiting for a run's end into
+//  self->waiting: at the start, and when shares are taken (a dead
+//  scheduler's waiting jobs are this one's to resume once it holds every
+//  share, when engine_fix_delay_release looks only there)
+void
+engine_waiting_load (server_t *self)
+{
+    int64_t waiting [4096], last = 0;
+    size_t count = 0;
+    do {
+        if (xxl_store_job_marked_ids (self->store, XXL_WAITING, last, waiting, 4096, &count))
+            return;
+        for (size_t i = 0; i < count; i++)
+            engine_waiting_add (self, last = waiting [i]);
+    } while (count == 4096);
+}
+
 //  Marks a snapshot's plans void: none of them is sent, and the
 //  instants' batches that hold some no longer go as built
 static void

@@ -869,13 +869,7 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     zstr_free (&alive);
     self->warm_until = self->awaited_left? zclock_mono () + config->warmup_ms: 0;
     //  FIX_DELAY jobs that were waiting for a run's end when we stopped
-    int64_t waiting [4096], last = 0;
-    size_t waiting_count = 0;
-    do {
-        xxl_store_job_marked_ids (self->store, XXL_WAITING, last, waiting, 4096, &waiting_count);
-        for (size_t i = 0; i < waiting_count; i++)
-            engine_waiting_add (self, last = waiting [i]);
-    } while (waiting_count == 4096);
+    engine_waiting_load (self);
     self->data_version = xxl_store_data_version (self->store);
     //  The first lease round: the shares this scheduler may take, and what
     //  a previous run left of their jobs (unsent triggers); then alarms

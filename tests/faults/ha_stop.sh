@@ -6,7 +6,8 @@
 # whose next fire is a minute away, cut through the other scheduler 1-4 s
 # before their planned fire.  Last, FIX_DELAY jobs of every share: each
 # keeps running (a run's result may reach the scheduler that did not plan
-# it).
+# it); then FIX_DELAY jobs waiting for long runs when one scheduler is
+# killed: the survivor resumes every one of them.
 # Guarantee: a job removed or stopped fires nothing planned after the
 # reply: no row planned after the cut starts (to the millisecond: the
 # job's rows are read just before the cut), and no row made after that
@@ -17,7 +18,7 @@ REQ="$XXL_BUILD/tests/xxl_req"
 S_API=(); S_AGENTS=()
 for i in 0 1; do
     start_scheduler || exit 1
-    S_API[$i]=$API; S_AGENTS[$i]=$AGENTS
+    S_API[$i]=$API; S_AGENTS[$i]=$AGENTS; S_PID[$i]=$SPID
 done
 ALL_AGENTS=$(IFS=,; echo "${S_AGENTS[*]}")
 AGENTS="$ALL_AGENTS" fagent h1 hs-app
@@ -99,5 +100,22 @@ check "FIX_DELAY jobs of every share run again and again (3 runs each)" wait_unt
 for j in $FD; do printf '%s:%s ' "$j" "$(job_starts "$j" | wc -l)"; done | sed 's/^/# FIX_DELAY runs by job: /'; echo
 for j in $FD; do ctl job stop "$j" >/dev/null; done
 for i in 0 1; do check "scheduler $i answers" bash -c "\"$REQ\" ${S_API[$i]} PING >/dev/null"; done
+# Takeover: FIX_DELAY jobs of every share, each waiting for a 6 s run,
+# when scheduler 1 is killed (SIGKILL); scheduler 0 takes its shares
+# (3 s lease) before the runs end, and must resume every job once its
+# run's result comes (before the fix, the jobs of the dead scheduler's
+# shares waited for ever: holding every share, the survivor looked for
+# waiting jobs only among those it had planned itself)
+LD=""
+for i in $(seq 16); do LD="$LD $(ctl job add --group hs-app --handler probeIn --fix-delay 1 --param sleep=6000 --start | jq -r .id)"; done
+ld_started () { for j in $LD; do j_ran "$j" || return 1; done; }
+check "the long FIX_DELAY jobs start" wait_until 15 ld_started
+kill -KILL "${S_PID[1]}"; wait "${S_PID[1]}" 2>/dev/null
+say "scheduler 1 killed at $(now_ms)"
+check "scheduler 0 takes every share" wait_until 30 all_held 0
+ld_runs () { for j in $LD; do [ "$(job_starts "$j" | wc -l)" -ge 2 ] || return 1; done; }
+check "every long FIX_DELAY job runs again after the takeover" wait_until 40 ld_runs
+for j in $LD; do printf '%s:%s ' "$j" "$(job_starts "$j" | wc -l)"; done | sed 's/^/# long FIX_DELAY runs by job: /'; echo
+for j in $LD; do ctl job stop "$j" >/dev/null; done
 check "no logId started twice" test "$(cut -d' ' -f1 "$PROBE" | sort | uniq -d | wc -l)" = 0
 xxl_done
