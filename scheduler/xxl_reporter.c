@@ -47,7 +47,7 @@ s_count (xxl_reporter_t *self, int64_t now, xxl_report_t *out)
 {
     if (!self->store) {
         char err [256];
-        self->store = xxl_store_new (self->url, err, sizeof err);
+        self->store = xxl_store_side_new (self->url, err, sizeof err);
         if (!self->store) {
             zsys_warning ("report: cannot open the store: %s", err);
             return false;
@@ -100,7 +100,7 @@ xxl_reporter_new (const char *url, char *err, size_t errlen)
 {
     xxl_reporter_t *self = (xxl_reporter_t *) zmalloc (sizeof (xxl_reporter_t));
     self->url = strdup (url);
-    self->store = self->url? xxl_store_new (url, err, errlen): NULL;
+    self->store = self->url? xxl_store_side_new (url, err, errlen): NULL;
     if (!self->store) {
         free (self->url);
         free (self);

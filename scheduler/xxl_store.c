@@ -15,13 +15,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-xxl_store_t *
-xxl_store_new (const char *url, char *err, size_t errlen)
+static xxl_store_t *
+s_open (const char *url, bool side, char *err, size_t errlen)
 {
     xxl_store_t *self = NULL;
     //  (the PostgreSQL backend never echoes the URL: it may hold a password)
     if (strncmp (url, "postgresql://", 13) == 0 || strncmp (url, "postgres://", 11) == 0)
         self = xxl_store_pg_new (url, err, errlen);
+    else
+    if (side)
+        self = xxl_store_sqlite_side_new (url, err, errlen);
     else
         self = xxl_store_sqlite_new (url, err, errlen);
     //  A backend fills a table of this version: no method may be missing
@@ -31,6 +34,18 @@ xxl_store_new (const char *url, char *err, size_t errlen)
                       && self->methods->report_count && self->methods->report_set
                       && self->methods->job_rm_logs_some));
     return self;
+}
+
+xxl_store_t *
+xxl_store_new (const char *url, char *err, size_t errlen)
+{
+    return s_open (url, false, err, errlen);
+}
+
+xxl_store_t *
+xxl_store_side_new (const char *url, char *err, size_t errlen)
+{
+    return s_open (url, true, err, errlen);
 }
 
 const char *

@@ -593,6 +593,10 @@ struct _xxl_store_t {
 //  holds the URL's password.  Returns NULL with a reason in err.  destroy
 //  rolls back an open transaction and nulls *self_p.
 xxl_store_t *xxl_store_new (const char *url, char *err, size_t errlen);
+//  The same, for a side connection (a helper thread's) of a process whose
+//  main handle, made by xxl_store_new, keeps the store's upkeep: on
+//  SQLite it starts no checkpointer and checkpoints nothing itself.
+xxl_store_t *xxl_store_side_new (const char *url, char *err, size_t errlen);
 void xxl_store_destroy (xxl_store_t **self_p);
 //  url as it may be logged (a PostgreSQL URL's passwords as ***), in buf
 const char *xxl_store_describe (const char *url, char *buf, size_t len);

@@ -438,8 +438,22 @@ s_wal_hook (void *arg, sqlite3 *db, const char *name, int frames)
     return SQLITE_OK;
 }
 
+static xxl_store_t *s_open (const char *path, bool side, char *err, size_t errlen);
+
 xxl_store_t *
 xxl_store_sqlite_new (const char *path, char *err, size_t errlen)
+{
+    return s_open (path, false, err, errlen);
+}
+
+xxl_store_t *
+xxl_store_sqlite_side_new (const char *path, char *err, size_t errlen)
+{
+    return s_open (path, true, err, errlen);
+}
+
+static xxl_store_t *
+s_open (const char *path, bool side, char *err, size_t errlen)
 {
     //  No memory statistics: they take a global mutex on every allocation
     //  (a no-op once SQLite is initialized)
@@ -471,7 +485,16 @@ xxl_store_sqlite_new (const char *path, char *err, size_t errlen)
         sq_destroy (&self->base);
         return NULL;
     }
-    //  Checkpoints on their own thread (not for in-memory databases)
+    //  Checkpoints on their own thread (not for in-memory databases); a
+    //  side connection leaves them to the main handle's
+    if (side) {
+        if (s_exec_script (self, "PRAGMA wal_autocheckpoint = 0;")) {
+            snprintf (err, errlen, "database %s: %s", path, self->error);
+            sq_destroy (&self->base);
+            return NULL;
+        }
+    }
+    else
     if (*path && strneq (path, ":memory:") && strncmp (path, "file:", 5)) {
         if (s_exec_script (self, "PRAGMA wal_autocheckpoint = 0;") == 0)
             self->checkpointer = zactor_new (s_checkpointer, (void *) path);

@@ -17,6 +17,11 @@
 //  Returns NULL with a reason in err.
 xxl_store_t *xxl_store_sqlite_new (const char *path, char *err, size_t errlen);
 
+//  The same, for a side connection of a process whose main handle (made
+//  by xxl_store_sqlite_new) keeps the WAL: no checkpointer thread, and
+//  no checkpoint inside its own commits.
+xxl_store_t *xxl_store_sqlite_side_new (const char *path, char *err, size_t errlen);
+
 //  For tests only, on a handle this backend made: SQL with arguments bound
 //  by fmt ('i' int64_t, 'd' double, 's' text or NULL, 'n' NULL).  exec:
 //  changes() or -1 (SQL text that does not live as long as the store:

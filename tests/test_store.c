@@ -14,6 +14,7 @@
 #include "xxl_test.h"
 
 #include <czmq.h>
+#include <dirent.h>
 #include <pthread.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
@@ -634,6 +635,20 @@ s_parity (xxl_store_t *main_store, const char *url, const char *sqlite_path)
 
 //  SQLite's WAL: checkpoints on the store's own thread, restarts under
 //  load and after a reader held one back.  log: a row to add copies of.
+//  This process's threads
+static size_t
+s_threads (void)
+{
+    size_t count = 0;
+    DIR *dir = opendir ("/proc/self/task");
+    if (dir) {
+        for (struct dirent *entry; (entry = readdir (dir)); )
+            count += entry->d_name [0] != '.';
+        closedir (dir);
+    }
+    return count;
+}
+
 static void
 s_sqlite_wal (xxl_store_t *store, const char *path, const xxl_log_t *log_row)
 {
@@ -664,6 +679,24 @@ s_sqlite_wal (xxl_store_t *store, const char *path, const xxl_log_t *log_row)
             zclock_sleep (50);
     }
     XXL_CHECK (grew);
+
+    //  A side connection (the reporter's) starts no checkpointer thread of
+    //  its own, as the main handle does, and never checkpoints in its
+    //  commits; it reads and writes the same rows
+    size_t threads = s_threads ();
+    xxl_store_t *main2 = xxl_store_new (path, err, sizeof err);
+    XXL_CHECK (main2 && s_threads () == threads + 1);
+    xxl_store_t *side = xxl_store_side_new (path, err, sizeof err);
+    XXL_CHECK (side && s_threads () == threads + 1);
+    if (side) {
+        XXL_CHECK (XXL_TEST_SCALAR (side, "PRAGMA wal_autocheckpoint", NULL) == 0);
+        XXL_CHECK (XXL_TEST_SCALAR (side, "SELECT COUNT(*) FROM xxl_job_log", NULL)
+                   == XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_job_log", NULL));
+        XXL_CHECK (xxl_store_report_set (side, 86400000, 1, 2, 3, 4) == 0);
+    }
+    xxl_store_destroy (&side);
+    xxl_store_destroy (&main2);
+    XXL_CHECK (!side && !main2);
 
     //  Under commits without a pause, the WAL starts over at its size:
     //  the writer copies the checkpointer's last frames between two
