@@ -193,6 +193,7 @@ main (int argc, char *argv [])
                                        settings.http.login_slots);
     settings.http.per_address = s_int (NULL, config, "scheduler/http/per_address",
                                        settings.http.per_address);
+    settings.http.hosts = s_value (NULL, config, "scheduler/http/hosts", NULL);
     if (settings.http.session_idle_s < 60 || settings.http.max_body < 1024
     ||  settings.http.max_body > 4 * 1024 * 1024
     ||  settings.http.login_burst < 0 || settings.http.login_burst > 1000

@@ -67,6 +67,9 @@ struct _xxl_http_t {
     uint64_t checks_ok, checks_wrong, checks_limited;   //  password checks (atomic)
     int stopping;                       //  (atomic) the server is stopping: calls
                                         //  waiting for the engine give up
+    char **hosts;                       //  Host names answered besides IP addresses
+                                        //  and localhost (lower case; "*.x": x's
+                                        //  subdomains), NULL-terminated; NULL: any
 };
 
 //  One request in hand (MHD's per-request pointer)
@@ -1007,6 +1010,111 @@ s_count_length (void *cls, enum MHD_ValueKind kind, const char *key, const char 
     return MHD_YES;
 }
 
+//  True when a request's Host header (NULL: none, as from HTTP/1.0 clients)
+//  names this server as http/hosts allows: an IP address, localhost, or a
+//  listed name, with or without a port.  A browser always sends the name
+//  it resolved: a page of another site whose name was made to resolve to
+//  this server (DNS rebinding) names that site, and is refused.
+static bool
+s_host_allowed (xxl_http_t *self, const char *host)
+{
+    if (!self->hosts || !host)
+        return true;
+    char name [256];
+    size_t len = strlen (host);
+    if (len == 0 || len >= sizeof name)
+        return false;
+    memcpy (name, host, len + 1);
+    unsigned char bytes [16];
+    if (name [0] == '[') {
+        char *end = strchr (name, ']');
+        if (!end || (end [1] && (end [1] != ':' || !end [2]
+                                 || strspn (end + 2, "0123456789") != strlen (end + 2))))
+            return false;
+        *end = 0;
+        return inet_pton (AF_INET6, name + 1, bytes) == 1;
+    }
+    char *colon = strchr (name, ':');
+    if (colon) {
+        if (!colon [1] || strspn (colon + 1, "0123456789") != strlen (colon + 1))
+            return false;
+        *colon = 0;
+    }
+    len = strlen (name);
+    if (len && name [len - 1] == '.')
+        name [--len] = 0;               //  (the root's dot: the same name)
+    if (len == 0)
+        return false;
+    for (char *c = name; *c; c++)
+        *c = (char) tolower ((unsigned char) *c);
+    if (inet_pton (AF_INET, name, bytes) == 1 || streq (name, "localhost"))
+        return true;
+    for (char **allowed = self->hosts; *allowed; allowed++) {
+        const char *entry = *allowed;
+        if (strncmp (entry, "*.", 2) == 0) {
+            size_t tail = strlen (entry + 1);   //  ".example.com"
+            if (len > tail && streq (name + len - tail, entry + 1))
+                return true;
+        }
+        else
+        if (streq (name, entry))
+            return true;
+    }
+    return false;
+}
+
+//  Reads http/hosts into self->hosts (unset, empty or "*": any name)
+static int
+s_hosts_set (xxl_http_t *self, const char *hosts, char *why, size_t whylen)
+{
+    if (!hosts || !*hosts)
+        return 0;
+    size_t count = 1;
+    for (const char *c = hosts; *c; c++)
+        count += *c == ',';
+    self->hosts = (char **) zmalloc ((count + 1) * sizeof (char *));
+    size_t used = 0;
+    bool any = false;
+    for (const char *start = hosts; start; ) {
+        const char *comma = strchr (start, ',');
+        size_t len = comma? (size_t) (comma - start): strlen (start);
+        while (len && isspace ((unsigned char) *start)) {
+            start++;
+            len--;
+        }
+        while (len && isspace ((unsigned char) start [len - 1]))
+            len--;
+        if (len == 1 && *start == '*')
+            any = true;
+        else
+        if (len) {
+            char *entry = strndup (start, len);
+            assert (entry);
+            for (char *c = entry; *c; c++)
+                *c = (char) tolower ((unsigned char) *c);
+            size_t valid = strspn (entry, "abcdefghijklmnopqrstuvwxyz0123456789-._*");
+            if (valid != len || strchr (entry + 1, '*') || (entry [0] == '*' && entry [1] != '.')
+            ||  len > 253) {
+                snprintf (why, whylen, "http/hosts: '%s' is not a host name (a name,"
+                          " *.name for its subdomains, or *)", entry);
+                free (entry);
+                return -1;
+            }
+            if (entry [len - 1] == '.')
+                entry [len - 1] = 0;
+            self->hosts [used++] = entry;
+        }
+        start = comma? comma + 1: NULL;
+    }
+    if (any) {
+        for (size_t i = 0; i < used; i++)
+            free (self->hosts [i]);
+        free (self->hosts);
+        self->hosts = NULL;
+    }
+    return 0;
+}
+
 static enum MHD_Result
 s_access (void *cls, struct MHD_Connection *conn, const char *url, const char *method,
           const char *version, const char *upload_data, size_t *upload_data_size,
@@ -1018,6 +1126,20 @@ s_access (void *cls, struct MHD_Connection *conn, const char *url, const char *m
     if (!ctx) {
         ctx = (request_ctx_t *) zmalloc (sizeof *ctx);
         *con_cls = ctx;
+        const char *host = MHD_lookup_connection_value (conn, MHD_HEADER_KIND,
+                                                        MHD_HTTP_HEADER_HOST);
+        if (!s_host_allowed (self, host)) {
+            ctx->too_big = true;        //  (nothing of the body is kept)
+            answer_t answer = { .type = "text/plain; charset=utf-8" };
+            char shown [80];
+            snprintf (shown, sizeof shown, "%s", host);
+            for (char *c = shown; *c; c++)
+                if (!isprint ((unsigned char) *c))
+                    *c = '?';
+            s_errorf (&answer, 421, "this server does not answer for the host '%s'"
+                      " (http/hosts)", shown);
+            return s_queue (self, conn, &answer, streq (method, "HEAD"));
+        }
         //  A body's length told twice (two Content-Lengths, or one with
         //  Transfer-Encoding) is refused: a proxy in front may have read
         //  it the other way, and the rest of the body as a request of its
@@ -1272,6 +1394,10 @@ xxl_http_new (const xxl_http_config_t *config, const char *engine, xxl_metrics_b
             return NULL;
         }
     }
+    if (s_hosts_set (self, config->hosts, why, whylen)) {
+        xxl_http_destroy (&self);
+        return NULL;
+    }
     if (config->console && *config->console) {
         char real [4096];
         if (realpath (config->console, real))
@@ -1357,6 +1483,9 @@ xxl_http_destroy (xxl_http_t **self_p)
     free (self->console);
     free (self->cert_pem);
     free (self->key_pem);
+    for (char **host = self->hosts; host && *host; host++)
+        free (*host);
+    free (self->hosts);
     free (self);
     *self_p = NULL;
 }

@@ -34,6 +34,8 @@ typedef struct {
     int login_slots;                    //  entries of the limiter's table
     int per_address;                    //  connections from one client address at
                                         //  once (0: no limit but the total)
+    const char *hosts;                  //  the Host names answered, comma-separated
+                                        //  (NULL, "" or "*": any)
 } xxl_http_config_t;
 
 typedef struct {

@@ -741,5 +741,43 @@ check("http/per_address = 4: of 10 half-sent requests from one address, 6 are cl
 for c in held:
     c.close()
 
+# http/hosts (DNS rebinding): the second scheduler answers only for IP
+# addresses, localhost, console.example and the subdomains of
+# corp.example; the first (unset) for any name
+def host_status(host, header):
+    name, number = host.rsplit(":", 1)
+    line = b"GET /healthz HTTP/1.1\r\n" if header is not None else b"GET /healthz HTTP/1.0\r\n"
+    if header is not None:
+        line += b"Host: " + header.encode() + b"\r\n"
+    c = socket.create_connection((name, int(number)), timeout=20)
+    c.sendall(line + b"Connection: close\r\n\r\n")
+    got = b""
+    while True:
+        chunk = c.recv(65536)
+        if not chunk:
+            break
+        got += chunk
+    c.close()
+    return got.split(b"\r\n", 1)[0], got
+
+
+port2 = H2.rsplit(":", 1)[1]
+for header in ("evil.example", "evil.example:" + port2, "console.example.evil.example",
+               "corp.example", "xcorp.example", "localhost.evil.example", "console.example:",
+               "console.example:80x", "[::1", ""):
+    first, got = host_status(H2, header)
+    check("http/hosts: Host '%s' is refused (421, saying why)" % header,
+          first.startswith(b"HTTP/1.1 421") and b"does not answer for the host" in got, got[:300])
+for header in ("console.example", "CONSOLE.Example.:" + port2, "a.corp.example", "b.a.corp.example:1",
+               "127.0.0.1:" + port2, "[::1]:" + port2, "localhost:" + port2, "10.1.2.3"):
+    first, got = host_status(H2, header)
+    check("http/hosts: Host '%s' is answered" % header, first.startswith(b"HTTP/1.1 200"), got[:300])
+first, got = host_status(H2, None)
+check("http/hosts: a request without Host (HTTP/1.0) is answered", b" 200 " in first, got[:300])
+s, v, _ = api("GET", "me", token=ADMIN, host=H2)
+check("http/hosts: a client naming the address it connected to is answered (REST)", s == 200, (s, v))
+first, got = host_status(H1, "evil.example")
+check("http/hosts unset: any Host is answered", first.startswith(b"HTTP/1.1 200"), got[:300])
+
 print("done")
 sys.exit(0)

@@ -64,9 +64,10 @@ check "the store holds the password's yescrypt hash" stored_hash
 
 # A second scheduler on the same store, for the sessions shared by both;
 # its wrong passwords are limited to one a second (test_http.py waits out
-# its window), and one client address may hold 4 of its connections
+# its window), one client address may hold 4 of its connections, and it
+# answers for the Host names of http/hosts only (and IP addresses)
 sed -i 's/login_interval_s = 3600/login_interval_s = 1/' "$T/scheduler.cfg"
-sed -i 's/^        login_slots = 64$/        login_slots = 64\n        per_address = 4/' "$T/scheduler.cfg"
+sed -i 's/^        login_slots = 64$/        login_slots = 64\n        per_address = 4\n        hosts = "console.example, *.corp.example"/' "$T/scheduler.cfg"
 start_scheduler || exit 1
 API2=$API HTTP2=$HTTP_EP API=$API1
 check "the second scheduler serves HTTP too" test -n "$HTTP2" -a "$HTTP2" != "$HTTP1"
@@ -188,4 +189,11 @@ check "with --insecure it starts (and says so)" \
     bash -c "for i in \$(seq 200); do test -f '$T/open2.ready' && break; sleep 0.05; done; \
              test -f '$T/open2.ready' && grep -q 'insecure' '$T/open2.log'"
 kill -TERM "$OPEN_PID" 2>/dev/null
+# An http/hosts entry that is no host name stops the start, naming it (the
+# second scheduler above started with a valid list)
+printf 'scheduler\n    http\n        hosts = "console.example, bad/name"\n' > "$T/hosts.cfg"
+check "an http/hosts entry that is no host name is refused at start" \
+    bash -c "! timeout 10 '$SCHEDULER' -c '$T/hosts.cfg' --db '$T/hosts.db' --api tcp://127.0.0.1:0 \
+             --agents tcp://127.0.0.1:0 --plugins '$XXL_BUILD/plugins/routers/.libs' --http 127.0.0.1:0 \
+             >'$T/hosts.out' 2>&1 && grep -q \"http/hosts: 'bad/name' is not a host name\" '$T/hosts.out'"
 xxl_done
