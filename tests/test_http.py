@@ -417,8 +417,9 @@ check("a Content-Length over http/max_body: 413 before any byte of the body is s
       got.startswith(b"HTTP/1.1 413"), got[:200])
 
 
-def raw_request(data):
-    c = socket.create_connection((host_name, int(port)), timeout=20)
+def raw_request(data, host=None):
+    name, number = (host or H1).rsplit(":", 1)
+    c = socket.create_connection((name, int(number)), timeout=20)
     c.sendall(data)
     out = b""
     try:
@@ -745,19 +746,10 @@ for c in held:
 # addresses, localhost, console.example and the subdomains of
 # corp.example; the first (unset) for any name
 def host_status(host, header):
-    name, number = host.rsplit(":", 1)
     line = b"GET /healthz HTTP/1.1\r\n" if header is not None else b"GET /healthz HTTP/1.0\r\n"
     if header is not None:
         line += b"Host: " + header.encode() + b"\r\n"
-    c = socket.create_connection((name, int(number)), timeout=20)
-    c.sendall(line + b"Connection: close\r\n\r\n")
-    got = b""
-    while True:
-        chunk = c.recv(65536)
-        if not chunk:
-            break
-        got += chunk
-    c.close()
+    got = raw_request(line + b"Connection: close\r\n\r\n", host)
     return got.split(b"\r\n", 1)[0], got
 
 
