@@ -608,6 +608,23 @@ s_agent_binding (server_t *self, zframe_t *rid, const char *app, const char *add
 //  Open runs asked about per registration, at most
 #define XXL_CHECK_MAX 10000
 
+//  How long an address counts as shared by two live agents after the last
+//  sign of it (a connection it had moved from registering it again)
+#define XXL_TWIN_MS 600000
+
+//  True while address is shared by two live agents (XXL_TWIN_MS after the
+//  last sign); an expired mark goes
+static bool
+s_twin (server_t *self, const char *address)
+{
+    int64_t *until = (int64_t *) zhashx_lookup (self->twins, address);
+    if (until && *until > zclock_mono ())
+        return true;
+    if (until)
+        zhashx_delete (self->twins, address);
+    return false;
+}
+
 //  An address registered on a connection while no open connection held
 //  it (the agent back after its connection closed, a scheduler restart,
 //  another host on a dead agent's address): its agent is asked about each
@@ -624,6 +641,16 @@ s_agent_binding (server_t *self, zframe_t *rid, const char *app, const char *add
 static void
 s_check_open_runs (server_t *self, const char *address, const char *why)
 {
+    if (s_twin (self, address)) {
+        //  (either agent would refuse the other's runs: asking fails runs
+        //  that still run; they end with their results, or the lost-run
+        //  monitor once neither agent holds the address)
+        char where [300];
+        engine_warn_limited (&self->log_twin_ask, "registry: %s %s: not asked about its open"
+                             " runs: two live agents share the address",
+                             xxl_printable (address, where, sizeof where), why);
+        return;
+    }
     int64_t ids [1000];
     size_t count = 0, asked = 0;
     int64_t after = 0;
@@ -669,6 +696,7 @@ engine_moved_check (server_t *self)
         const char *address = (const char *) zhashx_cursor (self->moved_from);
         size_t route_size = 0;
         const void *route = xxl_registry_route (self->registry, address, &route_size);
+        bool closed = false;
         if (route && !(route_size == zframe_size (old)
                        && memcmp (route, zframe_data (old), route_size) == 0)) {
             xxl_enc_request (self->enc, "BEAT", engine_request_id (self));
@@ -679,11 +707,15 @@ engine_moved_check (server_t *self)
                 rc = zmq_send (handle, data, size, 0);
             if (rc >= 0 || zmq_errno () != EHOSTUNREACH)
                 continue;               //  (still open: two agents on one address)
+            closed = true;
         }
+        //  Forgotten: not connected, or on its old connection again (whose
+        //  agent never left: nobody is asked); asked about: the old one
+        //  closed while another holds the address
         char *copy = strdup (address);
         assert (copy);
         zlistx_add_end (forget, copy);
-        if (route)
+        if (closed)
             zlistx_add_end (ask, copy);
     }
     //  (after the walk: asking changes nothing it walks, forgetting does)
@@ -695,6 +727,17 @@ engine_moved_check (server_t *self)
         zhashx_delete (self->moved_from, address);
     zlistx_destroy (&ask);
     zlistx_destroy (&forget);
+    //  Expired twin marks go (the walk's own list: deleting changes the table)
+    zlistx_t *expired = zlistx_new ();
+    int64_t now = zclock_mono ();
+    for (int64_t *until = (int64_t *) zhashx_first (self->twins); until;
+         until = (int64_t *) zhashx_next (self->twins))
+        if (*until <= now)
+            zlistx_add_end (expired, (void *) zhashx_cursor (self->twins));
+    for (const char *address = (const char *) zlistx_first (expired); address;
+         address = (const char *) zlistx_next (expired))
+        zhashx_delete (self->twins, address);
+    zlistx_destroy (&expired);
 }
 
 //  The agent's answer to s_check_open_runs' ask
@@ -761,6 +804,18 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove,
         bool moved = held && !xxl_registry_parting (self->registry, address)
                   && (held_size != zframe_size (rid)
                               || memcmp (held, zframe_data (rid), held_size) != 0);
+        //  The connection the address moved from registers it again: that
+        //  agent lives on beside the other, two agents share the address
+        zframe_t *was = (zframe_t *) zhashx_lookup (self->moved_from, address);
+        if (was && zframe_size (was) == zframe_size (rid)
+        &&  memcmp (zframe_data (was), zframe_data (rid), zframe_size (rid)) == 0) {
+            int64_t *until = (int64_t *) zhashx_lookup (self->twins, address);
+            if (!until) {
+                until = (int64_t *) zmalloc (sizeof (int64_t));
+                zhashx_insert (self->twins, address, until);
+            }
+            *until = zclock_mono () + XXL_TWIN_MS;
+        }
         //  (a copy: the beat may free the connection held points into)
         zframe_t *held_copy = moved? zframe_new (held, held_size): NULL;
         check_open = held == NULL;

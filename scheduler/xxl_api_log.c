@@ -115,6 +115,9 @@ typedef struct {
     int64_t keep;                       //  keepLast (-1: not that form)
     bool removed;                       //  a removed job's rows (JOB_RM): all of them
     int64_t deleted;
+    uint64_t turn;                      //  the turn its request came in
+    uint64_t batch_turn;                //  the turn of its last batch
+    int64_t batch;                      //  that batch's rows
     pending_t audit;                    //  its audit, recorded with the reply
 } clear_task_t;
 
@@ -131,22 +134,40 @@ s_clear_destroy (void **item_p)
     }
 }
 
-//  One batch of task: the rows it deleted (fewer than a batch: done)
+//  One batch of task: the rows it deleted (fewer than a batch: done), -1
+//  when the store failed
 static int64_t
 s_clear_batch (server_t *self, clear_task_t *task)
 {
-    if (task->removed) {
-        int64_t gone = xxl_store_job_rm_logs_some (self->store, task->job_id, XXL_CLEAR_BATCH);
-        return gone > 0? gone: 0;
-    }
+    if (task->removed)
+        return xxl_store_job_rm_logs_some (self->store, task->job_id, XXL_CLEAR_BATCH);
     if (task->keep >= 0) {
         int64_t floor = task->keep == 0
                       ? INT64_MAX: xxl_store_log_id_at_rank (self->store, task->job_id,
                                                              task->keep - 1);
-        return floor > 0? engine_log_delete (self, task->job_id, INT64_MAX, floor,
-                                             XXL_CLEAR_BATCH): 0;
+        return floor > 0? xxl_store_log_delete (self->store, task->job_id, INT64_MAX, floor,
+                                                XXL_CLEAR_BATCH): 0;
     }
-    return engine_log_delete (self, task->job_id, task->before, INT64_MAX, XXL_CLEAR_BATCH);
+    return xxl_store_log_delete (self->store, task->job_id, task->before, INT64_MAX,
+                                 XXL_CLEAR_BATCH);
+}
+
+//  Ends task with an error reply (code), saying what it deleted, and its
+//  audit; the task stays for the caller to delete
+static void
+s_clear_fail (server_t *self, clear_task_t *task, int code, const char *why)
+{
+    char text [800];
+    if (task->removed)
+        snprintf (text, sizeof text, "%s while deleting the rows of removed job %" PRId64
+                  ": %" PRId64 " deleted, the rest remain (LOG_CLEAR of jobId %" PRId64
+                  " deletes them)", why, task->job_id, task->deleted, task->job_id);
+    else
+        snprintf (text, sizeof text, "%s while clearing: %" PRId64 " row(s) deleted, the"
+                  " rest remain: send it again", why, task->deleted);
+    xxl_enc_reply (self->enc, task->id, code, text);
+    engine_queue (self, self->api_out, zframe_data (task->rid), zframe_size (task->rid));
+    engine_audit_answer (self, &task->audit, code);
 }
 
 static void
@@ -172,6 +193,8 @@ s_clear_later (server_t *self, request_t *request, clear_task_t *task)
 {
     api_audit_forwarded (request, &task->audit);
     task->audit.log_id = task->job_id;
+    task->turn = task->batch_turn = self->turn;
+    task->batch = task->deleted;
     request->code = XXL_OK;
     if (!self->clears) {
         self->clears = zlistx_new ();
@@ -199,6 +222,12 @@ api_log_clear (server_t *self, request_t *request)
     task->before = days >= 0? engine_now () - days * 86400000: INT64_MAX;
     task->keep = keep;
     task->deleted = s_clear_batch (self, task);
+    if (task->deleted < 0) {
+        engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
+        void *item = task;
+        s_clear_destroy (&item);
+        return;
+    }
     if (task->deleted < XXL_CLEAR_BATCH) {
         //  (done at once: answered as any request)
         engine_reply_begin (self, request);
@@ -226,6 +255,47 @@ api_job_rm_logs_later (server_t *self, request_t *request, int64_t job_id, int64
     s_clear_later (self, request, task);
 }
 
+//  The last turn of a stop: each LOG_CLEAR or JOB_RM still deleting gets
+//  503 with what it deleted (committed in this turn or before); the rest
+//  of its rows stay, for the same request again (a removed job's: LOG_CLEAR
+//  of its jobId, or retention)
+void
+engine_log_clear_stop (server_t *self)
+{
+    clear_task_t *task;
+    while (self->clears && (task = (clear_task_t *) zlistx_first (self->clears))) {
+        s_clear_fail (self, task, XXL_UNAVAILABLE, "the scheduler stopped");
+        zlistx_delete (self->clears, NULL);
+    }
+}
+
+//  After a turn's commit failed (its changes rolled back): a LOG_CLEAR or
+//  JOB_RM that came in that turn fails (500; a JOB_RM's job is not
+//  removed); another's batch of that turn is taken off its count, and its
+//  rows are deleted again in the next turns
+void
+engine_log_clear_rollback (server_t *self, const char *why)
+{
+    if (!self->clears)
+        return;
+    clear_task_t *task = (clear_task_t *) zlistx_first (self->clears);
+    while (task) {
+        if (task->turn == self->turn) {
+            xxl_enc_reply (self->enc, task->id, XXL_FAILURE, why);
+            engine_queue (self, self->api_out, zframe_data (task->rid), zframe_size (task->rid));
+            engine_audit_answer (self, &task->audit, XXL_FAILURE);
+            zlistx_delete (self->clears, zlistx_cursor (self->clears));
+            task = (clear_task_t *) zlistx_first (self->clears);
+            continue;
+        }
+        if (task->batch_turn == self->turn) {
+            task->deleted -= task->batch;
+            task->batch = 0;
+        }
+        task = (clear_task_t *) zlistx_next (self->clears);
+    }
+}
+
 //  Each turn not near a fire: a batch of the oldest LOG_CLEAR waiting
 void
 engine_log_clear_turn (server_t *self)
@@ -234,7 +304,16 @@ engine_log_clear_turn (server_t *self)
     if (!task || engine_fire_near (self))
         return;
     int64_t batch = s_clear_batch (self, task);
+    if (batch < 0) {
+        char why [600];
+        snprintf (why, sizeof why, "store error (%s)", xxl_store_error (self->store));
+        s_clear_fail (self, task, XXL_FAILURE, why);
+        zlistx_delete (self->clears, NULL);
+        return;
+    }
     task->deleted += batch;
+    task->batch = batch;
+    task->batch_turn = self->turn;
     if (batch < XXL_CLEAR_BATCH) {
         s_clear_reply (self, task);
         zlistx_delete (self->clears, NULL);

@@ -312,6 +312,7 @@ typedef struct {
     ratelog_t log_binding;              //  (UN)REGISTERs refused for their key or connection
     infolog_t log_registered;           //  addresses registered and unregistered
     ratelog_t log_moved;                //  addresses taken by another open connection
+    ratelog_t log_twin_ask;             //  asks left out for shared addresses
     ratelog_t log_registry_full;        //  REGISTERs refused: the registry holds its limit
     ratelog_t log_api_send;             //  replies a client's connection refused
     ratelog_t log_pages;                //  malformed LOG replies of agents
@@ -342,6 +343,9 @@ typedef struct {
                                         //  was on, open, when another took it; once that
                                         //  one closes, the agent holding it now is asked
                                         //  about its open runs (engine_moved_check)
+    zhashx_t *twins;                    //  address → int64_t: until when (monotonic ms)
+                                        //  it counts as shared by two live agents: none
+                                        //  of its agents is asked about its open runs
     zhashx_t *ask_jobs;                 //  job id → int64_t [3]: job id, whether a
                                         //  refused ask may be its MISFIRE (1) or
                                         //  not (0; -1 not judged yet), asks left
@@ -588,7 +592,10 @@ void engine_fail_monitor (server_t *self);
 void engine_lost_monitor (server_t *self);
 void engine_report_refresh (server_t *self);
 void engine_report_turn (server_t *self);
+void engine_report_stop (server_t *self);
 void engine_log_clear_turn (server_t *self);
+void engine_log_clear_stop (server_t *self);
+void engine_log_clear_rollback (server_t *self, const char *why);
 bool engine_report_wait (server_t *self, request_t *request);
 void engine_report_encode (server_t *self);
 //  The periodic services (xxl_services.c): set their first runs at start;

@@ -422,6 +422,7 @@ engine_commit_failed (server_t *self)
     }
     while ((msg = (zmsg_t *) zlistx_detach (failed, NULL)))
         zlistx_add_end (self->api_out, msg);
+    engine_log_clear_rollback (self, text);
     zlistx_destroy (&failed);
 }
 

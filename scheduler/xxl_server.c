@@ -526,6 +526,7 @@ s_server_destroy (server_t **self_p)
     zhashx_destroy (&self->waiting);
     zhashx_destroy (&self->apps_changed);
     zhashx_destroy (&self->moved_from);
+    zhashx_destroy (&self->twins);
     free (self->foreign_apps);
     zhashx_destroy (&self->backlogs);
     zhashx_destroy (&self->accepted_ids);
@@ -547,6 +548,10 @@ s_server_destroy (server_t **self_p)
     zlistx_destroy (&self->unprepared);
     zhashx_destroy (&self->snaps);
     zhashx_destroy (&self->groups);
+    //  (the last turn's replies, flushed to libzmq, get a second to leave:
+    //  a LOG_CLEAR or REPORT answered at the stop, replies of the drain)
+    if (self->api)
+        zsock_set_linger (self->api, 1000);
     zsock_destroy (&self->api);
     zsock_destroy (&self->agents);
     zactor_destroy (&self->auth);
@@ -704,6 +709,8 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     self->apps_changed = zhashx_new ();
     self->moved_from = zhashx_new ();
     zhashx_set_destructor (self->moved_from, (zhashx_destructor_fn *) zframe_destroy);
+    self->twins = zhashx_new ();
+    zhashx_set_destructor (self->twins, s_free_item);
     self->backlogs = zhashx_new ();
     zhashx_set_destructor (self->backlogs, engine_backlog_destroy);
     self->accepted = zlistx_new ();
@@ -1141,6 +1148,11 @@ s_turn_work (server_t *self, bool agents_drained)
     }
     engine_report_turn (self);
     engine_log_clear_turn (self);
+    if (self->terminated) {
+        //  (the last turn: what waits for later turns is answered now)
+        engine_report_stop (self);
+        engine_log_clear_stop (self);
+    }
     //  (a turn that itself took long may have answers waiting unread)
     if (now >= self->next_pending_check && agents_drained
     &&  zclock_mono () - self->stall_mono < XXL_STALL_MS) {

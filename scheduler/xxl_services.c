@@ -405,6 +405,21 @@ engine_report_turn (server_t *self)
         }
 }
 
+//  The last turn of a stop: each REPORT still waiting for its count gets
+//  503 (the client asks again, of this scheduler once back or another)
+void
+engine_report_stop (server_t *self)
+{
+    report_waiter_t *waiter;
+    while (self->report_waiting
+       && (waiter = (report_waiter_t *) zlistx_first (self->report_waiting))) {
+        xxl_enc_reply (self->enc, waiter->id, XXL_UNAVAILABLE,
+                       "the scheduler stopped before the report's count: ask again");
+        engine_queue (self, self->api_out, zframe_data (waiter->rid), zframe_size (waiter->rid));
+        zlistx_delete (self->report_waiting, NULL);
+    }
+}
+
 //  Deletes up to `limit` finished log rows of job_id (0 any) triggered
 //  before `before` with an id below `below` (never rows still waiting for
 //  their trigger or their result); how many went (0 on a store error)

@@ -134,6 +134,45 @@ check "... the audit records the removal once" \
 check "... the audit records it once, with its job" \
     test "$(ctl audit list | jq --argjson j "$BJ" '[.audit[] | select(.type == "LOG_CLEAR" and .target == $j and .code == 200)] | length')" = 1
 
+# A LOG_CLEAR cut short by a stop (400,000 rows: 200 turns) is answered,
+# 503 with what it deleted; the rest stay, and the same clear after the
+# restart deletes them
+CJ=$(ctl job add --group svc-app --handler demoJobHandler | jq -r .id)
+if [ "${XXL_STORE:-sqlite}" = pg ]; then
+    # (ids of their own, drawn at once: the default draws one per row from
+    # xxl_store_state, whose 400,000 updates in one transaction crawl)
+    xxl_sql "WITH b AS (UPDATE xxl_store_state SET log_seq = log_seq + 400000
+                        RETURNING log_seq - 400000 AS first)
+             INSERT INTO xxl_job_log (id, job_group, job_id, executor_handler, trigger_time,
+                                      trigger_code, handle_code, trigger_type)
+             SELECT first + n, $BG, $CJ, 'demoJobHandler', 1000 + n, 200, 200, 'MANUAL'
+             FROM b, generate_series (1, 400000) AS n" >/dev/null
+else
+    xxl_sql "INSERT INTO xxl_job_log (job_group, job_id, executor_handler, trigger_time, trigger_code,
+               handle_code, trigger_type)
+             WITH RECURSIVE s (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 400000)
+             SELECT $BG, $CJ, 'demoJobHandler', 1000 + n, 200, 200, 'MANUAL' FROM s" >/dev/null
+fi
+cj_rows () { xxl_sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $CJ"; }
+"$CTL" --api "$API" --json log clear --job "$CJ" --all > "$T/cut.out" 2>&1 &
+CUT_PID=$!
+begun () { [ "$(cj_rows)" -lt 400000 ]; }
+check "a clear of 400,000 rows begins" wait_for 30 begun
+kill -TERM "$SPID"; wait "$SPID"
+wait "$CUT_PID"
+CUT_RC=$?
+LEFT=$(cj_rows)
+check "the clear cut short by the stop is answered 503, with what it deleted" \
+    bash -c "[ $CUT_RC != 0 ] && grep -q 'stopped while clearing: [0-9]* row(s) deleted, the rest remain' '$T/cut.out'"
+check "... as many as went ($(grep -o '[0-9]* row(s)' "$T/cut.out"), $LEFT left)" \
+    test "$(grep -o '[0-9]* row(s)' "$T/cut.out" | cut -d' ' -f1)" = "$((400000 - LEFT))"
+check "... the rest of its rows remain" test "$LEFT" -gt 0
+start_scheduler "$API" "$AGENTS"
+check "the same clear after the restart deletes the rest" \
+    test "$("$CTL" --api "$API" --json --timeout 300000 log clear --job "$CJ" --all | jq .deleted)" = "$LEFT"
+check "the audit records the cut clear with 503, then the whole one with 200" \
+    test "$(ctl audit list | jq -c --argjson j "$CJ" '[.audit[] | select(.type == "LOG_CLEAR" and .target == $j) | .code] | sort')" = "[200,503]"
+
 # SIGTERM: nothing accepted is lost
 QJ=$(ctl job add --group svc-app --handler demoJobHandler | jq -r .id)
 IDS=""

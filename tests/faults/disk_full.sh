@@ -41,6 +41,15 @@ try_trigger () {
 }
 for _ in 1 2 3; do try_trigger "$J" >> "$T/before"; done
 check "triggers work before the disk fills" test "$(grep -c '^ok' "$T/before")" = 3
+# 20,000 finished rows of a job, for a LOG_CLEAR while the disk is full
+# (written behind the scheduler's back)
+CJ=$(ctl job add --group df --handler probeIn | jq -r .id)
+sqlite3 -batch "$FDB" ".timeout 5000" "INSERT INTO xxl_job_log (job_group, job_id, executor_handler, trigger_time, trigger_code,
+       handle_code, trigger_type)
+     WITH RECURSIVE s (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 20000)
+     SELECT (SELECT job_group FROM xxl_job_info WHERE id = $CJ), $CJ, 'probeIn', 1000 + n,
+            200, 200, 'MANUAL' FROM s" >/dev/null
+cj_rows () { sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $CJ"; }
 
 # ---- the store's filesystem fills
 dd if=/dev/zero of="$T/dbfs/filler" bs=64k >/dev/null 2>&1
@@ -61,6 +70,17 @@ read_job () { ctl job show "$J" >/dev/null; }
 read_logs () { ctl log list --limit 5 >/dev/null; }
 check "reads are answered while the disk is full (job show)" read_job
 check "reads are answered while the disk is full (log list)" read_logs
+# A clear of many rows while full: its batches' commits fail; it is
+# answered with the error and what it deleted (before: its batches were
+# deleted again and again, rolled back each time, and it was not answered)
+"$CTL" --api "$API" --json --timeout 10000 log clear --job "$CJ" --all > "$T/clear-full" 2>&1
+CLEAR_RC=$?
+say "log clear while full (exit $CLEAR_RC): $(head -c 300 "$T/clear-full")"
+check "a LOG_CLEAR while full is answered with an error (500 with the cause), not silence" \
+    bash -c "[ $CLEAR_RC != 0 ] && grep -qiE 'error.*(full|space|disk)' '$T/clear-full' && ! grep -q 'no reply' '$T/clear-full'"
+CLEARED=$(grep -o '[0-9]* row(s) deleted' "$T/clear-full" | cut -d' ' -f1)
+check "... the rows it says it deleted are gone, the others remain (${CLEARED:-0} said, $(cj_rows) left)" \
+    test "$(cj_rows)" = "$((20000 - ${CLEARED:-0}))"
 rsleep 2000 3000                     # the cron's planner keeps failing meanwhile
 FULL_S=$(( ($(now_ms) - FULL_AT) / 1000 + 1 ))
 LOGLINES=$(( $(wc -l < "$T/scheduler.log") - LOGLINES0 ))
@@ -85,6 +105,10 @@ check "the cron fires again" wait_until 15 cron_runs
 ctl job stop "$CR" >/dev/null
 check "all runs finish" wait_quiet 30 "job_id IN ($J, $CR)"
 check "the store is not corrupted" test "$(sql 'PRAGMA integrity_check')" = ok
+CJ_LEFT=$(cj_rows)
+check "the same LOG_CLEAR once space is back deletes the rest ($CJ_LEFT)" \
+    test "$("$CTL" --api "$API" --json --timeout 60000 log clear --job "$CJ" --all | jq .deleted)" = "$CJ_LEFT"
+check "... none is left" test "$(cj_rows)" = 0
 fcount "store on a full filesystem" --jobs "$J $CR"
 
 # ---- the agent's logdir fills (run logs, glue sources, the spool)

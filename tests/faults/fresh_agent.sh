@@ -12,7 +12,8 @@
 # its journal refuses it as expired, and the run is failed as lost.  And
 # what the ask must leave alone: (3) a restarted scheduler asks every
 # agent, which holds its runs; (4) a twin on a live agent's address (both
-# connected) asks nobody.
+# connected) asks nobody; (5) nor when one of the twins stops mid-run and
+# the other takes the address back.
 . "$(dirname "$0")/lib.sh"
 F_LOST_AFTER=5 faults_setup fresh_agent
 
@@ -32,9 +33,10 @@ ended () { [ "$(log_field "$1" handleCode)" != 0 ]; }
 L1=$(trigger_on f1)
 check "(1) the run executes on f1" wait_until 10 started "$L1"
 kill_agent f1 KILL
-"$AGENT" -c "$T/agent.cfg" --app fa --scheduler "$AGENTS" --address f1 --plugins "$AGENT_PLUGINS" \
-    --logdir "$T/logs-f1-fresh" >>"$T/agent-f1-fresh.log" 2>&1 &
-PIDS="$PIDS $!"
+XXL_PROBE_TAG=f1-fresh "$AGENT" -c "$T/agent.cfg" --app fa --scheduler "$AGENTS" --address f1 \
+    --plugins "$AGENT_PLUGINS" --logdir "$T/logs-f1-fresh" >>"$T/agent-f1-fresh.log" 2>&1 &
+F1_PID=$!
+PIDS="$PIDS $F1_PID"
 check "(1) f1 is back (a fresh logdir)" wait_until 10 agent_registered fa f1
 
 # (2) f2 killed mid-run; another agent (another logdir) takes its address
@@ -72,11 +74,42 @@ check "(3) ... handleCode 200" test "$(log_field "$L3" handleCode)" = 200
 # the first agent's run ends with its own result
 L4=$(ctl job trigger "$J3" --address f1 | jq -r '.logIds[0]')
 check "(4) a 4 s run executes on f1" wait_until 10 started "$L4"
-"$AGENT" -c "$T/agent.cfg" --app fa --scheduler "$AGENTS" --address f1 --plugins "$AGENT_PLUGINS" \
-    --logdir "$T/logs-f1-twin" >>"$T/agent-f1-twin.log" 2>&1 &
-PIDS="$PIDS $!"
+XXL_PROBE_TAG=f1-twin "$AGENT" -c "$T/agent.cfg" --app fa --scheduler "$AGENTS" --address f1 \
+    --plugins "$AGENT_PLUGINS" --logdir "$T/logs-f1-twin" >>"$T/agent-f1-twin.log" 2>&1 &
+TWIN_PID=$!
+PIDS="$PIDS $TWIN_PID"
 check "(4) a twin registers f1 too" wait_until 10 grep -q "registered with .* as fa/f1" "$T/agent-f1-twin.log"
 check "(4) the first agent's run ends with its own result (200), not as lost" \
     wait_until 20 field_is "$L4" handleCode 200
+# (5) Of the two agents on f1, the one that runs the next run stops
+# (SIGTERM: it unregisters, or tries to, and finishes its run); the other
+# registers f1 again, also from the connection the address had moved
+# from.  Nobody is asked: before, that agent was asked about the run it
+# does not hold, and the run was failed as lost while it still ran
+for i in 1 2 3; do
+    L5=$(ctl job trigger "$J3" --address f1 | jq -r '.logIds[0]')
+    check "(5.$i) a 4 s run executes on one of f1's two agents" wait_until 10 started "$L5"
+    RUNNER=$(awk -v l="$L5" '$1 == l {print $6}' "$PROBE")
+    say "(5.$i) log $L5 runs on $RUNNER"
+    if [ "$RUNNER" = f1-twin ]; then STOP_PID=$TWIN_PID; else STOP_PID=$F1_PID; fi
+    kill -TERM "$STOP_PID"
+    check "(5.$i) the run ends with its own result (200), not as lost" \
+        wait_until 20 field_is "$L5" handleCode 200
+    say "(5.$i) log $L5: $(ctl log show "$L5" | jq -c '{handleCode, handleMsg}')"
+    wait "$STOP_PID" 2>/dev/null
+    # the stopped one back, with its own logdir and tag, beside the other
+    if [ "$RUNNER" = f1-twin ]; then
+        XXL_PROBE_TAG=f1-twin "$AGENT" -c "$T/agent.cfg" --app fa --scheduler "$AGENTS" --address f1 \
+            --plugins "$AGENT_PLUGINS" --logdir "$T/logs-f1-twin" >>"$T/agent-f1-twin.log" 2>&1 &
+        TWIN_PID=$!; PIDS="$PIDS $TWIN_PID"
+    else
+        XXL_PROBE_TAG=f1-fresh "$AGENT" -c "$T/agent.cfg" --app fa --scheduler "$AGENTS" --address f1 \
+            --plugins "$AGENT_PLUGINS" --logdir "$T/logs-f1-fresh" >>"$T/agent-f1-fresh.log" 2>&1 &
+        F1_PID=$!; PIDS="$PIDS $F1_PID"
+    fi
+    wait_until 10 agent_registered fa f1
+done
+check "no run failed as lost but those of (1) and (2)" \
+    test "$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE handle_msg LIKE 'lost: agent%registered again%'")" -le 2
 check "no run started twice" test "$(cut -d' ' -f1 "$PROBE" | sort | uniq -d | wc -l)" = 0
 xxl_done
