@@ -1106,7 +1106,8 @@ s_hosts_set (xxl_http_t *self, const char *hosts, char *why, size_t whylen)
         }
         start = comma? comma + 1: NULL;
     }
-    if (any) {
+    if (any || used == 0) {
+        //  ("*", or no name at all: "", " ", ",")
         for (size_t i = 0; i < used; i++)
             free (self->hosts [i]);
         free (self->hosts);

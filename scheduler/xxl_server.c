@@ -750,8 +750,10 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
         return NULL;
     }
     xxl_store_set_wal_size (self->store, config->wal_size_mb);
-    //  (an in-memory SQLite store is this handle's alone: counted here)
-    if (strneq (config->db, ":memory:") && strncmp (config->db, "file::memory:", 13)) {
+    //  (an in-memory or temporary SQLite store is this handle's alone:
+    //  counted here)
+    if (*config->db && strneq (config->db, ":memory:")
+    &&  strncmp (config->db, "file::memory:", 13)) {
         self->reporter = xxl_reporter_new (config->db, err, sizeof err);
         if (!self->reporter)
             zsys_warning ("server: the report's counts are made on the engine's thread: %s",

@@ -21,7 +21,7 @@ s_open (const char *url, bool side, char *err, size_t errlen)
     xxl_store_t *self = NULL;
     //  (the PostgreSQL backend never echoes the URL: it may hold a password)
     if (strncmp (url, "postgresql://", 13) == 0 || strncmp (url, "postgres://", 11) == 0)
-        self = xxl_store_pg_new (url, err, errlen);
+        self = side? xxl_store_pg_side_new (url, err, errlen): xxl_store_pg_new (url, err, errlen);
     else
     if (side)
         self = xxl_store_sqlite_side_new (url, err, errlen);

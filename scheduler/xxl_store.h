@@ -595,7 +595,8 @@ struct _xxl_store_t {
 xxl_store_t *xxl_store_new (const char *url, char *err, size_t errlen);
 //  The same, for a side connection (a helper thread's) of a process whose
 //  main handle, made by xxl_store_new, keeps the store's upkeep: on
-//  SQLite it starts no checkpointer and checkpoints nothing itself.
+//  SQLite it starts no checkpointer and checkpoints nothing itself; on
+//  PostgreSQL its statements may run 10 minutes (statement_timeout).
 xxl_store_t *xxl_store_side_new (const char *url, char *err, size_t errlen);
 void xxl_store_destroy (xxl_store_t **self_p);
 //  url as it may be logged (a PostgreSQL URL's passwords as ***), in buf

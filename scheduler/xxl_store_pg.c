@@ -21,7 +21,8 @@
         transaction); rows added with ids of their own raise it at commit;
         an automatic id is log_seq + 1 in the INSERT's own statement.  The
         other tables' ids are identity columns (never reused either).
-    -   Timeouts, set on connect: statement_timeout 10 s, lock_timeout
+    -   Timeouts, set on connect: statement_timeout 10 s (10 minutes on a
+        side connection: xxl_store_pg_side_new), lock_timeout
         5 s (begin waits up to 5 s for the write lock, as SQLite's busy
         timeout), idle_in_transaction_session_timeout 2 s (a scheduler
         frozen or cut off inside a transaction loses its session, and the
@@ -66,6 +67,8 @@
     "SET statement_timeout = 10000; SET lock_timeout = 5000;" \
     " SET idle_in_transaction_session_timeout = 2000; SET client_min_messages = warning"
 #define XXL_PG_PARAMS_MAX 32
+//  A side connection's statement_timeout (ms)
+#define XXL_PG_SIDE_TIMEOUT "600000"
 
 //  Type oids (PostgreSQL's catalog/pg_type.h, which libpq does not ship)
 #define XXL_BOOLOID 16
@@ -409,6 +412,17 @@ s_simple (store_t *self, const char *sql)
     return s_simple_value (self, sql, NULL);
 }
 
+//  The session's settings (XXL_PG_SESSION); a side connection (the
+//  reporter's, which reads the last days' rows in one statement, outside
+//  transactions) may run a statement 10 minutes, not 10 s
+static int
+s_settings (store_t *self)
+{
+    if (s_simple (self, XXL_PG_SESSION))
+        return -1;
+    return self->side? s_simple (self, "SET statement_timeout = " XXL_PG_SIDE_TIMEOUT): 0;
+}
+
 static void
 s_notice (void *arg, const char *message)
 {
@@ -427,7 +441,7 @@ s_session (store_t *self)
         return pgx_failf (self, "the database's encoding is %s; xxl needs UTF8"
                                 " (CREATE DATABASE ... ENCODING 'UTF8')",
                           encoding? encoding: "unknown");
-    return s_simple (self, XXL_PG_SESSION);
+    return s_settings (self);
 }
 
 //  Reconnects a lost connection (PQreset): prepared statements are gone
@@ -902,7 +916,7 @@ s_migrate (store_t *self)
         char cause [sizeof self->error];
         snprintf (cause, sizeof cause, "%s", self->error);
         if (s_simple (self, "SELECT pg_advisory_unlock (" XXL_PG_MIGRATE_LOCK ")")
-        ||  s_simple (self, XXL_PG_SESSION))
+        ||  s_settings (self))
             rc = -1;
         else
             snprintf (self->error, sizeof self->error, "%s", cause);
@@ -938,8 +952,22 @@ s_raw_password (const char *url)
     return NULL;
 }
 
+static xxl_store_t *s_open (const char *url, bool side, char *err, size_t errlen);
+
 xxl_store_t *
 xxl_store_pg_new (const char *url, char *err, size_t errlen)
+{
+    return s_open (url, false, err, errlen);
+}
+
+xxl_store_t *
+xxl_store_pg_side_new (const char *url, char *err, size_t errlen)
+{
+    return s_open (url, true, err, errlen);
+}
+
+static xxl_store_t *
+s_open (const char *url, bool side, char *err, size_t errlen)
 {
     char *raw = s_raw_password (url);
     char *parse_error = NULL;
@@ -956,6 +984,7 @@ xxl_store_pg_new (const char *url, char *err, size_t errlen)
     }
     store_t *self = (store_t *) zmalloc (sizeof (store_t));
     self->base.methods = &pgx_methods;
+    self->side = side;
     for (PQconninfoOption *option = options; option->keyword; option++)
         if (streq (option->keyword, "password") && option->val && *option->val)
             self->password = strdup (option->val);

@@ -21,6 +21,11 @@
 //  the reason never holds the URL's password.
 xxl_store_t *xxl_store_pg_new (const char *url, char *err, size_t errlen);
 
+//  The same, for a side connection (xxl_store_side_new): its statements
+//  may run 10 minutes (statement_timeout 600 s), not 10 s (the reporter
+//  counts the last days' rows in one statement)
+xxl_store_t *xxl_store_pg_side_new (const char *url, char *err, size_t errlen);
+
 //  For tests only, on a handle this backend made: PostgreSQL SQL with
 //  parameters $1, $2, ... bound by fmt ('i' int64_t, 'd' double, 's' text
 //  or NULL, 'n' NULL), run as the backend runs its own (a write outside a

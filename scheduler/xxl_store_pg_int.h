@@ -42,6 +42,7 @@ typedef struct _pgx_deferred_t pgx_deferred_t;
 typedef struct {
     xxl_store_t base;                   //  first: the interface (methods)
     PGconn *conn;
+    bool side;                          //  a side connection (xxl_store_side_new)
     zhashx_t *statements;               //  sql pointer → statement_t
     unsigned statement_seq;             //  names the next prepared statement
     int in_txn;

@@ -139,6 +139,20 @@ s_pg_connections (xxl_store_t *store, const char *url, int64_t gid, int64_t jid)
         zstr_free (&sql);
     }
 
+    //  A side connection (the reporter's) may run a statement 10 minutes,
+    //  the engine's 10 s
+    xxl_store_t *side = xxl_store_side_new (url, err, sizeof err);
+    XXL_CHECK (side);
+    if (side) {
+        char *limit = xxl_store_pg_text (side, "SELECT current_setting ('statement_timeout')", NULL);
+        XXL_CHECK (limit && streq (limit, "10min"));
+        zstr_free (&limit);
+        limit = xxl_store_pg_text (store, "SELECT current_setting ('statement_timeout')", NULL);
+        XXL_CHECK (limit && streq (limit, "10s"));
+        zstr_free (&limit);
+        xxl_store_destroy (&side);
+    }
+
     xxl_store_t *other = xxl_store_new (url, err, sizeof err);
     XXL_CHECK (other);
     if (!other)
