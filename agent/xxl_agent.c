@@ -492,6 +492,17 @@ s_take_results (agent_t *self)
 //  --------------------------------------------------------------------
 //  Requests from a scheduler
 
+//  True when log_id is this agent's: accepted within the journal's window
+//  (this life or an earlier one), or its result still in the spool (the
+//  journal forgets a done id after a generation or two of newer accepts;
+//  the spool keeps a result until the scheduler acknowledged it)
+static bool
+s_holds (agent_t *self, int64_t log_id)
+{
+    return xxl_journal_seen (self->journal, log_id)
+        || (self->spool && xxl_spool_pending (self->spool, log_id));
+}
+
 //  Takes one TriggerParam (the fields of `map` in msg, NULL: the root):
 //  returns the code of the RUN's answer, with the reason in reason (""
 //  for none)
@@ -522,7 +533,7 @@ s_run_one (agent_t *self, xxl_msg_t *msg, const msgpack_object *map,
         //  Stopping: a logId already ours is answered as ever (a re-send);
         //  a new run is refused, for the scheduler to fail (and retry
         //  elsewhere, per the job's retry count)
-        if (xxl_journal_seen (self->journal, trigger.log_id)) {
+        if (s_holds (self, trigger.log_id)) {
             snprintf (reason, reasonlen, "logId %" PRId64 " already accepted", trigger.log_id);
             self->repeated++;
             return XXL_OK;
@@ -594,8 +605,7 @@ s_expired_item (agent_t *self, xxl_msg_t *msg, const msgpack_object *map, int co
 {
     assert (code != 0);
     int64_t log_id = xxl_msg_int (msg, map, "logId", 1, 1, INT64_MAX, 0);
-    if (code == XXL_CODE_FAIL && !xxl_msg_error (msg)
-    &&  xxl_journal_seen (self->journal, log_id)) {
+    if (code == XXL_CODE_FAIL && !xxl_msg_error (msg) && s_holds (self, log_id)) {
         snprintf (reason, reasonlen, "logId %" PRId64 " already accepted", log_id);
         self->repeated++;
         return XXL_OK;
