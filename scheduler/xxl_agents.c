@@ -654,19 +654,30 @@ s_check_open_runs (server_t *self, const char *address, const char *why)
     int64_t ids [1000];
     size_t count = 0, asked = 0;
     int64_t after = 0;
+    zhashx_t *flying = NULL;            //  (the RUNs in flight, read once)
     do {
         if (xxl_store_log_open_ids_at (self->store, address, after, ids, 1000, &count))
-            return;                     //  (the store failed: the next registration asks)
+            break;                      //  (the store failed: the next registration asks)
+        if (count && !flying) {
+            //  (and the runs asked about already, by an ask not answered yet)
+            flying = engine_runs_in_flight (self);
+            for (pending_t *p = (pending_t *) zhashx_first (self->pending); p;
+                 p = (pending_t *) zhashx_next (self->pending))
+                if (p->kind == PENDING_CHECK)
+                    zhashx_insert (flying, &p->log_id, p);
+        }
         for (size_t i = 0; i < count; i++) {
             after = ids [i];
-            if (zhashx_lookup (self->asks, &ids [i]) || engine_run_in_flight (self, ids [i]))
+            if (zhashx_lookup (self->asks, &ids [i]) || zhashx_lookup (flying, &ids [i]))
                 continue;
             char why [256];
             pending_t *pending = engine_agent_request (self, address, "RUN", PENDING_CHECK,
                                                       self->config.run_timeout_ms,
                                                       why, sizeof why);
-            if (!pending)
-                return;
+            if (!pending) {
+                count = 0;
+                break;
+            }
             pending->log_id = ids [i];
             xxl_enc_kint (self->enc, "logId", ids [i]);
             xxl_enc_kint (self->enc, "expireTime", 1);
@@ -674,6 +685,7 @@ s_check_open_runs (server_t *self, const char *address, const char *why)
             asked++;
         }
     } while (count == 1000 && asked < XXL_CHECK_MAX);
+    zhashx_destroy (&flying);
     if (asked)
         zsys_info ("registry: %s %s: asked it about its %zu open run(s)", address, why,
                    asked);

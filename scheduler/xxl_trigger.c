@@ -461,6 +461,25 @@ engine_job_addresses (server_t *self, const xxl_job_t *job, const char *const **
 //  True when a RUN of log_id awaits its agent's answer (a pending of its
 //  own, or an item of a batch: each batch item has a pending too, but a
 //  prepared fire's batch holds plans).  A scan: for re-sends only.
+//  The log ids of the RUNs in flight, as engine_run_in_flight judges: a
+//  map whose keys point into the pending requests and batches (valid
+//  until one of them goes); the caller destroys it
+zhashx_t *
+engine_runs_in_flight (server_t *self)
+{
+    zhashx_t *ids = engine_id_map (NULL);
+    for (pending_t *pending = (pending_t *) zhashx_first (self->pending); pending;
+         pending = (pending_t *) zhashx_next (self->pending))
+        if (pending->kind == PENDING_RUN)
+            zhashx_insert (ids, &pending->log_id, pending);
+    for (run_batch_t *batch = (run_batch_t *) zhashx_first (self->batches); batch;
+         batch = (run_batch_t *) zhashx_next (self->batches))
+        for (size_t i = 0; batch->fires && i < batch->count; i++)
+            if (batch->fires [i].plan)
+                zhashx_insert (ids, &batch->fires [i].plan->log_id, batch);
+    return ids;
+}
+
 bool
 engine_run_in_flight (server_t *self, int64_t log_id)
 {
