@@ -50,6 +50,11 @@ sqlite3 -batch "$FDB" ".timeout 5000" "INSERT INTO xxl_job_log (job_group, job_i
      SELECT (SELECT job_group FROM xxl_job_info WHERE id = $CJ), $CJ, 'probeIn', 1000 + n,
             200, 200, 'MANUAL' FROM s" >/dev/null
 cj_rows () { sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $CJ"; }
+# ... and the WAL those rows went through truncated: a WAL file left at
+# their size would take the writes of the full phase below without
+# growing, and nothing would fail (SQLite reuses it from its start)
+wal_truncated () { [ "$(sqlite3 -batch "$FDB" ".timeout 5000" "PRAGMA wal_checkpoint(TRUNCATE)")" = "0|0|0" ]; }
+check "the WAL is truncated after the insert" wait_until 20 wal_truncated
 
 # ---- the store's filesystem fills
 dd if=/dev/zero of="$T/dbfs/filler" bs=64k >/dev/null 2>&1
