@@ -2,7 +2,7 @@
 # backpressure.sh -- agents that cannot take every run at once: two agents
 # of one group, each with a pool of 2 threads and 1 run allowed to wait for
 # one (agent/threads_max = 2, agent/waiting_max = 1), and a burst of manual
-# triggers of 16 jobs (3 each; 2 s in-process sleeps, 4 clients at once) routed FIRST,
+# triggers of 16 jobs (3 rounds of one each, a round from 4 clients at once, the next once it ended; 2 s in-process sleeps) routed FIRST,
 # ROUND and BUSYOVER.  The agents refuse what they cannot take with 429
 # "busy: ..." and the scheduler sends it again later or elsewhere.
 # Guarantees: every acknowledged logId runs exactly once, none fails,
@@ -27,10 +27,16 @@ for i in $(seq "$JOBS"); do
     id=$(ctl job add --group bp --handler probeIn --route "${routes[$((i % 3))]}" --param sleep=2000 | jq -r .id)
     ids="$ids $id"
 done
-# (4 clients at once: a burst even where one trigger takes a client 200
-# ms, as under ASan on a loaded machine; the 6 places fill within 2 s)
-for round in 1 2 3; do echo $ids; done | tr ' ' '\n' | grep . |
-    xargs -P 4 -I{} sh -c "'$CTL' --api '$API' --json job trigger {} | jq -r '.logIds[]' | sed 's/\$/ {}/' >> '$ACKED'"
+# A round triggers each job once, from 4 clients at once: a burst even
+# where one trigger takes a client 200 ms, as under ASan on a loaded
+# machine (the 6 places fill within 2 s).  The next round waits for it to
+# end: a BUSYOVER job whose own runs still ran on both agents would fail
+# its trigger, as in XXL-JOB (its idle beat answers "job thread is running")
+for round in 1 2 3; do
+    echo $ids | tr ' ' '\n' | grep . |
+        xargs -P 4 -I{} sh -c "'$CTL' --api '$API' --json job trigger {} | jq -r '.logIds[]' | sed 's/\$/ {}/' >> '$ACKED'"
+    wait_quiet 120
+done
 check "each trigger acknowledged ($(wc -l < "$ACKED") logIds for $((JOBS * 3)) triggers)" \
     test "$(wc -l < "$ACKED")" = $((JOBS * 3))
 check "all runs finish" wait_quiet 120
