@@ -196,4 +196,15 @@ check "an http/hosts entry that is no host name is refused at start" \
     bash -c "! timeout 10 '$SCHEDULER' -c '$T/hosts.cfg' --db '$T/hosts.db' --api tcp://127.0.0.1:0 \
              --agents tcp://127.0.0.1:0 --plugins '$XXL_BUILD/plugins/routers/.libs' --http 127.0.0.1:0 \
              >'$T/hosts.out' 2>&1 && grep -q \"http/hosts: 'bad/name' is not a host name\" '$T/hosts.out'"
+# ... and one that lists no name at all (",") answers any Host, as unset
+printf 'scheduler\n    http\n        hosts = ","\n' > "$T/hosts2.cfg"
+"$SCHEDULER" -c "$T/hosts2.cfg" --db "$T/hosts2.db" --api tcp://127.0.0.1:0 --agents tcp://127.0.0.1:0 \
+    --plugins "$XXL_BUILD/plugins/routers/.libs" --http 127.0.0.1:0 --ready-file "$T/hosts2.ready" \
+    >"$T/hosts2.log" 2>&1 &
+HOSTS2_PID=$!
+PIDS="$PIDS $HOSTS2_PID"
+check "http/hosts = \",\" starts" wait_for 10 test -f "$T/hosts2.ready"
+check "... and answers any Host" test "$(curl -s -o /dev/null -w '%{http_code}' -H 'Host: evil.example' \
+    "http://$(sed -n 's/^http=//p' "$T/hosts2.ready")/healthz")" = 200
+kill -TERM "$HOSTS2_PID" 2>/dev/null
 xxl_done
