@@ -143,6 +143,7 @@ main (int argc, char *argv [])
     settings.callback_timeout_ms = s_int (NULL, config, "agent/callback_timeout",
                                           settings.callback_timeout_ms);
     settings.run_batch = s_int (NULL, config, "agent/run_batch", settings.run_batch);
+    settings.run_lease_s = s_int (NULL, config, "agent/run_lease", settings.run_lease_s);
     settings.log_retention_days = s_int (NULL, config, "agent/log_retention_days",
                                          settings.log_retention_days);
     settings.log_pack = s_int (NULL, config, "agent/log_pack", settings.log_pack);
@@ -174,8 +175,10 @@ main (int argc, char *argv [])
         zconfig_destroy (&config);
         return 2;
     }
-    if (settings.beat_s < 1 || settings.log_retention_days < 3) {
-        fprintf (stderr, "xxl-agent: need beat >= 1 and log_retention_days >= 3\n");
+    if (settings.beat_s < 1 || settings.log_retention_days < 3
+    ||  (settings.run_lease_s != 0 && settings.run_lease_s < 2 * settings.beat_s)) {
+        fprintf (stderr, "xxl-agent: need beat >= 1, log_retention_days >= 3 and run_lease"
+                 " 0 (off) or at least two beats\n");
         zconfig_destroy (&config);
         return 2;
     }

@@ -54,10 +54,14 @@ typedef struct {
     bool broken_open;                   //  ... one that had been up (not a handshake)
     int64_t heard;                      //  last message on it, or its (re)start (mono ms)
     uint64_t register_id;               //  id of the REGISTER in flight
-    int64_t register_sent;
-    int64_t register_sent_real;         //  epoch ms, this host's clock
-    int64_t clock_offset;               //  the scheduler's clock - ours, ms
-                                        //  (0 until a REGISTER reply said)
+    int64_t register_sent;              //  mono ms, of the REGISTER in flight
+    int64_t register_sent_real;         //  epoch ms, this host's wall clock
+    int64_t clock_offset;               //  the scheduler's clock - our
+                                        //  monotonic clock, ms (until a
+                                        //  REGISTER reply said: our wall
+                                        //  clock - our monotonic clock)
+    int64_t wall_offset;                //  the scheduler's clock - our wall
+                                        //  clock, ms (0 until a reply said)
     size_t handshakes_failed;           //  since the last one logged
     int64_t handshake_logged;           //  when (mono ms; 0: never)
     size_t replies_dropped;             //  since a send on it last worked
@@ -105,6 +109,11 @@ typedef struct {
     uint64_t next_id;
     int64_t next_beat;
     int64_t next_clean;
+    int64_t reached;                    //  mono ms: when the latest REGISTER
+                                        //  a scheduler answered was sent (the
+                                        //  run lease counts from it)
+    bool lease_out;                     //  the run lease ran out: runs were
+                                        //  stopped, new ones are refused
     bool terminated;
     bool draining;                      //  stopping: new runs are refused
     char address [256];
@@ -211,6 +220,8 @@ s_register (agent_t *self, link_t *link, int remove)
     if (!remove) {
         char *names = xxl_handlers_names (self->handlers);
         xxl_enc_kstr (self->enc, "handlers", names? names: "");
+        if (self->config.run_lease_s > 0)
+            xxl_enc_kint (self->enc, "runLease", self->config.run_lease_s);
         if (self->config.run_batch > 1)
             xxl_enc_kint (self->enc, "runBatch", self->config.run_batch < XXL_RUN_BATCH_MAX
                                                  ? self->config.run_batch: XXL_RUN_BATCH_MAX);
@@ -229,29 +240,35 @@ s_reply (agent_t *self, link_t *link, uint64_t id, int code, const char *msg)
     s_send (self, link);
 }
 
-//  The scheduler's clock, from the `now` (epoch ms) of its answer to our
-//  REGISTER: offset = now - the middle of our send and receive.  An answer
-//  that took longer than XXL_CLOCK_RTT_MAX (a busy or frozen peer, or this
-//  process frozen) is not trusted; the last trusted one counts.
+//  The scheduler's clock, from the `now` (ms) of its answer to our
+//  REGISTER: offset = now - the middle of our send and receive, on our
+//  monotonic clock (for expireTime: a step of either wall clock changes
+//  nothing) and on our wall clock (for startTime).  An answer that took
+//  longer than XXL_CLOCK_RTT_MAX (a busy or frozen peer, or this process
+//  frozen) is not trusted; the last trusted one counts.  The REGISTER it
+//  answers reached a scheduler: the run lease counts from its send.
 static void
-s_clock_sample (link_t *link, xxl_msg_t *msg)
+s_clock_sample (agent_t *self, link_t *link, xxl_msg_t *msg)
 {
+    if (link->register_sent > self->reached)
+        self->reached = link->register_sent;
     const msgpack_object *content = xxl_msg_get (xxl_msg_root (msg), "content");
     const msgpack_object *now = content && content->type == MSGPACK_OBJECT_MAP
                               ? xxl_msg_get (content, "now"): NULL;
     if (!now || now->type != MSGPACK_OBJECT_POSITIVE_INTEGER || now->via.u64 > INT64_MAX)
         return;
-    int64_t received = zclock_time ();
-    int64_t rtt = received - link->register_sent_real;
+    int64_t rtt = zclock_mono () - link->register_sent;
     if (rtt < 0 || rtt > XXL_CLOCK_RTT_MAX)
         return;
-    int64_t offset = (int64_t) now->via.u64 - (link->register_sent_real + rtt / 2);
-    if (offset > 1000 || offset < -1000) {
-        if (link->clock_offset / 1000 != offset / 1000)
+    int64_t offset = (int64_t) now->via.u64 - (link->register_sent + rtt / 2);
+    int64_t wall = (int64_t) now->via.u64 - (link->register_sent_real + rtt / 2);
+    if (wall > 1000 || wall < -1000) {
+        if (link->wall_offset / 1000 != wall / 1000)
             zsys_info ("agent: %s's clock is %" PRId64 " ms %s ours", link->endpoint,
-                       offset < 0? -offset: offset, offset < 0? "behind": "ahead of");
+                       wall < 0? -wall: wall, wall < 0? "behind": "ahead of");
     }
     link->clock_offset = offset;
+    link->wall_offset = wall;
 }
 
 //  --------------------------------------------------------------------
@@ -354,7 +371,7 @@ s_callbacks_send (agent_t *self)
             //  as far as we know it (docs/protocol.md, CALLBACK)
             if (callback->result.start_time > 0)
                 xxl_enc_kint (self->enc, "startTime", callback->result.start_time
-                                                     + self->links [chosen].clock_offset);
+                                                     + self->links [chosen].wall_offset);
             xxl_enc_map_end (self->enc);
         }
         xxl_enc_array_end (self->enc);
@@ -583,13 +600,20 @@ s_expired (agent_t *self, link_t *link, xxl_msg_t *msg, char *reason, size_t rea
         snprintf (reason, reasonlen, "expireTime must be an integer");
         return XXL_BAD_REQUEST;
     }
-    int64_t now = zclock_time () + link->clock_offset;
-    if (now <= expire)
-        return 0;
-    snprintf (reason, reasonlen, "expired: the scheduler gave up on this run %" PRId64
-              " ms before the agent read it (expireTime %" PRId64 ")", now - expire, expire);
-    (void) self;
-    return XXL_CODE_FAIL;
+    int64_t now = zclock_mono () + link->clock_offset;
+    if (now > expire) {
+        snprintf (reason, reasonlen, "expired: the scheduler gave up on this run %" PRId64
+                  " ms before the agent read it (expireTime %" PRId64 ")", now - expire, expire);
+        return XXL_CODE_FAIL;
+    }
+    if (self->lease_out) {
+        //  (the scheduler may have given the run up for lost already)
+        snprintf (reason, reasonlen, "stopped: no scheduler reachable for %" PRId64 " s (the"
+                  " run lease ran out; runs are taken again once a scheduler answers)",
+                  (zclock_mono () - self->reached) / 1000);
+        return XXL_CODE_FAIL;
+    }
+    return 0;
 }
 
 //  An item of an expired RUN (map: its TriggerParam, NULL: the root; code
@@ -773,7 +797,7 @@ s_handle_request (agent_t *self, link_t *link, xxl_msg_t *msg)
                     zsys_info ("agent: registered with %s as %s/%s", link->endpoint,
                                self->config.app, self->address);
                 link->up = true;
-                s_clock_sample (link, msg);
+                s_clock_sample (self, link, msg);
             }
             else
                 zsys_error ("agent: %s refused registration: %s", link->endpoint,
@@ -1138,6 +1162,7 @@ xxl_agent_config_defaults (xxl_agent_config_t *config)
     config->access_token = "";
     config->beat_s = 30;
     config->callback_timeout_ms = 5000;
+    config->run_lease_s = 600;
     config->allow_glue = 1;
     config->log_retention_days = 30;
     config->log_pack = 1;
@@ -1284,6 +1309,7 @@ s_agent_new (zsock_t *pipe, const xxl_agent_config_t *config)
             return NULL;
         }
         link->heard = zclock_mono ();
+        link->clock_offset = zclock_time () - zclock_mono ();
         if (!self->cert && !xxl_transport_loopback (token) && !warned) {
             zsys_warning ("agent: %s is not a loopback endpoint and this agent has no keys:"
                           " its link is plain text that anyone on the way can read or forge"
@@ -1303,7 +1329,42 @@ s_agent_new (zsock_t *pipe, const xxl_agent_config_t *config)
                self->cert? ", CURVE to key ": "", self->cert? self->scheduler_key: "");
     self->next_beat = zclock_mono () + (int64_t) config->beat_s * 1000;
     self->next_clean = zclock_mono () + 60 * 1000;
+    self->reached = zclock_mono ();
     return self;
+}
+
+//  The run lease (docs/design.md, "The time model"): once no scheduler
+//  has answered a REGISTER sent in the last run_lease seconds, the
+//  runs here can no longer be reported, and a scheduler may declare them
+//  lost and retry them elsewhere once the lease has passed since it
+//  last heard from us.  So they are stopped now (their process groups
+//  killed), each ending 500 "stopped: no scheduler reachable for N s",
+//  spooled as any result; and new runs are refused until a scheduler
+//  answers again.  Returns when the lease runs out next (mono ms), or
+//  INT64_MAX when it is off.
+static int64_t
+s_lease_check (agent_t *self, int64_t now)
+{
+    if (self->config.run_lease_s <= 0)
+        return INT64_MAX;
+    int64_t until = self->reached + (int64_t) self->config.run_lease_s * 1000;
+    if (now < until) {
+        if (self->lease_out)
+            zsys_info ("agent: a scheduler answered again: runs are taken again");
+        self->lease_out = false;
+        return until;
+    }
+    if (!self->lease_out) {
+        self->lease_out = true;
+        char reason [160];
+        snprintf (reason, sizeof reason, "stopped: no scheduler reachable for %" PRId64 " s",
+                  (now - self->reached) / 1000);
+        size_t stopped = xxl_executor_kill_all (self->executor, reason);
+        zsys_warning ("agent: no scheduler answered for %" PRId64 " s (run lease %d s):"
+                      " %zu job(s)' runs stopped, new runs refused until one answers",
+                      (now - self->reached) / 1000, self->config.run_lease_s, stopped);
+    }
+    return INT64_MAX;
 }
 
 //  A clean stop (docs/agent-execution.md): refuse new runs, say goodbye
@@ -1420,6 +1481,9 @@ xxl_agent_actor (zsock_t *pipe, void *args)
             wake = now + 1000;
         if (self->waiting.count && self->callback_after > now && self->callback_after < wake)
             wake = self->callback_after;
+        int64_t lease_until = s_lease_check (self, now);
+        if (lease_until < wake)
+            wake = lease_until;
         long timeout = wake > now? (long) (wake - now): 0;
         if (zmq_poll (items, (int) n, timeout) < 0) {
             if (zmq_errno () == EINTR)
@@ -1467,6 +1531,7 @@ xxl_agent_actor (zsock_t *pipe, void *args)
             xxl_runlog_clean (self->config.logdir, self->config.log_retention_days, zclock_time ());
             self->next_clean = now + 3600 * 1000;
         }
+        s_lease_check (self, now);
         s_callbacks_check (self);
         s_callbacks_send (self);
     }

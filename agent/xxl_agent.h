@@ -40,6 +40,9 @@ typedef struct {
     const char *runner;                 //  xxl-runner path (NULL: default)
     int beat_s;                         //  heartbeat interval
     int callback_timeout_ms;            //  wait for a callback's ack
+    int run_lease_s;                    //  runs are stopped once no scheduler
+                                        //  answered a REGISTER sent this long
+                                        //  ago (0: never; said in REGISTER)
     int allow_glue;                     //  0: refuse GLUE runs
     int in_process;                     //  1: BEAN handlers in the agent process
     int log_retention_days;             //  run logs kept (minimum 3)

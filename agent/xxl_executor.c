@@ -1477,6 +1477,27 @@ xxl_executor_kill (xxl_executor_t *self, int64_t job_id, const char *reason)
     return rc;
 }
 
+size_t
+xxl_executor_kill_all (xxl_executor_t *self, const char *reason)
+{
+    if (!self)
+        return 0;
+    assert (reason);
+    size_t killed = 0, cursor = 0;
+    pthread_mutex_lock (&self->mutex);
+    worker_t *worker;
+    //  (s_worker_stop takes each out of the map; idle ones are freed)
+    while ((worker = (worker_t *) xxl_imap_drain (self->workers, &cursor))) {
+        pthread_mutex_lock (&worker->lock);
+        int busy = worker->running || worker->head;
+        pthread_mutex_unlock (&worker->lock);
+        s_worker_stop (self, worker, reason);
+        killed += busy != 0;
+    }
+    pthread_mutex_unlock (&self->mutex);
+    return killed;
+}
+
 int
 xxl_executor_busy (xxl_executor_t *self, int64_t job_id)
 {

@@ -140,6 +140,11 @@ void xxl_executor_hold_wakes (xxl_executor_t *self, int hold);
 //  Returns 0 if something was killed, -1 if nothing ran ("job thread is not
 //  running").
 int xxl_executor_kill (xxl_executor_t *self, int64_t job_id, const char *reason);
+//  Kills the runs of every job as xxl_executor_kill does (reason is
+//  followed by " [job running, killed]" or " [job not executed, in the job
+//  queue, killed.]"); the executor goes on taking runs.  Returns how many
+//  jobs had runs.
+size_t xxl_executor_kill_all (xxl_executor_t *self, const char *reason);
 
 //  1 if the job has a run running or queued, else 0.
 int xxl_executor_busy (xxl_executor_t *self, int64_t job_id);

@@ -97,15 +97,16 @@ engine_pack_time (unsigned char out [9], int64_t value)
         out [i] = (unsigned char) v;
 }
 
-//  A RUN's expireTime: the agent must not start any of its runs once its
-//  estimate of this scheduler's clock is past it.  Half the answer timeout
-//  after `since` (when the RUN's deadline started counting), so that an
-//  agent that accepts in time is heard before the run is given up on, and
-//  one frozen or cut off past it refuses what was queued to it
+//  A RUN's expireTime, on this scheduler's steady clock (engine_clock):
+//  the agent must not start any of its runs once its estimate of that
+//  clock is past it.  Half the answer timeout after `since` (monotonic
+//  ms: when the RUN's deadline started counting), so that an agent that
+//  accepts in time is heard before the run is given up on, and one frozen
+//  or cut off past it refuses what was queued to it
 int64_t
 engine_expire_time (server_t *self, int64_t since)
 {
-    return since + self->config.run_timeout_ms / 2;
+    return since + self->clock_base + self->config.run_timeout_ms / 2;
 }
 
 //  Encodes a RUN's TriggerParam into self->item_enc as one map whose last
@@ -141,7 +142,7 @@ engine_encode_tp (server_t *self, const xxl_job_t *job, int64_t log_id, const ch
 void
 engine_batch_send (server_t *self, run_batch_t *batch, bool now, int64_t stamp)
 {
-    int64_t since = batch->created;
+    int64_t since = batch->created_mono;
     if (batch->fires) {
         //  Prepared fires: their time is when the message goes
         if (!stamp)
@@ -152,7 +153,7 @@ engine_batch_send (server_t *self, run_batch_t *batch, bool now, int64_t stamp)
             xxl_enc_patch (batch->enc, batch->fires [i].offset, time, sizeof time);
             batch->fires [i].stamp = stamp;
         }
-        since = stamp;                  //  (their deadline counts from here)
+        since = zclock_mono ();         //  (their deadline counts from here)
     }
     unsigned char expire [9];
     engine_pack_time (expire, engine_expire_time (self, since));
@@ -222,7 +223,7 @@ engine_batch_for (server_t *self, zlistx_t *open, const char *address, const voi
     batch->created_mono = zclock_mono ();
     xxl_enc_request (batch->enc, "RUN", batch->id);
     unsigned char expire [9];
-    engine_pack_time (expire, engine_expire_time (self, batch->created));    //  (patched when it goes)
+    engine_pack_time (expire, engine_expire_time (self, batch->created_mono));     //  (patched when it goes)
     xxl_enc_key (batch->enc, "expireTime");
     batch->expire_offset = xxl_enc_size (batch->enc);
     xxl_enc_raw (batch->enc, expire, sizeof expire, 0);
@@ -256,7 +257,7 @@ engine_run_queue (server_t *self, pending_t *pending, const unsigned char *tp, s
         xxl_enc_raw (self->enc, tp + 5, size - 5, keys);
         xxl_enc_raw (self->enc, stamp, sizeof stamp, 0);
         unsigned char expire [9];
-        engine_pack_time (expire, engine_expire_time (self, engine_now ()));     //  (patched when it goes)
+        engine_pack_time (expire, engine_expire_time (self, zclock_mono ()));    //  (patched when it goes)
         xxl_enc_key (self->enc, "expireTime");
         pending->expire_offset = xxl_enc_size (self->enc);
         xxl_enc_raw (self->enc, expire, sizeof expire, 0);
@@ -435,9 +436,11 @@ engine_batch_expire (server_t *self, run_batch_t *batch)
               self->config.run_timeout_ms);
     for (size_t i = 0; batch->fires && i < batch->count; i++) {
         plan_t *plan = batch->fires [i].plan;
-        engine_run_answer (self, plan->log_id, plan->note, plan->address,
-                           engine_section_chars (plan->note, plan->address), batch->fires [i].stamp,
-                           XXL_CODE_FAIL, text);
+        int64_t presumed = engine_section_chars (plan->note, plan->address);
+        if (!engine_doubt_add (self, plan->log_id, plan->note, plan->address, presumed,
+                               batch->fires [i].stamp))
+            engine_run_answer (self, plan->log_id, plan->note, plan->address, presumed,
+                               batch->fires [i].stamp, XXL_CODE_FAIL, text);
     }
 }
 
@@ -781,6 +784,7 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove,
     const char *address = xxl_msg_str (msg, NULL, "registryValue", 1, XXL_MSG_MAX_NAME, NULL);
     const char *handlers = xxl_msg_str (msg, NULL, "handlers", 0, XXL_MAX_TEXT, NULL);
     int64_t run_batch = xxl_msg_int (msg, NULL, "runBatch", 0, INT32_MIN, INT32_MAX, 0);
+    int64_t run_lease = xxl_msg_int (msg, NULL, "runLease", 0, 0, 86400, 0);
     if (!xxl_msg_error (msg) && strneq (group, "EXECUTOR"))
         xxl_msg_fail (msg, "registryGroup must be EXECUTOR");
     if (!xxl_msg_error (msg) && (!*app || !*address))
@@ -832,7 +836,7 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove,
         zframe_t *held_copy = moved? zframe_new (held, held_size): NULL;
         check_open = held == NULL;
         int changed = xxl_registry_beat (self->registry, app, address, zframe_data (rid),
-                                         zframe_size (rid), handlers, now);
+                                         zframe_size (rid), handlers, zclock_mono ());
         held = NULL;
         if (changed == XXL_REGISTRY_FULL)
             check_open = false;
@@ -871,6 +875,7 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove,
                                     (int) (run_batch < 0? 0: run_batch < XXL_RUN_BATCH_MAX
                                                              ? run_batch: XXL_RUN_BATCH_MAX));
         xxl_store_registry_beat (self->store, app, address, now);
+        xxl_heard_note (self->heard, address, zclock_mono (), run_lease * 1000);
         if (changed > 0) {
             engine_info_limited (&self->log_registered, "registry: %s/%s registered",
                                  xxl_printable (app, name, sizeof name),
@@ -878,11 +883,11 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove,
             zhashx_insert (self->apps_changed, app, (void *) 1);
         }
     }
-    //  The scheduler's clock, from which agents judge a RUN's expireTime
+    //  The scheduler's steady clock, from which agents judge a RUN's expireTime
     xxl_enc_reply (self->enc, xxl_msg_id (msg), XXL_OK, NULL);
     xxl_enc_key (self->enc, "content");
     xxl_enc_map_begin (self->enc);
-    xxl_enc_kint (self->enc, "now", engine_now ());
+    xxl_enc_kint (self->enc, "now", engine_clock (self));
     xxl_enc_map_end (self->enc);
     //  (sent even when the turn's commit fails: the registry is in memory,
     //  and an agent that hears nothing takes its link for down)
@@ -915,17 +920,52 @@ s_row_address (server_t *self, zframe_t *rid, int64_t log_id, bool *failed)
     return address;
 }
 
+#define XXL_LATE_MARK "\n[a result came after the run was given up: "
+
+//  Epoch ms as UTC ISO 8601 (2026-11-28T18:05:00.123Z)
+static void
+s_utc (int64_t ms, char *out, size_t size)
+{
+    time_t t = (time_t) (ms / 1000);
+    struct tm tm;
+    gmtime_r (&t, &tm);
+    snprintf (out, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+              tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int) (ms % 1000));
+}
+
 //  A callback that changed nothing: a repeat (the row was finished), a
 //  row another address was sent, or one whose trigger failed (logged, at
-//  most a line a minute: a peer may send them in a flood)
+//  most a line a minute: a peer may send them in a flood).  A result for
+//  a run this scheduler had given up on (declared lost, or its RUN failed
+//  unanswered) is recorded beside the row, once, in its handleMsg: the
+//  row keeps its outcome (a retry may have run since), and the user sees
+//  that the run did happen.  Only from the connection the row's address
+//  is registered on (address non-NULL): a forger cannot write there.
 static void
-s_foreign_callback (server_t *self, int64_t log_id)
+s_foreign_callback (server_t *self, int64_t log_id, const char *address, int code,
+                    const char *msg)
 {
     xxl_log_t log;
     if (xxl_store_log_load (self->store, log_id, &log))
         return;                         //  (no such row: nothing to say)
     bool finished = log.handle_code != 0;
     bool failed = log.trigger_code != 0 && log.trigger_code != XXL_CODE_SUCCESS;
+    bool given_up = (finished && log.handle_msg && strncmp (log.handle_msg, "lost:", 5) == 0)
+                 || (failed && log.trigger_msg && strstr (log.trigger_msg, "no answer from the agent"));
+    bool noted = log.handle_msg && strstr (log.handle_msg, XXL_LATE_MARK + 1);
+    if (given_up && !noted && address) {
+        char when [96];
+        s_utc (engine_now (), when, sizeof when);
+        char *text = zsys_sprintf ("%s%d at %s%s%.2000s]", log.handle_msg? XXL_LATE_MARK
+                                                                        : XXL_LATE_MARK + 1,
+                                   code, when, msg && *msg? ": ": "", msg? msg: "");
+        if (text && xxl_store_log_append_handle_msg (self->store, log_id, text) == 0)
+            zsys_warning ("server: log %" PRId64 ": a result (%d) came from %s after the run"
+                          " was given up on: recorded beside the row", log_id, code, address);
+        zstr_free (&text);
+        xxl_log_free (&log);
+        return;
+    }
     xxl_log_free (&log);
     if (finished)
         return;
@@ -1105,7 +1145,8 @@ s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg)
             }
         }
         else
-            s_foreign_callback (self, log_id);
+            s_foreign_callback (self, log_id, done_items [i].address, done_items [i].code,
+                                done_items [i].msg);
     }
     for (size_t i = 0; i < count; i++)
         free (capped [i]);
@@ -1410,6 +1451,9 @@ engine_agent_answer (server_t *self, zframe_t *rid, xxl_msg_t *msg)
             break;
         case PENDING_CHECK:
             s_check_answer (self, pending, code, text);
+            break;
+        case PENDING_DOUBT:
+            engine_doubt_answer (self, pending, code, text);
             break;
     }
     zhashx_delete (self->pending, &id);

@@ -39,6 +39,7 @@
 #include <sys/timerfd.h>
 #include "xxl_store.h"
 #include "xxl_registry.h"
+#include "xxl_heard.h"
 #include "xxl_routers.h"
 #include "xxl_pool.h"
 #include "xxl_timer.h"
@@ -84,7 +85,9 @@ enum { XXL_SERVICE_FAIL, XXL_SERVICE_LOST, XXL_SERVICE_REPORT, XXL_SERVICE_RETEN
 
 typedef enum {
     PENDING_RUN, PENDING_LOG, PENDING_KILL, PENDING_PROBE,
-    PENDING_CHECK                       //  whether the agent holds an open run (s_check_open_runs)
+    PENDING_CHECK,                      //  whether the agent holds an open run (s_check_open_runs)
+    PENDING_DOUBT                       //  whether the agent took a RUN whose answer never
+                                        //  came (xxl_doubts.c)
 } pending_kind_t;
 
 typedef struct {
@@ -313,6 +316,8 @@ typedef struct {
     infolog_t log_registered;           //  addresses registered and unregistered
     ratelog_t log_moved;                //  addresses taken by another open connection
     ratelog_t log_twin_ask;             //  asks left out for shared addresses
+    infolog_t log_doubt;                //  RUNs held in doubt
+    infolog_t log_lease_wait;           //  lost runs waiting for a run lease
     ratelog_t log_registry_full;        //  REGISTERs refused: the registry holds its limit
     ratelog_t log_api_send;             //  replies a client's connection refused
     ratelog_t log_pages;                //  malformed LOG replies of agents
@@ -334,6 +339,9 @@ typedef struct {
                                         //  turn's ids are never handed out again
     int64_t turn_first_id;              //  the first id this turn may hand out
     zhashx_t *resend_ids;               //  log ids in self->resends (no twice)
+    xxl_heard_t *heard;                 //  agents' last REGISTER and run lease
+    zhashx_t *doubts;                   //  unanswered RUNs held in doubt, by log id
+                                        //  (xxl_doubts.c)
     zhashx_t *asks;                     //  log id → xxl_ask_t (owned)
     xxl_reporter_t *reporter;           //  counts the daily report off this thread (NULL:
                                         //  counted here, an in-memory store)
@@ -370,6 +378,10 @@ typedef struct {
     bool stopping;                      //  $TERM: finishing in-flight RUNs
     int64_t stop_deadline;
     uint64_t next_id;                   //  (engine_request_id without getrandom)
+    int64_t clock_base;                 //  engine_clock - zclock_mono
+    int64_t wall_base;                  //  wall - mono as last seen (a step
+                                        //  of the wall clock changes it)
+    bool wall_stepped;                  //  forward, since the last registry check
     uint64_t ids [XXL_IDS_AHEAD];       //  random request ids drawn ahead
     size_t ids_left;
     int64_t next_registry_check;
@@ -393,7 +405,7 @@ typedef struct {
     char node [XXL_STORE_NODE_MAX];     //  its name among the schedulers of the store
     uint64_t held;                      //  shares held, bit s for share s
     int64_t epochs [XXL_STORE_SHARES];  //  each held share's epoch
-    int64_t lease_until;                //  wall ms: the held leases are sure until then
+    int64_t lease_until;                //  mono ms: the held leases are sure until then
     int64_t next_lease;                 //  monotonic ms of the next lease round
     int64_t lease_rounds;               //  rounds done (0: the start's is next)
     uint64_t lease_taken;               //  shares taken in this turn (not committed yet)
@@ -444,11 +456,22 @@ typedef struct {
 typedef enum { ROUTE_ADDRESS, ROUTE_NONE, ROUTE_POOL } route_pick_t;
 
 //  xxl_server.c
-//  Wall-clock time, epoch ms
+//  Wall-clock time, epoch ms: what the rows, cron and users see.  It may
+//  step (NTP, a VM resumed): no duration is measured on it (the time
+//  model, docs/design.md)
 static inline int64_t
 engine_now (void)
 {
     return zclock_time ();
+}
+
+//  The steady clock, epoch ms: the wall clock at the start, advanced by
+//  the monotonic clock since, so it never steps.  RUNs' expireTime and
+//  REGISTER's `now` are on it
+static inline int64_t
+engine_clock (server_t *self)
+{
+    return zclock_mono () + self->clock_base;
 }
 
 void engine_warn_limited (ratelog_t *kind, const char *format, ...)
@@ -573,6 +596,17 @@ void engine_plan_due (server_t *self);
 void engine_recover (server_t *self, uint64_t mask, const xxl_lease_t *leases);
 void engine_recover_alarms (server_t *self);
 void engine_ask_answer (server_t *self, pending_t *pending, int code, const char *msg);
+
+//  xxl_doubts.c: RUNs whose answer never came
+//  Holds log_id in doubt (its RUN to address went unanswered): true when
+//  held (the caller leaves the row as it is), false when address said no
+//  run lease (the caller fails it as before)
+bool engine_doubt_add (server_t *self, int64_t log_id, const char *note, const char *address,
+                       int64_t presumed, int64_t stamp);
+bool engine_doubt_has (server_t *self, int64_t log_id);
+void engine_doubt_answer (server_t *self, pending_t *pending, int code, const char *msg);
+void engine_doubts_check (server_t *self);
+void engine_doubt_destroy (void **item);
 
 //  xxl_lease.c
 uint64_t engine_lease_round (server_t *self);

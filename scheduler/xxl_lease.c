@@ -27,8 +27,10 @@
         recovered in the same transaction (engine_recover with their mask
         and their own fired_until / fired_sent), and only then is their
         fired_until raised to this scheduler's.
-    -   self->lease_until: the wall time up to which the held leases are
-        sure: the round's start + lease_ms - XXL_LEASE_MARGIN_MS; the
+    -   self->lease_until: the monotonic time up to which the held leases
+        are sure: the round's start + lease_ms - XXL_LEASE_MARGIN_MS (a
+        step of this host's wall clock neither shortens nor stretches it:
+        a round that began before the step cannot hold past it); the
         expiry written is at least the round's start + lease_ms, so no one
         may take them before.  A turn that begins at or after it drops
         every held share (engine_lease_check) before anything fires, and a
@@ -107,7 +109,7 @@ s_lease_lost (server_t *self, uint64_t mask, const char *why)
 void
 engine_lease_check (server_t *self)
 {
-    if (self->held && engine_now () >= self->lease_until)
+    if (self->held && zclock_mono () >= self->lease_until)
         s_lease_lost (self, self->held, "not renewed in time");
 }
 
@@ -156,6 +158,7 @@ uint64_t
 engine_lease_round (server_t *self)
 {
     int64_t now = engine_now ();
+    int64_t started = zclock_mono ();
     int64_t lease = self->config.lease_ms;
     int64_t round = lease / 3;
     int64_t expires = now + lease;
@@ -252,7 +255,7 @@ engine_lease_round (server_t *self)
         }
     }
     if (renewed || taken)
-        self->lease_until = now + lease - XXL_LEASE_MARGIN_MS;
+        self->lease_until = started + lease - XXL_LEASE_MARGIN_MS;
     self->lease_taken |= taken;
     if (taken) {
         //  Their waiting FIX_DELAY jobs (before the recovery, which may

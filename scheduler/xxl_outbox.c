@@ -190,7 +190,7 @@ s_run_leaves (server_t *self, uint64_t tag, zframe_t *body)
     }
     if (offset && offset + 9 <= zframe_size (body)) {
         unsigned char expire [9];
-        engine_pack_time (expire, engine_expire_time (self, engine_now ()));
+        engine_pack_time (expire, engine_expire_time (self, now));
         memcpy (zframe_data (body) + offset, expire, sizeof expire);
     }
 }
@@ -506,7 +506,7 @@ engine_sweep_untracked (server_t *self)
     for (size_t i = 0; i < count; i++) {
         if (zhashx_lookup (flying, &ids [i]) || zhashx_lookup (self->plans, &ids [i])
         ||  zhashx_lookup (self->accepted_ids, &ids [i])
-        ||  zhashx_lookup (self->resend_ids, &ids [i]))
+        ||  zhashx_lookup (self->resend_ids, &ids [i]) || engine_doubt_has (self, ids [i]))
             continue;
         xxl_log_t log;
         if (xxl_store_log_load (self->store, ids [i], &log))

@@ -904,8 +904,8 @@ engine_plan_due (server_t *self)
 //  has).  Past the window the misfire rule would judge it as never sent,
 //  and DO_NOTHING would delete the row of a run that may have started (a
 //  run with no row).  Such a row is asked about instead: a RUN to the
-//  same agent whose expireTime is its planned time, long past, so that
-//  nothing can start from it.  An agent that accepted the logId before
+//  same agent whose expireTime is 1, long past, so that nothing can start
+//  from it.  An agent that accepted the logId before
 //  answers 200 "already accepted" (xxl-agent's journal; docs/protocol.md):
 //  the row stays as a run and its result ends it.  One that never had it
 //  refuses it "expired: ...": it never ran, and only then does the
@@ -1017,7 +1017,7 @@ s_ask_unknown (server_t *self, int64_t log_id, const char *address, const char *
                      " (expireTime past: it cannot start now)\n"
 
 //  Sends the ask of a row to address (connected): a single RUN whose
-//  expireTime is the row's planned time
+//  expireTime is 1, long past
 static void
 s_ask_send (server_t *self, int64_t log_id, const char *address)
 {
@@ -1077,7 +1077,7 @@ s_ask_send (server_t *self, int64_t log_id, const char *address)
         unsigned char stamp [9];
         engine_pack_time (stamp, log.trigger_time);
         xxl_enc_raw (self->enc, stamp, sizeof stamp, 0);
-        xxl_enc_kint (self->enc, "expireTime", log.schedule_time);
+        xxl_enc_kint (self->enc, "expireTime", 1);       //  (long past on any clock)
         engine_queue_agent (self, rid, rid_size, pending->id);
     }
     else

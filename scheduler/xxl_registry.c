@@ -58,7 +58,9 @@ typedef struct {
     s_app_t *app;
     s_route_t *route;                   //  (its address)
     char *handlers;
-    int64_t update_time;
+    int64_t update_time;                //  wall ms of its last beat (shown)
+    int64_t beat_at;                    //  the caller's clock at its last beat
+                                        //  (monotonic: what expire judges)
 } s_entry_t;
 
 struct _xxl_registry_t {
@@ -375,7 +377,8 @@ xxl_registry_beat (xxl_registry_t *self, const char *app_name, const char *addre
         changed = 1;
     }
     s_entry_t *entry = &self->entries [index];
-    entry->update_time = now;
+    entry->update_time = zclock_time ();
+    entry->beat_at = now;
     if (handlers && (!entry->handlers || strneq (entry->handlers, handlers))) {
         char *copy = strdup (handlers);
         if (copy) {
@@ -452,7 +455,7 @@ xxl_registry_expire (xxl_registry_t *self, int64_t dead_before)
 {
     int removed = 0;
     for (size_t i = 0; i < self->size; ) {
-        if (self->entries [i].update_time < dead_before) {
+        if (self->entries [i].beat_at < dead_before) {
             //  (the first ten of a check by name; the caller logs the total)
             if (removed < 10) {
                 char app [300], address [300];

@@ -34,7 +34,10 @@ void xxl_registry_destroy (xxl_registry_t **self_p);
 //  per address parting from an open connection.  0: no limit (the default).
 void xxl_registry_set_limit (xxl_registry_t *self, size_t limit);
 size_t xxl_registry_limit (xxl_registry_t *self);
-//  Records a beat.  rid is the routing id frame's bytes.  Returns 1 when
+//  Records a beat at `now`, on the caller's monotonic clock (liveness is
+//  never judged on the wall clock, which may step); the entry's
+//  update_time is the wall clock at the beat, for display.  rid is the
+//  routing id frame's bytes.  Returns 1 when
 //  the address is new for app (or moved to another connection), 0 when
 //  only refreshed, -1 on bad arguments (or no memory), XXL_REGISTRY_FULL
 //  when (app, address) is new and the registry holds its limit (an address
@@ -47,7 +50,8 @@ int xxl_registry_beat (xxl_registry_t *self, const char *app, const char *addres
 //  that no app lists any more (here and in expire) loses its route too:
 //  nothing is sent to a connection that unregistered or stopped beating.
 int xxl_registry_remove (xxl_registry_t *self, const char *app, const char *address);
-//  Removes every address whose last beat is before dead_before; returns
+//  Removes every address whose last beat (`now` of xxl_registry_beat) is
+//  before dead_before; returns
 //  how many.
 int xxl_registry_expire (xxl_registry_t *self, int64_t dead_before);
 //  The sorted addresses of app that are connected (routed: a failed send

@@ -283,9 +283,31 @@ engine_msg_destroy (void **item)
 //  it stood still is not counted against requests in flight.  timeout:
 //  what the poll was allowed to sleep.
 #define XXL_STALL_MS 1000
+//  A step of the wall clock (NTP, an operator, a VM resumed) is logged:
+//  durations and expiries do not follow it (engine_clock), only what is
+//  due by the wall clock does (cron seconds, the rows' times)
+#define XXL_STEP_MS 1000
+static void
+s_wall_check (server_t *self)
+{
+    int64_t base = zclock_time () - zclock_mono ();
+    int64_t step = base - self->wall_base;
+    if (step < XXL_STEP_MS && step > -XXL_STEP_MS)
+        return;
+    self->wall_base = base;
+    if (step > 0)
+        self->wall_stepped = true;      //  (s_check_registry: the store's rows)
+    zsys_warning ("server: the wall clock stepped %s by %" PRId64 " ms: durations, liveness"
+                  " and RUNs' expiry do not change; %s", step > 0? "forward": "back",
+                  step > 0? step: -step, step > 0? "fires of the skipped time are judged by"
+                  " their jobs' misfire strategies": "no planned instant fires twice; the"
+                  " planner waits until the wall clock passes the last one it planned");
+}
+
 static void
 s_stall_check (server_t *self, int timeout)
 {
+    s_wall_check (self);
     int64_t now = zclock_mono ();
     int64_t slept = self->stall_mono? now - self->stall_mono: 0;
     self->stall_mono = now;
@@ -327,7 +349,9 @@ s_check_pending (server_t *self)
         if (pending->kind == PENDING_RUN && pending->gone)
             engine_reroute (self, pending->log_id, pending->presumed);
         else
-        if (pending->kind == PENDING_RUN) {
+        if (pending->kind == PENDING_RUN
+        &&  !engine_doubt_add (self, pending->log_id, pending->note, pending->address,
+                               pending->presumed, pending->stamp)) {
             char text [128];
             snprintf (text, sizeof text, "no answer from the agent within %d ms",
                       self->config.run_timeout_ms);
@@ -371,6 +395,7 @@ s_check_pending (server_t *self)
         zhashx_delete (self->batches, &batch->id);
     }
     zlistx_destroy (&expired);
+    engine_doubts_check (self);
 }
 
 //  Every XXL_LIVENESS_MS, a BEAT to each connection the registry holds
@@ -427,7 +452,19 @@ s_check_registry (server_t *self)
 {
     int64_t now = engine_now ();
     int64_t dead_before = now - (int64_t) self->config.dead_s * 1000;
-    int removed = xxl_registry_expire (self->registry, dead_before);
+    int removed = xxl_registry_expire (self->registry, zclock_mono ()
+                                                      - (int64_t) self->config.dead_s * 1000);
+    //  After a forward step of the wall clock the store's rows of the live
+    //  agents look old: they are stamped again before any expires (the
+    //  lost-run monitor and the next start read them)
+    xxl_heard_prune (self->heard, zclock_mono ());
+    if (self->wall_stepped) {
+        size_t cursor = 0;
+        xxl_registry_entry_t entry;
+        while (xxl_registry_each (self->registry, &cursor, &entry) == 0)
+            xxl_store_registry_beat (self->store, entry.app, entry.address, now);
+        self->wall_stepped = false;
+    }
     if (removed > 10)
         zsys_info ("registry: %d address(es) missed their beats and were removed", removed);
     //  The store's rows of the agents the warm-up waits for stay until it
@@ -514,6 +551,8 @@ s_server_destroy (server_t **self_p)
         close (self->timer_fd);
     zlistx_destroy (&self->resends);
     zhashx_destroy (&self->resend_ids);
+    zhashx_destroy (&self->doubts);
+    xxl_heard_destroy (&self->heard);
     zhashx_destroy (&self->asks);
     zhashx_destroy (&self->ask_jobs);
     xxl_pool_destroy (&self->fast_pool);
@@ -734,9 +773,13 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     self->resends = zlistx_new ();
     zlistx_set_destructor (self->resends, engine_resend_destroy);
     self->resend_ids = engine_id_map (NULL);
+    self->doubts = engine_id_map (engine_doubt_destroy);
+    self->heard = xxl_heard_new (zclock_mono ());
+    assert (self->doubts && self->heard);
     self->asks = engine_id_map (s_free_item);
     self->ask_jobs = engine_id_map (s_free_item);
     self->next_id = (uint64_t) engine_now () << 16;
+    self->clock_base = self->wall_base = zclock_time () - zclock_mono ();
     if (gethostname (self->hostname, sizeof self->hostname - 1))
         strcpy (self->hostname, "localhost");
     if (!self->config.admin_address || !*self->config.admin_address)

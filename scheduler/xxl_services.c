@@ -256,19 +256,41 @@ engine_lost_monitor (server_t *self)
     size_t count = 0;
     int64_t before = engine_now () - self->config.lost_after_ms;
     xxl_store_log_lost_ids (self->store, before, ids, 1000, &count);
-    int64_t now = engine_now ();
+    int64_t now = engine_now (), mono = zclock_mono ();
+    size_t failed = 0;
     for (size_t i = 0; i < count; i++) {
+        //  Not while this scheduler hears the agent (its registry judges
+        //  by the monotonic clock; the store's rows by the wall clock,
+        //  which may have stepped), nor before the agent's run lease has
+        //  passed since it was last heard: until then it may still run it
+        //  (xxl_heard.h)
+        xxl_log_t log;
+        if (xxl_store_log_load (self->store, ids [i], &log))
+            continue;
+        bool held = *log.executor_address
+                 && (xxl_registry_listed (self->registry, log.executor_address)
+                 ||  mono < xxl_heard_until (self->heard, log.executor_address));
+        if (held)
+            engine_info_limited (&self->log_lease_wait, "monitor: log %" PRId64 " of %s: no"
+                                 " result, but its agent may still run it: it is declared lost"
+                                 " once its run lease (%" PRId64 " s) has passed since the"
+                                 " agent was last heard", ids [i], log.executor_address,
+                                 xxl_heard_lease (self->heard, log.executor_address) / 1000);
+        xxl_log_free (&log);
+        if (held)
+            continue;
         char *reason = zsys_sprintf ("lost: no result after %d s and the agent is no"
                                      " longer registered (lost-run monitor)",
                                      self->config.lost_after_ms / 1000);
         if (xxl_store_log_handle_done (self->store, ids [i], now, XXL_CODE_FAIL, reason) == 0) {
             self->metrics.runs_fail++;
+            failed++;
             engine_fix_delay_release (self, ids [i], now);
         }
         zstr_free (&reason);
     }
-    if (count)
-        zsys_warning ("monitor: %zu lost run(s) marked failed", count);
+    if (failed)
+        zsys_warning ("monitor: %zu lost run(s) marked failed", failed);
 }
 
 //  Daily rows for the last three days (XXL-JOB's JobLogReportHelper):

@@ -43,6 +43,7 @@ CFG
 agent
     beat = 1
     callback_timeout = 1000
+    run_lease = ${XXL_RUN_LEASE:-20}
 CFG
 }
 

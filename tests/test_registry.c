@@ -1,8 +1,71 @@
-/*  test_registry.c -- live agents: sorted address lists, routes, expiry.
+/*  test_registry.c -- live agents: sorted address lists, routes, expiry;
+    when each was last heard and its run lease (xxl_heard).
 */
 
 #include "xxl_registry.h"
+#include "xxl_heard.h"
 #include "xxl_test.h"
+
+//  Liveness is judged on the clock the caller gives (monotonic), never on
+//  the wall clock: a beat at monotonic 5,000 is alive at dead_before
+//  4,000 whatever the wall clock says; AGENT_LIST's update_time is the
+//  wall clock at the beat
+static void
+s_monotonic (void)
+{
+    xxl_registry_t *registry = xxl_registry_new ();
+    int64_t wall = zclock_time ();
+    XXL_CHECK (xxl_registry_beat (registry, "app", "m1", "M1", 2, NULL, 5000) == 1);
+    XXL_CHECK (xxl_registry_expire (registry, 4000) == 0);
+    size_t cursor = 0;
+    xxl_registry_entry_t entry;
+    XXL_CHECK (xxl_registry_each (registry, &cursor, &entry) == 0);
+    XXL_CHECK (entry.update_time >= wall && entry.update_time <= zclock_time ());
+    //  (the wall-clock stamp is not what expire compares: a dead_before
+    //  far below it and above the beat's clock removes the entry)
+    XXL_CHECK (xxl_registry_expire (registry, 5001) == 1);
+    xxl_registry_destroy (&registry);
+}
+
+//  The run lease: an address's runs may be declared lost only once its
+//  lease (plus the margin) has passed since its last REGISTER; an agent
+//  with no lease has none (0); an address never heard counts as heard at
+//  the start, with the longest lease said (the default before any)
+static void
+s_heard (void)
+{
+    xxl_heard_t *heard = xxl_heard_new (1000);
+    XXL_CHECK (heard);
+    XXL_CHECK (xxl_heard_until (heard, "nobody") == 1000 + XXL_HEARD_LEASE_DEFAULT
+                                                  + XXL_HEARD_MARGIN_MS);
+    xxl_heard_note (heard, "a1", 2000, 5000);
+    XXL_CHECK (xxl_heard_until (heard, "a1") == 2000 + 5000 + XXL_HEARD_MARGIN_MS);
+    XXL_CHECK (xxl_heard_lease (heard, "a1") == 5000);
+    xxl_heard_note (heard, "a1", 9000, 5000);
+    XXL_CHECK (xxl_heard_until (heard, "a1") == 9000 + 5000 + XXL_HEARD_MARGIN_MS);
+    //  (a late note never moves it back)
+    xxl_heard_note (heard, "a1", 8000, 5000);
+    XXL_CHECK (xxl_heard_until (heard, "a1") == 9000 + 5000 + XXL_HEARD_MARGIN_MS);
+    //  the longest lease said stands for unknown addresses
+    xxl_heard_note (heard, "a2", 3000, 700000);
+    XXL_CHECK (xxl_heard_until (heard, "nobody") == 1000 + 700000 + XXL_HEARD_MARGIN_MS);
+    //  no lease: none to wait for
+    xxl_heard_note (heard, "a3", 3000, 0);
+    XXL_CHECK (xxl_heard_until (heard, "a3") == 0 && xxl_heard_lease (heard, "a3") == 0);
+    XXL_CHECK (xxl_heard_size (heard) == 3);
+    //  forgotten an hour after their lease ran out, not before: a3 (no
+    //  lease, heard at 3000), then a1, then a2
+    int64_t hour = 3600 * 1000;
+    XXL_CHECK (xxl_heard_prune (heard, 3000 + XXL_HEARD_MARGIN_MS + hour) == 0);
+    XXL_CHECK (xxl_heard_prune (heard, 3000 + XXL_HEARD_MARGIN_MS + hour + 1) == 1);
+    XXL_CHECK (xxl_heard_prune (heard, 9000 + 5000 + XXL_HEARD_MARGIN_MS + hour) == 0);
+    XXL_CHECK (xxl_heard_prune (heard, 9000 + 5000 + XXL_HEARD_MARGIN_MS + hour + 1) == 1);
+    XXL_CHECK (xxl_heard_size (heard) == 1 && xxl_heard_lease (heard, "a2") == 700000);
+    XXL_CHECK (xxl_heard_prune (heard, 3000 + 700000 + XXL_HEARD_MARGIN_MS + hour + 1) == 1);
+    XXL_CHECK (xxl_heard_size (heard) == 0);
+    xxl_heard_destroy (&heard);
+    XXL_CHECK (heard == NULL);
+}
 
 //  An address forgotten (its connection closed after it unregistered) and
 //  another on a new connection: nothing of the old one (its route, its
@@ -382,6 +445,8 @@ main (void)
                && stats.apps == 0 && stats.parting == 0 && stats.released == 0);
 
     s_stale_references (registry);
+    s_monotonic ();
+    s_heard ();
     s_views (registry);
     s_churn (registry);
     s_limit (registry);

@@ -3,7 +3,7 @@
 # intervals: child jobs, cycle refusal, retries with backoff, the lost-run
 # monitor, reports, retention and log clear, glue history, SIGTERM.
 . "$(dirname "$0")/lib.sh"
-xxl_setup
+XXL_RUN_LEASE=3 xxl_setup   # (the lost-run monitor waits out the agents' run lease)
 cat >> "$T/scheduler.cfg" <<CFG
     monitor
         fail_check = 100

@@ -10,7 +10,7 @@
 # twice (a restarted agent remembers what it accepted); runs triggered after
 # the restart all run once.
 . "$(dirname "$0")/lib.sh"
-F_LOST_AFTER=5 faults_setup agent_kill
+F_LOST_AFTER=5 F_RUN_LEASE=5 faults_setup agent_kill
 
 ROUNDS=$(pick 2 6)
 start_scheduler || exit 1

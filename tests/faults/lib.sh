@@ -73,6 +73,7 @@ CFG
 agent
     beat = 1
     callback_timeout = 1000
+    run_lease = ${F_RUN_LEASE:-20}
 CFG
 }
 

@@ -1,0 +1,192 @@
+/*  xxl_doubts.c -- RUNs whose answer never came: reconciled before a
+    retry of them starts (an engine fragment: its state is self->doubts,
+    its entry points engine_doubt_*, declared in xxl_engine.h).
+
+    A RUN unanswered after run_timeout may have been taken: the agent read
+    it before its expireTime and its 200 was lost with the link (a cable
+    cut, a connection reset).  Failing it then would let a retry or a
+    failover start while it runs.  So when the agent said a run lease
+    (REGISTER runLease), the row is held in doubt instead, its trigger
+    still unanswered (trigger_code 0), and it ends in one of three ways:
+    -   the agent, asked again (a RUN of just logId with expireTime 1, as
+        the open-run ask: nothing can start from it), answers 200 "already
+        accepted": the run is its; the row records the trigger as taken
+        and the run's result ends it;
+    -   it answers "expired: ...": it never took it (a RUN past its
+        expireTime never starts): the row fails as it did before the
+        doubt, "no answer from the agent within N ms", and the job's retry
+        or failover applies;
+    -   neither, and the run lease has passed since this scheduler last
+        heard from the agent (xxl_heard_until), and no other scheduler of
+        the store has heard it within the dead time: whatever it had of the
+        run it has stopped, and the row fails the same way.
+    A result (CALLBACK) or an answer that comes meanwhile ends the doubt
+    too: the row is read before each step.  An agent with no lease gets
+    no doubt: its RUN fails at the timeout as before (the residue
+    docs/design.md names).  Doubts live in memory: after a restart the
+    row, still unanswered, is recovered as any unanswered row is.
+*/
+
+#include "xxl_engine.h"
+
+#define XXL_DOUBT_ASK_MS    2000        //  between asks while unanswered
+
+typedef struct {
+    int64_t log_id;                     //  (the map's key points here)
+    char *address;
+    char *note;                         //  the RUN's router text
+    int64_t presumed;
+    int64_t stamp;                      //  its trigger time still to write (0: none)
+    int64_t since;                      //  mono ms, when the answer was given up on
+    int64_t next_ask;                   //  mono ms
+    uint64_t asking;                    //  the ask in flight (0: none)
+    int asks;
+} doubt_t;
+
+void
+engine_doubt_destroy (void **item)
+{
+    doubt_t *doubt = (doubt_t *) *item;
+    if (doubt) {
+        free (doubt->address);
+        free (doubt->note);
+        free (doubt);
+        *item = NULL;
+    }
+}
+
+bool
+engine_doubt_has (server_t *self, int64_t log_id)
+{
+    return self->doubts && zhashx_lookup (self->doubts, &log_id) != NULL;
+}
+
+static void
+s_fail_text (server_t *self, char *text, size_t size, const char *why)
+{
+    snprintf (text, size, "no answer from the agent within %d ms%s", self->config.run_timeout_ms,
+              why);
+}
+
+bool
+engine_doubt_add (server_t *self, int64_t log_id, const char *note, const char *address,
+                  int64_t presumed, int64_t stamp)
+{
+    if (!address || !*address || xxl_heard_until (self->heard, address) == 0
+    ||  engine_doubt_has (self, log_id))
+        return engine_doubt_has (self, log_id);
+    doubt_t *doubt = (doubt_t *) zmalloc (sizeof (doubt_t));
+    doubt->log_id = log_id;
+    doubt->address = strdup (address);
+    doubt->note = note? strdup (note): NULL;
+    doubt->presumed = presumed;
+    doubt->stamp = stamp;
+    doubt->since = doubt->next_ask = zclock_mono ();
+    assert (doubt->address);
+    zhashx_insert (self->doubts, &doubt->log_id, doubt);
+    char where [300];
+    engine_info_limited (&self->log_doubt, "trigger: log %" PRId64 ": no answer from %s within"
+                         " %d ms; asking it again before a retry may start (or until its run"
+                         " lease has passed)", log_id,
+                         xxl_printable (address, where, sizeof where),
+                         self->config.run_timeout_ms);
+    return true;
+}
+
+static void
+s_end (server_t *self, doubt_t *doubt, int code, const char *msg)
+{
+    int64_t log_id = doubt->log_id;
+    engine_run_answer (self, log_id, doubt->note, doubt->address, doubt->presumed, doubt->stamp,
+                       code, msg);
+    zhashx_delete (self->doubts, &log_id);
+}
+
+//  The answer to an ask (a PENDING_DOUBT); code 0: none
+void
+engine_doubt_answer (server_t *self, pending_t *pending, int code, const char *msg)
+{
+    doubt_t *doubt = (doubt_t *) zhashx_lookup (self->doubts, &pending->log_id);
+    if (!doubt || doubt->asking != pending->id)
+        return;
+    doubt->asking = 0;
+    if (code == XXL_OK) {
+        zsys_info ("trigger: log %" PRId64 ": %s took it (its first answer was lost)",
+                   doubt->log_id, doubt->address);
+        s_end (self, doubt, XXL_OK, "taken (its first answer was lost; asked again)");
+    }
+    else
+    if (code && msg && strncmp (msg, "expired:", 8) == 0) {
+        char text [256];
+        s_fail_text (self, text, sizeof text, "; asked again, the agent never took it");
+        s_end (self, doubt, XXL_CODE_FAIL, text);
+    }
+}
+
+//  Whether another scheduler of the store heard address within the dead
+//  time (its registry rows, written at each REGISTER)
+static bool
+s_heard_elsewhere (server_t *self, const char *address)
+{
+    char *apps = xxl_store_registry_apps (self->store, address,
+                                          engine_now () - (int64_t) self->config.dead_s * 1000);
+    bool heard = apps && *apps;
+    free (apps);
+    return heard;
+}
+
+//  Each doubt: ended when its row was answered or finished meanwhile;
+//  failed once the agent's lease has passed; else asked about again
+void
+engine_doubts_check (server_t *self)
+{
+    if (!zhashx_size (self->doubts))
+        return;
+    int64_t now = zclock_mono ();
+    zlistx_t *ids = zlistx_new ();
+    for (doubt_t *doubt = (doubt_t *) zhashx_first (self->doubts); doubt;
+         doubt = (doubt_t *) zhashx_next (self->doubts))
+        zlistx_add_end (ids, &doubt->log_id);
+    for (int64_t *id = (int64_t *) zlistx_first (ids); id; id = (int64_t *) zlistx_next (ids)) {
+        doubt_t *doubt = (doubt_t *) zhashx_lookup (self->doubts, id);
+        if (doubt->asking && !zhashx_lookup (self->pending, &doubt->asking))
+            doubt->asking = 0;          //  (its ask timed out)
+        if (doubt->asking || now < doubt->next_ask)
+            continue;
+        xxl_log_t log;
+        int rc = xxl_store_log_load (self->store, doubt->log_id, &log);
+        if (rc < 0)
+            continue;                   //  (the store failed: later)
+        bool over = rc > 0 || log.trigger_code != 0 || log.handle_code != 0;
+        if (rc == 0)
+            xxl_log_free (&log);
+        if (over) {
+            int64_t log_id = doubt->log_id;
+            zhashx_delete (self->doubts, &log_id);
+            continue;
+        }
+        int64_t until = xxl_heard_until (self->heard, doubt->address);
+        if (now >= until && !s_heard_elsewhere (self, doubt->address)) {
+            char text [256], why [200];
+            snprintf (why, sizeof why, ", nor any word from it for its run lease (%" PRId64
+                      " s) since: it holds no run now",
+                      xxl_heard_lease (self->heard, doubt->address) / 1000);
+            s_fail_text (self, text, sizeof text, why);
+            s_end (self, doubt, XXL_CODE_FAIL, text);
+            continue;
+        }
+        doubt->next_ask = now + XXL_DOUBT_ASK_MS;
+        char why [256];
+        pending_t *pending = engine_agent_request (self, doubt->address, "RUN", PENDING_DOUBT,
+                                                  self->config.run_timeout_ms, why, sizeof why);
+        if (!pending)
+            continue;                   //  (not connected: asked once it is)
+        pending->log_id = doubt->log_id;
+        xxl_enc_kint (self->enc, "logId", doubt->log_id);
+        xxl_enc_kint (self->enc, "expireTime", 1);
+        engine_agent_send (self, pending);
+        doubt->asking = pending->id;
+        doubt->asks++;
+    }
+    zlistx_destroy (&ids);
+}
