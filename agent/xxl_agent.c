@@ -250,8 +250,11 @@ s_reply (agent_t *self, link_t *link, uint64_t id, int code, const char *msg)
 static void
 s_clock_sample (agent_t *self, link_t *link, xxl_msg_t *msg)
 {
-    if (link->register_sent > self->reached)
+    if (link->register_sent > self->reached) {
         self->reached = link->register_sent;
+        if (self->guard && self->config.run_lease_s > 0)
+            xxl_guard_lease (self->guard, self->reached + (int64_t) self->config.run_lease_s * 1000);
+    }
     const msgpack_object *content = xxl_msg_get (xxl_msg_root (msg), "content");
     const msgpack_object *now = content && content->type == MSGPACK_OBJECT_MAP
                               ? xxl_msg_get (content, "now"): NULL;

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -46,9 +47,11 @@ xxl_guard_t *
 xxl_guard_new (const char *program, const char *journal_path, const char *life)
 {
     assert (journal_path && life);
+    //  (a socket pair, not a pipe: a lease sent after the guardian died
+    //  fails with EPIPE, never SIGPIPE, thanks to MSG_NOSIGNAL)
     int fds [2];
-    if (pipe2 (fds, O_CLOEXEC)) {
-        zsys_error ("guard: cannot make a pipe: %s", strerror (errno));
+    if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds)) {
+        zsys_error ("guard: cannot make a socket pair: %s", strerror (errno));
         return NULL;
     }
     //  The read end goes to fd 3 of the guardian; above 3 here, so that
@@ -127,6 +130,20 @@ xxl_guard_pid (xxl_guard_t *self)
 {
     assert (self);
     return (int) self->pid;
+}
+
+int
+xxl_guard_lease (xxl_guard_t *self, int64_t until)
+{
+    assert (self);
+    unsigned char record [8];
+    uint64_t value = (uint64_t) until;
+    for (int i = 7; i >= 0; i--, value >>= 8)
+        record [i] = (unsigned char) value;
+    //  (8 bytes to a socket with room: all or nothing; a full socket means
+    //  the guardian is not reading: the next renewal tries again)
+    return send (self->fd, record, sizeof record, MSG_NOSIGNAL | MSG_DONTWAIT)
+           == (ssize_t) sizeof record? 0: -1;
 }
 
 //  Reads /proc/PID/environ into *buf (grown as needed); its length, or -1
@@ -246,6 +263,16 @@ s_open_match (void *arg, const char *life, int64_t log_id)
         && bsearch (&log_id, runs->ids, runs->count, sizeof (int64_t), s_id_cmp) != NULL;
 }
 
+static int64_t
+s_mono_ms (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void s_kill_open (char *argv [], const char *why);
+
 int
 xxl_guard_main (int argc, char *argv [])
 {
@@ -256,13 +283,53 @@ xxl_guard_main (int argc, char *argv [])
     int ignored [] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
     for (size_t i = 0; i < sizeof ignored / sizeof ignored [0]; i++)
         signal (ignored [i], SIG_IGN);
-    //  Nothing comes through the pipe: it only ends
-    char buf [256];
+    //  What comes through the socket: run leases (8 bytes each, big
+    //  endian, CLOCK_MONOTONIC ms); then it ends with the agent
+    unsigned char buf [256], record [8];
+    size_t have = 0;
+    int64_t until = -1;
     while (1) {
-        ssize_t n = read (GUARD_FD, buf, sizeof buf);
+        int timeout = -1;
+        if (until >= 0) {
+            int64_t left = until + XXL_GUARD_LEASE_GRACE_MS - s_mono_ms ();
+            timeout = left > 0? (left < INT32_MAX? (int) left: INT32_MAX): 0;
+        }
+        struct pollfd item = { GUARD_FD, POLLIN, 0 };
+        int rc = poll (&item, 1, timeout);
+        if (rc < 0 && errno == EINTR)
+            continue;
+        if (rc == 0) {
+            //  The lease ran out and the agent did not stop its runs (it
+            //  is frozen or stalled): their processes go now
+            s_kill_open (argv, "the agent's run lease ran out (the agent frozen or"
+                               " stalled)");
+            until = -1;
+            continue;
+        }
+        ssize_t n = rc < 0? -1: read (GUARD_FD, buf, sizeof buf);
         if (n == 0 || (n < 0 && errno != EINTR))
             break;
+        for (ssize_t i = 0; i < n; i++) {
+            record [have++] = buf [i];
+            if (have == sizeof record) {
+                uint64_t value = 0;
+                for (size_t b = 0; b < sizeof record; b++)
+                    value = value << 8 | record [b];
+                until = (int64_t) value;
+                have = 0;
+            }
+        }
     }
+    s_kill_open (argv, NULL);
+    return 0;
+}
+
+//  Kills the processes of every run of LIFE (argv [3]) still open in the
+//  journal (argv [2]), and their process groups; why: logged (NULL: the
+//  agent ended)
+static void
+s_kill_open (char *argv [], const char *why)
+{
     open_runs_t runs = { argv [3], NULL, 0 };
     if (xxl_journal_read_open (argv [2], argv [3], &runs.ids, &runs.count) == 0 && runs.count) {
         qsort (runs.ids, runs.count, sizeof (int64_t), s_id_cmp);
@@ -277,10 +344,13 @@ xxl_guard_main (int argc, char *argv [])
         if (killed) {
             zsys_set_logident ("xxl-agent guard");
             zsys_set_logstream (stderr);
-            zsys_warning ("guard: the agent %s ended with %zu run(s) open: killed %d process(es)"
-                          " of them", argv [3], runs.count, killed);
+            if (why)
+                zsys_warning ("guard: %s: killed %d process(es) of the %zu run(s) the agent %s"
+                              " has open", why, killed, runs.count, argv [3]);
+            else
+                zsys_warning ("guard: the agent %s ended with %zu run(s) open: killed %d"
+                              " process(es) of them", argv [3], runs.count, killed);
         }
     }
     free (runs.ids);
-    return 0;
 }

@@ -15,7 +15,17 @@
     each process marked with one of them, and its process group.  It
     ignores SIGINT, SIGTERM, SIGHUP and SIGQUIT, so that it outlives the
     agent a signal to the whole group ends.  No per-run cost: nothing goes
-    through the pipe.
+    through the pipe (a socket pair) for a run.
+
+    It also holds the agent's run lease (docs/design.md, "The partition
+    model") for an agent that cannot: the agent sends each renewal
+    (xxl_guard_lease, at each REGISTER a scheduler answered), and when
+    XXL_GUARD_LEASE_GRACE_MS pass after the last one's end with no newer
+    one (the agent frozen by SIGSTOP or a stalled host, its runs' processes
+    still going), the guardian kills the open runs' processes as above and
+    waits for the next renewal.  A live agent stops its runs itself at the
+    lease's end (their results say so); the grace keeps the guardian out of
+    its way.
 
     If the guardian was killed too, the next start of the agent does the
     same for the runs its journal reports lost (xxl_guard_reap).  A
@@ -52,6 +62,14 @@ void xxl_guard_destroy (xxl_guard_t **self_p);
 
 //  The guardian's process id.
 int xxl_guard_pid (xxl_guard_t *self);
+
+//  After the agent's lease runs out (past it by this), the guardian kills
+#define XXL_GUARD_LEASE_GRACE_MS    1000
+
+//  The agent's run lease now ends at until (CLOCK_MONOTONIC ms): a later
+//  renewal replaces it.  0, or -1 when it could not be sent (the guardian
+//  is gone or not reading).
+int xxl_guard_lease (xxl_guard_t *self, int64_t until);
 
 //  The guardian's main, for xxl-agent --guard: argv [2] the journal's
 //  path, argv [3] LIFE, argv [4] the agent's process group.  Returns the

@@ -362,7 +362,7 @@ void
 engine_reroute (server_t *self, int64_t log_id, int64_t presumed)
 {
     if (xxl_store_log_unroute (self->store, log_id, presumed, 1) == 1)
-        xxl_timer_push (self->timer, engine_now (), log_id);
+        xxl_timer_push_after (self->timer, engine_now (), 0, log_id);
 }
 
 //  Back-pressure.  An agent that cannot take a run now (no thread to be
@@ -414,7 +414,7 @@ engine_run_busy (server_t *self, int64_t log_id, int64_t presumed, int code)
     }
     int64_t delay = s_busy_delay (self, log_id);
     if (xxl_store_log_unroute (self->store, log_id, presumed, 1) == 1)
-        xxl_timer_push (self->timer, engine_now () + delay, log_id);
+        xxl_timer_push_after (self->timer, engine_now (), delay, log_id);
     else
         zhashx_delete (self->busy_tries, &log_id);
     return true;
@@ -1237,7 +1237,7 @@ engine_handle_routed (server_t *self, zmsg_t *zmsg)
             //  one at least is busy (back-pressure, engine_run_busy): routed
             //  again later, not failed
             int64_t delay = s_busy_delay (self, log_id);
-            xxl_timer_push (self->timer, engine_now () + delay, log_id);
+            xxl_timer_push_after (self->timer, engine_now (), delay, log_id);
         }
         else
         if (!xxl_msg_error (msg)) {

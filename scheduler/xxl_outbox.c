@@ -515,7 +515,7 @@ engine_sweep_untracked (server_t *self)
             if (*log.executor_address)
                 engine_resend_add (self, log.id, log.executor_address);
             else
-                xxl_timer_push (self->timer, now, log.id);
+                xxl_timer_push_after (self->timer, now, 0, log.id);
             swept++;
         }
         xxl_log_free (&log);

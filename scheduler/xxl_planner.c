@@ -1176,7 +1176,7 @@ engine_ask_answer (server_t *self, pending_t *pending, int code, const char *msg
             zstr_free (&text);
             xxl_log_free (&row);
         }
-        xxl_timer_push (self->timer, engine_now (), log_id);
+        xxl_timer_push_after (self->timer, engine_now (), 0, log_id);
     }
     else {
         engine_fix_delay_release (self, log_id, engine_now ());

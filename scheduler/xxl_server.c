@@ -297,6 +297,8 @@ s_wall_check (server_t *self)
     self->wall_base = base;
     if (step > 0)
         self->wall_stepped = true;      //  (s_check_registry: the store's rows)
+    //  (retries' intervals and other delays keep their length)
+    xxl_timer_shift (self->timer, step);
     zsys_warning ("server: the wall clock stepped %s by %" PRId64 " ms: durations, liveness"
                   " and RUNs' expiry do not change; %s", step > 0? "forward": "back",
                   step > 0? step: -step, step > 0? "fires of the skipped time are judged by"

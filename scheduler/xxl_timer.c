@@ -3,11 +3,13 @@
 
 #include "xxl_timer.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 
 typedef struct {
     int64_t when;
     int64_t log_id;
+    bool delay;                         //  moved by xxl_timer_shift
 } s_entry_t;
 
 struct _xxl_timer_t {
@@ -37,8 +39,55 @@ xxl_timer_destroy (xxl_timer_t **self_p)
     }
 }
 
+static int s_push (xxl_timer_t *self, int64_t when_ms, int64_t log_id, bool delay);
+
 int
 xxl_timer_push (xxl_timer_t *self, int64_t when_ms, int64_t log_id)
+{
+    return s_push (self, when_ms, log_id, false);
+}
+
+int
+xxl_timer_push_after (xxl_timer_t *self, int64_t now_ms, int64_t delay_ms, int64_t log_id)
+{
+    return s_push (self, now_ms + delay_ms, log_id, true);
+}
+
+//  Moves entry i down to its place
+static void
+s_sift_down (xxl_timer_t *self, size_t i)
+{
+    s_entry_t entry = self->heap [i];
+    for (;;) {
+        size_t child = 2 * i + 1;
+        if (child >= self->size)
+            break;
+        if (child + 1 < self->size && s_before (&self->heap [child + 1], &self->heap [child]))
+            child++;
+        if (!s_before (&self->heap [child], &entry))
+            break;
+        self->heap [i] = self->heap [child];
+        i = child;
+    }
+    self->heap [i] = entry;
+}
+
+void
+xxl_timer_shift (xxl_timer_t *self, int64_t step_ms)
+{
+    bool moved = false;
+    for (size_t i = 0; i < self->size; i++)
+        if (self->heap [i].delay) {
+            self->heap [i].when += step_ms;
+            moved = true;
+        }
+    //  (the heap again, bottom up: O(n))
+    for (size_t i = self->size / 2; moved && i-- > 0; )
+        s_sift_down (self, i);
+}
+
+static int
+s_push (xxl_timer_t *self, int64_t when_ms, int64_t log_id, bool delay)
 {
     if (self->size == self->alloc) {
         size_t alloc = self->alloc? self->alloc * 2: 256;
@@ -49,7 +98,7 @@ xxl_timer_push (xxl_timer_t *self, int64_t when_ms, int64_t log_id)
         self->alloc = alloc;
     }
     size_t i = self->size++;
-    s_entry_t entry = { when_ms, log_id };
+    s_entry_t entry = { when_ms, log_id, delay };
     while (i > 0) {
         size_t parent = (i - 1) / 2;
         if (!s_before (&entry, &self->heap [parent]))

@@ -745,7 +745,7 @@ engine_trigger (server_t *self, const xxl_job_t *job, trigger_args_t *args,
         if (args->defer)
             continue;
         if (args->held) {
-            xxl_timer_push (self->timer, now, log.id);
+            xxl_timer_push_after (self->timer, now, 0, log.id);
             continue;
         }
         if (ahead)

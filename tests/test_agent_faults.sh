@@ -12,7 +12,11 @@
 #      refuses them, every run executed once;
 #  (c) an agent frozen (SIGSTOP) past the scheduler's run_timeout with RUNs
 #      queued to it: after the thaw none of them starts (answered
-#      "expired: ...").  Needs a scheduler that sends expireTime.
+#      "expired: ...").  Needs a scheduler that sends expireTime;
+#  (e) the run lease of an agent frozen past it: its guardian kills the
+#      run's processes while the agent is still frozen (a GLUE script is
+#      not frozen with it), and the thawed agent ends the run 500 and
+#      takes runs again once a scheduler answers.
 # Executions are counted by GLUE scripts appending their parameter (a
 # token given at the trigger) to a file, and by the runs' "execute start"
 # log lines.
@@ -181,4 +185,26 @@ check "d: the agent exits by itself after a clean stop" wait_for 15 bash -c "! k
 check "d: every queued run ran to its end" test "$(sort -u "$T/drained.runs" | grep -c '^d[1-5]$')" = 5
 drained_ok () { local id; for id in $(cat "$T/drain.ids"); do field_is "$id" handleCode 200 || return 1; done; }
 check "d: their results reached the scheduler (200, not 'executor stopped')" wait_for 10 drained_ok
+
+# (e) the run lease (2 s) of a frozen agent: the guardian holds it
+printf 'agent\n    beat = 1\n    callback_timeout = 1000\n    run_lease = 2\n' > "$T/agent-lease.cfg"
+AGENT_CFG="$T/agent-lease.cfg" start_agent w1 faults-app
+check "e: agent registers" wait_for 10 agent_registered faults-app w1
+JLEASE=$(glue_job 'sleep 600.4343')
+LEASED=$(trigger "$JLEASE")
+has_proc () { ! no_proc "$1"; }
+check "e: its run starts" wait_for 10 has_proc 'sleep 600[.]4343'
+AP=$(agent_pid)
+kill -STOP "$AP"
+FROZEN=$(date +%s%3N)
+check "e: the guardian kills the run's processes while the agent is frozen" \
+    wait_for 8 no_proc 'sleep 600[.]4343'
+echo "# e: the run's process was gone $(( $(date +%s%3N) - FROZEN )) ms after the freeze (lease 2 s, grace 1 s)"
+check "e: the guardian says why" grep -q "guard: the agent's run lease ran out" "$T/agent-w1.log"
+kill -CONT "$AP"
+check "e: the thawed agent ends the run failed" wait_for 15 field_is "$LEASED" handleCode 500
+AFTER=$(trigger "$JLEASE" --param after)
+check "e: once a scheduler answers again, runs are taken" wait_for 15 bash -c "
+    $CTL --api $API --json log show $AFTER | jq -e '.triggerCode == 200' >/dev/null"
+ctl log kill "$AFTER" >/dev/null 2>&1
 xxl_done

@@ -4,6 +4,8 @@
 #include "xxl_timer.h"
 #include "xxl_test.h"
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 int
@@ -47,6 +49,43 @@ main (void)
     XXL_CHECK (xxl_timer_pop_due (timer, 1000, &id, NULL) == 0 && id == 1);
     XXL_CHECK (xxl_timer_pop_due (timer, 1000, &id, NULL) == -1);
     XXL_CHECK (xxl_timer_next (timer) == 1500);
+    XXL_CHECK (xxl_timer_pop_due (timer, 1500, &id, NULL) == 0 && id == 2);
+
+    //  A step of the wall clock moves the delays, not the instants: at
+    //  wall 10,000, a fire planned at 12,000 and a retry 5 s on (15,000);
+    //  the clock steps 30 s back: the retry is still 5 s away (-15,000),
+    //  the fire still at 12,000; then 60 s forward
+    xxl_timer_push (timer, 12000, 7);
+    XXL_CHECK (xxl_timer_push_after (timer, 10000, 5000, 8) == 0);
+    XXL_CHECK (xxl_timer_push_after (timer, 10000, 0, 9) == 0);
+    XXL_CHECK (xxl_timer_next (timer) == 10000);
+    xxl_timer_shift (timer, -30000);
+    when = 0;
+    XXL_CHECK (xxl_timer_pop_due (timer, -20000, &id, &when) == 0 && id == 9 && when == -20000);
+    XXL_CHECK (xxl_timer_next (timer) == -15000);
+    xxl_timer_shift (timer, 60000);
+    XXL_CHECK (xxl_timer_next (timer) == 12000);
+    XXL_CHECK (xxl_timer_pop_due (timer, 12000, &id, NULL) == 0 && id == 7);
+    XXL_CHECK (xxl_timer_pop_due (timer, 44999, &id, NULL) == -1);
+    XXL_CHECK (xxl_timer_pop_due (timer, 45000, &id, NULL) == 0 && id == 8);
+    //  many entries stay a heap through a shift
+    for (int i = 0; i < 1000; i++) {
+        if (i % 2)
+            xxl_timer_push (timer, 100000 + i, 1000 + i);
+        else
+            xxl_timer_push_after (timer, 100000, i, 1000 + i);
+    }
+    xxl_timer_shift (timer, 500);
+    int64_t last = INT64_MIN;
+    bool sorted = true;
+    count = 0;
+    while (xxl_timer_pop_due (timer, INT64_MAX, &id, &when) == 0) {
+        sorted = sorted && when >= last;
+        sorted = sorted && when == (id % 2? 100000 + id - 1000: 100500 + id - 1000);
+        last = when;
+        count++;
+    }
+    XXL_CHECK (sorted && count == 1000);
     xxl_timer_destroy (&timer);
     XXL_CHECK (timer == NULL);
     return xxl_test_done ();
