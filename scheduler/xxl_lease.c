@@ -37,9 +37,10 @@
         round renews them (or takes them again, with their recovery).
     -   Losing a share drops this scheduler's plans and snapshots of its
         jobs without touching their rows: the rows are the new holder's.
-        Clocks: the schedulers of one store compare expiries written by
-        each other's clocks, so their clocks must agree (NTP) to well
-        within XXL_LEASE_MARGIN_MS.
+        Clocks: expiries and node beats are written and compared on the
+        store's clock (xxl_store_clock_now: PostgreSQL's clock_timestamp,
+        or the one host's wall clock for SQLite), so a step or a skew of a
+        scheduler's own wall clock moves no lease.
 */
 
 #include "xxl_engine.h"
@@ -157,13 +158,16 @@ engine_lease_fence (server_t *self)
 uint64_t
 engine_lease_round (server_t *self)
 {
-    int64_t now = engine_now ();
+    //  (expiries and beats on the store's clock: one clock for all the
+    //  schedulers, whatever each host's wall clock does)
     int64_t started = zclock_mono ();
+    int64_t now = xxl_store_clock_now (self->store);
     int64_t lease = self->config.lease_ms;
     int64_t round = lease / 3;
     int64_t expires = now + lease;
     xxl_lease_t leases [XXL_STORE_SHARES];
-    if (xxl_store_node_beat (self->store, self->node, now)
+    if (now < 0
+    ||  xxl_store_node_beat (self->store, self->node, now)
     ||  xxl_store_lease_list (self->store, leases)) {
         //  (the held leases stay sure until lease_until; the next round
         //  tries again, soon but not at once: a store that is down must

@@ -174,7 +174,7 @@ typedef struct {
 
 //  Bumped whenever a method is added; methods are only ever appended, so
 //  a table of an older version is a prefix of this one (size says how much)
-#define XXL_STORE_METHODS_VERSION 8
+#define XXL_STORE_METHODS_VERSION 9
 
 typedef struct _xxl_store_t xxl_store_t;
 
@@ -526,6 +526,12 @@ typedef struct {
     //  Version 8.  Up to limit log rows of job id (any state, oldest
     //  first), for a removed job's rows a batch at a time; the number or -1
     int64_t (*job_rm_logs_some) (xxl_store_t *self, int64_t id, int64_t limit);
+
+    //  Version 9.  The store's clock, epoch ms: the one every scheduler of
+    //  the store reads the same, on which lease expiries and node beats
+    //  are written and compared (PostgreSQL: the server's clock_timestamp;
+    //  SQLite, one host: this host's wall clock); -1 on a failure
+    int64_t (*clock_now) (xxl_store_t *self);
 } xxl_store_methods_t;
 
 //  Users (console logins), bearer tokens and sessions (docs/http.md).
@@ -762,6 +768,7 @@ static inline int xxl_store_lease_release (xxl_store_t *self, int share, const c
 static inline int xxl_store_lease_fired (xxl_store_t *self, uint64_t mask, int64_t until, int64_t sent) { return XXL_STORE_CALL (lease_fired) (self, mask, until, sent); }
 static inline int xxl_store_node_beat (xxl_store_t *self, const char *node, int64_t now) { return XXL_STORE_CALL (node_beat) (self, node, now); }
 static inline int64_t xxl_store_node_count (xxl_store_t *self, int64_t since) { return XXL_STORE_CALL (node_count) (self, since); }
+static inline int64_t xxl_store_clock_now (xxl_store_t *self) { return XXL_STORE_CALL (clock_now) (self); }
 static inline int xxl_store_job_due_in (xxl_store_t *self, uint64_t mask, int64_t before, xxl_store_due_t *rows, size_t max, size_t *count) { return XXL_STORE_CALL (job_due_in) (self, mask, before, rows, max, count); }
 static inline int xxl_store_log_unsent_in (xxl_store_t *self, uint64_t mask, int64_t after, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_CALL (log_unsent_in) (self, mask, after, ids, max, count); }
 static inline int64_t xxl_store_job_rm_logs_some (xxl_store_t *self, int64_t id, int64_t limit) { return XXL_STORE_CALL (job_rm_logs_some) (self, id, limit); }

@@ -95,6 +95,7 @@ int pgx_lease_release (xxl_store_t *base, int share, const char *node, int64_t e
 int pgx_lease_fired (xxl_store_t *base, uint64_t mask, int64_t until, int64_t sent);
 int pgx_node_beat (xxl_store_t *base, const char *node, int64_t now);
 int64_t pgx_node_count (xxl_store_t *base, int64_t since);
+int64_t pgx_clock_now (xxl_store_t *base);
 int pgx_job_due_in (xxl_store_t *base, uint64_t mask, int64_t before, xxl_store_due_t *rows,
                     size_t max, size_t *count);
 int pgx_log_unsent_in (xxl_store_t *base, uint64_t mask, int64_t after, int64_t *ids,

@@ -90,6 +90,13 @@ pgx_node_beat (xxl_store_t *base, const char *node, int64_t now)
 }
 
 int64_t
+pgx_clock_now (xxl_store_t *base)
+{
+    return pgx_scalar ((store_t *) base,
+        "SELECT (EXTRACT (EPOCH FROM clock_timestamp ()) * 1000)::bigint", "");
+}
+
+int64_t
 pgx_node_count (xxl_store_t *base, int64_t since)
 {
     return pgx_scalar ((store_t *) base, "SELECT COUNT(*) FROM xxl_node WHERE beat >= $1",

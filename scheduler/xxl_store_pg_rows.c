@@ -1484,4 +1484,5 @@ const xxl_store_methods_t pgx_methods = {
     .report_count = m_report_count,
     .report_set = m_report_set,
     .job_rm_logs_some = m_job_rm_logs_some,
+    .clock_now = pgx_clock_now,
 };

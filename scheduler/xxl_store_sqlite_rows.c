@@ -1318,6 +1318,13 @@ m_node_beat (xxl_store_t *base, const char *node, int64_t now)
 }
 
 static int64_t
+m_clock_now (xxl_store_t *base)
+{
+    (void) base;
+    return zclock_time ();
+}
+
+static int64_t
 m_node_count (xxl_store_t *base, int64_t since)
 {
     return sq_scalar ((store_t *) base, "SELECT COUNT(*) FROM xxl_node WHERE beat >= ?",
@@ -1521,4 +1528,5 @@ const xxl_store_methods_t sq_methods = {
     .report_count = m_report_count,
     .report_set = m_report_set,
     .job_rm_logs_some = m_job_rm_logs_some,
+    .clock_now = m_clock_now,
 };

@@ -943,6 +943,11 @@ s_test_leases (xxl_store_t *store, int64_t gid)
     XXL_CHECK (xxl_store_node_beat (store, "node-a", 3000) == 0);
     XXL_CHECK (xxl_store_node_count (store, 2500) == 1);
     XXL_CHECK (xxl_store_node_count (store, 1500) == 2);
+    //  The store's clock, on which leases are compared: here the test's
+    //  own host (SQLite) or the server on the same host (PostgreSQL)
+    int64_t before = zclock_time ();
+    int64_t clock = xxl_store_clock_now (store);
+    XXL_CHECK (clock >= before - 1000 && clock <= zclock_time () + 1000);
     //  Due jobs and unsent rows by share: two started jobs, one in share
     //  s and one in share s + 1
     xxl_job_t job = { .job_group = gid, .job_desc = "lease", .schedule_type = "CRON",
