@@ -101,7 +101,7 @@ printf 'while [ ! -f %s/go ]; do sleep 0.1; done\necho done\n' "$T" > "$T/wait.s
 DJ=$(ctl job add --group dup-app --glue-type GLUE_SHELL --glue-source "$T/wait.sh" | jq -r .id)
 #   The first agent beats every 30 s: its next beat cannot take the address
 #   back before its CALLBACK goes (the second one beats every second)
-sed 's/beat = 1$/beat = 30/' "$T/agent.cfg" > "$T/agent-slow.cfg"
+sed 's/beat = 1$/beat = 30/; s/run_lease = [0-9]*$/run_lease = 60/' "$T/agent.cfg" > "$T/agent-slow.cfg"
 AGENT_CFG="$T/agent-slow.cfg" start_agent same dup-app
 check "the first agent registers the address" wait_for 10 agent_registered dup-app same
 DL=$(ctl job trigger "$DJ" | jq -r '.logIds[0]')
