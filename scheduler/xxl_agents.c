@@ -953,7 +953,11 @@ s_foreign_callback (server_t *self, int64_t log_id, const char *address, int cod
     bool given_up = (finished && log.handle_msg && strncmp (log.handle_msg, "lost:", 5) == 0)
                  || (failed && log.trigger_msg && strstr (log.trigger_msg, "no answer from the agent"));
     bool noted = log.handle_msg && strstr (log.handle_msg, XXL_LATE_MARK + 1);
-    if (given_up && !noted && address) {
+    if (given_up && noted && address) {
+        xxl_log_free (&log);            //  (the late result again: its ack was lost)
+        return;
+    }
+    if (given_up && address) {
         char when [96];
         s_utc (engine_now (), when, sizeof when);
         char *text = zsys_sprintf ("%s%d at %s%s%.2000s]", log.handle_msg? XXL_LATE_MARK

@@ -1,0 +1,382 @@
+#!/usr/bin/env bash
+# clock_step.sh -- wall clocks stepped under load, as an NTP step or a VM
+# resumed from a pause steps them: CLOCK_REALTIME jumps, CLOCK_MONOTONIC
+# does not.  The scheduler and every agent run under libfaketime
+# (LD_PRELOAD), each with a clock file of its own ($T/clock-NAME: "+30"
+# is 30 s ahead of the true clock) that the test rewrites while the
+# daemon runs; monotonic clocks are left alone.
+#
+# ROUND jobs (in-process and isolated probe handlers) on two agents of one
+# group, triggered by a client loop (every acknowledged logId recorded),
+# and a one-second cron (FIRE_ONCE_NOW), through:
+#   1. the scheduler's clock stepped FORWARD by F (20-30 s; long 20-40 s):
+#      past the registry's dead time (3 s) and the pre-read window (5 s);
+#   2. stepped BACK to the true time, then further back to -B (20-30 s);
+#   3. the scheduler's clock set right again (forward B); one agent's clock
+#      (seeded) stepped forward G, back to -G, right again, while it runs;
+#   4. a third agent started with its clock 45 s ahead of (or behind, seeded)
+#      the scheduler's, kept so for the stage.
+# The long form goes through stages 1-3 three times and starts one agent
+# ahead and one behind in stage 4.
+#
+# Guarantees (DESIGN §5 across clock steps: liveness and a RUN's expiry
+# are judged on monotonic clocks, never on a wall clock that steps):
+#   - every acknowledged trigger and every cron row ran exactly once
+#     (count.sh: 0 twice, 0 never, 0 missing, 0 unfinished, no excuse);
+#   - no trigger failed for a step: no row says "the address list is
+#     empty" or "expired:" (an agent refusing a RUN it judged expired);
+#   - the agents stay registered through every step: every sample of
+#     `agent list` (5 a second) lists them all, and the scheduler removes
+#     none ("missed its beats");
+#   - the cron: no planned instant fires twice (the store's unique (job,
+#     planned time) makes this a hard rule; count.sh's `twice` sees a run
+#     started twice); a forward step may skip seconds, which then follow
+#     the misfire rule (FIRE_ONCE_NOW: at most one MISFIRE row per forward
+#     step, and count.sh --cron finds no gap but those a MISFIRE row stands
+#     for); a backward step leaves no gap among the planned instants, since
+#     the instants already fired stay fired: the cron is silent until the
+#     scheduler's clock passes the last instant it fired before the step
+#     (a silence of about the step's size in real time, allowed), and then
+#     fires again (checked: a row planned after that instant runs).
+#
+# On the tree before the monotonic-liveness fix this fails: a forward step
+# past the dead time makes the scheduler drop every agent ("missed its
+# beats"), and triggers fail "the address list is empty" until they beat
+# again; a backward step of the scheduler's clock, or a forward step of an
+# agent's, makes the agent refuse RUNs as "expired: ..." until its next
+# beat's answer corrects its estimate of the scheduler's clock.
+#
+# libfaketime (0.9.10, Debian's; the MT variant, whose clock reads are
+# serialised: a clock file re-read on every call by threads sharing one
+# static buffer must not be torn) needs, for daemons like these:
+#   FAKETIME_TIMESTAMP_FILE + FAKETIME_NO_CACHE=1: the spec re-read on every
+#     wall-clock read, so a rewrite applies at once (the cache would hold
+#     the old spec up to 10 s); FAKETIME must stay unset (set, it wins and
+#     the file is never read);
+#   FAKETIME_DONT_FAKE_MONOTONIC=1 (0.9.10 also reads DONT_FAKE_MONOTONIC):
+#     CLOCK_MONOTONIC (and _COARSE, _RAW, BOOTTIME) left alone;
+#   FAKETIME_FORCE_MONOTONIC_FIX=0: without it, 0.9.10 on glibc >= 2.30
+#     turns every pthread_cond_timedwait on a CLOCK_MONOTONIC condvar into an
+#     immediate ETIMEDOUT when monotonic time is not faked (it converts the
+#     deadline through the faked wall clock: the agent's pool and manager
+#     threads would spin); with 0 the deadline passes through unchanged
+#     (fixed upstream after 0.9.10, libfaketime PRs #503 and #512);
+#   NO_FAKE_STAT=1: otherwise stat() reports files' times shifted by the
+#     offset in force, so after a step the agent, which knows a plugin by
+#     its mtime, would take every plugin for changed at its next rescan --
+#     a real step leaves files' times alone;
+#   ASAN_OPTIONS verify_asan_link_order=0 (the sanitizer build): the ASan
+#     runtime aborts at start when a preloaded library comes before it.
+# The timerfd the planner arms for a wall-clock instant (TFD_TIMER_ABSTIME)
+# is converted with the offset in force when it is armed (no switch turns
+# that off, and none is needed: the loop re-arms it and also wakes on a
+# monotonic timeout); a kernel clock step would re-evaluate it instead.
+. "$(dirname "$0")/lib.sh"
+
+# libfaketime: the MT library (XXL_FAKETIME_LIB names another)
+FT_LIB=""
+for f in ${XXL_FAKETIME_LIB:-} /usr/lib/*/faketime/libfaketimeMT.so.1 /usr/lib/faketime/libfaketimeMT.so.1 \
+         /usr/local/lib/faketime/libfaketimeMT.so.1 /usr/lib64/faketime/libfaketimeMT.so.1; do
+    [ -f "$f" ] && { FT_LIB=$f; break; }
+done
+if [ -z "$FT_LIB" ]; then
+    echo "# skipped: clock_step needs libfaketime's libfaketimeMT.so.1 (Debian: apt-get install libfaketime)"
+    exit 77
+fi
+# ... that fakes the wall clock here and lets a running process see its
+# clock file change (perl's time(); without perl, two runs of date)
+FT_CHECK=$(mktemp /tmp/xxl-clock.XXXXXX)
+echo "+3600" > "$FT_CHECK"
+ft_now () {
+    LD_PRELOAD="$FT_LIB" FAKETIME_TIMESTAMP_FILE="$FT_CHECK" FAKETIME_NO_CACHE=1 FAKETIME_DONT_FAKE_MONOTONIC=1 "$@" 2>/dev/null
+}
+if command -v perl >/dev/null; then
+    FT_SEEN=$( (sleep 0.3; echo "-3600" > "$FT_CHECK.new"; mv -f "$FT_CHECK.new" "$FT_CHECK") &
+        ft_now perl -e '$| = 1; print time, " "; select (undef, undef, undef, 0.8); print time'; wait)
+else
+    FT_SEEN="$(ft_now date +%s) "; echo "-3600" > "$FT_CHECK"; FT_SEEN="$FT_SEEN$(ft_now date +%s)"
+fi
+rm -f "$FT_CHECK" "$FT_CHECK.new"
+FT_REAL=$(date +%s)
+read -r FT_A FT_B <<< "$FT_SEEN"
+if [ $(( ${FT_A:-0} - FT_REAL )) -lt 3590 ] || [ $(( ${FT_B:-0} - FT_REAL )) -gt -3590 ]; then
+    echo "# skipped: libfaketime ($FT_LIB) does not step a running process's wall clock here (saw '$FT_SEEN' at $FT_REAL, wanted +3600 then -3600)"
+    exit 77
+fi
+
+faults_setup clock_step
+T0=$(now_ms)
+elapsed () { local d=$(( $(now_ms) - T0 )); echo "$((d / 1000)).$(( d % 1000 / 100 ))s"; }
+say "libfaketime: $FT_LIB"
+
+# The wrappers the daemons run through (tests/lib.sh starts "$SCHEDULER"
+# and "$AGENT"): libfaketime preloaded, the clock file $T/clock-$XXL_CLOCK
+# (the environment of the start names it)
+faked () {      # faked BINARY: prints a wrapper's text
+    cat <<EOF
+#!/bin/sh
+LD_PRELOAD="$FT_LIB\${LD_PRELOAD:+ \$LD_PRELOAD}"
+FAKETIME_TIMESTAMP_FILE="$T/clock-\$XXL_CLOCK"
+FAKETIME_NO_CACHE=1
+FAKETIME_DONT_FAKE_MONOTONIC=1
+FAKETIME_FORCE_MONOTONIC_FIX=0
+NO_FAKE_STAT=1
+ASAN_OPTIONS="\${ASAN_OPTIONS:+\$ASAN_OPTIONS:}verify_asan_link_order=0"
+export LD_PRELOAD FAKETIME_TIMESTAMP_FILE FAKETIME_NO_CACHE FAKETIME_DONT_FAKE_MONOTONIC \\
+       FAKETIME_FORCE_MONOTONIC_FIX NO_FAKE_STAT ASAN_OPTIONS
+unset FAKETIME
+exec "$1" "\$@"
+EOF
+}
+faked "$SCHEDULER" > "$T/xxl-scheduler"; faked "$AGENT" > "$T/xxl-agent"
+chmod +x "$T/xxl-scheduler" "$T/xxl-agent"
+SCHEDULER="$T/xxl-scheduler"
+AGENT="$T/xxl-agent"
+
+# setclock NAME SECONDS: NAME's wall clock SECONDS from the true one (a
+# rename: every read sees the old spec or the new one, whole)
+declare -A OFF
+setclock () {
+    printf '%+d\n' "$2" > "$T/clock-$1.new" && mv -f "$T/clock-$1.new" "$T/clock-$1"
+    local was=${OFF[$1]:-0}
+    OFF[$1]=$2
+    echo "$(now_ms) $1 $was $2" >> "$T/steps"
+    if [ "$2" -gt "$was" ]; then FORWARD=$((FORWARD + ${3:-0})); fi
+    say "$(elapsed): $1's wall clock stepped $( [ "$2" -ge "$was" ] && echo forward || echo back) $(( $2 > was ? $2 - was : was - $2 )) s, now ${2} s from the true time"
+}
+FORWARD=0           # forward steps of the scheduler's clock (at most one MISFIRE each)
+
+# The clocks seen by the daemons themselves:
+# sched_clock_is S: the newest row's trigger time (the scheduler's clock
+# when it took the trigger) is S s from the true time, within 2.5 s
+sched_clock_is () {
+    local t; t=$(sql "SELECT trigger_time FROM xxl_job_log WHERE job_id IN ($J1, $J2) ORDER BY id DESC LIMIT 1")
+    [ -n "$t" ] || return 1
+    local d=$(( t - $(now_ms) - $1 * 1000 ))
+    [ "$d" -ge -2500 ] && [ "$d" -le 500 ]
+}
+# agent_clock_is NAME S: NAME's newest probe line (its run's start, on the
+# agent's clock) is S s from the true time, within 2.5 s
+agent_clock_is () {
+    local t; t=$(awk -v a="$1" '$6 == a { s = $5 } END { print s }' "$PROBE")
+    [ -n "$t" ] || return 1
+    local d=$(( t - $(now_ms) - $2 * 1000 ))
+    [ "$d" -ge -2500 ] && [ "$d" -le 500 ]
+}
+maxid () { sql "SELECT COALESCE(MAX(id), 0) FROM xxl_job_log"; }
+
+# The schedule, all drawn from the seed first (a failure replays)
+ROUNDS=$(pick 1 3)
+HOLD_MIN=$(pick 2500 4000); HOLD_MAX=$(pick 3500 8000)
+SCHED=""
+for r in $(seq "$ROUNDS"); do
+    rnd $(pick 11 21); F[$r]=$((20 + R))
+    rnd 11; B[$r]=$((20 + R))
+    rnd 2; A[$r]=c$((R + 1))
+    rnd 11; G[$r]=$((20 + R))
+    SCHED="$SCHED round $r: scheduler +${F[$r]} s, 0, -${B[$r]} s, 0; ${A[$r]} +${G[$r]} s, -${G[$r]} s, 0;"
+done
+rnd 2; if [ "$R" = 0 ]; then SKEW=45; else SKEW=-45; fi
+SKEWED="c3"
+[ "$XXL_FAULTS" = long ] && SKEWED="c3 c4"
+SCHED="$SCHED stage 4: c3 at $SKEW s$( [ "$XXL_FAULTS" = long ] && echo ", c4 at $((-SKEW)) s"); holds $HOLD_MIN-$HOLD_MAX ms"
+say "schedule:$SCHED"
+hold () { rnd $((HOLD_MAX - HOLD_MIN + 1)); local ms=$((HOLD_MIN + R)); sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"; }
+
+for n in sched c1 c2 c3 c4; do setclock "$n" 0 >/dev/null; done
+: > "$T/steps"
+XXL_CLOCK=sched start_scheduler || exit 1
+ctl group add ck >/dev/null
+XXL_CLOCK=c1 fagent c1 ck
+XXL_CLOCK=c2 fagent c2 ck
+AGENTS_UP="c1 c2"
+# listed NAMES...: all of them in the registry of group ck
+listed () {
+    ctl agent list | jq -e --arg want "$*" \
+        '[.agents[] | select(.app == "ck" and .connected) | .address] as $a | ($want | split(" ")) - $a == []' >/dev/null
+}
+check "agents register" wait_until 10 listed c1 c2
+
+J1=$(ctl job add --group ck --handler probeIn --route ROUND --param sleep=50 | jq -r .id)
+J2=$(ctl job add --group ck --handler probe --route ROUND --param sleep=50 | jq -r .id)
+CRON=$(ctl job add --group ck --handler probeIn --route ROUND --cron '* * * * * ?' --misfire FIRE_ONCE_NOW \
+       --param sleep=50 --start | jq -r .id)
+check "jobs added" test -n "$J1" -a -n "$J2" -a -n "$CRON"
+
+# The registry, sampled 5 times a second: "ms address,address..."
+rm -f "$T/stop-reg"
+(
+    set +e
+    while [ ! -f "$T/stop-reg" ]; do
+        l=$("$CTL" --api "$API" --json --timeout 2000 agent list 2>/dev/null \
+            | jq -r '[.agents[] | select(.app == "ck" and .connected) | .address] | sort | join(",")' 2>/dev/null) \
+            && echo "$(date +%s%3N) ${l:--}" >> "$T/reg"
+        sleep 0.2
+    done
+) &
+BGPIDS="$BGPIDS $!"
+# libfaketime must leave the daemons' timed waits alone (see above: without
+# FAKETIME_FORCE_MONOTONIC_FIX=0 an idle agent spins at a whole core): the
+# agents' CPU time over one second with nothing but the cron to run
+cpu_ms () { awk -v hz="$(getconf CLK_TCK)" '{ print int(($14 + $15) * 1000 / hz) }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+cpu0=$(( $(cpu_ms "$(apid c1)") + $(cpu_ms "$(apid c2)") )); ms0=$(now_ms)
+sleep 1             # (a measuring window, not a wait for readiness)
+cpu=$(( $(cpu_ms "$(apid c1)") + $(cpu_ms "$(apid c2)") - cpu0 )); ms=$(( $(now_ms) - ms0 ))
+check "the agents under libfaketime idle ($cpu ms of CPU in $ms ms, two agents)" test "$cpu" -lt "$ms"
+load_start "$J1 $J2 $J1" "sleep=50 t=%n"
+check "the load is taken" wait_until 10 sched_clock_is 0
+check "both agents run" wait_until 10 bash -c "grep -q ' c1 ' '$PROBE' && grep -q ' c2 ' '$PROBE'"
+hold
+
+# stage LABEL: the store's rows from here on belong to LABEL
+STAGES=""
+stage () {
+    STAGES="$STAGES $1"
+    eval "STAGE_ID_$1=$(maxid) STAGE_MS_$1=$(now_ms) STAGE_UP_$1='$AGENTS_UP'"
+    say "$(elapsed): stage $1 ($(acked_count) triggers acknowledged so far)"
+}
+
+LAST_BACK=0         # the last instant the cron had planned before a backward step
+for r in $(seq "$ROUNDS"); do
+    stage "r${r}_forward"
+    setclock sched "${F[$r]}" 1
+    check "round $r: the scheduler's clock is ${F[$r]} s ahead (its rows' trigger times)" wait_until 8 sched_clock_is "${F[$r]}"
+    hold
+
+    stage "r${r}_back"
+    LAST_BACK=$(sql "SELECT COALESCE(MAX(schedule_time), 0) FROM xxl_job_log WHERE job_id = $CRON")
+    setclock sched 0
+    check "round $r: the scheduler's clock is back to the true time" wait_until 8 sched_clock_is 0
+    hold
+    setclock sched "-${B[$r]}"
+    check "round $r: the scheduler's clock is ${B[$r]} s behind" wait_until 8 sched_clock_is "-${B[$r]}"
+    hold
+
+    stage "r${r}_right"
+    setclock sched 0 1
+    check "round $r: the scheduler's clock is right again" wait_until 8 sched_clock_is 0
+    hold
+
+    stage "r${r}_agent"
+    a=${A[$r]}
+    setclock "$a" "${G[$r]}"
+    check "round $r: $a's clock is ${G[$r]} s ahead (its runs' start stamps)" wait_until 8 agent_clock_is "$a" "${G[$r]}"
+    hold
+    setclock "$a" "-${G[$r]}"
+    check "round $r: $a's clock is ${G[$r]} s behind" wait_until 8 agent_clock_is "$a" "-${G[$r]}"
+    hold
+    setclock "$a" 0
+    check "round $r: $a's clock is right again" wait_until 8 agent_clock_is "$a" 0
+    hold
+done
+
+# Stage 4: agents whose clocks are off the scheduler's from their start
+stage skew
+k=$SKEW
+for a in $SKEWED; do
+    setclock "$a" "$k"
+    XXL_CLOCK=$a fagent "$a" ck
+    k=$((-k))
+done
+AGENTS_UP="c1 c2 $SKEWED"
+check "skew: $(for a in $SKEWED; do printf '%s (%+d s) ' "$a" "${OFF[$a]}"; done)registered beside c1 and c2" \
+    wait_until 10 listed $AGENTS_UP
+STAGE_UP_skew="$AGENTS_UP"; STAGE_MS_skew=$(now_ms)     # (from their registration on)
+for a in $SKEWED; do
+    check "skew: $a runs, on a clock ${OFF[$a]} s off (its runs' start stamps)" wait_until 10 agent_clock_is "$a" "${OFF[$a]}"
+    # (the agent logs the offset it measured from its beats' answers)
+    grep -q "clock is 4[0-9][0-9][0-9][0-9] ms" "$T/agent-$a.log" \
+        && say "$a: $(grep -o "clock is [0-9]* ms [a-z ]*" "$T/agent-$a.log" | tail -n 1)"
+done
+hold; hold
+stage end
+
+load_stop
+touch "$T/stop-reg"
+say "$(elapsed): $(acked_count) triggers acknowledged"
+check "the client got acknowledgements throughout ($(acked_count))" test "$(acked_count)" -ge 40
+
+# The cron after the backward steps: silent until the scheduler's clock
+# passes the last instant it planned before the step back (LAST_BACK, on
+# the clock then), then firing again
+if [ "$LAST_BACK" -gt 0 ]; then
+    resumed () { [ "$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $CRON AND trigger_type = 'CRON'
+                          AND schedule_time > $LAST_BACK AND handle_code != 0")" -gt 0 ]; }
+    wait_s=$(( (LAST_BACK - $(now_ms) - ${OFF[sched]} * 1000) / 1000 + 10 ))
+    [ "$wait_s" -ge 10 ] || wait_s=10
+    say "$(elapsed): the cron's last instant before the step back: $LAST_BACK, $(( (LAST_BACK - $(now_ms)) / 1000 )) s from now; waiting up to $wait_s s"
+    check "the cron fires again once the scheduler's clock passes the instant it last planned before the step back" \
+        wait_until "$wait_s" resumed && say "$(elapsed): the cron fired again"
+fi
+ctl job stop "$CRON" >/dev/null
+check "every run finishes" wait_quiet 40
+check "the scheduler is alive" kill -0 "$SPID"
+for a in c1 c2 $SKEWED; do check "agent $a is alive" kill -0 "$(apid "$a")"; done
+
+# Per stage: what was acknowledged and what failed, by cause
+say "per stage (rows of the load and the cron; failed: trigger or result not 200):"
+prev=""
+ALL_STAGES="$STAGES"
+for s in $ALL_STAGES; do
+    lo=$(eval echo "\$STAGE_ID_$s")
+    if [ -n "$prev" ]; then
+        plo=$(eval echo "\$STAGE_ID_$prev")
+        acked=$(awk -v lo="$plo" -v hi="$lo" '$1 > lo && $1 <= hi' "$ACKED" | wc -l)
+        sql "SELECT COUNT(*),
+                    SUM(CASE WHEN trigger_code = 500 OR handle_code NOT IN (0, 200) THEN 1 ELSE 0 END),
+                    SUM(CASE WHEN trigger_msg LIKE '%address list is empty%' THEN 1 ELSE 0 END),
+                    SUM(CASE WHEN trigger_msg LIKE '%expired:%' OR handle_msg LIKE '%expired:%' THEN 1 ELSE 0 END)
+             FROM xxl_job_log WHERE id > $plo AND id <= $lo" \
+            | awk -F'|' -v s="$prev" -v a="$acked" '{ printf "#   %-12s %5d rows, %4d acknowledged, %4d failed: %4d \"the address list is empty\", %4d \"expired:\"\n", s, $1, a, $2 + 0, $3 + 0, $4 + 0 }'
+    fi
+    prev=$s
+done
+sql "SELECT id FROM xxl_job_log WHERE trigger_code = 500 OR handle_code NOT IN (0, 200)" | sort > "$T/failed-ids"
+FAILED_ACKED=$(awk '{ print $1 }' "$ACKED" | sort | comm -12 - "$T/failed-ids" | wc -l)
+say "acknowledged triggers that failed: $FAILED_ACKED of $(acked_count) (the checker below lists their causes and ids)"
+
+EMPTY=$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE trigger_msg LIKE '%address list is empty%'")
+EXPIRED=$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE trigger_msg LIKE '%expired:%' OR handle_msg LIKE '%expired:%'")
+check "no trigger failed \"the address list is empty\" ($EMPTY rows): a wall-clock step does not make the agents look dead" \
+    test "$EMPTY" = 0
+check "no RUN was refused as \"expired:\" ($EXPIRED rows): a wall-clock step does not make an agent judge a RUN expired" \
+    test "$EXPIRED" = 0
+
+# The registry: no agent missing from any sample of its stage, none removed
+for s in $ALL_STAGES; do
+    [ "$s" = end ] && continue
+    from=$(eval echo "\$STAGE_MS_$s"); up=$(eval echo "\$STAGE_UP_$s")
+    to=$(now_ms)
+    nxt=0
+    for t in $ALL_STAGES; do
+        [ "$nxt" = 1 ] && { to=$(eval echo "\$STAGE_MS_$t"); break; }
+        [ "$t" = "$s" ] && nxt=1
+    done
+    read -r n bad first <<< "$(awk -v from="$from" -v to="$to" -v up="$up" '
+        $1 >= from && $1 < to { n++; split(up, w, " "); miss = ""
+            for (i in w) if (index("," $2 ",", "," w[i] ",") == 0) miss = miss " " w[i]
+            if (miss != "") { bad++; if (first == "") first = "e.g. at +" ($1 - from) "ms listed [" $2 "]" } }
+        END { print n + 0, bad + 0, first }' "$T/reg")"
+    check "stage $s: the agents ($up) are listed in every registry sample ($bad of $n samples lack one${first:+; $first})" \
+        test "$n" -gt 0 -a "$bad" = 0
+done
+REMOVED=$(grep -c -E 'missed (its|their) beats' "$T/scheduler.log")
+check "the scheduler removed no agent from its registry ($REMOVED 'missed its beats' lines in its log)" test "$REMOVED" = 0
+LOST=$(cat $(for a in c1 c2 $SKEWED; do echo "$T/agent-$a.log"; done) | grep -c 'agent: lost ')
+check "no agent lost its link to the scheduler ($LOST 'lost' lines in the agents' logs)" test "$LOST" = 0
+
+# The cron's instants
+DUP=$(sql "SELECT COUNT(*) - COUNT(DISTINCT schedule_time) FROM xxl_job_log WHERE job_id = $CRON AND schedule_time IS NOT NULL")
+check "the cron fired no planned instant twice ($DUP duplicates)" test "$DUP" = 0
+MIS=$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $CRON AND trigger_type = 'MISFIRE'")
+check "FIRE_ONCE_NOW: at most one MISFIRE row per forward step of the scheduler's clock ($MIS rows, $FORWARD forward steps)" \
+    test "$MIS" -le "$FORWARD"
+say "cron: $(sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $CRON AND trigger_type = 'CRON'") CRON rows, $MIS MISFIRE"
+
+# Every acknowledged trigger and every cron row once; --cron: no planned
+# instant between the cron's first and last row lacks a row, unless a
+# MISFIRE row stands for it (a forward step); a backward step leaves none
+fcount "wall clocks stepped (scheduler forward and back, an agent forward and back, a skewed agent)" \
+    --jobs "$J1 $J2 $CRON" --cron "$CRON"
+say "$(elapsed) in all"
+xxl_done
