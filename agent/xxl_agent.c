@@ -250,7 +250,7 @@ s_reply (agent_t *self, link_t *link, uint64_t id, int code, const char *msg)
 static void
 s_clock_sample (agent_t *self, link_t *link, xxl_msg_t *msg)
 {
-    if (link->register_sent > self->reached) {
+    if (link->register_sent >= self->reached) {
         self->reached = link->register_sent;
         if (self->guard && self->config.run_lease_s > 0)
             xxl_guard_lease (self->guard, self->reached + (int64_t) self->config.run_lease_s * 1000);
@@ -1208,6 +1208,8 @@ s_agent_new (zsock_t *pipe, const xxl_agent_config_t *config)
         return NULL;
     }
     agent_t *self = (agent_t *) zmalloc (sizeof (agent_t));
+    //  (before any link: the first REGISTER is sent after it)
+    self->reached = zclock_mono ();
     self->config = *config;
     self->pipe = pipe;
     self->enc = xxl_enc_new ();
@@ -1332,7 +1334,6 @@ s_agent_new (zsock_t *pipe, const xxl_agent_config_t *config)
                self->cert? ", CURVE to key ": "", self->cert? self->scheduler_key: "");
     self->next_beat = zclock_mono () + (int64_t) config->beat_s * 1000;
     self->next_clean = zclock_mono () + 60 * 1000;
-    self->reached = zclock_mono ();
     return self;
 }
 
