@@ -340,6 +340,7 @@ typedef struct {
     int64_t turn_first_id;              //  the first id this turn may hand out
     zhashx_t *resend_ids;               //  log ids in self->resends (no twice)
     xxl_heard_t *heard;                 //  agents' last REGISTER and run lease
+    int64_t lost_cursor;                //  the lost-run monitor's last id read
     zhashx_t *doubts;                   //  unanswered RUNs held in doubt, by log id
                                         //  (xxl_doubts.c)
     zhashx_t *asks;                     //  log id → xxl_ask_t (owned)

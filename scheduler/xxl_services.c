@@ -247,48 +247,67 @@ engine_fail_monitor (server_t *self)
             s_handle_failure (self, ids [i]);
 }
 
+//  One lost candidate: failed, unless this scheduler hears its agent (its
+//  registry judges by the monotonic clock; the store's rows by the wall
+//  clock, which may have stepped) or the agent's run lease has not passed
+//  since it was last heard (until then it may still run it: xxl_heard.h).
+//  Returns 1 when failed.
+static int
+s_lost_one (server_t *self, int64_t log_id, int64_t now, int64_t mono)
+{
+    xxl_log_t log;
+    if (xxl_store_log_load (self->store, log_id, &log))
+        return 0;
+    bool held = *log.executor_address
+             && (xxl_registry_listed (self->registry, log.executor_address)
+             ||  mono < xxl_heard_until (self->heard, log.executor_address));
+    if (held)
+        engine_info_limited (&self->log_lease_wait, "monitor: log %" PRId64 " of %s: no"
+                             " result, but its agent may still run it: it is declared lost"
+                             " once its run lease (%" PRId64 " s) has passed since the"
+                             " agent was last heard", log_id, log.executor_address,
+                             xxl_heard_lease (self->heard, log.executor_address) / 1000);
+    xxl_log_free (&log);
+    if (held)
+        return 0;
+    char *reason = zsys_sprintf ("lost: no result after %d s and the agent is no"
+                                 " longer registered (lost-run monitor)",
+                                 self->config.lost_after_ms / 1000);
+    int failed = 0;
+    if (xxl_store_log_handle_done (self->store, log_id, now, XXL_CODE_FAIL, reason) == 0) {
+        self->metrics.runs_fail++;
+        engine_fix_delay_release (self, log_id, now);
+        failed = 1;
+    }
+    zstr_free (&reason);
+    return failed;
+}
+
 //  Runs whose trigger succeeded, without a result for `lost_after` while
-//  their agent is no longer registered: failed, with the reason
+//  their agent is no longer registered: failed, with the reason.  Up to
+//  XXL_LOST_READ candidates a tick, by id from where the last tick
+//  stopped (back to the first once the last is read), so that runs left
+//  for their agents' leases hide none of the others
+#define XXL_LOST_READ 10000
 void
 engine_lost_monitor (server_t *self)
 {
     int64_t ids [1000];
-    size_t count = 0;
+    size_t count = 0, failed = 0, read = 0;
     int64_t before = engine_now () - self->config.lost_after_ms;
-    xxl_store_log_lost_ids (self->store, before, ids, 1000, &count);
     int64_t now = engine_now (), mono = zclock_mono ();
-    size_t failed = 0;
-    for (size_t i = 0; i < count; i++) {
-        //  Not while this scheduler hears the agent (its registry judges
-        //  by the monotonic clock; the store's rows by the wall clock,
-        //  which may have stepped), nor before the agent's run lease has
-        //  passed since it was last heard: until then it may still run it
-        //  (xxl_heard.h)
-        xxl_log_t log;
-        if (xxl_store_log_load (self->store, ids [i], &log))
-            continue;
-        bool held = *log.executor_address
-                 && (xxl_registry_listed (self->registry, log.executor_address)
-                 ||  mono < xxl_heard_until (self->heard, log.executor_address));
-        if (held)
-            engine_info_limited (&self->log_lease_wait, "monitor: log %" PRId64 " of %s: no"
-                                 " result, but its agent may still run it: it is declared lost"
-                                 " once its run lease (%" PRId64 " s) has passed since the"
-                                 " agent was last heard", ids [i], log.executor_address,
-                                 xxl_heard_lease (self->heard, log.executor_address) / 1000);
-        xxl_log_free (&log);
-        if (held)
-            continue;
-        char *reason = zsys_sprintf ("lost: no result after %d s and the agent is no"
-                                     " longer registered (lost-run monitor)",
-                                     self->config.lost_after_ms / 1000);
-        if (xxl_store_log_handle_done (self->store, ids [i], now, XXL_CODE_FAIL, reason) == 0) {
-            self->metrics.runs_fail++;
-            failed++;
-            engine_fix_delay_release (self, ids [i], now);
+    do {
+        if (xxl_store_log_lost_ids_after (self->store, before, self->lost_cursor, ids, 1000,
+                                          &count))
+            break;
+        read += count;
+        for (size_t i = 0; i < count; i++) {
+            self->lost_cursor = ids [i];
+            failed += s_lost_one (self, ids [i], now, mono);
         }
-        zstr_free (&reason);
-    }
+        if (count < 1000)
+            self->lost_cursor = 0;      //  (all read: from the first next time)
+    } while (count == 1000 && read < XXL_LOST_READ);
     if (failed)
         zsys_warning ("monitor: %zu lost run(s) marked failed", failed);
 }

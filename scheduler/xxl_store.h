@@ -532,6 +532,10 @@ typedef struct {
     //  are written and compared (PostgreSQL: the server's clock_timestamp;
     //  SQLite, one host: this host's wall clock); -1 on a failure
     int64_t (*clock_now) (xxl_store_t *self);
+    //  log_lost_ids's rows with an id above `after`, ascending: the
+    //  lost-run monitor pages past rows it must leave for now
+    int (*log_lost_ids_after) (xxl_store_t *self, int64_t before, int64_t after, int64_t *ids,
+                               size_t max, size_t *count);
 } xxl_store_methods_t;
 
 //  Users (console logins), bearer tokens and sessions (docs/http.md).
@@ -769,6 +773,7 @@ static inline int xxl_store_lease_fired (xxl_store_t *self, uint64_t mask, int64
 static inline int xxl_store_node_beat (xxl_store_t *self, const char *node, int64_t now) { return XXL_STORE_CALL (node_beat) (self, node, now); }
 static inline int64_t xxl_store_node_count (xxl_store_t *self, int64_t since) { return XXL_STORE_CALL (node_count) (self, since); }
 static inline int64_t xxl_store_clock_now (xxl_store_t *self) { return XXL_STORE_CALL (clock_now) (self); }
+static inline int xxl_store_log_lost_ids_after (xxl_store_t *self, int64_t before, int64_t after, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_CALL (log_lost_ids_after) (self, before, after, ids, max, count); }
 static inline int xxl_store_job_due_in (xxl_store_t *self, uint64_t mask, int64_t before, xxl_store_due_t *rows, size_t max, size_t *count) { return XXL_STORE_CALL (job_due_in) (self, mask, before, rows, max, count); }
 static inline int xxl_store_log_unsent_in (xxl_store_t *self, uint64_t mask, int64_t after, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_CALL (log_unsent_in) (self, mask, after, ids, max, count); }
 static inline int64_t xxl_store_job_rm_logs_some (xxl_store_t *self, int64_t id, int64_t limit) { return XXL_STORE_CALL (job_rm_logs_some) (self, id, limit); }

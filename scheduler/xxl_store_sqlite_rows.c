@@ -899,6 +899,18 @@ m_log_lost_ids (xxl_store_t *base, int64_t before, int64_t *ids, size_t max, siz
 }
 
 static int
+m_log_lost_ids_after (xxl_store_t *base, int64_t before, int64_t after, int64_t *ids,
+                      size_t max, size_t *count)
+{
+    return sq_id_list ((store_t *) base,
+        ids, max, count, "SELECT l.id FROM xxl_job_log l LEFT JOIN xxl_job_registry r"
+        " ON r.registry_value = l.executor_address"
+        " WHERE l.trigger_code = 200 AND l.handle_code = 0 AND l.trigger_time <= ?1"
+        " AND l.id > ?2 AND r.id IS NULL ORDER BY l.id LIMIT ?3", "iii", before, after,
+        (int64_t) max);
+}
+
+static int
 m_log_open_ids_at (xxl_store_t *base, const char *address, int64_t after, int64_t *ids,
                    size_t max, size_t *count)
 {
@@ -1529,4 +1541,5 @@ const xxl_store_methods_t sq_methods = {
     .report_set = m_report_set,
     .job_rm_logs_some = m_job_rm_logs_some,
     .clock_now = m_clock_now,
+    .log_lost_ids_after = m_log_lost_ids_after,
 };

@@ -415,6 +415,14 @@ s_parity_fill (xxl_store_t *store)
                == 0 && open_count == 1 && open_ids [0] == l2 + 8);
     XXL_CHECK (xxl_store_log_open_ids_at (store, "h1", 0, open_ids, 4, &open_count) == 0
                && open_count == 0);
+    //  The lost-run monitor's pages: open runs of an address with no
+    //  registry row, by id, from past a given one
+    XXL_CHECK (xxl_store_log_lost_ids_after (store, INT64_MAX, l2 + 5, open_ids, 1, &open_count)
+               == 0 && open_count == 1 && open_ids [0] == l2 + 6);
+    XXL_CHECK (xxl_store_log_lost_ids_after (store, INT64_MAX, l2 + 6, open_ids, 4, &open_count)
+               == 0 && open_count == 1 && open_ids [0] == l2 + 8);
+    XXL_CHECK (xxl_store_log_lost_ids_after (store, 4299, 0, open_ids, 4, &open_count) == 0
+               && open_count == 0);
     xxl_store_log_append_handle_msg (store, l1, "\nchild jobs: none");
     //  Bytes that are not UTF-8 (an agent's output, say): SQLite keeps
     //  them, PostgreSQL takes U+FFFD for them; replies are the same
@@ -587,6 +595,12 @@ s_parity (xxl_store_t *main_store, const char *url, const char *sqlite_path)
     S_SAME_IDS ("unanswered", xxl_store_log_unanswered_ids (store, INT64_MAX, out, 64, count));
     S_SAME_IDS ("failed", xxl_store_log_failed_ids (store, out, 64, count));
     S_SAME_IDS ("lost", xxl_store_log_lost_ids (store, INT64_MAX, out, 64, count));
+    S_SAME_IDS ("lost, after 0", xxl_store_log_lost_ids_after (store, INT64_MAX, 0, out, 64,
+                                                               count));
+    S_SAME_IDS ("lost, after 2", xxl_store_log_lost_ids_after (store, INT64_MAX, 2, out, 64,
+                                                               count));
+    S_SAME_IDS ("lost, one at a time", xxl_store_log_lost_ids_after (store, INT64_MAX, 0, out, 1,
+                                                                     count));
     S_SAME_IDS ("open at an address", xxl_store_log_open_ids_at (store, "open-host", 0, out, 64,
                                                                 count));
     {
