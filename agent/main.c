@@ -176,9 +176,10 @@ main (int argc, char *argv [])
         return 2;
     }
     if (settings.beat_s < 1 || settings.log_retention_days < 3
-    ||  (settings.run_lease_s != 0 && settings.run_lease_s < 2 * settings.beat_s)) {
+    ||  (settings.run_lease_s != 0 && settings.run_lease_s < 2 * settings.beat_s)
+    ||  settings.run_lease_s > 86400) {
         fprintf (stderr, "xxl-agent: need beat >= 1, log_retention_days >= 3 and run_lease"
-                 " 0 (off) or at least two beats\n");
+                 " 0 (off) or from two beats to 86400 s\n");
         zconfig_destroy (&config);
         return 2;
     }

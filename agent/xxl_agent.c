@@ -55,6 +55,7 @@ typedef struct {
     int64_t heard;                      //  last message on it, or its (re)start (mono ms)
     uint64_t register_id;               //  id of the REGISTER in flight
     int64_t register_sent;              //  mono ms, of the REGISTER in flight
+    int64_t register_sent_boot;         //  the same on s_boot_ms's clock
     int64_t register_sent_real;         //  epoch ms, this host's wall clock
     int64_t clock_offset;               //  the scheduler's clock - our
                                         //  monotonic clock, ms (until a
@@ -209,6 +210,18 @@ s_reply_begin (agent_t *self, uint64_t id, int code, const char *msg)
     s_message (self, NULL, id, true, code, msg);
 }
 
+//  The agent's clock for durations that must go on while the host is
+//  suspended (the run lease, RUNs' expiry): CLOCK_BOOTTIME, ms.  It never
+//  steps; it stands still only while the host does not run at all (a VM
+//  paused by its hypervisor: docs/design.md, "The partition model")
+static int64_t
+s_boot_ms (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_BOOTTIME, &ts);
+    return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 static void
 s_register (agent_t *self, link_t *link, int remove)
 {
@@ -228,6 +241,7 @@ s_register (agent_t *self, link_t *link, int remove)
         free (names);
         link->register_id = id;
         link->register_sent = zclock_mono ();
+        link->register_sent_boot = s_boot_ms ();
         link->register_sent_real = zclock_time ();
     }
     s_send (self, link);
@@ -247,23 +261,27 @@ s_reply (agent_t *self, link_t *link, uint64_t id, int code, const char *msg)
 //  longer than XXL_CLOCK_RTT_MAX (a busy or frozen peer, or this process
 //  frozen) is not trusted; the last trusted one counts.  The REGISTER it
 //  answers reached a scheduler: the run lease counts from its send.
+static int64_t s_lease_check (agent_t *self);
+
 static void
 s_clock_sample (agent_t *self, link_t *link, xxl_msg_t *msg)
 {
-    if (link->register_sent >= self->reached) {
-        self->reached = link->register_sent;
+    if (link->register_sent_boot >= self->reached) {
+        self->reached = link->register_sent_boot;
         if (self->guard && self->config.run_lease_s > 0)
             xxl_guard_lease (self->guard, self->reached + (int64_t) self->config.run_lease_s * 1000);
+        //  (at once: RUNs that follow this reply on the link are taken)
+        s_lease_check (self);
     }
     const msgpack_object *content = xxl_msg_get (xxl_msg_root (msg), "content");
     const msgpack_object *now = content && content->type == MSGPACK_OBJECT_MAP
                               ? xxl_msg_get (content, "now"): NULL;
     if (!now || now->type != MSGPACK_OBJECT_POSITIVE_INTEGER || now->via.u64 > INT64_MAX)
         return;
-    int64_t rtt = zclock_mono () - link->register_sent;
+    int64_t rtt = s_boot_ms () - link->register_sent_boot;
     if (rtt < 0 || rtt > XXL_CLOCK_RTT_MAX)
         return;
-    int64_t offset = (int64_t) now->via.u64 - (link->register_sent + rtt / 2);
+    int64_t offset = (int64_t) now->via.u64 - (link->register_sent_boot + rtt / 2);
     int64_t wall = (int64_t) now->via.u64 - (link->register_sent_real + rtt / 2);
     if (wall > 1000 || wall < -1000) {
         if (link->wall_offset / 1000 != wall / 1000)
@@ -603,7 +621,7 @@ s_expired (agent_t *self, link_t *link, xxl_msg_t *msg, char *reason, size_t rea
         snprintf (reason, reasonlen, "expireTime must be an integer");
         return XXL_BAD_REQUEST;
     }
-    int64_t now = zclock_mono () + link->clock_offset;
+    int64_t now = s_boot_ms () + link->clock_offset;
     if (now > expire) {
         snprintf (reason, reasonlen, "expired: the scheduler gave up on this run %" PRId64
                   " ms before the agent read it (expireTime %" PRId64 ")", now - expire, expire);
@@ -613,7 +631,7 @@ s_expired (agent_t *self, link_t *link, xxl_msg_t *msg, char *reason, size_t rea
         //  (the scheduler may have given the run up for lost already)
         snprintf (reason, reasonlen, "stopped: no scheduler reachable for %" PRId64 " s (the"
                   " run lease ran out; runs are taken again once a scheduler answers)",
-                  (zclock_mono () - self->reached) / 1000);
+                  (s_boot_ms () - self->reached) / 1000);
         return XXL_CODE_FAIL;
     }
     return 0;
@@ -1209,7 +1227,7 @@ s_agent_new (zsock_t *pipe, const xxl_agent_config_t *config)
     }
     agent_t *self = (agent_t *) zmalloc (sizeof (agent_t));
     //  (before any link: the first REGISTER is sent after it)
-    self->reached = zclock_mono ();
+    self->reached = s_boot_ms ();
     self->config = *config;
     self->pipe = pipe;
     self->enc = xxl_enc_new ();
@@ -1314,7 +1332,7 @@ s_agent_new (zsock_t *pipe, const xxl_agent_config_t *config)
             return NULL;
         }
         link->heard = zclock_mono ();
-        link->clock_offset = zclock_time () - zclock_mono ();
+        link->clock_offset = zclock_time () - s_boot_ms ();
         if (!self->cert && !xxl_transport_loopback (token) && !warned) {
             zsys_warning ("agent: %s is not a loopback endpoint and this agent has no keys:"
                           " its link is plain text that anyone on the way can read or forge"
@@ -1344,19 +1362,21 @@ s_agent_new (zsock_t *pipe, const xxl_agent_config_t *config)
 //  last heard from us.  So they are stopped now (their process groups
 //  killed), each ending 500 "stopped: no scheduler reachable for N s",
 //  spooled as any result; and new runs are refused until a scheduler
-//  answers again.  Returns when the lease runs out next (mono ms), or
-//  INT64_MAX when it is off.
+//  answers again.  Returns when the lease runs out next (zclock_mono ms,
+//  for the loop's poll), or INT64_MAX when it is off.  Counted on
+//  s_boot_ms's clock, which goes on while the host is suspended.
 static int64_t
-s_lease_check (agent_t *self, int64_t now)
+s_lease_check (agent_t *self)
 {
     if (self->config.run_lease_s <= 0)
         return INT64_MAX;
+    int64_t now = s_boot_ms ();
     int64_t until = self->reached + (int64_t) self->config.run_lease_s * 1000;
     if (now < until) {
         if (self->lease_out)
             zsys_info ("agent: a scheduler answered again: runs are taken again");
         self->lease_out = false;
-        return until;
+        return zclock_mono () + (until - now);
     }
     if (!self->lease_out) {
         self->lease_out = true;
@@ -1485,7 +1505,7 @@ xxl_agent_actor (zsock_t *pipe, void *args)
             wake = now + 1000;
         if (self->waiting.count && self->callback_after > now && self->callback_after < wake)
             wake = self->callback_after;
-        int64_t lease_until = s_lease_check (self, now);
+        int64_t lease_until = s_lease_check (self);
         if (lease_until < wake)
             wake = lease_until;
         long timeout = wake > now? (long) (wake - now): 0;
@@ -1535,7 +1555,7 @@ xxl_agent_actor (zsock_t *pipe, void *args)
             xxl_runlog_clean (self->config.logdir, self->config.log_retention_days, zclock_time ());
             self->next_clean = now + 3600 * 1000;
         }
-        s_lease_check (self, now);
+        s_lease_check (self);
         s_callbacks_check (self);
         s_callbacks_send (self);
     }

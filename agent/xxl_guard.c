@@ -264,10 +264,10 @@ s_open_match (void *arg, const char *life, int64_t log_id)
 }
 
 static int64_t
-s_mono_ms (void)
+s_boot_ms (void)
 {
     struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
+    clock_gettime (CLOCK_BOOTTIME, &ts);
     return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
@@ -284,14 +284,14 @@ xxl_guard_main (int argc, char *argv [])
     for (size_t i = 0; i < sizeof ignored / sizeof ignored [0]; i++)
         signal (ignored [i], SIG_IGN);
     //  What comes through the socket: run leases (8 bytes each, big
-    //  endian, CLOCK_MONOTONIC ms); then it ends with the agent
+    //  endian, CLOCK_BOOTTIME ms); then it ends with the agent
     unsigned char buf [256], record [8];
     size_t have = 0;
     int64_t until = -1;
     while (1) {
         int timeout = -1;
         if (until >= 0) {
-            int64_t left = until + XXL_GUARD_LEASE_GRACE_MS - s_mono_ms ();
+            int64_t left = until + XXL_GUARD_LEASE_GRACE_MS - s_boot_ms ();
             timeout = left > 0? (left < INT32_MAX? (int) left: INT32_MAX): 0;
         }
         struct pollfd item = { GUARD_FD, POLLIN, 0 };

@@ -66,7 +66,7 @@ int xxl_guard_pid (xxl_guard_t *self);
 //  After the agent's lease runs out (past it by this), the guardian kills
 #define XXL_GUARD_LEASE_GRACE_MS    1000
 
-//  The agent's run lease now ends at until (CLOCK_MONOTONIC ms): a later
+//  The agent's run lease now ends at until (CLOCK_BOOTTIME ms): a later
 //  renewal replaces it.  0, or -1 when it could not be sent (the guardian
 //  is gone or not reading).
 int xxl_guard_lease (xxl_guard_t *self, int64_t until);

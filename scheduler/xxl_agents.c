@@ -18,6 +18,7 @@ static void s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int
                               const xxl_who_t *who);
 static void s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg);
 static void s_foreign_reply (server_t *self, uint64_t id);
+static bool s_twin (server_t *self, const char *address);
 
 //  Agent requests
 
@@ -617,6 +618,12 @@ s_agent_binding (server_t *self, zframe_t *rid, const char *app, const char *add
 
 //  True while address is shared by two live agents (XXL_TWIN_MS after the
 //  last sign); an expired mark goes
+bool
+engine_address_twin (server_t *self, const char *address)
+{
+    return s_twin (self, address);
+}
+
 static bool
 s_twin (server_t *self, const char *address)
 {
@@ -953,6 +960,10 @@ s_foreign_callback (server_t *self, int64_t log_id, const char *address, int cod
     bool given_up = (finished && log.handle_msg && strncmp (log.handle_msg, "lost:", 5) == 0)
                  || (failed && log.trigger_msg && strstr (log.trigger_msg, "no answer from the agent"));
     bool noted = log.handle_msg && strstr (log.handle_msg, XXL_LATE_MARK + 1);
+    //  (only from the row's own address, registered on the connection it
+    //  came from: another agent cannot write beside a row not its own)
+    if (address && !(log.executor_address && streq (log.executor_address, address)))
+        given_up = false;
     if (given_up && noted && address) {
         xxl_log_free (&log);            //  (the late result again: its ack was lost)
         return;
@@ -964,8 +975,9 @@ s_foreign_callback (server_t *self, int64_t log_id, const char *address, int cod
                                                                         : XXL_LATE_MARK + 1,
                                    code, when, msg && *msg? ": ": "", msg? msg: "");
         if (text && xxl_store_log_append_handle_msg (self->store, log_id, text) == 0)
-            zsys_warning ("server: log %" PRId64 ": a result (%d) came from %s after the run"
-                          " was given up on: recorded beside the row", log_id, code, address);
+            engine_warn_limited (&self->log_late, "server: log %" PRId64 ": a result (%d) came"
+                                 " from %s after the run was given up on: recorded beside the"
+                                 " row", log_id, code, address);
         zstr_free (&text);
         xxl_log_free (&log);
         return;

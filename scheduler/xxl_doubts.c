@@ -93,12 +93,44 @@ engine_doubt_add (server_t *self, int64_t log_id, const char *note, const char *
     return true;
 }
 
+//  Whether the doubt still stands: its row still unanswered and without a
+//  result, of a share this scheduler holds, and not sent again meanwhile
+//  (a recovery's re-send, a timer's dispatch: that RUN's own answer or
+//  doubt decides).  -1: the store failed (ask again later).
+static int
+s_stands (server_t *self, doubt_t *doubt)
+{
+    xxl_log_t log;
+    int rc = xxl_store_log_load (self->store, doubt->log_id, &log);
+    if (rc < 0)
+        return -1;
+    bool open = rc == 0 && log.trigger_code == 0 && log.handle_code == 0
+             && engine_lease_holds (self, log.job_id);
+    if (rc == 0)
+        xxl_log_free (&log);
+    if (open && (zhashx_lookup (self->resend_ids, &doubt->log_id)
+             ||  zhashx_lookup (self->plans, &doubt->log_id)
+             ||  zhashx_lookup (self->accepted_ids, &doubt->log_id)))
+        open = false;
+    if (open) {
+        zhashx_t *flying = engine_runs_in_flight (self);
+        open = zhashx_lookup (flying, &doubt->log_id) == NULL;
+        zhashx_destroy (&flying);
+    }
+    return open? 1: 0;
+}
+
+//  Ends a doubt with the RUN's answer, if it still stands
 static void
 s_end (server_t *self, doubt_t *doubt, int code, const char *msg)
 {
     int64_t log_id = doubt->log_id;
-    engine_run_answer (self, log_id, doubt->note, doubt->address, doubt->presumed, doubt->stamp,
-                       code, msg);
+    int stands = s_stands (self, doubt);
+    if (stands < 0)
+        return;                         //  (the store failed: later)
+    if (stands)
+        engine_run_answer (self, log_id, doubt->note, doubt->address, doubt->presumed,
+                           doubt->stamp, code, msg);
     zhashx_delete (self->doubts, &log_id);
 }
 
@@ -135,8 +167,13 @@ s_heard_elsewhere (server_t *self, const char *address)
     return heard;
 }
 
-//  Each doubt: ended when its row was answered or finished meanwhile;
-//  failed once the agent's lease has passed; else asked about again
+//  Each doubt whose step is due (at most XXL_DOUBT_STEPS a call): ended
+//  when its row was answered, finished or sent again meanwhile; failed
+//  once the agent's lease has passed; else asked about again while its
+//  address is connected and not shared by two live agents (either would
+//  disown the other's run).  A doubt of an address not connected costs
+//  nothing until its lease passes.
+#define XXL_DOUBT_STEPS 256
 void
 engine_doubts_check (server_t *self)
 {
@@ -145,22 +182,28 @@ engine_doubts_check (server_t *self)
     int64_t now = zclock_mono ();
     zlistx_t *ids = zlistx_new ();
     for (doubt_t *doubt = (doubt_t *) zhashx_first (self->doubts); doubt;
-         doubt = (doubt_t *) zhashx_next (self->doubts))
-        zlistx_add_end (ids, &doubt->log_id);
-    for (int64_t *id = (int64_t *) zlistx_first (ids); id; id = (int64_t *) zlistx_next (ids)) {
-        doubt_t *doubt = (doubt_t *) zhashx_lookup (self->doubts, id);
+         doubt = (doubt_t *) zhashx_next (self->doubts)) {
         if (doubt->asking && !zhashx_lookup (self->pending, &doubt->asking))
             doubt->asking = 0;          //  (its ask timed out)
         if (doubt->asking || now < doubt->next_ask)
             continue;
-        xxl_log_t log;
-        int rc = xxl_store_log_load (self->store, doubt->log_id, &log);
-        if (rc < 0)
+        size_t rid_size;
+        bool reachable = xxl_registry_route (self->registry, doubt->address, &rid_size)
+                      && !engine_address_twin (self, doubt->address);
+        if (!reachable && now < xxl_heard_until (self->heard, doubt->address)) {
+            doubt->next_ask = now + XXL_DOUBT_ASK_MS;
+            continue;
+        }
+        zlistx_add_end (ids, &doubt->log_id);
+        if (zlistx_size (ids) >= XXL_DOUBT_STEPS)
+            break;
+    }
+    for (int64_t *id = (int64_t *) zlistx_first (ids); id; id = (int64_t *) zlistx_next (ids)) {
+        doubt_t *doubt = (doubt_t *) zhashx_lookup (self->doubts, id);
+        int stands = s_stands (self, doubt);
+        if (stands < 0)
             continue;                   //  (the store failed: later)
-        bool over = rc > 0 || log.trigger_code != 0 || log.handle_code != 0;
-        if (rc == 0)
-            xxl_log_free (&log);
-        if (over) {
+        if (!stands) {
             int64_t log_id = doubt->log_id;
             zhashx_delete (self->doubts, &log_id);
             continue;
@@ -176,6 +219,8 @@ engine_doubts_check (server_t *self)
             continue;
         }
         doubt->next_ask = now + XXL_DOUBT_ASK_MS;
+        if (engine_address_twin (self, doubt->address))
+            continue;                   //  (its lease decides)
         char why [256];
         pending_t *pending = engine_agent_request (self, doubt->address, "RUN", PENDING_DOUBT,
                                                   self->config.run_timeout_ms, why, sizeof why);

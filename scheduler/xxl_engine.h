@@ -317,6 +317,7 @@ typedef struct {
     ratelog_t log_moved;                //  addresses taken by another open connection
     ratelog_t log_twin_ask;             //  asks left out for shared addresses
     infolog_t log_doubt;                //  RUNs held in doubt
+    ratelog_t log_late;                 //  late results recorded beside their rows
     infolog_t log_lease_wait;           //  lost runs waiting for a run lease
     ratelog_t log_registry_full;        //  REGISTERs refused: the registry holds its limit
     ratelog_t log_api_send;             //  replies a client's connection refused
@@ -407,6 +408,7 @@ typedef struct {
     uint64_t held;                      //  shares held, bit s for share s
     int64_t epochs [XXL_STORE_SHARES];  //  each held share's epoch
     int64_t lease_until;                //  mono ms: the held leases are sure until then
+    int64_t store_ahead;                //  the store's clock - ours, ms, as last read
     int64_t next_lease;                 //  monotonic ms of the next lease round
     int64_t lease_rounds;               //  rounds done (0: the start's is next)
     uint64_t lease_taken;               //  shares taken in this turn (not committed yet)
@@ -605,6 +607,8 @@ void engine_ask_answer (server_t *self, pending_t *pending, int code, const char
 bool engine_doubt_add (server_t *self, int64_t log_id, const char *note, const char *address,
                        int64_t presumed, int64_t stamp);
 bool engine_doubt_has (server_t *self, int64_t log_id);
+//  xxl_agents.c: whether two live agents share address now (none is asked)
+bool engine_address_twin (server_t *self, const char *address);
 void engine_doubt_answer (server_t *self, pending_t *pending, int code, const char *msg);
 void engine_doubts_check (server_t *self);
 void engine_doubt_destroy (void **item);

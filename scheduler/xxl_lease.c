@@ -162,6 +162,8 @@ engine_lease_round (server_t *self)
     //  schedulers, whatever each host's wall clock does)
     int64_t started = zclock_mono ();
     int64_t now = xxl_store_clock_now (self->store);
+    if (now >= 0)
+        self->store_ahead = now - engine_now ();
     int64_t lease = self->config.lease_ms;
     int64_t round = lease / 3;
     int64_t expires = now + lease;

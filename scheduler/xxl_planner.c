@@ -922,7 +922,8 @@ engine_plan_due (server_t *self)
 //  within what the previous owner could have sent: fired_until, and not
 //  after its lease ran out or now
 static bool
-s_row_unknown (const xxl_log_t *log, const xxl_lease_t *lease, int64_t now, int64_t late_before)
+s_row_unknown (const xxl_log_t *log, const xxl_lease_t *lease, int64_t now, int64_t late_before,
+               int64_t store_ahead)
 {
     if (!log->executor_address || !*log->executor_address || log->trigger_code != 0
     ||  log->handle_code != 0 || log->schedule_time <= 0
@@ -931,8 +932,9 @@ s_row_unknown (const xxl_log_t *log, const xxl_lease_t *lease, int64_t now, int6
     if (log->trigger_time >= log->schedule_time)
         return true;
     int64_t could = lease->fired_until;
-    if (*lease->owner && lease->expires < could)
-        could = lease->expires;
+    //  (the expiry is on the store's clock: on this scheduler's, store_ahead less)
+    if (*lease->owner && lease->expires - store_ahead < could)
+        could = lease->expires - store_ahead;
     if (now < could)
         could = now;
     return log->schedule_time <= could;
@@ -1220,7 +1222,8 @@ engine_recover (server_t *self, uint64_t mask, const xxl_lease_t *leases)
             xxl_log_t log;
             if (xxl_store_log_load (self->store, ids [i], &log))
                 continue;
-            if (s_row_unknown (&log, &leases [log.job_id % XXL_STORE_SHARES], now, late_before)
+            if (s_row_unknown (&log, &leases [log.job_id % XXL_STORE_SHARES], now, late_before,
+                               self->store_ahead)
             &&  (log.trigger_time >= log.schedule_time
                  || xxl_store_log_stamp (self->store, log.id, log.schedule_time) == 1)) {
                 int64_t *state = (int64_t *) zhashx_lookup (self->ask_jobs, &log.job_id);
