@@ -5,8 +5,10 @@
 # changed), while a well-formed result for an accepted run finishes it.
 . "$(dirname "$0")/lib.sh"
 xxl_setup
-#   (an address stays registered between beats far apart: below)
+#   (an address stays registered between beats far apart: below; runs
+#   of a peer that left are lost after 1 s: the end)
 sed -i 's/dead = 3$/dead = 60/' "$T/scheduler.cfg"
+printf '    monitor\n        lost_check = 200\n        lost_after = 1\n' >> "$T/scheduler.cfg"
 start_scheduler || exit 1
 START_S=$(date +%s)
 PEER="$XXL_BUILD/tests/xxl_peer"
@@ -121,4 +123,37 @@ check "... in two lines at most, not a flood" test "$(refusals)" -le 2
 check "... at most a line per 10 s (the address flips at each 401 and beat)" \
     test "$(grep -c 'moved to another connection' "$T/scheduler.log")" -le $(( ( $(date +%s) - START_S ) / 10 + 1 ))
 check "the scheduler still serves" kill -0 "$SPID"
+
+# A result that comes after its run was declared lost is recorded beside
+# the row, once, and only from the row's own address: peer-9 takes a run
+# and leaves (it says no run lease: the lost-run monitor fails the run
+# after lost_after, 1 s here); peer-8, another agent of the app, sends a
+# result for it (a forger): nothing is written; peer-9 back sends its
+# result twice (as after a lost ack): written once
+REG9="registryGroup=s:EXECUTOR registryKey=s:peer-app registryValue=s:peer-9"
+"$PEER" "$AGENTS" --timeout 8000 -- send REGISTER $REG9 -- expect RUN -- reply 200 \
+    -- send UNREGISTER $REG9 > "$T/gone.json" &
+GONE=$!
+registered9 () { agent_registered peer-app peer-9; }
+wait_for 10 registered9
+LOST=$(ctl job trigger "$PJOB" | jq -r '.logIds[0]')
+wait "$GONE"
+check "the leaving peer took the run" test "$(jq -s '.[1].logId' "$T/gone.json")" = "$LOST"
+lost_row () { log_field "$LOST" handleMsg | grep -q '^lost:'; }
+check "the run of a peer that left is failed as lost" wait_for 15 lost_row
+REG8="registryGroup=s:EXECUTOR registryKey=s:peer-app registryValue=s:peer-8"
+"$PEER" "$AGENTS" --timeout 8000 -- send REGISTER $REG8 \
+    -- send CALLBACK "items=cb:$LOST:200" -- send UNREGISTER $REG8 > "$T/forged.json"
+check "another address's result for it is acknowledged 200" test "$(step_code forged 1)" = 200
+check "... and not written beside the row" bash -c "! $CTL --api $API --json log show $LOST | jq -r .handleMsg | grep -q 'came after'"
+"$PEER" "$AGENTS" --timeout 8000 -- send REGISTER $REG9 \
+    -- send CALLBACK "items=cb:$LOST:200" -- send CALLBACK "items=cb:$LOST:200" \
+    -- send UNREGISTER $REG9 > "$T/lateown.json"
+check "its own agent's late result is acknowledged 200, twice" \
+    test "$(step_code lateown 1),$(step_code lateown 2)" = "200,200"
+late_marks () { log_field "$LOST" handleMsg | grep -c 'a result came after the run was given up: 200 at '; }
+check "... recorded beside the row, once" test "$(late_marks)" = 1
+check "... the row keeps its outcome (500, lost)" bash -c "
+    $CTL --api $API --json log show $LOST | jq -e '.handleCode == 500 and (.handleMsg | startswith(\"lost:\"))' >/dev/null"
+check "... and no 'callbacks ignored' line for it" bash -c "! grep -q 'callbacks ignored.*logId $LOST)' '$T/scheduler.log'"
 xxl_done
