@@ -527,8 +527,8 @@ s_address_foreign_app (server_t *self, const char *address, const xxl_who_t *who
             self->foreign_apps = strdup (entry.app);
             return self->foreign_apps;
         }
-    char *apps = xxl_store_registry_apps (self->store, address,
-                                          engine_now () - (int64_t) self->config.dead_s * 1000);
+    char *apps = xxl_store_registry_apps (self->store, address, engine_store_now (self)
+                                                          - (int64_t) self->config.dead_s * 1000);
     char *save = NULL;
     for (char *app = apps? strtok_r (apps, ",", &save): NULL; app; app = strtok_r (NULL, ",", &save))
         if (!xxl_who_has_app (who, app)) {
@@ -807,7 +807,6 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove,
         s_agent_reply (self, rid, xxl_msg_id (msg), XXL_FORBIDDEN, why);
         return;
     }
-    int64_t now = engine_now ();
     char name [300], where [300];
     bool check_open = false;
     if (remove) {
@@ -881,7 +880,7 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove,
         xxl_registry_set_run_batch (self->registry, address,
                                     (int) (run_batch < 0? 0: run_batch < XXL_RUN_BATCH_MAX
                                                              ? run_batch: XXL_RUN_BATCH_MAX));
-        xxl_store_registry_beat (self->store, app, address, now);
+        xxl_store_registry_beat (self->store, app, address, engine_store_now (self));
         xxl_heard_note (self->heard, address, zclock_mono (), run_lease * 1000);
         if (changed > 0) {
             engine_info_limited (&self->log_registered, "registry: %s/%s registered",

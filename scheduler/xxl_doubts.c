@@ -160,8 +160,8 @@ engine_doubt_answer (server_t *self, pending_t *pending, int code, const char *m
 static bool
 s_heard_elsewhere (server_t *self, const char *address)
 {
-    char *apps = xxl_store_registry_apps (self->store, address,
-                                          engine_now () - (int64_t) self->config.dead_s * 1000);
+    char *apps = xxl_store_registry_apps (self->store, address, engine_store_now (self)
+                                                          - (int64_t) self->config.dead_s * 1000);
     bool heard = apps && *apps;
     free (apps);
     return heard;

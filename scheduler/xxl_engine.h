@@ -468,6 +468,15 @@ engine_now (void)
     return zclock_time ();
 }
 
+//  The store's clock as this scheduler estimates it (its wall clock plus
+//  the store's lead, read at each lease round): the registry rows every
+//  scheduler of the store writes and reads are stamped on it
+static inline int64_t
+engine_store_now (server_t *self)
+{
+    return zclock_time () + self->store_ahead;
+}
+
 //  The steady clock, epoch ms: the wall clock at the start, advanced by
 //  the monotonic clock since, so it never steps.  RUNs' expireTime and
 //  REGISTER's `now` are on it

@@ -453,7 +453,8 @@ static void
 s_check_registry (server_t *self)
 {
     int64_t now = engine_now ();
-    int64_t dead_before = now - (int64_t) self->config.dead_s * 1000;
+    //  (the store's rows: on the store's clock, which all its schedulers share)
+    int64_t dead_before = engine_store_now (self) - (int64_t) self->config.dead_s * 1000;
     int removed = xxl_registry_expire (self->registry, zclock_mono ()
                                                       - (int64_t) self->config.dead_s * 1000);
     //  After a forward step of the wall clock the store's rows of the live
@@ -464,7 +465,8 @@ s_check_registry (server_t *self)
         size_t cursor = 0;
         xxl_registry_entry_t entry;
         while (xxl_registry_each (self->registry, &cursor, &entry) == 0)
-            xxl_store_registry_beat (self->store, entry.app, entry.address, now);
+            xxl_store_registry_beat (self->store, entry.app, entry.address,
+                                     engine_store_now (self));
         self->wall_stepped = false;
     }
     if (removed > 10)
