@@ -20,8 +20,12 @@
         heard from the agent (xxl_heard_until), and no other scheduler of
         the store has heard it within the dead time: whatever it had of the
         run it has stopped, and the row fails the same way.
-    A result (CALLBACK) or an answer that comes meanwhile ends the doubt
-    too: the row is read before each step.  An agent with no lease gets
+    A doubt ends and changes nothing when the row gets a result or an
+    answer meanwhile, is sent again (a recovery's re-send, a plan, an
+    acceptance on its way), or its job's share passes to another
+    scheduler: the row is read before each step (s_stands).  An address
+    two live agents share is not asked (either would disown the other's
+    run); one not connected costs nothing until its lease passes.  An agent with no lease gets
     no doubt: its RUN fails at the timeout as before (the residue
     docs/design.md names).  Doubts live in memory: after a restart the
     row, still unanswered, is recovered as any unanswered row is.
