@@ -124,21 +124,10 @@ xxl_timer_pop_due (xxl_timer_t *self, int64_t now_ms, int64_t *log_id, int64_t *
     *log_id = self->heap [0].log_id;
     if (when_ms)
         *when_ms = self->heap [0].when;
-    s_entry_t last = self->heap [--self->size];
-    size_t i = 0;
-    for (;;) {
-        size_t child = 2 * i + 1;
-        if (child >= self->size)
-            break;
-        if (child + 1 < self->size && s_before (&self->heap [child + 1], &self->heap [child]))
-            child++;
-        if (!s_before (&self->heap [child], &last))
-            break;
-        self->heap [i] = self->heap [child];
-        i = child;
-    }
+    //  (the last entry takes the root's place and sinks to its own)
+    self->heap [0] = self->heap [--self->size];
     if (self->size)
-        self->heap [i] = last;
+        s_sift_down (self, 0);
     return 0;
 }
 
