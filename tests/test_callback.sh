@@ -156,4 +156,15 @@ check "... recorded beside the row, once" test "$(late_marks)" = 1
 check "... the row keeps its outcome (500, lost)" bash -c "
     $CTL --api $API --json log show $LOST | jq -e '.handleCode == 500 and (.handleMsg | startswith(\"lost:\"))' >/dev/null"
 check "... and no 'callbacks ignored' line for it" bash -c "! grep -q 'callbacks ignored.*logId $LOST)' '$T/scheduler.log'"
+
+# runLease (seconds, 0-86400) in REGISTER: a value past the range is 400
+# naming the field, and the scheduler serves on; one inside it registers
+REG7="registryGroup=s:EXECUTOR registryKey=s:peer-app registryValue=s:peer-7"
+"$PEER" "$AGENTS" --timeout 8000 -- send REGISTER $REG7 runLease=100000 \
+    -- send REGISTER $REG7 runLease=s:long -- send REGISTER $REG7 runLease=5 \
+    -- send UNREGISTER $REG7 > "$T/lease.json"
+check "a REGISTER with runLease 100000 is refused 400" test "$(step_code lease 0)" = 400
+check "... naming runLease" bash -c "jq -se '.[0].msg | test(\"runLease\")' '$T/lease.json' >/dev/null"
+check "... as is a runLease that is not an integer" test "$(step_code lease 1)" = 400
+check "the same REGISTER with runLease 5 is taken" test "$(step_code lease 2)" = 200
 xxl_done
