@@ -39,7 +39,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "../scheduler/xxl_alarms.h"
+#include "xxl_alarms.h"
 #include "alarms/sinks.h"
 #include "xxl_test.h"
 

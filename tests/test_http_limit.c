@@ -1,4 +1,4 @@
-/*  test_http_limit.c -- the login limiter (scheduler/xxl_http_limit.c) on
+/*  test_http_limit.c -- the login limiter (scheduler/http/xxl_http_limit.c) on
     a clock the test drives: burst failures then one per interval, per
     address and per name; a success frees its keys; refused attempts take
     nothing; the table never grows past its slots, and a held-back key

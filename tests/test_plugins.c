@@ -26,7 +26,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "../scheduler/xxl_plugins.h"
+#include "xxl_plugins.h"
 #include "loader/sample.h"
 #include "xxl_test.h"
 

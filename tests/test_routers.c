@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "../scheduler/xxl_routers.h"
+#include "xxl_routers.h"
 #include "xxl_test.h"
 
 //  XXL_CHECK for an integer, showing both values on failure

@@ -1,4 +1,4 @@
-/*  test_schedule.c -- the schedule types table (scheduler/xxl_schedule.h):
+/*  test_schedule.c -- the schedule types table (scheduler/plan/xxl_schedule.h):
     each type's conf check, next times, and whether it waits for a run.
 */
 
