@@ -34,18 +34,18 @@ engine_who (server_t *self)
 {
     if (!self->keys)
         return &s_local;
-    const xxl_who_t *who = xxl_keys_lookup (self->keys, self->user_id);
+    const xxl_who_t *who = xxl_keys_lookup (self->keys, self->api_state.user_id);
     if (!who) {
         //  (a key the handshake admitted that has since left the folder,
         //  at most one line a minute: a peer may keep sending)
         int64_t now = zclock_mono ();
-        self->keys_refused++;
-        if (now - self->keys_logged >= 60000) {
+        self->api_state.keys_refused++;
+        if (now - self->api_state.keys_logged >= 60000) {
             zsys_warning ("access: %" PRId64 " message(s) refused: their key %s is not (or no"
-                          " longer) in %s", self->keys_refused, self->user_id,
+                          " longer) in %s", self->api_state.keys_refused, self->api_state.user_id,
                           self->config.keys);
-            self->keys_refused = 0;
-            self->keys_logged = now;
+            self->api_state.keys_refused = 0;
+            self->api_state.keys_logged = now;
         }
     }
     return who;
@@ -186,23 +186,23 @@ engine_request_id (server_t *self)
     //  another agent; 62 bits (positive in any signed 64-bit decoder),
     //  never 0, never one in flight
     for (;;) {
-        if (self->ids_left == 0) {
+        if (self->api_state.ids_left == 0) {
             size_t got = 0;
-            while (got < sizeof self->ids) {
-                ssize_t rc = getrandom ((char *) self->ids + got, sizeof self->ids - got, 0);
+            while (got < sizeof self->api_state.ids) {
+                ssize_t rc = getrandom ((char *) self->api_state.ids + got, sizeof self->api_state.ids - got, 0);
                 if (rc < 0 && errno != EINTR) {
                     //  (no entropy source: ids still differ, if guessable)
                     zsys_warning ("access: getrandom failed (%s)", strerror (errno));
                     for (size_t i = 0; i < XXL_IDS_AHEAD; i++)
-                        self->ids [i] = ++self->next_id;
+                        self->api_state.ids [i] = ++self->next_id;
                     break;
                 }
                 got += rc > 0? (size_t) rc: 0;
             }
-            self->ids_left = XXL_IDS_AHEAD;
+            self->api_state.ids_left = XXL_IDS_AHEAD;
         }
-        uint64_t id = self->ids [--self->ids_left] & ((UINT64_C (1) << 62) - 1);
-        if (id && !zhashx_lookup (self->pending, &id) && !zhashx_lookup (self->batches, &id))
+        uint64_t id = self->api_state.ids [--self->api_state.ids_left] & ((UINT64_C (1) << 62) - 1);
+        if (id && !zhashx_lookup (self->runs.pending, &id) && !zhashx_lookup (self->runs.batches, &id))
             return id;
     }
 }

@@ -135,14 +135,14 @@ s_reply_bad_frame (server_t *self, zlistx_t *outbox, zframe_t *rid, uint64_t id,
                    const char *reason)
 {
     char text [300];
-    engine_warn_limited (&self->log_bad_frame, "server: bad %s message (%s): %s",
-                         outbox == self->agents_out? "agent": "api",
+    engine_warn_limited (&self->api_state.log_bad_frame, "server: bad %s message (%s): %s",
+                         outbox == self->outbox.agents_out? "agent": "api",
                          id? "answered 400": "no readable id, not answered",
                          xxl_printable (reason, text, sizeof text));
     if (id == 0)
         return;                         //  no readable id: nothing to answer to
     xxl_enc_reply (self->enc, id, XXL_BAD_REQUEST, reason);
-    if (outbox == self->agents_out)
+    if (outbox == self->outbox.agents_out)
         engine_queue_agent (self, zframe_data (rid), zframe_size (rid), 0);
     else
         engine_queue (self, outbox, zframe_data (rid), zframe_size (rid));
@@ -164,7 +164,7 @@ engine_receive (server_t *self, zmsg_t *zmsg, zlistx_t *outbox, const char *what
     zframe_t *rid = zmsg_pop (zmsg);
     zframe_t *body = zmsg_pop (zmsg);
     xxl_msg_t *msg = NULL;
-    bool api = outbox != self->agents_out;
+    bool api = outbox != self->outbox.agents_out;
     byte peer = XXL_PEER_DEALER;
     if (api && body && zframe_size (body) == 0 && zmsg_size (zmsg) == 1) {
         zframe_destroy (&body);         //  REQ's delimiter
@@ -175,7 +175,7 @@ engine_receive (server_t *self, zmsg_t *zmsg, zlistx_t *outbox, const char *what
         //  The return address: routing id, socket (4 bytes), peer kind
         size_t size = zframe_size (rid);
         zframe_t *address = zframe_new (NULL, size + XXL_RETURN_EXTRA);
-        int32_t fd = self->api_fd;
+        int32_t fd = self->api_state.api_fd;
         memcpy (zframe_data (address), zframe_data (rid), size);
         memcpy (zframe_data (address) + size, &fd, sizeof fd);
         zframe_data (address) [size + sizeof fd] = peer;
@@ -184,7 +184,7 @@ engine_receive (server_t *self, zmsg_t *zmsg, zlistx_t *outbox, const char *what
     }
     if (!rid || !body || zmsg_size (zmsg) > 0)
         //  Not one frame after the routing id: no reply is possible
-        engine_warn_limited (&self->log_frames, "server: %s message with %s frames dropped"
+        engine_warn_limited (&self->api_state.log_frames, "server: %s message with %s frames dropped"
                              " (a message is one frame; a REQ client's, an empty one"
                              " and one)", what, body? "too many": "too few");
     else {
@@ -204,7 +204,7 @@ engine_receive (server_t *self, zmsg_t *zmsg, zlistx_t *outbox, const char *what
             char type [80];
             bool reply = streq (xxl_msg_type (msg), "REPLY");
             if (code == XXL_UNAUTHORIZED)
-                engine_warn_limited (&self->log_token, "server: %s %s message with a missing or"
+                engine_warn_limited (&self->api_state.log_token, "server: %s %s message with a missing or"
                                      " wrong access token %s", what,
                                      xxl_printable (xxl_msg_type (msg), type, sizeof type),
                                      reply? "dropped": "refused (401)");
@@ -212,7 +212,7 @@ engine_receive (server_t *self, zmsg_t *zmsg, zlistx_t *outbox, const char *what
                 xxl_enc_reply (self->enc, id, code, code == XXL_UNAUTHORIZED
                                ? "the access token is wrong"
                                : "this connection's key is no longer in the scheduler's keys folder");
-                if (outbox == self->agents_out)
+                if (outbox == self->outbox.agents_out)
                     engine_queue_agent (self, zframe_data (rid), zframe_size (rid), 0);
                 else
                     engine_queue (self, outbox, zframe_data (rid), zframe_size (rid));
@@ -239,7 +239,7 @@ engine_api_request (server_t *self, zframe_t *rid, xxl_msg_t *msg, const xxl_who
         entry++;
     request_t request = { .rid = rid, .msg = msg, .command = command, .who = who };
     char why [512];
-    self->api_read = !command || !entry->fn || command->read_only;
+    self->api_state.api_read = !command || !entry->fn || command->read_only;
     if (!command || !entry->fn) {
         char text [128];
         snprintf (text, sizeof text, "unknown message type '%s'", xxl_msg_type (msg));
@@ -251,13 +251,13 @@ engine_api_request (server_t *self, zframe_t *rid, xxl_msg_t *msg, const xxl_who
             if (engine_permit (self, &request, why, sizeof why) == 0)
                 entry->fn (self, &request);
             else {
-                self->api_read = true;  //  (a refusal stands whatever the commit)
+                self->api_state.api_read = true;  //  (a refusal stands whatever the commit)
                 engine_reply (self, &request, XXL_FORBIDDEN, why);
             }
         }
         api_audit_handled (self, &request);
     }
-    self->api_read = false;
+    self->api_state.api_read = false;
 }
 
 void
@@ -265,9 +265,9 @@ engine_handle_api (server_t *self, zmsg_t *zmsg)
 {
     zframe_t *rid;
     const xxl_who_t *who = NULL;
-    self->api_read = true;              //  (a refusal stands whatever the commit)
-    xxl_msg_t *msg = engine_receive (self, zmsg, self->api_out, "api", &rid, &who);
-    self->api_read = false;
+    self->api_state.api_read = true;              //  (a refusal stands whatever the commit)
+    xxl_msg_t *msg = engine_receive (self, zmsg, self->outbox.api_out, "api", &rid, &who);
+    self->api_state.api_read = false;
     if (!msg)
         return;
     engine_api_request (self, rid, msg, who);

@@ -66,9 +66,9 @@ s_write (server_t *self, audit_entry_t *entry)
     };
     //  (a failed write fails the commit, which settles the entry as failed)
     xxl_store_audit_add (self->store, &row);
-    if (!self->audit_turn)
-        self->audit_turn = s_entry_list ();
-    zlistx_add_end (self->audit_turn, entry);
+    if (!self->api_state.audit_turn)
+        self->api_state.audit_turn = s_entry_list ();
+    zlistx_add_end (self->api_state.audit_turn, entry);
 }
 
 static void
@@ -194,7 +194,7 @@ engine_audit (server_t *self, request_t *request, int code, int64_t target)
         return;
     request->audited = true;
     s_record (self, request->who->name, request->who->role, request->command->name, target,
-              code, self->api_read);
+              code, self->api_state.api_read);
 }
 
 void
@@ -264,36 +264,36 @@ void
 engine_audit_begin (server_t *self)
 {
     audit_entry_t *entry;
-    while (self->audit_again
-    &&     (entry = (audit_entry_t *) zlistx_detach (self->audit_again, NULL)))
+    while (self->api_state.audit_again
+    &&     (entry = (audit_entry_t *) zlistx_detach (self->api_state.audit_again, NULL)))
         s_write (self, entry);
 }
 
 void
 engine_audit_settle (server_t *self, bool committed)
 {
-    if (!self->audit_turn || zlistx_size (self->audit_turn) == 0)
+    if (!self->api_state.audit_turn || zlistx_size (self->api_state.audit_turn) == 0)
         return;
     if (committed) {
-        zlistx_purge (self->audit_turn);
+        zlistx_purge (self->api_state.audit_turn);
         return;
     }
-    if (!self->audit_again)
-        self->audit_again = s_entry_list ();
+    if (!self->api_state.audit_again)
+        self->api_state.audit_again = s_entry_list ();
     audit_entry_t *entry;
-    while ((entry = (audit_entry_t *) zlistx_detach (self->audit_turn, NULL))) {
+    while ((entry = (audit_entry_t *) zlistx_detach (self->api_state.audit_turn, NULL))) {
         if (!entry->stands)
             entry->code = XXL_FAILURE;  //  (as engine_commit_failed answered it)
-        zlistx_add_end (self->audit_again, entry);
+        zlistx_add_end (self->api_state.audit_again, entry);
     }
     size_t dropped = 0;
-    while (zlistx_size (self->audit_again) > XXL_AUDIT_AGAIN) {
-        entry = (audit_entry_t *) zlistx_detach (self->audit_again, NULL);
+    while (zlistx_size (self->api_state.audit_again) > XXL_AUDIT_AGAIN) {
+        entry = (audit_entry_t *) zlistx_detach (self->api_state.audit_again, NULL);
         free (entry);
         dropped++;
     }
     if (dropped)
-        engine_warn_limited (&self->log_audit_dropped, "audit: %zu row(s) of turns whose"
+        engine_warn_limited (&self->api_state.log_audit_dropped, "audit: %zu row(s) of turns whose"
                              " commit failed left out (more than %d wait)", dropped,
                              XXL_AUDIT_AGAIN);
 }
@@ -301,8 +301,8 @@ engine_audit_settle (server_t *self, bool committed)
 void
 engine_audit_destroy (server_t *self)
 {
-    zlistx_destroy (&self->audit_turn);
-    zlistx_destroy (&self->audit_again);
+    zlistx_destroy (&self->api_state.audit_turn);
+    zlistx_destroy (&self->api_state.audit_again);
     zhashx_destroy (&s_refusals);       //  (each closed: its left-out count logged)
 }
 

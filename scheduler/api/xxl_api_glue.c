@@ -91,7 +91,7 @@ api_glue_rollback (server_t *self, request_t *request)
     job.glue_remark = zsys_sprintf ("rollback to version %" PRId64, version);
     job.update_time = job.glue_updatetime = engine_now ();
     engine_plan_forget (self, job.id);
-    self->next_scan = 0;
+    self->planner.next_scan = 0;
     int made = -1;
     if (xxl_store_job_save (self->store, &job) == 0)
         made = xxl_store_glue_add (self->store, job.id, job.glue_type, job.glue_source,

@@ -162,7 +162,7 @@ api_group_update (server_t *self, request_t *request)
         }
         else {
             group.update_time = engine_now ();
-            self->groups_until = 0;
+            self->runs.groups_until = 0;
             if (xxl_store_group_update (self->store, &group)
             ||  (group.address_type == 0
                  && xxl_store_group_refresh_app (self->store, group.app_name,
@@ -182,7 +182,7 @@ api_group_rm (server_t *self, request_t *request)
     xxl_group_t group;
     if (s_group_from_request (self, request, &group))
         return;
-    self->groups_until = 0;
+    self->runs.groups_until = 0;
     int64_t jobs = xxl_store_group_jobs (self->store, group.id);
     if (jobs != 0) {
         char text [128];

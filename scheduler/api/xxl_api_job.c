@@ -54,7 +54,7 @@ api_job_add (server_t *self, request_t *request)
     if (start && s_job_arm (NULL, &job, why, sizeof why))
         engine_reply (self, request, XXL_BAD_REQUEST, why);
     else {
-        self->children_until = 0;
+        self->services.children_until = 0;
         int64_t id = xxl_store_job_add (self->store, &job);
         if (id < 0)
             engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
@@ -63,7 +63,7 @@ api_job_add (server_t *self, request_t *request)
                 xxl_store_glue_add (self->store, id, job.glue_type, job.glue_source,
                                     job.glue_remark, job.add_time);
             if (start)
-                self->next_scan = 0;
+                self->planner.next_scan = 0;
             engine_reply_id (self, request, id);
         }
     }
@@ -116,7 +116,7 @@ api_job_update (server_t *self, request_t *request)
             job.trigger_next_time = XXL_WAITING;
         job.update_time = engine_now ();
         engine_plan_forget (self, job.id);
-        self->next_scan = 0;
+        self->planner.next_scan = 0;
         if (xxl_store_job_save (self->store, &job))
             engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
         else {
@@ -141,7 +141,7 @@ api_job_rm (server_t *self, request_t *request)
     //  parent's child list, in this turn's transaction.  Runs on an agent
     //  finish there: their callbacks find no row, are acknowledged and
     //  change nothing; a RUN's answer or a re-send finds no row either
-    self->children_until = 0;
+    self->services.children_until = 0;
     //  (a first batch here; past it, a batch a turn, the reply once all
     //  are gone: a busy job's million rows never hold the loop)
     int64_t logs = xxl_store_job_rm_logs_some (self->store, job.id, XXL_CLEAR_BATCH);
@@ -179,7 +179,7 @@ s_job_start_stop (server_t *self, request_t *request, int start)
         }
         job.update_time = engine_now ();
         engine_plan_forget (self, job.id);
-        self->next_scan = 0;
+        self->planner.next_scan = 0;
         if (xxl_store_job_save (self->store, &job))
             engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
         else
@@ -349,7 +349,7 @@ api_job_copy (server_t *self, request_t *request)
     job.trigger_status = 0;
     job.trigger_last_time = job.trigger_next_time = 0;
     job.add_time = job.update_time = job.glue_updatetime = engine_now ();
-    self->children_until = 0;
+    self->services.children_until = 0;
     int64_t id = xxl_store_job_add (self->store, &job);
     char remark [64];
     snprintf (remark, sizeof remark, "copy of job %" PRId64, source_id);

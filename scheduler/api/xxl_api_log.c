@@ -166,7 +166,7 @@ s_clear_fail (server_t *self, clear_task_t *task, int code, const char *why)
         snprintf (text, sizeof text, "%s while clearing: %" PRId64 " row(s) deleted, the"
                   " rest remain: send it again", why, task->deleted);
     xxl_enc_reply (self->enc, task->id, code, text);
-    engine_queue (self, self->api_out, zframe_data (task->rid), zframe_size (task->rid));
+    engine_queue (self, self->outbox.api_out, zframe_data (task->rid), zframe_size (task->rid));
     engine_audit_answer (self, &task->audit, code);
 }
 
@@ -183,7 +183,7 @@ s_clear_reply (server_t *self, clear_task_t *task)
     else
         xxl_enc_kint (self->enc, "deleted", task->deleted);
     xxl_enc_map_end (self->enc);
-    engine_queue (self, self->api_out, zframe_data (task->rid), zframe_size (task->rid));
+    engine_queue (self, self->outbox.api_out, zframe_data (task->rid), zframe_size (task->rid));
     engine_audit_answer (self, &task->audit, XXL_OK);
 }
 
@@ -196,11 +196,11 @@ s_clear_later (server_t *self, request_t *request, clear_task_t *task)
     task->turn = task->batch_turn = self->turn;
     task->batch = task->deleted;
     request->code = XXL_OK;
-    if (!self->clears) {
-        self->clears = zlistx_new ();
-        zlistx_set_destructor (self->clears, s_clear_destroy);
+    if (!self->api_state.clears) {
+        self->api_state.clears = zlistx_new ();
+        zlistx_set_destructor (self->api_state.clears, s_clear_destroy);
     }
-    zlistx_add_end (self->clears, task);
+    zlistx_add_end (self->api_state.clears, task);
 }
 
 void
@@ -263,9 +263,9 @@ void
 engine_log_clear_stop (server_t *self)
 {
     clear_task_t *task;
-    while (self->clears && (task = (clear_task_t *) zlistx_first (self->clears))) {
+    while (self->api_state.clears && (task = (clear_task_t *) zlistx_first (self->api_state.clears))) {
         s_clear_fail (self, task, XXL_UNAVAILABLE, "the scheduler stopped");
-        zlistx_delete (self->clears, NULL);
+        zlistx_delete (self->api_state.clears, NULL);
     }
 }
 
@@ -276,23 +276,23 @@ engine_log_clear_stop (server_t *self)
 void
 engine_log_clear_rollback (server_t *self, const char *why)
 {
-    if (!self->clears)
+    if (!self->api_state.clears)
         return;
-    clear_task_t *task = (clear_task_t *) zlistx_first (self->clears);
+    clear_task_t *task = (clear_task_t *) zlistx_first (self->api_state.clears);
     while (task) {
         if (task->turn == self->turn) {
             xxl_enc_reply (self->enc, task->id, XXL_FAILURE, why);
-            engine_queue (self, self->api_out, zframe_data (task->rid), zframe_size (task->rid));
+            engine_queue (self, self->outbox.api_out, zframe_data (task->rid), zframe_size (task->rid));
             engine_audit_answer (self, &task->audit, XXL_FAILURE);
-            zlistx_delete (self->clears, zlistx_cursor (self->clears));
-            task = (clear_task_t *) zlistx_first (self->clears);
+            zlistx_delete (self->api_state.clears, zlistx_cursor (self->api_state.clears));
+            task = (clear_task_t *) zlistx_first (self->api_state.clears);
             continue;
         }
         if (task->batch_turn == self->turn) {
             task->deleted -= task->batch;
             task->batch = 0;
         }
-        task = (clear_task_t *) zlistx_next (self->clears);
+        task = (clear_task_t *) zlistx_next (self->api_state.clears);
     }
 }
 
@@ -300,7 +300,7 @@ engine_log_clear_rollback (server_t *self, const char *why)
 void
 engine_log_clear_turn (server_t *self)
 {
-    clear_task_t *task = self->clears? (clear_task_t *) zlistx_first (self->clears): NULL;
+    clear_task_t *task = self->api_state.clears? (clear_task_t *) zlistx_first (self->api_state.clears): NULL;
     if (!task || engine_fire_near (self))
         return;
     int64_t batch = s_clear_batch (self, task);
@@ -308,7 +308,7 @@ engine_log_clear_turn (server_t *self)
         char why [600];
         snprintf (why, sizeof why, "store error (%s)", xxl_store_error (self->store));
         s_clear_fail (self, task, XXL_FAILURE, why);
-        zlistx_delete (self->clears, NULL);
+        zlistx_delete (self->api_state.clears, NULL);
         return;
     }
     task->deleted += batch;
@@ -316,6 +316,6 @@ engine_log_clear_turn (server_t *self)
     task->batch_turn = self->turn;
     if (batch < XXL_CLEAR_BATCH) {
         s_clear_reply (self, task);
-        zlistx_delete (self->clears, NULL);
+        zlistx_delete (self->api_state.clears, NULL);
     }
 }

@@ -13,12 +13,12 @@ api_ping (server_t *self, request_t *request)
     xxl_enc_kint (self->enc, "protocol", XXL_PROTOCOL_VERSION);
     //  This scheduler among those sharing the store: its name and the
     //  shares of the jobs it plans (job id mod shareCount)
-    xxl_enc_kstr (self->enc, "node", self->node);
+    xxl_enc_kstr (self->enc, "node", self->leases.node);
     xxl_enc_kint (self->enc, "shareCount", XXL_STORE_SHARES);
     xxl_enc_key (self->enc, "shares");
     xxl_enc_array_begin (self->enc);
     for (int s = 0; s < XXL_STORE_SHARES; s++)
-        if (self->held & ((uint64_t) 1 << s))
+        if (self->leases.held & ((uint64_t) 1 << s))
             xxl_enc_int (self->enc, s);
     xxl_enc_array_end (self->enc);
     xxl_enc_map_end (self->enc);

@@ -28,16 +28,16 @@ static void s_zmq_free (void *data, void *hint);
 void
 engine_queue (server_t *self, zlistx_t *outbox, const void *rid, size_t rid_size)
 {
-    if (outbox == self->api_out && self->api_read)
-        outbox = self->api_reads;       //  (sent even if the turn's commit fails)
+    if (outbox == self->outbox.api_out && self->api_state.api_read)
+        outbox = self->outbox.api_reads;       //  (sent even if the turn's commit fails)
     size_t size;
     const void *data = xxl_enc_finish (self->enc, &size);
     zmsg_t *msg = zmsg_new ();
     zmsg_addmem (msg, rid, rid_size);
     zmsg_addmem (msg, data, size);
     zlistx_add_end (outbox, msg);
-    if (outbox == self->api_out || outbox == self->api_reads)
-        self->api_out_bytes += size;
+    if (outbox == self->outbox.api_out || outbox == self->outbox.api_reads)
+        self->outbox.api_out_bytes += size;
 }
 
 //  Queues the encoder's message for an agent; pending_id (0: none) names
@@ -48,11 +48,11 @@ engine_queue_agent_to (server_t *self, const void *rid, size_t rid_size, uint64_
                        bool always)
 {
     //  A batch of RUNs filling for this agent goes first: order is kept
-    run_batch_t *batch = (run_batch_t *) zlistx_first (self->open_batches);
+    run_batch_t *batch = (run_batch_t *) zlistx_first (self->runs.open_batches);
     while (batch) {
-        run_batch_t *next = (run_batch_t *) zlistx_next (self->open_batches);
+        run_batch_t *next = (run_batch_t *) zlistx_next (self->runs.open_batches);
         if (batch->rid_size == rid_size && memcmp (batch->rid, rid, rid_size) == 0)
-            engine_batch_close (self, batch, self->open_batches);
+            engine_batch_close (self, batch, self->runs.open_batches);
         batch = next;
     }
     size_t size;
@@ -61,7 +61,7 @@ engine_queue_agent_to (server_t *self, const void *rid, size_t rid_size, uint64_
     zmsg_addmem (msg, &pending_id, sizeof pending_id);
     zmsg_addmem (msg, rid, rid_size);
     zmsg_addmem (msg, data, size);
-    zlistx_add_end (always? self->agents_always: self->agents_out, msg);
+    zlistx_add_end (always? self->outbox.agents_always: self->outbox.agents_out, msg);
 }
 
 void
@@ -77,7 +77,7 @@ engine_reply (server_t *self, request_t *request, int code, const char *msg)
 {
     request->code = code;
     xxl_enc_reply (self->enc, xxl_msg_id (request->msg), code, msg);
-    engine_queue (self, self->api_out, zframe_data (request->rid), zframe_size (request->rid));
+    engine_queue (self, self->outbox.api_out, zframe_data (request->rid), zframe_size (request->rid));
 }
 
 //  Starts a 200 reply whose content the caller writes, then engine_reply_end
@@ -103,7 +103,7 @@ engine_reply_end (server_t *self, request_t *request)
         xxl_enc_reply (self->enc, xxl_msg_id (request->msg), XXL_BAD_REQUEST, text);
         request->code = XXL_BAD_REQUEST;
     }
-    engine_queue (self, self->api_out, zframe_data (request->rid), zframe_size (request->rid));
+    engine_queue (self, self->outbox.api_out, zframe_data (request->rid), zframe_size (request->rid));
 }
 
 void
@@ -122,15 +122,15 @@ engine_reply_id (server_t *self, request_t *request, int64_t id)
 static void
 s_agent_gone (server_t *self, uint64_t tag, zframe_t *rid)
 {
-    pending_t *pending = tag? (pending_t *) zhashx_lookup (self->pending, &tag): NULL;
-    run_batch_t *batch = tag && !pending? (run_batch_t *) zhashx_lookup (self->batches, &tag)
+    pending_t *pending = tag? (pending_t *) zhashx_lookup (self->runs.pending, &tag): NULL;
+    run_batch_t *batch = tag && !pending? (run_batch_t *) zhashx_lookup (self->runs.batches, &tag)
                                         : NULL;
     const char *address = pending? pending->address: batch? batch->address: NULL;
     char name [300], why [80] = "its connection has closed";
     if (zmq_errno () == EAGAIN)
         snprintf (why, sizeof why, "it has not read its last %d messages",
                   xxl_transport_limits (XXL_ROLE_AGENTS).sndhwm);
-    engine_warn_limited (&self->log_agent_send, "server: cannot send to agent %s: %s",
+    engine_warn_limited (&self->outbox.log_agent_send, "server: cannot send to agent %s: %s",
                          xxl_printable (address? address: "(a reply)", name, sizeof name), why);
     if (!address)
         return;
@@ -142,7 +142,7 @@ s_agent_gone (server_t *self, uint64_t tag, zframe_t *rid)
         return;
     }
     for (size_t i = 0; i < (batch? batch->count: 1); i++) {
-        pending_t *item = batch? (pending_t *) zhashx_lookup (self->pending,
+        pending_t *item = batch? (pending_t *) zhashx_lookup (self->runs.pending,
                                                                &batch->pending_ids [i])
                                : pending;
         if (item) {
@@ -166,8 +166,8 @@ s_run_leaves (server_t *self, uint64_t tag, zframe_t *body)
     size_t offset = 0;
     int64_t late = 0;
     int64_t now = zclock_mono ();
-    pending_t *pending = (pending_t *) zhashx_lookup (self->pending, &tag);
-    run_batch_t *batch = pending? NULL: (run_batch_t *) zhashx_lookup (self->batches, &tag);
+    pending_t *pending = (pending_t *) zhashx_lookup (self->runs.pending, &tag);
+    run_batch_t *batch = pending? NULL: (run_batch_t *) zhashx_lookup (self->runs.batches, &tag);
     if (pending && pending->kind == PENDING_RUN && pending->expire_offset) {
         offset = pending->expire_offset;
         late = now + self->config.run_timeout_ms - pending->deadline;
@@ -180,7 +180,7 @@ s_run_leaves (server_t *self, uint64_t tag, zframe_t *body)
         late = now - batch->created_mono;
         if (late > 100) {
             for (size_t i = 0; i < batch->count; i++) {
-                pending_t *item = (pending_t *) zhashx_lookup (self->pending,
+                pending_t *item = (pending_t *) zhashx_lookup (self->runs.pending,
                                                                &batch->pending_ids [i]);
                 if (item)
                     item->deadline += late;
@@ -270,8 +270,8 @@ s_backlog_key (zmsg_t *msg)
 void
 engine_api_send (server_t *self, zmsg_t *msg)
 {
-    char *key = zhashx_size (self->backlogs)? s_backlog_key (msg): NULL;
-    backlog_t *backlog = key? (backlog_t *) zhashx_lookup (self->backlogs, key): NULL;
+    char *key = zhashx_size (self->outbox.backlogs)? s_backlog_key (msg): NULL;
+    backlog_t *backlog = key? (backlog_t *) zhashx_lookup (self->outbox.backlogs, key): NULL;
     if (!backlog) {
         if (s_api_try (self, &msg) == 0 || zmq_errno () != EAGAIN) {
             zmsg_destroy (&msg);        //  (sent, or the client has gone)
@@ -283,19 +283,19 @@ engine_api_send (server_t *self, zmsg_t *msg)
         backlog = (backlog_t *) zmalloc (sizeof (backlog_t));
         backlog->msgs = zlistx_new ();
         zlistx_set_destructor (backlog->msgs, engine_msg_destroy);
-        zhashx_insert (self->backlogs, key, backlog);
+        zhashx_insert (self->outbox.backlogs, key, backlog);
     }
     size_t size = zmsg_content_size (msg);
     if (backlog->bytes + size > XXL_API_BACKLOG
-    ||  self->backlog_bytes + size > XXL_API_BACKLOGS) {
-        engine_warn_limited (&self->log_api_send, "server: a reply was dropped: the client has not"
+    ||  self->outbox.backlog_bytes + size > XXL_API_BACKLOGS) {
+        engine_warn_limited (&self->outbox.log_api_send, "server: a reply was dropped: the client has not"
                              " read %zu bytes of replies", backlog->bytes);
         zmsg_destroy (&msg);
     }
     else {
         zlistx_add_end (backlog->msgs, msg);
         backlog->bytes += size;
-        self->backlog_bytes += size;
+        self->outbox.backlog_bytes += size;
     }
     zstr_free (&key);
 }
@@ -306,8 +306,8 @@ static void
 s_api_backlogs (server_t *self)
 {
     zlistx_t *done = zlistx_new ();
-    for (backlog_t *backlog = (backlog_t *) zhashx_first (self->backlogs); backlog;
-         backlog = (backlog_t *) zhashx_next (self->backlogs)) {
+    for (backlog_t *backlog = (backlog_t *) zhashx_first (self->outbox.backlogs); backlog;
+         backlog = (backlog_t *) zhashx_next (self->outbox.backlogs)) {
         zmsg_t *msg;
         while ((msg = (zmsg_t *) zlistx_first (backlog->msgs))) {
             size_t size = zmsg_content_size (msg);
@@ -318,14 +318,14 @@ s_api_backlogs (server_t *self)
             }
             zmsg_destroy (&msg);        //  (sent, or the client has gone)
             backlog->bytes -= size;
-            self->backlog_bytes -= size;
+            self->outbox.backlog_bytes -= size;
         }
         if (zlistx_size (backlog->msgs) == 0)
-            zlistx_add_end (done, (void *) zhashx_cursor (self->backlogs));
+            zlistx_add_end (done, (void *) zhashx_cursor (self->outbox.backlogs));
     }
     for (const char *key = (const char *) zlistx_first (done); key;
          key = (const char *) zlistx_next (done))
-        zhashx_delete (self->backlogs, key);
+        zhashx_delete (self->outbox.backlogs, key);
     zlistx_destroy (&done);
 }
 
@@ -385,26 +385,26 @@ engine_commit_failed (server_t *self)
 {
     const char *cause = xxl_store_error (self->store);
     int64_t now = zclock_mono ();
-    if (self->commit_logged && streq (self->commit_logged, cause)
-    &&  now - self->commit_logged_at < XXL_COMMIT_LOG_MS)
-        self->commit_suppressed++;
+    if (self->outbox.commit_logged && streq (self->outbox.commit_logged, cause)
+    &&  now - self->outbox.commit_logged_at < XXL_COMMIT_LOG_MS)
+        self->outbox.commit_suppressed++;
     else {
-        if (self->commit_suppressed)
+        if (self->outbox.commit_suppressed)
             zsys_error ("server: commit failed: %s (and in %" PRIu64 " more turns since the last"
-                        " such line)", cause, self->commit_suppressed);
+                        " such line)", cause, self->outbox.commit_suppressed);
         else
             zsys_error ("server: commit failed: %s", cause);
-        zstr_free (&self->commit_logged);
-        self->commit_logged = strdup (cause);
-        self->commit_logged_at = now;
-        self->commit_suppressed = 0;
+        zstr_free (&self->outbox.commit_logged);
+        self->outbox.commit_logged = strdup (cause);
+        self->outbox.commit_logged_at = now;
+        self->outbox.commit_suppressed = 0;
     }
     char text [600];
     snprintf (text, sizeof text, "store error: %s", cause);
     zlistx_t *failed = zlistx_new ();
     zlistx_set_destructor (failed, engine_msg_destroy);
     zmsg_t *msg;
-    while ((msg = (zmsg_t *) zlistx_detach (self->api_out, NULL))) {
+    while ((msg = (zmsg_t *) zlistx_detach (self->outbox.api_out, NULL))) {
         zframe_t *rid = zmsg_pop (msg);
         zframe_t *body = zmsg_pop (msg);
         uint64_t id = 0;
@@ -421,7 +421,7 @@ engine_commit_failed (server_t *self)
         zmsg_destroy (&msg);
     }
     while ((msg = (zmsg_t *) zlistx_detach (failed, NULL)))
-        zlistx_add_end (self->api_out, msg);
+        zlistx_add_end (self->outbox.api_out, msg);
     engine_log_clear_rollback (self, text);
     zlistx_destroy (&failed);
 }
@@ -435,16 +435,16 @@ engine_agents_dropped (server_t *self)
 {
     zlistx_t *ids = zlistx_new ();
     zmsg_t *msg;
-    while ((msg = (zmsg_t *) zlistx_detach (self->agents_out, NULL))) {
+    while ((msg = (zmsg_t *) zlistx_detach (self->outbox.agents_out, NULL))) {
         zframe_t *tag = zmsg_first (msg);
         uint64_t id = 0;
         if (tag && zframe_size (tag) == sizeof id)
             memcpy (&id, zframe_data (tag), sizeof id);
-        run_batch_t *batch = id? (run_batch_t *) zhashx_lookup (self->batches, &id): NULL;
+        run_batch_t *batch = id? (run_batch_t *) zhashx_lookup (self->runs.batches, &id): NULL;
         if (batch && !batch->fires) {
             for (size_t i = 0; i < batch->count; i++)
                 zlistx_add_end (ids, (void *) (uintptr_t) batch->pending_ids [i]);
-            zhashx_delete (self->batches, &id);
+            zhashx_delete (self->runs.batches, &id);
         }
         else
         if (id)
@@ -452,22 +452,22 @@ engine_agents_dropped (server_t *self)
         zmsg_destroy (&msg);
     }
     run_batch_t *batch;
-    while ((batch = (run_batch_t *) zlistx_first (self->open_batches))) {
+    while ((batch = (run_batch_t *) zlistx_first (self->runs.open_batches))) {
         for (size_t i = 0; i < batch->count; i++)
             zlistx_add_end (ids, (void *) (uintptr_t) batch->pending_ids [i]);
-        zlistx_delete (self->open_batches, zlistx_cursor (self->open_batches));
+        zlistx_delete (self->runs.open_batches, zlistx_cursor (self->runs.open_batches));
     }
     for (void *item = zlistx_first (ids); item; item = zlistx_next (ids)) {
         uint64_t id = (uint64_t) (uintptr_t) item;
-        pending_t *pending = (pending_t *) zhashx_lookup (self->pending, &id);
+        pending_t *pending = (pending_t *) zhashx_lookup (self->runs.pending, &id);
         if (!pending)
             continue;
         if (pending->kind == PENDING_RUN) {
             //  (a row this turn made is gone with it, and its id is never
             //  handed out again: nothing to send)
-            if (pending->log_id < self->turn_first_id)
+            if (pending->log_id < self->runs.turn_first_id)
                 engine_resend_add (self, pending->log_id, pending->address);
-            zhashx_delete (self->pending, &id);
+            zhashx_delete (self->runs.pending, &id);
         }
         else
             pending->deadline = 0;      //  (its client is answered now: not sent)
@@ -477,7 +477,7 @@ engine_agents_dropped (server_t *self)
     //  What else the turn promised itself (an acceptance, a failure, a
     //  fire time) is gone from the store and from memory: a sweep looks
     //  for such rows once the store takes writes again
-    self->sweep_at = zclock_mono () + 2 * (int64_t) self->config.run_timeout_ms + 1000;
+    self->outbox.sweep_at = zclock_mono () + 2 * (int64_t) self->config.run_timeout_ms + 1000;
 }
 
 //  Rows with no answer and no result, older than twice the answer
@@ -489,12 +489,12 @@ size_t
 engine_sweep_untracked (server_t *self)
 {
     zhashx_t *flying = engine_id_map (NULL);
-    for (pending_t *pending = (pending_t *) zhashx_first (self->pending); pending;
-         pending = (pending_t *) zhashx_next (self->pending))
+    for (pending_t *pending = (pending_t *) zhashx_first (self->runs.pending); pending;
+         pending = (pending_t *) zhashx_next (self->runs.pending))
         if (pending->kind == PENDING_RUN)
             zhashx_insert (flying, &pending->log_id, pending);
-    for (run_batch_t *batch = (run_batch_t *) zhashx_first (self->batches); batch;
-         batch = (run_batch_t *) zhashx_next (self->batches))
+    for (run_batch_t *batch = (run_batch_t *) zhashx_first (self->runs.batches); batch;
+         batch = (run_batch_t *) zhashx_next (self->runs.batches))
         for (size_t i = 0; batch->fires && i < batch->count; i++)
             if (batch->fires [i].plan)
                 zhashx_insert (flying, &batch->fires [i].plan->log_id, batch);
@@ -504,9 +504,9 @@ engine_sweep_untracked (server_t *self)
     xxl_store_log_unanswered_ids (self->store, now - 2 * (int64_t) self->config.run_timeout_ms,
                                   ids, 4096, &count);
     for (size_t i = 0; i < count; i++) {
-        if (zhashx_lookup (flying, &ids [i]) || zhashx_lookup (self->plans, &ids [i])
-        ||  zhashx_lookup (self->accepted_ids, &ids [i])
-        ||  zhashx_lookup (self->resend_ids, &ids [i]) || engine_doubt_has (self, ids [i]))
+        if (zhashx_lookup (flying, &ids [i]) || zhashx_lookup (self->planner.plans, &ids [i])
+        ||  zhashx_lookup (self->runs.accepted_ids, &ids [i])
+        ||  zhashx_lookup (self->runs.resend_ids, &ids [i]) || engine_doubt_has (self, ids [i]))
             continue;
         xxl_log_t log;
         if (xxl_store_log_load (self->store, ids [i], &log))
@@ -515,7 +515,7 @@ engine_sweep_untracked (server_t *self)
             if (*log.executor_address)
                 engine_resend_add (self, log.id, log.executor_address);
             else
-                xxl_timer_push_after (self->timer, now, 0, log.id);
+                xxl_timer_push_after (self->planner.timer, now, 0, log.id);
             swept++;
         }
         xxl_log_free (&log);
@@ -530,21 +530,21 @@ void
 engine_flush (server_t *self)
 {
     run_batch_t *batch;
-    while ((batch = (run_batch_t *) zlistx_first (self->open_batches)))
-        engine_batch_close (self, batch, self->open_batches);
+    while ((batch = (run_batch_t *) zlistx_first (self->runs.open_batches)))
+        engine_batch_close (self, batch, self->runs.open_batches);
     zmsg_t *msg;
     //  (REGISTER replies first: an agent learns the scheduler's clock
     //  before it judges the RUNs that follow)
-    while ((msg = (zmsg_t *) zlistx_detach (self->agents_always, NULL)))
+    while ((msg = (zmsg_t *) zlistx_detach (self->outbox.agents_always, NULL)))
         engine_agent_out (self, msg);
-    while ((msg = (zmsg_t *) zlistx_detach (self->agents_out, NULL)))
+    while ((msg = (zmsg_t *) zlistx_detach (self->outbox.agents_out, NULL)))
         engine_agent_out (self, msg);
     //  Clients' replies after the RUNs: a trigger's run starts sooner
-    if (zhashx_size (self->backlogs))
+    if (zhashx_size (self->outbox.backlogs))
         s_api_backlogs (self);
-    while ((msg = (zmsg_t *) zlistx_detach (self->api_out, NULL)))
+    while ((msg = (zmsg_t *) zlistx_detach (self->outbox.api_out, NULL)))
         engine_api_send (self, msg);
-    while ((msg = (zmsg_t *) zlistx_detach (self->api_reads, NULL)))
+    while ((msg = (zmsg_t *) zlistx_detach (self->outbox.api_reads, NULL)))
         engine_api_send (self, msg);
-    self->api_out_bytes = 0;
+    self->outbox.api_out_bytes = 0;
 }

@@ -167,7 +167,7 @@ engine_batch_destroy (run_batch_t **self_p)
             plan_t *plan = self->fires [i].plan;
             if (self->prebuilt) {
                 if (plan)
-                    plan->prebuilt = NULL;  //  (borrowed: self->plans owns it)
+                    plan->prebuilt = NULL;  //  (borrowed: self->planner.plans owns it)
             }
             else
                 s_plan_destructor ((void **) &plan);
@@ -298,7 +298,7 @@ s_wall_check (server_t *self)
     if (step > 0)
         self->wall_stepped = true;      //  (s_check_registry: the store's rows)
     //  (retries' intervals and other delays keep their length)
-    xxl_timer_shift (self->timer, step);
+    xxl_timer_shift (self->planner.timer, step);
     zsys_warning ("server: the wall clock stepped %s by %" PRId64 " ms: durations, liveness"
                   " and RUNs' expiry do not change; %s", step > 0? "forward": "back",
                   step > 0? step: -step, step > 0? "fires of the skipped time are judged by"
@@ -316,12 +316,12 @@ s_stall_check (server_t *self, int timeout)
     int64_t stall = slept - (timeout > 0? timeout: 0);
     if (stall < XXL_STALL_MS)
         return;
-    for (pending_t *pending = (pending_t *) zhashx_first (self->pending); pending;
-         pending = (pending_t *) zhashx_next (self->pending))
+    for (pending_t *pending = (pending_t *) zhashx_first (self->runs.pending); pending;
+         pending = (pending_t *) zhashx_next (self->runs.pending))
         if (!pending->gone)
             pending->deadline += stall;
-    for (run_batch_t *batch = (run_batch_t *) zhashx_first (self->batches); batch;
-         batch = (run_batch_t *) zhashx_next (self->batches))
+    for (run_batch_t *batch = (run_batch_t *) zhashx_first (self->runs.batches); batch;
+         batch = (run_batch_t *) zhashx_next (self->runs.batches))
         if (!batch->gone)
             batch->deadline += stall;
     //  The agents' beats of that time are still on their way in: none is
@@ -339,8 +339,8 @@ s_check_pending (server_t *self)
 {
     int64_t now = zclock_mono ();
     zlistx_t *expired = zlistx_new ();
-    for (pending_t *pending = (pending_t *) zhashx_first (self->pending); pending;
-         pending = (pending_t *) zhashx_next (self->pending))
+    for (pending_t *pending = (pending_t *) zhashx_first (self->runs.pending); pending;
+         pending = (pending_t *) zhashx_next (self->runs.pending))
         if (pending->deadline <= now)
             zlistx_add_end (expired, pending);
     for (pending_t *pending = (pending_t *) zlistx_first (expired); pending;
@@ -369,7 +369,7 @@ s_check_pending (server_t *self)
             snprintf (text, sizeof text, "agent '%s' is not connected (its connection"
                       " closed)", pending->address);
             xxl_enc_reply (self->enc, pending->client_id, XXL_UNAVAILABLE, text);
-            engine_queue (self, self->api_out, zframe_data (pending->client),
+            engine_queue (self, self->outbox.api_out, zframe_data (pending->client),
                           zframe_size (pending->client));
             engine_audit_answer (self, pending, XXL_UNAVAILABLE);
         }
@@ -379,22 +379,22 @@ s_check_pending (server_t *self)
             snprintf (text, sizeof text, "agent '%s' did not answer within %d ms",
                       pending->address, self->config.request_timeout_ms);
             xxl_enc_reply (self->enc, pending->client_id, XXL_NO_ANSWER, text);
-            engine_queue (self, self->api_out, zframe_data (pending->client),
+            engine_queue (self, self->outbox.api_out, zframe_data (pending->client),
                           zframe_size (pending->client));
             engine_audit_answer (self, pending, XXL_NO_ANSWER);
         }
-        zhashx_delete (self->pending, &pending->id);
+        zhashx_delete (self->runs.pending, &pending->id);
     }
     //  Batches whose items all expired: their answer is of no use now
     zlistx_purge (expired);
-    for (run_batch_t *batch = (run_batch_t *) zhashx_first (self->batches); batch;
-         batch = (run_batch_t *) zhashx_next (self->batches))
+    for (run_batch_t *batch = (run_batch_t *) zhashx_first (self->runs.batches); batch;
+         batch = (run_batch_t *) zhashx_next (self->runs.batches))
         if (batch->deadline <= now)
             zlistx_add_end (expired, batch);
     for (run_batch_t *batch = (run_batch_t *) zlistx_first (expired); batch;
          batch = (run_batch_t *) zlistx_next (expired)) {
         engine_batch_expire (self, batch);
-        zhashx_delete (self->batches, &batch->id);
+        zhashx_delete (self->runs.batches, &batch->id);
     }
     zlistx_destroy (&expired);
     engine_doubts_check (self);
@@ -475,7 +475,7 @@ s_check_registry (server_t *self)
     //  ends: they are how the next start knows whom to wait for, and a
     //  start stopped again before its agents reconnected must not leave
     //  the next one an empty registry (which fails triggers at once)
-    bool warming = self->awaited_left && zclock_mono () < self->warm_until;
+    bool warming = self->runs.awaited_left && zclock_mono () < self->warm_until;
     if ((!warming && xxl_store_registry_expire (self->store, dead_before) > 0) || removed > 0)
         xxl_store_groups_refresh (self->store, now);
 }
@@ -548,49 +548,49 @@ s_server_destroy (server_t **self_p)
     xxl_http_destroy (&self->http_server);
     zsock_destroy (&self->http);
     xxl_metrics_box_destroy (&self->metrics_box);
-    xxl_alarms_destroy (&self->alarms);
-    zlistx_destroy (&self->alarm_backlog);
-    xxl_timer_destroy (&self->timer);
-    if (self->timer_fd >= 0)
-        close (self->timer_fd);
-    zlistx_destroy (&self->resends);
-    zhashx_destroy (&self->resend_ids);
-    zhashx_destroy (&self->doubts);
+    xxl_alarms_destroy (&self->services.alarms);
+    zlistx_destroy (&self->services.alarm_backlog);
+    xxl_timer_destroy (&self->planner.timer);
+    if (self->planner.timer_fd >= 0)
+        close (self->planner.timer_fd);
+    zlistx_destroy (&self->runs.resends);
+    zhashx_destroy (&self->runs.resend_ids);
+    zhashx_destroy (&self->runs.doubts);
     xxl_heard_destroy (&self->heard);
-    zhashx_destroy (&self->asks);
-    zhashx_destroy (&self->ask_jobs);
-    xxl_pool_destroy (&self->fast_pool);
-    xxl_pool_destroy (&self->slow_pool);
+    zhashx_destroy (&self->planner.asks);
+    zhashx_destroy (&self->planner.ask_jobs);
+    xxl_pool_destroy (&self->runs.fast_pool);
+    xxl_pool_destroy (&self->runs.slow_pool);
     zsock_destroy (&self->probes);
     zsock_destroy (&self->routed);
-    xxl_routers_destroy (&self->routers);
-    zhashx_destroy (&self->slow_counts);
-    zhashx_destroy (&self->busy_tries);
-    zhashx_destroy (&self->waiting);
+    xxl_routers_destroy (&self->runs.routers);
+    zhashx_destroy (&self->runs.slow_counts);
+    zhashx_destroy (&self->runs.busy_tries);
+    zhashx_destroy (&self->planner.waiting);
     zhashx_destroy (&self->apps_changed);
-    zhashx_destroy (&self->moved_from);
-    zhashx_destroy (&self->twins);
-    free (self->foreign_apps);
-    zhashx_destroy (&self->backlogs);
-    zhashx_destroy (&self->accepted_ids);
-    zlistx_destroy (&self->accepted);
-    if (self->instants) {
+    zhashx_destroy (&self->runs.moved_from);
+    zhashx_destroy (&self->runs.twins);
+    free (self->runs.foreign_apps);
+    zhashx_destroy (&self->outbox.backlogs);
+    zhashx_destroy (&self->runs.accepted_ids);
+    zlistx_destroy (&self->runs.accepted);
+    if (self->planner.instants) {
         instant_t *instant;
-        while ((instant = (instant_t *) zhashx_first (self->instants))) {
-            zhashx_delete (self->instants, &instant->when);
+        while ((instant = (instant_t *) zhashx_first (self->planner.instants))) {
+            zhashx_delete (self->planner.instants, &instant->when);
             engine_instant_destroy (&instant);
         }
-        zhashx_destroy (&self->instants);
+        zhashx_destroy (&self->planner.instants);
     }
-    zlistx_destroy (&self->taking);
-    zhashx_destroy (&self->plans);
-    engine_free_addresses (self->awaited, self->awaited_count);
-    zlistx_destroy (&self->fire_batches);
-    zlistx_destroy (&self->fire_later);
-    zlistx_destroy (&self->turn_plans);
-    zlistx_destroy (&self->unprepared);
-    zhashx_destroy (&self->snaps);
-    zhashx_destroy (&self->groups);
+    zlistx_destroy (&self->planner.taking);
+    zhashx_destroy (&self->planner.plans);
+    engine_free_addresses (self->runs.awaited, self->runs.awaited_count);
+    zlistx_destroy (&self->planner.fire_batches);
+    zlistx_destroy (&self->planner.fire_later);
+    zlistx_destroy (&self->planner.turn_plans);
+    zlistx_destroy (&self->planner.unprepared);
+    zhashx_destroy (&self->planner.snaps);
+    zhashx_destroy (&self->runs.groups);
     //  (the last turn's replies, flushed to libzmq, get a second to leave:
     //  a LOG_CLEAR or REPORT answered at the stop, replies of the drain)
     if (self->api)
@@ -600,22 +600,22 @@ s_server_destroy (server_t **self_p)
     zactor_destroy (&self->auth);
     zcert_destroy (&self->cert);
     xxl_keys_destroy (&self->keys);
-    zlistx_destroy (&self->api_out);
-    zlistx_destroy (&self->api_reads);
-    zstr_free (&self->commit_logged);
+    zlistx_destroy (&self->outbox.api_out);
+    zlistx_destroy (&self->outbox.api_reads);
+    zstr_free (&self->outbox.commit_logged);
     engine_audit_destroy (self);
-    zlistx_destroy (&self->agents_out);
-    zlistx_destroy (&self->agents_always);
-    zhashx_destroy (&self->pending);
-    zlistx_destroy (&self->open_batches);
-    zhashx_destroy (&self->batches);
-    xxl_enc_destroy (&self->item_enc);
+    zlistx_destroy (&self->outbox.agents_out);
+    zlistx_destroy (&self->outbox.agents_always);
+    zhashx_destroy (&self->runs.pending);
+    zlistx_destroy (&self->runs.open_batches);
+    zhashx_destroy (&self->runs.batches);
+    xxl_enc_destroy (&self->runs.item_enc);
     xxl_registry_destroy (&self->registry);
-    xxl_reporter_destroy (&self->reporter);
-    zlistx_destroy (&self->report_waiting);
-    zlistx_destroy (&self->clears);
+    xxl_reporter_destroy (&self->services.reporter);
+    zlistx_destroy (&self->services.report_waiting);
+    zlistx_destroy (&self->api_state.clears);
     xxl_store_destroy (&self->store);
-    zchunk_destroy (&self->text);
+    zchunk_destroy (&self->runs.text);
     xxl_enc_destroy (&self->enc);
     free (self);
     *self_p = NULL;
@@ -728,60 +728,60 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     self->config = *config;
     self->pipe = pipe;
     self->enc = xxl_enc_new ();
-    self->text = zchunk_new (NULL, 4096);
+    self->runs.text = zchunk_new (NULL, 4096);
     self->registry = xxl_registry_new ();
     if (self->registry)
         xxl_registry_set_limit (self->registry, (size_t) config->registry_limit);
-    self->api_out = zlistx_new ();
-    zlistx_set_destructor (self->api_out, engine_msg_destroy);
-    self->api_reads = zlistx_new ();
-    zlistx_set_destructor (self->api_reads, engine_msg_destroy);
-    self->agents_out = zlistx_new ();
-    zlistx_set_destructor (self->agents_out, engine_msg_destroy);
-    self->agents_always = zlistx_new ();
-    zlistx_set_destructor (self->agents_always, engine_msg_destroy);
-    self->pending = engine_id_map (s_pending_destroy);
-    self->item_enc = xxl_enc_new ();
-    self->open_batches = zlistx_new ();
-    zlistx_set_destructor (self->open_batches, engine_batch_destructor);
-    self->batches = engine_id_map (engine_batch_destructor);
-    self->slow_counts = engine_id_map (s_free_item);
-    self->busy_tries = engine_id_map (s_free_item);
-    self->slow_minute = engine_now () / 60000;
-    self->waiting = engine_id_map (s_free_item);
+    self->outbox.api_out = zlistx_new ();
+    zlistx_set_destructor (self->outbox.api_out, engine_msg_destroy);
+    self->outbox.api_reads = zlistx_new ();
+    zlistx_set_destructor (self->outbox.api_reads, engine_msg_destroy);
+    self->outbox.agents_out = zlistx_new ();
+    zlistx_set_destructor (self->outbox.agents_out, engine_msg_destroy);
+    self->outbox.agents_always = zlistx_new ();
+    zlistx_set_destructor (self->outbox.agents_always, engine_msg_destroy);
+    self->runs.pending = engine_id_map (s_pending_destroy);
+    self->runs.item_enc = xxl_enc_new ();
+    self->runs.open_batches = zlistx_new ();
+    zlistx_set_destructor (self->runs.open_batches, engine_batch_destructor);
+    self->runs.batches = engine_id_map (engine_batch_destructor);
+    self->runs.slow_counts = engine_id_map (s_free_item);
+    self->runs.busy_tries = engine_id_map (s_free_item);
+    self->runs.slow_minute = engine_now () / 60000;
+    self->planner.waiting = engine_id_map (s_free_item);
     self->apps_changed = zhashx_new ();
-    self->moved_from = zhashx_new ();
-    zhashx_set_destructor (self->moved_from, (zhashx_destructor_fn *) zframe_destroy);
-    self->twins = zhashx_new ();
-    zhashx_set_destructor (self->twins, s_free_item);
-    self->backlogs = zhashx_new ();
-    zhashx_set_destructor (self->backlogs, engine_backlog_destroy);
-    self->accepted = zlistx_new ();
-    zlistx_set_destructor (self->accepted, s_free_item);
-    self->accepted_ids = engine_id_map (NULL);
-    self->plans = engine_id_map (s_plan_destructor);
-    self->fire_batches = zlistx_new ();
-    zlistx_set_destructor (self->fire_batches, engine_batch_destructor);
-    self->instants = engine_id_map (NULL);
-    self->taking = zlistx_new ();
-    self->fire_later = zlistx_new ();
-    self->turn_plans = zlistx_new ();
-    self->unprepared = zlistx_new ();
-    self->snaps = engine_id_map (s_snap_destructor);
-    self->groups = engine_id_map (s_group_destructor);
-    self->timer = xxl_timer_new ();
+    self->runs.moved_from = zhashx_new ();
+    zhashx_set_destructor (self->runs.moved_from, (zhashx_destructor_fn *) zframe_destroy);
+    self->runs.twins = zhashx_new ();
+    zhashx_set_destructor (self->runs.twins, s_free_item);
+    self->outbox.backlogs = zhashx_new ();
+    zhashx_set_destructor (self->outbox.backlogs, engine_backlog_destroy);
+    self->runs.accepted = zlistx_new ();
+    zlistx_set_destructor (self->runs.accepted, s_free_item);
+    self->runs.accepted_ids = engine_id_map (NULL);
+    self->planner.plans = engine_id_map (s_plan_destructor);
+    self->planner.fire_batches = zlistx_new ();
+    zlistx_set_destructor (self->planner.fire_batches, engine_batch_destructor);
+    self->planner.instants = engine_id_map (NULL);
+    self->planner.taking = zlistx_new ();
+    self->planner.fire_later = zlistx_new ();
+    self->planner.turn_plans = zlistx_new ();
+    self->planner.unprepared = zlistx_new ();
+    self->planner.snaps = engine_id_map (s_snap_destructor);
+    self->runs.groups = engine_id_map (s_group_destructor);
+    self->planner.timer = xxl_timer_new ();
     //  zmq_poll's timeout counts whole milliseconds from when it is
     //  computed; the fires wake on this instead, to the microsecond
-    self->timer_fd = timerfd_create (CLOCK_REALTIME, TFD_NONBLOCK | TFD_CLOEXEC);
-    self->timer_armed = -1;
-    self->resends = zlistx_new ();
-    zlistx_set_destructor (self->resends, engine_resend_destroy);
-    self->resend_ids = engine_id_map (NULL);
-    self->doubts = engine_id_map (engine_doubt_destroy);
+    self->planner.timer_fd = timerfd_create (CLOCK_REALTIME, TFD_NONBLOCK | TFD_CLOEXEC);
+    self->planner.timer_armed = -1;
+    self->runs.resends = zlistx_new ();
+    zlistx_set_destructor (self->runs.resends, engine_resend_destroy);
+    self->runs.resend_ids = engine_id_map (NULL);
+    self->runs.doubts = engine_id_map (engine_doubt_destroy);
     self->heard = xxl_heard_new (zclock_mono ());
-    assert (self->doubts && self->heard);
-    self->asks = engine_id_map (s_free_item);
-    self->ask_jobs = engine_id_map (s_free_item);
+    assert (self->runs.doubts && self->heard);
+    self->planner.asks = engine_id_map (s_free_item);
+    self->planner.ask_jobs = engine_id_map (s_free_item);
     self->next_id = (uint64_t) engine_now () << 16;
     self->clock_base = self->wall_base = zclock_time () - zclock_mono ();
     if (gethostname (self->hostname, sizeof self->hostname - 1))
@@ -801,37 +801,37 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     //  counted here)
     if (*config->db && strneq (config->db, ":memory:")
     &&  strncmp (config->db, "file::memory:", 13)) {
-        self->reporter = xxl_reporter_new (config->db, err, sizeof err);
-        if (!self->reporter)
+        self->services.reporter = xxl_reporter_new (config->db, err, sizeof err);
+        if (!self->services.reporter)
             zsys_warning ("server: the report's counts are made on the engine's thread: %s",
                           err);
     }
     //  Alarm plugins: their config keys are scheduler/alarm/<key>
-    self->alarm_host = *xxl_alarms_default_host ();
-    self->alarm_host.config = s_alarm_config;
-    self->alarm_host.config_ctx = config->file;
-    self->alarms = xxl_alarms_new (NULL, &self->alarm_host);
-    self->alarm_backlog = zlistx_new ();
-    if (self->alarms && xxl_alarms_load (self->alarms, config->alarm_plugins) < 0)
+    self->services.alarm_host = *xxl_alarms_default_host ();
+    self->services.alarm_host.config = s_alarm_config;
+    self->services.alarm_host.config_ctx = config->file;
+    self->services.alarms = xxl_alarms_new (NULL, &self->services.alarm_host);
+    self->services.alarm_backlog = zlistx_new ();
+    if (self->services.alarms && xxl_alarms_load (self->services.alarms, config->alarm_plugins) < 0)
         zsys_warning ("server: no alarm plugins from %s: jobs with alarm targets are refused",
                       config->alarm_plugins);
-    if (!self->alarms) {
+    if (!self->services.alarms) {
         zsys_error ("server: cannot start the alarm sender");
         s_server_destroy (&self);
         return NULL;
     }
-    xxl_alarms_set_drain_ms (self->alarms, 2000);
+    xxl_alarms_set_drain_ms (self->services.alarms, 2000);
     //  Routers, and the pools that run the probing ones
-    self->router_host = *xxl_routers_default_host ();
-    self->router_host.probe = xxl_pool_probe;
-    self->routers = xxl_routers_new (config->plugins, &self->router_host);
-    if (!self->routers) {
+    self->runs.router_host = *xxl_routers_default_host ();
+    self->runs.router_host.probe = xxl_pool_probe;
+    self->runs.routers = xxl_routers_new (config->plugins, &self->runs.router_host);
+    if (!self->runs.routers) {
         zsys_error ("server: cannot load router plugins from %s", config->plugins);
         s_server_destroy (&self);
         return NULL;
     }
-    xxl_routers_set_probe_timeout (self->routers, config->probe_timeout_ms);
-    if (xxl_routers_size (self->routers) == 0)
+    xxl_routers_set_probe_timeout (self->runs.routers, config->probe_timeout_ms);
+    if (xxl_routers_size (self->runs.routers) == 0)
         zsys_warning ("server: no router plugins in %s: every routed trigger will fail",
                       config->plugins);
     char probes [64], routed [64];
@@ -839,11 +839,11 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     snprintf (routed, sizeof routed, "inproc://xxl-routed-%p", (void *) self);
     self->probes = xxl_transport_inproc (ZMQ_ROUTER, probes, true);
     self->routed = xxl_transport_inproc (ZMQ_PULL, routed, true);
-    self->fast_pool = xxl_pool_new ("fast", config->fast_pool, config->pool_queue,
-                                    self->routers, config->probe_timeout_ms, probes, routed);
-    self->slow_pool = xxl_pool_new ("slow", config->slow_pool, config->pool_queue,
-                                    self->routers, config->probe_timeout_ms, probes, routed);
-    if (!self->probes || !self->routed || !self->fast_pool || !self->slow_pool) {
+    self->runs.fast_pool = xxl_pool_new ("fast", config->fast_pool, config->pool_queue,
+                                    self->runs.routers, config->probe_timeout_ms, probes, routed);
+    self->runs.slow_pool = xxl_pool_new ("slow", config->slow_pool, config->pool_queue,
+                                    self->runs.routers, config->probe_timeout_ms, probes, routed);
+    if (!self->probes || !self->routed || !self->runs.fast_pool || !self->runs.slow_pool) {
         zsys_error ("server: cannot start the trigger pools");
         s_server_destroy (&self);
         return NULL;
@@ -901,9 +901,9 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     //  Its name among the schedulers of the store: the host and the api
     //  endpoint, which no other live scheduler can have bound
     if (config->node)
-        snprintf (self->node, sizeof self->node, "%s", config->node);
+        snprintf (self->leases.node, sizeof self->leases.node, "%s", config->node);
     else
-        snprintf (self->node, sizeof self->node, "%.40s %.80s", self->hostname, api_bound);
+        snprintf (self->leases.node, sizeof self->leases.node, "%.40s %.80s", self->hostname, api_bound);
     if (config->ready_file && *config->ready_file) {
         char *tmp = zsys_sprintf ("%s.tmp", config->ready_file);
         FILE *file = fopen (tmp, "w");
@@ -921,16 +921,16 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     //  ends early once all of them are back (at once on a new store)
     //  (alive as of the last beat heard: the outage itself made them stale)
     char *alive = xxl_store_registry_alive (self->store, (int64_t) config->dead_s * 1000);
-    self->awaited_count = self->awaited_left = engine_split_addresses (alive, &self->awaited);
+    self->runs.awaited_count = self->runs.awaited_left = engine_split_addresses (alive, &self->runs.awaited);
     zstr_free (&alive);
-    self->warm_until = self->awaited_left? zclock_mono () + config->warmup_ms: 0;
+    self->warm_until = self->runs.awaited_left? zclock_mono () + config->warmup_ms: 0;
     //  FIX_DELAY jobs that were waiting for a run's end when we stopped
     engine_waiting_load (self);
     self->data_version = xxl_store_data_version (self->store);
     //  The first lease round: the shares this scheduler may take, and what
     //  a previous run left of their jobs (unsent triggers); then alarms
     if (xxl_store_begin (self->store) == 0) {
-        self->next_log_id = 0;
+        self->runs.next_log_id = 0;
         engine_lease_round (self);
         engine_recover_alarms (self);
         int rc = xxl_store_commit (self->store);
@@ -939,7 +939,7 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
         //  (a failed one: its shares are taken again, and recovered, at the
         //  next round)
         engine_lease_settle (self, rc == 0);
-        self->fired_want = self->fired_until;
+        self->planner.fired_want = self->planner.fired_until;
     }
     self->next_registry_check = zclock_mono () + (int64_t) config->beat_s * 1000;
     self->next_liveness = zclock_mono () + XXL_LIVENESS_MS;
@@ -960,8 +960,8 @@ s_drain (server_t *self, zsock_t *sock, handler_fn *handler)
         //  Non-blocking multipart receive
         int more = 1, got = 0;
         bool got_user = false;
-        self->user_id [0] = 0;
-        self->api_fd = -1;
+        self->api_state.user_id [0] = 0;
+        self->api_state.api_fd = -1;
         while (more) {
             zmq_msg_t part;
             zmq_msg_init (&part);
@@ -975,14 +975,14 @@ s_drain (server_t *self, zsock_t *sock, handler_fn *handler)
                 //  read ahead gives that part no metadata.)
                 const char *user = zmq_msg_gets (&part, "User-Id");
                 if (user) {
-                    snprintf (self->user_id, sizeof self->user_id, "%s", user);
+                    snprintf (self->api_state.user_id, sizeof self->api_state.user_id, "%s", user);
                     got_user = true;
                 }
             }
             got = 1;
             //  (the connection's socket, where a client's unread replies show)
-            if (is_api && self->api_fd < 0)
-                self->api_fd = zmq_msg_get (&part, ZMQ_SRCFD);
+            if (is_api && self->api_state.api_fd < 0)
+                self->api_state.api_fd = zmq_msg_get (&part, ZMQ_SRCFD);
             zmsg_addmem (zmsg, zmq_msg_data (&part), zmq_msg_size (&part));
             more = zmq_msg_more (&part);
             zmq_msg_close (&part);
@@ -993,7 +993,7 @@ s_drain (server_t *self, zsock_t *sock, handler_fn *handler)
         }
         //  (replies waiting for this turn's end are bounded: the rest of
         //  the requests wait for the next turn)
-        if (is_api && self->api_out_bytes >= XXL_API_TURN_BYTES)
+        if (is_api && self->outbox.api_out_bytes >= XXL_API_TURN_BYTES)
             i = self->config.batch;
         engine_fire_check (self);
         handler (self, zmsg);
@@ -1018,55 +1018,55 @@ s_turn_timeout (server_t *self)
         wake = self->next_liveness;
     if (zhashx_size (self->apps_changed) && self->next_groups < wake)
         wake = self->next_groups;
-    if (zhashx_size (self->backlogs) && now + 2 < wake)
+    if (zhashx_size (self->outbox.backlogs) && now + 2 < wake)
         wake = now + 2;             //  (their queues drain as they read)
-    if ((zhashx_size (self->pending) || zhashx_size (self->batches)
-    ||   zlistx_size (self->resends))
+    if ((zhashx_size (self->runs.pending) || zhashx_size (self->runs.batches)
+    ||   zlistx_size (self->runs.resends))
     &&  self->next_pending_check < wake)
         wake = self->next_pending_check;
-    if (self->next_scan < wake)
-        wake = self->next_scan;
+    if (self->planner.next_scan < wake)
+        wake = self->planner.next_scan;
     //  The oldest acceptance not yet written is written XXL_ACCEPTED_MS
     //  after it came (engine_accepted_flush at the turn's end; near a
     //  fire, after the fire)
-    accepted_t *accepted = (accepted_t *) zlistx_first (self->accepted);
+    accepted_t *accepted = (accepted_t *) zlistx_first (self->runs.accepted);
     if (accepted && !engine_fire_near (self) && accepted->at + XXL_ACCEPTED_MS + 1 < wake)
         wake = accepted->at + XXL_ACCEPTED_MS + 1;
-    if (self->next_lease < wake)
-        wake = self->next_lease;
+    if (self->leases.next_lease < wake)
+        wake = self->leases.next_lease;
     int64_t service = engine_services_wake (self);
     if (service < wake)
         wake = service;
     //  (a count of the daily report under way: its answer is taken soon,
     //  at once when REPORTs wait for it)
-    if (self->reporter && xxl_reporter_busy (self->reporter)) {
-        int64_t soon = now + (self->report_waiting && zlistx_size (self->report_waiting)? 2: 50);
+    if (self->services.reporter && xxl_reporter_busy (self->services.reporter)) {
+        int64_t soon = now + (self->services.report_waiting && zlistx_size (self->services.report_waiting)? 2: 50);
         if (soon < wake)
             wake = soon;
     }
     else
-    if (self->report_waiting && zlistx_size (self->report_waiting) && now + 2 < wake)
+    if (self->services.report_waiting && zlistx_size (self->services.report_waiting) && now + 2 < wake)
         wake = now + 2;
     //  (a LOG_CLEAR goes on a batch a turn)
-    if (self->clears && zlistx_size (self->clears) && now + 1 < wake)
+    if (self->api_state.clears && zlistx_size (self->api_state.clears) && now + 1 < wake)
         wake = now + 1;
     if (self->stopping)
         wake = now + 50;
-    int64_t due = xxl_timer_next (self->timer);
+    int64_t due = xxl_timer_next (self->planner.timer);
     if (due >= 0) {
         //  A turn before a fire fired_until does not cover yet
         //  writes it, so that the fire itself needs no commit
-        if (due > self->fired_until)
+        if (due > self->planner.fired_until)
             due -= 1000;
         //  While the store cannot be reached, the turn before a fire
         //  (which fails) waits for the next try (below); a fire that
         //  fired_until covers needs no commit and keeps its time
         int64_t retry = self->begin_failed_at + XXL_STORE_DOWN_MS;
-        if (self->begin_failed_at && due < xxl_timer_next (self->timer)
+        if (self->begin_failed_at && due < xxl_timer_next (self->planner.timer)
         &&  now + (due - engine_now ()) < retry)
             due = engine_now () + (retry - now);
         //  (the timerfd wakes at `due`; the timeout is the fallback)
-        int64_t due_mono = now + (due - engine_now ()) + (self->timer_fd >= 0);
+        int64_t due_mono = now + (due - engine_now ()) + (self->planner.timer_fd >= 0);
         if (due_mono < wake)
             wake = due_mono;
         engine_timer_arm (self, due);
@@ -1085,10 +1085,10 @@ static void
 s_on_timer (server_t *self)
 {
     uint64_t expired;
-    if (read (self->timer_fd, &expired, sizeof expired) < 0) {
+    if (read (self->planner.timer_fd, &expired, sizeof expired) < 0) {
         //  (nothing to do: a non-blocking read of a timer not due)
     }
-    self->timer_armed = -1;
+    self->planner.timer_armed = -1;
 }
 
 //  A command on the actor pipe: $TERM (or the pipe gone) stops taking
@@ -1107,7 +1107,7 @@ s_on_pipe (server_t *self, zsock_t *pipe, zmq_pollitem_t *api_item, zmq_pollitem
         http_item->events = 0;
         xxl_http_stop (self->http_server);
         zsys_info ("server: stopping; %zu request(s) to agents in flight",
-                   zhashx_size (self->pending));
+                   zhashx_size (self->runs.pending));
     }
     zstr_free (&command);
 }
@@ -1128,15 +1128,15 @@ s_turn_begin (server_t *self)
     }
     else
         self->begin_failed_at = 0;
-    self->next_log_id = 0;
-    self->turn_first_id = self->log_id_floor;
+    self->runs.next_log_id = 0;
+    self->runs.turn_first_id = self->runs.log_id_floor;
     self->turn++;
     engine_audit_begin (self);
     //  Another scheduler's commits (we hold the write lock from here
     //  on): its stops and edits may void plans, so none fires blind
     int64_t version = xxl_store_data_version (self->store);
     if (version != self->data_version)
-        self->foreign_turn = self->turn;
+        self->planner.foreign_turn = self->turn;
     self->data_version = version;
     //  Leases no longer sure: their plans go before anything fires
     engine_lease_check (self);
@@ -1165,10 +1165,10 @@ s_turn_read (server_t *self, zmq_pollitem_t *items)
         s_drain (self, self->routed, engine_handle_routed);
     if (items [5].revents & ZMQ_POLLIN)
         engine_alarm_results (self);
-    if (engine_now () / 60000 != self->slow_minute) {
-        self->slow_minute = engine_now () / 60000;
-        zhashx_purge (self->slow_counts);
-        zhashx_purge (self->busy_tries);
+    if (engine_now () / 60000 != self->runs.slow_minute) {
+        self->runs.slow_minute = engine_now () / 60000;
+        zhashx_purge (self->runs.slow_counts);
+        zhashx_purge (self->runs.busy_tries);
     }
     return agents_drained;
 }
@@ -1184,12 +1184,12 @@ s_turn_work (server_t *self, bool agents_drained)
     bool near = engine_fire_near (self);
     if (!self->stopping) {
         //  (near a fire it waits, but not past a sixth of the lease)
-        if (now >= self->next_lease
-        &&  (!near || now >= self->next_lease + self->config.lease_ms / 6))
+        if (now >= self->leases.next_lease
+        &&  (!near || now >= self->leases.next_lease + self->config.lease_ms / 6))
             engine_lease_round (self);
         //  Due triggers first: planning ahead can wait a turn
         engine_plan_due (self);
-        if (now >= self->next_scan && !near)
+        if (now >= self->planner.next_scan && !near)
             engine_plan_scan (self);
         if (!near)
             engine_plan_prepare (self, 1024);
@@ -1207,8 +1207,8 @@ s_turn_work (server_t *self, bool agents_drained)
     &&  zclock_mono () - self->stall_mono < XXL_STALL_MS) {
         s_check_pending (self);
         engine_recover_resends (self);
-        if (self->sweep_at && now >= self->sweep_at)
-            self->sweep_at = engine_sweep_untracked (self)
+        if (self->outbox.sweep_at && now >= self->outbox.sweep_at)
+            self->outbox.sweep_at = engine_sweep_untracked (self)
                            ? now + 2 * (int64_t) self->config.run_timeout_ms + 1000: 0;
         self->next_pending_check = now + 200;
     }
@@ -1235,12 +1235,12 @@ static void
 s_turn_commit (server_t *self)
 {
     //  The next fire within a second: have the held shares' fired_until cover it now
-    int64_t next_fire = xxl_timer_next (self->timer);
-    if (next_fire >= 0 && next_fire > self->fired_until && next_fire - engine_now () <= 1000)
+    int64_t next_fire = xxl_timer_next (self->planner.timer);
+    if (next_fire >= 0 && next_fire > self->planner.fired_until && next_fire - engine_now () <= 1000)
         engine_fired_cover (self, next_fire);
     //  What this turn sent with no store access, for a restart
-    if (self->sent_max > self->fired_sent)
-        xxl_store_lease_fired (self->store, self->held, 0, self->sent_max);
+    if (self->planner.sent_max > self->planner.fired_sent)
+        xxl_store_lease_fired (self->store, self->leases.held, 0, self->planner.sent_max);
     //  A fire due within the guard goes before this commit, so that
     //  no commit delays it (this turn's replies wait that long)
     if (!self->stopping && engine_fire_near (self))
@@ -1261,21 +1261,21 @@ s_turn_commit (server_t *self)
         engine_audit_settle (self, false);
         //  Plans of rows that were not written
         void *item;
-        while ((item = zlistx_detach (self->turn_plans, NULL))) {
+        while ((item = zlistx_detach (self->planner.turn_plans, NULL))) {
             int64_t log_id = (int64_t) (intptr_t) item;
-            zhashx_delete (self->plans, &log_id);
+            zhashx_delete (self->planner.plans, &log_id);
         }
-        self->fired_want = self->fired_until;
+        self->planner.fired_want = self->planner.fired_until;
     }
     else {
         engine_audit_settle (self, true);
         engine_lease_settle (self, true);
-        self->fired_until = self->fired_want;
-        if (self->sent_max > self->fired_sent)
-            self->fired_sent = self->sent_max;
+        self->planner.fired_until = self->planner.fired_want;
+        if (self->planner.sent_max > self->planner.fired_sent)
+            self->planner.fired_sent = self->planner.sent_max;
     }
-    self->sent_max = 0;
-    zlistx_purge (self->turn_plans);
+    self->planner.sent_max = 0;
+    zlistx_purge (self->planner.turn_plans);
 }
 
 //  Sends what the commit justified; restarts the WAL when due and no
@@ -1290,21 +1290,21 @@ s_metrics_publish (server_t *self)
         return;
     self->metrics_next = now + 1000;
     xxl_metrics_t *m = &self->metrics;
-    m->api_out = (int64_t) (zlistx_size (self->api_out) + zlistx_size (self->api_reads));
-    m->api_backlog_bytes = (int64_t) self->backlog_bytes;
-    m->agents_out = (int64_t) (zlistx_size (self->agents_out) + zlistx_size (self->agents_always));
-    m->pending = (int64_t) zhashx_size (self->pending);
-    m->batches = (int64_t) zhashx_size (self->batches);
-    m->timer = (int64_t) zhashx_size (self->plans);
-    m->fast_queue = (int64_t) xxl_pool_queued (self->fast_pool);
-    m->slow_queue = (int64_t) xxl_pool_queued (self->slow_pool);
+    m->api_out = (int64_t) (zlistx_size (self->outbox.api_out) + zlistx_size (self->outbox.api_reads));
+    m->api_backlog_bytes = (int64_t) self->outbox.backlog_bytes;
+    m->agents_out = (int64_t) (zlistx_size (self->outbox.agents_out) + zlistx_size (self->outbox.agents_always));
+    m->pending = (int64_t) zhashx_size (self->runs.pending);
+    m->batches = (int64_t) zhashx_size (self->runs.batches);
+    m->timer = (int64_t) zhashx_size (self->planner.plans);
+    m->fast_queue = (int64_t) xxl_pool_queued (self->runs.fast_pool);
+    m->slow_queue = (int64_t) xxl_pool_queued (self->runs.slow_pool);
     int64_t agents = 0;
     size_t cursor = 0;
     xxl_registry_entry_t entry;
     while (xxl_registry_each (self->registry, &cursor, &entry) == 0)
         agents += entry.connected;
     m->agents = agents;
-    m->leases = __builtin_popcountll (self->held);
+    m->leases = __builtin_popcountll (self->leases.held);
     m->wal_bytes = -1;
     const char *db = self->config.db;
     if (strncmp (db, "postgres://", 11) && strncmp (db, "postgresql://", 13)) {
@@ -1313,7 +1313,7 @@ s_metrics_publish (server_t *self)
         snprintf (wal, sizeof wal, "%s-wal", db);
         m->wal_bytes = stat (wal, &st) == 0? (int64_t) st.st_size: 0;
     }
-    m->ready = m->store_ok && !(self->awaited_left && now < self->warm_until);
+    m->ready = m->store_ok && !(self->runs.awaited_left && now < self->warm_until);
     xxl_metrics_publish (self->metrics_box, m);
 }
 
@@ -1346,8 +1346,8 @@ xxl_server_actor (zsock_t *pipe, void *args)
         { zsock_resolve (self->api), 0, ZMQ_POLLIN, 0 },
         { zsock_resolve (self->probes), 0, ZMQ_POLLIN, 0 },
         { zsock_resolve (self->routed), 0, ZMQ_POLLIN, 0 },
-        { NULL, xxl_alarms_fd (self->alarms), ZMQ_POLLIN, 0 },
-        { NULL, self->timer_fd, ZMQ_POLLIN, 0 },
+        { NULL, xxl_alarms_fd (self->services.alarms), ZMQ_POLLIN, 0 },
+        { NULL, self->planner.timer_fd, ZMQ_POLLIN, 0 },
         { zsock_resolve (self->http), 0, ZMQ_POLLIN, 0 },
     };
     while (!self->terminated) {
@@ -1362,7 +1362,7 @@ xxl_server_actor (zsock_t *pipe, void *args)
             s_on_timer (self);
         if (items [0].revents & ZMQ_POLLIN)
             s_on_pipe (self, pipe, &items [2], &items [7]);
-        if (self->stopping && (zhashx_size (self->pending) + zhashx_size (self->batches) == 0
+        if (self->stopping && (zhashx_size (self->runs.pending) + zhashx_size (self->runs.batches) == 0
                            ||  zclock_mono () >= self->stop_deadline))
             self->terminated = true;
         s_turn_begin (self);

@@ -27,7 +27,7 @@
         recovered in the same transaction (engine_recover with their mask
         and their own fired_until / fired_sent), and only then is their
         fired_until raised to this scheduler's.
-    -   self->lease_until: the monotonic time up to which the held leases
+    -   self->leases.lease_until: the monotonic time up to which the held leases
         are sure: the round's start + lease_ms - XXL_LEASE_MARGIN_MS (a
         step of this host's wall clock neither shortens nor stretches it:
         a round that began before the step cannot hold past it); the
@@ -62,7 +62,7 @@ engine_share_bit (int64_t job_id)
 bool
 engine_lease_holds (server_t *self, int64_t job_id)
 {
-    return job_id > 0 && (self->held & engine_share_bit (job_id)) != 0;
+    return job_id > 0 && (self->leases.held & engine_share_bit (job_id)) != 0;
 }
 
 static int
@@ -76,13 +76,13 @@ s_popcount (uint64_t mask)
 static void
 s_lease_lost (server_t *self, uint64_t mask, const char *why)
 {
-    mask &= self->held;
+    mask &= self->leases.held;
     if (!mask)
         return;
-    self->held &= ~mask;
+    self->leases.held &= ~mask;
     zlistx_t *gone = zlistx_new ();
-    for (snap_t *snap = (snap_t *) zhashx_first (self->snaps); snap;
-         snap = (snap_t *) zhashx_next (self->snaps))
+    for (snap_t *snap = (snap_t *) zhashx_first (self->planner.snaps); snap;
+         snap = (snap_t *) zhashx_next (self->planner.snaps))
         if (engine_share_bit (snap->job.id) & mask)
             zlistx_add_end (gone, snap);
     size_t plans = 0;
@@ -92,14 +92,14 @@ s_lease_lost (server_t *self, uint64_t mask, const char *why)
         void *item;
         while ((item = zlistx_first (snap->plan_ids))) {
             int64_t log_id = (int64_t) (intptr_t) item;
-            if (zhashx_lookup (self->plans, &log_id))
-                zhashx_delete (self->plans, &log_id);   //  (takes it off plan_ids)
+            if (zhashx_lookup (self->planner.plans, &log_id))
+                zhashx_delete (self->planner.plans, &log_id);   //  (takes it off plan_ids)
             else
                 zlistx_delete (snap->plan_ids, zlistx_cursor (snap->plan_ids));
             plans++;
         }
         int64_t id = snap->job.id;
-        zhashx_delete (self->snaps, &id);
+        zhashx_delete (self->planner.snaps, &id);
     }
     zlistx_destroy (&gone);
     zsys_warning ("lease: %d share(s) lost (%s); %zu plan(s) left to their new holder",
@@ -110,8 +110,8 @@ s_lease_lost (server_t *self, uint64_t mask, const char *why)
 void
 engine_lease_check (server_t *self)
 {
-    if (self->held && zclock_mono () >= self->lease_until)
-        s_lease_lost (self, self->held, "not renewed in time");
+    if (self->leases.held && zclock_mono () >= self->leases.lease_until)
+        s_lease_lost (self, self->leases.held, "not renewed in time");
 }
 
 //  The turn's end: a round's takes and renewals hold only once committed;
@@ -121,12 +121,12 @@ void
 engine_lease_settle (server_t *self, bool committed)
 {
     if (committed)
-        self->lease_until_committed = self->lease_until;
+        self->leases.lease_until_committed = self->leases.lease_until;
     else {
-        self->lease_until = self->lease_until_committed;
-        s_lease_lost (self, self->lease_taken, "their take was not committed");
+        self->leases.lease_until = self->leases.lease_until_committed;
+        s_lease_lost (self, self->leases.lease_taken, "their take was not committed");
     }
-    self->lease_taken = 0;
+    self->leases.lease_taken = 0;
 }
 
 //  The fence before a scan writes fires: in this turn's transaction (the
@@ -136,21 +136,21 @@ engine_lease_settle (server_t *self, bool committed)
 uint64_t
 engine_lease_fence (server_t *self)
 {
-    if (!self->held)
+    if (!self->leases.held)
         return 0;
     xxl_lease_t leases [XXL_STORE_SHARES];
     if (xxl_store_lease_list (self->store, leases)) {
-        s_lease_lost (self, self->held, "its lease could not be read");
+        s_lease_lost (self, self->leases.held, "its lease could not be read");
         return 0;
     }
     uint64_t moved = 0;
     for (int s = 0; s < XXL_STORE_SHARES; s++)
-        if ((self->held & ((uint64_t) 1 << s))
-        &&  (strcmp (leases [s].owner, self->node) || leases [s].epoch != self->epochs [s]))
+        if ((self->leases.held & ((uint64_t) 1 << s))
+        &&  (strcmp (leases [s].owner, self->leases.node) || leases [s].epoch != self->leases.epochs [s]))
             moved |= (uint64_t) 1 << s;
     if (moved)
         s_lease_lost (self, moved, "taken by another scheduler");
-    return self->held;
+    return self->leases.held;
 }
 
 //  One round: beat, renew, take, give back.  Returns the shares taken
@@ -163,30 +163,30 @@ engine_lease_round (server_t *self)
     int64_t started = zclock_mono ();
     int64_t now = xxl_store_clock_now (self->store);
     if (now >= 0)
-        self->store_ahead = now - engine_now ();
+        self->leases.store_ahead = now - engine_now ();
     int64_t lease = self->config.lease_ms;
     int64_t round = lease / 3;
     int64_t expires = now + lease;
     xxl_lease_t leases [XXL_STORE_SHARES];
     if (now < 0
-    ||  xxl_store_node_beat (self->store, self->node, now)
+    ||  xxl_store_node_beat (self->store, self->leases.node, now)
     ||  xxl_store_lease_list (self->store, leases)) {
         //  (the held leases stay sure until lease_until; the next round
         //  tries again, soon but not at once: a store that is down must
         //  not turn every loop into a round)
-        self->next_lease = zclock_mono () + XXL_LEASE_RETRY_MS;
+        self->leases.next_lease = zclock_mono () + XXL_LEASE_RETRY_MS;
         return 0;
     }
     //  Renew what is still ours; what moved is lost
     uint64_t moved = 0, renewed = 0;
     for (int s = 0; s < XXL_STORE_SHARES; s++) {
         uint64_t bit = (uint64_t) 1 << s;
-        if (!(self->held & bit))
+        if (!(self->leases.held & bit))
             continue;
-        if (strcmp (leases [s].owner, self->node) || leases [s].epoch != self->epochs [s])
+        if (strcmp (leases [s].owner, self->leases.node) || leases [s].epoch != self->leases.epochs [s])
             moved |= bit;
         else
-        if (xxl_store_lease_renew (self->store, s, self->node, self->epochs [s], expires) == 1) {
+        if (xxl_store_lease_renew (self->store, s, self->leases.node, self->leases.epochs [s], expires) == 1) {
             renewed |= bit;
             leases [s].expires = expires;
         }
@@ -210,7 +210,7 @@ engine_lease_round (server_t *self)
         int distinct = 0;
         for (int s = 0; s < XXL_STORE_SHARES; s++) {
             if (!*leases [s].owner || leases [s].expires <= now
-            ||  streq (leases [s].owner, self->node))
+            ||  streq (leases [s].owner, self->leases.node))
                 continue;
             int k = 0;
             while (k < distinct && strcmp (owners [k], leases [s].owner))
@@ -233,56 +233,56 @@ engine_lease_round (server_t *self)
     uint64_t taken = 0;
     for (int s = 0; s < XXL_STORE_SHARES; s++) {
         uint64_t bit = (uint64_t) 1 << s;
-        if (self->held & bit)
+        if (self->leases.held & bit)
             continue;
-        bool ours = streq (leases [s].owner, self->node);
+        bool ours = streq (leases [s].owner, self->leases.node);
         bool orphan = !*leases [s].owner || leases [s].expires <= now;
         if (!ours && !orphan)
             continue;
         bool long_orphan = orphan && leases [s].expires <= now - 2 * round;
-        if (!ours && !long_orphan && s_popcount (self->held) >= fair)
+        if (!ours && !long_orphan && s_popcount (self->leases.held) >= fair)
             continue;
-        if (xxl_store_lease_take (self->store, s, self->node, leases [s].epoch, expires) == 1) {
-            self->held |= bit;
-            self->epochs [s] = leases [s].epoch + 1;
+        if (xxl_store_lease_take (self->store, s, self->leases.node, leases [s].epoch, expires) == 1) {
+            self->leases.held |= bit;
+            self->leases.epochs [s] = leases [s].epoch + 1;
             taken |= bit;
         }
     }
     //  Give back what is over the fair part while someone is short
     if (hungry && !taken) {
-        int over = s_popcount (self->held) - fair;
+        int over = s_popcount (self->leases.held) - fair;
         for (int s = XXL_STORE_SHARES - 1; s >= 0 && over > 0; s--) {
             uint64_t bit = (uint64_t) 1 << s;
-            if (!(self->held & bit))
+            if (!(self->leases.held & bit))
                 continue;
             s_lease_lost (self, bit, "given back to balance");
-            xxl_store_lease_release (self->store, s, self->node, self->epochs [s], now);
+            xxl_store_lease_release (self->store, s, self->leases.node, self->leases.epochs [s], now);
             over--;
         }
     }
     if (renewed || taken)
-        self->lease_until = started + lease - XXL_LEASE_MARGIN_MS;
-    self->lease_taken |= taken;
+        self->leases.lease_until = started + lease - XXL_LEASE_MARGIN_MS;
+    self->leases.lease_taken |= taken;
     if (taken) {
         //  Their waiting FIX_DELAY jobs (before the recovery, which may
         //  end the runs they wait for); their rows: recovered by their own
         //  fired marks, then covered as far as ours
         engine_waiting_load (self);
         engine_recover (self, taken, leases);
-        xxl_store_lease_fired (self->store, taken, self->fired_until, 0);
+        xxl_store_lease_fired (self->store, taken, self->planner.fired_until, 0);
         zsys_info ("lease: %d share(s) taken (%d held of %d, %" PRId64 " scheduler(s))",
-                   s_popcount (taken), s_popcount (self->held), XXL_STORE_SHARES, live);
+                   s_popcount (taken), s_popcount (self->leases.held), XXL_STORE_SHARES, live);
     }
-    self->lease_rounds++;
+    self->leases.lease_rounds++;
     //  The next round: a round's period on, or just after the soonest
     //  expiry of another's lease (a dead scheduler's shares are taken as
     //  soon as they may be: the takeover gap is the lease, not the lease
     //  and a round)
     int64_t next = now + round;
     for (int s = 0; s < XXL_STORE_SHARES; s++)
-        if (!(self->held & ((uint64_t) 1 << s)) && *leases [s].owner
+        if (!(self->leases.held & ((uint64_t) 1 << s)) && *leases [s].owner
         &&  leases [s].expires > now && leases [s].expires + XXL_LEASE_AFTER_MS < next)
             next = leases [s].expires + XXL_LEASE_AFTER_MS;
-    self->next_lease = zclock_mono () + (next - now);
+    self->leases.next_lease = zclock_mono () + (next - now);
     return taken;
 }

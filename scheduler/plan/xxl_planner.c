@@ -40,15 +40,15 @@ static void s_snap_settle (server_t *self, int64_t job_id);
 void
 engine_waiting_add (server_t *self, int64_t job_id)
 {
-    if (!zhashx_lookup (self->waiting, &job_id)) {
+    if (!zhashx_lookup (self->planner.waiting, &job_id)) {
         int64_t *key = (int64_t *) zmalloc (sizeof (int64_t));
         *key = job_id;
-        zhashx_insert (self->waiting, key, key);
+        zhashx_insert (self->planner.waiting, key, key);
     }
 }
 
 //  Reads every FIX_DELAY job the store has waiting for a run's end into
-//  self->waiting: at the start, and when shares are taken (a dead
+//  self->planner.waiting: at the start, and when shares are taken (a dead
 //  scheduler's waiting jobs are this one's to resume once it holds every
 //  share, when engine_fix_delay_release looks only there)
 void
@@ -72,7 +72,7 @@ s_snap_cancel (server_t *self, snap_t *snap)
     snap->cancelled = true;
     for (void *item = zlistx_first (snap->plan_ids); item; item = zlistx_next (snap->plan_ids)) {
         int64_t log_id = (int64_t) (intptr_t) item;
-        plan_t *plan = (plan_t *) zhashx_lookup (self->plans, &log_id);
+        plan_t *plan = (plan_t *) zhashx_lookup (self->planner.plans, &log_id);
         if (plan && plan->prebuilt)
             plan->prebuilt->dirty = true;
     }
@@ -97,9 +97,9 @@ s_snap_idle (server_t *self, const snap_t *snap, int64_t now)
 static void
 s_snap_settle (server_t *self, int64_t job_id)
 {
-    snap_t *snap = (snap_t *) zhashx_lookup (self->snaps, &job_id);
+    snap_t *snap = (snap_t *) zhashx_lookup (self->planner.snaps, &job_id);
     if (snap && s_snap_idle (self, snap, engine_now ()))
-        zhashx_delete (self->snaps, &job_id);
+        zhashx_delete (self->planner.snaps, &job_id);
 }
 
 //  Unsent planned rows of a job (its schedule changed or it stopped)
@@ -108,7 +108,7 @@ engine_plan_forget (server_t *self, int64_t job_id)
 {
     //  This scheduler's plans of the job that were not sent: their rows go
     //  (their timer entries stay; when due they find nothing)
-    snap_t *snap = (snap_t *) zhashx_lookup (self->snaps, &job_id);
+    snap_t *snap = (snap_t *) zhashx_lookup (self->planner.snaps, &job_id);
     if (snap) {
         s_snap_cancel (self, snap);     //  engine_fire sends none of its plans
         void *item;
@@ -116,21 +116,21 @@ engine_plan_forget (server_t *self, int64_t job_id)
             int64_t log_id = (int64_t) (intptr_t) item;
             xxl_store_log_drop_unsent (self->store, log_id);
             //  (its destructor takes it off plan_ids)
-            if (!zhashx_lookup (self->plans, &log_id))
+            if (!zhashx_lookup (self->planner.plans, &log_id))
                 zlistx_delete (snap->plan_ids, zlistx_cursor (snap->plan_ids));
             else
-                zhashx_delete (self->plans, &log_id);
+                zhashx_delete (self->planner.plans, &log_id);
         }
     }
-    zhashx_delete (self->snaps, &job_id);
-    self->children_until = 0;
+    zhashx_delete (self->planner.snaps, &job_id);
+    self->services.children_until = 0;
     //  Any scheduler's unsent rows: no address yet, or not due yet (no
     //  planned row goes before its time)
     xxl_store_job_drop_plans (self->store, job_id, engine_now ());
 }
 
 //  After a FIX_DELAY job's scheduled run ended (or failed to start), its
-//  next run comes `delay` seconds later.  self->waiting holds the jobs
+//  next run comes `delay` seconds later.  self->planner.waiting holds the jobs
 //  this scheduler's planner set waiting (and, from its start, every job
 //  the store had waiting); a job another scheduler sharing the store
 //  planned waits there only, and its run's result may come here: while
@@ -141,21 +141,21 @@ void
 engine_fix_delay_release (server_t *self, int64_t log_id, int64_t now)
 {
     const uint64_t all = ((uint64_t) 1 << XXL_STORE_SHARES) - 1;
-    if ((self->held & all) != all) {
+    if ((self->leases.held & all) != all) {
         xxl_store_job_delay_resume (self->store, log_id, now, XXL_WAITING);
-        if (zhashx_size (self->waiting)) {
+        if (zhashx_size (self->planner.waiting)) {
             int64_t job_id = xxl_store_log_job_id (self->store, log_id);
-            zhashx_delete (self->waiting, &job_id);
+            zhashx_delete (self->planner.waiting, &job_id);
         }
         return;
     }
     //  Alone, most callbacks belong to no waiting FIX_DELAY job: skip the query
-    if (zhashx_size (self->waiting) == 0)
+    if (zhashx_size (self->planner.waiting) == 0)
         return;
     int64_t job_id = xxl_store_log_job_id (self->store, log_id);
-    if (!zhashx_lookup (self->waiting, &job_id))
+    if (!zhashx_lookup (self->planner.waiting, &job_id))
         return;
-    zhashx_delete (self->waiting, &job_id);
+    zhashx_delete (self->planner.waiting, &job_id);
     xxl_store_job_delay_resume (self->store, log_id, now, XXL_WAITING);
 }
 
@@ -185,12 +185,12 @@ engine_plan_prepare (server_t *self, int budget)
         return;
     int64_t soon = engine_now () + 50;
     void *item;
-    while (budget-- > 0 && (item = zlistx_first (self->unprepared))) {
+    while (budget-- > 0 && (item = zlistx_first (self->planner.unprepared))) {
         if (budget % 64 == 0)
             engine_fire_check (self);
         int64_t log_id = (int64_t) (intptr_t) item;
-        plan_t *plan = (plan_t *) zhashx_lookup (self->plans, &log_id);
-        zlistx_delete (self->unprepared, zlistx_cursor (self->unprepared));
+        plan_t *plan = (plan_t *) zhashx_lookup (self->planner.plans, &log_id);
+        zlistx_delete (self->planner.unprepared, zlistx_cursor (self->planner.unprepared));
         if (!plan || plan->tp || plan->snap->cancelled)
             continue;
         const xxl_job_t *job = &plan->snap->job;
@@ -214,7 +214,7 @@ engine_plan_prepare (server_t *self, int budget)
                 s_plan_encode (self, plan);
                 //  (a failed commit drops the plan: the row then fires by
                 //  the store's path)
-                zlistx_add_end (self->turn_plans, (void *) (intptr_t) log_id);
+                zlistx_add_end (self->planner.turn_plans, (void *) (intptr_t) log_id);
             }
             zstr_free (&section);
         }
@@ -252,10 +252,10 @@ s_plan_fire (server_t *self, snap_t *snap, const char *type, int64_t planned,
     if (args.unexpanded) {
         //  No plan: at its time engine_plan_due makes it one row per agent
         assert (made == 1 && args.defer && !prepared [0].address);
-        xxl_timer_push (self->timer, fire_at, ids [0]);
+        xxl_timer_push (self->planner.timer, fire_at, ids [0]);
         return;
     }
-    bool sharded = xxl_routers_is_broadcast (self->routers, snap->job.executor_route_strategy);
+    bool sharded = xxl_routers_is_broadcast (self->runs.routers, snap->job.executor_route_strategy);
     for (int i = 0; i < made && i < 1024; i++) {
         if (!args.defer) {
             free (prepared [i].address);
@@ -276,12 +276,12 @@ s_plan_fire (server_t *self, snap_t *snap, const char *type, int64_t planned,
         if (plan->address)
             s_plan_encode (self, plan);
         else
-            zlistx_add_end (self->unprepared, (void *) (intptr_t) plan->log_id);
-        zhashx_delete (self->plans, &plan->log_id);
-        zhashx_insert (self->plans, &plan->log_id, plan);
-        zlistx_add_end (self->turn_plans, (void *) (intptr_t) plan->log_id);
+            zlistx_add_end (self->planner.unprepared, (void *) (intptr_t) plan->log_id);
+        zhashx_delete (self->planner.plans, &plan->log_id);
+        zhashx_insert (self->planner.plans, &plan->log_id, plan);
+        zlistx_add_end (self->planner.turn_plans, (void *) (intptr_t) plan->log_id);
         if (!engine_instant_add (self, plan, fire_at))
-            xxl_timer_push (self->timer, fire_at, ids [i]);
+            xxl_timer_push (self->planner.timer, fire_at, ids [i]);
     }
 }
 
@@ -344,7 +344,7 @@ s_plan_job (server_t *self, snap_t *snap, int64_t now)
 static snap_t *
 s_snap_put (server_t *self, xxl_job_t *job)
 {
-    snap_t *old = (snap_t *) zhashx_lookup (self->snaps, &job->id);
+    snap_t *old = (snap_t *) zhashx_lookup (self->planner.snaps, &job->id);
     if (old && old->job.update_time == job->update_time && !old->cancelled) {
         //  Unchanged: the plans that share it stay valid
         xxl_job_free (job);
@@ -364,23 +364,23 @@ s_snap_put (server_t *self, xxl_job_t *job)
     snap->plan_ids = zlistx_new ();
     snap->read_at = zclock_mono ();
     //  Jobs triggered by hand join the cache too: keep it bounded
-    if (zhashx_size (self->snaps) >= 65536) {
+    if (zhashx_size (self->planner.snaps) >= 65536) {
         //  (never those whose plans wait to be sent: s_snap_idle)
         zlistx_t *idle = zlistx_new ();
-        for (snap_t *cached = (snap_t *) zhashx_first (self->snaps); cached;
-             cached = (snap_t *) zhashx_next (self->snaps))
+        for (snap_t *cached = (snap_t *) zhashx_first (self->planner.snaps); cached;
+             cached = (snap_t *) zhashx_next (self->planner.snaps))
             if (zlistx_size (cached->plan_ids) == 0)
                 zlistx_add_end (idle, cached);
         for (snap_t *cached = (snap_t *) zlistx_first (idle); cached;
              cached = (snap_t *) zlistx_next (idle)) {
             int64_t id = cached->job.id;
-            zhashx_delete (self->snaps, &id);
+            zhashx_delete (self->planner.snaps, &id);
         }
         zlistx_destroy (&idle);
     }
     //  (delete, then insert: the map's key points into the snapshot)
-    zhashx_delete (self->snaps, &snap->job.id);
-    zhashx_insert (self->snaps, &snap->job.id, snap);
+    zhashx_delete (self->planner.snaps, &snap->job.id);
+    zhashx_insert (self->planner.snaps, &snap->job.id, snap);
     return snap;
 }
 
@@ -389,14 +389,14 @@ s_snap_put (server_t *self, xxl_job_t *job)
 static snap_t *
 s_snap_get (server_t *self, int64_t id, int64_t update_time)
 {
-    snap_t *snap = (snap_t *) zhashx_lookup (self->snaps, &id);
+    snap_t *snap = (snap_t *) zhashx_lookup (self->planner.snaps, &id);
     if (snap && snap->job.update_time == update_time) {
         snap->read_at = zclock_mono ();
         return snap;
     }
     xxl_job_t job;
     if (xxl_store_job_load (self->store, id, &job)) {
-        zhashx_delete (self->snaps, &id);
+        zhashx_delete (self->planner.snaps, &id);
         return NULL;
     }
     return s_snap_put (self, &job);
@@ -410,12 +410,12 @@ s_snap_get (server_t *self, int64_t id, int64_t update_time)
 snap_t *
 engine_snap_fresh (server_t *self, int64_t id, int *rc)
 {
-    snap_t *snap = (snap_t *) zhashx_lookup (self->snaps, &id);
+    snap_t *snap = (snap_t *) zhashx_lookup (self->planner.snaps, &id);
     if (!snap || zclock_mono () - snap->read_at >= 1000) {
         xxl_job_t job;
         *rc = xxl_store_job_load (self->store, id, &job);
         if (*rc) {
-            zhashx_delete (self->snaps, &id);
+            zhashx_delete (self->planner.snaps, &id);
             return NULL;
         }
         snap = s_snap_put (self, &job);
@@ -448,7 +448,7 @@ engine_plan_scan (server_t *self)
         //  says in this transaction (xxl_lease.c)
         if (count == 0 && !engine_lease_fence (self))
             break;
-        xxl_store_job_due_in (self->store, self->held, now + self->config.preread_ms, rows,
+        xxl_store_job_due_in (self->store, self->leases.held, now + self->config.preread_ms, rows,
                               XXL_SCAN_BATCH, &count);
         for (size_t i = 0; i < count; i++) {
             engine_fire_check (self);
@@ -464,12 +464,12 @@ engine_plan_scan (server_t *self)
             //  be sent (s_snap_settle drops them after); the rest are read
             //  again
             if (s_snap_idle (self, snap, now))
-                zhashx_delete (self->snaps, &row->id);
+                zhashx_delete (self->planner.snaps, &row->id);
         }
     } while (count == XXL_SCAN_BATCH && zclock_mono () - started < XXL_SCAN_MS);
     free (rows);
     //  A full batch means more are due: scan again at once
-    self->next_scan = count == XXL_SCAN_BATCH? 0: zclock_mono () + self->config.scan_ms;
+    self->planner.next_scan = count == XXL_SCAN_BATCH? 0: zclock_mono () + self->config.scan_ms;
 }
 
 //  1 when the job of a log row has an address to go to now (never for a
@@ -484,7 +484,7 @@ s_row_has_agents (server_t *self, int64_t log_id)
         return true;                    //  let dispatch say what is wrong
     //  A broadcast row waits for all the agents (the warm-up's end), not
     //  for the first: shard i goes to the i-th address of the full list
-    bool connected = !xxl_routers_is_broadcast (self->routers, job.executor_route_strategy)
+    bool connected = !xxl_routers_is_broadcast (self->runs.routers, job.executor_route_strategy)
                   && s_job_has_agents (self, &job);
     xxl_job_free (&job);
     return connected;
@@ -529,16 +529,16 @@ s_job_has_agents (server_t *self, const xxl_job_t *job)
 void
 engine_fired_cover (server_t *self, int64_t until)
 {
-    if (until <= self->fired_want)
+    if (until <= self->planner.fired_want)
         return;
     //  A second ahead, so that one write covers the next fires too and a
     //  long turn does not outrun it
     until += 1000;
-    if (xxl_store_lease_fired (self->store, self->held, until, 0) == 0)
-        self->fired_want = until;
+    if (xxl_store_lease_fired (self->store, self->leases.held, until, 0) == 0)
+        self->planner.fired_want = until;
 }
 
-//  Takes a plan out of self->plans (and its job's list of unsent plans)
+//  Takes a plan out of self->planner.plans (and its job's list of unsent plans)
 //  into a new plan_t that owns what it owned; the map's entry is freed
 static plan_t *
 s_plan_take (server_t *self, plan_t *plan)
@@ -556,7 +556,7 @@ s_plan_take (server_t *self, plan_t *plan)
     plan->address = plan->note = NULL;
     plan->tp = NULL;
     int64_t log_id = plan->log_id;
-    zhashx_delete (self->plans, &log_id);
+    zhashx_delete (self->planner.plans, &log_id);
     s_snap_settle (self, taken->snap->job.id);
     return taken;
 }
@@ -568,7 +568,7 @@ s_plan_take (server_t *self, plan_t *plan)
 static void
 s_fire_plan (server_t *self, int64_t log_id, int64_t when)
 {
-    plan_t *plan = (plan_t *) zhashx_lookup (self->plans, &log_id);
+    plan_t *plan = (plan_t *) zhashx_lookup (self->planner.plans, &log_id);
     if (plan && plan->prebuilt) {
         //  (an instant's batch holds it already: that one no longer goes
         //  as built, and this is its only send)
@@ -578,16 +578,16 @@ s_fire_plan (server_t *self, int64_t log_id, int64_t when)
     }
     size_t rid_size;
     if (!plan || !plan->tp || plan->snap->cancelled || plan->turn == self->turn
-    ||  plan->turn <= self->foreign_turn || self->stopping || when > self->fired_until
+    ||  plan->turn <= self->planner.foreign_turn || self->stopping || when > self->planner.fired_until
     ||  !xxl_registry_route (self->registry, plan->address, &rid_size)) {
-        zlistx_add_end (self->fire_later, (void *) (intptr_t) log_id);
+        zlistx_add_end (self->planner.fire_later, (void *) (intptr_t) log_id);
         return;
     }
     //  Its time: when it joins the message that takes it (a batch
     //  leaves when full or after the last due row)
     int64_t stamp = engine_now ();
-    if (when > self->sent_max)
-        self->sent_max = when;
+    if (when > self->planner.sent_max)
+        self->planner.sent_max = when;
     int max = xxl_registry_run_batch (self->registry, plan->address);
     if (max >= 2) {
         //  The batch takes what the plan owns
@@ -600,20 +600,20 @@ s_fire_plan (server_t *self, int64_t log_id, int64_t when)
     pending_t *pending = engine_pending_new (self, plan->address, PENDING_RUN,
                                              self->config.run_timeout_ms, why, sizeof why);
     if (!pending) {
-        zlistx_add_end (self->fire_later, (void *) (intptr_t) log_id);
+        zlistx_add_end (self->planner.fire_later, (void *) (intptr_t) log_id);
         return;
     }
     pending->log_id = log_id;
     pending->note = plan->note && *plan->note? strdup (plan->note): NULL;
     pending->presumed = engine_section_chars (plan->note, plan->address);
     pending->stamp = stamp;
-    engine_run_queue (self, pending, plan->tp, plan->tp_size, stamp, self->fire_batches);
+    engine_run_queue (self, pending, plan->tp, plan->tp_size, stamp, self->planner.fire_batches);
     int64_t job_id = plan->snap->job.id;
-    zhashx_delete (self->plans, &log_id);
+    zhashx_delete (self->planner.plans, &log_id);
     s_snap_settle (self, job_id);
 }
 
-//  Puts a prepared plan (in self->plans, written this turn) into the
+//  Puts a prepared plan (in self->planner.plans, written this turn) into the
 //  prebuilt batch of its instant for its agent: its TriggerParam joins
 //  that message now, so that at `fire_at` the message only gets its
 //  times and goes.  Returns false when its agent takes no batches or is
@@ -628,17 +628,17 @@ engine_instant_add (server_t *self, plan_t *plan, int64_t fire_at)
     int max = rid? xxl_registry_run_batch (self->registry, plan->address): 0;
     if (max < 2 || !plan->tp)
         return false;
-    instant_t *instant = (instant_t *) zhashx_lookup (self->instants, &fire_at);
+    instant_t *instant = (instant_t *) zhashx_lookup (self->planner.instants, &fire_at);
     if (!instant) {
         instant = (instant_t *) zmalloc (sizeof (instant_t));
         instant->when = fire_at;
         instant->batches = zlistx_new ();
         zlistx_set_destructor (instant->batches, engine_batch_destructor);
-        if (xxl_timer_push (self->timer, fire_at, 0)) {
+        if (xxl_timer_push (self->planner.timer, fire_at, 0)) {
             engine_instant_destroy (&instant);
             return false;
         }
-        zhashx_insert (self->instants, &instant->when, instant);
+        zhashx_insert (self->planner.instants, &instant->when, instant);
     }
     run_batch_t *batch = engine_batch_for (self, instant->batches, plan->address, rid, rid_size,
                                            max, true);
@@ -669,22 +669,22 @@ engine_instant_add (server_t *self, plan_t *plan, int64_t fire_at)
 //  left it, and its agent is still on the same connection; the plans of
 //  any other batch go one by one (s_fire_plan).  The batches that leave
 //  get one time, taken once they are all ready, and go in a row; they
-//  are put on self->taking: engine_fire hands them their plans after.
+//  are put on self->planner.taking: engine_fire hands them their plans after.
 static void
 s_instant_fire (server_t *self, int64_t when)
 {
-    instant_t *instant = (instant_t *) zhashx_lookup (self->instants, &when);
+    instant_t *instant = (instant_t *) zhashx_lookup (self->planner.instants, &when);
     if (!instant)
         return;
-    zhashx_delete (self->instants, &when);
-    bool go = !self->stopping && when <= self->fired_until;
+    zhashx_delete (self->planner.instants, &when);
+    bool go = !self->stopping && when <= self->planner.fired_until;
     zlistx_t *later = NULL;
     run_batch_t *batch;
     for (batch = (run_batch_t *) zlistx_first (instant->batches); batch;
          batch = (run_batch_t *) zlistx_next (instant->batches)) {
         size_t rid_size = 0;
         const void *rid = go && !batch->dirty && batch->max_turn < self->turn
-                       && batch->min_turn > self->foreign_turn
+                       && batch->min_turn > self->planner.foreign_turn
                         ? xxl_registry_route (self->registry, batch->address, &rid_size): NULL;
         if (!rid || rid_size != batch->rid_size || memcmp (rid, batch->rid, rid_size)) {
             zlistx_detach_cur (instant->batches);
@@ -693,12 +693,12 @@ s_instant_fire (server_t *self, int64_t when)
             zlistx_add_end (later, batch);
         }
     }
-    if (zlistx_size (instant->batches) && when > self->sent_max)
-        self->sent_max = when;
+    if (zlistx_size (instant->batches) && when > self->planner.sent_max)
+        self->planner.sent_max = when;
     int64_t stamp = engine_now ();
     while ((batch = (run_batch_t *) zlistx_detach (instant->batches, NULL))) {
         engine_batch_send (self, batch, true, stamp);
-        zlistx_add_end (self->taking, batch);
+        zlistx_add_end (self->planner.taking, batch);
     }
     //  The others one by one, as any due plan
     while (later && (batch = (run_batch_t *) zlistx_detach (later, NULL))) {
@@ -729,7 +729,7 @@ engine_fire (server_t *self)
     engine_lease_check (self);
     int64_t now = engine_now ();
     int64_t log_id, when;
-    while (xxl_timer_pop_due (self->timer, now, &log_id, &when) == 0) {
+    while (xxl_timer_pop_due (self->planner.timer, now, &log_id, &when) == 0) {
         //  (one observation per instant or plan: how late it leaves)
         xxl_histo_observe (&self->metrics.lateness, (zclock_usecs () / 1000.0 - when) / 1000.0);
         if (log_id == 0)
@@ -738,10 +738,10 @@ engine_fire (server_t *self)
             s_fire_plan (self, log_id, when);
     }
     run_batch_t *batch;
-    while ((batch = (run_batch_t *) zlistx_first (self->fire_batches)))
-        engine_batch_close (self, batch, self->fire_batches);
-    //  What left prebuilt now owns its plans: they leave self->plans
-    while ((batch = (run_batch_t *) zlistx_detach (self->taking, NULL))) {
+    while ((batch = (run_batch_t *) zlistx_first (self->planner.fire_batches)))
+        engine_batch_close (self, batch, self->planner.fire_batches);
+    //  What left prebuilt now owns its plans: they leave self->planner.plans
+    while ((batch = (run_batch_t *) zlistx_detach (self->planner.taking, NULL))) {
         for (size_t i = 0; i < batch->count; i++)
             batch->fires [i].plan = s_plan_take (self, batch->fires [i].plan);
         batch->prebuilt = false;
@@ -752,7 +752,7 @@ engine_fire (server_t *self)
 void
 engine_fire_check (server_t *self)
 {
-    int64_t next = xxl_timer_next (self->timer);
+    int64_t next = xxl_timer_next (self->planner.timer);
     if (next >= 0 && engine_now () >= next)
         engine_fire (self);
 }
@@ -761,12 +761,12 @@ engine_fire_check (server_t *self)
 void
 engine_timer_arm (server_t *self, int64_t when)
 {
-    if (self->timer_fd < 0 || when <= 0 || when == self->timer_armed)
+    if (self->planner.timer_fd < 0 || when <= 0 || when == self->planner.timer_armed)
         return;
     struct itimerspec spec = { .it_value = { .tv_sec = (time_t) (when / 1000),
                                              .tv_nsec = (long) (when % 1000) * 1000000 } };
-    if (timerfd_settime (self->timer_fd, TFD_TIMER_ABSTIME, &spec, NULL) == 0)
-        self->timer_armed = when;
+    if (timerfd_settime (self->planner.timer_fd, TFD_TIMER_ABSTIME, &spec, NULL) == 0)
+        self->planner.timer_armed = when;
 }
 
 //  True when a prepared fire is due so soon that work which cannot stop
@@ -776,8 +776,8 @@ engine_timer_arm (server_t *self, int64_t when)
 bool
 engine_fire_near (server_t *self)
 {
-    int64_t next = xxl_timer_next (self->timer);
-    if (next < 0 || next > self->fired_until)
+    int64_t next = xxl_timer_next (self->planner.timer);
+    if (next < 0 || next > self->planner.fired_until)
         return false;
     int64_t guard = 2 + 2 * self->commit_us / 1000;
     return next - engine_now () <= (guard < 20? guard: 20);
@@ -787,7 +787,7 @@ engine_fire_near (server_t *self)
 bool
 engine_fire_within (server_t *self, int64_t ms)
 {
-    int64_t next = xxl_timer_next (self->timer);
+    int64_t next = xxl_timer_next (self->planner.timer);
     return next >= 0 && next - engine_now () <= ms;
 }
 
@@ -795,18 +795,18 @@ engine_fire_within (server_t *self, int64_t ms)
 void
 engine_fire_wait (server_t *self)
 {
-    int64_t next = xxl_timer_next (self->timer);
+    int64_t next = xxl_timer_next (self->planner.timer);
     int64_t left;
     while (next >= 0 && (left = next - engine_now ()) > 0) {
-        if (self->timer_fd >= 0) {
+        if (self->planner.timer_fd >= 0) {
             engine_timer_arm (self, next);
-            struct pollfd item = { .fd = self->timer_fd, .events = POLLIN };
+            struct pollfd item = { .fd = self->planner.timer_fd, .events = POLLIN };
             if (poll (&item, 1, (int) left + 1) > 0) {
                 uint64_t expired;
-                if (read (self->timer_fd, &expired, sizeof expired) < 0) {
+                if (read (self->planner.timer_fd, &expired, sizeof expired) < 0) {
                     //  (not due after all: the loop checks the time)
                 }
-                self->timer_armed = -1;
+                self->planner.timer_armed = -1;
             }
         }
         else
@@ -838,7 +838,7 @@ s_plan_fallback (server_t *self, plan_t *plan)
         pending->log_id = plan->log_id;
         pending->note = plan->note && *plan->note? strdup (plan->note): NULL;
         pending->presumed = engine_section_chars (plan->note, plan->address);
-        engine_run_queue (self, pending, plan->tp, plan->tp_size, stamp, self->open_batches);
+        engine_run_queue (self, pending, plan->tp, plan->tp_size, stamp, self->runs.open_batches);
         return;
     }
     //  Its agent is gone: take the address and section back, route again
@@ -860,13 +860,13 @@ engine_plan_due (server_t *self)
     zlistx_t *held = NULL;
     int budget = XXL_DUE_BATCH;
     void *item;
-    if (zlistx_size (self->fire_later))
+    if (zlistx_size (self->planner.fire_later))
         engine_fired_cover (self, now);
-    while (budget-- > 0 && (item = zlistx_detach (self->fire_later, NULL))) {
+    while (budget-- > 0 && (item = zlistx_detach (self->planner.fire_later, NULL))) {
         if (budget % 64 == 0)
             engine_fire_check (self);
         int64_t log_id = (int64_t) (intptr_t) item;
-        plan_t *plan = (plan_t *) zhashx_lookup (self->plans, &log_id);
+        plan_t *plan = (plan_t *) zhashx_lookup (self->planner.plans, &log_id);
         if (warming && !(plan? !plan->sharded && s_job_has_agents (self, &plan->snap->job)
                              : s_row_has_agents (self, log_id))) {
             if (!held)
@@ -882,7 +882,7 @@ engine_plan_due (server_t *self)
             else
                 s_plan_dispatch (self, plan);
             int64_t job_id = plan->snap->job.id;
-            zhashx_delete (self->plans, &log_id);
+            zhashx_delete (self->planner.plans, &log_id);
             s_snap_settle (self, job_id);
         }
         else
@@ -890,7 +890,7 @@ engine_plan_due (server_t *self)
     }
     if (held) {
         for (item = zlistx_first (held); item; item = zlistx_next (held))
-            xxl_timer_push (self->timer, now + 100, (int64_t) (intptr_t) item);
+            xxl_timer_push (self->planner.timer, now + 100, (int64_t) (intptr_t) item);
         zlistx_destroy (&held);
     }
 }
@@ -943,7 +943,7 @@ s_row_unknown (const xxl_log_t *log, const xxl_lease_t *lease, int64_t now, int6
 static void
 s_ask_add (server_t *self, int64_t log_id, int64_t job_id)
 {
-    if (zhashx_lookup (self->asks, &log_id))
+    if (zhashx_lookup (self->planner.asks, &log_id))
         return;
     int64_t wait = self->config.lost_after_ms > self->config.recovery_wait_ms
                  ? self->config.lost_after_ms: self->config.recovery_wait_ms;
@@ -951,13 +951,13 @@ s_ask_add (server_t *self, int64_t log_id, int64_t job_id)
     ask->log_id = log_id;
     ask->job_id = job_id;
     ask->deadline = zclock_mono () + wait;
-    zhashx_insert (self->asks, &ask->log_id, ask);
-    int64_t *state = (int64_t *) zhashx_lookup (self->ask_jobs, &job_id);
+    zhashx_insert (self->planner.asks, &ask->log_id, ask);
+    int64_t *state = (int64_t *) zhashx_lookup (self->planner.ask_jobs, &job_id);
     if (!state) {
         state = (int64_t *) zmalloc (3 * sizeof (int64_t));
         state [0] = job_id;
         state [1] = -1;
-        zhashx_insert (self->ask_jobs, &state [0], state);
+        zhashx_insert (self->planner.ask_jobs, &state [0], state);
     }
     state [2]++;
 }
@@ -966,14 +966,14 @@ s_ask_add (server_t *self, int64_t log_id, int64_t job_id)
 static void
 s_ask_forget (server_t *self, int64_t log_id)
 {
-    xxl_ask_t *ask = (xxl_ask_t *) zhashx_lookup (self->asks, &log_id);
+    xxl_ask_t *ask = (xxl_ask_t *) zhashx_lookup (self->planner.asks, &log_id);
     if (!ask)
         return;
     int64_t job_id = ask->job_id;
-    zhashx_delete (self->asks, &log_id);
-    int64_t *state = (int64_t *) zhashx_lookup (self->ask_jobs, &job_id);
+    zhashx_delete (self->planner.asks, &log_id);
+    int64_t *state = (int64_t *) zhashx_lookup (self->planner.ask_jobs, &job_id);
     if (state && --state [2] <= 0)
-        zhashx_delete (self->ask_jobs, &job_id);
+        zhashx_delete (self->planner.ask_jobs, &job_id);
 }
 
 //  Back on the re-send list, to be asked once its agent is connected
@@ -1005,7 +1005,7 @@ s_ask_unknown (server_t *self, int64_t log_id, const char *address, const char *
     }
     zsys_info ("planner: log %" PRId64 ": agent %s did not say whether it took it before"
                " (%s): counted as sent", log_id, address, what);
-    xxl_ask_t *ask = (xxl_ask_t *) zhashx_lookup (self->asks, &log_id);
+    xxl_ask_t *ask = (xxl_ask_t *) zhashx_lookup (self->planner.asks, &log_id);
     if (away && ask && changed == 1) {
         ask->counted = true;
         ask->deadline = zclock_mono () + XXL_ASK_LATE_MS;
@@ -1029,10 +1029,10 @@ s_ask_send (server_t *self, int64_t log_id, const char *address)
         s_ask_again (self, log_id, address);
         return;
     }
-    xxl_ask_t *ask = (xxl_ask_t *) zhashx_lookup (self->asks, &log_id);
+    xxl_ask_t *ask = (xxl_ask_t *) zhashx_lookup (self->planner.asks, &log_id);
     bool counted = ask && ask->counted;
     if (rc > 0 || log.trigger_code != (counted? XXL_OK: 0) || log.handle_code != 0
-    ||  zhashx_lookup (self->accepted_ids, &log_id) || !engine_lease_holds (self, log.job_id)) {
+    ||  zhashx_lookup (self->runs.accepted_ids, &log_id) || !engine_lease_holds (self, log.job_id)) {
         //  Gone, answered (its agent's spooled result came first), or of a
         //  share this scheduler lost since (its new holder asks)
         if (rc == 0 && log.handle_code != 0 && !counted)
@@ -1099,7 +1099,7 @@ engine_ask_answer (server_t *self, pending_t *pending, int code, const char *msg
 {
     assert (pending->ask);
     int64_t log_id = pending->log_id;
-    xxl_ask_t *ask = (xxl_ask_t *) zhashx_lookup (self->asks, &log_id);
+    xxl_ask_t *ask = (xxl_ask_t *) zhashx_lookup (self->planner.asks, &log_id);
     if (!ask) {
         //  (forgotten meanwhile: a plain answer)
         engine_run_done (self, pending, code, msg);
@@ -1146,7 +1146,7 @@ engine_ask_answer (server_t *self, pending_t *pending, int code, const char *msg
             return;
         }
     }
-    int64_t *state = (int64_t *) zhashx_lookup (self->ask_jobs, &job_id);
+    int64_t *state = (int64_t *) zhashx_lookup (self->planner.ask_jobs, &job_id);
     bool misfire = false;
     xxl_job_t job;
     if (xxl_store_job_load (self->store, job_id, &job) == 0) {
@@ -1178,7 +1178,7 @@ engine_ask_answer (server_t *self, pending_t *pending, int code, const char *msg
             zstr_free (&text);
             xxl_log_free (&row);
         }
-        xxl_timer_push_after (self->timer, engine_now (), 0, log_id);
+        xxl_timer_push_after (self->planner.timer, engine_now (), 0, log_id);
     }
     else {
         engine_fix_delay_release (self, log_id, engine_now ());
@@ -1223,10 +1223,10 @@ engine_recover (server_t *self, uint64_t mask, const xxl_lease_t *leases)
             if (xxl_store_log_load (self->store, ids [i], &log))
                 continue;
             if (s_row_unknown (&log, &leases [log.job_id % XXL_STORE_SHARES], now, late_before,
-                               self->store_ahead)
+                               self->leases.store_ahead)
             &&  (log.trigger_time >= log.schedule_time
                  || xxl_store_log_stamp (self->store, log.id, log.schedule_time) == 1)) {
-                int64_t *state = (int64_t *) zhashx_lookup (self->ask_jobs, &log.job_id);
+                int64_t *state = (int64_t *) zhashx_lookup (self->planner.ask_jobs, &log.job_id);
                 if (!state || state [1] == -1)
                     zlistx_add_end (ask_jobs, (void *) (intptr_t) log.job_id);
                 s_ask_add (self, log.id, log.job_id);
@@ -1263,7 +1263,7 @@ engine_recover (server_t *self, uint64_t mask, const xxl_lease_t *leases)
                 xxl_store_job_set_times (self->store, job.id, job.trigger_last_time, next);
             xxl_job_free (&job);
         }
-        int64_t *state = (int64_t *) zhashx_lookup (self->ask_jobs, &ids [i]);
+        int64_t *state = (int64_t *) zhashx_lookup (self->planner.ask_jobs, &ids [i]);
         if (state && state [1] == -1 && keep > 0)
             state [1] = 0;              //  (this is the outage's MISFIRE)
         if (keep > 0) {
@@ -1287,7 +1287,7 @@ engine_recover (server_t *self, uint64_t mask, const xxl_lease_t *leases)
     //  planner's own misfire fires the job
     for (void *item = zlistx_first (ask_jobs); item; item = zlistx_next (ask_jobs)) {
         int64_t job_id = (int64_t) (intptr_t) item;
-        int64_t *state = (int64_t *) zhashx_lookup (self->ask_jobs, &job_id);
+        int64_t *state = (int64_t *) zhashx_lookup (self->planner.ask_jobs, &job_id);
         xxl_job_t job;
         if (!state || state [1] != -1)
             continue;
@@ -1319,13 +1319,13 @@ engine_recover (server_t *self, uint64_t mask, const xxl_lease_t *leases)
             if (*log.executor_address && !unsent) {
                 //  (asked rows too: they are asked once their agent is back)
                 engine_resend_add (self, log.id, log.executor_address);
-                resent += !zhashx_lookup (self->asks, &log.id);
+                resent += !zhashx_lookup (self->planner.asks, &log.id);
             }
             else {
                 if (*log.executor_address)
                     //  Routed ahead, never sent: route again at its time
                     xxl_store_log_clear_address (self->store, log.id);
-                xxl_timer_push (self->timer, log.schedule_time > now? log.schedule_time: now, log.id);
+                xxl_timer_push (self->planner.timer, log.schedule_time > now? log.schedule_time: now, log.id);
                 recovered++;
             }
             xxl_log_free (&log);
@@ -1365,14 +1365,14 @@ engine_recover_resends (server_t *self)
 {
     zlistx_t *due = zlistx_new ();
     int64_t now = zclock_mono ();
-    for (xxl_resend_t *resend = (xxl_resend_t *) zlistx_first (self->resends); resend;
-         resend = (xxl_resend_t *) zlistx_next (self->resends)) {
+    for (xxl_resend_t *resend = (xxl_resend_t *) zlistx_first (self->runs.resends); resend;
+         resend = (xxl_resend_t *) zlistx_next (self->runs.resends)) {
         size_t size;
-        xxl_ask_t *ask = (xxl_ask_t *) zhashx_lookup (self->asks, &resend->log_id);
+        xxl_ask_t *ask = (xxl_ask_t *) zhashx_lookup (self->planner.asks, &resend->log_id);
         int64_t deadline = ask? ask->deadline: resend->deadline;
         if (xxl_registry_route (self->registry, resend->address, &size) || now >= deadline) {
-            zlistx_detach_cur (self->resends);
-            zhashx_delete (self->resend_ids, &resend->log_id);
+            zlistx_detach_cur (self->runs.resends);
+            zhashx_delete (self->runs.resend_ids, &resend->log_id);
             zlistx_add_end (due, resend);
         }
     }
@@ -1383,7 +1383,7 @@ engine_recover_resends (server_t *self)
         if (engine_run_in_flight (self, resend->log_id))
             ;                           //  (its RUN went meanwhile: that one counts)
         else
-        if ((ask = (xxl_ask_t *) zhashx_lookup (self->asks, &resend->log_id))) {
+        if ((ask = (xxl_ask_t *) zhashx_lookup (self->planner.asks, &resend->log_id))) {
             if (xxl_registry_route (self->registry, resend->address, &size))
                 s_ask_send (self, resend->log_id, resend->address);
             else

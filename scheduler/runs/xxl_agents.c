@@ -28,14 +28,14 @@ static bool s_twin (server_t *self, const char *address);
 void
 engine_resend_add (server_t *self, int64_t log_id, const char *address)
 {
-    if (zhashx_lookup (self->resend_ids, &log_id))
+    if (zhashx_lookup (self->runs.resend_ids, &log_id))
         return;
     xxl_resend_t *resend = (xxl_resend_t *) zmalloc (sizeof (xxl_resend_t));
     resend->log_id = log_id;
     resend->address = strdup (address);
     resend->deadline = zclock_mono () + self->config.recovery_wait_ms;
-    zlistx_add_end (self->resends, resend);
-    zhashx_insert (self->resend_ids, &resend->log_id, resend);
+    zlistx_add_end (self->runs.resends, resend);
+    zhashx_insert (self->runs.resend_ids, &resend->log_id, resend);
 }
 
 //  Starts a request to address; returns the pending entry, or NULL when
@@ -64,7 +64,7 @@ engine_pending_new (server_t *self, const char *address, pending_kind_t kind, in
     assert (pending->rid);
     memcpy (pending->rid, rid, rid_size);
     pending->rid_size = rid_size;
-    zhashx_insert (self->pending, &pending->id, pending);
+    zhashx_insert (self->runs.pending, &pending->id, pending);
     return pending;
 }
 
@@ -110,14 +110,14 @@ engine_expire_time (server_t *self, int64_t since)
     return since + self->clock_base + self->config.run_timeout_ms / 2;
 }
 
-//  Encodes a RUN's TriggerParam into self->item_enc as one map whose last
+//  Encodes a RUN's TriggerParam into self->runs.item_enc as one map whose last
 //  key, logDateTime, has no value yet (the caller appends engine_pack_time's
 //  bytes).  Returns the bytes (owned by item_enc until its next use).
 const unsigned char *
 engine_encode_tp (server_t *self, const xxl_job_t *job, int64_t log_id, const char *param,
                   int shard_index, int shard_total, size_t *size)
 {
-    xxl_enc_t *enc = self->item_enc;
+    xxl_enc_t *enc = self->runs.item_enc;
     xxl_enc_reset (enc);
     xxl_enc_map_begin (enc);
     xxl_enc_kint (enc, "jobId", job->id);
@@ -139,7 +139,7 @@ engine_encode_tp (server_t *self, const xxl_job_t *job, int64_t log_id, const ch
 //  Sends a batch (taken): its message joins the agents' outbox, or leaves
 //  at once (`now`: prepared fires, what they need is committed already).
 //  Prepared fires get `stamp` as their time (0: now).  The batch then
-//  waits in self->batches for the agent's answer.
+//  waits in self->runs.batches for the agent's answer.
 void
 engine_batch_send (server_t *self, run_batch_t *batch, bool now, int64_t stamp)
 {
@@ -165,7 +165,7 @@ engine_batch_send (server_t *self, run_batch_t *batch, bool now, int64_t stamp)
         //  (no copy of a message that may be megabytes: ZeroMQ frees it)
         void *data = xxl_enc_take (batch->enc, &size);
         xxl_enc_destroy (&batch->enc);
-        zhashx_insert (self->batches, &batch->id, batch);
+        zhashx_insert (self->runs.batches, &batch->id, batch);
         engine_agent_out_owned (self, batch->id, batch->rid, batch->rid_size, &data, size);
         return;
     }
@@ -175,8 +175,8 @@ engine_batch_send (server_t *self, run_batch_t *batch, bool now, int64_t stamp)
     zmsg_addmem (msg, batch->rid, batch->rid_size);
     zmsg_addmem (msg, data, size);
     xxl_enc_destroy (&batch->enc);
-    zhashx_insert (self->batches, &batch->id, batch);
-    zlistx_add_end (self->agents_out, msg);
+    zhashx_insert (self->runs.batches, &batch->id, batch);
+    zlistx_add_end (self->outbox.agents_out, msg);
 }
 
 //  Sends a batch of `list` (open_batches or fire_batches): from
@@ -189,7 +189,7 @@ engine_batch_close (server_t *self, run_batch_t *batch, zlistx_t *list)
             zlistx_detach_cur (list);
             break;
         }
-    engine_batch_send (self, batch, list == self->fire_batches, 0);
+    engine_batch_send (self, batch, list == self->planner.fire_batches, 0);
 }
 
 //  An open batch of `open` for the agent at rid with room for one more
@@ -242,7 +242,7 @@ void
 engine_run_queue (server_t *self, pending_t *pending, const unsigned char *tp, size_t size,
                   int64_t time, zlistx_t *open)
 {
-    bool now = open == self->fire_batches;
+    bool now = open == self->planner.fire_batches;
     unsigned char stamp [9];
     engine_pack_time (stamp, time);
     size_t rid_size;
@@ -308,7 +308,7 @@ s_batch_answer (server_t *self, run_batch_t *batch, xxl_msg_t *msg)
         if (i % 64 == 63)
             engine_fire_check (self);
         pending_t *pending = batch->fires? NULL
-                           : (pending_t *) zhashx_lookup (self->pending, &batch->pending_ids [i]);
+                           : (pending_t *) zhashx_lookup (self->runs.pending, &batch->pending_ids [i]);
         if (!pending && !batch->fires)
             continue;                   //  its deadline passed already
         int item_code = code == XXL_OK? XXL_FAILURE: code;
@@ -340,7 +340,7 @@ s_batch_answer (server_t *self, run_batch_t *batch, xxl_msg_t *msg)
         if (pending) {
             if (!engine_run_busy (self, pending->log_id, pending->presumed, item_code))
                 engine_run_done (self, pending, item_code, item_text);
-            zhashx_delete (self->pending, &batch->pending_ids [i]);
+            zhashx_delete (self->runs.pending, &batch->pending_ids [i]);
         }
         else {
             plan_t *plan = batch->fires [i].plan;
@@ -350,7 +350,7 @@ s_batch_answer (server_t *self, run_batch_t *batch, xxl_msg_t *msg)
                                    batch->fires [i].stamp, item_code, item_text);
         }
     }
-    zhashx_delete (self->batches, &batch->id);
+    zhashx_delete (self->runs.batches, &batch->id);
 }
 
 //  Fails the fires of a batch that got no answer; routes again those of one
@@ -363,7 +363,7 @@ void
 engine_reroute (server_t *self, int64_t log_id, int64_t presumed)
 {
     if (xxl_store_log_unroute (self->store, log_id, presumed, 1) == 1)
-        xxl_timer_push_after (self->timer, engine_now (), 0, log_id);
+        xxl_timer_push_after (self->planner.timer, engine_now (), 0, log_id);
 }
 
 //  Back-pressure.  An agent that cannot take a run now (no thread to be
@@ -388,11 +388,11 @@ engine_reroute (server_t *self, int64_t log_id, int64_t presumed)
 static int64_t
 s_busy_delay (server_t *self, int64_t log_id)
 {
-    int64_t *tries = (int64_t *) zhashx_lookup (self->busy_tries, &log_id);
+    int64_t *tries = (int64_t *) zhashx_lookup (self->runs.busy_tries, &log_id);
     if (!tries) {
         tries = (int64_t *) zmalloc (2 * sizeof (int64_t));
         tries [0] = log_id;
-        zhashx_insert (self->busy_tries, &tries [0], tries);
+        zhashx_insert (self->runs.busy_tries, &tries [0], tries);
     }
     int64_t refused = ++tries [1];
     int64_t delay = (int64_t) BUSY_RETRY_MS << (refused < 7? refused - 1: 6);
@@ -409,15 +409,15 @@ bool
 engine_run_busy (server_t *self, int64_t log_id, int64_t presumed, int code)
 {
     if (code != XXL_BUSY) {
-        if (zhashx_size (self->busy_tries))
-            zhashx_delete (self->busy_tries, &log_id);
+        if (zhashx_size (self->runs.busy_tries))
+            zhashx_delete (self->runs.busy_tries, &log_id);
         return false;
     }
     int64_t delay = s_busy_delay (self, log_id);
     if (xxl_store_log_unroute (self->store, log_id, presumed, 1) == 1)
-        xxl_timer_push_after (self->timer, engine_now (), delay, log_id);
+        xxl_timer_push_after (self->planner.timer, engine_now (), delay, log_id);
     else
-        zhashx_delete (self->busy_tries, &log_id);
+        zhashx_delete (self->runs.busy_tries, &log_id);
     return true;
 }
 
@@ -453,7 +453,7 @@ engine_fire_queue (server_t *self, plan_t **plan_p, int64_t stamp, const void *r
 {
     plan_t *plan = *plan_p;
     *plan_p = NULL;
-    zlistx_t *open = self->fire_batches;
+    zlistx_t *open = self->planner.fire_batches;
     //  A batch with room for this agent (full ones wait for the end of the
     //  instant: all go together, so the agent's work does not slow the
     //  rest of the instant's fires)
@@ -484,12 +484,12 @@ s_agent_reply (server_t *self, zframe_t *rid, uint64_t id, int code, const char 
 static void
 s_awaited_back (server_t *self, const char *address)
 {
-    for (size_t i = 0; i < self->awaited_count; i++)
-        if (self->awaited [i] && streq (self->awaited [i], address)) {
-            zstr_free (&self->awaited [i]);
-            if (--self->awaited_left == 0) {
+    for (size_t i = 0; i < self->runs.awaited_count; i++)
+        if (self->runs.awaited [i] && streq (self->runs.awaited [i], address)) {
+            zstr_free (&self->runs.awaited [i]);
+            if (--self->runs.awaited_left == 0) {
                 zsys_info ("registry: the %zu agent(s) of the last run are back;"
-                           " warm-up over", self->awaited_count);
+                           " warm-up over", self->runs.awaited_count);
                 self->warm_until = 0;
             }
             break;
@@ -523,19 +523,19 @@ s_address_foreign_app (server_t *self, const char *address, const xxl_who_t *who
     xxl_registry_entry_t entry;
     while (xxl_registry_each (self->registry, &cursor, &entry) == 0)
         if (streq (entry.address, address) && !xxl_who_has_app (who, entry.app)) {
-            free (self->foreign_apps);
-            self->foreign_apps = strdup (entry.app);
-            return self->foreign_apps;
+            free (self->runs.foreign_apps);
+            self->runs.foreign_apps = strdup (entry.app);
+            return self->runs.foreign_apps;
         }
     char *apps = xxl_store_registry_apps (self->store, address, engine_store_now (self)
                                                           - (int64_t) self->config.dead_s * 1000);
     char *save = NULL;
     for (char *app = apps? strtok_r (apps, ",", &save): NULL; app; app = strtok_r (NULL, ",", &save))
         if (!xxl_who_has_app (who, app)) {
-            free (self->foreign_apps);
-            self->foreign_apps = strdup (app);
+            free (self->runs.foreign_apps);
+            self->runs.foreign_apps = strdup (app);
             free (apps);
-            return self->foreign_apps;
+            return self->runs.foreign_apps;
         }
     free (apps);
     return NULL;
@@ -600,11 +600,11 @@ s_agent_binding (server_t *self, zframe_t *rid, const char *app, const char *add
                       " leaves the registry", xxl_printable (address, where, sizeof where));
             rc = -1;
         }
-        free (self->foreign_apps);
-        self->foreign_apps = NULL;
+        free (self->runs.foreign_apps);
+        self->runs.foreign_apps = NULL;
     }
     if (rc)
-        engine_warn_limited (&self->log_binding, "registry: %s refused (403): %s",
+        engine_warn_limited (&self->runs.log_binding, "registry: %s refused (403): %s",
                              remove? "UNREGISTER": "REGISTER", why);
     return rc;
 }
@@ -627,11 +627,11 @@ engine_address_twin (server_t *self, const char *address)
 static bool
 s_twin (server_t *self, const char *address)
 {
-    int64_t *until = (int64_t *) zhashx_lookup (self->twins, address);
+    int64_t *until = (int64_t *) zhashx_lookup (self->runs.twins, address);
     if (until && *until > zclock_mono ())
         return true;
     if (until)
-        zhashx_delete (self->twins, address);
+        zhashx_delete (self->runs.twins, address);
     return false;
 }
 
@@ -656,7 +656,7 @@ s_check_open_runs (server_t *self, const char *address, const char *why)
         //  that still run; they end with their results, or the lost-run
         //  monitor once neither agent holds the address)
         char where [300];
-        engine_warn_limited (&self->log_twin_ask, "registry: %s %s: not asked about its open"
+        engine_warn_limited (&self->runs.log_twin_ask, "registry: %s %s: not asked about its open"
                              " runs: two live agents share the address",
                              xxl_printable (address, where, sizeof where), why);
         return;
@@ -671,14 +671,14 @@ s_check_open_runs (server_t *self, const char *address, const char *why)
         if (count && !flying) {
             //  (and the runs asked about already, by an ask not answered yet)
             flying = engine_runs_in_flight (self);
-            for (pending_t *p = (pending_t *) zhashx_first (self->pending); p;
-                 p = (pending_t *) zhashx_next (self->pending))
+            for (pending_t *p = (pending_t *) zhashx_first (self->runs.pending); p;
+                 p = (pending_t *) zhashx_next (self->runs.pending))
                 if (p->kind == PENDING_CHECK)
                     zhashx_insert (flying, &p->log_id, p);
         }
         for (size_t i = 0; i < count; i++) {
             after = ids [i];
-            if (zhashx_lookup (self->asks, &ids [i]) || zhashx_lookup (flying, &ids [i]))
+            if (zhashx_lookup (self->planner.asks, &ids [i]) || zhashx_lookup (flying, &ids [i]))
                 continue;
             char why [256];
             pending_t *pending = engine_agent_request (self, address, "RUN", PENDING_CHECK,
@@ -713,9 +713,9 @@ engine_moved_check (server_t *self)
     zlistx_t *forget = zlistx_new ();           //  addresses (copies)
     zlistx_t *ask = zlistx_new ();              //  of them, those to ask about
     zlistx_set_destructor (forget, (zlistx_destructor_fn *) zstr_free);
-    for (zframe_t *old = (zframe_t *) zhashx_first (self->moved_from); old;
-         old = (zframe_t *) zhashx_next (self->moved_from)) {
-        const char *address = (const char *) zhashx_cursor (self->moved_from);
+    for (zframe_t *old = (zframe_t *) zhashx_first (self->runs.moved_from); old;
+         old = (zframe_t *) zhashx_next (self->runs.moved_from)) {
+        const char *address = (const char *) zhashx_cursor (self->runs.moved_from);
         size_t route_size = 0;
         const void *route = xxl_registry_route (self->registry, address, &route_size);
         bool closed = false;
@@ -746,19 +746,19 @@ engine_moved_check (server_t *self)
         s_check_open_runs (self, address, "holds the address its old connection had (closed now)");
     for (char *address = (char *) zlistx_first (forget); address;
          address = (char *) zlistx_next (forget))
-        zhashx_delete (self->moved_from, address);
+        zhashx_delete (self->runs.moved_from, address);
     zlistx_destroy (&ask);
     zlistx_destroy (&forget);
     //  Expired twin marks go (the walk's own list: deleting changes the table)
     zlistx_t *expired = zlistx_new ();
     int64_t now = zclock_mono ();
-    for (int64_t *until = (int64_t *) zhashx_first (self->twins); until;
-         until = (int64_t *) zhashx_next (self->twins))
+    for (int64_t *until = (int64_t *) zhashx_first (self->runs.twins); until;
+         until = (int64_t *) zhashx_next (self->runs.twins))
         if (*until <= now)
-            zlistx_add_end (expired, (void *) zhashx_cursor (self->twins));
+            zlistx_add_end (expired, (void *) zhashx_cursor (self->runs.twins));
     for (const char *address = (const char *) zlistx_first (expired); address;
          address = (const char *) zlistx_next (expired))
-        zhashx_delete (self->twins, address);
+        zhashx_delete (self->runs.twins, address);
     zlistx_destroy (&expired);
 }
 
@@ -811,7 +811,7 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove,
     bool check_open = false;
     if (remove) {
         if (xxl_registry_remove (self->registry, app, address) == 0)
-            engine_info_limited (&self->log_registered, "registry: %s/%s unregistered",
+            engine_info_limited (&self->runs.log_registered, "registry: %s/%s unregistered",
                                  xxl_printable (app, name, sizeof name),
                                  xxl_printable (address, where, sizeof where));
         xxl_store_registry_remove (self->store, app, address);
@@ -828,13 +828,13 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove,
                               || memcmp (held, zframe_data (rid), held_size) != 0);
         //  The connection the address moved from registers it again: that
         //  agent lives on beside the other, two agents share the address
-        zframe_t *was = (zframe_t *) zhashx_lookup (self->moved_from, address);
+        zframe_t *was = (zframe_t *) zhashx_lookup (self->runs.moved_from, address);
         if (was && zframe_size (was) == zframe_size (rid)
         &&  memcmp (zframe_data (was), zframe_data (rid), zframe_size (rid)) == 0) {
-            int64_t *until = (int64_t *) zhashx_lookup (self->twins, address);
+            int64_t *until = (int64_t *) zhashx_lookup (self->runs.twins, address);
             if (!until) {
                 until = (int64_t *) zmalloc (sizeof (int64_t));
-                zhashx_insert (self->twins, address, until);
+                zhashx_insert (self->runs.twins, address, until);
             }
             *until = zclock_mono () + XXL_TWIN_MS;
         }
@@ -847,13 +847,13 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove,
         if (changed == XXL_REGISTRY_FULL)
             check_open = false;
         if (changed != XXL_REGISTRY_FULL && moved)
-            zhashx_update (self->moved_from, address, held_copy);
+            zhashx_update (self->runs.moved_from, address, held_copy);
         else
             zframe_destroy (&held_copy);
         if (check_open)
-            zhashx_delete (self->moved_from, address);
+            zhashx_delete (self->runs.moved_from, address);
         if (moved && changed != XXL_REGISTRY_FULL)
-            engine_warn_limited (&self->log_moved, "registry: %s/%s moved to another"
+            engine_warn_limited (&self->runs.log_moved, "registry: %s/%s moved to another"
                                  " connection while its old one is open: two agents with"
                                  " one address (each needs its own), or an agent back"
                                  " before its old connection closed",
@@ -865,7 +865,7 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove,
                       xxl_registry_limit (self->registry),
                       xxl_printable (app, name, sizeof name),
                       xxl_printable (address, where, sizeof where));
-            engine_warn_limited (&self->log_registry_full, "registry: REGISTER refused (429): %s",
+            engine_warn_limited (&self->runs.log_registry_full, "registry: REGISTER refused (429): %s",
                                  why);
             s_agent_reply (self, rid, xxl_msg_id (msg), XXL_BUSY, why);
             return;
@@ -874,7 +874,7 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove,
         //  the registry holds it)
         if (self->keys && who)
             xxl_registry_set_owner (self->registry, address, who->public_key);
-        if (self->awaited_left && zclock_mono () < self->warm_until)
+        if (self->runs.awaited_left && zclock_mono () < self->warm_until)
             s_awaited_back (self, address);
         //  (absent or <= 1: the single form)
         xxl_registry_set_run_batch (self->registry, address,
@@ -883,7 +883,7 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove,
         xxl_store_registry_beat (self->store, app, address, engine_store_now (self));
         xxl_heard_note (self->heard, address, zclock_mono (), run_lease * 1000);
         if (changed > 0) {
-            engine_info_limited (&self->log_registered, "registry: %s/%s registered",
+            engine_info_limited (&self->runs.log_registered, "registry: %s/%s registered",
                                  xxl_printable (app, name, sizeof name),
                                  xxl_printable (address, where, sizeof where));
             zhashx_insert (self->apps_changed, app, (void *) 1);
@@ -974,7 +974,7 @@ s_foreign_callback (server_t *self, int64_t log_id, const char *address, int cod
                                                                         : XXL_LATE_MARK + 1,
                                    code, when, msg && *msg? ": ": "", msg? msg: "");
         if (text && xxl_store_log_append_handle_msg (self->store, log_id, text) == 0)
-            engine_warn_limited (&self->log_late, "server: log %" PRId64 ": a result (%d) came"
+            engine_warn_limited (&self->runs.log_late, "server: log %" PRId64 ": a result (%d) came"
                                  " from %s after the run was given up on: recorded beside the"
                                  " row", log_id, code, address);
         zstr_free (&text);
@@ -984,17 +984,17 @@ s_foreign_callback (server_t *self, int64_t log_id, const char *address, int cod
     xxl_log_free (&log);
     if (finished)
         return;
-    self->foreign_callbacks++;
+    self->runs.foreign_callbacks++;
     int64_t now = zclock_mono ();
-    if (now - self->foreign_callbacks_logged < 60000)
+    if (now - self->runs.foreign_callbacks_logged < 60000)
         return;
     zsys_warning ("server: %" PRId64 " agent callbacks ignored: their run %s (the latest"
-                  " for logId %" PRId64 ")", self->foreign_callbacks,
+                  " for logId %" PRId64 ")", self->runs.foreign_callbacks,
                   failed? "had failed its trigger"
                         : "was sent to an address not registered on their connection",
                   log_id);
-    self->foreign_callbacks = 0;
-    self->foreign_callbacks_logged = now;
+    self->runs.foreign_callbacks = 0;
+    self->runs.foreign_callbacks_logged = now;
 }
 
 //  How far a CALLBACK item's startTime (the agent's estimate of this
@@ -1252,7 +1252,7 @@ engine_handle_routed (server_t *self, zmsg_t *zmsg)
             //  one at least is busy (back-pressure, engine_run_busy): routed
             //  again later, not failed
             int64_t delay = s_busy_delay (self, log_id);
-            xxl_timer_push_after (self->timer, engine_now (), delay, log_id);
+            xxl_timer_push_after (self->planner.timer, engine_now (), delay, log_id);
         }
         else
         if (!xxl_msg_error (msg)) {
@@ -1266,11 +1266,11 @@ engine_handle_routed (server_t *self, zmsg_t *zmsg)
             zstr_free (&note);
             //  XXL-JOB's rule: over 500 ms more than 10 times this minute → slow pool
             if (elapsed > self->config.slow_ms) {
-                int64_t *count = (int64_t *) zhashx_lookup (self->slow_counts, &job_id);
+                int64_t *count = (int64_t *) zhashx_lookup (self->runs.slow_counts, &job_id);
                 if (!count) {
                     count = (int64_t *) zmalloc (2 * sizeof (int64_t));
                     count [1] = job_id;
-                    zhashx_insert (self->slow_counts, &count [1], count);
+                    zhashx_insert (self->runs.slow_counts, &count [1], count);
                 }
                 if (++*count == self->config.slow_count + 1)
                     zsys_info ("server: job %" PRId64 " is slow to trigger; it moves to the slow pool",
@@ -1288,14 +1288,14 @@ static void
 s_foreign_reply (server_t *self, uint64_t id)
 {
     int64_t now = zclock_mono ();
-    self->foreign_replies++;
-    if (now - self->foreign_logged < 60000)
+    self->runs.foreign_replies++;
+    if (now - self->runs.foreign_logged < 60000)
         return;
     zsys_warning ("server: %" PRIu64 " agent replies ignored: not from the connection their"
                   " request went to (the latest had id %" PRIu64 ")",
-                  self->foreign_replies, id);
-    self->foreign_replies = 0;
-    self->foreign_logged = now;
+                  self->runs.foreign_replies, id);
+    self->runs.foreign_replies = 0;
+    self->runs.foreign_logged = now;
 }
 
 //  The most bytes of logContent a LOG page carries (docs/protocol.md, Log
@@ -1385,9 +1385,9 @@ void
 engine_agent_answer (server_t *self, zframe_t *rid, xxl_msg_t *msg)
 {
     uint64_t id = xxl_msg_id (msg);
-    pending_t *pending = (pending_t *) zhashx_lookup (self->pending, &id);
+    pending_t *pending = (pending_t *) zhashx_lookup (self->runs.pending, &id);
     if (!pending) {
-        run_batch_t *batch = (run_batch_t *) zhashx_lookup (self->batches, &id);
+        run_batch_t *batch = (run_batch_t *) zhashx_lookup (self->runs.batches, &id);
         if (!batch)
             return;                     //  (late: its deadline already passed)
         size_t route_size = 0;
@@ -1433,7 +1433,7 @@ engine_agent_answer (server_t *self, zframe_t *rid, xxl_msg_t *msg)
                                        why, sizeof why)) {
                     //  (nothing of a malformed page reaches the client)
                     char shown [200];
-                    engine_warn_limited (&self->log_pages, "server: the LOG reply of %s is"
+                    engine_warn_limited (&self->runs.log_pages, "server: the LOG reply of %s is"
                                          " malformed: %s (the client gets 502)",
                                          xxl_printable (pending->address, shown, sizeof shown),
                                          why);
@@ -1451,9 +1451,9 @@ engine_agent_answer (server_t *self, zframe_t *rid, xxl_msg_t *msg)
                     xxl_enc_object (self->enc, content);
                 }
             }
-            self->api_read = pending->kind == PENDING_LOG;    //  (a read: it stands)
-            engine_queue (self, self->api_out, zframe_data (pending->client), zframe_size (pending->client));
-            self->api_read = false;
+            self->api_state.api_read = pending->kind == PENDING_LOG;    //  (a read: it stands)
+            engine_queue (self, self->outbox.api_out, zframe_data (pending->client), zframe_size (pending->client));
+            self->api_state.api_read = false;
             engine_audit_answer (self, pending, answered);
             if (pending->kind == PENDING_KILL && code == XXL_OK
             &&  xxl_store_log_handle_done (self->store, pending->log_id, engine_now (), XXL_CODE_FAIL,
@@ -1471,7 +1471,7 @@ engine_agent_answer (server_t *self, zframe_t *rid, xxl_msg_t *msg)
             engine_doubt_answer (self, pending, code, text);
             break;
     }
-    zhashx_delete (self->pending, &id);
+    zhashx_delete (self->runs.pending, &id);
 }
 
 void
@@ -1479,7 +1479,7 @@ engine_handle_agent (server_t *self, zmsg_t *zmsg)
 {
     zframe_t *rid;
     const xxl_who_t *who = NULL;
-    xxl_msg_t *msg = engine_receive (self, zmsg, self->agents_out, "agent", &rid, &who);
+    xxl_msg_t *msg = engine_receive (self, zmsg, self->outbox.agents_out, "agent", &rid, &who);
     if (!msg)
         return;
     uint64_t id = xxl_msg_id (msg);

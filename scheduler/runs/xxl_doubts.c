@@ -1,5 +1,5 @@
 /*  xxl_doubts.c -- RUNs whose answer never came: reconciled before a
-    retry of them starts (an engine fragment: its state is self->doubts,
+    retry of them starts (an engine fragment: its state is self->runs.doubts,
     its entry points engine_doubt_*, declared in xxl_engine.h).
 
     A RUN unanswered after run_timeout may have been taken: the agent read
@@ -62,7 +62,7 @@ engine_doubt_destroy (void **item)
 bool
 engine_doubt_has (server_t *self, int64_t log_id)
 {
-    return self->doubts && zhashx_lookup (self->doubts, &log_id) != NULL;
+    return self->runs.doubts && zhashx_lookup (self->runs.doubts, &log_id) != NULL;
 }
 
 static void
@@ -87,9 +87,9 @@ engine_doubt_add (server_t *self, int64_t log_id, const char *note, const char *
     doubt->stamp = stamp;
     doubt->since = doubt->next_ask = zclock_mono ();
     assert (doubt->address);
-    zhashx_insert (self->doubts, &doubt->log_id, doubt);
+    zhashx_insert (self->runs.doubts, &doubt->log_id, doubt);
     char where [300];
-    engine_info_limited (&self->log_doubt, "trigger: log %" PRId64 ": no answer from %s within"
+    engine_info_limited (&self->runs.log_doubt, "trigger: log %" PRId64 ": no answer from %s within"
                          " %d ms; asking it again before a retry may start (or until its run"
                          " lease has passed)", log_id,
                          xxl_printable (address, where, sizeof where),
@@ -112,9 +112,9 @@ s_stands (server_t *self, doubt_t *doubt)
              && engine_lease_holds (self, log.job_id);
     if (rc == 0)
         xxl_log_free (&log);
-    if (open && (zhashx_lookup (self->resend_ids, &doubt->log_id)
-             ||  zhashx_lookup (self->plans, &doubt->log_id)
-             ||  zhashx_lookup (self->accepted_ids, &doubt->log_id)))
+    if (open && (zhashx_lookup (self->runs.resend_ids, &doubt->log_id)
+             ||  zhashx_lookup (self->planner.plans, &doubt->log_id)
+             ||  zhashx_lookup (self->runs.accepted_ids, &doubt->log_id)))
         open = false;
     if (open) {
         zhashx_t *flying = engine_runs_in_flight (self);
@@ -135,14 +135,14 @@ s_end (server_t *self, doubt_t *doubt, int code, const char *msg)
     if (stands)
         engine_run_answer (self, log_id, doubt->note, doubt->address, doubt->presumed,
                            doubt->stamp, code, msg);
-    zhashx_delete (self->doubts, &log_id);
+    zhashx_delete (self->runs.doubts, &log_id);
 }
 
 //  The answer to an ask (a PENDING_DOUBT); code 0: none
 void
 engine_doubt_answer (server_t *self, pending_t *pending, int code, const char *msg)
 {
-    doubt_t *doubt = (doubt_t *) zhashx_lookup (self->doubts, &pending->log_id);
+    doubt_t *doubt = (doubt_t *) zhashx_lookup (self->runs.doubts, &pending->log_id);
     if (!doubt || doubt->asking != pending->id)
         return;
     doubt->asking = 0;
@@ -181,13 +181,13 @@ s_heard_elsewhere (server_t *self, const char *address)
 void
 engine_doubts_check (server_t *self)
 {
-    if (!zhashx_size (self->doubts))
+    if (!zhashx_size (self->runs.doubts))
         return;
     int64_t now = zclock_mono ();
     zlistx_t *ids = zlistx_new ();
-    for (doubt_t *doubt = (doubt_t *) zhashx_first (self->doubts); doubt;
-         doubt = (doubt_t *) zhashx_next (self->doubts)) {
-        if (doubt->asking && !zhashx_lookup (self->pending, &doubt->asking))
+    for (doubt_t *doubt = (doubt_t *) zhashx_first (self->runs.doubts); doubt;
+         doubt = (doubt_t *) zhashx_next (self->runs.doubts)) {
+        if (doubt->asking && !zhashx_lookup (self->runs.pending, &doubt->asking))
             doubt->asking = 0;          //  (its ask timed out)
         if (doubt->asking || now < doubt->next_ask)
             continue;
@@ -203,13 +203,13 @@ engine_doubts_check (server_t *self)
             break;
     }
     for (int64_t *id = (int64_t *) zlistx_first (ids); id; id = (int64_t *) zlistx_next (ids)) {
-        doubt_t *doubt = (doubt_t *) zhashx_lookup (self->doubts, id);
+        doubt_t *doubt = (doubt_t *) zhashx_lookup (self->runs.doubts, id);
         int stands = s_stands (self, doubt);
         if (stands < 0)
             continue;                   //  (the store failed: later)
         if (!stands) {
             int64_t log_id = doubt->log_id;
-            zhashx_delete (self->doubts, &log_id);
+            zhashx_delete (self->runs.doubts, &log_id);
             continue;
         }
         int64_t until = xxl_heard_until (self->heard, doubt->address);

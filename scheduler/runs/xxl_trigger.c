@@ -127,16 +127,16 @@ engine_free_addresses (char **list, size_t count)
 static int64_t
 s_next_log_id (server_t *self)
 {
-    if (self->next_log_id <= 0) {
-        self->next_log_id = xxl_store_log_next_id (self->store);
-        if (self->next_log_id > 0 && self->next_log_id < self->log_id_floor)
-            self->next_log_id = self->log_id_floor;
+    if (self->runs.next_log_id <= 0) {
+        self->runs.next_log_id = xxl_store_log_next_id (self->store);
+        if (self->runs.next_log_id > 0 && self->runs.next_log_id < self->runs.log_id_floor)
+            self->runs.next_log_id = self->runs.log_id_floor;
     }
-    if (self->next_log_id <= 0)
+    if (self->runs.next_log_id <= 0)
         return 0;
-    if (self->next_log_id >= self->log_id_floor)
-        self->log_id_floor = self->next_log_id + 1;
-    return self->next_log_id++;
+    if (self->runs.next_log_id >= self->runs.log_id_floor)
+        self->runs.log_id_floor = self->runs.next_log_id + 1;
+    return self->runs.next_log_id++;
 }
 
 //  Remembers that the agent accepted log_id's RUN; the callback, or
@@ -144,14 +144,14 @@ s_next_log_id (server_t *self)
 static void
 s_accepted_add (server_t *self, int64_t log_id, int64_t stamp)
 {
-    if (zhashx_lookup (self->accepted_ids, &log_id))
+    if (zhashx_lookup (self->runs.accepted_ids, &log_id))
         return;
     accepted_t *item = (accepted_t *) zmalloc (sizeof (accepted_t));
     item->log_id = log_id;
     item->stamp = stamp;
     item->at = zclock_mono ();
-    zlistx_add_end (self->accepted, item);
-    zhashx_insert (self->accepted_ids, &item->log_id, item);
+    zlistx_add_end (self->runs.accepted, item);
+    zhashx_insert (self->runs.accepted_ids, &item->log_id, item);
 }
 
 //  The callback of log_id writes its trigger_code with its result; returns
@@ -159,11 +159,11 @@ s_accepted_add (server_t *self, int64_t log_id, int64_t stamp)
 int64_t
 engine_accepted_forget (server_t *self, int64_t log_id)
 {
-    accepted_t *item = (accepted_t *) zhashx_lookup (self->accepted_ids, &log_id);
+    accepted_t *item = (accepted_t *) zhashx_lookup (self->runs.accepted_ids, &log_id);
     int64_t stamp = 0;
     if (item) {
         stamp = item->stamp;
-        zhashx_delete (self->accepted_ids, &log_id);
+        zhashx_delete (self->runs.accepted_ids, &log_id);
         item->log_id = 0;
     }
     return stamp;
@@ -174,7 +174,7 @@ engine_accepted_forget (server_t *self, int64_t log_id)
 int64_t
 engine_accepted_stamp (server_t *self, int64_t log_id)
 {
-    accepted_t *item = (accepted_t *) zhashx_lookup (self->accepted_ids, &log_id);
+    accepted_t *item = (accepted_t *) zhashx_lookup (self->runs.accepted_ids, &log_id);
     return item? item->stamp: 0;
 }
 
@@ -185,14 +185,14 @@ engine_accepted_flush (server_t *self, int64_t before)
 {
     accepted_t *item;
     int count = 0;
-    while ((item = (accepted_t *) zlistx_first (self->accepted)) && item->at < before) {
+    while ((item = (accepted_t *) zlistx_first (self->runs.accepted)) && item->at < before) {
         if (++count % 64 == 0)
             engine_fire_check (self);
         if (item->log_id) {
             xxl_store_log_accept (self->store, item->log_id, item->stamp);
-            zhashx_delete (self->accepted_ids, &item->log_id);
+            zhashx_delete (self->runs.accepted_ids, &item->log_id);
         }
-        zlistx_delete (self->accepted, zlistx_cursor (self->accepted));
+        zlistx_delete (self->runs.accepted, zlistx_cursor (self->runs.accepted));
     }
 }
 
@@ -281,7 +281,7 @@ s_send_run (server_t *self, const xxl_job_t *job, int64_t log_id, int64_t trigge
     size_t size;
     const unsigned char *tp = engine_encode_tp (self, job, log_id, param, shard_index, shard_total,
                                                 &size);
-    engine_run_queue (self, pending, tp, size, trigger_time, self->open_batches);
+    engine_run_queue (self, pending, tp, size, trigger_time, self->runs.open_batches);
 }
 
 //  Picks the address of one row without probing: ROUTE_ADDRESS with
@@ -304,7 +304,7 @@ engine_route_pick (server_t *self, const xxl_job_t *job, int64_t log_id, int sha
         return ROUTE_ADDRESS;
     }
     const char *name = job->executor_route_strategy;
-    const xxl_router_t *router = xxl_routers_find (self->routers, name);
+    const xxl_router_t *router = xxl_routers_find (self->runs.routers, name);
     if (!router) {
         snprintf (note, notelen, "trigger failed: route %s is not loaded on this scheduler\n",
                   name);
@@ -312,7 +312,7 @@ engine_route_pick (server_t *self, const xxl_job_t *job, int64_t log_id, int sha
     }
     if (router->flags & XXL_ROUTER_PROBES)
         return ROUTE_POOL;
-    int index = xxl_routers_route (self->routers, name, job->id, log_id, addresses, count,
+    int index = xxl_routers_route (self->runs.routers, name, job->id, log_id, addresses, count,
                                    NULL, note, notelen);
     if (index >= 0 && (size_t) index < count) {
         *address = addresses [index];
@@ -347,12 +347,12 @@ s_route_pool (server_t *self, const xxl_job_t *job, int64_t log_id, int64_t trig
     for (size_t i = 0; i < count; i++)
         task->addresses [i] = strdup (addresses [i]);
     task->count = count;
-    int64_t *slow = (int64_t *) zhashx_lookup (self->slow_counts, &job->id);
-    xxl_pool_t *pool = slow && *slow > self->config.slow_count? self->slow_pool: self->fast_pool;
+    int64_t *slow = (int64_t *) zhashx_lookup (self->runs.slow_counts, &job->id);
+    xxl_pool_t *pool = slow && *slow > self->config.slow_count? self->runs.slow_pool: self->runs.fast_pool;
     if (xxl_pool_submit (pool, &task)) {
         char text [256];
         snprintf (text, sizeof text, "trigger failed: the %s trigger pool is full (%zu queued)\n",
-                  pool == self->slow_pool? "slow": "fast", xxl_pool_queued (pool));
+                  pool == self->runs.slow_pool? "slow": "fast", xxl_pool_queued (pool));
         s_send_run (self, job, log_id, trigger_time, param, shard_index, shard_total,
                     NULL, text, stamp > 0? 0: stamp);
         xxl_route_task_destroy (&task);
@@ -398,18 +398,18 @@ static const xxl_group_t *
 s_group_cached (server_t *self, int64_t id)
 {
     int64_t now = zclock_mono ();
-    if (now >= self->groups_until) {
-        zhashx_purge (self->groups);
-        self->groups_until = now + 1000;
+    if (now >= self->runs.groups_until) {
+        zhashx_purge (self->runs.groups);
+        self->runs.groups_until = now + 1000;
     }
-    xxl_group_t *group = (xxl_group_t *) zhashx_lookup (self->groups, &id);
+    xxl_group_t *group = (xxl_group_t *) zhashx_lookup (self->runs.groups, &id);
     if (!group) {
         group = (xxl_group_t *) zmalloc (sizeof (xxl_group_t));
         if (xxl_store_group_load (self->store, id, group)) {
             free (group);
             return NULL;
         }
-        zhashx_insert (self->groups, &group->id, group);
+        zhashx_insert (self->runs.groups, &group->id, group);
     }
     return group;
 }
@@ -468,12 +468,12 @@ zhashx_t *
 engine_runs_in_flight (server_t *self)
 {
     zhashx_t *ids = engine_id_map (NULL);
-    for (pending_t *pending = (pending_t *) zhashx_first (self->pending); pending;
-         pending = (pending_t *) zhashx_next (self->pending))
+    for (pending_t *pending = (pending_t *) zhashx_first (self->runs.pending); pending;
+         pending = (pending_t *) zhashx_next (self->runs.pending))
         if (pending->kind == PENDING_RUN)
             zhashx_insert (ids, &pending->log_id, pending);
-    for (run_batch_t *batch = (run_batch_t *) zhashx_first (self->batches); batch;
-         batch = (run_batch_t *) zhashx_next (self->batches))
+    for (run_batch_t *batch = (run_batch_t *) zhashx_first (self->runs.batches); batch;
+         batch = (run_batch_t *) zhashx_next (self->runs.batches))
         for (size_t i = 0; batch->fires && i < batch->count; i++)
             if (batch->fires [i].plan)
                 zhashx_insert (ids, &batch->fires [i].plan->log_id, batch);
@@ -483,12 +483,12 @@ engine_runs_in_flight (server_t *self)
 bool
 engine_run_in_flight (server_t *self, int64_t log_id)
 {
-    for (pending_t *pending = (pending_t *) zhashx_first (self->pending); pending;
-         pending = (pending_t *) zhashx_next (self->pending))
+    for (pending_t *pending = (pending_t *) zhashx_first (self->runs.pending); pending;
+         pending = (pending_t *) zhashx_next (self->runs.pending))
         if (pending->kind == PENDING_RUN && pending->log_id == log_id)
             return true;
-    for (run_batch_t *batch = (run_batch_t *) zhashx_first (self->batches); batch;
-         batch = (run_batch_t *) zhashx_next (self->batches))
+    for (run_batch_t *batch = (run_batch_t *) zhashx_first (self->runs.batches); batch;
+         batch = (run_batch_t *) zhashx_next (self->runs.batches))
         for (size_t i = 0; batch->fires && i < batch->count; i++)
             if (batch->fires [i].plan && batch->fires [i].plan->log_id == log_id)
                 return true;
@@ -505,7 +505,7 @@ engine_dispatch_row (server_t *self, int64_t log_id, const char *address, const 
     if (xxl_store_log_load (self->store, log_id, &log))
         return;
     if (log.trigger_code != 0 || log.handle_code != 0
-    ||  zhashx_lookup (self->accepted_ids, &log_id)) {
+    ||  zhashx_lookup (self->runs.accepted_ids, &log_id)) {
         //  Its answer or its result is stored already (a recovered row
         //  whose agent's spooled result came first), or its acceptance is
         //  known and not yet written: it never goes again
@@ -527,7 +527,7 @@ engine_dispatch_row (server_t *self, int64_t log_id, const char *address, const 
     int index, total;
     engine_shard_of (log.executor_sharding_param, &index, &total);
     if (!*log.executor_sharding_param
-    &&  xxl_routers_is_broadcast (self->routers, job.executor_route_strategy)) {
+    &&  xxl_routers_is_broadcast (self->runs.routers, job.executor_route_strategy)) {
         //  Written before its agents could be counted: one row per agent now
         //  (also when re-sent: a failed commit undid an expansion)
         const char *const *addresses;
@@ -554,7 +554,7 @@ engine_dispatch_row (server_t *self, int64_t log_id, const char *address, const 
         char **manual;
         size_t count = engine_job_addresses (self, &job, &addresses, &manual);
         engine_route_row (self, &job, log_id, log.trigger_time, log.executor_param, index, total,
-                          xxl_routers_is_broadcast (self->routers, job.executor_route_strategy)
+                          xxl_routers_is_broadcast (self->runs.routers, job.executor_route_strategy)
                           && *log.executor_sharding_param, addresses, count, 0);
         if (manual)
             engine_free_addresses (manual, count);
@@ -642,7 +642,7 @@ engine_trigger (server_t *self, const xxl_job_t *job, trigger_args_t *args,
         if (manual)
             registry_type = "manual";
     }
-    int broadcast = xxl_routers_is_broadcast (self->routers, job->executor_route_strategy);
+    int broadcast = xxl_routers_is_broadcast (self->runs.routers, job->executor_route_strategy);
     bool warming = zclock_mono () < self->warm_until;
     //  Acknowledged to its client, a trigger is not failed for want of
     //  agents that are still reconnecting after a start: it waits for
@@ -717,7 +717,7 @@ engine_trigger (server_t *self, const xxl_job_t *job, trigger_args_t *args,
             ahead? "\n>>>>>>>>>>> Trigger <<<<<<<<<<<\n": "", ahead? note: "",
             ahead? "address: ": "", ahead? address: "", ahead? "\ncode: 200\nmsg: null\n": ""
         };
-        char *message = s_text (self->text, pieces, sizeof pieces / sizeof pieces [0]);
+        char *message = s_text (self->runs.text, pieces, sizeof pieces / sizeof pieces [0]);
         xxl_log_t log = {
             .id = id > 0? id: 0,
             .job_group = job->job_group, .job_id = job->id,
@@ -745,7 +745,7 @@ engine_trigger (server_t *self, const xxl_job_t *job, trigger_args_t *args,
         if (args->defer)
             continue;
         if (args->held) {
-            xxl_timer_push_after (self->timer, now, 0, log.id);
+            xxl_timer_push_after (self->planner.timer, now, 0, log.id);
             continue;
         }
         if (ahead)

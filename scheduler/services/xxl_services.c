@@ -51,11 +51,11 @@ engine_trigger_children (server_t *self, int64_t log_id)
     //  Most installations have no child jobs: ask the store once a second
     //  (this scheduler's job writes ask again at once)
     int64_t now = zclock_mono ();
-    if (now >= self->children_until) {
-        self->any_children = xxl_store_jobs_have_children (self->store) != 0;
-        self->children_until = now + 1000;
+    if (now >= self->services.children_until) {
+        self->services.any_children = xxl_store_jobs_have_children (self->store) != 0;
+        self->services.children_until = now + 1000;
     }
-    if (!self->any_children)
+    if (!self->services.any_children)
         return NULL;
     char *children = xxl_store_log_job_children (self->store, log_id);
     if (!children || !*children) {
@@ -131,9 +131,9 @@ s_alarm_send (server_t *self, const xxl_log_t *log, const xxl_job_t *job)
         .retry_count = (int) (job->executor_fail_retry_count - log->executor_fail_retry_count),
         .json = NULL
     };
-    if (xxl_alarms_submit (self->alarms, &alarm, job->alarm_email, log->id)) {
-        if (zlistx_size (self->alarm_backlog) < 100000)
-            zlistx_add_end (self->alarm_backlog, (void *) (intptr_t) log->id);
+    if (xxl_alarms_submit (self->services.alarms, &alarm, job->alarm_email, log->id)) {
+        if (zlistx_size (self->services.alarm_backlog) < 100000)
+            zlistx_add_end (self->services.alarm_backlog, (void *) (intptr_t) log->id);
         else
             s_alarm_status (self, log->id, 3, "alarm not sent: the alarm queue is full");
     }
@@ -168,7 +168,7 @@ engine_alarm_results (server_t *self)
     int64_t tag;
     int ok;
     char *report = NULL;
-    while (xxl_alarms_take (self->alarms, &tag, &ok, &report) == 0) {
+    while (xxl_alarms_take (self->services.alarms, &tag, &ok, &report) == 0) {
         s_alarm_status (self, tag, ok? 2: 3, report);
         free (report);
         report = NULL;
@@ -209,7 +209,7 @@ s_handle_failure (server_t *self, int64_t log_id)
             if (delay > 0) {
                 int64_t when = engine_now () + delay * 1000;
                 xxl_store_log_retime (self->store, ids [0], when);
-                xxl_timer_push_after (self->timer, engine_now (), delay * 1000, ids [0]);
+                xxl_timer_push_after (self->planner.timer, engine_now (), delay * 1000, ids [0]);
             }
             char *note = engine_text_retry (attempt + 1, job.executor_fail_retry_count, ids [0],
                                             delay);
@@ -234,9 +234,9 @@ s_handle_failure (server_t *self, int64_t log_id)
 void
 engine_fail_monitor (server_t *self)
 {
-    size_t backlog = zlistx_size (self->alarm_backlog);
+    size_t backlog = zlistx_size (self->services.alarm_backlog);
     for (size_t i = 0; i < backlog; i++) {
-        int64_t log_id = (int64_t) (intptr_t) zlistx_detach (self->alarm_backlog, NULL);
+        int64_t log_id = (int64_t) (intptr_t) zlistx_detach (self->services.alarm_backlog, NULL);
         engine_alarm_again (self, log_id);
     }
     int64_t ids [1000];
@@ -262,7 +262,7 @@ s_lost_one (server_t *self, int64_t log_id, int64_t now, int64_t mono)
              && (xxl_registry_listed (self->registry, log.executor_address)
              ||  mono < xxl_heard_until (self->heard, log.executor_address));
     if (held)
-        engine_info_limited (&self->log_lease_wait, "monitor: log %" PRId64 " of %s: no"
+        engine_info_limited (&self->services.log_lease_wait, "monitor: log %" PRId64 " of %s: no"
                              " result, but its agent may still run it: it is declared lost"
                              " once its run lease (%" PRId64 " s) has passed since the"
                              " agent was last heard", log_id, log.executor_address,
@@ -297,16 +297,16 @@ engine_lost_monitor (server_t *self)
     int64_t before = engine_now () - self->config.lost_after_ms;
     int64_t now = engine_now (), mono = zclock_mono ();
     do {
-        if (xxl_store_log_lost_ids_after (self->store, before, self->lost_cursor, ids, 1000,
+        if (xxl_store_log_lost_ids_after (self->store, before, self->services.lost_cursor, ids, 1000,
                                           &count))
             break;
         read += count;
         for (size_t i = 0; i < count; i++) {
-            self->lost_cursor = ids [i];
+            self->services.lost_cursor = ids [i];
             failed += s_lost_one (self, ids [i], now, mono);
         }
         if (count < 1000)
-            self->lost_cursor = 0;      //  (all read: from the first next time)
+            self->services.lost_cursor = 0;      //  (all read: from the first next time)
     } while (count == 1000 && read < XXL_LOST_READ);
     if (failed)
         zsys_warning ("monitor: %zu lost run(s) marked failed", failed);
@@ -319,8 +319,8 @@ void
 engine_report_refresh (server_t *self)
 {
     int64_t now = engine_now ();
-    if (self->reporter) {
-        xxl_reporter_ask (self->reporter, now);
+    if (self->services.reporter) {
+        xxl_reporter_ask (self->services.reporter, now);
         return;
     }
     for (int back = 0; back < XXL_REPORT_DAYS; back++) {
@@ -380,13 +380,13 @@ engine_report_encode (server_t *self)
 bool
 engine_report_wait (server_t *self, request_t *request)
 {
-    if (!self->reporter)
+    if (!self->services.reporter)
         return false;
-    if (!self->report_waiting) {
-        self->report_waiting = zlistx_new ();
-        zlistx_set_destructor (self->report_waiting, s_waiter_destroy);
+    if (!self->services.report_waiting) {
+        self->services.report_waiting = zlistx_new ();
+        zlistx_set_destructor (self->services.report_waiting, s_waiter_destroy);
     }
-    if (zlistx_size (self->report_waiting) >= XXL_REPORT_WAITERS) {
+    if (zlistx_size (self->services.report_waiting) >= XXL_REPORT_WAITERS) {
         char text [160];
         snprintf (text, sizeof text, "%d REPORTs already wait for the report's count:"
                   " ask again later", XXL_REPORT_WAITERS);
@@ -397,7 +397,7 @@ engine_report_wait (server_t *self, request_t *request)
     waiter->rid = zframe_dup (request->rid);
     waiter->id = xxl_msg_id (request->msg);
     waiter->turn = self->turn;
-    zlistx_add_end (self->report_waiting, waiter);
+    zlistx_add_end (self->services.report_waiting, waiter);
     request->code = XXL_OK;             //  (answered later; a read: no audit)
     return true;
 }
@@ -407,16 +407,16 @@ engine_report_wait (server_t *self, request_t *request)
 void
 engine_report_turn (server_t *self)
 {
-    if (!self->reporter)
+    if (!self->services.reporter)
         return;
     xxl_report_t answer;
-    if (xxl_reporter_take (self->reporter, &answer)) {
+    if (xxl_reporter_take (self->services.reporter, &answer)) {
         if (!answer.failed)
             for (int i = 0; i < XXL_REPORT_DAYS; i++)
                 xxl_store_report_set (self->store, answer.days [i].day, answer.days [i].running,
                                       answer.days [i].suc, answer.days [i].fail, answer.now);
-        report_waiter_t *waiter = self->report_waiting
-                                ? (report_waiter_t *) zlistx_first (self->report_waiting): NULL;
+        report_waiter_t *waiter = self->services.report_waiting
+                                ? (report_waiter_t *) zlistx_first (self->services.report_waiting): NULL;
         xxl_enc_t *content = NULL;      //  (encoded once for every waiter it answers)
         size_t content_size = 0;
         const void *content_data = NULL;
@@ -435,25 +435,25 @@ engine_report_turn (server_t *self)
                 xxl_enc_reply (self->enc, waiter->id, XXL_OK, NULL);
                 xxl_enc_key (self->enc, "content");
                 xxl_enc_raw (self->enc, content_data, content_size, 0);
-                self->api_read = true;
-                engine_queue (self, self->api_out, zframe_data (waiter->rid),
+                self->api_state.api_read = true;
+                engine_queue (self, self->outbox.api_out, zframe_data (waiter->rid),
                               zframe_size (waiter->rid));
-                self->api_read = false;
-                zlistx_delete (self->report_waiting, NULL);
-                waiter = (report_waiter_t *) zlistx_first (self->report_waiting);
+                self->api_state.api_read = false;
+                zlistx_delete (self->services.report_waiting, NULL);
+                waiter = (report_waiter_t *) zlistx_first (self->services.report_waiting);
                 continue;
             }
-            waiter = (report_waiter_t *) zlistx_next (self->report_waiting);
+            waiter = (report_waiter_t *) zlistx_next (self->services.report_waiting);
         }
         xxl_enc_destroy (&content);
     }
     uint64_t generation = 0;
-    for (report_waiter_t *waiter = self->report_waiting
-                                 ? (report_waiter_t *) zlistx_first (self->report_waiting): NULL;
-         waiter; waiter = (report_waiter_t *) zlistx_next (self->report_waiting))
+    for (report_waiter_t *waiter = self->services.report_waiting
+                                 ? (report_waiter_t *) zlistx_first (self->services.report_waiting): NULL;
+         waiter; waiter = (report_waiter_t *) zlistx_next (self->services.report_waiting))
         if (!waiter->generation && waiter->turn < self->turn) {
             if (!generation)
-                generation = xxl_reporter_ask (self->reporter, engine_now ());
+                generation = xxl_reporter_ask (self->services.reporter, engine_now ());
             waiter->generation = generation;
         }
 }
@@ -464,12 +464,12 @@ void
 engine_report_stop (server_t *self)
 {
     report_waiter_t *waiter;
-    while (self->report_waiting
-       && (waiter = (report_waiter_t *) zlistx_first (self->report_waiting))) {
+    while (self->services.report_waiting
+       && (waiter = (report_waiter_t *) zlistx_first (self->services.report_waiting))) {
         xxl_enc_reply (self->enc, waiter->id, XXL_UNAVAILABLE,
                        "the scheduler stopped before the report's count: ask again");
-        engine_queue (self, self->api_out, zframe_data (waiter->rid), zframe_size (waiter->rid));
-        zlistx_delete (self->report_waiting, NULL);
+        engine_queue (self, self->outbox.api_out, zframe_data (waiter->rid), zframe_size (waiter->rid));
+        zlistx_delete (self->services.report_waiting, NULL);
     }
 }
 
@@ -506,7 +506,7 @@ engine_retention (server_t *self)
     if (audit)
         zsys_info ("retention: %" PRId64 " audit row(s) removed", audit);
     if (gone || audit)
-        self->service_next [XXL_SERVICE_RETENTION] = zclock_mono () + 1000;  //  more may be due
+        self->services.service_next [XXL_SERVICE_RETENTION] = zclock_mono () + 1000;  //  more may be due
 }
 
 //  --------------------------------------------------------------------
@@ -551,7 +551,7 @@ engine_services_start (server_t *self, int64_t now)
         assert (service->run && service->name);
         int period = s_period (self, service);
         int first = service->first && service->first < period? service->first: period;
-        self->service_next [i] = now + first;
+        self->services.service_next [i] = now + first;
     }
 }
 
@@ -559,8 +559,8 @@ void
 engine_services_run (server_t *self, int64_t now)
 {
     for (size_t i = 0; i < XXL_SERVICES; i++)
-        if (now >= self->service_next [i]) {
-            self->service_next [i] = now + s_period (self, &s_services [i]);
+        if (now >= self->services.service_next [i]) {
+            self->services.service_next [i] = now + s_period (self, &s_services [i]);
             s_services [i].run (self);
         }
 }
@@ -570,7 +570,7 @@ engine_services_wake (server_t *self)
 {
     int64_t wake = INT64_MAX;
     for (size_t i = 0; i < XXL_SERVICES; i++)
-        if (self->service_next [i] < wake)
-            wake = self->service_next [i];
+        if (self->services.service_next [i] < wake)
+            wake = self->services.service_next [i];
     return wake;
 }

@@ -1,0 +1,39 @@
+/*  xxl_lease.h -- the shares of the jobs this scheduler plans.
+
+    Owns this scheduler's node name, the shares it holds with their epochs,
+    and until when they are sure (monotonic ms), and the store's clock lead.
+    A lease round takes and renews shares in the store (on the store's
+    clock); settle keeps what a turn took only once it committed.
+    MUST: fence every write of a planned row by the held epochs.
+    MUST NOT: plan or send: the planner asks engine_lease_holds.
+    Called by: the actor (rounds, settle), the planner (holds, fence).
+*/
+
+#ifndef XXL_LEASE_H_INCLUDED
+#define XXL_LEASE_H_INCLUDED
+
+#include "xxl_engine_base.h"
+
+typedef struct {
+    char node [XXL_STORE_NODE_MAX];     //  its name among the schedulers of the store
+    uint64_t held;                      //  shares held, bit s for share s
+    int64_t epochs [XXL_STORE_SHARES];  //  each held share's epoch
+    int64_t lease_until;                //  mono ms: the held leases are sure until then
+    int64_t store_ahead;                //  the store's clock - ours, ms, as last read
+    int64_t next_lease;                 //  monotonic ms of the next lease round
+    int64_t lease_rounds;               //  rounds done (0: the start's is next)
+    uint64_t lease_taken;               //  shares taken in this turn (not committed yet)
+    int64_t lease_until_committed;      //  lease_until as of the last commit
+} leases_t;
+
+//  xxl_lease.c
+uint64_t engine_lease_round (server_t *self);
+void engine_lease_check (server_t *self);
+uint64_t engine_lease_fence (server_t *self);
+void engine_lease_settle (server_t *self, bool committed);
+bool engine_lease_holds (server_t *self, int64_t job_id);
+uint64_t engine_share_bit (int64_t job_id);
+void engine_recover_resends (server_t *self);
+
+
+#endif

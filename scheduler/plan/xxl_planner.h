@@ -1,0 +1,142 @@
+/*  xxl_planner.h -- the planner: which jobs fire when, and their fires.
+
+    Owns the timer of planned triggers in the pre-read window, the plans
+    (rows written ahead, routed when prepared) and the job snapshots they
+    share, the prebuilt batches of each instant, the fired_until mark of
+    the held shares, FIX_DELAY jobs waiting for their run, and recovery's
+    asks.
+        xxl_planner.c   scan, pre-read window, timer, prepared fires,
+                        misfires, recovery
+        xxl_job.c       a job's fields from a request, and its next fire
+    MUST: plan only jobs of shares the lease module holds; never send a
+    fire whose row a failed turn may have lost.
+    MUST NOT: write to agents except through runs.
+    Called by: the actor (scan, fire), the api (engine_job_changed).
+*/
+
+#ifndef XXL_PLANNER_H_INCLUDED
+#define XXL_PLANNER_H_INCLUDED
+
+#include "xxl_runs.h"
+
+//  The prebuilt batches of one instant: one timer entry (log id 0) stands
+//  for all of them, so the instant itself only stamps and sends
+typedef struct {
+    int64_t when;                       //  planned fire time (hash key)
+    zlistx_t *batches;                  //  run_batch_t, prebuilt (owned)
+} instant_t;
+
+//  A prepared fire in a batch: its plan (owned, off self->planner.plans) and the
+//  time it went
+typedef struct _fire_item_t {
+    struct _plan_t *plan;
+    int64_t stamp;
+    size_t offset;                      //  of its logDateTime in the message
+} fire_item_t;
+
+//  A recovered row that may have left just before the previous owner of
+//  its share stopped, now past the pre-read window: its agent is asked
+//  (engine_recover)
+typedef struct {
+    int64_t log_id;                     //  (hash key)
+    int64_t job_id;
+    int64_t deadline;                   //  monotonic ms: past it, counted as sent
+                                        //  (then: forgotten)
+    bool counted;                       //  counted as sent, its agent away: still
+                                        //  asked should it come back
+} xxl_ask_t;
+
+//  A job as the planner last read it, shared by its planned triggers
+typedef struct {
+    xxl_job_t job;
+    xxl_schedule_t *schedule;           //  the job's schedule compiled (NULL: invalid)
+    int refs;
+    int64_t read_at;                    //  monotonic ms it was known current
+    bool cancelled;                     //  the job stopped or changed: its plans
+                                        //  are void
+    zlistx_t *plan_ids;                 //  log ids of its plans not sent yet
+} snap_t;
+
+//  A planned trigger on the timer heap: what its dispatch needs, so that
+//  firing it reads nothing from the store
+typedef struct _plan_t {
+    int64_t log_id;
+    snap_t *snap;
+    int shard_index;
+    int shard_total;
+    bool sharded;                       //  the row carries executorShardingParam
+    //  Prepared (routed at planning, the row written with its address):
+    //  the RUN leaves at the instant with no store access (engine_fire)
+    char *address;                      //  NULL: not prepared
+    char *note;                         //  the router's text
+    unsigned char *tp;                  //  TriggerParam from engine_encode_tp
+    size_t tp_size;
+    uint64_t turn;                      //  the turn that wrote the row
+    void *handle;                       //  in snap->plan_ids
+    run_batch_t *prebuilt;              //  the instant's batch that holds it
+    size_t slot;                        //  its item there
+} plan_t;
+
+typedef struct {
+    xxl_timer_t *timer;                 //  planned triggers in the pre-read window
+    int timer_fd;                       //  timerfd woken at the next fire (-1: none),
+    int64_t timer_armed;                //  armed for this wall-clock ms (-1: not)
+    zhashx_t *plans;                    //  log id → plan_t of rows on the timer
+    zlistx_t *fire_batches;             //  run_batch_t of prepared fires (engine_fire)
+    zhashx_t *instants;                 //  fire time → instant_t (owned, no destructor)
+    zlistx_t *taking;                   //  prebuilt batches sent this engine_fire whose
+                                        //  plans they now own (not owned)
+    zlistx_t *fire_later;               //  log ids due that need the store to go
+    zlistx_t *turn_plans;               //  log ids of plans made this turn
+    zlistx_t *unprepared;               //  log ids of plans made unprepared
+    int64_t fired_until;                //  the held shares' fired_until as committed:
+                                        //  rows planned up to then may have been sent
+    int64_t fired_want;                 //  the same, written this turn
+    int64_t fired_sent;                 //  their fired_sent as committed
+    int64_t sent_max;                   //  latest planned time sent this turn
+    uint64_t foreign_turn;              //  the last turn that saw another connection's
+                                        //  commit: plans made before it may be void
+    zhashx_t *snaps;                    //  job id → snap_t of jobs due soon
+    zhashx_t *asks;                     //  log id → xxl_ask_t (owned)
+    zhashx_t *ask_jobs;                 //  job id → int64_t [3]: job id, whether a
+                                        //  refused ask may be its MISFIRE (1) or
+                                        //  not (0; -1 not judged yet), asks left
+    int64_t next_scan;                  //  monotonic ms of the next planner scan
+    zhashx_t *waiting;                  //  FIX_DELAY job ids waiting for their run's end
+} planner_t;
+
+void engine_snap_release (snap_t **snap_p);
+void engine_instant_destroy (instant_t **self_p);
+
+//  xxl_job.c
+int engine_job_read (server_t *self, request_t *request, xxl_job_t *job, int is_add);
+const char *engine_iso_time (int64_t ms, const char *tz, char *buf, size_t buflen);
+int64_t engine_next_time (const xxl_job_t *job, int64_t after, char *why, size_t whylen);
+int64_t engine_schedule_next (xxl_schedule_t *schedule, const char *tz, int64_t after, char *why,
+                              size_t whylen);
+void engine_job_defaults (xxl_job_t *job);
+int engine_job_from_request (server_t *self, request_t *request, xxl_job_t *job);
+
+//  xxl_planner.c
+void engine_waiting_add (server_t *self, int64_t job_id);
+void engine_waiting_load (server_t *self);
+void engine_plan_forget (server_t *self, int64_t job_id);
+void engine_fix_delay_release (server_t *self, int64_t log_id, int64_t now);
+void engine_plan_prepare (server_t *self, int budget);
+snap_t *engine_snap_fresh (server_t *self, int64_t id, int *rc);
+void engine_plan_scan (server_t *self);
+void engine_fired_cover (server_t *self, int64_t until);
+bool engine_instant_add (server_t *self, plan_t *plan, int64_t fire_at);
+void engine_fire (server_t *self);
+void engine_fire_check (server_t *self);
+void engine_timer_arm (server_t *self, int64_t when);
+bool engine_fire_near (server_t *self);
+bool engine_fire_within (server_t *self, int64_t ms);
+void engine_fire_wait (server_t *self);
+void engine_plan_due (server_t *self);
+void engine_recover (server_t *self, uint64_t mask, const xxl_lease_t *leases);
+void engine_recover_alarms (server_t *self);
+void engine_ask_answer (server_t *self, pending_t *pending, int code, const char *msg);
+
+
+#endif

@@ -1,0 +1,276 @@
+/*  xxl_runs.h -- runs: a trigger, its routing, its rows, its RUN to an
+    agent, and the agent's answers to it.
+
+    Owns every request in flight to an agent (pending_t: RUN, LOG, KILL,
+    probes, asks), the batches of RUNs, accepted RUNs whose trigger code
+    is not written yet, rows waiting for their agent to come back, RUNs in
+    doubt, and the agents' connections' bookkeeping (moved, twins).
+        xxl_trigger.c   a trigger: addresses, routing, rows, triggerMsg,
+                        dispatch of a row, the answer to a RUN
+        xxl_agents.c    requests to agents, their batches, and the agents'
+                        messages (REGISTER, CALLBACK, REPLY)
+        xxl_doubts.c    RUNs whose answer never came
+    MUST: write a run's row before its RUN is queued (the outbox sends
+    after the commit).  MUST NOT: touch the planner's plans except through
+    its header; a run's end is announced by engine_run_ended.
+    Called by: the api (trigger, LOG, KILL), the planner (fires), the
+    services (retries, children), the actor (agent messages).
+*/
+
+#ifndef XXL_RUNS_H_INCLUDED
+#define XXL_RUNS_H_INCLUDED
+
+#include "xxl_engine_base.h"
+
+typedef enum {
+    PENDING_RUN, PENDING_LOG, PENDING_KILL, PENDING_PROBE,
+    PENDING_CHECK,                      //  whether the agent holds an open run (s_check_open_runs)
+    PENDING_DOUBT                       //  whether the agent took a RUN whose answer never
+                                        //  came (xxl_doubts.c)
+} pending_kind_t;
+
+typedef struct {
+    uint64_t id;                        //  request id sent to the agent (hash key)
+    pending_kind_t kind;
+    int64_t log_id;
+    int64_t deadline;
+    char *address;
+    char *note;                         //  router text for the RUN's triggerMsg
+    int64_t presumed;                   //  RUN: characters of the "code: 200"
+                                        //  section written ahead into triggerMsg
+    int64_t stamp;                      //  RUN of a prepared fire: its trigger time, not
+                                        //  written yet (0: written)
+    bool gone;                          //  the send failed: the agent is gone
+    int64_t created;                    //  monotonic ms it was made (metrics)
+    void *rid;                          //  the connection it went to (its reply
+    size_t rid_size;                    //  counts from there, or the address's now)
+    size_t expire_offset;               //  RUN, single form: of its expireTime value in
+                                        //  the message (0: none)
+    bool ask;                           //  RUN sent expired, asking whether the agent
+                                        //  took it before (engine_ask_answer)
+    zframe_t *client;                   //  client routing id (LOG/KILL forwards, probes)
+    uint64_t client_id;                 //  the client's request id
+    //  An audited request forwarded to the agent (LOG_KILL): recorded with
+    //  its answer (engine_audit_answer); NULL when not audited
+    const char *audit_type;             //  its command's name (static)
+    char *audit_who;                    //  its sender's key name and role
+    char *audit_role;
+} pending_t;
+
+//  RUNs to one agent in the batch form (the agent's REGISTER said
+//  runBatch): filled during a turn, sent at the flush (or when full, or
+//  before another message to that agent), then kept until its answer
+typedef struct {
+    uint64_t id;                        //  the batch RUN's request id (hash key)
+    char *address;
+    void *rid;
+    size_t rid_size;
+    uint64_t *pending_ids;              //  the pending_t of each item, in order
+    size_t count, alloc;
+    size_t max;                         //  items the agent takes in one RUN
+    size_t bytes;                       //  of the items so far
+    xxl_enc_t *enc;                     //  the message while it fills (NULL once sent)
+    int64_t deadline;                   //  monotonic ms: forgotten after
+    int64_t created;                    //  wall-clock ms it was begun
+    int64_t created_mono;               //  the same, monotonic
+    size_t expire_offset;               //  of its expireTime value in the message
+    //  A batch of prepared fires (engine_fire) carries their plans instead of
+    //  pending requests: nothing is allocated per fire at the instant
+    struct _fire_item_t *fires;
+    size_t fires_alloc;
+    bool gone;                          //  its send failed
+    //  Prebuilt (engine_instant_add): filled while its fires are planned; its
+    //  plans stay in self->planner.plans (borrowed) until the batch leaves
+    bool prebuilt;
+    bool dirty;                         //  a plan left it, or its job changed
+    uint64_t min_turn, max_turn;        //  of the turns that wrote its rows
+} run_batch_t;
+
+
+//  A recovered row waiting for its agent to come back
+typedef struct {
+    int64_t log_id;
+    char *address;
+    int64_t deadline;
+} xxl_resend_t;
+
+//  A RUN the agent accepted whose trigger_code is not written yet: the
+//  callback usually comes first and writes both in one statement
+typedef struct {
+    int64_t log_id;                     //  0 once the callback wrote it
+    int64_t at;                         //  monotonic ms of the answer
+    int64_t stamp;                      //  trigger time still to write (0: none)
+} accepted_t;
+
+
+//  Routing of a deferred row made at planning (engine_trigger's `prepared`)
+typedef struct {
+    char *address;                      //  NULL: not prepared
+    char *note;
+} prepared_t;
+
+typedef struct {
+    const char *trigger_type;           //  MANUAL CRON RETRY PARENT API MISFIRE
+    int fail_retry_count;               //  -1: the job's
+    const char *param;                  //  NULL: the job's
+    const char *address;                //  NULL: route
+    int shard_index, shard_total;       //  -1: none given
+    int64_t schedule_time;              //  0: none
+    const char *by;                     //  "key 'NAME' (ROLE)" that triggered it, or NULL
+    int defer;                          //  1: write the rows only (planner timer sends)
+    int prepare;                        //  with defer: route now, write the address
+    //  Out: engine_trigger wrote one row of a SHARDING_BROADCAST job with no
+    //  shard yet (no agent to count, or agents still reconnecting): it is
+    //  made one row per agent when it fires (s_broadcast_expand)
+    bool unexpanded;
+    //  Out: the rows wait on the timer for the group's agents (a trigger
+    //  made while they reconnect after a start), as planned fires do
+    bool held;
+} trigger_args_t;
+
+#define XXL_ACCEPTED_MS 500
+
+
+typedef enum { ROUTE_ADDRESS, ROUTE_NONE, ROUTE_POOL } route_pick_t;
+
+struct _plan_t;
+
+typedef struct {
+    zhashx_t *pending;                  //  uint64 id → pending_t
+    xxl_enc_t *item_enc;                //  one TriggerParam at a time
+    zlistx_t *open_batches;             //  run_batch_t filling this turn (owned)
+    zhashx_t *batches;                  //  uint64 id → run_batch_t sent (owned)
+    xxl_routers_t *routers;
+    xxl_router_host_t router_host;
+    xxl_pool_t *fast_pool;
+    xxl_pool_t *slow_pool;
+    zhashx_t *slow_counts;              //  job id → triggers over 500 ms this minute
+    zhashx_t *busy_tries;               //  log id → {log id, refusals}: runs an
+                                        //  agent refused busy, sent again later
+    int64_t slow_minute;
+    uint64_t foreign_replies;           //  agent replies from the wrong connection,
+    int64_t foreign_logged;             //  counted since this monotonic ms's log line
+    ratelog_t log_binding;              //  (UN)REGISTERs refused for their key or connection
+    infolog_t log_registered;           //  addresses registered and unregistered
+    ratelog_t log_moved;                //  addresses taken by another open connection
+    ratelog_t log_twin_ask;             //  asks left out for shared addresses
+    infolog_t log_doubt;                //  RUNs held in doubt
+    ratelog_t log_late;                 //  late results recorded beside their rows
+    ratelog_t log_registry_full;        //  REGISTERs refused: the registry holds its limit
+    ratelog_t log_pages;                //  malformed LOG replies of agents
+    zlistx_t *accepted;                 //  accepted_t, oldest first
+    zhashx_t *accepted_ids;             //  log id → accepted_t (not owned)
+    int64_t next_log_id;                //  next log id to hand out this turn (0: read it)
+    int64_t log_id_floor;               //  above every id ever handed out: a failed
+                                        //  turn's ids are never handed out again
+    int64_t turn_first_id;              //  the first id this turn may hand out
+    zhashx_t *resend_ids;               //  log ids in self->resends (no twice)
+    zhashx_t *doubts;                   //  unanswered RUNs held in doubt, by log id
+                                        //  (xxl_doubts.c)
+    zhashx_t *moved_from;               //  address → zframe_t (owned): the connection it
+                                        //  was on, open, when another took it; once that
+                                        //  one closes, the agent holding it now is asked
+                                        //  about its open runs (engine_moved_check)
+    zhashx_t *twins;                    //  address → int64_t: until when (monotonic ms)
+                                        //  it counts as shared by two live agents: none
+                                        //  of its agents is asked about its open runs
+    zchunk_t *text;                     //  a trigger's triggerMsg, built anew for each
+    zhashx_t *groups;                   //  group id → xxl_group_t, read at most
+    int64_t groups_until;               //  1 s ago (monotonic ms of expiry)
+    zlistx_t *resends;                  //  xxl_resend_t * after a restart
+    char **awaited;                     //  addresses alive at the last stop, not
+    size_t awaited_count;               //  back yet (NULL once back)
+    size_t awaited_left;
+    char *foreign_apps;                 //  s_address_foreign_app's answer
+    int64_t foreign_callbacks;          //  callbacks for rows of other addresses
+    int64_t foreign_callbacks_logged;   //  since this monotonic ms's log line
+} runs_t;
+
+void engine_batch_destroy (run_batch_t **self_p);
+void engine_batch_destructor (void **item);
+void engine_resend_destroy (void **item);
+
+//  xxl_agents.c
+void engine_resend_add (server_t *self, int64_t log_id, const char *address);
+pending_t *engine_pending_new (server_t *self, const char *address, pending_kind_t kind,
+                               int timeout_ms, char *why, size_t whylen);
+pending_t *engine_agent_request (server_t *self, const char *address, const char *type,
+                                 pending_kind_t kind, int timeout_ms, char *why,
+                                 size_t whylen);
+void engine_agent_send (server_t *self, pending_t *pending);
+void engine_pack_time (unsigned char out [9], int64_t value);
+int64_t engine_expire_time (server_t *self, int64_t since);
+const unsigned char *engine_encode_tp (server_t *self, const xxl_job_t *job, int64_t log_id,
+                                       const char *param, int shard_index, int shard_total,
+                                       size_t *size);
+void engine_batch_send (server_t *self, run_batch_t *batch, bool now, int64_t stamp);
+void engine_batch_close (server_t *self, run_batch_t *batch, zlistx_t *list);
+run_batch_t *engine_batch_for (server_t *self, zlistx_t *open, const char *address,
+                               const void *rid, size_t rid_size, int max, bool fires);
+void engine_run_queue (server_t *self, pending_t *pending, const unsigned char *tp,
+                       size_t size, int64_t time, zlistx_t *open);
+void engine_reroute (server_t *self, int64_t log_id, int64_t presumed);
+//  An agent's answer to one run of a RUN: true when it refused it busy
+//  (XXL_BUSY), and the run then goes by the timer again after a backoff
+//  (xxl_agents.c); false for any other answer, for engine_run_answer
+bool engine_run_busy (server_t *self, int64_t log_id, int64_t presumed, int code);
+void engine_batch_expire (server_t *self, run_batch_t *batch);
+void engine_fire_queue (server_t *self, struct _plan_t **plan_p, int64_t stamp, const void *rid,
+                        size_t rid_size, int max);
+
+//  xxl_trigger.c
+size_t engine_split_addresses (const char *list, char ***out);
+void engine_free_addresses (char **list, size_t count);
+int64_t engine_accepted_forget (server_t *self, int64_t log_id);
+int64_t engine_accepted_stamp (server_t *self, int64_t log_id);
+void engine_accepted_flush (server_t *self, int64_t before);
+char *engine_section (const char *note, const char *address, int code, const char *msg);
+int64_t engine_section_chars (const char *note, const char *address);
+char *engine_text_retry (int64_t attempt, int64_t of, int64_t retry_id, int64_t delay);
+char *engine_text_misfire (const char *msg);
+route_pick_t engine_route_pick (server_t *self, const xxl_job_t *job, int64_t log_id,
+                                int shard_index, int broadcast, const char *const *addresses,
+                                size_t count, const char **address, char *note,
+                                size_t notelen);
+void engine_route_row (server_t *self, const xxl_job_t *job, int64_t log_id,
+                       int64_t trigger_time, const char *param, int shard_index,
+                       int shard_total, int broadcast, const char *const *addresses,
+                       size_t count, int64_t stamp);
+void engine_shard_of (const char *text, int *index, int *total);
+size_t engine_job_addresses (server_t *self, const xxl_job_t *job,
+                             const char *const **addresses, char ***manual);
+bool engine_run_in_flight (server_t *self, int64_t log_id);
+zhashx_t *engine_runs_in_flight (server_t *self);
+void engine_moved_check (server_t *self);
+void engine_dispatch_row (server_t *self, int64_t log_id, const char *address,
+                          const char *note);
+int engine_trigger (server_t *self, const xxl_job_t *job, trigger_args_t *args,
+                    int64_t *log_ids, prepared_t *prepared, size_t max_ids);
+void engine_run_answer (server_t *self, int64_t log_id, const char *note, const char *address,
+                        int64_t presumed, int64_t stamp, int code, const char *msg);
+void engine_run_done (server_t *self, pending_t *pending, int code, const char *msg);
+
+
+//  xxl_doubts.c: RUNs whose answer never came
+//  Holds log_id in doubt (its RUN to address went unanswered): true when
+//  held (the caller leaves the row as it is), false when address said no
+//  run lease (the caller fails it as before)
+bool engine_doubt_add (server_t *self, int64_t log_id, const char *note, const char *address,
+                       int64_t presumed, int64_t stamp);
+bool engine_doubt_has (server_t *self, int64_t log_id);
+//  xxl_agents.c: whether two live agents share address now (none is asked)
+bool engine_address_twin (server_t *self, const char *address);
+void engine_doubt_answer (server_t *self, pending_t *pending, int code, const char *msg);
+void engine_doubts_check (server_t *self);
+void engine_doubt_destroy (void **item);
+
+
+//  xxl_agents.c
+void engine_probe_answer (server_t *self, pending_t *pending, int code, const char *msg);
+void engine_handle_probe (server_t *self, zmsg_t *zmsg);
+void engine_handle_routed (server_t *self, zmsg_t *zmsg);
+void engine_agent_answer (server_t *self, zframe_t *rid, xxl_msg_t *msg);
+void engine_handle_agent (server_t *self, zmsg_t *zmsg);
+
+
+#endif
