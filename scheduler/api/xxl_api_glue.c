@@ -90,8 +90,8 @@ api_glue_rollback (server_t *self, request_t *request)
     free (job.glue_remark);
     job.glue_remark = zsys_sprintf ("rollback to version %" PRId64, version);
     job.update_time = job.glue_updatetime = engine_now ();
-    engine_plan_forget (self, job.id);
-    self->planner.next_scan = 0;
+    engine_job_changed (self, job.id, XXL_CHANGED_PLANS | XXL_CHANGED_SCHEDULE
+                        | XXL_CHANGED_CHILDREN);
     int made = -1;
     if (xxl_store_job_save (self->store, &job) == 0)
         made = xxl_store_glue_add (self->store, job.id, job.glue_type, job.glue_source,

@@ -162,7 +162,7 @@ api_group_update (server_t *self, request_t *request)
         }
         else {
             group.update_time = engine_now ();
-            self->runs.groups_until = 0;
+            engine_job_changed (self, 0, XXL_CHANGED_GROUPS);
             if (xxl_store_group_update (self->store, &group)
             ||  (group.address_type == 0
                  && xxl_store_group_refresh_app (self->store, group.app_name,
@@ -182,7 +182,7 @@ api_group_rm (server_t *self, request_t *request)
     xxl_group_t group;
     if (s_group_from_request (self, request, &group))
         return;
-    self->runs.groups_until = 0;
+    engine_job_changed (self, 0, XXL_CHANGED_GROUPS);
     int64_t jobs = xxl_store_group_jobs (self->store, group.id);
     if (jobs != 0) {
         char text [128];

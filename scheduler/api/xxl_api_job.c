@@ -54,7 +54,7 @@ api_job_add (server_t *self, request_t *request)
     if (start && s_job_arm (NULL, &job, why, sizeof why))
         engine_reply (self, request, XXL_BAD_REQUEST, why);
     else {
-        self->services.children_until = 0;
+        engine_job_changed (self, 0, XXL_CHANGED_CHILDREN);
         int64_t id = xxl_store_job_add (self->store, &job);
         if (id < 0)
             engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
@@ -63,7 +63,7 @@ api_job_add (server_t *self, request_t *request)
                 xxl_store_glue_add (self->store, id, job.glue_type, job.glue_source,
                                     job.glue_remark, job.add_time);
             if (start)
-                self->planner.next_scan = 0;
+                engine_job_changed (self, id, XXL_CHANGED_SCHEDULE);
             engine_reply_id (self, request, id);
         }
     }
@@ -115,8 +115,8 @@ api_job_update (server_t *self, request_t *request)
         if (was_waiting && job.trigger_status == 1 && streq (job.schedule_type, "FIX_DELAY"))
             job.trigger_next_time = XXL_WAITING;
         job.update_time = engine_now ();
-        engine_plan_forget (self, job.id);
-        self->planner.next_scan = 0;
+        engine_job_changed (self, job.id, XXL_CHANGED_PLANS | XXL_CHANGED_SCHEDULE
+                            | XXL_CHANGED_CHILDREN);
         if (xxl_store_job_save (self->store, &job))
             engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
         else {
@@ -136,12 +136,11 @@ api_job_rm (server_t *self, request_t *request)
     xxl_job_t job;
     if (engine_job_from_request (self, request, &job))
         return;
-    engine_plan_forget (self, job.id);
     //  Its log rows go too, as in XXL-JOB, and its id leaves every
     //  parent's child list, in this turn's transaction.  Runs on an agent
     //  finish there: their callbacks find no row, are acknowledged and
     //  change nothing; a RUN's answer or a re-send finds no row either
-    self->services.children_until = 0;
+    engine_job_changed (self, job.id, XXL_CHANGED_PLANS | XXL_CHANGED_CHILDREN);
     //  (a first batch here; past it, a batch a turn, the reply once all
     //  are gone: a busy job's million rows never hold the loop)
     int64_t logs = xxl_store_job_rm_logs_some (self->store, job.id, XXL_CLEAR_BATCH);
@@ -178,8 +177,8 @@ s_job_start_stop (server_t *self, request_t *request, int start)
             job.trigger_next_time = 0;
         }
         job.update_time = engine_now ();
-        engine_plan_forget (self, job.id);
-        self->planner.next_scan = 0;
+        engine_job_changed (self, job.id, XXL_CHANGED_PLANS | XXL_CHANGED_SCHEDULE
+                            | XXL_CHANGED_CHILDREN);
         if (xxl_store_job_save (self->store, &job))
             engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
         else
@@ -349,7 +348,7 @@ api_job_copy (server_t *self, request_t *request)
     job.trigger_status = 0;
     job.trigger_last_time = job.trigger_next_time = 0;
     job.add_time = job.update_time = job.glue_updatetime = engine_now ();
-    self->services.children_until = 0;
+    engine_job_changed (self, 0, XXL_CHANGED_CHILDREN);
     int64_t id = xxl_store_job_add (self->store, &job);
     char remark [64];
     snprintf (remark, sizeof remark, "copy of job %" PRId64, source_id);

@@ -21,6 +21,7 @@
 #define XXL_ENGINE_H_INCLUDED
 
 #include "xxl_engine_base.h"
+#include "xxl_events.h"
 #include "xxl_outbox.h"
 #include "xxl_runs.h"
 #include "xxl_planner.h"
@@ -68,6 +69,7 @@ struct _server_t {
     xxl_metrics_t metrics;              //  bumped on this thread
     xxl_metrics_box_t *metrics_box;     //  what /metrics reads, published
     int64_t metrics_next;               //  monotonic ms of the next publication
+    events_t events;                    //  handlers of each event, as subscribed at start
     //  The modules' own state
     outbox_t outbox;
     api_state_t api_state;
@@ -105,5 +107,24 @@ engine_clock (server_t *self)
     return zclock_mono () + self->clock_base;
 }
 
+
+//  A job changed (what: XXL_CHANGED_* bits; job_id 0: jobs or groups in
+//  general): the planner, the services and runs hear it (xxl_events.h)
+static inline void
+engine_job_changed (server_t *self, int64_t job_id, unsigned what)
+{
+    xxl_event_t event = { .kind = XXL_EVENT_JOB_CHANGED, .job_id = job_id, .what = what };
+    engine_publish (self, &self->events, &event);
+}
+
+//  Run log_id ended (end: a result written, or its trigger failed) with
+//  code, at now: metrics, FIX_DELAY and child jobs hear it (xxl_events.h)
+static inline void
+engine_run_ended (server_t *self, int64_t log_id, xxl_end_t end, int code, int64_t now)
+{
+    xxl_event_t event = { .kind = XXL_EVENT_RUN_ENDED, .log_id = log_id, .end = end,
+                          .code = code, .now = now };
+    engine_publish (self, &self->events, &event);
+}
 
 #endif

@@ -721,11 +721,37 @@ s_socket_open (server_t *self, xxl_role_t role, const char *endpoint, char *boun
     return sock;
 }
 
+//  A run's result, counted by its code (the RUN_ENDED event)
+static void
+s_metrics_on_run (server_t *self, const xxl_event_t *event)
+{
+    if (event->end != XXL_END_RESULT)
+        return;
+    xxl_metrics_t *m = &self->metrics;
+    if (event->code == XXL_CODE_SUCCESS)
+        m->runs_ok++;
+    else
+    if (event->code == XXL_CODE_FAIL)
+        m->runs_fail++;
+    else
+    if (event->code == 502)
+        m->runs_timeout++;
+    else
+        m->runs_other++;
+}
+
 static server_t *
 s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
 {
     server_t *self = (server_t *) zmalloc (sizeof (server_t));
     self->config = *config;
+    //  Who hears each event, in order (xxl_events.h)
+    engine_subscribe (&self->events, XXL_EVENT_JOB_CHANGED, engine_plan_on_job);
+    engine_subscribe (&self->events, XXL_EVENT_JOB_CHANGED, engine_services_on_job);
+    engine_subscribe (&self->events, XXL_EVENT_JOB_CHANGED, engine_runs_on_job);
+    engine_subscribe (&self->events, XXL_EVENT_RUN_ENDED, s_metrics_on_run);
+    engine_subscribe (&self->events, XXL_EVENT_RUN_ENDED, engine_plan_on_run);
+    engine_subscribe (&self->events, XXL_EVENT_RUN_ENDED, engine_services_on_run);
     self->pipe = pipe;
     self->enc = xxl_enc_new ();
     self->runs.text = zchunk_new (NULL, 4096);

@@ -123,10 +123,25 @@ engine_plan_forget (server_t *self, int64_t job_id)
         }
     }
     zhashx_delete (self->planner.snaps, &job_id);
-    self->services.children_until = 0;
     //  Any scheduler's unsent rows: no address yet, or not due yet (no
     //  planned row goes before its time)
     xxl_store_job_drop_plans (self->store, job_id, engine_now ());
+}
+
+//  The planner's handlers of the engine's events (xxl_events.h)
+void
+engine_plan_on_job (server_t *self, const xxl_event_t *event)
+{
+    if (event->what & XXL_CHANGED_PLANS)
+        engine_plan_forget (self, event->job_id);
+    if (event->what & XXL_CHANGED_SCHEDULE)
+        self->planner.next_scan = 0;
+}
+
+void
+engine_plan_on_run (server_t *self, const xxl_event_t *event)
+{
+    engine_fix_delay_release (self, event->log_id, event->now);
 }
 
 //  After a FIX_DELAY job's scheduled run ended (or failed to start), its
@@ -1181,7 +1196,7 @@ engine_ask_answer (server_t *self, pending_t *pending, int code, const char *msg
         xxl_timer_push_after (self->planner.timer, engine_now (), 0, log_id);
     }
     else {
-        engine_fix_delay_release (self, log_id, engine_now ());
+        engine_run_ended (self, log_id, XXL_END_TRIGGER, XXL_CODE_FAIL, engine_now ());
         xxl_store_log_drop_unsent (self->store, log_id);
     }
     zsys_info ("planner: log %" PRId64 ": its agent %s never took it (%s): %s", log_id,

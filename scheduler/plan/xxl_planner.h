@@ -18,6 +18,7 @@
 #define XXL_PLANNER_H_INCLUDED
 
 #include "xxl_runs.h"
+#include "xxl_events.h"
 
 //  The prebuilt batches of one instant: one timer entry (log id 0) stands
 //  for all of them, so the instant itself only stamps and sends
@@ -122,6 +123,10 @@ void engine_waiting_add (server_t *self, int64_t job_id);
 void engine_waiting_load (server_t *self);
 void engine_plan_forget (server_t *self, int64_t job_id);
 void engine_fix_delay_release (server_t *self, int64_t log_id, int64_t now);
+//  Handlers of the engine's events: JOB_CHANGED (plans forgotten, the next
+//  scan at once) and RUN_ENDED (a FIX_DELAY job waiting for it released)
+void engine_plan_on_job (server_t *self, const xxl_event_t *event);
+void engine_plan_on_run (server_t *self, const xxl_event_t *event);
 void engine_plan_prepare (server_t *self, int budget);
 snap_t *engine_snap_fresh (server_t *self, int64_t id, int *rc);
 void engine_plan_scan (server_t *self);

@@ -774,8 +774,7 @@ s_check_answer (server_t *self, pending_t *pending, int code, const char *msg)
     int64_t now = engine_now ();
     if (xxl_store_log_handle_done (self->store, pending->log_id, now, XXL_CODE_FAIL,
                                    reason) == 0) {
-        self->metrics.runs_fail++;
-        engine_fix_delay_release (self, pending->log_id, now);
+        engine_run_ended (self, pending->log_id, XXL_END_RESULT, XXL_CODE_FAIL, now);
         zsys_warning ("registry: log %" PRId64 ": agent %s does not hold it: failed as lost",
                       pending->log_id, pending->address);
     }
@@ -1139,25 +1138,7 @@ s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg)
         if (done [i] == 0) {
             engine_accepted_forget (self, log_id);
             s_observe_start (self, trigger_times [i], starts [i], now);
-            xxl_metrics_t *m = &self->metrics;
-            int code = done_items [i].code;
-            if (code == XXL_CODE_SUCCESS)
-                m->runs_ok++;
-            else
-            if (code == 500)
-                m->runs_fail++;
-            else
-            if (code == 502)
-                m->runs_timeout++;
-            else
-                m->runs_other++;
-            engine_fix_delay_release (self, log_id, now);
-            if (done_items [i].code == XXL_CODE_SUCCESS) {
-                char *children = engine_trigger_children (self, log_id);
-                if (children)
-                    xxl_store_log_append_handle_msg (self->store, log_id, children);
-                zstr_free (&children);
-            }
+            engine_run_ended (self, log_id, XXL_END_RESULT, done_items [i].code, now);
         }
         else
             s_foreign_callback (self, log_id, done_items [i].address, done_items [i].code,

@@ -21,6 +21,7 @@
 #define XXL_RUNS_H_INCLUDED
 
 #include "xxl_engine_base.h"
+#include "xxl_events.h"
 
 typedef enum {
     PENDING_RUN, PENDING_LOG, PENDING_KILL, PENDING_PROBE,
@@ -186,6 +187,8 @@ typedef struct {
     int64_t foreign_callbacks_logged;   //  since this monotonic ms's log line
 } runs_t;
 
+//  The handler of the engine's JOB_CHANGED event: groups read again
+void engine_runs_on_job (server_t *self, const xxl_event_t *event);
 void engine_batch_destroy (run_batch_t **self_p);
 void engine_batch_destructor (void **item);
 void engine_resend_destroy (void **item);

@@ -271,7 +271,7 @@ s_send_run (server_t *self, const xxl_job_t *job, int64_t log_id, int64_t trigge
         xxl_store_log_trigger_done (self->store, log_id, XXL_CODE_FAIL, address, text);
         zstr_free (&text);
         zstr_free (&section);
-        engine_fix_delay_release (self, log_id, engine_now ());
+        engine_run_ended (self, log_id, XXL_END_TRIGGER, XXL_CODE_FAIL, engine_now ());
         return;
     }
     pending->log_id = log_id;
@@ -804,7 +804,14 @@ engine_run_answer (server_t *self, int64_t log_id, const char *note, const char 
                                presumed, text, stamp);
     zstr_free (&text);
     if (code != XXL_OK)
-        engine_fix_delay_release (self, log_id, engine_now ());
+        engine_run_ended (self, log_id, XXL_END_TRIGGER, XXL_CODE_FAIL, engine_now ());
+}
+
+void
+engine_runs_on_job (server_t *self, const xxl_event_t *event)
+{
+    if (event->what & XXL_CHANGED_GROUPS)
+        self->runs.groups_until = 0;
 }
 
 void

@@ -43,6 +43,24 @@ engine_child_cycle (server_t *self, int64_t job_id, const char *children, char *
     return cycle;
 }
 
+void
+engine_services_on_job (server_t *self, const xxl_event_t *event)
+{
+    if (event->what & XXL_CHANGED_CHILDREN)
+        self->services.children_until = 0;
+}
+
+void
+engine_services_on_run (server_t *self, const xxl_event_t *event)
+{
+    if (event->end != XXL_END_RESULT || event->code != XXL_CODE_SUCCESS)
+        return;
+    char *children = engine_trigger_children (self, event->log_id);
+    if (children)
+        xxl_store_log_append_handle_msg (self->store, event->log_id, children);
+    zstr_free (&children);
+}
+
 //  Fires a finished job's child jobs (trigger type PARENT); returns text for
 //  the parent's handleMsg (caller frees), or NULL when it has none
 char *
@@ -275,8 +293,7 @@ s_lost_one (server_t *self, int64_t log_id, int64_t now, int64_t mono)
                                  self->config.lost_after_ms / 1000);
     int failed = 0;
     if (xxl_store_log_handle_done (self->store, log_id, now, XXL_CODE_FAIL, reason) == 0) {
-        self->metrics.runs_fail++;
-        engine_fix_delay_release (self, log_id, now);
+        engine_run_ended (self, log_id, XXL_END_RESULT, XXL_CODE_FAIL, now);
         failed = 1;
     }
     zstr_free (&reason);

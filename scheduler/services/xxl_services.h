@@ -13,6 +13,7 @@
 #define XXL_SERVICES_H_INCLUDED
 
 #include "xxl_engine_base.h"
+#include "xxl_events.h"
 
 //  The periodic services (xxl_services.c), by index in service_next
 enum { XXL_SERVICE_FAIL, XXL_SERVICE_LOST, XXL_SERVICE_REPORT, XXL_SERVICE_RETENTION,
@@ -36,6 +37,11 @@ typedef struct {
 int engine_child_cycle (server_t *self, int64_t job_id, const char *children, char *path,
                         size_t pathlen, int depth);
 char *engine_trigger_children (server_t *self, int64_t log_id);
+//  Handlers of the engine's events: JOB_CHANGED (child lists read again)
+//  and RUN_ENDED (a success fires the job's children, named in its
+//  handleMsg)
+void engine_services_on_job (server_t *self, const xxl_event_t *event);
+void engine_services_on_run (server_t *self, const xxl_event_t *event);
 void engine_alarm_again (server_t *self, int64_t log_id);
 void engine_alarm_results (server_t *self);
 void engine_fail_monitor (server_t *self);
