@@ -7,8 +7,9 @@
 # (the engine is being layered) it prints the figures only.  The tool
 # itself is held to two fixtures: tests/layers/bad breaks each rule once
 # and is refused, naming each; tests/layers/good (a ring within max-ring,
-# calls across one layer one way, names in comments, strings, members, a
-# static function and a parameter) is accepted.
+# calls across one layer one way, an inline function of a header, names in
+# comments, strings, members, a static function and a parameter) is
+# accepted.
 set -u
 : "${XXL_BUILD:?run through make check (XXL_BUILD unset)}"
 SRC="${srcdir:-${XXL_SRC:-$XXL_BUILD}}"
@@ -78,6 +79,8 @@ check "... its ring of two files (b <-> c) is within max-ring 2" \
     grep -qxF '  2 files: low/b.c low/c.c' "$T/good"
 check "... top -> side is a call within a layer, one way" \
     grep -qE '^  top +-> side +2 +<- +0$' "$T/good"
+check "... an inline function of low/b.h counts as low/b.c's: top -> low, 3 call sites" \
+    grep -qE '^  top +-> low +3 +<- +0$' "$T/good"
 check "... names in comments, strings, members, static functions and parameters are no call" \
     bash -c "grep -qx '  none' '$T/good' && ! grep -q 'low.*-> top_' '$T/good' &&
              ! grep -q BOTH '$T/good'"
