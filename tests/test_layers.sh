@@ -10,18 +10,10 @@
 # calls across one layer one way, an inline function of a header, names in
 # comments, strings, members, a static function and a parameter) is
 # accepted.
-set -u
-: "${XXL_BUILD:?run through make check (XXL_BUILD unset)}"
-SRC="${srcdir:-${XXL_SRC:-$XXL_BUILD}}"
+. "$(dirname "$0")/lib.sh"           # check, xxl_done (no daemons here)
+SRC="${srcdir:-$XXL_SRC}"
 LAYERS="$SRC/scripts/layers"
 F="$SRC/tests/layers"
-PASSED=0
-FAILED=0
-check () {    # check "description" command...
-    local what="$1"; shift
-    if "$@"; then PASSED=$((PASSED + 1)); echo "ok - $what"
-    else FAILED=$((FAILED + 1)); echo "FAIL - $what"; fi
-}
 if ! ctags --version 2>/dev/null | grep -q "Universal Ctags"; then
     echo "SKIP - universal-ctags is not installed (scripts/deps installs it)"
     exit 77
@@ -95,5 +87,4 @@ check "a .c file in a folder that is in no layer is refused" \
     bash -c "! '$LAYERS' --layers '$T/new/LAYERS' '$T/new' > '$T/out' &&
              grep -qxF 'FAIL low/extra/e.c is in no folder LAYERS names' '$T/out'"
 
-echo "$PASSED passed, $FAILED failed"
-[ "$FAILED" -eq 0 ]
+xxl_done
