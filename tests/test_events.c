@@ -25,6 +25,27 @@ s_second (server_t *self, const xxl_event_t *event)
     strcat (s_trail, "2");
 }
 
+static events_t *s_events;
+
+//  Publishes a LONG_WORK within a JOB_CHANGED: it runs to its end first
+static void
+s_nesting (server_t *self, const xxl_event_t *event)
+{
+    (void) event;
+    strcat (s_trail, "(");
+    xxl_event_t inner = { .kind = XXL_EVENT_LONG_WORK };
+    engine_publish (self, s_events, &inner);
+    strcat (s_trail, ")");
+}
+
+static void
+s_inner (server_t *self, const xxl_event_t *event)
+{
+    (void) self;
+    (void) event;
+    strcat (s_trail, "w");
+}
+
 static void
 s_run (server_t *self, const xxl_event_t *event)
 {
@@ -53,7 +74,6 @@ main (void)
     XXL_CHECK (strcmp (s_trail, "12") == 0);
     XXL_CHECK (s_seen.job_id == 7);
     XXL_CHECK (s_seen.what == (XXL_CHANGED_PLANS | XXL_CHANGED_CHILDREN));
-    XXL_CHECK (!events.publishing);
 
     xxl_event_t ended = { .kind = XXL_EVENT_RUN_ENDED, .log_id = 9, .end = XXL_END_TRIGGER,
                           .code = 500, .now = 1 };
@@ -63,5 +83,16 @@ main (void)
     engine_publish (NULL, &events, &ended);
     XXL_CHECK (strcmp (s_trail, "12TR") == 0);
     XXL_CHECK (s_seen.kind == XXL_EVENT_JOB_CHANGED);
+
+    //  A handler may publish: the inner publication ends before the outer
+    //  one goes on to its next handler
+    events_t nested = { 0 };
+    s_events = &nested;
+    engine_subscribe (&nested, XXL_EVENT_JOB_CHANGED, s_nesting);
+    engine_subscribe (&nested, XXL_EVENT_JOB_CHANGED, s_second);
+    engine_subscribe (&nested, XXL_EVENT_LONG_WORK, s_inner);
+    s_trail [0] = 0;
+    engine_publish (NULL, &nested, &job);
+    XXL_CHECK (strcmp (s_trail, "(w)2") == 0);
     return xxl_test_done ();
 }

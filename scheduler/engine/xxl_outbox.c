@@ -515,7 +515,7 @@ engine_sweep_untracked (server_t *self)
             if (*log.executor_address)
                 engine_resend_add (self, log.id, log.executor_address);
             else
-                xxl_timer_push_after (self->planner.timer, now, 0, log.id);
+                engine_run_again (self, log.id, now, 0);
             swept++;
         }
         xxl_log_free (&log);

@@ -23,10 +23,7 @@
 #include "xxl_openssl.h"
 #include <sys/stat.h>
 
-static size_t s_id_hash (const void *key);
-static int s_id_compare (const void *a, const void *b);
 static void s_pending_destroy (void **item);
-static void s_free_item (void **item);
 static void s_snap_destructor (void **item);
 static void s_plan_destructor (void **item);
 static void s_group_destructor (void **item);
@@ -44,103 +41,8 @@ typedef void (handler_fn) (server_t *self, zmsg_t *zmsg);
 static bool s_drain (server_t *self, zsock_t *sock, handler_fn *handler);
 void xxl_server_actor (zsock_t *pipe, void *args);
 
-
-//  Writes a warning unless one of this kind went out less than
-//  XXL_RATELOG_MS ago (then counts it)
-void
-engine_warn_limited (ratelog_t *kind, const char *format, ...)
-{
-    int64_t now = zclock_mono ();
-    if (kind->logged_at && now - kind->logged_at < XXL_RATELOG_MS) {
-        kind->suppressed++;
-        return;
-    }
-    char line [1024];
-    va_list args;
-    va_start (args, format);
-    vsnprintf (line, sizeof line, format, args);
-    va_end (args);
-    if (kind->suppressed)
-        zsys_warning ("%s (and %" PRIu64 " more like it in the last %d s)", line,
-                      kind->suppressed, (int) ((now - kind->logged_at) / 1000));
-    else
-        zsys_warning ("%s", line);
-    kind->logged_at = now;
-    kind->suppressed = 0;
-}
-
-//  Writes an info line if kind's bucket holds a token (see infolog_t)
-void
-engine_info_limited (infolog_t *kind, const char *format, ...)
-{
-    int64_t now = zclock_mono ();
-    if (kind->filled_at == 0)
-        kind->tokens = XXL_INFOLOG_BURST;
-    else {
-        kind->tokens += (double) (now - kind->filled_at) * XXL_INFOLOG_PER_S / 1000.0;
-        if (kind->tokens > XXL_INFOLOG_BURST)
-            kind->tokens = XXL_INFOLOG_BURST;
-    }
-    kind->filled_at = now;
-    if (kind->tokens < 1) {
-        kind->suppressed++;
-        return;
-    }
-    kind->tokens -= 1;
-    char line [1024];
-    va_list args;
-    va_start (args, format);
-    vsnprintf (line, sizeof line, format, args);
-    va_end (args);
-    if (kind->suppressed)
-        zsys_info ("%s (and %" PRIu64 " lines like it left out before)", line,
-                   kind->suppressed);
-    else
-        zsys_info ("%s", line);
-    kind->suppressed = 0;
-}
-
-bool
-engine_has_control (const char *text)
-{
-    for (const unsigned char *p = (const unsigned char *) text; *p; p++)
-        if (*p < 0x20 || *p == 0x7f)
-            return true;
-    return false;
-}
-
 //  --------------------------------------------------------------------
 //  Pending table keyed by uint64
-
-static size_t
-s_id_hash (const void *key)
-{
-    //  The id itself: ids are handed out in order, so the entries of one
-    //  burst (plans, requests, log ids) sit in neighbouring buckets, which
-    //  the cache rewards; the table's prime size spreads any stride
-    return (size_t) *(const uint64_t *) key;
-}
-
-static int
-s_id_compare (const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
-    return x < y? -1: x > y? 1: 0;
-}
-
-//  A map keyed by an int64_t id that lives in the item (the key is not
-//  copied); destructor (may be NULL) destroys the items
-zhashx_t *
-engine_id_map (zhashx_destructor_fn *destructor)
-{
-    zhashx_t *map = zhashx_new ();
-    zhashx_set_key_hasher (map, s_id_hash);
-    zhashx_set_key_comparator (map, s_id_compare);
-    zhashx_set_key_duplicator (map, NULL);
-    zhashx_set_key_destructor (map, NULL);
-    zhashx_set_destructor (map, destructor);
-    return map;
-}
 
 static void
 s_pending_destroy (void **item)
@@ -186,13 +88,6 @@ void
 engine_batch_destructor (void **item)
 {
     engine_batch_destroy ((run_batch_t **) item);
-}
-
-static void
-s_free_item (void **item)
-{
-    free (*item);
-    *item = NULL;
 }
 
 //  Drops one reference to a job snapshot
@@ -267,14 +162,6 @@ engine_resend_destroy (void **item)
     }
 }
 
-void
-engine_msg_destroy (void **item)
-{
-    zmsg_t *msg = (zmsg_t *) *item;
-    zmsg_destroy (&msg);
-    *item = NULL;
-}
-
 //  --------------------------------------------------------------------
 //  Timers
 
@@ -346,7 +233,7 @@ s_check_pending (server_t *self)
     for (pending_t *pending = (pending_t *) zlistx_first (expired); pending;
          pending = (pending_t *) zlistx_next (expired)) {
         if (pending->kind == PENDING_RUN && pending->ask)
-            engine_ask_answer (self, pending, 0, pending->gone? NULL: "no answer");
+            engine_ask_answered (self, pending, 0, pending->gone? NULL: "no answer");
         else
         if (pending->kind == PENDING_RUN && pending->gone)
             engine_reroute (self, pending->log_id, pending->presumed);
@@ -621,7 +508,6 @@ s_server_destroy (server_t **self_p)
     *self_p = NULL;
 }
 
-
 //  The alarm host's config: scheduler/alarm/<key> of the config file
 static const char *
 s_alarm_config (void *ctx, const char *key)
@@ -752,6 +638,11 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     engine_subscribe (&self->events, XXL_EVENT_RUN_ENDED, s_metrics_on_run);
     engine_subscribe (&self->events, XXL_EVENT_RUN_ENDED, engine_plan_on_run);
     engine_subscribe (&self->events, XXL_EVENT_RUN_ENDED, engine_services_on_run);
+    engine_subscribe (&self->events, XXL_EVENT_RUN_AGAIN, engine_plan_on_again);
+    engine_subscribe (&self->events, XXL_EVENT_LONG_WORK, engine_plan_on_long_work);
+    engine_subscribe (&self->events, XXL_EVENT_ASK_ANSWERED, engine_plan_on_ask);
+    engine_subscribe (&self->events, XXL_EVENT_SHARES_TAKEN, engine_plan_on_taken);
+    engine_subscribe (&self->events, XXL_EVENT_SHARES_LOST, engine_plan_on_lost);
     self->pipe = pipe;
     self->enc = xxl_enc_new ();
     self->runs.text = zchunk_new (NULL, 4096);
@@ -771,19 +662,19 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     self->runs.open_batches = zlistx_new ();
     zlistx_set_destructor (self->runs.open_batches, engine_batch_destructor);
     self->runs.batches = engine_id_map (engine_batch_destructor);
-    self->runs.slow_counts = engine_id_map (s_free_item);
-    self->runs.busy_tries = engine_id_map (s_free_item);
+    self->runs.slow_counts = engine_id_map (engine_free_item);
+    self->runs.busy_tries = engine_id_map (engine_free_item);
     self->runs.slow_minute = engine_now () / 60000;
-    self->planner.waiting = engine_id_map (s_free_item);
+    self->planner.waiting = engine_id_map (engine_free_item);
     self->apps_changed = zhashx_new ();
     self->runs.moved_from = zhashx_new ();
     zhashx_set_destructor (self->runs.moved_from, (zhashx_destructor_fn *) zframe_destroy);
     self->runs.twins = zhashx_new ();
-    zhashx_set_destructor (self->runs.twins, s_free_item);
+    zhashx_set_destructor (self->runs.twins, engine_free_item);
     self->outbox.backlogs = zhashx_new ();
     zhashx_set_destructor (self->outbox.backlogs, engine_backlog_destroy);
     self->runs.accepted = zlistx_new ();
-    zlistx_set_destructor (self->runs.accepted, s_free_item);
+    zlistx_set_destructor (self->runs.accepted, engine_free_item);
     self->runs.accepted_ids = engine_id_map (NULL);
     self->planner.plans = engine_id_map (s_plan_destructor);
     self->planner.fire_batches = zlistx_new ();
@@ -806,8 +697,8 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     self->runs.doubts = engine_id_map (engine_doubt_destroy);
     self->heard = xxl_heard_new (zclock_mono ());
     assert (self->runs.doubts && self->heard);
-    self->planner.asks = engine_id_map (s_free_item);
-    self->planner.ask_jobs = engine_id_map (s_free_item);
+    self->planner.asks = engine_id_map (engine_free_item);
+    self->planner.ask_jobs = engine_id_map (engine_free_item);
     self->next_id = (uint64_t) engine_now () << 16;
     self->clock_base = self->wall_base = zclock_time () - zclock_mono ();
     if (gethostname (self->hostname, sizeof self->hostname - 1))

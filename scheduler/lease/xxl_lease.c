@@ -80,28 +80,9 @@ s_lease_lost (server_t *self, uint64_t mask, const char *why)
     if (!mask)
         return;
     self->leases.held &= ~mask;
-    zlistx_t *gone = zlistx_new ();
-    for (snap_t *snap = (snap_t *) zhashx_first (self->planner.snaps); snap;
-         snap = (snap_t *) zhashx_next (self->planner.snaps))
-        if (engine_share_bit (snap->job.id) & mask)
-            zlistx_add_end (gone, snap);
     size_t plans = 0;
-    for (snap_t *snap = (snap_t *) zlistx_first (gone); snap;
-         snap = (snap_t *) zlistx_next (gone)) {
-        snap->cancelled = true;
-        void *item;
-        while ((item = zlistx_first (snap->plan_ids))) {
-            int64_t log_id = (int64_t) (intptr_t) item;
-            if (zhashx_lookup (self->planner.plans, &log_id))
-                zhashx_delete (self->planner.plans, &log_id);   //  (takes it off plan_ids)
-            else
-                zlistx_delete (snap->plan_ids, zlistx_cursor (snap->plan_ids));
-            plans++;
-        }
-        int64_t id = snap->job.id;
-        zhashx_delete (self->planner.snaps, &id);
-    }
-    zlistx_destroy (&gone);
+    xxl_event_t event = { .kind = XXL_EVENT_SHARES_LOST, .mask = mask, .count = &plans };
+    engine_publish (self, &self->events, &event);
     zsys_warning ("lease: %d share(s) lost (%s); %zu plan(s) left to their new holder",
                   s_popcount (mask), why, plans);
 }
@@ -267,9 +248,8 @@ engine_lease_round (server_t *self)
         //  Their waiting FIX_DELAY jobs (before the recovery, which may
         //  end the runs they wait for); their rows: recovered by their own
         //  fired marks, then covered as far as ours
-        engine_waiting_load (self);
-        engine_recover (self, taken, leases);
-        xxl_store_lease_fired (self->store, taken, self->planner.fired_until, 0);
+        xxl_event_t event = { .kind = XXL_EVENT_SHARES_TAKEN, .mask = taken, .leases = leases };
+        engine_publish (self, &self->events, &event);
         zsys_info ("lease: %d share(s) taken (%d held of %d, %" PRId64 " scheduler(s))",
                    s_popcount (taken), s_popcount (self->leases.held), XXL_STORE_SHARES, live);
     }

@@ -144,6 +144,64 @@ engine_plan_on_run (server_t *self, const xxl_event_t *event)
     engine_fix_delay_release (self, event->log_id, event->now);
 }
 
+void
+engine_plan_on_again (server_t *self, const xxl_event_t *event)
+{
+    xxl_timer_push_after (self->planner.timer, event->now, event->delay, event->log_id);
+}
+
+void
+engine_plan_on_long_work (server_t *self, const xxl_event_t *event)
+{
+    (void) event;
+    engine_fire_check (self);
+}
+
+void
+engine_plan_on_ask (server_t *self, const xxl_event_t *event)
+{
+    engine_ask_answer (self, event->pending, event->code, event->msg);
+}
+
+//  Shares taken: their waiting FIX_DELAY jobs (before the recovery, which
+//  may end the runs they wait for); their rows: recovered by their own
+//  fired marks, then covered as far as ours
+void
+engine_plan_on_taken (server_t *self, const xxl_event_t *event)
+{
+    engine_waiting_load (self);
+    engine_recover (self, event->mask, event->leases);
+    xxl_store_lease_fired (self->store, event->mask, self->planner.fired_until, 0);
+}
+
+//  Shares lost: the plans and snapshots of their jobs go, without a store
+//  write (their rows are the new holder's)
+void
+engine_plan_on_lost (server_t *self, const xxl_event_t *event)
+{
+    zlistx_t *gone = zlistx_new ();
+    for (snap_t *snap = (snap_t *) zhashx_first (self->planner.snaps); snap;
+         snap = (snap_t *) zhashx_next (self->planner.snaps))
+        if (engine_share_bit (snap->job.id) & event->mask)
+            zlistx_add_end (gone, snap);
+    for (snap_t *snap = (snap_t *) zlistx_first (gone); snap;
+         snap = (snap_t *) zlistx_next (gone)) {
+        snap->cancelled = true;
+        void *item;
+        while ((item = zlistx_first (snap->plan_ids))) {
+            int64_t log_id = (int64_t) (intptr_t) item;
+            if (zhashx_lookup (self->planner.plans, &log_id))
+                zhashx_delete (self->planner.plans, &log_id);   //  (takes it off plan_ids)
+            else
+                zlistx_delete (snap->plan_ids, zlistx_cursor (snap->plan_ids));
+            (*event->count)++;
+        }
+        int64_t id = snap->job.id;
+        zhashx_delete (self->planner.snaps, &id);
+    }
+    zlistx_destroy (&gone);
+}
+
 //  After a FIX_DELAY job's scheduled run ended (or failed to start), its
 //  next run comes `delay` seconds later.  self->planner.waiting holds the jobs
 //  this scheduler's planner set waiting (and, from its start, every job

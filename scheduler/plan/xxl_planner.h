@@ -127,6 +127,14 @@ void engine_fix_delay_release (server_t *self, int64_t log_id, int64_t now);
 //  scan at once) and RUN_ENDED (a FIX_DELAY job waiting for it released)
 void engine_plan_on_job (server_t *self, const xxl_event_t *event);
 void engine_plan_on_run (server_t *self, const xxl_event_t *event);
+//  RUN_AGAIN (the row on the timer), LONG_WORK (due fires go),
+//  ASK_ANSWERED (recovery's asks), SHARES_TAKEN (their jobs recovered),
+//  SHARES_LOST (their plans dropped)
+void engine_plan_on_again (server_t *self, const xxl_event_t *event);
+void engine_plan_on_long_work (server_t *self, const xxl_event_t *event);
+void engine_plan_on_ask (server_t *self, const xxl_event_t *event);
+void engine_plan_on_taken (server_t *self, const xxl_event_t *event);
+void engine_plan_on_lost (server_t *self, const xxl_event_t *event);
 void engine_plan_prepare (server_t *self, int budget);
 snap_t *engine_snap_fresh (server_t *self, int64_t id, int *rc);
 void engine_plan_scan (server_t *self);

@@ -306,7 +306,7 @@ s_batch_answer (server_t *self, run_batch_t *batch, xxl_msg_t *msg)
                     ? content->via.array.size: 0;
     for (size_t i = 0; i < batch->count; i++) {
         if (i % 64 == 63)
-            engine_fire_check (self);
+            engine_long_work (self);
         pending_t *pending = batch->fires? NULL
                            : (pending_t *) zhashx_lookup (self->runs.pending, &batch->pending_ids [i]);
         if (!pending && !batch->fires)
@@ -363,7 +363,7 @@ void
 engine_reroute (server_t *self, int64_t log_id, int64_t presumed)
 {
     if (xxl_store_log_unroute (self->store, log_id, presumed, 1) == 1)
-        xxl_timer_push_after (self->planner.timer, engine_now (), 0, log_id);
+        engine_run_again (self, log_id, engine_now (), 0);
 }
 
 //  Back-pressure.  An agent that cannot take a run now (no thread to be
@@ -415,7 +415,7 @@ engine_run_busy (server_t *self, int64_t log_id, int64_t presumed, int code)
     }
     int64_t delay = s_busy_delay (self, log_id);
     if (xxl_store_log_unroute (self->store, log_id, presumed, 1) == 1)
-        xxl_timer_push_after (self->planner.timer, engine_now (), delay, log_id);
+        engine_run_again (self, log_id, engine_now (), delay);
     else
         zhashx_delete (self->runs.busy_tries, &log_id);
     return true;
@@ -1057,7 +1057,7 @@ s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg)
     bool read_failed = false;
     for (size_t i = 0; i < count && !read_failed; i++) {
         if (i % 64 == 63)
-            engine_fire_check (self);
+            engine_long_work (self);
         const msgpack_object *item = &items [i];
         if (item->type != MSGPACK_OBJECT_MAP) {
             xxl_msg_fail (msg, "items[%zu] is not a map", i);
@@ -1133,7 +1133,7 @@ s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg)
     }
     for (size_t i = 0; i < followed; i++) {
         if (i % 64 == 63)
-            engine_fire_check (self);
+            engine_long_work (self);
         int64_t log_id = done_items [i].log_id;
         if (done [i] == 0) {
             engine_accepted_forget (self, log_id);
@@ -1233,7 +1233,7 @@ engine_handle_routed (server_t *self, zmsg_t *zmsg)
             //  one at least is busy (back-pressure, engine_run_busy): routed
             //  again later, not failed
             int64_t delay = s_busy_delay (self, log_id);
-            xxl_timer_push_after (self->planner.timer, engine_now (), delay, log_id);
+            engine_run_again (self, log_id, engine_now (), delay);
         }
         else
         if (!xxl_msg_error (msg)) {
@@ -1400,7 +1400,7 @@ engine_agent_answer (server_t *self, zframe_t *rid, xxl_msg_t *msg)
     switch (pending->kind) {
         case PENDING_RUN:
             if (pending->ask)
-                engine_ask_answer (self, pending, code, text);
+                engine_ask_answered (self, pending, code, text);
             else
             if (!engine_run_busy (self, pending->log_id, pending->presumed, code))
                 engine_run_done (self, pending, code, text);

@@ -30,7 +30,7 @@ typedef enum {
                                         //  came (xxl_doubts.c)
 } pending_kind_t;
 
-typedef struct {
+typedef struct _pending_t {
     uint64_t id;                        //  request id sent to the agent (hash key)
     pending_kind_t kind;
     int64_t log_id;

@@ -187,7 +187,7 @@ engine_accepted_flush (server_t *self, int64_t before)
     int count = 0;
     while ((item = (accepted_t *) zlistx_first (self->runs.accepted)) && item->at < before) {
         if (++count % 64 == 0)
-            engine_fire_check (self);
+            engine_long_work (self);
         if (item->log_id) {
             xxl_store_log_accept (self->store, item->log_id, item->stamp);
             zhashx_delete (self->runs.accepted_ids, &item->log_id);
@@ -745,7 +745,7 @@ engine_trigger (server_t *self, const xxl_job_t *job, trigger_args_t *args,
         if (args->defer)
             continue;
         if (args->held) {
-            xxl_timer_push_after (self->planner.timer, now, 0, log.id);
+            engine_run_again (self, log.id, now, 0);
             continue;
         }
         if (ahead)

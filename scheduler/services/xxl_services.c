@@ -227,7 +227,7 @@ s_handle_failure (server_t *self, int64_t log_id)
             if (delay > 0) {
                 int64_t when = engine_now () + delay * 1000;
                 xxl_store_log_retime (self->store, ids [0], when);
-                xxl_timer_push_after (self->planner.timer, engine_now (), delay * 1000, ids [0]);
+                engine_run_again (self, ids [0], engine_now (), delay * 1000);
             }
             char *note = engine_text_retry (attempt + 1, job.executor_fail_retry_count, ids [0],
                                             delay);

@@ -104,5 +104,7 @@ void engine_info_limited (infolog_t *kind, const char *format, ...)
 bool engine_has_control (const char *text);
 zhashx_t *engine_id_map (zhashx_destructor_fn *destructor);
 void engine_msg_destroy (void **item);
+//  A destructor that frees the item (zhashx_set_destructor, zlistx's)
+void engine_free_item (void **item);
 
 #endif

@@ -127,4 +127,31 @@ engine_run_ended (server_t *self, int64_t log_id, xxl_end_t end, int code, int64
     engine_publish (self, &self->events, &event);
 }
 
+//  Row log_id is to be dispatched again delay ms after now (the planner's
+//  timer takes it)
+static inline void
+engine_run_again (server_t *self, int64_t log_id, int64_t now, int64_t delay)
+{
+    xxl_event_t event = { .kind = XXL_EVENT_RUN_AGAIN, .log_id = log_id, .now = now,
+                          .delay = delay };
+    engine_publish (self, &self->events, &event);
+}
+
+//  A loop over many items is under way: what cannot wait goes now
+static inline void
+engine_long_work (server_t *self)
+{
+    xxl_event_t event = { .kind = XXL_EVENT_LONG_WORK };
+    engine_publish (self, &self->events, &event);
+}
+
+//  The agent's answer (code 0: none came) to a RUN recovery sent to ask
+static inline void
+engine_ask_answered (server_t *self, pending_t *pending, int code, const char *msg)
+{
+    xxl_event_t event = { .kind = XXL_EVENT_ASK_ANSWERED, .pending = pending, .code = code,
+                          .msg = msg };
+    engine_publish (self, &self->events, &event);
+}
+
 #endif

@@ -18,9 +18,6 @@ engine_publish (server_t *self, events_t *events, const xxl_event_t *event)
 {
     assert (events);
     assert (event && event->kind < XXL_EVENTS);
-    assert (!events->publishing);
-    events->publishing = true;
     for (size_t i = 0; i < events->count [event->kind]; i++)
         events->handlers [event->kind][i] (self, event);
-    events->publishing = false;
 }
