@@ -136,13 +136,13 @@ s_reply_bad_frame (server_t *self, zlistx_t *outbox, zframe_t *rid, uint64_t id,
 {
     char text [300];
     engine_warn_limited (&self->api_state.log_bad_frame, "server: bad %s message (%s): %s",
-                         outbox == self->outbox.agents_out? "agent": "api",
+                         outbox == self->runs.agents_out? "agent": "api",
                          id? "answered 400": "no readable id, not answered",
                          xxl_printable (reason, text, sizeof text));
     if (id == 0)
         return;                         //  no readable id: nothing to answer to
     xxl_enc_reply (self->enc, id, XXL_BAD_REQUEST, reason);
-    if (outbox == self->outbox.agents_out)
+    if (outbox == self->runs.agents_out)
         engine_queue_agent (self, zframe_data (rid), zframe_size (rid), 0);
     else
         engine_queue (self, outbox, zframe_data (rid), zframe_size (rid));
@@ -164,7 +164,7 @@ engine_receive (server_t *self, zmsg_t *zmsg, zlistx_t *outbox, const char *what
     zframe_t *rid = zmsg_pop (zmsg);
     zframe_t *body = zmsg_pop (zmsg);
     xxl_msg_t *msg = NULL;
-    bool api = outbox != self->outbox.agents_out;
+    bool api = outbox != self->runs.agents_out;
     byte peer = XXL_PEER_DEALER;
     if (api && body && zframe_size (body) == 0 && zmsg_size (zmsg) == 1) {
         zframe_destroy (&body);         //  REQ's delimiter
@@ -212,7 +212,7 @@ engine_receive (server_t *self, zmsg_t *zmsg, zlistx_t *outbox, const char *what
                 xxl_enc_reply (self->enc, id, code, code == XXL_UNAUTHORIZED
                                ? "the access token is wrong"
                                : "this connection's key is no longer in the scheduler's keys folder");
-                if (outbox == self->outbox.agents_out)
+                if (outbox == self->runs.agents_out)
                     engine_queue_agent (self, zframe_data (rid), zframe_size (rid), 0);
                 else
                     engine_queue (self, outbox, zframe_data (rid), zframe_size (rid));

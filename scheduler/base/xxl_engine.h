@@ -60,6 +60,9 @@ struct _server_t {
     int64_t next_pending_check;
     int64_t stall_mono;                 //  monotonic ms the loop last woke
     bool terminated;
+    char *commit_logged;                //  the last commit failure logged, and when
+    int64_t commit_logged_at;
+    uint64_t commit_suppressed;
     char hostname [256];
     zcert_t *cert;                      //  our certificate: CURVE on (NULL: off)
     zactor_t *auth;                     //  the ZAP handler (zauth) on the keys folder

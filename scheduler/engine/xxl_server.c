@@ -489,10 +489,10 @@ s_server_destroy (server_t **self_p)
     xxl_keys_destroy (&self->keys);
     zlistx_destroy (&self->outbox.api_out);
     zlistx_destroy (&self->outbox.api_reads);
-    zstr_free (&self->outbox.commit_logged);
+    zstr_free (&self->commit_logged);
     engine_audit_destroy (self);
-    zlistx_destroy (&self->outbox.agents_out);
-    zlistx_destroy (&self->outbox.agents_always);
+    zlistx_destroy (&self->runs.agents_out);
+    zlistx_destroy (&self->runs.agents_always);
     zhashx_destroy (&self->runs.pending);
     zlistx_destroy (&self->runs.open_batches);
     zhashx_destroy (&self->runs.batches);
@@ -653,10 +653,10 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     zlistx_set_destructor (self->outbox.api_out, engine_msg_destroy);
     self->outbox.api_reads = zlistx_new ();
     zlistx_set_destructor (self->outbox.api_reads, engine_msg_destroy);
-    self->outbox.agents_out = zlistx_new ();
-    zlistx_set_destructor (self->outbox.agents_out, engine_msg_destroy);
-    self->outbox.agents_always = zlistx_new ();
-    zlistx_set_destructor (self->outbox.agents_always, engine_msg_destroy);
+    self->runs.agents_out = zlistx_new ();
+    zlistx_set_destructor (self->runs.agents_out, engine_msg_destroy);
+    self->runs.agents_always = zlistx_new ();
+    zlistx_set_destructor (self->runs.agents_always, engine_msg_destroy);
     self->runs.pending = engine_id_map (s_pending_destroy);
     self->runs.item_enc = xxl_enc_new ();
     self->runs.open_batches = zlistx_new ();
@@ -1124,8 +1124,8 @@ s_turn_work (server_t *self, bool agents_drained)
     &&  zclock_mono () - self->stall_mono < XXL_STALL_MS) {
         s_check_pending (self);
         engine_recover_resends (self);
-        if (self->outbox.sweep_at && now >= self->outbox.sweep_at)
-            self->outbox.sweep_at = engine_sweep_untracked (self)
+        if (self->runs.sweep_at && now >= self->runs.sweep_at)
+            self->runs.sweep_at = engine_sweep_untracked (self)
                            ? now + 2 * (int64_t) self->config.run_timeout_ms + 1000: 0;
         self->next_pending_check = now + 200;
     }
@@ -1144,6 +1144,36 @@ s_turn_work (server_t *self, bool agents_drained)
     }
     if (!near || self->terminated)
         engine_accepted_flush (self, self->terminated? INT64_MAX: now - XXL_ACCEPTED_MS);
+}
+
+//  After a failed commit: the failure is logged once per cause per
+//  XXL_COMMIT_LOG_MS; clients' replies become 500 with the store's error,
+//  running LOG_CLEARs roll back, and the turn's messages to agents go
+#define XXL_COMMIT_LOG_MS 10000
+static void
+s_commit_failed (server_t *self)
+{
+    const char *cause = xxl_store_error (self->store);
+    int64_t now = zclock_mono ();
+    if (self->commit_logged && streq (self->commit_logged, cause)
+    &&  now - self->commit_logged_at < XXL_COMMIT_LOG_MS)
+        self->commit_suppressed++;
+    else {
+        if (self->commit_suppressed)
+            zsys_error ("server: commit failed: %s (and in %" PRIu64 " more turns since the last"
+                        " such line)", cause, self->commit_suppressed);
+        else
+            zsys_error ("server: commit failed: %s", cause);
+        zstr_free (&self->commit_logged);
+        self->commit_logged = strdup (cause);
+        self->commit_logged_at = now;
+        self->commit_suppressed = 0;
+    }
+    char text [600];
+    snprintf (text, sizeof text, "store error: %s", cause);
+    engine_outbox_failed (self, text);
+    engine_log_clear_rollback (self, text);
+    engine_agents_dropped (self);
 }
 
 //  Commits the turn (after a fire due within the guard); a failed
@@ -1172,8 +1202,7 @@ s_turn_commit (server_t *self)
         //  Nothing this turn promised may leave: the clients' replies
         //  become 500 with the cause, the agents' messages are dropped
         //  (agents keep their callbacks and send them again)
-        engine_commit_failed (self);
-        engine_agents_dropped (self);
+        s_commit_failed (self);
         engine_lease_settle (self, false);
         engine_audit_settle (self, false);
         //  Plans of rows that were not written
@@ -1209,7 +1238,7 @@ s_metrics_publish (server_t *self)
     xxl_metrics_t *m = &self->metrics;
     m->api_out = (int64_t) (zlistx_size (self->outbox.api_out) + zlistx_size (self->outbox.api_reads));
     m->api_backlog_bytes = (int64_t) self->outbox.backlog_bytes;
-    m->agents_out = (int64_t) (zlistx_size (self->outbox.agents_out) + zlistx_size (self->outbox.agents_always));
+    m->agents_out = (int64_t) (zlistx_size (self->runs.agents_out) + zlistx_size (self->runs.agents_always));
     m->pending = (int64_t) zhashx_size (self->runs.pending);
     m->batches = (int64_t) zhashx_size (self->runs.batches);
     m->timer = (int64_t) zhashx_size (self->planner.plans);
@@ -1237,7 +1266,8 @@ s_metrics_publish (server_t *self)
 static void
 s_turn_flush (server_t *self)
 {
-    engine_flush (self);
+    engine_runs_flush (self);
+    engine_outbox_flush (self);
     s_metrics_publish (self);
     //  The WAL's restart holds the engine up for its fsyncs: not
     //  close to a fire, unless the WAL is past four times its size

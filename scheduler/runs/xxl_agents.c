@@ -176,7 +176,7 @@ engine_batch_send (server_t *self, run_batch_t *batch, bool now, int64_t stamp)
     zmsg_addmem (msg, data, size);
     xxl_enc_destroy (&batch->enc);
     zhashx_insert (self->runs.batches, &batch->id, batch);
-    zlistx_add_end (self->outbox.agents_out, msg);
+    zlistx_add_end (self->runs.agents_out, msg);
 }
 
 //  Sends a batch of `list` (open_batches or fire_batches): from
@@ -1460,7 +1460,7 @@ engine_handle_agent (server_t *self, zmsg_t *zmsg)
 {
     zframe_t *rid;
     const xxl_who_t *who = NULL;
-    xxl_msg_t *msg = engine_receive (self, zmsg, self->outbox.agents_out, "agent", &rid, &who);
+    xxl_msg_t *msg = engine_receive (self, zmsg, self->runs.agents_out, "agent", &rid, &who);
     if (!msg)
         return;
     uint64_t id = xxl_msg_id (msg);

@@ -137,6 +137,11 @@ typedef enum { ROUTE_ADDRESS, ROUTE_NONE, ROUTE_POOL } route_pick_t;
 struct _plan_t;
 
 typedef struct {
+    zlistx_t *agents_out;               //  zmsg_t * [tag][rid][body] to send after commit
+    zlistx_t *agents_always;            //  replies to REGISTER: sent whatever the commit
+    ratelog_t log_agent_send;           //  messages an agent's connection refused
+    int64_t sweep_at;                   //  monotonic ms: look for rows nothing tracks
+                                        //  (after a failed commit; 0: none due)
     zhashx_t *pending;                  //  uint64 id → pending_t
     xxl_enc_t *item_enc;                //  one TriggerParam at a time
     zlistx_t *open_batches;             //  run_batch_t filling this turn (owned)
@@ -189,6 +194,17 @@ typedef struct {
 
 //  The handler of the engine's JOB_CHANGED event: groups read again
 void engine_runs_on_job (server_t *self, const xxl_event_t *event);
+//  xxl_dispatch.c: agents' messages, queued in a turn, sent after its commit
+void engine_queue_agent_to (server_t *self, const void *rid, size_t rid_size,
+                            uint64_t pending_id, bool always);
+void engine_queue_agent (server_t *self, const void *rid, size_t rid_size,
+                         uint64_t pending_id);
+void engine_agent_out (server_t *self, zmsg_t *msg);
+void engine_agent_out_owned (server_t *self, uint64_t tag, const void *rid, size_t rid_size,
+                             void **data_p, size_t size);
+void engine_agents_dropped (server_t *self);
+size_t engine_sweep_untracked (server_t *self);
+void engine_runs_flush (server_t *self);
 void engine_batch_destroy (run_batch_t **self_p);
 void engine_batch_destructor (void **item);
 void engine_resend_destroy (void **item);
