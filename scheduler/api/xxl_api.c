@@ -128,108 +128,6 @@ static const api_entry_t s_api_table [] = {
     { NULL, NULL }
 };
 
-
-//  Answers a frame that could not be decoded, when it had a readable id
-static void
-s_reply_bad_frame (server_t *self, zlistx_t *outbox, zframe_t *rid, uint64_t id,
-                   const char *reason)
-{
-    char text [300];
-    engine_warn_limited (&self->api_state.log_bad_frame, "server: bad %s message (%s): %s",
-                         outbox == self->runs.agents_out? "agent": "api",
-                         id? "answered 400": "no readable id, not answered",
-                         xxl_printable (reason, text, sizeof text));
-    if (id == 0)
-        return;                         //  no readable id: nothing to answer to
-    xxl_enc_reply (self->enc, id, XXL_BAD_REQUEST, reason);
-    if (outbox == self->runs.agents_out)
-        engine_queue_agent (self, zframe_data (rid), zframe_size (rid), 0);
-    else
-        engine_queue (self, outbox, zframe_data (rid), zframe_size (rid));
-}
-
-//  Takes a ROUTER message apart into its routing id and one decoded
-//  frame.  What cannot be decoded, or lacks the access token, is answered
-//  (when it had a readable id) or dropped with a log line.  Returns the
-//  message (the caller destroys it and *rid_p), or NULL.
-//
-//  On the api socket *rid_p is a return address: the routing id followed
-//  by one byte, XXL_PEER_REQ when the client is a REQ socket (its message
-//  had an empty delimiter frame before the body, and so must its reply;
-//  engine_api_send puts it back), else XXL_PEER_DEALER.  Agents must be DEALERs.
-xxl_msg_t *
-engine_receive (server_t *self, zmsg_t *zmsg, zlistx_t *outbox, const char *what,
-                zframe_t **rid_p, const xxl_who_t **who_p)
-{
-    zframe_t *rid = zmsg_pop (zmsg);
-    zframe_t *body = zmsg_pop (zmsg);
-    xxl_msg_t *msg = NULL;
-    bool api = outbox != self->runs.agents_out;
-    byte peer = XXL_PEER_DEALER;
-    if (api && body && zframe_size (body) == 0 && zmsg_size (zmsg) == 1) {
-        zframe_destroy (&body);         //  REQ's delimiter
-        body = zmsg_pop (zmsg);
-        peer = XXL_PEER_REQ;
-    }
-    if (rid && api) {
-        //  The return address: routing id, socket (4 bytes), peer kind
-        size_t size = zframe_size (rid);
-        zframe_t *address = zframe_new (NULL, size + XXL_RETURN_EXTRA);
-        int32_t fd = self->api_state.api_fd;
-        memcpy (zframe_data (address), zframe_data (rid), size);
-        memcpy (zframe_data (address) + size, &fd, sizeof fd);
-        zframe_data (address) [size + sizeof fd] = peer;
-        zframe_destroy (&rid);
-        rid = address;
-    }
-    if (!rid || !body || zmsg_size (zmsg) > 0)
-        //  Not one frame after the routing id: no reply is possible
-        engine_warn_limited (&self->api_state.log_frames, "server: %s message with %s frames dropped"
-                             " (a message is one frame; a REQ client's, an empty one"
-                             " and one)", what, body? "too many": "too few");
-    else {
-        char reason [256];
-        uint64_t id = 0;
-        msg = xxl_msg_decode (zframe_data (body), zframe_size (body), &id,
-                              reason, sizeof reason);
-        const xxl_who_t *who = msg? engine_who (self): NULL;
-        int code = !msg? 0: !who? XXL_FORBIDDEN: engine_token_check (self, msg)? XXL_UNAUTHORIZED: 0;
-        if (!msg)
-            s_reply_bad_frame (self, outbox, rid, id, reason);
-        else
-        if (code) {
-            //  (every message counts: an agent carries the token on its
-            //  REPLYs and CALLBACKs too).  A REPLY is never answered: it
-            //  is dropped, and the request it answers waits on.
-            char type [80];
-            bool reply = streq (xxl_msg_type (msg), "REPLY");
-            if (code == XXL_UNAUTHORIZED)
-                engine_warn_limited (&self->api_state.log_token, "server: %s %s message with a missing or"
-                                     " wrong access token %s", what,
-                                     xxl_printable (xxl_msg_type (msg), type, sizeof type),
-                                     reply? "dropped": "refused (401)");
-            if (!reply) {
-                xxl_enc_reply (self->enc, id, code, code == XXL_UNAUTHORIZED
-                               ? "the access token is wrong"
-                               : "this connection's key is no longer in the scheduler's keys folder");
-                if (outbox == self->runs.agents_out)
-                    engine_queue_agent (self, zframe_data (rid), zframe_size (rid), 0);
-                else
-                    engine_queue (self, outbox, zframe_data (rid), zframe_size (rid));
-            }
-            xxl_msg_destroy (&msg);
-        }
-        else
-            *who_p = who;
-    }
-    zframe_destroy (&body);
-    if (msg)
-        *rid_p = rid;
-    else
-        zframe_destroy (&rid);
-    return msg;
-}
-
 void
 engine_api_request (server_t *self, zframe_t *rid, xxl_msg_t *msg, const xxl_who_t *who)
 {
@@ -255,9 +153,16 @@ engine_api_request (server_t *self, zframe_t *rid, xxl_msg_t *msg, const xxl_who
                 engine_reply (self, &request, XXL_FORBIDDEN, why);
             }
         }
-        api_audit_handled (self, &request);
+        engine_audit_handled (self, &request);
     }
     self->api_state.api_read = false;
+}
+
+//  Queues the encoder's message to a client (engine_receive's answers)
+static void
+s_answer_client (server_t *self, zframe_t *rid)
+{
+    engine_queue (self, self->outbox.api_out, zframe_data (rid), zframe_size (rid));
 }
 
 void
@@ -266,7 +171,7 @@ engine_handle_api (server_t *self, zmsg_t *zmsg)
     zframe_t *rid;
     const xxl_who_t *who = NULL;
     self->api_state.api_read = true;              //  (a refusal stands whatever the commit)
-    xxl_msg_t *msg = engine_receive (self, zmsg, self->outbox.api_out, "api", &rid, &who);
+    xxl_msg_t *msg = engine_receive (self, zmsg, true, s_answer_client, &rid, &who);
     self->api_state.api_read = false;
     if (!msg)
         return;

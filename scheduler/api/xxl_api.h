@@ -9,7 +9,7 @@
         xxl_api_log.c       LOG_LIST, _SHOW, _CAT, _KILL, _CLEAR
         xxl_api_glue.c      GLUE_HISTORY, _SHOW, _ROLLBACK
         xxl_api_status.c    PING, AGENT_LIST, REPORT
-        xxl_api_audit.c     AUDIT_LIST, and recording the audited requests
+        xxl_api_audit.c     AUDIT_LIST (the audit's rows: audit/xxl_audit.c)
         xxl_api_users.c     USER_*, TOKEN_*, and the HTTP server's socket
     A command's fields, their types and ranges are data (xxl_commands.c,
     in libxxl, which xxl-ctl uses too): engine_handle_api judges a request
@@ -74,17 +74,12 @@ void api_glue_history (server_t *self, request_t *request);
 void api_glue_show (server_t *self, request_t *request);
 void api_glue_rollback (server_t *self, request_t *request);
 
-//  xxl_api_audit.c
-//  After a handler: records the request when its command is audited and
-//  it was answered (nothing yet when it was forwarded)
-void api_audit_handled (server_t *self, request_t *request);
-//  A request forwarded to an agent (pending): recorded with its answer
-void api_audit_forwarded (request_t *request, pending_t *pending);
 //  Log rows deleted a batch per turn (LOG_CLEAR's; and a removed job's,
 //  past the first batch: the reply {id, deletedLogs} once all are gone)
 #define XXL_CLEAR_BATCH 2000
 void api_job_rm_logs_later (server_t *self, request_t *request, int64_t job_id,
                             int64_t deleted);
+//  xxl_api_audit.c
 void api_audit_list (server_t *self, request_t *request);
 
 //  xxl_api_users.c

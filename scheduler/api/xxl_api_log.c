@@ -85,7 +85,7 @@ s_log_forward (server_t *self, request_t *request, int kill)
     pending->log_id = id;
     pending->client = zframe_dup (request->rid);
     pending->client_id = xxl_msg_id (request->msg);
-    api_audit_forwarded (request, pending);
+    engine_audit_forwarded (request, pending);
     if (kill)
         xxl_enc_kint (self->enc, "jobId", log.job_id);
     else {
@@ -191,7 +191,7 @@ s_clear_reply (server_t *self, clear_task_t *task)
 static void
 s_clear_later (server_t *self, request_t *request, clear_task_t *task)
 {
-    api_audit_forwarded (request, &task->audit);
+    engine_audit_forwarded (request, &task->audit);
     task->audit.log_id = task->job_id;
     task->turn = task->batch_turn = self->turn;
     task->batch = task->deleted;

@@ -27,6 +27,8 @@
 #include "xxl_planner.h"
 #include "xxl_lease.h"
 #include "xxl_services.h"
+#include "xxl_access.h"
+#include "xxl_audit.h"
 #include "xxl_requests.h"
 
 struct _server_t {
@@ -75,6 +77,8 @@ struct _server_t {
     events_t events;                    //  handlers of each event, as subscribed at start
     //  The modules' own state
     outbox_t outbox;
+    access_t access;
+    audit_t audit;
     api_state_t api_state;
     runs_t runs;
     planner_t planner;

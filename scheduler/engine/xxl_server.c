@@ -877,8 +877,8 @@ s_drain (server_t *self, zsock_t *sock, handler_fn *handler)
         //  Non-blocking multipart receive
         int more = 1, got = 0;
         bool got_user = false;
-        self->api_state.user_id [0] = 0;
-        self->api_state.api_fd = -1;
+        self->access.user_id [0] = 0;
+        self->access.api_fd = -1;
         while (more) {
             zmq_msg_t part;
             zmq_msg_init (&part);
@@ -892,14 +892,14 @@ s_drain (server_t *self, zsock_t *sock, handler_fn *handler)
                 //  read ahead gives that part no metadata.)
                 const char *user = zmq_msg_gets (&part, "User-Id");
                 if (user) {
-                    snprintf (self->api_state.user_id, sizeof self->api_state.user_id, "%s", user);
+                    snprintf (self->access.user_id, sizeof self->access.user_id, "%s", user);
                     got_user = true;
                 }
             }
             got = 1;
             //  (the connection's socket, where a client's unread replies show)
-            if (is_api && self->api_state.api_fd < 0)
-                self->api_state.api_fd = zmq_msg_get (&part, ZMQ_SRCFD);
+            if (is_api && self->access.api_fd < 0)
+                self->access.api_fd = zmq_msg_get (&part, ZMQ_SRCFD);
             zmsg_addmem (zmsg, zmq_msg_data (&part), zmq_msg_size (&part));
             more = zmq_msg_more (&part);
             zmq_msg_close (&part);

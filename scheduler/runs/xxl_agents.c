@@ -1455,12 +1455,19 @@ engine_agent_answer (server_t *self, zframe_t *rid, xxl_msg_t *msg)
     zhashx_delete (self->runs.pending, &id);
 }
 
+//  Queues the encoder's message to an agent (engine_receive's answers)
+static void
+s_answer_agent (server_t *self, zframe_t *rid)
+{
+    engine_queue_agent (self, zframe_data (rid), zframe_size (rid), 0);
+}
+
 void
 engine_handle_agent (server_t *self, zmsg_t *zmsg)
 {
     zframe_t *rid;
     const xxl_who_t *who = NULL;
-    xxl_msg_t *msg = engine_receive (self, zmsg, self->runs.agents_out, "agent", &rid, &who);
+    xxl_msg_t *msg = engine_receive (self, zmsg, false, s_answer_agent, &rid, &who);
     if (!msg)
         return;
     uint64_t id = xxl_msg_id (msg);

@@ -11,6 +11,8 @@
 
 #include "xxl_engine.h"
 
+#include <sys/random.h>
+
 static void s_agent_gone (server_t *self, uint64_t tag, zframe_t *rid);
 static void s_run_leaves (server_t *self, uint64_t tag, zframe_t *body);
 static void s_zmq_free (void *data, void *hint);
@@ -292,4 +294,32 @@ engine_runs_flush (server_t *self)
         engine_agent_out (self, msg);
     while ((msg = (zmsg_t *) zlistx_detach (self->runs.agents_out, NULL)))
         engine_agent_out (self, msg);
+}
+
+uint64_t
+engine_request_id (server_t *self)
+{
+    //  Random, so that a peer cannot guess the id of a request sent to
+    //  another agent; 62 bits (positive in any signed 64-bit decoder),
+    //  never 0, never one in flight
+    for (;;) {
+        if (self->runs.ids_left == 0) {
+            size_t got = 0;
+            while (got < sizeof self->runs.ids) {
+                ssize_t rc = getrandom ((char *) self->runs.ids + got, sizeof self->runs.ids - got, 0);
+                if (rc < 0 && errno != EINTR) {
+                    //  (no entropy source: ids still differ, if guessable)
+                    zsys_warning ("access: getrandom failed (%s)", strerror (errno));
+                    for (size_t i = 0; i < XXL_IDS_AHEAD; i++)
+                        self->runs.ids [i] = ++self->next_id;
+                    break;
+                }
+                got += rc > 0? (size_t) rc: 0;
+            }
+            self->runs.ids_left = XXL_IDS_AHEAD;
+        }
+        uint64_t id = self->runs.ids [--self->runs.ids_left] & ((UINT64_C (1) << 62) - 1);
+        if (id && !zhashx_lookup (self->runs.pending, &id) && !zhashx_lookup (self->runs.batches, &id))
+            return id;
+    }
 }

@@ -137,6 +137,8 @@ typedef enum { ROUTE_ADDRESS, ROUTE_NONE, ROUTE_POOL } route_pick_t;
 struct _plan_t;
 
 typedef struct {
+    uint64_t ids [XXL_IDS_AHEAD];       //  random request ids drawn ahead
+    size_t ids_left;
     zlistx_t *agents_out;               //  zmsg_t * [tag][rid][body] to send after commit
     zlistx_t *agents_always;            //  replies to REGISTER: sent whatever the commit
     ratelog_t log_agent_send;           //  messages an agent's connection refused
@@ -205,6 +207,8 @@ void engine_agent_out_owned (server_t *self, uint64_t tag, const void *rid, size
 void engine_agents_dropped (server_t *self);
 size_t engine_sweep_untracked (server_t *self);
 void engine_runs_flush (server_t *self);
+//  The id of a new request to an agent: random, never one in flight
+uint64_t engine_request_id (server_t *self);
 void engine_batch_destroy (run_batch_t **self_p);
 void engine_batch_destructor (void **item);
 void engine_resend_destroy (void **item);

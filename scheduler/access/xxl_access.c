@@ -17,7 +17,6 @@
 
 #include "xxl_engine.h"
 
-#include <sys/random.h>
 
 static const xxl_who_t s_local = { "local", "admin", "", "" };
 
@@ -34,18 +33,18 @@ engine_who (server_t *self)
 {
     if (!self->keys)
         return &s_local;
-    const xxl_who_t *who = xxl_keys_lookup (self->keys, self->api_state.user_id);
+    const xxl_who_t *who = xxl_keys_lookup (self->keys, self->access.user_id);
     if (!who) {
         //  (a key the handshake admitted that has since left the folder,
         //  at most one line a minute: a peer may keep sending)
         int64_t now = zclock_mono ();
-        self->api_state.keys_refused++;
-        if (now - self->api_state.keys_logged >= 60000) {
+        self->access.keys_refused++;
+        if (now - self->access.keys_logged >= 60000) {
             zsys_warning ("access: %" PRId64 " message(s) refused: their key %s is not (or no"
-                          " longer) in %s", self->api_state.keys_refused, self->api_state.user_id,
+                          " longer) in %s", self->access.keys_refused, self->access.user_id,
                           self->config.keys);
-            self->api_state.keys_refused = 0;
-            self->api_state.keys_logged = now;
+            self->access.keys_refused = 0;
+            self->access.keys_logged = now;
         }
     }
     return who;
@@ -179,30 +178,97 @@ engine_keys_refresh (server_t *self)
                       self->config.keys, strerror (errno));
 }
 
-uint64_t
-engine_request_id (server_t *self)
+//  Answers a frame that could not be decoded, when it had a readable id
+static void
+s_reply_bad_frame (server_t *self, bool api, engine_answer_fn *answer, zframe_t *rid,
+                   uint64_t id, const char *reason)
 {
-    //  Random, so that a peer cannot guess the id of a request sent to
-    //  another agent; 62 bits (positive in any signed 64-bit decoder),
-    //  never 0, never one in flight
-    for (;;) {
-        if (self->api_state.ids_left == 0) {
-            size_t got = 0;
-            while (got < sizeof self->api_state.ids) {
-                ssize_t rc = getrandom ((char *) self->api_state.ids + got, sizeof self->api_state.ids - got, 0);
-                if (rc < 0 && errno != EINTR) {
-                    //  (no entropy source: ids still differ, if guessable)
-                    zsys_warning ("access: getrandom failed (%s)", strerror (errno));
-                    for (size_t i = 0; i < XXL_IDS_AHEAD; i++)
-                        self->api_state.ids [i] = ++self->next_id;
-                    break;
-                }
-                got += rc > 0? (size_t) rc: 0;
-            }
-            self->api_state.ids_left = XXL_IDS_AHEAD;
-        }
-        uint64_t id = self->api_state.ids [--self->api_state.ids_left] & ((UINT64_C (1) << 62) - 1);
-        if (id && !zhashx_lookup (self->runs.pending, &id) && !zhashx_lookup (self->runs.batches, &id))
-            return id;
+    char text [300];
+    engine_warn_limited (&self->access.log_bad_frame, "server: bad %s message (%s): %s",
+                         api? "api": "agent",
+                         id? "answered 400": "no readable id, not answered",
+                         xxl_printable (reason, text, sizeof text));
+    if (id == 0)
+        return;                         //  no readable id: nothing to answer to
+    xxl_enc_reply (self->enc, id, XXL_BAD_REQUEST, reason);
+    answer (self, rid);
+}
+
+//  Takes a ROUTER message apart into its routing id and one decoded
+//  frame.  What cannot be decoded, or lacks the access token, is answered
+//  (when it had a readable id) or dropped with a log line.  Returns the
+//  message (the caller destroys it and *rid_p), or NULL.
+//
+//  On the api socket *rid_p is a return address: the routing id followed
+//  by one byte, XXL_PEER_REQ when the client is a REQ socket (its message
+//  had an empty delimiter frame before the body, and so must its reply;
+//  engine_api_send puts it back), else XXL_PEER_DEALER.  Agents must be DEALERs.
+xxl_msg_t *
+engine_receive (server_t *self, zmsg_t *zmsg, bool api, engine_answer_fn *answer,
+                zframe_t **rid_p, const xxl_who_t **who_p)
+{
+    const char *what = api? "api": "agent";
+    zframe_t *rid = zmsg_pop (zmsg);
+    zframe_t *body = zmsg_pop (zmsg);
+    xxl_msg_t *msg = NULL;
+    byte peer = XXL_PEER_DEALER;
+    if (api && body && zframe_size (body) == 0 && zmsg_size (zmsg) == 1) {
+        zframe_destroy (&body);         //  REQ's delimiter
+        body = zmsg_pop (zmsg);
+        peer = XXL_PEER_REQ;
     }
+    if (rid && api) {
+        //  The return address: routing id, socket (4 bytes), peer kind
+        size_t size = zframe_size (rid);
+        zframe_t *address = zframe_new (NULL, size + XXL_RETURN_EXTRA);
+        int32_t fd = self->access.api_fd;
+        memcpy (zframe_data (address), zframe_data (rid), size);
+        memcpy (zframe_data (address) + size, &fd, sizeof fd);
+        zframe_data (address) [size + sizeof fd] = peer;
+        zframe_destroy (&rid);
+        rid = address;
+    }
+    if (!rid || !body || zmsg_size (zmsg) > 0)
+        //  Not one frame after the routing id: no reply is possible
+        engine_warn_limited (&self->access.log_frames, "server: %s message with %s frames dropped"
+                             " (a message is one frame; a REQ client's, an empty one"
+                             " and one)", what, body? "too many": "too few");
+    else {
+        char reason [256];
+        uint64_t id = 0;
+        msg = xxl_msg_decode (zframe_data (body), zframe_size (body), &id,
+                              reason, sizeof reason);
+        const xxl_who_t *who = msg? engine_who (self): NULL;
+        int code = !msg? 0: !who? XXL_FORBIDDEN: engine_token_check (self, msg)? XXL_UNAUTHORIZED: 0;
+        if (!msg)
+            s_reply_bad_frame (self, api, answer, rid, id, reason);
+        else
+        if (code) {
+            //  (every message counts: an agent carries the token on its
+            //  REPLYs and CALLBACKs too).  A REPLY is never answered: it
+            //  is dropped, and the request it answers waits on.
+            char type [80];
+            bool reply = streq (xxl_msg_type (msg), "REPLY");
+            if (code == XXL_UNAUTHORIZED)
+                engine_warn_limited (&self->access.log_token, "server: %s %s message with a missing or"
+                                     " wrong access token %s", what,
+                                     xxl_printable (xxl_msg_type (msg), type, sizeof type),
+                                     reply? "dropped": "refused (401)");
+            if (!reply) {
+                xxl_enc_reply (self->enc, id, code, code == XXL_UNAUTHORIZED
+                               ? "the access token is wrong"
+                               : "this connection's key is no longer in the scheduler's keys folder");
+                answer (self, rid);
+            }
+            xxl_msg_destroy (&msg);
+        }
+        else
+            *who_p = who;
+    }
+    zframe_destroy (&body);
+    if (msg)
+        *rid_p = rid;
+    else
+        zframe_destroy (&rid);
+    return msg;
 }
