@@ -231,17 +231,9 @@ main (void)
     s_install ("init_fail.so", "e_init_fail.so");
     char path [512];
     snprintf (path, sizeof path, "%s/f_junk.so", s_dir);
-    FILE *junk = fopen (path, "w");
-    if (junk) {
-        fputs ("not an ELF file\n", junk);
-        fclose (junk);
-    }
+    xxl_test_write (path, "not an ELF file\n");
     snprintf (path, sizeof path, "%s/readme.txt", s_dir);
-    junk = fopen (path, "w");
-    if (junk) {
-        fputs ("ignored\n", junk);
-        fclose (junk);
-    }
+    xxl_test_write (path, "ignored\n");
     handlers = xxl_handlers_new (s_dir);
     XXL_CHECK_MSG (handlers != NULL, "new with bad plugins");
     XXL_CHECK_MSG (xxl_handlers_exists (handlers, "okJobHandler"), "okJobHandler loaded");

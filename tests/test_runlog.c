@@ -140,11 +140,7 @@ main (void)
         snprintf (path, sizeof path, "%s/%s", logdir, days [i]);
         mkdir (path, 0755);
         snprintf (path, sizeof path, "%s/%s/1.log", logdir, days [i]);
-        FILE *file = fopen (path, "w");
-        if (file) {
-            fputs ("x\n", file);
-            fclose (file);
-        }
+        xxl_test_write (path, "x\n");
     }
     snprintf (path, sizeof path, "%s/gluesource", logdir);
     mkdir (path, 0755);

@@ -234,11 +234,7 @@ main (void)
     //  Not a spool
     char other [512];
     snprintf (other, sizeof other, "%s/not-a-spool", dir);
-    FILE *file = fopen (other, "w");
-    if (file) {
-        fputs ("hello, this is not a spool\n", file);
-        fclose (file);
-    }
+    xxl_test_write (other, "hello, this is not a spool\n");
     spool = xxl_spool_new (other);
     XXL_CHECK_MSG (spool == NULL, "foreign file refused");
     snprintf (other, sizeof other, "%s/missing/dir/spool", dir);

@@ -17,7 +17,8 @@
     are counted but not printed.
 
     xxl_test_tmpdir makes a fresh folder $TMPDIR/xxl-test-NAME-XXXXXX (or
-    under /tmp); xxl_test_rmtree removes a folder and all it holds.  They
+    under /tmp); xxl_test_write writes a small file whole; xxl_test_rmtree
+    removes a folder and all it holds.  They
     use mkdtemp: the default gnu dialect, _GNU_SOURCE or _POSIX_C_SOURCE
     200809L declares it.
 */
@@ -109,6 +110,18 @@ xxl_test_tmpdir (char *dir, size_t size, const char *name)
         return -1;
     }
     return 0;
+}
+
+//  Writes text as the whole of the file at path (made or emptied first);
+//  0 if written
+static inline int
+xxl_test_write (const char *path, const char *text)
+{
+    FILE *file = fopen (path, "w");
+    if (!file)
+        return -1;
+    int rc = fputs (text, file) < 0? -1: 0;
+    return fclose (file) == 0? rc: -1;
 }
 
 //  Removes path and all below it (rm -rf); 0 if done
