@@ -45,32 +45,6 @@
 
 #define WAIT_MS     15000               //  bound on any wait
 
-//  XXL_CHECK for a substring, showing the text on failure
-#define CHECK_HAS(text, part) do {                                          \
-    const char *t_ = (text), *p_ = (part);                                  \
-    if (t_ && strstr (t_, p_)) xxl_test_passed++;                           \
-    else { xxl_test_failed++;                                               \
-        fprintf (stderr, "FAIL %s:%d: '%s' lacks '%s'\n",                   \
-                 __FILE__, __LINE__, t_? t_: "(null)", p_); }               \
-} while (0)
-
-//  XXL_CHECK that text does not hold part
-#define CHECK_LACKS(text, part) do {                                        \
-    const char *t_ = (text), *p_ = (part);                                  \
-    if (t_ && !strstr (t_, p_)) xxl_test_passed++;                          \
-    else { xxl_test_failed++;                                               \
-        fprintf (stderr, "FAIL %s:%d: '%s' holds '%s'\n",                   \
-                 __FILE__, __LINE__, t_? t_: "(null)", p_); }               \
-} while (0)
-
-#define CHECK_STR(got, want) do {                                           \
-    const char *g_ = (got), *w_ = (want);                                   \
-    if (g_ && strcmp (g_, w_) == 0) xxl_test_passed++;                      \
-    else { xxl_test_failed++;                                               \
-        fprintf (stderr, "FAIL %s:%d: got '%s', want '%s'\n",               \
-                 __FILE__, __LINE__, g_? g_: "(null)", w_); }               \
-} while (0)
-
 //  --------------------------------------------------------------------------
 //  Fake host: a config table and a log capture
 
@@ -273,7 +247,7 @@ test_json (void)
 {
     xxl_alarm_t alarm = s_alarm ();
     char *json = xxl_alarms_json (&alarm);
-    CHECK_STR (json,
+    XXL_CHECK_STR (json,
         "{\"title\":\"xxl job alarm\",\"jobId\":42,\"jobDesc\":\"nightly \\\"report\\\"\\nline2\","
         "\"appname\":\"demo-app\",\"logId\":1001,\"triggerTime\":1700000000123,"
         "\"triggerCode\":200,\"triggerMsg\":\"trigger ok\",\"handleCode\":500,"
@@ -284,8 +258,8 @@ test_json (void)
     alarm.job_desc = "a\x01\tb\xff\xc3(\xe4\xb8\xad\\";
     alarm.app = NULL;
     json = xxl_alarms_json (&alarm);
-    CHECK_HAS (json, "\"jobDesc\":\"a\\u0001\\tb\xef\xbf\xbd\xef\xbf\xbd(\xe4\xb8\xad\\\\\"");
-    CHECK_HAS (json, "\"appname\":\"\"");
+    XXL_CHECK_HAS (json, "\"jobDesc\":\"a\\u0001\\tb\xef\xbf\xbd\xef\xbf\xbd(\xe4\xb8\xad\\\\\"");
+    XXL_CHECK_HAS (json, "\"appname\":\"\"");
     free (json);
 }
 
@@ -304,7 +278,7 @@ test_loader (const char *dir, const char *test_dir)
     if (!alarms)
         return;
     char *kinds = xxl_alarms_kinds (alarms);
-    CHECK_STR (kinds, "email,script,webhook");
+    XXL_CHECK_STR (kinds, "email,script,webhook");
     free (kinds);
     XXL_CHECK (xxl_alarms_size (alarms) == 3);
     XXL_CHECK (xxl_alarms_has_kind (alarms, "webhook"));
@@ -331,7 +305,7 @@ test_loader (const char *dir, const char *test_dir)
             xxl_test_passed++;
     }
     kinds = xxl_alarms_kinds (alarms);
-    CHECK_STR (kinds, "email,script,webhook");
+    XXL_CHECK_STR (kinds, "email,script,webhook");
     free (kinds);
     xxl_alarms_destroy (&alarms);
     XXL_CHECK (alarms == NULL);
@@ -341,7 +315,7 @@ test_loader (const char *dir, const char *test_dir)
     alarms = xxl_alarms_new (test_dir, &s_host);
     XXL_CHECK (alarms != NULL);
     kinds = xxl_alarms_kinds (alarms);
-    CHECK_STR (kinds, "webhook");
+    XXL_CHECK_STR (kinds, "webhook");
     free (kinds);
     xxl_alarms_destroy (&alarms);
 }
@@ -359,29 +333,29 @@ test_targets (xxl_alarms_t *alarms)
     XXL_CHECK (xxl_alarms_check_targets (alarms,
                "ops@example.com, email:dev@example.com ,webhook:https://chat.example/hook?a=1,"
                "script:notify.sh", err, sizeof err) == 0);
-    CHECK_STR (err, "");
+    XXL_CHECK_STR (err, "");
 
     XXL_CHECK (xxl_alarms_check_targets (alarms, "sms:+4912345", err, sizeof err) == -1);
-    CHECK_STR (err, "unknown alarm kind 'sms' in target 'sms:+4912345'; known: email,script,webhook");
+    XXL_CHECK_STR (err, "unknown alarm kind 'sms' in target 'sms:+4912345'; known: email,script,webhook");
     XXL_CHECK (xxl_alarms_check_targets (alarms, "a@b.c,foo", err, sizeof err) == -1);
-    CHECK_HAS (err, "'foo' is neither kind:destination nor an email address; known kinds: email,script,webhook");
+    XXL_CHECK_HAS (err, "'foo' is neither kind:destination nor an email address; known kinds: email,script,webhook");
     XXL_CHECK (xxl_alarms_check_targets (alarms, "webhook:ftp://x/y", err, sizeof err) == -1);
-    CHECK_HAS (err, "http:// or https://");
+    XXL_CHECK_HAS (err, "http:// or https://");
     XXL_CHECK (xxl_alarms_check_targets (alarms, "webhook:", err, sizeof err) == -1);
-    CHECK_HAS (err, "has no destination");
+    XXL_CHECK_HAS (err, "has no destination");
     XXL_CHECK (xxl_alarms_check_targets (alarms, "email:not-an-address", err, sizeof err) == -1);
-    CHECK_HAS (err, "not an email address");
+    XXL_CHECK_HAS (err, "not an email address");
     XXL_CHECK (xxl_alarms_check_targets (alarms, "email:a<b@c.d", err, sizeof err) == -1);
     XXL_CHECK (xxl_alarms_check_targets (alarms, "script:../etc/x", err, sizeof err) == -1);
-    CHECK_HAS (err, "'..'");
+    XXL_CHECK_HAS (err, "'..'");
     XXL_CHECK (xxl_alarms_check_targets (alarms, "script:/bin/sh", err, sizeof err) == -1);
-    CHECK_HAS (err, "outside the alarm script folder");
+    XXL_CHECK_HAS (err, "outside the alarm script folder");
     char inside [512];
     snprintf (inside, sizeof inside, "script:%s/notify.sh", s_scripts);
     XXL_CHECK (xxl_alarms_check_targets (alarms, inside, err, sizeof err) == 0);
     s_set ("script_dir", NULL);
     XXL_CHECK (xxl_alarms_check_targets (alarms, "script:notify.sh", err, sizeof err) == -1);
-    CHECK_HAS (err, "script alarms are disabled");
+    XXL_CHECK_HAS (err, "script alarms are disabled");
     s_set ("script_dir", s_scripts);
 
     //  Too many targets, too long a target
@@ -389,13 +363,13 @@ test_targets (xxl_alarms_t *alarms)
     for (int i = 0; i < XXL_ALARMS_MAX_TARGETS + 1; i++)
         strcat (many, "a@b.c,");
     XXL_CHECK (xxl_alarms_check_targets (alarms, many, err, sizeof err) == -1);
-    CHECK_HAS (err, "too many alarm targets");
+    XXL_CHECK_HAS (err, "too many alarm targets");
     char *longest = (char *) malloc (XXL_ALARMS_MAX_TARGET_LEN + 64);
     strcpy (longest, "webhook:http://h/");
     memset (longest + 17, 'x', XXL_ALARMS_MAX_TARGET_LEN);
     longest [17 + XXL_ALARMS_MAX_TARGET_LEN] = 0;
     XXL_CHECK (xxl_alarms_check_targets (alarms, longest, err, sizeof err) == -1);
-    CHECK_HAS (err, "is too long");
+    XXL_CHECK_HAS (err, "is too long");
     free (longest);
     s_set ("webhook_allow", NULL);
 }
@@ -422,10 +396,10 @@ test_allow (xxl_alarms_t *alarms)
     //  Unset or empty: nothing is allowed
     s_set ("webhook_allow", NULL);
     XXL_CHECK (s_hook_check (alarms, "https://hooks.example.com/x", err, sizeof err) == -1);
-    CHECK_HAS (err, S_NOT_ALLOWED);
+    XXL_CHECK_HAS (err, S_NOT_ALLOWED);
     s_set ("webhook_allow", " , ");
     XXL_CHECK (s_hook_check (alarms, "https://hooks.example.com/x", err, sizeof err) == -1);
-    CHECK_HAS (err, S_NOT_ALLOWED);
+    XXL_CHECK_HAS (err, S_NOT_ALLOWED);
     s_set ("webhook_allow", "https://hooks.example.com/");
     XXL_CHECK (s_hook_check (alarms, "https://hooks.example.com/x", err, sizeof err) == 0);
 
@@ -482,12 +456,12 @@ test_allow (xxl_alarms_t *alarms)
     s_set ("webhook_allow", "https://hooks.example.com");
     XXL_CHECK (s_hook_check (alarms, "https://hooks.example.com/a/b", err, sizeof err) == 0);
     XXL_CHECK (s_hook_check (alarms, "https://hooks.example.com.evil.org/", err, sizeof err) == -1);
-    CHECK_HAS (err, S_NOT_ALLOWED);
+    XXL_CHECK_HAS (err, S_NOT_ALLOWED);
     //  Invalid entries never match; the valid one beside them does
     s_set ("webhook_allow", "ftp://hooks.example.com/ https://u@hooks.example.com/ "
                             "https://hooks.example.com/?q hooks.example.com https://ok.example/");
     XXL_CHECK (s_hook_check (alarms, "https://hooks.example.com/x", err, sizeof err) == -1);
-    CHECK_HAS (err, S_NOT_ALLOWED);
+    XXL_CHECK_HAS (err, S_NOT_ALLOWED);
     XXL_CHECK (s_hook_check (alarms, "https://ok.example/x", err, sizeof err) == 0);
     s_set ("webhook_allow", NULL);
 }
@@ -533,16 +507,16 @@ test_webhook (xxl_alarms_t *alarms)
 
     char *report = NULL;
     XXL_CHECK (s_submit_wait (alarms, target, &report) == 1);
-    CHECK_STR (report, report_want);
+    XXL_CHECK_STR (report, report_want);
     free (report);
     sink_record_t *record = (sink_record_t *) calloc (1, sizeof (sink_record_t));
     XXL_CHECK (sink_wait (http, 1, WAIT_MS, record) == 0);
-    CHECK_STR (record->method, "POST");
-    CHECK_STR (record->path, "/hook/alarm");
-    CHECK_STR (record->content_type, "application/json");
+    XXL_CHECK_STR (record->method, "POST");
+    XXL_CHECK_STR (record->path, "/hook/alarm");
+    XXL_CHECK_STR (record->content_type, "application/json");
     xxl_alarm_t alarm = s_alarm ();
     char *json = xxl_alarms_json (&alarm);
-    CHECK_STR (record->body, json);
+    XXL_CHECK_STR (record->body, json);
     free (json);
 
     //  Non-2xx: failed with the status, and not a byte of the body
@@ -551,19 +525,19 @@ test_webhook (xxl_alarms_t *alarms)
     XXL_CHECK (s_submit_wait (alarms, target, &report) == 0);
     snprintf (report_want, sizeof report_want,
               "webhook http://127.0.0.1:%d/hook/alarm: failed: HTTP 500", sink_port (http));
-    CHECK_STR (report, report_want);
-    CHECK_LACKS (report, SINK_BODY_MARKER);
+    XXL_CHECK_STR (report, report_want);
+    XXL_CHECK_LACKS (report, SINK_BODY_MARKER);
     free (report);
     XXL_CHECK (sink_wait (http, 2, WAIT_MS, record) == 0);
 
     //  A redirect is not followed, not even to the same allowed sink
     sink_set_mode (http, SINK_HTTP_STATUS, 302);
     XXL_CHECK (s_submit_wait (alarms, target, &report) == 0);
-    CHECK_HAS (report, ": failed: HTTP 302");
-    CHECK_LACKS (report, SINK_BODY_MARKER);
+    XXL_CHECK_HAS (report, ": failed: HTTP 302");
+    XXL_CHECK_LACKS (report, SINK_BODY_MARKER);
     free (report);
     XXL_CHECK (sink_wait (http, 3, WAIT_MS, record) == 0);
-    CHECK_STR (record->path, "/hook/alarm");
+    XXL_CHECK_STR (record->path, "/hook/alarm");
     sink_set_mode (http, SINK_HTTP_STATUS, 200);
 
     //  Outside the list: refused at send too (a job saved under a wider
@@ -581,31 +555,31 @@ test_webhook (xxl_alarms_t *alarms)
         XXL_CHECK (xxl_alarms_check_targets (alarms, outside, err, sizeof err) == 0);
         s_set ("webhook_allow", allow);         //  narrowed, as by a restart
         XXL_CHECK (xxl_alarms_check_targets (alarms, outside, err, sizeof err) == -1);
-        CHECK_HAS (err, S_NOT_ALLOWED);
+        XXL_CHECK_HAS (err, S_NOT_ALLOWED);
         XXL_CHECK (s_submit_wait (alarms, outside, &report) == 0);
-        CHECK_HAS (report, ": failed: " S_NOT_ALLOWED);
+        XXL_CHECK_HAS (report, ": failed: " S_NOT_ALLOWED);
         free (report);
         //  Userinfo naming the allowed sink, the request going to the other
         char trick [300];
         snprintf (trick, sizeof trick, "webhook:http://127.0.0.1:%d@127.0.0.1:%d/hook/x",
                   sink_port (http), sink_port (other));
         XXL_CHECK (s_submit_wait (alarms, trick, &report) == 0);
-        CHECK_HAS (report, "must not hold a user name or password");
+        XXL_CHECK_HAS (report, "must not hold a user name or password");
         free (report);
         //  The empty list refuses the allowed sink too
         s_set ("webhook_allow", "");
         XXL_CHECK (s_submit_wait (alarms, target, &report) == 0);
-        CHECK_HAS (report, ": failed: " S_NOT_ALLOWED);
+        XXL_CHECK_HAS (report, ": failed: " S_NOT_ALLOWED);
         free (report);
         XXL_CHECK (sink_count (other) == 0);
         XXL_CHECK (sink_count (http) == 3);
         //  Allowed again: each gets its POST
         s_set ("webhook_allow", outside_allow);
         XXL_CHECK (s_submit_wait (alarms, outside, &report) == 1);
-        CHECK_HAS (report, ": sent");
+        XXL_CHECK_HAS (report, ": sent");
         free (report);
         XXL_CHECK (sink_wait (other, 1, WAIT_MS, record) == 0);
-        CHECK_STR (record->path, "/x");
+        XXL_CHECK_STR (record->path, "/x");
         XXL_CHECK (sink_count (other) == 1);
         XXL_CHECK (s_submit_wait (alarms, target, &report) == 1);
         free (report);
@@ -619,8 +593,8 @@ test_webhook (xxl_alarms_t *alarms)
     s_set ("webhook_timeout", "300");
     int64_t start = s_mono_ms ();
     XXL_CHECK (s_submit_wait (alarms, target, &report) == 0);
-    CHECK_HAS (report, ": failed: ");
-    CHECK_HAS (report, "timed out");
+    XXL_CHECK_HAS (report, ": failed: ");
+    XXL_CHECK_HAS (report, "timed out");
     XXL_CHECK (s_mono_ms () - start < 5000);
     free (report);
     s_set ("webhook_timeout", NULL);
@@ -634,8 +608,8 @@ test_webhook (xxl_alarms_t *alarms)
     snprintf (allow, sizeof allow, "http://127.0.0.1:%d/", dead);
     s_set ("webhook_allow", allow);
     XXL_CHECK (s_submit_wait (alarms, target, &report) == 0);
-    CHECK_HAS (report, ": failed: ");
-    CHECK_HAS (report, "onnect");
+    XXL_CHECK_HAS (report, ": failed: ");
+    XXL_CHECK_HAS (report, "onnect");
     free (report);
     s_set ("webhook_allow", NULL);
 }
@@ -655,35 +629,35 @@ test_email (xxl_alarms_t *alarms)
     //  A plain address (XXL-JOB's alarmEmail) and an email: target
     char *report = NULL;
     XXL_CHECK (s_submit_wait (alarms, "ops@example.com, email:dev@example.com", &report) == 1);
-    CHECK_STR (report, "email ops@example.com: sent\nemail dev@example.com: sent");
+    XXL_CHECK_STR (report, "email ops@example.com: sent\nemail dev@example.com: sent");
     free (report);
     sink_record_t *record = (sink_record_t *) calloc (1, sizeof (sink_record_t));
     XXL_CHECK (sink_wait (smtp, 1, WAIT_MS, record) == 0);
-    CHECK_STR (record->mail_from, "<alarms@xxl.test>");
-    CHECK_STR (record->rcpt, "<ops@example.com>");
-    CHECK_STR (record->auth, "");
-    CHECK_HAS (record->body, "\nSubject: xxl job alarm: job 42 (nightly \"report\" line2)\n");
-    CHECK_HAS (record->body, "From: alarms@xxl.test\n");
-    CHECK_HAS (record->body, "To: ops@example.com\n");
-    CHECK_HAS (record->body, "Content-Type: text/plain; charset=UTF-8\n");
-    CHECK_HAS (record->body, "Date: Tue, 14 Nov 2023 22:13:20 +0000\n");
-    CHECK_HAS (record->body, "Job:              42\n");
-    CHECK_HAS (record->body, "App:              demo-app\n");
-    CHECK_HAS (record->body, "Log id:           1001\n");
-    CHECK_HAS (record->body, "Trigger time:     2023-11-14 22:13:20 UTC\n");
-    CHECK_HAS (record->body, "Executor address: tcp://10.0.0.5:7071\n");
-    CHECK_HAS (record->body, "Handle code:      500\nHandle message:\n"
-                             "  handler said: boom\n  .\n  end\n");
+    XXL_CHECK_STR (record->mail_from, "<alarms@xxl.test>");
+    XXL_CHECK_STR (record->rcpt, "<ops@example.com>");
+    XXL_CHECK_STR (record->auth, "");
+    XXL_CHECK_HAS (record->body, "\nSubject: xxl job alarm: job 42 (nightly \"report\" line2)\n");
+    XXL_CHECK_HAS (record->body, "From: alarms@xxl.test\n");
+    XXL_CHECK_HAS (record->body, "To: ops@example.com\n");
+    XXL_CHECK_HAS (record->body, "Content-Type: text/plain; charset=UTF-8\n");
+    XXL_CHECK_HAS (record->body, "Date: Tue, 14 Nov 2023 22:13:20 +0000\n");
+    XXL_CHECK_HAS (record->body, "Job:              42\n");
+    XXL_CHECK_HAS (record->body, "App:              demo-app\n");
+    XXL_CHECK_HAS (record->body, "Log id:           1001\n");
+    XXL_CHECK_HAS (record->body, "Trigger time:     2023-11-14 22:13:20 UTC\n");
+    XXL_CHECK_HAS (record->body, "Executor address: tcp://10.0.0.5:7071\n");
+    XXL_CHECK_HAS (record->body, "Handle code:      500\nHandle message:\n"
+                                 "  handler said: boom\n  .\n  end\n");
     XXL_CHECK (sink_wait (smtp, 2, WAIT_MS, record) == 0);
-    CHECK_STR (record->rcpt, "<dev@example.com>");
-    CHECK_HAS (record->body, "To: dev@example.com\n");
+    XXL_CHECK_STR (record->rcpt, "<dev@example.com>");
+    XXL_CHECK_HAS (record->body, "To: dev@example.com\n");
 
     //  Non-ASCII description: RFC 2047 subject; login when configured
     s_set ("smtp_user", "alarm-user");
     s_set ("smtp_password", "secret");
     //  With a login, STARTTLS is required by default: the sink has none
     XXL_CHECK (s_submit_wait (alarms, "ops@example.com", &report) == 0);
-    CHECK_HAS (report, "email ops@example.com: failed: ");
+    XXL_CHECK_HAS (report, "email ops@example.com: failed: ");
     free (report);
     s_set ("smtp_tls", "try");
     xxl_alarm_t alarm = s_alarm ();
@@ -695,13 +669,13 @@ test_email (xxl_alarms_t *alarms)
     XXL_CHECK (ok == 1 && tag == 8);
     free (report);
     XXL_CHECK (sink_wait (smtp, 3, WAIT_MS, record) == 0);      //  the refused one
-    CHECK_STR (record->auth, "");
-    CHECK_STR (record->body, "");
+    XXL_CHECK_STR (record->auth, "");
+    XXL_CHECK_STR (record->body, "");
     XXL_CHECK (sink_wait (smtp, 4, WAIT_MS, record) == 0);
-    CHECK_HAS (record->body, "\nSubject: =?UTF-8?B?");
-    CHECK_HAS (record->auth, "AUTH PLAIN");
+    XXL_CHECK_HAS (record->body, "\nSubject: =?UTF-8?B?");
+    XXL_CHECK_HAS (record->auth, "AUTH PLAIN");
     //  base64 ("\0alarm-user\0secret")
-    CHECK_HAS (record->auth, "AGFsYXJtLXVzZXIAc2VjcmV0");
+    XXL_CHECK_HAS (record->auth, "AGFsYXJtLXVzZXIAc2VjcmV0");
     s_set ("smtp_user", NULL);
     s_set ("smtp_password", NULL);
     s_set ("smtp_tls", NULL);
@@ -709,8 +683,8 @@ test_email (xxl_alarms_t *alarms)
     //  The server refuses the recipient
     sink_set_mode (smtp, SINK_SMTP_REJECT, 0);
     XXL_CHECK (s_submit_wait (alarms, "nobody@example.com", &report) == 0);
-    CHECK_HAS (report, "email nobody@example.com: failed: ");
-    CHECK_HAS (report, "550");
+    XXL_CHECK_HAS (report, "email nobody@example.com: failed: ");
+    XXL_CHECK_HAS (report, "550");
     free (report);
     free (record);
     sink_destroy (&smtp);
@@ -719,7 +693,7 @@ test_email (xxl_alarms_t *alarms)
     snprintf (url, sizeof url, "smtp://127.0.0.1:%d", s_dead_port ());
     s_set ("smtp_url", url);
     XXL_CHECK (s_submit_wait (alarms, "ops@example.com", &report) == 0);
-    CHECK_HAS (report, "email ops@example.com: failed: ");
+    XXL_CHECK_HAS (report, "email ops@example.com: failed: ");
     free (report);
 
     //  No smtp_url: sendmail -t -i
@@ -732,23 +706,23 @@ test_email (xxl_alarms_t *alarms)
     s_write_file (sendmail, script, 0755);
     s_set ("sendmail", sendmail);
     XXL_CHECK (s_submit_wait (alarms, "ops@example.com", &report) == 1);
-    CHECK_STR (report, "email ops@example.com: sent");
+    XXL_CHECK_STR (report, "email ops@example.com: sent");
     free (report);
     snprintf (path, sizeof path, "%s/sendmail.args", s_tmp);
-    CHECK_STR (s_read_file (path), "-t -i\n");
+    XXL_CHECK_STR (s_read_file (path), "-t -i\n");
     snprintf (path, sizeof path, "%s/sendmail.mail", s_tmp);
-    CHECK_HAS (s_read_file (path), "\nTo: ops@example.com\nSubject: xxl job alarm: job 42 (");
+    XXL_CHECK_HAS (s_read_file (path), "\nTo: ops@example.com\nSubject: xxl job alarm: job 42 (");
     XXL_CHECK (strchr (s_read_file (path), '\r') == NULL);
 
     //  ... failing, and missing
     snprintf (script, sizeof script, "#!/bin/sh\ncat >/dev/null\necho 'no route to mx' >&2\nexit 75\n");
     s_write_file (sendmail, script, 0755);
     XXL_CHECK (s_submit_wait (alarms, "ops@example.com", &report) == 0);
-    CHECK_HAS (report, "exit status 75: no route to mx");
+    XXL_CHECK_HAS (report, "exit status 75: no route to mx");
     free (report);
     s_set ("sendmail", "/nonexistent/sendmail");
     XXL_CHECK (s_submit_wait (alarms, "ops@example.com", &report) == 0);
-    CHECK_HAS (report, "failed: no SMTP server configured and /nonexistent/sendmail not found");
+    XXL_CHECK_HAS (report, "failed: no SMTP server configured and /nonexistent/sendmail not found");
     free (report);
     s_set ("sendmail", NULL);
     s_set ("smtp_from", NULL);
@@ -793,15 +767,15 @@ test_script (xxl_alarms_t *alarms)
 
     char *report = NULL;
     XXL_CHECK (s_submit_wait (alarms, "script:ok.sh", &report) == 1);
-    CHECK_STR (report, "script ok.sh: sent");
+    XXL_CHECK_STR (report, "script ok.sh: sent");
     free (report);
     xxl_alarm_t alarm = s_alarm ();
     char *json = xxl_alarms_json (&alarm);
     snprintf (path, sizeof path, "%s/stdin.json", s_tmp);
-    CHECK_STR (s_read_file (path), json);
+    XXL_CHECK_STR (s_read_file (path), json);
     free (json);
     snprintf (path, sizeof path, "%s/env.txt", s_tmp);
-    CHECK_STR (s_read_file (path), "42|1001|demo-app|nightly \"report\" line2|500|1|xxl job alarm\n");
+    XXL_CHECK_STR (s_read_file (path), "42|1001|demo-app|nightly \"report\" line2|500|1|xxl job alarm\n");
 
     //  An absolute path inside the folder
     char target [600];
@@ -810,18 +784,18 @@ test_script (xxl_alarms_t *alarms)
     free (report);
 
     XXL_CHECK (s_submit_wait (alarms, "script:exit3.sh", &report) == 0);
-    CHECK_STR (report, "script exit3.sh: failed: exit status 3: pager unreachable");
+    XXL_CHECK_STR (report, "script exit3.sh: failed: exit status 3: pager unreachable");
     free (report);
 
     XXL_CHECK (s_submit_wait (alarms, "script:missing.sh", &report) == 0);
-    CHECK_HAS (report, "script missing.sh: failed: cannot run ");
-    CHECK_HAS (report, "No such file or directory");
+    XXL_CHECK_HAS (report, "script missing.sh: failed: cannot run ");
+    XXL_CHECK_HAS (report, "No such file or directory");
     free (report);
 
     s_set ("script_timeout", "300");
     int64_t start = s_mono_ms ();
     XXL_CHECK (s_submit_wait (alarms, "script:slow.sh", &report) == 0);
-    CHECK_STR (report, "script slow.sh: failed: timed out after 300 ms (killed)");
+    XXL_CHECK_STR (report, "script slow.sh: failed: timed out after 300 ms (killed)");
     XXL_CHECK (s_mono_ms () - start < 5000);
     free (report);
     //  The whole process group went: the script's own child too
@@ -833,7 +807,7 @@ test_script (xxl_alarms_t *alarms)
 
     //  Confinement holds at send time too
     XXL_CHECK (s_submit_wait (alarms, "script:/bin/true", &report) == 0);
-    CHECK_HAS (report, "script /bin/true: failed: script /bin/true is outside the alarm script folder");
+    XXL_CHECK_HAS (report, "script /bin/true: failed: script /bin/true is outside the alarm script folder");
     free (report);
 }
 
@@ -858,11 +832,11 @@ test_multi (xxl_alarms_t *alarms)
               "script exit3.sh: failed: exit status 3: pager unreachable\n"
               "sms:1: failed: unknown alarm kind 'sms' in target 'sms:1'; known: email,script,webhook",
               sink_port (http));
-    CHECK_STR (report, want);
+    XXL_CHECK_STR (report, want);
     free (report);
     XXL_CHECK (sink_wait (http, 1, WAIT_MS, NULL) == 0);
     XXL_CHECK (xxl_alarms_send (alarms, &alarm, "", &report) == 1);
-    CHECK_STR (report, "no alarm target");
+    XXL_CHECK_STR (report, "no alarm target");
     free (report);
     s_set ("webhook_allow", NULL);
     sink_destroy (&http);

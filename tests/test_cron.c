@@ -31,26 +31,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int s_passed = 0;
-static int s_failed = 0;
-
-static void
-s_check (int ok, const char *fmt, ...)
-{
-    if (ok) {
-        s_passed++;
-        return;
-    }
-    s_failed++;
-    if (s_failed <= 60) {
-        va_list args;
-        va_start (args, fmt);
-        printf ("FAIL: ");
-        vprintf (fmt, args);
-        printf ("\n");
-        va_end (args);
-    }
-}
+//  A fixture of thousands of cases: print the first 60 failures, count all
+#define XXL_TEST_REPORTS 60
+#include "xxl_test.h"
 
 //  Undoes the fixture's \t \n \r \\ escapes in place
 static void
@@ -84,7 +67,7 @@ static void
 s_fixture (const char *path)
 {
     FILE *file = fopen (path, "r");
-    s_check (file != NULL, "cannot open fixture %s", path);
+    XXL_CHECK_MSG (file != NULL, "cannot open fixture %s", path);
     if (!file)
         return;
     char *line = NULL;
@@ -100,7 +83,7 @@ s_fixture (const char *path)
             xxl_cron_destroy (&cron);
             char *tab = strchr (line + 2, '\t');
             if (!tab || (size_t) (tab - line - 2) >= sizeof (expr)) {
-                s_check (0, "bad fixture line: %s", line);
+                XXL_CHECK_MSG (0, "bad fixture line: %s", line);
                 continue;
             }
             memcpy (expr, line + 2, (size_t) (tab - line - 2));
@@ -114,12 +97,12 @@ s_fixture (const char *path)
             cases++;
             char *reason = line + 2;
             s_unescape (reason);
-            s_check (cron == NULL, "accepted '%s' which Quartz rejects: %s", expr, reason);
+            XXL_CHECK_MSG (cron == NULL, "accepted '%s' which Quartz rejects: %s", expr, reason);
             //  Quartz's own messages must match; wrapped Java exceptions differ
             if (!cron && strncmp (reason, "Illegal cron expression format (", 32) != 0
             &&  s_printable (reason))
-                s_check (strcmp (err, reason) == 0, "'%s': reason '%s', Quartz says '%s'",
-                         expr, err, reason);
+                XXL_CHECK_MSG (strcmp (err, reason) == 0, "'%s': reason '%s', Quartz says '%s'",
+                               expr, err, reason);
         }
         else
         if (line [0] == 'N' && line [1] == '\t') {
@@ -165,13 +148,13 @@ s_fixture (const char *path)
                     break;
                 }
             }
-            s_check (ok, "'%s' in %s from %" PRId64 ": %s", expr, zone, start, why);
+            XXL_CHECK_MSG (ok, "'%s' in %s from %" PRId64 ": %s", expr, zone, start, why);
         }
     }
     xxl_cron_destroy (&cron);
     free (line);
     fclose (file);
-    s_check (cases > 1000, "fixture has only %d cases", cases);
+    XXL_CHECK_MSG (cases > 1000, "fixture has only %d cases", cases);
     printf ("fixture: %d cases\n", cases);
 }
 
@@ -183,8 +166,8 @@ s_expect_error (const char *expr, const char *tz, const char *reason)
 {
     char err [256] = "x";
     xxl_cron_t *cron = xxl_cron_new (expr, tz, err, sizeof (err));
-    s_check (cron == NULL, "'%s' should be rejected", expr);
-    s_check (strstr (err, reason) != NULL, "'%s': reason '%s' lacks '%s'", expr, err, reason);
+    XXL_CHECK_MSG (cron == NULL, "'%s' should be rejected", expr);
+    XXL_CHECK_MSG (strstr (err, reason) != NULL, "'%s': reason '%s' lacks '%s'", expr, err, reason);
     xxl_cron_destroy (&cron);
 }
 
@@ -241,67 +224,67 @@ s_handwritten (void)
     memcpy (exact, "0 0 0 * * ?", 11);
     exact [XXL_CRON_EXPR_MAX] = 0;
     xxl_cron_t *cron = xxl_cron_new (exact, NULL, err, sizeof (err));
-    s_check (cron != NULL, "256-byte expression rejected: %s", err);
+    XXL_CHECK_MSG (cron != NULL, "256-byte expression rejected: %s", err);
     xxl_cron_destroy (&cron);
     //  err may be NULL or tiny
-    s_check (xxl_cron_new ("bad", NULL, NULL, 0) == NULL, "bad expression accepted (err NULL)");
+    XXL_CHECK_MSG (xxl_cron_new ("bad", NULL, NULL, 0) == NULL, "bad expression accepted (err NULL)");
     char tiny [4] = "zzz";
-    s_check (xxl_cron_new ("bad", NULL, tiny, sizeof (tiny)) == NULL && strlen (tiny) < 4,
-             "tiny error buffer");
+    XXL_CHECK_MSG (xxl_cron_new ("bad", NULL, tiny, sizeof (tiny)) == NULL && strlen (tiny) < 4,
+                   "tiny error buffer");
 
     //  Time zones
-    s_check (xxl_cron_tz_valid ("Asia/Shanghai") == 1, "Asia/Shanghai valid");
-    s_check (xxl_cron_tz_valid ("America/New_York") == 1, "America/New_York valid");
-    s_check (xxl_cron_tz_valid ("UTC") == 1, "UTC valid");
-    s_check (xxl_cron_tz_valid (NULL) == 1, "NULL zone valid");
-    s_check (xxl_cron_tz_valid ("") == 1, "empty zone valid");
-    s_check (xxl_cron_tz_valid ("Mars/Base") == 0, "Mars/Base invalid");
-    s_check (xxl_cron_tz_valid ("../zoneinfo/UTC") == 0, "relative path invalid");
-    s_check (xxl_cron_tz_valid ("America") == 0, "directory invalid");
-    s_check (xxl_cron_tz_valid ("zone.tab") == 0, "non-TZif file invalid");
-    s_check (xxl_cron_tz_valid ("America/New York") == 0, "space invalid");
+    XXL_CHECK_MSG (xxl_cron_tz_valid ("Asia/Shanghai") == 1, "Asia/Shanghai valid");
+    XXL_CHECK_MSG (xxl_cron_tz_valid ("America/New_York") == 1, "America/New_York valid");
+    XXL_CHECK_MSG (xxl_cron_tz_valid ("UTC") == 1, "UTC valid");
+    XXL_CHECK_MSG (xxl_cron_tz_valid (NULL) == 1, "NULL zone valid");
+    XXL_CHECK_MSG (xxl_cron_tz_valid ("") == 1, "empty zone valid");
+    XXL_CHECK_MSG (xxl_cron_tz_valid ("Mars/Base") == 0, "Mars/Base invalid");
+    XXL_CHECK_MSG (xxl_cron_tz_valid ("../zoneinfo/UTC") == 0, "relative path invalid");
+    XXL_CHECK_MSG (xxl_cron_tz_valid ("America") == 0, "directory invalid");
+    XXL_CHECK_MSG (xxl_cron_tz_valid ("zone.tab") == 0, "non-TZif file invalid");
+    XXL_CHECK_MSG (xxl_cron_tz_valid ("America/New York") == 0, "space invalid");
 
     //  Accessors
     cron = xxl_cron_new ("0 0 12 ? * mon-fri", "Asia/Shanghai", err, sizeof (err));
-    s_check (cron != NULL, "valid expression rejected: %s", err);
+    XXL_CHECK_MSG (cron != NULL, "valid expression rejected: %s", err);
     if (cron) {
-        s_check (strcmp (xxl_cron_expr (cron), "0 0 12 ? * mon-fri") == 0, "expr accessor");
-        s_check (strcmp (xxl_cron_tz (cron), "Asia/Shanghai") == 0, "tz accessor");
+        XXL_CHECK_MSG (strcmp (xxl_cron_expr (cron), "0 0 12 ? * mon-fri") == 0, "expr accessor");
+        XXL_CHECK_MSG (strcmp (xxl_cron_tz (cron), "Asia/Shanghai") == 0, "tz accessor");
         //  Friday 2025-01-03 12:00 +08:00 -> Monday 2025-01-06 12:00 +08:00
         int64_t next = xxl_cron_next (cron, s_ms (2025, 1, 3, 4, 0, 0));
-        s_check (next == s_ms (2025, 1, 6, 4, 0, 0), "Shanghai weekday noon: %" PRId64, next);
+        XXL_CHECK_MSG (next == s_ms (2025, 1, 6, 4, 0, 0), "Shanghai weekday noon: %" PRId64, next);
     }
     xxl_cron_destroy (&cron);
-    s_check (cron == NULL, "destroy nulls the pointer");
+    XXL_CHECK_MSG (cron == NULL, "destroy nulls the pointer");
     xxl_cron_destroy (&cron);
     xxl_cron_destroy (NULL);
     cron = xxl_cron_new ("0 0 0 * * ?", NULL, err, sizeof (err));
-    s_check (cron && strcmp (xxl_cron_tz (cron), "UTC") == 0, "default zone is UTC");
+    XXL_CHECK_MSG (cron && strcmp (xxl_cron_tz (cron), "UTC") == 0, "default zone is UTC");
     if (cron) {
-        s_check (xxl_cron_next (cron, -1) == 0, "midnight 1970 from -1 ms");
-        s_check (xxl_cron_next (cron, 0) == 86400000, "midnight after epoch");
-        s_check (xxl_cron_next (cron, INT64_MAX) == -1, "far future");
+        XXL_CHECK_MSG (xxl_cron_next (cron, -1) == 0, "midnight 1970 from -1 ms");
+        XXL_CHECK_MSG (xxl_cron_next (cron, 0) == 86400000, "midnight after epoch");
+        XXL_CHECK_MSG (xxl_cron_next (cron, INT64_MAX) == -1, "far future");
         //  Quartz's "*" year set holds its marker value 99 besides 1970..
-        s_check (xxl_cron_next (cron, INT64_MIN) == s_ms (99, 1, 1, 0, 0, 0), "far past");
-        s_check (xxl_cron_next (cron, s_ms (3000, 1, 1, 0, 0, 0)) == -1, "past Quartz's year limit");
+        XXL_CHECK_MSG (xxl_cron_next (cron, INT64_MIN) == s_ms (99, 1, 1, 0, 0, 0), "far past");
+        XXL_CHECK_MSG (xxl_cron_next (cron, s_ms (3000, 1, 1, 0, 0, 0)) == -1, "past Quartz's year limit");
     }
     xxl_cron_destroy (&cron);
 
     //  Exhausted schedules
     cron = xxl_cron_new ("0 0 0 1 1 ? 2025", "Europe/London", err, sizeof (err));
-    s_check (cron != NULL, "year expression rejected: %s", err);
+    XXL_CHECK_MSG (cron != NULL, "year expression rejected: %s", err);
     if (cron) {
         int64_t first = xxl_cron_next (cron, s_ms (2024, 6, 1, 0, 0, 0));
-        s_check (first == s_ms (2025, 1, 1, 0, 0, 0), "2025-01-01 London: %" PRId64, first);
-        s_check (xxl_cron_next (cron, first) == -1, "exhausted after the last year");
+        XXL_CHECK_MSG (first == s_ms (2025, 1, 1, 0, 0, 0), "2025-01-01 London: %" PRId64, first);
+        XXL_CHECK_MSG (xxl_cron_next (cron, first) == -1, "exhausted after the last year");
     }
     xxl_cron_destroy (&cron);
     cron = xxl_cron_new ("0 0 0 30 2 ?", NULL, err, sizeof (err));
-    s_check (cron && xxl_cron_next (cron, 0) == -1, "February 30 never fires");
+    XXL_CHECK_MSG (cron && xxl_cron_next (cron, 0) == -1, "February 30 never fires");
     xxl_cron_destroy (&cron);
     cron = xxl_cron_new ("0 0 0 L-30W * ?", NULL, err, sizeof (err));
-    s_check (cron && xxl_cron_next (cron, 0) == -1,
-             "Quartz's endless loop gives -1");
+    XXL_CHECK_MSG (cron && xxl_cron_next (cron, 0) == -1,
+                   "Quartz's endless loop gives -1");
     xxl_cron_destroy (&cron);
 
     //  Daylight saving, spelled out. New York 2025-03-09 02:30 does not
@@ -309,16 +292,16 @@ s_handwritten (void)
     cron = xxl_cron_new ("0 30 2 * * ?", "America/New_York", err, sizeof (err));
     if (cron) {
         int64_t next = xxl_cron_next (cron, s_ms (2025, 3, 8, 12, 0, 0));
-        s_check (next == s_ms (2025, 3, 10, 6, 30, 0), "spring-forward gap: %" PRId64, next);
+        XXL_CHECK_MSG (next == s_ms (2025, 3, 10, 6, 30, 0), "spring-forward gap: %" PRId64, next);
     }
     xxl_cron_destroy (&cron);
     //  2025-11-02 01:00-02:00 happens twice: only the second pass fires
     cron = xxl_cron_new ("0 0 * * * ?", "America/New_York", err, sizeof (err));
     if (cron) {
         int64_t next = xxl_cron_next (cron, s_ms (2025, 11, 2, 3, 30, 0));
-        s_check (next == s_ms (2025, 11, 2, 4, 0, 0), "00:00 EDT: %" PRId64, next);
+        XXL_CHECK_MSG (next == s_ms (2025, 11, 2, 4, 0, 0), "00:00 EDT: %" PRId64, next);
         next = xxl_cron_next (cron, next);
-        s_check (next == s_ms (2025, 11, 2, 6, 0, 0), "01:00 EST: %" PRId64, next);
+        XXL_CHECK_MSG (next == s_ms (2025, 11, 2, 6, 0, 0), "01:00 EST: %" PRId64, next);
     }
     xxl_cron_destroy (&cron);
 }
@@ -411,7 +394,7 @@ s_crafted_tzif (void)
 {
     char dir [] = "/tmp/xxl-test-cron-XXXXXX";
     if (!mkdtemp (dir)) {
-        s_check (0, "mkdtemp");
+        XXL_CHECK_MSG (0, "mkdtemp");
         return;
     }
     char path [256];
@@ -421,7 +404,7 @@ s_crafted_tzif (void)
     unsigned char data [256];
     size_t size = s_tzif_craft (data, -(INT64_C (1) << 59), "EST5EDT,M3.2.0,M11.1.0");
     FILE *file = fopen (path, "wb");
-    s_check (file && fwrite (data, 1, size, file) == size, "writing %s", path);
+    XXL_CHECK_MSG (file && fwrite (data, 1, size, file) == size, "writing %s", path);
     if (file)
         fclose (file);
     const char *old = getenv ("TZDIR");
@@ -432,11 +415,11 @@ s_crafted_tzif (void)
     if (pid == 0)
         _exit (s_crafted_child ());
     int status = 0;
-    s_check (pid > 0 && waitpid (pid, &status, 0) == pid, "fork/wait");
-    s_check (WIFEXITED (status) && WEXITSTATUS (status) == 0,
-             "crafted TZif with a transition 2^59 s back: %s %d (a hang ends by SIGALRM = %d)",
-             WIFSIGNALED (status)? "killed by signal": "exit status",
-             WIFSIGNALED (status)? WTERMSIG (status): WEXITSTATUS (status), SIGALRM);
+    XXL_CHECK_MSG (pid > 0 && waitpid (pid, &status, 0) == pid, "fork/wait");
+    XXL_CHECK_MSG (WIFEXITED (status) && WEXITSTATUS (status) == 0,
+                   "crafted TZif with a transition 2^59 s back: %s %d (a hang ends by SIGALRM = %d)",
+                   WIFSIGNALED (status)? "killed by signal": "exit status",
+                   WIFSIGNALED (status)? WTERMSIG (status): WEXITSTATUS (status), SIGALRM);
     if (saved)
         setenv ("TZDIR", saved, 1);
     else
@@ -501,14 +484,14 @@ s_threads (void)
 {
     for (size_t k = 0; k < NEXPRS; k++) {
         xxl_cron_t *cron = xxl_cron_new (s_thread_exprs [k][0], s_thread_exprs [k][1], NULL, 0);
-        s_check (cron != NULL, "thread expression %zu rejected", k);
+        XXL_CHECK_MSG (cron != NULL, "thread expression %zu rejected", k);
         int64_t t = s_ms (2025, 1, 1, 0, 0, 0);
         for (int i = 0; i < CHAIN; i++)
             s_expected [k][i] = t = cron? xxl_cron_next (cron, t): -1;
         xxl_cron_destroy (&cron);
     }
     s_shared = xxl_cron_new ("0 0/20 1-3 * * ?", "America/New_York", NULL, 0);
-    s_check (s_shared != NULL, "shared expression rejected");
+    XXL_CHECK_MSG (s_shared != NULL, "shared expression rejected");
     if (!s_shared)
         return;
     int64_t t = s_ms (2025, 1, 1, 0, 0, 0);
@@ -527,8 +510,8 @@ s_threads (void)
         pthread_join (threads [i], &result);
         bad += (long) result;
     }
-    s_check (started == THREADS, "started only %d threads", started);
-    s_check (bad == 0, "%ld results differ across threads", bad);
+    XXL_CHECK_MSG (started == THREADS, "started only %d threads", started);
+    XXL_CHECK_MSG (bad == 0, "%ld results differ across threads", bad);
     xxl_cron_destroy (&s_shared);
 }
 
@@ -553,6 +536,5 @@ main (int argc, char *argv [])
     s_handwritten ();
     s_crafted_tzif ();
     s_threads ();
-    printf ("%d passed, %d failed\n", s_passed, s_failed);
-    return s_failed? 1: 0;
+    return xxl_test_done ();
 }

@@ -35,12 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int s_passed = 0, s_failed = 0;
-
-#define CHECK(cond, ...) do { \
-    if (cond) s_passed++; \
-    else { s_failed++; printf ("FAIL %s:%d: ", __FILE__, __LINE__); printf (__VA_ARGS__); printf ("\n"); } \
-} while (0)
+#include "xxl_test_agent.h"
 
 static char s_logdir [256];
 static xxl_handlers_t *s_handlers = NULL;
@@ -202,53 +197,53 @@ test_bean (xxl_executor_t *executor, const char *mode)
     xxl_result_t *result;
 
     printf ("  BEAN %s\n", mode);
-    CHECK (s_run (executor, 1, "okJobHandler", "", NULL, 0, &id, msg, sizeof msg) == 0, "ok run refused: %s", msg);
+    XXL_CHECK_MSG (s_run (executor, 1, "okJobHandler", "", NULL, 0, &id, msg, sizeof msg) == 0, "ok run refused: %s", msg);
     result = s_wait (executor, id, 5000);
-    CHECK (result && result->code == 200 && s_msg_has (result, "ok"), "%s ok: %d %s", mode,
-           result? result->code: -1, result && result->msg? result->msg: "");
-    CHECK (s_log_has (id, "xxl-job job execute start") && s_log_has (id, "handleCode=200"),
-           "%s log has start and end lines", mode);
+    XXL_CHECK_MSG (result && result->code == 200 && s_msg_has (result, "ok"), "%s ok: %d %s", mode,
+                   result? result->code: -1, result && result->msg? result->msg: "");
+    XXL_CHECK_MSG (s_log_has (id, "xxl-job job execute start") && s_log_has (id, "handleCode=200"),
+                   "%s log has start and end lines", mode);
 
-    CHECK (s_run (executor, 2, "failJobHandler", "", NULL, 0, &id, msg, sizeof msg) == 0, "fail run refused");
+    XXL_CHECK_MSG (s_run (executor, 2, "failJobHandler", "", NULL, 0, &id, msg, sizeof msg) == 0, "fail run refused");
     result = s_wait (executor, id, 5000);
-    CHECK (result && result->code == 500 && s_msg_has (result, "failed on purpose"), "%s fail", mode);
+    XXL_CHECK_MSG (result && result->code == 500 && s_msg_has (result, "failed on purpose"), "%s fail", mode);
 
-    CHECK (s_run (executor, 3, "paramJobHandler", "hello world", NULL, 0, &id, msg, sizeof msg) == 0, "param run refused");
+    XXL_CHECK_MSG (s_run (executor, 3, "paramJobHandler", "hello world", NULL, 0, &id, msg, sizeof msg) == 0, "param run refused");
     result = s_wait (executor, id, 5000);
-    CHECK (result && result->code == 200 && result->msg && streq (result->msg, "hello world"),
-           "%s param round trip: %s", mode, result && result->msg? result->msg: "");
+    XXL_CHECK_MSG (result && result->code == 200 && result->msg && streq (result->msg, "hello world"),
+                   "%s param round trip: %s", mode, result && result->msg? result->msg: "");
 
     //  handleMsg capped at 15,000
     char *big = (char *) malloc (20001);
     memset (big, 'x', 20000);
     big [20000] = 0;
-    CHECK (s_run (executor, 3, "paramJobHandler", big, NULL, 0, &id, msg, sizeof msg) == 0, "big param refused");
+    XXL_CHECK_MSG (s_run (executor, 3, "paramJobHandler", big, NULL, 0, &id, msg, sizeof msg) == 0, "big param refused");
     free (big);
     result = s_wait (executor, id, 5000);
-    CHECK (result && result->msg && strlen (result->msg) == XXL_EXECUTOR_MSG_MAX,
-           "%s handleMsg capped: %zu", mode, result && result->msg? strlen (result->msg): 0);
+    XXL_CHECK_MSG (result && result->msg && strlen (result->msg) == XXL_EXECUTOR_MSG_MAX,
+                   "%s handleMsg capped: %zu", mode, result && result->msg? strlen (result->msg): 0);
 
-    CHECK (s_run (executor, 4, "logJobHandler", "5", NULL, 0, &id, msg, sizeof msg) == 0, "log run refused");
+    XXL_CHECK_MSG (s_run (executor, 4, "logJobHandler", "5", NULL, 0, &id, msg, sizeof msg) == 0, "log run refused");
     result = s_wait (executor, id, 5000);
-    CHECK (result && result->code == 200, "%s log handler", mode);
-    CHECK (s_log_has (id, "log line 1\n") && s_log_has (id, "log line 5\n"), "%s handler lines in log", mode);
+    XXL_CHECK_MSG (result && result->code == 200, "%s log handler", mode);
+    XXL_CHECK_MSG (s_log_has (id, "log line 1\n") && s_log_has (id, "log line 5\n"), "%s handler lines in log", mode);
 
     //  Unknown handler, duplicate logId
-    CHECK (s_run (executor, 5, "nopeJobHandler", "", NULL, 0, &id, msg, sizeof msg) == -1
+    XXL_CHECK_MSG (s_run (executor, 5, "nopeJobHandler", "", NULL, 0, &id, msg, sizeof msg) == -1
         && streq (msg, "job handler [nopeJobHandler] not found."), "unknown handler: %s", msg);
     xxl_trigger_t trigger = { 0 };
     trigger.job_id = 6;
     int64_t dup_id = trigger.log_id = s_next_log_id++;
     trigger.handler = "okJobHandler";
-    CHECK (xxl_executor_run (executor, &trigger, msg, sizeof msg) == 0, "first of a logId");
-    CHECK (xxl_executor_run (executor, &trigger, msg, sizeof msg) == -1
+    XXL_CHECK_MSG (xxl_executor_run (executor, &trigger, msg, sizeof msg) == 0, "first of a logId");
+    XXL_CHECK_MSG (xxl_executor_run (executor, &trigger, msg, sizeof msg) == -1
         && strstr (msg, "already accepted"), "duplicate logId refused: %s", msg);
     result = s_wait (executor, dup_id, 5000);
-    CHECK (result && result->code == 200, "duplicated logId ran once");
-    CHECK (xxl_executor_run (executor, &trigger, msg, sizeof msg) == -1, "duplicate logId refused after the run");
+    XXL_CHECK_MSG (result && result->code == 200, "duplicated logId ran once");
+    XXL_CHECK_MSG (xxl_executor_run (executor, &trigger, msg, sizeof msg) == -1, "duplicate logId refused after the run");
     trigger.glue_type = "GLUE_GROOVY";
     trigger.log_id = s_next_log_id++;
-    CHECK (xxl_executor_run (executor, &trigger, msg, sizeof msg) == -1
+    XXL_CHECK_MSG (xxl_executor_run (executor, &trigger, msg, sizeof msg) == -1
         && strstr (msg, "is not valid"), "unknown glue type: %s", msg);
 }
 
@@ -260,45 +255,45 @@ test_isolation (xxl_executor_t *executor)
     xxl_result_t *result;
     printf ("  isolation\n");
 
-    CHECK (s_run (executor, 10, "crashJobHandler", "", NULL, 0, &id, msg, sizeof msg) == 0, "crash run");
+    XXL_CHECK_MSG (s_run (executor, 10, "crashJobHandler", "", NULL, 0, &id, msg, sizeof msg) == 0, "crash run");
     result = s_wait (executor, id, 5000);
-    CHECK (result && result->code == 500 && s_msg_has (result, "SIGSEGV"),
-           "crash names the signal: %s", result && result->msg? result->msg: "");
-    CHECK (s_log_has (id, "about to crash"), "crash handler's line in log");
-    CHECK (s_run (executor, 10, "okJobHandler", "", NULL, 0, &id, msg, sizeof msg) == 0, "run after crash");
+    XXL_CHECK_MSG (result && result->code == 500 && s_msg_has (result, "SIGSEGV"),
+                   "crash names the signal: %s", result && result->msg? result->msg: "");
+    XXL_CHECK_MSG (s_log_has (id, "about to crash"), "crash handler's line in log");
+    XXL_CHECK_MSG (s_run (executor, 10, "okJobHandler", "", NULL, 0, &id, msg, sizeof msg) == 0, "run after crash");
     result = s_wait (executor, id, 5000);
-    CHECK (result && result->code == 200, "agent serves on after crash");
+    XXL_CHECK_MSG (result && result->code == 200, "agent serves on after crash");
 
     //  Timeout stops a busy loop
     int64_t start = s_now ();
-    CHECK (s_run (executor, 11, "spinJobHandler", "", NULL, 1, &id, msg, sizeof msg) == 0, "spin run");
+    XXL_CHECK_MSG (s_run (executor, 11, "spinJobHandler", "", NULL, 1, &id, msg, sizeof msg) == 0, "spin run");
     result = s_wait (executor, id, 5000);
     int64_t took = s_now () - start;
-    CHECK (result && result->code == 502 && s_msg_has (result, "job execute timeout"),
-           "spin times out with 502: %d", result? result->code: -1);
-    CHECK (took < 2000, "timeout within a second of the deadline (%lld ms)", (long long) took);
+    XXL_CHECK_MSG (result && result->code == 502 && s_msg_has (result, "job execute timeout"),
+                   "spin times out with 502: %d", result? result->code: -1);
+    XXL_CHECK_MSG (took < 2000, "timeout within a second of the deadline (%lld ms)", (long long) took);
 
     //  Kill stops a busy loop, fails the queued ones
-    CHECK (s_run (executor, 12, "spinJobHandler", "", NULL, 0, &id, msg, sizeof msg) == 0, "spin run 2");
-    CHECK (s_run (executor, 12, "spinJobHandler", "", NULL, 0, &id2, msg, sizeof msg) == 0, "spin run queued");
+    XXL_CHECK_MSG (s_run (executor, 12, "spinJobHandler", "", NULL, 0, &id, msg, sizeof msg) == 0, "spin run 2");
+    XXL_CHECK_MSG (s_run (executor, 12, "spinJobHandler", "", NULL, 0, &id2, msg, sizeof msg) == 0, "spin run queued");
     usleep (200 * 1000);
-    CHECK (xxl_executor_busy (executor, 12) == 1, "busy while spinning");
-    CHECK (xxl_executor_running (executor, id) && xxl_executor_running (executor, id2), "running/queued by logId");
-    CHECK (xxl_executor_active (executor) == 1, "one active run");
+    XXL_CHECK_MSG (xxl_executor_busy (executor, 12) == 1, "busy while spinning");
+    XXL_CHECK_MSG (xxl_executor_running (executor, id) && xxl_executor_running (executor, id2), "running/queued by logId");
+    XXL_CHECK_MSG (xxl_executor_active (executor) == 1, "one active run");
     start = s_now ();
-    CHECK (xxl_executor_kill (executor, 12, "killed by test") == 0, "kill spin");
+    XXL_CHECK_MSG (xxl_executor_kill (executor, 12, "killed by test") == 0, "kill spin");
     result = s_wait (executor, id2, 2000);
-    CHECK (result && result->code == 500 && s_msg_has (result, "killed by test")
+    XXL_CHECK_MSG (result && result->code == 500 && s_msg_has (result, "killed by test")
         && s_msg_has (result, "in the job queue"), "queued run failed by kill: %s",
-           result && result->msg? result->msg: "");
+                   result && result->msg? result->msg: "");
     result = s_wait (executor, id, 2000);
     took = s_now () - start;
-    CHECK (result && result->code == 500 && s_msg_has (result, "killed by test [job running, killed]"),
-           "running run killed: %s", result && result->msg? result->msg: "");
-    CHECK (took < 1000, "kill within a second (%lld ms)", (long long) took);
-    CHECK (xxl_executor_busy (executor, 12) == 0, "not busy after kill");
-    CHECK (!xxl_executor_running (executor, id), "logId not running after kill");
-    CHECK (xxl_executor_kill (executor, 12, "again") == -1, "kill of an idle job answers -1");
+    XXL_CHECK_MSG (result && result->code == 500 && s_msg_has (result, "killed by test [job running, killed]"),
+                   "running run killed: %s", result && result->msg? result->msg: "");
+    XXL_CHECK_MSG (took < 1000, "kill within a second (%lld ms)", (long long) took);
+    XXL_CHECK_MSG (xxl_executor_busy (executor, 12) == 0, "not busy after kill");
+    XXL_CHECK_MSG (!xxl_executor_running (executor, id), "logId not running after kill");
+    XXL_CHECK_MSG (xxl_executor_kill (executor, 12, "again") == -1, "kill of an idle job answers -1");
 
     //  Shard values reach the handler
     xxl_trigger_t trigger = { 0 };
@@ -307,9 +302,9 @@ test_isolation (xxl_executor_t *executor)
     trigger.handler = "shardJobHandler";
     trigger.shard_index = 3;
     trigger.shard_total = 7;
-    CHECK (xxl_executor_run (executor, &trigger, msg, sizeof msg) == 0, "shard run");
+    XXL_CHECK_MSG (xxl_executor_run (executor, &trigger, msg, sizeof msg) == 0, "shard run");
     result = s_wait (executor, id, 5000);
-    CHECK (result && result->msg && streq (result->msg, "shard 3/7"), "shard 3/7");
+    XXL_CHECK_MSG (result && result->msg && streq (result->msg, "shard 3/7"), "shard 3/7");
 }
 
 static void
@@ -322,76 +317,76 @@ test_queues (xxl_executor_t *executor, const char *sleeper)
 
     //  Serial: three runs one after the other
     int64_t start = s_now ();
-    CHECK (s_run (executor, 20, sleeper, "300", "SERIAL_EXECUTION", 0, &a, msg, sizeof msg) == 0, "serial 1");
-    CHECK (s_run (executor, 20, sleeper, "300", "SERIAL_EXECUTION", 0, &b, msg, sizeof msg) == 0, "serial 2");
-    CHECK (s_run (executor, 20, sleeper, "300", "SERIAL_EXECUTION", 0, &c, msg, sizeof msg) == 0, "serial 3");
-    CHECK (xxl_executor_busy (executor, 20) == 1, "serial job busy");
+    XXL_CHECK_MSG (s_run (executor, 20, sleeper, "300", "SERIAL_EXECUTION", 0, &a, msg, sizeof msg) == 0, "serial 1");
+    XXL_CHECK_MSG (s_run (executor, 20, sleeper, "300", "SERIAL_EXECUTION", 0, &b, msg, sizeof msg) == 0, "serial 2");
+    XXL_CHECK_MSG (s_run (executor, 20, sleeper, "300", "SERIAL_EXECUTION", 0, &c, msg, sizeof msg) == 0, "serial 3");
+    XXL_CHECK_MSG (xxl_executor_busy (executor, 20) == 1, "serial job busy");
     result_c = s_wait (executor, c, 5000);
     int64_t took = s_now () - start;
     result = s_wait (executor, a, 100);
     result_b = s_wait (executor, b, 100);
-    CHECK (result && result_b && result_c && result->code == 200 && result_b->code == 200
+    XXL_CHECK_MSG (result && result_b && result_c && result->code == 200 && result_b->code == 200
         && result_c->code == 200, "serial runs succeed");
-    CHECK (result < result_b && result_b < result_c, "serial results in order");
-    CHECK (took >= 880, "serial runs ran one after the other (%lld ms)", (long long) took);
-    CHECK (xxl_executor_busy (executor, 20) == 0, "serial job idle");
+    XXL_CHECK_MSG (result < result_b && result_b < result_c, "serial results in order");
+    XXL_CHECK_MSG (took >= 880, "serial runs ran one after the other (%lld ms)", (long long) took);
+    XXL_CHECK_MSG (xxl_executor_busy (executor, 20) == 0, "serial job idle");
 
     //  Discard later
-    CHECK (s_run (executor, 21, sleeper, "500", "DISCARD_LATER", 0, &a, msg, sizeof msg) == 0, "discard 1");
-    CHECK (s_run (executor, 21, sleeper, "500", "DISCARD_LATER", 0, &b, msg, sizeof msg) == -1
+    XXL_CHECK_MSG (s_run (executor, 21, sleeper, "500", "DISCARD_LATER", 0, &a, msg, sizeof msg) == 0, "discard 1");
+    XXL_CHECK_MSG (s_run (executor, 21, sleeper, "500", "DISCARD_LATER", 0, &b, msg, sizeof msg) == -1
         && streq (msg, "block strategy effect: Discard Later"), "discard later refuses: %s", msg);
     result = s_wait (executor, a, 5000);
-    CHECK (result && result->code == 200, "discard later first run succeeds");
-    CHECK (s_run (executor, 21, sleeper, "10", "DISCARD_LATER", 0, &b, msg, sizeof msg) == 0,
-           "discard later accepts once idle");
-    CHECK (s_wait (executor, b, 5000) != NULL, "discard later run 2 ends");
+    XXL_CHECK_MSG (result && result->code == 200, "discard later first run succeeds");
+    XXL_CHECK_MSG (s_run (executor, 21, sleeper, "10", "DISCARD_LATER", 0, &b, msg, sizeof msg) == 0,
+                   "discard later accepts once idle");
+    XXL_CHECK_MSG (s_wait (executor, b, 5000) != NULL, "discard later run 2 ends");
 
     //  Cover early
-    CHECK (s_run (executor, 22, sleeper, "5000", "COVER_EARLY", 0, &a, msg, sizeof msg) == 0, "cover 1");
+    XXL_CHECK_MSG (s_run (executor, 22, sleeper, "5000", "COVER_EARLY", 0, &a, msg, sizeof msg) == 0, "cover 1");
     usleep (100 * 1000);
     start = s_now ();
-    CHECK (s_run (executor, 22, sleeper, "100", "COVER_EARLY", 0, &b, msg, sizeof msg) == 0, "cover 2");
+    XXL_CHECK_MSG (s_run (executor, 22, sleeper, "100", "COVER_EARLY", 0, &b, msg, sizeof msg) == 0, "cover 2");
     result = s_wait (executor, a, 3000);
-    CHECK (result && result->code == 500 && s_msg_has (result, "block strategy effect: Cover Early"),
-           "cover early kills the first: %s", result && result->msg? result->msg: "");
+    XXL_CHECK_MSG (result && result->code == 500 && s_msg_has (result, "block strategy effect: Cover Early"),
+                   "cover early kills the first: %s", result && result->msg? result->msg: "");
     result = s_wait (executor, b, 3000);
-    CHECK (result && result->code == 200, "cover early runs the second");
-    CHECK (s_now () - start < 2000, "cover early is quick");
+    XXL_CHECK_MSG (result && result->code == 200, "cover early runs the second");
+    XXL_CHECK_MSG (s_now () - start < 2000, "cover early is quick");
 
     //  A changed handler replaces the worker
-    CHECK (s_run (executor, 23, sleeper, "5000", NULL, 0, &a, msg, sizeof msg) == 0, "change 1");
+    XXL_CHECK_MSG (s_run (executor, 23, sleeper, "5000", NULL, 0, &a, msg, sizeof msg) == 0, "change 1");
     usleep (100 * 1000);
-    CHECK (s_run (executor, 23, "okJobHandler", "", NULL, 0, &b, msg, sizeof msg) == 0, "change 2");
+    XXL_CHECK_MSG (s_run (executor, 23, "okJobHandler", "", NULL, 0, &b, msg, sizeof msg) == 0, "change 2");
     result = s_wait (executor, a, 3000);
-    CHECK (result && result->code == 500 && s_msg_has (result, "change jobhandler"),
-           "changed handler kills the old run: %s", result && result->msg? result->msg: "");
+    XXL_CHECK_MSG (result && result->code == 500 && s_msg_has (result, "change jobhandler"),
+                   "changed handler kills the old run: %s", result && result->msg? result->msg: "");
     result = s_wait (executor, b, 3000);
-    CHECK (result && result->code == 200, "changed handler runs");
+    XXL_CHECK_MSG (result && result->code == 200, "changed handler runs");
 
     //  Timeout of a cooperative sleeper
     start = s_now ();
-    CHECK (s_run (executor, 24, sleeper, "10000", NULL, 1, &a, msg, sizeof msg) == 0, "timeout run");
+    XXL_CHECK_MSG (s_run (executor, 24, sleeper, "10000", NULL, 1, &a, msg, sizeof msg) == 0, "timeout run");
     result = s_wait (executor, a, 4000);
     took = s_now () - start;
-    CHECK (result && result->code == 502 && s_msg_has (result, "job execute timeout"), "sleeper times out");
-    CHECK (took < 1800, "sleeper timeout in time (%lld ms)", (long long) took);
-    CHECK (s_log_has (a, "job execute timeout"), "timeout in log");
+    XXL_CHECK_MSG (result && result->code == 502 && s_msg_has (result, "job execute timeout"), "sleeper times out");
+    XXL_CHECK_MSG (took < 1800, "sleeper timeout in time (%lld ms)", (long long) took);
+    XXL_CHECK_MSG (s_log_has (a, "job execute timeout"), "timeout in log");
 
     //  Kill running and queued
-    CHECK (s_run (executor, 25, sleeper, "10000", NULL, 0, &a, msg, sizeof msg) == 0, "kill 1");
-    CHECK (s_run (executor, 25, sleeper, "10000", NULL, 0, &b, msg, sizeof msg) == 0, "kill 2");
-    CHECK (s_run (executor, 25, sleeper, "10000", NULL, 0, &c, msg, sizeof msg) == 0, "kill 3");
+    XXL_CHECK_MSG (s_run (executor, 25, sleeper, "10000", NULL, 0, &a, msg, sizeof msg) == 0, "kill 1");
+    XXL_CHECK_MSG (s_run (executor, 25, sleeper, "10000", NULL, 0, &b, msg, sizeof msg) == 0, "kill 2");
+    XXL_CHECK_MSG (s_run (executor, 25, sleeper, "10000", NULL, 0, &c, msg, sizeof msg) == 0, "kill 3");
     usleep (100 * 1000);
     start = s_now ();
-    CHECK (xxl_executor_kill (executor, 25, "scheduling center kill job.") == 0, "kill");
+    XXL_CHECK_MSG (xxl_executor_kill (executor, 25, "scheduling center kill job.") == 0, "kill");
     result = s_wait (executor, a, 2000);
     result_b = s_wait (executor, b, 100);
     result_c = s_wait (executor, c, 100);
-    CHECK (result && result->code == 500 && s_msg_has (result, "[job running, killed]"), "running killed");
-    CHECK (result_b && result_b->code == 500 && result_c && result_c->code == 500
+    XXL_CHECK_MSG (result && result->code == 500 && s_msg_has (result, "[job running, killed]"), "running killed");
+    XXL_CHECK_MSG (result_b && result_b->code == 500 && result_c && result_c->code == 500
         && s_msg_has (result_c, "[job not executed, in the job queue, killed.]"), "queued killed");
-    CHECK (s_now () - start < 1000, "kill quick");
-    CHECK (s_log_has (a, "[job running, killed]"), "kill reason in the log");
+    XXL_CHECK_MSG (s_now () - start < 1000, "kill quick");
+    XXL_CHECK_MSG (s_log_has (a, "[job running, killed]"), "kill reason in the log");
 }
 
 static void
@@ -402,80 +397,80 @@ test_glue (void)
     int64_t id;
     xxl_result_t *result;
     xxl_executor_t *refuser = s_executor (0, 0, 90);
-    CHECK (s_glue (refuser, 30, "GLUE_SHELL", "true", "", 0, &id, msg, sizeof msg) == -1
+    XXL_CHECK_MSG (s_glue (refuser, 30, "GLUE_SHELL", "true", "", 0, &id, msg, sizeof msg) == -1
         && streq (msg, "glue type GLUE_SHELL not allowed on this agent"), "glue refused: %s", msg);
     xxl_executor_destroy (&refuser);
 
     xxl_executor_t *executor = s_executor (0, 1, 90);
-    CHECK (s_glue (executor, 31, "GLUE_SHELL", "echo \"args: $1 $2 $3\"\necho oops >&2\nprintf no-newline\n",
-                   "p1", 0, &id, msg, sizeof msg) == 0, "glue shell");
+    XXL_CHECK_MSG (s_glue (executor, 31, "GLUE_SHELL", "echo \"args: $1 $2 $3\"\necho oops >&2\nprintf no-newline\n",
+                           "p1", 0, &id, msg, sizeof msg) == 0, "glue shell");
     result = s_wait (executor, id, 5000);
-    CHECK (result && result->code == 200, "glue shell succeeds");
-    CHECK (s_log_has (id, "args: p1 2 5\n"), "stdout, param and shard in log");
-    CHECK (s_log_has (id, "oops\n"), "stderr in log");
-    CHECK (s_log_has (id, "no-newline\n"), "log line completed");
+    XXL_CHECK_MSG (result && result->code == 200, "glue shell succeeds");
+    XXL_CHECK_MSG (s_log_has (id, "args: p1 2 5\n"), "stdout, param and shard in log");
+    XXL_CHECK_MSG (s_log_has (id, "oops\n"), "stderr in log");
+    XXL_CHECK_MSG (s_log_has (id, "no-newline\n"), "log line completed");
     char path [512];
     snprintf (path, sizeof path, "%s/gluesource/31_1700000000000.sh", s_logdir);
-    CHECK (access (path, R_OK) == 0, "glue source written to %s", path);
+    XXL_CHECK_MSG (access (path, R_OK) == 0, "glue source written to %s", path);
 
-    CHECK (s_glue (executor, 32, "GLUE_SHELL", "exit 3", "", 0, &id, msg, sizeof msg) == 0, "exit 3");
+    XXL_CHECK_MSG (s_glue (executor, 32, "GLUE_SHELL", "exit 3", "", 0, &id, msg, sizeof msg) == 0, "exit 3");
     result = s_wait (executor, id, 5000);
-    CHECK (result && result->code == 500 && s_msg_has (result, "exit code 3"), "exit code 3");
+    XXL_CHECK_MSG (result && result->code == 500 && s_msg_has (result, "exit code 3"), "exit code 3");
 
-    CHECK (s_glue (executor, 33, "GLUE_SHELL", "kill -SEGV $$", "", 0, &id, msg, sizeof msg) == 0, "self kill");
+    XXL_CHECK_MSG (s_glue (executor, 33, "GLUE_SHELL", "kill -SEGV $$", "", 0, &id, msg, sizeof msg) == 0, "self kill");
     result = s_wait (executor, id, 5000);
-    CHECK (result && result->code == 500 && s_msg_has (result, "killed by signal SIGSEGV"),
-           "signal named: %s", result && result->msg? result->msg: "");
+    XXL_CHECK_MSG (result && result->code == 500 && s_msg_has (result, "killed by signal SIGSEGV"),
+                   "signal named: %s", result && result->msg? result->msg: "");
 
-    CHECK (s_glue (executor, 34, "GLUE_PHP", "<?php echo 1;", "", 0, &id, msg, sizeof msg) == 0, "php");
+    XXL_CHECK_MSG (s_glue (executor, 34, "GLUE_PHP", "<?php echo 1;", "", 0, &id, msg, sizeof msg) == 0, "php");
     result = s_wait (executor, id, 5000);
-    CHECK (result && result->code == 500
+    XXL_CHECK_MSG (result && result->code == 500
         && s_msg_has (result, "interpreter 'no-such-interpreter-xxl' not found"),
-           "missing interpreter: %s", result && result->msg? result->msg: "");
+                   "missing interpreter: %s", result && result->msg? result->msg: "");
 
     if (system ("command -v python3 >/dev/null 2>&1") == 0) {
-        CHECK (s_glue (executor, 35, "GLUE_PYTHON", "import sys\nprint('py', sys.argv[1])\n", "x",
-                       0, &id, msg, sizeof msg) == 0, "python");
+        XXL_CHECK_MSG (s_glue (executor, 35, "GLUE_PYTHON", "import sys\nprint('py', sys.argv[1])\n", "x",
+                               0, &id, msg, sizeof msg) == 0, "python");
         result = s_wait (executor, id, 10000);
-        CHECK (result && result->code == 200 && s_log_has (id, "py x\n"), "glue python");
+        XXL_CHECK_MSG (result && result->code == 200 && s_log_has (id, "py x\n"), "glue python");
         //  A "#!" line names the interpreter, whatever the glue type;
         //  its words are split ("python3 -B" is two)
-        CHECK (s_glue (executor, 135, "GLUE_SHELL",
-                       "#!/usr/bin/env python3 -B\nimport sys\nprint('shebang-py', sys.argv[1], sys.flags.dont_write_bytecode)\n",
-                       "y", 0, &id, msg, sizeof msg) == 0, "shebang python");
+        XXL_CHECK_MSG (s_glue (executor, 135, "GLUE_SHELL",
+                               "#!/usr/bin/env python3 -B\nimport sys\nprint('shebang-py', sys.argv[1], sys.flags.dont_write_bytecode)\n",
+                               "y", 0, &id, msg, sizeof msg) == 0, "shebang python");
         result = s_wait (executor, id, 10000);
-        CHECK (result && result->code == 200 && s_log_has (id, "shebang-py y 1\n"),
-               "GLUE_SHELL with #!/usr/bin/env python3 -B runs with python: %s",
-               result && result->msg? result->msg: "");
+        XXL_CHECK_MSG (result && result->code == 200 && s_log_has (id, "shebang-py y 1\n"),
+                       "GLUE_SHELL with #!/usr/bin/env python3 -B runs with python: %s",
+                       result && result->msg? result->msg: "");
     }
     //  GLUE_SHELL runs with bash, as XXL-JOB's (sh, dash on Debian, knows
     //  neither arrays nor [[ ]])
-    CHECK (s_glue (executor, 136, "GLUE_SHELL",
-                   "arr=(a b c)\nif [[ ${#arr[@]} == 3 && $1 == p* ]]; then echo \"bash-ok ${arr[1]}\"; fi\n",
-                   "p1", 0, &id, msg, sizeof msg) == 0, "bash script");
+    XXL_CHECK_MSG (s_glue (executor, 136, "GLUE_SHELL",
+                           "arr=(a b c)\nif [[ ${#arr[@]} == 3 && $1 == p* ]]; then echo \"bash-ok ${arr[1]}\"; fi\n",
+                           "p1", 0, &id, msg, sizeof msg) == 0, "bash script");
     result = s_wait (executor, id, 5000);
-    CHECK (result && result->code == 200 && s_log_has (id, "bash-ok b\n"),
-           "a bash-only script succeeds: %s", result && result->msg? result->msg: "");
-    CHECK (s_glue (executor, 137, "GLUE_SHELL", "#!/bin/bash\nset -o pipefail\nfalse | true\n",
-                   "", 0, &id, msg, sizeof msg) == 0, "#!/bin/bash");
+    XXL_CHECK_MSG (result && result->code == 200 && s_log_has (id, "bash-ok b\n"),
+                   "a bash-only script succeeds: %s", result && result->msg? result->msg: "");
+    XXL_CHECK_MSG (s_glue (executor, 137, "GLUE_SHELL", "#!/bin/bash\nset -o pipefail\nfalse | true\n",
+                           "", 0, &id, msg, sizeof msg) == 0, "#!/bin/bash");
     result = s_wait (executor, id, 5000);
-    CHECK (result && result->code == 500 && s_msg_has (result, "exit code 1"),
-           "#!/bin/bash honoured (pipefail): %s", result && result->msg? result->msg: "");
+    XXL_CHECK_MSG (result && result->code == 500 && s_msg_has (result, "exit code 1"),
+                   "#!/bin/bash honoured (pipefail): %s", result && result->msg? result->msg: "");
     //  A shebang naming a missing interpreter: a failed run saying which
-    CHECK (s_glue (executor, 138, "GLUE_SHELL", "#!/usr/bin/no-such-interp-xxl -x\necho hi\n",
-                   "", 0, &id, msg, sizeof msg) == 0, "missing shebang interpreter");
+    XXL_CHECK_MSG (s_glue (executor, 138, "GLUE_SHELL", "#!/usr/bin/no-such-interp-xxl -x\necho hi\n",
+                           "", 0, &id, msg, sizeof msg) == 0, "missing shebang interpreter");
     result = s_wait (executor, id, 5000);
-    CHECK (result && result->code == 500
+    XXL_CHECK_MSG (result && result->code == 500
         && s_msg_has (result, "interpreter '/usr/bin/no-such-interp-xxl' not found")
         && s_msg_has (result, "#!/usr/bin/no-such-interp-xxl -x)")
         && s_log_has (id, "interpreter '/usr/bin/no-such-interp-xxl' not found"),
-           "missing shebang interpreter named: %s", result && result->msg? result->msg: "");
-    CHECK (s_glue (executor, 139, "GLUE_PYTHON", "#!/usr/bin/env -S no-such-interp-xxl -u\nprint(1)\n",
-                   "", 0, &id, msg, sizeof msg) == 0, "missing env interpreter");
+                   "missing shebang interpreter named: %s", result && result->msg? result->msg: "");
+    XXL_CHECK_MSG (s_glue (executor, 139, "GLUE_PYTHON", "#!/usr/bin/env -S no-such-interp-xxl -u\nprint(1)\n",
+                           "", 0, &id, msg, sizeof msg) == 0, "missing env interpreter");
     result = s_wait (executor, id, 5000);
-    CHECK (result && result->code == 500
+    XXL_CHECK_MSG (result && result->code == 500
         && s_msg_has (result, "interpreter 'no-such-interp-xxl' not found"),
-           "missing env interpreter named: %s", result && result->msg? result->msg: "");
+                   "missing env interpreter named: %s", result && result->msg? result->msg: "");
 
     //  Timeout ends the whole group, children included
     char pidfile [512];
@@ -484,11 +479,11 @@ test_glue (void)
     snprintf (script, sizeof script,
               "trap '' TERM\nsleep 60 &\necho $! > %s\nwait\n", pidfile);
     int64_t start = s_now ();
-    CHECK (s_glue (executor, 36, "GLUE_SHELL", script, "", 1, &id, msg, sizeof msg) == 0, "group");
+    XXL_CHECK_MSG (s_glue (executor, 36, "GLUE_SHELL", script, "", 1, &id, msg, sizeof msg) == 0, "group");
     result = s_wait (executor, id, 5000);
     int64_t took = s_now () - start;
-    CHECK (result && result->code == 502, "glue timeout 502");
-    CHECK (took < 2500, "glue timeout in time (%lld ms)", (long long) took);
+    XXL_CHECK_MSG (result && result->code == 502, "glue timeout 502");
+    XXL_CHECK_MSG (took < 2500, "glue timeout in time (%lld ms)", (long long) took);
     FILE *file = fopen (pidfile, "r");
     int child = 0;
     if (file) {
@@ -507,16 +502,16 @@ test_glue (void)
             state = '?';
         fclose (file);
     }
-    CHECK (child > 0 && (state == 'X' || state == 'Z'), "background child killed (state %c)", state);
+    XXL_CHECK_MSG (child > 0 && (state == 'X' || state == 'Z'), "background child killed (state %c)", state);
 
     //  Kill of a script
-    CHECK (s_glue (executor, 37, "GLUE_SHELL", "sleep 30", "", 0, &id, msg, sizeof msg) == 0, "sleep 30");
+    XXL_CHECK_MSG (s_glue (executor, 37, "GLUE_SHELL", "sleep 30", "", 0, &id, msg, sizeof msg) == 0, "sleep 30");
     usleep (200 * 1000);
     start = s_now ();
-    CHECK (xxl_executor_kill (executor, 37, "stop it") == 0, "kill glue");
+    XXL_CHECK_MSG (xxl_executor_kill (executor, 37, "stop it") == 0, "kill glue");
     result = s_wait (executor, id, 3000);
-    CHECK (result && result->code == 500 && s_msg_has (result, "stop it"), "glue killed");
-    CHECK (s_now () - start < 1000, "glue kill quick");
+    XXL_CHECK_MSG (result && result->code == 500 && s_msg_has (result, "stop it"), "glue killed");
+    XXL_CHECK_MSG (s_now () - start < 1000, "glue kill quick");
 
     //  A new glue version replaces the worker
     xxl_trigger_t trigger = { 0 };
@@ -525,17 +520,17 @@ test_glue (void)
     trigger.glue_type = "GLUE_SHELL";
     trigger.glue_source = "sleep 30";
     trigger.glue_updatetime = 1;
-    CHECK (xxl_executor_run (executor, &trigger, msg, sizeof msg) == 0, "glue v1");
+    XXL_CHECK_MSG (xxl_executor_run (executor, &trigger, msg, sizeof msg) == 0, "glue v1");
     usleep (100 * 1000);
     int64_t id2;
     trigger.log_id = id2 = s_next_log_id++;
     trigger.glue_source = "echo v2";
     trigger.glue_updatetime = 2;
-    CHECK (xxl_executor_run (executor, &trigger, msg, sizeof msg) == 0, "glue v2");
+    XXL_CHECK_MSG (xxl_executor_run (executor, &trigger, msg, sizeof msg) == 0, "glue v2");
     result = s_wait (executor, id, 3000);
-    CHECK (result && result->code == 500 && s_msg_has (result, "change jobhandler or glue type"), "glue v1 replaced");
+    XXL_CHECK_MSG (result && result->code == 500 && s_msg_has (result, "change jobhandler or glue type"), "glue v1 replaced");
     result = s_wait (executor, id2, 3000);
-    CHECK (result && result->code == 200 && s_log_has (id2, "v2\n"), "glue v2 ran");
+    XXL_CHECK_MSG (result && result->code == 200 && s_log_has (id2, "v2\n"), "glue v2 ran");
     xxl_executor_destroy (&executor);
 }
 
@@ -564,29 +559,29 @@ test_reap_and_stop (void)
     int fds_before = s_fd_count ();
     for (int job = 0; job < 40; job++)
         s_run (executor, 100 + job, "okJobHandler", "", NULL, 0, &id, msg, sizeof msg);
-    CHECK (s_wait (executor, id, 5000) != NULL, "40 jobs ran");
+    XXL_CHECK_MSG (s_wait (executor, id, 5000) != NULL, "40 jobs ran");
     //  A job's queue is memory, not a thread (the pool serves them)
-    CHECK (xxl_executor_jobs (executor) == 40, "40 job queues known (%zu)",
-           xxl_executor_jobs (executor));
+    XXL_CHECK_MSG (xxl_executor_jobs (executor) == 40, "40 job queues known (%zu)",
+                   xxl_executor_jobs (executor));
     //  Every fd is copied by each spawn of a child: idle workers hold none
-    CHECK (s_fd_count () <= fds_before + 8, "idle workers hold no fd (%d -> %d)",
-           fds_before, s_fd_count ());
+    XXL_CHECK_MSG (s_fd_count () <= fds_before + 8, "idle workers hold no fd (%d -> %d)",
+                   fds_before, s_fd_count ());
     usleep (1600 * 1000);
-    CHECK (s_thread_count () <= before, "idle workers reaped (%d -> %d)", before, s_thread_count ());
-    CHECK (xxl_executor_jobs (executor) == 0, "idle job queues reaped (%zu left)",
-           xxl_executor_jobs (executor));
-    CHECK (s_run (executor, 100, "okJobHandler", "", NULL, 0, &id, msg, sizeof msg) == 0, "run after reap");
-    CHECK (s_wait (executor, id, 5000) != NULL, "run after reap ends");
+    XXL_CHECK_MSG (s_thread_count () <= before, "idle workers reaped (%d -> %d)", before, s_thread_count ());
+    XXL_CHECK_MSG (xxl_executor_jobs (executor) == 0, "idle job queues reaped (%zu left)",
+                   xxl_executor_jobs (executor));
+    XXL_CHECK_MSG (s_run (executor, 100, "okJobHandler", "", NULL, 0, &id, msg, sizeof msg) == 0, "run after reap");
+    XXL_CHECK_MSG (s_wait (executor, id, 5000) != NULL, "run after reap ends");
 
     //  stop kills running runs and keeps their results
-    CHECK (s_run (executor, 200, "sleepJobHandler", "10000", NULL, 0, &id, msg, sizeof msg) == 0, "sleeper");
+    XXL_CHECK_MSG (s_run (executor, 200, "sleepJobHandler", "10000", NULL, 0, &id, msg, sizeof msg) == 0, "sleeper");
     usleep (100 * 1000);
     xxl_executor_stop (executor);
     xxl_result_t *result = s_wait (executor, id, 100);
-    CHECK (result && result->code == 500 && s_msg_has (result, "executor stopped"), "stop kills and reports");
-    CHECK (s_run (executor, 201, "okJobHandler", "", NULL, 0, &id, msg, sizeof msg) == -1, "stopped refuses");
+    XXL_CHECK_MSG (result && result->code == 500 && s_msg_has (result, "executor stopped"), "stop kills and reports");
+    XXL_CHECK_MSG (s_run (executor, 201, "okJobHandler", "", NULL, 0, &id, msg, sizeof msg) == -1, "stopped refuses");
     xxl_executor_destroy (&executor);
-    CHECK (executor == NULL, "destroy nulls");
+    XXL_CHECK_MSG (executor == NULL, "destroy nulls");
 }
 
 //  The process's futex hash, sized by the first executor (Linux >= 6.16;
@@ -598,7 +593,7 @@ test_futex_hash (void)
     if (slots < 0)
         printf ("  futex hash: not settable on this kernel, skipped\n");
     else
-        CHECK (slots == 8192, "the executor sized the futex hash (%d buckets)", slots);
+        XXL_CHECK_MSG (slots == 8192, "the executor sized the futex hash (%d buckets)", slots);
 }
 
 //  Held wakes: a run queued for an idle worker waits for the release, and
@@ -613,23 +608,23 @@ test_hold_wakes (void)
     //  Idle workers for jobs 300..303
     for (int job = 0; job < 4; job++)
         s_run (executor, 300 + job, "okJobHandler", "", NULL, 0, &id, msg, sizeof msg);
-    CHECK (s_wait (executor, id, 5000) != NULL, "4 workers ran once");
+    XXL_CHECK_MSG (s_wait (executor, id, 5000) != NULL, "4 workers ran once");
     usleep (50 * 1000);
     xxl_executor_hold_wakes (executor, 1);
     for (int i = 0; i < 8; i++)
         s_run (executor, 300 + i % 4, "okJobHandler", "", NULL, 0, &ids [i], msg, sizeof msg);
-    CHECK (s_wait (executor, ids [0], 300) == NULL && xxl_executor_active (executor) == 0,
-           "held: no run starts");
+    XXL_CHECK_MSG (s_wait (executor, ids [0], 300) == NULL && xxl_executor_active (executor) == 0,
+                   "held: no run starts");
     xxl_executor_hold_wakes (executor, 0);
     int done = 0;
     for (int i = 0; i < 8; i++) {
         xxl_result_t *result = s_wait (executor, ids [i], 5000);
         done += result && result->code == 200;
     }
-    CHECK (done == 8, "released: all 8 held runs succeed (%d)", done);
+    XXL_CHECK_MSG (done == 8, "released: all 8 held runs succeed (%d)", done);
     //  Not held any more: a run starts at once
-    CHECK (s_run (executor, 300, "okJobHandler", "", NULL, 0, &id, msg, sizeof msg) == 0
-           && s_wait (executor, id, 5000) != NULL, "after the release runs start as queued");
+    XXL_CHECK_MSG (s_run (executor, 300, "okJobHandler", "", NULL, 0, &id, msg, sizeof msg) == 0
+                   && s_wait (executor, id, 5000) != NULL, "after the release runs start as queued");
     xxl_executor_destroy (&executor);
 }
 
@@ -662,7 +657,7 @@ test_journal (void)
     char path [400], msg [256], life [48];
     snprintf (path, sizeof path, "%s/accepted.journal", s_logdir);
     xxl_journal_t *journal = xxl_journal_new (path, 0);
-    CHECK (journal != NULL, "journal");
+    XXL_CHECK_MSG (journal != NULL, "journal");
     if (!journal)
         return;
     snprintf (life, sizeof life, "%s", xxl_journal_life (journal));
@@ -674,39 +669,39 @@ test_journal (void)
     xxl_executor_t *executor = xxl_executor_new (&config, s_handlers);
     //  Outside a hold: journaled at once
     int64_t first;
-    CHECK (s_run (executor, 400, "okJobHandler", "", NULL, 0, &first, msg, sizeof msg) == 0,
-           "run: %s", msg);
-    CHECK (s_wait (executor, first, 5000) != NULL, "it ran");
-    CHECK (s_journaled (path, life, first), "its logId is on disk (open: no result spooled)");
+    XXL_CHECK_MSG (s_run (executor, 400, "okJobHandler", "", NULL, 0, &first, msg, sizeof msg) == 0,
+                   "run: %s", msg);
+    XXL_CHECK_MSG (s_wait (executor, first, 5000) != NULL, "it ran");
+    XXL_CHECK_MSG (s_journaled (path, life, first), "its logId is on disk (open: no result spooled)");
     //  In a hold, the run of a busy worker and of an idle one wait for the
     //  release, which writes their logIds first
     int64_t busy, queued, idle;
     s_run (executor, 401, "sleepInJobHandler", "300", NULL, 0, &busy, msg, sizeof msg);
     s_run (executor, 402, "okJobHandler", "", NULL, 0, &idle, msg, sizeof msg);
-    CHECK (s_wait (executor, idle, 5000) != NULL, "job 402 has an idle worker");
+    XXL_CHECK_MSG (s_wait (executor, idle, 5000) != NULL, "job 402 has an idle worker");
     xxl_executor_hold_wakes (executor, 1);
     s_run (executor, 401, "okJobHandler", "", NULL, 0, &queued, msg, sizeof msg);
-    CHECK (s_run (executor, 402, "okJobHandler", "", NULL, 0, &idle, msg, sizeof msg) == 0,
-           "held run");
+    XXL_CHECK_MSG (s_run (executor, 402, "okJobHandler", "", NULL, 0, &idle, msg, sizeof msg) == 0,
+                   "held run");
     usleep (500 * 1000);                //  the busy worker's run ended
-    CHECK (s_wait (executor, busy, 100) != NULL, "the busy worker's run ended");
-    CHECK (s_wait (executor, queued, 200) == NULL && s_wait (executor, idle, 1) == NULL,
-           "held: neither staged run started");
-    CHECK (!s_journaled (path, life, queued) && !s_journaled (path, life, idle),
-           "held: their logIds are not written yet");
+    XXL_CHECK_MSG (s_wait (executor, busy, 100) != NULL, "the busy worker's run ended");
+    XXL_CHECK_MSG (s_wait (executor, queued, 200) == NULL && s_wait (executor, idle, 1) == NULL,
+                   "held: neither staged run started");
+    XXL_CHECK_MSG (!s_journaled (path, life, queued) && !s_journaled (path, life, idle),
+                   "held: their logIds are not written yet");
     xxl_executor_hold_wakes (executor, 0);
-    CHECK (s_journaled (path, life, queued) && s_journaled (path, life, idle),
-           "released: both logIds written");
-    CHECK (s_wait (executor, queued, 5000) != NULL && s_wait (executor, idle, 5000) != NULL,
-           "released: both ran");
+    XXL_CHECK_MSG (s_journaled (path, life, queued) && s_journaled (path, life, idle),
+                   "released: both logIds written");
+    XXL_CHECK_MSG (s_wait (executor, queued, 5000) != NULL && s_wait (executor, idle, 5000) != NULL,
+                   "released: both ran");
     //  The marker in a run's environment
     int64_t marked;
     s_glue (executor, 403, "GLUE_SHELL", "echo \"marker=$XXL_AGENT_RUN\"", "", 0, &marked,
             msg, sizeof msg);
-    CHECK (s_wait (executor, marked, 5000) != NULL, "marker run ran");
+    XXL_CHECK_MSG (s_wait (executor, marked, 5000) != NULL, "marker run ran");
     char expect [96];
     snprintf (expect, sizeof expect, "marker=%s.%lld", life, (long long) marked);
-    CHECK (s_log_has (marked, expect), "the run's environment has %s", expect);
+    XXL_CHECK_MSG (s_log_has (marked, expect), "the run's environment has %s", expect);
     //  xxl_guard_reap kills a run's processes, found by their marker
     int64_t sleeper;
     s_glue (executor, 404, "GLUE_SHELL", "sleep 30 & sleep 30; wait", "", 0, &sleeper,
@@ -715,9 +710,9 @@ test_journal (void)
     int64_t start = s_now ();
     int killed = xxl_guard_reap (s_match_life, life, 0);
     xxl_result_t *result = s_wait (executor, sleeper, 5000);
-    CHECK (killed >= 1 && result && result->code == 500 && s_now () - start < 3000,
-           "reap killed the marked run (%d, %s)", killed, result? result->msg: "no result");
-    CHECK (xxl_guard_reap (s_match_life, (void *) "1.2", 0) == 0, "another life's: none");
+    XXL_CHECK_MSG (killed >= 1 && result && result->code == 500 && s_now () - start < 3000,
+                   "reap killed the marked run (%d, %s)", killed, result? result->msg: "no result");
+    XXL_CHECK_MSG (xxl_guard_reap (s_match_life, (void *) "1.2", 0) == 0, "another life's: none");
     xxl_executor_destroy (&executor);
     //  Restarted: every logId the journal holds is refused
     journal = (xxl_journal_destroy (&journal), usleep (3000), xxl_journal_new (path, 0));
@@ -727,11 +722,11 @@ test_journal (void)
     trigger.job_id = 400;
     trigger.log_id = first;
     trigger.handler = "okJobHandler";
-    CHECK (xxl_executor_run (executor, &trigger, msg, sizeof msg) == -1
-           && strstr (msg, "already accepted"), "after a restart: %s", msg);
+    XXL_CHECK_MSG (xxl_executor_run (executor, &trigger, msg, sizeof msg) == -1
+                   && strstr (msg, "already accepted"), "after a restart: %s", msg);
     trigger.log_id = idle;
-    CHECK (xxl_executor_run (executor, &trigger, msg, sizeof msg) == -1
-           && strstr (msg, "already accepted"), "a held one too: %s", msg);
+    XXL_CHECK_MSG (xxl_executor_run (executor, &trigger, msg, sizeof msg) == -1
+                   && strstr (msg, "already accepted"), "a held one too: %s", msg);
     xxl_executor_destroy (&executor);
     xxl_journal_destroy (&journal);
     s_stash_clear ();
@@ -760,12 +755,12 @@ test_take_many (void)
     int64_t until = s_now () + 5000;
     while (xxl_executor_pending (executor) > 0 && s_now () < until)
         usleep (5 * 1000);
-    CHECK (accepted == 50 && xxl_executor_pending (executor) == 0, "take_many: 50 serial runs ended");
-    CHECK (s_fd_readable (executor), "take_many: the fd says results wait");
+    XXL_CHECK_MSG (accepted == 50 && xxl_executor_pending (executor) == 0, "take_many: 50 serial runs ended");
+    XXL_CHECK_MSG (s_fd_readable (executor), "take_many: the fd says results wait");
 
     xxl_result_t results [64];
-    CHECK (xxl_executor_take_many (executor, results, 0) == 0, "take_many: max 0 takes none");
-    CHECK (xxl_executor_take_many (NULL, results, 8) == 0
+    XXL_CHECK_MSG (xxl_executor_take_many (executor, results, 0) == 0, "take_many: max 0 takes none");
+    XXL_CHECK_MSG (xxl_executor_take_many (NULL, results, 8) == 0
         && xxl_executor_take_many (executor, NULL, 8) == 0, "take_many: NULL self or array");
     //  Bounded by max, oldest first, each once; the fd stays readable
     //  while results are left
@@ -782,13 +777,13 @@ test_take_many (void)
         if (taken < 50)
             readable_between = readable_between && s_fd_readable (executor);
     }
-    CHECK (taken == 50, "take_many: all 50 taken (%d)", taken);
-    CHECK (bounded, "take_many: never more than max");
-    CHECK (in_order, "take_many: in finish order, each once");
-    CHECK (ok, "take_many: each result intact");
-    CHECK (readable_between, "take_many: fd readable while results are left");
-    CHECK (!s_fd_readable (executor), "take_many: fd quiet once all are taken");
-    CHECK (xxl_executor_take_many (executor, results, 7) == 0, "take_many: none left");
+    XXL_CHECK_MSG (taken == 50, "take_many: all 50 taken (%d)", taken);
+    XXL_CHECK_MSG (bounded, "take_many: never more than max");
+    XXL_CHECK_MSG (in_order, "take_many: in finish order, each once");
+    XXL_CHECK_MSG (ok, "take_many: each result intact");
+    XXL_CHECK_MSG (readable_between, "take_many: fd readable while results are left");
+    XXL_CHECK_MSG (!s_fd_readable (executor), "take_many: fd quiet once all are taken");
+    XXL_CHECK_MSG (xxl_executor_take_many (executor, results, 7) == 0, "take_many: none left");
 
     for (int i = 0; i < 30; i++)
         s_run (executor, 400 + i, "okJobHandler", "", NULL, 0, &spread [i], msg, sizeof msg);
@@ -808,7 +803,7 @@ test_take_many (void)
     int once = others == 0 && total == 30;
     for (int i = 0; i < 30; i++)
         once = once && seen [i] == 1;
-    CHECK (once, "take_many: 30 runs over 30 jobs, each result once (%d taken)", total);
+    XXL_CHECK_MSG (once, "take_many: 30 runs over 30 jobs, each result once (%d taken)", total);
     xxl_executor_destroy (&executor);
 }
 
@@ -821,8 +816,8 @@ test_log_sync (void)
     xxl_executor_t *executor = s_executor (1, 0, 90);
     //  A run that writes nothing for 2 s: its start lines are held in
     //  memory, and log_sync makes them appear in the file while it runs
-    CHECK (s_run (executor, 500, "sleepJobHandler", "2000", NULL, 0, &id, msg, sizeof msg) == 0,
-           "log_sync: sleeper");
+    XXL_CHECK_MSG (s_run (executor, 500, "sleepJobHandler", "2000", NULL, 0, &id, msg, sizeof msg) == 0,
+                   "log_sync: sleeper");
     int64_t start = s_now ();
     int shown = 0;
     while (!shown && s_now () - start < 1500) {
@@ -834,29 +829,29 @@ test_log_sync (void)
         if (!shown)
             usleep (20 * 1000);
     }
-    CHECK (shown, "log_sync: the start lines are in the file while the run runs");
-    CHECK (xxl_executor_running (executor, id) && !s_log_has (id, "execute end"),
-           "log_sync: the run had not ended yet");
-    CHECK (xxl_executor_log_sync (executor, id) == 1, "log_sync: again is harmless");
+    XXL_CHECK_MSG (shown, "log_sync: the start lines are in the file while the run runs");
+    XXL_CHECK_MSG (xxl_executor_running (executor, id) && !s_log_has (id, "execute end"),
+                   "log_sync: the run had not ended yet");
+    XXL_CHECK_MSG (xxl_executor_log_sync (executor, id) == 1, "log_sync: again is harmless");
     xxl_result_t *result = s_wait (executor, id, 5000);
-    CHECK (result && result->code == 200, "log_sync: the run ends ok");
+    XXL_CHECK_MSG (result && result->code == 200, "log_sync: the run ends ok");
     char *content = s_log (id);
     int starts = 0;
     for (const char *p = content; p && (p = strstr (p, "xxl-job job execute start")); p++)
         starts++;
-    CHECK (starts == 1 && content && strstr (content, "handleCode=200")
+    XXL_CHECK_MSG (starts == 1 && content && strstr (content, "handleCode=200")
         && strstr (content, "execute start") < strstr (content, "execute end"),
-           "log_sync: the log holds the start lines once, then the end lines");
+                   "log_sync: the log holds the start lines once, then the end lines");
     free (content);
-    CHECK (xxl_executor_log_sync (executor, id) == 0, "log_sync: a finished run is not running");
+    XXL_CHECK_MSG (xxl_executor_log_sync (executor, id) == 0, "log_sync: a finished run is not running");
 
     //  An unknown logId: 0, and no file made
     int64_t unknown = s_next_log_id++;
-    CHECK (xxl_executor_log_sync (executor, unknown) == 0, "log_sync: unknown logId is not running");
+    XXL_CHECK_MSG (xxl_executor_log_sync (executor, unknown) == 0, "log_sync: unknown logId is not running");
     char *none = s_log (unknown);
-    CHECK (none == NULL, "log_sync: no log file made for an unknown logId");
+    XXL_CHECK_MSG (none == NULL, "log_sync: no log file made for an unknown logId");
     free (none);
-    CHECK (xxl_executor_log_sync (NULL, id) == 0, "log_sync: NULL self");
+    XXL_CHECK_MSG (xxl_executor_log_sync (NULL, id) == 0, "log_sync: NULL self");
     xxl_executor_destroy (&executor);
 }
 
@@ -875,50 +870,50 @@ test_pack (void)
     config.idle_reap_s = 90;
     config.log_pack = 1;
     xxl_executor_t *executor = xxl_executor_new (&config, s_handlers);
-    CHECK (executor, "pack: executor");
+    XXL_CHECK_MSG (executor, "pack: executor");
     if (!executor)
         return;
-    CHECK (s_run (executor, 600, "okJobHandler", "", NULL, 0, &id, msg, sizeof msg) == 0, "pack: ok run");
+    XXL_CHECK_MSG (s_run (executor, 600, "okJobHandler", "", NULL, 0, &id, msg, sizeof msg) == 0, "pack: ok run");
     xxl_result_t *result = s_wait (executor, id, 5000);
-    CHECK (result && result->code == 200, "pack: ok run ends ok");
-    CHECK (s_log_has (id, "xxl-job job execute start") && s_log_has (id, "handleCode=200"),
-           "pack: the taken result's log is readable, start and end lines");
-    CHECK (!s_has_file (id), "pack: no file of its own");
+    XXL_CHECK_MSG (result && result->code == 200, "pack: ok run ends ok");
+    XXL_CHECK_MSG (s_log_has (id, "xxl-job job execute start") && s_log_has (id, "handleCode=200"),
+                   "pack: the taken result's log is readable, start and end lines");
+    XXL_CHECK_MSG (!s_has_file (id), "pack: no file of its own");
     //  A handler's own lines are packed with the run
-    CHECK (s_run (executor, 601, "logJobHandler", "3", NULL, 0, &id, msg, sizeof msg) == 0, "pack: log run");
+    XXL_CHECK_MSG (s_run (executor, 601, "logJobHandler", "3", NULL, 0, &id, msg, sizeof msg) == 0, "pack: log run");
     result = s_wait (executor, id, 5000);
-    CHECK (result && result->code == 200 && s_log_has (id, "log line 3") && !s_has_file (id),
-           "pack: the handler's lines are in the pack");
+    XXL_CHECK_MSG (result && result->code == 200 && s_log_has (id, "log line 3") && !s_has_file (id),
+                   "pack: the handler's lines are in the pack");
     char *content = s_log (id);
-    CHECK (content && strstr (content, "execute start") < strstr (content, "log line 1")
-                   && strstr (content, "log line 3") < strstr (content, "execute end"),
-           "pack: lines in order");
+    XXL_CHECK_MSG (content && strstr (content, "execute start") < strstr (content, "log line 1")
+                           && strstr (content, "log line 3") < strstr (content, "execute end"),
+                   "pack: lines in order");
     free (content);
     //  Over 64 KB: a file of its own, with every line
-    CHECK (s_run (executor, 602, "logJobHandler", "3000", NULL, 0, &id, msg, sizeof msg) == 0, "pack: long log run");
+    XXL_CHECK_MSG (s_run (executor, 602, "logJobHandler", "3000", NULL, 0, &id, msg, sizeof msg) == 0, "pack: long log run");
     result = s_wait (executor, id, 10000);
-    CHECK (result && result->code == 200 && s_has_file (id)
+    XXL_CHECK_MSG (result && result->code == 200 && s_has_file (id)
         && s_log_has (id, "log line 1\n") && s_log_has (id, "log line 3000")
         && s_log_has (id, "handleCode=200"), "pack: a log over 64 KB gets its own file, whole");
     //  Read while it runs: the file is made then, and keeps the rest
-    CHECK (s_run (executor, 603, "sleepJobHandler", "500", NULL, 0, &id, msg, sizeof msg) == 0, "pack: sleeper");
+    XXL_CHECK_MSG (s_run (executor, 603, "sleepJobHandler", "500", NULL, 0, &id, msg, sizeof msg) == 0, "pack: sleeper");
     int64_t start = s_now ();
     while (!s_has_file (id) && s_now () - start < 3000) {
         xxl_executor_log_sync (executor, id);
         usleep (10 * 1000);
     }
     result = s_wait (executor, id, 5000);
-    CHECK (result && result->code == 200 && s_has_file (id) && s_log_has (id, "execute start")
+    XXL_CHECK_MSG (result && result->code == 200 && s_has_file (id) && s_log_has (id, "execute start")
         && s_log_has (id, "handleCode=200"), "pack: a log read while running gets its own file");
     //  Isolated runs write their own file as before
     xxl_executor_destroy (&executor);
     config.in_process = 0;
     executor = xxl_executor_new (&config, s_handlers);
-    CHECK (executor && s_run (executor, 605, "okJobHandler", "", NULL, 0, &id, msg, sizeof msg) == 0,
-           "pack: isolated run");
+    XXL_CHECK_MSG (executor && s_run (executor, 605, "okJobHandler", "", NULL, 0, &id, msg, sizeof msg) == 0,
+                   "pack: isolated run");
     result = s_wait (executor, id, 5000);
-    CHECK (result && result->code == 200 && s_has_file (id) && s_log_has (id, "handleCode=200"),
-           "pack: an isolated run has its own file");
+    XXL_CHECK_MSG (result && result->code == 200 && s_has_file (id) && s_log_has (id, "handleCode=200"),
+                   "pack: an isolated run has its own file");
     xxl_executor_destroy (&executor);
 }
 
@@ -963,7 +958,7 @@ test_pool_fifo (void)
         for (int job = 0; job < 20; job++)
             accepted += s_run (executor, 400 + job, "sleepJobHandler", "2", NULL, 0,
                                &id, msg, sizeof msg) == 0;
-    CHECK (accepted == 100, "100 runs accepted (%d): the waiting bound off (< 0)", accepted);
+    XXL_CHECK_MSG (accepted == 100, "100 runs accepted (%d): the waiting bound off (< 0)", accepted);
     int64_t last [20] = { 0 };
     int done = 0, in_order = 1;
     int64_t until = s_now () + 60000;
@@ -984,9 +979,9 @@ test_pool_fifo (void)
     }
     size_t peak = 0;
     xxl_executor_threads (executor, &peak);
-    CHECK (done == 100, "all 100 ran (%d)", done);
-    CHECK (in_order, "each job's runs ended in the order they were queued");
-    CHECK (peak <= 2, "at most 2 pool threads (peak %zu)", peak);
+    XXL_CHECK_MSG (done == 100, "all 100 ran (%d)", done);
+    XXL_CHECK_MSG (in_order, "each job's runs ended in the order they were queued");
+    XXL_CHECK_MSG (peak <= 2, "at most 2 pool threads (peak %zu)", peak);
     xxl_executor_destroy (&executor);
 }
 
@@ -1001,38 +996,38 @@ test_pool_busy (void)
     xxl_executor_t *executor = s_executor_pool (2, 1);
     char msg [256];
     int64_t a, b, c, d, a2;
-    CHECK (s_run (executor, 500, "sleepJobHandler", "20000", NULL, 0, &a, msg, sizeof msg) == 0, "job 500 runs");
-    CHECK (s_run (executor, 501, "sleepJobHandler", "20000", NULL, 0, &b, msg, sizeof msg) == 0, "job 501 runs");
-    CHECK (s_wait_active (executor, 2, 10000), "both threads in a run");
-    CHECK (!xxl_executor_full (executor, NULL, 0), "not full yet (nothing waits)");
-    CHECK (s_run (executor, 502, "sleepJobHandler", "1", NULL, 0, &c, msg, sizeof msg) == 0,
-           "job 502 accepted: it waits for a thread (%s)", msg);
-    CHECK (xxl_executor_full (executor, NULL, 0), "full: 1 run waits, waiting_max 1");
-    CHECK (s_run (executor, 503, "sleepJobHandler", "1", NULL, 0, &d, msg, sizeof msg) == -1
+    XXL_CHECK_MSG (s_run (executor, 500, "sleepJobHandler", "20000", NULL, 0, &a, msg, sizeof msg) == 0, "job 500 runs");
+    XXL_CHECK_MSG (s_run (executor, 501, "sleepJobHandler", "20000", NULL, 0, &b, msg, sizeof msg) == 0, "job 501 runs");
+    XXL_CHECK_MSG (s_wait_active (executor, 2, 10000), "both threads in a run");
+    XXL_CHECK_MSG (!xxl_executor_full (executor, NULL, 0), "not full yet (nothing waits)");
+    XXL_CHECK_MSG (s_run (executor, 502, "sleepJobHandler", "1", NULL, 0, &c, msg, sizeof msg) == 0,
+                   "job 502 accepted: it waits for a thread (%s)", msg);
+    XXL_CHECK_MSG (xxl_executor_full (executor, NULL, 0), "full: 1 run waits, waiting_max 1");
+    XXL_CHECK_MSG (s_run (executor, 503, "sleepJobHandler", "1", NULL, 0, &d, msg, sizeof msg) == -1
         && strncmp (msg, XXL_EXECUTOR_BUSY_PREFIX, strlen (XXL_EXECUTOR_BUSY_PREFIX)) == 0,
-           "job 503 refused busy (%s)", msg);
-    CHECK (!xxl_executor_running (executor, d) && !xxl_executor_busy (executor, 503),
-           "the refused run was not taken");
-    CHECK (s_run (executor, 500, "sleepJobHandler", "1", NULL, 0, &a2, msg, sizeof msg) == 0,
-           "job 500's next run queues behind its running one (%s)", msg);
+                   "job 503 refused busy (%s)", msg);
+    XXL_CHECK_MSG (!xxl_executor_running (executor, d) && !xxl_executor_busy (executor, 503),
+                   "the refused run was not taken");
+    XXL_CHECK_MSG (s_run (executor, 500, "sleepJobHandler", "1", NULL, 0, &a2, msg, sizeof msg) == 0,
+                   "job 500's next run queues behind its running one (%s)", msg);
     //  Free the threads: the waiting run runs, then the refused logId is taken
-    CHECK (xxl_executor_kill (executor, 501, "test") == 0, "kill job 501");
+    XXL_CHECK_MSG (xxl_executor_kill (executor, 501, "test") == 0, "kill job 501");
     xxl_result_t *result = s_wait (executor, c, 10000);
-    CHECK (result && result->code == 200, "the waiting run ran once a thread was free");
+    XXL_CHECK_MSG (result && result->code == 200, "the waiting run ran once a thread was free");
     xxl_trigger_t trigger = { 0 };
     trigger.job_id = 503;
     trigger.log_id = d;
     trigger.log_date_time = (int64_t) time (NULL) * 1000;
     trigger.handler = "sleepJobHandler";
     trigger.params = "1";
-    CHECK (xxl_executor_run (executor, &trigger, msg, sizeof msg) == 0,
-           "the refused logId is accepted when sent again (%s)", msg);
+    XXL_CHECK_MSG (xxl_executor_run (executor, &trigger, msg, sizeof msg) == 0,
+                   "the refused logId is accepted when sent again (%s)", msg);
     result = s_wait (executor, d, 10000);
-    CHECK (result && result->code == 200, "and runs");
-    CHECK (xxl_executor_kill (executor, 500, "test") == 0, "kill job 500");
+    XXL_CHECK_MSG (result && result->code == 200, "and runs");
+    XXL_CHECK_MSG (xxl_executor_kill (executor, 500, "test") == 0, "kill job 500");
     result = s_wait (executor, a2, 10000);
-    CHECK (result && result->code == 500 && s_msg_has (result, "in the job queue"),
-           "its queued run fails as killed in the queue");
+    XXL_CHECK_MSG (result && result->code == 500 && s_msg_has (result, "in the job queue"),
+                   "its queued run fails as killed in the queue");
     xxl_executor_destroy (&executor);
 }
 
@@ -1065,8 +1060,8 @@ test_scale (const char *handler, int count, int ms)
         usleep (10 * 1000);
     }
     int64_t took = s_now () - start;
-    CHECK (accepted == count && done == count, "%s: %d accepted, %d succeeded of %d", handler, accepted, done, count);
-    CHECK (max_active >= (size_t) count * 9 / 10, "%s: %zu at once", handler, max_active);
+    XXL_CHECK_MSG (accepted == count && done == count, "%s: %d accepted, %d succeeded of %d", handler, accepted, done, count);
+    XXL_CHECK_MSG (max_active >= (size_t) count * 9 / 10, "%s: %zu at once", handler, max_active);
     printf ("  %d sleeping runs (%s, %d ms): queued in %lld ms, all done in %lld ms, %zu at once\n",
             count, handler, ms, (long long) queued, (long long) took, max_active);
     xxl_executor_destroy (&executor);
@@ -1109,48 +1104,18 @@ s_bench (const char *label, int in_process, int allow_glue, const char *handler,
     xxl_executor_destroy (&executor);
 }
 
-static int
-s_remove_tree (const char *path)
-{
-    char command [512];
-    snprintf (command, sizeof command, "rm -rf '%s'", path);
-    return system (command);
-}
-
 int
 main (void)
 {
-    setvbuf (stdout, NULL, _IOLBF, 0);
-    zsys_init ();
-    zsys_set_logstream (NULL);
-    const char *plugins = getenv ("XXL_TEST_PLUGINS");
-    if (!plugins)
-        plugins = "tests/plugins";
-    if (!getenv ("XXL_RUNNER")) {
-        if (access ("./xxl-runner", X_OK) == 0)
-            setenv ("XXL_RUNNER", "./xxl-runner", 1);
-        else
-            setenv ("XXL_RUNNER", "../agent/xxl-runner", 1);
-    }
-    const char *tmp = getenv ("TMPDIR")? getenv ("TMPDIR"): "/tmp";
-    snprintf (s_logdir, sizeof s_logdir, "%s/xxl-test-executor-XXXXXX", tmp);
-    if (!mkdtemp (s_logdir)) {
-        printf ("cannot create temp folder\n0 passed, 1 failed\n");
-        return 1;
-    }
-    //  Load test_handlers.so alone (the plugins folder also holds bad ones)
-    char plugin_dir [300], command [1024];
-    snprintf (plugin_dir, sizeof plugin_dir, "%s/plugins", s_logdir);
-    snprintf (command, sizeof command, "mkdir -p '%s' && cp '%s/test_handlers.so' '%s/'",
-              plugin_dir, plugins, plugin_dir);
-    if (system (command))
-        printf ("cannot copy %s/test_handlers.so\n", plugins);
-    s_handlers = xxl_handlers_new (plugin_dir);
-    CHECK (s_handlers && xxl_handlers_exists (s_handlers, "okJobHandler"),
-           "test handlers loaded from %s", plugins);
+    if (xxl_test_agent_start (s_logdir, sizeof s_logdir, "executor"))
+        return xxl_test_done ();
+    const char *plugins = xxl_test_agent_plugins ();
+    s_handlers = xxl_test_agent_handlers (s_logdir, plugins);
+    XXL_CHECK_MSG (s_handlers && xxl_handlers_exists (s_handlers, "okJobHandler"),
+                   "test handlers loaded from %s", plugins);
     if (s_handlers && xxl_handlers_exists (s_handlers, "okJobHandler")) {
         xxl_executor_t *executor = s_executor (0, 0, 90);
-        CHECK (executor != NULL, "executor");
+        XXL_CHECK_MSG (executor != NULL, "executor");
         test_bean (executor, "isolated");
         test_isolation (executor);
         test_queues (executor, "sleepJobHandler");
@@ -1186,7 +1151,6 @@ main (void)
     }
     s_stash_clear ();
     xxl_handlers_destroy (&s_handlers);
-    s_remove_tree (s_logdir);
-    printf ("%d passed, %d failed\n", s_passed, s_failed);
-    return s_failed? 1: 0;
+    xxl_test_rmtree (s_logdir);
+    return xxl_test_done ();
 }

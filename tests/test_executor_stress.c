@@ -43,12 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int s_passed = 0, s_failed = 0;
-
-#define CHECK(cond, ...) do { \
-    if (cond) s_passed++; \
-    else { s_failed++; printf ("FAIL %s:%d: ", __FILE__, __LINE__); printf (__VA_ARGS__); printf ("\n"); } \
-} while (0)
+#include "xxl_test_agent.h"
 
 //  Stop at the first few failures' worth of detail
 #define MAX_REPORTS     20
@@ -246,7 +241,7 @@ s_check_result (const xxl_result_t *result)
 {
     int64_t index = result->log_id - s_log_base;
     if (index < 0 || index >= s_next_log) {
-        s_failed++;
+        xxl_test_failed++;
         if (s_reports++ < MAX_REPORTS)
             printf ("FAIL: result for a logId never accepted: %" PRId64 " %d %s\n",
                     result->log_id, result->code, result->msg? result->msg: "");
@@ -254,7 +249,7 @@ s_check_result (const xxl_result_t *result)
     }
     run_rec_t *rec = &s_runs [index];
     if (rec->done) {
-        s_failed++;
+        xxl_test_failed++;
         if (s_reports++ < MAX_REPORTS)
             printf ("FAIL: second result for logId %" PRId64 ": %d %s\n",
                     result->log_id, result->code, result->msg? result->msg: "");
@@ -280,7 +275,7 @@ s_check_result (const xxl_result_t *result)
         ok = strstr (msg, "stress stop [job running, killed]")
           || strstr (msg, "stress stop [job not executed, in the job queue, killed.]");
     if (!ok) {
-        s_failed++;
+        xxl_test_failed++;
         if (s_reports++ < MAX_REPORTS)
             printf ("FAIL: logId %" PRId64 " (job %" PRId64 ", %s%s) ended %d \"%s\" after"
                     " %" PRId64 " ms\n", result->log_id, rec->job_id, s_kind_names [rec->kind],
@@ -292,7 +287,7 @@ s_check_result (const xxl_result_t *result)
         //  A job's undisturbed runs end in the order they were queued (a
         //  stop fails the queued ones before the running one ends)
         if (job->last_done > result->log_id) {
-            s_failed++;
+            xxl_test_failed++;
             if (s_reports++ < MAX_REPORTS)
                 printf ("FAIL: job %" PRId64 ": logId %" PRId64 " ended after %" PRId64 "\n",
                         rec->job_id, job->last_done, result->log_id);
@@ -364,8 +359,8 @@ s_settle (xxl_executor_t *executor, const char *label)
         s_pump (executor, 100);
         if (s_now () - s_last_result_ms > 15000) {
             s_dump (executor, label);
-            CHECK (0, "%s: no result for 15 s, %" PRId64 " run(s) outstanding", label,
-                   s_outstanding);
+            XXL_CHECK_MSG (0, "%s: no result for 15 s, %" PRId64 " run(s) outstanding", label,
+                           s_outstanding);
             return -1;
         }
     }
@@ -381,7 +376,7 @@ s_probe (xxl_executor_t *executor, int64_t job_id, const char *what)
     int64_t index = s_next_log;
     int64_t start = s_now ();
     if (s_trigger (executor, job_id, KIND_EMPTY, NULL, msg, sizeof msg)) {
-        CHECK (0, "probe (%s) on job %" PRId64 " refused: %s", what, job_id, msg);
+        XXL_CHECK_MSG (0, "probe (%s) on job %" PRId64 " refused: %s", what, job_id, msg);
         return;
     }
     while (!s_runs [index].done && s_now () - start < 3000)
@@ -389,8 +384,8 @@ s_probe (xxl_executor_t *executor, int64_t job_id, const char *what)
     int64_t took = s_runs [index].done? s_runs [index].done_ms - start: -1;
     if (!s_runs [index].done)
         s_dump (executor, "probe not started");
-    CHECK (s_runs [index].done, "probe (%s) on job %" PRId64 " ended within 3 s (%" PRId64
-           " ms)", what, job_id, took);
+    XXL_CHECK_MSG (s_runs [index].done, "probe (%s) on job %" PRId64 " ended within 3 s (%" PRId64
+                   " ms)", what, job_id, took);
 }
 
 //  ---------------------------------------------------------------------
@@ -452,8 +447,8 @@ s_burst (xxl_executor_t *executor, int count, int jobs, int processes)
         if (s_trigger (executor, job_id, kind, s_pick_strategy (), msg, sizeof msg)
         &&  !strstr (msg, "Discard Later") && strncmp (msg, XXL_EXECUTOR_BUSY_PREFIX,
                                                        strlen (XXL_EXECUTOR_BUSY_PREFIX)))
-            CHECK (0, "run refused for a reason other than the strategy or back-pressure: %s",
-                   msg);
+            XXL_CHECK_MSG (0, "run refused for a reason other than the strategy or back-pressure: %s",
+                           msg);
         if (s_rand (40) == 0) {
             int64_t victim = JOB_BASE + s_rand ((uint32_t) jobs);
             if (xxl_executor_kill (executor, victim, "stress kill") == 0)
@@ -482,14 +477,14 @@ s_after_timeout (xxl_executor_t *executor, int64_t job_id, int kind)
     char msg [256];
     int64_t index = s_next_log;
     if (s_trigger (executor, job_id, kind, NULL, msg, sizeof msg)) {
-        CHECK (0, "timeout run refused: %s", msg);
+        XXL_CHECK_MSG (0, "timeout run refused: %s", msg);
         return;
     }
     int64_t until = s_now () + 10000;
     while (!s_runs [index].done && s_now () < until)
         s_pump (executor, 10);
-    CHECK (s_runs [index].done && s_runs [index].code == 502, "%s run timed out (%d)",
-           s_kind_names [kind], s_runs [index].code);
+    XXL_CHECK_MSG (s_runs [index].done && s_runs [index].code == 502, "%s run timed out (%d)",
+                   s_kind_names [kind], s_runs [index].code);
     s_probe (executor, job_id + 1, "after a timeout");
 }
 
@@ -528,8 +523,8 @@ s_hogs (xxl_executor_t *executor)
         s_dump (executor, "probe not started");
     else
         printf ("    probe among %d hogs: %" PRId64 " ms\n", hogs, s_runs [index].done_ms - start);
-    CHECK (done && s_runs [index].done_ms - start <= 3000, "probe among %d hogs ended within"
-           " 3 s (%" PRId64 " ms)", hogs, done? s_runs [index].done_ms - start: -1);
+    XXL_CHECK_MSG (done && s_runs [index].done_ms - start <= 3000, "probe among %d hogs ended within"
+                   " 3 s (%" PRId64 " ms)", hogs, done? s_runs [index].done_ms - start: -1);
 }
 
 static void
@@ -548,7 +543,7 @@ s_round (int round, int64_t end_ms)
     config.waiting_max = waiting_max;
     config.log_pack = s_rand (2);
     xxl_executor_t *executor = xxl_executor_new (&config, s_handlers);
-    CHECK (executor != NULL, "executor");
+    XXL_CHECK_MSG (executor != NULL, "executor");
     if (!executor)
         return;
     for (int i = 0; i < JOBS_MAX; i++)
@@ -601,7 +596,7 @@ s_round (int round, int64_t end_ms)
         if (s_settle (executor, "after probes"))
             break;
     }
-    if (s_rand (3) == 0 && !s_failed) {
+    if (s_rand (3) == 0 && !xxl_test_failed) {
         //  Stopped under load: every accepted run still gets its result
         //  (the running ones killed, the queued ones failed), taken after
         //  the stop
@@ -613,24 +608,23 @@ s_round (int round, int64_t end_ms)
         printf ("    stopped under load in %" PRId64 " ms\n", s_now () - start);
         if (s_outstanding)
             s_dump (executor, "after stop");
-        CHECK (s_outstanding == 0, "stop: every accepted run got its result (%" PRId64
-               " outstanding)", s_outstanding);
+        XXL_CHECK_MSG (s_outstanding == 0, "stop: every accepted run got its result (%" PRId64
+                       " outstanding)", s_outstanding);
         s_stopping = 0;
     }
     xxl_executor_destroy (&executor);
     printf ("    %" PRId64 " runs accepted\n", s_next_log);
     //  Whatever a stop failed is taken by nobody: everything ended before
-    CHECK (s_outstanding == 0, "round %d: every accepted run got its result (%" PRId64
-           " outstanding)", round, s_outstanding);
+    XXL_CHECK_MSG (s_outstanding == 0, "round %d: every accepted run got its result (%" PRId64
+                   " outstanding)", round, s_outstanding);
     s_outstanding = 0;
 }
 
 int
 main (void)
 {
-    setvbuf (stdout, NULL, _IOLBF, 0);
-    zsys_init ();
-    zsys_set_logstream (NULL);
+    if (xxl_test_agent_start (s_logdir, sizeof s_logdir, "stress"))
+        return xxl_test_done ();
     uint64_t seed = getenv ("XXL_STRESS_SEED")
                   ? strtoull (getenv ("XXL_STRESS_SEED"), NULL, 10)
                   : (uint64_t) time (NULL) ^ ((uint64_t) getpid () << 20);
@@ -640,30 +634,14 @@ main (void)
     int seconds = getenv ("XXL_STRESS_SECONDS")? atoi (getenv ("XXL_STRESS_SECONDS")): 20;
     printf ("test_executor_stress: seed %" PRIu64 " (XXL_STRESS_SEED=%" PRIu64 " replays),"
             " %d s\n", seed, seed, seconds);
-    const char *plugins = getenv ("XXL_TEST_PLUGINS")? getenv ("XXL_TEST_PLUGINS"): "tests/plugins";
-    if (!getenv ("XXL_RUNNER"))
-        setenv ("XXL_RUNNER", access ("./xxl-runner", X_OK) == 0? "./xxl-runner":
-                                                                  "../agent/xxl-runner", 1);
-    const char *tmp = getenv ("TMPDIR")? getenv ("TMPDIR"): "/tmp";
-    snprintf (s_logdir, sizeof s_logdir, "%s/xxl-test-stress-XXXXXX", tmp);
-    if (!mkdtemp (s_logdir)) {
-        printf ("cannot create temp folder\n0 passed, 1 failed\n");
-        return 1;
-    }
-    //  test_handlers.so alone (its folder also holds plugins that fail)
-    char plugin_dir [300], command [1024];
-    snprintf (plugin_dir, sizeof plugin_dir, "%s/plugins", s_logdir);
-    snprintf (command, sizeof command, "mkdir -p '%s' && cp '%s/test_handlers.so' '%s/'",
-              plugin_dir, plugins, plugin_dir);
-    if (system (command))
-        printf ("cannot copy %s/test_handlers.so\n", plugins);
-    s_handlers = xxl_handlers_new (plugin_dir);
+    const char *plugins = xxl_test_agent_plugins ();
+    s_handlers = xxl_test_agent_handlers (s_logdir, plugins);
     s_runs = (run_rec_t *) calloc (RUNS_MAX, sizeof (run_rec_t));
-    CHECK (s_handlers && xxl_handlers_exists (s_handlers, "sleepInJobHandler") && s_runs,
-           "test handlers loaded from %s", plugins);
+    XXL_CHECK_MSG (s_handlers && xxl_handlers_exists (s_handlers, "sleepInJobHandler") && s_runs,
+                   "test handlers loaded from %s", plugins);
     if (s_handlers && s_runs && xxl_handlers_exists (s_handlers, "sleepInJobHandler")) {
         int64_t end = s_now () + (int64_t) seconds * 1000;
-        for (int round = 1; s_now () < end && !s_failed; round++) {
+        for (int round = 1; s_now () < end && !xxl_test_failed; round++) {
             s_round (round, end);
             //  Next round's logIds are new (a new executor remembers none)
             s_log_base += s_next_log;
@@ -675,9 +653,7 @@ main (void)
     }
     xxl_handlers_destroy (&s_handlers);
     free (s_runs);
-    snprintf (command, sizeof command, "rm -rf '%s'", s_logdir);
-    if (system (command))
+    if (xxl_test_rmtree (s_logdir))
         printf ("cannot remove %s\n", s_logdir);
-    printf ("%d passed, %d failed\n", s_passed, s_failed);
-    return s_failed? 1: 0;
+    return xxl_test_done ();
 }

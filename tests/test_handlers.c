@@ -29,12 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int s_passed = 0, s_failed = 0;
-
-#define CHECK(cond, ...) do { \
-    if (cond) s_passed++; \
-    else { s_failed++; printf ("FAIL %s:%d: ", __FILE__, __LINE__); printf (__VA_ARGS__); printf ("\n"); } \
-} while (0)
+#include "xxl_test_agent.h"
 
 static const char *s_plugins;
 static char s_dir [256];
@@ -204,19 +199,9 @@ s_wait_result (xxl_executor_t *executor, int64_t log_id, xxl_result_t *result, i
 int
 main (void)
 {
-    setvbuf (stdout, NULL, _IOLBF, 0);
-    zsys_init ();
-    s_plugins = getenv ("XXL_TEST_PLUGINS");
-    if (!s_plugins)
-        s_plugins = "tests/plugins";
-    if (!getenv ("XXL_RUNNER"))
-        setenv ("XXL_RUNNER", access ("./xxl-runner", X_OK) == 0? "./xxl-runner": "../agent/xxl-runner", 1);
-    const char *tmp = getenv ("TMPDIR")? getenv ("TMPDIR"): "/tmp";
-    snprintf (s_dir, sizeof s_dir, "%s/xxl-test-handlers-XXXXXX", tmp);
-    if (!mkdtemp (s_dir)) {
-        printf ("cannot create temp folder\n0 passed, 1 failed\n");
-        return 1;
-    }
+    if (xxl_test_agent_start (s_dir, sizeof s_dir, "handlers"))
+        return xxl_test_done ();
+    s_plugins = xxl_test_agent_plugins ();
     char logpath [512];
     snprintf (logpath, sizeof logpath, "%s.log", s_dir);
     FILE *logfile = fopen (logpath, "w");
@@ -226,16 +211,16 @@ main (void)
 
     //  No folder, missing folder
     xxl_handlers_t *handlers = xxl_handlers_new (NULL);
-    CHECK (handlers && xxl_handlers_size (handlers) == 0, "NULL folder: empty set");
+    XXL_CHECK_MSG (handlers && xxl_handlers_size (handlers) == 0, "NULL folder: empty set");
     char *names = xxl_handlers_names (handlers);
-    CHECK (names && streq (names, ""), "no names");
+    XXL_CHECK_MSG (names && streq (names, ""), "no names");
     free (names);
-    CHECK (xxl_handlers_watch_fd (handlers) == -1, "no watch fd");
-    CHECK (xxl_handlers_rescan (handlers) == -1, "no rescan without folder");
+    XXL_CHECK_MSG (xxl_handlers_watch_fd (handlers) == -1, "no watch fd");
+    XXL_CHECK_MSG (xxl_handlers_rescan (handlers) == -1, "no rescan without folder");
     xxl_handlers_destroy (&handlers);
-    CHECK (handlers == NULL, "destroy nulls");
+    XXL_CHECK_MSG (handlers == NULL, "destroy nulls");
     handlers = xxl_handlers_new ("/nonexistent/xxl/plugins");
-    CHECK (handlers && xxl_handlers_size (handlers) == 0, "missing folder: empty set");
+    XXL_CHECK_MSG (handlers && xxl_handlers_size (handlers) == 0, "missing folder: empty set");
     xxl_handlers_destroy (&handlers);
 
     //  A folder of good and bad plugins
@@ -246,58 +231,50 @@ main (void)
     s_install ("init_fail.so", "e_init_fail.so");
     char path [512];
     snprintf (path, sizeof path, "%s/f_junk.so", s_dir);
-    FILE *junk = fopen (path, "w");
-    if (junk) {
-        fputs ("not an ELF file\n", junk);
-        fclose (junk);
-    }
+    xxl_test_write (path, "not an ELF file\n");
     snprintf (path, sizeof path, "%s/readme.txt", s_dir);
-    junk = fopen (path, "w");
-    if (junk) {
-        fputs ("ignored\n", junk);
-        fclose (junk);
-    }
+    xxl_test_write (path, "ignored\n");
     handlers = xxl_handlers_new (s_dir);
-    CHECK (handlers != NULL, "new with bad plugins");
-    CHECK (xxl_handlers_exists (handlers, "okJobHandler"), "okJobHandler loaded");
-    CHECK (xxl_handlers_exists (handlers, "dupOnlyJobHandler"), "duplicate plugin's other handler loaded");
-    CHECK (!xxl_handlers_exists (handlers, "badAbiJobHandler"), "bad ABI refused");
-    CHECK (!xxl_handlers_exists (handlers, "initFailJobHandler"), "init failure refused");
-    CHECK (xxl_handlers_size (handlers) == 13, "13 handlers (%zu)", xxl_handlers_size (handlers));
+    XXL_CHECK_MSG (handlers != NULL, "new with bad plugins");
+    XXL_CHECK_MSG (xxl_handlers_exists (handlers, "okJobHandler"), "okJobHandler loaded");
+    XXL_CHECK_MSG (xxl_handlers_exists (handlers, "dupOnlyJobHandler"), "duplicate plugin's other handler loaded");
+    XXL_CHECK_MSG (!xxl_handlers_exists (handlers, "badAbiJobHandler"), "bad ABI refused");
+    XXL_CHECK_MSG (!xxl_handlers_exists (handlers, "initFailJobHandler"), "init failure refused");
+    XXL_CHECK_MSG (xxl_handlers_size (handlers) == 13, "13 handlers (%zu)", xxl_handlers_size (handlers));
     names = xxl_handlers_names (handlers);
-    CHECK (names && strncmp (names, "crashJobHandler,dupOnlyJobHandler,emptyInJobHandler,", 52) == 0,
-           "sorted names: %s", names? names: "");
+    XXL_CHECK_MSG (names && strncmp (names, "crashJobHandler,dupOnlyJobHandler,emptyInJobHandler,", 52) == 0,
+                   "sorted names: %s", names? names: "");
     free (names);
     xxl_handler_ref_t ref;
-    CHECK (xxl_handlers_acquire (handlers, "okJobHandler", &ref) == 0, "acquire");
-    CHECK (strstr (ref.plugin_path, "a_test.so") && streq (s_call (&ref), "200 ok"),
-           "first loaded keeps the name");
-    CHECK (ref.plugin_fd >= 0, "plugin fd for runners");
+    XXL_CHECK_MSG (xxl_handlers_acquire (handlers, "okJobHandler", &ref) == 0, "acquire");
+    XXL_CHECK_MSG (strstr (ref.plugin_path, "a_test.so") && streq (s_call (&ref), "200 ok"),
+                   "first loaded keeps the name");
+    XXL_CHECK_MSG (ref.plugin_fd >= 0, "plugin fd for runners");
     xxl_handlers_release (&ref);
-    CHECK (ref.plugin == NULL, "release zeroes the ref");
+    XXL_CHECK_MSG (ref.plugin == NULL, "release zeroes the ref");
     xxl_handlers_release (&ref);                //  no-op
-    CHECK (xxl_handlers_acquire (handlers, "nope", &ref) == -1, "acquire unknown -1");
+    XXL_CHECK_MSG (xxl_handlers_acquire (handlers, "nope", &ref) == -1, "acquire unknown -1");
     fflush (logfile);
     char *log = s_slurp (logpath);
-    CHECK (strstr (log, "ABI version mismatch"), "log: ABI version mismatch");
-    CHECK (strstr (log, "missing symbol xxl_handler_plugin"), "log: missing symbol");
-    CHECK (strstr (log, "duplicate handler name 'okJobHandler'"), "log: duplicate name");
-    CHECK (strstr (log, "init failed: no database here"), "log: init failure");
-    CHECK (strstr (log, "f_junk.so: dlopen failed"), "log: dlopen error");
+    XXL_CHECK_MSG (strstr (log, "ABI version mismatch"), "log: ABI version mismatch");
+    XXL_CHECK_MSG (strstr (log, "missing symbol xxl_handler_plugin"), "log: missing symbol");
+    XXL_CHECK_MSG (strstr (log, "duplicate handler name 'okJobHandler'"), "log: duplicate name");
+    XXL_CHECK_MSG (strstr (log, "init failed: no database here"), "log: init failure");
+    XXL_CHECK_MSG (strstr (log, "f_junk.so: dlopen failed"), "log: dlopen error");
     free (log);
 
     //  Nothing changed: rescan loads nothing, and does not retry bad files
-    CHECK (xxl_handlers_rescan (handlers) == 0, "rescan without changes");
+    XXL_CHECK_MSG (xxl_handlers_rescan (handlers) == 0, "rescan without changes");
 
     //  Hot reload
     int watch = xxl_handlers_watch_fd (handlers);
-    CHECK (watch >= 0, "watch fd");
+    XXL_CHECK_MSG (watch >= 0, "watch fd");
     s_install ("reload_v1.so", "reload.so");
-    CHECK (s_wait_readable (watch, 2000), "inotify saw the new plugin");
-    CHECK (xxl_handlers_rescan (handlers) == 1, "rescan loads it");
-    CHECK (!s_wait_readable (watch, 0), "rescan drained the watch fd");
+    XXL_CHECK_MSG (s_wait_readable (watch, 2000), "inotify saw the new plugin");
+    XXL_CHECK_MSG (xxl_handlers_rescan (handlers) == 1, "rescan loads it");
+    XXL_CHECK_MSG (!s_wait_readable (watch, 0), "rescan drained the watch fd");
     xxl_handler_ref_t v1;
-    CHECK (xxl_handlers_acquire (handlers, "versionJobHandler", &v1) == 0
+    XXL_CHECK_MSG (xxl_handlers_acquire (handlers, "versionJobHandler", &v1) == 0
         && streq (s_call (&v1), "200 v1"), "v1 loaded");
 
     //  A run in flight in an isolated runner keeps v1 too
@@ -312,52 +289,52 @@ main (void)
     trigger.handler = "versionIsoJobHandler";
     trigger.params = "700";
     char msg [256];
-    CHECK (xxl_executor_run (executor, &trigger, msg, sizeof msg) == 0, "isolated v1 run");
+    XXL_CHECK_MSG (xxl_executor_run (executor, &trigger, msg, sizeof msg) == 0, "isolated v1 run");
     trigger.job_id = 2;
     trigger.log_id = 2;
     trigger.handler = "versionSleepJobHandler";
-    CHECK (xxl_executor_run (executor, &trigger, msg, sizeof msg) == 0, "in-process v1 run");
+    XXL_CHECK_MSG (xxl_executor_run (executor, &trigger, msg, sizeof msg) == 0, "in-process v1 run");
     usleep (200 * 1000);
 
     s_install ("reload_v2.so", "reload.so");
-    CHECK (s_wait_readable (watch, 2000), "inotify saw the replacement");
-    CHECK (xxl_handlers_rescan (handlers) == 2, "rescan unloads v1 and loads v2");
+    XXL_CHECK_MSG (s_wait_readable (watch, 2000), "inotify saw the replacement");
+    XXL_CHECK_MSG (xxl_handlers_rescan (handlers) == 2, "rescan unloads v1 and loads v2");
     xxl_handler_ref_t v2;
-    CHECK (xxl_handlers_acquire (handlers, "versionJobHandler", &v2) == 0
+    XXL_CHECK_MSG (xxl_handlers_acquire (handlers, "versionJobHandler", &v2) == 0
         && streq (s_call (&v2), "200 v2"), "v2 loaded");
-    CHECK (streq (s_call (&v1), "200 v1"), "v1 still callable while referenced");
-    CHECK (v1.generation != v2.generation, "new generation");
+    XXL_CHECK_MSG (streq (s_call (&v1), "200 v1"), "v1 still callable while referenced");
+    XXL_CHECK_MSG (v1.generation != v2.generation, "new generation");
     xxl_handlers_release (&v1);
     xxl_handlers_release (&v2);
 
     xxl_result_t result;
-    CHECK (s_wait_result (executor, 1, &result, 5000) == 0 && result.msg && streq (result.msg, "v1"),
-           "isolated run in flight kept v1");
+    XXL_CHECK_MSG (s_wait_result (executor, 1, &result, 5000) == 0 && result.msg && streq (result.msg, "v1"),
+                   "isolated run in flight kept v1");
     free (result.msg);
-    CHECK (s_wait_result (executor, 2, &result, 5000) == 0 && result.msg && streq (result.msg, "v1"),
-           "in-process run in flight kept v1");
+    XXL_CHECK_MSG (s_wait_result (executor, 2, &result, 5000) == 0 && result.msg && streq (result.msg, "v1"),
+                   "in-process run in flight kept v1");
     free (result.msg);
     trigger.job_id = 3;
     trigger.log_id = 3;
     trigger.handler = "versionIsoJobHandler";
     trigger.params = "0";
-    CHECK (xxl_executor_run (executor, &trigger, msg, sizeof msg) == 0, "isolated v2 run");
-    CHECK (s_wait_result (executor, 3, &result, 5000) == 0 && result.msg && streq (result.msg, "v2"),
-           "new isolated run gets v2");
+    XXL_CHECK_MSG (xxl_executor_run (executor, &trigger, msg, sizeof msg) == 0, "isolated v2 run");
+    XXL_CHECK_MSG (s_wait_result (executor, 3, &result, 5000) == 0 && result.msg && streq (result.msg, "v2"),
+                   "new isolated run gets v2");
     free (result.msg);
     xxl_executor_destroy (&executor);
 
     //  Removal
     snprintf (path, sizeof path, "%s/reload.so", s_dir);
     unlink (path);
-    CHECK (s_wait_readable (watch, 2000), "inotify saw the removal");
-    CHECK (xxl_handlers_rescan (handlers) == 1, "rescan unloads it");
-    CHECK (!xxl_handlers_exists (handlers, "versionJobHandler"), "removed handler gone");
-    CHECK (xxl_handlers_exists (handlers, "okJobHandler"), "others stay");
+    XXL_CHECK_MSG (s_wait_readable (watch, 2000), "inotify saw the removal");
+    XXL_CHECK_MSG (xxl_handlers_rescan (handlers) == 1, "rescan unloads it");
+    XXL_CHECK_MSG (!xxl_handlers_exists (handlers, "versionJobHandler"), "removed handler gone");
+    XXL_CHECK_MSG (xxl_handlers_exists (handlers, "okJobHandler"), "others stay");
 
     //  A fixed bad plugin loads on the next change
     s_install ("init_fail.so", "c_bad_abi.so");
-    CHECK (xxl_handlers_rescan (handlers) == 0, "replacement still bad");
+    XXL_CHECK_MSG (xxl_handlers_rescan (handlers) == 0, "replacement still bad");
 
     //  A plugin copied in by plain cp is seen half-written: a scan at each
     //  cut refuses it with a log line (no SIGBUS in dlopen), and it loads
@@ -367,14 +344,13 @@ main (void)
     char *v1_bytes = s_read_all (path, &v1_size);
     snprintf (path, sizeof path, "%s/reload_v2.so", s_plugins);
     char *v2_bytes = s_read_all (path, &v2_size);
-    CHECK (v1_bytes && v2_bytes && v1_size > 4096 && v2_size > 4096, "built reload plugins read");
+    XXL_CHECK_MSG (v1_bytes && v2_bytes && v1_size > 4096 && v2_size > 4096, "built reload plugins read");
     if (!v1_bytes || !v2_bytes || v1_size <= 4096 || v2_size <= 4096) {
-        printf ("%d passed, %d failed\n", s_passed, s_failed);
-        return 1;
+        return xxl_test_done ();
     }
     snprintf (path, sizeof path, "%s/g_copied.so", s_dir);
     int copy = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    CHECK (copy >= 0, "copy target created");
+    XXL_CHECK_MSG (copy >= 0, "copy target created");
     size_t cuts [] = { 40, 100, v1_size / 4, v1_size / 2, v1_size - 1 };
     size_t written = 0;
     int refused = 0, fds_refusing = -1;
@@ -386,28 +362,28 @@ main (void)
         if (i == 0)
             fds_refusing = s_fd_count ();
     }
-    CHECK (refused == 5, "a half-written plugin is refused at every cut (%d of 5)", refused);
-    CHECK (s_fd_count () == fds_refusing, "refusals leave no fd behind (%d, then %d)",
-           fds_refusing, s_fd_count ());
+    XXL_CHECK_MSG (refused == 5, "a half-written plugin is refused at every cut (%d of 5)", refused);
+    XXL_CHECK_MSG (s_fd_count () == fds_refusing, "refusals leave no fd behind (%d, then %d)",
+                   fds_refusing, s_fd_count ());
     fflush (logfile);
     log = s_slurp (logpath);
-    CHECK (strstr (log, "g_copied.so: incomplete file (still being written?): 40 bytes, cut in the ELF header (up to byte "),
-           "log: cut in the ELF header");
-    CHECK (strstr (log, "g_copied.so: incomplete file (still being written?): 100 bytes, cut in the program headers"),
-           "log: cut in the program headers");
-    CHECK (strstr (log, "bytes, cut in the section headers (up to byte "),
-           "log: cut in the section headers");
-    CHECK (strstr (log, "plugin skipped until it changes again"), "log: skipped until it changes");
-    CHECK (!strstr (log, "g_copied.so: dlopen failed") && !strstr (log, "g_copied.so (reload"),
-           "log: never handed to dlopen, never loaded");
+    XXL_CHECK_MSG (strstr (log, "g_copied.so: incomplete file (still being written?): 40 bytes, cut in the ELF header (up to byte "),
+                   "log: cut in the ELF header");
+    XXL_CHECK_MSG (strstr (log, "g_copied.so: incomplete file (still being written?): 100 bytes, cut in the program headers"),
+                   "log: cut in the program headers");
+    XXL_CHECK_MSG (strstr (log, "bytes, cut in the section headers (up to byte "),
+                   "log: cut in the section headers");
+    XXL_CHECK_MSG (strstr (log, "plugin skipped until it changes again"), "log: skipped until it changes");
+    XXL_CHECK_MSG (!strstr (log, "g_copied.so: dlopen failed") && !strstr (log, "g_copied.so (reload"),
+                   "log: never handed to dlopen, never loaded");
     free (log);
-    CHECK (xxl_handlers_rescan (handlers) == 0, "an unchanged half file is not retried");
+    XXL_CHECK_MSG (xxl_handlers_rescan (handlers) == 0, "an unchanged half file is not retried");
     s_write_all (copy, v1_bytes + written, v1_size - written);
     close (copy);
-    CHECK (s_wait_readable (watch, 2000), "inotify saw the copy end");
-    CHECK (xxl_handlers_rescan (handlers) == 1, "the completed copy loads");
+    XXL_CHECK_MSG (s_wait_readable (watch, 2000), "inotify saw the copy end");
+    XXL_CHECK_MSG (xxl_handlers_rescan (handlers) == 1, "the completed copy loads");
     xxl_handler_ref_t copied;
-    CHECK (xxl_handlers_acquire (handlers, "versionJobHandler", &copied) == 0
+    XXL_CHECK_MSG (xxl_handlers_acquire (handlers, "versionJobHandler", &copied) == 0
         && streq (s_call (&copied), "200 v1"), "its handler runs");
 
     //  The loaded plugin's file rewritten in place (cp over it: same
@@ -419,46 +395,46 @@ main (void)
     trigger.log_id = 10;
     trigger.handler = "versionIsoJobHandler";
     trigger.params = "600";
-    CHECK (xxl_executor_run (executor, &trigger, msg, sizeof msg) == 0, "isolated run 10");
+    XXL_CHECK_MSG (xxl_executor_run (executor, &trigger, msg, sizeof msg) == 0, "isolated run 10");
     trigger.log_id = 11;
     trigger.params = "0";
-    CHECK (xxl_executor_run (executor, &trigger, msg, sizeof msg) == 0, "isolated run 11 queued behind it");
+    XXL_CHECK_MSG (xxl_executor_run (executor, &trigger, msg, sizeof msg) == 0, "isolated run 11 queued behind it");
     usleep (200 * 1000);
     copy = open (path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-    CHECK (copy >= 0, "rewrite in place");
-    CHECK (streq (s_call (&copied), "200 v1"), "the loaded handler runs with its file truncated");
+    XXL_CHECK_MSG (copy >= 0, "rewrite in place");
+    XXL_CHECK_MSG (streq (s_call (&copied), "200 v1"), "the loaded handler runs with its file truncated");
     s_write_all (copy, v2_bytes, v2_size / 2);
-    CHECK (xxl_handlers_rescan (handlers) == 1 && !xxl_handlers_exists (handlers, "versionJobHandler"),
-           "the changed file retires v1, its half is refused");
-    CHECK (streq (s_call (&copied), "200 v1"), "the loaded handler runs with its file half rewritten");
+    XXL_CHECK_MSG (xxl_handlers_rescan (handlers) == 1 && !xxl_handlers_exists (handlers, "versionJobHandler"),
+                   "the changed file retires v1, its half is refused");
+    XXL_CHECK_MSG (streq (s_call (&copied), "200 v1"), "the loaded handler runs with its file half rewritten");
     s_write_all (copy, v2_bytes + v2_size / 2, v2_size - v2_size / 2);
     close (copy);
-    CHECK (s_wait_readable (watch, 2000), "inotify saw the rewrite end");
-    CHECK (xxl_handlers_rescan (handlers) == 1, "the rewritten file loads");
+    XXL_CHECK_MSG (s_wait_readable (watch, 2000), "inotify saw the rewrite end");
+    XXL_CHECK_MSG (xxl_handlers_rescan (handlers) == 1, "the rewritten file loads");
     xxl_handler_ref_t rewritten;
-    CHECK (xxl_handlers_acquire (handlers, "versionJobHandler", &rewritten) == 0
+    XXL_CHECK_MSG (xxl_handlers_acquire (handlers, "versionJobHandler", &rewritten) == 0
         && streq (s_call (&rewritten), "200 v2"), "the new version runs");
-    CHECK (streq (s_call (&copied), "200 v1"), "the old version still runs while referenced");
+    XXL_CHECK_MSG (streq (s_call (&copied), "200 v1"), "the old version still runs while referenced");
     xxl_handlers_release (&copied);
     xxl_handlers_release (&rewritten);
-    CHECK (s_wait_result (executor, 10, &result, 5000) == 0 && result.msg && streq (result.msg, "v1"),
-           "isolated run 10 kept v1 (%s)", result.msg? result.msg: "no result");
+    XXL_CHECK_MSG (s_wait_result (executor, 10, &result, 5000) == 0 && result.msg && streq (result.msg, "v1"),
+                   "isolated run 10 kept v1 (%s)", result.msg? result.msg: "no result");
     free (result.msg);
-    CHECK (s_wait_result (executor, 11, &result, 5000) == 0 && result.msg && streq (result.msg, "v1"),
-           "queued isolated run 11 loaded v1's snapshot, not the rewritten file (%s)",
-           result.msg? result.msg: "no result");
+    XXL_CHECK_MSG (s_wait_result (executor, 11, &result, 5000) == 0 && result.msg && streq (result.msg, "v1"),
+                   "queued isolated run 11 loaded v1's snapshot, not the rewritten file (%s)",
+                   result.msg? result.msg: "no result");
     free (result.msg);
     trigger.log_id = 12;
-    CHECK (xxl_executor_run (executor, &trigger, msg, sizeof msg) == 0, "isolated run 12");
-    CHECK (s_wait_result (executor, 12, &result, 5000) == 0 && result.msg && streq (result.msg, "v2"),
-           "a new isolated run gets v2");
+    XXL_CHECK_MSG (xxl_executor_run (executor, &trigger, msg, sizeof msg) == 0, "isolated run 12");
+    XXL_CHECK_MSG (s_wait_result (executor, 12, &result, 5000) == 0 && result.msg && streq (result.msg, "v2"),
+                   "a new isolated run gets v2");
     free (result.msg);
     xxl_executor_destroy (&executor);
 
     //  Scans racing a copy in progress: none crashes or loads a partial
     //  file, and the finished copy loads
     unlink (path);
-    CHECK (xxl_handlers_rescan (handlers) == 1, "g_copied.so removed");
+    XXL_CHECK_MSG (xxl_handlers_rescan (handlers) == 1, "g_copied.so removed");
     snprintf (path, sizeof path, "%s/h_racing.so", s_dir);
     writer_t writer = { path, v1_bytes, v1_size, 0, 0 };
     pthread_t thread;
@@ -473,29 +449,26 @@ main (void)
         }
         pthread_join (thread, NULL);
     }
-    CHECK (scans > 10 && loaded_early == 0,
-           "%d scans during the copy, none loaded it before its last byte (%d did)",
-           scans, loaded_early);
+    XXL_CHECK_MSG (scans > 10 && loaded_early == 0,
+                   "%d scans during the copy, none loaded it before its last byte (%d did)",
+                   scans, loaded_early);
     s_wait_readable (watch, 2000);
     xxl_handlers_rescan (handlers);
-    CHECK (xxl_handlers_exists (handlers, "versionJobHandler"), "the finished copy loads");
+    XXL_CHECK_MSG (xxl_handlers_exists (handlers, "versionJobHandler"), "the finished copy loads");
     xxl_handler_ref_t raced;
-    CHECK (xxl_handlers_acquire (handlers, "versionJobHandler", &raced) == 0
+    XXL_CHECK_MSG (xxl_handlers_acquire (handlers, "versionJobHandler", &raced) == 0
         && streq (s_call (&raced), "200 v1"), "and runs");
     xxl_handlers_release (&raced);
     free (v1_bytes);
     free (v2_bytes);
     xxl_handlers_destroy (&handlers);
-    CHECK (s_fd_count () == fds_before, "no fd left open (%d before, %d after)",
-           fds_before, s_fd_count ());
+    XXL_CHECK_MSG (s_fd_count () == fds_before, "no fd left open (%d before, %d after)",
+                   fds_before, s_fd_count ());
 
     zsys_set_logstream (stderr);
     fclose (logfile);
     unlink (logpath);
-    char command [512];
-    snprintf (command, sizeof command, "rm -rf '%s'", s_dir);
-    if (system (command))
+    if (xxl_test_rmtree (s_dir))
         {}
-    printf ("%d passed, %d failed\n", s_passed, s_failed);
-    return s_failed? 1: 0;
+    return xxl_test_done ();
 }

@@ -19,12 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int s_passed = 0, s_failed = 0;
-
-#define CHECK(cond, ...) do { \
-    if (cond) s_passed++; \
-    else { s_failed++; printf ("FAIL %s:%d: ", __FILE__, __LINE__); printf (__VA_ARGS__); printf ("\n"); } \
-} while (0)
+#include "xxl_test_agent.h"
 
 static char s_dir [256];
 static char s_path [320];
@@ -73,44 +68,44 @@ test_restart (void)
 {
     s_clean ();
     xxl_journal_t *journal = xxl_journal_new (s_path, 0);
-    CHECK (journal != NULL, "journal created");
+    XXL_CHECK_MSG (journal != NULL, "journal created");
     if (!journal)
         return;
     char token [48];
     snprintf (token, sizeof token, "%d.", (int) getpid ());
-    CHECK (strncmp (xxl_journal_life (journal), token, strlen (token)) == 0,
-           "life token %s starts with the pid", xxl_journal_life (journal));
+    XXL_CHECK_MSG (strncmp (xxl_journal_life (journal), token, strlen (token)) == 0,
+                   "life token %s starts with the pid", xxl_journal_life (journal));
     for (int64_t id = 1; id <= 10; id++)
         xxl_journal_accept (journal, id, 1000 + id);
-    CHECK (xxl_journal_seen (journal, 5) && !xxl_journal_seen (journal, 11),
-           "seen at once, before the flush");
-    CHECK (xxl_journal_flush (journal) == 0, "flush");
+    XXL_CHECK_MSG (xxl_journal_seen (journal, 5) && !xxl_journal_seen (journal, 11),
+                   "seen at once, before the flush");
+    XXL_CHECK_MSG (xxl_journal_flush (journal) == 0, "flush");
     int64_t done [] = { 1, 2, 3, 4, 5, 99 };
     xxl_journal_done (journal, done, 6);
-    CHECK (xxl_journal_open_count (journal) == 5, "5 open, not %zu",
-           xxl_journal_open_count (journal));
+    XXL_CHECK_MSG (xxl_journal_open_count (journal) == 5, "5 open, not %zu",
+                   xxl_journal_open_count (journal));
     size_t count = 0;
     xxl_journal_entry_t *lost = xxl_journal_lost (journal, &count);
-    CHECK (!lost && count == 0, "this life's open ids are not lost");
+    XXL_CHECK_MSG (!lost && count == 0, "this life's open ids are not lost");
     free (lost);
     //  Not flushed: the done ids are written by destroy
     char first_life [48];
     snprintf (first_life, sizeof first_life, "%s", xxl_journal_life (journal));
     journal = s_reopen (&journal, 0);
-    CHECK (journal != NULL, "reopened");
+    XXL_CHECK_MSG (journal != NULL, "reopened");
     if (!journal)
         return;
-    CHECK (!streq (xxl_journal_life (journal), first_life), "a new life");
+    XXL_CHECK_MSG (!streq (xxl_journal_life (journal), first_life), "a new life");
     int all_seen = 1;
     for (int64_t id = 1; id <= 10; id++)
         all_seen &= xxl_journal_seen (journal, id);
-    CHECK (all_seen, "every accepted id is remembered after a restart");
-    CHECK (!xxl_journal_seen (journal, 11), "an id never accepted is not");
+    XXL_CHECK_MSG (all_seen, "every accepted id is remembered after a restart");
+    XXL_CHECK_MSG (!xxl_journal_seen (journal, 11), "an id never accepted is not");
     lost = xxl_journal_lost (journal, &count);
-    CHECK (count == 5 && lost && lost [0].log_id == 6 && lost [4].log_id == 10,
-           "the 5 open ids are lost, in order (%zu)", count);
-    CHECK (lost && lost [0].log_date_time == 1006 && lost [0].pid == (int) getpid (),
-           "with their logDateTime and the pid that accepted them");
+    XXL_CHECK_MSG (count == 5 && lost && lost [0].log_id == 6 && lost [4].log_id == 10,
+                   "the 5 open ids are lost, in order (%zu)", count);
+    XXL_CHECK_MSG (lost && lost [0].log_date_time == 1006 && lost [0].pid == (int) getpid (),
+                   "with their logDateTime and the pid that accepted them");
     if (lost) {
         int64_t ids [5];
         for (size_t i = 0; i < 5; i++)
@@ -124,15 +119,15 @@ test_restart (void)
     xxl_journal_flush (journal);
     //  Another process's view, as the guardian reads it, while it is open
     int64_t *ids = NULL;
-    CHECK (xxl_journal_read_open (s_path, xxl_journal_life (journal), &ids, &count) == 0
-           && count == 1 && ids && ids [0] == 20, "read_open: the open id of this life");
+    XXL_CHECK_MSG (xxl_journal_read_open (s_path, xxl_journal_life (journal), &ids, &count) == 0
+                   && count == 1 && ids && ids [0] == 20, "read_open: the open id of this life");
     free (ids);
-    CHECK (xxl_journal_read_open (s_path, first_life, &ids, &count) == 0 && count == 0,
-           "read_open: none of the first life (reported and done)");
+    XXL_CHECK_MSG (xxl_journal_read_open (s_path, first_life, &ids, &count) == 0 && count == 0,
+                   "read_open: none of the first life (reported and done)");
     free (ids);
     journal = s_reopen (&journal, 0);
     lost = xxl_journal_lost (journal, &count);
-    CHECK (count == 1 && lost && lost [0].log_id == 20, "only the second life's open id is lost");
+    XXL_CHECK_MSG (count == 1 && lost && lost [0].log_id == 20, "only the second life's open id is lost");
     free (lost);
     xxl_journal_destroy (&journal);
 }
@@ -150,45 +145,45 @@ test_torn (void)
     //  A torn frame: its header says more than follows
     int fd = open (s_path, O_WRONLY | O_APPEND);
     unsigned char torn [] = { 200, 0, 0, 0, 1, 2, 3, 4, 1, 101, 0 };
-    CHECK (write (fd, torn, sizeof torn) == (ssize_t) sizeof torn, "torn write");
+    XXL_CHECK_MSG (write (fd, torn, sizeof torn) == (ssize_t) sizeof torn, "torn write");
     close (fd);
     journal = s_reopen (NULL, 0);
-    CHECK (journal != NULL, "a torn tail does not stop the journal");
-    CHECK (journal && xxl_journal_seen (journal, 100) && !xxl_journal_seen (journal, 101),
-           "what came before it is kept");
+    XXL_CHECK_MSG (journal != NULL, "a torn tail does not stop the journal");
+    XXL_CHECK_MSG (journal && xxl_journal_seen (journal, 100) && !xxl_journal_seen (journal, 101),
+                   "what came before it is kept");
     xxl_journal_destroy (&journal);
-    CHECK (s_size ("") > good && s_size ("") < good + (off_t) sizeof torn + 64,
-           "the tail was cut (%lld, was %lld)", (long long) s_size (""), (long long) good);
+    XXL_CHECK_MSG (s_size ("") > good && s_size ("") < good + (off_t) sizeof torn + 64,
+                   "the tail was cut (%lld, was %lld)", (long long) s_size (""), (long long) good);
     //  A corrupt frame (bad CRC) in the middle ends the replay there
     fd = open (s_path, O_RDWR);
     unsigned char byte;
-    CHECK (pread (fd, &byte, 1, 8 + 8 + 13 + 5) == 1, "read");
+    XXL_CHECK_MSG (pread (fd, &byte, 1, 8 + 8 + 13 + 5) == 1, "read");
     byte ^= 0xFF;
-    CHECK (pwrite (fd, &byte, 1, 8 + 8 + 13 + 5) == 1, "corrupt");
+    XXL_CHECK_MSG (pwrite (fd, &byte, 1, 8 + 8 + 13 + 5) == 1, "corrupt");
     close (fd);
     journal = s_reopen (NULL, 0);
-    CHECK (journal && !xxl_journal_seen (journal, 1), "a corrupt frame is not applied");
+    XXL_CHECK_MSG (journal && !xxl_journal_seen (journal, 1), "a corrupt frame is not applied");
     xxl_journal_destroy (&journal);
     //  A header torn by a crash or a full disk: an empty journal
     s_clean ();
     fd = open (s_path, O_WRONLY | O_CREAT, 0644);
-    CHECK (write (fd, "XXLJ", 4) == 4, "write");
+    XXL_CHECK_MSG (write (fd, "XXLJ", 4) == 4, "write");
     close (fd);
     journal = xxl_journal_new (s_path, 0);
-    CHECK (journal != NULL, "a torn header is an empty journal");
+    XXL_CHECK_MSG (journal != NULL, "a torn header is an empty journal");
     if (journal)
         xxl_journal_accept (journal, 5, 5);
     xxl_journal_destroy (&journal);
     journal = s_reopen (NULL, 0);
-    CHECK (journal && xxl_journal_seen (journal, 5), "and is a journal again");
+    XXL_CHECK_MSG (journal && xxl_journal_seen (journal, 5), "and is a journal again");
     xxl_journal_destroy (&journal);
     //  Not a journal: refused
     s_clean ();
     fd = open (s_path, O_WRONLY | O_CREAT, 0644);
-    CHECK (write (fd, "hello world\n", 12) == 12, "write");
+    XXL_CHECK_MSG (write (fd, "hello world\n", 12) == 12, "write");
     close (fd);
     journal = xxl_journal_new (s_path, 0);
-    CHECK (journal == NULL, "a file that is not a journal is refused");
+    XXL_CHECK_MSG (journal == NULL, "a file that is not a journal is refused");
     xxl_journal_destroy (&journal);
     s_clean ();
 }
@@ -212,20 +207,20 @@ test_generations (void)
         xxl_journal_flush (journal);
     }
     //  5,000 accepted: the last 1,000..2,000 are remembered
-    CHECK (xxl_journal_seen (journal, 5000) && xxl_journal_seen (journal, 4001),
-           "the last generation is remembered");
-    CHECK (!xxl_journal_seen (journal, 2000), "an id two generations old is forgotten");
-    CHECK (xxl_journal_seen (journal, 7), "an open id is never forgotten");
-    CHECK (s_size ("") < (off_t) (2 * gen * 30) && s_size (".old") < (off_t) (2 * gen * 30),
-           "both files are bounded (%lld, %lld)", (long long) s_size (""),
-           (long long) s_size (".old"));
+    XXL_CHECK_MSG (xxl_journal_seen (journal, 5000) && xxl_journal_seen (journal, 4001),
+                   "the last generation is remembered");
+    XXL_CHECK_MSG (!xxl_journal_seen (journal, 2000), "an id two generations old is forgotten");
+    XXL_CHECK_MSG (xxl_journal_seen (journal, 7), "an open id is never forgotten");
+    XXL_CHECK_MSG (s_size ("") < (off_t) (2 * gen * 30) && s_size (".old") < (off_t) (2 * gen * 30),
+                   "both files are bounded (%lld, %lld)", (long long) s_size (""),
+                   (long long) s_size (".old"));
     journal = s_reopen (&journal, gen);
-    CHECK (journal && xxl_journal_seen (journal, 7) && xxl_journal_seen (journal, 4500)
-           && !xxl_journal_seen (journal, 2000), "the same window after a restart");
+    XXL_CHECK_MSG (journal && xxl_journal_seen (journal, 7) && xxl_journal_seen (journal, 4500)
+                   && !xxl_journal_seen (journal, 2000), "the same window after a restart");
     size_t count = 0;
     xxl_journal_entry_t *lost = xxl_journal_lost (journal, &count);
-    CHECK (count == 1 && lost && lost [0].log_id == 7 && lost [0].log_date_time == 7,
-           "the open id carried over generations is reported lost (%zu)", count);
+    XXL_CHECK_MSG (count == 1 && lost && lost [0].log_id == 7 && lost [0].log_date_time == 7,
+                   "the open id carried over generations is reported lost (%zu)", count);
     free (lost);
     xxl_journal_destroy (&journal);
 
@@ -233,11 +228,11 @@ test_generations (void)
     char old_path [400], new_path [400];
     snprintf (old_path, sizeof old_path, "%s.old", s_path);
     snprintf (new_path, sizeof new_path, "%s.new", s_path);
-    CHECK (rename (s_path, new_path) == 0, "rename");
+    XXL_CHECK_MSG (rename (s_path, new_path) == 0, "rename");
     journal = s_reopen (NULL, gen);
-    CHECK (journal && xxl_journal_seen (journal, 4500) && xxl_journal_seen (journal, 7),
-           "PATH.new is taken as PATH");
-    CHECK (s_size ("") > 0 && s_size (".new") < 0, "and renamed");
+    XXL_CHECK_MSG (journal && xxl_journal_seen (journal, 4500) && xxl_journal_seen (journal, 7),
+                   "PATH.new is taken as PATH");
+    XXL_CHECK_MSG (s_size ("") > 0 && s_size (".new") < 0, "and renamed");
     xxl_journal_destroy (&journal);
     s_clean ();
 }
@@ -246,15 +241,15 @@ static void
 test_memory (void)
 {
     xxl_journal_t *journal = xxl_journal_new (NULL, 100);
-    CHECK (journal != NULL, "in-memory journal");
+    XXL_CHECK_MSG (journal != NULL, "in-memory journal");
     for (int64_t id = 1; id <= 350; id++)
         xxl_journal_accept (journal, id, 0);
-    CHECK (xxl_journal_flush (journal) == 0, "flush is a no-op");
-    CHECK (xxl_journal_seen (journal, 350) && xxl_journal_seen (journal, 250)
-           && !xxl_journal_seen (journal, 150), "in memory: the last 100..200 ids");
+    XXL_CHECK_MSG (xxl_journal_flush (journal) == 0, "flush is a no-op");
+    XXL_CHECK_MSG (xxl_journal_seen (journal, 350) && xxl_journal_seen (journal, 250)
+                   && !xxl_journal_seen (journal, 150), "in memory: the last 100..200 ids");
     size_t count = 0;
     xxl_journal_entry_t *lost = xxl_journal_lost (journal, &count);
-    CHECK (!lost && !count, "nothing lost in memory");
+    XXL_CHECK_MSG (!lost && !count, "nothing lost in memory");
     xxl_journal_destroy (&journal);
 }
 
@@ -279,13 +274,13 @@ test_speed (void)
     int64_t took = s_now_us () - start;
     printf ("  %d ids accepted and done in batches of %d: %.3f us per id\n",
             total, batch, (double) took / total);
-    CHECK (took < (int64_t) total * 5, "well under 5 us per id (%.3f)", (double) took / total);
+    XXL_CHECK_MSG (took < (int64_t) total * 5, "well under 5 us per id (%.3f)", (double) took / total);
     xxl_journal_destroy (&journal);
     start = s_now_us ();
     journal = s_reopen (NULL, 0);
     printf ("  reopened (replay of %lld + %lld bytes) in %lld us\n", (long long) s_size (""),
             (long long) s_size (".old"), (long long) (s_now_us () - start));
-    CHECK (journal && xxl_journal_seen (journal, total), "the last id is remembered");
+    XXL_CHECK_MSG (journal && xxl_journal_seen (journal, total), "the last id is remembered");
     xxl_journal_destroy (&journal);
     s_clean ();
 }
@@ -293,15 +288,8 @@ test_speed (void)
 int
 main (void)
 {
-    setvbuf (stdout, NULL, _IOLBF, 0);
-    zsys_init ();
-    zsys_set_logstream (NULL);
-    const char *tmp = getenv ("TMPDIR")? getenv ("TMPDIR"): "/tmp";
-    snprintf (s_dir, sizeof s_dir, "%s/xxl-test-journal-XXXXXX", tmp);
-    if (!mkdtemp (s_dir)) {
-        printf ("cannot create temp folder\n0 passed, 1 failed\n");
-        return 1;
-    }
+    if (xxl_test_agent_start (s_dir, sizeof s_dir, "journal"))
+        return xxl_test_done ();
     snprintf (s_path, sizeof s_path, "%s/accepted.journal", s_dir);
     test_restart ();
     test_torn ();
@@ -310,6 +298,5 @@ main (void)
     test_speed ();
     s_clean ();
     rmdir (s_dir);
-    printf ("%d passed, %d failed\n", s_passed, s_failed);
-    return s_failed? 1: 0;
+    return xxl_test_done ();
 }

@@ -30,31 +30,6 @@
 #include "loader/sample.h"
 #include "xxl_test.h"
 
-//  XXL_CHECK for a substring, showing the text on failure
-#define CHECK_HAS(text, part) do {                                          \
-    const char *t_ = (text), *p_ = (part);                                  \
-    if (t_ && strstr (t_, p_)) xxl_test_passed++;                           \
-    else { xxl_test_failed++;                                               \
-        fprintf (stderr, "FAIL %s:%d: '%s' lacks '%s'\n",                   \
-                 __FILE__, __LINE__, t_? t_: "(null)", p_); }               \
-} while (0)
-
-#define CHECK_STR(got, want) do {                                           \
-    const char *g_ = (got), *w_ = (want);                                   \
-    if (g_ && strcmp (g_, w_) == 0) xxl_test_passed++;                      \
-    else { xxl_test_failed++;                                               \
-        fprintf (stderr, "FAIL %s:%d: got '%s', want '%s'\n",               \
-                 __FILE__, __LINE__, g_? g_: "(null)", w_); }               \
-} while (0)
-
-#define CHECK_INT(got, want) do {                                           \
-    long long g_ = (long long) (got), w_ = (long long) (want);              \
-    if (g_ == w_) xxl_test_passed++;                                        \
-    else { xxl_test_failed++;                                               \
-        fprintf (stderr, "FAIL %s:%d: %s is %lld, want %lld\n",             \
-                 __FILE__, __LINE__, #got, g_, w_); }                       \
-} while (0)
-
 //  --------------------------------------------------------------------------
 //  The host: log capture, and the plugins' notes of init and destroy
 
@@ -236,16 +211,16 @@ test_api (void)
     XXL_CHECK (xxl_plugins_new (NULL, NULL, s_vlog) == NULL);
     xxl_plugins_t *plugins = s_new ();
     XXL_CHECK (plugins != NULL);
-    CHECK_INT (xxl_plugins_size (plugins), 0);
+    XXL_CHECK_INT (xxl_plugins_size (plugins), 0);
     char *names = xxl_plugins_names (plugins);
-    CHECK_STR (names, "");
+    XXL_CHECK_STR (names, "");
     free (names);
     XXL_CHECK (xxl_plugins_find (plugins, "alpha", 5, NULL) == NULL);
     XXL_CHECK (xxl_plugins_find (plugins, NULL, 0, NULL) == NULL);
-    CHECK_INT (xxl_plugins_load (plugins, NULL), -1);
-    CHECK_INT (xxl_plugins_load (NULL, s_tmp), -1);
-    CHECK_INT (xxl_plugins_load_file (plugins, NULL), -1);
-    CHECK_INT (xxl_plugins_size (NULL), 0);
+    XXL_CHECK_INT (xxl_plugins_load (plugins, NULL), -1);
+    XXL_CHECK_INT (xxl_plugins_load (NULL, s_tmp), -1);
+    XXL_CHECK_INT (xxl_plugins_load_file (plugins, NULL), -1);
+    XXL_CHECK_INT (xxl_plugins_size (NULL), 0);
     xxl_plugins_destroy (&plugins);
     XXL_CHECK (plugins == NULL);
     xxl_plugins_destroy (&plugins);     //  no-op
@@ -279,33 +254,33 @@ test_order (void)
     XXL_CHECK (plugins != NULL);
     if (!plugins)
         return;
-    CHECK_INT (xxl_plugins_load (plugins, dir), 2);
+    XXL_CHECK_INT (xxl_plugins_load (plugins, dir), 2);
     char *names = xxl_plugins_names (plugins);
-    CHECK_STR (names, "alpha,beta,shared");
+    XXL_CHECK_STR (names, "alpha,beta,shared");
     free (names);
-    CHECK_INT (xxl_plugins_size (plugins), 3);
+    XXL_CHECK_INT (xxl_plugins_size (plugins), 3);
     //  1-beta.so before 2-alpha.so, so beta keeps "shared"
-    CHECK_STR (s_notes, "init beta;init alpha;");
+    XXL_CHECK_STR (s_notes, "init beta;init alpha;");
     char line [2048];
     snprintf (line, sizeof line, "item beta loaded from %s/1-beta.so (beta 1.0)", dir);
     long beta_at = s_log_at (line);
     snprintf (line, sizeof line, "item shared loaded from %s/1-beta.so (beta 1.0)", dir);
-    CHECK_HAS (s_log, line);
+    XXL_CHECK_HAS (s_log, line);
     snprintf (line, sizeof line, "item alpha loaded from %s/2-alpha.so (alpha 1.0)", dir);
     long alpha_at = s_log_at (line);
     XXL_CHECK (beta_at >= 0 && alpha_at > beta_at);
     snprintf (line, sizeof line,
               "sample plugin %s/2-alpha.so (alpha): duplicate item name shared "
               "(already from %s/1-beta.so); ignored", dir, dir);
-    CHECK_HAS (s_log, line);
+    XXL_CHECK_HAS (s_log, line);
     //  Bad items are ignored, the plugin's others register
     snprintf (line, sizeof line,
               "sample plugin %s/1-beta.so (beta): item name 'b2' is invalid (letters only); ignored",
               dir);
-    CHECK_HAS (s_log, line);
+    XXL_CHECK_HAS (s_log, line);
     snprintf (line, sizeof line,
               "sample plugin %s/1-beta.so (beta): item zero has no value; ignored", dir);
-    CHECK_HAS (s_log, line);
+    XXL_CHECK_HAS (s_log, line);
     //  The copies, in name order
     long last_at = alpha_at;
     for (int i = 3; i <= 9; i++) {
@@ -352,16 +327,16 @@ test_order (void)
     //  Loading a file again registers nothing twice
     snprintf (line, sizeof line, "%s/2-alpha.so", dir);
     s_log [0] = 0;
-    CHECK_INT (xxl_plugins_load_file (plugins, line), -1);
+    XXL_CHECK_INT (xxl_plugins_load_file (plugins, line), -1);
     snprintf (line, sizeof line, "sample plugin %s/2-alpha.so (alpha) refused: no usable item", dir);
-    CHECK_HAS (s_log, line);
-    CHECK_INT (xxl_plugins_size (plugins), 3);
+    XXL_CHECK_HAS (s_log, line);
+    XXL_CHECK_INT (xxl_plugins_size (plugins), 3);
 
     //  Unloaded in reverse load order
     s_notes [0] = 0;
     xxl_plugins_destroy (&plugins);
     XXL_CHECK (plugins == NULL);
-    CHECK_STR (s_notes, "destroy alpha;destroy beta;");
+    XXL_CHECK_STR (s_notes, "destroy alpha;destroy beta;");
 }
 
 //  Each refusal, next to a good plugin that loads
@@ -384,12 +359,12 @@ test_refusals (void)
     XXL_CHECK (plugins != NULL);
     if (!plugins)
         return;
-    CHECK_INT (xxl_plugins_load (plugins, dir), 1);
+    XXL_CHECK_INT (xxl_plugins_load (plugins, dir), 1);
     //  The good one loaded
     char *names = xxl_plugins_names (plugins);
-    CHECK_STR (names, "alpha,shared");
+    XXL_CHECK_STR (names, "alpha,shared");
     free (names);
-    CHECK_STR (s_notes, "init alpha;");
+    XXL_CHECK_STR (s_notes, "init alpha;");
     //  The others are refused, each with its line
     char lines [9][2048];
     snprintf (lines [0], sizeof lines [0], "sample plugin %s/nosym.so refused: "
@@ -411,7 +386,7 @@ test_refusals (void)
     snprintf (lines [8], sizeof lines [8], "sample plugin %s/junk.so refused: "
               "cannot load: ", dir);
     for (int i = 0; i < 9; i++)
-        CHECK_HAS (s_log, lines [i]);
+        XXL_CHECK_HAS (s_log, lines [i]);
     if (xxl_test_failed)
         printf ("-- log of loading %s:\n%s--\n", dir, s_log);
 
@@ -420,25 +395,25 @@ test_refusals (void)
         char path [1024];
         snprintf (path, sizeof path, "%s/%s.so", dir, bad [i]);
         s_log [0] = 0;
-        CHECK_INT (xxl_plugins_load_file (plugins, path), -1);
+        XXL_CHECK_INT (xxl_plugins_load_file (plugins, path), -1);
         XXL_CHECK (strstr (s_log, "refused") != NULL);
     }
     s_log [0] = 0;
-    CHECK_INT (xxl_plugins_load_file (plugins, "/nonexistent/x.so"), -1);
-    CHECK_HAS (s_log, "sample plugin /nonexistent/x.so refused: cannot load: ");
-    CHECK_INT (xxl_plugins_size (plugins), 2);
+    XXL_CHECK_INT (xxl_plugins_load_file (plugins, "/nonexistent/x.so"), -1);
+    XXL_CHECK_HAS (s_log, "sample plugin /nonexistent/x.so refused: cannot load: ");
+    XXL_CHECK_INT (xxl_plugins_size (plugins), 2);
     s_notes [0] = 0;
     xxl_plugins_destroy (&plugins);
-    CHECK_STR (s_notes, "destroy alpha;");    //  nothing for the refused ones
+    XXL_CHECK_STR (s_notes, "destroy alpha;");    //  nothing for the refused ones
 
     //  dup.so is no duplicate on its own, in the same folder setup
     s_reset ();
     plugins = s_new ();
     char path [1024];
     snprintf (path, sizeof path, "%s/dup.so", dir);
-    CHECK_INT (xxl_plugins_load_file (plugins, path), 0);
+    XXL_CHECK_INT (xxl_plugins_load_file (plugins, path), 0);
     names = xxl_plugins_names (plugins);
-    CHECK_STR (names, "alpha");
+    XXL_CHECK_STR (names, "alpha");
     free (names);
     xxl_plugins_destroy (&plugins);
 }
@@ -455,32 +430,32 @@ test_unreadable (void)
     XXL_CHECK (plugins != NULL);
     if (!plugins)
         return;
-    CHECK_INT (xxl_plugins_load (plugins, "/nonexistent/sample"), -1);
-    CHECK_HAS (s_log, "cannot read sample folder /nonexistent/sample: No such file or directory");
+    XXL_CHECK_INT (xxl_plugins_load (plugins, "/nonexistent/sample"), -1);
+    XXL_CHECK_HAS (s_log, "cannot read sample folder /nonexistent/sample: No such file or directory");
     char file [1024];
     snprintf (file, sizeof file, "%s/a.so", dir);
     s_log [0] = 0;
-    CHECK_INT (xxl_plugins_load (plugins, file), -1);
+    XXL_CHECK_INT (xxl_plugins_load (plugins, file), -1);
     char line [2048];
     snprintf (line, sizeof line, "cannot read sample folder %s: Not a directory", file);
-    CHECK_HAS (s_log, line);
+    XXL_CHECK_HAS (s_log, line);
     if (geteuid () != 0) {
         chmod (dir, 0);
         s_log [0] = 0;
-        CHECK_INT (xxl_plugins_load (plugins, dir), -1);
+        XXL_CHECK_INT (xxl_plugins_load (plugins, dir), -1);
         snprintf (line, sizeof line, "cannot read sample folder %s: Permission denied", dir);
-        CHECK_HAS (s_log, line);
+        XXL_CHECK_HAS (s_log, line);
         chmod (dir, 0700);
     }
     else
         printf ("running as root: the folder without permissions is not tried\n");
-    CHECK_INT (xxl_plugins_size (plugins), 0);
+    XXL_CHECK_INT (xxl_plugins_size (plugins), 0);
     XXL_CHECK (s_notes [0] == 0);
     //  The same loader loads it once it can be read
-    CHECK_INT (xxl_plugins_load (plugins, dir), 1);
-    CHECK_INT (xxl_plugins_size (plugins), 2);
+    XXL_CHECK_INT (xxl_plugins_load (plugins, dir), 1);
+    XXL_CHECK_INT (xxl_plugins_size (plugins), 2);
     xxl_plugins_destroy (&plugins);
-    CHECK_STR (s_notes, "init alpha;destroy alpha;");
+    XXL_CHECK_STR (s_notes, "init alpha;destroy alpha;");
 }
 
 int

@@ -25,15 +25,6 @@
 #include "xxl_routers.h"
 #include "xxl_test.h"
 
-//  XXL_CHECK for an integer, showing both values on failure
-#define CHECK_INT(got, want) do {                                           \
-    long long g_ = (long long) (got), w_ = (long long) (want);              \
-    if (g_ == w_) xxl_test_passed++;                                        \
-    else { xxl_test_failed++;                                               \
-        fprintf (stderr, "FAIL %s:%d: %s is %lld, want %lld\n",             \
-                 __FILE__, __LINE__, #got, g_, w_); }                       \
-} while (0)
-
 //  --------------------------------------------------------------------------
 //  Fake host
 
@@ -146,14 +137,14 @@ test_loader (xxl_routers_t *routers)
     if (names && xxl_test_failed)
         printf ("names: %s\n", names);
     free (names);
-    CHECK_INT (xxl_routers_size (routers), 10);
+    XXL_CHECK_INT (xxl_routers_size (routers), 10);
     XXL_CHECK (xxl_routers_find (routers, "ROUND") != NULL);
     XXL_CHECK (xxl_routers_find (routers, "round") == NULL);
     XXL_CHECK (xxl_routers_find (routers, "") == NULL);
     XXL_CHECK (xxl_routers_find (routers, NULL) == NULL);
-    CHECK_INT (xxl_routers_is_broadcast (routers, "SHARDING_BROADCAST"), 1);
-    CHECK_INT (xxl_routers_is_broadcast (routers, "ROUND"), 0);
-    CHECK_INT (xxl_routers_is_broadcast (routers, "NOPE"), 0);
+    XXL_CHECK_INT (xxl_routers_is_broadcast (routers, "SHARDING_BROADCAST"), 1);
+    XXL_CHECK_INT (xxl_routers_is_broadcast (routers, "ROUND"), 0);
+    XXL_CHECK_INT (xxl_routers_is_broadcast (routers, "NOPE"), 0);
     const xxl_router_t *router = xxl_routers_find (routers, "FAILOVER");
     XXL_CHECK (router && strcmp (router->name, "FAILOVER") == 0 && router->fn);
 
@@ -180,29 +171,29 @@ test_errors (xxl_routers_t *routers)
 {
     const char *addrs [] = { "a", "b" };
     char msg [256];
-    CHECK_INT (xxl_routers_route (routers, "NOPE", 1, 1, addrs, 2, NULL, msg, sizeof msg), -1);
+    XXL_CHECK_INT (xxl_routers_route (routers, "NOPE", 1, 1, addrs, 2, NULL, msg, sizeof msg), -1);
     XXL_CHECK (strstr (msg, "unknown route 'NOPE'") != NULL);
-    CHECK_INT (xxl_routers_route (routers, NULL, 1, 1, addrs, 2, NULL, msg, sizeof msg), -1);
+    XXL_CHECK_INT (xxl_routers_route (routers, NULL, 1, 1, addrs, 2, NULL, msg, sizeof msg), -1);
     XXL_CHECK (strstr (msg, "unknown route") != NULL);
     const char *names [] = { "FIRST", "LAST", "ROUND", "RANDOM", "CONSISTENT_HASH",
                              "LEAST_FREQUENTLY_USED", "LEAST_RECENTLY_USED",
                              "FAILOVER", "BUSYOVER" };
     for (size_t i = 0; i < sizeof names / sizeof names [0]; i++) {
         strcpy (msg, "junk");
-        CHECK_INT (xxl_routers_route (routers, names [i], 1, 1, addrs, 0, NULL, msg, sizeof msg), -1);
+        XXL_CHECK_INT (xxl_routers_route (routers, names [i], 1, 1, addrs, 0, NULL, msg, sizeof msg), -1);
         XXL_CHECK (strcmp (msg, "no registered address") == 0);
-        CHECK_INT (xxl_routers_route (routers, names [i], 1, 1, NULL, 2, NULL, msg, sizeof msg), -1);
+        XXL_CHECK_INT (xxl_routers_route (routers, names [i], 1, 1, NULL, 2, NULL, msg, sizeof msg), -1);
     }
     const char *holes [] = { "a", NULL };
-    CHECK_INT (xxl_routers_route (routers, "FIRST", 1, 1, holes, 2, NULL, msg, sizeof msg), -1);
-    CHECK_INT (xxl_routers_route (routers, "SHARDING_BROADCAST", 1, 1, addrs, 2, NULL, msg, sizeof msg), -1);
+    XXL_CHECK_INT (xxl_routers_route (routers, "FIRST", 1, 1, holes, 2, NULL, msg, sizeof msg), -1);
+    XXL_CHECK_INT (xxl_routers_route (routers, "SHARDING_BROADCAST", 1, 1, addrs, 2, NULL, msg, sizeof msg), -1);
     XXL_CHECK (strstr (msg, "broadcasts") != NULL);
     //  No message buffer at all is fine
-    CHECK_INT (xxl_routers_route (routers, "NOPE", 1, 1, addrs, 2, NULL, NULL, 0), -1);
-    CHECK_INT (xxl_routers_route (routers, "LAST", 1, 1, addrs, 2, NULL, NULL, 0), 1);
+    XXL_CHECK_INT (xxl_routers_route (routers, "NOPE", 1, 1, addrs, 2, NULL, NULL, 0), -1);
+    XXL_CHECK_INT (xxl_routers_route (routers, "LAST", 1, 1, addrs, 2, NULL, NULL, 0), 1);
     //  A tiny buffer is truncated, never overrun
     char tiny [8];
-    CHECK_INT (xxl_routers_route (routers, "NOPE_NOPE_NOPE", 1, 1, addrs, 2, NULL, tiny, sizeof tiny), -1);
+    XXL_CHECK_INT (xxl_routers_route (routers, "NOPE_NOPE_NOPE", 1, 1, addrs, 2, NULL, tiny, sizeof tiny), -1);
     XXL_CHECK (strlen (tiny) == 7);
 }
 
@@ -210,18 +201,18 @@ static void
 test_first_last_random (xxl_routers_t *routers)
 {
     const char *addrs [] = { "a", "b", "c" };
-    CHECK_INT (s_route (routers, "FIRST", 1, addrs, 3), 0);
-    CHECK_INT (s_route (routers, "FIRST", 1, addrs, 1), 0);
-    CHECK_INT (s_route (routers, "LAST", 1, addrs, 3), 2);
-    CHECK_INT (s_route (routers, "LAST", 1, addrs, 1), 0);
+    XXL_CHECK_INT (s_route (routers, "FIRST", 1, addrs, 3), 0);
+    XXL_CHECK_INT (s_route (routers, "FIRST", 1, addrs, 1), 0);
+    XXL_CHECK_INT (s_route (routers, "LAST", 1, addrs, 3), 2);
+    XXL_CHECK_INT (s_route (routers, "LAST", 1, addrs, 1), 0);
     uint32_t values [] = { 2, 0, 1, 7 };
     s_rand_set (4, values);
-    CHECK_INT (s_route (routers, "RANDOM", 1, addrs, 3), 2);
-    CHECK_INT (s_rand_last_bound, 3);
-    CHECK_INT (s_route (routers, "RANDOM", 1, addrs, 3), 0);
-    CHECK_INT (s_route (routers, "RANDOM", 1, addrs, 3), 1);
-    CHECK_INT (s_route (routers, "RANDOM", 1, addrs, 2), 1);     //  7 % 2
-    CHECK_INT (s_rand_last_bound, 2);
+    XXL_CHECK_INT (s_route (routers, "RANDOM", 1, addrs, 3), 2);
+    XXL_CHECK_INT (s_rand_last_bound, 3);
+    XXL_CHECK_INT (s_route (routers, "RANDOM", 1, addrs, 3), 0);
+    XXL_CHECK_INT (s_route (routers, "RANDOM", 1, addrs, 3), 1);
+    XXL_CHECK_INT (s_route (routers, "RANDOM", 1, addrs, 2), 1);     //  7 % 2
+    XXL_CHECK_INT (s_rand_last_bound, 2);
 }
 
 static void
@@ -234,39 +225,39 @@ test_round (xxl_routers_t *routers)
     //  Job 100 starts at 98: 98%3=2, then 0, 1, 2, 0
     int want [] = { 2, 0, 1, 2, 0 };
     for (int i = 0; i < 5; i++)
-        CHECK_INT (s_route (routers, "ROUND", 100, addrs, 3), want [i]);
-    CHECK_INT (s_rand_calls, 1);
-    CHECK_INT (s_rand_last_bound, 100);
+        XXL_CHECK_INT (s_route (routers, "ROUND", 100, addrs, 3), want [i]);
+    XXL_CHECK_INT (s_rand_calls, 1);
+    XXL_CHECK_INT (s_rand_last_bound, 100);
     //  Job 101 has its own counter, from 5
-    CHECK_INT (s_route (routers, "ROUND", 101, addrs, 3), 2);
-    CHECK_INT (s_route (routers, "ROUND", 101, addrs, 3), 0);
+    XXL_CHECK_INT (s_route (routers, "ROUND", 101, addrs, 3), 2);
+    XXL_CHECK_INT (s_route (routers, "ROUND", 101, addrs, 3), 0);
     //  Job 100 goes on (counter 103) with a shorter list: 103 % 2
-    CHECK_INT (s_route (routers, "ROUND", 100, addrs, 2), 1);
-    CHECK_INT (s_rand_calls, 2);
+    XXL_CHECK_INT (s_route (routers, "ROUND", 100, addrs, 2), 1);
+    XXL_CHECK_INT (s_rand_calls, 2);
 
     //  24 h: not reset at exactly +24 h, reset just after
     s_rand_default = 50;
     s_now += XXL_ROUTER_CACHE_MS;
-    CHECK_INT (s_route (routers, "ROUND", 100, addrs, 3), 104 % 3);
-    CHECK_INT (s_rand_calls, 2);
+    XXL_CHECK_INT (s_route (routers, "ROUND", 100, addrs, 3), 104 % 3);
+    XXL_CHECK_INT (s_rand_calls, 2);
     s_now += 1;
-    CHECK_INT (s_route (routers, "ROUND", 100, addrs, 3), 50 % 3);
-    CHECK_INT (s_rand_calls, 3);
-    CHECK_INT (s_route (routers, "ROUND", 101, addrs, 3), 50 % 3);
-    CHECK_INT (s_rand_calls, 4);
+    XXL_CHECK_INT (s_route (routers, "ROUND", 100, addrs, 3), 50 % 3);
+    XXL_CHECK_INT (s_rand_calls, 3);
+    XXL_CHECK_INT (s_route (routers, "ROUND", 101, addrs, 3), 50 % 3);
+    XXL_CHECK_INT (s_rand_calls, 4);
 
     //  Restart past 1,000,000: job 102 starts at 99, counts to 1,000,001,
     //  then draws a new start
     uint32_t start [] = { 99, 7 };
     s_rand_set (2, start);
-    CHECK_INT (s_route (routers, "ROUND", 102, addrs, 3), 0);
+    XXL_CHECK_INT (s_route (routers, "ROUND", 102, addrs, 3), 0);
     int last = -1;
     for (int counter = 100; counter <= 1000001; counter++)
         last = s_route (routers, "ROUND", 102, addrs, 3);
-    CHECK_INT (last, 1000001 % 3);
-    CHECK_INT (s_rand_calls, 1);
-    CHECK_INT (s_route (routers, "ROUND", 102, addrs, 3), 7 % 3);
-    CHECK_INT (s_rand_calls, 2);
+    XXL_CHECK_INT (last, 1000001 % 3);
+    XXL_CHECK_INT (s_rand_calls, 1);
+    XXL_CHECK_INT (s_route (routers, "ROUND", 102, addrs, 3), 7 % 3);
+    XXL_CHECK_INT (s_rand_calls, 2);
 
     //  Many jobs (the job table grows)
     s_rand_default = 0;
@@ -291,43 +282,43 @@ test_lfu (xxl_routers_t *routers)
     //  b(0->1), b(1->2) [b before c on a tie], c(1->2), a, b, c, a, b, c
     int want [] = { 1, 1, 2, 0, 1, 2, 0, 1, 2 };
     for (int i = 0; i < 9; i++)
-        CHECK_INT (s_route (routers, "LEAST_FREQUENTLY_USED", 7, addrs, 3), want [i]);
-    CHECK_INT (s_rand_calls, 3);
-    CHECK_INT (s_rand_last_bound, 3);
+        XXL_CHECK_INT (s_route (routers, "LEAST_FREQUENTLY_USED", 7, addrs, 3), want [i]);
+    XXL_CHECK_INT (s_rand_calls, 3);
+    XXL_CHECK_INT (s_rand_last_bound, 3);
     //  Now a=4, b=4, c=4.  b leaves, d joins with random below 3 = 0
     const char *moved [] = { "a", "c", "d" };
     uint32_t d_start [] = { 0 };
     s_rand_set (1, d_start);
-    CHECK_INT (s_route (routers, "LEAST_FREQUENTLY_USED", 7, moved, 3), 2);    //  d
-    CHECK_INT (s_rand_calls, 1);
+    XXL_CHECK_INT (s_route (routers, "LEAST_FREQUENTLY_USED", 7, moved, 3), 2);    //  d
+    XXL_CHECK_INT (s_rand_calls, 1);
     //  d stays lowest until it catches up (1..4), then a, c, d
     for (int i = 0; i < 3; i++)
-        CHECK_INT (s_route (routers, "LEAST_FREQUENTLY_USED", 7, moved, 3), 2);
-    CHECK_INT (s_route (routers, "LEAST_FREQUENTLY_USED", 7, moved, 3), 0);
-    CHECK_INT (s_route (routers, "LEAST_FREQUENTLY_USED", 7, moved, 3), 1);
-    CHECK_INT (s_route (routers, "LEAST_FREQUENTLY_USED", 7, moved, 3), 2);
+        XXL_CHECK_INT (s_route (routers, "LEAST_FREQUENTLY_USED", 7, moved, 3), 2);
+    XXL_CHECK_INT (s_route (routers, "LEAST_FREQUENTLY_USED", 7, moved, 3), 0);
+    XXL_CHECK_INT (s_route (routers, "LEAST_FREQUENTLY_USED", 7, moved, 3), 1);
+    XXL_CHECK_INT (s_route (routers, "LEAST_FREQUENTLY_USED", 7, moved, 3), 2);
     //  b comes back: pruned before, so it is new again (random = 1)
     const char *back [] = { "a", "b", "c", "d" };
     uint32_t b_start [] = { 1 };
     s_rand_set (1, b_start);
-    CHECK_INT (s_route (routers, "LEAST_FREQUENTLY_USED", 7, back, 4), 1);
-    CHECK_INT (s_rand_calls, 1);
-    CHECK_INT (s_rand_last_bound, 4);
+    XXL_CHECK_INT (s_route (routers, "LEAST_FREQUENTLY_USED", 7, back, 4), 1);
+    XXL_CHECK_INT (s_rand_calls, 1);
+    XXL_CHECK_INT (s_rand_last_bound, 4);
     //  Another job is independent: counts 1, 1, 0 -> c
     uint32_t other [] = { 1, 1, 0 };
     s_rand_set (3, other);
-    CHECK_INT (s_route (routers, "LEAST_FREQUENTLY_USED", 8, addrs, 3), 2);
+    XXL_CHECK_INT (s_route (routers, "LEAST_FREQUENTLY_USED", 8, addrs, 3), 2);
     //  24 h later everything is new: counts 0, 2, 2 -> a
     s_now += XXL_ROUTER_CACHE_MS + 1;
     uint32_t fresh [] = { 0, 2, 2 };
     s_rand_set (3, fresh);
-    CHECK_INT (s_route (routers, "LEAST_FREQUENTLY_USED", 7, addrs, 3), 0);
-    CHECK_INT (s_rand_calls, 3);
+    XXL_CHECK_INT (s_route (routers, "LEAST_FREQUENTLY_USED", 7, addrs, 3), 0);
+    XXL_CHECK_INT (s_rand_calls, 3);
     //  A list in another order is still matched by address
     const char *shuffled [] = { "c", "b", "a" };
     s_rand_set (0, NULL);
-    CHECK_INT (s_route (routers, "LEAST_FREQUENTLY_USED", 7, shuffled, 3), 2);  //  a=1,b=2,c=2
-    CHECK_INT (s_rand_calls, 0);
+    XXL_CHECK_INT (s_route (routers, "LEAST_FREQUENTLY_USED", 7, shuffled, 3), 2);  //  a=1,b=2,c=2
+    XXL_CHECK_INT (s_rand_calls, 0);
 }
 
 static void
@@ -337,25 +328,25 @@ test_lru (xxl_routers_t *routers)
     s_now += 2 * XXL_ROUTER_CACHE_MS;
     int want [] = { 0, 1, 2, 0 };
     for (int i = 0; i < 4; i++)
-        CHECK_INT (s_route (routers, "LEAST_RECENTLY_USED", 9, addrs, 3), want [i]);
+        XXL_CHECK_INT (s_route (routers, "LEAST_RECENTLY_USED", 9, addrs, 3), want [i]);
     //  Order is now b, c, a.  b leaves, d joins (as most recent): c, a, d
     const char *moved [] = { "a", "c", "d" };
-    CHECK_INT (s_route (routers, "LEAST_RECENTLY_USED", 9, moved, 3), 1);
-    CHECK_INT (s_route (routers, "LEAST_RECENTLY_USED", 9, moved, 3), 0);
-    CHECK_INT (s_route (routers, "LEAST_RECENTLY_USED", 9, moved, 3), 2);
-    CHECK_INT (s_route (routers, "LEAST_RECENTLY_USED", 9, moved, 3), 1);
+    XXL_CHECK_INT (s_route (routers, "LEAST_RECENTLY_USED", 9, moved, 3), 1);
+    XXL_CHECK_INT (s_route (routers, "LEAST_RECENTLY_USED", 9, moved, 3), 0);
+    XXL_CHECK_INT (s_route (routers, "LEAST_RECENTLY_USED", 9, moved, 3), 2);
+    XXL_CHECK_INT (s_route (routers, "LEAST_RECENTLY_USED", 9, moved, 3), 1);
     //  Another job starts fresh
-    CHECK_INT (s_route (routers, "LEAST_RECENTLY_USED", 10, addrs, 3), 0);
+    XXL_CHECK_INT (s_route (routers, "LEAST_RECENTLY_USED", 10, addrs, 3), 0);
     //  A single address
-    CHECK_INT (s_route (routers, "LEAST_RECENTLY_USED", 9, addrs, 1), 0);
-    CHECK_INT (s_route (routers, "LEAST_RECENTLY_USED", 9, addrs, 1), 0);
+    XXL_CHECK_INT (s_route (routers, "LEAST_RECENTLY_USED", 9, addrs, 1), 0);
+    XXL_CHECK_INT (s_route (routers, "LEAST_RECENTLY_USED", 9, addrs, 1), 0);
     //  Back to a, b, c: a is there, b and c join: a, b, c
-    CHECK_INT (s_route (routers, "LEAST_RECENTLY_USED", 9, addrs, 3), 0);
-    CHECK_INT (s_route (routers, "LEAST_RECENTLY_USED", 9, addrs, 3), 1);
+    XXL_CHECK_INT (s_route (routers, "LEAST_RECENTLY_USED", 9, addrs, 3), 0);
+    XXL_CHECK_INT (s_route (routers, "LEAST_RECENTLY_USED", 9, addrs, 3), 1);
     //  24 h reset: starts again from the first address
     s_now += XXL_ROUTER_CACHE_MS + 1;
-    CHECK_INT (s_route (routers, "LEAST_RECENTLY_USED", 9, addrs, 3), 0);
-    CHECK_INT (s_route (routers, "LEAST_RECENTLY_USED", 9, addrs, 3), 1);
+    XXL_CHECK_INT (s_route (routers, "LEAST_RECENTLY_USED", 9, addrs, 3), 0);
+    XXL_CHECK_INT (s_route (routers, "LEAST_RECENTLY_USED", 9, addrs, 3), 1);
 }
 
 static void
@@ -403,7 +394,7 @@ test_consistent_hash (xxl_routers_t *routers)
         }
         fclose (file);
         XXL_CHECK (checked >= 150);
-        CHECK_INT (wrong, 0);
+        XXL_CHECK_INT (wrong, 0);
     }
     //  More lists than cache slots, alternating, stay consistent
     const char *l1 [] = { "x1", "x2", "x3" };
@@ -437,7 +428,7 @@ test_failover_busyover (xxl_routers_t *routers)
     char msg [1024];
     int ctx;
     s_probed [0] = 0;
-    CHECK_INT (xxl_routers_route (routers, "FAILOVER", 42, 7, addrs, 4, &ctx, msg, sizeof msg), 2);
+    XXL_CHECK_INT (xxl_routers_route (routers, "FAILOVER", 42, 7, addrs, 4, &ctx, msg, sizeof msg), 2);
     XXL_CHECK (s_probe_ctx_seen == &ctx);
     XXL_CHECK (strcmp (s_probed, "tcp://a:1/1/42/1000;tcp://b:1/1/42/1000;tcp://c:1/1/42/1000;") == 0);
     XXL_CHECK (strcmp (msg,
@@ -450,7 +441,7 @@ test_failover_busyover (xxl_routers_t *routers)
     //  BUSYOVER sends IDLE_BEAT with the configured timeout
     xxl_routers_set_probe_timeout (routers, 250);
     s_probed [0] = 0;
-    CHECK_INT (xxl_routers_route (routers, "BUSYOVER", 43, 8, addrs + 1, 3, NULL, msg, sizeof msg), 1);
+    XXL_CHECK_INT (xxl_routers_route (routers, "BUSYOVER", 43, 8, addrs + 1, 3, NULL, msg, sizeof msg), 1);
     XXL_CHECK (strcmp (s_probed, "tcp://b:1/2/43/250;tcp://c:1/2/43/250;") == 0);
     XXL_CHECK (strcmp (msg,
         "idle beat check: address=tcp://b:1, code=500, msg=busy\n"
@@ -459,18 +450,18 @@ test_failover_busyover (xxl_routers_t *routers)
 
     //  The first answers: one probe only
     s_probed [0] = 0;
-    CHECK_INT (xxl_routers_route (routers, "FAILOVER", 42, 9, addrs + 2, 2, NULL, msg, sizeof msg), 0);
+    XXL_CHECK_INT (xxl_routers_route (routers, "FAILOVER", 42, 9, addrs + 2, 2, NULL, msg, sizeof msg), 0);
     XXL_CHECK (strcmp (s_probed, "tcp://c:1/1/42/1000;") == 0);
 
     //  None answers 200: -1, with every probe in the message
-    CHECK_INT (xxl_routers_route (routers, "FAILOVER", 42, 10, addrs, 2, NULL, msg, sizeof msg), -1);
+    XXL_CHECK_INT (xxl_routers_route (routers, "FAILOVER", 42, 10, addrs, 2, NULL, msg, sizeof msg), -1);
     XXL_CHECK (strstr (msg, "address=tcp://a:1, code=-1") && strstr (msg, "address=tcp://b:1, code=500"));
-    CHECK_INT (xxl_routers_route (routers, "BUSYOVER", 42, 10, addrs, 2, NULL, msg, sizeof msg), -1);
+    XXL_CHECK_INT (xxl_routers_route (routers, "BUSYOVER", 42, 10, addrs, 2, NULL, msg, sizeof msg), -1);
     XXL_CHECK (strstr (msg, "idle beat check: address=tcp://b:1, code=500, msg=busy") != NULL);
 
     //  A small message buffer truncates the lines, routing still works
     char small [40];
-    CHECK_INT (xxl_routers_route (routers, "FAILOVER", 42, 11, addrs, 4, NULL, small, sizeof small), 2);
+    XXL_CHECK_INT (xxl_routers_route (routers, "FAILOVER", 42, 11, addrs, 4, NULL, small, sizeof small), 2);
     XXL_CHECK (strlen (small) < sizeof small);
     s_answers = NULL;
 }
@@ -486,9 +477,9 @@ test_host_without_probe (const char *dir)
         return;
     const char *addrs [] = { "a" };
     char msg [256];
-    CHECK_INT (xxl_routers_route (routers, "FAILOVER", 1, 1, addrs, 1, NULL, msg, sizeof msg), -1);
+    XXL_CHECK_INT (xxl_routers_route (routers, "FAILOVER", 1, 1, addrs, 1, NULL, msg, sizeof msg), -1);
     XXL_CHECK (strstr (msg, "cannot probe") != NULL);
-    CHECK_INT (xxl_routers_route (routers, "ROUND", 1, 1, addrs, 1, NULL, msg, sizeof msg), 0);
+    XXL_CHECK_INT (xxl_routers_route (routers, "ROUND", 1, 1, addrs, 1, NULL, msg, sizeof msg), 0);
     xxl_routers_destroy (&routers);
 }
 
@@ -517,11 +508,11 @@ test_plugins (xxl_routers_t *routers, const char *dir)
     const char *addrs [] = { "tcp://a#w=5", "tcp://b", "tcp://c" };
     int want [] = { 0, 0, 1, 0, 2, 0, 0, 0, 0, 1 };
     for (int i = 0; i < 10; i++)
-        CHECK_INT (s_route (routers, "WEIGHTED", 3, addrs, 3), want [i]);
+        XXL_CHECK_INT (s_route (routers, "WEIGHTED", 3, addrs, 3), want [i]);
     const char *tagged [] = { "tcp://a", "tcp://b-tag", "tcp://c-tag" };
-    CHECK_INT (s_route (routers, "TAG_FIRST", 3, tagged, 3), 1);
+    XXL_CHECK_INT (s_route (routers, "TAG_FIRST", 3, tagged, 3), 1);
     char msg [128];
-    CHECK_INT (xxl_routers_route (routers, "TAG_FIRST", 3, 1, addrs, 3, NULL, msg, sizeof msg), -1);
+    XXL_CHECK_INT (xxl_routers_route (routers, "TAG_FIRST", 3, 1, addrs, 3, NULL, msg, sizeof msg), -1);
     XXL_CHECK (strcmp (msg, "TAG_FIRST: no address carries a tag") == 0);
 
     //  The wrong ABI version is refused, with a clear line
@@ -530,7 +521,7 @@ test_plugins (xxl_routers_t *routers, const char *dir)
     XXL_CHECK (xxl_routers_find (routers, "BAD_ROUTER") == NULL);
     char path [1024];
     snprintf (path, sizeof path, "%s/bad_router_abi.so", dir);
-    CHECK_INT (xxl_routers_load_file (routers, path), -1);
+    XXL_CHECK_INT (xxl_routers_load_file (routers, path), -1);
     //  The other variants, where built
     if (s_exists (dir, "bad_router_size.so"))
         XXL_CHECK (strstr (s_log, "bad_router_size.so refused: descriptor size 16 too small") != NULL);
@@ -544,12 +535,12 @@ test_plugins (xxl_routers_t *routers, const char *dir)
         XXL_CHECK (strstr (s_log, "bad_router_nosym.so refused: missing symbol xxl_router_plugin") != NULL);
     //  The shipped FIRST still answers, and loading again duplicates nothing
     const char *two [] = { "a", "b" };
-    CHECK_INT (s_route (routers, "FIRST", 1, two, 2), 0);
+    XXL_CHECK_INT (s_route (routers, "FIRST", 1, two, 2), 0);
     snprintf (path, sizeof path, "%s/custom_router.so", dir);
     s_log [0] = 0;
-    CHECK_INT (xxl_routers_load_file (routers, path), -1);
+    XXL_CHECK_INT (xxl_routers_load_file (routers, path), -1);
     XXL_CHECK (strstr (s_log, "duplicate route name WEIGHTED") != NULL);
-    CHECK_INT (xxl_routers_load_file (routers, "/nonexistent/x.so"), -1);
+    XXL_CHECK_INT (xxl_routers_load_file (routers, "/nonexistent/x.so"), -1);
     XXL_CHECK (strstr (s_log, "/nonexistent/x.so refused: cannot load") != NULL);
 }
 
@@ -609,7 +600,7 @@ test_threads (xxl_routers_t *routers)
             for (int a = 0; a < 4; a++)
                 hits [a] += workers [t].hits [a];
         }
-        CHECK_INT (bad, 0);
+        XXL_CHECK_INT (bad, 0);
         if (strcmp (names [n], "ROUND") == 0 || strcmp (names [n], "LEAST_RECENTLY_USED") == 0) {
             //  Job 500 is spread evenly over the four addresses
             int lo = hits [0], hi = hits [0];

@@ -16,12 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int s_passed = 0, s_failed = 0;
-
-#define CHECK(cond, ...) do { \
-    if (cond) s_passed++; \
-    else { s_failed++; printf ("FAIL %s:%d: ", __FILE__, __LINE__); printf (__VA_ARGS__); printf ("\n"); } \
-} while (0)
+#include "xxl_test_agent.h"
 
 static int
 s_matches (const char *text, const char *pattern)
@@ -37,64 +32,57 @@ s_matches (const char *text, const char *pattern)
 int
 main (void)
 {
-    setvbuf (stdout, NULL, _IOLBF, 0);
-    zsys_init ();
-    zsys_set_logstream (NULL);
+    char dir [256];
+    if (xxl_test_agent_start (dir, sizeof dir, "runlog"))
+        return xxl_test_done ();
     setenv ("TZ", "UTC", 1);
     tzset ();
-    char dir [256];
-    const char *tmp = getenv ("TMPDIR")? getenv ("TMPDIR"): "/tmp";
-    snprintf (dir, sizeof dir, "%s/xxl-test-runlog-XXXXXX", tmp);
-    if (!mkdtemp (dir)) {
-        printf ("cannot create temp folder\n0 passed, 1 failed\n");
-        return 1;
-    }
     char logdir [300];
     snprintf (logdir, sizeof logdir, "%s/logs", dir);
 
     //  Path: date from logDateTime in local time (TZ=UTC here)
     int64_t when = 1700000000000LL;           //  2023-11-14 22:13:20 UTC
     char path [512], expect [512];
-    CHECK (xxl_runlog_path (logdir, 42, when, path, sizeof path) == 0, "path");
+    XXL_CHECK_MSG (xxl_runlog_path (logdir, 42, when, path, sizeof path) == 0, "path");
     snprintf (expect, sizeof expect, "%s/2023-11-14/42.log", logdir);
-    CHECK (streq (path, expect), "path is %s", path);
+    XXL_CHECK_MSG (streq (path, expect), "path is %s", path);
     setenv ("TZ", "Asia/Shanghai", 1);
     tzset ();
-    CHECK (xxl_runlog_path (logdir, 42, when, path, sizeof path) == 0
+    XXL_CHECK_MSG (xxl_runlog_path (logdir, 42, when, path, sizeof path) == 0
         && strstr (path, "/2023-11-15/42.log"), "local date in UTC+8: %s", path);
     setenv ("TZ", "UTC", 1);
     tzset ();
     char tiny [8];
-    CHECK (xxl_runlog_path (logdir, 42, when, tiny, sizeof tiny) == -1, "small buffer refused");
+    XXL_CHECK_MSG (xxl_runlog_path (logdir, 42, when, tiny, sizeof tiny) == -1, "small buffer refused");
 
     //  Missing file
     int to_line = -5;
     char err [600];
     char *content = xxl_runlog_read (logdir, 42, when, 1, &to_line, err, sizeof err);
-    CHECK (content == NULL && strstr (err, "log file not found: ") && strstr (err, "42.log"),
-           "missing log: %s", err);
+    XXL_CHECK_MSG (content == NULL && strstr (err, "log file not found: ") && strstr (err, "42.log"),
+                   "missing log: %s", err);
 
     //  Append creates folders, lines are stamped
-    CHECK (xxl_runlog_append (logdir, 42, when, "first line") == 0, "append");
-    CHECK (xxl_runlog_append (logdir, 42, when, "second line") == 0, "append 2");
-    CHECK (xxl_runlog_append (logdir, 42, when, "third line") == 0, "append 3");
+    XXL_CHECK_MSG (xxl_runlog_append (logdir, 42, when, "first line") == 0, "append");
+    XXL_CHECK_MSG (xxl_runlog_append (logdir, 42, when, "second line") == 0, "append 2");
+    XXL_CHECK_MSG (xxl_runlog_append (logdir, 42, when, "third line") == 0, "append 3");
     content = xxl_runlog_read (logdir, 42, when, 1, &to_line, err, sizeof err);
-    CHECK (content && to_line == 3, "3 lines read, to_line %d", to_line);
-    CHECK (content && s_matches (content,
-           "^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3} \\[[0-9]+/[0-9]+\\] first line\n"),
-           "stamp format: %s", content? content: "");
+    XXL_CHECK_MSG (content && to_line == 3, "3 lines read, to_line %d", to_line);
+    XXL_CHECK_MSG (content && s_matches (content,
+                   "^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3} \\[[0-9]+/[0-9]+\\] first line\n"),
+                   "stamp format: %s", content? content: "");
     free (content);
 
     //  Paging from a line
     content = xxl_runlog_read (logdir, 42, when, 2, &to_line, err, sizeof err);
-    CHECK (content && to_line == 3 && strstr (content, "second line") && !strstr (content, "first line"),
-           "from line 2");
+    XXL_CHECK_MSG (content && to_line == 3 && strstr (content, "second line") && !strstr (content, "first line"),
+                   "from line 2");
     free (content);
     content = xxl_runlog_read (logdir, 42, when, 4, &to_line, err, sizeof err);
-    CHECK (content && streq (content, "") && to_line == 3, "past the end: \"\" and to_line 3 (%d)", to_line);
+    XXL_CHECK_MSG (content && streq (content, "") && to_line == 3, "past the end: \"\" and to_line 3 (%d)", to_line);
     free (content);
     content = xxl_runlog_read (logdir, 42, when, 0, &to_line, err, sizeof err);
-    CHECK (content && to_line == 3, "from line 0 means 1");
+    XXL_CHECK_MSG (content && to_line == 3, "from line 0 means 1");
     free (content);
 
     //  Byte cap: whole lines only
@@ -104,18 +92,18 @@ main (void)
         xxl_runlog_append (logdir, 43, when, line);
     }
     content = xxl_runlog_read (logdir, 43, when, 1, &to_line, err, sizeof err);
-    CHECK (content && strlen (content) <= XXL_RUNLOG_READ_MAX && to_line > 100 && to_line < 2000,
-           "64 KiB cap: %zu bytes, to_line %d", content? strlen (content): 0, to_line);
-    CHECK (content && content [strlen (content) - 1] == '\n', "ends at a whole line");
+    XXL_CHECK_MSG (content && strlen (content) <= XXL_RUNLOG_READ_MAX && to_line > 100 && to_line < 2000,
+                   "64 KiB cap: %zu bytes, to_line %d", content? strlen (content): 0, to_line);
+    XXL_CHECK_MSG (content && content [strlen (content) - 1] == '\n', "ends at a whole line");
     int first_to = to_line;
     free (content);
     content = xxl_runlog_read (logdir, 43, when, first_to + 1, &to_line, err, sizeof err);
     char want [32];
     snprintf (want, sizeof want, "filler %04d\n", first_to);
-    CHECK (content && strstr (content, want) == strstr (content, "filler"), "next page starts at line %d", first_to + 1);
+    XXL_CHECK_MSG (content && strstr (content, want) == strstr (content, "filler"), "next page starts at line %d", first_to + 1);
     free (content);
     content = xxl_runlog_read_max (logdir, 43, when, 1, 100, &to_line, err, sizeof err);
-    CHECK (content && to_line == 2, "100 byte cap: 2 lines (%d)", to_line);
+    XXL_CHECK_MSG (content && to_line == 2, "100 byte cap: 2 lines (%d)", to_line);
     free (content);
 
     //  One line longer than the cap is cut
@@ -125,24 +113,24 @@ main (void)
     xxl_runlog_append (logdir, 44, when, long_line);
     free (long_line);
     content = xxl_runlog_read_max (logdir, 44, when, 1, 100, &to_line, err, sizeof err);
-    CHECK (content && strlen (content) == 100 && to_line == 1, "long line cut at the cap");
+    XXL_CHECK_MSG (content && strlen (content) == 100 && to_line == 1, "long line cut at the cap");
     free (content);
 
     //  An incomplete last line (a writer in the middle of it) is not returned
-    CHECK (xxl_runlog_path (logdir, 45, when, path, sizeof path) == 0, "path 45");
+    XXL_CHECK_MSG (xxl_runlog_path (logdir, 45, when, path, sizeof path) == 0, "path 45");
     int fd = xxl_runlog_open (logdir, 45, when);
-    CHECK (fd >= 0, "open");
-    CHECK (xxl_runlog_write (fd, "complete") == 0, "write");
+    XXL_CHECK_MSG (fd >= 0, "open");
+    XXL_CHECK_MSG (xxl_runlog_write (fd, "complete") == 0, "write");
     if (write (fd, "partial", 7) != 7)
         {}
     content = xxl_runlog_read (logdir, 45, when, 1, &to_line, err, sizeof err);
-    CHECK (content && to_line == 1 && !strstr (content, "partial"), "partial line held back");
+    XXL_CHECK_MSG (content && to_line == 1 && !strstr (content, "partial"), "partial line held back");
     free (content);
     if (write (fd, " done\n", 6) != 6)
         {}
     close (fd);
     content = xxl_runlog_read (logdir, 45, when, 2, &to_line, err, sizeof err);
-    CHECK (content && to_line == 2 && streq (content, "partial done\n"), "completed line read");
+    XXL_CHECK_MSG (content && to_line == 2 && streq (content, "partial done\n"), "completed line read");
     free (content);
 
     //  Retention: folders older than keep_days go, others stay
@@ -152,33 +140,26 @@ main (void)
         snprintf (path, sizeof path, "%s/%s", logdir, days [i]);
         mkdir (path, 0755);
         snprintf (path, sizeof path, "%s/%s/1.log", logdir, days [i]);
-        FILE *file = fopen (path, "w");
-        if (file) {
-            fputs ("x\n", file);
-            fclose (file);
-        }
+        xxl_test_write (path, "x\n");
     }
     snprintf (path, sizeof path, "%s/gluesource", logdir);
     mkdir (path, 0755);
     snprintf (path, sizeof path, "%s/not-a-date", logdir);
     mkdir (path, 0755);
     int removed = xxl_runlog_clean (logdir, 1, now_ms);     //  1 -> minimum 3
-    CHECK (removed == 2, "keep 3 days: removed %d (want 2: 11-10, 10-01)", removed);
+    XXL_CHECK_MSG (removed == 2, "keep 3 days: removed %d (want 2: 11-10, 10-01)", removed);
     snprintf (path, sizeof path, "%s/2023-11-11", logdir);
-    CHECK (access (path, F_OK) == 0, "3 days ago kept");
+    XXL_CHECK_MSG (access (path, F_OK) == 0, "3 days ago kept");
     snprintf (path, sizeof path, "%s/2023-11-10", logdir);
-    CHECK (access (path, F_OK) != 0, "4 days ago removed");
+    XXL_CHECK_MSG (access (path, F_OK) != 0, "4 days ago removed");
     snprintf (path, sizeof path, "%s/gluesource", logdir);
-    CHECK (access (path, F_OK) == 0, "gluesource kept");
+    XXL_CHECK_MSG (access (path, F_OK) == 0, "gluesource kept");
     snprintf (path, sizeof path, "%s/not-a-date", logdir);
-    CHECK (access (path, F_OK) == 0, "other folders kept");
-    CHECK (xxl_runlog_clean (logdir, 30, now_ms) == 0, "nothing more with 30 days");
-    CHECK (xxl_runlog_clean ("/nonexistent/xxl", 30, now_ms) == -1, "missing logdir -1");
+    XXL_CHECK_MSG (access (path, F_OK) == 0, "other folders kept");
+    XXL_CHECK_MSG (xxl_runlog_clean (logdir, 30, now_ms) == 0, "nothing more with 30 days");
+    XXL_CHECK_MSG (xxl_runlog_clean ("/nonexistent/xxl", 30, now_ms) == -1, "missing logdir -1");
 
-    char command [512];
-    snprintf (command, sizeof command, "rm -rf '%s'", dir);
-    if (system (command))
+    if (xxl_test_rmtree (dir))
         {}
-    printf ("%d passed, %d failed\n", s_passed, s_failed);
-    return s_failed? 1: 0;
+    return xxl_test_done ();
 }

@@ -15,12 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int s_passed = 0, s_failed = 0;
-
-#define CHECK(cond, ...) do { \
-    if (cond) s_passed++; \
-    else { s_failed++; printf ("FAIL %s:%d: ", __FILE__, __LINE__); printf (__VA_ARGS__); printf ("\n"); } \
-} while (0)
+#include "xxl_test_agent.h"
 
 static off_t
 s_file_size (const char *path)
@@ -43,44 +38,37 @@ s_append_raw (const char *path, const void *data, size_t len)
 int
 main (void)
 {
-    setvbuf (stdout, NULL, _IOLBF, 0);
-    zsys_init ();
-    zsys_set_logstream (NULL);
     char dir [256];
-    const char *tmp = getenv ("TMPDIR")? getenv ("TMPDIR"): "/tmp";
-    snprintf (dir, sizeof dir, "%s/xxl-test-spool-XXXXXX", tmp);
-    if (!mkdtemp (dir)) {
-        printf ("cannot create temp folder\n0 passed, 1 failed\n");
-        return 1;
-    }
+    if (xxl_test_agent_start (dir, sizeof dir, "spool"))
+        return xxl_test_done ();
     char path [512];
     snprintf (path, sizeof path, "%s/callback.spool", dir);
 
     //  Add, ack, reopen
     xxl_spool_t *spool = xxl_spool_new (path);
-    CHECK (spool != NULL, "new spool");
-    CHECK (xxl_spool_size (spool) == 0, "empty");
+    XXL_CHECK_MSG (spool != NULL, "new spool");
+    XXL_CHECK_MSG (xxl_spool_size (spool) == 0, "empty");
     xxl_result_t r1 = { 1, 1700000000001LL, 200, (char *) "ok", 0 };
     xxl_result_t r2 = { 2, 1700000000002LL, 500, (char *) "failed: ünïcode", 0 };
     xxl_result_t r3 = { 3, 1700000000003LL, 502, NULL, 0 };
-    CHECK (xxl_spool_add (spool, &r1) == 0, "add 1");
-    CHECK (xxl_spool_add (spool, &r2) == 0, "add 2");
-    CHECK (xxl_spool_add (spool, &r3) == 0, "add 3");
-    CHECK (xxl_spool_size (spool) == 3, "3 pending");
-    CHECK (xxl_spool_ack (spool, 1) == 0, "ack 1");
-    CHECK (xxl_spool_ack (spool, 1) == -1, "second ack of 1 is -1");
-    CHECK (xxl_spool_ack (spool, 99) == -1, "ack unknown is -1");
+    XXL_CHECK_MSG (xxl_spool_add (spool, &r1) == 0, "add 1");
+    XXL_CHECK_MSG (xxl_spool_add (spool, &r2) == 0, "add 2");
+    XXL_CHECK_MSG (xxl_spool_add (spool, &r3) == 0, "add 3");
+    XXL_CHECK_MSG (xxl_spool_size (spool) == 3, "3 pending");
+    XXL_CHECK_MSG (xxl_spool_ack (spool, 1) == 0, "ack 1");
+    XXL_CHECK_MSG (xxl_spool_ack (spool, 1) == -1, "second ack of 1 is -1");
+    XXL_CHECK_MSG (xxl_spool_ack (spool, 99) == -1, "ack unknown is -1");
     xxl_spool_destroy (&spool);
-    CHECK (spool == NULL, "destroy nulls");
+    XXL_CHECK_MSG (spool == NULL, "destroy nulls");
 
     spool = xxl_spool_new (path);
-    CHECK (spool && xxl_spool_size (spool) == 2, "2 pending after reopen");
+    XXL_CHECK_MSG (spool && xxl_spool_size (spool) == 2, "2 pending after reopen");
     const xxl_result_t *result = xxl_spool_first (spool);
-    CHECK (result && result->log_id == 2 && result->code == 500 && result->log_date_time == 1700000000002LL
+    XXL_CHECK_MSG (result && result->log_id == 2 && result->code == 500 && result->log_date_time == 1700000000002LL
         && result->msg && streq (result->msg, "failed: ünïcode"), "result 2 intact");
     result = xxl_spool_next (spool);
-    CHECK (result && result->log_id == 3 && result->code == 502 && result->msg == NULL, "result 3, NULL msg kept");
-    CHECK (xxl_spool_next (spool) == NULL, "end of iteration");
+    XXL_CHECK_MSG (result && result->log_id == 3 && result->code == 502 && result->msg == NULL, "result 3, NULL msg kept");
+    XXL_CHECK_MSG (xxl_spool_next (spool) == NULL, "end of iteration");
 
     //  Batch
     xxl_result_t batch [100];
@@ -89,11 +77,11 @@ main (void)
         snprintf (msgs [i], sizeof msgs [i], "batch %d", i);
         batch [i] = (xxl_result_t) { 1000 + i, 0, 200, msgs [i], 0 };
     }
-    CHECK (xxl_spool_add_batch (spool, batch, 100) == 0, "batch of 100");
-    CHECK (xxl_spool_size (spool) == 102, "102 pending");
+    XXL_CHECK_MSG (xxl_spool_add_batch (spool, batch, 100) == 0, "batch of 100");
+    XXL_CHECK_MSG (xxl_spool_size (spool) == 102, "102 pending");
     //  Replace a pending logId
     xxl_result_t again = { 2, 1700000000002LL, 200, (char *) "retried", 0 };
-    CHECK (xxl_spool_add (spool, &again) == 0 && xxl_spool_size (spool) == 102, "replace keeps one entry");
+    XXL_CHECK_MSG (xxl_spool_add (spool, &again) == 0 && xxl_spool_size (spool) == 102, "replace keeps one entry");
     xxl_spool_destroy (&spool);
 
     //  Torn tail: a half record after the last good one
@@ -101,18 +89,18 @@ main (void)
     unsigned char torn [] = { 40, 0, 0, 0, 1, 2, 3, 4, 1, 9, 9 };
     s_append_raw (path, torn, sizeof torn);
     spool = xxl_spool_new (path);
-    CHECK (spool && xxl_spool_size (spool) == 102, "torn tail ignored");
-    CHECK (s_file_size (path) == good_size, "torn tail cut off");
+    XXL_CHECK_MSG (spool && xxl_spool_size (spool) == 102, "torn tail ignored");
+    XXL_CHECK_MSG (s_file_size (path) == good_size, "torn tail cut off");
     xxl_result_t r4 = { 4, 0, 200, (char *) "after torn", 0 };
-    CHECK (xxl_spool_add (spool, &r4) == 0, "add after torn tail");
+    XXL_CHECK_MSG (xxl_spool_add (spool, &r4) == 0, "add after torn tail");
     xxl_spool_destroy (&spool);
     spool = xxl_spool_new (path);
-    CHECK (spool && xxl_spool_size (spool) == 103, "add after torn tail survives");
+    XXL_CHECK_MSG (spool && xxl_spool_size (spool) == 103, "add after torn tail survives");
     int found = 0;
     for (result = xxl_spool_first (spool); result; result = xxl_spool_next (spool))
         if (result->log_id == 2)
             found = result->msg && streq (result->msg, "retried");
-    CHECK (found, "replaced entry replayed");
+    XXL_CHECK_MSG (found, "replaced entry replayed");
     xxl_spool_destroy (&spool);
 
     //  Corrupt last record (CRC): ignored
@@ -127,7 +115,7 @@ main (void)
     if (fd >= 0)
         close (fd);
     spool = xxl_spool_new (path);
-    CHECK (spool && xxl_spool_size (spool) == 102, "corrupt last record ignored");
+    XXL_CHECK_MSG (spool && xxl_spool_size (spool) == 102, "corrupt last record ignored");
 
     //  Iterate and ack every entry while iterating
     int seen = 0;
@@ -135,10 +123,10 @@ main (void)
         seen++;
         xxl_spool_ack (spool, result->log_id);
     }
-    CHECK (seen == 102 && xxl_spool_size (spool) == 0, "ack while iterating: %d seen", seen);
+    XXL_CHECK_MSG (seen == 102 && xxl_spool_size (spool) == 0, "ack while iterating: %d seen", seen);
     xxl_spool_destroy (&spool);
     spool = xxl_spool_new (path);
-    CHECK (spool && xxl_spool_size (spool) == 0, "all acked after reopen");
+    XXL_CHECK_MSG (spool && xxl_spool_size (spool) == 0, "all acked after reopen");
 
     //  Compaction
     for (int i = 0; i < 3000; i++) {
@@ -149,14 +137,14 @@ main (void)
     for (int i = 0; i < 2990; i++)
         xxl_spool_ack (spool, 10000 + i);
     off_t small = s_file_size (path);
-    CHECK (small < big / 3, "compacted: %lld -> %lld bytes", (long long) big, (long long) small);
+    XXL_CHECK_MSG (small < big / 3, "compacted: %lld -> %lld bytes", (long long) big, (long long) small);
     xxl_result_t r5 = { 5, 0, 200, (char *) "after compaction", 0 };
-    CHECK (xxl_spool_add (spool, &r5) == 0, "add after compaction");
+    XXL_CHECK_MSG (xxl_spool_add (spool, &r5) == 0, "add after compaction");
     xxl_spool_destroy (&spool);
     spool = xxl_spool_new (path);
-    CHECK (spool && xxl_spool_size (spool) == 11, "11 pending after compaction and reopen");
+    XXL_CHECK_MSG (spool && xxl_spool_size (spool) == 11, "11 pending after compaction and reopen");
     result = xxl_spool_first (spool);
-    CHECK (result && result->log_id == 12990, "order kept after compaction");
+    XXL_CHECK_MSG (result && result->log_id == 12990, "order kept after compaction");
     xxl_spool_destroy (&spool);
 
     //  Batched acks: acked results leave the spool for good, the others
@@ -168,32 +156,32 @@ main (void)
     xxl_result_t ten [10];
     for (int i = 0; i < 10; i++)
         ten [i] = (xxl_result_t) { 500 + i, 1700000000000LL + i, 200, (char *) "done", 0 };
-    CHECK (spool && xxl_spool_add_batch (spool, ten, 10) == 0, "ack batch: 10 added");
+    XXL_CHECK_MSG (spool && xxl_spool_add_batch (spool, ten, 10) == 0, "ack batch: 10 added");
     int64_t acks [] = { 502, 504, 999999, 506, 504, 502 };
-    CHECK (xxl_spool_ack_batch (spool, acks, sizeof acks / sizeof acks [0]) == 3,
-           "ack batch: 3 removed (an unknown and two repeated logIds skipped)");
-    CHECK (xxl_spool_size (spool) == 7, "ack batch: 7 pending");
-    CHECK (xxl_spool_ack_batch (spool, acks, 0) == 0 && xxl_spool_ack_batch (spool, NULL, 3) == 0
+    XXL_CHECK_MSG (xxl_spool_ack_batch (spool, acks, sizeof acks / sizeof acks [0]) == 3,
+                   "ack batch: 3 removed (an unknown and two repeated logIds skipped)");
+    XXL_CHECK_MSG (xxl_spool_size (spool) == 7, "ack batch: 7 pending");
+    XXL_CHECK_MSG (xxl_spool_ack_batch (spool, acks, 0) == 0 && xxl_spool_ack_batch (spool, NULL, 3) == 0
         && xxl_spool_ack_batch (NULL, acks, 3) == 0, "ack batch: empty, NULL ids, NULL self");
     int64_t unknown [] = { 42, 43 };
-    CHECK (xxl_spool_ack_batch (spool, unknown, 2) == 0 && xxl_spool_size (spool) == 7,
-           "ack batch of unknown logIds changes nothing");
+    XXL_CHECK_MSG (xxl_spool_ack_batch (spool, unknown, 2) == 0 && xxl_spool_size (spool) == 7,
+                   "ack batch of unknown logIds changes nothing");
     xxl_spool_destroy (&spool);
     spool = xxl_spool_new (batch_path);
-    CHECK (spool && xxl_spool_size (spool) == 7, "ack batch: 7 pending after reopen (%zu)",
-           xxl_spool_size (spool));
+    XXL_CHECK_MSG (spool && xxl_spool_size (spool) == 7, "ack batch: 7 pending after reopen (%zu)",
+                   xxl_spool_size (spool));
     int64_t expect [] = { 500, 501, 503, 505, 507, 508, 509 };
     int in_order = 1, count = 0;
     for (result = xxl_spool_first (spool); result; result = xxl_spool_next (spool), count++)
         in_order = in_order && count < 7 && result->log_id == expect [count]
                 && result->code == 200 && result->msg && streq (result->msg, "done")
                 && result->log_date_time == 1700000000000LL + (result->log_id - 500);
-    CHECK (in_order && count == 7, "ack batch: the unacked results are delivered after reopen, in order");
+    XXL_CHECK_MSG (in_order && count == 7, "ack batch: the unacked results are delivered after reopen, in order");
     int64_t rest [] = { 500, 501, 503, 505, 507, 508, 509 };
-    CHECK (xxl_spool_ack_batch (spool, rest, 7) == 7 && xxl_spool_size (spool) == 0, "ack batch: the rest");
+    XXL_CHECK_MSG (xxl_spool_ack_batch (spool, rest, 7) == 7 && xxl_spool_size (spool) == 0, "ack batch: the rest");
     xxl_spool_destroy (&spool);
     spool = xxl_spool_new (batch_path);
-    CHECK (spool && xxl_spool_size (spool) == 0, "ack batch: all gone after reopen");
+    XXL_CHECK_MSG (spool && xxl_spool_size (spool) == 0, "ack batch: all gone after reopen");
     xxl_spool_destroy (&spool);
 
     //  Compaction with nothing pending: the file is cut back to an empty
@@ -209,53 +197,49 @@ main (void)
         many_results [i] = (xxl_result_t) { 70000 + i, 0, 200, (char *) "a message of some length", 0 };
         many_ids [i] = 70000 + i;
     }
-    CHECK (spool && xxl_spool_add_batch (spool, many_results, 1500) == 0, "empty: 1500 added");
+    XXL_CHECK_MSG (spool && xxl_spool_add_batch (spool, many_results, 1500) == 0, "empty: 1500 added");
     off_t full = s_file_size (empty_path);
-    CHECK (xxl_spool_ack_batch (spool, many_ids, 1500) == 1500 && xxl_spool_size (spool) == 0,
-           "empty: all 1500 acked");
+    XXL_CHECK_MSG (xxl_spool_ack_batch (spool, many_ids, 1500) == 1500 && xxl_spool_size (spool) == 0,
+                   "empty: all 1500 acked");
     off_t emptied = s_file_size (empty_path);
-    CHECK (fresh > 0 && emptied == fresh && full > 10 * fresh,
-           "empty: file cut back to an empty spool (%lld -> %lld bytes, fresh %lld)",
-           (long long) full, (long long) emptied, (long long) fresh);
+    XXL_CHECK_MSG (fresh > 0 && emptied == fresh && full > 10 * fresh,
+                   "empty: file cut back to an empty spool (%lld -> %lld bytes, fresh %lld)",
+                   (long long) full, (long long) emptied, (long long) fresh);
     xxl_result_t r6 = { 6, 0, 200, (char *) "after emptying", 0 };
-    CHECK (xxl_spool_add (spool, &r6) == 0, "empty: add after the cut");
+    XXL_CHECK_MSG (xxl_spool_add (spool, &r6) == 0, "empty: add after the cut");
     xxl_spool_destroy (&spool);
     spool = xxl_spool_new (empty_path);
     result = spool? xxl_spool_first (spool): NULL;
-    CHECK (spool && xxl_spool_size (spool) == 1 && result && result->log_id == 6
+    XXL_CHECK_MSG (spool && xxl_spool_size (spool) == 1 && result && result->log_id == 6
         && result->msg && streq (result->msg, "after emptying"),
-           "empty: the result added after the cut survives a reopen");
-    CHECK (xxl_spool_ack (spool, 6) == 0, "empty: ack it");
+                   "empty: the result added after the cut survives a reopen");
+    XXL_CHECK_MSG (xxl_spool_ack (spool, 6) == 0, "empty: ack it");
     xxl_spool_destroy (&spool);
     spool = xxl_spool_new (empty_path);
-    CHECK (spool && xxl_spool_size (spool) == 0, "empty: reopens empty");
-    CHECK (spool && xxl_spool_compact (spool) == 0 && s_file_size (empty_path) == fresh,
-           "empty: explicit compaction of an empty spool");
+    XXL_CHECK_MSG (spool && xxl_spool_size (spool) == 0, "empty: reopens empty");
+    XXL_CHECK_MSG (spool && xxl_spool_compact (spool) == 0 && s_file_size (empty_path) == fresh,
+                   "empty: explicit compaction of an empty spool");
     xxl_spool_destroy (&spool);
     spool = xxl_spool_new (empty_path);
     xxl_result_t r7 = { 7, 0, 502, NULL, 0 };
-    CHECK (spool && xxl_spool_size (spool) == 0 && xxl_spool_add (spool, &r7) == 0,
-           "empty: reopened after compaction, takes a new result");
+    XXL_CHECK_MSG (spool && xxl_spool_size (spool) == 0 && xxl_spool_add (spool, &r7) == 0,
+                   "empty: reopened after compaction, takes a new result");
     xxl_spool_destroy (&spool);
     spool = xxl_spool_new (empty_path);
     result = spool? xxl_spool_first (spool): NULL;
-    CHECK (spool && xxl_spool_size (spool) == 1 && result && result->log_id == 7 && result->code == 502,
-           "empty: that result survives a reopen");
+    XXL_CHECK_MSG (spool && xxl_spool_size (spool) == 1 && result && result->log_id == 7 && result->code == 502,
+                   "empty: that result survives a reopen");
     xxl_spool_destroy (&spool);
 
     //  Not a spool
     char other [512];
     snprintf (other, sizeof other, "%s/not-a-spool", dir);
-    FILE *file = fopen (other, "w");
-    if (file) {
-        fputs ("hello, this is not a spool\n", file);
-        fclose (file);
-    }
+    xxl_test_write (other, "hello, this is not a spool\n");
     spool = xxl_spool_new (other);
-    CHECK (spool == NULL, "foreign file refused");
+    XXL_CHECK_MSG (spool == NULL, "foreign file refused");
     snprintf (other, sizeof other, "%s/missing/dir/spool", dir);
-    CHECK (xxl_spool_new (other) == NULL, "missing folder refused");
-    CHECK (xxl_spool_add (NULL, &r1) == -1 && xxl_spool_ack (NULL, 1) == -1, "NULL self");
+    XXL_CHECK_MSG (xxl_spool_new (other) == NULL, "missing folder refused");
+    XXL_CHECK_MSG (xxl_spool_add (NULL, &r1) == -1 && xxl_spool_ack (NULL, 1) == -1, "NULL self");
 
     //  Durability figure
     snprintf (other, sizeof other, "%s/bench.spool", dir);
@@ -278,10 +262,7 @@ main (void)
             200 * 1e6 / (single? single: 1), 20000 * 1e6 / (batched? batched: 1));
     xxl_spool_destroy (&spool);
 
-    char command [512];
-    snprintf (command, sizeof command, "rm -rf '%s'", dir);
-    if (system (command))
+    if (xxl_test_rmtree (dir))
         {}
-    printf ("%d passed, %d failed\n", s_passed, s_failed);
-    return s_failed? 1: 0;
+    return xxl_test_done ();
 }
