@@ -23,10 +23,6 @@
 #include "xxl_openssl.h"
 #include <sys/stat.h>
 
-static void s_pending_destroy (void **item);
-static void s_snap_destructor (void **item);
-static void s_plan_destructor (void **item);
-static void s_group_destructor (void **item);
 static void s_stall_check (server_t *self, int timeout);
 static void s_check_pending (server_t *self);
 static void s_liveness (server_t *self);
@@ -43,124 +39,6 @@ void xxl_server_actor (zsock_t *pipe, void *args);
 
 //  --------------------------------------------------------------------
 //  Pending table keyed by uint64
-
-static void
-s_pending_destroy (void **item)
-{
-    pending_t *pending = (pending_t *) *item;
-    if (pending) {
-        free (pending->address);
-        free (pending->note);
-        free (pending->rid);
-        zframe_destroy (&pending->client);
-        free (pending->audit_who);
-        free (pending->audit_role);
-        free (pending);
-        *item = NULL;
-    }
-}
-
-void
-engine_batch_destroy (run_batch_t **self_p)
-{
-    if (*self_p) {
-        run_batch_t *self = *self_p;
-        for (size_t i = 0; self->fires && i < self->count; i++) {
-            plan_t *plan = self->fires [i].plan;
-            if (self->prebuilt) {
-                if (plan)
-                    plan->prebuilt = NULL;  //  (borrowed: self->planner.plans owns it)
-            }
-            else
-                s_plan_destructor ((void **) &plan);
-        }
-        free (self->fires);
-        free (self->address);
-        free (self->rid);
-        free (self->pending_ids);
-        xxl_enc_destroy (&self->enc);
-        free (self);
-        *self_p = NULL;
-    }
-}
-
-void
-engine_batch_destructor (void **item)
-{
-    engine_batch_destroy ((run_batch_t **) item);
-}
-
-//  Drops one reference to a job snapshot
-void
-engine_snap_release (snap_t **snap_p)
-{
-    snap_t *snap = *snap_p;
-    if (snap && --snap->refs == 0) {
-        zlistx_destroy (&snap->plan_ids);
-        xxl_schedule_destroy (&snap->schedule);
-        xxl_job_free (&snap->job);
-        free (snap);
-    }
-    *snap_p = NULL;
-}
-
-static void
-s_snap_destructor (void **item)
-{
-    engine_snap_release ((snap_t **) item);
-}
-
-void
-engine_instant_destroy (instant_t **self_p)
-{
-    if (*self_p) {
-        zlistx_destroy (&(*self_p)->batches);
-        free (*self_p);
-        *self_p = NULL;
-    }
-}
-
-static void
-s_plan_destructor (void **item)
-{
-    plan_t *plan = (plan_t *) *item;
-    if (plan) {
-        if (plan->prebuilt) {
-            //  Its instant's batch cannot go as built any more
-            plan->prebuilt->fires [plan->slot].plan = NULL;
-            plan->prebuilt->dirty = true;
-        }
-        if (plan->handle)
-            zlistx_delete (plan->snap->plan_ids, plan->handle);
-        engine_snap_release (&plan->snap);
-        free (plan->address);
-        free (plan->note);
-        free (plan->tp);
-        free (plan);
-        *item = NULL;
-    }
-}
-
-static void
-s_group_destructor (void **item)
-{
-    xxl_group_t *group = (xxl_group_t *) *item;
-    if (group) {
-        xxl_group_free (group);
-        free (group);
-        *item = NULL;
-    }
-}
-
-void
-engine_resend_destroy (void **item)
-{
-    if (*item) {
-        free (((xxl_resend_t *) *item)->address);
-        free (*item);
-        *item = NULL;
-    }
-}
 
 //  --------------------------------------------------------------------
 //  Timers
@@ -657,7 +535,7 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     zlistx_set_destructor (self->runs.agents_out, engine_msg_destroy);
     self->runs.agents_always = zlistx_new ();
     zlistx_set_destructor (self->runs.agents_always, engine_msg_destroy);
-    self->runs.pending = engine_id_map (s_pending_destroy);
+    self->runs.pending = engine_id_map (engine_pending_destroy);
     self->runs.item_enc = xxl_enc_new ();
     self->runs.open_batches = zlistx_new ();
     zlistx_set_destructor (self->runs.open_batches, engine_batch_destructor);
@@ -676,7 +554,7 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     self->runs.accepted = zlistx_new ();
     zlistx_set_destructor (self->runs.accepted, engine_free_item);
     self->runs.accepted_ids = engine_id_map (NULL);
-    self->planner.plans = engine_id_map (s_plan_destructor);
+    self->planner.plans = engine_id_map (engine_plan_destructor);
     self->planner.fire_batches = zlistx_new ();
     zlistx_set_destructor (self->planner.fire_batches, engine_batch_destructor);
     self->planner.instants = engine_id_map (NULL);
@@ -684,8 +562,8 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     self->planner.fire_later = zlistx_new ();
     self->planner.turn_plans = zlistx_new ();
     self->planner.unprepared = zlistx_new ();
-    self->planner.snaps = engine_id_map (s_snap_destructor);
-    self->runs.groups = engine_id_map (s_group_destructor);
+    self->planner.snaps = engine_id_map (engine_snap_destructor);
+    self->runs.groups = engine_id_map (engine_group_destructor);
     self->planner.timer = xxl_timer_new ();
     //  zmq_poll's timeout counts whole milliseconds from when it is
     //  computed; the fires wake on this instead, to the microsecond

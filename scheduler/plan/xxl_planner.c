@@ -9,6 +9,8 @@
 
 #include "xxl_engine.h"
 
+static void s_fire_free (plan_t *plan);
+
 static void s_snap_cancel (server_t *self, snap_t *snap);
 static void s_plan_encode (server_t *self, plan_t *plan);
 static void s_plan_fire (server_t *self, snap_t *snap, const char *type, int64_t planned,
@@ -714,7 +716,7 @@ engine_instant_add (server_t *self, plan_t *plan, int64_t fire_at)
         zhashx_insert (self->planner.instants, &instant->when, instant);
     }
     run_batch_t *batch = engine_batch_for (self, instant->batches, plan->address, rid, rid_size,
-                                           max, true);
+                                           max, s_fire_free);
     if (batch->count == 0) {
         batch->prebuilt = true;
         batch->min_turn = batch->max_turn = plan->turn;
@@ -1495,4 +1497,86 @@ engine_recover_resends (server_t *self)
         engine_resend_destroy (&item);
     }
     zlistx_destroy (&due);
+}
+
+//  Drops one reference to a job snapshot
+void
+engine_snap_release (snap_t **snap_p)
+{
+    snap_t *snap = *snap_p;
+    if (snap && --snap->refs == 0) {
+        zlistx_destroy (&snap->plan_ids);
+        xxl_schedule_destroy (&snap->schedule);
+        xxl_job_free (&snap->job);
+        free (snap);
+    }
+    *snap_p = NULL;
+}
+
+void
+engine_snap_destructor (void **item)
+{
+    engine_snap_release ((snap_t **) item);
+}
+
+void
+engine_instant_destroy (instant_t **self_p)
+{
+    if (*self_p) {
+        zlistx_destroy (&(*self_p)->batches);
+        free (*self_p);
+        *self_p = NULL;
+    }
+}
+
+void
+engine_plan_destructor (void **item)
+{
+    plan_t *plan = (plan_t *) *item;
+    if (plan) {
+        if (plan->prebuilt) {
+            //  Its instant's batch cannot go as built any more
+            plan->prebuilt->fires [plan->slot].plan = NULL;
+            plan->prebuilt->dirty = true;
+        }
+        if (plan->handle)
+            zlistx_delete (plan->snap->plan_ids, plan->handle);
+        engine_snap_release (&plan->snap);
+        free (plan->address);
+        free (plan->note);
+        free (plan->tp);
+        free (plan);
+        *item = NULL;
+    }
+}
+
+//  A prepared fire's plan, freed with the batch that carried it
+static void
+s_fire_free (plan_t *plan)
+{
+    engine_plan_destructor ((void **) &plan);
+}
+
+//  Adds a prepared fire to this instant's batch for its agent (rid, max
+//  items): its TriggerParam with logDateTime `stamp`.  Takes the plan.
+void
+engine_fire_queue (server_t *self, plan_t **plan_p, int64_t stamp, const void *rid,
+                   size_t rid_size, int max)
+{
+    plan_t *plan = *plan_p;
+    *plan_p = NULL;
+    zlistx_t *open = self->planner.fire_batches;
+    //  A batch with room for this agent (full ones wait for the end of the
+    //  instant: all go together, so the agent's work does not slow the
+    //  rest of the instant's fires)
+    run_batch_t *batch = engine_batch_for (self, open, plan->address, rid, rid_size, max, s_fire_free);
+    unsigned char time [9];
+    engine_pack_time (time, stamp);
+    xxl_enc_raw (batch->enc, plan->tp, plan->tp_size, 1);
+    batch->fires [batch->count].offset = xxl_enc_size (batch->enc);
+    xxl_enc_raw (batch->enc, time, sizeof time, 0);
+    batch->fires [batch->count].plan = plan;
+    batch->fires [batch->count].stamp = stamp;
+    batch->count++;
+    batch->bytes += plan->tp_size + sizeof time;
 }

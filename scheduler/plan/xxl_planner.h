@@ -27,13 +27,6 @@ typedef struct {
     zlistx_t *batches;                  //  run_batch_t, prebuilt (owned)
 } instant_t;
 
-//  A prepared fire in a batch: its plan (owned, off self->planner.plans) and the
-//  time it went
-typedef struct _fire_item_t {
-    struct _plan_t *plan;
-    int64_t stamp;
-    size_t offset;                      //  of its logDateTime in the message
-} fire_item_t;
 
 //  A recovered row that may have left just before the previous owner of
 //  its share stopped, now past the pre-read window: its agent is asked
@@ -107,7 +100,9 @@ typedef struct {
 } planner_t;
 
 void engine_snap_release (snap_t **snap_p);
+void engine_snap_destructor (void **item);
 void engine_instant_destroy (instant_t **self_p);
+void engine_plan_destructor (void **item);
 
 //  xxl_job.c
 int engine_job_read (server_t *self, request_t *request, xxl_job_t *job, int is_add);
@@ -135,6 +130,9 @@ void engine_plan_on_long_work (server_t *self, const xxl_event_t *event);
 void engine_plan_on_ask (server_t *self, const xxl_event_t *event);
 void engine_plan_on_taken (server_t *self, const xxl_event_t *event);
 void engine_plan_on_lost (server_t *self, const xxl_event_t *event);
+//  Adds a prepared fire to an agent's batch of this instant
+void engine_fire_queue (server_t *self, plan_t **plan_p, int64_t stamp, const void *rid,
+                        size_t rid_size, int max);
 void engine_plan_prepare (server_t *self, int budget);
 snap_t *engine_snap_fresh (server_t *self, int64_t id, int *rc);
 void engine_plan_scan (server_t *self);

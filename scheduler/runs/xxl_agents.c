@@ -196,7 +196,7 @@ engine_batch_close (server_t *self, run_batch_t *batch, zlistx_t *list)
 //  item, or a new one (max items; fires: it carries prepared fires)
 run_batch_t *
 engine_batch_for (server_t *self, zlistx_t *open, const char *address, const void *rid,
-                  size_t rid_size, int max, bool fires)
+                  size_t rid_size, int max, engine_fire_free_fn *fire_free)
 {
     run_batch_t *batch = (run_batch_t *) zlistx_last (open);
     if (batch && batch->rid_size == rid_size && memcmp (batch->rid, rid, rid_size) == 0
@@ -214,7 +214,8 @@ engine_batch_for (server_t *self, zlistx_t *open, const char *address, const voi
     memcpy (batch->rid, rid, rid_size);
     batch->rid_size = rid_size;
     batch->max = (size_t) max;
-    if (fires) {
+    if (fire_free) {
+        batch->fire_free = fire_free;
         batch->fires_alloc = (size_t) max;
         batch->fires = (fire_item_t *) malloc (batch->fires_alloc * sizeof (fire_item_t));
         assert (batch->fires);
@@ -276,7 +277,7 @@ engine_run_queue (server_t *self, pending_t *pending, const unsigned char *tp, s
         return;
     }
     run_batch_t *batch = engine_batch_for (self, open, pending->address, rid, rid_size, max,
-                                           false);
+                                           NULL);
     if (batch->count == batch->alloc) {
         batch->alloc = batch->alloc? batch->alloc * 2: 64;
         batch->pending_ids = (uint64_t *) realloc (batch->pending_ids,
@@ -290,7 +291,6 @@ engine_run_queue (server_t *self, pending_t *pending, const unsigned char *tp, s
     if (batch->count >= batch->max || batch->bytes >= XXL_MSG_MAX_FRAME / 4)
         engine_batch_close (self, batch, open);
 }
-
 
 //  The agent's answer to a batch RUN: one {code, msg} per item, in order
 static void
@@ -443,30 +443,6 @@ engine_batch_expire (server_t *self, run_batch_t *batch)
             engine_run_answer (self, plan->log_id, plan->note, plan->address, presumed,
                                batch->fires [i].stamp, XXL_CODE_FAIL, text);
     }
-}
-
-//  Adds a prepared fire to this instant's batch for its agent (rid, max
-//  items): its TriggerParam with logDateTime `stamp`.  Takes the plan.
-void
-engine_fire_queue (server_t *self, plan_t **plan_p, int64_t stamp, const void *rid,
-                   size_t rid_size, int max)
-{
-    plan_t *plan = *plan_p;
-    *plan_p = NULL;
-    zlistx_t *open = self->planner.fire_batches;
-    //  A batch with room for this agent (full ones wait for the end of the
-    //  instant: all go together, so the agent's work does not slow the
-    //  rest of the instant's fires)
-    run_batch_t *batch = engine_batch_for (self, open, plan->address, rid, rid_size, max, true);
-    unsigned char time [9];
-    engine_pack_time (time, stamp);
-    xxl_enc_raw (batch->enc, plan->tp, plan->tp_size, 1);
-    batch->fires [batch->count].offset = xxl_enc_size (batch->enc);
-    xxl_enc_raw (batch->enc, time, sizeof time, 0);
-    batch->fires [batch->count].plan = plan;
-    batch->fires [batch->count].stamp = stamp;
-    batch->count++;
-    batch->bytes += plan->tp_size + sizeof time;
 }
 
 //  --------------------------------------------------------------------

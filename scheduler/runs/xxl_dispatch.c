@@ -323,3 +323,59 @@ engine_request_id (server_t *self)
             return id;
     }
 }
+
+void
+engine_pending_destroy (void **item)
+{
+    pending_t *pending = (pending_t *) *item;
+    if (pending) {
+        free (pending->address);
+        free (pending->note);
+        free (pending->rid);
+        zframe_destroy (&pending->client);
+        free (pending->audit_who);
+        free (pending->audit_role);
+        free (pending);
+        *item = NULL;
+    }
+}
+
+void
+engine_batch_destroy (run_batch_t **self_p)
+{
+    if (*self_p) {
+        run_batch_t *self = *self_p;
+        for (size_t i = 0; self->fires && i < self->count; i++) {
+            plan_t *plan = self->fires [i].plan;
+            if (self->prebuilt) {
+                if (plan)
+                    plan->prebuilt = NULL;  //  (borrowed: self->planner.plans owns it)
+            }
+            else
+                self->fire_free (plan);
+        }
+        free (self->fires);
+        free (self->address);
+        free (self->rid);
+        free (self->pending_ids);
+        xxl_enc_destroy (&self->enc);
+        free (self);
+        *self_p = NULL;
+    }
+}
+
+void
+engine_batch_destructor (void **item)
+{
+    engine_batch_destroy ((run_batch_t **) item);
+}
+
+void
+engine_resend_destroy (void **item)
+{
+    if (*item) {
+        free (((xxl_resend_t *) *item)->address);
+        free (*item);
+        *item = NULL;
+    }
+}

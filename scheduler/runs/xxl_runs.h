@@ -58,6 +58,17 @@ typedef struct _pending_t {
     char *audit_role;
 } pending_t;
 
+//  A prepared fire in a batch: its plan (owned, off self->planner.plans) and the
+//  time it went
+typedef struct _fire_item_t {
+    struct _plan_t *plan;
+    int64_t stamp;
+    size_t offset;                      //  of its logDateTime in the message
+} fire_item_t;
+
+//  Frees a prepared fire's plan (the planner's, given when its batch is made)
+typedef void (engine_fire_free_fn) (struct _plan_t *plan);
+
 //  RUNs to one agent in the batch form (the agent's REGISTER said
 //  runBatch): filled during a turn, sent at the flush (or when full, or
 //  before another message to that agent), then kept until its answer
@@ -79,6 +90,7 @@ typedef struct {
     //  pending requests: nothing is allocated per fire at the instant
     struct _fire_item_t *fires;
     size_t fires_alloc;
+    engine_fire_free_fn *fire_free;     //  frees a fire's plan (NULL: no fires)
     bool gone;                          //  its send failed
     //  Prebuilt (engine_instant_add): filled while its fires are planned; its
     //  plans stay in self->planner.plans (borrowed) until the batch leaves
@@ -212,6 +224,8 @@ uint64_t engine_request_id (server_t *self);
 void engine_batch_destroy (run_batch_t **self_p);
 void engine_batch_destructor (void **item);
 void engine_resend_destroy (void **item);
+void engine_pending_destroy (void **item);
+void engine_group_destructor (void **item);
 
 //  xxl_agents.c
 void engine_resend_add (server_t *self, int64_t log_id, const char *address);
@@ -229,7 +243,8 @@ const unsigned char *engine_encode_tp (server_t *self, const xxl_job_t *job, int
 void engine_batch_send (server_t *self, run_batch_t *batch, bool now, int64_t stamp);
 void engine_batch_close (server_t *self, run_batch_t *batch, zlistx_t *list);
 run_batch_t *engine_batch_for (server_t *self, zlistx_t *open, const char *address,
-                               const void *rid, size_t rid_size, int max, bool fires);
+                               const void *rid, size_t rid_size, int max,
+                               engine_fire_free_fn *fire_free);
 void engine_run_queue (server_t *self, pending_t *pending, const unsigned char *tp,
                        size_t size, int64_t time, zlistx_t *open);
 void engine_reroute (server_t *self, int64_t log_id, int64_t presumed);
@@ -238,8 +253,6 @@ void engine_reroute (server_t *self, int64_t log_id, int64_t presumed);
 //  (xxl_agents.c); false for any other answer, for engine_run_answer
 bool engine_run_busy (server_t *self, int64_t log_id, int64_t presumed, int code);
 void engine_batch_expire (server_t *self, run_batch_t *batch);
-void engine_fire_queue (server_t *self, struct _plan_t **plan_p, int64_t stamp, const void *rid,
-                        size_t rid_size, int max);
 
 //  xxl_trigger.c
 size_t engine_split_addresses (const char *list, char ***out);

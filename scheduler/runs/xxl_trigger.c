@@ -824,3 +824,14 @@ engine_run_done (server_t *self, pending_t *pending, int code, const char *msg)
     engine_run_answer (self, pending->log_id, pending->note, pending->address, pending->presumed,
                        pending->stamp, code, msg);
 }
+
+void
+engine_group_destructor (void **item)
+{
+    xxl_group_t *group = (xxl_group_t *) *item;
+    if (group) {
+        xxl_group_free (group);
+        free (group);
+        *item = NULL;
+    }
+}
