@@ -214,3 +214,31 @@ engine_job_from_request (server_t *self, request_t *request, xxl_job_t *job)
     }
     return 0;
 }
+
+//  Follows child_jobid links from `children`; 1 when job_id is reached (a
+//  cycle), writing the path into path
+int
+engine_child_cycle (server_t *self, int64_t job_id, const char *children, char *path,
+                    size_t pathlen, int depth)
+{
+    if (depth > 64 || !children || !*children)
+        return 0;
+    char *copy = strdup (children), *save = NULL;
+    int cycle = 0;
+    for (char *t = strtok_r (copy, ",", &save); t && !cycle; t = strtok_r (NULL, ",", &save)) {
+        int64_t child = atoll (t);
+        size_t used = strlen (path);
+        snprintf (path + used, pathlen - used, " -> %" PRId64, child);
+        if (child == job_id)
+            cycle = 1;
+        else {
+            char *next = xxl_store_job_children (self->store, child);
+            cycle = engine_child_cycle (self, job_id, next, path, pathlen, depth + 1);
+            free (next);
+        }
+        if (!cycle)
+            path [used] = 0;
+    }
+    free (copy);
+    return cycle;
+}

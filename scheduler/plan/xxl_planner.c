@@ -234,7 +234,6 @@ engine_fix_delay_release (server_t *self, int64_t log_id, int64_t now)
     xxl_store_job_delay_resume (self->store, log_id, now, XXL_WAITING);
 }
 
-
 //  Encodes a prepared plan's TriggerParam into it
 static void
 s_plan_encode (server_t *self, plan_t *plan)
@@ -1411,26 +1410,6 @@ engine_recover (server_t *self, uint64_t mask, const xxl_lease_t *leases)
                    " %zu to re-send to their agents when back, %zu dropped as misfired,"
                    " %zu past the window to ask their agents about (sent just before the"
                    " stop, or not)", recovered, misfired, resent, dropped, asked);
-}
-
-//  At start: alarms claimed but not finished when the last run stopped
-void
-engine_recover_alarms (server_t *self)
-{
-    int64_t ids [4096];
-    size_t count = 0;
-    int64_t after = 0;
-    size_t claimed = 0;
-    do {
-        xxl_store_log_claimed_ids (self->store, after, ids, 4096, &count);
-        for (size_t i = 0; i < count; i++) {
-            after = ids [i];
-            engine_alarm_again (self, ids [i]);
-            claimed++;
-        }
-    } while (count == 4096);
-    if (claimed)
-        zsys_info ("alarms: %zu unfinished alarm(s) sent again", claimed);
 }
 
 //  Re-sends rows put back (recovery, a failed store write) once their

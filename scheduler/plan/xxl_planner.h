@@ -105,6 +105,10 @@ void engine_instant_destroy (instant_t **self_p);
 void engine_plan_destructor (void **item);
 
 //  xxl_job.c
+//  Whether children (a child_jobid list) lead back to job_id: 1 with the
+//  path, else 0
+int engine_child_cycle (server_t *self, int64_t job_id, const char *children, char *path,
+                        size_t pathlen, int depth);
 int engine_job_read (server_t *self, request_t *request, xxl_job_t *job, int is_add);
 const char *engine_iso_time (int64_t ms, const char *tz, char *buf, size_t buflen);
 int64_t engine_next_time (const xxl_job_t *job, int64_t after, char *why, size_t whylen);
@@ -146,7 +150,6 @@ bool engine_fire_within (server_t *self, int64_t ms);
 void engine_fire_wait (server_t *self);
 void engine_plan_due (server_t *self);
 void engine_recover (server_t *self, uint64_t mask, const xxl_lease_t *leases);
-void engine_recover_alarms (server_t *self);
 void engine_ask_answer (server_t *self, pending_t *pending, int code, const char *msg);
 
 

@@ -15,34 +15,6 @@ static void s_handle_failure (server_t *self, int64_t log_id);
 //  Services: child jobs, the fail monitor (retries, alarms), the lost-run
 //  monitor, daily reports, log retention
 
-//  Follows child_jobid links from `children`; 1 when job_id is reached (a
-//  cycle), writing the path into path
-int
-engine_child_cycle (server_t *self, int64_t job_id, const char *children, char *path,
-                    size_t pathlen, int depth)
-{
-    if (depth > 64 || !children || !*children)
-        return 0;
-    char *copy = strdup (children), *save = NULL;
-    int cycle = 0;
-    for (char *t = strtok_r (copy, ",", &save); t && !cycle; t = strtok_r (NULL, ",", &save)) {
-        int64_t child = atoll (t);
-        size_t used = strlen (path);
-        snprintf (path + used, pathlen - used, " -> %" PRId64, child);
-        if (child == job_id)
-            cycle = 1;
-        else {
-            char *next = xxl_store_job_children (self->store, child);
-            cycle = engine_child_cycle (self, job_id, next, path, pathlen, depth + 1);
-            free (next);
-        }
-        if (!cycle)
-            path [used] = 0;
-    }
-    free (copy);
-    return cycle;
-}
-
 void
 engine_services_on_job (server_t *self, const xxl_event_t *event)
 {
@@ -590,4 +562,24 @@ engine_services_wake (server_t *self)
         if (self->services.service_next [i] < wake)
             wake = self->services.service_next [i];
     return wake;
+}
+
+//  At start: alarms claimed but not finished when the last run stopped
+void
+engine_recover_alarms (server_t *self)
+{
+    int64_t ids [4096];
+    size_t count = 0;
+    int64_t after = 0;
+    size_t claimed = 0;
+    do {
+        xxl_store_log_claimed_ids (self->store, after, ids, 4096, &count);
+        for (size_t i = 0; i < count; i++) {
+            after = ids [i];
+            engine_alarm_again (self, ids [i]);
+            claimed++;
+        }
+    } while (count == 4096);
+    if (claimed)
+        zsys_info ("alarms: %zu unfinished alarm(s) sent again", claimed);
 }

@@ -34,8 +34,6 @@ typedef struct {
 } services_t;
 
 //  xxl_services.c
-int engine_child_cycle (server_t *self, int64_t job_id, const char *children, char *path,
-                        size_t pathlen, int depth);
 char *engine_trigger_children (server_t *self, int64_t log_id);
 //  Handlers of the engine's events: JOB_CHANGED (child lists read again)
 //  and RUN_ENDED (a success fires the job's children, named in its
@@ -43,6 +41,8 @@ char *engine_trigger_children (server_t *self, int64_t log_id);
 void engine_services_on_job (server_t *self, const xxl_event_t *event);
 void engine_services_on_run (server_t *self, const xxl_event_t *event);
 void engine_alarm_again (server_t *self, int64_t log_id);
+//  At start: alarms of failed runs not sent before the last stop
+void engine_recover_alarms (server_t *self);
 void engine_alarm_results (server_t *self);
 void engine_fail_monitor (server_t *self);
 void engine_lost_monitor (server_t *self);
