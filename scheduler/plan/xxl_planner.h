@@ -100,6 +100,10 @@ typedef struct {
 } planner_t;
 
 void engine_snap_release (snap_t **snap_p);
+//  xxl_plans.c: a job's snapshot goes once nothing planned refers to it
+//  (engine_snap_settle) and it is not due soon (engine_snap_idle)
+void engine_snap_settle (server_t *self, int64_t job_id);
+bool engine_snap_idle (server_t *self, const snap_t *snap, int64_t now);
 void engine_snap_destructor (void **item);
 void engine_instant_destroy (instant_t **self_p);
 void engine_plan_destructor (void **item);

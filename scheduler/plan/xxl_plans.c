@@ -1,0 +1,75 @@
+/*  xxl_plans.c -- the lifetimes of the planner's plans and job snapshots.
+
+    A snapshot (snap_t) is a job as the planner last read it, shared by
+    its planned triggers (plan_t) by reference count; a plan leaves the
+    planner's table when sent, dropped or voided, and its snapshot goes
+    once nothing planned refers to it and the job is not due soon.
+    Contract in xxl_planner.h.
+*/
+
+#include "xxl_engine.h"
+
+//  True when the planner has no reason to keep a job's snapshot cached: it
+//  does not fire again soon and none of its plans waits to be sent.  A
+//  snapshot with plans stays cached until the last of them left, so that
+//  a stop, update or removal of its job (engine_plan_forget) and a lost
+//  lease find and cancel them: a job that fires a minute later is no
+//  longer kept between its fires, and its prepared RUN must not leave
+//  after the job changed
+bool
+engine_snap_idle (server_t *self, const snap_t *snap, int64_t now)
+{
+    return zlistx_size (snap->plan_ids) == 0
+        && (snap->job.trigger_status != 1
+            || snap->job.trigger_next_time > now + 2 * self->config.preread_ms);
+}
+
+//  After a plan of job_id left (sent): its cached snapshot goes once idle
+void
+engine_snap_settle (server_t *self, int64_t job_id)
+{
+    snap_t *snap = (snap_t *) zhashx_lookup (self->planner.snaps, &job_id);
+    if (snap && engine_snap_idle (self, snap, engine_now ()))
+        zhashx_delete (self->planner.snaps, &job_id);
+}
+
+//  Drops one reference to a job snapshot
+void
+engine_snap_release (snap_t **snap_p)
+{
+    snap_t *snap = *snap_p;
+    if (snap && --snap->refs == 0) {
+        zlistx_destroy (&snap->plan_ids);
+        xxl_schedule_destroy (&snap->schedule);
+        xxl_job_free (&snap->job);
+        free (snap);
+    }
+    *snap_p = NULL;
+}
+
+void
+engine_snap_destructor (void **item)
+{
+    engine_snap_release ((snap_t **) item);
+}
+
+void
+engine_plan_destructor (void **item)
+{
+    plan_t *plan = (plan_t *) *item;
+    if (plan) {
+        if (plan->prebuilt) {
+            //  Its instant's batch cannot go as built any more
+            plan->prebuilt->fires [plan->slot].plan = NULL;
+            plan->prebuilt->dirty = true;
+        }
+        if (plan->handle)
+            zlistx_delete (plan->snap->plan_ids, plan->handle);
+        engine_snap_release (&plan->snap);
+        free (plan->address);
+        free (plan->note);
+        free (plan->tp);
+        free (plan);
+        *item = NULL;
+    }
+}
