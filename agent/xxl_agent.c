@@ -20,6 +20,7 @@
 #include "xxl_guard.h"
 #include "xxl_handlers.h"
 #include "xxl_journal.h"
+#include "xxl_logread.h"
 #include "xxl_runlog.h"
 #include "xxl_spool.h"
 #include "xxl/msg.h"
@@ -774,7 +775,7 @@ s_handle_log (agent_t *self, link_t *link, xxl_msg_t *msg)
     int running = xxl_executor_log_sync (self->executor, log_id);
     char err [512];
     int to_line = (int) from - 1;
-    char *content = xxl_runlog_read (self->config.logdir, log_id, date, (int) from,
+    char *content = xxl_logread (self->config.logdir, log_id, date, (int) from,
                                      &to_line, err, sizeof err);
     if (!content && running)
         content = strdup ("");          //  queued: no file yet
@@ -792,7 +793,7 @@ s_handle_log (agent_t *self, link_t *link, xxl_msg_t *msg)
     int ended = 0;
     if (!running) {
         int next_line = to_line;
-        char *more = xxl_runlog_read_max (self->config.logdir, log_id, date, to_line + 1, 1,
+        char *more = xxl_logread_max (self->config.logdir, log_id, date, to_line + 1, 1,
                                           &next_line, err, sizeof err);
         ended = !more || next_line == to_line;
         free (more);
