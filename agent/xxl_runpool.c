@@ -69,7 +69,6 @@
 //  for a thread (then they take turns)
 #define SERVE_SLICE_MS      50
 
-
 //  The idle list: IDLE jobs whose queue emptied, oldest first, reaped from
 //  its head; a job stays listed until it is readied (a run staged in a
 //  hold does not ready it).  Caller holds the pool lock.
