@@ -343,7 +343,7 @@ s_handle_request (agent_t *self, link_t *link, xxl_msg_t *msg)
                                self->config.app, self->address);
                 link->up = true;
                 s_reached (self, link);
-                xxl_agent_link_clock (self, link, msg);
+                xxl_agent_link_clock (link, msg);
             }
             else
                 zsys_error ("agent: %s refused registration: %s", link->endpoint,

@@ -118,9 +118,8 @@ xxl_agent_register (agent_t *self, link_t *link, int remove)
 //  longer than XXL_CLOCK_RTT_MAX (a busy or frozen peer, or this process
 //  frozen) is not trusted; the last trusted one counts.
 void
-xxl_agent_link_clock (agent_t *self, link_t *link, xxl_msg_t *msg)
+xxl_agent_link_clock (link_t *link, xxl_msg_t *msg)
 {
-    assert (self);
     const msgpack_object *content = xxl_msg_get (xxl_msg_root (msg), "content");
     const msgpack_object *now = content && content->type == MSGPACK_OBJECT_MAP
                               ? xxl_msg_get (content, "now"): NULL;

@@ -48,7 +48,7 @@ void xxl_agent_reply (agent_t *self, link_t *link, uint64_t id, int code, const 
 void xxl_agent_register (agent_t *self, link_t *link, int remove);
 
 //  The scheduler's clock offsets from its answer to our REGISTER (msg)
-void xxl_agent_link_clock (agent_t *self, link_t *link, xxl_msg_t *msg);
+void xxl_agent_link_clock (link_t *link, xxl_msg_t *msg);
 
 //  Reads the next message waiting on link's DEALER: 0 with *msg_p set
 //  (the caller destroys it), 0 with *msg_p NULL when one was dropped
