@@ -73,7 +73,7 @@ typedef struct {
     const char *run_marker;       //  NULL, or each run's processes get
                                   //  XXL_AGENT_RUN=MARKER.LOGID (xxl_guard.h)
     int threads_max;              //  pool threads at most (<= 0: sized to the
-                                  //  machine, xxl_executor.c s_threads_auto)
+                                  //  machine, xxl_runpool.c s_threads_auto)
     int waiting_max;              //  runs that wait for a thread once no more can
                                   //  be had, then refused "busy: ..." (0: the
                                   //  default XXL_EXECUTOR_WAITING_MAX; < 0: none)
@@ -153,7 +153,7 @@ int xxl_executor_busy (xxl_executor_t *self, int64_t job_id);
 int xxl_executor_running (xxl_executor_t *self, int64_t log_id);
 
 //  As xxl_executor_running, and if the run is running in process with its
-//  first log lines still held in memory (see xxl_executor.c: the log file
+//  first log lines still held in memory (see xxl_logsink.h: the log file
 //  of an in-process run is made by its first write after the start lines),
 //  makes the file now, so that a reader finds what the run logged so far.
 int xxl_executor_log_sync (xxl_executor_t *self, int64_t log_id);

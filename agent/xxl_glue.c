@@ -1,9 +1,10 @@
 /*  xxl_glue.c -- GLUE scripts: their types, source files and interpreters
     (see xxl_glue.h).
 
-    Moved out of xxl_executor.c as it was (the glue type tables,
-    s_glue_parse, s_write_glue, s_shebang, s_which, s_shebang_found, and
-    the interpreters' lookup of xxl_executor_new).
+    Its contract (ownership, threads, errors) is the header's.  Owns the
+    glue type tables and the interpreters found at xxl_glue_new.  Used by
+    xxl_executor.c (types, at accept) and xxl_runexec.c (sources and
+    commands, on pool threads).
 */
 
 #define _GNU_SOURCE

@@ -1,7 +1,8 @@
 /*  xxl_imap.c -- a map from int64 keys to pointers (see xxl_imap.h).
 
-    Moved out of xxl_executor.c as it was (s_imap_*); only the map is now
-    allocated by xxl_imap_new instead of being a member of its owner.
+    Its contract (ownership, threads, errors) is the header's.  Used by
+    the executor (its queues by job id) and the ledger (runs in flight by
+    logId), each under its own lock.
 */
 
 #include "xxl_imap.h"

@@ -1,9 +1,10 @@
 /*  xxl_ledger.c -- the executor's runs in flight and their results (see
     xxl_ledger.h).
 
-    Moved out of xxl_executor.c as it was (its done lock, in-flight map,
-    result list and result eventfd; s_push_result and
-    xxl_executor_take_many).
+    Its contract (ownership, the one lock, errors) is the header's.  Used
+    by the executor only: xxl_executor.c puts runs in flight and takes
+    results, xxl_runexec.c hands results in (under a queue's lock: the
+    ledger's lock comes last in the executor's order).
 */
 
 #include "xxl_ledger.h"

@@ -1,10 +1,11 @@
 /*  xxl_logsink.c -- one run's log, as the executor writes it (see
     xxl_logsink.h).
 
-    Moved out of xxl_executor.c as it was (s_log_*, s_itoa, s_join, and
-    the start and end lines of s_execute); the log's state, which was in
-    the executor's run_t (log_fd, log_held, held_text, held_len), is the
-    sink's now.
+    Its contract (ownership, threads, errors) is the header's.  Owns the
+    run's log state (its fd, the lines held in memory and whether they
+    are held, being made, made or packed).  Written by xxl_runexec.c on
+    the run's pool thread; claimed and made by xxl_executor.c for a LOG
+    request.
 */
 
 #define _GNU_SOURCE

@@ -4,8 +4,9 @@
     date is the run's logDateTime (epoch milliseconds, as the scheduler sent
     it) in the agent's local time zone, exactly as XXL-JOB's
     XxlJobFileAppender does.  Lines are stamped
-    "yyyy-MM-dd HH:mm:ss.SSS [tid/pid] message".  The scheduler pages a log
-    by line number (1-based) with xxl_runlog_read.
+    "yyyy-MM-dd HH:mm:ss.SSS [tid/pid] message".  The lowest layer of the
+    run logs: xxl_runpack and xxl_logread (which pages a log by line
+    number for the scheduler) are built on it; it calls neither.
 */
 
 #ifndef XXL_RUNLOG_H_INCLUDED
@@ -17,9 +18,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-//  Default cap of the content one read returns
-#define XXL_RUNLOG_READ_MAX (64 * 1024)
 
 //  Formats the path of a run's log into buf: {logdir}/yyyy-mm-dd/{logId}.log.
 //  A log_date_time <= 0 means now.  Returns 0, or -1 if buf is too small.
@@ -39,21 +37,6 @@ int xxl_runlog_write (int fd, const char *line);
 
 //  Writes two stamped lines to fd with a single write().  Returns 0 or -1.
 int xxl_runlog_write2 (int fd, const char *line1, const char *line2);
-
-//  Reads lines from_line (1-based, values < 1 mean 1) onward, at most
-//  max_bytes of content (0 means XXL_RUNLOG_READ_MAX), only complete lines
-//  (a line longer than max_bytes is returned cut at max_bytes).  Sets
-//  *to_line to the last line returned (from_line-1 if none).  Returns a
-//  malloc'd string the caller frees ("" if no line), or NULL with err filled
-//  ("log file not found: PATH") when the file does not exist or cannot be
-//  read.
-char *xxl_runlog_read (const char *logdir, int64_t log_id, int64_t log_date_time,
-                       int from_line, int *to_line, char *err, size_t errlen);
-
-//  Same with an explicit content cap.
-char *xxl_runlog_read_max (const char *logdir, int64_t log_id, int64_t log_date_time,
-                           int from_line, size_t max_bytes, int *to_line,
-                           char *err, size_t errlen);
 
 //  Appends one stamped line to the run's log, creating it.  Used by the agent
 //  itself (e.g. "unknown handler").  Returns 0 or -1.

@@ -6,6 +6,9 @@
     relative to the buffer; a flush takes the flock, reads the pack's size
     as the base, and writes both buffers.  The reader scans the index from
     its end (recent runs are the ones asked for) in 64 KB reads.
+    Calls go one way: down into xxl_runlog.h for the day's folder; it
+    calls nothing here.  Reading a run's log, file or pack, is
+    xxl_logread.h's, built on both.
 */
 
 #define _GNU_SOURCE

@@ -1,9 +1,9 @@
 /*  xxl_spawner.c -- starts the processes of runs and waits for them to end
     (see xxl_spawner.h).
 
-    Moved out of xxl_executor.c as it was (s_spawn, s_wait_child,
-    s_describe_status and their helpers); the run's environment, which
-    lived in the executor (marker, env), lives here now.
+    Its contract (ownership, threads, errors) is the header's.  Owns the
+    runs' environment (the marker, a copy of the list of the agent's
+    environment strings).  Used by xxl_runexec.c on pool threads.
 */
 
 #define _GNU_SOURCE

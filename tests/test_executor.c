@@ -20,6 +20,7 @@
 #include "xxl_guard.h"
 #include "xxl_handlers.h"
 #include "xxl_journal.h"
+#include "xxl_logread.h"
 #include "xxl_runlog.h"
 
 #include <czmq.h>
@@ -141,7 +142,7 @@ s_log (int64_t log_id)
 {
     int to_line;
     char err [256];
-    return xxl_runlog_read_max (s_logdir, log_id, (int64_t) time (NULL) * 1000, 1,
+    return xxl_logread_max (s_logdir, log_id, (int64_t) time (NULL) * 1000, 1,
                                 1024 * 1024, &to_line, err, sizeof err);
 }
 

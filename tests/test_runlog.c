@@ -4,6 +4,7 @@
 */
 
 #define _GNU_SOURCE
+#include "xxl_logread.h"
 #include "xxl_runlog.h"
 
 #include <czmq.h>
@@ -58,7 +59,7 @@ main (void)
     //  Missing file
     int to_line = -5;
     char err [600];
-    char *content = xxl_runlog_read (logdir, 42, when, 1, &to_line, err, sizeof err);
+    char *content = xxl_logread (logdir, 42, when, 1, &to_line, err, sizeof err);
     XXL_CHECK_MSG (content == NULL && strstr (err, "log file not found: ") && strstr (err, "42.log"),
                    "missing log: %s", err);
 
@@ -66,7 +67,7 @@ main (void)
     XXL_CHECK_MSG (xxl_runlog_append (logdir, 42, when, "first line") == 0, "append");
     XXL_CHECK_MSG (xxl_runlog_append (logdir, 42, when, "second line") == 0, "append 2");
     XXL_CHECK_MSG (xxl_runlog_append (logdir, 42, when, "third line") == 0, "append 3");
-    content = xxl_runlog_read (logdir, 42, when, 1, &to_line, err, sizeof err);
+    content = xxl_logread (logdir, 42, when, 1, &to_line, err, sizeof err);
     XXL_CHECK_MSG (content && to_line == 3, "3 lines read, to_line %d", to_line);
     XXL_CHECK_MSG (content && s_matches (content,
                    "^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3} \\[[0-9]+/[0-9]+\\] first line\n"),
@@ -74,14 +75,14 @@ main (void)
     free (content);
 
     //  Paging from a line
-    content = xxl_runlog_read (logdir, 42, when, 2, &to_line, err, sizeof err);
+    content = xxl_logread (logdir, 42, when, 2, &to_line, err, sizeof err);
     XXL_CHECK_MSG (content && to_line == 3 && strstr (content, "second line") && !strstr (content, "first line"),
                    "from line 2");
     free (content);
-    content = xxl_runlog_read (logdir, 42, when, 4, &to_line, err, sizeof err);
+    content = xxl_logread (logdir, 42, when, 4, &to_line, err, sizeof err);
     XXL_CHECK_MSG (content && streq (content, "") && to_line == 3, "past the end: \"\" and to_line 3 (%d)", to_line);
     free (content);
-    content = xxl_runlog_read (logdir, 42, when, 0, &to_line, err, sizeof err);
+    content = xxl_logread (logdir, 42, when, 0, &to_line, err, sizeof err);
     XXL_CHECK_MSG (content && to_line == 3, "from line 0 means 1");
     free (content);
 
@@ -91,18 +92,18 @@ main (void)
         snprintf (line, sizeof line, "filler %04d", i);
         xxl_runlog_append (logdir, 43, when, line);
     }
-    content = xxl_runlog_read (logdir, 43, when, 1, &to_line, err, sizeof err);
-    XXL_CHECK_MSG (content && strlen (content) <= XXL_RUNLOG_READ_MAX && to_line > 100 && to_line < 2000,
+    content = xxl_logread (logdir, 43, when, 1, &to_line, err, sizeof err);
+    XXL_CHECK_MSG (content && strlen (content) <= XXL_LOGREAD_MAX && to_line > 100 && to_line < 2000,
                    "64 KiB cap: %zu bytes, to_line %d", content? strlen (content): 0, to_line);
     XXL_CHECK_MSG (content && content [strlen (content) - 1] == '\n', "ends at a whole line");
     int first_to = to_line;
     free (content);
-    content = xxl_runlog_read (logdir, 43, when, first_to + 1, &to_line, err, sizeof err);
+    content = xxl_logread (logdir, 43, when, first_to + 1, &to_line, err, sizeof err);
     char want [32];
     snprintf (want, sizeof want, "filler %04d\n", first_to);
     XXL_CHECK_MSG (content && strstr (content, want) == strstr (content, "filler"), "next page starts at line %d", first_to + 1);
     free (content);
-    content = xxl_runlog_read_max (logdir, 43, when, 1, 100, &to_line, err, sizeof err);
+    content = xxl_logread_max (logdir, 43, when, 1, 100, &to_line, err, sizeof err);
     XXL_CHECK_MSG (content && to_line == 2, "100 byte cap: 2 lines (%d)", to_line);
     free (content);
 
@@ -112,7 +113,7 @@ main (void)
     long_line [299] = 0;
     xxl_runlog_append (logdir, 44, when, long_line);
     free (long_line);
-    content = xxl_runlog_read_max (logdir, 44, when, 1, 100, &to_line, err, sizeof err);
+    content = xxl_logread_max (logdir, 44, when, 1, 100, &to_line, err, sizeof err);
     XXL_CHECK_MSG (content && strlen (content) == 100 && to_line == 1, "long line cut at the cap");
     free (content);
 
@@ -123,13 +124,13 @@ main (void)
     XXL_CHECK_MSG (xxl_runlog_write (fd, "complete") == 0, "write");
     if (write (fd, "partial", 7) != 7)
         {}
-    content = xxl_runlog_read (logdir, 45, when, 1, &to_line, err, sizeof err);
+    content = xxl_logread (logdir, 45, when, 1, &to_line, err, sizeof err);
     XXL_CHECK_MSG (content && to_line == 1 && !strstr (content, "partial"), "partial line held back");
     free (content);
     if (write (fd, " done\n", 6) != 6)
         {}
     close (fd);
-    content = xxl_runlog_read (logdir, 45, when, 2, &to_line, err, sizeof err);
+    content = xxl_logread (logdir, 45, when, 2, &to_line, err, sizeof err);
     XXL_CHECK_MSG (content && to_line == 2 && streq (content, "partial done\n"), "completed line read");
     free (content);
 

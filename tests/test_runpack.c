@@ -1,6 +1,6 @@
 /*  test_runpack.c -- tests of agent/xxl_runpack: runs' logs added to their
     day's pack are found by logId after a flush (not before), read by line
-    through xxl_runlog_read like a file, the newest of a repeated logId wins,
+    through xxl_logread like a file, the newest of a repeated logId wins,
     two writers on one folder keep each other's offsets, too long a log is
     refused, a torn tail or a lying index entry shows nothing rather than
     another run's lines, and retention removes a day's pack with its folder.
@@ -8,6 +8,7 @@
 */
 
 #define _GNU_SOURCE
+#include "xxl_logread.h"
 #include "xxl_runlog.h"
 #include "xxl_runpack.h"
 
@@ -70,14 +71,14 @@ main (void)
     //  Read like a file, by line, with the cap and to_line
     int to_line = 0;
     char err [256] = "";
-    char *text = xxl_runlog_read (logdir, 7, day1, 2, &to_line, err, sizeof err);
+    char *text = xxl_logread (logdir, 7, day1, 2, &to_line, err, sizeof err);
     XXL_CHECK_MSG (text && streq (text, "line two\nline three\n") && to_line == 3,
-                   "xxl_runlog_read from line 2: '%s' to %d (%s)", text? text: "(null)", to_line, err);
+                   "xxl_logread from line 2: '%s' to %d (%s)", text? text: "(null)", to_line, err);
     free (text);
-    text = xxl_runlog_read_max (logdir, 7, day1, 1, 12, &to_line, err, sizeof err);
+    text = xxl_logread_max (logdir, 7, day1, 1, 12, &to_line, err, sizeof err);
     XXL_CHECK_MSG (text && streq (text, "line one\n") && to_line == 1, "capped read: '%s'", text? text: "(null)");
     free (text);
-    text = xxl_runlog_read (logdir, 9, day1, 1, &to_line, err, sizeof err);
+    text = xxl_logread (logdir, 9, day1, 1, &to_line, err, sizeof err);
     XXL_CHECK_MSG (!text && strstr (err, "log file not found"), "neither file nor pack: '%s'", err);
     free (text);
     //  A file of its own is read first
@@ -85,7 +86,7 @@ main (void)
     XXL_CHECK_MSG (fd >= 0 && write (fd, "from the file\n", 14) == 14, "a file for 7");
     if (fd >= 0)
         close (fd);
-    text = xxl_runlog_read (logdir, 7, day1, 1, &to_line, err, sizeof err);
+    text = xxl_logread (logdir, 7, day1, 1, &to_line, err, sizeof err);
     XXL_CHECK_MSG (text && streq (text, "from the file\n"), "the file wins: '%s'", text? text: "(null)");
     free (text);
     unlink (path);

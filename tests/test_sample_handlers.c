@@ -20,6 +20,7 @@
 
 #include "xxl_executor.h"
 #include "xxl_handlers.h"
+#include "xxl_logread.h"
 #include "xxl_runlog.h"
 #include "alarms/sinks.h"
 #include "xxl_test.h"
@@ -85,7 +86,7 @@ s_log_has (int64_t log_id, const char *text)
 {
     int to_line;
     char err [256];
-    char *content = xxl_runlog_read_max (s_logdir, log_id, (int64_t) time (NULL) * 1000, 1,
+    char *content = xxl_logread_max (s_logdir, log_id, (int64_t) time (NULL) * 1000, 1,
                                          1024 * 1024, &to_line, err, sizeof err);
     int found = content && strstr (content, text);
     free (content);
