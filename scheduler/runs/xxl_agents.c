@@ -18,279 +18,8 @@ static void s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int
                               const xxl_who_t *who);
 static void s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg);
 static void s_foreign_reply (server_t *self, uint64_t id);
-static bool s_twin (server_t *self, const char *address);
 
 //  Agent requests
-
-//  Puts a row back to be sent again to address (once it is connected): a
-//  row recovery found possibly sent, or whose RUN a failed commit kept
-//  from leaving.  It goes only while still unanswered (engine_dispatch_row).
-void
-engine_resend_add (server_t *self, int64_t log_id, const char *address)
-{
-    if (zhashx_lookup (self->runs.resend_ids, &log_id))
-        return;
-    xxl_resend_t *resend = (xxl_resend_t *) zmalloc (sizeof (xxl_resend_t));
-    resend->log_id = log_id;
-    resend->address = strdup (address);
-    resend->deadline = zclock_mono () + self->config.recovery_wait_ms;
-    zlistx_add_end (self->runs.resends, resend);
-    zhashx_insert (self->runs.resend_ids, &resend->log_id, resend);
-}
-
-//  Starts a request to address; returns the pending entry, or NULL when
-//  the address is not connected (msg explains)
-pending_t *
-engine_pending_new (server_t *self, const char *address, pending_kind_t kind, int timeout_ms,
-                    char *why, size_t whylen)
-{
-    size_t rid_size;
-    //  (LOG and KILL also reach an agent that unregistered and is still
-    //  connected: one draining its runs)
-    const void *rid = kind == PENDING_LOG || kind == PENDING_KILL
-                    ? xxl_registry_route_last (self->registry, address, &rid_size)
-                    : xxl_registry_route (self->registry, address, &rid_size);
-    if (!rid) {
-        snprintf (why, whylen, "agent '%s' is not connected to this scheduler", address);
-        return NULL;
-    }
-    pending_t *pending = (pending_t *) zmalloc (sizeof (pending_t));
-    pending->id = engine_request_id (self);
-    pending->kind = kind;
-    pending->created = zclock_mono ();
-    pending->deadline = pending->created + timeout_ms;
-    pending->address = strdup (address);
-    pending->rid = malloc (rid_size);
-    assert (pending->rid);
-    memcpy (pending->rid, rid, rid_size);
-    pending->rid_size = rid_size;
-    zhashx_insert (self->runs.pending, &pending->id, pending);
-    return pending;
-}
-
-pending_t *
-engine_agent_request (server_t *self, const char *address, const char *type,
-                      pending_kind_t kind, int timeout_ms, char *why, size_t whylen)
-{
-    pending_t *pending = engine_pending_new (self, address, kind, timeout_ms, why, whylen);
-    if (pending)
-        xxl_enc_request (self->enc, type, pending->id);
-    return pending;
-}
-
-//  Queues the message built after engine_agent_request
-void
-engine_agent_send (server_t *self, pending_t *pending)
-{
-    //  (LOG, KILL and probes depend on nothing the turn writes: they go
-    //  whatever its commit; to the connection chosen for the request)
-    engine_queue_agent_to (self, pending->rid, pending->rid_size, pending->id, true);
-}
-
-//  A TriggerParam's value of logDateTime: int64 in its fixed 9-byte form,
-//  so that a prepared TriggerParam takes it at the instant it goes
-void
-engine_pack_time (unsigned char out [9], int64_t value)
-{
-    uint64_t v = (uint64_t) value;
-    out [0] = 0xd3;
-    for (int i = 8; i >= 1; i--, v >>= 8)
-        out [i] = (unsigned char) v;
-}
-
-//  A RUN's expireTime, on this scheduler's steady clock (engine_clock):
-//  the agent must not start any of its runs once its estimate of that
-//  clock is past it.  Half the answer timeout after `since` (monotonic
-//  ms: when the RUN's deadline started counting), so that an agent that
-//  accepts in time is heard before the run is given up on, and one frozen
-//  or cut off past it refuses what was queued to it
-int64_t
-engine_expire_time (server_t *self, int64_t since)
-{
-    return since + self->clock_base + self->config.run_timeout_ms / 2;
-}
-
-//  Encodes a RUN's TriggerParam into self->runs.item_enc as one map whose last
-//  key, logDateTime, has no value yet (the caller appends engine_pack_time's
-//  bytes).  Returns the bytes (owned by item_enc until its next use).
-const unsigned char *
-engine_encode_tp (server_t *self, const xxl_job_t *job, int64_t log_id, const char *param,
-                  int shard_index, int shard_total, size_t *size)
-{
-    xxl_enc_t *enc = self->runs.item_enc;
-    xxl_enc_reset (enc);
-    xxl_enc_map_begin (enc);
-    xxl_enc_kint (enc, "jobId", job->id);
-    xxl_enc_kstr (enc, "executorHandler", job->executor_handler);
-    xxl_enc_kstr (enc, "executorParams", param? param: "");
-    xxl_enc_kstr (enc, "executorBlockStrategy", job->executor_block_strategy);
-    xxl_enc_kint (enc, "executorTimeout", job->executor_timeout);
-    xxl_enc_kint (enc, "logId", log_id);
-    xxl_enc_kstr (enc, "glueType", job->glue_type);
-    if (strneq (job->glue_type, "BEAN"))
-        xxl_enc_kstr (enc, "glueSource", job->glue_source);
-    xxl_enc_kint (enc, "glueUpdatetime", job->glue_updatetime);
-    xxl_enc_kint (enc, "broadcastIndex", shard_index);
-    xxl_enc_kint (enc, "broadcastTotal", shard_total);
-    xxl_enc_key (enc, "logDateTime");
-    return (const unsigned char *) xxl_enc_finish (enc, size);
-}
-
-//  Sends a batch (taken): its message joins the agents' outbox, or leaves
-//  at once (`now`: prepared fires, what they need is committed already).
-//  Prepared fires get `stamp` as their time (0: now).  The batch then
-//  waits in self->runs.batches for the agent's answer.
-void
-engine_batch_send (server_t *self, run_batch_t *batch, bool now, int64_t stamp)
-{
-    int64_t since = batch->created_mono;
-    if (batch->fires) {
-        //  Prepared fires: their time is when the message goes
-        if (!stamp)
-            stamp = engine_now ();
-        unsigned char time [9];
-        engine_pack_time (time, stamp);
-        for (size_t i = 0; i < batch->count; i++) {
-            xxl_enc_patch (batch->enc, batch->fires [i].offset, time, sizeof time);
-            batch->fires [i].stamp = stamp;
-        }
-        since = zclock_mono ();         //  (their deadline counts from here)
-    }
-    unsigned char expire [9];
-    engine_pack_time (expire, engine_expire_time (self, since));
-    xxl_enc_patch (batch->enc, batch->expire_offset, expire, sizeof expire);
-    size_t size;
-    batch->deadline = zclock_mono () + self->config.run_timeout_ms + 1000;
-    if (now) {
-        //  (no copy of a message that may be megabytes: ZeroMQ frees it)
-        void *data = xxl_enc_take (batch->enc, &size);
-        xxl_enc_destroy (&batch->enc);
-        zhashx_insert (self->runs.batches, &batch->id, batch);
-        engine_agent_out_owned (self, batch->id, batch->rid, batch->rid_size, &data, size);
-        return;
-    }
-    const void *data = xxl_enc_finish (batch->enc, &size);
-    zmsg_t *msg = zmsg_new ();
-    zmsg_addmem (msg, &batch->id, sizeof batch->id);
-    zmsg_addmem (msg, batch->rid, batch->rid_size);
-    zmsg_addmem (msg, data, size);
-    xxl_enc_destroy (&batch->enc);
-    zhashx_insert (self->runs.batches, &batch->id, batch);
-    zlistx_add_end (self->runs.agents_out, msg);
-}
-
-//  Sends a batch of `list` (open_batches or fire_batches): from
-//  fire_batches at once, from open_batches after the turn's commit
-void
-engine_batch_close (server_t *self, run_batch_t *batch, zlistx_t *list)
-{
-    for (void *item = zlistx_first (list); item; item = zlistx_next (list))
-        if (item == batch) {
-            zlistx_detach_cur (list);
-            break;
-        }
-    engine_batch_send (self, batch, list == self->planner.fire_batches, 0);
-}
-
-//  An open batch of `open` for the agent at rid with room for one more
-//  item, or a new one (max items; fires: it carries prepared fires)
-run_batch_t *
-engine_batch_for (server_t *self, zlistx_t *open, const char *address, const void *rid,
-                  size_t rid_size, int max, engine_fire_free_fn *fire_free)
-{
-    run_batch_t *batch = (run_batch_t *) zlistx_last (open);
-    if (batch && batch->rid_size == rid_size && memcmp (batch->rid, rid, rid_size) == 0
-    &&  batch->count < batch->max && batch->bytes < XXL_MSG_MAX_FRAME / 4)
-        return batch;
-    for (batch = (run_batch_t *) zlistx_first (open); batch;
-         batch = (run_batch_t *) zlistx_next (open))
-        if (batch->rid_size == rid_size && memcmp (batch->rid, rid, rid_size) == 0
-        &&  batch->count < batch->max && batch->bytes < XXL_MSG_MAX_FRAME / 4)
-            return batch;
-    batch = (run_batch_t *) zmalloc (sizeof (run_batch_t));
-    batch->id = engine_request_id (self);
-    batch->address = strdup (address);
-    batch->rid = malloc (rid_size);
-    memcpy (batch->rid, rid, rid_size);
-    batch->rid_size = rid_size;
-    batch->max = (size_t) max;
-    if (fire_free) {
-        batch->fire_free = fire_free;
-        batch->fires_alloc = (size_t) max;
-        batch->fires = (fire_item_t *) malloc (batch->fires_alloc * sizeof (fire_item_t));
-        assert (batch->fires);
-    }
-    batch->enc = xxl_enc_new ();
-    batch->created = engine_now ();
-    batch->created_mono = zclock_mono ();
-    xxl_enc_request (batch->enc, "RUN", batch->id);
-    unsigned char expire [9];
-    engine_pack_time (expire, engine_expire_time (self, batch->created_mono));     //  (patched when it goes)
-    xxl_enc_key (batch->enc, "expireTime");
-    batch->expire_offset = xxl_enc_size (batch->enc);
-    xxl_enc_raw (batch->enc, expire, sizeof expire, 0);
-    xxl_enc_key (batch->enc, "runs");
-    xxl_enc_array_begin (batch->enc);
-    zlistx_add_end (open, batch);
-    return batch;
-}
-
-//  Queues the RUN of pending: tp (size bytes, from engine_encode_tp) with
-//  logDateTime `time`, in a batch of `open` when the agent takes batches.
-//  open is open_batches (sent after the turn's commit) or fire_batches
-//  (sent at once; see engine_batch_close).
-void
-engine_run_queue (server_t *self, pending_t *pending, const unsigned char *tp, size_t size,
-                  int64_t time, zlistx_t *open)
-{
-    bool now = open == self->planner.fire_batches;
-    unsigned char stamp [9];
-    engine_pack_time (stamp, time);
-    size_t rid_size;
-    const void *rid = xxl_registry_route (self->registry, pending->address, &rid_size);
-    if (!rid)
-        return;                         //  (callers checked: it fails at its deadline)
-    int max = xxl_registry_run_batch (self->registry, pending->address);
-    if (max < 2 || size < 5) {
-        //  The single form: the TriggerParam's keys at the top level
-        uint32_t keys = (uint32_t) tp [1] << 24 | (uint32_t) tp [2] << 16
-                      | (uint32_t) tp [3] << 8 | tp [4];
-        xxl_enc_request (self->enc, "RUN", pending->id);
-        xxl_enc_raw (self->enc, tp + 5, size - 5, keys);
-        xxl_enc_raw (self->enc, stamp, sizeof stamp, 0);
-        unsigned char expire [9];
-        engine_pack_time (expire, engine_expire_time (self, zclock_mono ()));    //  (patched when it goes)
-        xxl_enc_key (self->enc, "expireTime");
-        pending->expire_offset = xxl_enc_size (self->enc);
-        xxl_enc_raw (self->enc, expire, sizeof expire, 0);
-        if (now) {
-            size_t msg_size;
-            const void *data = xxl_enc_finish (self->enc, &msg_size);
-            zmsg_t *msg = zmsg_new ();
-            zmsg_addmem (msg, &pending->id, sizeof pending->id);
-            zmsg_addmem (msg, rid, rid_size);
-            zmsg_addmem (msg, data, msg_size);
-            engine_agent_out (self, msg);
-        }
-        else
-            engine_queue_agent (self, rid, rid_size, pending->id);
-        return;
-    }
-    run_batch_t *batch = engine_batch_for (self, open, pending->address, rid, rid_size, max,
-                                           NULL);
-    if (batch->count == batch->alloc) {
-        batch->alloc = batch->alloc? batch->alloc * 2: 64;
-        batch->pending_ids = (uint64_t *) realloc (batch->pending_ids,
-                                                   batch->alloc * sizeof (uint64_t));
-        assert (batch->pending_ids);
-    }
-    batch->pending_ids [batch->count++] = pending->id;
-    xxl_enc_raw (batch->enc, tp, size, 1);
-    xxl_enc_raw (batch->enc, stamp, sizeof stamp, 0);
-    batch->bytes += size + sizeof stamp;
-    if (batch->count >= batch->max || batch->bytes >= XXL_MSG_MAX_FRAME / 4)
-        engine_batch_close (self, batch, open);
-}
 
 //  The agent's answer to a batch RUN: one {code, msg} per item, in order
 static void
@@ -353,73 +82,6 @@ s_batch_answer (server_t *self, run_batch_t *batch, xxl_msg_t *msg)
     zhashx_delete (self->runs.batches, &batch->id);
 }
 
-//  Fails the fires of a batch that got no answer; routes again those of one
-//  that could not be sent
-//  A RUN whose send failed (the agent's connection had closed: it never
-//  left) is routed again, among the agents still connected: its address
-//  and the section written ahead (`presumed` characters) are taken back
-//  and it goes by the timer now (engine_dispatch_row)
-void
-engine_reroute (server_t *self, int64_t log_id, int64_t presumed)
-{
-    if (xxl_store_log_unroute (self->store, log_id, presumed, 1) == 1)
-        engine_run_again (self, log_id, engine_now (), 0);
-}
-
-//  Back-pressure.  An agent that cannot take a run now (no thread to be
-//  had, its queue bound full) answers it XXL_BUSY, "busy: ...": nothing of
-//  it was taken there (not journaled, not queued).  The run is taken back
-//  as a refusal of a stopping agent's is (its address and the section
-//  written ahead) and goes by the timer again after a backoff that
-//  doubles with each refusal of it, BUSY_RETRY_MS up to BUSY_RETRY_MAX_MS
-//  (plus a spread of up to a quarter, so that a burst refused together
-//  does not come back together), and is routed then as any due row: a
-//  router that moves on (ROUND, RANDOM, LEAST_*, and FAILOVER and
-//  BUSYOVER, whose BEAT and IDLE_BEAT a busy agent answers 500) sends it
-//  elsewhere, the others to the same agent again.  So a run is never
-//  failed for a resource the agent could wait for; the job's block
-//  strategy applies at the agent when it is taken.  The refusals of a run
-//  are counted until any other answer for it (the counts are dropped
-//  once a minute: a run dropped meanwhile leaves none for long).
-#define BUSY_RETRY_MS       100
-#define BUSY_RETRY_MAX_MS   5000
-
-//  Counts a busy refusal of log_id; returns the delay before it goes again
-static int64_t
-s_busy_delay (server_t *self, int64_t log_id)
-{
-    int64_t *tries = (int64_t *) zhashx_lookup (self->runs.busy_tries, &log_id);
-    if (!tries) {
-        tries = (int64_t *) zmalloc (2 * sizeof (int64_t));
-        tries [0] = log_id;
-        zhashx_insert (self->runs.busy_tries, &tries [0], tries);
-    }
-    int64_t refused = ++tries [1];
-    int64_t delay = (int64_t) BUSY_RETRY_MS << (refused < 7? refused - 1: 6);
-    if (delay > BUSY_RETRY_MAX_MS)
-        delay = BUSY_RETRY_MAX_MS;
-    delay += log_id % (delay / 4 + 1);
-    if (refused == 1 || refused % 10 == 0)
-        zsys_debug ("trigger: log %" PRId64 " refused busy (%" PRId64 " time(s)); sent again"
-                    " in %" PRId64 " ms", log_id, refused, delay);
-    return delay;
-}
-
-bool
-engine_run_busy (server_t *self, int64_t log_id, int64_t presumed, int code)
-{
-    if (code != XXL_BUSY) {
-        if (zhashx_size (self->runs.busy_tries))
-            zhashx_delete (self->runs.busy_tries, &log_id);
-        return false;
-    }
-    int64_t delay = s_busy_delay (self, log_id);
-    if (xxl_store_log_unroute (self->store, log_id, presumed, 1) == 1)
-        engine_run_again (self, log_id, engine_now (), delay);
-    else
-        zhashx_delete (self->runs.busy_tries, &log_id);
-    return true;
-}
 
 void
 engine_batch_expire (server_t *self, run_batch_t *batch)
@@ -592,25 +254,6 @@ s_agent_binding (server_t *self, zframe_t *rid, const char *app, const char *add
 //  sign of it (a connection it had moved from registering it again)
 #define XXL_TWIN_MS 600000
 
-//  True while address is shared by two live agents (XXL_TWIN_MS after the
-//  last sign); an expired mark goes
-bool
-engine_address_twin (server_t *self, const char *address)
-{
-    return s_twin (self, address);
-}
-
-static bool
-s_twin (server_t *self, const char *address)
-{
-    int64_t *until = (int64_t *) zhashx_lookup (self->runs.twins, address);
-    if (until && *until > zclock_mono ())
-        return true;
-    if (until)
-        zhashx_delete (self->runs.twins, address);
-    return false;
-}
-
 //  An address registered on a connection while no open connection held
 //  it (the agent back after its connection closed, a scheduler restart,
 //  another host on a dead agent's address): its agent is asked about each
@@ -627,7 +270,7 @@ s_twin (server_t *self, const char *address)
 static void
 s_check_open_runs (server_t *self, const char *address, const char *why)
 {
-    if (s_twin (self, address)) {
+    if (engine_address_twin (self, address)) {
         //  (either agent would refuse the other's runs: asking fails runs
         //  that still run; they end with their results, or the lost-run
         //  monitor once neither agent holds the address)
@@ -1208,7 +851,7 @@ engine_handle_routed (server_t *self, zmsg_t *zmsg)
             //  FAILOVER or BUSYOVER found no address to take it now, and
             //  one at least is busy (back-pressure, engine_run_busy): routed
             //  again later, not failed
-            int64_t delay = s_busy_delay (self, log_id);
+            int64_t delay = engine_busy_delay (self, log_id);
             engine_run_again (self, log_id, engine_now (), delay);
         }
         else
@@ -1466,4 +1109,50 @@ engine_handle_agent (server_t *self, zmsg_t *zmsg)
     }
     xxl_msg_destroy (&msg);
     zframe_destroy (&rid);
+}
+
+//  Rows with no answer and no result, older than twice the answer
+//  timeout, that nothing in memory will send or fail (their driver's
+//  write was rolled back by a failed commit) go back: to their agent
+//  again when they had one (it refuses a logId it has), else routed anew.
+//  Returns how many.
+size_t
+engine_sweep_untracked (server_t *self)
+{
+    zhashx_t *flying = engine_id_map (NULL);
+    for (pending_t *pending = (pending_t *) zhashx_first (self->runs.pending); pending;
+         pending = (pending_t *) zhashx_next (self->runs.pending))
+        if (pending->kind == PENDING_RUN)
+            zhashx_insert (flying, &pending->log_id, pending);
+    for (run_batch_t *batch = (run_batch_t *) zhashx_first (self->runs.batches); batch;
+         batch = (run_batch_t *) zhashx_next (self->runs.batches))
+        for (size_t i = 0; batch->fires && i < batch->count; i++)
+            if (batch->fires [i].plan)
+                zhashx_insert (flying, &batch->fires [i].plan->log_id, batch);
+    int64_t now = engine_now ();
+    int64_t ids [4096];
+    size_t count = 0, swept = 0;
+    xxl_store_log_unanswered_ids (self->store, now - 2 * (int64_t) self->config.run_timeout_ms,
+                                  ids, 4096, &count);
+    for (size_t i = 0; i < count; i++) {
+        if (zhashx_lookup (flying, &ids [i]) || zhashx_lookup (self->planner.plans, &ids [i])
+        ||  zhashx_lookup (self->runs.accepted_ids, &ids [i])
+        ||  zhashx_lookup (self->runs.resend_ids, &ids [i]) || engine_doubt_has (self, ids [i]))
+            continue;
+        xxl_log_t log;
+        if (xxl_store_log_load (self->store, ids [i], &log))
+            continue;
+        if (log.schedule_time <= 0 || log.schedule_time < now - self->config.preread_ms) {
+            if (*log.executor_address)
+                engine_resend_add (self, log.id, log.executor_address);
+            else
+                engine_run_again (self, log.id, now, 0);
+            swept++;
+        }
+        xxl_log_free (&log);
+    }
+    zhashx_destroy (&flying);
+    if (swept)
+        zsys_warning ("server: %zu trigger(s) a failed commit had left behind go again", swept);
+    return swept;
 }

@@ -239,3 +239,17 @@ engine_doubts_check (server_t *self)
     }
     zlistx_destroy (&ids);
 }
+
+//  True while address is shared by two live agents (XXL_TWIN_MS after the
+//  last sign); an expired mark goes
+
+bool
+engine_address_twin (server_t *self, const char *address)
+{
+    int64_t *until = (int64_t *) zhashx_lookup (self->runs.twins, address);
+    if (until && *until > zclock_mono ())
+        return true;
+    if (until)
+        zhashx_delete (self->runs.twins, address);
+    return false;
+}

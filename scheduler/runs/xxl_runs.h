@@ -252,6 +252,8 @@ void engine_reroute (server_t *self, int64_t log_id, int64_t presumed);
 //  (XXL_BUSY), and the run then goes by the timer again after a backoff
 //  (xxl_agents.c); false for any other answer, for engine_run_answer
 bool engine_run_busy (server_t *self, int64_t log_id, int64_t presumed, int code);
+//  The wait before a run refused busy goes again (its refusals counted)
+int64_t engine_busy_delay (server_t *self, int64_t log_id);
 void engine_batch_expire (server_t *self, run_batch_t *batch);
 
 //  xxl_trigger.c
