@@ -24,8 +24,6 @@
 #include <sys/stat.h>
 
 static void s_stall_check (server_t *self, int timeout);
-static void s_check_pending (server_t *self);
-static void s_liveness (server_t *self);
 static void s_groups_refresh (server_t *self);
 static void s_check_registry (server_t *self);
 void xxl_server_config_defaults (xxl_server_config_t *config);
@@ -97,106 +95,6 @@ s_stall_check (server_t *self, int timeout)
     zsys_warning ("server: the engine stood still for %" PRId64 " ms: requests to agents"
                   " get that much longer to be answered, and agents a beat more to be"
                   " heard", stall);
-}
-
-static void
-s_check_pending (server_t *self)
-{
-    int64_t now = zclock_mono ();
-    zlistx_t *expired = zlistx_new ();
-    for (pending_t *pending = (pending_t *) zhashx_first (self->runs.pending); pending;
-         pending = (pending_t *) zhashx_next (self->runs.pending))
-        if (pending->deadline <= now)
-            zlistx_add_end (expired, pending);
-    for (pending_t *pending = (pending_t *) zlistx_first (expired); pending;
-         pending = (pending_t *) zlistx_next (expired)) {
-        if (pending->kind == PENDING_RUN && pending->ask)
-            engine_ask_answered (self, pending, 0, pending->gone? NULL: "no answer");
-        else
-        if (pending->kind == PENDING_RUN && pending->gone)
-            engine_reroute (self, pending->log_id, pending->presumed);
-        else
-        if (pending->kind == PENDING_RUN
-        &&  !engine_doubt_add (self, pending->log_id, pending->note, pending->address,
-                               pending->presumed, pending->stamp)) {
-            char text [128];
-            snprintf (text, sizeof text, "no answer from the agent within %d ms",
-                      self->config.run_timeout_ms);
-            engine_run_done (self, pending, XXL_CODE_FAIL, text);
-        }
-        else
-        if (pending->kind == PENDING_PROBE)
-            engine_probe_answer (self, pending, 0, "no answer within the probe timeout");
-        else
-        if (pending->client && pending->gone) {
-            //  The send failed: the agent's connection had closed
-            char text [400];
-            snprintf (text, sizeof text, "agent '%s' is not connected (its connection"
-                      " closed)", pending->address);
-            xxl_enc_reply (self->enc, pending->client_id, XXL_UNAVAILABLE, text);
-            engine_queue (self, self->outbox.api_out, zframe_data (pending->client),
-                          zframe_size (pending->client));
-            engine_audit_answer (self, pending, XXL_UNAVAILABLE);
-        }
-        else
-        if (pending->client) {
-            char text [400];
-            snprintf (text, sizeof text, "agent '%s' did not answer within %d ms",
-                      pending->address, self->config.request_timeout_ms);
-            xxl_enc_reply (self->enc, pending->client_id, XXL_NO_ANSWER, text);
-            engine_queue (self, self->outbox.api_out, zframe_data (pending->client),
-                          zframe_size (pending->client));
-            engine_audit_answer (self, pending, XXL_NO_ANSWER);
-        }
-        zhashx_delete (self->runs.pending, &pending->id);
-    }
-    //  Batches whose items all expired: their answer is of no use now
-    zlistx_purge (expired);
-    for (run_batch_t *batch = (run_batch_t *) zhashx_first (self->runs.batches); batch;
-         batch = (run_batch_t *) zhashx_next (self->runs.batches))
-        if (batch->deadline <= now)
-            zlistx_add_end (expired, batch);
-    for (run_batch_t *batch = (run_batch_t *) zlistx_first (expired); batch;
-         batch = (run_batch_t *) zlistx_next (expired)) {
-        engine_batch_expire (self, batch);
-        zhashx_delete (self->runs.batches, &batch->id);
-    }
-    zlistx_destroy (&expired);
-    engine_doubts_check (self);
-}
-
-//  Every XXL_LIVENESS_MS, a BEAT to each connection the registry holds
-//  (once, whatever its addresses): ZeroMQ tells no one when a peer's
-//  connection closes, but a send to it then fails, and its addresses are
-//  shown and routed as not connected from then on (instead of until the
-//  dead time), and those that parted from it (unregistered or expired,
-//  kept for a draining agent's LOG, KILL and results) are forgotten.
-//  The agent's REPLY is ignored.
-#define XXL_LIVENESS_MS 5000
-static void
-s_liveness (server_t *self)
-{
-    zlistx_t *gone = zlistx_new ();
-    zlistx_set_destructor (gone, (zlistx_destructor_fn *) zframe_destroy);
-    void *handle = zsock_resolve (self->agents);
-    size_t rid_size;
-    for (const void *rid = xxl_registry_rid_first (self->registry, &rid_size); rid;
-         rid = xxl_registry_rid_next (self->registry, &rid_size)) {
-        xxl_enc_request (self->enc, "BEAT", engine_request_id (self));
-        size_t size;
-        const void *data = xxl_enc_finish (self->enc, &size);
-        int rc = zmq_send (handle, rid, rid_size, ZMQ_SNDMORE);
-        if (rc >= 0)
-            rc = zmq_send (handle, data, size, 0);
-        if (rc < 0 && zmq_errno () == EHOSTUNREACH)
-            zlistx_add_end (gone, zframe_new (rid, rid_size));
-    }
-    //  (after the walk: forgetting a connection changes what it walks)
-    for (zframe_t *rid = (zframe_t *) zlistx_first (gone); rid;
-         rid = (zframe_t *) zlistx_next (gone))
-        xxl_registry_gone (self->registry, zframe_data (rid), zframe_size (rid));
-    zlistx_destroy (&gone);
-    engine_moved_check (self);
 }
 
 //  The automatic groups' address lists in the store follow the registry,
@@ -313,49 +211,14 @@ s_server_destroy (server_t **self_p)
     xxl_http_destroy (&self->http_server);
     zsock_destroy (&self->http);
     xxl_metrics_box_destroy (&self->metrics_box);
-    xxl_alarms_destroy (&self->services.alarms);
-    zlistx_destroy (&self->services.alarm_backlog);
-    xxl_timer_destroy (&self->planner.timer);
-    if (self->planner.timer_fd >= 0)
-        close (self->planner.timer_fd);
-    zlistx_destroy (&self->runs.resends);
-    zhashx_destroy (&self->runs.resend_ids);
-    zhashx_destroy (&self->runs.doubts);
+    engine_services_stop (self);
+    engine_plan_stop (self);
+    engine_runs_stop (self);
+    engine_outbox_stop (self);
     xxl_heard_destroy (&self->heard);
-    zhashx_destroy (&self->planner.asks);
-    zhashx_destroy (&self->planner.ask_jobs);
-    xxl_pool_destroy (&self->runs.fast_pool);
-    xxl_pool_destroy (&self->runs.slow_pool);
     zsock_destroy (&self->probes);
     zsock_destroy (&self->routed);
-    xxl_routers_destroy (&self->runs.routers);
-    zhashx_destroy (&self->runs.slow_counts);
-    zhashx_destroy (&self->runs.busy_tries);
-    zhashx_destroy (&self->planner.waiting);
     zhashx_destroy (&self->apps_changed);
-    zhashx_destroy (&self->runs.moved_from);
-    zhashx_destroy (&self->runs.twins);
-    free (self->runs.foreign_apps);
-    zhashx_destroy (&self->outbox.backlogs);
-    zhashx_destroy (&self->runs.accepted_ids);
-    zlistx_destroy (&self->runs.accepted);
-    if (self->planner.instants) {
-        instant_t *instant;
-        while ((instant = (instant_t *) zhashx_first (self->planner.instants))) {
-            zhashx_delete (self->planner.instants, &instant->when);
-            engine_instant_destroy (&instant);
-        }
-        zhashx_destroy (&self->planner.instants);
-    }
-    zlistx_destroy (&self->planner.taking);
-    zhashx_destroy (&self->planner.plans);
-    engine_free_addresses (self->runs.awaited, self->runs.awaited_count);
-    zlistx_destroy (&self->planner.fire_batches);
-    zlistx_destroy (&self->planner.fire_later);
-    zlistx_destroy (&self->planner.turn_plans);
-    zlistx_destroy (&self->planner.unprepared);
-    zhashx_destroy (&self->planner.snaps);
-    zhashx_destroy (&self->runs.groups);
     //  (the last turn's replies, flushed to libzmq, get a second to leave:
     //  a LOG_CLEAR or REPORT answered at the stop, replies of the drain)
     if (self->api)
@@ -365,22 +228,11 @@ s_server_destroy (server_t **self_p)
     zactor_destroy (&self->auth);
     zcert_destroy (&self->cert);
     xxl_keys_destroy (&self->keys);
-    zlistx_destroy (&self->outbox.api_out);
-    zlistx_destroy (&self->outbox.api_reads);
     zstr_free (&self->commit_logged);
     engine_audit_destroy (self);
-    zlistx_destroy (&self->runs.agents_out);
-    zlistx_destroy (&self->runs.agents_always);
-    zhashx_destroy (&self->runs.pending);
-    zlistx_destroy (&self->runs.open_batches);
-    zhashx_destroy (&self->runs.batches);
-    xxl_enc_destroy (&self->runs.item_enc);
     xxl_registry_destroy (&self->registry);
-    xxl_reporter_destroy (&self->services.reporter);
-    zlistx_destroy (&self->services.report_waiting);
     zlistx_destroy (&self->api_state.clears);
     xxl_store_destroy (&self->store);
-    zchunk_destroy (&self->runs.text);
     xxl_enc_destroy (&self->enc);
     free (self);
     *self_p = NULL;
@@ -523,60 +375,15 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     engine_subscribe (&self->events, XXL_EVENT_SHARES_LOST, engine_plan_on_lost);
     self->pipe = pipe;
     self->enc = xxl_enc_new ();
-    self->runs.text = zchunk_new (NULL, 4096);
     self->registry = xxl_registry_new ();
     if (self->registry)
         xxl_registry_set_limit (self->registry, (size_t) config->registry_limit);
-    self->outbox.api_out = zlistx_new ();
-    zlistx_set_destructor (self->outbox.api_out, engine_msg_destroy);
-    self->outbox.api_reads = zlistx_new ();
-    zlistx_set_destructor (self->outbox.api_reads, engine_msg_destroy);
-    self->runs.agents_out = zlistx_new ();
-    zlistx_set_destructor (self->runs.agents_out, engine_msg_destroy);
-    self->runs.agents_always = zlistx_new ();
-    zlistx_set_destructor (self->runs.agents_always, engine_msg_destroy);
-    self->runs.pending = engine_id_map (engine_pending_destroy);
-    self->runs.item_enc = xxl_enc_new ();
-    self->runs.open_batches = zlistx_new ();
-    zlistx_set_destructor (self->runs.open_batches, engine_batch_destructor);
-    self->runs.batches = engine_id_map (engine_batch_destructor);
-    self->runs.slow_counts = engine_id_map (engine_free_item);
-    self->runs.busy_tries = engine_id_map (engine_free_item);
-    self->runs.slow_minute = engine_now () / 60000;
-    self->planner.waiting = engine_id_map (engine_free_item);
     self->apps_changed = zhashx_new ();
-    self->runs.moved_from = zhashx_new ();
-    zhashx_set_destructor (self->runs.moved_from, (zhashx_destructor_fn *) zframe_destroy);
-    self->runs.twins = zhashx_new ();
-    zhashx_set_destructor (self->runs.twins, engine_free_item);
-    self->outbox.backlogs = zhashx_new ();
-    zhashx_set_destructor (self->outbox.backlogs, engine_backlog_destroy);
-    self->runs.accepted = zlistx_new ();
-    zlistx_set_destructor (self->runs.accepted, engine_free_item);
-    self->runs.accepted_ids = engine_id_map (NULL);
-    self->planner.plans = engine_id_map (engine_plan_destructor);
-    self->planner.fire_batches = zlistx_new ();
-    zlistx_set_destructor (self->planner.fire_batches, engine_batch_destructor);
-    self->planner.instants = engine_id_map (NULL);
-    self->planner.taking = zlistx_new ();
-    self->planner.fire_later = zlistx_new ();
-    self->planner.turn_plans = zlistx_new ();
-    self->planner.unprepared = zlistx_new ();
-    self->planner.snaps = engine_id_map (engine_snap_destructor);
-    self->runs.groups = engine_id_map (engine_group_destructor);
-    self->planner.timer = xxl_timer_new ();
-    //  zmq_poll's timeout counts whole milliseconds from when it is
-    //  computed; the fires wake on this instead, to the microsecond
-    self->planner.timer_fd = timerfd_create (CLOCK_REALTIME, TFD_NONBLOCK | TFD_CLOEXEC);
-    self->planner.timer_armed = -1;
-    self->runs.resends = zlistx_new ();
-    zlistx_set_destructor (self->runs.resends, engine_resend_destroy);
-    self->runs.resend_ids = engine_id_map (NULL);
-    self->runs.doubts = engine_id_map (engine_doubt_destroy);
     self->heard = xxl_heard_new (zclock_mono ());
-    assert (self->runs.doubts && self->heard);
-    self->planner.asks = engine_id_map (engine_free_item);
-    self->planner.ask_jobs = engine_id_map (engine_free_item);
+    assert (self->heard);
+    engine_outbox_start (self);
+    engine_runs_start (self);
+    engine_plan_start (self);
     self->next_id = (uint64_t) engine_now () << 16;
     self->clock_base = self->wall_base = zclock_time () - zclock_mono ();
     if (gethostname (self->hostname, sizeof self->hostname - 1))
@@ -1000,7 +807,7 @@ s_turn_work (server_t *self, bool agents_drained)
     //  (a turn that itself took long may have answers waiting unread)
     if (now >= self->next_pending_check && agents_drained
     &&  zclock_mono () - self->stall_mono < XXL_STALL_MS) {
-        s_check_pending (self);
+        engine_runs_expire (self);
         engine_recover_resends (self);
         if (self->runs.sweep_at && now >= self->runs.sweep_at)
             self->runs.sweep_at = engine_sweep_untracked (self)
@@ -1013,7 +820,7 @@ s_turn_work (server_t *self, bool agents_drained)
         self->next_groups = now + XXL_GROUPS_MS;
     }
     if (now >= self->next_liveness) {
-        s_liveness (self);
+        engine_runs_liveness (self);
         self->next_liveness = now + XXL_LIVENESS_MS;
     }
     if (now >= self->next_registry_check && agents_drained) {

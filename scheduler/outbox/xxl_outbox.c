@@ -251,3 +251,23 @@ engine_outbox_flush (server_t *self)
         engine_api_send (self, msg);
     self->outbox.api_out_bytes = 0;
 }
+
+//  The outbox's state, made at the actor's start and freed at its stop
+void
+engine_outbox_start (server_t *self)
+{
+    self->outbox.api_out = zlistx_new ();
+    zlistx_set_destructor (self->outbox.api_out, engine_msg_destroy);
+    self->outbox.api_reads = zlistx_new ();
+    zlistx_set_destructor (self->outbox.api_reads, engine_msg_destroy);
+    self->outbox.backlogs = zhashx_new ();
+    zhashx_set_destructor (self->outbox.backlogs, engine_backlog_destroy);
+}
+
+void
+engine_outbox_stop (server_t *self)
+{
+    zhashx_destroy (&self->outbox.backlogs);
+    zlistx_destroy (&self->outbox.api_out);
+    zlistx_destroy (&self->outbox.api_reads);
+}

@@ -45,6 +45,9 @@ void engine_backlog_destroy (void **item);
 void engine_outbox_failed (server_t *self, const char *text);
 //  After the commit: the turn's replies to clients leave
 void engine_outbox_flush (server_t *self);
+//  Its state, made at the actor's start and freed at its stop
+void engine_outbox_start (server_t *self);
+void engine_outbox_stop (server_t *self);
 
 
 #endif

@@ -104,6 +104,9 @@ void engine_snap_release (snap_t **snap_p);
 //  (engine_snap_settle) and it is not due soon (engine_snap_idle)
 void engine_snap_settle (server_t *self, int64_t job_id);
 bool engine_snap_idle (server_t *self, const snap_t *snap, int64_t now);
+//  The planner's state, made at the actor's start and freed at its stop
+void engine_plan_start (server_t *self);
+void engine_plan_stop (server_t *self);
 void engine_snap_destructor (void **item);
 void engine_instant_destroy (instant_t **self_p);
 void engine_plan_destructor (void **item);

@@ -73,3 +73,52 @@ engine_plan_destructor (void **item)
         *item = NULL;
     }
 }
+
+//  The planner's state, made at the actor's start and freed at its stop
+void
+engine_plan_start (server_t *self)
+{
+    self->planner.waiting = engine_id_map (engine_free_item);
+    self->planner.plans = engine_id_map (engine_plan_destructor);
+    self->planner.fire_batches = zlistx_new ();
+    zlistx_set_destructor (self->planner.fire_batches, engine_batch_destructor);
+    self->planner.instants = engine_id_map (NULL);
+    self->planner.taking = zlistx_new ();
+    self->planner.fire_later = zlistx_new ();
+    self->planner.turn_plans = zlistx_new ();
+    self->planner.unprepared = zlistx_new ();
+    self->planner.snaps = engine_id_map (engine_snap_destructor);
+    self->planner.timer = xxl_timer_new ();
+    //  zmq_poll's timeout counts whole milliseconds from when it is
+    //  computed; the fires wake on this instead, to the microsecond
+    self->planner.timer_fd = timerfd_create (CLOCK_REALTIME, TFD_NONBLOCK | TFD_CLOEXEC);
+    self->planner.timer_armed = -1;
+    self->planner.asks = engine_id_map (engine_free_item);
+    self->planner.ask_jobs = engine_id_map (engine_free_item);
+}
+
+void
+engine_plan_stop (server_t *self)
+{
+    xxl_timer_destroy (&self->planner.timer);
+    if (self->planner.timer_fd >= 0)
+        close (self->planner.timer_fd);
+    zhashx_destroy (&self->planner.asks);
+    zhashx_destroy (&self->planner.ask_jobs);
+    zhashx_destroy (&self->planner.waiting);
+    if (self->planner.instants) {
+        instant_t *instant;
+        while ((instant = (instant_t *) zhashx_first (self->planner.instants))) {
+            zhashx_delete (self->planner.instants, &instant->when);
+            engine_instant_destroy (&instant);
+        }
+        zhashx_destroy (&self->planner.instants);
+    }
+    zlistx_destroy (&self->planner.taking);
+    zhashx_destroy (&self->planner.plans);
+    zlistx_destroy (&self->planner.fire_batches);
+    zlistx_destroy (&self->planner.fire_later);
+    zlistx_destroy (&self->planner.turn_plans);
+    zlistx_destroy (&self->planner.unprepared);
+    zhashx_destroy (&self->planner.snaps);
+}

@@ -208,6 +208,14 @@ typedef struct {
 
 //  The handler of the engine's JOB_CHANGED event: groups read again
 void engine_runs_on_job (server_t *self, const xxl_event_t *event);
+//  xxl_runs.c: runs' state, made at the actor's start and freed at its
+//  stop; requests past their deadline answered as unanswered (and doubts
+//  asked about); a BEAT to each connection the registry holds
+void engine_runs_start (server_t *self);
+void engine_runs_stop (server_t *self);
+void engine_runs_expire (server_t *self);
+void engine_runs_liveness (server_t *self);
+#define XXL_LIVENESS_MS 5000                //  (the actor calls it this often)
 //  xxl_dispatch.c: agents' messages, queued in a turn, sent after its commit
 void engine_queue_agent_to (server_t *self, const void *rid, size_t rid_size,
                             uint64_t pending_id, bool always);

@@ -583,3 +583,13 @@ engine_recover_alarms (server_t *self)
     if (claimed)
         zsys_info ("alarms: %zu unfinished alarm(s) sent again", claimed);
 }
+
+//  The services' state, freed at the actor's stop
+void
+engine_services_stop (server_t *self)
+{
+    xxl_alarms_destroy (&self->services.alarms);
+    zlistx_destroy (&self->services.alarm_backlog);
+    xxl_reporter_destroy (&self->services.reporter);
+    zlistx_destroy (&self->services.report_waiting);
+}

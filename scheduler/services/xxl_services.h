@@ -43,6 +43,8 @@ void engine_services_on_run (server_t *self, const xxl_event_t *event);
 void engine_alarm_again (server_t *self, int64_t log_id);
 //  At start: alarms of failed runs not sent before the last stop
 void engine_recover_alarms (server_t *self);
+//  Their state, freed at the actor's stop
+void engine_services_stop (server_t *self);
 void engine_alarm_results (server_t *self);
 void engine_fail_monitor (server_t *self);
 void engine_lost_monitor (server_t *self);

@@ -1,0 +1,164 @@
+/*  xxl_runs.c -- runs' state and its clocks: made at the actor's start,
+    freed at its stop; requests to agents past their deadline; the BEAT
+    that tells a connection that closed.  Contract in xxl_runs.h.
+*/
+
+#include "xxl_engine.h"
+
+//  Runs' state, made at the actor's start and freed at its stop
+void
+engine_runs_start (server_t *self)
+{
+    self->runs.text = zchunk_new (NULL, 4096);
+    self->runs.agents_out = zlistx_new ();
+    zlistx_set_destructor (self->runs.agents_out, engine_msg_destroy);
+    self->runs.agents_always = zlistx_new ();
+    zlistx_set_destructor (self->runs.agents_always, engine_msg_destroy);
+    self->runs.pending = engine_id_map (engine_pending_destroy);
+    self->runs.item_enc = xxl_enc_new ();
+    self->runs.open_batches = zlistx_new ();
+    zlistx_set_destructor (self->runs.open_batches, engine_batch_destructor);
+    self->runs.batches = engine_id_map (engine_batch_destructor);
+    self->runs.slow_counts = engine_id_map (engine_free_item);
+    self->runs.busy_tries = engine_id_map (engine_free_item);
+    self->runs.slow_minute = engine_now () / 60000;
+    self->runs.moved_from = zhashx_new ();
+    zhashx_set_destructor (self->runs.moved_from, (zhashx_destructor_fn *) zframe_destroy);
+    self->runs.twins = zhashx_new ();
+    zhashx_set_destructor (self->runs.twins, engine_free_item);
+    self->runs.accepted = zlistx_new ();
+    zlistx_set_destructor (self->runs.accepted, engine_free_item);
+    self->runs.accepted_ids = engine_id_map (NULL);
+    self->runs.groups = engine_id_map (engine_group_destructor);
+    self->runs.resends = zlistx_new ();
+    zlistx_set_destructor (self->runs.resends, engine_resend_destroy);
+    self->runs.resend_ids = engine_id_map (NULL);
+    self->runs.doubts = engine_id_map (engine_doubt_destroy);
+    assert (self->runs.doubts);
+}
+
+void
+engine_runs_stop (server_t *self)
+{
+    zlistx_destroy (&self->runs.resends);
+    zhashx_destroy (&self->runs.resend_ids);
+    zhashx_destroy (&self->runs.doubts);
+    xxl_pool_destroy (&self->runs.fast_pool);
+    xxl_pool_destroy (&self->runs.slow_pool);
+    xxl_routers_destroy (&self->runs.routers);
+    zhashx_destroy (&self->runs.slow_counts);
+    zhashx_destroy (&self->runs.busy_tries);
+    zhashx_destroy (&self->runs.moved_from);
+    zhashx_destroy (&self->runs.twins);
+    free (self->runs.foreign_apps);
+    zhashx_destroy (&self->runs.accepted_ids);
+    zlistx_destroy (&self->runs.accepted);
+    engine_free_addresses (self->runs.awaited, self->runs.awaited_count);
+    zhashx_destroy (&self->runs.groups);
+    zlistx_destroy (&self->runs.agents_out);
+    zlistx_destroy (&self->runs.agents_always);
+    zhashx_destroy (&self->runs.pending);
+    zlistx_destroy (&self->runs.open_batches);
+    zhashx_destroy (&self->runs.batches);
+    xxl_enc_destroy (&self->runs.item_enc);
+    zchunk_destroy (&self->runs.text);
+}
+
+void
+engine_runs_expire (server_t *self)
+{
+    int64_t now = zclock_mono ();
+    zlistx_t *expired = zlistx_new ();
+    for (pending_t *pending = (pending_t *) zhashx_first (self->runs.pending); pending;
+         pending = (pending_t *) zhashx_next (self->runs.pending))
+        if (pending->deadline <= now)
+            zlistx_add_end (expired, pending);
+    for (pending_t *pending = (pending_t *) zlistx_first (expired); pending;
+         pending = (pending_t *) zlistx_next (expired)) {
+        if (pending->kind == PENDING_RUN && pending->ask)
+            engine_ask_answered (self, pending, 0, pending->gone? NULL: "no answer");
+        else
+        if (pending->kind == PENDING_RUN && pending->gone)
+            engine_reroute (self, pending->log_id, pending->presumed);
+        else
+        if (pending->kind == PENDING_RUN
+        &&  !engine_doubt_add (self, pending->log_id, pending->note, pending->address,
+                               pending->presumed, pending->stamp)) {
+            char text [128];
+            snprintf (text, sizeof text, "no answer from the agent within %d ms",
+                      self->config.run_timeout_ms);
+            engine_run_done (self, pending, XXL_CODE_FAIL, text);
+        }
+        else
+        if (pending->kind == PENDING_PROBE)
+            engine_probe_answer (self, pending, 0, "no answer within the probe timeout");
+        else
+        if (pending->client && pending->gone) {
+            //  The send failed: the agent's connection had closed
+            char text [400];
+            snprintf (text, sizeof text, "agent '%s' is not connected (its connection"
+                      " closed)", pending->address);
+            xxl_enc_reply (self->enc, pending->client_id, XXL_UNAVAILABLE, text);
+            engine_queue (self, self->outbox.api_out, zframe_data (pending->client),
+                          zframe_size (pending->client));
+            engine_audit_answer (self, pending, XXL_UNAVAILABLE);
+        }
+        else
+        if (pending->client) {
+            char text [400];
+            snprintf (text, sizeof text, "agent '%s' did not answer within %d ms",
+                      pending->address, self->config.request_timeout_ms);
+            xxl_enc_reply (self->enc, pending->client_id, XXL_NO_ANSWER, text);
+            engine_queue (self, self->outbox.api_out, zframe_data (pending->client),
+                          zframe_size (pending->client));
+            engine_audit_answer (self, pending, XXL_NO_ANSWER);
+        }
+        zhashx_delete (self->runs.pending, &pending->id);
+    }
+    //  Batches whose items all expired: their answer is of no use now
+    zlistx_purge (expired);
+    for (run_batch_t *batch = (run_batch_t *) zhashx_first (self->runs.batches); batch;
+         batch = (run_batch_t *) zhashx_next (self->runs.batches))
+        if (batch->deadline <= now)
+            zlistx_add_end (expired, batch);
+    for (run_batch_t *batch = (run_batch_t *) zlistx_first (expired); batch;
+         batch = (run_batch_t *) zlistx_next (expired)) {
+        engine_batch_expire (self, batch);
+        zhashx_delete (self->runs.batches, &batch->id);
+    }
+    zlistx_destroy (&expired);
+    engine_doubts_check (self);
+}
+
+//  Every XXL_LIVENESS_MS, a BEAT to each connection the registry holds
+//  (once, whatever its addresses): ZeroMQ tells no one when a peer's
+//  connection closes, but a send to it then fails, and its addresses are
+//  shown and routed as not connected from then on (instead of until the
+//  dead time), and those that parted from it (unregistered or expired,
+//  kept for a draining agent's LOG, KILL and results) are forgotten.
+//  The agent's REPLY is ignored.
+void
+engine_runs_liveness (server_t *self)
+{
+    zlistx_t *gone = zlistx_new ();
+    zlistx_set_destructor (gone, (zlistx_destructor_fn *) zframe_destroy);
+    void *handle = zsock_resolve (self->agents);
+    size_t rid_size;
+    for (const void *rid = xxl_registry_rid_first (self->registry, &rid_size); rid;
+         rid = xxl_registry_rid_next (self->registry, &rid_size)) {
+        xxl_enc_request (self->enc, "BEAT", engine_request_id (self));
+        size_t size;
+        const void *data = xxl_enc_finish (self->enc, &size);
+        int rc = zmq_send (handle, rid, rid_size, ZMQ_SNDMORE);
+        if (rc >= 0)
+            rc = zmq_send (handle, data, size, 0);
+        if (rc < 0 && zmq_errno () == EHOSTUNREACH)
+            zlistx_add_end (gone, zframe_new (rid, rid_size));
+    }
+    //  (after the walk: forgetting a connection changes what it walks)
+    for (zframe_t *rid = (zframe_t *) zlistx_first (gone); rid;
+         rid = (zframe_t *) zlistx_next (gone))
+        xxl_registry_gone (self->registry, zframe_data (rid), zframe_size (rid));
+    zlistx_destroy (&gone);
+    engine_moved_check (self);
+}
