@@ -1,5 +1,5 @@
 //  QuartzFixture: generates tests/cron/fixture.txt, the reference data that
-//  tests/test_cron.c checks the C cron engine (sdk/src/xxl_cron.c) against.
+//  tests/test_cron.c checks the C cron engine (sdk/src/xxl_cron*.c) against.
 //  It runs the real org.quartz.CronExpression (Quartz 2.3) over a fixed list
 //  of expressions (features, edge cases, known quirks, rejections, daylight
 //  saving transitions) plus a seeded pseudo-random batch, from several start

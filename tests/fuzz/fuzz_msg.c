@@ -1,4 +1,4 @@
-/*  fuzz_msg.c -- libFuzzer target: the wire codec (sdk/src/xxl_msg.c).
+/*  fuzz_msg.c -- libFuzzer target: the wire codec (sdk/src/xxl_msg*.c).
 
     Decodes the input as a frame; a message it accepts goes through every
     typed getter on every root field (and on the fields of nested maps),
