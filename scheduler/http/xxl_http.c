@@ -343,52 +343,26 @@ typedef struct {
     const char *method;
     const char *pattern;                //  under /api/v1/; '*' is one path segment
     route_kind_t kind;
-    const char *type;                   //  R_API: the command
+    xxl_command_id_t command;           //  R_API: the command
     int ok;                             //  the status of a success
     const char *p1, *p2;                //  the keys the '*' segments fill, in order
 } route_t;
 
+//  The api commands' routes (xxl_commands.def), then the HTTP side's own
 static const route_t s_routes [] = {
-    { "GET", "ping", R_API, "PING", 200, NULL, NULL },
-    { "GET", "groups", R_API, "GROUP_LIST", 200, NULL, NULL },
-    { "POST", "groups", R_API, "GROUP_ADD", 201, NULL, NULL },
-    { "GET", "groups/*", R_API, "GROUP_SHOW", 200, "group", NULL },
-    { "PUT", "groups/*", R_API, "GROUP_UPDATE", 200, "group", NULL },
-    { "DELETE", "groups/*", R_API, "GROUP_RM", 200, "group", NULL },
-    { "GET", "jobs", R_API, "JOB_LIST", 200, NULL, NULL },
-    { "POST", "jobs", R_API, "JOB_ADD", 201, NULL, NULL },
-    { "GET", "jobs/*", R_API, "JOB_SHOW", 200, "jobId", NULL },
-    { "PUT", "jobs/*", R_API, "JOB_UPDATE", 200, "jobId", NULL },
-    { "DELETE", "jobs/*", R_API, "JOB_RM", 200, "jobId", NULL },
-    { "POST", "jobs/*/copy", R_API, "JOB_COPY", 201, "jobId", NULL },
-    { "POST", "jobs/*/start", R_API, "JOB_START", 200, "jobId", NULL },
-    { "POST", "jobs/*/stop", R_API, "JOB_STOP", 200, "jobId", NULL },
-    { "POST", "jobs/*/trigger", R_API, "JOB_TRIGGER", 200, "jobId", NULL },
-    { "GET", "jobs/*/next", R_API, "JOB_NEXT", 200, "jobId", NULL },
-    { "GET", "jobs/*/glue", R_API, "GLUE_HISTORY", 200, "jobId", NULL },
-    { "GET", "jobs/*/glue/*", R_API, "GLUE_SHOW", 200, "jobId", "version" },
-    { "POST", "jobs/*/glue/*/rollback", R_API, "GLUE_ROLLBACK", 200, "jobId", "version" },
-    { "GET", "logs", R_API, "LOG_LIST", 200, NULL, NULL },
-    { "POST", "logs/clear", R_API, "LOG_CLEAR", 200, NULL, NULL },
-    { "GET", "logs/*", R_API, "LOG_SHOW", 200, "logId", NULL },
-    { "GET", "logs/*/cat", R_API, "LOG_CAT", 200, "logId", NULL },
-    { "POST", "logs/*/kill", R_API, "LOG_KILL", 200, "logId", NULL },
-    { "GET", "agents", R_API, "AGENT_LIST", 200, NULL, NULL },
-    { "GET", "report", R_API, "REPORT", 200, NULL, NULL },
-    { "GET", "audit", R_API, "AUDIT_LIST", 200, NULL, NULL },
-    { "GET", "users", R_API, "USER_LIST", 200, NULL, NULL },
-    { "POST", "users", R_API, "USER_ADD", 201, NULL, NULL },
-    { "PUT", "users/*", R_API, "USER_UPDATE", 200, "username", NULL },
-    { "DELETE", "users/*", R_API, "USER_RM", 200, "username", NULL },
-    { "GET", "tokens", R_API, "TOKEN_LIST", 200, NULL, NULL },
-    { "POST", "tokens", R_API, "TOKEN_ADD", 201, NULL, NULL },
-    { "DELETE", "tokens/*", R_API, "TOKEN_RM", 200, "name", NULL },
-    { "GET", "cron/next", R_CRON, NULL, 200, NULL, NULL },
-    { "POST", "login", R_LOGIN, NULL, 200, NULL, NULL },
-    { "POST", "logout", R_LOGOUT, NULL, 200, NULL, NULL },
-    { "GET", "me", R_ME, NULL, 200, NULL, NULL },
-    { "PUT", "me/password", R_PASSWORD, NULL, 200, NULL, NULL },
-    { NULL, NULL, R_API, NULL, 0, NULL, NULL }
+#define XXL_COMMAND(name, fields, access, scope, flags, handler, method, path, p1, p2, \
+                    status, ...) \
+    { #method, path, R_API, XXL_CMD_##name, status, p1, p2 },
+#define XXL_CTL_ONLY(cmd)
+#include "xxl_commands.def"
+#undef XXL_COMMAND
+#undef XXL_CTL_ONLY
+    { "GET", "cron/next", R_CRON, XXL_CMD_COUNT, 200, NULL, NULL },
+    { "POST", "login", R_LOGIN, XXL_CMD_COUNT, 200, NULL, NULL },
+    { "POST", "logout", R_LOGOUT, XXL_CMD_COUNT, 200, NULL, NULL },
+    { "GET", "me", R_ME, XXL_CMD_COUNT, 200, NULL, NULL },
+    { "PUT", "me/password", R_PASSWORD, XXL_CMD_COUNT, 200, NULL, NULL },
+    { NULL, NULL, R_API, XXL_CMD_COUNT, 0, NULL, NULL }
 };
 
 //  Whether path matches pattern; the '*' segments into args (at most 2)
@@ -847,7 +821,7 @@ s_api (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn, const ch
     if (route->kind == R_PASSWORD)
         s_password (self, answer, conn, auth, body);
     else {
-        const xxl_command_t *command = xxl_command_find (route->type);
+        const xxl_command_t *command = &xxl_commands [route->command];
         s_body_fit (command, body);
         //  The query's keys (they win over the body's), then the path's
         //  ids (they win over both: the path names what is acted on)
@@ -870,7 +844,7 @@ s_api (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn, const ch
         if (query.bad)
             s_errorf (answer, 400, "query %s: not a valid value", query.bad);
         else
-            s_forward (self, answer, auth, route->type, body, route->ok);
+            s_forward (self, answer, auth, command->name, body, route->ok);
     }
     json_decref (body);
 }

@@ -32,19 +32,18 @@
 
 #include <czmq.h>
 
-//  The commands, in the order of `xxl-ctl --help`
+//  The commands, in the order of `xxl-ctl --help` (xxl_commands.def's)
 static const ctl_cmd_t *s_commands [] = {
-    &xxl_ctl_group_add, &xxl_ctl_group_list, &xxl_ctl_group_show, &xxl_ctl_group_update,
-    &xxl_ctl_group_rm,
-    &xxl_ctl_job_add, &xxl_ctl_job_update, &xxl_ctl_job_list, &xxl_ctl_job_show, &xxl_ctl_job_rm,
-    &xxl_ctl_job_copy, &xxl_ctl_job_start, &xxl_ctl_job_stop, &xxl_ctl_job_trigger,
-    &xxl_ctl_job_next,
-    &xxl_ctl_log_list, &xxl_ctl_log_show, &xxl_ctl_log_cat, &xxl_ctl_log_kill, &xxl_ctl_log_clear,
-    &xxl_ctl_agent_list, &xxl_ctl_cron_next,
-    &xxl_ctl_glue_history, &xxl_ctl_glue_show, &xxl_ctl_glue_diff, &xxl_ctl_glue_rollback,
-    &xxl_ctl_report, &xxl_ctl_audit_list, &xxl_ctl_keygen,
-    &xxl_ctl_user_add, &xxl_ctl_user_update, &xxl_ctl_user_rm, &xxl_ctl_user_list,
-    &xxl_ctl_token_add, &xxl_ctl_token_rm, &xxl_ctl_token_list,
+#define XXL_COMMAND(name, fields, access, scope, flags, handler, method, path, p1, p2, \
+                    status, ctl) ctl
+#define XXL_CTL(cmd) &xxl_ctl_##cmd,
+#define XXL_NO_CTL
+#define XXL_CTL_ONLY(cmd) &xxl_ctl_##cmd,
+#include "xxl_commands.def"
+#undef XXL_COMMAND
+#undef XXL_CTL
+#undef XXL_NO_CTL
+#undef XXL_CTL_ONLY
     NULL
 };
 
