@@ -24,6 +24,7 @@
 #include "xxl_ctl.h"
 #include "xxl_ctl_args.h"
 #include "xxl/client.h"
+#include "xxl_commands.h"
 
 #define XXL_CTL_DEFAULT_API     "tcp://127.0.0.1:7070"
 #define XXL_CTL_DEFAULT_TIMEOUT 5000
@@ -73,5 +74,10 @@ struct _ctl_cmd_t {
 #undef XXL_CTL
 #undef XXL_NO_CTL
 #undef XXL_CTL_ONLY
+
+//  Every command, in the order of `xxl-ctl --help`, ended by NULL
+extern const ctl_cmd_t *const xxl_ctl_commands [];
+//  The command that sends each api command (XXL_CMD_<NAME>), or NULL
+extern const ctl_cmd_t *const xxl_ctl_of_command [XXL_CMD_COUNT];
 
 #endif
