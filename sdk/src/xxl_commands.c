@@ -1,8 +1,8 @@
 /*  xxl_commands.c -- the client api's commands as data, and their judge.
 
-    The table below is the one place a request field's type, range, length
-    and allowed values are written (docs/protocol.md states them for
-    peers).  What needs the store or the scheduler's plugins is judged by
+    The field tables below are the one place a request field's type,
+    range, length and allowed values are written (docs/protocol.md states
+    them for peers); xxl_commands.def names each command's table.  What needs the store or the scheduler's plugins is judged by
     the handlers: that a job, group or child job exists, a route (router
     plugins: an open list), alarm targets, time zones, cron expressions,
     address lists, and rules between fields.

@@ -9,7 +9,10 @@
     after a lookup, within) its handler; xxl-ctl takes its flags' ranges,
     defaults and value lists from the same table.  docs/protocol.md states
     the same for peers.  In libxxl, not installed: for the scheduler and
-    xxl-ctl.
+    xxl-ctl.  The commands themselves are listed once, in
+    xxl_commands.def, with their least role, flags, handler, REST route
+    and xxl-ctl command: the table, the scheduler's handler and route
+    tables and xxl-ctl's list come from it.
 
     Judging a field reads it with the xxl_msg getters, so a refusal is the
     getter's text ("field 'limit' is 0, outside 1..10000"), or for a value
