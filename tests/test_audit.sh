@@ -37,6 +37,7 @@ ctl job next "$J" >/dev/null
 ctl log list >/dev/null
 ctl agent list >/dev/null
 ctl report >/dev/null
+ctl plugin list >/dev/null
 ctl audit list >/dev/null
 # A kill is forwarded to the agent and recorded with the answer its client got
 check "agent registers" wait_for 10 agent_registered audit-app a1

@@ -362,7 +362,21 @@ test_table (void)
             XXL_CHECK (f->after >= 0 && f->after <= 2);
         }
     }
-    XXL_CHECK (commands == 34);
+    XXL_CHECK (commands == 35);
+    //  From xxl_commands.def: each at its index, its flags as its fields
+    XXL_CHECK (XXL_CMD_COUNT == 35);
+    XXL_CHECK (strcmp (xxl_commands [XXL_CMD_JOB_TRIGGER].name, "JOB_TRIGGER") == 0);
+    XXL_CHECK (xxl_command_find ("LOG_CLEAR") == &xxl_commands [XXL_CMD_LOG_CLEAR]);
+    for (const xxl_command_t *c = xxl_commands; c->name; c++) {
+        XXL_CHECK (c->read_only == ((c->flags & XXL_COMMAND_READ) != 0));
+        XXL_CHECK (!c->read_only || !(c->flags & (XXL_COMMAND_UNAUDITED
+                                                  | XXL_COMMAND_AUDIT_REFUSALS)));
+        XXL_CHECK ((c->access == XXL_ACCESS_OPERATOR) == (c->scope != NULL));
+    }
+    const xxl_command_t *trigger = &xxl_commands [XXL_CMD_JOB_TRIGGER];
+    XXL_CHECK (xxl_command_audited_code (trigger, 404) && !xxl_command_audited_code (trigger, 200));
+    XXL_CHECK (!xxl_command_audited (&xxl_commands [XXL_CMD_LOG_CAT]));
+    XXL_CHECK (xxl_command_audited_code (&xxl_commands [XXL_CMD_LOG_KILL], 200));
 }
 
 //  --------------------------------------------------------------------

@@ -4,7 +4,7 @@
 # impossible cron names a date; automatic groups list their live agents;
 # paged glue history with versions, show, diff, rollback; job copy; job
 # and log list filters; planned fires hidden until due; list replies cut
-# before the frame limit.
+# before the frame limit; plugin list.
 . "$(dirname "$0")/lib.sh"
 xxl_setup
 REQ="${XXL_REQ:-$XXL_BUILD/tests/xxl_req}"
@@ -185,9 +185,15 @@ check "log list --limit 1000 fetches all 70 across pages" \
 check "GLUE_HISTORY and a small LOG_LIST say not truncated" \
     test "$(req LOG_LIST limit=1 | jq .content.truncated),$(req GLUE_HISTORY jobId="$G" | jq .content.truncated)" = false,false
 
+# plugin list: the route strategies and alarm kinds the scheduler loaded
+check "plugin list --json: routers and alarm kinds" \
+    test "$(ctl plugin list | jq -c '[(.routers | index("FIRST") != null), (.routers | index("SHARDING_BROADCAST") != null), (.alarms | index("webhook") != null)]')" = '[true,true,true]'
+check "plugin list: a KIND NAME table" \
+    bash -c "$CTL --api $API plugin list | grep -Eq '^router +FIRST$' && $CTL --api $API plugin list | grep -Eq '^alarm +webhook$'"
+
 # The commands are in the help
-for c in "job copy" "glue show" "glue diff" "glue rollback"; do
-    check "xxl-ctl --help lists $c" bash -c "$CTL --help | grep -q '^  $c '"
+for c in "job copy" "glue show" "glue diff" "glue rollback" "plugin list"; do
+    check "xxl-ctl --help lists $c" bash -c "$CTL --help | grep -Eq '^  $c( |$)'"
 done
 check "log list --help shows its filters" bash -c "$CTL log list --help | grep -q -- '--status' && $CTL log list --help | grep -q -- '--from'"
 check "job list --help shows its filters" bash -c "$CTL job list --help | grep -q -- '--handler' && $CTL job list --help | grep -q -- '--author'"

@@ -3,6 +3,8 @@
     field of its command's request has that field's range (no copy that
     could drift), a flag's help names only what the field has, and xxl-ctl
     refuses exactly what the scheduler would, at both ends of each range.
+    The commands are xxl_commands.def's (every one xxl-ctl has), and the
+    xxl-ctl command it names for an api command sends that command.
 */
 
 #include "xxl_ctl_cmd.h"
@@ -12,16 +14,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const ctl_cmd_t *s_cmds [] = {
-    &xxl_ctl_group_add, &xxl_ctl_group_list, &xxl_ctl_group_show, &xxl_ctl_group_update,
-    &xxl_ctl_group_rm, &xxl_ctl_job_add, &xxl_ctl_job_update, &xxl_ctl_job_list,
-    &xxl_ctl_job_show, &xxl_ctl_job_rm, &xxl_ctl_job_copy, &xxl_ctl_job_start,
-    &xxl_ctl_job_stop, &xxl_ctl_job_trigger, &xxl_ctl_job_next, &xxl_ctl_log_list,
-    &xxl_ctl_log_show, &xxl_ctl_log_cat, &xxl_ctl_log_kill, &xxl_ctl_log_clear,
-    &xxl_ctl_glue_history, &xxl_ctl_glue_show, &xxl_ctl_glue_diff, &xxl_ctl_glue_rollback,
-    &xxl_ctl_agent_list, &xxl_ctl_cron_next, &xxl_ctl_report, NULL
-};
 
 //  Runs xxl-ctl with the line's words and then value; its status (no
 //  scheduler listens: a request gets no reply)
@@ -48,7 +40,13 @@ main (void)
 {
     char *text = NULL;
     size_t size = 0;
-    for (const ctl_cmd_t **entry = s_cmds; *entry; entry++) {
+    //  The xxl-ctl command xxl_commands.def names for an api command sends
+    //  it (or sends what its handler builds itself: no request)
+    for (int id = 0; id < XXL_CMD_COUNT; id++) {
+        const ctl_cmd_t *cmd = xxl_ctl_of_command [id];
+        XXL_CHECK (!cmd || !cmd->request || strcmp (cmd->request, xxl_commands [id].name) == 0);
+    }
+    for (const ctl_cmd_t *const *entry = xxl_ctl_commands; *entry; entry++) {
         const ctl_cmd_t *cmd = *entry;
         const xxl_command_t *command = xxl_command_find (cmd->request);
         XXL_CHECK (!cmd->request || command);

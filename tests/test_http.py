@@ -8,6 +8,7 @@ import concurrent.futures
 import http.client
 import json
 import os
+import re
 import socket
 import sys
 import time
@@ -248,6 +249,64 @@ s, v, _ = api("GET", "agents")
 check("GET agents", s == 200 and any(a.get("address") == "h1" for a in v["agents"]), (s, v))
 s, v, _ = api("GET", "report")
 check("GET report (days for charts)", s == 200 and "days" in v and "successRate" in v, (s, v))
+s, v, _ = api("GET", "plugins", token=VIEWER)
+check("GET plugins (a viewer): the router plugins' names and alarm kinds, sorted",
+      s == 200 and "FIRST" in v["routers"] and "SHARDING_BROADCAST" in v["routers"]
+      and v["routers"] == sorted(v["routers"]) and "webhook" in v["alarms"], (s, v))
+s, v, _ = api("GET", "plugins", token=None)
+check("GET plugins without credentials: 401", s == 401, (s, v))
+s, v, _ = api("POST", "plugins")
+check("POST plugins: 405", s == 405, (s, v))
+# --- meta: the commands as xxl_commands.def defines them, the lists -----
+s, META, _ = api("GET", "meta", token=VIEWER)
+check("GET meta as a viewer: 200 with commands and lists", s == 200 and "commands" in META and "lists" in META,
+      (s, META))
+DEF = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "sdk", "src",
+                        "xxl_commands.def")).read()
+DEFINED = {}
+for m in re.finditer(r'^XXL_COMMAND \((\w+),\s*\w+,\s*(\w+),[^;]*?\n?\s*(GET|POST|PUT|DELETE),\s*"([^"]*)",'
+                     r'\s*(NULL|"\w+"),\s*(NULL|"\w+"),\s*(\d+)', DEF, re.M):
+    name, role, method, pattern, p1, p2, status = m.groups()
+    path = "/api/v1/" + pattern
+    for key in (p1, p2):
+        if key != "NULL":
+            path = path.replace("*", "{%s}" % key.strip('"'), 1)
+    DEFINED[name] = (role.lower(), method, path, int(status))
+GOT = {c["name"]: (c["role"], c["method"], c["path"], c["status"]) for c in META.get("commands", [])}
+check("meta lists every command of xxl_commands.def, with its role, method, path and status",
+      len(DEFINED) >= 35 and GOT == DEFINED, (sorted(set(GOT.items()) ^ set(DEFINED.items()))))
+CMD = {c["name"]: c for c in META.get("commands", [])}
+TRIG = CMD.get("JOB_TRIGGER", {})
+TF = {f["name"]: f for f in TRIG.get("fields", [])}
+check("meta: JOB_TRIGGER's fields as the table has them",
+      list(TF) == ["jobId", "executorParam", "address", "shard", "triggerType"]
+      and TF["jobId"] == {"name": "jobId", "type": "int", "required": True, "in": "path", "min": 1}
+      and TF["triggerType"].get("values") == ["MANUAL", "API"] and TF["triggerType"].get("default") == "MANUAL"
+      and TF["executorParam"]["maxBytes"] == 65536 and TF["executorParam"]["in"] == "body"
+      and TRIG.get("role") == "operator" and TRIG.get("audit") == "refusals" and TRIG.get("cli") == "job trigger",
+      TRIG)
+LL = {f["name"]: f for f in CMD.get("LOG_LIST", {}).get("fields", [])}
+check("meta: LOG_LIST's limit (query, 1-1000, default 100); a read, never audited",
+      LL.get("limit") == {"name": "limit", "type": "int", "required": False, "in": "query", "min": 1,
+                          "max": 1000, "default": 100}
+      and CMD["LOG_LIST"]["readOnly"] and CMD["LOG_LIST"]["audit"] == "none"
+      and CMD["LOG_CAT"]["audit"] == "none" and not CMD["LOG_CAT"]["readOnly"]
+      and CMD["PING"]["cli"] is None and CMD["JOB_ADD"]["status"] == 201, (LL, CMD.get("LOG_CAT")))
+L = META.get("lists", {})
+_, PL, _ = api("GET", "plugins")
+check("meta's lists: the job fields' closed lists, and the loaded plugins' routes and alarm kinds",
+      L.get("scheduleTypes") == ["NONE", "CRON", "FIX_RATE", "FIX_DELAY"]
+      and L.get("misfireStrategies") == ["DO_NOTHING", "FIRE_ONCE_NOW"]
+      and L.get("blockStrategies") == ["SERIAL_EXECUTION", "DISCARD_LATER", "COVER_EARLY"]
+      and "GLUE_SHELL" in L.get("glueTypes", []) and L.get("roles") == ["admin", "operator", "viewer"]
+      and "FIRST" in L.get("routeStrategies", []) and "SHARDING_BROADCAST" in L["routeStrategies"]
+      and L["routeStrategies"] == PL["routers"] and L.get("alarmKinds") == PL["alarms"]
+      and "webhook" in L["alarmKinds"], L)
+s, v, _ = api("GET", "meta", token=None)
+check("GET meta without credentials: 401", s == 401, (s, v))
+s, v, _ = api("PUT", "meta", {})
+check("PUT meta: 405", s == 405, (s, v))
+
 s, v, _ = api("GET", "audit?limit=5")
 check("GET audit", s == 200 and len(v["audit"]) == 5 and "truncated" in v, (s, v))
 s, v, _ = api("GET", "cron/next?expr=0%200%203%20*%20*%20%3F&n=3&tz=Asia/Shanghai&from=0")

@@ -23,6 +23,15 @@ const JOB_DEFAULTS = { jobDesc: '', author: '', scheduleType: 'NONE', scheduleCo
   executorTimeout: 0, executorFailRetryCount: 0, retryInterval: 0, retryBackoff: 1, retryMaxInterval: 0, glueType: 'BEAN',
   glueSource: '', glueRemark: '', childJobId: '', alarmEmail: '' }
 
+// What GET /meta and /plugins answer: the scheduler's lists, and the routes
+// and alarm kinds of the plugins it ships
+const PLUGINS = { routers: ['BUSYOVER', 'CONSISTENT_HASH', 'FAILOVER', 'FIRST', 'LAST', 'LEAST_FREQUENTLY_USED',
+  'LEAST_RECENTLY_USED', 'RANDOM', 'ROUND', 'SHARDING_BROADCAST'], alarms: ['email', 'script', 'webhook'] }
+const META_LISTS = { scheduleTypes: ['NONE', 'CRON', 'FIX_RATE', 'FIX_DELAY'], misfireStrategies: ['DO_NOTHING', 'FIRE_ONCE_NOW'],
+  blockStrategies: ['SERIAL_EXECUTION', 'DISCARD_LATER', 'COVER_EARLY'],
+  glueTypes: ['BEAN', 'GLUE_SHELL', 'GLUE_PYTHON', 'GLUE_NODEJS', 'GLUE_PHP', 'GLUE_POWERSHELL'], triggerTypes: ['MANUAL', 'API'],
+  roles: ['admin', 'operator', 'viewer'], routeStrategies: PLUGINS.routers, alarmKinds: PLUGINS.alarms }
+
 class E extends Error { constructor(code, msg) { super(msg); this.code = code } }
 const find = (arr, pred, what) => { const x = arr.find(pred); if (!x) throw new E(404, `no such ${what}`); return x }
 const group = (g) => find(S.groups, (x) => String(x.id) === String(g) || x.appname === g, 'group')
@@ -114,6 +123,9 @@ async function api(req, url, body) {
       days: [0, 1, 2, 3, 4, 5, 6].map((k) => ({ triggerDay: d0 - k * day, runningCount: k ? 0 : S.logs.length - fin.length,
         sucCount: k ? 10 + 3 * k : suc, failCount: k % 3, updateTime: now() })) }
   }
+  if (p === '/plugins') return { routers: PLUGINS.routers, alarms: PLUGINS.alarms }
+  // (the real one lists every api command too: docs/http.md)
+  if (p === '/meta') return { protocol: 1, commands: [], lists: META_LISTS }
   if (p === '/agents') return { agents: [{ app: 'demo', address: 'a1', updateTime: now(), handlers: ['demoJobHandler'], connected: true }] }
   if (p === '/cron/next') return { next: cronNext(q.expr || '', Number(q.n || 5), q.tz) }
   if (p === '/audit') return { audit: [...S.audit].reverse().filter((a) => !q.before || a.id < Number(q.before)).slice(0, Number(q.limit || 100)), truncated: false }

@@ -35,12 +35,8 @@ export function runState(log) {
   return 'running'
 }
 
-export const ROUTES = ['FIRST', 'LAST', 'ROUND', 'RANDOM', 'CONSISTENT_HASH', 'LEAST_FREQUENTLY_USED',
-  'LEAST_RECENTLY_USED', 'FAILOVER', 'BUSYOVER', 'SHARDING_BROADCAST']
-export const SCHEDULE_TYPES = ['NONE', 'CRON', 'FIX_RATE', 'FIX_DELAY']
-export const MISFIRES = ['DO_NOTHING', 'FIRE_ONCE_NOW']
-export const BLOCKS = ['SERIAL_EXECUTION', 'DISCARD_LATER', 'COVER_EARLY']
-export const GLUE_TYPES = ['BEAN', 'GLUE_SHELL', 'GLUE_PYTHON', 'GLUE_NODEJS', 'GLUE_PHP', 'GLUE_POWERSHELL']
+// The closed lists (schedule types, strategies, GLUE types, routes) are
+// the scheduler's: meta.js reads them from GET /api/v1/meta
 
 // XXL-JOB's starting script for each GLUE type
 export const GLUE_TEMPLATES = {

@@ -84,61 +84,28 @@ api_encode_truncated (server_t *self, int truncated, int64_t next_offset)
         xxl_enc_kint (self->enc, "nextOffset", next_offset);
 }
 
-//  Each command's handler; xxl_commands.c has its fields
-typedef struct {
-    const char *type;
-    void (*fn) (server_t *self, request_t *request);
-} api_entry_t;
+//  Each command's handler, by its index in the command table: both from
+//  xxl_commands.def (a command whose handler is missing does not build)
+typedef void (api_fn_t) (server_t *self, request_t *request);
 
-static const api_entry_t s_api_table [] = {
-    { "PING", api_ping },
-    { "GROUP_ADD", api_group_add },
-    { "GROUP_LIST", api_group_list },
-    { "GROUP_SHOW", api_group_show },
-    { "GROUP_UPDATE", api_group_update },
-    { "GROUP_RM", api_group_rm },
-    { "JOB_ADD", api_job_add },
-    { "JOB_LIST", api_job_list },
-    { "JOB_SHOW", api_job_show },
-    { "JOB_UPDATE", api_job_update },
-    { "JOB_RM", api_job_rm },
-    { "JOB_COPY", api_job_copy },
-    { "JOB_START", api_job_start },
-    { "JOB_STOP", api_job_stop },
-    { "JOB_TRIGGER", api_job_trigger },
-    { "JOB_NEXT", api_job_next },
-    { "LOG_LIST", api_log_list },
-    { "LOG_SHOW", api_log_show },
-    { "LOG_CAT", api_log_cat },
-    { "LOG_KILL", api_log_kill },
-    { "AGENT_LIST", api_agent_list },
-    { "GLUE_HISTORY", api_glue_history },
-    { "GLUE_SHOW", api_glue_show },
-    { "GLUE_ROLLBACK", api_glue_rollback },
-    { "REPORT", api_report },
-    { "LOG_CLEAR", api_log_clear },
-    { "AUDIT_LIST", api_audit_list },
-    { "USER_ADD", api_user_add },
-    { "USER_UPDATE", api_user_update },
-    { "USER_RM", api_user_rm },
-    { "USER_LIST", api_user_list },
-    { "TOKEN_ADD", api_token_add },
-    { "TOKEN_RM", api_token_rm },
-    { "TOKEN_LIST", api_token_list },
-    { NULL, NULL }
+static api_fn_t *const s_api_table [XXL_CMD_COUNT] = {
+#define XXL_COMMAND(name, fields, access, scope, flags, handler, ...) \
+    [XXL_CMD_##name] = handler,
+#define XXL_CTL_ONLY(cmd)
+#include "xxl_commands.def"
+#undef XXL_COMMAND
+#undef XXL_CTL_ONLY
 };
 
 void
 engine_api_request (server_t *self, zframe_t *rid, xxl_msg_t *msg, const xxl_who_t *who)
 {
     const xxl_command_t *command = xxl_command_find (xxl_msg_type (msg));
-    const api_entry_t *entry = s_api_table;
-    while (command && entry->type && strneq (entry->type, command->name))
-        entry++;
+    api_fn_t *fn = command? s_api_table [command - xxl_commands]: NULL;
     request_t request = { .rid = rid, .msg = msg, .command = command, .who = who };
     char why [512];
-    self->api_state.api_read = !command || !entry->fn || command->read_only;
-    if (!command || !entry->fn) {
+    self->api_state.api_read = !command || !fn || command->read_only;
+    if (!command || !fn) {
         char text [128];
         snprintf (text, sizeof text, "unknown message type '%s'", xxl_msg_type (msg));
         engine_reply (self, &request, XXL_BAD_REQUEST, text);
@@ -147,7 +114,7 @@ engine_api_request (server_t *self, zframe_t *rid, xxl_msg_t *msg, const xxl_who
         if (api_judge (self, &request, 0) == 0) {
             //  (judged first: the scope's id must be a valid one to look up)
             if (engine_permit (self, &request, why, sizeof why) == 0)
-                entry->fn (self, &request);
+                fn (self, &request);
             else {
                 self->api_state.api_read = true;  //  (a refusal stands whatever the commit)
                 engine_reply (self, &request, XXL_FORBIDDEN, why);

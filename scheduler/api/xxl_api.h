@@ -95,5 +95,6 @@ void api_token_list (server_t *self, request_t *request);
 void api_ping (server_t *self, request_t *request);
 void api_agent_list (server_t *self, request_t *request);
 void api_report (server_t *self, request_t *request);
+void api_plugin_list (server_t *self, request_t *request);
 
 #endif

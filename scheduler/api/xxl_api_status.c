@@ -1,5 +1,5 @@
 /*  xxl_api_status.c -- the client api's view of the scheduler itself:
-    PING, AGENT_LIST, REPORT.
+    PING, AGENT_LIST, REPORT, PLUGIN_LIST.
 */
 
 #include "xxl_api.h"
@@ -74,4 +74,44 @@ api_report (server_t *self, request_t *request)
     engine_reply_begin (self, request);
     engine_report_encode (self);
     engine_reply_end (self, request);
+}
+
+//  A comma list ("a,b", as the registries name theirs) as an array
+static void
+s_encode_names (server_t *self, const char *key, const char *names)
+{
+    xxl_enc_key (self->enc, key);
+    xxl_enc_array_begin (self->enc);
+    for (const char *p = names? names: ""; *p; ) {
+        size_t length = strcspn (p, ",");
+        if (length) {
+            char *name = strndup (p, length);
+            xxl_enc_str (self->enc, name);
+            free (name);
+        }
+        p += length + (p [length] == ',');
+    }
+    xxl_enc_array_end (self->enc);
+}
+
+//  The plugins this scheduler loaded: its route strategies (router
+//  plugins, the values of a job's executorRouteStrategy) and alarm kinds
+//  (the kinds of a job's alarmEmail targets), each sorted
+void
+api_plugin_list (server_t *self, request_t *request)
+{
+    char *routers = self->runs.routers? xxl_routers_names (self->runs.routers): strdup ("");
+    char *alarms = self->services.alarms? xxl_alarms_kinds (self->services.alarms): strdup ("");
+    if (!routers || !alarms)
+        engine_reply (self, request, XXL_FAILURE, "out of memory");
+    else {
+        engine_reply_begin (self, request);
+        xxl_enc_map_begin (self->enc);
+        s_encode_names (self, "routers", routers);
+        s_encode_names (self, "alarms", alarms);
+        xxl_enc_map_end (self->enc);
+        engine_reply_end (self, request);
+    }
+    free (routers);
+    free (alarms);
 }

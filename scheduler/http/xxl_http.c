@@ -336,59 +336,34 @@ s_forward (xxl_http_t *self, answer_t *answer, const char *auth, const char *typ
 
 typedef enum {
     R_API,                              //  an api command
-    R_LOGIN, R_LOGOUT, R_ME, R_PASSWORD, R_CRON
+    R_LOGIN, R_LOGOUT, R_ME, R_PASSWORD, R_CRON, R_META
 } route_kind_t;
 
 typedef struct {
     const char *method;
     const char *pattern;                //  under /api/v1/; '*' is one path segment
     route_kind_t kind;
-    const char *type;                   //  R_API: the command
+    xxl_command_id_t command;           //  R_API: the command
     int ok;                             //  the status of a success
     const char *p1, *p2;                //  the keys the '*' segments fill, in order
 } route_t;
 
+//  The api commands' routes (xxl_commands.def), then the HTTP side's own
 static const route_t s_routes [] = {
-    { "GET", "ping", R_API, "PING", 200, NULL, NULL },
-    { "GET", "groups", R_API, "GROUP_LIST", 200, NULL, NULL },
-    { "POST", "groups", R_API, "GROUP_ADD", 201, NULL, NULL },
-    { "GET", "groups/*", R_API, "GROUP_SHOW", 200, "group", NULL },
-    { "PUT", "groups/*", R_API, "GROUP_UPDATE", 200, "group", NULL },
-    { "DELETE", "groups/*", R_API, "GROUP_RM", 200, "group", NULL },
-    { "GET", "jobs", R_API, "JOB_LIST", 200, NULL, NULL },
-    { "POST", "jobs", R_API, "JOB_ADD", 201, NULL, NULL },
-    { "GET", "jobs/*", R_API, "JOB_SHOW", 200, "jobId", NULL },
-    { "PUT", "jobs/*", R_API, "JOB_UPDATE", 200, "jobId", NULL },
-    { "DELETE", "jobs/*", R_API, "JOB_RM", 200, "jobId", NULL },
-    { "POST", "jobs/*/copy", R_API, "JOB_COPY", 201, "jobId", NULL },
-    { "POST", "jobs/*/start", R_API, "JOB_START", 200, "jobId", NULL },
-    { "POST", "jobs/*/stop", R_API, "JOB_STOP", 200, "jobId", NULL },
-    { "POST", "jobs/*/trigger", R_API, "JOB_TRIGGER", 200, "jobId", NULL },
-    { "GET", "jobs/*/next", R_API, "JOB_NEXT", 200, "jobId", NULL },
-    { "GET", "jobs/*/glue", R_API, "GLUE_HISTORY", 200, "jobId", NULL },
-    { "GET", "jobs/*/glue/*", R_API, "GLUE_SHOW", 200, "jobId", "version" },
-    { "POST", "jobs/*/glue/*/rollback", R_API, "GLUE_ROLLBACK", 200, "jobId", "version" },
-    { "GET", "logs", R_API, "LOG_LIST", 200, NULL, NULL },
-    { "POST", "logs/clear", R_API, "LOG_CLEAR", 200, NULL, NULL },
-    { "GET", "logs/*", R_API, "LOG_SHOW", 200, "logId", NULL },
-    { "GET", "logs/*/cat", R_API, "LOG_CAT", 200, "logId", NULL },
-    { "POST", "logs/*/kill", R_API, "LOG_KILL", 200, "logId", NULL },
-    { "GET", "agents", R_API, "AGENT_LIST", 200, NULL, NULL },
-    { "GET", "report", R_API, "REPORT", 200, NULL, NULL },
-    { "GET", "audit", R_API, "AUDIT_LIST", 200, NULL, NULL },
-    { "GET", "users", R_API, "USER_LIST", 200, NULL, NULL },
-    { "POST", "users", R_API, "USER_ADD", 201, NULL, NULL },
-    { "PUT", "users/*", R_API, "USER_UPDATE", 200, "username", NULL },
-    { "DELETE", "users/*", R_API, "USER_RM", 200, "username", NULL },
-    { "GET", "tokens", R_API, "TOKEN_LIST", 200, NULL, NULL },
-    { "POST", "tokens", R_API, "TOKEN_ADD", 201, NULL, NULL },
-    { "DELETE", "tokens/*", R_API, "TOKEN_RM", 200, "name", NULL },
-    { "GET", "cron/next", R_CRON, NULL, 200, NULL, NULL },
-    { "POST", "login", R_LOGIN, NULL, 200, NULL, NULL },
-    { "POST", "logout", R_LOGOUT, NULL, 200, NULL, NULL },
-    { "GET", "me", R_ME, NULL, 200, NULL, NULL },
-    { "PUT", "me/password", R_PASSWORD, NULL, 200, NULL, NULL },
-    { NULL, NULL, R_API, NULL, 0, NULL, NULL }
+#define XXL_COMMAND(name, fields, access, scope, flags, handler, method, path, p1, p2, \
+                    status, ...) \
+    { #method, path, R_API, XXL_CMD_##name, status, p1, p2 },
+#define XXL_CTL_ONLY(cmd)
+#include "xxl_commands.def"
+#undef XXL_COMMAND
+#undef XXL_CTL_ONLY
+    { "GET", "cron/next", R_CRON, XXL_CMD_COUNT, 200, NULL, NULL },
+    { "POST", "login", R_LOGIN, XXL_CMD_COUNT, 200, NULL, NULL },
+    { "POST", "logout", R_LOGOUT, XXL_CMD_COUNT, 200, NULL, NULL },
+    { "GET", "me", R_ME, XXL_CMD_COUNT, 200, NULL, NULL },
+    { "GET", "meta", R_META, XXL_CMD_COUNT, 200, NULL, NULL },
+    { "PUT", "me/password", R_PASSWORD, XXL_CMD_COUNT, 200, NULL, NULL },
+    { NULL, NULL, R_API, XXL_CMD_COUNT, 0, NULL, NULL }
 };
 
 //  Whether path matches pattern; the '*' segments into args (at most 2)
@@ -767,6 +742,150 @@ s_cron_next (answer_t *answer, struct MHD_Connection *conn)
     s_answer_json (answer, 200, json_pack ("{s:o}", "next", next));
 }
 
+//  ---------------------------------------------------------------------
+//  GET /api/v1/meta (docs/http.md): the api commands of xxl_commands.def
+//  (fields, least role, audit, route, xxl-ctl command) and the closed
+//  lists, with the route strategies and alarm kinds of the plugins the
+//  scheduler loaded (its PLUGIN_LIST, sent with the caller's credentials)
+
+//  xxl-ctl's command of each api command ("job_trigger"), NULL for none
+static const char *const s_meta_ctl [XXL_CMD_COUNT] = {
+#define XXL_COMMAND(name, fields, access, scope, flags, handler, method, path, p1, p2, \
+                    status, ctl) [XXL_CMD_##name] = ctl,
+#define XXL_CTL(cmd) #cmd
+#define XXL_NO_CTL NULL
+#define XXL_CTL_ONLY(cmd)
+#include "xxl_commands.def"
+#undef XXL_COMMAND
+#undef XXL_CTL
+#undef XXL_NO_CTL
+#undef XXL_CTL_ONLY
+};
+
+//  A field as meta states it; in: where its route takes it
+static json_t *
+s_meta_field (const xxl_field_t *field, const char *in)
+{
+    static const char *const types [] = { "int", "number", "bool", "string" };
+    json_t *item = json_pack ("{s:s, s:s, s:b, s:s}", "name", field->key,
+                              "type", types [field->type], "required", field->required,
+                              "in", in);
+    if (field->type == XXL_FIELD_INT || field->type == XXL_FIELD_NUMBER) {
+        json_object_set_new (item, "min", json_integer (field->min));
+        if (field->max != INT64_MAX)
+            json_object_set_new (item, "max", json_integer (field->max));
+        //  (a default outside the range is no value: absent is a case
+        //  of its own, docs/protocol.md)
+        if (field->dflt >= field->min && field->dflt <= field->max && field->dflt != INT64_MAX)
+            json_object_set_new (item, "default", json_integer (field->dflt));
+    }
+    else
+    if (field->type == XXL_FIELD_BOOL)
+        json_object_set_new (item, "default", json_boolean (field->dflt));
+    else {
+        json_object_set_new (item, "maxBytes", json_integer (field->max));
+        if (field->text)
+            json_object_set_new (item, "default", json_string (field->text));
+        if (field->values) {
+            json_t *values = json_array ();
+            for (size_t i = 0; field->values [i]; i++)
+                json_array_append_new (values, json_string (field->values [i]));
+            json_object_set_new (item, "values", values);
+        }
+    }
+    return item;
+}
+
+//  A route's path under /api/v1/ with its '*' segments named: "/api/v1/jobs/{jobId}"
+static json_t *
+s_meta_path (const route_t *route)
+{
+    char path [256] = "/api/v1/";
+    const char *keys [2] = { route->p1, route->p2 };
+    int arg = 0;
+    for (const char *p = route->pattern; *p; p++) {
+        size_t used = strlen (path);
+        if (*p == '*' && arg < 2 && keys [arg])
+            snprintf (path + used, sizeof path - used, "{%s}", keys [arg++]);
+        else
+            snprintf (path + used, sizeof path - used, "%c", *p);
+    }
+    return json_string (path);
+}
+
+//  A field's values from command's table (a closed list), as an array
+static json_t *
+s_meta_values (xxl_command_id_t id, const char *key)
+{
+    const xxl_field_t *field = xxl_command_field (&xxl_commands [id], key);
+    json_t *values = json_array ();
+    for (size_t i = 0; field && field->values && field->values [i]; i++)
+        json_array_append_new (values, json_string (field->values [i]));
+    return values;
+}
+
+static void
+s_meta (xxl_http_t *self, answer_t *answer, const char *auth)
+{
+    json_t *fields = json_object (), *plugins;
+    char text [512];
+    int code = s_call (self, auth, xxl_commands [XXL_CMD_PLUGIN_LIST].name, fields, &plugins,
+                       text, sizeof text);
+    json_decref (fields);
+    if (code != XXL_OK) {
+        json_decref (plugins);
+        s_error (answer, code >= 400 && code <= 599? code: 500, text);
+        return;
+    }
+    json_t *commands = json_array ();
+    for (const route_t *route = s_routes; route->method; route++) {
+        if (route->kind != R_API)
+            continue;
+        const xxl_command_t *command = &xxl_commands [route->command];
+        bool get = streq (route->method, "GET");
+        json_t *list = json_array ();
+        for (const xxl_field_t *field = command->fields; field->key; field++) {
+            bool path = (route->p1 && streq (route->p1, field->key))
+                     || (route->p2 && streq (route->p2, field->key));
+            json_array_append_new (list, s_meta_field (field, path? "path": get? "query": "body"));
+        }
+        const char *ctl = s_meta_ctl [route->command];
+        char cli [64] = "";
+        for (size_t i = 0; ctl && ctl [i] && i + 1 < sizeof cli; i++) {
+            cli [i] = ctl [i] == '_'? ' ': ctl [i];
+            cli [i + 1] = 0;
+        }
+        json_array_append_new (commands, json_pack (
+            "{s:s, s:s, s:b, s:s, s:s, s:o, s:i, s:o, s:o}",
+            "name", command->name,
+            "role", xxl_access_name (command->access),
+            "readOnly", command->read_only,
+            "audit", !xxl_command_audited (command)? "none"
+                   : xxl_command_audited_code (command, XXL_OK)? "all": "refusals",
+            "method", route->method,
+            "path", s_meta_path (route),
+            "status", route->ok,
+            "cli", ctl? json_string (cli): json_null (),
+            "fields", list));
+    }
+    json_t *routers = json_object_get (plugins, "routers");
+    json_t *alarms = json_object_get (plugins, "alarms");
+    routers = json_is_array (routers)? json_incref (routers): json_array ();
+    alarms = json_is_array (alarms)? json_incref (alarms): json_array ();
+    json_t *lists = json_pack ("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+        "scheduleTypes", s_meta_values (XXL_CMD_JOB_ADD, "scheduleType"),
+        "misfireStrategies", s_meta_values (XXL_CMD_JOB_ADD, "misfireStrategy"),
+        "blockStrategies", s_meta_values (XXL_CMD_JOB_ADD, "executorBlockStrategy"),
+        "glueTypes", s_meta_values (XXL_CMD_JOB_ADD, "glueType"),
+        "triggerTypes", s_meta_values (XXL_CMD_JOB_TRIGGER, "triggerType"),
+        "roles", s_meta_values (XXL_CMD_USER_ADD, "role"),
+        "routeStrategies", routers,
+        "alarmKinds", alarms);
+    s_answer_json (answer, 200, json_pack ("{s:i, s:o, s:o}", "protocol", XXL_PROTOCOL_VERSION,
+                                           "commands", commands, "lists", lists));
+    json_decref (plugins);
+}
+
 //  /api/v1/<path>
 static void
 s_api (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn, const char *method,
@@ -838,6 +957,9 @@ s_api (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn, const ch
     if (route->kind == R_ME)
         s_forward (self, answer, auth, "HTTP_ME", body, 200);
     else
+    if (route->kind == R_META)
+        s_meta (self, answer, auth);
+    else
     if (route->kind == R_LOGOUT) {
         s_forward (self, answer, auth, "HTTP_LOGOUT", body, 200);
         if (answer->status == 200)
@@ -847,7 +969,7 @@ s_api (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn, const ch
     if (route->kind == R_PASSWORD)
         s_password (self, answer, conn, auth, body);
     else {
-        const xxl_command_t *command = xxl_command_find (route->type);
+        const xxl_command_t *command = &xxl_commands [route->command];
         s_body_fit (command, body);
         //  The query's keys (they win over the body's), then the path's
         //  ids (they win over both: the path names what is acted on)
@@ -870,7 +992,7 @@ s_api (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn, const ch
         if (query.bad)
             s_errorf (answer, 400, "query %s: not a valid value", query.bad);
         else
-            s_forward (self, answer, auth, route->type, body, route->ok);
+            s_forward (self, answer, auth, command->name, body, route->ok);
     }
     json_decref (body);
 }

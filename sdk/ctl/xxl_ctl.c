@@ -2,7 +2,7 @@
 
     One command per run: global flags (--api, --token, --cert,
     --scheduler-key, --json, --timeout, -c FILE), then `NOUN [VERB] [ARGS]
-    [FLAGS]` looked up in s_commands.
+    [FLAGS]` looked up in xxl_ctl_commands.
     The command's arguments are parsed and checked as its table declares
     (xxl_ctl_args), after the config file, the environment and the
     defaults have settled the connection settings under the global flags;
@@ -32,20 +32,33 @@
 
 #include <czmq.h>
 
-//  The commands, in the order of `xxl-ctl --help`
-static const ctl_cmd_t *s_commands [] = {
-    &xxl_ctl_group_add, &xxl_ctl_group_list, &xxl_ctl_group_show, &xxl_ctl_group_update,
-    &xxl_ctl_group_rm,
-    &xxl_ctl_job_add, &xxl_ctl_job_update, &xxl_ctl_job_list, &xxl_ctl_job_show, &xxl_ctl_job_rm,
-    &xxl_ctl_job_copy, &xxl_ctl_job_start, &xxl_ctl_job_stop, &xxl_ctl_job_trigger,
-    &xxl_ctl_job_next,
-    &xxl_ctl_log_list, &xxl_ctl_log_show, &xxl_ctl_log_cat, &xxl_ctl_log_kill, &xxl_ctl_log_clear,
-    &xxl_ctl_agent_list, &xxl_ctl_cron_next,
-    &xxl_ctl_glue_history, &xxl_ctl_glue_show, &xxl_ctl_glue_diff, &xxl_ctl_glue_rollback,
-    &xxl_ctl_report, &xxl_ctl_audit_list, &xxl_ctl_keygen,
-    &xxl_ctl_user_add, &xxl_ctl_user_update, &xxl_ctl_user_rm, &xxl_ctl_user_list,
-    &xxl_ctl_token_add, &xxl_ctl_token_rm, &xxl_ctl_token_list,
+//  The commands, in the order of `xxl-ctl --help` (xxl_commands.def's)
+const ctl_cmd_t *const xxl_ctl_commands [] = {
+#define XXL_COMMAND(name, fields, access, scope, flags, handler, method, path, p1, p2, \
+                    status, ctl) ctl
+#define XXL_CTL(cmd) &xxl_ctl_##cmd,
+#define XXL_NO_CTL
+#define XXL_CTL_ONLY(cmd) &xxl_ctl_##cmd,
+#include "xxl_commands.def"
+#undef XXL_COMMAND
+#undef XXL_CTL
+#undef XXL_NO_CTL
+#undef XXL_CTL_ONLY
     NULL
+};
+
+//  The xxl-ctl command of each api command, by its XXL_CMD_<NAME>
+const ctl_cmd_t *const xxl_ctl_of_command [XXL_CMD_COUNT] = {
+#define XXL_COMMAND(name, fields, access, scope, flags, handler, method, path, p1, p2, \
+                    status, ctl) [XXL_CMD_##name] = ctl,
+#define XXL_CTL(cmd) &xxl_ctl_##cmd
+#define XXL_NO_CTL NULL
+#define XXL_CTL_ONLY(cmd)
+#include "xxl_commands.def"
+#undef XXL_COMMAND
+#undef XXL_CTL
+#undef XXL_NO_CTL
+#undef XXL_CTL_ONLY
 };
 
 static void
@@ -72,7 +85,7 @@ s_usage (FILE *out, const char *noun)
             "  -h, --help      this text\n",
             XXL_CTL_DEFAULT_API, XXL_CTL_DEFAULT_TIMEOUT);
     fprintf (out, "\ncommands:\n");
-    for (const ctl_cmd_t **entry = s_commands; *entry; entry++) {
+    for (const ctl_cmd_t *const *entry = xxl_ctl_commands; *entry; entry++) {
         const ctl_cmd_t *cmd = *entry;
         if (noun && strneq (noun, cmd->noun))
             continue;
@@ -214,7 +227,7 @@ xxl_ctl_main (int argc, char **argv, FILE *out, FILE *err)
     const char *verb = i < argc? argv [i]: NULL;
     const ctl_cmd_t *cmd = NULL;
     int known_noun = 0;
-    for (const ctl_cmd_t **entry = s_commands; *entry && !cmd; entry++) {
+    for (const ctl_cmd_t *const *entry = xxl_ctl_commands; *entry && !cmd; entry++) {
         const ctl_cmd_t *c = *entry;
         if (strneq (c->noun, noun))
             continue;

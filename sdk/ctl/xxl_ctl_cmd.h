@@ -12,8 +12,10 @@
     and xxl_ctl_cmd_show (xxl_ctl_call.h) serve it from `request` and
     `done`.
 
-    Each command file (group, job, log, glue, misc, audit, keygen) defines
-    its commands; xxl_ctl.c lists them in the order `xxl-ctl --help` shows.
+    Each command file (group, job, log, glue, misc, audit, keygen, user)
+    defines its commands; xxl_commands.def names them (with the api command
+    each sends) in the order `xxl-ctl --help` shows, for xxl_ctl.c's list
+    and the declarations below.
 */
 
 #ifndef XXL_CTL_CMD_H_INCLUDED
@@ -22,6 +24,7 @@
 #include "xxl_ctl.h"
 #include "xxl_ctl_args.h"
 #include "xxl/client.h"
+#include "xxl_commands.h"
 
 #define XXL_CTL_DEFAULT_API     "tcp://127.0.0.1:7070"
 #define XXL_CTL_DEFAULT_TIMEOUT 5000
@@ -60,20 +63,21 @@ struct _ctl_cmd_t {
     const char *done;                   //  what xxl_ctl_cmd_simple says was done
 };
 
-//  The commands, by file
-extern const ctl_cmd_t xxl_ctl_group_add, xxl_ctl_group_list, xxl_ctl_group_show,
-    xxl_ctl_group_update, xxl_ctl_group_rm;
-extern const ctl_cmd_t xxl_ctl_job_add, xxl_ctl_job_update, xxl_ctl_job_list,
-    xxl_ctl_job_show, xxl_ctl_job_rm, xxl_ctl_job_copy, xxl_ctl_job_start, xxl_ctl_job_stop,
-    xxl_ctl_job_trigger, xxl_ctl_job_next;
-extern const ctl_cmd_t xxl_ctl_log_list, xxl_ctl_log_show, xxl_ctl_log_cat,
-    xxl_ctl_log_kill, xxl_ctl_log_clear;
-extern const ctl_cmd_t xxl_ctl_glue_history, xxl_ctl_glue_show, xxl_ctl_glue_diff,
-    xxl_ctl_glue_rollback;
-extern const ctl_cmd_t xxl_ctl_agent_list, xxl_ctl_cron_next, xxl_ctl_report;
-extern const ctl_cmd_t xxl_ctl_audit_list;
-extern const ctl_cmd_t xxl_ctl_keygen;
-extern const ctl_cmd_t xxl_ctl_user_add, xxl_ctl_user_update, xxl_ctl_user_rm,
-    xxl_ctl_user_list, xxl_ctl_token_add, xxl_ctl_token_rm, xxl_ctl_token_list;
+//  The commands (xxl_commands.def), each defined in its xxl_ctl_<noun>.c
+#define XXL_COMMAND(name, fields, access, scope, flags, handler, method, path, p1, p2, \
+                    status, ctl) ctl
+#define XXL_CTL(cmd) extern const ctl_cmd_t xxl_ctl_##cmd;
+#define XXL_NO_CTL
+#define XXL_CTL_ONLY(cmd) extern const ctl_cmd_t xxl_ctl_##cmd;
+#include "xxl_commands.def"
+#undef XXL_COMMAND
+#undef XXL_CTL
+#undef XXL_NO_CTL
+#undef XXL_CTL_ONLY
+
+//  Every command, in the order of `xxl-ctl --help`, ended by NULL
+extern const ctl_cmd_t *const xxl_ctl_commands [];
+//  The command that sends each api command (XXL_CMD_<NAME>), or NULL
+extern const ctl_cmd_t *const xxl_ctl_of_command [XXL_CMD_COUNT];
 
 #endif

@@ -1,5 +1,5 @@
 /*  xxl_ctl_misc.c -- xxl-ctl's other commands: agent list, cron next (local,
-    no scheduler) and report.
+    no scheduler), report and plugin list.
 */
 
 #include "xxl_ctl_cmd.h"
@@ -169,4 +169,45 @@ s_report (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
 
 const ctl_cmd_t xxl_ctl_report = {
     "report", NULL, "", "the scheduler's run report", NULL, NULL, 0, 0, NULL, s_report, NULL, NULL
+};
+
+//  The route strategies and alarm kinds the scheduler loaded
+static int
+s_plugin_list (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
+{
+    (void) args;
+    if (!xxl_ctl_request (self, cmd->request))
+        return XXL_CTL_FAILED;
+    xxl_msg_t *reply;
+    const msgpack_object *content;
+    int rc;
+    const msgpack_object *routers = xxl_ctl_list (self, &reply, &content, "routers", CTL_LIST,
+                                                  &rc);
+    if (!routers)
+        return rc;
+    const msgpack_object *alarms = xxl_ctl_value_get (content, "alarms");
+    ctl_table_t table;
+    const char *headers [] = { "KIND", "NAME" };
+    xxl_ctl_table_init (&table, 2, headers);
+    const msgpack_object *lists [2] = { routers, alarms };
+    const char *kinds [2] = { "router", "alarm" };
+    for (int l = 0; l < 2; l++) {
+        if (!lists [l] || lists [l]->type != MSGPACK_OBJECT_ARRAY)
+            continue;
+        for (uint32_t i = 0; i < lists [l]->via.array.size; i++) {
+            const msgpack_object *name = &lists [l]->via.array.ptr [i];
+            if (name->type != MSGPACK_OBJECT_STR)
+                continue;               //  not a name: skip it
+            xxl_ctl_table_add (&table, strdup (kinds [l]));
+            xxl_ctl_table_add (&table, xxl_ctl_value_text (name));
+        }
+    }
+    xxl_ctl_table_print (&table, self->out, "no plugins loaded");
+    xxl_msg_destroy (&reply);
+    return XXL_CTL_OK;
+}
+
+const ctl_cmd_t xxl_ctl_plugin_list = {
+    "plugin", "list", "", "the route strategies and alarm kinds the scheduler loaded", NULL,
+    NULL, 0, 0, NULL, s_plugin_list, "PLUGIN_LIST", NULL
 };

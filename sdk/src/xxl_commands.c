@@ -1,8 +1,8 @@
 /*  xxl_commands.c -- the client api's commands as data, and their judge.
 
-    The table below is the one place a request field's type, range, length
-    and allowed values are written (docs/protocol.md states them for
-    peers).  What needs the store or the scheduler's plugins is judged by
+    The field tables below are the one place a request field's type,
+    range, length and allowed values are written (docs/protocol.md states
+    them for peers); xxl_commands.def names each command's table.  What needs the store or the scheduler's plugins is judged by
     the handlers: that a job, group or child job exists, a route (router
     plugins: an open list), alarm targets, time zones, cron expressions,
     address lists, and rules between fields.
@@ -341,42 +341,16 @@ static const xxl_field_t s_token [] = {
     S_END
 };
 
+//  The table, from xxl_commands.def
 const xxl_command_t xxl_commands [] = {
-    { "PING", true, s_no_fields, XXL_ACCESS_VIEWER, NULL },
-    { "GROUP_ADD", false, s_group_add, XXL_ACCESS_ADMIN, NULL },
-    { "GROUP_LIST", true, s_no_fields, XXL_ACCESS_VIEWER, NULL },
-    { "GROUP_SHOW", true, s_group, XXL_ACCESS_VIEWER, NULL },
-    { "GROUP_UPDATE", false, s_group_update, XXL_ACCESS_ADMIN, NULL },
-    { "GROUP_RM", false, s_group, XXL_ACCESS_ADMIN, NULL },
-    { "JOB_ADD", false, s_job_add, XXL_ACCESS_ADMIN, NULL },
-    { "JOB_LIST", true, s_job_list, XXL_ACCESS_VIEWER, NULL },
-    { "JOB_SHOW", true, s_job, XXL_ACCESS_VIEWER, NULL },
-    { "JOB_UPDATE", false, s_job_update, XXL_ACCESS_ADMIN, NULL },
-    { "JOB_RM", false, s_job, XXL_ACCESS_ADMIN, NULL },
-    { "JOB_COPY", false, s_job_copy, XXL_ACCESS_ADMIN, NULL },
-    { "JOB_START", false, s_job, XXL_ACCESS_OPERATOR, "jobId" },
-    { "JOB_STOP", false, s_job, XXL_ACCESS_OPERATOR, "jobId" },
-    { "JOB_TRIGGER", false, s_job_trigger, XXL_ACCESS_OPERATOR, "jobId" },
-    { "JOB_NEXT", true, s_job_next, XXL_ACCESS_VIEWER, NULL },
-    { "LOG_LIST", true, s_log_list, XXL_ACCESS_VIEWER, NULL },
-    { "LOG_SHOW", true, s_log, XXL_ACCESS_VIEWER, NULL },
-    { "LOG_CAT", false, s_log_cat, XXL_ACCESS_VIEWER, NULL },
-    { "LOG_KILL", false, s_log_cat, XXL_ACCESS_OPERATOR, "logId" },
-    { "AGENT_LIST", true, s_agent_list, XXL_ACCESS_VIEWER, NULL },
-    { "GLUE_HISTORY", true, s_glue_history, XXL_ACCESS_VIEWER, NULL },
-    { "GLUE_SHOW", true, s_glue_show, XXL_ACCESS_VIEWER, NULL },
-    { "GLUE_ROLLBACK", false, s_glue_rollback, XXL_ACCESS_ADMIN, NULL },
-    { "REPORT", true, s_no_fields, XXL_ACCESS_VIEWER, NULL },
-    { "LOG_CLEAR", false, s_log_clear, XXL_ACCESS_OPERATOR, "jobId" },
-    { "AUDIT_LIST", true, s_audit_list, XXL_ACCESS_ADMIN, NULL },
-    { "USER_ADD", false, s_user_add, XXL_ACCESS_ADMIN, NULL },
-    { "USER_UPDATE", false, s_user_update, XXL_ACCESS_ADMIN, NULL },
-    { "USER_RM", false, s_user, XXL_ACCESS_ADMIN, NULL },
-    { "USER_LIST", true, s_no_fields, XXL_ACCESS_ADMIN, NULL },
-    { "TOKEN_ADD", false, s_token_add, XXL_ACCESS_ADMIN, NULL },
-    { "TOKEN_RM", false, s_token, XXL_ACCESS_ADMIN, NULL },
-    { "TOKEN_LIST", true, s_no_fields, XXL_ACCESS_ADMIN, NULL },
-    { NULL, false, NULL, XXL_ACCESS_ADMIN, NULL }
+#define XXL_COMMAND(name, fields, access, scope, flags, ...) \
+    [XXL_CMD_##name] = { #name, ((flags) & XXL_COMMAND_READ) != 0, fields, XXL_ACCESS_##access, \
+                         scope, flags },
+#define XXL_CTL_ONLY(cmd)
+#include "xxl_commands.def"
+#undef XXL_COMMAND
+#undef XXL_CTL_ONLY
+    [XXL_CMD_COUNT] = { NULL, false, NULL, XXL_ACCESS_ADMIN, NULL, 0 }
 };
 
 const char *
@@ -394,25 +368,17 @@ xxl_command_find (const char *name)
     return NULL;
 }
 
-//  Commands that are not read_only yet change nothing: not audited
-static const char *const s_unaudited [] = { "LOG_CAT", NULL };
-
 bool
 xxl_command_audited (const xxl_command_t *command)
 {
-    if (!command || command->read_only)
-        return false;
-    for (size_t i = 0; s_unaudited [i]; i++)
-        if (strcmp (s_unaudited [i], command->name) == 0)
-            return false;
-    return true;
+    return command && !command->read_only && !(command->flags & XXL_COMMAND_UNAUDITED);
 }
 
 bool
 xxl_command_audited_code (const xxl_command_t *command, int code)
 {
     return xxl_command_audited (command)
-        && !(code == XXL_OK && strcmp (command->name, "JOB_TRIGGER") == 0);
+        && !(code == XXL_OK && (command->flags & XXL_COMMAND_AUDIT_REFUSALS));
 }
 
 const xxl_field_t *

@@ -9,7 +9,10 @@
     after a lookup, within) its handler; xxl-ctl takes its flags' ranges,
     defaults and value lists from the same table.  docs/protocol.md states
     the same for peers.  In libxxl, not installed: for the scheduler and
-    xxl-ctl.
+    xxl-ctl.  The commands themselves are listed once, in
+    xxl_commands.def, with their least role, flags, handler, REST route
+    and xxl-ctl command: the table, the scheduler's handler and route
+    tables and xxl-ctl's list come from it.
 
     Judging a field reads it with the xxl_msg getters, so a refusal is the
     getter's text ("field 'limit' is 0, outside 1..10000"), or for a value
@@ -75,17 +78,39 @@ typedef enum {
     XXL_ACCESS_VIEWER                   //  reads
 } xxl_access_t;
 
+//  A command's flags (xxl_commands.def)
+#define XXL_COMMAND_READ            1   //  writes nothing
+#define XXL_COMMAND_UNAUDITED       2   //  not READ, yet changes nothing: no
+                                        //  audit row (LOG_CAT)
+#define XXL_COMMAND_AUDIT_REFUSALS  4   //  a 200 gets no audit row: its runs'
+                                        //  rows record it (JOB_TRIGGER)
+
 typedef struct {
     const char *name;                   //  the request's `t`
     bool read_only;                     //  writes nothing: its reply stands
                                         //  whether the turn commits or not
+                                        //  (flags has XXL_COMMAND_READ)
     const xxl_field_t *fields;          //  ended by a NULL key
     xxl_access_t access;                //  the least role that may send it
     //  OPERATOR: the field naming the job ("jobId") or run ("logId") whose
     //  app an operator's key must list; absent or 0 makes the command an
     //  admin's (LOG_CLEAR of every job)
     const char *scope;
+    unsigned flags;                     //  XXL_COMMAND_*
 } xxl_command_t;
+
+//  XXL_CMD_<NAME>: each command's index in xxl_commands [] (the order of
+//  xxl_commands.def); XXL_CMD_COUNT commands.  A file that includes
+//  xxl_commands.def defines XXL_COMMAND and XXL_CTL_ONLY (the arguments
+//  it does not use, such as XXL_CTL (...), are never expanded).
+#define XXL_COMMAND(name, ...) XXL_CMD_##name,
+#define XXL_CTL_ONLY(cmd)
+typedef enum {
+#include "xxl_commands.def"
+    XXL_CMD_COUNT
+} xxl_command_id_t;
+#undef XXL_COMMAND
+#undef XXL_CTL_ONLY
 
 //  The least role that may send command, as a word: "admin", ...
 const char *xxl_access_name (xxl_access_t access);
@@ -98,12 +123,14 @@ const xxl_command_t *xxl_command_find (const char *name);
 
 //  Whether the scheduler records a request of command in its audit (each
 //  change, whatever its reply): every command that is not read_only, save
-//  LOG_CAT, which only reads a run's log from its agent (it is not
-//  read_only: its reply waits for the agent, past the turn's commit)
+//  the XXL_COMMAND_UNAUDITED ones (LOG_CAT only reads a run's log from its
+//  agent; it is not read_only: its reply waits for the agent, past the
+//  turn's commit)
 bool xxl_command_audited (const xxl_command_t *command);
 //  Whether a request of command answered code gets an audit row: as
-//  xxl_command_audited, save a JOB_TRIGGER answered 200, whose runs' rows
-//  record it (their triggerMsg names the key that triggered them)
+//  xxl_command_audited, save an XXL_COMMAND_AUDIT_REFUSALS one answered 200
+//  (JOB_TRIGGER: its runs' rows record it, their triggerMsg naming the key
+//  that triggered them)
 bool xxl_command_audited_code (const xxl_command_t *command, int code);
 
 //  A command's field, or NULL

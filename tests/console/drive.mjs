@@ -118,6 +118,16 @@ try {
       const items = await page.locator('[data-test=cron-preview] li').allInnerTexts()
       return items.length === 5 && items.every((x) => / 03:30:00 GMT\+8$/.test(x))
     }, 'five 03:30:00 GMT+8 fire times')
+    // the form's closed lists are the scheduler's (GET /api/v1/meta): the
+    // route strategies of the router plugins it loaded, sorted
+    let routes = []
+    await until(async () => {
+      routes = await form.locator('select[name=executorRouteStrategy] option').allInnerTexts()
+      return routes.includes('SHARDING_BROADCAST')
+    }, 'the router plugins\' routes in the form')
+    check('the route strategies are the loaded router plugins\' (GET meta)',
+      routes.includes('SHARDING_BROADCAST') && routes.includes('CONSISTENT_HASH')
+        && routes.join() === [...routes].sort().join(), routes.join())
     await form.locator('select[name=glueType]').selectOption('GLUE_SHELL')
     await form.locator('textarea[name=glueSource]').fill(`#!/bin/bash\necho "${MARK}-v1 param=$1"\n`)
     await form.locator('input[name=glueRemark]').fill('first version')
