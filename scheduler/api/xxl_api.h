@@ -1,14 +1,16 @@
 /*  xxl_api.h -- what the client api's files share; only they include it.
 
     The api is split by resource:
-        xxl_api.c           receiving a request, its access token, the table
-                            of handlers, judging fields, shared reply helpers
+        xxl_api.c           a request's way to its handler: the command,
+                            judging, access, the table of handlers (top)
+        xxl_api_fields.c    the judged fields handlers read, shared reply
+                            shapes (below every handler)
         xxl_api_group.c     GROUP_ADD, _LIST, _SHOW, _UPDATE, _RM
         xxl_api_job.c       JOB_ADD, _LIST, _SHOW, _UPDATE, _RM, _COPY, _START,
                             _STOP, _TRIGGER, _NEXT
         xxl_api_log.c       LOG_LIST, _SHOW, _CAT, _KILL, _CLEAR
         xxl_api_glue.c      GLUE_HISTORY, _SHOW, _ROLLBACK
-        xxl_api_status.c    PING, AGENT_LIST, REPORT
+        xxl_api_status.c    PING, AGENT_LIST, REPORT, PLUGIN_LIST
         xxl_api_audit.c     AUDIT_LIST (the audit's rows: audit/xxl_audit.c)
         xxl_api_users.c     USER_*, TOKEN_*, and the HTTP server's socket
     A command's fields, their types and ranges are data (xxl_commands.c,
@@ -29,7 +31,7 @@
 //  is left for the rest of the reply
 #define XXL_REPLY_MAX       (XXL_MSG_MAX_FRAME - 64 * 1024)
 
-//  xxl_api.c
+//  xxl_api_fields.c
 //  Judges the request's fields that come after the handler's lookup
 //  `after` (xxl_commands.h); 0, or -1 once it has answered 400
 int api_judge (server_t *self, request_t *request, int after);

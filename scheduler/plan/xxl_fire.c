@@ -436,16 +436,6 @@ engine_plan_due (server_t *self)
     }
 }
 
-void
-engine_instant_destroy (instant_t **self_p)
-{
-    if (*self_p) {
-        zlistx_destroy (&(*self_p)->batches);
-        free (*self_p);
-        *self_p = NULL;
-    }
-}
-
 //  A prepared fire's plan, freed with the batch that carried it
 static void
 s_fire_free (plan_t *plan)

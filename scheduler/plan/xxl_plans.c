@@ -122,3 +122,13 @@ engine_plan_stop (server_t *self)
     zlistx_destroy (&self->planner.unprepared);
     zhashx_destroy (&self->planner.snaps);
 }
+
+void
+engine_instant_destroy (instant_t **self_p)
+{
+    if (*self_p) {
+        zlistx_destroy (&(*self_p)->batches);
+        free (*self_p);
+        *self_p = NULL;
+    }
+}
