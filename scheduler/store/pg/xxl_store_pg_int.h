@@ -31,6 +31,7 @@
 #define XXL_STORE_PG_INT_H_INCLUDED
 
 #include "xxl_store_pg.h"
+#include "xxl_store_sql.h"
 
 #include <czmq.h>
 #include <libpq-fe.h>
@@ -40,7 +41,7 @@
 typedef struct _pgx_deferred_t pgx_deferred_t;
 
 typedef struct {
-    xxl_store_t base;                   //  first: the interface (methods)
+    xxl_store_sql_t sql;                //  first: the interface (methods), the driver
     PGconn *conn;
     bool side;                          //  a side connection (xxl_store_side_new)
     zhashx_t *statements;               //  sql pointer → statement_t
@@ -86,15 +87,8 @@ extern const xxl_store_accounts_t pgx_accounts;
 
 //  Version 3's leases and calls by share (xxl_store_pg_lease.c)
 int pgx_lease_list (xxl_store_t *base, xxl_lease_t *rows);
-int pgx_lease_take (xxl_store_t *base, int share, const char *node, int64_t epoch,
-                    int64_t expires);
-int pgx_lease_renew (xxl_store_t *base, int share, const char *node, int64_t epoch,
-                     int64_t expires);
-int pgx_lease_release (xxl_store_t *base, int share, const char *node, int64_t epoch,
-                       int64_t now);
 int pgx_lease_fired (xxl_store_t *base, uint64_t mask, int64_t until, int64_t sent);
 int pgx_node_beat (xxl_store_t *base, const char *node, int64_t now);
-int64_t pgx_node_count (xxl_store_t *base, int64_t since);
 int64_t pgx_clock_now (xxl_store_t *base);
 int pgx_job_due_in (xxl_store_t *base, uint64_t mask, int64_t before, xxl_store_due_t *rows,
                     size_t max, size_t *count);
@@ -104,7 +98,6 @@ int pgx_recover_stamp_fired_in (xxl_store_t *base, uint64_t mask);
 int pgx_recover_stamp_due_in (xxl_store_t *base, uint64_t mask, int64_t now);
 int pgx_recover_late_jobs_in (xxl_store_t *base, uint64_t mask, int64_t before, int64_t *ids,
                               size_t max, size_t *count);
-int pgx_log_set_trigger_msg (xxl_store_t *base, int64_t log_id, const char *text);
 
 //  Records the reason for `what` (the result's error, else the
 //  connection's) in self->error, notes an aborted transaction, logs it; -1

@@ -48,30 +48,6 @@ pgx_lease_list (xxl_store_t *base, xxl_lease_t *rows)
 }
 
 int
-pgx_lease_take (xxl_store_t *base, int share, const char *node, int64_t epoch, int64_t expires)
-{
-    return pgx_exec ((store_t *) base,
-        "UPDATE xxl_lease SET owner = $1, epoch = epoch + 1, expires = $2"
-        " WHERE share = $3 AND epoch = $4", "siii", node, expires, (int64_t) share, epoch);
-}
-
-int
-pgx_lease_renew (xxl_store_t *base, int share, const char *node, int64_t epoch, int64_t expires)
-{
-    return pgx_exec ((store_t *) base,
-        "UPDATE xxl_lease SET expires = $1 WHERE share = $2 AND owner = $3 AND epoch = $4",
-        "iisi", expires, (int64_t) share, node, epoch);
-}
-
-int
-pgx_lease_release (xxl_store_t *base, int share, const char *node, int64_t epoch, int64_t now)
-{
-    return pgx_exec ((store_t *) base,
-        "UPDATE xxl_lease SET owner = '', expires = $1 WHERE share = $2 AND owner = $3"
-        " AND epoch = $4", "iisi", now, (int64_t) share, node, epoch);
-}
-
-int
 pgx_lease_fired (xxl_store_t *base, uint64_t mask, int64_t until, int64_t sent)
 {
     return pgx_exec ((store_t *) base,
@@ -94,13 +70,6 @@ pgx_clock_now (xxl_store_t *base)
 {
     return pgx_scalar ((store_t *) base,
         "SELECT (EXTRACT (EPOCH FROM clock_timestamp ()) * 1000)::bigint", "");
-}
-
-int64_t
-pgx_node_count (xxl_store_t *base, int64_t since)
-{
-    return pgx_scalar ((store_t *) base, "SELECT COUNT(*) FROM xxl_node WHERE beat >= $1",
-                       "i", since);
 }
 
 int
@@ -165,9 +134,3 @@ pgx_recover_late_jobs_in (xxl_store_t *base, uint64_t mask, int64_t before, int6
         " LIMIT $3", "iii", (int64_t) mask, before, (int64_t) max);
 }
 
-int
-pgx_log_set_trigger_msg (xxl_store_t *base, int64_t log_id, const char *text)
-{
-    return pgx_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET trigger_msg = $1 WHERE id = $2", "si", text, log_id);
-}

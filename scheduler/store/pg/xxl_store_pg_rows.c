@@ -45,7 +45,7 @@ static int
 s_own_begin (store_t *self, int *began)
 {
     *began = !self->in_txn;
-    return *began? pgx_begin (&self->base): 0;
+    return *began? pgx_begin (&self->sql.base): 0;
 }
 
 //  Ends what s_own_begin opened: commits when rc is not -1, else rolls
@@ -58,11 +58,11 @@ s_own_end (store_t *self, int began, int rc)
     if (rc == -1) {
         char cause [sizeof self->error];
         snprintf (cause, sizeof cause, "%s", self->error);
-        pgx_rollback (&self->base);
+        pgx_rollback (&self->sql.base);
         snprintf (self->error, sizeof self->error, "%s", cause);
         return -1;
     }
-    return pgx_commit (&self->base)? -1: rc;
+    return pgx_commit (&self->sql.base)? -1: rc;
 }
 
 //  --------------------------------------------------------------------
@@ -106,20 +106,6 @@ m_group_update (xxl_store_t *base, const xxl_group_t *group)
     if (clash)
         return pgx_failf (self, "group update: UNIQUE constraint failed: xxl_job_group.app_name");
     return 0;
-}
-
-static int
-m_group_rm (xxl_store_t *base, int64_t id)
-{
-    return pgx_exec ((store_t *) base, "DELETE FROM xxl_job_group WHERE id = $1", "i", id) < 0
-           ? -1: 0;
-}
-
-static int64_t
-m_group_jobs (xxl_store_t *base, int64_t id)
-{
-    return pgx_scalar ((store_t *) base, "SELECT COUNT(*) FROM xxl_job_info WHERE job_group = $1",
-                       "i", id);
 }
 
 #define XXL_GROUP_COLUMNS "id, app_name, title, address_type, address_list, update_time"
@@ -209,29 +195,6 @@ m_job_save (xxl_store_t *base, const xxl_job_t *job)
     return pgx_exec ((store_t *) base,
         "UPDATE xxl_job_info SET (" XXL_JOB_COLUMNS ") = " XXL_JOB_VALUES " WHERE id = $28",
         XXL_JOB_FMT "i", XXL_JOB_ARGS (job), job->id) < 0? -1: 0;
-}
-
-static int
-m_job_rm (xxl_store_t *base, int64_t id)
-{
-    store_t *self = (store_t *) base;
-    if (pgx_exec (self, "DELETE FROM xxl_job_info WHERE id = $1", "i", id) < 0
-    ||  pgx_exec (self, "DELETE FROM xxl_job_logglue WHERE job_id = $1", "i", id) < 0)
-        return -1;
-    return 0;
-}
-
-static int64_t
-m_job_rm_logs (xxl_store_t *base, int64_t id)
-{
-    return pgx_exec ((store_t *) base, "DELETE FROM xxl_job_log WHERE job_id = $1", "i", id);
-}
-
-static int64_t
-m_job_rm_logs_some (xxl_store_t *base, int64_t id, int64_t limit)
-{
-    return pgx_exec ((store_t *) base, "DELETE FROM xxl_job_log WHERE id IN (SELECT id"
-                     " FROM xxl_job_log WHERE job_id = $1 ORDER BY id LIMIT $2)", "ii", id, limit);
 }
 
 //  Drops `child` from a comma-separated list; a new string
@@ -444,17 +407,6 @@ m_log_add (xxl_store_t *base, xxl_log_t *log)
     return 0;
 }
 
-static int
-m_log_trigger_done (xxl_store_t *base, int64_t log_id, int code,
-                    const char *address, const char *append)
-{
-    return pgx_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET trigger_code = $1,"
-        " executor_address = COALESCE ($2, executor_address),"
-        " trigger_msg = COALESCE (trigger_msg, '') || $3 WHERE id = $4", "issi",
-        (int64_t) code, address, append? append: "", log_id) < 0? -1: 0;
-}
-
 //  Finishes a row once; an unsent one becomes accepted, with trigger time
 //  trigger_time unless it is 0.  A row whose trigger failed is never
 //  finished (its handle_code stays 0).  address: only a row sent there
@@ -551,21 +503,6 @@ m_registry_beat (xxl_store_t *base, const char *app, const char *address, int64_
 }
 
 static int
-m_registry_remove (xxl_store_t *base, const char *app, const char *address)
-{
-    return pgx_exec ((store_t *) base,
-        "DELETE FROM xxl_job_registry WHERE registry_group = 'EXECUTOR'"
-        " AND registry_key = $1 AND registry_value = $2", "ss", app, address) < 0? -1: 0;
-}
-
-static int
-m_registry_expire (xxl_store_t *base, int64_t dead_before)
-{
-    return pgx_exec ((store_t *) base, "DELETE FROM xxl_job_registry WHERE update_time < $1",
-                     "i", dead_before);
-}
-
-static int
 m_groups_refresh (xxl_store_t *base, int64_t now)
 {
     return pgx_exec ((store_t *) base,
@@ -589,77 +526,6 @@ m_group_refresh_app (xxl_store_t *base, const char *app, int64_t now)
 
 //  --------------------------------------------------------------------
 //  The engine's typed calls (xxl_store.h states each contract)
-
-static int
-m_group_encode_all (xxl_store_t *base, xxl_enc_t *enc)
-{
-    return pgx_encode ((store_t *) base, enc, 1,
-        "SELECT id, app_name AS appname, title, address_type AS \"addressType\","
-        " COALESCE (address_list, '') AS \"addressList\", update_time AS \"updateTime\""
-        " FROM xxl_job_group ORDER BY id", NULL);
-}
-
-static int
-m_job_exists (xxl_store_t *base, int64_t id)
-{
-    int64_t count = pgx_scalar ((store_t *) base,
-        "SELECT COUNT(*) FROM xxl_job_info WHERE id = $1", "i", id);
-    return count < 0? -1: count > 0;
-}
-
-static char *
-m_job_children (xxl_store_t *base, int64_t id)
-{
-    return pgx_text ((store_t *) base, "SELECT child_jobid FROM xxl_job_info WHERE id = $1",
-                     "i", id);
-}
-
-static char *
-m_log_job_children (xxl_store_t *base, int64_t log_id)
-{
-    return pgx_text ((store_t *) base,
-        "SELECT child_jobid FROM xxl_job_info"
-        " WHERE id = (SELECT job_id FROM xxl_job_log WHERE id = $1)", "i", log_id);
-}
-
-static int
-m_jobs_have_children (xxl_store_t *base)
-{
-    int64_t any = pgx_scalar ((store_t *) base,
-        "SELECT EXISTS (SELECT 1 FROM xxl_job_info WHERE child_jobid != '')", NULL);
-    return any < 0? -1: any != 0;
-}
-
-static int
-m_job_set_times (xxl_store_t *base, int64_t id, int64_t last, int64_t next)
-{
-    return pgx_exec ((store_t *) base,
-        "UPDATE xxl_job_info SET trigger_last_time = $1, trigger_next_time = $2 WHERE id = $3",
-        "iii", last, next, id);
-}
-
-static int
-m_job_halt (xxl_store_t *base, int64_t id, int64_t last)
-{
-    return pgx_exec ((store_t *) base,
-        "UPDATE xxl_job_info SET trigger_status = 0, trigger_last_time = $1,"
-        " trigger_next_time = 0 WHERE id = $2", "ii", last, id);
-}
-
-static int
-m_job_due (xxl_store_t *base, int64_t before, xxl_store_due_t *rows, size_t max, size_t *count)
-{
-    return pgx_job_due_in (base, XXL_STORE_SHARES_ALL, before, rows, max, count);
-}
-
-static int
-m_job_marked_ids (xxl_store_t *base, int64_t mark, int64_t after, int64_t *ids, size_t max,
-                  size_t *count)
-{
-    return pgx_id_list ((store_t *) base,
-        ids, max, count, "SELECT id FROM xxl_job_info WHERE trigger_next_time = $1"
-        " AND id > $2 ORDER BY id LIMIT $3", "iii", mark, after, (int64_t) max);
-}
 
 static int
 m_job_delay_resume (xxl_store_t *base, int64_t log_id, int64_t now, int64_t mark)
@@ -721,21 +587,6 @@ m_job_count (xxl_store_t *base, const xxl_store_job_filter_t *filter)
                        "iiisssi", XXL_JOB_FILTER_ARGS (filter));
 }
 
-static int64_t
-m_glue_last (xxl_store_t *base, int64_t job_id)
-{
-    return pgx_scalar ((store_t *) base,
-        "SELECT COALESCE (MAX (version), 0) FROM xxl_job_logglue WHERE job_id = $1", "i", job_id);
-}
-
-static int
-m_glue_exists (xxl_store_t *base, int64_t job_id, int64_t version)
-{
-    int64_t count = pgx_scalar ((store_t *) base, "SELECT COUNT(*) FROM xxl_job_logglue"
-                                " WHERE job_id = $1 AND version = $2", "ii", job_id, version);
-    return count < 0? -1: count > 0;
-}
-
 static int
 m_glue_get (xxl_store_t *base, int64_t job_id, int64_t version, char **type, char **source)
 {
@@ -784,66 +635,6 @@ m_glue_encode_page (xxl_store_t *base, xxl_enc_t *enc, size_t max_size, int *tru
         XXL_LIMIT ("$2") XXL_OFFSET ("$3"), "iii", job_id, limit, offset);
 }
 
-static int64_t
-m_glue_count (xxl_store_t *base, int64_t job_id)
-{
-    return pgx_scalar ((store_t *) base,
-        "SELECT COUNT(*) FROM xxl_job_logglue WHERE job_id = $1", "i", job_id);
-}
-
-static int64_t
-m_log_job_id (xxl_store_t *base, int64_t log_id)
-{
-    return pgx_scalar ((store_t *) base, "SELECT job_id FROM xxl_job_log WHERE id = $1",
-                       "i", log_id);
-}
-
-static int
-m_log_accept (xxl_store_t *base, int64_t log_id, int64_t stamp)
-{
-    store_t *self = (store_t *) base;
-    if (stamp)
-        return pgx_exec (self, "UPDATE xxl_job_log SET trigger_code = 200,"
-                         " trigger_time = $1 WHERE id = $2 AND trigger_code = 0", "ii",
-                         stamp, log_id);
-    return pgx_exec (self, "UPDATE xxl_job_log SET trigger_code = 200"
-                     " WHERE id = $1 AND trigger_code = 0", "i", log_id);
-}
-
-static int
-m_log_stamp (xxl_store_t *base, int64_t log_id, int64_t stamp)
-{
-    return pgx_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET trigger_time = $1 WHERE id = $2 AND trigger_code = 0",
-        "ii", stamp, log_id);
-}
-
-static int
-m_log_route (xxl_store_t *base, int64_t log_id, int64_t stamp, const char *address,
-             const char *section)
-{
-    store_t *self = (store_t *) base;
-    if (stamp)
-        return pgx_exec (self,
-            "UPDATE xxl_job_log SET trigger_time = $1, executor_address = $2,"
-            " trigger_msg = COALESCE (trigger_msg, '') || $3 WHERE id = $4 AND trigger_code = 0",
-            "issi", stamp, address, section, log_id);
-    return pgx_exec (self,
-        "UPDATE xxl_job_log SET executor_address = $1,"
-        " trigger_msg = COALESCE (trigger_msg, '') || $2 WHERE id = $3",
-        "ssi", address, section, log_id);
-}
-
-static int
-m_log_plan_route (xxl_store_t *base, int64_t log_id, const char *address, const char *section)
-{
-    return pgx_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET executor_address = $1,"
-        " trigger_msg = COALESCE (trigger_msg, '') || $2 WHERE id = $3"
-        " AND trigger_code = 0 AND executor_address IS NULL", "ssi",
-        address, section, log_id);
-}
-
 static int
 m_log_unroute (xxl_store_t *base, int64_t log_id, int64_t chars, int unfinished)
 {
@@ -860,13 +651,6 @@ m_log_unroute (xxl_store_t *base, int64_t log_id, int64_t chars, int unfinished)
 }
 
 static int
-m_log_retime (xxl_store_t *base, int64_t log_id, int64_t trigger_time)
-{
-    return pgx_exec ((store_t *) base, "UPDATE xxl_job_log SET trigger_time = $1 WHERE id = $2",
-                     "ii", trigger_time, log_id);
-}
-
-static int
 m_log_trigger_end (xxl_store_t *base, int64_t log_id, int code, int64_t presumed,
                    const char *text, int64_t stamp)
 {
@@ -875,22 +659,6 @@ m_log_trigger_end (xxl_store_t *base, int64_t log_id, int code, int64_t presumed
         XXL_CUT_TAIL ("COALESCE (trigger_msg, '')", "$2")
         " || $3, trigger_time = CASE WHEN $4 > 0 THEN $5 ELSE trigger_time END WHERE id = $6",
         "iisiii", (int64_t) code, presumed, text, stamp, stamp, log_id);
-}
-
-static int
-m_log_append_trigger_msg (xxl_store_t *base, int64_t log_id, const char *text)
-{
-    return pgx_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET trigger_msg = COALESCE (trigger_msg, '') || $1 WHERE id = $2",
-        "si", text, log_id);
-}
-
-static int
-m_log_append_handle_msg (xxl_store_t *base, int64_t log_id, const char *text)
-{
-    return pgx_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET handle_msg = COALESCE (handle_msg, '') || $1 WHERE id = $2",
-        "si", text, log_id);
 }
 
 //  A row's shard; guarded, as the planned instant's shards are unique
@@ -950,91 +718,6 @@ m_log_copy_shard (xxl_store_t *base, int64_t id, int64_t src, const char *shard,
 }
 
 static int
-m_log_drop_unsent (xxl_store_t *base, int64_t log_id)
-{
-    return pgx_exec ((store_t *) base,
-        "DELETE FROM xxl_job_log WHERE id = $1 AND trigger_code = 0", "i", log_id);
-}
-
-static int
-m_job_drop_plans (xxl_store_t *base, int64_t job_id, int64_t now)
-{
-    return pgx_exec ((store_t *) base,
-        "DELETE FROM xxl_job_log WHERE job_id = $1 AND trigger_code = 0"
-        " AND schedule_time IS NOT NULL AND (executor_address IS NULL OR schedule_time > $2)",
-        "ii", job_id, now);
-}
-
-static int64_t
-m_log_plan_time (xxl_store_t *base, int64_t log_id)
-{
-    return pgx_scalar ((store_t *) base, "SELECT schedule_time FROM xxl_job_log"
-                       " WHERE id = $1 AND trigger_code = 0 AND executor_address IS NULL",
-                       "i", log_id);
-}
-
-static int
-m_log_fail_unsent (xxl_store_t *base, int64_t log_id, int code, const char *why)
-{
-    return pgx_exec ((store_t *) base, "UPDATE xxl_job_log SET trigger_code = $1,"
-                     " trigger_msg = COALESCE (trigger_msg, '') || $2 WHERE id = $3"
-                     " AND trigger_code = 0 AND handle_code = 0", "isi",
-                     (int64_t) code, why, log_id);
-}
-
-static int
-m_log_set_alarm (xxl_store_t *base, int64_t log_id, int status, const char *report)
-{
-    return pgx_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET alarm_status = $1,"
-        " handle_msg = CASE WHEN $2 IS NULL THEN handle_msg"
-        "   ELSE COALESCE (handle_msg, '') || '\n>>>>>>>>>>> Alarm <<<<<<<<<<<\n' || $3 END"
-        " WHERE id = $4", "issi", (int64_t) status, report, report, log_id);
-}
-
-static int
-m_log_alarm_claim (xxl_store_t *base, int64_t log_id)
-{
-    return pgx_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET alarm_status = -1 WHERE id = $1 AND alarm_status = 0",
-        "i", log_id);
-}
-
-static int
-m_log_unsent_ids (xxl_store_t *base, int64_t after, int64_t *ids, size_t max, size_t *count)
-{
-    return pgx_id_list ((store_t *) base,
-        ids, max, count, "SELECT id FROM xxl_job_log WHERE trigger_code = 0 AND id > $1"
-        " ORDER BY id LIMIT $2", "ii", after, (int64_t) max);
-}
-
-static int
-m_log_unanswered_ids (xxl_store_t *base, int64_t before, int64_t *ids, size_t max,
-                      size_t *count)
-{
-    return pgx_id_list ((store_t *) base,
-        ids, max, count, "SELECT id FROM xxl_job_log WHERE trigger_code = 0 AND handle_code = 0"
-        " AND trigger_time < $1 ORDER BY id LIMIT $2", "ii", before, (int64_t) max);
-}
-
-static int
-m_log_failed_ids (xxl_store_t *base, int64_t *ids, size_t max, size_t *count)
-{
-    return pgx_id_list ((store_t *) base,
-        ids, max, count, "SELECT id FROM xxl_job_log WHERE alarm_status = 0"
-        " AND (trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200))"
-        " ORDER BY id LIMIT $1", "i", (int64_t) max);
-}
-
-static int
-m_log_claimed_ids (xxl_store_t *base, int64_t after, int64_t *ids, size_t max, size_t *count)
-{
-    return pgx_id_list ((store_t *) base,
-        ids, max, count, "SELECT id FROM xxl_job_log WHERE alarm_status = -1 AND id > $1"
-        " ORDER BY id LIMIT $2", "ii", after, (int64_t) max);
-}
-
-static int
 m_log_open_ids_at (xxl_store_t *base, const char *address, int64_t after, int64_t *ids,
                    size_t max, size_t *count)
 {
@@ -1052,18 +735,6 @@ m_log_lost_ids (xxl_store_t *base, int64_t before, int64_t *ids, size_t max, siz
         " ON r.registry_value = l.executor_address"
         " WHERE l.trigger_code = 200 AND l.handle_code = 0 AND l.trigger_time <= $1"
         " AND r.id IS NULL ORDER BY l.id LIMIT $2", "ii", before, (int64_t) max);
-}
-
-static int
-m_log_lost_ids_after (xxl_store_t *base, int64_t before, int64_t after, int64_t *ids,
-                      size_t max, size_t *count)
-{
-    return pgx_id_list ((store_t *) base,
-        ids, max, count, "SELECT l.id FROM xxl_job_log l LEFT JOIN xxl_job_registry r"
-        " ON r.registry_value = l.executor_address"
-        " WHERE l.trigger_code = 200 AND l.handle_code = 0 AND l.trigger_time <= $1"
-        " AND l.id > $2 AND r.id IS NULL ORDER BY l.id LIMIT $3", "iii", before, after,
-        (int64_t) max);
 }
 
 static int
@@ -1105,15 +776,6 @@ m_recover_stamp_fired (xxl_store_t *base)
 }
 
 static int
-m_recover_stamp_due (xxl_store_t *base, int64_t now)
-{
-    return pgx_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET trigger_time = schedule_time WHERE trigger_code = 0"
-        " AND executor_address IS NOT NULL AND schedule_time > trigger_time"
-        " AND schedule_time <= $1", "i", now);
-}
-
-static int
 m_recover_late_jobs (xxl_store_t *base, int64_t before, int64_t *ids, size_t max,
                      size_t *count)
 {
@@ -1132,25 +794,11 @@ m_recover_late_last (xxl_store_t *base, int64_t job_id, int64_t before)
 }
 
 static int
-m_recover_misfire (xxl_store_t *base, int64_t log_id)
-{
-    return pgx_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET trigger_type = 'MISFIRE' WHERE id = $1", "i", log_id);
-}
-
-static int
 m_recover_drop_late (xxl_store_t *base, int64_t job_id, int64_t before, int64_t keep)
 {
     return pgx_exec ((store_t *) base,
         "DELETE FROM xxl_job_log WHERE job_id = $1 AND" XXL_UNSENT_SQL
         " AND schedule_time < $2 AND id != $3", "iii", job_id, before, keep);
-}
-
-static int
-m_log_clear_address (xxl_store_t *base, int64_t log_id)
-{
-    return pgx_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET executor_address = NULL WHERE id = $1", "i", log_id);
 }
 
 #define XXL_LOG_COLUMNS \
@@ -1258,22 +906,6 @@ m_registry_apps (xxl_store_t *base, const char *address, int64_t since)
 }
 
 static int
-m_report_refresh (xxl_store_t *base, int64_t from, int64_t to, int64_t now)
-{
-    return pgx_exec ((store_t *) base,
-        "INSERT INTO xxl_job_log_report (trigger_day, running_count, suc_count, fail_count,"
-        " update_time) SELECT $1,"
-        " COALESCE (SUM (CASE WHEN trigger_code IN (0, 200) AND handle_code = 0 THEN 1 ELSE 0 END), 0),"
-        " COALESCE (SUM (CASE WHEN handle_code = 200 THEN 1 ELSE 0 END), 0),"
-        " COALESCE (SUM (CASE WHEN trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200)"
-        "   THEN 1 ELSE 0 END), 0), $3"
-        " FROM xxl_job_log WHERE trigger_time >= $1 AND trigger_time < $2"
-        " ON CONFLICT (trigger_day) DO UPDATE SET running_count = excluded.running_count,"
-        " suc_count = excluded.suc_count, fail_count = excluded.fail_count,"
-        " update_time = excluded.update_time", "iii", from, to, now);
-}
-
-static int
 m_report_count (xxl_store_t *base, int64_t from, int64_t to, int64_t *running, int64_t *suc,
                 int64_t *fail)
 {
@@ -1292,18 +924,6 @@ m_report_count (xxl_store_t *base, int64_t from, int64_t to, int64_t *running, i
     *fail = pgx_int (result, 0, 2);
     PQclear (result);
     return 0;
-}
-
-static int
-m_report_set (xxl_store_t *base, int64_t day, int64_t running, int64_t suc, int64_t fail,
-              int64_t now)
-{
-    return pgx_exec ((store_t *) base,
-        "INSERT INTO xxl_job_log_report (trigger_day, running_count, suc_count, fail_count,"
-        " update_time) VALUES ($1, $2, $3, $4, $5)"
-        " ON CONFLICT (trigger_day) DO UPDATE SET running_count = excluded.running_count,"
-        " suc_count = excluded.suc_count, fail_count = excluded.fail_count,"
-        " update_time = excluded.update_time", "iiiii", day, running, suc, fail, now) < 0? -1: 0;
 }
 
 static int
@@ -1377,6 +997,7 @@ m_audit_delete (xxl_store_t *base, int64_t before, int64_t limit)
 const xxl_store_methods_t pgx_methods = {
     .version = XXL_STORE_METHODS_VERSION,
     .size = sizeof (xxl_store_methods_t),
+    XXL_STORE_SQL_METHODS           //  the shared bodies (xxl_store_sql.c)
     .destroy = pgx_destroy,
     .error = pgx_error,
     .schema_version = pgx_schema_version,
@@ -1390,102 +1011,56 @@ const xxl_store_methods_t pgx_methods = {
     .wal_restart = pgx_wal_restart,
     .group_add = m_group_add,
     .group_update = m_group_update,
-    .group_rm = m_group_rm,
     .group_find = m_group_find,
     .group_load = m_group_load,
-    .group_jobs = m_group_jobs,
     .groups_refresh = m_groups_refresh,
     .group_refresh_app = m_group_refresh_app,
-    .group_encode_all = m_group_encode_all,
     .job_add = m_job_add,
     .job_save = m_job_save,
-    .job_rm = m_job_rm,
-    .job_rm_logs = m_job_rm_logs,
     .job_unchild = m_job_unchild,
     .job_load = m_job_load,
-    .job_exists = m_job_exists,
-    .job_children = m_job_children,
-    .log_job_children = m_log_job_children,
-    .jobs_have_children = m_jobs_have_children,
-    .job_set_times = m_job_set_times,
-    .job_halt = m_job_halt,
-    .job_due = m_job_due,
-    .job_marked_ids = m_job_marked_ids,
     .job_delay_resume = m_job_delay_resume,
     .job_encode = m_job_encode,
     .job_encode_page = m_job_encode_page,
     .job_count = m_job_count,
     .glue_add = m_glue_add,
-    .glue_last = m_glue_last,
-    .glue_exists = m_glue_exists,
     .glue_get = m_glue_get,
     .glue_encode = m_glue_encode,
     .glue_encode_page = m_glue_encode_page,
-    .glue_count = m_glue_count,
     .log_add = m_log_add,
     .log_next_id = m_log_next_id,
     .log_load = m_log_load,
-    .log_job_id = m_log_job_id,
-    .log_trigger_done = m_log_trigger_done,
     .log_handle_done = m_log_handle_done,
     .log_handle_done_at = m_log_handle_done_at,
-    .log_accept = m_log_accept,
-    .log_stamp = m_log_stamp,
-    .log_route = m_log_route,
-    .log_plan_route = m_log_plan_route,
     .log_unroute = m_log_unroute,
-    .log_retime = m_log_retime,
     .log_trigger_end = m_log_trigger_end,
-    .log_append_trigger_msg = m_log_append_trigger_msg,
-    .log_append_handle_msg = m_log_append_handle_msg,
     .log_set_shard = m_log_set_shard,
     .log_copy_shard = m_log_copy_shard,
-    .log_drop_unsent = m_log_drop_unsent,
-    .job_drop_plans = m_job_drop_plans,
-    .log_plan_time = m_log_plan_time,
-    .log_fail_unsent = m_log_fail_unsent,
-    .log_set_alarm = m_log_set_alarm,
-    .log_alarm_claim = m_log_alarm_claim,
-    .log_unsent_ids = m_log_unsent_ids,
-    .log_unanswered_ids = m_log_unanswered_ids,
-    .log_failed_ids = m_log_failed_ids,
-    .log_claimed_ids = m_log_claimed_ids,
     .log_lost_ids = m_log_lost_ids,
     .log_handle_done_by = m_log_handle_done_by,
     .registry_apps = m_registry_apps,
     .lease_list = pgx_lease_list,
-    .lease_take = pgx_lease_take,
-    .lease_renew = pgx_lease_renew,
-    .lease_release = pgx_lease_release,
     .lease_fired = pgx_lease_fired,
     .node_beat = pgx_node_beat,
-    .node_count = pgx_node_count,
     .job_due_in = pgx_job_due_in,
     .log_unsent_in = pgx_log_unsent_in,
     .recover_stamp_fired_in = pgx_recover_stamp_fired_in,
     .recover_stamp_due_in = pgx_recover_stamp_due_in,
     .recover_late_jobs_in = pgx_recover_late_jobs_in,
-    .log_set_trigger_msg = pgx_log_set_trigger_msg,
     .log_handle_done_many = pgx_log_handle_done_many,
     .fired_get = m_fired_get,
     .fired_raise_until = m_fired_raise_until,
     .fired_raise_sent = m_fired_raise_sent,
     .recover_stamp_fired = m_recover_stamp_fired,
-    .recover_stamp_due = m_recover_stamp_due,
     .recover_late_jobs = m_recover_late_jobs,
     .recover_late_last = m_recover_late_last,
-    .recover_misfire = m_recover_misfire,
     .recover_drop_late = m_recover_drop_late,
-    .log_clear_address = m_log_clear_address,
     .log_encode = m_log_encode,
     .log_encode_page = m_log_encode_page,
     .log_delete = m_log_delete,
     .log_id_at_rank = m_log_id_at_rank,
     .registry_beat = m_registry_beat,
-    .registry_remove = m_registry_remove,
-    .registry_expire = m_registry_expire,
     .registry_alive = m_registry_alive,
-    .report_refresh = m_report_refresh,
     .report_totals = m_report_totals,
     .report_encode_days = m_report_encode_days,
     .audit_add = m_audit_add,
@@ -1494,8 +1069,5 @@ const xxl_store_methods_t pgx_methods = {
     .accounts = &pgx_accounts,
     .log_open_ids_at = m_log_open_ids_at,
     .report_count = m_report_count,
-    .report_set = m_report_set,
-    .job_rm_logs_some = m_job_rm_logs_some,
     .clock_now = pgx_clock_now,
-    .log_lost_ids_after = m_log_lost_ids_after,
 };

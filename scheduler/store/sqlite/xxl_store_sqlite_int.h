@@ -20,13 +20,14 @@
 #define XXL_STORE_SQLITE_INT_H_INCLUDED
 
 #include "xxl_store_sqlite.h"
+#include "xxl_store_sql.h"
 
 #include <czmq.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 
 typedef struct {
-    xxl_store_t base;                   //  first: the interface (methods)
+    xxl_store_sql_t sql;                //  first: the interface (methods), the driver
     sqlite3 *db;
     zhashx_t *statements;               //  sql pointer → sqlite3_stmt
     zactor_t *checkpointer;             //  WAL checkpoints off the caller's thread

@@ -35,21 +35,6 @@ m_group_update (xxl_store_t *base, const xxl_group_t *group)
 }
 
 static int
-m_group_rm (xxl_store_t *base, int64_t id)
-{
-    store_t *self = (store_t *) base;
-    return sq_exec (self, "DELETE FROM xxl_job_group WHERE id = ?", "i", id) < 0? -1: 0;
-}
-
-static int64_t
-m_group_jobs (xxl_store_t *base, int64_t id)
-{
-    store_t *self = (store_t *) base;
-    return sq_scalar (self, "SELECT COUNT(*) FROM xxl_job_info WHERE job_group = ?",
-                             "i", id);
-}
-
-static int
 s_group_read (store_t *self, sqlite3_stmt *stmt, xxl_group_t *group)
 {
     memset (group, 0, sizeof *group);
@@ -91,7 +76,7 @@ m_group_find (xxl_store_t *base, const char *key, xxl_group_t *group)
         if (*p < '0' || *p > '9')
             numeric = 0;
     if (numeric && strlen (key) < 18)
-        return m_group_load (&self->base, atoll (key), group);
+        return m_group_load (&self->sql.base, atoll (key), group);
     sqlite3_stmt *stmt = sq_prepare (self,
         "SELECT " XXL_GROUP_COLUMNS " FROM xxl_job_group WHERE app_name = ?");
     if (!stmt || sq_bind (self, stmt, "s", key))
@@ -141,30 +126,6 @@ m_job_save (xxl_store_t *base, const xxl_job_t *job)
         " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         " WHERE id = ?", XXL_JOB_FMT "i", XXL_JOB_ARGS (job), job->id);
     return rc < 0? -1: 0;
-}
-
-static int
-m_job_rm (xxl_store_t *base, int64_t id)
-{
-    store_t *self = (store_t *) base;
-    if (sq_exec (self, "DELETE FROM xxl_job_info WHERE id = ?", "i", id) < 0
-    ||  sq_exec (self, "DELETE FROM xxl_job_logglue WHERE job_id = ?", "i", id) < 0)
-        return -1;
-    return 0;
-}
-
-static int64_t
-m_job_rm_logs (xxl_store_t *base, int64_t id)
-{
-    store_t *self = (store_t *) base;
-    return sq_exec (self, "DELETE FROM xxl_job_log WHERE job_id = ?", "i", id);
-}
-
-static int64_t
-m_job_rm_logs_some (xxl_store_t *base, int64_t id, int64_t limit)
-{
-    return sq_exec ((store_t *) base, "DELETE FROM xxl_job_log WHERE id IN (SELECT id"
-                    " FROM xxl_job_log WHERE job_id = ?1 ORDER BY id LIMIT ?2)", "ii", id, limit);
 }
 
 //  Drops `child` from a comma-separated list; a new string
@@ -338,18 +299,6 @@ m_log_add (xxl_store_t *base, xxl_log_t *log)
     return 0;
 }
 
-static int
-m_log_trigger_done (xxl_store_t *base, int64_t log_id, int code,
-                            const char *address, const char *append)
-{
-    store_t *self = (store_t *) base;
-    return sq_exec (self,
-        "UPDATE xxl_job_log SET trigger_code = ?,"
-        " executor_address = COALESCE(?, executor_address),"
-        " trigger_msg = COALESCE(trigger_msg, '') || ? WHERE id = ?", "issi",
-        (int64_t) code, address, append? append: "", log_id) < 0? -1: 0;
-}
-
 //  Finishes a row once; an unsent one becomes accepted, with trigger time
 //  trigger_time unless it is 0.  A row whose trigger failed is never
 //  finished (its handle_code stays 0).  address: only a row sent there
@@ -449,23 +398,6 @@ m_registry_beat (xxl_store_t *base, const char *app, const char *address, int64_
 }
 
 static int
-m_registry_remove (xxl_store_t *base, const char *app, const char *address)
-{
-    store_t *self = (store_t *) base;
-    return sq_exec (self,
-        "DELETE FROM xxl_job_registry WHERE registry_group = 'EXECUTOR'"
-        " AND registry_key = ? AND registry_value = ?", "ss", app, address) < 0? -1: 0;
-}
-
-static int
-m_registry_expire (xxl_store_t *base, int64_t dead_before)
-{
-    store_t *self = (store_t *) base;
-    return sq_exec (self, "DELETE FROM xxl_job_registry WHERE update_time < ?",
-                           "i", dead_before);
-}
-
-static int
 m_groups_refresh (xxl_store_t *base, int64_t now)
 {
     store_t *self = (store_t *) base;
@@ -492,70 +424,6 @@ m_group_refresh_app (xxl_store_t *base, const char *app, int64_t now)
 //  --------------------------------------------------------------------
 //  The engine's typed calls (xxl_store.h states each contract)
 
-static int
-m_group_encode_all (xxl_store_t *base, xxl_enc_t *enc)
-{
-    return sq_encode ((store_t *) base, enc, 1,
-        "SELECT id, app_name AS appname, title, address_type AS addressType,"
-        " COALESCE (address_list, '') AS addressList, update_time AS updateTime"
-        " FROM xxl_job_group ORDER BY id", NULL);
-}
-
-static int
-m_job_exists (xxl_store_t *base, int64_t id)
-{
-    int64_t count = sq_scalar ((store_t *) base, "SELECT COUNT(*) FROM xxl_job_info WHERE id = ?",
-                              "i", id);
-    return count < 0? -1: count > 0;
-}
-
-static char *
-m_job_children (xxl_store_t *base, int64_t id)
-{
-    return sq_text ((store_t *) base, "SELECT child_jobid FROM xxl_job_info WHERE id = ?", "i", id);
-}
-
-static char *
-m_log_job_children (xxl_store_t *base, int64_t log_id)
-{
-    return sq_text ((store_t *) base,
-        "SELECT child_jobid FROM xxl_job_info"
-        " WHERE id = (SELECT job_id FROM xxl_job_log WHERE id = ?)", "i", log_id);
-}
-
-static int
-m_jobs_have_children (xxl_store_t *base)
-{
-    int64_t any = sq_scalar ((store_t *) base,
-        "SELECT EXISTS (SELECT 1 FROM xxl_job_info WHERE child_jobid != '')", "");
-    return any < 0? -1: any != 0;
-}
-
-static int
-m_job_set_times (xxl_store_t *base, int64_t id, int64_t last, int64_t next)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_job_info SET trigger_last_time = ?, trigger_next_time = ? WHERE id = ?",
-        "iii", last, next, id);
-}
-
-static int
-m_job_halt (xxl_store_t *base, int64_t id, int64_t last)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_job_info SET trigger_status = 0, trigger_last_time = ?,"
-        " trigger_next_time = 0 WHERE id = ?", "ii", last, id);
-}
-
-
-static int
-m_job_marked_ids (xxl_store_t *base, int64_t mark, int64_t after, int64_t *ids, size_t max,
-                  size_t *count)
-{
-    return sq_id_list ((store_t *) base,
-        ids, max, count, "SELECT id FROM xxl_job_info WHERE trigger_next_time = ?"
-        " AND id > ? ORDER BY id LIMIT ?", "iii", mark, after, (int64_t) max);
-}
 
 static int
 m_job_delay_resume (xxl_store_t *base, int64_t log_id, int64_t now, int64_t mark)
@@ -610,21 +478,6 @@ m_job_count (xxl_store_t *base, const xxl_store_job_filter_t *filter)
                      "iiisssi", XXL_JOB_FILTER_ARGS (filter));
 }
 
-static int64_t
-m_glue_last (xxl_store_t *base, int64_t job_id)
-{
-    return sq_scalar ((store_t *) base,
-        "SELECT COALESCE(MAX(version), 0) FROM xxl_job_logglue WHERE job_id = ?", "i", job_id);
-}
-
-static int
-m_glue_exists (xxl_store_t *base, int64_t job_id, int64_t version)
-{
-    int64_t count = sq_scalar ((store_t *) base, "SELECT COUNT(*) FROM xxl_job_logglue"
-                              " WHERE job_id = ? AND version = ?", "ii", job_id, version);
-    return count < 0? -1: count > 0;
-}
-
 static int
 m_glue_get (xxl_store_t *base, int64_t job_id, int64_t version, char **type, char **source)
 {
@@ -674,66 +527,6 @@ m_glue_encode_page (xxl_store_t *base, xxl_enc_t *enc, size_t max_size, int *tru
         " LIMIT ? OFFSET ?", "iii", job_id, limit, offset);
 }
 
-static int64_t
-m_glue_count (xxl_store_t *base, int64_t job_id)
-{
-    return sq_scalar ((store_t *) base, "SELECT COUNT(*) FROM xxl_job_logglue WHERE job_id = ?",
-                     "i", job_id);
-}
-
-static int64_t
-m_log_job_id (xxl_store_t *base, int64_t log_id)
-{
-    return sq_scalar ((store_t *) base, "SELECT job_id FROM xxl_job_log WHERE id = ?",
-                     "i", log_id);
-}
-
-static int
-m_log_accept (xxl_store_t *base, int64_t log_id, int64_t stamp)
-{
-    store_t *self = (store_t *) base;
-    if (stamp)
-        return sq_exec (self, "UPDATE xxl_job_log SET trigger_code = 200,"
-                       " trigger_time = ? WHERE id = ? AND trigger_code = 0", "ii",
-                       stamp, log_id);
-    return sq_exec (self, "UPDATE xxl_job_log SET trigger_code = 200"
-                   " WHERE id = ? AND trigger_code = 0", "i", log_id);
-}
-
-static int
-m_log_stamp (xxl_store_t *base, int64_t log_id, int64_t stamp)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET trigger_time = ? WHERE id = ? AND trigger_code = 0",
-        "ii", stamp, log_id);
-}
-
-static int
-m_log_route (xxl_store_t *base, int64_t log_id, int64_t stamp, const char *address,
-             const char *section)
-{
-    store_t *self = (store_t *) base;
-    if (stamp)
-        return sq_exec (self,
-            "UPDATE xxl_job_log SET trigger_time = ?, executor_address = ?,"
-            " trigger_msg = COALESCE(trigger_msg, '') || ? WHERE id = ? AND trigger_code = 0",
-            "issi", stamp, address, section, log_id);
-    return sq_exec (self,
-        "UPDATE xxl_job_log SET executor_address = ?,"
-        " trigger_msg = COALESCE(trigger_msg, '') || ? WHERE id = ?",
-        "ssi", address, section, log_id);
-}
-
-static int
-m_log_plan_route (xxl_store_t *base, int64_t log_id, const char *address, const char *section)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET executor_address = ?,"
-        " trigger_msg = COALESCE(trigger_msg, '') || ? WHERE id = ?"
-        " AND trigger_code = 0 AND executor_address IS NULL", "ssi",
-        address, section, log_id);
-}
-
 static int
 m_log_unroute (xxl_store_t *base, int64_t log_id, int64_t chars, int unfinished)
 {
@@ -750,13 +543,6 @@ m_log_unroute (xxl_store_t *base, int64_t log_id, int64_t chars, int unfinished)
 }
 
 static int
-m_log_retime (xxl_store_t *base, int64_t log_id, int64_t trigger_time)
-{
-    return sq_exec ((store_t *) base, "UPDATE xxl_job_log SET trigger_time = ? WHERE id = ?",
-                   "ii", trigger_time, log_id);
-}
-
-static int
 m_log_trigger_end (xxl_store_t *base, int64_t log_id, int code, int64_t presumed,
                    const char *text, int64_t stamp)
 {
@@ -765,22 +551,6 @@ m_log_trigger_end (xxl_store_t *base, int64_t log_id, int code, int64_t presumed
         " substr (COALESCE(trigger_msg, ''), 1, max (length (COALESCE(trigger_msg, '')) - ?, 0))"
         " || ?, trigger_time = CASE WHEN ? > 0 THEN ? ELSE trigger_time END WHERE id = ?",
         "iisiii", (int64_t) code, presumed, text, stamp, stamp, log_id);
-}
-
-static int
-m_log_append_trigger_msg (xxl_store_t *base, int64_t log_id, const char *text)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET trigger_msg = COALESCE(trigger_msg, '') || ? WHERE id = ?",
-        "si", text, log_id);
-}
-
-static int
-m_log_append_handle_msg (xxl_store_t *base, int64_t log_id, const char *text)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET handle_msg = COALESCE(handle_msg, '') || ? WHERE id = ?",
-        "si", text, log_id);
 }
 
 static int
@@ -804,91 +574,6 @@ m_log_copy_shard (xxl_store_t *base, int64_t id, int64_t src, const char *shard,
 }
 
 static int
-m_log_drop_unsent (xxl_store_t *base, int64_t log_id)
-{
-    return sq_exec ((store_t *) base,
-        "DELETE FROM xxl_job_log WHERE id = ? AND trigger_code = 0", "i", log_id);
-}
-
-static int
-m_job_drop_plans (xxl_store_t *base, int64_t job_id, int64_t now)
-{
-    return sq_exec ((store_t *) base,
-        "DELETE FROM xxl_job_log WHERE job_id = ? AND trigger_code = 0"
-        " AND schedule_time IS NOT NULL AND (executor_address IS NULL OR schedule_time > ?)",
-        "ii", job_id, now);
-}
-
-static int64_t
-m_log_plan_time (xxl_store_t *base, int64_t log_id)
-{
-    return sq_scalar ((store_t *) base, "SELECT schedule_time FROM xxl_job_log"
-                     " WHERE id = ? AND trigger_code = 0 AND executor_address IS NULL",
-                     "i", log_id);
-}
-
-static int
-m_log_fail_unsent (xxl_store_t *base, int64_t log_id, int code, const char *why)
-{
-    return sq_exec ((store_t *) base, "UPDATE xxl_job_log SET trigger_code = ?,"
-                   " trigger_msg = COALESCE(trigger_msg, '') || ? WHERE id = ?"
-                   " AND trigger_code = 0 AND handle_code = 0", "isi",
-                   (int64_t) code, why, log_id);
-}
-
-static int
-m_log_set_alarm (xxl_store_t *base, int64_t log_id, int status, const char *report)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET alarm_status = ?,"
-        " handle_msg = CASE WHEN ? IS NULL THEN handle_msg"
-        "   ELSE COALESCE(handle_msg, '') || '\n>>>>>>>>>>> Alarm <<<<<<<<<<<\n' || ? END"
-        " WHERE id = ?", "issi", (int64_t) status, report, report, log_id);
-}
-
-static int
-m_log_alarm_claim (xxl_store_t *base, int64_t log_id)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET alarm_status = -1 WHERE id = ? AND alarm_status = 0",
-        "i", log_id);
-}
-
-static int
-m_log_unsent_ids (xxl_store_t *base, int64_t after, int64_t *ids, size_t max, size_t *count)
-{
-    return sq_id_list ((store_t *) base,
-        ids, max, count, "SELECT id FROM xxl_job_log WHERE trigger_code = 0 AND id > ?"
-        " ORDER BY id LIMIT ?", "ii", after, (int64_t) max);
-}
-
-static int
-m_log_unanswered_ids (xxl_store_t *base, int64_t before, int64_t *ids, size_t max,
-                      size_t *count)
-{
-    return sq_id_list ((store_t *) base,
-        ids, max, count, "SELECT id FROM xxl_job_log WHERE trigger_code = 0 AND handle_code = 0"
-        " AND trigger_time < ? ORDER BY id LIMIT ?", "ii", before, (int64_t) max);
-}
-
-static int
-m_log_failed_ids (xxl_store_t *base, int64_t *ids, size_t max, size_t *count)
-{
-    return sq_id_list ((store_t *) base,
-        ids, max, count, "SELECT id FROM xxl_job_log WHERE alarm_status = 0"
-        " AND (trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200))"
-        " ORDER BY id LIMIT ?", "i", (int64_t) max);
-}
-
-static int
-m_log_claimed_ids (xxl_store_t *base, int64_t after, int64_t *ids, size_t max, size_t *count)
-{
-    return sq_id_list ((store_t *) base,
-        ids, max, count, "SELECT id FROM xxl_job_log WHERE alarm_status = -1 AND id > ?"
-        " ORDER BY id LIMIT ?", "ii", after, (int64_t) max);
-}
-
-static int
 m_log_lost_ids (xxl_store_t *base, int64_t before, int64_t *ids, size_t max, size_t *count)
 {
     return sq_id_list ((store_t *) base,
@@ -896,18 +581,6 @@ m_log_lost_ids (xxl_store_t *base, int64_t before, int64_t *ids, size_t max, siz
         " ON r.registry_value = l.executor_address"
         " WHERE l.trigger_code = 200 AND l.handle_code = 0 AND l.trigger_time <= ?1"
         " AND r.id IS NULL LIMIT ?2", "ii", before, (int64_t) max);
-}
-
-static int
-m_log_lost_ids_after (xxl_store_t *base, int64_t before, int64_t after, int64_t *ids,
-                      size_t max, size_t *count)
-{
-    return sq_id_list ((store_t *) base,
-        ids, max, count, "SELECT l.id FROM xxl_job_log l LEFT JOIN xxl_job_registry r"
-        " ON r.registry_value = l.executor_address"
-        " WHERE l.trigger_code = 200 AND l.handle_code = 0 AND l.trigger_time <= ?1"
-        " AND l.id > ?2 AND r.id IS NULL ORDER BY l.id LIMIT ?3", "iii", before, after,
-        (int64_t) max);
 }
 
 static int
@@ -967,15 +640,6 @@ m_recover_stamp_fired (xxl_store_t *base)
 }
 
 static int
-m_recover_stamp_due (xxl_store_t *base, int64_t now)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET trigger_time = schedule_time WHERE trigger_code = 0"
-        " AND executor_address IS NOT NULL AND schedule_time > trigger_time"
-        " AND schedule_time <= ?", "i", now);
-}
-
-static int
 m_recover_late_jobs (xxl_store_t *base, int64_t before, int64_t *ids, size_t max,
                      size_t *count)
 {
@@ -993,25 +657,11 @@ m_recover_late_last (xxl_store_t *base, int64_t job_id, int64_t before)
 }
 
 static int
-m_recover_misfire (xxl_store_t *base, int64_t log_id)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET trigger_type = 'MISFIRE' WHERE id = ?", "i", log_id);
-}
-
-static int
 m_recover_drop_late (xxl_store_t *base, int64_t job_id, int64_t before, int64_t keep)
 {
     return sq_exec ((store_t *) base,
         "DELETE FROM xxl_job_log WHERE job_id = ? AND" XXL_UNSENT_SQL
         " AND schedule_time < ? AND id != ?", "iii", job_id, before, keep);
-}
-
-static int
-m_log_clear_address (xxl_store_t *base, int64_t log_id)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET executor_address = NULL WHERE id = ?", "i", log_id);
 }
 
 static int
@@ -1110,22 +760,6 @@ m_registry_apps (xxl_store_t *base, const char *address, int64_t since)
     return apps? apps: strdup ("");
 }
 
-static int
-m_report_refresh (xxl_store_t *base, int64_t from, int64_t to, int64_t now)
-{
-    return sq_exec ((store_t *) base,
-        "INSERT INTO xxl_job_log_report (trigger_day, running_count, suc_count, fail_count,"
-        " update_time) SELECT ?1,"
-        " COALESCE(SUM(CASE WHEN trigger_code IN (0, 200) AND handle_code = 0 THEN 1 ELSE 0 END), 0),"
-        " COALESCE(SUM(CASE WHEN handle_code = 200 THEN 1 ELSE 0 END), 0),"
-        " COALESCE(SUM(CASE WHEN trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200)"
-        "   THEN 1 ELSE 0 END), 0), ?3"
-        " FROM xxl_job_log WHERE trigger_time >= ?1 AND trigger_time < ?2"
-        " ON CONFLICT (trigger_day) DO UPDATE SET running_count = excluded.running_count,"
-        " suc_count = excluded.suc_count, fail_count = excluded.fail_count,"
-        " update_time = excluded.update_time", "iii", from, to, now);
-}
-
 //  Rows per statement of report_count: each statement is a read
 //  transaction of its own, short enough (tens of ms) that the WAL can be
 //  checkpointed and started over between them while a day of millions of
@@ -1180,18 +814,6 @@ m_report_count (xxl_store_t *base, int64_t from, int64_t to, int64_t *running, i
         time = last_time;
         id = last_id;
     }
-}
-
-static int
-m_report_set (xxl_store_t *base, int64_t day, int64_t running, int64_t suc, int64_t fail,
-              int64_t now)
-{
-    return sq_exec ((store_t *) base,
-        "INSERT INTO xxl_job_log_report (trigger_day, running_count, suc_count, fail_count,"
-        " update_time) VALUES (?1, ?2, ?3, ?4, ?5)"
-        " ON CONFLICT (trigger_day) DO UPDATE SET running_count = excluded.running_count,"
-        " suc_count = excluded.suc_count, fail_count = excluded.fail_count,"
-        " update_time = excluded.update_time", "iiiii", day, running, suc, fail, now) < 0? -1: 0;
 }
 
 static int
@@ -1288,30 +910,6 @@ m_lease_list (xxl_store_t *base, xxl_lease_t *rows)
 }
 
 static int
-m_lease_take (xxl_store_t *base, int share, const char *node, int64_t epoch, int64_t expires)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_lease SET owner = ?, epoch = epoch + 1, expires = ?"
-        " WHERE share = ? AND epoch = ?", "siii", node, expires, (int64_t) share, epoch);
-}
-
-static int
-m_lease_renew (xxl_store_t *base, int share, const char *node, int64_t epoch, int64_t expires)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_lease SET expires = ? WHERE share = ? AND owner = ? AND epoch = ?",
-        "iisi", expires, (int64_t) share, node, epoch);
-}
-
-static int
-m_lease_release (xxl_store_t *base, int share, const char *node, int64_t epoch, int64_t now)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_lease SET owner = '', expires = ? WHERE share = ? AND owner = ?"
-        " AND epoch = ?", "iisi", now, (int64_t) share, node, epoch);
-}
-
-static int
 m_lease_fired (xxl_store_t *base, uint64_t mask, int64_t until, int64_t sent)
 {
     int rc = sq_exec ((store_t *) base,
@@ -1334,13 +932,6 @@ m_clock_now (xxl_store_t *base)
 {
     (void) base;
     return zclock_time ();
-}
-
-static int64_t
-m_node_count (xxl_store_t *base, int64_t since)
-{
-    return sq_scalar ((store_t *) base, "SELECT COUNT(*) FROM xxl_node WHERE beat >= ?",
-                      "i", since);
 }
 
 static int
@@ -1368,12 +959,6 @@ m_job_due_in (xxl_store_t *base, uint64_t mask, int64_t before, xxl_store_due_t 
 }
 
 static int
-m_job_due (xxl_store_t *base, int64_t before, xxl_store_due_t *rows, size_t max, size_t *count)
-{
-    return m_job_due_in (base, XXL_STORE_SHARES_ALL, before, rows, max, count);
-}
-
-static int
 m_log_unsent_in (xxl_store_t *base, uint64_t mask, int64_t after, int64_t *ids, size_t max,
                  size_t *count)
 {
@@ -1391,13 +976,6 @@ m_recover_stamp_fired_in (xxl_store_t *base, uint64_t mask)
         " AND executor_address IS NOT NULL AND schedule_time > trigger_time"
         " AND" XXL_IN_MASK ("job_id") "AND schedule_time <= (SELECT fired_sent FROM xxl_lease"
         "     WHERE share =" XXL_SHARE_OF ("xxl_job_log.job_id") ")", "i", (int64_t) mask);
-}
-
-static int
-m_log_set_trigger_msg (xxl_store_t *base, int64_t log_id, const char *text)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET trigger_msg = ? WHERE id = ?", "si", text, log_id);
 }
 
 static int
@@ -1422,6 +1000,7 @@ m_recover_late_jobs_in (xxl_store_t *base, uint64_t mask, int64_t before, int64_
 const xxl_store_methods_t sq_methods = {
     .version = XXL_STORE_METHODS_VERSION,
     .size = sizeof (xxl_store_methods_t),
+    XXL_STORE_SQL_METHODS           //  the shared bodies (xxl_store_sql.c)
     .destroy = sq_destroy,
     .error = sq_error,
     .schema_version = sq_schema_version,
@@ -1435,101 +1014,55 @@ const xxl_store_methods_t sq_methods = {
     .wal_restart = sq_wal_restart,
     .group_add = m_group_add,
     .group_update = m_group_update,
-    .group_rm = m_group_rm,
     .group_find = m_group_find,
     .group_load = m_group_load,
-    .group_jobs = m_group_jobs,
     .groups_refresh = m_groups_refresh,
     .group_refresh_app = m_group_refresh_app,
-    .group_encode_all = m_group_encode_all,
     .job_add = m_job_add,
     .job_save = m_job_save,
-    .job_rm = m_job_rm,
-    .job_rm_logs = m_job_rm_logs,
     .job_unchild = m_job_unchild,
     .job_load = m_job_load,
-    .job_exists = m_job_exists,
-    .job_children = m_job_children,
-    .log_job_children = m_log_job_children,
-    .jobs_have_children = m_jobs_have_children,
-    .job_set_times = m_job_set_times,
-    .job_halt = m_job_halt,
-    .job_due = m_job_due,
-    .job_marked_ids = m_job_marked_ids,
     .job_delay_resume = m_job_delay_resume,
     .job_encode = m_job_encode,
     .job_encode_page = m_job_encode_page,
     .job_count = m_job_count,
     .glue_add = m_glue_add,
-    .glue_last = m_glue_last,
-    .glue_exists = m_glue_exists,
     .glue_get = m_glue_get,
     .glue_encode = m_glue_encode,
     .glue_encode_page = m_glue_encode_page,
-    .glue_count = m_glue_count,
     .log_add = m_log_add,
     .log_next_id = m_log_next_id,
     .log_load = m_log_load,
-    .log_job_id = m_log_job_id,
-    .log_trigger_done = m_log_trigger_done,
     .log_handle_done = m_log_handle_done,
     .log_handle_done_at = m_log_handle_done_at,
-    .log_accept = m_log_accept,
-    .log_stamp = m_log_stamp,
-    .log_route = m_log_route,
-    .log_plan_route = m_log_plan_route,
     .log_unroute = m_log_unroute,
-    .log_retime = m_log_retime,
     .log_trigger_end = m_log_trigger_end,
-    .log_append_trigger_msg = m_log_append_trigger_msg,
-    .log_append_handle_msg = m_log_append_handle_msg,
     .log_set_shard = m_log_set_shard,
     .log_copy_shard = m_log_copy_shard,
-    .log_drop_unsent = m_log_drop_unsent,
-    .job_drop_plans = m_job_drop_plans,
-    .log_plan_time = m_log_plan_time,
-    .log_fail_unsent = m_log_fail_unsent,
-    .log_set_alarm = m_log_set_alarm,
-    .log_alarm_claim = m_log_alarm_claim,
-    .log_unsent_ids = m_log_unsent_ids,
-    .log_unanswered_ids = m_log_unanswered_ids,
-    .log_failed_ids = m_log_failed_ids,
-    .log_claimed_ids = m_log_claimed_ids,
     .log_lost_ids = m_log_lost_ids,
     .log_handle_done_by = m_log_handle_done_by,
     .registry_apps = m_registry_apps,
     .lease_list = m_lease_list,
-    .lease_take = m_lease_take,
-    .lease_renew = m_lease_renew,
-    .lease_release = m_lease_release,
     .lease_fired = m_lease_fired,
     .node_beat = m_node_beat,
-    .node_count = m_node_count,
     .job_due_in = m_job_due_in,
     .log_unsent_in = m_log_unsent_in,
     .recover_stamp_fired_in = m_recover_stamp_fired_in,
     .recover_stamp_due_in = m_recover_stamp_due_in,
     .recover_late_jobs_in = m_recover_late_jobs_in,
-    .log_set_trigger_msg = m_log_set_trigger_msg,
     .fired_get = m_fired_get,
     .fired_raise_until = m_fired_raise_until,
     .fired_raise_sent = m_fired_raise_sent,
     .recover_stamp_fired = m_recover_stamp_fired,
-    .recover_stamp_due = m_recover_stamp_due,
     .recover_late_jobs = m_recover_late_jobs,
     .recover_late_last = m_recover_late_last,
-    .recover_misfire = m_recover_misfire,
     .recover_drop_late = m_recover_drop_late,
-    .log_clear_address = m_log_clear_address,
     .log_encode = m_log_encode,
     .log_encode_page = m_log_encode_page,
     .log_delete = m_log_delete,
     .log_id_at_rank = m_log_id_at_rank,
     .registry_beat = m_registry_beat,
-    .registry_remove = m_registry_remove,
-    .registry_expire = m_registry_expire,
     .registry_alive = m_registry_alive,
-    .report_refresh = m_report_refresh,
     .report_totals = m_report_totals,
     .report_encode_days = m_report_encode_days,
     .audit_add = m_audit_add,
@@ -1538,8 +1071,5 @@ const xxl_store_methods_t sq_methods = {
     .accounts = &sq_accounts,
     .log_open_ids_at = m_log_open_ids_at,
     .report_count = m_report_count,
-    .report_set = m_report_set,
-    .job_rm_logs_some = m_job_rm_logs_some,
     .clock_now = m_clock_now,
-    .log_lost_ids_after = m_log_lost_ids_after,
 };

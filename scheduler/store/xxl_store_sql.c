@@ -1,0 +1,550 @@
+/*  xxl_store_sql.c -- the store's SQL, once: the method bodies both
+    backends share, written over the driver (xxl_store_sql.h).
+
+    Owns: the text of every statement below and what its method makes of
+    the result.  It owns no connection, no statement cache and no
+    transaction: each call goes to the handle's driver, which prepares the
+    statement once per connection (cached by the address of its text, as
+    the backends' own statements are), binds, runs and reports errors.
+
+    MUST: every statement here means the same on every backend: standard
+    SQL that SQLite and PostgreSQL both read the same way ($N placeholders,
+    quoted aliases keep their case, COALESCE, CASE, EXISTS, ON CONFLICT DO
+    UPDATE/NOTHING with excluded).  A statement whose text would differ
+    stays with its backend (the list at the end of this file).
+    MUST: a write goes through s_exec (PostgreSQL runs a write outside a
+    transaction in one of its own, and marks one inside as writing), a
+    read through the readers.
+    MUST NOT: run more statements than the backend's own body did, or add
+    a transaction: the bodies are the backends' former ones, statement for
+    statement.
+
+    Errors: as the driver's calls return them (-1, NULL), with the reason
+    in the handle's error(); each method returns what its slot in
+    xxl_store.h says.
+*/
+
+#include "xxl_store_sql.h"
+
+#include <assert.h>
+#include <czmq.h>
+#include <string.h>
+
+static const xxl_store_driver_t *
+s_driver (xxl_store_t *self)
+{
+    const xxl_store_driver_t *driver = ((xxl_store_sql_t *) self)->driver;
+    assert (driver && driver->version == XXL_STORE_DRIVER_VERSION);
+    return driver;
+}
+
+int
+xxl_store_driver_ok (const xxl_store_driver_t *driver)
+{
+    return driver && driver->version == XXL_STORE_DRIVER_VERSION
+        && driver->size == sizeof (xxl_store_driver_t) && driver->name
+        && (driver->placeholder == '$' || driver->placeholder == '?')
+        && driver->exec && driver->scalar && driver->text && driver->id_list
+        && driver->encode;
+}
+
+char *
+xxl_store_sql_question_marks (const char *sql, char *out, size_t size)
+{
+    assert (sql && out && size);
+    size_t used = 0;
+    char quote = 0;
+    for (const char *s = sql; *s; s++) {
+        char c = *s;
+        if (quote) {
+            if (c == quote)
+                quote = 0;
+        }
+        else
+        if (c == '\'' || c == '"')
+            quote = c;
+        else
+        if (c == '$' && s [1] >= '0' && s [1] <= '9')
+            c = '?';
+        if (used + 1 >= size)
+            return NULL;
+        out [used++] = c;
+    }
+    out [used] = 0;
+    return out;
+}
+
+//  The driver's calls with the arguments in line
+
+static int
+s_exec (xxl_store_t *self, const char *sql, const char *fmt, ...)
+{
+    va_list args;
+    va_start (args, fmt);
+    int changes = s_driver (self)->exec (self, sql, fmt, args);
+    va_end (args);
+    return changes;
+}
+
+static int64_t
+s_scalar (xxl_store_t *self, const char *sql, const char *fmt, ...)
+{
+    va_list args;
+    va_start (args, fmt);
+    int64_t value = s_driver (self)->scalar (self, sql, fmt, args);
+    va_end (args);
+    return value;
+}
+
+static char *
+s_text (xxl_store_t *self, const char *sql, const char *fmt, ...)
+{
+    va_list args;
+    va_start (args, fmt);
+    char *value = s_driver (self)->text (self, sql, fmt, args);
+    va_end (args);
+    return value;
+}
+
+static int
+s_id_list (xxl_store_t *self, int64_t *ids, size_t max, size_t *count, const char *sql,
+           const char *fmt, ...)
+{
+    va_list args;
+    va_start (args, fmt);
+    int rc = s_driver (self)->id_list (self, ids, max, count, sql, fmt, args);
+    va_end (args);
+    return rc;
+}
+
+static int
+s_encode (xxl_store_t *self, xxl_enc_t *enc, int rows_as_array, const char *sql,
+          const char *fmt, ...)
+{
+    va_list args;
+    va_start (args, fmt);
+    int rows = s_driver (self)->encode (self, enc, rows_as_array, 0, NULL, sql, fmt, args);
+    va_end (args);
+    return rows;
+}
+
+//  --------------------------------------------------------------------
+//  The shared methods, in the order of their first conversion
+
+int64_t
+xs_glue_count (xxl_store_t *base, int64_t job_id)
+{
+    return s_scalar (base,
+        "SELECT COUNT(*) FROM xxl_job_logglue WHERE job_id = $1", "i", job_id);
+}
+
+int
+xs_glue_exists (xxl_store_t *base, int64_t job_id, int64_t version)
+{
+    int64_t count = s_scalar (base, "SELECT COUNT(*) FROM xxl_job_logglue"
+                              " WHERE job_id = $1 AND version = $2", "ii", job_id, version);
+    return count < 0? -1: count > 0;
+}
+
+int64_t
+xs_glue_last (xxl_store_t *base, int64_t job_id)
+{
+    return s_scalar (base,
+        "SELECT COALESCE (MAX (version), 0) FROM xxl_job_logglue WHERE job_id = $1", "i", job_id);
+}
+
+int64_t
+xs_group_jobs (xxl_store_t *base, int64_t id)
+{
+    return s_scalar (base, "SELECT COUNT(*) FROM xxl_job_info WHERE job_group = $1",
+                     "i", id);
+}
+
+int
+xs_group_rm (xxl_store_t *base, int64_t id)
+{
+    return s_exec (base, "DELETE FROM xxl_job_group WHERE id = $1", "i", id) < 0
+           ? -1: 0;
+}
+
+char *
+xs_job_children (xxl_store_t *base, int64_t id)
+{
+    return s_text (base, "SELECT child_jobid FROM xxl_job_info WHERE id = $1",
+                   "i", id);
+}
+
+int
+xs_job_drop_plans (xxl_store_t *base, int64_t job_id, int64_t now)
+{
+    return s_exec (base,
+        "DELETE FROM xxl_job_log WHERE job_id = $1 AND trigger_code = 0"
+        " AND schedule_time IS NOT NULL AND (executor_address IS NULL OR schedule_time > $2)",
+        "ii", job_id, now);
+}
+
+int
+xs_job_exists (xxl_store_t *base, int64_t id)
+{
+    int64_t count = s_scalar (base,
+        "SELECT COUNT(*) FROM xxl_job_info WHERE id = $1", "i", id);
+    return count < 0? -1: count > 0;
+}
+
+int
+xs_job_halt (xxl_store_t *base, int64_t id, int64_t last)
+{
+    return s_exec (base,
+        "UPDATE xxl_job_info SET trigger_status = 0, trigger_last_time = $1,"
+        " trigger_next_time = 0 WHERE id = $2", "ii", last, id);
+}
+
+int
+xs_job_marked_ids (xxl_store_t *base, int64_t mark, int64_t after, int64_t *ids, size_t max,
+                   size_t *count)
+{
+    return s_id_list (base,
+        ids, max, count, "SELECT id FROM xxl_job_info WHERE trigger_next_time = $1"
+        " AND id > $2 ORDER BY id LIMIT $3", "iii", mark, after, (int64_t) max);
+}
+
+int64_t
+xs_job_rm_logs (xxl_store_t *base, int64_t id)
+{
+    return s_exec (base, "DELETE FROM xxl_job_log WHERE job_id = $1", "i", id);
+}
+
+int64_t
+xs_job_rm_logs_some (xxl_store_t *base, int64_t id, int64_t limit)
+{
+    return s_exec (base, "DELETE FROM xxl_job_log WHERE id IN (SELECT id"
+                   " FROM xxl_job_log WHERE job_id = $1 ORDER BY id LIMIT $2)", "ii", id, limit);
+}
+
+int
+xs_job_set_times (xxl_store_t *base, int64_t id, int64_t last, int64_t next)
+{
+    return s_exec (base,
+        "UPDATE xxl_job_info SET trigger_last_time = $1, trigger_next_time = $2 WHERE id = $3",
+        "iii", last, next, id);
+}
+
+int
+xs_log_alarm_claim (xxl_store_t *base, int64_t log_id)
+{
+    return s_exec (base,
+        "UPDATE xxl_job_log SET alarm_status = -1 WHERE id = $1 AND alarm_status = 0",
+        "i", log_id);
+}
+
+int
+xs_log_append_handle_msg (xxl_store_t *base, int64_t log_id, const char *text)
+{
+    return s_exec (base,
+        "UPDATE xxl_job_log SET handle_msg = COALESCE (handle_msg, '') || $1 WHERE id = $2",
+        "si", text, log_id);
+}
+
+int
+xs_log_append_trigger_msg (xxl_store_t *base, int64_t log_id, const char *text)
+{
+    return s_exec (base,
+        "UPDATE xxl_job_log SET trigger_msg = COALESCE (trigger_msg, '') || $1 WHERE id = $2",
+        "si", text, log_id);
+}
+
+int
+xs_log_claimed_ids (xxl_store_t *base, int64_t after, int64_t *ids, size_t max, size_t *count)
+{
+    return s_id_list (base,
+        ids, max, count, "SELECT id FROM xxl_job_log WHERE alarm_status = -1 AND id > $1"
+        " ORDER BY id LIMIT $2", "ii", after, (int64_t) max);
+}
+
+int
+xs_log_clear_address (xxl_store_t *base, int64_t log_id)
+{
+    return s_exec (base,
+        "UPDATE xxl_job_log SET executor_address = NULL WHERE id = $1", "i", log_id);
+}
+
+int
+xs_log_drop_unsent (xxl_store_t *base, int64_t log_id)
+{
+    return s_exec (base,
+        "DELETE FROM xxl_job_log WHERE id = $1 AND trigger_code = 0", "i", log_id);
+}
+
+int
+xs_log_fail_unsent (xxl_store_t *base, int64_t log_id, int code, const char *why)
+{
+    return s_exec (base, "UPDATE xxl_job_log SET trigger_code = $1,"
+                   " trigger_msg = COALESCE (trigger_msg, '') || $2 WHERE id = $3"
+                   " AND trigger_code = 0 AND handle_code = 0", "isi",
+                   (int64_t) code, why, log_id);
+}
+
+int
+xs_log_failed_ids (xxl_store_t *base, int64_t *ids, size_t max, size_t *count)
+{
+    return s_id_list (base,
+        ids, max, count, "SELECT id FROM xxl_job_log WHERE alarm_status = 0"
+        " AND (trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200))"
+        " ORDER BY id LIMIT $1", "i", (int64_t) max);
+}
+
+char *
+xs_log_job_children (xxl_store_t *base, int64_t log_id)
+{
+    return s_text (base,
+        "SELECT child_jobid FROM xxl_job_info"
+        " WHERE id = (SELECT job_id FROM xxl_job_log WHERE id = $1)", "i", log_id);
+}
+
+int64_t
+xs_log_job_id (xxl_store_t *base, int64_t log_id)
+{
+    return s_scalar (base, "SELECT job_id FROM xxl_job_log WHERE id = $1",
+                     "i", log_id);
+}
+
+int
+xs_log_lost_ids_after (xxl_store_t *base, int64_t before, int64_t after, int64_t *ids,
+                       size_t max, size_t *count)
+{
+    return s_id_list (base,
+        ids, max, count, "SELECT l.id FROM xxl_job_log l LEFT JOIN xxl_job_registry r"
+        " ON r.registry_value = l.executor_address"
+        " WHERE l.trigger_code = 200 AND l.handle_code = 0 AND l.trigger_time <= $1"
+        " AND l.id > $2 AND r.id IS NULL ORDER BY l.id LIMIT $3", "iii", before, after,
+        (int64_t) max);
+}
+
+int
+xs_log_plan_route (xxl_store_t *base, int64_t log_id, const char *address, const char *section)
+{
+    return s_exec (base,
+        "UPDATE xxl_job_log SET executor_address = $1,"
+        " trigger_msg = COALESCE (trigger_msg, '') || $2 WHERE id = $3"
+        " AND trigger_code = 0 AND executor_address IS NULL", "ssi",
+        address, section, log_id);
+}
+
+int64_t
+xs_log_plan_time (xxl_store_t *base, int64_t log_id)
+{
+    return s_scalar (base, "SELECT schedule_time FROM xxl_job_log"
+                     " WHERE id = $1 AND trigger_code = 0 AND executor_address IS NULL",
+                     "i", log_id);
+}
+
+int
+xs_log_retime (xxl_store_t *base, int64_t log_id, int64_t trigger_time)
+{
+    return s_exec (base, "UPDATE xxl_job_log SET trigger_time = $1 WHERE id = $2",
+                   "ii", trigger_time, log_id);
+}
+
+int
+xs_log_set_alarm (xxl_store_t *base, int64_t log_id, int status, const char *report)
+{
+    return s_exec (base,
+        "UPDATE xxl_job_log SET alarm_status = $1,"
+        " handle_msg = CASE WHEN $2 IS NULL THEN handle_msg"
+        "   ELSE COALESCE (handle_msg, '') || '\n>>>>>>>>>>> Alarm <<<<<<<<<<<\n' || $3 END"
+        " WHERE id = $4", "issi", (int64_t) status, report, report, log_id);
+}
+
+int
+xs_log_stamp (xxl_store_t *base, int64_t log_id, int64_t stamp)
+{
+    return s_exec (base,
+        "UPDATE xxl_job_log SET trigger_time = $1 WHERE id = $2 AND trigger_code = 0",
+        "ii", stamp, log_id);
+}
+
+int
+xs_log_trigger_done (xxl_store_t *base, int64_t log_id, int code,
+                     const char *address, const char *append)
+{
+    return s_exec (base,
+        "UPDATE xxl_job_log SET trigger_code = $1,"
+        " executor_address = COALESCE ($2, executor_address),"
+        " trigger_msg = COALESCE (trigger_msg, '') || $3 WHERE id = $4", "issi",
+        (int64_t) code, address, append? append: "", log_id) < 0? -1: 0;
+}
+
+int
+xs_log_unanswered_ids (xxl_store_t *base, int64_t before, int64_t *ids, size_t max,
+                       size_t *count)
+{
+    return s_id_list (base,
+        ids, max, count, "SELECT id FROM xxl_job_log WHERE trigger_code = 0 AND handle_code = 0"
+        " AND trigger_time < $1 ORDER BY id LIMIT $2", "ii", before, (int64_t) max);
+}
+
+int
+xs_log_unsent_ids (xxl_store_t *base, int64_t after, int64_t *ids, size_t max, size_t *count)
+{
+    return s_id_list (base,
+        ids, max, count, "SELECT id FROM xxl_job_log WHERE trigger_code = 0 AND id > $1"
+        " ORDER BY id LIMIT $2", "ii", after, (int64_t) max);
+}
+
+int
+xs_recover_misfire (xxl_store_t *base, int64_t log_id)
+{
+    return s_exec (base,
+        "UPDATE xxl_job_log SET trigger_type = 'MISFIRE' WHERE id = $1", "i", log_id);
+}
+
+int
+xs_recover_stamp_due (xxl_store_t *base, int64_t now)
+{
+    return s_exec (base,
+        "UPDATE xxl_job_log SET trigger_time = schedule_time WHERE trigger_code = 0"
+        " AND executor_address IS NOT NULL AND schedule_time > trigger_time"
+        " AND schedule_time <= $1", "i", now);
+}
+
+int
+xs_registry_expire (xxl_store_t *base, int64_t dead_before)
+{
+    return s_exec (base, "DELETE FROM xxl_job_registry WHERE update_time < $1",
+                   "i", dead_before);
+}
+
+int
+xs_registry_remove (xxl_store_t *base, const char *app, const char *address)
+{
+    return s_exec (base,
+        "DELETE FROM xxl_job_registry WHERE registry_group = 'EXECUTOR'"
+        " AND registry_key = $1 AND registry_value = $2", "ss", app, address) < 0? -1: 0;
+}
+
+int
+xs_report_refresh (xxl_store_t *base, int64_t from, int64_t to, int64_t now)
+{
+    return s_exec (base,
+        "INSERT INTO xxl_job_log_report (trigger_day, running_count, suc_count, fail_count,"
+        " update_time) SELECT $1,"
+        " COALESCE (SUM (CASE WHEN trigger_code IN (0, 200) AND handle_code = 0 THEN 1 ELSE 0 END), 0),"
+        " COALESCE (SUM (CASE WHEN handle_code = 200 THEN 1 ELSE 0 END), 0),"
+        " COALESCE (SUM (CASE WHEN trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200)"
+        "   THEN 1 ELSE 0 END), 0), $3"
+        " FROM xxl_job_log WHERE trigger_time >= $1 AND trigger_time < $2"
+        " ON CONFLICT (trigger_day) DO UPDATE SET running_count = excluded.running_count,"
+        " suc_count = excluded.suc_count, fail_count = excluded.fail_count,"
+        " update_time = excluded.update_time", "iii", from, to, now);
+}
+
+int
+xs_report_set (xxl_store_t *base, int64_t day, int64_t running, int64_t suc, int64_t fail,
+               int64_t now)
+{
+    return s_exec (base,
+        "INSERT INTO xxl_job_log_report (trigger_day, running_count, suc_count, fail_count,"
+        " update_time) VALUES ($1, $2, $3, $4, $5)"
+        " ON CONFLICT (trigger_day) DO UPDATE SET running_count = excluded.running_count,"
+        " suc_count = excluded.suc_count, fail_count = excluded.fail_count,"
+        " update_time = excluded.update_time", "iiiii", day, running, suc, fail, now) < 0? -1: 0;
+}
+
+int
+xs_job_due (xxl_store_t *base, int64_t before, xxl_store_due_t *rows, size_t max, size_t *count)
+{
+    return base->methods->job_due_in (base, XXL_STORE_SHARES_ALL, before, rows, max, count);
+}
+
+int
+xs_lease_release (xxl_store_t *base, int share, const char *node, int64_t epoch, int64_t now)
+{
+    return s_exec (base,
+        "UPDATE xxl_lease SET owner = '', expires = $1 WHERE share = $2 AND owner = $3"
+        " AND epoch = $4", "iisi", now, (int64_t) share, node, epoch);
+}
+
+int
+xs_lease_renew (xxl_store_t *base, int share, const char *node, int64_t epoch, int64_t expires)
+{
+    return s_exec (base,
+        "UPDATE xxl_lease SET expires = $1 WHERE share = $2 AND owner = $3 AND epoch = $4",
+        "iisi", expires, (int64_t) share, node, epoch);
+}
+
+int
+xs_lease_take (xxl_store_t *base, int share, const char *node, int64_t epoch, int64_t expires)
+{
+    return s_exec (base,
+        "UPDATE xxl_lease SET owner = $1, epoch = epoch + 1, expires = $2"
+        " WHERE share = $3 AND epoch = $4", "siii", node, expires, (int64_t) share, epoch);
+}
+
+int
+xs_log_set_trigger_msg (xxl_store_t *base, int64_t log_id, const char *text)
+{
+    return s_exec (base,
+        "UPDATE xxl_job_log SET trigger_msg = $1 WHERE id = $2", "si", text, log_id);
+}
+
+int64_t
+xs_node_count (xxl_store_t *base, int64_t since)
+{
+    return s_scalar (base, "SELECT COUNT(*) FROM xxl_node WHERE beat >= $1",
+                     "i", since);
+}
+
+int
+xs_log_accept (xxl_store_t *base, int64_t log_id, int64_t stamp)
+{
+    xxl_store_t *self = base;
+    if (stamp)
+        return s_exec (self, "UPDATE xxl_job_log SET trigger_code = 200,"
+                       " trigger_time = $1 WHERE id = $2 AND trigger_code = 0", "ii",
+                       stamp, log_id);
+    return s_exec (self, "UPDATE xxl_job_log SET trigger_code = 200"
+                   " WHERE id = $1 AND trigger_code = 0", "i", log_id);
+}
+
+int
+xs_job_rm (xxl_store_t *base, int64_t id)
+{
+    xxl_store_t *self = base;
+    if (s_exec (self, "DELETE FROM xxl_job_info WHERE id = $1", "i", id) < 0
+    ||  s_exec (self, "DELETE FROM xxl_job_logglue WHERE job_id = $1", "i", id) < 0)
+        return -1;
+    return 0;
+}
+
+int
+xs_log_route (xxl_store_t *base, int64_t log_id, int64_t stamp, const char *address,
+              const char *section)
+{
+    xxl_store_t *self = base;
+    if (stamp)
+        return s_exec (self,
+            "UPDATE xxl_job_log SET trigger_time = $1, executor_address = $2,"
+            " trigger_msg = COALESCE (trigger_msg, '') || $3 WHERE id = $4 AND trigger_code = 0",
+            "issi", stamp, address, section, log_id);
+    return s_exec (self,
+        "UPDATE xxl_job_log SET executor_address = $1,"
+        " trigger_msg = COALESCE (trigger_msg, '') || $2 WHERE id = $3",
+        "ssi", address, section, log_id);
+}
+
+int
+xs_jobs_have_children (xxl_store_t *base)
+{
+    int64_t any = s_scalar (base,
+        "SELECT EXISTS (SELECT 1 FROM xxl_job_info WHERE child_jobid != '')", NULL);
+    return any < 0? -1: any != 0;
+}
+
+int
+xs_group_encode_all (xxl_store_t *base, xxl_enc_t *enc)
+{
+    return s_encode (base, enc, 1,
+        "SELECT id, app_name AS appname, title, address_type AS \"addressType\","
+        " COALESCE (address_list, '') AS \"addressList\", update_time AS \"updateTime\""
+        " FROM xxl_job_group ORDER BY id", NULL);
+}

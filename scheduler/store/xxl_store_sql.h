@@ -1,0 +1,199 @@
+/*  xxl_store_sql.h -- the store's SQL, once: the driver a backend gives
+    the shared method bodies (xxl_store_sql.c), and those bodies.
+
+    Owns: the driver table (xxl_store_driver_t) and the handle prefix
+    (xxl_store_sql_t) through which xxl_store_sql.c reaches it.  A backend
+    owns everything else: its connection, statement cache, binding,
+    transactions, migrations and the methods whose SQL truly differs.
+
+    A backend's handle MUST begin with an xxl_store_sql_t (whose first
+    member is the xxl_store_t with the method table) and MUST set driver
+    before its handle is returned.  Its method table points the slots in
+    XXL_STORE_SQL_METHODS at the xs_* bodies below (the macro names them
+    all), and fills the rest itself.
+
+    The driver's calls, like the backends' own helpers:
+      - sql is a string literal (it lives as long as the program): the
+        backend caches its prepared statement by the address of the text,
+        so a shared statement costs what a backend's own did -- one bind
+        and one step (SQLite), one PQexecPrepared (PostgreSQL);
+      - placeholders are written $1, $2, ... (a number may repeat); a
+        driver whose database wants another style rewrites them when it
+        prepares the statement, once (SQLite: ?1, ?2, ...);
+      - fmt binds the arguments in order: 'i' int64_t, 'd' double, 's'
+        text (NULL binds NULL; read before the call returns), 'n' NULL;
+      - exec is a write: the rows it changed, or -1; the readers (scalar,
+        text, id_list, encode) do not write; scalar: the first column of
+        the first row, -1 when none or on error; text: a new string, NULL
+        when none, NULL or on error; id_list: the first column of up to
+        max rows, 0 with *count, or -1; encode: rows as maps keyed by
+        column name (see xxl_store_sqlite_int.h / xxl_store_pg_int.h),
+        max_size > 0 stops an array before a row would pass it
+        (*truncated 1), the count or -1.
+    Errors are the backend's: -1 or NULL, the reason in its error(), logged
+    at most once per cause per 10 s; a lost transaction fails every write
+    (SQLite) or every statement (PostgreSQL) until commit or rollback.
+    Transactions are the method table's (begin, commit, rollback): the
+    driver does not repeat them.
+
+    A third backend (MySQL, say) is such a driver, its connection, and the
+    methods in neither list: see the "truly differs" list in
+    xxl_store_sql.c.
+*/
+
+#ifndef XXL_STORE_SQL_H_INCLUDED
+#define XXL_STORE_SQL_H_INCLUDED
+
+#include "xxl_store.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define XXL_STORE_DRIVER_VERSION 1
+
+typedef struct {
+    int version;                        //  XXL_STORE_DRIVER_VERSION it was built for
+    size_t size;                        //  sizeof the table it filled
+    const char *name;                   //  "sqlite", "postgresql"
+    char placeholder;                   //  '$' as written, '?' rewritten to ?N
+    int (*exec) (xxl_store_t *self, const char *sql, const char *fmt, va_list args);
+    int64_t (*scalar) (xxl_store_t *self, const char *sql, const char *fmt, va_list args);
+    char *(*text) (xxl_store_t *self, const char *sql, const char *fmt, va_list args);
+    int (*id_list) (xxl_store_t *self, int64_t *ids, size_t max, size_t *count,
+                    const char *sql, const char *fmt, va_list args);
+    int (*encode) (xxl_store_t *self, xxl_enc_t *enc, int rows_as_array, size_t max_size,
+                   int *truncated, const char *sql, const char *fmt, va_list args);
+} xxl_store_driver_t;
+
+//  The first member of a backend's handle
+typedef struct {
+    xxl_store_t base;                   //  first: the method table
+    const xxl_store_driver_t *driver;   //  how xxl_store_sql.c runs its SQL
+} xxl_store_sql_t;
+
+//  True when driver is complete and of this version (backends assert it)
+int xxl_store_driver_ok (const xxl_store_driver_t *driver);
+
+//  Rewrites sql's $N placeholders (outside quotes) as ?N into out (size
+//  bytes); out, or NULL when it does not fit.  For drivers whose
+//  placeholder is '?'.
+char *xxl_store_sql_question_marks (const char *sql, char *out, size_t size);
+
+//  The shared method bodies (xxl_store_sql.c), one per slot of the method
+//  table; a backend's table names them all with XXL_STORE_SQL_METHODS
+int64_t xs_glue_count (xxl_store_t *base, int64_t job_id);
+int xs_glue_exists (xxl_store_t *base, int64_t job_id, int64_t version);
+int64_t xs_glue_last (xxl_store_t *base, int64_t job_id);
+int64_t xs_group_jobs (xxl_store_t *base, int64_t id);
+int xs_group_rm (xxl_store_t *base, int64_t id);
+char *xs_job_children (xxl_store_t *base, int64_t id);
+int xs_job_drop_plans (xxl_store_t *base, int64_t job_id, int64_t now);
+int xs_job_exists (xxl_store_t *base, int64_t id);
+int xs_job_halt (xxl_store_t *base, int64_t id, int64_t last);
+int xs_job_marked_ids (xxl_store_t *base, int64_t mark, int64_t after, int64_t *ids, size_t max,
+                       size_t *count);
+int64_t xs_job_rm_logs (xxl_store_t *base, int64_t id);
+int64_t xs_job_rm_logs_some (xxl_store_t *base, int64_t id, int64_t limit);
+int xs_job_set_times (xxl_store_t *base, int64_t id, int64_t last, int64_t next);
+int xs_log_alarm_claim (xxl_store_t *base, int64_t log_id);
+int xs_log_append_handle_msg (xxl_store_t *base, int64_t log_id, const char *text);
+int xs_log_append_trigger_msg (xxl_store_t *base, int64_t log_id, const char *text);
+int xs_log_claimed_ids (xxl_store_t *base, int64_t after, int64_t *ids, size_t max,
+                        size_t *count);
+int xs_log_clear_address (xxl_store_t *base, int64_t log_id);
+int xs_log_drop_unsent (xxl_store_t *base, int64_t log_id);
+int xs_log_fail_unsent (xxl_store_t *base, int64_t log_id, int code, const char *why);
+int xs_log_failed_ids (xxl_store_t *base, int64_t *ids, size_t max, size_t *count);
+char *xs_log_job_children (xxl_store_t *base, int64_t log_id);
+int64_t xs_log_job_id (xxl_store_t *base, int64_t log_id);
+int xs_log_lost_ids_after (xxl_store_t *base, int64_t before, int64_t after, int64_t *ids,
+                           size_t max, size_t *count);
+int xs_log_plan_route (xxl_store_t *base, int64_t log_id, const char *address,
+                       const char *section);
+int64_t xs_log_plan_time (xxl_store_t *base, int64_t log_id);
+int xs_log_retime (xxl_store_t *base, int64_t log_id, int64_t trigger_time);
+int xs_log_set_alarm (xxl_store_t *base, int64_t log_id, int status, const char *report);
+int xs_log_stamp (xxl_store_t *base, int64_t log_id, int64_t stamp);
+int xs_log_trigger_done (xxl_store_t *base, int64_t log_id, int code, const char *address,
+                         const char *append);
+int xs_log_unanswered_ids (xxl_store_t *base, int64_t before, int64_t *ids, size_t max,
+                           size_t *count);
+int xs_log_unsent_ids (xxl_store_t *base, int64_t after, int64_t *ids, size_t max,
+                       size_t *count);
+int xs_recover_misfire (xxl_store_t *base, int64_t log_id);
+int xs_recover_stamp_due (xxl_store_t *base, int64_t now);
+int xs_registry_expire (xxl_store_t *base, int64_t dead_before);
+int xs_registry_remove (xxl_store_t *base, const char *app, const char *address);
+int xs_report_refresh (xxl_store_t *base, int64_t from, int64_t to, int64_t now);
+int xs_report_set (xxl_store_t *base, int64_t day, int64_t running, int64_t suc, int64_t fail,
+                   int64_t now);
+int xs_job_due (xxl_store_t *base, int64_t before, xxl_store_due_t *rows, size_t max,
+                size_t *count);
+int xs_lease_release (xxl_store_t *base, int share, const char *node, int64_t epoch,
+                      int64_t now);
+int xs_lease_renew (xxl_store_t *base, int share, const char *node, int64_t epoch,
+                    int64_t expires);
+int xs_lease_take (xxl_store_t *base, int share, const char *node, int64_t epoch,
+                   int64_t expires);
+int xs_log_set_trigger_msg (xxl_store_t *base, int64_t log_id, const char *text);
+int64_t xs_node_count (xxl_store_t *base, int64_t since);
+int xs_log_accept (xxl_store_t *base, int64_t log_id, int64_t stamp);
+int xs_job_rm (xxl_store_t *base, int64_t id);
+int xs_log_route (xxl_store_t *base, int64_t log_id, int64_t stamp, const char *address,
+                  const char *section);
+int xs_jobs_have_children (xxl_store_t *base);
+int xs_group_encode_all (xxl_store_t *base, xxl_enc_t *enc);
+
+#define XXL_STORE_SQL_METHODS \
+    .glue_count = xs_glue_count, \
+    .glue_exists = xs_glue_exists, \
+    .glue_last = xs_glue_last, \
+    .group_jobs = xs_group_jobs, \
+    .group_rm = xs_group_rm, \
+    .job_children = xs_job_children, \
+    .job_drop_plans = xs_job_drop_plans, \
+    .job_exists = xs_job_exists, \
+    .job_halt = xs_job_halt, \
+    .job_marked_ids = xs_job_marked_ids, \
+    .job_rm_logs = xs_job_rm_logs, \
+    .job_rm_logs_some = xs_job_rm_logs_some, \
+    .job_set_times = xs_job_set_times, \
+    .log_alarm_claim = xs_log_alarm_claim, \
+    .log_append_handle_msg = xs_log_append_handle_msg, \
+    .log_append_trigger_msg = xs_log_append_trigger_msg, \
+    .log_claimed_ids = xs_log_claimed_ids, \
+    .log_clear_address = xs_log_clear_address, \
+    .log_drop_unsent = xs_log_drop_unsent, \
+    .log_fail_unsent = xs_log_fail_unsent, \
+    .log_failed_ids = xs_log_failed_ids, \
+    .log_job_children = xs_log_job_children, \
+    .log_job_id = xs_log_job_id, \
+    .log_lost_ids_after = xs_log_lost_ids_after, \
+    .log_plan_route = xs_log_plan_route, \
+    .log_plan_time = xs_log_plan_time, \
+    .log_retime = xs_log_retime, \
+    .log_set_alarm = xs_log_set_alarm, \
+    .log_stamp = xs_log_stamp, \
+    .log_trigger_done = xs_log_trigger_done, \
+    .log_unanswered_ids = xs_log_unanswered_ids, \
+    .log_unsent_ids = xs_log_unsent_ids, \
+    .recover_misfire = xs_recover_misfire, \
+    .recover_stamp_due = xs_recover_stamp_due, \
+    .registry_expire = xs_registry_expire, \
+    .registry_remove = xs_registry_remove, \
+    .report_refresh = xs_report_refresh, \
+    .report_set = xs_report_set, \
+    .job_due = xs_job_due, \
+    .lease_release = xs_lease_release, \
+    .lease_renew = xs_lease_renew, \
+    .lease_take = xs_lease_take, \
+    .log_set_trigger_msg = xs_log_set_trigger_msg, \
+    .node_count = xs_node_count, \
+    .log_accept = xs_log_accept, \
+    .job_rm = xs_job_rm, \
+    .log_route = xs_log_route, \
+    .jobs_have_children = xs_jobs_have_children, \
+    .group_encode_all = xs_group_encode_all,
+
+#endif
