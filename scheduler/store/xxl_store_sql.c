@@ -38,6 +38,17 @@ s_driver (xxl_store_t *self)
     return driver;
 }
 
+static int
+s_statements_ok (const char *const *sql)
+{
+    if (!sql)
+        return 0;
+    for (int statement = 0; statement < XXL_SQL_STATEMENTS; statement++)
+        if (!sql [statement])
+            return 0;
+    return 1;
+}
+
 int
 xxl_store_driver_ok (const xxl_store_driver_t *driver)
 {
@@ -45,7 +56,7 @@ xxl_store_driver_ok (const xxl_store_driver_t *driver)
         && driver->size == sizeof (xxl_store_driver_t) && driver->name
         && (driver->placeholder == '$' || driver->placeholder == '?')
         && driver->exec && driver->scalar && driver->text && driver->id_list
-        && driver->encode;
+        && driver->encode && s_statements_ok (driver->sql);
 }
 
 char *
@@ -72,6 +83,20 @@ xxl_store_sql_question_marks (const char *sql, char *out, size_t size)
     }
     out [used] = 0;
     return out;
+}
+
+//  The arguments of XXL_SQL_JOB_COUNT and XXL_SQL_JOB_ENCODE_PAGE ("iiisssi":
+//  $1 group, $2 limit, $3 offset, $4 handler, $5 description, $6 author,
+//  $7 status)
+#define XXL_JOB_FILTER_ARGS(f) \
+    (f)->group_id, (f)->limit, (f)->offset, (f)->handler, (f)->desc, (f)->author, (f)->status
+
+//  The dialect's text of a statement
+static const char *
+s_sql (xxl_store_t *self, xxl_store_stmt_t statement)
+{
+    assert (statement >= 0 && statement < XXL_SQL_STATEMENTS);
+    return s_driver (self)->sql [statement];
 }
 
 //  The driver's calls with the arguments in line
@@ -124,6 +149,18 @@ s_encode (xxl_store_t *self, xxl_enc_t *enc, int rows_as_array, const char *sql,
     va_list args;
     va_start (args, fmt);
     int rows = s_driver (self)->encode (self, enc, rows_as_array, 0, NULL, sql, fmt, args);
+    va_end (args);
+    return rows;
+}
+
+static int
+s_encode_max (xxl_store_t *self, xxl_enc_t *enc, size_t max_size, int *truncated,
+              const char *sql, const char *fmt, ...)
+{
+    assert (max_size && truncated);
+    va_list args;
+    va_start (args, fmt);
+    int rows = s_driver (self)->encode (self, enc, 1, max_size, truncated, sql, fmt, args);
     va_end (args);
     return rows;
 }
@@ -548,3 +585,408 @@ xs_group_encode_all (xxl_store_t *base, xxl_enc_t *enc)
         " COALESCE (address_list, '') AS \"addressList\", update_time AS \"updateTime\""
         " FROM xxl_job_group ORDER BY id", NULL);
 }
+
+//  Finishes a row once; an unsent one becomes accepted, with trigger time
+//  trigger_time unless it is 0.  A row whose trigger failed is never
+//  finished (its handle_code stays 0).  address: only a row sent there
+//  (NULL: any)
+static int
+s_log_handle_done (xxl_store_t *self, int64_t log_id, const char *address, int64_t handle_time,
+                   int code, const char *msg, int64_t trigger_time)
+{
+    int changes = s_exec (self, address
+        ? "UPDATE xxl_job_log SET handle_time = $1, handle_code = $2, handle_msg = $3,"
+          " trigger_time = CASE WHEN trigger_code = 0 AND $4 != 0 THEN $5 ELSE trigger_time END,"
+          " trigger_code = CASE trigger_code WHEN 0 THEN 200 ELSE trigger_code END"
+          " WHERE id = $6 AND handle_code = 0 AND trigger_code IN (0, 200)"
+          " AND executor_address = $7"
+        : "UPDATE xxl_job_log SET handle_time = $1, handle_code = $2, handle_msg = $3,"
+          " trigger_time = CASE WHEN trigger_code = 0 AND $4 != 0 THEN $5 ELSE trigger_time END,"
+          " trigger_code = CASE trigger_code WHEN 0 THEN 200 ELSE trigger_code END"
+          " WHERE id = $6 AND handle_code = 0 AND trigger_code IN (0, 200) AND $7 IS NULL",
+        "iisiiis", handle_time, (int64_t) code, msg, trigger_time, trigger_time, log_id, address);
+    return changes < 0? -1: changes == 0? 1: 0;
+}
+
+int
+xs_log_handle_done (xxl_store_t *base, int64_t log_id, int64_t handle_time,
+                    int code, const char *msg)
+{
+    return s_log_handle_done (base, log_id, NULL, handle_time, code, msg, 0);
+}
+
+int
+xs_log_handle_done_at (xxl_store_t *base, int64_t log_id, int64_t handle_time,
+                       int code, const char *msg, int64_t trigger_time)
+{
+    return s_log_handle_done (base, log_id, NULL, handle_time, code, msg,
+                              trigger_time);
+}
+
+int
+xs_log_handle_done_by (xxl_store_t *base, int64_t log_id, const char *address,
+                       int64_t handle_time, int code, const char *msg, int64_t trigger_time)
+{
+    assert (address);
+    return s_log_handle_done (base, log_id, address, handle_time, code, msg,
+                              trigger_time);
+}
+
+int
+xs_registry_beat (xxl_store_t *base, const char *app, const char *address, int64_t now)
+{
+    return s_exec (base,
+        "INSERT INTO xxl_job_registry (registry_group, registry_key, registry_value, update_time)"
+        " VALUES ('EXECUTOR', $1, $2, $3) ON CONFLICT (registry_group, registry_key,"
+        " registry_value) DO UPDATE SET update_time = excluded.update_time", "ssi",
+        app, address, now) < 0? -1: 0;
+}
+
+int
+xs_audit_add (xxl_store_t *base, const xxl_audit_t *row)
+{
+    return s_exec (base,
+        "INSERT INTO xxl_audit (time, who, role, type, target, code)"
+        " VALUES ($1, $2, $3, $4, $5, $6)", "isssii", row->time, row->who, row->role,
+        row->type, row->target, (int64_t) row->code) < 0? -1: 0;
+}
+
+int
+xs_recover_stamp_fired (xxl_store_t *base)
+{
+    return s_exec (base,
+        "UPDATE xxl_job_log SET trigger_time = schedule_time WHERE trigger_code = 0"
+        " AND executor_address IS NOT NULL AND schedule_time > trigger_time"
+        " AND schedule_time <= (SELECT fired_sent FROM xxl_lease"
+        "     WHERE share = xxl_job_log.job_id % 16)", NULL);
+}
+
+int
+xs_recover_drop_late (xxl_store_t *base, int64_t job_id, int64_t before, int64_t keep)
+{
+    return s_exec (base,
+        "DELETE FROM xxl_job_log WHERE job_id = $1 AND" XXL_UNSENT_SQL
+        " AND schedule_time < $2 AND id != $3", "iii", job_id, before, keep);
+}
+
+int64_t
+xs_recover_late_last (xxl_store_t *base, int64_t job_id, int64_t before)
+{
+    return s_scalar (base,
+        "SELECT MAX (id) FROM xxl_job_log WHERE job_id = $1 AND" XXL_UNSENT_SQL
+        " AND schedule_time < $2", "ii", job_id, before);
+}
+
+//  --------------------------------------------------------------------
+//  Over the dialect's statements: the driver gives the text
+
+int
+xs_fired_raise_until (xxl_store_t *base, int64_t until)
+{
+    return s_exec (base, s_sql (base, XXL_SQL_FIRED_RAISE_UNTIL), "i", until);
+}
+
+int
+xs_fired_raise_sent (xxl_store_t *base, int64_t sent)
+{
+    return s_exec (base, s_sql (base, XXL_SQL_FIRED_RAISE_SENT), "i", sent);
+}
+
+int
+xs_glue_encode (xxl_store_t *base, xxl_enc_t *enc, int64_t job_id, int64_t version)
+{
+    return s_encode (base, enc, 0, s_sql (base, XXL_SQL_GLUE_ENCODE), "ii", job_id, version);
+}
+
+int
+xs_group_refresh_app (xxl_store_t *base, const char *app, int64_t now)
+{
+    return s_exec (base, s_sql (base, XXL_SQL_GROUP_REFRESH_APP), "is", now, app) < 0? -1: 0;
+}
+
+int
+xs_groups_refresh (xxl_store_t *base, int64_t now)
+{
+    return s_exec (base, s_sql (base, XXL_SQL_GROUPS_REFRESH), "i", now) < 0? -1: 0;
+}
+
+int
+xs_log_lost_ids (xxl_store_t *base, int64_t before, int64_t *ids, size_t max, size_t *count)
+{
+    return s_id_list (base,
+        ids, max, count, s_sql (base, XXL_SQL_LOG_LOST_IDS), "ii", before, (int64_t) max);
+}
+
+int
+xs_recover_late_jobs (xxl_store_t *base, int64_t before, int64_t *ids, size_t max,
+                      size_t *count)
+{
+    return s_id_list (base,
+        ids, max, count, s_sql (base, XXL_SQL_RECOVER_LATE_JOBS), "ii",
+        before, (int64_t) max);
+}
+
+int
+xs_log_unsent_in (xxl_store_t *base, uint64_t mask, int64_t after, int64_t *ids, size_t max,
+                  size_t *count)
+{
+    return s_id_list (base,
+        ids, max, count, s_sql (base, XXL_SQL_LOG_UNSENT_IN), "iii", (int64_t) mask, after,
+        (int64_t) max);
+}
+
+int
+xs_recover_stamp_due_in (xxl_store_t *base, uint64_t mask, int64_t now)
+{
+    return s_exec (base, s_sql (base, XXL_SQL_RECOVER_STAMP_DUE_IN), "ii", (int64_t) mask, now);
+}
+
+int64_t
+xs_audit_delete (xxl_store_t *base, int64_t before, int64_t limit)
+{
+    return s_exec (base, s_sql (base, XXL_SQL_AUDIT_DELETE), "ii", before, limit);
+}
+
+int
+xs_audit_encode_page (xxl_store_t *base, xxl_enc_t *enc, size_t max_size, int *truncated,
+                      int64_t before, int64_t limit)
+{
+    return s_encode_max (base, enc, max_size, truncated,
+        s_sql (base, XXL_SQL_AUDIT_ENCODE_PAGE), "ii", before, limit);
+}
+
+int
+xs_glue_encode_page (xxl_store_t *base, xxl_enc_t *enc, size_t max_size, int *truncated,
+                     int64_t job_id, int64_t limit, int64_t offset)
+{
+    return s_encode_max (base, enc, max_size, truncated,
+        s_sql (base, XXL_SQL_GLUE_ENCODE_PAGE), "iii", job_id, limit, offset);
+}
+
+int
+xs_job_delay_resume (xxl_store_t *base, int64_t log_id, int64_t now, int64_t mark)
+{
+    return s_exec (base, s_sql (base, XXL_SQL_JOB_DELAY_RESUME),
+        "iii", now, log_id, mark);
+}
+
+int64_t
+xs_log_id_at_rank (xxl_store_t *base, int64_t job_id, int64_t rank)
+{
+    return s_scalar (base, s_sql (base, XXL_SQL_LOG_ID_AT_RANK), "ii", job_id, rank);
+}
+
+int
+xs_recover_stamp_fired_in (xxl_store_t *base, uint64_t mask)
+{
+    return s_exec (base, s_sql (base, XXL_SQL_RECOVER_STAMP_FIRED_IN), "i", (int64_t) mask);
+}
+
+int
+xs_recover_late_jobs_in (xxl_store_t *base, uint64_t mask, int64_t before, int64_t *ids,
+                         size_t max, size_t *count)
+{
+    return s_id_list (base,
+        ids, max, count, s_sql (base, XXL_SQL_RECOVER_LATE_JOBS_IN), "iii",
+        (int64_t) mask, before, (int64_t) max);
+}
+
+int
+xs_log_trigger_end (xxl_store_t *base, int64_t log_id, int code, int64_t presumed,
+                    const char *text, int64_t stamp)
+{
+    return s_exec (base, s_sql (base, XXL_SQL_LOG_TRIGGER_END),
+        "iisiii", (int64_t) code, presumed, text, stamp, stamp, log_id);
+}
+
+int
+xs_log_open_ids_at (xxl_store_t *base, const char *address, int64_t after, int64_t *ids,
+                    size_t max, size_t *count)
+{
+    return s_id_list (base,
+        ids, max, count, s_sql (base, XXL_SQL_LOG_OPEN_IDS_AT), "sii",
+        address, after, (int64_t) max);
+}
+
+int
+xs_node_beat (xxl_store_t *base, const char *node, int64_t now)
+{
+    return s_exec (base, s_sql (base, XXL_SQL_NODE_BEAT),
+        "si", node, now) < 0? -1: 0;
+}
+
+char *
+xs_registry_alive (xxl_store_t *base, int64_t window_ms)
+{
+    return s_text (base, s_sql (base, XXL_SQL_REGISTRY_ALIVE), "i", window_ms);
+}
+
+int64_t
+xs_job_count (xxl_store_t *base, const xxl_store_job_filter_t *filter)
+{
+    return s_scalar (base, s_sql (base, XXL_SQL_JOB_COUNT),
+                       "iiisssi", XXL_JOB_FILTER_ARGS (filter));
+}
+
+int
+xs_job_encode (xxl_store_t *base, xxl_enc_t *enc, int64_t id)
+{
+    return s_encode (base, enc, 0, s_sql (base, XXL_SQL_JOB_ENCODE), "i", id);
+}
+
+int
+xs_job_encode_page (xxl_store_t *base, xxl_enc_t *enc, size_t max_size, int *truncated,
+                    const xxl_store_job_filter_t *filter)
+{
+    return s_encode_max (base, enc, max_size, truncated, s_sql (base, XXL_SQL_JOB_ENCODE_PAGE),
+        "iiisssi", XXL_JOB_FILTER_ARGS (filter));
+}
+
+int64_t
+xs_log_delete (xxl_store_t *base, int64_t job_id, int64_t before, int64_t below, int64_t limit)
+{
+    return s_exec (base, s_sql (base, XXL_SQL_LOG_DELETE), "iiii", job_id, before, below, limit);
+}
+
+int
+xs_report_encode_days (xxl_store_t *base, xxl_enc_t *enc, int days)
+{
+    return s_encode (base, enc, 1, s_sql (base, XXL_SQL_REPORT_ENCODE_DAYS), "i",
+        (int64_t) days);
+}
+
+int
+xs_log_encode (xxl_store_t *base, xxl_enc_t *enc, int64_t id)
+{
+    return s_encode (base, enc, 0, s_sql (base, XXL_SQL_LOG_ENCODE), "i", id);
+}
+
+char *
+xs_registry_apps (xxl_store_t *base, const char *address, int64_t since)
+{
+    char *apps = s_text (base, s_sql (base, XXL_SQL_REGISTRY_APPS), "si", address, since);
+    return apps? apps: strdup ("");
+}
+
+//  --------------------------------------------------------------------
+//  Users, tokens and sessions
+
+int
+xs_user_add (xxl_store_t *base, const xxl_account_t *user)
+{
+    return s_exec (base,
+        "INSERT INTO xxl_user (username, password, role, apps, add_time)"
+        " VALUES ($1, $2, $3, $4, $5) ON CONFLICT (username) DO NOTHING", "ssssi",
+        user->name, user->hash, user->role, user->apps? user->apps: "", user->add_time);
+}
+
+int
+xs_user_update (xxl_store_t *base, const char *name, const char *hash, const char *role,
+                const char *apps)
+{
+    return s_exec (base,
+        "UPDATE xxl_user SET password = COALESCE ($1, password), role = COALESCE ($2, role),"
+        " apps = COALESCE ($3, apps) WHERE username = $4", "ssss", hash, role, apps, name);
+}
+
+int
+xs_user_rm (xxl_store_t *base, const char *name)
+{
+    xxl_store_t *self = base;
+    if (s_exec (self, "DELETE FROM xxl_session WHERE username = $1", "s", name) < 0)
+        return -1;
+    return s_exec (self, "DELETE FROM xxl_user WHERE username = $1", "s", name);
+}
+
+int
+xs_user_encode_all (xxl_store_t *base, xxl_enc_t *enc)
+{
+    return s_encode (base, enc, 1,
+        "SELECT username, role, apps, add_time AS \"addTime\" FROM xxl_user ORDER BY username",
+        NULL);
+}
+
+int
+xs_token_add (xxl_store_t *base, const xxl_account_t *token)
+{
+    return s_exec (base,
+        "INSERT INTO xxl_token (name, hash, role, apps, add_time)"
+        " VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING", "ssssi",
+        token->name, token->hash, token->role, token->apps? token->apps: "", token->add_time);
+}
+
+int
+xs_token_rm (xxl_store_t *base, const char *name)
+{
+    return s_exec (base, "DELETE FROM xxl_token WHERE name = $1", "s", name);
+}
+
+int
+xs_token_encode_all (xxl_store_t *base, xxl_enc_t *enc)
+{
+    return s_encode (base, enc, 1,
+        "SELECT name, role, apps, add_time AS \"addTime\" FROM xxl_token ORDER BY name", NULL);
+}
+
+int
+xs_session_add (xxl_store_t *base, const char *id, const char *user, const char *csrf,
+                int64_t now)
+{
+    if (s_exec (base,
+            "INSERT INTO xxl_session (id, username, csrf, add_time, seen)"
+            " VALUES ($1, $2, $3, $4, $4)", "sssi", id, user, csrf, now) < 0)
+        return -1;
+    return s_exec (base,
+        "DELETE FROM xxl_session WHERE username = $1 AND id NOT IN (SELECT id FROM xxl_session"
+        " WHERE username = $1 ORDER BY seen DESC, add_time DESC, id LIMIT $2)",
+        "si", user, (int64_t) XXL_STORE_USER_SESSIONS) < 0? -1: 0;
+}
+
+int
+xs_session_touch (xxl_store_t *base, const char *id, int64_t now)
+{
+    return s_exec (base, "UPDATE xxl_session SET seen = $1 WHERE id = $2", "is",
+                   now, id) < 0? -1: 0;
+}
+
+int
+xs_session_rm (xxl_store_t *base, const char *id)
+{
+    return s_exec (base, "DELETE FROM xxl_session WHERE id = $1", "s", id);
+}
+
+int
+xs_user_sessions_rm (xxl_store_t *base, const char *user)
+{
+    return s_exec (base, "DELETE FROM xxl_session WHERE username = $1", "s",
+                   user);
+}
+
+int64_t
+xs_session_expire (xxl_store_t *base, int64_t before)
+{
+    return s_exec (base, "DELETE FROM xxl_session WHERE seen < $1", "i", before);
+}
+
+/*  What stays with each backend, and why (a third backend writes these):
+    - the connection: open, migrations (one list per dialect: the types,
+      AUTOINCREMENT or sequences, triggers differ), the statement cache,
+      binding, errors, transactions, data_version, the WAL (SQLite) or
+      reconnection (PostgreSQL);
+    - ids: group_add, job_add, glue_add, log_add, log_next_id (SQLite's
+      AUTOINCREMENT and last_insert_rowid; PostgreSQL's sequences,
+      RETURNING, log_seq and its deferred, batched log rows), and
+      log_handle_done_many (PostgreSQL's unnest batch; SQLite leaves it
+      NULL);
+    - the calls that read rows into structs with the database's own
+      column readers: group_load, group_find, job_load, glue_get,
+      log_load, lease_list, fired_get, job_due_in, report_count,
+      report_totals, user_get, token_find, session_find;
+    - calls whose statements or steps differ: group_update (PostgreSQL
+      guards the unique name instead of letting the violation abort the
+      transaction), job_unchild (instr, strpos), log_copy_shard,
+      log_set_shard, log_unroute, log_encode_page, lease_fired,
+      clock_now; job_save differs only in its placeholders but shares
+      XXL_JOB_COLUMNS and XXL_JOB_ARGS with job_add and job_load, which
+      stay (left for the conversion of the row readers).
+*/

@@ -13,9 +13,6 @@
 
 _Static_assert (XXL_STORE_SHARES == 16, "the SQL below and migration 8 write 16 shares");
 
-//  Bit (share of col) of mask $1
-#define XXL_IN_MASK(col) " (($1::BIGINT >> (" col " % 16)::INTEGER) & 1) = 1 "
-
 int
 pgx_lease_list (xxl_store_t *base, xxl_lease_t *rows)
 {
@@ -56,15 +53,6 @@ pgx_lease_fired (xxl_store_t *base, uint64_t mask, int64_t until, int64_t sent)
         "iii", (int64_t) mask, until, sent) < 0? -1: 0;
 }
 
-int
-pgx_node_beat (xxl_store_t *base, const char *node, int64_t now)
-{
-    return pgx_exec ((store_t *) base,
-        "INSERT INTO xxl_node (name, beat) VALUES ($1, $2)"
-        " ON CONFLICT (name) DO UPDATE SET beat = GREATEST (xxl_node.beat, EXCLUDED.beat)",
-        "si", node, now) < 0? -1: 0;
-}
-
 int64_t
 pgx_clock_now (xxl_store_t *base)
 {
@@ -93,44 +81,5 @@ pgx_job_due_in (xxl_store_t *base, uint64_t mask, int64_t before, xxl_store_due_
     }
     PQclear (result);
     return 0;
-}
-
-int
-pgx_log_unsent_in (xxl_store_t *base, uint64_t mask, int64_t after, int64_t *ids, size_t max,
-                   size_t *count)
-{
-    return pgx_id_list ((store_t *) base,
-        ids, max, count, "SELECT id FROM xxl_job_log WHERE trigger_code = 0 AND id > $2"
-        " AND" XXL_IN_MASK ("job_id") "ORDER BY id LIMIT $3", "iii", (int64_t) mask, after,
-        (int64_t) max);
-}
-
-int
-pgx_recover_stamp_fired_in (xxl_store_t *base, uint64_t mask)
-{
-    return pgx_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET trigger_time = schedule_time WHERE trigger_code = 0"
-        " AND executor_address IS NOT NULL AND schedule_time > trigger_time"
-        " AND" XXL_IN_MASK ("job_id") "AND schedule_time <= (SELECT fired_sent FROM xxl_lease"
-        "     WHERE share = xxl_job_log.job_id % 16)", "i", (int64_t) mask);
-}
-
-int
-pgx_recover_stamp_due_in (xxl_store_t *base, uint64_t mask, int64_t now)
-{
-    return pgx_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET trigger_time = schedule_time WHERE trigger_code = 0"
-        " AND executor_address IS NOT NULL AND schedule_time > trigger_time"
-        " AND schedule_time <= $2 AND" XXL_IN_MASK ("job_id"), "ii", (int64_t) mask, now);
-}
-
-int
-pgx_recover_late_jobs_in (xxl_store_t *base, uint64_t mask, int64_t before, int64_t *ids,
-                          size_t max, size_t *count)
-{
-    return pgx_id_list ((store_t *) base,
-        ids, max, count, "SELECT job_id FROM xxl_job_log WHERE" XXL_UNSENT_SQL
-        " AND schedule_time < $2 AND" XXL_IN_MASK ("job_id") "GROUP BY job_id ORDER BY job_id"
-        " LIMIT $3", "iii", (int64_t) mask, before, (int64_t) max);
 }
 

@@ -407,52 +407,6 @@ m_log_add (xxl_store_t *base, xxl_log_t *log)
     return 0;
 }
 
-//  Finishes a row once; an unsent one becomes accepted, with trigger time
-//  trigger_time unless it is 0.  A row whose trigger failed is never
-//  finished (its handle_code stays 0).  address: only a row sent there
-//  (NULL: any)
-static int
-s_log_handle_done (store_t *self, int64_t log_id, const char *address, int64_t handle_time,
-                   int code, const char *msg, int64_t trigger_time)
-{
-    int changes = pgx_exec (self, address
-        ? "UPDATE xxl_job_log SET handle_time = $1, handle_code = $2, handle_msg = $3,"
-          " trigger_time = CASE WHEN trigger_code = 0 AND $4 != 0 THEN $5 ELSE trigger_time END,"
-          " trigger_code = CASE trigger_code WHEN 0 THEN 200 ELSE trigger_code END"
-          " WHERE id = $6 AND handle_code = 0 AND trigger_code IN (0, 200)"
-          " AND executor_address = $7"
-        : "UPDATE xxl_job_log SET handle_time = $1, handle_code = $2, handle_msg = $3,"
-          " trigger_time = CASE WHEN trigger_code = 0 AND $4 != 0 THEN $5 ELSE trigger_time END,"
-          " trigger_code = CASE trigger_code WHEN 0 THEN 200 ELSE trigger_code END"
-          " WHERE id = $6 AND handle_code = 0 AND trigger_code IN (0, 200) AND $7 IS NULL",
-        "iisiiis", handle_time, (int64_t) code, msg, trigger_time, trigger_time, log_id, address);
-    return changes < 0? -1: changes == 0? 1: 0;
-}
-
-static int
-m_log_handle_done (xxl_store_t *base, int64_t log_id, int64_t handle_time,
-                   int code, const char *msg)
-{
-    return s_log_handle_done ((store_t *) base, log_id, NULL, handle_time, code, msg, 0);
-}
-
-static int
-m_log_handle_done_at (xxl_store_t *base, int64_t log_id, int64_t handle_time,
-                      int code, const char *msg, int64_t trigger_time)
-{
-    return s_log_handle_done ((store_t *) base, log_id, NULL, handle_time, code, msg,
-                              trigger_time);
-}
-
-static int
-m_log_handle_done_by (xxl_store_t *base, int64_t log_id, const char *address,
-                      int64_t handle_time, int code, const char *msg, int64_t trigger_time)
-{
-    assert (address);
-    return s_log_handle_done ((store_t *) base, log_id, address, handle_time, code, msg,
-                              trigger_time);
-}
-
 static int
 m_log_load (xxl_store_t *base, int64_t id, xxl_log_t *log)
 {
@@ -490,53 +444,7 @@ m_log_load (xxl_store_t *base, int64_t id, xxl_log_t *log)
 }
 
 //  --------------------------------------------------------------------
-//  Registry
-
-static int
-m_registry_beat (xxl_store_t *base, const char *app, const char *address, int64_t now)
-{
-    return pgx_exec ((store_t *) base,
-        "INSERT INTO xxl_job_registry (registry_group, registry_key, registry_value, update_time)"
-        " VALUES ('EXECUTOR', $1, $2, $3) ON CONFLICT (registry_group, registry_key,"
-        " registry_value) DO UPDATE SET update_time = excluded.update_time", "ssi",
-        app, address, now) < 0? -1: 0;
-}
-
-static int
-m_groups_refresh (xxl_store_t *base, int64_t now)
-{
-    return pgx_exec ((store_t *) base,
-        "UPDATE xxl_job_group SET update_time = $1, address_list ="
-        " (SELECT string_agg (registry_value, ',' ORDER BY registry_value COLLATE \"C\")"
-        "  FROM xxl_job_registry r WHERE r.registry_group = 'EXECUTOR'"
-        "  AND r.registry_key = xxl_job_group.app_name)"
-        " WHERE address_type = 0", "i", now) < 0? -1: 0;
-}
-
-static int
-m_group_refresh_app (xxl_store_t *base, const char *app, int64_t now)
-{
-    return pgx_exec ((store_t *) base,
-        "UPDATE xxl_job_group SET update_time = $1, address_list ="
-        " (SELECT string_agg (registry_value, ',' ORDER BY registry_value COLLATE \"C\")"
-        "  FROM xxl_job_registry r WHERE r.registry_group = 'EXECUTOR'"
-        "  AND r.registry_key = $2)"
-        " WHERE address_type = 0 AND app_name = $2", "is", now, app) < 0? -1: 0;
-}
-
-//  --------------------------------------------------------------------
 //  The engine's typed calls (xxl_store.h states each contract)
-
-static int
-m_job_delay_resume (xxl_store_t *base, int64_t log_id, int64_t now, int64_t mark)
-{
-    return pgx_exec ((store_t *) base,
-        "UPDATE xxl_job_info SET trigger_next_time = $1 + " XXL_INT_PREFIX ("schedule_conf")
-        " * 1000 WHERE id = (SELECT job_id FROM xxl_job_log WHERE id = $2"
-        " AND schedule_time IS NOT NULL)"
-        " AND schedule_type = 'FIX_DELAY' AND trigger_status = 1 AND trigger_next_time = $3",
-        "iii", now, log_id, mark);
-}
 
 #define XXL_JOB_SELECT \
     "SELECT id, job_group AS \"jobGroup\", job_desc AS \"jobDesc\", add_time AS \"addTime\"," \
@@ -562,30 +470,6 @@ m_job_delay_resume (xxl_store_t *base, int64_t log_id, int64_t now, int64_t mark
     " AND strpos (" XXL_LOWER ("job_desc") ", " XXL_LOWER ("$5") ") > 0" \
     " AND strpos (" XXL_LOWER ("author") ", " XXL_LOWER ("$6") ") > 0" \
     " AND ($7 < 0 OR trigger_status = $7)"
-#define XXL_JOB_FILTER_ARGS(f) \
-    (f)->group_id, (f)->limit, (f)->offset, (f)->handler, (f)->desc, (f)->author, (f)->status
-
-static int
-m_job_encode (xxl_store_t *base, xxl_enc_t *enc, int64_t id)
-{
-    return pgx_encode ((store_t *) base, enc, 0, XXL_JOB_SELECT " WHERE id = $1", "i", id);
-}
-
-static int
-m_job_encode_page (xxl_store_t *base, xxl_enc_t *enc, size_t max_size, int *truncated,
-                   const xxl_store_job_filter_t *filter)
-{
-    return pgx_encode_max ((store_t *) base, enc, max_size, truncated,
-        XXL_JOB_SELECT XXL_JOB_FILTER " ORDER BY id" XXL_LIMIT ("$2") XXL_OFFSET ("$3"),
-        "iiisssi", XXL_JOB_FILTER_ARGS (filter));
-}
-
-static int64_t
-m_job_count (xxl_store_t *base, const xxl_store_job_filter_t *filter)
-{
-    return pgx_scalar ((store_t *) base, "SELECT COUNT(*) FROM xxl_job_info" XXL_JOB_FILTER,
-                       "iiisssi", XXL_JOB_FILTER_ARGS (filter));
-}
 
 static int
 m_glue_get (xxl_store_t *base, int64_t job_id, int64_t version, char **type, char **source)
@@ -619,23 +503,6 @@ m_glue_get (xxl_store_t *base, int64_t job_id, int64_t version, char **type, cha
     " octet_length (glue_source) AS size"
 
 static int
-m_glue_encode (xxl_store_t *base, xxl_enc_t *enc, int64_t job_id, int64_t version)
-{
-    return pgx_encode ((store_t *) base, enc, 0,
-        XXL_GLUE_SELECT ", glue_source AS \"glueSource\""
-        " FROM xxl_job_logglue WHERE job_id = $1 AND version = $2", "ii", job_id, version);
-}
-
-static int
-m_glue_encode_page (xxl_store_t *base, xxl_enc_t *enc, size_t max_size, int *truncated,
-                    int64_t job_id, int64_t limit, int64_t offset)
-{
-    return pgx_encode_max ((store_t *) base, enc, max_size, truncated,
-        XXL_GLUE_SELECT " FROM xxl_job_logglue WHERE job_id = $1 ORDER BY version DESC"
-        XXL_LIMIT ("$2") XXL_OFFSET ("$3"), "iii", job_id, limit, offset);
-}
-
-static int
 m_log_unroute (xxl_store_t *base, int64_t log_id, int64_t chars, int unfinished)
 {
     store_t *self = (store_t *) base;
@@ -648,17 +515,6 @@ m_log_unroute (xxl_store_t *base, int64_t log_id, int64_t chars, int unfinished)
         "UPDATE xxl_job_log SET executor_address = NULL, trigger_msg = "
         XXL_CUT_TAIL ("trigger_msg", "$1")
         " WHERE id = $2 AND trigger_code = 0", "ii", chars, log_id);
-}
-
-static int
-m_log_trigger_end (xxl_store_t *base, int64_t log_id, int code, int64_t presumed,
-                   const char *text, int64_t stamp)
-{
-    return pgx_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET trigger_code = $1, trigger_msg = "
-        XXL_CUT_TAIL ("COALESCE (trigger_msg, '')", "$2")
-        " || $3, trigger_time = CASE WHEN $4 > 0 THEN $5 ELSE trigger_time END WHERE id = $6",
-        "iisiii", (int64_t) code, presumed, text, stamp, stamp, log_id);
 }
 
 //  A row's shard; guarded, as the planned instant's shards are unique
@@ -718,26 +574,6 @@ m_log_copy_shard (xxl_store_t *base, int64_t id, int64_t src, const char *shard,
 }
 
 static int
-m_log_open_ids_at (xxl_store_t *base, const char *address, int64_t after, int64_t *ids,
-                   size_t max, size_t *count)
-{
-    return pgx_id_list ((store_t *) base,
-        ids, max, count, "SELECT id FROM xxl_job_log"
-        " WHERE trigger_code = 200 AND handle_code = 0 AND executor_address = $1"
-        " AND id > $2 ORDER BY id LIMIT $3", "sii", address, after, (int64_t) max);
-}
-
-static int
-m_log_lost_ids (xxl_store_t *base, int64_t before, int64_t *ids, size_t max, size_t *count)
-{
-    return pgx_id_list ((store_t *) base,
-        ids, max, count, "SELECT l.id FROM xxl_job_log l LEFT JOIN xxl_job_registry r"
-        " ON r.registry_value = l.executor_address"
-        " WHERE l.trigger_code = 200 AND l.handle_code = 0 AND l.trigger_time <= $1"
-        " AND r.id IS NULL ORDER BY l.id LIMIT $2", "ii", before, (int64_t) max);
-}
-
-static int
 m_fired_get (xxl_store_t *base, int64_t *until, int64_t *sent)
 {
     PGresult *result = pgx_run ((store_t *) base, PGX_READ,
@@ -751,74 +587,12 @@ m_fired_get (xxl_store_t *base, int64_t *until, int64_t *sent)
     return *until < 0 || *sent < 0? -1: 0;
 }
 
-static int
-m_fired_raise_until (xxl_store_t *base, int64_t until)
-{
-    return pgx_exec ((store_t *) base,
-        "UPDATE xxl_lease SET fired_until = GREATEST (fired_until, $1)", "i", until);
-}
-
-static int
-m_fired_raise_sent (xxl_store_t *base, int64_t sent)
-{
-    return pgx_exec ((store_t *) base,
-        "UPDATE xxl_lease SET fired_sent = GREATEST (fired_sent, $1)", "i", sent);
-}
-
-static int
-m_recover_stamp_fired (xxl_store_t *base)
-{
-    return pgx_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET trigger_time = schedule_time WHERE trigger_code = 0"
-        " AND executor_address IS NOT NULL AND schedule_time > trigger_time"
-        " AND schedule_time <= (SELECT fired_sent FROM xxl_lease"
-        "     WHERE share = xxl_job_log.job_id % 16)", NULL);
-}
-
-static int
-m_recover_late_jobs (xxl_store_t *base, int64_t before, int64_t *ids, size_t max,
-                     size_t *count)
-{
-    return pgx_id_list ((store_t *) base,
-        ids, max, count, "SELECT job_id FROM xxl_job_log WHERE" XXL_UNSENT_SQL
-        " AND schedule_time < $1 GROUP BY job_id ORDER BY job_id LIMIT $2", "ii",
-        before, (int64_t) max);
-}
-
-static int64_t
-m_recover_late_last (xxl_store_t *base, int64_t job_id, int64_t before)
-{
-    return pgx_scalar ((store_t *) base,
-        "SELECT MAX (id) FROM xxl_job_log WHERE job_id = $1 AND" XXL_UNSENT_SQL
-        " AND schedule_time < $2", "ii", job_id, before);
-}
-
-static int
-m_recover_drop_late (xxl_store_t *base, int64_t job_id, int64_t before, int64_t keep)
-{
-    return pgx_exec ((store_t *) base,
-        "DELETE FROM xxl_job_log WHERE job_id = $1 AND" XXL_UNSENT_SQL
-        " AND schedule_time < $2 AND id != $3", "iii", job_id, before, keep);
-}
-
 #define XXL_LOG_COLUMNS \
     "SELECT id, job_group AS \"jobGroup\", job_id AS \"jobId\"," \
     " executor_address AS \"executorAddress\", executor_handler AS \"executorHandler\"," \
     " executor_param AS \"executorParam\"," \
     " executor_sharding_param AS \"executorShardingParam\"," \
     " executor_fail_retry_count AS \"executorFailRetryCount\","
-
-static int
-m_log_encode (xxl_store_t *base, xxl_enc_t *enc, int64_t id)
-{
-    return pgx_encode ((store_t *) base, enc, 0,
-        XXL_LOG_COLUMNS " trigger_time AS \"triggerTime\","
-        " trigger_code AS \"triggerCode\", trigger_msg AS \"triggerMsg\","
-        " trigger_type AS \"triggerType\", schedule_time AS \"scheduleTime\","
-        " handle_time AS \"handleTime\", handle_code AS \"handleCode\","
-        " handle_msg AS \"handleMsg\", alarm_status AS \"alarmStatus\""
-        " FROM xxl_job_log WHERE id = $1", "i", id);
-}
 
 //  LOG_LIST: a planned fire is not listed before its time, and until its
 //  trigger is recorded its triggerTime is null
@@ -860,49 +634,6 @@ m_log_encode_page (xxl_store_t *base, xxl_enc_t *enc, size_t max_size, int *trun
     return pgx_encode_max ((store_t *) base, enc, max_size, truncated, sql, "iiiiiiiii",
         f->job_id, f->group_id, f->status, f->from, f->to, f->max_id, f->now,
         f->limit, f->offset);
-}
-
-static int64_t
-m_log_delete (xxl_store_t *base, int64_t job_id, int64_t before, int64_t below, int64_t limit)
-{
-    return pgx_exec ((store_t *) base,
-        "DELETE FROM xxl_job_log WHERE id IN (SELECT id FROM xxl_job_log"
-        " WHERE ($1 = 0 OR job_id = $1) AND trigger_time < $2 AND id < $3"
-        " AND NOT (trigger_code IN (0, 200) AND handle_code = 0) ORDER BY id"
-        XXL_LIMIT ("$4") ")", "iiii", job_id, before, below, limit);
-}
-
-static int64_t
-m_log_id_at_rank (xxl_store_t *base, int64_t job_id, int64_t rank)
-{
-    return pgx_scalar ((store_t *) base,
-        "SELECT id FROM xxl_job_log WHERE ($1 = 0 OR job_id = $1)"
-        " ORDER BY id DESC LIMIT 1" XXL_OFFSET ("$2"), "ii", job_id, rank);
-}
-
-//  (each value once, in the order of its oldest row by update_time, then
-//  id: SQLite's, whose DISTINCT keeps the first row its scan of the
-//  update_time index meets)
-static char *
-m_registry_alive (xxl_store_t *base, int64_t window_ms)
-{
-    return pgx_text ((store_t *) base,
-        "SELECT string_agg (registry_value, ',' ORDER BY update_time, id)"
-        " FROM (SELECT DISTINCT ON (registry_value) registry_value, update_time, id"
-        " FROM xxl_job_registry WHERE update_time >"
-        " (SELECT MAX (update_time) FROM xxl_job_registry) - $1"
-        " ORDER BY registry_value, update_time, id) alive", "i", window_ms);
-}
-
-static char *
-m_registry_apps (xxl_store_t *base, const char *address, int64_t since)
-{
-    char *apps = pgx_text ((store_t *) base,
-        "SELECT string_agg (registry_key, ',' ORDER BY update_time, id)"
-        " FROM (SELECT DISTINCT ON (registry_key) registry_key, update_time, id"
-        " FROM xxl_job_registry WHERE registry_value = $1 AND update_time >= $2"
-        " ORDER BY registry_key, update_time, id) apps", "si", address, since);
-    return apps? apps: strdup ("");
 }
 
 static int
@@ -952,47 +683,120 @@ m_report_totals (xxl_store_t *base, xxl_store_totals_t *t)
     return 0;
 }
 
-static int
-m_report_encode_days (xxl_store_t *base, xxl_enc_t *enc, int days)
-{
-    return pgx_encode ((store_t *) base, enc, 1,
-        "SELECT trigger_day AS \"triggerDay\", running_count AS \"runningCount\","
-        " suc_count AS \"sucCount\", fail_count AS \"failCount\", update_time AS \"updateTime\""
-        " FROM xxl_job_log_report ORDER BY trigger_day DESC" XXL_LIMIT ("$1"), "i",
-        (int64_t) days);
-}
-
-//  --------------------------------------------------------------------
-//  The audit
-
-static int
-m_audit_add (xxl_store_t *base, const xxl_audit_t *row)
-{
-    return pgx_exec ((store_t *) base,
-        "INSERT INTO xxl_audit (time, who, role, type, target, code)"
-        " VALUES ($1, $2, $3, $4, $5, $6)", "isssii", row->time, row->who, row->role,
-        row->type, row->target, (int64_t) row->code) < 0? -1: 0;
-}
-
-static int
-m_audit_encode_page (xxl_store_t *base, xxl_enc_t *enc, size_t max_size, int *truncated,
-                     int64_t before, int64_t limit)
-{
-    return pgx_encode_max ((store_t *) base, enc, max_size, truncated,
-        "SELECT id, time, who, role, type, target, code FROM xxl_audit"
-        " WHERE id < $1 ORDER BY id DESC" XXL_LIMIT ("$2"), "ii", before, limit);
-}
-
-static int64_t
-m_audit_delete (xxl_store_t *base, int64_t before, int64_t limit)
-{
-    return pgx_exec ((store_t *) base,
-        "DELETE FROM xxl_audit WHERE id IN (SELECT id FROM xxl_audit"
-        " WHERE time < $1 ORDER BY time" XXL_LIMIT ("$2") ")", "ii", before, limit);
-}
-
 //  --------------------------------------------------------------------
 //  The method table, in xxl_store_methods_t's order
+
+//  The statements of the shared bodies this backend words its own way
+//  (xxl_store_sql.h: xxl_store_stmt_t), given through its driver
+const char *const pgx_statements [XXL_SQL_STATEMENTS] = {
+    [XXL_SQL_FIRED_RAISE_UNTIL] =
+        "UPDATE xxl_lease SET fired_until = GREATEST (fired_until, $1)",
+    [XXL_SQL_FIRED_RAISE_SENT] =
+        "UPDATE xxl_lease SET fired_sent = GREATEST (fired_sent, $1)",
+    [XXL_SQL_GLUE_ENCODE] =
+        XXL_GLUE_SELECT ", glue_source AS \"glueSource\""
+        " FROM xxl_job_logglue WHERE job_id = $1 AND version = $2",
+    [XXL_SQL_GROUP_REFRESH_APP] =
+        "UPDATE xxl_job_group SET update_time = $1, address_list ="
+        " (SELECT string_agg (registry_value, ',' ORDER BY registry_value COLLATE \"C\")"
+        "  FROM xxl_job_registry r WHERE r.registry_group = 'EXECUTOR'"
+        "  AND r.registry_key = $2)"
+        " WHERE address_type = 0 AND app_name = $2",
+    [XXL_SQL_GROUPS_REFRESH] =
+        "UPDATE xxl_job_group SET update_time = $1, address_list ="
+        " (SELECT string_agg (registry_value, ',' ORDER BY registry_value COLLATE \"C\")"
+        "  FROM xxl_job_registry r WHERE r.registry_group = 'EXECUTOR'"
+        "  AND r.registry_key = xxl_job_group.app_name)"
+        " WHERE address_type = 0",
+    [XXL_SQL_LOG_LOST_IDS] =
+        "SELECT l.id FROM xxl_job_log l LEFT JOIN xxl_job_registry r"
+        " ON r.registry_value = l.executor_address"
+        " WHERE l.trigger_code = 200 AND l.handle_code = 0 AND l.trigger_time <= $1"
+        " AND r.id IS NULL ORDER BY l.id LIMIT $2",
+    [XXL_SQL_RECOVER_LATE_JOBS] =
+        "SELECT job_id FROM xxl_job_log WHERE" XXL_UNSENT_SQL
+        " AND schedule_time < $1 GROUP BY job_id ORDER BY job_id LIMIT $2",
+    [XXL_SQL_LOG_UNSENT_IN] =
+        "SELECT id FROM xxl_job_log WHERE trigger_code = 0 AND id > $2"
+        " AND" XXL_IN_MASK ("job_id") "ORDER BY id LIMIT $3",
+    [XXL_SQL_RECOVER_STAMP_DUE_IN] =
+        "UPDATE xxl_job_log SET trigger_time = schedule_time WHERE trigger_code = 0"
+        " AND executor_address IS NOT NULL AND schedule_time > trigger_time"
+        " AND schedule_time <= $2 AND" XXL_IN_MASK ("job_id"),
+    [XXL_SQL_AUDIT_DELETE] =
+        "DELETE FROM xxl_audit WHERE id IN (SELECT id FROM xxl_audit"
+        " WHERE time < $1 ORDER BY time" XXL_LIMIT ("$2") ")",
+    [XXL_SQL_AUDIT_ENCODE_PAGE] =
+        "SELECT id, time, who, role, type, target, code FROM xxl_audit"
+        " WHERE id < $1 ORDER BY id DESC" XXL_LIMIT ("$2"),
+    [XXL_SQL_GLUE_ENCODE_PAGE] =
+        XXL_GLUE_SELECT " FROM xxl_job_logglue WHERE job_id = $1 ORDER BY version DESC"
+        XXL_LIMIT ("$2") XXL_OFFSET ("$3"),
+    [XXL_SQL_JOB_DELAY_RESUME] =
+        "UPDATE xxl_job_info SET trigger_next_time = $1 + " XXL_INT_PREFIX ("schedule_conf")
+        " * 1000 WHERE id = (SELECT job_id FROM xxl_job_log WHERE id = $2"
+        " AND schedule_time IS NOT NULL)"
+        " AND schedule_type = 'FIX_DELAY' AND trigger_status = 1 AND trigger_next_time = $3",
+    [XXL_SQL_LOG_ID_AT_RANK] =
+        "SELECT id FROM xxl_job_log WHERE ($1 = 0 OR job_id = $1)"
+        " ORDER BY id DESC LIMIT 1" XXL_OFFSET ("$2"),
+    [XXL_SQL_RECOVER_STAMP_FIRED_IN] =
+        "UPDATE xxl_job_log SET trigger_time = schedule_time WHERE trigger_code = 0"
+        " AND executor_address IS NOT NULL AND schedule_time > trigger_time"
+        " AND" XXL_IN_MASK ("job_id") "AND schedule_time <= (SELECT fired_sent FROM xxl_lease"
+        "     WHERE share = xxl_job_log.job_id % 16)",
+    [XXL_SQL_RECOVER_LATE_JOBS_IN] =
+        "SELECT job_id FROM xxl_job_log WHERE" XXL_UNSENT_SQL
+        " AND schedule_time < $2 AND" XXL_IN_MASK ("job_id") "GROUP BY job_id ORDER BY job_id"
+        " LIMIT $3",
+    [XXL_SQL_LOG_TRIGGER_END] =
+        "UPDATE xxl_job_log SET trigger_code = $1, trigger_msg = "
+        XXL_CUT_TAIL ("COALESCE (trigger_msg, '')", "$2")
+        " || $3, trigger_time = CASE WHEN $4 > 0 THEN $5 ELSE trigger_time END WHERE id = $6",
+    [XXL_SQL_LOG_OPEN_IDS_AT] =
+        "SELECT id FROM xxl_job_log"
+        " WHERE trigger_code = 200 AND handle_code = 0 AND executor_address = $1"
+        " AND id > $2 ORDER BY id LIMIT $3",
+    [XXL_SQL_NODE_BEAT] =
+        "INSERT INTO xxl_node (name, beat) VALUES ($1, $2)"
+        " ON CONFLICT (name) DO UPDATE SET beat = GREATEST (xxl_node.beat, EXCLUDED.beat)",
+    //  (each value once, in the order of its oldest row by update_time, then
+    //  id: SQLite's, whose DISTINCT keeps the first row its scan of the
+    //  update_time index meets)
+    [XXL_SQL_REGISTRY_ALIVE] =
+        "SELECT string_agg (registry_value, ',' ORDER BY update_time, id)"
+        " FROM (SELECT DISTINCT ON (registry_value) registry_value, update_time, id"
+        " FROM xxl_job_registry WHERE update_time >"
+        " (SELECT MAX (update_time) FROM xxl_job_registry) - $1"
+        " ORDER BY registry_value, update_time, id) alive",
+    [XXL_SQL_JOB_COUNT] =
+        "SELECT COUNT(*) FROM xxl_job_info" XXL_JOB_FILTER,
+    [XXL_SQL_JOB_ENCODE] =
+        XXL_JOB_SELECT " WHERE id = $1",
+    [XXL_SQL_JOB_ENCODE_PAGE] =
+        XXL_JOB_SELECT XXL_JOB_FILTER " ORDER BY id" XXL_LIMIT ("$2") XXL_OFFSET ("$3"),
+    [XXL_SQL_LOG_DELETE] =
+        "DELETE FROM xxl_job_log WHERE id IN (SELECT id FROM xxl_job_log"
+        " WHERE ($1 = 0 OR job_id = $1) AND trigger_time < $2 AND id < $3"
+        " AND NOT (trigger_code IN (0, 200) AND handle_code = 0) ORDER BY id"
+        XXL_LIMIT ("$4") ")",
+    [XXL_SQL_REPORT_ENCODE_DAYS] =
+        "SELECT trigger_day AS \"triggerDay\", running_count AS \"runningCount\","
+        " suc_count AS \"sucCount\", fail_count AS \"failCount\", update_time AS \"updateTime\""
+        " FROM xxl_job_log_report ORDER BY trigger_day DESC" XXL_LIMIT ("$1"),
+    [XXL_SQL_LOG_ENCODE] =
+        XXL_LOG_COLUMNS " trigger_time AS \"triggerTime\","
+        " trigger_code AS \"triggerCode\", trigger_msg AS \"triggerMsg\","
+        " trigger_type AS \"triggerType\", schedule_time AS \"scheduleTime\","
+        " handle_time AS \"handleTime\", handle_code AS \"handleCode\","
+        " handle_msg AS \"handleMsg\", alarm_status AS \"alarmStatus\""
+        " FROM xxl_job_log WHERE id = $1",
+    [XXL_SQL_REGISTRY_APPS] =
+        "SELECT string_agg (registry_key, ',' ORDER BY update_time, id)"
+        " FROM (SELECT DISTINCT ON (registry_key) registry_key, update_time, id"
+        " FROM xxl_job_registry WHERE registry_value = $1 AND update_time >= $2"
+        " ORDER BY registry_key, update_time, id) apps",
+};
 
 const xxl_store_methods_t pgx_methods = {
     .version = XXL_STORE_METHODS_VERSION,
@@ -1013,61 +817,26 @@ const xxl_store_methods_t pgx_methods = {
     .group_update = m_group_update,
     .group_find = m_group_find,
     .group_load = m_group_load,
-    .groups_refresh = m_groups_refresh,
-    .group_refresh_app = m_group_refresh_app,
     .job_add = m_job_add,
     .job_save = m_job_save,
     .job_unchild = m_job_unchild,
     .job_load = m_job_load,
-    .job_delay_resume = m_job_delay_resume,
-    .job_encode = m_job_encode,
-    .job_encode_page = m_job_encode_page,
-    .job_count = m_job_count,
     .glue_add = m_glue_add,
     .glue_get = m_glue_get,
-    .glue_encode = m_glue_encode,
-    .glue_encode_page = m_glue_encode_page,
     .log_add = m_log_add,
     .log_next_id = m_log_next_id,
     .log_load = m_log_load,
-    .log_handle_done = m_log_handle_done,
-    .log_handle_done_at = m_log_handle_done_at,
     .log_unroute = m_log_unroute,
-    .log_trigger_end = m_log_trigger_end,
     .log_set_shard = m_log_set_shard,
     .log_copy_shard = m_log_copy_shard,
-    .log_lost_ids = m_log_lost_ids,
-    .log_handle_done_by = m_log_handle_done_by,
-    .registry_apps = m_registry_apps,
     .lease_list = pgx_lease_list,
     .lease_fired = pgx_lease_fired,
-    .node_beat = pgx_node_beat,
     .job_due_in = pgx_job_due_in,
-    .log_unsent_in = pgx_log_unsent_in,
-    .recover_stamp_fired_in = pgx_recover_stamp_fired_in,
-    .recover_stamp_due_in = pgx_recover_stamp_due_in,
-    .recover_late_jobs_in = pgx_recover_late_jobs_in,
     .log_handle_done_many = pgx_log_handle_done_many,
     .fired_get = m_fired_get,
-    .fired_raise_until = m_fired_raise_until,
-    .fired_raise_sent = m_fired_raise_sent,
-    .recover_stamp_fired = m_recover_stamp_fired,
-    .recover_late_jobs = m_recover_late_jobs,
-    .recover_late_last = m_recover_late_last,
-    .recover_drop_late = m_recover_drop_late,
-    .log_encode = m_log_encode,
     .log_encode_page = m_log_encode_page,
-    .log_delete = m_log_delete,
-    .log_id_at_rank = m_log_id_at_rank,
-    .registry_beat = m_registry_beat,
-    .registry_alive = m_registry_alive,
     .report_totals = m_report_totals,
-    .report_encode_days = m_report_encode_days,
-    .audit_add = m_audit_add,
-    .audit_encode_page = m_audit_encode_page,
-    .audit_delete = m_audit_delete,
     .accounts = &pgx_accounts,
-    .log_open_ids_at = m_log_open_ids_at,
     .report_count = m_report_count,
     .clock_now = pgx_clock_now,
 };

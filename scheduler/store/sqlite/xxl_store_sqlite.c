@@ -968,6 +968,7 @@ static const xxl_store_driver_t s_driver = {
     .text = s_driver_text,
     .id_list = s_driver_id_list,
     .encode = s_driver_encode,
+    .sql = sq_statements,
 };
 
 //  --------------------------------------------------------------------

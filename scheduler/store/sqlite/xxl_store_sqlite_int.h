@@ -47,6 +47,8 @@ typedef struct {
     xxl_store_logged_t logged [XXL_STORE_LOG_CAUSES];     //  error lines (xxl_store_log_error)
 } store_t;
 
+//  The dialect's statements of the shared bodies (xxl_store_sqlite_rows.c)
+extern const char *const sq_statements [XXL_SQL_STATEMENTS];
 //  The method table (xxl_store_sqlite_rows.c)
 extern const xxl_store_methods_t sq_methods;
 //  Users, tokens and sessions (xxl_store_sqlite_users.c)

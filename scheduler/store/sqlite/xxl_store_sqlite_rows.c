@@ -299,52 +299,6 @@ m_log_add (xxl_store_t *base, xxl_log_t *log)
     return 0;
 }
 
-//  Finishes a row once; an unsent one becomes accepted, with trigger time
-//  trigger_time unless it is 0.  A row whose trigger failed is never
-//  finished (its handle_code stays 0).  address: only a row sent there
-//  (NULL: any)
-static int
-s_log_handle_done (store_t *self, int64_t log_id, const char *address, int64_t handle_time,
-                   int code, const char *msg, int64_t trigger_time)
-{
-    int changes = sq_exec (self, address
-        ? "UPDATE xxl_job_log SET handle_time = ?, handle_code = ?, handle_msg = ?,"
-          " trigger_time = CASE WHEN trigger_code = 0 AND ? != 0 THEN ? ELSE trigger_time END,"
-          " trigger_code = CASE trigger_code WHEN 0 THEN 200 ELSE trigger_code END"
-          " WHERE id = ? AND handle_code = 0 AND trigger_code IN (0, 200)"
-          " AND executor_address = ?"
-        : "UPDATE xxl_job_log SET handle_time = ?, handle_code = ?, handle_msg = ?,"
-          " trigger_time = CASE WHEN trigger_code = 0 AND ? != 0 THEN ? ELSE trigger_time END,"
-          " trigger_code = CASE trigger_code WHEN 0 THEN 200 ELSE trigger_code END"
-          " WHERE id = ? AND handle_code = 0 AND trigger_code IN (0, 200) AND ? IS NULL",
-        "iisiiis", handle_time, (int64_t) code, msg, trigger_time, trigger_time, log_id, address);
-    return changes < 0? -1: changes == 0? 1: 0;
-}
-
-static int
-m_log_handle_done (xxl_store_t *base, int64_t log_id, int64_t handle_time,
-                           int code, const char *msg)
-{
-    return s_log_handle_done ((store_t *) base, log_id, NULL, handle_time, code, msg, 0);
-}
-
-static int
-m_log_handle_done_at (xxl_store_t *base, int64_t log_id, int64_t handle_time,
-                              int code, const char *msg, int64_t trigger_time)
-{
-    return s_log_handle_done ((store_t *) base, log_id, NULL, handle_time, code, msg,
-                              trigger_time);
-}
-
-static int
-m_log_handle_done_by (xxl_store_t *base, int64_t log_id, const char *address,
-                      int64_t handle_time, int code, const char *msg, int64_t trigger_time)
-{
-    assert (address);
-    return s_log_handle_done ((store_t *) base, log_id, address, handle_time, code, msg,
-                              trigger_time);
-}
-
 static int
 m_log_load (xxl_store_t *base, int64_t id, xxl_log_t *log)
 {
@@ -385,55 +339,7 @@ m_log_load (xxl_store_t *base, int64_t id, xxl_log_t *log)
 }
 
 //  --------------------------------------------------------------------
-//  Registry
-
-static int
-m_registry_beat (xxl_store_t *base, const char *app, const char *address, int64_t now)
-{
-    store_t *self = (store_t *) base;
-    return sq_exec (self,
-        "INSERT INTO xxl_job_registry (registry_group, registry_key, registry_value, update_time)"
-        " VALUES ('EXECUTOR', ?, ?, ?) ON CONFLICT (registry_group, registry_key, registry_value)"
-        " DO UPDATE SET update_time = excluded.update_time", "ssi", app, address, now) < 0? -1: 0;
-}
-
-static int
-m_groups_refresh (xxl_store_t *base, int64_t now)
-{
-    store_t *self = (store_t *) base;
-    return sq_exec (self,
-        "UPDATE xxl_job_group SET update_time = ?, address_list ="
-        " (SELECT group_concat (registry_value, ',') FROM"
-        "   (SELECT registry_value FROM xxl_job_registry r WHERE r.registry_group = 'EXECUTOR'"
-        "    AND r.registry_key = xxl_job_group.app_name ORDER BY registry_value))"
-        " WHERE address_type = 0", "i", now) < 0? -1: 0;
-}
-
-static int
-m_group_refresh_app (xxl_store_t *base, const char *app, int64_t now)
-{
-    store_t *self = (store_t *) base;
-    return sq_exec (self,
-        "UPDATE xxl_job_group SET update_time = ?1, address_list ="
-        " (SELECT group_concat (registry_value, ',') FROM"
-        "   (SELECT registry_value FROM xxl_job_registry r WHERE r.registry_group = 'EXECUTOR'"
-        "    AND r.registry_key = ?2 ORDER BY registry_value))"
-        " WHERE address_type = 0 AND app_name = ?2", "is", now, app) < 0? -1: 0;
-}
-
-//  --------------------------------------------------------------------
 //  The engine's typed calls (xxl_store.h states each contract)
-
-
-static int
-m_job_delay_resume (xxl_store_t *base, int64_t log_id, int64_t now, int64_t mark)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_job_info SET trigger_next_time = ? + CAST(schedule_conf AS INTEGER) * 1000"
-        " WHERE id = (SELECT job_id FROM xxl_job_log WHERE id = ? AND schedule_time IS NOT NULL)"
-        " AND schedule_type = 'FIX_DELAY' AND trigger_status = 1 AND trigger_next_time = ?",
-        "iii", now, log_id, mark);
-}
 
 #define XXL_JOB_SELECT \
     "SELECT id, job_group AS jobGroup, job_desc AS jobDesc, add_time AS addTime," \
@@ -453,30 +359,6 @@ m_job_delay_resume (xxl_store_t *base, int64_t log_id, int64_t now, int64_t mark
     " WHERE (?1 = 0 OR job_group = ?1)" \
     " AND instr (lower (executor_handler), lower (?4)) > 0 AND instr (lower (job_desc), lower (?5)) > 0" \
     " AND instr (lower (author), lower (?6)) > 0 AND (?7 < 0 OR trigger_status = ?7)"
-#define XXL_JOB_FILTER_ARGS(f) \
-    (f)->group_id, (f)->limit, (f)->offset, (f)->handler, (f)->desc, (f)->author, (f)->status
-
-static int
-m_job_encode (xxl_store_t *base, xxl_enc_t *enc, int64_t id)
-{
-    return sq_encode ((store_t *) base, enc, 0, XXL_JOB_SELECT " WHERE id = ?", "i", id);
-}
-
-static int
-m_job_encode_page (xxl_store_t *base, xxl_enc_t *enc, size_t max_size, int *truncated,
-                   const xxl_store_job_filter_t *filter)
-{
-    return sq_encode_max ((store_t *) base, enc, max_size, truncated,
-        XXL_JOB_SELECT XXL_JOB_FILTER " ORDER BY id LIMIT ?2 OFFSET ?3", "iiisssi",
-        XXL_JOB_FILTER_ARGS (filter));
-}
-
-static int64_t
-m_job_count (xxl_store_t *base, const xxl_store_job_filter_t *filter)
-{
-    return sq_scalar ((store_t *) base, "SELECT COUNT(*) FROM xxl_job_info" XXL_JOB_FILTER,
-                     "iiisssi", XXL_JOB_FILTER_ARGS (filter));
-}
 
 static int
 m_glue_get (xxl_store_t *base, int64_t job_id, int64_t version, char **type, char **source)
@@ -511,23 +393,6 @@ m_glue_get (xxl_store_t *base, int64_t job_id, int64_t version, char **type, cha
     " length (CAST (glue_source AS BLOB)) AS size"
 
 static int
-m_glue_encode (xxl_store_t *base, xxl_enc_t *enc, int64_t job_id, int64_t version)
-{
-    return sq_encode ((store_t *) base, enc, 0,
-        XXL_GLUE_SELECT ", glue_source AS glueSource"
-        " FROM xxl_job_logglue WHERE job_id = ? AND version = ?", "ii", job_id, version);
-}
-
-static int
-m_glue_encode_page (xxl_store_t *base, xxl_enc_t *enc, size_t max_size, int *truncated,
-                    int64_t job_id, int64_t limit, int64_t offset)
-{
-    return sq_encode_max ((store_t *) base, enc, max_size, truncated,
-        XXL_GLUE_SELECT " FROM xxl_job_logglue WHERE job_id = ? ORDER BY version DESC"
-        " LIMIT ? OFFSET ?", "iii", job_id, limit, offset);
-}
-
-static int
 m_log_unroute (xxl_store_t *base, int64_t log_id, int64_t chars, int unfinished)
 {
     store_t *self = (store_t *) base;
@@ -540,17 +405,6 @@ m_log_unroute (xxl_store_t *base, int64_t log_id, int64_t chars, int unfinished)
         "UPDATE xxl_job_log SET executor_address = NULL, trigger_msg ="
         " substr (trigger_msg, 1, max (length (trigger_msg) - ?, 0))"
         " WHERE id = ? AND trigger_code = 0", "ii", chars, log_id);
-}
-
-static int
-m_log_trigger_end (xxl_store_t *base, int64_t log_id, int code, int64_t presumed,
-                   const char *text, int64_t stamp)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET trigger_code = ?, trigger_msg ="
-        " substr (COALESCE(trigger_msg, ''), 1, max (length (COALESCE(trigger_msg, '')) - ?, 0))"
-        " || ?, trigger_time = CASE WHEN ? > 0 THEN ? ELSE trigger_time END WHERE id = ?",
-        "iisiii", (int64_t) code, presumed, text, stamp, stamp, log_id);
 }
 
 static int
@@ -573,27 +427,6 @@ m_log_copy_shard (xxl_store_t *base, int64_t id, int64_t src, const char *shard,
         id, shard, stamp, src);
 }
 
-static int
-m_log_lost_ids (xxl_store_t *base, int64_t before, int64_t *ids, size_t max, size_t *count)
-{
-    return sq_id_list ((store_t *) base,
-        ids, max, count, "SELECT l.id FROM xxl_job_log l LEFT JOIN xxl_job_registry r"
-        " ON r.registry_value = l.executor_address"
-        " WHERE l.trigger_code = 200 AND l.handle_code = 0 AND l.trigger_time <= ?1"
-        " AND r.id IS NULL LIMIT ?2", "ii", before, (int64_t) max);
-}
-
-static int
-m_log_open_ids_at (xxl_store_t *base, const char *address, int64_t after, int64_t *ids,
-                   size_t max, size_t *count)
-{
-    //  (the running index holds exactly the open rows)
-    return sq_id_list ((store_t *) base,
-        ids, max, count, "SELECT id FROM xxl_job_log INDEXED BY xxl_job_log_running"
-        " WHERE trigger_code = 200 AND handle_code = 0 AND executor_address = ?1"
-        " AND id > ?2 ORDER BY id LIMIT ?3", "sii", address, after, (int64_t) max);
-}
-
 //  The share of a job (SQL, the row's job_id or the job's id)
 #define XXL_SHARE_OF(col) " (" col " % 16) "
 #define XXL_IN_MASK(col) " ((?1 >> (" col " % 16)) & 1) = 1 "
@@ -606,76 +439,6 @@ m_fired_get (xxl_store_t *base, int64_t *until, int64_t *sent)
     *until = sq_scalar (self, "SELECT MIN(fired_until) FROM xxl_lease", NULL);
     *sent = sq_scalar (self, "SELECT MIN(fired_sent) FROM xxl_lease", NULL);
     return *until < 0 || *sent < 0? -1: 0;
-}
-
-static int
-m_fired_raise_until (xxl_store_t *base, int64_t until)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_lease SET fired_until = max (fired_until, ?)", "i", until);
-}
-
-static int
-m_fired_raise_sent (xxl_store_t *base, int64_t sent)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_lease SET fired_sent = max (fired_sent, ?)", "i", sent);
-}
-
-//  Unsent planned rows: no address, or routed ahead past their share's
-//  fired_sent and neither stamped nor known sent
-#define XXL_UNSENT_SQL " trigger_code = 0 AND (executor_address IS NULL" \
-                       " OR (schedule_time > (SELECT fired_sent FROM xxl_lease" \
-                       "     WHERE share =" XXL_SHARE_OF ("xxl_job_log.job_id") ")" \
-                       " AND trigger_time < schedule_time))"
-
-static int
-m_recover_stamp_fired (xxl_store_t *base)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET trigger_time = schedule_time WHERE trigger_code = 0"
-        " AND executor_address IS NOT NULL AND schedule_time > trigger_time"
-        " AND schedule_time <= (SELECT fired_sent FROM xxl_lease"
-        "     WHERE share =" XXL_SHARE_OF ("xxl_job_log.job_id") ")", NULL);
-}
-
-static int
-m_recover_late_jobs (xxl_store_t *base, int64_t before, int64_t *ids, size_t max,
-                     size_t *count)
-{
-    return sq_id_list ((store_t *) base,
-        ids, max, count, "SELECT job_id FROM xxl_job_log WHERE" XXL_UNSENT_SQL
-        " AND schedule_time < ? GROUP BY job_id LIMIT ?", "ii", before, (int64_t) max);
-}
-
-static int64_t
-m_recover_late_last (xxl_store_t *base, int64_t job_id, int64_t before)
-{
-    return sq_scalar ((store_t *) base,
-        "SELECT MAX(id) FROM xxl_job_log WHERE job_id = ? AND" XXL_UNSENT_SQL
-        " AND schedule_time < ?", "ii", job_id, before);
-}
-
-static int
-m_recover_drop_late (xxl_store_t *base, int64_t job_id, int64_t before, int64_t keep)
-{
-    return sq_exec ((store_t *) base,
-        "DELETE FROM xxl_job_log WHERE job_id = ? AND" XXL_UNSENT_SQL
-        " AND schedule_time < ? AND id != ?", "iii", job_id, before, keep);
-}
-
-static int
-m_log_encode (xxl_store_t *base, xxl_enc_t *enc, int64_t id)
-{
-    return sq_encode ((store_t *) base, enc, 0,
-        "SELECT id, job_group AS jobGroup, job_id AS jobId, executor_address AS executorAddress,"
-        " executor_handler AS executorHandler, executor_param AS executorParam,"
-        " executor_sharding_param AS executorShardingParam,"
-        " executor_fail_retry_count AS executorFailRetryCount, trigger_time AS triggerTime,"
-        " trigger_code AS triggerCode, trigger_msg AS triggerMsg, trigger_type AS triggerType,"
-        " schedule_time AS scheduleTime, handle_time AS handleTime, handle_code AS handleCode,"
-        " handle_msg AS handleMsg, alarm_status AS alarmStatus FROM xxl_job_log WHERE id = ?",
-        "i", id);
 }
 
 //  LOG_LIST: a planned fire is not listed before its time, and until its
@@ -721,43 +484,6 @@ m_log_encode_page (xxl_store_t *base, xxl_enc_t *enc, size_t max_size, int *trun
     return sq_encode_max ((store_t *) base, enc, max_size, truncated, sql, "iiiiiiiii",
         f->job_id, f->group_id, f->status, f->from, f->to, f->max_id, f->now,
         f->limit, f->offset);
-}
-
-static int64_t
-m_log_delete (xxl_store_t *base, int64_t job_id, int64_t before, int64_t below, int64_t limit)
-{
-    return sq_exec ((store_t *) base,
-        "DELETE FROM xxl_job_log WHERE id IN (SELECT id FROM xxl_job_log"
-        " WHERE (?1 = 0 OR job_id = ?1) AND trigger_time < ?2 AND id < ?3"
-        " AND NOT (trigger_code IN (0, 200) AND handle_code = 0) ORDER BY id LIMIT ?4)",
-        "iiii", job_id, before, below, limit);
-}
-
-static int64_t
-m_log_id_at_rank (xxl_store_t *base, int64_t job_id, int64_t rank)
-{
-    return sq_scalar ((store_t *) base,
-        "SELECT id FROM xxl_job_log WHERE (?1 = 0 OR job_id = ?1)"
-        " ORDER BY id DESC LIMIT 1 OFFSET ?2", "ii", job_id, rank);
-}
-
-static char *
-m_registry_alive (xxl_store_t *base, int64_t window_ms)
-{
-    return sq_text ((store_t *) base,
-        "SELECT group_concat (registry_value, ',') FROM (SELECT DISTINCT registry_value"
-        " FROM xxl_job_registry WHERE update_time >"
-        " (SELECT MAX (update_time) FROM xxl_job_registry) - ?)", "i", window_ms);
-}
-
-static char *
-m_registry_apps (xxl_store_t *base, const char *address, int64_t since)
-{
-    char *apps = sq_text ((store_t *) base,
-        "SELECT group_concat (registry_key, ',') FROM (SELECT DISTINCT registry_key"
-        " FROM xxl_job_registry WHERE registry_value = ? AND update_time >= ?)", "si",
-        address, since);
-    return apps? apps: strdup ("");
 }
 
 //  Rows per statement of report_count: each statement is a read
@@ -831,44 +557,6 @@ m_report_totals (xxl_store_t *base, xxl_store_totals_t *t)
     return t->jobs < 0 || t->runs < 0? -1: 0;
 }
 
-static int
-m_report_encode_days (xxl_store_t *base, xxl_enc_t *enc, int days)
-{
-    return sq_encode ((store_t *) base, enc, 1,
-        "SELECT trigger_day AS triggerDay, running_count AS runningCount, suc_count AS sucCount,"
-        " fail_count AS failCount, update_time AS updateTime FROM xxl_job_log_report"
-        " ORDER BY trigger_day DESC LIMIT ?", "i", (int64_t) days);
-}
-
-//  --------------------------------------------------------------------
-//  The audit
-
-static int
-m_audit_add (xxl_store_t *base, const xxl_audit_t *row)
-{
-    return sq_exec ((store_t *) base,
-        "INSERT INTO xxl_audit (time, who, role, type, target, code) VALUES (?, ?, ?, ?, ?, ?)",
-        "isssii", row->time, row->who, row->role, row->type, row->target,
-        (int64_t) row->code) < 0? -1: 0;
-}
-
-static int
-m_audit_encode_page (xxl_store_t *base, xxl_enc_t *enc, size_t max_size, int *truncated,
-                     int64_t before, int64_t limit)
-{
-    return sq_encode_max ((store_t *) base, enc, max_size, truncated,
-        "SELECT id, time, who, role, type, target, code FROM xxl_audit"
-        " WHERE id < ? ORDER BY id DESC LIMIT ?", "ii", before, limit);
-}
-
-static int64_t
-m_audit_delete (xxl_store_t *base, int64_t before, int64_t limit)
-{
-    return sq_exec ((store_t *) base,
-        "DELETE FROM xxl_audit WHERE id IN (SELECT id FROM xxl_audit"
-        " WHERE time < ? ORDER BY time LIMIT ?)", "ii", before, limit);
-}
-
 //  --------------------------------------------------------------------
 //  The method table, in xxl_store_methods_t's order
 
@@ -919,14 +607,6 @@ m_lease_fired (xxl_store_t *base, uint64_t mask, int64_t until, int64_t sent)
     return rc < 0? -1: 0;
 }
 
-static int
-m_node_beat (xxl_store_t *base, const char *node, int64_t now)
-{
-    return sq_exec ((store_t *) base,
-        "INSERT INTO xxl_node (name, beat) VALUES (?1, ?2)"
-        " ON CONFLICT (name) DO UPDATE SET beat = max (beat, ?2)", "si", node, now) < 0? -1: 0;
-}
-
 static int64_t
 m_clock_now (xxl_store_t *base)
 {
@@ -958,44 +638,109 @@ m_job_due_in (xxl_store_t *base, uint64_t mask, int64_t before, xxl_store_due_t 
     return 0;
 }
 
-static int
-m_log_unsent_in (xxl_store_t *base, uint64_t mask, int64_t after, int64_t *ids, size_t max,
-                 size_t *count)
-{
-    return sq_id_list ((store_t *) base,
-        ids, max, count, "SELECT id FROM xxl_job_log WHERE trigger_code = 0 AND id > ?2"
-        " AND" XXL_IN_MASK ("job_id") "ORDER BY id LIMIT ?3", "iii", (int64_t) mask, after,
-        (int64_t) max);
-}
-
-static int
-m_recover_stamp_fired_in (xxl_store_t *base, uint64_t mask)
-{
-    return sq_exec ((store_t *) base,
+//  The statements of the shared bodies this backend words its own way
+//  (xxl_store_sql.h: xxl_store_stmt_t), given through its driver
+const char *const sq_statements [XXL_SQL_STATEMENTS] = {
+    [XXL_SQL_FIRED_RAISE_UNTIL] =
+        "UPDATE xxl_lease SET fired_until = max (fired_until, ?)",
+    [XXL_SQL_FIRED_RAISE_SENT] =
+        "UPDATE xxl_lease SET fired_sent = max (fired_sent, ?)",
+    [XXL_SQL_GLUE_ENCODE] =
+        XXL_GLUE_SELECT ", glue_source AS glueSource"
+        " FROM xxl_job_logglue WHERE job_id = ? AND version = ?",
+    [XXL_SQL_GROUP_REFRESH_APP] =
+        "UPDATE xxl_job_group SET update_time = ?1, address_list ="
+        " (SELECT group_concat (registry_value, ',') FROM"
+        "   (SELECT registry_value FROM xxl_job_registry r WHERE r.registry_group = 'EXECUTOR'"
+        "    AND r.registry_key = ?2 ORDER BY registry_value))"
+        " WHERE address_type = 0 AND app_name = ?2",
+    [XXL_SQL_GROUPS_REFRESH] =
+        "UPDATE xxl_job_group SET update_time = ?, address_list ="
+        " (SELECT group_concat (registry_value, ',') FROM"
+        "   (SELECT registry_value FROM xxl_job_registry r WHERE r.registry_group = 'EXECUTOR'"
+        "    AND r.registry_key = xxl_job_group.app_name ORDER BY registry_value))"
+        " WHERE address_type = 0",
+    [XXL_SQL_LOG_LOST_IDS] =
+        "SELECT l.id FROM xxl_job_log l LEFT JOIN xxl_job_registry r"
+        " ON r.registry_value = l.executor_address"
+        " WHERE l.trigger_code = 200 AND l.handle_code = 0 AND l.trigger_time <= ?1"
+        " AND r.id IS NULL LIMIT ?2",
+    [XXL_SQL_RECOVER_LATE_JOBS] =
+        "SELECT job_id FROM xxl_job_log WHERE" XXL_UNSENT_SQL
+        " AND schedule_time < ? GROUP BY job_id LIMIT ?",
+    [XXL_SQL_LOG_UNSENT_IN] =
+        "SELECT id FROM xxl_job_log WHERE trigger_code = 0 AND id > ?2"
+        " AND" XXL_IN_MASK ("job_id") "ORDER BY id LIMIT ?3",
+    [XXL_SQL_RECOVER_STAMP_DUE_IN] =
+        "UPDATE xxl_job_log SET trigger_time = schedule_time WHERE trigger_code = 0"
+        " AND executor_address IS NOT NULL AND schedule_time > trigger_time"
+        " AND schedule_time <= ?2 AND" XXL_IN_MASK ("job_id"),
+    [XXL_SQL_AUDIT_DELETE] =
+        "DELETE FROM xxl_audit WHERE id IN (SELECT id FROM xxl_audit"
+        " WHERE time < ? ORDER BY time LIMIT ?)",
+    [XXL_SQL_AUDIT_ENCODE_PAGE] =
+        "SELECT id, time, who, role, type, target, code FROM xxl_audit"
+        " WHERE id < ? ORDER BY id DESC LIMIT ?",
+    [XXL_SQL_GLUE_ENCODE_PAGE] =
+        XXL_GLUE_SELECT " FROM xxl_job_logglue WHERE job_id = ? ORDER BY version DESC"
+        " LIMIT ? OFFSET ?",
+    [XXL_SQL_JOB_DELAY_RESUME] =
+        "UPDATE xxl_job_info SET trigger_next_time = ? + CAST(schedule_conf AS INTEGER) * 1000"
+        " WHERE id = (SELECT job_id FROM xxl_job_log WHERE id = ? AND schedule_time IS NOT NULL)"
+        " AND schedule_type = 'FIX_DELAY' AND trigger_status = 1 AND trigger_next_time = ?",
+    [XXL_SQL_LOG_ID_AT_RANK] =
+        "SELECT id FROM xxl_job_log WHERE (?1 = 0 OR job_id = ?1)"
+        " ORDER BY id DESC LIMIT 1 OFFSET ?2",
+    [XXL_SQL_RECOVER_STAMP_FIRED_IN] =
         "UPDATE xxl_job_log SET trigger_time = schedule_time WHERE trigger_code = 0"
         " AND executor_address IS NOT NULL AND schedule_time > trigger_time"
         " AND" XXL_IN_MASK ("job_id") "AND schedule_time <= (SELECT fired_sent FROM xxl_lease"
-        "     WHERE share =" XXL_SHARE_OF ("xxl_job_log.job_id") ")", "i", (int64_t) mask);
-}
-
-static int
-m_recover_stamp_due_in (xxl_store_t *base, uint64_t mask, int64_t now)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET trigger_time = schedule_time WHERE trigger_code = 0"
-        " AND executor_address IS NOT NULL AND schedule_time > trigger_time"
-        " AND schedule_time <= ?2 AND" XXL_IN_MASK ("job_id"), "ii", (int64_t) mask, now);
-}
-
-static int
-m_recover_late_jobs_in (xxl_store_t *base, uint64_t mask, int64_t before, int64_t *ids,
-                        size_t max, size_t *count)
-{
-    return sq_id_list ((store_t *) base,
-        ids, max, count, "SELECT job_id FROM xxl_job_log WHERE" XXL_UNSENT_SQL
+        "     WHERE share =" XXL_SHARE_OF ("xxl_job_log.job_id") ")",
+    [XXL_SQL_RECOVER_LATE_JOBS_IN] =
+        "SELECT job_id FROM xxl_job_log WHERE" XXL_UNSENT_SQL
         " AND schedule_time < ?2 AND" XXL_IN_MASK ("job_id") "GROUP BY job_id LIMIT ?3",
-        "iii", (int64_t) mask, before, (int64_t) max);
-}
+    [XXL_SQL_LOG_TRIGGER_END] =
+        "UPDATE xxl_job_log SET trigger_code = ?, trigger_msg ="
+        " substr (COALESCE(trigger_msg, ''), 1, max (length (COALESCE(trigger_msg, '')) - ?, 0))"
+        " || ?, trigger_time = CASE WHEN ? > 0 THEN ? ELSE trigger_time END WHERE id = ?",
+    //  (the running index holds exactly the open rows)
+    [XXL_SQL_LOG_OPEN_IDS_AT] =
+        "SELECT id FROM xxl_job_log INDEXED BY xxl_job_log_running"
+        " WHERE trigger_code = 200 AND handle_code = 0 AND executor_address = ?1"
+        " AND id > ?2 ORDER BY id LIMIT ?3",
+    [XXL_SQL_NODE_BEAT] =
+        "INSERT INTO xxl_node (name, beat) VALUES (?1, ?2)"
+        " ON CONFLICT (name) DO UPDATE SET beat = max (beat, ?2)",
+    [XXL_SQL_REGISTRY_ALIVE] =
+        "SELECT group_concat (registry_value, ',') FROM (SELECT DISTINCT registry_value"
+        " FROM xxl_job_registry WHERE update_time >"
+        " (SELECT MAX (update_time) FROM xxl_job_registry) - ?)",
+    [XXL_SQL_JOB_COUNT] =
+        "SELECT COUNT(*) FROM xxl_job_info" XXL_JOB_FILTER,
+    [XXL_SQL_JOB_ENCODE] =
+        XXL_JOB_SELECT " WHERE id = ?",
+    [XXL_SQL_JOB_ENCODE_PAGE] =
+        XXL_JOB_SELECT XXL_JOB_FILTER " ORDER BY id LIMIT ?2 OFFSET ?3",
+    [XXL_SQL_LOG_DELETE] =
+        "DELETE FROM xxl_job_log WHERE id IN (SELECT id FROM xxl_job_log"
+        " WHERE (?1 = 0 OR job_id = ?1) AND trigger_time < ?2 AND id < ?3"
+        " AND NOT (trigger_code IN (0, 200) AND handle_code = 0) ORDER BY id LIMIT ?4)",
+    [XXL_SQL_REPORT_ENCODE_DAYS] =
+        "SELECT trigger_day AS triggerDay, running_count AS runningCount, suc_count AS sucCount,"
+        " fail_count AS failCount, update_time AS updateTime FROM xxl_job_log_report"
+        " ORDER BY trigger_day DESC LIMIT ?",
+    [XXL_SQL_LOG_ENCODE] =
+        "SELECT id, job_group AS jobGroup, job_id AS jobId, executor_address AS executorAddress,"
+        " executor_handler AS executorHandler, executor_param AS executorParam,"
+        " executor_sharding_param AS executorShardingParam,"
+        " executor_fail_retry_count AS executorFailRetryCount, trigger_time AS triggerTime,"
+        " trigger_code AS triggerCode, trigger_msg AS triggerMsg, trigger_type AS triggerType,"
+        " schedule_time AS scheduleTime, handle_time AS handleTime, handle_code AS handleCode,"
+        " handle_msg AS handleMsg, alarm_status AS alarmStatus FROM xxl_job_log WHERE id = ?",
+    [XXL_SQL_REGISTRY_APPS] =
+        "SELECT group_concat (registry_key, ',') FROM (SELECT DISTINCT registry_key"
+        " FROM xxl_job_registry WHERE registry_value = ? AND update_time >= ?)",
+};
 
 const xxl_store_methods_t sq_methods = {
     .version = XXL_STORE_METHODS_VERSION,
@@ -1016,60 +761,25 @@ const xxl_store_methods_t sq_methods = {
     .group_update = m_group_update,
     .group_find = m_group_find,
     .group_load = m_group_load,
-    .groups_refresh = m_groups_refresh,
-    .group_refresh_app = m_group_refresh_app,
     .job_add = m_job_add,
     .job_save = m_job_save,
     .job_unchild = m_job_unchild,
     .job_load = m_job_load,
-    .job_delay_resume = m_job_delay_resume,
-    .job_encode = m_job_encode,
-    .job_encode_page = m_job_encode_page,
-    .job_count = m_job_count,
     .glue_add = m_glue_add,
     .glue_get = m_glue_get,
-    .glue_encode = m_glue_encode,
-    .glue_encode_page = m_glue_encode_page,
     .log_add = m_log_add,
     .log_next_id = m_log_next_id,
     .log_load = m_log_load,
-    .log_handle_done = m_log_handle_done,
-    .log_handle_done_at = m_log_handle_done_at,
     .log_unroute = m_log_unroute,
-    .log_trigger_end = m_log_trigger_end,
     .log_set_shard = m_log_set_shard,
     .log_copy_shard = m_log_copy_shard,
-    .log_lost_ids = m_log_lost_ids,
-    .log_handle_done_by = m_log_handle_done_by,
-    .registry_apps = m_registry_apps,
     .lease_list = m_lease_list,
     .lease_fired = m_lease_fired,
-    .node_beat = m_node_beat,
     .job_due_in = m_job_due_in,
-    .log_unsent_in = m_log_unsent_in,
-    .recover_stamp_fired_in = m_recover_stamp_fired_in,
-    .recover_stamp_due_in = m_recover_stamp_due_in,
-    .recover_late_jobs_in = m_recover_late_jobs_in,
     .fired_get = m_fired_get,
-    .fired_raise_until = m_fired_raise_until,
-    .fired_raise_sent = m_fired_raise_sent,
-    .recover_stamp_fired = m_recover_stamp_fired,
-    .recover_late_jobs = m_recover_late_jobs,
-    .recover_late_last = m_recover_late_last,
-    .recover_drop_late = m_recover_drop_late,
-    .log_encode = m_log_encode,
     .log_encode_page = m_log_encode_page,
-    .log_delete = m_log_delete,
-    .log_id_at_rank = m_log_id_at_rank,
-    .registry_beat = m_registry_beat,
-    .registry_alive = m_registry_alive,
     .report_totals = m_report_totals,
-    .report_encode_days = m_report_encode_days,
-    .audit_add = m_audit_add,
-    .audit_encode_page = m_audit_encode_page,
-    .audit_delete = m_audit_delete,
     .accounts = &sq_accounts,
-    .log_open_ids_at = m_log_open_ids_at,
     .report_count = m_report_count,
     .clock_now = m_clock_now,
 };
