@@ -126,234 +126,47 @@ int xxl_store_driver_ok (const xxl_store_driver_t *driver);
 //  placeholder is '?'.
 char *xxl_store_sql_question_marks (const char *sql, char *out, size_t size);
 
-//  The shared method bodies (xxl_store_sql.c), one per slot of the method
-//  table; a backend's table names them all with XXL_STORE_SQL_METHODS
-int64_t xs_glue_count (xxl_store_t *base, int64_t job_id);
-int xs_glue_exists (xxl_store_t *base, int64_t job_id, int64_t version);
-int64_t xs_glue_last (xxl_store_t *base, int64_t job_id);
-int64_t xs_group_jobs (xxl_store_t *base, int64_t id);
-int xs_group_rm (xxl_store_t *base, int64_t id);
-char *xs_job_children (xxl_store_t *base, int64_t id);
-int xs_job_drop_plans (xxl_store_t *base, int64_t job_id, int64_t now);
-int xs_job_exists (xxl_store_t *base, int64_t id);
-int xs_job_halt (xxl_store_t *base, int64_t id, int64_t last);
-int xs_job_marked_ids (xxl_store_t *base, int64_t mark, int64_t after, int64_t *ids, size_t max,
-                       size_t *count);
-int64_t xs_job_rm_logs (xxl_store_t *base, int64_t id);
-int64_t xs_job_rm_logs_some (xxl_store_t *base, int64_t id, int64_t limit);
-int xs_job_set_times (xxl_store_t *base, int64_t id, int64_t last, int64_t next);
-int xs_log_alarm_claim (xxl_store_t *base, int64_t log_id);
-int xs_log_append_handle_msg (xxl_store_t *base, int64_t log_id, const char *text);
-int xs_log_append_trigger_msg (xxl_store_t *base, int64_t log_id, const char *text);
-int xs_log_claimed_ids (xxl_store_t *base, int64_t after, int64_t *ids, size_t max,
-                        size_t *count);
-int xs_log_clear_address (xxl_store_t *base, int64_t log_id);
-int xs_log_drop_unsent (xxl_store_t *base, int64_t log_id);
-int xs_log_fail_unsent (xxl_store_t *base, int64_t log_id, int code, const char *why);
-int xs_log_failed_ids (xxl_store_t *base, int64_t *ids, size_t max, size_t *count);
-char *xs_log_job_children (xxl_store_t *base, int64_t log_id);
-int64_t xs_log_job_id (xxl_store_t *base, int64_t log_id);
-int xs_log_lost_ids_after (xxl_store_t *base, int64_t before, int64_t after, int64_t *ids,
-                           size_t max, size_t *count);
-int xs_log_plan_route (xxl_store_t *base, int64_t log_id, const char *address,
-                       const char *section);
-int64_t xs_log_plan_time (xxl_store_t *base, int64_t log_id);
-int xs_log_retime (xxl_store_t *base, int64_t log_id, int64_t trigger_time);
-int xs_log_set_alarm (xxl_store_t *base, int64_t log_id, int status, const char *report);
-int xs_log_stamp (xxl_store_t *base, int64_t log_id, int64_t stamp);
-int xs_log_trigger_done (xxl_store_t *base, int64_t log_id, int code, const char *address,
-                         const char *append);
-int xs_log_unanswered_ids (xxl_store_t *base, int64_t before, int64_t *ids, size_t max,
-                           size_t *count);
-int xs_log_unsent_ids (xxl_store_t *base, int64_t after, int64_t *ids, size_t max,
-                       size_t *count);
-int xs_recover_misfire (xxl_store_t *base, int64_t log_id);
-int xs_recover_stamp_due (xxl_store_t *base, int64_t now);
-int xs_registry_expire (xxl_store_t *base, int64_t dead_before);
-int xs_registry_remove (xxl_store_t *base, const char *app, const char *address);
-int xs_report_refresh (xxl_store_t *base, int64_t from, int64_t to, int64_t now);
-int xs_report_set (xxl_store_t *base, int64_t day, int64_t running, int64_t suc, int64_t fail,
-                   int64_t now);
-int xs_job_due (xxl_store_t *base, int64_t before, xxl_store_due_t *rows, size_t max,
-                size_t *count);
-int xs_lease_release (xxl_store_t *base, int share, const char *node, int64_t epoch,
-                      int64_t now);
-int xs_lease_renew (xxl_store_t *base, int share, const char *node, int64_t epoch,
-                    int64_t expires);
-int xs_lease_take (xxl_store_t *base, int share, const char *node, int64_t epoch,
-                   int64_t expires);
-int xs_log_set_trigger_msg (xxl_store_t *base, int64_t log_id, const char *text);
-int64_t xs_node_count (xxl_store_t *base, int64_t since);
-int xs_log_accept (xxl_store_t *base, int64_t log_id, int64_t stamp);
-int xs_job_rm (xxl_store_t *base, int64_t id);
-int xs_log_route (xxl_store_t *base, int64_t log_id, int64_t stamp, const char *address,
-                  const char *section);
-int xs_jobs_have_children (xxl_store_t *base);
-int xs_group_encode_all (xxl_store_t *base, xxl_enc_t *enc);
-int xs_log_handle_done (xxl_store_t *base, int64_t log_id, int64_t handle_time, int code,
-                        const char *msg);
-int xs_log_handle_done_at (xxl_store_t *base, int64_t log_id, int64_t handle_time, int code,
-                           const char *msg, int64_t trigger_time);
-int xs_log_handle_done_by (xxl_store_t *base, int64_t log_id, const char *address,
-                           int64_t handle_time, int code, const char *msg,
-                           int64_t trigger_time);
-int xs_registry_beat (xxl_store_t *base, const char *app, const char *address, int64_t now);
-int xs_audit_add (xxl_store_t *base, const xxl_audit_t *row);
-int xs_recover_stamp_fired (xxl_store_t *base);
-int xs_recover_drop_late (xxl_store_t *base, int64_t job_id, int64_t before, int64_t keep);
-int64_t xs_recover_late_last (xxl_store_t *base, int64_t job_id, int64_t before);
-//  Over the dialect's statements (xxl_store_stmt_t)
-int xs_fired_raise_until (xxl_store_t *base, int64_t until);
-int xs_fired_raise_sent (xxl_store_t *base, int64_t sent);
-int xs_glue_encode (xxl_store_t *base, xxl_enc_t *enc, int64_t job_id, int64_t version);
-int xs_group_refresh_app (xxl_store_t *base, const char *app, int64_t now);
-int xs_groups_refresh (xxl_store_t *base, int64_t now);
-int xs_log_lost_ids (xxl_store_t *base, int64_t before, int64_t *ids, size_t max,
-                     size_t *count);
-int xs_recover_late_jobs (xxl_store_t *base, int64_t before, int64_t *ids, size_t max,
-                          size_t *count);
-int xs_log_unsent_in (xxl_store_t *base, uint64_t mask, int64_t after, int64_t *ids, size_t max,
-                      size_t *count);
-int xs_recover_stamp_due_in (xxl_store_t *base, uint64_t mask, int64_t now);
-int64_t xs_audit_delete (xxl_store_t *base, int64_t before, int64_t limit);
-int xs_audit_encode_page (xxl_store_t *base, xxl_enc_t *enc, size_t max_size, int *truncated,
-                          int64_t before, int64_t limit);
-int xs_glue_encode_page (xxl_store_t *base, xxl_enc_t *enc, size_t max_size, int *truncated,
-                         int64_t job_id, int64_t limit, int64_t offset);
-int xs_job_delay_resume (xxl_store_t *base, int64_t log_id, int64_t now, int64_t mark);
-int64_t xs_log_id_at_rank (xxl_store_t *base, int64_t job_id, int64_t rank);
-int xs_recover_stamp_fired_in (xxl_store_t *base, uint64_t mask);
-int xs_recover_late_jobs_in (xxl_store_t *base, uint64_t mask, int64_t before, int64_t *ids,
-                             size_t max, size_t *count);
-int xs_log_trigger_end (xxl_store_t *base, int64_t log_id, int code, int64_t presumed,
-                        const char *text, int64_t stamp);
-int xs_log_open_ids_at (xxl_store_t *base, const char *address, int64_t after, int64_t *ids,
-                        size_t max, size_t *count);
-int xs_node_beat (xxl_store_t *base, const char *node, int64_t now);
-char *xs_registry_alive (xxl_store_t *base, int64_t window_ms);
-int64_t xs_job_count (xxl_store_t *base, const xxl_store_job_filter_t *filter);
-int xs_job_encode (xxl_store_t *base, xxl_enc_t *enc, int64_t id);
-int xs_job_encode_page (xxl_store_t *base, xxl_enc_t *enc, size_t max_size, int *truncated,
-                        const xxl_store_job_filter_t *filter);
-int64_t xs_log_delete (xxl_store_t *base, int64_t job_id, int64_t before, int64_t below,
-                       int64_t limit);
-int xs_report_encode_days (xxl_store_t *base, xxl_enc_t *enc, int days);
-int xs_log_encode (xxl_store_t *base, xxl_enc_t *enc, int64_t id);
-char *xs_registry_apps (xxl_store_t *base, const char *address, int64_t since);
-//  Users, tokens and sessions (the accounts table)
-int xs_user_add (xxl_store_t *base, const xxl_account_t *user);
-int xs_user_update (xxl_store_t *base, const char *name, const char *hash, const char *role,
-                    const char *apps);
-int xs_user_rm (xxl_store_t *base, const char *name);
-int xs_user_encode_all (xxl_store_t *base, xxl_enc_t *enc);
-int xs_token_add (xxl_store_t *base, const xxl_account_t *token);
-int xs_token_rm (xxl_store_t *base, const char *name);
-int xs_token_encode_all (xxl_store_t *base, xxl_enc_t *enc);
-int xs_session_add (xxl_store_t *base, const char *id, const char *user, const char *csrf,
-                    int64_t now);
-int xs_session_touch (xxl_store_t *base, const char *id, int64_t now);
-int xs_session_rm (xxl_store_t *base, const char *id);
-int xs_user_sessions_rm (xxl_store_t *base, const char *user);
-int64_t xs_session_expire (xxl_store_t *base, int64_t before);
+//  The shared method bodies (xxl_store_sql.c): xs_<slot> for each slot
+//  below (in the table's order), of that slot's type (declared from the table itself, so that a
+//  body and its slot cannot disagree).  A backend's method table names
+//  them all with XXL_STORE_SQL_METHODS, its accounts table with
+//  XXL_STORE_SQL_ACCOUNTS, and fills the other slots itself.
+#define XXL_STORE_SQL_SLOTS(X) \
+    X (group_rm) X (group_jobs) X (groups_refresh) X (group_refresh_app) \
+    X (group_encode_all) X (job_rm) X (job_rm_logs) X (job_exists) X (job_children) \
+    X (log_job_children) X (jobs_have_children) X (job_set_times) X (job_halt) X (job_due) \
+    X (job_marked_ids) X (job_delay_resume) X (job_encode) X (job_encode_page) X (job_count) \
+    X (glue_last) X (glue_exists) X (glue_encode) X (glue_encode_page) X (glue_count) \
+    X (log_job_id) X (log_trigger_done) X (log_handle_done) X (log_handle_done_at) \
+    X (log_accept) X (log_stamp) X (log_route) X (log_plan_route) X (log_retime) \
+    X (log_trigger_end) X (log_append_trigger_msg) X (log_append_handle_msg) \
+    X (log_drop_unsent) X (job_drop_plans) X (log_plan_time) X (log_fail_unsent) \
+    X (log_set_alarm) X (log_alarm_claim) X (log_unsent_ids) X (log_unanswered_ids) \
+    X (log_failed_ids) X (log_claimed_ids) X (log_lost_ids) X (fired_raise_until) \
+    X (fired_raise_sent) X (recover_stamp_fired) X (recover_stamp_due) X (recover_late_jobs) \
+    X (recover_late_last) X (recover_misfire) X (recover_drop_late) X (log_clear_address) \
+    X (log_encode) X (log_delete) X (log_id_at_rank) X (registry_beat) X (registry_remove) \
+    X (registry_expire) X (registry_alive) X (report_refresh) X (report_encode_days) \
+    X (audit_add) X (audit_encode_page) X (audit_delete) X (log_handle_done_by) \
+    X (registry_apps) X (lease_take) X (lease_renew) X (lease_release) X (node_beat) \
+    X (node_count) X (log_unsent_in) X (recover_stamp_fired_in) X (recover_stamp_due_in) \
+    X (recover_late_jobs_in) X (log_set_trigger_msg) X (log_open_ids_at) X (report_set) \
+    X (job_rm_logs_some) X (log_lost_ids_after)
 
-#define XXL_STORE_SQL_METHODS \
-    .glue_count = xs_glue_count, \
-    .glue_exists = xs_glue_exists, \
-    .glue_last = xs_glue_last, \
-    .group_jobs = xs_group_jobs, \
-    .group_rm = xs_group_rm, \
-    .job_children = xs_job_children, \
-    .job_drop_plans = xs_job_drop_plans, \
-    .job_exists = xs_job_exists, \
-    .job_halt = xs_job_halt, \
-    .job_marked_ids = xs_job_marked_ids, \
-    .job_rm_logs = xs_job_rm_logs, \
-    .job_rm_logs_some = xs_job_rm_logs_some, \
-    .job_set_times = xs_job_set_times, \
-    .log_alarm_claim = xs_log_alarm_claim, \
-    .log_append_handle_msg = xs_log_append_handle_msg, \
-    .log_append_trigger_msg = xs_log_append_trigger_msg, \
-    .log_claimed_ids = xs_log_claimed_ids, \
-    .log_clear_address = xs_log_clear_address, \
-    .log_drop_unsent = xs_log_drop_unsent, \
-    .log_fail_unsent = xs_log_fail_unsent, \
-    .log_failed_ids = xs_log_failed_ids, \
-    .log_job_children = xs_log_job_children, \
-    .log_job_id = xs_log_job_id, \
-    .log_lost_ids_after = xs_log_lost_ids_after, \
-    .log_plan_route = xs_log_plan_route, \
-    .log_plan_time = xs_log_plan_time, \
-    .log_retime = xs_log_retime, \
-    .log_set_alarm = xs_log_set_alarm, \
-    .log_stamp = xs_log_stamp, \
-    .log_trigger_done = xs_log_trigger_done, \
-    .log_unanswered_ids = xs_log_unanswered_ids, \
-    .log_unsent_ids = xs_log_unsent_ids, \
-    .recover_misfire = xs_recover_misfire, \
-    .recover_stamp_due = xs_recover_stamp_due, \
-    .registry_expire = xs_registry_expire, \
-    .registry_remove = xs_registry_remove, \
-    .report_refresh = xs_report_refresh, \
-    .report_set = xs_report_set, \
-    .job_due = xs_job_due, \
-    .lease_release = xs_lease_release, \
-    .lease_renew = xs_lease_renew, \
-    .lease_take = xs_lease_take, \
-    .log_set_trigger_msg = xs_log_set_trigger_msg, \
-    .node_count = xs_node_count, \
-    .log_accept = xs_log_accept, \
-    .job_rm = xs_job_rm, \
-    .log_route = xs_log_route, \
-    .jobs_have_children = xs_jobs_have_children, \
-    .group_encode_all = xs_group_encode_all, \
-    .log_handle_done = xs_log_handle_done, \
-    .log_handle_done_at = xs_log_handle_done_at, \
-    .log_handle_done_by = xs_log_handle_done_by, \
-    .registry_beat = xs_registry_beat, \
-    .audit_add = xs_audit_add, \
-    .recover_stamp_fired = xs_recover_stamp_fired, \
-    .recover_drop_late = xs_recover_drop_late, \
-    .recover_late_last = xs_recover_late_last, \
-    .fired_raise_until = xs_fired_raise_until, \
-    .fired_raise_sent = xs_fired_raise_sent, \
-    .glue_encode = xs_glue_encode, \
-    .group_refresh_app = xs_group_refresh_app, \
-    .groups_refresh = xs_groups_refresh, \
-    .log_lost_ids = xs_log_lost_ids, \
-    .recover_late_jobs = xs_recover_late_jobs, \
-    .log_unsent_in = xs_log_unsent_in, \
-    .recover_stamp_due_in = xs_recover_stamp_due_in, \
-    .audit_delete = xs_audit_delete, \
-    .audit_encode_page = xs_audit_encode_page, \
-    .glue_encode_page = xs_glue_encode_page, \
-    .job_delay_resume = xs_job_delay_resume, \
-    .log_id_at_rank = xs_log_id_at_rank, \
-    .recover_stamp_fired_in = xs_recover_stamp_fired_in, \
-    .recover_late_jobs_in = xs_recover_late_jobs_in, \
-    .log_trigger_end = xs_log_trigger_end, \
-    .log_open_ids_at = xs_log_open_ids_at, \
-    .node_beat = xs_node_beat, \
-    .registry_alive = xs_registry_alive, \
-    .job_count = xs_job_count, \
-    .job_encode = xs_job_encode, \
-    .job_encode_page = xs_job_encode_page, \
-    .log_delete = xs_log_delete, \
-    .report_encode_days = xs_report_encode_days, \
-    .log_encode = xs_log_encode, \
-    .registry_apps = xs_registry_apps,
+#define XXL_STORE_SQL_ACCOUNT_SLOTS(X) \
+    X (user_add) X (user_update) X (user_rm) X (user_encode_all) X (token_add) X (token_rm) \
+    X (token_encode_all) X (session_add) X (session_touch) X (session_rm) \
+    X (user_sessions_rm) X (session_expire)
 
-#define XXL_STORE_SQL_ACCOUNTS \
-    .user_add = xs_user_add, \
-    .user_update = xs_user_update, \
-    .user_rm = xs_user_rm, \
-    .user_encode_all = xs_user_encode_all, \
-    .token_add = xs_token_add, \
-    .token_rm = xs_token_rm, \
-    .token_encode_all = xs_token_encode_all, \
-    .session_add = xs_session_add, \
-    .session_touch = xs_session_touch, \
-    .session_rm = xs_session_rm, \
-    .user_sessions_rm = xs_user_sessions_rm, \
-    .session_expire = xs_session_expire,
+#define XXL_STORE_SQL_DECLARE(slot) \
+    extern __typeof__ (*((xxl_store_methods_t *) 0)->slot) xs_##slot;
+#define XXL_STORE_SQL_DECLARE_ACCOUNT(slot) \
+    extern __typeof__ (*((xxl_store_accounts_t *) 0)->slot) xs_##slot;
+XXL_STORE_SQL_SLOTS (XXL_STORE_SQL_DECLARE)
+XXL_STORE_SQL_ACCOUNT_SLOTS (XXL_STORE_SQL_DECLARE_ACCOUNT)
+
+#define XXL_STORE_SQL_SLOT(slot) .slot = xs_##slot,
+#define XXL_STORE_SQL_METHODS XXL_STORE_SQL_SLOTS (XXL_STORE_SQL_SLOT)
+#define XXL_STORE_SQL_ACCOUNTS XXL_STORE_SQL_ACCOUNT_SLOTS (XXL_STORE_SQL_SLOT)
 
 #endif
