@@ -28,6 +28,7 @@
 
 #include <assert.h>
 #include <czmq.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const xxl_store_driver_t *
@@ -56,7 +57,9 @@ xxl_store_driver_ok (const xxl_store_driver_t *driver)
         && driver->size == sizeof (xxl_store_driver_t) && driver->name
         && (driver->placeholder == '$' || driver->placeholder == '?')
         && driver->exec && driver->scalar && driver->text && driver->id_list
-        && driver->encode && s_statements_ok (driver->sql);
+        && driver->encode && s_statements_ok (driver->sql) && driver->row
+        && driver->column_int && driver->column_double && driver->column_text
+        && driver->set_error;
 }
 
 char *
@@ -869,6 +872,175 @@ xs_registry_apps (xxl_store_t *base, const char *address, int64_t since)
 }
 
 //  --------------------------------------------------------------------
+//  Rows read into the engine's structs through the driver's row reader
+
+static int
+s_row (xxl_store_t *self, const char *what, xxl_store_read_fn *read, void *arg,
+       const char *sql, const char *fmt, ...)
+{
+    va_list args;
+    va_start (args, fmt);
+    int rows = s_driver (self)->row (self, what, read, arg, sql, fmt, args);
+    va_end (args);
+    return rows;
+}
+
+static void
+s_group_read (const xxl_store_driver_t *driver, const xxl_store_row_t *row, void *arg)
+{
+    xxl_group_t *group = (xxl_group_t *) arg;
+    group->id = driver->column_int (row, 0);
+    group->app_name = driver->column_text (row, 1);
+    group->title = driver->column_text (row, 2);
+    group->address_type = (int) driver->column_int (row, 3);
+    group->address_list = driver->column_text (row, 4);
+    group->update_time = driver->column_int (row, 5);
+}
+
+int
+xs_group_load (xxl_store_t *base, int64_t id, xxl_group_t *group)
+{
+    memset (group, 0, sizeof *group);
+    int rows = s_row (base, "group query", s_group_read, group,
+        "SELECT " XXL_GROUP_COLUMNS " FROM xxl_job_group WHERE id = $1", "i", id);
+    return rows < 0? -1: rows == 0;
+}
+
+int
+xs_group_find (xxl_store_t *base, const char *key, xxl_group_t *group)
+{
+    int numeric = *key != 0;
+    for (const char *p = key; *p; p++)
+        if (*p < '0' || *p > '9')
+            numeric = 0;
+    if (numeric && strlen (key) < 18)
+        return xs_group_load (base, atoll (key), group);
+    memset (group, 0, sizeof *group);
+    int rows = s_row (base, "group query", s_group_read, group,
+        "SELECT " XXL_GROUP_COLUMNS " FROM xxl_job_group WHERE app_name = $1", "s", key);
+    return rows < 0? -1: rows == 0;
+}
+
+int
+xs_job_save (xxl_store_t *base, const xxl_job_t *job)
+{
+    return s_exec (base,
+        "UPDATE xxl_job_info SET (" XXL_JOB_COLUMNS ") = " XXL_JOB_VALUES " WHERE id = $28",
+        XXL_JOB_FMT "i", XXL_JOB_ARGS (job), job->id) < 0? -1: 0;
+}
+
+static void
+s_job_read (const xxl_store_driver_t *driver, const xxl_store_row_t *row, void *arg)
+{
+    xxl_job_t *job = (xxl_job_t *) arg;
+    int c = 0;
+    job->id = driver->column_int (row, c++);
+    job->job_group = driver->column_int (row, c++);
+    job->job_desc = driver->column_text (row, c++);
+    job->add_time = driver->column_int (row, c++);
+    job->update_time = driver->column_int (row, c++);
+    job->author = driver->column_text (row, c++);
+    job->alarm_email = driver->column_text (row, c++);
+    job->schedule_type = driver->column_text (row, c++);
+    job->schedule_conf = driver->column_text (row, c++);
+    job->misfire_strategy = driver->column_text (row, c++);
+    job->executor_route_strategy = driver->column_text (row, c++);
+    job->executor_handler = driver->column_text (row, c++);
+    job->executor_param = driver->column_text (row, c++);
+    job->executor_block_strategy = driver->column_text (row, c++);
+    job->executor_timeout = driver->column_int (row, c++);
+    job->executor_fail_retry_count = driver->column_int (row, c++);
+    job->glue_type = driver->column_text (row, c++);
+    job->glue_source = driver->column_text (row, c++);
+    job->glue_remark = driver->column_text (row, c++);
+    job->glue_updatetime = driver->column_int (row, c++);
+    job->child_jobid = driver->column_text (row, c++);
+    job->trigger_status = driver->column_int (row, c++);
+    job->trigger_last_time = driver->column_int (row, c++);
+    job->trigger_next_time = driver->column_int (row, c++);
+    job->timezone = driver->column_text (row, c++);
+    job->retry_interval = driver->column_int (row, c++);
+    job->retry_backoff = driver->column_double (row, c++);
+    job->retry_max_interval = driver->column_int (row, c++);
+}
+
+int
+xs_job_load (xxl_store_t *base, int64_t id, xxl_job_t *job)
+{
+    memset (job, 0, sizeof *job);
+    int rows = s_row (base, "job query", s_job_read, job,
+        "SELECT id, " XXL_JOB_COLUMNS " FROM xxl_job_info WHERE id = $1", "i", id);
+    return rows < 0? -1: rows == 0;
+}
+
+typedef struct {
+    char **type;
+    char **source;
+} s_glue_t;
+
+static void
+s_glue_read (const xxl_store_driver_t *driver, const xxl_store_row_t *row, void *arg)
+{
+    s_glue_t *glue = (s_glue_t *) arg;
+    *glue->type = driver->column_text (row, 0);
+    *glue->source = driver->column_text (row, 1);
+}
+
+int
+xs_glue_get (xxl_store_t *base, int64_t job_id, int64_t version, char **type, char **source)
+{
+    *type = *source = NULL;
+    s_glue_t glue = { type, source };
+    int rows = s_row (base, "glue query", s_glue_read, &glue,
+        "SELECT glue_type, glue_source FROM xxl_job_logglue WHERE job_id = $1 AND version = $2",
+        "ii", job_id, version);
+    if (rows <= 0)
+        return rows < 0? -1: 1;
+    if (*type && *source)
+        return 0;
+    free (*type);
+    free (*source);
+    *type = *source = NULL;
+    s_driver (base)->set_error (base, "out of memory");
+    return -1;
+}
+
+static void
+s_log_read (const xxl_store_driver_t *driver, const xxl_store_row_t *row, void *arg)
+{
+    xxl_log_t *log = (xxl_log_t *) arg;
+    int c = 0;
+    log->id = driver->column_int (row, c++);
+    log->job_group = driver->column_int (row, c++);
+    log->job_id = driver->column_int (row, c++);
+    log->executor_address = driver->column_text (row, c++);
+    log->executor_handler = driver->column_text (row, c++);
+    log->executor_param = driver->column_text (row, c++);
+    log->executor_sharding_param = driver->column_text (row, c++);
+    log->executor_fail_retry_count = driver->column_int (row, c++);
+    log->trigger_time = driver->column_int (row, c++);
+    log->trigger_code = driver->column_int (row, c++);
+    log->trigger_msg = driver->column_text (row, c++);
+    log->trigger_type = driver->column_text (row, c++);
+    log->schedule_time = driver->column_int (row, c++);
+    log->handle_time = driver->column_int (row, c++);
+    log->handle_code = driver->column_int (row, c++);
+    log->handle_msg = driver->column_text (row, c++);
+}
+
+int
+xs_log_load (xxl_store_t *base, int64_t id, xxl_log_t *log)
+{
+    memset (log, 0, sizeof *log);
+    int rows = s_row (base, "log query", s_log_read, log,
+        "SELECT id, job_group, job_id, executor_address, executor_handler, executor_param,"
+        " executor_sharding_param, executor_fail_retry_count, trigger_time, trigger_code,"
+        " trigger_msg, trigger_type, schedule_time, handle_time, handle_code, handle_msg"
+        " FROM xxl_job_log WHERE id = $1", "i", id);
+    return rows < 0? -1: rows == 0;
+}
+
+//  --------------------------------------------------------------------
 //  Users, tokens and sessions
 
 int
@@ -968,25 +1140,78 @@ xs_session_expire (xxl_store_t *base, int64_t before)
     return s_exec (base, "DELETE FROM xxl_session WHERE seen < $1", "i", before);
 }
 
+//  One account row (name, hash, role, apps, add_time)
+static void
+s_account_read (const xxl_store_driver_t *driver, const xxl_store_row_t *row, void *arg)
+{
+    xxl_account_t *out = (xxl_account_t *) arg;
+    out->name = driver->column_text (row, 0);
+    out->hash = driver->column_text (row, 1);
+    out->role = driver->column_text (row, 2);
+    out->apps = driver->column_text (row, 3);
+    out->add_time = driver->column_int (row, 4);
+}
+
+int
+xs_user_get (xxl_store_t *base, const char *name, xxl_account_t *out)
+{
+    memset (out, 0, sizeof *out);
+    int rows = s_row (base, "user_get", s_account_read, out,
+        "SELECT username, password, role, apps, add_time FROM xxl_user WHERE username = $1",
+        "s", name);
+    return rows < 0? -1: rows == 0;
+}
+
+int
+xs_token_find (xxl_store_t *base, const char *hash, xxl_account_t *out)
+{
+    memset (out, 0, sizeof *out);
+    int rows = s_row (base, "token_find", s_account_read, out,
+        "SELECT name, hash, role, apps, add_time FROM xxl_token WHERE hash = $1", "s", hash);
+    return rows < 0? -1: rows == 0;
+}
+
+typedef struct {
+    char **user;
+    char **csrf;
+    int64_t *seen;
+} s_session_t;
+
+static void
+s_session_read (const xxl_store_driver_t *driver, const xxl_store_row_t *row, void *arg)
+{
+    s_session_t *session = (s_session_t *) arg;
+    *session->user = driver->column_text (row, 0);
+    *session->csrf = driver->column_text (row, 1);
+    *session->seen = driver->column_int (row, 2);
+}
+
+int
+xs_session_find (xxl_store_t *base, const char *id, int64_t seen_after, char **user,
+                 char **csrf, int64_t *seen)
+{
+    *user = *csrf = NULL;
+    s_session_t session = { user, csrf, seen };
+    int rows = s_row (base, "session_find", s_session_read, &session,
+        "SELECT username, csrf, seen FROM xxl_session WHERE id = $1 AND seen >= $2", "si",
+        id, seen_after);
+    return rows < 0? -1: rows == 0;
+}
+
 /*  What stays with each backend, and why (a third backend writes these):
     - the connection: open, migrations (one list per dialect: the types,
       AUTOINCREMENT or sequences, triggers differ), the statement cache,
       binding, errors, transactions, data_version, the WAL (SQLite) or
-      reconnection (PostgreSQL);
+      reconnection (PostgreSQL): the 11 methods destroy .. wal_restart;
     - ids: group_add, job_add, glue_add, log_add, log_next_id (SQLite's
       AUTOINCREMENT and last_insert_rowid; PostgreSQL's sequences,
       RETURNING, log_seq and its deferred, batched log rows), and
       log_handle_done_many (PostgreSQL's unnest batch; SQLite leaves it
       NULL);
-    - the calls that read rows into structs with the database's own
-      column readers: group_load, group_find, job_load, glue_get,
-      log_load, lease_list, fired_get, job_due_in, report_count,
-      report_totals, user_get, token_find, session_find;
     - calls whose statements or steps differ: group_update (PostgreSQL
       guards the unique name instead of letting the violation abort the
       transaction), job_unchild (instr, strpos), log_copy_shard,
       log_set_shard, log_unroute, log_encode_page, lease_fired,
-      clock_now; job_save differs only in its placeholders but shares
-      XXL_JOB_COLUMNS and XXL_JOB_ARGS with job_add and job_load, which
-      stay (left for the conversion of the row readers).
+      lease_list, fired_get (one statement or two), job_due_in,
+      report_count and report_totals (SQLite's chunked scans), clock_now.
 */

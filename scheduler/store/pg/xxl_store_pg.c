@@ -55,6 +55,9 @@
 #include <inttypes.h>
 #include <stdarg.h>
 
+//  The driver of the shared SQL (at the end of this file)
+static const xxl_store_driver_t s_driver;
+
 //  A lost connection is tried again by begin at most this often
 #define XXL_PG_RETRY_MS 1000
 //  The advisory lock keys (the bytes of "xxl_wlck" and "xxl_migr" read as
@@ -906,6 +909,55 @@ s_driver_encode (xxl_store_t *base, xxl_enc_t *enc, int rows_as_array, size_t ma
                       sql, fmt, args);
 }
 
+//  A row is a result and a row number in it
+struct _xxl_store_row_t {
+    const PGresult *result;
+    int row;
+};
+
+static int
+s_driver_row (xxl_store_t *base, const char *what, xxl_store_read_fn *read, void *arg,
+              const char *sql, const char *fmt, va_list args)
+{
+    (void) what;                        //  (pgx_run names the query by its text)
+    PGresult *result = pgx_runv ((store_t *) base, PGX_READ, sql, fmt, args);
+    if (!result)
+        return -1;
+    int rc = 0;
+    if (PQntuples (result) > 0) {
+        xxl_store_row_t row = { result, 0 };
+        read (&s_driver, &row, arg);
+        rc = 1;
+    }
+    PQclear (result);
+    return rc;
+}
+
+static int64_t
+s_driver_column_int (const xxl_store_row_t *row, int column)
+{
+    return pgx_int (row->result, row->row, column);
+}
+
+static double
+s_driver_column_double (const xxl_store_row_t *row, int column)
+{
+    return pgx_double (row->result, row->row, column);
+}
+
+static char *
+s_driver_column_text (const xxl_store_row_t *row, int column)
+{
+    return pgx_string (row->result, row->row, column);
+}
+
+static void
+s_driver_set_error (xxl_store_t *base, const char *text)
+{
+    store_t *self = (store_t *) base;
+    snprintf (self->error, sizeof self->error, "%s", text);
+}
+
 static const xxl_store_driver_t s_driver = {
     .version = XXL_STORE_DRIVER_VERSION,
     .size = sizeof (xxl_store_driver_t),
@@ -917,6 +969,11 @@ static const xxl_store_driver_t s_driver = {
     .id_list = s_driver_id_list,
     .encode = s_driver_encode,
     .sql = pgx_statements,
+    .row = s_driver_row,
+    .column_int = s_driver_column_int,
+    .column_double = s_driver_column_double,
+    .column_text = s_driver_column_text,
+    .set_error = s_driver_set_error,
 };
 
 void

@@ -108,73 +108,8 @@ m_group_update (xxl_store_t *base, const xxl_group_t *group)
     return 0;
 }
 
-#define XXL_GROUP_COLUMNS "id, app_name, title, address_type, address_list, update_time"
-
-//  A group query's row into *group: 0, 1 when none, -1 on error
-static int
-s_group_read (PGresult *result, xxl_group_t *group)
-{
-    memset (group, 0, sizeof *group);
-    if (!result)
-        return -1;
-    int rc = 1;
-    if (PQntuples (result) > 0) {
-        group->id = pgx_int (result, 0, 0);
-        group->app_name = pgx_string (result, 0, 1);
-        group->title = pgx_string (result, 0, 2);
-        group->address_type = (int) pgx_int (result, 0, 3);
-        group->address_list = pgx_string (result, 0, 4);
-        group->update_time = pgx_int (result, 0, 5);
-        rc = 0;
-    }
-    PQclear (result);
-    return rc;
-}
-
-static int
-m_group_load (xxl_store_t *base, int64_t id, xxl_group_t *group)
-{
-    return s_group_read (pgx_run ((store_t *) base, PGX_READ,
-        "SELECT " XXL_GROUP_COLUMNS " FROM xxl_job_group WHERE id = $1", "i", id), group);
-}
-
-static int
-m_group_find (xxl_store_t *base, const char *key, xxl_group_t *group)
-{
-    int numeric = *key != 0;
-    for (const char *p = key; *p; p++)
-        if (*p < '0' || *p > '9')
-            numeric = 0;
-    if (numeric && strlen (key) < 18)
-        return m_group_load (base, atoll (key), group);
-    return s_group_read (pgx_run ((store_t *) base, PGX_READ,
-        "SELECT " XXL_GROUP_COLUMNS " FROM xxl_job_group WHERE app_name = $1", "s", key), group);
-}
-
 //  --------------------------------------------------------------------
 //  Jobs
-
-#define XXL_JOB_COLUMNS \
-    "job_group, job_desc, add_time, update_time, author, alarm_email, schedule_type," \
-    " schedule_conf, misfire_strategy, executor_route_strategy, executor_handler," \
-    " executor_param, executor_block_strategy, executor_timeout," \
-    " executor_fail_retry_count, glue_type, glue_source, glue_remark, glue_updatetime," \
-    " child_jobid, trigger_status, trigger_last_time, trigger_next_time, timezone," \
-    " retry_interval, retry_backoff, retry_max_interval"
-#define XXL_JOB_VALUES \
-    "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19," \
-    " $20, $21, $22, $23, $24, $25, $26, $27)"
-#define XXL_JOB_FMT "isiisssssssssiisssisiiisidi"
-
-#define XXL_JOB_ARGS(j) \
-    (j)->job_group, (j)->job_desc, (j)->add_time, (j)->update_time, (j)->author, \
-    (j)->alarm_email, (j)->schedule_type, (j)->schedule_conf, (j)->misfire_strategy, \
-    (j)->executor_route_strategy, (j)->executor_handler, (j)->executor_param, \
-    (j)->executor_block_strategy, (j)->executor_timeout, (j)->executor_fail_retry_count, \
-    (j)->glue_type, (j)->glue_source, (j)->glue_remark, (j)->glue_updatetime, \
-    (j)->child_jobid, (j)->trigger_status, (j)->trigger_last_time, \
-    (j)->trigger_next_time, (j)->timezone, (j)->retry_interval, (j)->retry_backoff, \
-    (j)->retry_max_interval
 
 static int64_t
 m_job_add (xxl_store_t *base, const xxl_job_t *job)
@@ -187,14 +122,6 @@ m_job_add (xxl_store_t *base, const xxl_job_t *job)
     int64_t id = PQntuples (result) == 1? pgx_int (result, 0, 0): -1;
     PQclear (result);
     return id;
-}
-
-static int
-m_job_save (xxl_store_t *base, const xxl_job_t *job)
-{
-    return pgx_exec ((store_t *) base,
-        "UPDATE xxl_job_info SET (" XXL_JOB_COLUMNS ") = " XXL_JOB_VALUES " WHERE id = $28",
-        XXL_JOB_FMT "i", XXL_JOB_ARGS (job), job->id) < 0? -1: 0;
 }
 
 //  Drops `child` from a comma-separated list; a new string
@@ -258,51 +185,6 @@ m_job_unchild (xxl_store_t *base, int64_t child)
         }
     } while (count == 256);
     return changed;
-}
-
-static int
-m_job_load (xxl_store_t *base, int64_t id, xxl_job_t *job)
-{
-    memset (job, 0, sizeof *job);
-    PGresult *result = pgx_run ((store_t *) base, PGX_READ,
-        "SELECT id, " XXL_JOB_COLUMNS " FROM xxl_job_info WHERE id = $1", "i", id);
-    if (!result)
-        return -1;
-    int rc = 1;
-    if (PQntuples (result) > 0) {
-        int c = 0;
-        job->id = pgx_int (result, 0, c++);
-        job->job_group = pgx_int (result, 0, c++);
-        job->job_desc = pgx_string (result, 0, c++);
-        job->add_time = pgx_int (result, 0, c++);
-        job->update_time = pgx_int (result, 0, c++);
-        job->author = pgx_string (result, 0, c++);
-        job->alarm_email = pgx_string (result, 0, c++);
-        job->schedule_type = pgx_string (result, 0, c++);
-        job->schedule_conf = pgx_string (result, 0, c++);
-        job->misfire_strategy = pgx_string (result, 0, c++);
-        job->executor_route_strategy = pgx_string (result, 0, c++);
-        job->executor_handler = pgx_string (result, 0, c++);
-        job->executor_param = pgx_string (result, 0, c++);
-        job->executor_block_strategy = pgx_string (result, 0, c++);
-        job->executor_timeout = pgx_int (result, 0, c++);
-        job->executor_fail_retry_count = pgx_int (result, 0, c++);
-        job->glue_type = pgx_string (result, 0, c++);
-        job->glue_source = pgx_string (result, 0, c++);
-        job->glue_remark = pgx_string (result, 0, c++);
-        job->glue_updatetime = pgx_int (result, 0, c++);
-        job->child_jobid = pgx_string (result, 0, c++);
-        job->trigger_status = pgx_int (result, 0, c++);
-        job->trigger_last_time = pgx_int (result, 0, c++);
-        job->trigger_next_time = pgx_int (result, 0, c++);
-        job->timezone = pgx_string (result, 0, c++);
-        job->retry_interval = pgx_int (result, 0, c++);
-        job->retry_backoff = pgx_double (result, 0, c++);
-        job->retry_max_interval = pgx_int (result, 0, c++);
-        rc = 0;
-    }
-    PQclear (result);
-    return rc;
 }
 
 static int
@@ -407,42 +289,6 @@ m_log_add (xxl_store_t *base, xxl_log_t *log)
     return 0;
 }
 
-static int
-m_log_load (xxl_store_t *base, int64_t id, xxl_log_t *log)
-{
-    memset (log, 0, sizeof *log);
-    PGresult *result = pgx_run ((store_t *) base, PGX_READ,
-        "SELECT id, job_group, job_id, executor_address, executor_handler, executor_param,"
-        " executor_sharding_param, executor_fail_retry_count, trigger_time, trigger_code,"
-        " trigger_msg, trigger_type, schedule_time, handle_time, handle_code, handle_msg"
-        " FROM xxl_job_log WHERE id = $1", "i", id);
-    if (!result)
-        return -1;
-    int rc = 1;
-    if (PQntuples (result) > 0) {
-        int c = 0;
-        log->id = pgx_int (result, 0, c++);
-        log->job_group = pgx_int (result, 0, c++);
-        log->job_id = pgx_int (result, 0, c++);
-        log->executor_address = pgx_string (result, 0, c++);
-        log->executor_handler = pgx_string (result, 0, c++);
-        log->executor_param = pgx_string (result, 0, c++);
-        log->executor_sharding_param = pgx_string (result, 0, c++);
-        log->executor_fail_retry_count = pgx_int (result, 0, c++);
-        log->trigger_time = pgx_int (result, 0, c++);
-        log->trigger_code = pgx_int (result, 0, c++);
-        log->trigger_msg = pgx_string (result, 0, c++);
-        log->trigger_type = pgx_string (result, 0, c++);
-        log->schedule_time = pgx_int (result, 0, c++);
-        log->handle_time = pgx_int (result, 0, c++);
-        log->handle_code = pgx_int (result, 0, c++);
-        log->handle_msg = pgx_string (result, 0, c++);
-        rc = 0;
-    }
-    PQclear (result);
-    return rc;
-}
-
 //  --------------------------------------------------------------------
 //  The engine's typed calls (xxl_store.h states each contract)
 
@@ -470,32 +316,6 @@ m_log_load (xxl_store_t *base, int64_t id, xxl_log_t *log)
     " AND strpos (" XXL_LOWER ("job_desc") ", " XXL_LOWER ("$5") ") > 0" \
     " AND strpos (" XXL_LOWER ("author") ", " XXL_LOWER ("$6") ") > 0" \
     " AND ($7 < 0 OR trigger_status = $7)"
-
-static int
-m_glue_get (xxl_store_t *base, int64_t job_id, int64_t version, char **type, char **source)
-{
-    store_t *self = (store_t *) base;
-    *type = *source = NULL;
-    PGresult *result = pgx_run (self, PGX_READ,
-        "SELECT glue_type, glue_source FROM xxl_job_logglue WHERE job_id = $1 AND version = $2",
-        "ii", job_id, version);
-    if (!result)
-        return -1;
-    int rc = 1;
-    if (PQntuples (result) > 0) {
-        *type = pgx_string (result, 0, 0);
-        *source = pgx_string (result, 0, 1);
-        rc = *type && *source? 0: -1;
-        if (rc) {
-            free (*type);
-            free (*source);
-            *type = *source = NULL;
-            snprintf (self->error, sizeof self->error, "out of memory");
-        }
-    }
-    PQclear (result);
-    return rc;
-}
 
 #define XXL_GLUE_SELECT \
     "SELECT version, job_id AS \"jobId\", glue_type AS \"glueType\"," \
@@ -815,17 +635,11 @@ const xxl_store_methods_t pgx_methods = {
     .wal_restart = pgx_wal_restart,
     .group_add = m_group_add,
     .group_update = m_group_update,
-    .group_find = m_group_find,
-    .group_load = m_group_load,
     .job_add = m_job_add,
-    .job_save = m_job_save,
     .job_unchild = m_job_unchild,
-    .job_load = m_job_load,
     .glue_add = m_glue_add,
-    .glue_get = m_glue_get,
     .log_add = m_log_add,
     .log_next_id = m_log_next_id,
-    .log_load = m_log_load,
     .log_unroute = m_log_unroute,
     .log_set_shard = m_log_set_shard,
     .log_copy_shard = m_log_copy_shard,

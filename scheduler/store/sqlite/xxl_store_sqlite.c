@@ -958,6 +958,51 @@ s_driver_encode (xxl_store_t *base, xxl_enc_t *enc, int rows_as_array, size_t ma
                       args);
 }
 
+//  A row is the statement itself, stepped onto it
+static int
+s_driver_row (xxl_store_t *base, const char *what, xxl_store_read_fn *read, void *arg,
+              const char *sql, const char *fmt, va_list args)
+{
+    store_t *self = (store_t *) base;
+    sqlite3_stmt *stmt = sq_prepare (self, sql);
+    if (!stmt || s_bindv (self, stmt, fmt, args))
+        return -1;
+    int rc = sqlite3_step (stmt);
+    if (rc == SQLITE_ROW) {
+        read (&s_driver, (const xxl_store_row_t *) stmt, arg);
+        rc = 1;
+    }
+    else
+        rc = rc == SQLITE_DONE? 0: sq_fail (self, what);
+    sqlite3_reset (stmt);
+    return rc;
+}
+
+static int64_t
+s_driver_column_int (const xxl_store_row_t *row, int column)
+{
+    return sqlite3_column_int64 ((sqlite3_stmt *) row, column);
+}
+
+static double
+s_driver_column_double (const xxl_store_row_t *row, int column)
+{
+    return sqlite3_column_double ((sqlite3_stmt *) row, column);
+}
+
+static char *
+s_driver_column_text (const xxl_store_row_t *row, int column)
+{
+    return sq_column_text ((sqlite3_stmt *) row, column);
+}
+
+static void
+s_driver_set_error (xxl_store_t *base, const char *text)
+{
+    store_t *self = (store_t *) base;
+    snprintf (self->error, sizeof self->error, "%s", text);
+}
+
 static const xxl_store_driver_t s_driver = {
     .version = XXL_STORE_DRIVER_VERSION,
     .size = sizeof (xxl_store_driver_t),
@@ -969,6 +1014,11 @@ static const xxl_store_driver_t s_driver = {
     .id_list = s_driver_id_list,
     .encode = s_driver_encode,
     .sql = sq_statements,
+    .row = s_driver_row,
+    .column_int = s_driver_column_int,
+    .column_double = s_driver_column_double,
+    .column_text = s_driver_column_text,
+    .set_error = s_driver_set_error,
 };
 
 //  --------------------------------------------------------------------

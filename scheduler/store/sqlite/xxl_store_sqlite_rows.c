@@ -34,77 +34,8 @@ m_group_update (xxl_store_t *base, const xxl_group_t *group)
         group->address_list, group->update_time, group->id) < 0? -1: 0;
 }
 
-static int
-s_group_read (store_t *self, sqlite3_stmt *stmt, xxl_group_t *group)
-{
-    memset (group, 0, sizeof *group);
-    int rc = sqlite3_step (stmt);
-    if (rc == SQLITE_ROW) {
-        group->id = sqlite3_column_int64 (stmt, 0);
-        group->app_name = sq_column_text (stmt, 1);
-        group->title = sq_column_text (stmt, 2);
-        group->address_type = sqlite3_column_int (stmt, 3);
-        group->address_list = sq_column_text (stmt, 4);
-        group->update_time = sqlite3_column_int64 (stmt, 5);
-        rc = 0;
-    }
-    else
-        rc = rc == SQLITE_DONE? 1: sq_fail (self, "group query");
-    sqlite3_reset (stmt);
-    return rc;
-}
-
-#define XXL_GROUP_COLUMNS "id, app_name, title, address_type, address_list, update_time"
-
-static int
-m_group_load (xxl_store_t *base, int64_t id, xxl_group_t *group)
-{
-    store_t *self = (store_t *) base;
-    sqlite3_stmt *stmt = sq_prepare (self,
-        "SELECT " XXL_GROUP_COLUMNS " FROM xxl_job_group WHERE id = ?");
-    if (!stmt || sq_bind (self, stmt, "i", id))
-        return -1;
-    return s_group_read (self, stmt, group);
-}
-
-static int
-m_group_find (xxl_store_t *base, const char *key, xxl_group_t *group)
-{
-    store_t *self = (store_t *) base;
-    int numeric = *key != 0;
-    for (const char *p = key; *p; p++)
-        if (*p < '0' || *p > '9')
-            numeric = 0;
-    if (numeric && strlen (key) < 18)
-        return m_group_load (&self->sql.base, atoll (key), group);
-    sqlite3_stmt *stmt = sq_prepare (self,
-        "SELECT " XXL_GROUP_COLUMNS " FROM xxl_job_group WHERE app_name = ?");
-    if (!stmt || sq_bind (self, stmt, "s", key))
-        return -1;
-    return s_group_read (self, stmt, group);
-}
-
 //  --------------------------------------------------------------------
 //  Jobs
-
-#define XXL_JOB_COLUMNS \
-    "job_group, job_desc, add_time, update_time, author, alarm_email, schedule_type," \
-    " schedule_conf, misfire_strategy, executor_route_strategy, executor_handler," \
-    " executor_param, executor_block_strategy, executor_timeout," \
-    " executor_fail_retry_count, glue_type, glue_source, glue_remark, glue_updatetime," \
-    " child_jobid, trigger_status, trigger_last_time, trigger_next_time, timezone," \
-    " retry_interval, retry_backoff, retry_max_interval"
-#define XXL_JOB_FMT "isiisssssssssiisssisiiisidi"
-
-#define XXL_JOB_ARGS(j) \
-    (j)->job_group, (j)->job_desc, (j)->add_time, (j)->update_time, (j)->author, \
-    (j)->alarm_email, (j)->schedule_type, (j)->schedule_conf, (j)->misfire_strategy, \
-    (j)->executor_route_strategy, (j)->executor_handler, (j)->executor_param, \
-    (j)->executor_block_strategy, (j)->executor_timeout, (j)->executor_fail_retry_count, \
-    (j)->glue_type, (j)->glue_source, (j)->glue_remark, (j)->glue_updatetime, \
-    (j)->child_jobid, (j)->trigger_status, (j)->trigger_last_time, \
-    (j)->trigger_next_time, (j)->timezone, (j)->retry_interval, (j)->retry_backoff, \
-    (j)->retry_max_interval
 
 static int64_t
 m_job_add (xxl_store_t *base, const xxl_job_t *job)
@@ -115,17 +46,6 @@ m_job_add (xxl_store_t *base, const xxl_job_t *job)
         " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         XXL_JOB_FMT, XXL_JOB_ARGS (job));
     return rc < 0? -1: sqlite3_last_insert_rowid (self->db);
-}
-
-static int
-m_job_save (xxl_store_t *base, const xxl_job_t *job)
-{
-    store_t *self = (store_t *) base;
-    int rc = sq_exec (self,
-        "UPDATE xxl_job_info SET (" XXL_JOB_COLUMNS ") ="
-        " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        " WHERE id = ?", XXL_JOB_FMT "i", XXL_JOB_ARGS (job), job->id);
-    return rc < 0? -1: 0;
 }
 
 //  Drops `child` from a comma-separated list; a new string
@@ -191,54 +111,6 @@ m_job_unchild (xxl_store_t *base, int64_t child)
 }
 
 static int
-m_job_load (xxl_store_t *base, int64_t id, xxl_job_t *job)
-{
-    store_t *self = (store_t *) base;
-    memset (job, 0, sizeof *job);
-    sqlite3_stmt *stmt = sq_prepare (self,
-        "SELECT id, " XXL_JOB_COLUMNS " FROM xxl_job_info WHERE id = ?");
-    if (!stmt || sq_bind (self, stmt, "i", id))
-        return -1;
-    int rc = sqlite3_step (stmt);
-    if (rc == SQLITE_ROW) {
-        int c = 0;
-        job->id = sqlite3_column_int64 (stmt, c++);
-        job->job_group = sqlite3_column_int64 (stmt, c++);
-        job->job_desc = sq_column_text (stmt, c++);
-        job->add_time = sqlite3_column_int64 (stmt, c++);
-        job->update_time = sqlite3_column_int64 (stmt, c++);
-        job->author = sq_column_text (stmt, c++);
-        job->alarm_email = sq_column_text (stmt, c++);
-        job->schedule_type = sq_column_text (stmt, c++);
-        job->schedule_conf = sq_column_text (stmt, c++);
-        job->misfire_strategy = sq_column_text (stmt, c++);
-        job->executor_route_strategy = sq_column_text (stmt, c++);
-        job->executor_handler = sq_column_text (stmt, c++);
-        job->executor_param = sq_column_text (stmt, c++);
-        job->executor_block_strategy = sq_column_text (stmt, c++);
-        job->executor_timeout = sqlite3_column_int64 (stmt, c++);
-        job->executor_fail_retry_count = sqlite3_column_int64 (stmt, c++);
-        job->glue_type = sq_column_text (stmt, c++);
-        job->glue_source = sq_column_text (stmt, c++);
-        job->glue_remark = sq_column_text (stmt, c++);
-        job->glue_updatetime = sqlite3_column_int64 (stmt, c++);
-        job->child_jobid = sq_column_text (stmt, c++);
-        job->trigger_status = sqlite3_column_int64 (stmt, c++);
-        job->trigger_last_time = sqlite3_column_int64 (stmt, c++);
-        job->trigger_next_time = sqlite3_column_int64 (stmt, c++);
-        job->timezone = sq_column_text (stmt, c++);
-        job->retry_interval = sqlite3_column_int64 (stmt, c++);
-        job->retry_backoff = sqlite3_column_double (stmt, c++);
-        job->retry_max_interval = sqlite3_column_int64 (stmt, c++);
-        rc = 0;
-    }
-    else
-        rc = rc == SQLITE_DONE? 1: sq_fail (self, "job query");
-    sqlite3_reset (stmt);
-    return rc;
-}
-
-static int
 m_glue_add (xxl_store_t *base, int64_t job_id, const char *glue_type,
                     const char *source, const char *remark, int64_t now)
 {
@@ -299,45 +171,6 @@ m_log_add (xxl_store_t *base, xxl_log_t *log)
     return 0;
 }
 
-static int
-m_log_load (xxl_store_t *base, int64_t id, xxl_log_t *log)
-{
-    store_t *self = (store_t *) base;
-    memset (log, 0, sizeof *log);
-    sqlite3_stmt *stmt = sq_prepare (self,
-        "SELECT id, job_group, job_id, executor_address, executor_handler, executor_param,"
-        " executor_sharding_param, executor_fail_retry_count, trigger_time, trigger_code,"
-        " trigger_msg, trigger_type, schedule_time, handle_time, handle_code, handle_msg"
-        " FROM xxl_job_log WHERE id = ?");
-    if (!stmt || sq_bind (self, stmt, "i", id))
-        return -1;
-    int rc = sqlite3_step (stmt);
-    if (rc == SQLITE_ROW) {
-        int c = 0;
-        log->id = sqlite3_column_int64 (stmt, c++);
-        log->job_group = sqlite3_column_int64 (stmt, c++);
-        log->job_id = sqlite3_column_int64 (stmt, c++);
-        log->executor_address = sq_column_text (stmt, c++);
-        log->executor_handler = sq_column_text (stmt, c++);
-        log->executor_param = sq_column_text (stmt, c++);
-        log->executor_sharding_param = sq_column_text (stmt, c++);
-        log->executor_fail_retry_count = sqlite3_column_int64 (stmt, c++);
-        log->trigger_time = sqlite3_column_int64 (stmt, c++);
-        log->trigger_code = sqlite3_column_int64 (stmt, c++);
-        log->trigger_msg = sq_column_text (stmt, c++);
-        log->trigger_type = sq_column_text (stmt, c++);
-        log->schedule_time = sqlite3_column_int64 (stmt, c++);
-        log->handle_time = sqlite3_column_int64 (stmt, c++);
-        log->handle_code = sqlite3_column_int64 (stmt, c++);
-        log->handle_msg = sq_column_text (stmt, c++);
-        rc = 0;
-    }
-    else
-        rc = rc == SQLITE_DONE? 1: sq_fail (self, "log query");
-    sqlite3_reset (stmt);
-    return rc;
-}
-
 //  --------------------------------------------------------------------
 //  The engine's typed calls (xxl_store.h states each contract)
 
@@ -359,33 +192,6 @@ m_log_load (xxl_store_t *base, int64_t id, xxl_log_t *log)
     " WHERE (?1 = 0 OR job_group = ?1)" \
     " AND instr (lower (executor_handler), lower (?4)) > 0 AND instr (lower (job_desc), lower (?5)) > 0" \
     " AND instr (lower (author), lower (?6)) > 0 AND (?7 < 0 OR trigger_status = ?7)"
-
-static int
-m_glue_get (xxl_store_t *base, int64_t job_id, int64_t version, char **type, char **source)
-{
-    store_t *self = (store_t *) base;
-    *type = *source = NULL;
-    sqlite3_stmt *stmt = sq_prepare (self, "SELECT glue_type, glue_source FROM xxl_job_logglue"
-                                          " WHERE job_id = ? AND version = ?");
-    if (!stmt || sq_bind (self, stmt, "ii", job_id, version))
-        return -1;
-    int rc = sqlite3_step (stmt);
-    if (rc == SQLITE_ROW) {
-        *type = sq_column_text (stmt, 0);
-        *source = sq_column_text (stmt, 1);
-        rc = *type && *source? 0: -1;
-        if (rc) {
-            free (*type);
-            free (*source);
-            *type = *source = NULL;
-            snprintf (self->error, sizeof self->error, "out of memory");
-        }
-    }
-    else
-        rc = rc == SQLITE_DONE? 1: sq_fail (self, "glue query");
-    sqlite3_reset (stmt);
-    return rc;
-}
 
 #define XXL_GLUE_SELECT \
     "SELECT version, job_id AS jobId, glue_type AS glueType, glue_remark AS glueRemark," \
@@ -759,17 +565,11 @@ const xxl_store_methods_t sq_methods = {
     .wal_restart = sq_wal_restart,
     .group_add = m_group_add,
     .group_update = m_group_update,
-    .group_find = m_group_find,
-    .group_load = m_group_load,
     .job_add = m_job_add,
-    .job_save = m_job_save,
     .job_unchild = m_job_unchild,
-    .job_load = m_job_load,
     .glue_add = m_glue_add,
-    .glue_get = m_glue_get,
     .log_add = m_log_add,
     .log_next_id = m_log_next_id,
-    .log_load = m_log_load,
     .log_unroute = m_log_unroute,
     .log_set_shard = m_log_set_shard,
     .log_copy_shard = m_log_copy_shard,
