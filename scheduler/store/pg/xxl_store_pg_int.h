@@ -3,8 +3,11 @@
 
     xxl_store_pg.c owns the connection: connecting and migrating, the
     statement cache, binding, results, errors, transactions and
-    reconnection.  xxl_store_pg_rows.c holds the row calls and the method
-    table.
+    reconnection, and the driver of the shared SQL (xxl_store_sql.h).
+    xxl_store_pg_rows.c holds the row calls that stay PostgreSQL's own,
+    the texts of the dialect's statements (pgx_statements) and the method
+    tables; xxl_store_pg_lease.c and xxl_store_pg_batch.c the calls by
+    share and the batched log rows.
 
     The helpers (pgx_*) take the backend's own struct.  Statements are
     prepared once per connection and cached by the address of their SQL
@@ -80,7 +83,7 @@ typedef struct {
 extern const char *const pgx_statements [XXL_SQL_STATEMENTS];
 //  The method table (xxl_store_pg_rows.c)
 extern const xxl_store_methods_t pgx_methods;
-//  Users, tokens and sessions (xxl_store_pg_users.c)
+//  Users, tokens and sessions (xxl_store_pg_rows.c, all shared)
 extern const xxl_store_accounts_t pgx_accounts;
 
 //  Version 3's leases and calls by share (xxl_store_pg_lease.c)

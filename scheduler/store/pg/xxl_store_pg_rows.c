@@ -654,3 +654,9 @@ const xxl_store_methods_t pgx_methods = {
     .report_count = m_report_count,
     .clock_now = pgx_clock_now,
 };
+
+//  Users, tokens and sessions (xxl_store_accounts_t; schema step 9): all
+//  shared
+const xxl_store_accounts_t pgx_accounts = {
+    XXL_STORE_SQL_ACCOUNTS
+};

@@ -583,3 +583,9 @@ const xxl_store_methods_t sq_methods = {
     .report_count = m_report_count,
     .clock_now = m_clock_now,
 };
+
+//  Users, tokens and sessions (xxl_store_accounts_t; schema step 9): all
+//  shared
+const xxl_store_accounts_t sq_accounts = {
+    XXL_STORE_SQL_ACCOUNTS
+};
