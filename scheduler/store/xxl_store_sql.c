@@ -871,6 +871,67 @@ xs_registry_apps (xxl_store_t *base, const char *address, int64_t since)
     return apps? apps: strdup ("");
 }
 
+//  Drops `child` from a comma-separated list; a new string
+static char *
+s_list_without (const char *list, int64_t child)
+{
+    char *out = (char *) calloc (1, strlen (list) + 1);
+    char *copy = strdup (list), *save = NULL;
+    if (!out || !copy) {
+        free (out);
+        free (copy);
+        return NULL;
+    }
+    for (char *t = strtok_r (copy, ",", &save); t; t = strtok_r (NULL, ",", &save)) {
+        char *end = NULL;
+        long long value = strtoll (t, &end, 10);
+        if (end != t && *end == 0 && value == child)
+            continue;
+        if (*out)
+            strcat (out, ",");
+        strcat (out, t);
+    }
+    free (copy);
+    return out;
+}
+
+int
+xs_job_unchild (xxl_store_t *base, int64_t child)
+{
+    xxl_store_t *self = base;
+    int64_t parents [256];
+    size_t count;
+    int changed = 0;
+    do {
+        if (s_id_list (self, parents, 256, &count, s_sql (self, XXL_SQL_JOB_PARENTS), "i",
+                       child))
+            return -1;
+        for (size_t i = 0; i < count; i++) {
+            char *list = s_text (self,
+                "SELECT child_jobid FROM xxl_job_info WHERE id = $1", "i", parents [i]);
+            char *spaceless = list? strdup (list): NULL;
+            if (spaceless) {
+                char *w = spaceless;
+                for (const char *r = list; *r; r++)
+                    if (*r != ' ')
+                        *w++ = *r;
+                *w = 0;
+            }
+            char *rest = spaceless? s_list_without (spaceless, child): NULL;
+            int rc = rest? s_exec (self,
+                "UPDATE xxl_job_info SET child_jobid = $1 WHERE id = $2", "si", rest, parents [i])
+                         : -1;
+            free (list);
+            free (spaceless);
+            free (rest);
+            if (rc < 0)
+                return -1;
+            changed++;
+        }
+    } while (count == 256);
+    return changed;
+}
+
 //  --------------------------------------------------------------------
 //  Rows read into the engine's structs through the driver's row reader
 
@@ -1210,7 +1271,7 @@ xs_session_find (xxl_store_t *base, const char *id, int64_t seen_after, char **u
       NULL);
     - calls whose statements or steps differ: group_update (PostgreSQL
       guards the unique name instead of letting the violation abort the
-      transaction), job_unchild (instr, strpos), log_copy_shard,
+      transaction), log_copy_shard,
       log_set_shard, log_unroute, log_encode_page, lease_fired,
       lease_list, fired_get (one statement or two), job_due_in,
       report_count and report_totals (SQLite's chunked scans), clock_now.

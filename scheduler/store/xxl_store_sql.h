@@ -63,6 +63,7 @@
 //  arguments in the same order and reads the same columns; the driver
 //  gives the text (its sql [XXL_SQL_...]), a string literal like any
 typedef enum {
+    XXL_SQL_JOB_PARENTS,                //  job_unchild: ids of jobs whose child list holds $1
     XXL_SQL_FIRED_RAISE_UNTIL,
     XXL_SQL_FIRED_RAISE_SENT,
     XXL_SQL_GLUE_ENCODE,
@@ -184,13 +185,13 @@ char *xxl_store_sql_question_marks (const char *sql, char *out, size_t size);
 #define XXL_STORE_SQL_SLOTS(X) \
     X (group_rm) X (group_find) X (group_load) X (group_jobs) X (groups_refresh) \
     X (group_refresh_app) X (group_encode_all) X (job_save) X (job_rm) X (job_rm_logs) \
-    X (job_load) X (job_exists) X (job_children) X (log_job_children) X (jobs_have_children) \
-    X (job_set_times) X (job_halt) X (job_due) X (job_marked_ids) X (job_delay_resume) \
-    X (job_encode) X (job_encode_page) X (job_count) X (glue_last) X (glue_exists) \
-    X (glue_get) X (glue_encode) X (glue_encode_page) X (glue_count) X (log_load) \
-    X (log_job_id) X (log_trigger_done) X (log_handle_done) X (log_handle_done_at) \
-    X (log_accept) X (log_stamp) X (log_route) X (log_plan_route) X (log_retime) \
-    X (log_trigger_end) X (log_append_trigger_msg) X (log_append_handle_msg) \
+    X (job_unchild) X (job_load) X (job_exists) X (job_children) X (log_job_children) \
+    X (jobs_have_children) X (job_set_times) X (job_halt) X (job_due) X (job_marked_ids) \
+    X (job_delay_resume) X (job_encode) X (job_encode_page) X (job_count) X (glue_last) \
+    X (glue_exists) X (glue_get) X (glue_encode) X (glue_encode_page) X (glue_count) \
+    X (log_load) X (log_job_id) X (log_trigger_done) X (log_handle_done) \
+    X (log_handle_done_at) X (log_accept) X (log_stamp) X (log_route) X (log_plan_route) \
+    X (log_retime) X (log_trigger_end) X (log_append_trigger_msg) X (log_append_handle_msg) \
     X (log_drop_unsent) X (job_drop_plans) X (log_plan_time) X (log_fail_unsent) \
     X (log_set_alarm) X (log_alarm_claim) X (log_unsent_ids) X (log_unanswered_ids) \
     X (log_failed_ids) X (log_claimed_ids) X (log_lost_ids) X (fired_raise_until) \

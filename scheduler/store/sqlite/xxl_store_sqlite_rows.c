@@ -48,68 +48,6 @@ m_job_add (xxl_store_t *base, const xxl_job_t *job)
     return rc < 0? -1: sqlite3_last_insert_rowid (self->db);
 }
 
-//  Drops `child` from a comma-separated list; a new string
-static char *
-s_list_without (const char *list, int64_t child)
-{
-    char *out = (char *) calloc (1, strlen (list) + 1);
-    char *copy = strdup (list), *save = NULL;
-    if (!out || !copy) {
-        free (out);
-        free (copy);
-        return NULL;
-    }
-    for (char *t = strtok_r (copy, ",", &save); t; t = strtok_r (NULL, ",", &save)) {
-        char *end = NULL;
-        long long value = strtoll (t, &end, 10);
-        if (end != t && *end == 0 && value == child)
-            continue;
-        if (*out)
-            strcat (out, ",");
-        strcat (out, t);
-    }
-    free (copy);
-    return out;
-}
-
-static int
-m_job_unchild (xxl_store_t *base, int64_t child)
-{
-    store_t *self = (store_t *) base;
-    int64_t parents [256];
-    size_t count;
-    int changed = 0;
-    do {
-        if (sq_id_list (self, parents, 256, &count,
-                       "SELECT id FROM xxl_job_info WHERE child_jobid != ''"
-                       " AND instr (',' || replace (child_jobid, ' ', '') || ',',"
-                       " ',' || ?1 || ',') > 0 ORDER BY id LIMIT 256", "i", child))
-            return -1;
-        for (size_t i = 0; i < count; i++) {
-            char *list = sq_text (self,
-                "SELECT child_jobid FROM xxl_job_info WHERE id = ?", "i", parents [i]);
-            char *spaceless = list? strdup (list): NULL;
-            if (spaceless) {
-                char *w = spaceless;
-                for (const char *r = list; *r; r++)
-                    if (*r != ' ')
-                        *w++ = *r;
-                *w = 0;
-            }
-            char *rest = spaceless? s_list_without (spaceless, child): NULL;
-            int rc = rest? sq_exec (self,
-                "UPDATE xxl_job_info SET child_jobid = ? WHERE id = ?", "si", rest, parents [i]): -1;
-            free (list);
-            free (spaceless);
-            free (rest);
-            if (rc < 0)
-                return -1;
-            changed++;
-        }
-    } while (count == 256);
-    return changed;
-}
-
 static int
 m_glue_add (xxl_store_t *base, int64_t job_id, const char *glue_type,
                     const char *source, const char *remark, int64_t now)
@@ -447,6 +385,10 @@ m_job_due_in (xxl_store_t *base, uint64_t mask, int64_t before, xxl_store_due_t 
 //  The statements of the shared bodies this backend words its own way
 //  (xxl_store_sql.h: xxl_store_stmt_t), given through its driver
 const char *const sq_statements [XXL_SQL_STATEMENTS] = {
+    [XXL_SQL_JOB_PARENTS] =
+        "SELECT id FROM xxl_job_info WHERE child_jobid != ''"
+        " AND instr (',' || replace (child_jobid, ' ', '') || ',',"
+        " ',' || ?1 || ',') > 0 ORDER BY id LIMIT 256",
     [XXL_SQL_FIRED_RAISE_UNTIL] =
         "UPDATE xxl_lease SET fired_until = max (fired_until, ?)",
     [XXL_SQL_FIRED_RAISE_SENT] =
@@ -566,7 +508,6 @@ const xxl_store_methods_t sq_methods = {
     .group_add = m_group_add,
     .group_update = m_group_update,
     .job_add = m_job_add,
-    .job_unchild = m_job_unchild,
     .glue_add = m_glue_add,
     .log_add = m_log_add,
     .log_next_id = m_log_next_id,
