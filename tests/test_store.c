@@ -11,6 +11,7 @@
 */
 
 #include "xxl_test_store.h"
+#include "xxl_store_sql.h"
 #include "xxl_test.h"
 
 #include <czmq.h>
@@ -1197,6 +1198,19 @@ main (void)
                           "postgresql://u@db/xxl"));
         XXL_CHECK (streq (xxl_store_describe ("/var/lib/xxl/u:secret@x.db", name, sizeof name),
                           "/var/lib/xxl/u:secret@x.db"));
+    }
+    //  The shared SQL's $N placeholders as a '?' driver prepares them:
+    //  numbers kept (a parameter may repeat), quoted text left alone, a
+    //  text that does not fit refused
+    {
+        char out [128];
+        XXL_CHECK (streq (xxl_store_sql_question_marks (
+            "UPDATE t SET a = $1, b = '$2', \"$3\" = $12 WHERE c = $1 AND d = $", out,
+            sizeof out), "UPDATE t SET a = ?1, b = '$2', \"$3\" = ?12 WHERE c = ?1 AND d = $"));
+        XXL_CHECK (streq (xxl_store_sql_question_marks ("SELECT 1", out, sizeof out),
+                          "SELECT 1"));
+        XXL_CHECK (xxl_store_sql_question_marks ("SELECT $1", out, 9) == NULL);
+        XXL_CHECK (streq (xxl_store_sql_question_marks ("SELECT $1", out, 10), "SELECT ?1"));
     }
     zsys_init ();
     zsys_set_logstream (NULL);

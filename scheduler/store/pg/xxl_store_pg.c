@@ -55,6 +55,9 @@
 #include <inttypes.h>
 #include <stdarg.h>
 
+//  The driver of the shared SQL (at the end of this file)
+static const xxl_store_driver_t s_driver;
+
 //  A lost connection is tried again by begin at most this often
 #define XXL_PG_RETRY_MS 1000
 //  The advisory lock keys (the bytes of "xxl_wlck" and "xxl_migr" read as
@@ -590,17 +593,17 @@ pgx_runv (store_t *self, int flags, const char *sql, const char *fmt, va_list ar
     if (!(flags & PGX_WRITE) || self->in_txn)
         return s_send (self, flags, sql, fmt? fmt: "", args);
     //  A write outside a transaction: in one of its own
-    if (pgx_begin (&self->base))
+    if (pgx_begin (&self->sql.base))
         return NULL;
     PGresult *result = s_send (self, flags, sql, fmt? fmt: "", args);
     if (!result) {
         char cause [sizeof self->error];
         snprintf (cause, sizeof cause, "%s", self->error);
-        pgx_rollback (&self->base);
+        pgx_rollback (&self->sql.base);
         snprintf (self->error, sizeof self->error, "%s", cause);
         return NULL;
     }
-    if (pgx_commit (&self->base)) {
+    if (pgx_commit (&self->sql.base)) {
         PQclear (result);
         return NULL;
     }
@@ -710,15 +713,12 @@ pgx_text (store_t *self, const char *sql, const char *fmt, ...)
     return value;
 }
 
-int
-pgx_id_list (store_t *self, int64_t *ids, size_t max, size_t *count, const char *sql,
-             const char *fmt, ...)
+static int
+s_id_listv (store_t *self, int64_t *ids, size_t max, size_t *count, const char *sql,
+            const char *fmt, va_list args)
 {
     *count = 0;
-    va_list args;
-    va_start (args, fmt);
     PGresult *result = pgx_runv (self, PGX_READ, sql, fmt, args);
-    va_end (args);
     if (!result)
         return -1;
     int rows = PQntuples (result);
@@ -726,6 +726,17 @@ pgx_id_list (store_t *self, int64_t *ids, size_t max, size_t *count, const char 
         ids [(*count)++] = pgx_int (result, row, 0);
     PQclear (result);
     return 0;
+}
+
+int
+pgx_id_list (store_t *self, int64_t *ids, size_t max, size_t *count, const char *sql,
+             const char *fmt, ...)
+{
+    va_list args;
+    va_start (args, fmt);
+    int rc = s_id_listv (self, ids, max, count, sql, fmt, args);
+    va_end (args);
+    return rc;
 }
 
 //  How a column is encoded
@@ -855,6 +866,116 @@ pgx_encode_max (store_t *self, xxl_enc_t *enc, size_t max_size, int *truncated,
     return rows;
 }
 
+//  --------------------------------------------------------------------
+//  The driver of the shared SQL (xxl_store_sql.h): the helpers above,
+//  writes with PGX_WRITE (a transaction of their own outside one), reads
+//  with PGX_READ, every statement prepared once per connection
+
+static int
+s_driver_exec (xxl_store_t *base, const char *sql, const char *fmt, va_list args)
+{
+    PGresult *result = pgx_runv ((store_t *) base, PGX_WRITE, sql, fmt, args);
+    if (!result)
+        return -1;
+    int changes = pgx_changes (result);
+    PQclear (result);
+    return changes;
+}
+
+static int64_t
+s_driver_scalar (xxl_store_t *base, const char *sql, const char *fmt, va_list args)
+{
+    return s_scalarv ((store_t *) base, PGX_READ, sql, fmt, args);
+}
+
+static char *
+s_driver_text (xxl_store_t *base, const char *sql, const char *fmt, va_list args)
+{
+    return s_textv ((store_t *) base, PGX_READ, sql, fmt, args);
+}
+
+static int
+s_driver_id_list (xxl_store_t *base, int64_t *ids, size_t max, size_t *count,
+                  const char *sql, const char *fmt, va_list args)
+{
+    return s_id_listv ((store_t *) base, ids, max, count, sql, fmt, args);
+}
+
+static int
+s_driver_encode (xxl_store_t *base, xxl_enc_t *enc, int rows_as_array, size_t max_size,
+                 int *truncated, const char *sql, const char *fmt, va_list args)
+{
+    return s_encodev ((store_t *) base, PGX_READ, enc, rows_as_array, max_size, truncated,
+                      sql, fmt, args);
+}
+
+//  A row is a result and a row number in it
+struct _xxl_store_row_t {
+    const PGresult *result;
+    int row;
+};
+
+static int
+s_driver_row (xxl_store_t *base, const char *what, xxl_store_read_fn *read, void *arg,
+              const char *sql, const char *fmt, va_list args)
+{
+    (void) what;                        //  (pgx_run names the query by its text)
+    PGresult *result = pgx_runv ((store_t *) base, PGX_READ, sql, fmt, args);
+    if (!result)
+        return -1;
+    int rc = 0;
+    if (PQntuples (result) > 0) {
+        xxl_store_row_t row = { result, 0 };
+        read (&s_driver, &row, arg);
+        rc = 1;
+    }
+    PQclear (result);
+    return rc;
+}
+
+static int64_t
+s_driver_column_int (const xxl_store_row_t *row, int column)
+{
+    return pgx_int (row->result, row->row, column);
+}
+
+static double
+s_driver_column_double (const xxl_store_row_t *row, int column)
+{
+    return pgx_double (row->result, row->row, column);
+}
+
+static char *
+s_driver_column_text (const xxl_store_row_t *row, int column)
+{
+    return pgx_string (row->result, row->row, column);
+}
+
+static void
+s_driver_set_error (xxl_store_t *base, const char *text)
+{
+    store_t *self = (store_t *) base;
+    snprintf (self->error, sizeof self->error, "%s", text);
+}
+
+static const xxl_store_driver_t s_driver = {
+    .version = XXL_STORE_DRIVER_VERSION,
+    .size = sizeof (xxl_store_driver_t),
+    .name = "postgresql",
+    .placeholder = '$',
+    .exec = s_driver_exec,
+    .scalar = s_driver_scalar,
+    .text = s_driver_text,
+    .id_list = s_driver_id_list,
+    .encode = s_driver_encode,
+    .sql = pgx_statements,
+    .row = s_driver_row,
+    .column_int = s_driver_column_int,
+    .column_double = s_driver_column_double,
+    .column_text = s_driver_column_text,
+    .set_error = s_driver_set_error,
+};
+
 void
 pgx_log_id_used (store_t *self, int64_t id)
 {
@@ -885,7 +1006,7 @@ s_migrate (store_t *self)
     int rc = s_simple (self,
         "CREATE TABLE IF NOT EXISTS xxl_schema (version INTEGER NOT NULL);"
         "INSERT INTO xxl_schema (version) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM xxl_schema)");
-    int version = rc? -1: pgx_schema_version (&self->base);
+    int version = rc? -1: pgx_schema_version (&self->sql.base);
     if (version < 0)
         rc = -1;
     else
@@ -983,7 +1104,9 @@ s_open (const char *url, bool side, char *err, size_t errlen)
         return NULL;
     }
     store_t *self = (store_t *) zmalloc (sizeof (store_t));
-    self->base.methods = &pgx_methods;
+    self->sql.base.methods = &pgx_methods;
+    self->sql.driver = &s_driver;
+    assert (xxl_store_driver_ok (self->sql.driver));
     self->side = side;
     for (PQconninfoOption *option = options; option->keyword; option++)
         if (streq (option->keyword, "password") && option->val && *option->val)
@@ -1014,23 +1137,23 @@ s_open (const char *url, bool side, char *err, size_t errlen)
         s_redact (line, sizeof line, self->password);
         snprintf (err, errlen, "cannot connect to PostgreSQL: %s", line);
         free (raw);
-        pgx_destroy (&self->base);
+        pgx_destroy (&self->sql.base);
         return NULL;
     }
     free (raw);
     if (s_session (self) || s_migrate (self)) {
         snprintf (err, errlen, "PostgreSQL database: %s", self->error);
-        pgx_destroy (&self->base);
+        pgx_destroy (&self->sql.base);
         return NULL;
     }
     self->version_seen = pgx_scalar (self, "SELECT data_version FROM xxl_store_state", NULL);
     self->version_reported = 1;
     if (self->version_seen < 0) {
         snprintf (err, errlen, "PostgreSQL database: %s", self->error);
-        pgx_destroy (&self->base);
+        pgx_destroy (&self->sql.base);
         return NULL;
     }
-    return &self->base;
+    return &self->sql.base;
 }
 
 //  --------------------------------------------------------------------

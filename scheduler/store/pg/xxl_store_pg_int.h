@@ -3,8 +3,11 @@
 
     xxl_store_pg.c owns the connection: connecting and migrating, the
     statement cache, binding, results, errors, transactions and
-    reconnection.  xxl_store_pg_rows.c holds the row calls and the method
-    table.
+    reconnection, and the driver of the shared SQL (xxl_store_sql.h).
+    xxl_store_pg_rows.c holds the row calls that stay PostgreSQL's own,
+    the texts of the dialect's statements (pgx_statements) and the method
+    tables; xxl_store_pg_lease.c and xxl_store_pg_batch.c the calls by
+    share and the batched log rows.
 
     The helpers (pgx_*) take the backend's own struct.  Statements are
     prepared once per connection and cached by the address of their SQL
@@ -31,6 +34,7 @@
 #define XXL_STORE_PG_INT_H_INCLUDED
 
 #include "xxl_store_pg.h"
+#include "xxl_store_sql.h"
 
 #include <czmq.h>
 #include <libpq-fe.h>
@@ -40,7 +44,7 @@
 typedef struct _pgx_deferred_t pgx_deferred_t;
 
 typedef struct {
-    xxl_store_t base;                   //  first: the interface (methods)
+    xxl_store_sql_t sql;                //  first: the interface (methods), the driver
     PGconn *conn;
     bool side;                          //  a side connection (xxl_store_side_new)
     zhashx_t *statements;               //  sql pointer → statement_t
@@ -67,44 +71,27 @@ typedef struct {
     xxl_store_logged_t logged [XXL_STORE_LOG_CAUSES];
 } store_t;
 
-//  Unsent planned rows of xxl_job_log: no address, or routed ahead past
-//  their share's fired_sent and neither stamped nor known sent (SQL)
-#define XXL_UNSENT_SQL " trigger_code = 0 AND (executor_address IS NULL" \
-                       " OR (schedule_time > (SELECT fired_sent FROM xxl_lease" \
-                       "     WHERE share = xxl_job_log.job_id % 16)" \
-                       " AND trigger_time < schedule_time))"
+//  Bit (share of col) of mask $1
+#define XXL_IN_MASK(col) " (($1::BIGINT >> (" col " % 16)::INTEGER) & 1) = 1 "
 
 //  pgx_run's flags
 #define PGX_READ  0
 #define PGX_WRITE 1                     //  see "Writes" above
 #define PGX_ONCE  2                     //  not cached: sql need not outlive the call
 
+//  The dialect's statements of the shared bodies (xxl_store_pg_rows.c)
+extern const char *const pgx_statements [XXL_SQL_STATEMENTS];
 //  The method table (xxl_store_pg_rows.c)
 extern const xxl_store_methods_t pgx_methods;
-//  Users, tokens and sessions (xxl_store_pg_users.c)
+//  Users, tokens and sessions (xxl_store_pg_rows.c, all shared)
 extern const xxl_store_accounts_t pgx_accounts;
 
 //  Version 3's leases and calls by share (xxl_store_pg_lease.c)
 int pgx_lease_list (xxl_store_t *base, xxl_lease_t *rows);
-int pgx_lease_take (xxl_store_t *base, int share, const char *node, int64_t epoch,
-                    int64_t expires);
-int pgx_lease_renew (xxl_store_t *base, int share, const char *node, int64_t epoch,
-                     int64_t expires);
-int pgx_lease_release (xxl_store_t *base, int share, const char *node, int64_t epoch,
-                       int64_t now);
 int pgx_lease_fired (xxl_store_t *base, uint64_t mask, int64_t until, int64_t sent);
-int pgx_node_beat (xxl_store_t *base, const char *node, int64_t now);
-int64_t pgx_node_count (xxl_store_t *base, int64_t since);
 int64_t pgx_clock_now (xxl_store_t *base);
 int pgx_job_due_in (xxl_store_t *base, uint64_t mask, int64_t before, xxl_store_due_t *rows,
                     size_t max, size_t *count);
-int pgx_log_unsent_in (xxl_store_t *base, uint64_t mask, int64_t after, int64_t *ids,
-                       size_t max, size_t *count);
-int pgx_recover_stamp_fired_in (xxl_store_t *base, uint64_t mask);
-int pgx_recover_stamp_due_in (xxl_store_t *base, uint64_t mask, int64_t now);
-int pgx_recover_late_jobs_in (xxl_store_t *base, uint64_t mask, int64_t before, int64_t *ids,
-                              size_t max, size_t *count);
-int pgx_log_set_trigger_msg (xxl_store_t *base, int64_t log_id, const char *text);
 
 //  Records the reason for `what` (the result's error, else the
 //  connection's) in self->error, notes an aborted transaction, logs it; -1

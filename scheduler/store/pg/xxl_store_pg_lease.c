@@ -13,9 +13,6 @@
 
 _Static_assert (XXL_STORE_SHARES == 16, "the SQL below and migration 8 write 16 shares");
 
-//  Bit (share of col) of mask $1
-#define XXL_IN_MASK(col) " (($1::BIGINT >> (" col " % 16)::INTEGER) & 1) = 1 "
-
 int
 pgx_lease_list (xxl_store_t *base, xxl_lease_t *rows)
 {
@@ -48,30 +45,6 @@ pgx_lease_list (xxl_store_t *base, xxl_lease_t *rows)
 }
 
 int
-pgx_lease_take (xxl_store_t *base, int share, const char *node, int64_t epoch, int64_t expires)
-{
-    return pgx_exec ((store_t *) base,
-        "UPDATE xxl_lease SET owner = $1, epoch = epoch + 1, expires = $2"
-        " WHERE share = $3 AND epoch = $4", "siii", node, expires, (int64_t) share, epoch);
-}
-
-int
-pgx_lease_renew (xxl_store_t *base, int share, const char *node, int64_t epoch, int64_t expires)
-{
-    return pgx_exec ((store_t *) base,
-        "UPDATE xxl_lease SET expires = $1 WHERE share = $2 AND owner = $3 AND epoch = $4",
-        "iisi", expires, (int64_t) share, node, epoch);
-}
-
-int
-pgx_lease_release (xxl_store_t *base, int share, const char *node, int64_t epoch, int64_t now)
-{
-    return pgx_exec ((store_t *) base,
-        "UPDATE xxl_lease SET owner = '', expires = $1 WHERE share = $2 AND owner = $3"
-        " AND epoch = $4", "iisi", now, (int64_t) share, node, epoch);
-}
-
-int
 pgx_lease_fired (xxl_store_t *base, uint64_t mask, int64_t until, int64_t sent)
 {
     return pgx_exec ((store_t *) base,
@@ -80,27 +53,11 @@ pgx_lease_fired (xxl_store_t *base, uint64_t mask, int64_t until, int64_t sent)
         "iii", (int64_t) mask, until, sent) < 0? -1: 0;
 }
 
-int
-pgx_node_beat (xxl_store_t *base, const char *node, int64_t now)
-{
-    return pgx_exec ((store_t *) base,
-        "INSERT INTO xxl_node (name, beat) VALUES ($1, $2)"
-        " ON CONFLICT (name) DO UPDATE SET beat = GREATEST (xxl_node.beat, EXCLUDED.beat)",
-        "si", node, now) < 0? -1: 0;
-}
-
 int64_t
 pgx_clock_now (xxl_store_t *base)
 {
     return pgx_scalar ((store_t *) base,
         "SELECT (EXTRACT (EPOCH FROM clock_timestamp ()) * 1000)::bigint", "");
-}
-
-int64_t
-pgx_node_count (xxl_store_t *base, int64_t since)
-{
-    return pgx_scalar ((store_t *) base, "SELECT COUNT(*) FROM xxl_node WHERE beat >= $1",
-                       "i", since);
 }
 
 int
@@ -126,48 +83,3 @@ pgx_job_due_in (xxl_store_t *base, uint64_t mask, int64_t before, xxl_store_due_
     return 0;
 }
 
-int
-pgx_log_unsent_in (xxl_store_t *base, uint64_t mask, int64_t after, int64_t *ids, size_t max,
-                   size_t *count)
-{
-    return pgx_id_list ((store_t *) base,
-        ids, max, count, "SELECT id FROM xxl_job_log WHERE trigger_code = 0 AND id > $2"
-        " AND" XXL_IN_MASK ("job_id") "ORDER BY id LIMIT $3", "iii", (int64_t) mask, after,
-        (int64_t) max);
-}
-
-int
-pgx_recover_stamp_fired_in (xxl_store_t *base, uint64_t mask)
-{
-    return pgx_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET trigger_time = schedule_time WHERE trigger_code = 0"
-        " AND executor_address IS NOT NULL AND schedule_time > trigger_time"
-        " AND" XXL_IN_MASK ("job_id") "AND schedule_time <= (SELECT fired_sent FROM xxl_lease"
-        "     WHERE share = xxl_job_log.job_id % 16)", "i", (int64_t) mask);
-}
-
-int
-pgx_recover_stamp_due_in (xxl_store_t *base, uint64_t mask, int64_t now)
-{
-    return pgx_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET trigger_time = schedule_time WHERE trigger_code = 0"
-        " AND executor_address IS NOT NULL AND schedule_time > trigger_time"
-        " AND schedule_time <= $2 AND" XXL_IN_MASK ("job_id"), "ii", (int64_t) mask, now);
-}
-
-int
-pgx_recover_late_jobs_in (xxl_store_t *base, uint64_t mask, int64_t before, int64_t *ids,
-                          size_t max, size_t *count)
-{
-    return pgx_id_list ((store_t *) base,
-        ids, max, count, "SELECT job_id FROM xxl_job_log WHERE" XXL_UNSENT_SQL
-        " AND schedule_time < $2 AND" XXL_IN_MASK ("job_id") "GROUP BY job_id ORDER BY job_id"
-        " LIMIT $3", "iii", (int64_t) mask, before, (int64_t) max);
-}
-
-int
-pgx_log_set_trigger_msg (xxl_store_t *base, int64_t log_id, const char *text)
-{
-    return pgx_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET trigger_msg = $1 WHERE id = $2", "si", text, log_id);
-}

@@ -15,6 +15,9 @@
 #include <inttypes.h>
 #include <stdarg.h>
 
+//  The driver of the shared SQL (at the end of this file)
+static const xxl_store_driver_t s_driver;
+
 //  The WAL starts over once it holds wal_size frames (XXL_WAL_MIB by
 //  default).  The checkpointer runs a pass every 250 ms, or as soon as the
 //  writer has added a sixteenth of wal_size frames since its last nudge,
@@ -231,6 +234,33 @@ s_writable (store_t *self, sqlite3_stmt *stmt)
     return false;
 }
 
+//  A statement not yet in the cache, prepared and kept; NULL on error.
+//  The shared SQL's $N placeholders (xxl_store_sql.h) become SQLite's ?N
+//  here, once: the statement is cached by the address of the caller's text
+static sqlite3_stmt *
+s_prepare_new (store_t *self, const char *sql)
+{
+    char rewritten [8192];
+    const char *text = sql;
+    if (strchr (sql, '$')) {
+        text = xxl_store_sql_question_marks (sql, rewritten, sizeof rewritten);
+        if (!text) {
+            snprintf (self->error, sizeof self->error, "prepare: a statement over %zu bytes",
+                      sizeof rewritten);
+            s_log_error (self);
+            return NULL;
+        }
+    }
+    sqlite3_stmt *stmt = NULL;
+    if (sqlite3_prepare_v3 (self->db, text, -1, SQLITE_PREPARE_PERSISTENT, &stmt, NULL)
+        != SQLITE_OK) {
+        sq_fail (self, "prepare");
+        return NULL;
+    }
+    zhashx_insert (self->statements, sql, stmt);
+    return stmt;
+}
+
 sqlite3_stmt *
 sq_prepare (store_t *self, const char *sql)
 {
@@ -240,13 +270,8 @@ sq_prepare (store_t *self, const char *sql)
         sqlite3_clear_bindings (stmt);
         return s_writable (self, stmt)? stmt: NULL;
     }
-    if (sqlite3_prepare_v3 (self->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt, NULL)
-        != SQLITE_OK) {
-        sq_fail (self, "prepare");
-        return NULL;
-    }
-    zhashx_insert (self->statements, sql, stmt);
-    return s_writable (self, stmt)? stmt: NULL;
+    stmt = s_prepare_new (self, sql);
+    return stmt && s_writable (self, stmt)? stmt: NULL;
 }
 
 //  Binds fmt's arguments ('i' int64_t, 'd' double, 's' text or NULL, any
@@ -322,7 +347,7 @@ s_exec_script (store_t *self, const char *sql)
 static int
 s_migrate (store_t *self)
 {
-    int version = sq_schema_version (&self->base);
+    int version = sq_schema_version (&self->sql.base);
     if (version > XXL_SCHEMA_VERSION) {
         snprintf (self->error, sizeof self->error,
                   "database schema version %d is newer than this xxl-scheduler knows (%d)",
@@ -459,7 +484,9 @@ s_open (const char *path, bool side, char *err, size_t errlen)
     //  (a no-op once SQLite is initialized)
     sqlite3_config (SQLITE_CONFIG_MEMSTATUS, 0);
     store_t *self = (store_t *) zmalloc (sizeof (store_t));
-    self->base.methods = &sq_methods;
+    self->sql.base.methods = &sq_methods;
+    self->sql.driver = &s_driver;
+    assert (xxl_store_driver_ok (self->sql.driver));
     self->statements = zhashx_new ();
     zhashx_set_key_hasher (self->statements, s_pointer_hash);
     zhashx_set_key_comparator (self->statements, s_pointer_compare);
@@ -471,7 +498,7 @@ s_open (const char *path, bool side, char *err, size_t errlen)
                          NULL) != SQLITE_OK) {
         snprintf (err, errlen, "cannot open database %s: %s", path,
                   self->db? sqlite3_errmsg (self->db): "out of memory");
-        sq_destroy (&self->base);
+        sq_destroy (&self->sql.base);
         return NULL;
     }
     sqlite3_busy_timeout (self->db, 5000);
@@ -482,7 +509,7 @@ s_open (const char *path, bool side, char *err, size_t errlen)
                              "PRAGMA cache_size = -65536;")
     ||  s_migrate (self)) {
         snprintf (err, errlen, "database %s: %s", path, self->error);
-        sq_destroy (&self->base);
+        sq_destroy (&self->sql.base);
         return NULL;
     }
     //  Checkpoints on their own thread (not for in-memory databases); a
@@ -490,7 +517,7 @@ s_open (const char *path, bool side, char *err, size_t errlen)
     if (side) {
         if (s_exec_script (self, "PRAGMA wal_autocheckpoint = 0;")) {
             snprintf (err, errlen, "database %s: %s", path, self->error);
-            sq_destroy (&self->base);
+            sq_destroy (&self->sql.base);
             return NULL;
         }
     }
@@ -500,12 +527,12 @@ s_open (const char *path, bool side, char *err, size_t errlen)
             self->checkpointer = zactor_new (s_checkpointer, (void *) path);
         if (self->checkpointer) {
             sqlite3_wal_hook (self->db, s_wal_hook, self);
-            sq_set_wal_size (&self->base, XXL_WAL_MIB);
+            sq_set_wal_size (&self->sql.base, XXL_WAL_MIB);
         }
         else
             s_exec_script (self, "PRAGMA wal_autocheckpoint = 1000;");
     }
-    return &self->base;
+    return &self->sql.base;
 }
 
 void
@@ -576,7 +603,7 @@ sq_commit (xxl_store_t *base)
     if (!stmt || sq_done (self, stmt) < 0) {
         char cause [512];
         snprintf (cause, sizeof cause, "%s", self->error);
-        sq_rollback (&self->base);
+        sq_rollback (&self->sql.base);
         snprintf (self->error, sizeof self->error, "%s", cause);
         return -1;
     }
@@ -863,18 +890,15 @@ sq_data_version (xxl_store_t *base)
 
 //  The first column of the rows of a statement bound by fmt, up to max
 //  (the statement's LIMIT is among its arguments); 0 with *count, or -1
-int
-sq_id_list (store_t *self, int64_t *ids, size_t max, size_t *count, const char *sql,
-           const char *fmt, ...)
+static int
+s_id_listv (store_t *self, int64_t *ids, size_t max, size_t *count, const char *sql,
+            const char *fmt, va_list args)
 {
     *count = 0;
     sqlite3_stmt *stmt = sq_prepare (self, sql);
     if (!stmt)
         return -1;
-    va_list args;
-    va_start (args, fmt);
     int rc = s_bindv (self, stmt, fmt, args);
-    va_end (args);
     if (rc)
         return -1;
     while (*count < max && (rc = sqlite3_step (stmt)) == SQLITE_ROW)
@@ -886,6 +910,116 @@ sq_id_list (store_t *self, int64_t *ids, size_t max, size_t *count, const char *
     sqlite3_reset (stmt);
     return rc;
 }
+
+int
+sq_id_list (store_t *self, int64_t *ids, size_t max, size_t *count, const char *sql,
+           const char *fmt, ...)
+{
+    va_list args;
+    va_start (args, fmt);
+    int rc = s_id_listv (self, ids, max, count, sql, fmt, args);
+    va_end (args);
+    return rc;
+}
+
+//  --------------------------------------------------------------------
+//  The driver of the shared SQL (xxl_store_sql.h): the helpers above
+
+static int
+s_driver_exec (xxl_store_t *base, const char *sql, const char *fmt, va_list args)
+{
+    return s_execv ((store_t *) base, sql, fmt, args);
+}
+
+static int64_t
+s_driver_scalar (xxl_store_t *base, const char *sql, const char *fmt, va_list args)
+{
+    return s_scalarv ((store_t *) base, sql, fmt, args);
+}
+
+static char *
+s_driver_text (xxl_store_t *base, const char *sql, const char *fmt, va_list args)
+{
+    return s_textv ((store_t *) base, sql, fmt, args);
+}
+
+static int
+s_driver_id_list (xxl_store_t *base, int64_t *ids, size_t max, size_t *count,
+                  const char *sql, const char *fmt, va_list args)
+{
+    return s_id_listv ((store_t *) base, ids, max, count, sql, fmt, args);
+}
+
+static int
+s_driver_encode (xxl_store_t *base, xxl_enc_t *enc, int rows_as_array, size_t max_size,
+                 int *truncated, const char *sql, const char *fmt, va_list args)
+{
+    return s_encodev ((store_t *) base, enc, rows_as_array, max_size, truncated, sql, fmt,
+                      args);
+}
+
+//  A row is the statement itself, stepped onto it
+static int
+s_driver_row (xxl_store_t *base, const char *what, xxl_store_read_fn *read, void *arg,
+              const char *sql, const char *fmt, va_list args)
+{
+    store_t *self = (store_t *) base;
+    sqlite3_stmt *stmt = sq_prepare (self, sql);
+    if (!stmt || s_bindv (self, stmt, fmt, args))
+        return -1;
+    int rc = sqlite3_step (stmt);
+    if (rc == SQLITE_ROW) {
+        read (&s_driver, (const xxl_store_row_t *) stmt, arg);
+        rc = 1;
+    }
+    else
+        rc = rc == SQLITE_DONE? 0: sq_fail (self, what);
+    sqlite3_reset (stmt);
+    return rc;
+}
+
+static int64_t
+s_driver_column_int (const xxl_store_row_t *row, int column)
+{
+    return sqlite3_column_int64 ((sqlite3_stmt *) row, column);
+}
+
+static double
+s_driver_column_double (const xxl_store_row_t *row, int column)
+{
+    return sqlite3_column_double ((sqlite3_stmt *) row, column);
+}
+
+static char *
+s_driver_column_text (const xxl_store_row_t *row, int column)
+{
+    return sq_column_text ((sqlite3_stmt *) row, column);
+}
+
+static void
+s_driver_set_error (xxl_store_t *base, const char *text)
+{
+    store_t *self = (store_t *) base;
+    snprintf (self->error, sizeof self->error, "%s", text);
+}
+
+static const xxl_store_driver_t s_driver = {
+    .version = XXL_STORE_DRIVER_VERSION,
+    .size = sizeof (xxl_store_driver_t),
+    .name = "sqlite",
+    .placeholder = '?',
+    .exec = s_driver_exec,
+    .scalar = s_driver_scalar,
+    .text = s_driver_text,
+    .id_list = s_driver_id_list,
+    .encode = s_driver_encode,
+    .sql = sq_statements,
+    .row = s_driver_row,
+    .column_int = s_driver_column_int,
+    .column_double = s_driver_column_double,
+    .column_text = s_driver_column_text,
+    .set_error = s_driver_set_error,
+};
 
 //  --------------------------------------------------------------------
 //  Test hooks (xxl_store_sqlite.h)

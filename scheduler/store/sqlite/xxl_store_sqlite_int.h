@@ -2,8 +2,11 @@
     files share, and no one else may use.
 
     xxl_store_sqlite.c owns the connection: opening and migrating, the
-    statement cache, binding, errors, transactions and the WAL.
-    xxl_store_sqlite_rows.c holds the row calls and the method table.
+    statement cache, binding, errors, transactions and the WAL, and the
+    driver of the shared SQL (xxl_store_sql.h: its helpers, $N rewritten
+    as ?N on prepare).  xxl_store_sqlite_rows.c holds the row calls that
+    stay SQLite's own, the texts of the dialect's statements
+    (sq_statements) and the method tables.
 
     The helpers (sq_*) take the backend's own struct.  Statements are
     cached by the address of their SQL text: pass string literals.  fmt
@@ -20,13 +23,14 @@
 #define XXL_STORE_SQLITE_INT_H_INCLUDED
 
 #include "xxl_store_sqlite.h"
+#include "xxl_store_sql.h"
 
 #include <czmq.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 
 typedef struct {
-    xxl_store_t base;                   //  first: the interface (methods)
+    xxl_store_sql_t sql;                //  first: the interface (methods), the driver
     sqlite3 *db;
     zhashx_t *statements;               //  sql pointer → sqlite3_stmt
     zactor_t *checkpointer;             //  WAL checkpoints off the caller's thread
@@ -46,9 +50,11 @@ typedef struct {
     xxl_store_logged_t logged [XXL_STORE_LOG_CAUSES];     //  error lines (xxl_store_log_error)
 } store_t;
 
+//  The dialect's statements of the shared bodies (xxl_store_sqlite_rows.c)
+extern const char *const sq_statements [XXL_SQL_STATEMENTS];
 //  The method table (xxl_store_sqlite_rows.c)
 extern const xxl_store_methods_t sq_methods;
-//  Users, tokens and sessions (xxl_store_sqlite_users.c)
+//  Users, tokens and sessions (xxl_store_sqlite_rows.c, all shared)
 extern const xxl_store_accounts_t sq_accounts;
 
 //  Records the database's error for `what` in self->error, logs it; -1

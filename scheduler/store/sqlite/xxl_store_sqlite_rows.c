@@ -34,92 +34,8 @@ m_group_update (xxl_store_t *base, const xxl_group_t *group)
         group->address_list, group->update_time, group->id) < 0? -1: 0;
 }
 
-static int
-m_group_rm (xxl_store_t *base, int64_t id)
-{
-    store_t *self = (store_t *) base;
-    return sq_exec (self, "DELETE FROM xxl_job_group WHERE id = ?", "i", id) < 0? -1: 0;
-}
-
-static int64_t
-m_group_jobs (xxl_store_t *base, int64_t id)
-{
-    store_t *self = (store_t *) base;
-    return sq_scalar (self, "SELECT COUNT(*) FROM xxl_job_info WHERE job_group = ?",
-                             "i", id);
-}
-
-static int
-s_group_read (store_t *self, sqlite3_stmt *stmt, xxl_group_t *group)
-{
-    memset (group, 0, sizeof *group);
-    int rc = sqlite3_step (stmt);
-    if (rc == SQLITE_ROW) {
-        group->id = sqlite3_column_int64 (stmt, 0);
-        group->app_name = sq_column_text (stmt, 1);
-        group->title = sq_column_text (stmt, 2);
-        group->address_type = sqlite3_column_int (stmt, 3);
-        group->address_list = sq_column_text (stmt, 4);
-        group->update_time = sqlite3_column_int64 (stmt, 5);
-        rc = 0;
-    }
-    else
-        rc = rc == SQLITE_DONE? 1: sq_fail (self, "group query");
-    sqlite3_reset (stmt);
-    return rc;
-}
-
-#define XXL_GROUP_COLUMNS "id, app_name, title, address_type, address_list, update_time"
-
-static int
-m_group_load (xxl_store_t *base, int64_t id, xxl_group_t *group)
-{
-    store_t *self = (store_t *) base;
-    sqlite3_stmt *stmt = sq_prepare (self,
-        "SELECT " XXL_GROUP_COLUMNS " FROM xxl_job_group WHERE id = ?");
-    if (!stmt || sq_bind (self, stmt, "i", id))
-        return -1;
-    return s_group_read (self, stmt, group);
-}
-
-static int
-m_group_find (xxl_store_t *base, const char *key, xxl_group_t *group)
-{
-    store_t *self = (store_t *) base;
-    int numeric = *key != 0;
-    for (const char *p = key; *p; p++)
-        if (*p < '0' || *p > '9')
-            numeric = 0;
-    if (numeric && strlen (key) < 18)
-        return m_group_load (&self->base, atoll (key), group);
-    sqlite3_stmt *stmt = sq_prepare (self,
-        "SELECT " XXL_GROUP_COLUMNS " FROM xxl_job_group WHERE app_name = ?");
-    if (!stmt || sq_bind (self, stmt, "s", key))
-        return -1;
-    return s_group_read (self, stmt, group);
-}
-
 //  --------------------------------------------------------------------
 //  Jobs
-
-#define XXL_JOB_COLUMNS \
-    "job_group, job_desc, add_time, update_time, author, alarm_email, schedule_type," \
-    " schedule_conf, misfire_strategy, executor_route_strategy, executor_handler," \
-    " executor_param, executor_block_strategy, executor_timeout," \
-    " executor_fail_retry_count, glue_type, glue_source, glue_remark, glue_updatetime," \
-    " child_jobid, trigger_status, trigger_last_time, trigger_next_time, timezone," \
-    " retry_interval, retry_backoff, retry_max_interval"
-#define XXL_JOB_FMT "isiisssssssssiisssisiiisidi"
-
-#define XXL_JOB_ARGS(j) \
-    (j)->job_group, (j)->job_desc, (j)->add_time, (j)->update_time, (j)->author, \
-    (j)->alarm_email, (j)->schedule_type, (j)->schedule_conf, (j)->misfire_strategy, \
-    (j)->executor_route_strategy, (j)->executor_handler, (j)->executor_param, \
-    (j)->executor_block_strategy, (j)->executor_timeout, (j)->executor_fail_retry_count, \
-    (j)->glue_type, (j)->glue_source, (j)->glue_remark, (j)->glue_updatetime, \
-    (j)->child_jobid, (j)->trigger_status, (j)->trigger_last_time, \
-    (j)->trigger_next_time, (j)->timezone, (j)->retry_interval, (j)->retry_backoff, \
-    (j)->retry_max_interval
 
 static int64_t
 m_job_add (xxl_store_t *base, const xxl_job_t *job)
@@ -130,151 +46,6 @@ m_job_add (xxl_store_t *base, const xxl_job_t *job)
         " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         XXL_JOB_FMT, XXL_JOB_ARGS (job));
     return rc < 0? -1: sqlite3_last_insert_rowid (self->db);
-}
-
-static int
-m_job_save (xxl_store_t *base, const xxl_job_t *job)
-{
-    store_t *self = (store_t *) base;
-    int rc = sq_exec (self,
-        "UPDATE xxl_job_info SET (" XXL_JOB_COLUMNS ") ="
-        " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        " WHERE id = ?", XXL_JOB_FMT "i", XXL_JOB_ARGS (job), job->id);
-    return rc < 0? -1: 0;
-}
-
-static int
-m_job_rm (xxl_store_t *base, int64_t id)
-{
-    store_t *self = (store_t *) base;
-    if (sq_exec (self, "DELETE FROM xxl_job_info WHERE id = ?", "i", id) < 0
-    ||  sq_exec (self, "DELETE FROM xxl_job_logglue WHERE job_id = ?", "i", id) < 0)
-        return -1;
-    return 0;
-}
-
-static int64_t
-m_job_rm_logs (xxl_store_t *base, int64_t id)
-{
-    store_t *self = (store_t *) base;
-    return sq_exec (self, "DELETE FROM xxl_job_log WHERE job_id = ?", "i", id);
-}
-
-static int64_t
-m_job_rm_logs_some (xxl_store_t *base, int64_t id, int64_t limit)
-{
-    return sq_exec ((store_t *) base, "DELETE FROM xxl_job_log WHERE id IN (SELECT id"
-                    " FROM xxl_job_log WHERE job_id = ?1 ORDER BY id LIMIT ?2)", "ii", id, limit);
-}
-
-//  Drops `child` from a comma-separated list; a new string
-static char *
-s_list_without (const char *list, int64_t child)
-{
-    char *out = (char *) calloc (1, strlen (list) + 1);
-    char *copy = strdup (list), *save = NULL;
-    if (!out || !copy) {
-        free (out);
-        free (copy);
-        return NULL;
-    }
-    for (char *t = strtok_r (copy, ",", &save); t; t = strtok_r (NULL, ",", &save)) {
-        char *end = NULL;
-        long long value = strtoll (t, &end, 10);
-        if (end != t && *end == 0 && value == child)
-            continue;
-        if (*out)
-            strcat (out, ",");
-        strcat (out, t);
-    }
-    free (copy);
-    return out;
-}
-
-static int
-m_job_unchild (xxl_store_t *base, int64_t child)
-{
-    store_t *self = (store_t *) base;
-    int64_t parents [256];
-    size_t count;
-    int changed = 0;
-    do {
-        if (sq_id_list (self, parents, 256, &count,
-                       "SELECT id FROM xxl_job_info WHERE child_jobid != ''"
-                       " AND instr (',' || replace (child_jobid, ' ', '') || ',',"
-                       " ',' || ?1 || ',') > 0 ORDER BY id LIMIT 256", "i", child))
-            return -1;
-        for (size_t i = 0; i < count; i++) {
-            char *list = sq_text (self,
-                "SELECT child_jobid FROM xxl_job_info WHERE id = ?", "i", parents [i]);
-            char *spaceless = list? strdup (list): NULL;
-            if (spaceless) {
-                char *w = spaceless;
-                for (const char *r = list; *r; r++)
-                    if (*r != ' ')
-                        *w++ = *r;
-                *w = 0;
-            }
-            char *rest = spaceless? s_list_without (spaceless, child): NULL;
-            int rc = rest? sq_exec (self,
-                "UPDATE xxl_job_info SET child_jobid = ? WHERE id = ?", "si", rest, parents [i]): -1;
-            free (list);
-            free (spaceless);
-            free (rest);
-            if (rc < 0)
-                return -1;
-            changed++;
-        }
-    } while (count == 256);
-    return changed;
-}
-
-static int
-m_job_load (xxl_store_t *base, int64_t id, xxl_job_t *job)
-{
-    store_t *self = (store_t *) base;
-    memset (job, 0, sizeof *job);
-    sqlite3_stmt *stmt = sq_prepare (self,
-        "SELECT id, " XXL_JOB_COLUMNS " FROM xxl_job_info WHERE id = ?");
-    if (!stmt || sq_bind (self, stmt, "i", id))
-        return -1;
-    int rc = sqlite3_step (stmt);
-    if (rc == SQLITE_ROW) {
-        int c = 0;
-        job->id = sqlite3_column_int64 (stmt, c++);
-        job->job_group = sqlite3_column_int64 (stmt, c++);
-        job->job_desc = sq_column_text (stmt, c++);
-        job->add_time = sqlite3_column_int64 (stmt, c++);
-        job->update_time = sqlite3_column_int64 (stmt, c++);
-        job->author = sq_column_text (stmt, c++);
-        job->alarm_email = sq_column_text (stmt, c++);
-        job->schedule_type = sq_column_text (stmt, c++);
-        job->schedule_conf = sq_column_text (stmt, c++);
-        job->misfire_strategy = sq_column_text (stmt, c++);
-        job->executor_route_strategy = sq_column_text (stmt, c++);
-        job->executor_handler = sq_column_text (stmt, c++);
-        job->executor_param = sq_column_text (stmt, c++);
-        job->executor_block_strategy = sq_column_text (stmt, c++);
-        job->executor_timeout = sqlite3_column_int64 (stmt, c++);
-        job->executor_fail_retry_count = sqlite3_column_int64 (stmt, c++);
-        job->glue_type = sq_column_text (stmt, c++);
-        job->glue_source = sq_column_text (stmt, c++);
-        job->glue_remark = sq_column_text (stmt, c++);
-        job->glue_updatetime = sqlite3_column_int64 (stmt, c++);
-        job->child_jobid = sq_column_text (stmt, c++);
-        job->trigger_status = sqlite3_column_int64 (stmt, c++);
-        job->trigger_last_time = sqlite3_column_int64 (stmt, c++);
-        job->trigger_next_time = sqlite3_column_int64 (stmt, c++);
-        job->timezone = sq_column_text (stmt, c++);
-        job->retry_interval = sqlite3_column_int64 (stmt, c++);
-        job->retry_backoff = sqlite3_column_double (stmt, c++);
-        job->retry_max_interval = sqlite3_column_int64 (stmt, c++);
-        rc = 0;
-    }
-    else
-        rc = rc == SQLITE_DONE? 1: sq_fail (self, "job query");
-    sqlite3_reset (stmt);
-    return rc;
 }
 
 static int
@@ -338,234 +109,8 @@ m_log_add (xxl_store_t *base, xxl_log_t *log)
     return 0;
 }
 
-static int
-m_log_trigger_done (xxl_store_t *base, int64_t log_id, int code,
-                            const char *address, const char *append)
-{
-    store_t *self = (store_t *) base;
-    return sq_exec (self,
-        "UPDATE xxl_job_log SET trigger_code = ?,"
-        " executor_address = COALESCE(?, executor_address),"
-        " trigger_msg = COALESCE(trigger_msg, '') || ? WHERE id = ?", "issi",
-        (int64_t) code, address, append? append: "", log_id) < 0? -1: 0;
-}
-
-//  Finishes a row once; an unsent one becomes accepted, with trigger time
-//  trigger_time unless it is 0.  A row whose trigger failed is never
-//  finished (its handle_code stays 0).  address: only a row sent there
-//  (NULL: any)
-static int
-s_log_handle_done (store_t *self, int64_t log_id, const char *address, int64_t handle_time,
-                   int code, const char *msg, int64_t trigger_time)
-{
-    int changes = sq_exec (self, address
-        ? "UPDATE xxl_job_log SET handle_time = ?, handle_code = ?, handle_msg = ?,"
-          " trigger_time = CASE WHEN trigger_code = 0 AND ? != 0 THEN ? ELSE trigger_time END,"
-          " trigger_code = CASE trigger_code WHEN 0 THEN 200 ELSE trigger_code END"
-          " WHERE id = ? AND handle_code = 0 AND trigger_code IN (0, 200)"
-          " AND executor_address = ?"
-        : "UPDATE xxl_job_log SET handle_time = ?, handle_code = ?, handle_msg = ?,"
-          " trigger_time = CASE WHEN trigger_code = 0 AND ? != 0 THEN ? ELSE trigger_time END,"
-          " trigger_code = CASE trigger_code WHEN 0 THEN 200 ELSE trigger_code END"
-          " WHERE id = ? AND handle_code = 0 AND trigger_code IN (0, 200) AND ? IS NULL",
-        "iisiiis", handle_time, (int64_t) code, msg, trigger_time, trigger_time, log_id, address);
-    return changes < 0? -1: changes == 0? 1: 0;
-}
-
-static int
-m_log_handle_done (xxl_store_t *base, int64_t log_id, int64_t handle_time,
-                           int code, const char *msg)
-{
-    return s_log_handle_done ((store_t *) base, log_id, NULL, handle_time, code, msg, 0);
-}
-
-static int
-m_log_handle_done_at (xxl_store_t *base, int64_t log_id, int64_t handle_time,
-                              int code, const char *msg, int64_t trigger_time)
-{
-    return s_log_handle_done ((store_t *) base, log_id, NULL, handle_time, code, msg,
-                              trigger_time);
-}
-
-static int
-m_log_handle_done_by (xxl_store_t *base, int64_t log_id, const char *address,
-                      int64_t handle_time, int code, const char *msg, int64_t trigger_time)
-{
-    assert (address);
-    return s_log_handle_done ((store_t *) base, log_id, address, handle_time, code, msg,
-                              trigger_time);
-}
-
-static int
-m_log_load (xxl_store_t *base, int64_t id, xxl_log_t *log)
-{
-    store_t *self = (store_t *) base;
-    memset (log, 0, sizeof *log);
-    sqlite3_stmt *stmt = sq_prepare (self,
-        "SELECT id, job_group, job_id, executor_address, executor_handler, executor_param,"
-        " executor_sharding_param, executor_fail_retry_count, trigger_time, trigger_code,"
-        " trigger_msg, trigger_type, schedule_time, handle_time, handle_code, handle_msg"
-        " FROM xxl_job_log WHERE id = ?");
-    if (!stmt || sq_bind (self, stmt, "i", id))
-        return -1;
-    int rc = sqlite3_step (stmt);
-    if (rc == SQLITE_ROW) {
-        int c = 0;
-        log->id = sqlite3_column_int64 (stmt, c++);
-        log->job_group = sqlite3_column_int64 (stmt, c++);
-        log->job_id = sqlite3_column_int64 (stmt, c++);
-        log->executor_address = sq_column_text (stmt, c++);
-        log->executor_handler = sq_column_text (stmt, c++);
-        log->executor_param = sq_column_text (stmt, c++);
-        log->executor_sharding_param = sq_column_text (stmt, c++);
-        log->executor_fail_retry_count = sqlite3_column_int64 (stmt, c++);
-        log->trigger_time = sqlite3_column_int64 (stmt, c++);
-        log->trigger_code = sqlite3_column_int64 (stmt, c++);
-        log->trigger_msg = sq_column_text (stmt, c++);
-        log->trigger_type = sq_column_text (stmt, c++);
-        log->schedule_time = sqlite3_column_int64 (stmt, c++);
-        log->handle_time = sqlite3_column_int64 (stmt, c++);
-        log->handle_code = sqlite3_column_int64 (stmt, c++);
-        log->handle_msg = sq_column_text (stmt, c++);
-        rc = 0;
-    }
-    else
-        rc = rc == SQLITE_DONE? 1: sq_fail (self, "log query");
-    sqlite3_reset (stmt);
-    return rc;
-}
-
-//  --------------------------------------------------------------------
-//  Registry
-
-static int
-m_registry_beat (xxl_store_t *base, const char *app, const char *address, int64_t now)
-{
-    store_t *self = (store_t *) base;
-    return sq_exec (self,
-        "INSERT INTO xxl_job_registry (registry_group, registry_key, registry_value, update_time)"
-        " VALUES ('EXECUTOR', ?, ?, ?) ON CONFLICT (registry_group, registry_key, registry_value)"
-        " DO UPDATE SET update_time = excluded.update_time", "ssi", app, address, now) < 0? -1: 0;
-}
-
-static int
-m_registry_remove (xxl_store_t *base, const char *app, const char *address)
-{
-    store_t *self = (store_t *) base;
-    return sq_exec (self,
-        "DELETE FROM xxl_job_registry WHERE registry_group = 'EXECUTOR'"
-        " AND registry_key = ? AND registry_value = ?", "ss", app, address) < 0? -1: 0;
-}
-
-static int
-m_registry_expire (xxl_store_t *base, int64_t dead_before)
-{
-    store_t *self = (store_t *) base;
-    return sq_exec (self, "DELETE FROM xxl_job_registry WHERE update_time < ?",
-                           "i", dead_before);
-}
-
-static int
-m_groups_refresh (xxl_store_t *base, int64_t now)
-{
-    store_t *self = (store_t *) base;
-    return sq_exec (self,
-        "UPDATE xxl_job_group SET update_time = ?, address_list ="
-        " (SELECT group_concat (registry_value, ',') FROM"
-        "   (SELECT registry_value FROM xxl_job_registry r WHERE r.registry_group = 'EXECUTOR'"
-        "    AND r.registry_key = xxl_job_group.app_name ORDER BY registry_value))"
-        " WHERE address_type = 0", "i", now) < 0? -1: 0;
-}
-
-static int
-m_group_refresh_app (xxl_store_t *base, const char *app, int64_t now)
-{
-    store_t *self = (store_t *) base;
-    return sq_exec (self,
-        "UPDATE xxl_job_group SET update_time = ?1, address_list ="
-        " (SELECT group_concat (registry_value, ',') FROM"
-        "   (SELECT registry_value FROM xxl_job_registry r WHERE r.registry_group = 'EXECUTOR'"
-        "    AND r.registry_key = ?2 ORDER BY registry_value))"
-        " WHERE address_type = 0 AND app_name = ?2", "is", now, app) < 0? -1: 0;
-}
-
 //  --------------------------------------------------------------------
 //  The engine's typed calls (xxl_store.h states each contract)
-
-static int
-m_group_encode_all (xxl_store_t *base, xxl_enc_t *enc)
-{
-    return sq_encode ((store_t *) base, enc, 1,
-        "SELECT id, app_name AS appname, title, address_type AS addressType,"
-        " COALESCE (address_list, '') AS addressList, update_time AS updateTime"
-        " FROM xxl_job_group ORDER BY id", NULL);
-}
-
-static int
-m_job_exists (xxl_store_t *base, int64_t id)
-{
-    int64_t count = sq_scalar ((store_t *) base, "SELECT COUNT(*) FROM xxl_job_info WHERE id = ?",
-                              "i", id);
-    return count < 0? -1: count > 0;
-}
-
-static char *
-m_job_children (xxl_store_t *base, int64_t id)
-{
-    return sq_text ((store_t *) base, "SELECT child_jobid FROM xxl_job_info WHERE id = ?", "i", id);
-}
-
-static char *
-m_log_job_children (xxl_store_t *base, int64_t log_id)
-{
-    return sq_text ((store_t *) base,
-        "SELECT child_jobid FROM xxl_job_info"
-        " WHERE id = (SELECT job_id FROM xxl_job_log WHERE id = ?)", "i", log_id);
-}
-
-static int
-m_jobs_have_children (xxl_store_t *base)
-{
-    int64_t any = sq_scalar ((store_t *) base,
-        "SELECT EXISTS (SELECT 1 FROM xxl_job_info WHERE child_jobid != '')", "");
-    return any < 0? -1: any != 0;
-}
-
-static int
-m_job_set_times (xxl_store_t *base, int64_t id, int64_t last, int64_t next)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_job_info SET trigger_last_time = ?, trigger_next_time = ? WHERE id = ?",
-        "iii", last, next, id);
-}
-
-static int
-m_job_halt (xxl_store_t *base, int64_t id, int64_t last)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_job_info SET trigger_status = 0, trigger_last_time = ?,"
-        " trigger_next_time = 0 WHERE id = ?", "ii", last, id);
-}
-
-
-static int
-m_job_marked_ids (xxl_store_t *base, int64_t mark, int64_t after, int64_t *ids, size_t max,
-                  size_t *count)
-{
-    return sq_id_list ((store_t *) base,
-        ids, max, count, "SELECT id FROM xxl_job_info WHERE trigger_next_time = ?"
-        " AND id > ? ORDER BY id LIMIT ?", "iii", mark, after, (int64_t) max);
-}
-
-static int
-m_job_delay_resume (xxl_store_t *base, int64_t log_id, int64_t now, int64_t mark)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_job_info SET trigger_next_time = ? + CAST(schedule_conf AS INTEGER) * 1000"
-        " WHERE id = (SELECT job_id FROM xxl_job_log WHERE id = ? AND schedule_time IS NOT NULL)"
-        " AND schedule_type = 'FIX_DELAY' AND trigger_status = 1 AND trigger_next_time = ?",
-        "iii", now, log_id, mark);
-}
 
 #define XXL_JOB_SELECT \
     "SELECT id, job_group AS jobGroup, job_desc AS jobDesc, add_time AS addTime," \
@@ -585,154 +130,11 @@ m_job_delay_resume (xxl_store_t *base, int64_t log_id, int64_t now, int64_t mark
     " WHERE (?1 = 0 OR job_group = ?1)" \
     " AND instr (lower (executor_handler), lower (?4)) > 0 AND instr (lower (job_desc), lower (?5)) > 0" \
     " AND instr (lower (author), lower (?6)) > 0 AND (?7 < 0 OR trigger_status = ?7)"
-#define XXL_JOB_FILTER_ARGS(f) \
-    (f)->group_id, (f)->limit, (f)->offset, (f)->handler, (f)->desc, (f)->author, (f)->status
-
-static int
-m_job_encode (xxl_store_t *base, xxl_enc_t *enc, int64_t id)
-{
-    return sq_encode ((store_t *) base, enc, 0, XXL_JOB_SELECT " WHERE id = ?", "i", id);
-}
-
-static int
-m_job_encode_page (xxl_store_t *base, xxl_enc_t *enc, size_t max_size, int *truncated,
-                   const xxl_store_job_filter_t *filter)
-{
-    return sq_encode_max ((store_t *) base, enc, max_size, truncated,
-        XXL_JOB_SELECT XXL_JOB_FILTER " ORDER BY id LIMIT ?2 OFFSET ?3", "iiisssi",
-        XXL_JOB_FILTER_ARGS (filter));
-}
-
-static int64_t
-m_job_count (xxl_store_t *base, const xxl_store_job_filter_t *filter)
-{
-    return sq_scalar ((store_t *) base, "SELECT COUNT(*) FROM xxl_job_info" XXL_JOB_FILTER,
-                     "iiisssi", XXL_JOB_FILTER_ARGS (filter));
-}
-
-static int64_t
-m_glue_last (xxl_store_t *base, int64_t job_id)
-{
-    return sq_scalar ((store_t *) base,
-        "SELECT COALESCE(MAX(version), 0) FROM xxl_job_logglue WHERE job_id = ?", "i", job_id);
-}
-
-static int
-m_glue_exists (xxl_store_t *base, int64_t job_id, int64_t version)
-{
-    int64_t count = sq_scalar ((store_t *) base, "SELECT COUNT(*) FROM xxl_job_logglue"
-                              " WHERE job_id = ? AND version = ?", "ii", job_id, version);
-    return count < 0? -1: count > 0;
-}
-
-static int
-m_glue_get (xxl_store_t *base, int64_t job_id, int64_t version, char **type, char **source)
-{
-    store_t *self = (store_t *) base;
-    *type = *source = NULL;
-    sqlite3_stmt *stmt = sq_prepare (self, "SELECT glue_type, glue_source FROM xxl_job_logglue"
-                                          " WHERE job_id = ? AND version = ?");
-    if (!stmt || sq_bind (self, stmt, "ii", job_id, version))
-        return -1;
-    int rc = sqlite3_step (stmt);
-    if (rc == SQLITE_ROW) {
-        *type = sq_column_text (stmt, 0);
-        *source = sq_column_text (stmt, 1);
-        rc = *type && *source? 0: -1;
-        if (rc) {
-            free (*type);
-            free (*source);
-            *type = *source = NULL;
-            snprintf (self->error, sizeof self->error, "out of memory");
-        }
-    }
-    else
-        rc = rc == SQLITE_DONE? 1: sq_fail (self, "glue query");
-    sqlite3_reset (stmt);
-    return rc;
-}
 
 #define XXL_GLUE_SELECT \
     "SELECT version, job_id AS jobId, glue_type AS glueType, glue_remark AS glueRemark," \
     " add_time AS addTime, update_time AS updateTime," \
     " length (CAST (glue_source AS BLOB)) AS size"
-
-static int
-m_glue_encode (xxl_store_t *base, xxl_enc_t *enc, int64_t job_id, int64_t version)
-{
-    return sq_encode ((store_t *) base, enc, 0,
-        XXL_GLUE_SELECT ", glue_source AS glueSource"
-        " FROM xxl_job_logglue WHERE job_id = ? AND version = ?", "ii", job_id, version);
-}
-
-static int
-m_glue_encode_page (xxl_store_t *base, xxl_enc_t *enc, size_t max_size, int *truncated,
-                    int64_t job_id, int64_t limit, int64_t offset)
-{
-    return sq_encode_max ((store_t *) base, enc, max_size, truncated,
-        XXL_GLUE_SELECT " FROM xxl_job_logglue WHERE job_id = ? ORDER BY version DESC"
-        " LIMIT ? OFFSET ?", "iii", job_id, limit, offset);
-}
-
-static int64_t
-m_glue_count (xxl_store_t *base, int64_t job_id)
-{
-    return sq_scalar ((store_t *) base, "SELECT COUNT(*) FROM xxl_job_logglue WHERE job_id = ?",
-                     "i", job_id);
-}
-
-static int64_t
-m_log_job_id (xxl_store_t *base, int64_t log_id)
-{
-    return sq_scalar ((store_t *) base, "SELECT job_id FROM xxl_job_log WHERE id = ?",
-                     "i", log_id);
-}
-
-static int
-m_log_accept (xxl_store_t *base, int64_t log_id, int64_t stamp)
-{
-    store_t *self = (store_t *) base;
-    if (stamp)
-        return sq_exec (self, "UPDATE xxl_job_log SET trigger_code = 200,"
-                       " trigger_time = ? WHERE id = ? AND trigger_code = 0", "ii",
-                       stamp, log_id);
-    return sq_exec (self, "UPDATE xxl_job_log SET trigger_code = 200"
-                   " WHERE id = ? AND trigger_code = 0", "i", log_id);
-}
-
-static int
-m_log_stamp (xxl_store_t *base, int64_t log_id, int64_t stamp)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET trigger_time = ? WHERE id = ? AND trigger_code = 0",
-        "ii", stamp, log_id);
-}
-
-static int
-m_log_route (xxl_store_t *base, int64_t log_id, int64_t stamp, const char *address,
-             const char *section)
-{
-    store_t *self = (store_t *) base;
-    if (stamp)
-        return sq_exec (self,
-            "UPDATE xxl_job_log SET trigger_time = ?, executor_address = ?,"
-            " trigger_msg = COALESCE(trigger_msg, '') || ? WHERE id = ? AND trigger_code = 0",
-            "issi", stamp, address, section, log_id);
-    return sq_exec (self,
-        "UPDATE xxl_job_log SET executor_address = ?,"
-        " trigger_msg = COALESCE(trigger_msg, '') || ? WHERE id = ?",
-        "ssi", address, section, log_id);
-}
-
-static int
-m_log_plan_route (xxl_store_t *base, int64_t log_id, const char *address, const char *section)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET executor_address = ?,"
-        " trigger_msg = COALESCE(trigger_msg, '') || ? WHERE id = ?"
-        " AND trigger_code = 0 AND executor_address IS NULL", "ssi",
-        address, section, log_id);
-}
 
 static int
 m_log_unroute (xxl_store_t *base, int64_t log_id, int64_t chars, int unfinished)
@@ -747,40 +149,6 @@ m_log_unroute (xxl_store_t *base, int64_t log_id, int64_t chars, int unfinished)
         "UPDATE xxl_job_log SET executor_address = NULL, trigger_msg ="
         " substr (trigger_msg, 1, max (length (trigger_msg) - ?, 0))"
         " WHERE id = ? AND trigger_code = 0", "ii", chars, log_id);
-}
-
-static int
-m_log_retime (xxl_store_t *base, int64_t log_id, int64_t trigger_time)
-{
-    return sq_exec ((store_t *) base, "UPDATE xxl_job_log SET trigger_time = ? WHERE id = ?",
-                   "ii", trigger_time, log_id);
-}
-
-static int
-m_log_trigger_end (xxl_store_t *base, int64_t log_id, int code, int64_t presumed,
-                   const char *text, int64_t stamp)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET trigger_code = ?, trigger_msg ="
-        " substr (COALESCE(trigger_msg, ''), 1, max (length (COALESCE(trigger_msg, '')) - ?, 0))"
-        " || ?, trigger_time = CASE WHEN ? > 0 THEN ? ELSE trigger_time END WHERE id = ?",
-        "iisiii", (int64_t) code, presumed, text, stamp, stamp, log_id);
-}
-
-static int
-m_log_append_trigger_msg (xxl_store_t *base, int64_t log_id, const char *text)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET trigger_msg = COALESCE(trigger_msg, '') || ? WHERE id = ?",
-        "si", text, log_id);
-}
-
-static int
-m_log_append_handle_msg (xxl_store_t *base, int64_t log_id, const char *text)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET handle_msg = COALESCE(handle_msg, '') || ? WHERE id = ?",
-        "si", text, log_id);
 }
 
 static int
@@ -803,124 +171,6 @@ m_log_copy_shard (xxl_store_t *base, int64_t id, int64_t src, const char *shard,
         id, shard, stamp, src);
 }
 
-static int
-m_log_drop_unsent (xxl_store_t *base, int64_t log_id)
-{
-    return sq_exec ((store_t *) base,
-        "DELETE FROM xxl_job_log WHERE id = ? AND trigger_code = 0", "i", log_id);
-}
-
-static int
-m_job_drop_plans (xxl_store_t *base, int64_t job_id, int64_t now)
-{
-    return sq_exec ((store_t *) base,
-        "DELETE FROM xxl_job_log WHERE job_id = ? AND trigger_code = 0"
-        " AND schedule_time IS NOT NULL AND (executor_address IS NULL OR schedule_time > ?)",
-        "ii", job_id, now);
-}
-
-static int64_t
-m_log_plan_time (xxl_store_t *base, int64_t log_id)
-{
-    return sq_scalar ((store_t *) base, "SELECT schedule_time FROM xxl_job_log"
-                     " WHERE id = ? AND trigger_code = 0 AND executor_address IS NULL",
-                     "i", log_id);
-}
-
-static int
-m_log_fail_unsent (xxl_store_t *base, int64_t log_id, int code, const char *why)
-{
-    return sq_exec ((store_t *) base, "UPDATE xxl_job_log SET trigger_code = ?,"
-                   " trigger_msg = COALESCE(trigger_msg, '') || ? WHERE id = ?"
-                   " AND trigger_code = 0 AND handle_code = 0", "isi",
-                   (int64_t) code, why, log_id);
-}
-
-static int
-m_log_set_alarm (xxl_store_t *base, int64_t log_id, int status, const char *report)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET alarm_status = ?,"
-        " handle_msg = CASE WHEN ? IS NULL THEN handle_msg"
-        "   ELSE COALESCE(handle_msg, '') || '\n>>>>>>>>>>> Alarm <<<<<<<<<<<\n' || ? END"
-        " WHERE id = ?", "issi", (int64_t) status, report, report, log_id);
-}
-
-static int
-m_log_alarm_claim (xxl_store_t *base, int64_t log_id)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET alarm_status = -1 WHERE id = ? AND alarm_status = 0",
-        "i", log_id);
-}
-
-static int
-m_log_unsent_ids (xxl_store_t *base, int64_t after, int64_t *ids, size_t max, size_t *count)
-{
-    return sq_id_list ((store_t *) base,
-        ids, max, count, "SELECT id FROM xxl_job_log WHERE trigger_code = 0 AND id > ?"
-        " ORDER BY id LIMIT ?", "ii", after, (int64_t) max);
-}
-
-static int
-m_log_unanswered_ids (xxl_store_t *base, int64_t before, int64_t *ids, size_t max,
-                      size_t *count)
-{
-    return sq_id_list ((store_t *) base,
-        ids, max, count, "SELECT id FROM xxl_job_log WHERE trigger_code = 0 AND handle_code = 0"
-        " AND trigger_time < ? ORDER BY id LIMIT ?", "ii", before, (int64_t) max);
-}
-
-static int
-m_log_failed_ids (xxl_store_t *base, int64_t *ids, size_t max, size_t *count)
-{
-    return sq_id_list ((store_t *) base,
-        ids, max, count, "SELECT id FROM xxl_job_log WHERE alarm_status = 0"
-        " AND (trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200))"
-        " ORDER BY id LIMIT ?", "i", (int64_t) max);
-}
-
-static int
-m_log_claimed_ids (xxl_store_t *base, int64_t after, int64_t *ids, size_t max, size_t *count)
-{
-    return sq_id_list ((store_t *) base,
-        ids, max, count, "SELECT id FROM xxl_job_log WHERE alarm_status = -1 AND id > ?"
-        " ORDER BY id LIMIT ?", "ii", after, (int64_t) max);
-}
-
-static int
-m_log_lost_ids (xxl_store_t *base, int64_t before, int64_t *ids, size_t max, size_t *count)
-{
-    return sq_id_list ((store_t *) base,
-        ids, max, count, "SELECT l.id FROM xxl_job_log l LEFT JOIN xxl_job_registry r"
-        " ON r.registry_value = l.executor_address"
-        " WHERE l.trigger_code = 200 AND l.handle_code = 0 AND l.trigger_time <= ?1"
-        " AND r.id IS NULL LIMIT ?2", "ii", before, (int64_t) max);
-}
-
-static int
-m_log_lost_ids_after (xxl_store_t *base, int64_t before, int64_t after, int64_t *ids,
-                      size_t max, size_t *count)
-{
-    return sq_id_list ((store_t *) base,
-        ids, max, count, "SELECT l.id FROM xxl_job_log l LEFT JOIN xxl_job_registry r"
-        " ON r.registry_value = l.executor_address"
-        " WHERE l.trigger_code = 200 AND l.handle_code = 0 AND l.trigger_time <= ?1"
-        " AND l.id > ?2 AND r.id IS NULL ORDER BY l.id LIMIT ?3", "iii", before, after,
-        (int64_t) max);
-}
-
-static int
-m_log_open_ids_at (xxl_store_t *base, const char *address, int64_t after, int64_t *ids,
-                   size_t max, size_t *count)
-{
-    //  (the running index holds exactly the open rows)
-    return sq_id_list ((store_t *) base,
-        ids, max, count, "SELECT id FROM xxl_job_log INDEXED BY xxl_job_log_running"
-        " WHERE trigger_code = 200 AND handle_code = 0 AND executor_address = ?1"
-        " AND id > ?2 ORDER BY id LIMIT ?3", "sii", address, after, (int64_t) max);
-}
-
 //  The share of a job (SQL, the row's job_id or the job's id)
 #define XXL_SHARE_OF(col) " (" col " % 16) "
 #define XXL_IN_MASK(col) " ((?1 >> (" col " % 16)) & 1) = 1 "
@@ -933,99 +183,6 @@ m_fired_get (xxl_store_t *base, int64_t *until, int64_t *sent)
     *until = sq_scalar (self, "SELECT MIN(fired_until) FROM xxl_lease", NULL);
     *sent = sq_scalar (self, "SELECT MIN(fired_sent) FROM xxl_lease", NULL);
     return *until < 0 || *sent < 0? -1: 0;
-}
-
-static int
-m_fired_raise_until (xxl_store_t *base, int64_t until)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_lease SET fired_until = max (fired_until, ?)", "i", until);
-}
-
-static int
-m_fired_raise_sent (xxl_store_t *base, int64_t sent)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_lease SET fired_sent = max (fired_sent, ?)", "i", sent);
-}
-
-//  Unsent planned rows: no address, or routed ahead past their share's
-//  fired_sent and neither stamped nor known sent
-#define XXL_UNSENT_SQL " trigger_code = 0 AND (executor_address IS NULL" \
-                       " OR (schedule_time > (SELECT fired_sent FROM xxl_lease" \
-                       "     WHERE share =" XXL_SHARE_OF ("xxl_job_log.job_id") ")" \
-                       " AND trigger_time < schedule_time))"
-
-static int
-m_recover_stamp_fired (xxl_store_t *base)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET trigger_time = schedule_time WHERE trigger_code = 0"
-        " AND executor_address IS NOT NULL AND schedule_time > trigger_time"
-        " AND schedule_time <= (SELECT fired_sent FROM xxl_lease"
-        "     WHERE share =" XXL_SHARE_OF ("xxl_job_log.job_id") ")", NULL);
-}
-
-static int
-m_recover_stamp_due (xxl_store_t *base, int64_t now)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET trigger_time = schedule_time WHERE trigger_code = 0"
-        " AND executor_address IS NOT NULL AND schedule_time > trigger_time"
-        " AND schedule_time <= ?", "i", now);
-}
-
-static int
-m_recover_late_jobs (xxl_store_t *base, int64_t before, int64_t *ids, size_t max,
-                     size_t *count)
-{
-    return sq_id_list ((store_t *) base,
-        ids, max, count, "SELECT job_id FROM xxl_job_log WHERE" XXL_UNSENT_SQL
-        " AND schedule_time < ? GROUP BY job_id LIMIT ?", "ii", before, (int64_t) max);
-}
-
-static int64_t
-m_recover_late_last (xxl_store_t *base, int64_t job_id, int64_t before)
-{
-    return sq_scalar ((store_t *) base,
-        "SELECT MAX(id) FROM xxl_job_log WHERE job_id = ? AND" XXL_UNSENT_SQL
-        " AND schedule_time < ?", "ii", job_id, before);
-}
-
-static int
-m_recover_misfire (xxl_store_t *base, int64_t log_id)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET trigger_type = 'MISFIRE' WHERE id = ?", "i", log_id);
-}
-
-static int
-m_recover_drop_late (xxl_store_t *base, int64_t job_id, int64_t before, int64_t keep)
-{
-    return sq_exec ((store_t *) base,
-        "DELETE FROM xxl_job_log WHERE job_id = ? AND" XXL_UNSENT_SQL
-        " AND schedule_time < ? AND id != ?", "iii", job_id, before, keep);
-}
-
-static int
-m_log_clear_address (xxl_store_t *base, int64_t log_id)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET executor_address = NULL WHERE id = ?", "i", log_id);
-}
-
-static int
-m_log_encode (xxl_store_t *base, xxl_enc_t *enc, int64_t id)
-{
-    return sq_encode ((store_t *) base, enc, 0,
-        "SELECT id, job_group AS jobGroup, job_id AS jobId, executor_address AS executorAddress,"
-        " executor_handler AS executorHandler, executor_param AS executorParam,"
-        " executor_sharding_param AS executorShardingParam,"
-        " executor_fail_retry_count AS executorFailRetryCount, trigger_time AS triggerTime,"
-        " trigger_code AS triggerCode, trigger_msg AS triggerMsg, trigger_type AS triggerType,"
-        " schedule_time AS scheduleTime, handle_time AS handleTime, handle_code AS handleCode,"
-        " handle_msg AS handleMsg, alarm_status AS alarmStatus FROM xxl_job_log WHERE id = ?",
-        "i", id);
 }
 
 //  LOG_LIST: a planned fire is not listed before its time, and until its
@@ -1071,59 +228,6 @@ m_log_encode_page (xxl_store_t *base, xxl_enc_t *enc, size_t max_size, int *trun
     return sq_encode_max ((store_t *) base, enc, max_size, truncated, sql, "iiiiiiiii",
         f->job_id, f->group_id, f->status, f->from, f->to, f->max_id, f->now,
         f->limit, f->offset);
-}
-
-static int64_t
-m_log_delete (xxl_store_t *base, int64_t job_id, int64_t before, int64_t below, int64_t limit)
-{
-    return sq_exec ((store_t *) base,
-        "DELETE FROM xxl_job_log WHERE id IN (SELECT id FROM xxl_job_log"
-        " WHERE (?1 = 0 OR job_id = ?1) AND trigger_time < ?2 AND id < ?3"
-        " AND NOT (trigger_code IN (0, 200) AND handle_code = 0) ORDER BY id LIMIT ?4)",
-        "iiii", job_id, before, below, limit);
-}
-
-static int64_t
-m_log_id_at_rank (xxl_store_t *base, int64_t job_id, int64_t rank)
-{
-    return sq_scalar ((store_t *) base,
-        "SELECT id FROM xxl_job_log WHERE (?1 = 0 OR job_id = ?1)"
-        " ORDER BY id DESC LIMIT 1 OFFSET ?2", "ii", job_id, rank);
-}
-
-static char *
-m_registry_alive (xxl_store_t *base, int64_t window_ms)
-{
-    return sq_text ((store_t *) base,
-        "SELECT group_concat (registry_value, ',') FROM (SELECT DISTINCT registry_value"
-        " FROM xxl_job_registry WHERE update_time >"
-        " (SELECT MAX (update_time) FROM xxl_job_registry) - ?)", "i", window_ms);
-}
-
-static char *
-m_registry_apps (xxl_store_t *base, const char *address, int64_t since)
-{
-    char *apps = sq_text ((store_t *) base,
-        "SELECT group_concat (registry_key, ',') FROM (SELECT DISTINCT registry_key"
-        " FROM xxl_job_registry WHERE registry_value = ? AND update_time >= ?)", "si",
-        address, since);
-    return apps? apps: strdup ("");
-}
-
-static int
-m_report_refresh (xxl_store_t *base, int64_t from, int64_t to, int64_t now)
-{
-    return sq_exec ((store_t *) base,
-        "INSERT INTO xxl_job_log_report (trigger_day, running_count, suc_count, fail_count,"
-        " update_time) SELECT ?1,"
-        " COALESCE(SUM(CASE WHEN trigger_code IN (0, 200) AND handle_code = 0 THEN 1 ELSE 0 END), 0),"
-        " COALESCE(SUM(CASE WHEN handle_code = 200 THEN 1 ELSE 0 END), 0),"
-        " COALESCE(SUM(CASE WHEN trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200)"
-        "   THEN 1 ELSE 0 END), 0), ?3"
-        " FROM xxl_job_log WHERE trigger_time >= ?1 AND trigger_time < ?2"
-        " ON CONFLICT (trigger_day) DO UPDATE SET running_count = excluded.running_count,"
-        " suc_count = excluded.suc_count, fail_count = excluded.fail_count,"
-        " update_time = excluded.update_time", "iii", from, to, now);
 }
 
 //  Rows per statement of report_count: each statement is a read
@@ -1183,18 +287,6 @@ m_report_count (xxl_store_t *base, int64_t from, int64_t to, int64_t *running, i
 }
 
 static int
-m_report_set (xxl_store_t *base, int64_t day, int64_t running, int64_t suc, int64_t fail,
-              int64_t now)
-{
-    return sq_exec ((store_t *) base,
-        "INSERT INTO xxl_job_log_report (trigger_day, running_count, suc_count, fail_count,"
-        " update_time) VALUES (?1, ?2, ?3, ?4, ?5)"
-        " ON CONFLICT (trigger_day) DO UPDATE SET running_count = excluded.running_count,"
-        " suc_count = excluded.suc_count, fail_count = excluded.fail_count,"
-        " update_time = excluded.update_time", "iiiii", day, running, suc, fail, now) < 0? -1: 0;
-}
-
-static int
 m_report_totals (xxl_store_t *base, xxl_store_totals_t *t)
 {
     store_t *self = (store_t *) base;
@@ -1207,44 +299,6 @@ m_report_totals (xxl_store_t *base, xxl_store_totals_t *t)
     t->suc = sq_scalar (self, "SELECT COALESCE(SUM(suc_count), 0) FROM xxl_job_log_report", NULL);
     t->fail = sq_scalar (self, "SELECT COALESCE(SUM(fail_count), 0) FROM xxl_job_log_report", NULL);
     return t->jobs < 0 || t->runs < 0? -1: 0;
-}
-
-static int
-m_report_encode_days (xxl_store_t *base, xxl_enc_t *enc, int days)
-{
-    return sq_encode ((store_t *) base, enc, 1,
-        "SELECT trigger_day AS triggerDay, running_count AS runningCount, suc_count AS sucCount,"
-        " fail_count AS failCount, update_time AS updateTime FROM xxl_job_log_report"
-        " ORDER BY trigger_day DESC LIMIT ?", "i", (int64_t) days);
-}
-
-//  --------------------------------------------------------------------
-//  The audit
-
-static int
-m_audit_add (xxl_store_t *base, const xxl_audit_t *row)
-{
-    return sq_exec ((store_t *) base,
-        "INSERT INTO xxl_audit (time, who, role, type, target, code) VALUES (?, ?, ?, ?, ?, ?)",
-        "isssii", row->time, row->who, row->role, row->type, row->target,
-        (int64_t) row->code) < 0? -1: 0;
-}
-
-static int
-m_audit_encode_page (xxl_store_t *base, xxl_enc_t *enc, size_t max_size, int *truncated,
-                     int64_t before, int64_t limit)
-{
-    return sq_encode_max ((store_t *) base, enc, max_size, truncated,
-        "SELECT id, time, who, role, type, target, code FROM xxl_audit"
-        " WHERE id < ? ORDER BY id DESC LIMIT ?", "ii", before, limit);
-}
-
-static int64_t
-m_audit_delete (xxl_store_t *base, int64_t before, int64_t limit)
-{
-    return sq_exec ((store_t *) base,
-        "DELETE FROM xxl_audit WHERE id IN (SELECT id FROM xxl_audit"
-        " WHERE time < ? ORDER BY time LIMIT ?)", "ii", before, limit);
 }
 
 //  --------------------------------------------------------------------
@@ -1288,30 +342,6 @@ m_lease_list (xxl_store_t *base, xxl_lease_t *rows)
 }
 
 static int
-m_lease_take (xxl_store_t *base, int share, const char *node, int64_t epoch, int64_t expires)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_lease SET owner = ?, epoch = epoch + 1, expires = ?"
-        " WHERE share = ? AND epoch = ?", "siii", node, expires, (int64_t) share, epoch);
-}
-
-static int
-m_lease_renew (xxl_store_t *base, int share, const char *node, int64_t epoch, int64_t expires)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_lease SET expires = ? WHERE share = ? AND owner = ? AND epoch = ?",
-        "iisi", expires, (int64_t) share, node, epoch);
-}
-
-static int
-m_lease_release (xxl_store_t *base, int share, const char *node, int64_t epoch, int64_t now)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_lease SET owner = '', expires = ? WHERE share = ? AND owner = ?"
-        " AND epoch = ?", "iisi", now, (int64_t) share, node, epoch);
-}
-
-static int
 m_lease_fired (xxl_store_t *base, uint64_t mask, int64_t until, int64_t sent)
 {
     int rc = sq_exec ((store_t *) base,
@@ -1321,26 +351,11 @@ m_lease_fired (xxl_store_t *base, uint64_t mask, int64_t until, int64_t sent)
     return rc < 0? -1: 0;
 }
 
-static int
-m_node_beat (xxl_store_t *base, const char *node, int64_t now)
-{
-    return sq_exec ((store_t *) base,
-        "INSERT INTO xxl_node (name, beat) VALUES (?1, ?2)"
-        " ON CONFLICT (name) DO UPDATE SET beat = max (beat, ?2)", "si", node, now) < 0? -1: 0;
-}
-
 static int64_t
 m_clock_now (xxl_store_t *base)
 {
     (void) base;
     return zclock_time ();
-}
-
-static int64_t
-m_node_count (xxl_store_t *base, int64_t since)
-{
-    return sq_scalar ((store_t *) base, "SELECT COUNT(*) FROM xxl_node WHERE beat >= ?",
-                      "i", since);
 }
 
 static int
@@ -1367,61 +382,118 @@ m_job_due_in (xxl_store_t *base, uint64_t mask, int64_t before, xxl_store_due_t 
     return 0;
 }
 
-static int
-m_job_due (xxl_store_t *base, int64_t before, xxl_store_due_t *rows, size_t max, size_t *count)
-{
-    return m_job_due_in (base, XXL_STORE_SHARES_ALL, before, rows, max, count);
-}
-
-static int
-m_log_unsent_in (xxl_store_t *base, uint64_t mask, int64_t after, int64_t *ids, size_t max,
-                 size_t *count)
-{
-    return sq_id_list ((store_t *) base,
-        ids, max, count, "SELECT id FROM xxl_job_log WHERE trigger_code = 0 AND id > ?2"
-        " AND" XXL_IN_MASK ("job_id") "ORDER BY id LIMIT ?3", "iii", (int64_t) mask, after,
-        (int64_t) max);
-}
-
-static int
-m_recover_stamp_fired_in (xxl_store_t *base, uint64_t mask)
-{
-    return sq_exec ((store_t *) base,
+//  The statements of the shared bodies this backend words its own way
+//  (xxl_store_sql.h: xxl_store_stmt_t), given through its driver
+const char *const sq_statements [XXL_SQL_STATEMENTS] = {
+    [XXL_SQL_JOB_PARENTS] =
+        "SELECT id FROM xxl_job_info WHERE child_jobid != ''"
+        " AND instr (',' || replace (child_jobid, ' ', '') || ',',"
+        " ',' || ?1 || ',') > 0 ORDER BY id LIMIT 256",
+    [XXL_SQL_FIRED_RAISE_UNTIL] =
+        "UPDATE xxl_lease SET fired_until = max (fired_until, ?)",
+    [XXL_SQL_FIRED_RAISE_SENT] =
+        "UPDATE xxl_lease SET fired_sent = max (fired_sent, ?)",
+    [XXL_SQL_GLUE_ENCODE] =
+        XXL_GLUE_SELECT ", glue_source AS glueSource"
+        " FROM xxl_job_logglue WHERE job_id = ? AND version = ?",
+    [XXL_SQL_GROUP_REFRESH_APP] =
+        "UPDATE xxl_job_group SET update_time = ?1, address_list ="
+        " (SELECT group_concat (registry_value, ',') FROM"
+        "   (SELECT registry_value FROM xxl_job_registry r WHERE r.registry_group = 'EXECUTOR'"
+        "    AND r.registry_key = ?2 ORDER BY registry_value))"
+        " WHERE address_type = 0 AND app_name = ?2",
+    [XXL_SQL_GROUPS_REFRESH] =
+        "UPDATE xxl_job_group SET update_time = ?, address_list ="
+        " (SELECT group_concat (registry_value, ',') FROM"
+        "   (SELECT registry_value FROM xxl_job_registry r WHERE r.registry_group = 'EXECUTOR'"
+        "    AND r.registry_key = xxl_job_group.app_name ORDER BY registry_value))"
+        " WHERE address_type = 0",
+    [XXL_SQL_LOG_LOST_IDS] =
+        "SELECT l.id FROM xxl_job_log l LEFT JOIN xxl_job_registry r"
+        " ON r.registry_value = l.executor_address"
+        " WHERE l.trigger_code = 200 AND l.handle_code = 0 AND l.trigger_time <= ?1"
+        " AND r.id IS NULL LIMIT ?2",
+    [XXL_SQL_RECOVER_LATE_JOBS] =
+        "SELECT job_id FROM xxl_job_log WHERE" XXL_UNSENT_SQL
+        " AND schedule_time < ? GROUP BY job_id LIMIT ?",
+    [XXL_SQL_LOG_UNSENT_IN] =
+        "SELECT id FROM xxl_job_log WHERE trigger_code = 0 AND id > ?2"
+        " AND" XXL_IN_MASK ("job_id") "ORDER BY id LIMIT ?3",
+    [XXL_SQL_RECOVER_STAMP_DUE_IN] =
+        "UPDATE xxl_job_log SET trigger_time = schedule_time WHERE trigger_code = 0"
+        " AND executor_address IS NOT NULL AND schedule_time > trigger_time"
+        " AND schedule_time <= ?2 AND" XXL_IN_MASK ("job_id"),
+    [XXL_SQL_AUDIT_DELETE] =
+        "DELETE FROM xxl_audit WHERE id IN (SELECT id FROM xxl_audit"
+        " WHERE time < ? ORDER BY time LIMIT ?)",
+    [XXL_SQL_AUDIT_ENCODE_PAGE] =
+        "SELECT id, time, who, role, type, target, code FROM xxl_audit"
+        " WHERE id < ? ORDER BY id DESC LIMIT ?",
+    [XXL_SQL_GLUE_ENCODE_PAGE] =
+        XXL_GLUE_SELECT " FROM xxl_job_logglue WHERE job_id = ? ORDER BY version DESC"
+        " LIMIT ? OFFSET ?",
+    [XXL_SQL_JOB_DELAY_RESUME] =
+        "UPDATE xxl_job_info SET trigger_next_time = ? + CAST(schedule_conf AS INTEGER) * 1000"
+        " WHERE id = (SELECT job_id FROM xxl_job_log WHERE id = ? AND schedule_time IS NOT NULL)"
+        " AND schedule_type = 'FIX_DELAY' AND trigger_status = 1 AND trigger_next_time = ?",
+    [XXL_SQL_LOG_ID_AT_RANK] =
+        "SELECT id FROM xxl_job_log WHERE (?1 = 0 OR job_id = ?1)"
+        " ORDER BY id DESC LIMIT 1 OFFSET ?2",
+    [XXL_SQL_RECOVER_STAMP_FIRED_IN] =
         "UPDATE xxl_job_log SET trigger_time = schedule_time WHERE trigger_code = 0"
         " AND executor_address IS NOT NULL AND schedule_time > trigger_time"
         " AND" XXL_IN_MASK ("job_id") "AND schedule_time <= (SELECT fired_sent FROM xxl_lease"
-        "     WHERE share =" XXL_SHARE_OF ("xxl_job_log.job_id") ")", "i", (int64_t) mask);
-}
-
-static int
-m_log_set_trigger_msg (xxl_store_t *base, int64_t log_id, const char *text)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET trigger_msg = ? WHERE id = ?", "si", text, log_id);
-}
-
-static int
-m_recover_stamp_due_in (xxl_store_t *base, uint64_t mask, int64_t now)
-{
-    return sq_exec ((store_t *) base,
-        "UPDATE xxl_job_log SET trigger_time = schedule_time WHERE trigger_code = 0"
-        " AND executor_address IS NOT NULL AND schedule_time > trigger_time"
-        " AND schedule_time <= ?2 AND" XXL_IN_MASK ("job_id"), "ii", (int64_t) mask, now);
-}
-
-static int
-m_recover_late_jobs_in (xxl_store_t *base, uint64_t mask, int64_t before, int64_t *ids,
-                        size_t max, size_t *count)
-{
-    return sq_id_list ((store_t *) base,
-        ids, max, count, "SELECT job_id FROM xxl_job_log WHERE" XXL_UNSENT_SQL
+        "     WHERE share =" XXL_SHARE_OF ("xxl_job_log.job_id") ")",
+    [XXL_SQL_RECOVER_LATE_JOBS_IN] =
+        "SELECT job_id FROM xxl_job_log WHERE" XXL_UNSENT_SQL
         " AND schedule_time < ?2 AND" XXL_IN_MASK ("job_id") "GROUP BY job_id LIMIT ?3",
-        "iii", (int64_t) mask, before, (int64_t) max);
-}
+    [XXL_SQL_LOG_TRIGGER_END] =
+        "UPDATE xxl_job_log SET trigger_code = ?, trigger_msg ="
+        " substr (COALESCE(trigger_msg, ''), 1, max (length (COALESCE(trigger_msg, '')) - ?, 0))"
+        " || ?, trigger_time = CASE WHEN ? > 0 THEN ? ELSE trigger_time END WHERE id = ?",
+    //  (the running index holds exactly the open rows)
+    [XXL_SQL_LOG_OPEN_IDS_AT] =
+        "SELECT id FROM xxl_job_log INDEXED BY xxl_job_log_running"
+        " WHERE trigger_code = 200 AND handle_code = 0 AND executor_address = ?1"
+        " AND id > ?2 ORDER BY id LIMIT ?3",
+    [XXL_SQL_NODE_BEAT] =
+        "INSERT INTO xxl_node (name, beat) VALUES (?1, ?2)"
+        " ON CONFLICT (name) DO UPDATE SET beat = max (beat, ?2)",
+    [XXL_SQL_REGISTRY_ALIVE] =
+        "SELECT group_concat (registry_value, ',') FROM (SELECT DISTINCT registry_value"
+        " FROM xxl_job_registry WHERE update_time >"
+        " (SELECT MAX (update_time) FROM xxl_job_registry) - ?)",
+    [XXL_SQL_JOB_COUNT] =
+        "SELECT COUNT(*) FROM xxl_job_info" XXL_JOB_FILTER,
+    [XXL_SQL_JOB_ENCODE] =
+        XXL_JOB_SELECT " WHERE id = ?",
+    [XXL_SQL_JOB_ENCODE_PAGE] =
+        XXL_JOB_SELECT XXL_JOB_FILTER " ORDER BY id LIMIT ?2 OFFSET ?3",
+    [XXL_SQL_LOG_DELETE] =
+        "DELETE FROM xxl_job_log WHERE id IN (SELECT id FROM xxl_job_log"
+        " WHERE (?1 = 0 OR job_id = ?1) AND trigger_time < ?2 AND id < ?3"
+        " AND NOT (trigger_code IN (0, 200) AND handle_code = 0) ORDER BY id LIMIT ?4)",
+    [XXL_SQL_REPORT_ENCODE_DAYS] =
+        "SELECT trigger_day AS triggerDay, running_count AS runningCount, suc_count AS sucCount,"
+        " fail_count AS failCount, update_time AS updateTime FROM xxl_job_log_report"
+        " ORDER BY trigger_day DESC LIMIT ?",
+    [XXL_SQL_LOG_ENCODE] =
+        "SELECT id, job_group AS jobGroup, job_id AS jobId, executor_address AS executorAddress,"
+        " executor_handler AS executorHandler, executor_param AS executorParam,"
+        " executor_sharding_param AS executorShardingParam,"
+        " executor_fail_retry_count AS executorFailRetryCount, trigger_time AS triggerTime,"
+        " trigger_code AS triggerCode, trigger_msg AS triggerMsg, trigger_type AS triggerType,"
+        " schedule_time AS scheduleTime, handle_time AS handleTime, handle_code AS handleCode,"
+        " handle_msg AS handleMsg, alarm_status AS alarmStatus FROM xxl_job_log WHERE id = ?",
+    [XXL_SQL_REGISTRY_APPS] =
+        "SELECT group_concat (registry_key, ',') FROM (SELECT DISTINCT registry_key"
+        " FROM xxl_job_registry WHERE registry_value = ? AND update_time >= ?)",
+};
 
 const xxl_store_methods_t sq_methods = {
     .version = XXL_STORE_METHODS_VERSION,
     .size = sizeof (xxl_store_methods_t),
+    XXL_STORE_SQL_METHODS           //  the shared bodies (xxl_store_sql.c)
     .destroy = sq_destroy,
     .error = sq_error,
     .schema_version = sq_schema_version,
@@ -1435,111 +507,26 @@ const xxl_store_methods_t sq_methods = {
     .wal_restart = sq_wal_restart,
     .group_add = m_group_add,
     .group_update = m_group_update,
-    .group_rm = m_group_rm,
-    .group_find = m_group_find,
-    .group_load = m_group_load,
-    .group_jobs = m_group_jobs,
-    .groups_refresh = m_groups_refresh,
-    .group_refresh_app = m_group_refresh_app,
-    .group_encode_all = m_group_encode_all,
     .job_add = m_job_add,
-    .job_save = m_job_save,
-    .job_rm = m_job_rm,
-    .job_rm_logs = m_job_rm_logs,
-    .job_unchild = m_job_unchild,
-    .job_load = m_job_load,
-    .job_exists = m_job_exists,
-    .job_children = m_job_children,
-    .log_job_children = m_log_job_children,
-    .jobs_have_children = m_jobs_have_children,
-    .job_set_times = m_job_set_times,
-    .job_halt = m_job_halt,
-    .job_due = m_job_due,
-    .job_marked_ids = m_job_marked_ids,
-    .job_delay_resume = m_job_delay_resume,
-    .job_encode = m_job_encode,
-    .job_encode_page = m_job_encode_page,
-    .job_count = m_job_count,
     .glue_add = m_glue_add,
-    .glue_last = m_glue_last,
-    .glue_exists = m_glue_exists,
-    .glue_get = m_glue_get,
-    .glue_encode = m_glue_encode,
-    .glue_encode_page = m_glue_encode_page,
-    .glue_count = m_glue_count,
     .log_add = m_log_add,
     .log_next_id = m_log_next_id,
-    .log_load = m_log_load,
-    .log_job_id = m_log_job_id,
-    .log_trigger_done = m_log_trigger_done,
-    .log_handle_done = m_log_handle_done,
-    .log_handle_done_at = m_log_handle_done_at,
-    .log_accept = m_log_accept,
-    .log_stamp = m_log_stamp,
-    .log_route = m_log_route,
-    .log_plan_route = m_log_plan_route,
     .log_unroute = m_log_unroute,
-    .log_retime = m_log_retime,
-    .log_trigger_end = m_log_trigger_end,
-    .log_append_trigger_msg = m_log_append_trigger_msg,
-    .log_append_handle_msg = m_log_append_handle_msg,
     .log_set_shard = m_log_set_shard,
     .log_copy_shard = m_log_copy_shard,
-    .log_drop_unsent = m_log_drop_unsent,
-    .job_drop_plans = m_job_drop_plans,
-    .log_plan_time = m_log_plan_time,
-    .log_fail_unsent = m_log_fail_unsent,
-    .log_set_alarm = m_log_set_alarm,
-    .log_alarm_claim = m_log_alarm_claim,
-    .log_unsent_ids = m_log_unsent_ids,
-    .log_unanswered_ids = m_log_unanswered_ids,
-    .log_failed_ids = m_log_failed_ids,
-    .log_claimed_ids = m_log_claimed_ids,
-    .log_lost_ids = m_log_lost_ids,
-    .log_handle_done_by = m_log_handle_done_by,
-    .registry_apps = m_registry_apps,
     .lease_list = m_lease_list,
-    .lease_take = m_lease_take,
-    .lease_renew = m_lease_renew,
-    .lease_release = m_lease_release,
     .lease_fired = m_lease_fired,
-    .node_beat = m_node_beat,
-    .node_count = m_node_count,
     .job_due_in = m_job_due_in,
-    .log_unsent_in = m_log_unsent_in,
-    .recover_stamp_fired_in = m_recover_stamp_fired_in,
-    .recover_stamp_due_in = m_recover_stamp_due_in,
-    .recover_late_jobs_in = m_recover_late_jobs_in,
-    .log_set_trigger_msg = m_log_set_trigger_msg,
     .fired_get = m_fired_get,
-    .fired_raise_until = m_fired_raise_until,
-    .fired_raise_sent = m_fired_raise_sent,
-    .recover_stamp_fired = m_recover_stamp_fired,
-    .recover_stamp_due = m_recover_stamp_due,
-    .recover_late_jobs = m_recover_late_jobs,
-    .recover_late_last = m_recover_late_last,
-    .recover_misfire = m_recover_misfire,
-    .recover_drop_late = m_recover_drop_late,
-    .log_clear_address = m_log_clear_address,
-    .log_encode = m_log_encode,
     .log_encode_page = m_log_encode_page,
-    .log_delete = m_log_delete,
-    .log_id_at_rank = m_log_id_at_rank,
-    .registry_beat = m_registry_beat,
-    .registry_remove = m_registry_remove,
-    .registry_expire = m_registry_expire,
-    .registry_alive = m_registry_alive,
-    .report_refresh = m_report_refresh,
     .report_totals = m_report_totals,
-    .report_encode_days = m_report_encode_days,
-    .audit_add = m_audit_add,
-    .audit_encode_page = m_audit_encode_page,
-    .audit_delete = m_audit_delete,
     .accounts = &sq_accounts,
-    .log_open_ids_at = m_log_open_ids_at,
     .report_count = m_report_count,
-    .report_set = m_report_set,
-    .job_rm_logs_some = m_job_rm_logs_some,
     .clock_now = m_clock_now,
-    .log_lost_ids_after = m_log_lost_ids_after,
+};
+
+//  Users, tokens and sessions (xxl_store_accounts_t; schema step 9): all
+//  shared
+const xxl_store_accounts_t sq_accounts = {
+    XXL_STORE_SQL_ACCOUNTS
 };
