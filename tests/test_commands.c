@@ -329,8 +329,34 @@ test_values_read (void)
     XXL_CHECK (strcmp (xxl_command_str (trigger, msg, "triggerType"), "MANUAL") == 0);
     XXL_CHECK (xxl_command_str (trigger, msg, "shard") == NULL);
     xxl_msg_destroy (&msg);
+    //  Judged once into args: each field's value and whether it was given,
+    //  read back without the message's getters; a field of a later lookup
+    //  is not judged yet (read from the message, as before)
+    msg = s_msg ("JOB_TRIGGER jobId=i:4 shard=s:1/3");
+    xxl_args_t args = { 0 };
+    char why [512] = "";
+    XXL_CHECK (xxl_command_judge (trigger, msg, 0, &args, why, sizeof why) == 0);
+    XXL_CHECK (args.command == trigger && args.judged == 1 && args.given == 1);
+    XXL_CHECK (xxl_args_int (&args, msg, "jobId") == 4);
+    XXL_CHECK (xxl_command_judge (trigger, msg, 1, &args, why, sizeof why) == 0);
+    XXL_CHECK (xxl_args_given (&args, msg, "shard") && !xxl_args_given (&args, msg, "address"));
+    XXL_CHECK (strcmp (xxl_args_str (&args, msg, "shard"), "1/3") == 0);
+    XXL_CHECK (strcmp (xxl_args_str (&args, msg, "triggerType"), "MANUAL") == 0);
+    XXL_CHECK (xxl_args_str (&args, msg, "address") == NULL);
+    xxl_msg_destroy (&msg);
+    //  The same refusals as xxl_command_check, the rule's text included
+    msg = s_msg ("JOB_TRIGGER jobId=i:4 shard=s:3/3");
+    xxl_args_t refused = { 0 };
+    XXL_CHECK (xxl_command_judge (trigger, msg, 1, &refused, why, sizeof why) == -1);
+    XXL_CHECK (strstr (why, "shard '3/3'") != NULL);
+    xxl_msg_destroy (&msg);
     const xxl_command_t *add = xxl_command_find ("JOB_ADD");
     msg = s_msg ("JOB_ADD jobGroup=s:a retryBackoff=i:3");
+    xxl_args_t added = { 0 };
+    for (int after = 0; after < 3; after++)
+        XXL_CHECK (xxl_command_judge (add, msg, after, &added, why, sizeof why) == 0);
+    XXL_CHECK (xxl_args_number (&added, msg, "retryBackoff") == 3.0);
+    XXL_CHECK (!xxl_args_bool (&added, msg, "start"));
     XXL_CHECK (xxl_command_number (add, msg, "retryBackoff") == 3.0);
     XXL_CHECK (!xxl_command_bool (add, msg, "start"));
     xxl_msg_destroy (&msg);

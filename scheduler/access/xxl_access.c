@@ -75,8 +75,8 @@ static int
 s_scope_app (server_t *self, request_t *request, char *app, size_t applen)
 {
     const char *scope = request->command->scope;
-    int64_t id = xxl_command_has (request->msg, scope)
-               ? xxl_command_int (request->command, request->msg, scope): 0;
+    int64_t id = xxl_args_given (&request->args, request->msg, scope)
+               ? xxl_args_int (&request->args, request->msg, scope): 0;
     //  (a run counts for the group it ran in, even if its job moved since)
     int64_t group_id = 0;
     if (id > 0 && streq (scope, "logId")) {
@@ -119,8 +119,8 @@ engine_permit (server_t *self, request_t *request, char *why, size_t whylen)
         return 0;
     assert (command->scope);
     //  An operator acts on one job or run of its apps
-    if (!xxl_command_has (request->msg, command->scope)
-    ||  xxl_command_int (command, request->msg, command->scope) <= 0) {
+    if (!xxl_args_given (&request->args, request->msg, command->scope)
+    ||  xxl_args_int (&request->args, request->msg, command->scope) <= 0) {
         snprintf (why, whylen, "key '%s' (%s) may send %s only for one job of its apps"
                   " (give %s)", who->name, who->role, command->name, command->scope);
         return -1;

@@ -10,7 +10,8 @@ int
 api_judge (server_t *self, request_t *request, int after)
 {
     char why [512];
-    if (xxl_command_check (request->command, request->msg, after, why, sizeof why) == 0)
+    if (xxl_command_judge (request->command, request->msg, after, &request->args, why,
+                           sizeof why) == 0)
         return 0;
     engine_reply (self, request, XXL_BAD_REQUEST, why);
     return -1;
@@ -19,19 +20,19 @@ api_judge (server_t *self, request_t *request, int after)
 int64_t
 api_int (request_t *request, const char *key)
 {
-    return xxl_command_int (request->command, request->msg, key);
+    return xxl_args_int (&request->args, request->msg, key);
 }
 
 bool
 api_bool (request_t *request, const char *key)
 {
-    return xxl_command_bool (request->command, request->msg, key);
+    return xxl_args_bool (&request->args, request->msg, key);
 }
 
 const char *
 api_str (request_t *request, const char *key)
 {
-    return xxl_command_str (request->command, request->msg, key);
+    return xxl_args_str (&request->args, request->msg, key);
 }
 
 //  Checks a comma-separated address list from a request: at least one

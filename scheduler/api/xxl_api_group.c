@@ -12,7 +12,7 @@ s_group_read (request_t *request, xxl_group_t *group)
     xxl_msg_t *msg = request->msg;
     const char *app = api_str (request, "appname");
     const char *title = api_str (request, "title");
-    int64_t type = xxl_command_has (msg, "addressType")? api_int (request, "addressType")
+    int64_t type = xxl_args_given (&request->args, msg, "addressType")? api_int (request, "addressType")
                                                         : group->address_type;
     const char *list = api_str (request, "addressList");
     if (app) {

@@ -90,6 +90,7 @@ typedef struct {
     zframe_t *rid;                      //  sender routing id
     xxl_msg_t *msg;
     const xxl_command_t *command;       //  its `t`'s fields (xxl_commands.h)
+    xxl_args_t args;                    //  its fields as judged, decoded once
     const xxl_who_t *who;               //  its sender, never NULL
     //  Out, for the audit: set by engine_reply and its kin
     int code;                           //  the reply's code (0: not answered yet)

@@ -20,13 +20,12 @@ int
 engine_job_read (server_t *self, request_t *request, xxl_job_t *job, int is_add)
 {
     xxl_msg_t *msg = request->msg;
-    const xxl_command_t *command = request->command;
     #define XXL_SET_STR(field, key) do { \
-        const char *v_ = xxl_command_str (command, msg, key); \
+        const char *v_ = xxl_args_str (&request->args, msg, key); \
         if (v_) { free (job->field); job->field = strdup (v_); } } while (0)
     #define XXL_SET_INT(field, key) do { \
-        if (xxl_command_has (msg, key)) \
-            job->field = xxl_command_int (command, msg, key); } while (0)
+        if (xxl_args_given (&request->args, msg, key)) \
+            job->field = xxl_args_int (&request->args, msg, key); } while (0)
     XXL_SET_STR (job_desc, "jobDesc");
     XXL_SET_STR (author, "author");
     XXL_SET_STR (alarm_email, "alarmEmail");
@@ -45,9 +44,9 @@ engine_job_read (server_t *self, request_t *request, xxl_job_t *job, int is_add)
     XXL_SET_STR (timezone, "timezone");
     XXL_SET_INT (retry_interval, "retryInterval");
     XXL_SET_INT (retry_max_interval, "retryMaxInterval");
-    if (xxl_command_has (msg, "retryBackoff"))
-        job->retry_backoff = xxl_command_number (command, msg, "retryBackoff");
-    const char *source = xxl_command_str (command, msg, "glueSource");
+    if (xxl_args_given (&request->args, msg, "retryBackoff"))
+        job->retry_backoff = xxl_args_number (&request->args, msg, "retryBackoff");
+    const char *source = xxl_args_str (&request->args, msg, "glueSource");
     if (source && (!job->glue_source || strneq (source, job->glue_source))) {
         free (job->glue_source);
         job->glue_source = strdup (source);
@@ -203,7 +202,7 @@ engine_job_defaults (xxl_job_t *job)
 int
 engine_job_from_request (server_t *self, request_t *request, xxl_job_t *job)
 {
-    int64_t id = xxl_command_int (request->command, request->msg, "jobId");
+    int64_t id = xxl_args_int (&request->args, request->msg, "jobId");
     int rc = xxl_store_job_load (self->store, id, job);
     if (rc) {
         char text [64];

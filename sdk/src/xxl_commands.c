@@ -406,29 +406,6 @@ xxl_field_values (const xxl_field_t *field, size_t from, char *buf, size_t bufle
     return buf;
 }
 
-//  Reads a field through its getter, which latches a refusal in msg
-static void
-s_read (const xxl_field_t *field, xxl_msg_t *msg)
-{
-    switch (field->type) {
-        case XXL_FIELD_INT:
-            xxl_msg_int (msg, NULL, field->key, field->required, field->min, field->max,
-                         field->dflt);
-            break;
-        case XXL_FIELD_NUMBER:
-            xxl_msg_double (msg, NULL, field->key, field->required, (double) field->min,
-                            (double) field->max, (double) field->dflt);
-            break;
-        case XXL_FIELD_BOOL:
-            xxl_msg_bool (msg, NULL, field->key, field->required, (int) field->dflt);
-            break;
-        case XXL_FIELD_STR:
-            xxl_msg_str (msg, NULL, field->key, field->required, (size_t) field->max,
-                         field->text);
-            break;
-    }
-}
-
 //  A value outside the field's list: "unknown <what> 'X' (known: A, B)",
 //  or "<key> must be A, B or C"
 static int
@@ -449,39 +426,139 @@ s_refuse_value (const xxl_field_t *field, const char *value, char *why, size_t w
     return s_refuse (why, whylen, "%s must be %s", field->key, known);
 }
 
-int
-xxl_command_check (const xxl_command_t *command, xxl_msg_t *msg, int after, char *why,
-                   size_t whylen)
+//  Reads a field through its getter, which latches a refusal in msg, into
+//  arg; whether the message gave it
+static bool
+s_read_arg (const xxl_field_t *field, xxl_msg_t *msg, xxl_arg_t *arg)
 {
+    switch (field->type) {
+        case XXL_FIELD_INT:
+            arg->i = xxl_msg_int (msg, NULL, field->key, field->required, field->min,
+                                  field->max, field->dflt);
+            break;
+        case XXL_FIELD_NUMBER:
+            arg->n = xxl_msg_double (msg, NULL, field->key, field->required,
+                                     (double) field->min, (double) field->max,
+                                     (double) field->dflt);
+            break;
+        case XXL_FIELD_BOOL:
+            arg->b = xxl_msg_bool (msg, NULL, field->key, field->required,
+                                   (int) field->dflt) != 0;
+            break;
+        case XXL_FIELD_STR:
+            arg->s = xxl_msg_str (msg, NULL, field->key, field->required,
+                                  (size_t) field->max, field->text);
+            break;
+    }
+    return xxl_command_has (msg, field->key);
+}
+
+int
+xxl_command_judge (const xxl_command_t *command, xxl_msg_t *msg, int after,
+                   xxl_args_t *args, char *why, size_t whylen)
+{
+    assert (command && args);
+    assert (!args->command || args->command == command);
+    args->command = command;
     const xxl_field_t *field;
+    size_t i;
     //  Types, ranges and lengths, with the getters' texts
-    for (field = command->fields; field->key; field++) {
+    for (field = command->fields, i = 0; field->key; field++, i++) {
+        assert (i < XXL_ARGS_MAX);
         if (field->after != after)
             continue;
-        s_read (field, msg);
+        bool given = s_read_arg (field, msg, &args->value [i]);
         if (xxl_msg_error (msg)) {
             snprintf (why, whylen, "%s", xxl_msg_error (msg));
             xxl_msg_clear_error (msg);
             return -1;
         }
+        args->judged |= (uint32_t) 1 << i;
+        if (given)
+            args->given |= (uint32_t) 1 << i;
     }
     //  Then the values against their lists and rules
-    for (field = command->fields; field->key; field++) {
+    for (field = command->fields, i = 0; field->key; field++, i++) {
         if (field->after != after || field->type != XXL_FIELD_STR
         ||  (!field->values && !field->check))
             continue;
-        const char *value = xxl_msg_str (msg, NULL, field->key, 0, (size_t) field->max, NULL);
+        //  (the value as given: a default is not judged)
+        const char *value = (args->given >> i) & 1? args->value [i].s: NULL;
         if (!value)
             continue;
         bool known = !field->values;
-        for (size_t i = 0; !known && field->values [i]; i++)
-            known = strcmp (field->values [i], value) == 0;
+        for (size_t k = 0; !known && field->values [k]; k++)
+            known = strcmp (field->values [k], value) == 0;
         if (!known)
             return s_refuse_value (field, value, why, whylen);
         if (field->check && field->check (value, why, whylen))
             return -1;
     }
     return 0;
+}
+
+int
+xxl_command_check (const xxl_command_t *command, xxl_msg_t *msg, int after, char *why,
+                   size_t whylen)
+{
+    xxl_args_t args = { 0 };
+    return xxl_command_judge (command, msg, after, &args, why, whylen);
+}
+
+//  The place of key in args' command's table, when judged there (else -1)
+static int
+s_arg_index (const xxl_args_t *args, const char *key, xxl_field_type_t type)
+{
+    if (!args->command)
+        return -1;
+    int i = 0;
+    for (const xxl_field_t *field = args->command->fields; field->key; field++, i++)
+        if (strcmp (field->key, key) == 0) {
+            assert (field->type == type);
+            return (args->judged >> i) & 1? i: -1;
+        }
+    assert (!"key is a field of the command");
+    return -1;
+}
+
+int64_t
+xxl_args_int (const xxl_args_t *args, xxl_msg_t *msg, const char *key)
+{
+    int i = s_arg_index (args, key, XXL_FIELD_INT);
+    return i >= 0? args->value [i].i: xxl_command_int (args->command, msg, key);
+}
+
+double
+xxl_args_number (const xxl_args_t *args, xxl_msg_t *msg, const char *key)
+{
+    int i = s_arg_index (args, key, XXL_FIELD_NUMBER);
+    return i >= 0? args->value [i].n: xxl_command_number (args->command, msg, key);
+}
+
+bool
+xxl_args_bool (const xxl_args_t *args, xxl_msg_t *msg, const char *key)
+{
+    int i = s_arg_index (args, key, XXL_FIELD_BOOL);
+    return i >= 0? args->value [i].b: xxl_command_bool (args->command, msg, key);
+}
+
+const char *
+xxl_args_str (const xxl_args_t *args, xxl_msg_t *msg, const char *key)
+{
+    int i = s_arg_index (args, key, XXL_FIELD_STR);
+    return i >= 0? args->value [i].s: xxl_command_str (args->command, msg, key);
+}
+
+bool
+xxl_args_given (const xxl_args_t *args, xxl_msg_t *msg, const char *key)
+{
+    if (args->command) {
+        int i = 0;
+        for (const xxl_field_t *field = args->command->fields; field->key; field++, i++)
+            if (strcmp (field->key, key) == 0 && ((args->judged >> i) & 1))
+                return (args->given >> i) & 1;
+    }
+    return xxl_command_has (msg, key);
 }
 
 static const xxl_field_t *

@@ -152,6 +152,40 @@ const char *xxl_command_str (const xxl_command_t *command, xxl_msg_t *msg, const
 //  Whether msg gives the field (null counts as absent)
 bool xxl_command_has (xxl_msg_t *msg, const char *key);
 
+//  A request's fields as judged, decoded once: the value of each field of
+//  its command (as given, else its default), by the field's place in the
+//  command's table.  A handler reads them with xxl_args_int, ... and never
+//  goes back to the message; a string points into the message, which
+//  outlives the request.  MUST: at most XXL_ARGS_MAX fields a command
+//  (asserted where the table is judged).
+#define XXL_ARGS_MAX 32
+typedef union {
+    int64_t i;                          //  XXL_FIELD_INT
+    double n;                           //  XXL_FIELD_NUMBER
+    bool b;                             //  XXL_FIELD_BOOL
+    const char *s;                      //  XXL_FIELD_STR (NULL: absent, no default)
+} xxl_arg_t;
+
+typedef struct {
+    const xxl_command_t *command;       //  its command (NULL: none judged)
+    xxl_arg_t value [XXL_ARGS_MAX];
+    uint32_t judged;                    //  bit i: field i judged into value [i]
+    uint32_t given;                     //  bit i: the message gave field i
+} xxl_args_t;
+
+//  xxl_command_check, keeping each field it judged in args (args->command
+//  is set to command at the first call)
+int xxl_command_judge (const xxl_command_t *command, xxl_msg_t *msg, int after,
+                       xxl_args_t *args, char *why, size_t whylen);
+//  A judged field's value, or whether it was given.  key must be a field
+//  of args' command, of that type; a field not judged yet is read from msg
+//  as xxl_command_int and its kin do
+int64_t xxl_args_int (const xxl_args_t *args, xxl_msg_t *msg, const char *key);
+double xxl_args_number (const xxl_args_t *args, xxl_msg_t *msg, const char *key);
+bool xxl_args_bool (const xxl_args_t *args, xxl_msg_t *msg, const char *key);
+const char *xxl_args_str (const xxl_args_t *args, xxl_msg_t *msg, const char *key);
+bool xxl_args_given (const xxl_args_t *args, xxl_msg_t *msg, const char *key);
+
 //  Writes a field's allowed values from the from-th (0-based) on, joined
 //  by ", ", into buf; returns buf ("" when it has none)
 const char *xxl_field_values (const xxl_field_t *field, size_t from, char *buf, size_t buflen);
