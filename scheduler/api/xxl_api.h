@@ -31,6 +31,15 @@
 //  is left for the rest of the reply
 #define XXL_REPLY_MAX       (XXL_MSG_MAX_FRAME - 64 * 1024)
 
+//  Every command's handler, as xxl_commands.def names it: in the
+//  xxl_api_<resource>.c of its command (the list above)
+#define XXL_COMMAND(name, fields, access, scope, flags, handler, ...) \
+    void handler (server_t *self, request_t *request);
+#define XXL_CTL_ONLY(cmd)
+#include "xxl_commands.def"
+#undef XXL_COMMAND
+#undef XXL_CTL_ONLY
+
 //  xxl_api_fields.c
 //  Judges the request's fields that come after the handler's lookup
 //  `after` (xxl_commands.h); 0, or -1 once it has answered 400
@@ -45,58 +54,10 @@ void api_show_row (server_t *self, request_t *request, const char *key,
                    int (*encode) (xxl_store_t *store, xxl_enc_t *enc, int64_t id),
                    const char *what);
 
-//  xxl_api_group.c
-void api_group_add (server_t *self, request_t *request);
-void api_group_list (server_t *self, request_t *request);
-void api_group_show (server_t *self, request_t *request);
-void api_group_update (server_t *self, request_t *request);
-void api_group_rm (server_t *self, request_t *request);
-
-//  xxl_api_job.c
-void api_job_add (server_t *self, request_t *request);
-void api_job_list (server_t *self, request_t *request);
-void api_job_show (server_t *self, request_t *request);
-void api_job_update (server_t *self, request_t *request);
-void api_job_rm (server_t *self, request_t *request);
-void api_job_copy (server_t *self, request_t *request);
-void api_job_start (server_t *self, request_t *request);
-void api_job_stop (server_t *self, request_t *request);
-void api_job_trigger (server_t *self, request_t *request);
-void api_job_next (server_t *self, request_t *request);
-
-//  xxl_api_log.c
-void api_log_list (server_t *self, request_t *request);
-void api_log_show (server_t *self, request_t *request);
-void api_log_cat (server_t *self, request_t *request);
-void api_log_kill (server_t *self, request_t *request);
-void api_log_clear (server_t *self, request_t *request);
-
-//  xxl_api_glue.c
-void api_glue_history (server_t *self, request_t *request);
-void api_glue_show (server_t *self, request_t *request);
-void api_glue_rollback (server_t *self, request_t *request);
-
-//  Log rows deleted a batch per turn (LOG_CLEAR's; and a removed job's,
+//  xxl_api_log.c: log rows deleted a batch per turn (LOG_CLEAR's; and a removed job's,
 //  past the first batch: the reply {id, deletedLogs} once all are gone)
 #define XXL_CLEAR_BATCH 2000
 void api_job_rm_logs_later (server_t *self, request_t *request, int64_t job_id,
                             int64_t deleted);
-//  xxl_api_audit.c
-void api_audit_list (server_t *self, request_t *request);
-
-//  xxl_api_users.c
-void api_user_add (server_t *self, request_t *request);
-void api_user_update (server_t *self, request_t *request);
-void api_user_rm (server_t *self, request_t *request);
-void api_user_list (server_t *self, request_t *request);
-void api_token_add (server_t *self, request_t *request);
-void api_token_rm (server_t *self, request_t *request);
-void api_token_list (server_t *self, request_t *request);
-
-//  xxl_api_status.c
-void api_ping (server_t *self, request_t *request);
-void api_agent_list (server_t *self, request_t *request);
-void api_report (server_t *self, request_t *request);
-void api_plugin_list (server_t *self, request_t *request);
 
 #endif
