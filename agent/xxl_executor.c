@@ -30,6 +30,7 @@
 #define _GNU_SOURCE
 #include "xxl_executor.h"
 #include "xxl_executor_int.h"
+#include "xxl_block_rules.h"
 #include "xxl_runexec.h"
 #include "xxl_runlog.h"
 #include "xxl_runpool.h"
@@ -343,26 +344,23 @@ xxl_executor_run (xxl_executor_t *self, const xxl_trigger_t *trigger, char *msg,
     //  busy queue DISCARD_LATER refuses the run, COVER_EARLY replaces it.
     //  Replaced only once the run is sure to be taken: a refused run
     //  leaves the job as it was.
+    //  (the decision: xxl_block_decide, xxl_block_rules.h)
     worker_t *worker = (worker_t *) xxl_imap_get (self->workers, run->job_id);
-    const char *replace = NULL;
-    if (worker
-    && (worker->glue != glue || worker->glue_updatetime != run->glue_updatetime
-        || strcmp (worker->handler_name, handler_name)))
-        replace = "change jobhandler or glue type, and terminate the old job thread.";
-    int busy = 0;
-    if (worker && !replace) {
+    bool changed = worker
+                && (worker->glue != glue || worker->glue_updatetime != run->glue_updatetime
+                    || strcmp (worker->handler_name, handler_name));
+    bool busy = false;
+    if (worker && !changed) {
         pthread_mutex_lock (&worker->lock);
         busy = worker->running || worker->head;
         pthread_mutex_unlock (&worker->lock);
     }
-    if (busy) {
-        if (streq (strategy, "DISCARD_LATER")) {
-            snprintf (msg, msglen, "block strategy effect: Discard Later");
-            goto done;
-        }
-        if (streq (strategy, "COVER_EARLY"))
-            replace = "block strategy effect: Cover Early";
+    xxl_block_t block = xxl_block_decide (worker != NULL, changed, busy, strategy);
+    if (block.action == XXL_BLOCK_DISCARD) {
+        snprintf (msg, msglen, "%s", block.why);
+        goto done;
     }
+    const char *replace = block.action == XXL_BLOCK_REPLACE? block.why: NULL;
     //  A job with nothing queued or running (or a new queue) needs a
     //  thread for this run: refused when none can be had soon
     //  (back-pressure, xxl_runpool_full)

@@ -44,11 +44,10 @@
 */
 
 #include "xxl_engine.h"
+#include "xxl_lease_rules.h"
 
 //  Taken off the lease when judging locally whether it still holds
 #define XXL_LEASE_MARGIN_MS 250
-//  A round looks again this long after another's lease would expire
-#define XXL_LEASE_AFTER_MS 5
 //  A round the store failed is tried again this long after
 #define XXL_LEASE_RETRY_MS 100
 
@@ -101,12 +100,13 @@ engine_lease_check (server_t *self)
 void
 engine_lease_settle (server_t *self, bool committed)
 {
-    if (committed)
-        self->leases.lease_until_committed = self->leases.lease_until;
-    else {
-        self->leases.lease_until = self->leases.lease_until_committed;
-        s_lease_lost (self, self->leases.lease_taken, "their take was not committed");
-    }
+    xxl_lease_settle_t settle = xxl_lease_settle (self->leases.lease_until,
+                                                  self->leases.lease_until_committed,
+                                                  self->leases.lease_taken, committed);
+    self->leases.lease_until = settle.lease_until;
+    self->leases.lease_until_committed = settle.committed_until;
+    if (!committed)
+        s_lease_lost (self, settle.lost, "their take was not committed");
     self->leases.lease_taken = 0;
 }
 
@@ -124,11 +124,8 @@ engine_lease_fence (server_t *self)
         s_lease_lost (self, self->leases.held, "its lease could not be read");
         return 0;
     }
-    uint64_t moved = 0;
-    for (int s = 0; s < XXL_STORE_SHARES; s++)
-        if ((self->leases.held & ((uint64_t) 1 << s))
-        &&  (strcmp (leases [s].owner, self->leases.node) || leases [s].epoch != self->leases.epochs [s]))
-            moved |= (uint64_t) 1 << s;
+    uint64_t moved = xxl_lease_moved (self->leases.held, self->leases.epochs, self->leases.node,
+                                      leases);
     if (moved)
         s_lease_lost (self, moved, "taken by another scheduler");
     return self->leases.held;
@@ -159,12 +156,14 @@ engine_lease_round (server_t *self)
         return 0;
     }
     //  Renew what is still ours; what moved is lost
+    uint64_t stale = xxl_lease_moved (self->leases.held, self->leases.epochs, self->leases.node,
+                                      leases);
     uint64_t moved = 0, renewed = 0;
     for (int s = 0; s < XXL_STORE_SHARES; s++) {
         uint64_t bit = (uint64_t) 1 << s;
         if (!(self->leases.held & bit))
             continue;
-        if (strcmp (leases [s].owner, self->leases.node) || leases [s].epoch != self->leases.epochs [s])
+        if (stale & bit)
             moved |= bit;
         else
         if (xxl_store_lease_renew (self->store, s, self->leases.node, self->leases.epochs [s], expires) == 1) {
@@ -177,38 +176,11 @@ engine_lease_round (server_t *self)
     if (moved)
         s_lease_lost (self, moved, "taken by another scheduler");
     //  Fair part and who is short of it
-    int64_t live = xxl_store_node_count (self->store, now - 2 * round);
-    if (live < 1)
-        live = 1;
-    int fair = (int) ((XXL_STORE_SHARES + live - 1) / live);
-    int floor_part = (int) (XXL_STORE_SHARES / live);
-    int holders = 0, least = XXL_STORE_SHARES;
-    {
-        //  Holdings of the other live holders (distinct owners of leases
-        //  not expired)
-        const char *owners [XXL_STORE_SHARES];
-        int counts [XXL_STORE_SHARES];
-        int distinct = 0;
-        for (int s = 0; s < XXL_STORE_SHARES; s++) {
-            if (!*leases [s].owner || leases [s].expires <= now
-            ||  streq (leases [s].owner, self->leases.node))
-                continue;
-            int k = 0;
-            while (k < distinct && strcmp (owners [k], leases [s].owner))
-                k++;
-            if (k == distinct) {
-                owners [distinct] = leases [s].owner;
-                counts [distinct++] = 0;
-            }
-            counts [k]++;
-        }
-        holders = distinct;
-        for (int k = 0; k < distinct; k++)
-            if (counts [k] < least)
-                least = counts [k];
-    }
-    //  Another live scheduler holds nothing, or less than the floor
-    bool hungry = holders + 1 < live || (holders && least < floor_part);
+    xxl_lease_balance_t balance = xxl_lease_balance (leases, self->leases.node, now,
+                                                     xxl_store_node_count (self->store,
+                                                                           now - 2 * round));
+    int64_t live = balance.live;
+    int fair = balance.fair;
     //  Take: our own from before a restart at once; orphans up to the
     //  fair part, and any orphaned for two rounds
     uint64_t taken = 0;
@@ -216,12 +188,8 @@ engine_lease_round (server_t *self)
         uint64_t bit = (uint64_t) 1 << s;
         if (self->leases.held & bit)
             continue;
-        bool ours = streq (leases [s].owner, self->leases.node);
-        bool orphan = !*leases [s].owner || leases [s].expires <= now;
-        if (!ours && !orphan)
-            continue;
-        bool long_orphan = orphan && leases [s].expires <= now - 2 * round;
-        if (!ours && !long_orphan && s_popcount (self->leases.held) >= fair)
+        if (!xxl_lease_wants (&leases [s], self->leases.node, now, round,
+                              s_popcount (self->leases.held), fair))
             continue;
         if (xxl_store_lease_take (self->store, s, self->leases.node, leases [s].epoch, expires) == 1) {
             self->leases.held |= bit;
@@ -230,16 +198,14 @@ engine_lease_round (server_t *self)
         }
     }
     //  Give back what is over the fair part while someone is short
-    if (hungry && !taken) {
-        int over = s_popcount (self->leases.held) - fair;
-        for (int s = XXL_STORE_SHARES - 1; s >= 0 && over > 0; s--) {
-            uint64_t bit = (uint64_t) 1 << s;
-            if (!(self->leases.held & bit))
-                continue;
-            s_lease_lost (self, bit, "given back to balance");
-            xxl_store_lease_release (self->store, s, self->leases.node, self->leases.epochs [s], now);
-            over--;
-        }
+    uint64_t back = xxl_lease_give_back (self->leases.held, fair, balance.hungry, taken);
+    for (int s = XXL_STORE_SHARES - 1; s >= 0 && back; s--) {
+        uint64_t bit = (uint64_t) 1 << s;
+        if (!(back & bit))
+            continue;
+        s_lease_lost (self, bit, "given back to balance");
+        xxl_store_lease_release (self->store, s, self->leases.node, self->leases.epochs [s], now);
+        back &= ~bit;
     }
     if (renewed || taken)
         self->leases.lease_until = started + lease - XXL_LEASE_MARGIN_MS;
@@ -258,11 +224,7 @@ engine_lease_round (server_t *self)
     //  expiry of another's lease (a dead scheduler's shares are taken as
     //  soon as they may be: the takeover gap is the lease, not the lease
     //  and a round)
-    int64_t next = now + round;
-    for (int s = 0; s < XXL_STORE_SHARES; s++)
-        if (!(self->leases.held & ((uint64_t) 1 << s)) && *leases [s].owner
-        &&  leases [s].expires > now && leases [s].expires + XXL_LEASE_AFTER_MS < next)
-            next = leases [s].expires + XXL_LEASE_AFTER_MS;
+    int64_t next = xxl_lease_next_round (leases, self->leases.held, now, round);
     self->leases.next_lease = zclock_mono () + (next - now);
     return taken;
 }

@@ -8,6 +8,7 @@
 */
 
 #include "xxl_engine.h"
+#include "xxl_plan_rules.h"
 
 static void s_snap_cancel (server_t *self, snap_t *snap);
 static void s_plan_encode (server_t *self, plan_t *plan);
@@ -150,8 +151,9 @@ engine_plan_on_lost (server_t *self, const xxl_event_t *event)
 void
 engine_fix_delay_release (server_t *self, int64_t log_id, int64_t now)
 {
-    const uint64_t all = ((uint64_t) 1 << XXL_STORE_SHARES) - 1;
-    if ((self->leases.held & all) != all) {
+    xxl_fix_delay_t rule = xxl_plan_fix_delay (self->leases.held,
+                                               zhashx_size (self->planner.waiting) > 0);
+    if (rule == XXL_FIXDELAY_SHARED) {
         xxl_store_job_delay_resume (self->store, log_id, now, XXL_WAITING);
         if (zhashx_size (self->planner.waiting)) {
             int64_t job_id = xxl_store_log_job_id (self->store, log_id);
@@ -160,7 +162,7 @@ engine_fix_delay_release (server_t *self, int64_t log_id, int64_t now)
         return;
     }
     //  Alone, most callbacks belong to no waiting FIX_DELAY job: skip the query
-    if (zhashx_size (self->planner.waiting) == 0)
+    if (rule == XXL_FIXDELAY_SKIP)
         return;
     int64_t job_id = xxl_store_log_job_id (self->store, log_id);
     if (!zhashx_lookup (self->planner.waiting, &job_id))
@@ -303,49 +305,54 @@ s_snap_next (snap_t *snap, int64_t after, char *why, size_t whylen)
     return engine_schedule_next (snap->schedule, snap->job.timezone, after, why, whylen);
 }
 
-//  Plans one job up to now + pre-read; saves its next time
+typedef struct {
+    snap_t *snap;
+    char *why;
+    size_t whylen;
+} s_next_ctx_t;
+
+static int64_t
+s_walk_next (void *ctx, int64_t after)
+{
+    s_next_ctx_t *next = (s_next_ctx_t *) ctx;
+    return s_snap_next (next->snap, after, next->why, next->whylen);
+}
+
+//  Plans one job up to now + pre-read (the instants as xxl_plan_walk
+//  says); saves its next time
 static void
 s_plan_job (server_t *self, snap_t *snap, int64_t now)
 {
     xxl_job_t *job = &snap->job;
-    int64_t window = now + self->config.preread_ms;
-    int64_t next = job->trigger_next_time;
-    int64_t last = job->trigger_last_time;
     char why [512] = "";
-    int guard = 0;
-    while (next <= window && next != XXL_WAITING && guard++ < 1000) {
-        int64_t planned = next;
-        if (now > planned + self->config.preread_ms) {
-            //  Misfire: too late to fire as planned
-            if (streq (job->misfire_strategy, "FIRE_ONCE_NOW"))
-                s_plan_fire (self, snap, "MISFIRE", planned, now, now);
-            else
-                zsys_info ("planner: job %" PRId64 " misfired at %" PRId64 " (%" PRId64
-                           " ms late); DO_NOTHING", job->id, planned, now - planned);
-            next = s_snap_next (snap, now, why, sizeof why);
-        }
-        else {
+    s_next_ctx_t ctx = { snap, why, sizeof why };
+    xxl_plan_fire_t fires [1000];
+    bool after_run = snap->schedule && xxl_schedule_type_of (snap->schedule)->after_run;
+    xxl_plan_walk_t walk = xxl_plan_walk (job->trigger_next_time, job->trigger_last_time, now,
+                                          self->config.preread_ms, job->misfire_strategy,
+                                          after_run, s_walk_next, &ctx, fires, 1000);
+    for (size_t i = 0; i < walk.fires; i++) {
+        int64_t planned = fires [i].planned;
+        if (fires [i].step == XXL_PLAN_MISFIRE_NOW)
+            s_plan_fire (self, snap, "MISFIRE", planned, now, now);
+        else
+        if (fires [i].step == XXL_PLAN_MISFIRE_SKIP)
+            zsys_info ("planner: job %" PRId64 " misfired at %" PRId64 " (%" PRId64
+                       " ms late); DO_NOTHING", job->id, planned, now - planned);
+        else
             s_plan_fire (self, snap, "CRON", planned, planned, now);
-            next = s_snap_next (snap, planned, why, sizeof why);
-        }
-        last = planned;
-        if (snap->schedule && xxl_schedule_type_of (snap->schedule)->after_run) {
-            next = XXL_WAITING;
-            engine_waiting_add (self, job->id);
-            break;
-        }
-        if (next < 0)
-            break;
     }
-    if (next < 0) {
+    if (walk.next == XXL_WAITING && after_run && walk.fires)
+        engine_waiting_add (self, job->id);
+    if (walk.ended) {
         zsys_warning ("planner: job %" PRId64 " stopped: %s", job->id, why);
-        xxl_store_job_halt (self->store, job->id, last);
+        xxl_store_job_halt (self->store, job->id, walk.last);
         job->trigger_status = 0;
         return;
     }
-    job->trigger_last_time = last;
-    job->trigger_next_time = next;
-    xxl_store_job_set_times (self->store, job->id, last, next);
+    job->trigger_last_time = walk.last;
+    job->trigger_next_time = walk.next;
+    xxl_store_job_set_times (self->store, job->id, walk.last, walk.next);
 }
 
 //  Makes a snapshot of *job (taking its strings; *job is emptied) and
@@ -478,6 +485,7 @@ engine_plan_scan (server_t *self)
     } while (count == XXL_SCAN_BATCH && zclock_mono () - started < XXL_SCAN_MS);
     free (rows);
     //  A full batch means more are due: scan again at once
-    self->planner.next_scan = count == XXL_SCAN_BATCH? 0: zclock_mono () + self->config.scan_ms;
+    self->planner.next_scan = xxl_plan_next_scan (count, XXL_SCAN_BATCH, zclock_mono (),
+                                                  self->config.scan_ms);
 }
 

@@ -11,6 +11,7 @@
 */
 
 #include "xxl_engine.h"
+#include "xxl_plan_rules.h"
 
 //  Asking agents.  A planned row routed ahead leaves at its instant with
 //  no store write, and the commit after it raises its share's fired_sent;
@@ -38,29 +39,8 @@
 #define XXL_ASK_NOTE "asked after a scheduler restart whether the agent took it before" \
                      " (expireTime past: it cannot start now)\n"
 
-//  Whether a recovered row must be asked about: routed, unanswered,
-//  planned past its share's fired_sent and more than the window ago, and
-//  either sent through the store (its fire time written) or routed ahead
-//  within what the previous owner could have sent: fired_until, and not
-//  after its lease ran out or now
-static bool
-s_row_unknown (const xxl_log_t *log, const xxl_lease_t *lease, int64_t now, int64_t late_before,
-               int64_t store_ahead)
-{
-    if (!log->executor_address || !*log->executor_address || log->trigger_code != 0
-    ||  log->handle_code != 0 || log->schedule_time <= 0
-    ||  log->schedule_time >= late_before || log->schedule_time <= lease->fired_sent)
-        return false;
-    if (log->trigger_time >= log->schedule_time)
-        return true;
-    int64_t could = lease->fired_until;
-    //  (the expiry is on the store's clock: on this scheduler's, store_ahead less)
-    if (*lease->owner && lease->expires - store_ahead < could)
-        could = lease->expires - store_ahead;
-    if (now < could)
-        could = now;
-    return log->schedule_time <= could;
-}
+//  Whether a recovered row must be asked about: xxl_plan_row_unknown
+//  (xxl_plan_rules.h)
 
 static void
 s_ask_add (server_t *self, int64_t log_id, int64_t job_id)
@@ -339,8 +319,8 @@ engine_recover (server_t *self, uint64_t mask, const xxl_lease_t *leases)
             xxl_log_t log;
             if (xxl_store_log_load (self->store, ids [i], &log))
                 continue;
-            if (s_row_unknown (&log, &leases [log.job_id % XXL_STORE_SHARES], now, late_before,
-                               self->leases.store_ahead)
+            if (xxl_plan_row_unknown (&log, &leases [log.job_id % XXL_STORE_SHARES], now,
+                                      late_before, self->leases.store_ahead)
             &&  (log.trigger_time >= log.schedule_time
                  || xxl_store_log_stamp (self->store, log.id, log.schedule_time) == 1)) {
                 int64_t *state = (int64_t *) zhashx_lookup (self->planner.ask_jobs, &log.job_id);
@@ -364,9 +344,9 @@ engine_recover (server_t *self, uint64_t mask, const xxl_lease_t *leases)
             //  Once per outage: when the job's next time is past the window
             //  too, the planner's misfire fires it once (s_plan_job), and
             //  these rows go
-            bool planner_fires = job.trigger_status == 1 && job.trigger_next_time != XXL_WAITING
-                              && job.trigger_next_time < late_before;
-            if (streq (job.misfire_strategy, "FIRE_ONCE_NOW") && !planner_fires)
+            bool planner_fires = xxl_plan_planner_fires (job.trigger_status,
+                                                         job.trigger_next_time, late_before);
+            if (xxl_plan_recover_misfire (job.misfire_strategy, planner_fires))
                 keep = xxl_store_recover_late_last (self->store, job.id, late_before);
             //  The MISFIRE fired here is the outage's one: a next time
             //  that is past by now (the planner's first scan, a moment
@@ -410,9 +390,9 @@ engine_recover (server_t *self, uint64_t mask, const xxl_lease_t *leases)
             continue;
         state [1] = 0;
         if (xxl_store_job_load (self->store, job_id, &job) == 0) {
-            bool planner_fires = job.trigger_status == 1 && job.trigger_next_time != XXL_WAITING
-                              && job.trigger_next_time < late_before;
-            state [1] = streq (job.misfire_strategy, "FIRE_ONCE_NOW") && !planner_fires;
+            bool planner_fires = xxl_plan_planner_fires (job.trigger_status,
+                                                         job.trigger_next_time, late_before);
+            state [1] = xxl_plan_recover_misfire (job.misfire_strategy, planner_fires);
             xxl_job_free (&job);
         }
     }

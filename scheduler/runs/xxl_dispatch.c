@@ -10,6 +10,7 @@
 */
 
 #include "xxl_engine.h"
+#include "xxl_run_rules.h"
 
 #include <sys/random.h>
 
@@ -632,8 +633,6 @@ engine_reroute (server_t *self, int64_t log_id, int64_t presumed)
 //  strategy applies at the agent when it is taken.  The refusals of a run
 //  are counted until any other answer for it (the counts are dropped
 //  once a minute: a run dropped meanwhile leaves none for long).
-#define BUSY_RETRY_MS       100
-#define BUSY_RETRY_MAX_MS   5000
 //  Counts a busy refusal of log_id; returns the delay before it goes again
 int64_t
 engine_busy_delay (server_t *self, int64_t log_id)
@@ -645,11 +644,8 @@ engine_busy_delay (server_t *self, int64_t log_id)
         zhashx_insert (self->runs.busy_tries, &tries [0], tries);
     }
     int64_t refused = ++tries [1];
-    int64_t delay = (int64_t) BUSY_RETRY_MS << (refused < 7? refused - 1: 6);
-    if (delay > BUSY_RETRY_MAX_MS)
-        delay = BUSY_RETRY_MAX_MS;
-    delay += log_id % (delay / 4 + 1);
-    if (refused == 1 || refused % 10 == 0)
+    int64_t delay = xxl_busy_delay (refused, log_id);
+    if (xxl_busy_says (refused))
         zsys_debug ("trigger: log %" PRId64 " refused busy (%" PRId64 " time(s)); sent again"
                     " in %" PRId64 " ms", log_id, refused, delay);
     return delay;

@@ -9,6 +9,7 @@
 */
 
 #include "xxl_engine.h"
+#include "xxl_run_rules.h"
 
 static char *s_text (zchunk_t *text, const char *const *pieces, size_t count);
 static const char *s_trigger_title (const char *type);
@@ -23,7 +24,7 @@ static void s_route_pool (server_t *self, const xxl_job_t *job, int64_t log_id,
                           int shard_total, const char *const *addresses, size_t count,
                           int64_t stamp);
 static const xxl_group_t *s_group_cached (server_t *self, int64_t id);
-static bool s_any_connected (server_t *self, const char *const *addresses, size_t count);
+static bool s_connected (void *ctx, const char *address);
 static void s_broadcast_expand (server_t *self, const xxl_job_t *job, const xxl_log_t *log,
                                 const char *const *addresses, size_t count);
 
@@ -300,7 +301,7 @@ engine_route_pick (server_t *self, const xxl_job_t *job, int64_t log_id, int sha
         return ROUTE_NONE;
     }
     if (broadcast) {
-        *address = addresses [shard_index < (int) count? shard_index: 0];
+        *address = addresses [xxl_route_broadcast_index (shard_index, count)];
         return ROUTE_ADDRESS;
     }
     const char *name = job->executor_route_strategy;
@@ -425,7 +426,7 @@ s_manual_of_app (server_t *self, const char *app, char **list, size_t count)
     for (size_t i = 0; i < count; i++) {
         const char *owner = xxl_registry_owner (self->registry, list [i]);
         const xxl_who_t *who = owner? xxl_keys_lookup (self->keys, owner): NULL;
-        if (!owner || (who && xxl_who_has_app (who, app)))
+        if (xxl_route_manual_keeps (owner, who != NULL, who && xxl_who_has_app (who, app)))
             list [kept++] = list [i];
         else
             free (list [i]);
@@ -563,16 +564,12 @@ engine_dispatch_row (server_t *self, int64_t log_id, const char *address, const 
     xxl_log_free (&log);
 }
 
-//  1 when one of addresses is connected now
+//  Whether address is connected now (the registry's route to it)
 static bool
-s_any_connected (server_t *self, const char *const *addresses, size_t count)
+s_connected (void *ctx, const char *address)
 {
-    for (size_t i = 0; i < count; i++) {
-        size_t size;
-        if (xxl_registry_route (self->registry, addresses [i], &size))
-            return true;
-    }
-    return false;
+    size_t size;
+    return xxl_registry_route (((server_t *) ctx)->registry, address, &size) != NULL;
 }
 
 //  Makes the row log_id of a SHARDING_BROADCAST job, written with no shard,
@@ -647,13 +644,11 @@ engine_trigger (server_t *self, const xxl_job_t *job, trigger_args_t *args,
     //  Acknowledged to its client, a trigger is not failed for want of
     //  agents that are still reconnecting after a start: it waits for
     //  them on the timer, as a planned fire does (engine_plan_due)
-    args->held = !args->defer && !args->address && warming
-              && ((broadcast && args->shard_total < 0) || !s_any_connected (self, addresses, count));
-    args->unexpanded = broadcast && args->shard_total < 0 && !args->address
-                    && (args->held || (args->defer && (count == 0 || warming)));
-    int runs = 1;
-    if (broadcast && args->shard_total < 0 && count > 0 && !args->unexpanded)
-        runs = (int) count;
+    args->held = xxl_route_held (args->defer, args->address != NULL, warming, broadcast,
+                                 args->shard_total, s_connected, self, addresses, count);
+    args->unexpanded = xxl_route_unexpanded (broadcast, args->shard_total, args->address != NULL,
+                                             args->held, args->defer, count, warming);
+    int runs = xxl_route_runs (broadcast, args->shard_total, count, args->unexpanded);
     int retry = args->fail_retry_count >= 0? args->fail_retry_count
                                            : (int) job->executor_fail_retry_count;
     //  "[a, b]" (the addresses that fit); arrays here are not zero-filled

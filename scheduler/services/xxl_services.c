@@ -6,6 +6,7 @@
 */
 
 #include "xxl_engine.h"
+#include "xxl_retry_rules.h"
 
 static int64_t s_retry_delay (const xxl_job_t *job, int64_t attempt);
 static void s_alarm_status (server_t *self, int64_t log_id, int status, const char *report);
@@ -88,13 +89,8 @@ engine_trigger_children (server_t *self, int64_t log_id)
 static int64_t
 s_retry_delay (const xxl_job_t *job, int64_t attempt)
 {
-    double delay = (double) job->retry_interval;
-    double backoff = job->retry_backoff >= 1? job->retry_backoff: 1;
-    for (int64_t i = 0; i < attempt && delay < 1e9; i++)
-        delay *= backoff;
-    if (job->retry_max_interval > 0 && delay > (double) job->retry_max_interval)
-        delay = (double) job->retry_max_interval;
-    return (int64_t) delay;
+    return xxl_retry_delay (job->retry_interval, job->retry_backoff, job->retry_max_interval,
+                            attempt);
 }
 
 //  Ends an alarm claim: 1 no alarm needed, 2 sent, 3 failed
@@ -182,7 +178,8 @@ s_handle_failure (server_t *self, int64_t log_id)
     bool retried = false;
     if (log.executor_fail_retry_count > 0) {
         int64_t attempt = job.executor_fail_retry_count - log.executor_fail_retry_count;
-        int64_t delay = s_retry_delay (&job, attempt > 0? attempt: 0);
+        int64_t delay = s_retry_delay (&job, xxl_retry_attempt (job.executor_fail_retry_count,
+                                                                log.executor_fail_retry_count));
         trigger_args_t args = { .trigger_type = "RETRY",
                                 .fail_retry_count = (int) log.executor_fail_retry_count - 1,
                                 .param = log.executor_param,

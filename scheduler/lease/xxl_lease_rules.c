@@ -1,0 +1,112 @@
+/*  xxl_lease_rules.c -- the lease round's decisions as pure functions
+    (contract: xxl_lease_rules.h).
+*/
+
+#include <assert.h>
+#include <string.h>
+#include "xxl_lease_rules.h"
+
+#define ALL_SHARES (((uint64_t) 1 << XXL_STORE_SHARES) - 1)
+
+uint64_t
+xxl_lease_moved (uint64_t held, const int64_t *epochs, const char *node,
+                 const xxl_lease_t *leases)
+{
+    assert (epochs && node && leases);
+    uint64_t moved = 0;
+    for (int s = 0; s < XXL_STORE_SHARES; s++)
+        if ((held & ((uint64_t) 1 << s))
+        &&  (strcmp (leases [s].owner, node) || leases [s].epoch != epochs [s]))
+            moved |= (uint64_t) 1 << s;
+    assert ((moved & ~held) == 0);
+    return moved;
+}
+
+xxl_lease_balance_t
+xxl_lease_balance (const xxl_lease_t *leases, const char *node, int64_t now, int64_t live)
+{
+    assert (leases && node);
+    xxl_lease_balance_t balance = { .live = live < 1? 1: live };
+    balance.fair = (int) ((XXL_STORE_SHARES + balance.live - 1) / balance.live);
+    balance.floor_part = (int) (XXL_STORE_SHARES / balance.live);
+    //  Holdings of the other live holders (distinct owners of leases not
+    //  expired)
+    const char *owners [XXL_STORE_SHARES];
+    int counts [XXL_STORE_SHARES];
+    int distinct = 0, least = XXL_STORE_SHARES;
+    for (int s = 0; s < XXL_STORE_SHARES; s++) {
+        if (!*leases [s].owner || leases [s].expires <= now || strcmp (leases [s].owner, node) == 0)
+            continue;
+        int k = 0;
+        while (k < distinct && strcmp (owners [k], leases [s].owner))
+            k++;
+        if (k == distinct) {
+            owners [distinct] = leases [s].owner;
+            counts [distinct++] = 0;
+        }
+        counts [k]++;
+    }
+    for (int k = 0; k < distinct; k++)
+        if (counts [k] < least)
+            least = counts [k];
+    //  Another live scheduler holds nothing, or less than the floor
+    balance.hungry = distinct + 1 < balance.live || (distinct && least < balance.floor_part);
+    assert (balance.fair >= 1 && balance.fair <= XXL_STORE_SHARES
+            && balance.floor_part <= balance.fair);
+    return balance;
+}
+
+bool
+xxl_lease_wants (const xxl_lease_t *lease, const char *node, int64_t now, int64_t round,
+                 int held_count, int fair)
+{
+    assert (lease && node && round >= 0);
+    bool ours = strcmp (lease->owner, node) == 0;
+    bool orphan = !*lease->owner || lease->expires <= now;
+    if (!ours && !orphan)
+        return false;
+    bool long_orphan = orphan && lease->expires <= now - 2 * round;
+    return ours || long_orphan || held_count < fair;
+}
+
+uint64_t
+xxl_lease_give_back (uint64_t held, int fair, bool hungry, uint64_t taken)
+{
+    uint64_t back = 0;
+    if (!hungry || taken)
+        return 0;
+    int over = __builtin_popcountll (held & ALL_SHARES) - fair;
+    for (int s = XXL_STORE_SHARES - 1; s >= 0 && over > 0; s--)
+        if (held & ((uint64_t) 1 << s)) {
+            back |= (uint64_t) 1 << s;
+            over--;
+        }
+    assert ((back & ~held) == 0);
+    return back;
+}
+
+int64_t
+xxl_lease_next_round (const xxl_lease_t *leases, uint64_t held, int64_t now, int64_t round)
+{
+    assert (leases && round >= 0);
+    int64_t next = now + round;
+    for (int s = 0; s < XXL_STORE_SHARES; s++)
+        if (!(held & ((uint64_t) 1 << s)) && *leases [s].owner
+        &&  leases [s].expires > now && leases [s].expires + XXL_LEASE_AFTER_MS < next)
+            next = leases [s].expires + XXL_LEASE_AFTER_MS;
+    assert (next <= now + round);
+    return next;
+}
+
+xxl_lease_settle_t
+xxl_lease_settle (int64_t lease_until, int64_t committed_until, uint64_t taken, bool committed)
+{
+    xxl_lease_settle_t settle = { .lease_until = lease_until, .committed_until = committed_until };
+    if (committed)
+        settle.committed_until = lease_until;
+    else {
+        settle.lease_until = committed_until;
+        settle.lost = taken;
+    }
+    return settle;
+}

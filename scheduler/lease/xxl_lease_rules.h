@@ -1,0 +1,75 @@
+/*  xxl_lease_rules.h -- the lease round's decisions as pure functions.
+
+    Contract: the leases as read (xxl_lease_t [XXL_STORE_SHARES], the
+    store's clock `now`), this scheduler's node name, held mask and
+    epochs, the live schedulers' count in; a decision out.  No server_t,
+    no store, no clock read, no logging.  xxl_lease.c makes the store
+    calls these decide, in the order it always did (shares ascending,
+    give-backs descending).  A share s is bit s of a mask; only the low
+    XXL_STORE_SHARES bits are ever set in a result.
+
+    xxl_lease_moved (held, epochs, node, leases)
+        The held shares whose row no longer names node at the epoch held:
+        lost, not renewed.  Result is a subset of held.
+    xxl_lease_balance (leases, node, now, live)
+        The fair part ceil (shares / live) and floor (shares / live), live
+        at least 1; hungry: another live scheduler holds nothing (fewer
+        distinct live holders than live - 1) or less than the floor.
+        Holders are the distinct other owners of leases not expired.
+        Invariants: 1 <= fair <= shares; floor <= fair.
+    xxl_lease_wants (lease, node, now, round, held_count, fair)
+        Whether to take a share not held: our own from before a restart
+        (our node name) at once; an orphan (no owner, or expired) while
+        we hold less than the fair part, or whatever we hold once it was
+        orphaned for two rounds (expired at or before now - 2 round).
+        Never a share another holds unexpired.
+    xxl_lease_give_back (held, fair, hungry, taken)
+        The shares to give back to balance: only when someone is hungry
+        and this round took none, the highest-numbered held shares over
+        the fair part.  Result is a subset of held.
+    xxl_lease_next_round (leases, held, now, round)
+        The store-clock time of the next round: now + round, or sooner,
+        just after (XXL_LEASE_AFTER_MS) the soonest expiry of a share
+        another holds.  Result in (now, now + round].
+    xxl_lease_settle (lease_until, committed_until, taken, committed)
+        A turn's end: committed, the leases are sure until lease_until;
+        not committed, only until the last commit made them, and the
+        shares taken this turn are lost.
+*/
+
+#ifndef XXL_LEASE_RULES_H_INCLUDED
+#define XXL_LEASE_RULES_H_INCLUDED
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "xxl_store.h"
+
+//  A round looks again this long after another's lease would expire
+#define XXL_LEASE_AFTER_MS 5
+
+typedef struct {
+    int64_t live;                       //  live schedulers, at least 1
+    int fair;                           //  ceil (shares / live)
+    int floor_part;                     //  floor (shares / live)
+    bool hungry;                        //  another is short of its part
+} xxl_lease_balance_t;
+
+typedef struct {
+    int64_t lease_until;                //  the leases are sure until (mono ms)
+    int64_t committed_until;            //  as of the last commit
+    uint64_t lost;                      //  shares to drop
+} xxl_lease_settle_t;
+
+uint64_t xxl_lease_moved (uint64_t held, const int64_t *epochs, const char *node,
+                          const xxl_lease_t *leases);
+xxl_lease_balance_t xxl_lease_balance (const xxl_lease_t *leases, const char *node, int64_t now,
+                                       int64_t live);
+bool xxl_lease_wants (const xxl_lease_t *lease, const char *node, int64_t now, int64_t round,
+                      int held_count, int fair);
+uint64_t xxl_lease_give_back (uint64_t held, int fair, bool hungry, uint64_t taken);
+int64_t xxl_lease_next_round (const xxl_lease_t *leases, uint64_t held, int64_t now,
+                              int64_t round);
+xxl_lease_settle_t xxl_lease_settle (int64_t lease_until, int64_t committed_until,
+                                     uint64_t taken, bool committed);
+
+#endif

@@ -1,0 +1,288 @@
+/*  test_rules_lease.c -- the lease round's decisions (xxl_lease_rules.h):
+    moved shares, the fair part and who is hungry, which shares to take,
+    what to give back, when the next round is, and settle.  Then the
+    rounds of 1, 2, 3 and 17 schedulers sharing one lease table, made of
+    these decisions as xxl_lease.c makes them (the store's take, renew and
+    release as the SQLite store does them): every share held by exactly
+    one, each scheduler within its fair part, a dead scheduler's shares
+    taken once its lease expired, a restarted one's own taken at once.
+*/
+
+#include <stdio.h>
+#include "xxl_lease_rules.h"
+#include "xxl_test.h"
+
+#define N XXL_STORE_SHARES
+#define LEASE 3000
+#define ROUND (LEASE / 3)
+#define BIT(s) ((uint64_t) 1 << (s))
+
+static xxl_lease_t s_table [N];
+
+static void
+s_table_reset (void)
+{
+    memset (s_table, 0, sizeof s_table);
+    for (int s = 0; s < N; s++)
+        s_table [s].share = s;
+}
+
+static void
+s_set (xxl_lease_t *leases, int s, const char *owner, int64_t epoch, int64_t expires)
+{
+    snprintf (leases [s].owner, sizeof leases [s].owner, "%s", owner);
+    leases [s].epoch = epoch;
+    leases [s].expires = expires;
+}
+
+typedef struct {
+    char node [32];
+    uint64_t held;
+    int64_t epochs [N];
+    bool alive;
+} sched_t;
+
+static int
+s_count (uint64_t mask)
+{
+    return __builtin_popcountll (mask);
+}
+
+//  One round of scheduler me at now, live schedulers beating (as
+//  engine_lease_round, against s_table)
+static uint64_t
+s_round (sched_t *me, int64_t now, int64_t live)
+{
+    xxl_lease_t leases [N];
+    memcpy (leases, s_table, sizeof leases);
+    int64_t expires = now + LEASE;
+    uint64_t moved = xxl_lease_moved (me->held, me->epochs, me->node, leases);
+    for (int s = 0; s < N; s++)
+        if ((me->held & BIT (s)) && !(moved & BIT (s)))
+            s_table [s].expires = leases [s].expires = expires;
+    me->held &= ~moved;
+    xxl_lease_balance_t balance = xxl_lease_balance (leases, me->node, now, live);
+    uint64_t taken = 0;
+    for (int s = 0; s < N; s++) {
+        if ((me->held & BIT (s))
+        ||  !xxl_lease_wants (&leases [s], me->node, now, ROUND, s_count (me->held), balance.fair))
+            continue;
+        if (s_table [s].epoch != leases [s].epoch)
+            continue;                   //  (the store's fence)
+        s_set (s_table, s, me->node, leases [s].epoch + 1, expires);
+        me->held |= BIT (s);
+        me->epochs [s] = leases [s].epoch + 1;
+        taken |= BIT (s);
+    }
+    uint64_t back = xxl_lease_give_back (me->held, balance.fair, balance.hungry, taken);
+    for (int s = N - 1; s >= 0; s--)
+        if (back & BIT (s)) {
+            me->held &= ~BIT (s);
+            s_set (s_table, s, "", s_table [s].epoch, now);
+        }
+    return taken;
+}
+
+//  Every share held by exactly one live scheduler, as the table says
+static bool
+s_consistent (sched_t *scheds, int count)
+{
+    uint64_t seen = 0;
+    for (int i = 0; i < count; i++) {
+        if (!scheds [i].alive)
+            continue;
+        if (seen & scheds [i].held)
+            return false;
+        seen |= scheds [i].held;
+        for (int s = 0; s < N; s++)
+            if ((scheds [i].held & BIT (s)) && strcmp (s_table [s].owner, scheds [i].node))
+                return false;
+    }
+    return true;
+}
+
+static uint64_t
+s_union (sched_t *scheds, int count)
+{
+    uint64_t all = 0;
+    for (int i = 0; i < count; i++)
+        if (scheds [i].alive)
+            all |= scheds [i].held;
+    return all;
+}
+
+//  count schedulers start together; after rounds they hold every share,
+//  each no more than its fair part; then the last dies and the others
+//  take its shares once its lease expired
+static void
+s_cluster (int count)
+{
+    s_table_reset ();
+    sched_t scheds [17];
+    memset (scheds, 0, sizeof scheds);
+    for (int i = 0; i < count; i++) {
+        snprintf (scheds [i].node, sizeof scheds [i].node, "node-%d", i);
+        scheds [i].alive = true;
+    }
+    int64_t now = 1000000;
+    int fair = (N + count - 1) / count;
+    for (int r = 0; r < 12; r++, now += ROUND)
+        for (int i = 0; i < count; i++)
+            s_round (&scheds [i], now, count);
+    XXL_CHECK_MSG (s_consistent (scheds, count), "%d schedulers: a share held twice", count);
+    XXL_CHECK_MSG (s_union (scheds, count) == (BIT (N) - 1),
+                   "%d schedulers: shares %llx held", count,
+                   (unsigned long long) s_union (scheds, count));
+    int least = N, most = 0;
+    for (int i = 0; i < count; i++) {
+        least = s_count (scheds [i].held) < least? s_count (scheds [i].held): least;
+        most = s_count (scheds [i].held) > most? s_count (scheds [i].held): most;
+    }
+    XXL_CHECK_MSG (most <= fair, "%d schedulers: one holds %d, fair %d", count, most, fair);
+    //  The least: give-backs come only from over the fair part, so with 3
+    //  schedulers 6 + 6 + 4 is where it rests (4 is short of the floor 5,
+    //  yet nobody is over 6): at least N - (count - 1) * fair
+    XXL_CHECK_MSG (count > N || least >= N - (count - 1) * fair, "%d schedulers: one holds %d",
+                   count, least);
+    if (count == 1)
+        return;
+    //  The last that holds a share dies: its shares stay its own until its
+    //  lease expires
+    int victim = count - 1;
+    while (victim > 0 && !scheds [victim].held)
+        victim--;
+    sched_t *dead = &scheds [victim];
+    XXL_CHECK (dead->held != 0);
+    dead->alive = false;
+    uint64_t orphans = dead->held;
+    int64_t renewed = now - ROUND;      //  its last round's renewal
+    for (int i = 0; i < count; i++)
+        if (scheds [i].alive)
+            s_round (&scheds [i], now, count);
+    XXL_CHECK ((s_union (scheds, count) & orphans) == 0);
+    for (int r = 0; r < 8; r++) {
+        now += ROUND;
+        for (int i = 0; i < count; i++)
+            if (scheds [i].alive)
+                s_round (&scheds [i], now, count - 1);
+        if ((s_union (scheds, count) & orphans) == orphans)
+            break;
+    }
+    XXL_CHECK_MSG ((s_union (scheds, count) & orphans) == orphans,
+                   "%d schedulers: the dead one's shares not taken", count);
+    XXL_CHECK_MSG (now >= renewed + LEASE, "%d schedulers: taken at %lld, renewed %lld", count, (long long) now, (long long) renewed);
+    XXL_CHECK (s_consistent (scheds, count));
+    //  It comes back under its name: only its own are taken back at once
+    //  (none: all moved); it waits for its part through give-backs
+    dead->alive = true;
+    dead->held = 0;
+    for (int r = 0; r < 20; r++, now += ROUND)
+        for (int i = 0; i < count; i++)
+            s_round (&scheds [i], now, count);
+    XXL_CHECK (s_consistent (scheds, count));
+    XXL_CHECK (s_union (scheds, count) == BIT (N) - 1);
+    XXL_CHECK_MSG (count > N? s_count (dead->held) <= 1: s_count (dead->held) >= N - (count - 1) * fair,
+                   "%d schedulers: the restarted one holds %d", count, s_count (dead->held));
+}
+
+int
+main (void)
+{
+    xxl_lease_t leases [N];
+    memset (leases, 0, sizeof leases);
+    int64_t epochs [N] = { 0 };
+    int64_t now = 500000;
+
+    //  Moved: another owner, another epoch; unheld shares never
+    s_set (leases, 0, "me", 3, now + 100);
+    s_set (leases, 1, "other", 4, now + 100);
+    s_set (leases, 2, "me", 9, now + 100);
+    s_set (leases, 3, "other", 1, now + 100);
+    epochs [0] = 3; epochs [1] = 4; epochs [2] = 8;
+    XXL_CHECK_INT (xxl_lease_moved (BIT (0) | BIT (1) | BIT (2), epochs, "me", leases),
+                   BIT (1) | BIT (2));
+    XXL_CHECK_INT (xxl_lease_moved (0, epochs, "me", leases), 0);
+    XXL_CHECK_INT (xxl_lease_moved (BIT (0), epochs, "me", leases), 0);
+
+    //  Balance: fair = ceil (16 / live), floor = 16 / live
+    memset (leases, 0, sizeof leases);
+    int64_t lives [] = { 0, 1, 2, 3, 17 };
+    int fairs [] = { 16, 16, 8, 6, 1 }, floors [] = { 16, 16, 8, 5, 0 };
+    for (int i = 0; i < 5; i++) {
+        xxl_lease_balance_t b = xxl_lease_balance (leases, "me", now, lives [i]);
+        XXL_CHECK_INT (b.fair, fairs [i]);
+        XXL_CHECK_INT (b.floor_part, floors [i]);
+        XXL_CHECK_INT (b.live, lives [i] < 1? 1: lives [i]);
+        //  nobody else holds anything: hungry when another is live
+        XXL_CHECK (b.hungry == (lives [i] > 1));
+    }
+    //  Two live: the other holds 8 (not hungry), 7 (below the floor: hungry)
+    for (int s = 0; s < 8; s++)
+        s_set (leases, s, "other", 1, now + 100);
+    XXL_CHECK (!xxl_lease_balance (leases, "me", now, 2).hungry);
+    s_set (leases, 7, "other", 1, now);                     //  expired: not counted
+    XXL_CHECK (xxl_lease_balance (leases, "me", now, 2).hungry);
+    //  Three live, one other holder: the third holds nothing
+    s_set (leases, 7, "other", 1, now + 100);
+    XXL_CHECK (xxl_lease_balance (leases, "me", now, 3).hungry);
+    //  Our own leases are not another's holding
+    memset (leases, 0, sizeof leases);
+    for (int s = 0; s < N; s++)
+        s_set (leases, s, "me", 1, now + 100);
+    XXL_CHECK (xxl_lease_balance (leases, "me", now, 2).hungry);
+    XXL_CHECK (!xxl_lease_balance (leases, "me", now, 1).hungry);
+
+    //  Wants: held by another unexpired, never; ours from before, at once;
+    //  an orphan below the fair part, or orphaned two rounds, whatever held
+    xxl_lease_t one = { 0 };
+    s_set (&one, 0, "other", 1, now + 1);
+    XXL_CHECK (!xxl_lease_wants (&one, "me", now, ROUND, 0, 16));
+    s_set (&one, 0, "me", 1, now + 1);
+    XXL_CHECK (xxl_lease_wants (&one, "me", now, ROUND, 16, 1));
+    s_set (&one, 0, "", 1, now - 1);
+    XXL_CHECK (xxl_lease_wants (&one, "me", now, ROUND, 7, 8));
+    XXL_CHECK (!xxl_lease_wants (&one, "me", now, ROUND, 8, 8));
+    s_set (&one, 0, "other", 1, now);                       //  expired at now
+    XXL_CHECK (xxl_lease_wants (&one, "me", now, ROUND, 0, 8));
+    XXL_CHECK (!xxl_lease_wants (&one, "me", now, ROUND, 8, 8));
+    s_set (&one, 0, "other", 1, now - 2 * ROUND);           //  two rounds orphaned
+    XXL_CHECK (xxl_lease_wants (&one, "me", now, ROUND, 16, 8));
+    s_set (&one, 0, "other", 1, now - 2 * ROUND + 1);
+    XXL_CHECK (!xxl_lease_wants (&one, "me", now, ROUND, 16, 8));
+
+    //  Give back: the highest held over the fair part; not when this round
+    //  took, nor when nobody is hungry
+    uint64_t all = BIT (N) - 1;
+    XXL_CHECK_INT (xxl_lease_give_back (all, 8, true, 0), 0xff00);
+    XXL_CHECK_INT (xxl_lease_give_back (all, 8, false, 0), 0);
+    XXL_CHECK_INT (xxl_lease_give_back (all, 8, true, BIT (3)), 0);
+    XXL_CHECK_INT (xxl_lease_give_back (BIT (1) | BIT (5) | BIT (9), 1, true, 0), BIT (5) | BIT (9));
+    XXL_CHECK_INT (xxl_lease_give_back (BIT (1), 1, true, 0), 0);
+    XXL_CHECK_INT (xxl_lease_give_back (all, 1, true, 0), all & ~BIT (0));
+
+    //  Next round: a round on, or just after another's soonest expiry
+    memset (leases, 0, sizeof leases);
+    XXL_CHECK_INT (xxl_lease_next_round (leases, 0, now, ROUND), now + ROUND);
+    s_set (leases, 4, "other", 1, now + 200);
+    XXL_CHECK_INT (xxl_lease_next_round (leases, 0, now, ROUND), now + 200 + XXL_LEASE_AFTER_MS);
+    XXL_CHECK_INT (xxl_lease_next_round (leases, BIT (4), now, ROUND), now + ROUND);
+    s_set (leases, 4, "other", 1, now);                     //  already expired: not awaited
+    XXL_CHECK_INT (xxl_lease_next_round (leases, 0, now, ROUND), now + ROUND);
+    s_set (leases, 4, "other", 1, now + ROUND - XXL_LEASE_AFTER_MS);
+    XXL_CHECK_INT (xxl_lease_next_round (leases, 0, now, ROUND), now + ROUND);
+
+    //  Settle: a commit makes the leases sure; a failed one undoes the take
+    xxl_lease_settle_t settle = xxl_lease_settle (9000, 5000, BIT (2), true);
+    XXL_CHECK (settle.lease_until == 9000 && settle.committed_until == 9000 && settle.lost == 0);
+    settle = xxl_lease_settle (9000, 5000, BIT (2) | BIT (7), false);
+    XXL_CHECK (settle.lease_until == 5000 && settle.committed_until == 5000);
+    XXL_CHECK_INT (settle.lost, BIT (2) | BIT (7));
+    settle = xxl_lease_settle (9000, 5000, 0, false);
+    XXL_CHECK (settle.lease_until == 5000 && settle.lost == 0);
+
+    //  Clusters
+    int sizes [] = { 1, 2, 3, 17 };
+    for (int i = 0; i < 4; i++)
+        s_cluster (sizes [i]);
+    return xxl_test_done ();
+}
