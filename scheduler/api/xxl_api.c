@@ -31,7 +31,7 @@ engine_api_request (server_t *self, zframe_t *rid, xxl_msg_t *msg, const xxl_who
     api_fn_t *fn = command? s_api_table [command - xxl_commands]: NULL;
     request_t request = { .rid = rid, .msg = msg, .command = command, .who = who };
     char why [512];
-    self->api_state.api_read = !command || !fn || command->read_only;
+    engine_outbox_read (self, !command || !fn || command->read_only);
     if (!command || !fn) {
         char text [128];
         snprintf (text, sizeof text, "unknown message type '%s'", xxl_msg_type (msg));
@@ -43,20 +43,20 @@ engine_api_request (server_t *self, zframe_t *rid, xxl_msg_t *msg, const xxl_who
             if (engine_permit (self, &request, why, sizeof why) == 0)
                 fn (self, &request);
             else {
-                self->api_state.api_read = true;  //  (a refusal stands whatever the commit)
+                engine_outbox_read (self, true);  //  (a refusal stands whatever the commit)
                 engine_reply (self, &request, XXL_FORBIDDEN, why);
             }
         }
         engine_audit_handled (self, &request);
     }
-    self->api_state.api_read = false;
+    engine_outbox_read (self, false);
 }
 
 //  Queues the encoder's message to a client (engine_receive's answers)
 static void
 s_answer_client (server_t *self, zframe_t *rid)
 {
-    engine_queue (self, self->outbox.api_out, zframe_data (rid), zframe_size (rid));
+    engine_queue_client (self, zframe_data (rid), zframe_size (rid));
 }
 
 void
@@ -64,9 +64,9 @@ engine_handle_api (server_t *self, zmsg_t *zmsg)
 {
     zframe_t *rid;
     const xxl_who_t *who = NULL;
-    self->api_state.api_read = true;              //  (a refusal stands whatever the commit)
+    engine_outbox_read (self, true);              //  (a refusal stands whatever the commit)
     xxl_msg_t *msg = engine_receive (self, zmsg, true, s_answer_client, &rid, &who);
-    self->api_state.api_read = false;
+    engine_outbox_read (self, false);
     if (!msg)
         return;
     engine_api_request (self, rid, msg, who);

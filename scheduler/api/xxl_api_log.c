@@ -166,7 +166,7 @@ s_clear_fail (server_t *self, clear_task_t *task, int code, const char *why)
         snprintf (text, sizeof text, "%s while clearing: %" PRId64 " row(s) deleted, the"
                   " rest remain: send it again", why, task->deleted);
     xxl_enc_reply (self->enc, task->id, code, text);
-    engine_queue (self, self->outbox.api_out, zframe_data (task->rid), zframe_size (task->rid));
+    engine_queue_client (self, zframe_data (task->rid), zframe_size (task->rid));
     engine_audit_answer (self, &task->audit, code);
 }
 
@@ -183,7 +183,7 @@ s_clear_reply (server_t *self, clear_task_t *task)
     else
         xxl_enc_kint (self->enc, "deleted", task->deleted);
     xxl_enc_map_end (self->enc);
-    engine_queue (self, self->outbox.api_out, zframe_data (task->rid), zframe_size (task->rid));
+    engine_queue_client (self, zframe_data (task->rid), zframe_size (task->rid));
     engine_audit_answer (self, &task->audit, XXL_OK);
 }
 
@@ -282,7 +282,7 @@ engine_log_clear_rollback (server_t *self, const char *why)
     while (task) {
         if (task->turn == self->turn) {
             xxl_enc_reply (self->enc, task->id, XXL_FAILURE, why);
-            engine_queue (self, self->outbox.api_out, zframe_data (task->rid), zframe_size (task->rid));
+            engine_queue_client (self, zframe_data (task->rid), zframe_size (task->rid));
             engine_audit_answer (self, &task->audit, XXL_FAILURE);
             zlistx_delete (self->api_state.clears, zlistx_cursor (self->api_state.clears));
             task = (clear_task_t *) zlistx_first (self->api_state.clears);

@@ -13,12 +13,12 @@ api_ping (server_t *self, request_t *request)
     xxl_enc_kint (self->enc, "protocol", XXL_PROTOCOL_VERSION);
     //  This scheduler among those sharing the store: its name and the
     //  shares of the jobs it plans (job id mod shareCount)
-    xxl_enc_kstr (self->enc, "node", self->leases.node);
+    xxl_enc_kstr (self->enc, "node", engine_lease_node (self));
     xxl_enc_kint (self->enc, "shareCount", XXL_STORE_SHARES);
     xxl_enc_key (self->enc, "shares");
     xxl_enc_array_begin (self->enc);
     for (int s = 0; s < XXL_STORE_SHARES; s++)
-        if (self->leases.held & ((uint64_t) 1 << s))
+        if (engine_lease_held (self) & ((uint64_t) 1 << s))
             xxl_enc_int (self->enc, s);
     xxl_enc_array_end (self->enc);
     xxl_enc_map_end (self->enc);
@@ -100,8 +100,8 @@ s_encode_names (server_t *self, const char *key, const char *names)
 void
 api_plugin_list (server_t *self, request_t *request)
 {
-    char *routers = self->runs.routers? xxl_routers_names (self->runs.routers): strdup ("");
-    char *alarms = self->services.alarms? xxl_alarms_kinds (self->services.alarms): strdup ("");
+    char *routers = engine_runs_routers (self)? xxl_routers_names (engine_runs_routers (self)): strdup ("");
+    char *alarms = engine_services_alarms (self)? xxl_alarms_kinds (engine_services_alarms (self)): strdup ("");
     if (!routers || !alarms)
         engine_reply (self, request, XXL_FAILURE, "out of memory");
     else {

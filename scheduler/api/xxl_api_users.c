@@ -288,7 +288,7 @@ s_http_internal (server_t *self, request_t *request, const char *type, http_who_
                  int code, const char *why)
 {
     xxl_msg_t *msg = request->msg;
-    self->api_state.api_read = streq (type, "HTTP_LOGIN") || streq (type, "HTTP_ME");
+    engine_outbox_read (self, streq (type, "HTTP_LOGIN") || streq (type, "HTTP_ME"));
     if (streq (type, "HTTP_LOGIN") || streq (type, "HTTP_SESSION")) {
         const char *name = xxl_msg_str (msg, NULL, "username", 1, 64, NULL);
         const char *sid = streq (type, "HTTP_SESSION")
@@ -330,7 +330,7 @@ s_http_internal (server_t *self, request_t *request, const char *type, http_who_
         return;
     }
     if (code) {
-        self->api_state.api_read = true;
+        engine_outbox_read (self, true);
         engine_reply (self, request, code, why);
         return;
     }
@@ -339,7 +339,7 @@ s_http_internal (server_t *self, request_t *request, const char *type, http_who_
                     hw->kind == 'S'? "session": "token");
     else
     if (hw->kind != 'S') {
-        self->api_state.api_read = true;
+        engine_outbox_read (self, true);
         engine_reply (self, request, XXL_BAD_REQUEST, "only a session logs out or changes its"
                       " password");
     }
@@ -386,7 +386,7 @@ s_http_internal (server_t *self, request_t *request, const char *type, http_who_
     }
     else {
         char text [128];
-        self->api_state.api_read = true;
+        engine_outbox_read (self, true);
         snprintf (text, sizeof text, "unknown message type '%s'", type);
         engine_reply (self, request, XXL_BAD_REQUEST, text);
     }
@@ -422,9 +422,7 @@ engine_handle_http (server_t *self, zmsg_t *zmsg)
     if (!msg) {
         if (id) {
             xxl_enc_reply (self->enc, id, XXL_BAD_REQUEST, reason);
-            self->api_state.api_read = true;
-            engine_queue (self, self->outbox.api_out, zframe_data (address), zframe_size (address));
-            self->api_state.api_read = false;
+            engine_queue_client_read (self, zframe_data (address), zframe_size (address));
         }
         zframe_destroy (&address);
         zframe_destroy (&auth);
@@ -440,14 +438,14 @@ engine_handle_http (server_t *self, zmsg_t *zmsg)
     if (strncmp (type, "HTTP_", 5) == 0) {
         request_t request = { .rid = address, .msg = msg, .who = &hw.who };
         s_http_internal (self, &request, type, &hw, code, why);
-        self->api_state.api_read = false;
+        engine_outbox_read (self, false);
     }
     else
     if (code) {
         request_t request = { .rid = address, .msg = msg, .who = &hw.who };
-        self->api_state.api_read = true;
+        engine_outbox_read (self, true);
         engine_reply (self, &request, code, why);
-        self->api_state.api_read = false;
+        engine_outbox_read (self, false);
     }
     else
         engine_api_request (self, address, msg, &hw.who);

@@ -16,7 +16,6 @@
 #include "xxl_engine_base.h"
 
 typedef struct {
-    bool api_read;                      //  the api request in hand is a read
     zlistx_t *clears;                   //  LOG_CLEARs deleting a batch per turn (xxl_api_log.c)
 } api_state_t;
 

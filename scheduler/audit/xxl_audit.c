@@ -194,7 +194,7 @@ engine_audit (server_t *self, request_t *request, int code, int64_t target)
         return;
     request->audited = true;
     s_record (self, request->who->name, request->who->role, request->command->name, target,
-              code, self->api_state.api_read);
+              code, engine_outbox_reading (self));
 }
 
 void

@@ -373,6 +373,9 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     engine_subscribe (&self->events, XXL_EVENT_ASK_ANSWERED, engine_plan_on_ask);
     engine_subscribe (&self->events, XXL_EVENT_SHARES_TAKEN, engine_plan_on_taken);
     engine_subscribe (&self->events, XXL_EVENT_SHARES_LOST, engine_plan_on_lost);
+    //  What runs may ask of the planner
+    self->runs.planned = engine_plan_holds;
+    self->runs.asked = engine_plan_asks;
     self->pipe = pipe;
     self->enc = xxl_enc_new ();
     self->registry = xxl_registry_new ();

@@ -228,3 +228,23 @@ engine_lease_round (server_t *self)
     self->leases.next_lease = zclock_mono () + (next - now);
     return taken;
 }
+
+//  The shares held (bit s for share s), this scheduler's node name, and
+//  the store's clock lead, for the modules above
+uint64_t
+engine_lease_held (server_t *self)
+{
+    return self->leases.held;
+}
+
+const char *
+engine_lease_node (server_t *self)
+{
+    return self->leases.node;
+}
+
+int64_t
+engine_lease_store_ahead (server_t *self)
+{
+    return self->leases.store_ahead;
+}

@@ -26,6 +26,12 @@ typedef struct {
     int64_t lease_until_committed;      //  lease_until as of the last commit
 } leases_t;
 
+//  The shares held (bit s for share s), this scheduler's name among the
+//  schedulers of the store, and the store's clock lead (ms)
+uint64_t engine_lease_held (server_t *self);
+const char *engine_lease_node (server_t *self);
+int64_t engine_lease_store_ahead (server_t *self);
+
 //  xxl_lease.c
 uint64_t engine_lease_round (server_t *self);
 void engine_lease_check (server_t *self);

@@ -23,7 +23,7 @@ static void s_api_backlogs (server_t *self);
 void
 engine_queue (server_t *self, zlistx_t *outbox, const void *rid, size_t rid_size)
 {
-    if (outbox == self->outbox.api_out && self->api_state.api_read)
+    if (outbox == self->outbox.api_out && self->outbox.api_read)
         outbox = self->outbox.api_reads;       //  (sent even if the turn's commit fails)
     size_t size;
     const void *data = xxl_enc_finish (self->enc, &size);
@@ -33,6 +33,32 @@ engine_queue (server_t *self, zlistx_t *outbox, const void *rid, size_t rid_size
     zlistx_add_end (outbox, msg);
     if (outbox == self->outbox.api_out || outbox == self->outbox.api_reads)
         self->outbox.api_out_bytes += size;
+}
+
+void
+engine_queue_client (server_t *self, const void *rid, size_t rid_size)
+{
+    engine_queue (self, self->outbox.api_out, rid, rid_size);
+}
+
+void
+engine_queue_client_read (server_t *self, const void *rid, size_t rid_size)
+{
+    self->outbox.api_read = true;
+    engine_queue (self, self->outbox.api_out, rid, rid_size);
+    self->outbox.api_read = false;
+}
+
+void
+engine_outbox_read (server_t *self, bool read)
+{
+    self->outbox.api_read = read;
+}
+
+bool
+engine_outbox_reading (server_t *self)
+{
+    return self->outbox.api_read;
 }
 
 //  Replies to a client's request; the reply's code (and engine_reply_id's

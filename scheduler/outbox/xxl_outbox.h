@@ -24,6 +24,8 @@ typedef struct {
 } backlog_t;
 
 typedef struct {
+    bool api_read;                      //  replies queued now stand whatever the
+                                        //  commit (the request in hand is a read)
     zlistx_t *api_out;                  //  zmsg_t * to send after commit
     size_t api_out_bytes;               //  in api_out and api_reads
     zlistx_t *api_reads;                //  replies to reads: sent whatever the commit
@@ -35,6 +37,15 @@ typedef struct {
 //  Queues the encoder's message for rid on outbox (a client's list:
 //  self->outbox.api_out; or runs' agents_out)
 void engine_queue (server_t *self, zlistx_t *outbox, const void *rid, size_t rid_size);
+//  Queues the encoder's message as a reply to the client at rid
+void engine_queue_client (server_t *self, const void *rid, size_t rid_size);
+//  The same, a reply that stands whatever the turn's commit (replies
+//  queued after it do not, until engine_outbox_read says so)
+void engine_queue_client_read (server_t *self, const void *rid, size_t rid_size);
+//  Whether the replies queued from now stand whatever the commit (the
+//  request in hand is a read, or a refusal); and whether they do
+void engine_outbox_read (server_t *self, bool read);
+bool engine_outbox_reading (server_t *self);
 void engine_reply (server_t *self, request_t *request, int code, const char *msg);
 void engine_reply_begin (server_t *self, request_t *request);
 void engine_reply_end (server_t *self, request_t *request);

@@ -25,7 +25,7 @@ s_row_has_agents (server_t *self, int64_t log_id)
         return true;                    //  let dispatch say what is wrong
     //  A broadcast row waits for all the agents (the warm-up's end), not
     //  for the first: shard i goes to the i-th address of the full list
-    bool connected = !xxl_routers_is_broadcast (self->runs.routers, job.executor_route_strategy)
+    bool connected = !xxl_routers_is_broadcast (engine_runs_routers (self), job.executor_route_strategy)
                   && s_job_has_agents (self, &job);
     xxl_job_free (&job);
     return connected;
@@ -75,7 +75,7 @@ engine_fired_cover (server_t *self, int64_t until)
     //  A second ahead, so that one write covers the next fires too and a
     //  long turn does not outrun it
     until += 1000;
-    if (xxl_store_lease_fired (self->store, self->leases.held, until, 0) == 0)
+    if (xxl_store_lease_fired (self->store, engine_lease_held (self), until, 0) == 0)
         self->planner.fired_want = until;
 }
 
@@ -280,7 +280,7 @@ engine_fire (server_t *self)
     }
     run_batch_t *batch;
     while ((batch = (run_batch_t *) zlistx_first (self->planner.fire_batches)))
-        engine_batch_close (self, batch, self->planner.fire_batches);
+        engine_batch_close (self, batch, self->planner.fire_batches, true);
     //  What left prebuilt now owns its plans: they leave self->planner.plans
     while ((batch = (run_batch_t *) zlistx_detach (self->planner.taking, NULL))) {
         for (size_t i = 0; i < batch->count; i++)
@@ -379,7 +379,7 @@ s_plan_fallback (server_t *self, plan_t *plan)
         pending->log_id = plan->log_id;
         pending->note = plan->note && *plan->note? strdup (plan->note): NULL;
         pending->presumed = engine_section_chars (plan->note, plan->address);
-        engine_run_queue (self, pending, plan->tp, plan->tp_size, stamp, self->runs.open_batches);
+        engine_run_queue (self, pending, plan->tp, plan->tp_size, stamp, NULL);
         return;
     }
     //  Its agent is gone: take the address and section back, route again

@@ -151,7 +151,7 @@ engine_plan_on_lost (server_t *self, const xxl_event_t *event)
 void
 engine_fix_delay_release (server_t *self, int64_t log_id, int64_t now)
 {
-    xxl_fix_delay_t rule = xxl_plan_fix_delay (self->leases.held,
+    xxl_fix_delay_t rule = xxl_plan_fix_delay (engine_lease_held (self),
                                                zhashx_size (self->planner.waiting) > 0);
     if (rule == XXL_FIXDELAY_SHARED) {
         xxl_store_job_delay_resume (self->store, log_id, now, XXL_WAITING);
@@ -266,7 +266,7 @@ s_plan_fire (server_t *self, snap_t *snap, const char *type, int64_t planned,
         xxl_timer_push (self->planner.timer, fire_at, ids [0]);
         return;
     }
-    bool sharded = xxl_routers_is_broadcast (self->runs.routers, snap->job.executor_route_strategy);
+    bool sharded = xxl_routers_is_broadcast (engine_runs_routers (self), snap->job.executor_route_strategy);
     for (int i = 0; i < made && i < 1024; i++) {
         if (!args.defer) {
             free (prepared [i].address);
@@ -464,7 +464,7 @@ engine_plan_scan (server_t *self)
         //  says in this transaction (xxl_lease.c)
         if (count == 0 && !engine_lease_fence (self))
             break;
-        xxl_store_job_due_in (self->store, self->leases.held, now + self->config.preread_ms, rows,
+        xxl_store_job_due_in (self->store, engine_lease_held (self), now + self->config.preread_ms, rows,
                               XXL_SCAN_BATCH, &count);
         for (size_t i = 0; i < count; i++) {
             engine_fire_check (self);

@@ -107,6 +107,10 @@ bool engine_snap_idle (server_t *self, const snap_t *snap, int64_t now);
 //  The planner's state, made at the actor's start and freed at its stop
 void engine_plan_start (server_t *self);
 void engine_plan_stop (server_t *self);
+//  Whether a row is planned and not sent yet, or asked about by recovery
+//  (runs' planned and asked)
+bool engine_plan_holds (server_t *self, int64_t log_id);
+bool engine_plan_asks (server_t *self, int64_t log_id);
 void engine_snap_destructor (void **item);
 void engine_instant_destroy (instant_t **self_p);
 void engine_plan_destructor (void **item);

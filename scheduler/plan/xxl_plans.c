@@ -132,3 +132,15 @@ engine_instant_destroy (instant_t **self_p)
         *self_p = NULL;
     }
 }
+
+bool
+engine_plan_holds (server_t *self, int64_t log_id)
+{
+    return zhashx_lookup (self->planner.plans, &log_id) != NULL;
+}
+
+bool
+engine_plan_asks (server_t *self, int64_t log_id)
+{
+    return zhashx_lookup (self->planner.asks, &log_id) != NULL;
+}

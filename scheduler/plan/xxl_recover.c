@@ -129,7 +129,7 @@ s_ask_send (server_t *self, int64_t log_id, const char *address)
     xxl_ask_t *ask = (xxl_ask_t *) zhashx_lookup (self->planner.asks, &log_id);
     bool counted = ask && ask->counted;
     if (rc > 0 || log.trigger_code != (counted? XXL_OK: 0) || log.handle_code != 0
-    ||  zhashx_lookup (self->runs.accepted_ids, &log_id) || !engine_lease_holds (self, log.job_id)) {
+    ||  engine_accepted_has (self, log_id) || !engine_lease_holds (self, log.job_id)) {
         //  Gone, answered (its agent's spooled result came first), or of a
         //  share this scheduler lost since (its new holder asks)
         if (rc == 0 && log.handle_code != 0 && !counted)
@@ -320,7 +320,7 @@ engine_recover (server_t *self, uint64_t mask, const xxl_lease_t *leases)
             if (xxl_store_log_load (self->store, ids [i], &log))
                 continue;
             if (xxl_plan_row_unknown (&log, &leases [log.job_id % XXL_STORE_SHARES], now,
-                                      late_before, self->leases.store_ahead)
+                                      late_before, engine_lease_store_ahead (self))
             &&  (log.trigger_time >= log.schedule_time
                  || xxl_store_log_stamp (self->store, log.id, log.schedule_time) == 1)) {
                 int64_t *state = (int64_t *) zhashx_lookup (self->planner.ask_jobs, &log.job_id);

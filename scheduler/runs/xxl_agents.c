@@ -297,7 +297,7 @@ s_check_open_runs (server_t *self, const char *address, const char *why)
         }
         for (size_t i = 0; i < count; i++) {
             after = ids [i];
-            if (zhashx_lookup (self->planner.asks, &ids [i]) || zhashx_lookup (flying, &ids [i]))
+            if (self->runs.asked (self, ids [i]) || zhashx_lookup (flying, &ids [i]))
                 continue;
             char why [256];
             pending_t *pending = engine_agent_request (self, address, "RUN", PENDING_CHECK,
@@ -1051,9 +1051,9 @@ engine_agent_answer (server_t *self, zframe_t *rid, xxl_msg_t *msg)
                     xxl_enc_object (self->enc, content);
                 }
             }
-            self->api_state.api_read = pending->kind == PENDING_LOG;    //  (a read: it stands)
-            engine_queue (self, self->outbox.api_out, zframe_data (pending->client), zframe_size (pending->client));
-            self->api_state.api_read = false;
+            engine_outbox_read (self, pending->kind == PENDING_LOG);    //  (a read: it stands)
+            engine_queue_client (self, zframe_data (pending->client), zframe_size (pending->client));
+            engine_outbox_read (self, false);
             engine_audit_answer (self, pending, answered);
             if (pending->kind == PENDING_KILL && code == XXL_OK
             &&  xxl_store_log_handle_done (self->store, pending->log_id, engine_now (), XXL_CODE_FAIL,
@@ -1135,7 +1135,7 @@ engine_sweep_untracked (server_t *self)
     xxl_store_log_unanswered_ids (self->store, now - 2 * (int64_t) self->config.run_timeout_ms,
                                   ids, 4096, &count);
     for (size_t i = 0; i < count; i++) {
-        if (zhashx_lookup (flying, &ids [i]) || zhashx_lookup (self->planner.plans, &ids [i])
+        if (zhashx_lookup (flying, &ids [i]) || self->runs.planned (self, ids [i])
         ||  zhashx_lookup (self->runs.accepted_ids, &ids [i])
         ||  zhashx_lookup (self->runs.resend_ids, &ids [i]) || engine_doubt_has (self, ids [i]))
             continue;

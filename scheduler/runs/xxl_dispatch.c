@@ -30,7 +30,7 @@ engine_queue_agent_to (server_t *self, const void *rid, size_t rid_size, uint64_
     while (batch) {
         run_batch_t *next = (run_batch_t *) zlistx_next (self->runs.open_batches);
         if (batch->rid_size == rid_size && memcmp (batch->rid, rid, rid_size) == 0)
-            engine_batch_close (self, batch, self->runs.open_batches);
+            engine_batch_close (self, batch, self->runs.open_batches, false);
         batch = next;
     }
     size_t size;
@@ -243,7 +243,7 @@ engine_runs_flush (server_t *self)
 {
     run_batch_t *batch;
     while ((batch = (run_batch_t *) zlistx_first (self->runs.open_batches)))
-        engine_batch_close (self, batch, self->runs.open_batches);
+        engine_batch_close (self, batch, self->runs.open_batches, false);
     zmsg_t *msg;
     while ((msg = (zmsg_t *) zlistx_detach (self->runs.agents_always, NULL)))
         engine_agent_out (self, msg);
@@ -492,17 +492,17 @@ engine_batch_send (server_t *self, run_batch_t *batch, bool now, int64_t stamp)
     zlistx_add_end (self->runs.agents_out, msg);
 }
 
-//  Sends a batch of `list` (open_batches or fire_batches): from
-//  fire_batches at once, from open_batches after the turn's commit
+//  Takes batch off `list` and sends it: at once (now: a list of prepared
+//  fires), else after the turn's commit (runs' open batches)
 void
-engine_batch_close (server_t *self, run_batch_t *batch, zlistx_t *list)
+engine_batch_close (server_t *self, run_batch_t *batch, zlistx_t *list, bool now)
 {
     for (void *item = zlistx_first (list); item; item = zlistx_next (list))
         if (item == batch) {
             zlistx_detach_cur (list);
             break;
         }
-    engine_batch_send (self, batch, list == self->planner.fire_batches, 0);
+    engine_batch_send (self, batch, now, 0);
 }
 
 //  An open batch of `open` for the agent at rid with room for one more
@@ -549,14 +549,16 @@ engine_batch_for (server_t *self, zlistx_t *open, const char *address, const voi
 }
 
 //  Queues the RUN of pending: tp (size bytes, from engine_encode_tp) with
-//  logDateTime `time`, in a batch of `open` when the agent takes batches.
-//  open is open_batches (sent after the turn's commit) or fire_batches
-//  (sent at once; see engine_batch_close).
+//  logDateTime `time`, in a batch when the agent takes batches: of `open`
+//  (the caller's, sent at once: the planner's prepared fires), or with
+//  open NULL of runs' own (sent after the turn's commit).
 void
 engine_run_queue (server_t *self, pending_t *pending, const unsigned char *tp, size_t size,
                   int64_t time, zlistx_t *open)
 {
-    bool now = open == self->planner.fire_batches;
+    bool now = open != NULL;
+    if (!open)
+        open = self->runs.open_batches;
     unsigned char stamp [9];
     engine_pack_time (stamp, time);
     size_t rid_size;
@@ -602,7 +604,7 @@ engine_run_queue (server_t *self, pending_t *pending, const unsigned char *tp, s
     xxl_enc_raw (batch->enc, stamp, sizeof stamp, 0);
     batch->bytes += size + sizeof stamp;
     if (batch->count >= batch->max || batch->bytes >= XXL_MSG_MAX_FRAME / 4)
-        engine_batch_close (self, batch, open);
+        engine_batch_close (self, batch, open, now);
 }
 
 //  Fails the fires of a batch that got no answer; routes again those of one

@@ -113,7 +113,7 @@ s_stands (server_t *self, doubt_t *doubt)
     if (rc == 0)
         xxl_log_free (&log);
     if (open && (zhashx_lookup (self->runs.resend_ids, &doubt->log_id)
-             ||  zhashx_lookup (self->planner.plans, &doubt->log_id)
+             ||  self->runs.planned (self, doubt->log_id)
              ||  zhashx_lookup (self->runs.accepted_ids, &doubt->log_id)))
         open = false;
     if (open) {

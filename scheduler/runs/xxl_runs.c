@@ -99,7 +99,7 @@ engine_runs_expire (server_t *self)
             snprintf (text, sizeof text, "agent '%s' is not connected (its connection"
                       " closed)", pending->address);
             xxl_enc_reply (self->enc, pending->client_id, XXL_UNAVAILABLE, text);
-            engine_queue (self, self->outbox.api_out, zframe_data (pending->client),
+            engine_queue_client (self, zframe_data (pending->client),
                           zframe_size (pending->client));
             engine_audit_answer (self, pending, XXL_UNAVAILABLE);
         }
@@ -109,7 +109,7 @@ engine_runs_expire (server_t *self)
             snprintf (text, sizeof text, "agent '%s' did not answer within %d ms",
                       pending->address, self->config.request_timeout_ms);
             xxl_enc_reply (self->enc, pending->client_id, XXL_NO_ANSWER, text);
-            engine_queue (self, self->outbox.api_out, zframe_data (pending->client),
+            engine_queue_client (self, zframe_data (pending->client),
                           zframe_size (pending->client));
             engine_audit_answer (self, pending, XXL_NO_ANSWER);
         }
@@ -161,4 +161,11 @@ engine_runs_liveness (server_t *self)
         xxl_registry_gone (self->registry, zframe_data (rid), zframe_size (rid));
     zlistx_destroy (&gone);
     engine_moved_check (self);
+}
+
+//  The router plugins routes are judged and picked by
+xxl_routers_t *
+engine_runs_routers (server_t *self)
+{
+    return self->runs.routers;
 }

@@ -148,7 +148,14 @@ typedef enum { ROUTE_ADDRESS, ROUTE_NONE, ROUTE_POOL } route_pick_t;
 
 struct _plan_t;
 
+//  Whether the planner holds a row: as a plan not sent yet, or as one
+//  recovery is asking its agent about (the actor hands runs these; runs
+//  names no planner function)
+typedef bool (engine_holds_fn) (server_t *self, int64_t log_id);
+
 typedef struct {
+    engine_holds_fn *planned;           //  the planner's plans
+    engine_holds_fn *asked;             //  recovery's asks
     uint64_t ids [XXL_IDS_AHEAD];       //  random request ids drawn ahead
     size_t ids_left;
     zlistx_t *agents_out;               //  zmsg_t * [tag][rid][body] to send after commit
@@ -215,6 +222,11 @@ void engine_runs_start (server_t *self);
 void engine_runs_stop (server_t *self);
 void engine_runs_expire (server_t *self);
 void engine_runs_liveness (server_t *self);
+//  The router plugins (to judge a job's route strategy, to list them)
+xxl_routers_t *engine_runs_routers (server_t *self);
+//  Whether a RUN of log_id was accepted and its trigger code is not
+//  written yet (xxl_trigger.c)
+bool engine_accepted_has (server_t *self, int64_t log_id);
 #define XXL_LIVENESS_MS 5000                //  (the actor calls it this often)
 //  xxl_dispatch.c: agents' messages, queued in a turn, sent after its commit
 void engine_queue_agent_to (server_t *self, const void *rid, size_t rid_size,
@@ -249,7 +261,7 @@ const unsigned char *engine_encode_tp (server_t *self, const xxl_job_t *job, int
                                        const char *param, int shard_index, int shard_total,
                                        size_t *size);
 void engine_batch_send (server_t *self, run_batch_t *batch, bool now, int64_t stamp);
-void engine_batch_close (server_t *self, run_batch_t *batch, zlistx_t *list);
+void engine_batch_close (server_t *self, run_batch_t *batch, zlistx_t *list, bool now);
 run_batch_t *engine_batch_for (server_t *self, zlistx_t *open, const char *address,
                                const void *rid, size_t rid_size, int max,
                                engine_fire_free_fn *fire_free);

@@ -282,7 +282,7 @@ s_send_run (server_t *self, const xxl_job_t *job, int64_t log_id, int64_t trigge
     size_t size;
     const unsigned char *tp = engine_encode_tp (self, job, log_id, param, shard_index, shard_total,
                                                 &size);
-    engine_run_queue (self, pending, tp, size, trigger_time, self->runs.open_batches);
+    engine_run_queue (self, pending, tp, size, trigger_time, NULL);
 }
 
 //  Picks the address of one row without probing: ROUTE_ADDRESS with
@@ -829,4 +829,10 @@ engine_group_destructor (void **item)
         free (group);
         *item = NULL;
     }
+}
+
+bool
+engine_accepted_has (server_t *self, int64_t log_id)
+{
+    return zhashx_lookup (self->runs.accepted_ids, &log_id) != NULL;
 }

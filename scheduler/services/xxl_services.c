@@ -421,10 +421,8 @@ engine_report_turn (server_t *self)
                 xxl_enc_reply (self->enc, waiter->id, XXL_OK, NULL);
                 xxl_enc_key (self->enc, "content");
                 xxl_enc_raw (self->enc, content_data, content_size, 0);
-                self->api_state.api_read = true;
-                engine_queue (self, self->outbox.api_out, zframe_data (waiter->rid),
+                engine_queue_client_read (self, zframe_data (waiter->rid),
                               zframe_size (waiter->rid));
-                self->api_state.api_read = false;
                 zlistx_delete (self->services.report_waiting, NULL);
                 waiter = (report_waiter_t *) zlistx_first (self->services.report_waiting);
                 continue;
@@ -454,7 +452,7 @@ engine_report_stop (server_t *self)
        && (waiter = (report_waiter_t *) zlistx_first (self->services.report_waiting))) {
         xxl_enc_reply (self->enc, waiter->id, XXL_UNAVAILABLE,
                        "the scheduler stopped before the report's count: ask again");
-        engine_queue (self, self->outbox.api_out, zframe_data (waiter->rid), zframe_size (waiter->rid));
+        engine_queue_client (self, zframe_data (waiter->rid), zframe_size (waiter->rid));
         zlistx_delete (self->services.report_waiting, NULL);
     }
 }
@@ -589,4 +587,11 @@ engine_services_stop (server_t *self)
     zlistx_destroy (&self->services.alarm_backlog);
     xxl_reporter_destroy (&self->services.reporter);
     zlistx_destroy (&self->services.report_waiting);
+}
+
+//  The alarm plugins (to judge a job's alarm targets, to list them)
+xxl_alarms_t *
+engine_services_alarms (server_t *self)
+{
+    return self->services.alarms;
 }

@@ -45,6 +45,8 @@ void engine_alarm_again (server_t *self, int64_t log_id);
 void engine_recover_alarms (server_t *self);
 //  Their state, freed at the actor's stop
 void engine_services_stop (server_t *self);
+//  The alarm plugins (to judge a job's alarm targets, to list them)
+xxl_alarms_t *engine_services_alarms (server_t *self);
 void engine_alarm_results (server_t *self);
 void engine_fail_monitor (server_t *self);
 void engine_lost_monitor (server_t *self);
