@@ -1,38 +1,34 @@
-/*  xxl_http.c -- the scheduler's HTTP server (xxl_http.h; docs/http.md).
+/*  xxl_http.c -- the scheduler's HTTP server (xxl_http.h; docs/http.md;
+    its files' contract: xxl_http_int.h).
 
-    A request is read whole (up to max_body bytes: 413 past it, judged
-    from Content-Length before any byte is read when it is given), then
-    routed: /healthz, /readyz, /metrics; /api/v1/... through the route
-    table to an api command; anything else is the console's files.
-    REST: the JSON body (an object), the path's ids and the query's keys
-    (typed by the command's own fields in the command table) make one
-    msgpack request; the engine's reply's `content` goes back as JSON
-    (xxl_msg_to_json: xxl-ctl --json's encoding), a code other than 200 as
-    that HTTP status with {"error": msg}.
+    xxl_http_new starts libmicrohttpd's daemon (a thread per connection,
+    TLS when http/cert and http/key are set), xxl_http_stop makes calls to
+    the engine give up, xxl_http_destroy stops the daemon.  The access
+    handler, s_access, reads a request whole (up to max_body bytes: 413
+    past it, judged from Content-Length before any byte is read when it
+    is given), having refused a Host not allowed (421) and a body's length
+    given twice (400); then routes it: /healthz, /readyz, /metrics here;
+    /api/v1/... through the route table; anything else is the console's files.
+    Every answer goes out with the security headers (s_queue).
 
-    Threads: libmicrohttpd calls s_access on one thread per connection;
-    each call to the engine opens its own DEALER on the engine's inproc
-    socket (ZeroMQ sockets are not shared between threads).
+    It holds, until they have files of their own, the REST api,
+    credentials and login, the call to the engine.  Calls
+    xxl_http_answer.c of the server's files.
 */
 
-#include "xxl_http.h"
-#include "xxl_http_limit.h"
+#include "xxl_http_int.h"
+#include "xxl/msg.h"
 #include "xxl_secret.h"
 #include "xxl_commands.h"
-#include "xxl/msg.h"
 #include "xxl/cron.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <fcntl.h>
-#include <jansson.h>
 #include <limits.h>
-#include <microhttpd.h>
 #include <msgpack.h>
 #include <netinet/in.h>
 #include <sys/stat.h>
-
-#define XXL_HTTP_CHUNK (64 * 1024)
 
 //  Content-Security-Policy of the console's files.  Scripts only from the
 //  console's own files (its build has no inline script: console/
@@ -53,77 +49,8 @@
 //  HTTPS only: browsers keep to HTTPS for this host for a year
 #define XXL_HTTP_HSTS "max-age=31536000"
 
-struct _xxl_http_t {
-    struct MHD_Daemon *daemon;
-    char *engine;                       //  inproc endpoint of the engine's socket
-    xxl_metrics_box_t *metrics;
-    int wait_ms;
-    size_t max_body;
-    char *console;                      //  the console's folder
-    bool tls;
-    char *cert_pem, *key_pem;           //  kept while the daemon runs
-    uint64_t next_id;                   //  request ids (atomic)
-    xxl_http_limit_t *limit;            //  wrong passwords (NULL: no limit)
-    uint64_t checks_ok, checks_wrong, checks_limited;   //  password checks (atomic)
-    int stopping;                       //  (atomic) the server is stopping: calls
-                                        //  waiting for the engine give up
-    char **hosts;                       //  Host names answered besides IP addresses
-                                        //  and localhost (lower case; "*.x": x's
-                                        //  subdomains), NULL-terminated; NULL: any
-};
-
-//  One request in hand (MHD's per-request pointer)
-typedef struct {
-    zchunk_t *body;
-    bool too_big;
-} request_ctx_t;
-
-//  An answer: status, body, content type, and a Set-Cookie
-typedef struct {
-    int status;
-    char *body;                         //  owned
-    size_t size;
-    const char *type;
-    char cookie [256];
-    int64_t retry_after;                //  seconds (429; 0: none)
-} answer_t;
-
 //  ---------------------------------------------------------------------
-//  Answers
-
-static void
-s_answer_json (answer_t *answer, int status, json_t *value)
-{
-    answer->status = status;
-    answer->body = json_dumps (value, JSON_COMPACT);
-    answer->size = answer->body? strlen (answer->body): 0;
-    answer->type = "application/json";
-    json_decref (value);
-}
-
-static void
-s_error (answer_t *answer, int status, const char *text)
-{
-    //  (a text quoting the caller's bytes may not be UTF-8: JSON must be)
-    char *fixed = text? xxl_utf8_repair (text): NULL;
-    s_answer_json (answer, status, json_pack ("{s:s}", "error", fixed? fixed: text? text: ""));
-    free (fixed);
-}
-
-static void
-s_errorf (answer_t *answer, int status, const char *format, ...)
-    __attribute__ ((format (printf, 3, 4)));
-
-static void
-s_errorf (answer_t *answer, int status, const char *format, ...)
-{
-    char text [512];
-    va_list args;
-    va_start (args, format);
-    vsnprintf (text, sizeof text, format, args);
-    va_end (args);
-    s_error (answer, status, text);
-}
+//  The engine
 
 //  ---------------------------------------------------------------------
 //  JSON to msgpack
@@ -203,13 +130,13 @@ s_request_pack (msgpack_sbuffer *buf, const char *type, uint64_t id, json_t *fie
 //  ---------------------------------------------------------------------
 //  The engine
 
-//  One api request to the engine with credentials auth; the reply's code
-//  and message, and its content as JSON (*content, NULL when none).
-//  Returns the code (504 when the engine does not answer in time).
-static int
-s_call (xxl_http_t *self, const char *auth, const char *type, json_t *fields,
-        json_t **content, char *text, size_t textlen)
+//  (xxl_http_int.h)
+int
+xxl_http_call (xxl_http_t *self, const char *auth, const char *type, json_t *fields,
+               json_t **content, char *text, size_t textlen)
 {
+    assert (self && auth && type && content && text);
+    assert (json_is_object (fields));
     *content = NULL;
     msgpack_sbuffer buf;
     msgpack_sbuffer_init (&buf);
@@ -301,15 +228,15 @@ s_apps_array (json_t *object)
     json_object_set_new (object, "apps", array);
 }
 
-//  Calls the engine and makes the answer: status ok with the content
-//  (an empty object when none), else the code's status with its text
-static void
-s_forward (xxl_http_t *self, answer_t *answer, const char *auth, const char *type,
-           json_t *fields, int ok)
+//  (xxl_http_int.h)
+void
+xxl_http_forward (xxl_http_t *self, answer_t *answer, const char *auth, const char *type,
+                  json_t *fields, int ok)
 {
+    assert (answer);
     json_t *content;
     char text [1024];
-    int code = s_call (self, auth, type, fields, &content, text, sizeof text);
+    int code = xxl_http_call (self, auth, type, fields, &content, text, sizeof text);
     if (code == XXL_OK) {
         //  Users, tokens and sessions show apps as a list
         if (json_is_object (content)) {
@@ -319,17 +246,230 @@ s_forward (xxl_http_t *self, answer_t *answer, const char *auth, const char *typ
                 list = json_object_get (content, "tokens");
             size_t index;
             json_t *item;
-            if (json_is_array (list) && (!strncmp (type, "USER_", 5) || !strncmp (type, "TOKEN_", 6)))
+            if (json_is_array (list)
+            &&  (!strncmp (type, "USER_", 5) || !strncmp (type, "TOKEN_", 6)))
                 json_array_foreach (list, index, item)
                     s_apps_array (item);
         }
-        s_answer_json (answer, ok, content? content: json_object ());
+        xxl_http_answer_json (answer, ok, content? content: json_object ());
     }
     else {
         json_decref (content);
-        s_error (answer, code >= 400 && code <= 599? code: 500, text);
+        xxl_http_error (answer, code >= 400 && code <= 599? code: 500, text);
     }
 }
+
+//  ---------------------------------------------------------------------
+//  Credentials
+
+//  The credentials frame (xxl_api_users.c) of a request: a bearer token,
+//  else the session cookie (with its CSRF header for a change), else none
+void
+xxl_http_credentials (struct MHD_Connection *conn, bool change, char *out, size_t outlen)
+{
+    assert (conn && out && outlen > 0);
+    const char *header = MHD_lookup_connection_value (conn, MHD_HEADER_KIND, "Authorization");
+    char hash [XXL_SECRET_HEX];
+    if (header && strncasecmp (header, "Bearer ", 7) == 0) {
+        const char *token = header + 7;
+        while (*token == ' ')
+            token++;
+        xxl_secret_sha256 (token, hash);
+        snprintf (out, outlen, "T %s", hash);
+        return;
+    }
+    const char *cookie = MHD_lookup_connection_value (conn, MHD_COOKIE_KIND, "xxl_session");
+    if (cookie && *cookie && strlen (cookie) <= 128) {
+        const char *csrf = MHD_lookup_connection_value (conn, MHD_HEADER_KIND, "X-CSRF-Token");
+        char given [XXL_SECRET_HEX] = "-";
+        //  (a token of ours is 64 hex digits: anything else cannot match)
+        if (csrf && strlen (csrf) == 64 && strspn (csrf, "0123456789abcdef") == 64)
+            snprintf (given, sizeof given, "%s", csrf);
+        xxl_secret_sha256 (cookie, hash);
+        snprintf (out, outlen, "S %s %s %d", hash, given, change? 1: 0);
+        return;
+    }
+    snprintf (out, outlen, "-");
+}
+
+//  The session cookie sid (NULL: the one that ends the session)
+void
+xxl_http_session_cookie (xxl_http_t *self, answer_t *answer, const char *sid)
+{
+    assert (self && answer);
+    if (sid)
+        snprintf (answer->cookie, sizeof answer->cookie,
+                  "xxl_session=%s; HttpOnly; SameSite=Strict; Path=/%s", sid,
+                  self->tls? "; Secure": "");
+    else
+        snprintf (answer->cookie, sizeof answer->cookie,
+                  "xxl_session=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0%s",
+                  self->tls? "; Secure": "");
+}
+
+//  The limiter's key of the request's client address
+static void
+s_client_key (struct MHD_Connection *conn, char key [XXL_HTTP_LIMIT_KEY])
+{
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info (conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    xxl_http_limit_address (info? info->client_addr: NULL, key);
+}
+
+//  Whether a password check of user's from client may run now (a token
+//  taken from each: s_check_done, or xxl_http_limit_refund, follows); else
+//  the answer is 429 with Retry-After, and nothing is looked up or hashed
+static bool
+s_check_allowed (xxl_http_t *self, answer_t *answer, const char *client, const char *user)
+{
+    if (!self->limit)
+        return true;
+    int64_t wait = xxl_http_limit_take (self->limit, client, user, zclock_mono ());
+    if (wait == 0)
+        return true;
+    __atomic_add_fetch (&self->checks_limited, 1, __ATOMIC_RELAXED);
+    answer->retry_after = (wait + 999) / 1000;
+    xxl_http_errorf (answer, 429, "too many wrong passwords from this address or for this user:"
+                     " try again in %" PRId64 " s", answer->retry_after);
+    return false;
+}
+
+//  A password check allowed by s_check_allowed gave match
+static void
+s_check_done (xxl_http_t *self, const char *client, const char *user, bool match)
+{
+    __atomic_add_fetch (match? &self->checks_ok: &self->checks_wrong, 1, __ATOMIC_RELAXED);
+    if (match && self->limit)
+        xxl_http_limit_success (self->limit, client, user, zclock_mono ());
+}
+
+//  POST login
+void
+xxl_http_login (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn, json_t *body)
+{
+    assert (json_is_object (body));
+    const char *user = json_string_value (json_object_get (body, "username"));
+    const char *password = json_string_value (json_object_get (body, "password"));
+    if (!user || !password || strlen (user) > 64 || strlen (password) > 1024) {
+        xxl_http_error (answer, 400, "login needs {\"username\", \"password\"} (strings)");
+        return;
+    }
+    char client [XXL_HTTP_LIMIT_KEY];
+    s_client_key (conn, client);
+    if (!s_check_allowed (self, answer, client, user))
+        return;
+    json_t *fields = json_pack ("{s:s}", "username", user);
+    json_t *content;
+    char text [512];
+    int code = xxl_http_call (self, "-", "HTTP_LOGIN", fields, &content, text, sizeof text);
+    json_decref (fields);
+    if (code != XXL_OK && code != XXL_UNAUTHORIZED) {
+        //  (nothing was judged: the tokens go back)
+        json_decref (content);
+        if (self->limit)
+            xxl_http_limit_refund (self->limit, client, user, zclock_mono ());
+        xxl_http_error (answer, code >= 400 && code <= 599? code: 500, text);
+        return;
+    }
+    const char *hash = code == XXL_OK? json_string_value (json_object_get (content, "password"))
+                                     : NULL;
+    //  (checked whatever the lookup said: the time tells nothing)
+    bool match = xxl_secret_check_password (password, hash);
+    s_check_done (self, client, user, match);
+    char sid [XXL_SECRET_HEX], csrf [XXL_SECRET_HEX], sid_hash [XXL_SECRET_HEX];
+    if (!match)
+        xxl_http_error (answer, 401, "wrong user name or password");
+    else
+    if (xxl_secret_random (sid) || xxl_secret_random (csrf))
+        xxl_http_error (answer, 500, "no random bytes from the OS");
+    else {
+        //  (with the hash the password matched: a password changed since,
+        //  or a user removed and added again, makes no session)
+        xxl_secret_sha256 (sid, sid_hash);
+        fields = json_pack ("{s:s, s:s, s:s, s:s}", "username", user, "session", sid_hash,
+                            "csrf", csrf, "password", hash);
+        xxl_http_forward (self, answer, "-", "HTTP_SESSION", fields, 200);
+        json_decref (fields);
+    }
+    json_decref (content);
+    if (!match)
+        return;
+    if (answer->status == 200)
+        xxl_http_session_cookie (self, answer, sid);
+}
+
+//  PUT me/password
+void
+xxl_http_password (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn,
+                   const char *auth, json_t *body)
+{
+    assert (json_is_object (body));
+    const char *old = json_string_value (json_object_get (body, "oldPassword"));
+    const char *new = json_string_value (json_object_get (body, "newPassword"));
+    if (!old || !new) {
+        xxl_http_error (answer, 400, "needs {\"oldPassword\", \"newPassword\"} (strings)");
+        return;
+    }
+    size_t length = strlen (new);
+    bool control = false;
+    for (const unsigned char *p = (const unsigned char *) new; *p; p++)
+        control = control || *p < 0x20 || *p == 0x7f;
+    if (length < 8 || length > 1024 || control) {
+        xxl_http_error (answer, 400,
+                        "a password must be 8 to 1024 bytes without control characters");
+        return;
+    }
+    //  Who the session is (and its CSRF token judged: a change)
+    json_t *empty = json_object (), *me, *user_row;
+    char text [512];
+    int code = xxl_http_call (self, auth, "HTTP_ME", empty, &me, text, sizeof text);
+    const char *user = code == XXL_OK? json_string_value (json_object_get (me, "username")): NULL;
+    const char *kind = code == XXL_OK? json_string_value (json_object_get (me, "kind")): NULL;
+    if (code == XXL_OK && (!user || !kind || strneq (kind, "session"))) {
+        code = XXL_BAD_REQUEST;
+        snprintf (text, sizeof text, "only a session changes its password");
+    }
+    if (code != XXL_OK) {
+        json_decref (me);
+        json_decref (empty);
+        xxl_http_error (answer, code >= 400 && code <= 599? code: 500, text);
+        return;
+    }
+    //  (the old password is judged as a login's: limited alike)
+    char client [XXL_HTTP_LIMIT_KEY];
+    s_client_key (conn, client);
+    if (!s_check_allowed (self, answer, client, user)) {
+        json_decref (me);
+        json_decref (empty);
+        return;
+    }
+    json_t *fields = json_pack ("{s:s}", "username", user);
+    code = xxl_http_call (self, "-", "HTTP_LOGIN", fields, &user_row, text, sizeof text);
+    json_decref (fields);
+    bool match = xxl_secret_check_password (
+        old, code == XXL_OK? json_string_value (json_object_get (user_row, "password")): NULL);
+    s_check_done (self, client, user, match);
+    json_decref (me);
+    json_decref (user_row);
+    if (!match) {
+        json_decref (empty);
+        xxl_http_error (answer, 403, "the old password is wrong");
+        return;
+    }
+    char *hash = xxl_secret_hash_password (new);
+    if (!hash) {
+        json_decref (empty);
+        xxl_http_error (answer, 500, "cannot hash the password (libcrypt)");
+        return;
+    }
+    json_object_set_new (empty, "password", json_string (hash));
+    free (hash);
+    xxl_http_forward (self, answer, auth, "HTTP_PASSWORD", empty, 200);
+    json_decref (empty);
+}
+
+//  ---------------------------------------------------------------------
+//  The REST api
 
 //  ---------------------------------------------------------------------
 //  Routes
@@ -493,207 +633,6 @@ s_body_fit (const xxl_command_t *command, json_t *fields)
     }
 }
 
-//  ---------------------------------------------------------------------
-//  Credentials
-
-//  The credentials frame (xxl_api_users.c) of a request: a bearer token,
-//  else the session cookie (with its CSRF header for a change), else none
-static void
-s_credentials (struct MHD_Connection *conn, bool change, char *out, size_t outlen)
-{
-    const char *header = MHD_lookup_connection_value (conn, MHD_HEADER_KIND, "Authorization");
-    char hash [XXL_SECRET_HEX];
-    if (header && strncasecmp (header, "Bearer ", 7) == 0) {
-        const char *token = header + 7;
-        while (*token == ' ')
-            token++;
-        xxl_secret_sha256 (token, hash);
-        snprintf (out, outlen, "T %s", hash);
-        return;
-    }
-    const char *cookie = MHD_lookup_connection_value (conn, MHD_COOKIE_KIND, "xxl_session");
-    if (cookie && *cookie && strlen (cookie) <= 128) {
-        const char *csrf = MHD_lookup_connection_value (conn, MHD_HEADER_KIND, "X-CSRF-Token");
-        char given [XXL_SECRET_HEX] = "-";
-        //  (a token of ours is 64 hex digits: anything else cannot match)
-        if (csrf && strlen (csrf) == 64 && strspn (csrf, "0123456789abcdef") == 64)
-            snprintf (given, sizeof given, "%s", csrf);
-        xxl_secret_sha256 (cookie, hash);
-        snprintf (out, outlen, "S %s %s %d", hash, given, change? 1: 0);
-        return;
-    }
-    snprintf (out, outlen, "-");
-}
-
-static void
-s_session_cookie (xxl_http_t *self, answer_t *answer, const char *sid)
-{
-    if (sid)
-        snprintf (answer->cookie, sizeof answer->cookie,
-                  "xxl_session=%s; HttpOnly; SameSite=Strict; Path=/%s", sid,
-                  self->tls? "; Secure": "");
-    else
-        snprintf (answer->cookie, sizeof answer->cookie,
-                  "xxl_session=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0%s",
-                  self->tls? "; Secure": "");
-}
-
-//  The limiter's key of the request's client address
-static void
-s_client_key (struct MHD_Connection *conn, char key [XXL_HTTP_LIMIT_KEY])
-{
-    const union MHD_ConnectionInfo *info =
-        MHD_get_connection_info (conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    xxl_http_limit_address (info? info->client_addr: NULL, key);
-}
-
-//  Whether a password check of user's from client may run now (a token
-//  taken from each: s_check_done, or xxl_http_limit_refund, follows); else
-//  the answer is 429 with Retry-After, and nothing is looked up or hashed
-static bool
-s_check_allowed (xxl_http_t *self, answer_t *answer, const char *client, const char *user)
-{
-    if (!self->limit)
-        return true;
-    int64_t wait = xxl_http_limit_take (self->limit, client, user, zclock_mono ());
-    if (wait == 0)
-        return true;
-    __atomic_add_fetch (&self->checks_limited, 1, __ATOMIC_RELAXED);
-    answer->retry_after = (wait + 999) / 1000;
-    s_errorf (answer, 429, "too many wrong passwords from this address or for this user:"
-              " try again in %" PRId64 " s", answer->retry_after);
-    return false;
-}
-
-//  A password check allowed by s_check_allowed gave match
-static void
-s_check_done (xxl_http_t *self, const char *client, const char *user, bool match)
-{
-    __atomic_add_fetch (match? &self->checks_ok: &self->checks_wrong, 1, __ATOMIC_RELAXED);
-    if (match && self->limit)
-        xxl_http_limit_success (self->limit, client, user, zclock_mono ());
-}
-
-static void
-s_login (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn, json_t *body)
-{
-    const char *user = json_string_value (json_object_get (body, "username"));
-    const char *password = json_string_value (json_object_get (body, "password"));
-    if (!user || !password || strlen (user) > 64 || strlen (password) > 1024) {
-        s_error (answer, 400, "login needs {\"username\", \"password\"} (strings)");
-        return;
-    }
-    char client [XXL_HTTP_LIMIT_KEY];
-    s_client_key (conn, client);
-    if (!s_check_allowed (self, answer, client, user))
-        return;
-    json_t *fields = json_pack ("{s:s}", "username", user);
-    json_t *content;
-    char text [512];
-    int code = s_call (self, "-", "HTTP_LOGIN", fields, &content, text, sizeof text);
-    json_decref (fields);
-    if (code != XXL_OK && code != XXL_UNAUTHORIZED) {
-        //  (nothing was judged: the tokens go back)
-        json_decref (content);
-        if (self->limit)
-            xxl_http_limit_refund (self->limit, client, user, zclock_mono ());
-        s_error (answer, code >= 400 && code <= 599? code: 500, text);
-        return;
-    }
-    const char *hash = code == XXL_OK? json_string_value (json_object_get (content, "password"))
-                                     : NULL;
-    //  (checked whatever the lookup said: the time tells nothing)
-    bool match = xxl_secret_check_password (password, hash);
-    s_check_done (self, client, user, match);
-    char sid [XXL_SECRET_HEX], csrf [XXL_SECRET_HEX], sid_hash [XXL_SECRET_HEX];
-    if (!match)
-        s_error (answer, 401, "wrong user name or password");
-    else
-    if (xxl_secret_random (sid) || xxl_secret_random (csrf))
-        s_error (answer, 500, "no random bytes from the OS");
-    else {
-        //  (with the hash the password matched: a password changed since,
-        //  or a user removed and added again, makes no session)
-        xxl_secret_sha256 (sid, sid_hash);
-        fields = json_pack ("{s:s, s:s, s:s, s:s}", "username", user, "session", sid_hash,
-                            "csrf", csrf, "password", hash);
-        s_forward (self, answer, "-", "HTTP_SESSION", fields, 200);
-        json_decref (fields);
-    }
-    json_decref (content);
-    if (!match)
-        return;
-    if (answer->status == 200)
-        s_session_cookie (self, answer, sid);
-}
-
-static void
-s_password (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn, const char *auth,
-            json_t *body)
-{
-    const char *old = json_string_value (json_object_get (body, "oldPassword"));
-    const char *new = json_string_value (json_object_get (body, "newPassword"));
-    if (!old || !new) {
-        s_error (answer, 400, "needs {\"oldPassword\", \"newPassword\"} (strings)");
-        return;
-    }
-    size_t length = strlen (new);
-    bool control = false;
-    for (const unsigned char *p = (const unsigned char *) new; *p; p++)
-        control = control || *p < 0x20 || *p == 0x7f;
-    if (length < 8 || length > 1024 || control) {
-        s_error (answer, 400, "a password must be 8 to 1024 bytes without control characters");
-        return;
-    }
-    //  Who the session is (and its CSRF token judged: a change)
-    json_t *empty = json_object (), *me, *user_row;
-    char text [512];
-    int code = s_call (self, auth, "HTTP_ME", empty, &me, text, sizeof text);
-    const char *user = code == XXL_OK? json_string_value (json_object_get (me, "username")): NULL;
-    const char *kind = code == XXL_OK? json_string_value (json_object_get (me, "kind")): NULL;
-    if (code == XXL_OK && (!user || !kind || strneq (kind, "session"))) {
-        code = XXL_BAD_REQUEST;
-        snprintf (text, sizeof text, "only a session changes its password");
-    }
-    if (code != XXL_OK) {
-        json_decref (me);
-        json_decref (empty);
-        s_error (answer, code >= 400 && code <= 599? code: 500, text);
-        return;
-    }
-    //  (the old password is judged as a login's: limited alike)
-    char client [XXL_HTTP_LIMIT_KEY];
-    s_client_key (conn, client);
-    if (!s_check_allowed (self, answer, client, user)) {
-        json_decref (me);
-        json_decref (empty);
-        return;
-    }
-    json_t *fields = json_pack ("{s:s}", "username", user);
-    code = s_call (self, "-", "HTTP_LOGIN", fields, &user_row, text, sizeof text);
-    json_decref (fields);
-    bool match = xxl_secret_check_password (
-        old, code == XXL_OK? json_string_value (json_object_get (user_row, "password")): NULL);
-    s_check_done (self, client, user, match);
-    json_decref (me);
-    json_decref (user_row);
-    if (!match) {
-        json_decref (empty);
-        s_error (answer, 403, "the old password is wrong");
-        return;
-    }
-    char *hash = xxl_secret_hash_password (new);
-    if (!hash) {
-        json_decref (empty);
-        s_error (answer, 500, "cannot hash the password (libcrypt)");
-        return;
-    }
-    json_object_set_new (empty, "password", json_string (hash));
-    free (hash);
-    s_forward (self, answer, auth, "HTTP_PASSWORD", empty, 200);
-    json_decref (empty);
-}
-
 //  GET cron/next?expr=&n=&tz=&from=: no engine needed
 static void
 s_cron_next (answer_t *answer, struct MHD_Connection *conn)
@@ -703,30 +642,30 @@ s_cron_next (answer_t *answer, struct MHD_Connection *conn)
     const char *tz = MHD_lookup_connection_value (conn, MHD_GET_ARGUMENT_KIND, "tz");
     const char *from_text = MHD_lookup_connection_value (conn, MHD_GET_ARGUMENT_KIND, "from");
     if (!expr || !*expr || strlen (expr) > 1024) {
-        s_error (answer, 400, "expr: a cron expression (at most 1024 bytes) is needed");
+        xxl_http_error (answer, 400, "expr: a cron expression (at most 1024 bytes) is needed");
         return;
     }
     long long n = 5, from = zclock_time ();
     if (n_text) {
         if (!s_decimal (n_text, &n) || n < 1 || n > 100) {
-            s_error (answer, 400, "n must be 1 to 100");
+            xxl_http_error (answer, 400, "n must be 1 to 100");
             return;
         }
     }
     if (from_text) {
         if (!s_decimal (from_text, &from) || from < 0) {
-            s_error (answer, 400, "from must be epoch milliseconds (an integer >= 0)");
+            xxl_http_error (answer, 400, "from must be epoch milliseconds (an integer >= 0)");
             return;
         }
     }
     if (tz && *tz && (strlen (tz) > 64 || !xxl_cron_tz_valid (tz))) {
-        s_errorf (answer, 400, "unknown time zone '%.64s'", tz);
+        xxl_http_errorf (answer, 400, "unknown time zone '%.64s'", tz);
         return;
     }
     char reason [256];
     xxl_cron_t *cron = xxl_cron_new (expr, tz && *tz? tz: NULL, reason, sizeof reason);
     if (!cron) {
-        s_error (answer, 400, reason);
+        xxl_http_error (answer, 400, reason);
         return;
     }
     json_t *next = json_array ();
@@ -739,7 +678,7 @@ s_cron_next (answer_t *answer, struct MHD_Connection *conn)
         after = at;
     }
     xxl_cron_destroy (&cron);
-    s_answer_json (answer, 200, json_pack ("{s:o}", "next", next));
+    xxl_http_answer_json (answer, 200, json_pack ("{s:o}", "next", next));
 }
 
 //  ---------------------------------------------------------------------
@@ -829,12 +768,12 @@ s_meta (xxl_http_t *self, answer_t *answer, const char *auth)
 {
     json_t *fields = json_object (), *plugins;
     char text [512];
-    int code = s_call (self, auth, xxl_commands [XXL_CMD_PLUGIN_LIST].name, fields, &plugins,
-                       text, sizeof text);
+    int code = xxl_http_call (self, auth, xxl_commands [XXL_CMD_PLUGIN_LIST].name, fields,
+                              &plugins, text, sizeof text);
     json_decref (fields);
     if (code != XXL_OK) {
         json_decref (plugins);
-        s_error (answer, code >= 400 && code <= 599? code: 500, text);
+        xxl_http_error (answer, code >= 400 && code <= 599? code: 500, text);
         return;
     }
     json_t *commands = json_array ();
@@ -881,16 +820,18 @@ s_meta (xxl_http_t *self, answer_t *answer, const char *auth)
         "roles", s_meta_values (XXL_CMD_USER_ADD, "role"),
         "routeStrategies", routers,
         "alarmKinds", alarms);
-    s_answer_json (answer, 200, json_pack ("{s:i, s:o, s:o}", "protocol", XXL_PROTOCOL_VERSION,
-                                           "commands", commands, "lists", lists));
+    xxl_http_answer_json (answer, 200, json_pack ("{s:i, s:o, s:o}",
+                                                  "protocol", XXL_PROTOCOL_VERSION,
+                                                  "commands", commands, "lists", lists));
     json_decref (plugins);
 }
 
-//  /api/v1/<path>
-static void
-s_api (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn, const char *method,
-       const char *path, request_ctx_t *ctx)
+//  /api/v1/<path> (xxl_http_int.h)
+void
+xxl_http_api (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn,
+              const char *method, const char *path, request_ctx_t *ctx)
 {
+    assert (self && answer && conn && method && path && ctx);
     const route_t *route = NULL;
     bool path_known = false;
     char args [2][256];
@@ -904,9 +845,9 @@ s_api (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn, const ch
         }
     if (!route) {
         if (path_known)
-            s_errorf (answer, 405, "%s is not a method of /api/v1/%s", method, path);
+            xxl_http_errorf (answer, 405, "%s is not a method of /api/v1/%s", method, path);
         else
-            s_error (answer, 404, "no such path");
+            xxl_http_error (answer, 404, "no such path");
         return;
     }
     bool change = !streq (method, "GET") && !streq (method, "HEAD");
@@ -918,56 +859,56 @@ s_api (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn, const ch
                                                         MHD_HTTP_HEADER_CONTENT_TYPE);
         if (!type || strncasecmp (type, "application/json", 16)
         ||  (type [16] && type [16] != ';' && type [16] != ' ')) {
-            s_error (answer, 415, "the body must be JSON (Content-Type: application/json)");
+            xxl_http_error (answer, 415, "the body must be JSON (Content-Type: application/json)");
             return;
         }
         json_error_t error;
         body = json_loadb ((const char *) zchunk_data (ctx->body), size, JSON_REJECT_DUPLICATES,
                            &error);
         if (!body) {
-            s_errorf (answer, 400, "bad JSON at line %d column %d: %s", error.line,
-                      error.column, error.text);
+            xxl_http_errorf (answer, 400, "bad JSON at line %d column %d: %s", error.line,
+                             error.column, error.text);
             return;
         }
         if (!json_is_object (body)) {
             json_decref (body);
-            s_error (answer, 400, "the body must be a JSON object");
+            xxl_http_error (answer, 400, "the body must be a JSON object");
             return;
         }
     }
     else
         body = json_object ();
     char auth [256];
-    s_credentials (conn, change, auth, sizeof auth);
+    xxl_http_credentials (conn, change, auth, sizeof auth);
     if (route->kind == R_LOGIN)
-        s_login (self, answer, conn, body);
+        xxl_http_login (self, answer, conn, body);
     else
     if (route->kind == R_CRON) {
         //  (it reads nothing, yet is for callers with credentials, as all /api)
         json_t *me;
         char text [512];
-        int code = s_call (self, auth, "HTTP_ME", body, &me, text, sizeof text);
+        int code = xxl_http_call (self, auth, "HTTP_ME", body, &me, text, sizeof text);
         json_decref (me);
         if (code == XXL_OK)
             s_cron_next (answer, conn);
         else
-            s_error (answer, code >= 400 && code <= 599? code: 500, text);
+            xxl_http_error (answer, code >= 400 && code <= 599? code: 500, text);
     }
     else
     if (route->kind == R_ME)
-        s_forward (self, answer, auth, "HTTP_ME", body, 200);
+        xxl_http_forward (self, answer, auth, "HTTP_ME", body, 200);
     else
     if (route->kind == R_META)
         s_meta (self, answer, auth);
     else
     if (route->kind == R_LOGOUT) {
-        s_forward (self, answer, auth, "HTTP_LOGOUT", body, 200);
+        xxl_http_forward (self, answer, auth, "HTTP_LOGOUT", body, 200);
         if (answer->status == 200)
-            s_session_cookie (self, answer, NULL);
+            xxl_http_session_cookie (self, answer, NULL);
     }
     else
     if (route->kind == R_PASSWORD)
-        s_password (self, answer, conn, auth, body);
+        xxl_http_password (self, answer, conn, auth, body);
     else {
         const xxl_command_t *command = &xxl_commands [route->command];
         s_body_fit (command, body);
@@ -983,16 +924,17 @@ s_api (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn, const ch
             }
             json_t *typed = s_typed (command, keys [i], args [i]);
             if (!typed) {
-                s_errorf (answer, 400, "%s in the path must be a decimal integer", keys [i]);
+                xxl_http_errorf (answer, 400, "%s in the path must be a decimal integer",
+                                 keys [i]);
                 json_decref (body);
                 return;
             }
             json_object_set_new (body, keys [i], typed);
         }
         if (query.bad)
-            s_errorf (answer, 400, "query %s: not a valid value", query.bad);
+            xxl_http_errorf (answer, 400, "query %s: not a valid value", query.bad);
         else
-            s_forward (self, answer, auth, command->name, body, route->ok);
+            xxl_http_forward (self, answer, auth, command->name, body, route->ok);
     }
     json_decref (body);
 }
@@ -1103,6 +1045,7 @@ s_security_headers (xxl_http_t *self, struct MHD_Response *response, bool consol
 static enum MHD_Result
 s_queue (xxl_http_t *self, struct MHD_Connection *conn, answer_t *answer, bool head)
 {
+    assert (answer->type && answer->status >= 100 && answer->status <= 599);
     struct MHD_Response *response = MHD_create_response_from_buffer (
         head? 0: answer->size, answer->body? answer->body: (void *) "", MHD_RESPMEM_MUST_COPY);
     MHD_add_response_header (response, MHD_HTTP_HEADER_CONTENT_TYPE, answer->type);
@@ -1259,8 +1202,8 @@ s_access (void *cls, struct MHD_Connection *conn, const char *url, const char *m
             for (char *c = shown; *c; c++)
                 if (!isprint ((unsigned char) *c))
                     *c = '?';
-            s_errorf (&answer, 421, "this server does not answer for the host '%s'"
-                      " (http/hosts)", shown);
+            xxl_http_errorf (&answer, 421, "this server does not answer for the host '%s'"
+                             " (http/hosts)", shown);
             return s_queue (self, conn, &answer, streq (method, "HEAD"));
         }
         //  A body's length told twice (two Content-Lengths, or one with
@@ -1274,8 +1217,8 @@ s_access (void *cls, struct MHD_Connection *conn, const char *url, const char *m
         if (lengths > 1 || (lengths && encodings)) {
             ctx->too_big = true;        //  (nothing of the body is kept)
             answer_t answer = { .type = "text/plain; charset=utf-8" };
-            s_error (&answer, 400, "the body's length is given twice (Content-Length"
-                     " and Transfer-Encoding, or two Content-Lengths)");
+            xxl_http_error (&answer, 400, "the body's length is given twice (Content-Length"
+                            " and Transfer-Encoding, or two Content-Lengths)");
             return s_queue (self, conn, &answer, streq (method, "HEAD"));
         }
         const char *length = MHD_lookup_connection_value (conn, MHD_HEADER_KIND,
@@ -1286,7 +1229,7 @@ s_access (void *cls, struct MHD_Connection *conn, const char *url, const char *m
             //  closes the connection after it, the body unread)
             ctx->too_big = true;
             answer_t answer = { .type = "text/plain; charset=utf-8" };
-            s_errorf (&answer, 413, "the body is over the %zu-byte limit", self->max_body);
+            xxl_http_errorf (&answer, 413, "the body is over the %zu-byte limit", self->max_body);
             return s_queue (self, conn, &answer, streq (method, "HEAD"));
         }
         return MHD_YES;
@@ -1309,19 +1252,19 @@ s_access (void *cls, struct MHD_Connection *conn, const char *url, const char *m
     bool head = streq (method, "HEAD");
     bool get = streq (method, "GET") || head;
     if (ctx->too_big)
-        s_errorf (&answer, 413, "the body is over the %zu-byte limit", self->max_body);
+        xxl_http_errorf (&answer, 413, "the body is over the %zu-byte limit", self->max_body);
     else
     if (strncmp (url, "/api/v1/", 8) == 0)
-        s_api (self, &answer, conn, head? "GET": method, url + 8, ctx);
+        xxl_http_api (self, &answer, conn, head? "GET": method, url + 8, ctx);
     else
     if (strncmp (url, "/api/", 5) == 0 || streq (url, "/api"))
-        s_error (&answer, 404, "no such path (the REST api is under /api/v1/)");
+        xxl_http_error (&answer, 404, "no such path (the REST api is under /api/v1/)");
     else
     if (streq (url, "/healthz") || streq (url, "/readyz") || streq (url, "/metrics")) {
         xxl_metrics_t metrics;
         bool published = xxl_metrics_read (self->metrics, &metrics);
         if (!get)
-            s_errorf (&answer, 405, "%s takes GET", url);
+            xxl_http_errorf (&answer, 405, "%s takes GET", url);
         else
         if (streq (url, "/healthz")) {
             answer.body = strdup ("ok\n");
@@ -1350,13 +1293,13 @@ s_access (void *cls, struct MHD_Connection *conn, const char *url, const char *m
     }
     else
     if (!get)
-        s_errorf (&answer, 405, "%s takes GET", url);
+        xxl_http_errorf (&answer, 405, "%s takes GET", url);
     else {
         char path [4096];
         size_t size = 0;
         int fd = s_static_open (self, url, path, sizeof path, &size);
         if (fd < 0)
-            s_error (&answer, 404, "no such file");
+            xxl_http_error (&answer, 404, "no such file");
         else {
             struct MHD_Response *response = head
                 ? MHD_create_response_from_buffer (0, (void *) "", MHD_RESPMEM_PERSISTENT)
