@@ -8,7 +8,9 @@
                          /healthz, /readyz, /metrics; the console's files;
                          queueing an answer with the security headers;
                          until they have files of their own, the REST api,
-                         credentials and login, the call to the engine
+                         credentials and login
+      xxl_http_call.c    one api request to the engine (JSON to msgpack, the
+                         reply's content back to JSON) and the answer of it
       xxl_http_answer.c  answers: a JSON body, {"error": text}
 
     Threads: xxl_http_new, _stop and _destroy run on their caller's thread
