@@ -7,8 +7,9 @@
                          Host, its body's length and size; dispatches);
                          /healthz, /readyz, /metrics; the console's files;
                          queueing an answer with the security headers;
-                         until they have files of their own, the REST api,
-                         credentials and login
+                         until they have files of their own, the REST api
+      xxl_http_auth.c    credentials of a request, the session cookie, login
+                         and password change (judged with xxl_http_limit)
       xxl_http_call.c    one api request to the engine (JSON to msgpack, the
                          reply's content back to JSON) and the answer of it
       xxl_http_answer.c  answers: a JSON body, {"error": text}
