@@ -6,8 +6,11 @@
                          access handler (reads a request whole; judges its
                          Host, its body's length and size; dispatches);
                          /healthz, /readyz, /metrics; the console's files;
-                         queueing an answer with the security headers;
-                         until they have files of their own, the REST api
+                         queueing an answer with the security headers
+      xxl_http_rest.c    /api/v1/...: the route table (xxl_commands.def's
+                         routes, then the HTTP side's own), the body, query
+                         and path ids typed by the command's fields, cron/next,
+                         meta
       xxl_http_auth.c    credentials of a request, the session cookie, login
                          and password change (judged with xxl_http_limit)
       xxl_http_call.c    one api request to the engine (JSON to msgpack, the
