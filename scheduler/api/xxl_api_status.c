@@ -101,7 +101,7 @@ void
 api_plugin_list (server_t *self, request_t *request)
 {
     char *routers = engine_runs_routers (self)? xxl_routers_names (engine_runs_routers (self)): strdup ("");
-    char *alarms = engine_services_alarms (self)? xxl_alarms_kinds (engine_services_alarms (self)): strdup ("");
+    char *alarms = self->alarms? xxl_alarms_kinds (self->alarms): strdup ("");
     if (!routers || !alarms)
         engine_reply (self, request, XXL_FAILURE, "out of memory");
     else {

@@ -38,6 +38,8 @@ struct _server_t {
     zsock_t *agents;
     xxl_store_t *store;
     xxl_registry_t *registry;
+    xxl_alarms_t *alarms;               //  alarm plugins and their sender thread
+    xxl_alarm_host_t alarm_host;
     xxl_enc_t *enc;
     zsock_t *probes;                    //  inproc ROUTER: pool workers' probes
     zsock_t *routed;                    //  inproc PULL: pool workers' results

@@ -412,20 +412,20 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
                           err);
     }
     //  Alarm plugins: their config keys are scheduler/alarm/<key>
-    self->services.alarm_host = *xxl_alarms_default_host ();
-    self->services.alarm_host.config = s_alarm_config;
-    self->services.alarm_host.config_ctx = config->file;
-    self->services.alarms = xxl_alarms_new (NULL, &self->services.alarm_host);
+    self->alarm_host = *xxl_alarms_default_host ();
+    self->alarm_host.config = s_alarm_config;
+    self->alarm_host.config_ctx = config->file;
+    self->alarms = xxl_alarms_new (NULL, &self->alarm_host);
     self->services.alarm_backlog = zlistx_new ();
-    if (self->services.alarms && xxl_alarms_load (self->services.alarms, config->alarm_plugins) < 0)
+    if (self->alarms && xxl_alarms_load (self->alarms, config->alarm_plugins) < 0)
         zsys_warning ("server: no alarm plugins from %s: jobs with alarm targets are refused",
                       config->alarm_plugins);
-    if (!self->services.alarms) {
+    if (!self->alarms) {
         zsys_error ("server: cannot start the alarm sender");
         s_server_destroy (&self);
         return NULL;
     }
-    xxl_alarms_set_drain_ms (self->services.alarms, 2000);
+    xxl_alarms_set_drain_ms (self->alarms, 2000);
     //  Routers, and the pools that run the probing ones
     self->runs.router_host = *xxl_routers_default_host ();
     self->runs.router_host.probe = xxl_pool_probe;
@@ -981,7 +981,7 @@ xxl_server_actor (zsock_t *pipe, void *args)
         { zsock_resolve (self->api), 0, ZMQ_POLLIN, 0 },
         { zsock_resolve (self->probes), 0, ZMQ_POLLIN, 0 },
         { zsock_resolve (self->routed), 0, ZMQ_POLLIN, 0 },
-        { NULL, xxl_alarms_fd (self->services.alarms), ZMQ_POLLIN, 0 },
+        { NULL, xxl_alarms_fd (self->alarms), ZMQ_POLLIN, 0 },
         { NULL, self->planner.timer_fd, ZMQ_POLLIN, 0 },
         { zsock_resolve (self->http), 0, ZMQ_POLLIN, 0 },
     };

@@ -66,7 +66,7 @@ engine_job_read (server_t *self, request_t *request, xxl_job_t *job, int is_add)
         return xxl_msg_fail (msg, "a BEAN job needs a handler (executorHandler)");
     char reason [512];
     if (*job->alarm_email
-    &&  xxl_alarms_check_targets (engine_services_alarms (self), job->alarm_email, reason, sizeof reason))
+    &&  xxl_alarms_check_targets (self->alarms, job->alarm_email, reason, sizeof reason))
         return xxl_msg_fail (msg, "alarm targets: %s", reason);
     if (*job->timezone && !xxl_cron_tz_valid (job->timezone))
         return xxl_msg_fail (msg, "unknown time zone '%s'", job->timezone);

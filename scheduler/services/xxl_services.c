@@ -117,7 +117,7 @@ s_alarm_send (server_t *self, const xxl_log_t *log, const xxl_job_t *job)
         .retry_count = (int) (job->executor_fail_retry_count - log->executor_fail_retry_count),
         .json = NULL
     };
-    if (xxl_alarms_submit (self->services.alarms, &alarm, job->alarm_email, log->id)) {
+    if (xxl_alarms_submit (self->alarms, &alarm, job->alarm_email, log->id)) {
         if (zlistx_size (self->services.alarm_backlog) < 100000)
             zlistx_add_end (self->services.alarm_backlog, (void *) (intptr_t) log->id);
         else
@@ -154,7 +154,7 @@ engine_alarm_results (server_t *self)
     int64_t tag;
     int ok;
     char *report = NULL;
-    while (xxl_alarms_take (self->services.alarms, &tag, &ok, &report) == 0) {
+    while (xxl_alarms_take (self->alarms, &tag, &ok, &report) == 0) {
         s_alarm_status (self, tag, ok? 2: 3, report);
         free (report);
         report = NULL;
@@ -583,15 +583,9 @@ engine_recover_alarms (server_t *self)
 void
 engine_services_stop (server_t *self)
 {
-    xxl_alarms_destroy (&self->services.alarms);
+    xxl_alarms_destroy (&self->alarms);
     zlistx_destroy (&self->services.alarm_backlog);
     xxl_reporter_destroy (&self->services.reporter);
     zlistx_destroy (&self->services.report_waiting);
 }
 
-//  The alarm plugins (to judge a job's alarm targets, to list them)
-xxl_alarms_t *
-engine_services_alarms (server_t *self)
-{
-    return self->services.alarms;
-}

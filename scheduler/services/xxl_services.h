@@ -27,8 +27,6 @@ typedef struct {
     zlistx_t *report_waiting;           //  report_waiter_t: REPORTs waiting for its count
     bool any_children;                  //  some job has child jobs, as read
     int64_t children_until;             //  monotonic ms: read it again from then
-    xxl_alarms_t *alarms;               //  alarm plugins and their sender thread
-    xxl_alarm_host_t alarm_host;
     zlistx_t *alarm_backlog;            //  log ids whose alarm waits for queue room
     int64_t service_next [XXL_SERVICES];   //  monotonic ms of each service's next run
 } services_t;
@@ -45,8 +43,6 @@ void engine_alarm_again (server_t *self, int64_t log_id);
 void engine_recover_alarms (server_t *self);
 //  Their state, freed at the actor's stop
 void engine_services_stop (server_t *self);
-//  The alarm plugins (to judge a job's alarm targets, to list them)
-xxl_alarms_t *engine_services_alarms (server_t *self);
 void engine_alarm_results (server_t *self);
 void engine_fail_monitor (server_t *self);
 void engine_lost_monitor (server_t *self);
