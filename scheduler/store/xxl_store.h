@@ -624,6 +624,7 @@ typedef struct {
     int64_t at;                         //  zclock_mono of its last line (0: never)
     uint64_t suppressed;                //  lines left out since
 } xxl_store_logged_t;
+//  (sql/xxl_store_sql.c, below the backends that call it)
 void xxl_store_log_error (xxl_store_logged_t *logged, const char *error);
 
 void xxl_group_free (xxl_group_t *group);
