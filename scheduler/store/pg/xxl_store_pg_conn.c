@@ -64,22 +64,6 @@ s_statement_destroy (void **item)
     }
 }
 
-static size_t
-s_pointer_hash (const void *key)
-{
-    uintptr_t value = (uintptr_t) key;
-    value ^= value >> 17;
-    value *= 0xed5ad4bbU;
-    value ^= value >> 11;
-    return (size_t) value;
-}
-
-static int
-s_pointer_compare (const void *a, const void *b)
-{
-    return a < b? -1: a > b? 1: 0;
-}
-
 //  Replaces each occurrence of secret in text (a buffer of size bytes)
 //  with instead (where it fits)
 void
@@ -623,12 +607,5 @@ pgx_txn_lose (store_t *self)
 zhashx_t *
 pgx_cache_new (void)
 {
-    zhashx_t *statements = zhashx_new ();
-    assert (statements);
-    zhashx_set_key_hasher (statements, s_pointer_hash);
-    zhashx_set_key_comparator (statements, s_pointer_compare);
-    zhashx_set_key_duplicator (statements, NULL);
-    zhashx_set_key_destructor (statements, NULL);
-    zhashx_set_destructor (statements, s_statement_destroy);
-    return statements;
+    return xxl_store_sql_cache_new (s_statement_destroy);
 }

@@ -3,7 +3,9 @@
 
     Owns: the driver check (xxl_store_driver_ok), the placeholder rewrite
     for '?' drivers (xxl_store_sql_question_marks), the error lines a
-    backend logs (xxl_store_log_error: one per cause per 10 s), and the
+    backend logs (xxl_store_log_error: one per cause per 10 s), the
+    statement cache's table keyed by the address of a statement's text
+    (xxl_store_sql_cache_new), and the
     calls the shared bodies make through a handle's driver (xsql_*,
     xxl_store_sql_int.h): each passes its arguments on to the driver's
     call of the same name, unchanged -- one call, one statement.
@@ -172,6 +174,36 @@ xsql_row (xxl_store_t *self, const char *what, xxl_store_read_fn *read, void *ar
     int rows = xsql_driver (self)->row (self, what, read, arg, sql, fmt, args);
     va_end (args);
     return rows;
+}
+
+static size_t
+s_pointer_hash (const void *key)
+{
+    uintptr_t value = (uintptr_t) key;
+    value ^= value >> 17;
+    value *= 0xed5ad4bbU;
+    value ^= value >> 11;
+    return (size_t) value;
+}
+
+static int
+s_pointer_compare (const void *a, const void *b)
+{
+    return a < b? -1: a > b? 1: 0;
+}
+
+zhashx_t *
+xxl_store_sql_cache_new (zhashx_destructor_fn *destroy)
+{
+    assert (destroy);
+    zhashx_t *statements = zhashx_new ();
+    assert (statements);
+    zhashx_set_key_hasher (statements, s_pointer_hash);
+    zhashx_set_key_comparator (statements, s_pointer_compare);
+    zhashx_set_key_duplicator (statements, NULL);
+    zhashx_set_key_destructor (statements, NULL);
+    zhashx_set_destructor (statements, destroy);
+    return statements;
 }
 
 void

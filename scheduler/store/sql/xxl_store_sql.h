@@ -55,6 +55,8 @@
 
 #include "xxl_store.h"
 
+#include <czmq.h>
+
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -175,6 +177,11 @@ typedef struct {
 
 //  True when driver is complete and of this version (backends assert it)
 int xxl_store_driver_ok (const xxl_store_driver_t *driver);
+
+//  A backend's statement cache: a table keyed by the address of a
+//  statement's text (string literals: the key is never copied nor freed),
+//  whose values destroy frees
+zhashx_t *xxl_store_sql_cache_new (zhashx_destructor_fn *destroy);
 
 //  Rewrites sql's $N placeholders (outside quotes) as ?N into out (size
 //  bytes); out, or NULL when it does not fit.  For drivers whose
