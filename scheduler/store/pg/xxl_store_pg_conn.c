@@ -312,6 +312,8 @@ s_send (store_t *self, int flags, const char *sql, const char *fmt, va_list args
 PGresult *
 pgx_runv (store_t *self, int flags, const char *sql, const char *fmt, va_list args)
 {
+    //  (the constructor set both: the method table and the flush hook)
+    assert (self->sql.base.methods && self->flush);
     if (!(flags & PGX_WRITE) || self->in_txn)
         return s_send (self, flags, sql, fmt? fmt: "", args);
     //  A write outside a transaction: in one of its own

@@ -102,6 +102,8 @@ s_prepare_new (store_t *self, const char *sql)
 sqlite3_stmt *
 sq_prepare (store_t *self, const char *sql)
 {
+    //  (the cache is keyed by the text's address: a string literal)
+    assert (self->statements && sql);
     sqlite3_stmt *stmt = (sqlite3_stmt *) zhashx_lookup (self->statements, sql);
     if (stmt) {
         sqlite3_reset (stmt);
