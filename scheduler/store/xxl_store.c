@@ -1,6 +1,18 @@
-/*  xxl_store.c -- the store's backends by name, and what every backend
-    shares (freeing the row structs).  The calls themselves are inline in
-    xxl_store.h: each goes through the handle's method table.
+/*  xxl_store.c -- the top of the store: the factory that picks a backend
+    by URL, the completeness check of the table it returns, and freeing
+    the row structs.  The calls themselves are inline in xxl_store.h: each
+    goes through the handle's method table.
+
+    Owns: xxl_store_new / xxl_store_side_new / xxl_store_describe /
+    xxl_store_destroy and the xxl_*_free helpers of the row types.
+    MAY call the backends (scheduler/store/sqlite, scheduler/store/pg);
+    MUST NOT be called by them, nor by the shared SQL (scheduler/store/sql):
+    what every backend shares (xxl_store_log_error, the driver check) lives
+    in scheduler/store/sql, below the backends.
+    MUST: return a handle whose method table is of this version with no
+    slot empty (asserted), or NULL with the reason in err.
+    Errors: NULL from the constructors, err filled; the URL's password is
+    never echoed (xxl_store_describe masks it).
 */
 
 #include "xxl_store.h"
@@ -164,35 +176,6 @@ xxl_log_free (xxl_log_t *log)
     free (log->trigger_type);
     free (log->handle_msg);
     memset (log, 0, sizeof *log);
-}
-
-void
-xxl_store_log_error (xxl_store_logged_t *logged, const char *error)
-{
-    //  The slot of this cause, or the one written longest ago
-    int64_t now = zclock_mono ();
-    xxl_store_logged_t *slot = &logged [0];
-    for (int i = 0; i < XXL_STORE_LOG_CAUSES; i++) {
-        if (strcmp (logged [i].cause, error) == 0) {
-            slot = &logged [i];
-            break;
-        }
-        if (logged [i].at < slot->at)
-            slot = &logged [i];
-    }
-    bool same = strcmp (slot->cause, error) == 0;
-    if (same && slot->at && now - slot->at < XXL_STORE_LOG_MS) {
-        slot->suppressed++;
-        return;
-    }
-    if (same && slot->suppressed)
-        zsys_error ("store: %s (and %" PRIu64 " more like it in the last %d s)", error,
-                    slot->suppressed, (int) ((now - slot->at) / 1000));
-    else
-        zsys_error ("store: %s", error);
-    snprintf (slot->cause, sizeof slot->cause, "%s", error);
-    slot->at = now;
-    slot->suppressed = 0;
 }
 
 void

@@ -5,8 +5,10 @@
     table (as SQLite's sqlite3_file and sqlite3_io_methods): the engine
     calls the typed functions below, which go through that table; no SQL,
     no database API and no row format appear outside a backend.  The
-    backends are SQLite (xxl_store_sqlite.c) and PostgreSQL
-    (xxl_store_pg.c), each a file filling the same table.
+    backends are SQLite (sqlite/) and PostgreSQL (pg/), each filling the
+    same table, over the SQL they share (sql/).  Layers, top to bottom:
+    this interface and the factory (xxl_store.c); the backends; the shared
+    SQL and the helpers every backend uses.
 
     Contracts every backend keeps:
     -   One handle is one connection, used by one thread (the engine's).
@@ -624,6 +626,7 @@ typedef struct {
     int64_t at;                         //  zclock_mono of its last line (0: never)
     uint64_t suppressed;                //  lines left out since
 } xxl_store_logged_t;
+//  (sql/xxl_store_sql.c, below the backends that call it)
 void xxl_store_log_error (xxl_store_logged_t *logged, const char *error);
 
 void xxl_group_free (xxl_group_t *group);

@@ -1,6 +1,14 @@
-/*  xxl_store_pg.c -- the PostgreSQL backend's connection: connecting and
-    migrating the schema, the statement cache and binding, results,
-    errors, transactions and reconnection.
+/*  xxl_store_pg.c -- the top of the PostgreSQL backend: connecting and
+    migrating the schema, the session, transactions and reconnection, and
+    the method table.
+
+    Layers of the backend, calls going down only: this file; then
+    xxl_store_pg_rows.c (its own row calls, the dialect's texts),
+    _lease.c (calls by share), _batch.c (deferred and batched log rows)
+    and _driver.c (the driver of the shared SQL); then _conn.c (statement
+    cache, binding, running, errors).  What a lower file needs of this one
+    it reaches through the handle: the method table (begin, commit,
+    rollback) and self->flush (set here to pgx_flush).
 
     How the store's contracts (xxl_store.h) map onto PostgreSQL:
     -   The write lock: begin sends "BEGIN; SELECT pg_advisory_xact_lock
@@ -42,6 +50,9 @@
     -   The WAL is PostgreSQL's own: wal_set_size ignored, wal_due 0,
         wal_restart 0.
 
+    MUST: a handle leaves here with its method table, its driver (checked:
+    xxl_store_driver_ok), its statement cache and its flush hook set.
+
     Speed: a turn's new manual rows and a CALLBACK's items go as one
     statement each (xxl_store_pg_batch.c); every other call is one
     synchronous round trip.
@@ -49,14 +60,11 @@
 
 #include "xxl_store_pg_int.h"
 
+#include <assert.h>
 #include <czmq.h>
 #include <libpq-fe.h>
-#include <endian.h>
 #include <inttypes.h>
 #include <stdarg.h>
-
-//  The driver of the shared SQL (at the end of this file)
-static const xxl_store_driver_t s_driver;
 
 //  A lost connection is tried again by begin at most this often
 #define XXL_PG_RETRY_MS 1000
@@ -69,20 +77,8 @@ static const xxl_store_driver_t s_driver;
 #define XXL_PG_SESSION \
     "SET statement_timeout = 10000; SET lock_timeout = 5000;" \
     " SET idle_in_transaction_session_timeout = 2000; SET client_min_messages = warning"
-#define XXL_PG_PARAMS_MAX 32
 //  A side connection's statement_timeout (ms)
 #define XXL_PG_SIDE_TIMEOUT "600000"
-
-//  Type oids (PostgreSQL's catalog/pg_type.h, which libpq does not ship)
-#define XXL_BOOLOID 16
-#define XXL_INT8OID 20
-#define XXL_INT2OID 21
-#define XXL_INT4OID 23
-#define XXL_TEXTOID 25
-#define XXL_OIDOID 26
-#define XXL_FLOAT4OID 700
-#define XXL_FLOAT8OID 701
-#define XXL_NUMERICOID 1700
 
 //  The migrations, in order; schema version N is reached by running
 //  s_migrations [N-1] (SQLite's steps, xxl_store_sqlite.c, in
@@ -248,171 +244,10 @@ static const char *s_migrations [] = {
 };
 #define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))
 
-//  A prepared statement: its name on the connection and the fmt it was
-//  prepared with (its parameters' types)
-typedef struct {
-    char name [16];
-    char *fmt;
-} statement_t;
-
-static void
-s_statement_destroy (void **item)
-{
-    statement_t *statement = (statement_t *) *item;
-    if (statement) {
-        free (statement->fmt);
-        free (statement);
-        *item = NULL;
-    }
-}
-
-static size_t
-s_pointer_hash (const void *key)
-{
-    uintptr_t value = (uintptr_t) key;
-    value ^= value >> 17;
-    value *= 0xed5ad4bbU;
-    value ^= value >> 11;
-    return (size_t) value;
-}
-
-static int
-s_pointer_compare (const void *a, const void *b)
-{
-    return a < b? -1: a > b? 1: 0;
-}
-
-//  Replaces each occurrence of secret in text (a buffer of size bytes)
-//  with instead (where it fits)
-static void
-s_replace (char *text, size_t size, const char *secret, const char *instead)
-{
-    if (!secret || !*secret || strstr (instead, secret))
-        return;
-    size_t length = strlen (secret), with = strlen (instead);
-    char *at, *from = text;
-    while ((at = strstr (from, secret))) {
-        size_t tail = strlen (at + length) + 1;
-        if ((size_t) (at - text) + with + tail > size)
-            break;
-        memmove (at + with, at + length, tail);
-        memcpy (at, instead, with);
-        from = at + with;
-    }
-}
-
-//  A password never shows in an error
-static void
-s_redact (char *text, size_t size, const char *secret)
-{
-    s_replace (text, size, secret, "***");
-}
-
-//  libpq's message on one line: newlines and tabs become spaces, no
-//  trailing blanks; into out (size bytes)
-static void
-s_one_line (char *out, size_t size, const char *message)
-{
-    size_t used = 0;
-    for (const char *p = message? message: ""; *p && used + 1 < size; p++) {
-        char c = *p == '\n' || *p == '\t' || *p == '\r'? ' ': *p;
-        if (c == ' ' && (used == 0 || out [used - 1] == ' '))
-            continue;
-        out [used++] = c;
-    }
-    while (used && out [used - 1] == ' ')
-        used--;
-    out [used] = 0;
-}
-
-//  Logs self->error (xxl_store_log_error: a line per cause per 10 s)
-static void
-s_log_error (store_t *self)
-{
-    xxl_store_log_error (self->logged, self->error);
-}
-
-//  After an error: a transaction PostgreSQL aborted, or the connection
-//  lost inside one, is lost with this error as its cause
-static void
-s_note_lost (store_t *self)
-{
-    if (!self->in_txn || self->txn_lost)
-        return;
-    if (!self->conn || PQstatus (self->conn) != CONNECTION_OK
-    ||  PQtransactionStatus (self->conn) == PQTRANS_INERROR) {
-        self->txn_lost = 1;
-        snprintf (self->txn_cause, sizeof self->txn_cause, "%s", self->error);
-    }
-}
-
-int
-pgx_fail (store_t *self, const char *what, const PGresult *result)
-{
-    const char *message = NULL;
-    if (result)
-        message = PQresultErrorField (result, PG_DIAG_MESSAGE_PRIMARY);
-    if (!message || !*message)
-        message = result? PQresultErrorMessage (result): NULL;
-    if ((!message || !*message) && self->conn)
-        message = PQerrorMessage (self->conn);
-    char line [400];
-    s_one_line (line, sizeof line, message && *message? message: "unknown error");
-    bool lost = !self->conn || PQstatus (self->conn) != CONNECTION_OK;
-    snprintf (self->error, sizeof self->error, "%s: %s%s", what,
-              lost? "the connection to PostgreSQL is lost: ": "", line);
-    s_redact (self->error, sizeof self->error, self->password);
-    s_note_lost (self);
-    s_log_error (self);
-    return -1;
-}
-
-int
-pgx_failf (store_t *self, const char *format, ...)
-{
-    va_list args;
-    va_start (args, format);
-    vsnprintf (self->error, sizeof self->error, format, args);
-    va_end (args);
-    s_note_lost (self);
-    s_log_error (self);
-    return -1;
-}
-
-//  "what" for an error: the statement's first words
-static void
-s_what (char *out, size_t size, const char *sql)
-{
-    char line [48];
-    s_one_line (line, sizeof line, sql);
-    snprintf (out, size, "\"%s...\"", line);
-}
-
-//  Runs sql (several statements allowed, no parameters) with the simple
-//  protocol; 0, or -1 with the error recorded.  value (if not NULL): the
-//  first column of the last statement's first row (-1 when none).
-static int
-s_simple_value (store_t *self, const char *sql, int64_t *value)
-{
-    PGresult *result = PQexec (self->conn, sql);
-    ExecStatusType status = PQresultStatus (result);
-    int rc = 0;
-    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
-        char what [64];
-        s_what (what, sizeof what, sql);
-        rc = pgx_fail (self, what, result);
-    }
-    if (value)
-        *value = rc == 0 && status == PGRES_TUPLES_OK && PQntuples (result) > 0
-               ? pgx_int (result, 0, 0): -1;
-    PQclear (result);
-    return rc;
-}
-
 static int
 s_simple (store_t *self, const char *sql)
 {
-    return s_simple_value (self, sql, NULL);
+    return pgx_simple_value (self, sql, NULL);
 }
 
 //  The session's settings (XXL_PG_SESSION); a side connection (the
@@ -467,529 +302,6 @@ s_reconnect (store_t *self)
     self->reconnect_at = 0;
     zsys_info ("store: reconnected to PostgreSQL");
     return 0;
-}
-
-//  --------------------------------------------------------------------
-//  Statements
-
-
-//  The prepared statement of sql on this connection (prepared now the
-//  first time, with the parameters' types); NULL with the error recorded
-static statement_t *
-s_statement (store_t *self, const char *sql, const char *fmt, int params, const Oid *types)
-{
-    statement_t *statement = (statement_t *) zhashx_lookup (self->statements, sql);
-    if (statement) {
-        if (streq (statement->fmt, fmt))
-            return statement;
-        pgx_failf (self, "a statement used with two formats (%s, %s)", statement->fmt, fmt);
-        return NULL;
-    }
-    statement = (statement_t *) zmalloc (sizeof (statement_t));
-    snprintf (statement->name, sizeof statement->name, "x%u", ++self->statement_seq);
-    statement->fmt = strdup (fmt);
-    PGresult *prepared = PQprepare (self->conn, statement->name, sql, params, types);
-    if (PQresultStatus (prepared) != PGRES_COMMAND_OK) {
-        char what [64];
-        s_what (what, sizeof what, sql);
-        pgx_fail (self, what, prepared);
-        PQclear (prepared);
-        s_statement_destroy ((void **) &statement);
-        return NULL;
-    }
-    PQclear (prepared);
-    zhashx_insert (self->statements, sql, statement);
-    return statement;
-}
-
-static PGresult *
-s_send (store_t *self, int flags, const char *sql, const char *fmt, va_list args)
-{
-    //  The rows log_add deferred go first: this statement may read them
-    if (self->in_txn && !self->txn_lost && pgx_deferred_rows (self) && pgx_flush (self))
-        return NULL;
-    if (self->in_txn && self->txn_lost) {
-        //  (logged when it happened)
-        snprintf (self->error, sizeof self->error, "%s", self->txn_cause);
-        return NULL;
-    }
-    char what [64];
-    if (!self->conn || PQstatus (self->conn) != CONNECTION_OK) {
-        s_what (what, sizeof what, sql);
-        pgx_fail (self, what, NULL);
-        return NULL;
-    }
-    int params = (int) strlen (fmt);
-    if (params > XXL_PG_PARAMS_MAX) {
-        pgx_failf (self, "too many parameters (%d)", params);
-        return NULL;
-    }
-    Oid types [XXL_PG_PARAMS_MAX];
-    const char *values [XXL_PG_PARAMS_MAX];
-    int lengths [XXL_PG_PARAMS_MAX], formats [XXL_PG_PARAMS_MAX];
-    uint64_t numbers [XXL_PG_PARAMS_MAX];
-    char *fixed [XXL_PG_PARAMS_MAX];
-    for (int i = 0; i < params; i++) {
-        fixed [i] = NULL;
-        lengths [i] = 0;
-        formats [i] = 0;
-        types [i] = 0;
-        values [i] = NULL;
-        if (fmt [i] == 'i') {
-            numbers [i] = htobe64 ((uint64_t) va_arg (args, int64_t));
-            types [i] = XXL_INT8OID;
-        }
-        else
-        if (fmt [i] == 'd') {
-            double value = va_arg (args, double);
-            uint64_t bits;
-            memcpy (&bits, &value, sizeof bits);
-            numbers [i] = htobe64 (bits);
-            types [i] = XXL_FLOAT8OID;
-        }
-        else
-        if (fmt [i] == 's') {
-            values [i] = va_arg (args, const char *);
-            types [i] = XXL_TEXTOID;
-            //  (PostgreSQL refuses text that is not UTF-8 and aborts the
-            //  transaction; SQLite stores any bytes, and every reply
-            //  carries U+FFFD for them anyway: the store answers the same)
-            if (values [i] && (fixed [i] = xxl_utf8_repair (values [i])))
-                values [i] = fixed [i];
-        }
-        if (types [i] == XXL_INT8OID || types [i] == XXL_FLOAT8OID) {
-            values [i] = (const char *) &numbers [i];
-            lengths [i] = 8;
-            formats [i] = 1;
-        }
-    }
-    PGresult *result = NULL;
-    statement_t *statement = NULL;
-    if (flags & PGX_ONCE)
-        result = PQexecParams (self->conn, sql, params, types, values, lengths, formats, 0);
-    else
-    if ((statement = s_statement (self, sql, fmt, params, types)))
-        result = PQexecPrepared (self->conn, statement->name, params, values, lengths,
-                                 formats, 0);
-    for (int i = 0; i < params; i++)
-        free (fixed [i]);
-    if (!(flags & PGX_ONCE) && !statement)
-        return NULL;                    //  (the error recorded)
-    ExecStatusType status = PQresultStatus (result);
-    if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
-        s_what (what, sizeof what, sql);
-        pgx_fail (self, what, result);
-        PQclear (result);
-        return NULL;
-    }
-    if ((flags & PGX_WRITE) && self->in_txn)
-        self->txn_dirty = 1;
-    return result;
-}
-
-PGresult *
-pgx_runv (store_t *self, int flags, const char *sql, const char *fmt, va_list args)
-{
-    if (!(flags & PGX_WRITE) || self->in_txn)
-        return s_send (self, flags, sql, fmt? fmt: "", args);
-    //  A write outside a transaction: in one of its own
-    if (pgx_begin (&self->sql.base))
-        return NULL;
-    PGresult *result = s_send (self, flags, sql, fmt? fmt: "", args);
-    if (!result) {
-        char cause [sizeof self->error];
-        snprintf (cause, sizeof cause, "%s", self->error);
-        pgx_rollback (&self->sql.base);
-        snprintf (self->error, sizeof self->error, "%s", cause);
-        return NULL;
-    }
-    if (pgx_commit (&self->sql.base)) {
-        PQclear (result);
-        return NULL;
-    }
-    return result;
-}
-
-PGresult *
-pgx_run (store_t *self, int flags, const char *sql, const char *fmt, ...)
-{
-    va_list args;
-    va_start (args, fmt);
-    PGresult *result = pgx_runv (self, flags, sql, fmt, args);
-    va_end (args);
-    return result;
-}
-
-int
-pgx_changes (const PGresult *result)
-{
-    const char *tuples = PQcmdTuples ((PGresult *) result);
-    return tuples && *tuples? atoi (tuples): 0;
-}
-
-int
-pgx_exec (store_t *self, const char *sql, const char *fmt, ...)
-{
-    va_list args;
-    va_start (args, fmt);
-    PGresult *result = pgx_runv (self, PGX_WRITE, sql, fmt, args);
-    va_end (args);
-    if (!result)
-        return -1;
-    int changes = pgx_changes (result);
-    PQclear (result);
-    return changes;
-}
-
-int64_t
-pgx_int (const PGresult *result, int row, int column)
-{
-    if (PQgetisnull (result, row, column))
-        return 0;
-    const char *value = PQgetvalue (result, row, column);
-    Oid type = PQftype (result, column);
-    if (type == XXL_BOOLOID)
-        return *value == 't';
-    if (type == XXL_FLOAT4OID || type == XXL_FLOAT8OID)
-        return (int64_t) strtod (value, NULL);
-    return strtoll (value, NULL, 10);
-}
-
-double
-pgx_double (const PGresult *result, int row, int column)
-{
-    if (PQgetisnull (result, row, column))
-        return 0;
-    return strtod (PQgetvalue (result, row, column), NULL);
-}
-
-char *
-pgx_string (const PGresult *result, int row, int column)
-{
-    return strdup (PQgetisnull (result, row, column)? "": PQgetvalue (result, row, column));
-}
-
-static int64_t
-s_scalarv (store_t *self, int flags, const char *sql, const char *fmt, va_list args)
-{
-    PGresult *result = pgx_runv (self, flags, sql, fmt, args);
-    if (!result)
-        return -1;
-    int64_t value = PQntuples (result) > 0 && PQnfields (result) > 0
-                  ? pgx_int (result, 0, 0): -1;
-    PQclear (result);
-    return value;
-}
-
-int64_t
-pgx_scalar (store_t *self, const char *sql, const char *fmt, ...)
-{
-    va_list args;
-    va_start (args, fmt);
-    int64_t value = s_scalarv (self, PGX_READ, sql, fmt, args);
-    va_end (args);
-    return value;
-}
-
-static char *
-s_textv (store_t *self, int flags, const char *sql, const char *fmt, va_list args)
-{
-    PGresult *result = pgx_runv (self, flags, sql, fmt, args);
-    if (!result)
-        return NULL;
-    char *value = PQntuples (result) > 0 && PQnfields (result) > 0
-                  && !PQgetisnull (result, 0, 0)? pgx_string (result, 0, 0): NULL;
-    PQclear (result);
-    return value;
-}
-
-char *
-pgx_text (store_t *self, const char *sql, const char *fmt, ...)
-{
-    va_list args;
-    va_start (args, fmt);
-    char *value = s_textv (self, PGX_READ, sql, fmt, args);
-    va_end (args);
-    return value;
-}
-
-static int
-s_id_listv (store_t *self, int64_t *ids, size_t max, size_t *count, const char *sql,
-            const char *fmt, va_list args)
-{
-    *count = 0;
-    PGresult *result = pgx_runv (self, PGX_READ, sql, fmt, args);
-    if (!result)
-        return -1;
-    int rows = PQntuples (result);
-    for (int row = 0; row < rows && *count < max; row++)
-        ids [(*count)++] = pgx_int (result, row, 0);
-    PQclear (result);
-    return 0;
-}
-
-int
-pgx_id_list (store_t *self, int64_t *ids, size_t max, size_t *count, const char *sql,
-             const char *fmt, ...)
-{
-    va_list args;
-    va_start (args, fmt);
-    int rc = s_id_listv (self, ids, max, count, sql, fmt, args);
-    va_end (args);
-    return rc;
-}
-
-//  How a column is encoded
-typedef enum { KIND_INT, KIND_FLOAT, KIND_NUMERIC, KIND_BOOL, KIND_TEXT } kind_t;
-
-static kind_t
-s_kind (Oid type)
-{
-    switch (type) {
-        case XXL_INT2OID: case XXL_INT4OID: case XXL_INT8OID: case XXL_OIDOID:
-            return KIND_INT;
-        case XXL_FLOAT4OID: case XXL_FLOAT8OID:
-            return KIND_FLOAT;
-        case XXL_NUMERICOID:
-            return KIND_NUMERIC;
-        case XXL_BOOLOID:
-            return KIND_BOOL;
-        default:
-            return KIND_TEXT;
-    }
-}
-
-//  Encodes a result's rows as maps whose keys are the column names
-//  (camelCase with quoted aliases): integers as int, floats as float64
-//  (numeric: int when whole, as SQLite's SUM gives), booleans as 1/0, NULL
-//  as nil, else str.  rows_as_array 0: only the first row's map (nothing
-//  when there is none).  max_size > 0: an array that stops before a row
-//  would take the encoder past max_size bytes (*truncated 1), with
-//  SQLite's bound of a row's size.  The number of rows.
-static int
-s_encode_result (const PGresult *result, xxl_enc_t *enc, int rows_as_array, size_t max_size,
-                 int *truncated)
-{
-    int columns = PQnfields (result), rows = PQntuples (result);
-    kind_t kinds [64];
-    if (columns > 64)
-        columns = 64;
-    for (int column = 0; column < columns; column++)
-        kinds [column] = s_kind (PQftype (result, column));
-    if (rows_as_array)
-        xxl_enc_array_begin (enc);
-    int done = 0;
-    for (int row = 0; row < rows; row++) {
-        if (max_size) {
-            //  An upper bound of the row's encoded size: 5-byte map header,
-            //  each key with a 5-byte header, each value 9 bytes or a
-            //  string with a 5-byte header
-            size_t size = 5;
-            for (int column = 0; column < columns; column++) {
-                size += 5 + strlen (PQfname (result, column));
-                size += kinds [column] != KIND_TEXT || PQgetisnull (result, row, column)? 9
-                      : 5 + (size_t) PQgetlength (result, row, column);
-            }
-            if (xxl_enc_size (enc) + size > max_size) {
-                *truncated = 1;
-                break;
-            }
-        }
-        done++;
-        xxl_enc_map_begin (enc);
-        for (int column = 0; column < columns; column++) {
-            xxl_enc_key (enc, PQfname (result, column));
-            const char *value = PQgetvalue (result, row, column);
-            if (PQgetisnull (result, row, column))
-                xxl_enc_nil (enc);
-            else
-            switch (kinds [column]) {
-                case KIND_INT:
-                case KIND_BOOL:
-                    xxl_enc_int (enc, pgx_int (result, row, column));
-                    break;
-                case KIND_FLOAT:
-                    xxl_enc_double (enc, strtod (value, NULL));
-                    break;
-                case KIND_NUMERIC:
-                    if (strpbrk (value, ".eEN"))
-                        xxl_enc_double (enc, strtod (value, NULL));
-                    else
-                        xxl_enc_int (enc, strtoll (value, NULL, 10));
-                    break;
-                default:
-                    xxl_enc_strn (enc, value, (size_t) PQgetlength (result, row, column));
-            }
-        }
-        xxl_enc_map_end (enc);
-        if (!rows_as_array)
-            break;
-    }
-    if (rows_as_array)
-        xxl_enc_array_end (enc);
-    return done;
-}
-
-static int
-s_encodev (store_t *self, int flags, xxl_enc_t *enc, int rows_as_array, size_t max_size,
-           int *truncated, const char *sql, const char *fmt, va_list args)
-{
-    if (truncated)
-        *truncated = 0;
-    PGresult *result = pgx_runv (self, flags, sql, fmt, args);
-    if (!result)
-        return -1;
-    int rows = s_encode_result (result, enc, rows_as_array, max_size, truncated);
-    PQclear (result);
-    return rows;
-}
-
-int
-pgx_encode (store_t *self, xxl_enc_t *enc, int rows_as_array, const char *sql,
-            const char *fmt, ...)
-{
-    va_list args;
-    va_start (args, fmt);
-    int rows = s_encodev (self, PGX_READ, enc, rows_as_array, 0, NULL, sql, fmt, args);
-    va_end (args);
-    return rows;
-}
-
-int
-pgx_encode_max (store_t *self, xxl_enc_t *enc, size_t max_size, int *truncated,
-                const char *sql, const char *fmt, ...)
-{
-    va_list args;
-    va_start (args, fmt);
-    int rows = s_encodev (self, PGX_READ, enc, 1, max_size, truncated, sql, fmt, args);
-    va_end (args);
-    return rows;
-}
-
-//  --------------------------------------------------------------------
-//  The driver of the shared SQL (xxl_store_sql.h): the helpers above,
-//  writes with PGX_WRITE (a transaction of their own outside one), reads
-//  with PGX_READ, every statement prepared once per connection
-
-static int
-s_driver_exec (xxl_store_t *base, const char *sql, const char *fmt, va_list args)
-{
-    PGresult *result = pgx_runv ((store_t *) base, PGX_WRITE, sql, fmt, args);
-    if (!result)
-        return -1;
-    int changes = pgx_changes (result);
-    PQclear (result);
-    return changes;
-}
-
-static int64_t
-s_driver_scalar (xxl_store_t *base, const char *sql, const char *fmt, va_list args)
-{
-    return s_scalarv ((store_t *) base, PGX_READ, sql, fmt, args);
-}
-
-static char *
-s_driver_text (xxl_store_t *base, const char *sql, const char *fmt, va_list args)
-{
-    return s_textv ((store_t *) base, PGX_READ, sql, fmt, args);
-}
-
-static int
-s_driver_id_list (xxl_store_t *base, int64_t *ids, size_t max, size_t *count,
-                  const char *sql, const char *fmt, va_list args)
-{
-    return s_id_listv ((store_t *) base, ids, max, count, sql, fmt, args);
-}
-
-static int
-s_driver_encode (xxl_store_t *base, xxl_enc_t *enc, int rows_as_array, size_t max_size,
-                 int *truncated, const char *sql, const char *fmt, va_list args)
-{
-    return s_encodev ((store_t *) base, PGX_READ, enc, rows_as_array, max_size, truncated,
-                      sql, fmt, args);
-}
-
-//  A row is a result and a row number in it
-struct _xxl_store_row_t {
-    const PGresult *result;
-    int row;
-};
-
-static int
-s_driver_row (xxl_store_t *base, const char *what, xxl_store_read_fn *read, void *arg,
-              const char *sql, const char *fmt, va_list args)
-{
-    (void) what;                        //  (pgx_run names the query by its text)
-    PGresult *result = pgx_runv ((store_t *) base, PGX_READ, sql, fmt, args);
-    if (!result)
-        return -1;
-    int rc = 0;
-    if (PQntuples (result) > 0) {
-        xxl_store_row_t row = { result, 0 };
-        read (&s_driver, &row, arg);
-        rc = 1;
-    }
-    PQclear (result);
-    return rc;
-}
-
-static int64_t
-s_driver_column_int (const xxl_store_row_t *row, int column)
-{
-    return pgx_int (row->result, row->row, column);
-}
-
-static double
-s_driver_column_double (const xxl_store_row_t *row, int column)
-{
-    return pgx_double (row->result, row->row, column);
-}
-
-static char *
-s_driver_column_text (const xxl_store_row_t *row, int column)
-{
-    return pgx_string (row->result, row->row, column);
-}
-
-static void
-s_driver_set_error (xxl_store_t *base, const char *text)
-{
-    store_t *self = (store_t *) base;
-    snprintf (self->error, sizeof self->error, "%s", text);
-}
-
-static const xxl_store_driver_t s_driver = {
-    .version = XXL_STORE_DRIVER_VERSION,
-    .size = sizeof (xxl_store_driver_t),
-    .name = "postgresql",
-    .placeholder = '$',
-    .exec = s_driver_exec,
-    .scalar = s_driver_scalar,
-    .text = s_driver_text,
-    .id_list = s_driver_id_list,
-    .encode = s_driver_encode,
-    .sql = pgx_statements,
-    .row = s_driver_row,
-    .column_int = s_driver_column_int,
-    .column_double = s_driver_column_double,
-    .column_text = s_driver_column_text,
-    .set_error = s_driver_set_error,
-};
-
-void
-pgx_log_id_used (store_t *self, int64_t id)
-{
-    if (id > self->txn_log_max)
-        self->txn_log_max = id;
-}
-
-void
-pgx_txn_lose (store_t *self)
-{
-    if (!self->in_txn || self->txn_lost)
-        return;
-    self->txn_lost = 1;
-    snprintf (self->txn_cause, sizeof self->txn_cause, "%s", self->error);
 }
 
 //  --------------------------------------------------------------------
@@ -1095,9 +407,9 @@ s_open (const char *url, bool side, char *err, size_t errlen)
     PQconninfoOption *options = PQconninfoParse (url, &parse_error);
     if (!options) {
         char line [400];
-        s_one_line (line, sizeof line, parse_error? parse_error: "out of memory");
-        s_replace (line, sizeof line, url, "(the URL)");
-        s_redact (line, sizeof line, raw);
+        pgx_one_line (line, sizeof line, parse_error? parse_error: "out of memory");
+        pgx_replace (line, sizeof line, url, "(the URL)");
+        pgx_redact (line, sizeof line, raw);
         snprintf (err, errlen, "the PostgreSQL URL is not valid: %s", line);
         PQfreemem (parse_error);
         free (raw);
@@ -1105,19 +417,15 @@ s_open (const char *url, bool side, char *err, size_t errlen)
     }
     store_t *self = (store_t *) zmalloc (sizeof (store_t));
     self->sql.base.methods = &pgx_methods;
-    self->sql.driver = &s_driver;
+    self->sql.driver = &pgx_driver;
     assert (xxl_store_driver_ok (self->sql.driver));
     self->side = side;
     for (PQconninfoOption *option = options; option->keyword; option++)
         if (streq (option->keyword, "password") && option->val && *option->val)
             self->password = strdup (option->val);
     PQconninfoFree (options);
-    self->statements = zhashx_new ();
-    zhashx_set_key_hasher (self->statements, s_pointer_hash);
-    zhashx_set_key_comparator (self->statements, s_pointer_compare);
-    zhashx_set_key_duplicator (self->statements, NULL);
-    zhashx_set_key_destructor (self->statements, NULL);
-    zhashx_set_destructor (self->statements, s_statement_destroy);
+    self->statements = pgx_cache_new ();
+    self->flush = pgx_flush;            //  (pgx_run flushes the deferred rows first)
     //  Defaults the URL may override (it comes after them), and the
     //  client's encoding, which it may not
     const char *keywords [] = {
@@ -1131,10 +439,10 @@ s_open (const char *url, bool side, char *err, size_t errlen)
     self->conn = PQconnectdbParams (keywords, values, 1);
     if (!self->conn || PQstatus (self->conn) != CONNECTION_OK) {
         char line [400];
-        s_one_line (line, sizeof line, self->conn? PQerrorMessage (self->conn): "out of memory");
-        s_replace (line, sizeof line, url, "(the URL)");
-        s_redact (line, sizeof line, raw);
-        s_redact (line, sizeof line, self->password);
+        pgx_one_line (line, sizeof line, self->conn? PQerrorMessage (self->conn): "out of memory");
+        pgx_replace (line, sizeof line, url, "(the URL)");
+        pgx_redact (line, sizeof line, raw);
+        pgx_redact (line, sizeof line, self->password);
         snprintf (err, errlen, "cannot connect to PostgreSQL: %s", line);
         free (raw);
         pgx_destroy (&self->sql.base);
@@ -1200,7 +508,7 @@ pgx_begin (xxl_store_t *base)
         }
         //  (with the counter row as the lock leaves it: data_version in
         //  this transaction needs no round trip of its own)
-        if (s_simple_value (self, "BEGIN; SELECT pg_advisory_xact_lock (" XXL_PG_WRITE_LOCK ");"
+        if (pgx_simple_value (self, "BEGIN; SELECT pg_advisory_xact_lock (" XXL_PG_WRITE_LOCK ");"
                                   " SELECT data_version FROM xxl_store_state",
                             &self->txn_version) == 0)
             break;
@@ -1390,7 +698,7 @@ xxl_store_pg_scalar (xxl_store_t *base, const char *sql, const char *fmt, ...)
     assert (base->methods == &pgx_methods);
     va_list args;
     va_start (args, fmt);
-    int64_t value = s_scalarv ((store_t *) base, PGX_ONCE, sql, fmt, args);
+    int64_t value = pgx_scalarv ((store_t *) base, PGX_ONCE, sql, fmt, args);
     va_end (args);
     return value;
 }
@@ -1401,7 +709,7 @@ xxl_store_pg_text (xxl_store_t *base, const char *sql, const char *fmt, ...)
     assert (base->methods == &pgx_methods);
     va_list args;
     va_start (args, fmt);
-    char *value = s_textv ((store_t *) base, PGX_ONCE, sql, fmt, args);
+    char *value = pgx_textv ((store_t *) base, PGX_ONCE, sql, fmt, args);
     va_end (args);
     return value;
 }
@@ -1413,8 +721,54 @@ xxl_store_pg_encode (xxl_store_t *base, xxl_enc_t *enc, int rows_as_array, const
     assert (base->methods == &pgx_methods);
     va_list args;
     va_start (args, fmt);
-    int rows = s_encodev ((store_t *) base, PGX_ONCE, enc, rows_as_array, 0, NULL, sql, fmt,
+    int rows = pgx_encodev ((store_t *) base, PGX_ONCE, enc, rows_as_array, 0, NULL, sql, fmt,
                           args);
     va_end (args);
     return rows;
 }
+
+//  --------------------------------------------------------------------
+//  The method table: this file's connection methods, the rows', the
+//  lease's and the batch's calls, and the shared bodies
+
+const xxl_store_methods_t pgx_methods = {
+    .version = XXL_STORE_METHODS_VERSION,
+    .size = sizeof (xxl_store_methods_t),
+    XXL_STORE_SQL_METHODS           //  the shared bodies (scheduler/store/sql)
+    .destroy = pgx_destroy,
+    .error = pgx_error,
+    .schema_version = pgx_schema_version,
+    .begin = pgx_begin,
+    .commit = pgx_commit,
+    .rollback = pgx_rollback,
+    .in_txn = pgx_in_txn,
+    .data_version = pgx_data_version,
+    .wal_set_size = pgx_wal_set_size,
+    .wal_due = pgx_wal_due,
+    .wal_restart = pgx_wal_restart,
+    .group_add = pgx_group_add,
+    .group_update = pgx_group_update,
+    .job_add = pgx_job_add,
+    .glue_add = pgx_glue_add,
+    .log_add = pgx_log_add,
+    .log_next_id = pgx_log_next_id,
+    .log_unroute = pgx_log_unroute,
+    .log_set_shard = pgx_log_set_shard,
+    .log_copy_shard = pgx_log_copy_shard,
+    .lease_list = pgx_lease_list,
+    .lease_fired = pgx_lease_fired,
+    .job_due_in = pgx_job_due_in,
+    .log_handle_done_many = pgx_log_handle_done_many,
+    .fired_get = pgx_fired_get,
+    .log_encode_page = pgx_log_encode_page,
+    .report_totals = pgx_report_totals,
+    .accounts = &pgx_accounts,
+    .report_count = pgx_report_count,
+    .clock_now = pgx_clock_now,
+};
+
+//  Users, tokens and sessions (xxl_store_accounts_t; schema step 9): all
+//  shared
+const xxl_store_accounts_t pgx_accounts = {
+    XXL_STORE_SQL_ACCOUNTS
+};

@@ -30,6 +30,14 @@
     sent once (its first item; the later ones answer 1), as one UPDATE
     finishes a row at most once and a second callback for a finished row
     changes nothing.
+
+    Layer: below xxl_store_pg.c (commit, rollback and destroy call
+    pgx_flush, pgx_deferred_drop and pgx_deferred_destroy; the constructor
+    hands pgx_flush to _conn.c as self->flush), beside _rows.c (log_add
+    defers through pgx_defer_log), over _conn.c, the only file it calls.
+    MUST NOT: name xxl_store_pg.c or _rows.c.
+    Errors: -1, the reason in self->error; a failed flush loses the
+    transaction (pgx_txn_lose).
 */
 
 #include "xxl_store_pg_int.h"

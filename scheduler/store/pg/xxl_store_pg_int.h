@@ -1,13 +1,17 @@
-/*  xxl_store_pg_int.h -- inside the PostgreSQL backend: what its two
-    files share, and no one else may use.
+/*  xxl_store_pg_int.h -- inside the PostgreSQL backend: what its files
+    share, and no one else may use.
 
-    xxl_store_pg.c owns the connection: connecting and migrating, the
-    statement cache, binding, results, errors, transactions and
-    reconnection, and the driver of the shared SQL (xxl_store_sql.h).
-    xxl_store_pg_rows.c holds the row calls that stay PostgreSQL's own,
-    the texts of the dialect's statements (pgx_statements) and the method
-    tables; xxl_store_pg_lease.c and xxl_store_pg_batch.c the calls by
-    share and the batched log rows.
+    The files, top to bottom (calls go down only; no two call each other):
+    -   xxl_store_pg.c: connecting and migrating, the session,
+        transactions and reconnection, the method tables;
+    -   xxl_store_pg_rows.c (the row calls that stay PostgreSQL's own, the
+        dialect's texts pgx_statements), _lease.c (calls by share),
+        _batch.c (deferred and batched log rows), _driver.c (the driver
+        of the shared SQL);
+    -   xxl_store_pg_conn.c: the statement cache, binding, results and
+        errors.
+    A lower file reaches the upper ones only through the handle: its
+    method table (begin, commit, rollback) and self->flush.
 
     The helpers (pgx_*) take the backend's own struct.  Statements are
     prepared once per connection and cached by the address of their SQL
@@ -43,7 +47,8 @@
 //  Log rows log_add deferred (xxl_store_pg_batch.c)
 typedef struct _pgx_deferred_t pgx_deferred_t;
 
-typedef struct {
+typedef struct _store_t store_t;
+struct _store_t {
     xxl_store_sql_t sql;                //  first: the interface (methods), the driver
     PGconn *conn;
     bool side;                          //  a side connection (xxl_store_side_new)
@@ -59,6 +64,9 @@ typedef struct {
     int64_t txn_log_max;                //  the highest log id it added itself (0 none)
     int64_t txn_version;                //  the counter row's data_version begin read (-1 none)
     pgx_deferred_t *deferred;           //  rows log_add deferred (NULL: none yet)
+    //  Writes the deferred rows (pgx_flush, set by the constructor): the
+    //  statement cache's pgx_run calls it first inside a transaction
+    int (*flush) (store_t *self);
     //  data_version: the counter row's value this handle accounts for
     //  (its own commits move it along), and the number it reports, which
     //  moves only when another connection's commit moved the row
@@ -69,7 +77,7 @@ typedef struct {
     char error [512];
     //  Error lines: one per cause per 10 s (xxl_store_log_error)
     xxl_store_logged_t logged [XXL_STORE_LOG_CAUSES];
-} store_t;
+};
 
 //  Bit (share of col) of mask $1
 #define XXL_IN_MASK(col) " (($1::BIGINT >> (" col " % 16)::INTEGER) & 1) = 1 "
@@ -81,10 +89,21 @@ typedef struct {
 
 //  The dialect's statements of the shared bodies (xxl_store_pg_rows.c)
 extern const char *const pgx_statements [XXL_SQL_STATEMENTS];
-//  The method table (xxl_store_pg_rows.c)
+//  The method table (xxl_store_pg.c)
 extern const xxl_store_methods_t pgx_methods;
-//  Users, tokens and sessions (xxl_store_pg_rows.c, all shared)
+//  Users, tokens and sessions (xxl_store_pg.c, all shared)
 extern const xxl_store_accounts_t pgx_accounts;
+//  The driver of the shared SQL (xxl_store_pg_driver.c)
+extern const xxl_store_driver_t pgx_driver;
+
+//  The row calls that stay PostgreSQL's own (xxl_store_pg_rows.c):
+//  pgx_<slot>, of that slot's type
+#define PGX_ROWS_SLOTS(X) \
+    X (group_add) X (group_update) X (job_add) X (glue_add) X (log_next_id) X (log_add) \
+    X (log_unroute) X (log_set_shard) X (log_copy_shard) X (fired_get) X (log_encode_page) \
+    X (report_count) X (report_totals)
+#define PGX_DECLARE(slot) extern __typeof__ (*((xxl_store_methods_t *) 0)->slot) pgx_##slot;
+PGX_ROWS_SLOTS (PGX_DECLARE)
 
 //  Version 3's leases and calls by share (xxl_store_pg_lease.c)
 int pgx_lease_list (xxl_store_t *base, xxl_lease_t *rows);
@@ -130,6 +149,25 @@ double pgx_double (const PGresult *result, int row, int column);
 char *pgx_string (const PGresult *result, int row, int column);
 //  The rows a command changed (PQcmdTuples), 0 when it says none
 int pgx_changes (const PGresult *result);
+//  The readers with a va_list and pgx_run's flags (the driver's, the
+//  test hooks' PGX_ONCE)
+int64_t pgx_scalarv (store_t *self, int flags, const char *sql, const char *fmt, va_list args);
+char *pgx_textv (store_t *self, int flags, const char *sql, const char *fmt, va_list args);
+int pgx_id_listv (store_t *self, int64_t *ids, size_t max, size_t *count, const char *sql,
+                  const char *fmt, va_list args);
+int pgx_encodev (store_t *self, int flags, xxl_enc_t *enc, int rows_as_array, size_t max_size,
+                 int *truncated, const char *sql, const char *fmt, va_list args);
+//  Runs sql (several statements allowed, no parameters) with the simple
+//  protocol, uncached; 0, or -1 with the error recorded.  value (if not
+//  NULL): the first column of the last statement's first row (-1 none)
+int pgx_simple_value (store_t *self, const char *sql, int64_t *value);
+//  A new statement cache (sql pointer -> prepared statement)
+zhashx_t *pgx_cache_new (void);
+//  Text helpers for errors: message on one line into out; each secret in
+//  text replaced by instead (redact: by ***)
+void pgx_one_line (char *out, size_t size, const char *message);
+void pgx_replace (char *text, size_t size, const char *secret, const char *instead);
+void pgx_redact (char *text, size_t size, const char *secret);
 //  A log row this handle added with an id of its own: later automatic ids
 //  stay above it (its transaction's commit records it)
 void pgx_log_id_used (store_t *self, int64_t id);

@@ -5,6 +5,10 @@
     SQL says 16); a mask's bit s is share s.  Each call runs in the
     caller's transaction, whose advisory write lock makes a read followed
     by a take safe.
+
+    Layer: below xxl_store_pg.c (its method table names these calls),
+    over _conn.c, the only file it calls.  Errors: -1, the reason in
+    self->error.
 */
 
 #include "xxl_store_pg_int.h"

@@ -1,5 +1,13 @@
-/*  xxl_store_pg_rows.c -- the PostgreSQL backend's row calls (the
-    contracts are in xxl_store.h) and its method table.
+/*  xxl_store_pg_rows.c -- the PostgreSQL backend's own row calls (the
+    contracts are in xxl_store.h) and the texts of the dialect's
+    statements of the shared bodies (pgx_statements).
+
+    Layer: below xxl_store_pg.c (which names these calls in its method
+    table), beside _lease.c, _batch.c and _driver.c, over _conn.c (the
+    only file it calls, with _batch.c's defer_log).  A write that must
+    commit with the handle's bookkeeping opens its own transaction through
+    the handle's method table (begin, commit, rollback), never by naming
+    xxl_store_pg.c.
 
     Each call answers as the SQLite backend's (xxl_store_sqlite_rows.c):
     the same rows, order, counts and return codes.  What SQLite does that
@@ -45,7 +53,7 @@ static int
 s_own_begin (store_t *self, int *began)
 {
     *began = !self->in_txn;
-    return *began? pgx_begin (&self->sql.base): 0;
+    return *began? self->sql.base.methods->begin (&self->sql.base): 0;
 }
 
 //  Ends what s_own_begin opened: commits when rc is not -1, else rolls
@@ -58,18 +66,18 @@ s_own_end (store_t *self, int began, int rc)
     if (rc == -1) {
         char cause [sizeof self->error];
         snprintf (cause, sizeof cause, "%s", self->error);
-        pgx_rollback (&self->sql.base);
+        self->sql.base.methods->rollback (&self->sql.base);
         snprintf (self->error, sizeof self->error, "%s", cause);
         return -1;
     }
-    return pgx_commit (&self->sql.base)? -1: rc;
+    return self->sql.base.methods->commit (&self->sql.base)? -1: rc;
 }
 
 //  --------------------------------------------------------------------
 //  Groups
 
-static int64_t
-m_group_add (xxl_store_t *base, const xxl_group_t *group)
+int64_t
+pgx_group_add (xxl_store_t *base, const xxl_group_t *group)
 {
     store_t *self = (store_t *) base;
     PGresult *result = pgx_run (self, PGX_WRITE,
@@ -86,8 +94,8 @@ m_group_add (xxl_store_t *base, const xxl_group_t *group)
     return id;
 }
 
-static int
-m_group_update (xxl_store_t *base, const xxl_group_t *group)
+int
+pgx_group_update (xxl_store_t *base, const xxl_group_t *group)
 {
     store_t *self = (store_t *) base;
     int changes = pgx_exec (self,
@@ -111,8 +119,8 @@ m_group_update (xxl_store_t *base, const xxl_group_t *group)
 //  --------------------------------------------------------------------
 //  Jobs
 
-static int64_t
-m_job_add (xxl_store_t *base, const xxl_job_t *job)
+int64_t
+pgx_job_add (xxl_store_t *base, const xxl_job_t *job)
 {
     PGresult *result = pgx_run ((store_t *) base, PGX_WRITE,
         "INSERT INTO xxl_job_info (" XXL_JOB_COLUMNS ") VALUES " XXL_JOB_VALUES " RETURNING id",
@@ -124,9 +132,9 @@ m_job_add (xxl_store_t *base, const xxl_job_t *job)
     return id;
 }
 
-static int
-m_glue_add (xxl_store_t *base, int64_t job_id, const char *glue_type,
-            const char *source, const char *remark, int64_t now)
+int
+pgx_glue_add (xxl_store_t *base, int64_t job_id, const char *glue_type,
+              const char *source, const char *remark, int64_t now)
 {
     store_t *self = (store_t *) base;
     //  (the next number and the row in one statement)
@@ -154,8 +162,8 @@ m_glue_add (xxl_store_t *base, int64_t job_id, const char *glue_type,
 //  handed out, as sqlite_sequence's) and past the ids this transaction
 //  added itself.  FOR UPDATE: a writer that does not take the write lock
 //  (an operator's INSERT) waits for this transaction's commit.
-static int64_t
-m_log_next_id (xxl_store_t *base)
+int64_t
+pgx_log_next_id (xxl_store_t *base)
 {
     store_t *self = (store_t *) base;
     int64_t seq = pgx_scalar (self, "SELECT log_seq FROM xxl_store_state FOR UPDATE", NULL);
@@ -164,8 +172,8 @@ m_log_next_id (xxl_store_t *base)
     return (seq > self->txn_log_max? seq: self->txn_log_max) + 1;
 }
 
-static int
-m_log_add (xxl_store_t *base, xxl_log_t *log)
+int
+pgx_log_add (xxl_store_t *base, xxl_log_t *log)
 {
     store_t *self = (store_t *) base;
     PGresult *result;
@@ -259,8 +267,8 @@ m_log_add (xxl_store_t *base, xxl_log_t *log)
     " glue_remark AS \"glueRemark\", add_time AS \"addTime\", update_time AS \"updateTime\"," \
     " octet_length (glue_source) AS size"
 
-static int
-m_log_unroute (xxl_store_t *base, int64_t log_id, int64_t chars, int unfinished)
+int
+pgx_log_unroute (xxl_store_t *base, int64_t log_id, int64_t chars, int unfinished)
 {
     store_t *self = (store_t *) base;
     if (unfinished)
@@ -276,8 +284,8 @@ m_log_unroute (xxl_store_t *base, int64_t log_id, int64_t chars, int unfinished)
 
 //  A row's shard; guarded, as the planned instant's shards are unique
 //  (xxl_job_log_schedule): a shard another row of the instant holds fails
-static int
-m_log_set_shard (xxl_store_t *base, int64_t log_id, const char *shard)
+int
+pgx_log_set_shard (xxl_store_t *base, int64_t log_id, const char *shard)
 {
     store_t *self = (store_t *) base;
     int changes = pgx_exec (self,
@@ -299,8 +307,8 @@ m_log_set_shard (xxl_store_t *base, int64_t log_id, const char *shard)
     return 0;
 }
 
-static int
-m_log_copy_shard (xxl_store_t *base, int64_t id, int64_t src, const char *shard, int64_t stamp)
+int
+pgx_log_copy_shard (xxl_store_t *base, int64_t id, int64_t src, const char *shard, int64_t stamp)
 {
     store_t *self = (store_t *) base;
     int began;
@@ -330,8 +338,8 @@ m_log_copy_shard (xxl_store_t *base, int64_t id, int64_t src, const char *shard,
     return s_own_end (self, began, changes);
 }
 
-static int
-m_fired_get (xxl_store_t *base, int64_t *until, int64_t *sent)
+int
+pgx_fired_get (xxl_store_t *base, int64_t *until, int64_t *sent)
 {
     PGresult *result = pgx_run ((store_t *) base, PGX_READ,
         "SELECT MIN (fired_until), MIN (fired_sent) FROM xxl_lease", NULL);
@@ -371,9 +379,9 @@ m_fired_get (xxl_store_t *base, int64_t *until, int64_t *sent)
     " AND NOT (trigger_code = 0 AND schedule_time IS NOT NULL AND schedule_time > $7)" \
     " ORDER BY id DESC" XXL_LIMIT ("$8") XXL_OFFSET ("$9")
 
-static int
-m_log_encode_page (xxl_store_t *base, xxl_enc_t *enc, size_t max_size, int *truncated,
-                   const xxl_store_log_filter_t *f)
+int
+pgx_log_encode_page (xxl_store_t *base, xxl_enc_t *enc, size_t max_size, int *truncated,
+                     const xxl_store_log_filter_t *f)
 {
     //  (by job: its index; failed or running rows of every job: their
     //  partial indexes, so that few such rows among many are found without
@@ -393,9 +401,9 @@ m_log_encode_page (xxl_store_t *base, xxl_enc_t *enc, size_t max_size, int *trun
         f->limit, f->offset);
 }
 
-static int
-m_report_count (xxl_store_t *base, int64_t from, int64_t to, int64_t *running, int64_t *suc,
-                int64_t *fail)
+int
+pgx_report_count (xxl_store_t *base, int64_t from, int64_t to, int64_t *running, int64_t *suc,
+                  int64_t *fail)
 {
     PGresult *result = pgx_run ((store_t *) base, PGX_READ,
         "SELECT COALESCE (SUM (CASE WHEN trigger_code IN (0, 200) AND handle_code = 0 THEN 1 ELSE 0 END), 0),"
@@ -414,8 +422,8 @@ m_report_count (xxl_store_t *base, int64_t from, int64_t to, int64_t *running, i
     return 0;
 }
 
-static int
-m_report_totals (xxl_store_t *base, xxl_store_totals_t *t)
+int
+pgx_report_totals (xxl_store_t *base, xxl_store_totals_t *t)
 {
     PGresult *result = pgx_run ((store_t *) base, PGX_READ,
         "SELECT (SELECT COUNT(*) FROM xxl_job_info),"
@@ -557,46 +565,4 @@ const char *const pgx_statements [XXL_SQL_STATEMENTS] = {
         " FROM (SELECT DISTINCT ON (registry_key) registry_key, update_time, id"
         " FROM xxl_job_registry WHERE registry_value = $1 AND update_time >= $2"
         " ORDER BY registry_key, update_time, id) apps",
-};
-
-const xxl_store_methods_t pgx_methods = {
-    .version = XXL_STORE_METHODS_VERSION,
-    .size = sizeof (xxl_store_methods_t),
-    XXL_STORE_SQL_METHODS           //  the shared bodies (xxl_store_sql.c)
-    .destroy = pgx_destroy,
-    .error = pgx_error,
-    .schema_version = pgx_schema_version,
-    .begin = pgx_begin,
-    .commit = pgx_commit,
-    .rollback = pgx_rollback,
-    .in_txn = pgx_in_txn,
-    .data_version = pgx_data_version,
-    .wal_set_size = pgx_wal_set_size,
-    .wal_due = pgx_wal_due,
-    .wal_restart = pgx_wal_restart,
-    .group_add = m_group_add,
-    .group_update = m_group_update,
-    .job_add = m_job_add,
-    .glue_add = m_glue_add,
-    .log_add = m_log_add,
-    .log_next_id = m_log_next_id,
-    .log_unroute = m_log_unroute,
-    .log_set_shard = m_log_set_shard,
-    .log_copy_shard = m_log_copy_shard,
-    .lease_list = pgx_lease_list,
-    .lease_fired = pgx_lease_fired,
-    .job_due_in = pgx_job_due_in,
-    .log_handle_done_many = pgx_log_handle_done_many,
-    .fired_get = m_fired_get,
-    .log_encode_page = m_log_encode_page,
-    .report_totals = m_report_totals,
-    .accounts = &pgx_accounts,
-    .report_count = m_report_count,
-    .clock_now = pgx_clock_now,
-};
-
-//  Users, tokens and sessions (xxl_store_accounts_t; schema step 9): all
-//  shared
-const xxl_store_accounts_t pgx_accounts = {
-    XXL_STORE_SQL_ACCOUNTS
 };

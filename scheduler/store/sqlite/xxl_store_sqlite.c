@@ -1,11 +1,17 @@
-/*  xxl_store_sqlite.c -- the SQLite backend's connection: opening and
-    migrating the schema, the statement cache and binding, errors,
-    transactions, and the WAL with its checkpointer thread.
+/*  xxl_store_sqlite.c -- the top of the SQLite backend: opening and
+    migrating the schema, transactions, the WAL with its checkpointer
+    thread, and the method tables.
 
-    Statements are prepared once and kept in a table keyed by the address
-    of their SQL text -- callers pass string literals, which live as long
-    as the program -- so hot paths (log insert, callback update) cost one
-    bind and one step, not a hash of the text.
+    Layers of the backend, calls going down only: this file; then
+    xxl_store_sqlite_rows.c (the row calls that stay SQLite's own, the
+    dialect's texts) and _driver.c (the driver of the shared SQL); then
+    _conn.c (statement cache, binding, running, errors).  No lower file
+    names this one.
+
+    MUST: a handle leaves here with its method table, its driver (checked:
+    xxl_store_driver_ok) and its statement cache set, or not at all (NULL,
+    the reason in err).
+    Errors: the methods return -1 with the reason in error() (sq_fail).
 */
 
 #include "xxl_store_sqlite_int.h"
@@ -15,8 +21,6 @@
 #include <inttypes.h>
 #include <stdarg.h>
 
-//  The driver of the shared SQL (at the end of this file)
-static const xxl_store_driver_t s_driver;
 
 //  The WAL starts over once it holds wal_size frames (XXL_WAL_MIB by
 //  default).  The checkpointer runs a pass every 250 ms, or as soon as the
@@ -189,149 +193,6 @@ static const char *s_migrations [] = {
 };
 #define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))
 
-//  Logs self->error (xxl_store_log_error: a line per cause per 10 s)
-static void
-s_log_error (store_t *self)
-{
-    xxl_store_log_error (self->logged, self->error);
-}
-
-int
-sq_fail (store_t *self, const char *what)
-{
-    snprintf (self->error, sizeof self->error, "%s: %s", what,
-              self->db? sqlite3_errmsg (self->db): "no database");
-    if (self->in_txn && !self->txn_lost && self->db && sqlite3_get_autocommit (self->db)) {
-        self->txn_lost = 1;
-        snprintf (self->txn_cause, sizeof self->txn_cause, "%s", self->error);
-    }
-    s_log_error (self);
-    return -1;
-}
-
-static void
-s_statement_destroy (void **item)
-{
-    if (*item) {
-        sqlite3_finalize ((sqlite3_stmt *) *item);
-        *item = NULL;
-    }
-}
-
-//  Returns the cached statement for sql, reset and unbound, or NULL
-//  False, with the cause as the error, for a write in a transaction that
-//  SQLite ended on its own (it would commit alone, outside the turn)
-static bool
-s_writable (store_t *self, sqlite3_stmt *stmt)
-{
-    if (self->in_txn && !self->txn_lost && sqlite3_get_autocommit (self->db)) {
-        self->txn_lost = 1;
-        snprintf (self->txn_cause, sizeof self->txn_cause, "%s", self->error);
-    }
-    if (!self->txn_lost || sqlite3_stmt_readonly (stmt))
-        return true;
-    snprintf (self->error, sizeof self->error, "%s", self->txn_cause);
-    return false;
-}
-
-//  A statement not yet in the cache, prepared and kept; NULL on error.
-//  The shared SQL's $N placeholders (xxl_store_sql.h) become SQLite's ?N
-//  here, once: the statement is cached by the address of the caller's text
-static sqlite3_stmt *
-s_prepare_new (store_t *self, const char *sql)
-{
-    char rewritten [8192];
-    const char *text = sql;
-    if (strchr (sql, '$')) {
-        text = xxl_store_sql_question_marks (sql, rewritten, sizeof rewritten);
-        if (!text) {
-            snprintf (self->error, sizeof self->error, "prepare: a statement over %zu bytes",
-                      sizeof rewritten);
-            s_log_error (self);
-            return NULL;
-        }
-    }
-    sqlite3_stmt *stmt = NULL;
-    if (sqlite3_prepare_v3 (self->db, text, -1, SQLITE_PREPARE_PERSISTENT, &stmt, NULL)
-        != SQLITE_OK) {
-        sq_fail (self, "prepare");
-        return NULL;
-    }
-    zhashx_insert (self->statements, sql, stmt);
-    return stmt;
-}
-
-sqlite3_stmt *
-sq_prepare (store_t *self, const char *sql)
-{
-    sqlite3_stmt *stmt = (sqlite3_stmt *) zhashx_lookup (self->statements, sql);
-    if (stmt) {
-        sqlite3_reset (stmt);
-        sqlite3_clear_bindings (stmt);
-        return s_writable (self, stmt)? stmt: NULL;
-    }
-    stmt = s_prepare_new (self, sql);
-    return stmt && s_writable (self, stmt)? stmt: NULL;
-}
-
-//  Binds fmt's arguments ('i' int64_t, 'd' double, 's' text or NULL, any
-//  other: NULL).  Text is bound without a copy (SQLITE_STATIC): every
-//  function here steps its statement to the end and resets it before it
-//  returns, while the caller's strings are alive, and sq_prepare clears
-//  the bindings before a statement is used again.
-static int
-s_bindv (store_t *self, sqlite3_stmt *stmt, const char *fmt, va_list args)
-{
-    int index = 1;
-    for (const char *f = fmt? fmt: ""; *f; f++, index++) {
-        int rc;
-        if (*f == 'i')
-            rc = sqlite3_bind_int64 (stmt, index, va_arg (args, int64_t));
-        else
-        if (*f == 'd')
-            rc = sqlite3_bind_double (stmt, index, va_arg (args, double));
-        else
-        if (*f == 's') {
-            const char *text = va_arg (args, const char *);
-            rc = text? sqlite3_bind_text (stmt, index, text, -1, SQLITE_STATIC)
-                     : sqlite3_bind_null (stmt, index);
-        }
-        else
-            rc = sqlite3_bind_null (stmt, index);
-        if (rc != SQLITE_OK)
-            return sq_fail (self, "bind");
-    }
-    return 0;
-}
-
-int
-sq_bind (store_t *self, sqlite3_stmt *stmt, const char *fmt, ...)
-{
-    va_list args;
-    va_start (args, fmt);
-    int rc = s_bindv (self, stmt, fmt, args);
-    va_end (args);
-    return rc;
-}
-
-//  Steps a statement that returns no row; returns changes() or -1
-int
-sq_done (store_t *self, sqlite3_stmt *stmt)
-{
-    int rc = sqlite3_step (stmt);
-    sqlite3_reset (stmt);
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-        return sq_fail (self, "step");
-    return sqlite3_changes (self->db);
-}
-
-char *
-sq_column_text (sqlite3_stmt *stmt, int column)
-{
-    const unsigned char *text = sqlite3_column_text (stmt, column);
-    return strdup (text? (const char *) text: "");
-}
-
 static int
 s_exec_script (store_t *self, const char *sql)
 {
@@ -371,22 +232,6 @@ s_migrate (store_t *self)
         zsys_info ("store: migrated schema to version %d", version + 1);
     }
     return 0;
-}
-
-static size_t
-s_pointer_hash (const void *key)
-{
-    uintptr_t value = (uintptr_t) key;
-    value ^= value >> 17;
-    value *= 0xed5ad4bbU;
-    value ^= value >> 11;
-    return (size_t) value;
-}
-
-static int
-s_pointer_compare (const void *a, const void *b)
-{
-    return a < b? -1: a > b? 1: 0;
 }
 
 //  The checkpointer: its own connection copies the WAL into the database
@@ -485,14 +330,9 @@ s_open (const char *path, bool side, char *err, size_t errlen)
     sqlite3_config (SQLITE_CONFIG_MEMSTATUS, 0);
     store_t *self = (store_t *) zmalloc (sizeof (store_t));
     self->sql.base.methods = &sq_methods;
-    self->sql.driver = &s_driver;
+    self->sql.driver = &sq_driver;
     assert (xxl_store_driver_ok (self->sql.driver));
-    self->statements = zhashx_new ();
-    zhashx_set_key_hasher (self->statements, s_pointer_hash);
-    zhashx_set_key_comparator (self->statements, s_pointer_compare);
-    zhashx_set_key_duplicator (self->statements, NULL);
-    zhashx_set_key_destructor (self->statements, NULL);
-    zhashx_set_destructor (self->statements, s_statement_destroy);
+    self->statements = sq_cache_new ();
     if (sqlite3_open_v2 (path, &self->db,
                          SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                          NULL) != SQLITE_OK) {
@@ -692,195 +532,6 @@ sq_in_txn (xxl_store_t *base)
     return self->in_txn;
 }
 
-static int
-s_exec_oncev (store_t *self, const char *sql, const char *fmt, va_list args)
-{
-    sqlite3_stmt *stmt = NULL;
-    if (sqlite3_prepare_v2 (self->db, sql, -1, &stmt, NULL) != SQLITE_OK)
-        return sq_fail (self, "prepare");
-    if (!s_writable (self, stmt)) {
-        sqlite3_finalize (stmt);
-        return -1;
-    }
-    int rc = s_bindv (self, stmt, fmt, args);
-    int changes = rc? -1: sq_done (self, stmt);
-    sqlite3_finalize (stmt);
-    return changes;
-}
-
-static int
-s_execv (store_t *self, const char *sql, const char *fmt, va_list args)
-{
-    sqlite3_stmt *stmt = sq_prepare (self, sql);
-    if (!stmt)
-        return -1;
-    int rc = s_bindv (self, stmt, fmt, args);
-    return rc? -1: sq_done (self, stmt);
-}
-
-int
-sq_exec (store_t *self, const char *sql, const char *fmt, ...)
-{
-    va_list args;
-    va_start (args, fmt);
-    int value = s_execv (self, sql, fmt, args);
-    va_end (args);
-    return value;
-}
-
-static int64_t
-s_scalarv (store_t *self, const char *sql, const char *fmt, va_list args)
-{
-    sqlite3_stmt *stmt = sq_prepare (self, sql);
-    if (!stmt)
-        return -1;
-    int rc = s_bindv (self, stmt, fmt, args);
-    if (rc)
-        return -1;
-    int64_t value = -1;
-    rc = sqlite3_step (stmt);
-    if (rc == SQLITE_ROW)
-        value = sqlite3_column_int64 (stmt, 0);
-    else
-    if (rc != SQLITE_DONE)
-        sq_fail (self, "query");
-    sqlite3_reset (stmt);
-    return value;
-}
-
-int64_t
-sq_scalar (store_t *self, const char *sql, const char *fmt, ...)
-{
-    va_list args;
-    va_start (args, fmt);
-    int64_t value = s_scalarv (self, sql, fmt, args);
-    va_end (args);
-    return value;
-}
-
-static char *
-s_textv (store_t *self, const char *sql, const char *fmt, va_list args)
-{
-    sqlite3_stmt *stmt = sq_prepare (self, sql);
-    if (!stmt)
-        return NULL;
-    int rc = s_bindv (self, stmt, fmt, args);
-    if (rc)
-        return NULL;
-    char *value = NULL;
-    rc = sqlite3_step (stmt);
-    if (rc == SQLITE_ROW && sqlite3_column_type (stmt, 0) != SQLITE_NULL)
-        value = sq_column_text (stmt, 0);
-    else
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        sq_fail (self, "query");
-    sqlite3_reset (stmt);
-    return value;
-}
-
-char *
-sq_text (store_t *self, const char *sql, const char *fmt, ...)
-{
-    va_list args;
-    va_start (args, fmt);
-    char *value = s_textv (self, sql, fmt, args);
-    va_end (args);
-    return value;
-}
-
-//  Encodes the rows of a statement bound by fmt as maps whose keys are
-//  the column names (camelCase with AS): INTEGER as int, REAL as float64,
-//  NULL as nil, else str.  rows_as_array 0: only the first row's map
-//  (nothing when there is none).  max_size > 0: an array that stops
-//  before a row would take the encoder past max_size bytes (*truncated
-//  1).  The number of rows, or -1.
-static int
-s_encodev (store_t *self, xxl_enc_t *enc, int rows_as_array, size_t max_size,
-           int *truncated, const char *sql, const char *fmt, va_list args)
-{
-    if (truncated)
-        *truncated = 0;
-    sqlite3_stmt *stmt = sq_prepare (self, sql);
-    if (!stmt || s_bindv (self, stmt, fmt, args))
-        return -1;
-    if (rows_as_array)
-        xxl_enc_array_begin (enc);
-    int rows = 0, rc;
-    while ((rc = sqlite3_step (stmt)) == SQLITE_ROW) {
-        int columns = sqlite3_column_count (stmt);
-        if (max_size) {
-            //  An upper bound of the row's encoded size: 5-byte map header,
-            //  each key with a 5-byte header, each value 9 bytes or a
-            //  string with a 5-byte header
-            size_t size = 5;
-            for (int column = 0; column < columns; column++) {
-                size += 5 + strlen (sqlite3_column_name (stmt, column));
-                int type = sqlite3_column_type (stmt, column);
-                size += type == SQLITE_INTEGER || type == SQLITE_NULL || type == SQLITE_FLOAT? 9
-                      : 5 + (size_t) sqlite3_column_bytes (stmt, column);
-            }
-            if (xxl_enc_size (enc) + size > max_size) {
-                *truncated = 1;
-                rc = SQLITE_DONE;
-                break;
-            }
-        }
-        rows++;
-        xxl_enc_map_begin (enc);
-        for (int column = 0; column < columns; column++) {
-            xxl_enc_key (enc, sqlite3_column_name (stmt, column));
-            switch (sqlite3_column_type (stmt, column)) {
-                case SQLITE_INTEGER:
-                    xxl_enc_int (enc, sqlite3_column_int64 (stmt, column));
-                    break;
-                case SQLITE_NULL:
-                    xxl_enc_nil (enc);
-                    break;
-                case SQLITE_FLOAT:
-                    xxl_enc_double (enc, sqlite3_column_double (stmt, column));
-                    break;
-                default: {
-                    const char *text = (const char *) sqlite3_column_text (stmt, column);
-                    xxl_enc_strn (enc, text? text: "",
-                                  (size_t) sqlite3_column_bytes (stmt, column));
-                }
-            }
-        }
-        xxl_enc_map_end (enc);
-        if (!rows_as_array)
-            break;
-    }
-    if (rows_as_array)
-        xxl_enc_array_end (enc);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-        sq_fail (self, "query");
-        rows = -1;
-    }
-    sqlite3_reset (stmt);
-    return rows;
-}
-
-int
-sq_encode (store_t *self, xxl_enc_t *enc, int rows_as_array, const char *sql, const char *fmt, ...)
-{
-    va_list args;
-    va_start (args, fmt);
-    int rows = s_encodev (self, enc, rows_as_array, 0, NULL, sql, fmt, args);
-    va_end (args);
-    return rows;
-}
-
-int
-sq_encode_max (store_t *self, xxl_enc_t *enc, size_t max_size, int *truncated,
-              const char *sql, const char *fmt, ...)
-{
-    va_list args;
-    va_start (args, fmt);
-    int rows = s_encodev (self, enc, 1, max_size, truncated, sql, fmt, args);
-    va_end (args);
-    return rows;
-}
-
 
 int64_t
 sq_data_version (xxl_store_t *base)
@@ -888,138 +539,6 @@ sq_data_version (xxl_store_t *base)
     return sq_scalar ((store_t *) base, "PRAGMA data_version", NULL);
 }
 
-//  The first column of the rows of a statement bound by fmt, up to max
-//  (the statement's LIMIT is among its arguments); 0 with *count, or -1
-static int
-s_id_listv (store_t *self, int64_t *ids, size_t max, size_t *count, const char *sql,
-            const char *fmt, va_list args)
-{
-    *count = 0;
-    sqlite3_stmt *stmt = sq_prepare (self, sql);
-    if (!stmt)
-        return -1;
-    int rc = s_bindv (self, stmt, fmt, args);
-    if (rc)
-        return -1;
-    while (*count < max && (rc = sqlite3_step (stmt)) == SQLITE_ROW)
-        ids [(*count)++] = sqlite3_column_int64 (stmt, 0);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        rc = sq_fail (self, "query");
-    else
-        rc = 0;
-    sqlite3_reset (stmt);
-    return rc;
-}
-
-int
-sq_id_list (store_t *self, int64_t *ids, size_t max, size_t *count, const char *sql,
-           const char *fmt, ...)
-{
-    va_list args;
-    va_start (args, fmt);
-    int rc = s_id_listv (self, ids, max, count, sql, fmt, args);
-    va_end (args);
-    return rc;
-}
-
-//  --------------------------------------------------------------------
-//  The driver of the shared SQL (xxl_store_sql.h): the helpers above
-
-static int
-s_driver_exec (xxl_store_t *base, const char *sql, const char *fmt, va_list args)
-{
-    return s_execv ((store_t *) base, sql, fmt, args);
-}
-
-static int64_t
-s_driver_scalar (xxl_store_t *base, const char *sql, const char *fmt, va_list args)
-{
-    return s_scalarv ((store_t *) base, sql, fmt, args);
-}
-
-static char *
-s_driver_text (xxl_store_t *base, const char *sql, const char *fmt, va_list args)
-{
-    return s_textv ((store_t *) base, sql, fmt, args);
-}
-
-static int
-s_driver_id_list (xxl_store_t *base, int64_t *ids, size_t max, size_t *count,
-                  const char *sql, const char *fmt, va_list args)
-{
-    return s_id_listv ((store_t *) base, ids, max, count, sql, fmt, args);
-}
-
-static int
-s_driver_encode (xxl_store_t *base, xxl_enc_t *enc, int rows_as_array, size_t max_size,
-                 int *truncated, const char *sql, const char *fmt, va_list args)
-{
-    return s_encodev ((store_t *) base, enc, rows_as_array, max_size, truncated, sql, fmt,
-                      args);
-}
-
-//  A row is the statement itself, stepped onto it
-static int
-s_driver_row (xxl_store_t *base, const char *what, xxl_store_read_fn *read, void *arg,
-              const char *sql, const char *fmt, va_list args)
-{
-    store_t *self = (store_t *) base;
-    sqlite3_stmt *stmt = sq_prepare (self, sql);
-    if (!stmt || s_bindv (self, stmt, fmt, args))
-        return -1;
-    int rc = sqlite3_step (stmt);
-    if (rc == SQLITE_ROW) {
-        read (&s_driver, (const xxl_store_row_t *) stmt, arg);
-        rc = 1;
-    }
-    else
-        rc = rc == SQLITE_DONE? 0: sq_fail (self, what);
-    sqlite3_reset (stmt);
-    return rc;
-}
-
-static int64_t
-s_driver_column_int (const xxl_store_row_t *row, int column)
-{
-    return sqlite3_column_int64 ((sqlite3_stmt *) row, column);
-}
-
-static double
-s_driver_column_double (const xxl_store_row_t *row, int column)
-{
-    return sqlite3_column_double ((sqlite3_stmt *) row, column);
-}
-
-static char *
-s_driver_column_text (const xxl_store_row_t *row, int column)
-{
-    return sq_column_text ((sqlite3_stmt *) row, column);
-}
-
-static void
-s_driver_set_error (xxl_store_t *base, const char *text)
-{
-    store_t *self = (store_t *) base;
-    snprintf (self->error, sizeof self->error, "%s", text);
-}
-
-static const xxl_store_driver_t s_driver = {
-    .version = XXL_STORE_DRIVER_VERSION,
-    .size = sizeof (xxl_store_driver_t),
-    .name = "sqlite",
-    .placeholder = '?',
-    .exec = s_driver_exec,
-    .scalar = s_driver_scalar,
-    .text = s_driver_text,
-    .id_list = s_driver_id_list,
-    .encode = s_driver_encode,
-    .sql = sq_statements,
-    .row = s_driver_row,
-    .column_int = s_driver_column_int,
-    .column_double = s_driver_column_double,
-    .column_text = s_driver_column_text,
-    .set_error = s_driver_set_error,
-};
 
 //  --------------------------------------------------------------------
 //  Test hooks (xxl_store_sqlite.h)
@@ -1030,7 +549,7 @@ xxl_store_sqlite_exec (xxl_store_t *self, const char *sql, const char *fmt, ...)
     assert (self->methods == &sq_methods);
     va_list args;
     va_start (args, fmt);
-    int changes = s_execv ((store_t *) self, sql, fmt, args);
+    int changes = sq_execv ((store_t *) self, sql, fmt, args);
     va_end (args);
     return changes;
 }
@@ -1041,7 +560,7 @@ xxl_store_sqlite_exec_once (xxl_store_t *self, const char *sql, const char *fmt,
     assert (self->methods == &sq_methods);
     va_list args;
     va_start (args, fmt);
-    int changes = s_exec_oncev ((store_t *) self, sql, fmt, args);
+    int changes = sq_exec_oncev ((store_t *) self, sql, fmt, args);
     va_end (args);
     return changes;
 }
@@ -1052,7 +571,7 @@ xxl_store_sqlite_scalar (xxl_store_t *self, const char *sql, const char *fmt, ..
     assert (self->methods == &sq_methods);
     va_list args;
     va_start (args, fmt);
-    int64_t value = s_scalarv ((store_t *) self, sql, fmt, args);
+    int64_t value = sq_scalarv ((store_t *) self, sql, fmt, args);
     va_end (args);
     return value;
 }
@@ -1063,7 +582,7 @@ xxl_store_sqlite_text (xxl_store_t *self, const char *sql, const char *fmt, ...)
     assert (self->methods == &sq_methods);
     va_list args;
     va_start (args, fmt);
-    char *value = s_textv ((store_t *) self, sql, fmt, args);
+    char *value = sq_textv ((store_t *) self, sql, fmt, args);
     va_end (args);
     return value;
 }
@@ -1075,7 +594,52 @@ xxl_store_sqlite_encode (xxl_store_t *self, xxl_enc_t *enc, int rows_as_array,
     assert (self->methods == &sq_methods);
     va_list args;
     va_start (args, fmt);
-    int rows = s_encodev ((store_t *) self, enc, rows_as_array, 0, NULL, sql, fmt, args);
+    int rows = sq_encodev ((store_t *) self, enc, rows_as_array, 0, NULL, sql, fmt, args);
     va_end (args);
     return rows;
 }
+
+//  --------------------------------------------------------------------
+//  The method table: this file's connection methods, the rows' calls,
+//  and the shared bodies
+
+const xxl_store_methods_t sq_methods = {
+    .version = XXL_STORE_METHODS_VERSION,
+    .size = sizeof (xxl_store_methods_t),
+    XXL_STORE_SQL_METHODS           //  the shared bodies (scheduler/store/sql)
+    .destroy = sq_destroy,
+    .error = sq_error,
+    .schema_version = sq_schema_version,
+    .begin = sq_begin,
+    .commit = sq_commit,
+    .rollback = sq_rollback,
+    .in_txn = sq_in_txn,
+    .data_version = sq_data_version,
+    .wal_set_size = sq_set_wal_size,
+    .wal_due = sq_wal_due,
+    .wal_restart = sq_wal_restart,
+    .group_add = sq_group_add,
+    .group_update = sq_group_update,
+    .job_add = sq_job_add,
+    .glue_add = sq_glue_add,
+    .log_add = sq_log_add,
+    .log_next_id = sq_log_next_id,
+    .log_unroute = sq_log_unroute,
+    .log_set_shard = sq_log_set_shard,
+    .log_copy_shard = sq_log_copy_shard,
+    .lease_list = sq_lease_list,
+    .lease_fired = sq_lease_fired,
+    .job_due_in = sq_job_due_in,
+    .fired_get = sq_fired_get,
+    .log_encode_page = sq_log_encode_page,
+    .report_totals = sq_report_totals,
+    .accounts = &sq_accounts,
+    .report_count = sq_report_count,
+    .clock_now = sq_clock_now,
+};
+
+//  Users, tokens and sessions (xxl_store_accounts_t; schema step 9): all
+//  shared
+const xxl_store_accounts_t sq_accounts = {
+    XXL_STORE_SQL_ACCOUNTS
+};

@@ -1,12 +1,14 @@
-/*  xxl_store_sqlite_int.h -- inside the SQLite backend: what its two
-    files share, and no one else may use.
+/*  xxl_store_sqlite_int.h -- inside the SQLite backend: what its files
+    share, and no one else may use.
 
-    xxl_store_sqlite.c owns the connection: opening and migrating, the
-    statement cache, binding, errors, transactions and the WAL, and the
-    driver of the shared SQL (xxl_store_sql.h: its helpers, $N rewritten
-    as ?N on prepare).  xxl_store_sqlite_rows.c holds the row calls that
-    stay SQLite's own, the texts of the dialect's statements
-    (sq_statements) and the method tables.
+    The files, top to bottom (calls go down only; no two call each other):
+    -   xxl_store_sqlite.c: opening and migrating, transactions and the
+        WAL, the method tables;
+    -   xxl_store_sqlite_rows.c (the row calls that stay SQLite's own, the
+        dialect's texts sq_statements) and _driver.c (the driver of the
+        shared SQL, xxl_store_sql.h);
+    -   xxl_store_sqlite_conn.c: the statement cache ($N rewritten as ?N
+        on prepare), binding, the helpers below and errors.
 
     The helpers (sq_*) take the backend's own struct.  Statements are
     cached by the address of their SQL text: pass string literals.  fmt
@@ -52,16 +54,29 @@ typedef struct {
 
 //  The dialect's statements of the shared bodies (xxl_store_sqlite_rows.c)
 extern const char *const sq_statements [XXL_SQL_STATEMENTS];
-//  The method table (xxl_store_sqlite_rows.c)
+//  The method table (xxl_store_sqlite.c)
 extern const xxl_store_methods_t sq_methods;
-//  Users, tokens and sessions (xxl_store_sqlite_rows.c, all shared)
+//  Users, tokens and sessions (xxl_store_sqlite.c, all shared)
 extern const xxl_store_accounts_t sq_accounts;
+//  The driver of the shared SQL (xxl_store_sqlite_driver.c)
+extern const xxl_store_driver_t sq_driver;
+
+//  The row calls that stay SQLite's own (xxl_store_sqlite_rows.c):
+//  sq_<slot>, of that slot's type
+#define SQ_ROWS_SLOTS(X) \
+    X (clock_now) X (fired_get) X (glue_add) X (group_add) X (group_update) X (job_add) \
+    X (job_due_in) X (lease_fired) X (lease_list) X (log_add) X (log_copy_shard) \
+    X (log_encode_page) X (log_next_id) X (log_set_shard) X (log_unroute) X (report_count) \
+    X (report_totals)
+#define SQ_DECLARE(slot) extern __typeof__ (*((xxl_store_methods_t *) 0)->slot) sq_##slot;
+SQ_ROWS_SLOTS (SQ_DECLARE)
 
 //  Records the database's error for `what` in self->error, logs it; -1
 int sq_fail (store_t *self, const char *what);
 //  The cached statement for sql, reset and unbound; NULL on error
 sqlite3_stmt *sq_prepare (store_t *self, const char *sql);
 int sq_bind (store_t *self, sqlite3_stmt *stmt, const char *fmt, ...);
+int sq_bindv (store_t *self, sqlite3_stmt *stmt, const char *fmt, va_list args);
 //  Steps a statement that returns no row; changes() or -1
 int sq_done (store_t *self, sqlite3_stmt *stmt);
 //  A column as a new string ("" for NULL)
@@ -85,6 +100,18 @@ int sq_encode (store_t *self, xxl_enc_t *enc, int rows_as_array, const char *sql
                const char *fmt, ...);
 int sq_encode_max (store_t *self, xxl_enc_t *enc, size_t max_size, int *truncated,
                    const char *sql, const char *fmt, ...);
+//  The same with a va_list (the driver's, the test hooks'); exec_once:
+//  prepared, run and finalized, not cached (text built at run time)
+int sq_execv (store_t *self, const char *sql, const char *fmt, va_list args);
+int sq_exec_oncev (store_t *self, const char *sql, const char *fmt, va_list args);
+int64_t sq_scalarv (store_t *self, const char *sql, const char *fmt, va_list args);
+char *sq_textv (store_t *self, const char *sql, const char *fmt, va_list args);
+int sq_id_listv (store_t *self, int64_t *ids, size_t max, size_t *count, const char *sql,
+                 const char *fmt, va_list args);
+int sq_encodev (store_t *self, xxl_enc_t *enc, int rows_as_array, size_t max_size,
+                int *truncated, const char *sql, const char *fmt, va_list args);
+//  A new statement cache (sql pointer -> sqlite3_stmt, finalized with it)
+zhashx_t *sq_cache_new (void);
 
 //  The connection's methods (xxl_store.h)
 void sq_destroy (xxl_store_t *base);

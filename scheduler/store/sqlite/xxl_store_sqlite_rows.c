@@ -1,6 +1,14 @@
-/*  xxl_store_sqlite_rows.c -- the SQLite backend's row calls (the
-    contracts are in xxl_store.h) and its method table.  XXL-JOB's tables;
-    log ids use AUTOINCREMENT so that an id is never reused.
+/*  xxl_store_sqlite_rows.c -- the SQLite backend's own row calls (the
+    contracts are in xxl_store.h), its calls by share, and the texts of
+    the dialect's statements of the shared bodies (sq_statements).
+    XXL-JOB's tables; log ids use AUTOINCREMENT so that an id is never
+    reused.
+
+    Layer: below xxl_store_sqlite.c (which names these calls in its method
+    table), beside _driver.c, over _conn.c, the only file it calls.
+    MUST: answer as the PostgreSQL backend's own calls do (same rows,
+    order, counts and return codes).  Errors: -1 (or NULL), the reason in
+    self->error (sq_fail).
 */
 
 #include "xxl_store_sqlite_int.h"
@@ -11,8 +19,8 @@
 //  --------------------------------------------------------------------
 //  Groups
 
-static int64_t
-m_group_add (xxl_store_t *base, const xxl_group_t *group)
+int64_t
+sq_group_add (xxl_store_t *base, const xxl_group_t *group)
 {
     store_t *self = (store_t *) base;
     int rc = sq_exec (self,
@@ -23,8 +31,8 @@ m_group_add (xxl_store_t *base, const xxl_group_t *group)
     return rc < 0? -1: sqlite3_last_insert_rowid (self->db);
 }
 
-static int
-m_group_update (xxl_store_t *base, const xxl_group_t *group)
+int
+sq_group_update (xxl_store_t *base, const xxl_group_t *group)
 {
     store_t *self = (store_t *) base;
     return sq_exec (self,
@@ -37,8 +45,8 @@ m_group_update (xxl_store_t *base, const xxl_group_t *group)
 //  --------------------------------------------------------------------
 //  Jobs
 
-static int64_t
-m_job_add (xxl_store_t *base, const xxl_job_t *job)
+int64_t
+sq_job_add (xxl_store_t *base, const xxl_job_t *job)
 {
     store_t *self = (store_t *) base;
     int rc = sq_exec (self,
@@ -48,9 +56,9 @@ m_job_add (xxl_store_t *base, const xxl_job_t *job)
     return rc < 0? -1: sqlite3_last_insert_rowid (self->db);
 }
 
-static int
-m_glue_add (xxl_store_t *base, int64_t job_id, const char *glue_type,
-                    const char *source, const char *remark, int64_t now)
+int
+sq_glue_add (xxl_store_t *base, int64_t job_id, const char *glue_type,
+                     const char *source, const char *remark, int64_t now)
 {
     store_t *self = (store_t *) base;
     int64_t version = sq_scalar (self,
@@ -74,8 +82,8 @@ m_glue_add (xxl_store_t *base, int64_t job_id, const char *glue_type,
 //  Logs
 
 //  The next log id AUTOINCREMENT would give (ids are never reused)
-static int64_t
-m_log_next_id (xxl_store_t *base)
+int64_t
+sq_log_next_id (xxl_store_t *base)
 {
     store_t *self = (store_t *) base;
     int64_t seq = sq_scalar (self,
@@ -83,8 +91,8 @@ m_log_next_id (xxl_store_t *base)
     return seq < 0? -1: seq + 1;
 }
 
-static int
-m_log_add (xxl_store_t *base, xxl_log_t *log)
+int
+sq_log_add (xxl_store_t *base, xxl_log_t *log)
 {
     store_t *self = (store_t *) base;
     //  Column 13 is the id: NULL lets AUTOINCREMENT choose
@@ -136,8 +144,8 @@ m_log_add (xxl_store_t *base, xxl_log_t *log)
     " add_time AS addTime, update_time AS updateTime," \
     " length (CAST (glue_source AS BLOB)) AS size"
 
-static int
-m_log_unroute (xxl_store_t *base, int64_t log_id, int64_t chars, int unfinished)
+int
+sq_log_unroute (xxl_store_t *base, int64_t log_id, int64_t chars, int unfinished)
 {
     store_t *self = (store_t *) base;
     if (unfinished)
@@ -151,15 +159,15 @@ m_log_unroute (xxl_store_t *base, int64_t log_id, int64_t chars, int unfinished)
         " WHERE id = ? AND trigger_code = 0", "ii", chars, log_id);
 }
 
-static int
-m_log_set_shard (xxl_store_t *base, int64_t log_id, const char *shard)
+int
+sq_log_set_shard (xxl_store_t *base, int64_t log_id, const char *shard)
 {
     return sq_exec ((store_t *) base,
         "UPDATE xxl_job_log SET executor_sharding_param = ? WHERE id = ?", "si", shard, log_id);
 }
 
-static int
-m_log_copy_shard (xxl_store_t *base, int64_t id, int64_t src, const char *shard, int64_t stamp)
+int
+sq_log_copy_shard (xxl_store_t *base, int64_t id, int64_t src, const char *shard, int64_t stamp)
 {
     return sq_exec ((store_t *) base,
         "INSERT INTO xxl_job_log (id, job_group, job_id, executor_handler,"
@@ -176,8 +184,8 @@ m_log_copy_shard (xxl_store_t *base, int64_t id, int64_t src, const char *shard,
 #define XXL_IN_MASK(col) " ((?1 >> (" col " % 16)) & 1) = 1 "
 _Static_assert (XXL_STORE_SHARES == 16, "the SQL above and migration 8 write 16 shares");
 
-static int
-m_fired_get (xxl_store_t *base, int64_t *until, int64_t *sent)
+int
+sq_fired_get (xxl_store_t *base, int64_t *until, int64_t *sent)
 {
     store_t *self = (store_t *) base;
     *until = sq_scalar (self, "SELECT MIN(fired_until) FROM xxl_lease", NULL);
@@ -208,9 +216,9 @@ m_fired_get (xxl_store_t *base, int64_t *until, int64_t *sent)
     " AND NOT (trigger_code = 0 AND schedule_time IS NOT NULL AND schedule_time > ?7)" \
     " ORDER BY id DESC LIMIT ?8 OFFSET ?9"
 
-static int
-m_log_encode_page (xxl_store_t *base, xxl_enc_t *enc, size_t max_size, int *truncated,
-                   const xxl_store_log_filter_t *f)
+int
+sq_log_encode_page (xxl_store_t *base, xxl_enc_t *enc, size_t max_size, int *truncated,
+                    const xxl_store_log_filter_t *f)
 {
     //  (by job: its index; failed or running rows of every job: their
     //  partial indexes, so that few such rows among many are found without
@@ -237,9 +245,9 @@ m_log_encode_page (xxl_store_t *base, xxl_enc_t *enc, size_t max_size, int *trun
 //  size the engine's writes wait for a checkpoint)
 #define XXL_REPORT_CHUNK 50000
 
-static int
-m_report_count (xxl_store_t *base, int64_t from, int64_t to, int64_t *running, int64_t *suc,
-                int64_t *fail)
+int
+sq_report_count (xxl_store_t *base, int64_t from, int64_t to, int64_t *running, int64_t *suc,
+                 int64_t *fail)
 {
     store_t *self = (store_t *) base;
     //  Keyset chunks in (trigger_time, id) order, xxl_job_log_time's
@@ -286,8 +294,8 @@ m_report_count (xxl_store_t *base, int64_t from, int64_t to, int64_t *running, i
     }
 }
 
-static int
-m_report_totals (xxl_store_t *base, xxl_store_totals_t *t)
+int
+sq_report_totals (xxl_store_t *base, xxl_store_totals_t *t)
 {
     store_t *self = (store_t *) base;
     t->jobs = sq_scalar (self, "SELECT COUNT(*) FROM xxl_job_info", NULL);
@@ -305,8 +313,8 @@ m_report_totals (xxl_store_t *base, xxl_store_totals_t *t)
 //  The method table, in xxl_store_methods_t's order
 
 //  Leases (version 3)
-static int
-m_lease_list (xxl_store_t *base, xxl_lease_t *rows)
+int
+sq_lease_list (xxl_store_t *base, xxl_lease_t *rows)
 {
     store_t *self = (store_t *) base;
     memset (rows, 0, XXL_STORE_SHARES * sizeof (xxl_lease_t));
@@ -341,8 +349,8 @@ m_lease_list (xxl_store_t *base, xxl_lease_t *rows)
     return 0;
 }
 
-static int
-m_lease_fired (xxl_store_t *base, uint64_t mask, int64_t until, int64_t sent)
+int
+sq_lease_fired (xxl_store_t *base, uint64_t mask, int64_t until, int64_t sent)
 {
     int rc = sq_exec ((store_t *) base,
         "UPDATE xxl_lease SET fired_until = max (fired_until, ?2),"
@@ -351,16 +359,16 @@ m_lease_fired (xxl_store_t *base, uint64_t mask, int64_t until, int64_t sent)
     return rc < 0? -1: 0;
 }
 
-static int64_t
-m_clock_now (xxl_store_t *base)
+int64_t
+sq_clock_now (xxl_store_t *base)
 {
     (void) base;
     return zclock_time ();
 }
 
-static int
-m_job_due_in (xxl_store_t *base, uint64_t mask, int64_t before, xxl_store_due_t *rows,
-              size_t max, size_t *count)
+int
+sq_job_due_in (xxl_store_t *base, uint64_t mask, int64_t before, xxl_store_due_t *rows,
+               size_t max, size_t *count)
 {
     store_t *self = (store_t *) base;
     *count = 0;
@@ -488,45 +496,4 @@ const char *const sq_statements [XXL_SQL_STATEMENTS] = {
     [XXL_SQL_REGISTRY_APPS] =
         "SELECT group_concat (registry_key, ',') FROM (SELECT DISTINCT registry_key"
         " FROM xxl_job_registry WHERE registry_value = ? AND update_time >= ?)",
-};
-
-const xxl_store_methods_t sq_methods = {
-    .version = XXL_STORE_METHODS_VERSION,
-    .size = sizeof (xxl_store_methods_t),
-    XXL_STORE_SQL_METHODS           //  the shared bodies (xxl_store_sql.c)
-    .destroy = sq_destroy,
-    .error = sq_error,
-    .schema_version = sq_schema_version,
-    .begin = sq_begin,
-    .commit = sq_commit,
-    .rollback = sq_rollback,
-    .in_txn = sq_in_txn,
-    .data_version = sq_data_version,
-    .wal_set_size = sq_set_wal_size,
-    .wal_due = sq_wal_due,
-    .wal_restart = sq_wal_restart,
-    .group_add = m_group_add,
-    .group_update = m_group_update,
-    .job_add = m_job_add,
-    .glue_add = m_glue_add,
-    .log_add = m_log_add,
-    .log_next_id = m_log_next_id,
-    .log_unroute = m_log_unroute,
-    .log_set_shard = m_log_set_shard,
-    .log_copy_shard = m_log_copy_shard,
-    .lease_list = m_lease_list,
-    .lease_fired = m_lease_fired,
-    .job_due_in = m_job_due_in,
-    .fired_get = m_fired_get,
-    .log_encode_page = m_log_encode_page,
-    .report_totals = m_report_totals,
-    .accounts = &sq_accounts,
-    .report_count = m_report_count,
-    .clock_now = m_clock_now,
-};
-
-//  Users, tokens and sessions (xxl_store_accounts_t; schema step 9): all
-//  shared
-const xxl_store_accounts_t sq_accounts = {
-    XXL_STORE_SQL_ACCOUNTS
 };

@@ -1,8 +1,12 @@
 /*  xxl_store_sql.h -- the store's SQL, once: the driver a backend gives
-    the shared method bodies (xxl_store_sql.c), and those bodies.
+    the shared method bodies (xxl_store_sql_*.c), and those bodies.
+
+    Layer: scheduler/store/sql is the bottom of the store, below the
+    backends (scheduler/store/sqlite, scheduler/store/pg) and the factory
+    (scheduler/store); it calls none of them but through this driver table.
 
     Owns: the driver table (xxl_store_driver_t) and the handle prefix
-    (xxl_store_sql_t) through which xxl_store_sql.c reaches it.  A backend
+    (xxl_store_sql_t) through which the shared bodies reach it.  A backend
     owns everything else: its connection, statement cache, binding,
     transactions, migrations and the methods whose SQL truly differs.
 
@@ -43,13 +47,15 @@
 
     A third backend (MySQL, say) is such a driver (its helpers, a dozen
     calls, the XXL_SQL_STATEMENTS texts), its connection, and the methods
-    listed at the end of xxl_store_sql.c, which truly differ.
+    listed at the end of sql/xxl_store_sql.c, which truly differ.
 */
 
 #ifndef XXL_STORE_SQL_H_INCLUDED
 #define XXL_STORE_SQL_H_INCLUDED
 
 #include "xxl_store.h"
+
+#include <czmq.h>
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -133,7 +139,7 @@ struct _xxl_store_driver_t {
 //  The first member of a backend's handle
 typedef struct {
     xxl_store_t base;                   //  first: the method table
-    const xxl_store_driver_t *driver;   //  how xxl_store_sql.c runs its SQL
+    const xxl_store_driver_t *driver;   //  how the shared bodies run their SQL
 } xxl_store_sql_t;
 
 //  Unsent planned rows of xxl_job_log: no address, or routed ahead past
@@ -172,12 +178,17 @@ typedef struct {
 //  True when driver is complete and of this version (backends assert it)
 int xxl_store_driver_ok (const xxl_store_driver_t *driver);
 
+//  A backend's statement cache: a table keyed by the address of a
+//  statement's text (string literals: the key is never copied nor freed),
+//  whose values destroy frees
+zhashx_t *xxl_store_sql_cache_new (zhashx_destructor_fn *destroy);
+
 //  Rewrites sql's $N placeholders (outside quotes) as ?N into out (size
 //  bytes); out, or NULL when it does not fit.  For drivers whose
 //  placeholder is '?'.
 char *xxl_store_sql_question_marks (const char *sql, char *out, size_t size);
 
-//  The shared method bodies (xxl_store_sql.c): xs_<slot> for each slot
+//  The shared method bodies (xxl_store_sql_*.c): xs_<slot> for each slot
 //  below (in the table's order), of that slot's type (declared from the table itself, so that a
 //  body and its slot cannot disagree).  A backend's method table names
 //  them all with XXL_STORE_SQL_METHODS, its accounts table with
