@@ -1,13 +1,14 @@
 /*  xxl_requests.h -- the client api as the actor sees it.
 
-    Owns whether the request in hand is a read (its reply then goes
-    whatever the commit) and the running LOG_CLEARs.  Judges every request
-    against its command's fields (xxl_commands.h) and its sender's access
-    (access/) before its handler runs; records audited ones (audit/).
+    Owns the running LOG_CLEARs (a batch of rows deleted per turn).
+    Judges every request against its command's fields (xxl_commands.h)
+    and its sender's access (access/) before its handler runs, tells the
+    outbox whether the request in hand is a read (its reply then goes
+    whatever the commit), and records audited ones (audit/).
     MUST: answer every request it takes, once.  MUST NOT: be called by
-    runs, the planner, the lease or the services, except for REPORT and
-    LOG_CLEAR's turns (engine_report_*, engine_log_clear_*).
-    Called by: the actor (engine_handle_api, engine_handle_http).
+    the modules below it.
+    Called by: the actor (engine_handle_api, engine_handle_http, and
+    LOG_CLEAR's turns: engine_log_clear_turn, _stop, _rollback).
 */
 
 #ifndef XXL_REQUESTS_H_INCLUDED
@@ -18,6 +19,12 @@
 typedef struct {
     zlistx_t *clears;                   //  LOG_CLEARs deleting a batch per turn (xxl_api_log.c)
 } api_state_t;
+
+//  LOG_CLEAR's turns (xxl_api_log.c): a batch of rows deleted, the clears
+//  answered 503 at a stop, or their counts rolled back with a failed turn
+void engine_log_clear_turn (server_t *self);
+void engine_log_clear_stop (server_t *self);
+void engine_log_clear_rollback (server_t *self, const char *why);
 
 void engine_handle_api (server_t *self, zmsg_t *zmsg);
 //  Judges and handles a decoded api request from who (the api socket's or
