@@ -1,4 +1,4 @@
-/*  test_events.c -- the engine's events (scheduler/events/xxl_events.h):
+/*  test_events.c -- the engine's events (scheduler/base/xxl_events.h):
     handlers run in the order they were subscribed, only for their kind,
     with the event as published.
 */

@@ -58,7 +58,7 @@ struct _server_t {
                                         //  of the wall clock changes it)
     bool wall_stepped;                  //  forward, since the last registry check
     int64_t next_registry_check;
-    int64_t next_liveness;              //  monotonic ms of the next s_liveness
+    int64_t next_liveness;              //  monotonic ms of the next engine_runs_liveness
     zhashx_t *apps_changed;             //  app names whose addresses changed (a set)
     int64_t next_groups;                //  monotonic ms of the next s_groups_refresh
     int64_t next_pending_check;
