@@ -1055,10 +1055,13 @@ engine_agent_answer (server_t *self, zframe_t *rid, xxl_msg_t *msg)
             engine_queue_client (self, zframe_data (pending->client), zframe_size (pending->client));
             engine_outbox_read (self, false);
             engine_audit_answer (self, pending, answered);
+            //  A run killed by hand ends as any result does (a FIX_DELAY
+            //  job waiting for it goes on, the metrics count it)
+            int64_t now = engine_now ();
             if (pending->kind == PENDING_KILL && code == XXL_OK
-            &&  xxl_store_log_handle_done (self->store, pending->log_id, engine_now (), XXL_CODE_FAIL,
+            &&  xxl_store_log_handle_done (self->store, pending->log_id, now, XXL_CODE_FAIL,
                                            "killed by a user (log kill)") == 0)
-                self->metrics.runs_fail++;
+                engine_run_ended (self, pending->log_id, XXL_END_RESULT, XXL_CODE_FAIL, now);
             break;
         }
         case PENDING_PROBE:
