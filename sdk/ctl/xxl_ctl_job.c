@@ -360,23 +360,41 @@ static const ctl_opt_t s_job_next_opts [] = {
 static int
 s_job_next (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
 {
-    if (!xxl_ctl_request_args (self, cmd->request, cmd, args, NULL))
+    //  The job's time zone first (a reply is not held across requests)
+    char *zone = NULL;
+    if (!self->json) {
+        xxl_enc_t *enc = xxl_ctl_request (self, "JOB_SHOW");
+        if (!enc)
+            return XXL_CTL_FAILED;
+        xxl_enc_kint (enc, "jobId", args->pos_num [0]);
+        xxl_msg_t *reply = xxl_ctl_call (self);
+        const msgpack_object *job = reply? xxl_ctl_content (self, reply): NULL;
+        zone = job? xxl_ctl_value_text_of (job, "timezone"): NULL;
+        xxl_msg_destroy (&reply);
+        if (!zone)
+            return XXL_CTL_FAILED;
+    }
+    if (!xxl_ctl_request_args (self, cmd->request, cmd, args, NULL)) {
+        free (zone);
         return XXL_CTL_FAILED;
+    }
     xxl_msg_t *reply;
     const msgpack_object *content;
     int rc;
     const msgpack_object *next = xxl_ctl_list (self, &reply, &content, "next", CTL_INTS, &rc);
-    if (!next)
-        return rc;
-    if (next->via.array.size == 0)
-        fprintf (self->out, "no fire times\n");
-    for (uint32_t i = 0; i < next->via.array.size; i++) {
-        char buf [64];
-        fprintf (self->out, "%s\n", xxl_ctl_time_text ((int64_t) next->via.array.ptr [i].via.u64,
-                                                       buf, sizeof buf));
+    if (next) {
+        int64_t *times = (int64_t *) calloc (next->via.array.size + 1, sizeof (int64_t));
+        for (uint32_t i = 0; times && i < next->via.array.size; i++)
+            times [i] = (int64_t) next->via.array.ptr [i].via.u64;
+        if (times)
+            xxl_ctl_print_times (self, times, next->via.array.size, zone);
+        else
+            rc = xxl_ctl_fail (self, XXL_CTL_FAILED, "out of memory");
+        free (times);
+        xxl_msg_destroy (&reply);
     }
-    xxl_msg_destroy (&reply);
-    return XXL_CTL_OK;
+    free (zone);
+    return rc;
 }
 
 const ctl_cmd_t xxl_ctl_job_next = {
