@@ -8,6 +8,7 @@
 #include "xxl_ctl_cmd.h"
 #include "xxl_ctl_print.h"
 #include "xxl_test.h"
+#include "xxl_test_ctl.h"
 
 #include <czmq.h>
 
@@ -30,21 +31,7 @@ s_column (const char *line, const char *needle)
 static int
 s_ctl (const char *line, char **text)
 {
-    char *copy = strdup (line), *argv [16], *save = NULL;
-    int argc = 0;
-    argv [argc++] = (char *) "xxl-ctl";
-    for (char *tok = strtok_r (copy, "|", &save); tok && argc < 15;
-         tok = strtok_r (NULL, "|", &save))
-        argv [argc++] = tok;
-    argv [argc] = NULL;
-    size_t size;
-    FILE *out = open_memstream (text, &size);
-    FILE *null = fopen ("/dev/null", "w");
-    int rc = xxl_ctl_main (argc, argv, out, null);
-    fclose (null);
-    fclose (out);
-    free (copy);
-    return rc;
+    return xxl_test_ctl (line, "|", NULL, text);
 }
 
 int
