@@ -8,19 +8,20 @@
 # of the same key, while a restarted agent gets it back at once.
 . "$(dirname "$0")/lib.sh"
 xxl_setup
-PEER="$XXL_BUILD/tests/xxl_peer"
+# Keys (C: every pair; K: the scheduler's keys folder): an admin, a viewer
+# and an operator of appa, a viewer of every app, one of appa and appb,
+# and an agent key per app
 C="$T/certs"; K="$T/keys"
 mkdir -p "$C" "$K"
-keygen () { "$CTL" keygen "$@" --dir "$C" >/dev/null; }
-keygen scheduler --role admin
-keygen boss --role admin
-keygen va --role viewer --apps appa
-keygen oa --role operator --apps appa
-keygen vall --role viewer
-keygen vab --role viewer --apps appa,appb
-keygen agent-a --role agent --apps appa
-keygen agent-b --role agent --apps appb
-for n in boss va oa vall vab agent-a agent-b; do cp "$C/$n.cert" "$K/"; done
+"$CTL" keygen scheduler --role admin --dir "$C" >/dev/null
+for key in "boss --role admin" "va --role viewer --apps appa" "oa --role operator --apps appa" \
+           "vall --role viewer" "vab --role viewer --apps appa,appb" \
+           "agent-a --role agent --apps appa" "agent-b --role agent --apps appb"; do
+    # shellcheck disable=SC2086
+    "$CTL" keygen $key --dir "$C" >/dev/null
+    cp "$C/${key%% *}.cert" "$K/"
+done
+PEER="$XXL_BUILD/tests/xxl_peer"
 XXL_SCHEDULER_ARGS="--cert $C/scheduler.cert_secret --keys $K --http 127.0.0.1:0"
 start_scheduler || exit 1
 SK="$C/scheduler.cert"

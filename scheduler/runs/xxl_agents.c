@@ -179,39 +179,6 @@ s_address_foreign_app (server_t *self, const char *address, const xxl_who_t *who
     return NULL;
 }
 
-//  Whether address is routed to a connection other than rid's that is
-//  still open: a BEAT is sent to it (its REPLY is ignored, as
-//  engine_runs_liveness's), and a connection the send finds closed (an
-//  agent restarted: its old connection closed with its process before
-//  the scheduler's next liveness beat noticed) is forgotten at once, so
-//  that the address is free for its new one
-static bool
-s_held_open_elsewhere (server_t *self, zframe_t *rid, const char *app, const char *address)
-{
-    size_t size = 0;
-    const void *route = xxl_registry_route (self->registry, address, &size);
-    if (!route || (size == zframe_size (rid) && memcmp (route, zframe_data (rid), size) == 0))
-        return false;
-    xxl_enc_request (self->enc, "BEAT", engine_request_id (self));
-    size_t length;
-    const void *data = xxl_enc_finish (self->enc, &length);
-    void *handle = zsock_resolve (self->agents);
-    int rc = zmq_send (handle, route, size, ZMQ_SNDMORE);
-    if (rc >= 0)
-        rc = zmq_send (handle, data, length, 0);
-    if (rc >= 0 || zmq_errno () != EHOSTUNREACH)
-        return true;                    //  (open; a full queue counts as open)
-    char name [300], where [300];
-    engine_warn_limited (&self->runs.log_moved, "registry: %s/%s registered again on a new"
-                         " connection: its old one had closed",
-                         xxl_printable (app, name, sizeof name),
-                         xxl_printable (address, where, sizeof where));
-    zframe_t *closed = zframe_new (route, size);
-    xxl_registry_gone (self->registry, zframe_data (closed), zframe_size (closed));
-    zframe_destroy (&closed);
-    return false;
-}
-
 //  Whether a connection may (un)register address for app: its key must
 //  be an agent's listing app (xxl_access.c), for UNREGISTER too; to
 //  register, its apps must list every app the address is an agent of (in
@@ -275,7 +242,7 @@ s_agent_binding (server_t *self, zframe_t *rid, const char *app, const char *add
             rc = -1;
         }
         else
-        if (!same && s_held_open_elsewhere (self, rid, app, address)) {
+        if (!same && engine_runs_held_open (self, rid, app, address)) {
             snprintf (why, whylen, "address '%s' is registered on another connection that is"
                       " open: it is this one's once that one unregisters, closes or is past"
                       " the dead time (%d s)", xxl_printable (address, where, sizeof where),
