@@ -185,6 +185,48 @@ engine_permit (server_t *self, request_t *request, char *why, size_t whylen)
     return 0;
 }
 
+//  Groups by id, for qsort
+static int
+s_group_cmp (const void *a, const void *b)
+{
+    int64_t x = ((const xxl_group_t *) a)->id, y = ((const xxl_group_t *) b)->id;
+    return x < y? -1: x > y;
+}
+
+size_t
+engine_who_groups (server_t *self, const xxl_who_t *who, xxl_group_t **groups_p)
+{
+    size_t room = 1, count = 0;
+    for (const char *p = who->apps; *p; p++)
+        room += *p == ',';
+    xxl_group_t *groups = (xxl_group_t *) zmalloc (room * sizeof (xxl_group_t));
+    char *apps = strdup (who->apps);
+    char *save = NULL;
+    for (char *app = strtok_r (apps, ",", &save); app; app = strtok_r (NULL, ",", &save)) {
+        //  (spaces around an item are not part of it, as xxl_who_has_app)
+        while (*app == ' ')
+            app++;
+        size_t len = strlen (app);
+        while (len && app [len - 1] == ' ')
+            app [--len] = 0;
+        xxl_group_t *group = &groups [count];
+        if (!*app || xxl_store_group_find (self->store, app, group))
+            continue;
+        //  (an app named by digits is no group id; an app listed twice counts once)
+        bool again = false;
+        for (size_t i = 0; i < count; i++)
+            again = again || groups [i].id == group->id;
+        if (!group->app_name || strneq (group->app_name, app) || again)
+            xxl_group_free (group);
+        else
+            count++;
+    }
+    free (apps);
+    qsort (groups, count, sizeof groups [0], s_group_cmp);
+    *groups_p = groups;
+    return count;
+}
+
 int
 engine_read_group (server_t *self, request_t *request, int64_t *group_id, char *why,
                    size_t whylen)
@@ -193,34 +235,17 @@ engine_read_group (server_t *self, request_t *request, int64_t *group_id, char *
     *group_id = 0;
     if (!engine_reads_scoped (who))
         return 0;
-    //  (the groups of its apps: an app named by digits is no group id)
-    int64_t found = 0;
-    char *apps = strdup (who->apps);
-    char *save = NULL;
-    for (char *app = strtok_r (apps, ",", &save); app; app = strtok_r (NULL, ",", &save)) {
-        while (*app == ' ')
-            app++;
-        size_t len = strlen (app);
-        while (len && app [len - 1] == ' ')
-            app [--len] = 0;
-        xxl_group_t group;
-        if (!*app || xxl_store_group_find (self->store, app, &group))
-            continue;
-        if (group.app_name && streq (group.app_name, app)) {
-            if (found > 0 && found != group.id) {
-                snprintf (why, whylen, "key '%s' (%s) has several apps ('%s'): name one"
-                          " group to list (group, jobGroup or jobId)", who->name, who->role,
-                          who->apps);
-                xxl_group_free (&group);
-                free (apps);
-                return -1;
-            }
-            found = group.id;
-        }
-        xxl_group_free (&group);
+    xxl_group_t *groups;
+    size_t count = engine_who_groups (self, who, &groups);
+    *group_id = count? groups [0].id: -1;
+    for (size_t i = 0; i < count; i++)
+        xxl_group_free (&groups [i]);
+    free (groups);
+    if (count > 1) {
+        snprintf (why, whylen, "key '%s' (%s) has several apps ('%s'): name one group to"
+                  " list (group, jobGroup or jobId)", who->name, who->role, who->apps);
+        return -1;
     }
-    free (apps);
-    *group_id = found > 0? found: -1;
     return 0;
 }
 

@@ -58,6 +58,10 @@ bool engine_reads_scoped (const xxl_who_t *who);
 //  several groups (it must name one).
 int engine_read_group (server_t *self, request_t *request, int64_t *group_id, char *why,
                        size_t whylen);
+//  The groups of who's apps, by id (each once; an app without a group
+//  left out): how many, into *groups (free each with xxl_group_free,
+//  then the array)
+size_t engine_who_groups (server_t *self, const xxl_who_t *who, xxl_group_t **groups);
 int engine_may_register (const xxl_who_t *who, const char *app, char *why, size_t whylen);
 void engine_keys_refresh (server_t *self);
 

@@ -111,41 +111,11 @@ s_encode_registry_list (server_t *self, const char *app)
 
 //  The groups of the apps of a key whose reads are scoped, by id, in
 //  GROUP_LIST's row shape (xxl_store_group_encode_all's)
-static int
-s_group_cmp (const void *a, const void *b)
-{
-    int64_t x = ((const xxl_group_t *) a)->id, y = ((const xxl_group_t *) b)->id;
-    return x < y? -1: x > y;
-}
-
 static void
-s_encode_scoped_groups (server_t *self, const char *apps)
+s_encode_scoped_groups (server_t *self, const xxl_who_t *who)
 {
-    xxl_group_t groups [64];
-    size_t count = 0;
-    char *copy = strdup (apps);
-    char *save = NULL;
-    for (char *app = strtok_r (copy, ",", &save); app && count < 64;
-         app = strtok_r (NULL, ",", &save)) {
-        while (*app == ' ')
-            app++;
-        size_t len = strlen (app);
-        while (len && app [len - 1] == ' ')
-            app [--len] = 0;
-        xxl_group_t *group = &groups [count];
-        if (!*app || xxl_store_group_find (self->store, app, group))
-            continue;
-        //  (an app named by digits is no group id; an app listed twice counts once)
-        bool again = false;
-        for (size_t i = 0; i < count; i++)
-            again = again || groups [i].id == group->id;
-        if (!group->app_name || strneq (group->app_name, app) || again)
-            xxl_group_free (group);
-        else
-            count++;
-    }
-    free (copy);
-    qsort (groups, count, sizeof groups [0], s_group_cmp);
+    xxl_group_t *groups;
+    size_t count = engine_who_groups (self, who, &groups);
     xxl_enc_array_begin (self->enc);
     for (size_t i = 0; i < count; i++) {
         xxl_group_t *group = &groups [i];
@@ -160,6 +130,7 @@ s_encode_scoped_groups (server_t *self, const char *apps)
         xxl_group_free (group);
     }
     xxl_enc_array_end (self->enc);
+    free (groups);
 }
 
 //  GROUP_LIST: every group, or for a key whose reads are scoped the groups
@@ -171,7 +142,7 @@ api_group_list (server_t *self, request_t *request)
     xxl_enc_map_begin (self->enc);
     xxl_enc_key (self->enc, "groups");
     if (engine_reads_scoped (request->who))
-        s_encode_scoped_groups (self, request->who->apps);
+        s_encode_scoped_groups (self, request->who);
     else
         xxl_store_group_encode_all (self->store, self->enc);
     xxl_enc_map_end (self->enc);
