@@ -51,6 +51,8 @@ typedef struct _pending_t {
                                         //  took it before (engine_ask_answer)
     zframe_t *client;                   //  client routing id (LOG/KILL forwards, probes)
     uint64_t client_id;                 //  the client's request id
+    int64_t from_byte;                  //  LOG: the page's fromByte (-1: a
+                                        //  page by line, fromLineNum)
     //  An audited request forwarded to the agent (LOG_KILL): recorded with
     //  its answer (engine_audit_answer); NULL when not audited
     const char *audit_type;             //  its command's name (static)
