@@ -8,6 +8,9 @@
 xxl_setup
 REQ="$XXL_BUILD/tests/xxl_req"
 PEER="$XXL_BUILD/tests/xxl_peer"
+# jqf FILE [jq options] FILTER: FILE holds JSON and FILTER is true of it
+# (jq -e alone passes an empty file)
+jqf () { local f="$1"; shift; [ -s "$f" ] && jq -e "$@" "$f" >/dev/null; }
 start_scheduler || exit 1
 start_agent w1 cat-app
 check "agent registers" wait_for 10 agent_registered cat-app w1
@@ -36,10 +39,9 @@ check "the log is over 3 MB" test "$SIZE" -gt 3000000
 "$CTL" --api "$API" log cat "$L" > "$T/cat.out"
 check "log cat: the log byte for byte" cmp "$T/cat.out" "$F"
 "$CTL" --api "$API" --json log cat "$L" > "$T/cat.json"
-check "log cat --json: its content, nextByte the size, its lines, the end" jq -e \
+check "log cat --json: its content, nextByte the size, its lines, the end" jqf "$T/cat.json" \
     --rawfile f "$F" --argjson size "$SIZE" --argjson lines "$(wc -l < "$F")" \
-    '.logContent == $f and .nextByte == $size and .toLineNum == $lines and .isEnd == true' \
-    "$T/cat.json"
+    '.logContent == $f and .nextByte == $size and .toLineNum == $lines and .isEnd == true'
 
 # The pages, one LOG_CAT each: up to 1 MiB, none splits a character, each
 # starting where the last ended, about size / 1 MiB of them
@@ -64,18 +66,16 @@ check "... in few pages (4 or 5 for 3.4 MB): $(cat "$T/pages.n" 2>/dev/null)" \
     test "$(cat "$T/pages.n" 2>/dev/null || echo 99)" -le 5
 
 "$REQ" "$API" LOG_CAT logId="$L" fromByte="$((SIZE + 10))" > "$T/past.json"
-check "past the end: empty, nextByte = fromByte, the end" jq -e --argjson n "$((SIZE + 10))" \
-    '.code == 200 and .content.logContent == "" and .content.nextByte == $n and .content.isEnd' \
-    "$T/past.json"
+check "past the end: empty, nextByte = fromByte, the end" jqf "$T/past.json" --argjson n "$((SIZE + 10))" \
+    '.code == 200 and .content.logContent == "" and .content.nextByte == $n and .content.isEnd'
 "$REQ" "$API" LOG_CAT logId="$L" fromByte=-1 > "$T/neg.json"
-check "a negative fromByte: 400" jq -e '.code == 400 and (.msg | test("fromByte"))' "$T/neg.json"
+check "a negative fromByte: 400" jqf "$T/neg.json" '.code == 400 and (.msg | test("fromByte"))'
 "$REQ" "$API" LOG_CAT logId="$L" fromLineNum=2 > "$T/line.json"
 TO=$(jq .content.toLineNum "$T/line.json")
-check "the line form still answers by line: lines 2 to $TO, at most 64 KiB" jq -e \
+check "the line form still answers by line: lines 2 to $TO, at most 64 KiB" jqf "$T/line.json" \
     --rawfile want <(sed -n "2,${TO}p" "$F") '.code == 200 and .content.fromLineNum == 2
     and .content.toLineNum > 100 and (.content | has("nextByte") | not)
-    and .content.logContent == $want and (.content.logContent | utf8bytelength) <= 65536' \
-    "$T/line.json"
+    and .content.logContent == $want and (.content.logContent | utf8bytelength) <= 65536'
 
 # log cat -f follows a running run by bytes, to its end
 printf 'for i in $(seq 1 8); do echo "tick $i \\u00e9"; sleep 0.2; done\n' > "$T/slow.sh"
@@ -104,12 +104,12 @@ PL=$(ctl job trigger "$PJ" | jq -r '.logIds[0]')
 wait_for 10 field_is "$PL" triggerCode 200
 for n in 1 2 3 4; do "$REQ" "$API" LOG_CAT logId="$PL" fromByte=5 > "$T/peer$n.out" 2>&1; done
 wait "$PEER_PID"
-check "a page by line for a fromByte: 502, an agent that does not know fromByte" jq -e \
-    '.code == 502 and (.msg | test("does not know fromByte"))' "$T/peer1.out"
-check "a fromByte other than the one asked: 502" jq -e \
-    '.code == 502 and (.msg | test("fromByte is not the 5 asked"))' "$T/peer2.out"
-check "a page over 1 MiB: 502" jq -e '.code == 502 and (.msg | test("nextByte"))' "$T/peer3.out"
-check "a page by byte: forwarded, its bad byte U+FFFD, other keys dropped" jq -e \
+check "a page by line for a fromByte: 502, an agent that does not know fromByte" jqf "$T/peer1.out" \
+    '.code == 502 and (.msg | test("does not know fromByte"))'
+check "a fromByte other than the one asked: 502" jqf "$T/peer2.out" \
+    '.code == 502 and (.msg | test("fromByte is not the 5 asked"))'
+check "a page over 1 MiB: 502" jqf "$T/peer3.out" '.code == 502 and (.msg | test("nextByte"))'
+check "a page by byte: forwarded, its bad byte U+FFFD, other keys dropped" jqf "$T/peer4.out" \
     '.code == 200 and .content == {"fromByte": 5, "nextByte": 9, "logContent": "hi\ufffd\n",
-     "isEnd": true}' "$T/peer4.out"
+     "isEnd": true}'
 xxl_done
