@@ -117,6 +117,8 @@ typedef struct {
     bool terminated;
     bool draining;                      //  stopping: new runs are refused
     char address [256];
+    char *handlers_sent;                //  the handler names the latest
+                                        //  REGISTER carried (owned)
     const char *sending;                //  type of the message in the encoder
     xxl_logread_mark_t log_marks [16];  //  where the latest LOG pages by line
                                         //  ended, a log each (xxl_logread.h)
