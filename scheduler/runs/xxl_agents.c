@@ -898,137 +898,6 @@ s_foreign_reply (server_t *self, uint64_t id)
     self->runs.foreign_logged = now;
 }
 
-//  The most bytes of logContent a LOG page by line carries (docs/protocol.md,
-//  Log pages): 64 KiB of the log file, each byte of it that is not UTF-8 sent
-//  as U+FFFD (3 bytes)
-#define XXL_LOG_PAGE_MAX (3 * 64 * 1024)
-
-//  The same for a page by byte offset: nextByte - fromByte is at most
-//  XXL_LOG_BYTES_MAX, its logContent at most 3 times that (well within
-//  the 4 MiB frame)
-#define XXL_LOG_BYTES_MAX (1024 * 1024)
-
-//  Checks a LOG page by line's keys (fromLineNum, toLineNum); writes the
-//  reason into why when they are not a page's
-static void
-s_log_lines_check (const msgpack_object *content, char *why, size_t whylen)
-{
-    const msgpack_object *from = xxl_msg_get (content, "fromLineNum");
-    const msgpack_object *to = xxl_msg_get (content, "toLineNum");
-    if (!from || from->type != MSGPACK_OBJECT_POSITIVE_INTEGER
-    ||  from->via.u64 < 1 || from->via.u64 > INT32_MAX)
-        snprintf (why, whylen, "fromLineNum is not an integer 1-2147483647");
-    else
-    if (!to || to->type != MSGPACK_OBJECT_POSITIVE_INTEGER
-    ||  to->via.u64 > INT32_MAX || to->via.u64 + 1 < from->via.u64)
-        snprintf (why, whylen, "toLineNum is not an integer from fromLineNum - 1 to 2147483647");
-}
-
-//  Checks a LOG page by byte's keys: fromByte the one asked, nextByte from
-//  it to it + XXL_LOG_BYTES_MAX
-static void
-s_log_bytes_check (const msgpack_object *content, int64_t from_byte, char *why, size_t whylen)
-{
-    const msgpack_object *from = xxl_msg_get (content, "fromByte");
-    const msgpack_object *next = xxl_msg_get (content, "nextByte");
-    if (!from || from->type != MSGPACK_OBJECT_POSITIVE_INTEGER
-    ||  from->via.u64 != (uint64_t) from_byte)
-        snprintf (why, whylen, "fromByte is not the %" PRId64 " asked%s", from_byte,
-                  xxl_msg_get (content, "toLineNum")
-                  ? " (a page by line: an agent that does not know fromByte)": "");
-    else
-    if (!next || next->type != MSGPACK_OBJECT_POSITIVE_INTEGER
-    ||  next->via.u64 < from->via.u64 || next->via.u64 - from->via.u64 > XXL_LOG_BYTES_MAX)
-        snprintf (why, whylen, "nextByte is not an integer from fromByte to fromByte + %d",
-                  XXL_LOG_BYTES_MAX);
-}
-
-//  Writes the client's answer to a LOG_CAT from the agent's LOG reply
-//  (code, text and its content) into self->enc: a 200 carries the page,
-//  checked field by field and copied (logContent, a string or bin, made
-//  valid UTF-8; a page by line's cut between characters at
-//  XXL_LOG_PAGE_MAX; other keys dropped); another code goes without
-//  content.  from_byte is the fromByte asked (-1: a page by line).  -1 with
-//  the reason in why, the encoder untouched, when a 200's content is not a
-//  page.
-static int
-s_log_page_encode (server_t *self, uint64_t client_id, int code, const char *text,
-                   xxl_msg_t *msg, int64_t from_byte, char *why, size_t whylen)
-{
-    if (code != XXL_OK) {
-        xxl_enc_reply (self->enc, client_id, code, text);
-        return 0;
-    }
-    const msgpack_object *content = xxl_msg_get (xxl_msg_root (msg), "content");
-    if (!content || content->type != MSGPACK_OBJECT_MAP) {
-        snprintf (why, whylen, "its content is %s", content? "not a map": "missing");
-        return -1;
-    }
-    const msgpack_object *body = xxl_msg_get (content, "logContent");
-    const msgpack_object *end = xxl_msg_get (content, "isEnd");
-    why [0] = 0;
-    if (from_byte >= 0)
-        s_log_bytes_check (content, from_byte, why, whylen);
-    else
-        s_log_lines_check (content, why, whylen);
-    if (!*why
-    &&  (!body || (body->type != MSGPACK_OBJECT_STR && body->type != MSGPACK_OBJECT_BIN)))
-        snprintf (why, whylen, "logContent is not a string");
-    else
-    if (!*why && (!end || end->type != MSGPACK_OBJECT_BOOLEAN))
-        snprintf (why, whylen, "isEnd is not a boolean");
-    if (*why)
-        return -1;
-    //  (str and bin hold their bytes alike)
-    const char *bytes = body->type == MSGPACK_OBJECT_STR? body->via.str.ptr: body->via.bin.ptr;
-    size_t size = body->type == MSGPACK_OBJECT_STR? body->via.str.size: body->via.bin.size;
-    if (memchr (bytes, 0, size)) {
-        snprintf (why, whylen, "logContent holds a NUL byte");
-        return -1;
-    }
-    char *page = (char *) malloc (size + 1);
-    assert (page);
-    memcpy (page, bytes, size);
-    page [size] = 0;
-    char *repaired = xxl_utf8_repair (page);
-    if (repaired) {
-        free (page);
-        page = repaired;
-    }
-    size_t length = strlen (page);
-    if (from_byte >= 0 && length > 3 * XXL_LOG_BYTES_MAX) {
-        //  (a page by byte is never cut: its nextByte says where it ended)
-        snprintf (why, whylen, "logContent is over %d bytes", 3 * XXL_LOG_BYTES_MAX);
-        free (page);
-        return -1;
-    }
-    if (from_byte < 0 && length > XXL_LOG_PAGE_MAX) {
-        length = XXL_LOG_PAGE_MAX;
-        while (length > 0 && ((unsigned char) page [length] & 0xc0) == 0x80)
-            length--;
-    }
-    xxl_enc_reply (self->enc, client_id, code, text);
-    xxl_enc_key (self->enc, "content");
-    xxl_enc_map_begin (self->enc);
-    if (from_byte >= 0) {
-        xxl_enc_kint (self->enc, "fromByte", from_byte);
-        xxl_enc_kint (self->enc, "nextByte",
-                      (int64_t) xxl_msg_get (content, "nextByte")->via.u64);
-    }
-    else {
-        xxl_enc_kint (self->enc, "fromLineNum",
-                      (int64_t) xxl_msg_get (content, "fromLineNum")->via.u64);
-        xxl_enc_kint (self->enc, "toLineNum",
-                      (int64_t) xxl_msg_get (content, "toLineNum")->via.u64);
-    }
-    xxl_enc_key (self->enc, "logContent");
-    xxl_enc_strn (self->enc, page, length);
-    xxl_enc_kbool (self->enc, "isEnd", end->via.boolean);
-    xxl_enc_map_end (self->enc);
-    free (page);
-    return 0;
-}
-
 //  A reply from an agent to one of our requests.  It counts only when it
 //  comes from the connection the request was sent to: a batch's, or the
 //  one its address is registered on.
@@ -1080,8 +949,8 @@ engine_agent_answer (server_t *self, zframe_t *rid, xxl_msg_t *msg)
             int answered = code;
             if (pending->kind == PENDING_LOG) {
                 char why [160];
-                if (s_log_page_encode (self, pending->client_id, code, text, msg,
-                                       pending->from_byte, why, sizeof why)) {
+                if (engine_log_page_encode (self, pending->client_id, code, text, msg,
+                                            pending->from_byte, why, sizeof why)) {
                     //  (nothing of a malformed page reaches the client)
                     char shown [200];
                     engine_warn_limited (&self->runs.log_pages, "server: the LOG reply of %s is"
