@@ -11,6 +11,7 @@ PEER="$XXL_BUILD/tests/xxl_peer"
 # jqf FILE [jq options] FILTER: FILE holds JSON and FILTER is true of it
 # (jq -e alone passes an empty file)
 jqf () { local f="$1"; shift; [ -s "$f" ] && jq -e "$@" "$f" >/dev/null; }
+export XXL_SCHEDULER_ARGS="--http 127.0.0.1:0"
 start_scheduler || exit 1
 start_agent w1 cat-app
 check "agent registers" wait_for 10 agent_registered cat-app w1
@@ -76,6 +77,14 @@ check "the line form still answers by line: lines 2 to $TO, at most 64 KiB" jqf 
     --rawfile want <(sed -n "2,${TO}p" "$F") '.code == 200 and .content.fromLineNum == 2
     and .content.toLineNum > 100 and (.content | has("nextByte") | not)
     and .content.logContent == $want and (.content.logContent | utf8bytelength) <= 65536'
+
+# The HTTP route takes fromByte as a query key; `from` is still the line
+TOKEN=$(ctl token add cat-viewer --role viewer | jq -r .token)
+curl -s -H "Authorization: Bearer $TOKEN" "http://$HTTP_EP/api/v1/logs/$L/cat?fromByte=0" > "$T/http.json"
+check "GET /api/v1/logs/ID/cat?fromByte=0: a page by byte" jqf "$T/http.json" \
+    '.fromByte == 0 and .nextByte > 900000 and .nextByte <= 1048576 and (has("toLineNum") | not)'
+curl -s -H "Authorization: Bearer $TOKEN" "http://$HTTP_EP/api/v1/logs/$L/cat?from=2" > "$T/http-line.json"
+check "... and ?from=2 a page by line" jqf "$T/http-line.json" '.fromLineNum == 2 and .toLineNum > 2'
 
 # log cat -f follows a running run by bytes, to its end
 printf 'for i in $(seq 1 8); do echo "tick $i \\u00e9"; sleep 0.2; done\n' > "$T/slow.sh"
