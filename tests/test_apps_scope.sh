@@ -197,6 +197,8 @@ check "a restarted agent registers its address again at once" wait_for 10 back
 check "... never refused" bash -c "! grep -q 'refused registration' '$T/agent-node-a.log'"
 L2=$(as boss job trigger "$JA" | jq -r '.logIds[0]')
 check "... and runs its app's jobs" wait_for 15 ran "$L2"
-check "... the takeover from a closed connection is logged" \
-    grep -q "registry: appa/node-a registered again on a new connection: its old one had closed" "$T/scheduler.log"
+# (the scheduler may see the old connection close before the new REGISTER
+# comes, or learn it then from the BEAT it sends at once: either is logged)
+check "... the old connection's close is logged (as a takeover, or as seen first)" \
+    grep -Eq "registry: appa/node-a registered again on a new connection: its old one had closed|registry: node-a is not connected \(its connection closed\)" "$T/scheduler.log"
 xxl_done
