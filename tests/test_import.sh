@@ -113,8 +113,13 @@ check "3.x: name columns, CRLF, column order; --start starts what ran, not NONE"
          "[\"每分钟任务\",1,\"{\\r\\n  \\\"k\\\": \\\"v\\\"\\r\\n}\",\"$(jq -r '.jobIds["22"]' <<<"$OUT")\"]"
 check "3.x: the group's title from name; the NONE job stopped; started 1" \
     test "$(ctl group show imp-v3 | jq -r .title):$(ctl job show "$(jq -r '.jobIds["22"]' <<<"$OUT")" | jq .triggerStatus):$(jq .started <<<"$OUT")" = "三号执行器:0:1"
+check "--start: a cron that fires never again is imported stopped, and said" \
+    test "$(ctl job show "$(jq -r '.jobIds["23"]' <<<"$OUT")" | jq .triggerStatus):$(jq -r '.skipped[0]' <<<"$OUT")" = \
+         "0:job 23 'expired': not started: cron '0 0 0 1 1 ? 2001' fires never again"
 OUT=$(ctl import xxl-job "$D/old.sql")
 check "2.x before 2.3: job_cron is a CRON schedule" \
     test "$(ctl job show "$(jq -r '.jobIds["1"]' <<<"$OUT")" | jq -c '[.scheduleType, .scheduleConf]')" = '["CRON","0 0/5 * * * ?"]'
+check "a text that is not UTF-8: the job skipped, the JSON still valid (U+FFFD)" \
+    test "$(jq -r '.skipped[0]' <<<"$OUT")" = "job 2 'bad � byte' (line 9): a column is not valid UTF-8"
 
 xxl_done

@@ -67,6 +67,16 @@ s_call (ctl_t *self, char *why, size_t whylen)
     return reply;
 }
 
+//  A request once the client exists (it read the scheduler's state)
+static xxl_enc_t *
+s_request (ctl_t *self, const char *type)
+{
+    assert (self->client);
+    xxl_enc_t *enc = xxl_ctl_request (self, type);
+    assert (enc);
+    return enc;
+}
+
 //  Sends the request; its reply's id, or -1 with why
 static int64_t
 s_call_id (ctl_t *self, char *why, size_t whylen)
@@ -162,7 +172,7 @@ s_undo (ctl_t *self, import_t *imp, char *done, size_t donelen)
         import_job_t *job = &imp->jobs [j];
         if (job->state != IMPORT_NEW || job->new_id <= 0)
             continue;
-        xxl_enc_t *enc = xxl_ctl_request (self, "JOB_RM");
+        xxl_enc_t *enc = s_request (self, "JOB_RM");
         xxl_enc_kint (enc, "jobId", job->new_id);
         xxl_msg_t *reply = s_call (self, why, sizeof why);
         if (reply)
@@ -176,7 +186,7 @@ s_undo (ctl_t *self, import_t *imp, char *done, size_t donelen)
         import_group_t *group = &imp->groups [g];
         if (group->state != IMPORT_NEW || group->new_id <= 0)
             continue;
-        xxl_enc_t *enc = xxl_ctl_request (self, "GROUP_RM");
+        xxl_enc_t *enc = s_request (self, "GROUP_RM");
         xxl_enc_kstr (enc, "group", group->appname);
         xxl_msg_t *reply = s_call (self, why, sizeof why);
         if (reply)
@@ -212,7 +222,7 @@ s_create (ctl_t *self, import_t *imp, bool start, char *why, size_t whylen)
         import_group_t *group = &imp->groups [g];
         if (group->state != IMPORT_NEW)
             continue;
-        xxl_enc_t *enc = xxl_ctl_request (self, "GROUP_ADD");
+        xxl_enc_t *enc = s_request (self, "GROUP_ADD");
         xxl_enc_kstr (enc, "appname", group->appname);
         xxl_enc_kstr (enc, "title", group->title);
         if (group->address_type == 1) {
@@ -228,7 +238,7 @@ s_create (ctl_t *self, import_t *imp, bool start, char *why, size_t whylen)
         import_job_t *job = &imp->jobs [j];
         if (job->state != IMPORT_NEW)
             continue;
-        xxl_enc_t *enc = xxl_ctl_request (self, "JOB_ADD");
+        xxl_enc_t *enc = s_request (self, "JOB_ADD");
         xxl_enc_kstr (enc, "jobGroup", job->group->appname);
         xxl_enc_kstr (enc, "jobDesc", job->desc);
         xxl_enc_kstr (enc, "author", job->author);
@@ -254,7 +264,7 @@ s_create (ctl_t *self, import_t *imp, bool start, char *why, size_t whylen)
             return -1;
         }
         for (size_t v = 1; v < job->nversions; v++) {
-            enc = xxl_ctl_request (self, "JOB_UPDATE");
+            enc = s_request (self, "JOB_UPDATE");
             xxl_enc_kint (enc, "jobId", job->new_id);
             s_glue_fields (enc, &job->versions [v]);
             if (s_call_id (self, reason, sizeof reason) < 0) {
@@ -268,12 +278,12 @@ s_create (ctl_t *self, import_t *imp, bool start, char *why, size_t whylen)
         import_job_t *job = &imp->jobs [j];
         if (job->state != IMPORT_NEW || !job->nkids)
             continue;
-        char children [4096] = "";
+        char children [XXL_IMPORT_MAX_KIDS * 20 + 1] = "";
         size_t used = 0;
-        for (size_t k = 0; k < job->nkids && used < sizeof children; k++)
+        for (size_t k = 0; k < job->nkids; k++)
             used += snprintf (children + used, sizeof children - used, "%s%" PRId64,
                               k? ",": "", job->kids [k]->new_id);
-        xxl_enc_t *enc = xxl_ctl_request (self, "JOB_UPDATE");
+        xxl_enc_t *enc = s_request (self, "JOB_UPDATE");
         xxl_enc_kint (enc, "jobId", job->new_id);
         xxl_enc_kstr (enc, "childJobId", children);
         if (s_call_id (self, reason, sizeof reason) < 0) {
@@ -285,7 +295,7 @@ s_create (ctl_t *self, import_t *imp, bool start, char *why, size_t whylen)
         import_job_t *job = &imp->jobs [j];
         if (job->state != IMPORT_NEW || !job->running || streq (job->schedule_type, "NONE"))
             continue;
-        xxl_enc_t *enc = xxl_ctl_request (self, "JOB_START");
+        xxl_enc_t *enc = s_request (self, "JOB_START");
         xxl_enc_kint (enc, "jobId", job->new_id);
         if (s_call_id (self, reason, sizeof reason) < 0) {
             snprintf (why, whylen, "starting job %" PRId64 ": %s", job->id, reason);
@@ -323,6 +333,7 @@ s_import (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
         import_destroy (&imp);
         return xxl_ctl_fail (self, XXL_CTL_FAILED, "%s (nothing imported)", why);
     }
+    imp->start = start;
     import_judge (imp);
     if (!dry && s_create (self, imp, start, why, sizeof why)) {
         char done [512];

@@ -22,6 +22,8 @@
 
 #define XXL_IMPORT_MAX_ROWS     1000000
 #define XXL_IMPORT_MAX_BYTES    (512 * 1024 * 1024)
+#define XXL_IMPORT_MAX_KIDS     200     //  a job's children: 200 ids of up to
+                                        //  19 digits fit childJobId's 4096 bytes
 
 typedef enum { IMPORT_NEW, IMPORT_REUSED, IMPORT_SKIPPED } import_state_t;
 
@@ -74,6 +76,7 @@ typedef struct {
     char **skipped;                     //  "job 4 'x': why", in order
     size_t nskipped;
     char *routers, *alarms;             //  the scheduler's (comma-separated)
+    bool start;                         //  --start: jobs that ran will start
     size_t bytes;                       //  text kept
 } import_t;
 

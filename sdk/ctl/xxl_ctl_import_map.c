@@ -85,6 +85,12 @@ s_skip (import_t *self, const char *format, ...)
     va_start (args, format);
     char *text = zsys_vprintf (format, args);
     va_end (args);
+    //  It may quote a text that is not UTF-8 (the reason it is skipped)
+    char *repaired = text? xxl_utf8_repair (text): NULL;
+    if (repaired) {
+        free (text);
+        text = repaired;
+    }
     char **grown = text? realloc (self->skipped, (self->nskipped + 1) * sizeof (char *)): NULL;
     if (!grown) {
         free (text);
@@ -381,6 +387,12 @@ s_judge_job (import_t *self, import_job_t *job, char *why, size_t whylen)
             snprintf (why, whylen, "cron '%s': %s", job->schedule_conf, reason);
             return why;
         }
+        //  A job that cannot be started is imported stopped, not refused
+        if (job->running && self->start && xxl_cron_next (cron, zclock_time ()) < 0) {
+            job->running = false;
+            s_skip (self, "job %" PRId64 " '%s': not started: cron '%s' fires never again",
+                    job->id, job->desc, job->schedule_conf);
+        }
         xxl_cron_destroy (&cron);
     }
     else
@@ -532,6 +544,10 @@ s_judge_children (import_t *self, import_job_t *job)
         if (kid->state == IMPORT_NEW && s_reaches (kid, job, 0))
             s_skip (self, "job %" PRId64 " '%s': child job %s not linked: it would close a"
                     " cycle, which xxl refuses", job->id, job->desc, t);
+        else
+        if (job->nkids >= XXL_IMPORT_MAX_KIDS)
+            s_skip (self, "job %" PRId64 " '%s': child job %s not linked: more than %d"
+                    " children", job->id, job->desc, t, XXL_IMPORT_MAX_KIDS);
         else {
             bool twice = false;
             for (size_t k = 0; k < job->nkids; k++)
