@@ -162,39 +162,37 @@ s_scheduler_state (ctl_t *self, import_t *imp, char *why, size_t whylen)
     return 0;
 }
 
+//  Sends a removal (the request made); whether it succeeded
+static bool
+s_removed (ctl_t *self)
+{
+    char why [512];
+    xxl_msg_t *reply = s_call (self, why, sizeof why);
+    bool ok = reply != NULL;
+    xxl_msg_destroy (&reply);
+    return ok;
+}
+
 //  Removes what this run created, newest first; the count left behind
 static int
 s_undo (ctl_t *self, import_t *imp, char *done, size_t donelen)
 {
     int jobs = 0, groups = 0, left = 0;
-    char why [512];
     for (size_t j = imp->njobs; j-- > 0; ) {
         import_job_t *job = &imp->jobs [j];
-        if (job->state != IMPORT_NEW || job->new_id <= 0)
-            continue;
-        xxl_enc_t *enc = s_request (self, "JOB_RM");
-        xxl_enc_kint (enc, "jobId", job->new_id);
-        xxl_msg_t *reply = s_call (self, why, sizeof why);
-        if (reply)
-            jobs++;
-        else
-            left++;
-        xxl_msg_destroy (&reply);
-        job->new_id = 0;
+        if (job->state == IMPORT_NEW && job->new_id > 0) {
+            xxl_enc_kint (s_request (self, "JOB_RM"), "jobId", job->new_id);
+            *(s_removed (self)? &jobs: &left) += 1;
+            job->new_id = 0;
+        }
     }
     for (size_t g = imp->ngroups; g-- > 0; ) {
         import_group_t *group = &imp->groups [g];
-        if (group->state != IMPORT_NEW || group->new_id <= 0)
-            continue;
-        xxl_enc_t *enc = s_request (self, "GROUP_RM");
-        xxl_enc_kstr (enc, "group", group->appname);
-        xxl_msg_t *reply = s_call (self, why, sizeof why);
-        if (reply)
-            groups++;
-        else
-            left++;
-        xxl_msg_destroy (&reply);
-        group->new_id = 0;
+        if (group->state == IMPORT_NEW && group->new_id > 0) {
+            xxl_enc_kstr (s_request (self, "GROUP_RM"), "group", group->appname);
+            *(s_removed (self)? &groups: &left) += 1;
+            group->new_id = 0;
+        }
     }
     if (left)
         snprintf (done, donelen, "undone: removed %d job(s) and %d group(s); %d could not be"

@@ -340,6 +340,17 @@ s_names_add (xxl_dump_t *self, char ***names, size_t *count, const char *name)
     return 0;
 }
 
+//  After an item of a (...) list: 0 for ',', 1 for ')' (taken), -1 after
+//  an error, -2 for anything else
+static int
+s_list_end (xxl_dump_t *self)
+{
+    if (s_skip_space (self))
+        return -1;
+    int c = s_take (self);
+    return c == ')'? 1: c == ','? 0: -2;
+}
+
 //  Skips to the end of the statement (its delimiter, or the end)
 static int
 s_skip_statement (xxl_dump_t *self)
@@ -501,13 +512,11 @@ s_insert (xxl_dump_t *self)
             if (self->wanted
             &&  s_names_add (self, &self->insert_cols, &self->ninsert_cols, self->text))
                 return -1;
-            if (s_skip_space (self))
-                return -1;
-            int c = s_take (self);
-            if (c == ')')
+            int end = s_list_end (self);
+            if (end == 1)
                 break;
-            if (c != ',')
-                return s_fail (self, "',' or ')' expected in INSERT's column list");
+            if (end)
+                return end == -1? -1: s_fail (self, "',' or ')' expected in INSERT's column list");
         }
         if (s_skip_space (self))
             return -1;
@@ -581,29 +590,18 @@ s_value (xxl_dump_t *self, size_t index)
         return -1;
     xxl_dump_type_t type = XXL_DUMP_STRING;
     int c = s_peek (self, 0), c1 = s_peek (self, 1);
+    //  X'hex', b'bits', 0xhex: the base and the closing quote (or none)
+    int base = (c == 'x' || c == 'X') && c1 == '\''? 16: (c == 'b' || c == 'B') && c1 == '\''? 2
+             : c == '0' && (c1 == 'x' || c1 == 'X')? 16: 0;
     if (c == '\'' || c == '"') {
         if (s_quoted (self, self->wanted))
             return -1;
     }
     else
-    if ((c == 'x' || c == 'X') && c1 == '\'') {
+    if (base) {
         s_take (self);
         s_take (self);
-        if (s_digits (self, 16, '\''))
-            return -1;
-    }
-    else
-    if ((c == 'b' || c == 'B') && c1 == '\'') {
-        s_take (self);
-        s_take (self);
-        if (s_digits (self, 2, '\''))
-            return -1;
-    }
-    else
-    if (c == '0' && (c1 == 'x' || c1 == 'X')) {
-        s_take (self);
-        s_take (self);
-        if (s_digits (self, 16, 0))
+        if (s_digits (self, base, c == '0'? 0: '\''))
             return -1;
     }
     else
@@ -708,14 +706,12 @@ s_row (xxl_dump_t *self)
             self->nvalues++;
         else
             self->nvalues = 0;
-        if (s_skip_space (self))
-            return -1;
-        int c = s_take (self);
-        if (c == ')')
+        int end = s_list_end (self);
+        if (end == 1)
             break;
-        if (c != ',')
-            return s_fail (self, "',' or ')' expected after a value of INSERT INTO %s",
-                           self->table);
+        if (end)
+            return end == -1? -1: s_fail (self, "',' or ')' expected after a value of INSERT"
+                                          " INTO %s", self->table);
     }
     if (s_skip_space (self))
         return -1;
