@@ -17,6 +17,12 @@ api_log_list (server_t *self, request_t *request)
     int64_t max_id = api_int (request, "maxId");
     int64_t limit = api_int (request, "limit");
     int64_t offset = api_int (request, "offset");
+    //  (a key whose reads are scoped lists its apps' runs only)
+    char why [512];
+    if (!job_id && !group_id && engine_read_group (self, request, &group_id, why, sizeof why)) {
+        engine_reply (self, request, XXL_FORBIDDEN, why);
+        return;
+    }
     engine_reply_begin (self, request);
     xxl_enc_map_begin (self->enc);
     xxl_enc_key (self->enc, "logs");

@@ -185,8 +185,11 @@ s_address_foreign_app (server_t *self, const char *address, const xxl_who_t *who
 //  the registry, or the store's rows of the dead time); an address
 //  another agent key registered stays that key's while it has a route or
 //  a registry entry; only the connection an address is registered on
-//  (and, with keys, only its key) may unregister it.  0, or -1 with the
-//  reason for a 403 (logged, at most a line a minute).
+//  (and, with keys, only its key) may unregister it; with keys, an
+//  address routed to another connection that is open (it beats, or at
+//  least has not closed) is not registered on this one, whatever the
+//  key, until that one unregisters, closes or is past the dead time.
+//  0, or -1 with the reason for a 403 (logged, at most a line a minute).
 static int
 s_agent_binding (server_t *self, zframe_t *rid, const char *app, const char *address,
                  int remove, const xxl_who_t *who, char *why, size_t whylen)
@@ -236,6 +239,14 @@ s_agent_binding (server_t *self, zframe_t *rid, const char *app, const char *add
         &&  (route || s_address_listed (self, address))) {
             snprintf (why, whylen, "address '%s' is another agent key's until that agent"
                       " leaves the registry", xxl_printable (address, where, sizeof where));
+            rc = -1;
+        }
+        else
+        if (!same && engine_runs_held_open (self, rid, app, address)) {
+            snprintf (why, whylen, "address '%s' is registered on another connection that is"
+                      " open: it is this one's once that one unregisters, closes or is past"
+                      " the dead time (%d s)", xxl_printable (address, where, sizeof where),
+                      (int) self->config.dead_s);
             rc = -1;
         }
         free (self->runs.foreign_apps);

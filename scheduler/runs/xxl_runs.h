@@ -222,6 +222,14 @@ void engine_runs_start (server_t *self);
 void engine_runs_stop (server_t *self);
 void engine_runs_expire (server_t *self);
 void engine_runs_liveness (server_t *self);
+//  A BEAT to the connection of routing id rid (its REPLY is ignored):
+//  false when the send found the connection closed, else true (sent, or
+//  its queue full)
+bool engine_runs_beat (server_t *self, const void *rid, size_t rid_size);
+//  Whether address is routed to a connection other than rid's that is
+//  still open (engine_runs_beat): one found closed is forgotten
+//  (xxl_registry_gone, logged naming app and address)
+bool engine_runs_held_open (server_t *self, zframe_t *rid, const char *app, const char *address);
 //  The router plugins (to judge a job's route strategy, to list them)
 xxl_routers_t *engine_runs_routers (server_t *self);
 //  Whether a RUN of log_id was accepted and its trigger code is not
