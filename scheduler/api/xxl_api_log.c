@@ -44,12 +44,15 @@ api_log_show (server_t *self, request_t *request)
     api_show_row (self, request, "logId", xxl_store_log_encode, "log");
 }
 
-//  LOG_CAT and LOG_KILL: forwarded to the agent that ran the log
+//  LOG_CAT and LOG_KILL: forwarded to the agent that ran the log; a
+//  LOG_CAT with fromByte asks for the page by byte offset (its fromLineNum
+//  then unused)
 static void
 s_log_forward (server_t *self, request_t *request, int kill)
 {
     int64_t id = api_int (request, "logId");
     int64_t from = api_int (request, "fromLineNum");
+    int64_t from_byte = kill? -1: api_int (request, "fromByte");
     xxl_log_t log;
     int rc = xxl_store_log_load (self->store, id, &log);
     if (rc) {
@@ -89,6 +92,7 @@ s_log_forward (server_t *self, request_t *request, int kill)
         return;
     }
     pending->log_id = id;
+    pending->from_byte = from_byte;
     pending->client = zframe_dup (request->rid);
     pending->client_id = xxl_msg_id (request->msg);
     engine_audit_forwarded (request, pending);
@@ -97,7 +101,10 @@ s_log_forward (server_t *self, request_t *request, int kill)
     else {
         xxl_enc_kint (self->enc, "logId", id);
         xxl_enc_kint (self->enc, "logDateTime", log.trigger_time);
-        xxl_enc_kint (self->enc, "fromLineNum", from);
+        if (from_byte >= 0)
+            xxl_enc_kint (self->enc, "fromByte", from_byte);
+        else
+            xxl_enc_kint (self->enc, "fromLineNum", from);
     }
     engine_agent_send (self, pending);
     xxl_log_free (&log);

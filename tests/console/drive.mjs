@@ -284,6 +284,16 @@ try {
   await snap(page, 'log-tail')
   console.log('# log ' + logId)
 
+  // Download: the run's whole log, fetched by byte offset, saved as a file
+  await step('the log view downloads the whole run log as a file', async () => {
+    const [file] = await Promise.all([page.waitForEvent('download'), page.click('[data-test=download]')])
+    const saved = fs.readFileSync(await file.path(), 'utf8')
+    if (file.suggestedFilename() !== `xxl-run-${logId}.log`) throw new Error('file name ' + file.suggestedFilename())
+    if (!saved.includes(`${MARK}-v1 param=from-console`) || !saved.endsWith('\n')) throw new Error('file: ' + saved.slice(-300))
+    const shown = await page.locator('[data-test=tail]').innerText()
+    if (saved.trim() !== shown.trim()) throw new Error('the file is not the log shown')
+  })
+
   await probe('the dashboard\'s date range: today counts the run, a range that ends yesterday none', async () => {
     await page.goto(base + '/#/')
     const from = page.locator('[data-test=range] input[name=rangeFrom]')
