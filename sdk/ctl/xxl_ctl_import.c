@@ -329,7 +329,9 @@ s_import (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
     }
     if (s_scheduler_state (self, imp, why, sizeof why)) {
         import_destroy (&imp);
-        return xxl_ctl_fail (self, XXL_CTL_FAILED, "%s (nothing imported)", why);
+        //  (no why: xxl_ctl_request reported it)
+        return *why? xxl_ctl_fail (self, XXL_CTL_FAILED, "%s (nothing imported)", why)
+                   : XXL_CTL_FAILED;
     }
     imp->start = start;
     import_judge (imp);

@@ -308,8 +308,7 @@ import_existing_add (import_t *self, import_group_t *group, int64_t id, const ch
     }
 }
 
-//  Whether text is one of the api field's values; NULL when it is, else
-//  the reason
+//  Whether text is one of the api field's values (xxl_commands.c)
 static bool
 s_one_of (const char *command, const char *key, const char *text)
 {
@@ -321,6 +320,7 @@ s_one_of (const char *command, const char *key, const char *text)
     return false;
 }
 
+//  Whether text is longer than the api field takes
 static bool
 s_too_long (const char *command, const char *key, const char *text)
 {
@@ -720,7 +720,9 @@ import_print (import_t *self, FILE *out, bool json, bool dry)
     for (size_t i = 0; i < self->nskipped; i++)
         fprintf (out, "skipped: %s\n", self->skipped [i]);
     fprintf (out, "%s %zu group(s), %zu job(s), %zu glue version(s); reused %zu group(s),"
-             " %zu job(s); %zu skipped%s\n", dry? "dry run, nothing changed: would import":
-             "imported", groups, jobs, glues, rgroups, rjobs, self->nskipped,
-             started? "": "");
+             " %zu job(s); %zu skipped", dry? "dry run, nothing changed: would import":
+             "imported", groups, jobs, glues, rgroups, rjobs, self->nskipped);
+    if (started)
+        fprintf (out, "; %zu started", started);
+    fprintf (out, "\n");
 }
