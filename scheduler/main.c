@@ -194,16 +194,23 @@ main (int argc, char *argv [])
     settings.http.per_address = s_int (NULL, config, "scheduler/http/per_address",
                                        settings.http.per_address);
     settings.http.hosts = s_value (NULL, config, "scheduler/http/hosts", NULL);
+    settings.http.request_timeout_s = s_int (NULL, config, "scheduler/http/request_timeout_s",
+                                             settings.http.request_timeout_s);
+    settings.http.health_slots = s_int (NULL, config, "scheduler/http/health_slots",
+                                        settings.http.health_slots);
     if (settings.http.session_idle_s < 60 || settings.http.max_body < 1024
     ||  settings.http.max_body > 4 * 1024 * 1024
     ||  settings.http.login_burst < 0 || settings.http.login_burst > 1000
     ||  settings.http.login_interval_s < 1 || settings.http.login_interval_s > 86400
     ||  settings.http.login_slots < 64 || settings.http.login_slots > 1048576
-    ||  settings.http.per_address < 0 || settings.http.per_address > XXL_HTTP_CONNECTIONS) {
+    ||  settings.http.per_address < 0 || settings.http.per_address > XXL_HTTP_CONNECTIONS
+    ||  settings.http.request_timeout_s < 1 || settings.http.request_timeout_s > 3600
+    ||  settings.http.health_slots < 0 || settings.http.health_slots > 64) {
         fprintf (stderr, "xxl-scheduler: need http/session_idle_s >= 60, http/max_body"
                          " 1024-4194304, http/login_burst 0-1000, http/login_interval_s"
-                         " 1-86400, http/login_slots 64-1048576 and http/per_address"
-                         " 0-%d\n", XXL_HTTP_CONNECTIONS);
+                         " 1-86400, http/login_slots 64-1048576, http/per_address"
+                         " 0-%d, http/request_timeout_s 1-3600 and http/health_slots 0-64\n",
+                 XXL_HTTP_CONNECTIONS);
         zconfig_destroy (&config);
         return 2;
     }

@@ -2,17 +2,99 @@
     a clock the test drives: burst failures then one per interval, per
     address and per name; a success frees its keys; refused attempts take
     nothing; the table never grows past its slots, and a held-back key
-    outlives a flood of new ones; IPv6 counts by /64.
+    outlives a flood of new ones; IPv6 counts by /64.  The connections'
+    guard (xxl_http_guard.c) on sockets pairs: ordinary slots, then the
+    health slots one per address, a deadline that bytes never move, shut
+    down once past it; none while an answer goes out, again after it.
 */
 
 #include "xxl_http_limit.h"
+#include "xxl_http_guard.h"
 #include "xxl_test.h"
 
 #include <czmq.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/socket.h>
 
 #define BURST 5
+
+//  True when the peer of fd was shut down (reads its end)
+static bool
+s_shut (int fd)
+{
+    char byte;
+    return recv (fd, &byte, 1, MSG_DONTWAIT) == 0;
+}
+
+//  The guard on a clock the test drives
+static void
+s_guard (void)
+{
+    xxl_http_guard_t *guard = xxl_http_guard_new (2, 2, 30000, 2000);
+    XXL_CHECK (guard);
+    int pairs [6][2];
+    for (int i = 0; i < 6; i++)
+        XXL_CHECK (socketpair (AF_UNIX, SOCK_STREAM, 0, pairs [i]) == 0);
+    struct sockaddr_in a = { .sin_family = AF_INET }, b = a, c = a;
+    inet_pton (AF_INET, "192.0.2.1", &a.sin_addr);
+    inet_pton (AF_INET, "192.0.2.2", &b.sin_addr);
+    inet_pton (AF_INET, "192.0.2.3", &c.sin_addr);
+    int64_t now = 1000000;
+    //  Two ordinary slots, both from a
+    xxl_http_slot_t *s0 = xxl_http_guard_open (guard, pairs [0][0], (struct sockaddr *) &a, now);
+    xxl_http_slot_t *s1 = xxl_http_guard_open (guard, pairs [1][0], (struct sockaddr *) &a, now);
+    XXL_CHECK (s0 && s1 && !xxl_http_guard_reserve (guard, s0) && !xxl_http_guard_reserve (guard, s1));
+    //  Then the health slots: one per address
+    xxl_http_slot_t *h0 = xxl_http_guard_open (guard, pairs [2][0], (struct sockaddr *) &b, now);
+    XXL_CHECK (h0 && xxl_http_guard_reserve (guard, h0));
+    XXL_CHECK (xxl_http_guard_open (guard, pairs [3][0], (struct sockaddr *) &b, now) == NULL);
+    //  ... until its answer is queued
+    xxl_http_guard_answered (guard, h0);
+    xxl_http_slot_t *h1 = xxl_http_guard_open (guard, pairs [3][0], (struct sockaddr *) &b, now);
+    XXL_CHECK (h1 && xxl_http_guard_reserve (guard, h1));
+    //  All four taken: refused
+    XXL_CHECK (xxl_http_guard_open (guard, pairs [4][0], (struct sockaddr *) &c, now) == NULL);
+    size_t ordinary, reserve;
+    xxl_http_guard_used (guard, &ordinary, &reserve);
+    XXL_CHECK (ordinary == 2 && reserve == 2);
+    //  s1 is answered (no deadline while its answer goes out)
+    xxl_http_guard_answered (guard, s1);
+    //  Nothing past a deadline yet; at 2 s the health slots go (h0's
+    //  deadline runs on though it was answered)
+    XXL_CHECK (xxl_http_guard_expire (guard, now + 1999) == 0);
+    XXL_CHECK (!s_shut (pairs [2][1]) && !s_shut (pairs [3][1]));
+    XXL_CHECK (xxl_http_guard_expire (guard, now + 2000) == 2);
+    XXL_CHECK (s_shut (pairs [2][1]) && s_shut (pairs [3][1]));
+    XXL_CHECK (xxl_http_guard_expire (guard, now + 2001) == 0);     //  (once each)
+    //  At 30 s s0 goes; s1, whose answer goes out, stays
+    XXL_CHECK (xxl_http_guard_expire (guard, now + 30000) == 1);
+    XXL_CHECK (s_shut (pairs [0][1]) && !s_shut (pairs [1][1]));
+    //  s1's answer went out at +40 s: its next request has until +70 s
+    xxl_http_guard_sent (guard, s1, now + 40000);
+    XXL_CHECK (xxl_http_guard_expire (guard, now + 69999) == 0);
+    XXL_CHECK (xxl_http_guard_expire (guard, now + 70000) == 1);
+    XXL_CHECK (s_shut (pairs [1][1]));
+    uint64_t expired, refused;
+    xxl_http_guard_counts (guard, &expired, &refused);
+    XXL_CHECK (expired == 4 && refused == 2);
+    //  Closed slots free their places: an ordinary one again
+    xxl_http_guard_close (guard, s0);
+    xxl_http_guard_close (guard, h0);
+    xxl_http_slot_t *s2 = xxl_http_guard_open (guard, pairs [4][0], (struct sockaddr *) &c, now);
+    XXL_CHECK (s2 && !xxl_http_guard_reserve (guard, s2));
+    //  The guard shut down its own duplicate: the connection's socket is
+    //  still open, and closing it leaves the guard's working
+    close (pairs [0][0]);
+    XXL_CHECK (xxl_http_guard_start (guard) == 0);
+    xxl_http_guard_destroy (&guard);
+    XXL_CHECK (guard == NULL);
+    for (int i = 0; i < 6; i++) {
+        if (i)
+            close (pairs [i][0]);
+        close (pairs [i][1]);
+    }
+}
 #define INTERVAL 60000
 
 int
@@ -106,5 +188,6 @@ main (void)
     XXL_CHECK (streq (key, "a4 192.0.2.7"));
     xxl_http_limit_address (NULL, key);
     XXL_CHECK (streq (key, ""));
+    s_guard ();
     return xxl_test_done ();
 }

@@ -151,6 +151,18 @@ xxl_metrics_render (const xxl_metrics_t *m)
         s_gauge (out, "xxl_http_login_limit_slots",
                  "The login limiter's table size (entries never pass it)", m->limit_slots);
     }
+    s_head (out, "xxl_http_connections_closed_total", "counter",
+            "HTTP connections the server closed unanswered: past their request's deadline"
+            " (http/request_timeout_s), or with no slot left for them");
+    s_line (out, "xxl_http_connections_closed_total{reason=\"deadline\"} %" PRIu64 "\n",
+            m->conn_deadline);
+    s_line (out, "xxl_http_connections_closed_total{reason=\"no_slot\"} %" PRIu64 "\n",
+            m->conn_no_slot);
+    s_head (out, "xxl_http_connections", "gauge",
+            "HTTP connections open, by slot (ordinary: of the 64; health: kept for /healthz"
+            " and /readyz)");
+    s_line (out, "xxl_http_connections{slot=\"ordinary\"} %" PRId64 "\n", m->conn_ordinary);
+    s_line (out, "xxl_http_connections{slot=\"health\"} %" PRId64 "\n", m->conn_health);
     s_histo (out, "xxl_fire_lateness_seconds",
              "Planned fire time to the engine sending its RUN (seconds)", &m->lateness);
     s_histo (out, "xxl_trigger_accept_seconds",

@@ -52,6 +52,9 @@ typedef struct {
     //  The HTTP side's, set on its copy as it renders (the engine's are 0)
     uint64_t checks_ok, checks_wrong, checks_limited;   //  password checks
     int64_t limit_used, limit_slots;    //  the login limiter's table (-1: none)
+    uint64_t conn_deadline, conn_no_slot;   //  connections closed: past their
+                                        //  request's deadline, refused a slot
+    int64_t conn_ordinary, conn_health; //  connections open, by slot kind
 } xxl_metrics_t;
 
 typedef struct _xxl_metrics_box_t xxl_metrics_box_t;

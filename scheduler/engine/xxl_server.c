@@ -199,6 +199,8 @@ xxl_server_config_defaults (xxl_server_config_t *config)
     config->http.login_interval_s = 60;
     config->http.login_slots = 4096;
     config->http.per_address = XXL_HTTP_CONNECTIONS_PER_ADDRESS;
+    config->http.request_timeout_s = XXL_HTTP_REQUEST_TIMEOUT_S;
+    config->http.health_slots = XXL_HTTP_HEALTH_SLOTS;
 }
 
 static void

@@ -36,6 +36,10 @@ typedef struct {
                                         //  once (0: no limit but the total)
     const char *hosts;                  //  the Host names answered, comma-separated
                                         //  (NULL, "" or "*": any)
+    int request_timeout_s;              //  a request whole and answered within this
+                                        //  of its connection's accept (or the last
+                                        //  answer), whatever bytes come
+    int health_slots;                   //  connections kept for /healthz, /readyz
 } xxl_http_config_t;
 
 typedef struct {

@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/stat.h>
 
 //  Content-Security-Policy of the console's files.  Scripts only from the
@@ -145,6 +146,31 @@ s_security_headers (xxl_http_t *self, struct MHD_Response *response, bool consol
         MHD_add_response_header (response, "Strict-Transport-Security", XXL_HTTP_HSTS);
 }
 
+//  The guard's slot of a connection (NULL: none, as for a connection
+//  libmicrohttpd took before the guard heard of it)
+static xxl_http_slot_t *
+s_slot (struct MHD_Connection *conn)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info (
+        conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info? (xxl_http_slot_t *) info->socket_context: NULL;
+}
+
+//  A response is queued on conn: its request's deadline stops; a health
+//  slot's connection closes after it.  Then queues it as status
+static enum MHD_Result
+s_queue_response (xxl_http_t *self, struct MHD_Connection *conn, unsigned status,
+                  struct MHD_Response *response)
+{
+    xxl_http_slot_t *slot = s_slot (conn);
+    if (slot) {
+        xxl_http_guard_answered (self->guard, slot);
+        if (xxl_http_guard_reserve (self->guard, slot))
+            MHD_add_response_header (response, MHD_HTTP_HEADER_CONNECTION, "close");
+    }
+    return MHD_queue_response (conn, status, response);
+}
+
 static enum MHD_Result
 s_queue (xxl_http_t *self, struct MHD_Connection *conn, answer_t *answer, bool head)
 {
@@ -161,7 +187,9 @@ s_queue (xxl_http_t *self, struct MHD_Connection *conn, answer_t *answer, bool h
         snprintf (seconds, sizeof seconds, "%" PRId64, answer->retry_after);
         MHD_add_response_header (response, MHD_HTTP_HEADER_RETRY_AFTER, seconds);
     }
-    enum MHD_Result rc = MHD_queue_response (conn, (unsigned) answer->status, response);
+    if (answer->close)
+        MHD_add_response_header (response, MHD_HTTP_HEADER_CONNECTION, "close");
+    enum MHD_Result rc = s_queue_response (self, conn, (unsigned) answer->status, response);
     MHD_destroy_response (response);
     free (answer->body);
     return rc;
@@ -284,6 +312,59 @@ s_hosts_set (xxl_http_t *self, const char *hosts, char *why, size_t whylen)
     return 0;
 }
 
+//  A body past max_body while it comes (libmicrohttpd queues an answer
+//  only before a body or after its end): the 413 goes out on the socket
+//  here, then its sending side closes and what the client still sends is
+//  read and dropped for up to XXL_HTTP_DRAIN_MS (so the close does not
+//  reset the connection before the client read the answer); the caller
+//  then has libmicrohttpd close it.  Under TLS the answer cannot go out
+//  past libmicrohttpd: the connection closes without one.
+#define XXL_HTTP_DRAIN_MS 1000
+#define XXL_HTTP_DRAIN_BYTES (1024 * 1024)
+static void
+s_refuse_body (xxl_http_t *self, struct MHD_Connection *conn)
+{
+    xxl_http_slot_t *slot = s_slot (conn);
+    if (slot)
+        xxl_http_guard_answered (self->guard, slot);
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info (
+        conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (self->tls || !info)
+        return;
+    int fd = info->connect_fd;
+    answer_t answer = { 0 };
+    xxl_http_errorf (&answer, 413, "the body is over the %zu-byte limit", self->max_body);
+    char head [1024];
+    int length = snprintf (head, sizeof head,
+                           "HTTP/1.1 413 Content Too Large\r\nConnection: close\r\n"
+                           "Content-Type: %s\r\nContent-Length: %zu\r\n"
+                           "Cache-Control: no-store\r\nContent-Security-Policy: %s\r\n"
+                           "X-Content-Type-Options: nosniff\r\nX-Frame-Options: DENY\r\n"
+                           "Referrer-Policy: no-referrer\r\n"
+                           "Cross-Origin-Opener-Policy: same-origin\r\n"
+                           "Cross-Origin-Resource-Policy: same-origin\r\n\r\n",
+                           answer.type, answer.size, XXL_HTTP_CSP_NONE);
+    assert (length > 0 && (size_t) length < sizeof head);
+    //  (the socket's buffer takes both, or the client reads nothing: dropped)
+    if (send (fd, head, (size_t) length, MSG_DONTWAIT | MSG_NOSIGNAL) == length)
+        send (fd, answer.body, answer.size, MSG_DONTWAIT | MSG_NOSIGNAL);
+    free (answer.body);
+    shutdown (fd, SHUT_WR);
+    int64_t until = zclock_mono () + XXL_HTTP_DRAIN_MS;
+    size_t drained = 0;
+    char sink [16384];
+    while (drained < XXL_HTTP_DRAIN_BYTES) {
+        int64_t left = until - zclock_mono ();
+        struct pollfd item = { .fd = fd, .events = POLLIN };
+        if (left <= 0 || poll (&item, 1, (int) left) <= 0)
+            break;
+        ssize_t got = recv (fd, sink, sizeof sink, MSG_DONTWAIT);
+        if (got <= 0)
+            break;
+        drained += (size_t) got;
+    }
+}
+
 static enum MHD_Result
 s_access (void *cls, struct MHD_Connection *conn, const char *url, const char *method,
           const char *version, const char *upload_data, size_t *upload_data_size,
@@ -295,6 +376,17 @@ s_access (void *cls, struct MHD_Connection *conn, const char *url, const char *m
     if (!ctx) {
         ctx = (request_ctx_t *) zmalloc (sizeof *ctx);
         *con_cls = ctx;
+        xxl_http_slot_t *slot = s_slot (conn);
+        if (slot && xxl_http_guard_reserve (self->guard, slot)
+        &&  !streq (url, "/healthz") && !streq (url, "/readyz")) {
+            //  (every ordinary connection is taken: this one was let in for
+            //  the health checks only)
+            ctx->too_big = true;        //  (nothing of the body is kept)
+            answer_t answer = { .type = "text/plain; charset=utf-8", .retry_after = 1 };
+            xxl_http_errorf (&answer, 503, "the server holds its %d connections; only"
+                             " /healthz and /readyz are answered now", XXL_HTTP_CONNECTIONS);
+            return s_queue (self, conn, &answer, streq (method, "HEAD"));
+        }
         const char *host = MHD_lookup_connection_value (conn, MHD_HEADER_KIND,
                                                         MHD_HTTP_HEADER_HOST);
         if (!s_host_allowed (self, host)) {
@@ -340,13 +432,17 @@ s_access (void *cls, struct MHD_Connection *conn, const char *url, const char *m
     if (*upload_data_size) {
         if (!ctx->too_big) {
             size_t have = ctx->body? zchunk_size (ctx->body): 0;
-            if (have + *upload_data_size > self->max_body)
-                ctx->too_big = true;
-            else {
-                if (!ctx->body)
-                    ctx->body = zchunk_new (NULL, *upload_data_size);
-                zchunk_extend (ctx->body, upload_data, *upload_data_size);
+            if (have + *upload_data_size > self->max_body) {
+                //  Past the limit (a chunked body: its length is not told
+                //  first): answered at once, the rest unread
+                zchunk_destroy (&ctx->body);
+                *upload_data_size = 0;
+                s_refuse_body (self, conn);
+                return MHD_NO;
             }
+            if (!ctx->body)
+                ctx->body = zchunk_new (NULL, *upload_data_size);
+            zchunk_extend (ctx->body, upload_data, *upload_data_size);
         }
         *upload_data_size = 0;
         return MHD_YES;
@@ -389,6 +485,11 @@ s_access (void *cls, struct MHD_Connection *conn, const char *url, const char *m
             metrics.checks_limited = __atomic_load_n (&self->checks_limited, __ATOMIC_RELAXED);
             metrics.limit_used = self->limit? (int64_t) xxl_http_limit_used (self->limit): -1;
             metrics.limit_slots = self->limit? (int64_t) xxl_http_limit_slots (self->limit): -1;
+            size_t ordinary, health;
+            xxl_http_guard_used (self->guard, &ordinary, &health);
+            metrics.conn_ordinary = (int64_t) ordinary;
+            metrics.conn_health = (int64_t) health;
+            xxl_http_guard_counts (self->guard, &metrics.conn_deadline, &metrics.conn_no_slot);
             answer.body = xxl_metrics_render (&metrics);
             answer.size = strlen (answer.body);
             answer.type = "text/plain; version=0.0.4; charset=utf-8";
@@ -413,7 +514,7 @@ s_access (void *cls, struct MHD_Connection *conn, const char *url, const char *m
             s_security_headers (self, response, true);
             MHD_add_response_header (response, MHD_HTTP_HEADER_CACHE_CONTROL,
                                      strstr (path, "/index.html")? "no-cache": "max-age=3600");
-            enum MHD_Result rc = MHD_queue_response (conn, MHD_HTTP_OK, response);
+            enum MHD_Result rc = s_queue_response (self, conn, MHD_HTTP_OK, response);
             MHD_destroy_response (response);
             return rc;
         }
@@ -429,14 +530,43 @@ static void
 s_completed (void *cls, struct MHD_Connection *conn, void **con_cls,
              enum MHD_RequestTerminationCode code)
 {
-    (void) cls;
-    (void) conn;
     (void) code;
+    xxl_http_t *self = (xxl_http_t *) cls;
+    xxl_http_slot_t *slot = s_slot (conn);
+    if (slot)
+        xxl_http_guard_sent (self->guard, slot, zclock_mono ());
     request_ctx_t *ctx = (request_ctx_t *) *con_cls;
     if (ctx) {
         zchunk_destroy (&ctx->body);
         free (ctx);
         *con_cls = NULL;
+    }
+}
+
+//  A connection taken (its slot from the guard, or shut down at once when
+//  none is left for it) or closed (its slot freed)
+static void
+s_notify (void *cls, struct MHD_Connection *conn, void **socket_context,
+          enum MHD_ConnectionNotificationCode code)
+{
+    xxl_http_t *self = (xxl_http_t *) cls;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *fd = MHD_get_connection_info (
+            conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        const union MHD_ConnectionInfo *addr = MHD_get_connection_info (
+            conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        int socket = fd? fd->connect_fd: -1;
+        xxl_http_slot_t *slot = xxl_http_guard_open (self->guard, socket,
+                                                     addr? addr->client_addr: NULL,
+                                                     zclock_mono ());
+        *socket_context = slot;
+        if (!slot && socket >= 0)
+            shutdown (socket, SHUT_RDWR);
+    }
+    else
+    if (*socket_context) {
+        xxl_http_guard_close (self->guard, (xxl_http_slot_t *) *socket_context);
+        *socket_context = NULL;
     }
 }
 
@@ -563,6 +693,17 @@ xxl_http_new (const xxl_http_config_t *config, const char *engine, xxl_metrics_b
             return NULL;
         }
     }
+    //  (main.c checks the ranges; a config made in code gets the defaults)
+    int timeout_s = config->request_timeout_s > 0? config->request_timeout_s
+                                                 : XXL_HTTP_REQUEST_TIMEOUT_S;
+    self->health_slots = config->health_slots > 0? (size_t) config->health_slots: 0;
+    self->guard = xxl_http_guard_new (XXL_HTTP_CONNECTIONS, self->health_slots,
+                                      (int64_t) timeout_s * 1000, XXL_HTTP_HEALTH_TIMEOUT_MS);
+    if (!self->guard || xxl_http_guard_start (self->guard)) {
+        snprintf (why, whylen, "http: no memory or thread for the connections' watchdog");
+        xxl_http_destroy (&self);
+        return NULL;
+    }
     if (s_hosts_set (self, config->hosts, why, whylen)) {
         xxl_http_destroy (&self);
         return NULL;
@@ -605,11 +746,12 @@ xxl_http_new (const xxl_http_config_t *config, const char *engine, xxl_metrics_b
         flags, 0, NULL, NULL, s_access, self,
         MHD_OPTION_EXTERNAL_LOGGER, s_mhd_log, self,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *) &addr,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned) XXL_HTTP_CONNECTIONS,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned) (XXL_HTTP_CONNECTIONS + self->health_slots),
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned) config->per_address,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) 60,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t) (128 * 1024),
         MHD_OPTION_NOTIFY_COMPLETED, s_completed, self,
+        MHD_OPTION_NOTIFY_CONNECTION, s_notify, self,
         MHD_OPTION_UNESCAPE_CALLBACK, s_unescape, self,
         self->tls? MHD_OPTION_HTTPS_MEM_CERT: MHD_OPTION_END, self->cert_pem,
         MHD_OPTION_HTTPS_MEM_KEY, self->key_pem,
@@ -647,6 +789,7 @@ xxl_http_destroy (xxl_http_t **self_p)
     __atomic_store_n (&self->stopping, 1, __ATOMIC_RELAXED);
     if (self->daemon)
         MHD_stop_daemon (self->daemon);
+    xxl_http_guard_destroy (&self->guard);
     xxl_http_limit_destroy (&self->limit);
     free (self->engine);
     free (self->console);

@@ -16,6 +16,8 @@
       xxl_http_call.c    one api request to the engine (JSON to msgpack, the
                          reply's content back to JSON) and the answer of it
       xxl_http_answer.c  answers: a JSON body, {"error": text}
+    and, below them all, xxl_http_limit.c (the login limiter) and
+    xxl_http_guard.c (connections' deadlines and the health checks' slots).
 
     Threads: xxl_http_new, _stop and _destroy run on their caller's thread
     (the server actor's); everything else on libmicrohttpd's, one thread
@@ -40,6 +42,7 @@
 
 #include "xxl_http.h"
 #include "xxl_http_limit.h"
+#include "xxl_http_guard.h"
 
 #include <jansson.h>
 #include <microhttpd.h>
@@ -58,6 +61,8 @@ struct _xxl_http_t {
     uint64_t checks_ok, checks_wrong, checks_limited;   //  password checks (atomic)
     int stopping;                       //  (atomic) the server is stopping: calls
                                         //  waiting for the engine give up
+    xxl_http_guard_t *guard;            //  connections' deadlines, health slots
+    size_t health_slots;                //  past XXL_HTTP_CONNECTIONS
     char **hosts;                       //  Host names answered besides IP addresses
                                         //  and localhost (lower case; "*.x": x's
                                         //  subdomains), NULL-terminated; NULL: any
@@ -76,7 +81,8 @@ typedef struct {
     size_t size;
     const char *type;
     char cookie [256];
-    int64_t retry_after;                //  seconds (429; 0: none)
+    int64_t retry_after;                //  seconds (429, 503; 0: none)
+    bool close;                         //  the connection closes after it
 } answer_t;
 
 //  xxl_http_rest.c
