@@ -282,6 +282,8 @@ xxl_agent_callbacks_take (agent_t *self)
             xxl_journal_done (self->journal, log_ids, count);
             xxl_journal_flush (self->journal);
         }
+        //  (the last result's code, told in REGISTER: /metrics)
+        self->last_code = batch [count - 1].code;
         for (size_t i = 0; i < count; i++)
             xxl_agent_callbacks_queue (self, &batch [i], false);
     }

@@ -114,6 +114,7 @@ typedef struct {
                                         //  run lease counts from it)
     bool lease_out;                     //  the run lease ran out: runs were
                                         //  stopped, new ones are refused
+    int last_code;                      //  the last finished run's (0: none yet)
     bool terminated;
     bool draining;                      //  stopping: new runs are refused
     char address [256];

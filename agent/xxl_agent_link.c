@@ -104,6 +104,13 @@ xxl_agent_register (agent_t *self, link_t *link, int remove)
                                                  ? self->config.run_batch: XXL_RUN_BATCH_MAX);
         free (self->handlers_sent);
         self->handlers_sent = names;
+        //  Its own figures, for the scheduler's /metrics (optional fields)
+        size_t active = xxl_executor_active (self->executor);
+        size_t pending = xxl_executor_pending (self->executor);
+        xxl_enc_kint (self->enc, "running", (int64_t) active);
+        xxl_enc_kint (self->enc, "queued", (int64_t) (pending > active? pending - active: 0));
+        xxl_enc_kint (self->enc, "spooled", (int64_t) xxl_spool_size (self->spool));
+        xxl_enc_kint (self->enc, "lastCode", self->last_code);
         link->register_id = id;
         link->register_sent = zclock_mono ();
         link->register_sent_boot = xxl_agent_boot_ms ();

@@ -198,6 +198,10 @@ main (int argc, char *argv [])
                                              settings.http.request_timeout_s);
     settings.http.health_slots = s_int (NULL, config, "scheduler/http/health_slots",
                                         settings.http.health_slots);
+    settings.http.metrics_jobs = s_int (NULL, config, "scheduler/http/metrics_jobs",
+                                        settings.http.metrics_jobs);
+    settings.http.metrics_agents = s_int (NULL, config, "scheduler/http/metrics_agents",
+                                          settings.http.metrics_agents);
     if (settings.http.session_idle_s < 60 || settings.http.max_body < 1024
     ||  settings.http.max_body > 4 * 1024 * 1024
     ||  settings.http.login_burst < 0 || settings.http.login_burst > 1000
@@ -205,11 +209,14 @@ main (int argc, char *argv [])
     ||  settings.http.login_slots < 64 || settings.http.login_slots > 1048576
     ||  settings.http.per_address < 0 || settings.http.per_address > XXL_HTTP_CONNECTIONS
     ||  settings.http.request_timeout_s < 1 || settings.http.request_timeout_s > 3600
-    ||  settings.http.health_slots < 0 || settings.http.health_slots > 64) {
+    ||  settings.http.health_slots < 0 || settings.http.health_slots > 64
+    ||  settings.http.metrics_jobs < 0 || settings.http.metrics_jobs > 100000
+    ||  settings.http.metrics_agents < 0 || settings.http.metrics_agents > 100000) {
         fprintf (stderr, "xxl-scheduler: need http/session_idle_s >= 60, http/max_body"
                          " 1024-4194304, http/login_burst 0-1000, http/login_interval_s"
                          " 1-86400, http/login_slots 64-1048576, http/per_address"
-                         " 0-%d, http/request_timeout_s 1-3600 and http/health_slots 0-64\n",
+                         " 0-%d, http/request_timeout_s 1-3600, http/health_slots 0-64,"
+                         " http/metrics_jobs and http/metrics_agents 0-100000\n",
                  XXL_HTTP_CONNECTIONS);
         zconfig_destroy (&config);
         return 2;

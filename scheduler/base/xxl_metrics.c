@@ -3,6 +3,7 @@
 */
 
 #include "xxl_metrics.h"
+#include "xxl/msg.h"
 
 #include <czmq.h>
 #include <pthread.h>
@@ -17,6 +18,7 @@ static const char *const s_trigger_types [XXL_TRIGGER_TYPES] = {
 struct _xxl_metrics_box_t {
     pthread_mutex_t lock;
     xxl_metrics_t metrics;
+    char *labelled;                     //  the labelled series' text (owned)
     bool published;
 };
 
@@ -33,6 +35,7 @@ xxl_metrics_box_destroy (xxl_metrics_box_t **self_p)
 {
     if (*self_p) {
         pthread_mutex_destroy (&(*self_p)->lock);
+        free ((*self_p)->labelled);
         free (*self_p);
         *self_p = NULL;
     }
@@ -41,10 +44,25 @@ xxl_metrics_box_destroy (xxl_metrics_box_t **self_p)
 void
 xxl_metrics_publish (xxl_metrics_box_t *self, const xxl_metrics_t *metrics)
 {
+    char *labelled = metrics->labels? xxl_labels_render (metrics->labels): NULL;
     pthread_mutex_lock (&self->lock);
     self->metrics = *metrics;
+    self->metrics.labels = NULL;
+    char *old = self->labelled;
+    self->labelled = labelled;
     self->published = true;
     pthread_mutex_unlock (&self->lock);
+    free (old);
+}
+
+char *
+xxl_metrics_labelled (xxl_metrics_box_t *self)
+{
+    pthread_mutex_lock (&self->lock);
+    char *text = strdup (self->labelled? self->labelled: "");
+    pthread_mutex_unlock (&self->lock);
+    assert (text);
+    return text;
 }
 
 bool
@@ -90,13 +108,14 @@ s_head (zchunk_t *out, const char *name, const char *type, const char *help)
 static void
 s_line (zchunk_t *out, const char *format, ...)
 {
-    char line [512];
+    //  (a labelled line may be long: its labels' values whole, never cut)
     va_list args;
     va_start (args, format);
-    int n = vsnprintf (line, sizeof line, format, args);
+    char *line = zsys_vprintf (format, args);
     va_end (args);
-    if (n > 0)
-        zchunk_extend (out, line, (size_t) n < sizeof line? (size_t) n: sizeof line - 1);
+    assert (line);
+    zchunk_extend (out, line, strlen (line));
+    zstr_free (&line);
 }
 
 static void
@@ -192,6 +211,363 @@ xxl_metrics_render (const xxl_metrics_t *m)
     s_gauge (out, "xxl_ready", "1 when past the warm-up and the store commits", m->ready);
     s_gauge (out, "xxl_start_time_seconds", "When the engine started (epoch seconds)",
              m->start_ms / 1000);
+    zchunk_extend (out, "", 1);
+    char *text = strdup ((const char *) zchunk_data (out));
+    zchunk_destroy (&out);
+    return text;
+}
+
+//  ---------------------------------------------------------------------
+//  Labelled series
+
+//  Result codes as the series name them (xxl_runs_total's)
+#define XXL_CODES 4
+static const char *const s_codes [XXL_CODES] = { "200", "500", "502", "other" };
+
+static int
+s_code_index (int code)
+{
+    return code == 200? 0: code == 500? 1: code == 502? 2: 3;
+}
+
+typedef struct {
+    uint64_t runs [XXL_CODES];
+    int64_t connected;                  //  this round's registry
+} app_t;
+
+typedef struct {
+    int64_t id;
+    char *app;                          //  NULL: to be looked up
+    uint64_t runs [XXL_CODES];
+    int last_code;
+    int64_t last_time;                  //  epoch ms
+    int64_t failures;                   //  in a row
+    uint64_t touched;                   //  xxl_labels_t.clock when it last ended
+} job_t;
+
+typedef struct {
+    char *app, *address;
+    bool connected;
+} entry_t;
+
+struct _xxl_labels_t {
+    size_t jobs_max, agents_max;
+    zhashx_t *apps;                     //  app -> app_t
+    zhashx_t *jobs;                     //  "id" -> job_t
+    zhashx_t *figures;                  //  address -> xxl_agent_figures_t
+    entry_t *round;                     //  this round's registry entries
+    size_t round_count, round_max;
+    uint64_t clock;
+};
+
+static void
+s_job_free (void **item)
+{
+    job_t *job = (job_t *) *item;
+    if (job) {
+        free (job->app);
+        free (job);
+        *item = NULL;
+    }
+}
+
+xxl_labels_t *
+xxl_labels_new (size_t jobs, size_t agents)
+{
+    xxl_labels_t *self = (xxl_labels_t *) zmalloc (sizeof *self);
+    self->jobs_max = jobs;
+    self->agents_max = agents;
+    self->apps = zhashx_new ();
+    zhashx_set_destructor (self->apps, (zhashx_destructor_fn *) zstr_free);
+    self->jobs = zhashx_new ();
+    zhashx_set_destructor (self->jobs, s_job_free);
+    self->figures = zhashx_new ();
+    zhashx_set_destructor (self->figures, (zhashx_destructor_fn *) zstr_free);
+    return self;
+}
+
+static void
+s_round_clear (xxl_labels_t *self)
+{
+    for (size_t i = 0; i < self->round_count; i++) {
+        free (self->round [i].app);
+        free (self->round [i].address);
+    }
+    self->round_count = 0;
+}
+
+void
+xxl_labels_destroy (xxl_labels_t **self_p)
+{
+    xxl_labels_t *self = *self_p;
+    if (!self)
+        return;
+    s_round_clear (self);
+    free (self->round);
+    zhashx_destroy (&self->apps);
+    zhashx_destroy (&self->jobs);
+    zhashx_destroy (&self->figures);
+    free (self);
+    *self_p = NULL;
+}
+
+static job_t *
+s_job (xxl_labels_t *self, int64_t job_id)
+{
+    char key [24];
+    snprintf (key, sizeof key, "%" PRId64, job_id);
+    return (job_t *) zhashx_lookup (self->jobs, key);
+}
+
+const char *
+xxl_labels_job_app (xxl_labels_t *self, int64_t job_id)
+{
+    job_t *job = s_job (self, job_id);
+    return job? job->app: NULL;
+}
+
+void
+xxl_labels_job_changed (xxl_labels_t *self, int64_t job_id)
+{
+    job_t *job = s_job (self, job_id);
+    if (job)
+        zstr_free (&job->app);
+}
+
+//  App's entry, made when there is room (NULL: none)
+static app_t *
+s_app (xxl_labels_t *self, const char *app)
+{
+    if (!app || !*app)
+        return NULL;
+    app_t *entry = (app_t *) zhashx_lookup (self->apps, app);
+    if (!entry && zhashx_size (self->apps) < XXL_LABELS_APPS) {
+        entry = (app_t *) zmalloc (sizeof *entry);
+        zhashx_insert (self->apps, app, entry);
+    }
+    return entry;
+}
+
+void
+xxl_labels_run (xxl_labels_t *self, int64_t job_id, const char *app, bool result, int code,
+                int64_t now)
+{
+    job_t *job = s_job (self, job_id);
+    if (!app || !*app)
+        app = job? job->app: NULL;
+    app_t *entry = s_app (self, app);
+    if (entry && result)
+        entry->runs [s_code_index (code)]++;
+    if (self->jobs_max == 0)
+        return;
+    if (!job) {
+        if (zhashx_size (self->jobs) >= self->jobs_max) {
+            //  (the job whose runs ended longest ago goes)
+            job_t *oldest = NULL;
+            for (job_t *j = (job_t *) zhashx_first (self->jobs); j;
+                 j = (job_t *) zhashx_next (self->jobs))
+                if (!oldest || j->touched < oldest->touched)
+                    oldest = j;
+            char key [24];
+            snprintf (key, sizeof key, "%" PRId64, oldest->id);
+            zhashx_delete (self->jobs, key);
+        }
+        job = (job_t *) zmalloc (sizeof *job);
+        job->id = job_id;
+        char key [24];
+        snprintf (key, sizeof key, "%" PRId64, job_id);
+        zhashx_insert (self->jobs, key, job);
+    }
+    if (!job->app && app && *app)
+        job->app = strdup (app);
+    job->touched = ++self->clock;
+    if (result)
+        job->runs [s_code_index (code)]++;
+    job->last_code = result? code: 500;
+    job->last_time = now;
+    job->failures = result && code == 200? 0: job->failures + 1;
+}
+
+void
+xxl_labels_agent (xxl_labels_t *self, const char *address, const xxl_agent_figures_t *figures)
+{
+    xxl_agent_figures_t *held = (xxl_agent_figures_t *) zhashx_lookup (self->figures, address);
+    if (!held) {
+        if (zhashx_size (self->figures) >= self->agents_max)
+            return;
+        held = (xxl_agent_figures_t *) zmalloc (sizeof *held);
+        zhashx_insert (self->figures, address, held);
+    }
+    *held = *figures;
+}
+
+//  A figure of a REGISTER: an integer 0 to INT32_MAX, else -1
+static int64_t
+s_figure (const msgpack_object *map, const char *key)
+{
+    const msgpack_object *value = xxl_msg_get (map, key);
+    return value && value->type == MSGPACK_OBJECT_POSITIVE_INTEGER
+        && value->via.u64 <= INT32_MAX? (int64_t) value->via.u64: -1;
+}
+
+void
+xxl_labels_agent_register (xxl_labels_t *self, const char *address,
+                           const struct msgpack_object *map)
+{
+    xxl_agent_figures_t figures = {
+        s_figure (map, "running"), s_figure (map, "queued"), s_figure (map, "spooled"),
+        s_figure (map, "lastCode")
+    };
+    if (figures.running >= 0 || figures.queued >= 0 || figures.spooled >= 0
+    ||  figures.last_code >= 0)
+        xxl_labels_agent (self, address, &figures);
+}
+
+void
+xxl_labels_registry (xxl_labels_t *self, const char *app, const char *address, bool connected)
+{
+    if (self->round_count == self->round_max) {
+        self->round_max = self->round_max? self->round_max * 2: 64;
+        self->round = (entry_t *) realloc (self->round, self->round_max * sizeof (entry_t));
+        assert (self->round);
+    }
+    self->round [self->round_count++] = (entry_t) {
+        .app = strdup (app), .address = strdup (address), .connected = connected
+    };
+}
+
+void
+xxl_labels_escape (const char *text, char *out, size_t outlen)
+{
+    assert (outlen > 0);
+    size_t used = 0;
+    for (const char *c = text? text: ""; *c && used + 3 <= outlen; c++) {
+        if (*c == '\\' || *c == '"' || *c == '\n') {
+            out [used++] = '\\';
+            out [used++] = *c == '\n'? 'n': *c;
+        }
+        else
+            out [used++] = *c;
+    }
+    out [used] = 0;
+}
+
+static int
+s_compare_ids (const void *a, const void *b)
+{
+    int64_t x = (*(job_t *const *) a)->id, y = (*(job_t *const *) b)->id;
+    return x < y? -1: x > y;
+}
+
+char *
+xxl_labels_render (xxl_labels_t *self)
+{
+    zchunk_t *out = zchunk_new (NULL, 8192);
+    char app [2 * 256 + 1], address [2 * 256 + 1];
+    //  This round's agents connected, by app; figures of addresses no
+    //  entry names are forgotten
+    for (app_t *a = (app_t *) zhashx_first (self->apps); a; a = (app_t *) zhashx_next (self->apps))
+        a->connected = 0;
+    zhashx_t *named = zhashx_new ();
+    for (size_t i = 0; i < self->round_count; i++) {
+        app_t *a = s_app (self, self->round [i].app);
+        if (a && self->round [i].connected)
+            a->connected++;
+        zhashx_insert (named, self->round [i].address, (void *) 1);
+    }
+    zlistx_t *gone = zlistx_new ();
+    zlistx_set_destructor (gone, (zlistx_destructor_fn *) zstr_free);
+    for (void *f = zhashx_first (self->figures); f; f = zhashx_next (self->figures))
+        if (!zhashx_lookup (named, zhashx_cursor (self->figures)))
+            zlistx_add_end (gone, strdup ((const char *) zhashx_cursor (self->figures)));
+    for (char *g = (char *) zlistx_first (gone); g; g = (char *) zlistx_next (gone))
+        zhashx_delete (self->figures, g);
+    zlistx_destroy (&gone);
+    zhashx_destroy (&named);
+
+    s_head (out, "xxl_app_agents_connected", "gauge",
+            "Agent addresses registered and connected, by app (apps seen since the start)");
+    for (app_t *a = (app_t *) zhashx_first (self->apps); a; a = (app_t *) zhashx_next (self->apps)) {
+        xxl_labels_escape ((const char *) zhashx_cursor (self->apps), app, sizeof app);
+        s_line (out, "xxl_app_agents_connected{app=\"%s\"} %" PRId64 "\n", app, a->connected);
+    }
+    s_head (out, "xxl_app_runs_total", "counter", "Runs finished, by app and result code");
+    for (app_t *a = (app_t *) zhashx_first (self->apps); a; a = (app_t *) zhashx_next (self->apps)) {
+        xxl_labels_escape ((const char *) zhashx_cursor (self->apps), app, sizeof app);
+        for (int c = 0; c < XXL_CODES; c++)
+            s_line (out, "xxl_app_runs_total{app=\"%s\",code=\"%s\"} %" PRIu64 "\n", app,
+                    s_codes [c], a->runs [c]);
+    }
+
+    //  Jobs in id order (a stable page)
+    size_t count = zhashx_size (self->jobs), n = 0;
+    job_t **jobs = (job_t **) calloc (count? count: 1, sizeof (job_t *));
+    assert (jobs);
+    for (job_t *j = (job_t *) zhashx_first (self->jobs); j; j = (job_t *) zhashx_next (self->jobs))
+        jobs [n++] = j;
+    qsort (jobs, n, sizeof (job_t *), s_compare_ids);
+    s_head (out, "xxl_job_runs_total", "counter",
+            "Runs finished, by job and result code (the jobs whose runs ended last, up to"
+            " http/metrics_jobs)");
+    for (size_t i = 0; i < n; i++) {
+        xxl_labels_escape (jobs [i]->app, app, sizeof app);
+        for (int c = 0; c < XXL_CODES; c++)
+            s_line (out, "xxl_job_runs_total{job=\"%" PRId64 "\",app=\"%s\",code=\"%s\"} %"
+                    PRIu64 "\n", jobs [i]->id, app, s_codes [c], jobs [i]->runs [c]);
+    }
+    s_head (out, "xxl_job_last_result", "gauge",
+            "The handleCode of the job's last run (500 when its trigger failed)");
+    for (size_t i = 0; i < n; i++) {
+        xxl_labels_escape (jobs [i]->app, app, sizeof app);
+        s_line (out, "xxl_job_last_result{job=\"%" PRId64 "\",app=\"%s\"} %d\n", jobs [i]->id,
+                app, jobs [i]->last_code);
+    }
+    s_head (out, "xxl_job_last_result_time_seconds", "gauge",
+            "When the job's last run ended (epoch seconds)");
+    for (size_t i = 0; i < n; i++) {
+        xxl_labels_escape (jobs [i]->app, app, sizeof app);
+        s_line (out, "xxl_job_last_result_time_seconds{job=\"%" PRId64 "\",app=\"%s\"} %.3f\n",
+                jobs [i]->id, app, jobs [i]->last_time / 1000.0);
+    }
+    s_head (out, "xxl_job_failures_in_row", "gauge",
+            "The job's runs that failed (result other than 200, or trigger failed) since"
+            " its last success");
+    for (size_t i = 0; i < n; i++) {
+        xxl_labels_escape (jobs [i]->app, app, sizeof app);
+        s_line (out, "xxl_job_failures_in_row{job=\"%" PRId64 "\",app=\"%s\"} %" PRId64 "\n",
+                jobs [i]->id, app, jobs [i]->failures);
+    }
+    free (jobs);
+
+    //  Agents: each connected registry entry whose address told figures
+    static const char *const names [4] = {
+        "xxl_agent_runs_running", "xxl_agent_runs_queued", "xxl_agent_results_spooled",
+        "xxl_agent_last_result"
+    };
+    static const char *const helps [4] = {
+        "Runs the agent is running, as its last REGISTER said",
+        "Runs the agent holds queued, not yet running, as its last REGISTER said",
+        "Results the agent holds in its spool, not yet acknowledged by a scheduler",
+        "The handleCode of the agent's last finished run (0: none since it started)"
+    };
+    for (int f = 0; f < 4; f++) {
+        s_head (out, names [f], "gauge", helps [f]);
+        for (size_t i = 0; i < self->round_count; i++) {
+            if (!self->round [i].connected)
+                continue;
+            const xxl_agent_figures_t *fig = (const xxl_agent_figures_t *) zhashx_lookup (
+                self->figures, self->round [i].address);
+            int64_t value = !fig? -1: f == 0? fig->running: f == 1? fig->queued
+                          : f == 2? fig->spooled: fig->last_code;
+            if (value < 0)
+                continue;
+            xxl_labels_escape (self->round [i].app, app, sizeof app);
+            xxl_labels_escape (self->round [i].address, address, sizeof address);
+            s_line (out, "%s{app=\"%s\",address=\"%s\"} %" PRId64 "\n", names [f], app, address,
+                    value);
+        }
+    }
+    s_round_clear (self);
     zchunk_extend (out, "", 1);
     char *text = strdup ((const char *) zchunk_data (out));
     zchunk_destroy (&out);

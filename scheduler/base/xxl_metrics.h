@@ -24,7 +24,11 @@ typedef struct {
 //  Trigger types, by index in xxl_metrics_t.triggers
 #define XXL_TRIGGER_TYPES 6             //  MANUAL CRON RETRY PARENT API MISFIRE
 
+typedef struct _xxl_labels_t xxl_labels_t;
+
 typedef struct {
+    xxl_labels_t *labels;               //  the labelled series (engine's; never in
+                                        //  a published copy: NULL there)
     //  Counters
     uint64_t runs_ok, runs_fail, runs_timeout, runs_other;      //  by handleCode
     uint64_t triggers [XXL_TRIGGER_TYPES];
@@ -61,10 +65,60 @@ typedef struct _xxl_metrics_box_t xxl_metrics_box_t;
 
 xxl_metrics_box_t *xxl_metrics_box_new (void);
 void xxl_metrics_box_destroy (xxl_metrics_box_t **self_p);
-//  Engine: a copy of metrics becomes the published one
+//  Engine: a copy of metrics becomes the published one, and the text of
+//  its labelled series (metrics->labels, when set) the published text;
+//  the labels' figures of this round (agents connected) start over
 void xxl_metrics_publish (xxl_metrics_box_t *self, const xxl_metrics_t *metrics);
 //  Any thread: the published copy into out; false before the first one
 bool xxl_metrics_read (xxl_metrics_box_t *self, xxl_metrics_t *out);
+//  Any thread: the published text of the labelled series (a new string;
+//  "" before the first publication or without labels)
+char *xxl_metrics_labelled (xxl_metrics_box_t *self);
+
+//  ---------------------------------------------------------------------
+//  Labelled series (docs/http.md, *Labelled series*), engine thread only:
+//  per app (agents connected, runs by code), per job (runs by code, the
+//  last result, failures in a row) for the `jobs` jobs whose runs ended
+//  last, and per agent address the figures of its REGISTER (running,
+//  queued, spooled, last result) for at most `agents` addresses.  Memory
+//  is bounded by jobs, agents and XXL_LABELS_APPS.
+
+#define XXL_LABELS_APPS 1000            //  apps labelled at most
+
+//  An agent's figures from its REGISTER; -1: not given
+typedef struct {
+    int64_t running, queued, spooled, last_code;
+} xxl_agent_figures_t;
+
+xxl_labels_t *xxl_labels_new (size_t jobs, size_t agents);
+void xxl_labels_destroy (xxl_labels_t **self_p);
+//  The app of job_id as last noted (NULL: not known: the caller looks it
+//  up and gives it to xxl_labels_run)
+const char *xxl_labels_job_app (xxl_labels_t *self, int64_t job_id);
+//  Job_id may have moved to another app: its app is looked up again
+void xxl_labels_job_changed (xxl_labels_t *self, int64_t job_id);
+//  A run of job_id (of app; NULL or "": unknown) ended at now (epoch
+//  ms): its result (result true: handle code) or its trigger failed
+void xxl_labels_run (xxl_labels_t *self, int64_t job_id, const char *app, bool result,
+                     int code, int64_t now);
+//  An agent's figures, as its latest REGISTER told them
+void xxl_labels_agent (xxl_labels_t *self, const char *address,
+                       const xxl_agent_figures_t *figures);
+//  The figures of a REGISTER (its map) of address, when it gives any
+//  (docs/protocol.md: optional; each absent or not an integer 0 to
+//  INT32_MAX is ignored, never refused)
+struct msgpack_object;
+void xxl_labels_agent_register (xxl_labels_t *self, const char *address,
+                                const struct msgpack_object *map);
+//  A registry entry, at publication: counted for its app when connected,
+//  its address's figures kept (an address no entry names is forgotten)
+void xxl_labels_registry (xxl_labels_t *self, const char *app, const char *address,
+                          bool connected);
+//  The text of the labelled series; a new string.  The round's registry
+//  counts start over.
+char *xxl_labels_render (xxl_labels_t *self);
+//  Text as a Prometheus label value (\\, \" and \n escaped) into out
+void xxl_labels_escape (const char *text, char *out, size_t outlen);
 
 //  One observation, in seconds
 void xxl_histo_observe (xxl_histo_t *histo, double seconds);

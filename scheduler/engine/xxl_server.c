@@ -201,6 +201,8 @@ xxl_server_config_defaults (xxl_server_config_t *config)
     config->http.per_address = XXL_HTTP_CONNECTIONS_PER_ADDRESS;
     config->http.request_timeout_s = XXL_HTTP_REQUEST_TIMEOUT_S;
     config->http.health_slots = XXL_HTTP_HEALTH_SLOTS;
+    config->http.metrics_jobs = 200;
+    config->http.metrics_agents = 1000;
 }
 
 static void
@@ -213,6 +215,7 @@ s_server_destroy (server_t **self_p)
     xxl_http_destroy (&self->http_server);
     zsock_destroy (&self->http);
     xxl_metrics_box_destroy (&self->metrics_box);
+    xxl_labels_destroy (&self->metrics.labels);
     engine_services_stop (self);
     engine_plan_stop (self);
     engine_runs_stop (self);
@@ -339,10 +342,47 @@ s_socket_open (server_t *self, xxl_role_t role, const char *endpoint, char *boun
     return sock;
 }
 
+//  A run's end, for the labelled series: its job (the row's, one read by
+//  key) and the job's app (looked up once per job the labels hold)
+static void
+s_metrics_label_run (server_t *self, const xxl_event_t *event)
+{
+    int64_t job_id = xxl_store_log_job_id (self->store, event->log_id);
+    if (job_id <= 0)
+        return;
+    const char *app = xxl_labels_job_app (self->metrics.labels, job_id);
+    xxl_job_t job;
+    xxl_group_t group;
+    bool job_loaded = false, group_loaded = false;
+    if (!app && xxl_store_job_load (self->store, job_id, &job) == 0) {
+        job_loaded = true;
+        if (xxl_store_group_load (self->store, job.job_group, &group) == 0) {
+            group_loaded = true;
+            app = group.app_name;
+        }
+    }
+    xxl_labels_run (self->metrics.labels, job_id, app, event->end == XXL_END_RESULT,
+                    event->code, event->now);
+    if (group_loaded)
+        xxl_group_free (&group);
+    if (job_loaded)
+        xxl_job_free (&job);
+}
+
+//  A job changed: its app is looked up again at its next run's end
+static void
+s_metrics_on_job (server_t *self, const xxl_event_t *event)
+{
+    if (event->job_id > 0)
+        xxl_labels_job_changed (self->metrics.labels, event->job_id);
+}
+
 //  A run's result, counted by its code (the RUN_ENDED event)
 static void
 s_metrics_on_run (server_t *self, const xxl_event_t *event)
 {
+    if (self->metrics.labels)
+        s_metrics_label_run (self, event);
     if (event->end != XXL_END_RESULT)
         return;
     xxl_metrics_t *m = &self->metrics;
@@ -367,6 +407,7 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     engine_subscribe (&self->events, XXL_EVENT_JOB_CHANGED, engine_plan_on_job);
     engine_subscribe (&self->events, XXL_EVENT_JOB_CHANGED, engine_services_on_job);
     engine_subscribe (&self->events, XXL_EVENT_JOB_CHANGED, engine_runs_on_job);
+    engine_subscribe (&self->events, XXL_EVENT_JOB_CHANGED, s_metrics_on_job);
     engine_subscribe (&self->events, XXL_EVENT_RUN_ENDED, s_metrics_on_run);
     engine_subscribe (&self->events, XXL_EVENT_RUN_ENDED, engine_plan_on_run);
     engine_subscribe (&self->events, XXL_EVENT_RUN_ENDED, engine_services_on_run);
@@ -469,6 +510,9 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     self->metrics_box = xxl_metrics_box_new ();
     self->metrics.start_ms = engine_now ();
     self->metrics.wal_bytes = -1;
+    if (config->http.metrics_jobs > 0 || config->http.metrics_agents > 0)
+        self->metrics.labels = xxl_labels_new ((size_t) config->http.metrics_jobs,
+                                               (size_t) config->http.metrics_agents);
     if (self->api && self->agents) {
         char inproc [64];
         snprintf (inproc, sizeof inproc, "inproc://xxl-http-%p", (void *) self);
@@ -937,8 +981,11 @@ s_metrics_publish (server_t *self)
     int64_t agents = 0;
     size_t cursor = 0;
     xxl_registry_entry_t entry;
-    while (xxl_registry_each (self->registry, &cursor, &entry) == 0)
+    while (xxl_registry_each (self->registry, &cursor, &entry) == 0) {
         agents += entry.connected;
+        if (m->labels)
+            xxl_labels_registry (m->labels, entry.app, entry.address, entry.connected);
+    }
     m->agents = agents;
     m->leases = __builtin_popcountll (self->leases.held);
     m->wal_bytes = -1;

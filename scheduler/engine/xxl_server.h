@@ -40,6 +40,8 @@ typedef struct {
                                         //  of its connection's accept (or the last
                                         //  answer), whatever bytes come
     int health_slots;                   //  connections kept for /healthz, /readyz
+    int metrics_jobs;                   //  jobs with labelled series (0: none)
+    int metrics_agents;                 //  agent addresses with labelled figures
 } xxl_http_config_t;
 
 typedef struct {

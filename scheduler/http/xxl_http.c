@@ -490,8 +490,13 @@ s_access (void *cls, struct MHD_Connection *conn, const char *url, const char *m
             metrics.conn_ordinary = (int64_t) ordinary;
             metrics.conn_health = (int64_t) health;
             xxl_http_guard_counts (self->guard, &metrics.conn_deadline, &metrics.conn_no_slot);
-            answer.body = xxl_metrics_render (&metrics);
+            char *plain = xxl_metrics_render (&metrics);
+            char *labelled = xxl_metrics_labelled (self->metrics);
+            answer.body = zsys_sprintf ("%s%s", plain, labelled);
+            assert (answer.body);
             answer.size = strlen (answer.body);
+            zstr_free (&plain);
+            zstr_free (&labelled);
             answer.type = "text/plain; version=0.0.4; charset=utf-8";
         }
     }

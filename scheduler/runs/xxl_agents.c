@@ -511,6 +511,8 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove,
                                                              ? run_batch: XXL_RUN_BATCH_MAX));
         xxl_store_registry_beat (self->store, app, address, engine_store_now (self));
         xxl_heard_note (self->heard, address, zclock_mono (), run_lease * 1000);
+        if (self->metrics.labels)       //  (its own figures, for /metrics)
+            xxl_labels_agent_register (self->metrics.labels, address, xxl_msg_root (msg));
         if (changed > 0) {
             engine_info_limited (&self->runs.log_registered, "registry: %s/%s registered",
                                  xxl_printable (app, name, sizeof name),

@@ -1,0 +1,98 @@
+/*  test_labels.c -- the labelled series of /metrics (scheduler/base/
+    xxl_metrics.c, xxl_labels_*): label values escaped as Prometheus' text
+    format wants (\\, \" and \n), whole however long; at most `jobs` jobs,
+    the one whose runs ended longest ago going first; an agent's figures
+    only while a registry entry names its address, only those it gave;
+    apps counted by their connected entries; published through the box.
+*/
+
+#include "xxl_metrics.h"
+#include "xxl_test.h"
+
+#include <czmq.h>
+
+int
+main (void)
+{
+    zsys_init ();
+    zsys_set_logstream (NULL);
+    char out [64];
+    xxl_labels_escape ("a\"b\\c\nd", out, sizeof out);
+    XXL_CHECK (streq (out, "a\\\"b\\\\c\\nd"));
+    xxl_labels_escape ("\"\"\"\"", out, 6);
+    XXL_CHECK (streq (out, "\\\"\\\""));        //  (never half an escape)
+
+    xxl_labels_t *labels = xxl_labels_new (2, 1);
+    XXL_CHECK (xxl_labels_job_app (labels, 7) == NULL);
+    xxl_labels_run (labels, 7, "we\"ird", true, 200, 1000);
+    xxl_labels_run (labels, 7, NULL, true, 500, 2000);
+    XXL_CHECK (streq (xxl_labels_job_app (labels, 7), "we\"ird"));
+    xxl_labels_run (labels, 8, "plain", false, 500, 3000);     //  (a trigger failed)
+    char long_app [300];
+    memset (long_app, 'x', 255);
+    long_app [255] = 0;
+    xxl_labels_registry (labels, "we\"ird", "host:1", true);
+    xxl_labels_registry (labels, "we\"ird", "host:2", false);
+    xxl_labels_registry (labels, long_app, "host:3", true);
+    xxl_agent_figures_t figures = { 2, 1, 0, 200 }, other = { 5, -1, -1, -1 };
+    xxl_labels_agent (labels, "host:1", &figures);
+    xxl_labels_agent (labels, "host:3", &other);    //  (past the 1 address labelled)
+    char *text = xxl_labels_render (labels);
+    XXL_CHECK (strstr (text, "xxl_app_agents_connected{app=\"we\\\"ird\"} 1\n"));
+    XXL_CHECK (strstr (text, "xxl_app_runs_total{app=\"we\\\"ird\",code=\"200\"} 1\n"));
+    XXL_CHECK (strstr (text, "xxl_app_runs_total{app=\"we\\\"ird\",code=\"500\"} 1\n"));
+    XXL_CHECK (strstr (text, "xxl_app_runs_total{app=\"plain\",code=\"500\"} 0\n"));
+    XXL_CHECK (strstr (text, "xxl_job_runs_total{job=\"7\",app=\"we\\\"ird\",code=\"500\"} 1\n"));
+    XXL_CHECK (strstr (text, "xxl_job_last_result{job=\"7\",app=\"we\\\"ird\"} 500\n"));
+    XXL_CHECK (strstr (text, "xxl_job_failures_in_row{job=\"7\",app=\"we\\\"ird\"} 1\n"));
+    XXL_CHECK (strstr (text, "xxl_job_last_result{job=\"8\",app=\"plain\"} 500\n"));
+    XXL_CHECK (strstr (text, "xxl_job_runs_total{job=\"8\",app=\"plain\",code=\"500\"} 0\n"));
+    XXL_CHECK (strstr (text, "xxl_agent_runs_running{app=\"we\\\"ird\",address=\"host:1\"} 2\n"));
+    XXL_CHECK (strstr (text, "xxl_agent_last_result{app=\"we\\\"ird\",address=\"host:1\"} 200\n"));
+    XXL_CHECK (!strstr (text, "host:2") && !strstr (text, "host:3"));
+    //  A long app name whole, in a line of its own
+    char line [400];
+    snprintf (line, sizeof line, "\nxxl_app_agents_connected{app=\"%s\"} 1\n", long_app);
+    XXL_CHECK (strstr (text, line));
+    zstr_free (&text);
+
+    //  A third job: the one whose runs ended longest ago (7) goes
+    xxl_labels_run (labels, 9, "plain", true, 200, 4000);
+    XXL_CHECK (xxl_labels_job_app (labels, 7) == NULL);
+    XXL_CHECK (streq (xxl_labels_job_app (labels, 8), "plain"));
+    xxl_labels_job_changed (labels, 8);
+    XXL_CHECK (xxl_labels_job_app (labels, 8) == NULL);
+    xxl_labels_run (labels, 8, "moved", true, 200, 5000);
+    XXL_CHECK (streq (xxl_labels_job_app (labels, 8), "moved"));
+    //  No registry entry names host:1 this round: its figures go; the app
+    //  stays, with none connected
+    text = xxl_labels_render (labels);
+    XXL_CHECK (!strstr (text, "job=\"7\""));
+    XXL_CHECK (strstr (text, "xxl_job_failures_in_row{job=\"8\",app=\"moved\"} 0\n"));
+    XXL_CHECK (!strstr (text, "host:1"));
+    XXL_CHECK (strstr (text, "xxl_app_agents_connected{app=\"we\\\"ird\"} 0\n"));
+    zstr_free (&text);
+    xxl_labels_registry (labels, "we\"ird", "host:1", true);
+    text = xxl_labels_render (labels);
+    XXL_CHECK (!strstr (text, "address=\"host:1\""));  //  (until it tells them again)
+    zstr_free (&text);
+
+    //  Through the box: the published copy holds no labels pointer, the
+    //  text is the labels' as published
+    xxl_metrics_box_t *box = xxl_metrics_box_new ();
+    text = xxl_metrics_labelled (box);
+    XXL_CHECK (streq (text, ""));
+    zstr_free (&text);
+    xxl_metrics_t metrics = { .labels = labels, .agents = 3 };
+    xxl_labels_registry (labels, "plain", "host:9", true);
+    xxl_metrics_publish (box, &metrics);
+    xxl_metrics_t copy;
+    XXL_CHECK (xxl_metrics_read (box, &copy) && copy.labels == NULL && copy.agents == 3);
+    text = xxl_metrics_labelled (box);
+    XXL_CHECK (strstr (text, "xxl_app_agents_connected{app=\"plain\"} 1\n"));
+    zstr_free (&text);
+    xxl_metrics_box_destroy (&box);
+    xxl_labels_destroy (&labels);
+    XXL_CHECK (labels == NULL);
+    return xxl_test_done ();
+}
