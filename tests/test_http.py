@@ -13,6 +13,9 @@ import socket
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from xxl_tap import check, closed  # noqa: E402
+
 from prometheus_client.parser import text_string_to_metric_families
 
 H1 = os.environ["HTTP1"]
@@ -20,17 +23,6 @@ H2 = os.environ["HTTP2"]
 ADMIN = os.environ["ADMIN_TOKEN"]
 VIEWER = os.environ["VIEWER_TOKEN"]
 OPERATOR = os.environ["OPERATOR_TOKEN"]
-FAILED = 0
-
-
-def check(what, cond, detail=""):
-    global FAILED
-    if cond:
-        print("ok - " + what)
-    else:
-        FAILED += 1
-        print("FAIL - %s %s" % (what, detail))
-    sys.stdout.flush()
 
 
 def req(method, path, body=None, token=None, cookie=None, csrf=None, host=H1, raw=None,
@@ -774,16 +766,6 @@ try:
 except OSError as e:
     s, v = 0, str(e)
 check("70 half-sent requests from one address: another address is still served", s == 200, (s, v))
-
-
-def closed(c):
-    try:
-        c.settimeout(0.01)
-        return c.recv(1) == b""
-    except socket.timeout:
-        return False
-    except OSError:
-        return True
 
 
 check("... the address's connections past 16 were closed at once",

@@ -11,21 +11,13 @@ import sys
 import threading
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from xxl_tap import check, closed  # noqa: E402
+
 HOST, PORT = os.environ["HTTP"].rsplit(":", 1)
 PORT = int(PORT)
 TIMEOUT = int(os.environ["TIMEOUT"])
 MAX_BODY = int(os.environ["MAX_BODY"])
-FAILED = 0
-
-
-def check(what, cond, detail=""):
-    global FAILED
-    if cond:
-        print("ok - " + what)
-    else:
-        FAILED += 1
-        print("FAIL - %s %s" % (what, detail))
-    sys.stdout.flush()
 
 
 def request(path, source, method="GET", timeout=5.0):
@@ -46,16 +38,6 @@ def request(path, source, method="GET", timeout=5.0):
         return got.split(b"\r\n", 1)[0].decode(), time.monotonic() - start
     except OSError:
         return "", time.monotonic() - start
-
-
-def closed(c):
-    try:
-        c.settimeout(0.01)
-        return c.recv(1) == b""
-    except socket.timeout:
-        return False
-    except OSError:
-        return True
 
 
 # --- the allowed case first ----------------------------------------------
@@ -140,9 +122,12 @@ line, took = request("/api/v1/ping", "127.0.5.1")
 check("once they are gone, an address of theirs is served again (401: no credentials)",
       " 401 " in line, (line, took))
 
-def metric(name):
-    c = socket.create_connection((HOST, PORT), timeout=10)
-    c.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+def exchange(data, source=None):
+    """sends data on a new connection (from source) and returns all the
+    server answers until it closes"""
+    c = socket.create_connection((HOST, PORT), timeout=10,
+                                 source_address=(source, 0) if source else None)
+    c.sendall(data)
     got = b""
     while True:
         chunk = c.recv(65536)
@@ -150,6 +135,11 @@ def metric(name):
             break
         got += chunk
     c.close()
+    return got
+
+
+def metric(name):
+    got = exchange(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
     for line in got.decode().splitlines():
         if line.startswith(name + " "):
             return float(line.split()[1])
@@ -214,18 +204,10 @@ c.close()
 line, _ = request("/healthz", "127.0.5.20")
 check("... the server stays healthy", line.endswith("200 OK"), line)
 # The allowed case: a chunked body under the limit is read and judged
-c = socket.create_connection((HOST, PORT), timeout=10, source_address=("127.0.5.21", 0))
 body = b'{"username": "nobody", "password": "wrong-password"}'
-c.sendall(b"POST /api/v1/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-          b"Connection: close\r\nTransfer-Encoding: chunked\r\n\r\n"
-          + b"%x\r\n" % len(body) + body + b"\r\n0\r\n\r\n")
-got = b""
-while True:
-    chunk = c.recv(65536)
-    if not chunk:
-        break
-    got += chunk
-c.close()
+got = exchange(b"POST /api/v1/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+               b"Connection: close\r\nTransfer-Encoding: chunked\r\n\r\n"
+               + b"%x\r\n" % len(body) + body + b"\r\n0\r\n\r\n", "127.0.5.21")
 check("a chunked body under the limit is read and judged (401: no such user)",
       got.startswith(b"HTTP/1.1 401"), got[:200])
 
