@@ -11,6 +11,7 @@ import sys
 import threading
 import time
 
+sys.dont_write_bytecode = True     # (no __pycache__ in the source tree)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from xxl_tap import check, closed  # noqa: E402
 
