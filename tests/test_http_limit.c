@@ -3,9 +3,9 @@
     address and per name; a success frees its keys; refused attempts take
     nothing; the table never grows past its slots, and a held-back key
     outlives a flood of new ones; IPv6 counts by /64.  The connections'
-    guard (xxl_http_guard.c) on sockets pairs: ordinary slots, then the
+    guard (xxl_http_guard.c) on socket pairs: ordinary slots, then the
     health slots one per address, a deadline that bytes never move, shut
-    down once past it; none while an answer goes out, again after it.
+    down once past it; none from a request whole to its answer sent.
 */
 
 #include "xxl_http_limit.h"
@@ -49,8 +49,8 @@ s_guard (void)
     xxl_http_slot_t *h0 = xxl_http_guard_open (guard, pairs [2][0], (struct sockaddr *) &b, now);
     XXL_CHECK (h0 && xxl_http_guard_reserve (guard, h0));
     XXL_CHECK (xxl_http_guard_open (guard, pairs [3][0], (struct sockaddr *) &b, now) == NULL);
-    //  ... until its answer is queued
-    xxl_http_guard_answered (guard, h0);
+    //  ... until its request came whole
+    xxl_http_guard_received (guard, h0);
     xxl_http_slot_t *h1 = xxl_http_guard_open (guard, pairs [3][0], (struct sockaddr *) &b, now);
     XXL_CHECK (h1 && xxl_http_guard_reserve (guard, h1));
     //  All four taken: refused
@@ -58,10 +58,10 @@ s_guard (void)
     size_t ordinary, reserve;
     xxl_http_guard_used (guard, &ordinary, &reserve);
     XXL_CHECK (ordinary == 2 && reserve == 2);
-    //  s1 is answered (no deadline while its answer goes out)
-    xxl_http_guard_answered (guard, s1);
+    //  s1 came whole (no deadline while it is handled and answered)
+    xxl_http_guard_received (guard, s1);
     //  Nothing past a deadline yet; at 2 s the health slots go (h0's
-    //  deadline runs on though it was answered)
+    //  deadline runs on though its request came whole)
     XXL_CHECK (xxl_http_guard_expire (guard, now + 1999) == 0);
     XXL_CHECK (!s_shut (pairs [2][1]) && !s_shut (pairs [3][1]));
     XXL_CHECK (xxl_http_guard_expire (guard, now + 2000) == 2);

@@ -36,8 +36,8 @@ typedef struct {
                                         //  once (0: no limit but the total)
     const char *hosts;                  //  the Host names answered, comma-separated
                                         //  (NULL, "" or "*": any)
-    int request_timeout_s;              //  a request whole and answered within this
-                                        //  of its connection's accept (or the last
+    int request_timeout_s;              //  a request whole within this of its
+                                        //  connection's accept (or the last
                                         //  answer), whatever bytes come
     int health_slots;                   //  connections kept for /healthz, /readyz
     int metrics_jobs;                   //  jobs with labelled series (0: none)

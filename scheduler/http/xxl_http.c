@@ -156,15 +156,15 @@ s_slot (struct MHD_Connection *conn)
     return info? (xxl_http_slot_t *) info->socket_context: NULL;
 }
 
-//  A response is queued on conn: its request's deadline stops; a health
-//  slot's connection closes after it.  Then queues it as status
+//  A response is queued on conn (its request's deadline stops, if it had
+//  not yet; a health slot's connection closes after it) as status
 static enum MHD_Result
 s_queue_response (xxl_http_t *self, struct MHD_Connection *conn, unsigned status,
                   struct MHD_Response *response)
 {
     xxl_http_slot_t *slot = s_slot (conn);
     if (slot) {
-        xxl_http_guard_answered (self->guard, slot);
+        xxl_http_guard_received (self->guard, slot);
         if (xxl_http_guard_reserve (self->guard, slot))
             MHD_add_response_header (response, MHD_HTTP_HEADER_CONNECTION, "close");
     }
@@ -326,7 +326,7 @@ s_refuse_body (xxl_http_t *self, struct MHD_Connection *conn)
 {
     xxl_http_slot_t *slot = s_slot (conn);
     if (slot)
-        xxl_http_guard_answered (self->guard, slot);
+        xxl_http_guard_received (self->guard, slot);
     const union MHD_ConnectionInfo *info = MHD_get_connection_info (
         conn, MHD_CONNECTION_INFO_CONNECTION_FD);
     if (self->tls || !info)
@@ -447,6 +447,10 @@ s_access (void *cls, struct MHD_Connection *conn, const char *url, const char *m
         *upload_data_size = 0;
         return MHD_YES;
     }
+    //  The request is whole: its deadline stops while it is handled
+    xxl_http_slot_t *slot = s_slot (conn);
+    if (slot)
+        xxl_http_guard_received (self->guard, slot);
     answer_t answer = { .status = 200, .type = "text/plain; charset=utf-8" };
     bool head = streq (method, "HEAD");
     bool get = streq (method, "GET") || head;

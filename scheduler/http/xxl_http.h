@@ -22,9 +22,9 @@
 //  client holding connections open (headers sent a byte at a time)
 //  cannot take every one
 #define XXL_HTTP_CONNECTIONS_PER_ADDRESS 16
-//  A request must be whole and answered within this many seconds of its
-//  connection's accept, or of the answer before it on that connection
-//  (http/request_timeout_s): bytes sent slowly never stretch it
+//  A request must come whole (headers and body) within this many seconds
+//  of its connection's accept, or of the answer before it on that
+//  connection (http/request_timeout_s): bytes sent slowly never stretch it
 #define XXL_HTTP_REQUEST_TIMEOUT_S 30
 //  Connections kept, past the XXL_HTTP_CONNECTIONS, for /healthz and
 //  /readyz (http/health_slots): one per client address, each closed after

@@ -169,7 +169,7 @@ xxl_http_guard_reserve (xxl_http_guard_t *self, xxl_http_slot_t *slot)
 }
 
 void
-xxl_http_guard_answered (xxl_http_guard_t *self, xxl_http_slot_t *slot)
+xxl_http_guard_received (xxl_http_guard_t *self, xxl_http_slot_t *slot)
 {
     pthread_mutex_lock (&self->lock);
     if (slot->reserve)

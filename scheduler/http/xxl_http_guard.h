@@ -5,16 +5,19 @@
     Each connection the server takes gets a slot, from its accept to its
     close.  A slot is ordinary while fewer than `ordinary` ordinary slots
     are in use, else one of the `reserve` kept for the health checks (at
-    most one of them per client address until its answer is queued:
-    several addresses are needed to fill them).  A connection's request must be whole and answered by its
-    deadline: `timeout_ms` after its accept (`reserve_ms` in a reserve
-    slot), and again after each answer has gone out (the next request on
-    a kept-alive connection); bytes arriving never move it.  While an
-    answer goes out there is no deadline in an ordinary slot
-    (libmicrohttpd's idle timeout applies); a reserve slot's runs on.  xxl_http_guard_expire shuts down the socket of each
-    connection past its deadline: libmicrohttpd reads its end and closes
-    it.  A connection in a reserve slot is answered for /healthz and
-    /readyz only (the caller's part), and closed after its answer.
+    most one of them per client address until its request came whole:
+    several addresses are needed to fill them).  A connection's request
+    must come whole (headers and body) by its deadline: `timeout_ms` after
+    its accept (`reserve_ms` in a reserve slot), and again after each
+    answer has gone out (the next request on a kept-alive connection);
+    bytes arriving never move it.  While a request whole is handled and
+    answered there is no deadline in an ordinary slot (the engine's wait
+    bounds the one, libmicrohttpd's idle timeout the other); a reserve
+    slot's runs on to its close.  xxl_http_guard_expire shuts down the
+    socket of each connection past its deadline: libmicrohttpd reads its
+    end and closes it.  A connection in a reserve slot is answered for
+    /healthz and /readyz only (the caller's part), and closed after its
+    answer.
 
     The guard keeps its own duplicate of each socket, closed only with
     the slot: a socket it shuts down is always the connection's own, never
@@ -57,9 +60,10 @@ xxl_http_slot_t *xxl_http_guard_open (xxl_http_guard_t *self, int fd,
 void xxl_http_guard_close (xxl_http_guard_t *self, xxl_http_slot_t *slot);
 //  Whether slot is a reserve one (health checks only, closed after)
 bool xxl_http_guard_reserve (xxl_http_guard_t *self, xxl_http_slot_t *slot);
-//  Slot's request is answered: no deadline while the answer goes out (an
-//  ordinary slot), or no more counted against its address (a reserve one)
-void xxl_http_guard_answered (xxl_http_guard_t *self, xxl_http_slot_t *slot);
+//  Slot's request came whole (or was refused before): no deadline while
+//  it is handled and its answer goes out (an ordinary slot), or no more
+//  counted against its address (a reserve one)
+void xxl_http_guard_received (xxl_http_guard_t *self, xxl_http_slot_t *slot);
 //  Slot's answer went out at now: the next request's deadline runs
 void xxl_http_guard_sent (xxl_http_guard_t *self, xxl_http_slot_t *slot, int64_t now);
 //  Shuts down each connection past its deadline at now (once); how many
