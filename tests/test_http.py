@@ -15,7 +15,7 @@ import time
 
 sys.dont_write_bytecode = True     # (no __pycache__ in the source tree)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from xxl_tap import check, closed  # noqa: E402
+from xxl_tap import check, closed, exchange  # noqa: E402
 
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -470,20 +470,7 @@ check("a Content-Length over http/max_body: 413 before any byte of the body is s
 
 
 def raw_request(data, host=None):
-    name, number = (host or H1).rsplit(":", 1)
-    c = socket.create_connection((name, int(number)), timeout=20)
-    c.sendall(data)
-    out = b""
-    try:
-        while True:
-            chunk = c.recv(65536)
-            if not chunk:
-                break
-            out += chunk
-    except socket.timeout:
-        pass
-    c.close()
-    return out
+    return exchange(host or H1, data)
 
 
 head = (b"PUT /api/v1/jobs/%d HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
@@ -526,16 +513,7 @@ s, v, _ = req("GET", "/jobs/12/edit")
 check("a console route with no file serves index.html", s == 200 and "xxl console" in v, (s, v))
 s, v, _ = req("GET", "/.hidden")
 check("hidden files are not served", s == 404, (s, v))
-host_name, port = H1.rsplit(":", 1)
-raw = socket.create_connection((host_name, int(port)), timeout=10)
-raw.sendall(b"GET /../outside.txt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-got = b""
-while True:
-    chunk = raw.recv(65536)
-    if not chunk:
-        break
-    got += chunk
-raw.close()
+got = raw_request(b"GET /../outside.txt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
 check("a path out of the console's folder is not served", b"outside" not in got, got[:200])
 s, v, _ = req("GET", "/filelink")
 check("a symbolic link to a file is not served", s == 200 and "outside" not in v and "xxl console" in v, (s, v))

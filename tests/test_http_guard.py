@@ -13,9 +13,10 @@ import time
 
 sys.dont_write_bytecode = True     # (no __pycache__ in the source tree)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from xxl_tap import check, closed  # noqa: E402
+from xxl_tap import check, closed, exchange  # noqa: E402
 
-HOST, PORT = os.environ["HTTP"].rsplit(":", 1)
+ADDRESS = os.environ["HTTP"]
+HOST, PORT = ADDRESS.rsplit(":", 1)
 PORT = int(PORT)
 TIMEOUT = int(os.environ["TIMEOUT"])
 MAX_BODY = int(os.environ["MAX_BODY"])
@@ -123,24 +124,8 @@ line, took = request("/api/v1/ping", "127.0.5.1")
 check("once they are gone, an address of theirs is served again (401: no credentials)",
       " 401 " in line, (line, took))
 
-def exchange(data, source=None):
-    """sends data on a new connection (from source) and returns all the
-    server answers until it closes"""
-    c = socket.create_connection((HOST, PORT), timeout=10,
-                                 source_address=(source, 0) if source else None)
-    c.sendall(data)
-    got = b""
-    while True:
-        chunk = c.recv(65536)
-        if not chunk:
-            break
-        got += chunk
-    c.close()
-    return got
-
-
 def metric(name):
-    got = exchange(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    got = exchange(ADDRESS, b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
     for line in got.decode().splitlines():
         if line.startswith(name + " "):
             return float(line.split()[1])
@@ -206,7 +191,7 @@ line, _ = request("/healthz", "127.0.5.20")
 check("... the server stays healthy", line.endswith("200 OK"), line)
 # The allowed case: a chunked body under the limit is read and judged
 body = b'{"username": "nobody", "password": "wrong-password"}'
-got = exchange(b"POST /api/v1/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+got = exchange(ADDRESS, b"POST /api/v1/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                b"Connection: close\r\nTransfer-Encoding: chunked\r\n\r\n"
                + b"%x\r\n" % len(body) + body + b"\r\n0\r\n\r\n", "127.0.5.21")
 check("a chunked body under the limit is read and judged (401: no such user)",
