@@ -206,6 +206,21 @@ xxl_store_sql_cache_new (zhashx_destructor_fn *destroy)
     return statements;
 }
 
+char *
+xxl_store_sql_group_set (const int64_t *groups, size_t count)
+{
+    //  (an id: at most 20 characters, and its comma)
+    size_t len = 21 * count + 2, used = 0;
+    char *set = (char *) zmalloc (len);
+    if (groups && !count)
+        set [used++] = '0';
+    for (size_t i = 0; groups && i < count; i++)
+        used += (size_t) snprintf (set + used, len - used, "%s%" PRId64, i? ",": "",
+                                   groups [i]);
+    assert (used < len);
+    return set;
+}
+
 void
 xxl_store_log_error (xxl_store_logged_t *logged, const char *error)
 {
@@ -251,5 +266,6 @@ xxl_store_log_error (xxl_store_logged_t *logged, const char *error)
       transaction), log_copy_shard,
       log_set_shard, log_unroute, log_encode_page, lease_fired,
       lease_list, fired_get (one statement or two), job_due_in,
-      report_count and report_totals (SQLite's chunked scans), clock_now.
+      report_count, report_count_groups and report_totals (SQLite's chunked
+      scans), clock_now.
 */
