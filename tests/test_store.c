@@ -22,6 +22,19 @@
 
 static char s_dir [] = "/tmp/xxl-test-store-XXXXXX";
 
+//  A new encoder holding a REPLY's map up to the key of its rows
+static xxl_enc_t *
+s_reply_page (const char *key)
+{
+    xxl_enc_t *enc = xxl_enc_new ();
+    xxl_enc_map_begin (enc);
+    xxl_enc_kint (enc, "id", 1);
+    xxl_enc_kint (enc, "v", 1);
+    xxl_enc_kstr (enc, "t", "REPLY");
+    xxl_enc_key (enc, key);
+    return enc;
+}
+
 //  An audit page (xxl_store_audit_encode_page) decoded: its rows' ids into
 //  ids (up to max), the first row into *first (strings owned by *msg_p,
 //  which the caller destroys); the count, or -1
@@ -29,12 +42,7 @@ static int
 s_audit_page (xxl_store_t *store, int64_t before, int64_t limit, size_t max_size,
               int *truncated, int64_t *ids, size_t max, xxl_msg_t **msg_p, xxl_audit_t *first)
 {
-    xxl_enc_t *enc = xxl_enc_new ();
-    xxl_enc_map_begin (enc);
-    xxl_enc_kint (enc, "id", 1);
-    xxl_enc_kint (enc, "v", 1);
-    xxl_enc_kstr (enc, "t", "REPLY");
-    xxl_enc_key (enc, "audit");
+    xxl_enc_t *enc = s_reply_page ("audit");
     int rows = xxl_store_audit_encode_page (store, enc, max_size, truncated, before, limit);
     xxl_enc_map_end (enc);
     size_t size;
@@ -451,12 +459,7 @@ static int
 s_page_ids (xxl_store_t *store, const xxl_store_job_filter_t *jf,
             const xxl_store_log_filter_t *lf, int64_t *ids, size_t max)
 {
-    xxl_enc_t *page = xxl_enc_new ();
-    xxl_enc_map_begin (page);
-    xxl_enc_kint (page, "id", 1);
-    xxl_enc_kint (page, "v", 1);
-    xxl_enc_kstr (page, "t", "REPLY");
-    xxl_enc_key (page, "rows");
+    xxl_enc_t *page = s_reply_page ("rows");
     int truncated;
     int rc = jf? xxl_store_job_encode_page (store, page, 1 << 20, &truncated, jf)
                : xxl_store_log_encode_page (store, page, 1 << 20, &truncated, lf);

@@ -442,16 +442,8 @@ pgx_report_count (xxl_store_t *base, int64_t from, int64_t to, int64_t *running,
 {
     xxl_store_group_runs_t *rows;
     size_t count;
-    *running = *suc = *fail = 0;
-    if (pgx_report_count_groups (base, from, to, &rows, &count))
-        return -1;
-    for (size_t i = 0; i < count; i++) {
-        *running += rows [i].running;
-        *suc += rows [i].suc;
-        *fail += rows [i].fail;
-    }
-    free (rows);
-    return 0;
+    int rc = pgx_report_count_groups (base, from, to, &rows, &count);
+    return xxl_store_sql_sum_runs (rc, rows, count, running, suc, fail);
 }
 
 int

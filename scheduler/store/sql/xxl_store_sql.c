@@ -221,6 +221,20 @@ xxl_store_sql_group_set (const int64_t *groups, size_t count)
     return set;
 }
 
+int
+xxl_store_sql_sum_runs (int rc, xxl_store_group_runs_t *rows, size_t count,
+                        int64_t *running, int64_t *suc, int64_t *fail)
+{
+    *running = *suc = *fail = 0;
+    for (size_t i = 0; rc == 0 && i < count; i++) {
+        *running += rows [i].running;
+        *suc += rows [i].suc;
+        *fail += rows [i].fail;
+    }
+    free (rows);
+    return rc;
+}
+
 void
 xxl_store_log_error (xxl_store_logged_t *logged, const char *error)
 {

@@ -348,16 +348,8 @@ sq_report_count (xxl_store_t *base, int64_t from, int64_t to, int64_t *running, 
 {
     xxl_store_group_runs_t *rows;
     size_t count;
-    *running = *suc = *fail = 0;
-    if (sq_report_count_groups (base, from, to, &rows, &count))
-        return -1;
-    for (size_t i = 0; i < count; i++) {
-        *running += rows [i].running;
-        *suc += rows [i].suc;
-        *fail += rows [i].fail;
-    }
-    free (rows);
-    return 0;
+    int rc = sq_report_count_groups (base, from, to, &rows, &count);
+    return xxl_store_sql_sum_runs (rc, rows, count, running, suc, fail);
 }
 
 int
