@@ -10,13 +10,13 @@
 . "$(dirname "$0")/lib.sh"
 xxl_setup
 # Keys (C: every pair; K: the scheduler's keys folder): an admin, a viewer
-# and an operator of appa, a viewer of every app, one of appa and appb,
-# and an agent key per app
+# and an operator of appa, a viewer of every app, one of appa and appb, one
+# of appz (which has no group), and an agent key per app
 C="$T/certs"; K="$T/keys"
 mkdir -p "$C" "$K"
 "$CTL" keygen scheduler --role admin --dir "$C" >/dev/null
 for key in "boss --role admin" "va --role viewer --apps appa" "oa --role operator --apps appa" \
-           "vall --role viewer" "vab --role viewer --apps appa,appb" \
+           "vall --role viewer" "vab --role viewer --apps appa,appb" "vz --role viewer --apps appz" \
            "agent-a --role agent --apps appa" "agent-b --role agent --apps appb"; do
     # shellcheck disable=SC2086
     "$CTL" keygen $key --dir "$C" >/dev/null
@@ -163,6 +163,11 @@ as va report > "$T/va-report.json"
 check "REPORT of the viewer of appa: its 1 run, 1 group, 1 job, 1 agent" \
     jq -e '.runCount == 1 and .sucCount == 1 and .failCount == 0 and .groupCount == 1
         and .jobCount == 1 and .agentCount == 1' "$T/va-report.json" || cat "$T/va-report.json"
+{ as vz job list; as vz log list; as vz report; } > "$T/vz.json"
+check "a key of an app with no group lists no job and no run, and counts none" \
+    jq -se '.[0].total == 0 and (.[0].jobs | length) == 0 and (.[1].logs | length) == 0
+        and (.[2] | .runCount == 0 and .jobCount == 0 and .groupCount == 0 and .agentCount == 0)' \
+        "$T/vz.json" || cat "$T/vz.json"
 VABT=$(as boss token add vabt --role viewer --apps appa,appb | jq -r .token)
 curl -s -H "Authorization: Bearer $VABT" "http://$HTTP_EP/api/v1/jobs?limit=2&offset=2" > "$T/vabt-jobs.json"
 check "HTTP a token of appa,appb: the console's 'all' jobs page 2 holds appb's second job" \

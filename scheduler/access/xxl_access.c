@@ -230,8 +230,8 @@ engine_read_groups (server_t *self, const xxl_who_t *who, int64_t **ids, size_t 
         return false;
     xxl_group_t *groups;
     size_t found = engine_who_groups (self, who, &groups);
-    if (found)
-        *ids = (int64_t *) zmalloc (found * sizeof (int64_t));
+    //  (never NULL: an empty set selects no row, where NULL selects all)
+    *ids = (int64_t *) zmalloc ((found? found: 1) * sizeof (int64_t));
     for (size_t i = 0; i < found; i++) {
         (*ids) [i] = groups [i].id;
         xxl_group_free (&groups [i]);

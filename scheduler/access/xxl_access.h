@@ -53,8 +53,9 @@ int engine_permit (server_t *self, request_t *request, char *why, size_t whylen)
 bool engine_reads_scoped (const xxl_who_t *who);
 //  The groups a list may hold for who: false when its reads are not
 //  scoped (every group; *ids NULL, *count 0); else true, with the ids of
-//  its apps' groups, by id, in *ids (a new array, free(); NULL when its
-//  apps have none, and the list is then empty) and their number in *count
+//  its apps' groups, by id, in *ids (a new array, free(); never NULL: a
+//  filter given it with *count 0, when its apps have no group, selects no
+//  row) and their number in *count
 bool engine_read_groups (server_t *self, const xxl_who_t *who, int64_t **ids, size_t *count);
 //  The groups of who's apps, by id (each once; an app without a group
 //  left out): how many, into *groups (free each with xxl_group_free,
