@@ -2,20 +2,21 @@
 # test_apps_scope.sh -- a viewer or operator whose key, user or token
 # lists apps reads only those apps: over ZeroMQ and HTTP, every read of a
 # group, job, GLUE source or run of another app is refused (403) and every
-# list holds only its apps' rows, while its own app's are answered; an
-# admin and a key without apps read everything.  And an agent key's
+# list, and REPORT, holds only its apps' rows (a key of several apps: of
+# them all, paged), while its own app's are answered; an admin and a key
+# without apps read everything.  And an agent key's
 # address held by a live connection is not taken by a second connection
 # of the same key, while a restarted agent gets it back at once.
 . "$(dirname "$0")/lib.sh"
 xxl_setup
 # Keys (C: every pair; K: the scheduler's keys folder): an admin, a viewer
-# and an operator of appa, a viewer of every app, one of appa and appb,
-# and an agent key per app
+# and an operator of appa, a viewer of every app, one of appa and appb, one
+# of appz (which has no group), and an agent key per app
 C="$T/certs"; K="$T/keys"
 mkdir -p "$C" "$K"
 "$CTL" keygen scheduler --role admin --dir "$C" >/dev/null
 for key in "boss --role admin" "va --role viewer --apps appa" "oa --role operator --apps appa" \
-           "vall --role viewer" "vab --role viewer --apps appa,appb" \
+           "vall --role viewer" "vab --role viewer --apps appa,appb" "vz --role viewer --apps appz" \
            "agent-a --role agent --apps appa" "agent-b --role agent --apps appb"; do
     # shellcheck disable=SC2086
     "$CTL" keygen $key --dir "$C" >/dev/null
@@ -60,26 +61,27 @@ b_reads () {
     echo -- send GROUP_SHOW group=s:appb -- send JOB_SHOW jobId="$JB" -- send JOB_NEXT jobId="$JB" \
         -- send JOB_LIST group=s:appb -- send LOG_LIST jobId="$JB" -- send LOG_LIST jobGroup="$GB" \
         -- send LOG_SHOW logId="$LB" -- send LOG_CAT logId="$LB" -- send GLUE_HISTORY jobId="$JB" \
-        -- send GLUE_SHOW jobId="$JB" -- send GLUE_SHOW jobId="$JB" version=1 -- send REPORT
+        -- send GLUE_SHOW jobId="$JB" -- send GLUE_SHOW jobId="$JB" version=1
 }
 a_reads () {
     echo -- send GROUP_SHOW group=s:appa -- send GROUP_SHOW group=s:"$GA" -- send JOB_SHOW jobId="$JA" \
         -- send JOB_NEXT jobId="$JA" -- send JOB_LIST group=s:appa -- send LOG_LIST jobId="$JA" \
         -- send LOG_LIST jobGroup="$GA" -- send LOG_SHOW logId="$LA" -- send LOG_CAT logId="$LA" \
         -- send GLUE_HISTORY jobId="$JA" -- send GLUE_SHOW jobId="$JA" -- send GLUE_SHOW jobId="$JA" version=1 \
-        -- send JOB_LIST -- send LOG_LIST -- send GROUP_LIST -- send AGENT_LIST -- send PING -- send PLUGIN_LIST
+        -- send JOB_LIST -- send LOG_LIST -- send GROUP_LIST -- send AGENT_LIST -- send PING -- send PLUGIN_LIST \
+        -- send REPORT
 }
 for who in va oa; do
     # shellcheck disable=SC2046
     wire "$who" $(b_reads) > "$T/$who-b.json"
-    check "$who: each of the 12 reads of app B is refused (403), naming the app" \
-        jq -se 'length == 12 and all(.code == 403 and (.msg | test("appb|every app")))' "$T/$who-b.json"
+    check "$who: each of the 11 reads of app B is refused (403), naming the app" \
+        jq -se 'length == 11 and all(.code == 403 and (.msg | test("appb")))' "$T/$who-b.json"
     check "$who: ... and none carries B's source or param" \
         bash -c "! grep -q 'source-of-b\|param-of-b' '$T/$who-b.json'"
     # shellcheck disable=SC2046
     wire "$who" $(a_reads) > "$T/$who-a.json"
-    check "$who: the same reads of app A, and the lists, are answered (200)" \
-        jq -se 'length == 18 and all(.code == 200)' "$T/$who-a.json" || cat "$T/$who-a.json"
+    check "$who: the same reads of app A, the lists and REPORT, are answered (200)" \
+        jq -se 'length == 19 and all(.code == 200)' "$T/$who-a.json" || cat "$T/$who-a.json"
     as "$who" job show "$JA" > "$T/$who-ja.json"
     check "$who: ... A's job with its GLUE source" grep -q 'source-of-a' "$T/$who-ja.json"
     as "$who" log cat "$LA" > "$T/$who-cat.json"
@@ -100,11 +102,80 @@ done
 wire oa -- send LOG_KILL logId="$LB" -- send JOB_TRIGGER jobId="$JB" > "$T/oa-w.json"
 check "oa: an operator acts on no run or job of app B (403)" jq -se 'all(.code == 403)' "$T/oa-w.json"
 
-# A key with several apps lists each one's by naming it, never another's
+# A key with several apps (vab: appa, appb) lists all of them when it names
+# none, pages across them, and its REPORT counts their runs only.  A third
+# app, appc, with no agent: its job's id lies between appb's two, and its
+# 3 runs (failed: no agent) between appb's runs.  Runs: appa 1 (LA), appb
+# 3 (LB, LB2, LB3), appc 3, all before any other.
+as boss group add appc >/dev/null
+GC=$(as boss group show appc | jq -r .id)
+JC=$(as boss job add --group appc --glue-type GLUE_SHELL --glue-source "$T/a.sh" --cron '0 0 3 * * ?' | jq -r .id)
+JB2=$(as boss job add --group appb --glue-type GLUE_SHELL --glue-source "$T/b.sh" --cron '0 0 3 * * ?' | jq -r .id)
+ended () { [ "$(as boss log show "$1" | jq -r '.triggerCode != 0 and .triggerCode != 200')" = true ] || ran "$1"; }
+LC1=$(as boss job trigger "$JC" | jq -r '.logIds[0]')
+LB2=$(as boss job trigger "$JB" | jq -r '.logIds[0]')
+LC2=$(as boss job trigger "$JC" | jq -r '.logIds[0]')
+LB3=$(as boss job trigger "$JB" | jq -r '.logIds[0]')
+LC3=$(as boss job trigger "$JC" | jq -r '.logIds[0]')
+check "appb's two more runs succeed, appc's three fail (no agent)" \
+    bash -c "$(declare -f as ran ended wait_for); C=$C SK=$SK API=$API CTL=$CTL
+        wait_for 15 ran $LB2 && wait_for 15 ran $LB3 && wait_for 15 ended $LC1 && wait_for 15 ended $LC2 \
+        && wait_for 15 ended $LC3 && ! ran $LC3"
 wire vab -- send JOB_LIST group=s:appa -- send JOB_LIST group=s:appb -- send JOB_LIST \
-    -- send LOG_LIST jobGroup="$GB" -- send LOG_LIST > "$T/vab.json"
-check "a key of appa,appb lists each app it names (200), and must name one (403)" \
-    jq -se '[.[].code] == [200, 200, 403, 200, 403]' "$T/vab.json"
+    -- send LOG_LIST -- send REPORT -- send JOB_LIST group=s:appc -- send LOG_LIST jobId="$JC" \
+    -- send LOG_LIST jobGroup="$GC" > "$T/vab.json"
+check "a key of appa,appb lists each app it names and both when it names none (200); not appc (403)" \
+    jq -se '[.[].code] == [200, 200, 200, 200, 200, 403, 403, 403]' "$T/vab.json" || cat "$T/vab.json"
+# (jobs: JSON lines, one a call)
+{ as vab job list; as vab job list --group appb; as vab job list --limit 2
+  as vab job list --limit 2 --offset 2; as vab job list --desc nothing-matches; } > "$T/vab-jobs.json"
+check "... its jobs: appa's and appb's ($JA $JB $JB2), total 3, not appc's ($JC)" \
+    jq -se --argjson a "$JA" --argjson b "$JB" --argjson b2 "$JB2" '[.[0].jobs[].id] == [$a, $b, $b2]
+        and .[0].total == 3 and [.[1].jobs[].id] == [$b, $b2]' "$T/vab-jobs.json" || cat "$T/vab-jobs.json"
+check "... in pages of 2 that skip appc's: $JA $JB, then $JB2 (total 3 each)" \
+    jq -se --argjson a "$JA" --argjson b "$JB" --argjson b2 "$JB2" '[.[2].jobs[].id] == [$a, $b]
+        and .[2].total == 3 and [.[3].jobs[].id] == [$b2] and .[3].total == 3' "$T/vab-jobs.json"
+check "... with its other filters (none matches)" jq -se '.[4].total == 0 and (.[4].jobs | length) == 0' "$T/vab-jobs.json"
+{ as vab log list; as vab log list --limit 2; as vab log list --limit 2 --offset 2
+  as vab log list --limit 2 --offset 4; as vab log list --status success; as vab log list --status failure
+  as vab log list --group "$GB"; } > "$T/vab-logs.json"
+check "its runs: appa's and appb's, newest first ($LB3 $LB2 $LB $LA), none of appc's" \
+    jq -se --argjson a "$LA" --argjson b "$LB" --argjson b2 "$LB2" --argjson b3 "$LB3" \
+        '[.[0].logs[].id] == [$b3, $b2, $b, $a]' "$T/vab-logs.json" || cat "$T/vab-logs.json"
+check "... in pages of 2 across appc's rows ($LB3 $LB2, $LB $LA, none)" \
+    jq -se --argjson a "$LA" --argjson b "$LB" --argjson b2 "$LB2" --argjson b3 "$LB3" \
+        '[.[1].logs[].id] == [$b3, $b2] and [.[2].logs[].id] == [$b, $a] and (.[3].logs | length) == 0' \
+        "$T/vab-logs.json"
+check "... with its other filters: 4 succeeded, none failed, appb's 3" \
+    jq -se '(.[4].logs | length) == 4 and (.[5].logs | length) == 0 and (.[6].logs | length) == 3' \
+        "$T/vab-logs.json"
+{ as boss log list --status failure; as boss report; } > "$T/boss-report.json"
+check "an admin lists appc's 3 failed runs and counts all 7 runs of the 3 apps" \
+    jq -se '(.[0].logs | length) == 3 and (.[1] | .runCount == 7 and .failCount == 3 and .sucCount == 4
+        and .groupCount == 3 and .jobCount == 4)' "$T/boss-report.json" || cat "$T/boss-report.json"
+as vab report > "$T/vab-report.json"
+check "REPORT of the key of appa,appb: its 4 runs, all succeeded, its 2 groups, 3 jobs, 2 agents" \
+    jq -e '.runCount == 4 and .sucCount == 4 and .failCount == 0 and .successRate == 1
+        and .groupCount == 2 and .jobCount == 3 and .agentCount == 2 and (.days | length) == 3
+        and ([.days[].sucCount] | add) == 4 and .days[0].triggerDay > .days[1].triggerDay' \
+        "$T/vab-report.json" || cat "$T/vab-report.json"
+as va report > "$T/va-report.json"
+check "REPORT of the viewer of appa: its 1 run, 1 group, 1 job, 1 agent" \
+    jq -e '.runCount == 1 and .sucCount == 1 and .failCount == 0 and .groupCount == 1
+        and .jobCount == 1 and .agentCount == 1' "$T/va-report.json" || cat "$T/va-report.json"
+{ as vz job list; as vz log list; as vz report; } > "$T/vz.json"
+check "a key of an app with no group lists no job and no run, and counts none" \
+    jq -se '.[0].total == 0 and (.[0].jobs | length) == 0 and (.[1].logs | length) == 0
+        and (.[2] | .runCount == 0 and .jobCount == 0 and .groupCount == 0 and .agentCount == 0)' \
+        "$T/vz.json" || cat "$T/vz.json"
+VABT=$(as boss token add vabt --role viewer --apps appa,appb | jq -r .token)
+curl -s -H "Authorization: Bearer $VABT" "http://$HTTP_EP/api/v1/jobs?limit=2&offset=2" > "$T/vabt-jobs.json"
+check "HTTP a token of appa,appb: the console's 'all' jobs page 2 holds appb's second job" \
+    jq -e --argjson b2 "$JB2" '[.jobs[].id] == [$b2] and .total == 3' "$T/vabt-jobs.json"
+curl -s -H "Authorization: Bearer $VABT" "http://$HTTP_EP/api/v1/logs" > "$T/vabt-logs.json"
+check "... its 'all' logs: its apps' 4 runs" jq -e '(.logs | length) == 4' "$T/vabt-logs.json"
+curl -s -H "Authorization: Bearer $VABT" "http://$HTTP_EP/api/v1/report" > "$T/vabt-report.json"
+check "... its dashboard's REPORT: its 4 runs" jq -e '.runCount == 4 and .failCount == 0' "$T/vabt-report.json"
 as vab group list > "$T/vab-groups.json"
 check "... its group list holds both of its apps" jq -e '[.groups[].appname] == ["appa", "appb"]' "$T/vab-groups.json"
 
@@ -112,9 +183,9 @@ check "... its group list holds both of its apps" jq -e '[.groups[].appname] == 
 for who in boss vall; do
     # shellcheck disable=SC2046
     wire "$who" $(b_reads) > "$T/$who-b.json"
-    check "$who: reads app B (200)" jq -se 'length == 12 and all(.code == 200)' "$T/$who-b.json"
+    check "$who: reads app B (200)" jq -se 'length == 11 and all(.code == 200)' "$T/$who-b.json"
     as "$who" job list > "$T/$who-jobs.json"
-    check "$who: ... and lists both apps' jobs" jq -e '.total == 2' "$T/$who-jobs.json"
+    check "$who: ... and lists every app's jobs" jq -e '.total == 4' "$T/$who-jobs.json"
 done
 
 # HTTP: a user (session) and tokens limited to appa
@@ -126,9 +197,10 @@ curl -s -c "$T/jar" -H 'Content-Type: application/json' \
     -d '{"username": "vu", "password": "vu-pass-1234"}' "http://$HTTP_EP/api/v1/login" > "$T/login.json"
 check "the viewer user logs in" jq -e '.username == "vu"' "$T/login.json"
 B_ROUTES="groups/appb jobs/$JB jobs/$JB/next jobs?group=appb logs?jobId=$JB logs?jobGroup=$GB logs/$LB
-    logs/$LB/cat jobs/$JB/glue jobs/$JB/glue/latest jobs/$JB/glue/1 report"
+    logs/$LB/cat jobs/$JB/glue jobs/$JB/glue/latest jobs/$JB/glue/1"
 A_ROUTES="groups/appa jobs/$JA jobs/$JA/next jobs?group=appa logs?jobId=$JA logs?jobGroup=$GA logs/$LA
-    logs/$LA/cat jobs/$JA/glue jobs/$JA/glue/latest jobs/$JA/glue/1 groups jobs logs agents ping plugins"
+    logs/$LA/cat jobs/$JA/glue jobs/$JA/glue/latest jobs/$JA/glue/1 groups jobs logs agents ping plugins
+    report"
 get () {   # AUTH ROUTE: status, body in $T/body
     local auth="$1" route="$2"
     if [ "$auth" = session ]; then

@@ -22,6 +22,19 @@
 
 static char s_dir [] = "/tmp/xxl-test-store-XXXXXX";
 
+//  A new encoder holding a REPLY's map up to the key of its rows
+static xxl_enc_t *
+s_reply_page (const char *key)
+{
+    xxl_enc_t *enc = xxl_enc_new ();
+    xxl_enc_map_begin (enc);
+    xxl_enc_kint (enc, "id", 1);
+    xxl_enc_kint (enc, "v", 1);
+    xxl_enc_kstr (enc, "t", "REPLY");
+    xxl_enc_key (enc, key);
+    return enc;
+}
+
 //  An audit page (xxl_store_audit_encode_page) decoded: its rows' ids into
 //  ids (up to max), the first row into *first (strings owned by *msg_p,
 //  which the caller destroys); the count, or -1
@@ -29,12 +42,7 @@ static int
 s_audit_page (xxl_store_t *store, int64_t before, int64_t limit, size_t max_size,
               int *truncated, int64_t *ids, size_t max, xxl_msg_t **msg_p, xxl_audit_t *first)
 {
-    xxl_enc_t *enc = xxl_enc_new ();
-    xxl_enc_map_begin (enc);
-    xxl_enc_kint (enc, "id", 1);
-    xxl_enc_kint (enc, "v", 1);
-    xxl_enc_kstr (enc, "t", "REPLY");
-    xxl_enc_key (enc, "audit");
+    xxl_enc_t *enc = s_reply_page ("audit");
     int rows = xxl_store_audit_encode_page (store, enc, max_size, truncated, before, limit);
     xxl_enc_map_end (enc);
     size_t size;
@@ -445,6 +453,136 @@ s_parity_fill (xxl_store_t *store)
     xxl_store_audit_add (store, &row);
 }
 
+//  The ids of a JOB_LIST (jf) or LOG_LIST (lf) page, in order, into ids
+//  (at most max); how many, or -1 when the call failed
+static int
+s_page_ids (xxl_store_t *store, const xxl_store_job_filter_t *jf,
+            const xxl_store_log_filter_t *lf, int64_t *ids, size_t max)
+{
+    xxl_enc_t *page = s_reply_page ("rows");
+    int truncated;
+    int rc = jf? xxl_store_job_encode_page (store, page, 1 << 20, &truncated, jf)
+               : xxl_store_log_encode_page (store, page, 1 << 20, &truncated, lf);
+    if (rc < 0)
+        xxl_enc_array_begin (page), xxl_enc_array_end (page);
+    xxl_enc_map_end (page);
+    size_t size;
+    const void *data = xxl_enc_finish (page, &size);
+    xxl_msg_t *msg = xxl_msg_decode (data, size, NULL, NULL, 0);
+    size_t count = 0;
+    const msgpack_object *items = msg? xxl_msg_array (msg, NULL, "rows", 0, max, &count): NULL;
+    for (size_t i = 0; items && i < count; i++) {
+        const msgpack_object *id = xxl_msg_get (&items [i], "id");
+        ids [i] = id && id->type == MSGPACK_OBJECT_POSITIVE_INTEGER? (int64_t) id->via.u64: -1;
+    }
+    xxl_msg_destroy (&msg);
+    xxl_enc_destroy (&page);
+    return rc < 0? -1: (int) count;
+}
+
+//  A set of groups in the list filters (a key limited to several apps)
+//  and the report's runs per group: three groups, jobs and runs of each
+//  interleaved, listed and counted for two of them
+static void
+s_test_group_sets (xxl_store_t *store)
+{
+    //  Jobs: 9001, 9003, 9002, 9001, 9003, 9002 (the ids in that order)
+    const int64_t order [6] = { 9001, 9003, 9002, 9001, 9003, 9002 };
+    int64_t jobs [6];
+    for (int i = 0; i < 6; i++) {
+        XXL_CHECK (XXL_TEST_EXEC (store, xxl_test_pg
+            ? "INSERT INTO xxl_job_info (job_group, job_desc, trigger_status) VALUES ($1, 'set', $2)"
+            : "INSERT INTO xxl_job_info (job_group, job_desc, trigger_status) VALUES (?, 'set', ?)",
+            "ii", order [i], (int64_t) (i % 2)) == 1);
+        jobs [i] = XXL_TEST_SCALAR (store, "SELECT MAX(id) FROM xxl_job_info", NULL);
+    }
+    //  Runs at 6000000000000 + i: each job's, succeeded (i even) or failed
+    int64_t runs [12];
+    for (int i = 0; i < 12; i++) {
+        XXL_CHECK (XXL_TEST_EXEC (store, xxl_test_pg
+            ? "INSERT INTO xxl_job_log (job_group, job_id, trigger_time, trigger_code, handle_code)"
+              " VALUES ($1, $2, $3, 200, $4)"
+            : "INSERT INTO xxl_job_log (job_group, job_id, trigger_time, trigger_code, handle_code)"
+              " VALUES (?, ?, ?, 200, ?)", "iiii", order [i % 6], jobs [i % 6],
+            6000000000000LL + i, (int64_t) (i % 2? 500: 200)) == 1);
+        runs [i] = XXL_TEST_SCALAR (store, "SELECT MAX(id) FROM xxl_job_log", NULL);
+    }
+    const int64_t set [2] = { 9002, 9001 };
+    int64_t ids [16];
+    //  Jobs of 9001 and 9002: 0, 2, 3, 5; paged by two; with the others
+    xxl_store_job_filter_t jf = { .handler = "", .desc = "set", .author = "", .status = -1,
+                                  .limit = 100, .groups = set, .group_count = 2 };
+    XXL_CHECK (xxl_store_job_count (store, &jf) == 4);
+    XXL_CHECK (s_page_ids (store, &jf, NULL, ids, 16) == 4 && ids [0] == jobs [0]
+               && ids [1] == jobs [2] && ids [2] == jobs [3] && ids [3] == jobs [5]);
+    jf.limit = 2;
+    jf.offset = 2;
+    XXL_CHECK (s_page_ids (store, &jf, NULL, ids, 16) == 2 && ids [0] == jobs [3]
+               && ids [1] == jobs [5]);
+    XXL_CHECK (xxl_store_job_count (store, &jf) == 4);
+    jf = (xxl_store_job_filter_t) { .handler = "", .desc = "set", .author = "", .status = 1,
+                                    .limit = 100, .groups = set, .group_count = 2 };
+    XXL_CHECK (xxl_store_job_count (store, &jf) == 2);      //  (3 and 5 started)
+    jf.group_id = 9003;                                     //  (and a group outside the set)
+    jf.status = -1;
+    XXL_CHECK (xxl_store_job_count (store, &jf) == 0);
+    jf.group_id = 9002;
+    XXL_CHECK (xxl_store_job_count (store, &jf) == 2);
+    jf.group_id = 0;
+    jf.group_count = 0;                                     //  (an empty set: none)
+    XXL_CHECK (xxl_store_job_count (store, &jf) == 0);
+    jf.groups = NULL;                                       //  (no set: every group)
+    XXL_CHECK (xxl_store_job_count (store, &jf) == 6);
+    //  Runs of 9001 and 9002 (i mod 6 in 0, 2, 3, 5), newest first; paged
+    //  by three; with a status and a time span
+    xxl_store_log_filter_t lf = { .from = 6000000000000LL, .to = INT64_MAX,
+                                  .max_id = INT64_MAX, .now = INT64_MAX, .limit = 100,
+                                  .groups = set, .group_count = 2 };
+    const int ours [8] = { 11, 9, 8, 6, 5, 3, 2, 0 };
+    XXL_CHECK (s_page_ids (store, NULL, &lf, ids, 16) == 8);
+    for (int i = 0; i < 8; i++)
+        XXL_CHECK (ids [i] == runs [ours [i]]);
+    lf.limit = 3;
+    lf.offset = 3;
+    XXL_CHECK (s_page_ids (store, NULL, &lf, ids, 16) == 3 && ids [0] == runs [6]
+               && ids [1] == runs [5] && ids [2] == runs [3]);
+    lf.offset = 6;
+    XXL_CHECK (s_page_ids (store, NULL, &lf, ids, 16) == 2 && ids [1] == runs [0]);
+    lf = (xxl_store_log_filter_t) { .from = 6000000000000LL, .to = INT64_MAX,
+                                    .max_id = INT64_MAX, .now = INT64_MAX, .limit = 100,
+                                    .status = 2, .groups = set, .group_count = 2 };
+    XXL_CHECK (s_page_ids (store, NULL, &lf, ids, 16) == 4 && ids [0] == runs [11]
+               && ids [3] == runs [3]);                     //  (11, 9, 5, 3 failed)
+    lf.status = 3;
+    XXL_CHECK (s_page_ids (store, NULL, &lf, ids, 16) == 0);
+    lf.status = 0;
+    lf.job_id = jobs [1];                                   //  (9003's job: outside)
+    XXL_CHECK (s_page_ids (store, NULL, &lf, ids, 16) == 0);
+    lf.job_id = 0;
+    lf.to = 6000000000005LL;
+    XXL_CHECK (s_page_ids (store, NULL, &lf, ids, 16) == 4 && ids [0] == runs [5]);
+    lf.group_count = 0;
+    XXL_CHECK (s_page_ids (store, NULL, &lf, ids, 16) == 0);
+    //  The report's runs per group, by id: each 4 (2 succeeded, 2 failed)
+    xxl_store_group_runs_t *rows = NULL;
+    size_t count = 0;
+    XXL_CHECK (xxl_store_report_count_groups (store, 6000000000000LL, 6000000000012LL, &rows,
+                                              &count) == 0);
+    XXL_CHECK (count == 3 && rows);
+    for (size_t i = 0; rows && i < count && i < 3; i++)
+        XXL_CHECK (rows [i].group_id == 9001 + (int64_t) i && rows [i].suc == 2
+                   && rows [i].fail == 2 && rows [i].running == 0);
+    free (rows);
+    XXL_CHECK (xxl_store_report_count_groups (store, 6000000000000LL, 6000000000001LL, &rows,
+                                              &count) == 0);
+    XXL_CHECK (count == 1 && rows && rows [0].group_id == 9001 && rows [0].suc == 1);
+    free (rows);
+    XXL_CHECK (xxl_store_report_count_groups (store, 7000000000000LL, 7000000000001LL, &rows,
+                                              &count) == 0 && count == 0 && rows == NULL);
+    XXL_CHECK (XXL_TEST_EXEC (store, "DELETE FROM xxl_job_log WHERE job_group > 9000", NULL) == 12);
+    XXL_CHECK (XXL_TEST_EXEC (store, "DELETE FROM xxl_job_info WHERE job_group > 9000", NULL) == 6);
+}
+
 //  Encodes with call on both stores (call uses `store` and `enc`) and
 //  checks the bytes are the same
 #define S_SAME(what, call) do { \
@@ -540,16 +678,38 @@ s_parity (xxl_store_t *main_store, const char *url, const char *sqlite_path)
     for (int64_t id = 1; id <= 4; id++)
         S_SAME ("job show", xxl_store_job_encode (store, enc, id));
     xxl_store_job_filter_t filters [] = {
-        { 0, "", "", "", -1, 100, 0 }, { 1, "DEMO", "", "", -1, 100, 0 },
-        { 0, "", "\xc3\xbcn\xc3\xaf", "", -1, 100, 0 }, { 0, "", "", "alice", -1, 100, 0 },
-        { 0, "", "", "", 1, 100, 0 }, { 0, "", "", "", 0, 100, 0 },
-        { 0, "", "", "", -1, -1, -3 }, { 0, "", "", "", -1, 1, 1 },
-        { 0, "o", "", "", -1, 2, 0 }, { 2, "nothing", "", "", -1, 10, 0 }
+        { 0, "", "", "", -1, 100, 0, NULL, 0 }, { 1, "DEMO", "", "", -1, 100, 0, NULL, 0 },
+        { 0, "", "\xc3\xbcn\xc3\xaf", "", -1, 100, 0, NULL, 0 },
+        { 0, "", "", "alice", -1, 100, 0, NULL, 0 },
+        { 0, "", "", "", 1, 100, 0, NULL, 0 }, { 0, "", "", "", 0, 100, 0, NULL, 0 },
+        { 0, "", "", "", -1, -1, -3, NULL, 0 }, { 0, "", "", "", -1, 1, 1, NULL, 0 },
+        { 0, "o", "", "", -1, 2, 0, NULL, 0 }, { 2, "nothing", "", "", -1, 10, 0, NULL, 0 }
     };
     for (size_t i = 0; i < sizeof filters / sizeof filters [0]; i++) {
         S_SAME ("job list", xxl_store_job_encode_page (store, enc, 1 << 20, &truncated,
                                                        &filters [i]));
         S_SAME_INT ("job count", xxl_store_job_count (store, &filters [i]));
+    }
+    {
+        //  (a set of groups, alone and with other filters)
+        const int64_t set [2] = { 2, 1 };
+        xxl_store_job_filter_t in_set [] = {
+            { 0, "", "", "", -1, 100, 0, set, 2 }, { 0, "", "", "", -1, 1, 1, set, 1 },
+            { 1, "", "", "", -1, 100, 0, set + 1, 1 }, { 2, "", "", "", -1, 100, 0, set + 1, 1 },
+            { 0, "", "", "", 1, 100, 0, set, 2 }, { 0, "", "", "", -1, 100, 0, set, 0 }
+        };
+        for (size_t i = 0; i < sizeof in_set / sizeof in_set [0]; i++) {
+            S_SAME ("job list in a set", xxl_store_job_encode_page (store, enc, 1 << 20,
+                                                                    &truncated, &in_set [i]));
+            S_SAME_INT ("job count in a set", xxl_store_job_count (store, &in_set [i]));
+        }
+        for (int64_t status = 0; status <= 3; status++) {
+            xxl_store_log_filter_t f = { .status = status, .to = INT64_MAX,
+                                         .max_id = INT64_MAX, .now = 8000, .limit = 100,
+                                         .groups = set + 1, .group_count = 1 };
+            S_SAME ("log list in a set", xxl_store_log_encode_page (store, enc, 1 << 20,
+                                                                    &truncated, &f));
+        }
     }
     for (size_t budget = 40; budget < 2000; budget += 150)
         S_SAME ("job list, a byte budget", xxl_store_job_encode_page (store, enc, budget,
@@ -614,6 +774,19 @@ s_parity (xxl_store_t *main_store, const char *url, const char *sqlite_path)
         XXL_CHECK (rcs [0] == 0 && rcs [1] == 0
                    && memcmp (counts [0], counts [1], sizeof counts [0]) == 0);
         XXL_CHECK (counts [0][0] > 0 && counts [0][1] > 0 && counts [0][2] > 0);
+    }
+    {
+        //  The same per group
+        xxl_store_group_runs_t *rows [2];
+        size_t counts [2];
+        int rcs [2];
+        for (int side = 0; side < 2; side++)
+            rcs [side] = xxl_store_report_count_groups (side? pg: sq, 0, INT64_MAX, &rows [side],
+                                                        &counts [side]);
+        XXL_CHECK (rcs [0] == 0 && rcs [1] == 0 && counts [0] == counts [1] && counts [0] > 0
+                   && memcmp (rows [0], rows [1], counts [0] * sizeof rows [0][0]) == 0);
+        free (rows [0]);
+        free (rows [1]);
     }
     S_SAME_IDS ("marked", xxl_store_job_marked_ids (store, 253402300799000LL, 0, out, 64, count));
     S_SAME_IDS ("late jobs", xxl_store_recover_late_jobs (store, INT64_MAX, out, 64, count));
@@ -1722,6 +1895,7 @@ main (void)
         XXL_CHECK (part [0][i] + part [1][i] == counted [i]);
     XXL_CHECK (XXL_TEST_EXEC (store, "DELETE FROM xxl_job_log WHERE trigger_time >= 5000000000000",
                               NULL) >= 0);
+    s_test_group_sets (store);
     //  PostgreSQL's own: connections side by side on the database; and
     //  the same changes on both backends give the same replies
     if (xxl_test_pg) {

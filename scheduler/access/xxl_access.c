@@ -11,9 +11,8 @@
     - api commands: the command table's least role (xxl_commands.h access);
       for an operator, and for a viewer whose key lists apps, the app of
       every group, job or run the request names must be one of the key's
-      apps (403 when it is not; REPORT, which counts every app, is refused
-      to a key with apps), and its lists hold only its apps' rows
-      (engine_read_group);
+      apps (403 when it is not), and its lists and REPORT hold only its
+      apps' rows and runs (engine_read_groups);
     - agents: only an agent key may REGISTER, and only for its apps;
     - the access token, compared in constant time.
 */
@@ -165,11 +164,6 @@ engine_permit (server_t *self, request_t *request, char *why, size_t whylen)
     //  apps acts on nothing; a viewer or operator without apps reads all.
     if (command->access != XXL_ACCESS_OPERATOR && !engine_reads_scoped (who))
         return 0;
-    if (command == &xxl_commands [XXL_CMD_REPORT]) {
-        snprintf (why, whylen, "key '%s' (%s) may not send REPORT: it counts every app's"
-                  " runs, and its apps are '%s'", who->name, who->role, who->apps);
-        return -1;
-    }
     for (const char *const *key = s_subjects; *key; key++) {
         char app [256];
         if (s_field_app (self, request, *key, app, sizeof app))
@@ -227,26 +221,24 @@ engine_who_groups (server_t *self, const xxl_who_t *who, xxl_group_t **groups_p)
     return count;
 }
 
-int
-engine_read_group (server_t *self, request_t *request, int64_t *group_id, char *why,
-                   size_t whylen)
+bool
+engine_read_groups (server_t *self, const xxl_who_t *who, int64_t **ids, size_t *count)
 {
-    const xxl_who_t *who = request->who;
-    *group_id = 0;
+    *ids = NULL;
+    *count = 0;
     if (!engine_reads_scoped (who))
-        return 0;
+        return false;
     xxl_group_t *groups;
-    size_t count = engine_who_groups (self, who, &groups);
-    *group_id = count? groups [0].id: -1;
-    for (size_t i = 0; i < count; i++)
+    size_t found = engine_who_groups (self, who, &groups);
+    //  (never NULL: an empty set selects no row, where NULL selects all)
+    *ids = (int64_t *) zmalloc ((found? found: 1) * sizeof (int64_t));
+    for (size_t i = 0; i < found; i++) {
+        (*ids) [i] = groups [i].id;
         xxl_group_free (&groups [i]);
-    free (groups);
-    if (count > 1) {
-        snprintf (why, whylen, "key '%s' (%s) has several apps ('%s'): name one group to"
-                  " list (group, jobGroup or jobId)", who->name, who->role, who->apps);
-        return -1;
     }
-    return 0;
+    free (groups);
+    *count = found;
+    return true;
 }
 
 int

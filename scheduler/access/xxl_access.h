@@ -51,13 +51,12 @@ int engine_permit (server_t *self, request_t *request, char *why, size_t whylen)
 //  whose key (user, token) lists apps.  An admin, and a key without apps,
 //  read everything.
 bool engine_reads_scoped (const xxl_who_t *who);
-//  The group a list of a request whose sender's reads are scoped holds
-//  when the request names none: *group_id 0 when not scoped (every group),
-//  else the one group of its apps, or -1 when its apps have none (an
-//  empty list).  0, or -1 with the reason for a 403 when its apps have
-//  several groups (it must name one).
-int engine_read_group (server_t *self, request_t *request, int64_t *group_id, char *why,
-                       size_t whylen);
+//  The groups a list may hold for who: false when its reads are not
+//  scoped (every group; *ids NULL, *count 0); else true, with the ids of
+//  its apps' groups, by id, in *ids (a new array, free(); never NULL: a
+//  filter given it with *count 0, when its apps have no group, selects no
+//  row) and their number in *count
+bool engine_read_groups (server_t *self, const xxl_who_t *who, int64_t **ids, size_t *count);
 //  The groups of who's apps, by id (each once; an app without a group
 //  left out): how many, into *groups (free each with xxl_group_free,
 //  then the array)

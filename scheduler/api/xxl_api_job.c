@@ -221,25 +221,24 @@ api_job_list (server_t *self, request_t *request)
         group_id = group.id;
         xxl_group_free (&group);
     }
-    else {
-        //  (a key whose reads are scoped lists its apps' jobs only)
-        char why [512];
-        if (engine_read_group (self, request, &group_id, why, sizeof why)) {
-            engine_reply (self, request, XXL_FORBIDDEN, why);
-            return;
-        }
-    }
+    //  (a key whose reads are scoped lists its apps' jobs only, of all its
+    //  apps when it names no group)
+    int64_t *groups;
+    size_t group_count;
+    engine_read_groups (self, request->who, &groups, &group_count);
     engine_reply_begin (self, request);
     xxl_enc_map_begin (self->enc);
     xxl_enc_key (self->enc, "jobs");
     int truncated;
     xxl_store_job_filter_t filter = {
         .group_id = group_id, .handler = handler, .desc = desc, .author = author,
-        .status = status, .limit = limit, .offset = offset
+        .status = status, .limit = limit, .offset = offset, .groups = groups,
+        .group_count = group_count
     };
     int rows = xxl_store_job_encode_page (self->store, self->enc, XXL_REPLY_MAX, &truncated,
                                           &filter);
     xxl_enc_kint (self->enc, "total", xxl_store_job_count (self->store, &filter));
+    free (groups);
     api_encode_truncated (self, truncated, offset + (rows > 0? rows: 0));
     xxl_enc_map_end (self->enc);
     engine_reply_end (self, request);

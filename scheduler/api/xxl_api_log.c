@@ -17,22 +17,23 @@ api_log_list (server_t *self, request_t *request)
     int64_t max_id = api_int (request, "maxId");
     int64_t limit = api_int (request, "limit");
     int64_t offset = api_int (request, "offset");
-    //  (a key whose reads are scoped lists its apps' runs only)
-    char why [512];
-    if (!job_id && !group_id && engine_read_group (self, request, &group_id, why, sizeof why)) {
-        engine_reply (self, request, XXL_FORBIDDEN, why);
-        return;
-    }
+    //  (a key whose reads are scoped lists its apps' runs only, of all its
+    //  apps when it names no job or group; with the other filters)
+    int64_t *groups;
+    size_t group_count;
+    engine_read_groups (self, request->who, &groups, &group_count);
     engine_reply_begin (self, request);
     xxl_enc_map_begin (self->enc);
     xxl_enc_key (self->enc, "logs");
     int truncated;
     xxl_store_log_filter_t filter = {
         .job_id = job_id, .group_id = group_id, .status = status, .from = from, .to = to,
-        .max_id = max_id, .now = engine_now (), .limit = limit, .offset = offset
+        .max_id = max_id, .now = engine_now (), .limit = limit, .offset = offset,
+        .groups = groups, .group_count = group_count
     };
     int rows = xxl_store_log_encode_page (self->store, self->enc, XXL_REPLY_MAX, &truncated,
                                           &filter);
+    free (groups);
     api_encode_truncated (self, truncated, offset + (rows > 0? rows: 0));
     xxl_enc_map_end (self->enc);
     engine_reply_end (self, request);

@@ -66,18 +66,198 @@ api_agent_list (server_t *self, request_t *request)
     engine_reply_end (self, request);
 }
 
+//  A REPORT of a key whose reads are scoped, waiting for the reporter's
+//  count (as engine_report_wait's, with its groups)
+typedef struct {
+    zframe_t *rid;                      //  the client's return address
+    uint64_t id;                        //  its request's id
+    uint64_t turn;                      //  the turn it came in
+    uint64_t generation;                //  the ask that covers it (0: not asked yet)
+    int64_t *groups;                    //  its apps' groups (engine_read_groups)
+    size_t group_count;
+    int64_t agents;                     //  its apps' agents when it came
+} scoped_report_t;
+
+//  Scoped REPORTs that may wait at once; past them, 429
+#define XXL_SCOPED_REPORT_WAITERS 1024
+
+static void
+s_scoped_report_destroy (void **item_p)
+{
+    scoped_report_t *waiter = (scoped_report_t *) *item_p;
+    if (waiter) {
+        zframe_destroy (&waiter->rid);
+        free (waiter->groups);
+        free (waiter);
+        *item_p = NULL;
+    }
+}
+
+//  REPORT's content for a key whose reads are scoped: its groups' jobs,
+//  its apps' agents, and the runs of its groups in the report's days
+//  (newest first), as the count `report` made them
+static void
+s_report_encode_scoped (server_t *self, const xxl_report_t *report, const int64_t *groups,
+                        size_t group_count, int64_t agents)
+{
+    xxl_store_job_filter_t filter = {
+        .handler = "", .desc = "", .author = "", .status = -1, .limit = 1,
+        .groups = groups, .group_count = group_count
+    };
+    xxl_enc_map_begin (self->enc);
+    xxl_enc_kint (self->enc, "jobCount", xxl_store_job_count (self->store, &filter));
+    filter.status = 1;
+    xxl_enc_kint (self->enc, "jobRunningCount", xxl_store_job_count (self->store, &filter));
+    xxl_enc_kint (self->enc, "agentCount", agents);
+    xxl_enc_kint (self->enc, "groupCount", (int64_t) group_count);
+    int64_t running = 0, suc = 0, fail = 0;
+    for (int back = 0; back < XXL_REPORT_DAYS; back++) {
+        running += report->days [back].running;
+        suc += report->days [back].suc;
+        fail += report->days [back].fail;
+    }
+    xxl_enc_kint (self->enc, "runCount", running + suc + fail);
+    xxl_enc_kint (self->enc, "sucCount", suc);
+    xxl_enc_kint (self->enc, "failCount", fail);
+    xxl_enc_key (self->enc, "successRate");
+    xxl_enc_double (self->enc, suc + fail > 0? (double) suc / (double) (suc + fail): 1.0);
+    xxl_enc_key (self->enc, "days");
+    xxl_enc_array_begin (self->enc);
+    for (int back = 0; back < XXL_REPORT_DAYS; back++) {
+        xxl_enc_map_begin (self->enc);
+        xxl_enc_kint (self->enc, "triggerDay", report->days [back].day);
+        xxl_enc_kint (self->enc, "runningCount", report->days [back].running);
+        xxl_enc_kint (self->enc, "sucCount", report->days [back].suc);
+        xxl_enc_kint (self->enc, "failCount", report->days [back].fail);
+        xxl_enc_kint (self->enc, "updateTime", report->now);
+        xxl_enc_map_end (self->enc);
+    }
+    xxl_enc_array_end (self->enc);
+    xxl_enc_map_end (self->enc);
+}
+
+//  REPORT of a key whose reads are scoped: counted by the reporter's
+//  thread, answered once a count made after it came is (engine_scoped_
+//  report_turn); an in-memory store's, counted here
+static void
+s_report_scoped (server_t *self, request_t *request, int64_t *groups, size_t group_count)
+{
+    int64_t agents = 0;
+    size_t cursor = 0;
+    xxl_registry_entry_t entry;
+    while (xxl_registry_each (self->registry, &cursor, &entry) == 0)
+        agents += xxl_who_has_app (request->who, entry.app);
+    if (!self->services.reporter) {
+        xxl_report_t report;
+        if (xxl_report_count_groups (self->store, engine_now (), groups, group_count, &report))
+            engine_reply (self, request, XXL_FAILURE, "store error: cannot count the report");
+        else {
+            engine_reply_begin (self, request);
+            s_report_encode_scoped (self, &report, groups, group_count, agents);
+            engine_reply_end (self, request);
+        }
+        free (groups);
+        return;
+    }
+    if (!self->api_state.reports) {
+        self->api_state.reports = zlistx_new ();
+        zlistx_set_destructor (self->api_state.reports, s_scoped_report_destroy);
+    }
+    if (zlistx_size (self->api_state.reports) >= XXL_SCOPED_REPORT_WAITERS) {
+        char text [160];
+        snprintf (text, sizeof text, "%d REPORTs already wait for the report's count:"
+                  " ask again later", XXL_SCOPED_REPORT_WAITERS);
+        engine_reply (self, request, XXL_BUSY, text);
+        free (groups);
+        return;
+    }
+    scoped_report_t *waiter = (scoped_report_t *) zmalloc (sizeof (scoped_report_t));
+    waiter->rid = zframe_dup (request->rid);
+    waiter->id = xxl_msg_id (request->msg);
+    waiter->turn = self->turn;
+    waiter->groups = groups;
+    waiter->group_count = group_count;
+    waiter->agents = agents;
+    zlistx_add_end (self->api_state.reports, waiter);
+    request->code = XXL_OK;             //  (answered later; a read: no audit)
+}
+
 //  Fresh counts of the days' runs: the reporter's thread counts them and
 //  the reply goes once it did (engine_report_turn); an in-memory store's
-//  are counted here
+//  are counted here.  A key whose reads are scoped gets its apps'.
 void
 api_report (server_t *self, request_t *request)
 {
+    int64_t *groups;
+    size_t group_count;
+    if (engine_read_groups (self, request->who, &groups, &group_count)) {
+        s_report_scoped (self, request, groups, group_count);
+        return;
+    }
     if (engine_report_wait (self, request))
         return;
     engine_report_refresh (self);
     engine_reply_begin (self, request);
     engine_report_encode (self);
     engine_reply_end (self, request);
+}
+
+bool
+engine_scoped_report_waiting (server_t *self)
+{
+    return self->api_state.reports && zlistx_size (self->api_state.reports) > 0;
+}
+
+void
+engine_scoped_report_turn (server_t *self)
+{
+    if (!self->services.reporter || !engine_scoped_report_waiting (self))
+        return;
+    uint64_t generation = 0;
+    scoped_report_t *waiter = (scoped_report_t *) zlistx_first (self->api_state.reports);
+    while (waiter) {
+        xxl_report_t report;
+        if (waiter->generation
+        &&  xxl_reporter_scoped (self->services.reporter, waiter->generation, waiter->groups,
+                                 waiter->group_count, &report)) {
+            //  (a read: sent whatever the commit)
+            if (report.failed)
+                xxl_enc_reply (self->enc, waiter->id, XXL_FAILURE,
+                               "store error: cannot count the report");
+            else {
+                xxl_enc_reply (self->enc, waiter->id, XXL_OK, NULL);
+                xxl_enc_key (self->enc, "content");
+                s_report_encode_scoped (self, &report, waiter->groups, waiter->group_count,
+                                        waiter->agents);
+            }
+            engine_queue_client_read (self, zframe_data (waiter->rid),
+                                      zframe_size (waiter->rid));
+            zlistx_delete (self->api_state.reports, zlistx_cursor (self->api_state.reports));
+            waiter = (scoped_report_t *) zlistx_first (self->api_state.reports);
+            continue;
+        }
+        //  (asked at a later turn than the one it came in: after that
+        //  turn's commit; one ask for all of a turn)
+        if (!waiter->generation && waiter->turn < self->turn) {
+            if (!generation)
+                generation = xxl_reporter_ask (self->services.reporter, engine_now ());
+            waiter->generation = generation;
+        }
+        waiter = (scoped_report_t *) zlistx_next (self->api_state.reports);
+    }
+}
+
+void
+engine_scoped_report_stop (server_t *self)
+{
+    scoped_report_t *waiter;
+    while (self->api_state.reports
+       && (waiter = (scoped_report_t *) zlistx_first (self->api_state.reports))) {
+        xxl_enc_reply (self->enc, waiter->id, XXL_UNAVAILABLE,
+                       "the scheduler stopped before the report's count: ask again");
+        engine_queue_client (self, zframe_data (waiter->rid), zframe_size (waiter->rid));
+        zlistx_delete (self->api_state.reports, NULL);
+    }
 }
 
 //  A comma list ("a,b", as the registries name theirs) as an array

@@ -1,6 +1,7 @@
 /*  xxl_requests.h -- the client api as the actor sees it.
 
-    Owns the running LOG_CLEARs (a batch of rows deleted per turn).
+    Owns the running LOG_CLEARs (a batch of rows deleted per turn) and
+    the REPORTs of keys whose reads are scoped waiting for their count.
     Judges every request against its command's fields (xxl_commands.h)
     and its sender's access (access/) before its handler runs, tells the
     outbox whether the request in hand is a read (its reply then goes
@@ -18,6 +19,8 @@
 
 typedef struct {
     zlistx_t *clears;                   //  LOG_CLEARs deleting a batch per turn (xxl_api_log.c)
+    zlistx_t *reports;                  //  REPORTs of keys whose reads are scoped, waiting
+                                        //  for the reporter's count (xxl_api_status.c)
 } api_state_t;
 
 //  LOG_CLEAR's turns (xxl_api_log.c): a batch of rows deleted, the clears
@@ -25,6 +28,13 @@ typedef struct {
 void engine_log_clear_turn (server_t *self);
 void engine_log_clear_stop (server_t *self);
 void engine_log_clear_rollback (server_t *self, const char *why);
+//  The REPORTs of keys whose reads are scoped (xxl_api_status.c), as
+//  engine_report_turn and _stop do the others': each turn (after
+//  engine_report_turn) those a count covers are answered and those of
+//  earlier turns asked for; at a stop, 503.  waiting: whether any waits.
+void engine_scoped_report_turn (server_t *self);
+void engine_scoped_report_stop (server_t *self);
+bool engine_scoped_report_waiting (server_t *self);
 
 void engine_handle_api (server_t *self, zmsg_t *zmsg);
 //  Judges and handles a decoded api request from who (the api socket's or

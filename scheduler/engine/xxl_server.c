@@ -237,6 +237,7 @@ s_server_destroy (server_t **self_p)
     engine_audit_destroy (self);
     xxl_registry_destroy (&self->registry);
     zlistx_destroy (&self->api_state.clears);
+    zlistx_destroy (&self->api_state.reports);
     xxl_store_destroy (&self->store);
     xxl_enc_destroy (&self->enc);
     free (self);
@@ -690,13 +691,15 @@ s_turn_timeout (server_t *self)
         wake = service;
     //  (a count of the daily report under way: its answer is taken soon,
     //  at once when REPORTs wait for it)
+    bool reports_wait = (self->services.report_waiting && zlistx_size (self->services.report_waiting))
+                     || engine_scoped_report_waiting (self);
     if (self->services.reporter && xxl_reporter_busy (self->services.reporter)) {
-        int64_t soon = now + (self->services.report_waiting && zlistx_size (self->services.report_waiting)? 2: 50);
+        int64_t soon = now + (reports_wait? 2: 50);
         if (soon < wake)
             wake = soon;
     }
     else
-    if (self->services.report_waiting && zlistx_size (self->services.report_waiting) && now + 2 < wake)
+    if (reports_wait && now + 2 < wake)
         wake = now + 2;
     //  (a LOG_CLEAR goes on a batch a turn)
     if (self->api_state.clears && zlistx_size (self->api_state.clears) && now + 1 < wake)
@@ -847,10 +850,12 @@ s_turn_work (server_t *self, bool agents_drained)
         engine_services_run (self, now);
     }
     engine_report_turn (self);
+    engine_scoped_report_turn (self);
     engine_log_clear_turn (self);
     if (self->terminated) {
         //  (the last turn: what waits for later turns is answered now)
         engine_report_stop (self);
+        engine_scoped_report_stop (self);
         engine_log_clear_stop (self);
     }
     //  (a turn that itself took long may have answers waiting unread)

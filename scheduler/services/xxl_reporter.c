@@ -4,7 +4,9 @@
     State, under the mutex: `asked` (the latest ask's generation, and its
     time), `counted` (the generation of the answer made last), `ready`
     (an answer not taken yet).  The thread waits until asked > counted,
-    takes the latest ask, counts outside the mutex, then publishes.
+    takes the latest ask, counts outside the mutex, then publishes: the
+    answer, and the count per group (`latest`, `by_group`), which stays
+    until the next count replaces it.
 */
 
 #include "xxl_reporter.h"
@@ -28,6 +30,11 @@ struct _xxl_reporter_t {
     uint64_t counted;                   //  generation of the latest answer made
     bool ready;                         //  answer holds one not taken
     xxl_report_t answer;
+    //  The latest count (kept when taken) and its runs per group, each
+    //  day's by group id (NULL and 0 when none or it failed)
+    xxl_report_t latest;
+    xxl_store_group_runs_t *by_group [XXL_REPORT_DAYS];
+    size_t by_group_count [XXL_REPORT_DAYS];
 };
 
 int64_t
@@ -41,9 +48,67 @@ xxl_report_day_start (int64_t ms)
     return (int64_t) mktime (&tm) * 1000;
 }
 
-//  Counts the days up to now into out; false when the store failed
+//  Counts the days up to now on store into out, and each day's runs per
+//  group into by_group (new arrays; all NULL when it fails); false when
+//  the store failed
 static bool
-s_count (xxl_reporter_t *self, int64_t now, xxl_report_t *out)
+s_count_days (xxl_store_t *store, int64_t now, xxl_report_t *out,
+              xxl_store_group_runs_t *by_group [XXL_REPORT_DAYS],
+              size_t by_group_count [XXL_REPORT_DAYS])
+{
+    for (int back = 0; back < XXL_REPORT_DAYS; back++) {
+        xxl_report_day_t *day = &out->days [back];
+        day->day = xxl_report_day_start (now - (int64_t) back * 86400000);
+        int64_t next = xxl_report_day_start (day->day + 36 * 3600000LL);
+        if (xxl_store_report_count_groups (store, day->day, next, &by_group [back],
+                                           &by_group_count [back])) {
+            for (int i = 0; i < back; i++) {
+                free (by_group [i]);
+                by_group [i] = NULL;
+                by_group_count [i] = 0;
+            }
+            return false;
+        }
+        day->running = day->suc = day->fail = 0;
+        for (size_t i = 0; i < by_group_count [back]; i++) {
+            day->running += by_group [back][i].running;
+            day->suc += by_group [back][i].suc;
+            day->fail += by_group [back][i].fail;
+        }
+    }
+    return true;
+}
+
+//  out's days become the sums of by_group over the `count` groups in
+//  groups only
+static void
+s_sum_groups (xxl_report_t *out, xxl_store_group_runs_t *const by_group [XXL_REPORT_DAYS],
+              const size_t by_group_count [XXL_REPORT_DAYS], const int64_t *groups,
+              size_t count)
+{
+    for (int back = 0; back < XXL_REPORT_DAYS; back++) {
+        xxl_report_day_t *day = &out->days [back];
+        day->running = day->suc = day->fail = 0;
+        for (size_t i = 0; i < by_group_count [back]; i++) {
+            const xxl_store_group_runs_t *row = &by_group [back][i];
+            bool ours = false;
+            for (size_t g = 0; g < count && !ours; g++)
+                ours = groups [g] == row->group_id;
+            if (ours) {
+                day->running += row->running;
+                day->suc += row->suc;
+                day->fail += row->fail;
+            }
+        }
+    }
+}
+
+//  Counts the days up to now into out, and per group; false when the
+//  store failed
+static bool
+s_count (xxl_reporter_t *self, int64_t now, xxl_report_t *out,
+         xxl_store_group_runs_t *by_group [XXL_REPORT_DAYS],
+         size_t by_group_count [XXL_REPORT_DAYS])
 {
     if (!self->store) {
         char err [256];
@@ -53,15 +118,24 @@ s_count (xxl_reporter_t *self, int64_t now, xxl_report_t *out)
             return false;
         }
     }
-    for (int back = 0; back < XXL_REPORT_DAYS; back++) {
-        xxl_report_day_t *day = &out->days [back];
-        day->day = xxl_report_day_start (now - (int64_t) back * 86400000);
-        int64_t next = xxl_report_day_start (day->day + 36 * 3600000LL);
-        if (xxl_store_report_count (self->store, day->day, next, &day->running, &day->suc,
-                                    &day->fail))
-            return false;
+    return s_count_days (self->store, now, out, by_group, by_group_count);
+}
+
+int
+xxl_report_count_groups (xxl_store_t *store, int64_t now, const int64_t *groups, size_t count,
+                         xxl_report_t *out)
+{
+    xxl_store_group_runs_t *by_group [XXL_REPORT_DAYS] = { NULL };
+    size_t by_group_count [XXL_REPORT_DAYS] = { 0 };
+    *out = (xxl_report_t) { .now = now };
+    if (!s_count_days (store, now, out, by_group, by_group_count)) {
+        out->failed = true;
+        return -1;
     }
-    return true;
+    s_sum_groups (out, by_group, by_group_count, groups, count);
+    for (int back = 0; back < XXL_REPORT_DAYS; back++)
+        free (by_group [back]);
+    return 0;
 }
 
 static void *
@@ -78,7 +152,9 @@ s_run (void *args)
         int64_t now = self->asked_now;
         pthread_mutex_unlock (&self->mutex);
         xxl_report_t answer = { .now = now, .generation = generation };
-        if (!s_count (self, now, &answer)) {
+        xxl_store_group_runs_t *by_group [XXL_REPORT_DAYS] = { NULL };
+        size_t by_group_count [XXL_REPORT_DAYS] = { 0 };
+        if (!s_count (self, now, &answer, by_group, by_group_count)) {
             answer.failed = true;
             if (self->store) {
                 zsys_warning ("report: cannot count the days' runs: %s",
@@ -90,6 +166,12 @@ s_run (void *args)
         self->answer = answer;
         self->ready = true;
         self->counted = generation;
+        self->latest = answer;
+        for (int back = 0; back < XXL_REPORT_DAYS; back++) {
+            free (self->by_group [back]);
+            self->by_group [back] = by_group [back];
+            self->by_group_count [back] = by_group_count [back];
+        }
     }
     pthread_mutex_unlock (&self->mutex);
     return NULL;
@@ -133,6 +215,8 @@ xxl_reporter_destroy (xxl_reporter_t **self_p)
     pthread_mutex_unlock (&self->mutex);
     pthread_join (self->thread, NULL);
     xxl_store_destroy (&self->store);
+    for (int back = 0; back < XXL_REPORT_DAYS; back++)
+        free (self->by_group [back]);
     free (self->url);
     pthread_mutex_destroy (&self->mutex);
     pthread_cond_destroy (&self->cond);
@@ -174,4 +258,19 @@ xxl_reporter_busy (xxl_reporter_t *self)
     bool busy = self->asked != self->counted || self->ready;
     pthread_mutex_unlock (&self->mutex);
     return busy;
+}
+
+bool
+xxl_reporter_scoped (xxl_reporter_t *self, uint64_t generation, const int64_t *groups,
+                     size_t count, xxl_report_t *out)
+{
+    assert (self);
+    pthread_mutex_lock (&self->mutex);
+    bool ready = self->latest.generation >= generation && generation > 0;
+    if (ready) {
+        *out = self->latest;
+        s_sum_groups (out, self->by_group, self->by_group_count, groups, count);
+    }
+    pthread_mutex_unlock (&self->mutex);
+    return ready;
 }

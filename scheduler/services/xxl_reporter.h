@@ -14,6 +14,11 @@
     meanwhile are counted once, together).  The counts are of what the
     store had committed when the count began: ask after the commit of the
     writes an answer must see.
+
+    Each count is made per group (a run counts for its row's job_group):
+    besides the answer, the reporter keeps the latest count's figures of
+    each group, from which a caller whose reads are limited to some
+    groups takes figures of those groups only (xxl_reporter_scoped).
 */
 
 #ifndef XXL_REPORTER_H_INCLUDED
@@ -22,6 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "xxl_store.h"
 
 //  Days counted per answer: today and the two before (XXL-JOB's
 //  JobLogReportHelper refreshes three)
@@ -54,6 +60,16 @@ uint64_t xxl_reporter_ask (xxl_reporter_t *self, int64_t now);
 bool xxl_reporter_take (xxl_reporter_t *self, xxl_report_t *out);
 //  Whether an ask is not answered yet (the engine then wakes soon to take it)
 bool xxl_reporter_busy (xxl_reporter_t *self);
+//  The latest count summed over the `count` groups whose ids are in
+//  groups (any order) only, when that count is of `generation` or later:
+//  true and *out filled (its days, now and generation; failed when it
+//  failed), else false (ask again later).  Does not take the answer.
+bool xxl_reporter_scoped (xxl_reporter_t *self, uint64_t generation, const int64_t *groups,
+                          size_t count, xxl_report_t *out);
+//  The same, counted at once on store (a caller with no reporter: an
+//  in-memory store); 0, or -1 when the store failed
+int xxl_report_count_groups (xxl_store_t *store, int64_t now, const int64_t *groups,
+                             size_t count, xxl_report_t *out);
 
 //  Local midnight of the day holding ms, epoch ms
 int64_t xxl_report_day_start (int64_t ms);

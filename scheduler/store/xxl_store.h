@@ -107,22 +107,35 @@ typedef struct {
 } xxl_store_due_t;
 
 //  JOB_LIST's filters: substrings (case-insensitive; "" any) and the
-//  status (-1 any); group 0 is any group
+//  status (-1 any); group 0 is any group.  groups (version 10): when not
+//  NULL, only the rows of the group_count groups it holds (none when
+//  group_count is 0), as well as every other filter.
 typedef struct {
     int64_t group_id;
     const char *handler, *desc, *author;
     int64_t status;
     int64_t limit, offset;
+    const int64_t *groups;
+    size_t group_count;
 } xxl_store_job_filter_t;
 
 //  LOG_LIST's filters (0 any): status is XXL-JOB's 1 success, 2 failure,
 //  3 running; trigger times from..to inclusive; ids up to max_id; a
 //  planned row is not listed before `now`, and until its trigger is
-//  recorded its triggerTime is nil.  Newest first.
+//  recorded its triggerTime is nil.  Newest first.  groups and
+//  group_count: as xxl_store_job_filter_t's.
 typedef struct {
     int64_t job_id, group_id, status, from, to, max_id, now;
     int64_t limit, offset;
+    const int64_t *groups;
+    size_t group_count;
 } xxl_store_log_filter_t;
+
+//  The runs of one group in a span of trigger times (report_count_groups)
+typedef struct {
+    int64_t group_id;
+    int64_t running, suc, fail;
+} xxl_store_group_runs_t;
 
 //  REPORT's totals
 typedef struct {
@@ -176,7 +189,7 @@ typedef struct {
 
 //  Bumped whenever a method is added; methods are only ever appended, so
 //  a table of an older version is a prefix of this one (size says how much)
-#define XXL_STORE_METHODS_VERSION 9
+#define XXL_STORE_METHODS_VERSION 10
 
 typedef struct _xxl_store_t xxl_store_t;
 
@@ -538,6 +551,16 @@ typedef struct {
     //  lost-run monitor pages past rows it must leave for now
     int (*log_lost_ids_after) (xxl_store_t *self, int64_t before, int64_t after, int64_t *ids,
                                size_t max, size_t *count);
+
+    //  Version 10.  The filters of job_encode_page, job_count and
+    //  log_encode_page honour their `groups` (a table of an older version
+    //  does not: the calls below refuse a filter with groups for it).
+    //  report_count_groups: report_count's figures for each group (a
+    //  run counts for its row's job_group) that had runs triggered in
+    //  [from, to), by group id, into *rows (a new array, free(); NULL
+    //  when none) and *count; 0, or -1 (*rows NULL)
+    int (*report_count_groups) (xxl_store_t *self, int64_t from, int64_t to,
+                                xxl_store_group_runs_t **rows, size_t *count);
 } xxl_store_methods_t;
 
 //  Users (console logins), bearer tokens and sessions (docs/http.md).
@@ -676,8 +699,10 @@ static inline int xxl_store_job_due (xxl_store_t *self, int64_t before, xxl_stor
 static inline int xxl_store_job_marked_ids (xxl_store_t *self, int64_t mark, int64_t after, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_CALL (job_marked_ids) (self, mark, after, ids, max, count); }
 static inline int xxl_store_job_delay_resume (xxl_store_t *self, int64_t log_id, int64_t now, int64_t mark) { return XXL_STORE_CALL (job_delay_resume) (self, log_id, now, mark); }
 static inline int xxl_store_job_encode (xxl_store_t *self, xxl_enc_t *enc, int64_t id) { return XXL_STORE_CALL (job_encode) (self, enc, id); }
-static inline int xxl_store_job_encode_page (xxl_store_t *self, xxl_enc_t *enc, size_t max_size, int *truncated, const xxl_store_job_filter_t *f) { return XXL_STORE_CALL (job_encode_page) (self, enc, max_size, truncated, f); }
-static inline int64_t xxl_store_job_count (xxl_store_t *self, const xxl_store_job_filter_t *f) { return XXL_STORE_CALL (job_count) (self, f); }
+//  (a filter with groups needs a table of version 10, which honours them)
+#define XXL_STORE_GROUPS_OK(f) (!(f)->groups || self->methods->version >= 10)
+static inline int xxl_store_job_encode_page (xxl_store_t *self, xxl_enc_t *enc, size_t max_size, int *truncated, const xxl_store_job_filter_t *f) { return XXL_STORE_GROUPS_OK (f)? XXL_STORE_CALL (job_encode_page) (self, enc, max_size, truncated, f): -1; }
+static inline int64_t xxl_store_job_count (xxl_store_t *self, const xxl_store_job_filter_t *f) { return XXL_STORE_GROUPS_OK (f)? XXL_STORE_CALL (job_count) (self, f): -1; }
 
 static inline int xxl_store_glue_add (xxl_store_t *self, int64_t job_id, const char *type, const char *source, const char *remark, int64_t now) { return XXL_STORE_CALL (glue_add) (self, job_id, type, source, remark, now); }
 static inline int64_t xxl_store_glue_last (xxl_store_t *self, int64_t job_id) { return XXL_STORE_CALL (glue_last) (self, job_id); }
@@ -751,7 +776,7 @@ static inline int xxl_store_recover_drop_late (xxl_store_t *self, int64_t job_id
 static inline int xxl_store_log_clear_address (xxl_store_t *self, int64_t log_id) { return XXL_STORE_CALL (log_clear_address) (self, log_id); }
 
 static inline int xxl_store_log_encode (xxl_store_t *self, xxl_enc_t *enc, int64_t id) { return XXL_STORE_CALL (log_encode) (self, enc, id); }
-static inline int xxl_store_log_encode_page (xxl_store_t *self, xxl_enc_t *enc, size_t max_size, int *truncated, const xxl_store_log_filter_t *f) { return XXL_STORE_CALL (log_encode_page) (self, enc, max_size, truncated, f); }
+static inline int xxl_store_log_encode_page (xxl_store_t *self, xxl_enc_t *enc, size_t max_size, int *truncated, const xxl_store_log_filter_t *f) { return XXL_STORE_GROUPS_OK (f)? XXL_STORE_CALL (log_encode_page) (self, enc, max_size, truncated, f): -1; }
 static inline int64_t xxl_store_log_delete (xxl_store_t *self, int64_t job_id, int64_t before, int64_t below, int64_t limit) { return XXL_STORE_CALL (log_delete) (self, job_id, before, below, limit); }
 static inline int64_t xxl_store_log_id_at_rank (xxl_store_t *self, int64_t job_id, int64_t rank) { return XXL_STORE_CALL (log_id_at_rank) (self, job_id, rank); }
 
@@ -787,6 +812,16 @@ static inline int xxl_store_recover_stamp_fired_in (xxl_store_t *self, uint64_t 
 static inline int xxl_store_recover_stamp_due_in (xxl_store_t *self, uint64_t mask, int64_t now) { return XXL_STORE_CALL (recover_stamp_due_in) (self, mask, now); }
 static inline int xxl_store_log_set_trigger_msg (xxl_store_t *self, int64_t log_id, const char *text) { return XXL_STORE_CALL (log_set_trigger_msg) (self, log_id, text); }
 static inline int xxl_store_recover_late_jobs_in (xxl_store_t *self, uint64_t mask, int64_t before, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_CALL (recover_late_jobs_in) (self, mask, before, ids, max, count); }
+static inline int
+xxl_store_report_count_groups (xxl_store_t *self, int64_t from, int64_t to,
+                               xxl_store_group_runs_t **rows, size_t *count)
+{
+    *rows = NULL;
+    *count = 0;
+    if (self->methods->size <= offsetof (xxl_store_methods_t, report_count_groups))
+        return -1;
+    return self->methods->report_count_groups (self, from, to, rows, count);
+}
 
 #define XXL_ACCOUNTS_CALL(name) (self->methods->accounts->name)
 static inline int xxl_store_user_add (xxl_store_t *self, const xxl_account_t *user) { return XXL_ACCOUNTS_CALL (user_add) (self, user); }
@@ -805,6 +840,7 @@ static inline int xxl_store_session_rm (xxl_store_t *self, const char *id) { ret
 static inline int xxl_store_user_sessions_rm (xxl_store_t *self, const char *user) { return XXL_ACCOUNTS_CALL (user_sessions_rm) (self, user); }
 static inline int64_t xxl_store_session_expire (xxl_store_t *self, int64_t before) { return XXL_ACCOUNTS_CALL (session_expire) (self, before); }
 #undef XXL_ACCOUNTS_CALL
+#undef XXL_STORE_GROUPS_OK
 #undef XXL_STORE_CALL
 
 #endif

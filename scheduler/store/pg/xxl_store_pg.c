@@ -765,6 +765,7 @@ const xxl_store_methods_t pgx_methods = {
     .accounts = &pgx_accounts,
     .report_count = pgx_report_count,
     .clock_now = pgx_clock_now,
+    .report_count_groups = pgx_report_count_groups,
 };
 
 //  Users, tokens and sessions (xxl_store_accounts_t; schema step 9): all

@@ -255,8 +255,11 @@ pgx_log_add (xxl_store_t *base, xxl_log_t *log)
     " retry_max_interval AS \"retryMaxInterval\" FROM xxl_job_info"
 //  $1 group (0 any), $4..$6 substrings, $7 status (-1 any); $2 and $3 are
 //  the page's limit and offset
+//  ($8: the set of groups, '' any; xxl_store_sql_group_set)
+#define XXL_GROUP_SET(n) \
+    " AND (" n " = '' OR job_group = ANY (CAST ('{' || " n " || '}' AS BIGINT[])))"
 #define XXL_JOB_FILTER \
-    " WHERE ($1 = 0 OR job_group = $1)" \
+    " WHERE ($1 = 0 OR job_group = $1)" XXL_GROUP_SET ("$8") \
     " AND strpos (" XXL_LOWER ("executor_handler") ", " XXL_LOWER ("$4") ") > 0" \
     " AND strpos (" XXL_LOWER ("job_desc") ", " XXL_LOWER ("$5") ") > 0" \
     " AND strpos (" XXL_LOWER ("author") ", " XXL_LOWER ("$6") ") > 0" \
@@ -369,9 +372,10 @@ pgx_fired_get (xxl_store_t *base, int64_t *until, int64_t *sent)
     " trigger_type AS \"triggerType\", schedule_time AS \"scheduleTime\"," \
     " handle_time AS \"handleTime\", handle_code AS \"handleCode\"," \
     " handle_msg AS \"handleMsg\", alarm_status AS \"alarmStatus\" FROM xxl_job_log"
-//  $1 jobId, $2 jobGroup, $3 logStatus, $4..$5 trigger time, $6 maxId, $7 now
+//  $1 jobId, $2 jobGroup, $3 logStatus, $4..$5 trigger time, $6 maxId, $7 now,
+//  $10 the set of groups
 #define XXL_LOG_FILTER \
-    " ($2 = 0 OR job_group = $2)" \
+    " ($2 = 0 OR job_group = $2)" XXL_GROUP_SET ("$10") \
     " AND ($3 = 0 OR ($3 = 1 AND handle_code = 200)" \
     "  OR ($3 = 2 AND (trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200)))" \
     "  OR ($3 = 3 AND trigger_code IN (0, 200) AND handle_code = 0))" \
@@ -396,30 +400,50 @@ pgx_log_encode_page (xxl_store_t *base, xxl_enc_t *enc, size_t max_size, int *tr
                         " WHERE trigger_code = 200 AND handle_code = 0) AND $1 = 0 AND"
                         XXL_LOG_FILTER
       : XXL_LOG_LIST_SELECT " WHERE $1 = 0 AND" XXL_LOG_FILTER;
-    return pgx_encode_max ((store_t *) base, enc, max_size, truncated, sql, "iiiiiiiii",
+    char *set = xxl_store_sql_group_set (f->groups, f->group_count);
+    int rows = pgx_encode_max ((store_t *) base, enc, max_size, truncated, sql, "iiiiiiiiis",
         f->job_id, f->group_id, f->status, f->from, f->to, f->max_id, f->now,
-        f->limit, f->offset);
+        f->limit, f->offset, set);
+    free (set);
+    return rows;
+}
+
+int
+pgx_report_count_groups (xxl_store_t *base, int64_t from, int64_t to,
+                         xxl_store_group_runs_t **rows, size_t *count)
+{
+    *rows = NULL;
+    *count = 0;
+    PGresult *result = pgx_run ((store_t *) base, PGX_READ,
+        "SELECT job_group,"
+        " COALESCE (SUM (CASE WHEN trigger_code IN (0, 200) AND handle_code = 0 THEN 1 ELSE 0 END), 0),"
+        " COALESCE (SUM (CASE WHEN handle_code = 200 THEN 1 ELSE 0 END), 0),"
+        " COALESCE (SUM (CASE WHEN trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200)"
+        "   THEN 1 ELSE 0 END), 0)"
+        " FROM xxl_job_log WHERE trigger_time >= $1 AND trigger_time < $2"
+        " GROUP BY job_group ORDER BY job_group", "ii", from, to);
+    if (!result)
+        return -1;
+    size_t tuples = (size_t) PQntuples (result);
+    if (tuples)
+        *rows = (xxl_store_group_runs_t *) zmalloc (tuples * sizeof (xxl_store_group_runs_t));
+    for (size_t i = 0; i < tuples; i++)
+        (*rows) [i] = (xxl_store_group_runs_t) {
+            .group_id = pgx_int (result, (int) i, 0), .running = pgx_int (result, (int) i, 1),
+            .suc = pgx_int (result, (int) i, 2), .fail = pgx_int (result, (int) i, 3) };
+    *count = tuples;
+    PQclear (result);
+    return 0;
 }
 
 int
 pgx_report_count (xxl_store_t *base, int64_t from, int64_t to, int64_t *running, int64_t *suc,
                   int64_t *fail)
 {
-    PGresult *result = pgx_run ((store_t *) base, PGX_READ,
-        "SELECT COALESCE (SUM (CASE WHEN trigger_code IN (0, 200) AND handle_code = 0 THEN 1 ELSE 0 END), 0),"
-        " COALESCE (SUM (CASE WHEN handle_code = 200 THEN 1 ELSE 0 END), 0),"
-        " COALESCE (SUM (CASE WHEN trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200)"
-        "   THEN 1 ELSE 0 END), 0)"
-        " FROM xxl_job_log WHERE trigger_time >= $1 AND trigger_time < $2", "ii", from, to);
-    if (!result || PQntuples (result) < 1) {
-        PQclear (result);
-        return -1;
-    }
-    *running = pgx_int (result, 0, 0);
-    *suc = pgx_int (result, 0, 1);
-    *fail = pgx_int (result, 0, 2);
-    PQclear (result);
-    return 0;
+    xxl_store_group_runs_t *rows;
+    size_t count;
+    int rc = pgx_report_count_groups (base, from, to, &rows, &count);
+    return xxl_store_sql_sum_runs (rc, rows, count, running, suc, fail);
 }
 
 int

@@ -206,6 +206,35 @@ xxl_store_sql_cache_new (zhashx_destructor_fn *destroy)
     return statements;
 }
 
+char *
+xxl_store_sql_group_set (const int64_t *groups, size_t count)
+{
+    //  (an id: at most 20 characters, and its comma)
+    size_t len = 21 * count + 2, used = 0;
+    char *set = (char *) zmalloc (len);
+    if (groups && !count)
+        set [used++] = '0';
+    for (size_t i = 0; groups && i < count; i++)
+        used += (size_t) snprintf (set + used, len - used, "%s%" PRId64, i? ",": "",
+                                   groups [i]);
+    assert (used < len);
+    return set;
+}
+
+int
+xxl_store_sql_sum_runs (int rc, xxl_store_group_runs_t *rows, size_t count,
+                        int64_t *running, int64_t *suc, int64_t *fail)
+{
+    *running = *suc = *fail = 0;
+    for (size_t i = 0; rc == 0 && i < count; i++) {
+        *running += rows [i].running;
+        *suc += rows [i].suc;
+        *fail += rows [i].fail;
+    }
+    free (rows);
+    return rc;
+}
+
 void
 xxl_store_log_error (xxl_store_logged_t *logged, const char *error)
 {
@@ -251,5 +280,6 @@ xxl_store_log_error (xxl_store_logged_t *logged, const char *error)
       transaction), log_copy_shard,
       log_set_shard, log_unroute, log_encode_page, lease_fired,
       lease_list, fired_get (one statement or two), job_due_in,
-      report_count and report_totals (SQLite's chunked scans), clock_now.
+      report_count, report_count_groups and report_totals (SQLite's chunked
+      scans), clock_now.
 */

@@ -188,6 +188,18 @@ zhashx_t *xxl_store_sql_cache_new (zhashx_destructor_fn *destroy);
 //  placeholder is '?'.
 char *xxl_store_sql_question_marks (const char *sql, char *out, size_t size);
 
+//  A filter's set of groups (xxl_store_job_filter_t's groups) as one
+//  text parameter, a new string: "" when groups is NULL (no such filter),
+//  else the ids comma-separated ("0", which is no group's id, for an
+//  empty set).  The SQL reads it as `$N = '' OR job_group IN (the ids)`.
+char *xxl_store_sql_group_set (const int64_t *groups, size_t count);
+
+//  report_count from report_count_groups's answer (rc, rows, count): the
+//  sums over the groups into *running, *suc, *fail (0 when rc failed);
+//  frees rows; returns rc
+int xxl_store_sql_sum_runs (int rc, xxl_store_group_runs_t *rows, size_t count,
+                            int64_t *running, int64_t *suc, int64_t *fail);
+
 //  The shared method bodies (xxl_store_sql_*.c): xs_<slot> for each slot
 //  below (in the table's order), of that slot's type (declared from the table itself, so that a
 //  body and its slot cannot disagree).  A backend's method table names

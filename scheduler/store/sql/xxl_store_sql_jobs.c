@@ -19,11 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-//  The arguments of XXL_SQL_JOB_COUNT and XXL_SQL_JOB_ENCODE_PAGE ("iiisssi":
-//  $1 group, $2 limit, $3 offset, $4 handler, $5 description, $6 author,
-//  $7 status)
-#define XXL_JOB_FILTER_ARGS(f) \
-    (f)->group_id, (f)->limit, (f)->offset, (f)->handler, (f)->desc, (f)->author, (f)->status
+//  The arguments of XXL_SQL_JOB_COUNT and XXL_SQL_JOB_ENCODE_PAGE
+//  ("iiisssis": $1 group, $2 limit, $3 offset, $4 handler, $5 description,
+//  $6 author, $7 status, $8 the set of groups, xxl_store_sql_group_set)
+#define XXL_JOB_FILTER_ARGS(f, set) \
+    (f)->group_id, (f)->limit, (f)->offset, (f)->handler, (f)->desc, (f)->author, \
+    (f)->status, set
 
 int64_t
 xs_glue_count (xxl_store_t *base, int64_t job_id)
@@ -192,8 +193,11 @@ xs_job_delay_resume (xxl_store_t *base, int64_t log_id, int64_t now, int64_t mar
 int64_t
 xs_job_count (xxl_store_t *base, const xxl_store_job_filter_t *filter)
 {
-    return xsql_scalar (base, xsql_sql (base, XXL_SQL_JOB_COUNT),
-                       "iiisssi", XXL_JOB_FILTER_ARGS (filter));
+    char *set = xxl_store_sql_group_set (filter->groups, filter->group_count);
+    int64_t count = xsql_scalar (base, xsql_sql (base, XXL_SQL_JOB_COUNT),
+                                 "iiisssis", XXL_JOB_FILTER_ARGS (filter, set));
+    free (set);
+    return count;
 }
 
 int
@@ -206,8 +210,11 @@ int
 xs_job_encode_page (xxl_store_t *base, xxl_enc_t *enc, size_t max_size, int *truncated,
                     const xxl_store_job_filter_t *filter)
 {
-    return xsql_encode_max (base, enc, max_size, truncated, xsql_sql (base, XXL_SQL_JOB_ENCODE_PAGE),
-        "iiisssi", XXL_JOB_FILTER_ARGS (filter));
+    char *set = xxl_store_sql_group_set (filter->groups, filter->group_count);
+    int rows = xsql_encode_max (base, enc, max_size, truncated,
+        xsql_sql (base, XXL_SQL_JOB_ENCODE_PAGE), "iiisssis", XXL_JOB_FILTER_ARGS (filter, set));
+    free (set);
+    return rows;
 }
 
 //  Drops `child` from a comma-separated list; a new string

@@ -636,6 +636,7 @@ const xxl_store_methods_t sq_methods = {
     .accounts = &sq_accounts,
     .report_count = sq_report_count,
     .clock_now = sq_clock_now,
+    .report_count_groups = sq_report_count_groups,
 };
 
 //  Users, tokens and sessions (xxl_store_accounts_t; schema step 9): all

@@ -133,9 +133,12 @@ sq_log_add (xxl_store_t *base, xxl_log_t *log)
     " trigger_last_time AS triggerLastTime, trigger_next_time AS triggerNextTime, timezone," \
     " retry_interval AS retryInterval, retry_backoff AS retryBackoff," \
     " retry_max_interval AS retryMaxInterval FROM xxl_job_info"
-//  ?1 group (0 any), ?4..?6 substrings, ?7 status (-1 any)
+//  ?1 group (0 any), ?4..?6 substrings, ?7 status (-1 any), ?8 the set of
+//  groups ('' any; xxl_store_sql_group_set)
+#define XXL_GROUP_SET(n) \
+    " AND (" n " = '' OR job_group IN (SELECT value FROM json_each ('[' || " n " || ']')))"
 #define XXL_JOB_FILTER \
-    " WHERE (?1 = 0 OR job_group = ?1)" \
+    " WHERE (?1 = 0 OR job_group = ?1)" XXL_GROUP_SET ("?8") \
     " AND instr (lower (executor_handler), lower (?4)) > 0 AND instr (lower (job_desc), lower (?5)) > 0" \
     " AND instr (lower (author), lower (?6)) > 0 AND (?7 < 0 OR trigger_status = ?7)"
 
@@ -206,9 +209,10 @@ sq_fired_get (xxl_store_t *base, int64_t *until, int64_t *sent)
     " trigger_code AS triggerCode, trigger_msg AS triggerMsg, trigger_type AS triggerType," \
     " schedule_time AS scheduleTime, handle_time AS handleTime, handle_code AS handleCode," \
     " handle_msg AS handleMsg, alarm_status AS alarmStatus FROM xxl_job_log"
-//  ?1 jobId, ?2 jobGroup, ?3 logStatus, ?4..?5 trigger time, ?6 maxId, ?7 now
+//  ?1 jobId, ?2 jobGroup, ?3 logStatus, ?4..?5 trigger time, ?6 maxId, ?7 now,
+//  ?10 the set of groups
 #define XXL_LOG_FILTER \
-    " (?2 = 0 OR job_group = ?2)" \
+    " (?2 = 0 OR job_group = ?2)" XXL_GROUP_SET ("?10") \
     " AND (?3 = 0 OR (?3 = 1 AND handle_code = 200)" \
     "  OR (?3 = 2 AND (trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200)))" \
     "  OR (?3 = 3 AND trigger_code IN (0, 200) AND handle_code = 0))" \
@@ -233,9 +237,12 @@ sq_log_encode_page (xxl_store_t *base, xxl_enc_t *enc, size_t max_size, int *tru
                         " WHERE trigger_code = 200 AND handle_code = 0) AND ?1 = 0 AND"
                         XXL_LOG_FILTER
       : XXL_LOG_LIST_SELECT " WHERE ?1 = 0 AND" XXL_LOG_FILTER;
-    return sq_encode_max ((store_t *) base, enc, max_size, truncated, sql, "iiiiiiiii",
+    char *set = xxl_store_sql_group_set (f->groups, f->group_count);
+    int rows = sq_encode_max ((store_t *) base, enc, max_size, truncated, sql, "iiiiiiiiis",
         f->job_id, f->group_id, f->status, f->from, f->to, f->max_id, f->now,
-        f->limit, f->offset);
+        f->limit, f->offset, set);
+    free (set);
+    return rows;
 }
 
 //  Rows per statement of report_count: each statement is a read
@@ -245,53 +252,104 @@ sq_log_encode_page (xxl_store_t *base, xxl_enc_t *enc, size_t max_size, int *tru
 //  size the engine's writes wait for a checkpoint)
 #define XXL_REPORT_CHUNK 50000
 
+//  Adds one group's sums to rows (by group id, *count of them, room for
+//  *room); 0, or -1 out of memory
+static int
+s_group_runs_add (xxl_store_group_runs_t **rows, size_t *count, size_t *room, int64_t group_id,
+                  int64_t running, int64_t suc, int64_t fail)
+{
+    size_t at = 0;
+    while (at < *count && (*rows) [at].group_id < group_id)
+        at++;
+    if (at == *count || (*rows) [at].group_id != group_id) {
+        if (*count == *room) {
+            size_t more = *room? *room * 2: 16;
+            xxl_store_group_runs_t *grown = (xxl_store_group_runs_t *)
+                realloc (*rows, more * sizeof (xxl_store_group_runs_t));
+            if (!grown)
+                return -1;
+            *rows = grown;
+            *room = more;
+        }
+        memmove (*rows + at + 1, *rows + at, (*count - at) * sizeof (xxl_store_group_runs_t));
+        (*rows) [at] = (xxl_store_group_runs_t) { .group_id = group_id };
+        (*count)++;
+    }
+    (*rows) [at].running += running;
+    (*rows) [at].suc += suc;
+    (*rows) [at].fail += fail;
+    return 0;
+}
+
 int
-sq_report_count (xxl_store_t *base, int64_t from, int64_t to, int64_t *running, int64_t *suc,
-                 int64_t *fail)
+sq_report_count_groups (xxl_store_t *base, int64_t from, int64_t to,
+                        xxl_store_group_runs_t **rows, size_t *count)
 {
     store_t *self = (store_t *) base;
     //  Keyset chunks in (trigger_time, id) order, xxl_job_log_time's
     int64_t time = from, id = -1;
-    *running = *suc = *fail = 0;
+    size_t room = 0;
+    *rows = NULL;
+    *count = 0;
     while (true) {
         sqlite3_stmt *last = sq_prepare (self,
             "SELECT trigger_time, id FROM xxl_job_log WHERE (trigger_time, id) > (?1, ?2)"
             " AND trigger_time < ?3 ORDER BY trigger_time, id LIMIT 1 OFFSET ?4");
         if (!last || sq_bind (self, last, "iiii", time, id, to, (int64_t) XXL_REPORT_CHUNK - 1))
-            return -1;
+            break;
         int rc = sqlite3_step (last);
         bool more = rc == SQLITE_ROW;
         int64_t last_time = more? sqlite3_column_int64 (last, 0): to;
         int64_t last_id = more? sqlite3_column_int64 (last, 1): -1;
         sqlite3_reset (last);
-        if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-            return sq_fail (self, "report count");
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+            sq_fail (self, "report count");
+            break;
+        }
         //  (the chunk up to and with the last key; the final one up to `to`)
 #define XXL_REPORT_SUMS \
-            "SELECT COALESCE(SUM(CASE WHEN trigger_code IN (0, 200) AND handle_code = 0 THEN 1 ELSE 0 END), 0)," \
+            "SELECT job_group," \
+            " COALESCE(SUM(CASE WHEN trigger_code IN (0, 200) AND handle_code = 0 THEN 1 ELSE 0 END), 0)," \
             " COALESCE(SUM(CASE WHEN handle_code = 200 THEN 1 ELSE 0 END), 0)," \
             " COALESCE(SUM(CASE WHEN trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200)" \
             "   THEN 1 ELSE 0 END), 0) FROM xxl_job_log WHERE (trigger_time, id) > (?1, ?2)"
         sqlite3_stmt *sum = sq_prepare (self, more
-            ? XXL_REPORT_SUMS " AND (trigger_time, id) <= (?3, ?4)"
-            : XXL_REPORT_SUMS " AND trigger_time < ?3");
+            ? XXL_REPORT_SUMS " AND (trigger_time, id) <= (?3, ?4) GROUP BY job_group"
+            : XXL_REPORT_SUMS " AND trigger_time < ?3 GROUP BY job_group");
         if (!sum || (more? sq_bind (self, sum, "iiii", time, id, last_time, last_id)
                          : sq_bind (self, sum, "iii", time, id, to)))
-            return -1;
-        if (sqlite3_step (sum) != SQLITE_ROW) {
+            break;
+        while ((rc = sqlite3_step (sum)) == SQLITE_ROW)
+            if (s_group_runs_add (rows, count, &room, sqlite3_column_int64 (sum, 0),
+                                  sqlite3_column_int64 (sum, 1), sqlite3_column_int64 (sum, 2),
+                                  sqlite3_column_int64 (sum, 3))) {
+                rc = SQLITE_NOMEM;
+                break;
+            }
+        if (rc != SQLITE_DONE)
             sq_fail (self, "report count");
-            sqlite3_reset (sum);
-            return -1;
-        }
-        *running += sqlite3_column_int64 (sum, 0);
-        *suc += sqlite3_column_int64 (sum, 1);
-        *fail += sqlite3_column_int64 (sum, 2);
         sqlite3_reset (sum);
+        if (rc != SQLITE_DONE)
+            break;
         if (!more)
             return 0;
         time = last_time;
         id = last_id;
     }
+    free (*rows);
+    *rows = NULL;
+    *count = 0;
+    return -1;
+}
+
+int
+sq_report_count (xxl_store_t *base, int64_t from, int64_t to, int64_t *running, int64_t *suc,
+                 int64_t *fail)
+{
+    xxl_store_group_runs_t *rows;
+    size_t count;
+    int rc = sq_report_count_groups (base, from, to, &rows, &count);
+    return xxl_store_sql_sum_runs (rc, rows, count, running, suc, fail);
 }
 
 int
