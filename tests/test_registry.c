@@ -138,6 +138,8 @@ s_stale_references (xxl_registry_t *registry)
     xxl_registry_stats_t stats;
     xxl_registry_stats (registry, &stats);
     XXL_CHECK (stats.addresses == 1 && stats.parting == 1 && stats.connections == 1);
+    //  A parting address is not one of R1's connected addresses
+    XXL_CHECK (xxl_registry_rid_connected (registry, "R1", 2, NULL, 0) == 0);
     //  R1 closes: the address is forgotten (none of it was connected)
     XXL_CHECK (xxl_registry_gone (registry, "R1", 2) == 0);
     xxl_registry_stats (registry, &stats);
@@ -173,6 +175,13 @@ s_stale_references (xxl_registry_t *registry)
     XXL_CHECK (!xxl_registry_owner (registry, "old"));
     rid = xxl_registry_route (registry, "old", &size);
     XXL_CHECK (rid && memcmp (rid, "R3", 2) == 0);
+    //  The addresses connected through a connection: those routed to it
+    const char *through [2] = { NULL, NULL };
+    XXL_CHECK (xxl_registry_rid_connected (registry, "R3", 2, through, 2) == 1
+               && streq (through [0], "old") && !through [1]);
+    XXL_CHECK (xxl_registry_rid_connected (registry, "R2", 2, through, 2) == 1
+               && streq (through [0], "new"));
+    XXL_CHECK (xxl_registry_rid_connected (registry, "R9", 2, through, 2) == 0);
     //  R2 and R3 close, the addresses expire: nothing held
     XXL_CHECK (xxl_registry_gone (registry, "R2", 2) == 1);
     XXL_CHECK (xxl_registry_gone (registry, "R3", 2) == 1);
