@@ -1000,9 +1000,11 @@ xxl_server_actor (zsock_t *pipe, void *args)
         if (items [6].revents & ZMQ_POLLIN)
             s_on_timer (self);
         //  A connection closed: the liveness probe finds which, soon
-        if (slots > 8 && (items [8].revents & ZMQ_POLLIN) && engine_runs_monitor_read (self)
-        &&  self->next_liveness > zclock_mono () + XXL_CLOSED_PROBE_MS)
-            self->next_liveness = zclock_mono () + XXL_CLOSED_PROBE_MS;
+        if (slots > 8 && (items [8].revents & ZMQ_POLLIN)) {
+            int64_t probe = engine_runs_monitor_read (self);
+            if (probe && probe < self->next_liveness)
+                self->next_liveness = probe;
+        }
         if (items [0].revents & ZMQ_POLLIN)
             s_on_pipe (self, pipe, &items [2], &items [7]);
         if (self->stopping && (zhashx_size (self->runs.pending) + zhashx_size (self->runs.batches) == 0

@@ -169,16 +169,20 @@ engine_runs_held_open (server_t *self, zframe_t *rid, const char *app, const cha
     return false;
 }
 
-//  Every XXL_LIVENESS_MS, a BEAT to each connection the registry holds
-//  (once, whatever its addresses): ZeroMQ tells no one when a peer's
-//  connection closes, but a send to it then fails, and its addresses are
-//  shown and routed as not connected from then on (instead of until the
-//  dead time), and those that parted from it (unregistered or expired,
-//  kept for a draining agent's LOG, KILL and results) are forgotten.
+//  Every XXL_LIVENESS_MS, and soon after the monitor saw some connection
+//  close, a BEAT to each connection the registry holds (once, whatever its
+//  addresses): ZeroMQ does not say which peer's connection closed (the
+//  monitor names a file descriptor), but a send to it then fails: its
+//  addresses' close is noted (xxl_heard_closed: lost_after counts from
+//  it), and they are shown and routed as not connected from then on
+//  (instead of until the dead time), and those that parted from it
+//  (unregistered or expired, kept for a draining agent's LOG, KILL and
+//  results) are forgotten.
 //  The agent's REPLY is ignored.
 void
 engine_runs_liveness (server_t *self)
 {
+    self->runs.probed_at = zclock_mono ();
     zlistx_t *gone = zlistx_new ();
     zlistx_set_destructor (gone, (zlistx_destructor_fn *) zframe_destroy);
     size_t rid_size;
@@ -226,7 +230,7 @@ engine_runs_monitor_start (server_t *self)
     return self->runs.monitor;
 }
 
-bool
+int64_t
 engine_runs_monitor_read (server_t *self)
 {
     bool closed = false;
@@ -244,7 +248,11 @@ engine_runs_monitor_read (server_t *self)
             ;
     }
     zmq_msg_close (&part);
-    return closed;
+    if (!closed)
+        return 0;
+    int64_t soon = zclock_mono () + XXL_CLOSED_PROBE_MS;
+    int64_t gap = self->runs.probed_at + XXL_PROBE_GAP_MS;
+    return soon > gap? soon: gap;
 }
 
 //  The router plugins routes are judged and picked by
