@@ -65,6 +65,54 @@ s_heard (void)
     XXL_CHECK (xxl_heard_size (heard) == 0);
     xxl_heard_destroy (&heard);
     XXL_CHECK (heard == NULL);
+
+    //  A closed connection: lost_at is lost_after (the grace) past the
+    //  close, never before the lease since the last REGISTER
+    heard = xxl_heard_new (1000);
+    XXL_CHECK (xxl_heard_soonest (heard) == INT64_MAX);
+    xxl_heard_note (heard, "short", 2000, 4000);        //  until 9000
+    xxl_heard_note (heard, "long", 2000, 60000);        //  until 65000
+    xxl_heard_note (heard, "none", 2000, 0);            //  no lease
+    XXL_CHECK (xxl_heard_lost_at (heard, "short") == 0);        //  (not closed)
+    xxl_heard_closed (heard, "short", 3000, 15000);
+    xxl_heard_closed (heard, "long", 3000, 15000);
+    xxl_heard_closed (heard, "none", 3000, 15000);
+    xxl_heard_closed (heard, "unknown", 3000, 15000);
+    XXL_CHECK (xxl_heard_lost_at (heard, "short") == 3000 + 15000);
+    XXL_CHECK (xxl_heard_lost_at (heard, "long")
+               == 2000 + 60000 + XXL_HEARD_MARGIN_MS + XXL_HEARD_ROW_MS);
+    XXL_CHECK (xxl_heard_lost_at (heard, "none") == 0);         //  dead decides
+    XXL_CHECK (xxl_heard_lost_at (heard, "unknown") == 0);
+    XXL_CHECK (xxl_heard_size (heard) == 3);
+    //  A grace shorter than the lease: the lease decides
+    xxl_heard_note (heard, "quick", 2000, 4000);
+    xxl_heard_closed (heard, "quick", 2500, 1000);
+    int64_t quick = 2000 + 4000 + XXL_HEARD_MARGIN_MS + XXL_HEARD_ROW_MS;
+    XXL_CHECK (xxl_heard_lost_at (heard, "quick") == quick);
+    XXL_CHECK (xxl_heard_soonest (heard) == quick);
+    //  Due: those whose lost_at passed
+    const char *due [4];
+    XXL_CHECK (xxl_heard_lost_due (heard, quick - 1, due, 4) == 0);
+    XXL_CHECK (xxl_heard_lost_due (heard, quick, due, 4) == 1 && streq (due [0], "quick"));
+    XXL_CHECK (xxl_heard_lost_due (heard, 18000, NULL, 0) == 2);
+    //  Served: its close is forgotten
+    xxl_heard_lost_done (heard, "quick");
+    XXL_CHECK (xxl_heard_lost_at (heard, "quick") == 0);
+    XXL_CHECK (xxl_heard_lost_due (heard, 18000, NULL, 0) == 1);
+    //  The first close counts; a later one changes nothing
+    xxl_heard_closed (heard, "short", 8000, 15000);
+    XXL_CHECK (xxl_heard_lost_at (heard, "short") == 3000 + 15000);
+    //  Each pass moves soonest to the next lost_at to come
+    xxl_heard_pass (heard, 9000);
+    XXL_CHECK (xxl_heard_soonest (heard) == 18000);
+    xxl_heard_pass (heard, 18000);
+    XXL_CHECK (xxl_heard_soonest (heard) == 2000 + 60000 + XXL_HEARD_MARGIN_MS + XXL_HEARD_ROW_MS);
+    //  A REGISTER after the close takes it back: held again
+    xxl_heard_note (heard, "long", 20000, 60000);
+    XXL_CHECK (xxl_heard_lost_at (heard, "long") == 0);
+    xxl_heard_pass (heard, 20000);
+    XXL_CHECK (xxl_heard_soonest (heard) == INT64_MAX);
+    xxl_heard_destroy (&heard);
 }
 
 //  An address forgotten (its connection closed after it unregistered) and
@@ -90,6 +138,8 @@ s_stale_references (xxl_registry_t *registry)
     xxl_registry_stats_t stats;
     xxl_registry_stats (registry, &stats);
     XXL_CHECK (stats.addresses == 1 && stats.parting == 1 && stats.connections == 1);
+    //  A parting address is not one of R1's connected addresses
+    XXL_CHECK (xxl_registry_rid_connected (registry, "R1", 2, NULL, 0) == 0);
     //  R1 closes: the address is forgotten (none of it was connected)
     XXL_CHECK (xxl_registry_gone (registry, "R1", 2) == 0);
     xxl_registry_stats (registry, &stats);
@@ -125,6 +175,13 @@ s_stale_references (xxl_registry_t *registry)
     XXL_CHECK (!xxl_registry_owner (registry, "old"));
     rid = xxl_registry_route (registry, "old", &size);
     XXL_CHECK (rid && memcmp (rid, "R3", 2) == 0);
+    //  The addresses connected through a connection: those routed to it
+    const char *through [2] = { NULL, NULL };
+    XXL_CHECK (xxl_registry_rid_connected (registry, "R3", 2, through, 2) == 1
+               && streq (through [0], "old") && !through [1]);
+    XXL_CHECK (xxl_registry_rid_connected (registry, "R2", 2, through, 2) == 1
+               && streq (through [0], "new"));
+    XXL_CHECK (xxl_registry_rid_connected (registry, "R9", 2, through, 2) == 0);
     //  R2 and R3 close, the addresses expire: nothing held
     XXL_CHECK (xxl_registry_gone (registry, "R2", 2) == 1);
     XXL_CHECK (xxl_registry_gone (registry, "R3", 2) == 1);

@@ -45,6 +45,26 @@ main (void)
     //  At once: interval 0 stays 0 whatever the backoff
     XXL_CHECK_INT (xxl_retry_delay (0, 3, 0, 7), 0);
 
+    //  The due instant counts from the failure, not from when the fail
+    //  monitor saw it: a failure at 1,000 seen at 1,900 with a 2 s
+    //  interval is due at 3,000 (the monitor's tick is not added)
+    XXL_CHECK_INT (xxl_retry_due (1000, 2, 1900), 3000);
+    XXL_CHECK_INT (xxl_retry_due (1000, 4, 1999), 5000);
+    XXL_CHECK_INT (xxl_retry_due (1000, 5, 1000), 6000);
+    //  Seen past its due instant: at once, never in the past
+    XXL_CHECK_INT (xxl_retry_due (1000, 2, 9000), 9000);
+    XXL_CHECK_INT (xxl_retry_due (1000, 0, 1500), 1500);
+    //  An unknown failure time, or one ahead of now (a clock stepped
+    //  back): the interval from now
+    XXL_CHECK_INT (xxl_retry_due (0, 2, 5000), 7000);
+    XXL_CHECK_INT (xxl_retry_due (9000, 2, 5000), 7000);
+    XXL_CHECK_INT (xxl_retry_due (1000, -3, 1500), 1500);
+    for (int64_t seen = 1000; seen < 20000; seen += 333) {
+        int64_t due = xxl_retry_due (1000, 3, seen);
+        XXL_CHECK_MSG (due >= seen && due <= (seen > 4000? seen: 4000),
+                       "seen %lld: due %lld", (long long) seen, (long long) due);
+    }
+
     //  Busy backoff with log id 0 (no spread): 100, 200, .. 3200, then
     //  the 5 s cap from the 7th refusal on
     int64_t busy [] = { 100, 200, 400, 800, 1600, 3200, 5000, 5000, 5000 };

@@ -544,6 +544,7 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
         s_server_destroy (&self);
         return NULL;
     }
+    engine_runs_monitor_start (self);
     char store_name [512];
     zsys_info ("xxl-scheduler %s: api on %s, agents on %s, http on %s%s, store %s, %s",
                PACKAGE_VERSION, api_bound, agents_bound, http_bound,
@@ -1038,10 +1039,13 @@ xxl_server_actor (zsock_t *pipe, void *args)
         { NULL, xxl_alarms_fd (self->alarms), ZMQ_POLLIN, 0 },
         { NULL, self->planner.timer_fd, ZMQ_POLLIN, 0 },
         { zsock_resolve (self->http), 0, ZMQ_POLLIN, 0 },
+        { self->runs.monitor? zsock_resolve (self->runs.monitor): NULL, -1, ZMQ_POLLIN, 0 },
     };
+    //  (no monitor: its slot is left out of the poll)
+    int slots = self->runs.monitor? 9: 8;
     while (!self->terminated) {
         long timeout = s_turn_timeout (self);
-        if (zmq_poll (items, 8, timeout) < 0) {
+        if (zmq_poll (items, slots, timeout) < 0) {
             if (zmq_errno () == EINTR)
                 continue;               //  a signal: main decides
             break;
@@ -1049,6 +1053,12 @@ xxl_server_actor (zsock_t *pipe, void *args)
         s_stall_check (self, timeout);
         if (items [6].revents & ZMQ_POLLIN)
             s_on_timer (self);
+        //  A connection closed: the liveness probe finds which, soon
+        if (slots > 8 && (items [8].revents & ZMQ_POLLIN)) {
+            int64_t probe = engine_runs_monitor_read (self);
+            if (probe && probe < self->next_liveness)
+                self->next_liveness = probe;
+        }
         if (items [0].revents & ZMQ_POLLIN)
             s_on_pipe (self, pipe, &items [2], &items [7]);
         if (self->stopping && (zhashx_size (self->runs.pending) + zhashx_size (self->runs.batches) == 0

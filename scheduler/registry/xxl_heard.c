@@ -7,12 +7,16 @@
 typedef struct {
     int64_t at;                         //  its last REGISTER (mono ms)
     int64_t lease;                      //  ms; 0: none
+    int64_t closed;                     //  its connection found closed (mono ms;
+                                        //  0: not since its last REGISTER)
+    int64_t grace;                      //  ms held after the close
 } s_entry_t;
 
 struct _xxl_heard_t {
     zhashx_t *entries;                  //  address -> s_entry_t
     int64_t start;
     int64_t longest;                    //  the longest lease said (0: none yet)
+    int64_t soonest;                    //  the soonest lost_at to come (INT64_MAX: none)
 };
 
 static void
@@ -33,6 +37,7 @@ xxl_heard_new (int64_t start)
     }
     zhashx_set_destructor (self->entries, s_entry_free);
     self->start = start;
+    self->soonest = INT64_MAX;
     return self;
 }
 
@@ -65,6 +70,7 @@ xxl_heard_note (xxl_heard_t *self, const char *address, int64_t now, int64_t lea
     if (now > entry->at)
         entry->at = now;
     entry->lease = lease_ms;
+    entry->closed = 0;
     if (lease_ms > self->longest)
         self->longest = lease_ms;
 }
@@ -87,6 +93,87 @@ xxl_heard_until (xxl_heard_t *self, const char *address)
     int64_t at = entry? entry->at: self->start;
     int64_t lease = xxl_heard_lease (self, address);
     return lease > 0? at + lease + XXL_HEARD_MARGIN_MS: 0;
+}
+
+void
+xxl_heard_closed (xxl_heard_t *self, const char *address, int64_t now, int64_t grace)
+{
+    assert (self && address);
+    s_entry_t *entry = (s_entry_t *) zhashx_lookup (self->entries, address);
+    if (!entry || entry->closed)
+        return;
+    entry->closed = now > 0? now: 1;
+    entry->grace = grace > 0? grace: 0;
+    int64_t lost_at = xxl_heard_lost_at (self, address);
+    if (lost_at && lost_at < self->soonest)
+        self->soonest = lost_at;
+}
+
+//  An entry's lost_at (xxl_heard.h); 0 when none
+static int64_t
+s_lost_at (const s_entry_t *entry)
+{
+    if (!entry || !entry->closed || entry->lease <= 0)
+        return 0;
+    int64_t until = entry->at + entry->lease + XXL_HEARD_MARGIN_MS + XXL_HEARD_ROW_MS;
+    int64_t after = entry->closed + entry->grace;
+    return after > until? after: until;
+}
+
+int64_t
+xxl_heard_lost_at (xxl_heard_t *self, const char *address)
+{
+    assert (self && address);
+    s_entry_t *entry = (s_entry_t *) zhashx_lookup (self->entries, address);
+    int64_t lost_at = s_lost_at (entry);
+    assert (!lost_at || lost_at >= xxl_heard_until (self, address));
+    return lost_at;
+}
+
+size_t
+xxl_heard_lost_due (xxl_heard_t *self, int64_t now, const char **addresses, size_t max)
+{
+    assert (self && (addresses || !max));
+    size_t count = 0;
+    for (s_entry_t *entry = (s_entry_t *) zhashx_first (self->entries); entry;
+         entry = (s_entry_t *) zhashx_next (self->entries)) {
+        int64_t lost_at = s_lost_at (entry);
+        if (lost_at && lost_at <= now) {
+            if (count < max)
+                addresses [count] = (const char *) zhashx_cursor (self->entries);
+            count++;
+        }
+    }
+    return count;
+}
+
+void
+xxl_heard_lost_done (xxl_heard_t *self, const char *address)
+{
+    assert (self && address);
+    s_entry_t *entry = (s_entry_t *) zhashx_lookup (self->entries, address);
+    if (entry)
+        entry->closed = 0;
+}
+
+int64_t
+xxl_heard_soonest (xxl_heard_t *self)
+{
+    assert (self);
+    return self->soonest;
+}
+
+void
+xxl_heard_pass (xxl_heard_t *self, int64_t now)
+{
+    assert (self);
+    self->soonest = INT64_MAX;
+    for (s_entry_t *entry = (s_entry_t *) zhashx_first (self->entries); entry;
+         entry = (s_entry_t *) zhashx_next (self->entries)) {
+        int64_t lost_at = s_lost_at (entry);
+        if (lost_at > now && lost_at < self->soonest)
+            self->soonest = lost_at;
+    }
 }
 
 size_t

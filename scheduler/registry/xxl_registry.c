@@ -590,6 +590,21 @@ xxl_registry_gone (xxl_registry_t *self, const void *rid, size_t rid_size)
     return connected;
 }
 
+size_t
+xxl_registry_rid_connected (xxl_registry_t *self, const void *rid, size_t rid_size,
+                            const char **addresses, size_t max)
+{
+    s_conn_t *conn = s_conn (self, rid, rid_size);
+    size_t count = 0;
+    for (s_route_t *route = conn? conn->routes: NULL; route; route = route->next)
+        if (s_connected (route)) {
+            if (count < max)
+                addresses [count] = route->address;
+            count++;
+        }
+    return count;
+}
+
 const void *
 xxl_registry_rid_first (xxl_registry_t *self, size_t *size)
 {

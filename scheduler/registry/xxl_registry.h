@@ -104,6 +104,12 @@ void xxl_registry_unroute (xxl_registry_t *self, const char *address,
 //  Returns how many of its addresses were connected (the first ten are
 //  logged by name).
 size_t xxl_registry_gone (xxl_registry_t *self, const void *rid, size_t rid_size);
+//  The addresses connected through the connection of routing id rid
+//  (routed to it, not parting from it): up to max of them in addresses
+//  (the registry's strings, valid as xxl_registry_address's); returns how
+//  many there are
+size_t xxl_registry_rid_connected (xxl_registry_t *self, const void *rid, size_t rid_size,
+                                   const char **addresses, size_t max);
 //  The connections the registry holds (some address routed to or parting
 //  from each), each once: the first, then the next, as their routing id
 //  (NULL at the end); valid until the next change of the registry.

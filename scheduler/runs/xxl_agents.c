@@ -291,6 +291,10 @@ s_check_open_runs (server_t *self, const char *address, const char *why)
                              xxl_printable (address, where, sizeof where), why);
         return;
     }
+    //  (runs accepted whose trigger code waits for the turn's end are
+    //  written first: an agent killed just after it took one is back, or
+    //  its close seen, within that wait, and its run must be asked about)
+    engine_accepted_flush (self, INT64_MAX);
     int64_t ids [1000];
     size_t count = 0, asked = 0;
     int64_t after = 0;

@@ -58,7 +58,10 @@ s_agent_gone (server_t *self, uint64_t tag, zframe_t *rid)
                                         : NULL;
     const char *address = pending? pending->address: batch? batch->address: NULL;
     char name [300], why [80] = "its connection has closed";
-    if (zmq_errno () == EAGAIN)
+    int error = zmq_errno ();
+    if (address && error == EHOSTUNREACH)
+        xxl_heard_closed (self->heard, address, zclock_mono (), self->config.lost_after_ms);
+    if (error == EAGAIN)
         snprintf (why, sizeof why, "it has not read its last %d messages",
                   xxl_transport_limits (XXL_ROLE_AGENTS).sndhwm);
     engine_warn_limited (&self->runs.log_agent_send, "server: cannot send to agent %s: %s",

@@ -40,6 +40,10 @@ engine_runs_start (server_t *self)
 void
 engine_runs_stop (server_t *self)
 {
+    if (self->runs.monitor) {
+        zmq_socket_monitor (zsock_resolve (self->agents), NULL, 0);
+        zsock_destroy (&self->runs.monitor);
+    }
     zlistx_destroy (&self->runs.resends);
     zhashx_destroy (&self->runs.resend_ids);
     zhashx_destroy (&self->runs.doubts);
@@ -165,16 +169,20 @@ engine_runs_held_open (server_t *self, zframe_t *rid, const char *app, const cha
     return false;
 }
 
-//  Every XXL_LIVENESS_MS, a BEAT to each connection the registry holds
-//  (once, whatever its addresses): ZeroMQ tells no one when a peer's
-//  connection closes, but a send to it then fails, and its addresses are
-//  shown and routed as not connected from then on (instead of until the
-//  dead time), and those that parted from it (unregistered or expired,
-//  kept for a draining agent's LOG, KILL and results) are forgotten.
+//  Every XXL_LIVENESS_MS, and soon after the monitor saw some connection
+//  close, a BEAT to each connection the registry holds (once, whatever its
+//  addresses): ZeroMQ does not say which peer's connection closed (the
+//  monitor names a file descriptor), but a send to it then fails: its
+//  addresses' close is noted (xxl_heard_closed: lost_after counts from
+//  it), and they are shown and routed as not connected from then on
+//  (instead of until the dead time), and those that parted from it
+//  (unregistered or expired, kept for a draining agent's LOG, KILL and
+//  results) are forgotten.
 //  The agent's REPLY is ignored.
 void
 engine_runs_liveness (server_t *self)
 {
+    self->runs.probed_at = zclock_mono ();
     zlistx_t *gone = zlistx_new ();
     zlistx_set_destructor (gone, (zlistx_destructor_fn *) zframe_destroy);
     size_t rid_size;
@@ -183,11 +191,68 @@ engine_runs_liveness (server_t *self)
         if (!engine_runs_beat (self, rid, rid_size))
             zlistx_add_end (gone, zframe_new (rid, rid_size));
     //  (after the walk: forgetting a connection changes what it walks)
+    int64_t now = zclock_mono ();
     for (zframe_t *rid = (zframe_t *) zlistx_first (gone); rid;
-         rid = (zframe_t *) zlistx_next (gone))
+         rid = (zframe_t *) zlistx_next (gone)) {
+        //  (its addresses' runs may be declared lost lost_after from
+        //  now, within their run lease: xxl_heard.h)
+        size_t count = xxl_registry_rid_connected (self->registry, zframe_data (rid),
+                                                   zframe_size (rid), NULL, 0);
+        const char **addresses = count? (const char **) malloc (count * sizeof (char *)): NULL;
+        assert (addresses || !count);
+        count = xxl_registry_rid_connected (self->registry, zframe_data (rid),
+                                            zframe_size (rid), addresses, count);
+        for (size_t i = 0; i < count; i++)
+            xxl_heard_closed (self->heard, addresses [i], now, self->config.lost_after_ms);
+        free (addresses);
         xxl_registry_gone (self->registry, zframe_data (rid), zframe_size (rid));
+    }
     zlistx_destroy (&gone);
     engine_moved_check (self);
+}
+
+zsock_t *
+engine_runs_monitor_start (server_t *self)
+{
+    assert (self->agents && !self->runs.monitor);
+    char endpoint [80];
+    snprintf (endpoint, sizeof endpoint, "inproc://xxl-agents-monitor-%p", (void *) self);
+    if (zmq_socket_monitor (zsock_resolve (self->agents), endpoint, ZMQ_EVENT_DISCONNECTED)) {
+        zsys_warning ("server: no monitor of the agents socket (%s): a closed connection is"
+                      " found by the next liveness probe", zmq_strerror (zmq_errno ()));
+        return NULL;
+    }
+    self->runs.monitor = zsock_new (ZMQ_PAIR);
+    if (self->runs.monitor && zsock_connect (self->runs.monitor, "%s", endpoint)) {
+        zsock_destroy (&self->runs.monitor);
+        zmq_socket_monitor (zsock_resolve (self->agents), NULL, 0);
+    }
+    return self->runs.monitor;
+}
+
+int64_t
+engine_runs_monitor_read (server_t *self)
+{
+    bool closed = false;
+    zmq_msg_t part;
+    zmq_msg_init (&part);
+    //  (each event: a frame of its number and value, then the endpoint)
+    while (self->runs.monitor
+       &&  zmq_msg_recv (&part, zsock_resolve (self->runs.monitor), ZMQ_DONTWAIT) >= 0) {
+        if (zmq_msg_size (&part) >= 2) {
+            uint16_t event;
+            memcpy (&event, zmq_msg_data (&part), 2);
+            closed |= event == ZMQ_EVENT_DISCONNECTED;
+        }
+        while (zmq_msg_more (&part) && zmq_msg_recv (&part, zsock_resolve (self->runs.monitor), 0) >= 0)
+            ;
+    }
+    zmq_msg_close (&part);
+    if (!closed)
+        return 0;
+    int64_t soon = zclock_mono () + XXL_CLOSED_PROBE_MS;
+    int64_t gap = self->runs.probed_at + XXL_PROBE_GAP_MS;
+    return soon > gap? soon: gap;
 }
 
 //  The router plugins routes are judged and picked by

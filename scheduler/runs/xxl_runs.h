@@ -214,6 +214,9 @@ typedef struct {
     char *foreign_apps;                 //  s_address_foreign_app's answer
     int64_t foreign_callbacks;          //  callbacks for rows of other addresses
     int64_t foreign_callbacks_logged;   //  since this monotonic ms's log line
+    zsock_t *monitor;                   //  the agents socket's DISCONNECTED events
+                                        //  (engine_runs_monitor_start; NULL: none)
+    int64_t probed_at;                  //  monotonic ms of the last engine_runs_liveness
 } runs_t;
 
 //  The handler of the engine's JOB_CHANGED event: groups read again
@@ -233,12 +236,25 @@ bool engine_runs_beat (server_t *self, const void *rid, size_t rid_size);
 //  still open (engine_runs_beat): one found closed is forgotten
 //  (xxl_registry_gone, logged naming app and address)
 bool engine_runs_held_open (server_t *self, zframe_t *rid, const char *app, const char *address);
+//  A monitor of the agents socket (once it is open): a connection that
+//  closes is told at once, by file descriptor (ZeroMQ's DISCONNECTED; its
+//  ROUTER_NOTIFY, which names the routing id, is a draft API).  Returns
+//  the socket to poll, or NULL when the monitor could not start.
+zsock_t *engine_runs_monitor_start (server_t *self);
+//  Reads the monitor's events: when some connection closed, the
+//  monotonic ms at which to probe the connections (engine_runs_liveness):
+//  XXL_CLOSED_PROBE_MS from now, but no sooner than XXL_PROBE_GAP_MS
+//  after the last probe (connections that open and close at will must
+//  not make it send to every agent at their pace); else 0
+int64_t engine_runs_monitor_read (server_t *self);
 //  The router plugins (to judge a job's route strategy, to list them)
 xxl_routers_t *engine_runs_routers (server_t *self);
 //  Whether a RUN of log_id was accepted and its trigger code is not
 //  written yet (xxl_trigger.c)
 bool engine_accepted_has (server_t *self, int64_t log_id);
 #define XXL_LIVENESS_MS 5000                //  (the actor calls it this often)
+#define XXL_CLOSED_PROBE_MS 100            //  and this soon after a connection closed,
+#define XXL_PROBE_GAP_MS 500                //  but this long after the last at least
 //  xxl_dispatch.c: agents' messages, queued in a turn, sent after its commit
 void engine_queue_agent_to (server_t *self, const void *rid, size_t rid_size,
                             uint64_t pending_id, bool always);

@@ -24,3 +24,15 @@ xxl_retry_delay (int64_t interval, double backoff, int64_t max_interval, int64_t
     assert (interval < 0 || delay >= 0);
     return (int64_t) delay;
 }
+
+int64_t
+xxl_retry_due (int64_t failed_at, int64_t delay_s, int64_t now)
+{
+    if (failed_at <= 0 || failed_at > now)
+        failed_at = now;
+    if (delay_s < 0)
+        delay_s = 0;
+    int64_t due = failed_at + delay_s * 1000;
+    assert (due >= failed_at);
+    return due > now? due: now;
+}

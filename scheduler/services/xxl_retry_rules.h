@@ -13,6 +13,12 @@
         Invariants: interval >= 0 gives a result >= 0; with backoff <= 1
         the result is interval (or the cap); it never falls as attempt
         grows.
+    xxl_retry_due (failed_at, delay_s, now)
+        The wall-clock ms a retry is due: delay_s seconds after the
+        failure (failed_at, wall ms), never before now; a failure time
+        unknown (<= 0) or ahead of now (a clock stepped back) counts as
+        now.  So a retry keeps its interval from the failure, however
+        late the fail monitor saw it.
 */
 
 #ifndef XXL_RETRY_RULES_H_INCLUDED
@@ -22,5 +28,6 @@
 
 int64_t xxl_retry_attempt (int64_t retry_count, int64_t left);
 int64_t xxl_retry_delay (int64_t interval, double backoff, int64_t max_interval, int64_t attempt);
+int64_t xxl_retry_due (int64_t failed_at, int64_t delay_s, int64_t now);
 
 #endif

@@ -26,7 +26,15 @@ engine_services_on_job (server_t *self, const xxl_event_t *event)
 void
 engine_services_on_run (server_t *self, const xxl_event_t *event)
 {
-    if (event->end != XXL_END_RESULT || event->code != XXL_CODE_SUCCESS)
+    //  A failure: the fail monitor runs in the next turn (its retry is
+    //  timed from the failure, s_handle_failure), not at its next tick
+    if (event->code != XXL_CODE_SUCCESS) {
+        int64_t soon = zclock_mono ();
+        if (self->services.service_next [XXL_SERVICE_FAIL] > soon)
+            self->services.service_next [XXL_SERVICE_FAIL] = soon;
+        return;
+    }
+    if (event->end != XXL_END_RESULT)
         return;
     char *children = engine_trigger_children (self, event->log_id);
     if (children)
@@ -190,13 +198,18 @@ s_handle_failure (server_t *self, int64_t log_id)
             args.shard_index = index;
             args.shard_total = total;
         }
+        //  Due `delay` after the failure: its result's time, or (a trigger
+        //  that failed) now, the monitor being woken by the failure
+        int64_t now = engine_now ();
+        int64_t failed_at = log.handle_code && log.handle_code != XXL_CODE_SUCCESS
+                          ? log.handle_time: now;
+        int64_t when = xxl_retry_due (failed_at, delay, now);
         int64_t ids [4];
         int made = engine_trigger (self, &job, &args, ids, NULL, 4);
         if (made > 0) {
             if (delay > 0) {
-                int64_t when = engine_now () + delay * 1000;
                 xxl_store_log_retime (self->store, ids [0], when);
-                engine_run_again (self, ids [0], engine_now (), delay * 1000);
+                engine_run_again (self, ids [0], now, when - now);
             }
             char *note = engine_text_retry (attempt + 1, job.executor_fail_retry_count, ids [0],
                                             delay);
@@ -234,6 +247,16 @@ engine_fail_monitor (server_t *self)
             s_handle_failure (self, ids [i]);
 }
 
+//  Fails run log_id as lost, if it still has no result; 1 when failed
+static int
+s_lost_fail (server_t *self, int64_t log_id, int64_t now, const char *reason)
+{
+    if (xxl_store_log_handle_done (self->store, log_id, now, XXL_CODE_FAIL, reason))
+        return 0;
+    engine_run_ended (self, log_id, XXL_END_RESULT, XXL_CODE_FAIL, now);
+    return 1;
+}
+
 //  One lost candidate: failed, unless this scheduler hears its agent (its
 //  registry judges by the monotonic clock; the store's rows by the wall
 //  clock, which may have stepped) or the agent's run lease has not passed
@@ -260,12 +283,48 @@ s_lost_one (server_t *self, int64_t log_id, int64_t now, int64_t mono)
     char *reason = zsys_sprintf ("lost: no result after %d s and the agent is no"
                                  " longer registered (lost-run monitor)",
                                  self->config.lost_after_ms / 1000);
-    int failed = 0;
-    if (xxl_store_log_handle_done (self->store, log_id, now, XXL_CODE_FAIL, reason) == 0) {
-        engine_run_ended (self, log_id, XXL_END_RESULT, XXL_CODE_FAIL, now);
-        failed = 1;
-    }
+    int failed = s_lost_fail (self, log_id, now, reason);
     zstr_free (&reason);
+    return failed;
+}
+
+//  The open runs of an address whose connection closed, once its lost_at
+//  passed (lost_after since the close, and its run lease since it was
+//  last heard: xxl_heard.h): failed, unless it registered again here or
+//  another scheduler of the store heard it within its lease (that one's
+//  answers keep the agent's lease, and its runs, alive).  Its close is
+//  then forgotten.  Returns how many runs failed.
+static size_t
+s_lost_closed (server_t *self, const char *address, int64_t now)
+{
+    int64_t lease = xxl_heard_lease (self->heard, address);
+    char *apps = xxl_store_registry_apps (self->store, address, engine_store_now (self)
+                                          - lease - XXL_HEARD_MARGIN_MS);
+    bool elsewhere = apps && *apps;
+    free (apps);
+    size_t rid_size;
+    if (elsewhere || xxl_registry_route (self->registry, address, &rid_size)) {
+        xxl_heard_lost_done (self->heard, address);
+        return 0;
+    }
+    char *reason = zsys_sprintf ("lost: the agent's connection closed over %d s ago, and its"
+                                 " run lease (%" PRId64 " s) has passed since it was last"
+                                 " heard (lost-run monitor)",
+                                 self->config.lost_after_ms / 1000, lease / 1000);
+    int64_t ids [1000], after = 0;
+    size_t count = 0, failed = 0;
+    do {
+        if (xxl_store_log_open_ids_at (self->store, address, after, ids, 1000, &count)) {
+            zstr_free (&reason);
+            return failed;              //  (the store failed: at the next run)
+        }
+        for (size_t i = 0; i < count; i++) {
+            after = ids [i];
+            failed += (size_t) s_lost_fail (self, ids [i], now, reason);
+        }
+    } while (count == 1000);
+    zstr_free (&reason);
+    xxl_heard_lost_done (self->heard, address);
     return failed;
 }
 
@@ -273,7 +332,8 @@ s_lost_one (server_t *self, int64_t log_id, int64_t now, int64_t mono)
 //  their agent is no longer registered: failed, with the reason.  Up to
 //  XXL_LOST_READ candidates a tick, by id from where the last tick
 //  stopped (back to the first once the last is read), so that runs left
-//  for their agents' leases hide none of the others
+//  for their agents' leases hide none of the others.  First the open runs
+//  of addresses whose connection closed and whose lost_at passed.
 #define XXL_LOST_READ 10000
 void
 engine_lost_monitor (server_t *self)
@@ -282,6 +342,16 @@ engine_lost_monitor (server_t *self)
     size_t count = 0, failed = 0, read = 0;
     int64_t before = engine_now () - self->config.lost_after_ms;
     int64_t now = engine_now (), mono = zclock_mono ();
+    size_t due = xxl_heard_lost_due (self->heard, mono, NULL, 0);
+    if (due) {
+        //  (the map's strings: serving an address keeps its entry)
+        const char **addresses = (const char **) malloc (due * sizeof (char *));
+        assert (addresses);
+        due = xxl_heard_lost_due (self->heard, mono, addresses, due);
+        for (size_t i = 0; i < due; i++)
+            failed += s_lost_closed (self, addresses [i], now);
+        free (addresses);
+    }
     do {
         if (xxl_store_log_lost_ids_after (self->store, before, self->services.lost_cursor, ids, 1000,
                                           &count))
@@ -542,17 +612,23 @@ engine_services_start (server_t *self, int64_t now)
 void
 engine_services_run (server_t *self, int64_t now)
 {
+    //  (the lost-run monitor is due too when an agent whose connection
+    //  closed reaches its lost_at: xxl_heard.h)
+    if (now >= xxl_heard_soonest (self->heard))
+        self->services.service_next [XXL_SERVICE_LOST] = now;
     for (size_t i = 0; i < XXL_SERVICES; i++)
         if (now >= self->services.service_next [i]) {
             self->services.service_next [i] = now + s_period (self, &s_services [i]);
             s_services [i].run (self);
+            if (i == XXL_SERVICE_LOST)
+                xxl_heard_pass (self->heard, now);
         }
 }
 
 int64_t
 engine_services_wake (server_t *self)
 {
-    int64_t wake = INT64_MAX;
+    int64_t wake = xxl_heard_soonest (self->heard);
     for (size_t i = 0; i < XXL_SERVICES; i++)
         if (self->services.service_next [i] < wake)
             wake = self->services.service_next [i];
