@@ -13,7 +13,9 @@
     `key: value` lines for single objects.  `cron next` and `keygen` need
     no scheduler: they run locally.  With --cert and --scheduler-key (both
     or neither) the link to the scheduler is CURVE-encrypted and
-    authenticated (xxl_client_new_curve).  Every failure prints
+    authenticated (xxl_client_new_curve); with neither, no token and a
+    loopback endpoint, the local admin key of a scheduler on this host is
+    used when this user can read it (xxl_local.h).  Every failure prints
     one error (a line on err, or {"error": ...} on out with --json) and
     returns a non-zero status: 1 for server, connection and reply
     problems, 2 for usage errors.  Replies are never trusted: a missing
@@ -29,6 +31,9 @@
 #include "xxl_ctl.h"
 #include "xxl_ctl_cmd.h"
 #include "xxl_ctl_print.h"
+
+#include "xxl_local.h"
+#include "xxl_transport.h"
 
 #include <czmq.h>
 
@@ -158,6 +163,18 @@ s_settle (ctl_t *self, const char *config_file, const char *api, const char *tok
     self->cert = cert? strdup (cert): NULL;
     self->scheduler_key = scheduler_key? strdup (scheduler_key): NULL;
     self->timeout = (int) timeout;
+    //  No keys, no token, a scheduler on this host: its local admin key
+    char local_cert [256], local_server [256], why [512];
+    int found = rc || cert || token || !xxl_transport_loopback (api)? 0:
+                xxl_local_keys_find (config? zconfig_get (config, "ctl/state_dir", NULL): NULL,
+                                     XXL_LOCAL_ADMIN, local_cert, sizeof local_cert,
+                                     local_server, sizeof local_server, why, sizeof why);
+    if (found > 0) {
+        self->cert = strdup (local_cert);
+        self->scheduler_key = strdup (local_server);
+    }
+    if (found)
+        self->local = strdup (found > 0? local_cert: why);
     zconfig_destroy (&config);
     return rc;
 }
@@ -274,5 +291,6 @@ xxl_ctl_main (int argc, char **argv, FILE *out, FILE *err)
     free (self->token);
     free (self->cert);
     free (self->scheduler_key);
+    free (self->local);
     return rc;
 }
