@@ -489,8 +489,8 @@ s_agent_new (zsock_t *pipe, const xxl_agent_config_t *config)
     if (gethostname (self->address, sizeof self->address - 1))
         strcpy (self->address, "localhost");
 
-    if (zsys_dir_create ("%s", config->logdir)) {
-        zsys_error ("agent: cannot create log folder %s", config->logdir);
+    if (xxl_runlog_mkdirs (config->logdir)) {
+        zsys_error ("agent: cannot create log folder %s: %s", config->logdir, strerror (errno));
         s_agent_destroy (&self);
         return NULL;
     }

@@ -332,7 +332,7 @@ xxl_local_keys_find (const char *configured, const char *name, char *cert, size_
             continue;
         const char *owner = NULL, *group = NULL;
         if (stat (kdir, &st) == 0 || stat (dirs [i], &st) == 0) {
-            struct passwd *pw = getpwuid (st.st_uid);
+            struct passwd *pw = st.st_uid? getpwuid (st.st_uid): NULL;
             owner = pw? pw->pw_name: NULL;
             struct group *gr = streq (name, XXL_LOCAL_AGENT) && (st.st_mode & S_IXGRP)?
                                getgrgid (st.st_gid): NULL;
