@@ -106,37 +106,6 @@ xxl_runlog_path (const char *logdir, int64_t log_id, int64_t log_date_time,
 }
 
 int
-xxl_runlog_mkdirs (const char *logdir)
-{
-    char path [4096];
-    if (!logdir || !*logdir || strlen (logdir) >= sizeof path) {
-        errno = logdir && *logdir? ENAMETOOLONG: EINVAL;
-        return -1;
-    }
-    snprintf (path, sizeof path, "%s", logdir);
-    //  Each prefix in turn, logdir itself last
-    for (char *at = path + 1; ; at++) {
-        if (*at != '/' && *at)
-            continue;
-        char saved = *at;
-        *at = 0;
-        if (mkdir (path, XXL_RUNLOG_DIR_MODE) && errno != EEXIST)
-            return -1;
-        *at = saved;
-        if (!saved)
-            break;
-    }
-    struct stat st;
-    if (stat (logdir, &st))
-        return -1;
-    if (!S_ISDIR (st.st_mode)) {
-        errno = ENOTDIR;
-        return -1;
-    }
-    return 0;
-}
-
-int
 xxl_runlog_open (const char *logdir, int64_t log_id, int64_t log_date_time)
 {
     char path [4096];

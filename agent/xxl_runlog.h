@@ -30,10 +30,6 @@ extern "C" {
 int xxl_runlog_path (const char *logdir, int64_t log_id, int64_t log_date_time,
                      char *buf, size_t buflen);
 
-//  Makes logdir and its missing parents, mode XXL_RUNLOG_DIR_MODE; 0, or
-//  -1 (errno set) when it cannot be made or is not a folder
-int xxl_runlog_mkdirs (const char *logdir);
-
 //  Opens (creating folders as needed) the run's log for appending; returns an
 //  O_RDWR|O_APPEND|O_CLOEXEC fd the caller closes, or -1 (errno set).
 int xxl_runlog_open (const char *logdir, int64_t log_id, int64_t log_date_time);

@@ -252,7 +252,8 @@ main (int argc, char *argv [])
     if ((local || !db_given)
     &&  (xxl_local_state_dir (s_value (NULL, config, "scheduler/state_dir", NULL), state,
                               sizeof state, why, sizeof why)
-    ||   xxl_local_mkdirs (state, why, sizeof why)
+    ||   (xxl_local_mkdirs (state, 0700) && snprintf (why, sizeof why, "cannot make the"
+                  " state folder %s: %s", state, strerror (errno)))
     ||   (local && (made = xxl_local_keys_make (state, s_value (NULL, config,
                     "scheduler/agent_group", NULL), local_cert, sizeof local_cert, local_keys,
                     sizeof local_keys, why, sizeof why)) < 0))) {

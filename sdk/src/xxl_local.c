@@ -92,11 +92,13 @@ xxl_local_state_dir (const char *configured, char *dir, size_t dirlen, char *err
 }
 
 int
-xxl_local_mkdirs (const char *dir, char *err, size_t errlen)
+xxl_local_mkdirs (const char *dir, mode_t mode)
 {
-    char path [XXL_LOCAL_DIR_MAX + 1];
-    if (s_check_dir (dir, err, errlen))
+    char path [4096];
+    if (!dir || !*dir || strlen (dir) >= sizeof path) {
+        errno = dir && *dir? ENAMETOOLONG: EINVAL;
         return -1;
+    }
     snprintf (path, sizeof path, "%s", dir);
     //  Each prefix in turn, the folder itself last
     for (char *at = path + 1; ; at++) {
@@ -104,17 +106,17 @@ xxl_local_mkdirs (const char *dir, char *err, size_t errlen)
             continue;
         char saved = *at;
         *at = 0;
-        if (mkdir (path, 0700) && errno != EEXIST) {
-            snprintf (err, errlen, "cannot make the folder '%s': %s", path, strerror (errno));
+        if (mkdir (path, mode) && errno != EEXIST)
             return -1;
-        }
         *at = saved;
         if (!saved)
             break;
     }
     struct stat st;
-    if (stat (dir, &st) || !S_ISDIR (st.st_mode)) {
-        snprintf (err, errlen, "'%s' is not a folder", dir);
+    if (stat (dir, &st))
+        return -1;
+    if (!S_ISDIR (st.st_mode)) {
+        errno = ENOTDIR;
         return -1;
     }
     return 0;

@@ -36,6 +36,7 @@
 #define XXL_LOCAL_H_INCLUDED
 
 #include <czmq.h>
+#include <sys/types.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -52,8 +53,10 @@ extern "C" {
 int xxl_local_state_dir (const char *configured, char *dir, size_t dirlen, char *err,
                          size_t errlen);
 
-//  Makes the folder dir and its missing parents (those mode 0700); 0 or -1
-int xxl_local_mkdirs (const char *dir, char *err, size_t errlen);
+//  Makes the folder dir and its missing parents, those with mode (under
+//  the umask); 0, or -1 (errno set) when one cannot be made or dir is not
+//  a folder
+int xxl_local_mkdirs (const char *dir, mode_t mode);
 
 //  The scheduler's local keys in STATE/local-keys, made at the first call
 //  and reused after; cert gets its secret certificate's path, keys its
