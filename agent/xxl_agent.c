@@ -448,6 +448,7 @@ s_agent_destroy (agent_t **self_p)
     zcert_destroy (&self->cert);
     xxl_agent_callbacks_destroy (self);
     xxl_enc_destroy (&self->enc);
+    free (self->handlers_sent);
     free (self);
     *self_p = NULL;
 }
@@ -796,6 +797,25 @@ s_turn_timeout (agent_t *self)
     return wake > now? (long) (wake - now): 0;
 }
 
+//  Registers again on each connected link once the plugins' handler
+//  names differ from those the latest REGISTER carried, so that the
+//  schedulers (AGENT_LIST, routing by handler) know at once, not at the
+//  next beat.  Not while draining: the agent has unregistered
+static void
+s_announce_handlers (agent_t *self)
+{
+    if (self->draining)
+        return;
+    char *names = xxl_handlers_names (self->handlers);
+    bool same = names && self->handlers_sent && streq (names, self->handlers_sent);
+    free (names);
+    if (same)
+        return;
+    for (size_t i = 0; i < self->link_count; i++)
+        if (self->links [i].connected)
+            xxl_agent_register (self, &self->links [i], 0);
+}
+
 //  Hands each slot with input to its reader
 static void
 s_turn_read (agent_t *self, poll_t *poll)
@@ -804,8 +824,8 @@ s_turn_read (agent_t *self, poll_t *poll)
         s_read_pipe (self);
     if (s_ready (poll->results))
         xxl_agent_callbacks_take (self);
-    if (s_ready (poll->plugins))
-        xxl_handlers_rescan (self->handlers);
+    if (s_ready (poll->plugins) && xxl_handlers_rescan (self->handlers) > 0)
+        s_announce_handlers (self);
     s_read_links (self, poll);
 }
 

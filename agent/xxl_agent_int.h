@@ -116,6 +116,8 @@ typedef struct {
     bool terminated;
     bool draining;                      //  stopping: new runs are refused
     char address [256];
+    char *handlers_sent;                //  the handler names the latest
+                                        //  REGISTER carried (owned)
     const char *sending;                //  type of the message in the encoder
 } agent_t;
 

@@ -416,6 +416,20 @@ s_wire2 (const char *api_ep, const char *agents_ep)
     reply = s_expect (anon, enc, 340, XXL_UNAUTHORIZED, "CALLBACK unregistered");
     XXL_CHECK (strstr (xxl_tw_text (reply), "REGISTER"));
     xxl_msg_destroy (&reply);
+    //  An item whose logDateTime is not an integer makes the batch 400
+    //  and finishes nothing (the next one, well typed, is taken)
+    xxl_enc_request (enc, "CALLBACK", 339);
+    xxl_enc_key (enc, "items");
+    xxl_enc_array_begin (enc);
+    xxl_enc_map_begin (enc);
+    xxl_enc_kint (enc, "logId", log);
+    xxl_enc_kstr (enc, "logDateTime", "2026-11-28 10:00:00");
+    xxl_enc_kint (enc, "handleCode", 500);
+    xxl_enc_map_end (enc);
+    xxl_enc_array_end (enc);
+    reply = s_expect (s1, enc, 339, XXL_BAD_REQUEST, "CALLBACK logDateTime a string");
+    XXL_CHECK (strstr (xxl_tw_text (reply), "logDateTime"));
+    xxl_msg_destroy (&reply);
     char *text = (char *) malloc (1 + 6000 * 3 + 1);
     text [0] = 'a';
     for (int i = 0; i < 6000; i++)

@@ -30,6 +30,22 @@ start_scheduler "$API" "$AGENTS" || exit 1
 check "the first run ends, the scheduler restarted meanwhile" wait_for 20 ran 1
 check "the next run follows a second after it" wait_for 20 ran 2
 ctl job stop "$FD" >/dev/null
+
+# A FIX_DELAY job whose run a user kills goes on: the kill ends the run
+# (handleCode 500) and its next run follows the delay, as after a result
+printf 'sleep 60\n' > "$T/sleep60.sh"
+FK=$(ctl job add --group fd-app --glue-type GLUE_SHELL --glue-source "$T/sleep60.sh" \
+        --fix-delay 1 --start | jq -r .id)
+running_k () { ctl log list --job "$FK" | jq -r '[.logs[] | select(.triggerCode == 200 and .handleCode == 0)] | .[0].id // empty'; }
+in_flight_k () { [ -n "$(running_k)" ]; }
+check "the killed job's first run is in flight" wait_for 10 in_flight_k
+K1=$(running_k)
+check "log kill of that run answers" ctl log kill "$K1"
+second_k () { [ "$(ctl log list --job "$FK" | jq '[.logs[]] | length')" -ge 2 ]; }
+check "the next run follows the killed one" wait_for 15 second_k
+ctl job stop "$FK" >/dev/null
+check "the killed run ended 500 'killed by a user'" bash -c "
+    $CTL --api $API --json log show $K1 | jq -e '.handleCode == 500 and (.handleMsg | test(\"killed by a user\"))' >/dev/null"
 check "the second run started after the first ended, across the restart" bash -c "
     $CTL --api $API --json log list --job $FD | jq -e '
         [.logs[] | select(.handleCode == 200)] | sort_by(.scheduleTime) as \$r

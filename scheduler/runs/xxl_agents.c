@@ -685,8 +685,10 @@ s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg)
         int64_t log_id = xxl_msg_int (msg, item, "logId", 1, 1, INT64_MAX, 0);
         int64_t code = xxl_msg_int (msg, item, "handleCode", 1, 1, 999, 0);
         const char *text = xxl_msg_str (msg, item, "handleMsg", 0, XXL_MSG_MAX_STR, NULL);
-        //  (optional: when the handler started, epoch ms on our clock)
+        //  (optional: when the handler started, epoch ms on our clock;
+        //  logDateTime, optional, the RUN's, read below for startTime only)
         starts [i] = xxl_msg_int (msg, item, "startTime", 0, 0, INT64_MAX, 0);
+        int64_t sent_time = xxl_msg_int (msg, item, "logDateTime", 0, 0, INT64_MAX, 0);
         if (xxl_msg_error (msg))
             break;
         if (text && strlen (text) > XXL_HANDLE_MSG_CAP) {
@@ -712,13 +714,11 @@ s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg)
         if (starts [i] && !done_items [i].trigger_time) {
             //  The trigger time the RUN carried, as the item repeats it
             //  (the row's, unless the agent lies, which it could about
-            //  startTime as well); not judged: the scheduler never read it
-            const msgpack_object *sent = xxl_msg_get (item, "logDateTime");
-            if (!sent || sent->type != MSGPACK_OBJECT_POSITIVE_INTEGER
-            ||  sent->via.u64 > INT64_MAX)
+            //  startTime as well)
+            if (sent_time <= 0)
                 starts [i] = 0;
             else
-                trigger_times [i] = (int64_t) sent->via.u64;
+                trigger_times [i] = sent_time;
         }
         else
             trigger_times [i] = done_items [i].trigger_time;
@@ -1055,10 +1055,13 @@ engine_agent_answer (server_t *self, zframe_t *rid, xxl_msg_t *msg)
             engine_queue_client (self, zframe_data (pending->client), zframe_size (pending->client));
             engine_outbox_read (self, false);
             engine_audit_answer (self, pending, answered);
+            //  A run killed by hand ends as any result does (a FIX_DELAY
+            //  job waiting for it goes on, the metrics count it)
+            int64_t now = engine_now ();
             if (pending->kind == PENDING_KILL && code == XXL_OK
-            &&  xxl_store_log_handle_done (self->store, pending->log_id, engine_now (), XXL_CODE_FAIL,
+            &&  xxl_store_log_handle_done (self->store, pending->log_id, now, XXL_CODE_FAIL,
                                            "killed by a user (log kill)") == 0)
-                self->metrics.runs_fail++;
+                engine_run_ended (self, pending->log_id, XXL_END_RESULT, XXL_CODE_FAIL, now);
             break;
         }
         case PENDING_PROBE:
