@@ -5,6 +5,8 @@
 #include "xxl_guard.h"
 
 #include "../sdk/src/xxl_conf.h"
+#include "../sdk/src/xxl_local.h"
+#include "../sdk/src/xxl_transport.h"
 
 #include <getopt.h>
 
@@ -26,6 +28,9 @@ s_usage (FILE *out)
         "                       made by 'xxl-ctl keygen'                  (agent/cert)\n"
         "  --scheduler-key FILE the scheduler's public certificate: with --cert, talk\n"
         "                       CURVE to that scheduler only              (agent/scheduler_key)\n"
+        "                       Neither, no token and loopback schedulers: the local\n"
+        "                       agent key of a scheduler on this host when readable\n"
+        "                       (agent/state_dir; docs/operations.md, Security)\n"
         "  --no-glue            refuse GLUE runs: reviewed plugins only   (agent/allow_glue = 0)\n"
         "  --in-process         run BEAN handlers inside the agent        (agent/in_process = 1)\n"
         "  --syslog             log to syslog instead of stderr           (agent/syslog)\n"
@@ -67,6 +72,19 @@ static int
 s_int (const char *flag, zconfig_t *config, const char *path, int dflt)
 {
     return s_int_from (flag, config, path, dflt, 0);
+}
+
+//  Whether every endpoint of a comma-separated list is on this host
+static bool
+s_all_loopback (const char *endpoints)
+{
+    char *list = strdup (endpoints? endpoints: ""), *save = NULL;
+    bool local = list && *list;
+    for (char *item = list? strtok_r (list, ",", &save): NULL; item && local;
+         item = strtok_r (NULL, ",", &save))
+        local = xxl_transport_loopback (item);
+    free (list);
+    return local;
 }
 
 int
@@ -185,6 +203,21 @@ main (int argc, char *argv [])
     }
     if (streq (s_value (use_syslog, config, "agent/syslog", "0"), "1"))
         zsys_set_logsystem (true);
+    //  No keys, no token, schedulers on this host: the local agent key
+    char local_cert [256], local_server [256], why [512];
+    if (!has_cert && !*settings.access_token && s_all_loopback (settings.schedulers)) {
+        int found = xxl_local_keys_find (s_value (NULL, config, "agent/state_dir", NULL),
+                                         XXL_LOCAL_AGENT, local_cert, sizeof local_cert,
+                                         local_server, sizeof local_server, why, sizeof why);
+        if (found > 0) {
+            settings.cert = local_cert;
+            settings.scheduler_key = local_server;
+            zsys_info ("the local agent key %s", local_cert);
+        }
+        else
+        if (found < 0)
+            zsys_warning ("%s; trying without keys", why);
+    }
 
     zactor_t *agent = zactor_new (xxl_agent_actor, &settings);
     if (!agent || settings.status) {

@@ -25,6 +25,7 @@
 #include "xxl_agent_link.h"
 #include "xxl_agent_lost.h"
 #include "xxl_cert.h"
+#include "xxl_local.h"
 #include "xxl_logread.h"
 #include "xxl_runlog.h"
 #include "xxl_transport.h"
@@ -538,8 +539,8 @@ s_agent_new (zsock_t *pipe, const xxl_agent_config_t *config)
     if (gethostname (self->address, sizeof self->address - 1))
         strcpy (self->address, "localhost");
 
-    if (zsys_dir_create ("%s", config->logdir)) {
-        zsys_error ("agent: cannot create log folder %s", config->logdir);
+    if (xxl_local_mkdirs (config->logdir, XXL_RUNLOG_DIR_MODE)) {
+        zsys_error ("agent: cannot create log folder %s: %s", config->logdir, strerror (errno));
         s_agent_destroy (&self);
         return NULL;
     }

@@ -212,7 +212,7 @@ xxl_executor_new (const xxl_executor_config_t *config, xxl_handlers_t *handlers)
         xxl_executor_destroy (&self);
         return NULL;
     }
-    mkdir (self->logdir, 0755);
+    mkdir (self->logdir, XXL_RUNLOG_DIR_MODE);
     //  Many runs at once need many fds (log, pidfd, pipe, eventfd each)
     struct rlimit limit;
     if (getrlimit (RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {

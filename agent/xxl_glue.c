@@ -129,7 +129,7 @@ xxl_glue_write (xxl_glue_t *self, int type, int64_t job_id, int64_t glue_updatet
               (long long) glue_updatetime, s_glue_ext [type]);
     if (access (path, R_OK) == 0)
         return 0;
-    mkdir (self->logdir, 0755);
+    mkdir (self->logdir, 0750);          //  (XXL_RUNLOG_DIR_MODE)
     mkdir (self->gluedir, 0700);
     char tmp [4200];
     snprintf (tmp, sizeof tmp, "%s.%ld.tmp", path, (long) syscall (SYS_gettid));

@@ -113,7 +113,7 @@ xxl_runlog_open (const char *logdir, int64_t log_id, int64_t log_date_time)
         errno = ENAMETOOLONG;
         return -1;
     }
-    int fd = open (path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    int fd = open (path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, XXL_RUNLOG_FILE_MODE);
     if (fd == -1 && errno == ENOENT) {
         //  Create logdir and the date folder, then retry
         char *slash = strrchr (path, '/');
@@ -121,12 +121,12 @@ xxl_runlog_open (const char *logdir, int64_t log_id, int64_t log_date_time)
         char *date_slash = strrchr (path, '/');
         if (date_slash) {
             *date_slash = 0;
-            mkdir (path, 0755);
+            mkdir (path, XXL_RUNLOG_DIR_MODE);
             *date_slash = '/';
         }
-        mkdir (path, 0755);
+        mkdir (path, XXL_RUNLOG_DIR_MODE);
         *slash = '/';
-        fd = open (path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+        fd = open (path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, XXL_RUNLOG_FILE_MODE);
     }
     return fd;
 }

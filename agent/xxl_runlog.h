@@ -19,6 +19,12 @@
 extern "C" {
 #endif
 
+//  The modes of run logs (their own files and the days' packs) and of
+//  logdir and its day folders: never more open than these, whatever the
+//  umask (a run's log may show its params and its script's output)
+#define XXL_RUNLOG_FILE_MODE    0640
+#define XXL_RUNLOG_DIR_MODE     0750
+
 //  Formats the path of a run's log into buf: {logdir}/yyyy-mm-dd/{logId}.log.
 //  A log_date_time <= 0 means now.  Returns 0, or -1 if buf is too small.
 int xxl_runlog_path (const char *logdir, int64_t log_id, int64_t log_date_time,

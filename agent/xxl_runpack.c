@@ -148,21 +148,21 @@ s_day_open (xxl_runpack_t *self, const char *dir)
         s_day_close (oldest);
     }
     char path [4096 + 16];
-    if (mkdir (dir, 0755) && errno == ENOENT) {
+    if (mkdir (dir, XXL_RUNLOG_DIR_MODE) && errno == ENOENT) {
         //  logdir itself is gone: make it, then the day
         char parent [4096];
         snprintf (parent, sizeof parent, "%s", dir);
         char *slash = strrchr (parent, '/');
         if (slash) {
             *slash = 0;
-            mkdir (parent, 0755);
+            mkdir (parent, XXL_RUNLOG_DIR_MODE);
         }
-        mkdir (dir, 0755);
+        mkdir (dir, XXL_RUNLOG_DIR_MODE);
     }
     snprintf (path, sizeof path, "%s/runs.pack", dir);
-    oldest->pack_fd = open (path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    oldest->pack_fd = open (path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, XXL_RUNLOG_FILE_MODE);
     snprintf (path, sizeof path, "%s/runs.idx", dir);
-    oldest->idx_fd = open (path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    oldest->idx_fd = open (path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, XXL_RUNLOG_FILE_MODE);
     if (oldest->pack_fd < 0 || oldest->idx_fd < 0) {
         if (!self->warned) {
             zsys_warning ("runpack: cannot open %s: %s", path, strerror (errno));

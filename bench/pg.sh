@@ -56,6 +56,7 @@ if ! pg_bindir >/dev/null 2>&1; then
 fi
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/xxl-bench-pg.XXXXXX")
+export XXL_STATE_DIR="$T/state"      # (no local keys of this user's scheduler)
 PIDS=""
 FAILED=0
 say () { echo "bench: $*" >&2; }
@@ -101,7 +102,8 @@ sql () { "$PG_BIN/psql" -X -q -A -t -h "$PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d
 start_scheduler () {
     local ready="$T/ready-$1"
     rm -f "$ready"
-    "$SCHEDULER" -c "$T/scheduler.cfg" --db "$2" --node "$1" \
+    # (no keys: the bench's clients talk plain text)
+    "$SCHEDULER" -c "$T/scheduler.cfg" --db "$2" --node "$1" --open \
         --api 'tcp://127.0.0.1:*' --agents 'tcp://127.0.0.1:*' \
         --plugins "$ROUTERS" --ready-file "$ready" >>"$T/scheduler-$1.log" 2>&1 &
     local pid=$!

@@ -68,6 +68,7 @@ command -v jq >/dev/null || { echo "bench: jq is needed" >&2; exit 2; }
 command -v sqlite3 >/dev/null || { echo "bench: the sqlite3 shell is needed" >&2; exit 2; }
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/xxl-bench.XXXXXX")
+export XXL_STATE_DIR="$T/state"      # (no local keys of this user's scheduler)
 PIDS=""
 FAILED=0
 
@@ -118,6 +119,8 @@ start_scheduler () {
         [ -d "$ALARMS" ] || { ALARMS="$T/alarms"; mkdir -p "$ALARMS"; }   # none is fine
         alarms="--alarms $ALARMS"
     fi
+    # (no keys: the bench's clients and emulated agents talk plain text)
+    "$SCHEDULER" --help 2>/dev/null | grep -q -- --open && alarms="$alarms --open"
     # shellcheck disable=SC2086
     "$SCHEDULER" -c "${SCHED_CFG:-$T/scheduler.cfg}" --db "$T/$1.db" \
         --api 'tcp://127.0.0.1:*' --agents 'tcp://127.0.0.1:*' $alarms \

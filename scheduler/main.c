@@ -6,6 +6,7 @@
 #include "xxl_store.h"
 
 #include "../sdk/src/xxl_conf.h"
+#include "../sdk/src/xxl_local.h"
 
 #include <getopt.h>
 
@@ -16,7 +17,8 @@ s_usage (FILE *out)
         "usage: xxl-scheduler [-c FILE] [--db PATH|URL] [--api EP] [--agents EP] [--plugins DIR]\n"
         "\n"
         "  -c, --config FILE   ZPL config file (see conf/xxl-scheduler.cfg)\n"
-        "  --db PATH|URL       SQLite database file, or a postgresql:// URL (scheduler/db)\n"
+        "  --db PATH|URL       SQLite database file, or a postgresql:// URL (scheduler/db;\n"
+        "                      default STATE/xxl.db, STATE the state folder below)\n"
         "  --api EP            client api endpoint to bind       (scheduler/api)\n"
         "  --agents EP         agents endpoint to bind           (scheduler/agents)\n"
         "  --plugins DIR       router plugins folder             (scheduler/plugins)\n"
@@ -27,6 +29,11 @@ s_usage (FILE *out)
         "  --keys DIR          public certificates of the clients and agents let in\n"
         "                                                        (scheduler/keys)\n"
         "  --insecure          allow a non-loopback endpoint without --cert (scheduler/insecure)\n"
+        "  --open              no keys made when none are given: every local process is\n"
+        "                      admin and may register as an agent (scheduler/open; a\n"
+        "                      warning at every start).  Without it, a scheduler given\n"
+        "                      no --cert, --keys or --token makes local keys in its\n"
+        "                      state folder and turns CURVE on (docs/operations.md)\n"
         "  --http EP           HTTP (REST api, console, /metrics) HOST:PORT, or none\n"
         "                      (default 127.0.0.1:8080)      (scheduler/http/endpoint)\n"
         "  --node NAME         this scheduler's name among those sharing the store\n"
@@ -35,6 +42,9 @@ s_usage (FILE *out)
         "  --syslog            log to syslog instead of stderr   (scheduler/syslog)\n"
         "  -h, --help          this text\n"
         "\n"
+        "State folder: scheduler/state_dir, else $XXL_STATE_DIR, else systemd's\n"
+        "$STATE_DIRECTORY, else /var/lib/xxl for root and ~/.local/state/xxl\n"
+        "($XDG_STATE_HOME/xxl) for other users.\n"
         "Flags override config keys.  Stops cleanly on SIGTERM or SIGINT.\n");
 }
 
@@ -59,6 +69,7 @@ main (int argc, char *argv [])
     const char *file = NULL, *db = NULL, *api = NULL, *agents = NULL, *plugins = NULL;
     const char *alarms = NULL, *token = NULL, *ready = NULL, *use_syslog = NULL;
     const char *cert = NULL, *keys = NULL, *insecure = NULL, *node = NULL, *http = NULL;
+    const char *open_flag = NULL;
     static struct option options [] = {
         { "config", required_argument, 0, 'c' },
         { "db", required_argument, 0, 'd' },
@@ -72,6 +83,7 @@ main (int argc, char *argv [])
         { "cert", required_argument, 0, 'C' },
         { "keys", required_argument, 0, 'K' },
         { "insecure", no_argument, 0, 'I' },
+        { "open", no_argument, 0, 'O' },
         { "node", required_argument, 0, 'N' },
         { "http", required_argument, 0, 'H' },
         { "help", no_argument, 0, 'h' },
@@ -92,6 +104,7 @@ main (int argc, char *argv [])
             case 'C': cert = optarg; break;
             case 'K': keys = optarg; break;
             case 'I': insecure = "1"; break;
+            case 'O': open_flag = "1"; break;
             case 'N': node = optarg; break;
             case 'H': http = optarg; break;
             case 'h': s_usage (stdout); return 0;
@@ -241,6 +254,42 @@ main (int argc, char *argv [])
     }
     if (streq (s_value (use_syslog, config, "scheduler/syslog", "0"), "1"))
         zsys_set_logsystem (true);
+    //  The state folder and, with no security given and no --open, the
+    //  local keys (xxl_local.h)
+    bool open = s_int (open_flag, config, "scheduler/open", 0) != 0;
+    bool local = !open && !(settings.cert && *settings.cert) && !(settings.keys && *settings.keys)
+              && !*settings.access_token;
+    bool db_given = s_value (db, config, "scheduler/db", NULL) != NULL;
+    char state [XXL_LOCAL_DIR_MAX + 1], db_path [XXL_LOCAL_DIR_MAX + 16], why [512] = "";
+    char local_cert [256], local_keys [256];
+    int made = 0;
+    if ((local || !db_given)
+    &&  (xxl_local_state_dir (s_value (NULL, config, "scheduler/state_dir", NULL), state,
+                              sizeof state, why, sizeof why)
+    ||   (xxl_local_mkdirs (state, 0700) && snprintf (why, sizeof why, "cannot make the"
+                  " state folder %s: %s", state, strerror (errno)))
+    ||   (local && (made = xxl_local_keys_make (state, s_value (NULL, config,
+                    "scheduler/agent_group", NULL), local_cert, sizeof local_cert, local_keys,
+                    sizeof local_keys, why, sizeof why)) < 0))) {
+        zsys_error ("%s", why);
+        zconfig_destroy (&config);
+        return 1;
+    }
+    if (!db_given) {
+        snprintf (db_path, sizeof db_path, "%s/xxl.db", state);
+        settings.db = db_path;
+    }
+    if (local) {
+        settings.cert = local_cert;
+        settings.keys = local_keys;
+        zsys_info ("local keys %s in %s/%s: xxl-ctl and agents on this host find them"
+                   " (docs/operations.md, Security)", made? "made": "read", state, XXL_LOCAL_KEYS);
+    }
+    else
+    if (open && !(settings.cert && *settings.cert) && !*settings.access_token)
+        zsys_warning ("--open: no keys and no token: every process on this host is admin on %s"
+                      " and may register as an agent on %s (docs/operations.md, Security)",
+                      settings.api, settings.agents);
 
     zactor_t *server = zactor_new (xxl_server_actor, &settings);
     if (!server) {

@@ -3,6 +3,12 @@
 # Each test script sources this, calls xxl_setup, uses check/wait_for, and
 # ends with xxl_done (prints "N passed, M failed").
 #
+# The daemons and xxl-ctl take $T/state as their state folder
+# (XXL_STATE_DIR): local keys a scheduler makes stay in the test.
+# start_scheduler passes --open (no keys: every local client is admin) unless
+# XXL_SCHEDULER_ARGS or the test's own flags give keys; tests of the local
+# keys start their scheduler themselves.
+#
 # The store is an SQLite file, $T/xxl.db; with XXL_STORE=pg in the
 # environment it is a database on a PostgreSQL server of the test's own
 # (tests/pg.sh, in $T/pg, stopped at exit).  XXL_DB is what the scheduler
@@ -23,6 +29,7 @@ xxl_setup () {
     T=$(mktemp -d /tmp/xxl-test.XXXXXX)
     trap xxl_cleanup EXIT
     XXL_DB="$T/xxl.db"
+    export XXL_STATE_DIR="$T/state"
     if [ "${XXL_STORE:-sqlite}" = pg ]; then
         . "$XXL_SRC/tests/pg.sh"
         if ! pg_start "$T/pg" >/dev/null || ! XXL_DB=$(pg_newdb xxl); then
@@ -134,7 +141,7 @@ start_scheduler () {
         rm -f "$T/ready"
         "$SCHEDULER" -c "$T/scheduler.cfg" --db "$XXL_DB" --api "$api" --agents "$agents" \
             --plugins "$XXL_BUILD/plugins/routers/.libs" --alarms "$XXL_BUILD/plugins/alarms/.libs" \
-            --ready-file "$T/ready" --http none ${XXL_SCHEDULER_ARGS:-} \
+            --ready-file "$T/ready" --http none --open ${XXL_SCHEDULER_ARGS:-} \
             >>"$T/scheduler.log" 2>&1 &
         SPID=$!
         PIDS="$PIDS $SPID"

@@ -146,7 +146,7 @@ scheduler
         key = $T/http.key
 CFG
     "$SCHEDULER" -c "$T/tls.cfg" --db "$T/tls.db" --api tcp://127.0.0.1:0 --agents tcp://127.0.0.1:0 \
-        --plugins "$XXL_BUILD/plugins/routers/.libs" --ready-file "$T/tls.ready" >"$T/tls.log" 2>&1 &
+        --plugins "$XXL_BUILD/plugins/routers/.libs" --ready-file "$T/tls.ready" --open >"$T/tls.log" 2>&1 &
     TLS_PID=$!
     PIDS="$PIDS $TLS_PID"
     check "a TLS scheduler starts" wait_for 10 test -f "$T/tls.ready"
@@ -182,7 +182,7 @@ check "a non-loopback HTTP endpoint without TLS is refused at start" \
              --plugins '$XXL_BUILD/plugins/routers/.libs' --http 0.0.0.0:0 >'$T/open.out' 2>&1 \
              && grep -q 'without TLS' '$T/open.out'"
 "$SCHEDULER" --db "$T/open2.db" --api tcp://127.0.0.1:0 --agents tcp://127.0.0.1:0 \
-    --plugins "$XXL_BUILD/plugins/routers/.libs" --http 0.0.0.0:0 --insecure --ready-file "$T/open2.ready" >"$T/open2.log" 2>&1 &
+    --plugins "$XXL_BUILD/plugins/routers/.libs" --http 0.0.0.0:0 --insecure --open --ready-file "$T/open2.ready" >"$T/open2.log" 2>&1 &
 OPEN_PID=$!
 PIDS="$PIDS $OPEN_PID"
 check "with --insecure it starts (and says so)" \
@@ -199,7 +199,7 @@ check "an http/hosts entry that is no host name is refused at start" \
 # ... and one that lists no name at all (",") answers any Host, as unset
 printf 'scheduler\n    http\n        hosts = ","\n' > "$T/hosts2.cfg"
 "$SCHEDULER" -c "$T/hosts2.cfg" --db "$T/hosts2.db" --api tcp://127.0.0.1:0 --agents tcp://127.0.0.1:0 \
-    --plugins "$XXL_BUILD/plugins/routers/.libs" --http 127.0.0.1:0 --ready-file "$T/hosts2.ready" \
+    --plugins "$XXL_BUILD/plugins/routers/.libs" --http 127.0.0.1:0 --ready-file "$T/hosts2.ready" --open \
     >"$T/hosts2.log" 2>&1 &
 HOSTS2_PID=$!
 PIDS="$PIDS $HOSTS2_PID"

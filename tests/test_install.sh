@@ -11,9 +11,13 @@ port=$((30000 + (RANDOM % 1000) * 2))
 API="tcp://127.0.0.1:$port"
 AGENTS="tcp://127.0.0.1:$((port + 1))"
 unset XXL_RUNNER
+# No security flags: the scheduler makes its local keys in the state folder
+# ($T/state here, not /var/lib/xxl), where the agent and xxl-ctl find them
+export XXL_STATE_DIR="$T/state"
 "$BIN/xxl-scheduler" --db "$T/xxl.db" --api "$API" --agents "$AGENTS" --ready-file "$T/ready" \
     2>"$T/scheduler.log" &
 PIDS="$PIDS $!"
+for _ in $(seq 200); do [ -f "$T/ready" ] && break; sleep 0.05; done
 "$BIN/xxl-agent" --app install-app --scheduler "$AGENTS" --address i1 --logdir "$T/logs" \
     2>"$T/agent.log" &
 PIDS="$PIDS $!"

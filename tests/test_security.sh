@@ -279,12 +279,12 @@ check "... and says why in its log" grep -q "handshake" "$T/agent-lured.log"
 # Secure default: no certificate, no bind beyond loopback
 "$SCHEDULER" --db "$T/open.db" --api "tcp://0.0.0.0:$((fake_port + 2))" --agents "tcp://127.0.0.1:$((fake_port + 3))" \
     --plugins "$XXL_BUILD/plugins/routers/.libs" --alarms "$XXL_BUILD/plugins/alarms/.libs" \
-    > "$T/open.out" 2>&1
+    --open > "$T/open.out" 2>&1
 check "a bind beyond loopback without a certificate is refused at start" \
     bash -c "grep -q 'without a certificate' '$T/open.out'"
 "$SCHEDULER" --db "$T/open2.db" --api "tcp://0.0.0.0:$((fake_port + 2))" --agents "tcp://127.0.0.1:$((fake_port + 3))" \
     --plugins "$XXL_BUILD/plugins/routers/.libs" --alarms "$XXL_BUILD/plugins/alarms/.libs" \
-    --insecure --ready-file "$T/open2.ready" >>"$T/open2.log" 2>&1 &
+    --insecure --open --ready-file "$T/open2.ready" >>"$T/open2.log" 2>&1 &
 OPID=$!
 PIDS="$PIDS $OPID"
 check "... and allowed with --insecure, with a warning" \

@@ -55,7 +55,8 @@ const xxl_who_t *xxl_keys_lookup (xxl_keys_t *self, const char *public_key);
 //  How many keys the table holds
 size_t xxl_keys_size (xxl_keys_t *self);
 
-//  Whether app is one of who's apps (an exact member of its comma list)
+//  Whether app is one of who's apps (an exact member of its comma list);
+//  an agent key whose apps are "*" has every app
 bool xxl_who_has_app (const xxl_who_t *who, const char *app);
 
 #endif

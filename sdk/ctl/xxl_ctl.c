@@ -13,7 +13,9 @@
     `key: value` lines for single objects.  `cron next` and `keygen` need
     no scheduler: they run locally.  With --cert and --scheduler-key (both
     or neither) the link to the scheduler is CURVE-encrypted and
-    authenticated (xxl_client_new_curve).  Every failure prints
+    authenticated (xxl_client_new_curve); with neither, no token and a
+    loopback endpoint, the local admin key of a scheduler on this host is
+    used when this user can read it (xxl_local.h).  Every failure prints
     one error (a line on err, or {"error": ...} on out with --json) and
     returns a non-zero status: 1 for server, connection and reply
     problems, 2 for usage errors (xxl_ctl.h; `job trigger` adds 3 and 4).  Replies are never trusted: a missing
@@ -29,6 +31,9 @@
 #include "xxl_ctl.h"
 #include "xxl_ctl_cmd.h"
 #include "xxl_ctl_print.h"
+
+#include "xxl_local.h"
+#include "xxl_transport.h"
 
 #include <czmq.h>
 
@@ -77,7 +82,9 @@ s_usage (FILE *out, const char *noun)
             "  --scheduler-key FILE\n"
             "                  the scheduler's public certificate (ctl/scheduler_key;\n"
             "                  XXL_SCHEDULER_KEY); with --cert: talk CURVE to that\n"
-            "                  scheduler only\n"
+            "                  scheduler only.  Neither, no token and a loopback api: the\n"
+            "                  local admin key of the scheduler on this host, if readable\n"
+            "                  (ctl/state_dir; XXL_STATE_DIR; docs/operations.md)\n"
             "  --json          print one JSON document per command, for scripts\n"
             "  --timeout MS    milliseconds to wait for a reply (ctl/timeout; default %d)\n"
             "  -c FILE         ZPL config file (see conf/xxl-ctl.cfg); flags override it,\n"
@@ -159,6 +166,18 @@ s_settle (ctl_t *self, const char *config_file, const char *api, const char *tok
     self->cert = cert? strdup (cert): NULL;
     self->scheduler_key = scheduler_key? strdup (scheduler_key): NULL;
     self->timeout = (int) timeout;
+    //  No keys, no token, a scheduler on this host: its local admin key
+    char local_cert [256], local_server [256], why [512];
+    int found = rc || cert || token || !xxl_transport_loopback (api)? 0:
+                xxl_local_keys_find (config? zconfig_get (config, "ctl/state_dir", NULL): NULL,
+                                     XXL_LOCAL_ADMIN, local_cert, sizeof local_cert,
+                                     local_server, sizeof local_server, why, sizeof why);
+    if (found > 0) {
+        self->cert = strdup (local_cert);
+        self->scheduler_key = strdup (local_server);
+    }
+    if (found)
+        self->local = strdup (found > 0? local_cert: why);
     zconfig_destroy (&config);
     return rc;
 }
@@ -275,5 +294,6 @@ xxl_ctl_main (int argc, char **argv, FILE *out, FILE *err)
     free (self->token);
     free (self->cert);
     free (self->scheduler_key);
+    free (self->local);
     return rc;
 }

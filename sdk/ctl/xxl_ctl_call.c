@@ -53,12 +53,18 @@ xxl_ctl_call (ctl_t *self)
     char reason [512] = "";
     xxl_msg_t *reply = xxl_client_call (self->client, reason, sizeof reason);
     if (!reply) {
+        //  (with the local keys: which, or why this user cannot read them)
+        const char *local = self->local? self->local: "";
+        const char *note = !*local? "": self->cert? "; the local key ": "; ";
+        const char *tail = *local && self->cert? ", and a scheduler started with --open"
+                                                 " takes no keys": "";
         if (strncmp (reason, "no reply", 8) == 0 || !*reason)
-            xxl_ctl_fail (self, XXL_CTL_FAILED, "no reply from the scheduler at %s within %d ms%s",
-                          self->api, self->timeout, self->cert
-                          ? " (is the scheduler up, and does it know this key?)": "");
+            xxl_ctl_fail (self, XXL_CTL_FAILED, "no reply from the scheduler at %s within %d ms%s"
+                          "%s%s%s", self->api, self->timeout, self->cert
+                          ? " (is the scheduler up, and does it know this key?)": "", note, local,
+                          tail);
         else
-            xxl_ctl_fail (self, XXL_CTL_FAILED, "%s", reason);
+            xxl_ctl_fail (self, XXL_CTL_FAILED, "%s%s%s%s", reason, note, local, tail);
         return NULL;
     }
     int code = xxl_reply_code (reply);

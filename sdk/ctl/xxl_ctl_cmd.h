@@ -40,6 +40,9 @@ struct _ctl_t {
                                         //  file or NULL (owned)
     char *scheduler_key;                //  the scheduler's public certificate
                                         //  file or NULL (owned); both or neither
+    char *local;                        //  the local admin key's path when
+                                        //  used, or why it cannot be read
+                                        //  (xxl_local.h), or NULL (owned)
     int timeout;                        //  ms to wait for a reply
     xxl_client_t *client;               //  made by the first request
 };

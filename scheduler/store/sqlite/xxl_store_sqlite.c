@@ -20,6 +20,8 @@
 #include <sqlite3.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 
 //  The WAL starts over once it holds wal_size frames (XXL_WAL_MIB by
@@ -333,6 +335,14 @@ s_open (const char *path, bool side, char *err, size_t errlen)
     self->sql.driver = &sq_driver;
     assert (xxl_store_driver_ok (self->sql.driver));
     self->statements = sq_cache_new ();
+    //  A new database file is made here, mode 0600 whatever the umask: it
+    //  holds password and token hashes and GLUE sources.  SQLite gives its
+    //  -wal and -shm files the database file's mode.
+    if (*path && strneq (path, ":memory:") && strncmp (path, "file:", 5)) {
+        int fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (fd >= 0)
+            close (fd);
+    }
     if (sqlite3_open_v2 (path, &self->db,
                          SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                          NULL) != SQLITE_OK) {
