@@ -6,6 +6,7 @@
 #include "xxl_store.h"
 
 #include "../sdk/src/xxl_conf.h"
+#include "../sdk/src/xxl_log.h"
 
 #include <getopt.h>
 
@@ -15,7 +16,8 @@ s_usage (FILE *out)
     fprintf (out,
         "usage: xxl-scheduler [-c FILE] [--db PATH|URL] [--api EP] [--agents EP] [--plugins DIR]\n"
         "\n"
-        "  -c, --config FILE   ZPL config file (see conf/xxl-scheduler.cfg)\n"
+        "  -c, --config FILE   ZPL config file (see xxl-scheduler.cfg(5)); without -c,\n"
+        "                      %s/xxl-scheduler.cfg if it exists\n"
         "  --db PATH|URL       SQLite database file, or a postgresql:// URL (scheduler/db)\n"
         "  --api EP            client api endpoint to bind       (scheduler/api)\n"
         "  --agents EP         agents endpoint to bind           (scheduler/agents)\n"
@@ -33,9 +35,13 @@ s_usage (FILE *out)
         "                      (default: host name and api endpoint)   (scheduler/ha/node)\n"
         "  --ready-file FILE   write the bound endpoints here once serving (scheduler/ready_file)\n"
         "  --syslog            log to syslog instead of stderr   (scheduler/syslog)\n"
+        "  --log-level LEVEL   " XXL_LOG_LEVELS " (default info)\n"
+        "                                                        (scheduler/log_level)\n"
         "  -h, --help          this text\n"
+        "  --version           the version\n"
         "\n"
-        "Flags override config keys.  Stops cleanly on SIGTERM or SIGINT.\n");
+        "Flags override config keys; the config folder is $XXL_CONFIG_DIR when set.\n"
+        "Stops cleanly on SIGTERM or SIGINT.\n", xxl_conf_dir ());
 }
 
 #define s_value xxl_conf_str
@@ -59,6 +65,7 @@ main (int argc, char *argv [])
     const char *file = NULL, *db = NULL, *api = NULL, *agents = NULL, *plugins = NULL;
     const char *alarms = NULL, *token = NULL, *ready = NULL, *use_syslog = NULL;
     const char *cert = NULL, *keys = NULL, *insecure = NULL, *node = NULL, *http = NULL;
+    const char *log_level = NULL;
     static struct option options [] = {
         { "config", required_argument, 0, 'c' },
         { "db", required_argument, 0, 'd' },
@@ -74,7 +81,9 @@ main (int argc, char *argv [])
         { "insecure", no_argument, 0, 'I' },
         { "node", required_argument, 0, 'N' },
         { "http", required_argument, 0, 'H' },
+        { "log-level", required_argument, 0, 'L' },
         { "help", no_argument, 0, 'h' },
+        { "version", no_argument, 0, 'V' },
         { 0, 0, 0, 0 }
     };
     int opt;
@@ -94,7 +103,9 @@ main (int argc, char *argv [])
             case 'I': insecure = "1"; break;
             case 'N': node = optarg; break;
             case 'H': http = optarg; break;
+            case 'L': log_level = optarg; break;
             case 'h': s_usage (stdout); return 0;
+            case 'V': printf ("xxl-scheduler %s\n", PACKAGE_VERSION); return 0;
             default: s_usage (stderr); return 2;
         }
     }
@@ -105,14 +116,19 @@ main (int argc, char *argv [])
     }
     zsys_init ();
     zsys_set_logident ("xxl-scheduler");
-    zsys_set_logstream (stderr);
     zconfig_t *config = NULL;
-    if (file) {
-        config = zconfig_load (file);
-        if (!config) {
-            fprintf (stderr, "xxl-scheduler: cannot read config file %s\n", file);
-            return 2;
-        }
+    char err [512];
+    if (xxl_conf_load (file, "xxl-scheduler.cfg", &config, NULL, err, sizeof err)) {
+        fprintf (stderr, "xxl-scheduler: %s\n", err);
+        return 2;
+    }
+    const char *level_name = s_value (log_level, config, "scheduler/log_level", "info");
+    int level = xxl_log_level (level_name);
+    if (level < 0) {
+        fprintf (stderr, "xxl-scheduler: scheduler/log_level must be one of %s, not '%s'\n",
+                 XXL_LOG_LEVELS, level_name);
+        zconfig_destroy (&config);
+        return 2;
     }
     xxl_server_config_t settings;
     xxl_server_config_defaults (&settings);
@@ -225,8 +241,12 @@ main (int argc, char *argv [])
         zconfig_destroy (&config);
         return 2;
     }
-    if (streq (s_value (use_syslog, config, "scheduler/syslog", "0"), "1"))
-        zsys_set_logsystem (true);
+    if (xxl_log_open ("xxl-scheduler", level,
+                      streq (s_value (use_syslog, config, "scheduler/syslog", "0"), "1"))) {
+        fprintf (stderr, "xxl-scheduler: cannot set up its log\n");
+        zconfig_destroy (&config);
+        return 1;
+    }
 
     zactor_t *server = zactor_new (xxl_server_actor, &settings);
     if (!server) {

@@ -21,6 +21,7 @@
 #include "xxl_engine.h"
 #include "xxl_cert.h"
 #include "xxl_openssl.h"
+#include "xxl_log.h"
 #include <sys/stat.h>
 
 static void s_stall_check (server_t *self, int timeout);
@@ -238,6 +239,13 @@ s_server_destroy (server_t **self_p)
     *self_p = NULL;
 }
 
+//  The alarm host's log: the daemon's logger (xxl_log.h), "alarms: " lines
+static void
+s_alarm_vlog (int level, const char *format, va_list args)
+{
+    xxl_log_vtag (level, "alarms", format, args);
+}
+
 //  The alarm host's config: scheduler/alarm/<key> of the config file
 static const char *
 s_alarm_config (void *ctx, const char *key)
@@ -415,6 +423,7 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     self->alarm_host = *xxl_alarms_default_host ();
     self->alarm_host.config = s_alarm_config;
     self->alarm_host.config_ctx = config->file;
+    self->alarm_host.vlog = s_alarm_vlog;
     self->alarms = xxl_alarms_new (NULL, &self->alarm_host);
     self->services.alarm_backlog = zlistx_new ();
     if (self->alarms && xxl_alarms_load (self->alarms, config->alarm_plugins) < 0)

@@ -3,6 +3,8 @@
 
 #include "xxl_conf.h"
 
+#include <unistd.h>
+
 const char *
 xxl_conf_str (const char *flag, zconfig_t *config, const char *path, const char *dflt)
 {
@@ -32,5 +34,43 @@ xxl_conf_int (const char *flag, zconfig_t *config, const char *path, int dflt,
         return -1;
     }
     *value = (int) number;
+    return 0;
+}
+
+const char *
+xxl_conf_dir (void)
+{
+    const char *dir = getenv ("XXL_CONFIG_DIR");
+    return dir && *dir? dir: XXL_SYSCONFDIR "/xxl";
+}
+
+int
+xxl_conf_load (const char *file, const char *name, zconfig_t **config,
+               char **path_p, char *err, size_t errlen)
+{
+    char *path = file? strdup (file): zsys_sprintf ("%s/%s", xxl_conf_dir (), name);
+    *config = NULL;
+    if (path_p)
+        *path_p = NULL;
+    if (!path) {
+        snprintf (err, errlen, "out of memory");
+        return -1;
+    }
+    if (!file && access (path, F_OK) != 0 && errno == ENOENT) {
+        free (path);
+        return 0;                       //  (no default file: the defaults)
+    }
+    *config = zconfig_load (path);
+    if (!*config) {
+        bool readable = access (path, R_OK) == 0;
+        snprintf (err, errlen, "cannot read config file %s: %s", path,
+                  readable? "not ZPL (the line above says where)": strerror (errno));
+        free (path);
+        return -1;
+    }
+    if (path_p)
+        *path_p = path;
+    else
+        free (path);
     return 0;
 }
