@@ -37,9 +37,9 @@ s_usage (FILE *out)
         "  --version            the version\n"
         "\n"
         "Flags override config keys; the config folder is $XXL_CONFIG_DIR when set.\n"
-        "On SIGTERM or SIGINT it stops cleanly: refuses new\n"
-        "runs, unregisters, lets its runs finish for up to agent/drain_s (30 s), then\n"
-        "kills the rest; a second SIGTERM or SIGINT stops at once.\n", xxl_conf_dir ());
+        "On SIGTERM or SIGINT it stops cleanly: refuses new runs, unregisters, lets\n"
+        "its runs finish for up to agent/drain_s (30 s), then kills the rest; a second\n"
+        "SIGTERM or SIGINT stops at once.\n", xxl_conf_dir ());
 }
 
 #define s_value xxl_conf_str
