@@ -16,6 +16,9 @@ port=$((30000 + (RANDOM % 1000) * 2))
 API="tcp://127.0.0.1:$port"
 AGENTS="tcp://127.0.0.1:$((port + 1))"
 unset XXL_RUNNER
+# The installed sample configs (SYSCONFDIR/xxl) would be read by the
+# daemons without -c: the runs below stand on their flags alone
+export XXL_CONFIG_DIR="$T/etc"
 "$BIN/xxl-scheduler" --db "$T/xxl.db" --api "$API" --agents "$AGENTS" --ready-file "$T/ready" \
     2>"$T/scheduler.log" &
 PIDS="$PIDS $!"

@@ -60,7 +60,7 @@ CFG
 XXL_CONFIG_DIR="$ETC" "$AGENT" 2>"$T/agent-default.log" &
 PIDS="$PIDS $!"
 check "without -c the agent reads \$XXL_CONFIG_DIR/xxl-agent.cfg (app, scheduler)" \
-    wait_for 10 bash -c "'$CTL' --api '$API' --json agent list | jq -e '.agents[] | select(.address == \"from-default-file\" and .app == \"default-app\")'"
+    wait_for 10 bash -c "'$CTL' --api '$API' --timeout 300 --json agent list | jq -e '.agents[] | select(.address == \"from-default-file\" and .app == \"default-app\")'"
 # The file's log_level = warning: the info lines (migrations, start) are gone,
 # and the webhook line comes through the logger with its prefix
 check "scheduler/log_level = warning: no info line" bash -c "! grep -q '^I: ' '$T/default.log'"
@@ -73,22 +73,23 @@ kill -TERM "$DPID"; wait "$DPID" 2>/dev/null
 # default file that is not ZPL is an error
 check "no default file: the defaults" \
     bash -c "XXL_CONFIG_DIR='$T/none' '$SCHEDULER' --db '$T/x.db' --api tcp://127.0.0.1:0 --agents tcp://127.0.0.1:0 --http none --ready-file '$T/r2' --plugins '$XXL_BUILD/plugins/routers/.libs' ${XXL_SCHEDULER_ARGS:-} 2>/dev/null & p=\$!; for i in \$(seq 100); do [ -f '$T/r2' ] && break; sleep 0.05; done; kill \$p; wait \$p; [ -f '$T/r2' ]"
-out=$("$SCHEDULER" -c "$T/missing.cfg" 2>&1); rc=$?
+out=$(timeout 10 "$SCHEDULER" -c "$T/missing.cfg" 2>&1); rc=$?
 check "-c missing file: status 2" test "$rc" = 2
 check "-c missing file: says why" bash -c "grep -q 'cannot read config file $T/missing.cfg: No such file' <<< '$out'"
 mkdir -p "$T/badetc"
 printf 'agent\n  app = "x\n    = =\n' > "$T/badetc/xxl-agent.cfg"
-out=$(XXL_CONFIG_DIR="$T/badetc" "$AGENT" 2>&1); rc=$?
+out=$(XXL_CONFIG_DIR="$T/badetc" timeout 10 "$AGENT" 2>&1); rc=$?
 check "a default file that is not ZPL: status 2 and its path" \
     bash -c "[ $rc = 2 ] && grep -q 'cannot read config file $T/badetc/xxl-agent.cfg' <<< '$out'"
 
-# --log-level: a bad name is refused (status 2), the allowed ones start
-out=$("$AGENT" --log-level loud --app a 2>&1); rc=$?
+# --log-level: a bad name is refused (status 2; timeout: a daemon that
+# does not refuse would run on)
+out=$(timeout 10 "$AGENT" --log-level loud --app a --scheduler tcp://127.0.0.1:9 --logdir "$T/l" 2>&1); rc=$?
 check "--log-level loud: status 2" test "$rc" = 2
 check "--log-level loud: names the levels" \
     bash -c "grep -q 'must be one of error|warning|notice|info|debug' <<< '$out'"
 printf 'scheduler\n    log_level = verbose\n' > "$T/level.cfg"
-out=$("$SCHEDULER" -c "$T/level.cfg" 2>&1); rc=$?
+out=$(timeout 10 "$SCHEDULER" -c "$T/level.cfg" --db "$T/l.db" --api tcp://127.0.0.1:0 --agents tcp://127.0.0.1:0 --http none 2>&1); rc=$?
 check "scheduler/log_level = verbose: status 2" test "$rc" = 2
 
 # Under the journal (stderr is JOURNAL_STREAM): <N> priorities, no czmq
