@@ -132,19 +132,10 @@ main (int argc, char *argv [])
     zsys_handler_set (s_on_signal);
     zsys_set_logident ("xxl-agent");
     zconfig_t *config = NULL;
-    char err [512];
-    if (xxl_conf_load (file, "xxl-agent.cfg", &config, NULL, err, sizeof err)) {
-        fprintf (stderr, "xxl-agent: %s\n", err);
+    int level;
+    if (xxl_conf_start ("xxl-agent", file, "xxl-agent.cfg", log_level, "agent/log_level",
+                        &config, &level))
         return 2;
-    }
-    const char *level_name = s_value (log_level, config, "agent/log_level", "info");
-    int level = xxl_log_level (level_name);
-    if (level < 0) {
-        fprintf (stderr, "xxl-agent: agent/log_level must be one of %s, not '%s'\n",
-                 XXL_LOG_LEVELS, level_name);
-        zconfig_destroy (&config);
-        return 2;
-    }
     xxl_agent_config_t settings;
     xxl_agent_config_defaults (&settings);
     settings.app = s_value (app, config, "agent/app", NULL);

@@ -117,19 +117,10 @@ main (int argc, char *argv [])
     zsys_init ();
     zsys_set_logident ("xxl-scheduler");
     zconfig_t *config = NULL;
-    char err [512];
-    if (xxl_conf_load (file, "xxl-scheduler.cfg", &config, NULL, err, sizeof err)) {
-        fprintf (stderr, "xxl-scheduler: %s\n", err);
+    int level;
+    if (xxl_conf_start ("xxl-scheduler", file, "xxl-scheduler.cfg", log_level, "scheduler/log_level",
+                        &config, &level))
         return 2;
-    }
-    const char *level_name = s_value (log_level, config, "scheduler/log_level", "info");
-    int level = xxl_log_level (level_name);
-    if (level < 0) {
-        fprintf (stderr, "xxl-scheduler: scheduler/log_level must be one of %s, not '%s'\n",
-                 XXL_LOG_LEVELS, level_name);
-        zconfig_destroy (&config);
-        return 2;
-    }
     xxl_server_config_t settings;
     xxl_server_config_defaults (&settings);
     settings.db = s_value (db, config, "scheduler/db", settings.db);

@@ -2,6 +2,7 @@
 */
 
 #include "xxl_conf.h"
+#include "xxl_log.h"
 
 #include <unistd.h>
 
@@ -72,5 +73,26 @@ xxl_conf_load (const char *file, const char *name, zconfig_t **config,
         *path_p = path;
     else
         free (path);
+    return 0;
+}
+
+int
+xxl_conf_start (const char *prog, const char *file, const char *name,
+                const char *level_flag, const char *level_path,
+                zconfig_t **config, int *level)
+{
+    char err [512];
+    if (xxl_conf_load (file, name, config, NULL, err, sizeof err)) {
+        fprintf (stderr, "%s: %s\n", prog, err);
+        return -1;
+    }
+    const char *level_name = xxl_conf_str (level_flag, *config, level_path, "info");
+    *level = xxl_log_level (level_name);
+    if (*level < 0) {
+        fprintf (stderr, "%s: %s must be one of %s, not '%s'\n", prog, level_path,
+                 XXL_LOG_LEVELS, level_name);
+        zconfig_destroy (config);
+        return -1;
+    }
     return 0;
 }

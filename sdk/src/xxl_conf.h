@@ -35,4 +35,12 @@ const char *xxl_conf_dir (void);
 int xxl_conf_load (const char *file, const char *name, zconfig_t **config,
                    char **path_p, char *err, size_t errlen);
 
+//  A daemon's start: its config (xxl_conf_load of FILE, else of the
+//  default file NAME) and its log level (the flag, else the key at
+//  level_path, else info; xxl_log.h's names).  0 with *config (NULL when
+//  none) and *level set, or -1 having printed "PROG: reason" on stderr.
+int xxl_conf_start (const char *prog, const char *file, const char *name,
+                    const char *level_flag, const char *level_path,
+                    zconfig_t **config, int *level);
+
 #endif
