@@ -118,6 +118,33 @@ check "a failed login is logged at warning with address and user" \
     wait_for 5 grep -q "^<4>http: failed login of user 'mallory' from 127.0.0.1" "$T/journal.log"
 kill -TERM "$JPID"; wait "$JPID" 2>/dev/null
 
+# A key not in the keys folder: refused at the handshake (czmq's ZAP
+# handler), logged at warning naming the socket (libzmq's monitor tells
+# no peer address); a key in the folder is let in and not logged
+C="$T/certs"; K="$T/keys"
+mkdir -p "$C" "$K"
+"$CTL" keygen scheduler --role admin --dir "$C" >/dev/null
+"$CTL" keygen boss --role admin --dir "$C" >/dev/null
+"$CTL" keygen rogue --role admin --dir "$C" >/dev/null
+cp "$C/boss.cert" "$K/"
+: > "$T/keyed.log"
+JS=$(stat -c '%d:%i' "$T/keyed.log")
+rm -f "$T/r4"
+JOURNAL_STREAM="$JS" "$SCHEDULER" --db "$T/k.db" --api tcp://127.0.0.1:0 --agents tcp://127.0.0.1:0 \
+    --http none --ready-file "$T/r4" --cert "$C/scheduler.cert_secret" --keys "$K" \
+    --plugins "$XXL_BUILD/plugins/routers/.libs" 2>>"$T/keyed.log" &
+KPID=$!
+PIDS="$PIDS $KPID"
+check "a keyed scheduler starts" wait_for 10 test -s "$T/r4"
+KAPI=$(sed -n 's/^api=//p' "$T/r4")
+as () { timeout 10 "$CTL" --api "$KAPI" --cert "$C/$1.cert_secret" --scheduler-key "$C/scheduler.cert" --timeout 1500 --json group list; }
+check "a key in the folder is let in" bash -c "$(declare -f as); C='$C' KAPI='$KAPI' CTL='$CTL'; as boss >/dev/null"
+check "... and no refusal is logged" bash -c "! grep -q 'CURVE handshake' '$T/keyed.log'"
+check "a key not in the folder is refused" bash -c "$(declare -f as); C='$C' KAPI='$KAPI' CTL='$CTL'; ! as rogue >/dev/null 2>&1"
+check "the refusal is a warning naming the socket" \
+    wait_for 5 grep -q "^<4>api: a CURVE handshake on $KAPI refused: the client's key is not in the keys folder" "$T/keyed.log"
+kill -TERM "$KPID"; wait "$KPID" 2>/dev/null
+
 # xxl-ctl's files: the system's (XXL_CONFIG_DIR here), the user's
 # ($XDG_CONFIG_HOME/xxl), the environment, -c and the flag, each over the
 # ones before.  The api each time is a name that cannot be an endpoint,

@@ -222,6 +222,8 @@ s_server_destroy (server_t **self_p)
     zhashx_destroy (&self->apps_changed);
     //  (the last turn's replies, flushed to libzmq, get a second to leave:
     //  a LOG_CLEAR or REPORT answered at the stop, replies of the drain)
+    xxl_transport_unwatch (self->api, &self->watch [0]);
+    xxl_transport_unwatch (self->agents, &self->watch [1]);
     if (self->api)
         zsock_set_linger (self->api, 1000);
     zsock_destroy (&self->api);
@@ -470,6 +472,12 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
         self->agents = self->api? s_socket_open (self, XXL_ROLE_AGENTS, config->agents, agents_bound,
                                                  sizeof agents_bound, why, sizeof why)
                                 : NULL;
+        //  (keys refused at the handshake never reach the engine: logged
+        //  with their peer's address by a watcher of each socket)
+        if (self->cert && self->api && self->agents) {
+            self->watch [0] = xxl_transport_watch (self->api, "api");
+            self->watch [1] = xxl_transport_watch (self->agents, "agents");
+        }
     }
     //  HTTP: the inproc socket its threads send to, then the server
     char http_bound [160] = "none";
