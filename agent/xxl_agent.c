@@ -283,12 +283,61 @@ s_handle_run_batch (agent_t *self, link_t *link, xxl_msg_t *msg)
                    self->busy_refused, runs->via.array.size, busy);
 }
 
+//  LOG by byte offset (fromByte): a page of up to XXL_LOGREAD_PAGE_MAX bytes
+//  of the file, each NUL byte of it sent as U+FFFD (docs/protocol.md, Log
+//  pages)
+static void
+s_handle_log_bytes (agent_t *self, link_t *link, xxl_msg_t *msg, int64_t log_id,
+                    int64_t date, int64_t from, int running)
+{
+    char err [512];
+    size_t len = 0;
+    int64_t next = from;
+    int at_end = 1;
+    char *page = xxl_logread_bytes (self->config.logdir, log_id, date, from, 0, !running,
+                                    &len, &next, &at_end, err, sizeof err);
+    if (!page && running)
+        page = strdup ("");             //  queued: no file yet
+    if (!page) {
+        xxl_agent_reply (self, link, xxl_msg_id (msg), XXL_NOT_FOUND, err);
+        return;
+    }
+    if (memchr (page, 0, len)) {
+        char *text = (char *) malloc (3 * len + 1);
+        assert (text);
+        size_t size = 0;
+        for (size_t index = 0; index < len; index++)
+            if (page [index])
+                text [size++] = page [index];
+            else {
+                memcpy (text + size, "\xef\xbf\xbd", 3);
+                size += 3;
+            }
+        free (page);
+        page = text;
+        len = size;
+    }
+    xxl_agent_reply_begin (self, xxl_msg_id (msg), XXL_OK, NULL);
+    xxl_enc_key (self->enc, "content");
+    xxl_enc_map_begin (self->enc);
+    xxl_enc_kint (self->enc, "fromByte", from);
+    xxl_enc_kint (self->enc, "nextByte", next);
+    xxl_enc_key (self->enc, "logContent");
+    xxl_enc_strn (self->enc, page, len);
+    //  Ended: the run finished and this page reached the end of the file
+    xxl_enc_kbool (self->enc, "isEnd", !running && at_end);
+    xxl_enc_map_end (self->enc);
+    xxl_agent_send (self, link);
+    free (page);
+}
+
 static void
 s_handle_log (agent_t *self, link_t *link, xxl_msg_t *msg)
 {
     int64_t log_id = xxl_msg_int (msg, NULL, "logId", 1, 1, INT64_MAX, 0);
     int64_t date = xxl_msg_int (msg, NULL, "logDateTime", 1, 0, INT64_MAX, 0);
     int64_t from = xxl_msg_int (msg, NULL, "fromLineNum", 0, 1, INT32_MAX, 1);
+    int64_t from_byte = xxl_msg_int (msg, NULL, "fromByte", 0, 0, INT64_MAX, -1);
     if (xxl_msg_error (msg)) {
         xxl_agent_reply (self, link, xxl_msg_id (msg), XXL_BAD_REQUEST, xxl_msg_error (msg));
         return;
@@ -296,10 +345,17 @@ s_handle_log (agent_t *self, link_t *link, xxl_msg_t *msg)
     //  A running in-process run may still hold its first lines: have them
     //  written, so that the file shows what the run logged so far
     int running = xxl_executor_log_sync (self->executor, log_id);
+    if (from_byte >= 0) {
+        s_handle_log_bytes (self, link, msg, log_id, date, from_byte, running);
+        return;
+    }
     char err [512];
     int to_line = (int) from - 1;
-    char *content = xxl_logread (self->config.logdir, log_id, date, (int) from,
-                                     &to_line, err, sizeof err);
+    int at_end = 1;
+    char *content = xxl_logread_lines (self->config.logdir, log_id, date, (int) from, 0,
+                                       self->log_marks, sizeof self->log_marks
+                                                        / sizeof self->log_marks [0],
+                                       &to_line, &at_end, err, sizeof err);
     if (!content && running)
         content = strdup ("");          //  queued: no file yet
     if (!content) {
@@ -312,16 +368,8 @@ s_handle_log (agent_t *self, link_t *link, xxl_msg_t *msg)
     xxl_enc_kint (self->enc, "fromLineNum", from);
     xxl_enc_kint (self->enc, "toLineNum", to_line);
     xxl_enc_kstr (self->enc, "logContent", content);
-    //  Ended: the run finished and this page reached the end of the file
-    int ended = 0;
-    if (!running) {
-        int next_line = to_line;
-        char *more = xxl_logread_max (self->config.logdir, log_id, date, to_line + 1, 1,
-                                          &next_line, err, sizeof err);
-        ended = !more || next_line == to_line;
-        free (more);
-    }
-    xxl_enc_kbool (self->enc, "isEnd", ended);
+    //  Ended: the run finished and no complete line follows this page
+    xxl_enc_kbool (self->enc, "isEnd", !running && at_end);
     xxl_enc_map_end (self->enc);
     xxl_agent_send (self, link);
     free (content);
@@ -447,6 +495,7 @@ s_agent_destroy (agent_t **self_p)
     zcert_destroy (&self->cert);
     xxl_agent_callbacks_destroy (self);
     xxl_enc_destroy (&self->enc);
+    free (self->handlers_sent);
     free (self);
     *self_p = NULL;
 }
@@ -795,6 +844,25 @@ s_turn_timeout (agent_t *self)
     return wake > now? (long) (wake - now): 0;
 }
 
+//  Registers again on each connected link once the plugins' handler
+//  names differ from those the latest REGISTER carried, so that the
+//  schedulers (AGENT_LIST, routing by handler) know at once, not at the
+//  next beat.  Not while draining: the agent has unregistered
+static void
+s_announce_handlers (agent_t *self)
+{
+    if (self->draining)
+        return;
+    char *names = xxl_handlers_names (self->handlers);
+    bool same = names && self->handlers_sent && streq (names, self->handlers_sent);
+    free (names);
+    if (same)
+        return;
+    for (size_t i = 0; i < self->link_count; i++)
+        if (self->links [i].connected)
+            xxl_agent_register (self, &self->links [i], 0);
+}
+
 //  Hands each slot with input to its reader
 static void
 s_turn_read (agent_t *self, poll_t *poll)
@@ -803,8 +871,8 @@ s_turn_read (agent_t *self, poll_t *poll)
         s_read_pipe (self);
     if (s_ready (poll->results))
         xxl_agent_callbacks_take (self);
-    if (s_ready (poll->plugins))
-        xxl_handlers_rescan (self->handlers);
+    if (s_ready (poll->plugins) && xxl_handlers_rescan (self->handlers) > 0)
+        s_announce_handlers (self);
     s_read_links (self, poll);
 }
 

@@ -22,6 +22,7 @@
 #include "xxl_guard.h"
 #include "xxl_handlers.h"
 #include "xxl_journal.h"
+#include "xxl_logread.h"
 #include "xxl_spool.h"
 #include "xxl/msg.h"
 
@@ -116,7 +117,11 @@ typedef struct {
     bool terminated;
     bool draining;                      //  stopping: new runs are refused
     char address [256];
+    char *handlers_sent;                //  the handler names the latest
+                                        //  REGISTER carried (owned)
     const char *sending;                //  type of the message in the encoder
+    xxl_logread_mark_t log_marks [16];  //  where the latest LOG pages by line
+                                        //  ended, a log each (xxl_logread.h)
 } agent_t;
 
 //  The agent's clock for durations that must go on while the host is

@@ -102,7 +102,8 @@ xxl_agent_register (agent_t *self, link_t *link, int remove)
         if (self->config.run_batch > 1)
             xxl_enc_kint (self->enc, "runBatch", self->config.run_batch < XXL_RUN_BATCH_MAX
                                                  ? self->config.run_batch: XXL_RUN_BATCH_MAX);
-        free (names);
+        free (self->handlers_sent);
+        self->handlers_sent = names;
         link->register_id = id;
         link->register_sent = zclock_mono ();
         link->register_sent_boot = xxl_agent_boot_ms ();

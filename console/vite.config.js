@@ -1,11 +1,14 @@
 import { defineConfig } from 'vite'
 import vue from '@vitejs/plugin-vue'
 
-// The build is served by xxl-scheduler from its console folder at `/`:
-// relative asset paths, no inline scripts (CSP script-src 'self'), no
-// source maps (kept small; rebuild from src/ to debug).
+// The build is served by xxl-scheduler from its console folder at `/`,
+// which answers index.html for any path that is not a file: asset paths
+// are absolute (`/assets/…`), so that a deep link such as /jobs/1/glue
+// loads them too (src/main.js then shows its page).  No inline scripts
+// (CSP script-src 'self'), no source maps (kept small; rebuild from src/
+// to debug).
 export default defineConfig({
-  base: './',
+  base: '/',
   plugins: [vue()],
   build: {
     outDir: 'dist',

@@ -486,7 +486,10 @@ s_doc_row (const char *command, const char **from, const char **to)
 {
     char name [64];
     snprintf (name, sizeof name, "`%s`", command);
-    for (const char *line = s_doc; line && *line; ) {
+    //  (the commands' table is under "Client API": rows before it, such
+    //  as the scope of reads by role, name commands for other reasons)
+    const char *section = strstr (s_doc, "\n## Client API");
+    for (const char *line = section? section + 1: s_doc; line && *line; ) {
         const char *end = strchr (line, '\n');
         if (!end)
             end = line + strlen (line);

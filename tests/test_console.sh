@@ -3,7 +3,12 @@
 # its HTTP server) and a real agent: sign in, add a GLUE_SHELL job with the
 # next fire times previewed, trigger it and follow its log to the end, make
 # a second GLUE version, diff, roll back to version 1, switch to Chinese,
-# sign out (tests/console/drive.mjs, playwright-core on Debian's chromium).
+# sign out (tests/console/drive.mjs, playwright-core on Debian's chromium);
+# and probes of the console's layout and guards: each page at a phone's
+# 390 px no wider than the screen with its actions on it, the dashboard's
+# chart cards inside their grid at 1366 and 1920 px, its date range and
+# "—" while no run has finished, the cron field refusing a bad expression
+# before anything is sent, Kill asking first, deep links (/logs/1) styled.
 # All of it under the Content-Security-Policy the scheduler sends: the
 # browser's reports of any refusal (securitypolicyviolation events, console
 # errors) fail the run, and an inline script added on purpose must be
@@ -19,7 +24,8 @@ if [ -z "$CHROMIUM" ] || ! command -v node >/dev/null || ! command -v npm >/dev/
     echo "# skipped: needs chromium, node and npm (scripts/deps installs them)"
     exit 77
 fi
-DIST="$XXL_SRC/console/dist"
+# (XXL_CONSOLE_DIST: another build of the console to drive, e.g. an older one)
+DIST="${XXL_CONSOLE_DIST:-$XXL_SRC/console/dist}"
 SHOTS="$XXL_BUILD/tests/console-shots"
 NODEDIR="$XXL_BUILD/tests/console-node"
 

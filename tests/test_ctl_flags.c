@@ -10,6 +10,7 @@
 #include "xxl_ctl_cmd.h"
 #include "xxl_commands.h"
 #include "xxl_test.h"
+#include "xxl_test_ctl.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -20,19 +21,7 @@
 static int
 s_ctl (const char *line, const char *value)
 {
-    char *copy = strdup (line), *argv [16], *save = NULL;
-    int argc = 0;
-    argv [argc++] = (char *) "xxl-ctl";
-    for (char *tok = strtok_r (copy, " ", &save); tok && argc < 14;
-         tok = strtok_r (NULL, " ", &save))
-        argv [argc++] = tok;
-    argv [argc++] = (char *) value;
-    argv [argc] = NULL;
-    FILE *null = fopen ("/dev/null", "w");
-    int rc = xxl_ctl_main (argc, argv, null, null);
-    fclose (null);
-    free (copy);
-    return rc;
+    return xxl_test_ctl (line, " ", value, NULL);
 }
 
 int

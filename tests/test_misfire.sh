@@ -2,7 +2,8 @@
 # test_misfire.sh -- an outage longer than the pre-read window: a
 # FIRE_ONCE_NOW job fires once for the whole outage (not once for its
 # planned row and again for its next time), a DO_NOTHING job not at all;
-# both go on at their next planned time.
+# both go on at their next planned time; the DO_NOTHING misfire's log line
+# reads as a date.
 . "$(dirname "$0")/lib.sh"
 xxl_setup
 cat >> "$T/scheduler.cfg" <<CFG
@@ -16,7 +17,8 @@ start_agent m1 mf-app
 wait_for 10 agent_registered mf-app m1
 ONCE=$(ctl job add --group mf-app --handler demoJobHandler --cron '0/2 * * * * ?' \
        --misfire FIRE_ONCE_NOW --start | jq -r .id)
-SKIP=$(ctl job add --group mf-app --handler demoJobHandler --cron '0/2 * * * * ?' --start | jq -r .id)
+SKIP=$(ctl job add --group mf-app --handler demoJobHandler --cron '0/2 * * * * ?' \
+       --timezone Asia/Shanghai --start | jq -r .id)
 check "the FIRE_ONCE_NOW job runs" wait_for 10 job_ran "$ONCE" 1
 # Stopped 1.3 s after a fire, with the next one (0.7 s on) planned already
 sleep 1.3
@@ -41,4 +43,8 @@ missed () {
 }
 check "no missed instant ran late as CRON (FIRE_ONCE_NOW)" test "$(missed "$ONCE")" = 0
 check "no missed instant ran late as CRON (DO_NOTHING)" test "$(missed "$SKIP")" = 0
+# The log says when, readably: ISO 8601 in UTC and in the job's zone
+check "a DO_NOTHING misfire's log line gives the instant in UTC and the job's zone" \
+    grep -Eq "planner: job $SKIP misfired at [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]{12}Z \([0-9-]{10}T[0-9:.]{12}\+08:00 Asia/Shanghai\) \([0-9]+ ms late\); DO_NOTHING" "$T/scheduler.log"
+check "... and no misfire line has a raw epoch" bash -c "! grep -Eq 'misfired at [0-9]{13}' '$T/scheduler.log'"
 xxl_done

@@ -31,7 +31,7 @@ export async function request(method, path, { body, params, quiet401 } = {}) {
   if (method !== 'GET' && session.me && session.me.csrf) headers['X-CSRF-Token'] = session.me.csrf
   let res
   try {
-    res = await fetch('api/v1' + path + query(params), {
+    res = await fetch('/api/v1' + path + query(params), {
       method,
       headers,
       credentials: 'same-origin',

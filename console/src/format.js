@@ -23,9 +23,26 @@ export function fmtInZone(ms, tz) {
   return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second} ${p.timeZoneName || ''}`.trim()
 }
 
-export function fmtDay(ms) {
+// fmtDate(ms): "yyyy-MM-dd", the day in the browser's zone (an <input
+// type=date>'s value)
+export function fmtDate(ms) {
   const d = new Date(ms)
-  return `${pad(d.getMonth() + 1)}-${pad(d.getDate())}`
+  return `${pad(d.getFullYear(), 4)}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`
+}
+
+// dateDays(from, to, most): the days "yyyy-MM-dd" from one to the other,
+// both included, oldest first; the newest `most` of them when more
+export function dateDays(from, to, most) {
+  const at = (s) => { const [y, m, d] = s.split('-').map(Number); return new Date(y, m - 1, d) }
+  const day = at(to)
+  day.setDate(day.getDate() - (most - 1))
+  if (fmtDate(day.getTime()) < from) day.setTime(at(from).getTime())
+  const out = []
+  for (let s = fmtDate(day.getTime()); s <= to && out.length < most; s = fmtDate(day.getTime())) {
+    out.push(s)
+    day.setDate(day.getDate() + 1)
+  }
+  return out
 }
 
 // A run's state from its codes (docs/protocol.md, the log object)

@@ -18,6 +18,14 @@ const routes = [
   { path: '/:rest(.*)', redirect: '/' },
 ]
 
+// Pages are addressed in the hash (/#/logs/1): the document is always
+// the scheduler's `/`.  A page's path without it (a deep link /logs/1 or
+// /jobs/1/glue, which the scheduler answers with index.html) is moved into
+// the hash before the router reads it, its query kept
+if (location.pathname !== '/' && !location.hash.startsWith('#/')) {
+  history.replaceState(null, '', '/#' + location.pathname + location.search)
+}
+
 const router = createRouter({ history: createWebHashHistory(), routes })
 
 router.beforeEach(async (to) => {

@@ -8,9 +8,12 @@
     admin, and the access token (when set) is what is checked.
 
     The rules, each in one place here:
-    - api commands: the command table's least role (xxl_commands.h access)
-      and, for an operator, the app of the job or run the command names
-      (its scope field) must be one of the key's apps;
+    - api commands: the command table's least role (xxl_commands.h access);
+      for an operator, and for a viewer whose key lists apps, the app of
+      every group, job or run the request names must be one of the key's
+      apps (403 when it is not; REPORT, which counts every app, is refused
+      to a key with apps), and its lists hold only its apps' rows
+      (engine_read_group);
     - agents: only an agent key may REGISTER, and only for its apps;
     - the access token, compared in constant time.
 */
@@ -69,35 +72,61 @@ engine_token_check (server_t *self, xxl_msg_t *msg)
     return diff? -1: 0;
 }
 
-//  The app of the job or run a request names, into app; 0, or 1 when the
-//  job, run or group does not exist (the handler answers 404)
+//  The app of the group (field "group": app name or id; "jobGroup": id),
+//  job ("jobId") or run ("logId") field key of a request names, into app;
+//  0, or 1 when the request does not name one or it does not exist (the
+//  handler answers 404, or lists nothing)
 static int
-s_scope_app (server_t *self, request_t *request, char *app, size_t applen)
+s_field_app (server_t *self, request_t *request, const char *key, char *app, size_t applen)
 {
-    const char *scope = request->command->scope;
-    int64_t id = xxl_args_given (&request->args, request->msg, scope)
-               ? xxl_args_int (&request->args, request->msg, scope): 0;
-    //  (a run counts for the group it ran in, even if its job moved since)
-    int64_t group_id = 0;
-    if (id > 0 && streq (scope, "logId")) {
-        xxl_log_t log;
-        if (xxl_store_log_load (self->store, id, &log) == 0)
-            group_id = log.job_group;
-        xxl_log_free (&log);
-    }
-    else
-    if (id > 0) {
-        xxl_job_t job;
-        if (xxl_store_job_load (self->store, id, &job) == 0)
-            group_id = job.job_group;
-        xxl_job_free (&job);
-    }
+    const xxl_field_t *field = request->command->fields;
+    while (field->key && strneq (field->key, key))
+        field++;
+    if (!field->key || !xxl_args_given (&request->args, request->msg, key))
+        return 1;
     xxl_group_t group;
-    if (group_id <= 0 || xxl_store_group_load (self->store, group_id, &group))
+    int rc = 1;
+    if (field->type == XXL_FIELD_STR) {
+        const char *name = xxl_args_str (&request->args, request->msg, key);
+        rc = name && *name? xxl_store_group_find (self->store, name, &group): 1;
+    }
+    else {
+        int64_t id = xxl_args_int (&request->args, request->msg, key);
+        //  (a run counts for the group it ran in, even if its job moved since)
+        int64_t group_id = 0;
+        if (id > 0 && streq (key, "logId")) {
+            xxl_log_t log;
+            if (xxl_store_log_load (self->store, id, &log) == 0)
+                group_id = log.job_group;
+            xxl_log_free (&log);
+        }
+        else
+        if (id > 0 && streq (key, "jobId")) {
+            xxl_job_t job;
+            if (xxl_store_job_load (self->store, id, &job) == 0)
+                group_id = job.job_group;
+            xxl_job_free (&job);
+        }
+        else
+        if (id > 0)
+            group_id = id;
+        rc = group_id > 0? xxl_store_group_load (self->store, group_id, &group): 1;
+    }
+    if (rc)
         return 1;
     snprintf (app, applen, "%s", group.app_name? group.app_name: "");
     xxl_group_free (&group);
     return 0;
+}
+
+//  The fields that name the subject of a request, whose app a key limited
+//  to apps must list
+static const char *const s_subjects [] = { "group", "jobGroup", "jobId", "logId", NULL };
+
+bool
+engine_reads_scoped (const xxl_who_t *who)
+{
+    return s_rank (who->role) < 3 && who->apps && *who->apps;
 }
 
 int
@@ -115,29 +144,106 @@ engine_permit (server_t *self, request_t *request, char *why, size_t whylen)
                   who->name, who->role, command->name, xxl_access_name (command->access));
         return -1;
     }
-    if (command->access != XXL_ACCESS_OPERATOR)
+    if (command->access == XXL_ACCESS_OPERATOR) {
+        assert (command->scope);
+        //  An operator acts on one job or run of its apps
+        if (!xxl_args_given (&request->args, request->msg, command->scope)
+        ||  xxl_args_int (&request->args, request->msg, command->scope) <= 0) {
+            snprintf (why, whylen, "key '%s' (%s) may send %s only for one job of its apps"
+                      " (give %s)", who->name, who->role, command->name, command->scope);
+            return -1;
+        }
+        if (xxl_command_has (request->msg, "address")) {
+            snprintf (why, whylen, "key '%s' (%s) may not choose the addresses of a trigger:"
+                      " only an admin may", who->name, who->role);
+            return -1;
+        }
+    }
+    //  A key with apps reads, and an operator acts, only within its apps:
+    //  every group, job or run the request names must be of one of them
+    //  (one that does not exist: the handler's 404).  An operator without
+    //  apps acts on nothing; a viewer or operator without apps reads all.
+    if (command->access != XXL_ACCESS_OPERATOR && !engine_reads_scoped (who))
         return 0;
-    assert (command->scope);
-    //  An operator acts on one job or run of its apps
-    if (!xxl_args_given (&request->args, request->msg, command->scope)
-    ||  xxl_args_int (&request->args, request->msg, command->scope) <= 0) {
-        snprintf (why, whylen, "key '%s' (%s) may send %s only for one job of its apps"
-                  " (give %s)", who->name, who->role, command->name, command->scope);
+    if (command == &xxl_commands [XXL_CMD_REPORT]) {
+        snprintf (why, whylen, "key '%s' (%s) may not send REPORT: it counts every app's"
+                  " runs, and its apps are '%s'", who->name, who->role, who->apps);
         return -1;
     }
-    if (xxl_command_has (request->msg, "address")) {
-        snprintf (why, whylen, "key '%s' (%s) may not choose the addresses of a trigger:"
-                  " only an admin may", who->name, who->role);
-        return -1;
+    for (const char *const *key = s_subjects; *key; key++) {
+        char app [256];
+        if (s_field_app (self, request, *key, app, sizeof app))
+            continue;
+        if (!xxl_who_has_app (who, app)) {
+            char printable [300];
+            snprintf (why, whylen, "key '%s' (%s) may not send %s for app '%s': its apps are"
+                      " '%s'", who->name, who->role, command->name,
+                      xxl_printable (app, printable, sizeof printable), who->apps);
+            return -1;
+        }
     }
-    char app [256];
-    if (s_scope_app (self, request, app, sizeof app))
-        return 0;                       //  (not found: the handler's 404)
-    if (!xxl_who_has_app (who, app)) {
-        char printable [300];
-        snprintf (why, whylen, "key '%s' (%s) may not send %s for app '%s': its apps are"
-                  " '%s'", who->name, who->role, command->name,
-                  xxl_printable (app, printable, sizeof printable), who->apps);
+    return 0;
+}
+
+//  Groups by id, for qsort
+static int
+s_group_cmp (const void *a, const void *b)
+{
+    int64_t x = ((const xxl_group_t *) a)->id, y = ((const xxl_group_t *) b)->id;
+    return x < y? -1: x > y;
+}
+
+size_t
+engine_who_groups (server_t *self, const xxl_who_t *who, xxl_group_t **groups_p)
+{
+    size_t room = 1, count = 0;
+    for (const char *p = who->apps; *p; p++)
+        room += *p == ',';
+    xxl_group_t *groups = (xxl_group_t *) zmalloc (room * sizeof (xxl_group_t));
+    char *apps = strdup (who->apps);
+    char *save = NULL;
+    for (char *app = strtok_r (apps, ",", &save); app; app = strtok_r (NULL, ",", &save)) {
+        //  (spaces around an item are not part of it, as xxl_who_has_app)
+        while (*app == ' ')
+            app++;
+        size_t len = strlen (app);
+        while (len && app [len - 1] == ' ')
+            app [--len] = 0;
+        xxl_group_t *group = &groups [count];
+        if (!*app || xxl_store_group_find (self->store, app, group))
+            continue;
+        //  (an app named by digits is no group id; an app listed twice counts once)
+        bool again = false;
+        for (size_t i = 0; i < count; i++)
+            again = again || groups [i].id == group->id;
+        if (!group->app_name || strneq (group->app_name, app) || again)
+            xxl_group_free (group);
+        else
+            count++;
+    }
+    free (apps);
+    qsort (groups, count, sizeof groups [0], s_group_cmp);
+    *groups_p = groups;
+    return count;
+}
+
+int
+engine_read_group (server_t *self, request_t *request, int64_t *group_id, char *why,
+                   size_t whylen)
+{
+    const xxl_who_t *who = request->who;
+    *group_id = 0;
+    if (!engine_reads_scoped (who))
+        return 0;
+    xxl_group_t *groups;
+    size_t count = engine_who_groups (self, who, &groups);
+    *group_id = count? groups [0].id: -1;
+    for (size_t i = 0; i < count; i++)
+        xxl_group_free (&groups [i]);
+    free (groups);
+    if (count > 1) {
+        snprintf (why, whylen, "key '%s' (%s) has several apps ('%s'): name one group to"
+                  " list (group, jobGroup or jobId)", who->name, who->role, who->apps);
         return -1;
     }
     return 0;

@@ -47,6 +47,21 @@ xxl_msg_t *engine_receive (server_t *self, zmsg_t *zmsg, bool api, engine_answer
 const xxl_who_t *engine_who (server_t *self);
 int engine_token_check (server_t *self, xxl_msg_t *msg);
 int engine_permit (server_t *self, request_t *request, char *why, size_t whylen);
+//  Whether who's reads are limited to its apps: a viewer or operator
+//  whose key (user, token) lists apps.  An admin, and a key without apps,
+//  read everything.
+bool engine_reads_scoped (const xxl_who_t *who);
+//  The group a list of a request whose sender's reads are scoped holds
+//  when the request names none: *group_id 0 when not scoped (every group),
+//  else the one group of its apps, or -1 when its apps have none (an
+//  empty list).  0, or -1 with the reason for a 403 when its apps have
+//  several groups (it must name one).
+int engine_read_group (server_t *self, request_t *request, int64_t *group_id, char *why,
+                       size_t whylen);
+//  The groups of who's apps, by id (each once; an app without a group
+//  left out): how many, into *groups (free each with xxl_group_free,
+//  then the array)
+size_t engine_who_groups (server_t *self, const xxl_who_t *who, xxl_group_t **groups);
 int engine_may_register (const xxl_who_t *who, const char *app, char *why, size_t whylen);
 void engine_keys_refresh (server_t *self);
 

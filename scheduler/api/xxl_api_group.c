@@ -109,13 +109,42 @@ s_encode_registry_list (server_t *self, const char *app)
     xxl_enc_array_end (self->enc);
 }
 
+//  The groups of the apps of a key whose reads are scoped, by id, in
+//  GROUP_LIST's row shape (xxl_store_group_encode_all's)
+static void
+s_encode_scoped_groups (server_t *self, const xxl_who_t *who)
+{
+    xxl_group_t *groups;
+    size_t count = engine_who_groups (self, who, &groups);
+    xxl_enc_array_begin (self->enc);
+    for (size_t i = 0; i < count; i++) {
+        xxl_group_t *group = &groups [i];
+        xxl_enc_map_begin (self->enc);
+        xxl_enc_kint (self->enc, "id", group->id);
+        xxl_enc_kstr (self->enc, "appname", group->app_name);
+        xxl_enc_kstr (self->enc, "title", group->title);
+        xxl_enc_kint (self->enc, "addressType", group->address_type);
+        xxl_enc_kstr (self->enc, "addressList", group->address_list? group->address_list: "");
+        xxl_enc_kint (self->enc, "updateTime", group->update_time);
+        xxl_enc_map_end (self->enc);
+        xxl_group_free (group);
+    }
+    xxl_enc_array_end (self->enc);
+    free (groups);
+}
+
+//  GROUP_LIST: every group, or for a key whose reads are scoped the groups
+//  of its apps
 void
 api_group_list (server_t *self, request_t *request)
 {
     engine_reply_begin (self, request);
     xxl_enc_map_begin (self->enc);
     xxl_enc_key (self->enc, "groups");
-    xxl_store_group_encode_all (self->store, self->enc);
+    if (engine_reads_scoped (request->who))
+        s_encode_scoped_groups (self, request->who);
+    else
+        xxl_store_group_encode_all (self->store, self->enc);
     xxl_enc_map_end (self->enc);
     engine_reply_end (self, request);
 }

@@ -221,6 +221,14 @@ api_job_list (server_t *self, request_t *request)
         group_id = group.id;
         xxl_group_free (&group);
     }
+    else {
+        //  (a key whose reads are scoped lists its apps' jobs only)
+        char why [512];
+        if (engine_read_group (self, request, &group_id, why, sizeof why)) {
+            engine_reply (self, request, XXL_FORBIDDEN, why);
+            return;
+        }
+    }
     engine_reply_begin (self, request);
     xxl_enc_map_begin (self->enc);
     xxl_enc_key (self->enc, "jobs");

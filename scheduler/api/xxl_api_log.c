@@ -17,6 +17,12 @@ api_log_list (server_t *self, request_t *request)
     int64_t max_id = api_int (request, "maxId");
     int64_t limit = api_int (request, "limit");
     int64_t offset = api_int (request, "offset");
+    //  (a key whose reads are scoped lists its apps' runs only)
+    char why [512];
+    if (!job_id && !group_id && engine_read_group (self, request, &group_id, why, sizeof why)) {
+        engine_reply (self, request, XXL_FORBIDDEN, why);
+        return;
+    }
     engine_reply_begin (self, request);
     xxl_enc_map_begin (self->enc);
     xxl_enc_key (self->enc, "logs");
@@ -38,12 +44,15 @@ api_log_show (server_t *self, request_t *request)
     api_show_row (self, request, "logId", xxl_store_log_encode, "log");
 }
 
-//  LOG_CAT and LOG_KILL: forwarded to the agent that ran the log
+//  LOG_CAT and LOG_KILL: forwarded to the agent that ran the log; a
+//  LOG_CAT with fromByte asks for the page by byte offset (its fromLineNum
+//  then unused)
 static void
 s_log_forward (server_t *self, request_t *request, int kill)
 {
     int64_t id = api_int (request, "logId");
     int64_t from = api_int (request, "fromLineNum");
+    int64_t from_byte = kill? -1: api_int (request, "fromByte");
     xxl_log_t log;
     int rc = xxl_store_log_load (self->store, id, &log);
     if (rc) {
@@ -83,6 +92,7 @@ s_log_forward (server_t *self, request_t *request, int kill)
         return;
     }
     pending->log_id = id;
+    pending->from_byte = from_byte;
     pending->client = zframe_dup (request->rid);
     pending->client_id = xxl_msg_id (request->msg);
     engine_audit_forwarded (request, pending);
@@ -91,7 +101,10 @@ s_log_forward (server_t *self, request_t *request, int kill)
     else {
         xxl_enc_kint (self->enc, "logId", id);
         xxl_enc_kint (self->enc, "logDateTime", log.trigger_time);
-        xxl_enc_kint (self->enc, "fromLineNum", from);
+        if (from_byte >= 0)
+            xxl_enc_kint (self->enc, "fromByte", from_byte);
+        else
+            xxl_enc_kint (self->enc, "fromLineNum", from);
     }
     engine_agent_send (self, pending);
     xxl_log_free (&log);

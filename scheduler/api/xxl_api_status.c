@@ -38,7 +38,11 @@ api_agent_list (server_t *self, request_t *request)
     int64_t index = 0, listed = 0;
     int truncated = 0;
     xxl_registry_entry_t entry;
+    bool scoped = engine_reads_scoped (request->who);
     while (xxl_registry_each (self->registry, &cursor, &entry) == 0) {
+        //  (a key whose reads are scoped sees its apps' agents only)
+        if (scoped && !xxl_who_has_app (request->who, entry.app))
+            continue;
         if (index++ < offset)
             continue;
         //  (an entry's keys, integers and string headers: under 128 bytes)

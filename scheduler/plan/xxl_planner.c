@@ -336,9 +336,13 @@ s_plan_job (server_t *self, snap_t *snap, int64_t now)
         if (fires [i].step == XXL_PLAN_MISFIRE_NOW)
             s_plan_fire (self, snap, "MISFIRE", planned, now, now);
         else
-        if (fires [i].step == XXL_PLAN_MISFIRE_SKIP)
-            zsys_info ("planner: job %" PRId64 " misfired at %" PRId64 " (%" PRId64
-                       " ms late); DO_NOTHING", job->id, planned, now - planned);
+        if (fires [i].step == XXL_PLAN_MISFIRE_SKIP) {
+            char when [128];
+            zsys_info ("planner: job %" PRId64 " misfired at %s (%" PRId64 " ms late);"
+                       " DO_NOTHING", job->id,
+                       engine_iso_time (planned, job->timezone, when, sizeof when),
+                       now - planned);
+        }
         else
             s_plan_fire (self, snap, "CRON", planned, planned, now);
     }

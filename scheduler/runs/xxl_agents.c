@@ -185,8 +185,11 @@ s_address_foreign_app (server_t *self, const char *address, const xxl_who_t *who
 //  the registry, or the store's rows of the dead time); an address
 //  another agent key registered stays that key's while it has a route or
 //  a registry entry; only the connection an address is registered on
-//  (and, with keys, only its key) may unregister it.  0, or -1 with the
-//  reason for a 403 (logged, at most a line a minute).
+//  (and, with keys, only its key) may unregister it; with keys, an
+//  address routed to another connection that is open (it beats, or at
+//  least has not closed) is not registered on this one, whatever the
+//  key, until that one unregisters, closes or is past the dead time.
+//  0, or -1 with the reason for a 403 (logged, at most a line a minute).
 static int
 s_agent_binding (server_t *self, zframe_t *rid, const char *app, const char *address,
                  int remove, const xxl_who_t *who, char *why, size_t whylen)
@@ -236,6 +239,14 @@ s_agent_binding (server_t *self, zframe_t *rid, const char *app, const char *add
         &&  (route || s_address_listed (self, address))) {
             snprintf (why, whylen, "address '%s' is another agent key's until that agent"
                       " leaves the registry", xxl_printable (address, where, sizeof where));
+            rc = -1;
+        }
+        else
+        if (!same && engine_runs_held_open (self, rid, app, address)) {
+            snprintf (why, whylen, "address '%s' is registered on another connection that is"
+                      " open: it is this one's once that one unregisters, closes or is past"
+                      " the dead time (%d s)", xxl_printable (address, where, sizeof where),
+                      (int) self->config.dead_s);
             rc = -1;
         }
         free (self->runs.foreign_apps);
@@ -898,86 +909,6 @@ s_foreign_reply (server_t *self, uint64_t id)
     self->runs.foreign_logged = now;
 }
 
-//  The most bytes of logContent a LOG page carries (docs/protocol.md, Log
-//  pages): 64 KiB of the log file, each byte of it that is not UTF-8 sent
-//  as U+FFFD (3 bytes)
-#define XXL_LOG_PAGE_MAX (3 * 64 * 1024)
-
-//  Writes the client's answer to a LOG_CAT from the agent's LOG reply
-//  (code, text and its content) into self->enc: a 200 carries the page,
-//  checked field by field and copied (logContent, a string or bin, made
-//  valid UTF-8 and cut between characters at XXL_LOG_PAGE_MAX; other keys
-//  dropped); another code goes without content.  -1 with the reason in
-//  why, the encoder untouched, when a 200's content is not a page.
-static int
-s_log_page_encode (server_t *self, uint64_t client_id, int code, const char *text,
-                   xxl_msg_t *msg, char *why, size_t whylen)
-{
-    if (code != XXL_OK) {
-        xxl_enc_reply (self->enc, client_id, code, text);
-        return 0;
-    }
-    const msgpack_object *content = xxl_msg_get (xxl_msg_root (msg), "content");
-    if (!content || content->type != MSGPACK_OBJECT_MAP) {
-        snprintf (why, whylen, "its content is %s", content? "not a map": "missing");
-        return -1;
-    }
-    const msgpack_object *from = xxl_msg_get (content, "fromLineNum");
-    const msgpack_object *to = xxl_msg_get (content, "toLineNum");
-    const msgpack_object *body = xxl_msg_get (content, "logContent");
-    const msgpack_object *end = xxl_msg_get (content, "isEnd");
-    if (!from || from->type != MSGPACK_OBJECT_POSITIVE_INTEGER
-    ||  from->via.u64 < 1 || from->via.u64 > INT32_MAX)
-        snprintf (why, whylen, "fromLineNum is not an integer 1-2147483647");
-    else
-    if (!to || to->type != MSGPACK_OBJECT_POSITIVE_INTEGER
-    ||  to->via.u64 > INT32_MAX || to->via.u64 + 1 < from->via.u64)
-        snprintf (why, whylen, "toLineNum is not an integer from fromLineNum - 1 to 2147483647");
-    else
-    if (!body || (body->type != MSGPACK_OBJECT_STR && body->type != MSGPACK_OBJECT_BIN))
-        snprintf (why, whylen, "logContent is not a string");
-    else
-    if (!end || end->type != MSGPACK_OBJECT_BOOLEAN)
-        snprintf (why, whylen, "isEnd is not a boolean");
-    else
-        why [0] = 0;
-    if (*why)
-        return -1;
-    //  (str and bin hold their bytes alike)
-    const char *bytes = body->type == MSGPACK_OBJECT_STR? body->via.str.ptr: body->via.bin.ptr;
-    size_t size = body->type == MSGPACK_OBJECT_STR? body->via.str.size: body->via.bin.size;
-    if (memchr (bytes, 0, size)) {
-        snprintf (why, whylen, "logContent holds a NUL byte");
-        return -1;
-    }
-    char *page = (char *) malloc (size + 1);
-    assert (page);
-    memcpy (page, bytes, size);
-    page [size] = 0;
-    char *repaired = xxl_utf8_repair (page);
-    if (repaired) {
-        free (page);
-        page = repaired;
-    }
-    size_t length = strlen (page);
-    if (length > XXL_LOG_PAGE_MAX) {
-        length = XXL_LOG_PAGE_MAX;
-        while (length > 0 && ((unsigned char) page [length] & 0xc0) == 0x80)
-            length--;
-    }
-    xxl_enc_reply (self->enc, client_id, code, text);
-    xxl_enc_key (self->enc, "content");
-    xxl_enc_map_begin (self->enc);
-    xxl_enc_kint (self->enc, "fromLineNum", (int64_t) from->via.u64);
-    xxl_enc_kint (self->enc, "toLineNum", (int64_t) to->via.u64);
-    xxl_enc_key (self->enc, "logContent");
-    xxl_enc_strn (self->enc, page, length);
-    xxl_enc_kbool (self->enc, "isEnd", end->via.boolean);
-    xxl_enc_map_end (self->enc);
-    free (page);
-    return 0;
-}
-
 //  A reply from an agent to one of our requests.  It counts only when it
 //  comes from the connection the request was sent to: a batch's, or the
 //  one its address is registered on.
@@ -1029,8 +960,8 @@ engine_agent_answer (server_t *self, zframe_t *rid, xxl_msg_t *msg)
             int answered = code;
             if (pending->kind == PENDING_LOG) {
                 char why [160];
-                if (s_log_page_encode (self, pending->client_id, code, text, msg,
-                                       why, sizeof why)) {
+                if (engine_log_page_encode (self, pending->client_id, code, text, msg,
+                                            pending->from_byte, why, sizeof why)) {
                     //  (nothing of a malformed page reaches the client)
                     char shown [200];
                     engine_warn_limited (&self->runs.log_pages, "server: the LOG reply of %s is"

@@ -130,6 +130,41 @@ engine_runs_expire (server_t *self)
     engine_doubts_check (self);
 }
 
+//  A BEAT to the connection rid: false when it has closed
+bool
+engine_runs_beat (server_t *self, const void *rid, size_t rid_size)
+{
+    void *handle = zsock_resolve (self->agents);
+    xxl_enc_request (self->enc, "BEAT", engine_request_id (self));
+    size_t size;
+    const void *data = xxl_enc_finish (self->enc, &size);
+    int rc = zmq_send (handle, rid, rid_size, ZMQ_SNDMORE);
+    if (rc >= 0)
+        rc = zmq_send (handle, data, size, 0);
+    return rc >= 0 || zmq_errno () != EHOSTUNREACH;
+}
+
+//  (a closed one is an agent restarted before the liveness beat saw its
+//  old connection close: its address moves at once)
+bool
+engine_runs_held_open (server_t *self, zframe_t *rid, const char *app, const char *address)
+{
+    size_t size = 0;
+    const void *route = xxl_registry_route (self->registry, address, &size);
+    if (!route || (size == zframe_size (rid) && memcmp (route, zframe_data (rid), size) == 0))
+        return false;
+    if (engine_runs_beat (self, route, size))
+        return true;
+    char name [300], where [300];
+    engine_warn_limited (&self->runs.log_moved, "registry: %s/%s registered again on a new"
+                         " connection: its old one had closed", xxl_printable (app, name, sizeof name),
+                         xxl_printable (address, where, sizeof where));
+    zframe_t *closed = zframe_new (route, size);
+    xxl_registry_gone (self->registry, zframe_data (closed), zframe_size (closed));
+    zframe_destroy (&closed);
+    return false;
+}
+
 //  Every XXL_LIVENESS_MS, a BEAT to each connection the registry holds
 //  (once, whatever its addresses): ZeroMQ tells no one when a peer's
 //  connection closes, but a send to it then fails, and its addresses are
@@ -142,19 +177,11 @@ engine_runs_liveness (server_t *self)
 {
     zlistx_t *gone = zlistx_new ();
     zlistx_set_destructor (gone, (zlistx_destructor_fn *) zframe_destroy);
-    void *handle = zsock_resolve (self->agents);
     size_t rid_size;
     for (const void *rid = xxl_registry_rid_first (self->registry, &rid_size); rid;
-         rid = xxl_registry_rid_next (self->registry, &rid_size)) {
-        xxl_enc_request (self->enc, "BEAT", engine_request_id (self));
-        size_t size;
-        const void *data = xxl_enc_finish (self->enc, &size);
-        int rc = zmq_send (handle, rid, rid_size, ZMQ_SNDMORE);
-        if (rc >= 0)
-            rc = zmq_send (handle, data, size, 0);
-        if (rc < 0 && zmq_errno () == EHOSTUNREACH)
+         rid = xxl_registry_rid_next (self->registry, &rid_size))
+        if (!engine_runs_beat (self, rid, rid_size))
             zlistx_add_end (gone, zframe_new (rid, rid_size));
-    }
     //  (after the walk: forgetting a connection changes what it walks)
     for (zframe_t *rid = (zframe_t *) zlistx_first (gone); rid;
          rid = (zframe_t *) zlistx_next (gone))

@@ -9,6 +9,7 @@
                         dispatch of a row, the answer to a RUN
         xxl_agents.c    requests to agents, their batches, and the agents'
                         messages (REGISTER, CALLBACK, REPLY)
+        xxl_log_page.c  an agent's LOG page checked and made LOG_CAT's answer
         xxl_doubts.c    RUNs whose answer never came
     MUST: write a run's row before its RUN is queued (the outbox sends
     after the commit).  MUST NOT: touch the planner's plans except through
@@ -51,6 +52,8 @@ typedef struct _pending_t {
                                         //  took it before (engine_ask_answer)
     zframe_t *client;                   //  client routing id (LOG/KILL forwards, probes)
     uint64_t client_id;                 //  the client's request id
+    int64_t from_byte;                  //  LOG: the page's fromByte (-1: a
+                                        //  page by line, fromLineNum)
     //  An audited request forwarded to the agent (LOG_KILL): recorded with
     //  its answer (engine_audit_answer); NULL when not audited
     const char *audit_type;             //  its command's name (static)
@@ -222,6 +225,14 @@ void engine_runs_start (server_t *self);
 void engine_runs_stop (server_t *self);
 void engine_runs_expire (server_t *self);
 void engine_runs_liveness (server_t *self);
+//  A BEAT to the connection of routing id rid (its REPLY is ignored):
+//  false when the send found the connection closed, else true (sent, or
+//  its queue full)
+bool engine_runs_beat (server_t *self, const void *rid, size_t rid_size);
+//  Whether address is routed to a connection other than rid's that is
+//  still open (engine_runs_beat): one found closed is forgotten
+//  (xxl_registry_gone, logged naming app and address)
+bool engine_runs_held_open (server_t *self, zframe_t *rid, const char *app, const char *address);
 //  The router plugins (to judge a job's route strategy, to list them)
 xxl_routers_t *engine_runs_routers (server_t *self);
 //  Whether a RUN of log_id was accepted and its trigger code is not
@@ -325,6 +336,17 @@ void engine_doubt_destroy (void **item);
 
 //  xxl_agents.c
 void engine_probe_answer (server_t *self, pending_t *pending, int code, const char *msg);
+
+//  xxl_log_page.c: writes the client's answer to a LOG_CAT from the agent's
+//  LOG reply (code, text and its content) into self->enc: a 200 carries
+//  the page, checked field by field and copied (logContent, a string or
+//  bin, made valid UTF-8; by line cut between characters at 192 KiB, by
+//  byte never cut; other keys dropped); another code goes without
+//  content.  from_byte is the fromByte asked (-1: a page by line).  -1
+//  with the reason in why, the encoder untouched, when a 200's content is
+//  not a page.
+int engine_log_page_encode (server_t *self, uint64_t client_id, int code, const char *text,
+                            xxl_msg_t *msg, int64_t from_byte, char *why, size_t whylen);
 void engine_handle_probe (server_t *self, zmsg_t *zmsg);
 void engine_handle_routed (server_t *self, zmsg_t *zmsg);
 void engine_agent_answer (server_t *self, zframe_t *rid, xxl_msg_t *msg);

@@ -16,14 +16,14 @@
     authenticated (xxl_client_new_curve).  Every failure prints
     one error (a line on err, or {"error": ...} on out with --json) and
     returns a non-zero status: 1 for server, connection and reply
-    problems, 2 for usage errors.  Replies are never trusted: a missing
+    problems, 2 for usage errors (xxl_ctl.h; `job trigger` adds 3 and 4).  Replies are never trusted: a missing
     or ill-typed field gives "unexpected reply", never a crash.
 
     Files: xxl_ctl_args (flags as data), xxl_ctl_call (requests and
     replies), xxl_ctl_print (output), xxl_ctl_value (reading replies),
     xxl_ctl_diff (glue diff), and the commands by resource:
-    xxl_ctl_group, xxl_ctl_job, xxl_ctl_log, xxl_ctl_glue, xxl_ctl_misc,
-    xxl_ctl_audit, xxl_ctl_keygen, xxl_ctl_user.
+    xxl_ctl_group, xxl_ctl_job, xxl_ctl_trigger, xxl_ctl_log, xxl_ctl_glue,
+    xxl_ctl_misc, xxl_ctl_audit, xxl_ctl_keygen, xxl_ctl_user.
 */
 
 #include "xxl_ctl.h"
@@ -110,7 +110,8 @@ s_usage (FILE *out, const char *noun)
             fprintf (out, "  %s\n", name);
     }
     fprintf (out, "\nRun 'xxl-ctl COMMAND --help' for a command's flags.  Exit status: 0 ok,\n"
-                  "1 a scheduler or connection error, 2 a usage error.\n");
+                  "1 a scheduler or connection error, 2 a usage error; job trigger: 3 a run\n"
+                  "failed (at once, or with --wait), 4 --wait timed out.\n");
 }
 
 //  The config files, most to least binding: -c FILE, the user's, the system's

@@ -78,9 +78,12 @@ s_parse_shard (const char *text)
     return 0;
 }
 
-//  Reads a whole file ('-' = stdin) into a new string, or NULL with reason
+//  Reads a whole file ('-' = stdin) of at most limit bytes into a new
+//  string, or NULL with reason; reads no more than limit + 1 bytes, so a
+//  longer file (an endless pipe too) costs no more memory than the limit
 static char *
-s_read_file (const char *path, char *reason, size_t reasonlen)
+s_read_file (const char *flag, const char *path, size_t limit, const char *key,
+             char *reason, size_t reasonlen)
 {
     FILE *file = streq (path, "-")? stdin: fopen (path, "rb");
     if (!file) {
@@ -89,7 +92,7 @@ s_read_file (const char *path, char *reason, size_t reasonlen)
     }
     size_t size = 0, cap = 4096;
     char *data = (char *) malloc (cap);
-    while (data) {
+    while (data && size <= limit) {
         if (size + 1 >= cap) {
             char *bigger = (char *) realloc (data, cap * 2);
             if (!bigger) {
@@ -100,7 +103,10 @@ s_read_file (const char *path, char *reason, size_t reasonlen)
             data = bigger;
             cap *= 2;
         }
-        size_t got = fread (data + size, 1, cap - size - 1, file);
+        size_t want = cap - size - 1;
+        if (want > limit + 1 - size)
+            want = limit + 1 - size;
+        size_t got = fread (data + size, 1, want, file);
         size += got;
         if (got == 0)
             break;
@@ -114,9 +120,16 @@ s_read_file (const char *path, char *reason, size_t reasonlen)
         free (data);
         return NULL;
     }
+    if (size > limit) {
+        snprintf (reason, reasonlen, "%s: '%s' is longer than %s's limit of %zu bytes",
+                  flag, path, key, limit);
+        free (data);
+        return NULL;
+    }
     data [size] = 0;
     if (strlen (data) != size) {
-        snprintf (reason, reasonlen, "'%s' holds a NUL byte; glue source must be text", path);
+        snprintf (reason, reasonlen, "%s: '%s' holds a NUL byte; %s must be text",
+                  flag, path, key);
         free (data);
         return NULL;
     }
@@ -351,8 +364,14 @@ s_check_opt (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args, int index)
                                             " not '%s'", opt->name, text);
             break;
         case CTL_FILE: {
+            //  The field's limit, else what one frame can carry
             char reason [512];
-            args->text [index] = s_read_file (text, reason, sizeof reason);
+            const xxl_field_t *field = opt->key? s_field (cmd, opt, NULL): NULL;
+            size_t limit = field && field->type == XXL_FIELD_STR && field->max > 0
+                         ? (size_t) field->max: XXL_MSG_MAX_FRAME;
+            args->text [index] = s_read_file (opt->name, text, limit,
+                                              opt->key? opt->key: "the text",
+                                              reason, sizeof reason);
             if (!args->text [index])
                 return xxl_ctl_usage_error (self, NULL, "%s", reason);
             break;

@@ -44,7 +44,8 @@ typedef enum {
     CTL_TIME,           //  epoch ms, or local YYYY-MM-DD[ HH:MM[:SS]]
     CTL_ENUM,           //  one of choices; fills key with the choice's value
     CTL_SHARD,          //  I/N with 0 <= I < N; filled as the text
-    CTL_FILE,           //  a file's text ('-': stdin); filled with the text
+    CTL_FILE,           //  a file's text ('-': stdin), no NUL, at most the
+                        //  field's bytes (no field: a frame's); filled with it
     CTL_SCHEDULE        //  fills scheduleType with key, scheduleConf with the text
 } ctl_kind_t;
 

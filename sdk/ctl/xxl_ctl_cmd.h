@@ -12,10 +12,10 @@
     and xxl_ctl_cmd_show (xxl_ctl_call.h) serve it from `request` and
     `done`.
 
-    Each command file (group, job, log, glue, misc, audit, keygen, user)
-    defines its commands; xxl_commands.def names them (with the api command
-    each sends) in the order `xxl-ctl --help` shows, for xxl_ctl.c's list
-    and the declarations below.
+    Each command file (group, job, trigger, log, glue, misc, audit, keygen,
+    user) defines its commands; xxl_commands.def names them (with the api
+    command each sends) in the order `xxl-ctl --help` shows, for
+    xxl_ctl.c's list and the declarations below.
 */
 
 #ifndef XXL_CTL_CMD_H_INCLUDED

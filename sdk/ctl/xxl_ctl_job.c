@@ -1,5 +1,5 @@
 /*  xxl_ctl_job.c -- xxl-ctl's job commands: add, update, list, show, rm,
-    copy, start, stop, trigger, next.
+    copy, start, stop, next (trigger: xxl_ctl_trigger.c).
 */
 
 #include "xxl_ctl_cmd.h"
@@ -25,6 +25,8 @@ static const ctl_opt_t s_job_opts [] = {
     { "--fix-delay", NULL, "S", "schedule type FIX_DELAY, S seconds after each run ends",
       CTL_SCHEDULE, 0, 0, "FIX_DELAY", NULL },
     { "--param", NULL, "P", "executor parameter", CTL_STR, 0, 0, "executorParam", NULL },
+    { "--param-file", NULL, "FILE", "executor parameter read from FILE ('-': stdin;"
+      " at most {max} bytes)", CTL_FILE, 0, 0, "executorParam", NULL },
     { "--route", NULL, "R", "route strategy (FIRST, ROUND, SHARDING_BROADCAST, ...)",
       CTL_STR, 0, 0, "executorRouteStrategy", NULL },
     { "--block", NULL, "B", "block strategy ({values})",
@@ -61,6 +63,8 @@ s_schedule_check (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
 {
     if (xxl_ctl_args_count (cmd, args, "--cron", "--fix-rate", "--fix-delay", NULL) > 1)
         return xxl_ctl_usage_error (self, cmd, "give only one of --cron, --fix-rate, --fix-delay");
+    if (xxl_ctl_args_count (cmd, args, "--param", "--param-file", NULL) > 1)
+        return xxl_ctl_usage_error (self, cmd, "give only one of --param, --param-file");
     return 0;
 }
 
@@ -89,8 +93,8 @@ s_job_add (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
 
 const ctl_cmd_t xxl_ctl_job_add = {
     "job", "add", "--group APP|ID --handler NAME [--cron EXPR | --fix-rate S | --fix-delay S]\n"
-    "        [--param P] [--route R] [--block B] [--timeout S] [--retry N] [--misfire M]\n"
-    "        [--retry-interval S] [--retry-backoff F] [--retry-max S]\n"
+    "        [--param P | --param-file FILE] [--route R] [--block B] [--timeout S]\n"
+    "        [--retry N] [--misfire M] [--retry-interval S] [--retry-backoff F] [--retry-max S]\n"
     "        [--glue-type T --glue-source FILE] [--child ID,ID] [--desc D] [--author A]\n"
     "        [--alarm-email E] [--timezone Z] [--start]",
     "add a job", s_job_opts, NULL, 0, 0, s_job_add_check, s_job_add, "JOB_ADD", NULL
@@ -316,42 +320,6 @@ const ctl_cmd_t xxl_ctl_job_list = {
     s_job_list, "JOB_LIST", NULL
 };
 
-static const ctl_opt_t s_job_trigger_opts [] = {
-    { "--param", NULL, "P", "executor parameter for this run (default: the job's)",
-      CTL_STR, 0, 0, "executorParam", NULL },
-    { "--address", NULL, "A", "run on this agent address instead of routing",
-      CTL_STR, 0, 0, "address", NULL },
-    { "--shard", NULL, "I/N", "run as shard I of N", CTL_SHARD, 0, 0, "shard", NULL },
-    XXL_CTL_OPTS_END
-};
-
-static int
-s_job_trigger (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
-{
-    if (!xxl_ctl_request_args (self, "JOB_TRIGGER", cmd, args, NULL))
-        return XXL_CTL_FAILED;
-    xxl_msg_t *reply;
-    const msgpack_object *content;
-    int rc;
-    const msgpack_object *ids = xxl_ctl_list (self, &reply, &content, "logIds", CTL_INTS, &rc);
-    if (ids) {
-        char *text = xxl_ctl_value_text (ids);
-        for (char *p = text; p && *p; p++)
-            if (*p == ',')
-                *p = ' ';
-        fprintf (self->out, "job %" PRId64 " triggered: log%s %s\n", args->pos_num [0],
-                 ids->via.array.size == 1? "": "s", text && *text? text: "(none)");
-        free (text);
-        xxl_msg_destroy (&reply);
-    }
-    return rc;
-}
-
-const ctl_cmd_t xxl_ctl_job_trigger = {
-    "job", "trigger", "ID [--param P] [--address A] [--shard I/N]", "run a job once now",
-    s_job_trigger_opts, s_job_pos, 1, 1, NULL, s_job_trigger, NULL, NULL
-};
-
 static const ctl_opt_t s_job_next_opts [] = {
     { "-n", NULL, "N", "how many fire times (default {default})", CTL_INT, 0, 0, "count", NULL },
     XXL_CTL_OPTS_END
@@ -360,23 +328,41 @@ static const ctl_opt_t s_job_next_opts [] = {
 static int
 s_job_next (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
 {
-    if (!xxl_ctl_request_args (self, cmd->request, cmd, args, NULL))
+    //  The job's time zone first (a reply is not held across requests)
+    char *zone = NULL;
+    if (!self->json) {
+        xxl_enc_t *enc = xxl_ctl_request (self, "JOB_SHOW");
+        if (!enc)
+            return XXL_CTL_FAILED;
+        xxl_enc_kint (enc, "jobId", args->pos_num [0]);
+        xxl_msg_t *reply = xxl_ctl_call (self);
+        const msgpack_object *job = reply? xxl_ctl_content (self, reply): NULL;
+        zone = job? xxl_ctl_value_text_of (job, "timezone"): NULL;
+        xxl_msg_destroy (&reply);
+        if (!zone)
+            return XXL_CTL_FAILED;
+    }
+    if (!xxl_ctl_request_args (self, cmd->request, cmd, args, NULL)) {
+        free (zone);
         return XXL_CTL_FAILED;
+    }
     xxl_msg_t *reply;
     const msgpack_object *content;
     int rc;
     const msgpack_object *next = xxl_ctl_list (self, &reply, &content, "next", CTL_INTS, &rc);
-    if (!next)
-        return rc;
-    if (next->via.array.size == 0)
-        fprintf (self->out, "no fire times\n");
-    for (uint32_t i = 0; i < next->via.array.size; i++) {
-        char buf [64];
-        fprintf (self->out, "%s\n", xxl_ctl_time_text ((int64_t) next->via.array.ptr [i].via.u64,
-                                                       buf, sizeof buf));
+    if (next) {
+        int64_t *times = (int64_t *) calloc (next->via.array.size + 1, sizeof (int64_t));
+        for (uint32_t i = 0; times && i < next->via.array.size; i++)
+            times [i] = (int64_t) next->via.array.ptr [i].via.u64;
+        if (times)
+            xxl_ctl_print_times (self, times, next->via.array.size, zone);
+        else
+            rc = xxl_ctl_fail (self, XXL_CTL_FAILED, "out of memory");
+        free (times);
+        xxl_msg_destroy (&reply);
     }
-    xxl_msg_destroy (&reply);
-    return XXL_CTL_OK;
+    free (zone);
+    return rc;
 }
 
 const ctl_cmd_t xxl_ctl_job_next = {

@@ -8,7 +8,9 @@
     Rules: NAME as xxl_cert_name_valid; role one of xxl_cert_roles,
     `agent` when not given; apps a comma-separated list of app names, each
     judged by the api's own rule for a group's appname (xxl_commands),
-    required for an agent key (it may register for those apps only).  An
+    required for an agent key (it may register for those apps only); a
+    viewer or operator key with apps reads only those apps' groups, jobs,
+    GLUE sources and runs (scheduler/access/xxl_access.c).  An
     existing file of the pair (a link too) is refused unless --force.
 
     No path in D that another writer of D could replace is ever opened:
@@ -47,7 +49,9 @@ static const ctl_opt_t s_keygen_opts [] = {
     { "--role", NULL, "ROLE", "admin, operator, viewer or agent (default agent)",
       CTL_ENUM, 0, 0, NULL, s_roles },
     { "--apps", NULL, "A,B", "the apps the key may act on (an agent key: register for);\n"
-      "                         required for an agent key", CTL_STR, 0, 0, NULL, NULL },
+      "                         required for an agent key; a viewer's or operator's\n"
+      "                         reads are limited to them too (none: it reads all)",
+      CTL_STR, 0, 0, NULL, NULL },
     { "--dir", NULL, "DIR", "the folder to write the files in (default .)", CTL_STR, 0, 0,
       NULL, NULL },
     { "--force", NULL, NULL, "replace the files of an existing key of that name", CTL_BOOL,

@@ -185,12 +185,14 @@ static const ctl_opt_t s_log_cat_opts [] = {
     XXL_CTL_OPTS_END
 };
 
-//  Prints log cat's JSON document: the log's content read and where it ended
+//  Prints log cat's JSON document: the log's content read, how many lines
+//  it holds (its line ends), where it ended in the file and whether the
+//  run ended
 static int
-s_log_cat_json (ctl_t *self, int64_t id, const char *all, size_t size, int64_t to_line,
-                int is_end)
+s_log_cat_json (ctl_t *self, int64_t id, const char *all, size_t size, int64_t lines,
+                int64_t next_byte, int is_end)
 {
-    msgpack_object_kv kv [4];
+    msgpack_object_kv kv [5];
     msgpack_object root;
     xxl_ctl_value_str (&kv [0].key, "logId", 5);
     kv [0].val.type = MSGPACK_OBJECT_POSITIVE_INTEGER;
@@ -198,28 +200,31 @@ s_log_cat_json (ctl_t *self, int64_t id, const char *all, size_t size, int64_t t
     xxl_ctl_value_str (&kv [1].key, "logContent", 10);
     xxl_ctl_value_str (&kv [1].val, all? all: "", size);
     xxl_ctl_value_str (&kv [2].key, "toLineNum", 9);
-    kv [2].val.type = to_line < 0? MSGPACK_OBJECT_NEGATIVE_INTEGER: MSGPACK_OBJECT_POSITIVE_INTEGER;
-    if (to_line < 0)
-        kv [2].val.via.i64 = to_line;
-    else
-        kv [2].val.via.u64 = (uint64_t) to_line;
-    xxl_ctl_value_str (&kv [3].key, "isEnd", 5);
-    kv [3].val.type = MSGPACK_OBJECT_BOOLEAN;
-    kv [3].val.via.boolean = is_end != 0;
+    kv [2].val.type = MSGPACK_OBJECT_POSITIVE_INTEGER;
+    kv [2].val.via.u64 = (uint64_t) lines;
+    xxl_ctl_value_str (&kv [3].key, "nextByte", 8);
+    kv [3].val.type = MSGPACK_OBJECT_POSITIVE_INTEGER;
+    kv [3].val.via.u64 = (uint64_t) next_byte;
+    xxl_ctl_value_str (&kv [4].key, "isEnd", 5);
+    kv [4].val.type = MSGPACK_OBJECT_BOOLEAN;
+    kv [4].val.via.boolean = is_end != 0;
     root.type = MSGPACK_OBJECT_MAP;
-    root.via.map.size = 4;
+    root.via.map.size = 5;
     root.via.map.ptr = kv;
     if (xxl_ctl_print_json (self, &root))
         return xxl_ctl_fail (self, XXL_CTL_FAILED, "out of memory");
     return XXL_CTL_OK;
 }
 
+//  Reads the log by byte offset (LOG_CAT's fromByte), writing each page to
+//  the output as it comes (--json: joined, then printed whole); -f polls
+//  every 500 ms once the pages are empty, until the run ends
 static int
 s_log_cat (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
 {
     int64_t id = args->pos_num [0];
     int follow = xxl_ctl_args_get (cmd, args, "-f") != NULL;
-    int64_t from = 1, to_line = 0;
+    int64_t from = 0, lines = 0;
     int is_end = 0;
     char *all = NULL;                   //  --json: all pages joined
     size_t size = 0;
@@ -230,7 +235,7 @@ s_log_cat (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
             rc = XXL_CTL_FAILED;
             break;
         }
-        xxl_enc_kint (enc, "fromLineNum", from);
+        xxl_enc_kint (enc, "fromByte", from);
         xxl_msg_t *reply = xxl_ctl_call (self);
         if (!reply) {
             rc = XXL_CTL_FAILED;
@@ -238,10 +243,10 @@ s_log_cat (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
         }
         const msgpack_object *content = xxl_ctl_content (self, reply);
         const msgpack_object *text = content? xxl_ctl_value_get (content, "logContent"): NULL;
-        int64_t to;
-        if (content && (xxl_ctl_value_int (content, "toLineNum", &to)
-                     || (text && text->type != MSGPACK_OBJECT_STR))) {
-            xxl_ctl_fail (self, XXL_CTL_FAILED, "unexpected reply: no toLineNum/logContent");
+        int64_t next;
+        if (content && (xxl_ctl_value_int (content, "nextByte", &next) || next < from
+                     || !text || text->type != MSGPACK_OBJECT_STR)) {
+            xxl_ctl_fail (self, XXL_CTL_FAILED, "unexpected reply: no nextByte/logContent");
             content = NULL;
         }
         if (!content) {
@@ -251,37 +256,38 @@ s_log_cat (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
         }
         const msgpack_object *end = xxl_ctl_value_get (content, "isEnd");
         is_end = end && end->type == MSGPACK_OBJECT_BOOLEAN && end->via.boolean;
-        int fresh = to >= from;
-        if (fresh && text && text->via.str.size > 0) {
-            if (self->json) {
-                char *bigger = (char *) realloc (all, size + text->via.str.size + 1);
-                if (!bigger) {
-                    xxl_msg_destroy (&reply);
-                    rc = xxl_ctl_fail (self, XXL_CTL_FAILED, "out of memory");
-                    break;
-                }
-                all = bigger;
-                memcpy (all + size, text->via.str.ptr, text->via.str.size);
-                size += text->via.str.size;
-                all [size] = 0;
+        const char *bytes = text->via.str.ptr;
+        size_t length = text->via.str.size;
+        for (const char *at = bytes;
+             length > 0 && (at = memchr (at, '\n', length - (size_t) (at - bytes))); at++)
+            lines++;
+        if (length > 0 && self->json) {
+            char *bigger = (char *) realloc (all, size + length + 1);
+            if (!bigger) {
+                xxl_msg_destroy (&reply);
+                rc = xxl_ctl_fail (self, XXL_CTL_FAILED, "out of memory");
+                break;
             }
-            else {
-                fwrite (text->via.str.ptr, 1, text->via.str.size, self->out);
-                fflush (self->out);
-            }
+            all = bigger;
+            memcpy (all + size, bytes, length);
+            size += length;
+            all [size] = 0;
+        }
+        else
+        if (length > 0) {
+            fwrite (bytes, 1, length, self->out);
+            fflush (self->out);
         }
         xxl_msg_destroy (&reply);
-        if (fresh) {
-            to_line = to;
-            from = to + 1;
-            continue;                   //  next page at once
-        }
-        if (!follow || is_end)
+        int fresh = next > from;
+        from = next;
+        if (is_end || (!fresh && !follow))
             break;
-        zclock_sleep (500);
+        if (!fresh)
+            zclock_sleep (500);         //  (following: the run goes on)
     }
     if (rc == XXL_CTL_OK && self->json)
-        rc = s_log_cat_json (self, id, all, size, to_line, is_end);
+        rc = s_log_cat_json (self, id, all, size, lines, from, is_end);
     free (all);
     return rc;
 }

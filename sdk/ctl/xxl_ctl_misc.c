@@ -68,8 +68,9 @@ static const ctl_opt_t s_cron_next_opts [] = {
     { "-n", NULL, "N", "how many fire times (default 5)", CTL_INT, 1, 1000, NULL, NULL },
     { "--from", NULL, "MS", "fire times strictly after this epoch ms (default now)",
       CTL_INT, 0, INT64_MAX / 2, NULL, NULL },
-    { "--tz", NULL, "ZONE", "IANA time zone of the expression (default UTC, like a job\n"
-      "                         without --timezone)", CTL_STR, 0, 0, NULL, NULL },
+    { "--tz", NULL, "ZONE", "IANA time zone of the expression, and of the times shown\n"
+      "                         (default UTC, like a job without --timezone)",
+      CTL_STR, 0, 0, NULL, NULL },
     XXL_CTL_OPTS_END
 };
 
@@ -104,14 +105,8 @@ s_cron_next (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
             fprintf (self->out, "%s%" PRId64, i? ",": "", times [i]);
         fprintf (self->out, "]}\n");
     }
-    else {
-        if (made == 0)
-            fprintf (self->out, "no fire times\n");
-        for (int i = 0; i < made; i++) {
-            char buf [64];
-            fprintf (self->out, "%s\n", xxl_ctl_time_text (times [i], buf, sizeof buf));
-        }
-    }
+    else
+        xxl_ctl_print_times (self, times, (size_t) made, tz);
     free (times);
     return XXL_CTL_OK;
 }

@@ -9,6 +9,8 @@
 #include <inttypes.h>
 #include <time.h>
 
+#include "xxl_tz.h"
+
 int
 xxl_ctl_print_json (ctl_t *self, const msgpack_object *obj)
 {
@@ -65,20 +67,139 @@ xxl_ctl_time_text (int64_t ms, char *buf, size_t buflen)
     return buf;
 }
 
+int
+xxl_ctl_zone_time (int64_t ms, const char *zone, char *buf, size_t buflen)
+{
+    const xxl_tz_t *tz = xxl_tz_get (zone && *zone? zone: NULL, NULL, 0);
+    int rc = tz? 0: -1;
+    if (!tz)
+        tz = xxl_tz_get (NULL, NULL, 0);
+    assert (tz);                        //  (UTC is built in)
+    int64_t offset = xxl_tz_offset_utc (tz, xxl_tz_floordiv (ms, 1000), NULL);
+    int64_t local = ms + offset * 1000;
+    int64_t days = xxl_tz_floordiv (local, 86400000);
+    int64_t rest = local - days * 86400000;
+    int64_t year;
+    int month, day;
+    xxl_tz_civil_from_days (days, &year, &month, &day);
+    int64_t minutes = (offset < 0? -offset: offset) / 60;
+    snprintf (buf, buflen, "%04" PRId64 "-%02d-%02d %02d:%02d:%02d %c%02d:%02d %s",
+              year, month, day, (int) (rest / 3600000), (int) (rest / 60000 % 60),
+              (int) (rest / 1000 % 60), offset < 0? '-': '+', (int) (minutes / 60),
+              (int) (minutes % 60), xxl_tz_name (tz));
+    return rc;
+}
+
+void
+xxl_ctl_print_times (ctl_t *self, const int64_t *times, size_t count, const char *zone)
+{
+    if (count == 0)
+        fprintf (self->out, "no fire times\n");
+    for (size_t i = 0; i < count; i++) {
+        char buf [128];
+        if (xxl_ctl_zone_time (times [i], zone, buf, sizeof buf) && i == 0)
+            fprintf (self->err, "xxl-ctl: this machine has no time zone '%s': times in UTC\n",
+                     zone);
+        fprintf (self->out, "%s\n", buf);
+    }
+}
+
+//  The next code point of UTF-8 text at *p (advancing *p), or -1 for a
+//  byte that does not start a valid sequence (*p past that one byte)
+static int32_t
+s_code_point (const unsigned char **p)
+{
+    const unsigned char *s = *p;
+    int length = s [0] < 0x80? 1: (s [0] & 0xE0) == 0xC0? 2: (s [0] & 0xF0) == 0xE0? 3:
+                 (s [0] & 0xF8) == 0xF0? 4: 0;
+    int32_t cp = length == 1? s [0]: length == 2? s [0] & 0x1F: length == 3? s [0] & 0x0F
+               : s [0] & 0x07;
+    for (int i = 1; i < length; i++) {
+        if ((s [i] & 0xC0) != 0x80) {
+            length = 0;                 //  (a cut sequence: NUL stops here too)
+            break;
+        }
+        cp = (cp << 6) | (s [i] & 0x3F);
+    }
+    if (length == 0 || (length == 2 && cp < 0x80) || (length == 3 && cp < 0x800)
+    ||  (length == 4 && (cp < 0x10000 || cp > 0x10FFFF))) {
+        *p = s + 1;
+        return -1;
+    }
+    *p = s + length;
+    return cp;
+}
+
+//  Columns a terminal gives a code point: 0 for controls, combining marks
+//  and other zero-width characters, 2 for East Asian wide and fullwidth
+//  ones (Unicode's East_Asian_Width W and F: CJK ideographs, kana, Hangul
+//  syllables, fullwidth forms, emoji), 1 for the rest
+static int
+s_columns (int32_t cp)
+{
+    //  { first, last, columns }: the ranges that are not 1 column
+    static const int32_t ranges [][3] = {
+        { 0x0300, 0x036F, 0 }, { 0x0483, 0x0489, 0 }, { 0x0591, 0x05BD, 0 },
+        { 0x0610, 0x061A, 0 }, { 0x064B, 0x065F, 0 }, { 0x0E31, 0x0E31, 0 },
+        { 0x0E34, 0x0E3A, 0 }, { 0x0E47, 0x0E4E, 0 }, { 0x1100, 0x115F, 2 },
+        { 0x1160, 0x11FF, 0 }, { 0x1AB0, 0x1AFF, 0 }, { 0x1DC0, 0x1DFF, 0 },
+        { 0x200B, 0x200F, 0 }, { 0x202A, 0x202E, 0 }, { 0x2060, 0x2064, 0 },
+        { 0x20D0, 0x20FF, 0 }, { 0x231A, 0x231B, 2 }, { 0x2329, 0x232A, 2 },
+        { 0x23E9, 0x23EC, 2 }, { 0x25FD, 0x25FE, 2 }, { 0x2614, 0x2615, 2 },
+        { 0x2E80, 0x3029, 2 }, { 0x302A, 0x302D, 0 }, { 0x302E, 0x303E, 2 },
+        { 0x3041, 0x3098, 2 }, { 0x3099, 0x309A, 0 }, { 0x309B, 0x33FF, 2 },
+        { 0x3400, 0x4DBF, 2 }, { 0x4E00, 0x9FFF, 2 }, { 0xA000, 0xA4CF, 2 },
+        { 0xA960, 0xA97F, 2 }, { 0xAC00, 0xD7A3, 2 }, { 0xF900, 0xFAFF, 2 },
+        { 0xFE00, 0xFE0F, 0 }, { 0xFE10, 0xFE19, 2 }, { 0xFE20, 0xFE2F, 0 },
+        { 0xFE30, 0xFE6F, 2 }, { 0xFEFF, 0xFEFF, 0 }, { 0xFF00, 0xFF60, 2 },
+        { 0xFFE0, 0xFFE6, 2 }, { 0x16FE0, 0x16FE4, 2 }, { 0x17000, 0x18CFF, 2 },
+        { 0x1B000, 0x1B2FF, 2 }, { 0x1F004, 0x1F004, 2 }, { 0x1F200, 0x1F251, 2 },
+        { 0x1F300, 0x1F64F, 2 }, { 0x1F680, 0x1F6FF, 2 }, { 0x1F900, 0x1F9FF, 2 },
+        { 0x1FA70, 0x1FAFF, 2 }, { 0x20000, 0x2FFFD, 2 }, { 0x30000, 0x3FFFD, 2 },
+        { 0xE0001, 0xE007F, 0 }, { 0xE0100, 0xE01EF, 0 }
+    };
+    if (cp < 0x20 || (cp >= 0x7F && cp < 0xA0))
+        return 0;
+    for (size_t i = 0; i < sizeof ranges / sizeof ranges [0] && cp >= ranges [i][0]; i++)
+        if (cp <= ranges [i][1])
+            return (int) ranges [i][2];
+    return 1;
+}
+
+size_t
+xxl_ctl_width (const char *text)
+{
+    size_t width = 0;
+    const unsigned char *p = (const unsigned char *) text;
+    while (*p) {
+        int32_t cp = s_code_point (&p);
+        width += cp < 0? 1: (size_t) s_columns (cp);
+    }
+    return width;
+}
+
 char *
 xxl_ctl_first_line (char *text, size_t max)
 {
     if (!text)
         return NULL;
+    assert (max >= 3);
     char *br = strstr (text, "<br>");
     if (br)
         *br = 0;
     text [strcspn (text, "\r\n")] = 0;
-    if (strlen (text) > max) {
-        size_t cut = max - 3;
-        while (cut > 0 && ((unsigned char) text [cut] & 0xC0) == 0x80)
-            cut--;                      //  don't split a UTF-8 sequence
-        strcpy (text + cut, "...");
+    if (xxl_ctl_width (text) > max) {
+        //  Keep whole characters that fit in max - 3 columns, then "..."
+        const unsigned char *p = (const unsigned char *) text, *cut = p;
+        size_t width = 0;
+        while (*p) {
+            int32_t cp = s_code_point (&p);
+            width += cp < 0? 1: (size_t) s_columns (cp);
+            if (width > max - 3)
+                break;
+            cut = p;
+        }
+        strcpy (text + (cut - (const unsigned char *) text), "...");
     }
     return text;
 }
@@ -150,17 +271,6 @@ xxl_ctl_table_init (ctl_table_t *table, int cols, const char **headers)
         xxl_ctl_table_add (table, strdup (headers [i]));
 }
 
-//  UTF-8 aware display width (counts code points)
-static size_t
-s_width (const char *text)
-{
-    size_t width = 0;
-    for (const unsigned char *p = (const unsigned char *) text; *p; p++)
-        if ((*p & 0xC0) != 0x80)
-            width++;
-    return width;
-}
-
 void
 xxl_ctl_table_print (ctl_table_t *table, FILE *out, const char *empty)
 {
@@ -170,7 +280,7 @@ xxl_ctl_table_print (ctl_table_t *table, FILE *out, const char *empty)
     else {
         size_t width [32] = { 0 };
         for (size_t i = 0; i < rows * (size_t) table->cols; i++) {
-            size_t w = s_width (table->cells [i]);
+            size_t w = xxl_ctl_width (table->cells [i]);
             if (w > width [i % (size_t) table->cols])
                 width [i % (size_t) table->cols] = w;
         }
@@ -181,7 +291,7 @@ xxl_ctl_table_print (ctl_table_t *table, FILE *out, const char *empty)
                     fprintf (out, "%s\n", cell);
                 else
                     fprintf (out, "%s%*s", cell,
-                             (int) (width [c] - s_width (cell) + 2), "");
+                             (int) (width [c] - xxl_ctl_width (cell) + 2), "");
             }
         }
     }

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define XXL_CTL_CELL_MAX    60          //  chars of free text in a table cell
+#define XXL_CTL_CELL_MAX    60          //  columns of free text in a table cell
 
 typedef struct _ctl_t ctl_t;
 
@@ -39,11 +39,30 @@ void xxl_ctl_print_object (ctl_t *self, const msgpack_object *map);
 //  Returns buf.
 const char *xxl_ctl_time_text (int64_t ms, char *buf, size_t buflen);
 
+//  "yyyy-mm-dd HH:MM:SS +hh:mm ZONE" of epoch ms in the IANA zone (NULL
+//  or "": UTC) into buf, e.g. "2026-11-29 10:00:00 +08:00 Asia/Shanghai".
+//  0, or -1 when this machine has no such zone (buf then holds the UTC
+//  form, labelled UTC).
+int xxl_ctl_zone_time (int64_t ms, const char *zone, char *buf, size_t buflen);
+
+//  Prints fire times one a line in zone (NULL or "": UTC) with the offset
+//  and zone (xxl_ctl_zone_time), or "no fire times"; a zone unknown here
+//  gives UTC and one line on err saying so
+void xxl_ctl_print_times (ctl_t *self, const int64_t *times, size_t count, const char *zone);
+
+//  Columns a terminal gives UTF-8 text: 2 for each East Asian wide or
+//  fullwidth character (CJK, kana, Hangul, fullwidth forms, emoji), 0 for
+//  controls and combining marks, 1 for the rest and for each byte of
+//  invalid UTF-8
+size_t xxl_ctl_width (const char *text);
+
 //  Cuts text in place to its first line (also at an HTML <br>) of at most
-//  max chars ("..." marks a cut); returns text (NULL stays NULL)
+//  max columns (xxl_ctl_width; max >= 3; "..." marks a cut, never within
+//  a character); returns text (NULL stays NULL)
 char *xxl_ctl_first_line (char *text, size_t max);
 
-//  A table of text cells, printed with aligned columns (at most 32)
+//  A table of text cells, printed with aligned columns (at most 32),
+//  aligned by display width (xxl_ctl_width)
 typedef struct {
     int cols;
     char **cells;                       //  row-major, header row first

@@ -207,8 +207,17 @@ static const xxl_field_t s_log [] = {
     S_END
 };
 
-//  LOG_CAT; LOG_KILL judges fromLineNum too, and does not send it
+//  LOG_CAT: by line (fromLineNum), or by byte offset when fromByte is
+//  given (-1: absent)
 static const xxl_field_t s_log_cat [] = {
+    { S_ID ("logId"), .required = true },
+    { S_INT ("fromLineNum", 1, INT32_MAX, 1) },
+    { S_INT ("fromByte", 0, INT64_MAX, -1) },
+    S_END
+};
+
+//  LOG_KILL judges fromLineNum as LOG_CAT does, and does not send it
+static const xxl_field_t s_log_kill [] = {
     { S_ID ("logId"), .required = true },
     { S_INT ("fromLineNum", 1, INT32_MAX, 1) },
     S_END

@@ -6,6 +6,10 @@
 // group the job goes in), SHOTS (folder), CHROMIUM (the browser binary),
 // XXL_MARK (a text unique to this run).  Prints "ok - …" / "FAIL - …" and
 // "N passed, M failed"; exits 1 on any failure.
+// Besides the steps (each building on the last), probes check one thing of
+// the console each whatever came before: a phone's width, the dashboard at
+// 1366 and 1920 px, its range and no-run figures, the cron field, the kill
+// confirmation, deep links.
 import { chromium } from 'playwright-core'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -15,7 +19,7 @@ const URL = env('XXL_URL'), USER = env('XXL_USER', 'admin'), PASSWORD = env('XXL
 const APP = env('XXL_APP', 'demo'), SHOTS = env('SHOTS', 'console-shots'), MARK = env('XXL_MARK', 'm' + process.pid)
 const VIEWER = env('XXL_VIEWER'), VIEWER_PASSWORD = env('XXL_VIEWER_PASSWORD')
 const WAIT = 30000
-let passed = 0, failed = 0, shot = 0
+let passed = 0, failed = 0, shot = 0, broken = false
 fs.mkdirSync(SHOTS, { recursive: true })
 
 function check(what, ok, detail) {
@@ -25,7 +29,12 @@ function check(what, ok, detail) {
 // step(what, fn): fn throws on failure (a wait that timed out, a missing element)
 // Once one fails, the rest are reported as not run (each builds on the last)
 async function step(what, fn) {
-  if (failed) return check(what, false, 'not run: an earlier step failed')
+  if (broken) return check(what, false, 'not run: an earlier step failed')
+  try { await fn(); return check(what, true) } catch (e) { broken = true; return check(what, false, String(e.message || e).split('\n')[0]) }
+}
+// probe(what, fn): as a step, but it runs whatever failed before it and
+// stops nothing after it (it needs only what it makes itself)
+async function probe(what, fn) {
   try { await fn(); return check(what, true) } catch (e) { return check(what, false, String(e.message || e).split('\n')[0]) }
 }
 async function snap(page, name) {
@@ -58,11 +67,36 @@ await context.addInitScript(() => {
     window.xxlCspViolation(`${e.effectiveDirective} refused ${e.blockedURI || 'inline'} (${e.sourceFile || '?'}:${e.lineNumber})`)
   })
 })
-const page = await context.newPage()
-page.on('pageerror', (e) => problems.push('page error: ' + e.message))
-page.on('console', (m) => { if (m.type() === 'error' && /Content.Security.Policy|Refused to/i.test(m.text())) problems.push('console: ' + m.text()) })
-page.on('dialog', (d) => d.accept())
-page.setDefaultTimeout(WAIT)
+// Dialogs (confirm) are accepted unless a probe says otherwise; each one's
+// text is kept
+const dialogs = []
+let dialogAnswer = true
+// Requests the pages made (method and path), for probes that check one was not made
+const requests = []
+const watchPage = (p) => {
+  p.on('pageerror', (e) => problems.push('page error: ' + e.message))
+  p.on('console', (m) => { if (m.type() === 'error' && /Content.Security.Policy|Refused to/i.test(m.text())) problems.push('console: ' + m.text()) })
+  p.on('dialog', (d) => { dialogs.push(d.message()); return dialogAnswer ? d.accept() : d.dismiss() })
+  p.on('request', (r) => requests.push(r.method() + ' ' + new globalThis.URL(r.url()).pathname))
+  p.setDefaultTimeout(WAIT)
+  return p
+}
+const page = watchPage(await context.newPage())
+const base = URL.replace(/\/$/, '')
+// apiCall(method, path, body): the REST api from the page, with the session's CSRF token
+const apiCall = (method, p, body) => page.evaluate(async ([method, p, body]) => {
+  const me = await (await fetch('/api/v1/me')).json()
+  const r = await fetch('/api/v1' + p, { method, body: body === undefined ? undefined : JSON.stringify(body),
+    headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': me.csrf || '' } })
+  return { status: r.status, data: await r.json().catch(() => null) }
+}, [method, p, body])
+const today = (days = 0) => {
+  const d = new Date()
+  d.setDate(d.getDate() + days)
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`
+}
+// The page's width as laid out (the document's, and the viewport's)
+const widths = (p) => p.evaluate(() => ({ doc: document.documentElement.scrollWidth, view: window.innerWidth }))
 
 let jobId = 0
 let logId = 0
@@ -100,7 +134,89 @@ try {
   })
   await snap(page, 'dashboard')
 
+  await probe('with no run yet the dashboard\'s success rate is "—" (no finished run), not 100%', async () => {
+    const rate = page.locator('.stat', { hasText: 'Success rate' }).locator('b')
+    await rate.waitFor()
+    const text = (await rate.innerText()).trim()
+    if (text !== '—') throw new Error('success rate shown: ' + text)
+    const sum = (await page.locator('[data-test=range-sum]').innerText({ timeout: 5000 })).trim()
+    if (sum !== 'No runs in these days') throw new Error('outcome card says: ' + sum)
+  })
+  await snap(page, 'dashboard-no-runs')
+
+  // (loaded at each width, and 1366 also reached by narrowing the window
+  // from 1920: a chart's canvas must shrink with its card)
+  for (const [width, how] of [[1920, 'loaded'], [1366, 'narrowed'], [1366, 'loaded']]) {
+    await probe(`the dashboard ${how} at ${width} px: both chart cards inside their grid, and no sideways scroll`, async () => {
+      await page.setViewportSize({ width, height: 900 })
+      if (how === 'loaded') await page.reload()
+      await page.locator('[data-test=chart-share]').waitFor()
+      await until(async () => (await page.locator('[data-test=chart-share]').boundingBox())?.height > 50, 'the doughnut drawn')
+      // (Chart.js fits a canvas to its box on the next frame: 3 s to settle)
+      const measure = () => page.evaluate(() => {
+        const grid = document.querySelector('.charts').getBoundingClientRect()
+        return { grid: [grid.left, grid.right], cards: [...document.querySelectorAll('.charts > .card')].map((c) => {
+          const b = c.getBoundingClientRect()
+          const canvas = c.querySelector('canvas').getBoundingClientRect()
+          return [b.left, b.right, canvas.right] }) }
+      })
+      let m, w, out
+      for (const end = Date.now() + 3000; ;) {
+        m = await measure()
+        w = await widths(page)
+        out = m.cards.filter(([l, r, cr]) => l < m.grid[0] - 0.5 || r > m.grid[1] + 0.5 || cr > r + 0.5)
+        if ((!out.length && w.doc <= w.view) || Date.now() > end) break
+        await new Promise((r) => setTimeout(r, 100))
+      }
+      if (out.length || w.doc > w.view) throw new Error(`grid ${JSON.stringify(m.grid)} cards ${JSON.stringify(m.cards)} page ${w.doc}/${w.view} px`)
+    })
+    await snap(page, `dashboard-${width}-${how}`)
+  }
+  await page.setViewportSize({ width: 1400, height: 900 })
+
   const desc = 'console job ' + MARK
+  const badDesc = 'console bad cron ' + MARK
+  await probe('the cron field holds what is typed into it (no value to append to), a valid one previewed', async () => {
+    await page.goto(base + '/#/jobs')
+    await page.click('[data-test=job-add]')
+    const form = page.locator('[data-test=job-form]')
+    await form.locator('select[name=scheduleType]').selectOption('CRON')
+    await form.locator('input[name=scheduleConf]').click()
+    await page.keyboard.type('0 30 3 * * ?')
+    const value = await form.locator('input[name=scheduleConf]').inputValue()
+    if (value !== '0 30 3 * * ?') throw new Error('the field holds: ' + value)
+    await until(async () => {
+      const items = await page.locator('[data-test=cron-preview] li').allInnerTexts()
+      return items.length === 5 && items.every((x) => / 03:30:00 UTC$/.test(x))
+    }, 'five 03:30:00 UTC fire times')
+  })
+  await snap(page, 'cron-typed')
+  // (hour 25: the scheduler's 400; a value typed after another: 11 fields)
+  for (const bad of ['0 30 25 * * ?', '0 0/5 * * * ?0 30 3 * * ?']) {
+    await probe(`an invalid cron '${bad}' is refused by the form with its reason: nothing is sent, the form stays`, async () => {
+      const form = page.locator('[data-test=job-form]')
+      if (!(await form.count())) { await page.goto(base + '/#/jobs'); await page.click('[data-test=job-add]') }
+      await form.locator('input[name=jobDesc]').fill(badDesc)
+      await form.locator('select[name=glueType]').selectOption('BEAN')
+      await form.locator('input[name=executorHandler]').fill('demoJobHandler')
+      await form.locator('input[name=scheduleConf]').fill(bad)
+      await until(async () => /\S/.test(await page.locator('[data-test=cron-error]').innerText().catch(() => '')),
+        'the reason in the preview')
+      const before = requests.length
+      await page.click('[data-test=job-save]')
+      await until(async () => (await page.locator('[data-test=job-form-error]').count()) || !(await form.count()), 'an error or the form closed')
+      const listed = (await apiCall('GET', '/jobs?jobDesc=' + encodeURIComponent(badDesc))).data.jobs || []
+      if (listed.length) throw new Error(`the job was made, with cron '${listed[0].scheduleConf}'`)
+      const sent = requests.slice(before).filter((r) => r === 'POST /api/v1/jobs')
+      if (sent.length) throw new Error('the job was sent to the scheduler')
+      const text = await page.locator('[data-test=job-form-error]').innerText()
+      if (!/^Not a valid cron expression: ./.test(text)) throw new Error('form says: ' + text)
+    })
+    await snap(page, 'cron-refused')
+  }
+  await snap(page, 'cron-refused')
+  if (await page.locator('.modal .close').count()) await page.locator('.modal .close').click()
+
   await step('add a GLUE_SHELL job: the form previews the next fire times in the job\'s zone', async () => {
     await page.click('[data-nav=jobs]')
     await page.click('[data-test=job-add]')
@@ -168,6 +284,35 @@ try {
   await snap(page, 'log-tail')
   console.log('# log ' + logId)
 
+  // Download: the run's whole log, fetched by byte offset, saved as a file
+  await step('the log view downloads the whole run log as a file', async () => {
+    const [file] = await Promise.all([page.waitForEvent('download'), page.click('[data-test=download]')])
+    const saved = fs.readFileSync(await file.path(), 'utf8')
+    if (file.suggestedFilename() !== `xxl-run-${logId}.log`) throw new Error('file name ' + file.suggestedFilename())
+    if (!saved.includes(`${MARK}-v1 param=from-console`) || !saved.endsWith('\n')) throw new Error('file: ' + saved.slice(-300))
+    const shown = await page.locator('[data-test=tail]').innerText()
+    if (saved.trim() !== shown.trim()) throw new Error('the file is not the log shown')
+  })
+
+  await probe('the dashboard\'s date range: today counts the run, a range that ends yesterday none', async () => {
+    await page.goto(base + '/#/')
+    const from = page.locator('[data-test=range] input[name=rangeFrom]')
+    const to = page.locator('[data-test=range] input[name=rangeTo]')
+    if ((await from.inputValue()) !== today(-6) || (await to.inputValue()) !== today()) throw new Error('default range: ' + (await from.inputValue()) + ' – ' + (await to.inputValue()))
+    const sum = page.locator('[data-test=range-sum]')
+    await until(async () => /^Runs: [1-9]\d* · success 100\.0%$/.test((await sum.innerText()).trim()), 'the run counted in the last 7 days')
+    await page.locator('[data-test=range] [data-range="30"]').click()
+    if ((await from.inputValue()) !== today(-29)) throw new Error('30 days from ' + (await from.inputValue()))
+    await to.fill(today(-1))
+    await until(async () => (await sum.innerText()).trim() === 'No runs in these days', 'no runs up to yesterday')
+    await from.fill(today())
+    await to.fill(today())
+    await until(async () => /^Runs: [1-9]/.test((await sum.innerText()).trim()), 'the run counted today')
+    await from.fill(today(1))
+    await page.locator('[data-test=range-error]').waitFor()
+  })
+  await snap(page, 'dashboard-range')
+
   await step('the run is listed in the run logs filtered by its job, and not under another status', async () => {
     await page.goto(`${URL.replace(/\/$/, '')}/#/logs?jobId=${jobId}`)
     await page.locator(`[data-test=logs] tr[data-log="${logId}"]`).waitFor()
@@ -213,7 +358,7 @@ try {
     if ((await diff.locator('.cm-changedLine, .cm-changedText, .cm-deletedChunk').count()) === 0) throw new Error('no change marked')
   })
   await snap(page, 'glue-diff')
-  if (!failed) await page.locator('.modal .close').click()
+  if (!broken) await page.locator('.modal .close').click()
 
   await step('roll back to version 1: version 3 "rollback to version 1" and the source back', async () => {
     await page.locator('[data-test=glue-versions] tr[data-version="1"] [data-act=rollback]').click()
@@ -227,7 +372,6 @@ try {
   })
   await snap(page, 'glue-rollback')
 
-  const base = URL.replace(/\/$/, '')
   await step('edit the job (author), copy it (stopped), start and stop the copy', async () => {
     await page.goto(`${base}/#/jobs`)
     const row = () => page.locator(`[data-test=jobs] tr[data-job="${jobId}"]`)
@@ -286,6 +430,104 @@ try {
     await page.locator('[data-test=audit] tr', { hasText: 'JOB_COPY' }).first().waitFor()
   })
   await snap(page, 'audit')
+
+  // A run that sleeps (its job made through the api), for the Kill probes
+  let sleeperJob = 0, sleeper = 0
+  await probe('a run that sleeps is running (a job made and triggered through the api)', async () => {
+    const g = ((await apiCall('GET', '/groups')).data.groups || []).find((x) => x.appname === APP)
+    const add = await apiCall('POST', '/jobs', { jobGroup: String(g.id), jobDesc: 'console kill ' + MARK, author: 'console-test',
+      scheduleType: 'NONE', scheduleConf: '', glueType: 'GLUE_SHELL', glueSource: '#!/bin/bash\necho sleeping\nsleep 300\n',
+      glueRemark: 'sleeper', executorRouteStrategy: 'FIRST', misfireStrategy: 'DO_NOTHING', executorBlockStrategy: 'SERIAL_EXECUTION' })
+    if (!add.data || !add.data.id) throw new Error('job add: ' + add.status + ' ' + JSON.stringify(add.data))
+    sleeperJob = add.data.id
+    const trig = await apiCall('POST', `/jobs/${sleeperJob}/trigger`, { executorParam: '' })
+    sleeper = trig.data && trig.data.logIds && trig.data.logIds[0]
+    if (!sleeper) throw new Error('trigger: ' + trig.status + ' ' + JSON.stringify(trig.data))
+    await until(async () => {
+      const l = (await apiCall('GET', `/logs/${sleeper}`)).data
+      return l && l.triggerCode === 200 && l.handleCode === 0
+    }, 'the run started (triggerCode 200, handleCode 0)')
+  })
+
+  // Each page at a phone's width: no wider than the screen; its actions
+  // within the screen once scrolled to (inside their table's own box)
+  const phone = watchPage(await context.newPage())
+  await phone.setViewportSize({ width: 390, height: 844 })
+  const reachable = async (loc) => {
+    await loc.scrollIntoViewIfNeeded()
+    const ok = await loc.evaluate((el) => {
+      const b = el.getBoundingClientRect()
+      const hit = document.elementFromPoint(b.left + b.width / 2, b.top + b.height / 2)
+      return b.left >= 0 && b.right <= window.innerWidth && (hit === el || el.contains(hit))
+    })
+    if (!ok) throw new Error(`${await loc.innerText()} is off the screen or covered`)
+  }
+  const phonePages = [
+    ['dashboard', '/#/', '[data-test=chart-share]'],
+    ['jobs', '/#/jobs', `[data-test=jobs] tr[data-job="${jobId}"]`],
+    ['job form', '/#/jobs', '[data-test=job-form]', async () => phone.click('[data-test=job-add]')],
+    ['run logs', `/#/logs?jobId=${sleeperJob}`, `[data-test=logs] tr[data-log="${sleeper}"]`],
+    ['run log', `/#/logs/${logId}`, '[data-test=log-row]'],
+    ['GLUE IDE', `/#/jobs/${jobId}/glue`, '[data-test=glue-versions] tr[data-version="3"]'],
+    ['executors', '/#/groups', '[data-test=groups] tbody tr'],
+    ['agents', '/#/agents', '[data-test=agents] tbody tr'],
+    ['users', '/#/users', '[data-test=tokens] tbody tr'],
+    ['audit', '/#/audit', '[data-test=audit] tbody tr'],
+  ]
+  for (const [name, where, ready, then] of phonePages) {
+    await probe(`at 390 px the ${name} page is no wider than the screen`, async () => {
+      await phone.goto('about:blank')
+      await phone.goto(base + where)
+      if (then) { await phone.locator(ready === '[data-test=job-form]' ? '[data-test=job-add]' : ready).first().waitFor(); await then() }
+      await phone.locator(ready).first().waitFor()
+      const w = await widths(phone)
+      if (w.doc > w.view) throw new Error(`the page is ${w.doc} px wide on a ${w.view} px screen`)
+      if (name === 'jobs') for (const b of await phone.locator(`[data-test=jobs] tr[data-job="${jobId}"] td.acts > *`).all()) await reachable(b)
+      if (name === 'run logs') await reachable(phone.locator(`[data-test=logs] tr[data-log="${sleeper}"] button`, { hasText: 'Kill' }))
+    })
+    await snap(phone, 'phone-' + name.replace(/ /g, '-'))
+  }
+  await phone.close()
+
+  await probe('Kill asks first (in the list and on the run\'s page): cancelled, nothing is sent and the run goes on; confirmed, it is killed', async () => {
+    if (!sleeper) throw new Error('no sleeping run')
+    const asks = async (button) => {
+      dialogAnswer = false
+      const d0 = dialogs.length, r0 = requests.length
+      try {
+        await button.click()
+        // (the page's handler has run by the time an evaluate gets its turn)
+        const l = (await apiCall('GET', `/logs/${sleeper}`)).data
+        const sent = requests.slice(r0).filter((r) => r === `POST /api/v1/logs/${sleeper}/kill`)
+        if (dialogs.length === d0) throw new Error('no confirmation asked' + (sent.length ? ': the kill was sent at once' : ''))
+        if (!dialogs[d0].includes(String(sleeper))) throw new Error('it asks: ' + dialogs[d0])
+        if (sent.length) throw new Error('cancelled, and yet the kill was sent')
+        if (l.handleCode !== 0) throw new Error('the run ended: ' + l.handleCode + ' ' + l.handleMsg)
+      } finally { dialogAnswer = true }
+    }
+    await page.goto(`${base}/#/logs?jobId=${sleeperJob}`)
+    await asks(page.locator(`[data-test=logs] tr[data-log="${sleeper}"] button`, { hasText: 'Kill' }))
+    await page.goto(`${base}/#/logs/${sleeper}`)
+    await asks(page.locator('[data-test=kill]'))
+    await page.locator('[data-test=kill]').click()
+    await until(async () => (await apiCall('GET', `/logs/${sleeper}`)).data.handleCode === 500, 'the run killed (handleCode 500)')
+  })
+  await snap(page, 'killed')
+
+  // A page's own path (no #) opened in a fresh tab: its styles and scripts load
+  for (const [where, ready] of [[`/jobs/${jobId}/glue`, '[data-test=glue-versions]'], [`/logs/${logId}`, '[data-test=log-row]'],
+    [`/logs?jobId=${jobId}`, `[data-test=logs] tr[data-log="${logId}"]`]]) {
+    const tab = watchPage(await context.newPage())
+    await probe(`a deep link ${where} opens its page, styled (the menu's colour from the stylesheet)`, async () => {
+      await tab.goto(base + where)
+      await tab.locator(ready).waitFor({ timeout: 10000 })
+      const side = await tab.evaluate(() => getComputedStyle(document.querySelector('.side')).backgroundColor)
+      if (side !== 'rgb(34, 48, 63)') throw new Error('the menu\'s background: ' + side)
+      if (new globalThis.URL(tab.url()).hash !== '#' + where) throw new Error('at ' + tab.url())
+    })
+    await snap(tab, 'deep-link')
+    await tab.close()
+  }
 
   await step('switch to Chinese: Chinese labels, kept after a reload', async () => {
     await page.click('[data-test=lang]')

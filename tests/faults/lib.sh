@@ -167,7 +167,9 @@ load_start () {
         while [ ! -f "$T/stop-load" ]; do
             j=${jobs[$((i % n))]}; i=$((i + 1))
             p="${2:-}"; p="${p//%n/$BASHPID.$i}"
-            out=$("$CTL" --api "$API" --json --timeout 2000 job trigger "$j" ${2:+--param "$p"} 2>/dev/null) || continue
+            # (3: acknowledged, and a run failed at once: its ids count)
+            out=$("$CTL" --api "$API" --json --timeout 2000 job trigger "$j" ${2:+--param "$p"} 2>/dev/null) \
+                || [ $? = 3 ] || continue
             ids=$(printf '%s' "$out" | jq -r '.logIds[]?' 2>/dev/null)
             for id in $ids; do echo "$id $j $(date +%s%3N)" >> "$ACKED"; done
         done

@@ -211,7 +211,9 @@ load_net () {
         set +e
         trig () {
             local out ids id
-            out=$("$CTL" --api "$API" --json --timeout 2000 job trigger "$1" --param "$2" 2>/dev/null) || return
+            # (3: acknowledged, and a run failed at once: its ids count)
+            out=$("$CTL" --api "$API" --json --timeout 2000 job trigger "$1" --param "$2" 2>/dev/null) \
+                || [ $? = 3 ] || return
             ids=$(printf '%s' "$out" | jq -r '.logIds[]?' 2>/dev/null)
             for id in $ids; do echo "$id $1 $(now_ms)" >> "$ACKED"; done
         }
