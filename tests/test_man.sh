@@ -23,7 +23,7 @@ done
 while read -r noun verb _; do
     case "$verb" in [a-z]*) cmd="$noun $verb" ;; *) cmd="$noun" ;; esac
     check "xxl-ctl.1 has the command '$cmd'" \
-        grep -qE "^\.BR? \"?$cmd\"?( |$)" "$MAN/xxl-ctl.1"
+        bash -c "sed 's/\\\\-/-/g' '$MAN/xxl-ctl.1' | grep -qE '^\.BR? \"?$cmd\"?( |\$)'"
 done < <("$CTL" --help | sed -n '/^commands:/,/^$/p' | sed '1d;$d')
 # The config pages: made from conf/*.cfg by scripts/cfgman
 if command -v python3 >/dev/null 2>&1; then
