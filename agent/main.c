@@ -6,6 +6,7 @@
 
 #include "../sdk/src/xxl_conf.h"
 #include "../sdk/src/xxl_local.h"
+#include "../sdk/src/xxl_log.h"
 #include "../sdk/src/xxl_transport.h"
 
 #include <getopt.h>
@@ -17,7 +18,8 @@ s_usage (FILE *out)
         "usage: xxl-agent [-c FILE] --app NAME --scheduler EP[,EP...] [--address NAME]\n"
         "                 [--plugins DIR] [--logdir DIR] [--cert FILE --scheduler-key FILE]\n"
         "\n"
-        "  -c, --config FILE    ZPL config file (see conf/xxl-agent.cfg)\n"
+        "  -c, --config FILE    ZPL config file (see xxl-agent.cfg(5)); without -c,\n"
+        "                       %s/xxl-agent.cfg if it exists\n"
         "  --app NAME           the group's app name to register under   (agent/app)\n"
         "  --scheduler EPS      scheduler agents endpoint(s), comma-separated (agent/scheduler)\n"
         "  --address NAME       this agent's address (default: hostname)  (agent/address)\n"
@@ -34,11 +36,15 @@ s_usage (FILE *out)
         "  --no-glue            refuse GLUE runs: reviewed plugins only   (agent/allow_glue = 0)\n"
         "  --in-process         run BEAN handlers inside the agent        (agent/in_process = 1)\n"
         "  --syslog             log to syslog instead of stderr           (agent/syslog)\n"
+        "  --log-level LEVEL    " XXL_LOG_LEVELS " (default info)\n"
+        "                                                                 (agent/log_level)\n"
         "  -h, --help           this text\n"
+        "  --version            the version\n"
         "\n"
-        "Flags override config keys.  On SIGTERM or SIGINT it stops cleanly: refuses new\n"
-        "runs, unregisters, lets its runs finish for up to agent/drain_s (30 s), then\n"
-        "kills the rest; a second SIGTERM or SIGINT stops at once.\n");
+        "Flags override config keys; the config folder is $XXL_CONFIG_DIR when set.\n"
+        "On SIGTERM or SIGINT it stops cleanly: refuses new runs, unregisters, lets\n"
+        "its runs finish for up to agent/drain_s (30 s), then kills the rest; a second\n"
+        "SIGTERM or SIGINT stops at once.\n", xxl_conf_dir ());
 }
 
 #define s_value xxl_conf_str
@@ -96,6 +102,7 @@ main (int argc, char *argv [])
     const char *file = NULL, *app = NULL, *scheduler = NULL, *address = NULL;
     const char *plugins = NULL, *logdir = NULL, *token = NULL, *no_glue = NULL;
     const char *in_process = NULL, *use_syslog = NULL, *cert = NULL, *scheduler_key = NULL;
+    const char *log_level = NULL;
     static struct option options [] = {
         { "config", required_argument, 0, 'c' },
         { "app", required_argument, 0, 'a' },
@@ -109,7 +116,9 @@ main (int argc, char *argv [])
         { "no-glue", no_argument, 0, 'G' },
         { "in-process", no_argument, 0, 'I' },
         { "syslog", no_argument, 0, 'S' },
+        { "log-level", required_argument, 0, 'L' },
         { "help", no_argument, 0, 'h' },
+        { "version", no_argument, 0, 'V' },
         { 0, 0, 0, 0 }
     };
     int opt;
@@ -127,7 +136,9 @@ main (int argc, char *argv [])
             case 'G': no_glue = "0"; break;
             case 'I': in_process = "1"; break;
             case 'S': use_syslog = "1"; break;
+            case 'L': log_level = optarg; break;
             case 'h': s_usage (stdout); return 0;
+            case 'V': printf ("xxl-agent %s\n", PACKAGE_VERSION); return 0;
             default: s_usage (stderr); return 2;
         }
     }
@@ -138,12 +149,11 @@ main (int argc, char *argv [])
     zsys_init ();
     zsys_handler_set (s_on_signal);
     zsys_set_logident ("xxl-agent");
-    zsys_set_logstream (stderr);
     zconfig_t *config = NULL;
-    if (file && !(config = zconfig_load (file))) {
-        fprintf (stderr, "xxl-agent: cannot read config file %s\n", file);
+    int level;
+    if (xxl_conf_start ("xxl-agent", file, "xxl-agent.cfg", log_level, "agent/log_level",
+                        &config, &level))
         return 2;
-    }
     xxl_agent_config_t settings;
     xxl_agent_config_defaults (&settings);
     settings.app = s_value (app, config, "agent/app", NULL);
@@ -201,8 +211,12 @@ main (int argc, char *argv [])
         zconfig_destroy (&config);
         return 2;
     }
-    if (streq (s_value (use_syslog, config, "agent/syslog", "0"), "1"))
-        zsys_set_logsystem (true);
+    if (xxl_log_open ("xxl-agent", level,
+                      streq (s_value (use_syslog, config, "agent/syslog", "0"), "1"))) {
+        fprintf (stderr, "xxl-agent: cannot set up its log\n");
+        zconfig_destroy (&config);
+        return 1;
+    }
     //  No keys, no token, schedulers on this host: the local agent key
     char local_cert [256], local_server [256], why [512];
     if (!has_cert && !*settings.access_token && s_all_loopback (settings.schedulers)) {

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "xxl_guard.h"
 #include "xxl_journal.h"
+#include "../sdk/src/xxl_log.h"
 
 #include <czmq.h>
 #include <dirent.h>
@@ -342,8 +343,7 @@ s_kill_open (char *argv [], const char *why)
                 break;
         }
         if (killed) {
-            zsys_set_logident ("xxl-agent guard");
-            zsys_set_logstream (stderr);
+            xxl_log_open ("xxl-agent guard", LOG_INFO, false);
             if (why)
                 zsys_warning ("guard: %s: killed %d process(es) of the %zu run(s) the agent %s"
                               " has open", why, killed, runs.count, argv [3]);

@@ -121,6 +121,10 @@ s_result (int code, const char *msg)
 int
 main (int argc, char *argv [])
 {
+    if (argc == 2 && strcmp (argv [1], "--version") == 0) {
+        printf ("xxl-runner %s\n", PACKAGE_VERSION);
+        return 0;
+    }
     if (argc != 7 && argc != 8) {
         fprintf (stderr, "usage: xxl-runner HANDLER JOB_ID LOG_ID SHARD_INDEX SHARD_TOTAL PARAM [PLUGIN_PATH]\n"
                          "(started by xxl-agent, not by hand)\n");

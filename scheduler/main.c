@@ -7,6 +7,7 @@
 
 #include "../sdk/src/xxl_conf.h"
 #include "../sdk/src/xxl_local.h"
+#include "../sdk/src/xxl_log.h"
 
 #include <getopt.h>
 
@@ -16,7 +17,8 @@ s_usage (FILE *out)
     fprintf (out,
         "usage: xxl-scheduler [-c FILE] [--db PATH|URL] [--api EP] [--agents EP] [--plugins DIR]\n"
         "\n"
-        "  -c, --config FILE   ZPL config file (see conf/xxl-scheduler.cfg)\n"
+        "  -c, --config FILE   ZPL config file (see xxl-scheduler.cfg(5)); without -c,\n"
+        "                      %s/xxl-scheduler.cfg if it exists\n"
         "  --db PATH|URL       SQLite database file, or a postgresql:// URL (scheduler/db;\n"
         "                      default STATE/xxl.db, STATE the state folder below)\n"
         "  --api EP            client api endpoint to bind       (scheduler/api)\n"
@@ -40,12 +42,16 @@ s_usage (FILE *out)
         "                      (default: host name and api endpoint)   (scheduler/ha/node)\n"
         "  --ready-file FILE   write the bound endpoints here once serving (scheduler/ready_file)\n"
         "  --syslog            log to syslog instead of stderr   (scheduler/syslog)\n"
+        "  --log-level LEVEL   " XXL_LOG_LEVELS " (default info)\n"
+        "                                                        (scheduler/log_level)\n"
         "  -h, --help          this text\n"
+        "  --version           the version\n"
         "\n"
         "State folder: scheduler/state_dir, else $XXL_STATE_DIR, else systemd's\n"
         "$STATE_DIRECTORY, else /var/lib/xxl for root and ~/.local/state/xxl\n"
         "($XDG_STATE_HOME/xxl) for other users.\n"
-        "Flags override config keys.  Stops cleanly on SIGTERM or SIGINT.\n");
+        "Flags override config keys; the config folder is $XXL_CONFIG_DIR when set.\n"
+        "Stops cleanly on SIGTERM or SIGINT.\n", xxl_conf_dir ());
 }
 
 #define s_value xxl_conf_str
@@ -70,6 +76,7 @@ main (int argc, char *argv [])
     const char *alarms = NULL, *token = NULL, *ready = NULL, *use_syslog = NULL;
     const char *cert = NULL, *keys = NULL, *insecure = NULL, *node = NULL, *http = NULL;
     const char *open_flag = NULL;
+    const char *log_level = NULL;
     static struct option options [] = {
         { "config", required_argument, 0, 'c' },
         { "db", required_argument, 0, 'd' },
@@ -86,7 +93,9 @@ main (int argc, char *argv [])
         { "open", no_argument, 0, 'O' },
         { "node", required_argument, 0, 'N' },
         { "http", required_argument, 0, 'H' },
+        { "log-level", required_argument, 0, 'L' },
         { "help", no_argument, 0, 'h' },
+        { "version", no_argument, 0, 'V' },
         { 0, 0, 0, 0 }
     };
     int opt;
@@ -107,7 +116,9 @@ main (int argc, char *argv [])
             case 'O': open_flag = "1"; break;
             case 'N': node = optarg; break;
             case 'H': http = optarg; break;
+            case 'L': log_level = optarg; break;
             case 'h': s_usage (stdout); return 0;
+            case 'V': printf ("xxl-scheduler %s\n", PACKAGE_VERSION); return 0;
             default: s_usage (stderr); return 2;
         }
     }
@@ -118,15 +129,11 @@ main (int argc, char *argv [])
     }
     zsys_init ();
     zsys_set_logident ("xxl-scheduler");
-    zsys_set_logstream (stderr);
     zconfig_t *config = NULL;
-    if (file) {
-        config = zconfig_load (file);
-        if (!config) {
-            fprintf (stderr, "xxl-scheduler: cannot read config file %s\n", file);
-            return 2;
-        }
-    }
+    int level;
+    if (xxl_conf_start ("xxl-scheduler", file, "xxl-scheduler.cfg", log_level, "scheduler/log_level",
+                        &config, &level))
+        return 2;
     xxl_server_config_t settings;
     xxl_server_config_defaults (&settings);
     settings.db = s_value (db, config, "scheduler/db", settings.db);
@@ -252,8 +259,12 @@ main (int argc, char *argv [])
         zconfig_destroy (&config);
         return 2;
     }
-    if (streq (s_value (use_syslog, config, "scheduler/syslog", "0"), "1"))
-        zsys_set_logsystem (true);
+    if (xxl_log_open ("xxl-scheduler", level,
+                      streq (s_value (use_syslog, config, "scheduler/syslog", "0"), "1"))) {
+        fprintf (stderr, "xxl-scheduler: cannot set up its log\n");
+        zconfig_destroy (&config);
+        return 1;
+    }
     //  The state folder and, with no security given and no --open, the
     //  local keys (xxl_local.h)
     bool open = s_int (open_flag, config, "scheduler/open", 0) != 0;

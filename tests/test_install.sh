@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# test_install.sh BINDIR -- run by `make installcheck` (and so by distcheck):
-# the installed daemons, given no --plugins and no runner path, find the
-# installed routers, handlers and xxl-runner, and a run succeeds.
+# test_install.sh BINDIR [UNITDIR [MANDIR]] -- run by `make installcheck`
+# (and so by distcheck): the installed daemons, given no --plugins and no
+# runner path, find the installed routers, handlers and xxl-runner, and a
+# run succeeds; the installed systemd units (in UNITDIR) start the
+# installed binaries and pass `systemd-analyze verify` where it exists;
+# the installed man pages (in MANDIR) read without warnings.
 set -u
 BIN="$1"
+UNITS="${2:-}"
+MANS="${3:-}"
 T=$(mktemp -d /tmp/xxl-install.XXXXXX)
 PIDS=""
 trap 'for p in $PIDS; do kill $p 2>/dev/null; done; wait 2>/dev/null; rm -rf "$T"' EXIT
@@ -14,6 +19,9 @@ unset XXL_RUNNER
 # No security flags: the scheduler makes its local keys in the state folder
 # ($T/state here, not /var/lib/xxl), where the agent and xxl-ctl find them
 export XXL_STATE_DIR="$T/state"
+# The installed sample configs (SYSCONFDIR/xxl) would be read by the
+# daemons without -c: the runs below stand on their flags alone
+export XXL_CONFIG_DIR="$T/etc"
 "$BIN/xxl-scheduler" --db "$T/xxl.db" --api "$API" --agents "$AGENTS" --ready-file "$T/ready" \
     2>"$T/scheduler.log" &
 PIDS="$PIDS $!"
@@ -71,6 +79,28 @@ for _ in $(seq 200); do
 done
 check test "$(ctl log show "$HL" | jq -r .handleMsg)" = done
 check bash -c "$BIN/xxl-ctl --api $API --json log cat $HL | jq -r .logContent | grep -q param=from-outside"
+# The units name the installed binaries (configure's bindir), which exist
+if [ -n "$UNITS" ] && [ "$UNITS" != no ]; then
+    for unit in xxl-scheduler xxl-agent; do
+        file="$UNITS/$unit.service"
+        check test -f "$file"
+        exec_start=$(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' "$file")
+        check test "$exec_start" = "$BIN/$unit"
+        check test -x "$exec_start"
+        if command -v systemd-analyze >/dev/null 2>&1; then
+            # (clean: status 0 and not a line said)
+            check bash -c "out=\$(systemd-analyze verify '$file' 2>&1) && [ -z \"\$out\" ] || { echo \"\$out\"; exit 1; }"
+        fi
+    done
+fi
+# The man pages are installed and read clean
+if [ -n "$MANS" ] && command -v man >/dev/null 2>&1; then
+    for page in man1/xxl-ctl.1 man8/xxl-scheduler.8 man8/xxl-agent.8 man5/xxl-scheduler.cfg.5 \
+                man5/xxl-agent.cfg.5 man5/xxl-ctl.cfg.5; do
+        check test -f "$MANS/$page"
+        check bash -c "! LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l '$MANS/$page' 2>&1 >/dev/null | grep ."
+    done
+fi
 if [ "$failed" -gt 0 ]; then cat "$T"/*.log; fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -347,10 +347,12 @@ engine_receive (server_t *self, zmsg_t *zmsg, bool api, engine_answer_fn *answer
             //  is dropped, and the request it answers waits on.
             char type [80];
             bool reply = streq (xxl_msg_type (msg), "REPLY");
+            const char *peer = zframe_meta (body, "Peer-Address");
             if (code == XXL_UNAUTHORIZED)
-                engine_warn_limited (&self->access.log_token, "server: %s %s message with a missing or"
-                                     " wrong access token %s", what,
+                engine_warn_limited (&self->access.log_token, "server: %s %s message from %s with a"
+                                     " missing or wrong access token %s", what,
                                      xxl_printable (xxl_msg_type (msg), type, sizeof type),
+                                     peer? peer: "an unknown address",
                                      reply? "dropped": "refused (401)");
             if (!reply) {
                 xxl_enc_reply (self->enc, id, code, code == XXL_UNAUTHORIZED

@@ -70,6 +70,7 @@ struct _server_t {
     char hostname [256];
     zcert_t *cert;                      //  our certificate: CURVE on (NULL: off)
     zactor_t *auth;                     //  the ZAP handler (zauth) on the keys folder
+    zactor_t *watch [2];                //  the api's and agents' refused keys, logged
     xxl_keys_t *keys;                   //  who holds each key let in (NULL: no keys)
     zsock_t *http;                      //  inproc ROUTER the HTTP threads send to
     xxl_http_t *http_server;            //  NULL: --http none

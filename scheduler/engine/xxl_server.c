@@ -21,6 +21,7 @@
 #include "xxl_engine.h"
 #include "xxl_cert.h"
 #include "xxl_openssl.h"
+#include "xxl_log.h"
 #include <sys/stat.h>
 
 static void s_stall_check (server_t *self, int timeout);
@@ -226,6 +227,8 @@ s_server_destroy (server_t **self_p)
     zhashx_destroy (&self->apps_changed);
     //  (the last turn's replies, flushed to libzmq, get a second to leave:
     //  a LOG_CLEAR or REPORT answered at the stop, replies of the drain)
+    xxl_transport_unwatch (self->api, &self->watch [0]);
+    xxl_transport_unwatch (self->agents, &self->watch [1]);
     if (self->api)
         zsock_set_linger (self->api, 1000);
     zsock_destroy (&self->api);
@@ -242,6 +245,13 @@ s_server_destroy (server_t **self_p)
     xxl_enc_destroy (&self->enc);
     free (self);
     *self_p = NULL;
+}
+
+//  The alarm host's log: the daemon's logger (xxl_log.h), "alarms: " lines
+static void
+s_alarm_vlog (int level, const char *format, va_list args)
+{
+    xxl_log_vtag (level, "alarms", format, args);
 }
 
 //  The alarm host's config: scheduler/alarm/<key> of the config file
@@ -459,6 +469,7 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     self->alarm_host = *xxl_alarms_default_host ();
     self->alarm_host.config = s_alarm_config;
     self->alarm_host.config_ctx = config->file;
+    self->alarm_host.vlog = s_alarm_vlog;
     self->alarms = xxl_alarms_new (NULL, &self->alarm_host);
     self->services.alarm_backlog = zlistx_new ();
     if (self->alarms && xxl_alarms_load (self->alarms, config->alarm_plugins) < 0)
@@ -505,6 +516,12 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
         self->agents = self->api? s_socket_open (self, XXL_ROLE_AGENTS, config->agents, agents_bound,
                                                  sizeof agents_bound, why, sizeof why)
                                 : NULL;
+        //  (keys refused at the handshake never reach the engine: logged
+        //  with their peer's address by a watcher of each socket)
+        if (self->cert && self->api && self->agents) {
+            self->watch [0] = xxl_transport_watch (self->api, "api");
+            self->watch [1] = xxl_transport_watch (self->agents, "agents");
+        }
     }
     //  HTTP: the inproc socket its threads send to, then the server
     char http_bound [160] = "none";

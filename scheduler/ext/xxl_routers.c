@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "xxl_log.h"
 #include "xxl_routers.h"
 #include "xxl_plugins.h"
 
@@ -263,16 +264,12 @@ s_random (uint32_t bound)
     return bound? arc4random_uniform (bound): 0;
 }
 
+//  Through the daemon's logger (xxl_log.h): debug lines only at
+//  --log-level debug
 static void
 s_vlog (int level, const char *format, va_list args)
 {
-    if (level >= XXL_ROUTER_LOG_DEBUG)
-        return;                         //  the default host keeps quiet on debug
-    const char *tag = level <= XXL_ROUTER_LOG_ERROR? "E"
-                    : level == XXL_ROUTER_LOG_WARNING? "W": "I";
-    fprintf (stderr, "%s: routers: ", tag);
-    vfprintf (stderr, format, args);
-    fputc ('\n', stderr);
+    xxl_log_vtag (level, "routers", format, args);
 }
 
 const xxl_router_host_t *

@@ -12,6 +12,7 @@
     calls xxl_http_call.c and xxl_http_answer.c of the server's files.
 */
 
+#include "xxl_log.h"
 #include "xxl_http_int.h"
 #include "xxl_secret.h"
 #include "xxl/msg.h"
@@ -93,6 +94,22 @@ static void
 s_check_done (xxl_http_t *self, const char *client, const char *user, bool match)
 {
     __atomic_add_fetch (match? &self->checks_ok: &self->checks_wrong, 1, __ATOMIC_RELAXED);
+    //  A failed login: a warning with its address and user name, at most
+    //  10 lines a minute for all (a guesser must not flood the log)
+    static xxl_log_limit_t s_failed_log;
+    int64_t held;
+    if (!match && xxl_log_limit_pass (&s_failed_log, 10, &held) == 0) {
+        char name [65];
+        size_t i = 0;
+        for (; user [i] && i < sizeof name - 1; i++)
+            name [i] = (unsigned char) user [i] < 0x20 || user [i] == 0x7f? '?': user [i];
+        name [i] = 0;
+        char more [48] = "";
+        if (held)
+            snprintf (more, sizeof more, "; %" PRId64 " more held back", held);
+        zsys_warning ("http: failed login of user '%s' from %s (wrong password or no such"
+                      " user)%s", name, *client? client + 3: "an unknown address", more);
+    }
     if (match && self->limit)
         xxl_http_limit_success (self->limit, client, user, zclock_mono ());
 }

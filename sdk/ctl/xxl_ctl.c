@@ -34,6 +34,7 @@
 
 #include "xxl_local.h"
 #include "xxl_transport.h"
+#include "../src/xxl_conf.h"
 
 #include <czmq.h>
 
@@ -87,10 +88,17 @@ s_usage (FILE *out, const char *noun)
             "                  (ctl/state_dir; XXL_STATE_DIR; docs/operations.md)\n"
             "  --json          print one JSON document per command, for scripts\n"
             "  --timeout MS    milliseconds to wait for a reply (ctl/timeout; default %d)\n"
-            "  -c FILE         ZPL config file (see conf/xxl-ctl.cfg); flags override it,\n"
-            "                  it overrides the environment\n"
-            "  -h, --help      this text\n",
-            XXL_CTL_DEFAULT_API, XXL_CTL_DEFAULT_TIMEOUT);
+            "  -c FILE         ZPL config file (see xxl-ctl.cfg(5)) read instead of the\n"
+            "                  default files\n"
+            "  -h, --help      this text\n"
+            "  --version       the version\n"
+            "\n"
+            "Each setting comes from the first that has it: the flag; the -c file; the\n"
+            "environment (XXL_API, ...); the user's ~/.config/xxl/xxl-ctl.cfg\n"
+            "($XDG_CONFIG_HOME/xxl/ when set); %s/xxl-ctl.cfg; the default.\n"
+            "The two default files are read, if they exist, without -c only;\n"
+            "$XXL_CONFIG_DIR, when set, replaces both folders.\n",
+            XXL_CTL_DEFAULT_API, XXL_CTL_DEFAULT_TIMEOUT, xxl_conf_dir ());
     fprintf (out, "\ncommands:\n");
     for (const ctl_cmd_t *const *entry = xxl_ctl_commands; *entry; entry++) {
         const ctl_cmd_t *cmd = *entry;
@@ -112,49 +120,67 @@ s_usage (FILE *out, const char *noun)
                   "failed (at once, or with --wait), 4 --wait timed out.\n");
 }
 
-//  The setting of a flag (given empty: none), else of a config key (not
-//  empty), else of an environment variable; NULL when none
+//  The config files, most to least binding: -c FILE, the user's, the system's
+#define CTL_FILES 3
+
+//  The setting of a flag (given empty: none), else of the -c file's key,
+//  else of the environment variable, else of the user's then the system's
+//  default file's key (a key or variable set empty counts as unset); NULL
+//  when none
 static const char *
-s_setting (const char *flag, zconfig_t *config, const char *path, const char *env)
+s_setting (const char *flag, zconfig_t *files [CTL_FILES], const char *path, const char *env)
 {
-    const char *value = flag;
-    if (!value && config)
-        value = zconfig_get (config, path, NULL);
-    if (!flag && (!value || !*value))
+    if (flag)
+        return *flag? flag: NULL;
+    const char *value = files [0]? zconfig_get (files [0], path, NULL): NULL;
+    if ((!value || !*value) && env)
         value = getenv (env);
+    for (int i = 1; i < CTL_FILES && (!value || !*value); i++)
+        value = files [i]? zconfig_get (files [i], path, NULL): NULL;
     return value && *value? value: NULL;
 }
 
-//  Applies config file, environment and defaults under the flags
+//  Loads -c FILE, or else the default files that exist
+static int
+s_load (ctl_t *self, const char *config_file, zconfig_t *files [CTL_FILES])
+{
+    char err [512];
+    if (config_file)
+        return xxl_conf_load (config_file, NULL, &files [0], NULL, err, sizeof err)
+             ? xxl_ctl_fail (self, XXL_CTL_USAGE, "%s", err): 0;
+    if (xxl_conf_load (NULL, "xxl-ctl.cfg", &files [2], NULL, err, sizeof err))
+        return xxl_ctl_fail (self, XXL_CTL_USAGE, "%s", err);
+    //  (XXL_CONFIG_DIR set: that folder's file alone, as the tests want)
+    const char *xdg = getenv ("XDG_CONFIG_HOME"), *home = getenv ("HOME");
+    const char *dir = getenv ("XXL_CONFIG_DIR");
+    char *user = dir && *dir? NULL
+               : xdg && *xdg? zsys_sprintf ("%s/xxl/xxl-ctl.cfg", xdg)
+               : home && *home? zsys_sprintf ("%s/.config/xxl/xxl-ctl.cfg", home): NULL;
+    int rc = 0;
+    if (user && access (user, F_OK) == 0
+    &&  xxl_conf_load (user, NULL, &files [1], NULL, err, sizeof err))
+        rc = xxl_ctl_fail (self, XXL_CTL_USAGE, "%s", err);
+    free (user);
+    return rc;
+}
+
+//  Applies config files, environment and defaults under the flags
 static int
 s_settle (ctl_t *self, const char *config_file, const char *api, const char *token,
           const char *cert, const char *scheduler_key, const char *timeout_text)
 {
-    zconfig_t *config = NULL;
-    if (config_file) {
-        config = zconfig_load (config_file);
-        if (!config)
-            return xxl_ctl_fail (self, XXL_CTL_USAGE, "cannot read config file '%s'", config_file);
-    }
-    const char *env_api = getenv ("XXL_API");
-    const char *env_token = getenv ("XXL_TOKEN");
-    if (!api && config)
-        api = zconfig_get (config, "ctl/api", NULL);
-    if (!api || !*api)
-        api = env_api && *env_api? env_api: XXL_CTL_DEFAULT_API;
-    if (!token && config) {
-        token = zconfig_get (config, "ctl/token", NULL);
-        if (token && !*token)
-            token = NULL;
-    }
-    if (!token)
-        token = env_token && *env_token? env_token: NULL;
-    cert = s_setting (cert, config, "ctl/cert", "XXL_CERT");
-    scheduler_key = s_setting (scheduler_key, config, "ctl/scheduler_key", "XXL_SCHEDULER_KEY");
-    if (!timeout_text && config)
-        timeout_text = zconfig_get (config, "ctl/timeout", NULL);
+    zconfig_t *files [CTL_FILES] = { NULL, NULL, NULL };
+    int rc = s_load (self, config_file, files);
+    if (rc)
+        return rc;
+    api = s_setting (api, files, "ctl/api", "XXL_API");
+    if (!api)
+        api = XXL_CTL_DEFAULT_API;
+    token = s_setting (token, files, "ctl/token", "XXL_TOKEN");
+    cert = s_setting (cert, files, "ctl/cert", "XXL_CERT");
+    scheduler_key = s_setting (scheduler_key, files, "ctl/scheduler_key", "XXL_SCHEDULER_KEY");
+    timeout_text = s_setting (timeout_text, files, "ctl/timeout", NULL);
     int64_t timeout = XXL_CTL_DEFAULT_TIMEOUT;
-    int rc = 0;
     if (timeout_text && xxl_ctl_parse_int (timeout_text, 1, 3600 * 1000, &timeout))
         rc = xxl_ctl_fail (self, XXL_CTL_USAGE, "timeout must be 1 to 3600000 ms, not '%s'", timeout_text);
     if (!rc && !cert != !scheduler_key)
@@ -169,7 +195,7 @@ s_settle (ctl_t *self, const char *config_file, const char *api, const char *tok
     //  No keys, no token, a scheduler on this host: its local admin key
     char local_cert [256], local_server [256], why [512];
     int found = rc || cert || token || !xxl_transport_loopback (api)? 0:
-                xxl_local_keys_find (config? zconfig_get (config, "ctl/state_dir", NULL): NULL,
+                xxl_local_keys_find (s_setting (NULL, files, "ctl/state_dir", NULL),
                                      XXL_LOCAL_ADMIN, local_cert, sizeof local_cert,
                                      local_server, sizeof local_server, why, sizeof why);
     if (found > 0) {
@@ -178,7 +204,8 @@ s_settle (ctl_t *self, const char *config_file, const char *api, const char *tok
     }
     if (found)
         self->local = strdup (found > 0? local_cert: why);
-    zconfig_destroy (&config);
+    for (int i = 0; i < CTL_FILES; i++)
+        zconfig_destroy (&files [i]);
     return rc;
 }
 
@@ -229,6 +256,11 @@ xxl_ctl_main (int argc, char **argv, FILE *out, FILE *err)
         else
         if (streq (arg, "-h") || streq (arg, "--help")) {
             s_usage (out, NULL);
+            return XXL_CTL_OK;
+        }
+        else
+        if (streq (arg, "--version")) {
+            fprintf (out, "xxl-ctl %s\n", PACKAGE_VERSION);
             return XXL_CTL_OK;
         }
         else {

@@ -2,8 +2,10 @@
 */
 
 #include "xxl_transport.h"
+#include "xxl_log.h"
 #include "xxl/msg.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -218,6 +220,13 @@ xxl_transport_monitor (zsock_t *sock, int events)
 int
 xxl_transport_event (void *monitor, uint16_t *event, uint32_t *value)
 {
+    return xxl_transport_event_from (monitor, event, value, NULL, 0);
+}
+
+int
+xxl_transport_event_from (void *monitor, uint16_t *event, uint32_t *value, char *address,
+                          size_t addrlen)
+{
     zmq_msg_t frame;
     zmq_msg_init (&frame);
     if (zmq_msg_recv (&frame, monitor, ZMQ_DONTWAIT) < 0) {
@@ -226,6 +235,8 @@ xxl_transport_event (void *monitor, uint16_t *event, uint32_t *value)
     }
     *event = 0;
     *value = 0;
+    if (address && addrlen)
+        *address = 0;
     if (zmq_msg_size (&frame) >= 6) {
         memcpy (event, zmq_msg_data (&frame), 2);
         memcpy (value, (uint8_t *) zmq_msg_data (&frame) + 2, 4);
@@ -235,10 +246,88 @@ xxl_transport_event (void *monitor, uint16_t *event, uint32_t *value)
     while (more) {                      //  the endpoint frame
         zmq_msg_init (&frame);
         zmq_msg_recv (&frame, monitor, 0);
+        if (address && addrlen) {
+            size_t size = zmq_msg_size (&frame) < addrlen - 1? zmq_msg_size (&frame): addrlen - 1;
+            memcpy (address, zmq_msg_data (&frame), size);
+            address [size] = 0;
+        }
         more = zmq_msg_more (&frame);
         zmq_msg_close (&frame);
     }
     return 0;
+}
+
+//  xxl_transport_watch's thread: reads the monitor, logs each refused key
+typedef struct {
+    void *monitor;
+    char name [32];
+} s_watch_t;
+
+static void
+s_watch_actor (zsock_t *pipe, void *args)
+{
+    s_watch_t *watch = (s_watch_t *) args;
+    zsock_signal (pipe, 0);
+    xxl_log_limit_t limit = { 0 };
+    zmq_pollitem_t items [] = {
+        { zsock_resolve (pipe), 0, ZMQ_POLLIN, 0 },
+        { watch->monitor, 0, ZMQ_POLLIN, 0 },
+    };
+    while (true) {
+        if (zmq_poll (items, 2, -1) < 0 && zmq_errno () != EINTR)
+            break;
+        if (items [0].revents & ZMQ_POLLIN)
+            break;                      //  $TERM
+        uint16_t event;
+        uint32_t value;
+        char peer [256];
+        int64_t held;
+        while (xxl_transport_event_from (watch->monitor, &event, &value, peer, sizeof peer) == 0)
+            if (event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH
+            &&  xxl_log_limit_pass (&limit, 10, &held) == 0) {
+                char more [48] = "";
+                if (held)
+                    snprintf (more, sizeof more, "; %" PRId64 " more held back", held);
+                for (char *c = peer; *c; c++)
+                    if ((unsigned char) *c < 0x20 || *c == 0x7f)
+                        *c = '?';
+                zsys_warning ("%s: a CURVE handshake on %s refused: the client's key is not"
+                              " in the keys folder (ZAP status %u)%s", watch->name,
+                              *peer? peer: "its endpoint", value, more);
+            }
+    }
+    zmq_close (watch->monitor);
+    free (watch);
+}
+
+zactor_t *
+xxl_transport_watch (zsock_t *sock, const char *name)
+{
+    s_watch_t *watch = (s_watch_t *) calloc (1, sizeof (s_watch_t));
+    if (!watch)
+        return NULL;
+    snprintf (watch->name, sizeof watch->name, "%s", name);
+    watch->monitor = xxl_transport_monitor (sock, ZMQ_EVENT_HANDSHAKE_FAILED_AUTH);
+    zactor_t *actor = watch->monitor? zactor_new (s_watch_actor, watch): NULL;
+    if (!actor) {
+        zmq_socket_monitor (zsock_resolve (sock), NULL, 0);
+        if (watch->monitor)
+            zmq_close (watch->monitor);
+        free (watch);
+    }
+    return actor;
+}
+
+void
+xxl_transport_unwatch (zsock_t *sock, zactor_t **watch_p)
+{
+    if (!*watch_p)
+        return;
+    //  (the socket stops sending first: a monitor event to a closed
+    //  pair would wait)
+    if (sock)
+        zmq_socket_monitor (zsock_resolve (sock), NULL, 0);
+    zactor_destroy (watch_p);
 }
 
 bool

@@ -82,6 +82,18 @@ void *xxl_transport_monitor (zsock_t *sock, int events);
 //  status, a ZMTP protocol error...) set, or -1 when none is waiting.
 int xxl_transport_event (void *monitor, uint16_t *event, uint32_t *value);
 
+//  The same, with the event's address into address (addrlen bytes, when
+//  given): the socket's own endpoint (libzmq 4.3's monitor names no peer)
+int xxl_transport_event_from (void *monitor, uint16_t *event, uint32_t *value,
+                              char *address, size_t addrlen);
+
+//  Watches a bound CURVE socket's handshakes on a thread of its own: each
+//  key the ZAP handler refused is a warning "NAME: a CURVE handshake on
+//  ENDPOINT refused ...", at most 10 a minute.  NULL when it cannot.
+//  xxl_transport_unwatch stops it (before sock is destroyed).
+zactor_t *xxl_transport_watch (zsock_t *sock, const char *name);
+void xxl_transport_unwatch (zsock_t *sock, zactor_t **watch_p);
+
 //  Whether event is a failed handshake (ZMQ_EVENT_HANDSHAKE_FAILED_*):
 //  if so, why (for "the handshake with EP failed: <why>") into buf, for
 //  a client that uses CURVE (curve) or not, and *final set when a retry
