@@ -10,6 +10,7 @@
 #include "../sdk/src/xxl_log.h"
 
 #include <getopt.h>
+#include <stddef.h>
 
 static void
 s_usage (FILE *out)
@@ -55,6 +56,66 @@ s_usage (FILE *out)
 }
 
 #define s_value xxl_conf_str
+
+//  The integer settings: each key's field of xxl_server_config_t and its
+//  range, written once (a value outside it, or not a number, stops the
+//  start with status 2 and the key's name).  A field keeps its default
+//  when its key is absent.  scale: the key's unit in the field's (the
+//  field holds key * scale)
+typedef struct {
+    const char *key;
+    size_t offset;
+    int min, max;
+    int scale;
+} s_int_key_t;
+
+#define S_INT(key, field, min, max) \
+    { key, offsetof (xxl_server_config_t, field), min, max, 1 }
+#define S_BIG 100000000
+static const s_int_key_t s_int_keys [] = {
+    S_INT ("scheduler/keys_check", keys_check_ms, 10, S_BIG),
+    S_INT ("scheduler/registry/beat", beat_s, 1, 86400),
+    S_INT ("scheduler/registry/dead", dead_s, 1, S_BIG),
+    S_INT ("scheduler/registry/agents", registry_limit, 0, S_BIG),
+    S_INT ("scheduler/run_timeout", run_timeout_ms, 0, S_BIG),
+    S_INT ("scheduler/request_timeout", request_timeout_ms, 0, S_BIG),
+    S_INT ("scheduler/batch", batch, 1, S_BIG),
+    S_INT ("scheduler/pools/fast", fast_pool, 1, S_BIG),
+    S_INT ("scheduler/pools/slow", slow_pool, 1, S_BIG),
+    S_INT ("scheduler/pools/queue", pool_queue, 0, S_BIG),
+    S_INT ("scheduler/pools/probe_timeout", probe_timeout_ms, 1, S_BIG),
+    S_INT ("scheduler/pools/slow_ms", slow_ms, 0, S_BIG),
+    S_INT ("scheduler/pools/slow_count", slow_count, 0, S_BIG),
+    S_INT ("scheduler/planner/preread", preread_ms, 100, S_BIG),
+    S_INT ("scheduler/planner/scan", scan_ms, 10, S_BIG),
+    S_INT ("scheduler/planner/warmup", warmup_ms, 0, S_BIG),
+    S_INT ("scheduler/planner/recovery_wait", recovery_wait_ms, 0, S_BIG),
+    S_INT ("scheduler/monitor/fail_check", fail_check_ms, 10, S_BIG),
+    S_INT ("scheduler/monitor/lost_check", lost_check_ms, 10, S_BIG),
+    { "scheduler/monitor/lost_after", offsetof (xxl_server_config_t, lost_after_ms),
+      0, 2000000, 1000 },
+    S_INT ("scheduler/monitor/retention_check", retention_check_ms, 10, S_BIG),
+    S_INT ("scheduler/monitor/report", report_ms, 10, S_BIG),
+    S_INT ("scheduler/log/retention_days", retention_days, 0, S_BIG),
+    S_INT ("scheduler/log/keep_last", keep_last, 0, S_BIG),
+    S_INT ("scheduler/audit_retention_days", audit_retention_days, 0, S_BIG),
+    S_INT ("scheduler/alarm/every_failure", alarm_every_failure, 0, 1),
+    S_INT ("scheduler/stop_wait", stop_wait_ms, 0, S_BIG),
+    S_INT ("scheduler/wal_size", wal_size_mb, 1, XXL_STORE_WAL_MIB_MAX),
+    S_INT ("ha/lease_ms", lease_ms, 300, 600000),         //  (DESIGN's name; then
+    S_INT ("scheduler/ha/lease_ms", lease_ms, 300, 600000),   //  this one, if given)
+    S_INT ("scheduler/http/session_idle_s", http.session_idle_s, 60, S_BIG),
+    S_INT ("scheduler/http/max_body", http.max_body, 1024, 4 * 1024 * 1024),
+    S_INT ("scheduler/http/login_burst", http.login_burst, 0, 1000),
+    S_INT ("scheduler/http/login_interval_s", http.login_interval_s, 1, 86400),
+    S_INT ("scheduler/http/login_slots", http.login_slots, 64, 1048576),
+    S_INT ("scheduler/http/per_address", http.per_address, 0, XXL_HTTP_CONNECTIONS),
+    S_INT ("scheduler/http/request_timeout_s", http.request_timeout_s, 1, 3600),
+    S_INT ("scheduler/http/health_slots", http.health_slots, 0, 64),
+    S_INT ("scheduler/http/metrics_jobs", http.metrics_jobs, 0, 100000),
+    S_INT ("scheduler/http/metrics_agents", http.metrics_agents, 0, 100000),
+    { NULL, 0, 0, 0, 0 }
+};
 
 //  A number flag or key; exits with status 2 and the reason when invalid
 static int
@@ -148,48 +209,10 @@ main (int argc, char *argv [])
     settings.cert = s_value (cert, config, "scheduler/cert", NULL);
     settings.keys = s_value (keys, config, "scheduler/keys", NULL);
     settings.insecure = s_int (insecure, config, "scheduler/insecure", 0) != 0;
-    settings.keys_check_ms = s_int (NULL, config, "scheduler/keys_check", settings.keys_check_ms);
     settings.admin_address = s_value (NULL, config, "scheduler/admin_address", NULL);
-    settings.beat_s = s_int (NULL, config, "scheduler/registry/beat", settings.beat_s);
-    settings.dead_s = s_int (NULL, config, "scheduler/registry/dead", settings.dead_s);
-    settings.registry_limit = s_int (NULL, config, "scheduler/registry/agents",
-                                     settings.registry_limit);
-    settings.run_timeout_ms = s_int (NULL, config, "scheduler/run_timeout", settings.run_timeout_ms);
-    settings.request_timeout_ms = s_int (NULL, config, "scheduler/request_timeout",
-                                         settings.request_timeout_ms);
-    settings.batch = s_int (NULL, config, "scheduler/batch", settings.batch);
-    settings.fast_pool = s_int (NULL, config, "scheduler/pools/fast", settings.fast_pool);
-    settings.slow_pool = s_int (NULL, config, "scheduler/pools/slow", settings.slow_pool);
-    settings.pool_queue = s_int (NULL, config, "scheduler/pools/queue", settings.pool_queue);
-    settings.probe_timeout_ms = s_int (NULL, config, "scheduler/pools/probe_timeout",
-                                       settings.probe_timeout_ms);
-    settings.slow_ms = s_int (NULL, config, "scheduler/pools/slow_ms", settings.slow_ms);
-    settings.slow_count = s_int (NULL, config, "scheduler/pools/slow_count", settings.slow_count);
-    settings.preread_ms = s_int (NULL, config, "scheduler/planner/preread", settings.preread_ms);
-    settings.scan_ms = s_int (NULL, config, "scheduler/planner/scan", settings.scan_ms);
-    settings.fail_check_ms = s_int (NULL, config, "scheduler/monitor/fail_check", settings.fail_check_ms);
-    settings.lost_check_ms = s_int (NULL, config, "scheduler/monitor/lost_check", settings.lost_check_ms);
-    settings.lost_after_ms = 1000 * s_int (NULL, config, "scheduler/monitor/lost_after",
-                                           settings.lost_after_ms / 1000);
-    settings.retention_check_ms = s_int (NULL, config, "scheduler/monitor/retention_check",
-                                         settings.retention_check_ms);
-    settings.report_ms = s_int (NULL, config, "scheduler/monitor/report", settings.report_ms);
-    settings.retention_days = s_int (NULL, config, "scheduler/log/retention_days",
-                                     settings.retention_days);
-    settings.audit_retention_days = s_int (NULL, config, "scheduler/audit_retention_days",
-                                           settings.audit_retention_days);
-    settings.keep_last = s_int (NULL, config, "scheduler/log/keep_last", settings.keep_last);
-    settings.alarm_every_failure = s_int (NULL, config, "scheduler/alarm/every_failure", 0);
-    settings.stop_wait_ms = s_int (NULL, config, "scheduler/stop_wait", settings.stop_wait_ms);
-    settings.wal_size_mb = s_int (NULL, config, "scheduler/wal_size", settings.wal_size_mb);
-    settings.warmup_ms = s_int (NULL, config, "scheduler/planner/warmup", settings.warmup_ms);
-    settings.recovery_wait_ms = s_int (NULL, config, "scheduler/planner/recovery_wait",
-                                       settings.recovery_wait_ms);
     //  (DESIGN names them ha/...; scheduler/ha/... is read first)
     settings.node = s_value (node, config, "scheduler/ha/node",
                              s_value (NULL, config, "ha/node", NULL));
-    settings.lease_ms = s_int (NULL, config, "scheduler/ha/lease_ms",
-                               s_int (NULL, config, "ha/lease_ms", settings.lease_ms));
     //  HTTP: scheduler/http/... (DESIGN's scheduler/http: the endpoint
     //  may also be given as that key's own value)
     const char *http_section = s_value (NULL, config, "scheduler/http", "");
@@ -201,61 +224,23 @@ main (int argc, char *argv [])
     settings.http.key = s_value (NULL, config, "scheduler/http/key", NULL);
     settings.http.console = s_value (NULL, config, "scheduler/http/console",
                                      settings.http.console);
-    settings.http.session_idle_s = s_int (NULL, config, "scheduler/http/session_idle_s",
-                                          settings.http.session_idle_s);
-    settings.http.max_body = s_int (NULL, config, "scheduler/http/max_body",
-                                    settings.http.max_body);
-    settings.http.login_burst = s_int (NULL, config, "scheduler/http/login_burst",
-                                       settings.http.login_burst);
-    settings.http.login_interval_s = s_int (NULL, config, "scheduler/http/login_interval_s",
-                                            settings.http.login_interval_s);
-    settings.http.login_slots = s_int (NULL, config, "scheduler/http/login_slots",
-                                       settings.http.login_slots);
-    settings.http.per_address = s_int (NULL, config, "scheduler/http/per_address",
-                                       settings.http.per_address);
     settings.http.hosts = s_value (NULL, config, "scheduler/http/hosts", NULL);
-    settings.http.request_timeout_s = s_int (NULL, config, "scheduler/http/request_timeout_s",
-                                             settings.http.request_timeout_s);
-    settings.http.health_slots = s_int (NULL, config, "scheduler/http/health_slots",
-                                        settings.http.health_slots);
-    settings.http.metrics_jobs = s_int (NULL, config, "scheduler/http/metrics_jobs",
-                                        settings.http.metrics_jobs);
-    settings.http.metrics_agents = s_int (NULL, config, "scheduler/http/metrics_agents",
-                                          settings.http.metrics_agents);
-    if (settings.http.session_idle_s < 60 || settings.http.max_body < 1024
-    ||  settings.http.max_body > 4 * 1024 * 1024
-    ||  settings.http.login_burst < 0 || settings.http.login_burst > 1000
-    ||  settings.http.login_interval_s < 1 || settings.http.login_interval_s > 86400
-    ||  settings.http.login_slots < 64 || settings.http.login_slots > 1048576
-    ||  settings.http.per_address < 0 || settings.http.per_address > XXL_HTTP_CONNECTIONS
-    ||  settings.http.request_timeout_s < 1 || settings.http.request_timeout_s > 3600
-    ||  settings.http.health_slots < 0 || settings.http.health_slots > 64
-    ||  settings.http.metrics_jobs < 0 || settings.http.metrics_jobs > 100000
-    ||  settings.http.metrics_agents < 0 || settings.http.metrics_agents > 100000) {
-        fprintf (stderr, "xxl-scheduler: need http/session_idle_s >= 60, http/max_body"
-                         " 1024-4194304, http/login_burst 0-1000, http/login_interval_s"
-                         " 1-86400, http/login_slots 64-1048576, http/per_address"
-                         " 0-%d, http/request_timeout_s 1-3600, http/health_slots 0-64,"
-                         " http/metrics_jobs and http/metrics_agents 0-100000\n",
-                 XXL_HTTP_CONNECTIONS);
-        zconfig_destroy (&config);
-        return 2;
+    for (const s_int_key_t *k = s_int_keys; k->key; k++) {
+        int *field = (int *) ((char *) &settings + k->offset);
+        int value;
+        char err [256];
+        if (xxl_conf_int (NULL, config, k->key, *field / k->scale, k->min, k->max, &value,
+                          err, sizeof err)) {
+            fprintf (stderr, "xxl-scheduler: %s\n", err);
+            zconfig_destroy (&config);
+            return 2;
+        }
+        *field = value * k->scale;
     }
-    if (settings.beat_s < 1 || settings.dead_s < settings.beat_s || settings.batch < 1
-    ||  settings.registry_limit < 0
-    ||  settings.preread_ms < 100 || settings.scan_ms < 10
-    ||  settings.fail_check_ms < 10 || settings.retention_check_ms < 10 || settings.lost_check_ms < 10 || settings.report_ms < 10
-    ||  settings.fast_pool < 1 || settings.slow_pool < 1 || settings.probe_timeout_ms < 1
-    ||  settings.slow_ms < 0 || settings.slow_count < 0 || settings.wal_size_mb < 1
-    ||  settings.wal_size_mb > XXL_STORE_WAL_MIB_MAX
-    ||  settings.lease_ms < 300 || settings.lease_ms > 600000
+    if (settings.dead_s < settings.beat_s
     ||  (settings.node && (!*settings.node || strlen (settings.node) >= XXL_STORE_NODE_MAX))) {
-        fprintf (stderr, "xxl-scheduler: need registry/beat >= 1, registry/dead >= beat,"
-                         " registry/agents >= 0, batch >= 1,"
-                         " pools/fast, pools/slow and pools/probe_timeout >= 1, pools/slow_ms and slow_count >= 0,"
-                         " planner/preread >= 100,"
-                         " planner/scan >= 10, wal_size 1-65536, ha/lease_ms 300-600000,"
-                         " ha/node 1-127 bytes\n");
+        fprintf (stderr, "xxl-scheduler: need registry/dead >= registry/beat and ha/node"
+                         " 1-%d bytes\n", XXL_STORE_NODE_MAX - 1);
         zconfig_destroy (&config);
         return 2;
     }

@@ -92,6 +92,22 @@ printf 'scheduler\n    log_level = verbose\n' > "$T/level.cfg"
 out=$(timeout 10 "$SCHEDULER" -c "$T/level.cfg" --db "$T/l.db" --api tcp://127.0.0.1:0 --agents tcp://127.0.0.1:0 --http none 2>&1); rc=$?
 check "scheduler/log_level = verbose: status 2" test "$rc" = 2
 
+# A number setting outside its range stops the start, naming the key and
+# the range (scheduler/main.c's table); the same key in range is taken
+printf 'scheduler\n    http\n        max_body = 10\n' > "$T/range.cfg"
+out=$(timeout 10 "$SCHEDULER" --open -c "$T/range.cfg" --db "$T/l.db" --api tcp://127.0.0.1:0 --agents tcp://127.0.0.1:0 --http none 2>&1); rc=$?
+check "http/max_body = 10: status 2" test "$rc" = 2
+check "... naming the key and its range" \
+    bash -c "grep -q 'scheduler/http/max_body must be a number from 1024 to 4194304' <<< '$out'"
+printf 'scheduler\n    http\n        max_body = 2048\n' > "$T/range.cfg"
+timeout 20 "$SCHEDULER" --open -c "$T/range.cfg" --db "$T/r.db" --api tcp://127.0.0.1:0 \
+    --agents tcp://127.0.0.1:0 --http none --ready-file "$T/r-range" \
+    --plugins "$XXL_BUILD/plugins/routers/.libs" --alarms "$XXL_BUILD/plugins/alarms/.libs" \
+    2>"$T/range.log" &
+RPID=$!
+check "http/max_body = 2048: the scheduler starts" wait_for 10 test -s "$T/r-range"
+kill -TERM "$RPID" 2>/dev/null; wait "$RPID" 2>/dev/null
+
 # Under the journal (stderr is JOURNAL_STREAM): <N> priorities, no czmq
 # letters, no debug line at the default level; --log-level debug lets
 # them through
