@@ -1,0 +1,1010 @@
+/*  xxl_bridge.c -- xxl-bridge: XXL-JOB executors as xxl agents.
+
+    See xxl_bridge.h.  State: the executors (app and URL, each with one
+    link per scheduler endpoint), the spool of results, the journal of
+    logIds accepted, the routes of logIds to executors, the calls in
+    flight.  An executor is freed only when it expired, no call of its is
+    in flight and no result of its waits in the spool.
+*/
+
+#include "xxl_bridge.h"
+#include "xxl_bridge_admin.h"
+#include "xxl_bridge_call.h"
+#include "xxl_bridge_net.h"
+#include "xxl_bridge_routes.h"
+#include "xxl_bridge_wire.h"
+
+#include "xxl_journal.h"
+#include "xxl_spool.h"
+#include "xxl_transport.h"
+
+#include <xxl/msg.h>
+#include <inttypes.h>
+
+//  Most results of one CALLBACK batch, and how long its answer may take
+#define BRIDGE_BATCH_MAX      1000
+#define BRIDGE_BATCH_WAIT_MS  5000
+//  One line per this many ms for the warnings that could flood the log
+#define BRIDGE_LOG_EVERY_MS   10000
+
+typedef struct _bridge_t bridge_t;
+typedef struct _executor_t executor_t;
+
+//  One executor's DEALER to one scheduler endpoint
+typedef struct {
+    executor_t *exec;
+    const char *endpoint;           //  the bridge's
+    zsock_t *dealer;
+    void *monitor;
+    bool registered;                //  its last REGISTER was answered 200
+    uint64_t register_id;
+    int64_t register_sent;          //  zclock_mono
+    int64_t clock_offset;           //  the scheduler's clock - zclock_mono
+    uint64_t batch_id;              //  the CALLBACK in flight (0: none)
+    int64_t batch_sent;
+    int64_t *batch;                 //  its logIds
+    size_t batch_count;
+    int64_t retry_at;               //  no CALLBACK before (after a refusal)
+} link_t;
+
+struct _executor_t {
+    char *key;                      //  APP "\t" URL
+    char *app, *url;
+    int64_t seen;                   //  its last registry call (zclock_mono)
+    bool expired;                   //  unregistered, draining
+    size_t calls;                   //  calls of it in flight
+    link_t *links;                  //  one per scheduler endpoint
+};
+
+struct _bridge_t {
+    const xxl_bridge_config_t *config;
+    char **endpoints;
+    size_t nendpoints;
+    zcert_t *cert;
+    char *server_key;
+    zhashx_t *executors;            //  key -> executor_t
+    zhashx_t *called;               //  URLs logged as called
+    zhashx_t *in_flight;            //  "LOGID" -> link_t, results in a CALLBACK
+    xxl_bridge_net_t *net;
+    xxl_bridge_admin_t *admin;
+    xxl_bridge_call_t *call;
+    xxl_spool_t *spool;
+    xxl_journal_t *journal;
+    xxl_bridge_routes_t *routes;
+    xxl_enc_t *enc;
+    uint64_t next_id;
+    bool deliver;                   //  results wait to be sent
+    int64_t next_beat;
+    //  rate-limited log lines: when the last went, how many were held back
+    int64_t refused_logged, unknown_logged;
+    size_t refused_held, unknown_held;
+};
+
+//  A call in flight: what to answer when it ends
+typedef struct {
+    bridge_t *bridge;
+    link_t *link;
+    char type [16];                 //  the scheduler's request
+    uint64_t id;                    //  its id
+    int64_t log_id;                 //  RUN
+    int64_t from_byte;              //  LOG by byte (-1: by line)
+} pending_t;
+
+//  Most bytes of a LOG page by byte
+#define BRIDGE_LOG_PAGE  (64 * 1024)
+
+static void s_link_open (bridge_t *self, link_t *link);
+
+//  --------------------------------------------------------------------------
+//  Messages to the schedulers
+
+static void
+s_begin (bridge_t *self, const char *type, uint64_t id)
+{
+    xxl_enc_request (self->enc, type, id);
+    if (*self->config->token)
+        xxl_enc_kstr (self->enc, "accessToken", self->config->token);
+}
+
+static void
+s_reply_begin (bridge_t *self, uint64_t id, int code, const char *msg)
+{
+    xxl_enc_reply (self->enc, id, code, msg);
+    if (*self->config->token)
+        xxl_enc_kstr (self->enc, "accessToken", self->config->token);
+}
+
+static int
+s_send (bridge_t *self, link_t *link)
+{
+    size_t size;
+    const void *data = xxl_enc_finish (self->enc, &size);
+    if (!link->dealer || zmq_send (zsock_resolve (link->dealer), data, size, ZMQ_DONTWAIT) < 0)
+        return -1;
+    return 0;
+}
+
+static void
+s_reply (bridge_t *self, link_t *link, uint64_t id, int code, const char *msg)
+{
+    s_reply_begin (self, id, code, msg);
+    s_send (self, link);
+}
+
+static void
+s_register (bridge_t *self, link_t *link, bool remove)
+{
+    uint64_t id = ++self->next_id;
+    s_begin (self, remove? "UNREGISTER": "REGISTER", id);
+    xxl_enc_kstr (self->enc, "registryGroup", "EXECUTOR");
+    xxl_enc_kstr (self->enc, "registryKey", link->exec->app);
+    xxl_enc_kstr (self->enc, "registryValue", link->exec->url);
+    if (!remove) {
+        link->register_id = id;
+        link->register_sent = zclock_mono ();
+    }
+    s_send (self, link);
+}
+
+//  --------------------------------------------------------------------------
+//  Executors and their links
+
+static void
+s_link_open (bridge_t *self, link_t *link)
+{
+    char err [256];
+    zsock_t *dealer = xxl_transport_new (XXL_ROLE_AGENT_LINK);
+    if (dealer && self->cert
+    &&  xxl_transport_curve (dealer, XXL_ROLE_AGENT_LINK, self->cert, self->server_key,
+                             err, sizeof err)) {
+        zsys_error ("bridge: %s", err);
+        zsock_destroy (&dealer);
+    }
+    if (!dealer)
+        return;
+    link->monitor = xxl_transport_monitor (dealer, ZMQ_EVENT_HANDSHAKE_SUCCEEDED);
+    if (xxl_transport_attach (dealer, XXL_ROLE_AGENT_LINK, link->endpoint, NULL, 0,
+                              err, sizeof err)) {
+        zsys_error ("bridge: cannot connect to %s: %s", link->endpoint, err);
+        if (link->monitor)
+            zmq_close (link->monitor);
+        link->monitor = NULL;
+        zsock_destroy (&dealer);
+        return;
+    }
+    link->dealer = dealer;
+}
+
+static void
+s_link_close (link_t *link)
+{
+    if (link->monitor)
+        zmq_close (link->monitor);
+    link->monitor = NULL;
+    zsock_destroy (&link->dealer);
+    free (link->batch);
+    link->batch = NULL;
+}
+
+static void
+s_executor_free (void **item)
+{
+    executor_t *exec = (executor_t *) *item;
+    if (!exec)
+        return;
+    //  (the bridge's nendpoints links; their count is kept in the first's
+    //  endpoint array by the caller: links end at the one with no endpoint)
+    for (link_t *link = exec->links; link && link->endpoint; link++)
+        s_link_close (link);
+    free (exec->links);
+    free (exec->key);
+    free (exec->app);
+    free (exec->url);
+    free (exec);
+    *item = NULL;
+}
+
+static executor_t *
+s_executor_new (bridge_t *self, const char *app, const char *url, const char *key)
+{
+    executor_t *exec = (executor_t *) zmalloc (sizeof *exec);
+    exec->key = strdup (key);
+    exec->app = strdup (app);
+    exec->url = strdup (url);
+    exec->links = (link_t *) zmalloc ((self->nendpoints + 1) * sizeof (link_t));
+    for (size_t i = 0; i < self->nendpoints; i++) {
+        exec->links [i].exec = exec;
+        exec->links [i].endpoint = self->endpoints [i];
+        s_link_open (self, exec->links + i);
+        s_register (self, exec->links + i, false);
+    }
+    return exec;
+}
+
+//  Logs a line at most once per BRIDGE_LOG_EVERY_MS for its kind, with the
+//  count of those held back
+static void
+s_ratelog (int64_t *last, size_t *held, const char *line)
+{
+    int64_t now = zclock_mono ();
+    if (*last && now - *last < BRIDGE_LOG_EVERY_MS) {
+        (*held)++;
+        return;
+    }
+    if (*held)
+        zsys_warning ("bridge: %s (and %zu more like it since the last line)", line, *held);
+    else
+        zsys_warning ("bridge: %s", line);
+    *last = now;
+    *held = 0;
+}
+
+static int
+s_on_registry (void *arg, const xxl_wire_registry_t *registry, bool remove, const char *peer,
+               char *why, size_t whylen)
+{
+    bridge_t *self = (bridge_t *) arg;
+    char line [700];
+    if (xxl_bridge_net_check (self->net, registry->value, why, whylen)) {
+        snprintf (line, sizeof line, "registry of %s at %s from %s refused: %s", registry->key,
+                  registry->value, peer, why);
+        s_ratelog (&self->refused_logged, &self->refused_held, line);
+        return 500;
+    }
+    char *key = zsys_sprintf ("%s\t%s", registry->key, registry->value);
+    executor_t *exec = (executor_t *) zhashx_lookup (self->executors, key);
+    int code = 0;
+    if (remove) {
+        if (exec && !exec->expired) {
+            zsys_info ("bridge: executor %s at %s removed itself", exec->app, exec->url);
+            exec->expired = true;
+            for (size_t i = 0; i < self->nendpoints; i++)
+                s_register (self, exec->links + i, true);
+        }
+    }
+    else
+    if (exec) {
+        exec->seen = zclock_mono ();
+        if (exec->expired) {
+            zsys_info ("bridge: executor %s at %s is back", exec->app, exec->url);
+            exec->expired = false;
+            for (size_t i = 0; i < self->nendpoints; i++)
+                s_register (self, exec->links + i, false);
+        }
+    }
+    else
+    if (zhashx_size (self->executors) >= (size_t) self->config->executors_max) {
+        snprintf (why, whylen, "the bridge holds its limit of %d executors (bridge/executors_max)",
+                  self->config->executors_max);
+        snprintf (line, sizeof line, "registry of %s at %s refused: %s", registry->key,
+                  registry->value, why);
+        s_ratelog (&self->refused_logged, &self->refused_held, line);
+        code = 500;
+    }
+    else {
+        exec = s_executor_new (self, registry->key, registry->value, key);
+        exec->seen = zclock_mono ();
+        zhashx_insert (self->executors, key, exec);
+        zsys_info ("bridge: executor %s at %s registered (from %s)", exec->app, exec->url, peer);
+    }
+    zstr_free (&key);
+    return code;
+}
+
+//  Runs each time the loop turns: executors not heard from for expire_s
+//  are unregistered; expired ones with nothing left are freed
+static void
+s_executors_check (bridge_t *self)
+{
+    int64_t now = zclock_mono ();
+    zlist_t *gone = zlist_new ();
+    for (executor_t *exec = (executor_t *) zhashx_first (self->executors); exec;
+         exec = (executor_t *) zhashx_next (self->executors)) {
+        if (!exec->expired && now - exec->seen > self->config->expire_s * 1000LL) {
+            zsys_info ("bridge: executor %s at %s not heard from for %d s: unregistered",
+                       exec->app, exec->url, self->config->expire_s);
+            exec->expired = true;
+            for (size_t i = 0; i < self->nendpoints; i++)
+                s_register (self, exec->links + i, true);
+        }
+        if (exec->expired && exec->calls == 0)
+            zlist_append (gone, exec->key);
+    }
+    if (zlist_size (gone)) {
+        //  (an expired executor stays while a result of its is spooled:
+        //  its links still carry CALLBACKs, as a draining agent's do)
+        for (const xxl_result_t *r = xxl_spool_first (self->spool); r;
+             r = xxl_spool_next (self->spool)) {
+            const char *key = xxl_bridge_routes_get (self->routes, r->log_id);
+            if (key)
+                zlist_remove (gone, (void *) key);
+        }
+    }
+    for (const char *key = (const char *) zlist_first (gone); key;
+         key = (const char *) zlist_next (gone)) {
+        executor_t *exec = (executor_t *) zhashx_lookup (self->executors, key);
+        if (exec && now - exec->seen > 2 * self->config->expire_s * 1000LL) {
+            zsys_info ("bridge: executor %s at %s forgotten", exec->app, exec->url);
+            zhashx_delete (self->executors, key);
+        }
+    }
+    zlist_destroy (&gone);
+}
+
+//  --------------------------------------------------------------------------
+//  Results: from the executors' callbacks to the schedulers' acks
+
+static int
+s_on_callback (void *arg, const xxl_wire_callback_t *items, size_t count, char *why,
+               size_t whylen)
+{
+    bridge_t *self = (bridge_t *) arg;
+    xxl_result_t *results = (xxl_result_t *) calloc (count? count: 1, sizeof *results);
+    int64_t *ids = (int64_t *) calloc (count? count: 1, sizeof *ids);
+    size_t taken = 0, unknown = 0;
+    int64_t unknown_id = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (!xxl_bridge_routes_get (self->routes, items [i].log_id)) {
+            unknown++;
+            unknown_id = items [i].log_id;
+            continue;
+        }
+        results [taken].log_id = items [i].log_id;
+        results [taken].log_date_time = items [i].log_date_time;
+        results [taken].code = items [i].code;
+        results [taken].msg = items [i].msg;     //  (borrowed; the spool copies)
+        ids [taken++] = items [i].log_id;
+    }
+    int code = 0;
+    if (taken && xxl_spool_add_batch (self->spool, results, taken)) {
+        snprintf (why, whylen, "the bridge cannot store results now (its spool failed)");
+        code = 500;
+    }
+    else
+    if (taken) {
+        xxl_journal_done (self->journal, ids, taken);
+        xxl_journal_flush (self->journal);
+        self->deliver = true;
+    }
+    if (unknown) {
+        char line [256];
+        snprintf (line, sizeof line, "%zu callback(s) for runs the bridge did not send (e.g."
+                  " logId %" PRId64 ") or already delivered: ignored", unknown, unknown_id);
+        s_ratelog (&self->unknown_logged, &self->unknown_held, line);
+    }
+    free (results);
+    free (ids);
+    return code;
+}
+
+//  The link a result goes out on: its executor's first link to a
+//  scheduler that took its REGISTER, with no batch in flight; NULL when
+//  none can take it now
+static link_t *
+s_result_link (bridge_t *self, int64_t log_id, int64_t now, bool *blocked)
+{
+    *blocked = false;
+    const char *key = xxl_bridge_routes_get (self->routes, log_id);
+    executor_t *exec = key? (executor_t *) zhashx_lookup (self->executors, key): NULL;
+    if (!exec)
+        return NULL;                //  (it waits for its executor to register)
+    for (size_t i = 0; i < self->nendpoints; i++) {
+        link_t *link = exec->links + i;
+        if (link->registered && link->retry_at <= now) {
+            if (link->batch_id == 0)
+                return link;
+            *blocked = true;
+        }
+    }
+    return NULL;
+}
+
+static void
+s_batch_send (bridge_t *self, link_t *link)
+{
+    assert (link->batch_count);
+    link->batch_id = ++self->next_id;
+    link->batch_sent = zclock_mono ();
+    s_begin (self, "CALLBACK", link->batch_id);
+    xxl_enc_key (self->enc, "items");
+    xxl_enc_array_begin (self->enc);
+    for (size_t i = 0; i < link->batch_count; i++) {
+        //  (each result was pending when it was put in the batch)
+        const xxl_result_t *r = NULL;
+        for (r = xxl_spool_first (self->spool); r; r = xxl_spool_next (self->spool))
+            if (r->log_id == link->batch [i])
+                break;
+        if (!r)
+            continue;
+        xxl_enc_map_begin (self->enc);
+        xxl_enc_kint (self->enc, "logId", r->log_id);
+        xxl_enc_kint (self->enc, "logDateTime", r->log_date_time > 0? r->log_date_time: 0);
+        xxl_enc_kint (self->enc, "handleCode", r->code);
+        if (r->msg) {
+            char *repaired = xxl_utf8_repair (r->msg);
+            xxl_enc_kstr (self->enc, "handleMsg", repaired? repaired: "");
+            free (repaired);
+        }
+        xxl_enc_map_end (self->enc);
+    }
+    xxl_enc_array_end (self->enc);
+    if (s_send (self, link)) {
+        //  (goes again at the next turn)
+        link->retry_at = zclock_mono () + 1000;
+        link->batch_id = 0;
+    }
+}
+
+//  Puts the pending results that are not in flight into batches on their
+//  executors' links and sends them
+static void
+s_deliver (bridge_t *self)
+{
+    int64_t now = zclock_mono ();
+    bool more = false;
+    zlist_t *sent = zlist_new ();
+    for (const xxl_result_t *r = xxl_spool_first (self->spool); r;
+         r = xxl_spool_next (self->spool)) {
+        char id [32];
+        snprintf (id, sizeof id, "%" PRId64, r->log_id);
+        if (zhashx_lookup (self->in_flight, id))
+            continue;
+        bool blocked;
+        link_t *link = s_result_link (self, r->log_id, now, &blocked);
+        if (!link) {
+            more = more || blocked;
+            continue;
+        }
+        if (link->batch_count == 0)
+            zlist_append (sent, link);
+        if (link->batch_count >= BRIDGE_BATCH_MAX) {
+            more = true;
+            continue;
+        }
+        link->batch = (int64_t *) realloc (link->batch, (link->batch_count + 1) * sizeof (int64_t));
+        link->batch [link->batch_count++] = r->log_id;
+        zhashx_insert (self->in_flight, id, link);
+    }
+    for (link_t *link = (link_t *) zlist_first (sent); link; link = (link_t *) zlist_next (sent))
+        s_batch_send (self, link);
+    zlist_destroy (&sent);
+    self->deliver = more;
+}
+
+//  A batch ends: acked (its results leave the spool and their routes) or
+//  not (they go again later)
+static void
+s_batch_end (bridge_t *self, link_t *link, bool acked)
+{
+    for (size_t i = 0; i < link->batch_count; i++) {
+        char id [32];
+        snprintf (id, sizeof id, "%" PRId64, link->batch [i]);
+        zhashx_delete (self->in_flight, id);
+        if (acked)
+            xxl_bridge_routes_done (self->routes, link->batch [i]);
+    }
+    if (acked)
+        xxl_spool_ack_batch (self->spool, link->batch, link->batch_count);
+    else
+        link->retry_at = zclock_mono () + 1000;
+    link->batch_count = 0;
+    link->batch_id = 0;
+    self->deliver = true;
+}
+
+//  --------------------------------------------------------------------------
+//  The schedulers' requests, as calls of the executor
+
+static void
+s_call_done (void *arg, int status, const char *body, size_t len, const char *why)
+{
+    pending_t *pending = (pending_t *) arg;
+    bridge_t *self = pending->bridge;
+    link_t *link = pending->link;
+    assert (link->exec->calls > 0);
+    link->exec->calls--;
+    xxl_wire_answer_t answer;
+    xxl_wire_answer_read (status, body, len, why, &answer);
+    if (streq (pending->type, "RUN")) {
+        if (answer.code != 200) {
+            //  (no result will come: refused or not reached; a callback
+            //  that comes all the same is taken while its route is open)
+            zsys_info ("bridge: run %" PRId64 " at %s not taken: %d %s", pending->log_id,
+                       link->exec->url, answer.code, answer.msg? answer.msg: "");
+            xxl_journal_done (self->journal, &pending->log_id, 1);
+            if (status != 0)
+                xxl_bridge_routes_done (self->routes, pending->log_id);
+        }
+        s_reply (self, link, pending->id, answer.code == 200? 200: 500, answer.msg);
+    }
+    else
+    if (streq (pending->type, "LOG") && answer.code == 200 && json_is_object (answer.content)
+    &&  pending->from_byte >= 0) {
+        //  A page by byte, cut from the whole log (asked from line 1):
+        //  XXL-JOB executors page by line only
+        const char *text = json_string_value (json_object_get (answer.content, "logContent"));
+        size_t total = text? strlen (text): 0;
+        size_t from = (size_t) pending->from_byte < total? (size_t) pending->from_byte: total;
+        size_t len = total - from;
+        if (len > BRIDGE_LOG_PAGE) {
+            len = BRIDGE_LOG_PAGE;
+            while (len > 0 && ((unsigned char) text [from + len] & 0xc0) == 0x80)
+                len--;              //  (cut between characters)
+        }
+        s_reply_begin (self, pending->id, 200, NULL);
+        xxl_enc_key (self->enc, "content");
+        xxl_enc_map_begin (self->enc);
+        xxl_enc_kint (self->enc, "fromByte", pending->from_byte);
+        xxl_enc_kint (self->enc, "nextByte", pending->from_byte + (int64_t) len);
+        xxl_enc_key (self->enc, "logContent");
+        xxl_enc_strn (self->enc, text? text + from: "", len);
+        xxl_enc_kbool (self->enc, "isEnd", json_is_true (json_object_get (answer.content, "isEnd"))
+                                           && from + len == total);
+        xxl_enc_map_end (self->enc);
+        s_send (self, link);
+    }
+    else
+    if (streq (pending->type, "LOG") && answer.code == 200 && json_is_object (answer.content)) {
+        json_t *c = answer.content;
+        s_reply_begin (self, pending->id, 200, NULL);
+        xxl_enc_key (self->enc, "content");
+        xxl_enc_map_begin (self->enc);
+        xxl_enc_kint (self->enc, "fromLineNum", json_integer_value (json_object_get (c, "fromLineNum")));
+        xxl_enc_kint (self->enc, "toLineNum", json_integer_value (json_object_get (c, "toLineNum")));
+        const char *text = json_string_value (json_object_get (c, "logContent"));
+        xxl_enc_kstr (self->enc, "logContent", text? text: "");
+        xxl_enc_kbool (self->enc, "isEnd", json_is_true (json_object_get (c, "isEnd")));
+        xxl_enc_map_end (self->enc);
+        s_send (self, link);
+    }
+    else
+        s_reply (self, link, pending->id, answer.code, answer.msg);
+    xxl_wire_answer_free (&answer);
+    free (pending);
+}
+
+//  Starts a call for the request id on link; false (answered 429 or 500)
+//  when it cannot start
+static bool
+s_call (bridge_t *self, link_t *link, const char *type, uint64_t id, int64_t log_id,
+        int64_t from_byte, const char *path, const char *body, int timeout_ms)
+{
+    pending_t *pending = (pending_t *) zmalloc (sizeof *pending);
+    pending->bridge = self;
+    pending->link = link;
+    snprintf (pending->type, sizeof pending->type, "%s", type);
+    pending->id = id;
+    pending->log_id = log_id;
+    pending->from_byte = from_byte;
+    if (!zhashx_lookup (self->called, link->exec->url)) {
+        if (zhashx_size (self->called) >= 10000)
+            zhashx_purge (self->called);
+        zhashx_insert (self->called, link->exec->url, (void *) 1);
+        zsys_info ("bridge: calling %s (executor %s) for the first time", link->exec->url,
+                   link->exec->app);
+    }
+    if (xxl_bridge_call_post (self->call, link->exec->url, path, body, timeout_ms,
+                              s_call_done, pending)) {
+        free (pending);
+        s_reply (self, link, id, 429, "busy: the bridge holds its limit of calls to executors");
+        return false;
+    }
+    link->exec->calls++;
+    return true;
+}
+
+//  0 when the RUN may be taken, else the code, reason in why (as
+//  xxl-agent judges expireTime: docs/protocol.md)
+static int
+s_expired (link_t *link, xxl_msg_t *msg, char *why, size_t whylen)
+{
+    const msgpack_object *value = xxl_msg_get (xxl_msg_root (msg), "expireTime");
+    if (!value || value->type == MSGPACK_OBJECT_NIL)
+        return 0;
+    int64_t expire;
+    if (value->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
+        expire = value->via.u64 > INT64_MAX? INT64_MAX: (int64_t) value->via.u64;
+    else
+    if (value->type == MSGPACK_OBJECT_NEGATIVE_INTEGER)
+        expire = value->via.i64;
+    else {
+        snprintf (why, whylen, "expireTime must be an integer");
+        return 400;
+    }
+    int64_t now = zclock_mono () + link->clock_offset;
+    if (now > expire) {
+        snprintf (why, whylen, "expired: the scheduler gave up on this run %" PRId64
+                  " ms before the bridge read it (expireTime %" PRId64 ")", now - expire, expire);
+        return 500;
+    }
+    return 0;
+}
+
+static void
+s_handle_run (bridge_t *self, link_t *link, xxl_msg_t *msg)
+{
+    uint64_t id = xxl_msg_id (msg);
+    int64_t log_id = xxl_msg_int (msg, NULL, "logId", 1, 1, INT64_MAX, 0);
+    xxl_msg_int (msg, NULL, "jobId", 1, 0, INT64_MAX, 0);
+    xxl_msg_str (msg, NULL, "executorHandler", 0, 255, "");
+    if (xxl_msg_error (msg)) {
+        s_reply (self, link, id, 400, xxl_msg_error (msg));
+        return;
+    }
+    char why [300];
+    int code = s_expired (link, msg, why, sizeof why);
+    if (xxl_journal_seen (self->journal, log_id)) {
+        //  A re-send (or a recovering scheduler's question): it was taken
+        snprintf (why, sizeof why, "logId %" PRId64 " already accepted", log_id);
+        s_reply (self, link, id, 200, why);
+        return;
+    }
+    if (code) {
+        s_reply (self, link, id, code, why);
+        return;
+    }
+    if (link->exec->expired) {
+        s_reply (self, link, id, 500, "stopping: the executor stopped registering with the bridge");
+        return;
+    }
+    if (xxl_bridge_call_count (self->call) >= (size_t) self->config->queued) {
+        s_reply (self, link, id, 429, "busy: the bridge holds its limit of calls to executors");
+        return;
+    }
+    char *body = xxl_wire_trigger (xxl_msg_root (msg));
+    if (!body) {
+        s_reply (self, link, id, 500, "out of memory");
+        return;
+    }
+    //  Journaled before the call: never sent twice, also after a restart
+    xxl_journal_accept (self->journal, log_id,
+                        xxl_msg_int (msg, NULL, "logDateTime", 0, 0, INT64_MAX, 0));
+    xxl_journal_flush (self->journal);
+    xxl_bridge_routes_add (self->routes, log_id, link->exec->key);
+    s_call (self, link, "RUN", id, log_id, -1, "run", body, self->config->run_timeout_ms);
+    free (body);
+}
+
+static void
+s_handle_request (bridge_t *self, link_t *link, xxl_msg_t *msg, const char *type)
+{
+    uint64_t id = xxl_msg_id (msg);
+    if (streq (type, "RUN")) {
+        s_handle_run (self, link, msg);
+        return;
+    }
+    if (link->exec->expired && (streq (type, "BEAT") || streq (type, "IDLE_BEAT"))) {
+        s_reply (self, link, id, 500, "stopping: the executor stopped registering with the bridge");
+        return;
+    }
+    char *body = NULL;
+    const char *path = NULL;
+    int64_t from_byte = -1;
+    int timeout = self->config->request_timeout_ms;
+    if (streq (type, "BEAT")) {
+        path = "beat";
+        body = strdup ("{}");
+        timeout = self->config->probe_timeout_ms;
+    }
+    else
+    if (streq (type, "IDLE_BEAT") || streq (type, "KILL")) {
+        int64_t job_id = xxl_msg_int (msg, NULL, "jobId", 1, 0, INT64_MAX, 0);
+        if (!xxl_msg_error (msg)) {
+            path = streq (type, "KILL")? "kill": "idleBeat";
+            body = zsys_sprintf ("{\"jobId\":%" PRId64 "}", job_id);
+            if (streq (type, "IDLE_BEAT"))
+                timeout = self->config->probe_timeout_ms;
+        }
+    }
+    else
+    if (streq (type, "LOG")) {
+        int64_t log_id = xxl_msg_int (msg, NULL, "logId", 1, 1, INT64_MAX, 0);
+        int64_t when = xxl_msg_int (msg, NULL, "logDateTime", 0, 0, INT64_MAX, 0);
+        int64_t from = xxl_msg_int (msg, NULL, "fromLineNum", 0, 1, INT32_MAX, 1);
+        if (xxl_msg_get (xxl_msg_root (msg), "fromByte")) {
+            from_byte = xxl_msg_int (msg, NULL, "fromByte", 1, 0, INT64_MAX, 0);
+            from = 1;
+        }
+        if (!xxl_msg_error (msg)) {
+            path = "log";
+            body = zsys_sprintf ("{\"logDateTim\":%" PRId64 ",\"logId\":%" PRId64
+                                 ",\"fromLineNum\":%" PRId64 "}", when, log_id, from);
+        }
+    }
+    else {
+        s_reply (self, link, id, 400, "unknown message type");
+        return;
+    }
+    if (!body) {
+        s_reply (self, link, id, 400, xxl_msg_error (msg)? xxl_msg_error (msg): "malformed");
+        return;
+    }
+    s_call (self, link, type, id, 0, from_byte, path, body, timeout);
+    free (body);
+}
+
+static void
+s_handle_reply (bridge_t *self, link_t *link, xxl_msg_t *msg)
+{
+    uint64_t id = xxl_msg_id (msg);
+    int code = (int) xxl_msg_int (msg, NULL, "code", 0, 0, 999, 500);
+    const char *text = xxl_msg_str (msg, NULL, "msg", 0, 65536, "");
+    if (id == link->register_id) {
+        link->register_id = 0;
+        bool was = link->registered;
+        link->registered = code == 200;
+        if (code == 200) {
+            const msgpack_object *content = xxl_msg_get (xxl_msg_root (msg), "content");
+            const msgpack_object *now = content && content->type == MSGPACK_OBJECT_MAP
+                                      ? xxl_msg_get (content, "now"): NULL;
+            int64_t rtt = zclock_mono () - link->register_sent;
+            if (now && now->type == MSGPACK_OBJECT_POSITIVE_INTEGER && rtt >= 0 && rtt < 2000)
+                link->clock_offset = (int64_t) now->via.u64 - (link->register_sent + rtt / 2);
+            if (!was)
+                self->deliver = true;
+        }
+        else {
+            char line [700];
+            snprintf (line, sizeof line, "%s refused executor %s at %s: %d %s", link->endpoint,
+                      link->exec->app, link->exec->url, code, text);
+            s_ratelog (&self->refused_logged, &self->refused_held, line);
+        }
+    }
+    else
+    if (id == link->batch_id) {
+        if (code == 401)
+            link->registered = false, s_register (self, link, false);
+        s_batch_end (self, link, code == 200);
+    }
+}
+
+static void
+s_link_read (bridge_t *self, link_t *link)
+{
+    uint16_t event;
+    uint32_t value;
+    while (link->monitor && xxl_transport_event (link->monitor, &event, &value) == 0)
+        if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED && !link->exec->expired)
+            s_register (self, link, false);
+    while (link->dealer) {
+        zmq_msg_t frame;
+        zmq_msg_init (&frame);
+        if (zmq_msg_recv (&frame, zsock_resolve (link->dealer), ZMQ_DONTWAIT) < 0) {
+            zmq_msg_close (&frame);
+            break;
+        }
+        uint64_t id = 0;
+        char err [256];
+        xxl_msg_t *msg = xxl_msg_decode (zmq_msg_data (&frame), zmq_msg_size (&frame), &id,
+                                         err, sizeof err);
+        zmq_msg_close (&frame);
+        if (!msg) {
+            if (id)
+                s_reply (self, link, id, 400, err);
+            continue;
+        }
+        const char *type = xxl_msg_type (msg);
+        if (streq (type, "REPLY"))
+            s_handle_reply (self, link, msg);
+        else
+            s_handle_request (self, link, msg, type);
+        xxl_msg_destroy (&msg);
+    }
+}
+
+//  --------------------------------------------------------------------------
+//  The loop
+
+static void
+s_timers (bridge_t *self)
+{
+    int64_t now = zclock_mono ();
+    if (now >= self->next_beat) {
+        self->next_beat = now + self->config->beat_s * 1000LL;
+        for (executor_t *exec = (executor_t *) zhashx_first (self->executors); exec;
+             exec = (executor_t *) zhashx_next (self->executors))
+            if (!exec->expired)
+                for (size_t i = 0; i < self->nendpoints; i++)
+                    s_register (self, exec->links + i, false);
+        s_executors_check (self);
+        self->deliver = true;
+    }
+    //  Batches not answered in time go again
+    for (executor_t *exec = (executor_t *) zhashx_first (self->executors); exec;
+         exec = (executor_t *) zhashx_next (self->executors))
+        for (size_t i = 0; i < self->nendpoints; i++) {
+            link_t *link = exec->links + i;
+            if (link->batch_id && now - link->batch_sent > BRIDGE_BATCH_WAIT_MS)
+                s_batch_end (self, link, false);
+        }
+    if (self->deliver && xxl_spool_size (self->spool))
+        s_deliver (self);
+}
+
+static int
+s_start (bridge_t *self, const xxl_bridge_config_t *config)
+{
+    self->config = config;
+    char why [512];
+    self->net = xxl_bridge_net_new (config->executors, why, sizeof why);
+    if (!self->net) {
+        zsys_error ("bridge: %s", why);
+        return -1;
+    }
+    char *list = strdup (config->schedulers? config->schedulers: "");
+    char *save = NULL;
+    for (char *ep = strtok_r (list, ", ", &save); ep; ep = strtok_r (NULL, ", ", &save)) {
+        self->endpoints = (char **) realloc (self->endpoints,
+                                             (self->nendpoints + 1) * sizeof (char *));
+        self->endpoints [self->nendpoints++] = strdup (ep);
+        if (!self->cert && !xxl_transport_loopback (ep))
+            zsys_warning ("bridge: %s is not on this host and the bridge has no certificate:"
+                          " plain text", ep);
+    }
+    free (list);
+    if (!self->nendpoints) {
+        zsys_error ("bridge: --scheduler names no endpoint");
+        return -1;
+    }
+    if (config->cert && *config->cert) {
+        self->cert = zcert_load (config->cert);
+        zcert_t *server = config->scheduler_key? zcert_load (config->scheduler_key): NULL;
+        if (!self->cert || !server) {
+            zsys_error ("bridge: cannot read %s", !self->cert? config->cert: config->scheduler_key);
+            zcert_destroy (&server);
+            return -1;
+        }
+        self->server_key = strdup (zcert_public_txt (server));
+        zcert_destroy (&server);
+    }
+    if (zsys_dir_create ("%s", config->logdir)) {
+        zsys_error ("bridge: cannot create %s", config->logdir);
+        return -1;
+    }
+    char *path = zsys_sprintf ("%s/bridge.spool", config->logdir);
+    self->spool = xxl_spool_new (path);
+    zstr_free (&path);
+    path = zsys_sprintf ("%s/bridge.journal", config->logdir);
+    self->journal = xxl_journal_new (path, 0);
+    zstr_free (&path);
+    path = zsys_sprintf ("%s/bridge.routes", config->logdir);
+    self->routes = xxl_bridge_routes_new (path);
+    zstr_free (&path);
+    if (!self->spool || !self->journal || !self->routes) {
+        zsys_error ("bridge: cannot open the spool, journal or routes in %s", config->logdir);
+        return -1;
+    }
+    self->call = xxl_bridge_call_new (config->token, config->parallel, config->queued);
+    xxl_bridge_admin_config_t admin = {
+        .listen = config->listen, .path = config->path, .token = config->token,
+        .insecure = config->insecure, .registry = s_on_registry, .callback = s_on_callback,
+        .arg = self
+    };
+    self->admin = xxl_bridge_admin_new (&admin, why, sizeof why);
+    if (!self->admin || !self->call) {
+        zsys_error ("bridge: %s", self->admin? "cannot start libcurl": why);
+        return -1;
+    }
+    self->executors = zhashx_new ();
+    zhashx_set_destructor (self->executors, s_executor_free);
+    self->called = zhashx_new ();
+    self->in_flight = zhashx_new ();
+    self->enc = xxl_enc_new ();
+    self->deliver = xxl_spool_size (self->spool) > 0;
+    zsys_info ("bridge: listening on %s%s for XXL-JOB executors (port %d), %zu result(s)"
+               " spooled, %zu run(s) open", config->listen, config->path,
+               xxl_bridge_admin_port (self->admin), xxl_spool_size (self->spool),
+               xxl_bridge_routes_size (self->routes));
+    if (config->ready_file && *config->ready_file) {
+        FILE *file = fopen (config->ready_file, "w");
+        if (file) {
+            fprintf (file, "port=%d\n", xxl_bridge_admin_port (self->admin));
+            fclose (file);
+        }
+    }
+    return 0;
+}
+
+static void
+s_stop (bridge_t *self)
+{
+    //  Unregister every live executor: the schedulers stop routing to them
+    //  at once (their runs go on in the executors; results spool at the
+    //  next start, as the executors retry their callbacks)
+    if (self->executors) {
+        for (executor_t *exec = (executor_t *) zhashx_first (self->executors); exec;
+             exec = (executor_t *) zhashx_next (self->executors))
+            if (!exec->expired)
+                for (size_t i = 0; i < self->nendpoints; i++)
+                    s_register (self, exec->links + i, true);
+    }
+    xxl_bridge_admin_destroy (&self->admin);
+    xxl_bridge_call_destroy (&self->call);
+    zhashx_destroy (&self->executors);
+    zhashx_destroy (&self->called);
+    zhashx_destroy (&self->in_flight);
+    xxl_spool_destroy (&self->spool);
+    xxl_journal_destroy (&self->journal);
+    xxl_bridge_routes_destroy (&self->routes);
+    xxl_bridge_net_destroy (&self->net);
+    xxl_enc_destroy (&self->enc);
+    zcert_destroy (&self->cert);
+    free (self->server_key);
+    for (size_t i = 0; i < self->nendpoints; i++)
+        free (self->endpoints [i]);
+    free (self->endpoints);
+}
+
+void
+xxl_bridge_config_defaults (xxl_bridge_config_t *config)
+{
+    memset (config, 0, sizeof *config);
+    config->schedulers = "tcp://127.0.0.1:7071";
+    config->listen = "127.0.0.1:8080";
+    config->path = "/xxl-job-admin";
+    config->token = "";
+    config->executors = XXL_BRIDGE_NET_DEFAULT;
+    config->logdir = "/var/lib/xxl-bridge";
+    config->beat_s = 30;
+    config->expire_s = 90;
+    config->run_timeout_ms = 8000;
+    config->probe_timeout_ms = 900;
+    config->request_timeout_ms = 4000;
+    config->executors_max = 1000;
+    config->parallel = 64;
+    config->queued = 10000;
+}
+
+int
+xxl_bridge_run (const xxl_bridge_config_t *config)
+{
+    bridge_t bridge, *self = &bridge;
+    memset (self, 0, sizeof *self);
+    if (s_start (self, config)) {
+        s_stop (self);
+        return 1;
+    }
+    size_t cap = 0;
+    zmq_pollitem_t *items = NULL;
+    link_t **owners = NULL;
+    while (!zsys_interrupted) {
+        size_t want = 2 * zhashx_size (self->executors) * self->nendpoints + 2 * 1024;
+        if (want > cap) {
+            cap = want * 2;
+            items = (zmq_pollitem_t *) realloc (items, cap * sizeof *items);
+            owners = (link_t **) realloc (owners, cap * sizeof *owners);
+            assert (items && owners);
+        }
+        int n = 0;
+        for (executor_t *exec = (executor_t *) zhashx_first (self->executors); exec;
+             exec = (executor_t *) zhashx_next (self->executors))
+            for (size_t i = 0; i < self->nendpoints; i++) {
+                link_t *link = exec->links + i;
+                if (link->dealer) {
+                    items [n] = (zmq_pollitem_t) { zsock_resolve (link->dealer), 0, ZMQ_POLLIN, 0 };
+                    owners [n++] = link;
+                }
+                if (link->monitor) {
+                    items [n] = (zmq_pollitem_t) { link->monitor, 0, ZMQ_POLLIN, 0 };
+                    owners [n++] = link;
+                }
+            }
+        int sockets = n;
+        long timeout = 200;
+        n += xxl_bridge_admin_fds (self->admin, items + n, 1024, &timeout);
+        n += xxl_bridge_call_fds (self->call, items + n, 1024, &timeout);
+        if (zmq_poll (items, n, timeout) < 0 && zmq_errno () != EINTR)
+            break;
+        xxl_bridge_admin_run (self->admin);
+        xxl_bridge_call_perform (self->call);
+        for (int i = 0; i < sockets; i++)
+            if (items [i].revents & ZMQ_POLLIN)
+                s_link_read (self, owners [i]);
+        s_timers (self);
+    }
+    free (items);
+    free (owners);
+    zsys_info ("bridge: stopping");
+    s_stop (self);
+    return 0;
+}
