@@ -422,7 +422,7 @@ s_batch_send (bridge_t *self, link_t *link)
         xxl_enc_kint (self->enc, "handleCode", r->code);
         if (r->msg) {
             char *repaired = xxl_utf8_repair (r->msg);
-            xxl_enc_kstr (self->enc, "handleMsg", repaired? repaired: "");
+            xxl_enc_kstr (self->enc, "handleMsg", repaired? repaired: r->msg);
             free (repaired);
         }
         xxl_enc_map_end (self->enc);

@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# test_bridge.sh -- XXL-JOB executors through xxl-bridge (DESIGN §11), end to
+# end: a real xxl-scheduler, xxl-bridge, and executors of our own written
+# from the XXL-JOB protocol (tests/bridge/fake_executor.py: 2.x and 3.x
+# answers, Go's header case, batched callbacks, odd refusals).  BEAN runs,
+# failures, odd refusals, sharding over two executors, FAILOVER past a
+# frozen executor, BUSYOVER, kill, log cat, timeout, repeated and unknown
+# callbacks, the admin's refusals (token, networks, sizes, shapes), the
+# bridge SIGKILLed mid-run and restarted (every logId executed once, every
+# result delivered), an executor SIGKILLed mid-run (failed by the lost-run
+# monitor).
+. "$(dirname "$0")/lib.sh"
+xxl_setup
+command -v python3 >/dev/null || { echo "# skipped: no python3"; trap - EXIT; xxl_cleanup; exit 77; }
+BRIDGE="$XXL_BUILD/bridge/xxl-bridge"
+FAKE="$XXL_SRC/tests/bridge/fake_executor.py"
+TOKEN=bridge-test-token
+
+cat >> "$T/scheduler.cfg" <<CFG
+    access_token = $TOKEN
+    pools
+        probe_timeout = 1000
+    monitor
+        lost_check = 500
+        lost_after = 2
+CFG
+start_scheduler || exit 1
+ctl () { "$CTL" --api "$API" --token "$TOKEN" --json "$@"; }
+
+echo "$TOKEN" > "$T/token"
+cat > "$T/bridge.cfg" <<CFG
+bridge
+    beat = 1
+    expire = 4
+    run_timeout = 3000
+CFG
+# start_bridge [PORT]: the bridge on PORT (default: any free one): sets
+# BPORT, BRPID, ADMIN
+start_bridge () {
+    rm -f "$T/bridge.ready"
+    "$BRIDGE" -c "$T/bridge.cfg" --scheduler "$AGENTS" --listen "127.0.0.1:${1:-0}" \
+        --access-token-file "$T/token" --logdir "$T/bridge" --ready-file "$T/bridge.ready" \
+        >>"$T/bridge.log" 2>&1 &
+    BRPID=$!
+    PIDS="$PIDS $BRPID"
+    wait_for 10 test -s "$T/bridge.ready" || return 1
+    BPORT=$(sed -n 's/^port=//p' "$T/bridge.ready")
+    ADMIN="http://127.0.0.1:$BPORT/xxl-job-admin"
+}
+# start_exec NAME APP [flags]: a fake executor; sets EPID_NAME, EURL_NAME
+start_exec () {
+    local name="$1" app="$2"; shift 2
+    rm -f "$T/$name.port"
+    python3 "$FAKE" --admin "$ADMIN" --app "$app" --token "$TOKEN" --runs "$T/runs" \
+        --port-file "$T/$name.port" "$@" >>"$T/exec-$name.log" 2>&1 &
+    local pid=$!
+    PIDS="$PIDS $pid"
+    eval "EPID_$name=$pid"
+    wait_for 10 test -s "$T/$name.port" || return 1
+    eval "EURL_$name=http://127.0.0.1:$(cat "$T/$name.port")/"
+}
+trigger () { ctl job trigger "$1" | jq -r '.logIds[0]'; }
+ran_once () { [ "$(grep -c "^$1\$" "$T/runs")" = 1 ]; }
+
+start_bridge || { echo "FAIL - the bridge did not start"; exit 1; }
+check "--help names the flags" bash -c "'$BRIDGE' --help | grep -q -- '--executors CIDR'"
+start_exec e1 app1 --shape 2
+start_exec e2 app1 --shape 3 --go-header
+check "a 2.x executor registers through the bridge" wait_for 10 agent_registered app1 "$EURL_e1"
+check "a 3.x executor with Go's header case registers" wait_for 10 agent_registered app1 "$EURL_e2"
+ctl group add app1 >/dev/null
+
+# --- runs -------------------------------------------------------------------
+OK=$(ctl job add --group app1 --handler ok --route FIRST | jq -r .id)
+L=$(trigger "$OK")
+check "a BEAN run succeeds (200)" wait_for 10 field_is "$L" handleCode 200
+check "it ran once on the executor" ran_once "$L"
+FAIL=$(ctl job add --group app1 --handler fail | jq -r .id)
+L=$(trigger "$FAIL")
+check "a failed run is 500 with the executor's msg" bash -c "
+    for i in \$(seq 100); do [ \"\$($CTL --api $API --token $TOKEN --json log show $L | jq -r .handleMsg)\" = 'failed on purpose' ] && exit 0; sleep 0.1; done; exit 1"
+for h in refuse refuse2; do
+    J=$(ctl job add --group app1 --handler $h | jq -r .id)
+    L=$(trigger "$J")
+    wait_for 10 field_is "$L" triggerCode 500
+    check "a /run refused in an odd shape ($h) fails the trigger, with what came" bash -c "
+        $CTL --api $API --token $TOKEN --json log show $L | jq -r .triggerMsg | grep -Eq 'HTTP 500: <html>|refused, code as a string'"
+done
+
+# --- sharding, FAILOVER, BUSYOVER ------------------------------------------
+SH=$(ctl job add --group app1 --handler ok --route SHARDING_BROADCAST | jq -r .id)
+ctl job trigger "$SH" > "$T/shard.json"
+check "sharding: one run per executor" test "$(jq '.logIds | length' "$T/shard.json")" = 2
+for l in $(jq -r '.logIds[]' "$T/shard.json"); do wait_for 10 field_is "$l" handleCode 200; done
+check "sharding: both ran, on two addresses" test "$(for l in $(jq -r '.logIds[]' "$T/shard.json"); do
+    log_field "$l" executorAddress; done | sort -u | wc -l)" = 2
+FIRST_ADDR=$(log_field "$(trigger "$OK")" executorAddress)
+[ "$FIRST_ADDR" = "$EURL_e1" ] && FROZEN=$EPID_e1 OTHER=$EURL_e2 || FROZEN=$EPID_e2 OTHER=$EURL_e1
+FO=$(ctl job add --group app1 --handler ok --route FAILOVER | jq -r .id)
+kill -STOP "$FROZEN"
+L=$(trigger "$FO")
+check "FAILOVER passes a frozen executor by (its beat times out)" bash -c "
+    for i in \$(seq 100); do [ \"\$($CTL --api $API --token $TOKEN --json log show $L | jq -r .executorAddress)\" = '$OTHER' ] && exit 0; sleep 0.1; done; exit 1"
+kill -CONT "$FROZEN"
+check "FAILOVER's run succeeds" wait_for 10 field_is "$L" handleCode 200
+BO=$(ctl job add --group app1 --handler sleep --param 3 --route BUSYOVER | jq -r .id)
+L1=$(trigger "$BO")
+wait_for 5 field_is "$L1" triggerCode 200
+L2=$(trigger "$BO")
+wait_for 5 field_is "$L2" triggerCode 200
+check "BUSYOVER passes the executor running the job (its idleBeat answers 500)" \
+    test "$(log_field "$L2" executorAddress)" != "$(log_field "$L1" executorAddress)"
+
+# --- kill, log cat, timeout -------------------------------------------------
+LONG=$(ctl job add --group app1 --handler sleep --param 30 --route FIRST | jq -r .id)
+L=$(trigger "$LONG")
+check "log cat shows a running run's lines" wait_for 10 bash -c "
+    $CTL --api $API --token $TOKEN log cat $L | grep -q 'execute start'"
+check "log kill is taken by the executor" bash -c "$CTL --api $API --token $TOKEN log kill $L"
+check "the killed run ends 500" wait_for 10 field_is "$L" handleCode 500
+TO=$(ctl job add --group app1 --handler sleep --param 10 --timeout 1 | jq -r .id)
+L=$(trigger "$TO")
+check "a run over its timeout ends 502" wait_for 10 field_is "$L" handleCode 502
+
+# --- repeated and unknown callbacks ----------------------------------------
+start_exec e3 app3 --repeat-callbacks
+check "e3 registers" wait_for 10 agent_registered app3 "$EURL_e3"
+ctl group add app3 >/dev/null
+R=$(ctl job add --group app3 --handler fail | jq -r .id)
+L=$(trigger "$R")
+check "repeated callbacks: the run ends once, as first told" wait_for 10 field_is "$L" handleCode 500
+check "an unknown callback is ignored, with a log line" \
+    wait_for 5 grep -q "callback(s) for runs the bridge did not send (e.g. logId 987654321)" "$T/bridge.log"
+check "nothing else changed: run $L still 500 'failed on purpose'" field_is "$L" handleMsg "failed on purpose"
+kill -TERM "$EPID_e3"
+
+# --- the admin's refusals ---------------------------------------------------
+post () { curl -s -o "$T/answer" -w '%{http_code}' -X POST -H "XXL-JOB-ACCESS-TOKEN: ${TK-$TOKEN}" \
+    -H 'Content-Type: application/json' "$@"; }
+check "a wrong token is refused (401)" test "$(TK=wrong post -d '{}' "$ADMIN/api/registry")" = 401
+check "a registry outside --executors is refused, never called" bash -c "
+    [ \"\$(TK=$TOKEN; curl -s -X POST -H 'XXL-JOB-ACCESS-TOKEN: $TOKEN' -d '{\"registryGroup\":\"EXECUTOR\",\"registryKey\":\"evil\",\"registryValue\":\"http://10.9.9.9:9999/\"}' $ADMIN/api/registry | jq .code)\" = 500 ] &&
+    ! $CTL --api $API --token $TOKEN --json agent list | grep -q 10.9.9.9"
+check "a malformed body is 400" test "$(post -d '{"registryKey":' "$ADMIN/api/registry")" = 400
+head -c 100000 /dev/zero | tr '\0' 'a' > "$T/big"
+check "an oversized registry body is 413" test "$(post --data-binary @"$T/big" "$ADMIN/api/registry")" = 413
+check "an unknown path is 404" test "$(post -d '{}' "$ADMIN/api/nothing")" = 404
+check "a callback that is not a list is 400" test "$(post -d '{"logId":1}' "$ADMIN/api/callback")" = 400
+check "the bridge still answers after all that" agent_registered app1 "$EURL_e1"
+
+# --- the bridge SIGKILLed mid-run and restarted -----------------------------
+MID=$(ctl job add --group app1 --handler sleep --param 2 --route ROUND | jq -r .id)
+: > "$T/mid"
+for _ in 1 2 3 4; do trigger "$MID" >> "$T/mid"; done
+for l in $(cat "$T/mid"); do wait_for 5 field_is "$l" triggerCode 200; done
+kill -KILL "$BRPID"
+wait "$BRPID" 2>/dev/null
+start_bridge "$BPORT" || echo "# the bridge did not restart"
+check "after the bridge's restart the executors register again" \
+    wait_for 10 agent_registered app1 "$EURL_e1"
+for l in $(cat "$T/mid"); do
+    check "run $l (bridge killed mid-run) ends 200" wait_for 20 field_is "$l" handleCode 200
+    check "run $l executed once" ran_once "$l"
+done
+check "no logId ran twice" test -z "$(sort "$T/runs" | uniq -d)"
+
+# --- an executor SIGKILLed mid-run ------------------------------------------
+KJ=$(ctl job add --group app1 --handler sleep --param 30 --route FIRST | jq -r .id)
+L=$(trigger "$KJ")
+wait_for 5 field_is "$L" triggerCode 200
+ADDR=$(log_field "$L" executorAddress)
+[ "$ADDR" = "$EURL_e1" ] && kill -KILL "$EPID_e1" || kill -KILL "$EPID_e2"
+check "the dead executor's run is failed by the lost-run monitor" wait_for 30 bash -c "
+    [ \"\$($CTL --api $API --token $TOKEN --json log show $L | jq -r .handleCode)\" = 500 ]"
+check "the bridge unregistered the dead executor" grep -q "not heard from for 4 s: unregistered" "$T/bridge.log"
+check "the bridge logged each address it called once" test "$(grep -c "calling $EURL_e1 " "$T/bridge.log")" -le 2
+
+xxl_done
