@@ -90,6 +90,9 @@ def job(param, state):
     handler = param.get("executorHandler", "")
     log(param["logId"], "----------- xxl-job job execute start -----------")
     log(param["logId"], "----------- Param:" + str(param.get("executorParams", "")))
+    if param.get("glueType", "BEAN") != "BEAN":
+        log(param["logId"], "----------- glueType:%s glueUpdatetime:%s glueSource:%s" % (
+            param["glueType"], param.get("glueUpdatetime"), param.get("glueSource")))
     if handler == "fail":
         finish(param, 500, "failed on purpose")
         return
