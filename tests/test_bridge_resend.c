@@ -303,6 +303,11 @@ main (void)
 
     s_stop (&s_exec, SIGKILL);
     s_stop (&s_bridge, SIGTERM);
+    //  (a sanitizer's report in the bridge's log fails the test)
+    char *grep = zsys_sprintf ("grep -q -E 'ERROR: (Address|Leak)Sanitizer|runtime error:' '%s/bridge.log'",
+                               s_dir);
+    XXL_CHECK_MSG (system (grep) != 0, "no sanitizer report in %s/bridge.log", s_dir);
+    zstr_free (&grep);
     zframe_destroy (&s_peer);
     zsock_destroy (&s_router);
     if (!xxl_test_failed) {
