@@ -601,14 +601,9 @@ s_expired (link_t *link, xxl_msg_t *msg, char *why, size_t whylen)
     const msgpack_object *value = xxl_msg_get (xxl_msg_root (msg), "expireTime");
     if (!value || value->type == MSGPACK_OBJECT_NIL)
         return 0;
-    int64_t expire;
-    if (value->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
-        expire = value->via.u64 > INT64_MAX? INT64_MAX: (int64_t) value->via.u64;
-    else
-    if (value->type == MSGPACK_OBJECT_NEGATIVE_INTEGER)
-        expire = value->via.i64;
-    else {
-        snprintf (why, whylen, "expireTime must be an integer");
+    int64_t expire = xxl_msg_int (msg, NULL, "expireTime", 1, INT64_MIN, INT64_MAX, 0);
+    if (xxl_msg_error (msg)) {
+        snprintf (why, whylen, "%s", xxl_msg_error (msg));
         return 400;
     }
     int64_t now = zclock_mono () + link->clock_offset;

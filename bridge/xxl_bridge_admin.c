@@ -5,6 +5,7 @@
 */
 
 #include "xxl_bridge_admin.h"
+#include "xxl_bridge_call.h"
 
 #include <microhttpd.h>
 #include <netdb.h>
@@ -301,17 +302,7 @@ xxl_bridge_admin_fds (xxl_bridge_admin_t *self, zmq_pollitem_t *items, int max,
     MHD_socket maxfd = -1;
     if (MHD_get_fdset (self->daemon, &r, &w, &x, &maxfd) != MHD_YES)
         return 0;
-    int n = 0;
-    for (int fd = 0; fd <= maxfd && n < max; fd++) {
-        short events = (FD_ISSET (fd, &r)? ZMQ_POLLIN: 0) | (FD_ISSET (fd, &w)? ZMQ_POLLOUT: 0);
-        if (events) {
-            items [n].socket = NULL;
-            items [n].fd = fd;
-            items [n].events = events;
-            items [n].revents = 0;
-            n++;
-        }
-    }
+    int n = xxl_bridge_poll_items (&r, &w, maxfd, items, max);
     MHD_UNSIGNED_LONG_LONG wait;
     if (MHD_get_timeout (self->daemon, &wait) == MHD_YES
     &&  (*timeout_ms < 0 || (long) wait < *timeout_ms))

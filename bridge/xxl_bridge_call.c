@@ -173,24 +173,27 @@ xxl_bridge_call_count (xxl_bridge_call_t *self)
 }
 
 int
+xxl_bridge_poll_items (fd_set *r, fd_set *w, int maxfd, zmq_pollitem_t *items, int max)
+{
+    int n = 0;
+    for (int fd = 0; fd <= maxfd && n < max; fd++) {
+        short events = (FD_ISSET (fd, r)? ZMQ_POLLIN: 0) | (FD_ISSET (fd, w)? ZMQ_POLLOUT: 0);
+        if (events)
+            items [n++] = (zmq_pollitem_t) { NULL, fd, events, 0 };
+    }
+    return n;
+}
+
+int
 xxl_bridge_call_fds (xxl_bridge_call_t *self, zmq_pollitem_t *items, int max, long *timeout_ms)
 {
     fd_set r, w, x;
     FD_ZERO (&r);
     FD_ZERO (&w);
     FD_ZERO (&x);
-    int maxfd = -1, n = 0;
+    int maxfd = -1;
     curl_multi_fdset (self->multi, &r, &w, &x, &maxfd);
-    for (int fd = 0; fd <= maxfd && n < max; fd++) {
-        short events = (FD_ISSET (fd, &r)? ZMQ_POLLIN: 0) | (FD_ISSET (fd, &w)? ZMQ_POLLOUT: 0);
-        if (events) {
-            items [n].socket = NULL;
-            items [n].fd = fd;
-            items [n].events = events;
-            items [n].revents = 0;
-            n++;
-        }
-    }
+    int n = xxl_bridge_poll_items (&r, &w, maxfd, items, max);
     long wait = -1;
     curl_multi_timeout (self->multi, &wait);
     if (self->count && maxfd < 0 && (wait < 0 || wait > 50))

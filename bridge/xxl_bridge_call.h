@@ -48,6 +48,11 @@ size_t xxl_bridge_call_count (xxl_bridge_call_t *self);
 int xxl_bridge_call_fds (xxl_bridge_call_t *self, zmq_pollitem_t *items, int max,
                          long *timeout_ms);
 
+//  The fds set in r (ZMQ_POLLIN) and w (ZMQ_POLLOUT), 0..maxfd, as poll
+//  items (at most max); returns how many.  For select-style libraries
+//  (libcurl's and libmicrohttpd's fd sets).
+int xxl_bridge_poll_items (fd_set *r, fd_set *w, int maxfd, zmq_pollitem_t *items, int max);
+
 //  Moves the calls on and completes the ones that ended
 void xxl_bridge_call_perform (xxl_bridge_call_t *self);
 
