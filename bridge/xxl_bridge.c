@@ -94,6 +94,8 @@ typedef struct {
 #define BRIDGE_LOG_PAGE  (64 * 1024)
 
 static void s_link_open (bridge_t *self, link_t *link);
+static executor_t *s_executor_new (bridge_t *self, const char *app, const char *url,
+                                   const char *key);
 
 //  --------------------------------------------------------------------------
 //  Messages to the schedulers
@@ -221,6 +223,61 @@ s_executor_new (bridge_t *self, const char *app, const char *url, const char *ke
     return exec;
 }
 
+//  The live executors are kept in LOGDIR/bridge.executors ("APP\tURL"
+//  lines, rewritten whole at each change), so that a restarted bridge
+//  registers them with the schedulers at once instead of at their next
+//  registry call (up to 30 s later, while their runs would count as lost
+//  and new runs find no address).  Each expires as usual unless it calls.
+static void
+s_executors_save (bridge_t *self)
+{
+    char *path = zsys_sprintf ("%s/bridge.executors", self->config->logdir);
+    char *tmp = zsys_sprintf ("%s.new", path);
+    FILE *file = fopen (tmp, "w");
+    bool ok = file != NULL;
+    for (executor_t *exec = file? (executor_t *) zhashx_first (self->executors): NULL; exec;
+         exec = (executor_t *) zhashx_next (self->executors))
+        if (!exec->expired)
+            fprintf (file, "%s\n", exec->key);
+    if (file)
+        ok = fclose (file) == 0;
+    if (!ok || rename (tmp, path))
+        zsys_warning ("bridge: cannot write %s: %s", path, strerror (errno));
+    zstr_free (&tmp);
+    zstr_free (&path);
+}
+
+static void
+s_executors_load (bridge_t *self)
+{
+    char *path = zsys_sprintf ("%s/bridge.executors", self->config->logdir);
+    FILE *file = fopen (path, "r");
+    char line [2 * XXL_WIRE_NAME_MAX + 8];
+    size_t count = 0;
+    while (file && fgets (line, sizeof line, file)) {
+        line [strcspn (line, "\n")] = 0;
+        char *tab = strchr (line, '\t'), why [256];
+        if (!tab || zhashx_lookup (self->executors, line)
+        ||  zhashx_size (self->executors) >= (size_t) self->config->executors_max)
+            continue;
+        *tab = 0;
+        if (!*line || xxl_bridge_net_check (self->net, tab + 1, why, sizeof why))
+            continue;               //  (--executors may have narrowed)
+        char *key = zsys_sprintf ("%s\t%s", line, tab + 1);
+        executor_t *exec = s_executor_new (self, line, tab + 1, key);
+        exec->seen = zclock_mono ();
+        zhashx_insert (self->executors, key, exec);
+        zstr_free (&key);
+        count++;
+    }
+    if (file)
+        fclose (file);
+    if (count)
+        zsys_info ("bridge: %zu executor(s) of the last run registered again (each expires in"
+                   " %d s unless it calls)", count, self->config->expire_s);
+    zstr_free (&path);
+}
+
 //  Logs a line at most once per BRIDGE_LOG_EVERY_MS for its kind, with the
 //  count of those held back
 static void
@@ -260,6 +317,7 @@ s_on_registry (void *arg, const xxl_wire_registry_t *registry, bool remove, cons
             exec->expired = true;
             for (size_t i = 0; i < self->nendpoints; i++)
                 s_register (self, exec->links + i, true);
+            s_executors_save (self);
         }
     }
     else
@@ -270,6 +328,7 @@ s_on_registry (void *arg, const xxl_wire_registry_t *registry, bool remove, cons
             exec->expired = false;
             for (size_t i = 0; i < self->nendpoints; i++)
                 s_register (self, exec->links + i, false);
+            s_executors_save (self);
         }
     }
     else
@@ -286,6 +345,7 @@ s_on_registry (void *arg, const xxl_wire_registry_t *registry, bool remove, cons
         exec->seen = zclock_mono ();
         zhashx_insert (self->executors, key, exec);
         zsys_info ("bridge: executor %s at %s registered (from %s)", exec->app, exec->url, peer);
+        s_executors_save (self);
     }
     zstr_free (&key);
     return code;
@@ -297,6 +357,7 @@ static void
 s_executors_check (bridge_t *self)
 {
     int64_t now = zclock_mono ();
+    bool forgotten = false;
     zlist_t *gone = zlist_new ();
     for (executor_t *exec = (executor_t *) zhashx_first (self->executors); exec;
          exec = (executor_t *) zhashx_next (self->executors)) {
@@ -306,6 +367,7 @@ s_executors_check (bridge_t *self)
             exec->expired = true;
             for (size_t i = 0; i < self->nendpoints; i++)
                 s_register (self, exec->links + i, true);
+            forgotten = true;       //  (no longer one to register at a restart)
         }
         if (exec->expired && exec->calls == 0)
             zlist_append (gone, exec->key);
@@ -326,8 +388,11 @@ s_executors_check (bridge_t *self)
         if (exec && now - exec->seen > 2 * self->config->expire_s * 1000LL) {
             zsys_info ("bridge: executor %s at %s forgotten", exec->app, exec->url);
             zhashx_delete (self->executors, key);
+            forgotten = true;
         }
     }
+    if (forgotten)
+        s_executors_save (self);
     zlist_destroy (&gone);
 }
 
@@ -886,6 +951,7 @@ s_start (bridge_t *self, const xxl_bridge_config_t *config)
     self->in_flight = zhashx_new ();
     self->enc = xxl_enc_new ();
     self->deliver = xxl_spool_size (self->spool) > 0;
+    s_executors_load (self);
     zsys_info ("bridge: listening on %s%s for XXL-JOB executors (port %d), %zu result(s)"
                " spooled, %zu run(s) open", config->listen, config->path,
                xxl_bridge_admin_port (self->admin), xxl_spool_size (self->spool),

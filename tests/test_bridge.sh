@@ -156,6 +156,10 @@ check "a callback that is not a list is 400" test "$(post -d '{"logId":1}' "$ADM
 check "the bridge still answers after all that" agent_registered app1 "$EURL_e1"
 
 # --- the bridge SIGKILLed mid-run and restarted -----------------------------
+# (e4 registers once only: XXL-JOB executors call every 30 s, and a
+# restarted bridge must not leave them unregistered until then)
+start_exec e4 app4 --beat 3600
+check "e4 registers" wait_for 10 agent_registered app4 "$EURL_e4"
 MID=$(ctl job add --group app1 --handler sleep --param 2 --route ROUND | jq -r .id)
 : > "$T/mid"
 for _ in 1 2 3 4; do trigger "$MID" >> "$T/mid"; done
@@ -165,6 +169,8 @@ wait "$BRPID" 2>/dev/null
 start_bridge "$BPORT" || echo "# the bridge did not restart"
 check "after the bridge's restart the executors register again" \
     wait_for 10 agent_registered app1 "$EURL_e1"
+check "... also one that has not called since (bridge.executors)" \
+    wait_for 5 agent_registered app4 "$EURL_e4"
 for l in $(cat "$T/mid"); do
     check "run $l (bridge killed mid-run) ends 200" wait_for 20 field_is "$l" handleCode 200
     check "run $l executed once" ran_once "$l"
