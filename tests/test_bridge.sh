@@ -166,11 +166,17 @@ for _ in 1 2 3 4; do trigger "$MID" >> "$T/mid"; done
 for l in $(cat "$T/mid"); do wait_for 5 field_is "$l" triggerCode 200; done
 kill -KILL "$BRPID"
 wait "$BRPID" 2>/dev/null
+RESTART_MS=$(date +%s%3N)
 start_bridge "$BPORT" || echo "# the bridge did not restart"
+# registered_since APP ADDRESS MS: a REGISTER of it came after MS
+registered_since () {
+    ctl agent list | jq -e --arg a "$1" --arg n "$2" --argjson t "$3" \
+        '.agents | any(.app == $a and .address == $n and .connected and .updateTime > $t)' >/dev/null
+}
 check "after the bridge's restart the executors register again" \
     wait_for 10 agent_registered app1 "$EURL_e1"
 check "... also one that has not called since (bridge.executors)" \
-    wait_for 5 agent_registered app4 "$EURL_e4"
+    wait_for 5 registered_since app4 "$EURL_e4" "$RESTART_MS"
 for l in $(cat "$T/mid"); do
     check "run $l (bridge killed mid-run) ends 200" wait_for 20 field_is "$l" handleCode 200
     check "run $l executed once" ran_once "$l"
