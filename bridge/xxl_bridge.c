@@ -65,6 +65,9 @@ struct _bridge_t {
     zhashx_t *executors;            //  key -> executor_t
     zhashx_t *called;               //  URLs logged as called
     zhashx_t *in_flight;            //  "LOGID" -> link_t, results in a CALLBACK
+    zhashx_t *open_runs;            //  "LOGID" -> open_run_t
+    int64_t next_lost_check;
+    void *last_pending;             //  the pending_t of the last call started
     xxl_bridge_net_t *net;
     xxl_bridge_admin_t *admin;
     xxl_bridge_call_t *call;
@@ -80,6 +83,25 @@ struct _bridge_t {
     size_t refused_held, unknown_held;
 };
 
+//  A run this life sent and the executor took, until its result comes
+typedef struct {
+    int64_t log_id, job_id, log_date_time;
+    char *key;                      //  its executor's
+    int idle;                       //  lost checks in a row that found its job idle
+    bool asking;                    //  an idleBeat about it is in flight
+} open_run_t;
+
+static void
+s_open_run_free (void **item)
+{
+    open_run_t *run = (open_run_t *) *item;
+    if (run) {
+        free (run->key);
+        free (run);
+        *item = NULL;
+    }
+}
+
 //  A call in flight: what to answer when it ends
 typedef struct {
     bridge_t *bridge;
@@ -88,7 +110,10 @@ typedef struct {
     uint64_t id;                    //  its id
     int64_t log_id;                 //  RUN
     int64_t from_byte;              //  LOG by byte (-1: by line)
+    int64_t job_id, log_date_time;  //  RUN
 } pending_t;
+
+static void s_lost_answer (bridge_t *self, int64_t log_id, int code);
 
 //  Most bytes of a LOG page by byte
 #define BRIDGE_LOG_PAGE  (64 * 1024)
@@ -418,6 +443,14 @@ s_on_callback (void *arg, const xxl_wire_callback_t *items, size_t count, char *
         results [taken].log_date_time = items [i].log_date_time;
         results [taken].code = items [i].code;
         results [taken].msg = items [i].msg;     //  (borrowed; the spool copies)
+        char id [32];
+        snprintf (id, sizeof id, "%" PRId64, items [i].log_id);
+        open_run_t *open = (open_run_t *) zhashx_lookup (self->open_runs, id);
+        if (open && !open->asking)
+            zhashx_delete (self->open_runs, id);
+        else
+        if (open)
+            open->idle = -1;        //  (its result came: the answer in flight is ignored)
         ids [taken++] = items [i].log_id;
     }
     int code = 0;
@@ -570,6 +603,27 @@ s_call_done (void *arg, int status, const char *body, size_t len, const char *wh
     link->exec->calls--;
     xxl_wire_answer_t answer;
     xxl_wire_answer_read (status, body, len, why, &answer);
+    if (streq (pending->type, "LOSTCHECK")) {
+        s_lost_answer (self, pending->log_id, status? answer.code: 0);
+        xxl_wire_answer_free (&answer);
+        free (pending);
+        return;
+    }
+    if (streq (pending->type, "RUN") && answer.code == 200 && pending->job_id >= 0) {
+        open_run_t *open = (open_run_t *) zmalloc (sizeof *open);
+        open->log_id = pending->log_id;
+        open->job_id = pending->job_id;
+        open->log_date_time = pending->log_date_time;
+        open->key = strdup (link->exec->key);
+        char id [32];
+        snprintf (id, sizeof id, "%" PRId64, pending->log_id);
+        //  (its result may be spooled, or even delivered, already: a fast run)
+        if (!xxl_spool_pending (self->spool, pending->log_id)
+        &&  xxl_bridge_routes_get (self->routes, pending->log_id)
+        &&  zhashx_insert (self->open_runs, id, open) == 0)
+            open = NULL;
+        s_open_run_free ((void **) &open);
+    }
     if (streq (pending->type, "RUN")) {
         if (answer.code != 200) {
             //  (no result will come: refused or not reached; a callback
@@ -655,6 +709,7 @@ s_call (bridge_t *self, link_t *link, const char *type, uint64_t id, int64_t log
         return false;
     }
     link->exec->calls++;
+    self->last_pending = pending;
     return true;
 }
 
@@ -721,7 +776,11 @@ s_handle_run (bridge_t *self, link_t *link, xxl_msg_t *msg)
                         xxl_msg_int (msg, NULL, "logDateTime", 0, 0, INT64_MAX, 0));
     xxl_journal_flush (self->journal);
     xxl_bridge_routes_add (self->routes, log_id, link->exec->key);
-    s_call (self, link, "RUN", id, log_id, -1, "run", body, self->config->run_timeout_ms);
+    if (s_call (self, link, "RUN", id, log_id, -1, "run", body, self->config->run_timeout_ms)) {
+        pending_t *pending = self->last_pending;
+        pending->job_id = xxl_msg_int (msg, NULL, "jobId", 1, 0, INT64_MAX, 0);
+        pending->log_date_time = xxl_msg_int (msg, NULL, "logDateTime", 0, 0, INT64_MAX, 0);
+    }
     free (body);
 }
 
@@ -853,6 +912,70 @@ s_link_read (bridge_t *self, link_t *link)
 }
 
 //  --------------------------------------------------------------------------
+//  Runs an executor lost (restarted at the same address mid-run)
+
+//  The answer of an idleBeat about an open run: code 200 (its job idle),
+//  else (running, or no answer: nothing known)
+static void
+s_lost_answer (bridge_t *self, int64_t log_id, int code)
+{
+    char id [32];
+    snprintf (id, sizeof id, "%" PRId64, log_id);
+    open_run_t *open = (open_run_t *) zhashx_lookup (self->open_runs, id);
+    if (!open)
+        return;
+    open->asking = false;
+    if (open->idle < 0 || xxl_spool_pending (self->spool, log_id)) {
+        zhashx_delete (self->open_runs, id);           //  (its result came meanwhile)
+        return;
+    }
+    open->idle = code == 200? open->idle + 1: 0;
+    if (open->idle < 2)
+        return;
+    const char *tab = strchr (open->key, '\t');
+    char msg [600];
+    snprintf (msg, sizeof msg, "lost: the XXL-JOB executor at %s no longer runs this job (it"
+              " restarted?): its idleBeat found job %" PRId64 " idle at two checks %d s apart"
+              " and no result came", tab? tab + 1: open->key, open->job_id,
+              self->config->lost_check_s);
+    xxl_result_t result = { .log_id = log_id, .log_date_time = open->log_date_time,
+                            .code = 500, .msg = msg };
+    if (xxl_spool_add (self->spool, &result) == 0) {
+        zsys_info ("bridge: run %" PRId64 " %s", log_id, msg);
+        xxl_journal_done (self->journal, &log_id, 1);
+        xxl_journal_flush (self->journal);
+        self->deliver = true;
+        zhashx_delete (self->open_runs, id);
+    }
+}
+
+//  Asks each executor about its open runs (one idleBeat per run)
+static void
+s_lost_check (bridge_t *self)
+{
+    for (open_run_t *open = (open_run_t *) zhashx_first (self->open_runs); open;
+         open = (open_run_t *) zhashx_next (self->open_runs)) {
+        executor_t *exec = (executor_t *) zhashx_lookup (self->executors, open->key);
+        if (!exec || exec->expired || open->asking || !self->nendpoints)
+            continue;               //  (a gone executor's runs: the lost-run monitor's)
+        char *body = zsys_sprintf ("{\"jobId\":%" PRId64 "}", open->job_id);
+        pending_t *pending = (pending_t *) zmalloc (sizeof *pending);
+        pending->bridge = self;
+        pending->link = exec->links;
+        snprintf (pending->type, sizeof pending->type, "LOSTCHECK");
+        pending->log_id = open->log_id;
+        if (xxl_bridge_call_post (self->call, exec->url, "idleBeat", body,
+                                  self->config->probe_timeout_ms, s_call_done, pending) == 0) {
+            exec->calls++;
+            open->asking = true;
+        }
+        else
+            free (pending);
+        zstr_free (&body);
+    }
+}
+
+//  --------------------------------------------------------------------------
 //  The loop
 
 static void
@@ -877,6 +1000,10 @@ s_timers (bridge_t *self)
             if (link->batch_id && now - link->batch_sent > BRIDGE_BATCH_WAIT_MS)
                 s_batch_end (self, link, false);
         }
+    if (self->config->lost_check_s > 0 && now >= self->next_lost_check) {
+        self->next_lost_check = now + self->config->lost_check_s * 1000LL;
+        s_lost_check (self);
+    }
     if (self->deliver && xxl_spool_size (self->spool))
         s_deliver (self);
 }
@@ -949,6 +1076,9 @@ s_start (bridge_t *self, const xxl_bridge_config_t *config)
     zhashx_set_destructor (self->executors, s_executor_free);
     self->called = zhashx_new ();
     self->in_flight = zhashx_new ();
+    self->open_runs = zhashx_new ();
+    zhashx_set_destructor (self->open_runs, s_open_run_free);
+    self->next_lost_check = zclock_mono () + config->lost_check_s * 1000LL;
     self->enc = xxl_enc_new ();
     self->deliver = xxl_spool_size (self->spool) > 0;
     s_executors_load (self);
@@ -984,6 +1114,7 @@ s_stop (bridge_t *self)
     zhashx_destroy (&self->executors);
     zhashx_destroy (&self->called);
     zhashx_destroy (&self->in_flight);
+    zhashx_destroy (&self->open_runs);
     xxl_spool_destroy (&self->spool);
     xxl_journal_destroy (&self->journal);
     xxl_bridge_routes_destroy (&self->routes);
@@ -1014,6 +1145,7 @@ xxl_bridge_config_defaults (xxl_bridge_config_t *config)
     config->executors_max = 1000;
     config->parallel = 64;
     config->queued = 10000;
+    config->lost_check_s = 60;
 }
 
 int

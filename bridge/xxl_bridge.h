@@ -16,7 +16,11 @@
     leave the spool only once a scheduler acknowledged them, on the link
     of the executor the run went to (xxl_bridge_routes.h); only URLs that
     registered with the right token and lie within the allowed networks
-    are called.
+    are called; an executor restarted at the same address mid-run (which
+    keeps the address registered, so the scheduler's lost-run monitor
+    never sees it) has the runs it lost failed: a run of this life open
+    for two lost checks whose job the executor's idleBeat says is idle at
+    both gets a result 500 "lost: ...".
 */
 
 #ifndef XXL_BRIDGE_H_INCLUDED
@@ -47,6 +51,7 @@ typedef struct {
     int executors_max;              //  executors held at once (1,000)
     int parallel;                   //  calls on the wire at once (64)
     int queued;                     //  calls held at once (10,000)
+    int lost_check_s;               //  asks about open runs every (60; 0: never)
 } xxl_bridge_config_t;
 
 void xxl_bridge_config_defaults (xxl_bridge_config_t *config);

@@ -33,6 +33,7 @@ bridge
     beat = 1
     expire = 4
     run_timeout = 3000
+    lost_check = 1
 CFG
 # start_bridge [PORT]: the bridge on PORT (default: any free one): sets
 # BPORT, BRPID, ADMIN
@@ -57,6 +58,7 @@ start_exec () {
     PIDS="$PIDS $pid"
     eval "EPID_$name=$pid"
     wait_for 10 test -s "$T/$name.port" || return 1
+    cp "$T/$name.port" "$T/$name.port.last"
     eval "EURL_$name=http://127.0.0.1:$(cat "$T/$name.port")/"
 }
 trigger () { ctl job trigger "$1" | jq -r '.logIds[0]'; }
@@ -194,6 +196,26 @@ for l in $(cat "$T/mid2"); do
     else check "run $l failed and executed at most once" test "$(grep -c "^$l\$" "$T/runs")" -le 1; fi
 done
 check "no logId ran twice" test -z "$(sort "$T/runs" | uniq -d)"
+
+# --- an executor SIGKILLed mid-run and started again at its address ---------
+# (its address stays registered, so the lost-run monitor never sees it: the
+# bridge's idleBeat checks find the run's job idle and fail it "lost: ...")
+start_exec e5 app5
+check "e5 registers" wait_for 10 agent_registered app5 "$EURL_e5"
+ctl group add app5 >/dev/null
+RJ=$(ctl job add --group app5 --handler sleep --param 60 | jq -r .id)
+L=$(trigger "$RJ")
+wait_for 5 field_is "$L" triggerCode 200
+sleep 1.5   # (a check or two find it running)
+kill -KILL "$EPID_e5"; wait "$EPID_e5" 2>/dev/null
+start_exec e5 app5 --port "$(cat "$T/e5.port.last")"
+check "the restarted executor's lost run fails 'lost: ...'" wait_for 15 bash -c "
+    $CTL --api $API --token $TOKEN --json log show $L | jq -r .handleMsg | grep -q '^lost: the XXL-JOB executor at $EURL_e5 no longer runs this job'"
+check "... with 500" field_is "$L" handleCode 500
+L=$(trigger "$RJ")
+check "a run of the same job goes on meanwhile" wait_for 10 field_is "$L" triggerCode 200
+sleep 3
+check "a running run is not taken for lost" field_is "$L" handleCode 0
 
 # --- an executor SIGKILLed mid-run ------------------------------------------
 KJ=$(ctl job add --group app1 --handler sleep --param 30 --route FIRST | jq -r .id)
