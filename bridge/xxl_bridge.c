@@ -1,95 +1,13 @@
 /*  xxl_bridge.c -- xxl-bridge: XXL-JOB executors as xxl agents.
 
-    See xxl_bridge.h.  State: the executors (app and URL, each with one
-    link per scheduler endpoint), the spool of results, the journal of
-    logIds accepted, the routes of logIds to executors, the calls in
-    flight.  An executor is freed only when it expired, no call of its is
-    in flight and no result of its waits in the spool.
+    See xxl_bridge.h.  This half (xxl_bridge_int.h) owns runs and
+    results: the schedulers' requests as calls of the executors, the
+    executors' callbacks into the spool and out as CALLBACKs, the lost-run
+    checks, and the loop; the executors and their links are
+    xxl_bridge_exec.c's.
 */
 
-#include "xxl_bridge.h"
-#include "xxl_bridge_admin.h"
-#include "xxl_bridge_call.h"
-#include "xxl_bridge_net.h"
-#include "xxl_bridge_routes.h"
-#include "xxl_bridge_wire.h"
-
-#include "xxl_journal.h"
-#include "xxl_spool.h"
-#include "xxl_transport.h"
-
-#include <xxl/msg.h>
-#include <inttypes.h>
-
-//  Most results of one CALLBACK batch, and how long its answer may take
-#define BRIDGE_BATCH_MAX      1000
-#define BRIDGE_BATCH_WAIT_MS  5000
-//  One line per this many ms for the warnings that could flood the log
-#define BRIDGE_LOG_EVERY_MS   10000
-
-typedef struct _bridge_t bridge_t;
-typedef struct _executor_t executor_t;
-
-//  One executor's DEALER to one scheduler endpoint
-typedef struct {
-    executor_t *exec;
-    const char *endpoint;           //  the bridge's
-    zsock_t *dealer;
-    void *monitor;
-    bool registered;                //  its last REGISTER was answered 200
-    uint64_t register_id;
-    int64_t register_sent;          //  zclock_mono
-    int64_t clock_offset;           //  the scheduler's clock - zclock_mono
-    uint64_t batch_id;              //  the CALLBACK in flight (0: none)
-    int64_t batch_sent;
-    int64_t *batch;                 //  its logIds
-    size_t batch_count;
-    int64_t retry_at;               //  no CALLBACK before (after a refusal)
-} link_t;
-
-struct _executor_t {
-    char *key;                      //  APP "\t" URL
-    char *app, *url;
-    int64_t seen;                   //  its last registry call (zclock_mono)
-    bool expired;                   //  unregistered, draining
-    size_t calls;                   //  calls of it in flight
-    link_t *links;                  //  one per scheduler endpoint
-};
-
-struct _bridge_t {
-    const xxl_bridge_config_t *config;
-    char **endpoints;
-    size_t nendpoints;
-    zcert_t *cert;
-    char *server_key;
-    zhashx_t *executors;            //  key -> executor_t
-    zhashx_t *called;               //  URLs logged as called
-    zhashx_t *in_flight;            //  "LOGID" -> link_t, results in a CALLBACK
-    zhashx_t *open_runs;            //  "LOGID" -> open_run_t
-    int64_t next_lost_check;
-    void *last_pending;             //  the pending_t of the last call started
-    xxl_bridge_net_t *net;
-    xxl_bridge_admin_t *admin;
-    xxl_bridge_call_t *call;
-    xxl_spool_t *spool;
-    xxl_journal_t *journal;
-    xxl_bridge_routes_t *routes;
-    xxl_enc_t *enc;
-    uint64_t next_id;
-    bool deliver;                   //  results wait to be sent
-    int64_t next_beat;
-    //  rate-limited log lines: when the last went, how many were held back
-    int64_t refused_logged, unknown_logged;
-    size_t refused_held, unknown_held;
-};
-
-//  A run this life sent and the executor took, until its result comes
-typedef struct {
-    int64_t log_id, job_id, log_date_time;
-    char *key;                      //  its executor's
-    int idle;                       //  lost checks in a row that found its job idle
-    bool asking;                    //  an idleBeat about it is in flight
-} open_run_t;
+#include "xxl_bridge_int.h"
 
 static void
 s_open_run_free (void **item)
@@ -102,324 +20,7 @@ s_open_run_free (void **item)
     }
 }
 
-//  A call in flight: what to answer when it ends
-typedef struct {
-    bridge_t *bridge;
-    link_t *link;
-    char type [16];                 //  the scheduler's request
-    uint64_t id;                    //  its id
-    int64_t log_id;                 //  RUN
-    int64_t from_byte;              //  LOG by byte (-1: by line)
-    int64_t job_id, log_date_time;  //  RUN
-} pending_t;
-
 static void s_lost_answer (bridge_t *self, int64_t log_id, int code);
-
-//  Most bytes of a LOG page by byte
-#define BRIDGE_LOG_PAGE  (64 * 1024)
-
-static void s_link_open (bridge_t *self, link_t *link);
-static executor_t *s_executor_new (bridge_t *self, const char *app, const char *url,
-                                   const char *key);
-
-//  --------------------------------------------------------------------------
-//  Messages to the schedulers
-
-static void
-s_begin (bridge_t *self, const char *type, uint64_t id)
-{
-    xxl_enc_request (self->enc, type, id);
-    if (*self->config->token)
-        xxl_enc_kstr (self->enc, "accessToken", self->config->token);
-}
-
-static void
-s_reply_begin (bridge_t *self, uint64_t id, int code, const char *msg)
-{
-    xxl_enc_reply (self->enc, id, code, msg);
-    if (*self->config->token)
-        xxl_enc_kstr (self->enc, "accessToken", self->config->token);
-}
-
-static int
-s_send (bridge_t *self, link_t *link)
-{
-    size_t size;
-    const void *data = xxl_enc_finish (self->enc, &size);
-    if (!link->dealer || zmq_send (zsock_resolve (link->dealer), data, size, ZMQ_DONTWAIT) < 0)
-        return -1;
-    return 0;
-}
-
-static void
-s_reply (bridge_t *self, link_t *link, uint64_t id, int code, const char *msg)
-{
-    s_reply_begin (self, id, code, msg);
-    s_send (self, link);
-}
-
-static void
-s_register (bridge_t *self, link_t *link, bool remove)
-{
-    uint64_t id = ++self->next_id;
-    s_begin (self, remove? "UNREGISTER": "REGISTER", id);
-    xxl_enc_kstr (self->enc, "registryGroup", "EXECUTOR");
-    xxl_enc_kstr (self->enc, "registryKey", link->exec->app);
-    xxl_enc_kstr (self->enc, "registryValue", link->exec->url);
-    if (!remove) {
-        link->register_id = id;
-        link->register_sent = zclock_mono ();
-    }
-    s_send (self, link);
-}
-
-//  --------------------------------------------------------------------------
-//  Executors and their links
-
-static void
-s_link_open (bridge_t *self, link_t *link)
-{
-    char err [256];
-    zsock_t *dealer = xxl_transport_new (XXL_ROLE_AGENT_LINK);
-    if (dealer && self->cert
-    &&  xxl_transport_curve (dealer, XXL_ROLE_AGENT_LINK, self->cert, self->server_key,
-                             err, sizeof err)) {
-        zsys_error ("bridge: %s", err);
-        zsock_destroy (&dealer);
-    }
-    if (!dealer)
-        return;
-    link->monitor = xxl_transport_monitor (dealer, ZMQ_EVENT_HANDSHAKE_SUCCEEDED);
-    if (xxl_transport_attach (dealer, XXL_ROLE_AGENT_LINK, link->endpoint, NULL, 0,
-                              err, sizeof err)) {
-        zsys_error ("bridge: cannot connect to %s: %s", link->endpoint, err);
-        if (link->monitor)
-            zmq_close (link->monitor);
-        link->monitor = NULL;
-        zsock_destroy (&dealer);
-        return;
-    }
-    link->dealer = dealer;
-}
-
-static void
-s_link_close (link_t *link)
-{
-    if (link->monitor)
-        zmq_close (link->monitor);
-    link->monitor = NULL;
-    zsock_destroy (&link->dealer);
-    free (link->batch);
-    link->batch = NULL;
-}
-
-static void
-s_executor_free (void **item)
-{
-    executor_t *exec = (executor_t *) *item;
-    if (!exec)
-        return;
-    //  (the bridge's nendpoints links; their count is kept in the first's
-    //  endpoint array by the caller: links end at the one with no endpoint)
-    for (link_t *link = exec->links; link && link->endpoint; link++)
-        s_link_close (link);
-    free (exec->links);
-    free (exec->key);
-    free (exec->app);
-    free (exec->url);
-    free (exec);
-    *item = NULL;
-}
-
-static executor_t *
-s_executor_new (bridge_t *self, const char *app, const char *url, const char *key)
-{
-    executor_t *exec = (executor_t *) zmalloc (sizeof *exec);
-    exec->key = strdup (key);
-    exec->app = strdup (app);
-    exec->url = strdup (url);
-    exec->links = (link_t *) zmalloc ((self->nendpoints + 1) * sizeof (link_t));
-    for (size_t i = 0; i < self->nendpoints; i++) {
-        exec->links [i].exec = exec;
-        exec->links [i].endpoint = self->endpoints [i];
-        s_link_open (self, exec->links + i);
-        s_register (self, exec->links + i, false);
-    }
-    return exec;
-}
-
-//  The live executors are kept in LOGDIR/bridge.executors ("APP\tURL"
-//  lines, rewritten whole at each change), so that a restarted bridge
-//  registers them with the schedulers at once instead of at their next
-//  registry call (up to 30 s later, while their runs would count as lost
-//  and new runs find no address).  Each expires as usual unless it calls.
-static void
-s_executors_save (bridge_t *self)
-{
-    char *path = zsys_sprintf ("%s/bridge.executors", self->config->logdir);
-    char *tmp = zsys_sprintf ("%s.new", path);
-    FILE *file = fopen (tmp, "w");
-    bool ok = file != NULL;
-    for (executor_t *exec = file? (executor_t *) zhashx_first (self->executors): NULL; exec;
-         exec = (executor_t *) zhashx_next (self->executors))
-        if (!exec->expired)
-            fprintf (file, "%s\n", exec->key);
-    if (file)
-        ok = fclose (file) == 0;
-    if (!ok || rename (tmp, path))
-        zsys_warning ("bridge: cannot write %s: %s", path, strerror (errno));
-    zstr_free (&tmp);
-    zstr_free (&path);
-}
-
-static void
-s_executors_load (bridge_t *self)
-{
-    char *path = zsys_sprintf ("%s/bridge.executors", self->config->logdir);
-    FILE *file = fopen (path, "r");
-    char line [2 * XXL_WIRE_NAME_MAX + 8];
-    size_t count = 0;
-    while (file && fgets (line, sizeof line, file)) {
-        line [strcspn (line, "\n")] = 0;
-        char *tab = strchr (line, '\t'), why [256];
-        if (!tab || zhashx_lookup (self->executors, line)
-        ||  zhashx_size (self->executors) >= (size_t) self->config->executors_max)
-            continue;
-        *tab = 0;
-        if (!*line || xxl_bridge_net_check (self->net, tab + 1, why, sizeof why))
-            continue;               //  (--executors may have narrowed)
-        char *key = zsys_sprintf ("%s\t%s", line, tab + 1);
-        executor_t *exec = s_executor_new (self, line, tab + 1, key);
-        exec->seen = zclock_mono ();
-        zhashx_insert (self->executors, key, exec);
-        zstr_free (&key);
-        count++;
-    }
-    if (file)
-        fclose (file);
-    if (count)
-        zsys_info ("bridge: %zu executor(s) of the last run registered again (each expires in"
-                   " %d s unless it calls)", count, self->config->expire_s);
-    zstr_free (&path);
-}
-
-//  Logs a line at most once per BRIDGE_LOG_EVERY_MS for its kind, with the
-//  count of those held back
-static void
-s_ratelog (int64_t *last, size_t *held, const char *line)
-{
-    int64_t now = zclock_mono ();
-    if (*last && now - *last < BRIDGE_LOG_EVERY_MS) {
-        (*held)++;
-        return;
-    }
-    if (*held)
-        zsys_warning ("bridge: %s (and %zu more like it since the last line)", line, *held);
-    else
-        zsys_warning ("bridge: %s", line);
-    *last = now;
-    *held = 0;
-}
-
-static int
-s_on_registry (void *arg, const xxl_wire_registry_t *registry, bool remove, const char *peer,
-               char *why, size_t whylen)
-{
-    bridge_t *self = (bridge_t *) arg;
-    char line [700];
-    if (xxl_bridge_net_check (self->net, registry->value, why, whylen)) {
-        snprintf (line, sizeof line, "registry of %s at %s from %s refused: %s", registry->key,
-                  registry->value, peer, why);
-        s_ratelog (&self->refused_logged, &self->refused_held, line);
-        return 500;
-    }
-    char *key = zsys_sprintf ("%s\t%s", registry->key, registry->value);
-    executor_t *exec = (executor_t *) zhashx_lookup (self->executors, key);
-    int code = 0;
-    if (remove) {
-        if (exec && !exec->expired) {
-            zsys_info ("bridge: executor %s at %s removed itself", exec->app, exec->url);
-            exec->expired = true;
-            for (size_t i = 0; i < self->nendpoints; i++)
-                s_register (self, exec->links + i, true);
-            s_executors_save (self);
-        }
-    }
-    else
-    if (exec) {
-        exec->seen = zclock_mono ();
-        if (exec->expired) {
-            zsys_info ("bridge: executor %s at %s is back", exec->app, exec->url);
-            exec->expired = false;
-            for (size_t i = 0; i < self->nendpoints; i++)
-                s_register (self, exec->links + i, false);
-            s_executors_save (self);
-        }
-    }
-    else
-    if (zhashx_size (self->executors) >= (size_t) self->config->executors_max) {
-        snprintf (why, whylen, "the bridge holds its limit of %d executors (bridge/executors_max)",
-                  self->config->executors_max);
-        snprintf (line, sizeof line, "registry of %s at %s refused: %s", registry->key,
-                  registry->value, why);
-        s_ratelog (&self->refused_logged, &self->refused_held, line);
-        code = 500;
-    }
-    else {
-        exec = s_executor_new (self, registry->key, registry->value, key);
-        exec->seen = zclock_mono ();
-        zhashx_insert (self->executors, key, exec);
-        zsys_info ("bridge: executor %s at %s registered (from %s)", exec->app, exec->url, peer);
-        s_executors_save (self);
-    }
-    zstr_free (&key);
-    return code;
-}
-
-//  Runs each time the loop turns: executors not heard from for expire_s
-//  are unregistered; expired ones with nothing left are freed
-static void
-s_executors_check (bridge_t *self)
-{
-    int64_t now = zclock_mono ();
-    bool forgotten = false;
-    zlist_t *gone = zlist_new ();
-    for (executor_t *exec = (executor_t *) zhashx_first (self->executors); exec;
-         exec = (executor_t *) zhashx_next (self->executors)) {
-        if (!exec->expired && now - exec->seen > self->config->expire_s * 1000LL) {
-            zsys_info ("bridge: executor %s at %s not heard from for %d s: unregistered",
-                       exec->app, exec->url, self->config->expire_s);
-            exec->expired = true;
-            for (size_t i = 0; i < self->nendpoints; i++)
-                s_register (self, exec->links + i, true);
-            forgotten = true;       //  (no longer one to register at a restart)
-        }
-        if (exec->expired && exec->calls == 0)
-            zlist_append (gone, exec->key);
-    }
-    if (zlist_size (gone)) {
-        //  (an expired executor stays while a result of its is spooled:
-        //  its links still carry CALLBACKs, as a draining agent's do)
-        for (const xxl_result_t *r = xxl_spool_first (self->spool); r;
-             r = xxl_spool_next (self->spool)) {
-            const char *key = xxl_bridge_routes_get (self->routes, r->log_id);
-            if (key)
-                zlist_remove (gone, (void *) key);
-        }
-    }
-    for (const char *key = (const char *) zlist_first (gone); key;
-         key = (const char *) zlist_next (gone)) {
-        executor_t *exec = (executor_t *) zhashx_lookup (self->executors, key);
-        if (exec && now - exec->seen > 2 * self->config->expire_s * 1000LL) {
-            zsys_info ("bridge: executor %s at %s forgotten", exec->app, exec->url);
-            zhashx_delete (self->executors, key);
-            forgotten = true;
-        }
-    }
-    if (forgotten)
-        s_executors_save (self);
-    zlist_destroy (&gone);
-}
 
 //  --------------------------------------------------------------------------
 //  Results: from the executors' callbacks to the schedulers' acks
@@ -468,7 +69,7 @@ s_on_callback (void *arg, const xxl_wire_callback_t *items, size_t count, char *
         char line [256];
         snprintf (line, sizeof line, "%zu callback(s) for runs the bridge did not send (e.g."
                   " logId %" PRId64 ") or already delivered: ignored", unknown, unknown_id);
-        s_ratelog (&self->unknown_logged, &self->unknown_held, line);
+        bridge_ratelog (&self->unknown_logged, &self->unknown_held, line);
     }
     free (results);
     free (ids);
@@ -503,7 +104,7 @@ s_batch_send (bridge_t *self, link_t *link)
     assert (link->batch_count);
     link->batch_id = ++self->next_id;
     link->batch_sent = zclock_mono ();
-    s_begin (self, "CALLBACK", link->batch_id);
+    bridge_begin (self, "CALLBACK", link->batch_id);
     xxl_enc_key (self->enc, "items");
     xxl_enc_array_begin (self->enc);
     for (size_t i = 0; i < link->batch_count; i++) {
@@ -526,7 +127,7 @@ s_batch_send (bridge_t *self, link_t *link)
         xxl_enc_map_end (self->enc);
     }
     xxl_enc_array_end (self->enc);
-    if (s_send (self, link)) {
+    if (bridge_send (self, link)) {
         //  (goes again at the next turn)
         link->retry_at = zclock_mono () + 1000;
         link->batch_id = 0;
@@ -634,7 +235,7 @@ s_call_done (void *arg, int status, const char *body, size_t len, const char *wh
             if (status != 0)
                 xxl_bridge_routes_done (self->routes, pending->log_id);
         }
-        s_reply (self, link, pending->id, answer.code == 200? 200: 500, answer.msg);
+        bridge_reply (self, link, pending->id, answer.code == 200? 200: 500, answer.msg);
     }
     else
     if (streq (pending->type, "LOG") && answer.code == 200 && json_is_object (answer.content)
@@ -650,7 +251,7 @@ s_call_done (void *arg, int status, const char *body, size_t len, const char *wh
             while (len > 0 && ((unsigned char) text [from + len] & 0xc0) == 0x80)
                 len--;              //  (cut between characters)
         }
-        s_reply_begin (self, pending->id, 200, NULL);
+        bridge_reply_begin (self, pending->id, 200, NULL);
         xxl_enc_key (self->enc, "content");
         xxl_enc_map_begin (self->enc);
         xxl_enc_kint (self->enc, "fromByte", pending->from_byte);
@@ -660,12 +261,12 @@ s_call_done (void *arg, int status, const char *body, size_t len, const char *wh
         xxl_enc_kbool (self->enc, "isEnd", json_is_true (json_object_get (answer.content, "isEnd"))
                                            && from + len == total);
         xxl_enc_map_end (self->enc);
-        s_send (self, link);
+        bridge_send (self, link);
     }
     else
     if (streq (pending->type, "LOG") && answer.code == 200 && json_is_object (answer.content)) {
         json_t *c = answer.content;
-        s_reply_begin (self, pending->id, 200, NULL);
+        bridge_reply_begin (self, pending->id, 200, NULL);
         xxl_enc_key (self->enc, "content");
         xxl_enc_map_begin (self->enc);
         xxl_enc_kint (self->enc, "fromLineNum", json_integer_value (json_object_get (c, "fromLineNum")));
@@ -674,10 +275,10 @@ s_call_done (void *arg, int status, const char *body, size_t len, const char *wh
         xxl_enc_kstr (self->enc, "logContent", text? text: "");
         xxl_enc_kbool (self->enc, "isEnd", json_is_true (json_object_get (c, "isEnd")));
         xxl_enc_map_end (self->enc);
-        s_send (self, link);
+        bridge_send (self, link);
     }
     else
-        s_reply (self, link, pending->id, answer.code, answer.msg);
+        bridge_reply (self, link, pending->id, answer.code, answer.msg);
     xxl_wire_answer_free (&answer);
     free (pending);
 }
@@ -705,7 +306,7 @@ s_call (bridge_t *self, link_t *link, const char *type, uint64_t id, int64_t log
     if (xxl_bridge_call_post (self->call, link->exec->url, path, body, timeout_ms,
                               s_call_done, pending)) {
         free (pending);
-        s_reply (self, link, id, 429, "busy: the bridge holds its limit of calls to executors");
+        bridge_reply (self, link, id, 429, "busy: the bridge holds its limit of calls to executors");
         return false;
     }
     link->exec->calls++;
@@ -743,7 +344,7 @@ s_handle_run (bridge_t *self, link_t *link, xxl_msg_t *msg)
     xxl_msg_int (msg, NULL, "jobId", 1, 0, INT64_MAX, 0);
     xxl_msg_str (msg, NULL, "executorHandler", 0, 255, "");
     if (xxl_msg_error (msg)) {
-        s_reply (self, link, id, 400, xxl_msg_error (msg));
+        bridge_reply (self, link, id, 400, xxl_msg_error (msg));
         return;
     }
     char why [300];
@@ -751,24 +352,24 @@ s_handle_run (bridge_t *self, link_t *link, xxl_msg_t *msg)
     if (xxl_journal_seen (self->journal, log_id)) {
         //  A re-send (or a recovering scheduler's question): it was taken
         snprintf (why, sizeof why, "logId %" PRId64 " already accepted", log_id);
-        s_reply (self, link, id, 200, why);
+        bridge_reply (self, link, id, 200, why);
         return;
     }
     if (code) {
-        s_reply (self, link, id, code, why);
+        bridge_reply (self, link, id, code, why);
         return;
     }
     if (link->exec->expired) {
-        s_reply (self, link, id, 500, "stopping: the executor stopped registering with the bridge");
+        bridge_reply (self, link, id, 500, "stopping: the executor stopped registering with the bridge");
         return;
     }
     if (xxl_bridge_call_count (self->call) >= (size_t) self->config->queued) {
-        s_reply (self, link, id, 429, "busy: the bridge holds its limit of calls to executors");
+        bridge_reply (self, link, id, 429, "busy: the bridge holds its limit of calls to executors");
         return;
     }
     char *body = xxl_wire_trigger (xxl_msg_root (msg));
     if (!body) {
-        s_reply (self, link, id, 500, "out of memory");
+        bridge_reply (self, link, id, 500, "out of memory");
         return;
     }
     //  Journaled before the call: never sent twice, also after a restart
@@ -793,7 +394,7 @@ s_handle_request (bridge_t *self, link_t *link, xxl_msg_t *msg, const char *type
         return;
     }
     if (link->exec->expired && (streq (type, "BEAT") || streq (type, "IDLE_BEAT"))) {
-        s_reply (self, link, id, 500, "stopping: the executor stopped registering with the bridge");
+        bridge_reply (self, link, id, 500, "stopping: the executor stopped registering with the bridge");
         return;
     }
     char *body = NULL;
@@ -831,11 +432,11 @@ s_handle_request (bridge_t *self, link_t *link, xxl_msg_t *msg, const char *type
         }
     }
     else {
-        s_reply (self, link, id, 400, "unknown message type");
+        bridge_reply (self, link, id, 400, "unknown message type");
         return;
     }
     if (!body) {
-        s_reply (self, link, id, 400, xxl_msg_error (msg)? xxl_msg_error (msg): "malformed");
+        bridge_reply (self, link, id, 400, xxl_msg_error (msg)? xxl_msg_error (msg): "malformed");
         return;
     }
     s_call (self, link, type, id, 0, from_byte, path, body, timeout);
@@ -866,13 +467,13 @@ s_handle_reply (bridge_t *self, link_t *link, xxl_msg_t *msg)
             char line [700];
             snprintf (line, sizeof line, "%s refused executor %s at %s: %d %s", link->endpoint,
                       link->exec->app, link->exec->url, code, text);
-            s_ratelog (&self->refused_logged, &self->refused_held, line);
+            bridge_ratelog (&self->refused_logged, &self->refused_held, line);
         }
     }
     else
     if (id == link->batch_id) {
         if (code == 401)
-            link->registered = false, s_register (self, link, false);
+            link->registered = false, bridge_register (self, link, false);
         s_batch_end (self, link, code == 200);
     }
 }
@@ -884,7 +485,7 @@ s_link_read (bridge_t *self, link_t *link)
     uint32_t value;
     while (link->monitor && xxl_transport_event (link->monitor, &event, &value) == 0)
         if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED && !link->exec->expired)
-            s_register (self, link, false);
+            bridge_register (self, link, false);
     while (link->dealer) {
         zmq_msg_t frame;
         zmq_msg_init (&frame);
@@ -899,7 +500,7 @@ s_link_read (bridge_t *self, link_t *link)
         zmq_msg_close (&frame);
         if (!msg) {
             if (id)
-                s_reply (self, link, id, 400, err);
+                bridge_reply (self, link, id, 400, err);
             continue;
         }
         const char *type = xxl_msg_type (msg);
@@ -988,8 +589,8 @@ s_timers (bridge_t *self)
              exec = (executor_t *) zhashx_next (self->executors))
             if (!exec->expired)
                 for (size_t i = 0; i < self->nendpoints; i++)
-                    s_register (self, exec->links + i, false);
-        s_executors_check (self);
+                    bridge_register (self, exec->links + i, false);
+        bridge_executors_check (self);
         self->deliver = true;
     }
     //  Batches not answered in time go again
@@ -1064,7 +665,7 @@ s_start (bridge_t *self, const xxl_bridge_config_t *config)
     self->call = xxl_bridge_call_new (config->token, config->parallel, config->queued);
     xxl_bridge_admin_config_t admin = {
         .listen = config->listen, .path = config->path, .token = config->token,
-        .insecure = config->insecure, .registry = s_on_registry, .callback = s_on_callback,
+        .insecure = config->insecure, .registry = bridge_on_registry, .callback = s_on_callback,
         .arg = self
     };
     self->admin = xxl_bridge_admin_new (&admin, why, sizeof why);
@@ -1073,7 +674,7 @@ s_start (bridge_t *self, const xxl_bridge_config_t *config)
         return -1;
     }
     self->executors = zhashx_new ();
-    zhashx_set_destructor (self->executors, s_executor_free);
+    zhashx_set_destructor (self->executors, bridge_executor_free);
     self->called = zhashx_new ();
     self->in_flight = zhashx_new ();
     self->open_runs = zhashx_new ();
@@ -1081,7 +682,7 @@ s_start (bridge_t *self, const xxl_bridge_config_t *config)
     self->next_lost_check = zclock_mono () + config->lost_check_s * 1000LL;
     self->enc = xxl_enc_new ();
     self->deliver = xxl_spool_size (self->spool) > 0;
-    s_executors_load (self);
+    bridge_executors_load (self);
     zsys_info ("bridge: listening on %s%s for XXL-JOB executors (port %d), %zu result(s)"
                " spooled, %zu run(s) open", config->listen, config->path,
                xxl_bridge_admin_port (self->admin), xxl_spool_size (self->spool),
@@ -1107,7 +708,7 @@ s_stop (bridge_t *self)
              exec = (executor_t *) zhashx_next (self->executors))
             if (!exec->expired)
                 for (size_t i = 0; i < self->nendpoints; i++)
-                    s_register (self, exec->links + i, true);
+                    bridge_register (self, exec->links + i, true);
     }
     xxl_bridge_admin_destroy (&self->admin);
     xxl_bridge_call_destroy (&self->call);
