@@ -37,6 +37,8 @@ s_usage (FILE *out)
         "                                                          (bridge/scheduler_key)\n"
         "  --logdir DIR             spool, journal and routes (default\n"
         "                           /var/lib/xxl-bridge)            (bridge/logdir)\n"
+        "  --tls-cert F --tls-key F the admin's HTTPS certificate and key (PEM): it may\n"
+        "                           then listen anywhere   (bridge/tls_cert, bridge/tls_key)\n"
         "  --insecure               listen off loopback in plain text (bridge/insecure)\n"
         "  --ready-file F           write port=N to F once listening\n"
         "  --syslog                 log to syslog instead of stderr (bridge/syslog)\n"
@@ -81,6 +83,7 @@ main (int argc, char *argv [])
     const char *file = NULL, *scheduler = NULL, *listen = NULL, *path = NULL;
     const char *token_file = NULL, *executors = NULL, *cert = NULL, *scheduler_key = NULL;
     const char *logdir = NULL, *insecure = NULL, *ready = NULL, *use_syslog = NULL;
+    const char *tls_cert = NULL, *tls_key = NULL;
     static struct option options [] = {
         { "config", required_argument, 0, 'c' },
         { "scheduler", required_argument, 0, 's' },
@@ -92,6 +95,8 @@ main (int argc, char *argv [])
         { "scheduler-key", required_argument, 0, 'K' },
         { "logdir", required_argument, 0, 'l' },
         { "insecure", no_argument, 0, 'I' },
+        { "tls-cert", required_argument, 0, 'T' },
+        { "tls-key", required_argument, 0, 'Y' },
         { "ready-file", required_argument, 0, 'r' },
         { "syslog", no_argument, 0, 'S' },
         { "help", no_argument, 0, 'h' },
@@ -110,6 +115,8 @@ main (int argc, char *argv [])
             case 'K': scheduler_key = optarg; break;
             case 'l': logdir = optarg; break;
             case 'I': insecure = "1"; break;
+            case 'T': tls_cert = optarg; break;
+            case 'Y': tls_key = optarg; break;
             case 'r': ready = optarg; break;
             case 'S': use_syslog = "1"; break;
             case 'h': s_usage (stdout); return 0;
@@ -138,6 +145,8 @@ main (int argc, char *argv [])
     settings.scheduler_key = xxl_conf_str (scheduler_key, config, "bridge/scheduler_key", NULL);
     settings.logdir = xxl_conf_str (logdir, config, "bridge/logdir", settings.logdir);
     settings.ready_file = ready;
+    settings.tls_cert = xxl_conf_str (tls_cert, config, "bridge/tls_cert", NULL);
+    settings.tls_key = xxl_conf_str (tls_key, config, "bridge/tls_key", NULL);
     settings.insecure = streq (xxl_conf_str (insecure, config, "bridge/insecure", "0"), "1");
     settings.beat_s = s_int (config, "bridge/beat", settings.beat_s, 1);
     settings.expire_s = s_int (config, "bridge/expire", settings.expire_s, 1);

@@ -665,7 +665,8 @@ s_start (bridge_t *self, const xxl_bridge_config_t *config)
     self->call = xxl_bridge_call_new (config->token, config->parallel, config->queued);
     xxl_bridge_admin_config_t admin = {
         .listen = config->listen, .path = config->path, .token = config->token,
-        .insecure = config->insecure, .registry = bridge_on_registry, .callback = s_on_callback,
+        .insecure = config->insecure, .tls_cert = config->tls_cert,
+        .tls_key = config->tls_key, .registry = bridge_on_registry, .callback = s_on_callback,
         .arg = self
     };
     self->admin = xxl_bridge_admin_new (&admin, why, sizeof why);

@@ -42,7 +42,8 @@ typedef struct {
     const char *scheduler_key;      //  the scheduler's public certificate
     const char *logdir;             //  spool, journal, routes
     const char *ready_file;         //  written once listening ("listen=HOST:PORT")
-    bool insecure;                  //  the admin may listen off loopback
+    bool insecure;                  //  the admin may listen off loopback in plain text
+    const char *tls_cert, *tls_key; //  the admin's HTTPS (PEM files) or NULL
     int beat_s;                     //  REGISTER beat (30)
     int expire_s;                   //  an executor not heard from goes (90)
     int run_timeout_ms;             //  a run call (8,000)

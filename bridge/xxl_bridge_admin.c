@@ -18,6 +18,7 @@
 
 struct _xxl_bridge_admin_t {
     struct MHD_Daemon *daemon;
+    char *cert_pem, *key_pem;       //  with TLS
     xxl_bridge_admin_config_t config;
     char *path;
     char *token;
@@ -233,13 +234,14 @@ xxl_bridge_admin_new (const xxl_bridge_admin_config_t *config, char *why, size_t
     bool loopback;
     if (s_address (config->listen, &addr, &addrlen, &loopback, why, whylen))
         return NULL;
-    if (!loopback && !config->insecure) {
+    bool tls = config->tls_cert && *config->tls_cert;
+    if (!loopback && !config->insecure && !tls) {
         snprintf (why, whylen, "--listen %s is not a loopback address: the executors' calls"
                   " would cross the network in plain text (give --insecure to accept that)",
                   config->listen);
         return NULL;
     }
-    if (!loopback)
+    if (!loopback && !tls)
         zsys_warning ("bridge: the admin listens on %s in plain text (--insecure)",
                       config->listen);
     xxl_bridge_admin_t *self = (xxl_bridge_admin_t *) zmalloc (sizeof *self);
@@ -252,16 +254,37 @@ xxl_bridge_admin_new (const xxl_bridge_admin_config_t *config, char *why, size_t
     self->token = strdup (config->token? config->token: "");
     unsigned int flags = MHD_USE_ERROR_LOG
                        | (addr.ss_family == AF_INET6? MHD_USE_IPv6: 0);
+    if (tls) {
+        zchunk_t *c = zchunk_slurp (config->tls_cert, 1024 * 1024);
+        zchunk_t *k = config->tls_key? zchunk_slurp (config->tls_key, 1024 * 1024): NULL;
+        if (c && k) {
+            self->cert_pem = strndup ((const char *) zchunk_data (c), zchunk_size (c));
+            self->key_pem = strndup ((const char *) zchunk_data (k), zchunk_size (k));
+        }
+        zchunk_destroy (&c);
+        zchunk_destroy (&k);
+        if (!self->cert_pem || !self->key_pem) {
+            snprintf (why, whylen, "cannot read --tls-cert %s or --tls-key %s", config->tls_cert,
+                      config->tls_key? config->tls_key: "(none)");
+            xxl_bridge_admin_destroy (&self);
+            return NULL;
+        }
+        flags |= MHD_USE_TLS;
+    }
     self->daemon = MHD_start_daemon (flags, 0, NULL, NULL, s_access, self,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *) &addr,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned int) 256,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int) 64,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int) 10,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t) 64 * 1024,
         MHD_OPTION_NOTIFY_COMPLETED, s_completed, self,
+        //  (last: without TLS the list ends here)
+        tls? MHD_OPTION_HTTPS_MEM_CERT: MHD_OPTION_END, self->cert_pem,
+        MHD_OPTION_HTTPS_MEM_KEY, self->key_pem,
         MHD_OPTION_END);
     if (!self->daemon) {
-        snprintf (why, whylen, "cannot listen on %s (in use, or not an address of this host)",
-                  config->listen);
+        snprintf (why, whylen, "cannot listen on %s (in use, or not an address of this host%s)",
+                  config->listen, tls? ", or the TLS certificate and key do not load": "");
         xxl_bridge_admin_destroy (&self);
         return NULL;
     }
@@ -281,6 +304,8 @@ xxl_bridge_admin_destroy (xxl_bridge_admin_t **self_p)
         MHD_stop_daemon (self->daemon);
     free (self->path);
     free (self->token);
+    free (self->cert_pem);
+    free (self->key_pem);
     free (self);
     *self_p = NULL;
 }

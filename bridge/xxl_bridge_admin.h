@@ -11,7 +11,8 @@
     the functions it was given.  Bounded: a body over its limit is 413, a
     malformed one 400, a wrong token 401 (XXL-JOB's own answer is HTTP 200
     with code 500; the executors only look at code), at most 256
-    connections, each closed after 10 s idle.
+    connections (64 from one address), each closed after 10 s idle.
+    HTTPS with a certificate and key.
 */
 
 #ifndef XXL_BRIDGE_ADMIN_H_INCLUDED
@@ -39,14 +40,17 @@ typedef struct {
     const char *listen;             //  HOST:PORT (PORT 0: any free one)
     const char *path;               //  the admin's path, e.g. /xxl-job-admin ("": none)
     const char *token;              //  NULL or "": none asked for
-    bool insecure;                  //  may listen off loopback
+    bool insecure;                  //  may listen off loopback in plain text
+    const char *tls_cert;           //  PEM files: HTTPS (may then listen anywhere)
+    const char *tls_key;
     xxl_admin_registry_fn *registry;
     xxl_admin_callback_fn *callback;
     void *arg;
 } xxl_bridge_admin_config_t;
 
-//  Starts listening.  NULL with why when the address cannot be had or is
-//  off loopback without insecure.
+//  Starts listening.  NULL with why when the address cannot be had, the
+//  TLS files do not load, or it is off loopback in plain text without
+//  insecure.
 xxl_bridge_admin_t *xxl_bridge_admin_new (const xxl_bridge_admin_config_t *config,
                                           char *why, size_t whylen);
 void xxl_bridge_admin_destroy (xxl_bridge_admin_t **self_p);

@@ -156,6 +156,21 @@ check "an oversized registry body is 413" test "$(post --data-binary @"$T/big" "
 check "an unknown path is 404" test "$(post -d '{}' "$ADMIN/api/nothing")" = 404
 check "a callback that is not a list is 400" test "$(post -d '{"logId":1}' "$ADMIN/api/callback")" = 400
 check "the bridge still answers after all that" agent_registered app1 "$EURL_e1"
+check "off loopback in plain text without --insecure: refused at start" bash -c "
+    ! '$BRIDGE' --scheduler '$AGENTS' --listen 0.0.0.0:0 --logdir '$T/b-plain' 2>'$T/plain.err' &&
+    grep -q 'not a loopback address' '$T/plain.err'"
+if command -v openssl >/dev/null; then
+    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
+        -keyout "$T/tls.key" -out "$T/tls.crt" >/dev/null 2>&1
+    "$BRIDGE" -c "$T/bridge.cfg" --scheduler "$AGENTS" --listen 0.0.0.0:0 --tls-cert "$T/tls.crt" \
+        --tls-key "$T/tls.key" --access-token-file "$T/token" --logdir "$T/b-tls" \
+        --ready-file "$T/tls.ready" >>"$T/bridge-tls.log" 2>&1 &
+    PIDS="$PIDS $!"
+    check "with --tls-cert it may listen off loopback" wait_for 10 test -s "$T/tls.ready"
+    check "... and speaks HTTPS" bash -c "
+        curl -sk -X POST -H 'XXL-JOB-ACCESS-TOKEN: $TOKEN' -d '{\"registryKey\":\"tls-app\",\"registryValue\":\"http://127.0.0.1:1/\"}' \
+            https://127.0.0.1:\$(sed -n 's/^port=//p' '$T/tls.ready')/xxl-job-admin/api/registry | jq -e '.code == 200'"
+fi
 
 # --- the bridge SIGKILLed mid-run and restarted -----------------------------
 # (e4 registers once only: XXL-JOB executors call every 30 s, and a
