@@ -550,15 +550,23 @@ s_lost_answer (bridge_t *self, int64_t log_id, int code)
     }
 }
 
-//  Asks each executor about its open runs (one idleBeat per run)
+//  Asks each executor about its open runs (one idleBeat per run).  The
+//  runs of an executor forgotten are the scheduler's lost-run monitor's:
+//  the bridge forgets them (and closes them in the journal).
 static void
 s_lost_check (bridge_t *self)
 {
+    zlist_t *gone = zlist_new ();
+    zlist_autofree (gone);
     for (open_run_t *open = (open_run_t *) zhashx_first (self->open_runs); open;
          open = (open_run_t *) zhashx_next (self->open_runs)) {
         executor_t *exec = (executor_t *) zhashx_lookup (self->executors, open->key);
+        if (!exec && !open->asking) {
+            xxl_journal_done (self->journal, &open->log_id, 1);
+            zlist_append (gone, (void *) zhashx_cursor (self->open_runs));
+        }
         if (!exec || exec->expired || open->asking || !self->nendpoints)
-            continue;               //  (a gone executor's runs: the lost-run monitor's)
+            continue;
         char *body = zsys_sprintf ("{\"jobId\":%" PRId64 "}", open->job_id);
         pending_t *pending = (pending_t *) zmalloc (sizeof *pending);
         pending->bridge = self;
@@ -574,6 +582,12 @@ s_lost_check (bridge_t *self)
             free (pending);
         zstr_free (&body);
     }
+    for (const char *id = (const char *) zlist_first (gone); id;
+         id = (const char *) zlist_next (gone))
+        zhashx_delete (self->open_runs, id);
+    if (zlist_size (gone))
+        xxl_journal_flush (self->journal);
+    zlist_destroy (&gone);
 }
 
 //  --------------------------------------------------------------------------
