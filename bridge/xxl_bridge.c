@@ -108,13 +108,9 @@ s_batch_send (bridge_t *self, link_t *link)
     xxl_enc_key (self->enc, "items");
     xxl_enc_array_begin (self->enc);
     for (size_t i = 0; i < link->batch_count; i++) {
-        //  (each result was pending when it was put in the batch)
-        const xxl_result_t *r = NULL;
-        for (r = xxl_spool_first (self->spool); r; r = xxl_spool_next (self->spool))
-            if (r->log_id == link->batch [i])
-                break;
-        if (!r)
-            continue;
+        //  (pending in the spool since s_deliver put it in the batch, in
+        //  this same turn: nothing acked or replaced it)
+        const xxl_result_t *r = link->results [i];
         xxl_enc_map_begin (self->enc);
         xxl_enc_kint (self->enc, "logId", r->log_id);
         xxl_enc_kint (self->enc, "logDateTime", r->log_date_time > 0? r->log_date_time: 0);
@@ -160,7 +156,14 @@ s_deliver (bridge_t *self)
             more = true;
             continue;
         }
-        link->batch = (int64_t *) realloc (link->batch, (link->batch_count + 1) * sizeof (int64_t));
+        if (link->batch_count == link->batch_cap) {
+            link->batch_cap = link->batch_cap? 2 * link->batch_cap: 8;
+            link->batch = (int64_t *) realloc (link->batch, link->batch_cap * sizeof (int64_t));
+            link->results = (const xxl_result_t **) realloc (link->results,
+                                                     link->batch_cap * sizeof (void *));
+            assert (link->batch && link->results);
+        }
+        link->results [link->batch_count] = r;
         link->batch [link->batch_count++] = r->log_id;
         zhashx_insert (self->in_flight, id, link);
     }

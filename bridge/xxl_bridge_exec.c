@@ -103,6 +103,9 @@ s_link_close (link_t *link)
     zsock_destroy (&link->dealer);
     free (link->batch);
     link->batch = NULL;
+    free ((void *) link->results);
+    link->results = NULL;
+    link->batch_cap = link->batch_count = 0;
 }
 
 void

@@ -46,7 +46,8 @@ typedef struct {
     uint64_t batch_id;              //  the CALLBACK in flight (0: none)
     int64_t batch_sent;
     int64_t *batch;                 //  its logIds
-    size_t batch_count;
+    const xxl_result_t **results;   //  their results, while the batch is built
+    size_t batch_count, batch_cap;
     int64_t retry_at;               //  no CALLBACK before (after a refusal)
 } link_t;
 
