@@ -484,11 +484,7 @@ s_handle_reply (bridge_t *self, link_t *link, xxl_msg_t *msg)
 static void
 s_link_read (bridge_t *self, link_t *link)
 {
-    uint16_t event;
-    uint32_t value;
-    while (link->monitor && xxl_transport_event (link->monitor, &event, &value) == 0)
-        if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED && !link->exec->expired)
-            bridge_register (self, link, false);
+    bridge_link_events (self, link);
     while (link->dealer) {
         zmq_msg_t frame;
         zmq_msg_init (&frame);
@@ -501,6 +497,7 @@ s_link_read (bridge_t *self, link_t *link)
         xxl_msg_t *msg = xxl_msg_decode (zmq_msg_data (&frame), zmq_msg_size (&frame), &id,
                                          err, sizeof err);
         zmq_msg_close (&frame);
+        link->heard = zclock_mono ();
         if (!msg) {
             if (id)
                 bridge_reply (self, link, id, 400, err);
@@ -617,6 +614,11 @@ s_timers (bridge_t *self)
             link_t *link = exec->links + i;
             if (link->batch_id && now - link->batch_sent > BRIDGE_BATCH_WAIT_MS)
                 s_batch_end (self, link, false);
+            if (bridge_link_stale (self, link, now)) {
+                if (link->batch_id)
+                    s_batch_end (self, link, false);
+                bridge_link_replace (self, link);
+            }
         }
     if (self->config->lost_check_s > 0 && now >= self->next_lost_check) {
         self->next_lost_check = now + self->config->lost_check_s * 1000LL;

@@ -59,6 +59,8 @@ bridge_register (bridge_t *self, link_t *link, bool remove)
     xxl_enc_kstr (self->enc, "registryKey", link->exec->app);
     xxl_enc_kstr (self->enc, "registryValue", link->exec->url);
     if (!remove) {
+        if (!link->register_id)
+            link->unanswered = zclock_mono ();
         link->register_id = id;
         link->register_sent = zclock_mono ();
     }
@@ -81,7 +83,10 @@ s_link_open (bridge_t *self, link_t *link)
     }
     if (!dealer)
         return;
-    link->monitor = xxl_transport_monitor (dealer, ZMQ_EVENT_HANDSHAKE_SUCCEEDED);
+    link->monitor = xxl_transport_monitor (dealer, ZMQ_EVENT_HANDSHAKE_SUCCEEDED
+                                           | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL
+                                           | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL
+                                           | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH);
     if (xxl_transport_attach (dealer, XXL_ROLE_AGENT_LINK, link->endpoint, NULL, 0,
                               err, sizeof err)) {
         zsys_error ("bridge: cannot connect to %s: %s", link->endpoint, err);
@@ -314,4 +319,54 @@ bridge_executors_check (bridge_t *self)
     if (forgotten)
         s_executors_save (self);
     zlist_destroy (&gone);
+}
+
+void
+bridge_link_events (bridge_t *self, link_t *link)
+{
+    uint16_t event;
+    uint32_t value;
+    while (link->monitor && xxl_transport_event (link->monitor, &event, &value) == 0) {
+        if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) {
+            link->heard = zclock_mono ();
+            if (!link->exec->expired)
+                bridge_register (self, link, false);
+            continue;
+        }
+        char why [256], line [512];
+        bool final = false;
+        xxl_transport_handshake_failed (event, value, self->cert != NULL, why, sizeof why,
+                                        &final);
+        snprintf (line, sizeof line, "the %shandshake with %s (executor %s) failed: %s",
+                  self->cert? "CURVE ": "", link->endpoint, link->exec->url, why);
+        bridge_ratelog (&self->handshake_logged, &self->handshake_held, line);
+        if (final || event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL)
+            link->broken = true;
+    }
+}
+
+bool
+bridge_link_stale (bridge_t *self, link_t *link, int64_t now)
+{
+    int64_t wait = 2 * self->config->beat_s * 1000LL;
+    if (wait < 15000)
+        wait = 15000;
+    return link->broken
+        || (link->register_id && now - link->unanswered > wait && now - link->heard > wait);
+}
+
+void
+bridge_link_replace (bridge_t *self, link_t *link)
+{
+    assert (link->batch_id == 0);
+    zsys_info ("bridge: a new connection to %s for executor %s (%s)", link->endpoint,
+               link->exec->url, link->broken? "its handshake failed": "no answer");
+    s_link_close (link);
+    link->broken = false;
+    link->registered = false;
+    link->register_id = 0;
+    link->heard = zclock_mono ();
+    s_link_open (self, link);
+    if (!link->exec->expired)
+        bridge_register (self, link, false);
 }

@@ -42,6 +42,7 @@ typedef struct {
     bool registered;                //  its last REGISTER was answered 200
     uint64_t register_id;
     int64_t register_sent;          //  zclock_mono
+    int64_t unanswered;             //  the first REGISTER not answered since (mono)
     int64_t clock_offset;           //  the scheduler's clock - zclock_mono
     uint64_t batch_id;              //  the CALLBACK in flight (0: none)
     int64_t batch_sent;
@@ -49,6 +50,8 @@ typedef struct {
     const xxl_result_t **results;   //  their results, while the batch is built
     size_t batch_count, batch_cap;
     int64_t retry_at;               //  no CALLBACK before (after a refusal)
+    bool broken;                    //  a handshake failed for good: replace it
+    int64_t heard;                  //  the last message from the scheduler (mono)
 } link_t;
 
 struct _executor_t {
@@ -83,8 +86,8 @@ struct _bridge_t {
     bool deliver;                   //  results wait to be sent
     int64_t next_beat;
     //  rate-limited log lines: when the last went, how many were held back
-    int64_t refused_logged, unknown_logged;
-    size_t refused_held, unknown_held;
+    int64_t refused_logged, unknown_logged, handshake_logged;
+    size_t refused_held, unknown_held, handshake_held;
 };
 
 //  A run this life sent and the executor took, until its result comes
@@ -119,6 +122,19 @@ int bridge_send (bridge_t *self, link_t *link);
 void bridge_reply (bridge_t *self, link_t *link, uint64_t id, int code, const char *msg);
 //  REGISTER (remove false) or UNREGISTER of the link's executor
 void bridge_register (bridge_t *self, link_t *link, bool remove);
+
+//  Reads the link's socket events: REGISTERs when a connection comes up;
+//  a failed handshake is logged (rate-limited) and, when no retry can
+//  mend it (a refused key, CURVE on one end only) or its reason is a
+//  protocol error, marks the link broken
+void bridge_link_events (bridge_t *self, link_t *link);
+//  true when the link should get a new socket: broken, or its REGISTER
+//  unanswered for two beats (at least 15 s) with nothing heard meanwhile
+//  (libzmq 4.3.4 does not always recover a stalled connection itself)
+bool bridge_link_stale (bridge_t *self, link_t *link, int64_t now);
+//  Gives the link a new socket to the same endpoint and REGISTERs on it
+//  (the caller has put its CALLBACK batch back first)
+void bridge_link_replace (bridge_t *self, link_t *link);
 
 //  The executors (xxl_bridge_exec.c)
 //  The admin's registry and registryRemove (xxl_admin_registry_fn)
