@@ -34,6 +34,7 @@ bridge
     expire = 4
     run_timeout = 3000
     lost_check = 1
+    executors_max = 12
 CFG
 # start_bridge [PORT]: the bridge on PORT (default: any free one): sets
 # BPORT, BRPID, ADMIN
@@ -243,5 +244,17 @@ check "the dead executor's run is failed by the lost-run monitor" wait_for 30 ba
 check "the bridge unregistered the dead executor" grep -q "not heard from for 4 s: unregistered" "$T/bridge.log"
 check "the bridge logged each address it called once a life" \
     test "$(grep -c "calling $EURL_e1 " "$T/bridge.log")" -le "$(grep -c "bridge: listening" "$T/bridge.log")"
+
+# --- a registry flood: capped, one log line -------------------------------
+for i in $(seq 20); do
+    curl -s -X POST -H "XXL-JOB-ACCESS-TOKEN: $TOKEN" \
+        -d "{\"registryKey\":\"flood\",\"registryValue\":\"http://127.0.0.1:$((61000 + i))/\"}" \
+        "$ADMIN/api/registry" | jq -r .msg
+done > "$T/flood"
+check "a registry flood is capped at bridge/executors_max" \
+    grep -q "the bridge holds its limit of 12 executors (bridge/executors_max)" "$T/flood"
+check "... with one log line for the lot" \
+    test "$(grep -c 'registry of flood at .* refused: the bridge holds its limit' "$T/bridge.log")" = 1
+check "... and the bridge still serves its executors" agent_registered app5 "$EURL_e5"
 
 xxl_done
