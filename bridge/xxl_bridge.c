@@ -484,7 +484,6 @@ s_handle_reply (bridge_t *self, link_t *link, xxl_msg_t *msg)
 static void
 s_link_read (bridge_t *self, link_t *link)
 {
-    bridge_link_events (self, link);
     while (link->dealer) {
         zmq_msg_t frame;
         zmq_msg_init (&frame);
@@ -597,6 +596,13 @@ static void
 s_timers (bridge_t *self)
 {
     int64_t now = zclock_mono ();
+    if (now >= self->next_monitor) {
+        self->next_monitor = now + BRIDGE_MONITOR_MS;
+        for (executor_t *exec = (executor_t *) zhashx_first (self->executors); exec;
+             exec = (executor_t *) zhashx_next (self->executors))
+            for (size_t i = 0; i < self->nendpoints; i++)
+                bridge_link_events (self, exec->links + i);
+    }
     if (now >= self->next_beat) {
         self->next_beat = now + self->config->beat_s * 1000LL;
         for (executor_t *exec = (executor_t *) zhashx_first (self->executors); exec;
@@ -798,13 +804,12 @@ xxl_bridge_run (const xxl_bridge_config_t *config)
                     items [n] = (zmq_pollitem_t) { zsock_resolve (link->dealer), 0, ZMQ_POLLIN, 0 };
                     owners [n++] = link;
                 }
-                if (link->monitor) {
-                    items [n] = (zmq_pollitem_t) { link->monitor, 0, ZMQ_POLLIN, 0 };
-                    owners [n++] = link;
-                }
             }
+        //  (the links' socket monitors are read by the timers, every
+        //  BRIDGE_MONITOR_MS: polled here they would double the sockets
+        //  each turn checks, a cost paid per turn and so per run)
         int sockets = n;
-        long timeout = 200;
+        long timeout = BRIDGE_MONITOR_MS;
         n += xxl_bridge_admin_fds (self->admin, items + n, 1024, &timeout);
         n += xxl_bridge_call_fds (self->call, items + n, 1024, &timeout);
         if (zmq_poll (items, n, timeout) < 0 && zmq_errno () != EINTR)

@@ -85,6 +85,7 @@ struct _bridge_t {
     uint64_t next_id;
     bool deliver;                   //  results wait to be sent
     int64_t next_beat;
+    int64_t next_monitor;           //  the links' socket events are read then
     //  rate-limited log lines: when the last went, how many were held back
     int64_t refused_logged, unknown_logged, handshake_logged;
     size_t refused_held, unknown_held, handshake_held;
@@ -108,6 +109,10 @@ typedef struct {
     int64_t from_byte;              //  LOG by byte (-1: by line)
     int64_t job_id, log_date_time;  //  RUN
 } pending_t;
+
+//  How often the links' socket monitors are read (a new connection
+//  REGISTERs within this)
+#define BRIDGE_MONITOR_MS  100
 
 //  Most bytes of a LOG page by byte
 #define BRIDGE_LOG_PAGE  (64 * 1024)
