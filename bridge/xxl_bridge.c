@@ -600,8 +600,10 @@ s_timers (bridge_t *self)
         self->next_monitor = now + BRIDGE_MONITOR_MS;
         for (executor_t *exec = (executor_t *) zhashx_first (self->executors); exec;
              exec = (executor_t *) zhashx_next (self->executors))
-            for (size_t i = 0; i < self->nendpoints; i++)
+            for (size_t i = 0; i < self->nendpoints; i++) {
                 bridge_link_events (self, exec->links + i);
+                exec->links [i].check = true;   //  (and a read, whatever the fd said)
+            }
     }
     if (now >= self->next_beat) {
         self->next_beat = now + self->config->beat_s * 1000LL;
@@ -795,21 +797,29 @@ xxl_bridge_run (const xxl_bridge_config_t *config)
             owners = (link_t **) realloc (owners, cap * sizeof *owners);
             assert (items && owners);
         }
+        //  The DEALERs are polled by their ZMQ_FDs, in one poll() with the
+        //  HTTP sockets: a zmq socket in zmq_poll costs a syscall or two of
+        //  its own each turn.  Such an fd only says "look at the socket";
+        //  a link is read until it has nothing (which re-arms it), and
+        //  again after anything was sent on it (check)
         int n = 0;
+        bool check = false;
         for (executor_t *exec = (executor_t *) zhashx_first (self->executors); exec;
              exec = (executor_t *) zhashx_next (self->executors))
             for (size_t i = 0; i < self->nendpoints; i++) {
                 link_t *link = exec->links + i;
-                if (link->dealer) {
-                    items [n] = (zmq_pollitem_t) { zsock_resolve (link->dealer), 0, ZMQ_POLLIN, 0 };
+                if (link->dealer && link->fd >= 0) {
+                    items [n] = (zmq_pollitem_t) { NULL, link->fd, ZMQ_POLLIN, 0 };
                     owners [n++] = link;
+                    if (link->check)
+                        check = true;
                 }
             }
         //  (the links' socket monitors are read by the timers, every
         //  BRIDGE_MONITOR_MS: polled here they would double the sockets
         //  each turn checks, a cost paid per turn and so per run)
         int sockets = n;
-        long timeout = BRIDGE_MONITOR_MS;
+        long timeout = check? 0: BRIDGE_MONITOR_MS;
         n += xxl_bridge_admin_fds (self->admin, items + n, 1024, &timeout);
         n += xxl_bridge_call_fds (self->call, items + n, 1024, &timeout);
         if (zmq_poll (items, n, timeout) < 0 && zmq_errno () != EINTR)
@@ -817,8 +827,10 @@ xxl_bridge_run (const xxl_bridge_config_t *config)
         xxl_bridge_admin_run (self->admin);
         xxl_bridge_call_perform (self->call);
         for (int i = 0; i < sockets; i++)
-            if (items [i].revents & ZMQ_POLLIN)
+            if ((items [i].revents & ZMQ_POLLIN) || owners [i]->check) {
+                owners [i]->check = false;
                 s_link_read (self, owners [i]);
+            }
         s_timers (self);
     }
     free (items);

@@ -38,6 +38,9 @@ bridge_send (bridge_t *self, link_t *link)
 {
     size_t size;
     const void *data = xxl_enc_finish (self->enc, &size);
+    //  (a send may take the signal of the socket's ZMQ_FD: the loop reads
+    //  the link once more before it waits)
+    link->check = true;
     if (!link->dealer || zmq_send (zsock_resolve (link->dealer), data, size, ZMQ_DONTWAIT) < 0)
         return -1;
     return 0;
@@ -97,6 +100,10 @@ s_link_open (bridge_t *self, link_t *link)
         return;
     }
     link->dealer = dealer;
+    size_t size = sizeof link->fd;
+    if (zmq_getsockopt (zsock_resolve (dealer), ZMQ_FD, &link->fd, &size))
+        link->fd = -1;
+    link->check = true;
 }
 
 static void

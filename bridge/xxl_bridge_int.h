@@ -38,6 +38,9 @@ typedef struct {
     executor_t *exec;
     const char *endpoint;           //  the bridge's
     zsock_t *dealer;
+    int fd;                         //  its ZMQ_FD (readable: look at the socket)
+    bool check;                     //  read it before the loop waits (ZMQ_FD
+                                    //  signals edges, and a send may take one)
     void *monitor;
     bool registered;                //  its last REGISTER was answered 200
     uint64_t register_id;
