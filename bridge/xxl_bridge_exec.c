@@ -291,6 +291,8 @@ bridge_executors_check (bridge_t *self)
     int64_t now = zclock_mono ();
     bool forgotten = false;
     zlist_t *gone = zlist_new ();
+    //  (keys compared as strings: the routes hold copies of their own)
+    zlist_comparefn (gone, (zlist_compare_fn *) strcmp);
     for (executor_t *exec = (executor_t *) zhashx_first (self->executors); exec;
          exec = (executor_t *) zhashx_next (self->executors)) {
         if (!exec->expired && now - exec->seen > self->config->expire_s * 1000LL) {
