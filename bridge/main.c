@@ -6,6 +6,7 @@
 #include "../sdk/src/xxl_conf.h"
 
 #include <getopt.h>
+#include <sys/resource.h>
 
 static void
 s_usage (FILE *out)
@@ -181,6 +182,14 @@ main (int argc, char *argv [])
     }
     if (streq (xxl_conf_str (use_syslog, config, "bridge/syslog", "0"), "1"))
         zsys_set_logsystem (true);
+    //  Each executor costs a few descriptors per scheduler (its DEALER's
+    //  signaler and connection, its monitor): the soft limit goes up to
+    //  the hard one
+    struct rlimit files;
+    if (getrlimit (RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+        files.rlim_cur = files.rlim_max;
+        setrlimit (RLIMIT_NOFILE, &files);
+    }
     int rc = xxl_bridge_run (&settings);
     zconfig_destroy (&config);
     free (token);

@@ -821,11 +821,13 @@ xxl_bridge_run (const xxl_bridge_config_t *config)
         int sockets = n;
         long timeout = check? 0: BRIDGE_MONITOR_MS;
         n += xxl_bridge_admin_fds (self->admin, items + n, 1024, &timeout);
-        n += xxl_bridge_call_fds (self->call, items + n, 1024, &timeout);
+        int calls_at = n;
+        int calls = xxl_bridge_call_fds (self->call, items + n, 1024, &timeout);
+        n += calls;
         if (zmq_poll (items, n, timeout) < 0 && zmq_errno () != EINTR)
             break;
         xxl_bridge_admin_run (self->admin);
-        xxl_bridge_call_perform (self->call);
+        xxl_bridge_call_perform (self->call, items + calls_at, calls);
         for (int i = 0; i < sockets; i++)
             if ((items [i].revents & ZMQ_POLLIN) || owners [i]->check) {
                 owners [i]->check = false;

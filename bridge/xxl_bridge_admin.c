@@ -5,7 +5,6 @@
 */
 
 #include "xxl_bridge_admin.h"
-#include "xxl_bridge_call.h"
 
 #include <microhttpd.h>
 #include <netdb.h>
@@ -252,7 +251,9 @@ xxl_bridge_admin_new (const xxl_bridge_admin_config_t *config, char *why, size_t
     while (plen && self->path [plen - 1] == '/')
         self->path [--plen] = 0;
     self->token = strdup (config->token? config->token: "");
-    unsigned int flags = MHD_USE_ERROR_LOG
+    //  (epoll: one fd for the loop to poll, whatever the number of
+    //  connections, and none limited by FD_SETSIZE)
+    unsigned int flags = MHD_USE_ERROR_LOG | MHD_USE_EPOLL
                        | (addr.ss_family == AF_INET6? MHD_USE_IPv6: 0);
     if (tls) {
         zchunk_t *c = zchunk_slurp (config->tls_cert, 1024 * 1024);
@@ -320,14 +321,11 @@ int
 xxl_bridge_admin_fds (xxl_bridge_admin_t *self, zmq_pollitem_t *items, int max,
                       long *timeout_ms)
 {
-    fd_set r, w, x;
-    FD_ZERO (&r);
-    FD_ZERO (&w);
-    FD_ZERO (&x);
-    MHD_socket maxfd = -1;
-    if (MHD_get_fdset (self->daemon, &r, &w, &x, &maxfd) != MHD_YES)
-        return 0;
-    int n = xxl_bridge_poll_items (&r, &w, maxfd, items, max);
+    int n = 0;
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info (self->daemon,
+                                                            MHD_DAEMON_INFO_EPOLL_FD);
+    if (info && max > 0)
+        items [n++] = (zmq_pollitem_t) { NULL, info->epoll_fd, ZMQ_POLLIN, 0 };
     MHD_UNSIGNED_LONG_LONG wait;
     if (MHD_get_timeout (self->daemon, &wait) == MHD_YES
     &&  (*timeout_ms < 0 || (long) wait < *timeout_ms))

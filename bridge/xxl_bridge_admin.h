@@ -58,7 +58,7 @@ void xxl_bridge_admin_destroy (xxl_bridge_admin_t **self_p);
 //  The port it listens on
 int xxl_bridge_admin_port (xxl_bridge_admin_t *self);
 
-//  As xxl_bridge_call_fds, for the server's sockets
+//  As xxl_bridge_call_fds, for the server's sockets (one epoll fd)
 int xxl_bridge_admin_fds (xxl_bridge_admin_t *self, zmq_pollitem_t *items, int max,
                           long *timeout_ms);
 

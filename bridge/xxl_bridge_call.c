@@ -11,8 +11,17 @@
 //  Largest answer body read
 #define CALL_ANSWER_MAX  (1024 * 1024)
 
+//  A socket of libcurl's, as its socket callback told it
+typedef struct {
+    curl_socket_t fd;
+    int what;                       //  CURL_POLL_IN, _OUT, _INOUT
+} sock_t;
+
 struct _xxl_bridge_call_t {
     CURLM *multi;
+    sock_t *socks;                  //  the sockets libcurl wants watched
+    size_t nsocks, capsocks;
+    int64_t deadline;               //  libcurl's timer (zclock_mono; -1 none)
     struct curl_slist *headers;
     size_t count;                   //  calls held
     zlistx_t *calls;                //  of call_t, each with its handle
@@ -31,6 +40,44 @@ typedef struct {
     void *handle;                   //  in calls
 } call_t;
 
+//  libcurl's socket callback: the sockets to watch (no fd_set: none is
+//  limited by FD_SETSIZE)
+static int
+s_socket (CURL *easy, curl_socket_t fd, int what, void *arg, void *socketp)
+{
+    (void) easy; (void) socketp;
+    xxl_bridge_call_t *self = (xxl_bridge_call_t *) arg;
+    size_t i;
+    for (i = 0; i < self->nsocks && self->socks [i].fd != fd; i++)
+        ;
+    if (what == CURL_POLL_REMOVE) {
+        if (i < self->nsocks)
+            self->socks [i] = self->socks [--self->nsocks];
+        return 0;
+    }
+    if (i == self->nsocks) {
+        if (self->nsocks == self->capsocks) {
+            self->capsocks = self->capsocks? 2 * self->capsocks: 16;
+            self->socks = (sock_t *) realloc (self->socks, self->capsocks * sizeof (sock_t));
+            assert (self->socks);
+        }
+        self->nsocks++;
+    }
+    self->socks [i].fd = fd;
+    self->socks [i].what = what;
+    return 0;
+}
+
+//  libcurl's timer callback
+static int
+s_timer (CURLM *multi, long timeout_ms, void *arg)
+{
+    (void) multi;
+    xxl_bridge_call_t *self = (xxl_bridge_call_t *) arg;
+    self->deadline = timeout_ms < 0? -1: zclock_mono () + timeout_ms;
+    return 0;
+}
+
 xxl_bridge_call_t *
 xxl_bridge_call_new (const char *token, int parallel, int queued)
 {
@@ -45,6 +92,11 @@ xxl_bridge_call_new (const char *token, int parallel, int queued)
         free (self);
         return NULL;
     }
+    self->deadline = -1;
+    curl_multi_setopt (self->multi, CURLMOPT_SOCKETFUNCTION, s_socket);
+    curl_multi_setopt (self->multi, CURLMOPT_SOCKETDATA, self);
+    curl_multi_setopt (self->multi, CURLMOPT_TIMERFUNCTION, s_timer);
+    curl_multi_setopt (self->multi, CURLMOPT_TIMERDATA, self);
     curl_multi_setopt (self->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long) parallel);
     curl_multi_setopt (self->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long) parallel);
     self->headers = curl_slist_append (NULL, "Content-Type: application/json;charset=UTF-8");
@@ -87,6 +139,7 @@ xxl_bridge_call_destroy (xxl_bridge_call_t **self_p)
     zlistx_destroy (&self->calls);
     curl_multi_cleanup (self->multi);
     curl_slist_free_all (self->headers);
+    free (self->socks);
     free (self);
     *self_p = NULL;
 }
@@ -173,41 +226,39 @@ xxl_bridge_call_count (xxl_bridge_call_t *self)
 }
 
 int
-xxl_bridge_poll_items (fd_set *r, fd_set *w, int maxfd, zmq_pollitem_t *items, int max)
+xxl_bridge_call_fds (xxl_bridge_call_t *self, zmq_pollitem_t *items, int max, long *timeout_ms)
 {
     int n = 0;
-    for (int fd = 0; fd <= maxfd && n < max; fd++) {
-        short events = (FD_ISSET (fd, r)? ZMQ_POLLIN: 0) | (FD_ISSET (fd, w)? ZMQ_POLLOUT: 0);
-        if (events)
-            items [n++] = (zmq_pollitem_t) { NULL, fd, events, 0 };
+    for (size_t i = 0; i < self->nsocks && n < max; i++)
+        items [n++] = (zmq_pollitem_t) {
+            NULL, self->socks [i].fd,
+            (short) (((self->socks [i].what & CURL_POLL_IN)? ZMQ_POLLIN: 0)
+                   | ((self->socks [i].what & CURL_POLL_OUT)? ZMQ_POLLOUT: 0)), 0 };
+    if (self->deadline >= 0) {
+        int64_t wait = self->deadline - zclock_mono ();
+        if (wait < 0)
+            wait = 0;
+        if (*timeout_ms < 0 || wait < *timeout_ms)
+            *timeout_ms = (long) wait;
     }
     return n;
 }
 
-int
-xxl_bridge_call_fds (xxl_bridge_call_t *self, zmq_pollitem_t *items, int max, long *timeout_ms)
-{
-    fd_set r, w, x;
-    FD_ZERO (&r);
-    FD_ZERO (&w);
-    FD_ZERO (&x);
-    int maxfd = -1;
-    curl_multi_fdset (self->multi, &r, &w, &x, &maxfd);
-    int n = xxl_bridge_poll_items (&r, &w, maxfd, items, max);
-    long wait = -1;
-    curl_multi_timeout (self->multi, &wait);
-    if (self->count && maxfd < 0 && (wait < 0 || wait > 50))
-        wait = 50;                  //  (resolving, no socket yet)
-    if (wait >= 0 && (*timeout_ms < 0 || wait < *timeout_ms))
-        *timeout_ms = wait;
-    return n;
-}
-
 void
-xxl_bridge_call_perform (xxl_bridge_call_t *self)
+xxl_bridge_call_perform (xxl_bridge_call_t *self, zmq_pollitem_t *items, int count)
 {
     int running;
-    curl_multi_perform (self->multi, &running);
+    for (int i = 0; i < count; i++) {
+        int events = ((items [i].revents & ZMQ_POLLIN)? CURL_CSELECT_IN: 0)
+                   | ((items [i].revents & ZMQ_POLLOUT)? CURL_CSELECT_OUT: 0)
+                   | ((items [i].revents & ZMQ_POLLERR)? CURL_CSELECT_ERR: 0);
+        if (events)
+            curl_multi_socket_action (self->multi, items [i].fd, events, &running);
+    }
+    if (self->deadline >= 0 && zclock_mono () >= self->deadline) {
+        self->deadline = -1;
+        curl_multi_socket_action (self->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+    }
     CURLMsg *msg;
     int left;
     while ((msg = curl_multi_info_read (self->multi, &left))) {

@@ -44,17 +44,14 @@ int xxl_bridge_call_post (xxl_bridge_call_t *self, const char *url, const char *
 size_t xxl_bridge_call_count (xxl_bridge_call_t *self);
 
 //  Adds its sockets to items (at most max), returns how many; *timeout_ms
-//  lowered to when it needs to run next
+//  lowered to when it needs to run next.  The sockets are libcurl's own
+//  (its socket callback), so none is limited by FD_SETSIZE.
 int xxl_bridge_call_fds (xxl_bridge_call_t *self, zmq_pollitem_t *items, int max,
                          long *timeout_ms);
 
-//  The fds set in r (ZMQ_POLLIN) and w (ZMQ_POLLOUT), 0..maxfd, as poll
-//  items (at most max); returns how many.  For select-style libraries
-//  (libcurl's and libmicrohttpd's fd sets).
-int xxl_bridge_poll_items (fd_set *r, fd_set *w, int maxfd, zmq_pollitem_t *items, int max);
-
-//  Moves the calls on and completes the ones that ended
-void xxl_bridge_call_perform (xxl_bridge_call_t *self);
+//  Moves the calls on (items, count: what xxl_bridge_call_fds gave, polled)
+//  and completes the ones that ended
+void xxl_bridge_call_perform (xxl_bridge_call_t *self, zmq_pollitem_t *items, int count);
 
 #ifdef __cplusplus
 }
