@@ -12,7 +12,9 @@
     malformed one 400, a wrong token 401 (XXL-JOB's own answer is HTTP 200
     with code 500; the executors only look at code), at most 256
     connections (64 from one address), each closed after 10 s idle.
-    HTTPS with a certificate and key.
+    HTTPS with a certificate and key.  Called by xxl_bridge.c (it
+    creates it and runs it from its loop); calls xxl_bridge_wire.h and,
+    through the functions it was given, the bridge.
 */
 
 #ifndef XXL_BRIDGE_ADMIN_H_INCLUDED

@@ -9,7 +9,9 @@
     is refused at once), an answer body of at most 1 MiB (a longer one
     fails the call).  Redirects are not followed, only http and https are
     spoken.  Single-threaded: the bridge's loop owns it, polls its fds
-    (xxl_bridge_call_fds) and calls xxl_bridge_call_perform.
+    (xxl_bridge_call_fds) and calls xxl_bridge_call_perform.  Knows
+    nothing of XXL-JOB or of the schedulers: called by xxl_bridge.c only;
+    calls libcurl and czmq.
 */
 
 #ifndef XXL_BRIDGE_CALL_H_INCLUDED

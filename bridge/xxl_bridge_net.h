@@ -5,7 +5,8 @@
     "localhost", taken as 127.0.0.1 and ::1) that lies in one of the
     allowed networks, and it holds no blank or control character.  A host
     name is refused: what it resolves to could change between the check
-    and the call.  No state but the list of networks.
+    and the call.  No state but the list of networks.  Called by
+    xxl_bridge_exec.c; calls nothing of the bridge.
 */
 
 #ifndef XXL_BRIDGE_NET_H_INCLUDED

@@ -8,7 +8,8 @@
     enough against a crash of the bridge), "D LOGID" when its result was
     acknowledged or it will have none.  Replayed at start; rewritten with
     the open routes only once done ones outnumber them (and there are
-    at least 10,000).  Not thread-safe: the bridge's loop owns it.
+    at least 10,000).  Not thread-safe: the bridge's loop owns it.  Called
+    by xxl_bridge.c and xxl_bridge_exec.c; calls nothing of the bridge.
 */
 
 #ifndef XXL_BRIDGE_ROUTES_H_INCLUDED
