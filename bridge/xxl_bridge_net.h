@@ -6,7 +6,8 @@
     allowed networks, and it holds no blank or control character.  A host
     name is refused: what it resolves to could change between the check
     and the call.  No state but the list of networks.  Called by
-    xxl_bridge_exec.c; calls nothing of the bridge.
+    xxl_bridge.c (makes it) and xxl_bridge_exec.c (checks each registry);
+    calls nothing of the bridge.
 */
 
 #ifndef XXL_BRIDGE_NET_H_INCLUDED
