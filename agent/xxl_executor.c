@@ -283,6 +283,11 @@ xxl_executor_run (xxl_executor_t *self, const xxl_trigger_t *trigger, char *msg,
         return -1;
     }
     int glue = xxl_glue_type (trigger->glue_type);
+    if (glue < 0 && streq (trigger->glue_type, "GLUE_GROOVY")) {
+        snprintf (msg, msglen, "GLUE_GROOVY runs only on a bridged XXL-JOB executor"
+                  " (xxl-bridge), not on xxl-agent");
+        return -1;
+    }
     if (glue < 0) {
         snprintf (msg, msglen, "glueType[%.100s] is not valid.", trigger->glue_type);
         return -1;

@@ -242,10 +242,15 @@ test_bean (xxl_executor_t *executor, const char *mode)
     result = s_wait (executor, dup_id, 5000);
     XXL_CHECK_MSG (result && result->code == 200, "duplicated logId ran once");
     XXL_CHECK_MSG (xxl_executor_run (executor, &trigger, msg, sizeof msg) == -1, "duplicate logId refused after the run");
-    trigger.glue_type = "GLUE_GROOVY";
+    trigger.glue_type = "GLUE_NOSUCH";
     trigger.log_id = s_next_log_id++;
     XXL_CHECK_MSG (xxl_executor_run (executor, &trigger, msg, sizeof msg) == -1
         && strstr (msg, "is not valid"), "unknown glue type: %s", msg);
+    trigger.glue_type = "GLUE_GROOVY";
+    trigger.log_id = s_next_log_id++;
+    XXL_CHECK_MSG (xxl_executor_run (executor, &trigger, msg, sizeof msg) == -1
+        && strstr (msg, "GLUE_GROOVY runs only on a bridged XXL-JOB executor"),
+        "GLUE_GROOVY refused by the native agent, clearly: %s", msg);
 }
 
 static void

@@ -1,0 +1,198 @@
+/*  xxl-bridge -- command line and config file; all logic is in xxl_bridge.
+*/
+
+#include "xxl_bridge.h"
+
+#include "../sdk/src/xxl_conf.h"
+
+#include <getopt.h>
+#include <sys/resource.h>
+
+static void
+s_usage (FILE *out)
+{
+    fprintf (out,
+        "usage: xxl-bridge [-c FILE] --scheduler EP[,EP...] --listen HOST:PORT\n"
+        "                  [--path /xxl-job-admin] [--access-token-file F]\n"
+        "                  [--executors CIDR,...] [--cert F --scheduler-key F] [--logdir DIR]\n"
+        "\n"
+        "XXL-JOB executors (xxl-job-core 2.x and 3.x, and the Go, Python and Node\n"
+        "ones speaking its HTTP protocol) join xxl unchanged: point their\n"
+        "xxl.job.admin.addresses at http://HOST:PORT/xxl-job-admin.  Each live\n"
+        "executor is an agent address of its app, named by its URL.\n"
+        "\n"
+        "  -c, --config FILE        ZPL config file (see conf/xxl-bridge.cfg)\n"
+        "  --scheduler EPS          scheduler agents endpoint(s), comma-separated\n"
+        "                                                          (bridge/scheduler)\n"
+        "  --listen HOST:PORT       where the executors call (default 127.0.0.1:8080)\n"
+        "                                                          (bridge/listen)\n"
+        "  --path PATH              the admin path in their URL (default /xxl-job-admin)\n"
+        "                                                          (bridge/path)\n"
+        "  --access-token-file F    the access token, both to executors and schedulers\n"
+        "                           (bridge/access_token_file; bridge/access_token)\n"
+        "  --executors CIDRS        networks whose executors may register and be called\n"
+        "                           (default 127.0.0.0/8,::1/128)  (bridge/executors)\n"
+        "  --cert FILE              the bridge's secret certificate (an agent key with\n"
+        "                           the bridged apps)               (bridge/cert)\n"
+        "  --scheduler-key FILE     the scheduler's public certificate\n"
+        "                                                          (bridge/scheduler_key)\n"
+        "  --logdir DIR             spool, journal and routes (default\n"
+        "                           /var/lib/xxl-bridge)            (bridge/logdir)\n"
+        "  --tls-cert F --tls-key F the admin's HTTPS certificate and key (PEM): it may\n"
+        "                           then listen anywhere   (bridge/tls_cert, bridge/tls_key)\n"
+        "  --insecure               listen off loopback in plain text (bridge/insecure)\n"
+        "  --ready-file F           write port=N to F once listening\n"
+        "  --syslog                 log to syslog instead of stderr (bridge/syslog)\n"
+        "  -h, --help               this text\n"
+        "\n"
+        "Flags override config keys.  Tuning keys (bridge/...): beat (30 s),\n"
+        "expire (90 s), run_timeout (8000 ms), probe_timeout (900 ms),\n"
+        "request_timeout (4000 ms), executors_max (1000), parallel (64),\n"
+        "queued (10000), lost_check (60 s).\n");
+}
+
+static int
+s_int (zconfig_t *config, const char *path, int dflt, int min)
+{
+    int value;
+    char err [256];
+    if (xxl_conf_int (NULL, config, path, dflt, min, 100000000, &value, err, sizeof err)) {
+        fprintf (stderr, "xxl-bridge: %s\n", err);
+        exit (2);
+    }
+    return value;
+}
+
+//  The token in file (its first line)
+static char *
+s_token_file (const char *file)
+{
+    FILE *in = fopen (file, "r");
+    if (!in)
+        return NULL;
+    char line [1100] = "";
+    if (!fgets (line, sizeof line, in))
+        line [0] = 0;
+    fclose (in);
+    line [strcspn (line, "\r\n")] = 0;
+    return strdup (line);
+}
+
+int
+main (int argc, char *argv [])
+{
+    const char *file = NULL, *scheduler = NULL, *listen = NULL, *path = NULL;
+    const char *token_file = NULL, *executors = NULL, *cert = NULL, *scheduler_key = NULL;
+    const char *logdir = NULL, *insecure = NULL, *ready = NULL, *use_syslog = NULL;
+    const char *tls_cert = NULL, *tls_key = NULL;
+    static struct option options [] = {
+        { "config", required_argument, 0, 'c' },
+        { "scheduler", required_argument, 0, 's' },
+        { "listen", required_argument, 0, 'L' },
+        { "path", required_argument, 0, 'P' },
+        { "access-token-file", required_argument, 0, 't' },
+        { "executors", required_argument, 0, 'e' },
+        { "cert", required_argument, 0, 'k' },
+        { "scheduler-key", required_argument, 0, 'K' },
+        { "logdir", required_argument, 0, 'l' },
+        { "insecure", no_argument, 0, 'I' },
+        { "tls-cert", required_argument, 0, 'T' },
+        { "tls-key", required_argument, 0, 'Y' },
+        { "ready-file", required_argument, 0, 'r' },
+        { "syslog", no_argument, 0, 'S' },
+        { "help", no_argument, 0, 'h' },
+        { 0, 0, 0, 0 }
+    };
+    int opt;
+    while ((opt = getopt_long (argc, argv, "c:h", options, NULL)) != -1) {
+        switch (opt) {
+            case 'c': file = optarg; break;
+            case 's': scheduler = optarg; break;
+            case 'L': listen = optarg; break;
+            case 'P': path = optarg; break;
+            case 't': token_file = optarg; break;
+            case 'e': executors = optarg; break;
+            case 'k': cert = optarg; break;
+            case 'K': scheduler_key = optarg; break;
+            case 'l': logdir = optarg; break;
+            case 'I': insecure = "1"; break;
+            case 'T': tls_cert = optarg; break;
+            case 'Y': tls_key = optarg; break;
+            case 'r': ready = optarg; break;
+            case 'S': use_syslog = "1"; break;
+            case 'h': s_usage (stdout); return 0;
+            default: s_usage (stderr); return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf (stderr, "xxl-bridge: unexpected argument '%s'\n", argv [optind]);
+        return 2;
+    }
+    zsys_init ();
+    zsys_set_logident ("xxl-bridge");
+    zsys_set_logstream (stderr);
+    zconfig_t *config = NULL;
+    if (file && !(config = zconfig_load (file))) {
+        fprintf (stderr, "xxl-bridge: cannot read config file %s\n", file);
+        return 2;
+    }
+    xxl_bridge_config_t settings;
+    xxl_bridge_config_defaults (&settings);
+    settings.schedulers = xxl_conf_str (scheduler, config, "bridge/scheduler", settings.schedulers);
+    settings.listen = xxl_conf_str (listen, config, "bridge/listen", settings.listen);
+    settings.path = xxl_conf_str (path, config, "bridge/path", settings.path);
+    settings.executors = xxl_conf_str (executors, config, "bridge/executors", settings.executors);
+    settings.cert = xxl_conf_str (cert, config, "bridge/cert", NULL);
+    settings.scheduler_key = xxl_conf_str (scheduler_key, config, "bridge/scheduler_key", NULL);
+    settings.logdir = xxl_conf_str (logdir, config, "bridge/logdir", settings.logdir);
+    settings.ready_file = ready;
+    settings.tls_cert = xxl_conf_str (tls_cert, config, "bridge/tls_cert", NULL);
+    settings.tls_key = xxl_conf_str (tls_key, config, "bridge/tls_key", NULL);
+    settings.insecure = streq (xxl_conf_str (insecure, config, "bridge/insecure", "0"), "1");
+    settings.beat_s = s_int (config, "bridge/beat", settings.beat_s, 1);
+    settings.expire_s = s_int (config, "bridge/expire", settings.expire_s, 1);
+    settings.run_timeout_ms = s_int (config, "bridge/run_timeout", settings.run_timeout_ms, 100);
+    settings.probe_timeout_ms = s_int (config, "bridge/probe_timeout", settings.probe_timeout_ms, 100);
+    settings.request_timeout_ms = s_int (config, "bridge/request_timeout",
+                                         settings.request_timeout_ms, 100);
+    settings.executors_max = s_int (config, "bridge/executors_max", settings.executors_max, 1);
+    settings.parallel = s_int (config, "bridge/parallel", settings.parallel, 1);
+    settings.queued = s_int (config, "bridge/queued", settings.queued, 1);
+    settings.lost_check_s = s_int (config, "bridge/lost_check", settings.lost_check_s, 0);
+    char *token = NULL;
+    token_file = xxl_conf_str (token_file, config, "bridge/access_token_file", NULL);
+    if (token_file && *token_file) {
+        if (!(token = s_token_file (token_file))) {
+            fprintf (stderr, "xxl-bridge: cannot read the access token file %s\n", token_file);
+            zconfig_destroy (&config);
+            return 2;
+        }
+        settings.token = token;
+    }
+    else
+        settings.token = xxl_conf_str (NULL, config, "bridge/access_token", "");
+    bool has_cert = settings.cert && *settings.cert;
+    bool has_key = settings.scheduler_key && *settings.scheduler_key;
+    if (has_cert != has_key) {
+        fprintf (stderr, "xxl-bridge: %s needs %s too (both, or neither for plain text)\n",
+                 has_cert? "--cert": "--scheduler-key", has_cert? "--scheduler-key": "--cert");
+        zconfig_destroy (&config);
+        free (token);
+        return 2;
+    }
+    if (streq (xxl_conf_str (use_syslog, config, "bridge/syslog", "0"), "1"))
+        zsys_set_logsystem (true);
+    //  Each executor costs a few descriptors per scheduler (its DEALER's
+    //  signaler and connection, its monitor): the soft limit goes up to
+    //  the hard one
+    struct rlimit files;
+    if (getrlimit (RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+        files.rlim_cur = files.rlim_max;
+        setrlimit (RLIMIT_NOFILE, &files);
+    }
+    int rc = xxl_bridge_run (&settings);
+    zconfig_destroy (&config);
+    free (token);
+    zsys_info ("xxl-bridge stopped");
+    return rc;
+}

@@ -1,0 +1,285 @@
+/*  xxl_bridge_call.c -- the bridge's calls to executors (libcurl multi).
+
+    See xxl_bridge_call.h.  Each call is an easy handle in one multi
+    handle; its state (body, answer, completion) hangs off CURLOPT_PRIVATE.
+*/
+
+#include "xxl_bridge_call.h"
+
+#include <curl/curl.h>
+
+//  Largest answer body read
+#define CALL_ANSWER_MAX  (1024 * 1024)
+
+//  A socket of libcurl's, as its socket callback told it
+typedef struct {
+    curl_socket_t fd;
+    int what;                       //  CURL_POLL_IN, _OUT, _INOUT
+} sock_t;
+
+struct _xxl_bridge_call_t {
+    CURLM *multi;
+    sock_t *socks;                  //  the sockets libcurl wants watched
+    size_t nsocks, capsocks;
+    int64_t deadline;               //  libcurl's timer (zclock_mono; -1 none)
+    struct curl_slist *headers;
+    size_t count;                   //  calls held
+    zlistx_t *calls;                //  of call_t, each with its handle
+    int queued;                     //  most calls held
+};
+
+typedef struct {
+    CURL *easy;
+    char *body;
+    char *answer;
+    size_t len, cap;
+    bool too_long;
+    char error [CURL_ERROR_SIZE];
+    xxl_bridge_call_fn *done;
+    void *arg;
+    void *handle;                   //  in calls
+} call_t;
+
+//  libcurl's socket callback: the sockets to watch (no fd_set: none is
+//  limited by FD_SETSIZE)
+static int
+s_socket (CURL *easy, curl_socket_t fd, int what, void *arg, void *socketp)
+{
+    (void) easy; (void) socketp;
+    xxl_bridge_call_t *self = (xxl_bridge_call_t *) arg;
+    size_t i;
+    for (i = 0; i < self->nsocks && self->socks [i].fd != fd; i++)
+        ;
+    if (what == CURL_POLL_REMOVE) {
+        if (i < self->nsocks)
+            self->socks [i] = self->socks [--self->nsocks];
+        return 0;
+    }
+    if (i == self->nsocks) {
+        if (self->nsocks == self->capsocks) {
+            self->capsocks = self->capsocks? 2 * self->capsocks: 16;
+            self->socks = (sock_t *) realloc (self->socks, self->capsocks * sizeof (sock_t));
+            assert (self->socks);
+        }
+        self->nsocks++;
+    }
+    self->socks [i].fd = fd;
+    self->socks [i].what = what;
+    return 0;
+}
+
+//  libcurl's timer callback
+static int
+s_timer (CURLM *multi, long timeout_ms, void *arg)
+{
+    (void) multi;
+    xxl_bridge_call_t *self = (xxl_bridge_call_t *) arg;
+    self->deadline = timeout_ms < 0? -1: zclock_mono () + timeout_ms;
+    return 0;
+}
+
+xxl_bridge_call_t *
+xxl_bridge_call_new (const char *token, int parallel, int queued)
+{
+    static bool initialised = false;
+    if (!initialised) {
+        curl_global_init (CURL_GLOBAL_DEFAULT);
+        initialised = true;
+    }
+    xxl_bridge_call_t *self = (xxl_bridge_call_t *) zmalloc (sizeof *self);
+    self->multi = curl_multi_init ();
+    if (!self->multi) {
+        free (self);
+        return NULL;
+    }
+    self->deadline = -1;
+    curl_multi_setopt (self->multi, CURLMOPT_SOCKETFUNCTION, s_socket);
+    curl_multi_setopt (self->multi, CURLMOPT_SOCKETDATA, self);
+    curl_multi_setopt (self->multi, CURLMOPT_TIMERFUNCTION, s_timer);
+    curl_multi_setopt (self->multi, CURLMOPT_TIMERDATA, self);
+    curl_multi_setopt (self->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long) parallel);
+    curl_multi_setopt (self->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long) parallel);
+    self->headers = curl_slist_append (NULL, "Content-Type: application/json;charset=UTF-8");
+    self->headers = curl_slist_append (self->headers, "Expect:");
+    if (token && *token) {
+        char *line = zsys_sprintf ("XXL-JOB-ACCESS-TOKEN: %s", token);
+        self->headers = curl_slist_append (self->headers, line);
+        zstr_free (&line);
+    }
+    self->queued = queued;
+    self->calls = zlistx_new ();
+    return self;
+}
+
+static void
+s_call_free (xxl_bridge_call_t *self, call_t *call)
+{
+    curl_multi_remove_handle (self->multi, call->easy);
+    curl_easy_cleanup (call->easy);
+    zlistx_delete (self->calls, call->handle);
+    free (call->body);
+    free (call->answer);
+    free (call);
+    self->count--;
+}
+
+void
+xxl_bridge_call_destroy (xxl_bridge_call_t **self_p)
+{
+    xxl_bridge_call_t *self = *self_p;
+    if (!self)
+        return;
+    //  Each call ends with no answer, so that its caller frees what it
+    //  gave (its completion must not start another call)
+    call_t *call;
+    while ((call = (call_t *) zlistx_first (self->calls))) {
+        call->done (call->arg, 0, "", 0, "the bridge is stopping");
+        s_call_free (self, call);
+    }
+    zlistx_destroy (&self->calls);
+    curl_multi_cleanup (self->multi);
+    curl_slist_free_all (self->headers);
+    free (self->socks);
+    free (self);
+    *self_p = NULL;
+}
+
+static size_t
+s_write (char *data, size_t size, size_t nmemb, void *arg)
+{
+    call_t *call = (call_t *) arg;
+    size_t n = size * nmemb;
+    if (call->len + n > CALL_ANSWER_MAX) {
+        call->too_long = true;
+        return 0;                   //  ends the transfer (CURLE_WRITE_ERROR)
+    }
+    if (call->len + n + 1 > call->cap) {
+        size_t cap = (call->len + n + 1) * 2;
+        char *grown = (char *) realloc (call->answer, cap);
+        if (!grown)
+            return 0;
+        call->answer = grown;
+        call->cap = cap;
+    }
+    memcpy (call->answer + call->len, data, n);
+    call->len += n;
+    call->answer [call->len] = 0;
+    return n;
+}
+
+int
+xxl_bridge_call_post (xxl_bridge_call_t *self, const char *url, const char *path,
+                      const char *body, int timeout_ms, xxl_bridge_call_fn *done, void *arg)
+{
+    if (self->count >= (size_t) self->queued)
+        return -1;
+    call_t *call = (call_t *) calloc (1, sizeof *call);
+    if (!call)
+        return -1;
+    call->easy = curl_easy_init ();
+    call->body = strdup (body? body: "");
+    //  The URL: the executor's (XXL-JOB's end in '/') and the path
+    size_t ulen = strlen (url);
+    char *full = zsys_sprintf ("%s%s%s", url, ulen && url [ulen - 1] == '/'? "": "/", path);
+    if (!call->easy || !call->body || !full) {
+        if (call->easy)
+            curl_easy_cleanup (call->easy);
+        free (call->body);
+        free (call);
+        zstr_free (&full);
+        return -1;
+    }
+    call->done = done;
+    call->arg = arg;
+    CURL *e = call->easy;
+    curl_easy_setopt (e, CURLOPT_URL, full);
+    zstr_free (&full);
+    curl_easy_setopt (e, CURLOPT_PRIVATE, call);
+    curl_easy_setopt (e, CURLOPT_POST, 1L);
+    curl_easy_setopt (e, CURLOPT_POSTFIELDS, call->body);
+    curl_easy_setopt (e, CURLOPT_POSTFIELDSIZE, (long) strlen (call->body));
+    curl_easy_setopt (e, CURLOPT_HTTPHEADER, self->headers);
+    curl_easy_setopt (e, CURLOPT_WRITEFUNCTION, s_write);
+    curl_easy_setopt (e, CURLOPT_WRITEDATA, call);
+    curl_easy_setopt (e, CURLOPT_ERRORBUFFER, call->error);
+    curl_easy_setopt (e, CURLOPT_TIMEOUT_MS, (long) timeout_ms);
+    curl_easy_setopt (e, CURLOPT_CONNECTTIMEOUT_MS, (long) (timeout_ms < 3000? timeout_ms: 3000));
+    curl_easy_setopt (e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt (e, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_easy_setopt (e, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt (e, CURLOPT_USERAGENT, "xxl-bridge");
+    if (curl_multi_add_handle (self->multi, e) != CURLM_OK) {
+        curl_easy_cleanup (e);
+        free (call->body);
+        free (call);
+        return -1;
+    }
+    call->handle = zlistx_add_end (self->calls, call);
+    self->count++;
+    return 0;
+}
+
+size_t
+xxl_bridge_call_count (xxl_bridge_call_t *self)
+{
+    return self->count;
+}
+
+int
+xxl_bridge_call_fds (xxl_bridge_call_t *self, zmq_pollitem_t *items, int max, long *timeout_ms)
+{
+    int n = 0;
+    for (size_t i = 0; i < self->nsocks && n < max; i++)
+        items [n++] = (zmq_pollitem_t) {
+            NULL, self->socks [i].fd,
+            (short) (((self->socks [i].what & CURL_POLL_IN)? ZMQ_POLLIN: 0)
+                   | ((self->socks [i].what & CURL_POLL_OUT)? ZMQ_POLLOUT: 0)), 0 };
+    if (self->deadline >= 0) {
+        int64_t wait = self->deadline - zclock_mono ();
+        if (wait < 0)
+            wait = 0;
+        if (*timeout_ms < 0 || wait < *timeout_ms)
+            *timeout_ms = (long) wait;
+    }
+    return n;
+}
+
+void
+xxl_bridge_call_perform (xxl_bridge_call_t *self, zmq_pollitem_t *items, int count)
+{
+    int running;
+    for (int i = 0; i < count; i++) {
+        int events = ((items [i].revents & ZMQ_POLLIN)? CURL_CSELECT_IN: 0)
+                   | ((items [i].revents & ZMQ_POLLOUT)? CURL_CSELECT_OUT: 0)
+                   | ((items [i].revents & ZMQ_POLLERR)? CURL_CSELECT_ERR: 0);
+        if (events)
+            curl_multi_socket_action (self->multi, items [i].fd, events, &running);
+    }
+    if (self->deadline >= 0 && zclock_mono () >= self->deadline) {
+        self->deadline = -1;
+        curl_multi_socket_action (self->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+    }
+    CURLMsg *msg;
+    int left;
+    while ((msg = curl_multi_info_read (self->multi, &left))) {
+        if (msg->msg != CURLMSG_DONE)
+            continue;
+        call_t *call = NULL;
+        curl_easy_getinfo (msg->easy_handle, CURLINFO_PRIVATE, (char **) &call);
+        assert (call);
+        long status = 0;
+        char why [CURL_ERROR_SIZE + 64];
+        why [0] = 0;
+        if (msg->data.result == CURLE_OK)
+            curl_easy_getinfo (call->easy, CURLINFO_RESPONSE_CODE, &status);
+        else
+        if (call->too_long)
+            snprintf (why, sizeof why, "the executor's answer is longer than %d bytes",
+                      CALL_ANSWER_MAX);
+        else
+            snprintf (why, sizeof why, "%s", *call->error? call->error
+                                             : curl_easy_strerror (msg->data.result));
+        call->done (call->arg, (int) status, call->answer? call->answer: "", call->len, why);
+        s_call_free (self, call);
+    }
+}

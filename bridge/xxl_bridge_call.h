@@ -1,0 +1,62 @@
+/*  xxl_bridge_call.h -- the bridge's calls to executors (libcurl multi).
+
+    A call is one POST of a JSON body to an executor's URL + a path
+    (run, kill, log, beat, idleBeat) with the XXL-JOB-ACCESS-TOKEN header,
+    its own timeout, and a completion function called from
+    xxl_bridge_call_perform with what came (HTTP status, body, or why not).
+    Bounded: at most `parallel` calls on the wire at once (more wait in
+    libcurl's queue), at most `queued` calls held in all (a call past that
+    is refused at once), an answer body of at most 1 MiB (a longer one
+    fails the call).  Redirects are not followed, only http and https are
+    spoken.  Single-threaded: the bridge's loop owns it, polls its fds
+    (xxl_bridge_call_fds) and calls xxl_bridge_call_perform.  Knows
+    nothing of XXL-JOB or of the schedulers: called by xxl_bridge.c only;
+    calls libcurl and czmq.
+*/
+
+#ifndef XXL_BRIDGE_CALL_H_INCLUDED
+#define XXL_BRIDGE_CALL_H_INCLUDED
+
+#include <czmq.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct _xxl_bridge_call_t xxl_bridge_call_t;
+
+//  Called once per call: status the HTTP status (0: no answer, why says
+//  why), body the answer (NUL-terminated, len bytes)
+typedef void (xxl_bridge_call_fn) (void *arg, int status, const char *body, size_t len,
+                                   const char *why);
+
+//  token NULL or "": no token header
+xxl_bridge_call_t *xxl_bridge_call_new (const char *token, int parallel, int queued);
+//  Ends every call (their completions are not called)
+void xxl_bridge_call_destroy (xxl_bridge_call_t **self_p);
+
+//  Starts a POST of body (copied) to url followed by path; done is called
+//  with arg when it ends, after at most timeout_ms.  0, or -1 when it
+//  cannot start (queue full, out of memory): done is then not called.
+int xxl_bridge_call_post (xxl_bridge_call_t *self, const char *url, const char *path,
+                          const char *body, int timeout_ms, xxl_bridge_call_fn *done,
+                          void *arg);
+
+//  Calls held (on the wire and waiting)
+size_t xxl_bridge_call_count (xxl_bridge_call_t *self);
+
+//  Adds its sockets to items (at most max), returns how many; *timeout_ms
+//  lowered to when it needs to run next.  The sockets are libcurl's own
+//  (its socket callback), so none is limited by FD_SETSIZE.
+int xxl_bridge_call_fds (xxl_bridge_call_t *self, zmq_pollitem_t *items, int max,
+                         long *timeout_ms);
+
+//  Moves the calls on (items, count: what xxl_bridge_call_fds gave, polled)
+//  and completes the ones that ended
+void xxl_bridge_call_perform (xxl_bridge_call_t *self, zmq_pollitem_t *items, int count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

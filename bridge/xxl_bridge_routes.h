@@ -1,0 +1,40 @@
+/*  xxl_bridge_routes.h -- which executor each logId the bridge sent went to.
+
+    A scheduler counts a CALLBACK item only from the connection of the
+    address its run was sent to, so a result the bridge holds must go out
+    on that executor's link, also after the bridge restarted.  The routes
+    are an append-only text file: "R LOGID APP URL" when a run is sent
+    (written before the call, with write() and no fsync: as the journal,
+    enough against a crash of the bridge), "D LOGID" when its result was
+    acknowledged or it will have none.  Replayed at start; rewritten with
+    the open routes only once done ones outnumber them (and there are
+    at least 10,000).  Not thread-safe: the bridge's loop owns it.  Called
+    by xxl_bridge.c and xxl_bridge_exec.c; calls nothing of the bridge.
+*/
+
+#ifndef XXL_BRIDGE_ROUTES_H_INCLUDED
+#define XXL_BRIDGE_ROUTES_H_INCLUDED
+
+#include <czmq.h>
+
+typedef struct _xxl_bridge_routes_t xxl_bridge_routes_t;
+
+//  Opens (creates) and replays path; NULL when it cannot be opened.
+//  A line that is not a route (a torn tail) is skipped.
+xxl_bridge_routes_t *xxl_bridge_routes_new (const char *path);
+void xxl_bridge_routes_destroy (xxl_bridge_routes_t **self_p);
+
+//  Records that log_id goes to the executor key (APP "\t" URL); 0 or -1
+//  (not written; known in memory only)
+int xxl_bridge_routes_add (xxl_bridge_routes_t *self, int64_t log_id, const char *key);
+
+//  The executor key of log_id, or NULL (owned by self)
+const char *xxl_bridge_routes_get (xxl_bridge_routes_t *self, int64_t log_id);
+
+//  Forgets log_id's route (nothing when none)
+void xxl_bridge_routes_done (xxl_bridge_routes_t *self, int64_t log_id);
+
+//  Open routes
+size_t xxl_bridge_routes_size (xxl_bridge_routes_t *self);
+
+#endif

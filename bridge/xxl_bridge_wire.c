@@ -1,0 +1,295 @@
+/*  xxl_bridge_wire.c -- the XXL-JOB HTTP wire, as the executors speak it.
+
+    See xxl_bridge_wire.h.  Every parse is bounded by its input: jansson
+    reads at most len bytes (JSON_DISABLE_EOF_CHECK not set: trailing
+    garbage is an error), nothing is kept from a body that fails.
+*/
+
+#define _GNU_SOURCE
+#include "xxl_bridge_wire.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <errno.h>
+
+//  A name of the registry: a non-empty string of at most
+//  XXL_WIRE_NAME_MAX bytes without C0 control characters or DEL
+static int
+s_name (json_t *root, const char *field, char *out, char *why, size_t whylen)
+{
+    const char *text = json_string_value (json_object_get (root, field));
+    if (!text || !*text) {
+        snprintf (why, whylen, "%s must be a non-empty string", field);
+        return -1;
+    }
+    size_t len = strlen (text);
+    if (len > XXL_WIRE_NAME_MAX) {
+        snprintf (why, whylen, "%s is longer than %d bytes", field, XXL_WIRE_NAME_MAX);
+        return -1;
+    }
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char) text [i] < 0x20 || text [i] == 0x7f) {
+            snprintf (why, whylen, "%s holds a control character", field);
+            return -1;
+        }
+    memcpy (out, text, len + 1);
+    return 0;
+}
+
+int
+xxl_wire_registry_parse (const char *body, size_t len, xxl_wire_registry_t *out,
+                         char *why, size_t whylen)
+{
+    json_error_t error;
+    json_t *root = json_loadb (body, len, JSON_REJECT_DUPLICATES, &error);
+    if (!root || !json_is_object (root)) {
+        snprintf (why, whylen, "the body is not a JSON object%s%s", root? "": ": ",
+                  root? "": error.text);
+        json_decref (root);
+        return -1;
+    }
+    json_t *group = json_object_get (root, "registryGroup");
+    int rc = -1;
+    if (group && !json_is_null (group)
+    && (!json_is_string (group) || strcasecmp (json_string_value (group), "EXECUTOR")))
+        snprintf (why, whylen, "registryGroup must be EXECUTOR");
+    else
+    if (s_name (root, "registryKey", out->key, why, whylen) == 0
+    &&  s_name (root, "registryValue", out->value, why, whylen) == 0)
+        rc = 0;
+    json_decref (root);
+    return rc;
+}
+
+//  An integer field, also given as a numeric string (some clients send
+//  longs so); 0 and *value, or -1
+static int
+s_int (json_t *value, int64_t *out)
+{
+    if (json_is_integer (value)) {
+        *out = json_integer_value (value);
+        return 0;
+    }
+    if (json_is_string (value)) {
+        const char *text = json_string_value (value);
+        char *end;
+        errno = 0;
+        long long number = strtoll (text, &end, 10);
+        if (*text && !*end && errno == 0) {
+            *out = number;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+void
+xxl_wire_callbacks_free (xxl_wire_callback_t *items, size_t count)
+{
+    if (!items)
+        return;
+    for (size_t i = 0; i < count; i++)
+        free (items [i].msg);
+    free (items);
+}
+
+int
+xxl_wire_callback_parse (const char *body, size_t len, xxl_wire_callback_t **items_p,
+                         char *why, size_t whylen)
+{
+    *items_p = NULL;
+    json_error_t error;
+    json_t *root = json_loadb (body, len, 0, &error);
+    if (!root || !json_is_array (root)) {
+        snprintf (why, whylen, "the body is not a JSON array%s%s", root? "": ": ",
+                  root? "": error.text);
+        json_decref (root);
+        return -1;
+    }
+    size_t count = json_array_size (root);
+    if (count > XXL_WIRE_BATCH_MAX) {
+        snprintf (why, whylen, "more than %d callbacks in one batch", XXL_WIRE_BATCH_MAX);
+        json_decref (root);
+        return -1;
+    }
+    xxl_wire_callback_t *items = (xxl_wire_callback_t *) calloc (count? count: 1, sizeof *items);
+    if (!items) {
+        snprintf (why, whylen, "out of memory");
+        json_decref (root);
+        return -1;
+    }
+    for (size_t i = 0; i < count; i++) {
+        json_t *item = json_array_get (root, i);
+        xxl_wire_callback_t *cb = items + i;
+        int64_t value;
+        if (!json_is_object (item)
+        ||  s_int (json_object_get (item, "logId"), &cb->log_id) || cb->log_id <= 0) {
+            snprintf (why, whylen, "callback %zu has no positive logId", i);
+            goto fail;
+        }
+        json_t *when = json_object_get (item, "logDateTim");
+        if (!when)
+            when = json_object_get (item, "logDateTime");
+        cb->log_date_time = when && s_int (when, &value) == 0 && value > 0? value: 0;
+        //  2.3+: handleCode, handleMsg; 2.0-2.2: executeResult {code, msg}
+        json_t *result = json_object_get (item, "executeResult");
+        json_t *code = json_object_get (item, "handleCode");
+        json_t *msg = json_object_get (item, "handleMsg");
+        if (!code && json_is_object (result)) {
+            code = json_object_get (result, "code");
+            msg = json_object_get (result, "msg");
+        }
+        if (s_int (code, &value) || value < 1 || value > 999) {
+            snprintf (why, whylen, "callback %zu (logId %lld) has no handleCode 1-999", i,
+                      (long long) cb->log_id);
+            goto fail;
+        }
+        cb->code = (int) value;
+        if (json_is_string (msg)) {
+            cb->msg = strdup (json_string_value (msg));
+            if (!cb->msg) {
+                snprintf (why, whylen, "out of memory");
+                goto fail;
+            }
+        }
+    }
+    json_decref (root);
+    *items_p = items;
+    return (int) count;
+fail:
+    xxl_wire_callbacks_free (items, count);
+    json_decref (root);
+    return -1;
+}
+
+void
+xxl_wire_answer_free (xxl_wire_answer_t *answer)
+{
+    free (answer->msg);
+    answer->msg = NULL;
+    json_decref (answer->content);
+    answer->content = NULL;
+}
+
+//  Text that came where JSON was wanted, for a msg: its first 200 bytes,
+//  control characters as '?'
+static char *
+s_excerpt (const char *lead, const char *body, size_t len)
+{
+    char text [256];
+    size_t n = len < 200? len: 200, i;
+    for (i = 0; i < n; i++)
+        text [i] = (unsigned char) body [i] < 0x20? '?': body [i];
+    text [i] = 0;
+    char *out = NULL;
+    if (asprintf (&out, "%s%s%s", lead, text, len > n? "...": "") < 0)
+        out = NULL;
+    return out;
+}
+
+void
+xxl_wire_answer_read (int status, const char *body, size_t len, const char *why,
+                      xxl_wire_answer_t *out)
+{
+    out->code = 500;
+    out->msg = NULL;
+    out->content = NULL;
+    char lead [160];
+    if (status == 0) {
+        out->msg = strdup (why && *why? why: "no answer from the executor");
+        return;
+    }
+    json_t *root = body && len? json_loadb (body, len, 0, NULL): NULL;
+    int64_t code;
+    if (status != 200 || !json_is_object (root)
+    ||  s_int (json_object_get (root, "code"), &code) || code < 0 || code > 999) {
+        snprintf (lead, sizeof lead, "the executor answered HTTP %d%s", status,
+                  len? ": ": " with no body");
+        out->msg = s_excerpt (lead, body? body: "", len);
+        json_decref (root);
+        return;
+    }
+    out->code = (int) code;
+    const char *msg = json_string_value (json_object_get (root, "msg"));
+    if (msg)
+        out->msg = strdup (msg);
+    json_t *content = json_object_get (root, "content");
+    if (!content || json_is_null (content))
+        content = json_object_get (root, "data");
+    if (content && !json_is_null (content))
+        out->content = json_incref (content);
+    json_decref (root);
+}
+
+static char *
+s_dump (json_t *value)
+{
+    char *text = value? json_dumps (value, JSON_COMPACT): NULL;
+    json_decref (value);
+    return text;
+}
+
+char *
+xxl_wire_ok (void)
+{
+    return strdup ("{\"code\":200,\"msg\":null}");
+}
+
+char *
+xxl_wire_fail (int code, const char *msg)
+{
+    return s_dump (json_pack ("{s:i, s:s?}", "code", code, "msg", msg));
+}
+
+//  The TriggerParam's fields: integers, then strings
+static const char *s_trigger_ints [] = {
+    "jobId", "executorTimeout", "logId", "logDateTime", "glueUpdatetime",
+    "broadcastIndex", "broadcastTotal", NULL
+};
+static const char *s_trigger_strs [] = {
+    "executorHandler", "executorParams", "executorBlockStrategy", "glueType",
+    "glueSource", NULL
+};
+
+static const msgpack_object *
+s_get (const msgpack_object *map, const char *key)
+{
+    size_t keylen = strlen (key);
+    for (uint32_t i = 0; i < map->via.map.size; i++) {
+        const msgpack_object *k = &map->via.map.ptr [i].key;
+        if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == keylen
+        &&  memcmp (k->via.str.ptr, key, keylen) == 0)
+            return &map->via.map.ptr [i].val;
+    }
+    return NULL;
+}
+
+char *
+xxl_wire_trigger (const msgpack_object *map)
+{
+    json_t *out = json_object ();
+    if (!out || map->type != MSGPACK_OBJECT_MAP)
+        return s_dump (out);
+    for (int i = 0; s_trigger_ints [i]; i++) {
+        const msgpack_object *v = s_get (map, s_trigger_ints [i]);
+        int64_t number = 0;
+        if (v && v->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
+            number = v->via.u64 > INT64_MAX? INT64_MAX: (int64_t) v->via.u64;
+        else
+        if (v && v->type == MSGPACK_OBJECT_NEGATIVE_INTEGER)
+            number = v->via.i64;
+        json_object_set_new (out, s_trigger_ints [i], json_integer (number));
+    }
+    for (int i = 0; s_trigger_strs [i]; i++) {
+        const msgpack_object *v = s_get (map, s_trigger_strs [i]);
+        if (v && v->type == MSGPACK_OBJECT_STR)
+            json_object_set_new (out, s_trigger_strs [i],
+                                 json_stringn (v->via.str.ptr, v->via.str.size));
+        else
+        if (strcmp (s_trigger_strs [i], "glueSource"))
+            json_object_set_new (out, s_trigger_strs [i], json_string (""));
+    }
+    return s_dump (out);
+}

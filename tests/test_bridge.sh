@@ -1,0 +1,260 @@
+#!/usr/bin/env bash
+# test_bridge.sh -- XXL-JOB executors through xxl-bridge (DESIGN §11), end to
+# end: a real xxl-scheduler, xxl-bridge, and executors of our own written
+# from the XXL-JOB protocol (tests/bridge/fake_executor.py: 2.x and 3.x
+# answers, Go's header case, batched callbacks, odd refusals).  BEAN runs,
+# failures, odd refusals, sharding over two executors, FAILOVER past a
+# frozen executor, BUSYOVER, kill, log cat, timeout, repeated and unknown
+# callbacks, the admin's refusals (token, networks, sizes, shapes), the
+# bridge SIGKILLed mid-run and restarted (every logId executed once, every
+# result delivered), an executor SIGKILLed mid-run (failed by the lost-run
+# monitor).
+. "$(dirname "$0")/lib.sh"
+xxl_setup
+command -v python3 >/dev/null || { echo "# skipped: no python3"; trap - EXIT; xxl_cleanup; exit 77; }
+BRIDGE="$XXL_BUILD/bridge/xxl-bridge"
+FAKE="$XXL_SRC/tests/bridge/fake_executor.py"
+TOKEN=bridge-test-token
+
+cat >> "$T/scheduler.cfg" <<CFG
+    access_token = $TOKEN
+    pools
+        probe_timeout = 1000
+    monitor
+        lost_check = 500
+        lost_after = 2
+CFG
+start_scheduler || exit 1
+ctl () { "$CTL" --api "$API" --token "$TOKEN" --json "$@"; }
+
+echo "$TOKEN" > "$T/token"
+cat > "$T/bridge.cfg" <<CFG
+bridge
+    beat = 1
+    expire = 4
+    run_timeout = 3000
+    lost_check = 1
+    executors_max = 12
+CFG
+# start_bridge [PORT]: the bridge on PORT (default: any free one): sets
+# BPORT, BRPID, ADMIN
+start_bridge () {
+    rm -f "$T/bridge.ready"
+    "$BRIDGE" -c "$T/bridge.cfg" --scheduler "$AGENTS" --listen "127.0.0.1:${1:-0}" \
+        --access-token-file "$T/token" --logdir "$T/bridge" --ready-file "$T/bridge.ready" \
+        >>"$T/bridge.log" 2>&1 &
+    BRPID=$!
+    PIDS="$PIDS $BRPID"
+    wait_for 10 test -s "$T/bridge.ready" || return 1
+    BPORT=$(sed -n 's/^port=//p' "$T/bridge.ready")
+    ADMIN="http://127.0.0.1:$BPORT/xxl-job-admin"
+}
+# start_exec NAME APP [flags]: a fake executor; sets EPID_NAME, EURL_NAME
+start_exec () {
+    local name="$1" app="$2"; shift 2
+    rm -f "$T/$name.port"
+    python3 "$FAKE" --admin "$ADMIN" --app "$app" --token "$TOKEN" --runs "$T/runs" \
+        --port-file "$T/$name.port" "$@" >>"$T/exec-$name.log" 2>&1 &
+    local pid=$!
+    PIDS="$PIDS $pid"
+    eval "EPID_$name=$pid"
+    wait_for 10 test -s "$T/$name.port" || return 1
+    cp "$T/$name.port" "$T/$name.port.last"
+    eval "EURL_$name=http://127.0.0.1:$(cat "$T/$name.port")/"
+}
+trigger () { ctl job trigger "$1" | jq -r '.logIds[0]'; }
+ran_once () { [ "$(grep -c "^$1\$" "$T/runs")" = 1 ]; }
+
+start_bridge || { echo "FAIL - the bridge did not start"; exit 1; }
+check "--help names the flags" bash -c "'$BRIDGE' --help | grep -q -- '--executors CIDR'"
+start_exec e1 app1 --shape 2
+start_exec e2 app1 --shape 3 --go-header
+check "a 2.x executor registers through the bridge" wait_for 10 agent_registered app1 "$EURL_e1"
+check "a 3.x executor with Go's header case registers" wait_for 10 agent_registered app1 "$EURL_e2"
+ctl group add app1 >/dev/null
+
+# --- runs -------------------------------------------------------------------
+OK=$(ctl job add --group app1 --handler ok --route FIRST | jq -r .id)
+L=$(trigger "$OK")
+check "a BEAN run succeeds (200)" wait_for 10 field_is "$L" handleCode 200
+check "it ran once on the executor" ran_once "$L"
+FAIL=$(ctl job add --group app1 --handler fail | jq -r .id)
+L=$(trigger "$FAIL")
+check "a failed run is 500 with the executor's msg" bash -c "
+    for i in \$(seq 100); do [ \"\$($CTL --api $API --token $TOKEN --json log show $L | jq -r .handleMsg)\" = 'failed on purpose' ] && exit 0; sleep 0.1; done; exit 1"
+for h in refuse refuse2; do
+    J=$(ctl job add --group app1 --handler $h | jq -r .id)
+    L=$(trigger "$J")
+    wait_for 10 field_is "$L" triggerCode 500
+    check "a /run refused in an odd shape ($h) fails the trigger, with what came" bash -c "
+        $CTL --api $API --token $TOKEN --json log show $L | jq -r .triggerMsg | grep -Eq 'HTTP 500: <html>|refused, code as a string'"
+done
+
+printf 'package demo; // groovy\n' > "$T/groovy"
+GJ=$(ctl job add --group app1 --glue-type GLUE_GROOVY --glue-source "$T/groovy" | jq -r .id)
+L=$(trigger "$GJ")
+check "GLUE_GROOVY runs on the XXL-JOB executor" wait_for 10 field_is "$L" handleCode 200
+check "its glueType and glueSource reached the executor" bash -c "
+    $CTL --api $API --token $TOKEN log cat $L | grep -q 'glueType:GLUE_GROOVY glueUpdatetime:[1-9][0-9]* glueSource:package demo; // groovy'"
+
+# --- sharding, FAILOVER, BUSYOVER ------------------------------------------
+SH=$(ctl job add --group app1 --handler ok --route SHARDING_BROADCAST | jq -r .id)
+ctl job trigger "$SH" > "$T/shard.json"
+check "sharding: one run per executor" test "$(jq '.logIds | length' "$T/shard.json")" = 2
+for l in $(jq -r '.logIds[]' "$T/shard.json"); do wait_for 10 field_is "$l" handleCode 200; done
+check "sharding: both ran, on two addresses" test "$(for l in $(jq -r '.logIds[]' "$T/shard.json"); do
+    log_field "$l" executorAddress; done | sort -u | wc -l)" = 2
+FIRST_ADDR=$(log_field "$(trigger "$OK")" executorAddress)
+[ "$FIRST_ADDR" = "$EURL_e1" ] && FROZEN=$EPID_e1 OTHER=$EURL_e2 || FROZEN=$EPID_e2 OTHER=$EURL_e1
+FO=$(ctl job add --group app1 --handler ok --route FAILOVER | jq -r .id)
+kill -STOP "$FROZEN"
+L=$(trigger "$FO")
+check "FAILOVER passes a frozen executor by (its beat times out)" bash -c "
+    for i in \$(seq 100); do [ \"\$($CTL --api $API --token $TOKEN --json log show $L | jq -r .executorAddress)\" = '$OTHER' ] && exit 0; sleep 0.1; done; exit 1"
+kill -CONT "$FROZEN"
+check "FAILOVER's run succeeds" wait_for 10 field_is "$L" handleCode 200
+BO=$(ctl job add --group app1 --handler sleep --param 3 --route BUSYOVER | jq -r .id)
+L1=$(trigger "$BO")
+wait_for 5 field_is "$L1" triggerCode 200
+L2=$(trigger "$BO")
+wait_for 5 field_is "$L2" triggerCode 200
+check "BUSYOVER passes the executor running the job (its idleBeat answers 500)" \
+    test "$(log_field "$L2" executorAddress)" != "$(log_field "$L1" executorAddress)"
+
+# --- kill, log cat, timeout -------------------------------------------------
+LONG=$(ctl job add --group app1 --handler sleep --param 30 --route FIRST | jq -r .id)
+L=$(trigger "$LONG")
+check "log cat shows a running run's lines" wait_for 10 bash -c "
+    $CTL --api $API --token $TOKEN log cat $L | grep -q 'execute start'"
+check "log kill is taken by the executor" bash -c "$CTL --api $API --token $TOKEN log kill $L"
+check "the killed run ends 500" wait_for 10 field_is "$L" handleCode 500
+TO=$(ctl job add --group app1 --handler sleep --param 10 --timeout 1 | jq -r .id)
+L=$(trigger "$TO")
+check "a run over its timeout ends 502" wait_for 10 field_is "$L" handleCode 502
+
+# --- repeated and unknown callbacks ----------------------------------------
+start_exec e3 app3 --repeat-callbacks
+check "e3 registers" wait_for 10 agent_registered app3 "$EURL_e3"
+ctl group add app3 >/dev/null
+R=$(ctl job add --group app3 --handler fail | jq -r .id)
+L=$(trigger "$R")
+check "repeated callbacks: the run ends once, as first told" wait_for 10 field_is "$L" handleCode 500
+check "an unknown callback is ignored, with a log line" \
+    wait_for 5 grep -q "callback(s) for runs the bridge did not send (e.g. logId 987654321)" "$T/bridge.log"
+check "nothing else changed: run $L still 500 'failed on purpose'" field_is "$L" handleMsg "failed on purpose"
+kill -TERM "$EPID_e3"
+
+# --- the admin's refusals ---------------------------------------------------
+post () { curl -s -o "$T/answer" -w '%{http_code}' -X POST -H "XXL-JOB-ACCESS-TOKEN: ${TK-$TOKEN}" \
+    -H 'Content-Type: application/json' "$@"; }
+check "a wrong token is refused (401)" test "$(TK=wrong post -d '{}' "$ADMIN/api/registry")" = 401
+check "a registry outside --executors is refused, never called" bash -c "
+    [ \"\$(TK=$TOKEN; curl -s -X POST -H 'XXL-JOB-ACCESS-TOKEN: $TOKEN' -d '{\"registryGroup\":\"EXECUTOR\",\"registryKey\":\"evil\",\"registryValue\":\"http://10.9.9.9:9999/\"}' $ADMIN/api/registry | jq .code)\" = 500 ] &&
+    ! $CTL --api $API --token $TOKEN --json agent list | grep -q 10.9.9.9"
+check "a malformed body is 400" test "$(post -d '{"registryKey":' "$ADMIN/api/registry")" = 400
+head -c 100000 /dev/zero | tr '\0' 'a' > "$T/big"
+check "an oversized registry body is 413" test "$(post --data-binary @"$T/big" "$ADMIN/api/registry")" = 413
+check "an unknown path is 404" test "$(post -d '{}' "$ADMIN/api/nothing")" = 404
+check "a callback that is not a list is 400" test "$(post -d '{"logId":1}' "$ADMIN/api/callback")" = 400
+check "the bridge still answers after all that" agent_registered app1 "$EURL_e1"
+check "off loopback in plain text without --insecure: refused at start" bash -c "
+    ! '$BRIDGE' --scheduler '$AGENTS' --listen 0.0.0.0:0 --logdir '$T/b-plain' 2>'$T/plain.err' &&
+    grep -q 'not a loopback address' '$T/plain.err'"
+if command -v openssl >/dev/null; then
+    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
+        -keyout "$T/tls.key" -out "$T/tls.crt" >/dev/null 2>&1
+    "$BRIDGE" -c "$T/bridge.cfg" --scheduler "$AGENTS" --listen 0.0.0.0:0 --tls-cert "$T/tls.crt" \
+        --tls-key "$T/tls.key" --access-token-file "$T/token" --logdir "$T/b-tls" \
+        --ready-file "$T/tls.ready" >>"$T/bridge-tls.log" 2>&1 &
+    PIDS="$PIDS $!"
+    check "with --tls-cert it may listen off loopback" wait_for 10 test -s "$T/tls.ready"
+    check "... and speaks HTTPS" bash -c "
+        curl -sk -X POST -H 'XXL-JOB-ACCESS-TOKEN: $TOKEN' -d '{\"registryKey\":\"tls-app\",\"registryValue\":\"http://127.0.0.1:1/\"}' \
+            https://127.0.0.1:\$(sed -n 's/^port=//p' '$T/tls.ready')/xxl-job-admin/api/registry | jq -e '.code == 200'"
+fi
+
+# --- the bridge SIGKILLed mid-run and restarted -----------------------------
+# (e4 registers once only: XXL-JOB executors call every 30 s, and a
+# restarted bridge must not leave them unregistered until then)
+start_exec e4 app4 --beat 3600
+check "e4 registers" wait_for 10 agent_registered app4 "$EURL_e4"
+MID=$(ctl job add --group app1 --handler sleep --param 2 --route ROUND | jq -r .id)
+: > "$T/mid"
+for _ in 1 2 3 4; do trigger "$MID" >> "$T/mid"; done
+for l in $(cat "$T/mid"); do wait_for 5 field_is "$l" triggerCode 200; done
+kill -KILL "$BRPID"
+wait "$BRPID" 2>/dev/null
+RESTART_MS=$(date +%s%3N)
+start_bridge "$BPORT" || echo "# the bridge did not restart"
+# registered_since APP ADDRESS MS: a REGISTER of it came after MS
+registered_since () {
+    ctl agent list | jq -e --arg a "$1" --arg n "$2" --argjson t "$3" \
+        '.agents | any(.app == $a and .address == $n and .connected and .updateTime > $t)' >/dev/null
+}
+check "after the bridge's restart the executors register again" \
+    wait_for 10 agent_registered app1 "$EURL_e1"
+check "... also one that has not called since (bridge.executors)" \
+    wait_for 5 registered_since app4 "$EURL_e4" "$RESTART_MS"
+for l in $(cat "$T/mid"); do
+    check "run $l (bridge killed mid-run) ends 200" wait_for 20 field_is "$l" handleCode 200
+    check "run $l executed once" ran_once "$l"
+done
+# ... and killed while RUNs are on their way: each run ends (200, or
+# failed: not answered before the bridge died), none runs twice
+: > "$T/mid2"
+for _ in 1 2 3 4 5 6; do trigger "$MID" >> "$T/mid2"; done
+kill -KILL "$BRPID"
+wait "$BRPID" 2>/dev/null
+start_bridge "$BPORT" || echo "# the bridge did not restart"
+for l in $(cat "$T/mid2"); do
+    check "run $l (bridge killed as it was sent) ends" wait_for 30 log_finished "$l"
+    if [ "$(log_field "$l" handleCode)" = 200 ]; then check "run $l ended 200 and executed once" ran_once "$l"
+    else check "run $l failed and executed at most once" test "$(grep -c "^$l\$" "$T/runs")" -le 1; fi
+done
+check "no logId ran twice" test -z "$(sort "$T/runs" | uniq -d)"
+
+# --- an executor SIGKILLed mid-run and started again at its address ---------
+# (its address stays registered, so the lost-run monitor never sees it: the
+# bridge's idleBeat checks find the run's job idle and fail it "lost: ...")
+start_exec e5 app5
+check "e5 registers" wait_for 10 agent_registered app5 "$EURL_e5"
+ctl group add app5 >/dev/null
+RJ=$(ctl job add --group app5 --handler sleep --param 60 | jq -r .id)
+L=$(trigger "$RJ")
+wait_for 5 field_is "$L" triggerCode 200
+sleep 1.5   # (a check or two find it running)
+kill -KILL "$EPID_e5"; wait "$EPID_e5" 2>/dev/null
+start_exec e5 app5 --port "$(cat "$T/e5.port.last")"
+check "the restarted executor's lost run fails 'lost: ...'" wait_for 15 bash -c "
+    $CTL --api $API --token $TOKEN --json log show $L | jq -r .handleMsg | grep -q '^lost: the XXL-JOB executor at $EURL_e5 no longer runs this job'"
+check "... with 500" field_is "$L" handleCode 500
+L=$(trigger "$RJ")
+check "a run of the same job goes on meanwhile" wait_for 10 field_is "$L" triggerCode 200
+sleep 3
+check "a running run is not taken for lost" field_is "$L" handleCode 0
+
+# --- an executor SIGKILLed mid-run ------------------------------------------
+KJ=$(ctl job add --group app1 --handler sleep --param 30 --route FIRST | jq -r .id)
+L=$(trigger "$KJ")
+wait_for 5 field_is "$L" triggerCode 200
+ADDR=$(log_field "$L" executorAddress)
+[ "$ADDR" = "$EURL_e1" ] && kill -KILL "$EPID_e1" || kill -KILL "$EPID_e2"
+check "the dead executor's run is failed by the lost-run monitor" wait_for 30 bash -c "
+    [ \"\$($CTL --api $API --token $TOKEN --json log show $L | jq -r .handleCode)\" = 500 ]"
+check "the bridge unregistered the dead executor" grep -q "not heard from for 4 s: unregistered" "$T/bridge.log"
+check "the bridge logged each address it called once a life" \
+    test "$(grep -c "calling $EURL_e1 " "$T/bridge.log")" -le "$(grep -c "bridge: listening" "$T/bridge.log")"
+
+# --- a registry flood: capped, one log line -------------------------------
+for i in $(seq 20); do
+    curl -s -X POST -H "XXL-JOB-ACCESS-TOKEN: $TOKEN" \
+        -d "{\"registryKey\":\"flood\",\"registryValue\":\"http://127.0.0.1:$((61000 + i))/\"}" \
+        "$ADMIN/api/registry" | jq -r .msg
+done > "$T/flood"
+check "a registry flood is capped at bridge/executors_max" \
+    grep -q "the bridge holds its limit of 12 executors (bridge/executors_max)" "$T/flood"
+check "... with one log line for the lot" \
+    test "$(grep -c 'registry of flood at .* refused: the bridge holds its limit' "$T/bridge.log")" = 1
+check "... and the bridge still serves its executors" agent_registered app5 "$EURL_e5"
+
+xxl_done

@@ -1,0 +1,322 @@
+/*  test_bridge_resend.c -- xxl-bridge as a scheduler sees it, from a fake
+    scheduler (a ROUTER speaking the agent protocol) and the fake XXL-JOB
+    executor (tests/bridge/fake_executor.py):
+
+    - a RUN reaches the executor once; its result comes as a CALLBACK;
+    - the same logId sent again (a scheduler's re-send) is answered 200
+      "already accepted" and not called again, also after the bridge was
+      SIGKILLed and restarted (its journal);
+    - a RUN past its expireTime is refused "expired: ...", one the bridge
+      took before is answered 200 (a recovering scheduler's question);
+    - a CALLBACK refused by the scheduler comes again (the spool), also
+      across a SIGKILL of the bridge, until it is acknowledged.
+*/
+
+#include <czmq.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <xxl/msg.h>
+
+#include "xxl_test.h"
+
+static char s_dir [256];
+static char s_endpoint [128];
+static zsock_t *s_router;
+static pid_t s_bridge, s_exec;
+static char s_admin [128];
+static zframe_t *s_peer;            //  the executor's connection's routing id
+static uint64_t s_next = 1000;
+
+static pid_t
+s_spawn (char *const argv [], const char *log)
+{
+    pid_t pid = fork ();
+    if (pid == 0) {
+        int fd = open (log, O_WRONLY | O_CREAT | O_APPEND, 0600);
+        if (fd >= 0) {
+            dup2 (fd, 1);
+            dup2 (fd, 2);
+        }
+        execv (argv [0], argv);
+        _exit (127);
+    }
+    return pid;
+}
+
+//  Reads a file's first line "KEY=N" or "N" as a number, waiting for it
+static int
+s_read_port (const char *path, const char *key)
+{
+    for (int i = 0; i < 200; i++) {
+        FILE *file = fopen (path, "r");
+        char line [64] = "";
+        if (file) {
+            if (!fgets (line, sizeof line, file))
+                line [0] = 0;
+            fclose (file);
+        }
+        const char *value = strncmp (line, key, strlen (key)) == 0? line + strlen (key): NULL;
+        if (value && atoi (value) > 0)
+            return atoi (value);
+        zclock_sleep (50);
+    }
+    return 0;
+}
+
+static void
+s_start_bridge (int port)
+{
+    char *bridge = zsys_sprintf ("%s/bridge/xxl-bridge", getenv ("XXL_BUILD"));
+    char *listen = zsys_sprintf ("127.0.0.1:%d", port);
+    char *ready = zsys_sprintf ("%s/ready", s_dir);
+    char *cfg = zsys_sprintf ("%s/bridge.cfg", s_dir);
+    char *log = zsys_sprintf ("%s/bridge.log", s_dir);
+    char *logdir = zsys_sprintf ("%s/state", s_dir);
+    unlink (ready);
+    FILE *file = fopen (cfg, "w");
+    fprintf (file, "bridge\n    beat = 1\n    expire = 30\n");
+    fclose (file);
+    char *argv [] = { bridge, "-c", cfg, "--scheduler", s_endpoint, "--listen", listen,
+                      "--logdir", logdir, "--ready-file", ready, NULL };
+    s_bridge = s_spawn (argv, log);
+    int got = s_read_port (ready, "port=");
+    XXL_CHECK_MSG (got > 0, "the bridge starts (%s)", log);
+    snprintf (s_admin, sizeof s_admin, "http://127.0.0.1:%d/xxl-job-admin", got);
+    zstr_free (&bridge); zstr_free (&listen); zstr_free (&ready);
+    zstr_free (&cfg); zstr_free (&log); zstr_free (&logdir);
+}
+
+static void
+s_stop (pid_t *pid, int signum)
+{
+    if (*pid > 0) {
+        kill (*pid, signum);
+        waitpid (*pid, NULL, 0);
+    }
+    *pid = 0;
+}
+
+//  The next message from the bridge within timeout ms, of type type
+//  (others are answered as a scheduler would: REGISTER 200, CALLBACK
+//  ack_code); NULL when none came
+static int s_ack_code = 200;
+static size_t s_callbacks_seen;
+
+static xxl_msg_t *
+s_recv (const char *type, int timeout)
+{
+    int64_t end = zclock_mono () + timeout;
+    xxl_enc_t *enc = xxl_enc_new ();
+    while (zclock_mono () < end) {
+        zpoller_t *poller = zpoller_new (s_router, NULL);
+        void *ready = zpoller_wait (poller, 100);
+        zpoller_destroy (&poller);
+        if (!ready)
+            continue;
+        zmsg_t *zmsg = zmsg_recv (s_router);
+        zframe_t *peer = zmsg_pop (zmsg);
+        zframe_t *body = zmsg_pop (zmsg);
+        zmsg_destroy (&zmsg);
+        char err [256];
+        xxl_msg_t *msg = body? xxl_msg_decode (zframe_data (body), zframe_size (body), NULL,
+                                               err, sizeof err): NULL;
+        zframe_destroy (&body);
+        if (!msg) {
+            zframe_destroy (&peer);
+            continue;
+        }
+        const char *t = xxl_msg_type (msg);
+        int code = 0;
+        if (streq (t, "REGISTER")) {
+            zframe_destroy (&s_peer);
+            s_peer = zframe_dup (peer);
+            code = 200;
+        }
+        else
+        if (streq (t, "CALLBACK")) {
+            s_callbacks_seen++;
+            code = s_ack_code;
+        }
+        if (code) {
+            xxl_enc_reply (enc, xxl_msg_id (msg), code, NULL);
+            if (streq (t, "REGISTER")) {
+                xxl_enc_key (enc, "content");
+                xxl_enc_map_begin (enc);
+                xxl_enc_kint (enc, "now", zclock_mono ());
+                xxl_enc_map_end (enc);
+            }
+            size_t size;
+            const void *data = xxl_enc_finish (enc, &size);
+            zframe_send (&peer, s_router, ZFRAME_MORE);
+            zmq_send (zsock_resolve (s_router), data, size, 0);
+        }
+        zframe_destroy (&peer);
+        if (streq (t, type)) {
+            xxl_enc_destroy (&enc);
+            return msg;
+        }
+        xxl_msg_destroy (&msg);
+    }
+    xxl_enc_destroy (&enc);
+    return NULL;
+}
+
+//  Sends RUN logId (expire: its expireTime, 0 none) and returns the
+//  REPLY's code, its msg into why
+static int
+s_run (int64_t log_id, int64_t expire, char *why, size_t whylen)
+{
+    xxl_enc_t *enc = xxl_enc_new ();
+    uint64_t id = ++s_next;
+    xxl_enc_request (enc, "RUN", id);
+    xxl_enc_kint (enc, "jobId", 1);
+    xxl_enc_kstr (enc, "executorHandler", "ok");
+    xxl_enc_kstr (enc, "executorParams", "");
+    xxl_enc_kint (enc, "logId", log_id);
+    xxl_enc_kint (enc, "logDateTime", 1700000000000LL);
+    xxl_enc_kstr (enc, "glueType", "BEAN");
+    if (expire)
+        xxl_enc_kint (enc, "expireTime", expire);
+    size_t size;
+    const void *data = xxl_enc_finish (enc, &size);
+    zframe_t *peer = zframe_dup (s_peer);
+    zframe_send (&peer, s_router, ZFRAME_MORE);
+    zmq_send (zsock_resolve (s_router), data, size, 0);
+    xxl_enc_destroy (&enc);
+    xxl_msg_t *reply = s_recv ("REPLY", 10000);
+    int code = -1;
+    why [0] = 0;
+    if (reply) {
+        code = (int) xxl_msg_int (reply, NULL, "code", 0, 0, 999, -1);
+        snprintf (why, whylen, "%s", xxl_msg_str (reply, NULL, "msg", 0, 1024, ""));
+    }
+    xxl_msg_destroy (&reply);
+    return code;
+}
+
+//  How many times the executor ran log_id
+static int
+s_ran (int64_t log_id)
+{
+    char *path = zsys_sprintf ("%s/runs", s_dir);
+    FILE *file = fopen (path, "r");
+    zstr_free (&path);
+    int count = 0;
+    char line [64];
+    while (file && fgets (line, sizeof line, file))
+        count += atoll (line) == log_id;
+    if (file)
+        fclose (file);
+    return count;
+}
+
+//  Waits for a CALLBACK holding log_id
+static bool
+s_callback_of (int64_t log_id, int timeout)
+{
+    int64_t end = zclock_mono () + timeout;
+    while (zclock_mono () < end) {
+        xxl_msg_t *msg = s_recv ("CALLBACK", (int) (end - zclock_mono ()));
+        if (!msg)
+            return false;
+        size_t count;
+        const msgpack_object *items = xxl_msg_array (msg, NULL, "items", 1, 10000, &count);
+        bool found = false;
+        for (size_t i = 0; i < count; i++)
+            found = found || xxl_msg_int (msg, &items [i], "logId", 1, 1, INT64_MAX, 0) == log_id;
+        xxl_msg_destroy (&msg);
+        if (found)
+            return true;
+    }
+    return false;
+}
+
+int
+main (void)
+{
+    if (!getenv ("XXL_BUILD") || !getenv ("XXL_SRC") || system ("python3 -c 1 2>/dev/null")) {
+        printf ("# skipped: run through make check, with python3\n");
+        return 77;
+    }
+    zsys_init ();
+    if (xxl_test_tmpdir (s_dir, sizeof s_dir, "bridge-resend"))
+        return 1;
+    s_router = zsock_new (ZMQ_ROUTER);
+    int port = zsock_bind (s_router, "tcp://127.0.0.1:*");
+    snprintf (s_endpoint, sizeof s_endpoint, "tcp://127.0.0.1:%d", port);
+    s_start_bridge (0);
+    int bridge_port = atoi (strrchr (s_admin, ':') + 1);
+
+    char *script = zsys_sprintf ("%s/tests/bridge/fake_executor.py", getenv ("XXL_SRC"));
+    char *runs = zsys_sprintf ("%s/runs", s_dir);
+    char *portfile = zsys_sprintf ("%s/exec.port", s_dir);
+    char *log = zsys_sprintf ("%s/exec.log", s_dir);
+    char *argv [] = { "/usr/bin/env", "python3", script, "--admin", s_admin, "--app", "app",
+                      "--runs", runs, "--port-file", portfile, NULL };
+    //  (env finds python3 on PATH)
+    s_exec = s_spawn (argv, log);
+    XXL_CHECK_MSG (s_read_port (portfile, "") > 0, "the fake executor starts");
+    xxl_msg_t *reg = s_recv ("REGISTER", 10000);
+    XXL_CHECK_MSG (reg, "the executor is registered with the scheduler through the bridge");
+    if (reg)
+        XXL_CHECK_STR (xxl_msg_str (reg, NULL, "registryKey", 0, 255, ""), "app");
+    xxl_msg_destroy (&reg);
+
+    char why [1024];
+    //  A RUN: called once, its result comes
+    XXL_CHECK_INT (s_run (5, 0, why, sizeof why), 200);
+    XXL_CHECK_MSG (s_callback_of (5, 10000), "logId 5's result comes as a CALLBACK");
+    XXL_CHECK_INT (s_ran (5), 1);
+    //  Sent again: answered, not called
+    XXL_CHECK_INT (s_run (5, 0, why, sizeof why), 200);
+    XXL_CHECK_HAS (why, "already accepted");
+    //  Past its expireTime: refused; one taken before: 200
+    XXL_CHECK_INT (s_run (6, 1, why, sizeof why), 500);
+    XXL_CHECK_HAS (why, "expired:");
+    XXL_CHECK_INT (s_run (5, 1, why, sizeof why), 200);
+    XXL_CHECK_HAS (why, "already accepted");
+
+    //  A result the scheduler refuses stays and comes again, also after
+    //  the bridge was SIGKILLed
+    s_ack_code = 500;
+    XXL_CHECK_INT (s_run (7, 0, why, sizeof why), 200);
+    XXL_CHECK_MSG (s_callback_of (7, 10000), "logId 7's result comes");
+    XXL_CHECK_MSG (s_callback_of (7, 10000), "refused, it comes again");
+    s_stop (&s_bridge, SIGKILL);
+    s_start_bridge (bridge_port);
+    reg = s_recv ("REGISTER", 40000);
+    XXL_CHECK_MSG (reg, "after the restart the executor is registered again");
+    xxl_msg_destroy (&reg);
+    s_ack_code = 200;
+    XXL_CHECK_MSG (s_callback_of (7, 10000), "the restarted bridge sends logId 7's result");
+    size_t seen = s_callbacks_seen;
+    s_recv ("NOTHING", 3000);
+    XXL_CHECK_MSG (s_callbacks_seen == seen, "acknowledged, it does not come again");
+    //  The journal outlived the bridge: logId 5 is not called again
+    XXL_CHECK_INT (s_run (5, 0, why, sizeof why), 200);
+    XXL_CHECK_HAS (why, "already accepted");
+    zclock_sleep (500);
+    XXL_CHECK_INT (s_ran (5), 1);
+    XXL_CHECK_INT (s_ran (7), 1);
+    XXL_CHECK_INT (s_ran (6), 0);
+
+    s_stop (&s_exec, SIGKILL);
+    s_stop (&s_bridge, SIGTERM);
+    //  (a sanitizer's report in the bridge's log fails the test)
+    char *grep = zsys_sprintf ("grep -q -E 'ERROR: (Address|Leak)Sanitizer|runtime error:' '%s/bridge.log'",
+                               s_dir);
+    XXL_CHECK_MSG (system (grep) != 0, "no sanitizer report in %s/bridge.log", s_dir);
+    zstr_free (&grep);
+    zframe_destroy (&s_peer);
+    zsock_destroy (&s_router);
+    if (!xxl_test_failed) {
+        char *cmd = zsys_sprintf ("rm -rf '%s'", s_dir);
+        if (system (cmd)) {}
+        zstr_free (&cmd);
+    }
+    else
+        printf ("# kept %s\n", s_dir);
+    zstr_free (&script); zstr_free (&runs); zstr_free (&portfile); zstr_free (&log);
+    return xxl_test_done ();
+}

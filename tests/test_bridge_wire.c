@@ -1,0 +1,264 @@
+/*  test_bridge_wire.c -- xxl-bridge's units: the XXL-JOB wire as the
+    executors speak it (2.x and 3.x answers, callback spellings, odd
+    refusals, bounds), the networks it may call, and its routes file.
+*/
+
+#include "xxl_test.h"
+#include "xxl_bridge_wire.h"
+#include "xxl_bridge_net.h"
+#include "xxl_bridge_routes.h"
+
+#include <xxl/msg.h>
+
+#define S(text) text, strlen (text)
+
+static void
+test_registry (void)
+{
+    xxl_wire_registry_t r;
+    char why [256];
+    XXL_CHECK (xxl_wire_registry_parse (S ("{\"registryGroup\":\"EXECUTOR\",\"registryKey\":"
+        "\"app\",\"registryValue\":\"http://127.0.0.1:9999/\"}"), &r, why, sizeof why) == 0);
+    XXL_CHECK_STR (r.key, "app");
+    XXL_CHECK_STR (r.value, "http://127.0.0.1:9999/");
+    //  3.x sends no registryGroup in some clients; any case of EXECUTOR
+    XXL_CHECK (xxl_wire_registry_parse (S ("{\"registryKey\":\"a\",\"registryValue\":\"v\"}"),
+                                        &r, why, sizeof why) == 0);
+    XXL_CHECK (xxl_wire_registry_parse (S ("{\"registryGroup\":\"ADMIN\",\"registryKey\":\"a\","
+        "\"registryValue\":\"v\"}"), &r, why, sizeof why) == -1);
+    XXL_CHECK_HAS (why, "registryGroup must be EXECUTOR");
+    XXL_CHECK (xxl_wire_registry_parse (S ("{\"registryKey\":\"a\"}"), &r, why, sizeof why) == -1);
+    XXL_CHECK_HAS (why, "registryValue must be a non-empty string");
+    XXL_CHECK (xxl_wire_registry_parse (S ("{\"registryKey\":\"a\\n\",\"registryValue\":\"v\"}"),
+                                        &r, why, sizeof why) == -1);
+    XXL_CHECK_HAS (why, "control character");
+    XXL_CHECK (xxl_wire_registry_parse (S ("[1,2]"), &r, why, sizeof why) == -1);
+    XXL_CHECK (xxl_wire_registry_parse (S ("{\"registryKey\":"), &r, why, sizeof why) == -1);
+    XXL_CHECK_HAS (why, "not a JSON object");
+    char big [400];
+    memset (big, 'a', sizeof big);
+    char *body = zsys_sprintf ("{\"registryKey\":\"%.*s\",\"registryValue\":\"v\"}", 300, big);
+    XXL_CHECK (xxl_wire_registry_parse (body, strlen (body), &r, why, sizeof why) == -1);
+    XXL_CHECK_HAS (why, "longer than 255");
+    zstr_free (&body);
+}
+
+static void
+test_callback (void)
+{
+    xxl_wire_callback_t *items;
+    char why [256];
+    //  2.3+ and 3.x: handleCode, handleMsg; the item's time spelled logDateTim
+    int n = xxl_wire_callback_parse (S ("[{\"logId\":7,\"logDateTim\":1700000000000,"
+        "\"handleCode\":200,\"handleMsg\":null},{\"logId\":\"8\",\"logDateTime\":5,"
+        "\"handleCode\":500,\"handleMsg\":\"boom\"}]"), &items, why, sizeof why);
+    XXL_CHECK_INT (n, 2);
+    if (n == 2) {
+        XXL_CHECK_INT (items [0].log_id, 7);
+        XXL_CHECK_INT (items [0].log_date_time, 1700000000000LL);
+        XXL_CHECK_INT (items [0].code, 200);
+        XXL_CHECK (items [0].msg == NULL);
+        XXL_CHECK_INT (items [1].log_id, 8);
+        XXL_CHECK_INT (items [1].log_date_time, 5);
+        XXL_CHECK_STR (items [1].msg, "boom");
+    }
+    xxl_wire_callbacks_free (items, n > 0? (size_t) n: 0);
+    //  2.0-2.2: executeResult {code, msg}
+    n = xxl_wire_callback_parse (S ("[{\"logId\":9,\"logDateTim\":1,\"executeResult\":"
+        "{\"code\":502,\"msg\":\"timeout\",\"content\":null}}]"), &items, why, sizeof why);
+    XXL_CHECK_INT (n, 1);
+    if (n == 1) {
+        XXL_CHECK_INT (items [0].code, 502);
+        XXL_CHECK_STR (items [0].msg, "timeout");
+    }
+    xxl_wire_callbacks_free (items, n > 0? (size_t) n: 0);
+    XXL_CHECK_INT (xxl_wire_callback_parse (S ("[]"), &items, why, sizeof why), 0);
+    xxl_wire_callbacks_free (items, 0);
+    //  One bad item refuses the batch, whole
+    XXL_CHECK_INT (xxl_wire_callback_parse (S ("[{\"logId\":1,\"handleCode\":200},"
+        "{\"logId\":0,\"handleCode\":200}]"), &items, why, sizeof why), -1);
+    XXL_CHECK_HAS (why, "callback 1 has no positive logId");
+    XXL_CHECK (items == NULL);
+    XXL_CHECK_INT (xxl_wire_callback_parse (S ("[{\"logId\":1,\"handleCode\":1000}]"),
+                                            &items, why, sizeof why), -1);
+    XXL_CHECK_HAS (why, "no handleCode 1-999");
+    XXL_CHECK_INT (xxl_wire_callback_parse (S ("{\"logId\":1}"), &items, why, sizeof why), -1);
+    XXL_CHECK_HAS (why, "not a JSON array");
+    XXL_CHECK_INT (xxl_wire_callback_parse (S ("[{\"logId\":1,\"handleCode\":200}] x"),
+                                            &items, why, sizeof why), -1);
+}
+
+static void
+test_answers (void)
+{
+    xxl_wire_answer_t a;
+    //  2.x: content; 3.x: data
+    xxl_wire_answer_read (200, S ("{\"code\":200,\"msg\":null,\"content\":{\"isEnd\":true}}"),
+                          NULL, &a);
+    XXL_CHECK_INT (a.code, 200);
+    XXL_CHECK (a.msg == NULL);
+    XXL_CHECK (json_is_true (json_object_get (a.content, "isEnd")));
+    xxl_wire_answer_free (&a);
+    xxl_wire_answer_read (200, S ("{\"code\":200,\"msg\":null,\"data\":{\"isEnd\":false}}"),
+                          NULL, &a);
+    XXL_CHECK (json_is_false (json_object_get (a.content, "isEnd")));
+    xxl_wire_answer_free (&a);
+    xxl_wire_answer_read (200, S ("{\"code\":500,\"msg\":\"block strategy effect\"}"), NULL, &a);
+    XXL_CHECK_INT (a.code, 500);
+    XXL_CHECK_STR (a.msg, "block strategy effect");
+    xxl_wire_answer_free (&a);
+    //  Odd shapes of a refusal
+    xxl_wire_answer_read (200, S ("{\"code\":\"500\",\"msg\":\"as a string\"}"), NULL, &a);
+    XXL_CHECK_INT (a.code, 500);
+    XXL_CHECK_STR (a.msg, "as a string");
+    xxl_wire_answer_free (&a);
+    xxl_wire_answer_read (500, S ("<html>\nInternal Server Error</html>"), NULL, &a);
+    XXL_CHECK_INT (a.code, 500);
+    XXL_CHECK_STR (a.msg, "the executor answered HTTP 500: <html>?Internal Server Error</html>");
+    xxl_wire_answer_free (&a);
+    xxl_wire_answer_read (200, S ("{\"msg\":\"no code\"}"), NULL, &a);
+    XXL_CHECK_INT (a.code, 500);
+    XXL_CHECK_HAS (a.msg, "HTTP 200");
+    xxl_wire_answer_free (&a);
+    xxl_wire_answer_read (200, "", 0, NULL, &a);
+    XXL_CHECK_INT (a.code, 500);
+    XXL_CHECK_HAS (a.msg, "with no body");
+    xxl_wire_answer_free (&a);
+    xxl_wire_answer_read (0, "", 0, "Operation timed out after 900 milliseconds", &a);
+    XXL_CHECK_INT (a.code, 500);
+    XXL_CHECK_STR (a.msg, "Operation timed out after 900 milliseconds");
+    xxl_wire_answer_free (&a);
+    //  A long body is cut in the msg
+    char big [1000];
+    memset (big, 'x', sizeof big);
+    xxl_wire_answer_read (502, big, sizeof big, NULL, &a);
+    XXL_CHECK (a.msg && strlen (a.msg) < 300);
+    xxl_wire_answer_free (&a);
+    char *ok = xxl_wire_ok ();
+    XXL_CHECK_STR (ok, "{\"code\":200,\"msg\":null}");
+    free (ok);
+    char *fail = xxl_wire_fail (500, "no \"way\"");
+    XXL_CHECK_STR (fail, "{\"code\":500,\"msg\":\"no \\\"way\\\"\"}");
+    free (fail);
+}
+
+static void
+test_trigger (void)
+{
+    xxl_enc_t *enc = xxl_enc_new ();
+    xxl_enc_request (enc, "RUN", 3);
+    xxl_enc_kstr (enc, "accessToken", "secret");
+    xxl_enc_kint (enc, "jobId", 4);
+    xxl_enc_kstr (enc, "executorHandler", "");
+    xxl_enc_kint (enc, "logId", 77);
+    xxl_enc_kint (enc, "logDateTime", 1700000000000LL);
+    xxl_enc_kstr (enc, "glueType", "GLUE_GROOVY");
+    xxl_enc_kstr (enc, "glueSource", "package demo;");
+    xxl_enc_kint (enc, "glueUpdatetime", 12);
+    xxl_enc_kint (enc, "broadcastIndex", 1);
+    xxl_enc_kint (enc, "broadcastTotal", 2);
+    xxl_enc_kint (enc, "expireTime", 99);
+    size_t size;
+    const void *data = xxl_enc_finish (enc, &size);
+    char err [256];
+    xxl_msg_t *msg = xxl_msg_decode (data, size, NULL, err, sizeof err);
+    XXL_CHECK (msg);
+    char *json = msg? xxl_wire_trigger (xxl_msg_root (msg)): NULL;
+    json_t *t = json? json_loads (json, 0, NULL): NULL;
+    XXL_CHECK_INT (json_integer_value (json_object_get (t, "jobId")), 4);
+    XXL_CHECK_INT (json_integer_value (json_object_get (t, "logId")), 77);
+    XXL_CHECK_INT (json_integer_value (json_object_get (t, "logDateTime")), 1700000000000LL);
+    XXL_CHECK_STR (json_string_value (json_object_get (t, "glueType")), "GLUE_GROOVY");
+    XXL_CHECK_STR (json_string_value (json_object_get (t, "glueSource")), "package demo;");
+    XXL_CHECK_INT (json_integer_value (json_object_get (t, "glueUpdatetime")), 12);
+    XXL_CHECK_INT (json_integer_value (json_object_get (t, "broadcastIndex")), 1);
+    XXL_CHECK_INT (json_integer_value (json_object_get (t, "broadcastTotal")), 2);
+    XXL_CHECK_INT (json_integer_value (json_object_get (t, "executorTimeout")), 0);
+    XXL_CHECK_STR (json_string_value (json_object_get (t, "executorParams")), "");
+    XXL_CHECK_MSG (!json_object_get (t, "accessToken") && !json_object_get (t, "expireTime"),
+                   "nothing but the TriggerParam: %s", json);
+    json_decref (t);
+    free (json);
+    xxl_msg_destroy (&msg);
+    xxl_enc_destroy (&enc);
+}
+
+static void
+test_net (void)
+{
+    char why [256];
+    xxl_bridge_net_t *net = xxl_bridge_net_new (NULL, why, sizeof why);
+    XXL_CHECK (net);
+    XXL_CHECK (xxl_bridge_net_check (net, "http://127.0.0.1:9999/", why, sizeof why) == 0);
+    XXL_CHECK (xxl_bridge_net_check (net, "http://localhost:9999/", why, sizeof why) == 0);
+    XXL_CHECK (xxl_bridge_net_check (net, "https://[::1]:9999/", why, sizeof why) == 0);
+    XXL_CHECK (xxl_bridge_net_check (net, "http://10.0.0.1:9999/", why, sizeof why) == -1);
+    XXL_CHECK_HAS (why, "outside the networks");
+    XXL_CHECK (xxl_bridge_net_check (net, "http://example.com:9999/", why, sizeof why) == -1);
+    XXL_CHECK_HAS (why, "not an IP address");
+    XXL_CHECK (xxl_bridge_net_check (net, "ftp://127.0.0.1/", why, sizeof why) == -1);
+    XXL_CHECK (xxl_bridge_net_check (net, "http://user@127.0.0.1/", why, sizeof why) == -1);
+    XXL_CHECK (xxl_bridge_net_check (net, "http://127.0.0.1:1/ x", why, sizeof why) == -1);
+    xxl_bridge_net_destroy (&net);
+    net = xxl_bridge_net_new ("10.1.0.0/16, 192.168.1.7", why, sizeof why);
+    XXL_CHECK (net);
+    XXL_CHECK (xxl_bridge_net_check (net, "http://10.1.200.3:9999/", why, sizeof why) == 0);
+    XXL_CHECK (xxl_bridge_net_check (net, "http://10.2.0.1:9999/", why, sizeof why) == -1);
+    XXL_CHECK (xxl_bridge_net_check (net, "http://192.168.1.7/", why, sizeof why) == 0);
+    XXL_CHECK (xxl_bridge_net_check (net, "http://192.168.1.8/", why, sizeof why) == -1);
+    XXL_CHECK (xxl_bridge_net_check (net, "http://127.0.0.1/", why, sizeof why) == -1);
+    xxl_bridge_net_destroy (&net);
+    XXL_CHECK (!xxl_bridge_net_new ("10.0.0.0/33", why, sizeof why));
+    XXL_CHECK_HAS (why, "prefix length 0-32");
+    XXL_CHECK (!xxl_bridge_net_new ("nohost", why, sizeof why));
+    XXL_CHECK (!xxl_bridge_net_new ("", why, sizeof why));
+}
+
+static void
+test_routes (void)
+{
+    char dir [256];
+    if (xxl_test_tmpdir (dir, sizeof dir, "bridge"))
+        return;
+    char *path = zsys_sprintf ("%s/routes", dir);
+    xxl_bridge_routes_t *routes = xxl_bridge_routes_new (path);
+    XXL_CHECK (routes);
+    xxl_bridge_routes_add (routes, 1, "app\thttp://127.0.0.1:1/");
+    xxl_bridge_routes_add (routes, 2, "app\thttp://127.0.0.1:2/");
+    xxl_bridge_routes_done (routes, 1);
+    xxl_bridge_routes_destroy (&routes);
+    //  A torn tail (a crash while writing) is skipped
+    FILE *file = fopen (path, "a");
+    fputs ("R 3 app\thttp://", file);
+    fclose (file);
+    routes = xxl_bridge_routes_new (path);
+    XXL_CHECK (routes && !xxl_bridge_routes_get (routes, 1));
+    XXL_CHECK_STR (routes? xxl_bridge_routes_get (routes, 2): NULL, "app\thttp://127.0.0.1:2/");
+    XXL_CHECK (routes && !xxl_bridge_routes_get (routes, 3));
+    XXL_CHECK_INT (routes? xxl_bridge_routes_size (routes): 0, 1);
+    //  Done ones are compacted away once they outnumber the open ones
+    for (int64_t id = 10; id < 10020 && routes; id++) {
+        xxl_bridge_routes_add (routes, id, "app\tu");
+        xxl_bridge_routes_done (routes, id);
+    }
+    xxl_bridge_routes_destroy (&routes);
+    routes = xxl_bridge_routes_new (path);
+    XXL_CHECK_INT (routes? xxl_bridge_routes_size (routes): 0, 1);
+    xxl_bridge_routes_destroy (&routes);
+    zsys_file_delete (path);
+    zsys_dir_delete ("%s", dir);
+    zstr_free (&path);
+}
+
+int
+main (void)
+{
+    zsys_init ();
+    test_registry ();
+    test_callback ();
+    test_answers ();
+    test_trigger ();
+    test_net ();
+    test_routes ();
+    return xxl_test_done ();
+}
