@@ -80,19 +80,6 @@ s_int (const char *flag, zconfig_t *config, const char *path, int dflt)
     return s_int_from (flag, config, path, dflt, 0);
 }
 
-//  Whether every endpoint of a comma-separated list is on this host
-static bool
-s_all_loopback (const char *endpoints)
-{
-    char *list = strdup (endpoints? endpoints: ""), *save = NULL;
-    bool local = list && *list;
-    for (char *item = list? strtok_r (list, ",", &save): NULL; item && local;
-         item = strtok_r (NULL, ",", &save))
-        local = xxl_transport_loopback (item);
-    free (list);
-    return local;
-}
-
 int
 main (int argc, char *argv [])
 {
@@ -219,7 +206,7 @@ main (int argc, char *argv [])
     }
     //  No keys, no token, schedulers on this host: the local agent key
     char local_cert [256], local_server [256], why [512];
-    if (!has_cert && !*settings.access_token && s_all_loopback (settings.schedulers)) {
+    if (!has_cert && !*settings.access_token && xxl_transport_all_loopback (settings.schedulers)) {
         int found = xxl_local_keys_find (s_value (NULL, config, "agent/state_dir", NULL),
                                          XXL_LOCAL_AGENT, local_cert, sizeof local_cert,
                                          local_server, sizeof local_server, why, sizeof why);

@@ -4,6 +4,9 @@
 #include "xxl_bridge.h"
 
 #include "../sdk/src/xxl_conf.h"
+#include "../sdk/src/xxl_local.h"
+#include "../sdk/src/xxl_log.h"
+#include "../sdk/src/xxl_transport.h"
 
 #include <getopt.h>
 #include <sys/resource.h>
@@ -21,7 +24,8 @@ s_usage (FILE *out)
         "xxl.job.admin.addresses at http://HOST:PORT/xxl-job-admin.  Each live\n"
         "executor is an agent address of its app, named by its URL.\n"
         "\n"
-        "  -c, --config FILE        ZPL config file (see conf/xxl-bridge.cfg)\n"
+        "  -c, --config FILE        ZPL config file (see conf/xxl-bridge.cfg); without -c,\n"
+        "                           %s/xxl-bridge.cfg if it exists\n"
         "  --scheduler EPS          scheduler agents endpoint(s), comma-separated\n"
         "                                                          (bridge/scheduler)\n"
         "  --listen HOST:PORT       where the executors call (default 127.0.0.1:8080)\n"
@@ -43,12 +47,20 @@ s_usage (FILE *out)
         "  --insecure               listen off loopback in plain text (bridge/insecure)\n"
         "  --ready-file F           write port=N to F once listening\n"
         "  --syslog                 log to syslog instead of stderr (bridge/syslog)\n"
+
+        "  --log-level LEVEL        " XXL_LOG_LEVELS " (default info)\n"
+        "                                                          (bridge/log_level)\n"
         "  -h, --help               this text\n"
+        "  --version                the version\n"
         "\n"
-        "Flags override config keys.  Tuning keys (bridge/...): beat (30 s),\n"
+        "Flags override config keys; the config folder is $XXL_CONFIG_DIR when set.\n"
+        "With neither --cert nor a token and schedulers on this host, the bridge\n"
+        "uses the local agent key of the scheduler on this host if it can read it\n"
+        "(bridge/state_dir, else $XXL_STATE_DIR, else the scheduler's defaults).\n"
+        "Tuning keys (bridge/...): beat (30 s),\n"
         "expire (90 s), run_timeout (8000 ms), probe_timeout (900 ms),\n"
         "request_timeout (4000 ms), executors_max (1000), parallel (64),\n"
-        "queued (10000), lost_check (60 s).\n");
+        "queued (10000), lost_check (60 s).\n", xxl_conf_dir ());
 }
 
 static int
@@ -84,7 +96,7 @@ main (int argc, char *argv [])
     const char *file = NULL, *scheduler = NULL, *listen = NULL, *path = NULL;
     const char *token_file = NULL, *executors = NULL, *cert = NULL, *scheduler_key = NULL;
     const char *logdir = NULL, *insecure = NULL, *ready = NULL, *use_syslog = NULL;
-    const char *tls_cert = NULL, *tls_key = NULL;
+    const char *tls_cert = NULL, *tls_key = NULL, *log_level = NULL;
     static struct option options [] = {
         { "config", required_argument, 0, 'c' },
         { "scheduler", required_argument, 0, 's' },
@@ -100,7 +112,9 @@ main (int argc, char *argv [])
         { "tls-key", required_argument, 0, 'Y' },
         { "ready-file", required_argument, 0, 'r' },
         { "syslog", no_argument, 0, 'S' },
+        { "log-level", required_argument, 0, 'G' },
         { "help", no_argument, 0, 'h' },
+        { "version", no_argument, 0, 'V' },
         { 0, 0, 0, 0 }
     };
     int opt;
@@ -120,7 +134,9 @@ main (int argc, char *argv [])
             case 'Y': tls_key = optarg; break;
             case 'r': ready = optarg; break;
             case 'S': use_syslog = "1"; break;
+            case 'G': log_level = optarg; break;
             case 'h': s_usage (stdout); return 0;
+            case 'V': printf ("xxl-bridge %s\n", PACKAGE_VERSION); return 0;
             default: s_usage (stderr); return 2;
         }
     }
@@ -130,12 +146,11 @@ main (int argc, char *argv [])
     }
     zsys_init ();
     zsys_set_logident ("xxl-bridge");
-    zsys_set_logstream (stderr);
     zconfig_t *config = NULL;
-    if (file && !(config = zconfig_load (file))) {
-        fprintf (stderr, "xxl-bridge: cannot read config file %s\n", file);
+    int level;
+    if (xxl_conf_start ("xxl-bridge", file, "xxl-bridge.cfg", log_level, "bridge/log_level",
+                        &config, &level))
         return 2;
-    }
     xxl_bridge_config_t settings;
     xxl_bridge_config_defaults (&settings);
     settings.schedulers = xxl_conf_str (scheduler, config, "bridge/scheduler", settings.schedulers);
@@ -180,8 +195,29 @@ main (int argc, char *argv [])
         free (token);
         return 2;
     }
-    if (streq (xxl_conf_str (use_syslog, config, "bridge/syslog", "0"), "1"))
-        zsys_set_logsystem (true);
+    if (xxl_log_open ("xxl-bridge", level,
+                      streq (xxl_conf_str (use_syslog, config, "bridge/syslog", "0"), "1"))) {
+        fprintf (stderr, "xxl-bridge: cannot set up its log\n");
+        zconfig_destroy (&config);
+        free (token);
+        return 1;
+    }
+    //  No keys, no token, schedulers on this host: the local agent key
+    //  (xxl_local.h), as xxl-agent finds it
+    char local_cert [256], local_server [256], why [512];
+    if (!has_cert && !*settings.token && xxl_transport_all_loopback (settings.schedulers)) {
+        int found = xxl_local_keys_find (xxl_conf_str (NULL, config, "bridge/state_dir", NULL),
+                                         XXL_LOCAL_AGENT, local_cert, sizeof local_cert,
+                                         local_server, sizeof local_server, why, sizeof why);
+        if (found > 0) {
+            settings.cert = local_cert;
+            settings.scheduler_key = local_server;
+            zsys_info ("the local agent key %s", local_cert);
+        }
+        else
+        if (found < 0)
+            zsys_warning ("%s; trying without keys", why);
+    }
     //  Each executor costs a few descriptors per scheduler (its DEALER's
     //  signaler and connection, its monitor): the soft limit goes up to
     //  the hard one

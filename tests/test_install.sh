@@ -81,7 +81,7 @@ check test "$(ctl log show "$HL" | jq -r .handleMsg)" = done
 check bash -c "$BIN/xxl-ctl --api $API --json log cat $HL | jq -r .logContent | grep -q param=from-outside"
 # The units name the installed binaries (configure's bindir), which exist
 if [ -n "$UNITS" ] && [ "$UNITS" != no ]; then
-    for unit in xxl-scheduler xxl-agent; do
+    for unit in xxl-scheduler xxl-agent xxl-bridge; do
         file="$UNITS/$unit.service"
         check test -f "$file"
         exec_start=$(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' "$file")

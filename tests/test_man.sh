@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_man.sh -- the man pages (man/) against the binaries (outside
-# finding 17): every flag of xxl-scheduler's and xxl-agent's --help, and
+# finding 17): every flag of xxl-scheduler's, xxl-agent's and xxl-bridge's --help, and
 # every global flag and command of xxl-ctl's, is in its page; the config
 # files' pages are what scripts/cfgman makes of conf/*.cfg; every page
 # reads without a warning from man --warnings (groff).
@@ -9,7 +9,8 @@ MAN="$XXL_SRC/man"
 
 # flags HELP: the long flags a --help text names, one a line
 flags () { grep -oE -- '(^| |\[)--[a-z][a-z-]*' <<< "$1" | sed 's/^[ [](*//' | sort -u; }
-for pair in "xxl-scheduler.8:$SCHEDULER" "xxl-agent.8:$AGENT" "xxl-ctl.1:$CTL"; do
+BRIDGE="$XXL_BUILD/bridge/xxl-bridge"
+for pair in "xxl-scheduler.8:$SCHEDULER" "xxl-agent.8:$AGENT" "xxl-ctl.1:$CTL" "xxl-bridge.8:$BRIDGE"; do
     page="$MAN/${pair%%:*}"; bin="${pair#*:}"
     check "$(basename "$page") exists" test -f "$page"
     help=$("$bin" --help)
@@ -29,7 +30,7 @@ done < <("$CTL" --help | sed -n '/^commands:/,/^$/p' | sed '1d;$d')
 if command -v python3 >/dev/null 2>&1; then
     check "man/*.cfg.5 are what scripts/cfgman makes of conf/*.cfg" python3 "$XXL_SRC/scripts/cfgman" --check
 fi
-for key in scheduler/log_level agent/log_level ctl/api scheduler/http/endpoint; do
+for key in scheduler/log_level agent/log_level ctl/api scheduler/http/endpoint bridge/listen; do
     check "a config page has $key" grep -qF "( $key )" "$MAN"/xxl-*.cfg.5
 done
 # groff's warnings

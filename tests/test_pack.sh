@@ -11,7 +11,7 @@ RUNNER="$XXL_BUILD/agent/xxl-runner"
 VERSION=$(sed -n 's/^PACKAGE_VERSION = //p' "$XXL_BUILD/Makefile")
 
 # --version: "NAME VERSION" on stdout, status 0, for every installed binary
-for bin in "$SCHEDULER" "$AGENT" "$CTL" "$RUNNER"; do
+for bin in "$SCHEDULER" "$AGENT" "$CTL" "$RUNNER" "$XXL_BUILD/bridge/xxl-bridge"; do
     name=$(basename "$bin")
     check "$name --version prints '$name $VERSION'" \
         test "$("$bin" --version 2>&1)" = "$name $VERSION"

@@ -200,6 +200,18 @@ xxl_transport_loopback (const char *endpoint)
     return dots == 2;
 }
 
+bool
+xxl_transport_all_loopback (const char *endpoints)
+{
+    char *list = strdup (endpoints? endpoints: ""), *save = NULL;
+    bool local = list && *list;
+    for (char *item = list? strtok_r (list, ",", &save): NULL; item && local;
+         item = strtok_r (NULL, ",", &save))
+        local = xxl_transport_loopback (item);
+    free (list);
+    return local;
+}
+
 void *
 xxl_transport_monitor (zsock_t *sock, int events)
 {

@@ -72,6 +72,10 @@ int xxl_transport_curve (zsock_t *sock, xxl_role_t role, zcert_t *own,
 //  0.0.0.0, an interface name or any other host are not.
 bool xxl_transport_loopback (const char *endpoint);
 
+//  Whether a comma-separated list of endpoints is non-empty and every one
+//  of them is xxl_transport_loopback's.
+bool xxl_transport_all_loopback (const char *endpoints);
+
 //  Watches sock's connection events (ZMQ_EVENT_* bits): returns a raw
 //  ZeroMQ PAIR socket (the caller zmq_close()s it, before sock) that
 //  receives them, or NULL.
