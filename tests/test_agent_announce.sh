@@ -4,6 +4,7 @@
 # into its folder shows in AGENT_LIST's handlers within seconds, and one
 # taken out leaves them as soon.
 . "$(dirname "$0")/lib.sh"
+xxl_store_blind "the agent's announce"
 xxl_setup
 
 cat > "$T/scheduler.cfg" <<CFG

@@ -10,6 +10,7 @@
 # result delivered), an executor SIGKILLed mid-run (failed by the lost-run
 # monitor).
 . "$(dirname "$0")/lib.sh"
+xxl_store_blind "the bridge"
 xxl_setup
 command -v python3 >/dev/null || { echo "# skipped: no python3"; trap - EXIT; xxl_cleanup; exit 77; }
 BRIDGE="$XXL_BUILD/bridge/xxl-bridge"

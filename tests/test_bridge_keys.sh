@@ -8,6 +8,7 @@
 # nothing through.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "# skipped: no python3"; exit 77; }
+xxl_store_blind "the bridge's keys"
 xxl_setup
 BRIDGE="$XXL_BUILD/bridge/xxl-bridge"
 FAKE="$XXL_SRC/tests/bridge/fake_executor.py"

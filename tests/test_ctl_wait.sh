@@ -8,6 +8,7 @@
 # zone, whatever the client machine's.
 # XXL_CTL runs the checks with another xxl-ctl (e.g. one built from main).
 . "$(dirname "$0")/lib.sh"
+xxl_store_blind "xxl-ctl's waits and formats"
 xxl_setup
 CTL="${XXL_CTL:-$CTL}"
 

@@ -8,6 +8,7 @@
 # taken, ends with status 0 leaving nothing behind; when the scheduler
 # cannot start it names a log that is still there.
 . "$(dirname "$0")/lib.sh"
+xxl_store_blind "the demo"
 xxl_setup
 check "scripts/demo parses (sh -n)" sh -n "$XXL_SRC/scripts/demo"
 check "scripts/deps parses (sh -n)" sh -n "$XXL_SRC/scripts/deps"

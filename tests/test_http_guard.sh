@@ -6,6 +6,7 @@
 # although bytes keep coming; a chunked body past http/max_body gets 413 at
 # the limit, not at its end.  The checks are in tests/test_http_guard.py.
 . "$(dirname "$0")/lib.sh"
+xxl_store_blind "HTTP's connection limits"
 xxl_setup
 cat >> "$T/scheduler.cfg" <<CFG
     http

@@ -5,6 +5,7 @@
 # form still answers; log cat -f follows a running log by bytes; and the
 # scheduler's checks of an agent's page by byte (xxl_peer as the agent).
 . "$(dirname "$0")/lib.sh"
+xxl_store_blind "log paging"
 xxl_setup
 REQ="$XXL_BUILD/tests/xxl_req"
 PEER="$XXL_BUILD/tests/xxl_peer"

@@ -6,6 +6,7 @@
 # */log_level; the journal's priority prefixes; the webhook line through
 # the logger; a failed HTTP login logged with its address and user name.
 . "$(dirname "$0")/lib.sh"
+xxl_store_blind "packaging and logging"
 xxl_setup
 RUNNER="$XXL_BUILD/agent/xxl-runner"
 VERSION=$(sed -n 's/^PACKAGE_VERSION = //p' "$XXL_BUILD/Makefile")
