@@ -101,7 +101,7 @@ engine_batch_expire (server_t *self, run_batch_t *batch)
         plan_t *plan = batch->fires [i].plan;
         int64_t presumed = engine_section_chars (plan->note, plan->address);
         if (!engine_doubt_add (self, plan->log_id, plan->note, plan->address, presumed,
-                               batch->fires [i].stamp))
+                               batch->fires [i].stamp, batch->rid, batch->rid_size))
             engine_run_answer (self, plan->log_id, plan->note, plan->address, presumed,
                                batch->fires [i].stamp, XXL_CODE_FAIL, text);
     }

@@ -339,9 +339,10 @@ void engine_run_done (server_t *self, pending_t *pending, int code, const char *
 //  xxl_doubts.c: RUNs whose answer never came
 //  Holds log_id in doubt (its RUN to address went unanswered): true when
 //  held (the caller leaves the row as it is), false when address said no
-//  run lease (the caller fails it as before)
+//  run lease (the caller fails it as before).  rid: the connection the
+//  RUN went to (NULL: unknown), copied
 bool engine_doubt_add (server_t *self, int64_t log_id, const char *note, const char *address,
-                       int64_t presumed, int64_t stamp);
+                       int64_t presumed, int64_t stamp, const void *rid, size_t rid_size);
 bool engine_doubt_has (server_t *self, int64_t log_id);
 //  xxl_agents.c: whether two live agents share address now (none is asked)
 bool engine_address_twin (server_t *self, const char *address);
