@@ -158,6 +158,7 @@ s_ask_send (server_t *self, int64_t log_id, const char *address)
                        : NULL;
     if (pending) {
         pending->log_id = log_id;
+        pending->job_id = job.id;
         pending->note = strdup (XXL_ASK_NOTE);
         pending->presumed = engine_section_chars (XXL_ASK_NOTE, address);
         pending->ask = true;

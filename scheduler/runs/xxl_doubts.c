@@ -146,7 +146,7 @@ s_end (server_t *self, doubt_t *doubt, int code, const char *msg)
     if (stands < 0)
         return;                         //  (the store failed: later)
     if (stands)
-        engine_run_answer (self, log_id, doubt->note, doubt->address, doubt->presumed,
+        engine_run_answer (self, log_id, 0, doubt->note, doubt->address, doubt->presumed,
                            doubt->stamp, code, msg);
     zhashx_delete (self->runs.doubts, &log_id);
 }
