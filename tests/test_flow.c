@@ -385,6 +385,13 @@ s_state_of (const xxl_flow_t *flow, const xxl_flow_state_t *states, const char *
     return states [node];
 }
 
+static const char *
+s_msg (void *arg, int node)
+{
+    const char *const *msgs = arg;
+    return msgs [node];
+}
+
 #define S_IS(id, want) XXL_CHECK_STR (xxl_flow_state_name (s_state_of (flow, states, id)), want)
 
 static void
@@ -617,6 +624,78 @@ s_test_shapes (void)
     xxl_flow_destroy (&flow);
 }
 
+//  docs/workflows.md's nightly ETL, read from the page itself: cleanup
+//  runs whatever the outcomes (all 128), transform only when the three
+//  extracts succeed, and the params render as the page says
+static void
+s_test_etl (void)
+{
+    const char *srcdir = getenv ("srcdir");
+    char path [4096];
+    snprintf (path, sizeof path, "%s/docs/workflows.md", srcdir? srcdir: "..");
+    FILE *file = fopen (path, "r");
+    static char page [65536];
+    size_t size = file? fread (page, 1, sizeof page - 1, file): 0;
+    if (file)
+        fclose (file);
+    page [size] = 0;
+    char *start = strstr (page, "```json\n");
+    char *end = start? strstr (start + 8, "```"): NULL;
+    XXL_CHECK_MSG (start && end, "no example in %s", path);
+    if (!start || !end)
+        return;
+    *end = 0;
+    xxl_flow_t *flow = s_make (start + 8);
+    if (!flow) {
+        XXL_CHECK (flow);
+        return;
+    }
+    XXL_CHECK_INT (xxl_flow_nodes (flow), 7);
+    int cleanup = xxl_flow_find (flow, "cleanup"), transform = xxl_flow_find (flow, "transform");
+    int alert = xxl_flow_find (flow, "alert");
+    int cleanup_skipped = 0, transform_wrong = 0, alert_wrong = 0;
+    xxl_flow_state_t states [7];
+    int starts [7], outcome [7];
+    for (int bits = 0; bits < 128; bits++) {
+        for (int i = 0; i < 7; i++)
+            outcome [i] = !(bits & (1 << i));
+        s_drive (flow, states, outcome, starts);
+        cleanup_skipped += states [cleanup] == XXL_FLOW_SKIPPED;
+        bool extracts = outcome [0] && outcome [1] && outcome [2];
+        transform_wrong += (starts [transform] == 1) != extracts;
+        bool failed = !extracts || !outcome [transform] || !outcome [xxl_flow_find (flow, "load")];
+        alert_wrong += (starts [alert] == 1) != failed;
+    }
+    XXL_CHECK_INT (cleanup_skipped, 0);
+    XXL_CHECK_INT (transform_wrong, 0);
+    XXL_CHECK_INT (alert_wrong, 0);
+    //  users fails: transform and load skipped, alert and cleanup run, the
+    //  run SUCCESS (a failure edge leaves users)
+    int users_fails [7] = { 1, 0, 1, 1, 1, 1, 1 };
+    XXL_CHECK (s_drive (flow, states, users_fails, starts) == XXL_FLOW_RUN_SUCCESS);
+    S_IS ("transform", "SKIPPED");
+    S_IS ("load", "SKIPPED");
+    S_IS ("alert", "SUCCESS");
+    S_IS ("cleanup", "SUCCESS");
+    //  a retry of users resets transform and load only
+    int reset [7], nreset;
+    char error [XXL_FLOW_ERROR_MAX];
+    XXL_CHECK_INT (xxl_flow_retry (flow, states, 1, reset, &nreset, error, sizeof error), 0);
+    XXL_CHECK_INT (nreset, 2);
+    S_IS ("transform", "WAITING");
+    S_IS ("load", "WAITING");
+    S_IS ("cleanup", "SUCCESS");
+    const char *msgs [7] = { "42 orders" };
+    xxl_flow_vars_t vars = { "2026-11-28", 812, 1764374400000LL, s_msg, msgs };
+    char *text = xxl_flow_render (flow, transform, &vars, error, sizeof error);
+    XXL_CHECK_STR (text, "day=2026-11-28 run=812 orders=42 orders");
+    free (text);
+    text = xxl_flow_render (flow, alert, &vars, error, sizeof error);
+    XXL_CHECK_STR (text, "ETL run 812 (1764374400000) failed");
+    free (text);
+    xxl_flow_destroy (&flow);
+}
+
 static void
 s_test_retry_kill (void)
 {
@@ -687,13 +766,6 @@ s_test_retry_kill (void)
 }
 
 //  --- substitution -------------------------------------------------------
-
-static const char *
-s_msg (void *arg, int node)
-{
-    const char *const *msgs = arg;
-    return msgs [node];
-}
 
 static void
 s_test_params (void)
@@ -1002,6 +1074,7 @@ main (void)
     s_test_shapes ();
     s_test_retry_kill ();
     s_test_params ();
+    s_test_etl ();
     s_test_property ();
     return xxl_test_done ();
 }
