@@ -152,6 +152,10 @@ s_test_validation (void)
           "cycle: c -> a -> b -> c" },
         { "{\"nodes\": [{\"id\": \"a\", \"job\": 1, \"param\": \"${flow.foo}\"}]}",
           "node \"a\": param: unknown variable ${flow.foo} (known: ${flow.param}, ${flow.runId}, ${flow.time}, ${NODE.msg})" },
+        { "{\"nodes\": [{\"id\": \"a\", \"job\": 1, \"param\": \"${flow.param.and.a.very.long.name.over.forty.bytes}\"}]}",
+          "node \"a\": param: unknown variable ${flow.param.and.a.very.long.name.over.for...} (known:" },
+        { "{\"nodes\": [{\"id\": \"a\", \"job\": 1, \"param\": \"${\\u00e9\\n}\"}]}",
+          "node \"a\": param: unknown variable ${???} (known:" },
         { "{\"nodes\": [{\"id\": \"a\", \"job\": 1, \"param\": \"${ flow.param }\"}]}",
           "node \"a\": param: unknown variable ${ flow.param }" },
         { "{\"nodes\": [{\"id\": \"a\", \"job\": 1, \"param\": \"${flow.msg}\"}]}",
@@ -203,6 +207,9 @@ s_test_validation (void)
     char small [12];
     XXL_CHECK (!xxl_flow_new (cyclic, strlen (cyclic), NULL, NULL, small, sizeof small));
     XXL_CHECK_STR (small, "cycle: a ->");
+    //  no room for an error: refused all the same
+    XXL_CHECK (!xxl_flow_new (cyclic, strlen (cyclic), NULL, NULL, NULL, 0));
+    XXL_CHECK (!xxl_flow_new ("[", 1, NULL, NULL, NULL, 0));
     XXL_CHECK (!xxl_flow_new (NULL, 0, NULL, NULL, error, sizeof error));
     XXL_CHECK_STR (error, "no definition");
     //  an embedded NUL is not a definition
@@ -762,6 +769,7 @@ s_test_retry_kill (void)
     XXL_CHECK_INT (xxl_flow_retry (flow, mid, 1, reset, &nreset, error, sizeof error), -1);
     XXL_CHECK_STR (error, "node b cannot run again before its parent a ends");
     XXL_CHECK (mid [1] == XXL_FLOW_FAILURE);  //  a refusal changes nothing
+    XXL_CHECK_INT (xxl_flow_retry (flow, mid, 1, reset, &nreset, NULL, 0), -1);
     xxl_flow_destroy (&flow);
 }
 

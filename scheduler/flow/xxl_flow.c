@@ -16,9 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-//  Writes the error (cut to errlen) and returns NULL or -1 for the caller
-static void __attribute__ ((format (printf, 3, 4)))
-s_error (char *error, size_t errlen, const char *format, ...)
+void
+flow_error (char *error, size_t errlen, const char *format, ...)
 {
     if (!error || errlen == 0)
         return;
@@ -28,19 +27,11 @@ s_error (char *error, size_t errlen, const char *format, ...)
     va_end (args);
 }
 
-//  A user's text fit for an error: printable ASCII kept, any other byte
-//  '?', cut after 40 bytes with "..."
+//  A user's text fit for an error (tpl_shown)
 static const char *
 s_shown (const char *text, char *out, size_t size)
 {
-    assert (size > 44);
-    size_t i = 0;
-    for (; text [i] && i < 40; i++)
-        out [i] = (text [i] >= 0x20 && text [i] < 0x7f)? text [i]: '?';
-    if (text [i])
-        memcpy (out + i, "...", 3), i += 3;
-    out [i] = 0;
-    return out;
+    return tpl_shown (out, size, text, strlen (text));
 }
 
 static bool
@@ -157,7 +148,7 @@ s_keys_only (json_t *object, const char *const *allowed, const char *where,
             a++;
         if (!*a) {
             char shown [48];
-            s_error (error, errlen, "%s: unknown key \"%s\"", where, s_shown (key, shown, sizeof shown));
+            flow_error (error, errlen, "%s: unknown key \"%s\"", where, s_shown (key, shown, sizeof shown));
             return -1;
         }
     }
@@ -171,45 +162,45 @@ s_parse_node (xxl_flow_t *self, int i, json_t *object, char *error, size_t errle
     char where [64], shown [48];
     snprintf (where, sizeof where, "nodes[%d]", i);
     if (!json_is_object (object)) {
-        s_error (error, errlen, "%s: not an object", where);
+        flow_error (error, errlen, "%s: not an object", where);
         return -1;
     }
     if (s_keys_only (object, keys, where, error, errlen))
         return -1;
     json_t *id = json_object_get (object, "id");
     if (!id) {
-        s_error (error, errlen, "%s: missing \"id\"", where);
+        flow_error (error, errlen, "%s: missing \"id\"", where);
         return -1;
     }
     if (!json_is_string (id)) {
-        s_error (error, errlen, "%s: \"id\" must be a string", where);
+        flow_error (error, errlen, "%s: \"id\" must be a string", where);
         return -1;
     }
     const char *text = json_string_value (id);
     if (!s_id_valid (text, json_string_length (id))) {
-        s_error (error, errlen, "%s: id \"%s\" must be 1 to %d letters, digits, '_' or '-'",
+        flow_error (error, errlen, "%s: id \"%s\" must be 1 to %d letters, digits, '_' or '-'",
                  where, s_shown (text, shown, sizeof shown), XXL_FLOW_ID_MAX);
         return -1;
     }
     if (strcmp (text, "flow") == 0) {
-        s_error (error, errlen, "%s: id \"flow\" is reserved (${flow.param})", where);
+        flow_error (error, errlen, "%s: id \"flow\" is reserved (${flow.param})", where);
         return -1;
     }
     flow_node_t *node = &self->node [i];
     node->id = strdup (text);
     if (!node->id) {
-        s_error (error, errlen, "out of memory");
+        flow_error (error, errlen, "out of memory");
         return -1;
     }
     snprintf (where, sizeof where, "node \"%s\"", text);
 
     json_t *job = json_object_get (object, "job");
     if (!job) {
-        s_error (error, errlen, "%s: missing \"job\"", where);
+        flow_error (error, errlen, "%s: missing \"job\"", where);
         return -1;
     }
     if (!json_is_integer (job) || json_integer_value (job) < 1) {
-        s_error (error, errlen, "%s: \"job\" must be a job id (an integer >= 1)", where);
+        flow_error (error, errlen, "%s: \"job\" must be a job id (an integer >= 1)", where);
         return -1;
     }
     node->job = json_integer_value (job);
@@ -217,16 +208,16 @@ s_parse_node (xxl_flow_t *self, int i, json_t *object, char *error, size_t errle
     json_t *param = json_object_get (object, "param");
     if (param) {
         if (!json_is_string (param)) {
-            s_error (error, errlen, "%s: \"param\" must be a string", where);
+            flow_error (error, errlen, "%s: \"param\" must be a string", where);
             return -1;
         }
         if (json_string_length (param) > XXL_FLOW_PARAM_MAX) {
-            s_error (error, errlen, "%s: param over %d bytes", where, XXL_FLOW_PARAM_MAX);
+            flow_error (error, errlen, "%s: param over %d bytes", where, XXL_FLOW_PARAM_MAX);
             return -1;
         }
         node->param = strdup (json_string_value (param));
         if (!node->param) {
-            s_error (error, errlen, "out of memory");
+            flow_error (error, errlen, "out of memory");
             return -1;
         }
     }
@@ -238,7 +229,7 @@ s_parse_node (xxl_flow_t *self, int i, json_t *object, char *error, size_t errle
             node->join = XXL_FLOW_JOIN_ANY;
         else
         if (strcmp (value, "all") != 0) {
-            s_error (error, errlen, "%s: \"join\" must be \"all\" or \"any\"", where);
+            flow_error (error, errlen, "%s: \"join\" must be \"all\" or \"any\"", where);
             return -1;
         }
     }
@@ -252,17 +243,17 @@ s_edge_end (xxl_flow_t *self, json_t *object, const char *key, const char *where
 {
     json_t *end = json_object_get (object, key);
     if (!end) {
-        s_error (error, errlen, "%s: missing \"%s\"", where, key);
+        flow_error (error, errlen, "%s: missing \"%s\"", where, key);
         return -1;
     }
     if (!json_is_string (end)) {
-        s_error (error, errlen, "%s: \"%s\" must be a node id", where, key);
+        flow_error (error, errlen, "%s: \"%s\" must be a node id", where, key);
         return -1;
     }
     int node = s_lookup (self, json_string_value (end), json_string_length (end));
     if (node < 0) {
         char shown [48];
-        s_error (error, errlen, "%s: unknown node \"%s\"", where,
+        flow_error (error, errlen, "%s: unknown node \"%s\"", where,
                  s_shown (json_string_value (end), shown, sizeof shown));
         return -1;
     }
@@ -276,7 +267,7 @@ s_parse_edge (xxl_flow_t *self, int i, json_t *object, char *error, size_t errle
     char where [32];
     snprintf (where, sizeof where, "edges[%d]", i);
     if (!json_is_object (object)) {
-        s_error (error, errlen, "%s: not an object", where);
+        flow_error (error, errlen, "%s: not an object", where);
         return -1;
     }
     if (s_keys_only (object, keys, where, error, errlen))
@@ -296,7 +287,7 @@ s_parse_edge (xxl_flow_t *self, int i, json_t *object, char *error, size_t errle
             edge->on = XXL_FLOW_ON_ALWAYS;
         else
         if (strcmp (value, "success") != 0) {
-            s_error (error, errlen, "%s: \"on\" must be \"success\", \"failure\" or \"always\"",
+            flow_error (error, errlen, "%s: \"on\" must be \"success\", \"failure\" or \"always\"",
                      where);
             return -1;
         }
@@ -338,12 +329,14 @@ s_csr (xxl_flow_t *self, bool in, int *at, int *edge_of, int *node_of)
 static void
 s_name_cycle (xxl_flow_t *self, const bool *unplaced, char *error, size_t errlen)
 {
+    if (!error || errlen == 0)
+        return;
     int n = self->nodes;
     int *seen_at = malloc (sizeof (int) * n);
     int *path = malloc (sizeof (int) * n);
     if (!seen_at || !path) {
         free (seen_at), free (path);
-        s_error (error, errlen, "cycle (out of memory to name it)");
+        flow_error (error, errlen, "cycle (out of memory to name it)");
         return;
     }
     for (int i = 0; i < n; i++)
@@ -373,7 +366,7 @@ s_name_cycle (xxl_flow_t *self, const bool *unplaced, char *error, size_t errlen
         if (cycle [j] < cycle [low])
             low = j;
     size_t used = 0;
-    s_error (error, errlen, "cycle: ");
+    flow_error (error, errlen, "cycle: ");
     for (int j = 0; j <= size; j++) {
         used = strlen (error);
         if (size > 8 && j == 5) {
@@ -398,7 +391,7 @@ s_order (xxl_flow_t *self, char *error, size_t errlen)
     bool *unplaced = malloc (sizeof (bool) * n);
     if (!waiting || !heap || !unplaced) {
         free (waiting), free (heap), free (unplaced);
-        s_error (error, errlen, "out of memory");
+        flow_error (error, errlen, "out of memory");
         return -1;
     }
     int size = 0, placed = 0;
@@ -481,7 +474,7 @@ s_jobs (xxl_flow_t *self, xxl_flow_job_exists_fn *job_exists, void *arg,
     bool *exists = malloc (sizeof (bool) * n);
     if (!jobs || !exists) {
         free (jobs), free (exists);
-        s_error (error, errlen, "out of memory");
+        flow_error (error, errlen, "out of memory");
         return -1;
     }
     for (int i = 0; i < n; i++)
@@ -497,7 +490,7 @@ s_jobs (xxl_flow_t *self, xxl_flow_job_exists_fn *job_exists, void *arg,
         int64_t *at = bsearch (&self->node [i].job, jobs, distinct, sizeof (int64_t), s_cmp_int64);
         assert (at);
         if (!exists [at - jobs]) {
-            s_error (error, errlen, "node \"%s\": unknown job %lld", self->node [i].id,
+            flow_error (error, errlen, "node \"%s\": unknown job %lld", self->node [i].id,
                      (long long) self->node [i].job);
             rc = -1;
         }
@@ -513,7 +506,7 @@ s_ids (xxl_flow_t *self, char *error, size_t errlen)
     int n = self->nodes;
     id_entry_t *entries = malloc (sizeof (id_entry_t) * n);
     if (!entries) {
-        s_error (error, errlen, "out of memory");
+        flow_error (error, errlen, "out of memory");
         return -1;
     }
     for (int i = 0; i < n; i++)
@@ -528,7 +521,7 @@ s_ids (xxl_flow_t *self, char *error, size_t errlen)
     }
     free (entries);
     if (later >= 0) {
-        s_error (error, errlen, "nodes[%d]: duplicate node id \"%s\" (as nodes[%d])", later,
+        flow_error (error, errlen, "nodes[%d]: duplicate node id \"%s\" (as nodes[%d])", later,
                  self->node [later].id, earlier);
         return -1;
     }
@@ -542,7 +535,7 @@ s_pairs (xxl_flow_t *self, char *error, size_t errlen)
 {
     int *seen = malloc (sizeof (int) * self->nodes);
     if (!seen) {
-        s_error (error, errlen, "out of memory");
+        flow_error (error, errlen, "out of memory");
         return -1;
     }
     for (int i = 0; i < self->nodes; i++)
@@ -557,7 +550,7 @@ s_pairs (xxl_flow_t *self, char *error, size_t errlen)
         }
     free (seen);
     if (later >= 0) {
-        s_error (error, errlen, "edges[%d]: a second edge %s -> %s", later,
+        flow_error (error, errlen, "edges[%d]: a second edge %s -> %s", later,
                  self->node [self->edge [later].from].id, self->node [self->edge [later].to].id);
         return -1;
     }
@@ -570,7 +563,7 @@ s_build (xxl_flow_t *self, json_t *root, xxl_flow_job_exists_fn *job_exists, voi
 {
     static const char *const keys [] = { "nodes", "edges", NULL };
     if (!json_is_object (root)) {
-        s_error (error, errlen, "a workflow is an object {\"nodes\": [...], \"edges\": [...]}");
+        flow_error (error, errlen, "a workflow is an object {\"nodes\": [...], \"edges\": [...]}");
         return -1;
     }
     if (s_keys_only (root, keys, "workflow", error, errlen))
@@ -578,24 +571,24 @@ s_build (xxl_flow_t *self, json_t *root, xxl_flow_job_exists_fn *job_exists, voi
     json_t *nodes = json_object_get (root, "nodes");
     json_t *edges = json_object_get (root, "edges");
     if (!json_is_array (nodes)) {
-        s_error (error, errlen, nodes? "\"nodes\" must be an array": "missing \"nodes\"");
+        flow_error (error, errlen, nodes? "\"nodes\" must be an array": "missing \"nodes\"");
         return -1;
     }
     if (edges && !json_is_array (edges)) {
-        s_error (error, errlen, "\"edges\" must be an array");
+        flow_error (error, errlen, "\"edges\" must be an array");
         return -1;
     }
     size_t n = json_array_size (nodes), m = edges? json_array_size (edges): 0;
     if (n == 0) {
-        s_error (error, errlen, "no nodes: a workflow has at least one");
+        flow_error (error, errlen, "no nodes: a workflow has at least one");
         return -1;
     }
     if (n > XXL_FLOW_NODES_MAX) {
-        s_error (error, errlen, "more than %d nodes (%zu)", XXL_FLOW_NODES_MAX, n);
+        flow_error (error, errlen, "more than %d nodes (%zu)", XXL_FLOW_NODES_MAX, n);
         return -1;
     }
     if (m > XXL_FLOW_EDGES_MAX) {
-        s_error (error, errlen, "more than %d edges (%zu)", XXL_FLOW_EDGES_MAX, m);
+        flow_error (error, errlen, "more than %d edges (%zu)", XXL_FLOW_EDGES_MAX, m);
         return -1;
     }
     self->nodes = (int) n;
@@ -616,7 +609,7 @@ s_build (xxl_flow_t *self, json_t *root, xxl_flow_job_exists_fn *job_exists, voi
     if (!self->node || !self->edge || !self->order || !self->rank || !self->by_id
     ||  !self->in_at || !self->out_at || !self->in_edge || !self->in_node
     ||  !self->out_edge || !self->out_node || !self->anc) {
-        s_error (error, errlen, "out of memory");
+        flow_error (error, errlen, "out of memory");
         return -1;
     }
     for (size_t i = 0; i < n; i++)
@@ -639,7 +632,7 @@ s_build (xxl_flow_t *self, json_t *root, xxl_flow_job_exists_fn *job_exists, voi
         char why [XXL_FLOW_ERROR_MAX];
         if (tpl_parse (&node->tpl, self, i, node->param, strlen (node->param), s_lookup,
                        why, sizeof why)) {
-            s_error (error, errlen, "node \"%s\": param: %s", node->id, why);
+            flow_error (error, errlen, "node \"%s\": param: %s", node->id, why);
             return -1;
         }
     }
@@ -655,11 +648,11 @@ xxl_flow_new (const char *text, size_t size, xxl_flow_job_exists_fn *job_exists,
     if (error && errlen)
         *error = 0;
     if (!text) {
-        s_error (error, errlen, "no definition");
+        flow_error (error, errlen, "no definition");
         return NULL;
     }
     if (size > XXL_FLOW_TEXT_MAX) {
-        s_error (error, errlen, "definition over %d bytes", XXL_FLOW_TEXT_MAX);
+        flow_error (error, errlen, "definition over %d bytes", XXL_FLOW_TEXT_MAX);
         return NULL;
     }
     json_error_t why;
@@ -669,13 +662,13 @@ xxl_flow_new (const char *text, size_t size, xxl_flow_job_exists_fn *job_exists,
         for (char *c = why.text; *c; c++)
             if (*c < 0x20 || *c >= 0x7f)
                 *c = '?';
-        s_error (error, errlen, "invalid JSON: %s (line %d, column %d)", why.text, why.line,
+        flow_error (error, errlen, "invalid JSON: %s (line %d, column %d)", why.text, why.line,
                  why.column);
         return NULL;
     }
     xxl_flow_t *self = calloc (1, sizeof (xxl_flow_t));
     if (!self)
-        s_error (error, errlen, "out of memory");
+        flow_error (error, errlen, "out of memory");
     else
     if (s_build (self, root, job_exists, arg, error, errlen))
         xxl_flow_destroy (&self);

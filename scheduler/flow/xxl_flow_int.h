@@ -67,6 +67,11 @@ struct _xxl_flow_t {
     size_t words;
 };
 
+//  Writes a refusal's reason into error, cut to errlen; nothing when
+//  error is NULL or errlen 0
+void flow_error (char *error, size_t errlen, const char *format, ...)
+    __attribute__ ((format (printf, 3, 4)));
+
 //  Looks up a node by the id text [name, name + size); -1 if none
 typedef int (tpl_lookup_fn) (const xxl_flow_t *flow, const char *name, size_t size);
 
@@ -77,5 +82,9 @@ typedef int (tpl_lookup_fn) (const xxl_flow_t *flow, const char *name, size_t si
 int tpl_parse (tpl_t *tpl, const xxl_flow_t *flow, int node, const char *text, size_t size,
                tpl_lookup_fn *lookup, char *error, size_t errlen);
 void tpl_free (tpl_t *tpl);
+//  A user's text [text, text + size) fit for an error, into out (more than
+//  44 bytes): printable ASCII kept, any other byte '?', cut after 40
+//  bytes with "..."; returns out
+const char *tpl_shown (char *out, size_t out_size, const char *text, size_t size);
 
 #endif

@@ -27,9 +27,8 @@ s_piece (tpl_t *tpl, tpl_kind_t kind, int node, size_t start, size_t size)
     tpl->pieces [tpl->count++] = (tpl_piece_t) { kind, node, start, size };
 }
 
-//  The variable's name cut for an error: printable ASCII, 40 bytes, "..."
-static void
-s_name (char *out, size_t out_size, const char *name, size_t size)
+const char *
+tpl_shown (char *out, size_t out_size, const char *name, size_t size)
 {
     assert (out_size > 44);
     size_t i = 0;
@@ -38,6 +37,7 @@ s_name (char *out, size_t out_size, const char *name, size_t size)
     if (i < size)
         memcpy (out + i, "...", 3), i += 3;
     out [i] = 0;
+    return out;
 }
 
 int
@@ -85,7 +85,7 @@ tpl_parse (tpl_t *tpl, const xxl_flow_t *flow, int node, const char *text, size_
         }
         size_t length = (size_t) (end - name);
         char shown [48];
-        s_name (shown, sizeof shown, name, length);
+        tpl_shown (shown, sizeof shown, name, length);
         tpl_kind_t kind;
         int named = -1;
         if (length == 10 && memcmp (name, "flow.param", 10) == 0)

@@ -5,9 +5,9 @@
 */
 
 #include "xxl_flow_rules.h"
+#include "xxl_flow_int.h"
 
 #include <assert.h>
-#include <stdio.h>
 #include <string.h>
 
 static const char *const s_state_names [] = {
@@ -161,20 +161,20 @@ xxl_flow_retry (const xxl_flow_t *flow, xxl_flow_state_t *states, int node,
     *nreset = 0;
     const char *id = xxl_flow_id (flow, node);
     if (states [node] != XXL_FLOW_FAILURE) {
-        snprintf (error, errlen, "node %s is %s: only a FAILURE node can be retried", id,
+        flow_error (error, errlen, "node %s is %s: only a FAILURE node can be retried", id,
                   xxl_flow_state_name (states [node]));
         return -1;
     }
     for (int i = 0; i < xxl_flow_nodes (flow); i++)
         if (states [i] == XXL_FLOW_KILLED) {
-            snprintf (error, errlen, "the run was killed: its nodes cannot be retried");
+            flow_error (error, errlen, "the run was killed: its nodes cannot be retried");
             return -1;
         }
     int count;
     const int *parents = xxl_flow_parents (flow, node, &count);
     for (int k = 0; k < count; k++)
         if (!xxl_flow_final (states [parents [k]])) {
-            snprintf (error, errlen, "node %s cannot run again before its parent %s ends", id,
+            flow_error (error, errlen, "node %s cannot run again before its parent %s ends", id,
                       xxl_flow_id (flow, parents [k]));
             return -1;
         }
