@@ -770,6 +770,17 @@ s_test_retry_kill (void)
     XXL_CHECK_STR (error, "node b cannot run again before its parent a ends");
     XXL_CHECK (mid [1] == XXL_FLOW_FAILURE);  //  a refusal changes nothing
     XXL_CHECK_INT (xxl_flow_retry (flow, mid, 1, reset, &nreset, NULL, 0), -1);
+    //  a killed run decides nothing, even from states a torn write left:
+    //  a WAITING root does not start, a late result moves nothing
+    xxl_flow_state_t torn [5] = { XXL_FLOW_WAITING, XXL_FLOW_WAITING, XXL_FLOW_WAITING,
+                                  XXL_FLOW_WAITING, XXL_FLOW_KILLED };
+    XXL_CHECK_INT (xxl_flow_step (flow, torn, ready, &nready, skipped, &nskipped), 0);
+    XXL_CHECK (torn [0] == XXL_FLOW_WAITING);
+    torn [0] = XXL_FLOW_SUCCESS;
+    XXL_CHECK_INT (xxl_flow_settle (flow, torn, 0, ready, &nready, skipped, &nskipped), 0);
+    XXL_CHECK (xxl_flow_run_state (flow, torn) == XXL_FLOW_RUN_RUNNING);
+    XXL_CHECK_INT (xxl_flow_kill (flow, torn, running, &nrunning), 3);
+    XXL_CHECK (xxl_flow_run_state (flow, torn) == XXL_FLOW_RUN_KILLED);
     xxl_flow_destroy (&flow);
 }
 

@@ -179,7 +179,7 @@ s_parse_node (xxl_flow_t *self, int i, json_t *object, char *error, size_t errle
     const char *text = json_string_value (id);
     if (!s_id_valid (text, json_string_length (id))) {
         flow_error (error, errlen, "%s: id \"%s\" must be 1 to %d letters, digits, '_' or '-'",
-                 where, s_shown (text, shown, sizeof shown), XXL_FLOW_ID_MAX);
+                    where, s_shown (text, shown, sizeof shown), XXL_FLOW_ID_MAX);
         return -1;
     }
     if (strcmp (text, "flow") == 0) {
@@ -254,7 +254,7 @@ s_edge_end (xxl_flow_t *self, json_t *object, const char *key, const char *where
     if (node < 0) {
         char shown [48];
         flow_error (error, errlen, "%s: unknown node \"%s\"", where,
-                 s_shown (json_string_value (end), shown, sizeof shown));
+                    s_shown (json_string_value (end), shown, sizeof shown));
         return -1;
     }
     return node;
@@ -288,7 +288,7 @@ s_parse_edge (xxl_flow_t *self, int i, json_t *object, char *error, size_t errle
         else
         if (strcmp (value, "success") != 0) {
             flow_error (error, errlen, "%s: \"on\" must be \"success\", \"failure\" or \"always\"",
-                     where);
+                        where);
             return -1;
         }
     }
@@ -491,7 +491,7 @@ s_jobs (xxl_flow_t *self, xxl_flow_job_exists_fn *job_exists, void *arg,
         assert (at);
         if (!exists [at - jobs]) {
             flow_error (error, errlen, "node \"%s\": unknown job %lld", self->node [i].id,
-                     (long long) self->node [i].job);
+                        (long long) self->node [i].job);
             rc = -1;
         }
     }
@@ -522,7 +522,7 @@ s_ids (xxl_flow_t *self, char *error, size_t errlen)
     free (entries);
     if (later >= 0) {
         flow_error (error, errlen, "nodes[%d]: duplicate node id \"%s\" (as nodes[%d])", later,
-                 self->node [later].id, earlier);
+                    self->node [later].id, earlier);
         return -1;
     }
     return 0;
@@ -551,7 +551,7 @@ s_pairs (xxl_flow_t *self, char *error, size_t errlen)
     free (seen);
     if (later >= 0) {
         flow_error (error, errlen, "edges[%d]: a second edge %s -> %s", later,
-                 self->node [self->edge [later].from].id, self->node [self->edge [later].to].id);
+                    self->node [self->edge [later].from].id, self->node [self->edge [later].to].id);
         return -1;
     }
     return 0;
@@ -663,7 +663,7 @@ xxl_flow_new (const char *text, size_t size, xxl_flow_job_exists_fn *job_exists,
             if (*c < 0x20 || *c >= 0x7f)
                 *c = '?';
         flow_error (error, errlen, "invalid JSON: %s (line %d, column %d)", why.text, why.line,
-                 why.column);
+                    why.column);
         return NULL;
     }
     xxl_flow_t *self = calloc (1, sizeof (xxl_flow_t));

@@ -89,12 +89,24 @@ s_decide (const xxl_flow_t *flow, xxl_flow_state_t *states, int node)
     return runs? 1: 2;
 }
 
+//  Whether the run was killed: then nothing of it is decided any more
+static bool
+s_killed (const xxl_flow_t *flow, const xxl_flow_state_t *states)
+{
+    for (int i = 0; i < xxl_flow_nodes (flow); i++)
+        if (states [i] == XXL_FLOW_KILLED)
+            return true;
+    return false;
+}
+
 int
 xxl_flow_step (const xxl_flow_t *flow, xxl_flow_state_t *states,
                int *ready, int *nready, int *skipped, int *nskipped)
 {
     assert (flow && states && ready && nready && skipped && nskipped);
     *nready = *nskipped = 0;
+    if (s_killed (flow, states))
+        return 0;
     const int *order = xxl_flow_order (flow);
     for (int r = 0; r < xxl_flow_nodes (flow); r++) {
         int node = order [r];
@@ -115,7 +127,7 @@ xxl_flow_settle (const xxl_flow_t *flow, xxl_flow_state_t *states, int node,
     assert (flow && states && ready && nready && skipped && nskipped);
     assert (node >= 0 && node < xxl_flow_nodes (flow));
     *nready = *nskipped = 0;
-    if (!xxl_flow_final (states [node]))
+    if (!xxl_flow_final (states [node]) || s_killed (flow, states))
         return 0;
     //  skipped doubles as the queue of nodes whose children to look at:
     //  each enters it once, as its state leaves WAITING
@@ -162,20 +174,19 @@ xxl_flow_retry (const xxl_flow_t *flow, xxl_flow_state_t *states, int node,
     const char *id = xxl_flow_id (flow, node);
     if (states [node] != XXL_FLOW_FAILURE) {
         flow_error (error, errlen, "node %s is %s: only a FAILURE node can be retried", id,
-                  xxl_flow_state_name (states [node]));
+                    xxl_flow_state_name (states [node]));
         return -1;
     }
-    for (int i = 0; i < xxl_flow_nodes (flow); i++)
-        if (states [i] == XXL_FLOW_KILLED) {
-            flow_error (error, errlen, "the run was killed: its nodes cannot be retried");
-            return -1;
-        }
+    if (s_killed (flow, states)) {
+        flow_error (error, errlen, "the run was killed: its nodes cannot be retried");
+        return -1;
+    }
     int count;
     const int *parents = xxl_flow_parents (flow, node, &count);
     for (int k = 0; k < count; k++)
         if (!xxl_flow_final (states [parents [k]])) {
             flow_error (error, errlen, "node %s cannot run again before its parent %s ends", id,
-                      xxl_flow_id (flow, parents [k]));
+                        xxl_flow_id (flow, parents [k]));
             return -1;
         }
     states [node] = XXL_FLOW_RUNNING;

@@ -30,11 +30,14 @@
         order (a skip is seen by the children after it in the same pass).
         ready and skipped list the nodes moved, in topological order.
         O(nodes + edges).  After it, no WAITING node has only final
-        parents.  Returns nready + nskipped.
+        parents.  Returns nready + nskipped.  A run with a KILLED node
+        decides nothing (the kill is its end; a WAITING node left by a
+        torn write never starts).
     xxl_flow_settle (flow, states, node, ready, &nready, skipped, &nskipped)
         The same, after node became final: decides only the children of
         node and, through skips, theirs.  Cost: the edges out of the nodes
-        it looks at and the edges into their children.  Gives the same
+        it looks at and the edges into their children, and a look at each
+        node's state (a killed run decides nothing).  Gives the same
         moves as xxl_flow_step would (order may differ) when the states
         were settled before node's change.
     xxl_flow_kill (flow, states, running, &nrunning)
