@@ -132,13 +132,13 @@ s_pg_connections (xxl_store_t *store, const char *url, int64_t gid, int64_t jid)
         for (int i = 0; i < 2; i++) {
             if (!openers [i].store)
                 fprintf (stderr, "race %d: %s\n", round, openers [i].err);
-            XXL_CHECK (openers [i].store && xxl_store_schema_version (openers [i].store) == 10);
+            XXL_CHECK (openers [i].store && xxl_store_schema_version (openers [i].store) == 11);
         }
         if (openers [0].store) {
             XXL_CHECK (xxl_store_pg_scalar (openers [0].store,
                 "SELECT COUNT(*) FROM xxl_schema", NULL) == 1);
             XXL_CHECK (xxl_store_pg_scalar (openers [0].store,
-                "SELECT COUNT(*) FROM pg_tables WHERE schemaname = current_schema ()", NULL) == 16);
+                "SELECT COUNT(*) FROM pg_tables WHERE schemaname = current_schema ()", NULL) == 18);
         }
         for (int i = 0; i < 2; i++)
             xxl_store_destroy (&openers [i].store);
@@ -1355,6 +1355,157 @@ s_test_batches (xxl_store_t *store, int64_t gid, int64_t jid)
     }
 }
 
+//  Workflows (version 11): a workflow's row and schedule, its runs, and
+//  the log rows of its nodes, whose (run, node, attempt) is unique: a
+//  node's row is its one start
+static void
+s_test_workflows (xxl_store_t *store, int64_t gid, int64_t jid)
+{
+    const char *definition = "{\"nodes\":[{\"id\":\"a\",\"job\":7,\"join\":\"all\"}],"
+                             "\"edges\":[]}";
+    xxl_workflow_t w = { .name = "etl", .description = "nightly", .definition =
+                         (char *) definition, .schedule_type = "CRON", .schedule_conf =
+                         "0 0 1 * * ?", .timezone = "", .misfire_strategy = "DO_NOTHING",
+                         .status = 1, .next_time = 5000, .add_time = 1, .update_time = 1 };
+    int64_t wid = xxl_store_workflow_add (store, &w);
+    XXL_CHECK (wid > 0);
+    w.name = "other";
+    w.status = 0;
+    w.definition = "{\"nodes\":[{\"id\":\"b\",\"job\":77,\"join\":\"all\"}],\"edges\":[]}";
+    int64_t wid2 = xxl_store_workflow_add (store, &w);
+    XXL_CHECK (wid2 > wid);
+    XXL_CHECK (xxl_store_workflow_count (store) == 2);
+    xxl_workflow_t loaded;
+    XXL_CHECK (xxl_store_workflow_load (store, wid, &loaded) == 0);
+    XXL_CHECK (streq (loaded.name, "etl") && streq (loaded.definition, definition)
+               && loaded.status == 1 && loaded.next_time == 5000
+               && streq (loaded.schedule_conf, "0 0 1 * * ?"));
+    free (loaded.description);
+    loaded.description = strdup ("changed");
+    loaded.update_time = 2;
+    XXL_CHECK (xxl_store_workflow_save (store, &loaded) == 0);
+    xxl_workflow_free (&loaded);
+    XXL_CHECK (xxl_store_workflow_load (store, wid, &loaded) == 0);
+    XXL_CHECK (streq (loaded.description, "changed") && loaded.update_time == 2);
+    xxl_workflow_free (&loaded);
+    XXL_CHECK (xxl_store_workflow_load (store, 999999, &loaded) == 1);
+    //  A job's workflows: by the canonical "job":N, (7 is not 77)
+    int64_t ids [8];
+    size_t count = 0;
+    XXL_CHECK (xxl_store_workflow_using_job (store, 7, ids, 8, &count) == 0);
+    XXL_CHECK (count == 1 && ids [0] == wid);
+    XXL_CHECK (xxl_store_workflow_using_job (store, 77, ids, 8, &count) == 0);
+    XXL_CHECK (count == 1 && ids [0] == wid2);
+    //  Due: started only, in the shares asked, next time reached
+    uint64_t mask = (uint64_t) 1 << (wid % XXL_STORE_SHARES);
+    XXL_CHECK (xxl_store_workflow_due (store, mask, 4999, ids, 8, &count) == 0 && count == 0);
+    XXL_CHECK (xxl_store_workflow_due (store, mask, 5000, ids, 8, &count) == 0);
+    XXL_CHECK (count == 1 && ids [0] == wid);
+    XXL_CHECK (xxl_store_workflow_due (store, XXL_STORE_SHARES_ALL & ~mask, 9999, ids, 8,
+                                       &count) == 0 && count == 0);
+    XXL_CHECK (xxl_store_workflow_set_next (store, wid, 9000) == 0);
+    XXL_CHECK (xxl_store_workflow_due (store, XXL_STORE_SHARES_ALL, 5000, ids, 8, &count) == 0
+               && count == 0);
+    //  Lists
+    xxl_enc_t *enc = xxl_enc_new ();
+    int truncated = -1;
+    XXL_CHECK (xxl_store_workflow_encode_page (store, enc, 1 << 20, &truncated, 10, 0) == 2);
+    xxl_enc_reset (enc);
+    XXL_CHECK (xxl_store_workflow_encode (store, enc, wid) == 1);
+    xxl_enc_reset (enc);
+    XXL_CHECK (xxl_store_workflow_encode (store, enc, 999999) == 0);
+    xxl_enc_reset (enc);
+
+    //  Runs
+    XXL_CHECK (xxl_store_workflow_runs_running (store) == 0);
+    xxl_workflow_run_t run = { .workflow_id = wid, .status = "RUNNING", .param = "p",
+                               .definition = (char *) definition, .trigger_type = "MANUAL",
+                               .trigger_time = 100 };
+    int64_t rid = xxl_store_workflow_run_add (store, &run);
+    XXL_CHECK (rid > 0);
+    XXL_CHECK (xxl_store_workflow_runs_running (store) == 1);
+    xxl_workflow_run_t got;
+    XXL_CHECK (xxl_store_workflow_run_load (store, rid, &got) == 0);
+    XXL_CHECK (got.workflow_id == wid && streq (got.status, "RUNNING") && streq (got.param, "p")
+               && streq (got.definition, definition) && streq (got.killed, "")
+               && got.trigger_time == 100 && got.end_time == 0);
+    xxl_workflow_run_free (&got);
+    XXL_CHECK (xxl_store_workflow_run_ids (store, mask, 0, ids, 8, &count) == 0);
+    XXL_CHECK (count == 1 && ids [0] == rid);
+    XXL_CHECK (xxl_store_workflow_run_ids (store, mask, rid, ids, 8, &count) == 0 && count == 0);
+    XXL_CHECK (xxl_store_workflow_run_ids (store, XXL_STORE_SHARES_ALL & ~mask, 0, ids, 8,
+                                           &count) == 0 && count == 0);
+    //  Its nodes' rows: a start is a row marked once per attempt
+    xxl_workflow_row_t *rows = NULL;
+    XXL_CHECK (xxl_store_workflow_run_rows (store, rid, &rows, &count) == 0);
+    XXL_CHECK (count == 0 && rows == NULL);
+    XXL_CHECK (xxl_store_begin (store) == 0);
+    xxl_log_t log = { .job_group = gid, .job_id = jid, .executor_handler = "h",
+                      .trigger_time = 100, .trigger_type = "WORKFLOW" };
+    XXL_CHECK (xxl_store_log_add (store, &log) == 0);
+    int64_t first = log.id;
+    XXL_CHECK (xxl_store_log_flow_mark (store, first, rid, "a", 1) == 0);
+    XXL_CHECK (xxl_store_commit (store) == 0);
+    XXL_CHECK (xxl_store_log_flow_run (store, first) == rid);
+    XXL_CHECK (xxl_store_log_flow_run (store, 999999999) == 0);
+    //  A second start of the same attempt fails, and so does its transaction
+    XXL_CHECK (xxl_store_begin (store) == 0);
+    log.id = 0;
+    XXL_CHECK (xxl_store_log_add (store, &log) == 0);
+    int64_t twice = log.id;
+    XXL_CHECK (xxl_store_log_flow_mark (store, twice, rid, "a", 1) == -1);
+    XXL_CHECK (xxl_store_commit (store) == -1 || xxl_store_in_txn (store) == 0);
+    if (xxl_store_in_txn (store))
+        xxl_store_rollback (store);
+    XXL_CHECK (xxl_store_log_flow_run (store, twice) == 0);
+    //  A retry is the next attempt
+    XXL_CHECK (xxl_store_log_handle_done (store, first, 200, 500, "bad") == 0);
+    XXL_CHECK (xxl_store_begin (store) == 0);
+    log.id = 0;
+    XXL_CHECK (xxl_store_log_add (store, &log) == 0);
+    int64_t second = log.id;
+    XXL_CHECK (xxl_store_log_flow_mark (store, second, rid, "a", 2) == 0);
+    XXL_CHECK (xxl_store_log_handle_done (store, second, 300, 200, "fine") == 0);
+    XXL_CHECK (xxl_store_commit (store) == 0);
+    XXL_CHECK (xxl_store_workflow_run_rows (store, rid, &rows, &count) == 0);
+    XXL_CHECK (count == 2 && rows);
+    if (count == 2) {
+        XXL_CHECK (rows [0].log_id == first && streq (rows [0].node, "a")
+                   && rows [0].attempt == 1 && rows [0].handle_code == 500
+                   && streq (rows [0].handle_msg, "bad"));
+        XXL_CHECK (rows [1].log_id == second && rows [1].attempt == 2
+                   && rows [1].handle_code == 200 && streq (rows [1].handle_msg, "fine"));
+    }
+    xxl_workflow_rows_free (&rows, count);
+    //  The log row says its run and node
+    XXL_CHECK (xxl_store_log_encode (store, enc, second) == 1);
+    size_t size;
+    const void *data = xxl_enc_finish (enc, &size);
+    XXL_CHECK (memmem (data, size, "flowRunId", 9) && memmem (data, size, "flowNode", 8));
+    xxl_enc_reset (enc);
+    //  The run ends; its page
+    XXL_CHECK (xxl_store_workflow_run_set (store, rid, "KILLED", 400, "a") == 1);
+    XXL_CHECK (xxl_store_workflow_run_set (store, rid, "SUCCESS", 500, NULL) == 1);
+    XXL_CHECK (xxl_store_workflow_run_load (store, rid, &got) == 0);
+    XXL_CHECK (streq (got.status, "SUCCESS") && got.end_time == 500 && streq (got.killed, "a"));
+    xxl_workflow_run_free (&got);
+    XXL_CHECK (xxl_store_workflow_runs_running (store) == 0);
+    XXL_CHECK (xxl_store_workflow_run_ids (store, mask, 0, ids, 8, &count) == 0 && count == 0);
+    XXL_CHECK (xxl_store_workflow_run_encode_page (store, enc, 1 << 20, &truncated, wid, 10) == 1);
+    xxl_enc_reset (enc);
+    XXL_CHECK (xxl_store_workflow_run_encode_page (store, enc, 1 << 20, &truncated, wid2, 10) == 0);
+    xxl_enc_reset (enc);
+    XXL_CHECK (xxl_store_workflow_run_encode (store, enc, rid) == 1);
+    xxl_enc_destroy (&enc);
+    //  Removed: the workflow and its runs, not the log rows
+    XXL_CHECK (xxl_store_workflow_rm (store, wid) == 1);
+    XXL_CHECK (xxl_store_workflow_rm (store, wid) == 0);
+    XXL_CHECK (xxl_store_workflow_run_load (store, rid, &got) == 1);
+    XXL_CHECK (xxl_store_log_flow_run (store, second) == rid);
+    XXL_CHECK (xxl_store_workflow_rm (store, wid2) == 1);
+    XXL_TEST_EXEC (store, "DELETE FROM xxl_job_log WHERE flow_run_id IS NOT NULL", NULL);
+}
+
 int
 main (void)
 {
@@ -1462,6 +1613,7 @@ main (void)
     int64_t jid = xxl_store_job_add (store, &job);
     XXL_CHECK (jid > 0);
     s_test_batches (store, gid, jid);
+    s_test_workflows (store, gid, jid);
     xxl_job_t loaded;
     XXL_CHECK (xxl_store_job_load (store, jid, &loaded) == 0);
     XXL_CHECK (streq (loaded.schedule_conf, "0/5 * * * * ?"));
@@ -1780,7 +1932,7 @@ main (void)
         ? "SELECT COUNT(*) FROM pg_indexes WHERE schemaname = current_schema ()"
           " AND indexname = 'xxl_job_log_job_time'"
         : "SELECT COUNT(*) FROM sqlite_master WHERE name = 'xxl_job_log_job_time'";
-    XXL_CHECK (xxl_store_schema_version (store) == 10);
+    XXL_CHECK (xxl_store_schema_version (store) == 11);
     XXL_CHECK (XXL_TEST_SCALAR (store, index_count, NULL) == 0);
     //  Migration 5: a planned instant has one row per shard index; a
     //  second plan of it (another agent count too) collides on shard 0
@@ -1810,6 +1962,13 @@ main (void)
                                " ON xxl_job_logglue (job_id, id)", NULL) >= 0);
     //  (and before schema 7's audit table)
     XXL_CHECK (XXL_TEST_EXEC (store, "DROP TABLE xxl_audit", NULL) >= 0);
+    //  (and before schema 11's workflows)
+    XXL_CHECK (XXL_TEST_EXEC (store, "DROP TABLE xxl_workflow_run", NULL) >= 0);
+    XXL_CHECK (XXL_TEST_EXEC (store, "DROP TABLE xxl_workflow", NULL) >= 0);
+    XXL_CHECK (XXL_TEST_EXEC (store, "DROP INDEX xxl_job_log_flow", NULL) >= 0);
+    XXL_CHECK (XXL_TEST_EXEC (store, "ALTER TABLE xxl_job_log DROP COLUMN flow_run_id", NULL) >= 0);
+    XXL_CHECK (XXL_TEST_EXEC (store, "ALTER TABLE xxl_job_log DROP COLUMN flow_node", NULL) >= 0);
+    XXL_CHECK (XXL_TEST_EXEC (store, "ALTER TABLE xxl_job_log DROP COLUMN flow_attempt", NULL) >= 0);
     //  (and before schema 10's index of failed runs)
     XXL_CHECK (XXL_TEST_EXEC (store, "DROP INDEX xxl_job_log_fails", NULL) >= 0);
     //  (and before schema 9's users, tokens and sessions)
@@ -1826,7 +1985,12 @@ main (void)
     XXL_CHECK (XXL_TEST_SCALAR (store, index_count, NULL) == 1);
     xxl_store_destroy (&store);
     store = xxl_store_new (path, err, sizeof err);
-    XXL_CHECK (store && xxl_store_schema_version (store) == 10);
+    XXL_CHECK (store && xxl_store_schema_version (store) == 11);
+    //  Migration 11: workflows and runs, empty; the log rows kept, in no run
+    XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_workflow", NULL) == 0);
+    XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_workflow_run", NULL) == 0);
+    XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_job_log"
+                                       " WHERE flow_run_id IS NOT NULL", NULL) == 0);
     //  Migration 10: the index of failed runs, over the rows kept
     XXL_CHECK (XXL_TEST_SCALAR (store, xxl_test_pg
         ? "SELECT COUNT(*) FROM pg_indexes WHERE indexname = 'xxl_job_log_fails'"

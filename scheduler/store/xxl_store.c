@@ -38,7 +38,7 @@
 _Static_assert (sizeof (void *) == XXL_SLOT, "a method table's slots are all one size");
 _Static_assert ((sizeof (xxl_store_methods_t) - offsetof (xxl_store_methods_t, destroy))
                 % XXL_SLOT == 0, "xxl_store_methods_t: only pointers after size");
-_Static_assert (offsetof (xxl_store_methods_t, report_count_groups) + XXL_SLOT
+_Static_assert (offsetof (xxl_store_methods_t, log_flow_run) + XXL_SLOT
                 == sizeof (xxl_store_methods_t), "xxl_store_methods_t: its last slot");
 _Static_assert (sizeof (xxl_store_accounts_t) % XXL_SLOT == 0
                 && offsetof (xxl_store_accounts_t, session_expire) + XXL_SLOT
@@ -186,4 +186,41 @@ xxl_account_free (xxl_account_t *account)
     free (account->role);
     free (account->apps);
     memset (account, 0, sizeof *account);
+}
+
+void
+xxl_workflow_free (xxl_workflow_t *workflow)
+{
+    char **strings [] = {
+        &workflow->name, &workflow->description, &workflow->definition,
+        &workflow->schedule_type, &workflow->schedule_conf, &workflow->timezone,
+        &workflow->misfire_strategy
+    };
+    for (size_t i = 0; i < sizeof strings / sizeof strings [0]; i++)
+        free (*strings [i]);
+    memset (workflow, 0, sizeof *workflow);
+}
+
+void
+xxl_workflow_run_free (xxl_workflow_run_t *run)
+{
+    free (run->status);
+    free (run->param);
+    free (run->definition);
+    free (run->killed);
+    free (run->trigger_type);
+    memset (run, 0, sizeof *run);
+}
+
+void
+xxl_workflow_rows_free (xxl_workflow_row_t **rows, size_t count)
+{
+    if (!rows || !*rows)
+        return;
+    for (size_t i = 0; i < count; i++) {
+        free ((*rows) [i].node);
+        free ((*rows) [i].handle_msg);
+    }
+    free (*rows);
+    *rows = NULL;
 }

@@ -101,6 +101,50 @@ typedef struct {
     char *handle_msg;
 } xxl_log_t;
 
+//  A workflow (DESIGN §12; version 11): its definition is the canonical
+//  JSON of scheduler/flow (xxl_flow_json); its schedule is a job's
+//  (schedule_type NONE, CRON or FIX_RATE, schedule_conf, timezone,
+//  misfire_strategy); status 1 started, 0 stopped; next_time the next
+//  fire (epoch ms, 0 none)
+typedef struct {
+    int64_t id;
+    char *name;
+    char *description;
+    char *definition;
+    char *schedule_type;
+    char *schedule_conf;
+    char *timezone;
+    char *misfire_strategy;
+    int64_t status;
+    int64_t next_time;
+    int64_t add_time, update_time;
+} xxl_workflow_t;
+
+//  A workflow run: status RUNNING, SUCCESS, FAILURE or KILLED; the
+//  definition it started with (kept whole: an update of the workflow
+//  applies from its next run); killed: the node ids that were running
+//  when it was killed, comma-separated ("" none); end_time 0 while it runs
+typedef struct {
+    int64_t id;
+    int64_t workflow_id;
+    char *status;
+    char *param;
+    char *definition;
+    char *killed;
+    char *trigger_type;
+    int64_t trigger_time, end_time;
+} xxl_workflow_run_t;
+
+//  A log row of a workflow run's node (workflow_run_rows): one per start
+//  of the node (attempt 1, then 2, ... for retries)
+typedef struct {
+    int64_t log_id;
+    char *node;
+    int64_t attempt;
+    int64_t trigger_code, handle_code;
+    char *handle_msg;
+} xxl_workflow_row_t;
+
 //  A started job whose next time is due (job_due)
 typedef struct {
     int64_t id, update_time, trigger_next_time, trigger_last_time;
@@ -189,7 +233,7 @@ typedef struct {
 
 //  Bumped whenever a method is added; methods are only ever appended, so
 //  a table of an older version is a prefix of this one (size says how much)
-#define XXL_STORE_METHODS_VERSION 10
+#define XXL_STORE_METHODS_VERSION 11
 
 typedef struct _xxl_store_t xxl_store_t;
 
@@ -561,6 +605,61 @@ typedef struct {
     //  when none) and *count; 0, or -1 (*rows NULL)
     int (*report_count_groups) (xxl_store_t *self, int64_t from, int64_t to,
                                 xxl_store_group_runs_t **rows, size_t *count);
+
+    //  Version 11.  Workflows (xxl_workflow_t) and their runs
+    //  (xxl_workflow_run_t); a workflow and its runs are in share
+    //  workflow_id mod XXL_STORE_SHARES.  add: the new id, or -1.  save:
+    //  every column of an existing workflow.  rm: the workflow and its
+    //  runs (their log rows stay); 1, 0 absent, -1.  load: 0, 1 absent,
+    //  -1 (free with xxl_workflow_free).  encode: WORKFLOW_SHOW's map but
+    //  its definition (1, 0 absent, -1); encode_page: WORKFLOW_LIST's
+    //  array, by id, as job_encode_page; count: how many.  using_job: ids
+    //  of workflows whose definition may name job `job` (the caller
+    //  checks each graph), by id, up to max.  due: started workflows of
+    //  the shares in mask with a next time in (0, before], by next time.
+    //  set_next: a workflow's next time.
+    int64_t (*workflow_add) (xxl_store_t *self, const xxl_workflow_t *workflow);
+    int (*workflow_save) (xxl_store_t *self, const xxl_workflow_t *workflow);
+    int (*workflow_rm) (xxl_store_t *self, int64_t id);
+    int (*workflow_load) (xxl_store_t *self, int64_t id, xxl_workflow_t *workflow);
+    int (*workflow_encode) (xxl_store_t *self, xxl_enc_t *enc, int64_t id);
+    int (*workflow_encode_page) (xxl_store_t *self, xxl_enc_t *enc, size_t max_size,
+                                 int *truncated, int64_t limit, int64_t offset);
+    int64_t (*workflow_count) (xxl_store_t *self);
+    int (*workflow_using_job) (xxl_store_t *self, int64_t job, int64_t *ids, size_t max,
+                               size_t *count);
+    int (*workflow_due) (xxl_store_t *self, uint64_t mask, int64_t before, int64_t *ids,
+                         size_t max, size_t *count);
+    int (*workflow_set_next) (xxl_store_t *self, int64_t id, int64_t next);
+    //  Runs.  run_add: the new id, or -1.  run_load: 0, 1 absent, -1
+    //  (xxl_workflow_run_free).  run_set: status and end time, and killed
+    //  unless NULL; 1, 0 absent, -1.  run_ids: RUNNING runs of the shares
+    //  in mask with an id above after, ascending, up to max.  running: 1
+    //  when some run is RUNNING, 0 none, -1.  run_encode: a run's map
+    //  {id, workflowId, status, param, triggerType, triggerTime, endTime}
+    //  (1, 0, -1); run_encode_page: those of one workflow (0: any), newest
+    //  first, up to limit, as job_encode_page.  run_rows: the log rows of
+    //  a run's nodes, by node then attempt, into *rows (a new array:
+    //  xxl_workflow_rows_free; NULL when none) and *count; 0 or -1.
+    int64_t (*workflow_run_add) (xxl_store_t *self, const xxl_workflow_run_t *run);
+    int (*workflow_run_load) (xxl_store_t *self, int64_t id, xxl_workflow_run_t *run);
+    int (*workflow_run_set) (xxl_store_t *self, int64_t id, const char *status,
+                             int64_t end_time, const char *killed);
+    int (*workflow_run_ids) (xxl_store_t *self, uint64_t mask, int64_t after, int64_t *ids,
+                             size_t max, size_t *count);
+    int (*workflow_runs_running) (xxl_store_t *self);
+    int (*workflow_run_encode) (xxl_store_t *self, xxl_enc_t *enc, int64_t id);
+    int (*workflow_run_encode_page) (xxl_store_t *self, xxl_enc_t *enc, size_t max_size,
+                                     int *truncated, int64_t workflow_id, int64_t limit);
+    int (*workflow_run_rows) (xxl_store_t *self, int64_t run_id, xxl_workflow_row_t **rows,
+                              size_t *count);
+    //  A log row becomes the start `attempt` of node `node` of run run_id:
+    //  UNIQUE (run, node, attempt), so a second start of the same attempt
+    //  fails (and with it the transaction); 0, -1.  log_flow_run: the run
+    //  of a log row; 0 none or absent, -1.
+    int (*log_flow_mark) (xxl_store_t *self, int64_t log_id, int64_t run_id, const char *node,
+                          int64_t attempt);
+    int64_t (*log_flow_run) (xxl_store_t *self, int64_t log_id);
 } xxl_store_methods_t;
 
 //  Users (console logins), bearer tokens and sessions (docs/http.md).
@@ -655,6 +754,9 @@ void xxl_store_log_error (xxl_store_logged_t *logged, const char *error);
 void xxl_group_free (xxl_group_t *group);
 void xxl_job_free (xxl_job_t *job);
 void xxl_log_free (xxl_log_t *log);
+void xxl_workflow_free (xxl_workflow_t *workflow);
+void xxl_workflow_run_free (xxl_workflow_run_t *run);
+void xxl_workflow_rows_free (xxl_workflow_row_t **rows, size_t count);
 
 #define XXL_STORE_WAL_MIB_MAX 65536
 #define XXL_GLUE_KEEP 30
@@ -822,6 +924,30 @@ xxl_store_report_count_groups (xxl_store_t *self, int64_t from, int64_t to,
         return -1;
     return self->methods->report_count_groups (self, from, to, rows, count);
 }
+
+//  Version 11 (a table of an older version has none: -1)
+#define XXL_STORE_V11(name) (self->methods->size > offsetof (xxl_store_methods_t, name) && self->methods->name)
+static inline int64_t xxl_store_workflow_add (xxl_store_t *self, const xxl_workflow_t *w) { return XXL_STORE_V11 (workflow_add)? self->methods->workflow_add (self, w): -1; }
+static inline int xxl_store_workflow_save (xxl_store_t *self, const xxl_workflow_t *w) { return XXL_STORE_V11 (workflow_save)? self->methods->workflow_save (self, w): -1; }
+static inline int xxl_store_workflow_rm (xxl_store_t *self, int64_t id) { return XXL_STORE_V11 (workflow_rm)? self->methods->workflow_rm (self, id): -1; }
+static inline int xxl_store_workflow_load (xxl_store_t *self, int64_t id, xxl_workflow_t *w) { return XXL_STORE_V11 (workflow_load)? self->methods->workflow_load (self, id, w): -1; }
+static inline int xxl_store_workflow_encode (xxl_store_t *self, xxl_enc_t *enc, int64_t id) { return XXL_STORE_V11 (workflow_encode)? self->methods->workflow_encode (self, enc, id): -1; }
+static inline int xxl_store_workflow_encode_page (xxl_store_t *self, xxl_enc_t *enc, size_t max_size, int *truncated, int64_t limit, int64_t offset) { return XXL_STORE_V11 (workflow_encode_page)? self->methods->workflow_encode_page (self, enc, max_size, truncated, limit, offset): -1; }
+static inline int64_t xxl_store_workflow_count (xxl_store_t *self) { return XXL_STORE_V11 (workflow_count)? self->methods->workflow_count (self): -1; }
+static inline int xxl_store_workflow_using_job (xxl_store_t *self, int64_t job, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_V11 (workflow_using_job)? self->methods->workflow_using_job (self, job, ids, max, count): -1; }
+static inline int xxl_store_workflow_due (xxl_store_t *self, uint64_t mask, int64_t before, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_V11 (workflow_due)? self->methods->workflow_due (self, mask, before, ids, max, count): -1; }
+static inline int xxl_store_workflow_set_next (xxl_store_t *self, int64_t id, int64_t next) { return XXL_STORE_V11 (workflow_set_next)? self->methods->workflow_set_next (self, id, next): -1; }
+static inline int64_t xxl_store_workflow_run_add (xxl_store_t *self, const xxl_workflow_run_t *run) { return XXL_STORE_V11 (workflow_run_add)? self->methods->workflow_run_add (self, run): -1; }
+static inline int xxl_store_workflow_run_load (xxl_store_t *self, int64_t id, xxl_workflow_run_t *run) { return XXL_STORE_V11 (workflow_run_load)? self->methods->workflow_run_load (self, id, run): -1; }
+static inline int xxl_store_workflow_run_set (xxl_store_t *self, int64_t id, const char *status, int64_t end_time, const char *killed) { return XXL_STORE_V11 (workflow_run_set)? self->methods->workflow_run_set (self, id, status, end_time, killed): -1; }
+static inline int xxl_store_workflow_run_ids (xxl_store_t *self, uint64_t mask, int64_t after, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_V11 (workflow_run_ids)? self->methods->workflow_run_ids (self, mask, after, ids, max, count): -1; }
+static inline int xxl_store_workflow_runs_running (xxl_store_t *self) { return XXL_STORE_V11 (workflow_runs_running)? self->methods->workflow_runs_running (self): -1; }
+static inline int xxl_store_workflow_run_encode (xxl_store_t *self, xxl_enc_t *enc, int64_t id) { return XXL_STORE_V11 (workflow_run_encode)? self->methods->workflow_run_encode (self, enc, id): -1; }
+static inline int xxl_store_workflow_run_encode_page (xxl_store_t *self, xxl_enc_t *enc, size_t max_size, int *truncated, int64_t workflow_id, int64_t limit) { return XXL_STORE_V11 (workflow_run_encode_page)? self->methods->workflow_run_encode_page (self, enc, max_size, truncated, workflow_id, limit): -1; }
+static inline int xxl_store_workflow_run_rows (xxl_store_t *self, int64_t run_id, xxl_workflow_row_t **rows, size_t *count) { return XXL_STORE_V11 (workflow_run_rows)? self->methods->workflow_run_rows (self, run_id, rows, count): -1; }
+static inline int xxl_store_log_flow_mark (xxl_store_t *self, int64_t log_id, int64_t run_id, const char *node, int64_t attempt) { return XXL_STORE_V11 (log_flow_mark)? self->methods->log_flow_mark (self, log_id, run_id, node, attempt): -1; }
+static inline int64_t xxl_store_log_flow_run (xxl_store_t *self, int64_t log_id) { return XXL_STORE_V11 (log_flow_run)? self->methods->log_flow_run (self, log_id): -1; }
+#undef XXL_STORE_V11
 
 #define XXL_ACCOUNTS_CALL(name) (self->methods->accounts->name)
 static inline int xxl_store_user_add (xxl_store_t *self, const xxl_account_t *user) { return XXL_ACCOUNTS_CALL (user_add) (self, user); }

@@ -101,7 +101,8 @@ extern const xxl_store_driver_t pgx_driver;
 #define PGX_ROWS_SLOTS(X) \
     X (group_add) X (group_update) X (job_add) X (glue_add) X (log_next_id) X (log_add) \
     X (log_unroute) X (log_set_shard) X (log_copy_shard) X (fired_get) X (log_encode_page) \
-    X (report_count) X (report_totals) X (report_count_groups)
+    X (report_count) X (report_totals) X (report_count_groups) X (workflow_add) \
+    X (workflow_run_add)
 #define PGX_DECLARE(slot) extern __typeof__ (*((xxl_store_methods_t *) 0)->slot) pgx_##slot;
 PGX_ROWS_SLOTS (PGX_DECLARE)
 

@@ -371,7 +371,7 @@ pgx_fired_get (xxl_store_t *base, int64_t *until, int64_t *sent)
     " trigger_code AS \"triggerCode\", trigger_msg AS \"triggerMsg\"," \
     " trigger_type AS \"triggerType\", schedule_time AS \"scheduleTime\"," \
     " handle_time AS \"handleTime\", handle_code AS \"handleCode\"," \
-    " handle_msg AS \"handleMsg\", alarm_status AS \"alarmStatus\" FROM xxl_job_log"
+    " handle_msg AS \"handleMsg\", alarm_status AS \"alarmStatus\", flow_run_id AS \"flowRunId\", flow_node AS \"flowNode\" FROM xxl_job_log"
 //  $1 jobId, $2 jobGroup, $3 logStatus, $4..$5 trigger time, $6 maxId, $7 now,
 //  $10 the set of groups
 #define XXL_LOG_FILTER \
@@ -582,7 +582,7 @@ const char *const pgx_statements [XXL_SQL_STATEMENTS] = {
         " trigger_code AS \"triggerCode\", trigger_msg AS \"triggerMsg\","
         " trigger_type AS \"triggerType\", schedule_time AS \"scheduleTime\","
         " handle_time AS \"handleTime\", handle_code AS \"handleCode\","
-        " handle_msg AS \"handleMsg\", alarm_status AS \"alarmStatus\""
+        " handle_msg AS \"handleMsg\", alarm_status AS \"alarmStatus\", flow_run_id AS \"flowRunId\", flow_node AS \"flowNode\""
         " FROM xxl_job_log WHERE id = $1",
     [XXL_SQL_REGISTRY_APPS] =
         "SELECT string_agg (registry_key, ',' ORDER BY update_time, id)"
@@ -590,3 +590,39 @@ const char *const pgx_statements [XXL_SQL_STATEMENTS] = {
         " FROM xxl_job_registry WHERE registry_value = $1 AND update_time >= $2"
         " ORDER BY registry_key, update_time, id) apps",
 };
+
+//  Workflows and their runs (version 11): the adds, RETURNING their new
+//  id; the rest are shared (sql/xxl_store_sql_flows.c)
+int64_t
+pgx_workflow_add (xxl_store_t *base, const xxl_workflow_t *w)
+{
+    PGresult *result = pgx_run ((store_t *) base, PGX_WRITE,
+        "INSERT INTO xxl_workflow (name, description, definition, schedule_type, schedule_conf,"
+        " timezone, misfire_strategy, status, next_time, add_time, update_time)"
+        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id", "sssssssiiii",
+        w->name, w->description? w->description: "", w->definition,
+        w->schedule_type? w->schedule_type: "NONE", w->schedule_conf? w->schedule_conf: "",
+        w->timezone? w->timezone: "", w->misfire_strategy? w->misfire_strategy: "DO_NOTHING",
+        w->status, w->next_time, w->add_time, w->update_time);
+    if (!result)
+        return -1;
+    int64_t id = PQntuples (result) == 1? pgx_int (result, 0, 0): -1;
+    PQclear (result);
+    return id;
+}
+
+int64_t
+pgx_workflow_run_add (xxl_store_t *base, const xxl_workflow_run_t *run)
+{
+    PGresult *result = pgx_run ((store_t *) base, PGX_WRITE,
+        "INSERT INTO xxl_workflow_run (workflow_id, status, param, trigger_type, trigger_time,"
+        " end_time, definition, killed) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id",
+        "isssiiss", run->workflow_id, run->status, run->param? run->param: "",
+        run->trigger_type? run->trigger_type: "MANUAL", run->trigger_time, run->end_time,
+        run->definition, run->killed? run->killed: "");
+    if (!result)
+        return -1;
+    int64_t id = PQntuples (result) == 1? pgx_int (result, 0, 0): -1;
+    PQclear (result);
+    return id;
+}

@@ -226,7 +226,12 @@ int xxl_store_sql_sum_runs (int rc, xxl_store_group_runs_t *rows, size_t count,
     X (registry_apps) X (lease_take) X (lease_renew) X (lease_release) X (node_beat) \
     X (node_count) X (log_unsent_in) X (recover_stamp_fired_in) X (recover_stamp_due_in) \
     X (recover_late_jobs_in) X (log_set_trigger_msg) X (log_open_ids_at) X (report_set) \
-    X (job_rm_logs_some) X (log_lost_ids_after)
+    X (job_rm_logs_some) X (log_lost_ids_after) X (workflow_save) X (workflow_rm) \
+    X (workflow_load) X (workflow_encode) X (workflow_encode_page) X (workflow_count) \
+    X (workflow_using_job) X (workflow_due) X (workflow_set_next) X (workflow_run_load) \
+    X (workflow_run_set) X (workflow_run_ids) X (workflow_runs_running) \
+    X (workflow_run_encode) X (workflow_run_encode_page) X (workflow_run_rows) \
+    X (log_flow_mark) X (log_flow_run)
 
 #define XXL_STORE_SQL_ACCOUNT_SLOTS(X) \
     X (user_add) X (user_update) X (user_get) X (user_rm) X (user_encode_all) X (token_add) \

@@ -192,6 +192,28 @@ static const char *s_migrations [] = {
     //  failed rows are written to it)
     "CREATE INDEX xxl_job_log_fails ON xxl_job_log (id)"
     "  WHERE trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200);",
+    //  11: workflows (DESIGN §12) and their runs; a node's start is a log
+    //  row marked with its run, node and attempt, unique: a node's row is
+    //  its one start decision (docs/workflows.md "Runs under faults")
+    "CREATE TABLE xxl_workflow (id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  name TEXT NOT NULL, description TEXT NOT NULL DEFAULT '', definition TEXT NOT NULL,"
+    "  schedule_type TEXT NOT NULL DEFAULT 'NONE', schedule_conf TEXT NOT NULL DEFAULT '',"
+    "  timezone TEXT NOT NULL DEFAULT '', misfire_strategy TEXT NOT NULL DEFAULT 'DO_NOTHING',"
+    "  status INTEGER NOT NULL DEFAULT 0, next_time INTEGER NOT NULL DEFAULT 0,"
+    "  add_time INTEGER NOT NULL, update_time INTEGER NOT NULL);"
+    "CREATE INDEX xxl_workflow_next ON xxl_workflow (next_time) WHERE status = 1;"
+    "CREATE TABLE xxl_workflow_run (id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  workflow_id INTEGER NOT NULL, status TEXT NOT NULL, param TEXT NOT NULL DEFAULT '',"
+    "  trigger_type TEXT NOT NULL DEFAULT 'MANUAL', trigger_time INTEGER NOT NULL,"
+    "  end_time INTEGER NOT NULL DEFAULT 0, definition TEXT NOT NULL,"
+    "  killed TEXT NOT NULL DEFAULT '');"
+    "CREATE INDEX xxl_workflow_run_flow ON xxl_workflow_run (workflow_id, id);"
+    "CREATE INDEX xxl_workflow_run_running ON xxl_workflow_run (id) WHERE status = 'RUNNING';"
+    "ALTER TABLE xxl_job_log ADD COLUMN flow_run_id INTEGER;"
+    "ALTER TABLE xxl_job_log ADD COLUMN flow_node TEXT;"
+    "ALTER TABLE xxl_job_log ADD COLUMN flow_attempt INTEGER;"
+    "CREATE UNIQUE INDEX xxl_job_log_flow ON xxl_job_log (flow_run_id, flow_node, flow_attempt)"
+    "  WHERE flow_run_id IS NOT NULL;",
 };
 #define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))
 
@@ -647,6 +669,8 @@ const xxl_store_methods_t sq_methods = {
     .report_count = sq_report_count,
     .clock_now = sq_clock_now,
     .report_count_groups = sq_report_count_groups,
+    .workflow_add = sq_workflow_add,
+    .workflow_run_add = sq_workflow_run_add,
 };
 
 //  Users, tokens and sessions (xxl_store_accounts_t; schema step 9): all

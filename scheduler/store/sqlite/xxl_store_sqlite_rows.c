@@ -208,7 +208,7 @@ sq_fired_get (xxl_store_t *base, int64_t *until, int64_t *sent)
     "  ELSE trigger_time END AS triggerTime," \
     " trigger_code AS triggerCode, trigger_msg AS triggerMsg, trigger_type AS triggerType," \
     " schedule_time AS scheduleTime, handle_time AS handleTime, handle_code AS handleCode," \
-    " handle_msg AS handleMsg, alarm_status AS alarmStatus FROM xxl_job_log"
+    " handle_msg AS handleMsg, alarm_status AS alarmStatus, flow_run_id AS flowRunId, flow_node AS flowNode FROM xxl_job_log"
 //  ?1 jobId, ?2 jobGroup, ?3 logStatus, ?4..?5 trigger time, ?6 maxId, ?7 now,
 //  ?10 the set of groups
 #define XXL_LOG_FILTER \
@@ -550,8 +550,38 @@ const char *const sq_statements [XXL_SQL_STATEMENTS] = {
         " executor_fail_retry_count AS executorFailRetryCount, trigger_time AS triggerTime,"
         " trigger_code AS triggerCode, trigger_msg AS triggerMsg, trigger_type AS triggerType,"
         " schedule_time AS scheduleTime, handle_time AS handleTime, handle_code AS handleCode,"
-        " handle_msg AS handleMsg, alarm_status AS alarmStatus FROM xxl_job_log WHERE id = ?",
+        " handle_msg AS handleMsg, alarm_status AS alarmStatus, flow_run_id AS flowRunId, flow_node AS flowNode FROM xxl_job_log WHERE id = ?",
     [XXL_SQL_REGISTRY_APPS] =
         "SELECT group_concat (registry_key, ',') FROM (SELECT DISTINCT registry_key"
         " FROM xxl_job_registry WHERE registry_value = ? AND update_time >= ?)",
 };
+
+//  Workflows and their runs (version 11): the adds, whose new id is the
+//  connection's last rowid; the rest are shared (sql/xxl_store_sql_flows.c)
+int64_t
+sq_workflow_add (xxl_store_t *base, const xxl_workflow_t *w)
+{
+    store_t *self = (store_t *) base;
+    int rc = sq_exec (self,
+        "INSERT INTO xxl_workflow (name, description, definition, schedule_type, schedule_conf,"
+        " timezone, misfire_strategy, status, next_time, add_time, update_time)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", "sssssssiiii",
+        w->name, w->description? w->description: "", w->definition,
+        w->schedule_type? w->schedule_type: "NONE", w->schedule_conf? w->schedule_conf: "",
+        w->timezone? w->timezone: "", w->misfire_strategy? w->misfire_strategy: "DO_NOTHING",
+        w->status, w->next_time, w->add_time, w->update_time);
+    return rc < 0? -1: sqlite3_last_insert_rowid (self->db);
+}
+
+int64_t
+sq_workflow_run_add (xxl_store_t *base, const xxl_workflow_run_t *run)
+{
+    store_t *self = (store_t *) base;
+    int rc = sq_exec (self,
+        "INSERT INTO xxl_workflow_run (workflow_id, status, param, trigger_type, trigger_time,"
+        " end_time, definition, killed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", "isssiiss",
+        run->workflow_id, run->status, run->param? run->param: "",
+        run->trigger_type? run->trigger_type: "MANUAL", run->trigger_time, run->end_time,
+        run->definition, run->killed? run->killed: "");
+    return rc < 0? -1: sqlite3_last_insert_rowid (self->db);
+}
