@@ -1375,6 +1375,12 @@ s_test_workflows (xxl_store_t *store, int64_t gid, int64_t jid)
     int64_t wid2 = xxl_store_workflow_add (store, &w);
     XXL_CHECK (wid2 > wid);
     XXL_CHECK (xxl_store_workflow_count (store) == 2);
+    int64_t all [4];
+    size_t listed = 0;
+    XXL_CHECK (xxl_store_workflow_ids (store, 0, all, 4, &listed) == 0);
+    XXL_CHECK (listed == 2 && all [0] == wid && all [1] == wid2);
+    XXL_CHECK (xxl_store_workflow_ids (store, wid, all, 4, &listed) == 0);
+    XXL_CHECK (listed == 1 && all [0] == wid2);
     xxl_workflow_t loaded;
     XXL_CHECK (xxl_store_workflow_load (store, wid, &loaded) == 0);
     XXL_CHECK (streq (loaded.name, "etl") && streq (loaded.definition, definition)

@@ -60,4 +60,12 @@ void api_show_row (server_t *self, request_t *request, const char *key,
 void api_job_rm_logs_later (server_t *self, request_t *request, int64_t job_id,
                             int64_t deleted);
 
+//  xxl_api_flow.c: JOB_RM's look at the workflows that run job: XXL_OK
+//  when none does, or force (their nodes of the job removed: the ids of
+//  the workflows changed, and of those removed because no valid
+//  definition was left, added to the lists as int64_t *); else
+//  XXL_CONFLICT (or XXL_FAILURE) with the reason
+int api_flow_job_rm (server_t *self, int64_t job, bool force, char *why, size_t whylen,
+                     zlistx_t *changed, zlistx_t *removed);
+
 #endif

@@ -130,12 +130,40 @@ api_job_update (server_t *self, request_t *request)
     xxl_job_free (&job);
 }
 
+//  A list of ids (int64_t *) as an array under key, when not empty
+static void
+s_encode_ids (server_t *self, const char *key, zlistx_t *ids)
+{
+    if (!zlistx_size (ids))
+        return;
+    xxl_enc_key (self->enc, key);
+    xxl_enc_array_begin (self->enc);
+    for (int64_t *id = (int64_t *) zlistx_first (ids); id; id = (int64_t *) zlistx_next (ids))
+        xxl_enc_int (self->enc, *id);
+    xxl_enc_array_end (self->enc);
+}
+
 void
 api_job_rm (server_t *self, request_t *request)
 {
     xxl_job_t job;
     if (engine_job_from_request (self, request, &job))
         return;
+    //  A job that workflows run goes only with force, which takes its
+    //  nodes out of them (said in the reply)
+    char why [512];
+    zlistx_t *changed = zlistx_new (), *removed = zlistx_new ();
+    zlistx_set_destructor (changed, engine_free_item);
+    zlistx_set_destructor (removed, engine_free_item);
+    int code = api_flow_job_rm (self, job.id, api_bool (request, "force"), why, sizeof why,
+                                changed, removed);
+    if (code != XXL_OK) {
+        engine_reply (self, request, code, why);
+        zlistx_destroy (&changed);
+        zlistx_destroy (&removed);
+        xxl_job_free (&job);
+        return;
+    }
     //  Its log rows go too, as in XXL-JOB, and its id leaves every
     //  parent's child list, in this turn's transaction.  Runs on an agent
     //  finish there: their callbacks find no row, are acknowledged and
@@ -155,9 +183,13 @@ api_job_rm (server_t *self, request_t *request)
         xxl_enc_map_begin (self->enc);
         xxl_enc_kint (self->enc, "id", job.id);
         xxl_enc_kint (self->enc, "deletedLogs", logs);
+        s_encode_ids (self, "workflowsChanged", changed);
+        s_encode_ids (self, "workflowsRemoved", removed);
         xxl_enc_map_end (self->enc);
         engine_reply_end (self, request);
     }
+    zlistx_destroy (&changed);
+    zlistx_destroy (&removed);
     xxl_job_free (&job);
 }
 

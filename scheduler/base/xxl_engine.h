@@ -9,6 +9,7 @@
         planner     plan/xxl_planner.h      scan, timer, fires, misfires
         leases      lease/xxl_lease.h       the shares this scheduler plans
         services    services/xxl_services.h retries, monitors, alarms, reports
+        flows       flows/xxl_flows.h       workflow runs and schedules
     A module reads and writes its own struct; another module's state is
     reached through that module's functions.  Off the actor's thread:
     http/ (libmicrohttpd's threads) serves HTTP and sends each REST call to
@@ -27,6 +28,7 @@
 #include "xxl_planner.h"
 #include "xxl_lease.h"
 #include "xxl_services.h"
+#include "xxl_flows.h"
 #include "xxl_access.h"
 #include "xxl_audit.h"
 #include "xxl_requests.h"
@@ -87,6 +89,7 @@ struct _server_t {
     planner_t planner;
     leases_t leases;
     services_t services;
+    flows_t flows;
 };
 
 //  xxl_server.c

@@ -218,6 +218,7 @@ s_server_destroy (server_t **self_p)
     xxl_metrics_box_destroy (&self->metrics_box);
     xxl_labels_destroy (&self->metrics.labels);
     engine_services_stop (self);
+    engine_flows_stop (self);
     engine_plan_stop (self);
     engine_runs_stop (self);
     engine_outbox_stop (self);
@@ -424,10 +425,12 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     engine_subscribe (&self->events, XXL_EVENT_RUN_ENDED, s_metrics_on_run);
     engine_subscribe (&self->events, XXL_EVENT_RUN_ENDED, engine_plan_on_run);
     engine_subscribe (&self->events, XXL_EVENT_RUN_ENDED, engine_services_on_run);
+    engine_subscribe (&self->events, XXL_EVENT_RUN_ENDED, engine_flows_on_run);
     engine_subscribe (&self->events, XXL_EVENT_RUN_AGAIN, engine_plan_on_again);
     engine_subscribe (&self->events, XXL_EVENT_LONG_WORK, engine_plan_on_long_work);
     engine_subscribe (&self->events, XXL_EVENT_ASK_ANSWERED, engine_plan_on_ask);
     engine_subscribe (&self->events, XXL_EVENT_SHARES_TAKEN, engine_plan_on_taken);
+    engine_subscribe (&self->events, XXL_EVENT_SHARES_TAKEN, engine_flows_on_taken);
     engine_subscribe (&self->events, XXL_EVENT_SHARES_LOST, engine_plan_on_lost);
     //  What runs may ask of the planner
     self->runs.planned = engine_plan_holds;
@@ -442,6 +445,7 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     assert (self->heard);
     engine_outbox_start (self);
     engine_runs_start (self);
+    engine_flows_start (self);
     engine_plan_start (self);
     self->next_id = (uint64_t) engine_now () << 16;
     self->clock_base = self->wall_base = zclock_time () - zclock_mono ();
@@ -709,6 +713,9 @@ s_turn_timeout (server_t *self)
     int64_t service = engine_services_wake (self);
     if (service < wake)
         wake = service;
+    int64_t flows = engine_flows_wake (self);
+    if (flows < wake)
+        wake = flows;
     //  (a count of the daily report under way: its answer is taken soon,
     //  at once when REPORTs wait for it)
     bool reports_wait = (self->services.report_waiting && zlistx_size (self->services.report_waiting))
@@ -868,6 +875,8 @@ s_turn_work (server_t *self, bool agents_drained)
         if (!near)
             engine_plan_prepare (self, 1024);
         engine_services_run (self, now);
+        if (!near)
+            engine_flows_run (self, now);
     }
     engine_report_turn (self);
     engine_scoped_report_turn (self);

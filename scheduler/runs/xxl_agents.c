@@ -989,10 +989,14 @@ engine_agent_answer (server_t *self, zframe_t *rid, xxl_msg_t *msg)
                     xxl_enc_object (self->enc, content);
                 }
             }
-            engine_outbox_read (self, pending->kind == PENDING_LOG);    //  (a read: it stands)
-            engine_queue_client (self, zframe_data (pending->client), zframe_size (pending->client));
-            engine_outbox_read (self, false);
-            engine_audit_answer (self, pending, answered);
+            //  (a KILL of the engine's own, a workflow run's, has no client)
+            if (pending->client) {
+                engine_outbox_read (self, pending->kind == PENDING_LOG);    //  (a read: it stands)
+                engine_queue_client (self, zframe_data (pending->client),
+                                     zframe_size (pending->client));
+                engine_outbox_read (self, false);
+                engine_audit_answer (self, pending, answered);
+            }
             //  A run killed by hand ends as any result does (a FIX_DELAY
             //  job waiting for it goes on, the metrics count it)
             int64_t now = engine_now ();

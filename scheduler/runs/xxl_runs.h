@@ -331,6 +331,9 @@ zhashx_t *engine_runs_in_flight (server_t *self);
 void engine_moved_check (server_t *self);
 void engine_dispatch_row (server_t *self, int64_t log_id, const char *address,
                           const char *note);
+//  The id of the next log row this turn writes (0 or less: the store's
+//  own, on an error); every row of a turn takes its id from here
+int64_t engine_next_log_id (server_t *self);
 int engine_trigger (server_t *self, const xxl_job_t *job, trigger_args_t *args,
                     int64_t *log_ids, prepared_t *prepared, size_t max_ids);
 void engine_run_answer (server_t *self, int64_t log_id, int64_t job_id, const char *note,

@@ -13,7 +13,6 @@
 
 static char *s_text (zchunk_t *text, const char *const *pieces, size_t count);
 static const char *s_trigger_title (const char *type);
-static int64_t s_next_log_id (server_t *self);
 static void s_accepted_add (server_t *self, int64_t log_id, int64_t stamp, int64_t job_id);
 static int64_t s_chars (const char *text);
 static void s_send_run (server_t *self, const xxl_job_t *job, int64_t log_id,
@@ -52,6 +51,7 @@ s_trigger_title (const char *type)
     if (streq (type, "PARENT"))   return "Parent job trigger";
     if (streq (type, "API"))      return "API trigger";
     if (streq (type, "MISFIRE"))  return "Misfire compensation trigger";
+    if (streq (type, "WORKFLOW")) return "Workflow trigger";
     return type;
 }
 
@@ -125,8 +125,8 @@ engine_free_addresses (char **list, size_t count)
 //  The id of the next log row this turn writes (0 when the store cannot
 //  say: the row then takes AUTOINCREMENT's).  Read once per turn, inside
 //  the write transaction; every log row goes through here.
-static int64_t
-s_next_log_id (server_t *self)
+int64_t
+engine_next_log_id (server_t *self)
 {
     if (self->runs.next_log_id <= 0) {
         self->runs.next_log_id = xxl_store_log_next_id (self->store);
@@ -596,7 +596,7 @@ s_broadcast_expand (server_t *self, const xxl_job_t *job, const xxl_log_t *log,
     ids [made++] = log->id;
     char shard [32];
     for (size_t i = 1; i < count && i < 1024; i++) {
-        int64_t id = s_next_log_id (self);
+        int64_t id = engine_next_log_id (self);
         if (id <= 0)
             break;
         snprintf (shard, sizeof shard, "%zu/%zu", i, count);
@@ -685,7 +685,7 @@ engine_trigger (server_t *self, const xxl_job_t *job, trigger_args_t *args,
             snprintf (shard, sizeof shard, "%d/%d", index, total);
         //  Route before the row is written, so that one INSERT holds the
         //  address and the accepting answer's section (s_send_run)
-        int64_t id = s_next_log_id (self);
+        int64_t id = engine_next_log_id (self);
         route_pick_t pick = ROUTE_POOL;
         const char *address = NULL;
         char note [2048];

@@ -660,6 +660,9 @@ typedef struct {
     int (*log_flow_mark) (xxl_store_t *self, int64_t log_id, int64_t run_id, const char *node,
                           int64_t attempt);
     int64_t (*log_flow_run) (xxl_store_t *self, int64_t log_id);
+    //  Ids of workflows above `after`, ascending, up to max (a scoped list)
+    int (*workflow_ids) (xxl_store_t *self, int64_t after, int64_t *ids, size_t max,
+                         size_t *count);
 } xxl_store_methods_t;
 
 //  Users (console logins), bearer tokens and sessions (docs/http.md).
@@ -947,6 +950,7 @@ static inline int xxl_store_workflow_run_encode_page (xxl_store_t *self, xxl_enc
 static inline int xxl_store_workflow_run_rows (xxl_store_t *self, int64_t run_id, xxl_workflow_row_t **rows, size_t *count) { return XXL_STORE_V11 (workflow_run_rows)? self->methods->workflow_run_rows (self, run_id, rows, count): -1; }
 static inline int xxl_store_log_flow_mark (xxl_store_t *self, int64_t log_id, int64_t run_id, const char *node, int64_t attempt) { return XXL_STORE_V11 (log_flow_mark)? self->methods->log_flow_mark (self, log_id, run_id, node, attempt): -1; }
 static inline int64_t xxl_store_log_flow_run (xxl_store_t *self, int64_t log_id) { return XXL_STORE_V11 (log_flow_run)? self->methods->log_flow_run (self, log_id): -1; }
+static inline int xxl_store_workflow_ids (xxl_store_t *self, int64_t after, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_V11 (workflow_ids)? self->methods->workflow_ids (self, after, ids, max, count): -1; }
 #undef XXL_STORE_V11
 
 #define XXL_ACCOUNTS_CALL(name) (self->methods->accounts->name)

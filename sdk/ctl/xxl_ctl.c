@@ -291,6 +291,16 @@ xxl_ctl_main (int argc, char **argv, FILE *out, FILE *err)
             cmd = c;
             i++;
         }
+        else
+        if (verb && i + 1 < argc && strchr (c->verb, ' ')) {
+            //  A verb of two words (`workflow run show`)
+            size_t length = strlen (verb);
+            if (strncmp (c->verb, verb, length) == 0 && c->verb [length] == ' '
+            &&  streq (c->verb + length + 1, argv [i + 1])) {
+                cmd = c;
+                i += 2;
+            }
+        }
     }
     if (!cmd) {
         if (known_noun && (!verb || streq (verb, "-h") || streq (verb, "--help"))) {

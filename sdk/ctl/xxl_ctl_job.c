@@ -144,17 +144,39 @@ s_job_rm (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
     int rc = xxl_ctl_exchange (self, &reply, &content, "id", CTL_NUMBER);
     if (rc)
         return rc;
-    if (!self->json)
+    if (!self->json) {
         fprintf (self->out, "job %" PRId64 " removed (%" PRId64 " log row(s) deleted)\n",
                  xxl_ctl_value_int_or (content, "id", 0),
                  xxl_ctl_value_int_or (content, "deletedLogs", 0));
+        const char *keys [] = { "workflowsChanged", "workflowsRemoved" };
+        const char *said [] = { "its nodes removed from workflow(s)",
+                                "workflow(s) removed (no valid definition left)" };
+        for (int k = 0; k < 2; k++) {
+            const msgpack_object *ids = xxl_ctl_value_get (content, keys [k]);
+            if (!ids || ids->type != MSGPACK_OBJECT_ARRAY || !ids->via.array.size)
+                continue;
+            fprintf (self->out, "%s:", said [k]);
+            for (uint32_t i = 0; i < ids->via.array.size; i++) {
+                char *id = xxl_ctl_value_text (&ids->via.array.ptr [i]);
+                fprintf (self->out, " %s", id? id: "?");
+                free (id);
+            }
+            fprintf (self->out, "\n");
+        }
+    }
     xxl_msg_destroy (&reply);
     return XXL_CTL_OK;
 }
 
+static const ctl_opt_t s_job_rm_opts [] = {
+    { "--force", NULL, NULL, "also when workflows run it: its nodes leave them (a workflow"
+      " left without a valid definition goes)", CTL_BOOL, 0, 0, "force", NULL },
+    XXL_CTL_OPTS_END
+};
+
 const ctl_cmd_t xxl_ctl_job_rm = {
-    "job", "rm", "ID", "remove a job and its runs (and it from other jobs' children)",
-    NULL, s_job_pos, 1, 1, NULL, s_job_rm, NULL, NULL
+    "job", "rm", "ID [--force]", "remove a job and its runs (and it from other jobs' children)",
+    s_job_rm_opts, s_job_pos, 1, 1, NULL, s_job_rm, "JOB_RM", NULL
 };
 
 static const ctl_opt_t s_job_copy_opts [] = {

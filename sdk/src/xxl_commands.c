@@ -185,6 +185,76 @@ static const xxl_field_t s_job_trigger [] = {
     S_END
 };
 
+//  JOB_RM: force also removes the job's nodes from the workflows that run it
+static const xxl_field_t s_job_rm [] = {
+    { S_ID ("jobId"), .required = true },
+    { S_BOOL ("force") },
+    S_END
+};
+
+//  Workflows (DESIGN §12): the schedule types a workflow takes (a run
+//  that waits for its last run's end is a job's, FIX_DELAY)
+static const char *const s_workflow_schedules [] = { "NONE", "CRON", "FIX_RATE", NULL };
+
+#define S_WORKFLOW_FIELDS(n) \
+    { S_STR ("description", XXL_CMD_MAX_TEXT), .after = n }, \
+    { S_STR ("scheduleType", 32), .after = n, \
+      .values = s_workflow_schedules, .what = "schedule type" }, \
+    { S_STR ("scheduleConf", 1024), .after = n }, \
+    { S_STR ("timezone", 64), .after = n }, \
+    { S_STR ("misfireStrategy", 32), .after = n, \
+      .values = s_misfires, .what = "misfire strategy" }, \
+    { S_BOOL ("start"), .after = n }
+
+static const xxl_field_t s_workflow_add [] = {
+    { S_NAME ("name"), .required = true },
+    { S_STR ("definition", XXL_CMD_MAX_GLUE), .required = true },
+    S_WORKFLOW_FIELDS (0),
+    S_END
+};
+
+static const xxl_field_t s_workflow_update [] = {
+    { S_ID ("workflowId"), .required = true },
+    { S_NAME ("name"), .after = 1 },
+    { S_STR ("definition", XXL_CMD_MAX_GLUE), .after = 1 },
+    S_WORKFLOW_FIELDS (1),
+    S_END
+};
+
+static const xxl_field_t s_workflow [] = {
+    { S_ID ("workflowId"), .required = true },
+    S_END
+};
+
+static const xxl_field_t s_workflow_list [] = {
+    { S_INT ("limit", 1, 10000, 1000) },
+    { S_INT ("offset", 0, INT64_MAX, 0) },
+    S_END
+};
+
+static const xxl_field_t s_workflow_trigger [] = {
+    { S_ID ("workflowId"), .required = true },
+    { S_STR ("param", XXL_CMD_MAX_TEXT) },
+    S_END
+};
+
+static const xxl_field_t s_workflow_runs [] = {
+    { S_ID ("workflowId"), .required = true },
+    { S_INT ("limit", 1, 1000, 100) },
+    S_END
+};
+
+static const xxl_field_t s_workflow_run [] = {
+    { S_ID ("runId"), .required = true },
+    S_END
+};
+
+static const xxl_field_t s_workflow_run_retry [] = {
+    { S_ID ("runId"), .required = true },
+    { S_STR ("node", 64), .required = true },
+    S_END
+};
+
 static const xxl_field_t s_job_next [] = {
     { S_ID ("jobId"), .required = true },
     { S_INT ("count", 1, 100, 5), .after = 1 },

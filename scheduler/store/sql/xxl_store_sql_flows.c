@@ -37,6 +37,39 @@
     "SELECT id, workflow_id AS \"workflowId\", status, param, trigger_type AS \"triggerType\"," \
     " trigger_time AS \"triggerTime\", end_time AS \"endTime\" FROM xxl_workflow_run"
 
+//  (the store's xxl_workflow_free and kin are above this layer: the same here)
+static void
+s_workflow_clear (xxl_workflow_t *w)
+{
+    char **strings [] = { &w->name, &w->description, &w->definition, &w->schedule_type,
+                          &w->schedule_conf, &w->timezone, &w->misfire_strategy };
+    for (size_t i = 0; i < sizeof strings / sizeof strings [0]; i++)
+        free (*strings [i]);
+    memset (w, 0, sizeof *w);
+}
+
+static void
+s_run_clear (xxl_workflow_run_t *run)
+{
+    free (run->status);
+    free (run->param);
+    free (run->definition);
+    free (run->killed);
+    free (run->trigger_type);
+    memset (run, 0, sizeof *run);
+}
+
+static void
+s_rows_clear (xxl_workflow_row_t **rows, size_t count)
+{
+    for (size_t i = 0; *rows && i < count; i++) {
+        free ((*rows) [i].node);
+        free ((*rows) [i].handle_msg);
+    }
+    free (*rows);
+    *rows = NULL;
+}
+
 int
 xs_workflow_save (xxl_store_t *base, const xxl_workflow_t *w)
 {
@@ -87,7 +120,7 @@ xs_workflow_load (xxl_store_t *base, int64_t id, xxl_workflow_t *w)
     if (w->name && w->description && w->definition && w->schedule_type && w->schedule_conf
     &&  w->timezone && w->misfire_strategy)
         return 0;
-    xxl_workflow_free (w);
+    s_workflow_clear (w);
     xsql_driver (base)->set_error (base, "out of memory");
     return -1;
 }
@@ -168,7 +201,7 @@ xs_workflow_run_load (xxl_store_t *base, int64_t id, xxl_workflow_run_t *run)
         return rows < 0? -1: 1;
     if (run->status && run->param && run->definition && run->killed && run->trigger_type)
         return 0;
-    xxl_workflow_run_free (run);
+    s_run_clear (run);
     xsql_driver (base)->set_error (base, "out of memory");
     return -1;
 }
@@ -286,7 +319,7 @@ xs_workflow_run_rows (xxl_store_t *base, int64_t run_id, xxl_workflow_row_t **ro
     msgpack_unpacked_destroy (&unpacked);
     xxl_enc_destroy (&enc);
     if (rc) {
-        xxl_workflow_rows_free (rows, *count);
+        s_rows_clear (rows, *count);
         *count = 0;
         xsql_driver (base)->set_error (base, "workflow run rows: out of memory");
     }
@@ -312,4 +345,12 @@ xs_log_flow_run (xxl_store_t *base, int64_t log_id)
 {
     return xsql_scalar (base,
         "SELECT COALESCE (MAX (flow_run_id), 0) FROM xxl_job_log WHERE id = $1", "i", log_id);
+}
+
+int
+xs_workflow_ids (xxl_store_t *base, int64_t after, int64_t *ids, size_t max, size_t *count)
+{
+    return xsql_id_list (base, ids, max, count,
+        "SELECT id FROM xxl_workflow WHERE id > $1 ORDER BY id LIMIT $2", "ii", after,
+        (int64_t) max);
 }

@@ -1,0 +1,665 @@
+/*  xxl_flows.c -- the workflow engine: a run's states read from the
+    store, its decisions (scheduler/flow's rules) acted on, its nodes
+    started as log rows of trigger type WORKFLOW; kill, retry, recovery,
+    and the schedules of workflows (xxl_flows.h states the contract).
+*/
+
+#include "xxl_engine.h"
+#include "xxl_flow.h"
+#include "xxl_flow_rules.h"
+
+//  A run's graph, kept while the run is in flight (keyed by its id)
+typedef struct {
+    int64_t run_id;
+    xxl_flow_t *flow;
+} graph_t;
+
+static void
+s_graph_destroy (void **item)
+{
+    graph_t *graph = (graph_t *) *item;
+    xxl_flow_destroy (&graph->flow);
+    free (graph);
+    *item = NULL;
+}
+
+//  The most graphs kept (past it they are all dropped and parsed again)
+#define XXL_FLOWS_GRAPHS 4096
+
+//  What a run is made of as read: its row, graph, node rows and states
+typedef struct {
+    xxl_workflow_run_t run;
+    const xxl_flow_t *flow;
+    xxl_workflow_row_t *rows;
+    size_t row_count;
+    xxl_flow_state_t *states;           //  per node
+    int *row_of;                        //  per node: its latest row's index, or -1
+    int *ready, *skipped;               //  xxl_flow_step's outs (room for every node)
+} state_t;
+
+static void
+s_state_free (state_t *state)
+{
+    xxl_workflow_run_free (&state->run);
+    xxl_workflow_rows_free (&state->rows, state->row_count);
+    free (state->states);
+    free (state->row_of);
+    free (state->ready);
+    free (state->skipped);
+    memset (state, 0, sizeof *state);
+}
+
+void
+engine_flows_start (server_t *self)
+{
+    flows_t *flows = &self->flows;
+    flows->graphs = engine_id_map (s_graph_destroy);
+    flows->running_until = 0;
+    flows->next_due = flows->next_sweep = zclock_mono ();
+}
+
+void
+engine_flows_stop (server_t *self)
+{
+    zhashx_destroy (&self->flows.graphs);
+}
+
+//  The graph of a run (parsed from the definition it started with, no
+//  job checked: a job removed since fails its node when it starts), or
+//  NULL when it does not parse
+static const xxl_flow_t *
+s_graph (server_t *self, const xxl_workflow_run_t *run)
+{
+    graph_t *graph = (graph_t *) zhashx_lookup (self->flows.graphs, &run->id);
+    if (graph)
+        return graph->flow;
+    char error [XXL_FLOW_ERROR_MAX];
+    xxl_flow_t *flow = xxl_flow_new (run->definition, strlen (run->definition), NULL, NULL,
+                                     error, sizeof error);
+    if (!flow) {
+        engine_warn_limited (&self->flows.log_errors, "flows: run %" PRId64 ": its definition"
+                             " does not parse: %s", run->id, error);
+        return NULL;
+    }
+    if (zhashx_size (self->flows.graphs) >= XXL_FLOWS_GRAPHS)
+        zhashx_purge (self->flows.graphs);
+    graph = (graph_t *) calloc (1, sizeof *graph);
+    assert (graph);
+    graph->run_id = run->id;
+    graph->flow = flow;
+    zhashx_insert (self->flows.graphs, &graph->run_id, graph);
+    return flow;
+}
+
+static void
+s_graph_drop (server_t *self, int64_t run_id)
+{
+    zhashx_delete (self->flows.graphs, &run_id);
+}
+
+//  A row's node state: its result, else RUNNING
+static xxl_flow_state_t
+s_row_state (const xxl_workflow_row_t *row)
+{
+    if (row->trigger_code != 0 && row->trigger_code != XXL_OK)
+        return XXL_FLOW_FAILURE;
+    if (row->handle_code == XXL_OK)
+        return XXL_FLOW_SUCCESS;
+    return row->handle_code? XXL_FLOW_FAILURE: XXL_FLOW_RUNNING;
+}
+
+//  Whether a comma-separated list holds id
+static bool
+s_listed (const char *list, const char *id)
+{
+    size_t length = strlen (id);
+    for (const char *p = list; p && *p; ) {
+        const char *end = strchr (p, ',');
+        size_t size = end? (size_t) (end - p): strlen (p);
+        if (size == length && memcmp (p, id, length) == 0)
+            return true;
+        p = end? end + 1: NULL;
+    }
+    return false;
+}
+
+//  Reads run_id and its node states: 0, 1 absent, -1 (store error or a
+//  definition that does not parse: why).  The states are the rows' (the
+//  latest attempt of each node) and, in a killed run, KILLED for the
+//  nodes it lists and for every node it left undecided.
+static int
+s_state_load (server_t *self, int64_t run_id, state_t *state, char *why, size_t whylen)
+{
+    memset (state, 0, sizeof *state);
+    int rc = xxl_store_workflow_run_load (self->store, run_id, &state->run);
+    if (rc) {
+        snprintf (why, whylen, "%s", rc < 0? xxl_store_error (self->store): "not found");
+        return rc;
+    }
+    state->flow = s_graph (self, &state->run);
+    if (!state->flow) {
+        snprintf (why, whylen, "workflow run %" PRId64 ": its definition does not parse", run_id);
+        s_state_free (state);
+        return -1;
+    }
+    if (xxl_store_workflow_run_rows (self->store, run_id, &state->rows, &state->row_count)) {
+        snprintf (why, whylen, "%s", xxl_store_error (self->store));
+        s_state_free (state);
+        return -1;
+    }
+    int nodes = xxl_flow_nodes (state->flow);
+    state->states = (xxl_flow_state_t *) calloc ((size_t) nodes, sizeof *state->states);
+    state->row_of = (int *) malloc ((size_t) nodes * sizeof (int));
+    state->ready = (int *) malloc ((size_t) nodes * sizeof (int));
+    state->skipped = (int *) malloc ((size_t) nodes * sizeof (int));
+    assert (state->states && state->row_of && state->ready && state->skipped);
+    for (int i = 0; i < nodes; i++) {
+        state->states [i] = XXL_FLOW_WAITING;
+        state->row_of [i] = -1;
+    }
+    //  (rows by node then attempt: the last row of a node is its latest)
+    for (size_t r = 0; r < state->row_count; r++) {
+        int node = xxl_flow_find (state->flow, state->rows [r].node);
+        if (node < 0)
+            continue;
+        state->row_of [node] = (int) r;
+        state->states [node] = s_row_state (&state->rows [r]);
+    }
+    if (streq (state->run.status, "KILLED")) {
+        //  As it was when killed: the nodes it lists were running, and
+        //  what the rules decided then is decided again; the rest never
+        //  started
+        for (int i = 0; i < nodes; i++)
+            if (s_listed (state->run.killed, xxl_flow_id (state->flow, i)))
+                state->states [i] = XXL_FLOW_RUNNING;
+        int nready = 0, nskipped = 0;
+        xxl_flow_step (state->flow, state->states, state->ready, &nready, state->skipped,
+                       &nskipped);
+        int nrunning = 0;
+        xxl_flow_kill (state->flow, state->states, state->ready, &nrunning);
+    }
+    return 0;
+}
+
+//  ${NODE.msg}: the handleMsg of node's latest row ("" when none)
+static const char *
+s_node_msg (void *arg, int node)
+{
+    state_t *state = (state_t *) arg;
+    int row = state->row_of [node];
+    return row < 0? "": state->rows [row].handle_msg;
+}
+
+//  Writes a node's start that failed before any trigger (its job is gone,
+//  its param too long): a row of the node's job with the trigger failed
+//  (500) and the reason; its id, or -1
+static int64_t
+s_failed_row (server_t *self, const state_t *state, int node, const char *reason)
+{
+    char *message = zsys_sprintf ("Trigger type: Workflow trigger\nWorkflow run: %" PRId64
+                                  "\nNode: %s\n\n>>>>>>>>>>> Trigger <<<<<<<<<<<\ncode: 500\n"
+                                  "msg: %s\n", state->run.id,
+                                  xxl_flow_id (state->flow, node), reason);
+    int64_t id = engine_next_log_id (self);
+    xxl_log_t log = {
+        .id = id > 0? id: 0,
+        .job_id = xxl_flow_job (state->flow, node), .executor_handler = "",
+        .trigger_time = engine_now (), .trigger_code = XXL_CODE_FAIL, .trigger_msg = message,
+        .trigger_type = "WORKFLOW"
+    };
+    int rc = xxl_store_log_add (self->store, &log);
+    zstr_free (&message);
+    return rc? -1: log.id;
+}
+
+//  Starts node (its attempt-th start): its job triggered with its
+//  param rendered, the row marked as the node's; a job that is gone or a
+//  param too long fails it at once.  0, or -1 on a store error.
+static int
+s_start (server_t *self, state_t *state, int node, int64_t attempt)
+{
+    const xxl_flow_t *flow = state->flow;
+    const char *id = xxl_flow_id (flow, node);
+    xxl_flow_vars_t vars = { .param = state->run.param, .run_id = state->run.id,
+                             .time_ms = state->run.trigger_time, .msg = s_node_msg,
+                             .arg = state };
+    char error [XXL_FLOW_ERROR_MAX] = "";
+    char *param = xxl_flow_render (flow, node, &vars, error, sizeof error);
+    int64_t log_id = -1;
+    xxl_job_t job;
+    int found = -1;
+    if (!param && *error)
+        log_id = s_failed_row (self, state, node, error);
+    else
+    if ((found = xxl_store_job_load (self->store, xxl_flow_job (flow, node), &job)) != 0) {
+        if (found < 0) {
+            free (param);
+            return -1;
+        }
+        char reason [96];
+        snprintf (reason, sizeof reason, "job %" PRId64 " not found (removed after the"
+                  " workflow was made)", xxl_flow_job (flow, node));
+        log_id = s_failed_row (self, state, node, reason);
+    }
+    else {
+        char by [160];
+        snprintf (by, sizeof by, "workflow %" PRId64 " run %" PRId64 ", node %s",
+                  state->run.workflow_id, state->run.id, id);
+        //  (one start, one run: the job's own fail retries are the
+        //  workflow's to decide, by its edges and `workflow run retry`)
+        trigger_args_t args = { .trigger_type = "WORKFLOW", .fail_retry_count = 0,
+                                .param = param, .shard_index = -1, .shard_total = -1,
+                                .by = by };
+        int64_t ids [XXL_FLOW_NODES_MAX];
+        int made = engine_trigger (self, &job, &args, ids, NULL, XXL_FLOW_NODES_MAX);
+        xxl_job_free (&job);
+        log_id = made > 0? ids [0]: -1;
+    }
+    free (param);
+    if (log_id < 0)
+        return -1;
+    if (xxl_store_log_flow_mark (self->store, log_id, state->run.id, id, attempt))
+        return -1;
+    self->flows.any_running = true;
+    return 0;
+}
+
+//  The attempt a node's next start is
+static int64_t
+s_next_attempt (const state_t *state, int node)
+{
+    int row = state->row_of [node];
+    return row < 0? 1: state->rows [row].attempt + 1;
+}
+
+//  Whether run_id is being advanced now (an outer call goes on: again)
+static bool
+s_advancing (server_t *self, int64_t run_id)
+{
+    for (size_t i = 0; i < self->flows.depth; i++)
+        if (self->flows.stack [i] == run_id)
+            return true;
+    return false;
+}
+
+//  Advances a RUNNING run: its states read, every decision the rules
+//  make acted on (ready nodes started, their rows marked), again while a
+//  start ended at once (a trigger that failed), then its status stored
+//  once it has ended.  0, 1 when it is not running (or absent), -1.
+static int
+s_advance (server_t *self, int64_t run_id)
+{
+    if (s_advancing (self, run_id)) {
+        self->flows.again = true;
+        return 0;
+    }
+    if (self->flows.depth >= XXL_FLOWS_DEPTH)
+        return -1;
+    self->flows.stack [self->flows.depth++] = run_id;
+    int rc = 0;
+    for (int round = 0; round < XXL_FLOW_NODES_MAX + 1; round++) {
+        self->flows.again = false;
+        state_t state;
+        char why [XXL_FLOW_ERROR_MAX];
+        rc = s_state_load (self, run_id, &state, why, sizeof why);
+        if (rc)
+            break;
+        if (strneq (state.run.status, "RUNNING")) {
+            s_graph_drop (self, run_id);
+            s_state_free (&state);
+            rc = 1;
+            break;
+        }
+        int nready = 0, nskipped = 0;
+        xxl_flow_step (state.flow, state.states, state.ready, &nready, state.skipped,
+                       &nskipped);
+        for (int i = 0; i < nready && rc == 0; i++)
+            rc = s_start (self, &state, state.ready [i], s_next_attempt (&state, state.ready [i]));
+        bool started = nready > 0;
+        if (rc == 0 && !started) {
+            xxl_flow_run_t end = xxl_flow_run_state (state.flow, state.states);
+            if (end != XXL_FLOW_RUN_RUNNING) {
+                if (xxl_store_workflow_run_set (self->store, run_id, xxl_flow_run_name (end),
+                                                engine_now (), NULL) < 0)
+                    rc = -1;
+                s_graph_drop (self, run_id);
+            }
+        }
+        s_state_free (&state);
+        //  (a start whose trigger failed at once ended its row: decide again)
+        if (rc || (!started && !self->flows.again))
+            break;
+    }
+    self->flows.depth--;
+    if (rc < 0)
+        engine_warn_limited (&self->flows.log_errors, "flows: run %" PRId64 " not advanced: %s",
+                             run_id, xxl_store_error (self->store));
+    return rc;
+}
+
+void
+engine_flows_on_run (server_t *self, const xxl_event_t *event)
+{
+    //  Most installations run no workflow: ask the store once a second
+    //  (this scheduler's runs say so at once)
+    int64_t now = zclock_mono ();
+    if (now >= self->flows.running_until) {
+        self->flows.any_running = xxl_store_workflow_runs_running (self->store) != 0;
+        self->flows.running_until = now + 1000;
+    }
+    if (!self->flows.any_running)
+        return;
+    int64_t run_id = xxl_store_log_flow_run (self->store, event->log_id);
+    if (run_id > 0)
+        s_advance (self, run_id);
+}
+
+//  Advances every RUNNING run of the shares in mask (recovery)
+static void
+s_recover (server_t *self, uint64_t mask)
+{
+    int64_t after = 0;
+    int64_t ids [256];
+    size_t count;
+    size_t total = 0;
+    while (xxl_store_workflow_run_ids (self->store, mask, after, ids, 256, &count) == 0
+       &&  count > 0) {
+        for (size_t i = 0; i < count; i++)
+            s_advance (self, ids [i]);
+        after = ids [count - 1];
+        total += count;
+    }
+    if (total)
+        zsys_info ("flows: %zu workflow runs recovered", total);
+}
+
+void
+engine_flows_on_taken (server_t *self, const xxl_event_t *event)
+{
+    s_recover (self, event->mask);
+}
+
+int64_t
+engine_flow_next (const xxl_workflow_t *workflow, int64_t after, char *why, size_t whylen)
+{
+    if (streq (workflow->schedule_type, "NONE"))
+        return 0;
+    xxl_schedule_t *schedule = xxl_schedule_new (workflow->schedule_type,
+                                                 workflow->schedule_conf, workflow->timezone,
+                                                 why, whylen);
+    if (!schedule)
+        return -1;
+    int64_t next = xxl_schedule_next (schedule, after);
+    xxl_schedule_destroy (&schedule);
+    return next < 0? 0: next;
+}
+
+//  A due workflow fires: a run (CRON, or MISFIRE for a late one whose
+//  misfire is FIRE_ONCE_NOW; none for DO_NOTHING), and its next time
+static void
+s_fire (server_t *self, int64_t workflow_id, int64_t now)
+{
+    xxl_workflow_t workflow;
+    if (xxl_store_workflow_load (self->store, workflow_id, &workflow))
+        return;
+    if (workflow.status != 1 || workflow.next_time <= 0 || workflow.next_time > now) {
+        xxl_workflow_free (&workflow);
+        return;
+    }
+    bool late = now - workflow.next_time > XXL_FLOWS_MISFIRE_MS;
+    char why [256];
+    int64_t next = engine_flow_next (&workflow, late? now: workflow.next_time, why, sizeof why);
+    if (next < 0) {
+        engine_warn_limited (&self->flows.log_errors, "flows: workflow %" PRId64 ": %s",
+                             workflow_id, why);
+        next = 0;
+    }
+    xxl_store_workflow_set_next (self->store, workflow_id, next);
+    if (!late || streq (workflow.misfire_strategy, "FIRE_ONCE_NOW")) {
+        int code;
+        engine_flow_trigger (self, workflow_id, "", late? "MISFIRE": "CRON", &code, why,
+                             sizeof why);
+    }
+    xxl_workflow_free (&workflow);
+}
+
+void
+engine_flows_run (server_t *self, int64_t now)
+{
+    flows_t *flows = &self->flows;
+    uint64_t held = engine_lease_held (self);
+    if (now >= flows->next_due) {
+        flows->next_due = now + XXL_FLOWS_DUE_MS;
+        int64_t ids [64];
+        size_t count = 0;
+        int64_t wall = engine_now ();
+        if (held && xxl_store_workflow_due (self->store, held, wall, ids, 64, &count) == 0)
+            for (size_t i = 0; i < count; i++)
+                s_fire (self, ids [i], wall);
+    }
+    if (now >= flows->next_sweep) {
+        flows->next_sweep = now + XXL_FLOWS_SWEEP_MS;
+        int64_t ids [XXL_FLOWS_SWEEP_RUNS];
+        size_t count = 0;
+        if (held && xxl_store_workflow_run_ids (self->store, held, flows->sweep_after, ids,
+                                                XXL_FLOWS_SWEEP_RUNS, &count) == 0) {
+            for (size_t i = 0; i < count; i++)
+                s_advance (self, ids [i]);
+            flows->sweep_after = count == XXL_FLOWS_SWEEP_RUNS? ids [count - 1]: 0;
+        }
+    }
+}
+
+int64_t
+engine_flows_wake (server_t *self)
+{
+    int64_t wake = self->flows.next_due;
+    return self->flows.next_sweep < wake? self->flows.next_sweep: wake;
+}
+
+int64_t
+engine_flow_trigger (server_t *self, int64_t workflow_id, const char *param,
+                     const char *trigger_type, int *code, char *why, size_t whylen)
+{
+    xxl_workflow_t workflow;
+    int rc = xxl_store_workflow_load (self->store, workflow_id, &workflow);
+    if (rc) {
+        *code = rc < 0? XXL_FAILURE: XXL_NOT_FOUND;
+        if (rc < 0)
+            snprintf (why, whylen, "%s", xxl_store_error (self->store));
+        else
+            snprintf (why, whylen, "workflow %" PRId64 " not found", workflow_id);
+        return 0;
+    }
+    xxl_workflow_run_t run = { .workflow_id = workflow_id, .status = "RUNNING",
+                               .param = (char *) (param? param: ""),
+                               .definition = workflow.definition,
+                               .trigger_type = (char *) trigger_type,
+                               .trigger_time = engine_now () };
+    int64_t run_id = xxl_store_workflow_run_add (self->store, &run);
+    xxl_workflow_free (&workflow);
+    if (run_id <= 0 || s_advance (self, run_id) < 0) {
+        *code = XXL_FAILURE;
+        snprintf (why, whylen, "%s", xxl_store_error (self->store));
+        return 0;
+    }
+    self->flows.any_running = true;
+    *code = XXL_OK;
+    return run_id;
+}
+
+//  Kills a node's log row: finished now as killed (its result, should it
+//  come, changes nothing), and its agent told to stop it
+static void
+s_kill_row (server_t *self, int64_t log_id, int64_t run_id)
+{
+    xxl_log_t log;
+    if (xxl_store_log_load (self->store, log_id, &log))
+        return;
+    char text [96];
+    snprintf (text, sizeof text, "killed: its workflow run %" PRId64 " was killed", run_id);
+    int64_t now = engine_now ();
+    int ended;
+    if (log.trigger_code == 0 && !*log.executor_address)
+        ended = xxl_store_log_fail_unsent (self->store, log_id, XXL_CODE_FAIL, text);
+    else
+        ended = xxl_store_log_handle_done (self->store, log_id, now, XXL_CODE_FAIL, text) == 0;
+    if (*log.executor_address) {
+        char why [256];
+        pending_t *pending = engine_agent_request (self, log.executor_address, "KILL",
+                                                   PENDING_KILL,
+                                                   self->config.request_timeout_ms, why,
+                                                   sizeof why);
+        if (pending) {
+            pending->log_id = log_id;
+            xxl_enc_kint (self->enc, "jobId", log.job_id);
+            engine_agent_send (self, pending);
+        }
+    }
+    if (ended > 0)
+        engine_run_ended_job (self, log_id, log.job_id, XXL_END_RESULT, XXL_CODE_FAIL, now);
+    xxl_log_free (&log);
+}
+
+int
+engine_flow_kill (server_t *self, int64_t run_id, char *why, size_t whylen)
+{
+    state_t state;
+    int rc = s_state_load (self, run_id, &state, why, whylen);
+    if (rc)
+        return rc < 0? XXL_FAILURE: XXL_NOT_FOUND;
+    if (strneq (state.run.status, "RUNNING")) {
+        snprintf (why, whylen, "workflow run %" PRId64 " has ended (%s): nothing to kill",
+                  run_id, state.run.status);
+        s_state_free (&state);
+        return XXL_CONFLICT;
+    }
+    int nodes = xxl_flow_nodes (state.flow);
+    int *running = (int *) malloc ((size_t) nodes * sizeof (int));
+    assert (running);
+    int nrunning = 0;
+    xxl_flow_kill (state.flow, state.states, running, &nrunning);
+    //  The killed list: the nodes that were running
+    size_t size = 1;
+    for (int i = 0; i < nrunning; i++)
+        size += strlen (xxl_flow_id (state.flow, running [i])) + 1;
+    char *killed = (char *) calloc (1, size);
+    assert (killed);
+    for (int i = 0; i < nrunning; i++) {
+        if (i)
+            strcat (killed, ",");
+        strcat (killed, xxl_flow_id (state.flow, running [i]));
+    }
+    int code = XXL_OK;
+    //  The run is KILLED before its rows end: their ends decide nothing
+    if (xxl_store_workflow_run_set (self->store, run_id, "KILLED", engine_now (), killed) < 0) {
+        snprintf (why, whylen, "%s", xxl_store_error (self->store));
+        code = XXL_FAILURE;
+    }
+    else {
+        s_graph_drop (self, run_id);
+        for (int i = 0; i < nrunning; i++) {
+            int row = state.row_of [running [i]];
+            if (row >= 0)
+                s_kill_row (self, state.rows [row].log_id, run_id);
+        }
+    }
+    free (killed);
+    free (running);
+    s_state_free (&state);
+    return code;
+}
+
+int
+engine_flow_retry (server_t *self, int64_t run_id, const char *node, char *why, size_t whylen)
+{
+    state_t state;
+    int rc = s_state_load (self, run_id, &state, why, whylen);
+    if (rc)
+        return rc < 0? XXL_FAILURE: XXL_NOT_FOUND;
+    int index = xxl_flow_find (state.flow, node);
+    if (index < 0) {
+        char shown [XXL_FLOW_ID_MAX + 1];
+        snprintf (why, whylen, "workflow run %" PRId64 " has no node \"%s\"", run_id,
+                  xxl_printable (node, shown, sizeof shown));
+        s_state_free (&state);
+        return XXL_NOT_FOUND;
+    }
+    int nodes = xxl_flow_nodes (state.flow);
+    int *reset = (int *) malloc ((size_t) nodes * sizeof (int));
+    assert (reset);
+    int nreset = 0;
+    int code = XXL_OK;
+    if (xxl_flow_retry (state.flow, state.states, index, reset, &nreset, why, whylen))
+        code = XXL_CONFLICT;
+    else
+    if (xxl_store_workflow_run_set (self->store, run_id, "RUNNING", 0, NULL) < 0
+    ||  s_start (self, &state, index, s_next_attempt (&state, index))) {
+        snprintf (why, whylen, "%s", xxl_store_error (self->store));
+        code = XXL_FAILURE;
+    }
+    free (reset);
+    s_state_free (&state);
+    if (code == XXL_OK && s_advance (self, run_id) < 0) {
+        snprintf (why, whylen, "%s", xxl_store_error (self->store));
+        code = XXL_FAILURE;
+    }
+    return code;
+}
+
+int
+engine_flow_run_encode (server_t *self, xxl_enc_t *enc, int64_t run_id)
+{
+    state_t state;
+    char why [XXL_FLOW_ERROR_MAX];
+    int rc = s_state_load (self, run_id, &state, why, sizeof why);
+    if (rc)
+        return rc < 0? -1: 0;
+    xxl_enc_map_begin (enc);
+    xxl_enc_kint (enc, "id", state.run.id);
+    xxl_enc_kint (enc, "workflowId", state.run.workflow_id);
+    xxl_enc_kstr (enc, "status", state.run.status);
+    xxl_enc_kstr (enc, "param", state.run.param);
+    xxl_enc_kstr (enc, "triggerType", state.run.trigger_type);
+    xxl_enc_kint (enc, "triggerTime", state.run.trigger_time);
+    xxl_enc_kint (enc, "endTime", state.run.end_time);
+    //  A running run's skips are decided already (every transaction
+    //  leaves it settled): shown as the rules say them
+    if (streq (state.run.status, "RUNNING")) {
+        int nready = 0, nskipped = 0;
+        xxl_flow_state_t *copy = (xxl_flow_state_t *) malloc (
+            (size_t) xxl_flow_nodes (state.flow) * sizeof *copy);
+        assert (copy);
+        memcpy (copy, state.states, (size_t) xxl_flow_nodes (state.flow) * sizeof *copy);
+        xxl_flow_step (state.flow, copy, state.ready, &nready, state.skipped, &nskipped);
+        for (int i = 0; i < nskipped; i++)
+            state.states [state.skipped [i]] = XXL_FLOW_SKIPPED;
+        free (copy);
+    }
+    else
+    if (strneq (state.run.status, "KILLED")) {
+        int nready = 0, nskipped = 0;
+        xxl_flow_step (state.flow, state.states, state.ready, &nready, state.skipped,
+                       &nskipped);
+    }
+    xxl_enc_key (enc, "nodes");
+    xxl_enc_array_begin (enc);
+    for (int i = 0; i < xxl_flow_nodes (state.flow); i++) {
+        int row = state.row_of [i];
+        xxl_enc_map_begin (enc);
+        xxl_enc_kstr (enc, "id", xxl_flow_id (state.flow, i));
+        xxl_enc_kstr (enc, "status", xxl_flow_state_name (state.states [i]));
+        xxl_enc_key (enc, "logId");
+        if (row >= 0)
+            xxl_enc_int (enc, state.rows [row].log_id);
+        else
+            xxl_enc_nil (enc);
+        xxl_enc_kint (enc, "jobId", xxl_flow_job (state.flow, i));
+        xxl_enc_kint (enc, "attempt", row >= 0? state.rows [row].attempt: 0);
+        xxl_enc_map_end (enc);
+    }
+    xxl_enc_array_end (enc);
+    xxl_enc_map_end (enc);
+    s_state_free (&state);
+    return 1;
+}

@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# test_workflow.sh -- workflows end to end (DESIGN §12, docs/workflows.md):
+# real daemons, the probe handlers (one line per run in a probe file).
+# A diamond with `all` and `any` joins and a failure branch, ${NODE.msg}
+# passed on, an unhandled failure and its retry, a kill, a schedule, a
+# run across a scheduler SIGKILL, validation 400s, a job removal refused
+# and then forced.  Also under XXL_STORE=pg.
+. "$(dirname "$0")/lib.sh"
+xxl_setup
+
+PROBE_SO="$XXL_BUILD/tests/faults/.libs/probe.so"
+if [ ! -f "$PROBE_SO" ]; then
+    echo "FAIL - $PROBE_SO not built (make check builds it)"
+    exit 1
+fi
+mkdir -p "$T/plugins"
+cp "$PROBE_SO" "$HANDLERS/demo.so" "$T/plugins/"
+export AGENT_PLUGINS="$T/plugins"
+export XXL_PROBE_FILE="$T/probe.txt"
+: > "$XXL_PROBE_FILE"
+
+start_scheduler || exit 1
+start_agent wf-a wf-app
+check "agent registers" wait_for 10 agent_registered wf-app wf-a
+ctl group add wf-app >/dev/null
+
+OK=$(ctl job add --group wf-app --handler probeIn --param sleep=10 | jq -r .id)
+BAD=$(ctl job add --group wf-app --handler probeIn --param fail | jq -r .id)
+SLOW=$(ctl job add --group wf-app --handler probeIn --param sleep=30000 | jq -r .id)
+check "jobs added" test -n "$OK" -a -n "$BAD" -a -n "$SLOW"
+
+# runs_of JOB: how many probe lines the job's runs wrote
+runs_of () { awk -v j="$1" '$2 == j' "$XXL_PROBE_FILE" | wc -l; }
+run_status () { ctl workflow run show "$1" | jq -r .status; }
+run_ended () { [ "$(run_status "$1")" != RUNNING ]; }
+node_status () { ctl workflow run show "$1" | jq -r --arg n "$2" '.nodes[] | select(.id == $n) | .status'; }
+node_log () { ctl workflow run show "$1" | jq -r --arg n "$2" '.nodes[] | select(.id == $n) | .logId'; }
+
+# -- A diamond: a -> b, a -> c (fails), b & c -> d (all), b | c -> e (any),
+#    c -failure-> f; b takes a's message
+cat > "$T/diamond.json" <<JSON
+{"nodes": [{"id": "a", "job": $OK, "param": "\${flow.param} sleep=10"},
+           {"id": "b", "job": $OK, "param": "from-a=\${a.msg}"},
+           {"id": "c", "job": $BAD},
+           {"id": "d", "job": $OK},
+           {"id": "e", "job": $OK, "join": "any"},
+           {"id": "f", "job": $OK, "param": "c-said=\${c.msg}"}],
+ "edges": [{"from": "a", "to": "b"}, {"from": "a", "to": "c"},
+           {"from": "b", "to": "d"}, {"from": "c", "to": "d"},
+           {"from": "b", "to": "e"}, {"from": "c", "to": "e"},
+           {"from": "c", "to": "f", "on": "failure"}]}
+JSON
+ADD=$(ctl workflow add --name diamond --file "$T/diamond.json" --desc "joins and a branch")
+check "workflow add answers {\"id\": N}" bash -c "echo '$ADD' | jq -e 'keys == [\"id\"] and .id >= 1' >/dev/null"
+W1=$(echo "$ADD" | jq -r .id)
+check "the definition is stored canonical" bash -c "
+    $CTL --api $API --json workflow show $W1 | jq -e '.definition | fromjson | .edges[0].on == \"success\" and .nodes[0].join == \"all\"' >/dev/null"
+TRIG=$(ctl workflow trigger "$W1" --param p1)
+check "workflow trigger answers {\"runId\": N}" bash -c "echo '$TRIG' | jq -e 'keys == [\"runId\"]' >/dev/null"
+R1=$(echo "$TRIG" | jq -r .runId)
+check "the diamond's run ends" wait_for 20 run_ended "$R1"
+check "... SUCCESS: c's failure has a failure edge out" test "$(run_status "$R1")" = SUCCESS
+check "a, b, e, f SUCCESS; c FAILURE; d (all) SKIPPED" bash -c "
+    $CTL --api $API --json workflow run show $R1 | jq -e '[.nodes[] | .status] == [\"SUCCESS\", \"SUCCESS\", \"FAILURE\", \"SKIPPED\", \"SUCCESS\", \"SUCCESS\"]' >/dev/null"
+check "run show has the shape of DESIGN §12" bash -c "
+    $CTL --api $API --json workflow run show $R1 | jq -e '.id == $R1 and .workflowId == $W1 and (.nodes[3] | .id == \"d\" and .logId == null)' >/dev/null"
+check "b's param is a's message (\${a.msg})" field_is "$(node_log "$R1" b)" executorParam "from-a=probe: ok"
+check "f's param is c's message" field_is "$(node_log "$R1" f)" executorParam "c-said=probe: failed on request"
+check "a's param is the run's (\${flow.param})" field_is "$(node_log "$R1" a)" executorParam "p1 sleep=10"
+check "a node's row says its run and node" bash -c "
+    $CTL --api $API --json log show $(node_log "$R1" e) | jq -e '.flowRunId == $R1 and .flowNode == \"e\" and .triggerType == \"WORKFLOW\"' >/dev/null"
+check "each node that ran ran once (5 probe lines)" test "$(( $(runs_of "$OK") + $(runs_of "$BAD") ))" = 5
+# e (any) started once, after both of its parents had ended
+check "e started after b and c had ended" bash -c "
+    e=\$($CTL --api $API --json log show $(node_log "$R1" e) | jq .triggerTime)
+    b=\$($CTL --api $API --json log show $(node_log "$R1" b) | jq .handleTime)
+    c=\$($CTL --api $API --json log show $(node_log "$R1" c) | jq .handleTime)
+    [ \$e -ge \$b ] && [ \$e -ge \$c ]"
+
+# -- An unhandled failure, then its retry once the job is fixed
+cat > "$T/chain.json" <<JSON
+{"nodes": [{"id": "x", "job": $BAD}, {"id": "y", "job": $OK}],
+ "edges": [{"from": "x", "to": "y"}]}
+JSON
+W2=$(ctl workflow add --name chain --file "$T/chain.json" | jq -r .id)
+R2=$(ctl workflow trigger "$W2" | jq -r .runId)
+check "an unhandled failure ends the run FAILURE" wait_for 20 run_ended "$R2"
+check "... FAILURE, y SKIPPED" bash -c "
+    $CTL --api $API --json workflow run show $R2 | jq -e '.status == \"FAILURE\" and ([.nodes[] | .status] == [\"FAILURE\", \"SKIPPED\"])' >/dev/null"
+check "retry of a node that did not fail: 409" bash -c "
+    ! $CTL --api $API --json workflow run retry $R2 y 2>&1 | grep -q . || $CTL --api $API workflow run retry $R2 y 2>&1 | grep -q 'not FAILURE\|FAILURE'"
+check "retry of an unknown node: refused" bash -c "! $CTL --api $API workflow run retry $R2 nosuch >/dev/null 2>&1"
+FIRST_X=$(node_log "$R2" x)
+ctl job update "$BAD" --param sleep=10 >/dev/null
+check "retry of the failed node answers" ctl workflow run retry "$R2" x
+check "the retried run goes on to SUCCESS" wait_for 20 bash -c "[ \"\$($CTL --api $API --json workflow run show $R2 | jq -r .status)\" = SUCCESS ]"
+check "x's retry is a new row (attempt 2), y ran" bash -c "
+    $CTL --api $API --json workflow run show $R2 | jq -e '.nodes[0].attempt == 2 and .nodes[0].logId != $FIRST_X and .nodes[1].status == \"SUCCESS\"' >/dev/null"
+ctl job update "$BAD" --param fail >/dev/null
+
+# -- Kill: the running node is killed, the rest never start
+cat > "$T/slow.json" <<JSON
+{"nodes": [{"id": "s", "job": $SLOW}, {"id": "t", "job": $OK, "param": "tag=never"}],
+ "edges": [{"from": "s", "to": "t", "on": "always"}]}
+JSON
+W3=$(ctl workflow add --name slow --file "$T/slow.json" | jq -r .id)
+R3=$(ctl workflow trigger "$W3" | jq -r .runId)
+s_running () { [ "$(runs_of "$SLOW")" -ge 1 ]; }
+check "the slow node runs" wait_for 10 s_running
+check "run kill answers" ctl workflow run kill "$R3"
+check "the run is KILLED, both nodes KILLED" bash -c "
+    $CTL --api $API --json workflow run show $R3 | jq -e '.status == \"KILLED\" and ([.nodes[] | .status] == [\"KILLED\", \"KILLED\"])' >/dev/null"
+check "the killed node's row ended 500 'killed'" bash -c "
+    $CTL --api $API --json log show $(node_log "$R3" s) | jq -e '.handleCode == 500 and (.handleMsg | test(\"killed\"))' >/dev/null"
+check "a second kill: 409" bash -c "! $CTL --api $API workflow run kill $R3 >/dev/null 2>&1"
+sleep 1
+check "t never started" bash -c "! grep -q 'tag=never' $XXL_PROBE_FILE && [ \"\$($CTL --api $API --json log list --job $OK --limit 1000 | jq '[.logs[] | select(.flowRunId == $R3)] | length')\" = 0 ]"
+check "a killed run cannot be retried" bash -c "! $CTL --api $API workflow run retry $R3 s >/dev/null 2>&1"
+
+# -- Across a scheduler SIGKILL: the run goes on after the restart
+cat > "$T/restart.json" <<JSON
+{"nodes": [{"id": "p", "job": $OK, "param": "sleep=1500"}, {"id": "q", "job": $OK, "param": "after-restart"}],
+ "edges": [{"from": "p", "to": "q"}]}
+JSON
+W4=$(ctl workflow add --name restart --file "$T/restart.json" | jq -r .id)
+R4=$(ctl workflow trigger "$W4" | jq -r .runId)
+p_running () { grep -q "sleep=1500" <(ctl log list --job "$OK" --limit 20 | jq -r '.logs[] | select(.flowRunId == '"$R4"' and .triggerCode == 200) | .executorParam'); }
+check "p runs" wait_for 10 p_running
+kill -KILL "$SPID"; wait "$SPID" 2>/dev/null
+start_scheduler "$API" "$AGENTS" || exit 1
+check "the run ends SUCCESS after the restart" wait_for 30 bash -c "[ \"\$($CTL --api $API --json workflow run show $R4 | jq -r .status)\" = SUCCESS ]"
+check "q ran once: one row, one probe line" bash -c "
+    q=\$($CTL --api $API --json log list --job $OK --limit 1000 | jq -r '[.logs[] | select(.flowRunId == $R4 and .flowNode == \"q\")] | map(.id) | .[]')
+    [ \$(echo \"\$q\" | wc -w) = 1 ] && [ \$(awk -v l=\$q '\$1 == l' $XXL_PROBE_FILE | wc -l) = 1 ]"
+
+# -- A schedule: FIX_RATE 1 s, started
+W5=$(ctl workflow add --name tick --file "$T/chain.json" --fix-rate 1 --start | jq -r .id)
+two_runs () { [ "$(ctl workflow runs "$W5" | jq '.runs | length')" -ge 2 ]; }
+check "a FIX_RATE workflow fires by itself" wait_for 15 two_runs
+check "workflow stop answers" ctl workflow stop "$W5"
+check "its runs are CRON runs" bash -c "
+    $CTL --api $API --json workflow runs $W5 | jq -e '.runs | all(.triggerType == \"CRON\")' >/dev/null"
+check "a NONE workflow cannot be started (400)" bash -c "
+    $CTL --api $API workflow start $W1 2>&1 | grep -q 'cannot be started'"
+
+# -- Validation: 400s with the model's texts, nothing stored
+refused () {   # refused FILE TEXT
+    local out
+    out=$("$CTL" --api "$API" workflow add --name bad --file "$1" 2>&1) && return 1
+    echo "$out" | grep -qF "$2"
+}
+echo "{\"nodes\": [{\"id\": \"a\", \"job\": $OK}, {\"id\": \"b\", \"job\": $OK}], \"edges\": [{\"from\": \"a\", \"to\": \"b\"}, {\"from\": \"b\", \"to\": \"a\"}]}" > "$T/cycle.json"
+check "a cycle is refused, named" refused "$T/cycle.json" "cycle: a -> b -> a"
+echo '{"nodes": [{"id": "a", "job": 999999}]}' > "$T/nojob.json"
+check "an unknown job is refused" refused "$T/nojob.json" 'node "a": unknown job 999999'
+echo "{\"nodes\": [{\"id\": \"a\", \"job\": $OK}, {\"id\": \"a\", \"job\": $OK}]}" > "$T/dup.json"
+check "a duplicate node id is refused" refused "$T/dup.json" 'duplicate node id "a"'
+echo "{\"nodes\": [{\"id\": \"a\", \"job\": $OK}], \"edges\": [{\"from\": \"a\", \"to\": \"z\"}]}" > "$T/nonode.json"
+check "an unknown node is refused" refused "$T/nonode.json" 'unknown node "z"'
+echo "{\"nodes\": [{\"id\": \"a\", \"job\": $OK, \"param\": \"\${b.msg}\"}, {\"id\": \"b\", \"job\": $OK}]}" > "$T/anc.json"
+check "a \${X.msg} of a non-ancestor is refused" refused "$T/anc.json" "b is not an ancestor of a"
+jq -n --argjson j "$OK" '{nodes: [range(1001) | {id: "n\(.)", job: $j}]}' > "$T/big.json"
+check "more than 1000 nodes are refused" refused "$T/big.json" "more than 1000 nodes (1001)"
+check "refused definitions stored nothing" test "$(ctl workflow list | jq '.workflows | length')" = 5
+
+# -- A job that workflows run: removed only with --force, which says so
+check "job rm of a job workflows run: 409" bash -c "
+    $CTL --api $API job rm $BAD 2>&1 | grep -q 'is run by 3 workflow(s) ($W1, $W2, $W5)'"
+check "... the job is still there" ctl job show "$BAD"
+FORCED=$(ctl job rm "$BAD" --force)
+# (the chains keep y; the diamond's f takes \${c.msg}, so without c no
+# valid definition is left: it goes)
+check "job rm --force removes it from them (said in the reply)" bash -c "
+    echo '$FORCED' | jq -e '.workflowsChanged == [$W2, $W5] and .workflowsRemoved == [$W1]' >/dev/null"
+check "the chain no longer names the job, y stays" bash -c "
+    $CTL --api $API --json workflow show $W2 | jq -e '.definition | fromjson | [.nodes[].id] == [\"y\"] and .edges == []' >/dev/null"
+check "workflow rm answers" ctl workflow rm "$W3"
+check "workflow show of a removed one: 404" bash -c "! $CTL --api $API workflow show $W3 >/dev/null 2>&1"
+check "the scheduler is alive" kill -0 "$SPID"
+xxl_done
