@@ -757,6 +757,7 @@ void xxl_store_log_error (xxl_store_logged_t *logged, const char *error);
 void xxl_group_free (xxl_group_t *group);
 void xxl_job_free (xxl_job_t *job);
 void xxl_log_free (xxl_log_t *log);
+//  (sql/xxl_store_sql_flows.c, at the bottom of the store)
 void xxl_workflow_free (xxl_workflow_t *workflow);
 void xxl_workflow_run_free (xxl_workflow_run_t *run);
 void xxl_workflow_rows_free (xxl_workflow_row_t **rows, size_t count);

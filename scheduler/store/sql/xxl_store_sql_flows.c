@@ -37,9 +37,10 @@
     "SELECT id, workflow_id AS \"workflowId\", status, param, trigger_type AS \"triggerType\"," \
     " trigger_time AS \"triggerTime\", end_time AS \"endTime\" FROM xxl_workflow_run"
 
-//  (the store's xxl_workflow_free and kin are above this layer: the same here)
-static void
-s_workflow_clear (xxl_workflow_t *w)
+//  The frees of xxl_store.h's workflow types live here, at the bottom of
+//  the store, so that the bodies below use them too
+void
+xxl_workflow_free (xxl_workflow_t *w)
 {
     char **strings [] = { &w->name, &w->description, &w->definition, &w->schedule_type,
                           &w->schedule_conf, &w->timezone, &w->misfire_strategy };
@@ -48,8 +49,8 @@ s_workflow_clear (xxl_workflow_t *w)
     memset (w, 0, sizeof *w);
 }
 
-static void
-s_run_clear (xxl_workflow_run_t *run)
+void
+xxl_workflow_run_free (xxl_workflow_run_t *run)
 {
     free (run->status);
     free (run->param);
@@ -59,15 +60,17 @@ s_run_clear (xxl_workflow_run_t *run)
     memset (run, 0, sizeof *run);
 }
 
-static void
-s_rows_clear (xxl_workflow_row_t **rows, size_t count)
+void
+xxl_workflow_rows_free (xxl_workflow_row_t **rows, size_t count)
 {
-    for (size_t i = 0; *rows && i < count; i++) {
+    for (size_t i = 0; rows && *rows && i < count; i++) {
         free ((*rows) [i].node);
         free ((*rows) [i].handle_msg);
     }
-    free (*rows);
-    *rows = NULL;
+    if (rows) {
+        free (*rows);
+        *rows = NULL;
+    }
 }
 
 int
@@ -120,7 +123,7 @@ xs_workflow_load (xxl_store_t *base, int64_t id, xxl_workflow_t *w)
     if (w->name && w->description && w->definition && w->schedule_type && w->schedule_conf
     &&  w->timezone && w->misfire_strategy)
         return 0;
-    s_workflow_clear (w);
+    xxl_workflow_free (w);
     xsql_driver (base)->set_error (base, "out of memory");
     return -1;
 }
@@ -201,7 +204,7 @@ xs_workflow_run_load (xxl_store_t *base, int64_t id, xxl_workflow_run_t *run)
         return rows < 0? -1: 1;
     if (run->status && run->param && run->definition && run->killed && run->trigger_type)
         return 0;
-    s_run_clear (run);
+    xxl_workflow_run_free (run);
     xsql_driver (base)->set_error (base, "out of memory");
     return -1;
 }
@@ -319,7 +322,7 @@ xs_workflow_run_rows (xxl_store_t *base, int64_t run_id, xxl_workflow_row_t **ro
     msgpack_unpacked_destroy (&unpacked);
     xxl_enc_destroy (&enc);
     if (rc) {
-        s_rows_clear (rows, *count);
+        xxl_workflow_rows_free (rows, *count);
         *count = 0;
         xsql_driver (base)->set_error (base, "workflow run rows: out of memory");
     }
