@@ -19,6 +19,7 @@ export AGENT_PLUGINS="$T/plugins"
 export XXL_PROBE_FILE="$T/probe.txt"
 : > "$XXL_PROBE_FILE"
 
+export XXL_SCHEDULER_ARGS="--http 127.0.0.1:0"
 start_scheduler || exit 1
 start_agent wf-a wf-app
 check "agent registers" wait_for 10 agent_registered wf-app wf-a
@@ -174,6 +175,40 @@ check "job rm --force removes it from them (said in the reply)" bash -c "
     echo '$FORCED' | jq -e '.workflowsChanged == [$W2, $W5] and .workflowsRemoved == [$W1]' >/dev/null"
 check "the chain no longer names the job, y stays" bash -c "
     $CTL --api $API --json workflow show $W2 | jq -e '.definition | fromjson | [.nodes[].id] == [\"y\"] and .edges == []' >/dev/null"
+# -- REST: the definition as the object itself; 400s with the model's text;
+#    scope by the apps of every job a workflow names
+ADMIN_TOKEN=$(ctl token add wf-admin --role admin | jq -r .token)
+OTHER_TOKEN=$(ctl token add wf-other --role viewer --apps other-app | jq -r .token)
+OPER_TOKEN=$(ctl token add wf-oper --role operator --apps wf-app | jq -r .token)
+rest () {     # rest TOKEN METHOD PATH [BODY]: prints "STATUS BODY"
+    curl -s -o "$T/rest.out" -w '%{http_code}' -X "$2" -H "Authorization: Bearer $1" \
+        -H 'Content-Type: application/json' ${4:+--data "$4"} "http://$HTTP_EP/api/v1/$3"
+    printf ' '; cat "$T/rest.out"
+}
+BODY="{\"name\": \"rest\", \"definition\": {\"nodes\": [{\"id\": \"r\", \"job\": $OK, \"param\": \"via-rest\"}]}}"
+OUT=$(rest "$ADMIN_TOKEN" POST workflows "$BODY")
+check "POST /api/v1/workflows with the definition as an object: 201 {id}" \
+    bash -c "[ '${OUT%% *}' = 201 ] && echo '${OUT#* }' | jq -e '.id >= 1' >/dev/null"
+W6=$(echo "${OUT#* }" | jq -r .id)
+OUT=$(rest "$ADMIN_TOKEN" POST workflows "{\"name\": \"c\", \"definition\": {\"nodes\": [{\"id\": \"a\", \"job\": $OK}], \"edges\": [{\"from\": \"a\", \"to\": \"a\"}]}}")
+check "... a cycle: 400 with the model's text" bash -c "[ '${OUT%% *}' = 400 ] && echo '${OUT#* }' | grep -qF 'cycle: a -> a'"
+OUT=$(rest "$OPER_TOKEN" POST "workflows/$W6/trigger" '{"param": "x"}')
+check "an operator of the jobs' app triggers it: {runId}" \
+    bash -c "[ '${OUT%% *}' = 200 ] && echo '${OUT#* }' | jq -e '.runId >= 1' >/dev/null"
+R6=$(echo "${OUT#* }" | jq -r .runId)
+check "GET /api/v1/workflow-runs/ID ends SUCCESS" wait_for 20 bash -c "
+    curl -s -H 'Authorization: Bearer $ADMIN_TOKEN' http://$HTTP_EP/api/v1/workflow-runs/$R6 | jq -e '.status == \"SUCCESS\"'"
+OUT=$(rest "$OTHER_TOKEN" GET "workflows/$W6")
+check "a viewer of other apps may not see it (403)" test "${OUT%% *}" = 403
+OUT=$(rest "$OTHER_TOKEN" GET workflows)
+check "... nor list it" bash -c "echo '${OUT#* }' | jq -e '.workflows == [] and .total == 0' >/dev/null"
+OUT=$(rest "$OTHER_TOKEN" GET "workflow-runs/$R6")
+check "... nor its runs (403)" test "${OUT%% *}" = 403
+OUT=$(rest "$OPER_TOKEN" POST workflows "$BODY")
+check "an operator may not add one (403)" test "${OUT%% *}" = 403
+check "workflow changes are audited" bash -c "
+    $CTL --api $API --json audit list --limit 200 | jq -e '[.audit[] | .type] | (index(\"WORKFLOW_ADD\") != null and index(\"WORKFLOW_TRIGGER\") != null and index(\"WORKFLOW_RUN_KILL\") != null)' >/dev/null"
+
 check "workflow rm answers" ctl workflow rm "$W3"
 check "workflow show of a removed one: 404" bash -c "! $CTL --api $API workflow show $W3 >/dev/null 2>&1"
 check "the scheduler is alive" kill -0 "$SPID"

@@ -141,7 +141,8 @@ s_query_each (void *cls, enum MHD_ValueKind kind, const char *key, const char *v
 
 //  A body's field the table types as a string given as an integer (a
 //  group's id as jobGroup) becomes its decimal text; apps given as a list
-//  become the api's comma list
+//  become the api's comma list; a workflow's definition given as an
+//  object becomes its JSON text
 static void
 s_body_fit (const xxl_command_t *command, json_t *fields)
 {
@@ -156,6 +157,15 @@ s_body_fit (const xxl_command_t *command, json_t *fields)
             char text [32];
             snprintf (text, sizeof text, "%" JSON_INTEGER_FORMAT, json_integer_value (item));
             json_object_set_new (fields, key, json_string (text));
+        }
+        else
+        if (streq (key, "definition") && json_is_object (item)) {
+            //  A workflow's definition may come as the object itself
+            //  (DESIGN §12): the api takes its JSON text
+            char *text = json_dumps (item, JSON_COMPACT | JSON_PRESERVE_ORDER);
+            if (text)
+                json_object_set_new (fields, key, json_string (text));
+            free (text);
         }
         else
         if (streq (key, "apps") && json_is_array (item)) {
