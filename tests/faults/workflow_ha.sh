@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# workflow_ha.sh -- workflow runs of workflow_kill.sh's 10-node DAG on
+# three schedulers sharing one store (a run's result may reach any of
+# them; the holder of its workflow's share recovers it), while one
+# scheduler at a time is SIGKILLed (chosen by the seed), stays down past
+# its lease or not, and comes back; and an agent is SIGKILLed under its
+# nodes and restarted (they fail through the lost-run path, and their
+# failure edges fire).  Guarantees as workflow_kill.sh's, checked by
+# tests/faults/flow_check.py: every acknowledged run ended with the
+# rules' status; every node ran once or was skipped as the rules decide,
+# never twice, never before its parents were final.
+. "$(dirname "$0")/lib.sh"
+faults_setup workflow_ha
+REQ="$XXL_BUILD/tests/xxl_req"
+LEASE=3000
+
+ROUNDS=$(pick 2 8)
+S_API=(); S_AGENTS=(); S_PID=()
+for i in 0 1 2; do
+    start_scheduler || exit 1
+    S_API[$i]=$API; S_AGENTS[$i]=$AGENTS; S_PID[$i]=$SPID
+done
+ALL_AGENTS=$(IFS=,; echo "${S_AGENTS[*]}")
+AGENTS="$ALL_AGENTS" fagent w1 wh-app
+AGENTS="$ALL_AGENTS" fagent w2 wh-app
+API=${S_API[0]}
+for i in 0 1 2; do check "agents register with scheduler $i" wait_until 15 both_registered "${S_API[$i]}" wh-app; done
+ctl group add wh-app >/dev/null
+check "the three schedulers hold the 16 shares" wait_until 15 all_held "0 1 2"
+
+OK=$(ctl job add --group wh-app --handler probeIn --route ROUND --param sleep=20 | jq -r .id)
+BAD=$(ctl job add --group wh-app --handler probeIn --route ROUND --param "sleep=20 fail" | jq -r .id)
+sed "s/\\\$OK/$OK/g; s/\\\$BAD/$BAD/g" > "$T/dag.json" <<'JSON'
+{"nodes": [{"id": "n0", "job": $OK, "param": "sleep=30"},
+           {"id": "n1", "job": $OK, "param": "${flow.param}"},
+           {"id": "n2", "job": $OK, "param": "sleep=300"},
+           {"id": "n3", "job": $OK, "param": "sleep=10"},
+           {"id": "n4", "job": $OK, "param": "sleep=10"},
+           {"id": "n5", "job": $OK, "join": "all"},
+           {"id": "n6", "job": $OK, "join": "any", "param": "sleep=10"},
+           {"id": "n7", "job": $OK, "param": "sleep=10 from-n1=${n1.msg}"},
+           {"id": "n8", "job": $BAD},
+           {"id": "n9", "job": $OK, "join": "any", "param": "${flow.param}"}],
+ "edges": [{"from": "n0", "to": "n1"}, {"from": "n0", "to": "n2"},
+           {"from": "n1", "to": "n3"}, {"from": "n1", "to": "n4", "on": "failure"},
+           {"from": "n2", "to": "n5"}, {"from": "n3", "to": "n5"},
+           {"from": "n3", "to": "n6"}, {"from": "n4", "to": "n6"},
+           {"from": "n5", "to": "n7", "on": "always"}, {"from": "n2", "to": "n8"},
+           {"from": "n7", "to": "n9", "on": "always"}, {"from": "n8", "to": "n9", "on": "failure"},
+           {"from": "n6", "to": "n9"}]}
+JSON
+# Several workflows of the same DAG: their ids fall in different shares
+WS=""
+for k in 1 2 3 4; do WS="$WS $(ctl workflow add --name "dag10-$k" --file "$T/dag.json" | jq -r .id)"; done
+check "the workflows are added" test "$(echo $WS | wc -w)" = 4
+
+RUNS_ACKED="$T/acked_runs"
+: > "$RUNS_ACKED"
+# The client, through scheduler $1: runs of the workflows in turn
+wf_load_start () {
+    rm -f "$T/stop-load"
+    local via=${S_API[$1]}
+    (
+        set +e
+        params=("sleep=20" "fail" "sleep=10 fail")
+        ws=($WS); i=0
+        while [ ! -f "$T/stop-load" ]; do
+            p=${params[$((i % 3))]}; w=${ws[$((i % ${#ws[@]}))]}; i=$((i + 1))
+            out=$("$CTL" --api "$via" --json --timeout 2000 workflow trigger "$w" --param "$p" 2>/dev/null) \
+                || continue
+            printf '%s' "$out" | jq -r '.runId // empty' >> "$RUNS_ACKED"
+            sleep 0.05
+        done
+    ) &
+    LOADPID=$!
+    BGPIDS="$BGPIDS $LOADPID"
+}
+wf_load_stop () {
+    touch "$T/stop-load"
+    timeout 20 tail --pid="$LOADPID" -f /dev/null
+    return 0
+}
+LOADVIA=0
+wf_load_start 0
+rsleep 1500 3000
+for round in $(seq "$ROUNDS"); do
+    rnd 3; V=$R
+    if [ "$V" = "$LOADVIA" ]; then
+        wf_load_stop; LOADVIA=$(( (V + 1) % 3 )); wf_load_start "$LOADVIA"
+    fi
+    SPID=${S_PID[$V]}
+    OTHERS=$(for i in 0 1 2; do [ "$i" = "$V" ] || echo "$i"; done | paste -sd' ')
+    say "round $round: SIGKILL scheduler $V (holding $(shares_of "${S_API[$V]}")) after $(wc -l < "$RUNS_ACKED") acknowledged runs"
+    kill_sched KILL
+    check "round $round: the others take the 16 shares over" wait_until $(( LEASE / 1000 + 5 )) all_held "$OTHERS"
+    rsleep 0 3000
+    API=${S_API[$V]}; AGENTS=${S_AGENTS[$V]}
+    start_scheduler "$API" "$AGENTS" || { check "round $round: scheduler $V restarts" false; break; }
+    S_PID[$V]=$SPID
+    API=${S_API[$LOADVIA]}
+    check "round $round: the three hold the 16 shares again" wait_until 15 all_held "0 1 2"
+    rsleep 500 2000
+done
+# An agent killed under its nodes, then restarted: the runs it lost fail
+rnd 2; A=w$((R + 1))
+say "SIGKILL agent $A after $(wc -l < "$RUNS_ACKED") acknowledged runs"
+kill_agent "$A" KILL
+rsleep 500 1500
+AGENTS="$ALL_AGENTS" fagent "$A" wh-app
+rsleep 1500 2500
+wf_load_stop
+ACK=$(wc -l < "$RUNS_ACKED")
+say "$ACK workflow runs acknowledged"
+check "the client got acknowledgements throughout ($ACK)" test "$ACK" -ge $((ROUNDS * 3))
+running () { [ "$(sql "SELECT COUNT(*) FROM xxl_workflow_run WHERE status = 'RUNNING'")" = 0 ]; }
+check "every run ends" wait_until 60 running
+for i in 0 1 2; do check "scheduler $i is alive" kill -0 "${S_PID[$i]}"; done
+sql "SELECT id, status FROM xxl_workflow_run ORDER BY id" > "$T/runs.txt"
+sql "SELECT flow_run_id, flow_node, id, trigger_time, COALESCE (handle_time, 0), trigger_code,
+            handle_code FROM xxl_job_log WHERE flow_run_id IS NOT NULL ORDER BY id" > "$T/rows.txt"
+LOST=$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE flow_run_id IS NOT NULL AND handle_code = 500
+            AND handle_msg NOT LIKE 'probe: failed%'")
+say "$(wc -l < "$T/runs.txt") runs, $(wc -l < "$T/rows.txt") node rows, $LOST failed by a fault; statuses:" \
+    "$(cut -d'|' -f2 "$T/runs.txt" | sort | uniq -c | tr '\n' ' ')"
+check "every node ran once or was skipped as the rules decide (flow_check.py)" \
+    python3 "$FAULTS_DIR/flow_check.py" "$T/dag.json" "$T/runs.txt" "$T/rows.txt" "$PROBE" \
+    "$RUNS_ACKED"
+python3 "$FAULTS_DIR/flow_check.py" "$T/dag.json" "$T/runs.txt" "$T/rows.txt" "$PROBE" \
+    "$RUNS_ACKED" | tail -n 25
+xxl_done
