@@ -209,6 +209,7 @@ s_failed_row (server_t *self, const state_t *state, int node, const char *reason
     };
     int rc = xxl_store_log_add (self->store, &log);
     zstr_free (&message);
+    self->flows.again = true;           //  (the node has ended: decide again)
     return rc? -1: log.id;
 }
 
@@ -315,6 +316,8 @@ s_advance (server_t *self, int64_t run_id)
                        &nskipped);
         for (int i = 0; i < nready && rc == 0; i++)
             rc = s_start (self, &state, state.ready [i], s_next_attempt (&state, state.ready [i]));
+        //  (a start whose row ends at once -- a failed trigger, a job
+        //  gone -- says so through `again`: only then decide again)
         bool started = nready > 0;
         if (rc == 0 && !started) {
             xxl_flow_run_t end = xxl_flow_run_state (state.flow, state.states);
@@ -326,8 +329,7 @@ s_advance (server_t *self, int64_t run_id)
             }
         }
         s_state_free (&state);
-        //  (a start whose trigger failed at once ended its row: decide again)
-        if (rc || (!started && !self->flows.again))
+        if (rc || !self->flows.again)
             break;
     }
     self->flows.depth--;
@@ -342,6 +344,10 @@ engine_flows_on_run (server_t *self, const xxl_event_t *event)
 {
     //  Most installations run no workflow: ask the store once a second
     //  (this scheduler's runs say so at once)
+    //  A row that ends while a run is being advanced (a node's trigger
+    //  that failed at once, before its row was marked): decide again
+    if (self->flows.depth > 0)
+        self->flows.again = true;
     int64_t now = zclock_mono ();
     if (now >= self->flows.running_until) {
         self->flows.any_running = xxl_store_workflow_runs_running (self->store) != 0;
