@@ -26,6 +26,7 @@ export default defineConfig({
           if (!id.includes('node_modules')) return undefined
           if (/node_modules\/(@codemirror|codemirror|@lezer|style-mod|w3c-keyname|crelt|@marijn)\//.test(id)) return 'codemirror'
           if (/node_modules\/(chart\.js|@kurkle)\//.test(id)) return 'chartjs'
+          if (/node_modules\/@dagrejs\//.test(id)) return 'dagre'
           return 'vue'
         },
       },

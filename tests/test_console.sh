@@ -8,6 +8,9 @@
 # 390 px no wider than the screen with its actions on it, the dashboard's
 # chart cards inside their grid at 1366 and 1920 px, its date range and
 # "—" while no run has finished, the cron field refusing a bad expression
+# (and workflows: the JSON editor's live graph preview, drawn by dagre, a
+# cycle refused with the scheduler's text, a run's nodes coloured by state,
+# a node opening its log, the page at 390 px and in Chinese)
 # before anything is sent, Kill asking first, deep links (/logs/1) styled.
 # All of it under the Content-Security-Policy the scheduler sends: the
 # browser's reports of any refusal (securitypolicyviolation events, console

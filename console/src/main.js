@@ -10,6 +10,7 @@ const routes = [
   { path: '/groups', name: 'groups', component: () => import('./views/Groups.vue') },
   { path: '/jobs', name: 'jobs', component: () => import('./views/Jobs.vue') },
   { path: '/jobs/:id/glue', name: 'glue', component: () => import('./views/Glue.vue') },
+  { path: '/workflows', name: 'workflows', component: () => import('./views/Workflows.vue') },
   { path: '/logs', name: 'logs', component: () => import('./views/Logs.vue') },
   { path: '/logs/:id', name: 'log', component: () => import('./views/LogDetail.vue') },
   { path: '/agents', name: 'agents', component: () => import('./views/Agents.vue') },

@@ -489,6 +489,65 @@ try {
   }
   await phone.close()
 
+  // Workflows: the JSON editor's live preview (a graph laid out by dagre),
+  // the scheduler's refusal shown as it gave it, a run's nodes coloured by
+  // state, a node's click opening its log; at a phone's width; in Chinese
+  let flowRun = 0
+  await probe('a workflow is added in the JSON editor: the preview draws its graph, bad JSON and a cycle are refused with the reason', async () => {
+    await page.goto(base + '/#/workflows')
+    await page.click('[data-test=flow-add]')
+    const form = page.locator('[data-test=flow-form]')
+    await form.locator('input[name=name]').fill('console-' + MARK)
+    const json = form.locator('[data-test=flow-json]')
+    await json.fill('{"nodes": [')
+    await form.locator('[data-test=flow-json-error]').waitFor()
+    await json.fill(JSON.stringify({ nodes: [{ id: 'a', job: jobId }, { id: 'b', job: jobId }], edges: [{ from: 'a', to: 'b' }, { from: 'b', to: 'a' }] }))
+    await until(async () => (await form.locator('.flow-node').count()) === 2, 'the preview of 2 nodes')
+    await form.locator('[data-test=flow-save]').click()
+    const refusal = await form.locator('[data-test=flow-save-error]').innerText()
+    if (!/cycle: a -> b -> a/.test(refusal)) throw new Error('refusal: ' + refusal)
+    await snap(page, 'workflow-editor-refused')
+    await json.fill(JSON.stringify({ nodes: [{ id: 'extract', job: jobId }, { id: 'clean', job: jobId, param: '${extract.msg}' },
+      { id: 'alert', job: jobId, join: 'any' }, { id: 'report', job: jobId }],
+    edges: [{ from: 'extract', to: 'clean' }, { from: 'extract', to: 'alert', on: 'failure' }, { from: 'clean', to: 'report', on: 'always' }] }))
+    await until(async () => (await form.locator('.flow-node').count()) === 4, 'the preview of 4 nodes')
+    await snap(page, 'workflow-editor')
+    await form.locator('[data-test=flow-save]').click()
+    await form.waitFor({ state: 'detached' })
+    await page.locator('[data-test=flow-detail] .flow-node').first().waitFor()
+  })
+  await probe('a run of it: its nodes coloured by state (alert skipped), the run SUCCESS; a node opens its log', async () => {
+    const row = page.locator('[data-test=workflows] tr', { hasText: 'console-' + MARK })
+    await row.locator('[data-act=trigger]').click()
+    await page.locator('[data-test=flow-trigger-form] button[type=submit]').click()
+    await until(async () => (await page.locator('[data-test=flow-run-status]').innerText().catch(() => '')) === 'Success', 'the run SUCCESS')
+    const st = async (n) => page.locator(`[data-test=flow-detail] .flow-node[data-node="${n}"]`).getAttribute('data-status')
+    if ((await st('extract')) !== 'SUCCESS' || (await st('report')) !== 'SUCCESS' || (await st('alert')) !== 'SKIPPED')
+      throw new Error(`states: extract ${await st('extract')}, alert ${await st('alert')}, report ${await st('report')}`)
+    flowRun = Number((await page.locator('[data-test=flow-run]').innerText()).match(/\d+/)[0])
+    await snap(page, 'workflow-run')
+    await page.locator('[data-test=flow-detail] .flow-node[data-node="clean"]').click()
+    await page.locator('[data-test=log-row]').waitFor()
+    if (!/#\/logs\/\d+/.test(page.url())) throw new Error('not on a log page: ' + page.url())
+  })
+  await probe('at 390 px the workflows page (its graph in a box of its own) is no wider than the screen; in Chinese', async () => {
+    const small = watchPage(await context.newPage())
+    await small.setViewportSize({ width: 390, height: 844 })
+    await small.goto(base + '/#/workflows')
+    await small.locator('[data-test=workflows] tr', { hasText: 'console-' + MARK }).locator('a.desc').click()
+    await small.locator('[data-test=flow-detail] .flow-node').first().waitFor()
+    const w = await widths(small)
+    if (w.doc > w.view) throw new Error(`the page is ${w.doc} px wide on a ${w.view} px screen`)
+    await snap(small, 'phone-workflows')
+    await small.click('[data-test=lang]')
+    await small.locator('[data-nav=workflows]', { hasText: '工作流' }).waitFor()
+    await small.locator('[data-test=flow-run-status]', { hasText: '成功' }).waitFor()
+    await snap(small, 'phone-workflows-zh')
+    await small.click('[data-test=lang]')
+    await small.close()
+    if (!flowRun) throw new Error('no run shown before')
+  })
+
   await probe('Kill asks first (in the list and on the run\'s page): cancelled, nothing is sent and the run goes on; confirmed, it is killed', async () => {
     if (!sleeper) throw new Error('no sleeping run')
     const asks = async (button) => {
