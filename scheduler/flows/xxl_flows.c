@@ -30,6 +30,7 @@ s_graph_destroy (void **item)
 typedef struct {
     xxl_workflow_run_t run;
     const xxl_flow_t *flow;
+    xxl_flow_t *owned;                  //  flow, when not kept (a run that has ended)
     xxl_workflow_row_t *rows;
     size_t row_count;
     xxl_flow_state_t *states;           //  per node
@@ -42,6 +43,7 @@ s_state_free (state_t *state)
 {
     xxl_workflow_run_free (&state->run);
     xxl_workflow_rows_free (&state->rows, state->row_count);
+    xxl_flow_destroy (&state->owned);
     free (state->states);
     free (state->row_of);
     free (state->ready);
@@ -66,9 +68,10 @@ engine_flows_stop (server_t *self)
 
 //  The graph of a run (parsed from the definition it started with, no
 //  job checked: a job removed since fails its node when it starts), or
-//  NULL when it does not parse
+//  NULL when it does not parse.  Kept while the run is RUNNING; the graph
+//  of a run that has ended is handed over in *owned (the caller frees it)
 static const xxl_flow_t *
-s_graph (server_t *self, const xxl_workflow_run_t *run)
+s_graph (server_t *self, const xxl_workflow_run_t *run, xxl_flow_t **owned)
 {
     graph_t *graph = (graph_t *) zhashx_lookup (self->flows.graphs, &run->id);
     if (graph)
@@ -80,6 +83,10 @@ s_graph (server_t *self, const xxl_workflow_run_t *run)
         engine_warn_limited (&self->flows.log_errors, "flows: run %" PRId64 ": its definition"
                              " does not parse: %s", run->id, error);
         return NULL;
+    }
+    if (strneq (run->status, "RUNNING")) {
+        *owned = flow;
+        return flow;
     }
     if (zhashx_size (self->flows.graphs) >= XXL_FLOWS_GRAPHS)
         zhashx_purge (self->flows.graphs);
@@ -136,7 +143,7 @@ s_state_load (server_t *self, int64_t run_id, state_t *state, char *why, size_t 
         snprintf (why, whylen, "%s", rc < 0? xxl_store_error (self->store): "not found");
         return rc;
     }
-    state->flow = s_graph (self, &state->run);
+    state->flow = s_graph (self, &state->run, &state->owned);
     if (!state->flow) {
         snprintf (why, whylen, "workflow run %" PRId64 ": its definition does not parse", run_id);
         s_state_free (state);

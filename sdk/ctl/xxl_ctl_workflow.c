@@ -149,7 +149,8 @@ const ctl_cmd_t xxl_ctl_workflow_stop = {
 };
 
 static const ctl_opt_t s_trigger_opts [] = {
-    { "--param", NULL, "P", "the run's param (${flow.param})", CTL_STR, 0, 0, "param", NULL },
+    { "--param", NULL, "P", "the run's param (flow.param in its nodes' params)",
+      CTL_STR, 0, 0, "param", NULL },
     XXL_CTL_OPTS_END
 };
 
