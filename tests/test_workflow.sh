@@ -134,6 +134,26 @@ check "q ran once: one row, one probe line" bash -c "
     q=\$($CTL --api $API --json log list --job $OK --limit 1000 | jq -r '[.logs[] | select(.flowRunId == $R4 and .flowNode == \"q\")] | map(.id) | .[]')
     [ \$(echo \"\$q\" | wc -w) = 1 ] && [ \$(awk -v l=\$q '\$1 == l' $XXL_PROBE_FILE | wc -l) = 1 ]"
 
+# -- A log clear while a run is in flight keeps its nodes' rows (its states):
+#    a finished node is not run again
+cat > "$T/clear.json" <<JSON
+{"nodes": [{"id": "p", "job": $OK, "param": "sleep=10"}, {"id": "q", "job": $OK, "param": "sleep=2500"},
+           {"id": "r", "job": $OK, "param": "sleep=10"}],
+ "edges": [{"from": "p", "to": "q"}, {"from": "q", "to": "r"}]}
+JSON
+W7=$(ctl workflow add --name clear --file "$T/clear.json" | jq -r .id)
+R7=$(ctl workflow trigger "$W7" | jq -r .runId)
+q_running () { [ "$(node_status "$R7" q)" = RUNNING ] && [ "$(node_status "$R7" p)" = SUCCESS ]; }
+check "q runs after p" wait_for 10 q_running
+P7=$(node_log "$R7" p)
+ctl log clear --all >/dev/null
+check "log clear --all keeps the rows of a running run's nodes" ctl log show "$P7"
+check "... and the run ends SUCCESS" wait_for 20 bash -c "[ \"\$($CTL --api $API --json workflow run show $R7 | jq -r .status)\" = SUCCESS ]"
+check "... p ran once" test "$(awk -v l="$P7" '$1 == l' "$XXL_PROBE_FILE" | wc -l)" = 1
+check "... and no second row of p was made" bash -c "
+    $CTL --api $API --json workflow run show $R7 | jq -e '.nodes[0].logId == $P7 and .nodes[0].attempt == 1' >/dev/null"
+ctl workflow rm "$W7" >/dev/null
+
 # -- A schedule: FIX_RATE 1 s, started
 W5=$(ctl workflow add --name tick --file "$T/chain.json" --fix-rate 1 --start | jq -r .id)
 two_runs () { [ "$(ctl workflow runs "$W5" | jq '.runs | length')" -ge 2 ]; }

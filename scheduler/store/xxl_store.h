@@ -467,7 +467,8 @@ typedef struct {
     int (*log_encode_page) (xxl_store_t *self, xxl_enc_t *enc, size_t max_size,
                             int *truncated, const xxl_store_log_filter_t *filter);
     //  Deletes up to `limit` finished rows (never one waiting for its
-    //  trigger or its result) of job_id (0 any) triggered before `before`
+    //  trigger or its result, nor a node's of a RUNNING workflow run, whose
+    //  states they are) of job_id (0 any) triggered before `before`
     //  with an id below `below` (INT64_MAX: no bound); the number, or -1.
     //  The id of the row `rank` places from the newest of job_id (0 any):
     //  0 none, -1 error.

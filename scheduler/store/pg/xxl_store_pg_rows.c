@@ -571,8 +571,8 @@ const char *const pgx_statements [XXL_SQL_STATEMENTS] = {
     [XXL_SQL_LOG_DELETE] =
         "DELETE FROM xxl_job_log WHERE id IN (SELECT id FROM xxl_job_log"
         " WHERE ($1 = 0 OR job_id = $1) AND trigger_time < $2 AND id < $3"
-        " AND NOT (trigger_code IN (0, 200) AND handle_code = 0) ORDER BY id"
-        XXL_LIMIT ("$4") ")",
+        " AND NOT (trigger_code IN (0, 200) AND handle_code = 0)" XXL_NOT_IN_RUNNING_FLOW
+        " ORDER BY id" XXL_LIMIT ("$4") ")",
     [XXL_SQL_REPORT_ENCODE_DAYS] =
         "SELECT trigger_day AS \"triggerDay\", running_count AS \"runningCount\","
         " suc_count AS \"sucCount\", fail_count AS \"failCount\", update_time AS \"updateTime\""

@@ -150,6 +150,12 @@ typedef struct {
                        "     WHERE share = xxl_job_log.job_id % 16)" \
                        " AND trigger_time < schedule_time))"
 
+//  A log row that is no node of a RUNNING workflow run (log_delete keeps
+//  those: a run's node states are its rows)
+#define XXL_NOT_IN_RUNNING_FLOW " AND (flow_run_id IS NULL OR NOT EXISTS (SELECT 1" \
+                                " FROM xxl_workflow_run r WHERE r.id = xxl_job_log.flow_run_id" \
+                                " AND r.status = 'RUNNING'))"
+
 //  A group's columns, as group_load reads them
 #define XXL_GROUP_COLUMNS "id, app_name, title, address_type, address_list, update_time"
 //  A job's columns but id, their values ($1..$27), their binds and
