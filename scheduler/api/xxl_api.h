@@ -10,6 +10,8 @@
                             _STOP, _TRIGGER, _NEXT
         xxl_api_log.c       LOG_LIST, _SHOW, _CAT, _KILL, _CLEAR
         xxl_api_glue.c      GLUE_HISTORY, _SHOW, _ROLLBACK
+        xxl_api_flow.c      WORKFLOW_ADD, _LIST, _SHOW, _UPDATE, _RM, _START, _STOP,
+                            _TRIGGER, _RUNS, _RUN_SHOW, _RUN_KILL, _RUN_RETRY
         xxl_api_status.c    PING, AGENT_LIST, REPORT, PLUGIN_LIST
         xxl_api_audit.c     AUDIT_LIST (the audit's rows: audit/xxl_audit.c)
         xxl_api_users.c     USER_*, TOKEN_*, and the HTTP server's socket

@@ -11,6 +11,7 @@
 # never twice, never before its parents were final.
 . "$(dirname "$0")/lib.sh"
 faults_setup workflow_ha
+. "$FAULTS_DIR/flow_lib.sh"
 REQ="$XXL_BUILD/tests/xxl_req"
 LEASE=3000
 
@@ -30,25 +31,7 @@ check "the three schedulers hold the 16 shares" wait_until 15 all_held "0 1 2"
 
 OK=$(ctl job add --group wh-app --handler probeIn --route ROUND --param sleep=20 | jq -r .id)
 BAD=$(ctl job add --group wh-app --handler probeIn --route ROUND --param "sleep=20 fail" | jq -r .id)
-sed "s/\\\$OK/$OK/g; s/\\\$BAD/$BAD/g" > "$T/dag.json" <<'JSON'
-{"nodes": [{"id": "n0", "job": $OK, "param": "sleep=30"},
-           {"id": "n1", "job": $OK, "param": "${flow.param}"},
-           {"id": "n2", "job": $OK, "param": "sleep=300"},
-           {"id": "n3", "job": $OK, "param": "sleep=10"},
-           {"id": "n4", "job": $OK, "param": "sleep=10"},
-           {"id": "n5", "job": $OK, "join": "all"},
-           {"id": "n6", "job": $OK, "join": "any", "param": "sleep=10"},
-           {"id": "n7", "job": $OK, "param": "sleep=10 from-n1=${n1.msg}"},
-           {"id": "n8", "job": $BAD},
-           {"id": "n9", "job": $OK, "join": "any", "param": "${flow.param}"}],
- "edges": [{"from": "n0", "to": "n1"}, {"from": "n0", "to": "n2"},
-           {"from": "n1", "to": "n3"}, {"from": "n1", "to": "n4", "on": "failure"},
-           {"from": "n2", "to": "n5"}, {"from": "n3", "to": "n5"},
-           {"from": "n3", "to": "n6"}, {"from": "n4", "to": "n6"},
-           {"from": "n5", "to": "n7", "on": "always"}, {"from": "n2", "to": "n8"},
-           {"from": "n7", "to": "n9", "on": "always"}, {"from": "n8", "to": "n9", "on": "failure"},
-           {"from": "n6", "to": "n9"}]}
-JSON
+flow_dag10 "$OK" "$BAD" 300 > "$T/dag.json"
 # Several workflows of the same DAG: their ids fall in different shares
 WS=""
 for k in 1 2 3 4; do WS="$WS $(ctl workflow add --name "dag10-$k" --file "$T/dag.json" | jq -r .id)"; done
@@ -56,30 +39,9 @@ check "the workflows are added" test "$(echo $WS | wc -w)" = 4
 
 RUNS_ACKED="$T/acked_runs"
 : > "$RUNS_ACKED"
-# The client, through scheduler $1: runs of the workflows in turn
-wf_load_start () {
-    rm -f "$T/stop-load"
-    local via=${S_API[$1]}
-    (
-        set +e
-        params=("sleep=20" "fail" "sleep=10 fail")
-        ws=($WS); i=0
-        while [ ! -f "$T/stop-load" ]; do
-            p=${params[$((i % 3))]}; w=${ws[$((i % ${#ws[@]}))]}; i=$((i + 1))
-            out=$("$CTL" --api "$via" --json --timeout 2000 workflow trigger "$w" --param "$p" 2>/dev/null) \
-                || continue
-            printf '%s' "$out" | jq -r '.runId // empty' >> "$RUNS_ACKED"
-            sleep 0.05
-        done
-    ) &
-    LOADPID=$!
-    BGPIDS="$BGPIDS $LOADPID"
-}
-wf_load_stop () {
-    touch "$T/stop-load"
-    timeout 20 tail --pid="$LOADPID" -f /dev/null
-    return 0
-}
+# The client, through scheduler $1 (flow_lib.sh)
+wf_load_start () { flow_load_start "${S_API[$1]}" "$WS"; }
+wf_load_stop () { flow_load_stop; }
 LOADVIA=0
 wf_load_start 0
 rsleep 1500 3000
@@ -112,19 +74,7 @@ wf_load_stop
 ACK=$(wc -l < "$RUNS_ACKED")
 say "$ACK workflow runs acknowledged"
 check "the client got acknowledgements throughout ($ACK)" test "$ACK" -ge $((ROUNDS * 3))
-running () { [ "$(sql "SELECT COUNT(*) FROM xxl_workflow_run WHERE status = 'RUNNING'")" = 0 ]; }
-check "every run ends" wait_until 60 running
+check "every run ends" wait_until 60 flow_running
 for i in 0 1 2; do check "scheduler $i is alive" kill -0 "${S_PID[$i]}"; done
-sql "SELECT id, status FROM xxl_workflow_run ORDER BY id" > "$T/runs.txt"
-sql "SELECT flow_run_id, flow_node, id, trigger_time, COALESCE (handle_time, 0), trigger_code,
-            handle_code FROM xxl_job_log WHERE flow_run_id IS NOT NULL ORDER BY id" > "$T/rows.txt"
-LOST=$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE flow_run_id IS NOT NULL AND handle_code = 500
-            AND handle_msg NOT LIKE 'probe: failed%'")
-say "$(wc -l < "$T/runs.txt") runs, $(wc -l < "$T/rows.txt") node rows, $LOST failed by a fault; statuses:" \
-    "$(cut -d'|' -f2 "$T/runs.txt" | sort | uniq -c | tr '\n' ' ')"
-check "every node ran once or was skipped as the rules decide (flow_check.py)" \
-    python3 "$FAULTS_DIR/flow_check.py" "$T/dag.json" "$T/runs.txt" "$T/rows.txt" "$PROBE" \
-    "$RUNS_ACKED"
-python3 "$FAULTS_DIR/flow_check.py" "$T/dag.json" "$T/runs.txt" "$T/rows.txt" "$PROBE" \
-    "$RUNS_ACKED" | tail -n 25
+flow_verdict "$T/dag.json"
 xxl_done
