@@ -21,19 +21,7 @@ REQ="$XXL_BUILD/tests/xxl_req"
 LEASE=3000
 
 ROUNDS=$(pick 3 10)
-S_API=(); S_AGENTS=(); S_PID=()
-for i in 0 1 2; do
-    start_scheduler || exit 1
-    S_API[$i]=$API; S_AGENTS[$i]=$AGENTS; S_PID[$i]=$SPID
-done
-ALL_AGENTS=$(IFS=,; echo "${S_AGENTS[*]}")
-AGENTS="$ALL_AGENTS" fagent h1 ha-app
-AGENTS="$ALL_AGENTS" fagent h2 ha-app
-API=${S_API[0]}
-for i in 0 1 2; do check "agents register with scheduler $i" wait_until 15 both_registered "${S_API[$i]}" ha-app; done
-ctl group add ha-app >/dev/null
-
-check "the three schedulers hold the 16 shares" wait_until 15 all_held "0 1 2"
+ha_three ha-app h1 h2
 
 # Six one-second crons: ids in a row, so their shares differ
 CRONS=""

@@ -265,3 +265,21 @@ both_registered () {
     "$CTL" --api "$1" --json agent list \
         | jq -e --arg app "$2" '[.agents[] | select(.app == $app and .connected)] | length == 2' >/dev/null
 }
+# ha_three APP A1 A2: three schedulers on the test's store (S_API, S_AGENTS,
+# S_PID), agents A1 and A2 of APP connected to all three (ALL_AGENTS),
+# API the first's, APP's group added; checks that both agents registered
+# with each and that the three hold the 16 shares
+ha_three () {
+    S_API=(); S_AGENTS=(); S_PID=()
+    for i in 0 1 2; do
+        start_scheduler || exit 1
+        S_API[$i]=$API; S_AGENTS[$i]=$AGENTS; S_PID[$i]=$SPID
+    done
+    ALL_AGENTS=$(IFS=,; echo "${S_AGENTS[*]}")
+    AGENTS="$ALL_AGENTS" fagent "$2" "$1"
+    AGENTS="$ALL_AGENTS" fagent "$3" "$1"
+    API=${S_API[0]}
+    for i in 0 1 2; do check "agents register with scheduler $i" wait_until 15 both_registered "${S_API[$i]}" "$1"; done
+    ctl group add "$1" >/dev/null
+    check "the three schedulers hold the 16 shares" wait_until 15 all_held "0 1 2"
+}

@@ -16,18 +16,7 @@ REQ="$XXL_BUILD/tests/xxl_req"
 LEASE=3000
 
 ROUNDS=$(pick 2 8)
-S_API=(); S_AGENTS=(); S_PID=()
-for i in 0 1 2; do
-    start_scheduler || exit 1
-    S_API[$i]=$API; S_AGENTS[$i]=$AGENTS; S_PID[$i]=$SPID
-done
-ALL_AGENTS=$(IFS=,; echo "${S_AGENTS[*]}")
-AGENTS="$ALL_AGENTS" fagent w1 wh-app
-AGENTS="$ALL_AGENTS" fagent w2 wh-app
-API=${S_API[0]}
-for i in 0 1 2; do check "agents register with scheduler $i" wait_until 15 both_registered "${S_API[$i]}" wh-app; done
-ctl group add wh-app >/dev/null
-check "the three schedulers hold the 16 shares" wait_until 15 all_held "0 1 2"
+ha_three wh-app w1 w2
 
 OK=$(ctl job add --group wh-app --handler probeIn --route ROUND --param sleep=20 | jq -r .id)
 BAD=$(ctl job add --group wh-app --handler probeIn --route ROUND --param "sleep=20 fail" | jq -r .id)
