@@ -9,9 +9,26 @@
 */
 
 #include "xxl_engine.h"
+#include "xxl_tags.h"
 
 
 //  Job validation
+
+//  Reads agentTags (judged) onto job in its canonical form; 0, or -1
+//  with the reason latched in the message
+static int
+s_read_tags (request_t *request, xxl_job_t *job)
+{
+    const char *tags = xxl_args_str (&request->args, request->msg, "agentTags");
+    if (!tags)
+        return 0;
+    char canonical [XXL_TAGS_BUF], why [300];
+    if (xxl_tags_normalize (tags, canonical, sizeof canonical, why, sizeof why) < 0)
+        return xxl_msg_fail (request->msg, "agentTags: %s", why);
+    free (job->agent_tags);
+    job->agent_tags = strdup (canonical);
+    return 0;
+}
 
 //  Reads the job fields present in the request (judged by its command's
 //  fields) onto job and judges the job they make; returns 0 or -1 with
@@ -54,6 +71,8 @@ engine_job_read (server_t *self, request_t *request, xxl_job_t *job, int is_add)
     }
     #undef XXL_SET_STR
     #undef XXL_SET_INT
+    if (s_read_tags (request, job))
+        return -1;
 
     if (!xxl_routers_find (engine_runs_routers (self), job->executor_route_strategy)) {
         char *known = xxl_routers_names (engine_runs_routers (self));
@@ -195,6 +214,7 @@ engine_job_defaults (xxl_job_t *job)
     job->child_jobid = strdup ("");
     job->timezone = strdup ("");
     job->retry_backoff = 1;
+    job->agent_tags = strdup ("");
 }
 
 //  Loads the job named by field jobId (judged); replies 404 itself when

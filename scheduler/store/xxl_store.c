@@ -158,7 +158,8 @@ xxl_job_free (xxl_job_t *job)
         &job->schedule_conf, &job->misfire_strategy, &job->executor_route_strategy,
         &job->executor_handler, &job->executor_param, &job->executor_block_strategy,
         &job->glue_type, &job->glue_source, &job->glue_remark, &job->child_jobid,
-        &job->timezone
+        &job->timezone,
+        &job->agent_tags
     };
     for (size_t i = 0; i < sizeof strings / sizeof strings [0]; i++)
         free (*strings [i]);

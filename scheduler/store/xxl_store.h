@@ -80,6 +80,8 @@ typedef struct {
     int64_t retry_interval;             //  seconds before the first retry (0: at once)
     double retry_backoff;               //  each further retry waits this times longer
     int64_t retry_max_interval;         //  cap on the wait, seconds (0: none)
+    char *agent_tags;                   //  tags its agents must have ("K=V,...",
+                                        //  canonical, xxl_tags.h; "": any agent)
 } xxl_job_t;
 
 typedef struct {

@@ -9,6 +9,7 @@
 */
 
 #include "xxl_commands.h"
+#include "xxl_tags.h"
 
 #include <assert.h>
 #include <ctype.h>
@@ -76,6 +77,17 @@ s_shard (const char *text, char *why, size_t whylen)
     return 0;
 }
 
+//  A job's agentTags: a tag set (xxl_tags.h)
+static int
+s_agent_tags (const char *text, char *why, size_t whylen)
+{
+    char canonical [XXL_TAGS_BUF];
+    char reason [300];
+    if (xxl_tags_normalize (text, canonical, sizeof canonical, reason, sizeof reason) < 0)
+        return s_refuse (why, whylen, "agentTags: %s", reason);
+    return 0;
+}
+
 //  Shorthands for the table
 #define S_INT(k, lo, hi, d)     .key = k, .type = XXL_FIELD_INT, .min = lo, .max = hi, .dflt = d
 #define S_ID(k)                 S_INT (k, 1, INT64_MAX, 0)
@@ -109,6 +121,7 @@ s_shard (const char *text, char *why, size_t whylen)
     { S_INT ("retryInterval", 0, 86400 * 30, 0), .after = n }, \
     { S_INT ("retryMaxInterval", 0, 86400 * 30, 0), .after = n }, \
     { S_NUMBER ("retryBackoff", 1, 100, 1), .after = n }, \
+    { S_STR ("agentTags", XXL_TAGS_TEXT_MAX), .after = n, .check = s_agent_tags }, \
     { S_STR ("glueSource", XXL_CMD_MAX_GLUE), .after = n }
 
 static const xxl_field_t s_no_fields [] = { S_END };

@@ -192,6 +192,9 @@ static const char *s_migrations [] = {
     //  failed rows are written to it)
     "CREATE INDEX xxl_job_log_fails ON xxl_job_log (id)"
     "  WHERE trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200);",
+    //  11: the agent tags a job's agents must have ("K=V,...", sorted by
+    //  key; '' any agent of its group)
+    "ALTER TABLE xxl_job_info ADD COLUMN agent_tags TEXT NOT NULL DEFAULT '';",
 };
 #define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))
 
