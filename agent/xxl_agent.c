@@ -470,6 +470,7 @@ xxl_agent_config_defaults (xxl_agent_config_t *config)
     config->plugins = XXL_PKGLIBDIR "/handlers";
     config->logdir = "/var/log/xxl/jobhandler";
     config->access_token = "";
+    config->tags = "";
     config->beat_s = 30;
     config->callback_timeout_ms = 5000;
     config->run_lease_s = 600;
