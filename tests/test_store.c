@@ -132,7 +132,7 @@ s_pg_connections (xxl_store_t *store, const char *url, int64_t gid, int64_t jid)
         for (int i = 0; i < 2; i++) {
             if (!openers [i].store)
                 fprintf (stderr, "race %d: %s\n", round, openers [i].err);
-            XXL_CHECK (openers [i].store && xxl_store_schema_version (openers [i].store) == 10);
+            XXL_CHECK (openers [i].store && xxl_store_schema_version (openers [i].store) == 11);
         }
         if (openers [0].store) {
             XXL_CHECK (xxl_store_pg_scalar (openers [0].store,
@@ -1466,12 +1466,16 @@ main (void)
     XXL_CHECK (xxl_store_job_load (store, jid, &loaded) == 0);
     XXL_CHECK (streq (loaded.schedule_conf, "0/5 * * * * ?"));
     XXL_CHECK (streq (loaded.executor_handler, "demoJobHandler"));
+    XXL_CHECK (streq (loaded.agent_tags, ""));          //  (NULL is stored as none)
     free (loaded.executor_param);
     loaded.executor_param = strdup ("changed");
+    free (loaded.agent_tags);
+    loaded.agent_tags = strdup ("gpu=true,zone=eu");
     XXL_CHECK (xxl_store_job_save (store, &loaded) == 0);
     xxl_job_free (&loaded);
     XXL_CHECK (xxl_store_job_load (store, jid, &loaded) == 0);
     XXL_CHECK (streq (loaded.executor_param, "changed"));
+    XXL_CHECK (streq (loaded.agent_tags, "gpu=true,zone=eu"));
     xxl_job_free (&loaded);
     XXL_CHECK (xxl_store_job_load (store, 999999, &loaded) == 1);
     XXL_CHECK (xxl_store_group_jobs (store, gid) == 1);
@@ -1780,7 +1784,7 @@ main (void)
         ? "SELECT COUNT(*) FROM pg_indexes WHERE schemaname = current_schema ()"
           " AND indexname = 'xxl_job_log_job_time'"
         : "SELECT COUNT(*) FROM sqlite_master WHERE name = 'xxl_job_log_job_time'";
-    XXL_CHECK (xxl_store_schema_version (store) == 10);
+    XXL_CHECK (xxl_store_schema_version (store) == 11);
     XXL_CHECK (XXL_TEST_SCALAR (store, index_count, NULL) == 0);
     //  Migration 5: a planned instant has one row per shard index; a
     //  second plan of it (another agent count too) collides on shard 0
@@ -1810,6 +1814,8 @@ main (void)
                                " ON xxl_job_logglue (job_id, id)", NULL) >= 0);
     //  (and before schema 7's audit table)
     XXL_CHECK (XXL_TEST_EXEC (store, "DROP TABLE xxl_audit", NULL) >= 0);
+    //  (and before schema 11's agent tags)
+    XXL_CHECK (XXL_TEST_EXEC (store, "ALTER TABLE xxl_job_info DROP COLUMN agent_tags", NULL) >= 0);
     //  (and before schema 10's index of failed runs)
     XXL_CHECK (XXL_TEST_EXEC (store, "DROP INDEX xxl_job_log_fails", NULL) >= 0);
     //  (and before schema 9's users, tokens and sessions)
@@ -1826,7 +1832,11 @@ main (void)
     XXL_CHECK (XXL_TEST_SCALAR (store, index_count, NULL) == 1);
     xxl_store_destroy (&store);
     store = xxl_store_new (path, err, sizeof err);
-    XXL_CHECK (store && xxl_store_schema_version (store) == 10);
+    XXL_CHECK (store && xxl_store_schema_version (store) == 11);
+    //  Migration 11: the jobs kept have no agent tags
+    XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_job_info"
+                                " WHERE agent_tags = ''", NULL)
+               == XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_job_info", NULL));
     //  Migration 10: the index of failed runs, over the rows kept
     XXL_CHECK (XXL_TEST_SCALAR (store, xxl_test_pg
         ? "SELECT COUNT(*) FROM pg_indexes WHERE indexname = 'xxl_job_log_fails'"
