@@ -21,7 +21,8 @@ const S = {
 const JOB_DEFAULTS = { jobDesc: '', author: '', scheduleType: 'NONE', scheduleConf: '', timezone: '', misfireStrategy: 'DO_NOTHING',
   executorRouteStrategy: 'FIRST', executorHandler: '', executorParam: '', executorBlockStrategy: 'SERIAL_EXECUTION',
   executorTimeout: 0, executorFailRetryCount: 0, retryInterval: 0, retryBackoff: 1, retryMaxInterval: 0, glueType: 'BEAN',
-  glueSource: '', glueRemark: '', childJobId: '', alarmEmail: '' }
+  glueSource: '', glueRemark: '', childJobId: '', alarmEmail: '',
+  agentTags: '' }
 
 // What GET /meta and /plugins answer: the scheduler's lists, and the routes
 // and alarm kinds of the plugins it ships
@@ -126,7 +127,7 @@ async function api(req, url, body) {
   if (p === '/plugins') return { routers: PLUGINS.routers, alarms: PLUGINS.alarms }
   // (the real one lists every api command too: docs/http.md)
   if (p === '/meta') return { protocol: 1, commands: [], lists: META_LISTS }
-  if (p === '/agents') return { agents: [{ app: 'demo', address: 'a1', updateTime: now(), handlers: ['demoJobHandler'], connected: true }] }
+  if (p === '/agents') return { agents: [{ app: 'demo', address: 'a1', updateTime: now(), handlers: ['demoJobHandler'], connected: true, tags: 'zone=eu' }] }
   if (p === '/cron/next') return { next: cronNext(q.expr || '', Number(q.n || 5), q.tz) }
   if (p === '/audit') return { audit: [...S.audit].reverse().filter((a) => !q.before || a.id < Number(q.before)).slice(0, Number(q.limit || 100)), truncated: false }
   if (seg[0] === 'groups') {
