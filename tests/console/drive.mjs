@@ -229,6 +229,8 @@ try {
     await form.locator('select[name=scheduleType]').selectOption('CRON')
     await form.locator('input[name=scheduleConf]').fill('0 30 3 * * ?')
     await form.locator('input[name=timezone]').fill('Asia/Shanghai')
+    // (the test's agent has this tag: the job's runs go to it)
+    await form.locator('input[name=agentTags]').fill(' console=yes ')
     // five times, each 03:30:00 in Shanghai (UTC+8): the scheduler's answer shown in the zone
     await until(async () => {
       const items = await page.locator('[data-test=cron-preview] li').allInnerTexts()
@@ -405,6 +407,8 @@ try {
     await a.waitFor()
     const text = await a.innerText()
     if (!text.includes(APP) || !/yes/.test(text)) throw new Error('agent row: ' + text)
+    const tags = await a.locator('[data-test=agent-tags]').innerText()
+    if (tags !== 'console=yes') throw new Error('agent tags: ' + tags)
   })
   await snap(page, 'agents')
 
