@@ -4,19 +4,24 @@
 # tags in agent list, a job's --agent-tags (canonical, bad ones refused),
 # routes choosing only among the matching agents (ROUND, FAILOVER,
 # SHARDING_BROADCAST), a job no agent matches failing with the tags named,
-# an explicit --address winning, and an agent restarted with other tags
-# taking the runs of its new tags only.
+# an explicit --address winning, an agent restarted with other tags
+# taking the runs of its new tags only, and a tagged trigger made while
+# the scheduler's agents reconnect after its start waiting for its agent.
 . "$(dirname "$0")/lib.sh"
 xxl_setup
+cat >> "$T/scheduler.cfg" <<CFG
+    planner
+        warmup = 15000
+CFG
 
 # Bad tags stop the agent at start, with the reason
-"$AGENT" --app tag-app --scheduler tcp://127.0.0.1:1 --tag 'zone eu' > "$T/bad1" 2>&1
+timeout 10 "$AGENT" --app tag-app --scheduler tcp://127.0.0.1:1 --tag 'zone eu' > "$T/bad1" 2>&1
 check "--tag without KEY=VALUE: exit 2" test $? = 2
 check "... saying why" grep -q "xxl-agent: --tag: tag 'zone eu' must be KEY=VALUE" "$T/bad1"
-"$AGENT" --app tag-app --scheduler tcp://127.0.0.1:1 --tag zone=eu --tag zone=us > "$T/bad2" 2>&1
+timeout 10 "$AGENT" --app tag-app --scheduler tcp://127.0.0.1:1 --tag zone=eu --tag zone=us > "$T/bad2" 2>&1
 check "a key given twice: exit 2, named" bash -c "[ $? = 2 ] && grep -q \"tag key 'zone' given twice\" $T/bad2"
 printf 'agent\n    tags = "zone=eu,gpu=a b"\n' > "$T/bad.cfg"
-"$AGENT" -c "$T/bad.cfg" --app tag-app --scheduler tcp://127.0.0.1:1 > "$T/bad3" 2>&1
+timeout 10 "$AGENT" -c "$T/bad.cfg" --app tag-app --scheduler tcp://127.0.0.1:1 > "$T/bad3" 2>&1
 check "agent/tags with a bad value: exit 2, named" bash -c "[ $? = 2 ] && grep -q \"agent/tags: tag 'gpu=a b'\" $T/bad3"
 
 start_scheduler || exit 1
@@ -120,5 +125,19 @@ check "zone=us now fails, naming its tags" bash -c "
     ctl log show $ID | jq -r .triggerMsg | grep -q 'no agent of group tag-app has tags zone=us'"
 trigger_n "$EU" 2 > "$T/eu2"
 check "gpu=true,zone=eu still only t-eu" test "$(sort -u "$T/eu2")" = t-eu
+
+# The warm-up: restarted while t-eu is frozen, the scheduler holds a
+# gpu=true,zone=eu trigger until t-eu is back (t-us back first does not
+# end the wait, nor fail it: t-us lacks the tags)
+kill -STOP "$APID_t_eu"
+kill -KILL "$SPID"; wait "$SPID" 2>/dev/null
+check "the scheduler starts again, t-eu frozen" start_scheduler "$API" "$AGENTS" || { xxl_done; exit 1; }
+ID=$(ctl job trigger "$EU" | jq -r '.logIds[0]')
+check "a gpu=true,zone=eu trigger in the warm-up is acknowledged" test "${ID:-null}" != null
+check "... t-us is back" wait_for 10 agent_registered tag-app t-us
+check "... the trigger waits (not failed)" field_is "$ID" triggerCode 0
+kill -CONT "$APID_t_eu"
+check "... and runs on t-eu once it is back" wait_for 20 bash -c "
+    [ \"\$($CTL --api $API --json log show $ID | jq -r '.executorAddress + \" \" + (.handleCode | tostring)')\" = 't-eu 200' ]"
 
 xxl_done
