@@ -49,15 +49,15 @@ check "REGISTER with bad tags: 400 naming them" bash -c "
     jq -e '.code == 400 and (.msg | startswith(\"tags: tags '\''zone=eu,,x=1'\'': an empty tag\"))' $T/reg.json"
 check "... and t-bad is not listed" bash -c "! ctl agent list | jq -e '.agents | any(.address == \"t-bad\")'"
 
-# trigger_n JOB N: triggers N times, waits for all, prints the addresses
+# trigger_n JOB N: triggers N times, one after the other, printing where
+# each ran
 trigger_n () {
-    local ids="" id
+    local id
     for _ in $(seq "$2"); do
         id=$(ctl job trigger "$1" | jq -r '.logIds[0]')
-        ids="$ids $id"
         wait_for 10 log_finished "$id"
+        log_field "$id" executorAddress
     done
-    for id in $ids; do log_field "$id" executorAddress; done
 }
 job () { ctl job add --group tag-app --handler demoJobHandler --route "$1" --agent-tags "$2" | jq -r .id; }
 
@@ -91,6 +91,13 @@ check "... saying no agent of group tag-app has tags zone=ap" bash -c "
     ctl log show $ID | jq -r .triggerMsg | grep -q 'trigger failed: no agent of group tag-app has tags zone=ap'"
 check "... the trigger text lists the job's tags" bash -c "
     ctl log show $ID | jq -r .triggerMsg | grep -q '^Agent tags: zone=ap'"
+# A group with no agent at all fails as ever
+ctl group add tag-empty >/dev/null
+EMPTY=$(ctl job add --group tag-empty --handler demoJobHandler --agent-tags zone=eu | jq -r .id)
+ID=$(ctl job trigger "$EMPTY" | jq -r '.logIds[0]')
+wait_for 10 log_finished "$ID"
+check "a tagged job of a group with no agent: 'the address list is empty'" bash -c "
+    ctl log show $ID | jq -r .triggerMsg | grep -q 'trigger failed: the address list is empty'"
 # An explicit address wins over the job's tags
 ID=$(ctl job trigger "$AP" --address t-us | jq -r '.logIds[0]')
 wait_for 10 log_finished "$ID"

@@ -29,6 +29,7 @@ static bool s_connected (void *ctx, const char *address);
 static void s_broadcast_expand (server_t *self, const xxl_job_t *job, const xxl_log_t *log,
                                 const char *const *addresses, size_t count);
 static bool s_has_tags (const xxl_job_t *job);
+static bool s_group_has_addresses (server_t *self, const xxl_group_t *group);
 
 //  Triggers
 
@@ -298,10 +299,11 @@ engine_route_pick (server_t *self, const xxl_job_t *job, int64_t log_id, int sha
 {
     *address = NULL;
     *note = 0;
-    if (count == 0 && s_has_tags (job)) {
-        const xxl_group_t *group = s_group_cached (self, job->job_group);
+    const xxl_group_t *group = count == 0 && s_has_tags (job)
+                             ? s_group_cached (self, job->job_group): NULL;
+    if (group && s_group_has_addresses (self, group)) {
         snprintf (note, notelen, "trigger failed: no agent of group %s has tags %s\n",
-                  group? group->app_name: "(removed)", job->agent_tags);
+                  group->app_name, job->agent_tags);
         return ROUTE_NONE;
     }
     if (count == 0) {
@@ -440,6 +442,17 @@ s_manual_of_app (server_t *self, const char *app, char **list, size_t count)
             free (list [i]);
     }
     return kept;
+}
+
+//  True when a group has some address before agent tags narrow it: a
+//  manual list, or a connected agent
+static bool
+s_group_has_addresses (server_t *self, const xxl_group_t *group)
+{
+    const char *const *addresses;
+    return group->address_type == 1? group->address_list && *group->address_list
+                                    : xxl_registry_addresses (self->registry, group->app_name,
+                                                              &addresses) > 0;
 }
 
 //  True when a job routes only among agents with its agent tags
