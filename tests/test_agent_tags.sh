@@ -117,13 +117,29 @@ check "job update --agent-tags '' clears them" bash -c "
     ctl job update $AP --agent-tags '' >/dev/null && [ \"\$($CTL --api $API --json job show $AP | jq -r .agentTags)\" = '' ]"
 ctl job update "$AP" --agent-tags zone=ap >/dev/null
 
-# t-us restarts as zone=ap: zone=ap jobs go to it, zone=us ones fail
+# t-us restarts as zone=ap: zone=ap jobs go to it, zone=us ones fail,
+# also the fires of a FIX_RATE zone=us job planned (and routed) ahead
+RATE=$(ctl job add --group tag-app --handler demoJobHandler --fix-rate 1 --agent-tags zone=us \
+       --start | jq -r .id)
+check "a FIX_RATE 1 s zone=us job runs on t-us" wait_for 15 job_ran "$RATE" 3
+check "... only there" test "$(ctl log list --job "$RATE" --limit 1000 |
+    jq -r '[.logs[] | select(.handleCode == 200) | .executorAddress] | unique | join(",")')" = t-us
 kill -TERM "$APID_t_us"
 wait "$APID_t_us" 2>/dev/null
 printf 'agent\n    beat = 1\n    tags = "zone=ap"\n' > "$T/agent-ap.cfg"
 AGENT_CFG="$T/agent-ap.cfg" start_agent t-us tag-app
 check "t-us back with zone=ap" wait_for 10 bash -c "[ \"\$($CTL --api $API --json agent list |
     jq -r '.agents[] | select(.address == \"t-us\" and .connected) | .tags')\" = zone=ap ]"
+BACK=$(date +%s%3N)
+# (its fires planned up to the pre-read, 5 s, ahead of t-us's return)
+rate_failed_since () {
+    ctl log list --job "$RATE" --limit 1000 | jq -e --argjson t "$((BACK + 6000))" \
+        'any(.logs[]; .scheduleTime > $t and .triggerCode == 500)' >/dev/null
+}
+check "the FIX_RATE zone=us job's fires fail once t-us is zone=ap" wait_for 20 rate_failed_since
+check "... none planned after t-us's return ran there" test "$(ctl log list --job "$RATE" --limit 1000 |
+    jq --argjson t "$BACK" '[.logs[] | select(.scheduleTime > $t and .handleCode == 200)] | length')" = 0
+ctl job stop "$RATE" >/dev/null
 trigger_n "$AP" 2 > "$T/ap"
 check "zone=ap now runs on t-us" test "$(sort -u "$T/ap")" = t-us
 ID=$(ctl job trigger "$US" | jq -r '.logIds[0]')
