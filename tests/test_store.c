@@ -132,13 +132,13 @@ s_pg_connections (xxl_store_t *store, const char *url, int64_t gid, int64_t jid)
         for (int i = 0; i < 2; i++) {
             if (!openers [i].store)
                 fprintf (stderr, "race %d: %s\n", round, openers [i].err);
-            XXL_CHECK (openers [i].store && xxl_store_schema_version (openers [i].store) == 10);
+            XXL_CHECK (openers [i].store && xxl_store_schema_version (openers [i].store) == 11);
         }
         if (openers [0].store) {
             XXL_CHECK (xxl_store_pg_scalar (openers [0].store,
                 "SELECT COUNT(*) FROM xxl_schema", NULL) == 1);
             XXL_CHECK (xxl_store_pg_scalar (openers [0].store,
-                "SELECT COUNT(*) FROM pg_tables WHERE schemaname = current_schema ()", NULL) == 16);
+                "SELECT COUNT(*) FROM pg_tables WHERE schemaname = current_schema ()", NULL) == 17);
         }
         for (int i = 0; i < 2; i++)
             xxl_store_destroy (&openers [i].store);
