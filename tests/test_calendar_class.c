@@ -22,6 +22,7 @@
 
 #include "xxl/cron.h"
 #include "xxl_calendar.h"
+#include "xxl_tz.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -152,12 +153,7 @@ s_fixture (const char *path)
 static int64_t
 s_ms (int y, int mo, int d, int h, int mi, int s)
 {
-    int64_t yy = y - (mo <= 2);
-    int64_t era = (yy >= 0? yy: yy - 399) / 400;
-    int64_t yoe = yy - era * 400;
-    int64_t doy = (153 * (mo + (mo > 2? -3: 9)) + 2) / 5 + d - 1;
-    int64_t day = era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
-    return ((day * 24 + h) * 60 + mi) * 60000 + (int64_t) s * 1000;
+    return ((xxl_tz_days_from_civil (y, mo, d) * 24 + h) * 60 + mi) * 60000 + (int64_t) s * 1000;
 }
 
 static void
