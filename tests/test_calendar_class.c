@@ -260,7 +260,14 @@ s_handwritten (void)
     printf ("searches bounded: %.2f s\n", (double) (clock () - begun) / CLOCKS_PER_SEC);
     free (year);
     xxl_calendar_destroy (&calendar);
-    //  A schedule that ends: -1
+    //  A fire past the 5 years is taken when the calendar lets it through
+    xxl_cron_t *far = xxl_cron_new ("0 0 0 1 1 ? 2040", "UTC", NULL, 0);
+    calendar = xxl_calendar_new ("2030-01-01", "0 0 12 * * ?", "UTC", err, sizeof err);
+    XXL_CHECK_INT (xxl_calendar_next (calendar, s_cron_next, far, t0, why, sizeof why),
+                   s_ms (2040, 1, 1, 0, 0, 0));
+    xxl_calendar_destroy (&calendar);
+    xxl_cron_destroy (&far);
+        //  A schedule that ends: -1
     xxl_cron_t *once = xxl_cron_new ("0 0 0 1 1 ? 2026", "UTC", NULL, 0);
     calendar = xxl_calendar_new ("2026-01-01", NULL, "UTC", err, sizeof err);
     XXL_CHECK_INT (xxl_calendar_next (calendar, s_cron_next, once, s_ms (2025, 1, 1, 0, 0, 0),

@@ -202,9 +202,15 @@ xxl_calendar_next (xxl_calendar_t *self, xxl_calendar_next_fn *next, void *arg,
         return fire;
     int64_t horizon = after + XXL_CALENDAR_HORIZON_MS;
     long tries = 0;
-    while (fire >= 0 && fire <= horizon && tries < XXL_CALENDAR_TRIES) {
+    for (; fire >= 0; tries++) {
+        bool by_date = s_date_excluded (self, fire);
+        if (!by_date && !s_cron_excluded (self, fire))
+            return fire;
+        //  (a fire past the horizon is still taken when not excluded)
+        if (fire > horizon || tries >= XXL_CALENDAR_TRIES)
+            break;
         int64_t from = fire;
-        if (s_date_excluded (self, fire)) {
+        if (by_date) {
             //  Every instant before the next local day's start is on an
             //  excluded date too (an instant's date only grows, save in a
             //  fall-back overlap, which the check of each fire catches)
@@ -213,10 +219,6 @@ xxl_calendar_next (xxl_calendar_t *self, xxl_calendar_next_fn *next, void *arg,
             if (start - 1 > from)
                 from = start - 1;
         }
-        else
-        if (!s_cron_excluded (self, fire))
-            return fire;
-        tries++;
         fire = next (arg, from);
     }
     if (fire < 0)
@@ -225,7 +227,7 @@ xxl_calendar_next (xxl_calendar_t *self, xxl_calendar_next_fn *next, void *arg,
         snprintf (why, whylen, tries >= XXL_CALENDAR_TRIES
                   ? "the calendar excludes each of the next %d fire times"
                   : "the calendar excludes every fire time of the next 5 years (%d checked)",
-                  tries >= XXL_CALENDAR_TRIES? XXL_CALENDAR_TRIES: (int) tries);
+                  tries >= XXL_CALENDAR_TRIES? XXL_CALENDAR_TRIES: (int) tries + 1);
     return XXL_CALENDAR_EXHAUSTED;
 }
 

@@ -57,10 +57,11 @@ int
 typedef int64_t (xxl_calendar_next_fn) (void *arg, int64_t after);
 
 //  The first fire time of `next` strictly after `after` that the calendar
-//  does not exclude; -1 when `next` ran out first; XXL_CALENDAR_EXHAUSTED
-//  when every fire time up to XXL_CALENDAR_HORIZON_MS past `after` (or the
-//  first XXL_CALENDAR_TRIES of them) is excluded, with the reason in why
-//  (if not NULL).  A NULL calendar excludes nothing.
+//  does not exclude (however far); -1 when `next` ran out first;
+//  XXL_CALENDAR_EXHAUSTED when it excludes every fire time up to the first
+//  one past XXL_CALENDAR_HORIZON_MS after `after` (that one too), or
+//  XXL_CALENDAR_TRIES of them in a row, with the reason in why (if not
+//  NULL).  A NULL calendar excludes nothing.
 int64_t
     xxl_calendar_next (xxl_calendar_t *self, xxl_calendar_next_fn *next, void *arg,
                        int64_t after, char *why, size_t whylen);
