@@ -54,6 +54,8 @@ static const ctl_opt_t s_job_opts [] = {
     { "--alarm-email", NULL, "E", "alarm e-mail address(es)", CTL_STR, 0, 0, "alarmEmail", NULL },
     { "--timezone", NULL, "Z", "time zone of the cron expression (e.g. Europe/Berlin)",
       CTL_STR, 0, 0, "timezone", NULL },
+    { "--calendar", NULL, "NAME", "skip the fires a calendar excludes ('' none;"
+      " xxl-ctl calendar add)", CTL_STR, 0, 0, "calendar", NULL },
     { "--agent-tags", NULL, "K=V,K=V", "run only on the group's agents with all these"
       " tags (xxl-agent --tag; '' for any agent)", CTL_STR, 0, 0, "agentTags", NULL },
     { "--start", NULL, NULL, "start scheduling at once", CTL_BOOL, 0, 0, NULL, NULL },
