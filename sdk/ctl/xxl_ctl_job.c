@@ -100,7 +100,8 @@ const ctl_cmd_t xxl_ctl_job_add = {
     "        [--param P | --param-file FILE] [--route R] [--block B] [--timeout S]\n"
     "        [--retry N] [--misfire M] [--retry-interval S] [--retry-backoff F] [--retry-max S]\n"
     "        [--glue-type T --glue-source FILE] [--child ID,ID] [--desc D] [--author A]\n"
-    "        [--alarm-email E] [--timezone Z] [--agent-tags K=V,K=V] [--start]",
+    "        [--alarm-email E] [--timezone Z] [--calendar NAME]\n"
+    "        [--agent-tags K=V,K=V] [--start]",
     "add a job", s_job_opts, NULL, 0, 0, s_job_add_check, s_job_add, "JOB_ADD", NULL
 };
 
