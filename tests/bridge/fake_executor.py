@@ -4,7 +4,7 @@ for the bridge's tests (no third-party code, no JVM).
 
     fake_executor.py --admin URL --app APP --runs FILE [--shape 2|3]
                      [--token T] [--go-header] [--port-file F] [--beat S]
-                     [--repeat-callbacks]
+                     [--repeat-callbacks] [--probe FILE --tag TAG]
 
 It registers at URL/api/registry every --beat seconds (registryRemove on
 SIGTERM), serves run, kill, log, beat, idleBeat at http://127.0.0.1:PORT/,
@@ -13,7 +13,10 @@ sends the token header as Java does (XXL-JOB-ACCESS-TOKEN) or canonicalised
 as Go's net/http does (Xxl-Job-Access-Token), and sends its results in
 batches to URL/api/callback (items spelled logDateTim), retrying until the
 admin answers code 200.  Each run it starts appends "LOGID" to --runs
-(the probe: a logId executed twice shows twice).
+(the probe: a logId executed twice shows twice).  With --probe, each run
+also appends, with ONE write() on an O_APPEND descriptor before it starts,
+the fault suite's probe line (tests/faults/probe.c, count.sh):
+"LOGID JOBID INDEX/TOTAL PID START-MS TAG bridge".
 
 Handlers (executorHandler):
   ok         200 at once
@@ -136,6 +139,17 @@ def registry_loop():
         STOP.wait(ARGS.beat)
 
 
+def probe(body):
+    line = "%d %d %d/%d %d %d %s bridge\n" % (
+        body["logId"], body.get("jobId", 0), body.get("broadcastIndex") or 0,
+        body.get("broadcastTotal") or 1, os.getpid(), int(time.time() * 1000), ARGS.tag)
+    fd = os.open(ARGS.probe, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, line.encode())
+    finally:
+        os.close(fd)
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
@@ -196,6 +210,8 @@ class Handler(BaseHTTPRequestHandler):
                 return
             with open(ARGS.runs, "a") as f:
                 f.write("%d\n" % body["logId"])
+            if ARGS.probe:
+                probe(body)
             state = {"logId": body["logId"], "killed": False}
             with LOCK:
                 RUNNING[body["jobId"]] = state
@@ -218,6 +234,8 @@ def main():
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--beat", type=float, default=1.0)
     p.add_argument("--repeat-callbacks", action="store_true")
+    p.add_argument("--probe")
+    p.add_argument("--tag", default="-")
     ARGS = p.parse_args()
     server = ThreadingHTTPServer(("127.0.0.1", ARGS.port), Handler)
     server.daemon_threads = True
