@@ -379,7 +379,9 @@ s_handle_run (bridge_t *self, link_t *link, xxl_msg_t *msg)
     xxl_journal_accept (self->journal, log_id,
                         xxl_msg_int (msg, NULL, "logDateTime", 0, 0, INT64_MAX, 0));
     xxl_journal_flush (self->journal);
-    xxl_bridge_routes_add (self->routes, log_id, link->exec->key);
+    xxl_bridge_routes_add_run (self->routes, log_id, link->exec->key,
+                               xxl_msg_int (msg, NULL, "jobId", 1, 0, INT64_MAX, 0),
+                               xxl_msg_int (msg, NULL, "logDateTime", 0, 0, INT64_MAX, 0));
     if (s_call (self, link, "RUN", id, log_id, -1, "run", body, self->config->run_timeout_ms)) {
         pending_t *pending = self->last_pending;
         pending->job_id = xxl_msg_int (msg, NULL, "jobId", 1, 0, INT64_MAX, 0);
@@ -549,6 +551,29 @@ s_lost_answer (bridge_t *self, int64_t log_id, int code)
     }
 }
 
+//  The runs open before a restart (routes with their job, no result
+//  spooled) are open runs again: the lost-run check asks their executors
+//  about them as about the runs sent in this life
+static void
+s_open_runs_load (bridge_t *self)
+{
+    int64_t log_id, job_id, log_date_time;
+    for (const char *key = xxl_bridge_routes_first (self->routes, &log_id, &job_id, &log_date_time);
+         key; key = xxl_bridge_routes_next (self->routes, &log_id, &job_id, &log_date_time)) {
+        if (job_id < 0 || xxl_spool_pending (self->spool, log_id))
+            continue;
+        open_run_t *open = (open_run_t *) zmalloc (sizeof *open);
+        open->log_id = log_id;
+        open->job_id = job_id;
+        open->log_date_time = log_date_time;
+        open->key = strdup (key);
+        char id [32];
+        snprintf (id, sizeof id, "%" PRId64, log_id);
+        if (zhashx_insert (self->open_runs, id, open))
+            s_open_run_free ((void **) &open);
+    }
+}
+
 //  Asks each executor about its open runs (one idleBeat per run).  The
 //  runs of an executor forgotten are the scheduler's lost-run monitor's:
 //  the bridge forgets them (and closes them in the journal).
@@ -711,6 +736,7 @@ s_start (bridge_t *self, const xxl_bridge_config_t *config)
     self->enc = xxl_enc_new ();
     self->deliver = xxl_spool_size (self->spool) > 0;
     bridge_executors_load (self);
+    s_open_runs_load (self);
     zsys_info ("bridge: listening on %s%s for XXL-JOB executors (port %d), %zu result(s)"
                " spooled, %zu run(s) open", config->listen, config->path,
                xxl_bridge_admin_port (self->admin), xxl_spool_size (self->spool),

@@ -1,6 +1,6 @@
 /*  xxl_bridge_routes.c -- which executor each logId the bridge sent went to.
 
-    See xxl_bridge_routes.h.  In memory: a hash of "LOGID" to the key.
+    See xxl_bridge_routes.h.  In memory: a hash of "LOGID" to its route.
 */
 
 #include "xxl_bridge_routes.h"
@@ -11,9 +11,34 @@
 struct _xxl_bridge_routes_t {
     char *path;
     int fd;
-    zhashx_t *open;                 //  "LOGID" -> key (strdup'd)
+    zhashx_t *open;                 //  "LOGID" -> route_t
     size_t done;                    //  D lines in the file
 };
+
+typedef struct {
+    int64_t job_id;                 //  -1: not known (an R line)
+    int64_t log_date_time;
+    char key [];
+} route_t;
+
+static route_t *
+s_route_new (const char *key, int64_t job_id, int64_t log_date_time)
+{
+    size_t len = strlen (key);
+    route_t *route = (route_t *) malloc (sizeof *route + len + 1);
+    assert (route);
+    route->job_id = job_id;
+    route->log_date_time = log_date_time;
+    memcpy (route->key, key, len + 1);
+    return route;
+}
+
+static void
+s_route_free (void **item_p)
+{
+    free (*item_p);
+    *item_p = NULL;
+}
 
 static void
 s_id (int64_t log_id, char *out, size_t outlen)
@@ -36,7 +61,19 @@ s_replay (xxl_bridge_routes_t *self)
         char *tab = strchr (line + 2, ' ');
         if (line [0] == 'R' && line [1] == ' ' && tab) {
             *tab = 0;
-            zhashx_update (self->open, line + 2, strdup (tab + 1));
+            zhashx_update (self->open, line + 2, s_route_new (tab + 1, -1, 0));
+        }
+        else
+        if (line [0] == 'S' && line [1] == ' ' && tab) {
+            *tab = 0;
+            char *end;
+            long long job_id = strtoll (tab + 1, &end, 10);
+            if (*end != ' ')
+                continue;
+            long long log_date_time = strtoll (end + 1, &end, 10);
+            if (*end != ' ' || job_id < 0)
+                continue;
+            zhashx_update (self->open, line + 2, s_route_new (end + 1, job_id, log_date_time));
         }
         else
         if (line [0] == 'D' && line [1] == ' ') {
@@ -57,9 +94,14 @@ s_compact (xxl_bridge_routes_t *self)
         zstr_free (&tmp);
         return -1;
     }
-    for (const char *key = (const char *) zhashx_first (self->open); key;
-         key = (const char *) zhashx_next (self->open))
-        fprintf (file, "R %s %s\n", (const char *) zhashx_cursor (self->open), key);
+    for (route_t *route = (route_t *) zhashx_first (self->open); route;
+         route = (route_t *) zhashx_next (self->open))
+        if (route->job_id < 0)
+            fprintf (file, "R %s %s\n", (const char *) zhashx_cursor (self->open), route->key);
+        else
+            fprintf (file, "S %s %" PRId64 " %" PRId64 " %s\n",
+                     (const char *) zhashx_cursor (self->open), route->job_id,
+                     route->log_date_time, route->key);
     bool ok = fflush (file) == 0 && fsync (fileno (file)) == 0;
     ok = fclose (file) == 0 && ok;
     if (ok && rename (tmp, self->path) == 0) {
@@ -82,7 +124,7 @@ xxl_bridge_routes_new (const char *path)
     xxl_bridge_routes_t *self = (xxl_bridge_routes_t *) zmalloc (sizeof *self);
     self->path = strdup (path);
     self->open = zhashx_new ();
-    zhashx_set_destructor (self->open, (zhashx_destructor_fn *) zstr_free);
+    zhashx_set_destructor (self->open, s_route_free);
     s_replay (self);
     self->fd = open (path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
     if (self->fd < 0) {
@@ -120,8 +162,23 @@ xxl_bridge_routes_add (xxl_bridge_routes_t *self, int64_t log_id, const char *ke
 {
     char id [32];
     s_id (log_id, id, sizeof id);
-    zhashx_update (self->open, id, strdup (key));
+    zhashx_update (self->open, id, s_route_new (key, -1, 0));
     char *line = zsys_sprintf ("R %s %s\n", id, key);
+    int rc = s_write (self, line);
+    zstr_free (&line);
+    return rc;
+}
+
+int
+xxl_bridge_routes_add_run (xxl_bridge_routes_t *self, int64_t log_id, const char *key,
+                           int64_t job_id, int64_t log_date_time)
+{
+    assert (job_id >= 0);
+    char id [32];
+    s_id (log_id, id, sizeof id);
+    zhashx_update (self->open, id, s_route_new (key, job_id, log_date_time));
+    char *line = zsys_sprintf ("S %s %" PRId64 " %" PRId64 " %s\n", id, job_id,
+                               log_date_time, key);
     int rc = s_write (self, line);
     zstr_free (&line);
     return rc;
@@ -132,7 +189,34 @@ xxl_bridge_routes_get (xxl_bridge_routes_t *self, int64_t log_id)
 {
     char id [32];
     s_id (log_id, id, sizeof id);
-    return (const char *) zhashx_lookup (self->open, id);
+    route_t *route = (route_t *) zhashx_lookup (self->open, id);
+    return route? route->key: NULL;
+}
+
+const char *
+xxl_bridge_routes_first (xxl_bridge_routes_t *self, int64_t *log_id, int64_t *job_id,
+                         int64_t *log_date_time)
+{
+    route_t *route = (route_t *) zhashx_first (self->open);
+    if (!route)
+        return NULL;
+    *log_id = strtoll ((const char *) zhashx_cursor (self->open), NULL, 10);
+    *job_id = route->job_id;
+    *log_date_time = route->log_date_time;
+    return route->key;
+}
+
+const char *
+xxl_bridge_routes_next (xxl_bridge_routes_t *self, int64_t *log_id, int64_t *job_id,
+                        int64_t *log_date_time)
+{
+    route_t *route = (route_t *) zhashx_next (self->open);
+    if (!route)
+        return NULL;
+    *log_id = strtoll ((const char *) zhashx_cursor (self->open), NULL, 10);
+    *job_id = route->job_id;
+    *log_date_time = route->log_date_time;
+    return route->key;
 }
 
 void

@@ -3,7 +3,8 @@
     A scheduler counts a CALLBACK item only from the connection of the
     address its run was sent to, so a result the bridge holds must go out
     on that executor's link, also after the bridge restarted.  The routes
-    are an append-only text file: "R LOGID APP URL" when a run is sent
+    are an append-only text file: "S LOGID JOBID LOGDATETIME APP URL" when
+    a run is sent (or "R LOGID APP URL", its job unknown)
     (written before the call, with write() and no fsync: as the journal,
     enough against a crash of the bridge), "D LOGID" when its result was
     acknowledged or it will have none.  Replayed at start; rewritten with
@@ -27,6 +28,18 @@ void xxl_bridge_routes_destroy (xxl_bridge_routes_t **self_p);
 //  Records that log_id goes to the executor key (APP "\t" URL); 0 or -1
 //  (not written; known in memory only)
 int xxl_bridge_routes_add (xxl_bridge_routes_t *self, int64_t log_id, const char *key);
+
+//  The same, with the run's job and logDateTime: a restarted bridge asks
+//  the executor about the job of each open route (its lost-run check)
+int xxl_bridge_routes_add_run (xxl_bridge_routes_t *self, int64_t log_id, const char *key,
+                               int64_t job_id, int64_t log_date_time);
+
+//  The open routes, in no order: the key (owned by self), or NULL at the
+//  end; job_id is -1 for a route added without its job
+const char *xxl_bridge_routes_first (xxl_bridge_routes_t *self, int64_t *log_id,
+                                     int64_t *job_id, int64_t *log_date_time);
+const char *xxl_bridge_routes_next (xxl_bridge_routes_t *self, int64_t *log_id,
+                                    int64_t *job_id, int64_t *log_date_time);
 
 //  The executor key of log_id, or NULL (owned by self)
 const char *xxl_bridge_routes_get (xxl_bridge_routes_t *self, int64_t log_id);

@@ -244,6 +244,36 @@ test_routes (void)
     xxl_bridge_routes_destroy (&routes);
     routes = xxl_bridge_routes_new (path);
     XXL_CHECK_INT (routes? xxl_bridge_routes_size (routes): 0, 1);
+    //  A run's job and logDateTime survive a restart, and a compaction
+    //  (a restarted bridge asks the executor about the job of each open run)
+    for (int pass = 0; pass < 2 && routes; pass++) {
+        if (pass == 0) {
+            xxl_bridge_routes_add_run (routes, 5, "app	http://127.0.0.1:5/", 42, 1700000000123);
+            for (int64_t id = 20000; id < 30010; id++) {
+                xxl_bridge_routes_add_run (routes, id, "app	u", 1, 0);
+                xxl_bridge_routes_done (routes, id);
+            }
+        }
+        xxl_bridge_routes_destroy (&routes);
+        routes = xxl_bridge_routes_new (path);
+        int64_t log_id, job_id = 0, ldt = 0, job5 = 0, ldt5 = 0, job2 = 0;
+        size_t seen = 0;
+        for (const char *key = routes? xxl_bridge_routes_first (routes, &log_id, &job_id, &ldt): NULL;
+             key; key = xxl_bridge_routes_next (routes, &log_id, &job_id, &ldt)) {
+            seen++;
+            if (log_id == 5) {
+                job5 = job_id;
+                ldt5 = ldt;
+                XXL_CHECK_STR (key, "app\thttp://127.0.0.1:5/");
+            }
+            if (log_id == 2)
+                job2 = job_id;
+        }
+        XXL_CHECK_INT (seen, 2);
+        XXL_CHECK_INT (job5, 42);
+        XXL_CHECK_INT (ldt5, 1700000000123);
+        XXL_CHECK_INT (job2, -1);           //  (an R line: its job unknown)
+    }
     xxl_bridge_routes_destroy (&routes);
     zsys_file_delete (path);
     zsys_dir_delete ("%s", dir);
