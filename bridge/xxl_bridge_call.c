@@ -1,7 +1,11 @@
 /*  xxl_bridge_call.c -- the bridge's calls to executors (libcurl multi).
 
-    See xxl_bridge_call.h.  Each call is an easy handle in one multi
-    handle; its state (body, answer, completion) hangs off CURLOPT_PRIVATE.
+    See xxl_bridge_call.h.  Each call is an easy handle; its state (body,
+    answer, completion) hangs off CURLOPT_PRIVATE.  At most `parallel` are
+    in the multi handle at once; the others wait in `waiting`, in order,
+    and join it as calls end.  (libcurl can queue them itself, but its
+    curl_multi_remove_handle walks every handle the multi holds: with
+    thousands waiting, that walk was most of the bridge's CPU per run.)
 */
 
 #include "xxl_bridge_call.h"
@@ -24,8 +28,11 @@ struct _xxl_bridge_call_t {
     int64_t deadline;               //  libcurl's timer (zclock_mono; -1 none)
     struct curl_slist *headers;
     size_t count;                   //  calls held
-    zlistx_t *calls;                //  of call_t, each with its handle
+    zlistx_t *calls;                //  of call_t in the multi, each with its handle
+    zlistx_t *waiting;              //  of call_t not yet in the multi, oldest first
     int queued;                     //  most calls held
+    size_t parallel;                //  most calls in the multi
+    int64_t next_sweep;             //  next look for waiting calls past their time
 };
 
 typedef struct {
@@ -37,8 +44,14 @@ typedef struct {
     char error [CURL_ERROR_SIZE];
     xxl_bridge_call_fn *done;
     void *arg;
-    void *handle;                   //  in calls
+    void *handle;                   //  in calls, or in waiting
+    bool in_multi;
+    int timeout_ms;
+    int64_t posted;                 //  zclock_mono when posted
 } call_t;
+
+//  How often waiting calls are looked at for their timeout (ms)
+#define CALL_SWEEP_MS  100
 
 //  libcurl's socket callback: the sockets to watch (no fd_set: none is
 //  limited by FD_SETSIZE)
@@ -107,16 +120,22 @@ xxl_bridge_call_new (const char *token, int parallel, int queued)
         zstr_free (&line);
     }
     self->queued = queued;
+    self->parallel = parallel > 0? (size_t) parallel: 1;
     self->calls = zlistx_new ();
+    self->waiting = zlistx_new ();
     return self;
 }
 
 static void
 s_call_free (xxl_bridge_call_t *self, call_t *call)
 {
-    curl_multi_remove_handle (self->multi, call->easy);
+    if (call->in_multi) {
+        curl_multi_remove_handle (self->multi, call->easy);
+        zlistx_delete (self->calls, call->handle);
+    }
+    else
+        zlistx_delete (self->waiting, call->handle);
     curl_easy_cleanup (call->easy);
-    zlistx_delete (self->calls, call->handle);
     free (call->body);
     free (call->answer);
     free (call);
@@ -132,11 +151,13 @@ xxl_bridge_call_destroy (xxl_bridge_call_t **self_p)
     //  Each call ends with no answer, so that its caller frees what it
     //  gave (its completion must not start another call)
     call_t *call;
-    while ((call = (call_t *) zlistx_first (self->calls))) {
+    while ((call = (call_t *) zlistx_first (self->waiting))
+    ||     (call = (call_t *) zlistx_first (self->calls))) {
         call->done (call->arg, 0, "", 0, "the bridge is stopping");
         s_call_free (self, call);
     }
     zlistx_destroy (&self->calls);
+    zlistx_destroy (&self->waiting);
     curl_multi_cleanup (self->multi);
     curl_slist_free_all (self->headers);
     free (self->socks);
@@ -208,15 +229,76 @@ xxl_bridge_call_post (xxl_bridge_call_t *self, const char *url, const char *path
     curl_easy_setopt (e, CURLOPT_FOLLOWLOCATION, 0L);
     curl_easy_setopt (e, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt (e, CURLOPT_USERAGENT, "xxl-bridge");
-    if (curl_multi_add_handle (self->multi, e) != CURLM_OK) {
-        curl_easy_cleanup (e);
-        free (call->body);
-        free (call);
-        return -1;
+    call->timeout_ms = timeout_ms;
+    call->posted = zclock_mono ();
+    if (zlistx_size (self->calls) < self->parallel) {
+        if (curl_multi_add_handle (self->multi, e) != CURLM_OK) {
+            curl_easy_cleanup (e);
+            free (call->body);
+            free (call);
+            return -1;
+        }
+        call->in_multi = true;
+        call->handle = zlistx_add_end (self->calls, call);
     }
-    call->handle = zlistx_add_end (self->calls, call);
+    else
+        call->handle = zlistx_add_end (self->waiting, call);
     self->count++;
     return 0;
+}
+
+//  Ends a waiting call with no answer
+static void
+s_call_fail (xxl_bridge_call_t *self, call_t *call, const char *why)
+{
+    call->done (call->arg, 0, "", 0, why);
+    s_call_free (self, call);
+}
+
+//  Waiting calls join the multi while it has room, with what is left of
+//  their time; those whose time ran out while waiting fail
+static void
+s_promote (xxl_bridge_call_t *self)
+{
+    call_t *call;
+    while (zlistx_size (self->calls) < self->parallel
+    &&     (call = (call_t *) zlistx_first (self->waiting))) {
+        int64_t left = call->posted + call->timeout_ms - zclock_mono ();
+        if (left <= 0) {
+            s_call_fail (self, call, "timed out waiting for a connection to the executor"
+                                     " (bridge/parallel calls on the wire)");
+            continue;
+        }
+        curl_easy_setopt (call->easy, CURLOPT_TIMEOUT_MS, (long) left);
+        zlistx_delete (self->waiting, call->handle);
+        if (curl_multi_add_handle (self->multi, call->easy) != CURLM_OK) {
+            call->handle = zlistx_add_end (self->waiting, call);
+            s_call_fail (self, call, "libcurl refused the call");
+            continue;
+        }
+        call->in_multi = true;
+        call->handle = zlistx_add_end (self->calls, call);
+    }
+}
+
+//  Waiting calls past their time fail (looked at every CALL_SWEEP_MS)
+static void
+s_sweep (xxl_bridge_call_t *self)
+{
+    int64_t now = zclock_mono ();
+    if (!zlistx_size (self->waiting) || now < self->next_sweep)
+        return;
+    self->next_sweep = now + CALL_SWEEP_MS;
+    //  (collected first: a completion may post calls)
+    zlist_t *late = zlist_new ();
+    for (call_t *call = (call_t *) zlistx_first (self->waiting); call;
+         call = (call_t *) zlistx_next (self->waiting))
+        if (now >= call->posted + call->timeout_ms)
+            zlist_append (late, call);
+    for (call_t *call = (call_t *) zlist_first (late); call; call = (call_t *) zlist_next (late))
+        s_call_fail (self, call, "timed out waiting for a connection to the executor"
+                                 " (bridge/parallel calls on the wire)");
+    zlist_destroy (&late);
 }
 
 size_t
@@ -234,6 +316,8 @@ xxl_bridge_call_fds (xxl_bridge_call_t *self, zmq_pollitem_t *items, int max, lo
             NULL, self->socks [i].fd,
             (short) (((self->socks [i].what & CURL_POLL_IN)? ZMQ_POLLIN: 0)
                    | ((self->socks [i].what & CURL_POLL_OUT)? ZMQ_POLLOUT: 0)), 0 };
+    if (zlistx_size (self->waiting) && (*timeout_ms < 0 || *timeout_ms > CALL_SWEEP_MS))
+        *timeout_ms = CALL_SWEEP_MS;
     if (self->deadline >= 0) {
         int64_t wait = self->deadline - zclock_mono ();
         if (wait < 0)
@@ -282,4 +366,6 @@ xxl_bridge_call_perform (xxl_bridge_call_t *self, zmq_pollitem_t *items, int cou
         call->done (call->arg, (int) status, call->answer? call->answer: "", call->len, why);
         s_call_free (self, call);
     }
+    s_promote (self);
+    s_sweep (self);
 }
