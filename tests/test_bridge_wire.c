@@ -7,6 +7,10 @@
 #include "xxl_bridge_wire.h"
 #include "xxl_bridge_net.h"
 #include "xxl_bridge_routes.h"
+#include "xxl_bridge_call.h"
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <xxl/msg.h>
 
@@ -280,6 +284,79 @@ test_routes (void)
     zstr_free (&path);
 }
 
+typedef struct {
+    int status;
+    char why [256];
+    int64_t at;
+    bool done;
+} call_seen_t;
+
+static void
+s_seen (void *arg, int status, const char *body, size_t len, const char *why)
+{
+    (void) body; (void) len;
+    call_seen_t *seen = (call_seen_t *) arg;
+    seen->status = status;
+    snprintf (seen->why, sizeof seen->why, "%s", why? why: "");
+    seen->at = zclock_mono ();
+    seen->done = true;
+}
+
+//  Calls past `parallel` wait in the bridge's list, not in libcurl's: each
+//  still ends within its own timeout, counted from when it was posted, and
+//  joins the wire as one ends
+static void
+test_call_queue (void)
+{
+    //  An executor that accepts connections and never answers (the
+    //  kernel's backlog accepts them)
+    int fd = socket (AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in addr = { .sin_family = AF_INET, .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
+    socklen_t alen = sizeof addr;
+    XXL_CHECK (fd >= 0 && bind (fd, (struct sockaddr *) &addr, sizeof addr) == 0
+               && listen (fd, 16) == 0 && getsockname (fd, (struct sockaddr *) &addr, &alen) == 0);
+    char url [64];
+    snprintf (url, sizeof url, "http://127.0.0.1:%d/", ntohs (addr.sin_port));
+    xxl_bridge_call_t *call = xxl_bridge_call_new (NULL, 1, 3);
+    XXL_CHECK (call);
+    if (!call) {
+        close (fd);
+        return;
+    }
+    call_seen_t seen [4];
+    memset (seen, 0, sizeof seen);
+    int64_t start = zclock_mono ();
+    XXL_CHECK_INT (xxl_bridge_call_post (call, url, "run", "{}", 400, s_seen, &seen [0]), 0);
+    XXL_CHECK_INT (xxl_bridge_call_post (call, url, "beat", "{}", 200, s_seen, &seen [1]), 0);
+    XXL_CHECK_INT (xxl_bridge_call_post (call, url, "beat", "{}", 1500, s_seen, &seen [2]), 0);
+    //  past `queued`: refused at once
+    XXL_CHECK_INT (xxl_bridge_call_post (call, url, "beat", "{}", 100, s_seen, &seen [3]), -1);
+    XXL_CHECK_INT (xxl_bridge_call_count (call), 3);
+    while ((!seen [0].done || !seen [1].done || !seen [2].done) && zclock_mono () - start < 5000) {
+        zmq_pollitem_t items [16];
+        long timeout = 1000;
+        int n = xxl_bridge_call_fds (call, items, 16, &timeout);
+        zmq_poll (items, n, timeout);
+        xxl_bridge_call_perform (call, items, n);
+    }
+    //  the one on the wire: libcurl's timeout
+    XXL_CHECK (seen [0].done && seen [0].status == 0 && strstr (seen [0].why, "imed out"));
+    XXL_CHECK (seen [0].at - start >= 350 && seen [0].at - start < 1400);
+    //  the one waiting behind it: its own 200 ms, while it waited
+    XXL_CHECK (seen [1].done && seen [1].status == 0
+               && strstr (seen [1].why, "timed out waiting for a connection"));
+    XXL_CHECK (seen [1].at - start >= 150 && seen [1].at - start < 400);
+    //  the third joined the wire when the first ended: timed out by libcurl
+    //  at its 1.5 s from its post, not 1.5 s from joining
+    XXL_CHECK (seen [2].done && seen [2].status == 0 && strstr (seen [2].why, "imed out")
+               && !strstr (seen [2].why, "waiting for a connection"));
+    XXL_CHECK (seen [2].at - start >= 1400 && seen [2].at - start < 2600);
+    XXL_CHECK (!seen [3].done);
+    XXL_CHECK_INT (xxl_bridge_call_count (call), 0);
+    xxl_bridge_call_destroy (&call);
+    close (fd);
+}
+
 int
 main (void)
 {
@@ -290,5 +367,6 @@ main (void)
     test_trigger ();
     test_net ();
     test_routes ();
+    test_call_queue ();
     return xxl_test_done ();
 }
