@@ -33,6 +33,8 @@ struct _xxl_bridge_call_t {
     int queued;                     //  most calls held
     size_t parallel;                //  most calls in the multi
     int64_t next_sweep;             //  next look for waiting calls past their time
+    CURL **idle;                    //  easy handles of ended calls, reset, for the next
+    size_t nidle;                   //  (at most `parallel`)
 };
 
 typedef struct {
@@ -123,6 +125,8 @@ xxl_bridge_call_new (const char *token, int parallel, int queued)
     self->parallel = parallel > 0? (size_t) parallel: 1;
     self->calls = zlistx_new ();
     self->waiting = zlistx_new ();
+    self->idle = (CURL **) calloc (self->parallel, sizeof (CURL *));
+    assert (self->idle);
     return self;
 }
 
@@ -135,7 +139,12 @@ s_call_free (xxl_bridge_call_t *self, call_t *call)
     }
     else
         zlistx_delete (self->waiting, call->handle);
-    curl_easy_cleanup (call->easy);
+    if (self->nidle < self->parallel) {
+        curl_easy_reset (call->easy);
+        self->idle [self->nidle++] = call->easy;
+    }
+    else
+        curl_easy_cleanup (call->easy);
     free (call->body);
     free (call->answer);
     free (call);
@@ -158,6 +167,9 @@ xxl_bridge_call_destroy (xxl_bridge_call_t **self_p)
     }
     zlistx_destroy (&self->calls);
     zlistx_destroy (&self->waiting);
+    while (self->nidle)
+        curl_easy_cleanup (self->idle [--self->nidle]);
+    free (self->idle);
     curl_multi_cleanup (self->multi);
     curl_slist_free_all (self->headers);
     free (self->socks);
@@ -197,7 +209,7 @@ xxl_bridge_call_post (xxl_bridge_call_t *self, const char *url, const char *path
     call_t *call = (call_t *) calloc (1, sizeof *call);
     if (!call)
         return -1;
-    call->easy = curl_easy_init ();
+    call->easy = self->nidle? self->idle [--self->nidle]: curl_easy_init ();
     call->body = strdup (body? body: "");
     //  The URL: the executor's (XXL-JOB's end in '/') and the path
     size_t ulen = strlen (url);

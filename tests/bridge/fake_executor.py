@@ -249,6 +249,7 @@ def main():
     p.add_argument("--fast", action="store_true")
     p.add_argument("--tag", default="-")
     ARGS = p.parse_args()
+    ThreadingHTTPServer.request_queue_size = 128    # (a bridge opens up to 64 connections at once)
     server = ThreadingHTTPServer(("127.0.0.1", ARGS.port), Handler)
     server.daemon_threads = True
     ARGS.url = "http://127.0.0.1:%d/" % server.server_address[1]
