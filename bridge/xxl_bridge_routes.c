@@ -193,11 +193,11 @@ xxl_bridge_routes_get (xxl_bridge_routes_t *self, int64_t log_id)
     return route? route->key: NULL;
 }
 
-const char *
-xxl_bridge_routes_first (xxl_bridge_routes_t *self, int64_t *log_id, int64_t *job_id,
-                         int64_t *log_date_time)
+//  The route at the cursor, out (its key, or NULL at the end)
+static const char *
+s_route_out (xxl_bridge_routes_t *self, route_t *route, int64_t *log_id, int64_t *job_id,
+             int64_t *log_date_time)
 {
-    route_t *route = (route_t *) zhashx_first (self->open);
     if (!route)
         return NULL;
     *log_id = strtoll ((const char *) zhashx_cursor (self->open), NULL, 10);
@@ -207,16 +207,19 @@ xxl_bridge_routes_first (xxl_bridge_routes_t *self, int64_t *log_id, int64_t *jo
 }
 
 const char *
+xxl_bridge_routes_first (xxl_bridge_routes_t *self, int64_t *log_id, int64_t *job_id,
+                         int64_t *log_date_time)
+{
+    return s_route_out (self, (route_t *) zhashx_first (self->open), log_id, job_id,
+                        log_date_time);
+}
+
+const char *
 xxl_bridge_routes_next (xxl_bridge_routes_t *self, int64_t *log_id, int64_t *job_id,
                         int64_t *log_date_time)
 {
-    route_t *route = (route_t *) zhashx_next (self->open);
-    if (!route)
-        return NULL;
-    *log_id = strtoll ((const char *) zhashx_cursor (self->open), NULL, 10);
-    *job_id = route->job_id;
-    *log_date_time = route->log_date_time;
-    return route->key;
+    return s_route_out (self, (route_t *) zhashx_next (self->open), log_id, job_id,
+                        log_date_time);
 }
 
 void

@@ -38,18 +38,9 @@ bridge
     executors_max = 12
 CFG
 # start_bridge [PORT]: the bridge on PORT (default: any free one): sets
-# BPORT, BRPID, ADMIN
-start_bridge () {
-    rm -f "$T/bridge.ready"
-    "$BRIDGE" -c "$T/bridge.cfg" --scheduler "$AGENTS" --listen "127.0.0.1:${1:-0}" \
-        --access-token-file "$T/token" --logdir "$T/bridge" --ready-file "$T/bridge.ready" \
-        >>"$T/bridge.log" 2>&1 &
-    BRPID=$!
-    PIDS="$PIDS $BRPID"
-    wait_for 10 test -s "$T/bridge.ready" || return 1
-    BPORT=$(sed -n 's/^port=//p' "$T/bridge.ready")
-    ADMIN="http://127.0.0.1:$BPORT/xxl-job-admin"
-}
+# BPORT, BRPID, ADMIN (tests/bridge/lib.sh)
+. "$XXL_SRC/tests/bridge/lib.sh"
+start_bridge () { bridge_start "${1:-0}" --access-token-file "$T/token"; }
 # start_exec NAME APP [flags]: a fake executor; sets EPID_NAME, EURL_NAME
 start_exec () {
     local name="$1" app="$2"; shift 2

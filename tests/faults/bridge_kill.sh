@@ -21,7 +21,6 @@ command -v python3 >/dev/null || { echo "# skipped: no python3"; exit 77; }
 
 ROUNDS=$(pick 1 4)
 NEXEC=$(pick 2 3)
-BRIDGE="$XXL_BUILD/bridge/xxl-bridge"
 FAKE="$XXL_SRC/tests/bridge/fake_executor.py"
 start_scheduler || exit 1
 ctl group add bk >/dev/null
@@ -35,16 +34,12 @@ bridge
     run_timeout = 3000
     lost_check = 1
 CFG
-# start_bridge [PORT]: the bridge (on PORT, default any); sets BRPID, BPORT, ADMIN
+# start_bridge [PORT]: the bridge (tests/bridge/lib.sh); sets BRPID, BPORT,
+# ADMIN, and APID_bridge (kill_agent bridge SIGNAL)
+. "$XXL_SRC/tests/bridge/lib.sh"
 start_bridge () {
-    rm -f "$T/bridge.ready"
-    "$BRIDGE" -c "$T/bridge.cfg" --scheduler "$AGENTS" --listen "127.0.0.1:${1:-0}" \
-        --logdir "$T/bridge" --ready-file "$T/bridge.ready" >>"$T/bridge.log" 2>&1 &
-    BRPID=$!
-    PIDS="$PIDS $BRPID"
-    wait_until 10 test -s "$T/bridge.ready" || return 1
-    BPORT=$(sed -n 's/^port=//p' "$T/bridge.ready")
-    ADMIN="http://127.0.0.1:$BPORT/xxl-job-admin"
+    bridge_start "${1:-0}" || return 1
+    APID_bridge=$BRPID
 }
 restart_bridge () {
     start_bridge "$BPORT" && return 0
@@ -52,13 +47,6 @@ restart_bridge () {
     tail -n 20 "$T/bridge.log" | sed 's/^/    /'
     xxl_done
     exit 1
-}
-kill_bridge () {    # kill_bridge SIGNAL: and wait for it to be gone
-    kill -CONT "$BRPID" 2>/dev/null
-    kill "-$1" "$BRPID" 2>/dev/null
-    timeout 30 tail --pid="$BRPID" -f /dev/null
-    wait "$BRPID" 2>/dev/null
-    return 0
 }
 # start_exec NAME [PORT]: a probing executor of app bk; sets EPID_NAME, EURL_NAME
 # (e2 answers in the 3.x shape with Go's header case, the others as 2.x)
@@ -92,7 +80,7 @@ load_start "$JOBS"
 for round in $(seq "$ROUNDS"); do
     rsleep 1000 2500
     say "round $round: SIGKILL to the bridge after $(acked_count) acknowledged triggers"
-    kill_bridge KILL
+    kill_agent bridge KILL
     rsleep 0 1000
     restart_bridge
     check "round $round: the executors register again through the restarted bridge" \
