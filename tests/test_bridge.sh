@@ -29,17 +29,10 @@ start_scheduler || exit 1
 ctl () { "$CTL" --api "$API" --token "$TOKEN" --json "$@"; }
 
 echo "$TOKEN" > "$T/token"
-cat > "$T/bridge.cfg" <<CFG
-bridge
-    beat = 1
-    expire = 4
-    run_timeout = 3000
-    lost_check = 1
-    executors_max = 12
-CFG
 # start_bridge [PORT]: the bridge on PORT (default: any free one): sets
 # BPORT, BRPID, ADMIN (tests/bridge/lib.sh)
 . "$XXL_SRC/tests/bridge/lib.sh"
+bridge_cfg "executors_max = 12"
 start_bridge () { bridge_start "${1:-0}" --access-token-file "$T/token"; }
 # start_exec NAME APP [flags]: a fake executor; sets EPID_NAME, EURL_NAME
 start_exec () {

@@ -27,16 +27,10 @@ ctl group add bk >/dev/null
 
 # Without a token or --cert the bridge uses the scheduler's local agent key
 # (XXL_STATE_DIR, tests/lib.sh): no token anywhere in this test
-cat > "$T/bridge.cfg" <<CFG
-bridge
-    beat = 1
-    expire = 4
-    run_timeout = 3000
-    lost_check = 1
-CFG
+. "$XXL_SRC/tests/bridge/lib.sh"
+bridge_cfg
 # start_bridge [PORT]: the bridge (tests/bridge/lib.sh); sets BRPID, BPORT,
 # ADMIN, and APID_bridge (kill_agent bridge SIGNAL)
-. "$XXL_SRC/tests/bridge/lib.sh"
 start_bridge () {
     bridge_start "${1:-0}" || return 1
     APID_bridge=$BRPID
