@@ -4,9 +4,10 @@
     (run, kill, log, beat, idleBeat) with the XXL-JOB-ACCESS-TOKEN header,
     its own timeout, and a completion function called from
     xxl_bridge_call_perform with what came (HTTP status, body, or why not).
-    Bounded: at most `parallel` calls on the wire at once (more wait in
-    libcurl's queue), at most `queued` calls held in all (a call past that
-    is refused at once), an answer body of at most 1 MiB (a longer one
+    Bounded: at most `parallel` calls on the wire at once (more wait, in
+    order, in the caller's list, within their own timeouts counted from
+    when they were posted; their easy handles reused), at most `queued`
+    calls held in all (a call past that is refused at once), an answer body of at most 1 MiB (a longer one
     fails the call).  Redirects are not followed, only http and https are
     spoken.  Single-threaded: the bridge's loop owns it, polls its fds
     (xxl_bridge_call_fds) and calls xxl_bridge_call_perform.  Knows
