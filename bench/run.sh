@@ -35,7 +35,8 @@
 # (8,000), XXL_BENCH_AGENTS (1,000), XXL_BENCH_SB_TRIGGERS (20),
 # XXL_BENCH_HB_S (the agents' beat, and the window their heartbeats are
 # measured over: one whole beat; 30 s, the default beat of xxl-agent and
-# the scheduler); XXL_BENCH_QUICK=1 makes every default small.
+# the scheduler); XXL_BENCH_BRIDGE_PARALLEL (group X's bridge/parallel, 64);
+# XXL_BENCH_QUICK=1 makes every default small.
 
 set -u
 : "${XXL_BUILD:?run through make bench (XXL_BUILD unset)}"

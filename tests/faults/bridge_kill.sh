@@ -16,6 +16,7 @@
 # bridge or the executor was gone); every run ends (results spooled across
 # a bridge's death, an executor's lost runs failed); nothing runs twice.
 . "$(dirname "$0")/lib.sh"
+xxl_store_blind "the bridge"
 F_LOST_AFTER=5 faults_setup bridge_kill
 command -v python3 >/dev/null || { echo "# skipped: no python3"; exit 77; }
 
