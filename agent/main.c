@@ -205,19 +205,12 @@ main (int argc, char *argv [])
         return 1;
     }
     //  No keys, no token, schedulers on this host: the local agent key
-    char local_cert [256], local_server [256], why [512];
-    if (!has_cert && !*settings.access_token && xxl_transport_all_loopback (settings.schedulers)) {
-        int found = xxl_local_keys_find (s_value (NULL, config, "agent/state_dir", NULL),
-                                         XXL_LOCAL_AGENT, local_cert, sizeof local_cert,
-                                         local_server, sizeof local_server, why, sizeof why);
-        if (found > 0) {
-            settings.cert = local_cert;
-            settings.scheduler_key = local_server;
-            zsys_info ("the local agent key %s", local_cert);
-        }
-        else
-        if (found < 0)
-            zsys_warning ("%s; trying without keys", why);
+    char local_cert [256], local_server [256];
+    if (xxl_local_agent_key (s_value (NULL, config, "agent/state_dir", NULL), has_cert,
+                             *settings.access_token != 0, settings.schedulers, local_cert,
+                             sizeof local_cert, local_server, sizeof local_server)) {
+        settings.cert = local_cert;
+        settings.scheduler_key = local_server;
     }
 
     zactor_t *agent = zactor_new (xxl_agent_actor, &settings);

@@ -203,20 +203,12 @@ main (int argc, char *argv [])
         return 1;
     }
     //  No keys, no token, schedulers on this host: the local agent key
-    //  (xxl_local.h), as xxl-agent finds it
-    char local_cert [256], local_server [256], why [512];
-    if (!has_cert && !*settings.token && xxl_transport_all_loopback (settings.schedulers)) {
-        int found = xxl_local_keys_find (xxl_conf_str (NULL, config, "bridge/state_dir", NULL),
-                                         XXL_LOCAL_AGENT, local_cert, sizeof local_cert,
-                                         local_server, sizeof local_server, why, sizeof why);
-        if (found > 0) {
-            settings.cert = local_cert;
-            settings.scheduler_key = local_server;
-            zsys_info ("the local agent key %s", local_cert);
-        }
-        else
-        if (found < 0)
-            zsys_warning ("%s; trying without keys", why);
+    char local_cert [256], local_server [256];
+    if (xxl_local_agent_key (xxl_conf_str (NULL, config, "bridge/state_dir", NULL), has_cert,
+                             *settings.token != 0, settings.schedulers, local_cert,
+                             sizeof local_cert, local_server, sizeof local_server)) {
+        settings.cert = local_cert;
+        settings.scheduler_key = local_server;
     }
     //  Each executor costs a few descriptors per scheduler (its DEALER's
     //  signaler and connection, its monitor): the soft limit goes up to

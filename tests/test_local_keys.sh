@@ -71,6 +71,13 @@ start_agent w1 app1
 umask 022
 check "the agent finds the local agent key" wait_for 10 grep -q "local agent key $K/local-agent.cert_secret" "$T/agent-w1.log"
 check "... and registers" wait_for 15 agent_registered app1 w1
+# xxl-bridge is an agent too: with no key and no token it takes the same
+# local agent key (its executors then register through it)
+"$XXL_BUILD/bridge/xxl-bridge" --scheduler "$AGENTS" --listen 127.0.0.1:0 \
+    --logdir "$T/bridge" --ready-file "$T/bridge.ready" >"$T/bridge.log" 2>&1 &
+PIDS="$PIDS $!"
+check "xxl-bridge finds the local agent key" \
+    wait_for 10 grep -q "local agent key $K/local-agent.cert_secret" "$T/bridge.log"
 check "the intruder never registered" test "$(ctl agent list | jq '[.agents[] | select(.address == "intruder")] | length')" = 0
 JOB=$(ctl job add --group app1 --handler demoJobHandler | jq -r .id)
 LOG=$(ctl job trigger "$JOB" | jq -r '.logIds[0]')

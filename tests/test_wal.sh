@@ -54,5 +54,5 @@ printf 'scheduler\n    wal_size = 0\n' > "$T/bad.cfg"
 "$SCHEDULER" -c "$T/bad.cfg" --db "$T/bad.db" --api tcp://127.0.0.1:0 \
     --agents tcp://127.0.0.1:0 > "$T/bad.log" 2>&1
 check "wal_size = 0: exit status 2" test $? -eq 2
-check "wal_size = 0: the reason names it" grep -q "wal_size 1-65536" "$T/bad.log"
+check "wal_size = 0: the reason names it" grep -q "scheduler/wal_size must be a number from 1 to 65536" "$T/bad.log"
 xxl_done

@@ -3,6 +3,7 @@
 
 #include "xxl_local.h"
 #include "xxl_cert.h"
+#include "xxl_transport.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -347,4 +348,22 @@ xxl_local_keys_find (const char *configured, const char *name, char *cert, size_
         rc = -1;
     }
     return rc;
+}
+
+int
+xxl_local_agent_key (const char *configured, bool has_cert, bool has_token,
+                     const char *schedulers, char *cert, size_t certlen,
+                     char *server, size_t serverlen)
+{
+    if (has_cert || has_token || !xxl_transport_all_loopback (schedulers))
+        return 0;
+    char why [512];
+    int found = xxl_local_keys_find (configured, XXL_LOCAL_AGENT, cert, certlen,
+                                     server, serverlen, why, sizeof why);
+    if (found > 0)
+        zsys_info ("the local agent key %s", cert);
+    else
+    if (found < 0)
+        zsys_warning ("%s; trying without keys", why);
+    return found > 0;
 }

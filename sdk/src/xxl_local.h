@@ -76,6 +76,15 @@ int xxl_local_keys_find (const char *configured, const char *name, char *cert,
                          size_t certlen, char *server, size_t serverlen, char *err,
                          size_t errlen);
 
+//  An agent's (xxl-agent's, xxl-bridge's) local key: when it has no
+//  certificate and no token and every one of its schedulers (a
+//  comma-separated list) is on this host, xxl_local_keys_find of
+//  XXL_LOCAL_AGENT, logging what it found, or as a warning why it cannot
+//  read it.  1 found (cert, server set); 0 otherwise (go without keys).
+int xxl_local_agent_key (const char *configured, bool has_cert, bool has_token,
+                         const char *schedulers, char *cert, size_t certlen,
+                         char *server, size_t serverlen);
+
 #ifdef __cplusplus
 }
 #endif
