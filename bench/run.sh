@@ -36,6 +36,8 @@
 # XXL_BENCH_HB_S (the agents' beat, and the window their heartbeats are
 # measured over: one whole beat; 30 s, the default beat of xxl-agent and
 # the scheduler); XXL_BENCH_BRIDGE_PARALLEL (group X's bridge/parallel, 64);
+# XXL_BENCH_BRIDGE (the xxl-bridge group X runs: the build's by default;
+# another one to compare two trees back to back);
 # XXL_BENCH_QUICK=1 makes every default small.
 
 set -u
@@ -360,11 +362,12 @@ fi
 # executor is Python (tests/bridge/fake_executor.py --fast): its CPU per run
 # is reported too, as it may be what limits the rate
 if only X; then
-if command -v python3 >/dev/null && [ -x "$XXL_BUILD/bridge/xxl-bridge" ]; then
+BRIDGE="${XXL_BENCH_BRIDGE:-$XXL_BUILD/bridge/xxl-bridge}"
+if command -v python3 >/dev/null && [ -x "$BRIDGE" ]; then
 start_scheduler x || exit 1
 "$BENCH" group "$API" bench >/dev/null || exit 1
 printf 'bridge\n    beat = 5\n    parallel = %s\n' "${XXL_BENCH_BRIDGE_PARALLEL:-64}" > "$T/bridge.cfg"
-"$XXL_BUILD/bridge/xxl-bridge" -c "$T/bridge.cfg" --scheduler "$AGENTS" --listen 127.0.0.1:0 \
+"$BRIDGE" -c "$T/bridge.cfg" --scheduler "$AGENTS" --listen 127.0.0.1:0 \
     --logdir "$T/bridge" --ready-file "$T/bridge.ready" >>"$T/bridge.log" 2>&1 &
 BRPID=$!
 PIDS="$PIDS $BRPID"
