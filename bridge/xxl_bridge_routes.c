@@ -12,7 +12,9 @@ struct _xxl_bridge_routes_t {
     char *path;
     int fd;
     zhashx_t *open;                 //  "LOGID" -> route_t
-    size_t done;                    //  D lines in the file
+    size_t done;                    //  D lines in the file (and the buffer)
+    char *buf;                      //  lines not yet written (xxl_bridge_routes_flush)
+    size_t len, cap;
 };
 
 typedef struct {
@@ -111,6 +113,7 @@ s_compact (xxl_bridge_routes_t *self)
             self->fd = fd;
             self->done = 0;
         }
+        self->len = 0;              //  (what the buffer held is in the new file)
     }
     else
         unlink (tmp);
@@ -142,19 +145,50 @@ xxl_bridge_routes_destroy (xxl_bridge_routes_t **self_p)
     xxl_bridge_routes_t *self = *self_p;
     if (!self)
         return;
-    if (self->fd >= 0)
+    if (self->fd >= 0) {
+        xxl_bridge_routes_flush (self);
         close (self->fd);
+    }
     zhashx_destroy (&self->open);
+    free (self->buf);
     free (self->path);
     free (self);
     *self_p = NULL;
 }
 
+//  Appends line to the buffer; -1 when out of memory (not recorded)
 static int
 s_write (xxl_bridge_routes_t *self, const char *line)
 {
     size_t len = strlen (line);
-    return write (self->fd, line, len) == (ssize_t) len? 0: -1;
+    if (self->len + len > self->cap) {
+        size_t cap = 2 * (self->len + len);
+        char *grown = (char *) realloc (self->buf, cap);
+        if (!grown)
+            return -1;
+        self->buf = grown;
+        self->cap = cap;
+    }
+    memcpy (self->buf + self->len, line, len);
+    self->len += len;
+    return 0;
+}
+
+int
+xxl_bridge_routes_flush (xxl_bridge_routes_t *self)
+{
+    if (!self->len)
+        return 0;
+    ssize_t n = write (self->fd, self->buf, self->len);
+    if (n != (ssize_t) self->len) {
+        //  (what was not written goes with the next flush)
+        size_t keep = n > 0? self->len - (size_t) n: self->len;
+        memmove (self->buf, self->buf + self->len - keep, keep);
+        self->len = keep;
+        return -1;
+    }
+    self->len = 0;
+    return 0;
 }
 
 int

@@ -52,8 +52,9 @@ ran_once () { [ "$(grep -c "^$1\$" "$T/runs")" = 1 ]; }
 
 start_bridge || { echo "FAIL - the bridge did not start"; exit 1; }
 check "--help names the flags" bash -c "'$BRIDGE' --help | grep -q -- '--executors CIDR'"
-start_exec e1 app1 --shape 2
-start_exec e2 app1 --shape 3 --go-header
+# (both check that each /run comes after its route is in the bridge's file)
+start_exec e1 app1 --shape 2 --routes "$T/bridge/bridge.routes"
+start_exec e2 app1 --shape 3 --go-header --routes "$T/bridge/bridge.routes"
 check "a 2.x executor registers through the bridge" wait_for 10 agent_registered app1 "$EURL_e1"
 check "a 3.x executor with Go's header case registers" wait_for 10 agent_registered app1 "$EURL_e2"
 ctl group add app1 >/dev/null
@@ -81,6 +82,9 @@ L=$(trigger "$GJ")
 check "GLUE_GROOVY runs on the XXL-JOB executor" wait_for 10 field_is "$L" handleCode 200
 check "its glueType and glueSource reached the executor" bash -c "
     $CTL --api $API --token $TOKEN log cat $L | grep -q 'glueType:GLUE_GROOVY glueUpdatetime:[1-9][0-9]* glueSource:package demo; // groovy'"
+
+check "each /run came after its route was written (the bridge's flush)" \
+    bash -c "! grep -h 'not in the routes file' '$T'/exec-*.log"
 
 # --- sharding, FAILOVER, BUSYOVER ------------------------------------------
 SH=$(ctl job add --group app1 --handler ok --route SHARDING_BROADCAST | jq -r .id)

@@ -5,6 +5,7 @@ for the bridge's tests (no third-party code, no JVM).
     fake_executor.py --admin URL --app APP --runs FILE [--shape 2|3]
                      [--token T] [--go-header] [--port-file F] [--beat S]
                      [--repeat-callbacks] [--probe FILE --tag TAG] [--fast]
+                     [--routes FILE]
 
 It registers at URL/api/registry every --beat seconds (registryRemove on
 SIGTERM), serves run, kill, log, beat, idleBeat at http://127.0.0.1:PORT/,
@@ -16,7 +17,10 @@ admin answers code 200.  Each run it starts appends "LOGID" to --runs
 (the probe: a logId executed twice shows twice).  With --probe, each run
 also appends, with ONE write() on an O_APPEND descriptor before it starts,
 the fault suite's probe line (tests/faults/probe.c, count.sh):
-"LOGID JOBID INDEX/TOTAL PID START-MS TAG bridge".
+"LOGID JOBID INDEX/TOTAL PID START-MS TAG bridge".  With --routes (the
+bridge's bridge.routes), a /run whose "S LOGID ..." line is not in that
+file yet is answered 500 "... not in the routes file ..." and logged: the
+bridge writes a run's route (and journal entry) before it calls /run.
 
 Handlers (executorHandler):
   ok         200 at once
@@ -207,6 +211,12 @@ class Handler(BaseHTTPRequestHandler):
                 "logContent": "".join(l + "\n" for l in part), "isEnd": False}))
         elif path == "run":
             handler = body.get("executorHandler")
+            if ARGS.routes and not routed(body.get("logId")):
+                why = "logId %s: /run came and its route is not in the routes file %s" % (
+                    body.get("logId"), ARGS.routes)
+                print(why, file=sys.stderr, flush=True)
+                self.reply(200, answer(500, why))
+                return
             if handler == "refuse":
                 self.reply(500, "<html><body>Internal Server Error</body></html>", "text/html")
                 return
@@ -232,6 +242,15 @@ class Handler(BaseHTTPRequestHandler):
             self.reply(404, answer(404, "not found"))
 
 
+def routed(log_id):
+    """True when the bridge's routes file holds log_id's "S" line"""
+    try:
+        with open(ARGS.routes) as f:
+            return any(line.startswith("S %s " % log_id) for line in f)
+    except OSError:
+        return False
+
+
 def main():
     global ARGS
     p = argparse.ArgumentParser()
@@ -247,6 +266,7 @@ def main():
     p.add_argument("--repeat-callbacks", action="store_true")
     p.add_argument("--probe")
     p.add_argument("--fast", action="store_true")
+    p.add_argument("--routes")
     p.add_argument("--tag", default="-")
     ARGS = p.parse_args()
     ThreadingHTTPServer.request_queue_size = 128    # (a bridge opens up to 64 connections at once)
