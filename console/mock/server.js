@@ -14,7 +14,7 @@ const now = () => Date.now()
 const S = {
   users: [{ username: 'admin', password: 'admin', role: 'admin', apps: [], addTime: now() },
     { username: 'viewer', password: 'viewer', role: 'viewer', apps: [], addTime: now() }],
-  tokens: [], sessions: new Map(),
+  tokens: [], sessions: new Map(), calendars: [],
   groups: [{ id: 1, appname: 'demo', title: 'Demo executor', addressType: 0, addressList: 'a1', updateTime: now() }],
   jobs: [], glues: [], logs: [], audit: [], ids: { job: 0, log: 0, group: 1, audit: 0 },
 }
@@ -216,6 +216,20 @@ async function api(req, url, body) {
     const u = find(S.users, (x) => x.username === decodeURIComponent(seg[1]), 'user')
     if (m === 'PUT') { Object.assign(u, body); return { username: u.username } }
     if (m === 'DELETE') { S.users.splice(S.users.indexOf(u), 1); return { username: u.username } }
+  }
+  if (seg[0] === 'calendars') {
+    if (seg.length === 1 && m === 'GET') return { calendars: S.calendars }
+    if (seg.length === 1 && m === 'POST') {
+      const old = S.calendars.find((c) => c.name === body.name)
+      if (old && !body.replace) throw new E(409, `calendar '${body.name}' exists already`)
+      const dates = String(body.dates || '').split(/[\s,]+/).filter(Boolean).sort().join(',')
+      const row = { name: body.name, dates, excludeCron: body.excludeCron || '', timezone: body.timezone || '', addTime: now(), updateTime: now() }
+      S.calendars = S.calendars.filter((c) => c.name !== body.name).concat([row]).sort((a, b) => a.name.localeCompare(b.name))
+      return [201, { name: body.name, dates: dates ? dates.split(',').length : 0, jobs: 0 }]
+    }
+    const c = find(S.calendars, (x) => x.name === decodeURIComponent(seg[1]), 'calendar')
+    if (m === 'GET') return c
+    if (m === 'DELETE') { S.calendars.splice(S.calendars.indexOf(c), 1); return { name: c.name, jobs: 0 } }
   }
   if (seg[0] === 'tokens') {
     if (seg.length === 1 && m === 'GET') return { tokens: S.tokens }

@@ -127,14 +127,23 @@ engine_job_changed (server_t *self, int64_t job_id, unsigned what)
     engine_publish (self, &self->events, &event);
 }
 
-//  Run log_id ended (end: a result written, or its trigger failed) with
-//  code, at now: metrics, FIX_DELAY and child jobs hear it (xxl_events.h)
+//  Run log_id of job job_id (0: not known here) ended (end: a result
+//  written, or its trigger failed) with code, at now: metrics, FIX_DELAY
+//  and child jobs hear it (xxl_events.h)
+static inline void
+engine_run_ended_job (server_t *self, int64_t log_id, int64_t job_id, xxl_end_t end, int code,
+                      int64_t now)
+{
+    xxl_event_t event = { .kind = XXL_EVENT_RUN_ENDED, .log_id = log_id, .job_id = job_id,
+                          .end = end, .code = code, .now = now };
+    engine_publish (self, &self->events, &event);
+}
+
+//  The same, its job not known here (those who need it read the row)
 static inline void
 engine_run_ended (server_t *self, int64_t log_id, xxl_end_t end, int code, int64_t now)
 {
-    xxl_event_t event = { .kind = XXL_EVENT_RUN_ENDED, .log_id = log_id, .end = end,
-                          .code = code, .now = now };
-    engine_publish (self, &self->events, &event);
+    engine_run_ended_job (self, log_id, 0, end, code, now);
 }
 
 //  Row log_id is to be dispatched again delay ms after now (the planner's

@@ -64,7 +64,9 @@ typedef enum {
 
 typedef struct {
     xxl_event_kind_t kind;
-    int64_t job_id;                     //  JOB_CHANGED: 0 when a group changed
+    int64_t job_id;                     //  JOB_CHANGED: 0 when a group changed;
+                                        //  RUN_ENDED: the run's job when known
+                                        //  without a store read, else 0
     unsigned what;                      //  JOB_CHANGED: XXL_CHANGED_* bits
     int64_t log_id;                     //  RUN_ENDED, RUN_AGAIN
     xxl_end_t end;                      //  RUN_ENDED

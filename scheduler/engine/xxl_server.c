@@ -353,12 +353,14 @@ s_socket_open (server_t *self, xxl_role_t role, const char *endpoint, char *boun
     return sock;
 }
 
-//  A run's end, for the labelled series: its job (the row's, one read by
-//  key) and the job's app (looked up once per job the labels hold)
+//  A run's end, for the labelled series: its job (the event's, else the
+//  row's, one read by key) and the job's app (looked up once per job the
+//  labels hold)
 static void
 s_metrics_label_run (server_t *self, const xxl_event_t *event)
 {
-    int64_t job_id = xxl_store_log_job_id (self->store, event->log_id);
+    int64_t job_id = event->job_id > 0? event->job_id
+                                      : xxl_store_log_job_id (self->store, event->log_id);
     if (job_id <= 0)
         return;
     const char *app = xxl_labels_job_app (self->metrics.labels, job_id);

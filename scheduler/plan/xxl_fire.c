@@ -145,6 +145,7 @@ s_fire_plan (server_t *self, int64_t log_id, int64_t when)
         return;
     }
     pending->log_id = log_id;
+    pending->job_id = plan->snap->job.id;
     pending->note = plan->note && *plan->note? strdup (plan->note): NULL;
     pending->presumed = engine_section_chars (plan->note, plan->address);
     pending->stamp = stamp;
@@ -377,6 +378,7 @@ s_plan_fallback (server_t *self, plan_t *plan)
         if (!pending)
             return;                     //  (connected: cannot happen)
         pending->log_id = plan->log_id;
+        pending->job_id = plan->snap->job.id;
         pending->note = plan->note && *plan->note? strdup (plan->note): NULL;
         pending->presumed = engine_section_chars (plan->note, plan->address);
         engine_run_queue (self, pending, plan->tp, plan->tp_size, stamp, NULL);

@@ -44,6 +44,7 @@ engine_job_read (server_t *self, request_t *request, xxl_job_t *job, int is_add)
     XXL_SET_STR (timezone, "timezone");
     XXL_SET_INT (retry_interval, "retryInterval");
     XXL_SET_INT (retry_max_interval, "retryMaxInterval");
+    XXL_SET_STR (calendar, "calendar");
     if (xxl_args_given (&request->args, msg, "retryBackoff"))
         job->retry_backoff = xxl_args_number (&request->args, msg, "retryBackoff");
     const char *source = xxl_args_str (&request->args, msg, "glueSource");
@@ -75,6 +76,8 @@ engine_job_read (server_t *self, request_t *request, xxl_job_t *job, int is_add)
     if (!schedule)
         return xxl_msg_fail (msg, "%s", reason);
     xxl_schedule_destroy (&schedule);
+    if (engine_job_calendar_check (self, job, reason, sizeof reason))
+        return xxl_msg_fail (msg, "%s", reason);
     //  Child jobs: ids that exist, not the job itself
     if (*job->child_jobid) {
         char *copy = strdup (job->child_jobid), *save = NULL;
@@ -195,6 +198,7 @@ engine_job_defaults (xxl_job_t *job)
     job->child_jobid = strdup ("");
     job->timezone = strdup ("");
     job->retry_backoff = 1;
+    job->calendar = strdup ("");
 }
 
 //  Loads the job named by field jobId (judged); replies 404 itself when

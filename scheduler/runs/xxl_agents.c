@@ -75,7 +75,7 @@ s_batch_answer (server_t *self, run_batch_t *batch, xxl_msg_t *msg)
             plan_t *plan = batch->fires [i].plan;
             int64_t presumed = engine_section_chars (plan->note, plan->address);
             if (!engine_run_busy (self, plan->log_id, presumed, item_code))
-                engine_run_answer (self, plan->log_id, plan->note, plan->address, presumed,
+                engine_run_answer (self, plan->log_id, plan->snap->job.id, plan->note, plan->address, presumed,
                                    batch->fires [i].stamp, item_code, item_text);
         }
     }
@@ -101,8 +101,8 @@ engine_batch_expire (server_t *self, run_batch_t *batch)
         plan_t *plan = batch->fires [i].plan;
         int64_t presumed = engine_section_chars (plan->note, plan->address);
         if (!engine_doubt_add (self, plan->log_id, plan->note, plan->address, presumed,
-                               batch->fires [i].stamp))
-            engine_run_answer (self, plan->log_id, plan->note, plan->address, presumed,
+                               batch->fires [i].stamp, batch->rid, batch->rid_size))
+            engine_run_answer (self, plan->log_id, plan->snap->job.id, plan->note, plan->address, presumed,
                                batch->fires [i].stamp, XXL_CODE_FAIL, text);
     }
 }
@@ -772,9 +772,10 @@ s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg)
             engine_long_work (self);
         int64_t log_id = done_items [i].log_id;
         if (done [i] == 0) {
-            engine_accepted_forget (self, log_id);
+            int64_t job_id;
+            engine_accepted_forget (self, log_id, &job_id);
             s_observe_start (self, trigger_times [i], starts [i], now);
-            engine_run_ended (self, log_id, XXL_END_RESULT, done_items [i].code, now);
+            engine_run_ended_job (self, log_id, job_id, XXL_END_RESULT, done_items [i].code, now);
         }
         else
             s_foreign_callback (self, log_id, done_items [i].address, done_items [i].code,

@@ -24,8 +24,11 @@
     answer meanwhile, is sent again (a recovery's re-send, a plan, an
     acceptance on its way), or its job's share passes to another
     scheduler: the row is read before each step (s_stands).  An address
-    two live agents share is not asked (either would disown the other's
-    run); one not connected costs nothing until its lease passes.  An agent with no lease gets
+    two live agents share is not asked through the registry (either would
+    disown the other's run): the ask goes on the RUN's own connection
+    while it is open; once it has closed, the run lease counted from the
+    close ends it (the address's beats are then the other agent's).  An
+    address not connected costs nothing until its lease passes.  An agent with no lease gets
     no doubt: its RUN fails at the timeout as before (the residue
     docs/design.md names).  Doubts live in memory: after a restart the
     row, still unanswered, is recovered as any unanswered row is.
@@ -45,6 +48,9 @@ typedef struct {
     int64_t next_ask;                   //  mono ms
     uint64_t asking;                    //  the ask in flight (0: none)
     int asks;
+    void *rid;                          //  the connection the RUN went to (NULL: unknown)
+    size_t rid_size;
+    int64_t closed;                     //  mono ms it was found closed (0: open, or unknown)
 } doubt_t;
 
 void
@@ -54,6 +60,7 @@ engine_doubt_destroy (void **item)
     if (doubt) {
         free (doubt->address);
         free (doubt->note);
+        free (doubt->rid);
         free (doubt);
         *item = NULL;
     }
@@ -74,7 +81,7 @@ s_fail_text (server_t *self, char *text, size_t size, const char *why)
 
 bool
 engine_doubt_add (server_t *self, int64_t log_id, const char *note, const char *address,
-                  int64_t presumed, int64_t stamp)
+                  int64_t presumed, int64_t stamp, const void *rid, size_t rid_size)
 {
     if (!address || !*address || xxl_heard_until (self->heard, address) == 0
     ||  engine_doubt_has (self, log_id))
@@ -86,6 +93,12 @@ engine_doubt_add (server_t *self, int64_t log_id, const char *note, const char *
     doubt->presumed = presumed;
     doubt->stamp = stamp;
     doubt->since = doubt->next_ask = zclock_mono ();
+    if (rid && rid_size) {
+        doubt->rid = malloc (rid_size);
+        assert (doubt->rid);
+        memcpy (doubt->rid, rid, rid_size);
+        doubt->rid_size = rid_size;
+    }
     assert (doubt->address);
     zhashx_insert (self->runs.doubts, &doubt->log_id, doubt);
     char where [300];
@@ -133,7 +146,7 @@ s_end (server_t *self, doubt_t *doubt, int code, const char *msg)
     if (stands < 0)
         return;                         //  (the store failed: later)
     if (stands)
-        engine_run_answer (self, log_id, doubt->note, doubt->address, doubt->presumed,
+        engine_run_answer (self, log_id, 0, doubt->note, doubt->address, doubt->presumed,
                            doubt->stamp, code, msg);
     zhashx_delete (self->runs.doubts, &log_id);
 }
@@ -171,6 +184,28 @@ s_heard_elsewhere (server_t *self, const char *address)
     return heard;
 }
 
+//  A doubt of an address two live agents share, whose RUN's connection
+//  has closed: the registry's beats and REGISTERs are the other agent's
+//  and prove nothing of the one that had the RUN, and neither can be
+//  asked for it.  Its run lease, counted from the close (its last
+//  REGISTER on that connection came before), ends what it held: then the
+//  row fails.  True when it ended.
+static bool
+s_twin_closed_ends (server_t *self, doubt_t *doubt, int64_t now)
+{
+    assert (doubt->closed);
+    int64_t lease = xxl_heard_lease (self->heard, doubt->address);
+    if (now < doubt->closed + lease + XXL_HEARD_MARGIN_MS)
+        return false;
+    char text [300], why [220];
+    snprintf (why, sizeof why, "; its connection closed and another agent holds its address:"
+              " no word from that connection for its run lease (%" PRId64 " s) since: it holds"
+              " no run now", lease / 1000);
+    s_fail_text (self, text, sizeof text, why);
+    s_end (self, doubt, XXL_CODE_FAIL, text);
+    return true;
+}
+
 //  Each doubt whose step is due (at most XXL_DOUBT_STEPS a call): ended
 //  when its row was answered, finished or sent again meanwhile; failed
 //  once the agent's lease has passed; else asked about again while its
@@ -192,9 +227,10 @@ engine_doubts_check (server_t *self)
         if (doubt->asking || now < doubt->next_ask)
             continue;
         size_t rid_size;
-        bool reachable = xxl_registry_route (self->registry, doubt->address, &rid_size)
-                      && !engine_address_twin (self, doubt->address);
-        if (!reachable && now < xxl_heard_until (self->heard, doubt->address)) {
+        bool twin = engine_address_twin (self, doubt->address);
+        bool reachable = xxl_registry_route (self->registry, doubt->address, &rid_size) && !twin;
+        if (!reachable && !(twin && doubt->rid)
+        &&  now < xxl_heard_until (self->heard, doubt->address)) {
             doubt->next_ask = now + XXL_DOUBT_ASK_MS;
             continue;
         }
@@ -223,13 +259,30 @@ engine_doubts_check (server_t *self)
             continue;
         }
         doubt->next_ask = now + XXL_DOUBT_ASK_MS;
-        if (engine_address_twin (self, doubt->address))
+        bool twin = engine_address_twin (self, doubt->address);
+        if (twin && !doubt->rid)
             continue;                   //  (its lease decides)
+        if (twin && !doubt->closed && !engine_runs_beat (self, doubt->rid, doubt->rid_size))
+            doubt->closed = now;
+        if (twin && doubt->closed) {
+            s_twin_closed_ends (self, doubt, now);
+            continue;                   //  (ended, or the lease from the close decides)
+        }
         char why [256];
         pending_t *pending = engine_agent_request (self, doubt->address, "RUN", PENDING_DOUBT,
                                                   self->config.run_timeout_ms, why, sizeof why);
         if (!pending)
             continue;                   //  (not connected: asked once it is)
+        if (twin) {
+            //  Asked on the RUN's own connection: its agent's answer is
+            //  about itself, whichever of the two holds the address now
+            void *rid = malloc (doubt->rid_size);
+            assert (rid);
+            memcpy (rid, doubt->rid, doubt->rid_size);
+            free (pending->rid);
+            pending->rid = rid;
+            pending->rid_size = doubt->rid_size;
+        }
         pending->log_id = doubt->log_id;
         xxl_enc_kint (self->enc, "logId", doubt->log_id);
         xxl_enc_kint (self->enc, "expireTime", 1);

@@ -87,7 +87,8 @@ engine_runs_expire (server_t *self)
         else
         if (pending->kind == PENDING_RUN
         &&  !engine_doubt_add (self, pending->log_id, pending->note, pending->address,
-                               pending->presumed, pending->stamp)) {
+                               pending->presumed, pending->stamp, pending->rid,
+                               pending->rid_size)) {
             char text [128];
             snprintf (text, sizeof text, "no answer from the agent within %d ms",
                       self->config.run_timeout_ms);

@@ -35,6 +35,7 @@ typedef struct _pending_t {
     uint64_t id;                        //  request id sent to the agent (hash key)
     pending_kind_t kind;
     int64_t log_id;
+    int64_t job_id;                     //  RUN: its job (0: not known)
     int64_t deadline;
     char *address;
     char *note;                         //  router text for the RUN's triggerMsg
@@ -116,6 +117,7 @@ typedef struct {
     int64_t log_id;                     //  0 once the callback wrote it
     int64_t at;                         //  monotonic ms of the answer
     int64_t stamp;                      //  trigger time still to write (0: none)
+    int64_t job_id;                     //  its job (0: not known)
 } accepted_t;
 
 
@@ -306,7 +308,7 @@ void engine_batch_expire (server_t *self, run_batch_t *batch);
 //  xxl_trigger.c
 size_t engine_split_addresses (const char *list, char ***out);
 void engine_free_addresses (char **list, size_t count);
-int64_t engine_accepted_forget (server_t *self, int64_t log_id);
+int64_t engine_accepted_forget (server_t *self, int64_t log_id, int64_t *job_id);
 int64_t engine_accepted_stamp (server_t *self, int64_t log_id);
 void engine_accepted_flush (server_t *self, int64_t before);
 char *engine_section (const char *note, const char *address, int code, const char *msg);
@@ -331,17 +333,18 @@ void engine_dispatch_row (server_t *self, int64_t log_id, const char *address,
                           const char *note);
 int engine_trigger (server_t *self, const xxl_job_t *job, trigger_args_t *args,
                     int64_t *log_ids, prepared_t *prepared, size_t max_ids);
-void engine_run_answer (server_t *self, int64_t log_id, const char *note, const char *address,
-                        int64_t presumed, int64_t stamp, int code, const char *msg);
+void engine_run_answer (server_t *self, int64_t log_id, int64_t job_id, const char *note,
+                        const char *address, int64_t presumed, int64_t stamp, int code, const char *msg);
 void engine_run_done (server_t *self, pending_t *pending, int code, const char *msg);
 
 
 //  xxl_doubts.c: RUNs whose answer never came
 //  Holds log_id in doubt (its RUN to address went unanswered): true when
 //  held (the caller leaves the row as it is), false when address said no
-//  run lease (the caller fails it as before)
+//  run lease (the caller fails it as before).  rid: the connection the
+//  RUN went to (NULL: unknown), copied
 bool engine_doubt_add (server_t *self, int64_t log_id, const char *note, const char *address,
-                       int64_t presumed, int64_t stamp);
+                       int64_t presumed, int64_t stamp, const void *rid, size_t rid_size);
 bool engine_doubt_has (server_t *self, int64_t log_id);
 //  xxl_agents.c: whether two live agents share address now (none is asked)
 bool engine_address_twin (server_t *self, const char *address);

@@ -14,7 +14,7 @@
 static char *s_text (zchunk_t *text, const char *const *pieces, size_t count);
 static const char *s_trigger_title (const char *type);
 static int64_t s_next_log_id (server_t *self);
-static void s_accepted_add (server_t *self, int64_t log_id, int64_t stamp);
+static void s_accepted_add (server_t *self, int64_t log_id, int64_t stamp, int64_t job_id);
 static int64_t s_chars (const char *text);
 static void s_send_run (server_t *self, const xxl_job_t *job, int64_t log_id,
                         int64_t trigger_time, const char *param, int shard_index,
@@ -143,25 +143,28 @@ s_next_log_id (server_t *self)
 //  Remembers that the agent accepted log_id's RUN; the callback, or
 //  engine_accepted_flush after XXL_ACCEPTED_MS, writes trigger_code 200
 static void
-s_accepted_add (server_t *self, int64_t log_id, int64_t stamp)
+s_accepted_add (server_t *self, int64_t log_id, int64_t stamp, int64_t job_id)
 {
     if (zhashx_lookup (self->runs.accepted_ids, &log_id))
         return;
     accepted_t *item = (accepted_t *) zmalloc (sizeof (accepted_t));
     item->log_id = log_id;
     item->stamp = stamp;
+    item->job_id = job_id;
     item->at = zclock_mono ();
     zlistx_add_end (self->runs.accepted, item);
     zhashx_insert (self->runs.accepted_ids, &item->log_id, item);
 }
 
 //  The callback of log_id writes its trigger_code with its result; returns
-//  the trigger time it must write too (0: none)
+//  the trigger time it must write too (0: none), and its job in *job_id
+//  (0: not known)
 int64_t
-engine_accepted_forget (server_t *self, int64_t log_id)
+engine_accepted_forget (server_t *self, int64_t log_id, int64_t *job_id)
 {
     accepted_t *item = (accepted_t *) zhashx_lookup (self->runs.accepted_ids, &log_id);
     int64_t stamp = 0;
+    *job_id = item? item->job_id: 0;
     if (item) {
         stamp = item->stamp;
         zhashx_delete (self->runs.accepted_ids, &log_id);
@@ -276,6 +279,7 @@ s_send_run (server_t *self, const xxl_job_t *job, int64_t log_id, int64_t trigge
         return;
     }
     pending->log_id = log_id;
+    pending->job_id = job->id;
     pending->note = note && *note? strdup (note): NULL;
     pending->presumed = section? s_chars (section): engine_section_chars (note, address);
     zstr_free (&section);
@@ -766,14 +770,15 @@ engine_trigger (server_t *self, const xxl_job_t *job, trigger_args_t *args,
 //  (s_accepted_add); any other rewrites the section.  stamp: the trigger
 //  time still to write (0: none).
 void
-engine_run_answer (server_t *self, int64_t log_id, const char *note, const char *address,
-                   int64_t presumed, int64_t stamp, int code, const char *msg)
+engine_run_answer (server_t *self, int64_t log_id, int64_t job_id, const char *note,
+                   const char *address, int64_t presumed, int64_t stamp, int code,
+                   const char *msg)
 {
     if (code == XXL_OK && (!msg || !*msg)) {
         //  (stamp: the trigger time, when it is still to be written)
         if (stamp > 0)
             xxl_histo_observe (&self->metrics.accept, (engine_now () - stamp) / 1000.0);
-        s_accepted_add (self, log_id, stamp);
+        s_accepted_add (self, log_id, stamp, job_id);
         return;
     }
     //  An agent that is shutting down refused it: nothing started there,
@@ -816,8 +821,8 @@ engine_run_done (server_t *self, pending_t *pending, int code, const char *msg)
     //  stamp to write is measured from it, in engine_run_answer)
     if (code == XXL_OK && (!msg || !*msg) && pending->stamp == 0)
         xxl_histo_observe (&self->metrics.accept, (zclock_mono () - pending->created) / 1000.0);
-    engine_run_answer (self, pending->log_id, pending->note, pending->address, pending->presumed,
-                       pending->stamp, code, msg);
+    engine_run_answer (self, pending->log_id, pending->job_id, pending->note, pending->address,
+                       pending->presumed, pending->stamp, code, msg);
 }
 
 void

@@ -80,6 +80,7 @@ typedef struct {
     int64_t retry_interval;             //  seconds before the first retry (0: at once)
     double retry_backoff;               //  each further retry waits this times longer
     int64_t retry_max_interval;         //  cap on the wait, seconds (0: none)
+    char *calendar;                     //  the calendar whose times it skips ("" none)
 } xxl_job_t;
 
 typedef struct {
@@ -189,7 +190,7 @@ typedef struct {
 
 //  Bumped whenever a method is added; methods are only ever appended, so
 //  a table of an older version is a prefix of this one (size says how much)
-#define XXL_STORE_METHODS_VERSION 10
+#define XXL_STORE_METHODS_VERSION 11
 
 typedef struct _xxl_store_t xxl_store_t;
 
@@ -561,6 +562,10 @@ typedef struct {
     //  when none) and *count; 0, or -1 (*rows NULL)
     int (*report_count_groups) (xxl_store_t *self, int64_t from, int64_t to,
                                 xxl_store_group_runs_t **rows, size_t *count);
+
+    //  Version 11.  Calendars (xxl_store_calendars_t below), in a table of
+    //  their own
+    const struct _xxl_store_calendars_t *calendars;
 } xxl_store_methods_t;
 
 //  Users (console logins), bearer tokens and sessions (docs/http.md).
@@ -616,6 +621,39 @@ typedef struct _xxl_store_accounts_t {
 } xxl_store_accounts_t;
 
 void xxl_account_free (xxl_account_t *account);
+
+//  A calendar (docs/operations.md, Calendars): the times the jobs that
+//  name it skip.  dates: "YYYY-MM-DD" comma-separated, sorted ("" none);
+//  exclude_cron: a cron expression ("" none); timezone: the zone both are
+//  read in ("" the job's own).
+typedef struct {
+    char *name;
+    char *dates;
+    char *exclude_cron;
+    char *timezone;
+    int64_t add_time, update_time;
+} xxl_store_calendar_t;
+
+typedef struct _xxl_store_calendars_t {
+    //  put: writes the row; a new name is added (add_time and update_time
+    //  as given), an existing one replaced (its add_time kept) only when
+    //  `replace`; 1 written, 0 the name is taken (replace 0), -1.  get: 0
+    //  and *out filled (xxl_store_calendar_free), 1 none, -1.  rm: 1, 0
+    //  none, -1.  encode: the row as a map {name, dates, excludeCron,
+    //  timezone, addTime, updateTime} (1, 0 absent, -1); encode_all: an
+    //  array of them by name, the count or -1.  job_ids: the ids above
+    //  `after` of the jobs whose calendar is name, ascending, up to max;
+    //  0 with *count, or -1.
+    int (*calendar_put) (xxl_store_t *self, const xxl_store_calendar_t *row, int replace);
+    int (*calendar_get) (xxl_store_t *self, const char *name, xxl_store_calendar_t *out);
+    int (*calendar_rm) (xxl_store_t *self, const char *name);
+    int (*calendar_encode) (xxl_store_t *self, xxl_enc_t *enc, const char *name);
+    int (*calendar_encode_all) (xxl_store_t *self, xxl_enc_t *enc);
+    int (*calendar_job_ids) (xxl_store_t *self, const char *name, int64_t after,
+                             int64_t *ids, size_t max, size_t *count);
+} xxl_store_calendars_t;
+
+void xxl_store_calendar_free (xxl_store_calendar_t *calendar);
 
 //  The handle every backend's own struct starts with
 struct _xxl_store_t {
@@ -840,6 +878,19 @@ static inline int xxl_store_session_rm (xxl_store_t *self, const char *id) { ret
 static inline int xxl_store_user_sessions_rm (xxl_store_t *self, const char *user) { return XXL_ACCOUNTS_CALL (user_sessions_rm) (self, user); }
 static inline int64_t xxl_store_session_expire (xxl_store_t *self, int64_t before) { return XXL_ACCOUNTS_CALL (session_expire) (self, before); }
 #undef XXL_ACCOUNTS_CALL
+
+//  Calendars: a table of an older version has none (-1, NULL)
+#define XXL_CALENDARS_OK \
+    (self->methods->size > offsetof (xxl_store_methods_t, calendars) && self->methods->calendars)
+#define XXL_CALENDARS_CALL(name) (self->methods->calendars->name)
+static inline int xxl_store_calendar_put (xxl_store_t *self, const xxl_store_calendar_t *row, int replace) { return XXL_CALENDARS_OK? XXL_CALENDARS_CALL (calendar_put) (self, row, replace): -1; }
+static inline int xxl_store_calendar_get (xxl_store_t *self, const char *name, xxl_store_calendar_t *out) { memset (out, 0, sizeof *out); return XXL_CALENDARS_OK? XXL_CALENDARS_CALL (calendar_get) (self, name, out): -1; }
+static inline int xxl_store_calendar_rm (xxl_store_t *self, const char *name) { return XXL_CALENDARS_OK? XXL_CALENDARS_CALL (calendar_rm) (self, name): -1; }
+static inline int xxl_store_calendar_encode (xxl_store_t *self, xxl_enc_t *enc, const char *name) { return XXL_CALENDARS_OK? XXL_CALENDARS_CALL (calendar_encode) (self, enc, name): -1; }
+static inline int xxl_store_calendar_encode_all (xxl_store_t *self, xxl_enc_t *enc) { return XXL_CALENDARS_OK? XXL_CALENDARS_CALL (calendar_encode_all) (self, enc): -1; }
+static inline int xxl_store_calendar_job_ids (xxl_store_t *self, const char *name, int64_t after, int64_t *ids, size_t max, size_t *count) { *count = 0; return XXL_CALENDARS_OK? XXL_CALENDARS_CALL (calendar_job_ids) (self, name, after, ids, max, count): -1; }
+#undef XXL_CALENDARS_CALL
+#undef XXL_CALENDARS_OK
 #undef XXL_STORE_GROUPS_OK
 #undef XXL_STORE_CALL
 

@@ -54,6 +54,8 @@ static const ctl_opt_t s_job_opts [] = {
     { "--alarm-email", NULL, "E", "alarm e-mail address(es)", CTL_STR, 0, 0, "alarmEmail", NULL },
     { "--timezone", NULL, "Z", "time zone of the cron expression (e.g. Europe/Berlin)",
       CTL_STR, 0, 0, "timezone", NULL },
+    { "--calendar", NULL, "NAME", "skip the fires a calendar excludes ('' none;"
+      " xxl-ctl calendar add)", CTL_STR, 0, 0, "calendar", NULL },
     { "--start", NULL, NULL, "start scheduling at once", CTL_BOOL, 0, 0, NULL, NULL },
     XXL_CTL_OPTS_END
 };

@@ -28,6 +28,12 @@ started () { grep -q "^$1 " "$PROBE"; }
 # trigger_on ADDRESS: a run of J on that agent (the trigger's own address)
 trigger_on () { ctl job trigger "$J" --address "$1" | jq -r '.logIds[0]'; }
 ended () { [ "$(log_field "$1" handleCode)" != 0 ]; }
+# trigger_failed ID PATTERN: the row's trigger failed (500), its
+# triggerMsg matching the shell pattern
+trigger_failed () {
+    [ "$(log_field "$1" triggerCode)" = 500 ] || return 1
+    case "$(log_field "$1" triggerMsg)" in $2) return 0 ;; esac; return 1
+}
 
 # (1) f1 killed mid-run, back at once with the same address, a fresh logdir
 L1=$(trigger_on f1)
@@ -85,10 +91,24 @@ check "(4) the first agent's run ends with its own result (200), not as lost" \
 # (SIGTERM: it unregisters, or tries to, and finishes its run); the other
 # registers f1 again, also from the connection the address had moved
 # from.  Nobody is asked: before, that agent was asked about the run it
-# does not hold, and the run was failed as lost while it still ran
+# does not hold, and the run was failed as lost while it still ran.
+# The trigger goes right after the stopped agent exits, so its RUN may go
+# to that agent's connection before the scheduler finds it closed: then
+# it never starts, and it must still end (the run lease from the close:
+# the other agent's beats say nothing of it; before, it stayed open as
+# long as the other agent lived)
+TWIN_LOST=0
 for i in 1 2 3; do
     L5=$(ctl job trigger "$J3" --address f1 | jq -r '.logIds[0]')
-    check "(5.$i) a 4 s run executes on one of f1's two agents" wait_until 10 started "$L5"
+    if ! wait_until 10 started "$L5"; then
+        TWIN_LOST=$((TWIN_LOST + 1))
+        say "(5.$i) log $L5 did not start: its RUN went to the connection of the agent stopped before"
+        check "(5.$i) ... it ends, failed: that connection closed, its run lease passed" \
+            wait_until 30 trigger_failed "$L5" "*its connection closed and another agent holds its address*"
+        say "(5.$i) log $L5: $(ctl log show "$L5" | jq -c '{triggerCode, triggerMsg}')"
+        continue
+    fi
+    check "(5.$i) a 4 s run executes on one of f1's two agents" true
     RUNNER=$(awk -v l="$L5" '$1 == l {print $6}' "$PROBE")
     say "(5.$i) log $L5 runs on $RUNNER"
     if [ "$RUNNER" = f1-twin ]; then STOP_PID=$TWIN_PID; else STOP_PID=$F1_PID; fi
@@ -109,6 +129,25 @@ for i in 1 2 3; do
     fi
     wait_until 10 agent_registered fa f1
 done
+say "runs whose RUN went to a stopped agent's connection: $TWIN_LOST of 3"
+
+# (6) The same, made sure of: both agents on f1 frozen, a third peer
+# (xxl_peer, lease 5 s) registers f1, takes the RUN and goes away without
+# an answer; the agents thawed, the address is shared by two live agents,
+# and the run must still end once its lease has passed since the peer's
+# connection closed (before: it stayed open while an agent held f1)
+kill -STOP "$F1_PID" "$TWIN_PID"
+"$XXL_BUILD/tests/xxl_peer" "$AGENTS" --timeout 8000 -- send REGISTER registryGroup=s:EXECUTOR \
+    registryKey=s:fa registryValue=s:f1 runLease=5 -- expect RUN >"$T/peer6.out" 2>&1 &
+PEER6=$!
+wait_until 10 grep -q '"send REGISTER", "code": 200' "$T/peer6.out"
+L6=$(ctl job trigger "$J3" --address f1 | jq -r '.logIds[0]')
+wait "$PEER6"
+kill -CONT "$F1_PID" "$TWIN_PID"
+check "(6) the peer got the RUN and left without an answer" grep -q "\"logId\": $L6" "$T/peer6.out"
+check "(6) the run ends, failed: its connection closed, its run lease passed" \
+    wait_until 40 trigger_failed "$L6" "*its connection closed and another agent holds its address*"
+say "(6) log $L6: $(ctl log show "$L6" | jq -c '{triggerCode, handleCode}')"
 check "no run failed as lost but those of (1) and (2)" \
     test "$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE handle_msg LIKE 'lost: agent%registered again%'")" -le 2
 check "no run started twice" test "$(cut -d' ' -f1 "$PROBE" | sort | uniq -d | wc -l)" = 0

@@ -241,6 +241,11 @@ static const char *s_migrations [] = {
     //  failed rows are written to it)
     "CREATE INDEX xxl_job_log_fails ON xxl_job_log (id)"
     "  WHERE trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200);",
+    //  11: calendars and the job's calendar (xxl_store_sqlite.c)
+    "CREATE TABLE xxl_calendar (name TEXT PRIMARY KEY, dates TEXT NOT NULL DEFAULT '',"
+    "  exclude_cron TEXT NOT NULL DEFAULT '', timezone TEXT NOT NULL DEFAULT '',"
+    "  add_time BIGINT NOT NULL, update_time BIGINT NOT NULL);"
+    "ALTER TABLE xxl_job_info ADD COLUMN calendar TEXT NOT NULL DEFAULT '';",
 };
 #define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))
 
@@ -763,6 +768,7 @@ const xxl_store_methods_t pgx_methods = {
     .log_encode_page = pgx_log_encode_page,
     .report_totals = pgx_report_totals,
     .accounts = &pgx_accounts,
+    .calendars = &pgx_calendars,
     .report_count = pgx_report_count,
     .clock_now = pgx_clock_now,
     .report_count_groups = pgx_report_count_groups,
@@ -772,4 +778,9 @@ const xxl_store_methods_t pgx_methods = {
 //  shared
 const xxl_store_accounts_t pgx_accounts = {
     XXL_STORE_SQL_ACCOUNTS
+};
+
+//  Calendars (xxl_store_calendars_t; schema step 11): all shared
+const xxl_store_calendars_t pgx_calendars = {
+    XXL_STORE_SQL_CALENDARS
 };

@@ -192,6 +192,12 @@ static const char *s_migrations [] = {
     //  failed rows are written to it)
     "CREATE INDEX xxl_job_log_fails ON xxl_job_log (id)"
     "  WHERE trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200);",
+    //  11: calendars (Quartz's HolidayCalendar and CronCalendar) and the
+    //  job's calendar ("" none)
+    "CREATE TABLE xxl_calendar (name TEXT PRIMARY KEY, dates TEXT NOT NULL DEFAULT '',"
+    "  exclude_cron TEXT NOT NULL DEFAULT '', timezone TEXT NOT NULL DEFAULT '',"
+    "  add_time INTEGER NOT NULL, update_time INTEGER NOT NULL);"
+    "ALTER TABLE xxl_job_info ADD COLUMN calendar TEXT NOT NULL DEFAULT '';",
 };
 #define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))
 
@@ -647,10 +653,16 @@ const xxl_store_methods_t sq_methods = {
     .report_count = sq_report_count,
     .clock_now = sq_clock_now,
     .report_count_groups = sq_report_count_groups,
+    .calendars = &sq_calendars,
 };
 
 //  Users, tokens and sessions (xxl_store_accounts_t; schema step 9): all
 //  shared
 const xxl_store_accounts_t sq_accounts = {
     XXL_STORE_SQL_ACCOUNTS
+};
+
+//  Calendars (xxl_store_calendars_t; schema step 11): all shared
+const xxl_store_calendars_t sq_calendars = {
+    XXL_STORE_SQL_CALENDARS
 };
