@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 #include <errno.h>
+#include <assert.h>
 
 //  A name of the registry: a non-empty string of at most
 //  XXL_WIRE_NAME_MAX bytes without C0 control characters or DEL
@@ -189,6 +190,124 @@ s_excerpt (const char *lead, const char *body, size_t len)
     return out;
 }
 
+//  The common answer read without a tree: a flat JSON object whose values
+//  are integers, null, true, false or strings with no escape and no byte
+//  over 0x7e, with a `code` that is an integer of at most 3 digits, and no
+//  `content` or `data` but null ({"code":200,"msg":null} and the like).
+//  true and *out filled (msg malloc'd), or false, nothing allocated, for
+//  anything else: the full parse reads it
+static bool
+s_answer_flat (const char *body, size_t len, xxl_wire_answer_t *out)
+{
+    const char *p = body, *end = body + len;
+    const char *msg = NULL;
+    size_t msglen = 0;
+    int code = -1;
+#define SKIP_WS  while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++
+    SKIP_WS;
+    if (p == end || *p++ != '{')
+        return false;
+    SKIP_WS;
+    if (p < end && *p == '}')
+        return false;               //  (no code)
+    while (true) {
+        //  A key, then ':'
+        if (p == end || *p++ != '"')
+            return false;
+        const char *key = p;
+        while (p < end && *p != '"' && *p != '\\' && (unsigned char) *p >= 0x20
+        &&     (unsigned char) *p < 0x7f)
+            p++;
+        if (p == end || *p != '"')
+            return false;
+        size_t keylen = (size_t) (p++ - key);
+        SKIP_WS;
+        if (p == end || *p++ != ':')
+            return false;
+        SKIP_WS;
+        if (p == end)
+            return false;
+        bool is_code = keylen == 4 && memcmp (key, "code", 4) == 0;
+        bool is_msg = keylen == 3 && memcmp (key, "msg", 3) == 0;
+        bool is_content = (keylen == 7 && memcmp (key, "content", 7) == 0)
+                       || (keylen == 4 && memcmp (key, "data", 4) == 0);
+        //  The value
+        if (*p == '"') {
+            const char *text = ++p;
+            while (p < end && *p != '"' && *p != '\\' && (unsigned char) *p >= 0x20
+            &&     (unsigned char) *p < 0x7f)
+                p++;
+            if (p == end || *p != '"' || is_code || is_content)
+                return false;       //  (a code as a string: the full parse)
+            if (is_msg) {
+                msg = text;
+                msglen = (size_t) (p - text);
+            }
+            p++;
+        }
+        else
+        if (end - p >= 4 && memcmp (p, "null", 4) == 0) {
+            if (is_code)
+                return false;
+            if (is_msg)
+                msg = NULL;
+            p += 4;
+        }
+        else
+        if ((end - p >= 4 && memcmp (p, "true", 4) == 0)
+        ||  (end - p >= 5 && memcmp (p, "false", 5) == 0)) {
+            if (is_code || is_content)
+                return false;
+            if (is_msg)
+                msg = NULL;
+            p += *p == 't'? 4: 5;
+        }
+        else
+        if ((*p >= '0' && *p <= '9') || *p == '-') {
+            const char *digits = p;
+            if (*p == '-')
+                p++;
+            if (p == end || *p < '0' || *p > '9' || (*p == '0' && p + 1 < end
+                                                     && p [1] >= '0' && p [1] <= '9'))
+                return false;
+            int value = 0;
+            while (p < end && *p >= '0' && *p <= '9' && p - digits < 4)
+                value = value * 10 + (*p++ - '0');
+            if (p < end && ((*p >= '0' && *p <= '9') || *p == '.' || *p == 'e' || *p == 'E'))
+                return false;       //  (long, or not an integer)
+            if (is_content)
+                return false;
+            if (is_code)
+                code = *digits == '-'? -1: value;
+            if (is_msg)
+                msg = NULL;
+        }
+        else
+            return false;           //  (an object, an array, or not JSON)
+        SKIP_WS;
+        if (p == end)
+            return false;
+        if (*p == '}') {
+            p++;
+            break;
+        }
+        if (*p++ != ',')
+            return false;
+        SKIP_WS;
+    }
+    SKIP_WS;
+#undef SKIP_WS
+    if (p != end || code < 0 || code > 999)
+        return false;
+    out->code = code;
+    if (msg) {
+        out->msg = strndup (msg, msglen);
+        if (!out->msg)
+            return false;
+    }
+    return true;
+}
+
 void
 xxl_wire_answer_read (int status, const char *body, size_t len, const char *why,
                       xxl_wire_answer_t *out)
@@ -201,6 +320,8 @@ xxl_wire_answer_read (int status, const char *body, size_t len, const char *why,
         out->msg = strdup (why && *why? why: "no answer from the executor");
         return;
     }
+    if (status == 200 && body && s_answer_flat (body, len, out))
+        return;
     json_t *root = body && len? json_loadb (body, len, 0, NULL): NULL;
     int64_t code;
     if (status != 200 || !json_is_object (root)
@@ -266,13 +387,143 @@ s_get (const msgpack_object *map, const char *key)
     return NULL;
 }
 
+//  Length of the valid UTF-8 sequence at p (RFC 3629: no overlong forms,
+//  no surrogates, nothing over U+10FFFF), or 0 when it is not one
+static size_t
+s_utf8_seq (const unsigned char *p, size_t n)
+{
+    unsigned char c = p [0], lo = 0x80, hi = 0xbf;
+    size_t need;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf)
+        need = 1;
+    else
+    if (c >= 0xe0 && c <= 0xef) {
+        need = 2;
+        lo = c == 0xe0? 0xa0: 0x80;
+        hi = c == 0xed? 0x9f: 0xbf;
+    }
+    else
+    if (c >= 0xf0 && c <= 0xf4) {
+        need = 3;
+        lo = c == 0xf0? 0x90: 0x80;
+        hi = c == 0xf4? 0x8f: 0xbf;
+    }
+    else
+        return 0;
+    if (n <= need || p [1] < lo || p [1] > hi)
+        return 0;
+    for (size_t i = 2; i <= need; i++)
+        if (p [i] < 0x80 || p [i] > 0xbf)
+            return 0;
+    return need + 1;
+}
+
+//  The JSON text of the bytes [text, text + len) as a string, quotes
+//  included, into out (room for 6 * len + 2 bytes: the longest escape,
+//  \u00XX, of each byte).  '"', '\' and the C0 controls are escaped,
+//  DEL and all else valid UTF-8 copied; each byte of an invalid sequence
+//  becomes U+FFFD (3 bytes).  Returns the bytes written.
+static size_t
+s_quote (char *out, const char *text, size_t len)
+{
+    static const char hex [] = "0123456789abcdef";
+    const unsigned char *p = (const unsigned char *) text;
+    char *o = out;
+    *o++ = '"';
+    for (size_t i = 0; i < len; ) {
+        unsigned char c = p [i];
+        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+            *o++ = (char) c;
+            i++;
+            continue;
+        }
+        if (c < 0x80) {
+            *o++ = '\\';
+            switch (c) {
+                case '"':  *o++ = '"'; break;
+                case '\\': *o++ = '\\'; break;
+                case '\b': *o++ = 'b'; break;
+                case '\f': *o++ = 'f'; break;
+                case '\n': *o++ = 'n'; break;
+                case '\r': *o++ = 'r'; break;
+                case '\t': *o++ = 't'; break;
+                default:
+                    *o++ = 'u'; *o++ = '0'; *o++ = '0';
+                    *o++ = hex [c >> 4]; *o++ = hex [c & 15];
+            }
+            i++;
+            continue;
+        }
+        size_t seq = s_utf8_seq (p + i, len - i);
+        if (seq) {
+            memcpy (o, p + i, seq);
+            o += seq;
+            i += seq;
+        }
+        else {
+            memcpy (o, "\xef\xbf\xbd", 3);
+            o += 3;
+            i++;
+        }
+    }
+    *o++ = '"';
+    return (size_t) (o - out);
+}
+
+//  ,"key": (the comma when comma); returns the end
+static char *
+s_key (char *o, const char *key, bool comma)
+{
+    size_t len = strlen (key);
+    if (comma)
+        *o++ = ',';
+    *o++ = '"';
+    memcpy (o, key, len);
+    o += len;
+    *o++ = '"';
+    *o++ = ':';
+    return o;
+}
+
+//  An integer in decimal; returns the end
+static char *
+s_number (char *o, int64_t number)
+{
+    char digits [24];
+    size_t n = 0;
+    uint64_t u = number < 0? (uint64_t) 0 - (uint64_t) number: (uint64_t) number;
+    do
+        digits [n++] = (char) ('0' + u % 10);
+    while (u /= 10);
+    if (number < 0)
+        *o++ = '-';
+    while (n)
+        *o++ = digits [--n];
+    return o;
+}
+
 char *
 xxl_wire_trigger (const msgpack_object *map)
 {
-    json_t *out = json_object ();
-    if (!out || map->type != MSGPACK_OBJECT_MAP)
-        return s_dump (out);
-    for (int i = 0; s_trigger_ints [i]; i++) {
+    //  Written straight into one buffer, sized first: each integer at
+    //  most 20 digits and a sign, each string at most 6 bytes a byte
+    const msgpack_object *strs [sizeof s_trigger_strs / sizeof *s_trigger_strs];
+    size_t cap = 16;
+    for (int i = 0; s_trigger_ints [i]; i++)
+        cap += strlen (s_trigger_ints [i]) + 4 + 21;
+    for (int i = 0; s_trigger_strs [i]; i++) {
+        const msgpack_object *v = map->type == MSGPACK_OBJECT_MAP
+                                ? s_get (map, s_trigger_strs [i]): NULL;
+        strs [i] = v && v->type == MSGPACK_OBJECT_STR? v: NULL;
+        cap += strlen (s_trigger_strs [i]) + 4 + 2 + (strs [i]? 6 * (size_t) v->via.str.size: 0);
+    }
+    char *out = (char *) malloc (cap), *o = out;
+    if (!out)
+        return NULL;
+    *o++ = '{';
+    for (int i = 0; map->type == MSGPACK_OBJECT_MAP && s_trigger_ints [i]; i++) {
         const msgpack_object *v = s_get (map, s_trigger_ints [i]);
         int64_t number = 0;
         if (v && v->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
@@ -280,16 +531,18 @@ xxl_wire_trigger (const msgpack_object *map)
         else
         if (v && v->type == MSGPACK_OBJECT_NEGATIVE_INTEGER)
             number = v->via.i64;
-        json_object_set_new (out, s_trigger_ints [i], json_integer (number));
+        o = s_key (o, s_trigger_ints [i], o - out > 1);
+        o = s_number (o, number);
     }
-    for (int i = 0; s_trigger_strs [i]; i++) {
-        const msgpack_object *v = s_get (map, s_trigger_strs [i]);
-        if (v && v->type == MSGPACK_OBJECT_STR)
-            json_object_set_new (out, s_trigger_strs [i],
-                                 json_stringn (v->via.str.ptr, v->via.str.size));
-        else
-        if (strcmp (s_trigger_strs [i], "glueSource"))
-            json_object_set_new (out, s_trigger_strs [i], json_string (""));
+    for (int i = 0; map->type == MSGPACK_OBJECT_MAP && s_trigger_strs [i]; i++) {
+        if (!strs [i] && !strcmp (s_trigger_strs [i], "glueSource"))
+            continue;
+        o = s_key (o, s_trigger_strs [i], true);
+        o += strs [i]? s_quote (o, strs [i]->via.str.ptr, strs [i]->via.str.size)
+                     : s_quote (o, "", 0);
     }
-    return s_dump (out);
+    *o++ = '}';
+    *o = 0;
+    assert ((size_t) (o - out) < cap);
+    return out;
 }
