@@ -96,11 +96,16 @@ xxl_wire_callbacks_free (xxl_wire_callback_t *items, size_t count)
     free (items);
 }
 
+static int s_callback_flat (const char *body, size_t len, xxl_wire_callback_t **items_p);
+
 int
 xxl_wire_callback_parse (const char *body, size_t len, xxl_wire_callback_t **items_p,
                          char *why, size_t whylen)
 {
     *items_p = NULL;
+    int flat = s_callback_flat (body, len, items_p);
+    if (flat >= 0)
+        return flat;
     json_error_t error;
     json_t *root = json_loadb (body, len, 0, &error);
     if (!root || !json_is_array (root)) {
@@ -190,122 +195,223 @@ s_excerpt (const char *lead, const char *body, size_t len)
     return out;
 }
 
-//  The common answer read without a tree: a flat JSON object whose values
-//  are integers, null, true, false or strings with no escape and no byte
-//  over 0x7e, with a `code` that is an integer of at most 3 digits, and no
-//  `content` or `data` but null ({"code":200,"msg":null} and the like).
-//  true and *out filled (msg malloc'd), or false, nothing allocated, for
-//  anything else: the full parse reads it
-static bool
-s_answer_flat (const char *body, size_t len, xxl_wire_answer_t *out)
+//  --------------------------------------------------------------------------
+//  The common shapes read without a jansson tree: a flat JSON object
+//  (values integers, null, true, false or strings with no escape and no
+//  byte outside 0x20-0x7e) is scanned into its fields; anything else
+//  (nested values, escapes, reals, long integers, invalid JSON) makes the
+//  scan fail, and the full parse reads the body as before
+
+typedef enum { FLAT_NULL, FLAT_BOOL, FLAT_INT, FLAT_STR } flat_type_t;
+
+typedef struct {
+    const char *key, *text;         //  not NUL-terminated
+    size_t keylen, len;
+    flat_type_t type;
+    int64_t number;
+} flat_field_t;
+
+//  Most fields of a flat object read (more: the full parse)
+#define FLAT_FIELDS  16
+
+static const char *
+s_flat_ws (const char *p, const char *end)
 {
-    const char *p = body, *end = body + len;
-    const char *msg = NULL;
-    size_t msglen = 0;
-    int code = -1;
-#define SKIP_WS  while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++
-    SKIP_WS;
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+        p++;
+    return p;
+}
+
+//  A string with no escape at p (after its '"'): its end (the closing
+//  '"'), or NULL
+static const char *
+s_flat_string (const char *p, const char *end)
+{
+    while (p < end && *p != '"' && *p != '\\' && (unsigned char) *p >= 0x20
+    &&     (unsigned char) *p < 0x7f)
+        p++;
+    return p < end && *p == '"'? p: NULL;
+}
+
+//  Scans the flat object at *pp (whitespace before it skipped) into
+//  fields: their count, *pp past the '}'; or -1
+static int
+s_flat_object (const char **pp, const char *end, flat_field_t *fields)
+{
+    const char *p = s_flat_ws (*pp, end);
+    int count = 0;
     if (p == end || *p++ != '{')
-        return false;
-    SKIP_WS;
-    if (p < end && *p == '}')
-        return false;               //  (no code)
+        return -1;
+    p = s_flat_ws (p, end);
+    if (p < end && *p == '}') {
+        *pp = p + 1;
+        return 0;
+    }
     while (true) {
-        //  A key, then ':'
-        if (p == end || *p++ != '"')
-            return false;
-        const char *key = p;
-        while (p < end && *p != '"' && *p != '\\' && (unsigned char) *p >= 0x20
-        &&     (unsigned char) *p < 0x7f)
-            p++;
-        if (p == end || *p != '"')
-            return false;
-        size_t keylen = (size_t) (p++ - key);
-        SKIP_WS;
+        if (count == FLAT_FIELDS || p == end || *p++ != '"')
+            return -1;
+        flat_field_t *f = fields + count++;
+        f->key = p;
+        if (!(p = s_flat_string (p, end)))
+            return -1;
+        f->keylen = (size_t) (p++ - f->key);
+        p = s_flat_ws (p, end);
         if (p == end || *p++ != ':')
-            return false;
-        SKIP_WS;
+            return -1;
+        p = s_flat_ws (p, end);
         if (p == end)
-            return false;
-        bool is_code = keylen == 4 && memcmp (key, "code", 4) == 0;
-        bool is_msg = keylen == 3 && memcmp (key, "msg", 3) == 0;
-        bool is_content = (keylen == 7 && memcmp (key, "content", 7) == 0)
-                       || (keylen == 4 && memcmp (key, "data", 4) == 0);
-        //  The value
+            return -1;
         if (*p == '"') {
-            const char *text = ++p;
-            while (p < end && *p != '"' && *p != '\\' && (unsigned char) *p >= 0x20
-            &&     (unsigned char) *p < 0x7f)
-                p++;
-            if (p == end || *p != '"' || is_code || is_content)
-                return false;       //  (a code as a string: the full parse)
-            if (is_msg) {
-                msg = text;
-                msglen = (size_t) (p - text);
-            }
-            p++;
+            f->type = FLAT_STR;
+            f->text = ++p;
+            if (!(p = s_flat_string (p, end)))
+                return -1;
+            f->len = (size_t) (p++ - f->text);
         }
         else
         if (end - p >= 4 && memcmp (p, "null", 4) == 0) {
-            if (is_code)
-                return false;
-            if (is_msg)
-                msg = NULL;
+            f->type = FLAT_NULL;
             p += 4;
         }
         else
-        if ((end - p >= 4 && memcmp (p, "true", 4) == 0)
-        ||  (end - p >= 5 && memcmp (p, "false", 5) == 0)) {
-            if (is_code || is_content)
-                return false;
-            if (is_msg)
-                msg = NULL;
-            p += *p == 't'? 4: 5;
+        if (end - p >= 4 && memcmp (p, "true", 4) == 0) {
+            f->type = FLAT_BOOL;
+            p += 4;
         }
         else
-        if ((*p >= '0' && *p <= '9') || *p == '-') {
-            const char *digits = p;
-            if (*p == '-')
+        if (end - p >= 5 && memcmp (p, "false", 5) == 0) {
+            f->type = FLAT_BOOL;
+            p += 5;
+        }
+        else {
+            //  An integer of at most 18 digits, as JSON writes one
+            bool negative = *p == '-';
+            if (negative)
                 p++;
-            if (p == end || *p < '0' || *p > '9' || (*p == '0' && p + 1 < end
-                                                     && p [1] >= '0' && p [1] <= '9'))
-                return false;
-            int value = 0;
-            while (p < end && *p >= '0' && *p <= '9' && p - digits < 4)
+            const char *digits = p;
+            int64_t value = 0;
+            while (p < end && *p >= '0' && *p <= '9' && p - digits < 18)
                 value = value * 10 + (*p++ - '0');
-            if (p < end && ((*p >= '0' && *p <= '9') || *p == '.' || *p == 'e' || *p == 'E'))
-                return false;       //  (long, or not an integer)
-            if (is_content)
-                return false;
-            if (is_code)
-                code = *digits == '-'? -1: value;
-            if (is_msg)
-                msg = NULL;
+            if (p == digits || (*digits == '0' && p - digits > 1)
+            ||  (p < end && ((*p >= '0' && *p <= '9') || *p == '.' || *p == 'e' || *p == 'E')))
+                return -1;
+            f->type = FLAT_INT;
+            f->number = negative? -value: value;
         }
-        else
-            return false;           //  (an object, an array, or not JSON)
-        SKIP_WS;
+        p = s_flat_ws (p, end);
         if (p == end)
-            return false;
+            return -1;
         if (*p == '}') {
-            p++;
-            break;
+            *pp = p + 1;
+            return count;
         }
         if (*p++ != ',')
-            return false;
-        SKIP_WS;
+            return -1;
+        p = s_flat_ws (p, end);
     }
-    SKIP_WS;
-#undef SKIP_WS
-    if (p != end || code < 0 || code > 999)
+}
+
+//  The field named key (its last, as jansson keeps the last of a repeated
+//  key), or NULL
+static const flat_field_t *
+s_flat_get (const flat_field_t *fields, int count, const char *key)
+{
+    size_t keylen = strlen (key);
+    for (int i = count - 1; i >= 0; i--)
+        if (fields [i].keylen == keylen && memcmp (fields [i].key, key, keylen) == 0)
+            return fields + i;
+    return NULL;
+}
+
+//  The common answer ({"code":200,"msg":null} and the like: an integer
+//  code 0-999, no content or data but null): true and *out filled, msg
+//  malloc'd; or false, nothing allocated
+static bool
+s_answer_flat (const char *body, size_t len, xxl_wire_answer_t *out)
+{
+    flat_field_t fields [FLAT_FIELDS];
+    const char *p = body, *end = body + len;
+    int count = s_flat_object (&p, end, fields);
+    if (count < 0 || s_flat_ws (p, end) != end)
         return false;
-    out->code = code;
-    if (msg) {
-        out->msg = strndup (msg, msglen);
+    const flat_field_t *code = s_flat_get (fields, count, "code");
+    const flat_field_t *msg = s_flat_get (fields, count, "msg");
+    const flat_field_t *content = s_flat_get (fields, count, "content");
+    const flat_field_t *data = s_flat_get (fields, count, "data");
+    if (!code || code->type != FLAT_INT || code->number < 0 || code->number > 999
+    ||  (content && content->type != FLAT_NULL) || (data && data->type != FLAT_NULL))
+        return false;
+    out->code = (int) code->number;
+    if (msg && msg->type == FLAT_STR) {
+        out->msg = strndup (msg->text, msg->len);
         if (!out->msg)
             return false;
     }
     return true;
+}
+
+//  A callback batch of flat items of the 2.3+ form ({logId, logDateTim or
+//  logDateTime, handleCode, handleMsg}, integers as integers), each valid:
+//  their count with *items_p malloc'd; or -1, nothing allocated
+static int
+s_callback_flat (const char *body, size_t len, xxl_wire_callback_t **items_p)
+{
+    const char *p = s_flat_ws (body, body + len), *end = body + len;
+    if (p == end || *p++ != '[')
+        return -1;
+    p = s_flat_ws (p, end);
+    xxl_wire_callback_t *items = NULL;
+    size_t count = 0, cap = 0;
+    if (p < end && *p == ']')
+        p++;
+    else
+    while (true) {
+        flat_field_t fields [FLAT_FIELDS];
+        int n = s_flat_object (&p, end, fields);
+        if (n < 0 || count == XXL_WIRE_BATCH_MAX)
+            goto fail;
+        const flat_field_t *log_id = s_flat_get (fields, n, "logId");
+        const flat_field_t *when = s_flat_get (fields, n, "logDateTim");
+        if (!when)
+            when = s_flat_get (fields, n, "logDateTime");
+        const flat_field_t *code = s_flat_get (fields, n, "handleCode");
+        const flat_field_t *msg = s_flat_get (fields, n, "handleMsg");
+        if (!log_id || log_id->type != FLAT_INT || log_id->number <= 0
+        ||  (when && when->type == FLAT_STR) || s_flat_get (fields, n, "executeResult")
+        ||  !code || code->type != FLAT_INT || code->number < 1 || code->number > 999)
+            goto fail;
+        if (count == cap) {
+            cap = cap? 2 * cap: 16;
+            xxl_wire_callback_t *grown = (xxl_wire_callback_t *)
+                realloc (items, cap * sizeof *items);
+            if (!grown)
+                goto fail;
+            items = grown;
+        }
+        xxl_wire_callback_t *cb = items + count++;
+        cb->log_id = log_id->number;
+        cb->log_date_time = when && when->type == FLAT_INT && when->number > 0? when->number: 0;
+        cb->code = (int) code->number;
+        cb->msg = NULL;
+        if (msg && msg->type == FLAT_STR && !(cb->msg = strndup (msg->text, msg->len)))
+            goto fail;
+        p = s_flat_ws (p, end);
+        if (p < end && *p == ']') {
+            p++;
+            break;
+        }
+        if (p == end || *p++ != ',')
+            goto fail;
+    }
+    if (s_flat_ws (p, end) != end)
+        goto fail;
+    *items_p = items? items: (xxl_wire_callback_t *) calloc (1, sizeof *items);
+    if (!*items_p)
+        return -1;
+    return (int) count;
+fail:
+    xxl_wire_callbacks_free (items, count);
+    return -1;
 }
 
 void

@@ -49,6 +49,77 @@ test_registry (void)
     zstr_free (&body);
 }
 
+//  A one-item callback batch read as jansson reads it: log_id, time,
+//  code and msg (NULL: none); -1 log_id: the batch is refused
+static void
+s_check_callback (const char *body, int64_t log_id, int64_t when, int code, const char *msg)
+{
+    xxl_wire_callback_t *items = NULL;
+    char why [256];
+    int n = xxl_wire_callback_parse (body, strlen (body), &items, why, sizeof why);
+    if (log_id < 0) {
+        XXL_CHECK_MSG (n == -1 && items == NULL, "%s: %d item(s), not refused", body, n);
+        return;
+    }
+    XXL_CHECK_MSG (n == 1, "%s: %d item(s) (%s)", body, n, n < 0? why: "");
+    if (n == 1) {
+        XXL_CHECK_MSG (items [0].log_id == log_id && items [0].log_date_time == when
+                       && items [0].code == code, "%s: %" PRId64 " %" PRId64 " %d", body,
+                       items [0].log_id, items [0].log_date_time, items [0].code);
+        XXL_CHECK_MSG (msg? items [0].msg && streq (items [0].msg, msg): !items [0].msg,
+                       "%s: msg %s", body, items [0].msg);
+    }
+    xxl_wire_callbacks_free (items, n > 0? (size_t) n: 0);
+}
+
+static void
+test_callback_shapes (void)
+{
+    //  Read without a tree: Python's and Java's spacing, either spelling
+    s_check_callback ("[{\"logId\": 7, \"logDateTim\": 17, \"handleCode\": 200, \"handleMsg\": null}]",
+                      7, 17, 200, NULL);
+    s_check_callback (" [ {\"logId\":7,\"logDateTime\":17,\"handleCode\":500,\"handleMsg\":\"boom\"} ]\n",
+                      7, 17, 500, "boom");
+    s_check_callback ("[{\"logId\":7,\"logDateTim\":null,\"logDateTime\":5,\"handleCode\":200}]",
+                      7, 0, 200, NULL);
+    s_check_callback ("[{\"logId\":7,\"logDateTim\":-1,\"handleCode\":200,\"handleMsg\":true,"
+                      "\"extra\":false}]", 7, 0, 200, NULL);
+    s_check_callback ("[{\"handleCode\":200,\"logId\":1,\"logId\":2}]", 2, 0, 200, NULL);
+    //  Read by the full parse
+    s_check_callback ("[{\"logId\":\"7\",\"logDateTim\":\"9\",\"handleCode\":\"200\"}]", 7, 9, 200, NULL);
+    s_check_callback ("[{\"logId\":7,\"handleCode\":200,\"handleMsg\":\"a\\nb \\u4efb\"}]",
+                      7, 0, 200, "a\nb \xe4\xbb\xbb");
+    s_check_callback ("[{\"logId\":7,\"handleCode\":200,\"handleMsg\":\"\xe4\xbb\xbb\"}]",
+                      7, 0, 200, "\xe4\xbb\xbb");
+    s_check_callback ("[{\"logId\":1234567890123456789,\"handleCode\":200}]",
+                      1234567890123456789LL, 0, 200, NULL);
+    //  Refused by both
+    s_check_callback ("[{\"logId\":7,\"handleCode\":200.0}]", -1, 0, 0, NULL);
+    s_check_callback ("[{\"logId\":-7,\"handleCode\":200}]", -1, 0, 0, NULL);
+    s_check_callback ("[{\"logId\":07,\"handleCode\":200}]", -1, 0, 0, NULL);
+    s_check_callback ("[{\"logId\":7,\"handleCode\":0}]", -1, 0, 0, NULL);
+    s_check_callback ("[{\"logId\":7}]", -1, 0, 0, NULL);
+    s_check_callback ("[{\"logId\":7,\"handleCode\":200},]", -1, 0, 0, NULL);
+    s_check_callback ("[{\"logId\":7,\"handleCode\":200}", -1, 0, 0, NULL);
+    s_check_callback ("[{\"logId\":7,\"handleCode\":200}]]", -1, 0, 0, NULL);
+    s_check_callback ("[{\"logId\":7,\"handleCode\":200} {\"logId\":8,\"handleCode\":200}]",
+                      -1, 0, 0, NULL);
+    s_check_callback ("[7]", -1, 0, 0, NULL);
+    //  A batch of many
+    char body [4096] = "[";
+    for (int i = 1; i <= 40; i++)
+        snprintf (body + strlen (body), sizeof body - strlen (body),
+                  "%s{\"logId\":%d,\"handleCode\":200,\"handleMsg\":\"m%d\"}", i > 1? ",": "", i, i);
+    strcat (body, "]");
+    xxl_wire_callback_t *items = NULL;
+    char why [256];
+    int n = xxl_wire_callback_parse (body, strlen (body), &items, why, sizeof why);
+    XXL_CHECK_INT (n, 40);
+    if (n == 40)
+        XXL_CHECK (items [39].log_id == 40 && streq (items [39].msg, "m40"));
+    xxl_wire_callbacks_free (items, n > 0? (size_t) n: 0);
+}
+
 static void
 test_callback (void)
 {
@@ -583,6 +654,7 @@ main (void)
     zsys_init ();
     test_registry ();
     test_callback ();
+    test_callback_shapes ();
     test_answers ();
     test_trigger ();
     test_trigger_strings ();
