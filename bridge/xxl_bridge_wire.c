@@ -2,7 +2,10 @@
 
     See xxl_bridge_wire.h.  Every parse is bounded by its input: jansson
     reads at most len bytes (JSON_DISABLE_EOF_CHECK not set: trailing
-    garbage is an error), nothing is kept from a body that fails.
+    garbage is an error), and so does the flat scanner (the common shapes,
+    read without a tree: what it reads, jansson reads the same way; what
+    it does not take, jansson reads); nothing is kept from a body that
+    fails.
 */
 
 #define _GNU_SOURCE
@@ -498,32 +501,19 @@ s_get (const msgpack_object *map, const char *key)
 static size_t
 s_utf8_seq (const unsigned char *p, size_t n)
 {
-    unsigned char c = p [0], lo = 0x80, hi = 0xbf;
-    size_t need;
+    unsigned char c = p [0];
     if (c < 0x80)
         return 1;
-    if (c >= 0xc2 && c <= 0xdf)
-        need = 1;
-    else
-    if (c >= 0xe0 && c <= 0xef) {
-        need = 2;
-        lo = c == 0xe0? 0xa0: 0x80;
-        hi = c == 0xed? 0x9f: 0xbf;
-    }
-    else
-    if (c >= 0xf0 && c <= 0xf4) {
-        need = 3;
-        lo = c == 0xf0? 0x90: 0x80;
-        hi = c == 0xf4? 0x8f: 0xbf;
-    }
-    else
+    //  Its length, and the range of its second byte, by its first
+    size_t need = c >= 0xf0? 4: c >= 0xe0? 3: 2;
+    unsigned char lo = c == 0xe0? 0xa0: c == 0xf0? 0x90: 0x80;
+    unsigned char hi = c == 0xed? 0x9f: c == 0xf4? 0x8f: 0xbf;
+    if (c < 0xc2 || c > 0xf4 || n < need || p [1] < lo || p [1] > hi)
         return 0;
-    if (n <= need || p [1] < lo || p [1] > hi)
-        return 0;
-    for (size_t i = 2; i <= need; i++)
-        if (p [i] < 0x80 || p [i] > 0xbf)
+    for (size_t i = 2; i < need; i++)
+        if ((p [i] & 0xc0) != 0x80)
             return 0;
-    return need + 1;
+    return need;
 }
 
 //  The JSON text of the bytes [text, text + len) as a string, quotes

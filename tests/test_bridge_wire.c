@@ -299,6 +299,10 @@ test_trigger_strings (void)
     //  counted the pair)
     xxl_enc_key (enc, "executorParams");
     xxl_enc_raw (enc, "\xd9\x13" "a\x00" "b\n\t\x01\x1f\x7f \xe4\xbb\xbb\xe5\x8a\xa1 \xff\xc3/", 21, 0);
+    //  (4 bytes, then overlong, surrogate, over U+10FFFF, truncated)
+    xxl_enc_key (enc, "glueSource");
+    xxl_enc_raw (enc, "\xd9\x13" "\xf0\x9f\x98\x80|\xc0\x80|\xed\xa0\x80|\xf4\x90\x80\x80|\xe4\xbb",
+                 21, 0);
     size_t size;
     const void *data = xxl_enc_finish (enc, &size);
     char err [256];
@@ -316,7 +320,10 @@ test_trigger_strings (void)
                    && memcmp (json_string_value (params), "a\x00" "b\n\t\x01\x1f\x7f \xe4\xbb\xbb"
                               "\xe5\x8a\xa1 \xef\xbf\xbd\xef\xbf\xbd/", 23) == 0, "%s", json);
     XXL_CHECK_STR (json_string_value (json_object_get (t, "glueType")), "");
-    XXL_CHECK (!json_object_get (t, "glueSource"));
+#define FFFD "\xef\xbf\xbd"
+    XXL_CHECK_STR (json_string_value (json_object_get (t, "glueSource")),
+                   "\xf0\x9f\x98\x80|" FFFD FFFD "|" FFFD FFFD FFFD "|" FFFD FFFD FFFD FFFD "|" FFFD FFFD);
+#undef FFFD
     XXL_CHECK_MSG (strstr (json ? json: "", "\"jobId\":4,\"executorTimeout\":0,\"logId\""),
                    "integers first, in order: %s", json);
     json_decref (t);
