@@ -39,10 +39,15 @@ struct _xxl_bridge_call_t {
     size_t nidle;                   //  (at most `parallel`)
 };
 
+//  Most answer bytes held in the call itself (the common answer,
+//  {"code":200,"msg":null}, with room): a longer one is malloc'd
+#define CALL_ANSWER_INLINE  128
+
 typedef struct {
     CURL *easy;
-    char *body;
-    char *answer;
+    char *body;                     //  (in the call's own allocation)
+    size_t body_len;
+    char *answer;                   //  inline, or malloc'd past it
     size_t len, cap;
     bool too_long;
     char error [CURL_ERROR_SIZE];
@@ -52,7 +57,9 @@ typedef struct {
     bool in_multi;
     int timeout_ms;
     int64_t posted;                 //  zclock_mono when posted
-    char *url;                      //  the whole URL
+    char *url;                      //  the whole URL (in the call's own allocation)
+    char inline_answer [CALL_ANSWER_INLINE];
+    char text [];                   //  url, NUL, body, NUL
 } call_t;
 
 //  How often waiting calls are looked at for their timeout (ms)
@@ -193,9 +200,8 @@ s_call_free (xxl_bridge_call_t *self, call_t *call)
     else
     if (call->easy)
         curl_easy_cleanup (call->easy);
-    free (call->url);
-    free (call->body);
-    free (call->answer);
+    if (call->answer != call->inline_answer)
+        free (call->answer);
     free (call);
     self->count--;
 }
@@ -238,9 +244,12 @@ s_write (char *data, size_t size, size_t nmemb, void *arg)
     }
     if (call->len + n + 1 > call->cap) {
         size_t cap = (call->len + n + 1) * 2;
-        char *grown = (char *) realloc (call->answer, cap);
+        char *grown = (char *) realloc (call->answer == call->inline_answer? NULL: call->answer,
+                                        cap);
         if (!grown)
             return 0;
+        if (call->answer == call->inline_answer)
+            memcpy (grown, call->answer, call->len);
         call->answer = grown;
         call->cap = cap;
     }
@@ -271,12 +280,15 @@ s_join (xxl_bridge_call_t *self, call_t *call, long left_ms)
         curl_easy_setopt (e, CURLOPT_USERAGENT, "xxl-bridge");
         curl_easy_setopt (e, CURLOPT_CLOSESOCKETFUNCTION, s_close);
         curl_easy_setopt (e, CURLOPT_CLOSESOCKETDATA, self);
+        //  (no proxy: the executors are called directly, and libcurl then
+        //  reads no *_proxy environment variables a call)
+        curl_easy_setopt (e, CURLOPT_PROXY, "");
     }
     //  and each call's own
     curl_easy_setopt (e, CURLOPT_URL, call->url);
     curl_easy_setopt (e, CURLOPT_PRIVATE, call);
     curl_easy_setopt (e, CURLOPT_POSTFIELDS, call->body);
-    curl_easy_setopt (e, CURLOPT_POSTFIELDSIZE, (long) strlen (call->body));
+    curl_easy_setopt (e, CURLOPT_POSTFIELDSIZE, (long) call->body_len);
     curl_easy_setopt (e, CURLOPT_WRITEDATA, call);
     curl_easy_setopt (e, CURLOPT_ERRORBUFFER, call->error);
     curl_easy_setopt (e, CURLOPT_TIMEOUT_MS, left_ms);
@@ -297,21 +309,32 @@ xxl_bridge_call_post (xxl_bridge_call_t *self, const char *url, const char *path
 {
     if (self->count >= (size_t) self->queued)
         return -1;
-    call_t *call = (call_t *) calloc (1, sizeof *call);
+    //  One allocation: the call, its URL (the executor's, XXL-JOB's ending
+    //  in '/', and the path) and its body
+    size_t ulen = strlen (url), plen = strlen (path), blen = body? strlen (body): 0;
+    bool slash = !(ulen && url [ulen - 1] == '/');
+    call_t *call = (call_t *) malloc (sizeof *call + ulen + slash + plen + 1 + blen + 1);
     if (!call)
         return -1;
-    call->body = strdup (body? body: "");
-    //  The URL: the executor's (XXL-JOB's end in '/') and the path
-    size_t ulen = strlen (url);
-    call->url = zsys_sprintf ("%s%s%s", url, ulen && url [ulen - 1] == '/'? "": "/", path);
+    memset (call, 0, offsetof (call_t, inline_answer));
+    call->url = call->text;
+    memcpy (call->url, url, ulen);
+    if (slash)
+        call->url [ulen] = '/';
+    memcpy (call->url + ulen + slash, path, plen + 1);
+    call->body = call->url + ulen + slash + plen + 1;
+    if (blen)
+        memcpy (call->body, body, blen);
+    call->body [blen] = 0;
+    call->body_len = blen;
+    call->answer = call->inline_answer;
+    call->answer [0] = 0;
+    call->cap = sizeof call->inline_answer;
     call->done = done;
     call->arg = arg;
     call->timeout_ms = timeout_ms;
     call->posted = zclock_mono ();
-    if (!call->body || !call->url
-    ||  (zlistx_size (self->calls) < self->parallel && s_join (self, call, timeout_ms))) {
-        free (call->body);
-        zstr_free (&call->url);
+    if (zlistx_size (self->calls) < self->parallel && s_join (self, call, timeout_ms)) {
         free (call);
         return -1;
     }
@@ -437,7 +460,7 @@ xxl_bridge_call_perform (xxl_bridge_call_t *self, bool ready)
         else
             snprintf (why, sizeof why, "%s", *call->error? call->error
                                              : curl_easy_strerror (msg->data.result));
-        call->done (call->arg, (int) status, call->answer? call->answer: "", call->len, why);
+        call->done (call->arg, (int) status, call->answer, call->len, why);
         s_call_free (self, call);
     }
     s_promote (self);

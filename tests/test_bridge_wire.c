@@ -49,6 +49,77 @@ test_registry (void)
     zstr_free (&body);
 }
 
+//  A one-item callback batch read as jansson reads it: log_id, time,
+//  code and msg (NULL: none); -1 log_id: the batch is refused
+static void
+s_check_callback (const char *body, int64_t log_id, int64_t when, int code, const char *msg)
+{
+    xxl_wire_callback_t *items = NULL;
+    char why [256];
+    int n = xxl_wire_callback_parse (body, strlen (body), &items, why, sizeof why);
+    if (log_id < 0) {
+        XXL_CHECK_MSG (n == -1 && items == NULL, "%s: %d item(s), not refused", body, n);
+        return;
+    }
+    XXL_CHECK_MSG (n == 1, "%s: %d item(s) (%s)", body, n, n < 0? why: "");
+    if (n == 1) {
+        XXL_CHECK_MSG (items [0].log_id == log_id && items [0].log_date_time == when
+                       && items [0].code == code, "%s: %" PRId64 " %" PRId64 " %d", body,
+                       items [0].log_id, items [0].log_date_time, items [0].code);
+        XXL_CHECK_MSG (msg? items [0].msg && streq (items [0].msg, msg): !items [0].msg,
+                       "%s: msg %s", body, items [0].msg);
+    }
+    xxl_wire_callbacks_free (items, n > 0? (size_t) n: 0);
+}
+
+static void
+test_callback_shapes (void)
+{
+    //  Read without a tree: Python's and Java's spacing, either spelling
+    s_check_callback ("[{\"logId\": 7, \"logDateTim\": 17, \"handleCode\": 200, \"handleMsg\": null}]",
+                      7, 17, 200, NULL);
+    s_check_callback (" [ {\"logId\":7,\"logDateTime\":17,\"handleCode\":500,\"handleMsg\":\"boom\"} ]\n",
+                      7, 17, 500, "boom");
+    s_check_callback ("[{\"logId\":7,\"logDateTim\":null,\"logDateTime\":5,\"handleCode\":200}]",
+                      7, 0, 200, NULL);
+    s_check_callback ("[{\"logId\":7,\"logDateTim\":-1,\"handleCode\":200,\"handleMsg\":true,"
+                      "\"extra\":false}]", 7, 0, 200, NULL);
+    s_check_callback ("[{\"handleCode\":200,\"logId\":1,\"logId\":2}]", 2, 0, 200, NULL);
+    //  Read by the full parse
+    s_check_callback ("[{\"logId\":\"7\",\"logDateTim\":\"9\",\"handleCode\":\"200\"}]", 7, 9, 200, NULL);
+    s_check_callback ("[{\"logId\":7,\"handleCode\":200,\"handleMsg\":\"a\\nb \\u4efb\"}]",
+                      7, 0, 200, "a\nb \xe4\xbb\xbb");
+    s_check_callback ("[{\"logId\":7,\"handleCode\":200,\"handleMsg\":\"\xe4\xbb\xbb\"}]",
+                      7, 0, 200, "\xe4\xbb\xbb");
+    s_check_callback ("[{\"logId\":1234567890123456789,\"handleCode\":200}]",
+                      1234567890123456789LL, 0, 200, NULL);
+    //  Refused by both
+    s_check_callback ("[{\"logId\":7,\"handleCode\":200.0}]", -1, 0, 0, NULL);
+    s_check_callback ("[{\"logId\":-7,\"handleCode\":200}]", -1, 0, 0, NULL);
+    s_check_callback ("[{\"logId\":07,\"handleCode\":200}]", -1, 0, 0, NULL);
+    s_check_callback ("[{\"logId\":7,\"handleCode\":0}]", -1, 0, 0, NULL);
+    s_check_callback ("[{\"logId\":7}]", -1, 0, 0, NULL);
+    s_check_callback ("[{\"logId\":7,\"handleCode\":200},]", -1, 0, 0, NULL);
+    s_check_callback ("[{\"logId\":7,\"handleCode\":200}", -1, 0, 0, NULL);
+    s_check_callback ("[{\"logId\":7,\"handleCode\":200}]]", -1, 0, 0, NULL);
+    s_check_callback ("[{\"logId\":7,\"handleCode\":200} {\"logId\":8,\"handleCode\":200}]",
+                      -1, 0, 0, NULL);
+    s_check_callback ("[7]", -1, 0, 0, NULL);
+    //  A batch of many
+    char body [4096] = "[";
+    for (int i = 1; i <= 40; i++)
+        snprintf (body + strlen (body), sizeof body - strlen (body),
+                  "%s{\"logId\":%d,\"handleCode\":200,\"handleMsg\":\"m%d\"}", i > 1? ",": "", i, i);
+    strcat (body, "]");
+    xxl_wire_callback_t *items = NULL;
+    char why [256];
+    int n = xxl_wire_callback_parse (body, strlen (body), &items, why, sizeof why);
+    XXL_CHECK_INT (n, 40);
+    if (n == 40)
+        XXL_CHECK (items [39].log_id == 40 && streq (items [39].msg, "m40"));
+    xxl_wire_callbacks_free (items, n > 0? (size_t) n: 0);
+}
+
 static void
 test_callback (void)
 {
@@ -146,6 +217,119 @@ test_answers (void)
     char *fail = xxl_wire_fail (500, "no \"way\"");
     XXL_CHECK_STR (fail, "{\"code\":500,\"msg\":\"no \\\"way\\\"\"}");
     free (fail);
+}
+
+//  What the answer read must give for body, as jansson reads it: the
+//  code, the msg and whether a content came (the flat reader and the full
+//  parse agree on every shape)
+static void
+s_check_answer (const char *body, int code, const char *msg, bool content)
+{
+    xxl_wire_answer_t a;
+    xxl_wire_answer_read (200, body, strlen (body), NULL, &a);
+    XXL_CHECK_MSG (a.code == code, "%s: code %d, not %d", body, a.code, code);
+    if (msg && *msg == '~')
+        XXL_CHECK_MSG (a.msg && strstr (a.msg, msg + 1), "%s: msg %s", body, a.msg);
+    else
+    if (msg)
+        XXL_CHECK_MSG (a.msg && streq (a.msg, msg), "%s: msg %s, not %s", body, a.msg, msg);
+    else
+        XXL_CHECK_MSG (a.msg == NULL, "%s: msg %s, not none", body, a.msg);
+    XXL_CHECK_MSG ((a.content != NULL) == content, "%s: content %p", body, (void *) a.content);
+    xxl_wire_answer_free (&a);
+}
+
+static void
+test_answer_shapes (void)
+{
+    //  The common shapes (read without a tree)
+    s_check_answer ("{\"code\":200,\"msg\":null}", 200, NULL, false);
+    s_check_answer ("{\"code\":200}", 200, NULL, false);
+    s_check_answer (" {\r\n \"code\" : 200 ,\t\"msg\" : \"ok\" } \n", 200, "ok", false);
+    s_check_answer ("{\"code\":200,\"msg\":null,\"content\":null}", 200, NULL, false);
+    s_check_answer ("{\"code\":200,\"msg\":null,\"data\":null}", 200, NULL, false);
+    s_check_answer ("{\"msg\":\"busy\",\"code\":500}", 500, "busy", false);
+    s_check_answer ("{\"code\":0,\"msg\":true}", 0, NULL, false);
+    s_check_answer ("{\"code\":999,\"msg\":12,\"other\":false}", 999, NULL, false);
+    s_check_answer ("{\"code\":500,\"code\":200,\"msg\":\"a\",\"msg\":null}", 200, NULL, false);
+    s_check_answer ("{\"code\":200,\"msg\":\"\"}", 200, "", false);
+    //  Those the full parse reads
+    s_check_answer ("{\"code\":200,\"msg\":\"a \\\"quoted\\\" word\"}", 200, "a \"quoted\" word", false);
+    s_check_answer ("{\"code\":500,\"msg\":\"\u4efb\u52a1\"}", 500, "\u4efb\u52a1", false);
+    s_check_answer ("{\"code\":\"200\",\"msg\":null}", 200, NULL, false);
+    s_check_answer ("{\"code\":200,\"content\":\"text\"}", 200, NULL, true);
+    s_check_answer ("{\"code\":200,\"data\":[1]}", 200, NULL, true);
+    s_check_answer ("{\"code\":200,\"logId\":1700000000000123}", 200, NULL, false);
+    //  Refused by both: not integers 0-999, not one JSON object
+    s_check_answer ("{\"code\":200.0}", 500, "~HTTP 200", false);
+    s_check_answer ("{\"code\":2e2}", 500, "~HTTP 200", false);
+    s_check_answer ("{\"code\":0200}", 500, "~HTTP 200", false);
+    s_check_answer ("{\"code\":1000}", 500, "~HTTP 200", false);
+    s_check_answer ("{\"code\":-200}", 500, "~HTTP 200", false);
+    s_check_answer ("{\"code\":12345}", 500, "~HTTP 200", false);
+    s_check_answer ("{\"code\":null}", 500, "~HTTP 200", false);
+    s_check_answer ("{\"code\":200}x", 500, "~HTTP 200", false);
+    s_check_answer ("{\"code\":200,}", 500, "~HTTP 200", false);
+    s_check_answer ("{\"code\":200", 500, "~HTTP 200", false);
+    s_check_answer ("{\"code\" 200}", 500, "~HTTP 200", false);
+    s_check_answer ("{\"code\":200,\"msg\":nul}", 500, "~HTTP 200", false);
+    s_check_answer ("{}", 500, "~HTTP 200", false);
+    s_check_answer ("[{\"code\":200}]", 500, "~HTTP 200", false);
+    //  (not HTTP 200: never read as an answer)
+    xxl_wire_answer_t a;
+    xxl_wire_answer_read (503, S ("{\"code\":200,\"msg\":null}"), NULL, &a);
+    XXL_CHECK_INT (a.code, 500);
+    XXL_CHECK_HAS (a.msg, "HTTP 503");
+    xxl_wire_answer_free (&a);
+}
+
+//  The TriggerParam's strings are JSON strings however they came: quotes,
+//  backslashes, controls and a NUL escaped, UTF-8 kept, an invalid byte
+//  made U+FFFD
+static void
+test_trigger_strings (void)
+{
+    xxl_enc_t *enc = xxl_enc_new ();
+    xxl_enc_request (enc, "RUN", 3);
+    xxl_enc_kint (enc, "jobId", 4);
+    xxl_enc_kint (enc, "logId", 9223372036854775807LL);
+    xxl_enc_kint (enc, "broadcastIndex", -1);
+    xxl_enc_kstr (enc, "executorHandler", "demo\"Handler\\");
+    //  (a str of the sender's bytes, as raw msgpack: str8, 19 bytes; the key
+    //  counted the pair)
+    xxl_enc_key (enc, "executorParams");
+    xxl_enc_raw (enc, "\xd9\x13" "a\x00" "b\n\t\x01\x1f\x7f \xe4\xbb\xbb\xe5\x8a\xa1 \xff\xc3/", 21, 0);
+    //  (4 bytes, then overlong, surrogate, over U+10FFFF, truncated)
+    xxl_enc_key (enc, "glueSource");
+    xxl_enc_raw (enc, "\xd9\x13" "\xf0\x9f\x98\x80|\xc0\x80|\xed\xa0\x80|\xf4\x90\x80\x80|\xe4\xbb",
+                 21, 0);
+    size_t size;
+    const void *data = xxl_enc_finish (enc, &size);
+    char err [256];
+    xxl_msg_t *msg = xxl_msg_decode (data, size, NULL, err, sizeof err);
+    XXL_CHECK_MSG (msg, "%s", err);
+    char *json = msg? xxl_wire_trigger (xxl_msg_root (msg)): NULL;
+    json_error_t error;
+    json_t *t = json? json_loads (json, JSON_ALLOW_NUL, &error): NULL;
+    XXL_CHECK_MSG (t, "not JSON: %s", json);
+    XXL_CHECK_INT (json_integer_value (json_object_get (t, "logId")), 9223372036854775807LL);
+    XXL_CHECK_INT (json_integer_value (json_object_get (t, "broadcastIndex")), -1);
+    XXL_CHECK_STR (json_string_value (json_object_get (t, "executorHandler")), "demo\"Handler\\");
+    json_t *params = json_object_get (t, "executorParams");
+    XXL_CHECK_MSG (json_string_length (params) == 23
+                   && memcmp (json_string_value (params), "a\x00" "b\n\t\x01\x1f\x7f \xe4\xbb\xbb"
+                              "\xe5\x8a\xa1 \xef\xbf\xbd\xef\xbf\xbd/", 23) == 0, "%s", json);
+    XXL_CHECK_STR (json_string_value (json_object_get (t, "glueType")), "");
+#define FFFD "\xef\xbf\xbd"
+    XXL_CHECK_STR (json_string_value (json_object_get (t, "glueSource")),
+                   "\xf0\x9f\x98\x80|" FFFD FFFD "|" FFFD FFFD FFFD "|" FFFD FFFD FFFD FFFD "|" FFFD FFFD);
+#undef FFFD
+    XXL_CHECK_MSG (strstr (json ? json: "", "\"jobId\":4,\"executorTimeout\":0,\"logId\""),
+                   "integers first, in order: %s", json);
+    json_decref (t);
+    free (json);
+    xxl_msg_destroy (&msg);
+    xxl_enc_destroy (&enc);
 }
 
 static void
@@ -477,8 +661,11 @@ main (void)
     zsys_init ();
     test_registry ();
     test_callback ();
+    test_callback_shapes ();
     test_answers ();
     test_trigger ();
+    test_trigger_strings ();
+    test_answer_shapes ();
     test_net ();
     test_routes ();
     test_call_queue ();
