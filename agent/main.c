@@ -8,6 +8,7 @@
 #include "../sdk/src/xxl_local.h"
 #include "../sdk/src/xxl_log.h"
 #include "../sdk/src/xxl_transport.h"
+#include "../sdk/src/xxl_tags.h"
 
 #include <getopt.h>
 
@@ -33,6 +34,8 @@ s_usage (FILE *out)
         "                       Neither, no token and loopback schedulers: the local\n"
         "                       agent key of a scheduler on this host when readable\n"
         "                       (agent/state_dir; docs/operations.md, Security)\n"
+        "  --tag KEY=VALUE      a tag jobs may ask for (--agent-tags); repeatable,\n"
+        "                       up to %d                                  (agent/tags = \"K=V,K=V\")\n"
         "  --no-glue            refuse GLUE runs: reviewed plugins only   (agent/allow_glue = 0)\n"
         "  --in-process         run BEAN handlers inside the agent        (agent/in_process = 1)\n"
         "  --syslog             log to syslog instead of stderr           (agent/syslog)\n"
@@ -44,7 +47,7 @@ s_usage (FILE *out)
         "Flags override config keys; the config folder is $XXL_CONFIG_DIR when set.\n"
         "On SIGTERM or SIGINT it stops cleanly: refuses new runs, unregisters, lets\n"
         "its runs finish for up to agent/drain_s (30 s), then kills the rest; a second\n"
-        "SIGTERM or SIGINT stops at once.\n", xxl_conf_dir ());
+        "SIGTERM or SIGINT stops at once.\n", xxl_conf_dir (), XXL_TAGS_MAX);
 }
 
 #define s_value xxl_conf_str
@@ -80,6 +83,43 @@ s_int (const char *flag, zconfig_t *config, const char *path, int dflt)
     return s_int_from (flag, config, path, dflt, 0);
 }
 
+//  The --tag flags given, joined by commas (each checked as it comes)
+static char s_tag_flags [XXL_TAGS_MAX * (XXL_TAG_KEY_MAX + XXL_TAG_VALUE_MAX + 2) + 2];
+static int s_tag_count = 0;
+
+//  Adds one --tag; exits with status 2 and the reason when it is bad or
+//  one too many
+static void
+s_tag_flag (const char *tag)
+{
+    char why [300];
+    if (xxl_tag_check (tag, why, sizeof why)) {
+        fprintf (stderr, "xxl-agent: --tag: %s\n", why);
+        exit (2);
+    }
+    if (++s_tag_count > XXL_TAGS_MAX) {
+        fprintf (stderr, "xxl-agent: --tag: more than %d tags\n", XXL_TAGS_MAX);
+        exit (2);
+    }
+    size_t used = strlen (s_tag_flags);
+    snprintf (s_tag_flags + used, sizeof s_tag_flags - used, "%s%s", used? ",": "", tag);
+}
+
+//  The agent's tags in their canonical form: the --tag flags, else
+//  agent/tags; exits with status 2 and the reason when bad
+static const char *
+s_tags (zconfig_t *config)
+{
+    static char canonical [XXL_TAGS_BUF];
+    const char *tags = s_tag_count? s_tag_flags: s_value (NULL, config, "agent/tags", "");
+    char why [300];
+    if (xxl_tags_normalize (tags, canonical, sizeof canonical, why, sizeof why) < 0) {
+        fprintf (stderr, "xxl-agent: %s: %s\n", s_tag_count? "--tag": "agent/tags", why);
+        exit (2);
+    }
+    return canonical;
+}
+
 int
 main (int argc, char *argv [])
 {
@@ -104,6 +144,7 @@ main (int argc, char *argv [])
         { "in-process", no_argument, 0, 'I' },
         { "syslog", no_argument, 0, 'S' },
         { "log-level", required_argument, 0, 'L' },
+        { "tag", required_argument, 0, 'T' },
         { "help", no_argument, 0, 'h' },
         { "version", no_argument, 0, 'V' },
         { 0, 0, 0, 0 }
@@ -124,6 +165,7 @@ main (int argc, char *argv [])
             case 'I': in_process = "1"; break;
             case 'S': use_syslog = "1"; break;
             case 'L': log_level = optarg; break;
+            case 'T': s_tag_flag (optarg); break;
             case 'h': s_usage (stdout); return 0;
             case 'V': printf ("xxl-agent %s\n", PACKAGE_VERSION); return 0;
             default: s_usage (stderr); return 2;
@@ -152,6 +194,7 @@ main (int argc, char *argv [])
     settings.cert = s_value (cert, config, "agent/cert", NULL);
     settings.scheduler_key = s_value (scheduler_key, config, "agent/scheduler_key", NULL);
     settings.runner = s_value (NULL, config, "agent/runner", NULL);
+    settings.tags = s_tags (config);
     settings.allow_glue = s_int (no_glue, config, "agent/allow_glue", 1);
     settings.in_process = s_int (in_process, config, "agent/in_process", 0);
     settings.beat_s = s_int (NULL, config, "agent/beat", settings.beat_s);

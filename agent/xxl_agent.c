@@ -470,6 +470,7 @@ xxl_agent_config_defaults (xxl_agent_config_t *config)
     config->plugins = XXL_PKGLIBDIR "/handlers";
     config->logdir = "/var/log/xxl/jobhandler";
     config->access_token = "";
+    config->tags = "";
     config->beat_s = 30;
     config->callback_timeout_ms = 5000;
     config->run_lease_s = 600;
@@ -602,10 +603,11 @@ s_agent_new (zsock_t *pipe, const xxl_agent_config_t *config)
         s_agent_destroy (&self);
         return NULL;
     }
-    zsys_info ("xxl-agent %s: app %s, address %s, %zu handler(s), schedulers %s%s%s",
+    zsys_info ("xxl-agent %s: app %s, address %s, %zu handler(s), schedulers %s%s%s%s%s",
                PACKAGE_VERSION, config->app, self->address,
                xxl_handlers_size (self->handlers), config->schedulers,
-               self->cert? ", CURVE to key ": "", self->cert? self->scheduler_key: "");
+               self->cert? ", CURVE to key ": "", self->cert? self->scheduler_key: "",
+               config->tags && *config->tags? ", tags ": "", config->tags? config->tags: "");
     self->next_beat = zclock_mono () + (int64_t) config->beat_s * 1000;
     self->next_clean = zclock_mono () + 60 * 1000;
     return self;

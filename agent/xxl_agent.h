@@ -38,6 +38,8 @@ typedef struct {
                                         //  them every link is CURVE, to that
                                         //  key's scheduler only
     const char *runner;                 //  xxl-runner path (NULL: default)
+    const char *tags;                   //  agent tags said at REGISTER ("K=V,...",
+                                        //  canonical, xxl_tags.h; "": none)
     int beat_s;                         //  heartbeat interval
     int callback_timeout_ms;            //  wait for a callback's ack
     int run_lease_s;                    //  runs are stopped once no scheduler

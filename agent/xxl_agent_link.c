@@ -99,6 +99,8 @@ xxl_agent_register (agent_t *self, link_t *link, int remove)
         xxl_enc_kstr (self->enc, "handlers", names? names: "");
         if (self->config.run_lease_s > 0)
             xxl_enc_kint (self->enc, "runLease", self->config.run_lease_s);
+        if (self->config.tags && *self->config.tags)
+            xxl_enc_kstr (self->enc, "tags", self->config.tags);
         if (self->config.run_batch > 1)
             xxl_enc_kint (self->enc, "runBatch", self->config.run_batch < XXL_RUN_BATCH_MAX
                                                  ? self->config.run_batch: XXL_RUN_BATCH_MAX);

@@ -21,18 +21,24 @@
 #      them
 #   K  group A's latency and e2e with CURVE on (keys from xxl-ctl keygen),
 #      beside the plaintext figures
+#   X  e2e no-op runs through xxl-bridge to one XXL-JOB executor
+#      (tests/bridge/fake_executor.py --fast): runs/s, and the CPU per run
+#      of the bridge (and of the executor, to see which one limits)
 #
 # Environment: XXL_BUILD (build tree, set by make), XXL_BENCH_NO_DASHBOARD=1
 # (group H without the browser), XXL_BENCH_QUICK=1 for
 # short runs, XXL_KEEP=1 to keep the temporary folder, TMPDIR,
-# XXL_BENCH_ONLY="A B C H K M" to run only some of the phase groups (the
+# XXL_BENCH_ONLY="A B C H K M X" to run only some of the phase groups (the
 # others' figures are null).  Sizes (each phase reports what it asked and
 # what it got): XXL_BENCH_CRON_JOBS (50,000), XXL_BENCH_CRON_S (20),
 # XXL_BENCH_CONC_RUNS (10,000 sleeping runs at once), XXL_BENCH_CONC_MS
 # (8,000), XXL_BENCH_AGENTS (1,000), XXL_BENCH_SB_TRIGGERS (20),
 # XXL_BENCH_HB_S (the agents' beat, and the window their heartbeats are
 # measured over: one whole beat; 30 s, the default beat of xxl-agent and
-# the scheduler); XXL_BENCH_QUICK=1 makes every default small.
+# the scheduler); XXL_BENCH_BRIDGE_PARALLEL (group X's bridge/parallel, 64);
+# XXL_BENCH_BRIDGE (the xxl-bridge group X runs: the build's by default;
+# another one to compare two trees back to back);
+# XXL_BENCH_QUICK=1 makes every default small.
 
 set -u
 : "${XXL_BUILD:?run through make bench (XXL_BUILD unset)}"
@@ -59,7 +65,7 @@ CRON_JOBS=${XXL_BENCH_CRON_JOBS:-$CRON_JOBS}; CRON_S=${XXL_BENCH_CRON_S:-$CRON_S
 CONC_RUNS=${XXL_BENCH_CONC_RUNS:-$CONC_RUNS}; CONC_MS=${XXL_BENCH_CONC_MS:-$CONC_MS}
 EMU_N=${XXL_BENCH_AGENTS:-$EMU_N}; SB_TRIGGERS=${XXL_BENCH_SB_TRIGGERS:-$SB_TRIGGERS}
 HB_S=${XXL_BENCH_HB_S:-$HB_S}
-E2E_JOBS=64; E2E_INFLIGHT=20000; GLUE_INFLIGHT=2000
+E2E_JOBS=64; E2E_INFLIGHT=20000; GLUE_INFLIGHT=2000; BRIDGE_INFLIGHT=2000
 
 for f in "$SCHEDULER" "$AGENT" "$CTL" "$BENCH" "$EMU"; do
     [ -x "$f" ] || { echo "bench: $f is missing: run make first" >&2; exit 2; }
@@ -170,7 +176,7 @@ SCHED_ARGS=""; AGENT_ARGS=""; CTL_ARGS=""
 START=$(date +%s)
 say "working in $T"
 for name in latency concurrent e2e glue cron million latency_curve e2e_curve \
-            hb_base hb sharding emu e2e_plain e2e_http e2e_plain2; do
+            hb_base hb sharding emu e2e_plain e2e_http e2e_plain2 bridge; do
     echo '{}' > "$T/$name.json"
 done
 # only GROUP: true when the phase group is to run
@@ -351,6 +357,43 @@ phase e2e_plain2 e2e "$API" "$T/h.db" bench noop "$E2E_JOBS" "$E2E_S" "$E2E_INFL
 cleanup
 fi
 
+# ---- X: XXL-JOB executors through xxl-bridge: no-op runs to one executor
+# (DESIGN §7: >= 2,000 runs/s, <= 50 us of the bridge's CPU a run); the
+# executor is Python (tests/bridge/fake_executor.py --fast): its CPU per run
+# is reported too, as it may be what limits the rate
+if only X; then
+BRIDGE="${XXL_BENCH_BRIDGE:-$XXL_BUILD/bridge/xxl-bridge}"
+if command -v python3 >/dev/null && [ -x "$BRIDGE" ]; then
+start_scheduler x || exit 1
+"$BENCH" group "$API" bench >/dev/null || exit 1
+printf 'bridge\n    beat = 5\n    parallel = %s\n' "${XXL_BENCH_BRIDGE_PARALLEL:-64}" > "$T/bridge.cfg"
+"$BRIDGE" -c "$T/bridge.cfg" --scheduler "$AGENTS" --listen 127.0.0.1:0 \
+    --logdir "$T/bridge" --ready-file "$T/bridge.ready" >>"$T/bridge.log" 2>&1 &
+BRPID=$!
+PIDS="$PIDS $BRPID"
+for _ in $(seq 200); do [ -s "$T/bridge.ready" ] && break; sleep 0.05; done
+BPORT=$(sed -n 's/^port=//p' "$T/bridge.ready")
+python3 "$XXL_SRC/tests/bridge/fake_executor.py" --admin "http://127.0.0.1:$BPORT/xxl-job-admin" \
+    --app bench --runs "$T/bridge-runs" --fast >>"$T/executor.log" 2>&1 &
+EXPID=$!
+PIDS="$PIDS $EXPID"
+for _ in $(seq 200); do
+    "$CTL" --api "$API" --json agent list 2>/dev/null \
+        | jq -e '.agents | any(.app == "bench" and .connected)' >/dev/null && break
+    sleep 0.05
+done
+EX_T0=$(tree_ticks "$EXPID")
+phase bridge e2e "$API" "$T/x.db" bench noop "$E2E_JOBS" "$E2E_S" "$BRIDGE_INFLIGHT" "$SPID" "$BRPID"
+EX_US=$(jq -r --argjson t "$(( $(tree_ticks "$EXPID") - EX_T0 ))" --argjson hz "$(getconf CLK_TCK)" \
+    'if (.ok // 0) > 0 then $t / $hz * 1e6 / .ok | floor else null end' "$T/bridge.json")
+jq --argjson x "$EX_US" '. + {executor_cpu_us_per_run: $x}' "$T/bridge.json" > "$T/bridge.tmp" \
+    && mv "$T/bridge.tmp" "$T/bridge.json"
+cleanup
+else
+    say "no python3 or no xxl-bridge: group X skipped"
+fi
+fi
+
 ELAPSED=$(( $(date +%s) - START ))
 
 # ---- Results
@@ -384,6 +427,8 @@ jq -n \
     --argjson e2e_plain2 "$(j e2e_plain2 .runs_per_s)" \
     --slurpfile d_e2ep "$T/e2e_plain.json" --slurpfile d_e2eh "$T/e2e_http.json" \
     --slurpfile d_e2ep2 "$T/e2e_plain2.json" \
+    --argjson bridge "$(j bridge .runs_per_s)" --argjson bridge_cpu "$(j bridge .cpu_us_per_run.agent)" \
+    --slurpfile d_br "$T/bridge.json" \
     '{e2e_runs_per_s: $e2e, trigger_latency_p50_us: $p50, trigger_latency_p99_us: $p99,
       cron_lateness_p99_ms: $cron, jobs_1m_rss_mb: $rss, jobs_1m_idle_cpu_pct: $cpu,
       glue_shell_runs_per_s: $glue, agent_concurrent_runs: $conc,
@@ -398,12 +443,13 @@ jq -n \
       http_e2e_plain_runs_per_s: (if $e2e_plain == null or $e2e_plain2 == null then $e2e_plain
                                   else ($e2e_plain + $e2e_plain2) / 2 | floor end),
       http_e2e_in_use_runs_per_s: $e2e_http,
+      bridge_runs_per_s: $bridge, bridge_cpu_us_per_run: $bridge_cpu,
       details: {e2e: $d_e2e[0], latency: $d_lat[0], cron: $d_cron[0],
                 jobs_1m: ($d_mil[0] + {jobs: $jobs}), glue_shell: $d_glue[0],
                 concurrent: $d_conc[0], e2e_curve: $d_e2ek[0], latency_curve: $d_latk[0],
                 heartbeat: $d_hb[0], heartbeat_base: $d_hb0[0], sharding: $d_sb[0],
                 emulator: $d_emu[0], e2e_http_plain: $d_e2ep[0], e2e_http_in_use: $d_e2eh[0],
-                e2e_http_plain_after: $d_e2ep2[0]},
+                e2e_http_plain_after: $d_e2ep2[0], bridge: $d_br[0]},
       failed_phases: $failed, elapsed_s: $elapsed}' > "$OUT"
 
 # verdict VALUE TARGET ge|le
@@ -456,6 +502,11 @@ row "e2e runs/s, HTTP idle (before, after)" "" "$PLAIN" "($(j e2e_plain .runs_pe
 row "e2e runs/s, /metrics 1/s + dashboard $(j e2e_http .dashboard)" ">= $FLOOR" "$(j e2e_http .runs_per_s)" \
     "$(verdict "$(j e2e_http .runs_per_s)" "$FLOOR" '>=')"
 row "  the browser's CPU in that phase (% of a core)" "" "$(j e2e_http .browser_cpu_pct)" ""
+row "bridge: no-op runs/s to one executor" ">= 2000" "$(j bridge .runs_per_s)" \
+    "$(verdict "$(j bridge .runs_per_s)" 2000 '>=')"
+row "bridge: its CPU per run (us)" "<= 50" "$(j bridge .cpu_us_per_run.agent)" \
+    "$(verdict "$(j bridge .cpu_us_per_run.agent)" 50 '<=')"
+row "  the executor's CPU per run (us, Python)" "" "$(j bridge .executor_cpu_us_per_run)" ""
 echo
 echo "bench: results in $OUT (${ELAPSED} s)"
 LOST=$(jq '[.details[] | .lost? // 0] | add' "$OUT")

@@ -62,7 +62,6 @@ s_on_callback (void *arg, const xxl_wire_callback_t *items, size_t count, char *
     else
     if (taken) {
         xxl_journal_done (self->journal, ids, taken);
-        xxl_journal_flush (self->journal);
         self->deliver = true;
     }
     if (unknown) {
@@ -375,11 +374,13 @@ s_handle_run (bridge_t *self, link_t *link, xxl_msg_t *msg)
         bridge_reply (self, link, id, 500, "out of memory");
         return;
     }
-    //  Journaled before the call: never sent twice, also after a restart
+    //  Journaled before the call (written by s_flush before libcurl sends
+    //  it): never sent twice, also after a restart
     xxl_journal_accept (self->journal, log_id,
                         xxl_msg_int (msg, NULL, "logDateTime", 0, 0, INT64_MAX, 0));
-    xxl_journal_flush (self->journal);
-    xxl_bridge_routes_add (self->routes, log_id, link->exec->key);
+    xxl_bridge_routes_add_run (self->routes, log_id, link->exec->key,
+                               xxl_msg_int (msg, NULL, "jobId", 1, 0, INT64_MAX, 0),
+                               xxl_msg_int (msg, NULL, "logDateTime", 0, 0, INT64_MAX, 0));
     if (s_call (self, link, "RUN", id, log_id, -1, "run", body, self->config->run_timeout_ms)) {
         pending_t *pending = self->last_pending;
         pending->job_id = xxl_msg_int (msg, NULL, "jobId", 1, 0, INT64_MAX, 0);
@@ -543,9 +544,31 @@ s_lost_answer (bridge_t *self, int64_t log_id, int code)
     if (xxl_spool_add (self->spool, &result) == 0) {
         zsys_info ("bridge: run %" PRId64 " %s", log_id, msg);
         xxl_journal_done (self->journal, &log_id, 1);
-        xxl_journal_flush (self->journal);
         self->deliver = true;
         zhashx_delete (self->open_runs, id);
+    }
+}
+
+//  The runs open before a restart (routes with their job, no result
+//  spooled) are open runs again: the lost-run check asks their executors
+//  about them as about the runs sent in this life
+static void
+s_open_runs_load (bridge_t *self)
+{
+    int64_t log_id, job_id, log_date_time;
+    for (const char *key = xxl_bridge_routes_first (self->routes, &log_id, &job_id, &log_date_time);
+         key; key = xxl_bridge_routes_next (self->routes, &log_id, &job_id, &log_date_time)) {
+        if (job_id < 0 || xxl_spool_pending (self->spool, log_id))
+            continue;
+        open_run_t *open = (open_run_t *) zmalloc (sizeof *open);
+        open->log_id = log_id;
+        open->job_id = job_id;
+        open->log_date_time = log_date_time;
+        open->key = strdup (key);
+        char id [32];
+        snprintf (id, sizeof id, "%" PRId64, log_id);
+        if (zhashx_insert (self->open_runs, id, open))
+            s_open_run_free ((void **) &open);
     }
 }
 
@@ -584,13 +607,22 @@ s_lost_check (bridge_t *self)
     for (const char *id = (const char *) zlist_first (gone); id;
          id = (const char *) zlist_next (gone))
         zhashx_delete (self->open_runs, id);
-    if (zlist_size (gone))
-        xxl_journal_flush (self->journal);
     zlist_destroy (&gone);
 }
 
 //  --------------------------------------------------------------------------
 //  The loop
+
+//  Writes what the turn journaled and routed (one write() each, no fsync).
+//  Called before xxl_bridge_call_perform, the only place libcurl does any
+//  I/O: a RUN's "A" and route are in their files before its executor can
+//  have it (xxl_bridge_call_post only queues), whatever the turn did.
+static void
+s_flush (bridge_t *self)
+{
+    xxl_journal_flush (self->journal);
+    xxl_bridge_routes_flush (self->routes);
+}
 
 static void
 s_timers (bridge_t *self)
@@ -711,6 +743,7 @@ s_start (bridge_t *self, const xxl_bridge_config_t *config)
     self->enc = xxl_enc_new ();
     self->deliver = xxl_spool_size (self->spool) > 0;
     bridge_executors_load (self);
+    s_open_runs_load (self);
     zsys_info ("bridge: listening on %s%s for XXL-JOB executors (port %d), %zu result(s)"
                " spooled, %zu run(s) open", config->listen, config->path,
                xxl_bridge_admin_port (self->admin), xxl_spool_size (self->spool),
@@ -790,7 +823,7 @@ xxl_bridge_run (const xxl_bridge_config_t *config)
     zmq_pollitem_t *items = NULL;
     link_t **owners = NULL;
     while (!zsys_interrupted) {
-        size_t want = 2 * zhashx_size (self->executors) * self->nendpoints + 2 * 1024;
+        size_t want = zhashx_size (self->executors) * self->nendpoints + 2;
         if (want > cap) {
             cap = want * 2;
             items = (zmq_pollitem_t *) realloc (items, cap * sizeof *items);
@@ -798,7 +831,8 @@ xxl_bridge_run (const xxl_bridge_config_t *config)
             assert (items && owners);
         }
         //  The DEALERs are polled by their ZMQ_FDs, in one poll() with the
-        //  HTTP sockets: a zmq socket in zmq_poll costs a syscall or two of
+        //  epoll fds of the HTTP server and of the calls (each a set of
+        //  sockets): a zmq socket in zmq_poll costs a syscall or two of
         //  its own each turn.  Such an fd only says "look at the socket";
         //  a link is read until it has nothing (which re-arms it), and
         //  again after anything was sent on it (check)
@@ -820,18 +854,25 @@ xxl_bridge_run (const xxl_bridge_config_t *config)
         //  each turn checks, a cost paid per turn and so per run)
         int sockets = n;
         long timeout = check? 0: BRIDGE_MONITOR_MS;
-        n += xxl_bridge_admin_fds (self->admin, items + n, 1024, &timeout);
-        int calls_at = n;
-        int calls = xxl_bridge_call_fds (self->call, items + n, 1024, &timeout);
-        n += calls;
-        if (zmq_poll (items, n, timeout) < 0 && zmq_errno () != EINTR)
-            break;
-        xxl_bridge_admin_run (self->admin);
-        xxl_bridge_call_perform (self->call, items + calls_at, calls);
+        zmq_pollitem_t *admin = items + n++, *call = items + n++;
+        *admin = (zmq_pollitem_t) { NULL, xxl_bridge_admin_fd (self->admin, &timeout),
+                                    ZMQ_POLLIN, 0 };
+        *call = (zmq_pollitem_t) { NULL, xxl_bridge_call_fd (self->call, &timeout),
+                                   ZMQ_POLLIN, 0 };
+        if (zmq_poll (items, n, timeout) < 0) {
+            if (zmq_errno () != EINTR)
+                break;
+            admin->revents = call->revents = 0;
+        }
+        xxl_bridge_admin_run (self->admin, admin->revents & ZMQ_POLLIN);
+        s_flush (self);
+        xxl_bridge_call_perform (self->call, call->revents & ZMQ_POLLIN);
         for (int i = 0; i < sockets; i++)
             if ((items [i].revents & ZMQ_POLLIN) || owners [i]->check) {
-                owners [i]->check = false;
                 s_link_read (self, owners [i]);
+                //  (the read ended with a recv that found nothing, after
+                //  whatever it sent: the fd signals again)
+                owners [i]->check = false;
             }
         s_timers (self);
     }

@@ -22,6 +22,7 @@ struct _xxl_bridge_admin_t {
     char *path;
     char *token;
     int port;
+    int64_t due;                    //  when MHD needs to run, fd or not (mono; -1: never)
 };
 
 typedef enum { ROUTE_NONE, ROUTE_REGISTRY, ROUTE_REMOVE, ROUTE_CALLBACK } route_t;
@@ -318,23 +319,25 @@ xxl_bridge_admin_port (xxl_bridge_admin_t *self)
 }
 
 int
-xxl_bridge_admin_fds (xxl_bridge_admin_t *self, zmq_pollitem_t *items, int max,
-                      long *timeout_ms)
+xxl_bridge_admin_fd (xxl_bridge_admin_t *self, long *timeout_ms)
 {
-    int n = 0;
     const union MHD_DaemonInfo *info = MHD_get_daemon_info (self->daemon,
                                                             MHD_DAEMON_INFO_EPOLL_FD);
-    if (info && max > 0)
-        items [n++] = (zmq_pollitem_t) { NULL, info->epoll_fd, ZMQ_POLLIN, 0 };
+    assert (info);                  //  (started with MHD_USE_EPOLL)
     MHD_UNSIGNED_LONG_LONG wait;
-    if (MHD_get_timeout (self->daemon, &wait) == MHD_YES
-    &&  (*timeout_ms < 0 || (long) wait < *timeout_ms))
-        *timeout_ms = (long) wait;
-    return n;
+    self->due = -1;
+    if (MHD_get_timeout (self->daemon, &wait) == MHD_YES) {
+        self->due = zclock_mono () + (int64_t) wait;
+        if (*timeout_ms < 0 || (long) wait < *timeout_ms)
+            *timeout_ms = (long) wait;
+    }
+    return info->epoll_fd;
 }
 
 void
-xxl_bridge_admin_run (xxl_bridge_admin_t *self)
+xxl_bridge_admin_run (xxl_bridge_admin_t *self, bool ready)
 {
-    MHD_run (self->daemon);
+    //  (not ready, nothing due: MHD_run would only find its set empty)
+    if (ready || (self->due >= 0 && zclock_mono () >= self->due))
+        MHD_run (self->daemon);
 }

@@ -60,12 +60,13 @@ void xxl_bridge_admin_destroy (xxl_bridge_admin_t **self_p);
 //  The port it listens on
 int xxl_bridge_admin_port (xxl_bridge_admin_t *self);
 
-//  As xxl_bridge_call_fds, for the server's sockets (one epoll fd)
-int xxl_bridge_admin_fds (xxl_bridge_admin_t *self, zmq_pollitem_t *items, int max,
-                          long *timeout_ms);
+//  The fd to poll for input (the server's epoll set); *timeout_ms lowered
+//  to when it needs to run next
+int xxl_bridge_admin_fd (xxl_bridge_admin_t *self, long *timeout_ms);
 
-//  Serves what is ready
-void xxl_bridge_admin_run (xxl_bridge_admin_t *self);
+//  Serves what is ready: ready, the poll found the fd readable; else only
+//  when the time xxl_bridge_admin_fd gave has come
+void xxl_bridge_admin_run (xxl_bridge_admin_t *self, bool ready);
 
 #ifdef __cplusplus
 }

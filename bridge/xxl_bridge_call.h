@@ -4,12 +4,14 @@
     (run, kill, log, beat, idleBeat) with the XXL-JOB-ACCESS-TOKEN header,
     its own timeout, and a completion function called from
     xxl_bridge_call_perform with what came (HTTP status, body, or why not).
-    Bounded: at most `parallel` calls on the wire at once (more wait in
-    libcurl's queue), at most `queued` calls held in all (a call past that
-    is refused at once), an answer body of at most 1 MiB (a longer one
+    Bounded: at most `parallel` calls on the wire at once (more wait, in
+    order, in the caller's list, within their own timeouts counted from
+    when they were posted; their easy handles reused), at most `queued`
+    calls held in all (a call past that is refused at once), an answer body of at most 1 MiB (a longer one
     fails the call).  Redirects are not followed, only http and https are
-    spoken.  Single-threaded: the bridge's loop owns it, polls its fds
-    (xxl_bridge_call_fds) and calls xxl_bridge_call_perform.  Knows
+    spoken.  Nothing goes on the wire before xxl_bridge_call_perform:
+    post only queues.  Single-threaded: the bridge's loop owns it, polls
+    its fd (xxl_bridge_call_fd) and calls xxl_bridge_call_perform.  Knows
     nothing of XXL-JOB or of the schedulers: called by xxl_bridge.c only;
     calls libcurl and czmq.
 */
@@ -45,15 +47,15 @@ int xxl_bridge_call_post (xxl_bridge_call_t *self, const char *url, const char *
 //  Calls held (on the wire and waiting)
 size_t xxl_bridge_call_count (xxl_bridge_call_t *self);
 
-//  Adds its sockets to items (at most max), returns how many; *timeout_ms
-//  lowered to when it needs to run next.  The sockets are libcurl's own
-//  (its socket callback), so none is limited by FD_SETSIZE.
-int xxl_bridge_call_fds (xxl_bridge_call_t *self, zmq_pollitem_t *items, int max,
-                         long *timeout_ms);
+//  The fd to poll for input (an epoll set of libcurl's sockets: one fd
+//  however many connections, none limited by FD_SETSIZE); *timeout_ms
+//  lowered to when it needs to run next
+int xxl_bridge_call_fd (xxl_bridge_call_t *self, long *timeout_ms);
 
-//  Moves the calls on (items, count: what xxl_bridge_call_fds gave, polled)
-//  and completes the ones that ended
-void xxl_bridge_call_perform (xxl_bridge_call_t *self, zmq_pollitem_t *items, int count);
+//  Moves the calls on (libcurl's I/O: the sockets ready, its timers) and
+//  completes the ones that ended; ready: the poll found the fd readable
+//  (else its sockets are not looked at)
+void xxl_bridge_call_perform (xxl_bridge_call_t *self, bool ready);
 
 #ifdef __cplusplus
 }

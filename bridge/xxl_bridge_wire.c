@@ -2,7 +2,10 @@
 
     See xxl_bridge_wire.h.  Every parse is bounded by its input: jansson
     reads at most len bytes (JSON_DISABLE_EOF_CHECK not set: trailing
-    garbage is an error), nothing is kept from a body that fails.
+    garbage is an error), and so does the flat scanner (the common shapes,
+    read without a tree: what it reads, jansson reads the same way; what
+    it does not take, jansson reads); nothing is kept from a body that
+    fails.
 */
 
 #define _GNU_SOURCE
@@ -13,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 #include <errno.h>
+#include <assert.h>
 
 //  A name of the registry: a non-empty string of at most
 //  XXL_WIRE_NAME_MAX bytes without C0 control characters or DEL
@@ -95,11 +99,16 @@ xxl_wire_callbacks_free (xxl_wire_callback_t *items, size_t count)
     free (items);
 }
 
+static int s_callback_flat (const char *body, size_t len, xxl_wire_callback_t **items_p);
+
 int
 xxl_wire_callback_parse (const char *body, size_t len, xxl_wire_callback_t **items_p,
                          char *why, size_t whylen)
 {
     *items_p = NULL;
+    int flat = s_callback_flat (body, len, items_p);
+    if (flat >= 0)
+        return flat;
     json_error_t error;
     json_t *root = json_loadb (body, len, 0, &error);
     if (!root || !json_is_array (root)) {
@@ -189,6 +198,225 @@ s_excerpt (const char *lead, const char *body, size_t len)
     return out;
 }
 
+//  --------------------------------------------------------------------------
+//  The common shapes read without a jansson tree: a flat JSON object
+//  (values integers, null, true, false or strings with no escape and no
+//  byte outside 0x20-0x7e) is scanned into its fields; anything else
+//  (nested values, escapes, reals, long integers, invalid JSON) makes the
+//  scan fail, and the full parse reads the body as before
+
+typedef enum { FLAT_NULL, FLAT_BOOL, FLAT_INT, FLAT_STR } flat_type_t;
+
+typedef struct {
+    const char *key, *text;         //  not NUL-terminated
+    size_t keylen, len;
+    flat_type_t type;
+    int64_t number;
+} flat_field_t;
+
+//  Most fields of a flat object read (more: the full parse)
+#define FLAT_FIELDS  16
+
+static const char *
+s_flat_ws (const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+        p++;
+    return p;
+}
+
+//  A string with no escape at p (after its '"'): its end (the closing
+//  '"'), or NULL
+static const char *
+s_flat_string (const char *p, const char *end)
+{
+    while (p < end && *p != '"' && *p != '\\' && (unsigned char) *p >= 0x20
+    &&     (unsigned char) *p < 0x7f)
+        p++;
+    return p < end && *p == '"'? p: NULL;
+}
+
+//  Scans the flat object at *pp (whitespace before it skipped) into
+//  fields: their count, *pp past the '}'; or -1
+static int
+s_flat_object (const char **pp, const char *end, flat_field_t *fields)
+{
+    const char *p = s_flat_ws (*pp, end);
+    int count = 0;
+    if (p == end || *p++ != '{')
+        return -1;
+    p = s_flat_ws (p, end);
+    if (p < end && *p == '}') {
+        *pp = p + 1;
+        return 0;
+    }
+    while (true) {
+        if (count == FLAT_FIELDS || p == end || *p++ != '"')
+            return -1;
+        flat_field_t *f = fields + count++;
+        f->key = p;
+        if (!(p = s_flat_string (p, end)))
+            return -1;
+        f->keylen = (size_t) (p++ - f->key);
+        p = s_flat_ws (p, end);
+        if (p == end || *p++ != ':')
+            return -1;
+        p = s_flat_ws (p, end);
+        if (p == end)
+            return -1;
+        if (*p == '"') {
+            f->type = FLAT_STR;
+            f->text = ++p;
+            if (!(p = s_flat_string (p, end)))
+                return -1;
+            f->len = (size_t) (p++ - f->text);
+        }
+        else
+        if (end - p >= 4 && memcmp (p, "null", 4) == 0) {
+            f->type = FLAT_NULL;
+            p += 4;
+        }
+        else
+        if (end - p >= 4 && memcmp (p, "true", 4) == 0) {
+            f->type = FLAT_BOOL;
+            p += 4;
+        }
+        else
+        if (end - p >= 5 && memcmp (p, "false", 5) == 0) {
+            f->type = FLAT_BOOL;
+            p += 5;
+        }
+        else {
+            //  An integer of at most 18 digits, as JSON writes one
+            bool negative = *p == '-';
+            if (negative)
+                p++;
+            const char *digits = p;
+            int64_t value = 0;
+            while (p < end && *p >= '0' && *p <= '9' && p - digits < 18)
+                value = value * 10 + (*p++ - '0');
+            if (p == digits || (*digits == '0' && p - digits > 1)
+            ||  (p < end && ((*p >= '0' && *p <= '9') || *p == '.' || *p == 'e' || *p == 'E')))
+                return -1;
+            f->type = FLAT_INT;
+            f->number = negative? -value: value;
+        }
+        p = s_flat_ws (p, end);
+        if (p == end)
+            return -1;
+        if (*p == '}') {
+            *pp = p + 1;
+            return count;
+        }
+        if (*p++ != ',')
+            return -1;
+        p = s_flat_ws (p, end);
+    }
+}
+
+//  The field named key (its last, as jansson keeps the last of a repeated
+//  key), or NULL
+static const flat_field_t *
+s_flat_get (const flat_field_t *fields, int count, const char *key)
+{
+    size_t keylen = strlen (key);
+    for (int i = count - 1; i >= 0; i--)
+        if (fields [i].keylen == keylen && memcmp (fields [i].key, key, keylen) == 0)
+            return fields + i;
+    return NULL;
+}
+
+//  The common answer ({"code":200,"msg":null} and the like: an integer
+//  code 0-999, no content or data but null): true and *out filled, msg
+//  malloc'd; or false, nothing allocated
+static bool
+s_answer_flat (const char *body, size_t len, xxl_wire_answer_t *out)
+{
+    flat_field_t fields [FLAT_FIELDS];
+    const char *p = body, *end = body + len;
+    int count = s_flat_object (&p, end, fields);
+    if (count < 0 || s_flat_ws (p, end) != end)
+        return false;
+    const flat_field_t *code = s_flat_get (fields, count, "code");
+    const flat_field_t *msg = s_flat_get (fields, count, "msg");
+    const flat_field_t *content = s_flat_get (fields, count, "content");
+    const flat_field_t *data = s_flat_get (fields, count, "data");
+    if (!code || code->type != FLAT_INT || code->number < 0 || code->number > 999
+    ||  (content && content->type != FLAT_NULL) || (data && data->type != FLAT_NULL))
+        return false;
+    out->code = (int) code->number;
+    if (msg && msg->type == FLAT_STR) {
+        out->msg = strndup (msg->text, msg->len);
+        if (!out->msg)
+            return false;
+    }
+    return true;
+}
+
+//  A callback batch of flat items of the 2.3+ form ({logId, logDateTim or
+//  logDateTime, handleCode, handleMsg}, integers as integers), each valid:
+//  their count with *items_p malloc'd; or -1, nothing allocated
+static int
+s_callback_flat (const char *body, size_t len, xxl_wire_callback_t **items_p)
+{
+    const char *p = s_flat_ws (body, body + len), *end = body + len;
+    if (p == end || *p++ != '[')
+        return -1;
+    p = s_flat_ws (p, end);
+    xxl_wire_callback_t *items = NULL;
+    size_t count = 0, cap = 0;
+    if (p < end && *p == ']')
+        p++;
+    else
+    while (true) {
+        flat_field_t fields [FLAT_FIELDS];
+        int n = s_flat_object (&p, end, fields);
+        if (n < 0 || count == XXL_WIRE_BATCH_MAX)
+            goto fail;
+        const flat_field_t *log_id = s_flat_get (fields, n, "logId");
+        const flat_field_t *when = s_flat_get (fields, n, "logDateTim");
+        if (!when)
+            when = s_flat_get (fields, n, "logDateTime");
+        const flat_field_t *code = s_flat_get (fields, n, "handleCode");
+        const flat_field_t *msg = s_flat_get (fields, n, "handleMsg");
+        if (!log_id || log_id->type != FLAT_INT || log_id->number <= 0
+        ||  (when && when->type == FLAT_STR) || s_flat_get (fields, n, "executeResult")
+        ||  !code || code->type != FLAT_INT || code->number < 1 || code->number > 999)
+            goto fail;
+        if (count == cap) {
+            cap = cap? 2 * cap: 16;
+            xxl_wire_callback_t *grown = (xxl_wire_callback_t *)
+                realloc (items, cap * sizeof *items);
+            if (!grown)
+                goto fail;
+            items = grown;
+        }
+        xxl_wire_callback_t *cb = items + count++;
+        cb->log_id = log_id->number;
+        cb->log_date_time = when && when->type == FLAT_INT && when->number > 0? when->number: 0;
+        cb->code = (int) code->number;
+        cb->msg = NULL;
+        if (msg && msg->type == FLAT_STR && !(cb->msg = strndup (msg->text, msg->len)))
+            goto fail;
+        p = s_flat_ws (p, end);
+        if (p < end && *p == ']') {
+            p++;
+            break;
+        }
+        if (p == end || *p++ != ',')
+            goto fail;
+    }
+    if (s_flat_ws (p, end) != end)
+        goto fail;
+    *items_p = items? items: (xxl_wire_callback_t *) calloc (1, sizeof *items);
+    if (!*items_p)
+        return -1;
+    return (int) count;
+fail:
+    xxl_wire_callbacks_free (items, count);
+    return -1;
+}
+
 void
 xxl_wire_answer_read (int status, const char *body, size_t len, const char *why,
                       xxl_wire_answer_t *out)
@@ -201,6 +429,8 @@ xxl_wire_answer_read (int status, const char *body, size_t len, const char *why,
         out->msg = strdup (why && *why? why: "no answer from the executor");
         return;
     }
+    if (status == 200 && body && s_answer_flat (body, len, out))
+        return;
     json_t *root = body && len? json_loadb (body, len, 0, NULL): NULL;
     int64_t code;
     if (status != 200 || !json_is_object (root)
@@ -266,13 +496,130 @@ s_get (const msgpack_object *map, const char *key)
     return NULL;
 }
 
+//  Length of the valid UTF-8 sequence at p (RFC 3629: no overlong forms,
+//  no surrogates, nothing over U+10FFFF), or 0 when it is not one
+static size_t
+s_utf8_seq (const unsigned char *p, size_t n)
+{
+    unsigned char c = p [0];
+    if (c < 0x80)
+        return 1;
+    //  Its length, and the range of its second byte, by its first
+    size_t need = c >= 0xf0? 4: c >= 0xe0? 3: 2;
+    unsigned char lo = c == 0xe0? 0xa0: c == 0xf0? 0x90: 0x80;
+    unsigned char hi = c == 0xed? 0x9f: c == 0xf4? 0x8f: 0xbf;
+    if (c < 0xc2 || c > 0xf4 || n < need || p [1] < lo || p [1] > hi)
+        return 0;
+    for (size_t i = 2; i < need; i++)
+        if ((p [i] & 0xc0) != 0x80)
+            return 0;
+    return need;
+}
+
+//  The JSON text of the bytes [text, text + len) as a string, quotes
+//  included, into out (room for 6 * len + 2 bytes: the longest escape,
+//  \u00XX, of each byte).  '"', '\' and the C0 controls are escaped,
+//  DEL and all else valid UTF-8 copied; each byte of an invalid sequence
+//  becomes U+FFFD (3 bytes).  Returns the bytes written.
+static size_t
+s_quote (char *out, const char *text, size_t len)
+{
+    static const char hex [] = "0123456789abcdef";
+    const unsigned char *p = (const unsigned char *) text;
+    char *o = out;
+    *o++ = '"';
+    for (size_t i = 0; i < len; ) {
+        unsigned char c = p [i];
+        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+            *o++ = (char) c;
+            i++;
+            continue;
+        }
+        if (c < 0x80) {
+            *o++ = '\\';
+            switch (c) {
+                case '"':  *o++ = '"'; break;
+                case '\\': *o++ = '\\'; break;
+                case '\b': *o++ = 'b'; break;
+                case '\f': *o++ = 'f'; break;
+                case '\n': *o++ = 'n'; break;
+                case '\r': *o++ = 'r'; break;
+                case '\t': *o++ = 't'; break;
+                default:
+                    *o++ = 'u'; *o++ = '0'; *o++ = '0';
+                    *o++ = hex [c >> 4]; *o++ = hex [c & 15];
+            }
+            i++;
+            continue;
+        }
+        size_t seq = s_utf8_seq (p + i, len - i);
+        if (seq) {
+            memcpy (o, p + i, seq);
+            o += seq;
+            i += seq;
+        }
+        else {
+            memcpy (o, "\xef\xbf\xbd", 3);
+            o += 3;
+            i++;
+        }
+    }
+    *o++ = '"';
+    return (size_t) (o - out);
+}
+
+//  ,"key": (the comma when comma); returns the end
+static char *
+s_key (char *o, const char *key, bool comma)
+{
+    size_t len = strlen (key);
+    if (comma)
+        *o++ = ',';
+    *o++ = '"';
+    memcpy (o, key, len);
+    o += len;
+    *o++ = '"';
+    *o++ = ':';
+    return o;
+}
+
+//  An integer in decimal; returns the end
+static char *
+s_number (char *o, int64_t number)
+{
+    char digits [24];
+    size_t n = 0;
+    uint64_t u = number < 0? (uint64_t) 0 - (uint64_t) number: (uint64_t) number;
+    do
+        digits [n++] = (char) ('0' + u % 10);
+    while (u /= 10);
+    if (number < 0)
+        *o++ = '-';
+    while (n)
+        *o++ = digits [--n];
+    return o;
+}
+
 char *
 xxl_wire_trigger (const msgpack_object *map)
 {
-    json_t *out = json_object ();
-    if (!out || map->type != MSGPACK_OBJECT_MAP)
-        return s_dump (out);
-    for (int i = 0; s_trigger_ints [i]; i++) {
+    //  Written straight into one buffer, sized first: each integer at
+    //  most 20 digits and a sign, each string at most 6 bytes a byte
+    const msgpack_object *strs [sizeof s_trigger_strs / sizeof *s_trigger_strs];
+    size_t cap = 16;
+    for (int i = 0; s_trigger_ints [i]; i++)
+        cap += strlen (s_trigger_ints [i]) + 4 + 21;
+    for (int i = 0; s_trigger_strs [i]; i++) {
+        const msgpack_object *v = map->type == MSGPACK_OBJECT_MAP
+                                ? s_get (map, s_trigger_strs [i]): NULL;
+        strs [i] = v && v->type == MSGPACK_OBJECT_STR? v: NULL;
+        cap += strlen (s_trigger_strs [i]) + 4 + 2 + (strs [i]? 6 * (size_t) v->via.str.size: 0);
+    }
+    char *out = (char *) malloc (cap), *o = out;
+    if (!out)
+        return NULL;
+    *o++ = '{';
+    for (int i = 0; map->type == MSGPACK_OBJECT_MAP && s_trigger_ints [i]; i++) {
         const msgpack_object *v = s_get (map, s_trigger_ints [i]);
         int64_t number = 0;
         if (v && v->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
@@ -280,16 +627,18 @@ xxl_wire_trigger (const msgpack_object *map)
         else
         if (v && v->type == MSGPACK_OBJECT_NEGATIVE_INTEGER)
             number = v->via.i64;
-        json_object_set_new (out, s_trigger_ints [i], json_integer (number));
+        o = s_key (o, s_trigger_ints [i], o - out > 1);
+        o = s_number (o, number);
     }
-    for (int i = 0; s_trigger_strs [i]; i++) {
-        const msgpack_object *v = s_get (map, s_trigger_strs [i]);
-        if (v && v->type == MSGPACK_OBJECT_STR)
-            json_object_set_new (out, s_trigger_strs [i],
-                                 json_stringn (v->via.str.ptr, v->via.str.size));
-        else
-        if (strcmp (s_trigger_strs [i], "glueSource"))
-            json_object_set_new (out, s_trigger_strs [i], json_string (""));
+    for (int i = 0; map->type == MSGPACK_OBJECT_MAP && s_trigger_strs [i]; i++) {
+        if (!strs [i] && !strcmp (s_trigger_strs [i], "glueSource"))
+            continue;
+        o = s_key (o, s_trigger_strs [i], true);
+        o += strs [i]? s_quote (o, strs [i]->via.str.ptr, strs [i]->via.str.size)
+                     : s_quote (o, "", 0);
     }
-    return s_dump (out);
+    *o++ = '}';
+    *o = 0;
+    assert ((size_t) (o - out) < cap);
+    return out;
 }

@@ -1,6 +1,7 @@
 /*  xxl_bridge_wire.h -- the XXL-JOB HTTP wire, as the executors speak it.
 
-    JSON shapes only (jansson): no sockets, no state.  What the executors
+    JSON shapes only (jansson; the common flat shapes, and the bodies the
+    bridge sends, by hand): no sockets, no state.  What the executors
     send the admin (registry and callback bodies) is parsed into C values;
     what the bridge sends them (a TriggerParam from a scheduler's RUN, the
     bodies of kill, log, beat, idleBeat) is built from C values; their
@@ -78,7 +79,8 @@ void xxl_wire_answer_free (xxl_wire_answer_t *answer);
 //  The TriggerParam body of `run` from a RUN's msgpack map: its fields of
 //  the TriggerParam (docs/protocol.md), copied when present with the
 //  right type; anything else (expireTime, accessToken, ...) left out.
-//  Malloc'd JSON text.
+//  Strings are escaped as JSON wants; each byte of an invalid UTF-8
+//  sequence in one becomes U+FFFD.  Malloc'd JSON text.
 char *xxl_wire_trigger (const msgpack_object *map);
 
 //  The admin's answers: {"code":200,"msg":null} or {"code":500,"msg":msg}

@@ -29,27 +29,11 @@ start_scheduler || exit 1
 ctl () { "$CTL" --api "$API" --token "$TOKEN" --json "$@"; }
 
 echo "$TOKEN" > "$T/token"
-cat > "$T/bridge.cfg" <<CFG
-bridge
-    beat = 1
-    expire = 4
-    run_timeout = 3000
-    lost_check = 1
-    executors_max = 12
-CFG
 # start_bridge [PORT]: the bridge on PORT (default: any free one): sets
-# BPORT, BRPID, ADMIN
-start_bridge () {
-    rm -f "$T/bridge.ready"
-    "$BRIDGE" -c "$T/bridge.cfg" --scheduler "$AGENTS" --listen "127.0.0.1:${1:-0}" \
-        --access-token-file "$T/token" --logdir "$T/bridge" --ready-file "$T/bridge.ready" \
-        >>"$T/bridge.log" 2>&1 &
-    BRPID=$!
-    PIDS="$PIDS $BRPID"
-    wait_for 10 test -s "$T/bridge.ready" || return 1
-    BPORT=$(sed -n 's/^port=//p' "$T/bridge.ready")
-    ADMIN="http://127.0.0.1:$BPORT/xxl-job-admin"
-}
+# BPORT, BRPID, ADMIN (tests/bridge/lib.sh)
+. "$XXL_SRC/tests/bridge/lib.sh"
+bridge_cfg "executors_max = 12"
+start_bridge () { bridge_start "${1:-0}" --access-token-file "$T/token"; }
 # start_exec NAME APP [flags]: a fake executor; sets EPID_NAME, EURL_NAME
 start_exec () {
     local name="$1" app="$2"; shift 2
@@ -68,8 +52,9 @@ ran_once () { [ "$(grep -c "^$1\$" "$T/runs")" = 1 ]; }
 
 start_bridge || { echo "FAIL - the bridge did not start"; exit 1; }
 check "--help names the flags" bash -c "'$BRIDGE' --help | grep -q -- '--executors CIDR'"
-start_exec e1 app1 --shape 2
-start_exec e2 app1 --shape 3 --go-header
+# (both check that each /run comes after its route is in the bridge's file)
+start_exec e1 app1 --shape 2 --routes "$T/bridge/bridge.routes"
+start_exec e2 app1 --shape 3 --go-header --routes "$T/bridge/bridge.routes"
 check "a 2.x executor registers through the bridge" wait_for 10 agent_registered app1 "$EURL_e1"
 check "a 3.x executor with Go's header case registers" wait_for 10 agent_registered app1 "$EURL_e2"
 ctl group add app1 >/dev/null
@@ -97,6 +82,9 @@ L=$(trigger "$GJ")
 check "GLUE_GROOVY runs on the XXL-JOB executor" wait_for 10 field_is "$L" handleCode 200
 check "its glueType and glueSource reached the executor" bash -c "
     $CTL --api $API --token $TOKEN log cat $L | grep -q 'glueType:GLUE_GROOVY glueUpdatetime:[1-9][0-9]* glueSource:package demo; // groovy'"
+
+check "each /run came after its route was written (the bridge's flush)" \
+    bash -c "! grep -h 'not in the routes file' '$T'/exec-*.log"
 
 # --- sharding, FAILOVER, BUSYOVER ------------------------------------------
 SH=$(ctl job add --group app1 --handler ok --route SHARDING_BROADCAST | jq -r .id)

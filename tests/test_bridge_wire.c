@@ -7,6 +7,12 @@
 #include "xxl_bridge_wire.h"
 #include "xxl_bridge_net.h"
 #include "xxl_bridge_routes.h"
+#include "xxl_bridge_call.h"
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <pthread.h>
+#include <poll.h>
 
 #include <xxl/msg.h>
 
@@ -41,6 +47,77 @@ test_registry (void)
     XXL_CHECK (xxl_wire_registry_parse (body, strlen (body), &r, why, sizeof why) == -1);
     XXL_CHECK_HAS (why, "longer than 255");
     zstr_free (&body);
+}
+
+//  A one-item callback batch read as jansson reads it: log_id, time,
+//  code and msg (NULL: none); -1 log_id: the batch is refused
+static void
+s_check_callback (const char *body, int64_t log_id, int64_t when, int code, const char *msg)
+{
+    xxl_wire_callback_t *items = NULL;
+    char why [256];
+    int n = xxl_wire_callback_parse (body, strlen (body), &items, why, sizeof why);
+    if (log_id < 0) {
+        XXL_CHECK_MSG (n == -1 && items == NULL, "%s: %d item(s), not refused", body, n);
+        return;
+    }
+    XXL_CHECK_MSG (n == 1, "%s: %d item(s) (%s)", body, n, n < 0? why: "");
+    if (n == 1) {
+        XXL_CHECK_MSG (items [0].log_id == log_id && items [0].log_date_time == when
+                       && items [0].code == code, "%s: %" PRId64 " %" PRId64 " %d", body,
+                       items [0].log_id, items [0].log_date_time, items [0].code);
+        XXL_CHECK_MSG (msg? items [0].msg && streq (items [0].msg, msg): !items [0].msg,
+                       "%s: msg %s", body, items [0].msg);
+    }
+    xxl_wire_callbacks_free (items, n > 0? (size_t) n: 0);
+}
+
+static void
+test_callback_shapes (void)
+{
+    //  Read without a tree: Python's and Java's spacing, either spelling
+    s_check_callback ("[{\"logId\": 7, \"logDateTim\": 17, \"handleCode\": 200, \"handleMsg\": null}]",
+                      7, 17, 200, NULL);
+    s_check_callback (" [ {\"logId\":7,\"logDateTime\":17,\"handleCode\":500,\"handleMsg\":\"boom\"} ]\n",
+                      7, 17, 500, "boom");
+    s_check_callback ("[{\"logId\":7,\"logDateTim\":null,\"logDateTime\":5,\"handleCode\":200}]",
+                      7, 0, 200, NULL);
+    s_check_callback ("[{\"logId\":7,\"logDateTim\":-1,\"handleCode\":200,\"handleMsg\":true,"
+                      "\"extra\":false}]", 7, 0, 200, NULL);
+    s_check_callback ("[{\"handleCode\":200,\"logId\":1,\"logId\":2}]", 2, 0, 200, NULL);
+    //  Read by the full parse
+    s_check_callback ("[{\"logId\":\"7\",\"logDateTim\":\"9\",\"handleCode\":\"200\"}]", 7, 9, 200, NULL);
+    s_check_callback ("[{\"logId\":7,\"handleCode\":200,\"handleMsg\":\"a\\nb \\u4efb\"}]",
+                      7, 0, 200, "a\nb \xe4\xbb\xbb");
+    s_check_callback ("[{\"logId\":7,\"handleCode\":200,\"handleMsg\":\"\xe4\xbb\xbb\"}]",
+                      7, 0, 200, "\xe4\xbb\xbb");
+    s_check_callback ("[{\"logId\":1234567890123456789,\"handleCode\":200}]",
+                      1234567890123456789LL, 0, 200, NULL);
+    //  Refused by both
+    s_check_callback ("[{\"logId\":7,\"handleCode\":200.0}]", -1, 0, 0, NULL);
+    s_check_callback ("[{\"logId\":-7,\"handleCode\":200}]", -1, 0, 0, NULL);
+    s_check_callback ("[{\"logId\":07,\"handleCode\":200}]", -1, 0, 0, NULL);
+    s_check_callback ("[{\"logId\":7,\"handleCode\":0}]", -1, 0, 0, NULL);
+    s_check_callback ("[{\"logId\":7}]", -1, 0, 0, NULL);
+    s_check_callback ("[{\"logId\":7,\"handleCode\":200},]", -1, 0, 0, NULL);
+    s_check_callback ("[{\"logId\":7,\"handleCode\":200}", -1, 0, 0, NULL);
+    s_check_callback ("[{\"logId\":7,\"handleCode\":200}]]", -1, 0, 0, NULL);
+    s_check_callback ("[{\"logId\":7,\"handleCode\":200} {\"logId\":8,\"handleCode\":200}]",
+                      -1, 0, 0, NULL);
+    s_check_callback ("[7]", -1, 0, 0, NULL);
+    //  A batch of many
+    char body [4096] = "[";
+    for (int i = 1; i <= 40; i++)
+        snprintf (body + strlen (body), sizeof body - strlen (body),
+                  "%s{\"logId\":%d,\"handleCode\":200,\"handleMsg\":\"m%d\"}", i > 1? ",": "", i, i);
+    strcat (body, "]");
+    xxl_wire_callback_t *items = NULL;
+    char why [256];
+    int n = xxl_wire_callback_parse (body, strlen (body), &items, why, sizeof why);
+    XXL_CHECK_INT (n, 40);
+    if (n == 40)
+        XXL_CHECK (items [39].log_id == 40 && streq (items [39].msg, "m40"));
+    xxl_wire_callbacks_free (items, n > 0? (size_t) n: 0);
 }
 
 static void
@@ -142,6 +219,119 @@ test_answers (void)
     free (fail);
 }
 
+//  What the answer read must give for body, as jansson reads it: the
+//  code, the msg and whether a content came (the flat reader and the full
+//  parse agree on every shape)
+static void
+s_check_answer (const char *body, int code, const char *msg, bool content)
+{
+    xxl_wire_answer_t a;
+    xxl_wire_answer_read (200, body, strlen (body), NULL, &a);
+    XXL_CHECK_MSG (a.code == code, "%s: code %d, not %d", body, a.code, code);
+    if (msg && *msg == '~')
+        XXL_CHECK_MSG (a.msg && strstr (a.msg, msg + 1), "%s: msg %s", body, a.msg);
+    else
+    if (msg)
+        XXL_CHECK_MSG (a.msg && streq (a.msg, msg), "%s: msg %s, not %s", body, a.msg, msg);
+    else
+        XXL_CHECK_MSG (a.msg == NULL, "%s: msg %s, not none", body, a.msg);
+    XXL_CHECK_MSG ((a.content != NULL) == content, "%s: content %p", body, (void *) a.content);
+    xxl_wire_answer_free (&a);
+}
+
+static void
+test_answer_shapes (void)
+{
+    //  The common shapes (read without a tree)
+    s_check_answer ("{\"code\":200,\"msg\":null}", 200, NULL, false);
+    s_check_answer ("{\"code\":200}", 200, NULL, false);
+    s_check_answer (" {\r\n \"code\" : 200 ,\t\"msg\" : \"ok\" } \n", 200, "ok", false);
+    s_check_answer ("{\"code\":200,\"msg\":null,\"content\":null}", 200, NULL, false);
+    s_check_answer ("{\"code\":200,\"msg\":null,\"data\":null}", 200, NULL, false);
+    s_check_answer ("{\"msg\":\"busy\",\"code\":500}", 500, "busy", false);
+    s_check_answer ("{\"code\":0,\"msg\":true}", 0, NULL, false);
+    s_check_answer ("{\"code\":999,\"msg\":12,\"other\":false}", 999, NULL, false);
+    s_check_answer ("{\"code\":500,\"code\":200,\"msg\":\"a\",\"msg\":null}", 200, NULL, false);
+    s_check_answer ("{\"code\":200,\"msg\":\"\"}", 200, "", false);
+    //  Those the full parse reads
+    s_check_answer ("{\"code\":200,\"msg\":\"a \\\"quoted\\\" word\"}", 200, "a \"quoted\" word", false);
+    s_check_answer ("{\"code\":500,\"msg\":\"\u4efb\u52a1\"}", 500, "\u4efb\u52a1", false);
+    s_check_answer ("{\"code\":\"200\",\"msg\":null}", 200, NULL, false);
+    s_check_answer ("{\"code\":200,\"content\":\"text\"}", 200, NULL, true);
+    s_check_answer ("{\"code\":200,\"data\":[1]}", 200, NULL, true);
+    s_check_answer ("{\"code\":200,\"logId\":1700000000000123}", 200, NULL, false);
+    //  Refused by both: not integers 0-999, not one JSON object
+    s_check_answer ("{\"code\":200.0}", 500, "~HTTP 200", false);
+    s_check_answer ("{\"code\":2e2}", 500, "~HTTP 200", false);
+    s_check_answer ("{\"code\":0200}", 500, "~HTTP 200", false);
+    s_check_answer ("{\"code\":1000}", 500, "~HTTP 200", false);
+    s_check_answer ("{\"code\":-200}", 500, "~HTTP 200", false);
+    s_check_answer ("{\"code\":12345}", 500, "~HTTP 200", false);
+    s_check_answer ("{\"code\":null}", 500, "~HTTP 200", false);
+    s_check_answer ("{\"code\":200}x", 500, "~HTTP 200", false);
+    s_check_answer ("{\"code\":200,}", 500, "~HTTP 200", false);
+    s_check_answer ("{\"code\":200", 500, "~HTTP 200", false);
+    s_check_answer ("{\"code\" 200}", 500, "~HTTP 200", false);
+    s_check_answer ("{\"code\":200,\"msg\":nul}", 500, "~HTTP 200", false);
+    s_check_answer ("{}", 500, "~HTTP 200", false);
+    s_check_answer ("[{\"code\":200}]", 500, "~HTTP 200", false);
+    //  (not HTTP 200: never read as an answer)
+    xxl_wire_answer_t a;
+    xxl_wire_answer_read (503, S ("{\"code\":200,\"msg\":null}"), NULL, &a);
+    XXL_CHECK_INT (a.code, 500);
+    XXL_CHECK_HAS (a.msg, "HTTP 503");
+    xxl_wire_answer_free (&a);
+}
+
+//  The TriggerParam's strings are JSON strings however they came: quotes,
+//  backslashes, controls and a NUL escaped, UTF-8 kept, an invalid byte
+//  made U+FFFD
+static void
+test_trigger_strings (void)
+{
+    xxl_enc_t *enc = xxl_enc_new ();
+    xxl_enc_request (enc, "RUN", 3);
+    xxl_enc_kint (enc, "jobId", 4);
+    xxl_enc_kint (enc, "logId", 9223372036854775807LL);
+    xxl_enc_kint (enc, "broadcastIndex", -1);
+    xxl_enc_kstr (enc, "executorHandler", "demo\"Handler\\");
+    //  (a str of the sender's bytes, as raw msgpack: str8, 19 bytes; the key
+    //  counted the pair)
+    xxl_enc_key (enc, "executorParams");
+    xxl_enc_raw (enc, "\xd9\x13" "a\x00" "b\n\t\x01\x1f\x7f \xe4\xbb\xbb\xe5\x8a\xa1 \xff\xc3/", 21, 0);
+    //  (4 bytes, then overlong, surrogate, over U+10FFFF, truncated)
+    xxl_enc_key (enc, "glueSource");
+    xxl_enc_raw (enc, "\xd9\x13" "\xf0\x9f\x98\x80|\xc0\x80|\xed\xa0\x80|\xf4\x90\x80\x80|\xe4\xbb",
+                 21, 0);
+    size_t size;
+    const void *data = xxl_enc_finish (enc, &size);
+    char err [256];
+    xxl_msg_t *msg = xxl_msg_decode (data, size, NULL, err, sizeof err);
+    XXL_CHECK_MSG (msg, "%s", err);
+    char *json = msg? xxl_wire_trigger (xxl_msg_root (msg)): NULL;
+    json_error_t error;
+    json_t *t = json? json_loads (json, JSON_ALLOW_NUL, &error): NULL;
+    XXL_CHECK_MSG (t, "not JSON: %s", json);
+    XXL_CHECK_INT (json_integer_value (json_object_get (t, "logId")), 9223372036854775807LL);
+    XXL_CHECK_INT (json_integer_value (json_object_get (t, "broadcastIndex")), -1);
+    XXL_CHECK_STR (json_string_value (json_object_get (t, "executorHandler")), "demo\"Handler\\");
+    json_t *params = json_object_get (t, "executorParams");
+    XXL_CHECK_MSG (json_string_length (params) == 23
+                   && memcmp (json_string_value (params), "a\x00" "b\n\t\x01\x1f\x7f \xe4\xbb\xbb"
+                              "\xe5\x8a\xa1 \xef\xbf\xbd\xef\xbf\xbd/", 23) == 0, "%s", json);
+    XXL_CHECK_STR (json_string_value (json_object_get (t, "glueType")), "");
+#define FFFD "\xef\xbf\xbd"
+    XXL_CHECK_STR (json_string_value (json_object_get (t, "glueSource")),
+                   "\xf0\x9f\x98\x80|" FFFD FFFD "|" FFFD FFFD FFFD "|" FFFD FFFD FFFD FFFD "|" FFFD FFFD);
+#undef FFFD
+    XXL_CHECK_MSG (strstr (json ? json: "", "\"jobId\":4,\"executorTimeout\":0,\"logId\""),
+                   "integers first, in order: %s", json);
+    json_decref (t);
+    free (json);
+    xxl_msg_destroy (&msg);
+    xxl_enc_destroy (&enc);
+}
+
 static void
 test_trigger (void)
 {
@@ -224,9 +414,15 @@ test_routes (void)
     xxl_bridge_routes_t *routes = xxl_bridge_routes_new (path);
     XXL_CHECK (routes);
     xxl_bridge_routes_add (routes, 1, "app\thttp://127.0.0.1:1/");
+    //  Lines are buffered until a flush writes them at once
+    XXL_CHECK_INT (zsys_file_size (path), 0);
+    XXL_CHECK_INT (xxl_bridge_routes_flush (routes), 0);
+    XXL_CHECK_INT (zsys_file_size (path), strlen ("R 1 app\thttp://127.0.0.1:1/\n"));
+    XXL_CHECK_INT (xxl_bridge_routes_flush (routes), 0);
     xxl_bridge_routes_add (routes, 2, "app\thttp://127.0.0.1:2/");
     xxl_bridge_routes_done (routes, 1);
-    xxl_bridge_routes_destroy (&routes);
+    XXL_CHECK_INT (zsys_file_size (path), strlen ("R 1 app\thttp://127.0.0.1:1/\n"));
+    xxl_bridge_routes_destroy (&routes);     //  (flushes)
     //  A torn tail (a crash while writing) is skipped
     FILE *file = fopen (path, "a");
     fputs ("R 3 app\thttp://", file);
@@ -244,10 +440,219 @@ test_routes (void)
     xxl_bridge_routes_destroy (&routes);
     routes = xxl_bridge_routes_new (path);
     XXL_CHECK_INT (routes? xxl_bridge_routes_size (routes): 0, 1);
+    //  A run's job and logDateTime survive a restart, and a compaction
+    //  (a restarted bridge asks the executor about the job of each open run)
+    for (int pass = 0; pass < 2 && routes; pass++) {
+        if (pass == 0) {
+            xxl_bridge_routes_add_run (routes, 5, "app	http://127.0.0.1:5/", 42, 1700000000123);
+            for (int64_t id = 20000; id < 30010; id++) {
+                xxl_bridge_routes_add_run (routes, id, "app	u", 1, 0);
+                xxl_bridge_routes_done (routes, id);
+            }
+        }
+        xxl_bridge_routes_destroy (&routes);
+        routes = xxl_bridge_routes_new (path);
+        int64_t log_id, job_id = 0, ldt = 0, job5 = 0, ldt5 = 0, job2 = 0;
+        size_t seen = 0;
+        for (const char *key = routes? xxl_bridge_routes_first (routes, &log_id, &job_id, &ldt): NULL;
+             key; key = xxl_bridge_routes_next (routes, &log_id, &job_id, &ldt)) {
+            seen++;
+            if (log_id == 5) {
+                job5 = job_id;
+                ldt5 = ldt;
+                XXL_CHECK_STR (key, "app\thttp://127.0.0.1:5/");
+            }
+            if (log_id == 2)
+                job2 = job_id;
+        }
+        XXL_CHECK_INT (seen, 2);
+        XXL_CHECK_INT (job5, 42);
+        XXL_CHECK_INT (ldt5, 1700000000123);
+        XXL_CHECK_INT (job2, -1);           //  (an R line: its job unknown)
+    }
     xxl_bridge_routes_destroy (&routes);
     zsys_file_delete (path);
     zsys_dir_delete ("%s", dir);
     zstr_free (&path);
+}
+
+typedef struct {
+    int status;
+    char why [256];
+    int64_t at;
+    bool done;
+} call_seen_t;
+
+static void
+s_seen (void *arg, int status, const char *body, size_t len, const char *why)
+{
+    (void) body; (void) len;
+    call_seen_t *seen = (call_seen_t *) arg;
+    seen->status = status;
+    snprintf (seen->why, sizeof seen->why, "%s", why? why: "");
+    seen->at = zclock_mono ();
+    seen->done = true;
+}
+
+//  Calls past `parallel` wait in the bridge's list, not in libcurl's: each
+//  still ends within its own timeout, counted from when it was posted, and
+//  joins the wire as one ends
+static void
+test_call_queue (void)
+{
+    //  An executor that accepts connections and never answers (the
+    //  kernel's backlog accepts them)
+    int fd = socket (AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in addr = { .sin_family = AF_INET, .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
+    socklen_t alen = sizeof addr;
+    XXL_CHECK (fd >= 0 && bind (fd, (struct sockaddr *) &addr, sizeof addr) == 0
+               && listen (fd, 16) == 0 && getsockname (fd, (struct sockaddr *) &addr, &alen) == 0);
+    char url [64];
+    snprintf (url, sizeof url, "http://127.0.0.1:%d/", ntohs (addr.sin_port));
+    xxl_bridge_call_t *call = xxl_bridge_call_new (NULL, 1, 3);
+    XXL_CHECK (call);
+    if (!call) {
+        close (fd);
+        return;
+    }
+    call_seen_t seen [4];
+    memset (seen, 0, sizeof seen);
+    int64_t start = zclock_mono ();
+    XXL_CHECK_INT (xxl_bridge_call_post (call, url, "run", "{}", 400, s_seen, &seen [0]), 0);
+    XXL_CHECK_INT (xxl_bridge_call_post (call, url, "beat", "{}", 200, s_seen, &seen [1]), 0);
+    XXL_CHECK_INT (xxl_bridge_call_post (call, url, "beat", "{}", 1500, s_seen, &seen [2]), 0);
+    //  past `queued`: refused at once
+    XXL_CHECK_INT (xxl_bridge_call_post (call, url, "beat", "{}", 100, s_seen, &seen [3]), -1);
+    XXL_CHECK_INT (xxl_bridge_call_count (call), 3);
+    while ((!seen [0].done || !seen [1].done || !seen [2].done) && zclock_mono () - start < 5000) {
+        long timeout = 1000;
+        zmq_pollitem_t item = { NULL, xxl_bridge_call_fd (call, &timeout), ZMQ_POLLIN, 0 };
+        zmq_poll (&item, 1, timeout);
+        xxl_bridge_call_perform (call, item.revents & ZMQ_POLLIN);
+    }
+    //  the one on the wire: libcurl's timeout
+    XXL_CHECK (seen [0].done && seen [0].status == 0 && strstr (seen [0].why, "imed out"));
+    XXL_CHECK (seen [0].at - start >= 350 && seen [0].at - start < 1400);
+    //  the one waiting behind it: its own 200 ms, while it waited
+    XXL_CHECK (seen [1].done && seen [1].status == 0
+               && strstr (seen [1].why, "timed out waiting for a connection"));
+    XXL_CHECK (seen [1].at - start >= 150 && seen [1].at - start < 400);
+    //  the third joined the wire when the first ended: timed out by libcurl
+    //  at its 1.5 s from its post, not 1.5 s from joining
+    XXL_CHECK (seen [2].done && seen [2].status == 0 && strstr (seen [2].why, "imed out")
+               && !strstr (seen [2].why, "waiting for a connection"));
+    XXL_CHECK (seen [2].at - start >= 1400 && seen [2].at - start < 2600);
+    XXL_CHECK (!seen [3].done);
+    XXL_CHECK_INT (xxl_bridge_call_count (call), 0);
+    xxl_bridge_call_destroy (&call);
+    close (fd);
+}
+
+//  An executor that answers every request 200, and closes the connection
+//  after every second answer on its own (no "Connection: close"): the
+//  kept-alive socket the bridge no longer watches gets its EOF, and the
+//  next connection may reuse its fd number
+typedef struct {
+    int listener;
+    volatile bool stop;
+    int answered;
+} server_t;
+
+static void *
+s_server (void *arg)
+{
+    server_t *server = (server_t *) arg;
+    while (!server->stop) {
+        struct pollfd p = { server->listener, POLLIN, 0 };
+        if (poll (&p, 1, 50) <= 0)
+            continue;
+        int conn = accept (server->listener, NULL, NULL);
+        if (conn < 0)
+            continue;
+        char buf [4096];
+        size_t have = 0;
+        bool open = true;
+        while (open && !server->stop) {
+            struct pollfd c = { conn, POLLIN, 0 };
+            if (poll (&c, 1, 50) <= 0)
+                continue;
+            ssize_t n = recv (conn, buf + have, sizeof buf - 1 - have, 0);
+            if (n <= 0)
+                break;
+            have += (size_t) n;
+            buf [have] = 0;
+            char *end = strstr (buf, "\r\n\r\n");
+            const char *cl = strstr (buf, "Content-Length:");      //  (as libcurl spells it)
+            if (!end || !cl || have < (size_t) (end + 4 - buf) + (size_t) atoi (cl + 15))
+                continue;
+            have = 0;
+            const char *answer = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                                 "Content-Length: 23\r\n\r\n{\"code\":200,\"msg\":null}";
+            if (send (conn, answer, strlen (answer), MSG_NOSIGNAL) < 0)
+                break;
+            open = ++server->answered % 2 != 0;
+        }
+        close (conn);
+    }
+    return NULL;
+}
+
+//  Calls one after another on kept-alive connections, some closed by the
+//  executor between them: each ends 200 at once (a socket the epoll set
+//  kept while unwatched leaves it; an fd number libcurl reuses is watched)
+static void
+test_call_reuse (void)
+{
+    server_t server = { .listener = socket (AF_INET, SOCK_STREAM, 0) };
+    struct sockaddr_in addr = { .sin_family = AF_INET, .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
+    socklen_t alen = sizeof addr;
+    XXL_CHECK (server.listener >= 0
+               && bind (server.listener, (struct sockaddr *) &addr, sizeof addr) == 0
+               && listen (server.listener, 16) == 0
+               && getsockname (server.listener, (struct sockaddr *) &addr, &alen) == 0);
+    pthread_t thread;
+    XXL_CHECK_INT (pthread_create (&thread, NULL, s_server, &server), 0);
+    char url [64];
+    snprintf (url, sizeof url, "http://127.0.0.1:%d/", ntohs (addr.sin_port));
+    xxl_bridge_call_t *call = xxl_bridge_call_new (NULL, 1, 4);
+    XXL_CHECK (call);
+    int ok = 0;
+    int64_t start = zclock_mono ();
+    for (int i = 0; i < 8 && call; i++) {
+        call_seen_t seen = { 0 };
+        XXL_CHECK_INT (xxl_bridge_call_post (call, url, "beat", "{}", 3000, s_seen, &seen), 0);
+        int64_t posted = zclock_mono ();
+        while (!seen.done && zclock_mono () - posted < 5000) {
+            long timeout = 1000;
+            zmq_pollitem_t item = { NULL, xxl_bridge_call_fd (call, &timeout), ZMQ_POLLIN, 0 };
+            zmq_poll (&item, 1, timeout);
+            xxl_bridge_call_perform (call, item.revents & ZMQ_POLLIN);
+        }
+        if (seen.done && seen.status == 200 && seen.at - posted < 1000)
+            ok++;
+        else
+            printf ("call %d: status %d after %" PRId64 " ms (%s)\n", i, seen.status,
+                    seen.at - posted, seen.why);
+        zclock_sleep (20);          //  (the executor's close arrives meanwhile)
+        if (server.answered % 2 == 0) {
+            //  The closed connection, unwatched, leaves the set at its
+            //  event: the set's fd is not readable again (no busy loop)
+            long timeout = 0;
+            zmq_pollitem_t item = { NULL, xxl_bridge_call_fd (call, &timeout), ZMQ_POLLIN, 0 };
+            zmq_poll (&item, 1, 0);
+            xxl_bridge_call_perform (call, item.revents & ZMQ_POLLIN);
+            item.revents = 0;
+            zmq_poll (&item, 1, 0);
+            XXL_CHECK (!(item.revents & ZMQ_POLLIN));
+        }
+    }
+    XXL_CHECK_INT (ok, 8);
+    XXL_CHECK (server.answered >= 8);
+    XXL_CHECK (zclock_mono () - start < 4000);
+    xxl_bridge_call_destroy (&call);
+    server.stop = true;
+    pthread_join (thread, NULL);
+    close (server.listener);
 }
 
 int
@@ -256,9 +661,14 @@ main (void)
     zsys_init ();
     test_registry ();
     test_callback ();
+    test_callback_shapes ();
     test_answers ();
     test_trigger ();
+    test_trigger_strings ();
+    test_answer_shapes ();
     test_net ();
     test_routes ();
+    test_call_queue ();
+    test_call_reuse ();
     return xxl_test_done ();
 }

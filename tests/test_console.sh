@@ -76,7 +76,7 @@ check "its scripts come from files (no inline script, for script-src 'self')" \
 
 APP=console-app
 ctl group add "$APP" --title "Console test" >/dev/null
-start_agent console-a "$APP"
+start_agent console-a "$APP" --tag console=yes
 check "agent registered" wait_for 15 agent_registered "$APP" console-a
 
 PASSWORD="pw-$RANDOM-$RANDOM"
@@ -109,6 +109,7 @@ if [ -n "$JOB" ] && [ "$JOB" != 0 ]; then
     check "the job is in $APP, GLUE_SHELL, with its cron, zone and edited author" jq -e \
         '.glueType == "GLUE_SHELL" and .scheduleConf == "0 30 3 * * ?" and .timezone == "Asia/Shanghai" and .author == "console-edited"' \
         "$T/job.json"
+    check "its agent tags, typed in the form, canonical" jq -e '.agentTags == "console=yes"' "$T/job.json"
     check "its source is version 1's again after the rollback" bash -c \
         "jq -r .glueSource '$T/job.json' | grep -q '$MARK-v1'"
     check "its GLUE history: v3 'rollback to version 1', v2, v1" jq -e \

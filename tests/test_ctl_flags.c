@@ -39,6 +39,8 @@ main (void)
         const ctl_cmd_t *cmd = *entry;
         const xxl_command_t *command = xxl_command_find (cmd->request);
         XXL_CHECK (!cmd->request || command);
+        //  Its flags fit the parser's arrays
+        XXL_CHECK (xxl_ctl_opts_count (cmd) <= XXL_CTL_MAX_OPTS);
         for (int i = 0; cmd->opts && cmd->opts [i].name; i++) {
             const ctl_opt_t *opt = &cmd->opts [i];
             const xxl_field_t *field = opt->key? xxl_command_field (command, opt->key): NULL;

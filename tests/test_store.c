@@ -132,13 +132,13 @@ s_pg_connections (xxl_store_t *store, const char *url, int64_t gid, int64_t jid)
         for (int i = 0; i < 2; i++) {
             if (!openers [i].store)
                 fprintf (stderr, "race %d: %s\n", round, openers [i].err);
-            XXL_CHECK (openers [i].store && xxl_store_schema_version (openers [i].store) == 11);
+            XXL_CHECK (openers [i].store && xxl_store_schema_version (openers [i].store) == 13);
         }
         if (openers [0].store) {
             XXL_CHECK (xxl_store_pg_scalar (openers [0].store,
                 "SELECT COUNT(*) FROM xxl_schema", NULL) == 1);
             XXL_CHECK (xxl_store_pg_scalar (openers [0].store,
-                "SELECT COUNT(*) FROM pg_tables WHERE schemaname = current_schema ()", NULL) == 18);
+                "SELECT COUNT(*) FROM pg_tables WHERE schemaname = current_schema ()", NULL) == 19);
         }
         for (int i = 0; i < 2; i++)
             xxl_store_destroy (&openers [i].store);
@@ -998,6 +998,60 @@ s_sqlite_wal (xxl_store_t *store, const char *path, const xxl_log_t *log_row)
 
 //  Users, tokens and sessions (store methods version 4), through the
 //  interface only
+//  Calendars (issue 35): put, replace, get, the jobs naming one, encode, rm
+static void
+s_test_calendars (xxl_store_t *store, int64_t jid)
+{
+    XXL_CHECK (xxl_store_begin (store) == 0);
+    xxl_store_calendar_t row = { .name = "holidays", .dates = "2026-12-25", .exclude_cron = "",
+                                 .timezone = "Asia/Shanghai", .add_time = 10,
+                                 .update_time = 10 };
+    XXL_CHECK (xxl_store_calendar_put (store, &row, 0) == 1);
+    XXL_CHECK (xxl_store_calendar_put (store, &row, 0) == 0);        //  the name is taken
+    row.dates = "2026-01-01,2026-12-25";
+    row.update_time = 20;
+    row.add_time = 20;
+    XXL_CHECK (xxl_store_calendar_put (store, &row, 1) == 1);        //  replaced
+    xxl_store_calendar_t back;
+    XXL_CHECK (xxl_store_calendar_get (store, "holidays", &back) == 0);
+    XXL_CHECK_STR (back.dates, "2026-01-01,2026-12-25");
+    XXL_CHECK_STR (back.timezone, "Asia/Shanghai");
+    XXL_CHECK_INT (back.add_time, 10);                              //  kept
+    XXL_CHECK_INT (back.update_time, 20);
+    xxl_store_calendar_free (&back);
+    XXL_CHECK (xxl_store_calendar_get (store, "none", &back) == 1);
+    //  A job naming it, found; its calendar loaded and saved
+    xxl_job_t job;
+    XXL_CHECK (xxl_store_job_load (store, jid, &job) == 0);
+    XXL_CHECK_STR (job.calendar, "");
+    free (job.calendar);
+    job.calendar = strdup ("holidays");
+    XXL_CHECK (xxl_store_job_save (store, &job) == 0);
+    xxl_job_free (&job);
+    XXL_CHECK (xxl_store_job_load (store, jid, &job) == 0);
+    XXL_CHECK_STR (job.calendar, "holidays");
+    int64_t ids [4];
+    size_t count = 9;
+    XXL_CHECK (xxl_store_calendar_job_ids (store, "holidays", 0, ids, 4, &count) == 0);
+    XXL_CHECK (count == 1 && ids [0] == jid);
+    XXL_CHECK (xxl_store_calendar_job_ids (store, "holidays", jid, ids, 4, &count) == 0);
+    XXL_CHECK_INT (count, 0);
+    //  Encoded as the protocol's map, and as a list
+    xxl_enc_t *enc = xxl_enc_new ();
+    XXL_CHECK (xxl_store_calendar_encode (store, enc, "holidays") == 1);
+    XXL_CHECK (xxl_store_calendar_encode (store, enc, "none") == 0);
+    XXL_CHECK (xxl_store_calendar_encode_all (store, enc) == 1);
+    xxl_enc_destroy (&enc);
+    //  Removed; the job keeps its name until the api re-arms it
+    XXL_CHECK (xxl_store_calendar_rm (store, "holidays") == 1);
+    XXL_CHECK (xxl_store_calendar_rm (store, "holidays") == 0);
+    free (job.calendar);
+    job.calendar = strdup ("");
+    XXL_CHECK (xxl_store_job_save (store, &job) == 0);
+    xxl_job_free (&job);
+    XXL_CHECK (xxl_store_commit (store) == 0);
+}
+
 static void
 s_test_accounts (xxl_store_t *store)
 {
@@ -1355,7 +1409,7 @@ s_test_batches (xxl_store_t *store, int64_t gid, int64_t jid)
     }
 }
 
-//  Workflows (version 11): a workflow's row and schedule, its runs, and
+//  Workflows (version 12): a workflow's row and schedule, its runs, and
 //  the log rows of its nodes, whose (run, node, attempt) is unique: a
 //  node's row is its one start
 static void
@@ -1624,13 +1678,18 @@ main (void)
     XXL_CHECK (xxl_store_job_load (store, jid, &loaded) == 0);
     XXL_CHECK (streq (loaded.schedule_conf, "0/5 * * * * ?"));
     XXL_CHECK (streq (loaded.executor_handler, "demoJobHandler"));
+    XXL_CHECK (streq (loaded.agent_tags, ""));          //  (NULL is stored as none)
     free (loaded.executor_param);
     loaded.executor_param = strdup ("changed");
+    free (loaded.agent_tags);
+    loaded.agent_tags = strdup ("gpu=true,zone=eu");
     XXL_CHECK (xxl_store_job_save (store, &loaded) == 0);
     xxl_job_free (&loaded);
     XXL_CHECK (xxl_store_job_load (store, jid, &loaded) == 0);
     XXL_CHECK (streq (loaded.executor_param, "changed"));
+    XXL_CHECK (streq (loaded.agent_tags, "gpu=true,zone=eu"));
     xxl_job_free (&loaded);
+    s_test_calendars (store, jid);
     XXL_CHECK (xxl_store_job_load (store, 999999, &loaded) == 1);
     XXL_CHECK (xxl_store_group_jobs (store, gid) == 1);
 
@@ -1938,7 +1997,7 @@ main (void)
         ? "SELECT COUNT(*) FROM pg_indexes WHERE schemaname = current_schema ()"
           " AND indexname = 'xxl_job_log_job_time'"
         : "SELECT COUNT(*) FROM sqlite_master WHERE name = 'xxl_job_log_job_time'";
-    XXL_CHECK (xxl_store_schema_version (store) == 11);
+    XXL_CHECK (xxl_store_schema_version (store) == 13);
     XXL_CHECK (XXL_TEST_SCALAR (store, index_count, NULL) == 0);
     //  Migration 5: a planned instant has one row per shard index; a
     //  second plan of it (another agent count too) collides on shard 0
@@ -1968,13 +2027,18 @@ main (void)
                                " ON xxl_job_logglue (job_id, id)", NULL) >= 0);
     //  (and before schema 7's audit table)
     XXL_CHECK (XXL_TEST_EXEC (store, "DROP TABLE xxl_audit", NULL) >= 0);
-    //  (and before schema 11's workflows)
+    //  (and before schema 13's workflows)
     XXL_CHECK (XXL_TEST_EXEC (store, "DROP TABLE xxl_workflow_run", NULL) >= 0);
     XXL_CHECK (XXL_TEST_EXEC (store, "DROP TABLE xxl_workflow", NULL) >= 0);
     XXL_CHECK (XXL_TEST_EXEC (store, "DROP INDEX xxl_job_log_flow", NULL) >= 0);
     XXL_CHECK (XXL_TEST_EXEC (store, "ALTER TABLE xxl_job_log DROP COLUMN flow_run_id", NULL) >= 0);
     XXL_CHECK (XXL_TEST_EXEC (store, "ALTER TABLE xxl_job_log DROP COLUMN flow_node", NULL) >= 0);
     XXL_CHECK (XXL_TEST_EXEC (store, "ALTER TABLE xxl_job_log DROP COLUMN flow_attempt", NULL) >= 0);
+    //  (and before schema 12's agent tags)
+    XXL_CHECK (XXL_TEST_EXEC (store, "ALTER TABLE xxl_job_info DROP COLUMN agent_tags", NULL) >= 0);
+    //  (and before schema 11's calendars)
+    XXL_CHECK (XXL_TEST_EXEC (store, "DROP TABLE xxl_calendar", NULL) >= 0);
+    XXL_CHECK (XXL_TEST_EXEC (store, "ALTER TABLE xxl_job_info DROP COLUMN calendar", NULL) >= 0);
     //  (and before schema 10's index of failed runs)
     XXL_CHECK (XXL_TEST_EXEC (store, "DROP INDEX xxl_job_log_fails", NULL) >= 0);
     //  (and before schema 9's users, tokens and sessions)
@@ -1991,12 +2055,20 @@ main (void)
     XXL_CHECK (XXL_TEST_SCALAR (store, index_count, NULL) == 1);
     xxl_store_destroy (&store);
     store = xxl_store_new (path, err, sizeof err);
-    XXL_CHECK (store && xxl_store_schema_version (store) == 11);
-    //  Migration 11: workflows and runs, empty; the log rows kept, in no run
+    XXL_CHECK (store && xxl_store_schema_version (store) == 13);
+    //  Migration 13: workflows and runs, empty; the log rows kept, in no run
     XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_workflow", NULL) == 0);
     XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_workflow_run", NULL) == 0);
     XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_job_log"
                                        " WHERE flow_run_id IS NOT NULL", NULL) == 0);
+    //  Migration 12: the jobs kept have no agent tags
+    XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_job_info"
+                                " WHERE agent_tags = ''", NULL)
+               == XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_job_info", NULL));
+    //  Migration 11: no calendars, and every job's calendar ""
+    XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_calendar", NULL) == 0);
+    XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_job_info WHERE calendar <> ''",
+                                NULL) == 0);
     //  Migration 10: the index of failed runs, over the rows kept
     XXL_CHECK (XXL_TEST_SCALAR (store, xxl_test_pg
         ? "SELECT COUNT(*) FROM pg_indexes WHERE indexname = 'xxl_job_log_fails'"

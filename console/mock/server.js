@@ -14,14 +14,15 @@ const now = () => Date.now()
 const S = {
   users: [{ username: 'admin', password: 'admin', role: 'admin', apps: [], addTime: now() },
     { username: 'viewer', password: 'viewer', role: 'viewer', apps: [], addTime: now() }],
-  tokens: [], sessions: new Map(),
+  tokens: [], sessions: new Map(), calendars: [],
   groups: [{ id: 1, appname: 'demo', title: 'Demo executor', addressType: 0, addressList: 'a1', updateTime: now() }],
   jobs: [], glues: [], logs: [], audit: [], ids: { job: 0, log: 0, group: 1, audit: 0 },
 }
 const JOB_DEFAULTS = { jobDesc: '', author: '', scheduleType: 'NONE', scheduleConf: '', timezone: '', misfireStrategy: 'DO_NOTHING',
   executorRouteStrategy: 'FIRST', executorHandler: '', executorParam: '', executorBlockStrategy: 'SERIAL_EXECUTION',
   executorTimeout: 0, executorFailRetryCount: 0, retryInterval: 0, retryBackoff: 1, retryMaxInterval: 0, glueType: 'BEAN',
-  glueSource: '', glueRemark: '', childJobId: '', alarmEmail: '' }
+  glueSource: '', glueRemark: '', childJobId: '', alarmEmail: '',
+  agentTags: '' }
 
 // What GET /meta and /plugins answer: the scheduler's lists, and the routes
 // and alarm kinds of the plugins it ships
@@ -126,7 +127,7 @@ async function api(req, url, body) {
   if (p === '/plugins') return { routers: PLUGINS.routers, alarms: PLUGINS.alarms }
   // (the real one lists every api command too: docs/http.md)
   if (p === '/meta') return { protocol: 1, commands: [], lists: META_LISTS }
-  if (p === '/agents') return { agents: [{ app: 'demo', address: 'a1', updateTime: now(), handlers: ['demoJobHandler'], connected: true }] }
+  if (p === '/agents') return { agents: [{ app: 'demo', address: 'a1', updateTime: now(), handlers: ['demoJobHandler'], connected: true, tags: 'zone=eu' }] }
   if (p === '/cron/next') return { next: cronNext(q.expr || '', Number(q.n || 5), q.tz) }
   if (p === '/audit') return { audit: [...S.audit].reverse().filter((a) => !q.before || a.id < Number(q.before)).slice(0, Number(q.limit || 100)), truncated: false }
   if (seg[0] === 'groups') {
@@ -216,6 +217,20 @@ async function api(req, url, body) {
     const u = find(S.users, (x) => x.username === decodeURIComponent(seg[1]), 'user')
     if (m === 'PUT') { Object.assign(u, body); return { username: u.username } }
     if (m === 'DELETE') { S.users.splice(S.users.indexOf(u), 1); return { username: u.username } }
+  }
+  if (seg[0] === 'calendars') {
+    if (seg.length === 1 && m === 'GET') return { calendars: S.calendars }
+    if (seg.length === 1 && m === 'POST') {
+      const old = S.calendars.find((c) => c.name === body.name)
+      if (old && !body.replace) throw new E(409, `calendar '${body.name}' exists already`)
+      const dates = String(body.dates || '').split(/[\s,]+/).filter(Boolean).sort().join(',')
+      const row = { name: body.name, dates, excludeCron: body.excludeCron || '', timezone: body.timezone || '', addTime: now(), updateTime: now() }
+      S.calendars = S.calendars.filter((c) => c.name !== body.name).concat([row]).sort((a, b) => a.name.localeCompare(b.name))
+      return [201, { name: body.name, dates: dates ? dates.split(',').length : 0, jobs: 0 }]
+    }
+    const c = find(S.calendars, (x) => x.name === decodeURIComponent(seg[1]), 'calendar')
+    if (m === 'GET') return c
+    if (m === 'DELETE') { S.calendars.splice(S.calendars.indexOf(c), 1); return { name: c.name, jobs: 0 } }
   }
   if (seg[0] === 'tokens') {
     if (seg.length === 1 && m === 'GET') return { tokens: S.tokens }

@@ -8,14 +8,13 @@
 
 //  Sets trigger_status/next time for start; returns 0 or -1 with why
 static int
-s_job_arm (const xxl_job_t *job_in, xxl_job_t *job, char *why, size_t whylen)
+s_job_arm (server_t *self, xxl_job_t *job, char *why, size_t whylen)
 {
-    (void) job_in;
     if (streq (job->schedule_type, "NONE")) {
         snprintf (why, whylen, "a job with schedule type NONE cannot be started; trigger it instead");
         return -1;
     }
-    int64_t next = engine_next_time (job, engine_now (), why, whylen);
+    int64_t next = engine_job_next (self, job, engine_now (), why, whylen);
     if (next < 0)
         return -1;
     job->trigger_status = 1;
@@ -51,7 +50,7 @@ api_job_add (server_t *self, request_t *request)
     if (engine_job_read (self, request, &job, 1))
         engine_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
     else
-    if (start && s_job_arm (NULL, &job, why, sizeof why))
+    if (start && s_job_arm (self, &job, why, sizeof why))
         engine_reply (self, request, XXL_BAD_REQUEST, why);
     else {
         engine_job_changed (self, 0, XXL_CHANGED_CHILDREN);
@@ -109,7 +108,7 @@ api_job_update (server_t *self, request_t *request)
     if (engine_job_read (self, request, &job, 0))
         engine_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
     else
-    if (job.trigger_status == 1 && s_job_arm (NULL, &job, why, sizeof why))
+    if (job.trigger_status == 1 && s_job_arm (self, &job, why, sizeof why))
         engine_reply (self, request, XXL_BAD_REQUEST, why);
     else {
         if (was_waiting && job.trigger_status == 1 && streq (job.schedule_type, "FIX_DELAY"))
@@ -200,7 +199,7 @@ s_job_start_stop (server_t *self, request_t *request, int start)
     if (engine_job_from_request (self, request, &job))
         return;
     char why [512] = "";
-    if (start && s_job_arm (NULL, &job, why, sizeof why))
+    if (start && s_job_arm (self, &job, why, sizeof why))
         engine_reply (self, request, XXL_BAD_REQUEST, why);
     else {
         if (!start) {
@@ -289,15 +288,12 @@ api_job_next (server_t *self, request_t *request)
     int64_t count = api_int (request, "count");
     char why [512] = "";
     int64_t times [100];
-    int64_t after = engine_now ();
-    int made = 0;
-    for (; made < count; made++) {
-        int64_t next = engine_next_time (&job, after, why, sizeof why);
-        if (next < 0)
-            break;
-        times [made] = after = next;
-    }
-    if (made == 0 && *why)
+    //  (its calendar's excluded times skipped)
+    int made = engine_job_next_times (self, &job, engine_now (), times, (int) count, why,
+                                      sizeof why);
+    if (made < 0 && !*why)
+        made = 0;
+    if (made <= 0 && *why)
         engine_reply (self, request, XXL_BAD_REQUEST, why);
     else {
         engine_reply_begin (self, request);

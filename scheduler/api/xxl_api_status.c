@@ -46,7 +46,8 @@ api_agent_list (server_t *self, request_t *request)
         if (index++ < offset)
             continue;
         //  (an entry's keys, integers and string headers: under 128 bytes)
-        size_t need = strlen (entry.app) + strlen (entry.address) + strlen (entry.handlers) + 128;
+        size_t need = strlen (entry.app) + strlen (entry.address) + strlen (entry.handlers)
+                    + strlen (entry.tags) + 128;
         if (listed == limit || xxl_enc_size (self->enc) + need > XXL_REPLY_MAX) {
             truncated = 1;
             break;
@@ -57,6 +58,7 @@ api_agent_list (server_t *self, request_t *request)
         xxl_enc_kint (self->enc, "updateTime", entry.update_time);
         xxl_enc_kstr (self->enc, "handlers", entry.handlers);
         xxl_enc_kbool (self->enc, "connected", entry.connected);
+        xxl_enc_kstr (self->enc, "tags", entry.tags);
         xxl_enc_map_end (self->enc);
         listed++;
     }

@@ -120,7 +120,8 @@ s_fire_plan (server_t *self, int64_t log_id, int64_t when)
     size_t rid_size;
     if (!plan || !plan->tp || plan->snap->cancelled || plan->turn == self->turn
     ||  plan->turn <= self->planner.foreign_turn || self->stopping || when > self->planner.fired_until
-    ||  !xxl_registry_route (self->registry, plan->address, &rid_size)) {
+    ||  !xxl_registry_route (self->registry, plan->address, &rid_size)
+    ||  !engine_address_fits (self, &plan->snap->job, plan->address)) {
         zlistx_add_end (self->planner.fire_later, (void *) (intptr_t) log_id);
         return;
     }
@@ -368,7 +369,8 @@ s_plan_fallback (server_t *self, plan_t *plan)
         return;
     }
     size_t rid_size;
-    if (xxl_registry_route (self->registry, plan->address, &rid_size)) {
+    if (xxl_registry_route (self->registry, plan->address, &rid_size)
+    &&  engine_address_fits (self, &plan->snap->job, plan->address)) {
         int64_t stamp = engine_now ();
         if (xxl_store_log_stamp (self->store, plan->log_id, stamp) != 1)
             return;                     //  cancelled by a scheduler sharing the store
@@ -384,7 +386,8 @@ s_plan_fallback (server_t *self, plan_t *plan)
         engine_run_queue (self, pending, plan->tp, plan->tp_size, stamp, NULL);
         return;
     }
-    //  Its agent is gone: take the address and section back, route again
+    //  Its agent is gone (or lost the job's tags): take the address and
+    //  section back, route again
     if (xxl_store_log_unroute (self->store, plan->log_id,
                                engine_section_chars (plan->note, plan->address), 0) == 1)
         s_plan_dispatch (self, plan);

@@ -9,9 +9,26 @@
 */
 
 #include "xxl_engine.h"
+#include "xxl_tags.h"
 
 
 //  Job validation
+
+//  Reads agentTags (judged) onto job in its canonical form; 0, or -1
+//  with the reason latched in the message
+static int
+s_read_tags (request_t *request, xxl_job_t *job)
+{
+    const char *tags = xxl_args_str (&request->args, request->msg, "agentTags");
+    if (!tags)
+        return 0;
+    char canonical [XXL_TAGS_BUF], why [300];
+    if (xxl_tags_normalize (tags, canonical, sizeof canonical, why, sizeof why) < 0)
+        return xxl_msg_fail (request->msg, "agentTags: %s", why);
+    free (job->agent_tags);
+    job->agent_tags = strdup (canonical);
+    return 0;
+}
 
 //  Reads the job fields present in the request (judged by its command's
 //  fields) onto job and judges the job they make; returns 0 or -1 with
@@ -44,6 +61,7 @@ engine_job_read (server_t *self, request_t *request, xxl_job_t *job, int is_add)
     XXL_SET_STR (timezone, "timezone");
     XXL_SET_INT (retry_interval, "retryInterval");
     XXL_SET_INT (retry_max_interval, "retryMaxInterval");
+    XXL_SET_STR (calendar, "calendar");
     if (xxl_args_given (&request->args, msg, "retryBackoff"))
         job->retry_backoff = xxl_args_number (&request->args, msg, "retryBackoff");
     const char *source = xxl_args_str (&request->args, msg, "glueSource");
@@ -54,6 +72,8 @@ engine_job_read (server_t *self, request_t *request, xxl_job_t *job, int is_add)
     }
     #undef XXL_SET_STR
     #undef XXL_SET_INT
+    if (s_read_tags (request, job))
+        return -1;
 
     if (!xxl_routers_find (engine_runs_routers (self), job->executor_route_strategy)) {
         char *known = xxl_routers_names (engine_runs_routers (self));
@@ -75,6 +95,8 @@ engine_job_read (server_t *self, request_t *request, xxl_job_t *job, int is_add)
     if (!schedule)
         return xxl_msg_fail (msg, "%s", reason);
     xxl_schedule_destroy (&schedule);
+    if (engine_job_calendar_check (self, job, reason, sizeof reason))
+        return xxl_msg_fail (msg, "%s", reason);
     //  Child jobs: ids that exist, not the job itself
     if (*job->child_jobid) {
         char *copy = strdup (job->child_jobid), *save = NULL;
@@ -195,6 +217,8 @@ engine_job_defaults (xxl_job_t *job)
     job->child_jobid = strdup ("");
     job->timezone = strdup ("");
     job->retry_backoff = 1;
+    job->calendar = strdup ("");
+    job->agent_tags = strdup ("");
 }
 
 //  Loads the job named by field jobId (judged); replies 404 itself when

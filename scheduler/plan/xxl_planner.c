@@ -302,7 +302,8 @@ s_snap_next (snap_t *snap, int64_t after, char *why, size_t whylen)
 {
     if (!snap->schedule)
         return engine_next_time (&snap->job, after, why, whylen);
-    return engine_schedule_next (snap->schedule, snap->job.timezone, after, why, whylen);
+    return engine_calendar_next (snap->calendar, snap->job.calendar, snap->schedule,
+                                 snap->job.timezone, after, why, whylen);
 }
 
 typedef struct {
@@ -325,6 +326,20 @@ s_plan_job (server_t *self, snap_t *snap, int64_t now)
 {
     xxl_job_t *job = &snap->job;
     char why [512] = "";
+    //  Its calendar as the store has it now (fires it excludes are never
+    //  planned: not run, not misfires); gone: the job stops, unreadable:
+    //  planned at the next scan
+    int calendar = engine_snap_calendar (self, snap, why, sizeof why);
+    if (calendar < 0) {
+        zsys_warning ("planner: job %" PRId64 " not planned: %s", job->id, why);
+        return;
+    }
+    if (calendar > 0) {
+        zsys_warning ("planner: job %" PRId64 " stopped: %s", job->id, why);
+        xxl_store_job_halt (self->store, job->id, job->trigger_last_time);
+        job->trigger_status = 0;
+        return;
+    }
     s_next_ctx_t ctx = { snap, why, sizeof why };
     xxl_plan_fire_t fires [1000];
     bool after_run = snap->schedule && xxl_schedule_type_of (snap->schedule)->after_run;

@@ -49,6 +49,8 @@ typedef struct {
     bool cancelled;                     //  the job stopped or changed: its plans
                                         //  are void
     zlistx_t *plan_ids;                 //  log ids of its plans not sent yet
+    struct _xxl_calendar_t *calendar;   //  the job's calendar compiled (NULL: none)
+    int64_t calendar_time;              //  its row's update_time
 } snap_t;
 
 //  A planned trigger on the timer heap: what its dispatch needs, so that
@@ -127,6 +129,25 @@ int64_t engine_schedule_next (xxl_schedule_t *schedule, const char *tz, int64_t 
                               size_t whylen);
 void engine_job_defaults (xxl_job_t *job);
 int engine_job_from_request (server_t *self, request_t *request, xxl_job_t *job);
+
+//  xxl_calendars.c: a job's calendar (the file states the contracts).
+//  job_next_times: up to count fire times strictly after `after` that the
+//  job's calendar does not exclude, into times; how many, or -1 when
+//  none (why: the schedule ended or is invalid, the calendar is absent or
+//  excludes every time).  job_next: the first of them, or -1.
+struct _xxl_calendar_t;
+int engine_calendar_load (server_t *self, const char *name, const char *job_tz,
+                          struct _xxl_calendar_t **calendar, int64_t *update_time,
+                          char *why, size_t whylen);
+int64_t engine_calendar_next (struct _xxl_calendar_t *calendar, const char *name,
+                              xxl_schedule_t *schedule, const char *tz, int64_t after,
+                              char *why, size_t whylen);
+int engine_job_next_times (server_t *self, const xxl_job_t *job, int64_t after,
+                           int64_t *times, int count, char *why, size_t whylen);
+int64_t engine_job_next (server_t *self, const xxl_job_t *job, int64_t after, char *why,
+                         size_t whylen);
+int engine_snap_calendar (server_t *self, snap_t *snap, char *why, size_t whylen);
+int engine_job_calendar_check (server_t *self, const xxl_job_t *job, char *why, size_t whylen);
 
 //  xxl_planner.c
 void engine_waiting_add (server_t *self, int64_t job_id);

@@ -8,6 +8,7 @@
 */
 
 #include "xxl_engine.h"
+#include "xxl_calendar.h"
 
 //  True when the planner has no reason to keep a job's snapshot cached: it
 //  does not fire again soon and none of its plans waits to be sent.  A
@@ -41,6 +42,7 @@ engine_snap_release (snap_t **snap_p)
     if (snap && --snap->refs == 0) {
         zlistx_destroy (&snap->plan_ids);
         xxl_schedule_destroy (&snap->schedule);
+        xxl_calendar_destroy (&snap->calendar);
         xxl_job_free (&snap->job);
         free (snap);
     }

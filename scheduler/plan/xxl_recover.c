@@ -257,7 +257,7 @@ engine_ask_answer (server_t *self, pending_t *pending, int code, const char *msg
             int64_t now = engine_now ();
             char why [256];
             int64_t next = job.trigger_next_time != XXL_WAITING && job.trigger_next_time <= now
-                         ? engine_next_time (&job, now, why, sizeof why): 0;
+                         ? engine_job_next (self, &job, now, why, sizeof why): 0;
             if (next > 0)
                 xxl_store_job_set_times (self->store, job.id, job.trigger_last_time, next);
         }
@@ -356,7 +356,7 @@ engine_recover (server_t *self, uint64_t mask, const xxl_lease_t *leases)
             char why [256];
             int64_t next = keep > 0 && job.trigger_status == 1 && job.trigger_next_time != XXL_WAITING
                          && job.trigger_next_time <= now
-                         ? engine_next_time (&job, now, why, sizeof why): 0;
+                         ? engine_job_next (self, &job, now, why, sizeof why): 0;
             if (next > 0)
                 xxl_store_job_set_times (self->store, job.id, job.trigger_last_time, next);
             xxl_job_free (&job);

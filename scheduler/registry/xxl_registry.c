@@ -32,6 +32,7 @@ struct _s_route_t {
     size_t listed;                      //  entries (apps) that list it
     int run_batch;                      //  TriggerParams per RUN it takes (0: single form)
     char *owner;                        //  the agent key that registered it, or NULL
+    char *tags;                         //  its agent tags (canonical), or NULL: none
     s_route_t *prev, *next;             //  the other routes of conn; next also
                                         //  links the released ones
 };
@@ -87,6 +88,7 @@ s_route_free (s_route_t **route_p)
     if (route) {
         free (route->address);
         free (route->owner);
+        free (route->tags);
         free (route);
         *route_p = NULL;
     }
@@ -540,6 +542,27 @@ xxl_registry_set_owner (xxl_registry_t *self, const char *address, const char *k
     route->owner = key? strdup (key): NULL;
 }
 
+void
+xxl_registry_set_tags (xxl_registry_t *self, const char *address, const char *tags)
+{
+    s_route_t *route = s_route (self, address);
+    if (!route)
+        return;
+    if (tags && !*tags)
+        tags = NULL;
+    if (tags && route->tags && streq (route->tags, tags))
+        return;
+    free (route->tags);
+    route->tags = tags? strdup (tags): NULL;
+}
+
+const char *
+xxl_registry_tags (xxl_registry_t *self, const char *address)
+{
+    s_route_t *route = address? s_route (self, address): NULL;
+    return route && route->tags? route->tags: "";
+}
+
 bool
 xxl_registry_parting (xxl_registry_t *self, const char *address)
 {
@@ -643,6 +666,7 @@ xxl_registry_each (xxl_registry_t *self, size_t *cursor, xxl_registry_entry_t *e
     entry->handlers = e->handlers? e->handlers: "";
     entry->update_time = e->update_time;
     entry->connected = s_connected (e->route);
+    entry->tags = e->route->tags? e->route->tags: "";
     return 0;
 }
 

@@ -95,6 +95,13 @@ int xxl_registry_run_batch (xxl_registry_t *self, const char *address);
 //  an address not held).  owner: NULL when none.
 void xxl_registry_set_owner (xxl_registry_t *self, const char *address, const char *key);
 const char *xxl_registry_owner (xxl_registry_t *self, const char *address);
+//  The agent tags (canonical "K=V,...", xxl_tags.h) that last registered
+//  address said, kept while the registry holds the address; set after a
+//  beat (no effect on an address not held).  tags: "" when none (also
+//  for an address not held); the string is the registry's, valid until
+//  the next set_tags of the address or as said above.
+void xxl_registry_set_tags (xxl_registry_t *self, const char *address, const char *tags);
+const char *xxl_registry_tags (xxl_registry_t *self, const char *address);
 //  Forgets the routing id of a connection that went away (a send to it
 //  failed), unless the address has registered on another one since.
 void xxl_registry_unroute (xxl_registry_t *self, const char *address,
@@ -128,6 +135,7 @@ typedef struct {
     const char *handlers;
     int64_t update_time;
     int connected;
+    const char *tags;                   //  its agent tags ("" when none)
 } xxl_registry_entry_t;
 int xxl_registry_each (xxl_registry_t *self, size_t *cursor, xxl_registry_entry_t *entry);
 size_t xxl_registry_size (xxl_registry_t *self);

@@ -9,6 +9,7 @@
 */
 
 #include "xxl_engine.h"
+#include "xxl_tags.h"
 
 static void s_batch_answer (server_t *self, run_batch_t *batch, xxl_msg_t *msg);
 static void s_agent_reply (server_t *self, zframe_t *rid, uint64_t id, int code,
@@ -415,6 +416,19 @@ s_check_answer (server_t *self, pending_t *pending, int code, const char *msg)
     zstr_free (&reason);
 }
 
+//  The agent tags a REGISTER says (`tags`, "K=V,...": xxl_tags.h) in
+//  their canonical form into tags ("" when absent); a bad set is latched
+//  in msg
+static void
+s_agent_tags (xxl_msg_t *msg, char *tags, size_t size)
+{
+    tags [0] = 0;
+    const char *said = xxl_msg_str (msg, NULL, "tags", 0, XXL_TAGS_TEXT_MAX, NULL);
+    char why [300];
+    if (!xxl_msg_error (msg) && xxl_tags_normalize (said, tags, size, why, sizeof why) < 0)
+        xxl_msg_fail (msg, "tags: %s", why);
+}
+
 static void
 s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove,
                   const xxl_who_t *who)
@@ -425,6 +439,8 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove,
     const char *handlers = xxl_msg_str (msg, NULL, "handlers", 0, XXL_MAX_TEXT, NULL);
     int64_t run_batch = xxl_msg_int (msg, NULL, "runBatch", 0, INT32_MIN, INT32_MAX, 0);
     int64_t run_lease = xxl_msg_int (msg, NULL, "runLease", 0, 0, 86400, 0);
+    char tags [XXL_TAGS_BUF];
+    s_agent_tags (msg, tags, sizeof tags);
     if (!xxl_msg_error (msg) && strneq (group, "EXECUTOR"))
         xxl_msg_fail (msg, "registryGroup must be EXECUTOR");
     if (!xxl_msg_error (msg) && (!*app || !*address))
@@ -510,6 +526,7 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove,
         if (self->runs.awaited_left && zclock_mono () < self->warm_until)
             s_awaited_back (self, address);
         //  (absent or <= 1: the single form)
+        xxl_registry_set_tags (self->registry, address, tags);
         xxl_registry_set_run_batch (self->registry, address,
                                     (int) (run_batch < 0? 0: run_batch < XXL_RUN_BATCH_MAX
                                                              ? run_batch: XXL_RUN_BATCH_MAX));

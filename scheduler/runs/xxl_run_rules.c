@@ -4,6 +4,7 @@
 
 #include <assert.h>
 #include "xxl_run_rules.h"
+#include "xxl_tags.h"
 
 int64_t
 xxl_busy_delay (int64_t refused, int64_t log_id)
@@ -73,4 +74,16 @@ bool
 xxl_route_manual_keeps (const char *owner, bool key_found, bool key_lists_app)
 {
     return !owner || (key_found && key_lists_app);
+}
+
+size_t
+xxl_route_tagged (const char *want, const char *const *addresses, size_t count,
+                  xxl_route_tags_fn *tags_of, void *ctx, const char **kept)
+{
+    assert (count == 0 || (addresses && kept));
+    size_t made = 0;
+    for (size_t i = 0; i < count; i++)
+        if (!want || !*want || xxl_tags_match (tags_of (ctx, addresses [i]), want))
+            kept [made++] = addresses [i];
+    return made;
 }

@@ -41,6 +41,11 @@
         With agent keys, a group's manual address stays in its list when
         no keyed agent registered it (owner NULL), or the key that did
         exists and lists the group's app.
+    xxl_route_tagged (want, addresses, count, tags_of, ctx, kept)
+        The addresses a job with agent tags `want` may go to: those of
+        addresses [0, count) whose agent's tags (tags_of, "" for none)
+        have every tag of want (xxl_tags_match), in list order, written to
+        kept (room for count); returns how many.  want NULL or "": all.
 */
 
 #ifndef XXL_RUN_RULES_H_INCLUDED
@@ -55,6 +60,8 @@
 
 //  Whether address is connected to this scheduler now
 typedef bool (xxl_route_connected_fn) (void *ctx, const char *address);
+//  The agent tags of address ("" when none)
+typedef const char *(xxl_route_tags_fn) (void *ctx, const char *address);
 
 int64_t xxl_busy_delay (int64_t refused, int64_t log_id);
 bool xxl_busy_says (int64_t refused);
@@ -68,5 +75,8 @@ bool xxl_route_unexpanded (bool broadcast, int shard_total, bool given, bool hel
 int xxl_route_runs (bool broadcast, int shard_total, size_t count, bool unexpanded);
 size_t xxl_route_broadcast_index (int shard_index, size_t count);
 bool xxl_route_manual_keeps (const char *owner, bool key_found, bool key_lists_app);
+
+size_t xxl_route_tagged (const char *want, const char *const *addresses, size_t count,
+                         xxl_route_tags_fn *tags_of, void *ctx, const char **kept);
 
 #endif

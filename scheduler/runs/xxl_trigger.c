@@ -10,6 +10,7 @@
 
 #include "xxl_engine.h"
 #include "xxl_run_rules.h"
+#include "xxl_tags.h"
 
 static char *s_text (zchunk_t *text, const char *const *pieces, size_t count);
 static const char *s_trigger_title (const char *type);
@@ -26,6 +27,8 @@ static const xxl_group_t *s_group_cached (server_t *self, int64_t id);
 static bool s_connected (void *ctx, const char *address);
 static void s_broadcast_expand (server_t *self, const xxl_job_t *job, const xxl_log_t *log,
                                 const char *const *addresses, size_t count);
+static bool s_has_tags (const xxl_job_t *job);
+static bool s_group_has_addresses (server_t *self, const xxl_group_t *group);
 
 //  Triggers
 
@@ -300,6 +303,13 @@ engine_route_pick (server_t *self, const xxl_job_t *job, int64_t log_id, int sha
 {
     *address = NULL;
     *note = 0;
+    const xxl_group_t *group = count == 0 && s_has_tags (job)
+                             ? s_group_cached (self, job->job_group): NULL;
+    if (group && s_group_has_addresses (self, group)) {
+        snprintf (note, notelen, "trigger failed: no agent of group %s has tags %s\n",
+                  group->app_name, job->agent_tags);
+        return ROUTE_NONE;
+    }
     if (count == 0) {
         snprintf (note, notelen, "trigger failed: the address list is empty\n");
         return ROUTE_NONE;
@@ -438,8 +448,66 @@ s_manual_of_app (server_t *self, const char *app, char **list, size_t count)
     return kept;
 }
 
+//  True when a group has some address before agent tags narrow it: a
+//  manual list, or a connected agent
+static bool
+s_group_has_addresses (server_t *self, const xxl_group_t *group)
+{
+    const char *const *addresses;
+    return group->address_type == 1? group->address_list && *group->address_list
+                                    : xxl_registry_addresses (self->registry, group->app_name,
+                                                              &addresses) > 0;
+}
+
+//  True when a job routes only among agents with its agent tags
+static bool
+s_has_tags (const xxl_job_t *job)
+{
+    return job->agent_tags && *job->agent_tags;
+}
+
+static const char *
+s_tags_of (void *ctx, const char *address)
+{
+    return xxl_registry_tags (((server_t *) ctx)->registry, address);
+}
+
+//  Narrows a job's addresses [0, count) to the agents having all its
+//  tags: *addresses and *manual become a new array of copies (NULL when
+//  none is kept; an earlier *manual is freed).  Returns how many.
+static size_t
+s_tagged (server_t *self, const xxl_job_t *job, const char *const **addresses,
+          char ***manual, size_t count)
+{
+    const char **kept = (const char **) malloc (count * sizeof (const char *));
+    assert (kept);
+    size_t made = xxl_route_tagged (job->agent_tags, *addresses, count, s_tags_of, self, kept);
+    char **list = made? (char **) calloc (made, sizeof (char *)): NULL;
+    assert (list || made == 0);
+    for (size_t i = 0; i < made; i++) {
+        list [i] = strdup (kept [i]);
+        assert (list [i]);
+    }
+    free (kept);
+    if (*manual)
+        engine_free_addresses (*manual, count);
+    *manual = list;
+    *addresses = (const char *const *) list;
+    return made;
+}
+
+//  True when address's agent has all of job's agent tags (always when the
+//  job has none): a fire routed ahead goes there only while it does
+bool
+engine_address_fits (server_t *self, const xxl_job_t *job, const char *address)
+{
+    return !s_has_tags (job)
+        || xxl_tags_match (xxl_registry_tags (self->registry, address), job->agent_tags);
+}
+
 //  The addresses a job's triggers go to: its group's manual list or the
-//  registry's live list.  *manual receives an array to free with
+//  registry's live list, of them only the agents with all the job's
+//  agent tags when it has some.  *manual receives an array to free with
 //  engine_free_addresses (NULL for the registry's, which is borrowed).
 size_t
 engine_job_addresses (server_t *self, const xxl_job_t *job, const char *const **addresses,
@@ -459,6 +527,8 @@ engine_job_addresses (server_t *self, const xxl_job_t *job, const char *const **
     }
     else
         count = xxl_registry_addresses (self->registry, group->app_name, addresses);
+    if (s_has_tags (job) && count > 0)
+        count = s_tagged (self, job, addresses, manual, count);
     return count;
 }
 
@@ -640,7 +710,8 @@ engine_trigger (server_t *self, const xxl_job_t *job, trigger_args_t *args,
     }
     else {
         count = engine_job_addresses (self, job, &addresses, &manual);
-        if (manual)
+        const xxl_group_t *group = s_group_cached (self, job->job_group);
+        if (group && group->address_type == 1)
             registry_type = "manual";
     }
     int broadcast = xxl_routers_is_broadcast (self->runs.routers, job->executor_route_strategy);
@@ -708,6 +779,9 @@ engine_trigger (server_t *self, const xxl_job_t *job, trigger_args_t *args,
             "\nAdmin address: ", self->config.admin_address,
             "\nExecutor registry type: ", registry_type,
             "\nExecutor addresses: ", address_text,
+            s_has_tags (job)? "\nAgent tags: ": "", s_has_tags (job)? job->agent_tags: "",
+            s_has_tags (job) && args->address? " (not applied: addresses given with the trigger)"
+                                              : "",
             "\nRoute strategy: ", job->executor_route_strategy,
             *shard? " (": "", shard, *shard? ")": "",
             "\nBlock strategy: ", job->executor_block_strategy,

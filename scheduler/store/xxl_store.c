@@ -30,7 +30,7 @@
 #include <string.h>
 
 //  Every slot after version and size is a pointer (a method, or the
-//  accounts table, whose slots are all methods).  Designated initializers
+//  accounts or calendars table, whose slots are all methods).  Designated initializers
 //  leave a slot a backend forgot all zero bytes: each slot is checked but
 //  the one xxl_store.h lets a table leave NULL, and the first empty one
 //  is named by its offset.
@@ -43,6 +43,9 @@ _Static_assert (offsetof (xxl_store_methods_t, workflow_ids) + XXL_SLOT
 _Static_assert (sizeof (xxl_store_accounts_t) % XXL_SLOT == 0
                 && offsetof (xxl_store_accounts_t, session_expire) + XXL_SLOT
                    == sizeof (xxl_store_accounts_t), "xxl_store_accounts_t: only methods");
+_Static_assert (sizeof (xxl_store_calendars_t) % XXL_SLOT == 0
+                && offsetof (xxl_store_calendars_t, calendar_job_ids) + XXL_SLOT
+                   == sizeof (xxl_store_calendars_t), "xxl_store_calendars_t: only methods");
 
 //  skip: the offset of the one slot xxl_store.h lets a table leave NULL
 //  (log_handle_done_many), or SIZE_MAX
@@ -68,7 +71,9 @@ s_methods_complete (const xxl_store_methods_t *methods)
                            offsetof (xxl_store_methods_t, destroy), sizeof *methods,
                            offsetof (xxl_store_methods_t, log_handle_done_many))
         && s_slots_filled ("xxl_store_accounts_t", methods->accounts, 0,
-                           sizeof (xxl_store_accounts_t), SIZE_MAX);
+                           sizeof (xxl_store_accounts_t), SIZE_MAX)
+        && s_slots_filled ("xxl_store_calendars_t", methods->calendars, 0,
+                           sizeof (xxl_store_calendars_t), SIZE_MAX);
 }
 
 static xxl_store_t *
@@ -158,7 +163,9 @@ xxl_job_free (xxl_job_t *job)
         &job->schedule_conf, &job->misfire_strategy, &job->executor_route_strategy,
         &job->executor_handler, &job->executor_param, &job->executor_block_strategy,
         &job->glue_type, &job->glue_source, &job->glue_remark, &job->child_jobid,
-        &job->timezone
+        &job->timezone,
+        &job->calendar,
+        &job->agent_tags
     };
     for (size_t i = 0; i < sizeof strings / sizeof strings [0]; i++)
         free (*strings [i]);
@@ -176,6 +183,16 @@ xxl_log_free (xxl_log_t *log)
     free (log->trigger_type);
     free (log->handle_msg);
     memset (log, 0, sizeof *log);
+}
+
+void
+xxl_store_calendar_free (xxl_store_calendar_t *calendar)
+{
+    free (calendar->name);
+    free (calendar->dates);
+    free (calendar->exclude_cron);
+    free (calendar->timezone);
+    memset (calendar, 0, sizeof *calendar);
 }
 
 void

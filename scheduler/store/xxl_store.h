@@ -80,6 +80,9 @@ typedef struct {
     int64_t retry_interval;             //  seconds before the first retry (0: at once)
     double retry_backoff;               //  each further retry waits this times longer
     int64_t retry_max_interval;         //  cap on the wait, seconds (0: none)
+    char *calendar;                     //  the calendar whose times it skips ("" none)
+    char *agent_tags;                   //  tags its agents must have ("K=V,...",
+                                        //  canonical, xxl_tags.h; "": any agent)
 } xxl_job_t;
 
 typedef struct {
@@ -101,7 +104,7 @@ typedef struct {
     char *handle_msg;
 } xxl_log_t;
 
-//  A workflow (DESIGN §12; version 11): its definition is the canonical
+//  A workflow (DESIGN §12; version 12): its definition is the canonical
 //  JSON of scheduler/flow (xxl_flow_json); its schedule is a job's
 //  (schedule_type NONE, CRON or FIX_RATE, schedule_conf, timezone,
 //  misfire_strategy); status 1 started, 0 stopped; next_time the next
@@ -233,7 +236,7 @@ typedef struct {
 
 //  Bumped whenever a method is added; methods are only ever appended, so
 //  a table of an older version is a prefix of this one (size says how much)
-#define XXL_STORE_METHODS_VERSION 11
+#define XXL_STORE_METHODS_VERSION 12
 
 typedef struct _xxl_store_t xxl_store_t;
 
@@ -607,7 +610,10 @@ typedef struct {
     int (*report_count_groups) (xxl_store_t *self, int64_t from, int64_t to,
                                 xxl_store_group_runs_t **rows, size_t *count);
 
-    //  Version 11.  Workflows (xxl_workflow_t) and their runs
+    //  Version 11.  Calendars (xxl_store_calendars_t below), in a table of
+    //  their own
+    const struct _xxl_store_calendars_t *calendars;
+    //  Version 12.  Workflows (xxl_workflow_t) and their runs
     //  (xxl_workflow_run_t); a workflow and its runs are in share
     //  workflow_id mod XXL_STORE_SHARES.  add: the new id, or -1.  save:
     //  every column of an existing workflow.  rm: the workflow and its
@@ -719,6 +725,39 @@ typedef struct _xxl_store_accounts_t {
 } xxl_store_accounts_t;
 
 void xxl_account_free (xxl_account_t *account);
+
+//  A calendar (docs/operations.md, Calendars): the times the jobs that
+//  name it skip.  dates: "YYYY-MM-DD" comma-separated, sorted ("" none);
+//  exclude_cron: a cron expression ("" none); timezone: the zone both are
+//  read in ("" the job's own).
+typedef struct {
+    char *name;
+    char *dates;
+    char *exclude_cron;
+    char *timezone;
+    int64_t add_time, update_time;
+} xxl_store_calendar_t;
+
+typedef struct _xxl_store_calendars_t {
+    //  put: writes the row; a new name is added (add_time and update_time
+    //  as given), an existing one replaced (its add_time kept) only when
+    //  `replace`; 1 written, 0 the name is taken (replace 0), -1.  get: 0
+    //  and *out filled (xxl_store_calendar_free), 1 none, -1.  rm: 1, 0
+    //  none, -1.  encode: the row as a map {name, dates, excludeCron,
+    //  timezone, addTime, updateTime} (1, 0 absent, -1); encode_all: an
+    //  array of them by name, the count or -1.  job_ids: the ids above
+    //  `after` of the jobs whose calendar is name, ascending, up to max;
+    //  0 with *count, or -1.
+    int (*calendar_put) (xxl_store_t *self, const xxl_store_calendar_t *row, int replace);
+    int (*calendar_get) (xxl_store_t *self, const char *name, xxl_store_calendar_t *out);
+    int (*calendar_rm) (xxl_store_t *self, const char *name);
+    int (*calendar_encode) (xxl_store_t *self, xxl_enc_t *enc, const char *name);
+    int (*calendar_encode_all) (xxl_store_t *self, xxl_enc_t *enc);
+    int (*calendar_job_ids) (xxl_store_t *self, const char *name, int64_t after,
+                             int64_t *ids, size_t max, size_t *count);
+} xxl_store_calendars_t;
+
+void xxl_store_calendar_free (xxl_store_calendar_t *calendar);
 
 //  The handle every backend's own struct starts with
 struct _xxl_store_t {
@@ -930,30 +969,30 @@ xxl_store_report_count_groups (xxl_store_t *self, int64_t from, int64_t to,
     return self->methods->report_count_groups (self, from, to, rows, count);
 }
 
-//  Version 11 (a table of an older version has none: -1)
-#define XXL_STORE_V11(name) (self->methods->size > offsetof (xxl_store_methods_t, name) && self->methods->name)
-static inline int64_t xxl_store_workflow_add (xxl_store_t *self, const xxl_workflow_t *w) { return XXL_STORE_V11 (workflow_add)? self->methods->workflow_add (self, w): -1; }
-static inline int xxl_store_workflow_save (xxl_store_t *self, const xxl_workflow_t *w) { return XXL_STORE_V11 (workflow_save)? self->methods->workflow_save (self, w): -1; }
-static inline int xxl_store_workflow_rm (xxl_store_t *self, int64_t id) { return XXL_STORE_V11 (workflow_rm)? self->methods->workflow_rm (self, id): -1; }
-static inline int xxl_store_workflow_load (xxl_store_t *self, int64_t id, xxl_workflow_t *w) { return XXL_STORE_V11 (workflow_load)? self->methods->workflow_load (self, id, w): -1; }
-static inline int xxl_store_workflow_encode (xxl_store_t *self, xxl_enc_t *enc, int64_t id) { return XXL_STORE_V11 (workflow_encode)? self->methods->workflow_encode (self, enc, id): -1; }
-static inline int xxl_store_workflow_encode_page (xxl_store_t *self, xxl_enc_t *enc, size_t max_size, int *truncated, int64_t limit, int64_t offset) { return XXL_STORE_V11 (workflow_encode_page)? self->methods->workflow_encode_page (self, enc, max_size, truncated, limit, offset): -1; }
-static inline int64_t xxl_store_workflow_count (xxl_store_t *self) { return XXL_STORE_V11 (workflow_count)? self->methods->workflow_count (self): -1; }
-static inline int xxl_store_workflow_using_job (xxl_store_t *self, int64_t job, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_V11 (workflow_using_job)? self->methods->workflow_using_job (self, job, ids, max, count): -1; }
-static inline int xxl_store_workflow_due (xxl_store_t *self, uint64_t mask, int64_t before, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_V11 (workflow_due)? self->methods->workflow_due (self, mask, before, ids, max, count): -1; }
-static inline int xxl_store_workflow_set_next (xxl_store_t *self, int64_t id, int64_t next) { return XXL_STORE_V11 (workflow_set_next)? self->methods->workflow_set_next (self, id, next): -1; }
-static inline int64_t xxl_store_workflow_run_add (xxl_store_t *self, const xxl_workflow_run_t *run) { return XXL_STORE_V11 (workflow_run_add)? self->methods->workflow_run_add (self, run): -1; }
-static inline int xxl_store_workflow_run_load (xxl_store_t *self, int64_t id, xxl_workflow_run_t *run) { return XXL_STORE_V11 (workflow_run_load)? self->methods->workflow_run_load (self, id, run): -1; }
-static inline int xxl_store_workflow_run_set (xxl_store_t *self, int64_t id, const char *status, int64_t end_time, const char *killed) { return XXL_STORE_V11 (workflow_run_set)? self->methods->workflow_run_set (self, id, status, end_time, killed): -1; }
-static inline int xxl_store_workflow_run_ids (xxl_store_t *self, uint64_t mask, int64_t after, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_V11 (workflow_run_ids)? self->methods->workflow_run_ids (self, mask, after, ids, max, count): -1; }
-static inline int xxl_store_workflow_runs_running (xxl_store_t *self) { return XXL_STORE_V11 (workflow_runs_running)? self->methods->workflow_runs_running (self): -1; }
-static inline int xxl_store_workflow_run_encode (xxl_store_t *self, xxl_enc_t *enc, int64_t id) { return XXL_STORE_V11 (workflow_run_encode)? self->methods->workflow_run_encode (self, enc, id): -1; }
-static inline int xxl_store_workflow_run_encode_page (xxl_store_t *self, xxl_enc_t *enc, size_t max_size, int *truncated, int64_t workflow_id, int64_t limit) { return XXL_STORE_V11 (workflow_run_encode_page)? self->methods->workflow_run_encode_page (self, enc, max_size, truncated, workflow_id, limit): -1; }
-static inline int xxl_store_workflow_run_rows (xxl_store_t *self, int64_t run_id, xxl_workflow_row_t **rows, size_t *count) { return XXL_STORE_V11 (workflow_run_rows)? self->methods->workflow_run_rows (self, run_id, rows, count): -1; }
-static inline int xxl_store_log_flow_mark (xxl_store_t *self, int64_t log_id, int64_t run_id, const char *node, int64_t attempt) { return XXL_STORE_V11 (log_flow_mark)? self->methods->log_flow_mark (self, log_id, run_id, node, attempt): -1; }
-static inline int64_t xxl_store_log_flow_run (xxl_store_t *self, int64_t log_id) { return XXL_STORE_V11 (log_flow_run)? self->methods->log_flow_run (self, log_id): -1; }
-static inline int xxl_store_workflow_ids (xxl_store_t *self, int64_t after, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_V11 (workflow_ids)? self->methods->workflow_ids (self, after, ids, max, count): -1; }
-#undef XXL_STORE_V11
+//  Version 12 (a table of an older version has none: -1)
+#define XXL_STORE_V12(name) (self->methods->size > offsetof (xxl_store_methods_t, name) && self->methods->name)
+static inline int64_t xxl_store_workflow_add (xxl_store_t *self, const xxl_workflow_t *w) { return XXL_STORE_V12 (workflow_add)? self->methods->workflow_add (self, w): -1; }
+static inline int xxl_store_workflow_save (xxl_store_t *self, const xxl_workflow_t *w) { return XXL_STORE_V12 (workflow_save)? self->methods->workflow_save (self, w): -1; }
+static inline int xxl_store_workflow_rm (xxl_store_t *self, int64_t id) { return XXL_STORE_V12 (workflow_rm)? self->methods->workflow_rm (self, id): -1; }
+static inline int xxl_store_workflow_load (xxl_store_t *self, int64_t id, xxl_workflow_t *w) { return XXL_STORE_V12 (workflow_load)? self->methods->workflow_load (self, id, w): -1; }
+static inline int xxl_store_workflow_encode (xxl_store_t *self, xxl_enc_t *enc, int64_t id) { return XXL_STORE_V12 (workflow_encode)? self->methods->workflow_encode (self, enc, id): -1; }
+static inline int xxl_store_workflow_encode_page (xxl_store_t *self, xxl_enc_t *enc, size_t max_size, int *truncated, int64_t limit, int64_t offset) { return XXL_STORE_V12 (workflow_encode_page)? self->methods->workflow_encode_page (self, enc, max_size, truncated, limit, offset): -1; }
+static inline int64_t xxl_store_workflow_count (xxl_store_t *self) { return XXL_STORE_V12 (workflow_count)? self->methods->workflow_count (self): -1; }
+static inline int xxl_store_workflow_using_job (xxl_store_t *self, int64_t job, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_V12 (workflow_using_job)? self->methods->workflow_using_job (self, job, ids, max, count): -1; }
+static inline int xxl_store_workflow_due (xxl_store_t *self, uint64_t mask, int64_t before, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_V12 (workflow_due)? self->methods->workflow_due (self, mask, before, ids, max, count): -1; }
+static inline int xxl_store_workflow_set_next (xxl_store_t *self, int64_t id, int64_t next) { return XXL_STORE_V12 (workflow_set_next)? self->methods->workflow_set_next (self, id, next): -1; }
+static inline int64_t xxl_store_workflow_run_add (xxl_store_t *self, const xxl_workflow_run_t *run) { return XXL_STORE_V12 (workflow_run_add)? self->methods->workflow_run_add (self, run): -1; }
+static inline int xxl_store_workflow_run_load (xxl_store_t *self, int64_t id, xxl_workflow_run_t *run) { return XXL_STORE_V12 (workflow_run_load)? self->methods->workflow_run_load (self, id, run): -1; }
+static inline int xxl_store_workflow_run_set (xxl_store_t *self, int64_t id, const char *status, int64_t end_time, const char *killed) { return XXL_STORE_V12 (workflow_run_set)? self->methods->workflow_run_set (self, id, status, end_time, killed): -1; }
+static inline int xxl_store_workflow_run_ids (xxl_store_t *self, uint64_t mask, int64_t after, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_V12 (workflow_run_ids)? self->methods->workflow_run_ids (self, mask, after, ids, max, count): -1; }
+static inline int xxl_store_workflow_runs_running (xxl_store_t *self) { return XXL_STORE_V12 (workflow_runs_running)? self->methods->workflow_runs_running (self): -1; }
+static inline int xxl_store_workflow_run_encode (xxl_store_t *self, xxl_enc_t *enc, int64_t id) { return XXL_STORE_V12 (workflow_run_encode)? self->methods->workflow_run_encode (self, enc, id): -1; }
+static inline int xxl_store_workflow_run_encode_page (xxl_store_t *self, xxl_enc_t *enc, size_t max_size, int *truncated, int64_t workflow_id, int64_t limit) { return XXL_STORE_V12 (workflow_run_encode_page)? self->methods->workflow_run_encode_page (self, enc, max_size, truncated, workflow_id, limit): -1; }
+static inline int xxl_store_workflow_run_rows (xxl_store_t *self, int64_t run_id, xxl_workflow_row_t **rows, size_t *count) { return XXL_STORE_V12 (workflow_run_rows)? self->methods->workflow_run_rows (self, run_id, rows, count): -1; }
+static inline int xxl_store_log_flow_mark (xxl_store_t *self, int64_t log_id, int64_t run_id, const char *node, int64_t attempt) { return XXL_STORE_V12 (log_flow_mark)? self->methods->log_flow_mark (self, log_id, run_id, node, attempt): -1; }
+static inline int64_t xxl_store_log_flow_run (xxl_store_t *self, int64_t log_id) { return XXL_STORE_V12 (log_flow_run)? self->methods->log_flow_run (self, log_id): -1; }
+static inline int xxl_store_workflow_ids (xxl_store_t *self, int64_t after, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_V12 (workflow_ids)? self->methods->workflow_ids (self, after, ids, max, count): -1; }
+#undef XXL_STORE_V12
 
 #define XXL_ACCOUNTS_CALL(name) (self->methods->accounts->name)
 static inline int xxl_store_user_add (xxl_store_t *self, const xxl_account_t *user) { return XXL_ACCOUNTS_CALL (user_add) (self, user); }
@@ -972,6 +1011,19 @@ static inline int xxl_store_session_rm (xxl_store_t *self, const char *id) { ret
 static inline int xxl_store_user_sessions_rm (xxl_store_t *self, const char *user) { return XXL_ACCOUNTS_CALL (user_sessions_rm) (self, user); }
 static inline int64_t xxl_store_session_expire (xxl_store_t *self, int64_t before) { return XXL_ACCOUNTS_CALL (session_expire) (self, before); }
 #undef XXL_ACCOUNTS_CALL
+
+//  Calendars: a table of an older version has none (-1, NULL)
+#define XXL_CALENDARS_OK \
+    (self->methods->size > offsetof (xxl_store_methods_t, calendars) && self->methods->calendars)
+#define XXL_CALENDARS_CALL(name) (self->methods->calendars->name)
+static inline int xxl_store_calendar_put (xxl_store_t *self, const xxl_store_calendar_t *row, int replace) { return XXL_CALENDARS_OK? XXL_CALENDARS_CALL (calendar_put) (self, row, replace): -1; }
+static inline int xxl_store_calendar_get (xxl_store_t *self, const char *name, xxl_store_calendar_t *out) { memset (out, 0, sizeof *out); return XXL_CALENDARS_OK? XXL_CALENDARS_CALL (calendar_get) (self, name, out): -1; }
+static inline int xxl_store_calendar_rm (xxl_store_t *self, const char *name) { return XXL_CALENDARS_OK? XXL_CALENDARS_CALL (calendar_rm) (self, name): -1; }
+static inline int xxl_store_calendar_encode (xxl_store_t *self, xxl_enc_t *enc, const char *name) { return XXL_CALENDARS_OK? XXL_CALENDARS_CALL (calendar_encode) (self, enc, name): -1; }
+static inline int xxl_store_calendar_encode_all (xxl_store_t *self, xxl_enc_t *enc) { return XXL_CALENDARS_OK? XXL_CALENDARS_CALL (calendar_encode_all) (self, enc): -1; }
+static inline int xxl_store_calendar_job_ids (xxl_store_t *self, const char *name, int64_t after, int64_t *ids, size_t max, size_t *count) { *count = 0; return XXL_CALENDARS_OK? XXL_CALENDARS_CALL (calendar_job_ids) (self, name, after, ids, max, count): -1; }
+#undef XXL_CALENDARS_CALL
+#undef XXL_CALENDARS_OK
 #undef XXL_STORE_GROUPS_OK
 #undef XXL_STORE_CALL
 

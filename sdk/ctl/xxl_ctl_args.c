@@ -256,6 +256,7 @@ int
 xxl_ctl_args_parse (ctl_t *self, const ctl_cmd_t *cmd, int argc, char **argv, ctl_args_t *args)
 {
     memset (args, 0, sizeof *args);
+    assert (xxl_ctl_opts_count (cmd) <= XXL_CTL_MAX_OPTS);
     int only_positional = 0;
     for (int i = 0; i < argc; i++) {
         const char *arg = argv [i];
@@ -380,6 +381,15 @@ s_check_opt (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args, int index)
             break;
     }
     return 0;
+}
+
+int
+xxl_ctl_opts_count (const ctl_cmd_t *cmd)
+{
+    int count = 0;
+    while (cmd->opts && cmd->opts [count].name)
+        count++;
+    return count;
 }
 
 int

@@ -29,7 +29,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define XXL_CTL_MAX_OPTS    24
+#define XXL_CTL_MAX_OPTS    32      //  flags of one command at most (asserted)
 #define XXL_CTL_MAX_POS     4
 
 typedef struct _ctl_t ctl_t;
@@ -90,6 +90,10 @@ typedef struct {
 //  too many or too few arguments).
 int xxl_ctl_args_parse (ctl_t *self, const ctl_cmd_t *cmd, int argc, char **argv,
                         ctl_args_t *args);
+
+//  How many flags cmd has (at most XXL_CTL_MAX_OPTS: test_ctl_flags checks
+//  every command's table)
+int xxl_ctl_opts_count (const ctl_cmd_t *cmd);
 
 //  Validates the parsed values (see above) and converts them into num,
 //  real, text and pos_num.  Returns 0 or the exit status after reporting.

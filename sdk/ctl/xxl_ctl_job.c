@@ -54,6 +54,10 @@ static const ctl_opt_t s_job_opts [] = {
     { "--alarm-email", NULL, "E", "alarm e-mail address(es)", CTL_STR, 0, 0, "alarmEmail", NULL },
     { "--timezone", NULL, "Z", "time zone of the cron expression (e.g. Europe/Berlin)",
       CTL_STR, 0, 0, "timezone", NULL },
+    { "--calendar", NULL, "NAME", "skip the fires a calendar excludes ('' none;"
+      " xxl-ctl calendar add)", CTL_STR, 0, 0, "calendar", NULL },
+    { "--agent-tags", NULL, "K=V,K=V", "run only on the group's agents with all these"
+      " tags (xxl-agent --tag; '' for any agent)", CTL_STR, 0, 0, "agentTags", NULL },
     { "--start", NULL, NULL, "start scheduling at once", CTL_BOOL, 0, 0, NULL, NULL },
     XXL_CTL_OPTS_END
 };
@@ -96,7 +100,8 @@ const ctl_cmd_t xxl_ctl_job_add = {
     "        [--param P | --param-file FILE] [--route R] [--block B] [--timeout S]\n"
     "        [--retry N] [--misfire M] [--retry-interval S] [--retry-backoff F] [--retry-max S]\n"
     "        [--glue-type T --glue-source FILE] [--child ID,ID] [--desc D] [--author A]\n"
-    "        [--alarm-email E] [--timezone Z] [--start]",
+    "        [--alarm-email E] [--timezone Z] [--calendar NAME]\n"
+    "        [--agent-tags K=V,K=V] [--start]",
     "add a job", s_job_opts, NULL, 0, 0, s_job_add_check, s_job_add, "JOB_ADD", NULL
 };
 

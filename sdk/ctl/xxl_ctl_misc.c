@@ -29,8 +29,8 @@ s_agent_list (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
     const msgpack_object *agents = xxl_ctl_list (self, &reply, &content, "agents", CTL_LIST, &rc);
     if (agents) {
         ctl_table_t table;
-        const char *headers [] = { "APP", "ADDRESS", "STATE", "UPDATED", "HANDLERS" };
-        xxl_ctl_table_init (&table, 5, headers);
+        const char *headers [] = { "APP", "ADDRESS", "STATE", "UPDATED", "TAGS", "HANDLERS" };
+        xxl_ctl_table_init (&table, 6, headers);
         for (uint32_t i = 0; i < agents->via.array.size; i++) {
             const msgpack_object *agent = &agents->via.array.ptr [i];
             if (agent->type != MSGPACK_OBJECT_MAP)
@@ -45,6 +45,8 @@ s_agent_list (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
             xxl_ctl_table_add (&table, strdup (xxl_ctl_time_text (
                                                    xxl_ctl_value_int_or (agent, "updateTime", 0),
                                                    buf, sizeof buf)));
+            //  ("" when absent: a scheduler before agent tags)
+            xxl_ctl_table_add (&table, xxl_ctl_value_text_of (agent, "tags"));
             char *handlers = xxl_ctl_value_text_of (agent, "handlers");
             xxl_ctl_table_add (&table, xxl_ctl_first_line (handlers, XXL_CTL_CELL_MAX));
         }

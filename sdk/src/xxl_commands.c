@@ -9,6 +9,7 @@
 */
 
 #include "xxl_commands.h"
+#include "xxl_tags.h"
 
 #include <assert.h>
 #include <ctype.h>
@@ -76,6 +77,39 @@ s_shard (const char *text, char *why, size_t whylen)
     return 0;
 }
 
+//  A calendar's name: 1 to 64 letters, digits, '-', '_', '.'
+static int
+s_calendar_name (const char *name, char *why, size_t whylen)
+{
+    size_t length = strlen (name);
+    if (length == 0 || length > XXL_CALENDAR_NAME_MAX)
+        return s_refuse (why, whylen, "a calendar name must be 1 to %d bytes",
+                         XXL_CALENDAR_NAME_MAX);
+    for (const char *p = name; *p; p++)
+        if (!(isalnum ((unsigned char) *p) || *p == '-' || *p == '_' || *p == '.'))
+            return s_refuse (why, whylen, "calendar name '%s' may hold only letters, digits,"
+                             " '-', '_' and '.'", name);
+    return 0;
+}
+
+//  A job's calendar: a calendar name, or "" for none
+static int
+s_calendar_ref (const char *name, char *why, size_t whylen)
+{
+    return *name? s_calendar_name (name, why, whylen): 0;
+}
+
+//  A job's agentTags: a tag set (xxl_tags.h)
+static int
+s_agent_tags (const char *text, char *why, size_t whylen)
+{
+    char canonical [XXL_TAGS_BUF];
+    char reason [300];
+    if (xxl_tags_normalize (text, canonical, sizeof canonical, reason, sizeof reason) < 0)
+        return s_refuse (why, whylen, "agentTags: %s", reason);
+    return 0;
+}
+
 //  Shorthands for the table
 #define S_INT(k, lo, hi, d)     .key = k, .type = XXL_FIELD_INT, .min = lo, .max = hi, .dflt = d
 #define S_ID(k)                 S_INT (k, 1, INT64_MAX, 0)
@@ -109,6 +143,8 @@ s_shard (const char *text, char *why, size_t whylen)
     { S_INT ("retryInterval", 0, 86400 * 30, 0), .after = n }, \
     { S_INT ("retryMaxInterval", 0, 86400 * 30, 0), .after = n }, \
     { S_NUMBER ("retryBackoff", 1, 100, 1), .after = n }, \
+    { S_STR ("calendar", XXL_CALENDAR_NAME_MAX), .after = n, .check = s_calendar_ref }, \
+    { S_STR ("agentTags", XXL_TAGS_TEXT_MAX), .after = n, .check = s_agent_tags }, \
     { S_STR ("glueSource", XXL_CMD_MAX_GLUE), .after = n }
 
 static const xxl_field_t s_no_fields [] = { S_END };
@@ -336,6 +372,30 @@ static const xxl_field_t s_log_clear [] = {
 static const xxl_field_t s_audit_list [] = {
     { S_INT ("limit", 1, 1000, 100) },
     { S_INT ("before", 1, INT64_MAX, INT64_MAX) },
+    S_END
+};
+
+//  Calendars (DESIGN §13): dates as text (xxl_calendar.h reads them),
+//  a cron expression, a zone ("" the job's); replace: an existing name
+//  is replaced (else refused)
+static const xxl_field_t s_calendar_add [] = {
+    { S_STR ("name", XXL_CALENDAR_NAME_MAX), .required = true, .check = s_calendar_name },
+    { S_STR ("dates", XXL_CMD_MAX_DATES), .text = "" },
+    { S_STR ("excludeCron", 256), .text = "" },
+    { S_STR ("timezone", 64), .text = "" },
+    { S_BOOL ("replace") },
+    S_END
+};
+
+static const xxl_field_t s_calendar [] = {
+    { S_STR ("name", XXL_CALENDAR_NAME_MAX), .required = true, .check = s_calendar_name },
+    S_END
+};
+
+//  force: removed even while jobs name it (they lose their calendar)
+static const xxl_field_t s_calendar_rm [] = {
+    { S_STR ("name", XXL_CALENDAR_NAME_MAX), .required = true, .check = s_calendar_name },
+    { S_BOOL ("force") },
     S_END
 };
 

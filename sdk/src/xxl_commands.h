@@ -43,6 +43,8 @@
 #define XXL_CMD_MAX_TEXT    (64 * 1024)         //  desc, param, address lists
 #define XXL_CMD_MAX_GLUE    (1024 * 1024)       //  glue source
 #define XXL_SHARD_MAX       100000              //  N of a shard I/N
+#define XXL_CALENDAR_NAME_MAX 64                //  a calendar's name
+#define XXL_CMD_MAX_DATES   (256 * 1024)        //  a calendar's dates (text)
 
 typedef enum {
     XXL_FIELD_INT,                      //  an integer from min to max

@@ -4,7 +4,8 @@ for the bridge's tests (no third-party code, no JVM).
 
     fake_executor.py --admin URL --app APP --runs FILE [--shape 2|3]
                      [--token T] [--go-header] [--port-file F] [--beat S]
-                     [--repeat-callbacks]
+                     [--repeat-callbacks] [--probe FILE --tag TAG] [--fast]
+                     [--routes FILE]
 
 It registers at URL/api/registry every --beat seconds (registryRemove on
 SIGTERM), serves run, kill, log, beat, idleBeat at http://127.0.0.1:PORT/,
@@ -13,7 +14,13 @@ sends the token header as Java does (XXL-JOB-ACCESS-TOKEN) or canonicalised
 as Go's net/http does (Xxl-Job-Access-Token), and sends its results in
 batches to URL/api/callback (items spelled logDateTim), retrying until the
 admin answers code 200.  Each run it starts appends "LOGID" to --runs
-(the probe: a logId executed twice shows twice).
+(the probe: a logId executed twice shows twice).  With --probe, each run
+also appends, with ONE write() on an O_APPEND descriptor before it starts,
+the fault suite's probe line (tests/faults/probe.c, count.sh):
+"LOGID JOBID INDEX/TOTAL PID START-MS TAG bridge".  With --routes (the
+bridge's bridge.routes), a /run whose "S LOGID ..." line is not in that
+file yet is answered 500 "... not in the routes file ..." and logged: the
+bridge writes a run's route (and journal entry) before it calls /run.
 
 Handlers (executorHandler):
   ok         200 at once
@@ -22,6 +29,9 @@ Handlers (executorHandler):
   refuse     /run answered HTTP 500 with an HTML body (an odd shape)
   refuse2    /run answered {"code":"500","msg":"refused, code as a string"}
 Runs past executorTimeout end 502, a killed one 500 (as xxl-job-core).
+With --fast (make bench), a run of any other handler ends 200 inside its
+/run request (no thread, no log lines, no --runs line): the executor's own
+cost per run is then one request and a share of a callback batch.
 """
 
 import argparse
@@ -125,8 +135,8 @@ def callback_loop():
                                    "handleMsg": "nobody sent this run"}]
         if post("/api/callback", body).get("code") == 200:
             with LOCK:
-                for item in batch:
-                    RESULTS.remove(item)
+                # (only this thread removes, others append: batch is a prefix)
+                del RESULTS[:len(batch)]
 
 
 def registry_loop():
@@ -134,6 +144,17 @@ def registry_loop():
         post("/api/registry", {"registryGroup": "EXECUTOR", "registryKey": ARGS.app,
                                "registryValue": ARGS.url})
         STOP.wait(ARGS.beat)
+
+
+def probe(body):
+    line = "%d %d %d/%d %d %d %s bridge\n" % (
+        body["logId"], body.get("jobId", 0), body.get("broadcastIndex") or 0,
+        body.get("broadcastTotal") or 1, os.getpid(), int(time.time() * 1000), ARGS.tag)
+    fd = os.open(ARGS.probe, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, line.encode())
+    finally:
+        os.close(fd)
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -147,8 +168,10 @@ class Handler(BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        # Headers and body in one write: two small writes on a kept-alive
+        # connection meet Nagle and the caller's delayed ACK (40 ms a call)
+        self._headers_buffer.append(b"\r\n" + data)
+        self.flush_headers()
 
     def do_POST(self):
         length = int(self.headers.get("Content-Length") or 0)
@@ -188,14 +211,28 @@ class Handler(BaseHTTPRequestHandler):
                 "logContent": "".join(l + "\n" for l in part), "isEnd": False}))
         elif path == "run":
             handler = body.get("executorHandler")
+            if ARGS.routes and not routed(body.get("logId")):
+                why = "logId %s: /run came and its route is not in the routes file %s" % (
+                    body.get("logId"), ARGS.routes)
+                print(why, file=sys.stderr, flush=True)
+                self.reply(200, answer(500, why))
+                return
             if handler == "refuse":
                 self.reply(500, "<html><body>Internal Server Error</body></html>", "text/html")
                 return
             if handler == "refuse2":
                 self.reply(200, {"code": "500", "msg": "refused, code as a string"})
                 return
+            if ARGS.fast and handler not in ("fail", "sleep"):
+                with LOCK:
+                    RESULTS.append({"logId": body["logId"], "logDateTim": body.get("logDateTime", 0),
+                                    "handleCode": 200, "handleMsg": None})
+                self.reply(200, answer(200))
+                return
             with open(ARGS.runs, "a") as f:
                 f.write("%d\n" % body["logId"])
+            if ARGS.probe:
+                probe(body)
             state = {"logId": body["logId"], "killed": False}
             with LOCK:
                 RUNNING[body["jobId"]] = state
@@ -203,6 +240,15 @@ class Handler(BaseHTTPRequestHandler):
             self.reply(200, answer(200))
         else:
             self.reply(404, answer(404, "not found"))
+
+
+def routed(log_id):
+    """True when the bridge's routes file holds log_id's "S" line"""
+    try:
+        with open(ARGS.routes) as f:
+            return any(line.startswith("S %s " % log_id) for line in f)
+    except OSError:
+        return False
 
 
 def main():
@@ -218,7 +264,12 @@ def main():
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--beat", type=float, default=1.0)
     p.add_argument("--repeat-callbacks", action="store_true")
+    p.add_argument("--probe")
+    p.add_argument("--fast", action="store_true")
+    p.add_argument("--routes")
+    p.add_argument("--tag", default="-")
     ARGS = p.parse_args()
+    ThreadingHTTPServer.request_queue_size = 128    # (a bridge opens up to 64 connections at once)
     server = ThreadingHTTPServer(("127.0.0.1", ARGS.port), Handler)
     server.daemon_threads = True
     ARGS.url = "http://127.0.0.1:%d/" % server.server_address[1]

@@ -229,6 +229,8 @@ try {
     await form.locator('select[name=scheduleType]').selectOption('CRON')
     await form.locator('input[name=scheduleConf]').fill('0 30 3 * * ?')
     await form.locator('input[name=timezone]').fill('Asia/Shanghai')
+    // (the test's agent has this tag: the job's runs go to it)
+    await form.locator('input[name=agentTags]').fill(' console=yes ')
     // five times, each 03:30:00 in Shanghai (UTC+8): the scheduler's answer shown in the zone
     await until(async () => {
       const items = await page.locator('[data-test=cron-preview] li').allInnerTexts()
@@ -405,6 +407,8 @@ try {
     await a.waitFor()
     const text = await a.innerText()
     if (!text.includes(APP) || !/yes/.test(text)) throw new Error('agent row: ' + text)
+    const tags = await a.locator('[data-test=agent-tags]').innerText()
+    if (tags !== 'console=yes') throw new Error('agent tags: ' + tags)
   })
   await snap(page, 'agents')
 
@@ -423,6 +427,34 @@ try {
     console.log('# token made')
   })
   await snap(page, 'users-tokens')
+
+  await step('calendars: one added on its page is listed and stored; the job form offers it and says its preview is before it', async () => {
+    await page.click('[data-nav=calendars]')
+    await page.click('[data-test=calendar-add]')
+    const form = page.locator('[data-test=calendar-form]')
+    await form.waitFor()
+    await form.locator('input[name=name]').fill('console-cal')
+    await form.locator('textarea[name=dates]').fill('2030-12-25\n2030-01-01\n')
+    await form.locator('input[name=excludeCron]').fill('* * * ? * SAT,SUN')
+    await page.click('[data-test=calendar-save]')
+    const row = page.locator('[data-test=calendars] tr', { hasText: 'console-cal' })
+    await row.waitFor()
+    const text = await row.innerText()
+    if (!text.includes('SAT,SUN')) throw new Error('calendar row: ' + text)
+    const stored = (await apiCall('GET', '/calendars/console-cal')).data
+    check('the calendar is stored with its dates sorted', stored && stored.dates === '2030-01-01,2030-12-25', JSON.stringify(stored))
+    await page.click('[data-nav=jobs]')
+    await page.click('[data-test=job-add]')
+    const jf = page.locator('[data-test=job-form]')
+    await jf.waitFor()
+    await jf.locator('select[name=scheduleType]').selectOption('CRON')
+    await jf.locator('input[name=scheduleConf]').fill('0 0 12 * * ?')
+    await until(async () => (await jf.locator('select[name=calendar] option', { hasText: 'console-cal' }).count()) === 1, 'the calendar offered')
+    await jf.locator('select[name=calendar]').selectOption('console-cal')
+    await page.locator('[data-test=preview-calendar]').waitFor()
+    await page.locator('.modal .close').click()
+  })
+  await snap(page, 'calendars')
 
   await step('the audit page lists the console\'s changes', async () => {
     await page.click('[data-nav=audit]')

@@ -6,6 +6,8 @@
 #  Quartz jar (QUARTZ_JAR, default /usr/share/java/quartz2.jar) is missing.
 #  Takes about two minutes: some expressions make Quartz loop forever and
 #  each such call is given two seconds before it is abandoned.
+#  XXL_QUARTZ_FIXTURE and XXL_QUARTZ_GENERATOR name another fixture and its
+#  generator (tests/calendar/check-quartz.sh).
 
 srcdir=${srcdir:-.}
 #  Two minutes: run when asked (scripts/test asks once per run)
@@ -14,8 +16,8 @@ if [ -z "${XXL_CHECK_QUARTZ:-}" ]; then
     exit 77
 fi
 jar=${QUARTZ_JAR:-/usr/share/java/quartz2.jar}
-fixture="$srcdir/tests/cron/fixture.txt"
-generator="$srcdir/tests/cron/QuartzFixture.java"
+fixture=${XXL_QUARTZ_FIXTURE:-"$srcdir/tests/cron/fixture.txt"}
+generator=${XXL_QUARTZ_GENERATOR:-"$srcdir/tests/cron/QuartzFixture.java"}
 
 if ! command -v java >/dev/null 2>&1; then
     echo "check-quartz: java not found, skipped"

@@ -43,7 +43,8 @@
 #   --min-id N --max-id N  only logIds in [N, M] (store rows, acked ids, runs)
 #   --removed "ID ..."     removed jobs: their acked ids may be missing/never
 #   --allow-twice N  --allow-never N  --allow-unfinished N  --allow-gaps N
-#                          allowances (default 0 each)
+#   --allow-late N         allowances (default 0 each; a scenario that allows
+#                          late runs shows itself why each one is excusable)
 #   --show N               print at most N offending ids per category (20)
 #   --label TEXT           a prefix for the verdict line
 # Prints "counts: ..." and "verdict: PASS" or "verdict: FAIL (...)" and
@@ -51,7 +52,7 @@
 
 set -u
 CHAINS=0 MINID=0 MAXID=9223372036854775807 DB="" PROBES=() ACKED=() JOBS="" EXCLUDE="" CRON="" STEP=1000 EXCUSE="" REMOVED=""
-ALLOW_TWICE=0 ALLOW_NEVER=0 ALLOW_UNFINISHED=0 ALLOW_GAPS=0 SHOW=20 LABEL=""
+ALLOW_TWICE=0 ALLOW_NEVER=0 ALLOW_UNFINISHED=0 ALLOW_GAPS=0 ALLOW_LATE=0 SHOW=20 LABEL=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --db) DB="$2"; shift 2 ;;
@@ -70,6 +71,7 @@ while [ $# -gt 0 ]; do
         --allow-never) ALLOW_NEVER="$2"; shift 2 ;;
         --allow-unfinished) ALLOW_UNFINISHED="$2"; shift 2 ;;
         --allow-gaps) ALLOW_GAPS="$2"; shift 2 ;;
+        --allow-late) ALLOW_LATE="$2"; shift 2 ;;
         --show) SHOW="$2"; shift 2 ;;
         --label) LABEL="$2 "; shift 2 ;;
         -h|--help) sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -258,7 +260,7 @@ WHY=""
 [ "$UNFINISHED" -gt "$ALLOW_UNFINISHED" ] && WHY="$WHY; $UNFINISHED unfinished (allowed $ALLOW_UNFINISHED): no lost result / a stuck run ends"
 [ "$MISSING" -gt 0 ] && WHY="$WHY; $MISSING acknowledged without a row: a trigger's row exists before it is acknowledged"
 [ "$LIED" -gt 0 ] && WHY="$WHY; $LIED rows say 200 with no run: no lost result"
-[ "$LATE" -gt 0 ] && WHY="$WHY; $LATE ran after the scheduler gave up on them: a RUN given up on never starts later"
+[ "$LATE" -gt "$ALLOW_LATE" ] && WHY="$WHY; $LATE ran after the scheduler gave up on them: a RUN given up on never starts later (allowed $ALLOW_LATE)"
 [ "$UNKNOWN" -gt 0 ] && WHY="$WHY; $UNKNOWN runs without a row: a row exists before its RUN is sent"
 [ "$GAPS" -gt "$ALLOW_GAPS" ] && WHY="$WHY; $GAPS planned instants without a row (allowed $ALLOW_GAPS): every planned second fires once"
 sed -n '2,$p' "$W/report" | grep '^  cause' | sort -k2,2nr

@@ -252,7 +252,9 @@ pgx_log_add (xxl_store_t *base, xxl_log_t *log)
     " child_jobid AS \"childJobId\", trigger_status AS \"triggerStatus\"," \
     " trigger_last_time AS \"triggerLastTime\", trigger_next_time AS \"triggerNextTime\"," \
     " timezone, retry_interval AS \"retryInterval\", retry_backoff AS \"retryBackoff\"," \
-    " retry_max_interval AS \"retryMaxInterval\" FROM xxl_job_info"
+    " retry_max_interval AS \"retryMaxInterval\", calendar" \
+    ", agent_tags AS \"agentTags\"" \
+    " FROM xxl_job_info"
 //  $1 group (0 any), $4..$6 substrings, $7 status (-1 any); $2 and $3 are
 //  the page's limit and offset
 //  ($8: the set of groups, '' any; xxl_store_sql_group_set)
@@ -591,7 +593,7 @@ const char *const pgx_statements [XXL_SQL_STATEMENTS] = {
         " ORDER BY registry_key, update_time, id) apps",
 };
 
-//  Workflows and their runs (version 11): the adds, RETURNING their new
+//  Workflows and their runs (version 12): the adds, RETURNING their new
 //  id; the rest are shared (sql/xxl_store_sql_flows.c)
 int64_t
 pgx_workflow_add (xxl_store_t *base, const xxl_workflow_t *w)

@@ -158,7 +158,7 @@ typedef struct {
 
 //  A group's columns, as group_load reads them
 #define XXL_GROUP_COLUMNS "id, app_name, title, address_type, address_list, update_time"
-//  A job's columns but id, their values ($1..$27), their binds and
+//  A job's columns but id, their values ($1..$29), their binds and
 //  arguments (job_add, job_save, job_load)
 #define XXL_JOB_COLUMNS \
     "job_group, job_desc, add_time, update_time, author, alarm_email, schedule_type," \
@@ -166,11 +166,13 @@ typedef struct {
     " executor_param, executor_block_strategy, executor_timeout," \
     " executor_fail_retry_count, glue_type, glue_source, glue_remark, glue_updatetime," \
     " child_jobid, trigger_status, trigger_last_time, trigger_next_time, timezone," \
-    " retry_interval, retry_backoff, retry_max_interval"
+    " retry_interval, retry_backoff, retry_max_interval" \
+    ", calendar, agent_tags"
 #define XXL_JOB_VALUES \
     "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19," \
-    " $20, $21, $22, $23, $24, $25, $26, $27)"
-#define XXL_JOB_FMT "isiisssssssssiisssisiiisidi"
+    " $20, $21, $22, $23, $24, $25, $26, $27" \
+    ", $28, $29)"
+#define XXL_JOB_FMT "isiisssssssssiisssisiiisidi" "ss"
 #define XXL_JOB_ARGS(j) \
     (j)->job_group, (j)->job_desc, (j)->add_time, (j)->update_time, (j)->author, \
     (j)->alarm_email, (j)->schedule_type, (j)->schedule_conf, (j)->misfire_strategy, \
@@ -179,7 +181,9 @@ typedef struct {
     (j)->glue_type, (j)->glue_source, (j)->glue_remark, (j)->glue_updatetime, \
     (j)->child_jobid, (j)->trigger_status, (j)->trigger_last_time, \
     (j)->trigger_next_time, (j)->timezone, (j)->retry_interval, (j)->retry_backoff, \
-    (j)->retry_max_interval
+    (j)->retry_max_interval, \
+    (j)->calendar? (j)->calendar: "", \
+    (j)->agent_tags? (j)->agent_tags: ""
 
 //  True when driver is complete and of this version (backends assert it)
 int xxl_store_driver_ok (const xxl_store_driver_t *driver);
@@ -244,15 +248,23 @@ int xxl_store_sql_sum_runs (int rc, xxl_store_group_runs_t *rows, size_t count,
     X (token_find) X (token_rm) X (token_encode_all) X (session_add) X (session_find) \
     X (session_touch) X (session_rm) X (user_sessions_rm) X (session_expire)
 
+#define XXL_STORE_SQL_CALENDAR_SLOTS(X) \
+    X (calendar_put) X (calendar_get) X (calendar_rm) X (calendar_encode) \
+    X (calendar_encode_all) X (calendar_job_ids)
+
 #define XXL_STORE_SQL_DECLARE(slot) \
     extern __typeof__ (*((xxl_store_methods_t *) 0)->slot) xs_##slot;
 #define XXL_STORE_SQL_DECLARE_ACCOUNT(slot) \
     extern __typeof__ (*((xxl_store_accounts_t *) 0)->slot) xs_##slot;
 XXL_STORE_SQL_SLOTS (XXL_STORE_SQL_DECLARE)
 XXL_STORE_SQL_ACCOUNT_SLOTS (XXL_STORE_SQL_DECLARE_ACCOUNT)
+#define XXL_STORE_SQL_DECLARE_CALENDAR(slot) \
+    extern __typeof__ (*((xxl_store_calendars_t *) 0)->slot) xs_##slot;
+XXL_STORE_SQL_CALENDAR_SLOTS (XXL_STORE_SQL_DECLARE_CALENDAR)
 
 #define XXL_STORE_SQL_SLOT(slot) .slot = xs_##slot,
 #define XXL_STORE_SQL_METHODS XXL_STORE_SQL_SLOTS (XXL_STORE_SQL_SLOT)
 #define XXL_STORE_SQL_ACCOUNTS XXL_STORE_SQL_ACCOUNT_SLOTS (XXL_STORE_SQL_SLOT)
+#define XXL_STORE_SQL_CALENDARS XXL_STORE_SQL_CALENDAR_SLOTS (XXL_STORE_SQL_SLOT)
 
 #endif

@@ -318,7 +318,7 @@ int
 xs_job_save (xxl_store_t *base, const xxl_job_t *job)
 {
     return xsql_exec (base,
-        "UPDATE xxl_job_info SET (" XXL_JOB_COLUMNS ") = " XXL_JOB_VALUES " WHERE id = $28",
+        "UPDATE xxl_job_info SET (" XXL_JOB_COLUMNS ") = " XXL_JOB_VALUES " WHERE id = $30",
         XXL_JOB_FMT "i", XXL_JOB_ARGS (job), job->id) < 0? -1: 0;
 }
 
@@ -355,6 +355,8 @@ s_job_read (const xxl_store_driver_t *driver, const xxl_store_row_t *row, void *
     job->retry_interval = driver->column_int (row, c++);
     job->retry_backoff = driver->column_double (row, c++);
     job->retry_max_interval = driver->column_int (row, c++);
+    job->calendar = driver->column_text (row, c++);
+    job->agent_tags = driver->column_text (row, c++);
 }
 
 int

@@ -192,7 +192,16 @@ static const char *s_migrations [] = {
     //  failed rows are written to it)
     "CREATE INDEX xxl_job_log_fails ON xxl_job_log (id)"
     "  WHERE trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200);",
-    //  11: workflows (DESIGN §12) and their runs; a node's start is a log
+    //  11: calendars (Quartz's HolidayCalendar and CronCalendar) and the
+    //  job's calendar ("" none)
+    "CREATE TABLE xxl_calendar (name TEXT PRIMARY KEY, dates TEXT NOT NULL DEFAULT '',"
+    "  exclude_cron TEXT NOT NULL DEFAULT '', timezone TEXT NOT NULL DEFAULT '',"
+    "  add_time INTEGER NOT NULL, update_time INTEGER NOT NULL);"
+    "ALTER TABLE xxl_job_info ADD COLUMN calendar TEXT NOT NULL DEFAULT '';",
+    //  12: the agent tags a job's agents must have ("K=V,...", sorted by
+    //  key; '' any agent of its group)
+    "ALTER TABLE xxl_job_info ADD COLUMN agent_tags TEXT NOT NULL DEFAULT '';",
+    //  13: workflows (DESIGN §12) and their runs; a node's start is a log
     //  row marked with its run, node and attempt, unique: a node's row is
     //  its one start decision (docs/workflows.md "Runs under faults")
     "CREATE TABLE xxl_workflow (id INTEGER PRIMARY KEY AUTOINCREMENT,"
@@ -669,6 +678,7 @@ const xxl_store_methods_t sq_methods = {
     .report_count = sq_report_count,
     .clock_now = sq_clock_now,
     .report_count_groups = sq_report_count_groups,
+    .calendars = &sq_calendars,
     .workflow_add = sq_workflow_add,
     .workflow_run_add = sq_workflow_run_add,
 };
@@ -677,4 +687,9 @@ const xxl_store_methods_t sq_methods = {
 //  shared
 const xxl_store_accounts_t sq_accounts = {
     XXL_STORE_SQL_ACCOUNTS
+};
+
+//  Calendars (xxl_store_calendars_t; schema step 11): all shared
+const xxl_store_calendars_t sq_calendars = {
+    XXL_STORE_SQL_CALENDARS
 };

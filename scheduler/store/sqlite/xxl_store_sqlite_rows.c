@@ -51,7 +51,8 @@ sq_job_add (xxl_store_t *base, const xxl_job_t *job)
     store_t *self = (store_t *) base;
     int rc = sq_exec (self,
         "INSERT INTO xxl_job_info (" XXL_JOB_COLUMNS ") VALUES"
-        " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?"
+        ", ?, ?)",
         XXL_JOB_FMT, XXL_JOB_ARGS (job));
     return rc < 0? -1: sqlite3_last_insert_rowid (self->db);
 }
@@ -132,7 +133,9 @@ sq_log_add (xxl_store_t *base, xxl_log_t *log)
     " child_jobid AS childJobId, trigger_status AS triggerStatus," \
     " trigger_last_time AS triggerLastTime, trigger_next_time AS triggerNextTime, timezone," \
     " retry_interval AS retryInterval, retry_backoff AS retryBackoff," \
-    " retry_max_interval AS retryMaxInterval FROM xxl_job_info"
+    " retry_max_interval AS retryMaxInterval, calendar" \
+    ", agent_tags AS agentTags" \
+    " FROM xxl_job_info"
 //  ?1 group (0 any), ?4..?6 substrings, ?7 status (-1 any), ?8 the set of
 //  groups ('' any; xxl_store_sql_group_set)
 #define XXL_GROUP_SET(n) \
@@ -557,7 +560,7 @@ const char *const sq_statements [XXL_SQL_STATEMENTS] = {
         " FROM xxl_job_registry WHERE registry_value = ? AND update_time >= ?)",
 };
 
-//  Workflows and their runs (version 11): the adds, whose new id is the
+//  Workflows and their runs (version 12): the adds, whose new id is the
 //  connection's last rowid; the rest are shared (sql/xxl_store_sql_flows.c)
 int64_t
 sq_workflow_add (xxl_store_t *base, const xxl_workflow_t *w)

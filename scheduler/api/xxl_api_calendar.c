@@ -1,0 +1,198 @@
+/*  xxl_api_calendar.c -- the client api's calendars: CALENDAR_ADD, _LIST,
+    _SHOW, _RM (DESIGN §13; docs/operations.md, Calendars).
+
+    A calendar is judged by compiling it (xxl_calendar.h) and stored with
+    its dates normalized.  Replacing or removing (--force) a calendar that
+    jobs name re-arms each of them in this turn's transaction, as JOB_UPDATE
+    does: its next time is computed again from now with what the calendar
+    has become (a removed one: none), and its planned rows are dropped, so
+    that the change holds from the next plan on, on every scheduler.
+*/
+
+#include "xxl_api.h"
+#include "xxl_calendar.h"
+
+//  Ids of the jobs naming a calendar, read a page at a time
+#define XXL_CALENDAR_PAGE 1000
+
+//  Re-arms job id (see the header): `calendar` becomes its calendar when
+//  not NULL.  0, or -1 on a store error.
+static int
+s_rearm (server_t *self, int64_t id, const char *calendar, int64_t now)
+{
+    xxl_job_t job;
+    int rc = xxl_store_job_load (self->store, id, &job);
+    if (rc)
+        return rc < 0? -1: 0;
+    if (calendar) {
+        free (job.calendar);
+        job.calendar = strdup (calendar);
+    }
+    if (job.trigger_status == 1 && strneq (job.schedule_type, "FIX_DELAY")) {
+        char why [512];
+        int64_t next = engine_job_next (self, &job, now, why, sizeof why);
+        //  (none: the planner stops the job with why, as for any job)
+        if (next > 0)
+            job.trigger_next_time = next;
+    }
+    job.update_time = now;
+    engine_job_changed (self, id, XXL_CHANGED_PLANS | XXL_CHANGED_SCHEDULE);
+    rc = xxl_store_job_save (self->store, &job);
+    xxl_job_free (&job);
+    return rc;
+}
+
+//  Visits the jobs naming calendar `name`: rearm them (to_calendar as
+//  s_rearm's calendar) when rearm, and list up to 20 of their ids in list
+//  ("3, 5, ..."); the number of jobs, or -1 on a store error
+static int64_t
+s_jobs_of (server_t *self, const char *name, bool rearm, const char *to_calendar,
+           char *list, size_t listlen)
+{
+    int64_t ids [XXL_CALENDAR_PAGE], after = 0, total = 0, now = engine_now ();
+    size_t count = 0, used = 0;
+    *list = 0;
+    do {
+        if (xxl_store_calendar_job_ids (self->store, name, after, ids, XXL_CALENDAR_PAGE,
+                                        &count))
+            return -1;
+        for (size_t i = 0; i < count; i++) {
+            if (total < 20 && used < listlen)
+                used += (size_t) snprintf (list + used, listlen - used, "%s%" PRId64,
+                                           total? ", ": "", ids [i]);
+            else
+            if (total == 20 && used < listlen)
+                used += (size_t) snprintf (list + used, listlen - used, ", ...");
+            total++;
+            if (rearm && s_rearm (self, ids [i], to_calendar, now))
+                return -1;
+        }
+        if (count)
+            after = ids [count - 1];
+    } while (count == XXL_CALENDAR_PAGE);
+    return total;
+}
+
+void
+api_calendar_add (server_t *self, request_t *request)
+{
+    const char *name = api_str (request, "name");
+    const char *dates = api_str (request, "dates");
+    const char *cron = api_str (request, "excludeCron");
+    const char *tz = api_str (request, "timezone");
+    bool replace = api_bool (request, "replace");
+    if (!*dates && !*cron) {
+        engine_reply (self, request, XXL_BAD_REQUEST, "a calendar needs dates or excludeCron"
+                      " (xxl-ctl calendar add NAME --dates FILE and/or --exclude-cron EXPR)");
+        return;
+    }
+    if (*tz && !xxl_cron_tz_valid (tz)) {
+        char text [128];
+        snprintf (text, sizeof text, "unknown time zone '%s'", tz);
+        engine_reply (self, request, XXL_BAD_REQUEST, text);
+        return;
+    }
+    char reason [512];
+    xxl_calendar_t *calendar = xxl_calendar_new (dates, cron, tz, reason, sizeof reason);
+    if (!calendar) {
+        engine_reply (self, request, XXL_BAD_REQUEST, reason);
+        return;
+    }
+    int64_t now = engine_now ();
+    xxl_store_calendar_t row = {
+        .name = (char *) name, .dates = (char *) xxl_calendar_dates (calendar),
+        .exclude_cron = (char *) cron, .timezone = (char *) tz,
+        .add_time = now, .update_time = now
+    };
+    int rc = xxl_store_calendar_put (self->store, &row, replace);
+    size_t date_count = xxl_calendar_date_count (calendar);
+    xxl_calendar_destroy (&calendar);
+    char jobs [256];
+    int64_t used = rc == 1 && replace? s_jobs_of (self, name, true, NULL, jobs, sizeof jobs): 0;
+    if (rc < 0 || used < 0)
+        engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
+    else
+    if (rc == 0) {
+        char text [256];
+        snprintf (text, sizeof text, "calendar '%s' exists already (replace it: xxl-ctl"
+                  " calendar add %s --replace ...)", name, name);
+        engine_reply (self, request, XXL_CONFLICT, text);
+    }
+    else {
+        engine_reply_begin (self, request);
+        xxl_enc_map_begin (self->enc);
+        xxl_enc_kstr (self->enc, "name", name);
+        xxl_enc_kint (self->enc, "dates", (int64_t) date_count);
+        xxl_enc_kint (self->enc, "jobs", used);
+        xxl_enc_map_end (self->enc);
+        engine_reply_end (self, request);
+    }
+}
+
+void
+api_calendar_list (server_t *self, request_t *request)
+{
+    engine_reply_begin (self, request);
+    xxl_enc_map_begin (self->enc);
+    xxl_enc_key (self->enc, "calendars");
+    if (xxl_store_calendar_encode_all (self->store, self->enc) < 0) {
+        engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
+        return;
+    }
+    xxl_enc_map_end (self->enc);
+    engine_reply_end (self, request);
+}
+
+void
+api_calendar_show (server_t *self, request_t *request)
+{
+    const char *name = api_str (request, "name");
+    engine_reply_begin (self, request);
+    int rc = xxl_store_calendar_encode (self->store, self->enc, name);
+    if (rc == 1) {
+        engine_reply_end (self, request);
+        return;
+    }
+    char text [128];
+    snprintf (text, sizeof text, "calendar '%s' not found", name);
+    engine_reply (self, request, rc < 0? XXL_FAILURE: XXL_NOT_FOUND,
+                  rc < 0? xxl_store_error (self->store): text);
+}
+
+void
+api_calendar_rm (server_t *self, request_t *request)
+{
+    const char *name = api_str (request, "name");
+    bool force = api_bool (request, "force");
+    char jobs [256], text [512];
+    xxl_store_calendar_t row;
+    int rc = xxl_store_calendar_get (self->store, name, &row);
+    xxl_store_calendar_free (&row);
+    if (rc) {
+        snprintf (text, sizeof text, "calendar '%s' not found", name);
+        engine_reply (self, request, rc < 0? XXL_FAILURE: XXL_NOT_FOUND,
+                      rc < 0? xxl_store_error (self->store): text);
+        return;
+    }
+    //  Used and not forced: refused, naming the jobs
+    int64_t used = s_jobs_of (self, name, force, "", jobs, sizeof jobs);
+    if (used > 0 && !force) {
+        snprintf (text, sizeof text, "calendar '%s' is used by %" PRId64 " job%s (%s):"
+                  " give them another calendar or none first (xxl-ctl job update ID"
+                  " --calendar ''), or remove it with --force (they then fire at every"
+                  " time of their schedule)", name, used, used == 1? "": "s", jobs);
+        engine_reply (self, request, XXL_CONFLICT, text);
+        return;
+    }
+    if (used < 0 || xxl_store_calendar_rm (self->store, name) < 0) {
+        engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
+        return;
+    }
+    engine_reply_begin (self, request);
+    xxl_enc_map_begin (self->enc);
+    xxl_enc_kstr (self->enc, "name", name);
+    //  The jobs that lost it (force)
+    xxl_enc_kint (self->enc, "jobs", used);
+    xxl_enc_map_end (self->enc);
+    engine_reply_end (self, request);
+}

@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# test_calendar.sh -- calendars end to end (DESIGN §13): xxl-ctl calendar
+# add|list|show|rm and their refusals, a job's --calendar, `job next` and the
+# planner skipping excluded fires (a one-second cron with a CronCalendar of
+# even seconds runs on odd seconds only: no run, no misfire on an even one),
+# a replaced calendar taking effect, removal refused while used and forced.
+# The evaluation against Quartz itself: tests/test_calendar_class.c.
+. "$(dirname "$0")/lib.sh"
+xxl_setup
+
+# (HTTP too: roles and REST below)
+export XXL_SCHEDULER_ARGS="--http 127.0.0.1:0"
+start_scheduler || exit 1
+start_agent agent-a cal-app
+check "agent registers" wait_for 10 agent_registered cal-app agent-a
+ctl group add cal-app >/dev/null
+
+# add: refusals change nothing, each with its reason
+refused () {    # refused "reason part" ctl-args...: non-zero exit, reason in the error
+    local want="$1"; shift
+    local out
+    out=$("$CTL" --api "$API" --json "$@" 2>&1) && return 1
+    grep -qF -- "$want" <<<"$out" || { echo "  got: $out"; return 1; }
+}
+printf '2026-02-30\n' > "$T/bad-dates"
+check "add needs --dates or --exclude-cron" refused "give --dates FILE, --exclude-cron EXPR or both" calendar add c0
+check "an impossible date is refused" refused "date '2026-02-30' is not a date YYYY-MM-DD" \
+    calendar add c0 --dates "$T/bad-dates"
+check "an invalid expression is refused" refused "invalid cron expression '0 0 0 * *'" \
+    calendar add c0 --exclude-cron '0 0 0 * *'
+check "an unknown zone is refused" refused "unknown time zone 'Mars/Base'" \
+    calendar add c0 --exclude-cron '0 0 0 * * ?' --timezone Mars/Base
+check "a bad name is refused" refused "calendar name 'a b' may hold only" \
+    calendar add 'a b' --exclude-cron '0 0 0 * * ?'
+check "... and none of them was stored" test "$(ctl calendar list | jq '.calendars | length')" = 0
+
+# add, list, show
+check "a CronCalendar of even seconds is added" bash -c "
+    $CTL --api $API --json calendar add odd --exclude-cron '*/2 * * * * ?' | jq -e '.name == \"odd\"' >/dev/null"
+TODAY=$(date -u +%Y-%m-%d)
+TOMORROW=$(date -u -d tomorrow +%Y-%m-%d)
+printf '# two days\n%s\n%s, %s\n' "$TOMORROW" "$TODAY" "$TOMORROW" > "$T/days"
+check "a HolidayCalendar from a file (comments, repeats) is added" bash -c "
+    $CTL --api $API --json calendar add days --dates $T/days --timezone UTC | jq -e '.dates == 2' >/dev/null"
+check "a second add of a name is refused (409)" refused "calendar 'odd' exists already" \
+    calendar add odd --exclude-cron '0 0 0 * * ?'
+check "list shows both, by name" test "$(ctl calendar list | jq -c '[.calendars[].name]')" = '["days","odd"]'
+check "show gives its normalized dates, zone and expression" bash -c "
+    $CTL --api $API --json calendar show days | jq -e '.dates == \"$TODAY,$TOMORROW\" and .timezone == \"UTC\" and .excludeCron == \"\"' >/dev/null"
+check "show of an unknown calendar is 404" refused "calendar 'nope' not found" calendar show nope
+check "the text list names them" bash -c "$CTL --api $API calendar list | grep -q '^odd .*\*/2 \* \* \* \* ?'"
+
+# A job's calendar: must exist
+check "a job naming no such calendar is refused" refused "calendar 'nope' not found" \
+    job add --group cal-app --handler demoJobHandler --cron '* * * * * ?' --calendar nope
+check "a FIX_DELAY job with a calendar is refused" refused "a calendar applies to CRON and FIX_RATE jobs" \
+    job add --group cal-app --handler demoJobHandler --fix-delay 5 --calendar odd
+NOON=$(ctl job add --group cal-app --handler demoJobHandler --cron '0 0 12 * * ?' --timezone UTC \
+       --calendar days | jq -r .id)
+check "job show gives its calendar" test "$(ctl job show "$NOON" | jq -r .calendar)" = days
+# job next: noon UTC never on today or tomorrow (both excluded), a day apart
+check "job next skips the HolidayCalendar's dates" bash -c "
+    $CTL --api $API --json job next $NOON -n 3 | jq -e --arg t '$TODAY' --arg m '$TOMORROW' '
+        .next | length == 3 and all(.[]; (./1000 | strftime(\"%Y-%m-%d\")) as \$d | \$d != \$t and \$d != \$m)
+        and (.[1] - .[0] == 86400000)' >/dev/null"
+
+# The planner: a one-second cron skipping even seconds
+EVERY=$(ctl job add --group cal-app --handler demoJobHandler --cron '* * * * * ?' \
+        --calendar odd | jq -r .id)
+check "job next shows odd seconds only, two seconds apart" bash -c "
+    $CTL --api $API --json job next $EVERY -n 10 | jq -e '.next | length == 10
+        and all(.[]; (. / 1000) % 2 == 1) and ([range(1; 10) as \$i | .[\$i] - .[\$i - 1]] | all(. == 2000))' >/dev/null"
+ctl job start "$EVERY" >/dev/null
+sleep 6
+ctl job stop "$EVERY" >/dev/null
+idle () { [ "$(ctl log list --job "$EVERY" --limit 1000 | jq '[.logs[] | select(.handleCode == 0 and .triggerCode != 500)] | length')" = 0 ]; }
+check "its runs finish" wait_for 20 idle
+ctl log list --job "$EVERY" --limit 1000 > "$T/every.json"
+check "it ran on odd seconds only, every one of them, and nothing on an even one" jq -e '
+    ([.logs[] | .scheduleTime] | sort) as $t
+    | ($t | length) >= 2
+    and all(.logs[]; .triggerType == "CRON" and .handleCode == 200)
+    and all($t[]; (. / 1000) % 2 == 1)
+    and ([range(1; $t | length) as $i | $t[$i] - $t[$i - 1]] | all(. == 2000))' "$T/every.json"
+
+# Replacing the calendar re-arms its jobs: even seconds from now on
+ctl job start "$EVERY" >/dev/null
+check "a replace says it re-armed the job" bash -c "
+    $CTL --api $API --json calendar add odd --exclude-cron '1/2 * * * * ?' --replace | jq -e '.jobs == 1' >/dev/null"
+check "... and job next follows the new calendar" bash -c "
+    $CTL --api $API --json job next $EVERY -n 5 | jq -e 'all(.next[]; (. / 1000) % 2 == 0)' >/dev/null"
+STARTED=$(( $(date +%s%3N) + 6000 ))
+sleep 3
+ctl job stop "$EVERY" >/dev/null
+check "its runs finish" wait_for 20 idle
+check "runs planned past the pre-read window after the replace fall on even seconds" bash -c "
+    $CTL --api $API --json log list --job $EVERY --limit 1000 | jq -e --argjson s $STARTED '
+        [.logs[] | select(.scheduleTime > \$s) | .scheduleTime] | all((. / 1000) % 2 == 0)' >/dev/null"
+
+# A calendar that excludes every time: a start is refused with the reason
+# (the search looks at a million fire times, about 0.3 s: a loaded host's
+# reply may take longer than ctl's 5 s default)
+ctl calendar add never --exclude-cron '* * * * * ?' >/dev/null
+NEVER=$(ctl job add --group cal-app --handler demoJobHandler --cron '* * * * * ?' --calendar never | jq -r .id)
+check "starting a job whose calendar excludes every time is refused" \
+    refused "calendar 'never': the calendar excludes each of the next 1000000 fire times" \
+    --timeout 120000 job start "$NEVER"
+check "... and job next says why" refused "calendar 'never'" --timeout 120000 job next "$NEVER"
+
+# rm: refused while used (naming the jobs), nothing changed; forced
+check "rm of a used calendar is refused, naming its jobs" \
+    refused "calendar 'odd' is used by 1 job ($EVERY)" calendar rm odd
+check "... and it is still there" bash -c "$CTL --api $API --json calendar show odd >/dev/null"
+check "rm --force removes it and says its jobs lost it" bash -c "
+    $CTL --api $API calendar rm odd --force | grep -q '^1 job no longer use a calendar'"
+check "... the job has no calendar now" test "$(ctl job show "$EVERY" | jq -r .calendar)" = ""
+check "... and job next gives every second" bash -c "
+    $CTL --api $API --json job next $EVERY -n 3 | jq -e '.next[1] - .next[0] == 1000' >/dev/null"
+ctl job update "$NOON" --calendar '' >/dev/null
+check "a calendar no job uses is removed" bash -c "$CTL --api $API --json calendar rm days | jq -e '.jobs == 0' >/dev/null"
+check "rm of an unknown calendar is 404" refused "calendar 'days' not found" calendar rm days
+
+# Audited like other writes
+check "the audit records the calendar writes" bash -c "
+    $CTL --api $API --json audit list | jq -e '[.audit[].type] | index(\"CALENDAR_ADD\") and index(\"CALENDAR_RM\")' >/dev/null"
+
+# REST (/api/v1/calendars) and roles: an admin writes, a viewer reads only
+ADMIN=$(ctl token add cal-admin --role admin | jq -r .token)
+VIEWER=$(ctl token add cal-viewer --role viewer | jq -r .token)
+U="http://$HTTP_EP/api/v1"
+rest () {   # rest TOKEN STATUS curl-args...: the reply's status is STATUS
+    local token="$1" want="$2"; shift 2
+    local got
+    got=$(curl -s -o "$T/rest.json" -w '%{http_code}' -H "Authorization: Bearer $token" \
+          -H 'Content-Type: application/json' "$@")
+    [ "$got" = "$want" ] || { echo "  status $got: $(cat "$T/rest.json")"; return 1; }
+}
+check "a viewer may not add a calendar (403)" \
+    rest "$VIEWER" 403 -X POST -d '{"name":"web","excludeCron":"0 0 0 * * ?"}' "$U/calendars"
+check "... an admin may (201)" \
+    rest "$ADMIN" 201 -X POST -d '{"name":"web","excludeCron":"0 0 0 * * ?"}' "$U/calendars"
+check "... and a viewer reads it" rest "$VIEWER" 200 "$U/calendars/web"
+check "a viewer may not remove it (403)" rest "$VIEWER" 403 -X DELETE "$U/calendars/web"
+ctl job update "$NOON" --calendar web >/dev/null
+check "an admin's DELETE of a used calendar is 409" rest "$ADMIN" 409 -X DELETE "$U/calendars/web"
+check "... and with ?force=true 200, its job re-armed" bash -c "
+    curl -s -X DELETE -H 'Authorization: Bearer $ADMIN' '$U/calendars/web?force=true' | jq -e '.jobs == 1' >/dev/null"
+
+xxl_done
