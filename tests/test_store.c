@@ -10,6 +10,7 @@
     server).
 */
 
+#define _GNU_SOURCE                     //  memmem
 #include "xxl_test_store.h"
 #include "xxl_store_sql.h"
 #include "xxl_test.h"
