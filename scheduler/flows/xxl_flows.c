@@ -7,6 +7,7 @@
 #include "xxl_engine.h"
 #include "xxl_flow.h"
 #include "xxl_flow_rules.h"
+#include "xxl_calendar.h"
 
 //  A run's graph, kept while the run is in flight (keyed by its id)
 typedef struct {
@@ -393,18 +394,39 @@ engine_flows_on_taken (server_t *self, const xxl_event_t *event)
 }
 
 int64_t
-engine_flow_next (const xxl_workflow_t *workflow, int64_t after, char *why, size_t whylen)
+engine_flow_next (server_t *self, const xxl_workflow_t *workflow, int64_t after, char *why,
+                  size_t whylen)
 {
     if (streq (workflow->schedule_type, "NONE"))
         return 0;
+    const char *name = workflow->calendar? workflow->calendar: "";
+    xxl_calendar_t *calendar = NULL;
+    if (*name) {
+        int rc = engine_calendar_load (self, name, workflow->timezone, &calendar, NULL, why,
+                                       whylen);
+        if (rc > 0)
+            snprintf (why, whylen, "calendar '%s' not found (xxl-ctl calendar list)", name);
+        if (rc)
+            return -1;
+    }
     xxl_schedule_t *schedule = xxl_schedule_new (workflow->schedule_type,
                                                  workflow->schedule_conf, workflow->timezone,
                                                  why, whylen);
-    if (!schedule)
-        return -1;
-    int64_t next = xxl_schedule_next (schedule, after);
+    int64_t next = -1;
+    if (schedule) {
+        //  A schedule that has ended has no next fire (0); a calendar that
+        //  excludes every time the walk found is an error (-1, why)
+        next = xxl_schedule_next (schedule, after);
+        if (next < 0)
+            next = 0;
+        else
+        if (calendar)
+            next = engine_calendar_next (calendar, name, schedule, workflow->timezone, after,
+                                         why, whylen);
+    }
     xxl_schedule_destroy (&schedule);
-    return next < 0? 0: next;
+    xxl_calendar_destroy (&calendar);
+    return next;
 }
 
 //  A due workflow fires: a run (CRON, or MISFIRE for a late one whose
@@ -421,7 +443,7 @@ s_fire (server_t *self, int64_t workflow_id, int64_t now)
     }
     bool late = now - workflow.next_time > XXL_FLOWS_MISFIRE_MS;
     char why [256];
-    int64_t next = engine_flow_next (&workflow, late? now: workflow.next_time, why, sizeof why);
+    int64_t next = engine_flow_next (self, &workflow, late? now: workflow.next_time, why, sizeof why);
     if (next < 0) {
         engine_warn_limited (&self->flows.log_errors, "flows: workflow %" PRId64 ": %s",
                              workflow_id, why);

@@ -67,14 +67,15 @@ int64_t engine_flows_wake (server_t *self);
 //  kill and retry: XXL_OK, or the code (404, 409, 500) with the reason.
 //  run_encode: WORKFLOW_RUN_SHOW's map of run_id into enc: 1, 0 absent,
 //  -1 (why).  next: a workflow's next fire after `after`, 0 when its
-//  schedule never fires, -1 with the reason (a bad schedule).
+//  schedule never fires, -1 with the reason (a bad schedule, a calendar that is absent
+//  or excludes every time); a time its calendar excludes is skipped.
 int64_t engine_flow_trigger (server_t *self, int64_t workflow_id, const char *param,
                              const char *trigger_type, int *code, char *why, size_t whylen);
 int engine_flow_kill (server_t *self, int64_t run_id, char *why, size_t whylen);
 int engine_flow_retry (server_t *self, int64_t run_id, const char *node, char *why,
                        size_t whylen);
 int engine_flow_run_encode (server_t *self, xxl_enc_t *enc, int64_t run_id);
-int64_t engine_flow_next (const xxl_workflow_t *workflow, int64_t after, char *why,
-                          size_t whylen);
+int64_t engine_flow_next (server_t *self, const xxl_workflow_t *workflow, int64_t after,
+                          char *why, size_t whylen);
 
 #endif

@@ -118,6 +118,7 @@ typedef struct {
     char *schedule_conf;
     char *timezone;
     char *misfire_strategy;
+    char *calendar;                     //  the calendar whose excluded times it skips ("" none)
     int64_t status;
     int64_t next_time;
     int64_t add_time, update_time;
@@ -670,6 +671,10 @@ typedef struct {
     //  Ids of workflows above `after`, ascending, up to max (a scoped list)
     int (*workflow_ids) (xxl_store_t *self, int64_t after, int64_t *ids, size_t max,
                          size_t *count);
+    //  Ids of the workflows naming calendar `name`, above `after`,
+    //  ascending, up to max (as calendar_job_ids)
+    int (*workflow_calendar_ids) (xxl_store_t *self, const char *name, int64_t after,
+                                  int64_t *ids, size_t max, size_t *count);
 } xxl_store_methods_t;
 
 //  Users (console logins), bearer tokens and sessions (docs/http.md).
@@ -992,6 +997,7 @@ static inline int xxl_store_workflow_run_rows (xxl_store_t *self, int64_t run_id
 static inline int xxl_store_log_flow_mark (xxl_store_t *self, int64_t log_id, int64_t run_id, const char *node, int64_t attempt) { return XXL_STORE_V12 (log_flow_mark)? self->methods->log_flow_mark (self, log_id, run_id, node, attempt): -1; }
 static inline int64_t xxl_store_log_flow_run (xxl_store_t *self, int64_t log_id) { return XXL_STORE_V12 (log_flow_run)? self->methods->log_flow_run (self, log_id): -1; }
 static inline int xxl_store_workflow_ids (xxl_store_t *self, int64_t after, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_V12 (workflow_ids)? self->methods->workflow_ids (self, after, ids, max, count): -1; }
+static inline int xxl_store_workflow_calendar_ids (xxl_store_t *self, const char *name, int64_t after, int64_t *ids, size_t max, size_t *count) { *count = 0; return XXL_STORE_V12 (workflow_calendar_ids)? self->methods->workflow_calendar_ids (self, name, after, ids, max, count): -1; }
 #undef XXL_STORE_V12
 
 #define XXL_ACCOUNTS_CALL(name) (self->methods->accounts->name)

@@ -255,6 +255,7 @@ static const char *s_migrations [] = {
     "  name TEXT NOT NULL, description TEXT NOT NULL DEFAULT '', definition TEXT NOT NULL,"
     "  schedule_type TEXT NOT NULL DEFAULT 'NONE', schedule_conf TEXT NOT NULL DEFAULT '',"
     "  timezone TEXT NOT NULL DEFAULT '', misfire_strategy TEXT NOT NULL DEFAULT 'DO_NOTHING',"
+    "  calendar TEXT NOT NULL DEFAULT '',"
     "  status BIGINT NOT NULL DEFAULT 0, next_time BIGINT NOT NULL DEFAULT 0,"
     "  add_time BIGINT NOT NULL, update_time BIGINT NOT NULL);"
     "CREATE INDEX xxl_workflow_next ON xxl_workflow (next_time) WHERE status = 1;"

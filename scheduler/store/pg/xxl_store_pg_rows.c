@@ -600,12 +600,13 @@ pgx_workflow_add (xxl_store_t *base, const xxl_workflow_t *w)
 {
     PGresult *result = pgx_run ((store_t *) base, PGX_WRITE,
         "INSERT INTO xxl_workflow (name, description, definition, schedule_type, schedule_conf,"
-        " timezone, misfire_strategy, status, next_time, add_time, update_time)"
-        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id", "sssssssiiii",
+        " timezone, misfire_strategy, status, next_time, add_time, update_time, calendar)"
+        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
+        "sssssssiiiis",
         w->name, w->description? w->description: "", w->definition,
         w->schedule_type? w->schedule_type: "NONE", w->schedule_conf? w->schedule_conf: "",
         w->timezone? w->timezone: "", w->misfire_strategy? w->misfire_strategy: "DO_NOTHING",
-        w->status, w->next_time, w->add_time, w->update_time);
+        w->status, w->next_time, w->add_time, w->update_time, w->calendar? w->calendar: "");
     if (!result)
         return -1;
     int64_t id = PQntuples (result) == 1? pgx_int (result, 0, 0): -1;

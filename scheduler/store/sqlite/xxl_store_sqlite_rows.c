@@ -568,12 +568,12 @@ sq_workflow_add (xxl_store_t *base, const xxl_workflow_t *w)
     store_t *self = (store_t *) base;
     int rc = sq_exec (self,
         "INSERT INTO xxl_workflow (name, description, definition, schedule_type, schedule_conf,"
-        " timezone, misfire_strategy, status, next_time, add_time, update_time)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", "sssssssiiii",
+        " timezone, misfire_strategy, status, next_time, add_time, update_time, calendar)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", "sssssssiiiis",
         w->name, w->description? w->description: "", w->definition,
         w->schedule_type? w->schedule_type: "NONE", w->schedule_conf? w->schedule_conf: "",
         w->timezone? w->timezone: "", w->misfire_strategy? w->misfire_strategy: "DO_NOTHING",
-        w->status, w->next_time, w->add_time, w->update_time);
+        w->status, w->next_time, w->add_time, w->update_time, w->calendar? w->calendar: "");
     return rc < 0? -1: sqlite3_last_insert_rowid (self->db);
 }
 
