@@ -16,9 +16,11 @@
     most once per attempt whatever restarts and takeovers happen; then
     the run's status once no node is WAITING or RUNNING.
     MUST: advance a run only inside the turn's transaction, from stored
-    states (the store's write lock serializes schedulers, so any
-    scheduler may advance any run; the holder of a run's share
-    (workflow id mod 16) recovers it and fires its schedule).
+    states read after its run row (xxl_store_workflow_run_load locks the
+    row until commit on a store that locks rows; SQLite has one writer),
+    so that schedulers advancing one run take turns and any scheduler may
+    advance any run; the holder of a run's share (workflow id mod 16)
+    recovers it and fires its schedule.
     MUST NOT: be called by runs, the planner or the services: a node's
     end reaches it through XXL_EVENT_RUN_ENDED.
     Called by: the actor (events, engine_flows_run), the api.

@@ -640,7 +640,8 @@ typedef struct {
                          size_t max, size_t *count);
     int (*workflow_set_next) (xxl_store_t *self, int64_t id, int64_t next);
     //  Runs.  run_add: the new id, or -1.  run_load: 0, 1 absent, -1
-    //  (xxl_workflow_run_free).  run_set: status and end time, and killed
+    //  (xxl_workflow_run_free); inside a transaction it locks the run's
+    //  row where the backend locks rows (PostgreSQL: until commit).  run_set: status and end time, and killed
     //  unless NULL; 1, 0 absent, -1.  run_ids: RUNNING runs of the shares
     //  in mask with an id above after, ascending, up to max.  running: 1
     //  when some run is RUNNING, 0 none, -1.  run_encode: a run's map

@@ -591,6 +591,11 @@ const char *const pgx_statements [XXL_SQL_STATEMENTS] = {
         " FROM (SELECT DISTINCT ON (registry_key) registry_key, update_time, id"
         " FROM xxl_job_registry WHERE registry_value = $1 AND update_time >= $2"
         " ORDER BY registry_key, update_time, id) apps",
+    //  (FOR UPDATE: schedulers advancing one run take turns, whatever
+    //  other lock their transactions hold)
+    [XXL_SQL_WORKFLOW_RUN_LOAD] =
+        "SELECT id, workflow_id, status, param, definition, killed, trigger_type,"
+        " trigger_time, end_time FROM xxl_workflow_run WHERE id = $1 FOR UPDATE",
 };
 
 //  Workflows and their runs (version 12): the adds, RETURNING their new

@@ -97,6 +97,7 @@ typedef enum {
     XXL_SQL_REPORT_ENCODE_DAYS,
     XXL_SQL_LOG_ENCODE,
     XXL_SQL_REGISTRY_APPS,
+    XXL_SQL_WORKFLOW_RUN_LOAD,          //  workflow_run_load: the run's row, locked where rows lock
     XXL_SQL_STATEMENTS                  //  how many (the length of a driver's sql)
 } xxl_store_stmt_t;
 

@@ -211,8 +211,7 @@ xs_workflow_run_load (xxl_store_t *base, int64_t id, xxl_workflow_run_t *run)
 {
     memset (run, 0, sizeof *run);
     int rows = xsql_row (base, "workflow run query", s_run_read, run,
-        "SELECT id, workflow_id, status, param, definition, killed, trigger_type,"
-        " trigger_time, end_time FROM xxl_workflow_run WHERE id = $1", "i", id);
+                         xsql_sql (base, XXL_SQL_WORKFLOW_RUN_LOAD), "i", id);
     if (rows <= 0)
         return rows < 0? -1: 1;
     if (run->status && run->param && run->definition && run->killed && run->trigger_type)

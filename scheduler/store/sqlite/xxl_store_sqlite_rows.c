@@ -558,6 +558,10 @@ const char *const sq_statements [XXL_SQL_STATEMENTS] = {
     [XXL_SQL_REGISTRY_APPS] =
         "SELECT group_concat (registry_key, ',') FROM (SELECT DISTINCT registry_key"
         " FROM xxl_job_registry WHERE registry_value = ? AND update_time >= ?)",
+    //  (SQLite's one writer: a transaction that writes holds the store)
+    [XXL_SQL_WORKFLOW_RUN_LOAD] =
+        "SELECT id, workflow_id, status, param, definition, killed, trigger_type,"
+        " trigger_time, end_time FROM xxl_workflow_run WHERE id = ?",
 };
 
 //  Workflows and their runs (version 12): the adds, whose new id is the
