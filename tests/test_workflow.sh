@@ -154,6 +154,31 @@ check "... and no second row of p was made" bash -c "
     $CTL --api $API --json workflow run show $R7 | jq -e '.nodes[0].logId == $P7 and .nodes[0].attempt == 1' >/dev/null"
 ctl workflow rm "$W7" >/dev/null
 
+# -- A node whose job retries its failures (--retry 2, 1 s apart): its
+#    three attempts, then its failure edge; the run's other node waits
+FLAKY=$(ctl job add --group wf-app --handler probeIn --param fail --retry 2 --retry-interval 1 \
+        | jq -r .id)
+cat > "$T/retries.json" <<JSON
+{"nodes": [{"id": "r", "job": $FLAKY}, {"id": "after", "job": $OK}],
+ "edges": [{"from": "r", "to": "after", "on": "failure"}]}
+JSON
+W8=$(ctl workflow add --name retries --file "$T/retries.json" | jq -r .id)
+R8=$(ctl workflow trigger "$W8" | jq -r .runId)
+check "a retried node is RUNNING between its attempts" wait_for 10 bash -c "
+    $CTL --api $API --json workflow run show $R8 | jq -e '.nodes[0] | .status == \"RUNNING\" and .attempt == 2' >/dev/null"
+check "the run with a retried node ends" wait_for 30 run_ended "$R8"
+check "... SUCCESS by the failure edge, once r's three attempts failed" bash -c "
+    $CTL --api $API --json workflow run show $R8 | jq -e '.status == \"SUCCESS\"
+        and (.nodes[0] | .status == \"FAILURE\" and .attempt == 3) and .nodes[1].status == \"SUCCESS\"' >/dev/null"
+check "r's job ran three times" test "$(runs_of "$FLAKY")" = 3
+check "each attempt started its retry interval (1 s) after the last one ended, 'after' once the last failed" bash -c "
+    $CTL --api $API --json log list --job $FLAKY | jq -e '[.logs[]] | sort_by(.id) as \$l
+        | (\$l | length) == 3 and all(\$l[]; .triggerType == \"WORKFLOW\" and .flowRunId == $R8)
+        and ([range(1; 3) as \$i | \$l[\$i].triggerTime - \$l[\$i - 1].handleTime] | all(. >= 1000))' >/dev/null &&
+    last=\$($CTL --api $API --json log list --job $FLAKY | jq '[.logs[].handleTime] | max')
+    after=\$($CTL --api $API --json log show $(node_log "$R8" after 2>/dev/null || echo 0) | jq .triggerTime)
+    [ \$after -ge \$last ]"
+
 # -- A schedule: FIX_RATE 1 s, started
 W5=$(ctl workflow add --name tick --file "$T/chain.json" --fix-rate 1 --start | jq -r .id)
 two_runs () { [ "$(ctl workflow runs "$W5" | jq '.runs | length')" -ge 2 ]; }
@@ -182,7 +207,7 @@ echo "{\"nodes\": [{\"id\": \"a\", \"job\": $OK, \"param\": \"\${b.msg}\"}, {\"i
 check "a \${X.msg} of a non-ancestor is refused" refused "$T/anc.json" "b is not an ancestor of a"
 jq -n --argjson j "$OK" '{nodes: [range(1001) | {id: "n\(.)", job: $j}]}' > "$T/big.json"
 check "more than 1000 nodes are refused" refused "$T/big.json" "more than 1000 nodes (1001)"
-check "refused definitions stored nothing" test "$(ctl workflow list | jq '.workflows | length')" = 5
+check "refused definitions stored nothing" test "$(ctl workflow list | jq '.workflows | length')" = 6
 
 # -- A job that workflows run: removed only with --force, which says so
 check "job rm of a job workflows run: 409" bash -c "

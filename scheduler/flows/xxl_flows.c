@@ -8,6 +8,7 @@
 #include "xxl_flow.h"
 #include "xxl_flow_rules.h"
 #include "xxl_calendar.h"
+#include "xxl_retry_rules.h"
 
 //  A run's graph, kept while the run is in flight (keyed by its id)
 typedef struct {
@@ -27,6 +28,19 @@ s_graph_destroy (void **item)
 //  The most graphs kept (past it they are all dropped and parsed again)
 #define XXL_FLOWS_GRAPHS 4096
 
+//  A run with a node's retry due later (flows->retries, by run id)
+typedef struct {
+    int64_t run_id;
+    int64_t due;                        //  wall ms
+} retry_t;
+
+static void
+s_retry_destroy (void **item)
+{
+    free (*item);
+    *item = NULL;
+}
+
 //  What a run is made of as read: its row, graph, node rows and states
 typedef struct {
     xxl_workflow_run_t run;
@@ -37,6 +51,7 @@ typedef struct {
     xxl_flow_state_t *states;           //  per node
     int *row_of;                        //  per node: its latest row's index, or -1
     int *ready, *skipped;               //  xxl_flow_step's outs (room for every node)
+    int64_t *retry_at;                  //  per node: wall ms its job's retry is due, 0 none
 } state_t;
 
 static void
@@ -49,6 +64,7 @@ s_state_free (state_t *state)
     free (state->row_of);
     free (state->ready);
     free (state->skipped);
+    free (state->retry_at);
     memset (state, 0, sizeof *state);
 }
 
@@ -57,6 +73,8 @@ engine_flows_start (server_t *self)
 {
     flows_t *flows = &self->flows;
     flows->graphs = engine_id_map (s_graph_destroy);
+    flows->retries = engine_id_map (s_retry_destroy);
+    flows->retry_min = 0;
     flows->running_until = 0;
     flows->next_due = flows->next_sweep = zclock_mono ();
 }
@@ -65,6 +83,54 @@ void
 engine_flows_stop (server_t *self)
 {
     zhashx_destroy (&self->flows.graphs);
+    zhashx_destroy (&self->flows.retries);
+}
+
+//  Run run_id is advanced again at wall ms due (its earliest retry):
+//  kept in memory only, the sweep of the share's holder covers a restart
+static void
+s_retry_later (server_t *self, int64_t run_id, int64_t due)
+{
+    flows_t *flows = &self->flows;
+    retry_t *retry = (retry_t *) zhashx_lookup (flows->retries, &run_id);
+    if (!retry) {
+        retry = (retry_t *) calloc (1, sizeof *retry);
+        assert (retry);
+        retry->run_id = run_id;
+        zhashx_insert (flows->retries, &retry->run_id, retry);
+    }
+    retry->due = due;
+    if (flows->retry_min == 0 || due < flows->retry_min)
+        flows->retry_min = due;
+}
+
+static int s_advance (server_t *self, int64_t run_id);
+
+//  Advances the runs whose retries are due at wall ms now
+static void
+s_retries_run (server_t *self, int64_t now)
+{
+    flows_t *flows = &self->flows;
+    if (flows->retry_min == 0 || now < flows->retry_min)
+        return;
+    size_t count = zhashx_size (flows->retries), due = 0;
+    int64_t *ids = (int64_t *) malloc ((count? count: 1) * sizeof (int64_t));
+    assert (ids);
+    flows->retry_min = 0;
+    for (retry_t *retry = (retry_t *) zhashx_first (flows->retries); retry;
+         retry = (retry_t *) zhashx_next (flows->retries)) {
+        if (retry->due <= now)
+            ids [due++] = retry->run_id;
+        else
+        if (flows->retry_min == 0 || retry->due < flows->retry_min)
+            flows->retry_min = retry->due;
+    }
+    //  (each advance remembers the run again while a retry is still ahead)
+    for (size_t i = 0; i < due; i++) {
+        zhashx_delete (flows->retries, &ids [i]);
+        s_advance (self, ids [i]);
+    }
+    free (ids);
 }
 
 //  The graph of a run (parsed from the definition it started with, no
@@ -131,10 +197,33 @@ s_listed (const char *list, const char *id)
     return false;
 }
 
+//  A failed node of a running run whose job retries failures (its
+//  executorFailRetryCount, the attempts so far not past it): RUNNING
+//  until its next attempt, due (retry_at) after the job's retry delay
+//  from the failure (runs/xxl_retry_rules.h).  0, or -1 on a store error.
+static int
+s_retry_check (server_t *self, state_t *state, int node)
+{
+    const xxl_workflow_row_t *row = &state->rows [state->row_of [node]];
+    xxl_job_t job;
+    int rc = xxl_store_job_load (self->store, xxl_flow_job (state->flow, node), &job);
+    if (rc)
+        return rc < 0? -1: 0;           //  (a job gone: no retry)
+    if (row->attempt <= job.executor_fail_retry_count) {
+        int64_t delay = xxl_retry_delay (job.retry_interval, job.retry_backoff,
+                                         job.retry_max_interval, row->attempt - 1);
+        state->retry_at [node] = xxl_retry_due (row->end_time, delay, engine_now ());
+        state->states [node] = XXL_FLOW_RUNNING;
+    }
+    xxl_job_free (&job);
+    return 0;
+}
+
 //  Reads run_id and its node states: 0, 1 absent, -1 (store error or a
 //  definition that does not parse: why).  The states are the rows' (the
-//  latest attempt of each node) and, in a killed run, KILLED for the
-//  nodes it lists and for every node it left undecided.
+//  latest attempt of each node; in a running run, a failure its job
+//  retries is RUNNING: s_retry_check) and, in a killed run, KILLED for
+//  the nodes it lists and for every node it left undecided.
 static int
 s_state_load (server_t *self, int64_t run_id, state_t *state, char *why, size_t whylen)
 {
@@ -160,7 +249,9 @@ s_state_load (server_t *self, int64_t run_id, state_t *state, char *why, size_t 
     state->row_of = (int *) malloc ((size_t) nodes * sizeof (int));
     state->ready = (int *) malloc ((size_t) nodes * sizeof (int));
     state->skipped = (int *) malloc ((size_t) nodes * sizeof (int));
-    assert (state->states && state->row_of && state->ready && state->skipped);
+    state->retry_at = (int64_t *) calloc ((size_t) nodes, sizeof (int64_t));
+    assert (state->states && state->row_of && state->ready && state->skipped
+            && state->retry_at);
     for (int i = 0; i < nodes; i++) {
         state->states [i] = XXL_FLOW_WAITING;
         state->row_of [i] = -1;
@@ -173,6 +264,13 @@ s_state_load (server_t *self, int64_t run_id, state_t *state, char *why, size_t 
         state->row_of [node] = (int) r;
         state->states [node] = s_row_state (&state->rows [r]);
     }
+    if (streq (state->run.status, "RUNNING"))
+        for (int i = 0; i < nodes; i++)
+            if (state->states [i] == XXL_FLOW_FAILURE && s_retry_check (self, state, i)) {
+                snprintf (why, whylen, "%s", xxl_store_error (self->store));
+                s_state_free (state);
+                return -1;
+            }
     if (streq (state->run.status, "KILLED")) {
         //  As it was when killed: the nodes it lists were running, and
         //  what the rules decided then is decided again; the rest never
@@ -324,6 +422,20 @@ s_advance (server_t *self, int64_t run_id)
                        &nskipped);
         for (int i = 0; i < nready && rc == 0; i++)
             rc = s_start (self, &state, state.ready [i], s_next_attempt (&state, state.ready [i]));
+        //  Retries due start; the next one not due yet is remembered
+        int64_t now = engine_now (), wait = 0;
+        for (int i = 0; i < xxl_flow_nodes (state.flow) && rc == 0; i++) {
+            int64_t due = state.retry_at [i];
+            if (due > 0 && due <= now) {
+                rc = s_start (self, &state, i, s_next_attempt (&state, i));
+                nready++;
+            }
+            else
+            if (due > 0 && (wait == 0 || due < wait))
+                wait = due;
+        }
+        if (wait > 0)
+            s_retry_later (self, run_id, wait);
         //  (a start whose row ends at once -- a failed trigger, a job
         //  gone -- says so through `again`: only then decide again)
         bool started = nready > 0;
@@ -465,6 +577,7 @@ engine_flows_run (server_t *self, int64_t now)
     uint64_t held = engine_lease_held (self);
     if (now >= flows->next_due) {
         flows->next_due = now + XXL_FLOWS_DUE_MS;
+        s_retries_run (self, engine_now ());
         int64_t ids [64];
         size_t count = 0;
         int64_t wall = engine_now ();
@@ -593,9 +706,10 @@ engine_flow_kill (server_t *self, int64_t run_id, char *why, size_t whylen)
     }
     else {
         s_graph_drop (self, run_id);
+        //  (a node waiting for its retry has no row running)
         for (int i = 0; i < nrunning; i++) {
             int row = state.row_of [running [i]];
-            if (row >= 0)
+            if (row >= 0 && state.retry_at [running [i]] == 0)
                 s_kill_row (self, state.rows [row].log_id, run_id);
         }
     }

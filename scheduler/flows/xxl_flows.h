@@ -34,6 +34,8 @@
 
 typedef struct {
     zhashx_t *graphs;                   //  run id -> xxl_flow_t: the graphs of runs in flight
+    zhashx_t *retries;                  //  run id -> its earliest node retry due later
+    int64_t retry_min;                  //  wall ms of the earliest of them (0 none)
     int64_t stack [8];                  //  the runs being advanced now, outermost first
     size_t depth;                       //  (a re-entry into one of them: again)
     bool again;                         //  a node of a run being advanced ended meanwhile

@@ -147,6 +147,7 @@ typedef struct {
     int64_t attempt;
     int64_t trigger_code, handle_code;
     char *handle_msg;
+    int64_t end_time;                   //  its handle time once ended, else its trigger time
 } xxl_workflow_row_t;
 
 //  A started job whose next time is due (job_due)

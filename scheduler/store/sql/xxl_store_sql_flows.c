@@ -300,7 +300,8 @@ xs_workflow_run_rows (xxl_store_t *base, int64_t run_id, xxl_workflow_row_t **ro
     }
     int n = xsql_encode (base, enc, 1,
         "SELECT id, flow_node AS node, flow_attempt AS attempt, trigger_code AS tc,"
-        " handle_code AS hc, handle_msg AS msg FROM xxl_job_log WHERE flow_run_id = $1"
+        " handle_code AS hc, handle_msg AS msg, COALESCE (handle_time, 0) AS ht,"
+        " COALESCE (trigger_time, 0) AS tt FROM xxl_job_log WHERE flow_run_id = $1"
         " ORDER BY flow_node, flow_attempt", "i", run_id);
     if (n <= 0) {
         xxl_enc_destroy (&enc);
@@ -327,6 +328,8 @@ xs_workflow_run_rows (xxl_store_t *base, int64_t run_id, xxl_workflow_row_t **ro
             row->trigger_code = s_map_int (map, "tc");
             row->handle_code = s_map_int (map, "hc");
             row->handle_msg = s_map_text (map, "msg");
+            int64_t handled = s_map_int (map, "ht");
+            row->end_time = handled > 0? handled: s_map_int (map, "tt");
             if (!row->node || !row->handle_msg)
                 rc = -1;
         }
