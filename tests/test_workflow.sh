@@ -254,6 +254,35 @@ check "an operator may not add one (403)" test "${OUT%% *}" = 403
 check "workflow changes are audited" bash -c "
     $CTL --api $API --json audit list --limit 200 | jq -e '[.audit[] | .type] | (index(\"WORKFLOW_ADD\") != null and index(\"WORKFLOW_TRIGGER\") != null and index(\"WORKFLOW_RUN_KILL\") != null)' >/dev/null"
 
+# -- A SHARDING_BROADCAST node: one row per agent, all the node's; it is
+#    final once every shard is, and FAILURE when any shard failed
+start_agent wf-b wf-app
+check "a second agent registers" wait_for 10 agent_registered wf-app wf-b
+BC=$(ctl job add --group wf-app --handler probeIn --route SHARDING_BROADCAST | jq -r .id)
+cat > "$T/broadcast.json" <<JSON
+{"nodes": [{"id": "bc", "job": $BC, "param": "\${flow.param}"},
+           {"id": "ok", "job": $OK}, {"id": "bad", "job": $OK}],
+ "edges": [{"from": "bc", "to": "ok"}, {"from": "bc", "to": "bad", "on": "failure"}]}
+JSON
+W9=$(ctl workflow add --name broadcast --file "$T/broadcast.json" | jq -r .id)
+R9=$(ctl workflow trigger "$W9" --param "sleep=300 fail=1" | jq -r .runId)
+check "a run whose broadcast node has a failed shard ends" wait_for 20 run_ended "$R9"
+check "... the node FAILURE (shard 1 failed), its failure edge ran, its success edge skipped" bash -c "
+    $CTL --api $API --json workflow run show $R9 | jq -e '.status == \"SUCCESS\"
+        and [.nodes[] | .status] == [\"FAILURE\", \"SKIPPED\", \"SUCCESS\"]' >/dev/null"
+check "both shards' rows are the node's, and 'bad' started once both had ended" bash -c "
+    $CTL --api $API --json log list --job $BC | jq -e '[.logs[] | select(.flowRunId == $R9)] as \$l
+        | (\$l | length) == 2 and all(\$l[]; .flowNode == \"bc\")
+        and ([\$l[].executorShardingParam] | sort) == [\"0/2\", \"1/2\"]' >/dev/null &&
+    last=\$($CTL --api $API --json log list --job $BC | jq '[.logs[] | select(.flowRunId == $R9) | .handleTime] | max')
+    bad=\$($CTL --api $API --json log show $(node_log "$R9" bad) | jq .triggerTime)
+    [ \$bad -ge \$last ]"
+R10=$(ctl workflow trigger "$W9" --param "sleep=300" | jq -r .runId)
+check "... and with every shard succeeding, the node SUCCESS and its success edge runs" wait_for 20 bash -c "
+    $CTL --api $API --json workflow run show $R10 | jq -e '.status == \"SUCCESS\"
+        and [.nodes[] | .status] == [\"SUCCESS\", \"SUCCESS\", \"SKIPPED\"]' >/dev/null"
+check "each shard ran once per run (4 probe lines)" test "$(runs_of "$BC")" = 4
+
 check "workflow rm answers" ctl workflow rm "$W3"
 check "workflow show of a removed one: 404" bash -c "! $CTL --api $API workflow show $W3 >/dev/null 2>&1"
 check "the scheduler is alive" kill -0 "$SPID"

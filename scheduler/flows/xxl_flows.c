@@ -182,6 +182,19 @@ s_row_state (const xxl_workflow_row_t *row)
     return row->handle_code? XXL_FLOW_FAILURE: XXL_FLOW_RUNNING;
 }
 
+//  The state of a start whose rows are a broadcast's shards, from the
+//  state of those before and of one more: RUNNING while any runs, then
+//  FAILURE when any failed, else SUCCESS
+static xxl_flow_state_t
+s_shards_state (xxl_flow_state_t so_far, xxl_flow_state_t row)
+{
+    if (so_far == XXL_FLOW_RUNNING || row == XXL_FLOW_RUNNING)
+        return XXL_FLOW_RUNNING;
+    if (so_far == XXL_FLOW_FAILURE || row == XXL_FLOW_FAILURE)
+        return XXL_FLOW_FAILURE;
+    return XXL_FLOW_SUCCESS;
+}
+
 //  Whether a comma-separated list holds id
 static bool
 s_listed (const char *list, const char *id)
@@ -256,13 +269,20 @@ s_state_load (server_t *self, int64_t run_id, state_t *state, char *why, size_t 
         state->states [i] = XXL_FLOW_WAITING;
         state->row_of [i] = -1;
     }
-    //  (rows by node then attempt: the last row of a node is its latest)
+    //  (rows by node, attempt, then id: a node's latest attempt comes last;
+    //  its first row stands for it, and its state is its rows' together)
     for (size_t r = 0; r < state->row_count; r++) {
         int node = xxl_flow_find (state->flow, state->rows [r].node);
         if (node < 0)
             continue;
-        state->row_of [node] = (int) r;
-        state->states [node] = s_row_state (&state->rows [r]);
+        int first = state->row_of [node];
+        xxl_flow_state_t row_state = s_row_state (&state->rows [r]);
+        if (first < 0 || state->rows [first].attempt != state->rows [r].attempt) {
+            state->row_of [node] = (int) r;
+            state->states [node] = row_state;
+        }
+        else
+            state->states [node] = s_shards_state (state->states [node], row_state);
     }
     if (streq (state->run.status, "RUNNING"))
         for (int i = 0; i < nodes; i++)
@@ -333,6 +353,8 @@ s_start (server_t *self, state_t *state, int node, int64_t attempt)
     char error [XXL_FLOW_ERROR_MAX] = "";
     char *param = xxl_flow_render (flow, node, &vars, error, sizeof error);
     int64_t log_id = -1;
+    int64_t ids [XXL_FLOW_NODES_MAX];
+    int made = 0;
     xxl_job_t job;
     int found = -1;
     if (!param && *error)
@@ -357,16 +379,21 @@ s_start (server_t *self, state_t *state, int node, int64_t attempt)
         trigger_args_t args = { .trigger_type = "WORKFLOW", .fail_retry_count = 0,
                                 .param = param, .shard_index = -1, .shard_total = -1,
                                 .by = by };
-        int64_t ids [XXL_FLOW_NODES_MAX];
-        int made = engine_trigger (self, &job, &args, ids, NULL, XXL_FLOW_NODES_MAX);
+        made = engine_trigger (self, &job, &args, ids, NULL, XXL_FLOW_NODES_MAX);
         xxl_job_free (&job);
         log_id = made > 0? ids [0]: -1;
     }
     free (param);
     if (log_id < 0)
         return -1;
-    if (xxl_store_log_flow_mark (self->store, log_id, state->run.id, id, attempt))
-        return -1;
+    //  Every row of the start is the node's: a SHARDING_BROADCAST's one
+    //  per agent (shards made later, while agents reconnect, are copies
+    //  of the first row and carry its mark)
+    if (made == 0)
+        ids [made++] = log_id;
+    for (int i = 0; i < made; i++)
+        if (xxl_store_log_flow_mark (self->store, ids [i], state->run.id, id, attempt))
+            return -1;
     self->flows.any_running = true;
     return 0;
 }
@@ -706,11 +733,17 @@ engine_flow_kill (server_t *self, int64_t run_id, char *why, size_t whylen)
     }
     else {
         s_graph_drop (self, run_id);
-        //  (a node waiting for its retry has no row running)
+        //  Each row of a running start (a node waiting for its retry has
+        //  none running)
         for (int i = 0; i < nrunning; i++) {
-            int row = state.row_of [running [i]];
-            if (row >= 0 && state.retry_at [running [i]] == 0)
-                s_kill_row (self, state.rows [row].log_id, run_id);
+            int first = state.row_of [running [i]];
+            if (first < 0 || state.retry_at [running [i]] > 0)
+                continue;
+            for (size_t r = (size_t) first; r < state.row_count
+                 && streq (state.rows [r].node, state.rows [first].node)
+                 && state.rows [r].attempt == state.rows [first].attempt; r++)
+                if (s_row_state (&state.rows [r]) == XXL_FLOW_RUNNING)
+                    s_kill_row (self, state.rows [r].log_id, run_id);
         }
     }
     free (killed);

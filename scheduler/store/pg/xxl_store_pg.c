@@ -269,8 +269,8 @@ static const char *s_migrations [] = {
     "ALTER TABLE xxl_job_log ADD COLUMN flow_run_id BIGINT;"
     "ALTER TABLE xxl_job_log ADD COLUMN flow_node TEXT;"
     "ALTER TABLE xxl_job_log ADD COLUMN flow_attempt BIGINT;"
-    "CREATE UNIQUE INDEX xxl_job_log_flow ON xxl_job_log (flow_run_id, flow_node, flow_attempt)"
-    "  WHERE flow_run_id IS NOT NULL;",
+    "CREATE UNIQUE INDEX xxl_job_log_flow ON xxl_job_log (flow_run_id, flow_node, flow_attempt,"
+    "  xxl_shard_index (executor_sharding_param)) WHERE flow_run_id IS NOT NULL;",
 };
 #define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))
 

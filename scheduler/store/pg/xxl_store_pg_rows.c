@@ -322,9 +322,11 @@ pgx_log_copy_shard (xxl_store_t *base, int64_t id, int64_t src, const char *shar
     int changes = pgx_exec (self,
         "INSERT INTO xxl_job_log (id, job_group, job_id, executor_handler,"
         " executor_param, executor_sharding_param, executor_fail_retry_count,"
-        " trigger_time, trigger_code, trigger_msg, trigger_type, schedule_time)"
+        " trigger_time, trigger_code, trigger_msg, trigger_type, schedule_time,"
+        " flow_run_id, flow_node, flow_attempt)"
         " SELECT $1, job_group, job_id, executor_handler, executor_param, $2,"
-        " executor_fail_retry_count, $3, 0, trigger_msg, trigger_type, schedule_time"
+        " executor_fail_retry_count, $3, 0, trigger_msg, trigger_type, schedule_time,"
+        " flow_run_id, flow_node, flow_attempt"
         " FROM xxl_job_log WHERE id = $4 AND trigger_code = 0 ON CONFLICT DO NOTHING",
         "isii", id, shard, stamp, src);
     if (changes > 0)

@@ -302,7 +302,7 @@ xs_workflow_run_rows (xxl_store_t *base, int64_t run_id, xxl_workflow_row_t **ro
         "SELECT id, flow_node AS node, flow_attempt AS attempt, trigger_code AS tc,"
         " handle_code AS hc, handle_msg AS msg, COALESCE (handle_time, 0) AS ht,"
         " COALESCE (trigger_time, 0) AS tt FROM xxl_job_log WHERE flow_run_id = $1"
-        " ORDER BY flow_node, flow_attempt", "i", run_id);
+        " ORDER BY flow_node, flow_attempt, id", "i", run_id);
     if (n <= 0) {
         xxl_enc_destroy (&enc);
         return n < 0? -1: 0;

@@ -222,7 +222,9 @@ static const char *s_migrations [] = {
     "ALTER TABLE xxl_job_log ADD COLUMN flow_run_id INTEGER;"
     "ALTER TABLE xxl_job_log ADD COLUMN flow_node TEXT;"
     "ALTER TABLE xxl_job_log ADD COLUMN flow_attempt INTEGER;"
-    "CREATE UNIQUE INDEX xxl_job_log_flow ON xxl_job_log (flow_run_id, flow_node, flow_attempt)"
+    "CREATE UNIQUE INDEX xxl_job_log_flow ON xxl_job_log (flow_run_id, flow_node, flow_attempt,"
+    "  COALESCE (CAST (substr (executor_sharding_param, 1,"
+    "                          instr (executor_sharding_param, '/') - 1) AS INTEGER), 0))"
     "  WHERE flow_run_id IS NOT NULL;",
 };
 #define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))
