@@ -241,7 +241,7 @@ jq -n --argjson e2e "$(j e2e .runs_per_s)" --argjson two "${TWO:-null}" \
                 takeover: $d_t[0]}}' > "$OUT"
 verdict () {
     [ "$1" = null ] && { echo "n/a"; return; }
-    if jq -e -n "$1 $3 $2" >/dev/null; then echo ok; else echo MISSED; fi
+    if jq -e -n "$1 $3 $2" >/dev/null; then echo met; else echo "NOT MET"; fi
 }
 row () { printf '%-46s %14s %14s  %s\n' "$1" "$2" "$3" "$4"; }
 echo
