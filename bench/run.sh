@@ -241,25 +241,33 @@ phase cron cron "$API" "$T/b.db" bench "$CRON_JOBS" "$CRON_S"
 cleanup
 fi
 
+# insert_jobs DB COUNT DESC CONF HANDLER NEXT_MS: COUNT enabled CRON jobs of
+# the group bench (CONF, HANDLER, their next fire at NEXT_MS) put straight
+# into the store DB with the sqlite3 shell, in one transaction (the
+# scheduler stopped)
+insert_jobs () {
+    local now_ms=$(( $(date +%s) * 1000 ))
+    sqlite3 "$1" >/dev/null <<SQL || { say "bulk insert failed"; return 1; }
+PRAGMA journal_mode = WAL;
+BEGIN;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $2)
+INSERT INTO xxl_job_info (job_group, job_desc, add_time, update_time, schedule_type,
+    schedule_conf, executor_handler, glue_updatetime, trigger_status, trigger_next_time)
+SELECT (SELECT id FROM xxl_job_group WHERE app_name = 'bench'), '$3 ' || i,
+    $now_ms, $now_ms, 'CRON', '$4', '$5', $now_ms, 1, $6
+FROM n;
+COMMIT;
+SQL
+}
+
 # ---- C: a million enabled jobs (a yearly cron, next fire far ahead)
 if only C; then
 start_scheduler c || exit 1
 "$BENCH" group "$API" bench >/dev/null || exit 1
 stop_scheduler
 say "inserting $MILLION jobs ..."
-NOW_MS=$(( $(date +%s) * 1000 ))
 NEXT_MS=$(( $(date -u -d "$(( $(date -u +%Y) + 1 ))-01-01T00:00:00Z" +%s) * 1000 ))
-sqlite3 "$T/c.db" >/dev/null <<SQL || { say "bulk insert failed"; exit 1; }
-PRAGMA journal_mode = WAL;
-BEGIN;
-WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $MILLION)
-INSERT INTO xxl_job_info (job_group, job_desc, add_time, update_time, schedule_type,
-    schedule_conf, executor_handler, glue_updatetime, trigger_status, trigger_next_time)
-SELECT (SELECT id FROM xxl_job_group WHERE app_name = 'bench'), 'bench job ' || i,
-    $NOW_MS, $NOW_MS, 'CRON', '0 0 0 1 1 ?', 'noopJobHandler', $NOW_MS, 1, $NEXT_MS
-FROM n;
-COMMIT;
-SQL
+insert_jobs "$T/c.db" "$MILLION" "bench job" '0 0 0 1 1 ?' noopJobHandler "$NEXT_MS" || exit 1
 start_scheduler c || exit 1
 sleep 3                                 # settle: first planner scans, page cache
 phase million idle "$SPID" "$IDLE_S"
@@ -278,19 +286,8 @@ start_scheduler d || exit 1
 stop_scheduler
 AT=$(( $(date +%s) + HERD_LEAD ))
 say "inserting $HERD_JOBS jobs due at $(date -d "@$AT" +%T) ..."
-NOW_MS=$(( $(date +%s) * 1000 ))
-sqlite3 "$T/d.db" >/dev/null <<SQL || { say "bulk insert failed"; exit 1; }
-PRAGMA journal_mode = WAL;
-BEGIN;
-WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $HERD_JOBS)
-INSERT INTO xxl_job_info (job_group, job_desc, add_time, update_time, schedule_type,
-    schedule_conf, executor_handler, glue_updatetime, trigger_status, trigger_next_time)
-SELECT (SELECT id FROM xxl_job_group WHERE app_name = 'bench'), 'herd job ' || i,
-    $NOW_MS, $NOW_MS, 'CRON', '$(date -d "@$AT" +'%-S %-M %-H') * * ?', 'stampJobHandler',
-    $NOW_MS, 1, $((AT * 1000))
-FROM n;
-COMMIT;
-SQL
+insert_jobs "$T/d.db" "$HERD_JOBS" "herd job" "$(date -d "@$AT" +'%-S %-M %-H') * * ?" \
+    stampJobHandler $((AT * 1000)) || exit 1
 HERD_FIRST=$(sqlite3 "$T/d.db" "SELECT MIN(id) FROM xxl_job_info WHERE job_desc LIKE 'herd job %'")
 HERD_LAST=$(sqlite3 "$T/d.db" "SELECT MAX(id) FROM xxl_job_info WHERE job_desc LIKE 'herd job %'")
 start_scheduler d || exit 1

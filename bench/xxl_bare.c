@@ -5,29 +5,36 @@
 
       loop DB SECONDS WINDOW    the bare loop (`e2e-bare`): two processes, a
                                 "scheduler" that owns one SQLite table (WAL,
-                                synchronous=NORMAL) and an "agent" it forks,
-                                talking over ZeroMQ on loopback TCP (ROUTER
-                                and DEALER, msgpack frames of libxxl's codec,
-                                the batch form of RUN and batched CALLBACKs,
-                                as the real path).  Each turn the scheduler
+                                synchronous=NORMAL, no index) and an "agent"
+                                it forks, talking over ZeroMQ on loopback TCP
+                                (ROUTER and DEALER, msgpack frames of libxxl's
+                                codec, the batch form of RUN and batched
+                                CALLBACKs, as the real path).  A client thread
+                                of the scheduler's process sends JOB_TRIGGERs
+                                to its api ROUTER over TCP (WINDOW requests
+                                outstanding, at most 20,000 runs unfinished:
+                                xxl_bench's e2e).  Each turn the scheduler
                                 reads what came, then in one transaction
                                 (group commit) updates the rows of the
-                                callbacks' items and inserts rows until WINDOW
-                                runs are open, commits, answers the callbacks
-                                and sends the new rows as RUNs.  The agent
-                                calls an empty handler per item, answers the
-                                RUN, and sends the items' results in one
-                                CALLBACK per read.  No scheduler logic: no
-                                jobs, routes, planner, indexes, retries.
-                                Figure: runs whose update committed within
-                                SECONDS, per second.
-      rt DB SAMPLES             its single round trip: one insert (committed)
-                                -> RUN -> the handler's start (CLOCK_REALTIME
-                                at its start, sent back in handleMsg) -> the
-                                update, one at a time: p50/p99 of start - the
-                                time just before the insert (50 warm-up
-                                samples first), as the bench's latency phase
-                                measures trigger -> handler start.
+                                callbacks' items and inserts a row per
+                                trigger, commits, answers the triggers (their
+                                logIds) and the callbacks, and sends the new
+                                rows as RUNs.  The agent calls an empty
+                                handler per item, answers the RUN, and sends
+                                the items' results in one CALLBACK per read.
+                                No scheduler logic: no jobs, routes, planner,
+                                indexes, retries.  Figure: runs whose update
+                                committed within SECONDS, per second.
+      rt DB SAMPLES             its single round trip: the client sends one
+                                trigger at a time; insert, commit, reply and
+                                RUN; the handler's start (CLOCK_REALTIME,
+                                sent back in handleMsg) - the time just before
+                                the send: p50/p99 after 50 warm-up samples, as
+                                the bench's latency phase measures trigger ->
+                                handler start; and the trigger -> reply time.
+      XXL_BARE_NO_API=1         both without the client: the scheduler makes
+                                a row per free place of the window itself,
+                                and the round trip starts at the insert.
       spawn SECONDS [WORKERS]   GLUE_SHELL's reference: WORKERS (default: the
                                 online CPUs) threads each posix_spawn
                                 `bash FILE` (FILE a script running `true`,
@@ -41,6 +48,7 @@
 #include "xxl/msg.h"
 
 #include <czmq.h>
+#include "bench_util.h"
 #include <sqlite3.h>
 #include <inttypes.h>
 #include <math.h>
@@ -54,13 +62,6 @@
 
 extern char **environ;
 
-static int64_t
-s_wall_us (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_REALTIME, &ts);
-    return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 static double
 s_cpu_s (int who)
@@ -141,7 +142,7 @@ s_agent (const char *endpoint)
                 xxl_enc_array_begin (enc);
                 for (size_t i = 0; i < count; i++) {
                     const msgpack_object *run = &runs [i];
-                    int64_t started = s_wall_us ();
+                    int64_t started = bench_wall_us ();
                     char text [32];
                     int code = s_handler (xxl_msg_str (msg, run, "executorHandler", 1, 255, NULL),
                                           text, sizeof text, started);
@@ -267,16 +268,16 @@ s_client (void *arg)
     uint64_t next = 1;
     if (self->rt) {
         for (int i = 0; i < self->samples + 50; i++) {
-            int64_t sent = s_wall_us ();
+            int64_t sent = bench_wall_us ();
             s_client_send (dealer, enc, next++);
             int64_t log_id = s_client_recv (dealer, 10000);
-            int64_t replied = s_wall_us ();
+            int64_t replied = bench_wall_us ();
             if (!log_id)
                 s_die ("rt", "no reply within 10 s");
             //  The handler's start, once its result came (outside the
             //  measured interval)
             while (__atomic_load_n (&self->stamp_id, __ATOMIC_ACQUIRE) != log_id) {
-                if (s_wall_us () - sent > 10000000)
+                if (bench_wall_us () - sent > 10000000)
                     s_die ("rt", "no result within 10 s");
                 struct timespec ts = { 0, 20000 };
                 nanosleep (&ts, NULL);
@@ -292,7 +293,7 @@ s_client (void *arg)
     else {
         size_t outstanding = 0;
         while (true) {
-            bool sending = s_wall_us () < self->stop_us;
+            bool sending = bench_wall_us () < self->stop_us;
             int64_t open = __atomic_load_n (&self->open, __ATOMIC_RELAXED);
             while (sending && outstanding < self->window
             &&     open + (int64_t) outstanding < BARE_OPEN_MAX) {
@@ -563,7 +564,7 @@ s_bare_turn (s_bare_t *self, size_t extra, const char *handler)
     if (done == 0 && count == 0)
         return 0;
     self->new_ids = (int64_t *) s_grow (self->new_ids, &self->new_max, count, sizeof (int64_t));
-    int64_t now_ms = s_wall_us () / 1000;
+    int64_t now_ms = bench_wall_us () / 1000;
     s_step (self, self->begin);
     for (size_t i = 0; i < done; i++) {
         sqlite3_bind_int64 (self->update, 1, self->done_codes [i]);
@@ -679,7 +680,7 @@ s_cmd_loop (const char *path, int seconds, size_t window)
 {
     s_client_t *client = s_no_api ()? NULL: (s_client_t *) zmalloc (sizeof (s_client_t));
     s_bare_t *self = s_bare_new (path, client);
-    int64_t start = s_wall_us (), stop = start + (int64_t) seconds * 1000000;
+    int64_t start = bench_wall_us (), stop = start + (int64_t) seconds * 1000000;
     pthread_t thread;
     if (client) {
         client->window = window;
@@ -691,7 +692,7 @@ s_cmd_loop (const char *path, int seconds, size_t window)
     double cpu0 = s_cpu_s (RUSAGE_SELF), cpu_in_time = 0;
     bool sending = true;
     while (true) {
-        if (sending && s_wall_us () >= stop) {
+        if (sending && bench_wall_us () >= stop) {
             sending = false;
             done_in_time = done;
             cpu_in_time = s_cpu_s (RUSAGE_SELF) - cpu0;
@@ -711,7 +712,7 @@ s_cmd_loop (const char *path, int seconds, size_t window)
         done += (int64_t) came;
         turns++;
     }
-    int64_t ended = s_wall_us ();
+    int64_t ended = bench_wall_us ();
     if (client)
         pthread_join (thread, NULL);
     int64_t unfinished;
@@ -730,21 +731,7 @@ s_cmd_loop (const char *path, int seconds, size_t window)
     return unfinished || bad || agent_status? 1: 0;
 }
 
-static int
-s_compare_int64 (const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
-    return x < y? -1: x > y? 1: 0;
-}
 
-static int64_t
-s_percentile (const int64_t *sorted, size_t count, double p)
-{
-    if (count == 0)
-        return -1;
-    size_t rank = (size_t) ceil (p / 100.0 * (double) count);
-    return sorted [rank? rank - 1: 0];
-}
 
 static int
 s_cmd_rt (const char *path, int samples)
@@ -771,10 +758,10 @@ s_cmd_rt (const char *path, int samples)
     }
     else
         for (int i = 0; i < samples + warmup; i++) {
-            int64_t sent = s_wall_us ();
+            int64_t sent = bench_wall_us ();
             s_bare_turn (self, 1, "stamp");
             while (self->done_count == 0) {
-                if (s_wall_us () - sent > 10000000)
+                if (bench_wall_us () - sent > 10000000)
                     s_die ("rt", "no result from the agent within 10 s");
                 s_bare_read (self, 100);
             }
@@ -785,17 +772,17 @@ s_cmd_rt (const char *path, int samples)
         }
     int64_t unfinished;
     int agent_status = s_bare_destroy (&self, &unfinished);
-    qsort (latency, (size_t) samples, sizeof (int64_t), s_compare_int64);
-    qsort (reply_us, (size_t) samples, sizeof (int64_t), s_compare_int64);
+    qsort (latency, (size_t) samples, sizeof (int64_t), bench_compare_int64);
+    qsort (reply_us, (size_t) samples, sizeof (int64_t), bench_compare_int64);
     printf ("{\"api\": %s, \"samples\": %d, \"p50_us\": %" PRId64 ", \"p90_us\": %" PRId64
             ", \"p99_us\": %" PRId64 ", \"max_us\": %" PRId64 ", \"min_us\": %" PRId64
             ", \"reply_p50_us\": %" PRId64 ", \"reply_p99_us\": %" PRId64
             ", \"unfinished\": %" PRId64 "}\n",
-            client? "true": "false", samples, s_percentile (latency, (size_t) samples, 50),
-            s_percentile (latency, (size_t) samples, 90),
-            s_percentile (latency, (size_t) samples, 99), latency [samples - 1], latency [0],
-            s_percentile (reply_us, (size_t) samples, 50),
-            s_percentile (reply_us, (size_t) samples, 99), unfinished);
+            client? "true": "false", samples, bench_percentile (latency, (size_t) samples, 50),
+            bench_percentile (latency, (size_t) samples, 90),
+            bench_percentile (latency, (size_t) samples, 99), latency [samples - 1], latency [0],
+            bench_percentile (reply_us, (size_t) samples, 50),
+            bench_percentile (reply_us, (size_t) samples, 99), unfinished);
     free (latency);
     free (reply_us);
     free (client);
@@ -822,7 +809,7 @@ s_spawner (void *arg)
     posix_spawn_file_actions_addopen (&actions, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_adddup2 (&actions, 1, 2);
     char *argv [] = { (char *) "bash", (char *) self->file, NULL };
-    while (s_wall_us () < self->stop) {
+    while (bench_wall_us () < self->stop) {
         pid_t pid;
         int status;
         if (posix_spawnp (&pid, "bash", &actions, NULL, argv, environ)
@@ -849,7 +836,7 @@ s_cmd_spawn (int seconds, int workers)
     s_spawner_t *spawners = (s_spawner_t *) calloc ((size_t) workers, sizeof (s_spawner_t));
     pthread_t *threads = (pthread_t *) calloc ((size_t) workers, sizeof (pthread_t));
     double cpu0 = s_cpu_s (RUSAGE_CHILDREN);
-    int64_t start = s_wall_us ();
+    int64_t start = bench_wall_us ();
     for (int i = 0; i < workers; i++) {
         spawners [i] = (s_spawner_t) { file, start + (int64_t) seconds * 1000000, 0, 0 };
         pthread_create (&threads [i], NULL, s_spawner, &spawners [i]);
@@ -861,7 +848,7 @@ s_cmd_spawn (int seconds, int workers)
         spawned += spawners [i].spawned;
         failed += spawners [i].failed;
     }
-    double elapsed = (double) (s_wall_us () - start) / 1e6;
+    double elapsed = (double) (bench_wall_us () - start) / 1e6;
     double children = s_cpu_s (RUSAGE_CHILDREN) - cpu0;
     unlink (file);
     printf ("{\"workers\": %d, \"spawned\": %" PRId64 ", \"failed\": %d, \"seconds\": %.3f"
