@@ -180,24 +180,48 @@ s_step (server_t *self, int64_t id, int64_t budget)
     char by [400];
     snprintf (by, sizeof by, "backfill %" PRId64 "%s%s%s", row.id, *row.by? " (": "", row.by,
               *row.by? ")": "");
-    int64_t at = row.cursor, made = 0, skipped = 0;
-    int64_t next = s_next (&walk, at);
-    for (int64_t i = 0; i < allow && next >= 0 && next <= row.to_time; i++) {
-        trigger_args_t args = { .trigger_type = "BACKFILL", .fail_retry_count = -1,
-                                .shard_index = -1, .shard_total = -1, .schedule_time = next,
-                                .by = by };
-        int64_t ids [16];
-        int rows = engine_trigger (self, &job, &args, ids, NULL, 16);
-        if (rows > 0)
-            made++;
-        else
-        if (strstr (xxl_store_error (self->store), "UNIQUE"))
-            skipped++;                  //  (the instant has its run already)
-        else
-            break;                      //  (the store failed: the commit will too)
-        at = next;
-        next = s_next (&walk, at);
+    //  The instants of this step, and those of them that have their run
+    //  already (read at once, not refused one by one)
+    int64_t *instants = (int64_t *) zmalloc ((size_t) (allow + 1) * 2 * sizeof (int64_t));
+    int64_t *had = instants + allow + 1;
+    size_t count = 0, had_count = 0;
+    int64_t next = s_next (&walk, row.cursor);
+    while ((int64_t) count < allow && next >= 0 && next <= row.to_time) {
+        instants [count++] = next;
+        next = s_next (&walk, next);
     }
+    if (count > 0
+    &&  xxl_store_backfill_made_times (self->store, row.job_id, instants [0],
+                                       instants [count - 1], had, count, &had_count)) {
+        next = instants [0];            //  (the store failed: not done; the commit fails too)
+        count = 0;
+    }
+    int64_t at = row.cursor, made = 0, skipped = 0;
+    size_t h = 0;
+    for (size_t i = 0; i < count; i++) {
+        while (h < had_count && had [h] < instants [i])
+            h++;
+        if (h < had_count && had [h] == instants [i])
+            skipped++;
+        else {
+            trigger_args_t args = { .trigger_type = "BACKFILL", .fail_retry_count = -1,
+                                    .shard_index = -1, .shard_total = -1,
+                                    .schedule_time = instants [i], .by = by };
+            int64_t ids [16];
+            int rows = engine_trigger (self, &job, &args, ids, NULL, 16);
+            if (rows > 0)
+                made++;
+            else
+            if (strstr (xxl_store_error (self->store), "UNIQUE"))
+                skipped++;              //  (made meanwhile: it has its run)
+            else {
+                next = instants [i];    //  (the store failed: the commit will too)
+                break;
+            }
+        }
+        at = instants [i];
+    }
+    free (instants);
     bool done = next < 0 || next > row.to_time;
     xxl_store_backfill_advance (self->store, row.id, row.cursor, at, made, skipped,
                                 done? "DONE": "RUNNING", NULL, mark);
@@ -222,9 +246,12 @@ engine_backfill_run (server_t *self, int64_t mono)
     //  (past the last batch: from the first again)
     self->planner.backfill_after = count == XXL_BACKFILL_BATCH? ids [count - 1]: 0;
     self->planner.backfill_at = mono + (count? XXL_BACKFILL_TICK_MS: XXL_BACKFILL_IDLE_MS);
+    //  (the turn's instants shared among them: one does not starve another)
     int64_t budget = XXL_BACKFILL_TURN;
-    for (size_t i = 0; i < count && budget > 0; i++)
-        budget -= s_step (self, ids [i], budget);
+    for (size_t i = 0; i < count && budget > 0; i++) {
+        int64_t share = budget / (int64_t) (count - i);
+        budget -= s_step (self, ids [i], share > 0? share: 1);
+    }
 }
 
 int64_t

@@ -47,7 +47,7 @@ _Static_assert (sizeof (xxl_store_calendars_t) % XXL_SLOT == 0
                 && offsetof (xxl_store_calendars_t, calendar_job_ids) + XXL_SLOT
                    == sizeof (xxl_store_calendars_t), "xxl_store_calendars_t: only methods");
 _Static_assert (sizeof (xxl_store_backfills_t) % XXL_SLOT == 0
-                && offsetof (xxl_store_backfills_t, backfill_running_ids) + XXL_SLOT
+                && offsetof (xxl_store_backfills_t, backfill_made_times) + XXL_SLOT
                    == sizeof (xxl_store_backfills_t), "xxl_store_backfills_t: only methods");
 
 //  skip: the offset of the one slot xxl_store.h lets a table leave NULL

@@ -796,6 +796,8 @@ typedef struct _xxl_store_backfills_t {
     //  addTime, updateTime} (1, 0 absent, -1); encode_page: those of job_id
     //  (0: any), newest first, up to limit, as job_encode_page.
     //  running_ids: ids of RUNNING rows above `after`, ascending, up to max.
+    //  made_times: the distinct schedule times of job_id's log rows in
+    //  [from, to], ascending, up to max (the instants that have their run).
     int64_t (*backfill_add) (xxl_store_t *self, const xxl_store_backfill_t *row);
     int (*backfill_get) (xxl_store_t *self, int64_t id, xxl_store_backfill_t *out);
     int (*backfill_advance) (xxl_store_t *self, int64_t id, int64_t was, int64_t cursor,
@@ -807,6 +809,8 @@ typedef struct _xxl_store_backfills_t {
                                  int *truncated, int64_t job_id, int64_t limit);
     int (*backfill_running_ids) (xxl_store_t *self, int64_t after, int64_t *ids, size_t max,
                                  size_t *count);
+    int (*backfill_made_times) (xxl_store_t *self, int64_t job_id, int64_t from, int64_t to,
+                                int64_t *times, size_t max, size_t *count);
 } xxl_store_backfills_t;
 
 void xxl_store_backfill_free (xxl_store_backfill_t *backfill);
@@ -1088,6 +1092,7 @@ static inline int xxl_store_backfill_stop (xxl_store_t *self, int64_t id, const 
 static inline int xxl_store_backfill_encode (xxl_store_t *self, xxl_enc_t *enc, int64_t id) { return XXL_BACKFILLS_OK? XXL_BACKFILLS_CALL (backfill_encode) (self, enc, id): -1; }
 static inline int xxl_store_backfill_encode_page (xxl_store_t *self, xxl_enc_t *enc, size_t max_size, int *truncated, int64_t job_id, int64_t limit) { return XXL_BACKFILLS_OK? XXL_BACKFILLS_CALL (backfill_encode_page) (self, enc, max_size, truncated, job_id, limit): -1; }
 static inline int xxl_store_backfill_running_ids (xxl_store_t *self, int64_t after, int64_t *ids, size_t max, size_t *count) { *count = 0; return XXL_BACKFILLS_OK? XXL_BACKFILLS_CALL (backfill_running_ids) (self, after, ids, max, count): -1; }
+static inline int xxl_store_backfill_made_times (xxl_store_t *self, int64_t job_id, int64_t from, int64_t to, int64_t *times, size_t max, size_t *count) { *count = 0; return XXL_BACKFILLS_OK? XXL_BACKFILLS_CALL (backfill_made_times) (self, job_id, from, to, times, max, count): -1; }
 #undef XXL_BACKFILLS_CALL
 #undef XXL_BACKFILLS_OK
 #undef XXL_STORE_GROUPS_OK

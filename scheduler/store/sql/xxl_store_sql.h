@@ -257,7 +257,8 @@ int xxl_store_sql_sum_runs (int rc, xxl_store_group_runs_t *rows, size_t count,
 
 #define XXL_STORE_SQL_BACKFILL_SLOTS(X) \
     X (backfill_add) X (backfill_get) X (backfill_advance) X (backfill_stop) \
-    X (backfill_encode) X (backfill_encode_page) X (backfill_running_ids)
+    X (backfill_encode) X (backfill_encode_page) X (backfill_running_ids) \
+    X (backfill_made_times)
 
 #define XXL_STORE_SQL_DECLARE(slot) \
     extern __typeof__ (*((xxl_store_methods_t *) 0)->slot) xs_##slot;

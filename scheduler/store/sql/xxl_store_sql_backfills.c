@@ -114,3 +114,14 @@ xs_backfill_running_ids (xxl_store_t *base, int64_t after, int64_t *ids, size_t 
         "SELECT id FROM xxl_backfill WHERE state = 'RUNNING' AND id > $1 ORDER BY id LIMIT $2",
         "ii", after, (int64_t) max);
 }
+
+//  (comparisons on schedule_time imply the unique index's IS NOT NULL)
+int
+xs_backfill_made_times (xxl_store_t *base, int64_t job_id, int64_t from, int64_t to,
+                        int64_t *times, size_t max, size_t *count)
+{
+    return xsql_id_list (base, times, max, count,
+        "SELECT DISTINCT schedule_time FROM xxl_job_log WHERE job_id = $1"
+        " AND schedule_time >= $2 AND schedule_time <= $3 ORDER BY schedule_time LIMIT $4",
+        "iiii", job_id, from, to, (int64_t) max);
+}
