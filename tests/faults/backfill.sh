@@ -72,5 +72,10 @@ check "each instant ran exactly once (probe lines per scheduleTime)" awk -v n="$
           if (twice || length (runs) != n) {
               printf "  %d instants ran more than once; %d ran (want %d)\n", twice, length (runs), n
               exit 1 } }' "$T/rows" "$PROBE"
-check "no run failed" test "$(awk '$4 != 200 || $5 != 200' "$T/rows" | wc -l)" = 0
+check "no run failed" test "$(awk '$4 != 200 || $5 != 200' "$T/rows" | wc -l)" = 0 || {
+    sql "SELECT trigger_code, handle_code, COUNT(*) FROM xxl_job_log WHERE job_id = $JOB
+         GROUP BY trigger_code, handle_code" | sed 's/^/    trigger|handle|rows: /'
+    sql "SELECT id, trigger_code, handle_code, executor_address, substr(COALESCE(handle_msg, ''), 1, 200),
+         substr(COALESCE(trigger_msg, ''), length(COALESCE(trigger_msg, '')) - 300) FROM xxl_job_log
+         WHERE job_id = $JOB AND (trigger_code != 200 OR handle_code != 200) LIMIT 2" | sed 's/^/    row: /'; }
 xxl_done
