@@ -30,6 +30,9 @@
 #define XXL_BACKFILL_IDLE_MS 1000       //  none running: looked for this often
 #define XXL_BACKFILL_TURN    2000       //  instants made in one turn, at most (all backfills)
 #define XXL_BACKFILL_BATCH   64         //  backfills read in one tick, at most
+#define XXL_BACKFILL_TURN_MS 50         //  ... and the time a turn gives them, at most
+                                        //  (a store that writes a row a round
+                                        //  trip, PostgreSQL, makes fewer a turn)
 
 //  The instants of one job
 typedef struct {
@@ -143,9 +146,10 @@ s_fail (server_t *self, const xxl_store_backfill_t *row, const char *why)
                   why);
 }
 
-//  Goes on with backfill id: at most budget instants; the number handled
+//  Goes on with backfill id: at most budget instants, until the monotonic
+//  ms `until`; the number handled
 static int64_t
-s_step (server_t *self, int64_t id, int64_t budget)
+s_step (server_t *self, int64_t id, int64_t budget, int64_t until)
 {
     xxl_store_backfill_t row;
     if (xxl_store_backfill_get (self->store, id, &row))
@@ -198,7 +202,12 @@ s_step (server_t *self, int64_t id, int64_t budget)
     }
     int64_t at = row.cursor, made = 0, skipped = 0;
     size_t h = 0;
+    size_t handled = 0;
     for (size_t i = 0; i < count; i++) {
+        if (i % 16 == 15 && zclock_mono () >= until) {
+            next = instants [i];        //  (out of time: the rest next turn)
+            break;
+        }
         while (h < had_count && had [h] < instants [i])
             h++;
         if (h < had_count && had [h] == instants [i])
@@ -220,8 +229,13 @@ s_step (server_t *self, int64_t id, int64_t budget)
             }
         }
         at = instants [i];
+        handled++;
     }
     free (instants);
+    //  The pace's mark moves by what was made (an early stop keeps the rest
+    //  of the credit)
+    if ((int64_t) handled < allow)
+        xxl_backfill_allow (row.per_second, row.update_time, now, (int64_t) handled, &mark);
     bool done = next < 0 || next > row.to_time;
     xxl_store_backfill_advance (self->store, row.id, row.cursor, at, made, skipped,
                                 done? "DONE": "RUNNING", NULL, mark);
@@ -248,9 +262,10 @@ engine_backfill_run (server_t *self, int64_t mono)
     self->planner.backfill_at = mono + (count? XXL_BACKFILL_TICK_MS: XXL_BACKFILL_IDLE_MS);
     //  (the turn's instants shared among them: one does not starve another)
     int64_t budget = XXL_BACKFILL_TURN;
+    int64_t until = zclock_mono () + XXL_BACKFILL_TURN_MS;
     for (size_t i = 0; i < count && budget > 0; i++) {
         int64_t share = budget / (int64_t) (count - i);
-        budget -= s_step (self, ids [i], share > 0? share: 1);
+        budget -= s_step (self, ids [i], share > 0? share: 1, until);
     }
 }
 
