@@ -2028,6 +2028,8 @@ main (void)
                                " ON xxl_job_logglue (job_id, id)", NULL) >= 0);
     //  (and before schema 7's audit table)
     XXL_CHECK (XXL_TEST_EXEC (store, "DROP TABLE xxl_audit", NULL) >= 0);
+    //  (and before schema 14's backfills)
+    XXL_CHECK (XXL_TEST_EXEC (store, "DROP TABLE xxl_backfill", NULL) >= 0);
     //  (and before schema 13's workflows)
     XXL_CHECK (XXL_TEST_EXEC (store, "DROP TABLE xxl_workflow_run", NULL) >= 0);
     XXL_CHECK (XXL_TEST_EXEC (store, "DROP TABLE xxl_workflow", NULL) >= 0);
