@@ -11,19 +11,27 @@
 
 #include "xxl_api.h"
 
+//  A lookup's answer rc (0 found, 1 absent, -1 store error): 0, or -1 once
+//  answered (404 "<what> N not found", or 500 with the store's reason)
+static int
+s_found (server_t *self, request_t *request, int rc, const char *what, int64_t id)
+{
+    if (rc == 0)
+        return 0;
+    char text [64];
+    snprintf (text, sizeof text, "%s %" PRId64 " not found", what, id);
+    engine_reply (self, request, rc < 0? XXL_FAILURE: XXL_NOT_FOUND,
+                  rc < 0? xxl_store_error (self->store): text);
+    return -1;
+}
+
 void
 api_job_backfill (server_t *self, request_t *request)
 {
     int64_t id = api_int (request, "jobId");
     xxl_job_t job;
-    int rc = xxl_store_job_load (self->store, id, &job);
-    if (rc) {
-        char text [64];
-        snprintf (text, sizeof text, "job %" PRId64 " not found", id);
-        engine_reply (self, request, rc < 0? XXL_FAILURE: XXL_NOT_FOUND,
-                      rc < 0? xxl_store_error (self->store): text);
+    if (s_found (self, request, xxl_store_job_load (self->store, id, &job), "job", id))
         return;
-    }
     char by [300], why [512];
     snprintf (by, sizeof by, "key '%s' (%s)", request->who->name, request->who->role);
     int code;
@@ -80,14 +88,8 @@ api_backfill_stop (server_t *self, request_t *request)
 {
     int64_t id = api_int (request, "backfillId");
     xxl_store_backfill_t row;
-    int rc = xxl_store_backfill_get (self->store, id, &row);
-    if (rc) {
-        char text [64];
-        snprintf (text, sizeof text, "backfill %" PRId64 " not found", id);
-        engine_reply (self, request, rc < 0? XXL_FAILURE: XXL_NOT_FOUND,
-                      rc < 0? xxl_store_error (self->store): text);
+    if (s_found (self, request, xxl_store_backfill_get (self->store, id, &row), "backfill", id))
         return;
-    }
     if (strneq (row.state, "RUNNING")) {
         char text [128];
         snprintf (text, sizeof text, "backfill %" PRId64 " is %s, not RUNNING", id, row.state);
