@@ -8,8 +8,15 @@
 # and ran exactly once (the probe's lines counted per scheduleTime); the two
 # backfills made 86,400 runs between them, the rest counted as had already.
 # Prints the time the instants took.  XXL_STORE=pg: on PostgreSQL.
+# backfill_ha.sh runs it with XXL_BACKFILL_HA=1: three schedulers share the
+# store, and the one holding the job's share is the one SIGKILLed (another
+# takes the share over after its lease and goes on from the cursor), then
+# restarted.
 . "$(dirname "$0")/lib.sh"
-faults_setup backfill
+HA=${XXL_BACKFILL_HA:-0}
+if [ "$HA" = 1 ]; then faults_setup backfill_ha; else faults_setup backfill; fi
+REQ="$XXL_BUILD/tests/xxl_req"
+LEASE=3000
 
 # (PostgreSQL writes a run's row in a round trip of its own: its short
 # form backfills four hours, its long form the day; XXL_BACKFILL_SECONDS=N
@@ -17,12 +24,17 @@ faults_setup backfill
 if [ "${XXL_STORE:-sqlite}" = pg ]; then SECONDS_N=$(pick 14400 86400); else SECONDS_N=86400; fi
 SECONDS_N=${XXL_BACKFILL_SECONDS:-$SECONDS_N}
 KILLING=${XXL_BACKFILL_KILLS:-1}
-start_scheduler || exit 1
-fagent a1 bf-app
-fagent a2 bf-app
-check "agents register" wait_until 10 bash -c "
-    $CTL --api $API --json agent list | jq -e '[.agents[] | select(.app == \"bf-app\" and .connected)] | length == 2' >/dev/null"
-ctl group add bf-app >/dev/null
+[ "$HA" = 1 ] && SECONDS_N=${XXL_BACKFILL_SECONDS:-$(pick 28800 86400)}
+if [ "$HA" = 1 ]; then
+    ha_three bf-app a1 a2
+else
+    start_scheduler || exit 1
+    fagent a1 bf-app
+    fagent a2 bf-app
+    check "agents register" wait_until 10 bash -c "
+        $CTL --api $API --json agent list | jq -e '[.agents[] | select(.app == \"bf-app\" and .connected)] | length == 2' >/dev/null"
+    ctl group add bf-app >/dev/null
+fi
 # A one-second cron, never started: only the backfills make its runs
 JOB=$(ctl job add --group bf-app --handler probeIn --route ROUND --cron '* * * * * ?' \
       --timezone UTC | jq -r .id)
@@ -43,11 +55,30 @@ while running; do
     rsleep 500 4000
     running || break
     [ "$KILLING" = 0 ] && continue
-    say "SIGKILL to the scheduler at $(progress)"
-    kill_sched KILL
-    KILLS=$((KILLS + 1))
-    rsleep 0 1000
-    restart_sched || break
+    if [ "$HA" = 1 ]; then
+        # The scheduler that holds the job's share (it drives the backfills)
+        V=-1
+        for i in 0 1 2; do
+            shares_of "${S_API[$i]}" | jq -e --argjson s $((JOB % 16)) 'index($s) != null' >/dev/null && V=$i
+        done
+        [ "$V" -ge 0 ] || continue
+        OTHERS=$(for i in 0 1 2; do [ "$i" = "$V" ] || echo "$i"; done | paste -sd' ')
+        say "SIGKILL to scheduler $V, which holds job $JOB's share, at $(progress)"
+        SPID=${S_PID[$V]}
+        kill_sched KILL
+        KILLS=$((KILLS + 1))
+        check "kill $KILLS: the others take the 16 shares over" wait_until $(( LEASE / 1000 + 5 )) all_held "$OTHERS"
+        rsleep 0 2000
+        API=${S_API[$V]}; AGENTS=${S_AGENTS[$V]}
+        start_scheduler "$API" "$AGENTS" || { check "scheduler $V restarts" false; break; }
+        S_PID[$V]=$SPID
+    else
+        say "SIGKILL to the scheduler at $(progress)"
+        kill_sched KILL
+        KILLS=$((KILLS + 1))
+        rsleep 0 1000
+        restart_sched || break
+    fi
 done
 ELAPSED=$(( $(now_ms) - START ))
 say "$SECONDS_N instants twice: $ELAPSED ms with $KILLS scheduler kills ($(progress))"
