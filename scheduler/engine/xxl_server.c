@@ -716,6 +716,8 @@ s_turn_timeout (server_t *self)
     int64_t flows = engine_flows_wake (self);
     if (flows < wake)
         wake = flows;
+    if (engine_backfill_wake (self) < wake)
+        wake = engine_backfill_wake (self);
     //  (a count of the daily report under way: its answer is taken soon,
     //  at once when REPORTs wait for it)
     bool reports_wait = (self->services.report_waiting && zlistx_size (self->services.report_waiting))
@@ -877,6 +879,8 @@ s_turn_work (server_t *self, bool agents_drained)
         engine_services_run (self, now);
         if (!near)
             engine_flows_run (self, now);
+        if (!near)
+            engine_backfill_run (self, now);
     }
     engine_report_turn (self);
     engine_scoped_report_turn (self);

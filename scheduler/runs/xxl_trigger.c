@@ -55,6 +55,7 @@ s_trigger_title (const char *type)
     if (streq (type, "API"))      return "API trigger";
     if (streq (type, "MISFIRE"))  return "Misfire compensation trigger";
     if (streq (type, "WORKFLOW")) return "Workflow trigger";
+    if (streq (type, "BACKFILL")) return "Backfill trigger";
     return type;
 }
 

@@ -376,6 +376,27 @@ static const xxl_field_t s_audit_list [] = {
     S_END
 };
 
+//  Backfills (DESIGN §13): a job's planned fire times from `from` to `to`
+//  (epoch ms, both included), at most perSecond runs a second
+static const xxl_field_t s_job_backfill [] = {
+    { S_ID ("jobId"), .required = true },
+    { S_INT ("from", 0, INT64_MAX, 0), .required = true },
+    { S_INT ("to", 0, INT64_MAX, 0), .required = true },
+    { S_INT ("perSecond", 1, XXL_BACKFILL_RATE_MAX, XXL_BACKFILL_RATE) },
+    S_END
+};
+
+static const xxl_field_t s_backfill_list [] = {
+    { S_INT ("jobId", 1, INT64_MAX, 0) },
+    { S_INT ("limit", 1, 1000, 100) },
+    S_END
+};
+
+static const xxl_field_t s_backfill [] = {
+    { S_ID ("backfillId"), .required = true },
+    S_END
+};
+
 //  Calendars (DESIGN §13): dates as text (xxl_calendar.h reads them),
 //  a cron expression, a zone ("" the job's); replace: an existing name
 //  is replaced (else refused)

@@ -456,6 +456,43 @@ try {
   })
   await snap(page, 'calendars')
 
+  await step('backfill: a job\'s Backfill action over the last hour makes a backfill listed with its progress, DONE', async () => {
+    const g = ((await apiCall('GET', '/groups')).data.groups || []).find((x) => x.appname === APP)
+    const add = await apiCall('POST', '/jobs', { jobGroup: String(g.id), jobDesc: 'console backfill ' + MARK, author: 'console-test',
+      scheduleType: 'CRON', scheduleConf: '0 * * * * ?', glueType: 'GLUE_SHELL', glueSource: '#!/bin/bash\necho backfilled\n',
+      glueRemark: 'backfill', executorRouteStrategy: 'FIRST', misfireStrategy: 'DO_NOTHING', executorBlockStrategy: 'SERIAL_EXECUTION' })
+    if (!add.data || !add.data.id) throw new Error('job add: ' + add.status + ' ' + JSON.stringify(add.data))
+    const id = add.data.id
+    await page.click('[data-nav=jobs]')
+    await page.locator('form.filters input[name=jobDesc]').fill('console backfill ' + MARK)
+    await page.locator('form.filters button[type=submit]').click()
+    const row = page.locator(`[data-test=jobs] tr[data-job="${id}"]`)
+    await row.waitFor()
+    await row.locator('[data-act=backfill]').click()
+    const form = page.locator('[data-test=backfill-form]')
+    await form.waitFor()
+    // The last whole hour, local: 60 minutes' fire times
+    const pad = (n) => String(n).padStart(2, '0')
+    const local = (d) => `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`
+    const end = new Date(); end.setMinutes(0, 0, 0)
+    const start = new Date(end.getTime() - 3600 * 1000)
+    await form.locator('input[name=from]').fill(local(start))
+    await form.locator('input[name=to]').fill(local(new Date(end.getTime() - 60 * 1000)))
+    await form.locator('input[name=perSecond]').fill('1000')
+    await page.click('[data-test=backfill-go]')
+    await until(async () => (await page.locator('[data-test=backfills]').count()) === 1
+                            || (await page.locator('[data-test=backfill-error]').count()) === 1, 'the backfills page, or a refusal')
+    if (await page.locator('[data-test=backfill-error]').count())
+      throw new Error('refused: ' + await page.locator('[data-test=backfill-error]').innerText())
+    const b = page.locator('[data-test=backfills] tr', { hasText: 'DONE' }).first()
+    await b.waitFor()
+    const text = await b.innerText()
+    if (!text.includes('60')) throw new Error('backfill row: ' + text)
+    const list = (await apiCall('GET', `/backfills?jobId=${id}`)).data
+    check('the backfill made 60 runs', list && list.backfills && list.backfills[0] && list.backfills[0].made === 60, JSON.stringify(list))
+  })
+  await snap(page, 'backfills')
+
   await step('the audit page lists the console\'s changes', async () => {
     await page.click('[data-nav=audit]')
     await page.locator('[data-test=audit] tr', { hasText: 'GLUE_ROLLBACK' }).first().waitFor()

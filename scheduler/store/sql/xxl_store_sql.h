@@ -145,8 +145,11 @@ typedef struct {
 
 //  Unsent planned rows of xxl_job_log: no address, or routed ahead past
 //  their share's fired_sent and neither stamped nor known sent (a fragment
-//  of the shared SQL, and of the backends' own)
-#define XXL_UNSENT_SQL " trigger_code = 0 AND (executor_address IS NULL" \
+//  of the shared SQL, and of the backends' own).  A BACKFILL row is none:
+//  its past schedule time is no plan that a misfire rule may drop (it is
+//  recovered as a manual trigger is)
+#define XXL_UNSENT_SQL " trigger_code = 0 AND COALESCE (trigger_type, '') != 'BACKFILL'" \
+                       " AND (executor_address IS NULL" \
                        " OR (schedule_time > (SELECT fired_sent FROM xxl_lease" \
                        "     WHERE share = xxl_job_log.job_id % 16)" \
                        " AND trigger_time < schedule_time))"
@@ -253,6 +256,11 @@ int xxl_store_sql_sum_runs (int rc, xxl_store_group_runs_t *rows, size_t count,
     X (calendar_put) X (calendar_get) X (calendar_rm) X (calendar_encode) \
     X (calendar_encode_all) X (calendar_job_ids)
 
+#define XXL_STORE_SQL_BACKFILL_SLOTS(X) \
+    X (backfill_add) X (backfill_get) X (backfill_advance) X (backfill_stop) \
+    X (backfill_encode) X (backfill_encode_page) X (backfill_running_ids) \
+    X (backfill_made_times)
+
 #define XXL_STORE_SQL_DECLARE(slot) \
     extern __typeof__ (*((xxl_store_methods_t *) 0)->slot) xs_##slot;
 #define XXL_STORE_SQL_DECLARE_ACCOUNT(slot) \
@@ -262,10 +270,14 @@ XXL_STORE_SQL_ACCOUNT_SLOTS (XXL_STORE_SQL_DECLARE_ACCOUNT)
 #define XXL_STORE_SQL_DECLARE_CALENDAR(slot) \
     extern __typeof__ (*((xxl_store_calendars_t *) 0)->slot) xs_##slot;
 XXL_STORE_SQL_CALENDAR_SLOTS (XXL_STORE_SQL_DECLARE_CALENDAR)
+#define XXL_STORE_SQL_DECLARE_BACKFILL(slot) \
+    extern __typeof__ (*((xxl_store_backfills_t *) 0)->slot) xs_##slot;
+XXL_STORE_SQL_BACKFILL_SLOTS (XXL_STORE_SQL_DECLARE_BACKFILL)
 
 #define XXL_STORE_SQL_SLOT(slot) .slot = xs_##slot,
 #define XXL_STORE_SQL_METHODS XXL_STORE_SQL_SLOTS (XXL_STORE_SQL_SLOT)
 #define XXL_STORE_SQL_ACCOUNTS XXL_STORE_SQL_ACCOUNT_SLOTS (XXL_STORE_SQL_SLOT)
 #define XXL_STORE_SQL_CALENDARS XXL_STORE_SQL_CALENDAR_SLOTS (XXL_STORE_SQL_SLOT)
+#define XXL_STORE_SQL_BACKFILLS XXL_STORE_SQL_BACKFILL_SLOTS (XXL_STORE_SQL_SLOT)
 
 #endif
