@@ -83,6 +83,8 @@ typedef struct {
     char *calendar;                     //  the calendar whose times it skips ("" none)
     char *agent_tags;                   //  tags its agents must have ("K=V,...",
                                         //  canonical, xxl_tags.h; "": any agent)
+    int64_t max_running;                //  runs of it at once, cluster-wide (0: no
+                                        //  limit; at most XXL_MAX_RUNNING_MAX)
 } xxl_job_t;
 
 typedef struct {
@@ -236,7 +238,7 @@ typedef struct {
 
 //  Bumped whenever a method is added; methods are only ever appended, so
 //  a table of an older version is a prefix of this one (size says how much)
-#define XXL_STORE_METHODS_VERSION 12
+#define XXL_STORE_METHODS_VERSION 13
 
 typedef struct _xxl_store_t xxl_store_t;
 
@@ -670,6 +672,20 @@ typedef struct {
     //  Ids of workflows above `after`, ascending, up to max (a scoped list)
     int (*workflow_ids) (xxl_store_t *self, int64_t after, int64_t *ids, size_t max,
                          size_t *count);
+
+    //  Version 13.  The rows of job_id with no result (handle_code 0)
+    //  that hold or wait for one of its maxRunning slots (runs/xxl_admit.c).
+    //  running: the admitted ones (an address written: sent, accepted,
+    //  in doubt) not failed at trigger, by id; else the waiting ones (no
+    //  address, trigger_code 0) planned at or before `before` (or not
+    //  planned), oldest first (planned time, else trigger time, then
+    //  id).  Up to max into ids; 0 or -1.
+    int (*log_slot_ids) (xxl_store_t *self, int64_t job_id, int running, int64_t before,
+                         int64_t *ids, size_t max, size_t *count);
+    //  Ids of the jobs with a maxRunning (> 0) above `after`, ascending,
+    //  up to max; 0 or -1
+    int (*job_slot_ids) (xxl_store_t *self, int64_t after, int64_t *ids, size_t max,
+                         size_t *count);
 } xxl_store_methods_t;
 
 //  Users (console logins), bearer tokens and sessions (docs/http.md).
@@ -992,6 +1008,9 @@ static inline int xxl_store_workflow_run_rows (xxl_store_t *self, int64_t run_id
 static inline int xxl_store_log_flow_mark (xxl_store_t *self, int64_t log_id, int64_t run_id, const char *node, int64_t attempt) { return XXL_STORE_V12 (log_flow_mark)? self->methods->log_flow_mark (self, log_id, run_id, node, attempt): -1; }
 static inline int64_t xxl_store_log_flow_run (xxl_store_t *self, int64_t log_id) { return XXL_STORE_V12 (log_flow_run)? self->methods->log_flow_run (self, log_id): -1; }
 static inline int xxl_store_workflow_ids (xxl_store_t *self, int64_t after, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_V12 (workflow_ids)? self->methods->workflow_ids (self, after, ids, max, count): -1; }
+//  Version 13 (a table of an older version: -1)
+static inline int xxl_store_job_slot_ids (xxl_store_t *self, int64_t after, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_V12 (job_slot_ids)? self->methods->job_slot_ids (self, after, ids, max, count): -1; }
+static inline int xxl_store_log_slot_ids (xxl_store_t *self, int64_t job_id, int running, int64_t before, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_V12 (log_slot_ids)? self->methods->log_slot_ids (self, job_id, running, before, ids, max, count): -1; }
 #undef XXL_STORE_V12
 
 #define XXL_ACCOUNTS_CALL(name) (self->methods->accounts->name)

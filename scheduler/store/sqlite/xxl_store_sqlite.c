@@ -223,6 +223,10 @@ static const char *s_migrations [] = {
     "ALTER TABLE xxl_job_log ADD COLUMN flow_attempt INTEGER;"
     "CREATE UNIQUE INDEX xxl_job_log_flow ON xxl_job_log (flow_run_id, flow_node, flow_attempt)"
     "  WHERE flow_run_id IS NOT NULL;",
+    //  14: a job's maxRunning (0: no limit), and the rows with no result
+    //  by job, which its slots are counted from (runs/xxl_admit.c)
+    "ALTER TABLE xxl_job_info ADD COLUMN max_running INTEGER NOT NULL DEFAULT 0;"
+    "CREATE INDEX xxl_job_log_open ON xxl_job_log (job_id, id) WHERE handle_code = 0;",
 };
 #define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))
 
