@@ -37,6 +37,9 @@ check "job show: maxRunning 2" test "$(ctl job show "$J2" | jq .maxRunning)" = 2
 "$XXL_BUILD/tests/xxl_req" "$API" JOB_UPDATE "jobId=$J2" maxRunning=-1 > "$T/req.json"
 check "JOB_UPDATE maxRunning -1: 400 naming the field" jq -e '.code == 400 and (.msg | contains("maxRunning"))' "$T/req.json"
 check "... and the job keeps maxRunning 2" test "$(ctl job show "$J2" | jq .maxRunning)" = 2
+ctl job trigger "$J2" --address mr-a > "$T/bad" 2>&1
+check "a trigger with --address of a job with maxRunning: refused, saying why" \
+    grep -q "address cannot be given for a job with maxRunning" "$T/bad"
 J0=$(add 5 SERIAL_EXECUTION 10)
 ctl job update "$J0" --max-running 0 >/dev/null
 check "job update --max-running 0: no limit" test "$(ctl job show "$J0" | jq .maxRunning)" = 0
