@@ -75,6 +75,29 @@ order=$(awk -v job="$J1" '$2 == job { print $1 }' "$T/starts" | paste -sd' ')
 check "... in the order of their triggers ($order)" test "$order" = "$(echo $ids)"
 check "... on both agents (ROUND)" test "$(awk -v job="$J1" '$2 == job { print $6 }' "$T/starts" | sort -u | wc -l)" = 2
 
+# SERIAL_EXECUTION's waiting triggers survive the scheduler's SIGKILL
+JR=$(add 1 SERIAL_EXECUTION 1500)
+ids=""; for _ in 1 2 3; do ids="$ids $(trig "$JR")"; done
+wait_for 10 started "$(echo $ids | cut -d' ' -f1)"
+kill -KILL "$SPID"; wait "$SPID" 2>/dev/null
+start_scheduler "$API" "$AGENTS" || exit 1
+check "SERIAL_EXECUTION across a scheduler SIGKILL: the 3 acknowledged triggers all end" \
+    wait_for 40 ended $ids
+ok=0; for id in $ids; do [ "$(log_field "$id" handleCode)" = 200 ] && ok=$((ok + 1)); done
+check "... the 2 that waited ran ($ok of 3 succeeded; the first may be lost with its scheduler)" test "$ok" -ge 2
+check "... never 2 at once ($(most "$JR"))" test "$(most "$JR")" = 1
+
+# maxRunning set to 0 while triggers wait: they go at once
+JZ=$(add 1 SERIAL_EXECUTION 3000)
+ids=""; for _ in 1 2 3; do ids="$ids $(trig "$JZ")"; done
+wait_for 10 started "$(echo $ids | cut -d' ' -f1)"
+ctl job update "$JZ" --max-running 0 >/dev/null
+# (ROUND: the second goes to the other agent; the third queues behind the
+# first on its agent, the agent's own SERIAL_EXECUTION)
+check "maxRunning set to 0: a waiting trigger starts while the first runs" \
+    wait_for 2 started "$(echo $ids | cut -d' ' -f2)"
+check "... and all end" wait_for 20 ended $ids
+
 # DISCARD_LATER over the limit: the later trigger fails
 JD=$(add 1 DISCARD_LATER 1500)
 a=$(trig "$JD")

@@ -40,6 +40,7 @@ engine_admit_start (server_t *self)
 {
     self->runs.admitted = engine_id_map (engine_free_item);
     self->runs.killing = engine_id_map (engine_free_item);
+    self->runs.slot_jobs = engine_id_map (engine_free_item);
     self->runs.admit_at = 0;
 }
 
@@ -48,6 +49,7 @@ engine_admit_stop (server_t *self)
 {
     zhashx_destroy (&self->runs.admitted);
     zhashx_destroy (&self->runs.killing);
+    zhashx_destroy (&self->runs.slot_jobs);
 }
 
 static void
@@ -224,6 +226,53 @@ s_admit_job (server_t *self, int64_t job_id, bool *fenced)
     xxl_job_free (&job);
 }
 
+//  Remembers the held jobs of `jobs` as this pass's; returns into gone
+//  those of the last pass no longer listed, still held
+static size_t
+s_slot_jobs_gone (server_t *self, const int64_t *jobs, size_t count, int64_t *gone,
+                  size_t max)
+{
+    size_t gone_count = 0;
+    for (int64_t *item = (int64_t *) zhashx_first (self->runs.slot_jobs); item;
+         item = (int64_t *) zhashx_next (self->runs.slot_jobs)) {
+        bool found = false;
+        for (size_t i = 0; i < count && !found; i++)
+            found = jobs [i] == item [0];
+        if (!found && gone_count < max && engine_lease_holds (self, item [0]))
+            gone [gone_count++] = item [0];
+    }
+    zhashx_purge (self->runs.slot_jobs);
+    for (size_t i = 0; i < count; i++)
+        if (engine_lease_holds (self, jobs [i]))
+            s_mark (self->runs.slot_jobs, jobs [i], jobs [i]);
+    return gone_count;
+}
+
+//  Sends every waiting row of a job that no longer has a maxRunning
+static void
+s_release (server_t *self, int64_t job_id, bool *fenced)
+{
+    if (!*fenced) {
+        engine_lease_fence (self);
+        *fenced = true;
+    }
+    if (!engine_lease_holds (self, job_id))
+        return;
+    int64_t waiting [XXL_ADMIT_WAITING];
+    size_t count = 0;
+    if (xxl_store_log_slot_ids (self->store, job_id, 0, engine_now (), waiting,
+                                XXL_ADMIT_WAITING, &count))
+        return;
+    self->runs.admitting = true;
+    for (size_t i = 0; i < count; i++)
+        if (!zhashx_lookup (self->runs.admitted, &waiting [i]))
+            engine_dispatch_row (self, waiting [i], NULL, NULL);
+    self->runs.admitting = false;
+    //  (more than a pass's worth: the next pass goes on)
+    if (count == XXL_ADMIT_WAITING)
+        s_mark (self->runs.slot_jobs, job_id, job_id);
+}
+
 //  A pass over the jobs with a maxRunning of the shares held (at most one
 //  per XXL_ADMIT_MS while some are held, else per XXL_ADMIT_IDLE_MS, and
 //  at once after a local trigger or run end)
@@ -251,4 +300,11 @@ engine_admit_run (server_t *self)
         self->runs.admit_at = now + XXL_ADMIT_MS;
         s_admit_job (self, jobs [i], &fenced);
     }
+    //  A held job whose maxRunning went to 0 (or that went) since the last
+    //  pass: its waiting rows go now, as any trigger's (the gate no longer
+    //  holds them; a removed job's fail as such)
+    int64_t gone [XXL_ADMIT_JOBS];
+    size_t gone_count = s_slot_jobs_gone (self, jobs, count, gone, XXL_ADMIT_JOBS);
+    for (size_t i = 0; i < gone_count; i++)
+        s_release (self, gone [i], &fenced);
 }

@@ -224,6 +224,8 @@ typedef struct {
     zhashx_t *admitted;                 //  log id → int64_t [log id, job id]: admitted
                                         //  with no address yet (a probing router's)
     zhashx_t *killing;                  //  log id → the same: killed to cover (COVER_EARLY)
+    zhashx_t *slot_jobs;                //  job id → the same: held jobs with a maxRunning
+                                        //  at the last pass
     int64_t admit_at;                   //  monotonic ms of the next pass
 } runs_t;
 
