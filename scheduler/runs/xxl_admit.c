@@ -136,19 +136,8 @@ s_kill (server_t *self, int64_t log_id, int64_t job_id, int64_t max_running)
     xxl_log_t log;
     if (xxl_store_log_load (self->store, log_id, &log))
         return;
-    if (*log.executor_address) {
-        char why [256];
-        pending_t *pending = engine_agent_request (self, log.executor_address, "KILL",
-                                                   PENDING_KILL,
-                                                   self->config.request_timeout_ms, why,
-                                                   sizeof why);
-        if (pending) {
-            pending->log_id = log_id;
-            pending->note = strdup ("cover");
-            xxl_enc_kint (self->enc, "jobId", job_id);
-            engine_agent_send (self, pending);
-        }
-    }
+    if (*log.executor_address)
+        engine_kill_send (self, log.executor_address, log_id, job_id, "cover");
     char text [160];
     snprintf (text, sizeof text, "\nkilled: covered by a newer trigger (maxRunning %" PRId64
               ", block strategy COVER_EARLY)\n", max_running);
