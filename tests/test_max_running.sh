@@ -98,6 +98,15 @@ check "maxRunning set to 0: a waiting trigger starts while the first runs" \
     wait_for 2 started "$(echo $ids | cut -d' ' -f2)"
 check "... and all end" wait_for 20 ended $ids
 
+# A retry of such a job waits for its interval, then for a slot
+JT=$(ctl job add --group mr-app --handler probeIn --route ROUND --max-running 1 --retry 1 \
+     --retry-interval 2 --param "sleep=50 fail" | jq -r .id)
+a=$(trig "$JT")
+retried () { [ "$(ctl log list --job "$JT" | jq '[.logs[] | select(.handleCode != 0)] | length')" = 2 ]; }
+check "a failed run of a job with maxRunning is retried" wait_for 20 retried
+gap=$(awk -v j="$JT" '$2 == j { print $5 }' "$T/starts" | sort -n | awk 'NR == 1 { f = $1 } END { print $1 - f }')
+check "... after its retry interval, not at once ($gap ms after the first start)" test "$gap" -ge 1900
+
 # DISCARD_LATER over the limit: the later trigger fails
 JD=$(add 1 DISCARD_LATER 1500)
 a=$(trig "$JD")

@@ -120,7 +120,7 @@ xs_log_slot_ids (xxl_store_t *base, int64_t job_id, int running, int64_t before,
     return xsql_id_list (base, ids, max, count,
         "SELECT id FROM xxl_job_log WHERE job_id = $1 AND handle_code = 0"
         " AND trigger_code = 0 AND executor_address IS NULL"
-        " AND (schedule_time IS NULL OR schedule_time <= $2)"
+        " AND CASE WHEN schedule_time > 0 THEN schedule_time ELSE trigger_time END <= $2"
         " ORDER BY CASE WHEN schedule_time > 0 THEN schedule_time ELSE trigger_time END, id"
         " LIMIT $3", "iii", job_id, before, (int64_t) max);
 }
