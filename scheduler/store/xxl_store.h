@@ -120,6 +120,7 @@ typedef struct {
     char *schedule_conf;
     char *timezone;
     char *misfire_strategy;
+    char *calendar;                     //  the calendar whose excluded times it skips ("" none)
     int64_t status;
     int64_t next_time;
     int64_t add_time, update_time;
@@ -148,6 +149,7 @@ typedef struct {
     int64_t attempt;
     int64_t trigger_code, handle_code;
     char *handle_msg;
+    int64_t end_time;                   //  its handle time once ended, else its trigger time
 } xxl_workflow_row_t;
 
 //  A started job whose next time is due (job_due)
@@ -641,7 +643,8 @@ typedef struct {
                          size_t max, size_t *count);
     int (*workflow_set_next) (xxl_store_t *self, int64_t id, int64_t next);
     //  Runs.  run_add: the new id, or -1.  run_load: 0, 1 absent, -1
-    //  (xxl_workflow_run_free).  run_set: status and end time, and killed
+    //  (xxl_workflow_run_free); inside a transaction it locks the run's
+    //  row where the backend locks rows (PostgreSQL: until commit).  run_set: status and end time, and killed
     //  unless NULL; 1, 0 absent, -1.  run_ids: RUNNING runs of the shares
     //  in mask with an id above after, ascending, up to max.  running: 1
     //  when some run is RUNNING, 0 none, -1.  run_encode: a run's map
@@ -672,6 +675,10 @@ typedef struct {
     //  Ids of workflows above `after`, ascending, up to max (a scoped list)
     int (*workflow_ids) (xxl_store_t *self, int64_t after, int64_t *ids, size_t max,
                          size_t *count);
+    //  Ids of the workflows naming calendar `name`, above `after`,
+    //  ascending, up to max (as calendar_job_ids)
+    int (*workflow_calendar_ids) (xxl_store_t *self, const char *name, int64_t after,
+                                  int64_t *ids, size_t max, size_t *count);
 
     //  Version 13.  The rows of job_id with no result (handle_code 0)
     //  that hold or wait for one of its maxRunning slots (runs/xxl_admit.c).
@@ -1008,6 +1015,7 @@ static inline int xxl_store_workflow_run_rows (xxl_store_t *self, int64_t run_id
 static inline int xxl_store_log_flow_mark (xxl_store_t *self, int64_t log_id, int64_t run_id, const char *node, int64_t attempt) { return XXL_STORE_V12 (log_flow_mark)? self->methods->log_flow_mark (self, log_id, run_id, node, attempt): -1; }
 static inline int64_t xxl_store_log_flow_run (xxl_store_t *self, int64_t log_id) { return XXL_STORE_V12 (log_flow_run)? self->methods->log_flow_run (self, log_id): -1; }
 static inline int xxl_store_workflow_ids (xxl_store_t *self, int64_t after, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_V12 (workflow_ids)? self->methods->workflow_ids (self, after, ids, max, count): -1; }
+static inline int xxl_store_workflow_calendar_ids (xxl_store_t *self, const char *name, int64_t after, int64_t *ids, size_t max, size_t *count) { *count = 0; return XXL_STORE_V12 (workflow_calendar_ids)? self->methods->workflow_calendar_ids (self, name, after, ids, max, count): -1; }
 //  Version 13 (a table of an older version: -1)
 static inline int xxl_store_job_slot_ids (xxl_store_t *self, int64_t after, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_V12 (job_slot_ids)? self->methods->job_slot_ids (self, after, ids, max, count): -1; }
 static inline int xxl_store_log_slot_ids (xxl_store_t *self, int64_t job_id, int running, int64_t before, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_V12 (log_slot_ids)? self->methods->log_slot_ids (self, job_id, running, before, ids, max, count): -1; }

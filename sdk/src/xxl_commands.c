@@ -241,6 +241,7 @@ static const char *const s_workflow_schedules [] = { "NONE", "CRON", "FIX_RATE",
     { S_STR ("timezone", 64), .after = n }, \
     { S_STR ("misfireStrategy", 32), .after = n, \
       .values = s_misfires, .what = "misfire strategy" }, \
+    { S_STR ("calendar", XXL_CALENDAR_NAME_MAX), .after = n, .check = s_calendar_ref }, \
     { S_BOOL ("start"), .after = n }
 
 static const xxl_field_t s_workflow_add [] = {

@@ -562,6 +562,25 @@ try {
     await page.locator('[data-test=log-row]').waitFor()
     if (!/#\/logs\/\d+/.test(page.url())) throw new Error('not on a log page: ' + page.url())
   })
+  await probe('its schedule is edited in the form: a cron, a zone and a calendar, stored as given', async () => {
+    await page.goto(base + '/#/workflows')
+    const row = page.locator('[data-test=workflows] tr', { hasText: 'console-' + MARK })
+    const id = Number(await row.getAttribute('data-workflow'))
+    await row.locator('[data-act=edit]').click()
+    const form = page.locator('[data-test=flow-form]')
+    await form.locator('[data-test=flow-schedule-type]').selectOption('CRON')
+    await form.locator('input[name=scheduleConf]').fill('0 0 3 * * ?')
+    await form.locator('input[name=timezone]').fill('Asia/Shanghai')
+    await until(async () => (await form.locator('[data-test=flow-calendar] option', { hasText: 'console-cal' }).count()) === 1, 'the calendar offered')
+    await form.locator('[data-test=flow-calendar]').selectOption('console-cal')
+    await snap(page, 'workflow-schedule')
+    await form.locator('[data-test=flow-save]').click()
+    await form.waitFor({ state: 'detached' })
+    const w = (await apiCall('GET', '/workflows/' + id)).data
+    check('the workflow is stored with its schedule and calendar',
+      w && w.scheduleType === 'CRON' && w.scheduleConf === '0 0 3 * * ?' && w.timezone === 'Asia/Shanghai' && w.calendar === 'console-cal',
+      JSON.stringify(w))
+  })
   await probe('at 390 px the workflows page (its graph in a box of its own) is no wider than the screen; in Chinese', async () => {
     const small = watchPage(await context.newPage())
     await small.setViewportSize({ width: 390, height: 844 })

@@ -27,6 +27,7 @@
         spin=N      then burn CPU for N ms (checks cancelled() between
                     slices: an in-process spin can be killed)
         fail        end failed (500) instead of 200
+        fail=K      so, but only the run of shard index K (SHARDING_BROADCAST)
         file=PATH   the probe file (overrides XXL_PROBE_FILE)
         anything else is ignored (a scenario may tag its params)
 
@@ -50,6 +51,7 @@ typedef struct {
     long sleep_ms;
     long spin_ms;
     int fail;
+    int fail_shard;                     //  fail only this shard (-1: every run, with fail)
     char file [PATH_MAX];
 } probe_param_t;
 
@@ -75,6 +77,7 @@ s_parse (const char *param, probe_param_t *p, long default_spin)
 {
     memset (p, 0, sizeof *p);
     p->spin_ms = default_spin;
+    p->fail_shard = -1;
     const char *s = param;
     while (*s) {
         while (*s == ' ' || *s == ',')
@@ -91,6 +94,11 @@ s_parse (const char *param, probe_param_t *p, long default_spin)
         else
         if (len == 4 && strncmp (s, "fail", 4) == 0)
             p->fail = 1;
+        else
+        if (len > 5 && strncmp (s, "fail=", 5) == 0) {
+            p->fail = 1;
+            p->fail_shard = atoi (s + 5);
+        }
         else
         if (len > 5 && strncmp (s, "file=", 5) == 0 && len - 5 < sizeof p->file) {
             memcpy (p->file, s + 5, len - 5);
@@ -179,6 +187,8 @@ s_run (xxl_run_t *run, int in_process, long default_spin)
             nanosleep (&step, NULL);
         }
     }
+    if (p.fail_shard >= 0 && p.fail_shard != xxl_run_shard_index (run))
+        p.fail = 0;
     return s_end (run, p.fail? xxl_run_fail (run, "probe: failed on request")
                              : xxl_run_success (run, "probe: ok"));
 }

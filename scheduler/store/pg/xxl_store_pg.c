@@ -255,6 +255,7 @@ static const char *s_migrations [] = {
     "  name TEXT NOT NULL, description TEXT NOT NULL DEFAULT '', definition TEXT NOT NULL,"
     "  schedule_type TEXT NOT NULL DEFAULT 'NONE', schedule_conf TEXT NOT NULL DEFAULT '',"
     "  timezone TEXT NOT NULL DEFAULT '', misfire_strategy TEXT NOT NULL DEFAULT 'DO_NOTHING',"
+    "  calendar TEXT NOT NULL DEFAULT '',"
     "  status BIGINT NOT NULL DEFAULT 0, next_time BIGINT NOT NULL DEFAULT 0,"
     "  add_time BIGINT NOT NULL, update_time BIGINT NOT NULL);"
     "CREATE INDEX xxl_workflow_next ON xxl_workflow (next_time) WHERE status = 1;"
@@ -268,8 +269,8 @@ static const char *s_migrations [] = {
     "ALTER TABLE xxl_job_log ADD COLUMN flow_run_id BIGINT;"
     "ALTER TABLE xxl_job_log ADD COLUMN flow_node TEXT;"
     "ALTER TABLE xxl_job_log ADD COLUMN flow_attempt BIGINT;"
-    "CREATE UNIQUE INDEX xxl_job_log_flow ON xxl_job_log (flow_run_id, flow_node, flow_attempt)"
-    "  WHERE flow_run_id IS NOT NULL;",
+    "CREATE UNIQUE INDEX xxl_job_log_flow ON xxl_job_log (flow_run_id, flow_node, flow_attempt,"
+    "  xxl_shard_index (executor_sharding_param)) WHERE flow_run_id IS NOT NULL;",
     //  14: a job's maxRunning, and the rows with no result by job
     //  (xxl_store_sqlite.c)
     "ALTER TABLE xxl_job_info ADD COLUMN max_running BIGINT NOT NULL DEFAULT 0;"

@@ -97,6 +97,7 @@ typedef enum {
     XXL_SQL_REPORT_ENCODE_DAYS,
     XXL_SQL_LOG_ENCODE,
     XXL_SQL_REGISTRY_APPS,
+    XXL_SQL_WORKFLOW_RUN_LOAD,          //  workflow_run_load: the run's row, locked where rows lock
     XXL_SQL_STATEMENTS                  //  how many (the length of a driver's sql)
 } xxl_store_stmt_t;
 
@@ -242,7 +243,7 @@ int xxl_store_sql_sum_runs (int rc, xxl_store_group_runs_t *rows, size_t count,
     X (workflow_using_job) X (workflow_due) X (workflow_set_next) X (workflow_run_load) \
     X (workflow_run_set) X (workflow_run_ids) X (workflow_runs_running) \
     X (workflow_run_encode) X (workflow_run_encode_page) X (workflow_run_rows) \
-    X (log_flow_mark) X (log_flow_run) X (workflow_ids) X (log_slot_ids) X (job_slot_ids)
+    X (log_flow_mark) X (log_flow_run) X (workflow_ids) X (workflow_calendar_ids) X (log_slot_ids) X (job_slot_ids)
 
 #define XXL_STORE_SQL_ACCOUNT_SLOTS(X) \
     X (user_add) X (user_update) X (user_get) X (user_rm) X (user_encode_all) X (token_add) \

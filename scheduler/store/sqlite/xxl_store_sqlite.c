@@ -208,6 +208,7 @@ static const char *s_migrations [] = {
     "  name TEXT NOT NULL, description TEXT NOT NULL DEFAULT '', definition TEXT NOT NULL,"
     "  schedule_type TEXT NOT NULL DEFAULT 'NONE', schedule_conf TEXT NOT NULL DEFAULT '',"
     "  timezone TEXT NOT NULL DEFAULT '', misfire_strategy TEXT NOT NULL DEFAULT 'DO_NOTHING',"
+    "  calendar TEXT NOT NULL DEFAULT '',"
     "  status INTEGER NOT NULL DEFAULT 0, next_time INTEGER NOT NULL DEFAULT 0,"
     "  add_time INTEGER NOT NULL, update_time INTEGER NOT NULL);"
     "CREATE INDEX xxl_workflow_next ON xxl_workflow (next_time) WHERE status = 1;"
@@ -221,7 +222,9 @@ static const char *s_migrations [] = {
     "ALTER TABLE xxl_job_log ADD COLUMN flow_run_id INTEGER;"
     "ALTER TABLE xxl_job_log ADD COLUMN flow_node TEXT;"
     "ALTER TABLE xxl_job_log ADD COLUMN flow_attempt INTEGER;"
-    "CREATE UNIQUE INDEX xxl_job_log_flow ON xxl_job_log (flow_run_id, flow_node, flow_attempt)"
+    "CREATE UNIQUE INDEX xxl_job_log_flow ON xxl_job_log (flow_run_id, flow_node, flow_attempt,"
+    "  COALESCE (CAST (substr (executor_sharding_param, 1,"
+    "                          instr (executor_sharding_param, '/') - 1) AS INTEGER), 0))"
     "  WHERE flow_run_id IS NOT NULL;",
     //  14: a job's maxRunning (0: no limit), and the rows with no result
     //  by job, which its slots are counted from (runs/xxl_admit.c)
