@@ -347,6 +347,14 @@ api_job_trigger (server_t *self, request_t *request)
         engine_snap_release (&snap);
         return;
     }
+    if (args.address && job->max_running > 0) {
+        //  (its runs are routed by the job's route when a slot frees:
+        //  runs/xxl_admit.c)
+        engine_reply (self, request, XXL_BAD_REQUEST, "address cannot be given for a job with"
+                      " maxRunning: its runs go by its route when a slot frees");
+        engine_snap_release (&snap);
+        return;
+    }
     args.trigger_type = type;
     int64_t ids [1024];
     int made = engine_trigger (self, job, &args, ids, NULL, 1024);

@@ -679,18 +679,8 @@ s_kill_row (server_t *self, int64_t log_id, int64_t run_id)
         ended = xxl_store_log_fail_unsent (self->store, log_id, XXL_CODE_FAIL, text);
     else
         ended = xxl_store_log_handle_done (self->store, log_id, now, XXL_CODE_FAIL, text) == 0;
-    if (*log.executor_address) {
-        char why [256];
-        pending_t *pending = engine_agent_request (self, log.executor_address, "KILL",
-                                                   PENDING_KILL,
-                                                   self->config.request_timeout_ms, why,
-                                                   sizeof why);
-        if (pending) {
-            pending->log_id = log_id;
-            xxl_enc_kint (self->enc, "jobId", log.job_id);
-            engine_agent_send (self, pending);
-        }
-    }
+    if (*log.executor_address)
+        engine_kill_send (self, log.executor_address, log_id, log.job_id, NULL);
     if (ended > 0)
         engine_run_ended_job (self, log_id, log.job_id, XXL_END_RESULT, XXL_CODE_FAIL, now);
     xxl_log_free (&log);

@@ -83,6 +83,8 @@ typedef struct {
     char *calendar;                     //  the calendar whose times it skips ("" none)
     char *agent_tags;                   //  tags its agents must have ("K=V,...",
                                         //  canonical, xxl_tags.h; "": any agent)
+    int64_t max_running;                //  runs of it at once, cluster-wide (0: no
+                                        //  limit; at most XXL_MAX_RUNNING_MAX)
 } xxl_job_t;
 
 typedef struct {
@@ -238,7 +240,7 @@ typedef struct {
 
 //  Bumped whenever a method is added; methods are only ever appended, so
 //  a table of an older version is a prefix of this one (size says how much)
-#define XXL_STORE_METHODS_VERSION 13
+#define XXL_STORE_METHODS_VERSION 14
 
 typedef struct _xxl_store_t xxl_store_t;
 
@@ -681,6 +683,20 @@ typedef struct {
     //  Version 13.  Backfills (xxl_store_backfills_t below), in a table of
     //  their own
     const struct _xxl_store_backfills_t *backfills;
+
+    //  Version 14.  The rows of job_id with no result (handle_code 0)
+    //  that hold or wait for one of its maxRunning slots (runs/xxl_admit.c).
+    //  running: the admitted ones (an address written: sent, accepted,
+    //  in doubt) not failed at trigger, by id; else the waiting ones (no
+    //  address, trigger_code 0) due at or before `before` (their planned
+    //  time, else their trigger time: a retry's is its due time), oldest
+    //  first (that time, then id).  Up to max into ids; 0 or -1.
+    int (*log_slot_ids) (xxl_store_t *self, int64_t job_id, int running, int64_t before,
+                         int64_t *ids, size_t max, size_t *count);
+    //  Ids of the jobs with a maxRunning (> 0) above `after`, ascending,
+    //  up to max; 0 or -1
+    int (*job_slot_ids) (xxl_store_t *self, int64_t after, int64_t *ids, size_t max,
+                         size_t *count);
 } xxl_store_methods_t;
 
 //  Users (console logins), bearer tokens and sessions (docs/http.md).
@@ -1056,6 +1072,9 @@ static inline int xxl_store_log_flow_mark (xxl_store_t *self, int64_t log_id, in
 static inline int64_t xxl_store_log_flow_run (xxl_store_t *self, int64_t log_id) { return XXL_STORE_V12 (log_flow_run)? self->methods->log_flow_run (self, log_id): -1; }
 static inline int xxl_store_workflow_ids (xxl_store_t *self, int64_t after, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_V12 (workflow_ids)? self->methods->workflow_ids (self, after, ids, max, count): -1; }
 static inline int xxl_store_workflow_calendar_ids (xxl_store_t *self, const char *name, int64_t after, int64_t *ids, size_t max, size_t *count) { *count = 0; return XXL_STORE_V12 (workflow_calendar_ids)? self->methods->workflow_calendar_ids (self, name, after, ids, max, count): -1; }
+//  Version 13 (a table of an older version: -1)
+static inline int xxl_store_job_slot_ids (xxl_store_t *self, int64_t after, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_V12 (job_slot_ids)? self->methods->job_slot_ids (self, after, ids, max, count): -1; }
+static inline int xxl_store_log_slot_ids (xxl_store_t *self, int64_t job_id, int running, int64_t before, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_V12 (log_slot_ids)? self->methods->log_slot_ids (self, job_id, running, before, ids, max, count): -1; }
 #undef XXL_STORE_V12
 
 #define XXL_ACCOUNTS_CALL(name) (self->methods->accounts->name)

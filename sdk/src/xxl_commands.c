@@ -145,6 +145,7 @@ s_agent_tags (const char *text, char *why, size_t whylen)
     { S_NUMBER ("retryBackoff", 1, 100, 1), .after = n }, \
     { S_STR ("calendar", XXL_CALENDAR_NAME_MAX), .after = n, .check = s_calendar_ref }, \
     { S_STR ("agentTags", XXL_TAGS_TEXT_MAX), .after = n, .check = s_agent_tags }, \
+    { S_INT ("maxRunning", 0, XXL_MAX_RUNNING_MAX, 0), .after = n }, \
     { S_STR ("glueSource", XXL_CMD_MAX_GLUE), .after = n }
 
 static const xxl_field_t s_no_fields [] = { S_END };

@@ -49,6 +49,7 @@
 #define XXL_BACKFILL_RATE_MAX 10000             //  ... and at most
 #define XXL_BACKFILL_MAX    100000              //  instants one backfill may cover (counted
                                                 //  in its request: about 0.2-0.5 s at most)
+#define XXL_MAX_RUNNING_MAX 1000                //  a job's maxRunning (0: no limit)
 
 typedef enum {
     XXL_FIELD_INT,                      //  an integer from min to max

@@ -282,6 +282,10 @@ static const char *s_migrations [] = {
     "  msg TEXT NOT NULL DEFAULT '', add_time BIGINT NOT NULL, update_time BIGINT NOT NULL);"
     "CREATE INDEX xxl_backfill_job ON xxl_backfill (job_id, id);"
     "CREATE INDEX xxl_backfill_running ON xxl_backfill (id) WHERE state = 'RUNNING';",
+    //  15: a job's maxRunning, and the rows with no result by job
+    //  (xxl_store_sqlite.c)
+    "ALTER TABLE xxl_job_info ADD COLUMN max_running BIGINT NOT NULL DEFAULT 0;"
+    "CREATE INDEX xxl_job_log_open ON xxl_job_log (job_id, id) WHERE handle_code = 0;",
 };
 #define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))
 

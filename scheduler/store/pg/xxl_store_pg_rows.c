@@ -253,7 +253,7 @@ pgx_log_add (xxl_store_t *base, xxl_log_t *log)
     " trigger_last_time AS \"triggerLastTime\", trigger_next_time AS \"triggerNextTime\"," \
     " timezone, retry_interval AS \"retryInterval\", retry_backoff AS \"retryBackoff\"," \
     " retry_max_interval AS \"retryMaxInterval\", calendar" \
-    ", agent_tags AS \"agentTags\"" \
+    ", agent_tags AS \"agentTags\", max_running AS \"maxRunning\"" \
     " FROM xxl_job_info"
 //  $1 group (0 any), $4..$6 substrings, $7 status (-1 any); $2 and $3 are
 //  the page's limit and offset

@@ -162,7 +162,7 @@ typedef struct {
 
 //  A group's columns, as group_load reads them
 #define XXL_GROUP_COLUMNS "id, app_name, title, address_type, address_list, update_time"
-//  A job's columns but id, their values ($1..$29), their binds and
+//  A job's columns but id, their values ($1..$30), their binds and
 //  arguments (job_add, job_save, job_load)
 #define XXL_JOB_COLUMNS \
     "job_group, job_desc, add_time, update_time, author, alarm_email, schedule_type," \
@@ -171,12 +171,12 @@ typedef struct {
     " executor_fail_retry_count, glue_type, glue_source, glue_remark, glue_updatetime," \
     " child_jobid, trigger_status, trigger_last_time, trigger_next_time, timezone," \
     " retry_interval, retry_backoff, retry_max_interval" \
-    ", calendar, agent_tags"
+    ", calendar, agent_tags, max_running"
 #define XXL_JOB_VALUES \
     "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19," \
     " $20, $21, $22, $23, $24, $25, $26, $27" \
-    ", $28, $29)"
-#define XXL_JOB_FMT "isiisssssssssiisssisiiisidi" "ss"
+    ", $28, $29, $30)"
+#define XXL_JOB_FMT "isiisssssssssiisssisiiisidi" "ss" "i"
 #define XXL_JOB_ARGS(j) \
     (j)->job_group, (j)->job_desc, (j)->add_time, (j)->update_time, (j)->author, \
     (j)->alarm_email, (j)->schedule_type, (j)->schedule_conf, (j)->misfire_strategy, \
@@ -187,7 +187,8 @@ typedef struct {
     (j)->trigger_next_time, (j)->timezone, (j)->retry_interval, (j)->retry_backoff, \
     (j)->retry_max_interval, \
     (j)->calendar? (j)->calendar: "", \
-    (j)->agent_tags? (j)->agent_tags: ""
+    (j)->agent_tags? (j)->agent_tags: "", \
+    (j)->max_running
 
 //  True when driver is complete and of this version (backends assert it)
 int xxl_store_driver_ok (const xxl_store_driver_t *driver);
@@ -245,7 +246,7 @@ int xxl_store_sql_sum_runs (int rc, xxl_store_group_runs_t *rows, size_t count,
     X (workflow_using_job) X (workflow_due) X (workflow_set_next) X (workflow_run_load) \
     X (workflow_run_set) X (workflow_run_ids) X (workflow_runs_running) \
     X (workflow_run_encode) X (workflow_run_encode_page) X (workflow_run_rows) \
-    X (log_flow_mark) X (log_flow_run) X (workflow_ids) X (workflow_calendar_ids)
+    X (log_flow_mark) X (log_flow_run) X (workflow_ids) X (workflow_calendar_ids) X (log_slot_ids) X (job_slot_ids)
 
 #define XXL_STORE_SQL_ACCOUNT_SLOTS(X) \
     X (user_add) X (user_update) X (user_get) X (user_rm) X (user_encode_all) X (token_add) \

@@ -237,6 +237,10 @@ static const char *s_migrations [] = {
     "  msg TEXT NOT NULL DEFAULT '', add_time INTEGER NOT NULL, update_time INTEGER NOT NULL);"
     "CREATE INDEX xxl_backfill_job ON xxl_backfill (job_id, id);"
     "CREATE INDEX xxl_backfill_running ON xxl_backfill (id) WHERE state = 'RUNNING';",
+    //  15: a job's maxRunning (0: no limit), and the rows with no result
+    //  by job, which its slots are counted from (runs/xxl_admit.c)
+    "ALTER TABLE xxl_job_info ADD COLUMN max_running INTEGER NOT NULL DEFAULT 0;"
+    "CREATE INDEX xxl_job_log_open ON xxl_job_log (job_id, id) WHERE handle_code = 0;",
 };
 #define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))
 

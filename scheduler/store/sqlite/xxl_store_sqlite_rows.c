@@ -52,7 +52,7 @@ sq_job_add (xxl_store_t *base, const xxl_job_t *job)
     int rc = sq_exec (self,
         "INSERT INTO xxl_job_info (" XXL_JOB_COLUMNS ") VALUES"
         " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?"
-        ", ?, ?)",
+        ", ?, ?, ?)",
         XXL_JOB_FMT, XXL_JOB_ARGS (job));
     return rc < 0? -1: sqlite3_last_insert_rowid (self->db);
 }
@@ -134,7 +134,7 @@ sq_log_add (xxl_store_t *base, xxl_log_t *log)
     " trigger_last_time AS triggerLastTime, trigger_next_time AS triggerNextTime, timezone," \
     " retry_interval AS retryInterval, retry_backoff AS retryBackoff," \
     " retry_max_interval AS retryMaxInterval, calendar" \
-    ", agent_tags AS agentTags" \
+    ", agent_tags AS agentTags, max_running AS maxRunning" \
     " FROM xxl_job_info"
 //  ?1 group (0 any), ?4..?6 substrings, ?7 status (-1 any), ?8 the set of
 //  groups ('' any; xxl_store_sql_group_set)
