@@ -72,10 +72,12 @@
 //  for a thread (then they take turns)
 #define SERVE_SLICE_MS      50
 //  The manager retires at most this many idle threads a tick (RETIRE_TICK_MS)
-//  once idle thread_idle_ms: a thread's end unmaps its stack, which stops
-//  every CPU running the agent for a TLB flush; ten thousand at once would
-//  stall the runs that follow a burst
-#define RETIRE_BATCH        16
+//  once idle thread_idle_ms: 400 a second.  A thread's end costs ~200 us of
+//  CPU with mimalloc (its heap's segment abandoned, its stack unmapped: a
+//  TLB flush on every CPU running the agent); 10,000 at once would take
+//  the CPU from the runs that follow a burst, 400 a second take ~8 % of a
+//  core for 25 s
+#define RETIRE_BATCH        4
 #define RETIRE_TICK_MS      10
 
 //  An idle pool thread, on its own stack while it waits: the pool's idle
@@ -557,27 +559,35 @@ s_futex_hash_size (void)
 //  two mappings), and 128 KiB of available memory per thread (the stack
 //  pages a run touches, the kernel's task); at most 65,536
 static size_t
-s_threads_auto (void)
+s_threads_auto (const char **bound)
 {
     size_t limit = 65536;
+    *bound = "the agent's own cap";
     struct rlimit nproc;
     if (getrlimit (RLIMIT_NPROC, &nproc) == 0 && nproc.rlim_cur != RLIM_INFINITY
-    &&  nproc.rlim_cur / 2 < limit)
+    &&  nproc.rlim_cur / 2 < limit) {
         limit = (size_t) nproc.rlim_cur / 2;
+        *bound = "RLIMIT_NPROC (ulimit -u, systemd TasksMax=)";
+    }
     const char *files [] = { "/proc/sys/kernel/threads-max", "/proc/sys/vm/max_map_count" };
+    const char *names [] = { "kernel.threads-max", "vm.max_map_count" };
     for (size_t i = 0; i < 2; i++) {
         FILE *file = fopen (files [i], "r");
         unsigned long long value;
-        if (file && fscanf (file, "%llu", &value) == 1 && value / 2 < limit)
+        if (file && fscanf (file, "%llu", &value) == 1 && value / 2 < limit) {
             limit = (size_t) (value / 2);
+            *bound = names [i];
+        }
         if (file)
             fclose (file);
     }
     long pages = sysconf (_SC_AVPHYS_PAGES), page = sysconf (_SC_PAGESIZE);
     if (pages > 0 && page > 0) {
         unsigned long long memory = (unsigned long long) pages * (unsigned long long) page;
-        if (memory / (128 * 1024) < limit)
+        if (memory / (128 * 1024) < limit) {
             limit = (size_t) (memory / (128 * 1024));
+            *bound = "available memory";
+        }
     }
     return limit > 16? limit - 16: 2;
 }
@@ -602,8 +612,17 @@ xxl_runpool_init (xxl_executor_t *self, const xxl_executor_config_t *config)
     long cpus = sysconf (_SC_NPROCESSORS_ONLN);
     self->cpus = cpus > 1? (size_t) cpus: 1;
     self->threads_min = cpus > 2? (size_t) cpus: 2;
+    const char *bound = "agent/threads_max";
     self->threads_max = config->threads_max > 0? (size_t) config->threads_max
-                                               : s_threads_auto ();
+                                               : s_threads_auto (&bound);
+    //  Said once at start: a burst of blocking runs beyond it waits for
+    //  threads (and past waiting_max is refused "busy")
+    if (config->threads_max <= 0 && self->threads_max < 10000)
+        zsys_warning ("executor: at most %zu runs at once (pool threads, bound by %s)",
+                      self->threads_max, bound);
+    else
+        zsys_info ("executor: at most %zu runs at once (pool threads, bound by %s)",
+                   self->threads_max, bound);
     if (self->threads_max < self->threads_min)
         self->threads_min = self->threads_max;
     self->waiting_max = config->waiting_max > 0? (size_t) config->waiting_max

@@ -9,8 +9,11 @@
 #   XXL_BUILD=build bench/burst.sh          (after make bench/xxl_bench
 #                                            bench/bench_handlers.la)
 # XXL_BENCH_E2E_S (15) sets each e2e's length; XXL_BURST_PERF=FILE records
-# the agent with `perf record -g` during the second e2e, XXL_BURST_PERF_BURST
-# during the burst's first XXL_BENCH_CONC_MS; XXL_BURST_AGENT
+# the machine with `perf record -a -g` (read it with perf report --pid,
+# agent_pid) during the second e2e, XXL_BURST_PERF_BURST
+# during the burst's first XXL_BENCH_CONC_MS; XXL_BURST_LATER=1 adds a third
+# e2e once the agent is back under 100 threads; XXL_BURST_PERF_BEFORE during the
+# first e2e; XXL_BURST_AGENT
 # runs another xxl-agent binary (to compare two trees back to back).
 # Not part of `make bench` (bench/run.sh): a measurement of its own.
 
@@ -71,6 +74,9 @@ state () {
 e2e () { "$BENCH" e2e "$API" "$T/a.db" bench noop 64 "$E2E_S" 20000 "$SPID" "$APID"; }
 
 S0=$(state)
+if [ -n "${XXL_BURST_PERF_BEFORE:-}" ]; then
+    perf record -a -g -o "$XXL_BURST_PERF_BEFORE" -- sleep "$E2E_S" >/dev/null 2>&1 &
+fi
 say "e2e before ..."
 BEFORE=$(e2e) || { say "e2e before failed: $BEFORE"; exit 1; }
 say "before: $BEFORE"
@@ -80,7 +86,7 @@ PEAK=0
   done ) > "$T/threads" &
 WATCH=$!
 if [ -n "${XXL_BURST_PERF_BURST:-}" ]; then
-    perf record -g -o "$XXL_BURST_PERF_BURST" -p "$APID" -- sleep "$((MS / 1000))" >/dev/null 2>&1 &
+    perf record -a -g -o "$XXL_BURST_PERF_BURST" -- sleep "$((MS / 1000))" >/dev/null 2>&1 &
 fi
 say "burst of $RUNS x $MS ms ..."
 CONC=$("$BENCH" concurrent "$API" "$T/a.db" bench "$RUNS" "$MS") || { say "burst failed: $CONC"; exit 1; }
@@ -89,7 +95,7 @@ PEAK=$(sort -n "$T/threads" | tail -1)
 say "burst: $CONC"
 S1=$(state)
 if [ -n "${XXL_BURST_PERF:-}" ]; then
-    perf record -g -o "$XXL_BURST_PERF" -p "$APID" -- sleep "$E2E_S" >/dev/null 2>&1 &
+    perf record -a -g -o "$XXL_BURST_PERF" -- sleep "$E2E_S" >/dev/null 2>&1 &
     PERF=$!
 fi
 say "e2e after ..."
@@ -97,11 +103,23 @@ AFTER=$(e2e) || { say "e2e after failed: $AFTER"; exit 1; }
 [ -n "${XXL_BURST_PERF:-}" ] && wait "$PERF"
 say "after: $AFTER"
 S2=$(state)
+LATER=null
+if [ -n "${XXL_BURST_LATER:-}" ]; then
+    # a third e2e once the agent's threads are back under 100 (60 s at most)
+    for _ in $(seq 600); do
+        [ "$(awk '/^Threads:/ { print $2 }' "/proc/$APID/status")" -lt 100 ] && break
+        sleep 0.1
+    done
+    say "e2e later ..."
+    LATER=$(e2e) || { say "e2e later failed: $LATER"; exit 1; }
+    say "later: $LATER"
+fi
 jq -n --argjson before "$BEFORE" --argjson after "$AFTER" --argjson conc "$CONC" \
-    --argjson s0 "$S0" --argjson s1 "$S1" --argjson s2 "$S2" --argjson peak "${PEAK:-0}" '
+    --argjson s0 "$S0" --argjson s1 "$S1" --argjson s2 "$S2" --argjson peak "${PEAK:-0}" --argjson apid "$APID" --argjson later "$LATER" '
     { e2e_before: $before.runs_per_s, e2e_after: $after.runs_per_s,
       ratio: (if $before.runs_per_s > 0 then ($after.runs_per_s / $before.runs_per_s * 1000 | round) / 1000 else null end),
       max_at_once: $conc.max_at_once, all_overlapped: $conc.all_overlapped,
       trigger_s: $conc.trigger_s, start_spread_ms: $conc.start_spread_ms,
-      agent: { before: $s0, threads_peak: $peak, after_burst: $s1, after_e2e: $s2 },
-      details: { before: $before, burst: $conc, after: $after } }'
+      agent_pid: $apid, agent: { before: $s0, threads_peak: $peak, after_burst: $s1, after_e2e: $s2 },
+      e2e_later: (if $later then $later.runs_per_s else null end),
+      details: { before: $before, burst: $conc, after: $after, later: $later } }'
