@@ -374,8 +374,8 @@ s_handle_run (bridge_t *self, link_t *link, xxl_msg_t *msg)
         bridge_reply (self, link, id, 500, "out of memory");
         return;
     }
-    //  Journaled before the call (written by s_flush before libcurl sends
-    //  it): never sent twice, also after a restart
+    //  Journaled before the call (written by s_flush before the call goes
+    //  on the wire): never sent twice, also after a restart
     xxl_journal_accept (self->journal, log_id,
                         xxl_msg_int (msg, NULL, "logDateTime", 0, 0, INT64_MAX, 0));
     xxl_bridge_routes_add_run (self->routes, log_id, link->exec->key,
@@ -614,7 +614,7 @@ s_lost_check (bridge_t *self)
 //  The loop
 
 //  Writes what the turn journaled and routed (one write() each, no fsync).
-//  Called before xxl_bridge_call_perform, the only place libcurl does any
+//  Called before xxl_bridge_call_perform, the only place calls do any
 //  I/O: a RUN's "A" and route are in their files before its executor can
 //  have it (xxl_bridge_call_post only queues), whatever the turn did.
 static void
@@ -730,7 +730,7 @@ s_start (bridge_t *self, const xxl_bridge_config_t *config)
     };
     self->admin = xxl_bridge_admin_new (&admin, why, sizeof why);
     if (!self->admin || !self->call) {
-        zsys_error ("bridge: %s", self->admin? "cannot start libcurl": why);
+        zsys_error ("bridge: %s", self->admin? "cannot start the calls to executors": why);
         return -1;
     }
     self->executors = zhashx_new ();
