@@ -404,6 +404,14 @@ test_net (void)
 static void
 test_routes (void)
 {
+    //  The maps' key of a logId: its decimal text, as printf makes it
+    int64_t ids [] = { 0, 1, 9, 10, 1700000000123, INT64_MAX, -1, INT64_MIN };
+    for (size_t i = 0; i < sizeof ids / sizeof ids [0]; i++) {
+        char got [XXL_BRIDGE_ID_MAX], want [32];
+        snprintf (want, sizeof want, "%" PRId64, ids [i]);
+        XXL_CHECK_INT (xxl_bridge_routes_id (ids [i], got), strlen (want));
+        XXL_CHECK_STR (got, want);
+    }
     char dir [256];
     if (xxl_test_tmpdir (dir, sizeof dir, "bridge"))
         return;
@@ -416,6 +424,26 @@ test_routes (void)
     XXL_CHECK_INT (xxl_bridge_routes_flush (routes), 0);
     XXL_CHECK_INT (zsys_file_size (path), strlen ("R 1 app\thttp://127.0.0.1:1/\n"));
     XXL_CHECK_INT (xxl_bridge_routes_flush (routes), 0);
+    //  A run's line, and one with a key longer than the line's usual room
+    char *text = zsys_sprintf ("%s/run-lines", dir);
+    xxl_bridge_routes_t *lines = xxl_bridge_routes_new (text);
+    char key [400];
+    memset (key, 'k', sizeof key - 1);
+    key [sizeof key - 1] = 0;
+    XXL_CHECK_INT (xxl_bridge_routes_add_run (lines, 7, "a\tu", 3, 1700000000123), 0);
+    XXL_CHECK_INT (xxl_bridge_routes_add_run (lines, INT64_MAX, key, 0, 0), 0);
+    xxl_bridge_routes_done (lines, 7);
+    xxl_bridge_routes_destroy (&lines);
+    char *want = zsys_sprintf ("S 7 3 1700000000123 a\tu\nS 9223372036854775807 0 0 %s\nD 7\n", key);
+    FILE *got = fopen (text, "r");
+    char read [1024] = "";
+    XXL_CHECK (got && fread (read, 1, sizeof read - 1, got) > 0);
+    if (got)
+        fclose (got);
+    XXL_CHECK_STR (read, want);
+    zsys_file_delete (text);
+    zstr_free (&text);
+    zstr_free (&want);
     xxl_bridge_routes_add (routes, 2, "app\thttp://127.0.0.1:2/");
     xxl_bridge_routes_done (routes, 1);
     XXL_CHECK_INT (zsys_file_size (path), strlen ("R 1 app\thttp://127.0.0.1:1/\n"));
