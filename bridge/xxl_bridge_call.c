@@ -8,8 +8,9 @@
       bridge's own HTTP/1.1 client, on non-blocking sockets kept alive per
       executor (a peer_t: its address, its Host, its idle connections).  A
       call on a kept-alive connection is one sendmsg() and one recv():
-      libcurl spent ~40 % of the bridge's CPU a run on its own per-call
-      work (URL parsing, header lists, ~27 allocations, liveness poll()s).
+      libcurl's own per-call work (URL parsing, header lists, ~27
+      allocations, liveness poll()s) was about a third of the bridge's
+      CPU a run (docs/performance.md, group X).
       The wire (request head, answer reader) is xxl_bridge_http.c.
     - anything else (https://, "localhost"): libcurl's multi interface.
       A call on the wire is an easy handle; its state hangs off
