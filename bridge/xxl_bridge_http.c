@@ -1,21 +1,20 @@
 /*  xxl_bridge_http.c -- the bridge's own HTTP/1.1 client wire.
 
-    See xxl_bridge_http.h.  An answer is read from what came so far each
-    time more comes: the head once it is whole (its end, "\r\n\r\n" or
-    "\n\n"), then the body by Content-Length, by chunks, or to the end of
-    the connection (RFC 9112 §6.3).
+    See xxl_bridge_http.h.  An answer is given to http_parser as it comes,
+    each byte once; its callbacks bound the head and the body, skip interim
+    (1xx) answers, and move the body's pieces together in place (a chunked
+    body's framing dropped), so the body ends at buf + head_len.
 */
-
 #include "xxl_bridge_http.h"
 
 #include <arpa/inet.h>
-#include <ctype.h>
+#include <assert.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 int
 xxl_bridge_http_url (const char *url, xxl_bridge_http_url_t *out)
@@ -79,278 +78,220 @@ xxl_bridge_http_url (const char *url, xxl_bridge_http_url_t *out)
     return 0;
 }
 
-//  The value of a header line "Name: value" when its name is name
-//  (case-insensitive), trimmed, as [*value, *value + *vlen); else false
-static bool
-s_header (const char *line, size_t len, const char *name, const char **value, size_t *vlen)
-{
-    size_t nlen = strlen (name);
-    if (len <= nlen || line [nlen] != ':' || strncasecmp (line, name, nlen) != 0)
-        return false;
-    const char *v = line + nlen + 1, *e = line + len;
-    while (v < e && (*v == ' ' || *v == '\t'))
-        v++;
-    while (e > v && (e [-1] == ' ' || e [-1] == '\t' || e [-1] == '\r'))
-        e--;
-    *value = v;
-    *vlen = e - v;
-    return true;
-}
+//  What the callbacks see of one xxl_bridge_http_read call
+typedef struct {
+    xxl_bridge_http_answer_t *a;
+    char *buf;
+    size_t body_max;
+    char *why;
+    size_t whylen;
+    int rc;                         //  -1, -2: why the parser was stopped
+} s_reading_t;
 
-//  Whether the comma-separated list [v, v + n) holds token (case-insensitive)
-static bool
-s_has_token (const char *v, size_t n, const char *token)
-{
-    size_t tlen = strlen (token);
-    const char *end = v + n;
-    while (v < end) {
-        while (v < end && (*v == ' ' || *v == '\t' || *v == ','))
-            v++;
-        const char *t = v;
-        while (v < end && *v != ',')
-            v++;
-        const char *te = v;
-        while (te > t && (te [-1] == ' ' || te [-1] == '\t'))
-            te--;
-        if ((size_t) (te - t) == tlen && strncasecmp (t, token, tlen) == 0)
-            return true;
-    }
-    return false;
-}
+//  A chunk size this large is no size (16 hex digits and more)
+#define S_CHUNK_ABSURD  ((uint64_t) 1 << 60)
 
-//  Parses the head in [buf, buf + head_len): -1 when malformed
 static int
-s_head (xxl_bridge_http_answer_t *a, const char *buf, size_t head_len, char *why, size_t whylen)
+s_stop (s_reading_t *r, int rc, const char *text)
 {
-    //  "HTTP/1.x SSS ..."
-    if (head_len < 12 || memcmp (buf, "HTTP/1.", 7) != 0 || !isdigit ((unsigned char) buf [7])
-    ||  buf [8] != ' ' || !isdigit ((unsigned char) buf [9])
-    ||  !isdigit ((unsigned char) buf [10]) || !isdigit ((unsigned char) buf [11])
-    ||  (head_len > 12 && buf [12] != ' ' && buf [12] != '\r' && buf [12] != '\n')) {
-        snprintf (why, whylen, "the executor's answer is not HTTP/1.x");
-        return -1;
-    }
-    a->status = (buf [9] - '0') * 100 + (buf [10] - '0') * 10 + (buf [11] - '0');
-    bool http10 = buf [7] == '0', keep_alive = false;
-    a->content_length = -1;
-    a->chunked = a->close = a->to_eof = false;
-    const char *line = memchr (buf, '\n', head_len);
-    const char *end = buf + head_len;
-    while (line && ++line < end) {
-        const char *eol = memchr (line, '\n', end - line);
-        if (!eol)
-            break;
-        size_t len = eol - line;
-        const char *v;
-        size_t vlen;
-        if (s_header (line, len, "Content-Length", &v, &vlen)) {
-            if (vlen == 0 || vlen > 18 || strspn (v, "0123456789") < vlen) {
-                snprintf (why, whylen, "the executor's answer has a bad Content-Length");
-                return -1;
-            }
-            int64_t n = 0;
-            for (size_t i = 0; i < vlen; i++)
-                n = n * 10 + (v [i] - '0');
-            if (a->content_length >= 0 && a->content_length != n) {
-                snprintf (why, whylen, "the executor's answer has two Content-Lengths");
-                return -1;
-            }
-            a->content_length = n;
+    r->rc = rc;
+    if (text)
+        snprintf (r->why, r->whylen, "%s", text);
+    return -1;                      //  (the parser stops with HPE_CB_*)
+}
+
+//  The head (status line and headers) so far, to at + len, within its bound
+static int
+s_head_piece (http_parser *parser, const char *at, size_t length)
+{
+    s_reading_t *r = (s_reading_t *) parser->data;
+    xxl_bridge_http_answer_t *a = r->a;
+    if (a->head_done) {
+        //  a trailer
+        a->trailer_len += length;
+        if (a->trailer_len > XXL_BRIDGE_HTTP_HEAD_MAX) {
+            snprintf (r->why, r->whylen, "the executor's answer trailer is longer than %d bytes",
+                      XXL_BRIDGE_HTTP_HEAD_MAX);
+            return s_stop (r, -1, NULL);
         }
-        else
-        if (s_header (line, len, "Transfer-Encoding", &v, &vlen)) {
-            //  chunked must be the last coding; any other: to the end
-            const char *last = v + vlen;
-            while (last > v && last [-1] != ',')
-                last--;
-            if (s_has_token (last, v + vlen - last, "chunked"))
-                a->chunked = true;
-            else
-                a->to_eof = true;
-        }
-        else
-        if (s_header (line, len, "Connection", &v, &vlen)) {
-            if (s_has_token (v, vlen, "close"))
-                a->close = true;
-            if (s_has_token (v, vlen, "keep-alive"))
-                keep_alive = true;
-        }
-        line = eol;
+        return 0;
     }
-    if (http10 && !keep_alive)
-        a->close = true;
-    if (a->chunked || a->to_eof)
-        a->content_length = -1;     //  (Transfer-Encoding wins: RFC 9112 §6.3)
-    if (a->status / 100 == 1 || a->status == 204 || a->status == 304) {
-        a->content_length = 0;
-        a->chunked = a->to_eof = false;
+    assert (at >= r->buf + a->start);
+    if ((size_t) (at + length - r->buf) - a->start > XXL_BRIDGE_HTTP_HEAD_MAX) {
+        snprintf (r->why, r->whylen, "the executor's answer head is longer than %d bytes",
+                  XXL_BRIDGE_HTTP_HEAD_MAX);
+        return s_stop (r, -1, NULL);
     }
-    else
-    if (!a->chunked && a->content_length < 0)
-        a->to_eof = true;
-    if (a->to_eof)
-        a->close = true;
     return 0;
 }
 
-//  Walks the chunks from body: 1 complete (decoded in place, its length in
-//  a->body_len), 0 more needed, -1 malformed, -2 too long
 static int
-s_chunks (xxl_bridge_http_answer_t *a, char *buf, size_t len, size_t body_max,
-          char *why, size_t whylen)
+s_on_headers_complete (http_parser *parser)
 {
-    size_t at = a->head_len, data = 0;
-    //  First pass: is it all here?
+    s_reading_t *r = (s_reading_t *) parser->data;
+    xxl_bridge_http_answer_t *a = r->a;
+    if (parser->http_major != 1)
+        return s_stop (r, -1, "the executor's answer is not HTTP/1.x");
+    if (parser->status_code == 101)
+        return s_stop (r, -1, "the executor switched protocols");
+    a->status = parser->status_code;
+    if (a->status / 100 == 1)
+        return 0;                   //  an interim answer: no body, the real one follows
+    a->head_done = true;
+    bool bodiless = a->status == 204 || a->status == 304;
+    a->chunked = !bodiless && (parser->flags & F_CHUNKED);
+    a->content_length = bodiless? 0
+                      : a->chunked || parser->content_length == ULLONG_MAX? -1
+                      : (int64_t) parser->content_length;
+    a->to_eof = !bodiless && !a->chunked && a->content_length < 0;
+    if (a->content_length > (int64_t) r->body_max)
+        return s_stop (r, -2, NULL);
+    return 0;
+}
+
+static int
+s_on_chunk_header (http_parser *parser)
+{
+    s_reading_t *r = (s_reading_t *) parser->data;
+    if (parser->content_length >= S_CHUNK_ABSURD)
+        return s_stop (r, -1, "the executor's answer has a bad chunk size");
+    if (parser->content_length > r->body_max - r->a->body_len)
+        return s_stop (r, -2, NULL);
+    return 0;
+}
+
+static int
+s_on_body (http_parser *parser, const char *at, size_t length)
+{
+    s_reading_t *r = (s_reading_t *) parser->data;
+    xxl_bridge_http_answer_t *a = r->a;
+    if (length > r->body_max - a->body_len)
+        return s_stop (r, -2, NULL);
+    if (!a->body_seen) {
+        a->body_seen = true;
+        a->head_len = at - r->buf;
+    }
+    //  The pieces together: what moves was read already, and where it goes
+    //  is never past it
+    char *to = r->buf + a->head_len + a->body_len;
+    assert (to <= at);
+    if (to != at)
+        memmove (to, at, length);
+    a->body_len += length;
+    return 0;
+}
+
+static int
+s_on_message_complete (http_parser *parser)
+{
+    s_reading_t *r = (s_reading_t *) parser->data;
+    xxl_bridge_http_answer_t *a = r->a;
+    if (a->head_done) {
+        a->complete = true;
+        a->close = !http_should_keep_alive (parser);
+    }
+    //  (an interim answer's end: s_execute notes where it is and goes on)
+    http_parser_pause (parser, 1);
+    return 0;
+}
+
+static const http_parser_settings s_settings = {
+    .on_status = s_head_piece,
+    .on_header_field = s_head_piece,
+    .on_header_value = s_head_piece,
+    .on_headers_complete = s_on_headers_complete,
+    .on_body = s_on_body,
+    .on_message_complete = s_on_message_complete,
+    .on_chunk_header = s_on_chunk_header,
+};
+
+//  Gives [from, from + n) of buf (n 0: the end of the connection) to the
+//  parser: 0 when all is taken or the answer is complete, -1 / -2 as
+//  xxl_bridge_http_read, -3 the connection ended in the middle of it
+static int
+s_execute (s_reading_t *r, size_t from, size_t n)
+{
+    xxl_bridge_http_answer_t *a = r->a;
+    http_parser *parser = &a->parser;
     while (true) {
-        size_t n = 0, digits = 0;
-        while (at < len && isxdigit ((unsigned char) buf [at])) {
-            if (++digits > 15) {
-                snprintf (why, whylen, "the executor's answer has a bad chunk size");
-                return -1;
-            }
-            int c = tolower ((unsigned char) buf [at++]);
-            n = n * 16 + (size_t) (c <= '9'? c - '0': c - 'a' + 10);
-        }
-        const char *eol = at < len? memchr (buf + at, '\n', len - at): NULL;
-        if (!eol)
-            return len - at > 1024? (snprintf (why, whylen, "the executor's answer has a bad chunk"),
-                                     -1): 0;
-        if (digits == 0 || (buf [at] != '\r' && buf [at] != '\n' && buf [at] != ';'
-                                               && buf [at] != ' ' && buf [at] != '\t')) {
-            snprintf (why, whylen, "the executor's answer has a bad chunk size");
-            return -1;
-        }
-        at = eol - buf + 1;
-        if (n == 0)
-            break;
-        data += n;
-        if (data > body_max)
-            return -2;
-        if (len - at < n + 1)
-            return 0;
-        at += n;
-        if (buf [at] == '\r') {
-            if (at + 1 >= len)
+        size_t took = http_parser_execute (parser, &s_settings, n? r->buf + from: NULL, n);
+        enum http_errno err = HTTP_PARSER_ERRNO (parser);
+        if (r->rc)
+            return r->rc;
+        if (err == HPE_PAUSED && !a->complete) {
+            //  An interim answer's end: the next starts after it
+            http_parser_pause (parser, 0);
+            from += took;
+            n -= took;
+            a->start = from;
+            a->status = 0;
+            if (n == 0)
                 return 0;
-            at++;
+            continue;
         }
-        if (buf [at] != '\n') {
-            snprintf (why, whylen, "the executor's answer has a chunk of the wrong size");
+        if (err == HPE_PAUSED) {
+            if (took < n)
+                a->close = true;    //  (bytes past the answer)
+            if (!a->body_seen)
+                a->head_len = from + took;
+            return 0;
+        }
+        if (err == HPE_INVALID_EOF_STATE && n == 0)
+            return -3;
+        if (err != HPE_OK) {
+            snprintf (r->why, r->whylen, "the executor's answer is malformed: %s (%s)",
+                      http_errno_name (err), http_errno_description (err));
             return -1;
         }
-        at++;
+        return 0;
     }
-    //  Trailers, up to an empty line
-    while (true) {
-        const char *eol = at < len? memchr (buf + at, '\n', len - at): NULL;
-        if (!eol)
-            return len - at > 8192? (snprintf (why, whylen, "the executor's answer has a bad trailer"),
-                                     -1): 0;
-        bool empty = (size_t) (eol - buf) == at || ((size_t) (eol - buf) == at + 1 && buf [at] == '\r');
-        at = eol - buf + 1;
-        if (empty)
-            break;
-    }
-    if (at < len)
-        a->close = true;            //  (bytes past the answer)
-    //  Second pass: the data moved together (all well-formed now)
-    size_t from = a->head_len, to = a->head_len;
-    while (true) {
-        size_t n = 0;
-        while (isxdigit ((unsigned char) buf [from])) {
-            int c = tolower ((unsigned char) buf [from++]);
-            n = n * 16 + (size_t) (c <= '9'? c - '0': c - 'a' + 10);
-        }
-        from = (char *) memchr (buf + from, '\n', len - from) - buf + 1;
-        if (n == 0)
-            break;
-        memmove (buf + to, buf + from, n);
-        to += n;
-        from += n;
-        from += buf [from] == '\r'? 2: 1;
-    }
-    a->body_len = to - a->head_len;
-    buf [to] = 0;
-    return 1;
 }
 
 int
 xxl_bridge_http_read (xxl_bridge_http_answer_t *a, char *buf, size_t *len, bool eof,
                       size_t body_max, char *why, size_t whylen)
 {
-    while (!a->head_len) {
-        //  The head's end: the first empty line
-        size_t end = 0;
-        for (const char *nl = memchr (buf, '\n', *len); nl;
-             nl = memchr (nl + 1, '\n', *len - (nl + 1 - buf))) {
-            size_t at = nl + 1 - buf;
-            if (at < *len && buf [at] == '\n') {
-                end = at + 1;
-                break;
-            }
-            if (at + 1 < *len && buf [at] == '\r' && buf [at + 1] == '\n') {
-                end = at + 2;
-                break;
-            }
-        }
-        if (!end) {
-            if (*len > XXL_BRIDGE_HTTP_HEAD_MAX) {
-                snprintf (why, whylen, "the executor's answer head is longer than %d bytes",
-                          XXL_BRIDGE_HTTP_HEAD_MAX);
-                return -1;
-            }
-            if (eof) {
-                snprintf (why, whylen, *len? "the executor closed the connection in the middle"
-                                             " of its answer's head"
-                                           : "the executor closed the connection with no answer");
-                return -1;
-            }
-            return 0;
-        }
-        if (s_head (a, buf, end, why, whylen))
-            return -1;
-        if (a->status / 100 == 1 && a->status != 101) {
-            //  An interim answer: dropped, the real one follows
-            memmove (buf, buf + end, *len - end);
-            *len -= end;
-            continue;
-        }
-        if (a->status == 101) {
-            snprintf (why, whylen, "the executor switched protocols");
-            return -1;
-        }
-        a->head_len = end;
-        if (a->content_length > (int64_t) body_max)
-            return -2;
+    s_reading_t r = { a, buf, body_max, why, whylen, 0 };
+    if (!a->started) {
+        http_parser_init (&a->parser, HTTP_RESPONSE);
+        a->started = true;
+        a->content_length = -1;
     }
-    size_t have = *len - a->head_len;
-    if (a->chunked) {
-        int rc = s_chunks (a, buf, *len, body_max, why, whylen);
-        if (rc == 0 && eof) {
-            snprintf (why, whylen, "the executor closed the connection in the middle of its answer");
-            return -1;
-        }
-        return rc;
+    a->parser.data = &r;
+    int rc = 0;
+    if (*len > a->fed) {
+        rc = s_execute (&r, a->fed, *len - a->fed);
+        a->fed = *len;
     }
-    if (a->to_eof) {
-        if (have > body_max)
-            return -2;
-        if (!eof)
-            return 0;
-        a->body_len = have;
-    }
-    else {
-        if (have < (size_t) a->content_length) {
-            if (eof) {
+    if (rc == 0 && !a->complete && eof) {
+        rc = s_execute (&r, *len, 0);
+        if (rc == -3 || (rc == 0 && !a->complete)) {
+            if (!a->head_done && *len == a->start)
+                snprintf (why, whylen, "the executor closed the connection with no answer");
+            else
+            if (!a->head_done)
+                snprintf (why, whylen, "the executor closed the connection in the middle"
+                                       " of its answer's head");
+            else
+            if (a->content_length >= 0)
                 snprintf (why, whylen, "the executor closed the connection after %zu of the %"
-                          PRId64 " bytes of its answer", have, a->content_length);
-                return -1;
-            }
-            return 0;
+                          PRId64 " bytes of its answer", a->body_len, a->content_length);
+            else
+                snprintf (why, whylen, "the executor closed the connection in the middle"
+                                       " of its answer");
+            rc = -1;
         }
-        if (have > (size_t) a->content_length)
-            a->close = true;        //  (bytes past the answer)
-        a->body_len = (size_t) a->content_length;
+    }
+    a->parser.data = NULL;
+    if (rc < 0)
+        return rc;
+    if (!a->complete) {
+        if (!a->head_done && *len - a->start > XXL_BRIDGE_HTTP_HEAD_MAX) {
+            snprintf (why, whylen, "the executor's answer head is longer than %d bytes",
+                      XXL_BRIDGE_HTTP_HEAD_MAX);
+            return -1;
+        }
+        return 0;
     }
     buf [a->head_len + a->body_len] = 0;
     return 1;

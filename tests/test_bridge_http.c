@@ -26,16 +26,12 @@ s_read (const char *text, size_t step, bool eof, xxl_bridge_http_answer_t *a, ch
         size_t *len, size_t max, char *why)
 {
     memset (a, 0, sizeof *a);
-    size_t total = strlen (text);
+    size_t total = strlen (text), fed = 0;
     *len = 0;
     int rc = 0;
-    while (*len < total) {
-        size_t n = total - *len < step? total - *len: step;
-        //  (the caller's buffer holds only what came; interim answers
-        //  dropped from it, so what is appended is counted apart)
-        static size_t fed;
-        if (*len == 0)
-            fed = 0;
+    while (fed < total) {
+        size_t n = total - fed < step? total - fed: step;
+        //  (what is appended is counted apart from what buf holds)
         memcpy (buf + *len, text + fed, n);
         fed += n;
         *len += n;
@@ -151,6 +147,62 @@ test_reader (void)
     len = strlen (head);
     XXL_CHECK_INT (xxl_bridge_http_read (&a, head, &len, false, 1024, why, sizeof why), -1);
     XXL_CHECK_HAS (why, "longer than");
+    //  http_parser's refusals name its error: a malformed status line, a
+    //  bad chunk size, a bad header; the well-formed neighbours are taken
+    struct { const char *text; const char *error; } refused [] = {
+        { "HTTP/1.1 2x0 OK\r\nContent-Length: 0\r\n\r\n", "HPE_INVALID_STATUS" },
+        { "HTTP/1.1200 OK\r\nContent-Length: 0\r\n\r\n", "HPE_INVALID_VERSION" },
+        { "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5x\r\nhello\r\n0\r\n\r\n",
+          "HPE_INVALID_CHUNK_SIZE" },
+        { "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n-5\r\nhello\r\n0\r\n\r\n",
+          "HPE_INVALID_CHUNK_SIZE" },
+        { "HTTP/1.1 200 OK\r\nX-Bad\001: 1\r\nContent-Length: 0\r\n\r\n", "HPE_INVALID_HEADER_TOKEN" },
+        { "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n"
+          "2\r\nok\r\n0\r\n\r\n", "HPE_UNEXPECTED_CONTENT_LENGTH" },
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused [0]; i++)
+        for (size_t s = 0; s < sizeof steps / sizeof steps [0]; s++) {
+            why [0] = 0;
+            int rc = s_read (refused [i].text, steps [s], false, &a, buf, &len, 1024, why);
+            XXL_CHECK_MSG (rc == -1 && strstr (why, refused [i].error)
+                           && strstr (why, "the executor's answer is malformed: "),
+                           "refused %zu step %zu: %d (%s)", i, steps [s], rc, why);
+        }
+    const char *taken [] = {
+        "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
+        "HTTP/1.1 100 Continue\r\nX-A: 1\r\n\r\nHTTP/1.1 102 Processing\r\n\r\n"
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\no\r\n1\r\nk\r\n0\r\n\r\n",
+    };
+    for (size_t i = 0; i < sizeof taken / sizeof taken [0]; i++)
+        for (size_t s = 0; s < sizeof steps / sizeof steps [0]; s++) {
+            int rc = s_read (taken [i], steps [s], false, &a, buf, &len, 1024, why);
+            XXL_CHECK_MSG (rc == 1 && a.status == 200 && streq (buf + a.head_len, "ok") && !a.close,
+                           "taken %zu step %zu: %d (%s)", i, steps [s], rc, rc < 0? why: "");
+        }
+    //  one header over the bound, in pieces and whole; one just within it
+    static char one [XXL_BRIDGE_HTTP_HEAD_MAX + 256];
+    for (int over = 1; over >= 0; over--) {
+        strcpy (one, "HTTP/1.1 200 OK\r\nX-Big: ");
+        size_t at = strlen (one), fill = XXL_BRIDGE_HTTP_HEAD_MAX - at - 40 + (over? 100: 0);
+        memset (one + at, 'v', fill);
+        strcpy (one + at + fill, "\r\nContent-Length: 2\r\n\r\nok");
+        for (size_t s = 0; s < sizeof steps / sizeof steps [0]; s++) {
+            int rc = s_read (one, steps [s] == 1? 997: steps [s], false, &a, head, &len, 1024, why);
+            if (over)
+                XXL_CHECK_MSG (rc == -1 && strstr (why, "head is longer than 65536 bytes"),
+                               "over step %zu: %d (%s)", steps [s], rc, why);
+            else
+                XXL_CHECK_MSG (rc == 1 && streq (head + a.head_len, "ok"),
+                               "within step %zu: %d (%s)", steps [s], rc, rc < 0? why: "");
+        }
+    }
+    //  a trailer over the bound
+    strcpy (one, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\nX-T: ");
+    memset (one + strlen (one), 't', XXL_BRIDGE_HTTP_HEAD_MAX + 10);
+    one [sizeof one - 1] = 0;
+    XXL_CHECK_INT (s_read (one, 4096, false, &a, head, &len, 1024, why), -1);
+    XXL_CHECK_HAS (why, "trailer is longer than");
 }
 
 static void
