@@ -171,4 +171,20 @@ check "an admin's DELETE of a used calendar is 409" rest "$ADMIN" 409 -X DELETE 
 check "... and with ?force=true 200, its job re-armed" bash -c "
     curl -s -X DELETE -H 'Authorization: Bearer $ADMIN' '$U/calendars/web?force=true' | jq -e '.jobs == 1' >/dev/null"
 
+# A schedule not saved yet, with a calendar (the job form's preview):
+# GET /api/v1/schedules/next (SCHEDULE_NEXT), any role
+ctl calendar add even --exclude-cron '1/2 * * * * ?' >/dev/null
+check "schedules/next: a one-second cron with a calendar skipping odd seconds gives even ones" bash -c "
+    curl -s -H 'Authorization: Bearer $VIEWER' '$U/schedules/next?scheduleType=CRON&scheduleConf=*+*+*+*+*+%3F&calendar=even&count=6' \
+        | jq -e '.next | length == 6 and all(.[]; (. / 1000) % 2 == 0)
+                 and ([range(1; 6) as \$i | .[\$i] - .[\$i - 1]] | all(. == 2000))' >/dev/null"
+check "... FIX_RATE too, in its zone" bash -c "
+    curl -s -H 'Authorization: Bearer $VIEWER' '$U/schedules/next?scheduleType=FIX_RATE&scheduleConf=5&count=3' \
+        | jq -e '.next | length == 3 and .[1] - .[0] == 5000' >/dev/null"
+check "... a calendar that does not exist is 400 naming it" bash -c "
+    curl -s -H 'Authorization: Bearer $VIEWER' '$U/schedules/next?scheduleType=CRON&scheduleConf=*+*+*+*+*+%3F&calendar=nope' \
+        | jq -e '.error | test(\"calendar .nope. not found\")' >/dev/null"
+check "... a bad expression is 400" rest "$VIEWER" 400 "$U/schedules/next?scheduleType=CRON&scheduleConf=bad"
+check "... FIX_DELAY has no planned times (400)" rest "$VIEWER" 400 "$U/schedules/next?scheduleType=FIX_DELAY&scheduleConf=5"
+
 xxl_done

@@ -299,6 +299,18 @@ static const xxl_field_t s_job_next [] = {
     S_END
 };
 
+//  A schedule not saved yet (a job form's preview): its planned times
+static const char *const s_planned_schedules [] = { "CRON", "FIX_RATE", NULL };
+static const xxl_field_t s_schedule_next [] = {
+    { S_STR ("scheduleType", 32), .required = true, .values = s_planned_schedules,
+      .what = "schedule type" },
+    { S_STR ("scheduleConf", 1024), .required = true },
+    { S_STR ("timezone", 64) },
+    { S_STR ("calendar", XXL_CALENDAR_NAME_MAX), .check = s_calendar_ref },
+    { S_INT ("count", 1, 100, 5) },
+    S_END
+};
+
 //  0 (jobId, jobGroup, logStatus): any
 static const xxl_field_t s_log_list [] = {
     { S_INT ("jobId", 1, INT64_MAX, 0) },

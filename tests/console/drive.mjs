@@ -428,7 +428,7 @@ try {
   })
   await snap(page, 'users-tokens')
 
-  await step('calendars: one added on its page is listed and stored; the job form offers it and says its preview is before it', async () => {
+  await step('calendars: one added on its page is listed and stored; the job form offers it and its preview skips the calendar\'s times', async () => {
     await page.click('[data-nav=calendars]')
     await page.click('[data-test=calendar-add]')
     const form = page.locator('[data-test=calendar-form]')
@@ -450,8 +450,15 @@ try {
     await jf.locator('select[name=scheduleType]').selectOption('CRON')
     await jf.locator('input[name=scheduleConf]').fill('0 0 12 * * ?')
     await until(async () => (await jf.locator('select[name=calendar] option', { hasText: 'console-cal' }).count()) === 1, 'the calendar offered')
+    const asked = requests.length
     await jf.locator('select[name=calendar]').selectOption('console-cal')
-    await page.locator('[data-test=preview-calendar]').waitFor()
+    // (the preview is the scheduler's, the calendar's weekends skipped)
+    await until(async () => requests.slice(asked).includes('GET /api/v1/schedules/next'), 'the preview asked with the calendar')
+    await until(async () => (await jf.locator('[data-test=cron-preview] ol li').count()) === 5, 'five times previewed')
+    const next = (await apiCall('GET', '/schedules/next?scheduleType=CRON&scheduleConf=' + encodeURIComponent('0 0 12 * * ?') + '&calendar=console-cal&count=5')).data
+    check('the preview\'s times skip the calendar\'s weekends', next && next.next.length === 5
+      && next.next.every((t) => ![0, 6].includes(new Date(t).getUTCDay())), JSON.stringify(next))
+    check('... and no note says the preview is before the calendar', (await page.locator('[data-test=preview-calendar]').count()) === 0, '')
     await page.locator('.modal .close').click()
   })
   await snap(page, 'calendars')
