@@ -139,7 +139,7 @@ s_pg_connections (xxl_store_t *store, const char *url, int64_t gid, int64_t jid)
             XXL_CHECK (xxl_store_pg_scalar (openers [0].store,
                 "SELECT COUNT(*) FROM xxl_schema", NULL) == 1);
             XXL_CHECK (xxl_store_pg_scalar (openers [0].store,
-                "SELECT COUNT(*) FROM pg_tables WHERE schemaname = current_schema ()", NULL) == 19);
+                "SELECT COUNT(*) FROM pg_tables WHERE schemaname = current_schema ()", NULL) == 20);
         }
         for (int i = 0; i < 2; i++)
             xxl_store_destroy (&openers [i].store);
