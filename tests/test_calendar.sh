@@ -139,6 +139,11 @@ check "... and job next gives every second" bash -c "
 ctl job update "$NOON" --calendar '' >/dev/null
 check "rm of a calendar a workflow uses is refused, naming it" \
     refused "calendar 'days' is used by 1 workflow ($WF)" calendar rm days
+ctl calendar add wfc --exclude-cron '0 0 0 * * ?' >/dev/null
+ctl workflow update "$WF" --calendar wfc >/dev/null
+check "rm --force of a calendar a workflow uses says so, and the workflow loses it" bash -c "
+    $CTL --api $API --json calendar rm wfc --force | jq -e '.workflows == 1 and .jobs == 0' >/dev/null &&
+    $CTL --api $API --json workflow show $WF | jq -e '.calendar == \"\" and .triggerStatus == 1' >/dev/null"
 ctl workflow update "$WF" --calendar '' >/dev/null
 check "... its calendar given up, the workflow has none" \
     test "$(ctl workflow show "$WF" | jq -r .calendar)" = ""
