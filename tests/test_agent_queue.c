@@ -160,6 +160,27 @@ s_send_run (xxl_tw_sched_t *sched, xxl_enc_t *enc, uint64_t id, int64_t log_id)
     xxl_tw_sched_send (sched, enc);
 }
 
+//  The agent's CPU time so far, in clock ticks (-1: unknown)
+static int64_t
+s_cpu_ticks (pid_t pid)
+{
+    char path [64], text [1024];
+    snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
+    FILE *file = fopen (path, "r");
+    if (!file)
+        return -1;
+    size_t size = fread (text, 1, sizeof text - 1, file);
+    fclose (file);
+    text [size] = 0;
+    //  Fields 14 and 15 (utime, stime) follow the ")" that ends field 2
+    const char *p = strrchr (text, ')');
+    long long utime, stime;
+    if (!p || sscanf (p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lld %lld",
+                      &utime, &stime) != 2)
+        return -1;
+    return utime + stime;
+}
+
 //  More messages than the agent's queue and the kernel's send buffer of
 //  its connection can hold (a REPLY to a BEAT is over 30 bytes)
 static int64_t
@@ -208,17 +229,27 @@ main (int argc, char *argv [])
     for (int64_t i = 1; i <= beats; i++)
         s_send_beat (sched, enc, BEAT_ID + (uint64_t) i);
     s_send_run (sched, enc, RUN_ID, RUN_LOG);
-    int64_t until = zclock_mono () + 120000, next_beat = zclock_mono () + 1000;
-    while (!s_spooled (RUN_LOG) && zclock_mono () < until) {
+    //  The agent works through the BEATs at its own pace (a loaded or
+    //  sanitized build takes minutes): waited for while it still uses
+    //  CPU, until 30 s pass without a tick of it, or 15 minutes in all
+    int64_t start = zclock_mono (), next_beat = start + 1000;
+    int64_t ticks = s_cpu_ticks (agent), idle_since = start;
+    while (!s_spooled (RUN_LOG) && zclock_mono () - idle_since < 30000
+    &&     zclock_mono () - start < 900000) {
         zclock_sleep (50);
+        int64_t now_ticks = s_cpu_ticks (agent);
+        if (now_ticks != ticks) {
+            ticks = now_ticks;
+            idle_since = zclock_mono ();
+        }
         if (zclock_mono () >= next_beat) {
             s_send_beat (sched, enc, BEAT_ID + (uint64_t) ++beats);
             next_beat = zclock_mono () + 1000;
         }
     }
     XXL_CHECK (s_spooled (RUN_LOG));
-    printf ("# %" PRId64 " BEATs and a RUN sent, nothing read; the run's result is spooled\n",
-            beats);
+    printf ("# %" PRId64 " BEATs and a RUN sent, nothing read; the run's result is spooled"
+            " after %" PRId64 " s\n", beats, (zclock_mono () - start) / 1000);
     XXL_CHECK (s_logged ("cannot send a REPLY to", 0));
     printf ("# its CALLBACK %s\n", s_logged ("cannot send CALLBACK to", 1000)
             ? "was refused by the full queue"
@@ -228,7 +259,7 @@ main (int argc, char *argv [])
     //  Reading again: every REPLY that went, until the run's result
     int64_t replies = 0;
     bool run_replied = false;
-    until = zclock_mono () + 60000;
+    int64_t until = zclock_mono () + 60000;
     while (!xxl_tw_sched_callback (sched, RUN_LOG) && zclock_mono () < until) {
         xxl_msg_t *reply = xxl_tw_sched_wait (sched, "REPLY", 0, 1000);
         if (reply && xxl_msg_id (reply) > BEAT_ID
