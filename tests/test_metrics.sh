@@ -81,4 +81,23 @@ check "the agent series of a gone agent go" wait_for 15 bash -c \
     "! curl -s '$URL' | grep -q 'address=\"m1\"'"
 check "... and its app shows 0 agents connected" has 15 '[
     ["xxl_app_agents_connected", {"app": "metrics-app"}, 0]]'
+
+# Both 0: no labelled series (conf/xxl-scheduler.cfg); a job changed and
+# runs end as before
+kill "$SPID"; wait "$SPID" 2>/dev/null
+sed -i 's/^        metrics_jobs = 2$/        metrics_jobs = 0\n        metrics_agents = 0/' "$T/scheduler.cfg"
+start_scheduler || exit 1
+URL="http://$HTTP_EP/metrics"
+start_agent m2 metrics-app
+check "no labels: the agent registers" wait_for 10 agent_registered metrics-app m2
+ctl job update "$THIRD" --param changed >/dev/null
+L=$(ctl job trigger "$THIRD" | jq -r '.logIds[0]')
+check "no labels: a changed job's run ends ok" wait_for 10 field_is "$L" handleCode 200
+check "... the scheduler serves on" kill -0 "$SPID"
+# (the counters reach /metrics within a second)
+counted_unlabelled () {
+    curl -s "$URL" > "$T/nolabels.txt" && grep -q '^xxl_runs_total{code="200"} 1$' "$T/nolabels.txt"
+}
+check "... the run is counted" wait_for 5 counted_unlabelled
+check "... with no app, job or agent series" bash -c "! grep -E 'app=|job=|address=' '$T/nolabels.txt'"
 xxl_done

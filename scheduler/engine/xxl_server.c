@@ -387,7 +387,7 @@ s_metrics_label_run (server_t *self, const xxl_event_t *event)
 static void
 s_metrics_on_job (server_t *self, const xxl_event_t *event)
 {
-    if (event->job_id > 0)
+    if (self->metrics.labels && event->job_id > 0)
         xxl_labels_job_changed (self->metrics.labels, event->job_id);
 }
 
