@@ -103,6 +103,24 @@ s_beginner (void *args)
     return NULL;
 }
 
+//  The same connection's first statement that needs the write lock (a
+//  job's times: not one of the runs' hot path) in its open transaction
+typedef struct {
+    xxl_store_t *store;
+    int64_t job_id;
+    int rc;
+    int64_t at;
+} locker_t;
+
+static void *
+s_locker (void *args)
+{
+    locker_t *locker = (locker_t *) args;
+    locker->rc = xxl_store_job_set_times (locker->store, locker->job_id, 5, 6);
+    locker->at = zclock_mono ();
+    return NULL;
+}
+
 //  PostgreSQL's connections side by side on the test's database (url):
 //  migrations at once, the write lock, data_version, log ids across
 //  connections, a write failing inside a transaction, a connection lost,
@@ -203,42 +221,89 @@ s_pg_connections (xxl_store_t *store, const char *url, int64_t gid, int64_t jid)
     XXL_CHECK (xxl_store_commit (store) == 0);
     XXL_CHECK (xxl_store_registry_remove (other, "race-app", "race-host") == 0);
 
-    //  begin is the write lock: another connection's begin waits for the
-    //  holder's commit
+    //  The write lock: begin does not take it, and two connections adding
+    //  runs and their results (the hot path) never wait for each other;
+    //  the first other statement takes it, and another connection's waits
+    //  there for the holder's commit
     XXL_CHECK (xxl_store_begin (store) == 0);
+    XXL_CHECK (xxl_store_job_set_times (store, jid, 1, 2) == 1);
     beginner_t beginner = { other, -2, 0 };
     pthread_t thread;
     pthread_create (&thread, NULL, s_beginner, &beginner);
+    pthread_join (thread, NULL);
+    XXL_CHECK (beginner.rc == 0);
+    int64_t next = xxl_store_log_next_id (other);
+    xxl_log_t row = { .job_group = gid, .job_id = jid, .executor_handler = "h",
+                      .executor_param = "", .trigger_time = 1, .trigger_msg = "",
+                      .trigger_type = "MANUAL", .id = next };
+    XXL_CHECK (next > 0 && xxl_store_log_add (other, &row) == 0);
+    XXL_CHECK (xxl_store_log_trigger_done (other, next, 200, "a1", "ok") == 0);
+    XXL_CHECK (xxl_store_log_handle_done (other, next, 7, 200, "done") == 0);
+    XXL_CHECK (xxl_store_commit (other) == 0);
+    XXL_CHECK (xxl_store_begin (other) == 0);
+    locker_t locker = { other, jid, -2, 0 };
+    pthread_create (&thread, NULL, s_locker, &locker);
     zclock_sleep (300);
     int64_t released = zclock_mono ();
     XXL_CHECK (xxl_store_commit (store) == 0);
     pthread_join (thread, NULL);
-    XXL_CHECK (beginner.rc == 0 && beginner.at >= released);
+    XXL_CHECK (locker.rc == 1 && locker.at >= released);
     XXL_CHECK (xxl_store_commit (other) == 0);
 
-    //  Log ids across connections: ids one transaction handed out itself
-    //  are past the next connection's next_id; a rollback hands them out
-    //  again (as SQLite's sqlite_sequence)
+    //  Log ids across connections: each hands out ids of a block of its
+    //  own (two transactions at once never collide), a run of
+    //  XXL_STORE_LOG_ID_RUN after each next_id, past the ids it added
+    //  itself; an id is never handed out again, even after a rollback
     XXL_CHECK (xxl_store_begin (store) == 0);
-    int64_t next = xxl_store_log_next_id (store);
-    xxl_log_t row = { .job_group = gid, .job_id = jid, .executor_handler = "h",
-                      .executor_param = "", .trigger_time = 1, .trigger_msg = "",
-                      .trigger_type = "MANUAL", .id = next };
-    XXL_CHECK (next > 0 && xxl_store_log_add (store, &row) == 0 && row.id == next);
-    row.id = next + 1;
+    XXL_CHECK (xxl_store_begin (other) == 0);
+    int64_t mine_next = xxl_store_log_next_id (store);
+    int64_t theirs_next = xxl_store_log_next_id (other);
+    XXL_CHECK (mine_next > 0 && theirs_next > 0);
+    XXL_CHECK (mine_next + XXL_STORE_LOG_ID_RUN <= theirs_next
+           ||  theirs_next + XXL_STORE_LOG_ID_RUN <= mine_next);
+    row.id = mine_next;
     XXL_CHECK (xxl_store_log_add (store, &row) == 0);
-    XXL_CHECK (xxl_store_log_next_id (store) == next + 2);
+    row.id = mine_next + XXL_STORE_LOG_ID_RUN - 1;
+    XXL_CHECK (xxl_store_log_add (store, &row) == 0);
+    row.id = theirs_next;
+    XXL_CHECK (xxl_store_log_add (other, &row) == 0);
+    XXL_CHECK (xxl_store_log_next_id (store) == mine_next + XXL_STORE_LOG_ID_RUN);
+    XXL_CHECK (xxl_store_commit (other) == 0);
     XXL_CHECK (xxl_store_commit (store) == 0);
     XXL_CHECK (xxl_store_begin (other) == 0);
-    XXL_CHECK (xxl_store_log_next_id (other) == next + 2);
     row.id = 0;
-    XXL_CHECK (xxl_store_log_add (other, &row) == 0 && row.id == next + 2);
+    XXL_CHECK (xxl_store_log_add (other, &row) == 0 && row.id > 0);
+    XXL_CHECK (row.id != mine_next && row.id != theirs_next);
     XXL_CHECK (xxl_store_commit (other) == 0);
     XXL_CHECK (xxl_store_begin (store) == 0);
     row.id = xxl_store_log_next_id (store);
-    XXL_CHECK (row.id == next + 3 && xxl_store_log_add (store, &row) == 0);
+    next = row.id;
+    XXL_CHECK (row.id > mine_next && xxl_store_log_add (store, &row) == 0);
     XXL_CHECK (xxl_store_rollback (store) == 0);
-    XXL_CHECK (xxl_store_log_next_id (store) == next + 3);
+    XXL_CHECK (xxl_store_log_next_id (store) > next);
+
+    //  The fence: a share never changes hands in the middle of a
+    //  transaction of the connection that holds it (its lease expired
+    //  or not); a share another holds is taken once that one's
+    //  transaction ended, and the other shares meanwhile
+    xxl_lease_t leases [XXL_STORE_SHARES];
+    XXL_CHECK (xxl_store_begin (store) == 0);
+    XXL_CHECK (xxl_store_lease_list (store, leases) == 0);
+    XXL_CHECK (xxl_store_lease_take (store, 5, "node-a", leases [5].epoch, 1) == 1);
+    XXL_CHECK (xxl_store_commit (store) == 0);
+    XXL_CHECK (xxl_store_begin (store) == 0);
+    XXL_CHECK (xxl_store_begin (other) == 0);
+    XXL_CHECK (xxl_store_lease_list (other, leases) == 0);
+    XXL_CHECK (streq (leases [5].owner, "node-a"));
+    XXL_CHECK (xxl_store_lease_take (other, 5, "node-b", leases [5].epoch, 2) == 0);
+    XXL_CHECK (xxl_store_lease_take (other, 6, "node-b", leases [6].epoch, 2) == 1);
+    XXL_CHECK (xxl_store_commit (other) == 0);
+    XXL_CHECK (xxl_store_commit (store) == 0);
+    XXL_CHECK (xxl_store_begin (other) == 0);
+    XXL_CHECK (xxl_store_lease_take (other, 5, "node-b", leases [5].epoch, 2) == 1);
+    XXL_CHECK (xxl_store_lease_release (other, 5, "node-b", leases [5].epoch + 1, 0) == 1);
+    XXL_CHECK (xxl_store_lease_release (other, 6, "node-b", leases [6].epoch + 1, 0) == 1);
+    XXL_CHECK (xxl_store_commit (other) == 0);
 
     //  A write failing inside a transaction: PostgreSQL aborts it; later
     //  calls fail with that first cause, the handle stays in it until

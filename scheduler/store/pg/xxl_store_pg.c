@@ -11,28 +11,54 @@
     rollback) and self->flush (set here to pgx_flush).
 
     How the store's contracts (xxl_store.h) map onto PostgreSQL:
-    -   The write lock: begin sends "BEGIN; SELECT pg_advisory_xact_lock
-        (XXL_PG_WRITE_LOCK)" (one round trip); commit or rollback frees
-        it.  A write outside a transaction takes it in a transaction of
-        its own, as an autocommit write takes SQLite's.
-    -   data_version: the counter row xxl_store_state.data_version, which
-        a committing transaction that wrote bumps (in the commit's round
-        trip: "UPDATE ... RETURNING; COMMIT").  The handle remembers the
-        value its own commit left (version_seen), so its own commits do
-        not look like another's; it reports a number that moves when the
-        row moved past that.  begin reads the row with the lock, in the
-        same round trip, so data_version inside a transaction (the engine
-        asks at every turn's start) costs none.
-    -   Log ids: xxl_store_state.log_seq is the highest id handed out (as
-        sqlite_sequence's seq).  log_next_id reads it (FOR UPDATE: a
-        writer that does not take the write lock waits for this
-        transaction); rows added with ids of their own raise it at commit;
-        an automatic id is log_seq + 1 in the INSERT's own statement.  The
-        other tables' ids are identity columns (never reused either).
+    -   Advisory locks, all freed by commit or rollback.  A fence lock
+        per share (XXL_PG_FENCE_CLASS, share): begin takes those of the
+        shares the handle holds shared (in BEGIN's round trip), so they
+        never wait for each other; a lease take of a share someone owns
+        (s_lease_take) needs that share's alone, tried without waiting:
+        a share never changes hands in the middle of a transaction of the
+        scheduler that held it (the guarantee the single write lock gave,
+        docs/design.md, "Leases"), and schedulers of other shares are not
+        in the way.  The write lock (XXL_PG_WRITE_LOCK,
+        exclusive): taken by the transaction's first statement that is
+        not one of the lock-free calls (pgx_lock, from the statement
+        layer), so every read-then-write of the engine but those calls
+        runs alone, as under SQLite's lock.  The lock-free calls (the
+        s_free_* wrappers) are those of the runs' hot path, which touch
+        only log rows by id, each a guarded single-row change that
+        PostgreSQL's row locks make atomic: adding a row that is not
+        planned (with this handle's own id), its shards, reading a row,
+        and the trigger and handle results.  Two schedulers doing only
+        those never wait for each other.  A planned row (a fire) takes
+        the write lock.  A write outside a transaction takes both in a
+        transaction of its own, as an autocommit write takes SQLite's.
+    -   data_version: the sequence xxl_data_versions, drawn once by every
+        transaction that wrote, just after its COMMIT in the same round
+        trip (so whoever sees the new value sees the rows; a sequence
+        holds no lock).  The handle remembers the value its own commit
+        drew (version_seen), so its own commits do not look like
+        another's; it reports a number that moves when the sequence moved
+        past that.  begin reads it in its round trip, so data_version
+        inside a transaction (the engine asks at every turn's start)
+        costs none.
+    -   Log ids: the sequence xxl_log_ids, by blocks of
+        XXL_PG_LOG_ID_BLOCK: log_next_id hands the engine runs of
+        XXL_STORE_LOG_ID_RUN ids from this handle's block, drawing a new
+        block when fewer are left; no one else gets an id of it, and
+        nextval waits for no one.  A row added with an id past the block
+        moves the sequence past it at commit; an automatic id is the
+        column's default (xxl_log_id_next: nextval).  Ids are never
+        reused, even after a rollback; they are not dense (a block's
+        unused ids at a restart, a run's at the block's end).  The other
+        tables' ids are identity columns (never reused either).  The
+        sequences are made, past the counter row's values, by the first
+        scheduler of this version that opens the database
+        (XXL_PG_SEQUENCES): every scheduler of a database runs one
+        version.
     -   Timeouts, set on connect: statement_timeout 10 s (10 minutes on a
         side connection: xxl_store_pg_side_new), lock_timeout
-        5 s (begin waits up to 5 s for the write lock, as SQLite's busy
-        timeout), idle_in_transaction_session_timeout 2 s (a scheduler
+        5 s (a transaction waits up to 5 s for the write lock, as
+        SQLite's busy timeout), idle_in_transaction_session_timeout 2 s (a scheduler
         frozen or cut off inside a transaction loses its session, and the
         lock, after 2 s: below ha/lease_ms's default of 3 s, so that the
         others can take its shares over when its lease ends; a turn's
@@ -68,11 +94,26 @@
 
 //  A lost connection is tried again by begin at most this often
 #define XXL_PG_RETRY_MS 1000
-//  The advisory lock keys (the bytes of "xxl_wlck" and "xxl_migr" read as
-//  big-endian integers): the write lock, and the lock migrations take so
-//  that two schedulers opening an empty database do not both create it
-#define XXL_PG_WRITE_LOCK "8680807439037916011"
+//  The advisory lock key (the bytes of "xxl_migr" read as a big-endian
+//  integer) migrations take, so that two schedulers opening an empty
+//  database do not both create it (the write lock's: xxl_store_pg_int.h)
 #define XXL_PG_MIGRATE_LOCK "8680807438869948274"
+//  The backend's own objects, past the schema's versions (made once, by
+//  the first scheduler of this version to open the database, under the
+//  migration lock and the write lock): the log ids' and data_version's
+//  sequences, started past what the counter row and the rows say, and
+//  the log ids' default drawn from the first
+#define XXL_PG_SEQUENCES \
+    "BEGIN; SELECT pg_advisory_xact_lock (" XXL_PG_WRITE_LOCK ");" \
+    " CREATE SEQUENCE xxl_log_ids INCREMENT BY 4096 MINVALUE 1;" \
+    " SELECT setval ('xxl_log_ids', GREATEST (log_seq," \
+    "   (SELECT COALESCE (MAX (id), 0) FROM xxl_job_log)) + 1, false) FROM xxl_store_state;" \
+    " CREATE SEQUENCE xxl_data_versions MINVALUE 0;" \
+    " SELECT setval ('xxl_data_versions', data_version, true) FROM xxl_store_state;" \
+    " CREATE OR REPLACE FUNCTION xxl_log_id_next () RETURNS BIGINT LANGUAGE sql VOLATILE" \
+    "   AS 'SELECT nextval (''xxl_log_ids'')';" \
+    " COMMIT"
+_Static_assert (XXL_PG_LOG_ID_BLOCK == 4096, "XXL_PG_SEQUENCES says 4096");
 //  The session's settings (see the file header)
 #define XXL_PG_SESSION \
     "SET statement_timeout = 10000; SET lock_timeout = 5000;" \
@@ -374,6 +415,21 @@ s_migrate (store_t *self)
         }
         zsys_info ("store: migrated schema to version %d", version + 1);
     }
+    if (rc == 0) {
+        int64_t missing = pgx_scalar (self, "SELECT (to_regclass ('xxl_log_ids') IS NULL)::int",
+                                      NULL);
+        if (missing < 0)
+            rc = -1;
+        else
+        if (missing == 1 && (rc = s_simple (self, XXL_PG_SEQUENCES))
+        &&  PQstatus (self->conn) == CONNECTION_OK
+        &&  PQtransactionStatus (self->conn) != PQTRANS_IDLE) {
+            char cause [sizeof self->error];
+            snprintf (cause, sizeof cause, "%s", self->error);
+            s_simple (self, "ROLLBACK");
+            snprintf (self->error, sizeof self->error, "%s", cause);
+        }
+    }
     if (PQstatus (self->conn) == CONNECTION_OK) {
         char cause [sizeof self->error];
         snprintf (cause, sizeof cause, "%s", self->error);
@@ -483,7 +539,7 @@ s_open (const char *url, bool side, char *err, size_t errlen)
         pgx_destroy (&self->sql.base);
         return NULL;
     }
-    self->version_seen = pgx_scalar (self, "SELECT data_version FROM xxl_store_state", NULL);
+    self->version_seen = pgx_scalar (self, "SELECT last_value FROM xxl_data_versions", NULL);
     self->version_reported = 1;
     if (self->version_seen < 0) {
         snprintf (err, errlen, "PostgreSQL database: %s", self->error);
@@ -535,11 +591,24 @@ pgx_begin (xxl_store_t *base)
                 return -1;
             reset = true;
         }
-        //  (with the counter row as the lock leaves it: data_version in
-        //  this transaction needs no round trip of its own)
-        if (pgx_simple_value (self, "BEGIN; SELECT pg_advisory_xact_lock (" XXL_PG_WRITE_LOCK ");"
-                                  " SELECT data_version FROM xxl_store_state",
-                            &self->txn_version) == 0)
+        //  (no lock yet: the first statement that needs it takes it; and
+        //  data_version as of now, which this transaction needs no round
+        //  trip of its own for)
+        //  (the fence locks of the shares held, shared: s_lease_take)
+        char sql [256] = "BEGIN; ";
+        if (self->shares_held) {
+            size_t used = strlen (sql);
+            used += (size_t) snprintf (sql + used, sizeof sql - used,
+                                       "SELECT pg_advisory_xact_lock_shared (" XXL_PG_FENCE_CLASS
+                                       ", s) FROM unnest (ARRAY [");
+            for (int share = 0; share < XXL_STORE_SHARES; share++)
+                if (self->shares_held & ((uint64_t) 1 << share))
+                    used += (size_t) snprintf (sql + used, sizeof sql - used, "%d,", share);
+            sql [used - 1] = 0;     //  (the last comma)
+            snprintf (sql + used - 1, sizeof sql - used + 1, "]) s; ");
+        }
+        strcat (sql, "SELECT last_value FROM xxl_data_versions");
+        if (pgx_simple_value (self, sql, &self->txn_version) == 0)
             break;
         //  A connection that died since its last statement (the server
         //  restarted, say): once more on a new one
@@ -559,6 +628,7 @@ pgx_begin (xxl_store_t *base)
     self->txn_lost = 0;
     self->txn_dirty = 0;
     self->txn_log_max = 0;
+    self->txn_locked = 0;
     return 0;
 }
 
@@ -572,6 +642,7 @@ s_txn_abandon (store_t *self)
     self->txn_lost = 0;
     self->txn_dirty = 0;
     self->txn_log_max = 0;
+    self->txn_locked = 0;
     if (self->conn && PQstatus (self->conn) == CONNECTION_OK
     &&  PQtransactionStatus (self->conn) != PQTRANS_IDLE) {
         PGresult *result = PQexec (self->conn, "ROLLBACK");
@@ -596,26 +667,33 @@ pgx_commit (xxl_store_t *base)
         s_txn_abandon (self);
         return -1;
     }
-    //  A transaction that wrote bumps the counter row, and records the
-    //  log ids it handed out itself, in the commit's round trip
-    char sql [256];
+    //  A transaction that wrote bumps data_version once committed (so
+    //  that whoever sees the bump sees the rows), in the commit's round
+    //  trip; one that added log ids past this handle's block first moves
+    //  xxl_log_ids past them (nextval: never back, whoever else draws)
+    char sql [512];
+    char catch_up [256] = "";
+    if (self->txn_dirty && self->txn_log_max > 0 && self->txn_log_max >= self->ids_end)
+        snprintf (catch_up, sizeof catch_up, "SELECT MAX (nextval ('xxl_log_ids')) FROM"
+                  " generate_series (1, (SELECT CASE WHEN %" PRId64 " >= last_value THEN (%"
+                  PRId64 " - last_value) / %d + 1 ELSE 0 END FROM xxl_log_ids)); ",
+                  self->txn_log_max, self->txn_log_max, XXL_PG_LOG_ID_BLOCK);
     if (self->txn_dirty)
-        snprintf (sql, sizeof sql, "UPDATE xxl_store_state SET data_version = data_version + 1,"
-                  " log_seq = GREATEST (log_seq, %" PRId64 ") RETURNING data_version; COMMIT",
-                  self->txn_log_max);
+        snprintf (sql, sizeof sql, "%sCOMMIT; SELECT nextval ('xxl_data_versions')", catch_up);
     else
         snprintf (sql, sizeof sql, "COMMIT");
     int64_t version = -1;
+    bool commit_seen = false;
     int rc = PQsendQuery (self->conn, sql)? 0: pgx_fail (self, "commit", NULL);
     PGresult *result;
     bool committed = false;
     while ((result = PQgetResult (self->conn))) {
         ExecStatusType status = PQresultStatus (result);
-        if (status == PGRES_TUPLES_OK && PQntuples (result) == 1)
+        if (status == PGRES_TUPLES_OK && PQntuples (result) == 1 && commit_seen)
             version = pgx_int (result, 0, 0);
         else
         if (status == PGRES_COMMAND_OK && streq (PQcmdStatus (result), "COMMIT"))
-            committed = true;
+            committed = commit_seen = true;
         else
         if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK && rc == 0)
             rc = pgx_fail (self, "commit", result);
@@ -637,6 +715,7 @@ pgx_commit (xxl_store_t *base)
     self->in_txn = 0;
     self->txn_dirty = 0;
     self->txn_log_max = 0;
+    self->txn_locked = 0;
     return 0;
 }
 
@@ -651,6 +730,7 @@ pgx_rollback (xxl_store_t *base)
     self->txn_lost = 0;
     self->txn_dirty = 0;
     self->txn_log_max = 0;
+    self->txn_locked = 0;
     if (!self->conn || PQstatus (self->conn) != CONNECTION_OK
     ||  PQtransactionStatus (self->conn) == PQTRANS_IDLE)
         return 0;                       //  (nothing open on the server)
@@ -667,11 +747,11 @@ int64_t
 pgx_data_version (xxl_store_t *base)
 {
     store_t *self = (store_t *) base;
-    //  Inside a transaction, what begin read under the lock (no other
-    //  connection commits before this one does)
+    //  Inside a transaction, what begin read (a commit after it is
+    //  another turn's news)
     int64_t version = self->in_txn && !self->txn_lost && self->txn_version >= 0
                     ? self->txn_version
-                    : pgx_scalar (self, "SELECT data_version FROM xxl_store_state", NULL);
+                    : pgx_scalar (self, "SELECT last_value FROM xxl_data_versions", NULL);
     if (version < 0)
         return -1;
     if (version != self->version_seen) {
@@ -757,13 +837,160 @@ xxl_store_pg_encode (xxl_store_t *base, xxl_enc_t *enc, int rows_as_array, const
 }
 
 //  --------------------------------------------------------------------
-//  The method table: this file's connection methods, the rows', the
-//  lease's and the batch's calls, and the shared bodies
+//  The calls that need no write lock (see "Two advisory locks" above): each
+//  runs its body with lock_free set
 
+#define PGX_FREE(call) \
+    int lock_free = self->lock_free; \
+    self->lock_free = 1; \
+    __typeof__ (call) rc = call; \
+    self->lock_free = lock_free; \
+    return rc;
+
+//  The shares this handle holds, as its lease calls left them: each
+//  transaction's begin takes their fence locks shared.  A take of a share
+//  someone owns (expired, or this node's from before a restart) first
+//  takes that share's fence lock alone, without waiting: it fails (0, as
+//  when the row moved; the next round tries again) while a transaction of
+//  the scheduler that held the share is open, so a share never changes
+//  hands in the middle of one.  Takes and renewals that fail, and
+//  releases, drop the share (an extra lock held by mistake only delays a
+//  take; one missing is impossible: a share is held from its take on).
+static int
+s_lease_take (xxl_store_t *base, int share, const char *node, int64_t epoch, int64_t expires)
+{
+    store_t *self = (store_t *) base;
+    assert (share >= 0 && share < XXL_STORE_SHARES);
+    char *owner = pgx_text (self, "SELECT owner FROM xxl_lease WHERE share = $1 AND epoch = $2",
+                            "ii", (int64_t) share, epoch);
+    bool owned = owner && *owner;
+    free (owner);
+    if (owned) {
+        int64_t alone = pgx_scalar (self, "SELECT pg_try_advisory_xact_lock (" XXL_PG_FENCE_CLASS
+                                          ", $1::int)::int", "i", (int64_t) share);
+        if (alone != 1)
+            return alone < 0? -1: 0;
+    }
+    int rc = xs_lease_take (base, share, node, epoch, expires);
+    if (rc == 1)
+        self->shares_held |= (uint64_t) 1 << share;
+    return rc;
+}
+
+static int
+s_lease_renew (xxl_store_t *base, int share, const char *node, int64_t epoch, int64_t expires)
+{
+    store_t *self = (store_t *) base;
+    assert (share >= 0 && share < XXL_STORE_SHARES);
+    int rc = xs_lease_renew (base, share, node, epoch, expires);
+    if (rc == 1)
+        self->shares_held |= (uint64_t) 1 << share;
+    else
+        self->shares_held &= ~((uint64_t) 1 << share);
+    return rc;
+}
+
+static int
+s_lease_release (xxl_store_t *base, int share, const char *node, int64_t epoch, int64_t now)
+{
+    store_t *self = (store_t *) base;
+    assert (share >= 0 && share < XXL_STORE_SHARES);
+    self->shares_held &= ~((uint64_t) 1 << share);
+    return xs_lease_release (base, share, node, epoch, now);
+}
+
+static int
+s_free_log_add (xxl_store_t *base, xxl_log_t *log)
+{
+    store_t *self = (store_t *) base;
+    //  (a planned row is a fire: the lock, for the fence; xxl_lease.c)
+    if (log->schedule_time > 0)
+        return pgx_log_add (base, log);
+    PGX_FREE (pgx_log_add (base, log))
+}
+
+static int
+s_free_log_copy_shard (xxl_store_t *base, int64_t id, int64_t from_id, const char *shard,
+                       int64_t stamp)
+{
+    store_t *self = (store_t *) base;
+    PGX_FREE (pgx_log_copy_shard (base, id, from_id, shard, stamp))
+}
+
+static int
+s_free_log_set_shard (xxl_store_t *base, int64_t id, const char *shard)
+{
+    store_t *self = (store_t *) base;
+    PGX_FREE (pgx_log_set_shard (base, id, shard))
+}
+
+static int
+s_free_log_load (xxl_store_t *base, int64_t id, xxl_log_t *log)
+{
+    store_t *self = (store_t *) base;
+    PGX_FREE (xs_log_load (base, id, log))
+}
+
+static int64_t
+s_free_log_job_id (xxl_store_t *base, int64_t log_id)
+{
+    store_t *self = (store_t *) base;
+    PGX_FREE (xs_log_job_id (base, log_id))
+}
+
+static int
+s_free_log_trigger_done (xxl_store_t *base, int64_t log_id, int code, const char *address,
+                         const char *append)
+{
+    store_t *self = (store_t *) base;
+    PGX_FREE (xs_log_trigger_done (base, log_id, code, address, append))
+}
+
+static int
+s_free_log_handle_done (xxl_store_t *base, int64_t log_id, int64_t handle_time, int code,
+                        const char *msg)
+{
+    store_t *self = (store_t *) base;
+    PGX_FREE (xs_log_handle_done (base, log_id, handle_time, code, msg))
+}
+
+static int
+s_free_log_handle_done_by (xxl_store_t *base, int64_t log_id, const char *address,
+                           int64_t handle_time, int code, const char *msg, int64_t trigger_time)
+{
+    store_t *self = (store_t *) base;
+    PGX_FREE (xs_log_handle_done_by (base, log_id, address, handle_time, code, msg,
+                                     trigger_time))
+}
+
+static int
+s_free_log_handle_done_many (xxl_store_t *base, const xxl_store_done_t *items, size_t count,
+                             int *done)
+{
+    store_t *self = (store_t *) base;
+    PGX_FREE (pgx_log_handle_done_many (base, items, count, done))
+}
+
+//  --------------------------------------------------------------------
+//  The method table: this file's connection methods, the rows', the
+//  lease's and the batch's calls, and the shared bodies (those that need
+//  no lock through the wrappers above)
+
+//  (the wrappers replace shared bodies XXL_STORE_SQL_METHODS named first)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Woverride-init"
 const xxl_store_methods_t pgx_methods = {
     .version = XXL_STORE_METHODS_VERSION,
     .size = sizeof (xxl_store_methods_t),
     XXL_STORE_SQL_METHODS           //  the shared bodies (scheduler/store/sql)
+    .log_load = s_free_log_load,
+    .log_job_id = s_free_log_job_id,
+    .log_trigger_done = s_free_log_trigger_done,
+    .log_handle_done = s_free_log_handle_done,
+    .log_handle_done_by = s_free_log_handle_done_by,
+    .lease_take = s_lease_take,
+    .lease_renew = s_lease_renew,
+    .lease_release = s_lease_release,
     .destroy = pgx_destroy,
     .error = pgx_error,
     .schema_version = pgx_schema_version,
@@ -779,15 +1006,15 @@ const xxl_store_methods_t pgx_methods = {
     .group_update = pgx_group_update,
     .job_add = pgx_job_add,
     .glue_add = pgx_glue_add,
-    .log_add = pgx_log_add,
+    .log_add = s_free_log_add,
     .log_next_id = pgx_log_next_id,
     .log_unroute = pgx_log_unroute,
-    .log_set_shard = pgx_log_set_shard,
-    .log_copy_shard = pgx_log_copy_shard,
+    .log_set_shard = s_free_log_set_shard,
+    .log_copy_shard = s_free_log_copy_shard,
     .lease_list = pgx_lease_list,
     .lease_fired = pgx_lease_fired,
     .job_due_in = pgx_job_due_in,
-    .log_handle_done_many = pgx_log_handle_done_many,
+    .log_handle_done_many = s_free_log_handle_done_many,
     .fired_get = pgx_fired_get,
     .log_encode_page = pgx_log_encode_page,
     .report_totals = pgx_report_totals,
@@ -799,6 +1026,7 @@ const xxl_store_methods_t pgx_methods = {
     .workflow_add = pgx_workflow_add,
     .workflow_run_add = pgx_workflow_run_add,
 };
+#pragma GCC diagnostic pop
 
 //  Users, tokens and sessions (xxl_store_accounts_t; schema step 9): all
 //  shared

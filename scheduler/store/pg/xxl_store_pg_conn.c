@@ -224,9 +224,28 @@ s_statement (store_t *self, const char *sql, const char *fmt, int params, const 
     return statement;
 }
 
+int
+pgx_lock (store_t *self)
+{
+    if (!self->in_txn || self->txn_locked)
+        return 0;
+    if (self->txn_lost) {
+        snprintf (self->error, sizeof self->error, "%s", self->txn_cause);
+        return -1;
+    }
+    if (pgx_simple_value (self, "SELECT pg_advisory_xact_lock (" XXL_PG_WRITE_LOCK ")", NULL))
+        return -1;
+    self->txn_locked = 1;
+    return 0;
+}
+
 static PGresult *
 s_send (store_t *self, int flags, const char *sql, const char *fmt, va_list args)
 {
+    //  Every statement but those of the calls that need no lock runs
+    //  under the write lock (xxl_store_pg.c: "Two advisory locks")
+    if (self->in_txn && !self->txn_locked && !self->lock_free && pgx_lock (self))
+        return NULL;
     //  The rows log_add deferred go first: this statement may read them
     if (self->in_txn && !self->txn_lost && self->flush && self->flush (self))
         return NULL;
@@ -595,7 +614,10 @@ pgx_log_id_used (store_t *self, int64_t id)
 {
     if (id > self->txn_log_max)
         self->txn_log_max = id;
+    if (id > self->ids_used)
+        self->ids_used = id;
 }
+
 
 void
 pgx_txn_lose (store_t *self)
