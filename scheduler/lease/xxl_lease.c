@@ -8,8 +8,13 @@
         rows when it takes a share.  Manual triggers, retries, child jobs,
         answers and callbacks are any scheduler's.
     -   A round (engine_lease_round) runs inside a turn's transaction, so
-        under the store's write lock: no other scheduler reads or writes a
-        lease between this round's read and its writes.  Every lease_ms / 3
+        under the store's write lock (its first read takes it on
+        PostgreSQL): no other scheduler reads or writes a lease between
+        this round's read and its writes.  A share does not change hands
+        in the middle of a turn of its holder (SQLite: every turn holds
+        the write lock; PostgreSQL: a fence lock per share, taken shared
+        by the holder's every transaction from its BEGIN, alone by a take;
+        docs/design.md, "Leases").  Every lease_ms / 3
         it beats this scheduler's node row, renews each held share (one
         whose epoch or owner moved is lost), takes shares that nobody holds
         or whose lease expired, and gives back what is over its fair part
@@ -110,9 +115,9 @@ engine_lease_settle (server_t *self, bool committed)
     self->leases.lease_taken = 0;
 }
 
-//  The fence before a scan writes fires: in this turn's transaction (the
-//  store's write lock), every held share's row still names this
-//  scheduler at the epoch it took; a share that moved is dropped here, so
+//  The fence before a scan writes fires: in this turn's transaction
+//  (under the store's write lock, which this read takes), every held
+//  share's row still names this scheduler at the epoch it took; a share that moved is dropped here, so
 //  no fire of it is written.  Returns the shares still held.
 uint64_t
 engine_lease_fence (server_t *self)

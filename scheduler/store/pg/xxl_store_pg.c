@@ -594,18 +594,20 @@ pgx_begin (xxl_store_t *base)
         //  (no lock yet: the first statement that needs it takes it; and
         //  data_version as of now, which this transaction needs no round
         //  trip of its own for)
-        //  (the fence locks of the shares held, shared: s_lease_take)
-        char sql [256] = "BEGIN; ";
+        //  (the fence locks of the shares held whose lease has not
+        //  expired on the store's clock, shared: s_lease_take)
+        char sql [512] = "BEGIN; ";
         if (self->shares_held) {
             size_t used = strlen (sql);
             used += (size_t) snprintf (sql + used, sizeof sql - used,
                                        "SELECT pg_advisory_xact_lock_shared (" XXL_PG_FENCE_CLASS
-                                       ", s) FROM unnest (ARRAY [");
+                                       ", share) FROM xxl_lease WHERE share IN (");
             for (int share = 0; share < XXL_STORE_SHARES; share++)
                 if (self->shares_held & ((uint64_t) 1 << share))
                     used += (size_t) snprintf (sql + used, sizeof sql - used, "%d,", share);
             sql [used - 1] = 0;     //  (the last comma)
-            snprintf (sql + used - 1, sizeof sql - used + 1, "]) s; ");
+            snprintf (sql + used - 1, sizeof sql - used + 1, ") AND expires >"
+                      " (EXTRACT (EPOCH FROM clock_timestamp ()) * 1000)::bigint; ");
         }
         strcat (sql, "SELECT last_value FROM xxl_data_versions");
         if (pgx_simple_value (self, sql, &self->txn_version) == 0)
@@ -846,9 +848,14 @@ xxl_store_pg_encode (xxl_store_t *base, xxl_enc_t *enc, int rows_as_array, const
     __typeof__ (call) rc = call; \
     self->lock_free = lock_free; \
     return rc;
+//  s_free_<name> (params): body (args) with lock_free set
+#define PGX_FREE_CALL(type, name, body, params, args) \
+    static type s_free_##name params { store_t *self = (store_t *) base; PGX_FREE (body args) }
 
 //  The shares this handle holds, as its lease calls left them: each
-//  transaction's begin takes their fence locks shared.  A take of a share
+//  transaction's begin takes their fence locks shared, those whose lease
+//  has not expired (a live holder that stopped renewing does not keep a
+//  share from the others).  A take of a share
 //  someone owns (expired, or this node's from before a restart) first
 //  takes that share's fence lock alone, without waiting: it fails (0, as
 //  when the row moved; the next round tries again) while a transaction of
@@ -909,66 +916,65 @@ s_free_log_add (xxl_store_t *base, xxl_log_t *log)
     PGX_FREE (pgx_log_add (base, log))
 }
 
-static int
-s_free_log_copy_shard (xxl_store_t *base, int64_t id, int64_t from_id, const char *shard,
-                       int64_t stamp)
-{
-    store_t *self = (store_t *) base;
-    PGX_FREE (pgx_log_copy_shard (base, id, from_id, shard, stamp))
-}
+//  A run's rows by id: guarded single-row changes
+PGX_FREE_CALL (int, log_copy_shard, pgx_log_copy_shard,
+    (xxl_store_t *base, int64_t id, int64_t src, const char *shard, int64_t stamp),
+    (base, id, src, shard, stamp))
+PGX_FREE_CALL (int, log_set_shard, pgx_log_set_shard,
+    (xxl_store_t *base, int64_t id, const char *shard), (base, id, shard))
+PGX_FREE_CALL (int, log_load, xs_log_load, (xxl_store_t *base, int64_t id, xxl_log_t *log),
+    (base, id, log))
+PGX_FREE_CALL (int64_t, log_job_id, xs_log_job_id, (xxl_store_t *base, int64_t id), (base, id))
+PGX_FREE_CALL (int, log_trigger_done, xs_log_trigger_done,
+    (xxl_store_t *base, int64_t id, int code, const char *address, const char *append),
+    (base, id, code, address, append))
+PGX_FREE_CALL (int, log_handle_done, xs_log_handle_done,
+    (xxl_store_t *base, int64_t id, int64_t time, int code, const char *msg),
+    (base, id, time, code, msg))
+PGX_FREE_CALL (int, log_handle_done_by, xs_log_handle_done_by,
+    (xxl_store_t *base, int64_t id, const char *address, int64_t time, int code,
+     const char *msg, int64_t trigger_time), (base, id, address, time, code, msg, trigger_time))
+PGX_FREE_CALL (int, log_handle_done_many, pgx_log_handle_done_many,
+    (xxl_store_t *base, const xxl_store_done_t *items, size_t count, int *done),
+    (base, items, count, done))
+PGX_FREE_CALL (int, log_accept, xs_log_accept, (xxl_store_t *base, int64_t id, int64_t stamp),
+    (base, id, stamp))
+PGX_FREE_CALL (int, log_stamp, xs_log_stamp, (xxl_store_t *base, int64_t id, int64_t stamp),
+    (base, id, stamp))
+PGX_FREE_CALL (int, log_route, xs_log_route,
+    (xxl_store_t *base, int64_t id, int64_t stamp, const char *address, const char *section),
+    (base, id, stamp, address, section))
+PGX_FREE_CALL (int, log_retime, xs_log_retime, (xxl_store_t *base, int64_t id, int64_t time),
+    (base, id, time))
+PGX_FREE_CALL (int, log_trigger_end, xs_log_trigger_end,
+    (xxl_store_t *base, int64_t id, int code, int64_t presumed, const char *text,
+     int64_t stamp), (base, id, code, presumed, text, stamp))
+//  Reads whose answer only routes or paces this scheduler's own work (as
+//  of a moment just before the write lock, as if its turn came first),
+//  and the store's clock
+PGX_FREE_CALL (int, group_find, xs_group_find,
+    (xxl_store_t *base, const char *key, xxl_group_t *group), (base, key, group))
+PGX_FREE_CALL (int, group_load, xs_group_load,
+    (xxl_store_t *base, int64_t id, xxl_group_t *group), (base, id, group))
+PGX_FREE_CALL (int, jobs_have_children, xs_jobs_have_children, (xxl_store_t *base), (base))
+PGX_FREE_CALL (int64_t, clock_now, pgx_clock_now, (xxl_store_t *base), (base))
 
+//  The workflows due: without the lock while none is (the common case);
+//  a list to act on is read again under it
 static int
-s_free_log_set_shard (xxl_store_t *base, int64_t id, const char *shard)
+s_free_workflow_due (xxl_store_t *base, uint64_t mask, int64_t before, int64_t *ids,
+                     size_t max, size_t *count)
 {
     store_t *self = (store_t *) base;
-    PGX_FREE (pgx_log_set_shard (base, id, shard))
-}
-
-static int
-s_free_log_load (xxl_store_t *base, int64_t id, xxl_log_t *log)
-{
-    store_t *self = (store_t *) base;
-    PGX_FREE (xs_log_load (base, id, log))
-}
-
-static int64_t
-s_free_log_job_id (xxl_store_t *base, int64_t log_id)
-{
-    store_t *self = (store_t *) base;
-    PGX_FREE (xs_log_job_id (base, log_id))
-}
-
-static int
-s_free_log_trigger_done (xxl_store_t *base, int64_t log_id, int code, const char *address,
-                         const char *append)
-{
-    store_t *self = (store_t *) base;
-    PGX_FREE (xs_log_trigger_done (base, log_id, code, address, append))
-}
-
-static int
-s_free_log_handle_done (xxl_store_t *base, int64_t log_id, int64_t handle_time, int code,
-                        const char *msg)
-{
-    store_t *self = (store_t *) base;
-    PGX_FREE (xs_log_handle_done (base, log_id, handle_time, code, msg))
-}
-
-static int
-s_free_log_handle_done_by (xxl_store_t *base, int64_t log_id, const char *address,
-                           int64_t handle_time, int code, const char *msg, int64_t trigger_time)
-{
-    store_t *self = (store_t *) base;
-    PGX_FREE (xs_log_handle_done_by (base, log_id, address, handle_time, code, msg,
-                                     trigger_time))
-}
-
-static int
-s_free_log_handle_done_many (xxl_store_t *base, const xxl_store_done_t *items, size_t count,
-                             int *done)
-{
-    store_t *self = (store_t *) base;
-    PGX_FREE (pgx_log_handle_done_many (base, items, count, done))
+    if (!self->txn_locked && self->in_txn) {
+        int lock_free = self->lock_free;
+        self->lock_free = 1;
+        int rc = xs_workflow_due (base, mask, before, ids, max, count);
+        self->lock_free = lock_free;
+        if (rc || *count == 0)
+            return rc;
+    }
+    return xs_workflow_due (base, mask, before, ids, max, count);
 }
 
 //  --------------------------------------------------------------------
@@ -988,6 +994,15 @@ const xxl_store_methods_t pgx_methods = {
     .log_trigger_done = s_free_log_trigger_done,
     .log_handle_done = s_free_log_handle_done,
     .log_handle_done_by = s_free_log_handle_done_by,
+    .log_accept = s_free_log_accept,
+    .log_stamp = s_free_log_stamp,
+    .log_route = s_free_log_route,
+    .log_retime = s_free_log_retime,
+    .log_trigger_end = s_free_log_trigger_end,
+    .group_find = s_free_group_find,
+    .group_load = s_free_group_load,
+    .jobs_have_children = s_free_jobs_have_children,
+    .workflow_due = s_free_workflow_due,
     .lease_take = s_lease_take,
     .lease_renew = s_lease_renew,
     .lease_release = s_lease_release,
@@ -1021,7 +1036,7 @@ const xxl_store_methods_t pgx_methods = {
     .accounts = &pgx_accounts,
     .calendars = &pgx_calendars,
     .report_count = pgx_report_count,
-    .clock_now = pgx_clock_now,
+    .clock_now = s_free_clock_now,
     .report_count_groups = pgx_report_count_groups,
     .workflow_add = pgx_workflow_add,
     .workflow_run_add = pgx_workflow_run_add,

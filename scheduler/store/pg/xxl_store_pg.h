@@ -1,17 +1,19 @@
 /*  xxl_store_pg.h -- the store's PostgreSQL backend (xxl_store.h), on
     libpq.
 
-    One handle is one connection.  begin is BEGIN plus a shared
-    transaction-level advisory lock (the fence: a share changes hands only
-    while no transaction of another holds it); the first statement of a
+    One handle is one connection.  begin is BEGIN plus shared
+    transaction-level advisory locks, one per share the handle holds (the
+    fence: a share changes hands only while no transaction of its holder
+    is open); the first statement of a
     transaction that is not of the runs' hot path takes an exclusive one
     (the write lock), on which schedulers sharing a database serialize as
     they do on SQLite's BEGIN IMMEDIATE.  Two schedulers whose turns only
     add runs and record their results never wait for each other.  A
     sequence drawn by each committing write transaction stands in for
-    PRAGMA data_version, and another hands the log ids out by blocks.  Statements are prepared once per connection
-    and cached by the address of their SQL text.  xxl_store_pg.c says how
-    each contract maps, the timeouts set on connect, and reconnection.
+    PRAGMA data_version, and another hands the log ids out by blocks.
+    Statements are prepared once per connection and cached by the address
+    of their SQL text.  xxl_store_pg.c says how each contract maps, the
+    timeouts set on connect, and reconnection.
 */
 
 #ifndef XXL_STORE_PG_H_INCLUDED
