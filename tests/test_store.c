@@ -283,13 +283,15 @@ s_pg_connections (xxl_store_t *store, const char *url, int64_t gid, int64_t jid)
     XXL_CHECK (xxl_store_log_next_id (store) > next);
 
     //  The fence: a share never changes hands in the middle of a
-    //  transaction of the connection that holds it (its lease expired
-    //  or not); a share another holds is taken once that one's
-    //  transaction ended, and the other shares meanwhile
+    //  transaction of the connection that holds it (while its lease has
+    //  not expired on the store's clock); a share another holds is taken
+    //  once that one's transaction ended, and the other shares meanwhile
     xxl_lease_t leases [XXL_STORE_SHARES];
+    int64_t later = xxl_store_clock_now (store) + 60000;
     XXL_CHECK (xxl_store_begin (store) == 0);
     XXL_CHECK (xxl_store_lease_list (store, leases) == 0);
-    XXL_CHECK (xxl_store_lease_take (store, 5, "node-a", leases [5].epoch, 1) == 1);
+    XXL_CHECK (xxl_store_lease_take (store, 5, "node-a", leases [5].epoch, later) == 1);
+    XXL_CHECK (xxl_store_lease_take (store, 7, "node-a", leases [7].epoch, 1) == 1);
     XXL_CHECK (xxl_store_commit (store) == 0);
     XXL_CHECK (xxl_store_begin (store) == 0);
     XXL_CHECK (xxl_store_begin (other) == 0);
@@ -297,12 +299,14 @@ s_pg_connections (xxl_store_t *store, const char *url, int64_t gid, int64_t jid)
     XXL_CHECK (streq (leases [5].owner, "node-a"));
     XXL_CHECK (xxl_store_lease_take (other, 5, "node-b", leases [5].epoch, 2) == 0);
     XXL_CHECK (xxl_store_lease_take (other, 6, "node-b", leases [6].epoch, 2) == 1);
+    XXL_CHECK (xxl_store_lease_take (other, 7, "node-b", leases [7].epoch, 2) == 1);
     XXL_CHECK (xxl_store_commit (other) == 0);
     XXL_CHECK (xxl_store_commit (store) == 0);
     XXL_CHECK (xxl_store_begin (other) == 0);
     XXL_CHECK (xxl_store_lease_take (other, 5, "node-b", leases [5].epoch, 2) == 1);
     XXL_CHECK (xxl_store_lease_release (other, 5, "node-b", leases [5].epoch + 1, 0) == 1);
     XXL_CHECK (xxl_store_lease_release (other, 6, "node-b", leases [6].epoch + 1, 0) == 1);
+    XXL_CHECK (xxl_store_lease_release (other, 7, "node-b", leases [7].epoch + 1, 0) == 1);
     XXL_CHECK (xxl_store_commit (other) == 0);
 
     //  A write failing inside a transaction: PostgreSQL aborts it; later

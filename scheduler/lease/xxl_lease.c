@@ -53,7 +53,8 @@
 
 //  Taken off the lease when judging locally whether it still holds
 #define XXL_LEASE_MARGIN_MS 250
-//  A round the store failed is tried again this long after
+//  A round the store failed, or one whose take was refused, is tried
+//  again this long after
 #define XXL_LEASE_RETRY_MS 100
 
 uint64_t
@@ -188,7 +189,7 @@ engine_lease_round (server_t *self)
     int fair = balance.fair;
     //  Take: our own from before a restart at once; orphans up to the
     //  fair part, and any orphaned for two rounds
-    uint64_t taken = 0;
+    uint64_t taken = 0, missed = 0;
     for (int s = 0; s < XXL_STORE_SHARES; s++) {
         uint64_t bit = (uint64_t) 1 << s;
         if (self->leases.held & bit)
@@ -201,6 +202,8 @@ engine_lease_round (server_t *self)
             self->leases.epochs [s] = leases [s].epoch + 1;
             taken |= bit;
         }
+        else
+            missed |= bit;
     }
     //  Give back what is over the fair part while someone is short
     uint64_t back = xxl_lease_give_back (self->leases.held, fair, balance.hungry, taken);
@@ -230,6 +233,10 @@ engine_lease_round (server_t *self)
     //  soon as they may be: the takeover gap is the lease, not the lease
     //  and a round)
     int64_t next = xxl_lease_next_round (leases, self->leases.held, now, round);
+    //  (a take refused, say while a transaction of the share's holder is
+    //  still open on PostgreSQL: tried again soon, not a round later)
+    if (missed && next > now + XXL_LEASE_RETRY_MS)
+        next = now + XXL_LEASE_RETRY_MS;
     self->leases.next_lease = zclock_mono () + (next - now);
     return taken;
 }
