@@ -949,6 +949,11 @@ PGX_FREE_CALL (int, log_retime, xs_log_retime, (xxl_store_t *base, int64_t id, i
 PGX_FREE_CALL (int, log_trigger_end, xs_log_trigger_end,
     (xxl_store_t *base, int64_t id, int code, int64_t presumed, const char *text,
      int64_t stamp), (base, id, code, presumed, text, stamp))
+//  A FIX_DELAY job's resume after a run's result (every result asks, while
+//  the shares are shared): one guarded update of the job's row, from the
+//  waiting mark only, so two schedulers cannot both resume it
+PGX_FREE_CALL (int, job_delay_resume, xs_job_delay_resume,
+    (xxl_store_t *base, int64_t log_id, int64_t now, int64_t mark), (base, log_id, now, mark))
 //  Reads whose answer only routes or paces this scheduler's own work (as
 //  of a moment just before the write lock, as if its turn came first),
 //  and the store's clock
@@ -1003,6 +1008,7 @@ const xxl_store_methods_t pgx_methods = {
     .group_load = s_free_group_load,
     .jobs_have_children = s_free_jobs_have_children,
     .workflow_due = s_free_workflow_due,
+    .job_delay_resume = s_free_job_delay_resume,
     .lease_take = s_lease_take,
     .lease_renew = s_lease_renew,
     .lease_release = s_lease_release,
