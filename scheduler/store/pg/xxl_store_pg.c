@@ -955,14 +955,22 @@ PGX_FREE_CALL (int, log_trigger_end, xs_log_trigger_end,
 PGX_FREE_CALL (int, job_delay_resume, xs_job_delay_resume,
     (xxl_store_t *base, int64_t log_id, int64_t now, int64_t mark), (base, log_id, now, mark))
 //  Reads whose answer only routes or paces this scheduler's own work (as
-//  of a moment just before the write lock, as if its turn came first),
-//  and the store's clock
+//  of a moment just before the write lock, as if its turn came first:
+//  the group that routes a run, the children a result triggers, the
+//  workflow run a result belongs to), and the store's clock
 PGX_FREE_CALL (int, group_find, xs_group_find,
     (xxl_store_t *base, const char *key, xxl_group_t *group), (base, key, group))
 PGX_FREE_CALL (int, group_load, xs_group_load,
     (xxl_store_t *base, int64_t id, xxl_group_t *group), (base, id, group))
 PGX_FREE_CALL (int, jobs_have_children, xs_jobs_have_children, (xxl_store_t *base), (base))
 PGX_FREE_CALL (int64_t, clock_now, pgx_clock_now, (xxl_store_t *base), (base))
+PGX_FREE_CALL (char *, log_job_children, xs_log_job_children,
+    (xxl_store_t *base, int64_t log_id), (base, log_id))
+PGX_FREE_CALL (int64_t, log_flow_run, xs_log_flow_run, (xxl_store_t *base, int64_t log_id),
+    (base, log_id))
+//  An accepted change's audit row: appended, never read back in a turn
+PGX_FREE_CALL (int, audit_add, xs_audit_add, (xxl_store_t *base, const xxl_audit_t *row),
+    (base, row))
 
 //  The workflows due: without the lock while none is (the common case);
 //  a list to act on is read again under it
@@ -1009,6 +1017,9 @@ const xxl_store_methods_t pgx_methods = {
     .jobs_have_children = s_free_jobs_have_children,
     .workflow_due = s_free_workflow_due,
     .job_delay_resume = s_free_job_delay_resume,
+    .log_job_children = s_free_log_job_children,
+    .log_flow_run = s_free_log_flow_run,
+    .audit_add = s_free_audit_add,
     .lease_take = s_lease_take,
     .lease_renew = s_lease_renew,
     .lease_release = s_lease_release,
