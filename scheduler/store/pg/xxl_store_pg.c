@@ -24,13 +24,14 @@
         not one of the lock-free calls (pgx_lock, from the statement
         layer), so every read-then-write of the engine but those calls
         runs alone, as under SQLite's lock.  The lock-free calls (the
-        s_free_* wrappers) are those of the runs' hot path, which touch
-        only log rows by id, each a guarded single-row change that
-        PostgreSQL's row locks make atomic: adding a row that is not
-        planned (with this handle's own id), its shards, reading a row,
-        and the trigger and handle results.  Two schedulers doing only
-        those never wait for each other.  A planned row (a fire) takes
-        the write lock.  A write outside a transaction takes both in a
+        s_free_* wrappers) are those of the runs' hot path: guarded
+        single-row changes that PostgreSQL's row locks make atomic (a
+        run's row that is not planned, with this handle's own id, its
+        shards, accept, stamp, route and results; a FIX_DELAY resume), an
+        audit row, and reads that only route or follow a run.  Two
+        schedulers doing only those wait for each other only on a row
+        both write.  A planned row (a fire) and a job's read (the api's
+        edits read, then save) take the write lock.  A write outside a transaction takes both in a
         transaction of its own, as an autocommit write takes SQLite's.
     -   data_version: the sequence xxl_data_versions, drawn once by every
         transaction that wrote, just after its COMMIT in the same round

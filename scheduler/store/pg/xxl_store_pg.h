@@ -8,7 +8,7 @@
     transaction that is not of the runs' hot path takes an exclusive one
     (the write lock), on which schedulers sharing a database serialize as
     they do on SQLite's BEGIN IMMEDIATE.  Two schedulers whose turns only
-    add runs and record their results never wait for each other.  A
+    record runs' results wait for each other only on a row both write.  A
     sequence drawn by each committing write transaction stands in for
     PRAGMA data_version, and another hands the log ids out by blocks.
     Statements are prepared once per connection and cached by the address
