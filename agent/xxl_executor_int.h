@@ -21,8 +21,10 @@
     and then takes the queue's lock: a queue in the list is never freed
     by anyone else (a stop marks it, fails its runs and leaves the free to
     the thread that takes it; an IDLE queue is freed by its stopper).
-    Idle threads wait on one condition; the thousands of waiters a burst
-    of blocking runs leaves behind sit in the kernel's futex hash, which
+    Idle threads wait each on its own condition (a LIFO stack: the most
+    recently idle is woken first, the rest stay asleep and retire); the
+    thousands of waiters a burst of blocking runs leaves behind sit in
+    the kernel's futex hash, which
     Linux >= 6.16 gives each process sized by CPU count (16 buckets on 2
     CPUs): every futex operation of the process (any mutex handover) would
     walk chains of hundreds of them under a spinlock, so the executor asks
@@ -132,7 +134,9 @@ struct _xxl_executor_t {
 
     //  The pool (see the head of this file), under pool_lock
     pthread_mutex_t pool_lock;
-    pthread_cond_t pool_wake;           //  idle threads wait here
+    struct _idler_t *idle_top;          //  idle threads, most recently idle
+    struct _idler_t *idle_bottom;       //  first (each waits on its own
+                                        //  condition: xxl_runpool.c)
     pthread_cond_t pool_gone;           //  threads and jobs ended (stop)
     pthread_cond_t manager_wake;        //  the manager's wait
     worker_t *ready_head, *ready_tail;  //  jobs with a run to start, no thread
@@ -140,7 +144,9 @@ struct _xxl_executor_t {
     worker_t *idle_head, *idle_tail;    //  IDLE jobs whose queue emptied, oldest
                                         //  first (staged runs may be queued)
     size_t threads;                     //  pool threads alive (or being made)
-    size_t idle_threads;                //  of which waiting for a job
+    size_t idle_threads;                //  of which waiting for a job (in
+                                        //  the idle stack)
+    size_t retiring;                    //  of which told to end, not yet gone
     size_t starting;                    //  of which made, not yet running:
                                         //  counted as idle (they will take
                                         //  a job at once)
@@ -152,6 +158,7 @@ struct _xxl_executor_t {
     int64_t spawn_failed;               //  monotonic ms of the last failed
                                         //  pthread_create (0: none)
     int thread_idle_ms;                 //  an extra idle thread ends after this
+                                        //  (retired by the manager, oldest first)
     size_t live_workers;                //  job queues allocated
     int pool_stop;                      //  stop: threads end once idle
     int manager_alive;

@@ -11,8 +11,11 @@
     other queues wait for a thread, for a slice (SERVE_SLICE_MS: the
     queue goes back to the ready list's tail, so a job whose runs keep
     coming does not hold a thread from the others); then it takes the
-    next READY one, or waits idle; an extra idle thread ends after
-    thread_idle_ms (threads_min stay).  Sizing: threads_min (the CPUs, at
+    next READY one, or waits idle, on its own condition in a LIFO stack
+    (the most recently idle is woken first); the manager retires idle
+    threads beyond threads_min once idle thread_idle_ms, oldest first and
+    RETIRE_BATCH a tick at most (after a burst, the pool returns to its
+    resting size while the runs that follow use its warm threads).  Sizing: threads_min (the CPUs, at
     least 2) start with the executor; the manager thread adds threads
     while queues wait for one, no run ended for a tick (5 ms: every
     thread blocked in a run, as sleeping handlers are) and the machine
@@ -68,6 +71,72 @@
 //  A thread serves one queue this long at most while other queues wait
 //  for a thread (then they take turns)
 #define SERVE_SLICE_MS      50
+//  The manager retires at most this many idle threads a tick (RETIRE_TICK_MS)
+//  once idle thread_idle_ms: 400 a second.  A thread's end costs ~200 us of
+//  CPU with mimalloc (its heap's segment abandoned, its stack unmapped: a
+//  TLB flush on every CPU running the agent); 10,000 at once would take
+//  the CPU from the runs that follow a burst, 400 a second take ~8 % of a
+//  core for 25 s
+#define RETIRE_BATCH        4
+#define RETIRE_TICK_MS      10
+
+//  An idle pool thread, on its own stack while it waits: the pool's idle
+//  stack (under pool_lock) is LIFO, so the thread idle the shortest time
+//  (its stack and cache warm) takes the next queue and the others stay
+//  asleep until the manager retires them, oldest first.  A shared
+//  condition would wake its waiters in about the order they came, keeping
+//  every thread a burst made alive and cold.
+enum { IDLER_WAIT = 0, IDLER_LOOK, IDLER_END };
+typedef struct _idler_t {
+    pthread_cond_t wake;
+    struct _idler_t *up, *down;         //  toward the top (newer), the bottom
+    int64_t since;                      //  monotonic ms it went idle
+    int state;                          //  IDLER_*: set by its waker
+} idler_t;
+
+//  Pushes a thread going idle on the stack.  Caller holds the pool lock.
+static void
+s_idler_push (xxl_executor_t *self, idler_t *idler)
+{
+    idler->state = IDLER_WAIT;
+    idler->since = xxl_executor_mono_ms ();
+    idler->up = NULL;
+    idler->down = self->idle_top;
+    if (self->idle_top)
+        self->idle_top->up = idler;
+    else
+        self->idle_bottom = idler;
+    self->idle_top = idler;
+    self->idle_threads++;
+}
+
+//  Takes an idle thread off the stack and wakes it: IDLER_LOOK (take a
+//  ready queue, or wait again) or IDLER_END.  Caller holds the pool lock.
+static void
+s_idler_wake (xxl_executor_t *self, idler_t *idler, int state)
+{
+    assert (self->idle_threads > 0);
+    if (idler->up)
+        idler->up->down = idler->down;
+    else
+        self->idle_top = idler->down;
+    if (idler->down)
+        idler->down->up = idler->up;
+    else
+        self->idle_bottom = idler->up;
+    idler->up = idler->down = NULL;
+    self->idle_threads--;
+    idler->state = state;
+    pthread_cond_signal (&idler->wake);
+}
+
+//  Wakes the most recently idle thread, if any.  Caller holds the pool lock.
+static void
+s_wake_one (xxl_executor_t *self)
+{
+    if (self->idle_top)
+        s_idler_wake (self, self->idle_top, IDLER_LOOK);
+}
 
 //  The idle list: IDLE jobs whose queue emptied, oldest first, reaped from
 //  its head; a job stays listed until it is readied (a run staged in a
@@ -129,7 +198,7 @@ xxl_runpool_ready (xxl_executor_t *self, worker_t *worker)
     //  threads if none ends for a tick
     size_t busy = self->threads - self->idle_threads - self->starting;
     if (self->idle_threads > 0 && busy < self->cpus)
-        pthread_cond_signal (&self->pool_wake);
+        s_wake_one (self);
     if (self->ready_count == 1)
         pthread_cond_signal (&self->manager_wake);     //  a backlog begins
     pthread_mutex_unlock (&self->pool_lock);
@@ -222,6 +291,8 @@ static void *
 s_thread_main (void *arg)
 {
     xxl_executor_t *self = (xxl_executor_t *) arg;
+    idler_t idler;
+    pthread_cond_init (&idler.wake, NULL);
     pthread_mutex_lock (&self->pool_lock);
     assert (self->starting > 0);
     self->starting--;
@@ -230,15 +301,16 @@ s_thread_main (void *arg)
         if (!worker) {
             if (self->pool_stop)
                 break;
-            //  Idle: an extra thread ends after thread_idle_ms
-            int64_t until_ms = xxl_executor_mono_ms () + self->thread_idle_ms;
-            struct timespec until = { (time_t) (until_ms / 1000),
-                                      (long) (until_ms % 1000) * 1000000 };
-            self->idle_threads++;
-            int rc = pthread_cond_timedwait (&self->pool_wake, &self->pool_lock, &until);
-            self->idle_threads--;
-            if (rc == ETIMEDOUT && !self->ready_head && self->threads > self->threads_min)
+            //  Idle until woken: to look for a queue, or to end (an extra
+            //  thread idle thread_idle_ms, retired by the manager)
+            s_idler_push (self, &idler);
+            while (idler.state == IDLER_WAIT)
+                pthread_cond_wait (&idler.wake, &self->pool_lock);
+            if (idler.state == IDLER_END) {
+                assert (self->retiring > 0);
+                self->retiring--;
                 break;
+            }
             continue;
         }
         self->ready_head = worker->ready_next;
@@ -253,7 +325,28 @@ s_thread_main (void *arg)
     if (--self->threads == 0)
         pthread_cond_broadcast (&self->pool_gone);
     pthread_mutex_unlock (&self->pool_lock);
+    pthread_cond_destroy (&idler.wake);
     return NULL;
+}
+
+//  Retires idle threads beyond threads_min idle thread_idle_ms, oldest
+//  first, at most RETIRE_BATCH; returns the monotonic ms at which the
+//  next may be due (INT64_MAX: none).  Caller holds the pool lock.
+static int64_t
+s_retire (xxl_executor_t *self, int64_t now)
+{
+    size_t retired = 0;
+    while (self->idle_bottom && self->threads - self->retiring > self->threads_min) {
+        idler_t *oldest = self->idle_bottom;
+        if (oldest->since + self->thread_idle_ms > now)
+            return oldest->since + self->thread_idle_ms;
+        if (retired == RETIRE_BATCH)
+            return now + RETIRE_TICK_MS;
+        self->retiring++;
+        s_idler_wake (self, oldest, IDLER_END);
+        retired++;
+    }
+    return INT64_MAX;
 }
 
 //  Starts up to count pool threads; caller holds the pool lock, which is
@@ -329,7 +422,8 @@ s_reap (xxl_executor_t *self)
 //  stalled (no run ended for a tick: every thread blocked in a run), so
 //  that blocking handlers get a thread each; doubles the pool per tick at
 //  most (up to threads_max).  Runs that end keep the pool at its size
-//  (CPU-bound runs do not grow it).  Reaps idle jobs.
+//  (CPU-bound runs do not grow it).  Retires idle threads (s_retire) and
+//  reaps idle jobs.
 //  A tick: 1 ms grew the pool to 32 threads for CPU-bound no-op runs on
 //  2 busy cores (both threads preempted for a millisecond at times), and
 //  ran them 30 % slower than a thread per job; 5 ms kept it at 2 threads
@@ -379,7 +473,7 @@ s_manager_main (void *arg)
             s_spawn (self, self->threads_min - self->threads);
         else
         if (backlog && self->idle_threads > 0 && busy < self->cpus)
-            pthread_cond_signal (&self->pool_wake);         //  (a wake that raced)
+            s_wake_one (self);                              //  (a wake that raced)
         else
         if (backlog && now - progress_at >= MANAGER_TICK_MS
         &&  (s_cpu_spare (self->cpus) || now - progress_at >= 4 * MANAGER_TICK_MS)) {
@@ -390,8 +484,8 @@ s_manager_main (void *arg)
             //  for the rest the pool doubles (at most what waits)
             size_t waiting = self->ready_count;
             size_t taking = self->idle_threads + self->starting;
-            for (size_t i = 0; i < self->idle_threads && i < waiting; i++)
-                pthread_cond_signal (&self->pool_wake);
+            for (size_t i = 0; self->idle_top && i < waiting; i++)
+                s_wake_one (self);
             waiting = waiting > taking? waiting - taking: 0;
             size_t add = self->threads > self->threads_min? self->threads: self->threads_min;
             if (waiting)
@@ -399,6 +493,7 @@ s_manager_main (void *arg)
             progress_at = xxl_executor_mono_ms ();
         }
         had_backlog = backlog;
+        int64_t next_retire = s_retire (self, now);
         if (now >= next_reap) {
             pthread_mutex_unlock (&self->pool_lock);
             s_reap (self);
@@ -409,6 +504,8 @@ s_manager_main (void *arg)
         //  backlog begins: xxl_runpool_ready)
         backlog = self->ready_count > 0;
         int64_t until_ms = backlog? xxl_executor_mono_ms () + MANAGER_TICK_MS: next_reap;
+        if (next_retire < until_ms)
+            until_ms = next_retire;
         struct timespec until = { (time_t) (until_ms / 1000),
                                   (long) (until_ms % 1000) * 1000000 };
         if (!self->pool_stop)
@@ -462,27 +559,35 @@ s_futex_hash_size (void)
 //  two mappings), and 128 KiB of available memory per thread (the stack
 //  pages a run touches, the kernel's task); at most 65,536
 static size_t
-s_threads_auto (void)
+s_threads_auto (const char **bound)
 {
     size_t limit = 65536;
+    *bound = "the agent's own cap";
     struct rlimit nproc;
     if (getrlimit (RLIMIT_NPROC, &nproc) == 0 && nproc.rlim_cur != RLIM_INFINITY
-    &&  nproc.rlim_cur / 2 < limit)
+    &&  nproc.rlim_cur / 2 < limit) {
         limit = (size_t) nproc.rlim_cur / 2;
+        *bound = "RLIMIT_NPROC (ulimit -u, systemd TasksMax=)";
+    }
     const char *files [] = { "/proc/sys/kernel/threads-max", "/proc/sys/vm/max_map_count" };
+    const char *names [] = { "kernel.threads-max", "vm.max_map_count" };
     for (size_t i = 0; i < 2; i++) {
         FILE *file = fopen (files [i], "r");
         unsigned long long value;
-        if (file && fscanf (file, "%llu", &value) == 1 && value / 2 < limit)
+        if (file && fscanf (file, "%llu", &value) == 1 && value / 2 < limit) {
             limit = (size_t) (value / 2);
+            *bound = names [i];
+        }
         if (file)
             fclose (file);
     }
     long pages = sysconf (_SC_AVPHYS_PAGES), page = sysconf (_SC_PAGESIZE);
     if (pages > 0 && page > 0) {
         unsigned long long memory = (unsigned long long) pages * (unsigned long long) page;
-        if (memory / (128 * 1024) < limit)
+        if (memory / (128 * 1024) < limit) {
             limit = (size_t) (memory / (128 * 1024));
+            *bound = "available memory";
+        }
     }
     return limit > 16? limit - 16: 2;
 }
@@ -502,14 +607,22 @@ xxl_runpool_init (xxl_executor_t *self, const xxl_executor_config_t *config)
     pthread_attr_setstacksize (&self->attr, WORKER_STACK);
     pthread_attr_setdetachstate (&self->attr, PTHREAD_CREATE_DETACHED);
     pthread_mutex_init (&self->pool_lock, NULL);
-    pthread_cond_init (&self->pool_wake, &self->monotonic);
     pthread_cond_init (&self->pool_gone, &self->monotonic);
     pthread_cond_init (&self->manager_wake, &self->monotonic);
     long cpus = sysconf (_SC_NPROCESSORS_ONLN);
     self->cpus = cpus > 1? (size_t) cpus: 1;
     self->threads_min = cpus > 2? (size_t) cpus: 2;
+    const char *bound = "agent/threads_max";
     self->threads_max = config->threads_max > 0? (size_t) config->threads_max
-                                               : s_threads_auto ();
+                                               : s_threads_auto (&bound);
+    //  Said once at start: a burst of blocking runs beyond it waits for
+    //  threads (and past waiting_max is refused "busy")
+    if (config->threads_max <= 0 && self->threads_max < 10000)
+        zsys_warning ("executor: at most %zu runs at once (pool threads, bound by %s)",
+                      self->threads_max, bound);
+    else
+        zsys_info ("executor: at most %zu runs at once (pool threads, bound by %s)",
+                   self->threads_max, bound);
     if (self->threads_max < self->threads_min)
         self->threads_min = self->threads_max;
     self->waiting_max = config->waiting_max > 0? (size_t) config->waiting_max
@@ -539,7 +652,8 @@ xxl_runpool_stop (xxl_executor_t *self)
     until.tv_sec += STOP_WAIT_MS / 1000;
     pthread_mutex_lock (&self->pool_lock);
     self->pool_stop = 1;
-    pthread_cond_broadcast (&self->pool_wake);
+    while (self->idle_top)
+        s_wake_one (self);
     pthread_cond_signal (&self->manager_wake);
     while (self->live_workers > 0 || self->threads > 0 || self->manager_alive)
         if (pthread_cond_timedwait (&self->pool_gone, &self->pool_lock, &until) == ETIMEDOUT)
@@ -565,7 +679,6 @@ xxl_runpool_destroy (xxl_executor_t *self)
 {
     assert (!xxl_runpool_alive (self));
     pthread_attr_destroy (&self->attr);
-    pthread_cond_destroy (&self->pool_wake);
     pthread_cond_destroy (&self->pool_gone);
     pthread_cond_destroy (&self->manager_wake);
     pthread_mutex_destroy (&self->pool_lock);

@@ -234,19 +234,23 @@ jq -n --argjson e2e "$(j e2e .runs_per_s)" --argjson two "${TWO:-null}" \
     --slurpfile d_t "$T/takeover.json" \
     '{pg_e2e_runs_per_s: $e2e, pg_e2e_two_schedulers_runs_per_s: $two,
       pg_trigger_latency_p50_us: $p50, pg_trigger_latency_p99_us: $p99,
+      pg_two_schedulers_ratio: (if $two == null or $e2e == null or $e2e == 0 then null
+                                else $two / $e2e * 100 | round / 100 end),
       pg_takeover_gap_ms: $gap, failed_phases: $failed, elapsed_s: $elapsed,
       details: {e2e: $d_e2e[0], latency: $d_lat[0], e2e_two: $d_two[0],
                 takeover: $d_t[0]}}' > "$OUT"
 verdict () {
     [ "$1" = null ] && { echo "n/a"; return; }
-    if jq -e -n "$1 $3 $2" >/dev/null; then echo ok; else echo MISSED; fi
+    if jq -e -n "$1 $3 $2" >/dev/null; then echo met; else echo "NOT MET"; fi
 }
 row () { printf '%-46s %14s %14s  %s\n' "$1" "$2" "$3" "$4"; }
 echo
 row "PostgreSQL (group P)" "target" "measured" ""
 row "e2e no-op runs/s, one scheduler" ">= 25000" "$(j e2e .runs_per_s)" \
     "$(verdict "$(j e2e .runs_per_s)" 25000 '>=')"
+RATIO2=$(jq -r '.pg_two_schedulers_ratio // "null"' "$OUT")
 row "e2e no-op runs/s, two schedulers" "-" "$TWO" ""
+row "  two schedulers / one (DESIGN §7)" ">= 0.9" "$RATIO2" "$(verdict "$RATIO2" 0.9 '>=')"
 row "trigger -> handler start p50 / p99 (us)" "-" "$(j latency .p50_us) / $(j latency .p99_us)" ""
 row "takeover gap (ms)" "<= $((LEASE_MS + 1000))" "$(j takeover .gap_ms)" \
     "$(verdict "$(j takeover .gap_ms)" $((LEASE_MS + 1000)) '<=')"

@@ -31,6 +31,9 @@
       sharding API DB APP TRIGGERS              one SHARDING_BROADCAST job
                                                 triggered TRIGGERS times: a
                                                 row per agent each
+      herd DB FIRST_JOB LAST_JOB AT_MS          the jobs (stampJobHandler, put in
+                                                the store due at AT_MS): one run
+                                                each? when did the last start?
       idle PID SECONDS                          RSS and CPU of a process
 */
 
@@ -40,6 +43,7 @@
 
 #include <czmq.h>
 #include "bench_db.h"
+#include "bench_util.h"
 #include <inttypes.h>
 #include <math.h>
 
@@ -50,18 +54,11 @@
 //  --------------------------------------------------------------------
 //  Clocks
 
-static int64_t
-s_wall_us (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_REALTIME, &ts);
-    return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 static int64_t
 s_wall_ms (void)
 {
-    return s_wall_us () / 1000;
+    return bench_wall_us () / 1000;
 }
 
 static void
@@ -413,22 +410,7 @@ s_db_outcomes (bench_db_t *db, const char *where, char *text, size_t size,
     bench_rows_end (&rows);
 }
 
-static int
-s_compare_int64 (const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
-    return x < y? -1: x > y? 1: 0;
-}
 
-//  Percentile p (0..100) of sorted values
-static int64_t
-s_percentile (const int64_t *sorted, size_t count, double p)
-{
-    if (count == 0)
-        return -1;
-    size_t rank = (size_t) ceil (p / 100.0 * (double) count);
-    return sorted [rank? rank - 1: 0];
-}
 
 //  --------------------------------------------------------------------
 //  Commands
@@ -581,9 +563,9 @@ s_cmd_latency (const char *endpoint, const char *dbpath, const char *app, int sa
     for (int i = 0; i < samples + warmup; i++) {
         xxl_enc_t *enc = s_api_begin (api, "JOB_TRIGGER");
         xxl_enc_kint (enc, "jobId", job [0]);
-        int64_t sent = s_wall_us ();
+        int64_t sent = bench_wall_us ();
         xxl_msg_t *reply = s_api_call (api);
-        int64_t replied = s_wall_us ();
+        int64_t replied = bench_wall_us ();
         int64_t log_id = s_first_log_id (reply);
         if (xxl_reply_code (reply) != XXL_OK || log_id < 0)
             s_fail_reply ("JOB_TRIGGER", reply);
@@ -616,17 +598,17 @@ s_cmd_latency (const char *endpoint, const char *dbpath, const char *app, int sa
             taken++;
         }
     }
-    qsort (latency, (size_t) taken, sizeof (int64_t), s_compare_int64);
-    qsort (reply_us, (size_t) taken, sizeof (int64_t), s_compare_int64);
+    qsort (latency, (size_t) taken, sizeof (int64_t), bench_compare_int64);
+    qsort (reply_us, (size_t) taken, sizeof (int64_t), bench_compare_int64);
     printf ("{\"samples\": %d, \"lost\": %d, \"p50_us\": %" PRId64 ", \"p90_us\": %" PRId64
             ", \"p99_us\": %" PRId64 ", \"max_us\": %" PRId64 ", \"min_us\": %" PRId64
             ", \"reply_p50_us\": %" PRId64 ", \"reply_p99_us\": %" PRId64 "}\n",
-            taken, lost, s_percentile (latency, (size_t) taken, 50),
-            s_percentile (latency, (size_t) taken, 90),
-            s_percentile (latency, (size_t) taken, 99),
+            taken, lost, bench_percentile (latency, (size_t) taken, 50),
+            bench_percentile (latency, (size_t) taken, 90),
+            bench_percentile (latency, (size_t) taken, 99),
             taken? latency [taken - 1]: -1, taken? latency [0]: -1,
-            s_percentile (reply_us, (size_t) taken, 50),
-            s_percentile (reply_us, (size_t) taken, 99));
+            bench_percentile (reply_us, (size_t) taken, 50),
+            bench_percentile (reply_us, (size_t) taken, 99));
     free (latency);
     free (reply_us);
     free (job);
@@ -689,7 +671,7 @@ s_cmd_cron (const char *endpoint, const char *dbpath, const char *app, size_t jo
         late [count++] = bench_rows_int (lateness, 0);
     }
     bench_rows_end (&lateness);
-    qsort (late, count, sizeof (int64_t), s_compare_int64);
+    qsort (late, count, sizeof (int64_t), bench_compare_int64);
     char where [128], outcomes [512], reason [256];
     snprintf (where, sizeof where, "job_id BETWEEN %" PRId64 " AND %" PRId64, first_job, last_job);
     s_db_outcomes (db, where, outcomes, sizeof outcomes, reason, sizeof reason);
@@ -701,7 +683,7 @@ s_cmd_cron (const char *endpoint, const char *dbpath, const char *app, size_t jo
             ", \"max_ms\": %" PRId64 ", \"min_ms\": %" PRId64 ", \"outcomes\": %s"
             ", \"top_failure\": \"%s\"}\n",
             jobs, seconds, rows, final, ok, rows - final, count, expected,
-            s_percentile (late, count, 50), s_percentile (late, count, 99),
+            bench_percentile (late, count, 50), bench_percentile (late, count, 99),
             count? late [count - 1]: -1, count? late [0]: -1, outcomes, reason);
     free (late);
     free (ids);
@@ -866,6 +848,75 @@ s_cmd_sharding (const char *endpoint, const char *dbpath, const char *app, int t
     return rows != final? 1: 0;
 }
 
+//  Midnight's herd: the jobs [first_job, last_job] (stampJobHandler) are
+//  all due at at_ms.  Waits for the instant, then until every row of them
+//  is final (and one per job came, or nothing new for 5 s); reports how
+//  many ran, how many jobs had no run or more than one, and when the
+//  handlers started (their stamps) after the instant: p50 and the last
+static int
+s_cmd_herd (const char *dbpath, int64_t first_job, int64_t last_job, int64_t at_ms)
+{
+    bench_db_t *db = bench_db_open (dbpath);
+    int64_t jobs = last_job - first_job + 1;
+    while (s_wall_ms () < at_ms)
+        s_sleep_us (50000);
+    char where [128], count_sql [256], final_sql [256], sql [256];
+    snprintf (where, sizeof where, "job_id BETWEEN %" PRId64 " AND %" PRId64, first_job, last_job);
+    snprintf (count_sql, sizeof count_sql, "SELECT COUNT(*) FROM xxl_job_log WHERE %s", where);
+    snprintf (final_sql, sizeof final_sql, "SELECT COUNT(*) FROM xxl_job_log WHERE %s"
+              " AND (handle_code <> 0 OR trigger_code NOT IN (0, 200))", where);
+    int64_t rows = 0, final = 0, seen = -1, progress_at = s_wall_ms ();
+    while (true) {
+        rows = bench_db_scalar (db, count_sql, 0);
+        final = bench_db_scalar (db, final_sql, 0);
+        if (rows + final != seen) {
+            seen = rows + final;
+            progress_at = s_wall_ms ();
+        }
+        int64_t still = s_wall_ms () - progress_at;
+        if (final == rows && (rows >= jobs || still > 5000))
+            break;
+        if (still > XXL_BENCH_SETTLE_S * 1000)
+            break;
+        s_sleep_us (200000);
+    }
+    int64_t done_at = s_wall_ms ();
+    snprintf (sql, sizeof sql, "SELECT COUNT(DISTINCT job_id) FROM xxl_job_log WHERE %s", where);
+    int64_t distinct = bench_db_scalar (db, sql, 0);
+    snprintf (sql, sizeof sql, "SELECT MAX(trigger_time) FROM xxl_job_log WHERE %s", where);
+    int64_t last_trigger = bench_db_scalar (db, sql, 0);
+    snprintf (sql, sizeof sql, "SELECT handle_msg FROM xxl_job_log WHERE %s"
+              " AND handle_code = 200 AND trigger_code = 200", where);
+    bench_rows_t *stamps = bench_db_query (db, sql, 0);
+    size_t count = 0, size = 1024;
+    int64_t *start = (int64_t *) malloc (size * sizeof (int64_t));
+    while (bench_rows_next (stamps)) {
+        const char *text = bench_rows_text (stamps, 0);
+        if (!text)
+            continue;
+        if (count == size)
+            start = (int64_t *) realloc (start, (size *= 2) * sizeof (int64_t));
+        start [count++] = strtoll (text, NULL, 10) - at_ms * 1000;
+    }
+    bench_rows_end (&stamps);
+    qsort (start, count, sizeof (int64_t), bench_compare_int64);
+    char outcomes [512], reason [256];
+    s_db_outcomes (db, where, outcomes, sizeof outcomes, reason, sizeof reason);
+    printf ("{\"jobs\": %" PRId64 ", \"at_ms\": %" PRId64 ", \"rows\": %" PRId64
+            ", \"final\": %" PRId64 ", \"ok\": %zu, \"lost\": %" PRId64
+            ", \"jobs_without_run\": %" PRId64 ", \"extra_runs\": %" PRId64
+            ", \"first_start_ms\": %.1f, \"p50_start_ms\": %.1f, \"p99_start_ms\": %.1f"
+            ", \"last_start_ms\": %.1f, \"last_trigger_ms\": %" PRId64 ", \"settled_s\": %.1f"
+            ", \"outcomes\": %s, \"top_failure\": \"%s\"}\n",
+            jobs, at_ms, rows, final, count, rows - final, jobs - distinct, rows - distinct,
+            count? start [0] / 1000.0: -1.0, bench_percentile (start, count, 50) / 1000.0,
+            bench_percentile (start, count, 99) / 1000.0, count? start [count - 1] / 1000.0: -1.0,
+            last_trigger? last_trigger - at_ms: -1, (done_at - at_ms) / 1000.0, outcomes, reason);
+    free (start);
+    bench_db_close (&db);
+    return rows != final? 1: 0;
+}
+
 //  utime + stime of a process (children: of its waited-for children) in
 //  clock ticks, or -1
 static int64_t
@@ -911,14 +962,14 @@ s_proc_rss_kb (int pid)
 static int
 s_cmd_idle (int pid, int seconds)
 {
-    int64_t ticks0 = s_proc_ticks (pid, 0), t0 = s_wall_us ();
+    int64_t ticks0 = s_proc_ticks (pid, 0), t0 = bench_wall_us ();
     int64_t rss_max = s_proc_rss_kb (pid);
     for (int i = 0; i < seconds * 10; i++) {
         s_sleep_us (100000);
         int64_t rss = s_proc_rss_kb (pid);
         rss_max = rss > rss_max? rss: rss_max;
     }
-    int64_t ticks1 = s_proc_ticks (pid, 0), t1 = s_wall_us ();
+    int64_t ticks1 = s_proc_ticks (pid, 0), t1 = bench_wall_us ();
     if (ticks0 < 0 || ticks1 < 0 || rss_max < 0) {
         fprintf (stderr, "xxl_bench: process %d is gone\n", pid);
         return 1;
@@ -940,6 +991,7 @@ s_usage (void)
         "       xxl_bench cron API DB APP JOBS SECONDS\n"
         "       xxl_bench concurrent API DB APP RUNS MS\n"
         "       xxl_bench sharding API DB APP TRIGGERS\n"
+        "       xxl_bench herd DB FIRST_JOB LAST_JOB AT_MS\n"
         "       xxl_bench idle PID SECONDS\n");
     exit (2);
 }
@@ -973,6 +1025,8 @@ main (int argc, char *argv [])
                                  atoi (argv [6]));
     if (streq (command, "sharding") && argc == 6)
         return s_cmd_sharding (argv [2], argv [3], argv [4], atoi (argv [5]));
+    if (streq (command, "herd") && argc == 6)
+        return s_cmd_herd (argv [2], atoll (argv [3]), atoll (argv [4]), atoll (argv [5]));
     if (streq (command, "idle") && argc == 4)
         return s_cmd_idle (atoi (argv [2]), atoi (argv [3]));
     s_usage ();

@@ -44,8 +44,8 @@ s_on_callback (void *arg, const xxl_wire_callback_t *items, size_t count, char *
         results [taken].log_date_time = items [i].log_date_time;
         results [taken].code = items [i].code;
         results [taken].msg = items [i].msg;     //  (borrowed; the spool copies)
-        char id [32];
-        snprintf (id, sizeof id, "%" PRId64, items [i].log_id);
+        char id [XXL_BRIDGE_ID_MAX];
+        xxl_bridge_routes_id (items [i].log_id, id);
         open_run_t *open = (open_run_t *) zhashx_lookup (self->open_runs, id);
         if (open && !open->asking)
             zhashx_delete (self->open_runs, id);
@@ -139,8 +139,8 @@ s_deliver (bridge_t *self)
     zlist_t *sent = zlist_new ();
     for (const xxl_result_t *r = xxl_spool_first (self->spool); r;
          r = xxl_spool_next (self->spool)) {
-        char id [32];
-        snprintf (id, sizeof id, "%" PRId64, r->log_id);
+        char id [XXL_BRIDGE_ID_MAX];
+        xxl_bridge_routes_id (r->log_id, id);
         if (zhashx_lookup (self->in_flight, id))
             continue;
         bool blocked;
@@ -178,8 +178,8 @@ static void
 s_batch_end (bridge_t *self, link_t *link, bool acked)
 {
     for (size_t i = 0; i < link->batch_count; i++) {
-        char id [32];
-        snprintf (id, sizeof id, "%" PRId64, link->batch [i]);
+        char id [XXL_BRIDGE_ID_MAX];
+        xxl_bridge_routes_id (link->batch [i], id);
         zhashx_delete (self->in_flight, id);
         if (acked)
             xxl_bridge_routes_done (self->routes, link->batch [i]);
@@ -218,8 +218,8 @@ s_call_done (void *arg, int status, const char *body, size_t len, const char *wh
         open->job_id = pending->job_id;
         open->log_date_time = pending->log_date_time;
         open->key = strdup (link->exec->key);
-        char id [32];
-        snprintf (id, sizeof id, "%" PRId64, pending->log_id);
+        char id [XXL_BRIDGE_ID_MAX];
+        xxl_bridge_routes_id (pending->log_id, id);
         //  (its result may be spooled, or even delivered, already: a fast run)
         if (!xxl_spool_pending (self->spool, pending->log_id)
         &&  xxl_bridge_routes_get (self->routes, pending->log_id)
@@ -374,8 +374,8 @@ s_handle_run (bridge_t *self, link_t *link, xxl_msg_t *msg)
         bridge_reply (self, link, id, 500, "out of memory");
         return;
     }
-    //  Journaled before the call (written by s_flush before libcurl sends
-    //  it): never sent twice, also after a restart
+    //  Journaled before the call (written by s_flush before the call goes
+    //  on the wire): never sent twice, also after a restart
     xxl_journal_accept (self->journal, log_id,
                         xxl_msg_int (msg, NULL, "logDateTime", 0, 0, INT64_MAX, 0));
     xxl_bridge_routes_add_run (self->routes, log_id, link->exec->key,
@@ -520,8 +520,8 @@ s_link_read (bridge_t *self, link_t *link)
 static void
 s_lost_answer (bridge_t *self, int64_t log_id, int code)
 {
-    char id [32];
-    snprintf (id, sizeof id, "%" PRId64, log_id);
+    char id [XXL_BRIDGE_ID_MAX];
+    xxl_bridge_routes_id (log_id, id);
     open_run_t *open = (open_run_t *) zhashx_lookup (self->open_runs, id);
     if (!open)
         return;
@@ -565,8 +565,8 @@ s_open_runs_load (bridge_t *self)
         open->job_id = job_id;
         open->log_date_time = log_date_time;
         open->key = strdup (key);
-        char id [32];
-        snprintf (id, sizeof id, "%" PRId64, log_id);
+        char id [XXL_BRIDGE_ID_MAX];
+        xxl_bridge_routes_id (log_id, id);
         if (zhashx_insert (self->open_runs, id, open))
             s_open_run_free ((void **) &open);
     }
@@ -614,7 +614,7 @@ s_lost_check (bridge_t *self)
 //  The loop
 
 //  Writes what the turn journaled and routed (one write() each, no fsync).
-//  Called before xxl_bridge_call_perform, the only place libcurl does any
+//  Called before xxl_bridge_call_perform, the only place calls do any
 //  I/O: a RUN's "A" and route are in their files before its executor can
 //  have it (xxl_bridge_call_post only queues), whatever the turn did.
 static void
@@ -730,7 +730,7 @@ s_start (bridge_t *self, const xxl_bridge_config_t *config)
     };
     self->admin = xxl_bridge_admin_new (&admin, why, sizeof why);
     if (!self->admin || !self->call) {
-        zsys_error ("bridge: %s", self->admin? "cannot start libcurl": why);
+        zsys_error ("bridge: %s", self->admin? "cannot start the calls to executors": why);
         return -1;
     }
     self->executors = zhashx_new ();

@@ -1,19 +1,27 @@
-/*  xxl_bridge_call.h -- the bridge's calls to executors (libcurl multi).
+/*  xxl_bridge_call.h -- the bridge's calls to executors.
 
     A call is one POST of a JSON body to an executor's URL + a path
     (run, kill, log, beat, idleBeat) with the XXL-JOB-ACCESS-TOKEN header,
     its own timeout, and a completion function called from
     xxl_bridge_call_perform with what came (HTTP status, body, or why not).
+    Plain http:// to an IP address literal goes through the bridge's own
+    HTTP/1.1 client (xxl_bridge_http.h) on connections kept alive per
+    executor; anything else (https://, "localhost") through libcurl.
     Bounded: at most `parallel` calls on the wire at once (more wait, in
     order, in the caller's list, within their own timeouts counted from
-    when they were posted; their easy handles reused), at most `queued`
-    calls held in all (a call past that is refused at once), an answer body of at most 1 MiB (a longer one
-    fails the call).  Redirects are not followed, only http and https are
-    spoken.  Nothing goes on the wire before xxl_bridge_call_perform:
-    post only queues.  Single-threaded: the bridge's loop owns it, polls
-    its fd (xxl_bridge_call_fd) and calls xxl_bridge_call_perform.  Knows
-    nothing of XXL-JOB or of the schedulers: called by xxl_bridge.c only;
-    calls libcurl and czmq.
+    when they were posted), at most `parallel` connections of each kind,
+    at most `queued` calls held in all (a call past that is refused at
+    once), an answer body of at most 1 MiB (a longer one fails the call).
+    Timeouts are looked at every 100 ms.  A call whose kept-alive
+    connection ends before any byte of its answer (the executor closed it
+    while idle) goes again once on a new connection, as libcurl does.
+    Redirects are not followed, only http and https are spoken.  Nothing
+    goes on the wire before xxl_bridge_call_perform: post only queues, and
+    a call posted during a perform (by a completion) waits for the next.
+    Single-threaded: the bridge's loop owns it, polls its fd
+    (xxl_bridge_call_fd) and calls xxl_bridge_call_perform.  Knows nothing
+    of XXL-JOB or of the schedulers: called by xxl_bridge.c only; calls
+    libcurl, czmq and xxl_bridge_http.
 */
 
 #ifndef XXL_BRIDGE_CALL_H_INCLUDED
@@ -47,14 +55,14 @@ int xxl_bridge_call_post (xxl_bridge_call_t *self, const char *url, const char *
 //  Calls held (on the wire and waiting)
 size_t xxl_bridge_call_count (xxl_bridge_call_t *self);
 
-//  The fd to poll for input (an epoll set of libcurl's sockets: one fd
+//  The fd to poll for input (an epoll set of the calls' sockets: one fd
 //  however many connections, none limited by FD_SETSIZE); *timeout_ms
-//  lowered to when it needs to run next
+//  lowered to when it needs to run next (0: posted calls can go on the wire)
 int xxl_bridge_call_fd (xxl_bridge_call_t *self, long *timeout_ms);
 
-//  Moves the calls on (libcurl's I/O: the sockets ready, its timers) and
-//  completes the ones that ended; ready: the poll found the fd readable
-//  (else its sockets are not looked at)
+//  Moves the calls on (the sockets ready, the timers, the calls posted
+//  before it onto the wire) and completes the ones that ended; ready: the
+//  poll found the fd readable (else its sockets are not looked at)
 void xxl_bridge_call_perform (xxl_bridge_call_t *self, bool ready);
 
 #ifdef __cplusplus

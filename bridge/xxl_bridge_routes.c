@@ -42,10 +42,31 @@ s_route_free (void **item_p)
     *item_p = NULL;
 }
 
-static void
-s_id (int64_t log_id, char *out, size_t outlen)
+size_t
+xxl_bridge_routes_id (int64_t log_id, char *out)
 {
-    snprintf (out, outlen, "%" PRId64, log_id);
+    char digits [XXL_BRIDGE_ID_MAX];
+    uint64_t n = log_id < 0? 0 - (uint64_t) log_id: (uint64_t) log_id;
+    size_t count = 0;
+    do {
+        digits [count++] = (char) ('0' + n % 10);
+        n /= 10;
+    } while (n);
+    size_t len = 0;
+    if (log_id < 0)
+        out [len++] = '-';
+    while (count)
+        out [len++] = digits [--count];
+    out [len] = 0;
+    return len;
+}
+
+//  Appends the len bytes of text at *at
+static char *
+s_put (char *at, const char *text, size_t len)
+{
+    memcpy (at, text, len);
+    return at + len;
 }
 
 static void
@@ -194,8 +215,8 @@ xxl_bridge_routes_flush (xxl_bridge_routes_t *self)
 int
 xxl_bridge_routes_add (xxl_bridge_routes_t *self, int64_t log_id, const char *key)
 {
-    char id [32];
-    s_id (log_id, id, sizeof id);
+    char id [XXL_BRIDGE_ID_MAX];
+    xxl_bridge_routes_id (log_id, id);
     zhashx_update (self->open, id, s_route_new (key, -1, 0));
     char *line = zsys_sprintf ("R %s %s\n", id, key);
     int rc = s_write (self, line);
@@ -208,21 +229,37 @@ xxl_bridge_routes_add_run (xxl_bridge_routes_t *self, int64_t log_id, const char
                            int64_t job_id, int64_t log_date_time)
 {
     assert (job_id >= 0);
-    char id [32];
-    s_id (log_id, id, sizeof id);
+    char id [XXL_BRIDGE_ID_MAX];
+    size_t idlen = xxl_bridge_routes_id (log_id, id);
     zhashx_update (self->open, id, s_route_new (key, job_id, log_date_time));
-    char *line = zsys_sprintf ("S %s %" PRId64 " %" PRId64 " %s\n", id, job_id,
-                               log_date_time, key);
+    //  "S LOGID JOBID LOGDATETIME KEY\n", made without printf
+    size_t klen = strlen (key);
+    char small [256];
+    char *line = 3 * XXL_BRIDGE_ID_MAX + klen + 8 <= sizeof small? small
+               : (char *) malloc (3 * XXL_BRIDGE_ID_MAX + klen + 8);
+    if (!line)
+        return -1;
+    char *at = s_put (line, "S ", 2);
+    at = s_put (at, id, idlen);
+    *at++ = ' ';
+    at += xxl_bridge_routes_id (job_id, at);
+    *at++ = ' ';
+    at += xxl_bridge_routes_id (log_date_time, at);
+    *at++ = ' ';
+    at = s_put (at, key, klen);
+    *at++ = '\n';
+    *at = 0;
     int rc = s_write (self, line);
-    zstr_free (&line);
+    if (line != small)
+        free (line);
     return rc;
 }
 
 const char *
 xxl_bridge_routes_get (xxl_bridge_routes_t *self, int64_t log_id)
 {
-    char id [32];
-    s_id (log_id, id, sizeof id);
+    char id [XXL_BRIDGE_ID_MAX];
+    xxl_bridge_routes_id (log_id, id);
     route_t *route = (route_t *) zhashx_lookup (self->open, id);
     return route? route->key: NULL;
 }
@@ -259,13 +296,15 @@ xxl_bridge_routes_next (xxl_bridge_routes_t *self, int64_t *log_id, int64_t *job
 void
 xxl_bridge_routes_done (xxl_bridge_routes_t *self, int64_t log_id)
 {
-    char id [32];
-    s_id (log_id, id, sizeof id);
+    char id [XXL_BRIDGE_ID_MAX];
+    xxl_bridge_routes_id (log_id, id);
     if (!zhashx_lookup (self->open, id))
         return;
     zhashx_delete (self->open, id);
-    char line [48];
-    snprintf (line, sizeof line, "D %s\n", id);
+    char line [XXL_BRIDGE_ID_MAX + 4] = "D ";
+    size_t len = 2 + xxl_bridge_routes_id (log_id, line + 2);
+    line [len++] = '\n';
+    line [len] = 0;
     s_write (self, line);
     if (++self->done > 10000 && self->done > zhashx_size (self->open))
         s_compact (self);

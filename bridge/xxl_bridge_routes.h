@@ -24,6 +24,12 @@
 
 typedef struct _xxl_bridge_routes_t xxl_bridge_routes_t;
 
+//  The decimal text of log_id into out (at least XXL_BRIDGE_ID_MAX bytes,
+//  NUL-terminated): how the bridge's maps key a logId; its length.  (No
+//  printf: it is made several times a run.)
+#define XXL_BRIDGE_ID_MAX  24
+size_t xxl_bridge_routes_id (int64_t log_id, char *out);
+
 //  Opens (creates) and replays path; NULL when it cannot be opened.
 //  A line that is not a route (a torn tail) is skipped.
 xxl_bridge_routes_t *xxl_bridge_routes_new (const char *path);

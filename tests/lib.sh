@@ -26,6 +26,7 @@ FAILED=0
 PIDS=""
 
 xxl_setup () {
+    XXL_STARTED=$SECONDS
     T=$(mktemp -d /tmp/xxl-test.XXXXXX)
     trap xxl_cleanup EXIT
     XXL_DB="$T/xxl.db"
@@ -270,6 +271,7 @@ field_is () { [ "$(log_field "$1" "$2")" = "$3" ]; }
 log_finished () { [ "$(log_field "$1" handleCode)" != "0" ] || [ "$(log_field "$1" triggerCode)" = "500" ]; }
 
 xxl_done () {
+    echo "# took $((SECONDS - ${XXL_STARTED:-0})) s"
     echo "$PASSED passed, $FAILED failed"
     [ "$FAILED" -eq 0 ]
 }

@@ -7,12 +7,9 @@
 #include "xxl_bridge_wire.h"
 #include "xxl_bridge_net.h"
 #include "xxl_bridge_routes.h"
-#include "xxl_bridge_call.h"
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
-#include <pthread.h>
-#include <poll.h>
 
 #include <xxl/msg.h>
 
@@ -407,6 +404,14 @@ test_net (void)
 static void
 test_routes (void)
 {
+    //  The maps' key of a logId: its decimal text, as printf makes it
+    int64_t ids [] = { 0, 1, 9, 10, 1700000000123, INT64_MAX, -1, INT64_MIN };
+    for (size_t i = 0; i < sizeof ids / sizeof ids [0]; i++) {
+        char got [XXL_BRIDGE_ID_MAX], want [32];
+        snprintf (want, sizeof want, "%" PRId64, ids [i]);
+        XXL_CHECK_INT (xxl_bridge_routes_id (ids [i], got), strlen (want));
+        XXL_CHECK_STR (got, want);
+    }
     char dir [256];
     if (xxl_test_tmpdir (dir, sizeof dir, "bridge"))
         return;
@@ -419,6 +424,26 @@ test_routes (void)
     XXL_CHECK_INT (xxl_bridge_routes_flush (routes), 0);
     XXL_CHECK_INT (zsys_file_size (path), strlen ("R 1 app\thttp://127.0.0.1:1/\n"));
     XXL_CHECK_INT (xxl_bridge_routes_flush (routes), 0);
+    //  A run's line, and one with a key longer than the line's usual room
+    char *text = zsys_sprintf ("%s/run-lines", dir);
+    xxl_bridge_routes_t *lines = xxl_bridge_routes_new (text);
+    char key [400];
+    memset (key, 'k', sizeof key - 1);
+    key [sizeof key - 1] = 0;
+    XXL_CHECK_INT (xxl_bridge_routes_add_run (lines, 7, "a\tu", 3, 1700000000123), 0);
+    XXL_CHECK_INT (xxl_bridge_routes_add_run (lines, INT64_MAX, key, 0, 0), 0);
+    xxl_bridge_routes_done (lines, 7);
+    xxl_bridge_routes_destroy (&lines);
+    char *want = zsys_sprintf ("S 7 3 1700000000123 a\tu\nS 9223372036854775807 0 0 %s\nD 7\n", key);
+    FILE *got = fopen (text, "r");
+    char read [1024] = "";
+    XXL_CHECK (got && fread (read, 1, sizeof read - 1, got) > 0);
+    if (got)
+        fclose (got);
+    XXL_CHECK_STR (read, want);
+    zsys_file_delete (text);
+    zstr_free (&text);
+    zstr_free (&want);
     xxl_bridge_routes_add (routes, 2, "app\thttp://127.0.0.1:2/");
     xxl_bridge_routes_done (routes, 1);
     XXL_CHECK_INT (zsys_file_size (path), strlen ("R 1 app\thttp://127.0.0.1:1/\n"));
@@ -476,185 +501,6 @@ test_routes (void)
     zstr_free (&path);
 }
 
-typedef struct {
-    int status;
-    char why [256];
-    int64_t at;
-    bool done;
-} call_seen_t;
-
-static void
-s_seen (void *arg, int status, const char *body, size_t len, const char *why)
-{
-    (void) body; (void) len;
-    call_seen_t *seen = (call_seen_t *) arg;
-    seen->status = status;
-    snprintf (seen->why, sizeof seen->why, "%s", why? why: "");
-    seen->at = zclock_mono ();
-    seen->done = true;
-}
-
-//  Calls past `parallel` wait in the bridge's list, not in libcurl's: each
-//  still ends within its own timeout, counted from when it was posted, and
-//  joins the wire as one ends
-static void
-test_call_queue (void)
-{
-    //  An executor that accepts connections and never answers (the
-    //  kernel's backlog accepts them)
-    int fd = socket (AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in addr = { .sin_family = AF_INET, .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
-    socklen_t alen = sizeof addr;
-    XXL_CHECK (fd >= 0 && bind (fd, (struct sockaddr *) &addr, sizeof addr) == 0
-               && listen (fd, 16) == 0 && getsockname (fd, (struct sockaddr *) &addr, &alen) == 0);
-    char url [64];
-    snprintf (url, sizeof url, "http://127.0.0.1:%d/", ntohs (addr.sin_port));
-    xxl_bridge_call_t *call = xxl_bridge_call_new (NULL, 1, 3);
-    XXL_CHECK (call);
-    if (!call) {
-        close (fd);
-        return;
-    }
-    call_seen_t seen [4];
-    memset (seen, 0, sizeof seen);
-    int64_t start = zclock_mono ();
-    XXL_CHECK_INT (xxl_bridge_call_post (call, url, "run", "{}", 400, s_seen, &seen [0]), 0);
-    XXL_CHECK_INT (xxl_bridge_call_post (call, url, "beat", "{}", 200, s_seen, &seen [1]), 0);
-    XXL_CHECK_INT (xxl_bridge_call_post (call, url, "beat", "{}", 1500, s_seen, &seen [2]), 0);
-    //  past `queued`: refused at once
-    XXL_CHECK_INT (xxl_bridge_call_post (call, url, "beat", "{}", 100, s_seen, &seen [3]), -1);
-    XXL_CHECK_INT (xxl_bridge_call_count (call), 3);
-    while ((!seen [0].done || !seen [1].done || !seen [2].done) && zclock_mono () - start < 5000) {
-        long timeout = 1000;
-        zmq_pollitem_t item = { NULL, xxl_bridge_call_fd (call, &timeout), ZMQ_POLLIN, 0 };
-        zmq_poll (&item, 1, timeout);
-        xxl_bridge_call_perform (call, item.revents & ZMQ_POLLIN);
-    }
-    //  the one on the wire: libcurl's timeout
-    XXL_CHECK (seen [0].done && seen [0].status == 0 && strstr (seen [0].why, "imed out"));
-    XXL_CHECK (seen [0].at - start >= 350 && seen [0].at - start < 1400);
-    //  the one waiting behind it: its own 200 ms, while it waited
-    XXL_CHECK (seen [1].done && seen [1].status == 0
-               && strstr (seen [1].why, "timed out waiting for a connection"));
-    XXL_CHECK (seen [1].at - start >= 150 && seen [1].at - start < 400);
-    //  the third joined the wire when the first ended: timed out by libcurl
-    //  at its 1.5 s from its post, not 1.5 s from joining
-    XXL_CHECK (seen [2].done && seen [2].status == 0 && strstr (seen [2].why, "imed out")
-               && !strstr (seen [2].why, "waiting for a connection"));
-    XXL_CHECK (seen [2].at - start >= 1400 && seen [2].at - start < 2600);
-    XXL_CHECK (!seen [3].done);
-    XXL_CHECK_INT (xxl_bridge_call_count (call), 0);
-    xxl_bridge_call_destroy (&call);
-    close (fd);
-}
-
-//  An executor that answers every request 200, and closes the connection
-//  after every second answer on its own (no "Connection: close"): the
-//  kept-alive socket the bridge no longer watches gets its EOF, and the
-//  next connection may reuse its fd number
-typedef struct {
-    int listener;
-    volatile bool stop;
-    int answered;
-} server_t;
-
-static void *
-s_server (void *arg)
-{
-    server_t *server = (server_t *) arg;
-    while (!server->stop) {
-        struct pollfd p = { server->listener, POLLIN, 0 };
-        if (poll (&p, 1, 50) <= 0)
-            continue;
-        int conn = accept (server->listener, NULL, NULL);
-        if (conn < 0)
-            continue;
-        char buf [4096];
-        size_t have = 0;
-        bool open = true;
-        while (open && !server->stop) {
-            struct pollfd c = { conn, POLLIN, 0 };
-            if (poll (&c, 1, 50) <= 0)
-                continue;
-            ssize_t n = recv (conn, buf + have, sizeof buf - 1 - have, 0);
-            if (n <= 0)
-                break;
-            have += (size_t) n;
-            buf [have] = 0;
-            char *end = strstr (buf, "\r\n\r\n");
-            const char *cl = strstr (buf, "Content-Length:");      //  (as libcurl spells it)
-            if (!end || !cl || have < (size_t) (end + 4 - buf) + (size_t) atoi (cl + 15))
-                continue;
-            have = 0;
-            const char *answer = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                                 "Content-Length: 23\r\n\r\n{\"code\":200,\"msg\":null}";
-            if (send (conn, answer, strlen (answer), MSG_NOSIGNAL) < 0)
-                break;
-            open = ++server->answered % 2 != 0;
-        }
-        close (conn);
-    }
-    return NULL;
-}
-
-//  Calls one after another on kept-alive connections, some closed by the
-//  executor between them: each ends 200 at once (a socket the epoll set
-//  kept while unwatched leaves it; an fd number libcurl reuses is watched)
-static void
-test_call_reuse (void)
-{
-    server_t server = { .listener = socket (AF_INET, SOCK_STREAM, 0) };
-    struct sockaddr_in addr = { .sin_family = AF_INET, .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
-    socklen_t alen = sizeof addr;
-    XXL_CHECK (server.listener >= 0
-               && bind (server.listener, (struct sockaddr *) &addr, sizeof addr) == 0
-               && listen (server.listener, 16) == 0
-               && getsockname (server.listener, (struct sockaddr *) &addr, &alen) == 0);
-    pthread_t thread;
-    XXL_CHECK_INT (pthread_create (&thread, NULL, s_server, &server), 0);
-    char url [64];
-    snprintf (url, sizeof url, "http://127.0.0.1:%d/", ntohs (addr.sin_port));
-    xxl_bridge_call_t *call = xxl_bridge_call_new (NULL, 1, 4);
-    XXL_CHECK (call);
-    int ok = 0;
-    int64_t start = zclock_mono ();
-    for (int i = 0; i < 8 && call; i++) {
-        call_seen_t seen = { 0 };
-        XXL_CHECK_INT (xxl_bridge_call_post (call, url, "beat", "{}", 3000, s_seen, &seen), 0);
-        int64_t posted = zclock_mono ();
-        while (!seen.done && zclock_mono () - posted < 5000) {
-            long timeout = 1000;
-            zmq_pollitem_t item = { NULL, xxl_bridge_call_fd (call, &timeout), ZMQ_POLLIN, 0 };
-            zmq_poll (&item, 1, timeout);
-            xxl_bridge_call_perform (call, item.revents & ZMQ_POLLIN);
-        }
-        if (seen.done && seen.status == 200 && seen.at - posted < 1000)
-            ok++;
-        else
-            printf ("call %d: status %d after %" PRId64 " ms (%s)\n", i, seen.status,
-                    seen.at - posted, seen.why);
-        zclock_sleep (20);          //  (the executor's close arrives meanwhile)
-        if (server.answered % 2 == 0) {
-            //  The closed connection, unwatched, leaves the set at its
-            //  event: the set's fd is not readable again (no busy loop)
-            long timeout = 0;
-            zmq_pollitem_t item = { NULL, xxl_bridge_call_fd (call, &timeout), ZMQ_POLLIN, 0 };
-            zmq_poll (&item, 1, 0);
-            xxl_bridge_call_perform (call, item.revents & ZMQ_POLLIN);
-            item.revents = 0;
-            zmq_poll (&item, 1, 0);
-            XXL_CHECK (!(item.revents & ZMQ_POLLIN));
-        }
-    }
-    XXL_CHECK_INT (ok, 8);
-    XXL_CHECK (server.answered >= 8);
-    XXL_CHECK (zclock_mono () - start < 4000);
-    xxl_bridge_call_destroy (&call);
-    server.stop = true;
-    pthread_join (thread, NULL);
-    close (server.listener);
-}
-
 int
 main (void)
 {
@@ -668,7 +514,5 @@ main (void)
     test_answer_shapes ();
     test_net ();
     test_routes ();
-    test_call_queue ();
-    test_call_reuse ();
     return xxl_test_done ();
 }

@@ -107,6 +107,26 @@ check "starting a job whose calendar excludes every time is refused" \
     --timeout 120000 job start "$NEVER"
 check "... and job next says why" refused "calendar 'never'" --timeout 120000 job next "$NEVER"
 
+# A workflow's calendar: its schedule skips the excluded times as a job's
+cat > "$T/flow.json" <<JSON
+{"nodes": [{"id": "a", "job": $NOON}]}
+JSON
+check "a workflow naming no such calendar is refused" refused "calendar 'nope' not found" \
+    workflow add --name wcal0 --file "$T/flow.json" --cron '0 0 12 * * ?' --calendar nope
+WF=$(ctl workflow add --name wcal --file "$T/flow.json" --cron '0 0 12 * * ?' --timezone UTC \
+     --calendar days --start | jq -r .id)
+check "workflow show gives its calendar, and its next time falls on neither excluded date" bash -c "
+    $CTL --api $API --json workflow show $WF | jq -e --arg t '$TODAY' --arg m '$TOMORROW' '
+        .calendar == \"days\" and .triggerStatus == 1
+        and ((.triggerNextTime / 1000 | strftime(\"%Y-%m-%d\")) as \$d | \$d != \$t and \$d != \$m)' >/dev/null"
+DAY2=$(date -u -d '+2 day' +%F)
+printf '%s\n%s\n' "$TOMORROW" "$DAY2" > "$T/days2"
+check "replacing its calendar re-arms the workflow" bash -c "
+    $CTL --api $API --json calendar add days --dates $T/days2 --timezone UTC --replace | jq -e '.workflows == 1' >/dev/null"
+check "... its next time now skips the new dates" bash -c "
+    $CTL --api $API --json workflow show $WF | jq -e --arg m '$TOMORROW' --arg n '$DAY2' '
+        (.triggerNextTime / 1000 | strftime(\"%Y-%m-%d\")) as \$d | \$d != \$m and \$d != \$n' >/dev/null"
+
 # rm: refused while used (naming the jobs), nothing changed; forced
 check "rm of a used calendar is refused, naming its jobs" \
     refused "calendar 'odd' is used by 1 job ($EVERY)" calendar rm odd
@@ -117,6 +137,16 @@ check "... the job has no calendar now" test "$(ctl job show "$EVERY" | jq -r .c
 check "... and job next gives every second" bash -c "
     $CTL --api $API --json job next $EVERY -n 3 | jq -e '.next[1] - .next[0] == 1000' >/dev/null"
 ctl job update "$NOON" --calendar '' >/dev/null
+check "rm of a calendar a workflow uses is refused, naming it" \
+    refused "calendar 'days' is used by 1 workflow ($WF)" calendar rm days
+ctl calendar add wfc --exclude-cron '0 0 0 * * ?' >/dev/null
+ctl workflow update "$WF" --calendar wfc >/dev/null
+check "rm --force of a calendar a workflow uses says so, and the workflow loses it" bash -c "
+    $CTL --api $API --json calendar rm wfc --force | jq -e '.workflows == 1 and .jobs == 0' >/dev/null &&
+    $CTL --api $API --json workflow show $WF | jq -e '.calendar == \"\" and .triggerStatus == 1' >/dev/null"
+ctl workflow update "$WF" --calendar '' >/dev/null
+check "... its calendar given up, the workflow has none" \
+    test "$(ctl workflow show "$WF" | jq -r .calendar)" = ""
 check "a calendar no job uses is removed" bash -c "$CTL --api $API --json calendar rm days | jq -e '.jobs == 0' >/dev/null"
 check "rm of an unknown calendar is 404" refused "calendar 'days' not found" calendar rm days
 
@@ -145,5 +175,21 @@ ctl job update "$NOON" --calendar web >/dev/null
 check "an admin's DELETE of a used calendar is 409" rest "$ADMIN" 409 -X DELETE "$U/calendars/web"
 check "... and with ?force=true 200, its job re-armed" bash -c "
     curl -s -X DELETE -H 'Authorization: Bearer $ADMIN' '$U/calendars/web?force=true' | jq -e '.jobs == 1' >/dev/null"
+
+# A schedule not saved yet, with a calendar (the job form's preview):
+# GET /api/v1/schedules/next (SCHEDULE_NEXT), any role
+ctl calendar add even --exclude-cron '1/2 * * * * ?' >/dev/null
+check "schedules/next: a one-second cron with a calendar skipping odd seconds gives even ones" bash -c "
+    curl -s -H 'Authorization: Bearer $VIEWER' '$U/schedules/next?scheduleType=CRON&scheduleConf=*+*+*+*+*+%3F&calendar=even&count=6' \
+        | jq -e '.next | length == 6 and all(.[]; (. / 1000) % 2 == 0)
+                 and ([range(1; 6) as \$i | .[\$i] - .[\$i - 1]] | all(. == 2000))' >/dev/null"
+check "... FIX_RATE too, in its zone" bash -c "
+    curl -s -H 'Authorization: Bearer $VIEWER' '$U/schedules/next?scheduleType=FIX_RATE&scheduleConf=5&count=3' \
+        | jq -e '.next | length == 3 and .[1] - .[0] == 5000' >/dev/null"
+check "... a calendar that does not exist is 400 naming it" bash -c "
+    curl -s -H 'Authorization: Bearer $VIEWER' '$U/schedules/next?scheduleType=CRON&scheduleConf=*+*+*+*+*+%3F&calendar=nope' \
+        | jq -e '.error | test(\"calendar .nope. not found\")' >/dev/null"
+check "... a bad expression is 400" rest "$VIEWER" 400 "$U/schedules/next?scheduleType=CRON&scheduleConf=bad"
+check "... FIX_DELAY has no planned times (400)" rest "$VIEWER" 400 "$U/schedules/next?scheduleType=FIX_DELAY&scheduleConf=5"
 
 xxl_done

@@ -61,8 +61,10 @@ main (void)
             //  past them is a usage error
             char line [256], past [32];
             const char *pos = cmd->min_pos? " 1": "";
-            const char *need = strcmp (cmd->noun, "job") == 0 && strcmp (cmd->verb, "add") == 0?
-                               " --group g --handler h": "";
+            //  (the flags a command cannot go without)
+            const char *need = strcmp (cmd->noun, "job") != 0? ""
+                             : strcmp (cmd->verb, "add") == 0? " --group g --handler h"
+                             : strcmp (cmd->verb, "backfill") == 0? " --from 1000 --to 2000": "";
             snprintf (line, sizeof line, "--api tcp://127.0.0.1:1 --timeout 1 %s %s%s%s %s",
                       cmd->noun, cmd->verb, pos, need, opt->name);
             if (field->max == INT64_MAX)

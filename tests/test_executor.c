@@ -991,6 +991,72 @@ test_pool_fifo (void)
     xxl_executor_destroy (&executor);
 }
 
+//  After a burst the pool returns to its resting size while runs keep
+//  coming: 300 sleeping runs at once grow it to ~300 threads; then empty
+//  runs one at a time on 2 jobs (each readies its queue, so each wakes an
+//  idle thread) for 3 s, three times thread_idle_ms (1 s with idle_reap_s
+//  1).  The warm threads serve them and the others retire; a wake that
+//  went to the idle threads in turn would keep every one alive.
+static void
+test_pool_retire (void)
+{
+    printf ("  pool after a burst: 300 sleeping runs, then a stream of empty runs\n");
+    xxl_executor_config_t config = { 0 };
+    config.logdir = s_logdir;
+    config.in_process = 1;
+    config.idle_reap_s = 1;
+    xxl_executor_t *executor = xxl_executor_new (&config, s_handlers);
+    char msg [256];
+    int64_t id, first = s_next_log_id;
+    int accepted = 0, done = 0;
+    for (int job = 0; job < 300; job++)
+        accepted += s_run (executor, 2000 + job, "sleepInJobHandler", "300", NULL, 0,
+                           &id, msg, sizeof msg) == 0;
+    XXL_CHECK_MSG (accepted == 300, "300 sleeping runs accepted (%d)", accepted);
+    int64_t until = s_now () + 60000;
+    while (done < accepted && s_now () < until) {
+        xxl_result_t result;
+        while (xxl_executor_take (executor, &result) == 0) {
+            done += result.log_id >= first && result.code == 200;
+            free (result.msg);
+        }
+        struct pollfd item = { xxl_executor_fd (executor), POLLIN, 0 };
+        poll (&item, 1, 100);
+    }
+    size_t peak = 0, after_burst = xxl_executor_threads (executor, &peak);
+    XXL_CHECK_MSG (done == 300, "the 300 sleeping runs ended (%d)", done);
+    //  The stream: each job's next run once its last ended
+    int64_t stream_from = s_next_log_id, stop = s_now () + 3000;
+    int streamed = 0, ok = 0, in_flight = 0;
+    for (int job = 0; job < 2; job++)
+        in_flight += s_run (executor, 2400 + job, "emptyInJobHandler", "", NULL, 0,
+                            &id, msg, sizeof msg) == 0;
+    while (in_flight > 0) {
+        xxl_result_t result;
+        while (xxl_executor_take (executor, &result) == 0) {
+            if (result.log_id >= stream_from) {
+                in_flight--;
+                streamed++;
+                ok += result.code == 200;
+                if (s_now () < stop)
+                    in_flight += s_run (executor, 2400 + streamed % 2, "emptyInJobHandler",
+                                        "", NULL, 0, &id, msg, sizeof msg) == 0;
+            }
+            free (result.msg);
+        }
+        struct pollfd item = { xxl_executor_fd (executor), POLLIN, 0 };
+        poll (&item, 1, 10);
+    }
+    size_t resting = xxl_executor_threads (executor, NULL);
+    XXL_CHECK_MSG (streamed > 100 && ok == streamed, "the stream's runs ended 200 (%d of %d)",
+                   ok, streamed);
+    XXL_CHECK_MSG (peak >= 100, "the burst grew the pool (peak %zu, %zu after it)", peak,
+                   after_burst);
+    XXL_CHECK_MSG (resting <= 32, "back to its resting size under the stream: %zu threads"
+                   " (peak %zu)", resting, peak);
+    xxl_executor_destroy (&executor);
+}
+
 //  Back-pressure: with 2 threads both in runs and 1 run waiting for one, a
 //  run that needs a thread is refused "busy: ..." (nothing taken: the same
 //  logId is accepted later); a run queued behind its own job's run needs
@@ -1143,6 +1209,7 @@ main (void)
         test_pack ();
         test_pool_fifo ();
         test_pool_busy ();
+        test_pool_retire ();
         test_scale ("sleepInJobHandler", 2000, 3000);
         //  Isolated runs start a process each: under a sanitizer on a busy
         //  machine 300 spawns can take seconds, so each run sleeps long

@@ -30,7 +30,8 @@ cat "$T/tree"
 check "the tree's report has the folder graph, the rings, the upward calls and the largest file" \
     bash -c "grep -q '^folder graph' '$T/tree' && grep -q '^  largest ring: ' '$T/tree' &&
              grep -q '^upward calls' '$T/tree' && grep -q '^largest .c file: ' '$T/tree'"
-check "the check of the tree takes under 5 s (${ms} ms)" test "$ms" -lt 5000
+# (its time is reported, not asserted: timings stay out of the tests)
+echo "# the check of the tree took ${ms} ms"
 if grep -qx 'enforce' "$SRC/scheduler/LAYERS"; then
     check "the tree keeps its layers (scheduler/LAYERS: enforce)" test "$rc" -eq 0
 else

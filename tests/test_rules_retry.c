@@ -1,5 +1,5 @@
 /*  test_rules_retry.c -- retry and backoff as pure functions: the
-    attempt a retry is and its delay (services/xxl_retry_rules.h), and
+    attempt a retry is and its delay (runs/xxl_retry_rules.h), and
     the busy backoff of a run its agent refused (runs/xxl_run_rules.h):
     growth, caps, the spread by log id, which refusals are logged.
 */

@@ -151,13 +151,13 @@ s_pg_connections (xxl_store_t *store, const char *url, int64_t gid, int64_t jid)
         for (int i = 0; i < 2; i++) {
             if (!openers [i].store)
                 fprintf (stderr, "race %d: %s\n", round, openers [i].err);
-            XXL_CHECK (openers [i].store && xxl_store_schema_version (openers [i].store) == 13);
+            XXL_CHECK (openers [i].store && xxl_store_schema_version (openers [i].store) == 15);
         }
         if (openers [0].store) {
             XXL_CHECK (xxl_store_pg_scalar (openers [0].store,
                 "SELECT COUNT(*) FROM xxl_schema", NULL) == 1);
             XXL_CHECK (xxl_store_pg_scalar (openers [0].store,
-                "SELECT COUNT(*) FROM pg_tables WHERE schemaname = current_schema ()", NULL) == 19);
+                "SELECT COUNT(*) FROM pg_tables WHERE schemaname = current_schema ()", NULL) == 20);
         }
         for (int i = 0; i < 2; i++)
             xxl_store_destroy (&openers [i].store);
@@ -2067,7 +2067,7 @@ main (void)
         ? "SELECT COUNT(*) FROM pg_indexes WHERE schemaname = current_schema ()"
           " AND indexname = 'xxl_job_log_job_time'"
         : "SELECT COUNT(*) FROM sqlite_master WHERE name = 'xxl_job_log_job_time'";
-    XXL_CHECK (xxl_store_schema_version (store) == 13);
+    XXL_CHECK (xxl_store_schema_version (store) == 15);
     XXL_CHECK (XXL_TEST_SCALAR (store, index_count, NULL) == 0);
     //  Migration 5: a planned instant has one row per shard index; a
     //  second plan of it (another agent count too) collides on shard 0
@@ -2097,6 +2097,11 @@ main (void)
                                " ON xxl_job_logglue (job_id, id)", NULL) >= 0);
     //  (and before schema 7's audit table)
     XXL_CHECK (XXL_TEST_EXEC (store, "DROP TABLE xxl_audit", NULL) >= 0);
+    //  (and before schema 14's backfills)
+    XXL_CHECK (XXL_TEST_EXEC (store, "DROP TABLE xxl_backfill", NULL) >= 0);
+    //  (and before schema 15's maxRunning)
+    XXL_CHECK (XXL_TEST_EXEC (store, "DROP INDEX xxl_job_log_open", NULL) >= 0);
+    XXL_CHECK (XXL_TEST_EXEC (store, "ALTER TABLE xxl_job_info DROP COLUMN max_running", NULL) >= 0);
     //  (and before schema 13's workflows)
     XXL_CHECK (XXL_TEST_EXEC (store, "DROP TABLE xxl_workflow_run", NULL) >= 0);
     XXL_CHECK (XXL_TEST_EXEC (store, "DROP TABLE xxl_workflow", NULL) >= 0);
@@ -2125,10 +2130,19 @@ main (void)
     XXL_CHECK (XXL_TEST_SCALAR (store, index_count, NULL) == 1);
     xxl_store_destroy (&store);
     store = xxl_store_new (path, err, sizeof err);
-    XXL_CHECK (store && xxl_store_schema_version (store) == 13);
+    XXL_CHECK (store && xxl_store_schema_version (store) == 15);
+    //  Migration 15: the jobs kept have no limit, and the open rows' index
+    XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_job_info"
+                                " WHERE max_running = 0", NULL)
+               == XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_job_info", NULL));
+    XXL_CHECK (XXL_TEST_SCALAR (store, xxl_test_pg
+        ? "SELECT COUNT(*) FROM pg_indexes WHERE indexname = 'xxl_job_log_open'"
+        : "SELECT COUNT(*) FROM sqlite_master WHERE name = 'xxl_job_log_open'", NULL) == 1);
     //  Migration 13: workflows and runs, empty; the log rows kept, in no run
     XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_workflow", NULL) == 0);
     XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_workflow_run", NULL) == 0);
+    //  Migration 14: backfills, none
+    XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_backfill", NULL) == 0);
     XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_job_log"
                                        " WHERE flow_run_id IS NOT NULL", NULL) == 0);
     //  Migration 12: the jobs kept have no agent tags

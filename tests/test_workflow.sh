@@ -154,6 +154,31 @@ check "... and no second row of p was made" bash -c "
     $CTL --api $API --json workflow run show $R7 | jq -e '.nodes[0].logId == $P7 and .nodes[0].attempt == 1' >/dev/null"
 ctl workflow rm "$W7" >/dev/null
 
+# -- A node whose job retries its failures (--retry 2, 1 s apart): its
+#    three attempts, then its failure edge; the run's other node waits
+FLAKY=$(ctl job add --group wf-app --handler probeIn --param fail --retry 2 --retry-interval 1 \
+        | jq -r .id)
+cat > "$T/retries.json" <<JSON
+{"nodes": [{"id": "r", "job": $FLAKY}, {"id": "after", "job": $OK}],
+ "edges": [{"from": "r", "to": "after", "on": "failure"}]}
+JSON
+W8=$(ctl workflow add --name retries --file "$T/retries.json" | jq -r .id)
+R8=$(ctl workflow trigger "$W8" | jq -r .runId)
+check "a retried node is RUNNING between its attempts" wait_for 10 bash -c "
+    $CTL --api $API --json workflow run show $R8 | jq -e '.nodes[0] | .status == \"RUNNING\" and .attempt == 2' >/dev/null"
+check "the run with a retried node ends" wait_for 30 run_ended "$R8"
+check "... SUCCESS by the failure edge, once r's three attempts failed" bash -c "
+    $CTL --api $API --json workflow run show $R8 | jq -e '.status == \"SUCCESS\"
+        and (.nodes[0] | .status == \"FAILURE\" and .attempt == 3) and .nodes[1].status == \"SUCCESS\"' >/dev/null"
+check "r's job ran three times" test "$(runs_of "$FLAKY")" = 3
+check "each attempt started its retry interval (1 s) after the last one ended, 'after' once the last failed" bash -c "
+    $CTL --api $API --json log list --job $FLAKY | jq -e '[.logs[]] | sort_by(.id) as \$l
+        | (\$l | length) == 3 and all(\$l[]; .triggerType == \"WORKFLOW\" and .flowRunId == $R8)
+        and ([range(1; 3) as \$i | \$l[\$i].triggerTime - \$l[\$i - 1].handleTime] | all(. >= 1000))' >/dev/null &&
+    last=\$($CTL --api $API --json log list --job $FLAKY | jq '[.logs[].handleTime] | max')
+    after=\$($CTL --api $API --json log show $(node_log "$R8" after 2>/dev/null || echo 0) | jq .triggerTime)
+    [ \$after -ge \$last ]"
+
 # -- A schedule: FIX_RATE 1 s, started
 W5=$(ctl workflow add --name tick --file "$T/chain.json" --fix-rate 1 --start | jq -r .id)
 two_runs () { [ "$(ctl workflow runs "$W5" | jq '.runs | length')" -ge 2 ]; }
@@ -182,7 +207,7 @@ echo "{\"nodes\": [{\"id\": \"a\", \"job\": $OK, \"param\": \"\${b.msg}\"}, {\"i
 check "a \${X.msg} of a non-ancestor is refused" refused "$T/anc.json" "b is not an ancestor of a"
 jq -n --argjson j "$OK" '{nodes: [range(1001) | {id: "n\(.)", job: $j}]}' > "$T/big.json"
 check "more than 1000 nodes are refused" refused "$T/big.json" "more than 1000 nodes (1001)"
-check "refused definitions stored nothing" test "$(ctl workflow list | jq '.workflows | length')" = 5
+check "refused definitions stored nothing" test "$(ctl workflow list | jq '.workflows | length')" = 6
 
 # -- A job that workflows run: removed only with --force, which says so
 check "job rm of a job workflows run: 409" bash -c "
@@ -228,6 +253,35 @@ OUT=$(rest "$OPER_TOKEN" POST workflows "$BODY")
 check "an operator may not add one (403)" test "${OUT%% *}" = 403
 check "workflow changes are audited" bash -c "
     $CTL --api $API --json audit list --limit 200 | jq -e '[.audit[] | .type] | (index(\"WORKFLOW_ADD\") != null and index(\"WORKFLOW_TRIGGER\") != null and index(\"WORKFLOW_RUN_KILL\") != null)' >/dev/null"
+
+# -- A SHARDING_BROADCAST node: one row per agent, all the node's; it is
+#    final once every shard is, and FAILURE when any shard failed
+start_agent wf-b wf-app
+check "a second agent registers" wait_for 10 agent_registered wf-app wf-b
+BC=$(ctl job add --group wf-app --handler probeIn --route SHARDING_BROADCAST | jq -r .id)
+cat > "$T/broadcast.json" <<JSON
+{"nodes": [{"id": "bc", "job": $BC, "param": "\${flow.param}"},
+           {"id": "ok", "job": $OK}, {"id": "bad", "job": $OK}],
+ "edges": [{"from": "bc", "to": "ok"}, {"from": "bc", "to": "bad", "on": "failure"}]}
+JSON
+W9=$(ctl workflow add --name broadcast --file "$T/broadcast.json" | jq -r .id)
+R9=$(ctl workflow trigger "$W9" --param "sleep=300 fail=1" | jq -r .runId)
+check "a run whose broadcast node has a failed shard ends" wait_for 20 run_ended "$R9"
+check "... the node FAILURE (shard 1 failed), its failure edge ran, its success edge skipped" bash -c "
+    $CTL --api $API --json workflow run show $R9 | jq -e '.status == \"SUCCESS\"
+        and [.nodes[] | .status] == [\"FAILURE\", \"SKIPPED\", \"SUCCESS\"]' >/dev/null"
+check "both shards' rows are the node's, and 'bad' started once both had ended" bash -c "
+    $CTL --api $API --json log list --job $BC | jq -e '[.logs[] | select(.flowRunId == $R9)] as \$l
+        | (\$l | length) == 2 and all(\$l[]; .flowNode == \"bc\")
+        and ([\$l[].executorShardingParam] | sort) == [\"0/2\", \"1/2\"]' >/dev/null &&
+    last=\$($CTL --api $API --json log list --job $BC | jq '[.logs[] | select(.flowRunId == $R9) | .handleTime] | max')
+    bad=\$($CTL --api $API --json log show $(node_log "$R9" bad) | jq .triggerTime)
+    [ \$bad -ge \$last ]"
+R10=$(ctl workflow trigger "$W9" --param "sleep=300" | jq -r .runId)
+check "... and with every shard succeeding, the node SUCCESS and its success edge runs" wait_for 20 bash -c "
+    $CTL --api $API --json workflow run show $R10 | jq -e '.status == \"SUCCESS\"
+        and [.nodes[] | .status] == [\"SUCCESS\", \"SUCCESS\", \"SKIPPED\"]' >/dev/null"
+check "each shard ran once per run (4 probe lines)" test "$(runs_of "$BC")" = 4
 
 check "workflow rm answers" ctl workflow rm "$W3"
 check "workflow show of a removed one: 404" bash -c "! $CTL --api $API workflow show $W3 >/dev/null 2>&1"

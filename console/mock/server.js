@@ -14,7 +14,7 @@ const now = () => Date.now()
 const S = {
   users: [{ username: 'admin', password: 'admin', role: 'admin', apps: [], addTime: now() },
     { username: 'viewer', password: 'viewer', role: 'viewer', apps: [], addTime: now() }],
-  tokens: [], sessions: new Map(), calendars: [],
+  tokens: [], sessions: new Map(), calendars: [], backfills: [],
   groups: [{ id: 1, appname: 'demo', title: 'Demo executor', addressType: 0, addressList: 'a1', updateTime: now() }],
   jobs: [], glues: [], logs: [], audit: [], ids: { job: 0, log: 0, group: 1, audit: 0 },
 }
@@ -141,6 +141,26 @@ async function api(req, url, body) {
     if (m === 'GET') return { ...g, registryList: g.addressType ? [] : ['a1'] }
     if (m === 'PUT') { Object.assign(g, body, { id: g.id }); return { id: g.id } }
     if (m === 'DELETE') { if (S.jobs.some((j) => j.jobGroup === g.id)) throw new E(409, 'the group has jobs'); S.groups.splice(S.groups.indexOf(g), 1); return { id: g.id } }
+  }
+  // Backfills: made DONE at once (the stand-in runs nothing); one per whole second
+  if (seg[0] === 'jobs' && seg[2] === 'backfills' && m === 'POST') {
+    const from = Number(body.from), to = Number(body.to)
+    if (!(from <= to)) throw new E(400, `from (${from}) is after to (${to})`)
+    if (to > now()) throw new E(400, `to (${to}) is in the future (now ${now()}): a backfill makes past fire times, the planner makes the others`)
+    const total = Math.floor(to / 1000) - Math.ceil(from / 1000) + 1
+    const row = { id: S.backfills.length + 1, jobId: Number(seg[1]), from, to, perSecond: body.perSecond || 100, cursor: to, total, made: total, skipped: 0, state: 'DONE', by: "key 'admin' (admin)", msg: '', addTime: now(), updateTime: now() }
+    S.backfills.push(row)
+    return [201, row]
+  }
+  if (seg[0] === 'backfills') {
+    if (seg.length === 1 && m === 'GET') return { backfills: S.backfills.filter((b) => !q.jobId || b.jobId === Number(q.jobId)).slice().reverse(), truncated: false }
+    const b = find(S.backfills, (x) => x.id === Number(seg[1]), 'backfill')
+    if (m === 'GET') return b
+    if (seg[2] === 'stop' && m === 'POST') {
+      if (b.state !== 'RUNNING') throw new E(409, `backfill ${b.id} is ${b.state}, not RUNNING`)
+      b.state = 'STOPPED'
+      return b
+    }
   }
   if (seg[0] === 'jobs') {
     if (seg.length === 1 && m === 'GET') {

@@ -15,6 +15,7 @@ const routes = [
   { path: '/logs/:id', name: 'log', component: () => import('./views/LogDetail.vue') },
   { path: '/agents', name: 'agents', component: () => import('./views/Agents.vue') },
   { path: '/calendars', name: 'calendars', component: () => import('./views/Calendars.vue') },
+  { path: '/backfills', name: 'backfills', component: () => import('./views/Backfills.vue') },
   { path: '/users', name: 'users', component: () => import('./views/Users.vue') },
   { path: '/audit', name: 'audit', component: () => import('./views/Audit.vue') },
   { path: '/:rest(.*)', redirect: '/' },

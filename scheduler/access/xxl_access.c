@@ -107,6 +107,18 @@ s_field_app (server_t *self, request_t *request, const char *key, char *app, siz
             xxl_job_free (&job);
         }
         else
+        if (id > 0 && streq (key, "backfillId")) {
+            //  (a backfill counts for its job's group)
+            xxl_store_backfill_t backfill;
+            xxl_job_t job;
+            if (xxl_store_backfill_get (self->store, id, &backfill) == 0
+            &&  xxl_store_job_load (self->store, backfill.job_id, &job) == 0) {
+                group_id = job.job_group;
+                xxl_job_free (&job);
+            }
+            xxl_store_backfill_free (&backfill);
+        }
+        else
         if (id > 0)
             group_id = id;
         rc = group_id > 0? xxl_store_group_load (self->store, group_id, &group): 1;
@@ -120,7 +132,8 @@ s_field_app (server_t *self, request_t *request, const char *key, char *app, siz
 
 //  The fields that name the subject of a request, whose app a key limited
 //  to apps must list
-static const char *const s_subjects [] = { "group", "jobGroup", "jobId", "logId", NULL };
+static const char *const s_subjects [] = { "group", "jobGroup", "jobId", "logId", "backfillId",
+                                           NULL };
 
 bool
 engine_reads_scoped (const xxl_who_t *who)

@@ -16,6 +16,7 @@
         xxl_api_audit.c     AUDIT_LIST (the audit's rows: audit/xxl_audit.c)
         xxl_api_users.c     USER_*, TOKEN_*, and the HTTP server's socket
         xxl_api_calendar.c  CALENDAR_ADD, _LIST, _SHOW, _RM
+        xxl_api_backfill.c  JOB_BACKFILL, BACKFILL_LIST, _SHOW, _STOP
     A command's fields, their types and ranges are data (xxl_commands.c,
     in libxxl, which xxl-ctl uses too): engine_handle_api judges a request
     by them before its handler runs, and a handler judges the fields that

@@ -3,14 +3,16 @@
 
     A calendar is judged by compiling it (xxl_calendar.h) and stored with
     its dates normalized.  Replacing or removing (--force) a calendar that
-    jobs name re-arms each of them in this turn's transaction, as JOB_UPDATE
-    does: its next time is computed again from now with what the calendar
-    has become (a removed one: none), and its planned rows are dropped, so
-    that the change holds from the next plan on, on every scheduler.
+    jobs or workflows name re-arms each of them in this turn's transaction,
+    as JOB_UPDATE and WORKFLOW_UPDATE do: its next time is computed again
+    from now with what the calendar has become (a removed one: none), and
+    a job's planned rows are dropped, so that the change holds from the
+    next plan on, on every scheduler.
 */
 
 #include "xxl_api.h"
 #include "xxl_calendar.h"
+#include "xxl_flows.h"
 
 //  Ids of the jobs naming a calendar, read a page at a time
 #define XXL_CALENDAR_PAGE 1000
@@ -42,19 +44,48 @@ s_rearm (server_t *self, int64_t id, const char *calendar, int64_t now)
     return rc;
 }
 
-//  Visits the jobs naming calendar `name`: rearm them (to_calendar as
-//  s_rearm's calendar) when rearm, and list up to 20 of their ids in list
-//  ("3, 5, ..."); the number of jobs, or -1 on a store error
+//  Re-arms workflow id as s_rearm does a job
+static int
+s_rearm_workflow (server_t *self, int64_t id, const char *calendar, int64_t now)
+{
+    xxl_workflow_t workflow;
+    int rc = xxl_store_workflow_load (self->store, id, &workflow);
+    if (rc)
+        return rc < 0? -1: 0;
+    if (calendar) {
+        free (workflow.calendar);
+        workflow.calendar = strdup (calendar);
+    }
+    if (workflow.status == 1) {
+        char why [512];
+        int64_t next = engine_flow_next (self, &workflow, now, why, sizeof why);
+        //  (none: its fire stops it with why, as when its schedule ends)
+        if (next >= 0)
+            workflow.next_time = next;
+    }
+    workflow.update_time = now;
+    rc = xxl_store_workflow_save (self->store, &workflow);
+    xxl_workflow_free (&workflow);
+    return rc;
+}
+
+typedef int (s_ids_fn) (xxl_store_t *store, const char *name, int64_t after, int64_t *ids,
+                        size_t max, size_t *count);
+typedef int (s_rearm_fn) (server_t *self, int64_t id, const char *calendar, int64_t now);
+
+//  Visits the jobs (ids, s_rearm) or workflows (their ids and re-arm)
+//  naming calendar `name`: rearm them (to_calendar as s_rearm's calendar)
+//  when rearm, and list up to 20 of their ids in list ("3, 5, ..."); how
+//  many, or -1 on a store error
 static int64_t
-s_jobs_of (server_t *self, const char *name, bool rearm, const char *to_calendar,
-           char *list, size_t listlen)
+s_users_of (server_t *self, const char *name, s_ids_fn *ids_of, s_rearm_fn *rearm_one,
+            bool rearm, const char *to_calendar, char *list, size_t listlen)
 {
     int64_t ids [XXL_CALENDAR_PAGE], after = 0, total = 0, now = engine_now ();
     size_t count = 0, used = 0;
     *list = 0;
     do {
-        if (xxl_store_calendar_job_ids (self->store, name, after, ids, XXL_CALENDAR_PAGE,
-                                        &count))
+        if (ids_of (self->store, name, after, ids, XXL_CALENDAR_PAGE, &count))
             return -1;
         for (size_t i = 0; i < count; i++) {
             if (total < 20 && used < listlen)
@@ -64,13 +95,29 @@ s_jobs_of (server_t *self, const char *name, bool rearm, const char *to_calendar
             if (total == 20 && used < listlen)
                 used += (size_t) snprintf (list + used, listlen - used, ", ...");
             total++;
-            if (rearm && s_rearm (self, ids [i], to_calendar, now))
+            if (rearm && rearm_one (self, ids [i], to_calendar, now))
                 return -1;
         }
         if (count)
             after = ids [count - 1];
     } while (count == XXL_CALENDAR_PAGE);
     return total;
+}
+
+static int64_t
+s_jobs_of (server_t *self, const char *name, bool rearm, const char *to_calendar,
+           char *list, size_t listlen)
+{
+    return s_users_of (self, name, xxl_store_calendar_job_ids, s_rearm, rearm, to_calendar,
+                       list, listlen);
+}
+
+static int64_t
+s_workflows_of (server_t *self, const char *name, bool rearm, const char *to_calendar,
+                char *list, size_t listlen)
+{
+    return s_users_of (self, name, xxl_store_workflow_calendar_ids, s_rearm_workflow, rearm,
+                       to_calendar, list, listlen);
 }
 
 void
@@ -109,7 +156,9 @@ api_calendar_add (server_t *self, request_t *request)
     xxl_calendar_destroy (&calendar);
     char jobs [256];
     int64_t used = rc == 1 && replace? s_jobs_of (self, name, true, NULL, jobs, sizeof jobs): 0;
-    if (rc < 0 || used < 0)
+    int64_t flows = rc == 1 && replace
+                  ? s_workflows_of (self, name, true, NULL, jobs, sizeof jobs): 0;
+    if (rc < 0 || used < 0 || flows < 0)
         engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
     else
     if (rc == 0) {
@@ -124,6 +173,7 @@ api_calendar_add (server_t *self, request_t *request)
         xxl_enc_kstr (self->enc, "name", name);
         xxl_enc_kint (self->enc, "dates", (int64_t) date_count);
         xxl_enc_kint (self->enc, "jobs", used);
+        xxl_enc_kint (self->enc, "workflows", flows);
         xxl_enc_map_end (self->enc);
         engine_reply_end (self, request);
     }
@@ -174,8 +224,11 @@ api_calendar_rm (server_t *self, request_t *request)
                       rc < 0? xxl_store_error (self->store): text);
         return;
     }
-    //  Used and not forced: refused, naming the jobs
+    //  Used and not forced: refused, naming the jobs, then the workflows
+    char flows_list [256];
     int64_t used = s_jobs_of (self, name, force, "", jobs, sizeof jobs);
+    int64_t flows = used < 0? -1: s_workflows_of (self, name, force, "", flows_list,
+                                                    sizeof flows_list);
     if (used > 0 && !force) {
         snprintf (text, sizeof text, "calendar '%s' is used by %" PRId64 " job%s (%s):"
                   " give them another calendar or none first (xxl-ctl job update ID"
@@ -184,7 +237,15 @@ api_calendar_rm (server_t *self, request_t *request)
         engine_reply (self, request, XXL_CONFLICT, text);
         return;
     }
-    if (used < 0 || xxl_store_calendar_rm (self->store, name) < 0) {
+    if (flows > 0 && !force) {
+        snprintf (text, sizeof text, "calendar '%s' is used by %" PRId64 " workflow%s (%s):"
+                  " give them another calendar or none first (xxl-ctl workflow update ID"
+                  " --calendar ''), or remove it with --force (they then fire at every"
+                  " time of their schedule)", name, flows, flows == 1? "": "s", flows_list);
+        engine_reply (self, request, XXL_CONFLICT, text);
+        return;
+    }
+    if (used < 0 || flows < 0 || xxl_store_calendar_rm (self->store, name) < 0) {
         engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
         return;
     }
@@ -193,6 +254,7 @@ api_calendar_rm (server_t *self, request_t *request)
     xxl_enc_kstr (self->enc, "name", name);
     //  The jobs that lost it (force)
     xxl_enc_kint (self->enc, "jobs", used);
+    xxl_enc_kint (self->enc, "workflows", flows);
     xxl_enc_map_end (self->enc);
     engine_reply_end (self, request);
 }

@@ -80,11 +80,12 @@ s_workflow_read (server_t *self, request_t *request, xxl_workflow_t *workflow)
 {
     const char *fields [][2] = {
         { "name", NULL }, { "description", NULL }, { "scheduleType", NULL },
-        { "scheduleConf", NULL }, { "timezone", NULL }, { "misfireStrategy", NULL }
+        { "scheduleConf", NULL }, { "timezone", NULL }, { "misfireStrategy", NULL },
+        { "calendar", NULL }
     };
     char **slots [] = { &workflow->name, &workflow->description, &workflow->schedule_type,
                         &workflow->schedule_conf, &workflow->timezone,
-                        &workflow->misfire_strategy };
+                        &workflow->misfire_strategy, &workflow->calendar };
     bool schedule_changed = false;
     for (size_t i = 0; i < sizeof slots / sizeof slots [0]; i++) {
         fields [i][1] = xxl_command_has (request->msg, fields [i][0])
@@ -125,7 +126,7 @@ s_workflow_read (server_t *self, request_t *request, xxl_workflow_t *workflow)
         return -1;
     }
     char why [512];
-    int64_t next = engine_flow_next (workflow, engine_now (), why, sizeof why);
+    int64_t next = engine_flow_next (self, workflow, engine_now (), why, sizeof why);
     if (next < 0) {
         engine_reply (self, request, XXL_BAD_REQUEST, why);
         return -1;
@@ -286,7 +287,7 @@ s_start_stop (server_t *self, request_t *request, bool start)
     if (s_workflow_get (self, request, true, &workflow))
         return;
     char why [512];
-    int64_t next = start? engine_flow_next (&workflow, engine_now (), why, sizeof why): 0;
+    int64_t next = start? engine_flow_next (self, &workflow, engine_now (), why, sizeof why): 0;
     if (start && streq (workflow.schedule_type, "NONE"))
         engine_reply (self, request, XXL_BAD_REQUEST, "a workflow with schedule type NONE"
                       " cannot be started; trigger it instead");

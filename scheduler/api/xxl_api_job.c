@@ -275,21 +275,16 @@ api_job_list (server_t *self, request_t *request)
     engine_reply_end (self, request);
 }
 
-void
-api_job_next (server_t *self, request_t *request)
+//  {next: [...]}: a job's next `count` planned times from now, its
+//  calendar's excluded times skipped; 400 with the reason when there are
+//  none (a bad schedule, a calendar absent or excluding every time)
+static void
+s_next_reply (server_t *self, request_t *request, const xxl_job_t *job)
 {
-    xxl_job_t job;
-    if (engine_job_from_request (self, request, &job))
-        return;
-    if (api_judge (self, request, 1)) {
-        xxl_job_free (&job);
-        return;
-    }
     int64_t count = api_int (request, "count");
     char why [512] = "";
     int64_t times [100];
-    //  (its calendar's excluded times skipped)
-    int made = engine_job_next_times (self, &job, engine_now (), times, (int) count, why,
+    int made = engine_job_next_times (self, job, engine_now (), times, (int) count, why,
                                       sizeof why);
     if (made < 0 && !*why)
         made = 0;
@@ -306,7 +301,33 @@ api_job_next (server_t *self, request_t *request)
         xxl_enc_map_end (self->enc);
         engine_reply_end (self, request);
     }
+}
+
+void
+api_job_next (server_t *self, request_t *request)
+{
+    xxl_job_t job;
+    if (engine_job_from_request (self, request, &job))
+        return;
+    if (api_judge (self, request, 1)) {
+        xxl_job_free (&job);
+        return;
+    }
+    s_next_reply (self, request, &job);
     xxl_job_free (&job);
+}
+
+void
+api_schedule_next (server_t *self, request_t *request)
+{
+    //  (a job of this schedule, never stored: only what its times need)
+    xxl_job_t job = {
+        .schedule_type = (char *) api_str (request, "scheduleType"),
+        .schedule_conf = (char *) api_str (request, "scheduleConf"),
+        .timezone = (char *) api_str (request, "timezone"),
+        .calendar = (char *) api_str (request, "calendar")
+    };
+    s_next_reply (self, request, &job);
 }
 
 void
@@ -344,6 +365,14 @@ api_job_trigger (server_t *self, request_t *request)
         xxl_command_shard (shard, &args.shard_index, &args.shard_total);
     if (args.address && api_addresses_check (request->msg, "address", args.address)) {
         engine_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (request->msg));
+        engine_snap_release (&snap);
+        return;
+    }
+    if (args.address && job->max_running > 0) {
+        //  (its runs are routed by the job's route when a slot frees:
+        //  runs/xxl_admit.c)
+        engine_reply (self, request, XXL_BAD_REQUEST, "address cannot be given for a job with"
+                      " maxRunning: its runs go by its route when a slot frees");
         engine_snap_release (&snap);
         return;
     }

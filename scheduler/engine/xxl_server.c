@@ -426,6 +426,7 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     engine_subscribe (&self->events, XXL_EVENT_RUN_ENDED, engine_plan_on_run);
     engine_subscribe (&self->events, XXL_EVENT_RUN_ENDED, engine_services_on_run);
     engine_subscribe (&self->events, XXL_EVENT_RUN_ENDED, engine_flows_on_run);
+    engine_subscribe (&self->events, XXL_EVENT_RUN_ENDED, engine_admit_on_run);
     engine_subscribe (&self->events, XXL_EVENT_RUN_AGAIN, engine_plan_on_again);
     engine_subscribe (&self->events, XXL_EVENT_LONG_WORK, engine_plan_on_long_work);
     engine_subscribe (&self->events, XXL_EVENT_ASK_ANSWERED, engine_plan_on_ask);
@@ -716,6 +717,10 @@ s_turn_timeout (server_t *self)
     int64_t flows = engine_flows_wake (self);
     if (flows < wake)
         wake = flows;
+    if (engine_backfill_wake (self) < wake)
+        wake = engine_backfill_wake (self);
+    if (engine_admit_wake (self) < wake)
+        wake = engine_admit_wake (self);
     //  (a count of the daily report under way: its answer is taken soon,
     //  at once when REPORTs wait for it)
     bool reports_wait = (self->services.report_waiting && zlistx_size (self->services.report_waiting))
@@ -877,6 +882,9 @@ s_turn_work (server_t *self, bool agents_drained)
         engine_services_run (self, now);
         if (!near)
             engine_flows_run (self, now);
+        if (!near)
+            engine_backfill_run (self, now);
+        engine_admit_run (self);
     }
     engine_report_turn (self);
     engine_scoped_report_turn (self);

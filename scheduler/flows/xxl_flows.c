@@ -7,6 +7,8 @@
 #include "xxl_engine.h"
 #include "xxl_flow.h"
 #include "xxl_flow_rules.h"
+#include "xxl_calendar.h"
+#include "xxl_retry_rules.h"
 
 //  A run's graph, kept while the run is in flight (keyed by its id)
 typedef struct {
@@ -26,6 +28,19 @@ s_graph_destroy (void **item)
 //  The most graphs kept (past it they are all dropped and parsed again)
 #define XXL_FLOWS_GRAPHS 4096
 
+//  A run with a node's retry due later (flows->retries, by run id)
+typedef struct {
+    int64_t run_id;
+    int64_t due;                        //  wall ms
+} retry_t;
+
+static void
+s_retry_destroy (void **item)
+{
+    free (*item);
+    *item = NULL;
+}
+
 //  What a run is made of as read: its row, graph, node rows and states
 typedef struct {
     xxl_workflow_run_t run;
@@ -36,6 +51,7 @@ typedef struct {
     xxl_flow_state_t *states;           //  per node
     int *row_of;                        //  per node: its latest row's index, or -1
     int *ready, *skipped;               //  xxl_flow_step's outs (room for every node)
+    int64_t *retry_at;                  //  per node: wall ms its job's retry is due, 0 none
 } state_t;
 
 static void
@@ -48,6 +64,7 @@ s_state_free (state_t *state)
     free (state->row_of);
     free (state->ready);
     free (state->skipped);
+    free (state->retry_at);
     memset (state, 0, sizeof *state);
 }
 
@@ -56,6 +73,8 @@ engine_flows_start (server_t *self)
 {
     flows_t *flows = &self->flows;
     flows->graphs = engine_id_map (s_graph_destroy);
+    flows->retries = engine_id_map (s_retry_destroy);
+    flows->retry_min = 0;
     flows->running_until = 0;
     flows->next_due = flows->next_sweep = zclock_mono ();
 }
@@ -64,6 +83,54 @@ void
 engine_flows_stop (server_t *self)
 {
     zhashx_destroy (&self->flows.graphs);
+    zhashx_destroy (&self->flows.retries);
+}
+
+//  Run run_id is advanced again at wall ms due (its earliest retry):
+//  kept in memory only, the sweep of the share's holder covers a restart
+static void
+s_retry_later (server_t *self, int64_t run_id, int64_t due)
+{
+    flows_t *flows = &self->flows;
+    retry_t *retry = (retry_t *) zhashx_lookup (flows->retries, &run_id);
+    if (!retry) {
+        retry = (retry_t *) calloc (1, sizeof *retry);
+        assert (retry);
+        retry->run_id = run_id;
+        zhashx_insert (flows->retries, &retry->run_id, retry);
+    }
+    retry->due = due;
+    if (flows->retry_min == 0 || due < flows->retry_min)
+        flows->retry_min = due;
+}
+
+static int s_advance (server_t *self, int64_t run_id);
+
+//  Advances the runs whose retries are due at wall ms now
+static void
+s_retries_run (server_t *self, int64_t now)
+{
+    flows_t *flows = &self->flows;
+    if (flows->retry_min == 0 || now < flows->retry_min)
+        return;
+    size_t count = zhashx_size (flows->retries), due = 0;
+    int64_t *ids = (int64_t *) malloc ((count? count: 1) * sizeof (int64_t));
+    assert (ids);
+    flows->retry_min = 0;
+    for (retry_t *retry = (retry_t *) zhashx_first (flows->retries); retry;
+         retry = (retry_t *) zhashx_next (flows->retries)) {
+        if (retry->due <= now)
+            ids [due++] = retry->run_id;
+        else
+        if (flows->retry_min == 0 || retry->due < flows->retry_min)
+            flows->retry_min = retry->due;
+    }
+    //  (each advance remembers the run again while a retry is still ahead)
+    for (size_t i = 0; i < due; i++) {
+        zhashx_delete (flows->retries, &ids [i]);
+        s_advance (self, ids [i]);
+    }
+    free (ids);
 }
 
 //  The graph of a run (parsed from the definition it started with, no
@@ -115,6 +182,19 @@ s_row_state (const xxl_workflow_row_t *row)
     return row->handle_code? XXL_FLOW_FAILURE: XXL_FLOW_RUNNING;
 }
 
+//  The state of a start whose rows are a broadcast's shards, from the
+//  state of those before and of one more: RUNNING while any runs, then
+//  FAILURE when any failed, else SUCCESS
+static xxl_flow_state_t
+s_shards_state (xxl_flow_state_t so_far, xxl_flow_state_t row)
+{
+    if (so_far == XXL_FLOW_RUNNING || row == XXL_FLOW_RUNNING)
+        return XXL_FLOW_RUNNING;
+    if (so_far == XXL_FLOW_FAILURE || row == XXL_FLOW_FAILURE)
+        return XXL_FLOW_FAILURE;
+    return XXL_FLOW_SUCCESS;
+}
+
 //  Whether a comma-separated list holds id
 static bool
 s_listed (const char *list, const char *id)
@@ -130,10 +210,33 @@ s_listed (const char *list, const char *id)
     return false;
 }
 
+//  A failed node of a running run whose job retries failures (its
+//  executorFailRetryCount, the attempts so far not past it): RUNNING
+//  until its next attempt, due (retry_at) after the job's retry delay
+//  from the failure (runs/xxl_retry_rules.h).  0, or -1 on a store error.
+static int
+s_retry_check (server_t *self, state_t *state, int node)
+{
+    const xxl_workflow_row_t *row = &state->rows [state->row_of [node]];
+    xxl_job_t job;
+    int rc = xxl_store_job_load (self->store, xxl_flow_job (state->flow, node), &job);
+    if (rc)
+        return rc < 0? -1: 0;           //  (a job gone: no retry)
+    if (row->attempt <= job.executor_fail_retry_count) {
+        int64_t delay = xxl_retry_delay (job.retry_interval, job.retry_backoff,
+                                         job.retry_max_interval, row->attempt - 1);
+        state->retry_at [node] = xxl_retry_due (row->end_time, delay, engine_now ());
+        state->states [node] = XXL_FLOW_RUNNING;
+    }
+    xxl_job_free (&job);
+    return 0;
+}
+
 //  Reads run_id and its node states: 0, 1 absent, -1 (store error or a
 //  definition that does not parse: why).  The states are the rows' (the
-//  latest attempt of each node) and, in a killed run, KILLED for the
-//  nodes it lists and for every node it left undecided.
+//  latest attempt of each node; in a running run, a failure its job
+//  retries is RUNNING: s_retry_check) and, in a killed run, KILLED for
+//  the nodes it lists and for every node it left undecided.
 static int
 s_state_load (server_t *self, int64_t run_id, state_t *state, char *why, size_t whylen)
 {
@@ -159,19 +262,35 @@ s_state_load (server_t *self, int64_t run_id, state_t *state, char *why, size_t 
     state->row_of = (int *) malloc ((size_t) nodes * sizeof (int));
     state->ready = (int *) malloc ((size_t) nodes * sizeof (int));
     state->skipped = (int *) malloc ((size_t) nodes * sizeof (int));
-    assert (state->states && state->row_of && state->ready && state->skipped);
+    state->retry_at = (int64_t *) calloc ((size_t) nodes, sizeof (int64_t));
+    assert (state->states && state->row_of && state->ready && state->skipped
+            && state->retry_at);
     for (int i = 0; i < nodes; i++) {
         state->states [i] = XXL_FLOW_WAITING;
         state->row_of [i] = -1;
     }
-    //  (rows by node then attempt: the last row of a node is its latest)
+    //  (rows by node, attempt, then id: a node's latest attempt comes last;
+    //  its first row stands for it, and its state is its rows' together)
     for (size_t r = 0; r < state->row_count; r++) {
         int node = xxl_flow_find (state->flow, state->rows [r].node);
         if (node < 0)
             continue;
-        state->row_of [node] = (int) r;
-        state->states [node] = s_row_state (&state->rows [r]);
+        int first = state->row_of [node];
+        xxl_flow_state_t row_state = s_row_state (&state->rows [r]);
+        if (first < 0 || state->rows [first].attempt != state->rows [r].attempt) {
+            state->row_of [node] = (int) r;
+            state->states [node] = row_state;
+        }
+        else
+            state->states [node] = s_shards_state (state->states [node], row_state);
     }
+    if (streq (state->run.status, "RUNNING"))
+        for (int i = 0; i < nodes; i++)
+            if (state->states [i] == XXL_FLOW_FAILURE && s_retry_check (self, state, i)) {
+                snprintf (why, whylen, "%s", xxl_store_error (self->store));
+                s_state_free (state);
+                return -1;
+            }
     if (streq (state->run.status, "KILLED")) {
         //  As it was when killed: the nodes it lists were running, and
         //  what the rules decided then is decided again; the rest never
@@ -234,6 +353,8 @@ s_start (server_t *self, state_t *state, int node, int64_t attempt)
     char error [XXL_FLOW_ERROR_MAX] = "";
     char *param = xxl_flow_render (flow, node, &vars, error, sizeof error);
     int64_t log_id = -1;
+    int64_t ids [XXL_FLOW_NODES_MAX];
+    int made = 0;
     xxl_job_t job;
     int found = -1;
     if (!param && *error)
@@ -258,16 +379,21 @@ s_start (server_t *self, state_t *state, int node, int64_t attempt)
         trigger_args_t args = { .trigger_type = "WORKFLOW", .fail_retry_count = 0,
                                 .param = param, .shard_index = -1, .shard_total = -1,
                                 .by = by };
-        int64_t ids [XXL_FLOW_NODES_MAX];
-        int made = engine_trigger (self, &job, &args, ids, NULL, XXL_FLOW_NODES_MAX);
+        made = engine_trigger (self, &job, &args, ids, NULL, XXL_FLOW_NODES_MAX);
         xxl_job_free (&job);
         log_id = made > 0? ids [0]: -1;
     }
     free (param);
     if (log_id < 0)
         return -1;
-    if (xxl_store_log_flow_mark (self->store, log_id, state->run.id, id, attempt))
-        return -1;
+    //  Every row of the start is the node's: a SHARDING_BROADCAST's one
+    //  per agent (shards made later, while agents reconnect, are copies
+    //  of the first row and carry its mark)
+    if (made == 0)
+        ids [made++] = log_id;
+    for (int i = 0; i < made; i++)
+        if (xxl_store_log_flow_mark (self->store, ids [i], state->run.id, id, attempt))
+            return -1;
     self->flows.any_running = true;
     return 0;
 }
@@ -323,6 +449,20 @@ s_advance (server_t *self, int64_t run_id)
                        &nskipped);
         for (int i = 0; i < nready && rc == 0; i++)
             rc = s_start (self, &state, state.ready [i], s_next_attempt (&state, state.ready [i]));
+        //  Retries due start; the next one not due yet is remembered
+        int64_t now = engine_now (), wait = 0;
+        for (int i = 0; i < xxl_flow_nodes (state.flow) && rc == 0; i++) {
+            int64_t due = state.retry_at [i];
+            if (due > 0 && due <= now) {
+                rc = s_start (self, &state, i, s_next_attempt (&state, i));
+                nready++;
+            }
+            else
+            if (due > 0 && (wait == 0 || due < wait))
+                wait = due;
+        }
+        if (wait > 0)
+            s_retry_later (self, run_id, wait);
         //  (a start whose row ends at once -- a failed trigger, a job
         //  gone -- says so through `again`: only then decide again)
         bool started = nready > 0;
@@ -393,18 +533,39 @@ engine_flows_on_taken (server_t *self, const xxl_event_t *event)
 }
 
 int64_t
-engine_flow_next (const xxl_workflow_t *workflow, int64_t after, char *why, size_t whylen)
+engine_flow_next (server_t *self, const xxl_workflow_t *workflow, int64_t after, char *why,
+                  size_t whylen)
 {
     if (streq (workflow->schedule_type, "NONE"))
         return 0;
+    const char *name = workflow->calendar? workflow->calendar: "";
+    xxl_calendar_t *calendar = NULL;
+    if (*name) {
+        int rc = engine_calendar_load (self, name, workflow->timezone, &calendar, NULL, why,
+                                       whylen);
+        if (rc > 0)
+            snprintf (why, whylen, "calendar '%s' not found (xxl-ctl calendar list)", name);
+        if (rc)
+            return -1;
+    }
     xxl_schedule_t *schedule = xxl_schedule_new (workflow->schedule_type,
                                                  workflow->schedule_conf, workflow->timezone,
                                                  why, whylen);
-    if (!schedule)
-        return -1;
-    int64_t next = xxl_schedule_next (schedule, after);
+    int64_t next = -1;
+    if (schedule) {
+        //  A schedule that has ended has no next fire (0); a calendar that
+        //  excludes every time the walk found is an error (-1, why)
+        next = xxl_schedule_next (schedule, after);
+        if (next < 0)
+            next = 0;
+        else
+        if (calendar)
+            next = engine_calendar_next (calendar, name, schedule, workflow->timezone, after,
+                                         why, whylen);
+    }
     xxl_schedule_destroy (&schedule);
-    return next < 0? 0: next;
+    xxl_calendar_destroy (&calendar);
+    return next;
 }
 
 //  A due workflow fires: a run (CRON, or MISFIRE for a late one whose
@@ -421,7 +582,7 @@ s_fire (server_t *self, int64_t workflow_id, int64_t now)
     }
     bool late = now - workflow.next_time > XXL_FLOWS_MISFIRE_MS;
     char why [256];
-    int64_t next = engine_flow_next (&workflow, late? now: workflow.next_time, why, sizeof why);
+    int64_t next = engine_flow_next (self, &workflow, late? now: workflow.next_time, why, sizeof why);
     if (next < 0) {
         engine_warn_limited (&self->flows.log_errors, "flows: workflow %" PRId64 ": %s",
                              workflow_id, why);
@@ -443,6 +604,7 @@ engine_flows_run (server_t *self, int64_t now)
     uint64_t held = engine_lease_held (self);
     if (now >= flows->next_due) {
         flows->next_due = now + XXL_FLOWS_DUE_MS;
+        s_retries_run (self, engine_now ());
         int64_t ids [64];
         size_t count = 0;
         int64_t wall = engine_now ();
@@ -517,18 +679,8 @@ s_kill_row (server_t *self, int64_t log_id, int64_t run_id)
         ended = xxl_store_log_fail_unsent (self->store, log_id, XXL_CODE_FAIL, text);
     else
         ended = xxl_store_log_handle_done (self->store, log_id, now, XXL_CODE_FAIL, text) == 0;
-    if (*log.executor_address) {
-        char why [256];
-        pending_t *pending = engine_agent_request (self, log.executor_address, "KILL",
-                                                   PENDING_KILL,
-                                                   self->config.request_timeout_ms, why,
-                                                   sizeof why);
-        if (pending) {
-            pending->log_id = log_id;
-            xxl_enc_kint (self->enc, "jobId", log.job_id);
-            engine_agent_send (self, pending);
-        }
-    }
+    if (*log.executor_address)
+        engine_kill_send (self, log.executor_address, log_id, log.job_id, NULL);
     if (ended > 0)
         engine_run_ended_job (self, log_id, log.job_id, XXL_END_RESULT, XXL_CODE_FAIL, now);
     xxl_log_free (&log);
@@ -571,10 +723,17 @@ engine_flow_kill (server_t *self, int64_t run_id, char *why, size_t whylen)
     }
     else {
         s_graph_drop (self, run_id);
+        //  Each row of a running start (a node waiting for its retry has
+        //  none running)
         for (int i = 0; i < nrunning; i++) {
-            int row = state.row_of [running [i]];
-            if (row >= 0)
-                s_kill_row (self, state.rows [row].log_id, run_id);
+            int first = state.row_of [running [i]];
+            if (first < 0 || state.retry_at [running [i]] > 0)
+                continue;
+            for (size_t r = (size_t) first; r < state.row_count
+                 && streq (state.rows [r].node, state.rows [first].node)
+                 && state.rows [r].attempt == state.rows [first].attempt; r++)
+                if (s_row_state (&state.rows [r]) == XXL_FLOW_RUNNING)
+                    s_kill_row (self, state.rows [r].log_id, run_id);
         }
     }
     free (killed);

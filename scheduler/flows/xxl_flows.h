@@ -16,9 +16,11 @@
     most once per attempt whatever restarts and takeovers happen; then
     the run's status once no node is WAITING or RUNNING.
     MUST: advance a run only inside the turn's transaction, from stored
-    states (the store's write lock serializes schedulers, so any
-    scheduler may advance any run; the holder of a run's share
-    (workflow id mod 16) recovers it and fires its schedule).
+    states read after its run row (xxl_store_workflow_run_load locks the
+    row until commit on a store that locks rows; SQLite has one writer),
+    so that schedulers advancing one run take turns and any scheduler may
+    advance any run; the holder of a run's share (workflow id mod 16)
+    recovers it and fires its schedule.
     MUST NOT: be called by runs, the planner or the services: a node's
     end reaches it through XXL_EVENT_RUN_ENDED.
     Called by: the actor (events, engine_flows_run), the api.
@@ -32,6 +34,8 @@
 
 typedef struct {
     zhashx_t *graphs;                   //  run id -> xxl_flow_t: the graphs of runs in flight
+    zhashx_t *retries;                  //  run id -> its earliest node retry due later
+    int64_t retry_min;                  //  wall ms of the earliest of them (0 none)
     int64_t stack [8];                  //  the runs being advanced now, outermost first
     size_t depth;                       //  (a re-entry into one of them: again)
     bool again;                         //  a node of a run being advanced ended meanwhile
@@ -67,14 +71,15 @@ int64_t engine_flows_wake (server_t *self);
 //  kill and retry: XXL_OK, or the code (404, 409, 500) with the reason.
 //  run_encode: WORKFLOW_RUN_SHOW's map of run_id into enc: 1, 0 absent,
 //  -1 (why).  next: a workflow's next fire after `after`, 0 when its
-//  schedule never fires, -1 with the reason (a bad schedule).
+//  schedule never fires, -1 with the reason (a bad schedule, a calendar that is absent
+//  or excludes every time); a time its calendar excludes is skipped.
 int64_t engine_flow_trigger (server_t *self, int64_t workflow_id, const char *param,
                              const char *trigger_type, int *code, char *why, size_t whylen);
 int engine_flow_kill (server_t *self, int64_t run_id, char *why, size_t whylen);
 int engine_flow_retry (server_t *self, int64_t run_id, const char *node, char *why,
                        size_t whylen);
 int engine_flow_run_encode (server_t *self, xxl_enc_t *enc, int64_t run_id);
-int64_t engine_flow_next (const xxl_workflow_t *workflow, int64_t after, char *why,
-                          size_t whylen);
+int64_t engine_flow_next (server_t *self, const xxl_workflow_t *workflow, int64_t after,
+                          char *why, size_t whylen);
 
 #endif

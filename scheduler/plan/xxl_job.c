@@ -61,6 +61,7 @@ engine_job_read (server_t *self, request_t *request, xxl_job_t *job, int is_add)
     XXL_SET_STR (timezone, "timezone");
     XXL_SET_INT (retry_interval, "retryInterval");
     XXL_SET_INT (retry_max_interval, "retryMaxInterval");
+    XXL_SET_INT (max_running, "maxRunning");
     XXL_SET_STR (calendar, "calendar");
     if (xxl_args_given (&request->args, msg, "retryBackoff"))
         job->retry_backoff = xxl_args_number (&request->args, msg, "retryBackoff");
@@ -84,6 +85,12 @@ engine_job_read (server_t *self, request_t *request, xxl_job_t *job, int is_add)
     }
     if (streq (job->glue_type, "BEAN") && !*job->executor_handler)
         return xxl_msg_fail (msg, "a BEAN job needs a handler (executorHandler)");
+    //  (a broadcast trigger is one run per agent at once: a cap on them
+    //  would split one trigger)
+    if (job->max_running > 0
+    &&  xxl_routers_is_broadcast (engine_runs_routers (self), job->executor_route_strategy))
+        return xxl_msg_fail (msg, "maxRunning does not apply to route %s (a trigger runs on"
+                             " every agent at once)", job->executor_route_strategy);
     char reason [512];
     if (*job->alarm_email
     &&  xxl_alarms_check_targets (self->alarms, job->alarm_email, reason, sizeof reason))

@@ -91,7 +91,8 @@ xxl_plan_row_unknown (const xxl_log_t *log, const xxl_lease_t *lease, int64_t no
     assert (log && lease);
     if (!log->executor_address || !*log->executor_address || log->trigger_code != 0
     ||  log->handle_code != 0 || log->schedule_time <= 0
-    ||  log->schedule_time >= late_before || log->schedule_time <= lease->fired_sent)
+    ||  log->schedule_time >= late_before || log->schedule_time <= lease->fired_sent
+    ||  (log->trigger_type && strcmp (log->trigger_type, "BACKFILL") == 0))
         return false;
     if (log->trigger_time >= log->schedule_time)
         return true;

@@ -48,7 +48,8 @@
         FIRE_ONCE_NOW, and only when the planner's misfire does not fire.
     xxl_plan_row_unknown (log fields, lease, now, late_before, store_ahead)
         Recovery: whether a recovered row must be asked about (see
-        xxl_recover.c "Asking agents").
+        xxl_recover.c "Asking agents"); never a BACKFILL row, whose past
+        schedule time is no plan (it is recovered as a manual trigger).
 */
 
 #ifndef XXL_PLAN_RULES_H_INCLUDED

@@ -205,6 +205,8 @@ engine_plan_prepare (server_t *self, int budget)
         if (!plan || plan->tp || plan->snap->cancelled)
             continue;
         const xxl_job_t *job = &plan->snap->job;
+        if (job->max_running > 0)
+            continue;                   //  (routed when admitted: runs/xxl_admit.c)
         int64_t when = xxl_store_log_plan_time (self->store, log_id);
         if (when <= soon)
             continue;                   //  (gone, sent, or too close: fires as it is)

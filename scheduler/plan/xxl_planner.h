@@ -99,6 +99,8 @@ typedef struct {
                                         //  not (0; -1 not judged yet), asks left
     int64_t next_scan;                  //  monotonic ms of the next planner scan
     zhashx_t *waiting;                  //  FIX_DELAY job ids waiting for their run's end
+    int64_t backfill_at;                //  monotonic ms of the next backfill tick
+    int64_t backfill_after;             //  the running backfills read from above this id
 } planner_t;
 
 void engine_snap_release (snap_t **snap_p);
@@ -182,6 +184,16 @@ bool engine_fire_within (server_t *self, int64_t ms);
 void engine_fire_wait (server_t *self);
 void engine_plan_due (server_t *self);
 void engine_recover (server_t *self, uint64_t mask, const xxl_lease_t *leases);
+//  xxl_backfill.c (DESIGN §13).  start: a backfill of job over [from, to]
+//  at per_second, started by `by` (in the turn's transaction): its id, or
+//  0 with the code (400 refused, 500 store) in *code and the reason in
+//  why.  run: the running backfills of the held shares go on (the actor's
+//  turn, not near a fire); wake: when run is next due (monotonic ms).
+int64_t engine_backfill_start (server_t *self, const xxl_job_t *job, int64_t from, int64_t to,
+                               int64_t per_second, const char *by, int *code, char *why,
+                               size_t whylen);
+void engine_backfill_run (server_t *self, int64_t mono);
+int64_t engine_backfill_wake (server_t *self);
 void engine_ask_answer (server_t *self, pending_t *pending, int code, const char *msg);
 
 

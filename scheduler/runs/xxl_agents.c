@@ -1015,9 +1015,12 @@ engine_agent_answer (server_t *self, zframe_t *rid, xxl_msg_t *msg)
                 engine_audit_answer (self, pending, answered);
             }
             //  A run killed by hand ends as any result does (a FIX_DELAY
-            //  job waiting for it goes on, the metrics count it)
+            //  job waiting for it goes on, the metrics count it); one the
+            //  engine killed to cover it (note: xxl_admit.c) ends by its
+            //  own result, once it stopped: its slot frees only then
             int64_t now = engine_now ();
             if (pending->kind == PENDING_KILL && code == XXL_OK
+            &&  !pending->note
             &&  xxl_store_log_handle_done (self->store, pending->log_id, now, XXL_CODE_FAIL,
                                            "killed by a user (log kill)") == 0)
                 engine_run_ended (self, pending->log_id, XXL_END_RESULT, XXL_CODE_FAIL, now);

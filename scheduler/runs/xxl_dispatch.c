@@ -403,6 +403,26 @@ engine_agent_send (server_t *self, pending_t *pending)
     engine_queue_agent_to (self, pending->rid, pending->rid_size, pending->id, true);
 }
 
+//  Sends address a KILL of job_id's runs there, for row log_id, with no
+//  client (its answer: engine_agent_answer's PENDING_KILL; note, copied
+//  unless NULL, marks the engine's own cover kills, xxl_admit.c).  The
+//  request, or NULL when the agent cannot be reached now.
+pending_t *
+engine_kill_send (server_t *self, const char *address, int64_t log_id, int64_t job_id,
+                  const char *note)
+{
+    char why [256];
+    pending_t *pending = engine_agent_request (self, address, "KILL", PENDING_KILL,
+                                               self->config.request_timeout_ms, why, sizeof why);
+    if (!pending)
+        return NULL;
+    pending->log_id = log_id;
+    pending->note = note? strdup (note): NULL;
+    xxl_enc_kint (self->enc, "jobId", job_id);
+    engine_agent_send (self, pending);
+    return pending;
+}
+
 //  A TriggerParam's value of logDateTime: int64 in its fixed 9-byte form,
 //  so that a prepared TriggerParam takes it at the instant it goes
 void

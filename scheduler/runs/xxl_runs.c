@@ -35,6 +35,7 @@ engine_runs_start (server_t *self)
     self->runs.resend_ids = engine_id_map (NULL);
     self->runs.doubts = engine_id_map (engine_doubt_destroy);
     assert (self->runs.doubts);
+    engine_admit_start (self);
 }
 
 void
@@ -47,6 +48,7 @@ engine_runs_stop (server_t *self)
     zlistx_destroy (&self->runs.resends);
     zhashx_destroy (&self->runs.resend_ids);
     zhashx_destroy (&self->runs.doubts);
+    engine_admit_stop (self);
     xxl_pool_destroy (&self->runs.fast_pool);
     xxl_pool_destroy (&self->runs.slow_pool);
     xxl_routers_destroy (&self->runs.routers);

@@ -220,6 +220,14 @@ typedef struct {
     zsock_t *monitor;                   //  the agents socket's DISCONNECTED events
                                         //  (engine_runs_monitor_start; NULL: none)
     int64_t probed_at;                  //  monotonic ms of the last engine_runs_liveness
+    //  xxl_admit.c: jobs' maxRunning slots
+    bool admitting;                     //  a pass is sending: the gate lets rows by
+    zhashx_t *admitted;                 //  log id → int64_t [log id, job id]: admitted
+                                        //  with no address yet (a probing router's)
+    zhashx_t *killing;                  //  log id → the same: killed to cover (COVER_EARLY)
+    zhashx_t *slot_jobs;                //  job id → the same: held jobs with a maxRunning
+                                        //  at the last pass
+    int64_t admit_at;                   //  monotonic ms of the next pass
 } runs_t;
 
 //  The handler of the engine's JOB_CHANGED event: groups read again
@@ -285,6 +293,8 @@ pending_t *engine_agent_request (server_t *self, const char *address, const char
                                  pending_kind_t kind, int timeout_ms, char *why,
                                  size_t whylen);
 void engine_agent_send (server_t *self, pending_t *pending);
+pending_t *engine_kill_send (server_t *self, const char *address, int64_t log_id,
+                             int64_t job_id, const char *note);
 void engine_pack_time (unsigned char out [9], int64_t value);
 int64_t engine_expire_time (server_t *self, int64_t since);
 const unsigned char *engine_encode_tp (server_t *self, const xxl_job_t *job, int64_t log_id,
@@ -342,6 +352,21 @@ void engine_run_answer (server_t *self, int64_t log_id, int64_t job_id, const ch
                         const char *address, int64_t presumed, int64_t stamp, int code, const char *msg);
 void engine_run_done (server_t *self, pending_t *pending, int code, const char *msg);
 
+
+//  xxl_admit.c: jobs' maxRunning slots (DESIGN §13, xxl_admit_rules.h).
+//  The gate: true when the row log_id of job must wait for a slot (the
+//  job has a maxRunning and no admission pass is sending it): the caller
+//  leaves the row unsent, and the pass of the job's share holder admits
+//  it.  Passes run every XXL_ADMIT_MS while jobs with a maxRunning are
+//  held (engine_admit_wake), at once after a local trigger or run end.
+bool engine_admit_hold (server_t *self, const xxl_job_t *job, int64_t log_id);
+void engine_admit_run (server_t *self);
+int64_t engine_admit_wake (server_t *self);
+void engine_admit_on_run (server_t *self, const xxl_event_t *event);
+void engine_admit_start (server_t *self);
+void engine_admit_stop (server_t *self);
+#define XXL_ADMIT_MS 100
+#define XXL_ADMIT_IDLE_MS 1000
 
 //  xxl_doubts.c: RUNs whose answer never came
 //  Holds log_id in doubt (its RUN to address went unanswered): true when

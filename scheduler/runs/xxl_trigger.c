@@ -55,6 +55,7 @@ s_trigger_title (const char *type)
     if (streq (type, "API"))      return "API trigger";
     if (streq (type, "MISFIRE"))  return "Misfire compensation trigger";
     if (streq (type, "WORKFLOW")) return "Workflow trigger";
+    if (streq (type, "BACKFILL")) return "Backfill trigger";
     return type;
 }
 
@@ -386,6 +387,8 @@ engine_route_row (server_t *self, const xxl_job_t *job, int64_t log_id, int64_t 
 {
     const char *address;
     char note [2048];
+    if (engine_admit_hold (self, job, log_id))
+        return;                         //  (it waits for a slot: xxl_admit.c)
     if (engine_route_pick (self, job, log_id, shard_index, broadcast, addresses, count,
                            &address, note, sizeof note) == ROUTE_POOL)
         s_route_pool (self, job, log_id, trigger_time, param, shard_index, shard_total,
@@ -749,6 +752,9 @@ engine_trigger (server_t *self, const xxl_job_t *job, trigger_args_t *args,
     int made = 0;
     int64_t now = engine_now ();
     const char *param = args->param? args->param: job->executor_param;
+    //  A job with a maxRunning: its rows wait unsent, unrouted, for the
+    //  admission pass of its share's holder (xxl_admit.c)
+    bool slots = engine_admit_hold (self, job, 0);
     for (int i = 0; i < runs; i++) {
         int index = args->shard_total >= 0? args->shard_index: i;
         int total = args->shard_total >= 0? args->shard_total: broadcast? runs: 1;
@@ -764,7 +770,8 @@ engine_trigger (server_t *self, const xxl_job_t *job, trigger_args_t *args,
         char note [2048];
         note [0] = 0;
         bool ahead = false;
-        if ((!args->defer || args->prepare) && !args->held && !args->unexpanded && id > 0) {
+        if ((!args->defer || args->prepare) && !args->held && !args->unexpanded && id > 0
+        &&  !slots) {
             pick = engine_route_pick (self, job, id, index, broadcast, addresses, count,
                                       &address, note, sizeof note);
             size_t rid_size;
@@ -817,7 +824,7 @@ engine_trigger (server_t *self, const xxl_job_t *job, trigger_args_t *args,
             }
         }
         made++;
-        if (args->defer)
+        if (args->defer || slots)
             continue;
         if (args->held) {
             engine_run_again (self, log.id, now, 0);

@@ -38,7 +38,7 @@
 _Static_assert (sizeof (void *) == XXL_SLOT, "a method table's slots are all one size");
 _Static_assert ((sizeof (xxl_store_methods_t) - offsetof (xxl_store_methods_t, destroy))
                 % XXL_SLOT == 0, "xxl_store_methods_t: only pointers after size");
-_Static_assert (offsetof (xxl_store_methods_t, workflow_ids) + XXL_SLOT
+_Static_assert (offsetof (xxl_store_methods_t, job_slot_ids) + XXL_SLOT
                 == sizeof (xxl_store_methods_t), "xxl_store_methods_t: its last slot");
 _Static_assert (sizeof (xxl_store_accounts_t) % XXL_SLOT == 0
                 && offsetof (xxl_store_accounts_t, session_expire) + XXL_SLOT
@@ -46,6 +46,9 @@ _Static_assert (sizeof (xxl_store_accounts_t) % XXL_SLOT == 0
 _Static_assert (sizeof (xxl_store_calendars_t) % XXL_SLOT == 0
                 && offsetof (xxl_store_calendars_t, calendar_job_ids) + XXL_SLOT
                    == sizeof (xxl_store_calendars_t), "xxl_store_calendars_t: only methods");
+_Static_assert (sizeof (xxl_store_backfills_t) % XXL_SLOT == 0
+                && offsetof (xxl_store_backfills_t, backfill_made_times) + XXL_SLOT
+                   == sizeof (xxl_store_backfills_t), "xxl_store_backfills_t: only methods");
 
 //  skip: the offset of the one slot xxl_store.h lets a table leave NULL
 //  (log_handle_done_many), or SIZE_MAX
@@ -73,7 +76,9 @@ s_methods_complete (const xxl_store_methods_t *methods)
         && s_slots_filled ("xxl_store_accounts_t", methods->accounts, 0,
                            sizeof (xxl_store_accounts_t), SIZE_MAX)
         && s_slots_filled ("xxl_store_calendars_t", methods->calendars, 0,
-                           sizeof (xxl_store_calendars_t), SIZE_MAX);
+                           sizeof (xxl_store_calendars_t), SIZE_MAX)
+        && s_slots_filled ("xxl_store_backfills_t", methods->backfills, 0,
+                           sizeof (xxl_store_backfills_t), SIZE_MAX);
 }
 
 static xxl_store_t *
@@ -203,4 +208,13 @@ xxl_account_free (xxl_account_t *account)
     free (account->role);
     free (account->apps);
     memset (account, 0, sizeof *account);
+}
+
+void
+xxl_store_backfill_free (xxl_store_backfill_t *backfill)
+{
+    free (backfill->state);
+    free (backfill->by);
+    free (backfill->msg);
+    memset (backfill, 0, sizeof *backfill);
 }

@@ -83,6 +83,8 @@ typedef struct {
     char *calendar;                     //  the calendar whose times it skips ("" none)
     char *agent_tags;                   //  tags its agents must have ("K=V,...",
                                         //  canonical, xxl_tags.h; "": any agent)
+    int64_t max_running;                //  runs of it at once, cluster-wide (0: no
+                                        //  limit; at most XXL_MAX_RUNNING_MAX)
 } xxl_job_t;
 
 typedef struct {
@@ -118,6 +120,7 @@ typedef struct {
     char *schedule_conf;
     char *timezone;
     char *misfire_strategy;
+    char *calendar;                     //  the calendar whose excluded times it skips ("" none)
     int64_t status;
     int64_t next_time;
     int64_t add_time, update_time;
@@ -146,6 +149,7 @@ typedef struct {
     int64_t attempt;
     int64_t trigger_code, handle_code;
     char *handle_msg;
+    int64_t end_time;                   //  its handle time once ended, else its trigger time
 } xxl_workflow_row_t;
 
 //  A started job whose next time is due (job_due)
@@ -239,7 +243,7 @@ typedef struct {
 
 //  Bumped whenever a method is added; methods are only ever appended, so
 //  a table of an older version is a prefix of this one (size says how much)
-#define XXL_STORE_METHODS_VERSION 12
+#define XXL_STORE_METHODS_VERSION 14
 
 typedef struct _xxl_store_t xxl_store_t;
 
@@ -643,7 +647,8 @@ typedef struct {
                          size_t max, size_t *count);
     int (*workflow_set_next) (xxl_store_t *self, int64_t id, int64_t next);
     //  Runs.  run_add: the new id, or -1.  run_load: 0, 1 absent, -1
-    //  (xxl_workflow_run_free).  run_set: status and end time, and killed
+    //  (xxl_workflow_run_free); inside a transaction it locks the run's
+    //  row where the backend locks rows (PostgreSQL: until commit).  run_set: status and end time, and killed
     //  unless NULL; 1, 0 absent, -1.  run_ids: RUNNING runs of the shares
     //  in mask with an id above after, ascending, up to max.  running: 1
     //  when some run is RUNNING, 0 none, -1.  run_encode: a run's map
@@ -673,6 +678,28 @@ typedef struct {
     int64_t (*log_flow_run) (xxl_store_t *self, int64_t log_id);
     //  Ids of workflows above `after`, ascending, up to max (a scoped list)
     int (*workflow_ids) (xxl_store_t *self, int64_t after, int64_t *ids, size_t max,
+                         size_t *count);
+    //  Ids of the workflows naming calendar `name`, above `after`,
+    //  ascending, up to max (as calendar_job_ids)
+    int (*workflow_calendar_ids) (xxl_store_t *self, const char *name, int64_t after,
+                                  int64_t *ids, size_t max, size_t *count);
+
+    //  Version 13.  Backfills (xxl_store_backfills_t below), in a table of
+    //  their own
+    const struct _xxl_store_backfills_t *backfills;
+
+    //  Version 14.  The rows of job_id with no result (handle_code 0)
+    //  that hold or wait for one of its maxRunning slots (runs/xxl_admit.c).
+    //  running: the admitted ones (an address written: sent, accepted,
+    //  in doubt) not failed at trigger, by id; else the waiting ones (no
+    //  address, trigger_code 0) due at or before `before` (their planned
+    //  time, else their trigger time: a retry's is its due time), oldest
+    //  first (that time, then id).  Up to max into ids; 0 or -1.
+    int (*log_slot_ids) (xxl_store_t *self, int64_t job_id, int running, int64_t before,
+                         int64_t *ids, size_t max, size_t *count);
+    //  Ids of the jobs with a maxRunning (> 0) above `after`, ascending,
+    //  up to max; 0 or -1
+    int (*job_slot_ids) (xxl_store_t *self, int64_t after, int64_t *ids, size_t max,
                          size_t *count);
 } xxl_store_methods_t;
 
@@ -762,6 +789,58 @@ typedef struct _xxl_store_calendars_t {
 } xxl_store_calendars_t;
 
 void xxl_store_calendar_free (xxl_store_calendar_t *calendar);
+
+//  A backfill (DESIGN §13, docs/operations.md "Backfill"): the planned
+//  fire times of job_id in [from_time, to_time], made one run each (trigger
+//  type BACKFILL, schedule_time the instant) at most per_second a second.
+//  cursor: the last instant handled (from_time - 1 before the first);
+//  total: the instants counted when it was made; made: runs it created;
+//  skipped: instants that had their run already (the log's unique (job,
+//  schedule time, shard)); state RUNNING, DONE, STOPPED or FAILED (msg
+//  says why); by: who started it.  A backfill is in share job_id mod
+//  XXL_STORE_SHARES (its driver is that share's holder).
+typedef struct {
+    int64_t id;
+    int64_t job_id;
+    int64_t from_time, to_time;
+    int64_t per_second;
+    int64_t cursor;
+    int64_t total, made, skipped;
+    char *state;
+    char *by;
+    char *msg;
+    int64_t add_time, update_time;
+} xxl_store_backfill_t;
+
+typedef struct _xxl_store_backfills_t {
+    //  add: the new id (ids never reused), or -1.  get: 0 and *out
+    //  (xxl_store_backfill_free), 1 none, -1.  advance: a RUNNING row whose
+    //  cursor is still `was` gets cursor, made, skipped (added to its
+    //  own), state and msg (NULL: kept); 1, 0 when it moved meanwhile or is
+    //  no longer RUNNING, -1.  stop: a RUNNING row becomes STOPPED; 1, 0
+    //  not RUNNING or absent, -1.  encode: the row as a map {id, jobId,
+    //  from, to, perSecond, cursor, total, made, skipped, state, by, msg,
+    //  addTime, updateTime} (1, 0 absent, -1); encode_page: those of job_id
+    //  (0: any), newest first, up to limit, as job_encode_page.
+    //  running_ids: ids of RUNNING rows above `after`, ascending, up to max.
+    //  made_times: the distinct schedule times of job_id's log rows in
+    //  [from, to], ascending, up to max (the instants that have their run).
+    int64_t (*backfill_add) (xxl_store_t *self, const xxl_store_backfill_t *row);
+    int (*backfill_get) (xxl_store_t *self, int64_t id, xxl_store_backfill_t *out);
+    int (*backfill_advance) (xxl_store_t *self, int64_t id, int64_t was, int64_t cursor,
+                             int64_t made, int64_t skipped, const char *state,
+                             const char *msg, int64_t now);
+    int (*backfill_stop) (xxl_store_t *self, int64_t id, const char *msg, int64_t now);
+    int (*backfill_encode) (xxl_store_t *self, xxl_enc_t *enc, int64_t id);
+    int (*backfill_encode_page) (xxl_store_t *self, xxl_enc_t *enc, size_t max_size,
+                                 int *truncated, int64_t job_id, int64_t limit);
+    int (*backfill_running_ids) (xxl_store_t *self, int64_t after, int64_t *ids, size_t max,
+                                 size_t *count);
+    int (*backfill_made_times) (xxl_store_t *self, int64_t job_id, int64_t from, int64_t to,
+                                int64_t *times, size_t max, size_t *count);
+} xxl_store_backfills_t;
+
+void xxl_store_backfill_free (xxl_store_backfill_t *backfill);
 
 //  The handle every backend's own struct starts with
 struct _xxl_store_t {
@@ -996,6 +1075,10 @@ static inline int xxl_store_workflow_run_rows (xxl_store_t *self, int64_t run_id
 static inline int xxl_store_log_flow_mark (xxl_store_t *self, int64_t log_id, int64_t run_id, const char *node, int64_t attempt) { return XXL_STORE_V12 (log_flow_mark)? self->methods->log_flow_mark (self, log_id, run_id, node, attempt): -1; }
 static inline int64_t xxl_store_log_flow_run (xxl_store_t *self, int64_t log_id) { return XXL_STORE_V12 (log_flow_run)? self->methods->log_flow_run (self, log_id): -1; }
 static inline int xxl_store_workflow_ids (xxl_store_t *self, int64_t after, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_V12 (workflow_ids)? self->methods->workflow_ids (self, after, ids, max, count): -1; }
+static inline int xxl_store_workflow_calendar_ids (xxl_store_t *self, const char *name, int64_t after, int64_t *ids, size_t max, size_t *count) { *count = 0; return XXL_STORE_V12 (workflow_calendar_ids)? self->methods->workflow_calendar_ids (self, name, after, ids, max, count): -1; }
+//  Version 13 (a table of an older version: -1)
+static inline int xxl_store_job_slot_ids (xxl_store_t *self, int64_t after, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_V12 (job_slot_ids)? self->methods->job_slot_ids (self, after, ids, max, count): -1; }
+static inline int xxl_store_log_slot_ids (xxl_store_t *self, int64_t job_id, int running, int64_t before, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_V12 (log_slot_ids)? self->methods->log_slot_ids (self, job_id, running, before, ids, max, count): -1; }
 #undef XXL_STORE_V12
 
 #define XXL_ACCOUNTS_CALL(name) (self->methods->accounts->name)
@@ -1028,6 +1111,21 @@ static inline int xxl_store_calendar_encode_all (xxl_store_t *self, xxl_enc_t *e
 static inline int xxl_store_calendar_job_ids (xxl_store_t *self, const char *name, int64_t after, int64_t *ids, size_t max, size_t *count) { *count = 0; return XXL_CALENDARS_OK? XXL_CALENDARS_CALL (calendar_job_ids) (self, name, after, ids, max, count): -1; }
 #undef XXL_CALENDARS_CALL
 #undef XXL_CALENDARS_OK
+
+//  Backfills: a table of an older version has none (-1)
+#define XXL_BACKFILLS_OK \
+    (self->methods->size > offsetof (xxl_store_methods_t, backfills) && self->methods->backfills)
+#define XXL_BACKFILLS_CALL(name) (self->methods->backfills->name)
+static inline int64_t xxl_store_backfill_add (xxl_store_t *self, const xxl_store_backfill_t *row) { return XXL_BACKFILLS_OK? XXL_BACKFILLS_CALL (backfill_add) (self, row): -1; }
+static inline int xxl_store_backfill_get (xxl_store_t *self, int64_t id, xxl_store_backfill_t *out) { memset (out, 0, sizeof *out); return XXL_BACKFILLS_OK? XXL_BACKFILLS_CALL (backfill_get) (self, id, out): -1; }
+static inline int xxl_store_backfill_advance (xxl_store_t *self, int64_t id, int64_t was, int64_t cursor, int64_t made, int64_t skipped, const char *state, const char *msg, int64_t now) { return XXL_BACKFILLS_OK? XXL_BACKFILLS_CALL (backfill_advance) (self, id, was, cursor, made, skipped, state, msg, now): -1; }
+static inline int xxl_store_backfill_stop (xxl_store_t *self, int64_t id, const char *msg, int64_t now) { return XXL_BACKFILLS_OK? XXL_BACKFILLS_CALL (backfill_stop) (self, id, msg, now): -1; }
+static inline int xxl_store_backfill_encode (xxl_store_t *self, xxl_enc_t *enc, int64_t id) { return XXL_BACKFILLS_OK? XXL_BACKFILLS_CALL (backfill_encode) (self, enc, id): -1; }
+static inline int xxl_store_backfill_encode_page (xxl_store_t *self, xxl_enc_t *enc, size_t max_size, int *truncated, int64_t job_id, int64_t limit) { return XXL_BACKFILLS_OK? XXL_BACKFILLS_CALL (backfill_encode_page) (self, enc, max_size, truncated, job_id, limit): -1; }
+static inline int xxl_store_backfill_running_ids (xxl_store_t *self, int64_t after, int64_t *ids, size_t max, size_t *count) { *count = 0; return XXL_BACKFILLS_OK? XXL_BACKFILLS_CALL (backfill_running_ids) (self, after, ids, max, count): -1; }
+static inline int xxl_store_backfill_made_times (xxl_store_t *self, int64_t job_id, int64_t from, int64_t to, int64_t *times, size_t max, size_t *count) { *count = 0; return XXL_BACKFILLS_OK? XXL_BACKFILLS_CALL (backfill_made_times) (self, job_id, from, to, times, max, count): -1; }
+#undef XXL_BACKFILLS_CALL
+#undef XXL_BACKFILLS_OK
 #undef XXL_STORE_GROUPS_OK
 #undef XXL_STORE_CALL
 

@@ -39,8 +39,8 @@ s_add_check (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
     return 0;
 }
 
-//  {name, jobs, ...}: prints "calendar NAME <done>" and, when jobs were
-//  touched, what became of them (or the JSON)
+//  {name, jobs, workflows, ...}: prints "calendar NAME <done>" and, when
+//  jobs or workflows were touched, what became of them (or the JSON)
 static int
 s_named (ctl_t *self, const char *done, const char *jobs_done)
 {
@@ -52,9 +52,13 @@ s_named (ctl_t *self, const char *done, const char *jobs_done)
     if (!self->json) {
         char *name = xxl_ctl_value_text_of (content, "name");
         int64_t jobs = xxl_ctl_value_int_or (content, "jobs", 0);
+        int64_t flows = xxl_ctl_value_int_or (content, "workflows", 0);
         fprintf (self->out, "calendar %s %s\n", name, done);
         if (jobs > 0)
             fprintf (self->out, "%" PRId64 " job%s %s\n", jobs, jobs == 1? "": "s", jobs_done);
+        if (flows > 0)
+            fprintf (self->out, "%" PRId64 " workflow%s %s\n", flows, flows == 1? "": "s",
+                     jobs_done);
         free (name);
     }
     xxl_msg_destroy (&reply);
@@ -73,7 +77,7 @@ s_add (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
 
 const ctl_cmd_t xxl_ctl_calendar_add = {
     "calendar", "add", "NAME [--dates FILE] [--exclude-cron EXPR] [--timezone Z] [--replace]",
-    "add a calendar: times that the jobs naming it (job add/update --calendar NAME) skip",
+    "add a calendar: times that the jobs and workflows naming it (--calendar NAME) skip",
     s_calendar_add_opts, s_calendar_pos, 1, 1, s_add_check, s_add, "CALENDAR_ADD", NULL
 };
 

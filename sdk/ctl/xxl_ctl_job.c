@@ -58,6 +58,8 @@ static const ctl_opt_t s_job_opts [] = {
       " xxl-ctl calendar add)", CTL_STR, 0, 0, "calendar", NULL },
     { "--agent-tags", NULL, "K=V,K=V", "run only on the group's agents with all these"
       " tags (xxl-agent --tag; '' for any agent)", CTL_STR, 0, 0, "agentTags", NULL },
+    { "--max-running", NULL, "N", "at most N runs of the job at once across the cluster"
+      " (0: no limit; over it, the block strategy applies)", CTL_INT, 0, 0, "maxRunning", NULL },
     { "--start", NULL, NULL, "start scheduling at once", CTL_BOOL, 0, 0, NULL, NULL },
     XXL_CTL_OPTS_END
 };
@@ -101,7 +103,7 @@ const ctl_cmd_t xxl_ctl_job_add = {
     "        [--retry N] [--misfire M] [--retry-interval S] [--retry-backoff F] [--retry-max S]\n"
     "        [--glue-type T --glue-source FILE] [--child ID,ID] [--desc D] [--author A]\n"
     "        [--alarm-email E] [--timezone Z] [--calendar NAME]\n"
-    "        [--agent-tags K=V,K=V] [--start]",
+    "        [--agent-tags K=V,K=V] [--max-running N] [--start]",
     "add a job", s_job_opts, NULL, 0, 0, s_job_add_check, s_job_add, "JOB_ADD", NULL
 };
 

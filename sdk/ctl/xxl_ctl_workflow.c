@@ -30,6 +30,8 @@ static const ctl_opt_t s_workflow_opts [] = {
       CTL_STR, 0, 0, "timezone", NULL },
     { "--misfire", NULL, "M", "misfire strategy ({values})",
       CTL_STR, 0, 0, "misfireStrategy", NULL },
+    { "--calendar", NULL, "NAME", "skip the fires a calendar excludes ('' none;"
+      " xxl-ctl calendar add)", CTL_STR, 0, 0, "calendar", NULL },
     { "--desc", NULL, "D", "description", CTL_STR, 0, 0, "description", NULL },
     { "--start", NULL, NULL, "start its schedule at once", CTL_BOOL, 0, 0, "start", NULL },
     XXL_CTL_OPTS_END
@@ -53,7 +55,7 @@ s_add_check (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
 
 const ctl_cmd_t xxl_ctl_workflow_add = {
     "workflow", "add", "--name N --file DAG.json [--cron E | --fix-rate S] [--timezone Z]\n"
-    "        [--misfire M] [--desc D] [--start]", "add a workflow (a DAG of jobs)",
+    "        [--misfire M] [--calendar NAME] [--desc D] [--start]", "add a workflow (a DAG of jobs)",
     s_workflow_opts, NULL, 0, 0, s_add_check, xxl_ctl_cmd_simple, "WORKFLOW_ADD", "added"
 };
 

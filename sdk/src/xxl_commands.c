@@ -145,6 +145,7 @@ s_agent_tags (const char *text, char *why, size_t whylen)
     { S_NUMBER ("retryBackoff", 1, 100, 1), .after = n }, \
     { S_STR ("calendar", XXL_CALENDAR_NAME_MAX), .after = n, .check = s_calendar_ref }, \
     { S_STR ("agentTags", XXL_TAGS_TEXT_MAX), .after = n, .check = s_agent_tags }, \
+    { S_INT ("maxRunning", 0, XXL_MAX_RUNNING_MAX, 0), .after = n }, \
     { S_STR ("glueSource", XXL_CMD_MAX_GLUE), .after = n }
 
 static const xxl_field_t s_no_fields [] = { S_END };
@@ -240,6 +241,7 @@ static const char *const s_workflow_schedules [] = { "NONE", "CRON", "FIX_RATE",
     { S_STR ("timezone", 64), .after = n }, \
     { S_STR ("misfireStrategy", 32), .after = n, \
       .values = s_misfires, .what = "misfire strategy" }, \
+    { S_STR ("calendar", XXL_CALENDAR_NAME_MAX), .after = n, .check = s_calendar_ref }, \
     { S_BOOL ("start"), .after = n }
 
 static const xxl_field_t s_workflow_add [] = {
@@ -294,6 +296,18 @@ static const xxl_field_t s_workflow_run_retry [] = {
 static const xxl_field_t s_job_next [] = {
     { S_ID ("jobId"), .required = true },
     { S_INT ("count", 1, 100, 5), .after = 1 },
+    S_END
+};
+
+//  A schedule not saved yet (a job form's preview): its planned times
+static const char *const s_planned_schedules [] = { "CRON", "FIX_RATE", NULL };
+static const xxl_field_t s_schedule_next [] = {
+    { S_STR ("scheduleType", 32), .required = true, .values = s_planned_schedules,
+      .what = "schedule type" },
+    { S_STR ("scheduleConf", 1024), .required = true },
+    { S_STR ("timezone", 64) },
+    { S_STR ("calendar", XXL_CALENDAR_NAME_MAX), .check = s_calendar_ref },
+    { S_INT ("count", 1, 100, 5) },
     S_END
 };
 
@@ -372,6 +386,27 @@ static const xxl_field_t s_log_clear [] = {
 static const xxl_field_t s_audit_list [] = {
     { S_INT ("limit", 1, 1000, 100) },
     { S_INT ("before", 1, INT64_MAX, INT64_MAX) },
+    S_END
+};
+
+//  Backfills (DESIGN §13): a job's planned fire times from `from` to `to`
+//  (epoch ms, both included), at most perSecond runs a second
+static const xxl_field_t s_job_backfill [] = {
+    { S_ID ("jobId"), .required = true },
+    { S_INT ("from", 0, INT64_MAX, 0), .required = true },
+    { S_INT ("to", 0, INT64_MAX, 0), .required = true },
+    { S_INT ("perSecond", 1, XXL_BACKFILL_RATE_MAX, XXL_BACKFILL_RATE) },
+    S_END
+};
+
+static const xxl_field_t s_backfill_list [] = {
+    { S_INT ("jobId", 1, INT64_MAX, 0) },
+    { S_INT ("limit", 1, 1000, 100) },
+    S_END
+};
+
+static const xxl_field_t s_backfill [] = {
+    { S_ID ("backfillId"), .required = true },
     S_END
 };
 

@@ -45,6 +45,11 @@
 #define XXL_SHARD_MAX       100000              //  N of a shard I/N
 #define XXL_CALENDAR_NAME_MAX 64                //  a calendar's name
 #define XXL_CMD_MAX_DATES   (256 * 1024)        //  a calendar's dates (text)
+#define XXL_BACKFILL_RATE   100                 //  a backfill's runs a second by default
+#define XXL_BACKFILL_RATE_MAX 10000             //  ... and at most
+#define XXL_BACKFILL_MAX    100000              //  instants one backfill may cover (counted
+                                                //  in its request: about 0.2-0.5 s at most)
+#define XXL_MAX_RUNNING_MAX 1000                //  a job's maxRunning (0: no limit)
 
 typedef enum {
     XXL_FIELD_INT,                      //  an integer from min to max

@@ -428,7 +428,7 @@ try {
   })
   await snap(page, 'users-tokens')
 
-  await step('calendars: one added on its page is listed and stored; the job form offers it and says its preview is before it', async () => {
+  await step('calendars: one added on its page is listed and stored; the job form offers it and its preview skips the calendar\'s times', async () => {
     await page.click('[data-nav=calendars]')
     await page.click('[data-test=calendar-add]')
     const form = page.locator('[data-test=calendar-form]')
@@ -450,11 +450,55 @@ try {
     await jf.locator('select[name=scheduleType]').selectOption('CRON')
     await jf.locator('input[name=scheduleConf]').fill('0 0 12 * * ?')
     await until(async () => (await jf.locator('select[name=calendar] option', { hasText: 'console-cal' }).count()) === 1, 'the calendar offered')
+    const asked = requests.length
     await jf.locator('select[name=calendar]').selectOption('console-cal')
-    await page.locator('[data-test=preview-calendar]').waitFor()
+    // (the preview is the scheduler's, the calendar's weekends skipped)
+    await until(async () => requests.slice(asked).includes('GET /api/v1/schedules/next'), 'the preview asked with the calendar')
+    await until(async () => (await jf.locator('[data-test=cron-preview] ol li').count()) === 5, 'five times previewed')
+    const next = (await apiCall('GET', '/schedules/next?scheduleType=CRON&scheduleConf=' + encodeURIComponent('0 0 12 * * ?') + '&calendar=console-cal&count=5')).data
+    check('the preview\'s times skip the calendar\'s weekends', next && next.next.length === 5
+      && next.next.every((t) => ![0, 6].includes(new Date(t).getUTCDay())), JSON.stringify(next))
+    check('... and no note says the preview is before the calendar', (await page.locator('[data-test=preview-calendar]').count()) === 0, '')
     await page.locator('.modal .close').click()
   })
   await snap(page, 'calendars')
+
+  await step('backfill: a job\'s Backfill action over the last hour makes a backfill listed with its progress, DONE', async () => {
+    const g = ((await apiCall('GET', '/groups')).data.groups || []).find((x) => x.appname === APP)
+    const add = await apiCall('POST', '/jobs', { jobGroup: String(g.id), jobDesc: 'console backfill ' + MARK, author: 'console-test',
+      scheduleType: 'CRON', scheduleConf: '0 * * * * ?', glueType: 'GLUE_SHELL', glueSource: '#!/bin/bash\necho backfilled\n',
+      glueRemark: 'backfill', executorRouteStrategy: 'FIRST', misfireStrategy: 'DO_NOTHING', executorBlockStrategy: 'SERIAL_EXECUTION' })
+    if (!add.data || !add.data.id) throw new Error('job add: ' + add.status + ' ' + JSON.stringify(add.data))
+    const id = add.data.id
+    await page.click('[data-nav=jobs]')
+    await page.locator('form.filters input[name=jobDesc]').fill('console backfill ' + MARK)
+    await page.locator('form.filters button[type=submit]').click()
+    const row = page.locator(`[data-test=jobs] tr[data-job="${id}"]`)
+    await row.waitFor()
+    await row.locator('[data-act=backfill]').click()
+    const form = page.locator('[data-test=backfill-form]')
+    await form.waitFor()
+    // The last whole hour, local: 60 minutes' fire times
+    const pad = (n) => String(n).padStart(2, '0')
+    const local = (d) => `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`
+    const end = new Date(); end.setMinutes(0, 0, 0)
+    const start = new Date(end.getTime() - 3600 * 1000)
+    await form.locator('input[name=from]').fill(local(start))
+    await form.locator('input[name=to]').fill(local(new Date(end.getTime() - 60 * 1000)))
+    await form.locator('input[name=perSecond]').fill('1000')
+    await page.click('[data-test=backfill-go]')
+    await until(async () => (await page.locator('[data-test=backfills]').count()) === 1
+                            || (await page.locator('[data-test=backfill-error]').count()) === 1, 'the backfills page, or a refusal')
+    if (await page.locator('[data-test=backfill-error]').count())
+      throw new Error('refused: ' + await page.locator('[data-test=backfill-error]').innerText())
+    const b = page.locator('[data-test=backfills] tr', { hasText: 'DONE' }).first()
+    await b.waitFor()
+    const text = await b.innerText()
+    if (!text.includes('60')) throw new Error('backfill row: ' + text)
+    const list = (await apiCall('GET', `/backfills?jobId=${id}`)).data
+    check('the backfill made 60 runs', list && list.backfills && list.backfills[0] && list.backfills[0].made === 60, JSON.stringify(list))
+  })
+  await snap(page, 'backfills')
 
   await step('the audit page lists the console\'s changes', async () => {
     await page.click('[data-nav=audit]')
@@ -561,6 +605,25 @@ try {
     await page.locator('[data-test=flow-detail] .flow-node[data-node="clean"]').click()
     await page.locator('[data-test=log-row]').waitFor()
     if (!/#\/logs\/\d+/.test(page.url())) throw new Error('not on a log page: ' + page.url())
+  })
+  await probe('its schedule is edited in the form: a cron, a zone and a calendar, stored as given', async () => {
+    await page.goto(base + '/#/workflows')
+    const row = page.locator('[data-test=workflows] tr', { hasText: 'console-' + MARK })
+    const id = Number(await row.getAttribute('data-workflow'))
+    await row.locator('[data-act=edit]').click()
+    const form = page.locator('[data-test=flow-form]')
+    await form.locator('[data-test=flow-schedule-type]').selectOption('CRON')
+    await form.locator('input[name=scheduleConf]').fill('0 0 3 * * ?')
+    await form.locator('input[name=timezone]').fill('Asia/Shanghai')
+    await until(async () => (await form.locator('[data-test=flow-calendar] option', { hasText: 'console-cal' }).count()) === 1, 'the calendar offered')
+    await form.locator('[data-test=flow-calendar]').selectOption('console-cal')
+    await snap(page, 'workflow-schedule')
+    await form.locator('[data-test=flow-save]').click()
+    await form.waitFor({ state: 'detached' })
+    const w = (await apiCall('GET', '/workflows/' + id)).data
+    check('the workflow is stored with its schedule and calendar',
+      w && w.scheduleType === 'CRON' && w.scheduleConf === '0 0 3 * * ?' && w.timezone === 'Asia/Shanghai' && w.calendar === 'console-cal',
+      JSON.stringify(w))
   })
   await probe('at 390 px the workflows page (its graph in a box of its own) is no wider than the screen; in Chinese', async () => {
     const small = watchPage(await context.newPage())

@@ -53,7 +53,7 @@ check "agent r1 registers" wait_until 10 agent_registered ev-rm r1
 
 # A1: one run executing, two queued behind it on the agent (SERIAL_EXECUTION),
 # retries left and an alarm target: removed while the first runs
-JA=$(ctl job add --group ev-rm --handler probeIn --param "sleep=1500 fail" --retry 2 \
+JA=$(ctl job add --group ev-rm --handler probeIn --param "sleep=3000 fail" --retry 2 \
      --alarm-email script:alarm.sh | jq -r .id)
 A1=$(trig "$JA"); A2=$(trig "$JA"); A3=$(trig "$JA")
 check "A1: the first run executes on the agent" wait_until 10 started "$A1"

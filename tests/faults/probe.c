@@ -6,6 +6,9 @@
 
         <logId> <jobId> <shardIndex>/<shardTotal> <pid> <start-ms> <tag> <mode>
 
+    and, when the env var XXL_PROBE_END_FILE names a file, one line there
+    as it returns: <logId> <end-ms> (tests/faults/max_running.sh).
+
     pid is the process that ran the handler (the agent for an in-process
     run, the xxl-runner for an isolated one); start-ms the wall clock in
     epoch milliseconds; tag the env var XXL_PROBE_TAG (the suite sets it to
@@ -24,6 +27,7 @@
         spin=N      then burn CPU for N ms (checks cancelled() between
                     slices: an in-process spin can be killed)
         fail        end failed (500) instead of 200
+        fail=K      so, but only the run of shard index K (SHARDING_BROADCAST)
         file=PATH   the probe file (overrides XXL_PROBE_FILE)
         anything else is ignored (a scenario may tag its params)
 
@@ -47,6 +51,7 @@ typedef struct {
     long sleep_ms;
     long spin_ms;
     int fail;
+    int fail_shard;                     //  fail only this shard (-1: every run, with fail)
     char file [PATH_MAX];
 } probe_param_t;
 
@@ -72,6 +77,7 @@ s_parse (const char *param, probe_param_t *p, long default_spin)
 {
     memset (p, 0, sizeof *p);
     p->spin_ms = default_spin;
+    p->fail_shard = -1;
     const char *s = param;
     while (*s) {
         while (*s == ' ' || *s == ',')
@@ -89,6 +95,11 @@ s_parse (const char *param, probe_param_t *p, long default_spin)
         if (len == 4 && strncmp (s, "fail", 4) == 0)
             p->fail = 1;
         else
+        if (len > 5 && strncmp (s, "fail=", 5) == 0) {
+            p->fail = 1;
+            p->fail_shard = atoi (s + 5);
+        }
+        else
         if (len > 5 && strncmp (s, "file=", 5) == 0 && len - 5 < sizeof p->file) {
             memcpy (p->file, s + 5, len - 5);
             p->file [len - 5] = 0;
@@ -100,6 +111,28 @@ s_parse (const char *param, probe_param_t *p, long default_spin)
         if (env && strlen (env) < sizeof p->file)
             strcpy (p->file, env);
     }
+}
+
+//  With XXL_PROBE_END_FILE set, the run's end: "<logId> <end-ms>\n" appended
+//  there (one write) as the handler returns, whatever its outcome (a run
+//  whose process dies writes none)
+static int
+s_end (xxl_run_t *run, int rc)
+{
+    const char *file = getenv ("XXL_PROBE_END_FILE");
+    if (!file || !*file)
+        return rc;
+    char line [64];
+    int len = snprintf (line, sizeof line, "%lld %lld\n", (long long) xxl_run_log_id (run),
+                        (long long) s_wall_ms ());
+    int fd = open (file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+        if (write (fd, line, (size_t) len) != len) {
+            //  (the checker then finds no end: the row's end counts)
+        }
+        close (fd);
+    }
+    return rc;
 }
 
 static int
@@ -137,14 +170,14 @@ s_run (xxl_run_t *run, int in_process, long default_spin)
             for (int i = 0; i < 100000; i++)
                 counter++;
             if (xxl_run_cancelled (run))
-                return xxl_run_fail (run, "probe: cancelled while spinning");
+                return s_end (run, xxl_run_fail (run, "probe: cancelled while spinning"));
         }
     }
     if (p.sleep_ms > 0) {
         int64_t until = s_mono_ms () + p.sleep_ms;
         while (1) {
             if (xxl_run_cancelled (run))
-                return xxl_run_fail (run, "probe: cancelled while sleeping");
+                return s_end (run, xxl_run_fail (run, "probe: cancelled while sleeping"));
             int64_t left = until - s_mono_ms ();
             if (left <= 0)
                 break;
@@ -154,8 +187,10 @@ s_run (xxl_run_t *run, int in_process, long default_spin)
             nanosleep (&step, NULL);
         }
     }
-    return p.fail? xxl_run_fail (run, "probe: failed on request")
-                 : xxl_run_success (run, "probe: ok");
+    if (p.fail_shard >= 0 && p.fail_shard != xxl_run_shard_index (run))
+        p.fail = 0;
+    return s_end (run, p.fail? xxl_run_fail (run, "probe: failed on request")
+                             : xxl_run_success (run, "probe: ok"));
 }
 
 //  An isolated handler runs in xxl-runner; an in-process one in the agent

@@ -297,6 +297,7 @@ static const char *s_migrations [] = {
     "  name TEXT NOT NULL, description TEXT NOT NULL DEFAULT '', definition TEXT NOT NULL,"
     "  schedule_type TEXT NOT NULL DEFAULT 'NONE', schedule_conf TEXT NOT NULL DEFAULT '',"
     "  timezone TEXT NOT NULL DEFAULT '', misfire_strategy TEXT NOT NULL DEFAULT 'DO_NOTHING',"
+    "  calendar TEXT NOT NULL DEFAULT '',"
     "  status BIGINT NOT NULL DEFAULT 0, next_time BIGINT NOT NULL DEFAULT 0,"
     "  add_time BIGINT NOT NULL, update_time BIGINT NOT NULL);"
     "CREATE INDEX xxl_workflow_next ON xxl_workflow (next_time) WHERE status = 1;"
@@ -310,8 +311,23 @@ static const char *s_migrations [] = {
     "ALTER TABLE xxl_job_log ADD COLUMN flow_run_id BIGINT;"
     "ALTER TABLE xxl_job_log ADD COLUMN flow_node TEXT;"
     "ALTER TABLE xxl_job_log ADD COLUMN flow_attempt BIGINT;"
-    "CREATE UNIQUE INDEX xxl_job_log_flow ON xxl_job_log (flow_run_id, flow_node, flow_attempt)"
-    "  WHERE flow_run_id IS NOT NULL;",
+    "CREATE UNIQUE INDEX xxl_job_log_flow ON xxl_job_log (flow_run_id, flow_node, flow_attempt,"
+    "  xxl_shard_index (executor_sharding_param)) WHERE flow_run_id IS NOT NULL;",
+    //  14: backfills (DESIGN §13): a job's planned fire times over a range,
+    //  made one run each (the log's unique (job, schedule time, shard)
+    //  keeps an instant to one run); the cursor is the last instant handled
+    "CREATE TABLE xxl_backfill (id BIGINT PRIMARY KEY, job_id BIGINT NOT NULL,"
+    "  from_time BIGINT NOT NULL, to_time BIGINT NOT NULL, per_second BIGINT NOT NULL,"
+    "  cursor_time BIGINT NOT NULL, total BIGINT NOT NULL DEFAULT 0,"
+    "  made BIGINT NOT NULL DEFAULT 0, skipped BIGINT NOT NULL DEFAULT 0,"
+    "  state TEXT NOT NULL DEFAULT 'RUNNING', started_by TEXT NOT NULL DEFAULT '',"
+    "  msg TEXT NOT NULL DEFAULT '', add_time BIGINT NOT NULL, update_time BIGINT NOT NULL);"
+    "CREATE INDEX xxl_backfill_job ON xxl_backfill (job_id, id);"
+    "CREATE INDEX xxl_backfill_running ON xxl_backfill (id) WHERE state = 'RUNNING';",
+    //  15: a job's maxRunning, and the rows with no result by job
+    //  (xxl_store_sqlite.c)
+    "ALTER TABLE xxl_job_info ADD COLUMN max_running BIGINT NOT NULL DEFAULT 0;"
+    "CREATE INDEX xxl_job_log_open ON xxl_job_log (job_id, id) WHERE handle_code = 0;",
 };
 #define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))
 
@@ -1053,6 +1069,7 @@ const xxl_store_methods_t pgx_methods = {
     .report_totals = pgx_report_totals,
     .accounts = &pgx_accounts,
     .calendars = &pgx_calendars,
+    .backfills = &pgx_backfills,
     .report_count = pgx_report_count,
     .clock_now = s_free_clock_now,
     .report_count_groups = pgx_report_count_groups,
@@ -1070,4 +1087,9 @@ const xxl_store_accounts_t pgx_accounts = {
 //  Calendars (xxl_store_calendars_t; schema step 11): all shared
 const xxl_store_calendars_t pgx_calendars = {
     XXL_STORE_SQL_CALENDARS
+};
+
+//  Backfills (xxl_store_backfills_t; schema step 14): all shared
+const xxl_store_backfills_t pgx_backfills = {
+    XXL_STORE_SQL_BACKFILLS
 };

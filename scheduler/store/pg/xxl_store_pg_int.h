@@ -116,6 +116,7 @@ extern const xxl_store_methods_t pgx_methods;
 //  Users, tokens and sessions (xxl_store_pg.c, all shared)
 extern const xxl_store_accounts_t pgx_accounts;
 extern const xxl_store_calendars_t pgx_calendars;
+extern const xxl_store_backfills_t pgx_backfills;
 //  The driver of the shared SQL (xxl_store_pg_driver.c)
 extern const xxl_store_driver_t pgx_driver;
 

@@ -244,7 +244,7 @@ pgx_log_add (xxl_store_t *base, xxl_log_t *log)
     " trigger_last_time AS \"triggerLastTime\", trigger_next_time AS \"triggerNextTime\"," \
     " timezone, retry_interval AS \"retryInterval\", retry_backoff AS \"retryBackoff\"," \
     " retry_max_interval AS \"retryMaxInterval\", calendar" \
-    ", agent_tags AS \"agentTags\"" \
+    ", agent_tags AS \"agentTags\", max_running AS \"maxRunning\"" \
     " FROM xxl_job_info"
 //  $1 group (0 any), $4..$6 substrings, $7 status (-1 any); $2 and $3 are
 //  the page's limit and offset
@@ -313,9 +313,11 @@ pgx_log_copy_shard (xxl_store_t *base, int64_t id, int64_t src, const char *shar
     int changes = pgx_exec (self,
         "INSERT INTO xxl_job_log (id, job_group, job_id, executor_handler,"
         " executor_param, executor_sharding_param, executor_fail_retry_count,"
-        " trigger_time, trigger_code, trigger_msg, trigger_type, schedule_time)"
+        " trigger_time, trigger_code, trigger_msg, trigger_type, schedule_time,"
+        " flow_run_id, flow_node, flow_attempt)"
         " SELECT $1, job_group, job_id, executor_handler, executor_param, $2,"
-        " executor_fail_retry_count, $3, 0, trigger_msg, trigger_type, schedule_time"
+        " executor_fail_retry_count, $3, 0, trigger_msg, trigger_type, schedule_time,"
+        " flow_run_id, flow_node, flow_attempt"
         " FROM xxl_job_log WHERE id = $4 AND trigger_code = 0 ON CONFLICT DO NOTHING",
         "isii", id, shard, stamp, src);
     if (changes > 0)
@@ -582,6 +584,11 @@ const char *const pgx_statements [XXL_SQL_STATEMENTS] = {
         " FROM (SELECT DISTINCT ON (registry_key) registry_key, update_time, id"
         " FROM xxl_job_registry WHERE registry_value = $1 AND update_time >= $2"
         " ORDER BY registry_key, update_time, id) apps",
+    //  (FOR UPDATE: schedulers advancing one run take turns, whatever
+    //  other lock their transactions hold)
+    [XXL_SQL_WORKFLOW_RUN_LOAD] =
+        "SELECT id, workflow_id, status, param, definition, killed, trigger_type,"
+        " trigger_time, end_time FROM xxl_workflow_run WHERE id = $1 FOR UPDATE",
 };
 
 //  Workflows and their runs (version 12): the adds, RETURNING their new
@@ -591,12 +598,13 @@ pgx_workflow_add (xxl_store_t *base, const xxl_workflow_t *w)
 {
     PGresult *result = pgx_run ((store_t *) base, PGX_WRITE,
         "INSERT INTO xxl_workflow (name, description, definition, schedule_type, schedule_conf,"
-        " timezone, misfire_strategy, status, next_time, add_time, update_time)"
-        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id", "sssssssiiii",
+        " timezone, misfire_strategy, status, next_time, add_time, update_time, calendar)"
+        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
+        "sssssssiiiis",
         w->name, w->description? w->description: "", w->definition,
         w->schedule_type? w->schedule_type: "NONE", w->schedule_conf? w->schedule_conf: "",
         w->timezone? w->timezone: "", w->misfire_strategy? w->misfire_strategy: "DO_NOTHING",
-        w->status, w->next_time, w->add_time, w->update_time);
+        w->status, w->next_time, w->add_time, w->update_time, w->calendar? w->calendar: "");
     if (!result)
         return -1;
     int64_t id = PQntuples (result) == 1? pgx_int (result, 0, 0): -1;

@@ -97,6 +97,7 @@ typedef enum {
     XXL_SQL_REPORT_ENCODE_DAYS,
     XXL_SQL_LOG_ENCODE,
     XXL_SQL_REGISTRY_APPS,
+    XXL_SQL_WORKFLOW_RUN_LOAD,          //  workflow_run_load: the run's row, locked where rows lock
     XXL_SQL_STATEMENTS                  //  how many (the length of a driver's sql)
 } xxl_store_stmt_t;
 
@@ -144,8 +145,11 @@ typedef struct {
 
 //  Unsent planned rows of xxl_job_log: no address, or routed ahead past
 //  their share's fired_sent and neither stamped nor known sent (a fragment
-//  of the shared SQL, and of the backends' own)
-#define XXL_UNSENT_SQL " trigger_code = 0 AND (executor_address IS NULL" \
+//  of the shared SQL, and of the backends' own).  A BACKFILL row is none:
+//  its past schedule time is no plan that a misfire rule may drop (it is
+//  recovered as a manual trigger is)
+#define XXL_UNSENT_SQL " trigger_code = 0 AND COALESCE (trigger_type, '') != 'BACKFILL'" \
+                       " AND (executor_address IS NULL" \
                        " OR (schedule_time > (SELECT fired_sent FROM xxl_lease" \
                        "     WHERE share = xxl_job_log.job_id % 16)" \
                        " AND trigger_time < schedule_time))"
@@ -158,7 +162,7 @@ typedef struct {
 
 //  A group's columns, as group_load reads them
 #define XXL_GROUP_COLUMNS "id, app_name, title, address_type, address_list, update_time"
-//  A job's columns but id, their values ($1..$29), their binds and
+//  A job's columns but id, their values ($1..$30), their binds and
 //  arguments (job_add, job_save, job_load)
 #define XXL_JOB_COLUMNS \
     "job_group, job_desc, add_time, update_time, author, alarm_email, schedule_type," \
@@ -167,12 +171,12 @@ typedef struct {
     " executor_fail_retry_count, glue_type, glue_source, glue_remark, glue_updatetime," \
     " child_jobid, trigger_status, trigger_last_time, trigger_next_time, timezone," \
     " retry_interval, retry_backoff, retry_max_interval" \
-    ", calendar, agent_tags"
+    ", calendar, agent_tags, max_running"
 #define XXL_JOB_VALUES \
     "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19," \
     " $20, $21, $22, $23, $24, $25, $26, $27" \
-    ", $28, $29)"
-#define XXL_JOB_FMT "isiisssssssssiisssisiiisidi" "ss"
+    ", $28, $29, $30)"
+#define XXL_JOB_FMT "isiisssssssssiisssisiiisidi" "ss" "i"
 #define XXL_JOB_ARGS(j) \
     (j)->job_group, (j)->job_desc, (j)->add_time, (j)->update_time, (j)->author, \
     (j)->alarm_email, (j)->schedule_type, (j)->schedule_conf, (j)->misfire_strategy, \
@@ -183,7 +187,8 @@ typedef struct {
     (j)->trigger_next_time, (j)->timezone, (j)->retry_interval, (j)->retry_backoff, \
     (j)->retry_max_interval, \
     (j)->calendar? (j)->calendar: "", \
-    (j)->agent_tags? (j)->agent_tags: ""
+    (j)->agent_tags? (j)->agent_tags: "", \
+    (j)->max_running
 
 //  True when driver is complete and of this version (backends assert it)
 int xxl_store_driver_ok (const xxl_store_driver_t *driver);
@@ -241,7 +246,7 @@ int xxl_store_sql_sum_runs (int rc, xxl_store_group_runs_t *rows, size_t count,
     X (workflow_using_job) X (workflow_due) X (workflow_set_next) X (workflow_run_load) \
     X (workflow_run_set) X (workflow_run_ids) X (workflow_runs_running) \
     X (workflow_run_encode) X (workflow_run_encode_page) X (workflow_run_rows) \
-    X (log_flow_mark) X (log_flow_run) X (workflow_ids)
+    X (log_flow_mark) X (log_flow_run) X (workflow_ids) X (workflow_calendar_ids) X (log_slot_ids) X (job_slot_ids)
 
 #define XXL_STORE_SQL_ACCOUNT_SLOTS(X) \
     X (user_add) X (user_update) X (user_get) X (user_rm) X (user_encode_all) X (token_add) \
@@ -252,6 +257,11 @@ int xxl_store_sql_sum_runs (int rc, xxl_store_group_runs_t *rows, size_t count,
     X (calendar_put) X (calendar_get) X (calendar_rm) X (calendar_encode) \
     X (calendar_encode_all) X (calendar_job_ids)
 
+#define XXL_STORE_SQL_BACKFILL_SLOTS(X) \
+    X (backfill_add) X (backfill_get) X (backfill_advance) X (backfill_stop) \
+    X (backfill_encode) X (backfill_encode_page) X (backfill_running_ids) \
+    X (backfill_made_times)
+
 #define XXL_STORE_SQL_DECLARE(slot) \
     extern __typeof__ (*((xxl_store_methods_t *) 0)->slot) xs_##slot;
 #define XXL_STORE_SQL_DECLARE_ACCOUNT(slot) \
@@ -261,10 +271,14 @@ XXL_STORE_SQL_ACCOUNT_SLOTS (XXL_STORE_SQL_DECLARE_ACCOUNT)
 #define XXL_STORE_SQL_DECLARE_CALENDAR(slot) \
     extern __typeof__ (*((xxl_store_calendars_t *) 0)->slot) xs_##slot;
 XXL_STORE_SQL_CALENDAR_SLOTS (XXL_STORE_SQL_DECLARE_CALENDAR)
+#define XXL_STORE_SQL_DECLARE_BACKFILL(slot) \
+    extern __typeof__ (*((xxl_store_backfills_t *) 0)->slot) xs_##slot;
+XXL_STORE_SQL_BACKFILL_SLOTS (XXL_STORE_SQL_DECLARE_BACKFILL)
 
 #define XXL_STORE_SQL_SLOT(slot) .slot = xs_##slot,
 #define XXL_STORE_SQL_METHODS XXL_STORE_SQL_SLOTS (XXL_STORE_SQL_SLOT)
 #define XXL_STORE_SQL_ACCOUNTS XXL_STORE_SQL_ACCOUNT_SLOTS (XXL_STORE_SQL_SLOT)
 #define XXL_STORE_SQL_CALENDARS XXL_STORE_SQL_CALENDAR_SLOTS (XXL_STORE_SQL_SLOT)
+#define XXL_STORE_SQL_BACKFILLS XXL_STORE_SQL_BACKFILL_SLOTS (XXL_STORE_SQL_SLOT)
 
 #endif

@@ -24,13 +24,13 @@
 
 #define XXL_WORKFLOW_COLUMNS \
     "id, name, description, definition, schedule_type, schedule_conf, timezone," \
-    " misfire_strategy, status, next_time, add_time, update_time"
+    " misfire_strategy, status, next_time, add_time, update_time, calendar"
 
 //  The map of WORKFLOW_LIST and WORKFLOW_SHOW (but the definition)
 #define XXL_WORKFLOW_MAP \
     "SELECT id, name, description, schedule_type AS \"scheduleType\"," \
     " schedule_conf AS \"scheduleConf\", timezone, misfire_strategy AS \"misfireStrategy\"," \
-    " status AS \"triggerStatus\", next_time AS \"triggerNextTime\", add_time AS \"addTime\"," \
+    " calendar, status AS \"triggerStatus\", next_time AS \"triggerNextTime\", add_time AS \"addTime\"," \
     " update_time AS \"updateTime\" FROM xxl_workflow"
 
 #define XXL_RUN_MAP \
@@ -43,7 +43,8 @@ void
 xxl_workflow_free (xxl_workflow_t *w)
 {
     char **strings [] = { &w->name, &w->description, &w->definition, &w->schedule_type,
-                          &w->schedule_conf, &w->timezone, &w->misfire_strategy };
+                          &w->schedule_conf, &w->timezone, &w->misfire_strategy,
+                          &w->calendar };
     for (size_t i = 0; i < sizeof strings / sizeof strings [0]; i++)
         free (*strings [i]);
     memset (w, 0, sizeof *w);
@@ -79,11 +80,13 @@ xs_workflow_save (xxl_store_t *base, const xxl_workflow_t *w)
     return xsql_exec (base,
         "UPDATE xxl_workflow SET name = $1, description = $2, definition = $3,"
         " schedule_type = $4, schedule_conf = $5, timezone = $6, misfire_strategy = $7,"
-        " status = $8, next_time = $9, update_time = $10 WHERE id = $11", "sssssssiiii",
+        " status = $8, next_time = $9, update_time = $10, calendar = $12 WHERE id = $11",
+        "sssssssiiiis",
         w->name, w->description? w->description: "", w->definition,
         w->schedule_type? w->schedule_type: "NONE", w->schedule_conf? w->schedule_conf: "",
         w->timezone? w->timezone: "", w->misfire_strategy? w->misfire_strategy: "DO_NOTHING",
-        w->status, w->next_time, w->update_time, w->id) < 0? -1: 0;
+        w->status, w->next_time, w->update_time, w->id, w->calendar? w->calendar: "") < 0?
+        -1: 0;
 }
 
 int
@@ -110,6 +113,7 @@ s_workflow_read (const xxl_store_driver_t *driver, const xxl_store_row_t *row, v
     w->next_time = driver->column_int (row, 9);
     w->add_time = driver->column_int (row, 10);
     w->update_time = driver->column_int (row, 11);
+    w->calendar = driver->column_text (row, 12);
 }
 
 int
@@ -121,7 +125,7 @@ xs_workflow_load (xxl_store_t *base, int64_t id, xxl_workflow_t *w)
     if (rows <= 0)
         return rows < 0? -1: 1;
     if (w->name && w->description && w->definition && w->schedule_type && w->schedule_conf
-    &&  w->timezone && w->misfire_strategy)
+    &&  w->timezone && w->misfire_strategy && w->calendar)
         return 0;
     xxl_workflow_free (w);
     xsql_driver (base)->set_error (base, "out of memory");
@@ -162,6 +166,15 @@ xs_workflow_using_job (xxl_store_t *base, int64_t job, int64_t *ids, size_t max,
 }
 
 int
+xs_workflow_calendar_ids (xxl_store_t *base, const char *name, int64_t after, int64_t *ids,
+                          size_t max, size_t *count)
+{
+    return xsql_id_list (base, ids, max, count,
+        "SELECT id FROM xxl_workflow WHERE calendar = $1 AND id > $2 ORDER BY id LIMIT $3",
+        "sii", name, after, (int64_t) max);
+}
+
+int
 xs_workflow_due (xxl_store_t *base, uint64_t mask, int64_t before, int64_t *ids, size_t max,
                  size_t *count)
 {
@@ -198,8 +211,7 @@ xs_workflow_run_load (xxl_store_t *base, int64_t id, xxl_workflow_run_t *run)
 {
     memset (run, 0, sizeof *run);
     int rows = xsql_row (base, "workflow run query", s_run_read, run,
-        "SELECT id, workflow_id, status, param, definition, killed, trigger_type,"
-        " trigger_time, end_time FROM xxl_workflow_run WHERE id = $1", "i", id);
+                         xsql_sql (base, XXL_SQL_WORKFLOW_RUN_LOAD), "i", id);
     if (rows <= 0)
         return rows < 0? -1: 1;
     if (run->status && run->param && run->definition && run->killed && run->trigger_type)
@@ -288,8 +300,9 @@ xs_workflow_run_rows (xxl_store_t *base, int64_t run_id, xxl_workflow_row_t **ro
     }
     int n = xsql_encode (base, enc, 1,
         "SELECT id, flow_node AS node, flow_attempt AS attempt, trigger_code AS tc,"
-        " handle_code AS hc, handle_msg AS msg FROM xxl_job_log WHERE flow_run_id = $1"
-        " ORDER BY flow_node, flow_attempt", "i", run_id);
+        " handle_code AS hc, handle_msg AS msg, COALESCE (handle_time, 0) AS ht,"
+        " COALESCE (trigger_time, 0) AS tt FROM xxl_job_log WHERE flow_run_id = $1"
+        " ORDER BY flow_node, flow_attempt, id", "i", run_id);
     if (n <= 0) {
         xxl_enc_destroy (&enc);
         return n < 0? -1: 0;
@@ -315,6 +328,8 @@ xs_workflow_run_rows (xxl_store_t *base, int64_t run_id, xxl_workflow_row_t **ro
             row->trigger_code = s_map_int (map, "tc");
             row->handle_code = s_map_int (map, "hc");
             row->handle_msg = s_map_text (map, "msg");
+            int64_t handled = s_map_int (map, "ht");
+            row->end_time = handled > 0? handled: s_map_int (map, "tt");
             if (!row->node || !row->handle_msg)
                 rc = -1;
         }

@@ -74,7 +74,8 @@ xs_job_drop_plans (xxl_store_t *base, int64_t job_id, int64_t now)
 {
     return xsql_exec (base,
         "DELETE FROM xxl_job_log WHERE job_id = $1 AND trigger_code = 0"
-        " AND schedule_time IS NOT NULL AND (executor_address IS NULL OR schedule_time > $2)",
+        " AND schedule_time IS NOT NULL AND COALESCE (trigger_type, '') != 'BACKFILL'"
+        " AND (executor_address IS NULL OR schedule_time > $2)",
         "ii", job_id, now);
 }
 
@@ -318,7 +319,7 @@ int
 xs_job_save (xxl_store_t *base, const xxl_job_t *job)
 {
     return xsql_exec (base,
-        "UPDATE xxl_job_info SET (" XXL_JOB_COLUMNS ") = " XXL_JOB_VALUES " WHERE id = $30",
+        "UPDATE xxl_job_info SET (" XXL_JOB_COLUMNS ") = " XXL_JOB_VALUES " WHERE id = $31",
         XXL_JOB_FMT "i", XXL_JOB_ARGS (job), job->id) < 0? -1: 0;
 }
 
@@ -357,6 +358,7 @@ s_job_read (const xxl_store_driver_t *driver, const xxl_store_row_t *row, void *
     job->retry_max_interval = driver->column_int (row, c++);
     job->calendar = driver->column_text (row, c++);
     job->agent_tags = driver->column_text (row, c++);
+    job->max_running = driver->column_int (row, c++);
 }
 
 int

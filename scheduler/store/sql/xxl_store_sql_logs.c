@@ -109,6 +109,31 @@ xs_log_lost_ids_after (xxl_store_t *base, int64_t before, int64_t after, int64_t
 }
 
 int
+xs_log_slot_ids (xxl_store_t *base, int64_t job_id, int running, int64_t before, int64_t *ids,
+                 size_t max, size_t *count)
+{
+    if (running)
+        return xsql_id_list (base, ids, max, count,
+            "SELECT id FROM xxl_job_log WHERE job_id = $1 AND handle_code = 0"
+            " AND trigger_code IN (0, 200) AND executor_address IS NOT NULL"
+            " ORDER BY id LIMIT $2", "ii", job_id, (int64_t) max);
+    return xsql_id_list (base, ids, max, count,
+        "SELECT id FROM xxl_job_log WHERE job_id = $1 AND handle_code = 0"
+        " AND trigger_code = 0 AND executor_address IS NULL"
+        " AND CASE WHEN schedule_time > 0 THEN schedule_time ELSE trigger_time END <= $2"
+        " ORDER BY CASE WHEN schedule_time > 0 THEN schedule_time ELSE trigger_time END, id"
+        " LIMIT $3", "iii", job_id, before, (int64_t) max);
+}
+
+int
+xs_job_slot_ids (xxl_store_t *base, int64_t after, int64_t *ids, size_t max, size_t *count)
+{
+    return xsql_id_list (base, ids, max, count,
+        "SELECT id FROM xxl_job_info WHERE max_running > 0 AND id > $1 ORDER BY id LIMIT $2",
+        "ii", after, (int64_t) max);
+}
+
+int
 xs_log_plan_route (xxl_store_t *base, int64_t log_id, const char *address, const char *section)
 {
     return xsql_exec (base,

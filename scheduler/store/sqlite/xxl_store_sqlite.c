@@ -208,6 +208,7 @@ static const char *s_migrations [] = {
     "  name TEXT NOT NULL, description TEXT NOT NULL DEFAULT '', definition TEXT NOT NULL,"
     "  schedule_type TEXT NOT NULL DEFAULT 'NONE', schedule_conf TEXT NOT NULL DEFAULT '',"
     "  timezone TEXT NOT NULL DEFAULT '', misfire_strategy TEXT NOT NULL DEFAULT 'DO_NOTHING',"
+    "  calendar TEXT NOT NULL DEFAULT '',"
     "  status INTEGER NOT NULL DEFAULT 0, next_time INTEGER NOT NULL DEFAULT 0,"
     "  add_time INTEGER NOT NULL, update_time INTEGER NOT NULL);"
     "CREATE INDEX xxl_workflow_next ON xxl_workflow (next_time) WHERE status = 1;"
@@ -221,8 +222,25 @@ static const char *s_migrations [] = {
     "ALTER TABLE xxl_job_log ADD COLUMN flow_run_id INTEGER;"
     "ALTER TABLE xxl_job_log ADD COLUMN flow_node TEXT;"
     "ALTER TABLE xxl_job_log ADD COLUMN flow_attempt INTEGER;"
-    "CREATE UNIQUE INDEX xxl_job_log_flow ON xxl_job_log (flow_run_id, flow_node, flow_attempt)"
+    "CREATE UNIQUE INDEX xxl_job_log_flow ON xxl_job_log (flow_run_id, flow_node, flow_attempt,"
+    "  COALESCE (CAST (substr (executor_sharding_param, 1,"
+    "                          instr (executor_sharding_param, '/') - 1) AS INTEGER), 0))"
     "  WHERE flow_run_id IS NOT NULL;",
+    //  14: backfills (DESIGN §13): a job's planned fire times over a range,
+    //  made one run each (the log's unique (job, schedule time, shard)
+    //  keeps an instant to one run); the cursor is the last instant handled
+    "CREATE TABLE xxl_backfill (id INTEGER PRIMARY KEY, job_id INTEGER NOT NULL,"
+    "  from_time INTEGER NOT NULL, to_time INTEGER NOT NULL, per_second INTEGER NOT NULL,"
+    "  cursor_time INTEGER NOT NULL, total INTEGER NOT NULL DEFAULT 0,"
+    "  made INTEGER NOT NULL DEFAULT 0, skipped INTEGER NOT NULL DEFAULT 0,"
+    "  state TEXT NOT NULL DEFAULT 'RUNNING', started_by TEXT NOT NULL DEFAULT '',"
+    "  msg TEXT NOT NULL DEFAULT '', add_time INTEGER NOT NULL, update_time INTEGER NOT NULL);"
+    "CREATE INDEX xxl_backfill_job ON xxl_backfill (job_id, id);"
+    "CREATE INDEX xxl_backfill_running ON xxl_backfill (id) WHERE state = 'RUNNING';",
+    //  15: a job's maxRunning (0: no limit), and the rows with no result
+    //  by job, which its slots are counted from (runs/xxl_admit.c)
+    "ALTER TABLE xxl_job_info ADD COLUMN max_running INTEGER NOT NULL DEFAULT 0;"
+    "CREATE INDEX xxl_job_log_open ON xxl_job_log (job_id, id) WHERE handle_code = 0;",
 };
 #define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))
 
@@ -679,6 +697,7 @@ const xxl_store_methods_t sq_methods = {
     .clock_now = sq_clock_now,
     .report_count_groups = sq_report_count_groups,
     .calendars = &sq_calendars,
+    .backfills = &sq_backfills,
     .workflow_add = sq_workflow_add,
     .workflow_run_add = sq_workflow_run_add,
 };
@@ -692,4 +711,9 @@ const xxl_store_accounts_t sq_accounts = {
 //  Calendars (xxl_store_calendars_t; schema step 11): all shared
 const xxl_store_calendars_t sq_calendars = {
     XXL_STORE_SQL_CALENDARS
+};
+
+//  Backfills (xxl_store_backfills_t; schema step 14): all shared
+const xxl_store_backfills_t sq_backfills = {
+    XXL_STORE_SQL_BACKFILLS
 };

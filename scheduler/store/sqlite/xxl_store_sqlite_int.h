@@ -59,6 +59,7 @@ extern const xxl_store_methods_t sq_methods;
 //  Users, tokens and sessions (xxl_store_sqlite.c, all shared)
 extern const xxl_store_accounts_t sq_accounts;
 extern const xxl_store_calendars_t sq_calendars;
+extern const xxl_store_backfills_t sq_backfills;
 //  The driver of the shared SQL (xxl_store_sqlite_driver.c)
 extern const xxl_store_driver_t sq_driver;
 

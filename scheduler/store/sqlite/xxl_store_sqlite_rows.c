@@ -52,7 +52,7 @@ sq_job_add (xxl_store_t *base, const xxl_job_t *job)
     int rc = sq_exec (self,
         "INSERT INTO xxl_job_info (" XXL_JOB_COLUMNS ") VALUES"
         " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?"
-        ", ?, ?)",
+        ", ?, ?, ?)",
         XXL_JOB_FMT, XXL_JOB_ARGS (job));
     return rc < 0? -1: sqlite3_last_insert_rowid (self->db);
 }
@@ -134,7 +134,7 @@ sq_log_add (xxl_store_t *base, xxl_log_t *log)
     " trigger_last_time AS triggerLastTime, trigger_next_time AS triggerNextTime, timezone," \
     " retry_interval AS retryInterval, retry_backoff AS retryBackoff," \
     " retry_max_interval AS retryMaxInterval, calendar" \
-    ", agent_tags AS agentTags" \
+    ", agent_tags AS agentTags, max_running AS maxRunning" \
     " FROM xxl_job_info"
 //  ?1 group (0 any), ?4..?6 substrings, ?7 status (-1 any), ?8 the set of
 //  groups ('' any; xxl_store_sql_group_set)
@@ -178,9 +178,11 @@ sq_log_copy_shard (xxl_store_t *base, int64_t id, int64_t src, const char *shard
     return sq_exec ((store_t *) base,
         "INSERT INTO xxl_job_log (id, job_group, job_id, executor_handler,"
         " executor_param, executor_sharding_param, executor_fail_retry_count,"
-        " trigger_time, trigger_code, trigger_msg, trigger_type, schedule_time)"
+        " trigger_time, trigger_code, trigger_msg, trigger_type, schedule_time,"
+        " flow_run_id, flow_node, flow_attempt)"
         " SELECT ?, job_group, job_id, executor_handler, executor_param, ?,"
-        " executor_fail_retry_count, ?, 0, trigger_msg, trigger_type, schedule_time"
+        " executor_fail_retry_count, ?, 0, trigger_msg, trigger_type, schedule_time,"
+        " flow_run_id, flow_node, flow_attempt"
         " FROM xxl_job_log WHERE id = ? AND trigger_code = 0", "isii",
         id, shard, stamp, src);
 }
@@ -558,6 +560,10 @@ const char *const sq_statements [XXL_SQL_STATEMENTS] = {
     [XXL_SQL_REGISTRY_APPS] =
         "SELECT group_concat (registry_key, ',') FROM (SELECT DISTINCT registry_key"
         " FROM xxl_job_registry WHERE registry_value = ? AND update_time >= ?)",
+    //  (SQLite's one writer: a transaction that writes holds the store)
+    [XXL_SQL_WORKFLOW_RUN_LOAD] =
+        "SELECT id, workflow_id, status, param, definition, killed, trigger_type,"
+        " trigger_time, end_time FROM xxl_workflow_run WHERE id = ?",
 };
 
 //  Workflows and their runs (version 12): the adds, whose new id is the
@@ -568,12 +574,12 @@ sq_workflow_add (xxl_store_t *base, const xxl_workflow_t *w)
     store_t *self = (store_t *) base;
     int rc = sq_exec (self,
         "INSERT INTO xxl_workflow (name, description, definition, schedule_type, schedule_conf,"
-        " timezone, misfire_strategy, status, next_time, add_time, update_time)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", "sssssssiiii",
+        " timezone, misfire_strategy, status, next_time, add_time, update_time, calendar)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", "sssssssiiiis",
         w->name, w->description? w->description: "", w->definition,
         w->schedule_type? w->schedule_type: "NONE", w->schedule_conf? w->schedule_conf: "",
         w->timezone? w->timezone: "", w->misfire_strategy? w->misfire_strategy: "DO_NOTHING",
-        w->status, w->next_time, w->add_time, w->update_time);
+        w->status, w->next_time, w->add_time, w->update_time, w->calendar? w->calendar: "");
     return rc < 0? -1: sqlite3_last_insert_rowid (self->db);
 }
 
