@@ -151,13 +151,14 @@ s_pg_connections (xxl_store_t *store, const char *url, int64_t gid, int64_t jid)
         for (int i = 0; i < 2; i++) {
             if (!openers [i].store)
                 fprintf (stderr, "race %d: %s\n", round, openers [i].err);
-            XXL_CHECK (openers [i].store && xxl_store_schema_version (openers [i].store) == 15);
+            XXL_CHECK (openers [i].store && xxl_store_schema_version (openers [i].store)
+                       == (xxl_test_pg? 16: 15));
         }
         if (openers [0].store) {
             XXL_CHECK (xxl_store_pg_scalar (openers [0].store,
                 "SELECT COUNT(*) FROM xxl_schema", NULL) == 1);
             XXL_CHECK (xxl_store_pg_scalar (openers [0].store,
-                "SELECT COUNT(*) FROM pg_tables WHERE schemaname = current_schema ()", NULL) == 20);
+                "SELECT COUNT(*) FROM pg_tables WHERE schemaname = current_schema ()", NULL) == 19);
         }
         for (int i = 0; i < 2; i++)
             xxl_store_destroy (&openers [i].store);
@@ -1636,6 +1637,23 @@ s_test_workflows (xxl_store_t *store, int64_t gid, int64_t jid)
     XXL_TEST_EXEC (store, "DELETE FROM xxl_job_log WHERE flow_run_id IS NOT NULL", NULL);
 }
 
+//  PostgreSQL's schema 16 undone as far as its migration needs: the
+//  counter row (data_version as the sequence has it, log_seq given) and
+//  the log ids' default drawn from it (the sequences stay: migration 16
+//  makes them again)
+static void
+s_counter_row_back (xxl_store_t *store, int64_t log_seq)
+{
+    XXL_CHECK (XXL_TEST_EXEC (store, "CREATE TABLE xxl_store_state (id INTEGER PRIMARY KEY"
+        " CHECK (id = 1), data_version BIGINT NOT NULL DEFAULT 0,"
+        " log_seq BIGINT NOT NULL DEFAULT 0)", NULL) >= 0);
+    XXL_CHECK (XXL_TEST_EXEC (store, "INSERT INTO xxl_store_state SELECT 1, last_value, ?"
+                              " FROM xxl_data_versions", "i", log_seq) == 1);
+    XXL_CHECK (XXL_TEST_EXEC (store, "CREATE OR REPLACE FUNCTION xxl_log_id_next () RETURNS"
+        " BIGINT LANGUAGE sql VOLATILE AS 'UPDATE xxl_store_state SET log_seq = log_seq + 1"
+        " RETURNING log_seq'", NULL) >= 0);
+}
+
 int
 main (void)
 {
@@ -2062,12 +2080,52 @@ main (void)
                    > newest);
     }
 
+    //  Migration 16 (PostgreSQL): back to schema 15's counter row, behind
+    //  the rows' ids, with a share an older scheduler holds: refused,
+    //  naming it; once its lease expired the sequences start past every
+    //  id in use and the counter row is gone
+    if (xxl_test_pg) {
+        int64_t max_id = XXL_TEST_SCALAR (store, "SELECT MAX(id) FROM xxl_job_log", NULL);
+        XXL_CHECK (max_id > 10);
+        int64_t version_before = XXL_TEST_SCALAR (store,
+            "SELECT last_value FROM xxl_data_versions", NULL);
+        s_counter_row_back (store, max_id - 10);
+        XXL_CHECK (XXL_TEST_EXEC (store, "UPDATE xxl_schema SET version = 15", NULL) == 1);
+        XXL_CHECK (XXL_TEST_EXEC (store, "UPDATE xxl_lease SET owner = 'old-node', expires ="
+            " (EXTRACT (EPOCH FROM clock_timestamp ()) * 1000)::BIGINT + 4000 WHERE share = 3",
+            NULL) == 1);
+        xxl_store_destroy (&store);
+        store = xxl_store_new (path, err, sizeof err);
+        XXL_CHECK (store == NULL);
+        XXL_CHECK (strstr (err, "migration to schema 16 failed")
+                   && strstr (err, "every scheduler of an older version stopped first:"
+                                   " old-node still hold"));
+        //  (the allowed case: once the lease expired, within 30 s)
+        for (int tries = 0; !store && tries < 150; tries++) {
+            zclock_sleep (200);
+            store = xxl_store_new (path, err, sizeof err);
+        }
+        XXL_CHECK (store && xxl_store_schema_version (store) == 16);
+        if (!store)
+            return xxl_test_done ();
+        XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT (to_regclass ('xxl_store_state') IS NULL)::int",
+                                    NULL) == 1);
+        XXL_CHECK (xxl_store_log_next_id (store) > max_id);
+        XXL_CHECK (XXL_TEST_EXEC (store, "INSERT INTO xxl_job_log (job_group, job_id,"
+                                  " trigger_time) VALUES (1, 1, 1)", NULL) == 1);
+        XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT MAX(id) FROM xxl_job_log", NULL) > max_id);
+        XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT last_value FROM xxl_data_versions", NULL)
+                   > version_before);
+        XXL_CHECK (XXL_TEST_EXEC (store, "DELETE FROM xxl_job_log WHERE job_id = 1 AND"
+                                  " trigger_time = 1", NULL) == 1);
+    }
+
     //  Migration 4: a version-3 store loses the index no query used
     const char *index_count = xxl_test_pg
         ? "SELECT COUNT(*) FROM pg_indexes WHERE schemaname = current_schema ()"
           " AND indexname = 'xxl_job_log_job_time'"
         : "SELECT COUNT(*) FROM sqlite_master WHERE name = 'xxl_job_log_job_time'";
-    XXL_CHECK (xxl_store_schema_version (store) == 15);
+    XXL_CHECK (xxl_store_schema_version (store) == (xxl_test_pg? 16: 15));
     XXL_CHECK (XXL_TEST_SCALAR (store, index_count, NULL) == 0);
     //  Migration 5: a planned instant has one row per shard index; a
     //  second plan of it (another agent count too) collides on shard 0
@@ -2097,6 +2155,10 @@ main (void)
                                " ON xxl_job_logglue (job_id, id)", NULL) >= 0);
     //  (and before schema 7's audit table)
     XXL_CHECK (XXL_TEST_EXEC (store, "DROP TABLE xxl_audit", NULL) >= 0);
+    //  (and before PostgreSQL's schema 16: the counter row, the log ids'
+    //  default drawn from it)
+    if (xxl_test_pg)
+        s_counter_row_back (store, 0);
     //  (and before schema 14's backfills)
     XXL_CHECK (XXL_TEST_EXEC (store, "DROP TABLE xxl_backfill", NULL) >= 0);
     //  (and before schema 15's maxRunning)
@@ -2130,7 +2192,7 @@ main (void)
     XXL_CHECK (XXL_TEST_SCALAR (store, index_count, NULL) == 1);
     xxl_store_destroy (&store);
     store = xxl_store_new (path, err, sizeof err);
-    XXL_CHECK (store && xxl_store_schema_version (store) == 15);
+    XXL_CHECK (store && xxl_store_schema_version (store) == (xxl_test_pg? 16: 15));
     //  Migration 15: the jobs kept have no limit, and the open rows' index
     XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_job_info"
                                 " WHERE max_running = 0", NULL)

@@ -51,11 +51,10 @@
         column's default (xxl_log_id_next: nextval).  Ids are never
         reused, even after a rollback; they are not dense (a block's
         unused ids at a restart, a run's at the block's end).  The other
-        tables' ids are identity columns (never reused either).  The
-        sequences are made, past the counter row's values, by the first
-        scheduler of this version that opens the database
-        (XXL_PG_SEQUENCES): every scheduler of a database runs one
-        version.
+        tables' ids are identity columns (never reused either).  Both
+        sequences are schema 16's (migration 16 makes them past the
+        counter row's values and drops the row; it waits for no older
+        scheduler: it refuses while one holds a share).
     -   Timeouts, set on connect: statement_timeout 10 s (10 minutes on a
         side connection: xxl_store_pg_side_new), lock_timeout
         5 s (a transaction waits up to 5 s for the write lock, as
@@ -99,22 +98,6 @@
 //  integer) migrations take, so that two schedulers opening an empty
 //  database do not both create it (the write lock's: xxl_store_pg_int.h)
 #define XXL_PG_MIGRATE_LOCK "8680807438869948274"
-//  The backend's own objects, past the schema's versions (made once, by
-//  the first scheduler of this version to open the database, under the
-//  migration lock and the write lock): the log ids' and data_version's
-//  sequences, started past what the counter row and the rows say, and
-//  the log ids' default drawn from the first
-#define XXL_PG_SEQUENCES \
-    "BEGIN; SELECT pg_advisory_xact_lock (" XXL_PG_WRITE_LOCK ");" \
-    " CREATE SEQUENCE xxl_log_ids INCREMENT BY 4096 MINVALUE 1;" \
-    " SELECT setval ('xxl_log_ids', GREATEST (log_seq," \
-    "   (SELECT COALESCE (MAX (id), 0) FROM xxl_job_log)) + 1, false) FROM xxl_store_state;" \
-    " CREATE SEQUENCE xxl_data_versions MINVALUE 0;" \
-    " SELECT setval ('xxl_data_versions', data_version, true) FROM xxl_store_state;" \
-    " CREATE OR REPLACE FUNCTION xxl_log_id_next () RETURNS BIGINT LANGUAGE sql VOLATILE" \
-    "   AS 'SELECT nextval (''xxl_log_ids'')';" \
-    " COMMIT"
-_Static_assert (XXL_PG_LOG_ID_BLOCK == 4096, "XXL_PG_SEQUENCES says 4096");
 //  The session's settings (see the file header)
 #define XXL_PG_SESSION \
     "SET statement_timeout = 10000; SET lock_timeout = 5000;" \
@@ -328,7 +311,31 @@ static const char *s_migrations [] = {
     //  (xxl_store_sqlite.c)
     "ALTER TABLE xxl_job_info ADD COLUMN max_running BIGINT NOT NULL DEFAULT 0;"
     "CREATE INDEX xxl_job_log_open ON xxl_job_log (job_id, id) WHERE handle_code = 0;",
+    //  16 (PostgreSQL's own): log ids and data_version from sequences, no
+    //  longer from the counter row, which goes.  Refused while a share's
+    //  lease has not expired: a scheduler of an older version (which
+    //  draws ids from the counter and does not fence) holds it, and must be
+    //  stopped first (docs/operations.md, "Upgrades").  The sequences
+    //  start past every id in use and past the counter; the log ids'
+    //  default draws from the first; an older scheduler that still runs
+    //  fails its turns on the missing row rather than draw ids twice
+    "DO $$ DECLARE held TEXT; BEGIN"
+    "  SELECT string_agg (DISTINCT owner, ', ') INTO held FROM xxl_lease WHERE owner <> ''"
+    "   AND expires > (EXTRACT (EPOCH FROM clock_timestamp ()) * 1000)::BIGINT;"
+    "  IF held IS NOT NULL THEN RAISE EXCEPTION 'schema 16 needs every scheduler of an older"
+    " version stopped first: % still hold shares of this database (a killed one''s are free"
+    " once its lease expires, ha/lease_ms)', held; END IF; END $$;"
+    "DROP SEQUENCE IF EXISTS xxl_log_ids, xxl_data_versions;"      //  (made again)
+    "CREATE SEQUENCE xxl_log_ids INCREMENT BY 4096 MINVALUE 1;"
+    "SELECT setval ('xxl_log_ids', GREATEST (log_seq,"
+    "  (SELECT COALESCE (MAX (id), 0) FROM xxl_job_log)) + 1, false) FROM xxl_store_state;"
+    "CREATE SEQUENCE xxl_data_versions MINVALUE 0;"
+    "SELECT setval ('xxl_data_versions', data_version + 1, true) FROM xxl_store_state;"
+    "CREATE OR REPLACE FUNCTION xxl_log_id_next () RETURNS BIGINT LANGUAGE sql VOLATILE"
+    "  AS 'SELECT nextval (''xxl_log_ids'')';"
+    "DROP TABLE xxl_store_state;",
 };
+_Static_assert (XXL_PG_LOG_ID_BLOCK == 4096, "migration 16 says 4096");
 #define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))
 
 static int
@@ -431,21 +438,6 @@ s_migrate (store_t *self)
             break;
         }
         zsys_info ("store: migrated schema to version %d", version + 1);
-    }
-    if (rc == 0) {
-        int64_t missing = pgx_scalar (self, "SELECT (to_regclass ('xxl_log_ids') IS NULL)::int",
-                                      NULL);
-        if (missing < 0)
-            rc = -1;
-        else
-        if (missing == 1 && (rc = s_simple (self, XXL_PG_SEQUENCES))
-        &&  PQstatus (self->conn) == CONNECTION_OK
-        &&  PQtransactionStatus (self->conn) != PQTRANS_IDLE) {
-            char cause [sizeof self->error];
-            snprintf (cause, sizeof cause, "%s", self->error);
-            s_simple (self, "ROLLBACK");
-            snprintf (self->error, sizeof self->error, "%s", cause);
-        }
     }
     if (PQstatus (self->conn) == CONNECTION_OK) {
         char cause [sizeof self->error];
