@@ -121,6 +121,24 @@ s_locker (void *args)
     return NULL;
 }
 
+//  Another connection's change of a run's row under the write lock (it
+//  holds it), then its commit
+typedef struct {
+    xxl_store_t *store;
+    int64_t log_id;
+    const char *sql;
+    int rc, commit_rc;
+} rower_t;
+
+static void *
+s_rower (void *args)
+{
+    rower_t *rower = (rower_t *) args;
+    rower->rc = xxl_store_pg_exec (rower->store, rower->sql, "i", rower->log_id);
+    rower->commit_rc = xxl_store_commit (rower->store);
+    return NULL;
+}
+
 //  PostgreSQL's connections side by side on the test's database (url):
 //  migrations at once, the write lock, data_version, log ids across
 //  connections, a write failing inside a transaction, a connection lost,
@@ -250,6 +268,53 @@ s_pg_connections (xxl_store_t *store, const char *url, int64_t gid, int64_t jid)
     pthread_join (thread, NULL);
     XXL_CHECK (locker.rc == 1 && locker.at >= released);
     XXL_CHECK (xxl_store_commit (other) == 0);
+
+    //  Lock order: a transaction that changed a run's row without the
+    //  write lock (a result) and then needs the lock does not wait for it
+    //  holding that row, which the lock's holder waits for (a deadlock,
+    //  PostgreSQL's "deadlock detected" failing one of them after 1 s):
+    //  it frees the row, waits for the lock and changes the row again
+    //  (as if the other had committed first); both commit.  When the
+    //  other's change makes its change's result differ (the row gone), it
+    //  fails rather than go on from a result that no longer holds.
+    for (int round = 0; round < 2; round++) {
+        xxl_log_t run = { .job_group = gid, .job_id = jid, .executor_handler = "h",
+                          .executor_param = "", .trigger_time = 1, .trigger_msg = "",
+                          .trigger_type = "MANUAL" };
+        XXL_CHECK (xxl_store_log_add (store, &run) == 0 && run.id > 0);
+        XXL_CHECK (xxl_store_begin (store) == 0);
+        XXL_CHECK (xxl_store_log_trigger_done (store, run.id, 200, "a1", "ok") == 0);
+        XXL_CHECK (xxl_store_begin (other) == 0);
+        XXL_CHECK (xxl_store_job_set_times (other, jid, 3, 4) == 1);      //  (the lock)
+        rower_t rower = { other, run.id, round == 0
+            ? "UPDATE xxl_job_log SET alarm_status = 3 WHERE id = $1"
+            : "DELETE FROM xxl_job_log WHERE id = $1", -2, -2 };
+        pthread_create (&thread, NULL, s_rower, &rower);
+        //  (the other waits for the row)
+        for (int tries = 0; tries < 100; tries++) {
+            if (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM pg_stat_activity WHERE"
+                                 " wait_event_type = 'Lock' AND wait_event = 'transactionid'",
+                                 NULL) > 0)
+                break;
+            zclock_sleep (50);
+        }
+        int rc = xxl_store_job_set_times (store, jid, 5, 6);
+        pthread_join (thread, NULL);
+        XXL_CHECK (rower.rc == 1 && rower.commit_rc == 0);
+        if (round == 0) {
+            XXL_CHECK (rc == 1);
+            XXL_CHECK (xxl_store_commit (store) == 0);
+            XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_job_log WHERE id = ?"
+                " AND trigger_code = 200 AND alarm_status = 3", "i", run.id) == 1);
+        }
+        else {
+            XXL_CHECK (rc == -1 && strstr (xxl_store_error (store),
+                                          "a row changed while the transaction waited"));
+            XXL_CHECK (xxl_store_commit (store) == -1);
+        }
+        XXL_CHECK (XXL_TEST_EXEC (store, "DELETE FROM xxl_job_log WHERE id = ?", "i",
+                                  run.id) == 1 - round);
+    }
 
     //  Log ids across connections: each hands out ids of a block of its
     //  own (two transactions at once never collide), a run of

@@ -571,6 +571,8 @@ pgx_destroy (xxl_store_t *base)
         PQfinish (self->conn);
     zhashx_destroy (&self->statements);
     pgx_deferred_destroy (&self->deferred);
+    pgx_replays_drop (self);
+    free (self->replays);
     free (self->password);
     free (self);
 }
@@ -618,7 +620,8 @@ pgx_begin (xxl_store_t *base)
             snprintf (sql + used - 1, sizeof sql - used + 1, ") AND expires >"
                       " (EXTRACT (EPOCH FROM clock_timestamp ()) * 1000)::bigint; ");
         }
-        strcat (sql, "SELECT last_value FROM xxl_data_versions");
+        //  (the savepoint pgx_lock may roll back to: after the fence locks)
+        strcat (sql, "SAVEPOINT " XXL_PG_SAVEPOINT "; SELECT last_value FROM xxl_data_versions");
         if (pgx_simple_value (self, sql, &self->txn_version) == 0)
             break;
         //  A connection that died since its last statement (the server
@@ -640,6 +643,7 @@ pgx_begin (xxl_store_t *base)
     self->txn_dirty = 0;
     self->txn_log_max = 0;
     self->txn_locked = 0;
+    pgx_replays_drop (self);
     return 0;
 }
 
@@ -649,6 +653,7 @@ static void
 s_txn_abandon (store_t *self)
 {
     pgx_deferred_drop (self);
+    pgx_replays_drop (self);
     self->in_txn = 0;
     self->txn_lost = 0;
     self->txn_dirty = 0;
@@ -727,6 +732,7 @@ pgx_commit (xxl_store_t *base)
     self->txn_dirty = 0;
     self->txn_log_max = 0;
     self->txn_locked = 0;
+    pgx_replays_drop (self);
     return 0;
 }
 
@@ -737,6 +743,7 @@ pgx_rollback (xxl_store_t *base)
     if (!self->in_txn)
         return 0;
     pgx_deferred_drop (self);
+    pgx_replays_drop (self);
     self->in_txn = 0;
     self->txn_lost = 0;
     self->txn_dirty = 0;

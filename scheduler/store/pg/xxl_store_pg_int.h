@@ -46,6 +46,9 @@
 
 //  Log rows log_add deferred (xxl_store_pg_batch.c)
 typedef struct _pgx_deferred_t pgx_deferred_t;
+//  A statement run without the write lock that may have locked rows
+//  (xxl_store_pg_conn.c: kept until the transaction takes the lock)
+typedef struct _pgx_replay_t pgx_replay_t;
 
 typedef struct _store_t store_t;
 struct _store_t {
@@ -68,6 +71,11 @@ struct _store_t {
     //  that needs no lock runs (pgx_free_*, the deferred rows' flush)
     int txn_locked;
     int lock_free;
+    //  The statements this transaction ran without the write lock that
+    //  may hold rows (none once it holds the lock): pgx_lock runs them
+    //  again after the lock when it must not wait holding their rows
+    pgx_replay_t **replays;
+    size_t replays_count, replays_max;
     uint64_t shares_held;               //  the shares held, bit s for share s
     //  The log ids this handle reserved (xxl_log_ids' block [ids_next,
     //  ids_end)): log_next_id hands runs of XXL_STORE_LOG_ID_RUN from it
@@ -138,8 +146,19 @@ int pgx_job_due_in (xxl_store_t *base, uint64_t mask, int64_t before, xxl_store_
                     size_t max, size_t *count);
 
 //  Takes the store-wide write lock for the rest of the caller's
-//  transaction (once; nothing outside one).  0, or -1.
+//  transaction (once; nothing outside one).  0, or -1.  Lock order: the
+//  fence locks (begin), then the write lock, then rows.  A transaction
+//  that changed rows without the lock never waits for it holding them
+//  (the holder may be waiting for one of them: a deadlock): when the lock
+//  is not free at once, it rolls back to the savepoint begin set
+//  (XXL_PG_SAVEPOINT: its rows freed, the fence locks kept), waits for
+//  the lock, and runs those statements again; a result that differs (a
+//  row another changed meanwhile) fails the transaction (-1, lost).
 int pgx_lock (store_t *self);
+//  Forgets the statements kept for pgx_lock (commit, rollback, begin)
+void pgx_replays_drop (store_t *self);
+//  The savepoint begin sets after the fence locks
+#define XXL_PG_SAVEPOINT "xxl_free"
 
 //  Records the reason for `what` (the result's error, else the
 //  connection's) in self->error, notes an aborted transaction, logs it; -1
