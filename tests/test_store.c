@@ -239,6 +239,23 @@ s_pg_connections (xxl_store_t *store, const char *url, int64_t gid, int64_t jid)
     XXL_CHECK (xxl_store_data_version (store) == inside);
     XXL_CHECK (xxl_store_commit (store) == 0);
     XXL_CHECK (xxl_store_registry_remove (other, "race-app", "race-host") == 0);
+    //  ... and again in the middle of its transaction, which another's
+    //  commit (a job stopped) need not wait for: the first ask is begin's
+    //  answer, a later one sees that commit (the planner asks before fires
+    //  that go without the store, so that a stop committed meanwhile is
+    //  not followed by one of its fires); without another's commit it
+    //  stays, and its own commit does not move it
+    XXL_CHECK (xxl_store_begin (other) == 0);
+    theirs = xxl_store_data_version (other);
+    XXL_CHECK (xxl_store_data_version (other) == theirs);
+    XXL_CHECK (xxl_store_begin (store) == 0);
+    XXL_CHECK (xxl_store_job_set_times (store, jid, 1, 2) == 1);      //  (the write lock)
+    XXL_CHECK (xxl_store_commit (store) == 0);
+    XXL_CHECK (xxl_store_data_version (other) != theirs);
+    theirs = xxl_store_data_version (other);
+    XXL_CHECK (xxl_store_job_set_times (other, jid, 1, 2) == 1);
+    XXL_CHECK (xxl_store_commit (other) == 0);
+    XXL_CHECK (xxl_store_data_version (other) == theirs);
 
     //  The write lock: begin does not take it, and two connections adding
     //  runs and their results (the hot path) never wait for each other;

@@ -689,16 +689,22 @@ pgx_commit (xxl_store_t *base)
     //  xxl_log_ids past them (nextval: never back, whoever else draws)
     char sql [512];
     char catch_up [256] = "";
+    //  (a transaction that held the write lock, which job edits take,
+    //  also draws one before its COMMIT: whoever reads the sequence after
+    //  the COMMIT sees a change, even before the draw after it)
+    const char *before = self->txn_dirty && self->txn_locked
+                       ? "SELECT nextval ('xxl_data_versions'); ": "";
     if (self->txn_dirty && self->txn_log_max > 0 && self->txn_log_max >= self->ids_end)
         snprintf (catch_up, sizeof catch_up, "SELECT MAX (nextval ('xxl_log_ids')) FROM"
                   " generate_series (1, (SELECT CASE WHEN %" PRId64 " >= last_value THEN (%"
                   PRId64 " - last_value) / %d + 1 ELSE 0 END FROM xxl_log_ids)); ",
                   self->txn_log_max, self->txn_log_max, XXL_PG_LOG_ID_BLOCK);
     if (self->txn_dirty)
-        snprintf (sql, sizeof sql, "%sCOMMIT; SELECT nextval ('xxl_data_versions')", catch_up);
+        snprintf (sql, sizeof sql, "%s%sCOMMIT; SELECT nextval ('xxl_data_versions')", before,
+                  catch_up);
     else
         snprintf (sql, sizeof sql, "COMMIT");
-    int64_t version = -1;
+    int64_t version = -1, drawn_before = -1;
     bool commit_seen = false;
     int rc = PQsendQuery (self->conn, sql)? 0: pgx_fail (self, "commit", NULL);
     PGresult *result;
@@ -707,6 +713,9 @@ pgx_commit (xxl_store_t *base)
         ExecStatusType status = PQresultStatus (result);
         if (status == PGRES_TUPLES_OK && PQntuples (result) == 1 && commit_seen)
             version = pgx_int (result, 0, 0);
+        else
+        if (status == PGRES_TUPLES_OK && PQntuples (result) == 1 && *before && drawn_before < 0)
+            drawn_before = pgx_int (result, 0, 0);
         else
         if (status == PGRES_COMMAND_OK && streq (PQcmdStatus (result), "COMMIT"))
             committed = commit_seen = true;
@@ -724,7 +733,8 @@ pgx_commit (xxl_store_t *base)
     if (self->txn_dirty && version >= 0) {
         //  Another connection's commit since the one this handle accounts
         //  for is a change
-        if (version != self->version_seen + 1)
+        if (*before? drawn_before != self->version_seen + 1 || version != drawn_before + 1
+                   : version != self->version_seen + 1)
             self->version_reported++;
         self->version_seen = version;
     }
@@ -765,11 +775,17 @@ int64_t
 pgx_data_version (xxl_store_t *base)
 {
     store_t *self = (store_t *) base;
-    //  Inside a transaction, what begin read (a commit after it is
-    //  another turn's news)
+    //  The first time in a transaction, what begin read; after that as
+    //  of now (another's commit may come in the middle of a transaction
+    //  here: a check just before fires that go without the store)
+    //  (a sequence's value: no lock)
+    int lock_free = self->lock_free;
+    self->lock_free = 1;
     int64_t version = self->in_txn && !self->txn_lost && self->txn_version >= 0
                     ? self->txn_version
                     : pgx_scalar (self, "SELECT last_value FROM xxl_data_versions", NULL);
+    self->lock_free = lock_free;
+    self->txn_version = -1;
     if (version < 0)
         return -1;
     if (version != self->version_seen) {
