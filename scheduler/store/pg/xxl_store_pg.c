@@ -31,17 +31,28 @@
         audit row, and reads that only route or follow a run.  Two
         schedulers doing only those wait for each other only on a row
         both write.  A planned row (a fire) and a job's read (the api's
-        edits read, then save) take the write lock.  A write outside a transaction takes both in a
-        transaction of its own, as an autocommit write takes SQLite's.
+        edits read, then save) take the write lock.  A write outside a
+        transaction takes both in a transaction of its own, as an
+        autocommit write takes SQLite's.  Lock order: fences, the write
+        lock, rows.  A transaction that changed rows lock-free and then
+        needs the write lock takes it at once if free, else rolls back to
+        the savepoint begin set after the fences, waits, and runs those
+        statements again (pgx_lock): it never waits for the lock holding
+        rows its holder may wait for.
     -   data_version: the sequence xxl_data_versions, drawn once by every
         transaction that wrote, just after its COMMIT in the same round
         trip (so whoever sees the new value sees the rows; a sequence
         holds no lock).  The handle remembers the value its own commit
         drew (version_seen), so its own commits do not look like
         another's; it reports a number that moves when the sequence moved
-        past that.  begin reads it in its round trip, so data_version
-        inside a transaction (the engine asks at every turn's start)
-        costs none.
+        past that.  begin reads it in its round trip, so data_version's
+        first ask inside a transaction (the engine's, at every turn's
+        start) costs none; a later one reads the sequence (lock-free): a
+        commit of another may come in the middle of a transaction here.
+        A transaction that held the write lock (job edits take it) also
+        draws once before its COMMIT, so that whoever reads the sequence
+        after that COMMIT sees a change (the planner asks before fires
+        that go without the store: a stop is not followed by a fire).
     -   Log ids: the sequence xxl_log_ids, by blocks of
         XXL_PG_LOG_ID_BLOCK: log_next_id hands the engine runs of
         XXL_STORE_LOG_ID_RUN ids from this handle's block, drawing a new
