@@ -109,6 +109,11 @@
 //  integer) migrations take, so that two schedulers opening an empty
 //  database do not both create it (the write lock's: xxl_store_pg_int.h)
 #define XXL_PG_MIGRATE_LOCK "8680807438869948274"
+//  Migration 16's refusal (an older scheduler holds a share), and how long
+//  opening tries it again before it gives up (a lease runs out within
+//  ha/lease_ms, 3 s by default)
+#define XXL_PG_UPGRADE_REFUSED "needs every scheduler of an older version stopped first"
+#define XXL_PG_UPGRADE_WAIT_MS 10000
 //  The session's settings (see the file header)
 #define XXL_PG_SESSION \
     "SET statement_timeout = 10000; SET lock_timeout = 5000;" \
@@ -333,9 +338,9 @@ static const char *s_migrations [] = {
     "DO $$ DECLARE held TEXT; BEGIN"
     "  SELECT string_agg (DISTINCT owner, ', ') INTO held FROM xxl_lease WHERE owner <> ''"
     "   AND expires > (EXTRACT (EPOCH FROM clock_timestamp ()) * 1000)::BIGINT;"
-    "  IF held IS NOT NULL THEN RAISE EXCEPTION 'schema 16 needs every scheduler of an older"
-    " version stopped first: % still hold shares of this database (a killed one''s are free"
-    " once its lease expires, ha/lease_ms)', held; END IF; END $$;"
+    "  IF held IS NOT NULL THEN RAISE EXCEPTION 'schema 16 " XXL_PG_UPGRADE_REFUSED ": %"
+    " still hold shares of this database (a stopped one''s are free once its lease"
+    " expires, ha/lease_ms)', held; END IF; END $$;"
     "DROP SEQUENCE IF EXISTS xxl_log_ids, xxl_data_versions;"      //  (made again)
     "CREATE SEQUENCE xxl_log_ids INCREMENT BY 4096 MINVALUE 1;"
     "SELECT setval ('xxl_log_ids', GREATEST (log_seq,"
@@ -438,6 +443,20 @@ s_migrate (store_t *self)
                                    " %s; UPDATE xxl_schema SET version = %d; COMMIT",
                                    s_migrations [version], version + 1);
         rc = step? s_simple (self, step): -1;
+        //  (migration 16 refused while an older scheduler's lease runs:
+        //  one just stopped frees its shares within its lease; tried
+        //  again for XXL_PG_UPGRADE_WAIT_MS, then refused)
+        for (int64_t until = zclock_mono () + XXL_PG_UPGRADE_WAIT_MS;
+             rc && step && strstr (self->error, XXL_PG_UPGRADE_REFUSED)
+             && PQstatus (self->conn) == CONNECTION_OK && zclock_mono () < until; ) {
+            if (PQtransactionStatus (self->conn) != PQTRANS_IDLE)
+                s_simple (self, "ROLLBACK");
+            if (until - zclock_mono () >= XXL_PG_UPGRADE_WAIT_MS - 1)
+                zsys_info ("store: waiting up to %d s for the schedulers of an older"
+                           " version to stop: %s", XXL_PG_UPGRADE_WAIT_MS / 1000, self->error);
+            zclock_sleep (500);
+            rc = s_simple (self, step);
+        }
         zstr_free (&step);
         if (rc) {
             char reason [sizeof self->error + 64];
