@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # test_lease_settle.sh -- a lease taken in a turn whose commit fails is not
 # held.  A stand-in rival ("ghost") holds the share of a one-second job;
-# while every commit that writes is refused (a trigger on the store's
-# counter row, installed by the test, raises), the rival's lease expires
+# while every commit that writes is refused (triggers deferred to the
+# commit, installed by the test, raise), the rival's lease expires
 # and the scheduler's rounds take the share in turns that do not commit:
 # the take is undone (engine_lease_settle), so the share is never listed
 # by PING and nothing of it fires.  Once commits go through again, the
@@ -27,13 +27,16 @@ check "the job runs" wait_for 15 job_ran "$J" 2
 lists_share () { "$REQ" "$API" PING | jq -e --argjson s $S '.content.shares | index($s) != null' >/dev/null; }
 check "the scheduler holds the job's share" lists_share
 
-# Every writing commit refused from here on
+# Every writing commit of the scheduler refused from here on (triggers
+# deferred to the commit of a transaction that wrote a table a turn writes)
+refuse_on () { echo "CREATE CONSTRAINT TRIGGER xxl_test_refuse AFTER INSERT OR UPDATE OR DELETE
+         ON $1 DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION xxl_test_refuse ();"; }
 sql "CREATE TABLE xxl_test_refuse (x INT);
      CREATE FUNCTION xxl_test_refuse () RETURNS trigger LANGUAGE plpgsql AS
-         \$\$ BEGIN IF EXISTS (SELECT 1 FROM xxl_test_refuse) THEN
+         \$\$ BEGIN IF EXISTS (SELECT 1 FROM xxl_test_refuse)
+                  AND current_setting ('application_name') = 'xxl-scheduler' THEN
                   RAISE EXCEPTION 'test: commits refused'; END IF; RETURN NEW; END \$\$;
-     CREATE TRIGGER xxl_test_refuse BEFORE UPDATE ON xxl_store_state
-         FOR EACH ROW EXECUTE FUNCTION xxl_test_refuse ();" >/dev/null
+     $(for t in xxl_lease xxl_node xxl_job_log xxl_job_info xxl_job_registry; do refuse_on $t; done)" >/dev/null
 # The rival takes the share, then commits stop, then its lease runs out
 sql "UPDATE xxl_lease SET owner = 'ghost', epoch = epoch + 1,
          expires = $(( $(date +%s%3N) + 60000 )) WHERE share = $S" >/dev/null

@@ -8,8 +8,13 @@
         rows when it takes a share.  Manual triggers, retries, child jobs,
         answers and callbacks are any scheduler's.
     -   A round (engine_lease_round) runs inside a turn's transaction, so
-        under the store's write lock: no other scheduler reads or writes a
-        lease between this round's read and its writes.  Every lease_ms / 3
+        under the store's write lock (its first read takes it on
+        PostgreSQL): no other scheduler reads or writes a lease between
+        this round's read and its writes.  A share does not change hands
+        in the middle of a turn of its holder (SQLite: every turn holds
+        the write lock; PostgreSQL: a fence lock per share, taken shared
+        by the holder's every transaction from its BEGIN, alone by a take;
+        docs/design.md, "Leases").  Every lease_ms / 3
         it beats this scheduler's node row, renews each held share (one
         whose epoch or owner moved is lost), takes shares that nobody holds
         or whose lease expired, and gives back what is over its fair part
@@ -48,7 +53,8 @@
 
 //  Taken off the lease when judging locally whether it still holds
 #define XXL_LEASE_MARGIN_MS 250
-//  A round the store failed is tried again this long after
+//  A round the store failed, or one whose take was refused, is tried
+//  again this long after
 #define XXL_LEASE_RETRY_MS 100
 
 uint64_t
@@ -110,9 +116,9 @@ engine_lease_settle (server_t *self, bool committed)
     self->leases.lease_taken = 0;
 }
 
-//  The fence before a scan writes fires: in this turn's transaction (the
-//  store's write lock), every held share's row still names this
-//  scheduler at the epoch it took; a share that moved is dropped here, so
+//  The fence before a scan writes fires: in this turn's transaction
+//  (under the store's write lock, which this read takes), every held
+//  share's row still names this scheduler at the epoch it took; a share that moved is dropped here, so
 //  no fire of it is written.  Returns the shares still held.
 uint64_t
 engine_lease_fence (server_t *self)
@@ -183,7 +189,7 @@ engine_lease_round (server_t *self)
     int fair = balance.fair;
     //  Take: our own from before a restart at once; orphans up to the
     //  fair part, and any orphaned for two rounds
-    uint64_t taken = 0;
+    uint64_t taken = 0, missed = 0;
     for (int s = 0; s < XXL_STORE_SHARES; s++) {
         uint64_t bit = (uint64_t) 1 << s;
         if (self->leases.held & bit)
@@ -196,6 +202,8 @@ engine_lease_round (server_t *self)
             self->leases.epochs [s] = leases [s].epoch + 1;
             taken |= bit;
         }
+        else
+            missed |= bit;
     }
     //  Give back what is over the fair part while someone is short
     uint64_t back = xxl_lease_give_back (self->leases.held, fair, balance.hungry, taken);
@@ -225,6 +233,10 @@ engine_lease_round (server_t *self)
     //  soon as they may be: the takeover gap is the lease, not the lease
     //  and a round)
     int64_t next = xxl_lease_next_round (leases, self->leases.held, now, round);
+    //  (a take refused, say while a transaction of the share's holder is
+    //  still open on PostgreSQL: tried again soon, not a round later)
+    if (missed && next > now + XXL_LEASE_RETRY_MS)
+        next = now + XXL_LEASE_RETRY_MS;
     self->leases.next_lease = zclock_mono () + (next - now);
     return taken;
 }

@@ -271,6 +271,16 @@ engine_fire (server_t *self)
     //  sends none of their plans: another may have taken them over)
     engine_lease_check (self);
     int64_t now = engine_now ();
+    //  Schedulers sharing the store: a stop or edit another committed
+    //  since this turn began (PostgreSQL lets one in mid-turn) sends no
+    //  plan blind (as at the turn's start)
+    int64_t next = xxl_timer_next (self->planner.timer);
+    if (self->planner.foreign_turn > 0 && next >= 0 && next <= now) {
+        int64_t version = xxl_store_data_version (self->store);
+        if (version != self->data_version)
+            self->planner.foreign_turn = self->turn;
+        self->data_version = version;
+    }
     int64_t log_id, when;
     while (xxl_timer_pop_due (self->planner.timer, now, &log_id, &when) == 0) {
         //  (one observation per instant or plan: how late it leaves)

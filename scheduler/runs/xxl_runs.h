@@ -196,6 +196,7 @@ typedef struct {
     int64_t log_id_floor;               //  above every id ever handed out: a failed
                                         //  turn's ids are never handed out again
     int64_t turn_first_id;              //  the first id this turn may hand out
+    int64_t log_id_limit;               //  next_log_id's run ends before it
     zhashx_t *resend_ids;               //  log ids in self->resends (no twice)
     zhashx_t *doubts;                   //  unanswered RUNs held in doubt, by log id
                                         //  (xxl_doubts.c)

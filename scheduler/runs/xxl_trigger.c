@@ -127,13 +127,15 @@ engine_free_addresses (char **list, size_t count)
 
 
 //  The id of the next log row this turn writes (0 when the store cannot
-//  say: the row then takes AUTOINCREMENT's).  Read once per turn, inside
-//  the write transaction; every log row goes through here.
+//  say: the row then takes AUTOINCREMENT's).  Read at the turn's first
+//  row and every XXL_STORE_LOG_ID_RUN ids, inside the write transaction;
+//  every log row goes through here.
 int64_t
 engine_next_log_id (server_t *self)
 {
-    if (self->runs.next_log_id <= 0) {
+    if (self->runs.next_log_id <= 0 || self->runs.next_log_id >= self->runs.log_id_limit) {
         self->runs.next_log_id = xxl_store_log_next_id (self->store);
+        self->runs.log_id_limit = self->runs.next_log_id + XXL_STORE_LOG_ID_RUN;
         if (self->runs.next_log_id > 0 && self->runs.next_log_id < self->runs.log_id_floor)
             self->runs.next_log_id = self->runs.log_id_floor;
     }

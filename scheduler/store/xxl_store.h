@@ -238,6 +238,9 @@ typedef struct {
     int64_t fired_until, fired_sent;
 } xxl_lease_t;
 
+//  The ids a caller may hand out from one log_next_id
+#define XXL_STORE_LOG_ID_RUN 256
+
 //  Bumped whenever a method is added; methods are only ever appended, so
 //  a table of an older version is a prefix of this one (size says how much)
 #define XXL_STORE_METHODS_VERSION 14
@@ -353,8 +356,9 @@ typedef struct {
     //  Log rows: writing them.  add inserts *log and sets log->id (or uses
     //  log->id when > 0).  next_id: the id the next add without an id
     //  would give, or -1; inside one transaction a caller may hand out
-    //  that id and the ones after it itself, as long as every row of the
-    //  transaction is added that way.  A backend may defer, inside a
+    //  that id and the XXL_STORE_LOG_ID_RUN - 1 after it itself (then it
+    //  asks again), as long as every row of the transaction is added that
+    //  way.  A backend may defer, inside a
     //  transaction, the INSERT of a row with an id of the caller's and no
     //  schedule_time (which no unique rule can refuse) and answer 0 at
     //  once: the row is written before the transaction's next statement

@@ -11,28 +11,65 @@
     rollback) and self->flush (set here to pgx_flush).
 
     How the store's contracts (xxl_store.h) map onto PostgreSQL:
-    -   The write lock: begin sends "BEGIN; SELECT pg_advisory_xact_lock
-        (XXL_PG_WRITE_LOCK)" (one round trip); commit or rollback frees
-        it.  A write outside a transaction takes it in a transaction of
-        its own, as an autocommit write takes SQLite's.
-    -   data_version: the counter row xxl_store_state.data_version, which
-        a committing transaction that wrote bumps (in the commit's round
-        trip: "UPDATE ... RETURNING; COMMIT").  The handle remembers the
-        value its own commit left (version_seen), so its own commits do
-        not look like another's; it reports a number that moves when the
-        row moved past that.  begin reads the row with the lock, in the
-        same round trip, so data_version inside a transaction (the engine
-        asks at every turn's start) costs none.
-    -   Log ids: xxl_store_state.log_seq is the highest id handed out (as
-        sqlite_sequence's seq).  log_next_id reads it (FOR UPDATE: a
-        writer that does not take the write lock waits for this
-        transaction); rows added with ids of their own raise it at commit;
-        an automatic id is log_seq + 1 in the INSERT's own statement.  The
-        other tables' ids are identity columns (never reused either).
+    -   Advisory locks, all freed by commit or rollback.  A fence lock
+        per share (XXL_PG_FENCE_CLASS, share): begin takes those of the
+        shares the handle holds shared (in BEGIN's round trip), so they
+        never wait for each other; a lease take of a share someone owns
+        (s_lease_take) needs that share's alone, tried without waiting:
+        a share never changes hands in the middle of a transaction of the
+        scheduler that held it (the guarantee the single write lock gave,
+        docs/design.md, "Leases"), and schedulers of other shares are not
+        in the way.  The write lock (XXL_PG_WRITE_LOCK,
+        exclusive): taken by the transaction's first statement that is
+        not one of the lock-free calls (pgx_lock, from the statement
+        layer), so every read-then-write of the engine but those calls
+        runs alone, as under SQLite's lock.  The lock-free calls (the
+        s_free_* wrappers) are those of the runs' hot path: guarded
+        single-row changes that PostgreSQL's row locks make atomic (a
+        run's row that is not planned, with this handle's own id, its
+        shards, accept, stamp, route and results; a FIX_DELAY resume), an
+        audit row, and reads that only route or follow a run.  Two
+        schedulers doing only those wait for each other only on a row
+        both write.  A planned row (a fire) and a job's read (the api's
+        edits read, then save) take the write lock.  A write outside a
+        transaction takes both in a transaction of its own, as an
+        autocommit write takes SQLite's.  Lock order: fences, the write
+        lock, rows.  A transaction that changed rows lock-free and then
+        needs the write lock takes it at once if free, else rolls back to
+        the savepoint begin set after the fences, waits, and runs those
+        statements again (pgx_lock): it never waits for the lock holding
+        rows its holder may wait for.
+    -   data_version: the sequence xxl_data_versions, drawn once by every
+        transaction that wrote, just after its COMMIT in the same round
+        trip (so whoever sees the new value sees the rows; a sequence
+        holds no lock).  The handle remembers the value its own commit
+        drew (version_seen), so its own commits do not look like
+        another's; it reports a number that moves when the sequence moved
+        past that.  begin reads it in its round trip, so data_version's
+        first ask inside a transaction (the engine's, at every turn's
+        start) costs none; a later one reads the sequence (lock-free): a
+        commit of another may come in the middle of a transaction here.
+        A transaction that held the write lock (job edits take it) also
+        draws once before its COMMIT, so that whoever reads the sequence
+        after that COMMIT sees a change (the planner asks before fires
+        that go without the store: a stop is not followed by a fire).
+    -   Log ids: the sequence xxl_log_ids, by blocks of
+        XXL_PG_LOG_ID_BLOCK: log_next_id hands the engine runs of
+        XXL_STORE_LOG_ID_RUN ids from this handle's block, drawing a new
+        block when fewer are left; no one else gets an id of it, and
+        nextval waits for no one.  A row added with an id past the block
+        moves the sequence past it at commit; an automatic id is the
+        column's default (xxl_log_id_next: nextval).  Ids are never
+        reused, even after a rollback; they are not dense (a block's
+        unused ids at a restart, a run's at the block's end).  The other
+        tables' ids are identity columns (never reused either).  Both
+        sequences are schema 16's (migration 16 makes them past the
+        counter row's values and drops the row; it waits for no older
+        scheduler: it refuses while one holds a share).
     -   Timeouts, set on connect: statement_timeout 10 s (10 minutes on a
         side connection: xxl_store_pg_side_new), lock_timeout
-        5 s (begin waits up to 5 s for the write lock, as SQLite's busy
-        timeout), idle_in_transaction_session_timeout 2 s (a scheduler
+        5 s (a transaction waits up to 5 s for the write lock, as
+        SQLite's busy timeout), idle_in_transaction_session_timeout 2 s (a scheduler
         frozen or cut off inside a transaction loses its session, and the
         lock, after 2 s: below ha/lease_ms's default of 3 s, so that the
         others can take its shares over when its lease ends; a turn's
@@ -68,11 +105,15 @@
 
 //  A lost connection is tried again by begin at most this often
 #define XXL_PG_RETRY_MS 1000
-//  The advisory lock keys (the bytes of "xxl_wlck" and "xxl_migr" read as
-//  big-endian integers): the write lock, and the lock migrations take so
-//  that two schedulers opening an empty database do not both create it
-#define XXL_PG_WRITE_LOCK "8680807439037916011"
+//  The advisory lock key (the bytes of "xxl_migr" read as a big-endian
+//  integer) migrations take, so that two schedulers opening an empty
+//  database do not both create it (the write lock's: xxl_store_pg_int.h)
 #define XXL_PG_MIGRATE_LOCK "8680807438869948274"
+//  Migration 16's refusal (an older scheduler holds a share), and how long
+//  opening tries it again before it gives up (a lease runs out within
+//  ha/lease_ms, 3 s by default)
+#define XXL_PG_UPGRADE_REFUSED "needs every scheduler of an older version stopped first"
+#define XXL_PG_UPGRADE_WAIT_MS 10000
 //  The session's settings (see the file header)
 #define XXL_PG_SESSION \
     "SET statement_timeout = 10000; SET lock_timeout = 5000;" \
@@ -286,7 +327,31 @@ static const char *s_migrations [] = {
     //  (xxl_store_sqlite.c)
     "ALTER TABLE xxl_job_info ADD COLUMN max_running BIGINT NOT NULL DEFAULT 0;"
     "CREATE INDEX xxl_job_log_open ON xxl_job_log (job_id, id) WHERE handle_code = 0;",
+    //  16 (PostgreSQL's own): log ids and data_version from sequences, no
+    //  longer from the counter row, which goes.  Refused while a share's
+    //  lease has not expired: a scheduler of an older version (which
+    //  draws ids from the counter and does not fence) holds it, and must be
+    //  stopped first (docs/operations.md, "Upgrades").  The sequences
+    //  start past every id in use and past the counter; the log ids'
+    //  default draws from the first; an older scheduler that still runs
+    //  fails its turns on the missing row rather than draw ids twice
+    "DO $$ DECLARE held TEXT; BEGIN"
+    "  SELECT string_agg (DISTINCT owner, ', ') INTO held FROM xxl_lease WHERE owner <> ''"
+    "   AND expires > (EXTRACT (EPOCH FROM clock_timestamp ()) * 1000)::BIGINT;"
+    "  IF held IS NOT NULL THEN RAISE EXCEPTION 'schema 16 " XXL_PG_UPGRADE_REFUSED ": %"
+    " still hold shares of this database (a stopped one''s are free once its lease"
+    " expires, ha/lease_ms)', held; END IF; END $$;"
+    "DROP SEQUENCE IF EXISTS xxl_log_ids, xxl_data_versions;"      //  (made again)
+    "CREATE SEQUENCE xxl_log_ids INCREMENT BY 4096 MINVALUE 1;"
+    "SELECT setval ('xxl_log_ids', GREATEST (log_seq,"
+    "  (SELECT COALESCE (MAX (id), 0) FROM xxl_job_log)) + 1, false) FROM xxl_store_state;"
+    "CREATE SEQUENCE xxl_data_versions MINVALUE 0;"
+    "SELECT setval ('xxl_data_versions', data_version + 1, true) FROM xxl_store_state;"
+    "CREATE OR REPLACE FUNCTION xxl_log_id_next () RETURNS BIGINT LANGUAGE sql VOLATILE"
+    "  AS 'SELECT nextval (''xxl_log_ids'')';"
+    "DROP TABLE xxl_store_state;",
 };
+_Static_assert (XXL_PG_LOG_ID_BLOCK == 4096, "migration 16 says 4096");
 #define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))
 
 static int
@@ -378,6 +443,20 @@ s_migrate (store_t *self)
                                    " %s; UPDATE xxl_schema SET version = %d; COMMIT",
                                    s_migrations [version], version + 1);
         rc = step? s_simple (self, step): -1;
+        //  (migration 16 refused while an older scheduler's lease runs:
+        //  one just stopped frees its shares within its lease; tried
+        //  again for XXL_PG_UPGRADE_WAIT_MS, then refused)
+        for (int64_t until = zclock_mono () + XXL_PG_UPGRADE_WAIT_MS;
+             rc && step && strstr (self->error, XXL_PG_UPGRADE_REFUSED)
+             && PQstatus (self->conn) == CONNECTION_OK && zclock_mono () < until; ) {
+            if (PQtransactionStatus (self->conn) != PQTRANS_IDLE)
+                s_simple (self, "ROLLBACK");
+            if (until - zclock_mono () >= XXL_PG_UPGRADE_WAIT_MS - 1)
+                zsys_info ("store: waiting up to %d s for the schedulers of an older"
+                           " version to stop: %s", XXL_PG_UPGRADE_WAIT_MS / 1000, self->error);
+            zclock_sleep (500);
+            rc = s_simple (self, step);
+        }
         zstr_free (&step);
         if (rc) {
             char reason [sizeof self->error + 64];
@@ -499,7 +578,7 @@ s_open (const char *url, bool side, char *err, size_t errlen)
         pgx_destroy (&self->sql.base);
         return NULL;
     }
-    self->version_seen = pgx_scalar (self, "SELECT data_version FROM xxl_store_state", NULL);
+    self->version_seen = pgx_scalar (self, "SELECT last_value FROM xxl_data_versions", NULL);
     self->version_reported = 1;
     if (self->version_seen < 0) {
         snprintf (err, errlen, "PostgreSQL database: %s", self->error);
@@ -522,6 +601,8 @@ pgx_destroy (xxl_store_t *base)
         PQfinish (self->conn);
     zhashx_destroy (&self->statements);
     pgx_deferred_destroy (&self->deferred);
+    pgx_replays_drop (self);
+    free (self->replays);
     free (self->password);
     free (self);
 }
@@ -551,11 +632,27 @@ pgx_begin (xxl_store_t *base)
                 return -1;
             reset = true;
         }
-        //  (with the counter row as the lock leaves it: data_version in
-        //  this transaction needs no round trip of its own)
-        if (pgx_simple_value (self, "BEGIN; SELECT pg_advisory_xact_lock (" XXL_PG_WRITE_LOCK ");"
-                                  " SELECT data_version FROM xxl_store_state",
-                            &self->txn_version) == 0)
+        //  (no lock yet: the first statement that needs it takes it; and
+        //  data_version as of now, which this transaction needs no round
+        //  trip of its own for)
+        //  (the fence locks of the shares held whose lease has not
+        //  expired on the store's clock, shared: s_lease_take)
+        char sql [512] = "BEGIN; ";
+        if (self->shares_held) {
+            size_t used = strlen (sql);
+            used += (size_t) snprintf (sql + used, sizeof sql - used,
+                                       "SELECT pg_advisory_xact_lock_shared (" XXL_PG_FENCE_CLASS
+                                       ", share) FROM xxl_lease WHERE share IN (");
+            for (int share = 0; share < XXL_STORE_SHARES; share++)
+                if (self->shares_held & ((uint64_t) 1 << share))
+                    used += (size_t) snprintf (sql + used, sizeof sql - used, "%d,", share);
+            sql [used - 1] = 0;     //  (the last comma)
+            snprintf (sql + used - 1, sizeof sql - used + 1, ") AND expires >"
+                      " (EXTRACT (EPOCH FROM clock_timestamp ()) * 1000)::bigint; ");
+        }
+        //  (the savepoint pgx_lock may roll back to: after the fence locks)
+        strcat (sql, "SAVEPOINT " XXL_PG_SAVEPOINT "; SELECT last_value FROM xxl_data_versions");
+        if (pgx_simple_value (self, sql, &self->txn_version) == 0)
             break;
         //  A connection that died since its last statement (the server
         //  restarted, say): once more on a new one
@@ -575,6 +672,8 @@ pgx_begin (xxl_store_t *base)
     self->txn_lost = 0;
     self->txn_dirty = 0;
     self->txn_log_max = 0;
+    self->txn_locked = 0;
+    pgx_replays_drop (self);
     return 0;
 }
 
@@ -584,10 +683,12 @@ static void
 s_txn_abandon (store_t *self)
 {
     pgx_deferred_drop (self);
+    pgx_replays_drop (self);
     self->in_txn = 0;
     self->txn_lost = 0;
     self->txn_dirty = 0;
     self->txn_log_max = 0;
+    self->txn_locked = 0;
     if (self->conn && PQstatus (self->conn) == CONNECTION_OK
     &&  PQtransactionStatus (self->conn) != PQTRANS_IDLE) {
         PGresult *result = PQexec (self->conn, "ROLLBACK");
@@ -612,26 +713,42 @@ pgx_commit (xxl_store_t *base)
         s_txn_abandon (self);
         return -1;
     }
-    //  A transaction that wrote bumps the counter row, and records the
-    //  log ids it handed out itself, in the commit's round trip
-    char sql [256];
+    //  A transaction that wrote bumps data_version once committed (so
+    //  that whoever sees the bump sees the rows), in the commit's round
+    //  trip; one that added log ids past this handle's block first moves
+    //  xxl_log_ids past them (nextval: never back, whoever else draws)
+    char sql [512];
+    char catch_up [256] = "";
+    //  (a transaction that held the write lock, which job edits take,
+    //  also draws one before its COMMIT: whoever reads the sequence after
+    //  the COMMIT sees a change, even before the draw after it)
+    const char *before = self->txn_dirty && self->txn_locked
+                       ? "SELECT nextval ('xxl_data_versions'); ": "";
+    if (self->txn_dirty && self->txn_log_max > 0 && self->txn_log_max >= self->ids_end)
+        snprintf (catch_up, sizeof catch_up, "SELECT MAX (nextval ('xxl_log_ids')) FROM"
+                  " generate_series (1, (SELECT CASE WHEN %" PRId64 " >= last_value THEN (%"
+                  PRId64 " - last_value) / %d + 1 ELSE 0 END FROM xxl_log_ids)); ",
+                  self->txn_log_max, self->txn_log_max, XXL_PG_LOG_ID_BLOCK);
     if (self->txn_dirty)
-        snprintf (sql, sizeof sql, "UPDATE xxl_store_state SET data_version = data_version + 1,"
-                  " log_seq = GREATEST (log_seq, %" PRId64 ") RETURNING data_version; COMMIT",
-                  self->txn_log_max);
+        snprintf (sql, sizeof sql, "%s%sCOMMIT; SELECT nextval ('xxl_data_versions')", before,
+                  catch_up);
     else
         snprintf (sql, sizeof sql, "COMMIT");
-    int64_t version = -1;
+    int64_t version = -1, drawn_before = -1;
+    bool commit_seen = false;
     int rc = PQsendQuery (self->conn, sql)? 0: pgx_fail (self, "commit", NULL);
     PGresult *result;
     bool committed = false;
     while ((result = PQgetResult (self->conn))) {
         ExecStatusType status = PQresultStatus (result);
-        if (status == PGRES_TUPLES_OK && PQntuples (result) == 1)
+        if (status == PGRES_TUPLES_OK && PQntuples (result) == 1 && commit_seen)
             version = pgx_int (result, 0, 0);
         else
+        if (status == PGRES_TUPLES_OK && PQntuples (result) == 1 && *before && drawn_before < 0)
+            drawn_before = pgx_int (result, 0, 0);
+        else
         if (status == PGRES_COMMAND_OK && streq (PQcmdStatus (result), "COMMIT"))
-            committed = true;
+            committed = commit_seen = true;
         else
         if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK && rc == 0)
             rc = pgx_fail (self, "commit", result);
@@ -646,13 +763,16 @@ pgx_commit (xxl_store_t *base)
     if (self->txn_dirty && version >= 0) {
         //  Another connection's commit since the one this handle accounts
         //  for is a change
-        if (version != self->version_seen + 1)
+        if (*before? drawn_before != self->version_seen + 1 || version != drawn_before + 1
+                   : version != self->version_seen + 1)
             self->version_reported++;
         self->version_seen = version;
     }
     self->in_txn = 0;
     self->txn_dirty = 0;
     self->txn_log_max = 0;
+    self->txn_locked = 0;
+    pgx_replays_drop (self);
     return 0;
 }
 
@@ -663,10 +783,12 @@ pgx_rollback (xxl_store_t *base)
     if (!self->in_txn)
         return 0;
     pgx_deferred_drop (self);
+    pgx_replays_drop (self);
     self->in_txn = 0;
     self->txn_lost = 0;
     self->txn_dirty = 0;
     self->txn_log_max = 0;
+    self->txn_locked = 0;
     if (!self->conn || PQstatus (self->conn) != CONNECTION_OK
     ||  PQtransactionStatus (self->conn) == PQTRANS_IDLE)
         return 0;                       //  (nothing open on the server)
@@ -683,11 +805,17 @@ int64_t
 pgx_data_version (xxl_store_t *base)
 {
     store_t *self = (store_t *) base;
-    //  Inside a transaction, what begin read under the lock (no other
-    //  connection commits before this one does)
+    //  The first time in a transaction, what begin read; after that as
+    //  of now (another's commit may come in the middle of a transaction
+    //  here: a check just before fires that go without the store)
+    //  (a sequence's value: no lock)
+    int lock_free = self->lock_free;
+    self->lock_free = 1;
     int64_t version = self->in_txn && !self->txn_lost && self->txn_version >= 0
                     ? self->txn_version
-                    : pgx_scalar (self, "SELECT data_version FROM xxl_store_state", NULL);
+                    : pgx_scalar (self, "SELECT last_value FROM xxl_data_versions", NULL);
+    self->lock_free = lock_free;
+    self->txn_version = -1;
     if (version < 0)
         return -1;
     if (version != self->version_seen) {
@@ -773,13 +901,190 @@ xxl_store_pg_encode (xxl_store_t *base, xxl_enc_t *enc, int rows_as_array, const
 }
 
 //  --------------------------------------------------------------------
-//  The method table: this file's connection methods, the rows', the
-//  lease's and the batch's calls, and the shared bodies
+//  The calls that need no write lock (see "Two advisory locks" above): each
+//  runs its body with lock_free set
 
+#define PGX_FREE(call) \
+    int lock_free = self->lock_free; \
+    self->lock_free = 1; \
+    __typeof__ (call) rc = call; \
+    self->lock_free = lock_free; \
+    return rc;
+//  s_free_<name> (params): body (args) with lock_free set
+#define PGX_FREE_CALL(type, name, body, params, args) \
+    static type s_free_##name params { store_t *self = (store_t *) base; PGX_FREE (body args) }
+
+//  The shares this handle holds, as its lease calls left them: each
+//  transaction's begin takes their fence locks shared, those whose lease
+//  has not expired (a live holder that stopped renewing does not keep a
+//  share from the others).  A take of a share
+//  someone owns (expired, or this node's from before a restart) first
+//  takes that share's fence lock alone, without waiting: it fails (0, as
+//  when the row moved; the next round tries again) while a transaction of
+//  the scheduler that held the share is open, so a share never changes
+//  hands in the middle of one.  Takes and renewals that fail, and
+//  releases, drop the share (an extra lock held by mistake only delays a
+//  take; one missing is impossible: a share is held from its take on).
+static int
+s_lease_take (xxl_store_t *base, int share, const char *node, int64_t epoch, int64_t expires)
+{
+    store_t *self = (store_t *) base;
+    assert (share >= 0 && share < XXL_STORE_SHARES);
+    char *owner = pgx_text (self, "SELECT owner FROM xxl_lease WHERE share = $1 AND epoch = $2",
+                            "ii", (int64_t) share, epoch);
+    bool owned = owner && *owner;
+    free (owner);
+    if (owned) {
+        int64_t alone = pgx_scalar (self, "SELECT pg_try_advisory_xact_lock (" XXL_PG_FENCE_CLASS
+                                          ", $1::int)::int", "i", (int64_t) share);
+        if (alone != 1)
+            return alone < 0? -1: 0;
+    }
+    int rc = xs_lease_take (base, share, node, epoch, expires);
+    if (rc == 1)
+        self->shares_held |= (uint64_t) 1 << share;
+    return rc;
+}
+
+static int
+s_lease_renew (xxl_store_t *base, int share, const char *node, int64_t epoch, int64_t expires)
+{
+    store_t *self = (store_t *) base;
+    assert (share >= 0 && share < XXL_STORE_SHARES);
+    int rc = xs_lease_renew (base, share, node, epoch, expires);
+    if (rc == 1)
+        self->shares_held |= (uint64_t) 1 << share;
+    else
+        self->shares_held &= ~((uint64_t) 1 << share);
+    return rc;
+}
+
+static int
+s_lease_release (xxl_store_t *base, int share, const char *node, int64_t epoch, int64_t now)
+{
+    store_t *self = (store_t *) base;
+    assert (share >= 0 && share < XXL_STORE_SHARES);
+    self->shares_held &= ~((uint64_t) 1 << share);
+    return xs_lease_release (base, share, node, epoch, now);
+}
+
+static int
+s_free_log_add (xxl_store_t *base, xxl_log_t *log)
+{
+    store_t *self = (store_t *) base;
+    //  (a planned row is a fire: the lock, for the fence; xxl_lease.c)
+    if (log->schedule_time > 0)
+        return pgx_log_add (base, log);
+    PGX_FREE (pgx_log_add (base, log))
+}
+
+//  A run's rows by id: guarded single-row changes
+PGX_FREE_CALL (int, log_copy_shard, pgx_log_copy_shard,
+    (xxl_store_t *base, int64_t id, int64_t src, const char *shard, int64_t stamp),
+    (base, id, src, shard, stamp))
+PGX_FREE_CALL (int, log_set_shard, pgx_log_set_shard,
+    (xxl_store_t *base, int64_t id, const char *shard), (base, id, shard))
+PGX_FREE_CALL (int, log_load, xs_log_load, (xxl_store_t *base, int64_t id, xxl_log_t *log),
+    (base, id, log))
+PGX_FREE_CALL (int64_t, log_job_id, xs_log_job_id, (xxl_store_t *base, int64_t id), (base, id))
+PGX_FREE_CALL (int, log_trigger_done, xs_log_trigger_done,
+    (xxl_store_t *base, int64_t id, int code, const char *address, const char *append),
+    (base, id, code, address, append))
+PGX_FREE_CALL (int, log_handle_done, xs_log_handle_done,
+    (xxl_store_t *base, int64_t id, int64_t time, int code, const char *msg),
+    (base, id, time, code, msg))
+PGX_FREE_CALL (int, log_handle_done_by, xs_log_handle_done_by,
+    (xxl_store_t *base, int64_t id, const char *address, int64_t time, int code,
+     const char *msg, int64_t trigger_time), (base, id, address, time, code, msg, trigger_time))
+PGX_FREE_CALL (int, log_handle_done_many, pgx_log_handle_done_many,
+    (xxl_store_t *base, const xxl_store_done_t *items, size_t count, int *done),
+    (base, items, count, done))
+PGX_FREE_CALL (int, log_accept, xs_log_accept, (xxl_store_t *base, int64_t id, int64_t stamp),
+    (base, id, stamp))
+PGX_FREE_CALL (int, log_stamp, xs_log_stamp, (xxl_store_t *base, int64_t id, int64_t stamp),
+    (base, id, stamp))
+PGX_FREE_CALL (int, log_route, xs_log_route,
+    (xxl_store_t *base, int64_t id, int64_t stamp, const char *address, const char *section),
+    (base, id, stamp, address, section))
+PGX_FREE_CALL (int, log_retime, xs_log_retime, (xxl_store_t *base, int64_t id, int64_t time),
+    (base, id, time))
+PGX_FREE_CALL (int, log_trigger_end, xs_log_trigger_end,
+    (xxl_store_t *base, int64_t id, int code, int64_t presumed, const char *text,
+     int64_t stamp), (base, id, code, presumed, text, stamp))
+//  A FIX_DELAY job's resume after a run's result (every result asks, while
+//  the shares are shared): one guarded update of the job's row, from the
+//  waiting mark only, so two schedulers cannot both resume it
+PGX_FREE_CALL (int, job_delay_resume, xs_job_delay_resume,
+    (xxl_store_t *base, int64_t log_id, int64_t now, int64_t mark), (base, log_id, now, mark))
+//  Reads whose answer only routes or paces this scheduler's own work (as
+//  of a moment just before the write lock, as if its turn came first:
+//  the group that routes a run, the children a result triggers, the
+//  workflow run a result belongs to), and the store's clock
+PGX_FREE_CALL (int, group_find, xs_group_find,
+    (xxl_store_t *base, const char *key, xxl_group_t *group), (base, key, group))
+PGX_FREE_CALL (int, group_load, xs_group_load,
+    (xxl_store_t *base, int64_t id, xxl_group_t *group), (base, id, group))
+PGX_FREE_CALL (int, jobs_have_children, xs_jobs_have_children, (xxl_store_t *base), (base))
+PGX_FREE_CALL (int64_t, clock_now, pgx_clock_now, (xxl_store_t *base), (base))
+PGX_FREE_CALL (char *, log_job_children, xs_log_job_children,
+    (xxl_store_t *base, int64_t log_id), (base, log_id))
+PGX_FREE_CALL (int64_t, log_flow_run, xs_log_flow_run, (xxl_store_t *base, int64_t log_id),
+    (base, log_id))
+//  An accepted change's audit row: appended, never read back in a turn
+PGX_FREE_CALL (int, audit_add, xs_audit_add, (xxl_store_t *base, const xxl_audit_t *row),
+    (base, row))
+
+//  The workflows due: without the lock while none is (the common case);
+//  a list to act on is read again under it
+static int
+s_free_workflow_due (xxl_store_t *base, uint64_t mask, int64_t before, int64_t *ids,
+                     size_t max, size_t *count)
+{
+    store_t *self = (store_t *) base;
+    if (!self->txn_locked && self->in_txn) {
+        int lock_free = self->lock_free;
+        self->lock_free = 1;
+        int rc = xs_workflow_due (base, mask, before, ids, max, count);
+        self->lock_free = lock_free;
+        if (rc || *count == 0)
+            return rc;
+    }
+    return xs_workflow_due (base, mask, before, ids, max, count);
+}
+
+//  --------------------------------------------------------------------
+//  The method table: this file's connection methods, the rows', the
+//  lease's and the batch's calls, and the shared bodies (those that need
+//  no lock through the wrappers above)
+
+//  (the wrappers replace shared bodies XXL_STORE_SQL_METHODS named first)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Woverride-init"
 const xxl_store_methods_t pgx_methods = {
     .version = XXL_STORE_METHODS_VERSION,
     .size = sizeof (xxl_store_methods_t),
     XXL_STORE_SQL_METHODS           //  the shared bodies (scheduler/store/sql)
+    .log_load = s_free_log_load,
+    .log_job_id = s_free_log_job_id,
+    .log_trigger_done = s_free_log_trigger_done,
+    .log_handle_done = s_free_log_handle_done,
+    .log_handle_done_by = s_free_log_handle_done_by,
+    .log_accept = s_free_log_accept,
+    .log_stamp = s_free_log_stamp,
+    .log_route = s_free_log_route,
+    .log_retime = s_free_log_retime,
+    .log_trigger_end = s_free_log_trigger_end,
+    .group_find = s_free_group_find,
+    .group_load = s_free_group_load,
+    .jobs_have_children = s_free_jobs_have_children,
+    .workflow_due = s_free_workflow_due,
+    .job_delay_resume = s_free_job_delay_resume,
+    .log_job_children = s_free_log_job_children,
+    .log_flow_run = s_free_log_flow_run,
+    .audit_add = s_free_audit_add,
+    .lease_take = s_lease_take,
+    .lease_renew = s_lease_renew,
+    .lease_release = s_lease_release,
     .destroy = pgx_destroy,
     .error = pgx_error,
     .schema_version = pgx_schema_version,
@@ -795,15 +1100,15 @@ const xxl_store_methods_t pgx_methods = {
     .group_update = pgx_group_update,
     .job_add = pgx_job_add,
     .glue_add = pgx_glue_add,
-    .log_add = pgx_log_add,
+    .log_add = s_free_log_add,
     .log_next_id = pgx_log_next_id,
     .log_unroute = pgx_log_unroute,
-    .log_set_shard = pgx_log_set_shard,
-    .log_copy_shard = pgx_log_copy_shard,
+    .log_set_shard = s_free_log_set_shard,
+    .log_copy_shard = s_free_log_copy_shard,
     .lease_list = pgx_lease_list,
     .lease_fired = pgx_lease_fired,
     .job_due_in = pgx_job_due_in,
-    .log_handle_done_many = pgx_log_handle_done_many,
+    .log_handle_done_many = s_free_log_handle_done_many,
     .fired_get = pgx_fired_get,
     .log_encode_page = pgx_log_encode_page,
     .report_totals = pgx_report_totals,
@@ -811,11 +1116,12 @@ const xxl_store_methods_t pgx_methods = {
     .calendars = &pgx_calendars,
     .backfills = &pgx_backfills,
     .report_count = pgx_report_count,
-    .clock_now = pgx_clock_now,
+    .clock_now = s_free_clock_now,
     .report_count_groups = pgx_report_count_groups,
     .workflow_add = pgx_workflow_add,
     .workflow_run_add = pgx_workflow_run_add,
 };
+#pragma GCC diagnostic pop
 
 //  Users, tokens and sessions (xxl_store_accounts_t; schema step 9): all
 //  shared

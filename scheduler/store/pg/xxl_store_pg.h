@@ -1,14 +1,19 @@
 /*  xxl_store_pg.h -- the store's PostgreSQL backend (xxl_store.h), on
     libpq.
 
-    One handle is one connection.  begin is BEGIN plus a transaction-level
-    advisory lock on a fixed key: schedulers sharing a database serialize
-    on it as they do on SQLite's BEGIN IMMEDIATE.  A counter row
-    (xxl_store_state) bumped by each committing write transaction stands
-    in for PRAGMA data_version, and holds the log ids handed out (as
-    sqlite_sequence does).  Statements are prepared once per connection
-    and cached by the address of their SQL text.  xxl_store_pg.c says how
-    each contract maps, the timeouts set on connect, and reconnection.
+    One handle is one connection.  begin is BEGIN plus shared
+    transaction-level advisory locks, one per share the handle holds (the
+    fence: a share changes hands only while no transaction of its holder
+    is open); the first statement of a
+    transaction that is not of the runs' hot path takes an exclusive one
+    (the write lock), on which schedulers sharing a database serialize as
+    they do on SQLite's BEGIN IMMEDIATE.  Two schedulers whose turns only
+    record runs' results wait for each other only on a row both write.  A
+    sequence drawn by each committing write transaction stands in for
+    PRAGMA data_version, and another hands the log ids out by blocks.
+    Statements are prepared once per connection and cached by the address
+    of their SQL text.  xxl_store_pg.c says how each contract maps, the
+    timeouts set on connect, and reconnection.
 */
 
 #ifndef XXL_STORE_PG_H_INCLUDED

@@ -244,6 +244,9 @@ pgx_flush (store_t *self)
     //  (taken off first: the INSERT goes through pgx_run, which flushes)
     deferred->rows = 0;
     s_array_t *columns = deferred->columns;
+    //  (rows of ids of this handle's own: no lock needed, xxl_store_pg.c)
+    int lock_free = self->lock_free;
+    self->lock_free = 1;
     PGresult *result = pgx_run (self, PGX_WRITE | PGX_ONCE,
         "INSERT INTO xxl_job_log (job_group, job_id, executor_address, executor_handler,"
         " executor_param, executor_sharding_param, executor_fail_retry_count, trigger_time,"
@@ -257,6 +260,7 @@ pgx_flush (store_t *self)
         s_array_end (&columns [COL_RETRY]), s_array_end (&columns [COL_TIME]),
         s_array_end (&columns [COL_CODE]), s_array_end (&columns [COL_MSG]),
         s_array_end (&columns [COL_TYPE]), s_array_end (&columns [COL_ID]));
+    self->lock_free = lock_free;
     s_deferred_reset (deferred);
     int rc = 0;
     if (!result)

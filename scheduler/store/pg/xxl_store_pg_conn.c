@@ -224,9 +224,195 @@ s_statement (store_t *self, const char *sql, const char *fmt, int params, const 
     return statement;
 }
 
+//  --------------------------------------------------------------------
+//  The write lock, and the statements run before it without it
+
+struct _pgx_replay_t {
+    char *sql;                          //  a copy (cached: looked up by cached)
+    const char *cached;                 //  the cache's key, NULL for PGX_ONCE
+    char *fmt;
+    int params;
+    Oid types [XXL_PG_PARAMS_MAX];
+    char *values [XXL_PG_PARAMS_MAX];   //  copies (NULL for NULL)
+    int lengths [XXL_PG_PARAMS_MAX];
+    int formats [XXL_PG_PARAMS_MAX];
+    uint64_t signature;                 //  of its result (s_signature)
+};
+
+//  What a result says, as one number: its command's count, its row count,
+//  and its rows' values in any order (an UPDATE ... RETURNING's order is
+//  not fixed)
+static uint64_t
+s_signature (const PGresult *result)
+{
+    const char *tuples = PQcmdTuples ((PGresult *) result);
+    uint64_t sum = (uint64_t) PQntuples (result) * 1000003u + (uint64_t) atoll (tuples? tuples: "0");
+    for (int row = 0; row < PQntuples (result); row++) {
+        uint64_t hash = 14695981039346656037u;
+        for (int column = 0; column < PQnfields (result); column++) {
+            const unsigned char *value = PQgetisnull (result, row, column)
+                                       ? (const unsigned char *) "\1null"
+                                       : (const unsigned char *) PQgetvalue (result, row, column);
+            for (; *value; value++)
+                hash = (hash ^ *value) * 1099511628211u;
+            hash = (hash ^ 0xff) * 1099511628211u;
+        }
+        sum += hash;
+    }
+    return sum;
+}
+
+//  1 when sql may lock rows: anything but a plain SELECT (nextval's
+//  included, which a rollback does not undo and must not run twice; the
+//  backend's SQL writes its keywords in capitals)
+static bool
+s_locks_rows (const char *sql)
+{
+    while (*sql == ' ' || *sql == '(')
+        sql++;
+    if (strncasecmp (sql, "SELECT", 6))
+        return true;
+    return strstr (sql, " FOR UPDATE") || strstr (sql, " FOR SHARE")
+        || strstr (sql, " FOR NO KEY") || strstr (sql, " FOR KEY SHARE");
+}
+
+static void
+s_replay_destroy (pgx_replay_t **self_p)
+{
+    pgx_replay_t *self = *self_p;
+    if (self) {
+        for (int i = 0; i < self->params; i++)
+            free (self->values [i]);
+        free (self->sql);
+        free (self->fmt);
+        free (self);
+        *self_p = NULL;
+    }
+}
+
+void
+pgx_replays_drop (store_t *self)
+{
+    for (size_t i = 0; i < self->replays_count; i++)
+        s_replay_destroy (&self->replays [i]);
+    self->replays_count = 0;
+    if (self->replays_max > 256) {
+        free (self->replays);
+        self->replays = NULL;
+        self->replays_max = 0;
+    }
+}
+
+//  Keeps a statement just run without the lock (its parameters as sent)
+static void
+s_replay_keep (store_t *self, int flags, const char *sql, const char *fmt, int params,
+               const Oid *types, const char *const *values, const int *lengths,
+               const int *formats, const PGresult *result)
+{
+    pgx_replay_t *replay = (pgx_replay_t *) zmalloc (sizeof (pgx_replay_t));
+    replay->sql = strdup (sql);
+    replay->cached = (flags & PGX_ONCE)? NULL: sql;
+    replay->fmt = strdup (fmt);
+    replay->params = params;
+    for (int i = 0; i < params; i++) {
+        replay->types [i] = types [i];
+        replay->lengths [i] = lengths [i];
+        replay->formats [i] = formats [i];
+        if (values [i]) {
+            size_t size = formats [i]? (size_t) lengths [i]: strlen (values [i]) + 1;
+            replay->values [i] = (char *) malloc (size);
+            assert (replay->values [i]);
+            memcpy (replay->values [i], values [i], size);
+        }
+    }
+    replay->signature = s_signature (result);
+    if (self->replays_count == self->replays_max) {
+        self->replays_max = self->replays_max? 2 * self->replays_max: 16;
+        self->replays = (pgx_replay_t **) realloc (self->replays,
+                                                   self->replays_max * sizeof (pgx_replay_t *));
+        assert (self->replays);
+    }
+    self->replays [self->replays_count++] = replay;
+}
+
+//  Runs the kept statements again (the lock held, their first run rolled
+//  back): 0 when each gave the same result, else -1 with the reason
+static int
+s_replay_all (store_t *self)
+{
+    for (size_t i = 0; i < self->replays_count; i++) {
+        pgx_replay_t *replay = self->replays [i];
+        PGresult *result = NULL;
+        if (replay->cached) {
+            statement_t *statement = s_statement (self, replay->cached, replay->fmt,
+                                                  replay->params, replay->types);
+            if (!statement)
+                return -1;
+            result = PQexecPrepared (self->conn, statement->name, replay->params,
+                                     (const char *const *) replay->values, replay->lengths,
+                                     replay->formats, 0);
+        }
+        else
+            result = PQexecParams (self->conn, replay->sql, replay->params, replay->types,
+                                   (const char *const *) replay->values, replay->lengths,
+                                   replay->formats, 0);
+        ExecStatusType status = PQresultStatus (result);
+        char what [64];
+        s_what (what, sizeof what, replay->sql);
+        if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
+            pgx_fail (self, what, result);
+            PQclear (result);
+            return -1;
+        }
+        uint64_t signature = s_signature (result);
+        PQclear (result);
+        if (signature != replay->signature)
+            return pgx_failf (self, "%s: a row changed while the transaction waited for the"
+                              " write lock", what);
+    }
+    return 0;
+}
+
+int
+pgx_lock (store_t *self)
+{
+    if (!self->in_txn || self->txn_locked)
+        return 0;
+    if (self->txn_lost) {
+        snprintf (self->error, sizeof self->error, "%s", self->txn_cause);
+        return -1;
+    }
+    if (self->replays_count) {
+        //  (rows held: take the lock only if it is free now)
+        int64_t had = -1;
+        if (pgx_simple_value (self, "SELECT pg_try_advisory_xact_lock (" XXL_PG_WRITE_LOCK
+                                    ")::int", &had))
+            return -1;
+        if (had != 1) {
+            if (pgx_simple_value (self, "ROLLBACK TO SAVEPOINT " XXL_PG_SAVEPOINT "; SELECT"
+                                        " pg_advisory_xact_lock (" XXL_PG_WRITE_LOCK ")", NULL)
+            ||  s_replay_all (self)) {
+                pgx_replays_drop (self);
+                pgx_txn_lose (self);
+                return -1;
+            }
+        }
+        pgx_replays_drop (self);
+    }
+    else
+    if (pgx_simple_value (self, "SELECT pg_advisory_xact_lock (" XXL_PG_WRITE_LOCK ")", NULL))
+        return -1;
+    self->txn_locked = 1;
+    return 0;
+}
+
 static PGresult *
 s_send (store_t *self, int flags, const char *sql, const char *fmt, va_list args)
 {
+    //  Every statement but those of the calls that need no lock runs
+    //  under the write lock (xxl_store_pg.c: "Two advisory locks")
+    if (self->in_txn && !self->txn_locked && !self->lock_free && pgx_lock (self))
+        return NULL;
     //  The rows log_add deferred go first: this statement may read them
     if (self->in_txn && !self->txn_lost && self->flush && self->flush (self))
         return NULL;
@@ -287,17 +473,22 @@ s_send (store_t *self, int flags, const char *sql, const char *fmt, va_list args
     }
     PGresult *result = NULL;
     statement_t *statement = NULL;
+    //  (a statement that may lock rows, run without the write lock: kept
+    //  for pgx_lock)
+    bool keep = self->in_txn && !self->txn_locked && self->lock_free && s_locks_rows (sql);
     if (flags & PGX_ONCE)
         result = PQexecParams (self->conn, sql, params, types, values, lengths, formats, 0);
     else
     if ((statement = s_statement (self, sql, fmt, params, types)))
         result = PQexecPrepared (self->conn, statement->name, params, values, lengths,
                                  formats, 0);
+    ExecStatusType status = PQresultStatus (result);
+    if (keep && result && (status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK))
+        s_replay_keep (self, flags, sql, fmt, params, types, values, lengths, formats, result);
     for (int i = 0; i < params; i++)
         free (fixed [i]);
     if (!(flags & PGX_ONCE) && !statement)
         return NULL;                    //  (the error recorded)
-    ExecStatusType status = PQresultStatus (result);
     if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
         s_what (what, sizeof what, sql);
         pgx_fail (self, what, result);
@@ -595,7 +786,10 @@ pgx_log_id_used (store_t *self, int64_t id)
 {
     if (id > self->txn_log_max)
         self->txn_log_max = id;
+    if (id > self->ids_used)
+        self->ids_used = id;
 }
+
 
 void
 pgx_txn_lose (store_t *self)

@@ -46,6 +46,9 @@
 
 //  Log rows log_add deferred (xxl_store_pg_batch.c)
 typedef struct _pgx_deferred_t pgx_deferred_t;
+//  A statement run without the write lock that may have locked rows
+//  (xxl_store_pg_conn.c: kept until the transaction takes the lock)
+typedef struct _pgx_replay_t pgx_replay_t;
 
 typedef struct _store_t store_t;
 struct _store_t {
@@ -62,7 +65,22 @@ struct _store_t {
     char txn_cause [512];
     int txn_dirty;                      //  a write ran in this transaction
     int64_t txn_log_max;                //  the highest log id it added itself (0 none)
-    int64_t txn_version;                //  the counter row's data_version begin read (-1 none)
+    int64_t txn_version;                //  xxl_data_versions' value begin read (-1 none)
+    //  The store-wide write lock (the advisory lock XXL_PG_WRITE_LOCK):
+    //  txn_locked once this transaction holds it; lock_free while a call
+    //  that needs no lock runs (pgx_free_*, the deferred rows' flush)
+    int txn_locked;
+    int lock_free;
+    //  The statements this transaction ran without the write lock that
+    //  may hold rows (none once it holds the lock): pgx_lock runs them
+    //  again after the lock when it must not wait holding their rows
+    pgx_replay_t **replays;
+    size_t replays_count, replays_max;
+    uint64_t shares_held;               //  the shares held, bit s for share s
+    //  The log ids this handle reserved (xxl_log_ids' block [ids_next,
+    //  ids_end)): log_next_id hands runs of XXL_STORE_LOG_ID_RUN from it
+    int64_t ids_next, ids_end;
+    int64_t ids_used;                   //  the highest id it added (never handed out again)
     pgx_deferred_t *deferred;           //  rows log_add deferred (NULL: none yet)
     //  Writes the deferred rows (pgx_flush, set by the constructor): the
     //  statement cache's pgx_run calls it first inside a transaction
@@ -78,6 +96,18 @@ struct _store_t {
     //  Error lines: one per cause per 10 s (xxl_store_log_error)
     xxl_store_logged_t logged [XXL_STORE_LOG_CAUSES];
 };
+
+//  The advisory lock key of the store-wide write lock (the bytes of
+//  "xxl_wlck" read as a big-endian integer)
+#define XXL_PG_WRITE_LOCK "8680807439037916011"
+//  The fence locks: (XXL_PG_FENCE_CLASS, share), one per share (the
+//  bytes of "xxlf" read as a big-endian integer).  Every transaction
+//  holds those of the shares its handle holds shared from its BEGIN; a
+//  take of a share another owned needs that share's alone.
+#define XXL_PG_FENCE_CLASS "2021157990"
+//  xxl_log_ids' increment: the log ids a handle reserves at a time
+#define XXL_PG_LOG_ID_BLOCK 4096
+_Static_assert (XXL_PG_LOG_ID_BLOCK >= 4 * XXL_STORE_LOG_ID_RUN, "a block holds runs");
 
 //  Bit (share of col) of mask $1
 #define XXL_IN_MASK(col) " (($1::BIGINT >> (" col " % 16)::INTEGER) & 1) = 1 "
@@ -114,6 +144,21 @@ int pgx_lease_fired (xxl_store_t *base, uint64_t mask, int64_t until, int64_t se
 int64_t pgx_clock_now (xxl_store_t *base);
 int pgx_job_due_in (xxl_store_t *base, uint64_t mask, int64_t before, xxl_store_due_t *rows,
                     size_t max, size_t *count);
+
+//  Takes the store-wide write lock for the rest of the caller's
+//  transaction (once; nothing outside one).  0, or -1.  Lock order: the
+//  fence locks (begin), then the write lock, then rows.  A transaction
+//  that changed rows without the lock never waits for it holding them
+//  (the holder may be waiting for one of them: a deadlock): when the lock
+//  is not free at once, it rolls back to the savepoint begin set
+//  (XXL_PG_SAVEPOINT: its rows freed, the fence locks kept), waits for
+//  the lock, and runs those statements again; a result that differs (a
+//  row another changed meanwhile) fails the transaction (-1, lost).
+int pgx_lock (store_t *self);
+//  Forgets the statements kept for pgx_lock (commit, rollback, begin)
+void pgx_replays_drop (store_t *self);
+//  The savepoint begin sets after the fence locks
+#define XXL_PG_SAVEPOINT "xxl_free"
 
 //  Records the reason for `what` (the result's error, else the
 //  connection's) in self->error, notes an aborted transaction, logs it; -1

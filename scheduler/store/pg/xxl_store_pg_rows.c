@@ -158,18 +158,29 @@ pgx_glue_add (xxl_store_t *base, int64_t job_id, const char *glue_type,
 //  --------------------------------------------------------------------
 //  Logs
 
-//  The next id an automatic add would give: past log_seq (the highest id
-//  handed out, as sqlite_sequence's) and past the ids this transaction
-//  added itself.  FOR UPDATE: a writer that does not take the write lock
-//  (an operator's INSERT) waits for this transaction's commit.
+//  The first of a run of XXL_STORE_LOG_ID_RUN ids the caller may hand
+//  out, from this handle's block of xxl_log_ids (reserved by nextval,
+//  which no transaction holds: two schedulers never wait for each other
+//  here, and no id of the block is anyone else's): past every id it
+//  added, with two runs left in the block (the engine, whose ids of a run
+//  may not all reach a row, hands out past its own; that stays inside)
 int64_t
 pgx_log_next_id (xxl_store_t *base)
 {
     store_t *self = (store_t *) base;
-    int64_t seq = pgx_scalar (self, "SELECT log_seq FROM xxl_store_state FOR UPDATE", NULL);
-    if (seq < 0)
-        return -1;
-    return (seq > self->txn_log_max? seq: self->txn_log_max) + 1;
+    int64_t next = self->ids_next > self->ids_used? self->ids_next: self->ids_used + 1;
+    if (self->ids_end - next < 2 * XXL_STORE_LOG_ID_RUN) {
+        int lock_free = self->lock_free;
+        self->lock_free = 1;
+        int64_t block = pgx_scalar (self, "SELECT nextval ('xxl_log_ids')", NULL);
+        self->lock_free = lock_free;
+        if (block <= 0)
+            return -1;
+        next = block;
+        self->ids_end = block + XXL_PG_LOG_ID_BLOCK;
+    }
+    self->ids_next = next;
+    return next;
 }
 
 int
@@ -177,61 +188,41 @@ pgx_log_add (xxl_store_t *base, xxl_log_t *log)
 {
     store_t *self = (store_t *) base;
     PGresult *result;
-    if (log->id > 0 && log->schedule_time <= 0 && self->in_txn)
-        return pgx_defer_log (self, log);
-    if (log->id > 0) {
-        //  An id of the caller's: the commit raises log_seq to it
-        int began;
-        if (s_own_begin (self, &began))
-            return -1;
-        result = pgx_run (self, PGX_WRITE,
-            "INSERT INTO xxl_job_log (job_group, job_id, executor_address, executor_handler,"
-            " executor_param, executor_sharding_param, executor_fail_retry_count,"
-            " trigger_time, trigger_code, trigger_msg, trigger_type, schedule_time, id)"
-            " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,"
-            " CASE WHEN $12 > 0 THEN $12 END, $13) ON CONFLICT DO NOTHING", "iissssiiissii",
-            log->job_group, log->job_id, log->executor_address, log->executor_handler,
-            log->executor_param, log->executor_sharding_param,
-            log->executor_fail_retry_count, log->trigger_time, log->trigger_code,
-            log->trigger_msg, log->trigger_type, log->schedule_time, log->id);
-        int rc = -1;
-        if (result && pgx_changes (result) == 1) {
-            pgx_log_id_used (self, log->id);
-            rc = 0;
-        }
-        else
-        if (result)
-            pgx_failf (self, "log add: UNIQUE constraint failed: xxl_job_log (id %" PRId64
-                       ", or job %" PRId64 "'s planned time %" PRId64 " and shard)",
-                       log->id, log->job_id, log->schedule_time);
-        PQclear (result);
-        return s_own_end (self, began, rc);
+    //  An automatic id: the next of this handle's block (log_next_id's)
+    bool automatic = log->id <= 0;
+    if (automatic && (log->id = pgx_log_next_id (base)) <= 0) {
+        log->id = 0;
+        return -1;
     }
-    //  An automatic id: log_seq + 1 (past the ids this transaction added
-    //  itself), and log_seq moves to it with the row
+    if (log->schedule_time <= 0 && self->in_txn)
+        return pgx_defer_log (self, log);
+    int began;
+    if (s_own_begin (self, &began))
+        return -1;
     result = pgx_run (self, PGX_WRITE,
-        "WITH added AS (INSERT INTO xxl_job_log (job_group, job_id, executor_address,"
-        " executor_handler, executor_param, executor_sharding_param,"
-        " executor_fail_retry_count, trigger_time, trigger_code, trigger_msg, trigger_type,"
-        " schedule_time, id) SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,"
-        " CASE WHEN $12 > 0 THEN $12 END, GREATEST (log_seq, $13) + 1 FROM xxl_store_state"
-        " ON CONFLICT DO NOTHING RETURNING id),"
-        " seq AS (UPDATE xxl_store_state SET log_seq = added.id FROM added RETURNING 1)"
-        " SELECT id FROM added", "iissssiiissii",
+        "INSERT INTO xxl_job_log (job_group, job_id, executor_address, executor_handler,"
+        " executor_param, executor_sharding_param, executor_fail_retry_count,"
+        " trigger_time, trigger_code, trigger_msg, trigger_type, schedule_time, id)"
+        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,"
+        " CASE WHEN $12 > 0 THEN $12 END, $13) ON CONFLICT DO NOTHING", "iissssiiissii",
         log->job_group, log->job_id, log->executor_address, log->executor_handler,
         log->executor_param, log->executor_sharding_param,
         log->executor_fail_retry_count, log->trigger_time, log->trigger_code,
-        log->trigger_msg, log->trigger_type, log->schedule_time, self->txn_log_max);
-    if (!result)
-        return -1;
-    int64_t id = PQntuples (result) == 1? pgx_int (result, 0, 0): 0;
+        log->trigger_msg, log->trigger_type, log->schedule_time, log->id);
+    int rc = -1;
+    if (result && pgx_changes (result) == 1) {
+        pgx_log_id_used (self, log->id);
+        rc = 0;
+    }
+    else
+    if (result)
+        pgx_failf (self, "log add: UNIQUE constraint failed: xxl_job_log (id %" PRId64
+                   ", or job %" PRId64 "'s planned time %" PRId64 " and shard)",
+                   log->id, log->job_id, log->schedule_time);
     PQclear (result);
-    if (id <= 0)
-        return pgx_failf (self, "log add: UNIQUE constraint failed: xxl_job_log (job %" PRId64
-                          "'s planned time %" PRId64 " and shard)", log->job_id,
-                          log->schedule_time);
-    log->id = id;
-    return 0;
+    if (rc && automatic)
+        log->id = 0;
+    return s_own_end (self, began, rc);
 }
 
 //  --------------------------------------------------------------------
