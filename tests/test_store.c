@@ -21,6 +21,10 @@
 #include <sqlite3.h>
 #include <sys/stat.h>
 
+//  The schema version a store opened now has (each backend counts its own
+//  migrations: PostgreSQL has one of its own, 16)
+#define XXL_TEST_SCHEMA (xxl_test_pg? 17: 16)
+
 static char s_dir [] = "/tmp/xxl-test-store-XXXXXX";
 
 //  A new encoder holding a REPLY's map up to the key of its rows
@@ -170,7 +174,7 @@ s_pg_connections (xxl_store_t *store, const char *url, int64_t gid, int64_t jid)
             if (!openers [i].store)
                 fprintf (stderr, "race %d: %s\n", round, openers [i].err);
             XXL_CHECK (openers [i].store && xxl_store_schema_version (openers [i].store)
-                       == (xxl_test_pg? 16: 15));
+                       == XXL_TEST_SCHEMA);
         }
         if (openers [0].store) {
             XXL_CHECK (xxl_store_pg_scalar (openers [0].store,
@@ -1565,6 +1569,92 @@ s_test_batches (xxl_store_t *store, int64_t gid, int64_t jid)
 //  Workflows (version 12): a workflow's row and schedule, its runs, and
 //  the log rows of its nodes, whose (run, node, attempt) is unique: a
 //  node's row is its one start
+//  A job's maxRunning slots (log_slot_ids): its admitted rows with no
+//  result, by id, and its waiting ones due, oldest first; on SQLite the
+//  plans read the unsent and running partial indexes only (no index by
+//  job holds the rows with no result: a plan through xxl_job_log_job
+//  would walk the job's whole history)
+static void
+s_test_slots (xxl_store_t *store, const char *path)
+{
+    const int64_t job = 880088;
+    const char *add = "INSERT INTO xxl_job_log (job_group, job_id, executor_address,"
+                      " trigger_time, trigger_code, handle_code, schedule_time)"
+                      " VALUES (1, ?, ?, ?, ?, ?, ?)";
+    struct { int64_t job; const char *address; int64_t time, trigger, handle, planned; }
+    rows [] = {
+        { job, "a", 10, 0, 0, 0 },      //  0 admitted, not yet acknowledged
+        { job, "a", 20, 200, 0, 0 },    //  1 running
+        { job, "a", 30, 200, 200, 0 },  //  2 done
+        { job, NULL, 900, 0, 0, 100 },  //  3 waiting, planned at 100
+        { job, NULL, 50, 0, 0, 0 },     //  4 waiting since 50
+        { job, NULL, 60, 0, 0, 5000 },  //  5 planned later: not due
+        { job, "a", 70, 500, 0, 0 },    //  6 failed at trigger
+        { job, NULL, 80, 200, 0, 0 },   //  7 no address: not admitted
+        { job, "a", 85, 0, 500, 0 },    //  8 finished unsent
+        { job + 1, "a", 90, 200, 0, 0 },//  9 another job's
+        { job + 1, NULL, 95, 0, 0, 0 }, //  10 another job's
+        { job, "b", 99, 200, 0, 0 },    //  11 running
+    };
+    int64_t id [12];
+    for (size_t i = 0; i < 12; i++) {
+        XXL_CHECK (XXL_TEST_EXEC (store, add, "isiiii", rows [i].job, rows [i].address,
+                                  rows [i].time, rows [i].trigger, rows [i].handle,
+                                  rows [i].planned) == 1);
+        if (rows [i].planned == 0)
+            XXL_CHECK (XXL_TEST_EXEC (store, "UPDATE xxl_job_log SET schedule_time = NULL"
+                                      " WHERE id = (SELECT MAX (id) FROM xxl_job_log)", NULL) == 1);
+        id [i] = XXL_TEST_SCALAR (store, "SELECT MAX (id) FROM xxl_job_log", NULL);
+    }
+    int64_t ids [16];
+    size_t count = 99;
+    XXL_CHECK (xxl_store_log_slot_ids (store, job, 1, 0, ids, 16, &count) == 0);
+    XXL_CHECK (count == 3 && ids [0] == id [0] && ids [1] == id [1] && ids [2] == id [11]);
+    XXL_CHECK (xxl_store_log_slot_ids (store, job, 1, 0, ids, 2, &count) == 0);
+    XXL_CHECK (count == 2 && ids [0] == id [0] && ids [1] == id [1]);
+    XXL_CHECK (xxl_store_log_slot_ids (store, job, 0, 1000, ids, 16, &count) == 0);
+    XXL_CHECK (count == 2 && ids [0] == id [4] && ids [1] == id [3]);
+    XXL_CHECK (xxl_store_log_slot_ids (store, job, 0, 99, ids, 16, &count) == 0);
+    XXL_CHECK (count == 1 && ids [0] == id [4]);
+    XXL_CHECK (xxl_store_log_slot_ids (store, job, 0, 9000, ids, 16, &count) == 0);
+    XXL_CHECK (count == 3 && ids [2] == id [5]);
+    XXL_CHECK (xxl_store_log_slot_ids (store, job + 2, 1, 0, ids, 16, &count) == 0
+               && count == 0);
+    if (!xxl_test_pg) {
+        sqlite3 *db = NULL;
+        XXL_CHECK (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+        const xxl_store_driver_t *driver = ((xxl_store_sql_t *) store)->driver;
+        xxl_store_stmt_t stmts [] = { XXL_SQL_LOG_SLOT_ADMITTED, XXL_SQL_LOG_SLOT_WAITING };
+        for (size_t i = 0; i < 2; i++) {
+            char *sql = zsys_sprintf ("EXPLAIN QUERY PLAN %s", driver->sql [stmts [i]]);
+            sqlite3_stmt *stmt = NULL;
+            XXL_CHECK (sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL) == SQLITE_OK);
+            int reads = 0, unsent = 0, running = 0, other = 0;
+            while (stmt && sqlite3_step (stmt) == SQLITE_ROW) {
+                const char *detail = (const char *) sqlite3_column_text (stmt, 3);
+                if (!detail || !strstr (detail, "xxl_job_log"))
+                    continue;
+                reads++;
+                if (strstr (detail, "USING INDEX xxl_job_log_unsent"))
+                    unsent++;
+                else
+                if (strstr (detail, "USING INDEX xxl_job_log_running"))
+                    running++;
+                else
+                    other++;
+                printf ("# plan: %s\n", detail);
+            }
+            sqlite3_finalize (stmt);
+            XXL_CHECK (other == 0 && unsent == 1 && running == (i == 0? 1: 0)
+                       && reads == unsent + running);
+            zstr_free (&sql);
+        }
+        sqlite3_close (db);
+    }
+    XXL_CHECK (XXL_TEST_EXEC (store, "DELETE FROM xxl_job_log WHERE job_id IN (?, ?)", "ii",
+                              job, job + 1) == 12);
+}
+
 static void
 s_test_workflows (xxl_store_t *store, int64_t gid, int64_t jid)
 {
@@ -1844,6 +1934,7 @@ main (void)
     XXL_CHECK (jid > 0);
     s_test_batches (store, gid, jid);
     s_test_workflows (store, gid, jid);
+    s_test_slots (store, path);
     xxl_job_t loaded;
     XXL_CHECK (xxl_store_job_load (store, jid, &loaded) == 0);
     XXL_CHECK (streq (loaded.schedule_conf, "0/5 * * * * ?"));
@@ -2193,7 +2284,7 @@ main (void)
             NULL) == 1);
         xxl_store_destroy (&keeper);
         store = xxl_store_new (path, err, sizeof err);
-        XXL_CHECK (store && xxl_store_schema_version (store) == 16);
+        XXL_CHECK (store && xxl_store_schema_version (store) == XXL_TEST_SCHEMA);
         if (!store)
             return xxl_test_done ();
         XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT (to_regclass ('xxl_store_state') IS NULL)::int",
@@ -2213,7 +2304,7 @@ main (void)
         ? "SELECT COUNT(*) FROM pg_indexes WHERE schemaname = current_schema ()"
           " AND indexname = 'xxl_job_log_job_time'"
         : "SELECT COUNT(*) FROM sqlite_master WHERE name = 'xxl_job_log_job_time'";
-    XXL_CHECK (xxl_store_schema_version (store) == (xxl_test_pg? 16: 15));
+    XXL_CHECK (xxl_store_schema_version (store) == XXL_TEST_SCHEMA);
     XXL_CHECK (XXL_TEST_SCALAR (store, index_count, NULL) == 0);
     //  Migration 5: a planned instant has one row per shard index; a
     //  second plan of it (another agent count too) collides on shard 0
@@ -2250,7 +2341,6 @@ main (void)
     //  (and before schema 14's backfills)
     XXL_CHECK (XXL_TEST_EXEC (store, "DROP TABLE xxl_backfill", NULL) >= 0);
     //  (and before schema 15's maxRunning)
-    XXL_CHECK (XXL_TEST_EXEC (store, "DROP INDEX xxl_job_log_open", NULL) >= 0);
     XXL_CHECK (XXL_TEST_EXEC (store, "ALTER TABLE xxl_job_info DROP COLUMN max_running", NULL) >= 0);
     //  (and before schema 13's workflows)
     XXL_CHECK (XXL_TEST_EXEC (store, "DROP TABLE xxl_workflow_run", NULL) >= 0);
@@ -2280,14 +2370,15 @@ main (void)
     XXL_CHECK (XXL_TEST_SCALAR (store, index_count, NULL) == 1);
     xxl_store_destroy (&store);
     store = xxl_store_new (path, err, sizeof err);
-    XXL_CHECK (store && xxl_store_schema_version (store) == (xxl_test_pg? 16: 15));
-    //  Migration 15: the jobs kept have no limit, and the open rows' index
+    XXL_CHECK (store && xxl_store_schema_version (store) == XXL_TEST_SCHEMA);
+    //  Migration 15: the jobs kept have no limit; migration 16: and no
+    //  index of the open rows by job (15 made it, 16 drops it)
     XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_job_info"
                                 " WHERE max_running = 0", NULL)
                == XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_job_info", NULL));
     XXL_CHECK (XXL_TEST_SCALAR (store, xxl_test_pg
         ? "SELECT COUNT(*) FROM pg_indexes WHERE indexname = 'xxl_job_log_open'"
-        : "SELECT COUNT(*) FROM sqlite_master WHERE name = 'xxl_job_log_open'", NULL) == 1);
+        : "SELECT COUNT(*) FROM sqlite_master WHERE name = 'xxl_job_log_open'", NULL) == 0);
     //  Migration 13: workflows and runs, empty; the log rows kept, in no run
     XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_workflow", NULL) == 0);
     XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_workflow_run", NULL) == 0);

@@ -253,9 +253,10 @@ s_plan_fire (server_t *self, snap_t *snap, const char *type, int64_t planned,
     args.prepare = args.defer && !warming;
     if (!args.defer)
         engine_fired_cover (self, now);
+    //  (engine_trigger fills ids and prepared up to the rows it made:
+    //  nothing past them is read)
     int64_t ids [1024];
     prepared_t prepared [1024];
-    memset (prepared, 0, sizeof prepared);
     int made = engine_trigger (self, &snap->job, &args, ids, prepared, 1024);
     if (made < 0) {
         //  (jobId, scheduleTime) exists: another scheduler or an earlier

@@ -350,6 +350,9 @@ static const char *s_migrations [] = {
     "CREATE OR REPLACE FUNCTION xxl_log_id_next () RETURNS BIGINT LANGUAGE sql VOLATILE"
     "  AS 'SELECT nextval (''xxl_log_ids'')';"
     "DROP TABLE xxl_store_state;",
+    //  17: a job's slots are counted from the unsent and running indexes
+    //  (log_slot_ids); the open rows' index cost two index writes a run
+    "DROP INDEX IF EXISTS xxl_job_log_open;",
 };
 _Static_assert (XXL_PG_LOG_ID_BLOCK == 4096, "migration 16 says 4096");
 #define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))

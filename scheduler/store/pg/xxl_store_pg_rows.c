@@ -589,6 +589,18 @@ const char *const pgx_statements [XXL_SQL_STATEMENTS] = {
     [XXL_SQL_WORKFLOW_RUN_LOAD] =
         "SELECT id, workflow_id, status, param, definition, killed, trigger_type,"
         " trigger_time, end_time FROM xxl_workflow_run WHERE id = $1 FOR UPDATE",
+    //  (a job's rows with no result: the unsent and running partial indexes)
+    [XXL_SQL_LOG_SLOT_ADMITTED] =
+        "SELECT id FROM xxl_job_log WHERE trigger_code = 0 AND handle_code = 0"
+        " AND executor_address IS NOT NULL AND job_id = $1"
+        " UNION ALL SELECT id FROM xxl_job_log WHERE trigger_code = 200 AND handle_code = 0"
+        " AND executor_address IS NOT NULL AND job_id = $1 ORDER BY id LIMIT $2",
+    [XXL_SQL_LOG_SLOT_WAITING] =
+        "SELECT id FROM xxl_job_log WHERE trigger_code = 0 AND handle_code = 0"
+        " AND executor_address IS NULL AND job_id = $1"
+        " AND CASE WHEN schedule_time > 0 THEN schedule_time ELSE trigger_time END <= $2"
+        " ORDER BY CASE WHEN schedule_time > 0 THEN schedule_time ELSE trigger_time END, id"
+        " LIMIT $3",
 };
 
 //  Workflows and their runs (version 12): the adds, RETURNING their new

@@ -108,21 +108,17 @@ xs_log_lost_ids_after (xxl_store_t *base, int64_t before, int64_t after, int64_t
         (int64_t) max);
 }
 
+//  (each dialect reads the unsent and running partial indexes, never the
+//  job's whole history: no index by job holds the rows with no result)
 int
 xs_log_slot_ids (xxl_store_t *base, int64_t job_id, int running, int64_t before, int64_t *ids,
                  size_t max, size_t *count)
 {
     if (running)
-        return xsql_id_list (base, ids, max, count,
-            "SELECT id FROM xxl_job_log WHERE job_id = $1 AND handle_code = 0"
-            " AND trigger_code IN (0, 200) AND executor_address IS NOT NULL"
-            " ORDER BY id LIMIT $2", "ii", job_id, (int64_t) max);
-    return xsql_id_list (base, ids, max, count,
-        "SELECT id FROM xxl_job_log WHERE job_id = $1 AND handle_code = 0"
-        " AND trigger_code = 0 AND executor_address IS NULL"
-        " AND CASE WHEN schedule_time > 0 THEN schedule_time ELSE trigger_time END <= $2"
-        " ORDER BY CASE WHEN schedule_time > 0 THEN schedule_time ELSE trigger_time END, id"
-        " LIMIT $3", "iii", job_id, before, (int64_t) max);
+        return xsql_id_list (base, ids, max, count, xsql_sql (base, XXL_SQL_LOG_SLOT_ADMITTED),
+                             "ii", job_id, (int64_t) max);
+    return xsql_id_list (base, ids, max, count, xsql_sql (base, XXL_SQL_LOG_SLOT_WAITING),
+                         "iii", job_id, before, (int64_t) max);
 }
 
 int

@@ -241,6 +241,9 @@ static const char *s_migrations [] = {
     //  by job, which its slots are counted from (runs/xxl_admit.c)
     "ALTER TABLE xxl_job_info ADD COLUMN max_running INTEGER NOT NULL DEFAULT 0;"
     "CREATE INDEX xxl_job_log_open ON xxl_job_log (job_id, id) WHERE handle_code = 0;",
+    //  16: a job's slots are counted from the unsent and running indexes
+    //  (log_slot_ids); the open rows' index cost two index writes a run
+    "DROP INDEX IF EXISTS xxl_job_log_open;",
 };
 #define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))
 

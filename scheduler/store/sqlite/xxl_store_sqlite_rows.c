@@ -564,6 +564,23 @@ const char *const sq_statements [XXL_SQL_STATEMENTS] = {
     [XXL_SQL_WORKFLOW_RUN_LOAD] =
         "SELECT id, workflow_id, status, param, definition, killed, trigger_type,"
         " trigger_time, end_time FROM xxl_workflow_run WHERE id = ?",
+    //  (a job's rows with no result: the unsent and running indexes, each
+    //  walked whole, rather than the job's history, which SQLite would
+    //  otherwise walk through xxl_job_log_job; tests/test_store.c checks
+    //  the plan)
+    [XXL_SQL_LOG_SLOT_ADMITTED] =
+        "SELECT id FROM xxl_job_log INDEXED BY xxl_job_log_unsent"
+        " WHERE trigger_code = 0 AND handle_code = 0"
+        " AND executor_address IS NOT NULL AND job_id = ?1"
+        " UNION ALL SELECT id FROM xxl_job_log INDEXED BY xxl_job_log_running"
+        " WHERE trigger_code = 200 AND handle_code = 0"
+        " AND executor_address IS NOT NULL AND job_id = ?1 ORDER BY id LIMIT ?2",
+    [XXL_SQL_LOG_SLOT_WAITING] =
+        "SELECT id FROM xxl_job_log INDEXED BY xxl_job_log_unsent"
+        " WHERE trigger_code = 0 AND handle_code = 0 AND executor_address IS NULL AND job_id = ?1"
+        " AND CASE WHEN schedule_time > 0 THEN schedule_time ELSE trigger_time END <= ?2"
+        " ORDER BY CASE WHEN schedule_time > 0 THEN schedule_time ELSE trigger_time END, id"
+        " LIMIT ?3",
 };
 
 //  Workflows and their runs (version 12): the adds, whose new id is the
