@@ -191,5 +191,8 @@ check "... a calendar that does not exist is 400 naming it" bash -c "
         | jq -e '.error | test(\"calendar .nope. not found\")' >/dev/null"
 check "... a bad expression is 400" rest "$VIEWER" 400 "$U/schedules/next?scheduleType=CRON&scheduleConf=bad"
 check "... FIX_DELAY has no planned times (400)" rest "$VIEWER" 400 "$U/schedules/next?scheduleType=FIX_DELAY&scheduleConf=5"
+check "... an unknown time zone is 400 'unknown time zone' (the catalogue's text, as JOB_ADD's)" bash -c "
+    curl -s -H 'Authorization: Bearer $VIEWER' '$U/schedules/next?scheduleType=CRON&scheduleConf=0+0+*+*+*+%3F&timezone=Bad/Zone' \
+        | jq -e '.error | startswith(\"unknown time zone \")' >/dev/null"
 
 xxl_done

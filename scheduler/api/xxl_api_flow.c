@@ -71,6 +71,19 @@ s_workflow_get (server_t *self, request_t *request, bool acting, xxl_workflow_t 
     return 0;
 }
 
+//  -1 with the reason a schedule that has no time after `after` gives
+//  (as a job's: "the cron expression has no time after INSTANT"), for a
+//  workflow that would be armed: a start must not answer 200 and stay
+//  stopped
+static int64_t
+s_ended (const xxl_workflow_t *workflow, int64_t after, char *why, size_t whylen)
+{
+    xxl_job_t job = { .schedule_type = workflow->schedule_type,
+                      .schedule_conf = workflow->schedule_conf,
+                      .timezone = workflow->timezone };
+    return engine_next_time (&job, after, why, whylen);
+}
+
 //  Reads the request's workflow fields into *workflow (a definition
 //  judged whole and made canonical; the schedule judged; armed when
 //  `start`, or when it was started and its schedule changes).  0, or -1
@@ -125,13 +138,23 @@ s_workflow_read (server_t *self, request_t *request, xxl_workflow_t *workflow)
                       " CRON or FIX_RATE workflow");
         return -1;
     }
+    if (*workflow->timezone && !xxl_cron_tz_valid (workflow->timezone)) {
+        char text [128];
+        snprintf (text, sizeof text, "unknown time zone '%s'", workflow->timezone);
+        engine_reply (self, request, XXL_BAD_REQUEST, text);
+        return -1;
+    }
     char why [512];
-    int64_t next = engine_flow_next (self, workflow, engine_now (), why, sizeof why);
+    int64_t now = engine_now ();
+    int64_t next = engine_flow_next (self, workflow, now, why, sizeof why);
+    bool arming = start || (workflow->status == 1 && schedule_changed);
+    if (next == 0 && arming && strneq (workflow->schedule_type, "NONE"))
+        next = s_ended (workflow, now, why, sizeof why);
     if (next < 0) {
         engine_reply (self, request, XXL_BAD_REQUEST, why);
         return -1;
     }
-    if (start || (workflow->status == 1 && schedule_changed)) {
+    if (arming) {
         workflow->status = next > 0;
         workflow->next_time = next;
     }
@@ -287,7 +310,10 @@ s_start_stop (server_t *self, request_t *request, bool start)
     if (s_workflow_get (self, request, true, &workflow))
         return;
     char why [512];
-    int64_t next = start? engine_flow_next (self, &workflow, engine_now (), why, sizeof why): 0;
+    int64_t now = engine_now ();
+    int64_t next = start? engine_flow_next (self, &workflow, now, why, sizeof why): 0;
+    if (next == 0 && start && strneq (workflow.schedule_type, "NONE"))
+        next = s_ended (&workflow, now, why, sizeof why);
     if (start && streq (workflow.schedule_type, "NONE"))
         engine_reply (self, request, XXL_BAD_REQUEST, "a workflow with schedule type NONE"
                       " cannot be started; trigger it instead");
