@@ -19,9 +19,13 @@ s_job_exists (void *arg, int64_t id)
     return xxl_store_job_exists ((xxl_store_t *) arg, id) == 1;
 }
 
-//  Whether who may see a workflow of this definition (see the header)
+//  Whether who may see a workflow of this definition (see the header).
+//  known, when not NULL, holds the verdicts on jobs already looked up
+//  (key: the job id in decimal; value: "1" or "0") and gets this one's:
+//  a list of many workflows looks each job up once, not once per node
 static bool
-s_may_see (server_t *self, const xxl_who_t *who, bool acting, const char *definition)
+s_may_see (server_t *self, const xxl_who_t *who, bool acting, const char *definition,
+           zhash_t *known)
 {
     if (streq (who->role, "admin") || (!acting && !engine_reads_scoped (who)))
         return true;
@@ -29,19 +33,32 @@ s_may_see (server_t *self, const xxl_who_t *who, bool acting, const char *defini
     xxl_flow_t *flow = xxl_flow_new (definition, strlen (definition), NULL, NULL, error,
                                      sizeof error);
     bool may = flow != NULL;
+    zhash_t *own = known? NULL: zhash_new ();
+    if (!known)
+        known = own;
     for (int i = 0; may && i < xxl_flow_nodes (flow); i++) {
+        char key [32];
+        snprintf (key, sizeof key, "%" PRId64, xxl_flow_job (flow, i));
+        const char *verdict = known? (const char *) zhash_lookup (known, key): NULL;
+        if (verdict) {
+            may = *verdict == '1';
+            continue;
+        }
         xxl_job_t job;
         xxl_group_t group;
         may = xxl_store_job_load (self->store, xxl_flow_job (flow, i), &job) == 0;
-        if (!may)
-            break;
-        may = xxl_store_group_load (self->store, job.job_group, &group) == 0;
         if (may) {
-            may = xxl_who_has_app (who, group.app_name);
-            xxl_group_free (&group);
+            may = xxl_store_group_load (self->store, job.job_group, &group) == 0;
+            if (may) {
+                may = xxl_who_has_app (who, group.app_name);
+                xxl_group_free (&group);
+            }
+            xxl_job_free (&job);
         }
-        xxl_job_free (&job);
+        if (known)
+            zhash_insert (known, key, may? "1": "0");
     }
+    zhash_destroy (&own);
     xxl_flow_destroy (&flow);
     return may;
 }
@@ -60,7 +77,7 @@ s_workflow_get (server_t *self, request_t *request, bool acting, xxl_workflow_t 
                       rc < 0? xxl_store_error (self->store): text);
         return -1;
     }
-    if (!s_may_see (self, request->who, acting, workflow->definition)) {
+    if (!s_may_see (self, request->who, acting, workflow->definition, NULL)) {
         snprintf (text, sizeof text, "key '%s' (%s) may not send %s for workflow %" PRId64
                   ": it runs jobs of apps the key does not list", request->who->name,
                   request->who->role, request->command->name, id);
@@ -260,6 +277,7 @@ api_workflow_list (server_t *self, request_t *request)
     else {
         //  (the workflows the key may see, a page of them)
         xxl_enc_array_begin (self->enc);
+        zhash_t *known = zhash_new ();
         int64_t after = 0, ids [256];
         size_t count;
         while (xxl_store_workflow_ids (self->store, after, ids, 256, &count) == 0 && count) {
@@ -267,7 +285,7 @@ api_workflow_list (server_t *self, request_t *request)
                 xxl_workflow_t workflow;
                 if (xxl_store_workflow_load (self->store, ids [i], &workflow))
                     continue;
-                if (s_may_see (self, request->who, false, workflow.definition)) {
+                if (s_may_see (self, request->who, false, workflow.definition, known)) {
                     if (total >= offset && rows < limit
                     &&  xxl_enc_size (self->enc) < XXL_REPLY_MAX)
                         rows += xxl_store_workflow_encode (self->store, self->enc, ids [i]);
@@ -277,6 +295,7 @@ api_workflow_list (server_t *self, request_t *request)
             }
             after = ids [count - 1];
         }
+        zhash_destroy (&known);
         xxl_enc_array_end (self->enc);
     }
     if (rows < 0) {
@@ -397,7 +416,7 @@ s_run_check (server_t *self, request_t *request, bool acting)
                       rc < 0? xxl_store_error (self->store): text);
         return -1;
     }
-    bool may = s_may_see (self, request->who, acting, run.definition);
+    bool may = s_may_see (self, request->who, acting, run.definition, NULL);
     xxl_workflow_run_free (&run);
     if (!may) {
         char text [300];
