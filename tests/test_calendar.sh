@@ -195,4 +195,20 @@ check "... an unknown time zone is 400 'unknown time zone' (the catalogue's text
     curl -s -H 'Authorization: Bearer $VIEWER' '$U/schedules/next?scheduleType=CRON&scheduleConf=0+0+*+*+*+%3F&timezone=Bad/Zone' \
         | jq -e '.error | startswith(\"unknown time zone \")' >/dev/null"
 
+# CALENDAR_LIST pages (Large replies): 40 calendars of 10,000 dates pass a
+# frame; before, the list answered 400 "ask for fewer items (limit,
+# offset)" for good, a command that took neither
+python3 -c 'import datetime as d; s = d.date(2030, 1, 1); print("\n".join(str(s + d.timedelta(days=i)) for i in range(10000)))' > "$T/10k.txt"
+for i in $(seq 40); do ctl calendar add "big$i" --dates "$T/10k.txt" >/dev/null; done
+N=$(ctl calendar list --limit 10000 | jq '.total')
+check "calendar list of $N calendars, 40 of 10,000 dates: a page, truncated, with nextOffset" bash -c "
+    $CTL --api $API --json calendar list > $T/page1.json
+    jq -e '.truncated == true and .nextOffset == (.calendars | length) and .nextOffset < $N' $T/page1.json >/dev/null"
+check "... the next page from nextOffset holds the rest, none twice" bash -c "
+    next=\$(jq .nextOffset $T/page1.json)
+    $CTL --api $API --json calendar list --offset \$next > $T/page2.json
+    jq -e '.truncated == false' $T/page2.json >/dev/null &&
+    [ \"\$(jq -s '[.[].calendars[].name] | unique | length' $T/page1.json $T/page2.json)\" = $N ]"
+check "... limit and offset are judged (400)" bash -c "! $CTL --api $API calendar list --limit 0 2>/dev/null"
+
 xxl_done
