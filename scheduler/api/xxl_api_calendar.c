@@ -59,9 +59,15 @@ s_rearm_workflow (server_t *self, int64_t id, const char *calendar, int64_t now)
     if (workflow.status == 1) {
         char why [512];
         int64_t next = engine_flow_next (self, &workflow, now, why, sizeof why);
-        //  (none: its fire stops it with why, as when its schedule ends)
-        if (next >= 0)
-            workflow.next_time = next;
+        //  A calendar that now excludes every time stops it, as the
+        //  planner stops such a job: kept armed, it would fire once more
+        //  at its old next time, which the calendar excludes
+        if (next < 0) {
+            zsys_warning ("calendars: workflow %" PRId64 " stopped: %s", id, why);
+            workflow.status = 0;
+            next = 0;
+        }
+        workflow.next_time = next;
     }
     workflow.update_time = now;
     rc = xxl_store_workflow_save (self->store, &workflow);
