@@ -82,10 +82,7 @@ const ctl_cmd_t xxl_ctl_calendar_add = {
 };
 
 static const ctl_opt_t s_list_opts [] = {
-    { "--limit", NULL, "N", "at most N calendars ({min}-{max}, default {default})",
-      CTL_INT, 0, 0, "limit", NULL },
-    { "--offset", NULL, "N", "skip the first N (default {default})",
-      CTL_INT, 0, 0, "offset", NULL },
+    XXL_CTL_PAGE_OPTS ("calendars"),
     XXL_CTL_OPTS_END
 };
 
