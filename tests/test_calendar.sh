@@ -127,6 +127,20 @@ check "... its next time now skips the new dates" bash -c "
     $CTL --api $API --json workflow show $WF | jq -e --arg m '$TOMORROW' --arg n '$DAY2' '
         (.triggerNextTime / 1000 | strftime(\"%Y-%m-%d\")) as \$d | \$d != \$m and \$d != \$n' >/dev/null"
 
+# A replaced calendar that excludes every time stops a started workflow
+# (as the planner stops such a job); before, it stayed armed and fired once
+# more at its old next time, which the calendar excludes, then showed
+# started with no next time
+ctl calendar add wall --dates "$T/days2" >/dev/null
+WR=$(ctl workflow add --name wall --file "$T/flow.json" --fix-rate 1 --calendar wall --start | jq -r .id)
+OLD_NEXT=$(ctl workflow show "$WR" | jq .triggerNextTime)
+ctl --timeout 120000 calendar add wall --exclude-cron '* * * * * ?' --replace >/dev/null
+check "a calendar replaced to exclude every time stops its started workflow" bash -c "
+    $CTL --api $API --json workflow show $WR | jq -e '.triggerStatus == 0 and .triggerNextTime == 0' >/dev/null"
+past_old_next () { [ "$(date +%s%3N)" -gt $((OLD_NEXT + 1500)) ]; }
+wait_for 10 past_old_next
+check "... and it did not fire at its old next time" test "$(ctl workflow runs "$WR" | jq '.runs | length')" = 0
+
 # rm: refused while used (naming the jobs), nothing changed; forced
 check "rm of a used calendar is refused, naming its jobs" \
     refused "calendar 'odd' is used by 1 job ($EVERY)" calendar rm odd
@@ -191,5 +205,24 @@ check "... a calendar that does not exist is 400 naming it" bash -c "
         | jq -e '.error | test(\"calendar .nope. not found\")' >/dev/null"
 check "... a bad expression is 400" rest "$VIEWER" 400 "$U/schedules/next?scheduleType=CRON&scheduleConf=bad"
 check "... FIX_DELAY has no planned times (400)" rest "$VIEWER" 400 "$U/schedules/next?scheduleType=FIX_DELAY&scheduleConf=5"
+check "... an unknown time zone is 400 'unknown time zone' (the catalogue's text, as JOB_ADD's)" bash -c "
+    curl -s -H 'Authorization: Bearer $VIEWER' '$U/schedules/next?scheduleType=CRON&scheduleConf=0+0+*+*+*+%3F&timezone=Bad/Zone' \
+        | jq -e '.error | startswith(\"unknown time zone \")' >/dev/null"
+
+# CALENDAR_LIST pages (Large replies): 40 calendars of 10,000 dates pass a
+# frame; before, the list answered 400 "ask for fewer items (limit,
+# offset)" for good, a command that took neither
+python3 -c 'import datetime as d; s = d.date(2030, 1, 1); print("\n".join(str(s + d.timedelta(days=i)) for i in range(10000)))' > "$T/10k.txt"
+for i in $(seq 40); do ctl calendar add "big$i" --dates "$T/10k.txt" >/dev/null; done
+N=$(ctl calendar list --limit 10000 | jq '.total')
+check "calendar list of $N calendars, 40 of 10,000 dates: a page, truncated, with nextOffset" bash -c "
+    $CTL --api $API --json calendar list > $T/page1.json
+    jq -e '.truncated == true and .nextOffset == (.calendars | length) and .nextOffset < $N' $T/page1.json >/dev/null"
+check "... the next page from nextOffset holds the rest, none twice" bash -c "
+    next=\$(jq .nextOffset $T/page1.json)
+    $CTL --api $API --json calendar list --offset \$next > $T/page2.json
+    jq -e '.truncated == false' $T/page2.json >/dev/null &&
+    [ \"\$(jq -s '[.[].calendars[].name] | unique | length' $T/page1.json $T/page2.json)\" = $N ]"
+check "... limit and offset are judged (400)" bash -c "! $CTL --api $API calendar list --limit 0 2>/dev/null"
 
 xxl_done

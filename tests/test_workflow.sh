@@ -188,6 +188,26 @@ check "its runs are CRON runs" bash -c "
     $CTL --api $API --json workflow runs $W5 | jq -e '.runs | all(.triggerType == \"CRON\")' >/dev/null"
 check "a NONE workflow cannot be started (400)" bash -c "
     $CTL --api $API workflow start $W1 2>&1 | grep -q 'cannot be started'"
+# (a schedule with no time to come is refused when it would be armed, as
+# a job's is; before, the reply was 200 and the workflow stayed stopped)
+check "a start of a cron with no time to come is 400, nothing stored" bash -c "
+    $CTL --api $API workflow add --name past --file $T/chain.json --cron '0 0 12 * * ? 2020' --start 2>&1 \
+        | grep -q '^xxl-ctl: the cron expression has no time after 20' \
+    && [ \"\$($CTL --api $API --json workflow list | jq '[.workflows[] | select(.name == \"past\")] | length')\" = 0 ]"
+check "... and so is an update that starts one, which changes nothing" bash -c "
+    $CTL --api $API workflow update $W5 --cron '0 0 12 * * ? 2020' --start 2>&1 | grep -q 'has no time after' \
+    && $CTL --api $API --json workflow show $W5 | jq -e '.scheduleType == \"FIX_RATE\"' >/dev/null"
+check "... a workflow start of such a stored schedule is 400 too" bash -c "
+    $CTL --api $API workflow update $W5 --cron '0 0 12 * * ? 2020' >/dev/null \
+    && $CTL --api $API workflow start $W5 2>&1 | grep -q 'has no time after' \
+    && $CTL --api $API --json workflow show $W5 | jq -e '.triggerStatus == 0' >/dev/null"
+check "... a cron that has times still starts" bash -c "
+    $CTL --api $API workflow update $W5 --cron '0 0 12 * * ?' --start >/dev/null \
+    && $CTL --api $API --json workflow show $W5 | jq -e '.triggerStatus == 1' >/dev/null \
+    && $CTL --api $API workflow stop $W5 >/dev/null"
+check "an unknown time zone is 400 'unknown time zone' (as a job's)" bash -c "
+    $CTL --api $API workflow add --name tz --file $T/chain.json --cron '0 0 * * * ?' --timezone Bad/Zone 2>&1 \
+        | grep -q \"^xxl-ctl: unknown time zone 'Bad/Zone'\""
 
 # -- Validation: 400s with the model's texts, nothing stored
 refused () {   # refused FILE TEXT

@@ -59,9 +59,15 @@ s_rearm_workflow (server_t *self, int64_t id, const char *calendar, int64_t now)
     if (workflow.status == 1) {
         char why [512];
         int64_t next = engine_flow_next (self, &workflow, now, why, sizeof why);
-        //  (none: its fire stops it with why, as when its schedule ends)
-        if (next >= 0)
-            workflow.next_time = next;
+        //  A calendar that now excludes every time stops it, as the
+        //  planner stops such a job: kept armed, it would fire once more
+        //  at its old next time, which the calendar excludes
+        if (next < 0) {
+            zsys_warning ("calendars: workflow %" PRId64 " stopped: %s", id, why);
+            workflow.status = 0;
+            next = 0;
+        }
+        workflow.next_time = next;
     }
     workflow.update_time = now;
     rc = xxl_store_workflow_save (self->store, &workflow);
@@ -179,18 +185,57 @@ api_calendar_add (server_t *self, request_t *request)
     }
 }
 
+//  CALENDAR_LIST pages as the other lists do (limit, offset; truncated and
+//  nextOffset, docs/protocol.md, Large replies): a calendar may hold 10,000
+//  dates (about 110 KB), so some forty of them pass a frame, and a list
+//  without pages would then answer 400 for good.  The store encodes them
+//  all (an array of maps, by name); the page is cut from that.
 void
 api_calendar_list (server_t *self, request_t *request)
 {
-    engine_reply_begin (self, request);
-    xxl_enc_map_begin (self->enc);
-    xxl_enc_key (self->enc, "calendars");
-    if (xxl_store_calendar_encode_all (self->store, self->enc) < 0) {
-        engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
-        return;
+    int64_t limit = api_int (request, "limit");
+    int64_t offset = api_int (request, "offset");
+    xxl_enc_t *all = xxl_enc_new ();
+    xxl_enc_t *item = xxl_enc_new ();
+    msgpack_unpacked unpacked;
+    msgpack_unpacked_init (&unpacked);
+    size_t size, at = 0;
+    const void *data = NULL;
+    if (xxl_store_calendar_encode_all (self->store, all) >= 0)
+        data = xxl_enc_finish (all, &size);
+    if (!data
+    ||  msgpack_unpack_next (&unpacked, (const char *) data, size, &at) != MSGPACK_UNPACK_SUCCESS
+    ||  unpacked.data.type != MSGPACK_OBJECT_ARRAY)
+        engine_reply (self, request, XXL_FAILURE, data? "store error: the calendars'"
+                      " encoding is not a list": xxl_store_error (self->store));
+    else {
+        const msgpack_object_array *rows = &unpacked.data.via.array;
+        engine_reply_begin (self, request);
+        xxl_enc_map_begin (self->enc);
+        xxl_enc_key (self->enc, "calendars");
+        xxl_enc_array_begin (self->enc);
+        int64_t sent = 0;
+        bool truncated = false;
+        for (int64_t i = offset; i < (int64_t) rows->size && sent < limit; i++) {
+            size_t one = 0;
+            xxl_enc_object (item, &rows->ptr [i]);
+            free (xxl_enc_take (item, &one));
+            if (xxl_enc_size (self->enc) + one > XXL_REPLY_MAX) {
+                truncated = true;
+                break;
+            }
+            xxl_enc_object (self->enc, &rows->ptr [i]);
+            sent++;
+        }
+        xxl_enc_array_end (self->enc);
+        xxl_enc_kint (self->enc, "total", rows->size);
+        api_encode_truncated (self, truncated, offset + sent);
+        xxl_enc_map_end (self->enc);
+        engine_reply_end (self, request);
     }
-    xxl_enc_map_end (self->enc);
-    engine_reply_end (self, request);
+    msgpack_unpacked_destroy (&unpacked);
+    xxl_enc_destroy (&item);
+    xxl_enc_destroy (&all);
 }
 
 void

@@ -19,9 +19,13 @@ s_job_exists (void *arg, int64_t id)
     return xxl_store_job_exists ((xxl_store_t *) arg, id) == 1;
 }
 
-//  Whether who may see a workflow of this definition (see the header)
+//  Whether who may see a workflow of this definition (see the header).
+//  known, when not NULL, holds the verdicts on jobs already looked up
+//  (key: the job id in decimal; value: "1" or "0") and gets this one's:
+//  a list of many workflows looks each job up once, not once per node
 static bool
-s_may_see (server_t *self, const xxl_who_t *who, bool acting, const char *definition)
+s_may_see (server_t *self, const xxl_who_t *who, bool acting, const char *definition,
+           zhash_t *known)
 {
     if (streq (who->role, "admin") || (!acting && !engine_reads_scoped (who)))
         return true;
@@ -29,19 +33,32 @@ s_may_see (server_t *self, const xxl_who_t *who, bool acting, const char *defini
     xxl_flow_t *flow = xxl_flow_new (definition, strlen (definition), NULL, NULL, error,
                                      sizeof error);
     bool may = flow != NULL;
+    zhash_t *own = known? NULL: zhash_new ();
+    if (!known)
+        known = own;
     for (int i = 0; may && i < xxl_flow_nodes (flow); i++) {
+        char key [32];
+        snprintf (key, sizeof key, "%" PRId64, xxl_flow_job (flow, i));
+        const char *verdict = known? (const char *) zhash_lookup (known, key): NULL;
+        if (verdict) {
+            may = *verdict == '1';
+            continue;
+        }
         xxl_job_t job;
         xxl_group_t group;
         may = xxl_store_job_load (self->store, xxl_flow_job (flow, i), &job) == 0;
-        if (!may)
-            break;
-        may = xxl_store_group_load (self->store, job.job_group, &group) == 0;
         if (may) {
-            may = xxl_who_has_app (who, group.app_name);
-            xxl_group_free (&group);
+            may = xxl_store_group_load (self->store, job.job_group, &group) == 0;
+            if (may) {
+                may = xxl_who_has_app (who, group.app_name);
+                xxl_group_free (&group);
+            }
+            xxl_job_free (&job);
         }
-        xxl_job_free (&job);
+        if (known)
+            zhash_insert (known, key, may? "1": "0");
     }
+    zhash_destroy (&own);
     xxl_flow_destroy (&flow);
     return may;
 }
@@ -60,7 +77,7 @@ s_workflow_get (server_t *self, request_t *request, bool acting, xxl_workflow_t 
                       rc < 0? xxl_store_error (self->store): text);
         return -1;
     }
-    if (!s_may_see (self, request->who, acting, workflow->definition)) {
+    if (!s_may_see (self, request->who, acting, workflow->definition, NULL)) {
         snprintf (text, sizeof text, "key '%s' (%s) may not send %s for workflow %" PRId64
                   ": it runs jobs of apps the key does not list", request->who->name,
                   request->who->role, request->command->name, id);
@@ -69,6 +86,19 @@ s_workflow_get (server_t *self, request_t *request, bool acting, xxl_workflow_t 
         return -1;
     }
     return 0;
+}
+
+//  -1 with the reason a schedule that has no time after `after` gives
+//  (as a job's: "the cron expression has no time after INSTANT"), for a
+//  workflow that would be armed: a start must not answer 200 and stay
+//  stopped
+static int64_t
+s_ended (const xxl_workflow_t *workflow, int64_t after, char *why, size_t whylen)
+{
+    xxl_job_t job = { .schedule_type = workflow->schedule_type,
+                      .schedule_conf = workflow->schedule_conf,
+                      .timezone = workflow->timezone };
+    return engine_next_time (&job, after, why, whylen);
 }
 
 //  Reads the request's workflow fields into *workflow (a definition
@@ -125,13 +155,23 @@ s_workflow_read (server_t *self, request_t *request, xxl_workflow_t *workflow)
                       " CRON or FIX_RATE workflow");
         return -1;
     }
+    if (*workflow->timezone && !xxl_cron_tz_valid (workflow->timezone)) {
+        char text [128];
+        snprintf (text, sizeof text, "unknown time zone '%s'", workflow->timezone);
+        engine_reply (self, request, XXL_BAD_REQUEST, text);
+        return -1;
+    }
     char why [512];
-    int64_t next = engine_flow_next (self, workflow, engine_now (), why, sizeof why);
+    int64_t now = engine_now ();
+    int64_t next = engine_flow_next (self, workflow, now, why, sizeof why);
+    bool arming = start || (workflow->status == 1 && schedule_changed);
+    if (next == 0 && arming && strneq (workflow->schedule_type, "NONE"))
+        next = s_ended (workflow, now, why, sizeof why);
     if (next < 0) {
         engine_reply (self, request, XXL_BAD_REQUEST, why);
         return -1;
     }
-    if (start || (workflow->status == 1 && schedule_changed)) {
+    if (arming) {
         workflow->status = next > 0;
         workflow->next_time = next;
     }
@@ -237,6 +277,7 @@ api_workflow_list (server_t *self, request_t *request)
     else {
         //  (the workflows the key may see, a page of them)
         xxl_enc_array_begin (self->enc);
+        zhash_t *known = zhash_new ();
         int64_t after = 0, ids [256];
         size_t count;
         while (xxl_store_workflow_ids (self->store, after, ids, 256, &count) == 0 && count) {
@@ -244,7 +285,7 @@ api_workflow_list (server_t *self, request_t *request)
                 xxl_workflow_t workflow;
                 if (xxl_store_workflow_load (self->store, ids [i], &workflow))
                     continue;
-                if (s_may_see (self, request->who, false, workflow.definition)) {
+                if (s_may_see (self, request->who, false, workflow.definition, known)) {
                     if (total >= offset && rows < limit
                     &&  xxl_enc_size (self->enc) < XXL_REPLY_MAX)
                         rows += xxl_store_workflow_encode (self->store, self->enc, ids [i]);
@@ -254,6 +295,7 @@ api_workflow_list (server_t *self, request_t *request)
             }
             after = ids [count - 1];
         }
+        zhash_destroy (&known);
         xxl_enc_array_end (self->enc);
     }
     if (rows < 0) {
@@ -287,7 +329,10 @@ s_start_stop (server_t *self, request_t *request, bool start)
     if (s_workflow_get (self, request, true, &workflow))
         return;
     char why [512];
-    int64_t next = start? engine_flow_next (self, &workflow, engine_now (), why, sizeof why): 0;
+    int64_t now = engine_now ();
+    int64_t next = start? engine_flow_next (self, &workflow, now, why, sizeof why): 0;
+    if (next == 0 && start && strneq (workflow.schedule_type, "NONE"))
+        next = s_ended (&workflow, now, why, sizeof why);
     if (start && streq (workflow.schedule_type, "NONE"))
         engine_reply (self, request, XXL_BAD_REQUEST, "a workflow with schedule type NONE"
                       " cannot be started; trigger it instead");
@@ -371,7 +416,7 @@ s_run_check (server_t *self, request_t *request, bool acting)
                       rc < 0? xxl_store_error (self->store): text);
         return -1;
     }
-    bool may = s_may_see (self, request->who, acting, run.definition);
+    bool may = s_may_see (self, request->who, acting, run.definition, NULL);
     xxl_workflow_run_free (&run);
     if (!may) {
         char text [300];

@@ -321,6 +321,13 @@ void
 api_schedule_next (server_t *self, request_t *request)
 {
     //  (a job of this schedule, never stored: only what its times need)
+    const char *tz = api_str (request, "timezone");
+    if (tz && *tz && !xxl_cron_tz_valid (tz)) {
+        char text [128];
+        snprintf (text, sizeof text, "unknown time zone '%s'", tz);
+        engine_reply (self, request, XXL_BAD_REQUEST, text);
+        return;
+    }
     xxl_job_t job = {
         .schedule_type = (char *) api_str (request, "scheduleType"),
         .schedule_conf = (char *) api_str (request, "scheduleConf"),

@@ -584,11 +584,17 @@ s_fire (server_t *self, int64_t workflow_id, int64_t now)
     char why [256];
     int64_t next = engine_flow_next (self, &workflow, late? now: workflow.next_time, why, sizeof why);
     if (next < 0) {
-        engine_warn_limited (&self->flows.log_errors, "flows: workflow %" PRId64 ": %s",
-                             workflow_id, why);
-        next = 0;
+        //  (no next time: stopped, as such a job is, not left started
+        //  with none)
+        engine_warn_limited (&self->flows.log_errors, "flows: workflow %" PRId64
+                             " stopped: %s", workflow_id, why);
+        workflow.status = 0;
+        workflow.next_time = 0;
+        workflow.update_time = engine_now ();
+        xxl_store_workflow_save (self->store, &workflow);
     }
-    xxl_store_workflow_set_next (self->store, workflow_id, next);
+    else
+        xxl_store_workflow_set_next (self->store, workflow_id, next);
     if (!late || streq (workflow.misfire_strategy, "FIRE_ONCE_NOW")) {
         int code;
         engine_flow_trigger (self, workflow_id, "", late? "MISFIRE": "CRON", &code, why,

@@ -67,6 +67,13 @@ typedef struct {
 
 //  Ends a command's table of flags
 #define XXL_CTL_OPTS_END    { NULL, NULL, NULL, NULL, CTL_STR, 0, 0, NULL, NULL }
+//  A list's page: --limit and --offset, its fields `limit` and `offset`
+//  (WHAT: the items, in the help text, e.g. "calendars")
+#define XXL_CTL_PAGE_OPTS(WHAT) \
+    { "--limit", NULL, "N", "at most N " WHAT " ({min}-{max}, default {default})", \
+      CTL_INT, 0, 0, "limit", NULL }, \
+    { "--offset", NULL, "N", "skip the first N (default {default})", \
+      CTL_INT, 0, 0, "offset", NULL }
 
 typedef struct {
     const char *what;                   //  "job id": named in errors

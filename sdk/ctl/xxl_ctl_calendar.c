@@ -81,11 +81,15 @@ const ctl_cmd_t xxl_ctl_calendar_add = {
     s_calendar_add_opts, s_calendar_pos, 1, 1, s_add_check, s_add, "CALENDAR_ADD", NULL
 };
 
+static const ctl_opt_t s_list_opts [] = {
+    XXL_CTL_PAGE_OPTS ("calendars"),
+    XXL_CTL_OPTS_END
+};
+
 static int
 s_list (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
 {
-    (void) args;
-    if (!xxl_ctl_request (self, cmd->request))
+    if (!xxl_ctl_request_args (self, cmd->request, cmd, args, NULL))
         return XXL_CTL_FAILED;
     xxl_msg_t *reply;
     const msgpack_object *content;
@@ -117,13 +121,18 @@ s_list (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
                 free (zone);
         }
         xxl_ctl_table_print (&table, self->out, "no calendars");
+        int64_t next;
+        if (xxl_ctl_value_int (content, "nextOffset", &next) == 0)
+            fprintf (self->out, "(the reply reached the size limit: more from --offset %"
+                     PRId64 ")\n", next);
         xxl_msg_destroy (&reply);
     }
     return rc;
 }
 
 const ctl_cmd_t xxl_ctl_calendar_list = {
-    "calendar", "list", "", "list calendars", NULL, NULL, 0, 0, NULL, s_list,
+    "calendar", "list", "[--limit N] [--offset N]", "list calendars", s_list_opts, NULL, 0, 0,
+    NULL, s_list,
     "CALENDAR_LIST", NULL
 };
 

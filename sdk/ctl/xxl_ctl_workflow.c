@@ -77,10 +77,7 @@ const ctl_cmd_t xxl_ctl_workflow_update = {
 };
 
 static const ctl_opt_t s_list_opts [] = {
-    { "--limit", NULL, "N", "at most N workflows ({min}-{max}, default {default})",
-      CTL_INT, 0, 0, "limit", NULL },
-    { "--offset", NULL, "N", "skip the first N (default {default})",
-      CTL_INT, 0, 0, "offset", NULL },
+    XXL_CTL_PAGE_OPTS ("workflows"),
     XXL_CTL_OPTS_END
 };
 
