@@ -8,7 +8,9 @@
     getStartOfDayJavaCalendar maps both the date added and the instant
     asked about to the start of their local day, equal when the local dates
     are.  A fire on an excluded date lets the walk jump to the start of the
-    next local day (the same answer as stepping, far fewer steps).
+    next local day, and one the expression excludes to the end of the run
+    of seconds it matches from there (the same answer as stepping, far
+    fewer steps).
     =========================================================================
 */
 
@@ -218,6 +220,13 @@ xxl_calendar_next (xxl_calendar_t *self, xxl_calendar_next_fn *next, void *arg,
             int64_t start = (wall - xxl_tz_offset_wall (self->zone, wall, NULL)) * 1000;
             if (start - 1 > from)
                 from = start - 1;
+        }
+        else {
+            //  A run of seconds the expression matches goes in one step
+            //  (its seconds, minutes or hours: xxl_cron_match_until)
+            int64_t until = xxl_cron_match_until (self->cron, fire);
+            if (until > from)
+                from = until;
         }
         fire = next (arg, from);
     }

@@ -145,6 +145,56 @@ xxl_cron_destroy (xxl_cron_t **self_p)
     }
 }
 
+//  The last value of the run of set's members that starts at value
+//  (value itself a member), at most top
+static int
+s_run_end (const xxl_cron_set_t *set, int value, int top)
+{
+    assert (value >= 0 && value <= top && top < 64);
+    while (value < top && (set->bits [0] >> (value + 1) & 1))
+        value++;
+    return value;
+}
+
+//  True when the set holds every value 0..top
+static bool
+s_full (const xxl_cron_set_t *set, int top)
+{
+    uint64_t all = top == 63? ~(uint64_t) 0: ((uint64_t) 1 << (top + 1)) - 1;
+    return (set->bits [0] & all) == all;
+}
+
+int64_t
+xxl_cron_match_until (xxl_cron_t *self, int64_t ms)
+{
+    assert (self);
+    int64_t second = xxl_tz_floordiv (ms, 1000);
+    if (xxl_cron_next (self, second * 1000 - 1000) != second * 1000)
+        return ms;
+    xxl_tz_memo_t memo = { 1, 0, 0, 1, 0, 0 };
+    int64_t offset = xxl_tz_offset_utc (self->tz, second, &memo);
+    int64_t wall = second + offset;
+    int sec = (int) (wall - xxl_tz_floordiv (wall, 60) * 60);
+    int min = (int) (xxl_tz_floordiv (wall, 60) - xxl_tz_floordiv (wall, 3600) * 60);
+    int hour = (int) (xxl_tz_floordiv (wall, 3600) - xxl_tz_floordiv (wall, 86400) * 24);
+    int64_t minute_start = wall - sec, hour_start = minute_start - (int64_t) min * 60;
+    //  (the second matched: its minute, hour, day, month and year do)
+    int64_t end = minute_start + s_run_end (&self->set [F_SEC], sec, 59);
+    if (s_full (&self->set [F_SEC], 59)) {
+        end = minute_start + (int64_t) (s_run_end (&self->set [F_MIN], min, 59) - min) * 60 + 59;
+        if (s_full (&self->set [F_MIN], 59))
+            end = hour_start
+                + (int64_t) (s_run_end (&self->set [F_HOUR], hour, 23) - hour) * 3600 + 3599;
+    }
+    int64_t last = second + (end - wall);
+    assert (last >= second);
+    //  (the run ends where the offset changes: the seconds after the
+    //  change are other wall times, found by the caller's next step)
+    if (memo.utc_lo < memo.utc_hi && last >= memo.utc_hi)
+        last = memo.utc_hi - 1;
+    return last * 1000 + 999;
+}
+
 const char *
 xxl_cron_expr (xxl_cron_t *self)
 {

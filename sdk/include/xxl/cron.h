@@ -52,6 +52,17 @@ void
 int64_t
     xxl_cron_next (xxl_cron_t *self, int64_t after_ms);
 
+//  For a time the expression matches (its second is a fire time: the
+//  fire time after the second before it), the last millisecond of the
+//  run of matching seconds it starts, as far as one step of the fields
+//  can tell within one UTC offset: the contiguous seconds of its minute;
+//  when every second matches, the contiguous minutes of its hour; when
+//  every minute does too, the contiguous hours of its day.  Every instant
+//  from ms to the answer matches.  For a time it does not match, ms.
+//  Read-only.  (A calendar's exclusion skips a run in one step with it.)
+int64_t
+    xxl_cron_match_until (xxl_cron_t *self, int64_t ms);
+
 //  The expression as given. Read-only; owned by the object.
 const char *
     xxl_cron_expr (xxl_cron_t *self);
