@@ -56,14 +56,21 @@ main (void)
     XXL_CHECK (strstr (text, line));
     zstr_free (&text);
 
-    //  A third job: the one whose runs ended longest ago (7) goes
+    //  A third job: the one whose runs ended longest ago (7) goes; its
+    //  app stays known (its next run's end needs no store read)
     xxl_labels_run (labels, 9, "plain", true, 200, 4000);
-    XXL_CHECK (xxl_labels_job_app (labels, 7) == NULL);
+    XXL_CHECK (streq (xxl_labels_job_app (labels, 7), "we\"ird"));
     XXL_CHECK (streq (xxl_labels_job_app (labels, 8), "plain"));
     xxl_labels_job_changed (labels, 8);
     XXL_CHECK (xxl_labels_job_app (labels, 8) == NULL);
     xxl_labels_run (labels, 8, "moved", true, 200, 5000);
     XXL_CHECK (streq (xxl_labels_job_app (labels, 8), "moved"));
+    //  A group changed: no job's app is known until looked up again
+    xxl_labels_job_changed (labels, 0);
+    XXL_CHECK (xxl_labels_job_app (labels, 7) == NULL);
+    XXL_CHECK (xxl_labels_job_app (labels, 8) == NULL);
+    XXL_CHECK (xxl_labels_job_app (labels, 9) == NULL);
+    xxl_labels_run (labels, 8, "moved", true, 200, 5000);
     //  No registry entry names host:1 this round: its figures go; the app
     //  stays, with none connected
     text = xxl_labels_render (labels);
@@ -94,5 +101,24 @@ main (void)
     xxl_metrics_box_destroy (&box);
     xxl_labels_destroy (&labels);
     XXL_CHECK (labels == NULL);
+
+    //  Many jobs through two labels: the two whose runs ended last stay,
+    //  a job ending again moves to the back, every app stays known
+    labels = xxl_labels_new (2, 0);
+    for (int64_t job = 1; job <= 100000; job++)
+        xxl_labels_run (labels, job, job % 2? "odd": "even", true, 200, job);
+    xxl_labels_run (labels, 99999, NULL, true, 500, 100001);
+    xxl_labels_run (labels, 7, "odd", true, 200, 100002);
+    text = xxl_labels_render (labels);
+    XXL_CHECK (strstr (text, "xxl_job_last_result{job=\"99999\",app=\"odd\"} 500\n"));
+    XXL_CHECK (strstr (text, "xxl_job_last_result{job=\"7\",app=\"odd\"} 200\n"));
+    XXL_CHECK (!strstr (text, "job=\"100000\""));
+    XXL_CHECK (strstr (text, "xxl_app_runs_total{app=\"even\",code=\"200\"} 50000\n"));
+    zstr_free (&text);
+    XXL_CHECK (streq (xxl_labels_job_app (labels, 100000), "even"));
+    XXL_CHECK (streq (xxl_labels_job_app (labels, 40001), "odd"));
+    //  (a job whose slot another took since is not known: never another's app)
+    XXL_CHECK (xxl_labels_job_app (labels, 12345) == NULL);
+    xxl_labels_destroy (&labels);
     return xxl_test_done ();
 }

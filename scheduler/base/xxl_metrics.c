@@ -233,6 +233,7 @@ s_code_index (int code)
 typedef struct {
     uint64_t runs [XXL_CODES];
     int64_t connected;                  //  this round's registry
+    char name [];                       //  the app's (one allocation)
 } app_t;
 
 typedef struct {
@@ -242,8 +243,17 @@ typedef struct {
     int last_code;
     int64_t last_time;                  //  epoch ms
     int64_t failures;                   //  in a row
-    uint64_t touched;                   //  xxl_labels_t.clock when it last ended
+    void *handle;                       //  in xxl_labels_t.order
 } job_t;
+
+//  A job's app as last looked up (the app's name is the key of its entry
+//  in xxl_labels_t.apps, which lives as long as the labels)
+typedef struct {
+    int64_t job_id;                     //  0: empty
+    const char *app;
+} app_seen_t;
+
+#define XXL_LABELS_APP_SEEN 65536       //  slots of the jobs' apps (a power of 2)
 
 typedef struct {
     char *app, *address;
@@ -254,6 +264,9 @@ struct _xxl_labels_t {
     size_t jobs_max, agents_max;
     zhashx_t *apps;                     //  app -> app_t
     zhashx_t *jobs;                     //  "id" -> job_t
+    zlistx_t *order;                    //  the job_t's, the one whose runs
+                                        //  ended longest ago first
+    app_seen_t *app_seen;               //  job id -> app, by id mod the size
     zhashx_t *figures;                  //  address -> xxl_agent_figures_t
     entry_t *round;                     //  this round's registry entries
     size_t round_count, round_max;
@@ -281,6 +294,9 @@ xxl_labels_new (size_t jobs, size_t agents)
     zhashx_set_destructor (self->apps, (zhashx_destructor_fn *) zstr_free);
     self->jobs = zhashx_new ();
     zhashx_set_destructor (self->jobs, s_job_free);
+    self->order = zlistx_new ();
+    self->app_seen = (app_seen_t *) calloc (jobs? XXL_LABELS_APP_SEEN: 1, sizeof (app_seen_t));
+    assert (self->app_seen);
     self->figures = zhashx_new ();
     zhashx_set_destructor (self->figures, (zhashx_destructor_fn *) zstr_free);
     return self;
@@ -305,8 +321,10 @@ xxl_labels_destroy (xxl_labels_t **self_p)
     s_round_clear (self);
     free (self->round);
     zhashx_destroy (&self->apps);
+    zlistx_destroy (&self->order);
     zhashx_destroy (&self->jobs);
     zhashx_destroy (&self->figures);
+    free (self->app_seen);
     free (self);
     *self_p = NULL;
 }
@@ -319,19 +337,39 @@ s_job (xxl_labels_t *self, int64_t job_id)
     return (job_t *) zhashx_lookup (self->jobs, key);
 }
 
+static app_seen_t *
+s_app_seen (xxl_labels_t *self, int64_t job_id)
+{
+    return self->jobs_max? &self->app_seen [(uint64_t) job_id & (XXL_LABELS_APP_SEEN - 1)]: NULL;
+}
+
 const char *
 xxl_labels_job_app (xxl_labels_t *self, int64_t job_id)
 {
     job_t *job = s_job (self, job_id);
-    return job? job->app: NULL;
+    if (job && job->app)
+        return job->app;
+    app_seen_t *seen = s_app_seen (self, job_id);
+    return seen && seen->job_id == job_id? seen->app: NULL;
 }
 
 void
 xxl_labels_job_changed (xxl_labels_t *self, int64_t job_id)
 {
+    if (job_id == 0) {
+        for (job_t *job = (job_t *) zhashx_first (self->jobs); job;
+             job = (job_t *) zhashx_next (self->jobs))
+            zstr_free (&job->app);
+        if (self->jobs_max)
+            memset (self->app_seen, 0, XXL_LABELS_APP_SEEN * sizeof (app_seen_t));
+        return;
+    }
     job_t *job = s_job (self, job_id);
     if (job)
         zstr_free (&job->app);
+    app_seen_t *seen = s_app_seen (self, job_id);
+    if (seen && seen->job_id == job_id)
+        seen->job_id = 0;
 }
 
 //  App's entry, made when there is room (NULL: none)
@@ -342,7 +380,8 @@ s_app (xxl_labels_t *self, const char *app)
         return NULL;
     app_t *entry = (app_t *) zhashx_lookup (self->apps, app);
     if (!entry && zhashx_size (self->apps) < XXL_LABELS_APPS) {
-        entry = (app_t *) zmalloc (sizeof *entry);
+        entry = (app_t *) zmalloc (sizeof *entry + strlen (app) + 1);
+        strcpy (entry->name, app);
         zhashx_insert (self->apps, app, entry);
     }
     return entry;
@@ -360,27 +399,33 @@ xxl_labels_run (xxl_labels_t *self, int64_t job_id, const char *app, bool result
         entry->runs [s_code_index (code)]++;
     if (self->jobs_max == 0)
         return;
+    if (entry) {
+        //  (the app's own copy of its name, for the next run's end)
+        app_seen_t *seen = s_app_seen (self, job_id);
+        seen->job_id = job_id;
+        seen->app = entry->name;
+    }
     if (!job) {
         if (zhashx_size (self->jobs) >= self->jobs_max) {
             //  (the job whose runs ended longest ago goes)
-            job_t *oldest = NULL;
-            for (job_t *j = (job_t *) zhashx_first (self->jobs); j;
-                 j = (job_t *) zhashx_next (self->jobs))
-                if (!oldest || j->touched < oldest->touched)
-                    oldest = j;
+            job_t *oldest = (job_t *) zlistx_first (self->order);
+            assert (oldest);
+            zlistx_delete (self->order, oldest->handle);
             char key [24];
             snprintf (key, sizeof key, "%" PRId64, oldest->id);
             zhashx_delete (self->jobs, key);
         }
         job = (job_t *) zmalloc (sizeof *job);
         job->id = job_id;
+        job->handle = zlistx_add_end (self->order, job);
         char key [24];
         snprintf (key, sizeof key, "%" PRId64, job_id);
         zhashx_insert (self->jobs, key, job);
     }
+    else
+        zlistx_move_end (self->order, job->handle);
     if (!job->app && app && *app)
         job->app = strdup (app);
-    job->touched = ++self->clock;
     if (result)
         job->runs [s_code_index (code)]++;
     job->last_code = result? code: 500;

@@ -95,7 +95,8 @@ void xxl_labels_destroy (xxl_labels_t **self_p);
 //  The app of job_id as last noted (NULL: not known: the caller looks it
 //  up and gives it to xxl_labels_run)
 const char *xxl_labels_job_app (xxl_labels_t *self, int64_t job_id);
-//  Job_id may have moved to another app: its app is looked up again
+//  Job_id may have moved to another app (0: any job, a group's app may
+//  have changed): its app is looked up again
 void xxl_labels_job_changed (xxl_labels_t *self, int64_t job_id);
 //  A run of job_id (of app; NULL or "": unknown) ended at now (epoch
 //  ms): its result (result true: handle code) or its trigger failed

@@ -383,11 +383,12 @@ s_metrics_label_run (server_t *self, const xxl_event_t *event)
         xxl_job_free (&job);
 }
 
-//  A job changed: its app is looked up again at its next run's end
+//  A job changed (or a group: every job's): its app is looked up again at
+//  its next run's end
 static void
 s_metrics_on_job (server_t *self, const xxl_event_t *event)
 {
-    if (self->metrics.labels && event->job_id > 0)
+    if (self->metrics.labels && (event->job_id > 0 || (event->what & XXL_CHANGED_GROUPS)))
         xxl_labels_job_changed (self->metrics.labels, event->job_id);
 }
 
