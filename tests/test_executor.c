@@ -1066,10 +1066,7 @@ static void
 test_pool_one_wake (void)
 {
     printf ("  one run at a time: one wake each\n");
-    xxl_executor_config_t config = { 0 };
-    config.logdir = s_logdir;
-    config.in_process = 1;
-    xxl_executor_t *executor = xxl_executor_new (&config, s_handlers);
+    xxl_executor_t *executor = s_executor (1, 0, 0);
     char msg [256];
     int64_t id;
     //  (the pool's threads start and go idle first)
