@@ -652,7 +652,7 @@ s_lease_check (agent_t *self)
 //  --------------------------------------------------------------------
 //  The loop's poll set and its reading phases
 
-//  Every slot for zmq_poll, each one named: NULL when not polled
+//  Every slot for the poll (xxl_transport_poll), each one named: NULL when not polled
 typedef struct {
     zmq_pollitem_t *items;
     size_t count;
@@ -798,7 +798,7 @@ s_drain (agent_t *self)
             xxl_agent_callbacks_send (self);
             s_poll_build (self, poll, false);
             int64_t left = until - zclock_mono ();
-            if (zmq_poll (poll->items, (int) poll->count,
+            if (xxl_transport_poll (poll->items, (int) poll->count,
                           left < 100? (long) (left > 0? left: 0): 100) > 0)
                 s_read_links (self, poll);
             xxl_agent_callbacks_take (self);
@@ -943,7 +943,7 @@ xxl_agent_actor (zsock_t *pipe, void *args)
     while (!self->terminated) {
         s_poll_build (self, poll, true);
         long timeout = s_turn_timeout (self);
-        if (zmq_poll (poll->items, (int) poll->count, timeout) < 0) {
+        if (xxl_transport_poll (poll->items, (int) poll->count, timeout) < 0) {
             if (zmq_errno () == EINTR)
                 continue;
             break;

@@ -150,6 +150,11 @@ struct _xxl_executor_t {
     size_t starting;                    //  of which made, not yet running:
                                         //  counted as idle (they will take
                                         //  a job at once)
+    size_t looking;                     //  of which woken to take a ready
+                                        //  job, not yet back under the lock:
+                                        //  each covers one ready job
+    uint64_t wakes;                     //  idle threads woken (IDLER_LOOK)
+    uint64_t manager_calls;             //  signals of manager_wake by ready
     size_t threads_min, threads_max;
     size_t cpus;                        //  online CPUs (at least 1)
     size_t threads_peak;

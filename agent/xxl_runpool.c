@@ -127,6 +127,10 @@ s_idler_wake (xxl_executor_t *self, idler_t *idler, int state)
     idler->up = idler->down = NULL;
     self->idle_threads--;
     idler->state = state;
+    if (state == IDLER_LOOK) {
+        self->looking++;
+        self->wakes++;
+    }
     pthread_cond_signal (&idler->wake);
 }
 
@@ -136,6 +140,14 @@ s_wake_one (xxl_executor_t *self)
 {
     if (self->idle_top)
         s_idler_wake (self, self->idle_top, IDLER_LOOK);
+}
+
+//  Ready jobs that no woken thread is on its way to take.  Caller holds
+//  the pool lock.
+static size_t
+s_uncovered (xxl_executor_t *self)
+{
+    return self->ready_count > self->looking? self->ready_count - self->looking: 0;
 }
 
 //  The idle list: IDLE jobs whose queue emptied, oldest first, reaped from
@@ -195,12 +207,19 @@ xxl_runpool_ready (xxl_executor_t *self, worker_t *worker)
     //  run ends (a wake per run would cost a switch each: the idle threads
     //  a burst of sleeping runs left behind made the e2e agent's CPU per
     //  run 14.3-15.7 us against 8.4-10.7), and the manager wakes or adds
-    //  threads if none ends for a tick
+    //  threads if none ends for a tick.  (Threads woken and not yet back
+    //  count as busy: each takes a ready job.)
     size_t busy = self->threads - self->idle_threads - self->starting;
-    if (self->idle_threads > 0 && busy < self->cpus)
+    if (self->idle_threads > 0 && busy < self->cpus && s_uncovered (self) > 0)
         s_wake_one (self);
-    if (self->ready_count == 1)
+    //  The manager hears of a backlog no woken thread covers, once, as it
+    //  begins; a job a woken thread takes needs neither it nor a second
+    //  thread (a wake each: at one run at a time, the two extra switches
+    //  delayed the handler's start)
+    if (s_uncovered (self) == 1) {
+        self->manager_calls++;
         pthread_cond_signal (&self->manager_wake);     //  a backlog begins
+    }
     pthread_mutex_unlock (&self->pool_lock);
 }
 
@@ -306,6 +325,10 @@ s_thread_main (void *arg)
             s_idler_push (self, &idler);
             while (idler.state == IDLER_WAIT)
                 pthread_cond_wait (&idler.wake, &self->pool_lock);
+            if (idler.state == IDLER_LOOK) {
+                assert (self->looking > 0);
+                self->looking--;
+            }
             if (idler.state == IDLER_END) {
                 assert (self->retiring > 0);
                 self->retiring--;
@@ -472,7 +495,7 @@ s_manager_main (void *arg)
         if (backlog && self->threads < self->threads_min)
             s_spawn (self, self->threads_min - self->threads);
         else
-        if (backlog && self->idle_threads > 0 && busy < self->cpus)
+        if (backlog && self->idle_threads > 0 && busy < self->cpus && s_uncovered (self) > 0)
             s_wake_one (self);                              //  (a wake that raced)
         else
         if (backlog && now - progress_at >= MANAGER_TICK_MS
@@ -483,8 +506,9 @@ s_manager_main (void *arg)
             //  threads are blocked in their runs.  Idle threads take what waits first;
             //  for the rest the pool doubles (at most what waits)
             size_t waiting = self->ready_count;
-            size_t taking = self->idle_threads + self->starting;
-            for (size_t i = 0; self->idle_top && i < waiting; i++)
+            size_t taking = self->idle_threads + self->starting + self->looking;
+            size_t uncovered = s_uncovered (self);
+            for (size_t i = 0; self->idle_top && i < uncovered; i++)
                 s_wake_one (self);
             waiting = waiting > taking? waiting - taking: 0;
             size_t add = self->threads > self->threads_min? self->threads: self->threads_min;
@@ -529,7 +553,7 @@ xxl_runpool_full (xxl_executor_t *self, char *msg, size_t msglen)
     int capped = self->threads >= self->threads_max
               || (self->spawn_failed && now - self->spawn_failed < 1000);
     size_t waiting = self->ready_count + self->held_count;
-    size_t idle = self->idle_threads + self->starting;
+    size_t idle = self->idle_threads + self->starting + self->looking;
     waiting = waiting > idle? waiting - idle: 0;
     int full = capped && waiting >= self->waiting_max;
     if (full)

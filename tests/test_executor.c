@@ -17,6 +17,7 @@
 
 #define _GNU_SOURCE
 #include "xxl_executor.h"
+#include "xxl_executor_int.h"
 #include "xxl_guard.h"
 #include "xxl_handlers.h"
 #include "xxl_journal.h"
@@ -26,6 +27,7 @@
 #include <czmq.h>
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -1057,6 +1059,53 @@ test_pool_retire (void)
     xxl_executor_destroy (&executor);
 }
 
+//  One run at a time, idle threads waiting: each run wakes one idle thread
+//  and nothing else (not the manager, not a second thread the manager
+//  would wake while the first is on its way: two extra switches a run)
+static void
+test_pool_one_wake (void)
+{
+    printf ("  one run at a time: one wake each\n");
+    xxl_executor_t *executor = s_executor (1, 0, 0);
+    char msg [256];
+    int64_t id;
+    //  (the pool's threads start and go idle first)
+    XXL_CHECK (s_run (executor, 2600, "emptyInJobHandler", "", NULL, 0, &id, msg, sizeof msg) == 0);
+    XXL_CHECK (s_wait (executor, id, 10000) != NULL);
+    pthread_mutex_lock (&executor->pool_lock);
+    uint64_t wakes = executor->wakes, calls = executor->manager_calls;
+    pthread_mutex_unlock (&executor->pool_lock);
+    int runs = 200, ok = 0;
+    for (int i = 0; i < runs; i++) {
+        //  (each run after the last one's thread is idle again)
+        int64_t until = s_now () + 10000;
+        while (s_now () < until) {
+            pthread_mutex_lock (&executor->pool_lock);
+            int settled = executor->idle_threads == executor->threads;
+            pthread_mutex_unlock (&executor->pool_lock);
+            if (settled)
+                break;
+            usleep (200);
+        }
+        if (s_run (executor, 2600 + i % 2, "emptyInJobHandler", "", NULL, 0, &id, msg,
+                   sizeof msg) == 0) {
+            xxl_result_t *result = s_wait (executor, id, 10000);
+            ok += result && result->code == 200;
+        }
+    }
+    pthread_mutex_lock (&executor->pool_lock);
+    wakes = executor->wakes - wakes;
+    calls = executor->manager_calls - calls;
+    pthread_mutex_unlock (&executor->pool_lock);
+    XXL_CHECK_MSG (ok == runs, "the runs ended 200 (%d of %d)", ok, runs);
+    XXL_CHECK_MSG (wakes == (uint64_t) runs, "one idle thread woken a run (%" PRIu64
+                   " wakes for %d runs)", wakes, runs);
+    XXL_CHECK_MSG (calls == 0, "the manager not woken for a run a thread took (%" PRIu64
+                   " signals)", calls);
+    s_stash_clear ();
+    xxl_executor_destroy (&executor);
+}
+
 //  Back-pressure: with 2 threads both in runs and 1 run waiting for one, a
 //  run that needs a thread is refused "busy: ..." (nothing taken: the same
 //  logId is accepted later); a run queued behind its own job's run needs
@@ -1208,6 +1257,7 @@ main (void)
         test_log_sync ();
         test_pack ();
         test_pool_fifo ();
+        test_pool_one_wake ();
         test_pool_busy ();
         test_pool_retire ();
         test_scale ("sleepInJobHandler", 2000, 3000);

@@ -1082,7 +1082,7 @@ xxl_server_actor (zsock_t *pipe, void *args)
     int slots = self->runs.monitor? 9: 8;
     while (!self->terminated) {
         long timeout = s_turn_timeout (self);
-        if (zmq_poll (items, slots, timeout) < 0) {
+        if (xxl_transport_poll (items, slots, timeout) < 0) {
             if (zmq_errno () == EINTR)
                 continue;               //  a signal: main decides
             break;
