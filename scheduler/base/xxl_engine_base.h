@@ -49,6 +49,7 @@
 #define XXL_API_LARGE       (64 * 1024)         //  a reply this large waits for the
                                                 //  client's socket to be drained
 #define XXL_API_TURN_BYTES  (16 * 1024 * 1024)  //  replies a turn reads requests for
+#define XXL_API_TURN_MS     100         //  ms a turn reads client requests for
 #define XXL_RETURN_EXTRA    5                   //  api return address: routing id,
                                                 //  socket fd (int32), then peer kind:
 #define XXL_PEER_DEALER     0 

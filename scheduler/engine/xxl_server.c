@@ -633,6 +633,7 @@ s_drain (server_t *self, zsock_t *sock, handler_fn *handler)
 {
     bool is_api = handler == engine_handle_api || handler == engine_handle_http;
     void *handle = zsock_resolve (sock);
+    int64_t started = zclock_mono ();
     for (int i = 0; i < self->config.batch; i++) {
         zmsg_t *zmsg = zmsg_new ();
         //  Non-blocking multipart receive
@@ -669,9 +670,11 @@ s_drain (server_t *self, zsock_t *sock, handler_fn *handler)
             zmsg_destroy (&zmsg);
             return true;
         }
-        //  (replies waiting for this turn's end are bounded: the rest of
-        //  the requests wait for the next turn)
-        if (is_api && self->outbox.api_out_bytes >= XXL_API_TURN_BYTES)
+        //  (replies waiting for this turn's end are bounded, in bytes and
+        //  in the time they wait: the rest of the requests wait for the
+        //  next turn, after the commit that sends these replies)
+        if (is_api && (self->outbox.api_out_bytes >= XXL_API_TURN_BYTES
+                   ||  zclock_mono () - started >= XXL_API_TURN_MS))
             i = self->config.batch;
         engine_fire_check (self);
         handler (self, zmsg);
