@@ -23,7 +23,7 @@
 
 //  The schema version a store opened now has (each backend counts its own
 //  migrations: PostgreSQL has one of its own, 16)
-#define XXL_TEST_SCHEMA (xxl_test_pg? 17: 16)
+#define XXL_TEST_SCHEMA (xxl_test_pg? 18: 17)
 
 static char s_dir [] = "/tmp/xxl-test-store-XXXXXX";
 
@@ -1575,32 +1575,33 @@ s_test_batches (xxl_store_t *store, int64_t gid, int64_t jid)
 //  job holds the rows with no result: a plan through xxl_job_log_job
 //  would walk the job's whole history)
 static void
-s_test_slots (xxl_store_t *store, const char *path)
+s_test_slots (xxl_store_t *store, const char *path, const xxl_job_t *template)
 {
     const int64_t job = 880088;
     const char *add = "INSERT INTO xxl_job_log (job_group, job_id, executor_address,"
-                      " trigger_time, trigger_code, handle_code, schedule_time)"
-                      " VALUES (1, ?, ?, ?, ?, ?, ?)";
-    struct { int64_t job; const char *address; int64_t time, trigger, handle, planned; }
+                      " trigger_time, trigger_code, handle_code, schedule_time, slot)"
+                      " VALUES (1, ?, ?, ?, ?, ?, ?, ?)";
+    struct { int64_t job; const char *address; int64_t time, trigger, handle, planned, slot; }
     rows [] = {
-        { job, "a", 10, 0, 0, 0 },      //  0 admitted, not yet acknowledged
-        { job, "a", 20, 200, 0, 0 },    //  1 running
-        { job, "a", 30, 200, 200, 0 },  //  2 done
-        { job, NULL, 900, 0, 0, 100 },  //  3 waiting, planned at 100
-        { job, NULL, 50, 0, 0, 0 },     //  4 waiting since 50
-        { job, NULL, 60, 0, 0, 5000 },  //  5 planned later: not due
-        { job, "a", 70, 500, 0, 0 },    //  6 failed at trigger
-        { job, NULL, 80, 200, 0, 0 },   //  7 no address: not admitted
-        { job, "a", 85, 0, 500, 0 },    //  8 finished unsent
-        { job + 1, "a", 90, 200, 0, 0 },//  9 another job's
-        { job + 1, NULL, 95, 0, 0, 0 }, //  10 another job's
-        { job, "b", 99, 200, 0, 0 },    //  11 running
+        { job, "a", 10, 0, 0, 0, 1 },       //  0 admitted, not yet acknowledged
+        { job, "a", 20, 200, 0, 0, 1 },     //  1 running
+        { job, "a", 30, 200, 200, 0, 1 },   //  2 done
+        { job, NULL, 900, 0, 0, 100, 1 },   //  3 waiting, planned at 100
+        { job, NULL, 50, 0, 0, 0, 1 },      //  4 waiting since 50
+        { job, NULL, 60, 0, 0, 5000, 1 },   //  5 planned later: not due
+        { job, "a", 70, 500, 0, 0, 1 },     //  6 failed at trigger
+        { job, NULL, 80, 200, 0, 0, 1 },    //  7 no address: not admitted
+        { job, "a", 85, 0, 500, 0, 1 },     //  8 finished unsent
+        { job + 1, "a", 90, 200, 0, 0, 0 }, //  9 another job's (no limit)
+        { job + 1, NULL, 95, 0, 0, 0, 0 },  //  10 another job's
+        { job, "b", 99, 200, 0, 0, 1 },     //  11 running
+        { job, "c", 98, 200, 0, 0, 0 },     //  12 running, from before the limit
     };
-    int64_t id [12];
-    for (size_t i = 0; i < 12; i++) {
-        XXL_CHECK (XXL_TEST_EXEC (store, add, "isiiii", rows [i].job, rows [i].address,
+    int64_t id [13];
+    for (size_t i = 0; i < 13; i++) {
+        XXL_CHECK (XXL_TEST_EXEC (store, add, "isiiiii", rows [i].job, rows [i].address,
                                   rows [i].time, rows [i].trigger, rows [i].handle,
-                                  rows [i].planned) == 1);
+                                  rows [i].planned, rows [i].slot) == 1);
         if (rows [i].planned == 0)
             XXL_CHECK (XXL_TEST_EXEC (store, "UPDATE xxl_job_log SET schedule_time = NULL"
                                       " WHERE id = (SELECT MAX (id) FROM xxl_job_log)", NULL) == 1);
@@ -1620,6 +1621,27 @@ s_test_slots (xxl_store_t *store, const char *path)
     XXL_CHECK (count == 3 && ids [2] == id [5]);
     XXL_CHECK (xxl_store_log_slot_ids (store, job + 2, 1, 0, ids, 16, &count) == 0
                && count == 0);
+    //  Saved with a limit: its rows from before the limit count from now;
+    //  another job's do not
+    xxl_job_t limited = *template;
+    limited.id = job;
+    limited.max_running = 2;
+    XXL_CHECK (xxl_store_job_save (store, &limited) == 0);
+    XXL_CHECK (xxl_store_log_slot_ids (store, job, 1, 0, ids, 16, &count) == 0);
+    XXL_CHECK (count == 4 && ids [2] == id [11] && ids [3] == id [12]);
+    XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_job_log WHERE slot = 1"
+                                " AND job_id = ?", "i", job + 1) == 0);
+    //  A row written with its slot (log_add) counts
+    xxl_log_t log = { .job_group = 1, .job_id = job, .executor_address = "d",
+                      .executor_handler = "h", .trigger_time = 110, .trigger_type = "MANUAL",
+                      .slot = 1 };
+    XXL_CHECK (xxl_store_log_add (store, &log) == 0 && log.id > 0);
+    XXL_CHECK (xxl_store_log_slot_ids (store, job, 1, 0, ids, 16, &count) == 0);
+    XXL_CHECK (count == 5);
+    bool listed = false;
+    for (size_t i = 0; i < count; i++)
+        listed |= ids [i] == log.id;
+    XXL_CHECK (listed);
     if (!xxl_test_pg) {
         sqlite3 *db = NULL;
         XXL_CHECK (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
@@ -1629,30 +1651,24 @@ s_test_slots (xxl_store_t *store, const char *path)
             char *sql = zsys_sprintf ("EXPLAIN QUERY PLAN %s", driver->sql [stmts [i]]);
             sqlite3_stmt *stmt = NULL;
             XXL_CHECK (sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL) == SQLITE_OK);
-            int reads = 0, unsent = 0, running = 0, other = 0;
+            int reads = 0, slots = 0;
             while (stmt && sqlite3_step (stmt) == SQLITE_ROW) {
                 const char *detail = (const char *) sqlite3_column_text (stmt, 3);
                 if (!detail || !strstr (detail, "xxl_job_log"))
                     continue;
                 reads++;
-                if (strstr (detail, "USING INDEX xxl_job_log_unsent"))
-                    unsent++;
-                else
-                if (strstr (detail, "USING INDEX xxl_job_log_running"))
-                    running++;
-                else
-                    other++;
+                if (strstr (detail, "USING INDEX xxl_job_log_slots (job_id=?)"))
+                    slots++;
                 printf ("# plan: %s\n", detail);
             }
             sqlite3_finalize (stmt);
-            XXL_CHECK (other == 0 && unsent == 1 && running == (i == 0? 1: 0)
-                       && reads == unsent + running);
+            XXL_CHECK (reads == 1 && slots == 1);
             zstr_free (&sql);
         }
         sqlite3_close (db);
     }
     XXL_CHECK (XXL_TEST_EXEC (store, "DELETE FROM xxl_job_log WHERE job_id IN (?, ?)", "ii",
-                              job, job + 1) == 12);
+                              job, job + 1) == 14);
 }
 
 static void
@@ -1934,7 +1950,7 @@ main (void)
     XXL_CHECK (jid > 0);
     s_test_batches (store, gid, jid);
     s_test_workflows (store, gid, jid);
-    s_test_slots (store, path);
+    s_test_slots (store, path, &job);
     xxl_job_t loaded;
     XXL_CHECK (xxl_store_job_load (store, jid, &loaded) == 0);
     XXL_CHECK (streq (loaded.schedule_conf, "0/5 * * * * ?"));
@@ -2341,6 +2357,8 @@ main (void)
     //  (and before schema 14's backfills)
     XXL_CHECK (XXL_TEST_EXEC (store, "DROP TABLE xxl_backfill", NULL) >= 0);
     //  (and before schema 15's maxRunning)
+    XXL_CHECK (XXL_TEST_EXEC (store, "DROP INDEX xxl_job_log_slots", NULL) >= 0);
+    XXL_CHECK (XXL_TEST_EXEC (store, "ALTER TABLE xxl_job_log DROP COLUMN slot", NULL) >= 0);
     XXL_CHECK (XXL_TEST_EXEC (store, "ALTER TABLE xxl_job_info DROP COLUMN max_running", NULL) >= 0);
     //  (and before schema 13's workflows)
     XXL_CHECK (XXL_TEST_EXEC (store, "DROP TABLE xxl_workflow_run", NULL) >= 0);
@@ -2379,6 +2397,13 @@ main (void)
     XXL_CHECK (XXL_TEST_SCALAR (store, xxl_test_pg
         ? "SELECT COUNT(*) FROM pg_indexes WHERE indexname = 'xxl_job_log_open'"
         : "SELECT COUNT(*) FROM sqlite_master WHERE name = 'xxl_job_log_open'", NULL) == 0);
+    //  Migration 17 (PostgreSQL's 18): the slots' index, the rows kept in it
+    //  none (no job had a limit)
+    XXL_CHECK (XXL_TEST_SCALAR (store, xxl_test_pg
+        ? "SELECT COUNT(*) FROM pg_indexes WHERE indexname = 'xxl_job_log_slots'"
+        : "SELECT COUNT(*) FROM sqlite_master WHERE name = 'xxl_job_log_slots'", NULL) == 1);
+    XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_job_log WHERE slot = 1", NULL)
+               == 0);
     //  Migration 13: workflows and runs, empty; the log rows kept, in no run
     XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_workflow", NULL) == 0);
     XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_workflow_run", NULL) == 0);

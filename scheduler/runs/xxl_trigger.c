@@ -809,7 +809,8 @@ engine_trigger (server_t *self, const xxl_job_t *job, trigger_args_t *args,
             .executor_sharding_param = *shard? shard: NULL,
             .executor_fail_retry_count = retry,
             .trigger_time = now, .trigger_code = 0, .trigger_msg = message,
-            .trigger_type = (char *) args->trigger_type, .schedule_time = args->schedule_time
+            .trigger_type = (char *) args->trigger_type, .schedule_time = args->schedule_time,
+            .slot = job->max_running > 0
         };
         int added = xxl_store_log_add (self->store, &log);
         if (added) {

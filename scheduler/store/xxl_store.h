@@ -104,6 +104,9 @@ typedef struct {
     int64_t handle_time;
     int64_t handle_code;
     char *handle_msg;
+    int64_t slot;                       //  1: counts towards its job's maxRunning
+                                        //  while it has no result (written by
+                                        //  log_add; the job's max_running > 0)
 } xxl_log_t;
 
 //  A workflow (DESIGN §12; version 12): its definition is the canonical

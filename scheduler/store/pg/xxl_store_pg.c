@@ -353,6 +353,15 @@ static const char *s_migrations [] = {
     //  17: a job's slots are counted from the unsent and running indexes
     //  (log_slot_ids); the open rows' index cost two index writes a run
     "DROP INDEX IF EXISTS xxl_job_log_open;",
+    //  18: the rows that count towards their job's maxRunning, by job
+    //  (xxl_store_sqlite.c's 17)
+    "ALTER TABLE xxl_job_log ADD COLUMN IF NOT EXISTS slot BIGINT NOT NULL DEFAULT 0;"
+    "UPDATE xxl_job_log SET slot = 1 WHERE id IN (SELECT id FROM xxl_job_log"
+    "  WHERE trigger_code = 0 UNION ALL SELECT id FROM xxl_job_log"
+    "  WHERE trigger_code = 200 AND handle_code = 0) AND handle_code = 0"
+    "  AND job_id IN (SELECT id FROM xxl_job_info WHERE max_running > 0);"
+    "CREATE INDEX IF NOT EXISTS xxl_job_log_slots ON xxl_job_log (job_id, id)"
+    "  WHERE slot = 1 AND handle_code = 0;",
 };
 _Static_assert (XXL_PG_LOG_ID_BLOCK == 4096, "migration 16 says 4096");
 #define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))

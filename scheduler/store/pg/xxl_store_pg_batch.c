@@ -146,7 +146,7 @@ s_array_free (s_array_t *self)
 //  The columns of a deferred row, in the INSERT's order
 enum {
     COL_GROUP, COL_JOB, COL_ADDRESS, COL_HANDLER, COL_PARAM, COL_SHARD, COL_RETRY,
-    COL_TIME, COL_CODE, COL_MSG, COL_TYPE, COL_ID, COLUMNS
+    COL_TIME, COL_CODE, COL_MSG, COL_TYPE, COL_ID, COL_SLOT, COLUMNS
 };
 
 struct _pgx_deferred_t {
@@ -226,6 +226,7 @@ pgx_defer_log (store_t *self, const xxl_log_t *log)
     s_array_text (&columns [COL_MSG], log->trigger_msg);
     s_array_text (&columns [COL_TYPE], log->trigger_type);
     s_array_int (&columns [COL_ID], log->id);
+    s_array_int (&columns [COL_SLOT], log->slot? 1: 0);
     self->deferred->rows++;
     pgx_log_id_used (self, log->id);
     if (self->deferred->rows >= XXL_PG_DEFER_MAX
@@ -250,16 +251,17 @@ pgx_flush (store_t *self)
     PGresult *result = pgx_run (self, PGX_WRITE | PGX_ONCE,
         "INSERT INTO xxl_job_log (job_group, job_id, executor_address, executor_handler,"
         " executor_param, executor_sharding_param, executor_fail_retry_count, trigger_time,"
-        " trigger_code, trigger_msg, trigger_type, id)"
+        " trigger_code, trigger_msg, trigger_type, id, slot)"
         " SELECT * FROM unnest ($1::int8[], $2::int8[], $3::text[], $4::text[], $5::text[],"
-        " $6::text[], $7::int8[], $8::int8[], $9::int8[], $10::text[], $11::text[], $12::int8[])"
-        " ON CONFLICT DO NOTHING", "ssssssssssss",
+        " $6::text[], $7::int8[], $8::int8[], $9::int8[], $10::text[], $11::text[], $12::int8[],"
+        " $13::int8[]) ON CONFLICT DO NOTHING", "sssssssssssss",
         s_array_end (&columns [COL_GROUP]), s_array_end (&columns [COL_JOB]),
         s_array_end (&columns [COL_ADDRESS]), s_array_end (&columns [COL_HANDLER]),
         s_array_end (&columns [COL_PARAM]), s_array_end (&columns [COL_SHARD]),
         s_array_end (&columns [COL_RETRY]), s_array_end (&columns [COL_TIME]),
         s_array_end (&columns [COL_CODE]), s_array_end (&columns [COL_MSG]),
-        s_array_end (&columns [COL_TYPE]), s_array_end (&columns [COL_ID]));
+        s_array_end (&columns [COL_TYPE]), s_array_end (&columns [COL_ID]),
+        s_array_end (&columns [COL_SLOT]));
     self->lock_free = lock_free;
     s_deferred_reset (deferred);
     int rc = 0;

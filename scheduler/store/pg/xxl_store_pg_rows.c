@@ -202,13 +202,14 @@ pgx_log_add (xxl_store_t *base, xxl_log_t *log)
     result = pgx_run (self, PGX_WRITE,
         "INSERT INTO xxl_job_log (job_group, job_id, executor_address, executor_handler,"
         " executor_param, executor_sharding_param, executor_fail_retry_count,"
-        " trigger_time, trigger_code, trigger_msg, trigger_type, schedule_time, id)"
+        " trigger_time, trigger_code, trigger_msg, trigger_type, schedule_time, id, slot)"
         " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,"
-        " CASE WHEN $12 > 0 THEN $12 END, $13) ON CONFLICT DO NOTHING", "iissssiiissii",
+        " CASE WHEN $12 > 0 THEN $12 END, $13, $14) ON CONFLICT DO NOTHING", "iissssiiissiii",
         log->job_group, log->job_id, log->executor_address, log->executor_handler,
         log->executor_param, log->executor_sharding_param,
         log->executor_fail_retry_count, log->trigger_time, log->trigger_code,
-        log->trigger_msg, log->trigger_type, log->schedule_time, log->id);
+        log->trigger_msg, log->trigger_type, log->schedule_time, log->id,
+        (int64_t) (log->slot? 1: 0));
     int rc = -1;
     if (result && pgx_changes (result) == 1) {
         pgx_log_id_used (self, log->id);
@@ -314,10 +315,10 @@ pgx_log_copy_shard (xxl_store_t *base, int64_t id, int64_t src, const char *shar
         "INSERT INTO xxl_job_log (id, job_group, job_id, executor_handler,"
         " executor_param, executor_sharding_param, executor_fail_retry_count,"
         " trigger_time, trigger_code, trigger_msg, trigger_type, schedule_time,"
-        " flow_run_id, flow_node, flow_attempt)"
+        " flow_run_id, flow_node, flow_attempt, slot)"
         " SELECT $1, job_group, job_id, executor_handler, executor_param, $2,"
         " executor_fail_retry_count, $3, 0, trigger_msg, trigger_type, schedule_time,"
-        " flow_run_id, flow_node, flow_attempt"
+        " flow_run_id, flow_node, flow_attempt, slot"
         " FROM xxl_job_log WHERE id = $4 AND trigger_code = 0 ON CONFLICT DO NOTHING",
         "isii", id, shard, stamp, src);
     if (changes > 0)
@@ -591,16 +592,19 @@ const char *const pgx_statements [XXL_SQL_STATEMENTS] = {
         " trigger_time, end_time FROM xxl_workflow_run WHERE id = $1 FOR UPDATE",
     //  (a job's rows with no result: the unsent and running partial indexes)
     [XXL_SQL_LOG_SLOT_ADMITTED] =
-        "SELECT id FROM xxl_job_log WHERE trigger_code = 0 AND handle_code = 0"
-        " AND executor_address IS NOT NULL AND job_id = $1"
-        " UNION ALL SELECT id FROM xxl_job_log WHERE trigger_code = 200 AND handle_code = 0"
-        " AND executor_address IS NOT NULL AND job_id = $1 ORDER BY id LIMIT $2",
+        "SELECT id FROM xxl_job_log WHERE slot = 1 AND handle_code = 0 AND job_id = $1"
+        " AND trigger_code IN (0, 200) AND executor_address IS NOT NULL ORDER BY id LIMIT $2",
     [XXL_SQL_LOG_SLOT_WAITING] =
-        "SELECT id FROM xxl_job_log WHERE trigger_code = 0 AND handle_code = 0"
-        " AND executor_address IS NULL AND job_id = $1"
+        "SELECT id FROM xxl_job_log WHERE slot = 1 AND handle_code = 0 AND job_id = $1"
+        " AND trigger_code = 0 AND executor_address IS NULL"
         " AND CASE WHEN schedule_time > 0 THEN schedule_time ELSE trigger_time END <= $2"
         " ORDER BY CASE WHEN schedule_time > 0 THEN schedule_time ELSE trigger_time END, id"
         " LIMIT $3",
+    [XXL_SQL_LOG_SLOT_MARK] =
+        "UPDATE xxl_job_log SET slot = 1 WHERE id IN (SELECT id FROM xxl_job_log"
+        " WHERE trigger_code = 0 AND job_id = $1 UNION ALL SELECT id FROM xxl_job_log"
+        " WHERE trigger_code = 200 AND handle_code = 0 AND job_id = $1)"
+        " AND slot = 0 AND handle_code = 0",
 };
 
 //  Workflows and their runs (version 12): the adds, RETURNING their new

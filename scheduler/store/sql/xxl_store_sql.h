@@ -100,6 +100,7 @@ typedef enum {
     XXL_SQL_WORKFLOW_RUN_LOAD,          //  workflow_run_load: the run's row, locked where rows lock
     XXL_SQL_LOG_SLOT_ADMITTED,          //  log_slot_ids running: $1 job, $2 max
     XXL_SQL_LOG_SLOT_WAITING,           //  log_slot_ids waiting: $1 job, $2 before, $3 max
+    XXL_SQL_LOG_SLOT_MARK,              //  job_save: $1 job's rows with no result count
     XXL_SQL_STATEMENTS                  //  how many (the length of a driver's sql)
 } xxl_store_stmt_t;
 

@@ -315,12 +315,19 @@ xs_group_find (xxl_store_t *base, const char *key, xxl_group_t *group)
     return rows < 0? -1: rows == 0;
 }
 
+//  (a job with a limit: its rows with no result written while it had
+//  none count towards it from now: log_slot_ids)
 int
 xs_job_save (xxl_store_t *base, const xxl_job_t *job)
 {
-    return xsql_exec (base,
+    if (xsql_exec (base,
         "UPDATE xxl_job_info SET (" XXL_JOB_COLUMNS ") = " XXL_JOB_VALUES " WHERE id = $31",
-        XXL_JOB_FMT "i", XXL_JOB_ARGS (job), job->id) < 0? -1: 0;
+        XXL_JOB_FMT "i", XXL_JOB_ARGS (job), job->id) < 0)
+        return -1;
+    if (job->max_running > 0
+    &&  xsql_exec (base, xsql_sql (base, XXL_SQL_LOG_SLOT_MARK), "i", job->id) < 0)
+        return -1;
+    return 0;
 }
 
 static void

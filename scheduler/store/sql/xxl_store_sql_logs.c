@@ -108,8 +108,8 @@ xs_log_lost_ids_after (xxl_store_t *base, int64_t before, int64_t after, int64_t
         (int64_t) max);
 }
 
-//  (each dialect reads the unsent and running partial indexes, never the
-//  job's whole history: no index by job holds the rows with no result)
+//  (each dialect reads xxl_job_log_slots: the rows with no result of the
+//  jobs with a limit, by job; never the job's whole history)
 int
 xs_log_slot_ids (xxl_store_t *base, int64_t job_id, int running, int64_t before, int64_t *ids,
                  size_t max, size_t *count)

@@ -244,6 +244,16 @@ static const char *s_migrations [] = {
     //  16: a job's slots are counted from the unsent and running indexes
     //  (log_slot_ids); the open rows' index cost two index writes a run
     "DROP INDEX IF EXISTS xxl_job_log_open;",
+    //  17: the rows that count towards their job's maxRunning (slot 1: the
+    //  job had one when the row was written, or got one while the row had
+    //  no result), by job while they have no result; rows of jobs with no
+    //  limit are in no index of their own
+    "ALTER TABLE xxl_job_log ADD COLUMN slot INTEGER NOT NULL DEFAULT 0;"
+    "UPDATE xxl_job_log SET slot = 1 WHERE id IN (SELECT id FROM xxl_job_log"
+    "  WHERE trigger_code = 0 UNION ALL SELECT id FROM xxl_job_log"
+    "  WHERE trigger_code = 200 AND handle_code = 0) AND handle_code = 0"
+    "  AND job_id IN (SELECT id FROM xxl_job_info WHERE max_running > 0);"
+    "CREATE INDEX xxl_job_log_slots ON xxl_job_log (job_id, id) WHERE slot = 1 AND handle_code = 0;",
 };
 #define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))
 

@@ -100,14 +100,15 @@ sq_log_add (xxl_store_t *base, xxl_log_t *log)
     sqlite3_stmt *stmt = sq_prepare (self,
         "INSERT INTO xxl_job_log (job_group, job_id, executor_address, executor_handler,"
         " executor_param, executor_sharding_param, executor_fail_retry_count,"
-        " trigger_time, trigger_code, trigger_msg, trigger_type, schedule_time, id)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        " trigger_time, trigger_code, trigger_msg, trigger_type, schedule_time, id, slot)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     if (!stmt || sq_bind (self, stmt, "iissssiiiss",
             log->job_group, log->job_id, log->executor_address, log->executor_handler,
             log->executor_param, log->executor_sharding_param,
             log->executor_fail_retry_count, log->trigger_time, log->trigger_code,
             log->trigger_msg, log->trigger_type))
         return -1;
+    sqlite3_bind_int64 (stmt, 14, log->slot? 1: 0);
     if (log->schedule_time > 0)
         sqlite3_bind_int64 (stmt, 12, log->schedule_time);
     if (log->id > 0)
@@ -179,10 +180,10 @@ sq_log_copy_shard (xxl_store_t *base, int64_t id, int64_t src, const char *shard
         "INSERT INTO xxl_job_log (id, job_group, job_id, executor_handler,"
         " executor_param, executor_sharding_param, executor_fail_retry_count,"
         " trigger_time, trigger_code, trigger_msg, trigger_type, schedule_time,"
-        " flow_run_id, flow_node, flow_attempt)"
+        " flow_run_id, flow_node, flow_attempt, slot)"
         " SELECT ?, job_group, job_id, executor_handler, executor_param, ?,"
         " executor_fail_retry_count, ?, 0, trigger_msg, trigger_type, schedule_time,"
-        " flow_run_id, flow_node, flow_attempt"
+        " flow_run_id, flow_node, flow_attempt, slot"
         " FROM xxl_job_log WHERE id = ? AND trigger_code = 0", "isii",
         id, shard, stamp, src);
 }
@@ -564,23 +565,28 @@ const char *const sq_statements [XXL_SQL_STATEMENTS] = {
     [XXL_SQL_WORKFLOW_RUN_LOAD] =
         "SELECT id, workflow_id, status, param, definition, killed, trigger_type,"
         " trigger_time, end_time FROM xxl_workflow_run WHERE id = ?",
-    //  (a job's rows with no result: the unsent and running indexes, each
-    //  walked whole, rather than the job's history, which SQLite would
-    //  otherwise walk through xxl_job_log_job; tests/test_store.c checks
-    //  the plan)
+    //  (a job's rows with no result that count towards its maxRunning:
+    //  xxl_job_log_slots, which SQLite would pass over for xxl_job_log_job,
+    //  the job's whole history; tests/test_store.c checks the plans)
     [XXL_SQL_LOG_SLOT_ADMITTED] =
-        "SELECT id FROM xxl_job_log INDEXED BY xxl_job_log_unsent"
-        " WHERE trigger_code = 0 AND handle_code = 0"
-        " AND executor_address IS NOT NULL AND job_id = ?1"
-        " UNION ALL SELECT id FROM xxl_job_log INDEXED BY xxl_job_log_running"
-        " WHERE trigger_code = 200 AND handle_code = 0"
-        " AND executor_address IS NOT NULL AND job_id = ?1 ORDER BY id LIMIT ?2",
+        "SELECT id FROM xxl_job_log INDEXED BY xxl_job_log_slots"
+        " WHERE slot = 1 AND handle_code = 0 AND job_id = ?1 AND trigger_code IN (0, 200)"
+        " AND executor_address IS NOT NULL ORDER BY id LIMIT ?2",
     [XXL_SQL_LOG_SLOT_WAITING] =
-        "SELECT id FROM xxl_job_log INDEXED BY xxl_job_log_unsent"
-        " WHERE trigger_code = 0 AND handle_code = 0 AND executor_address IS NULL AND job_id = ?1"
+        "SELECT id FROM xxl_job_log INDEXED BY xxl_job_log_slots"
+        " WHERE slot = 1 AND handle_code = 0 AND job_id = ?1 AND trigger_code = 0"
+        " AND executor_address IS NULL"
         " AND CASE WHEN schedule_time > 0 THEN schedule_time ELSE trigger_time END <= ?2"
         " ORDER BY CASE WHEN schedule_time > 0 THEN schedule_time ELSE trigger_time END, id"
         " LIMIT ?3",
+    //  (the rows with no result: the unsent and running indexes, each
+    //  walked whole, once per save of a job with a limit)
+    [XXL_SQL_LOG_SLOT_MARK] =
+        "UPDATE xxl_job_log SET slot = 1 WHERE id IN (SELECT id FROM xxl_job_log"
+        " INDEXED BY xxl_job_log_unsent WHERE trigger_code = 0 AND job_id = ?1"
+        " UNION ALL SELECT id FROM xxl_job_log INDEXED BY xxl_job_log_running"
+        " WHERE trigger_code = 200 AND handle_code = 0 AND job_id = ?1)"
+        " AND slot = 0 AND handle_code = 0",
 };
 
 //  Workflows and their runs (version 12): the adds, whose new id is the
