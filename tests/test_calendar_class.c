@@ -181,6 +181,9 @@ s_handwritten (void)
     //  Refusals, each with its reason
     s_refused ("2026-02-30", NULL, NULL, "date '2026-02-30' is not a date YYYY-MM-DD");
     s_refused ("2026-1-01", NULL, NULL, "is not a date");
+    //  (echoed escaped: no control byte reaches a terminal)
+    s_refused ("2026-01-0\x1b[2J", NULL, NULL, "date '2026-01-0\\x1b[2J' is not a date");
+    s_refused (NULL, "\x1b[2J * * * * ?", NULL, "invalid cron expression '\\x1b[2J * * * * ?'");
     s_refused ("20260101", NULL, NULL, "is not a date");
     s_refused ("2026-13-01", NULL, NULL, "is not a date");
     s_refused ("0999-01-01", NULL, NULL, "is not a date");

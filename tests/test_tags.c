@@ -82,6 +82,10 @@ main (void)
     XXL_CHECK_HAS (s_norm ("zone=eu,"), "an empty tag");
     XXL_CHECK_HAS (s_norm (",zone=eu"), "an empty tag");
     XXL_CHECK_HAS (s_norm ("zone=eu,gpu"), "ERR: tag 'gpu' must be KEY=VALUE");
+    //  A refused tag is echoed escaped: no control byte reaches a terminal
+    XXL_CHECK_HAS (s_norm ("zone=\x1b[31meu"), "ERR: tag 'zone=\\x1b[31meu': KEY and VALUE");
+    XXL_CHECK_HAS (s_norm ("g\npu"), "ERR: tag 'g\\npu' must be KEY=VALUE");
+    XXL_CHECK_HAS (s_norm ("a=1,,\x07"), "ERR: tags 'a=1,,\\x07': an empty tag");
     //  Count: 16 at most
     char many [400] = "";
     for (int i = 0; i < 16; i++)

@@ -17,6 +17,7 @@
 #include "xxl_calendar.h"
 #include "xxl_tz.h"
 #include "xxl/cron.h"
+#include "xxl/msg.h"
 
 #include <assert.h>
 #include <ctype.h>
@@ -73,8 +74,9 @@ s_read_dates (xxl_calendar_t *self, const char *text, char *err, size_t errlen)
         }
         if (!shape || year < 1000 || month < 1 || month > 12 || day < 1
         ||  day > xxl_tz_month_days (year, month)) {
-            snprintf (err, errlen, "date '%.*s' is not a date YYYY-MM-DD",
-                      (int) (length > 40? 40: length), start);
+            char shown [200];
+            snprintf (err, errlen, "date '%s' is not a date YYYY-MM-DD",
+                      xxl_printable_n (start, length > 40? 40: length, shown, sizeof shown));
             return -1;
         }
         if (self->count == XXL_CALENDAR_DATES_MAX) {
@@ -130,8 +132,10 @@ xxl_calendar_new (const char *dates, const char *exclude_cron, const char *tz, c
         char reason [256];
         self->cron = xxl_cron_new (exclude_cron, tz, reason, sizeof reason);
         if (!self->cron) {
-            snprintf (err, errlen, "invalid cron expression '%.100s': %s", exclude_cron,
-                      reason);
+            char shown [500];
+            snprintf (err, errlen, "invalid cron expression '%s': %s",
+                      xxl_printable_n (exclude_cron, strnlen (exclude_cron, 100), shown,
+                                       sizeof shown), reason);
             xxl_calendar_destroy (&self);
             return NULL;
         }

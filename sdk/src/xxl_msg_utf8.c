@@ -85,10 +85,16 @@ xxl_utf8_repair (const char *text)
 const char *
 xxl_printable (const char *text, char *out, size_t outlen)
 {
+    return xxl_printable_n (text? text: "(null)", text? strlen (text): 6, out, outlen);
+}
+
+const char *
+xxl_printable_n (const char *text, size_t n, char *out, size_t outlen)
+{
     if (!outlen)
         return out;
-    const uint8_t *p = (const uint8_t *) (text? text: "(null)");
-    size_t n = strlen ((const char *) p), at = 0;
+    const uint8_t *p = (const uint8_t *) text;
+    size_t at = 0;
     for (size_t i = 0; i < n; ) {
         char piece [8];
         size_t bad, len = xxl_utf8_seq (p + i, n - i, &bad), size;

@@ -3,6 +3,7 @@
 */
 
 #include "xxl_tags.h"
+#include "xxl/msg.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -28,9 +29,11 @@ static int
 s_tag_parse (const char *start, size_t len, s_tag_t *tag, char *why, size_t whylen)
 {
     const char *equals = memchr (start, '=', len);
-    int shown = len > 200? 200: (int) len;
+    //  (the tag as a client sent it, escaped: no control byte is echoed)
+    char shown [900];
+    xxl_printable_n (start, len > 200? 200: len, shown, sizeof shown);
     if (!equals) {
-        snprintf (why, whylen, "tag '%.*s' must be KEY=VALUE", shown, start);
+        snprintf (why, whylen, "tag '%s' must be KEY=VALUE", shown);
         return -1;
     }
     tag->key = start;
@@ -39,14 +42,14 @@ s_tag_parse (const char *start, size_t len, s_tag_t *tag, char *why, size_t whyl
     tag->value_len = len - tag->key_len - 1;
     if (tag->key_len < 1 || tag->key_len > XXL_TAG_KEY_MAX
     ||  tag->value_len < 1 || tag->value_len > XXL_TAG_VALUE_MAX) {
-        snprintf (why, whylen, "tag '%.*s': KEY must be 1-%d and VALUE 1-%d bytes",
-                  shown, start, XXL_TAG_KEY_MAX, XXL_TAG_VALUE_MAX);
+        snprintf (why, whylen, "tag '%s': KEY must be 1-%d and VALUE 1-%d bytes",
+                  shown, XXL_TAG_KEY_MAX, XXL_TAG_VALUE_MAX);
         return -1;
     }
     for (size_t i = 0; i < len; i++)
         if (start + i != equals && !s_tag_char (start [i])) {
-            snprintf (why, whylen, "tag '%.*s': KEY and VALUE may hold only letters, digits,"
-                      " '_', '-', '.', ':' and '/'", shown, start);
+            snprintf (why, whylen, "tag '%s': KEY and VALUE may hold only letters, digits,"
+                      " '_', '-', '.', ':' and '/'", shown);
             return -1;
         }
     return 0;
@@ -87,8 +90,9 @@ s_set_parse (const char *text, s_tag_t *tags, char *why, size_t whylen)
         while (stop > start && s_space (stop [-1]))
             stop--;
         if (stop == start) {
-            snprintf (why, whylen, "tags '%.200s': an empty tag (two commas, or one at"
-                      " an end)", text);
+            char shown [900];
+            snprintf (why, whylen, "tags '%s': an empty tag (two commas, or one at an end)",
+                      xxl_printable_n (text, strnlen (text, 200), shown, sizeof shown));
             return -1;
         }
         if (count == XXL_TAGS_MAX) {

@@ -147,6 +147,8 @@ char *xxl_msg_to_json (const msgpack_object *obj, int pretty);
 //  cut between characters (never inside one or inside an escape); NULL
 //  is written "(null)".  Returns out.
 const char *xxl_printable (const char *text, char *out, size_t outlen);
+//  The same for the n bytes at text (NUL bytes among them become \x00)
+const char *xxl_printable_n (const char *text, size_t n, char *out, size_t outlen);
 
 //  text made valid UTF-8 as the encoder makes strings (each invalid
 //  sequence's maximal subpart becomes U+FFFD): NULL when text is valid
