@@ -205,6 +205,14 @@ check "... a cron that has times still starts" bash -c "
     $CTL --api $API workflow update $W5 --cron '0 0 12 * * ?' --start >/dev/null \
     && $CTL --api $API --json workflow show $W5 | jq -e '.triggerStatus == 1' >/dev/null \
     && $CTL --api $API workflow stop $W5 >/dev/null"
+check "a name empty or with a control character is 400; any other, repeated too, is taken" bash -c "
+    $CTL --api $API workflow add --name '' --file $T/chain.json 2>&1 | grep -q '^xxl-ctl: name must not be empty' \
+    && $CTL --api $API workflow add --name \$'a\\x1bb' --file $T/chain.json 2>&1 \
+        | grep -q 'name must not hold control characters' \
+    && $CTL --api $API workflow update $W5 --name \$'x\\ny' 2>&1 | grep -q 'name must not hold control' \
+    && a=\$($CTL --api $API --json workflow add --name 'nightly étl' --file $T/chain.json | jq -e .id) \
+    && b=\$($CTL --api $API --json workflow add --name 'nightly étl' --file $T/chain.json | jq -e .id) \
+    && [ \"\$a\" != \"\$b\" ] && $CTL --api $API workflow rm \$a >/dev/null && $CTL --api $API workflow rm \$b >/dev/null"
 check "an unknown time zone is 400 'unknown time zone' (as a job's)" bash -c "
     $CTL --api $API workflow add --name tz --file $T/chain.json --cron '0 0 * * * ?' --timezone Bad/Zone 2>&1 \
         | grep -q \"^xxl-ctl: unknown time zone 'Bad/Zone'\""

@@ -68,6 +68,21 @@ s_appname (const char *app, char *why, size_t whylen)
     return 0;
 }
 
+//  A workflow's name (shown in lists, logs and the console): any text but
+//  an empty one or one holding C0 controls or DEL; names may repeat (a
+//  workflow is its id, as a job is)
+static int
+s_workflow_name (const char *name, char *why, size_t whylen)
+{
+    if (!*name)
+        return s_refuse (why, whylen, "name must not be empty");
+    for (const char *p = name; *p; p++)
+        if ((unsigned char) *p < 0x20 || *p == 0x7f)
+            return s_refuse (why, whylen, "name must not hold control characters"
+                             " (U+0000-U+001F, U+007F)");
+    return 0;
+}
+
 static int
 s_shard (const char *text, char *why, size_t whylen)
 {
@@ -245,7 +260,7 @@ static const char *const s_workflow_schedules [] = { "NONE", "CRON", "FIX_RATE",
     { S_BOOL ("start"), .after = n }
 
 static const xxl_field_t s_workflow_add [] = {
-    { S_NAME ("name"), .required = true },
+    { S_NAME ("name"), .required = true, .check = s_workflow_name },
     { S_STR ("definition", XXL_CMD_MAX_GLUE), .required = true },
     S_WORKFLOW_FIELDS (0),
     S_END
@@ -253,7 +268,7 @@ static const xxl_field_t s_workflow_add [] = {
 
 static const xxl_field_t s_workflow_update [] = {
     { S_ID ("workflowId"), .required = true },
-    { S_NAME ("name"), .after = 1 },
+    { S_NAME ("name"), .after = 1, .check = s_workflow_name },
     { S_STR ("definition", XXL_CMD_MAX_GLUE), .after = 1 },
     S_WORKFLOW_FIELDS (1),
     S_END
