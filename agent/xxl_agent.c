@@ -106,8 +106,13 @@ s_run_one (agent_t *self, xxl_msg_t *msg, const msgpack_object *map,
         zsys_info ("agent: refused log %" PRId64 ": stopping", trigger.log_id);
         return XXL_CODE_FAIL;
     }
-    if (xxl_executor_run (self->executor, &trigger, reason, reasonlen) == 0)
+    if (xxl_executor_run (self->executor, &trigger, reason, reasonlen) == 0) {
+        //  (its result goes back to the scheduler that sent it, whose rows
+        //  they are: xxl_agent_callback.c)
+        if (self->origins)
+            xxl_imap_put (self->origins, trigger.log_id, (void *) (uintptr_t) (self->run_link + 1));
         return XXL_OK;
+    }
     if (strstr (reason, "already accepted")) {
         //  A scheduler re-sent after its restart: the run is ours already
         self->repeated++;
@@ -191,6 +196,7 @@ s_handle_run (agent_t *self, link_t *link, xxl_msg_t *msg)
     char expired [512];
     int code = s_expired (self, link, msg, expired, sizeof expired);
     self->repeated = 0;
+    self->run_link = (size_t) (link - self->links);
     if (code) {
         code = s_expired_item (self, msg, NULL, code, expired, reason, sizeof reason);
         if (self->repeated)
@@ -241,6 +247,7 @@ s_handle_run_batch (agent_t *self, link_t *link, xxl_msg_t *msg)
     xxl_enc_t *enc = self->enc;
     self->repeated = 0;
     self->busy_refused = 0;
+    self->run_link = (size_t) (link - self->links);
     char busy [512] = "";
     xxl_agent_reply_begin (self, xxl_msg_id (msg), XXL_OK, NULL);
     xxl_enc_key (enc, "content");
@@ -491,6 +498,7 @@ s_agent_destroy (agent_t **self_p)
     xxl_handlers_destroy (&self->handlers);
     xxl_spool_destroy (&self->spool);
     xxl_journal_destroy (&self->journal);
+    xxl_imap_destroy (&self->origins);
     //  Last: the guardian reads the journal once we closed its pipe
     xxl_guard_destroy (&self->guard);
     xxl_agent_links_close (self);
@@ -558,6 +566,7 @@ s_agent_new (zsock_t *pipe, const xxl_agent_config_t *config)
     //  The logIds accepted by earlier lives; the runs they lost
     char *journal_path = zsys_sprintf ("%s/accepted.journal", config->logdir);
     self->journal = xxl_journal_new (journal_path, 0);
+    self->origins = xxl_imap_new ();
     if (!self->journal) {
         zsys_error ("agent: cannot open the journal %s", journal_path);
         zstr_free (&journal_path);

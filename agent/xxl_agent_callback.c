@@ -2,9 +2,14 @@
     scheduler's acknowledgement.
 
     Results taken from the executor are spooled (xxl_spool.h), done in the
-    journal, then wait in an ordered queue; a CALLBACK batch takes them
-    from its head to the first scheduler that is up (the preferred one
-    first).  Up to XXL_CALLBACK_INFLIGHT batches may be unacknowledged at
+    journal, then wait in an ordered queue; a CALLBACK batch goes to the
+    scheduler the oldest waiting result's RUN came from (its origin, while
+    that link is up; else the preferred one, else the first up) and takes,
+    in order, the waiting results bound for that scheduler: each scheduler
+    sharing a store writes the results of the rows it sent, never waiting
+    for another's row locks.  A result with no origin (from the spool after
+    a restart, or back from a batch that was refused or not acknowledged)
+    goes to any.  Up to XXL_CALLBACK_INFLIGHT batches may be unacknowledged at
     once: a batch goes whenever none is in flight, and another one as soon
     as XXL_CALLBACK_EAGER results wait.  An acked batch's results leave the
     spool; a refused one, or one without an ack within the timeout (then
@@ -76,12 +81,30 @@ xxl_agent_callbacks_count (agent_t *self)
 }
 
 //  Puts a batch's results back at the head of the waiting queue, to be
-//  sent again; frees the slot
+//  sent again; frees the slot.  Their scheduler did not take them: they may
+//  go to any
 static void
 s_batch_return (agent_t *self, batch_t *batch)
 {
+    for (callback_t *callback = batch->items.head; callback; callback = callback->next)
+        callback->origin = self->link_count;
     s_callbacks_prepend (&self->waiting, &batch->items);
     batch->id = 0;
+}
+
+//  The link a result goes to: the one its RUN came on while it is up, else
+//  the preferred one if up, else the first up; link_count when none is
+static size_t
+s_link_for (agent_t *self, const callback_t *callback)
+{
+    if (callback->origin < self->link_count && self->links [callback->origin].up)
+        return callback->origin;
+    for (size_t i = 0; i < self->link_count; i++) {
+        size_t index = (self->preferred + i) % self->link_count;
+        if (self->links [index].up)
+            return index;
+    }
+    return self->link_count;
 }
 
 //  Returns every batch in flight on link, the newest first, so that the
@@ -122,15 +145,11 @@ xxl_agent_callbacks_send (agent_t *self)
         }
         if (!slot || (in_flight && self->waiting.count < XXL_CALLBACK_EAGER))
             return;
-        //  The preferred link if it is up, else the first that is
-        size_t chosen = self->link_count;
-        for (size_t i = 0; i < self->link_count; i++) {
-            size_t index = (self->preferred + i) % self->link_count;
-            if (self->links [index].up) {
-                chosen = index;
-                break;
-            }
-        }
+        //  The oldest result's link; the batch takes the waiting results
+        //  bound for it, in order (each scheduler gets the results of the
+        //  RUNs it sent: their rows are its own, written without waiting
+        //  for another's locks); the others keep their place
+        size_t chosen = s_link_for (self, self->waiting.head);
         if (chosen == self->link_count)
             return;                     //  no scheduler up: results wait
         uint64_t id = ++self->next_id;
@@ -138,12 +157,21 @@ xxl_agent_callbacks_send (agent_t *self)
         xxl_enc_key (self->enc, "items");
         xxl_enc_array_begin (self->enc);
         size_t bytes = 0;
-        while (self->waiting.head && slot->items.count < XXL_CALLBACK_BATCH
+        callback_t *prev = NULL, *callback = self->waiting.head;
+        while (callback && slot->items.count < XXL_CALLBACK_BATCH
            &&  bytes < XXL_CALLBACK_BYTES) {
-            callback_t *callback = self->waiting.head;
-            self->waiting.head = callback->next;
-            if (!self->waiting.head)
-                self->waiting.tail = NULL;
+            if (s_link_for (self, callback) != chosen) {
+                prev = callback;
+                callback = callback->next;
+                continue;
+            }
+            callback_t *next = callback->next;
+            if (prev)
+                prev->next = next;
+            else
+                self->waiting.head = next;
+            if (self->waiting.tail == callback)
+                self->waiting.tail = prev;
             self->waiting.count--;
             callback->next = NULL;
             s_callbacks_append (&slot->items, callback);
@@ -159,6 +187,7 @@ xxl_agent_callbacks_send (agent_t *self)
                 xxl_enc_kint (self->enc, "startTime", callback->result.start_time
                                                      + self->links [chosen].wall_offset);
             xxl_enc_map_end (self->enc);
+            callback = next;
         }
         xxl_enc_array_end (self->enc);
         if (xxl_agent_send (self, &self->links [chosen])) {
@@ -260,6 +289,14 @@ xxl_agent_callbacks_queue (agent_t *self, const xxl_result_t *result, bool copy)
     callback->result = *result;
     if (copy)
         callback->result.msg = result->msg? strdup (result->msg): NULL;
+    callback->origin = self->link_count;
+    if (self->origins) {
+        uintptr_t link = (uintptr_t) xxl_imap_get (self->origins, result->log_id);
+        if (link) {
+            callback->origin = (size_t) link - 1;
+            xxl_imap_del (self->origins, result->log_id);
+        }
+    }
     s_callbacks_append (&self->waiting, callback);
 }
 

@@ -21,6 +21,7 @@
 #include "xxl_executor.h"
 #include "xxl_guard.h"
 #include "xxl_handlers.h"
+#include "xxl_imap.h"
 #include "xxl_journal.h"
 #include "xxl_logread.h"
 #include "xxl_spool.h"
@@ -69,6 +70,8 @@ typedef struct {
 
 typedef struct _callback_t {
     xxl_result_t result;
+    size_t origin;                      //  the link its RUN came on (link_count:
+                                        //  any, e.g. a result from the spool)
     struct _callback_t *next;
 } callback_t;
 
@@ -89,7 +92,10 @@ typedef struct {
     zsock_t *pipe;
     link_t *links;
     size_t link_count;
-    size_t preferred;                   //  link that takes callbacks
+    size_t preferred;                   //  link that takes callbacks with no origin
+    xxl_imap_t *origins;                //  logId -> the link its RUN came on + 1,
+                                        //  until its result is queued
+    size_t run_link;                    //  the link of the RUN being handled
     xxl_handlers_t *handlers;
     xxl_executor_t *executor;
     xxl_spool_t *spool;                 //  results on disk until acknowledged

@@ -230,4 +230,7 @@ check "batch RUN: one answer per item, in order; bad batches refused whole" \
 # The link's queue, against a fake scheduler that stops reading
 check "the agent's queue is bounded; dropped REPLYs are counted, a CALLBACK goes later" \
     "$XXL_BUILD/tests/test_agent_queue" "$AGENT" "$HANDLERS" "$T/logs-queue"
+# Two schedulers, each sent a RUN: each gets its own run's result
+check "a run's result goes to the scheduler whose RUN started it" \
+    "$XXL_BUILD/tests/test_agent_origin" "$AGENT" "$HANDLERS" "$T/logs-origin"
 xxl_done

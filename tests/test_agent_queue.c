@@ -142,24 +142,6 @@ s_send_beat (xxl_tw_sched_t *sched, xxl_enc_t *enc, uint64_t id)
 }
 
 //  A RUN of demoJobHandler, the single form
-static void
-s_send_run (xxl_tw_sched_t *sched, xxl_enc_t *enc, uint64_t id, int64_t log_id)
-{
-    xxl_enc_request (enc, "RUN", id);
-    xxl_enc_kint (enc, "jobId", 1);
-    xxl_enc_kstr (enc, "executorHandler", "demoJobHandler");
-    xxl_enc_kstr (enc, "executorParams", "");
-    xxl_enc_kstr (enc, "executorBlockStrategy", "SERIAL_EXECUTION");
-    xxl_enc_kint (enc, "executorTimeout", 0);
-    xxl_enc_kint (enc, "logId", log_id);
-    xxl_enc_kint (enc, "logDateTime", zclock_time ());
-    xxl_enc_kstr (enc, "glueType", "BEAN");
-    xxl_enc_kint (enc, "glueUpdatetime", 0);
-    xxl_enc_kint (enc, "broadcastIndex", 0);
-    xxl_enc_kint (enc, "broadcastTotal", 1);
-    xxl_tw_sched_send (sched, enc);
-}
-
 //  The agent's CPU time so far, in clock ticks (-1: unknown)
 static int64_t
 s_cpu_ticks (pid_t pid)
@@ -228,7 +210,7 @@ main (int argc, char *argv [])
     xxl_enc_t *enc = xxl_enc_new ();
     for (int64_t i = 1; i <= beats; i++)
         s_send_beat (sched, enc, BEAT_ID + (uint64_t) i);
-    s_send_run (sched, enc, RUN_ID, RUN_LOG);
+    xxl_tw_sched_run (sched, enc, RUN_ID, RUN_LOG);
     //  The agent works through the BEATs at its own pace (a loaded or
     //  sanitized build takes minutes): waited for while it still uses
     //  CPU, until 30 s pass without a tick of it, or 15 minutes in all

@@ -237,6 +237,24 @@ xxl_tw_sched_send (xxl_tw_sched_t *self, xxl_enc_t *enc)
     return zmsg_send (&msg, self->router);
 }
 
+int
+xxl_tw_sched_run (xxl_tw_sched_t *self, xxl_enc_t *enc, uint64_t id, int64_t log_id)
+{
+    xxl_enc_request (enc, "RUN", id);
+    xxl_enc_kint (enc, "jobId", 1);
+    xxl_enc_kstr (enc, "executorHandler", "demoJobHandler");
+    xxl_enc_kstr (enc, "executorParams", "");
+    xxl_enc_kstr (enc, "executorBlockStrategy", "SERIAL_EXECUTION");
+    xxl_enc_kint (enc, "executorTimeout", 0);
+    xxl_enc_kint (enc, "logId", log_id);
+    xxl_enc_kint (enc, "logDateTime", zclock_time ());
+    xxl_enc_kstr (enc, "glueType", "BEAN");
+    xxl_enc_kint (enc, "glueUpdatetime", 0);
+    xxl_enc_kint (enc, "broadcastIndex", 0);
+    xxl_enc_kint (enc, "broadcastTotal", 1);
+    return xxl_tw_sched_send (self, enc);
+}
+
 //  Records the items of a CALLBACK
 static void
 s_record_callback (xxl_tw_sched_t *self, xxl_msg_t *msg)

@@ -112,6 +112,10 @@ int64_t xxl_tw_sched_now (xxl_tw_sched_t *self);
 //  agent was heard from yet or the send failed
 int xxl_tw_sched_send (xxl_tw_sched_t *self, xxl_enc_t *enc);
 
+//  Sends the agent a RUN (id) of log_id: job 1's demoJobHandler, serial,
+//  no timeout, no expireTime; as xxl_tw_sched_send
+int xxl_tw_sched_run (xxl_tw_sched_t *self, xxl_enc_t *enc, uint64_t id, int64_t log_id);
+
 //  Waits up to timeout_ms for a message of type from the agent (and, when
 //  id > 0, with that id), answering and recording as above on the way;
 //  returns it (the caller destroys it), or NULL.  Frames that do not
