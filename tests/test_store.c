@@ -2404,6 +2404,11 @@ main (void)
         : "SELECT COUNT(*) FROM sqlite_master WHERE name = 'xxl_job_log_slots'", NULL) == 1);
     XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_job_log WHERE slot = 1", NULL)
                == 0);
+    //  (PostgreSQL: and the rows with no result by id, for the batched
+    //  result update's join)
+    if (xxl_test_pg)
+        XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM pg_indexes"
+                                    " WHERE indexname = 'xxl_job_log_open_ids'", NULL) == 1);
     //  Migration 13: workflows and runs, empty; the log rows kept, in no run
     XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_workflow", NULL) == 0);
     XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_workflow_run", NULL) == 0);
