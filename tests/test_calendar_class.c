@@ -250,6 +250,12 @@ s_handwritten (void)
     printf ("gave up on an every-second schedule in %ld steps, %.3f s\n", s_counted_calls,
             (double) (clock () - begun) / CLOCKS_PER_SEC);
     xxl_calendar_destroy (&calendar);
+    //  (times no schedule reaches are answered as they are)
+    xxl_cron_t *all = xxl_cron_new ("* * * * * ?", "UTC", NULL, 0);
+    XXL_CHECK (xxl_cron_match_until (all, INT64_MIN) == INT64_MIN);
+    XXL_CHECK (xxl_cron_match_until (all, INT64_MAX) == INT64_MAX);
+    XXL_CHECK (xxl_cron_match_until (all, t0 + 1500) == t0 + 86400000 - 1);
+    xxl_cron_destroy (&all);
     //  Seconds 1-59 of every minute excluded: two steps a minute
     calendar = xxl_calendar_new (NULL, "1-59 * * * * ?", "UTC", err, sizeof err);
     s_counted_calls = 0;

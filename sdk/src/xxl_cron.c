@@ -168,6 +168,9 @@ int64_t
 xxl_cron_match_until (xxl_cron_t *self, int64_t ms)
 {
     assert (self);
+    //  (a time no schedule reaches: nothing to skip, and no overflow below)
+    if (ms < INT64_MIN / 2 || ms > INT64_MAX / 2)
+        return ms;
     int64_t second = xxl_tz_floordiv (ms, 1000);
     if (xxl_cron_next (self, second * 1000 - 1000) != second * 1000)
         return ms;

@@ -58,7 +58,8 @@ int64_t
 //  can tell within one UTC offset: the contiguous seconds of its minute;
 //  when every second matches, the contiguous minutes of its hour; when
 //  every minute does too, the contiguous hours of its day.  Every instant
-//  from ms to the answer matches.  For a time it does not match, ms.
+//  from ms to the answer matches.  For a time it does not match, or one
+//  past half of int64_t's range either way, ms.
 //  Read-only.  (A calendar's exclusion skips a run in one step with it.)
 int64_t
     xxl_cron_match_until (xxl_cron_t *self, int64_t ms);
