@@ -254,22 +254,32 @@ xs_log_route (xxl_store_t *base, int64_t log_id, int64_t stamp, const char *addr
 //  Finishes a row once; an unsent one becomes accepted, with trigger time
 //  trigger_time unless it is 0.  A row whose trigger failed is never
 //  finished (its handle_code stays 0).  address: only a row sent there
-//  (NULL: any)
+//  (NULL: any).  With no trigger time to write, the statement does not
+//  name trigger_time: SQLite rewrites the entries of every index on a
+//  column an UPDATE sets, even to the value it had (xxl_job_log_time)
 static int
 s_log_handle_done (xxl_store_t *self, int64_t log_id, const char *address, int64_t handle_time,
                    int code, const char *msg, int64_t trigger_time)
 {
-    int changes = xsql_exec (self, address
-        ? "UPDATE xxl_job_log SET handle_time = $1, handle_code = $2, handle_msg = $3,"
-          " trigger_time = CASE WHEN trigger_code = 0 AND $4 != 0 THEN $5 ELSE trigger_time END,"
-          " trigger_code = CASE trigger_code WHEN 0 THEN 200 ELSE trigger_code END"
-          " WHERE id = $6 AND handle_code = 0 AND trigger_code IN (0, 200)"
-          " AND executor_address = $7"
-        : "UPDATE xxl_job_log SET handle_time = $1, handle_code = $2, handle_msg = $3,"
-          " trigger_time = CASE WHEN trigger_code = 0 AND $4 != 0 THEN $5 ELSE trigger_time END,"
-          " trigger_code = CASE trigger_code WHEN 0 THEN 200 ELSE trigger_code END"
-          " WHERE id = $6 AND handle_code = 0 AND trigger_code IN (0, 200) AND $7 IS NULL",
-        "iisiiis", handle_time, (int64_t) code, msg, trigger_time, trigger_time, log_id, address);
+#define S_DONE_SET \
+    "UPDATE xxl_job_log SET handle_time = $1, handle_code = $2, handle_msg = $3,"
+#define S_DONE_STAMP \
+    " trigger_time = CASE WHEN trigger_code = 0 THEN $4 ELSE trigger_time END,"
+#define S_DONE_CODE(id) \
+    " trigger_code = CASE trigger_code WHEN 0 THEN 200 ELSE trigger_code END" \
+    " WHERE id = " id " AND handle_code = 0 AND trigger_code IN (0, 200)"
+    int changes = trigger_time
+        ? xsql_exec (self, address
+            ? S_DONE_SET S_DONE_STAMP S_DONE_CODE ("$5") " AND executor_address = $6"
+            : S_DONE_SET S_DONE_STAMP S_DONE_CODE ("$5") " AND $6 IS NULL",
+            "iisiis", handle_time, (int64_t) code, msg, trigger_time, log_id, address)
+        : xsql_exec (self, address
+            ? S_DONE_SET S_DONE_CODE ("$4") " AND executor_address = $5"
+            : S_DONE_SET S_DONE_CODE ("$4") " AND $5 IS NULL",
+            "iisis", handle_time, (int64_t) code, msg, log_id, address);
+#undef S_DONE_SET
+#undef S_DONE_STAMP
+#undef S_DONE_CODE
     return changes < 0? -1: changes == 0? 1: 0;
 }
 
