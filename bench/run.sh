@@ -17,8 +17,10 @@
 #      trip); then one scheduler + one agent: trigger latency, end-to-end
 #      no-op runs, concurrent sleeping runs, the same e2e right after them,
 #      GLUE_SHELL runs, then a posix_spawn loop of `bash FILE` (GLUE's
-#      reference) and the bare loop and round trip again (the reference is
-#      the mean of the two measures around the group)
+#      reference), the store floor (xxl_floor: this build's store alone
+#      writing what the e2e writes per run) and the bare loop and round
+#      trip again (the reference is the mean of the two measures around
+#      the group)
 #   D  midnight's herd: a fresh store with 100,000 jobs due at the same
 #      second, one agent: one run each? the last handler's start after
 #      the second, against 100,000 / the e2e rate + 1 s
@@ -67,6 +69,7 @@ AGENT="$D/agent/xxl-agent"
 CTL="$D/sdk/ctl/xxl-ctl"
 BENCH="$XXL_BUILD/bench/xxl_bench"
 BARE="$XXL_BUILD/bench/xxl_bare"
+FLOOR="$XXL_BUILD/bench/xxl_floor"
 EMU="$XXL_BUILD/bench/xxl_emu"
 ROUTERS="$D/plugins/routers/.libs"
 ALARMS="$D/plugins/alarms/.libs"
@@ -88,7 +91,7 @@ EMU_N=${XXL_BENCH_AGENTS:-$EMU_N}; SB_TRIGGERS=${XXL_BENCH_SB_TRIGGERS:-$SB_TRIG
 HB_S=${XXL_BENCH_HB_S:-$HB_S}
 E2E_JOBS=64; E2E_INFLIGHT=20000; GLUE_INFLIGHT=2000; BRIDGE_INFLIGHT=2000
 
-for f in "$SCHEDULER" "$AGENT" "$CTL" "$BENCH" "$BARE" "$EMU"; do
+for f in "$SCHEDULER" "$AGENT" "$CTL" "$BENCH" "$BARE" "$FLOOR" "$EMU"; do
     [ -x "$f" ] || { echo "bench: $f is missing: run make first" >&2; exit 2; }
 done
 command -v jq >/dev/null || { echo "bench: jq is needed" >&2; exit 2; }
@@ -200,7 +203,7 @@ LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 say "working in $T (load average $LOAD_START)"
 for name in latency concurrent e2e glue cron million latency_curve e2e_curve \
             hb_base hb sharding emu e2e_plain e2e_http e2e_plain2 bridge \
-            bare_loop bare_loop2 bare_rt bare_rt2 spawn e2e_after herd e2e_k_plain; do
+            bare_loop bare_loop2 bare_rt bare_rt2 spawn e2e_after herd e2e_k_plain store_floor; do
     echo '{}' > "$T/$name.json"
 done
 # only GROUP: true when the phase group is to run
@@ -229,6 +232,9 @@ phase glue e2e "$API" "$T/a.db" bench glue "$E2E_JOBS" "$GLUE_S" "$GLUE_INFLIGHT
 fi
 cleanup
 [ -n "${XXL_BENCH_LATENCY_ONLY:-}" ] || PROG="$BARE" phase spawn spawn "$GLUE_S"
+# (the store's share of a run: xxl_floor writes what the engine writes per
+# no-op run of the e2e, on the daemons' store code, and nothing else)
+[ -n "${XXL_BENCH_LATENCY_ONLY:-}" ] || PROG="$FLOOR" phase store_floor "$T/floor.db" "$E2E_S" 1000 "$E2E_JOBS"
 bare 2
 fi
 
@@ -624,6 +630,7 @@ jq -s --slurpfile r "$OUT" --argjson loop "$BARE_LOOP" --argjson p50 "$BARE_P50"
     --slurpfile d_rt "$T/bare_rt.json" --slurpfile d_rt2 "$T/bare_rt2.json" \
     --slurpfile d_sp "$T/spawn.json" --slurpfile d_af "$T/e2e_after.json" \
     --slurpfile d_herd "$T/herd.json" --slurpfile d_kp "$T/e2e_k_plain.json" \
+    --slurpfile d_fl "$T/store_floor.json" \
     '$r[0] + {bare_loop_runs_per_s: $loop, bare_rt_p50_us: $p50, bare_rt_p99_us: $p99,
               spawn_runs_per_s: $spawn, e2e_after_burst_runs_per_s: $after,
               herd_last_start_ms: $herd, load_average_start: $l0, load_average_end: $l1}
@@ -631,7 +638,7 @@ jq -s --slurpfile r "$OUT" --argjson loop "$BARE_LOOP" --argjson p50 "$BARE_P50"
      + {targets: [.[] | del(.key)]}
      | .details += {bare_loop: $d_bl[0], bare_loop_after: $d_bl2[0], bare_rt: $d_rt[0],
                     bare_rt_after: $d_rt2[0], spawn: $d_sp[0], e2e_after_burst: $d_af[0],
-                    herd: $d_herd[0], e2e_plain_before_curve: $d_kp[0]}' "$TARGETS" > "$OUT.tmp" && mv "$OUT.tmp" "$OUT"
+                    herd: $d_herd[0], e2e_plain_before_curve: $d_kp[0], store_floor: $d_fl[0]}' "$TARGETS" > "$OUT.tmp" && mv "$OUT.tmp" "$OUT"
 
 echo
 echo "bench: load average $LOAD_START at the start, $LOAD_END at the end"
@@ -644,6 +651,8 @@ row "other figures" "measured" ""
 row "e2e CPU us/run: scheduler, agent" "$(j e2e .cpu_us_per_run.scheduler)" "$(j e2e .cpu_us_per_run.agent)"
 row "bare loop CPU us/run: scheduler+client, agent" "$(j bare_loop .cpu_us_per_run.scheduler_and_client)" \
     "$(j bare_loop .cpu_us_per_run.agent)"
+row "store floor: CPU us/run, runs/s (xxl_floor)" "$(j store_floor .cpu_us_per_run)" \
+    "$(j store_floor .runs_per_s) runs/s: the store alone, one writer"
 row "sleeping runs: all overlapped" "$(j concurrent .all_overlapped)" \
     "(start spread $(j concurrent .start_spread_ms) ms)"
 row "$EMU_N agents: registered" "$(jq -r '.registered // "null"' "$T/emu.json")" ""
