@@ -21,6 +21,7 @@
 */
 
 #include "xxl_store.h"
+#include "bench_util.h"
 
 #include <czmq.h>
 #include <inttypes.h>
@@ -42,14 +43,6 @@ s_wall_s (void)
     struct timespec ts;
     clock_gettime (CLOCK_MONOTONIC, &ts);
     return (double) ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int64_t
-s_now_ms (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_REALTIME, &ts);
-    return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static void
@@ -101,7 +94,7 @@ main (int argc, char **argv)
             break;
         if (xxl_store_begin (store))
             s_fail (&store, "begin");
-        int64_t now = s_now_ms ();
+        int64_t now = bench_wall_us () / 1000;
         for (long i = 0; i < pending; i++)
             done [i] = (xxl_store_done_t) { .log_id = last [i], .address = address,
                                             .handle_time = now, .code = 200 };
