@@ -1423,6 +1423,107 @@ s_test_busy (xxl_store_t *store, const char *path)
 }
 
 
+//  SQLite's log ids come in blocks reserved in sqlite_sequence inside the
+//  write transaction: a row of the block leaves sqlite_sequence as it is
+//  (no write of it per row); a rollback takes the reservation back; two
+//  handles on one file get disjoint blocks; an id is never handed out
+//  again, whatever rows are deleted
+static int64_t
+s_seq (xxl_store_t *store)
+{
+    return XXL_TEST_SCALAR (store, "SELECT COALESCE((SELECT seq FROM sqlite_sequence"
+                                   " WHERE name = 'xxl_job_log'), 0)", NULL);
+}
+
+static int
+s_add_with_id (xxl_store_t *store, int64_t gid, int64_t jid, int64_t id)
+{
+    xxl_log_t row = { .id = id, .job_group = gid, .job_id = jid, .executor_handler = "h",
+                      .trigger_time = 1000, .trigger_type = "MANUAL" };
+    return xxl_store_log_add (store, &row);
+}
+
+static void
+s_test_log_id_blocks (xxl_store_t *store, const char *path, int64_t gid, int64_t jid)
+{
+    XXL_CHECK (xxl_store_begin (store) == 0);
+    int64_t first = xxl_store_log_next_id (store);
+    XXL_CHECK (first > 0);
+    int64_t reserved = s_seq (store);
+    //  The block: the sequence moved past the run the caller may hand out
+    XXL_CHECK (reserved >= first + 2 * XXL_STORE_LOG_ID_RUN - 1);
+    for (int64_t i = 0; i < XXL_STORE_LOG_ID_RUN; i++)
+        XXL_CHECK (s_add_with_id (store, gid, jid, first + i) == 0);
+    XXL_CHECK (s_seq (store) == reserved);              //  no write of it per row
+    int64_t again = xxl_store_log_next_id (store);      //  the next run, same block
+    XXL_CHECK (again == first + XXL_STORE_LOG_ID_RUN && s_seq (store) == reserved);
+    XXL_CHECK (xxl_store_commit (store) == 0);
+    XXL_CHECK (s_seq (store) == reserved);
+    //  The next transaction goes on past the rows added, in the block
+    XXL_CHECK (xxl_store_begin (store) == 0);
+    XXL_CHECK (xxl_store_log_next_id (store) == first + XXL_STORE_LOG_ID_RUN);
+    XXL_CHECK (xxl_store_commit (store) == 0);
+
+    //  A rollback takes back the block it reserved: the next one is
+    //  reserved again, past every id added
+    XXL_CHECK (xxl_store_begin (store) == 0);
+    int64_t next = xxl_store_log_next_id (store);
+    int64_t runs = 0;
+    while (next + XXL_STORE_LOG_ID_RUN <= reserved + 1 && runs++ < 64) {
+        for (int64_t i = 0; i < XXL_STORE_LOG_ID_RUN; i++)
+            XXL_CHECK (s_add_with_id (store, gid, jid, next + i) == 0);
+        next = xxl_store_log_next_id (store);
+    }
+    int64_t raised = s_seq (store);
+    XXL_CHECK (raised > reserved);                      //  a new block, in this transaction
+    XXL_CHECK (s_add_with_id (store, gid, jid, next) == 0);
+    XXL_CHECK (xxl_store_rollback (store) == 0);
+    XXL_CHECK (s_seq (store) == reserved);
+    XXL_CHECK (xxl_store_begin (store) == 0);
+    int64_t after = xxl_store_log_next_id (store);
+    XXL_CHECK (after > next && s_seq (store) >= after + 2 * XXL_STORE_LOG_ID_RUN - 1);
+    XXL_CHECK (s_add_with_id (store, gid, jid, after) == 0);
+    XXL_CHECK (xxl_store_commit (store) == 0);
+    int64_t mine_end = s_seq (store);
+
+    //  Another handle on the file (a second scheduler): its block starts
+    //  past this one's, and both add rows in turn without a clash
+    char err [512];
+    xxl_store_t *other = xxl_store_new (path, err, sizeof err);
+    XXL_CHECK (other != NULL);
+    for (int turn = 0; other && turn < 6; turn++) {
+        xxl_store_t *who = turn % 2? other: store;
+        XXL_CHECK (xxl_store_begin (who) == 0);
+        int64_t id = xxl_store_log_next_id (who);
+        if (who == other)
+            XXL_CHECK (id > mine_end);
+        else
+            XXL_CHECK (id <= mine_end);
+        XXL_CHECK (s_add_with_id (who, gid, jid, id) == 0);
+        XXL_CHECK (xxl_store_commit (who) == 0);
+    }
+    xxl_store_destroy (&other);
+
+    //  The newest rows deleted: a handle opened afresh never hands out an
+    //  id that was
+    int64_t top = XXL_TEST_SCALAR (store, "SELECT MAX(id) FROM xxl_job_log", NULL);
+    XXL_CHECK (top > first);
+    xxl_store_t *fresh = xxl_store_new (path, err, sizeof err);
+    XXL_CHECK (fresh != NULL);
+    if (fresh) {
+        sqlite3 *raw = NULL;
+        XXL_CHECK (sqlite3_open (path, &raw) == SQLITE_OK);
+        char sql [128];
+        snprintf (sql, sizeof sql, "DELETE FROM xxl_job_log WHERE id >= %" PRId64, first);
+        XXL_CHECK (sqlite3_exec (raw, sql, NULL, NULL, NULL) == SQLITE_OK);
+        sqlite3_close (raw);
+        XXL_CHECK (xxl_store_begin (fresh) == 0);
+        XXL_CHECK (xxl_store_log_next_id (fresh) > top);
+        XXL_CHECK (xxl_store_rollback (fresh) == 0);
+        xxl_store_destroy (&fresh);
+    }
+}
+
 //  Rows a transaction adds with ids of its own and no planned time (the
 //  PostgreSQL store defers them, then writes them as one statement), and a
 //  CALLBACK's items in one call: the same answers on both stores
@@ -1965,6 +2066,10 @@ main (void)
     s_test_batches (store, gid, jid);
     s_test_workflows (store, gid, jid);
     s_test_slots (store, path, &job);
+    if (!xxl_test_pg)
+        s_test_log_id_blocks (store, path, gid, jid);
+    else
+        printf ("# skipped on PostgreSQL: its log ids come from a sequence\n");
     xxl_job_t loaded;
     XXL_CHECK (xxl_store_job_load (store, jid, &loaded) == 0);
     XXL_CHECK (streq (loaded.schedule_conf, "0/5 * * * * ?"));

@@ -483,6 +483,7 @@ sq_begin (xxl_store_t *base)
     store_t *self = (store_t *) base;
     if (self->in_txn)
         return 0;
+    self->ids_reserved = 0;
     sqlite3_stmt *stmt = sq_prepare (self, "BEGIN IMMEDIATE");
     if (!stmt || sq_done (self, stmt) < 0) {
         //  (another connection held the write lock past the busy timeout):
@@ -497,6 +498,7 @@ sq_begin (xxl_store_t *base)
     }
     self->in_txn = 1;
     self->txn_lost = 0;
+    self->ids_reserved = 0;
     return 0;
 }
 
@@ -512,6 +514,9 @@ sq_commit (xxl_store_t *base)
         snprintf (self->error, sizeof self->error, "%s", self->txn_cause);
         self->in_txn = 0;
         self->txn_lost = 0;
+        if (self->ids_reserved)
+            self->ids_end = 0;
+        self->ids_reserved = 0;
         return -1;
     }
     sqlite3_stmt *stmt = sq_prepare (self, "COMMIT");
@@ -523,6 +528,7 @@ sq_commit (xxl_store_t *base)
         return -1;
     }
     self->in_txn = 0;
+    self->ids_reserved = 0;
     //  Not once the WAL is due to start over: the writer's checkpoint
     //  (xxl_store_wal_restart) can run only between the checkpointer's
     //  passes
@@ -594,6 +600,10 @@ sq_rollback (xxl_store_t *base)
         return 0;
     self->in_txn = 0;
     self->txn_lost = 0;
+    //  A block reserved by this transaction is not reserved any more
+    if (self->ids_reserved)
+        self->ids_end = 0;
+    self->ids_reserved = 0;
     if (sqlite3_get_autocommit (self->db))
         return 0;                       //  (SQLite rolled it back already)
     sqlite3_stmt *stmt = sq_prepare (self, "ROLLBACK");

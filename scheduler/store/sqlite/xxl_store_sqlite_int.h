@@ -31,6 +31,14 @@
 #include <sqlite3.h>
 #include <stdarg.h>
 
+//  Log ids a handle reserves at once in sqlite_sequence, inside its write
+//  transaction (sq_log_next_id): an INSERT whose id is at most the
+//  sequence's value leaves sqlite_sequence alone, so rows of a block cost
+//  no write of it (AUTOINCREMENT's other rule stands: an id is never
+//  handed out twice, whatever rows are deleted)
+#define XXL_SQLITE_LOG_ID_BLOCK 4096
+_Static_assert (XXL_SQLITE_LOG_ID_BLOCK >= 4 * XXL_STORE_LOG_ID_RUN, "a block holds runs");
+
 typedef struct {
     xxl_store_sql_t sql;                //  first: the interface (methods), the driver
     sqlite3 *db;
@@ -41,6 +49,11 @@ typedef struct {
     int wal_nudged;                     //  wal_frames when the checkpointer was last nudged
     int wal_retry;                      //  a restart that did not happen: not again before
     int in_txn;
+    //  The log ids this handle reserved in sqlite_sequence ([ids_next,
+    //  ids_end), sq_log_next_id), the highest it added, and whether the
+    //  open transaction made the reservation (its rollback undoes it)
+    int64_t ids_next, ids_end, ids_used;
+    int ids_reserved;
     //  SQLite ended the transaction on its own (a full disk, an I/O error):
     //  until the caller's commit or rollback, no write may run, since it
     //  would commit alone; txn_cause keeps the error that ended it

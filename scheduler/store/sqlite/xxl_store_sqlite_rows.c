@@ -87,9 +87,38 @@ int64_t
 sq_log_next_id (xxl_store_t *base)
 {
     store_t *self = (store_t *) base;
-    int64_t seq = sq_scalar (self,
-        "SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'xxl_job_log'), 0)", "");
-    return seq < 0? -1: seq + 1;
+    int64_t seq = -1;
+    if (!self->in_txn) {
+        seq = sq_scalar (self, "SELECT COALESCE((SELECT seq FROM sqlite_sequence"
+                               " WHERE name = 'xxl_job_log'), 0)", "");
+        return seq < 0? -1: seq + 1;
+    }
+    //  Inside a transaction: the next of this handle's block, past every
+    //  id it added and the last it answered (the caller's ids of a run may
+    //  not all reach a row; it hands out past its own, which stays inside
+    //  the two runs left in the block)
+    int64_t next = self->ids_next > self->ids_used? self->ids_next: self->ids_used + 1;
+    if (self->ids_end - next < 2 * XXL_STORE_LOG_ID_RUN) {
+        seq = sq_scalar (self, "SELECT COALESCE((SELECT seq FROM sqlite_sequence"
+                               " WHERE name = 'xxl_job_log'), 0)", "");
+        if (seq < 0)
+            return -1;
+        int64_t start = seq + 1 > next? seq + 1: next;
+        int64_t end = start + XXL_SQLITE_LOG_ID_BLOCK;
+        int changed = sq_exec (self, "UPDATE sqlite_sequence SET seq = ? WHERE name = 'xxl_job_log'",
+                               "i", end - 1);
+        if (changed == 0)
+            changed = sq_exec (self, "INSERT INTO sqlite_sequence (name, seq)"
+                                     " VALUES ('xxl_job_log', ?)", "i", end - 1);
+        if (changed != 1)
+            return -1;
+        self->ids_end = end;
+        self->ids_reserved = 1;
+        next = start;
+    }
+    assert (next < self->ids_end);
+    self->ids_next = next;
+    return next;
 }
 
 int
@@ -116,6 +145,8 @@ sq_log_add (xxl_store_t *base, xxl_log_t *log)
     if (sq_done (self, stmt) < 0)
         return -1;
     log->id = sqlite3_last_insert_rowid (self->db);
+    if (log->id > self->ids_used)
+        self->ids_used = log->id;
     return 0;
 }
 
@@ -176,7 +207,10 @@ sq_log_set_shard (xxl_store_t *base, int64_t log_id, const char *shard)
 int
 sq_log_copy_shard (xxl_store_t *base, int64_t id, int64_t src, const char *shard, int64_t stamp)
 {
-    return sq_exec ((store_t *) base,
+    store_t *self = (store_t *) base;
+    if (id > self->ids_used)
+        self->ids_used = id;
+    return sq_exec (self,
         "INSERT INTO xxl_job_log (id, job_group, job_id, executor_handler,"
         " executor_param, executor_sharding_param, executor_fail_retry_count,"
         " trigger_time, trigger_code, trigger_msg, trigger_type, schedule_time,"
