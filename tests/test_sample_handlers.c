@@ -14,6 +14,17 @@
     connection fails; a server that never answers is cut by the run's
     timeout.
 
+    httpJobHandler's XXL_HTTP_ALLOW, isolated and in process (an executor
+    started with each value, as the runner gets the agent's environment):
+    unset, loopback is called but 169.254.169.254, fe80::, fd00:ec2::254
+    and their IPv4-mapped forms are refused, and a name the resolver
+    gives 169.254.169.254 is refused (in process: this test's getaddrinfo
+    answers for metadata.xxl-test.invalid); with "127.0.0.1" the listener
+    is called, and redirects to it followed; with a list naming neither
+    it nor localhost, both are refused and a bad entry is logged; with
+    "localhost", http://localhost/ is called but its redirect to
+    127.0.0.1 refused.  A refusal makes no request (the listener counts).
+
     Needs XXL_BUILD (the plugins in $XXL_BUILD/plugins/handlers/.libs) and
     XXL_RUNNER, as make check sets them.
 */
@@ -26,6 +37,8 @@
 #include "xxl_test.h"
 
 #include <czmq.h>
+#include <dlfcn.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <poll.h>
@@ -33,7 +46,24 @@
 #include <time.h>
 #include <unistd.h>
 
+#define S_METADATA_NAME "metadata.xxl-test.invalid"
+
+//  The resolver, as libcurl in this process calls it (the test exports
+//  it): S_METADATA_NAME resolves to the cloud metadata address
+int
+getaddrinfo (const char *node, const char *service, const struct addrinfo *hints,
+             struct addrinfo **res)
+{
+    typedef int (real_fn) (const char *, const char *, const struct addrinfo *,
+                           struct addrinfo **);
+    real_fn *real = (real_fn *) dlsym (RTLD_NEXT, "getaddrinfo");
+    if (node && strcasecmp (node, S_METADATA_NAME) == 0)
+        node = "169.254.169.254";
+    return real? real (node, service, hints, res): EAI_FAIL;
+}
+
 static char s_logdir [256];
+static xxl_handlers_t *s_handlers;
 static xxl_result_t s_results [256];
 static int s_count = 0;
 static int64_t s_next_log_id = 5000;
@@ -285,6 +315,129 @@ test_http (xxl_executor_t *executor, const char *mode, int64_t job, sink_t *sink
     sink_set_mode (sink, SINK_HTTP_STATUS, 200);
 }
 
+//  An executor whose runs see XXL_HTTP_ALLOW = list (NULL: unset): the
+//  isolated runner gets the environment the executor started with
+static xxl_executor_t *
+s_executor (int in_process, const char *list)
+{
+    if (list)
+        setenv ("XXL_HTTP_ALLOW", list, 1);
+    else
+        unsetenv ("XXL_HTTP_ALLOW");
+    xxl_executor_config_t config = { 0 };
+    config.logdir = s_logdir;
+    config.in_process = in_process;
+    config.allow_glue = 1;
+    config.idle_reap_s = 90;
+    return xxl_executor_new (&config, s_handlers);
+}
+
+//  Runs httpJobHandler with param and checks its code and message
+static int64_t
+s_http_run (xxl_executor_t *executor, int64_t job, const char *param, int code,
+            const char *text)
+{
+    int64_t id = s_trigger (executor, job, "httpJobHandler", param, 10);
+    XXL_CHECK (s_msg_is (s_wait (executor, id, 15000), code, text));
+    return id;
+}
+
+static void
+test_http_allow (int in_process, int64_t job, sink_t *sink, int *seen)
+{
+    const char *mode = in_process? "in process": "isolated";
+    printf ("  httpJobHandler XXL_HTTP_ALLOW (%s)\n", mode);
+    int port = sink_port (sink);
+    char url [256], redirect [256], by_name [256];
+    snprintf (url, sizeof url, "http://127.0.0.1:%d/allowed", port);
+    snprintf (redirect, sizeof redirect, "http://localhost:%d/hop", port);
+    snprintf (by_name, sizeof by_name, "http://localhost:%d/by-name", port);
+    sink_record_t record;
+    sink_set_mode (sink, SINK_HTTP_STATUS, 200);
+
+    //  Unset: loopback is called, link-local and metadata addresses never
+    xxl_executor_t *executor = s_executor (in_process, NULL);
+    XXL_CHECK (executor != NULL);
+    if (!executor)
+        return;
+    s_http_run (executor, job, url, 200, "HTTP status 200");
+    XXL_CHECK (sink_wait (sink, ++*seen, 2000, &record) == 0
+               && streq (record.path, "/allowed"));
+    const char *metadata [] = {
+        "http://169.254.169.254/latest/meta-data/", "http://169.254.0.1:8080/",
+        "http://[fe80::1]/", "http://[::ffff:169.254.169.254]/", "http://[fd00:ec2::254]/",
+        "http://100.100.100.200/"
+    };
+    for (size_t i = 0; i < sizeof metadata / sizeof metadata [0]; i++) {
+        int64_t id = s_http_run (executor, job, metadata [i], 500, "refused: host ");
+        XXL_CHECK (s_log_has (id, "is not allowed (a link-local or cloud metadata address"));
+    }
+    int64_t id = s_http_run (executor, job, "http://169.254.169.254/", 500,
+                             "refused: host 169.254.169.254 is not allowed (a link-local"
+                             " or cloud metadata address; XXL_HTTP_ALLOW may name it)");
+    XXL_CHECK (s_log_has (id, "] refused: host 169.254.169.254 is not allowed"));
+    if (in_process)
+        s_http_run (executor, job, "http://" S_METADATA_NAME "/latest/", 500,
+                    "refused: host " S_METADATA_NAME " (169.254.169.254) is not allowed");
+    xxl_executor_destroy (&executor);
+
+    //  "127.0.0.1": called, and its redirects (to itself) followed
+    executor = s_executor (in_process, "127.0.0.1");
+    XXL_CHECK (executor != NULL);
+    if (!executor)
+        return;
+    s_http_run (executor, job, url, 200, "HTTP status 200");
+    XXL_CHECK (sink_wait (sink, ++*seen, 2000, &record) == 0
+               && streq (record.path, "/allowed"));
+    sink_set_mode (sink, SINK_HTTP_STATUS, 302);
+    s_http_run (executor, job, url, 500, "Maximum (5) redirects followed");
+    *seen += 6;
+    XXL_CHECK (sink_wait (sink, *seen, 2000, &record) == 0
+               && streq (record.path, "/redirected"));
+    sink_set_mode (sink, SINK_HTTP_STATUS, 200);
+    xxl_executor_destroy (&executor);
+
+    //  A list naming neither: no request at all, a bad entry logged
+    executor = s_executor (in_process, "10.0.0.0/8, *.example.com fd00::/8 300.1.2.3/8");
+    XXL_CHECK (executor != NULL);
+    if (!executor)
+        return;
+    id = s_http_run (executor, job, url, 500,
+                     "refused: host 127.0.0.1 is not allowed (not in XXL_HTTP_ALLOW)");
+    XXL_CHECK (s_log_has (id, "XXL_HTTP_ALLOW entry '300.1.2.3/8' ignored: not an IPv4"));
+    s_http_run (executor, job, by_name, 500, "refused: host localhost (");
+    s_http_run (executor, job, "http://169.254.169.254/", 500,
+                "refused: host 169.254.169.254 is not allowed (not in XXL_HTTP_ALLOW)");
+    if (in_process)
+        s_http_run (executor, job, "http://" S_METADATA_NAME "/", 500,
+                    "refused: host " S_METADATA_NAME " (169.254.169.254) is not allowed");
+    XXL_CHECK (sink_count (sink) == *seen);
+    xxl_executor_destroy (&executor);
+
+    //  "localhost": that name is called, its redirect to 127.0.0.1 refused
+    //  (a metadata address needs an address entry, even under a name)
+    executor = s_executor (in_process, "localhost *.xxl-test.invalid");
+    XXL_CHECK (executor != NULL);
+    if (!executor)
+        return;
+    s_http_run (executor, job, by_name, 200, "HTTP status 200");
+    XXL_CHECK (sink_wait (sink, ++*seen, 2000, &record) == 0
+               && streq (record.path, "/by-name"));
+    sink_set_mode (sink, SINK_HTTP_STATUS, 302);
+    id = s_http_run (executor, job, redirect, 500,
+                     "refused: host 127.0.0.1 is not allowed (not in XXL_HTTP_ALLOW)");
+    XXL_CHECK (sink_wait (sink, ++*seen, 2000, &record) == 0 && streq (record.path, "/hop"));
+    XXL_CHECK (s_log_has (id, "StatusCode") == 0);
+    sink_set_mode (sink, SINK_HTTP_STATUS, 200);
+    s_http_run (executor, job, url, 500, "refused: host 127.0.0.1 is not allowed");
+    if (in_process)
+        s_http_run (executor, job, "http://" S_METADATA_NAME "/", 500,
+                    "(a link-local or cloud metadata address: only an address entry");
+    XXL_CHECK (sink_count (sink) == *seen);
+    xxl_executor_destroy (&executor);
+    unsetenv ("XXL_HTTP_ALLOW");
+}
+
 int
 main (void)
 {
@@ -296,7 +449,8 @@ main (void)
     zsys_init ();
     snprintf (s_logdir, sizeof s_logdir, "/tmp/xxl-samples-%d", (int) getpid ());
     char *plugins = zsys_sprintf ("%s/plugins/handlers/.libs", build);
-    xxl_handlers_t *handlers = xxl_handlers_new (plugins);
+    unsetenv ("XXL_HTTP_ALLOW");
+    xxl_handlers_t *handlers = s_handlers = xxl_handlers_new (plugins);
     zstr_free (&plugins);
     XXL_CHECK (handlers != NULL);
     sink_t *sink = sink_http_new ();
@@ -316,6 +470,7 @@ main (void)
         test_command (executor, mode, 100 + 10 * in_process);
         test_http (executor, mode, 200 + 10 * in_process, sink, &seen);
         xxl_executor_destroy (&executor);
+        test_http_allow (in_process, 300 + 10 * in_process, sink, &seen);
     }
     for (int i = 0; i < s_count; i++)
         free (s_results [i].msg);
