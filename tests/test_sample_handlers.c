@@ -332,109 +332,94 @@ s_executor (int in_process, const char *list)
     return xxl_executor_new (&config, s_handlers);
 }
 
-//  Runs httpJobHandler with param and checks its code and message
-static int64_t
-s_http_run (xxl_executor_t *executor, int64_t job, const char *param, int code,
-            const char *text)
-{
-    int64_t id = s_trigger (executor, job, "httpJobHandler", param, 10);
-    XXL_CHECK (s_msg_is (s_wait (executor, id, 15000), code, text));
-    return id;
-}
+//  httpJobHandler's calls under XXL_HTTP_ALLOW, in order: the executor
+//  starts again when the list changes
+#define S_LOOP          "http://127.0.0.1:%d/allowed"
+#define S_BY_NAME       "http://localhost:%d/by-name"
+#define S_NOT_LISTED    "is not allowed (not in XXL_HTTP_ALLOW)"
+#define S_METADATA      "is not allowed (a link-local or cloud metadata address"
+#define S_NEITHER       "10.0.0.0/8, *.example.com fd00::/8 300.1.2.3/8"
+static const struct {
+    const char *list;                   //  XXL_HTTP_ALLOW; NULL: unset
+    const char *url;                    //  %d: the listener's port
+    int status;                         //  what the listener answers
+    int code;                           //  the run's result
+    const char *text;                   //  in the run's message (and log if a refusal)
+    int requests;                       //  how many the listener gets
+    int in_process;                     //  1: only there (this getaddrinfo)
+} s_calls [] = {
+    //  Unset: loopback is called; link-local and metadata addresses never,
+    //  nor a name that resolves to one
+    { NULL, S_LOOP, 200, 200, "HTTP status 200", 1, 0 },
+    { NULL, "http://169.254.169.254/latest/meta-data/", 200, 500,
+      "refused: host 169.254.169.254 is not allowed (a link-local or cloud metadata"
+      " address; XXL_HTTP_ALLOW may name it)", 0, 0 },
+    { NULL, "http://169.254.0.1:8080/", 200, 500, S_METADATA, 0, 0 },
+    { NULL, "http://[fe80::1]/", 200, 500, "refused: host fe80::1 " S_METADATA, 0, 0 },
+    { NULL, "http://[::ffff:169.254.169.254]/", 200, 500, S_METADATA, 0, 0 },
+    { NULL, "http://[fd00:ec2::254]/", 200, 500, S_METADATA, 0, 0 },
+    { NULL, "http://100.100.100.200/", 200, 500, S_METADATA, 0, 0 },
+    { NULL, "http://" S_METADATA_NAME "/latest/", 200, 500,
+      "refused: host " S_METADATA_NAME " (169.254.169.254) " S_METADATA, 0, 1 },
+    //  127.0.0.1: called, and its redirects to itself followed
+    { "127.0.0.1", S_LOOP, 200, 200, "HTTP status 200", 1, 0 },
+    { "127.0.0.1", S_LOOP, 302, 500, "Maximum (5) redirects followed", 6, 0 },
+    //  A list naming neither 127.0.0.1 nor localhost: no request at all;
+    //  its bad entry logged
+    { S_NEITHER, S_LOOP, 200, 500, "refused: host 127.0.0.1 " S_NOT_LISTED, 0, 0 },
+    { S_NEITHER, S_BY_NAME, 200, 500, "refused: host localhost (", 0, 0 },
+    { S_NEITHER, "http://169.254.169.254/", 200, 500,
+      "refused: host 169.254.169.254 " S_NOT_LISTED, 0, 0 },
+    { S_NEITHER, "http://" S_METADATA_NAME "/", 200, 500, S_NOT_LISTED, 0, 1 },
+    //  "localhost": that name is called, its redirect to 127.0.0.1 refused
+    //  after the first answer; a metadata address needs an address entry,
+    //  even under a name listed
+    { "localhost *.xxl-test.invalid", S_BY_NAME, 200, 200, "HTTP status 200", 1, 0 },
+    { "localhost *.xxl-test.invalid", S_BY_NAME, 302, 500,
+      "refused: host 127.0.0.1 " S_NOT_LISTED, 1, 0 },
+    { "localhost *.xxl-test.invalid", S_LOOP, 200, 500, "refused: host 127.0.0.1", 0, 0 },
+    { "localhost *.xxl-test.invalid", "http://" S_METADATA_NAME "/", 200, 500,
+      S_METADATA ": only an address entry", 0, 1 },
+};
 
 static void
 test_http_allow (int in_process, int64_t job, sink_t *sink, int *seen)
 {
-    const char *mode = in_process? "in process": "isolated";
-    printf ("  httpJobHandler XXL_HTTP_ALLOW (%s)\n", mode);
-    int port = sink_port (sink);
-    char url [256], redirect [256], by_name [256];
-    snprintf (url, sizeof url, "http://127.0.0.1:%d/allowed", port);
-    snprintf (redirect, sizeof redirect, "http://localhost:%d/hop", port);
-    snprintf (by_name, sizeof by_name, "http://localhost:%d/by-name", port);
-    sink_record_t record;
-    sink_set_mode (sink, SINK_HTTP_STATUS, 200);
-
-    //  Unset: loopback is called, link-local and metadata addresses never
-    xxl_executor_t *executor = s_executor (in_process, NULL);
-    XXL_CHECK (executor != NULL);
-    if (!executor)
-        return;
-    s_http_run (executor, job, url, 200, "HTTP status 200");
-    XXL_CHECK (sink_wait (sink, ++*seen, 2000, &record) == 0
-               && streq (record.path, "/allowed"));
-    const char *metadata [] = {
-        "http://169.254.169.254/latest/meta-data/", "http://169.254.0.1:8080/",
-        "http://[fe80::1]/", "http://[::ffff:169.254.169.254]/", "http://[fd00:ec2::254]/",
-        "http://100.100.100.200/"
-    };
-    for (size_t i = 0; i < sizeof metadata / sizeof metadata [0]; i++) {
-        int64_t id = s_http_run (executor, job, metadata [i], 500, "refused: host ");
-        XXL_CHECK (s_log_has (id, "is not allowed (a link-local or cloud metadata address"));
+    printf ("  httpJobHandler XXL_HTTP_ALLOW (%s)\n", in_process? "in process": "isolated");
+    xxl_executor_t *executor = NULL;
+    const char *last = NULL;            //  the executor's list
+    for (size_t i = 0; i < sizeof s_calls / sizeof s_calls [0]; i++) {
+        if (s_calls [i].in_process && !in_process)
+            continue;
+        const char *list = s_calls [i].list;
+        if (!executor || !(list? last && streq (list, last): !last)) {
+            xxl_executor_destroy (&executor);
+            executor = s_executor (in_process, list);
+            last = list;
+            XXL_CHECK (executor != NULL);
+            if (!executor)
+                return;
+        }
+        char url [256];
+        snprintf (url, sizeof url, s_calls [i].url, sink_port (sink));
+        sink_set_mode (sink, SINK_HTTP_STATUS, s_calls [i].status);
+        int64_t id = s_trigger (executor, job, "httpJobHandler", url, 10);
+        int ok = s_msg_is (s_wait (executor, id, 15000), s_calls [i].code, s_calls [i].text);
+        if (!ok)
+            printf ("  (%s with XXL_HTTP_ALLOW=%s)\n", url,
+                    list? list: "(unset)");
+        XXL_CHECK (ok);
+        if (s_calls [i].code != 200)    //  a failure's message is logged too
+            XXL_CHECK (s_log_has (id, s_calls [i].text));
+        if (list && streq (list, S_NEITHER))
+            XXL_CHECK (s_log_has (id, "XXL_HTTP_ALLOW entry '300.1.2.3/8' ignored: not an"
+                                      " IPv4 or IPv6 address"));
+        //  The listener records a request before it answers
+        *seen += s_calls [i].requests;
+        XXL_CHECK (sink_count (sink) == *seen);
     }
-    int64_t id = s_http_run (executor, job, "http://169.254.169.254/", 500,
-                             "refused: host 169.254.169.254 is not allowed (a link-local"
-                             " or cloud metadata address; XXL_HTTP_ALLOW may name it)");
-    XXL_CHECK (s_log_has (id, "] refused: host 169.254.169.254 is not allowed"));
-    if (in_process)
-        s_http_run (executor, job, "http://" S_METADATA_NAME "/latest/", 500,
-                    "refused: host " S_METADATA_NAME " (169.254.169.254) is not allowed");
     xxl_executor_destroy (&executor);
-
-    //  "127.0.0.1": called, and its redirects (to itself) followed
-    executor = s_executor (in_process, "127.0.0.1");
-    XXL_CHECK (executor != NULL);
-    if (!executor)
-        return;
-    s_http_run (executor, job, url, 200, "HTTP status 200");
-    XXL_CHECK (sink_wait (sink, ++*seen, 2000, &record) == 0
-               && streq (record.path, "/allowed"));
-    sink_set_mode (sink, SINK_HTTP_STATUS, 302);
-    s_http_run (executor, job, url, 500, "Maximum (5) redirects followed");
-    *seen += 6;
-    XXL_CHECK (sink_wait (sink, *seen, 2000, &record) == 0
-               && streq (record.path, "/redirected"));
     sink_set_mode (sink, SINK_HTTP_STATUS, 200);
-    xxl_executor_destroy (&executor);
-
-    //  A list naming neither: no request at all, a bad entry logged
-    executor = s_executor (in_process, "10.0.0.0/8, *.example.com fd00::/8 300.1.2.3/8");
-    XXL_CHECK (executor != NULL);
-    if (!executor)
-        return;
-    id = s_http_run (executor, job, url, 500,
-                     "refused: host 127.0.0.1 is not allowed (not in XXL_HTTP_ALLOW)");
-    XXL_CHECK (s_log_has (id, "XXL_HTTP_ALLOW entry '300.1.2.3/8' ignored: not an IPv4"));
-    s_http_run (executor, job, by_name, 500, "refused: host localhost (");
-    s_http_run (executor, job, "http://169.254.169.254/", 500,
-                "refused: host 169.254.169.254 is not allowed (not in XXL_HTTP_ALLOW)");
-    if (in_process)
-        s_http_run (executor, job, "http://" S_METADATA_NAME "/", 500,
-                    "refused: host " S_METADATA_NAME " (169.254.169.254) is not allowed");
-    XXL_CHECK (sink_count (sink) == *seen);
-    xxl_executor_destroy (&executor);
-
-    //  "localhost": that name is called, its redirect to 127.0.0.1 refused
-    //  (a metadata address needs an address entry, even under a name)
-    executor = s_executor (in_process, "localhost *.xxl-test.invalid");
-    XXL_CHECK (executor != NULL);
-    if (!executor)
-        return;
-    s_http_run (executor, job, by_name, 200, "HTTP status 200");
-    XXL_CHECK (sink_wait (sink, ++*seen, 2000, &record) == 0
-               && streq (record.path, "/by-name"));
-    sink_set_mode (sink, SINK_HTTP_STATUS, 302);
-    id = s_http_run (executor, job, redirect, 500,
-                     "refused: host 127.0.0.1 is not allowed (not in XXL_HTTP_ALLOW)");
-    XXL_CHECK (sink_wait (sink, ++*seen, 2000, &record) == 0 && streq (record.path, "/hop"));
-    XXL_CHECK (s_log_has (id, "StatusCode") == 0);
-    sink_set_mode (sink, SINK_HTTP_STATUS, 200);
-    s_http_run (executor, job, url, 500, "refused: host 127.0.0.1 is not allowed");
-    if (in_process)
-        s_http_run (executor, job, "http://" S_METADATA_NAME "/", 500,
-                    "(a link-local or cloud metadata address: only an address entry");
-    XXL_CHECK (sink_count (sink) == *seen);
-    xxl_executor_destroy (&executor);
     unsetenv ("XXL_HTTP_ALLOW");
 }
 

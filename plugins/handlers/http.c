@@ -538,7 +538,6 @@ typedef struct {
 } allow_entry_t;
 
 typedef struct {
-    xxl_run_t *run;
     CURL *curl;                         //  to read the hop's URL
     int listed;                         //  1: XXL_HTTP_ALLOW names the hosts
     allow_entry_t entries [S_ALLOW_MAX];
@@ -666,7 +665,6 @@ static void
 s_guard_init (guard_t *guard, xxl_run_t *run, CURL *curl)
 {
     memset (guard, 0, sizeof *guard);
-    guard->run = run;
     guard->curl = curl;
     const char *list = getenv (S_ALLOW_ENV);
     if (!list || !list [strspn (list, S_ALLOW_SEPARATORS)])
@@ -677,18 +675,18 @@ s_guard_init (guard_t *guard, xxl_run_t *run, CURL *curl)
         size_t len = strcspn (list, S_ALLOW_SEPARATORS);
         if (!len)
             break;
+        if (guard->count == S_ALLOW_MAX) {
+            xxl_run_log (run, S_ALLOW_ENV ": the entries past the first 256 are ignored");
+            break;
+        }
         char text [S_NAME_MAX + 8];
         const char *why = NULL;
-        allow_entry_t *entry = &guard->entries [guard->count];
-        if (guard->count == S_ALLOW_MAX)
-            why = "past the first 256 entries";
-        else
         if (len >= sizeof text)
             why = "longer than a host name";
         else {
             memcpy (text, list, len);
             text [len] = 0;
-            if (s_allow_entry (text, entry, &why) == 0)
+            if (s_allow_entry (text, &guard->entries [guard->count], &why) == 0)
                 guard->count++;
         }
         if (why)
