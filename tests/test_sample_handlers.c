@@ -14,6 +14,17 @@
     connection fails; a server that never answers is cut by the run's
     timeout.
 
+    httpJobHandler's XXL_HTTP_ALLOW, isolated and in process (an executor
+    started with each value, as the runner gets the agent's environment):
+    unset, loopback is called but 169.254.169.254, fe80::, fd00:ec2::254
+    and their IPv4-mapped forms are refused, and a name the resolver
+    gives 169.254.169.254 is refused (in process: this test's getaddrinfo
+    answers for metadata.xxl-test.invalid); with "127.0.0.1" the listener
+    is called, and redirects to it followed; with a list naming neither
+    it nor localhost, both are refused and a bad entry is logged; with
+    "localhost", http://localhost/ is called but its redirect to
+    127.0.0.1 refused.  A refusal makes no request (the listener counts).
+
     Needs XXL_BUILD (the plugins in $XXL_BUILD/plugins/handlers/.libs) and
     XXL_RUNNER, as make check sets them.
 */
@@ -26,6 +37,8 @@
 #include "xxl_test.h"
 
 #include <czmq.h>
+#include <dlfcn.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <poll.h>
@@ -33,7 +46,24 @@
 #include <time.h>
 #include <unistd.h>
 
+#define S_METADATA_NAME "metadata.xxl-test.invalid"
+
+//  The resolver, as libcurl in this process calls it (the test exports
+//  it): S_METADATA_NAME resolves to the cloud metadata address
+int
+getaddrinfo (const char *node, const char *service, const struct addrinfo *hints,
+             struct addrinfo **res)
+{
+    typedef int (real_fn) (const char *, const char *, const struct addrinfo *,
+                           struct addrinfo **);
+    real_fn *real = (real_fn *) dlsym (RTLD_NEXT, "getaddrinfo");
+    if (node && strcasecmp (node, S_METADATA_NAME) == 0)
+        node = "169.254.169.254";
+    return real? real (node, service, hints, res): EAI_FAIL;
+}
+
 static char s_logdir [256];
+static xxl_handlers_t *s_handlers;
 static xxl_result_t s_results [256];
 static int s_count = 0;
 static int64_t s_next_log_id = 5000;
@@ -285,6 +315,114 @@ test_http (xxl_executor_t *executor, const char *mode, int64_t job, sink_t *sink
     sink_set_mode (sink, SINK_HTTP_STATUS, 200);
 }
 
+//  An executor whose runs see XXL_HTTP_ALLOW = list (NULL: unset): the
+//  isolated runner gets the environment the executor started with
+static xxl_executor_t *
+s_executor (int in_process, const char *list)
+{
+    if (list)
+        setenv ("XXL_HTTP_ALLOW", list, 1);
+    else
+        unsetenv ("XXL_HTTP_ALLOW");
+    xxl_executor_config_t config = { 0 };
+    config.logdir = s_logdir;
+    config.in_process = in_process;
+    config.allow_glue = 1;
+    config.idle_reap_s = 90;
+    return xxl_executor_new (&config, s_handlers);
+}
+
+//  httpJobHandler's calls under XXL_HTTP_ALLOW, in order: the executor
+//  starts again when the list changes
+#define S_LOOP          "http://127.0.0.1:%d/allowed"
+#define S_BY_NAME       "http://localhost:%d/by-name"
+#define S_NOT_LISTED    "is not allowed (not in XXL_HTTP_ALLOW)"
+#define S_METADATA      "is not allowed (a link-local or cloud metadata address"
+#define S_NEITHER       "10.0.0.0/8, *.example.com fd00::/8 300.1.2.3/8"
+static const struct {
+    const char *list;                   //  XXL_HTTP_ALLOW; NULL: unset
+    const char *url;                    //  %d: the listener's port
+    int status;                         //  what the listener answers
+    int code;                           //  the run's result
+    const char *text;                   //  in the run's message (and log if a refusal)
+    int requests;                       //  how many the listener gets
+    int in_process;                     //  1: only there (this getaddrinfo)
+} s_calls [] = {
+    //  Unset: loopback is called; link-local and metadata addresses never,
+    //  nor a name that resolves to one
+    { NULL, S_LOOP, 200, 200, "HTTP status 200", 1, 0 },
+    { NULL, "http://169.254.169.254/latest/meta-data/", 200, 500,
+      "refused: host 169.254.169.254 is not allowed (a link-local or cloud metadata"
+      " address; XXL_HTTP_ALLOW may name it)", 0, 0 },
+    { NULL, "http://169.254.0.1:8080/", 200, 500, S_METADATA, 0, 0 },
+    { NULL, "http://[fe80::1]/", 200, 500, "refused: host fe80::1 " S_METADATA, 0, 0 },
+    { NULL, "http://[::ffff:169.254.169.254]/", 200, 500, S_METADATA, 0, 0 },
+    { NULL, "http://[fd00:ec2::254]/", 200, 500, S_METADATA, 0, 0 },
+    { NULL, "http://100.100.100.200/", 200, 500, S_METADATA, 0, 0 },
+    { NULL, "http://" S_METADATA_NAME "/latest/", 200, 500,
+      "refused: host " S_METADATA_NAME " (169.254.169.254) " S_METADATA, 0, 1 },
+    //  127.0.0.1: called, and its redirects to itself followed
+    { "127.0.0.1", S_LOOP, 200, 200, "HTTP status 200", 1, 0 },
+    { "127.0.0.1", S_LOOP, 302, 500, "Maximum (5) redirects followed", 6, 0 },
+    //  A list naming neither 127.0.0.1 nor localhost: no request at all;
+    //  its bad entry logged
+    { S_NEITHER, S_LOOP, 200, 500, "refused: host 127.0.0.1 " S_NOT_LISTED, 0, 0 },
+    { S_NEITHER, S_BY_NAME, 200, 500, "refused: host localhost (", 0, 0 },
+    { S_NEITHER, "http://169.254.169.254/", 200, 500,
+      "refused: host 169.254.169.254 " S_NOT_LISTED, 0, 0 },
+    { S_NEITHER, "http://" S_METADATA_NAME "/", 200, 500, S_NOT_LISTED, 0, 1 },
+    //  "localhost": that name is called, its redirect to 127.0.0.1 refused
+    //  after the first answer; a metadata address needs an address entry,
+    //  even under a name listed
+    { "localhost *.xxl-test.invalid", S_BY_NAME, 200, 200, "HTTP status 200", 1, 0 },
+    { "localhost *.xxl-test.invalid", S_BY_NAME, 302, 500,
+      "refused: host 127.0.0.1 " S_NOT_LISTED, 1, 0 },
+    { "localhost *.xxl-test.invalid", S_LOOP, 200, 500, "refused: host 127.0.0.1", 0, 0 },
+    { "localhost *.xxl-test.invalid", "http://" S_METADATA_NAME "/", 200, 500,
+      S_METADATA ": only an address entry", 0, 1 },
+};
+
+static void
+test_http_allow (int in_process, int64_t job, sink_t *sink, int *seen)
+{
+    printf ("  httpJobHandler XXL_HTTP_ALLOW (%s)\n", in_process? "in process": "isolated");
+    xxl_executor_t *executor = NULL;
+    const char *last = NULL;            //  the executor's list
+    for (size_t i = 0; i < sizeof s_calls / sizeof s_calls [0]; i++) {
+        if (s_calls [i].in_process && !in_process)
+            continue;
+        const char *list = s_calls [i].list;
+        if (!executor || !(list? last && streq (list, last): !last)) {
+            xxl_executor_destroy (&executor);
+            executor = s_executor (in_process, list);
+            last = list;
+            XXL_CHECK (executor != NULL);
+            if (!executor)
+                return;
+        }
+        char url [256];
+        snprintf (url, sizeof url, s_calls [i].url, sink_port (sink));
+        sink_set_mode (sink, SINK_HTTP_STATUS, s_calls [i].status);
+        int64_t id = s_trigger (executor, job, "httpJobHandler", url, 10);
+        int ok = s_msg_is (s_wait (executor, id, 15000), s_calls [i].code, s_calls [i].text);
+        if (!ok)
+            printf ("  (%s with XXL_HTTP_ALLOW=%s)\n", url,
+                    list? list: "(unset)");
+        XXL_CHECK (ok);
+        if (s_calls [i].code != 200)    //  a failure's message is logged too
+            XXL_CHECK (s_log_has (id, s_calls [i].text));
+        if (list && streq (list, S_NEITHER))
+            XXL_CHECK (s_log_has (id, "XXL_HTTP_ALLOW entry '300.1.2.3/8' ignored: not an"
+                                      " IPv4 or IPv6 address"));
+        //  The listener records a request before it answers
+        *seen += s_calls [i].requests;
+        XXL_CHECK (sink_count (sink) == *seen);
+    }
+    xxl_executor_destroy (&executor);
+    sink_set_mode (sink, SINK_HTTP_STATUS, 200);
+    unsetenv ("XXL_HTTP_ALLOW");
+}
+
 int
 main (void)
 {
@@ -296,7 +434,8 @@ main (void)
     zsys_init ();
     snprintf (s_logdir, sizeof s_logdir, "/tmp/xxl-samples-%d", (int) getpid ());
     char *plugins = zsys_sprintf ("%s/plugins/handlers/.libs", build);
-    xxl_handlers_t *handlers = xxl_handlers_new (plugins);
+    unsetenv ("XXL_HTTP_ALLOW");
+    xxl_handlers_t *handlers = s_handlers = xxl_handlers_new (plugins);
     zstr_free (&plugins);
     XXL_CHECK (handlers != NULL);
     sink_t *sink = sink_http_new ();
@@ -316,6 +455,7 @@ main (void)
         test_command (executor, mode, 100 + 10 * in_process);
         test_http (executor, mode, 200 + 10 * in_process, sink, &seen);
         xxl_executor_destroy (&executor);
+        test_http_allow (in_process, 300 + 10 * in_process, sink, &seen);
     }
     for (int i = 0; i < s_count; i++)
         free (s_results [i].msg);
