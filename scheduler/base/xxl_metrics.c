@@ -284,6 +284,19 @@ s_job_free (void **item)
     }
 }
 
+//  The jobs' map is keyed by the id inside each job (not copied)
+static size_t
+s_id_key_hash (const void *key)
+{
+    return (size_t) *(const uint64_t *) key * 0x9E3779B97F4A7C15ULL;
+}
+
+static int
+s_id_key_differ (const void *a, const void *b)
+{
+    return *(const int64_t *) a != *(const int64_t *) b;
+}
+
 xxl_labels_t *
 xxl_labels_new (size_t jobs, size_t agents)
 {
@@ -293,6 +306,10 @@ xxl_labels_new (size_t jobs, size_t agents)
     self->apps = zhashx_new ();
     zhashx_set_destructor (self->apps, (zhashx_destructor_fn *) zstr_free);
     self->jobs = zhashx_new ();
+    zhashx_set_key_hasher (self->jobs, s_id_key_hash);
+    zhashx_set_key_comparator (self->jobs, s_id_key_differ);
+    zhashx_set_key_duplicator (self->jobs, NULL);
+    zhashx_set_key_destructor (self->jobs, NULL);
     zhashx_set_destructor (self->jobs, s_job_free);
     self->order = zlistx_new ();
     self->app_seen = (app_seen_t *) calloc (jobs? XXL_LABELS_APP_SEEN: 1, sizeof (app_seen_t));
@@ -332,9 +349,7 @@ xxl_labels_destroy (xxl_labels_t **self_p)
 static job_t *
 s_job (xxl_labels_t *self, int64_t job_id)
 {
-    char key [24];
-    snprintf (key, sizeof key, "%" PRId64, job_id);
-    return (job_t *) zhashx_lookup (self->jobs, key);
+    return (job_t *) zhashx_lookup (self->jobs, &job_id);
 }
 
 static app_seen_t *
@@ -411,16 +426,13 @@ xxl_labels_run (xxl_labels_t *self, int64_t job_id, const char *app, bool result
             job_t *oldest = (job_t *) zlistx_first (self->order);
             assert (oldest);
             zlistx_delete (self->order, oldest->handle);
-            char key [24];
-            snprintf (key, sizeof key, "%" PRId64, oldest->id);
-            zhashx_delete (self->jobs, key);
+            int64_t oldest_id = oldest->id;
+            zhashx_delete (self->jobs, &oldest_id);
         }
         job = (job_t *) zmalloc (sizeof *job);
         job->id = job_id;
         job->handle = zlistx_add_end (self->order, job);
-        char key [24];
-        snprintf (key, sizeof key, "%" PRId64, job_id);
-        zhashx_insert (self->jobs, key, job);
+        zhashx_insert (self->jobs, &job->id, job);
     }
     else
         zlistx_move_end (self->order, job->handle);

@@ -117,6 +117,23 @@ engine_split_addresses (const char *list, char ***out)
     return count;
 }
 
+//  value in decimal into text (24 bytes at least), as "%" PRId64 writes it
+static void
+s_decimal (int64_t value, char *text)
+{
+    char digits [24];
+    int count = 0;
+    uint64_t rest = value < 0? 0 - (uint64_t) value: (uint64_t) value;
+    do
+        digits [count++] = (char) ('0' + rest % 10);
+    while ((rest /= 10) > 0);
+    if (value < 0)
+        *text++ = '-';
+    while (count > 0)
+        *text++ = digits [--count];
+    *text = 0;
+}
+
 void
 engine_free_addresses (char **list, size_t count)
 {
@@ -228,8 +245,10 @@ s_chars (const char *text)
 int64_t
 engine_section_chars (const char *note, const char *address)
 {
-    return s_chars ("\n>>>>>>>>>>> Trigger <<<<<<<<<<<\n") + (note? s_chars (note): 0)
-         + s_chars ("address: ") + s_chars (address) + s_chars ("\ncode: 200\nmsg: null\n");
+    //  (the fixed parts are ASCII: a character a byte)
+    static const char fixed [] = "\n>>>>>>>>>>> Trigger <<<<<<<<<<<\n" "address: "
+                                 "\ncode: 200\nmsg: null\n";
+    return (int64_t) sizeof fixed - 1 + (note? s_chars (note): 0) + s_chars (address);
 }
 
 //  Sends the RUN of an existing log row to address, or, when address is
@@ -779,9 +798,9 @@ engine_trigger (server_t *self, const xxl_job_t *job, trigger_args_t *args,
                  && xxl_registry_route (self->registry, address, &rid_size) != NULL;
         }
         //  Built by pieces, no format to parse (this runs once per trigger)
-        char timeout [24], retries [16];
-        snprintf (timeout, sizeof timeout, "%" PRId64, job->executor_timeout);
-        snprintf (retries, sizeof retries, "%d", retry);
+        char timeout [24], retries [24];
+        s_decimal (job->executor_timeout, timeout);
+        s_decimal (retry, retries);
         const char *pieces [] = {
             "Trigger type: ", s_trigger_title (args->trigger_type),
             args->by? "\nTriggered by: ": "", args->by? args->by: "",
