@@ -279,6 +279,49 @@ OUT=$(rest "$OTHER_TOKEN" GET "workflow-runs/$R6")
 check "... nor its runs (403)" test "${OUT%% *}" = 403
 OUT=$(rest "$OPER_TOKEN" POST workflows "$BODY")
 check "an operator may not add one (403)" test "${OUT%% *}" = 403
+
+# -- Older runs, page by page (`before`): 250 ended runs of a workflow, as
+#    one that fires every minute leaves in four hours, among 50 of W6
+#    (written to the store: triggering them would only be slower)
+echo "{\"nodes\": [{\"id\": \"m\", \"job\": $OK}]}" > "$T/minutely.json"
+W7=$(ctl workflow add --name minutely --file "$T/minutely.json" | jq -r .id)
+xxl_sql "INSERT INTO xxl_workflow_run (workflow_id, status, param, trigger_type, trigger_time,
+             end_time, definition)
+         WITH RECURSIVE s (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 300)
+         SELECT CASE WHEN n % 6 = 0 THEN $W6 ELSE $W7 END, 'SUCCESS', '', 'CRON',
+                1700000000000 + n * 60000, 1700000000000 + n * 60000 + 500,
+                (SELECT definition FROM xxl_workflow WHERE id = $W7) FROM s"
+xxl_sql "SELECT id FROM xxl_workflow_run WHERE workflow_id = $W7 ORDER BY id DESC" > "$T/runs.want"
+# run_pages WORKFLOW: its runs' ids page by page (100, --before the last
+# listed), one a line, a line "page N" after each and "truncated" when set
+run_pages () {
+    local before="" out pages=0
+    while :; do
+        out=$(ctl workflow runs "$1" --limit 100 ${before:+--before "$before"}) || return 1
+        jq -r '.runs[].id' <<<"$out"
+        pages=$((pages + 1)); echo "page $pages"
+        jq -e '.truncated == false' <<<"$out" >/dev/null || echo truncated
+        [ "$(jq '.runs | length' <<<"$out")" = 100 ] || break
+        before=$(jq -r '.runs[-1].id' <<<"$out")
+    done
+}
+run_pages "$W7" > "$T/runs.got"
+check "250 runs in pages of 100 by --before: every id once, newest first" \
+    diff <(grep -v '^page\|truncated' "$T/runs.got") "$T/runs.want"
+check "... 100, 100, 50, none truncated" bash -c "
+    [ \"\$(grep -c . '$T/runs.want')\" = 250 ] && [ \"\$(grep -c '^page' '$T/runs.got')\" = 3 ] &&
+    ! grep -q truncated '$T/runs.got' && [ \"\$(sed -n '201,250p' '$T/runs.want' | tr '\n' ' ')\" = \"\$(grep -v '^page' '$T/runs.got' | sed -n '201,250p' | tr '\n' ' ')\" ]"
+BEFORE=$(sed -n 100p "$T/runs.want")
+OUT=$(rest "$OPER_TOKEN" GET "workflows/$W7/runs?limit=100&before=$BEFORE")
+check "REST ?before=ID: the next 100, below ID (an operator of the jobs' app)" bash -c "
+    [ '${OUT%% *}' = 200 ] && diff <(jq -r '.runs[].id' '$T/rest.out') <(sed -n 101,200p '$T/runs.want')"
+for bad in 0 x -1; do
+    OUT=$(rest "$ADMIN_TOKEN" GET "workflows/$W7/runs?before=$bad")
+    check "REST ?before=$bad: 400 naming before" bash -c "[ '${OUT%% *}' = 400 ] && grep -q before '$T/rest.out'"
+done
+check "xxl-ctl workflow runs --before 0 is refused" bash -c "! $CTL --api $API workflow runs $W7 --before 0 >/dev/null 2>&1"
+OUT=$(rest "$OTHER_TOKEN" GET "workflows/$W7/runs?before=$BEFORE")
+check "a viewer of other apps may not page its runs (403)" test "${OUT%% *}" = 403
 check "workflow changes are audited" bash -c "
     $CTL --api $API --json audit list --limit 200 | jq -e '[.audit[] | .type] | (index(\"WORKFLOW_ADD\") != null and index(\"WORKFLOW_TRIGGER\") != null and index(\"WORKFLOW_RUN_KILL\") != null)' >/dev/null"
 
