@@ -310,16 +310,19 @@ check "250 runs in pages of 100 by --before: every id once, newest first" \
     diff <(grep -v '^page\|truncated' "$T/runs.got") "$T/runs.want"
 check "... 100, 100, 50, none truncated" bash -c "
     [ \"\$(grep -c . '$T/runs.want')\" = 250 ] && [ \"\$(grep -c '^page' '$T/runs.got')\" = 3 ] &&
-    ! grep -q truncated '$T/runs.got' && [ \"\$(sed -n '201,250p' '$T/runs.want' | tr '\n' ' ')\" = \"\$(grep -v '^page' '$T/runs.got' | sed -n '201,250p' | tr '\n' ' ')\" ]"
+    ! grep -q truncated '$T/runs.got'"
 BEFORE=$(sed -n 100p "$T/runs.want")
 OUT=$(rest "$OPER_TOKEN" GET "workflows/$W7/runs?limit=100&before=$BEFORE")
 check "REST ?before=ID: the next 100, below ID (an operator of the jobs' app)" bash -c "
     [ '${OUT%% *}' = 200 ] && diff <(jq -r '.runs[].id' '$T/rest.out') <(sed -n 101,200p '$T/runs.want')"
-for bad in 0 x -1; do
-    OUT=$(rest "$ADMIN_TOKEN" GET "workflows/$W7/runs?before=$bad")
-    check "REST ?before=$bad: 400 naming before" bash -c "[ '${OUT%% *}' = 400 ] && grep -q before '$T/rest.out'"
+for bad in "0:field 'before' is 0, outside 1..9223372036854775807" "-1:field 'before' is -1, outside 1.." \
+           "x:query before: not a valid value"; do
+    OUT=$(rest "$ADMIN_TOKEN" GET "workflows/$W7/runs?before=${bad%%:*}")
+    check "REST ?before=${bad%%:*}: 400 \"${bad#*:}\"" bash -c "[ '${OUT%% *}' = 400 ] && grep -qF \"${bad#*:}\" '$T/rest.out'"
 done
-check "xxl-ctl workflow runs --before 0 is refused" bash -c "! $CTL --api $API workflow runs $W7 --before 0 >/dev/null 2>&1"
+check "xxl-ctl workflow runs --before 0 is refused" bash -c "
+    out=\$($CTL --api $API workflow runs $W7 --before 0 2>&1) && exit 1
+    grep -qF -- \"--before must be a positive number, not '0'\" <<<\"\$out\""
 OUT=$(rest "$OTHER_TOKEN" GET "workflows/$W7/runs?before=$BEFORE")
 check "a viewer of other apps may not page its runs (403)" test "${OUT%% *}" = 403
 check "workflow changes are audited" bash -c "
