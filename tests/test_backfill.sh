@@ -129,25 +129,12 @@ xxl_sql "INSERT INTO xxl_backfill (id, job_id, from_time, to_time, per_second, c
                 $FROM, $FROM, 1, $FROM, 1, 1, 0, 'DONE', 'test', '', 1, 1 FROM s"
 xxl_sql "SELECT id FROM xxl_backfill WHERE job_id = $JOB ORDER BY id DESC" > "$T/job.want"
 xxl_sql "SELECT id FROM xxl_backfill ORDER BY id DESC" > "$T/all.want"
-# pages [--job ID]: the ids page by page (100, --before the last listed),
-# one a line, a line "page N" after each and "truncated" when set
-pages () {
-    local before="" out n=0
-    while :; do
-        out=$(ctl backfill list "$@" --limit 100 ${before:+--before "$before"}) || return 1
-        jq -r '.backfills[].id' <<<"$out"
-        n=$((n + 1)); echo "page $n"
-        jq -e '.truncated == false' <<<"$out" >/dev/null || echo truncated
-        [ "$(jq '.backfills | length' <<<"$out")" = 100 ] || break
-        before=$(jq -r '.backfills[-1].id' <<<"$out")
-    done
-}
-pages --job "$JOB" > "$T/job.got"
+id_pages backfills 100 backfill list --job "$JOB" > "$T/job.got"
 check "the job's 255 backfills in pages of 100 by --before: every id once, newest first" \
     diff <(grep -v '^page\|truncated' "$T/job.got") "$T/job.want"
 check "... 100, 100, 55, none truncated" bash -c "
     [ \"\$(grep -c . '$T/job.want')\" = 255 ] && [ \"\$(grep -c '^page' '$T/job.got')\" = 3 ] && ! grep -q truncated '$T/job.got'"
-pages > "$T/all.got"
+id_pages backfills 100 backfill list > "$T/all.got"
 check "every job's 305, the same way (no --job: by id)" bash -c "
     diff <(grep -v '^page\|truncated' '$T/all.got') '$T/all.want' && [ \"\$(grep -c '^page' '$T/all.got')\" = 4 ] &&
     ! grep -q truncated '$T/all.got'"

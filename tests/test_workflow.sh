@@ -292,20 +292,7 @@ xxl_sql "INSERT INTO xxl_workflow_run (workflow_id, status, param, trigger_type,
                 1700000000000 + n * 60000, 1700000000000 + n * 60000 + 500,
                 (SELECT definition FROM xxl_workflow WHERE id = $W7) FROM s"
 xxl_sql "SELECT id FROM xxl_workflow_run WHERE workflow_id = $W7 ORDER BY id DESC" > "$T/runs.want"
-# run_pages WORKFLOW: its runs' ids page by page (100, --before the last
-# listed), one a line, a line "page N" after each and "truncated" when set
-run_pages () {
-    local before="" out pages=0
-    while :; do
-        out=$(ctl workflow runs "$1" --limit 100 ${before:+--before "$before"}) || return 1
-        jq -r '.runs[].id' <<<"$out"
-        pages=$((pages + 1)); echo "page $pages"
-        jq -e '.truncated == false' <<<"$out" >/dev/null || echo truncated
-        [ "$(jq '.runs | length' <<<"$out")" = 100 ] || break
-        before=$(jq -r '.runs[-1].id' <<<"$out")
-    done
-}
-run_pages "$W7" > "$T/runs.got"
+id_pages runs 100 workflow runs "$W7" > "$T/runs.got"
 check "250 runs in pages of 100 by --before: every id once, newest first" \
     diff <(grep -v '^page\|truncated' "$T/runs.got") "$T/runs.want"
 check "... 100, 100, 50, none truncated" bash -c "
