@@ -216,6 +216,22 @@ start_agent () {
 
 ctl () { "$CTL" --api "$API" --json "$@"; }
 
+# id_pages KEY LIMIT CTL-ARGS...: a list that pages back by id (xxl-ctl
+# ... --limit LIMIT, then --before the last id listed), read to its end:
+# the ids of its array KEY one a line, a line "page N" after each page and
+# "truncated" after one that says so
+id_pages () {
+    local key="$1" limit="$2" before="" out n=0; shift 2
+    while :; do
+        out=$(ctl "$@" --limit "$limit" ${before:+--before "$before"}) || return 1
+        jq -r --arg k "$key" '.[$k][].id' <<<"$out"
+        n=$((n + 1)); echo "page $n"
+        jq -e '.truncated == false' <<<"$out" >/dev/null || echo truncated
+        [ "$(jq --arg k "$key" '.[$k] | length' <<<"$out")" = "$limit" ] || break
+        before=$(jq -r --arg k "$key" '.[$k][-1].id' <<<"$out")
+    done
+}
+
 # job_ran JOB N: the job has at least N runs that ended 200
 job_ran () {
     [ "$(ctl log list --job "$1" --limit 100 | jq '[.logs[] | select(.handleCode == 200)] | length')" -ge "$2" ]

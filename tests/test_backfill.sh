@@ -118,6 +118,39 @@ check "REST: a viewer reads it (200)" test "$(rest "$V" "http://$HTTP_EP/api/v1/
 check "REST: the list (200)" test "$(rest "$V" "http://$HTTP_EP/api/v1/backfills?jobId=$JOB")" = 200
 check "REST: a bad range is 400 with its reason" bash -c "
     test \"\$(curl -s -o $T/bad.out -w '%{http_code}' -H 'Authorization: Bearer $TOKEN' -X POST http://$HTTP_EP/api/v1/jobs/$JOB/backfills -H 'Content-Type: application/json' -d '{\"from\": $TO, \"to\": $FROM}')\" = 400 && grep -q 'is after to' $T/bad.out"
+
+# Older backfills, page by page (`before`): 250 ended ones of the job among
+# 50 of another (written to the store: each made at once would only be
+# slower), read by 100 over xxl-ctl and REST
+xxl_sql "INSERT INTO xxl_backfill (id, job_id, from_time, to_time, per_second, cursor_time, total,
+             made, skipped, state, started_by, msg, add_time, update_time)
+         WITH RECURSIVE s (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 300)
+         SELECT (SELECT MAX (id) FROM xxl_backfill) + n, CASE WHEN n % 6 = 0 THEN $NONE ELSE $JOB END,
+                $FROM, $FROM, 1, $FROM, 1, 1, 0, 'DONE', 'test', '', 1, 1 FROM s"
+xxl_sql "SELECT id FROM xxl_backfill WHERE job_id = $JOB ORDER BY id DESC" > "$T/job.want"
+xxl_sql "SELECT id FROM xxl_backfill ORDER BY id DESC" > "$T/all.want"
+id_pages backfills 100 backfill list --job "$JOB" > "$T/job.got"
+check "the job's 255 backfills in pages of 100 by --before: every id once, newest first" \
+    diff <(grep -v '^page\|truncated' "$T/job.got") "$T/job.want"
+check "... 100, 100, 55, none truncated" bash -c "
+    [ \"\$(grep -c . '$T/job.want')\" = 255 ] && [ \"\$(grep -c '^page' '$T/job.got')\" = 3 ] && ! grep -q truncated '$T/job.got'"
+id_pages backfills 100 backfill list > "$T/all.got"
+check "every job's 305, the same way (no --job: by id)" bash -c "
+    diff <(grep -v '^page\|truncated' '$T/all.got') '$T/all.want' && [ \"\$(grep -c '^page' '$T/all.got')\" = 4 ] &&
+    ! grep -q truncated '$T/all.got'"
+BEFORE=$(sed -n 100p "$T/job.want")
+check "REST ?jobId&before=ID: the next 100, below ID (a viewer)" bash -c "
+    [ \"\$(curl -s -o $T/page.out -w '%{http_code}' -H 'Authorization: Bearer $V' 'http://$HTTP_EP/api/v1/backfills?jobId=$JOB&limit=100&before=$BEFORE')\" = 200 ] &&
+    diff <(jq -r '.backfills[].id' $T/page.out) <(sed -n 101,200p '$T/job.want')"
+for bad in "0:field 'before' is 0, outside 1..9223372036854775807" "x:query before: not a valid value"; do
+    check "REST ?before=${bad%%:*}: 400 \"${bad#*:}\"" test "$(rest "$V" "http://$HTTP_EP/api/v1/backfills?before=${bad%%:*}"):$(cat "$T/rest.out")" = "400:{\"error\":\"${bad#*:}\"}"
+done
+check "xxl-ctl backfill list --before 0 is refused" refused "--before must be a positive number, not '0'" \
+    backfill list --before 0
+OTHER=$(ctl token add bf-other --role viewer --apps other-app | jq -r .token)
+check "a viewer of other apps may not page the job's backfills (403)" \
+    test "$(rest "$OTHER" "http://$HTTP_EP/api/v1/backfills?jobId=$JOB&before=$BEFORE")" = 403
+check "... nor every job's (403)" test "$(rest "$OTHER" "http://$HTTP_EP/api/v1/backfills?before=$BEFORE")" = 403
 check "the audit records the backfill and the stop" bash -c "
     $CTL --api $API --json audit list | jq -e '[.audit[].type] | index(\"JOB_BACKFILL\") and index(\"BACKFILL_STOP\")' >/dev/null"
 xxl_done

@@ -142,6 +142,16 @@ test_int (void)
     REFUSE ("JOB_SHOW jobId=i:0", 0, "field 'jobId' is 0, outside 1..9223372036854775807");
     ACCEPT ("JOB_SHOW jobId=u:9223372036854775807", 0);
     REFUSE ("JOB_SHOW jobId=u:9223372036854775808", 0, "field 'jobId' is out of range");
+    //  The cursors of the lists that page back by id: before 1..INT64_MAX
+    //  (AUDIT_LIST's, WORKFLOW_RUNS', BACKFILL_LIST's)
+    ACCEPT ("WORKFLOW_RUNS workflowId=i:1 before=i:1", 0);
+    REFUSE ("WORKFLOW_RUNS workflowId=i:1 before=i:0", 0,
+            "field 'before' is 0, outside 1..9223372036854775807");
+    REFUSE ("WORKFLOW_RUNS workflowId=i:1 before=s:x", 0, "field 'before' must be an integer");
+    ACCEPT ("BACKFILL_LIST before=u:9223372036854775807", 0);
+    REFUSE ("BACKFILL_LIST jobId=i:3 before=i:-1", 0,
+            "field 'before' is -1, outside 1..9223372036854775807");
+    REFUSE ("AUDIT_LIST before=i:0", 0, "field 'before' is 0, outside 1..9223372036854775807");
     //  An int32 maximum: LOG_CAT fromLineNum 1..2147483647
     ACCEPT ("LOG_CAT logId=i:1 fromLineNum=i:2147483647", 0);
     REFUSE ("LOG_CAT logId=i:1 fromLineNum=i:2147483648", 0,
@@ -319,6 +329,16 @@ test_values_read (void)
     XXL_CHECK (xxl_command_int (audit, audit_msg, "limit") == 100);
     XXL_CHECK (xxl_command_int (audit, audit_msg, "before") == INT64_MAX);
     xxl_msg_destroy (&audit_msg);
+    //  (WORKFLOW_RUNS and BACKFILL_LIST page as it does: from the newest)
+    const char *pages [] = { "WORKFLOW_RUNS", "BACKFILL_LIST" };
+    for (size_t i = 0; i < 2; i++) {
+        const xxl_command_t *paged = xxl_command_find (pages [i]);
+        xxl_msg_t *paged_msg = s_msg (pages [i]);
+        XXL_CHECK (paged && paged->read_only && !xxl_command_audited (paged));
+        XXL_CHECK (xxl_command_int (paged, paged_msg, "before") == INT64_MAX);
+        XXL_CHECK (xxl_command_int (paged, paged_msg, "limit") == 100);
+        xxl_msg_destroy (&paged_msg);
+    }
     //  Judged fields are read with their defaults
     xxl_msg_t *msg = s_msg ("LOG_LIST jobId=i:7");
     XXL_CHECK (xxl_command_int (list, msg, "jobId") == 7);

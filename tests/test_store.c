@@ -1940,6 +1940,195 @@ s_test_workflows (xxl_store_t *store, int64_t gid, int64_t jid)
     XXL_TEST_EXEC (store, "DELETE FROM xxl_job_log WHERE flow_run_id IS NOT NULL", NULL);
 }
 
+//  A page of WORKFLOW_RUNS or BACKFILL_LIST (a store's *_encode_below)
+typedef int (s_below_fn) (xxl_store_t *store, xxl_enc_t *enc, size_t max_size, int *truncated,
+                          int64_t owner, int64_t before, int64_t limit);
+
+//  The page's rows' ids into ids (up to max) and their owner (key
+//  owner_key) into owners; the count, or -1
+static int
+s_below_page (xxl_store_t *store, s_below_fn *below, const char *key, const char *owner_key,
+              int64_t owner, int64_t before, int64_t limit, size_t max_size, int *truncated,
+              int64_t *ids, int64_t *owners, size_t max)
+{
+    xxl_enc_t *enc = s_reply_page (key);
+    int rows = below (store, enc, max_size, truncated, owner, before, limit);
+    xxl_enc_map_end (enc);
+    size_t size;
+    const void *data = xxl_enc_finish (enc, &size);
+    char why [256];
+    xxl_msg_t *msg = rows < 0? NULL: xxl_msg_decode (data, size, NULL, why, sizeof why);
+    xxl_enc_destroy (&enc);
+    size_t count = 0;
+    const msgpack_object *items = msg? xxl_msg_array (msg, NULL, key, 1, 1000, &count): NULL;
+    if (!items && rows != 0)
+        count = SIZE_MAX;
+    for (size_t i = 0; items && i < count && i < max; i++) {
+        ids [i] = xxl_msg_int (msg, &items [i], "id", 1, 1, INT64_MAX, 0);
+        owners [i] = xxl_msg_int (msg, &items [i], owner_key, 1, 1, INT64_MAX, 0);
+    }
+    xxl_msg_destroy (&msg);
+    return count <= max && (int) count == rows? rows: -1;
+}
+
+//  Every row of owner (0: any) read page by page, `before` the last id
+//  listed: want (its n ids, ascending) each once, newest first, pages of
+//  `limit` full but the last, truncated never set; true when so
+static bool
+s_below_all (xxl_store_t *store, s_below_fn *below, const char *key, const char *owner_key,
+             int64_t owner, int64_t limit, const int64_t *want, size_t n)
+{
+    int64_t ids [1000], owners [1000];
+    int64_t before = INT64_MAX;
+    size_t seen = 0, pages = 0;
+    while (true) {
+        int truncated = -1;
+        int rows = s_below_page (store, below, key, owner_key, owner, before, limit, 1 << 20,
+                                 &truncated, ids, owners, 1000);
+        if (rows < 0 || truncated != 0)
+            return false;
+        pages++;
+        for (int i = 0; i < rows; i++) {
+            //  newest first, across pages: the rows of want from the top
+            if (seen >= n || ids [i] != want [n - 1 - seen] || ids [i] >= before
+            ||  (owner && owners [i] != owner))
+                return false;
+            seen++;
+        }
+        if (rows < limit)
+            break;
+        before = ids [rows - 1];
+    }
+    return seen == n && pages == n / (size_t) limit + 1;
+}
+
+//  SQLite's plan of a page (its $N as ?N): a search of the table through
+//  `index` (a walk down from `before`), no scan, no sort
+static bool
+s_below_plan (const char *path, const char *sql, const char *table, const char *index)
+{
+    char text [1024];
+    XXL_CHECK (xxl_store_sql_question_marks (sql, text, sizeof text) != NULL);
+    char *explain = zsys_sprintf ("EXPLAIN QUERY PLAN %s", text);
+    sqlite3 *db = NULL;
+    sqlite3_stmt *stmt = NULL;
+    XXL_CHECK (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+    XXL_CHECK (sqlite3_prepare_v2 (db, explain, -1, &stmt, NULL) == SQLITE_OK);
+    int reads = 0, through = 0, others = 0;
+    while (stmt && sqlite3_step (stmt) == SQLITE_ROW) {
+        const char *detail = (const char *) sqlite3_column_text (stmt, 3);
+        printf ("# plan: %s\n", detail? detail: "");
+        if (detail && strstr (detail, table)) {
+            reads++;
+            if (strncmp (detail, "SEARCH ", 7) == 0 && strstr (detail, index))
+                through++;
+        }
+        else
+            others++;                   //  a temporary b-tree (a sort), anything else
+    }
+    sqlite3_finalize (stmt);
+    sqlite3_close (db);
+    zstr_free (&explain);
+    return reads == 1 && through == 1 && others == 0;
+}
+
+//  WORKFLOW_RUNS and BACKFILL_LIST page below an id (version 15): 250
+//  rows of one owner among another's, read in pages of 100 by `before`,
+//  each once, newest first; a page cut by the reply's size says
+//  truncated and the next one goes on from its last row; on SQLite each
+//  page is a search of an index from `before` down, never a scan
+static void
+s_test_below (xxl_store_t *store, const char *path)
+{
+    const char *definition = "{\"nodes\":[{\"id\":\"a\",\"job\":7,\"join\":\"all\"}],"
+                             "\"edges\":[]}";
+    xxl_workflow_t w = { .name = "minutely", .description = "", .definition =
+                         (char *) definition, .schedule_type = "NONE", .schedule_conf = "",
+                         .timezone = "", .misfire_strategy = "DO_NOTHING" };
+    int64_t flow = xxl_store_workflow_add (store, &w);
+    int64_t other = xxl_store_workflow_add (store, &w);
+    XXL_CHECK (flow > 0 && other > flow);
+    const int64_t job = 770077, job2 = 770078;
+    enum { N = 250, OTHERS = 50 };
+    int64_t runs [N], backfills [N], every [N + OTHERS];
+    size_t all = 0;
+    XXL_CHECK (xxl_store_begin (store) == 0);
+    for (int i = 0; i < N; i++) {
+        xxl_workflow_run_t run = { .workflow_id = flow, .status = "SUCCESS", .param = "",
+                                   .definition = (char *) definition, .trigger_type = "CRON",
+                                   .trigger_time = 60000 * i, .end_time = 60000 * i + 1 };
+        runs [i] = xxl_store_workflow_run_add (store, &run);
+        xxl_store_backfill_t row = { .job_id = job, .from_time = i, .to_time = i,
+                                     .per_second = 1, .cursor = i, .total = 1, .made = 1,
+                                     .state = "DONE", .by = "t", .msg = "" };
+        every [all++] = backfills [i] = xxl_store_backfill_add (store, &row);
+        if (i % 5 == 0) {               //  another's rows in between
+            run.workflow_id = other;
+            XXL_CHECK (xxl_store_workflow_run_add (store, &run) > runs [i]);
+            row.job_id = job2;
+            every [all++] = xxl_store_backfill_add (store, &row);
+        }
+    }
+    XXL_CHECK (xxl_store_commit (store) == 0);
+    XXL_CHECK (all == N + OTHERS && runs [N - 1] > runs [0] && backfills [N - 1] > backfills [0]);
+
+    //  Pages of 100: 100, 100, 50, every row once, newest first
+    XXL_CHECK (s_below_all (store, xxl_store_workflow_run_encode_below, "runs", "workflowId",
+                            flow, 100, runs, N));
+    XXL_CHECK (s_below_all (store, xxl_store_backfill_encode_below, "backfills", "jobId",
+                            job, 100, backfills, N));
+    XXL_CHECK (s_below_all (store, xxl_store_backfill_encode_below, "backfills", "jobId",
+                            0, 100, every, all));
+    //  (pages of 1, and of 1,000: all in one)
+    XXL_CHECK (s_below_all (store, xxl_store_workflow_run_encode_below, "runs", "workflowId",
+                            flow, 1, runs, N));
+    XXL_CHECK (s_below_all (store, xxl_store_backfill_encode_below, "backfills", "jobId",
+                            job, 1000, backfills, N));
+    //  Below the oldest: none; below an id between: those under it
+    int64_t ids [1000], owners [1000];
+    int truncated = -1;
+    XXL_CHECK (s_below_page (store, xxl_store_workflow_run_encode_below, "runs", "workflowId",
+                             flow, runs [0], 100, 1 << 20, &truncated, ids, owners, 1000) == 0);
+    XXL_CHECK (s_below_page (store, xxl_store_backfill_encode_below, "backfills", "jobId",
+                             job, backfills [10], 100, 1 << 20, &truncated, ids, owners,
+                             1000) == 10 && ids [0] == backfills [9] && ids [9] == backfills [0]);
+    //  A page cut by the reply's size: truncated, fewer rows; the next
+    //  page from its last row goes on with no row lost
+    int rows = s_below_page (store, xxl_store_workflow_run_encode_below, "runs", "workflowId",
+                             flow, INT64_MAX, 100, 2000, &truncated, ids, owners, 1000);
+    XXL_CHECK (rows > 0 && rows < 100 && truncated == 1);
+    if (rows > 0) {
+        int64_t last = ids [rows - 1];
+        XXL_CHECK (s_below_page (store, xxl_store_workflow_run_encode_below, "runs",
+                                 "workflowId", flow, last, 1, 1 << 20, &truncated, ids, owners,
+                                 1000) == 1 && ids [0] == runs [N - 1 - rows] && truncated == 0);
+    }
+    //  The pages of before (no `before`) are these pages from the newest
+    xxl_enc_t *enc = xxl_enc_new ();
+    XXL_CHECK (xxl_store_workflow_run_encode_page (store, enc, 1 << 20, &truncated, flow, 7)
+               == 7);
+    xxl_enc_reset (enc);
+    XXL_CHECK (xxl_store_backfill_encode_page (store, enc, 1 << 20, &truncated, job2, 1000)
+               == OTHERS);
+    xxl_enc_destroy (&enc);
+
+    if (!xxl_test_pg) {
+        XXL_CHECK (s_below_plan (path, XXL_SQL_RUNS_BELOW, "xxl_workflow_run",
+                                 "USING INDEX xxl_workflow_run_flow (workflow_id=? AND id<?)"));
+        XXL_CHECK (s_below_plan (path, XXL_SQL_RUNS_BELOW_ANY, "xxl_workflow_run",
+                                 "USING INTEGER PRIMARY KEY (rowid<?)"));
+        XXL_CHECK (s_below_plan (path, XXL_SQL_BACKFILLS_BELOW, "xxl_backfill",
+                                 "USING INDEX xxl_backfill_job (job_id=? AND id<?)"));
+        XXL_CHECK (s_below_plan (path, XXL_SQL_BACKFILLS_BELOW_ANY, "xxl_backfill",
+                                 "USING INTEGER PRIMARY KEY (rowid<?)"));
+    }
+    else
+        printf ("# skipped on PostgreSQL: the pages' plans (SQLite's EXPLAIN QUERY PLAN)\n");
+    XXL_CHECK (xxl_store_workflow_rm (store, flow) == 1 && xxl_store_workflow_rm (store, other) == 1);
+    XXL_CHECK (XXL_TEST_EXEC (store, "DELETE FROM xxl_backfill WHERE job_id IN (?, ?)", "ii",
+                              job, job2) == N + OTHERS);
+}
+
 //  PostgreSQL's schema 16 undone as far as its migration needs: the
 //  counter row (data_version as the sequence has it, log_seq given) and
 //  the log ids' default drawn from it (the sequences stay: migration 16
@@ -2065,6 +2254,7 @@ main (void)
     XXL_CHECK (jid > 0);
     s_test_batches (store, gid, jid);
     s_test_workflows (store, gid, jid);
+    s_test_below (store, path);
     s_test_slots (store, path, &job);
     if (!xxl_test_pg)
         s_test_log_id_blocks (store, path, gid, jid);

@@ -279,6 +279,39 @@ OUT=$(rest "$OTHER_TOKEN" GET "workflow-runs/$R6")
 check "... nor its runs (403)" test "${OUT%% *}" = 403
 OUT=$(rest "$OPER_TOKEN" POST workflows "$BODY")
 check "an operator may not add one (403)" test "${OUT%% *}" = 403
+
+# -- Older runs, page by page (`before`): 250 ended runs of a workflow, as
+#    one that fires every minute leaves in four hours, among 50 of W6
+#    (written to the store: triggering them would only be slower)
+echo "{\"nodes\": [{\"id\": \"m\", \"job\": $OK}]}" > "$T/minutely.json"
+W7=$(ctl workflow add --name minutely --file "$T/minutely.json" | jq -r .id)
+xxl_sql "INSERT INTO xxl_workflow_run (workflow_id, status, param, trigger_type, trigger_time,
+             end_time, definition)
+         WITH RECURSIVE s (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 300)
+         SELECT CASE WHEN n % 6 = 0 THEN $W6 ELSE $W7 END, 'SUCCESS', '', 'CRON',
+                1700000000000 + n * 60000, 1700000000000 + n * 60000 + 500,
+                (SELECT definition FROM xxl_workflow WHERE id = $W7) FROM s"
+xxl_sql "SELECT id FROM xxl_workflow_run WHERE workflow_id = $W7 ORDER BY id DESC" > "$T/runs.want"
+id_pages runs 100 workflow runs "$W7" > "$T/runs.got"
+check "250 runs in pages of 100 by --before: every id once, newest first" \
+    diff <(grep -v '^page\|truncated' "$T/runs.got") "$T/runs.want"
+check "... 100, 100, 50, none truncated" bash -c "
+    [ \"\$(grep -c . '$T/runs.want')\" = 250 ] && [ \"\$(grep -c '^page' '$T/runs.got')\" = 3 ] &&
+    ! grep -q truncated '$T/runs.got'"
+BEFORE=$(sed -n 100p "$T/runs.want")
+OUT=$(rest "$OPER_TOKEN" GET "workflows/$W7/runs?limit=100&before=$BEFORE")
+check "REST ?before=ID: the next 100, below ID (an operator of the jobs' app)" bash -c "
+    [ '${OUT%% *}' = 200 ] && diff <(jq -r '.runs[].id' '$T/rest.out') <(sed -n 101,200p '$T/runs.want')"
+for bad in "0:field 'before' is 0, outside 1..9223372036854775807" "-1:field 'before' is -1, outside 1.." \
+           "x:query before: not a valid value"; do
+    OUT=$(rest "$ADMIN_TOKEN" GET "workflows/$W7/runs?before=${bad%%:*}")
+    check "REST ?before=${bad%%:*}: 400 \"${bad#*:}\"" bash -c "[ '${OUT%% *}' = 400 ] && grep -qF \"${bad#*:}\" '$T/rest.out'"
+done
+check "xxl-ctl workflow runs --before 0 is refused" bash -c "
+    out=\$($CTL --api $API workflow runs $W7 --before 0 2>&1) && exit 1
+    grep -qF -- \"--before must be a positive number, not '0'\" <<<\"\$out\""
+OUT=$(rest "$OTHER_TOKEN" GET "workflows/$W7/runs?before=$BEFORE")
+check "a viewer of other apps may not page its runs (403)" test "${OUT%% *}" = 403
 check "workflow changes are audited" bash -c "
     $CTL --api $API --json audit list --limit 200 | jq -e '[.audit[] | .type] | (index(\"WORKFLOW_ADD\") != null and index(\"WORKFLOW_TRIGGER\") != null and index(\"WORKFLOW_RUN_KILL\") != null)' >/dev/null"
 

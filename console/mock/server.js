@@ -153,7 +153,7 @@ async function api(req, url, body) {
     return [201, row]
   }
   if (seg[0] === 'backfills') {
-    if (seg.length === 1 && m === 'GET') return { backfills: S.backfills.filter((b) => !q.jobId || b.jobId === Number(q.jobId)).slice().reverse(), truncated: false }
+    if (seg.length === 1 && m === 'GET') return { backfills: S.backfills.filter((b) => (!q.jobId || b.jobId === Number(q.jobId)) && (!q.before || b.id < Number(q.before))).slice().reverse().slice(0, Number(q.limit || 100)), truncated: false }
     const b = find(S.backfills, (x) => x.id === Number(seg[1]), 'backfill')
     if (m === 'GET') return b
     if (seg[2] === 'stop' && m === 'POST') {

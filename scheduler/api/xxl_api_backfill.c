@@ -52,6 +52,7 @@ api_job_backfill (server_t *self, request_t *request)
     engine_reply_end (self, request);
 }
 
+//  BACKFILL_LIST: newest first, below id `before` (paging)
 void
 api_backfill_list (server_t *self, request_t *request)
 {
@@ -67,8 +68,9 @@ api_backfill_list (server_t *self, request_t *request)
     xxl_enc_map_begin (self->enc);
     xxl_enc_key (self->enc, "backfills");
     int truncated = 0;
-    if (xxl_store_backfill_encode_page (self->store, self->enc, XXL_REPLY_MAX, &truncated, job,
-                                        api_int (request, "limit")) < 0) {
+    if (xxl_store_backfill_encode_below (self->store, self->enc, XXL_REPLY_MAX, &truncated, job,
+                                         api_int (request, "before"),
+                                         api_int (request, "limit")) < 0) {
         engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
         return;
     }

@@ -378,6 +378,7 @@ api_workflow_trigger (server_t *self, request_t *request)
     xxl_workflow_free (&workflow);
 }
 
+//  WORKFLOW_RUNS: newest first, below id `before` (paging)
 void
 api_workflow_runs (server_t *self, request_t *request)
 {
@@ -388,9 +389,10 @@ api_workflow_runs (server_t *self, request_t *request)
     xxl_enc_map_begin (self->enc);
     xxl_enc_key (self->enc, "runs");
     int truncated = 0;
-    int rows = xxl_store_workflow_run_encode_page (self->store, self->enc, XXL_REPLY_MAX,
-                                                   &truncated, workflow.id,
-                                                   api_int (request, "limit"));
+    int rows = xxl_store_workflow_run_encode_below (self->store, self->enc, XXL_REPLY_MAX,
+                                                    &truncated, workflow.id,
+                                                    api_int (request, "before"),
+                                                    api_int (request, "limit"));
     xxl_workflow_free (&workflow);
     if (rows < 0) {
         engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));

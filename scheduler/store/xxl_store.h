@@ -246,7 +246,7 @@ typedef struct {
 
 //  Bumped whenever a method is added; methods are only ever appended, so
 //  a table of an older version is a prefix of this one (size says how much)
-#define XXL_STORE_METHODS_VERSION 14
+#define XXL_STORE_METHODS_VERSION 15
 
 typedef struct _xxl_store_t xxl_store_t;
 
@@ -704,6 +704,19 @@ typedef struct {
     //  up to max; 0 or -1
     int (*job_slot_ids) (xxl_store_t *self, int64_t after, int64_t *ids, size_t max,
                          size_t *count);
+
+    //  Version 15.  The pages of WORKFLOW_RUNS and BACKFILL_LIST below an
+    //  id: the runs of workflow_id, the backfills of job_id (0: any), with
+    //  an id below `before` (INT64_MAX: from the newest), newest first, up
+    //  to limit, as job_encode_page; the count or -1.  Each page is read
+    //  through an index (xxl_workflow_run_flow, xxl_backfill_job, the
+    //  primary key), never by a walk of the table.
+    int (*workflow_run_encode_below) (xxl_store_t *self, xxl_enc_t *enc, size_t max_size,
+                                      int *truncated, int64_t workflow_id, int64_t before,
+                                      int64_t limit);
+    int (*backfill_encode_below) (xxl_store_t *self, xxl_enc_t *enc, size_t max_size,
+                                  int *truncated, int64_t job_id, int64_t before,
+                                  int64_t limit);
 } xxl_store_methods_t;
 
 //  Users (console logins), bearer tokens and sessions (docs/http.md).
@@ -1082,6 +1095,9 @@ static inline int xxl_store_workflow_calendar_ids (xxl_store_t *self, const char
 //  Version 13 (a table of an older version: -1)
 static inline int xxl_store_job_slot_ids (xxl_store_t *self, int64_t after, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_V12 (job_slot_ids)? self->methods->job_slot_ids (self, after, ids, max, count): -1; }
 static inline int xxl_store_log_slot_ids (xxl_store_t *self, int64_t job_id, int running, int64_t before, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_V12 (log_slot_ids)? self->methods->log_slot_ids (self, job_id, running, before, ids, max, count): -1; }
+//  Version 15 (a table of an older version: -1)
+static inline int xxl_store_workflow_run_encode_below (xxl_store_t *self, xxl_enc_t *enc, size_t max_size, int *truncated, int64_t workflow_id, int64_t before, int64_t limit) { return XXL_STORE_V12 (workflow_run_encode_below)? self->methods->workflow_run_encode_below (self, enc, max_size, truncated, workflow_id, before, limit): -1; }
+static inline int xxl_store_backfill_encode_below (xxl_store_t *self, xxl_enc_t *enc, size_t max_size, int *truncated, int64_t job_id, int64_t before, int64_t limit) { return XXL_STORE_V12 (backfill_encode_below)? self->methods->backfill_encode_below (self, enc, max_size, truncated, job_id, before, limit): -1; }
 #undef XXL_STORE_V12
 
 #define XXL_ACCOUNTS_CALL(name) (self->methods->accounts->name)

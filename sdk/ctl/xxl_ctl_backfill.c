@@ -28,6 +28,9 @@ static const ctl_opt_t s_list_opts [] = {
     { "--job", NULL, "ID", "only backfills of this job", CTL_ID, 0, 0, "jobId", NULL },
     { "--limit", NULL, "N", "at most N, newest first (default {limit.default})",
       CTL_INT, 0, 0, "limit", NULL },
+    { "--before", NULL, "ID", "only backfills with an id below ID (the next page: the last\n"
+                              "                         id listed)",
+      CTL_ID, 0, 0, "before", NULL },
     XXL_CTL_OPTS_END
 };
 
@@ -120,7 +123,7 @@ s_list (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
 }
 
 const ctl_cmd_t xxl_ctl_backfill_list = {
-    "backfill", "list", "[--job ID] [--limit N]", "list backfills, newest first, with progress",
+    "backfill", "list", "[--job ID] [--limit N] [--before ID]", "list backfills, newest first, with progress",
     s_list_opts, NULL, 0, 0, NULL, s_list, "BACKFILL_LIST", NULL
 };
 

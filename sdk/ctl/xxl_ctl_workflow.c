@@ -178,6 +178,9 @@ const ctl_cmd_t xxl_ctl_workflow_trigger = {
 static const ctl_opt_t s_runs_opts [] = {
     { "--limit", NULL, "N", "at most N runs, newest first ({min}-{max}, default {default})",
       CTL_INT, 0, 0, "limit", NULL },
+    { "--before", NULL, "RUN", "only runs with an id below RUN (the next page: the last\n"
+                               "                         run listed)",
+      CTL_ID, 0, 0, "before", NULL },
     XXL_CTL_OPTS_END
 };
 
@@ -216,7 +219,7 @@ s_runs (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
 }
 
 const ctl_cmd_t xxl_ctl_workflow_runs = {
-    "workflow", "runs", "ID [--limit N]", "list a workflow's runs", s_runs_opts, s_workflow_pos,
+    "workflow", "runs", "ID [--limit N] [--before RUN]", "list a workflow's runs, newest first", s_runs_opts, s_workflow_pos,
     1, 1, NULL, s_runs, "WORKFLOW_RUNS", NULL
 };
 

@@ -291,9 +291,11 @@ static const xxl_field_t s_workflow_trigger [] = {
     S_END
 };
 
+//  WORKFLOW_RUNS: newest first, below id `before` (paging, as AUDIT_LIST)
 static const xxl_field_t s_workflow_runs [] = {
     { S_ID ("workflowId"), .required = true },
     { S_INT ("limit", 1, 1000, 100) },
+    { S_INT ("before", 1, INT64_MAX, INT64_MAX) },
     S_END
 };
 
@@ -414,9 +416,11 @@ static const xxl_field_t s_job_backfill [] = {
     S_END
 };
 
+//  BACKFILL_LIST: newest first, below id `before` (paging, as AUDIT_LIST)
 static const xxl_field_t s_backfill_list [] = {
     { S_INT ("jobId", 1, INT64_MAX, 0) },
     { S_INT ("limit", 1, 1000, 100) },
+    { S_INT ("before", 1, INT64_MAX, INT64_MAX) },
     S_END
 };
 

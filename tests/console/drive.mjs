@@ -625,6 +625,30 @@ try {
       w && w.scheduleType === 'CRON' && w.scheduleConf === '0 0 3 * * ?' && w.timezone === 'Asia/Shanghai' && w.calendar === 'console-cal',
       JSON.stringify(w))
   })
+  // A workflow's older runs: 20 a page, Older (`before` the last shown),
+  // Previous back to the newest
+  await probe('a workflow\'s runs page back: 21 runs show 20, Older shows the first, Previous the newest again', async () => {
+    //  (a copy of the job runs its nodes: the job's own run logs stay as they were)
+    const job = (await apiCall('POST', `/jobs/${jobId}/copy`, { jobDesc: 'pages ' + MARK })).data
+    const add = (await apiCall('POST', '/workflows', { name: 'pages-' + MARK, definition: { nodes: [{ id: 'p', job: job.id }] } })).data
+    const made = []
+    for (let i = 0; i < 21; i++) made.push((await apiCall('POST', `/workflows/${add.id}/trigger`, { param: String(i) })).data.runId)
+    await page.goto(base + '/#/workflows')
+    await page.reload()                 //  (the list as it is now)
+    await page.locator('[data-test=workflows] tr', { hasText: 'pages-' + MARK }).locator('a.desc').click()
+    const rows = page.locator('[data-test=flow-runs] tr[data-run]')
+    const ids = async () => Promise.all((await rows.all()).map(async (r) => Number(await r.getAttribute('data-run'))))
+    const pager = page.locator('[data-test=flow-runs-pager]')
+    await until(async () => (await rows.count()) === 20, '20 runs listed')
+    if ((await ids())[0] !== made[20]) throw new Error('first page: ' + (await ids()).join(','))
+    await pager.locator('[data-act=older]').click()
+    await until(async () => (await rows.count()) === 1, 'the oldest run alone')
+    if ((await ids())[0] !== made[0] || !(await pager.locator('[data-act=older]').isDisabled()))
+      throw new Error('older page: ' + (await ids()).join(','))
+    await snap(page, 'workflow-runs-older')
+    await pager.locator('button', { hasText: 'Previous' }).click()
+    await until(async () => (await rows.count()) === 20 && (await ids())[0] === made[20], 'the newest page again')
+  })
   await probe('at 390 px the workflows page (its graph in a box of its own) is no wider than the screen; in Chinese', async () => {
     const small = watchPage(await context.newPage())
     await small.setViewportSize({ width: 390, height: 844 })

@@ -249,7 +249,8 @@ int xxl_store_sql_sum_runs (int rc, xxl_store_group_runs_t *rows, size_t count,
     X (workflow_using_job) X (workflow_due) X (workflow_set_next) X (workflow_run_load) \
     X (workflow_run_set) X (workflow_run_ids) X (workflow_runs_running) \
     X (workflow_run_encode) X (workflow_run_encode_page) X (workflow_run_rows) \
-    X (log_flow_mark) X (log_flow_run) X (workflow_ids) X (workflow_calendar_ids) X (log_slot_ids) X (job_slot_ids)
+    X (log_flow_mark) X (log_flow_run) X (workflow_ids) X (workflow_calendar_ids) X (log_slot_ids) X (job_slot_ids) \
+    X (workflow_run_encode_below) X (backfill_encode_below)
 
 #define XXL_STORE_SQL_ACCOUNT_SLOTS(X) \
     X (user_add) X (user_update) X (user_get) X (user_rm) X (user_encode_all) X (token_add) \
@@ -264,6 +265,29 @@ int xxl_store_sql_sum_runs (int rc, xxl_store_group_runs_t *rows, size_t count,
     X (backfill_add) X (backfill_get) X (backfill_advance) X (backfill_stop) \
     X (backfill_encode) X (backfill_encode_page) X (backfill_running_ids) \
     X (backfill_made_times)
+
+//  The maps of a workflow run and of a backfill (their protocol keys), and
+//  the pages of WORKFLOW_RUNS and BACKFILL_LIST below an id: one text for
+//  both dialects, binding $1 the workflow or job (not in the _ANY forms),
+//  then before, then limit.  Each walks an index down from `before`
+//  (xxl_workflow_run_flow, xxl_backfill_job, the primary key), so a page
+//  costs its rows whatever the table holds (tests/test_store.c checks the
+//  plans)
+#define XXL_SQL_RUN_MAP \
+    "SELECT id, workflow_id AS \"workflowId\", status, param, trigger_type AS \"triggerType\"," \
+    " trigger_time AS \"triggerTime\", end_time AS \"endTime\" FROM xxl_workflow_run"
+#define XXL_SQL_BACKFILL_MAP \
+    "SELECT id, job_id AS \"jobId\", from_time AS \"from\", to_time AS \"to\"," \
+    " per_second AS \"perSecond\", cursor_time AS \"cursor\", total, made, skipped, state," \
+    " started_by AS \"by\", msg, add_time AS \"addTime\", update_time AS \"updateTime\"" \
+    " FROM xxl_backfill"
+#define XXL_SQL_RUNS_BELOW \
+    XXL_SQL_RUN_MAP " WHERE workflow_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3"
+#define XXL_SQL_RUNS_BELOW_ANY XXL_SQL_RUN_MAP " WHERE id < $1 ORDER BY id DESC LIMIT $2"
+#define XXL_SQL_BACKFILLS_BELOW \
+    XXL_SQL_BACKFILL_MAP " WHERE job_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3"
+#define XXL_SQL_BACKFILLS_BELOW_ANY \
+    XXL_SQL_BACKFILL_MAP " WHERE id < $1 ORDER BY id DESC LIMIT $2"
 
 #define XXL_STORE_SQL_DECLARE(slot) \
     extern __typeof__ (*((xxl_store_methods_t *) 0)->slot) xs_##slot;

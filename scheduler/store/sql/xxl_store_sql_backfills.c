@@ -14,14 +14,9 @@
 #include "xxl_store_sql_int.h"
 
 #include <czmq.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define XXL_BACKFILL_MAP \
-    "SELECT id, job_id AS \"jobId\", from_time AS \"from\", to_time AS \"to\"," \
-    " per_second AS \"perSecond\", cursor_time AS \"cursor\", total, made, skipped, state," \
-    " started_by AS \"by\", msg, add_time AS \"addTime\", update_time AS \"updateTime\"" \
-    " FROM xxl_backfill"
 
 int64_t
 xs_backfill_add (xxl_store_t *base, const xxl_store_backfill_t *row)
@@ -94,16 +89,25 @@ xs_backfill_stop (xxl_store_t *base, int64_t id, const char *msg, int64_t now)
 int
 xs_backfill_encode (xxl_store_t *base, xxl_enc_t *enc, int64_t id)
 {
-    return xsql_encode (base, enc, 0, XXL_BACKFILL_MAP " WHERE id = $1", "i", id);
+    return xsql_encode (base, enc, 0, XXL_SQL_BACKFILL_MAP " WHERE id = $1", "i", id);
+}
+
+int
+xs_backfill_encode_below (xxl_store_t *base, xxl_enc_t *enc, size_t max_size, int *truncated,
+                          int64_t job_id, int64_t before, int64_t limit)
+{
+    if (job_id == 0)
+        return xsql_encode_max (base, enc, max_size, truncated, XXL_SQL_BACKFILLS_BELOW_ANY,
+                                "ii", before, limit);
+    return xsql_encode_max (base, enc, max_size, truncated, XXL_SQL_BACKFILLS_BELOW, "iii",
+                            job_id, before, limit);
 }
 
 int
 xs_backfill_encode_page (xxl_store_t *base, xxl_enc_t *enc, size_t max_size, int *truncated,
                          int64_t job_id, int64_t limit)
 {
-    return xsql_encode_max (base, enc, max_size, truncated,
-        XXL_BACKFILL_MAP " WHERE ($1 = 0 OR job_id = $1) ORDER BY id DESC LIMIT $2", "ii",
-        job_id, limit);
+    return xs_backfill_encode_below (base, enc, max_size, truncated, job_id, INT64_MAX, limit);
 }
 
 int

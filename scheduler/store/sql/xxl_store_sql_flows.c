@@ -33,10 +33,6 @@
     " calendar, status AS \"triggerStatus\", next_time AS \"triggerNextTime\", add_time AS \"addTime\"," \
     " update_time AS \"updateTime\" FROM xxl_workflow"
 
-#define XXL_RUN_MAP \
-    "SELECT id, workflow_id AS \"workflowId\", status, param, trigger_type AS \"triggerType\"," \
-    " trigger_time AS \"triggerTime\", end_time AS \"endTime\" FROM xxl_workflow_run"
-
 //  The frees of xxl_store.h's workflow types live here, at the bottom of
 //  the store, so that the bodies below use them too
 void
@@ -254,16 +250,27 @@ xs_workflow_runs_running (xxl_store_t *base)
 int
 xs_workflow_run_encode (xxl_store_t *base, xxl_enc_t *enc, int64_t id)
 {
-    return xsql_encode (base, enc, 0, XXL_RUN_MAP " WHERE id = $1", "i", id);
+    return xsql_encode (base, enc, 0, XXL_SQL_RUN_MAP " WHERE id = $1", "i", id);
+}
+
+int
+xs_workflow_run_encode_below (xxl_store_t *base, xxl_enc_t *enc, size_t max_size,
+                              int *truncated, int64_t workflow_id, int64_t before,
+                              int64_t limit)
+{
+    if (workflow_id == 0)
+        return xsql_encode_max (base, enc, max_size, truncated, XXL_SQL_RUNS_BELOW_ANY, "ii",
+                                before, limit);
+    return xsql_encode_max (base, enc, max_size, truncated, XXL_SQL_RUNS_BELOW, "iii",
+                            workflow_id, before, limit);
 }
 
 int
 xs_workflow_run_encode_page (xxl_store_t *base, xxl_enc_t *enc, size_t max_size,
                              int *truncated, int64_t workflow_id, int64_t limit)
 {
-    return xsql_encode_max (base, enc, max_size, truncated,
-        XXL_RUN_MAP " WHERE ($1 = 0 OR workflow_id = $1) ORDER BY id DESC LIMIT $2", "ii",
-        workflow_id, limit);
+    return xs_workflow_run_encode_below (base, enc, max_size, truncated, workflow_id,
+                                         INT64_MAX, limit);
 }
 
 //  A string value of a row's map as a new string ("" for nil)
