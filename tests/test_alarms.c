@@ -11,7 +11,13 @@
     save and at send); the webhook against a local HTTP listener (method,
     path, content type, body; HTTP 500 without the response body, a
     redirect not followed, connection refused, timeout; a target outside
-    the list never contacted); email against a local SMTP sink (sender,
+    the list never contacted); the webhook's address check (names this
+    test's getaddrinfo resolves to 169.254.169.254, 100.100.100.200,
+    fd00:ec2::254, fe80::1, ::ffff:169.254.169.254 -- or to the metadata
+    address and loopback both -- refused with nothing sent, unless an
+    entry's host names the address; a literal metadata URL within its
+    own entry not refused; a name resolving to loopback posted; proxies,
+    http_proxy and scheduler/alarm/webhook_proxy, not used); email against a local SMTP sink (sender,
     recipients, subject, body, AUTH, 550) and through a fake sendmail
     (and a missing one); the script kind (stdin JSON, environment, exit
     status, missing script, timeout with kill, folder confinement); one
@@ -25,7 +31,9 @@
 
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <netdb.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <netinet/in.h>
@@ -44,6 +52,49 @@
 #include "xxl_test.h"
 
 #define WAIT_MS     15000               //  bound on any wait
+
+//  --------------------------------------------------------------------------
+//  The resolver, as the webhook plugin's libcurl calls it in this process
+//  (the test exports it: -export-dynamic): names under xxl-test.invalid
+//  resolve to the addresses below (two for a rebinding name, in order)
+
+static const struct {
+    const char *name;
+    const char *first, *second;
+} s_fake_names [] = {
+    { "metadata.xxl-test.invalid",  "169.254.169.254", NULL },
+    { "rebind.xxl-test.invalid",    "169.254.169.254", "127.0.0.1" },
+    { "alibaba.xxl-test.invalid",   "100.100.100.200", NULL },
+    { "aws6.xxl-test.invalid",      "fd00:ec2::254", NULL },
+    { "linklocal6.xxl-test.invalid", "fe80::1", NULL },
+    { "mapped.xxl-test.invalid",    "::ffff:169.254.169.254", NULL },
+    { "loopback.xxl-test.invalid",  "127.0.0.1", NULL },
+};
+
+int
+getaddrinfo (const char *node, const char *service, const struct addrinfo *hints,
+             struct addrinfo **res)
+{
+    __typeof__ (getaddrinfo) *real;
+    *(void **) &real = dlsym (RTLD_NEXT, "getaddrinfo");
+    if (!real)
+        return EAI_FAIL;
+    for (size_t i = 0; node && i < sizeof s_fake_names / sizeof s_fake_names [0]; i++) {
+        if (strcasecmp (node, s_fake_names [i].name))
+            continue;
+        int rc = real (s_fake_names [i].first, service, hints, res);
+        struct addrinfo *more = NULL;
+        if (rc == 0 && s_fake_names [i].second
+        &&  real (s_fake_names [i].second, service, hints, &more) == 0) {
+            struct addrinfo *last = *res;
+            while (last->ai_next)
+                last = last->ai_next;
+            last->ai_next = more;       //  freeaddrinfo frees the chain
+        }
+        return rc;
+    }
+    return real (node, service, hints, res);
+}
 
 //  --------------------------------------------------------------------------
 //  Fake host: a config table and a log capture
@@ -476,10 +527,13 @@ test_allow_log (const char *dir)
     XXL_CHECK (alarms != NULL);
     XXL_CHECK (s_log_has ("webhook: scheduler/alarm/webhook_allow is empty (or has no valid "
                           "entry): webhook alarms are disabled"));
+    XXL_CHECK (!s_log_has ("webhook_proxy"));
     xxl_alarms_destroy (&alarms);
 
+    //  A proxy is never used: the setting, when set, is named as ignored
     s_log_clear ();
     s_set ("webhook_allow", "ftp://x/, https://u@h/, https://ok.example/");
+    s_set ("webhook_proxy", "http://127.0.0.1:9/");
     alarms = xxl_alarms_new (dir, &s_host);
     XXL_CHECK (alarms != NULL);
     XXL_CHECK (s_log_has ("webhook: scheduler/alarm/webhook_allow entry 'ftp://x/' ignored: "
@@ -487,7 +541,10 @@ test_allow_log (const char *dir)
     XXL_CHECK (s_log_has ("entry 'https://u@h/' ignored: the webhook URL must not hold"));
     XXL_CHECK (s_log_has ("webhook: 1 allowed target prefix(es)"));
     XXL_CHECK (!s_log_has ("webhook alarms are disabled"));
+    XXL_CHECK (s_log_has ("webhook: scheduler/alarm/webhook_proxy is ignored: webhook alarms "
+                          "connect directly, so that the address checked is the target's"));
     xxl_alarms_destroy (&alarms);
+    s_set ("webhook_proxy", NULL);
     s_set ("webhook_allow", NULL);
 }
 
@@ -612,6 +669,114 @@ test_webhook (xxl_alarms_t *alarms)
     XXL_CHECK_HAS (report, "onnect");
     free (report);
     s_set ("webhook_allow", NULL);
+}
+
+#define S_METADATA_WHY "a link-local or cloud metadata address; only a " \
+                       "scheduler/alarm/webhook_allow entry whose host is that address allows it"
+
+//  The address a webhook connects to, judged after resolution
+static void
+test_webhook_address (xxl_alarms_t *alarms)
+{
+    sink_t *http = sink_http_new ();
+    XXL_CHECK (http != NULL);
+    if (!http)
+        return;
+    int port = sink_port (http);
+    char allow [1024], target [256], want [512], err [512];
+    char *report = NULL;
+    snprintf (allow, sizeof allow, "http://metadata.xxl-test.invalid:%d/, "
+              "http://rebind.xxl-test.invalid:%d/, http://alibaba.xxl-test.invalid:%d/, "
+              "http://aws6.xxl-test.invalid:%d/, http://linklocal6.xxl-test.invalid:%d/, "
+              "http://mapped.xxl-test.invalid:%d/, http://loopback.xxl-test.invalid:%d/",
+              port, port, port, port, port, port, port);
+    s_set ("webhook_allow", allow);
+    s_set ("webhook_timeout", "2000");
+
+    //  The allowed case: a name that resolves to loopback is posted to
+    //  (and this test's resolver is the one the plugin's libcurl calls)
+    snprintf (target, sizeof target, "webhook:http://loopback.xxl-test.invalid:%d/hook", port);
+    XXL_CHECK (s_submit_wait (alarms, target, &report) == 1);
+    XXL_CHECK_HAS (report, ": sent");
+    free (report);
+    XXL_CHECK (sink_wait (http, 1, WAIT_MS, NULL) == 0);
+
+    //  Names within the list resolving to a metadata address: saved (the
+    //  list allows the URL), refused at send with nothing sent
+    static const struct {
+        const char *name, *shown;
+    } names [] = {
+        { "metadata",   "169.254.169.254" },
+        { "rebind",     "169.254.169.254" },    //  loopback after it: not tried
+        { "alibaba",    "100.100.100.200" },
+        { "aws6",       "fd00:ec2::254" },
+        { "linklocal6", "fe80::1" },
+        { "mapped",     "::ffff:169.254.169.254" },
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names [0]; i++) {
+        snprintf (target, sizeof target, "webhook:http://%s.xxl-test.invalid:%d/hook",
+                  names [i].name, port);
+        XXL_CHECK (xxl_alarms_check_targets (alarms, target, err, sizeof err) == 0);
+        XXL_CHECK (s_submit_wait (alarms, target, &report) == 0);
+        snprintf (want, sizeof want, "webhook http://%s.xxl-test.invalid:%d/hook: failed: "
+                  "refused: host %s.xxl-test.invalid resolves to %s, " S_METADATA_WHY,
+                  names [i].name, port, names [i].name, names [i].shown);
+        XXL_CHECK_STR (report, want);
+        free (report);
+    }
+    XXL_CHECK (sink_count (http) == 1);
+
+    //  An entry whose host is the address names it: the rebinding name
+    //  then reaches the sink, through the metadata address's failure
+    //  (nothing listens there) or directly -- never refused
+    char named [1200];
+    snprintf (named, sizeof named, "%s, http://169.254.169.254:%d/", allow, port);
+    s_set ("webhook_allow", named);
+    snprintf (target, sizeof target, "webhook:http://rebind.xxl-test.invalid:%d/hook", port);
+    int ok = s_submit_wait (alarms, target, &report);
+    XXL_CHECK (ok >= 0);
+    XXL_CHECK_LACKS (report, "refused");
+    free (report);
+    if (ok == 1)
+        XXL_CHECK (sink_wait (http, 2, WAIT_MS, NULL) == 0);
+
+    //  A literal metadata URL within the list is refused by the list
+    //  unless an entry has it; within its own entry, it is named by it:
+    //  connected (and failing, nothing listens there), not refused
+    s_set ("webhook_allow", allow);
+    s_set ("webhook_timeout", "300");
+    snprintf (target, sizeof target, "webhook:http://169.254.169.254:%d/hook", port);
+    XXL_CHECK (s_submit_wait (alarms, target, &report) == 0);
+    XXL_CHECK_HAS (report, ": failed: " S_NOT_ALLOWED);
+    free (report);
+    s_set ("webhook_allow", named);
+    XXL_CHECK (s_submit_wait (alarms, target, &report) == 0);
+    XXL_CHECK_HAS (report, ": failed: ");
+    XXL_CHECK_LACKS (report, "refused");
+    free (report);
+
+    //  No proxy, from the environment or the setting, comes in between:
+    //  a dead one in each, the sink still gets its POST
+    s_set ("webhook_allow", allow);
+    s_set ("webhook_timeout", "2000");
+    char proxy [64];
+    snprintf (proxy, sizeof proxy, "http://127.0.0.1:%d/", s_dead_port ());
+    setenv ("http_proxy", proxy, 1);
+    setenv ("ALL_PROXY", proxy, 1);
+    s_set ("webhook_proxy", proxy);
+    int before = sink_count (http);
+    snprintf (target, sizeof target, "webhook:http://loopback.xxl-test.invalid:%d/hook", port);
+    XXL_CHECK (s_submit_wait (alarms, target, &report) == 1);
+    XXL_CHECK_HAS (report, ": sent");
+    free (report);
+    XXL_CHECK (sink_wait (http, before + 1, WAIT_MS, NULL) == 0);
+    unsetenv ("http_proxy");
+    unsetenv ("ALL_PROXY");
+    s_set ("webhook_proxy", NULL);
+
+    s_set ("webhook_timeout", NULL);
+    s_set ("webhook_allow", NULL);
+    sink_destroy (&http);
 }
 
 static void
@@ -976,6 +1141,7 @@ main (void)
         test_targets (alarms);
         test_allow (alarms);
         test_webhook (alarms);
+        test_webhook_address (alarms);
         test_email (alarms);
         test_script (alarms);
         test_multi (alarms);

@@ -9,9 +9,9 @@
     libcurl's reason (control characters as spaces, at most 200 bytes).
     No redirects are followed and only http and https are spoken.  The
     whole request is bounded by scheduler/alarm/webhook_timeout ms (10000
-    by default).  Proxies: libcurl's usual environment variables
-    (http_proxy, ...) apply, and scheduler/alarm/webhook_proxy overrides
-    them ("" for none is not expressible; set no_proxy instead).
+    by default).  No proxy is used: http_proxy, ALL_PROXY and the like are
+    ignored, and so is scheduler/alarm/webhook_proxy (init warns when it
+    is set), since the address judged (below) must be the target's.
 
     Allow-list: a target is accepted only when it lies within an entry of
     scheduler/alarm/webhook_allow, a list of URL prefixes separated by
@@ -31,13 +31,29 @@
     percent-encoded '.', '/' or '\' (servers decode those differently).
     The check runs when a job is saved and again before every send, so a
     list narrowed by a restart holds for jobs saved before it.
+
+    Addresses: the connection itself is judged too, in curl's socket
+    opener, on the very address connected -- after resolution, so a name
+    that resolves (or rebinds) to a refused address is refused.  Refused
+    are link-local and cloud metadata addresses (169.254.0.0/16,
+    100.100.100.200, fe80::/10, fd00:ec2::254, and their IPv4-mapped
+    IPv6 forms) unless an entry of the list names that address: its host
+    is that literal address (http://169.254.169.254/ names 169.254.169.254,
+    also for a target whose name resolves there).  Once one address of a
+    send is refused, no socket is opened for it (curl's other addresses
+    for the host included): nothing is sent, and the send fails "refused:
+    ...", naming the host, the address and why.
 */
 
 #define _GNU_SOURCE                     //  strcasestr
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <curl/curl.h>
 #include <xxl/alarm.h>
 
@@ -46,6 +62,7 @@
 #define S_REASON_MAX    200             //  bytes of libcurl's reason kept
 #define S_SEPARATORS    ", \t\r\n"      //  between allow-list entries
 #define S_NOT_ALLOWED   "webhook target not in scheduler/alarm/webhook_allow"
+#define S_REFUSAL_MAX   400             //  bytes of a refusal's reason
 
 //  Where a URL sends a request, as libcurl parses it
 typedef struct {
@@ -220,6 +237,135 @@ s_entry_log (const char *text, const s_url_t *entry, const char *why, void *arg)
     return 0;
 }
 
+//  --------------------------------------------------------------------------
+//  The address a send connects to (see "Addresses" above)
+
+//  An IP address, IPv4-mapped IPv6 ones held as IPv4
+typedef struct {
+    int family;                         //  AF_INET or AF_INET6
+    unsigned char bytes [16];           //  network order; 4 used for IPv4
+} s_addr_t;
+
+static void
+s_addr_unmap (s_addr_t *addr)
+{
+    static const unsigned char v4_mapped [12] = { [10] = 0xff, [11] = 0xff };
+    if (addr->family == AF_INET6 && memcmp (addr->bytes, v4_mapped, 12) == 0) {
+        addr->family = AF_INET;
+        memmove (addr->bytes, addr->bytes + 12, 4);
+        memset (addr->bytes + 4, 0, 12);
+    }
+}
+
+//  A URL host that is a literal address ("10.0.0.7", "[fd00::1]") into
+//  addr: 0, or -1 when host is a name
+static int
+s_addr_literal (const char *host, s_addr_t *addr)
+{
+    char text [INET6_ADDRSTRLEN + 2];
+    int bracketed = host [0] == '[';
+    if (snprintf (text, sizeof text, "%s", host + bracketed) >= (int) sizeof text)
+        return -1;
+    char *close = strchr (text, ']');
+    if (bracketed != (close != NULL) || (close && close [1]))
+        return -1;
+    if (close)
+        *close = 0;
+    memset (addr, 0, sizeof *addr);
+    if (inet_pton (AF_INET, text, addr->bytes) == 1)
+        addr->family = AF_INET;
+    else
+    if (inet_pton (AF_INET6, text, addr->bytes) == 1)
+        addr->family = AF_INET6;
+    else
+        return -1;
+    s_addr_unmap (addr);
+    return 0;
+}
+
+static int
+s_addr_equal (const s_addr_t *a, const s_addr_t *b)
+{
+    return a->family == b->family
+        && memcmp (a->bytes, b->bytes, a->family == AF_INET? 4: 16) == 0;
+}
+
+//  1 when addr (unmapped) is link-local or a cloud metadata service's
+static int
+s_addr_metadata (const s_addr_t *addr)
+{
+    const unsigned char *b = addr->bytes;
+    static const unsigned char aws_v6 [16] = {
+        0xfd, 0x00, 0x0e, 0xc2, [14] = 0x02, [15] = 0x54       //  fd00:ec2::254
+    };
+    if (addr->family == AF_INET)
+        return (b [0] == 169 && b [1] == 254)                   //  169.254.0.0/16
+            || (b [0] == 100 && b [1] == 100 && b [2] == 100 && b [3] == 200);
+    return (b [0] == 0xfe && (b [1] & 0xc0) == 0x80)            //  fe80::/10
+        || memcmp (b, aws_v6, 16) == 0;
+}
+
+//  s_entries callback: 1 when the entry's host is the literal address arg
+static int
+s_entry_names (const char *text, const s_url_t *entry, const char *why, void *arg)
+{
+    (void) text;
+    (void) why;
+    s_addr_t named;
+    return entry && s_addr_literal (entry->host, &named) == 0
+        && s_addr_equal (&named, (const s_addr_t *) arg);
+}
+
+//  What curl's socket opener judges with: the send's host and list
+typedef struct {
+    const xxl_alarm_host_t *host;
+    const char *name;                   //  the target URL's host
+    char refusal [S_REFUSAL_MAX];       //  the first refusal, "" while none
+} s_guard_t;
+
+//  curl's socket opener: every connection of a send is judged here on
+//  the address it is made to.  After one refusal none is opened.
+static curl_socket_t
+s_open_socket (void *arg, curlsocktype purpose, struct curl_sockaddr *address)
+{
+    s_guard_t *guard = (s_guard_t *) arg;
+    assert (guard && guard->host && guard->name);
+    if (guard->refusal [0])
+        return CURL_SOCKET_BAD;
+    s_addr_t addr;
+    memset (&addr, 0, sizeof addr);
+    addr.family = address->family;
+    if (addr.family == AF_INET)
+        memcpy (addr.bytes, &((struct sockaddr_in *) &address->addr)->sin_addr, 4);
+    else
+    if (addr.family == AF_INET6)
+        memcpy (addr.bytes, &((struct sockaddr_in6 *) &address->addr)->sin6_addr, 16);
+    char shown [INET6_ADDRSTRLEN] = "?";
+    if (addr.family == AF_INET || addr.family == AF_INET6)
+        inet_ntop (addr.family, addr.bytes, shown, sizeof shown);
+    const char *why = NULL;
+    if (purpose != CURLSOCKTYPE_IPCXN || (addr.family != AF_INET && addr.family != AF_INET6))
+        why = "not an IP connection";
+    else {
+        s_addr_unmap (&addr);
+        if (s_addr_metadata (&addr) && !s_entries (guard->host, s_entry_names, &addr))
+            why = "a link-local or cloud metadata address; only a "
+                  "scheduler/alarm/webhook_allow entry whose host is that address allows it";
+    }
+    if (why) {
+        s_addr_t literal;
+        if (s_addr_literal (guard->name, &literal) == 0)
+            snprintf (guard->refusal, sizeof guard->refusal, "refused: %s is %s", shown, why);
+        else
+            snprintf (guard->refusal, sizeof guard->refusal,
+                      "refused: host %.120s resolves to %s, %s", guard->name, shown, why);
+        return CURL_SOCKET_BAD;
+    }
+    return socket (address->family, address->socktype, address->protocol);
+}
+
+//  --------------------------------------------------------------------------
+
 static void *
 s_init (const xxl_alarm_host_t *host, const char **error)
 {
@@ -237,6 +383,10 @@ s_init (const xxl_alarm_host_t *host, const char **error)
         xxl_alarm_log (host, XXL_ALARM_LOG_INFO,
                        "webhook: %d allowed target prefix(es) in scheduler/alarm/webhook_allow",
                        census.valid);
+    if (xxl_alarm_config (host, "webhook_proxy", NULL))
+        xxl_alarm_log (host, XXL_ALARM_LOG_WARNING,
+                       "webhook: scheduler/alarm/webhook_proxy is ignored: webhook alarms "
+                       "connect directly, so that the address checked is the target's");
     static int s_state;
     return &s_state;
 }
@@ -305,7 +455,6 @@ s_send (void *state, const xxl_alarm_host_t *host, const xxl_alarm_t *alarm,
     long timeout = xxl_alarm_config_long (host, "webhook_timeout", S_TIMEOUT_MS);
     if (timeout <= 0)
         timeout = S_TIMEOUT_MS;
-    const char *proxy = xxl_alarm_config (host, "webhook_proxy", NULL);
     CURL *curl = curl_easy_init ();
     struct curl_slist *headers = NULL;
     struct curl_slist *more = curl_slist_append (headers, "Content-Type: application/json");
@@ -323,6 +472,12 @@ s_send (void *state, const xxl_alarm_host_t *host, const xxl_alarm_t *alarm,
         return -1;
     }
     char curl_error [CURL_ERROR_SIZE] = "";
+    s_guard_t guard = { host, url.host, "" };
+    curl_easy_setopt (curl, CURLOPT_OPENSOCKETFUNCTION, s_open_socket);
+    curl_easy_setopt (curl, CURLOPT_OPENSOCKETDATA, &guard);
+    //  Direct connections only: through a proxy the address judged would
+    //  be the proxy's (http_proxy and the like are not read)
+    curl_easy_setopt (curl, CURLOPT_PROXY, "");
     //  The very parse the allow-list judged is what libcurl connects to
     curl_easy_setopt (curl, CURLOPT_CURLU, url.handle);
     curl_easy_setopt (curl, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -338,14 +493,16 @@ s_send (void *state, const xxl_alarm_host_t *host, const xxl_alarm_t *alarm,
     curl_easy_setopt (curl, CURLOPT_USERAGENT, "xxl-alarm/1.0");
     curl_easy_setopt (curl, CURLOPT_WRITEFUNCTION, s_on_body);
     curl_easy_setopt (curl, CURLOPT_ERRORBUFFER, curl_error);
-    if (proxy)
-        curl_easy_setopt (curl, CURLOPT_PROXY, proxy);
     CURLcode code = curl_easy_perform (curl);
     long status = 0;
     curl_easy_getinfo (curl, CURLINFO_RESPONSE_CODE, &status);
     curl_easy_cleanup (curl);
     curl_slist_free_all (headers);
     s_url_free (&url);
+    if (guard.refusal [0]) {
+        xxl_alarm_error (err, errlen, "%s", guard.refusal);
+        return -1;
+    }
     if (code != CURLE_OK) {
         curl_error [sizeof curl_error - 1] = 0;
         char *reason = curl_error [0]? curl_error: (char *) curl_easy_strerror (code);
