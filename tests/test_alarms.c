@@ -16,8 +16,7 @@
     fd00:ec2::254, fe80::1, ::ffff:169.254.169.254 -- or to the metadata
     address and loopback both -- refused with nothing sent, unless an
     entry's host names the address; a literal metadata URL within its
-    own entry not refused; a name resolving to loopback posted; proxies,
-    http_proxy and scheduler/alarm/webhook_proxy, not used); email against a local SMTP sink (sender,
+    own entry not refused; a name resolving to loopback posted; webhook_proxy honoured); email against a local SMTP sink (sender,
     recipients, subject, body, AUTH, 550) and through a fake sendmail
     (and a missing one); the script kind (stdin JSON, environment, exit
     status, missing script, timeout with kill, folder confinement); one
@@ -527,13 +526,10 @@ test_allow_log (const char *dir)
     XXL_CHECK (alarms != NULL);
     XXL_CHECK (s_log_has ("webhook: scheduler/alarm/webhook_allow is empty (or has no valid "
                           "entry): webhook alarms are disabled"));
-    XXL_CHECK (!s_log_has ("webhook_proxy"));
     xxl_alarms_destroy (&alarms);
 
-    //  A proxy is never used: the setting, when set, is named as ignored
     s_log_clear ();
     s_set ("webhook_allow", "ftp://x/, https://u@h/, https://ok.example/");
-    s_set ("webhook_proxy", "http://127.0.0.1:9/");
     alarms = xxl_alarms_new (dir, &s_host);
     XXL_CHECK (alarms != NULL);
     XXL_CHECK (s_log_has ("webhook: scheduler/alarm/webhook_allow entry 'ftp://x/' ignored: "
@@ -541,10 +537,7 @@ test_allow_log (const char *dir)
     XXL_CHECK (s_log_has ("entry 'https://u@h/' ignored: the webhook URL must not hold"));
     XXL_CHECK (s_log_has ("webhook: 1 allowed target prefix(es)"));
     XXL_CHECK (!s_log_has ("webhook alarms are disabled"));
-    XXL_CHECK (s_log_has ("webhook: scheduler/alarm/webhook_proxy is ignored: webhook alarms "
-                          "connect directly, so that the address checked is the target's"));
     xxl_alarms_destroy (&alarms);
-    s_set ("webhook_proxy", NULL);
     s_set ("webhook_allow", NULL);
 }
 
@@ -755,24 +748,27 @@ test_webhook_address (xxl_alarms_t *alarms)
     XXL_CHECK_LACKS (report, "refused");
     free (report);
 
-    //  No proxy, from the environment or the setting, comes in between:
-    //  a dead one in each, the sink still gets its POST
+    //  webhook_proxy is honoured: the connection goes to the proxy (a dead
+    //  one here: the send fails to connect, nothing reaches the sink, and
+    //  no refusal, since the address judged is the proxy's, on loopback)
     s_set ("webhook_allow", allow);
     s_set ("webhook_timeout", "2000");
     char proxy [64];
     snprintf (proxy, sizeof proxy, "http://127.0.0.1:%d/", s_dead_port ());
-    setenv ("http_proxy", proxy, 1);
-    setenv ("ALL_PROXY", proxy, 1);
     s_set ("webhook_proxy", proxy);
     int before = sink_count (http);
     snprintf (target, sizeof target, "webhook:http://loopback.xxl-test.invalid:%d/hook", port);
+    XXL_CHECK (s_submit_wait (alarms, target, &report) == 0);
+    XXL_CHECK_HAS (report, ": failed: ");
+    XXL_CHECK_LACKS (report, "refused");
+    free (report);
+    XXL_CHECK (sink_count (http) == before);
+    s_set ("webhook_proxy", NULL);
+    //  ... and without it the same target is sent
     XXL_CHECK (s_submit_wait (alarms, target, &report) == 1);
     XXL_CHECK_HAS (report, ": sent");
     free (report);
     XXL_CHECK (sink_wait (http, before + 1, WAIT_MS, NULL) == 0);
-    unsetenv ("http_proxy");
-    unsetenv ("ALL_PROXY");
-    s_set ("webhook_proxy", NULL);
 
     s_set ("webhook_timeout", NULL);
     s_set ("webhook_allow", NULL);

@@ -9,9 +9,11 @@
     libcurl's reason (control characters as spaces, at most 200 bytes).
     No redirects are followed and only http and https are spoken.  The
     whole request is bounded by scheduler/alarm/webhook_timeout ms (10000
-    by default).  No proxy is used: http_proxy, ALL_PROXY and the like are
-    ignored, and so is scheduler/alarm/webhook_proxy (init warns when it
-    is set), since the address judged (below) must be the target's.
+    by default).  Proxies: libcurl's usual environment variables
+    (http_proxy, ...) apply, and scheduler/alarm/webhook_proxy overrides
+    them ("" for none is not expressible; set no_proxy instead).  Through
+    a proxy, the address judged (below) is the proxy's: the proxy resolves
+    the target, and keeping it off metadata addresses is then the proxy's.
 
     Allow-list: a target is accepted only when it lies within an entry of
     scheduler/alarm/webhook_allow, a list of URL prefixes separated by
@@ -383,10 +385,6 @@ s_init (const xxl_alarm_host_t *host, const char **error)
         xxl_alarm_log (host, XXL_ALARM_LOG_INFO,
                        "webhook: %d allowed target prefix(es) in scheduler/alarm/webhook_allow",
                        census.valid);
-    if (xxl_alarm_config (host, "webhook_proxy", NULL))
-        xxl_alarm_log (host, XXL_ALARM_LOG_WARNING,
-                       "webhook: scheduler/alarm/webhook_proxy is ignored: webhook alarms "
-                       "connect directly, so that the address checked is the target's");
     static int s_state;
     return &s_state;
 }
@@ -455,6 +453,7 @@ s_send (void *state, const xxl_alarm_host_t *host, const xxl_alarm_t *alarm,
     long timeout = xxl_alarm_config_long (host, "webhook_timeout", S_TIMEOUT_MS);
     if (timeout <= 0)
         timeout = S_TIMEOUT_MS;
+    const char *proxy = xxl_alarm_config (host, "webhook_proxy", NULL);
     CURL *curl = curl_easy_init ();
     struct curl_slist *headers = NULL;
     struct curl_slist *more = curl_slist_append (headers, "Content-Type: application/json");
@@ -475,9 +474,6 @@ s_send (void *state, const xxl_alarm_host_t *host, const xxl_alarm_t *alarm,
     s_guard_t guard = { host, url.host, "" };
     curl_easy_setopt (curl, CURLOPT_OPENSOCKETFUNCTION, s_open_socket);
     curl_easy_setopt (curl, CURLOPT_OPENSOCKETDATA, &guard);
-    //  Direct connections only: through a proxy the address judged would
-    //  be the proxy's (http_proxy and the like are not read)
-    curl_easy_setopt (curl, CURLOPT_PROXY, "");
     //  The very parse the allow-list judged is what libcurl connects to
     curl_easy_setopt (curl, CURLOPT_CURLU, url.handle);
     curl_easy_setopt (curl, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -493,6 +489,8 @@ s_send (void *state, const xxl_alarm_host_t *host, const xxl_alarm_t *alarm,
     curl_easy_setopt (curl, CURLOPT_USERAGENT, "xxl-alarm/1.0");
     curl_easy_setopt (curl, CURLOPT_WRITEFUNCTION, s_on_body);
     curl_easy_setopt (curl, CURLOPT_ERRORBUFFER, curl_error);
+    if (proxy)
+        curl_easy_setopt (curl, CURLOPT_PROXY, proxy);
     CURLcode code = curl_easy_perform (curl);
     long status = 0;
     curl_easy_getinfo (curl, CURLINFO_RESPONSE_CODE, &status);
