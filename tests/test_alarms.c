@@ -260,22 +260,6 @@ s_read_file (const char *path)
     return text;
 }
 
-//  A port nothing listens on (bound, then closed)
-static int
-s_dead_port (void)
-{
-    int fd = socket (AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in address;
-    memset (&address, 0, sizeof address);
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
-    socklen_t size = sizeof address;
-    bind (fd, (struct sockaddr *) &address, sizeof address);
-    getsockname (fd, (struct sockaddr *) &address, &size);
-    close (fd);
-    return ntohs (address.sin_port);
-}
-
 static const char *
 s_dir (const char *env, const char *below_build, const char *dflt, char *buf, size_t len)
 {
@@ -653,7 +637,7 @@ test_webhook (xxl_alarms_t *alarms)
     sink_destroy (&http);
 
     //  Connection refused
-    int dead = s_dead_port ();
+    int dead = sink_dead_port ();
     snprintf (target, sizeof target, "webhook:http://127.0.0.1:%d/x", dead);
     snprintf (allow, sizeof allow, "http://127.0.0.1:%d/", dead);
     s_set ("webhook_allow", allow);
@@ -754,7 +738,7 @@ test_webhook_address (xxl_alarms_t *alarms)
     s_set ("webhook_allow", allow);
     s_set ("webhook_timeout", "2000");
     char proxy [64];
-    snprintf (proxy, sizeof proxy, "http://127.0.0.1:%d/", s_dead_port ());
+    snprintf (proxy, sizeof proxy, "http://127.0.0.1:%d/", sink_dead_port ());
     s_set ("webhook_proxy", proxy);
     int before = sink_count (http);
     snprintf (target, sizeof target, "webhook:http://loopback.xxl-test.invalid:%d/hook", port);
@@ -851,7 +835,7 @@ test_email (xxl_alarms_t *alarms)
     sink_destroy (&smtp);
 
     //  Nothing listening
-    snprintf (url, sizeof url, "smtp://127.0.0.1:%d", s_dead_port ());
+    snprintf (url, sizeof url, "smtp://127.0.0.1:%d", sink_dead_port ());
     s_set ("smtp_url", url);
     XXL_CHECK (s_submit_wait (alarms, "ops@example.com", &report) == 0);
     XXL_CHECK_HAS (report, "email ops@example.com: failed: ");

@@ -419,6 +419,24 @@ test_http_allow (int in_process, int64_t job, sink_t *sink, int *seen)
         XXL_CHECK (sink_count (sink) == *seen);
     }
     xxl_executor_destroy (&executor);
+    //  A proxy of the agent's environment is used (here a dead one: the
+    //  run fails to connect and the listener gets nothing), and judged as
+    //  the connection: a loopback proxy is no metadata address
+    char proxy [64];
+    snprintf (proxy, sizeof proxy, "http://127.0.0.1:%d", sink_dead_port ());
+    setenv ("ALL_PROXY", proxy, 1);
+    executor = s_executor (in_process, NULL);
+    XXL_CHECK (executor != NULL);
+    if (executor) {
+        char url [256];
+        snprintf (url, sizeof url, S_LOOP, sink_port (sink));
+        int64_t id = s_trigger (executor, job, "httpJobHandler", url, 10);
+        XXL_CHECK (s_msg_is (s_wait (executor, id, 15000), 500, "request failed: "));
+        XXL_CHECK (!s_log_has (id, "refused"));
+        XXL_CHECK (sink_count (sink) == *seen);
+        xxl_executor_destroy (&executor);
+    }
+    unsetenv ("ALL_PROXY");
     sink_set_mode (sink, SINK_HTTP_STATUS, 200);
     unsetenv ("XXL_HTTP_ALLOW");
 }
@@ -435,6 +453,11 @@ main (void)
     snprintf (s_logdir, sizeof s_logdir, "/tmp/xxl-samples-%d", (int) getpid ());
     char *plugins = zsys_sprintf ("%s/plugins/handlers/.libs", build);
     unsetenv ("XXL_HTTP_ALLOW");
+    //  (the listeners are on loopback: no proxy of the caller's in between)
+    const char *proxies [] = { "http_proxy", "https_proxy", "HTTPS_PROXY", "ALL_PROXY",
+                               "all_proxy" };
+    for (size_t i = 0; i < sizeof proxies / sizeof proxies [0]; i++)
+        unsetenv (proxies [i]);
     xxl_handlers_t *handlers = s_handlers = xxl_handlers_new (plugins);
     zstr_free (&plugins);
     XXL_CHECK (handlers != NULL);

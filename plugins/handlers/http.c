@@ -38,8 +38,10 @@
     address connected -- after resolution, so a name that resolves (or
     rebinds) to a refused address is refused -- for the URL and every
     redirect; a refusal opens no socket and fails the run "refused: host
-    H is not allowed (why)".  No proxy is used (http_proxy and the like
-    are ignored): the address judged must be the target's.
+    H is not allowed (why)".  Through a proxy (libcurl's http_proxy,
+    https_proxy, ALL_PROXY, with no_proxy), the connection is the proxy's:
+    the address judged is the proxy's, a name entry still matches the
+    URL's host, and the proxy resolves the target.
 
     Time: the run's timeout bounds the request: once the run is cancelled
     (its timeout, a kill) the transfer is aborted within about a second
@@ -938,9 +940,6 @@ s_http (xxl_run_t *run)
     s_guard_init (guard, run, curl);
     curl_easy_setopt (curl, CURLOPT_OPENSOCKETFUNCTION, s_open_socket);
     curl_easy_setopt (curl, CURLOPT_OPENSOCKETDATA, guard);
-    //  Direct connections only: through a proxy the address judged would
-    //  be the proxy's (http_proxy and the like are not read)
-    curl_easy_setopt (curl, CURLOPT_PROXY, "");
     curl_easy_setopt (curl, CURLOPT_URL, req.url);
     curl_easy_setopt (curl, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt (curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");

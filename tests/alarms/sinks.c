@@ -371,6 +371,21 @@ sink_port (sink_t *self)
     return self->port;
 }
 
+int
+sink_dead_port (void)
+{
+    int fd = socket (AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in address;
+    memset (&address, 0, sizeof address);
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+    socklen_t size = sizeof address;
+    bind (fd, (struct sockaddr *) &address, sizeof address);
+    getsockname (fd, (struct sockaddr *) &address, &size);
+    close (fd);
+    return ntohs (address.sin_port);
+}
+
 void
 sink_set_mode (sink_t *self, int mode, int status)
 {

@@ -46,6 +46,8 @@ sink_t *sink_smtp_new (void);
 //  Stops the thread, closes everything
 void sink_destroy (sink_t **self_p);
 int sink_port (sink_t *self);
+//  A loopback port nothing listens on (bound, then closed)
+int sink_dead_port (void);
 //  Sets the mode (and HTTP status) for the next connections
 void sink_set_mode (sink_t *self, int mode, int status);
 //  Sets the body of the next non-2xx HTTP answers (at most 255 bytes)
