@@ -1059,6 +1059,21 @@ test_pool_retire (void)
     xxl_executor_destroy (&executor);
 }
 
+//  Waits (10 s at most) until every pool thread is idle
+static void
+s_wait_settled (xxl_executor_t *executor)
+{
+    int64_t until = s_now () + 10000;
+    while (s_now () < until) {
+        pthread_mutex_lock (&executor->pool_lock);
+        int settled = executor->idle_threads == executor->threads;
+        pthread_mutex_unlock (&executor->pool_lock);
+        if (settled)
+            break;
+        usleep (200);
+    }
+}
+
 //  One run at a time, idle threads waiting: each run wakes one idle thread
 //  and nothing else (not the manager, not a second thread the manager
 //  would wake while the first is on its way: two extra switches a run)
@@ -1077,16 +1092,7 @@ test_pool_one_wake (void)
     pthread_mutex_unlock (&executor->pool_lock);
     int runs = 200, ok = 0;
     for (int i = 0; i < runs; i++) {
-        //  (each run after the last one's thread is idle again)
-        int64_t until = s_now () + 10000;
-        while (s_now () < until) {
-            pthread_mutex_lock (&executor->pool_lock);
-            int settled = executor->idle_threads == executor->threads;
-            pthread_mutex_unlock (&executor->pool_lock);
-            if (settled)
-                break;
-            usleep (200);
-        }
+        s_wait_settled (executor);     //  (the last run's thread idle again)
         if (s_run (executor, 2600 + i % 2, "emptyInJobHandler", "", NULL, 0, &id, msg,
                    sizeof msg) == 0) {
             xxl_result_t *result = s_wait (executor, id, 10000);
@@ -1124,16 +1130,7 @@ test_pool_release (void)
         if (s_run (executor, 2700 + job, "emptyInJobHandler", "", NULL, 0, &id, msg, sizeof msg) == 0)
             ran += s_wait (executor, id, 10000) != NULL;
     XXL_CHECK_MSG (ran == JOBS, "64 idle queues (%d)", ran);
-    //  (the pool's threads idle again)
-    int64_t until = s_now () + 10000;
-    while (s_now () < until) {
-        pthread_mutex_lock (&executor->pool_lock);
-        int settled = executor->idle_threads == executor->threads;
-        pthread_mutex_unlock (&executor->pool_lock);
-        if (settled)
-            break;
-        usleep (200);
-    }
+    s_wait_settled (executor);
     pthread_mutex_lock (&executor->pool_lock);
     uint64_t lists = executor->ready_lists, wakes = executor->wakes;
     size_t cpus = executor->cpus;
