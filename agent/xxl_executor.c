@@ -302,10 +302,23 @@ xxl_executor_run (xxl_executor_t *self, const xxl_trigger_t *trigger, char *msg,
                              : "";
     const char *strategy = trigger->block_strategy? trigger->block_strategy: "";
 
-    run_t *run = (run_t *) calloc (1, sizeof (run_t));
+    //  One allocation: the run and its strings after it (freed with it)
+    const char *params = trigger->params? trigger->params: "";
+    const char *source = glue != XXL_GLUE_BEAN && trigger->glue_source? trigger->glue_source: "";
+    size_t handler_size = strlen (handler_name) + 1, params_size = strlen (params) + 1;
+    size_t source_size = glue != XXL_GLUE_BEAN? strlen (source) + 1: 0;
+    run_t *run = (run_t *) calloc (1, sizeof (run_t) + handler_size + params_size + source_size);
     if (!run) {
         snprintf (msg, msglen, "out of memory");
         return -1;
+    }
+    run->handler_name = (char *) (run + 1);
+    memcpy (run->handler_name, handler_name, handler_size);
+    run->params = run->handler_name + handler_size;
+    memcpy (run->params, params, params_size);
+    if (glue != XXL_GLUE_BEAN) {
+        run->glue_source = run->params + params_size;
+        memcpy (run->glue_source, source, source_size);
     }
     run->executor = self;
     run->job_id = trigger->job_id;
@@ -316,13 +329,8 @@ xxl_executor_run (xxl_executor_t *self, const xxl_trigger_t *trigger, char *msg,
     run->timeout_s = trigger->timeout_s > 0? trigger->timeout_s: 0;
     run->shard_index = trigger->shard_index;
     run->shard_total = trigger->shard_total;
-    run->handler_name = strdup (handler_name);
-    run->params = strdup (trigger->params? trigger->params: "");
-    if (glue != XXL_GLUE_BEAN)
-        run->glue_source = strdup (trigger->glue_source? trigger->glue_source: "");
     run->log = xxl_logsink_new (self->logdir, self->pack, run->log_id, run->log_date_time);
-    if (!run->handler_name || !run->params || (glue != XXL_GLUE_BEAN && !run->glue_source)
-    ||  !run->log) {
+    if (!run->log) {
         xxl_runexec_free (run);
         snprintf (msg, msglen, "out of memory");
         return -1;

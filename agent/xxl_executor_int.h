@@ -61,9 +61,9 @@ typedef struct _run_t {
     worker_t *worker;
     int64_t job_id, log_id, log_date_time, glue_updatetime;
     int64_t start_time;                 //  epoch ms its handler started (0: not)
-    char *handler_name;
-    char *params;
-    char *glue_source;
+    char *handler_name;                 //  these three in the run's own
+    char *params;                       //  allocation, after it (glue_source
+    char *glue_source;                  //  NULL for BEAN runs)
     int glue;
     int timeout_s, shard_index, shard_total;
     xxl_handler_ref_t ref;              //  BEAN runs
