@@ -61,9 +61,9 @@ typedef struct _run_t {
     worker_t *worker;
     int64_t job_id, log_id, log_date_time, glue_updatetime;
     int64_t start_time;                 //  epoch ms its handler started (0: not)
-    char *handler_name;
-    char *params;
-    char *glue_source;
+    char *handler_name;                 //  these three in the run's own
+    char *params;                       //  allocation, after it (glue_source
+    char *glue_source;                  //  NULL for BEAN runs)
     int glue;
     int timeout_s, shard_index, shard_total;
     xxl_handler_ref_t ref;              //  BEAN runs
@@ -137,6 +137,8 @@ struct _xxl_executor_t {
     struct _idler_t *idle_top;          //  idle threads, most recently idle
     struct _idler_t *idle_bottom;       //  first (each waits on its own
                                         //  condition: xxl_runpool.c)
+    struct _idler_t *idlers;            //  every idler made, freed by destroy
+    struct _idler_t *idlers_free;       //  of which no thread has
     pthread_cond_t pool_gone;           //  threads and jobs ended (stop)
     pthread_cond_t manager_wake;        //  the manager's wait
     worker_t *ready_head, *ready_tail;  //  jobs with a run to start, no thread
@@ -154,6 +156,8 @@ struct _xxl_executor_t {
                                         //  job, not yet back under the lock:
                                         //  each covers one ready job
     uint64_t wakes;                     //  idle threads woken (IDLER_LOOK)
+    uint64_t ready_lists;               //  times queues were put on the ready
+                                        //  list (one lock for all of a release)
     uint64_t manager_calls;             //  signals of manager_wake by ready
     size_t threads_min, threads_max;
     size_t cpus;                        //  online CPUs (at least 1)

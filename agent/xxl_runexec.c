@@ -46,9 +46,6 @@ void
 xxl_runexec_free (run_t *run)
 {
     xxl_handlers_release (&run->ref);
-    free (run->handler_name);
-    free (run->params);
-    free (run->glue_source);
     free (run->kill_reason);
     free (run->result_msg);
     xxl_logsink_destroy (&run->log);

@@ -12,7 +12,10 @@
     queue goes back to the ready list's tail, so a job whose runs keep
     coming does not hold a thread from the others); then it takes the
     next READY one, or waits idle, on its own condition in a LIFO stack
-    (the most recently idle is woken first); the manager retires idle
+    (the most recently idle is woken first; signalled after the waker
+    released the pool lock, so that it does not wake to block on it: the
+    idlers live as long as the pool); a hold's release lists all its
+    queues under one pool lock (xxl_runpool_ready_many); the manager retires idle
     threads beyond threads_min once idle thread_idle_ms, oldest first and
     RETIRE_BATCH a tick at most (after a burst, the pool returns to its
     resting size while the runs that follow use its warm threads).  Sizing: threads_min (the CPUs, at
@@ -80,19 +83,48 @@
 #define RETIRE_BATCH        4
 #define RETIRE_TICK_MS      10
 
-//  An idle pool thread, on its own stack while it waits: the pool's idle
-//  stack (under pool_lock) is LIFO, so the thread idle the shortest time
-//  (its stack and cache warm) takes the next queue and the others stay
-//  asleep until the manager retires them, oldest first.  A shared
-//  condition would wake its waiters in about the order they came, keeping
-//  every thread a burst made alive and cold.
+//  An idle pool thread's place on the pool's idle stack (under pool_lock),
+//  LIFO, so the thread idle the shortest time (its stack and cache warm)
+//  takes the next queue and the others stay asleep until the manager
+//  retires them, oldest first.  A shared condition would wake its waiters
+//  in about the order they came, keeping every thread a burst made alive
+//  and cold.  Each thread has one while it lives; a thread that ends
+//  leaves it on the pool's free list for the next thread, and the pool
+//  frees them all when it is destroyed, so that a waker may signal an
+//  idler's condition after it released the pool lock (the woken thread
+//  then finds the lock free, instead of blocking on it once more): a
+//  signal that comes after its thread ended wakes the next owner, which
+//  waits again (its state is still IDLER_WAIT).
 enum { IDLER_WAIT = 0, IDLER_LOOK, IDLER_END };
 typedef struct _idler_t {
     pthread_cond_t wake;
     struct _idler_t *up, *down;         //  toward the top (newer), the bottom
+    struct _idler_t *next;              //  every idler made (the pool's own list)
+    struct _idler_t *free_next;         //  the free list
     int64_t since;                      //  monotonic ms it went idle
     int state;                          //  IDLER_*: set by its waker
+    int owned;                          //  a thread has it (else free)
 } idler_t;
+
+//  An idler for a thread that starts: a free one, else a new one (NULL
+//  when out of memory).  Caller holds the pool lock.
+static idler_t *
+s_idler_take (xxl_executor_t *self)
+{
+    idler_t *idler = self->idlers_free;
+    if (idler)
+        self->idlers_free = idler->free_next;
+    else {
+        idler = (idler_t *) calloc (1, sizeof (idler_t));
+        if (!idler)
+            return NULL;
+        pthread_cond_init (&idler->wake, NULL);
+        idler->next = self->idlers;
+        self->idlers = idler;
+    }
+    idler->owned = 1;
+    return idler;
+}
 
 //  Pushes a thread going idle on the stack.  Caller holds the pool lock.
 static void
@@ -110,10 +142,12 @@ s_idler_push (xxl_executor_t *self, idler_t *idler)
     self->idle_threads++;
 }
 
-//  Takes an idle thread off the stack and wakes it: IDLER_LOOK (take a
-//  ready queue, or wait again) or IDLER_END.  Caller holds the pool lock.
-static void
-s_idler_wake (xxl_executor_t *self, idler_t *idler, int state)
+//  Takes an idle thread off the stack and tells it IDLER_LOOK (take a
+//  ready queue, or wait again) or IDLER_END; the caller signals its
+//  condition (s_idler_signal), under the pool lock or after it.  Caller
+//  holds the pool lock.
+static idler_t *
+s_idler_tell (xxl_executor_t *self, idler_t *idler, int state)
 {
     assert (self->idle_threads > 0);
     if (idler->up)
@@ -131,7 +165,22 @@ s_idler_wake (xxl_executor_t *self, idler_t *idler, int state)
         self->looking++;
         self->wakes++;
     }
-    pthread_cond_signal (&idler->wake);
+    return idler;
+}
+
+static void
+s_idler_signal (idler_t *idler)
+{
+    if (idler)
+        pthread_cond_signal (&idler->wake);
+}
+
+//  Takes an idle thread off the stack and wakes it.  Caller holds the pool
+//  lock.
+static void
+s_idler_wake (xxl_executor_t *self, idler_t *idler, int state)
+{
+    s_idler_signal (s_idler_tell (self, idler, state));
 }
 
 //  Wakes the most recently idle thread, if any.  Caller holds the pool lock.
@@ -185,15 +234,11 @@ s_idle_append (xxl_executor_t *self, worker_t *worker)
     worker->in_idle = 1;
 }
 
-//  An IDLE job whose head may start goes to the ready list for a thread:
-//  an idle thread is woken, else the manager is told (it adds threads
-//  when the pool is stalled).  Caller holds the worker's lock.
-void
-xxl_runpool_ready (xxl_executor_t *self, worker_t *worker)
+//  Puts a READY queue at the ready list's tail.  Caller holds the pool lock.
+static void
+s_list (xxl_executor_t *self, worker_t *worker)
 {
-    assert (worker->state == JOB_IDLE);
-    worker->state = JOB_READY;
-    pthread_mutex_lock (&self->pool_lock);
+    assert (worker->state == JOB_READY);
     xxl_runpool_idle_unlink (self, worker);
     worker->ready_next = NULL;
     if (self->ready_tail)
@@ -202,25 +247,71 @@ xxl_runpool_ready (xxl_executor_t *self, worker_t *worker)
         self->ready_head = worker;
     self->ready_tail = worker;
     self->ready_count++;
-    //  An idle thread is woken only while fewer threads are in runs than
-    //  there are CPUs: otherwise a thread in a run takes the queue when its
-    //  run ends (a wake per run would cost a switch each: the idle threads
-    //  a burst of sleeping runs left behind made the e2e agent's CPU per
-    //  run 14.3-15.7 us against 8.4-10.7), and the manager wakes or adds
-    //  threads if none ends for a tick.  (Threads woken and not yet back
-    //  count as busy: each takes a ready job.)
-    size_t busy = self->threads - self->idle_threads - self->starting;
-    if (self->idle_threads > 0 && busy < self->cpus && s_uncovered (self) > 0)
-        s_wake_one (self);
-    //  The manager hears of a backlog no woken thread covers, once, as it
-    //  begins; a job a woken thread takes needs neither it nor a second
-    //  thread (a wake each: at one run at a time, the two extra switches
-    //  delayed the handler's start)
-    if (s_uncovered (self) == 1) {
+}
+
+//  After queues were listed: tells idle threads to take them, into wake
+//  [] (at most max; their conditions are signalled by the caller once it
+//  released the pool lock, so that they do not wake to block on it), and
+//  returns how many.  An idle thread is woken only while fewer threads are
+//  in runs than there are CPUs: otherwise a thread in a run takes the
+//  queue when its run ends (a wake per run would cost a switch each: the
+//  idle threads a burst of sleeping runs left behind made the e2e agent's
+//  CPU per run 14.3-15.7 us against 8.4-10.7), and the manager wakes or
+//  adds threads if none ends for a tick.  (Threads woken and not yet back
+//  count as busy: each takes a ready job.)  The manager hears of a
+//  backlog no woken thread covers, once, as it begins (uncovered before:
+//  none); a job a woken thread takes needs neither it nor a second thread
+//  (a wake each: at one run at a time, the two extra switches delayed the
+//  handler's start).  Caller holds the pool lock.
+static size_t
+s_wake_for_listed (xxl_executor_t *self, size_t uncovered_before, idler_t **wake, size_t max)
+{
+    size_t woken = 0;
+    while (woken < max && self->idle_top && s_uncovered (self) > 0
+       &&  self->threads - self->idle_threads - self->starting < self->cpus)
+        wake [woken++] = s_idler_tell (self, self->idle_top, IDLER_LOOK);
+    if (uncovered_before == 0 && s_uncovered (self) > 0) {
         self->manager_calls++;
         pthread_cond_signal (&self->manager_wake);     //  a backlog begins
     }
+    return woken;
+}
+
+//  An IDLE job whose head may start goes to the ready list for a thread:
+//  an idle thread is woken, else the manager is told (it adds threads
+//  when the pool is stalled).  Caller holds the worker's lock.
+void
+xxl_runpool_ready (xxl_executor_t *self, worker_t *worker)
+{
+    assert (worker->state == JOB_IDLE);
+    worker->state = JOB_READY;
+    idler_t *wake = NULL;
+    pthread_mutex_lock (&self->pool_lock);
+    size_t uncovered = s_uncovered (self);
+    s_list (self, worker);
+    self->ready_lists++;
+    s_wake_for_listed (self, uncovered, &wake, 1);
     pthread_mutex_unlock (&self->pool_lock);
+    s_idler_signal (wake);
+}
+
+void
+xxl_runpool_ready_many (xxl_executor_t *self, worker_t **workers, size_t count)
+{
+    if (count == 0)
+        return;
+    //  At most one thread a CPU is woken (s_wake_for_listed)
+    idler_t *wake [64];
+    size_t max = self->cpus < 64? self->cpus: 64;
+    pthread_mutex_lock (&self->pool_lock);
+    size_t uncovered = s_uncovered (self);
+    for (size_t i = 0; i < count; i++)
+        s_list (self, workers [i]);
+    self->ready_lists++;
+    size_t woken = s_wake_for_listed (self, uncovered, wake, max);
+    pthread_mutex_unlock (&self->pool_lock);
+    for (size_t i = 0; i < woken; i++)
+        s_idler_signal (wake [i]);
 }
 
 //  Monotonic ms to a tick or so (CLOCK_MONOTONIC_COARSE: read once per
@@ -310,26 +401,25 @@ static void *
 s_thread_main (void *arg)
 {
     xxl_executor_t *self = (xxl_executor_t *) arg;
-    idler_t idler;
-    pthread_cond_init (&idler.wake, NULL);
     pthread_mutex_lock (&self->pool_lock);
     assert (self->starting > 0);
     self->starting--;
-    while (true) {
+    idler_t *idler = s_idler_take (self);
+    while (idler) {
         worker_t *worker = self->ready_head;
         if (!worker) {
             if (self->pool_stop)
                 break;
             //  Idle until woken: to look for a queue, or to end (an extra
             //  thread idle thread_idle_ms, retired by the manager)
-            s_idler_push (self, &idler);
-            while (idler.state == IDLER_WAIT)
-                pthread_cond_wait (&idler.wake, &self->pool_lock);
-            if (idler.state == IDLER_LOOK) {
+            s_idler_push (self, idler);
+            while (idler->state == IDLER_WAIT)
+                pthread_cond_wait (&idler->wake, &self->pool_lock);
+            if (idler->state == IDLER_LOOK) {
                 assert (self->looking > 0);
                 self->looking--;
             }
-            if (idler.state == IDLER_END) {
+            if (idler->state == IDLER_END) {
                 assert (self->retiring > 0);
                 self->retiring--;
                 break;
@@ -345,10 +435,16 @@ s_thread_main (void *arg)
         s_serve (self, worker);
         pthread_mutex_lock (&self->pool_lock);
     }
+    if (idler) {
+        idler->owned = 0;
+        idler->free_next = self->idlers_free;
+        self->idlers_free = idler;
+    }
+    else
+        zsys_error ("executor: a pool thread ends at its start: out of memory");
     if (--self->threads == 0)
         pthread_cond_broadcast (&self->pool_gone);
     pthread_mutex_unlock (&self->pool_lock);
-    pthread_cond_destroy (&idler.wake);
     return NULL;
 }
 
@@ -702,6 +798,13 @@ void
 xxl_runpool_destroy (xxl_executor_t *self)
 {
     assert (!xxl_runpool_alive (self));
+    while (self->idlers) {
+        idler_t *idler = self->idlers;
+        self->idlers = idler->next;
+        assert (!idler->owned);
+        pthread_cond_destroy (&idler->wake);
+        free (idler);
+    }
     pthread_attr_destroy (&self->attr);
     pthread_cond_destroy (&self->pool_gone);
     pthread_cond_destroy (&self->manager_wake);

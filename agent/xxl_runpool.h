@@ -36,6 +36,15 @@ void xxl_runpool_destroy (xxl_executor_t *self);
 //  Caller holds the queue's lock.
 void xxl_runpool_ready (xxl_executor_t *self, worker_t *worker);
 
+//  Lists count queues on the ready list under one pool lock, as
+//  xxl_runpool_ready would each (the wakes after the lock).  The caller
+//  made each READY (it was IDLE with a startable head) under its lock and
+//  released it, holds the executor mutex, and has nothing else listed
+//  them since: a READY queue not yet listed is out of every other
+//  thread's reach (only a thread taking it from the list serves it; only
+//  a stopper under the mutex stops it).
+void xxl_runpool_ready_many (xxl_executor_t *self, worker_t **workers, size_t count);
+
 //  Takes a queue off the idle list (if on it).  Caller holds pool_lock.
 void xxl_runpool_idle_unlink (xxl_executor_t *self, worker_t *worker);
 

@@ -42,7 +42,8 @@ int xxl_spool_add_batch (xxl_spool_t *self, const xxl_result_t *results, size_t 
 
 //  Removes a pending result once a scheduler acknowledged it.  Returns 0, or
 //  -1 if no result with that logId is pending.  Compacts the file when acked
-//  records outnumber pending ones (and there are at least 1,024).
+//  records outnumber pending ones (and there are at least 65,536: a result
+//  and its ack count two).
 int xxl_spool_ack (xxl_spool_t *self, int64_t log_id);
 
 //  Removes the pending results of count logIds at once: their ack records

@@ -1059,6 +1059,21 @@ test_pool_retire (void)
     xxl_executor_destroy (&executor);
 }
 
+//  Waits (10 s at most) until every pool thread is idle
+static void
+s_wait_settled (xxl_executor_t *executor)
+{
+    int64_t until = s_now () + 10000;
+    while (s_now () < until) {
+        pthread_mutex_lock (&executor->pool_lock);
+        int settled = executor->idle_threads == executor->threads;
+        pthread_mutex_unlock (&executor->pool_lock);
+        if (settled)
+            break;
+        usleep (200);
+    }
+}
+
 //  One run at a time, idle threads waiting: each run wakes one idle thread
 //  and nothing else (not the manager, not a second thread the manager
 //  would wake while the first is on its way: two extra switches a run)
@@ -1077,16 +1092,7 @@ test_pool_one_wake (void)
     pthread_mutex_unlock (&executor->pool_lock);
     int runs = 200, ok = 0;
     for (int i = 0; i < runs; i++) {
-        //  (each run after the last one's thread is idle again)
-        int64_t until = s_now () + 10000;
-        while (s_now () < until) {
-            pthread_mutex_lock (&executor->pool_lock);
-            int settled = executor->idle_threads == executor->threads;
-            pthread_mutex_unlock (&executor->pool_lock);
-            if (settled)
-                break;
-            usleep (200);
-        }
+        s_wait_settled (executor);     //  (the last run's thread idle again)
         if (s_run (executor, 2600 + i % 2, "emptyInJobHandler", "", NULL, 0, &id, msg,
                    sizeof msg) == 0) {
             xxl_result_t *result = s_wait (executor, id, 10000);
@@ -1102,6 +1108,65 @@ test_pool_one_wake (void)
                    " wakes for %d runs)", wakes, runs);
     XXL_CHECK_MSG (calls == 0, "the manager not woken for a run a thread took (%" PRIu64
                    " signals)", calls);
+    s_stash_clear ();
+    xxl_executor_destroy (&executor);
+}
+
+//  A hold's release lists every queue that got runs in it under one pool
+//  lock and wakes at most one idle thread a CPU (a lock and a wake a queue
+//  made the pool threads, taking queues off the list, block on the lock
+//  and wake again): 64 idle jobs get 2 runs each in a hold; every run
+//  ends 200, each job's in order
+static void
+test_pool_release (void)
+{
+    printf ("  a release of 64 queues: one listing, a wake a CPU at most\n");
+    xxl_executor_t *executor = s_executor (1, 0, 0);
+    char msg [256];
+    int64_t id, ids [128];
+    enum { JOBS = 64 };
+    int ran = 0;
+    for (int job = 0; job < JOBS; job++)
+        if (s_run (executor, 2700 + job, "emptyInJobHandler", "", NULL, 0, &id, msg, sizeof msg) == 0)
+            ran += s_wait (executor, id, 10000) != NULL;
+    XXL_CHECK_MSG (ran == JOBS, "64 idle queues (%d)", ran);
+    s_wait_settled (executor);
+    pthread_mutex_lock (&executor->pool_lock);
+    uint64_t lists = executor->ready_lists, wakes = executor->wakes;
+    size_t cpus = executor->cpus;
+    pthread_mutex_unlock (&executor->pool_lock);
+    xxl_executor_hold_wakes (executor, 1);
+    int accepted = 0;
+    for (int i = 0; i < 2 * JOBS; i++)
+        accepted += s_run (executor, 2700 + i % JOBS, "emptyInJobHandler", "", NULL, 0, &ids [i],
+                           msg, sizeof msg) == 0;
+    pthread_mutex_lock (&executor->pool_lock);
+    uint64_t held_lists = executor->ready_lists - lists;
+    pthread_mutex_unlock (&executor->pool_lock);
+    xxl_executor_hold_wakes (executor, 0);
+    pthread_mutex_lock (&executor->pool_lock);
+    lists = executor->ready_lists - lists;
+    wakes = executor->wakes - wakes;
+    pthread_mutex_unlock (&executor->pool_lock);
+    int ok = 0, in_order = 1;
+    for (int i = 0; i < 2 * JOBS; i++) {
+        xxl_result_t *result = s_wait (executor, ids [i], 10000);
+        ok += result && result->code == 200;
+    }
+    //  Each job's results come in the order its runs were queued (the
+    //  stash keeps the order results were taken in)
+    for (int i = 0; i < JOBS; i++) {
+        xxl_result_t *first = s_wait (executor, ids [i], 1), *second = s_wait (executor, ids [i + JOBS], 1);
+        in_order = in_order && first && second && first < second;
+    }
+    XXL_CHECK_MSG (accepted == 2 * JOBS && ok == 2 * JOBS, "128 held runs ended 200 (%d of %d)",
+                   ok, accepted);
+    XXL_CHECK_MSG (in_order, "each job's runs in order");
+    XXL_CHECK_MSG (held_lists == 0, "nothing listed while held (%" PRIu64 ")", held_lists);
+    XXL_CHECK_MSG (lists == 1, "the release listed the 64 queues at once (%" PRIu64 " listings)",
+                   lists);
+    XXL_CHECK_MSG (wakes >= 1 && wakes <= cpus, "%" PRIu64 " idle threads woken for them (%zu CPUs)",
+                   wakes, cpus);
     s_stash_clear ();
     xxl_executor_destroy (&executor);
 }
@@ -1258,6 +1323,7 @@ main (void)
         test_pack ();
         test_pool_fifo ();
         test_pool_one_wake ();
+        test_pool_release ();
         test_pool_busy ();
         test_pool_retire ();
         test_scale ("sleepInJobHandler", 2000, 3000);

@@ -253,6 +253,34 @@ test_memory (void)
     xxl_journal_destroy (&journal);
 }
 
+//  Ids in the patterns the map's home slots favour and disfavour
+//  (sequential ids share cache lines, blocks of 8; ids 8 apart each start
+//  a block; ids far apart): every id accepted is seen, none of the ids
+//  between them, and done ids leave the open set
+static void
+test_patterns (void)
+{
+    xxl_journal_t *journal = xxl_journal_new (NULL, 1000000);
+    XXL_CHECK_MSG (journal != NULL, "in-memory journal for the patterns");
+    const int64_t strides [] = { 1, 8, 1024, 1000003 };
+    int all_seen = 1, none_between = 1;
+    for (size_t s = 0; s < sizeof strides / sizeof strides [0]; s++) {
+        int64_t base = 1 + (int64_t) s * 100000000000LL, stride = strides [s];
+        for (int64_t i = 0; i < 40000; i++)
+            xxl_journal_accept (journal, base + i * stride, 0);
+        for (int64_t i = 0; i < 40000; i++) {
+            all_seen = all_seen && xxl_journal_seen (journal, base + i * stride);
+            if (stride > 1)
+                none_between = none_between && !xxl_journal_seen (journal, base + i * stride + 1);
+        }
+        none_between = none_between && !xxl_journal_seen (journal, base - 1)
+                    && !xxl_journal_seen (journal, base + 40000 * stride);
+    }
+    XXL_CHECK_MSG (all_seen, "every id accepted is seen (4 strides x 40,000)");
+    XXL_CHECK_MSG (none_between, "no id between them is seen");
+    xxl_journal_destroy (&journal);
+}
+
 static void
 test_speed (void)
 {
@@ -295,6 +323,7 @@ main (void)
     test_torn ();
     test_generations ();
     test_memory ();
+    test_patterns ();
     test_speed ();
     s_clean ();
     rmdir (s_dir);

@@ -128,14 +128,37 @@ main (void)
     spool = xxl_spool_new (path);
     XXL_CHECK_MSG (spool && xxl_spool_size (spool) == 0, "all acked after reopen");
 
-    //  Compaction
+    //  No compaction below 65,536 records not pending (a result and its
+    //  ack are two): 3,000 results acked but 10 only append to the file
+    //  (a result record is 8 + 25 bytes and its message, an ack 8 + 9)
+    off_t before = s_file_size (path);
+    int added = 0;
     for (int i = 0; i < 3000; i++) {
-        xxl_result_t result_i = { 10000 + i, 0, 200, (char *) "a message of some length", 0 };
-        xxl_spool_add (spool, &result_i);
+        xxl_result_t result_i = { 20000 + i, 0, 200, (char *) "a message of some length", 0 };
+        added += xxl_spool_add_batch (spool, &result_i, 1) == 0;
     }
-    off_t big = s_file_size (path);
+    XXL_CHECK_MSG (added == 3000, "3,000 added one by one (%d)", added);
     for (int i = 0; i < 2990; i++)
-        xxl_spool_ack (spool, 10000 + i);
+        xxl_spool_ack (spool, 20000 + i);
+    off_t appended = s_file_size (path) - before;
+    XXL_CHECK_MSG (appended == 3000 * (8 + 25 + 24) + 2990 * (8 + 9),
+                   "5,980 records not pending: not compacted (%lld bytes appended)",
+                   (long long) appended);
+    for (int i = 2990; i < 3000; i++)
+        xxl_spool_ack (spool, 20000 + i);
+
+    //  Compaction: 36,000 results, all but 10 acked one by one (72,000
+    //  records not pending, more than the 10 pending)
+    enum { MANY = 36000 };
+    xxl_result_t *lots = (xxl_result_t *) calloc (MANY, sizeof (xxl_result_t));
+    assert (lots);
+    for (int i = 0; i < MANY; i++)
+        lots [i] = (xxl_result_t) { 10000000 + i, 0, 200, (char *) "a message of some length", 0 };
+    XXL_CHECK_MSG (xxl_spool_add_batch (spool, lots, MANY) == 0, "36,000 added");
+    free (lots);
+    off_t big = s_file_size (path);
+    for (int i = 0; i < MANY - 10; i++)
+        xxl_spool_ack (spool, 10000000 + i);
     off_t small = s_file_size (path);
     XXL_CHECK_MSG (small < big / 3, "compacted: %lld -> %lld bytes", (long long) big, (long long) small);
     xxl_result_t r5 = { 5, 0, 200, (char *) "after compaction", 0 };
@@ -144,7 +167,7 @@ main (void)
     spool = xxl_spool_new (path);
     XXL_CHECK_MSG (spool && xxl_spool_size (spool) == 11, "11 pending after compaction and reopen");
     result = xxl_spool_first (spool);
-    XXL_CHECK_MSG (result && result->log_id == 12990, "order kept after compaction");
+    XXL_CHECK_MSG (result && result->log_id == 10000000 + MANY - 10, "order kept after compaction");
     xxl_spool_destroy (&spool);
 
     //  Batched acks: acked results leave the spool for good, the others
@@ -191,16 +214,20 @@ main (void)
     snprintf (empty_path, sizeof empty_path, "%s/empty.spool", dir);
     spool = xxl_spool_new (empty_path);
     off_t fresh = s_file_size (empty_path);
-    xxl_result_t many_results [1500];
-    int64_t many_ids [1500];
-    for (int i = 0; i < 1500; i++) {
+    enum { EMPTIED = 33000 };           //  66,000 records once acked
+    xxl_result_t *many_results = (xxl_result_t *) calloc (EMPTIED, sizeof (xxl_result_t));
+    int64_t *many_ids = (int64_t *) calloc (EMPTIED, sizeof (int64_t));
+    assert (many_results && many_ids);
+    for (int i = 0; i < EMPTIED; i++) {
         many_results [i] = (xxl_result_t) { 70000 + i, 0, 200, (char *) "a message of some length", 0 };
         many_ids [i] = 70000 + i;
     }
-    XXL_CHECK_MSG (spool && xxl_spool_add_batch (spool, many_results, 1500) == 0, "empty: 1500 added");
+    XXL_CHECK_MSG (spool && xxl_spool_add_batch (spool, many_results, EMPTIED) == 0, "empty: 33,000 added");
     off_t full = s_file_size (empty_path);
-    XXL_CHECK_MSG (xxl_spool_ack_batch (spool, many_ids, 1500) == 1500 && xxl_spool_size (spool) == 0,
-                   "empty: all 1500 acked");
+    XXL_CHECK_MSG (xxl_spool_ack_batch (spool, many_ids, EMPTIED) == EMPTIED && xxl_spool_size (spool) == 0,
+                   "empty: all 33,000 acked");
+    free (many_results);
+    free (many_ids);
     off_t emptied = s_file_size (empty_path);
     XXL_CHECK_MSG (fresh > 0 && emptied == fresh && full > 10 * fresh,
                    "empty: file cut back to an empty spool (%lld -> %lld bytes, fresh %lld)",
