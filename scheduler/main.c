@@ -105,6 +105,7 @@ static const s_int_key_t s_int_keys [] = {
     S_INT ("ha/lease_ms", lease_ms, 300, 600000),         //  (DESIGN's name; then
     S_INT ("scheduler/ha/lease_ms", lease_ms, 300, 600000),   //  this one, if given)
     S_INT ("scheduler/http/session_idle_s", http.session_idle_s, 60, S_BIG),
+    S_INT ("scheduler/http/remember_s", http.remember_s, 0, S_BIG),
     S_INT ("scheduler/http/max_body", http.max_body, 1024, 4 * 1024 * 1024),
     S_INT ("scheduler/http/login_burst", http.login_burst, 0, 1000),
     S_INT ("scheduler/http/login_interval_s", http.login_interval_s, 1, 86400),
@@ -241,6 +242,13 @@ main (int argc, char *argv [])
     ||  (settings.node && (!*settings.node || strlen (settings.node) >= XXL_STORE_NODE_MAX))) {
         fprintf (stderr, "xxl-scheduler: need registry/dead >= registry/beat and ha/node"
                          " 1-%d bytes\n", XXL_STORE_NODE_MAX - 1);
+        zconfig_destroy (&config);
+        return 2;
+    }
+    //  (a remembered session is seen to the minute, as any: XXL_SESSION_TOUCH_MS)
+    if (settings.http.remember_s > 0 && settings.http.remember_s < 60) {
+        fprintf (stderr, "xxl-scheduler: scheduler/http/remember_s must be 0 (off) or a number"
+                         " from 60 to %d, not '%d'\n", S_BIG, settings.http.remember_s);
         zconfig_destroy (&config);
         return 2;
     }

@@ -64,13 +64,83 @@ check "the store holds the password's yescrypt hash" stored_hash
 
 # A second scheduler on the same store, for the sessions shared by both;
 # its wrong passwords are limited to one a second (test_http.py waits out
-# its window), one client address may hold 4 of its connections, and it
-# answers for the Host names of http/hosts only (and IP addresses)
+# its window), one client address may hold 4 of its connections, it
+# answers for the Host names of http/hosts only (and IP addresses), and it
+# remembers no login (http/remember_s = 0)
 sed -i 's/login_interval_s = 3600/login_interval_s = 1/' "$T/scheduler.cfg"
-sed -i 's/^        login_slots = 64$/        login_slots = 64\n        per_address = 4\n        hosts = "console.example, *.corp.example"/' "$T/scheduler.cfg"
+sed -i 's/^        login_slots = 64$/        login_slots = 64\n        per_address = 4\n        hosts = "console.example, *.corp.example"\n        remember_s = 0/' "$T/scheduler.cfg"
 start_scheduler || exit 1
 API2=$API HTTP2=$HTTP_EP API=$API1
 check "the second scheduler serves HTTP too" test -n "$HTTP2" -a "$HTTP2" != "$HTTP1"
+
+# Remember me: a login with "remember": true gets a cookie with Max-Age =
+# http/remember_s (default 14 days) and a session whose idle limit is that;
+# without it, or where remember_s = 0, a browser-session cookie and
+# http/session_idle_s (3600 here).  Idle time is made by moving sessions'
+# last-seen time back in the store: nothing waits.
+echo 'remy-pass-12' | "$CTL" --api "$API1" user add remy --role viewer --password-stdin >/dev/null
+RP='"username": "remy", "password": "remy-pass-12"'
+# login NAME EP JSON-FIELDS: logs remy in; status, headers and body in $T/NAME.{code,h,b}
+login () {
+    curl -s -D "$T/$1.h" -o "$T/$1.b" -w '%{http_code}' -H 'Content-Type: application/json' \
+        -d "{$RP$3}" "http://$2/api/v1/login" >"$T/$1.code"
+}
+code_is () { test "$(cat "$T/$1.code")" = "$2"; }
+cookie_of () { sed -n 's/^Set-Cookie: xxl_session=\([0-9a-f]*\);.*/\1/Ip' "$T/$1.h" | tr -d '\r'; }
+no_max_age () { grep -qi '^Set-Cookie: xxl_session=[0-9a-f]\{64\}; HttpOnly; SameSite=Strict; Path=/' "$T/$1.h" \
+                && ! grep -qi '^Set-Cookie:.*Max-Age' "$T/$1.h"; }
+me_code () { curl -s -o /dev/null -w '%{http_code}' -b "xxl_session=$2" "http://$1/api/v1/me"; }
+# idle SECONDS COOKIE...: the sessions were last seen SECONDS longer ago
+idle () {
+    local s="$1" ids="" c; shift
+    for c in "$@"; do ids="$ids${ids:+,}'$(printf %s "$c" | sha256sum | cut -d' ' -f1)'"; done
+    xxl_sql "UPDATE xxl_session SET seen = seen - $s * 1000 WHERE id IN ($ids)"
+}
+login plain "$HTTP1" ""
+check "a login without remember: 200, a cookie without Max-Age (today's)" \
+    bash -c "$(declare -f code_is no_max_age); T='$T'; code_is plain 200 && no_max_age plain"
+login unremembered "$HTTP1" ', "remember": false'
+check "... and with \"remember\": false the same" \
+    bash -c "$(declare -f code_is no_max_age); T='$T'; code_is unremembered 200 && no_max_age unremembered"
+login remembered "$HTTP1" ', "remember": true'
+check "with \"remember\": true: 200, the cookie has Max-Age=1209600 (http/remember_s's default)" \
+    bash -c "$(declare -f code_is); T='$T'; code_is remembered 200 && grep -qi '^Set-Cookie: xxl_session=[0-9a-f]\{64\}; HttpOnly; SameSite=Strict; Path=/; Max-Age=1209600' '$T/remembered.h'"
+login remembered_off "$HTTP2" ', "remember": true'
+check "with \"remember\": true where http/remember_s = 0: 200, no Max-Age" \
+    bash -c "$(declare -f code_is no_max_age); T='$T'; code_is remembered_off 200 && no_max_age remembered_off"
+login yes "$HTTP1" ', "remember": "yes"'
+check "\"remember\": \"yes\": 400 naming it, no cookie" \
+    bash -c "$(declare -f code_is); T='$T'; code_is yes 400 && grep -q 'remember' '$T/yes.b' && ! grep -qi '^Set-Cookie' '$T/yes.h'"
+login one "$HTTP1" ', "remember": 1'
+check "... and \"remember\": 1 as well" \
+    bash -c "$(declare -f code_is); T='$T'; code_is one 400 && grep -q 'remember' '$T/one.b'"
+PLAIN=$(cookie_of plain) REM=$(cookie_of remembered) REM_OFF=$(cookie_of remembered_off)
+idle 3601 "$PLAIN" "$REM" "$REM_OFF"
+check "past http/session_idle_s idle, a remembered session holds (200)" test "$(me_code "$HTTP1" "$REM")" = 200
+check "... an unremembered one has ended (401)" test "$(me_code "$HTTP1" "$PLAIN")" = 401
+check "... as has one asked to be remembered where remembering is off (401)" \
+    test "$(me_code "$HTTP1" "$REM_OFF")" = 401
+REM_CSRF=$(jq -r .csrf "$T/remembered.b")
+check "a remembered session changes its password: 200" \
+    test "$(curl -s -o /dev/null -w '%{http_code}' -X PUT -b "xxl_session=$REM" -H "X-CSRF-Token: $REM_CSRF" \
+             -H 'Content-Type: application/json' -d '{"oldPassword": "remy-pass-12", "newPassword": "remy-pass-34"}' \
+             "http://$HTTP1/api/v1/me/password")" = 200
+idle 3601 "$REM"
+check "... and stays remembered: past session_idle_s again, it holds" test "$(me_code "$HTTP1" "$REM")" = 200
+idle 1209601 "$REM"
+check "past http/remember_s idle, a remembered session ends too (401)" test "$(me_code "$HTTP1" "$REM")" = 401
+RP='"username": "remy", "password": "remy-pass-34"'
+login again "$HTTP1" ', "remember": true'
+REM=$(cookie_of again)
+"$CTL" --api "$API1" user rm remy >/dev/null
+check "a remembered session ends with its user's removal (401)" test "$(me_code "$HTTP1" "$REM")" = 401
+for bad in 30 -1 abc; do
+    printf 'scheduler\n    http\n        remember_s = %s\n' "$bad" > "$T/remember.cfg"
+    check "http/remember_s = $bad is refused at start, naming it" \
+        bash -c "! timeout 10 '$SCHEDULER' -c '$T/remember.cfg' --db '$T/remember.db' --api tcp://127.0.0.1:0 \
+                 --agents tcp://127.0.0.1:0 --plugins '$XXL_BUILD/plugins/routers/.libs' --http 127.0.0.1:0 \
+                 >'$T/remember.out' 2>&1 && grep -q 'http/remember_s' '$T/remember.out'"
+done
 
 export HTTP1 HTTP2 ADMIN_TOKEN VIEWER_TOKEN OPERATOR_TOKEN T
 export XXL_STORE="${XXL_STORE:-sqlite}"

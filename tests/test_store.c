@@ -23,7 +23,7 @@
 
 //  The schema version a store opened now has (each backend counts its own
 //  migrations: PostgreSQL has one of its own, 16)
-#define XXL_TEST_SCHEMA (xxl_test_pg? 18: 17)
+#define XXL_TEST_SCHEMA (xxl_test_pg? 19: 18)
 
 static char s_dir [] = "/tmp/xxl-test-store-XXXXXX";
 
@@ -1293,6 +1293,38 @@ s_test_accounts (xxl_store_t *store)
     XXL_CHECK (xxl_store_user_rm (store, "alice") == 1 && xxl_store_user_rm (store, "alice") == 0);
     XXL_CHECK (xxl_store_session_find (store, "s5", 0, &user, &csrf, &seen) == 1);
     XXL_CHECK (xxl_store_user_rm (store, "olga") == 1);
+    //  Remembered sessions (version 16): each kind judged by its own
+    //  limit, found and expired alike; the plain calls see one limit
+    XXL_CHECK (xxl_store_session_add_remember (store, "r1", "rita", "c6", 40000, 1) == 0);
+    XXL_CHECK (xxl_store_session_add_remember (store, "r2", "rita", "c7", 40000, 0) == 0);
+    int remember = -1;
+    XXL_CHECK (xxl_store_session_find_remember (store, "r1", 45000, 30000, &user, &csrf, &seen,
+                                                &remember) == 0
+               && streq (user, "rita") && streq (csrf, "c6") && seen == 40000 && remember == 1);
+    free (user);
+    free (csrf);
+    XXL_CHECK (xxl_store_session_find_remember (store, "r1", 30000, 45000, &user, &csrf, &seen,
+                                                &remember) == 1 && !user && remember == 0);
+    XXL_CHECK (xxl_store_session_find_remember (store, "r2", 45000, 30000, &user, &csrf, &seen,
+                                                &remember) == 1);
+    XXL_CHECK (xxl_store_session_find_remember (store, "r2", 30000, 45000, &user, &csrf, &seen,
+                                                &remember) == 0 && remember == 0);
+    free (user);
+    free (csrf);
+    XXL_CHECK (xxl_store_session_find (store, "r1", 45000, &user, &csrf, &seen) == 1);
+    XXL_CHECK (xxl_store_session_expire_remember (store, 45000, 30000) == 1);     //  r2
+    XXL_CHECK (xxl_store_session_find_remember (store, "r2", 0, 0, &user, &csrf, &seen,
+                                                &remember) == 1);
+    //  ... and counted in the user's bound: 64 more, the oldest (r1) goes
+    for (int i = 0; i < XXL_STORE_USER_SESSIONS; i++) {
+        char id [16];
+        snprintf (id, sizeof id, "r%d", 10 + i);
+        XXL_CHECK (xxl_store_session_add_remember (store, id, "rita", "c", 50000 + i, i % 2) == 0);
+    }
+    XXL_CHECK (xxl_store_session_find_remember (store, "r1", 0, 0, &user, &csrf, &seen,
+                                                &remember) == 1);
+    XXL_CHECK (xxl_store_session_expire_remember (store, 50064, 0) == XXL_STORE_USER_SESSIONS / 2);
+    XXL_CHECK (xxl_store_user_sessions_rm (store, "rita") == XXL_STORE_USER_SESSIONS / 2);
     XXL_CHECK (xxl_store_commit (store) == 0);
     xxl_enc_destroy (&enc);
 }
@@ -2742,6 +2774,9 @@ main (void)
     XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_user", NULL) == 0);
     XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_token", NULL) == 0);
     XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_session", NULL) == 0);
+    //  Migration 18 (PostgreSQL's 19): a session's remember flag
+    XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_session WHERE remember = 0",
+                                NULL) == 0);
     //  Migration 8: sixteen shares, nobody's, each with the store's fired marks
     XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_lease WHERE owner = ''"
                                 " AND epoch = 0 AND fired_until = 1234 AND fired_sent = 999",

@@ -106,7 +106,8 @@ async function api(req, url, body) {
     const sid = crypto.randomBytes(16).toString('hex')
     const me = { username: u.username, role: u.role, apps: u.apps, csrf: crypto.randomBytes(16).toString('hex') }
     S.sessions.set(sid, me)
-    return [200, me, { 'Set-Cookie': `xxl_session=${sid}; HttpOnly; SameSite=Strict; Path=/` }]
+    const age = body.remember === true ? '; Max-Age=1209600' : ''
+    return [200, me, { 'Set-Cookie': `xxl_session=${sid}; HttpOnly; SameSite=Strict; Path=/${age}` }]
   }
   const me = session(req)
   if (!me) throw new E(401, 'log in first')

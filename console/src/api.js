@@ -61,8 +61,9 @@ export const api = {
   del: (p) => request('DELETE', p),
 }
 
-export async function login(username, password) {
-  const me = await request('POST', '/login', { body: { username, password }, quiet401: true })
+// remember: the session outlives the browser's (the scheduler's http/remember_s)
+export async function login(username, password, remember = false) {
+  const me = await request('POST', '/login', { body: { username, password, remember }, quiet401: true })
   session.me = me
   return me
 }

@@ -188,8 +188,20 @@ typedef struct {
     char *apps;                         //  (owned)
     char sid [XXL_SECRET_HEX];          //  the session's id hash
     char csrf [XXL_SECRET_HEX];         //  the session's CSRF token
+    int remember;                       //  the session is remembered (1)
     xxl_who_t who;
 } http_who_t;
+
+//  The oldest last-seen time (epoch ms) at now of a live session,
+//  remembered or not: a remembered one's idle limit is http/remember_s
+//  (0: remembering is off, and it is judged as any)
+static int64_t
+s_session_seen_after (server_t *self, int64_t now, bool remember)
+{
+    int idle_s = remember && self->config.http.remember_s > 0? self->config.http.remember_s
+                                                              : self->config.http.session_idle_s;
+    return now - (int64_t) idle_s * 1000;
+}
 
 //  The caller the credentials name, into hw; 0, or the code to answer
 //  (401 none or unknown, 403 a change without the session's CSRF token,
@@ -223,9 +235,10 @@ s_http_who (server_t *self, zframe_t *auth, http_who_t *hw, char *why, size_t wh
     if (text [0] == 'S' && sscanf (text, "S %64s %64s %d", hash, csrf, &change) == 3) {
         char *user = NULL, *stored_csrf = NULL;
         int64_t seen = 0, now = engine_now ();
-        rc = xxl_store_session_find (self->store, hash,
-                                     now - (int64_t) self->config.http.session_idle_s * 1000,
-                                     &user, &stored_csrf, &seen);
+        rc = xxl_store_session_find_remember (self->store, hash,
+                                              s_session_seen_after (self, now, false),
+                                              s_session_seen_after (self, now, true),
+                                              &user, &stored_csrf, &seen, &hw->remember);
         if (rc == 0) {
             snprintf (hw->csrf, sizeof hw->csrf, "%s", stored_csrf);
             rc = xxl_store_user_get (self->store, user, &account);
@@ -295,6 +308,9 @@ s_http_internal (server_t *self, request_t *request, const char *type, http_who_
                         ? xxl_msg_str (msg, NULL, "session", 1, 64, NULL): NULL;
         const char *csrf = sid? xxl_msg_str (msg, NULL, "csrf", 1, 64, NULL): NULL;
         const char *checked = sid? xxl_msg_str (msg, NULL, "password", 1, 512, NULL): NULL;
+        //  (a remembered session only while remembering is on)
+        int remember = sid && xxl_msg_bool (msg, NULL, "remember", 0, 0)
+                    && self->config.http.remember_s > 0;
         if (xxl_msg_error (msg)) {
             engine_reply (self, request, XXL_BAD_REQUEST, xxl_msg_error (msg));
             return;
@@ -308,9 +324,10 @@ s_http_internal (server_t *self, request_t *request, const char *type, http_who_
         if (rc == 0 && sid) {
             //  (sessions idle past their time go as new ones come)
             int64_t now = engine_now ();
-            xxl_store_session_expire (self->store,
-                                      now - (int64_t) self->config.http.session_idle_s * 1000);
-            rc = xxl_store_session_add (self->store, sid, name, csrf, now);
+            xxl_store_session_expire_remember (self->store,
+                                               s_session_seen_after (self, now, false),
+                                               s_session_seen_after (self, now, true));
+            rc = xxl_store_session_add_remember (self->store, sid, name, csrf, now, remember);
         }
         if (rc == 0 && sid)
             s_reply_me (self, request, user.name, user.role, user.apps, csrf, "session");
@@ -369,8 +386,8 @@ s_http_internal (server_t *self, request_t *request, const char *type, http_who_
         int rc = xxl_store_user_update (self->store, hw->user, hash, NULL, NULL);
         if (rc == 1)
             rc = xxl_store_user_sessions_rm (self->store, hw->user) < 0
-              || xxl_store_session_add (self->store, hw->sid, hw->user, hw->csrf,
-                                        engine_now ())? -1: 1;
+              || xxl_store_session_add_remember (self->store, hw->sid, hw->user, hw->csrf,
+                                                 engine_now (), hw->remember)? -1: 1;
         if (rc == 1) {
             engine_reply_begin (self, request);
             xxl_enc_map_begin (self->enc);

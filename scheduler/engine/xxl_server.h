@@ -27,6 +27,8 @@ typedef struct {
     const char *key;
     const char *console;                //  the console's files folder
     int session_idle_s;                 //  a session unused this long ends
+    int remember_s;                     //  a remembered one's (its cookie's Max-Age;
+                                        //  0: no login is remembered)
     int max_body;                       //  bytes of a request body (413 past it)
     int login_burst;                    //  failed logins per address and per user
                                         //  name before they are limited (0: no limit)

@@ -690,6 +690,7 @@ xxl_http_new (const xxl_http_config_t *config, const char *engine, xxl_metrics_b
     self->metrics = metrics;
     self->wait_ms = wait_ms;
     self->max_body = config->max_body;
+    self->remember_s = config->remember_s > 0? config->remember_s: 0;
     self->next_id = 1;
     if (config->login_burst > 0) {
         //  (main.c checks the ranges; a config made in code gets sane floors)

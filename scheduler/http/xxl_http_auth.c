@@ -49,12 +49,16 @@ xxl_http_credentials (struct MHD_Connection *conn, bool change, char *out, size_
 
 //  The session cookie sid (NULL: the one that ends the session)
 void
-xxl_http_session_cookie (xxl_http_t *self, answer_t *answer, const char *sid)
+xxl_http_session_cookie (xxl_http_t *self, answer_t *answer, const char *sid, bool remember)
 {
     assert (self && answer);
+    assert (!remember || (sid && self->remember_s > 0));
+    char max_age [32] = "";
+    if (remember)
+        snprintf (max_age, sizeof max_age, "; Max-Age=%d", self->remember_s);
     if (sid)
         snprintf (answer->cookie, sizeof answer->cookie,
-                  "xxl_session=%s; HttpOnly; SameSite=Strict; Path=/%s", sid,
+                  "xxl_session=%s; HttpOnly; SameSite=Strict; Path=/%s%s", sid, max_age,
                   self->tls? "; Secure": "");
     else
         snprintf (answer->cookie, sizeof answer->cookie,
@@ -121,10 +125,17 @@ xxl_http_login (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn,
     assert (json_is_object (body));
     const char *user = json_string_value (json_object_get (body, "username"));
     const char *password = json_string_value (json_object_get (body, "password"));
+    json_t *remember_value = json_object_get (body, "remember");
     if (!user || !password || strlen (user) > 64 || strlen (password) > 1024) {
         xxl_http_error (answer, 400, "login needs {\"username\", \"password\"} (strings)");
         return;
     }
+    if (remember_value && !json_is_boolean (remember_value) && !json_is_null (remember_value)) {
+        xxl_http_error (answer, 400, "login's \"remember\" is true or false");
+        return;
+    }
+    //  (remembering off, http/remember_s 0: as false)
+    bool remember = json_is_true (remember_value) && self->remember_s > 0;
     char client [XXL_HTTP_LIMIT_KEY];
     s_client_key (conn, client);
     if (!s_check_allowed (self, answer, client, user))
@@ -157,8 +168,8 @@ xxl_http_login (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn,
         //  (with the hash the password matched: a password changed since,
         //  or a user removed and added again, makes no session)
         xxl_secret_sha256 (sid, sid_hash);
-        fields = json_pack ("{s:s, s:s, s:s, s:s}", "username", user, "session", sid_hash,
-                            "csrf", csrf, "password", hash);
+        fields = json_pack ("{s:s, s:s, s:s, s:s, s:b}", "username", user, "session", sid_hash,
+                            "csrf", csrf, "password", hash, "remember", remember);
         xxl_http_forward (self, answer, "-", "HTTP_SESSION", fields, 200);
         json_decref (fields);
     }
@@ -166,7 +177,7 @@ xxl_http_login (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn,
     if (!match)
         return;
     if (answer->status == 200)
-        xxl_http_session_cookie (self, answer, sid);
+        xxl_http_session_cookie (self, answer, sid, remember);
 }
 
 //  PUT me/password

@@ -53,6 +53,8 @@ struct _xxl_http_t {
     xxl_metrics_box_t *metrics;
     int wait_ms;
     size_t max_body;
+    int remember_s;                     //  a remembered session cookie's Max-Age
+                                        //  (0: no login is remembered)
     char *console;                      //  the console's folder
     bool tls;
     char *cert_pem, *key_pem;           //  kept while the daemon runs
@@ -96,8 +98,11 @@ void xxl_http_api (xxl_http_t *self, answer_t *answer, struct MHD_Connection *co
 //  The credentials frame (xxl_api_users.c) of a request into out
 void xxl_http_credentials (struct MHD_Connection *conn, bool change, char *out,
                            size_t outlen);
-//  The Set-Cookie of session sid into answer; NULL: the one that ends it
-void xxl_http_session_cookie (xxl_http_t *self, answer_t *answer, const char *sid);
+//  The Set-Cookie of session sid into answer, with a Max-Age of
+//  remember_s when remember (else a cookie of the browser's session);
+//  NULL: the one that ends it
+void xxl_http_session_cookie (xxl_http_t *self, answer_t *answer, const char *sid,
+                              bool remember);
 //  POST login: body {"username", "password"}
 void xxl_http_login (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn,
                      json_t *body);

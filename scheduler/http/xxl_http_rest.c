@@ -463,7 +463,7 @@ xxl_http_api (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn,
     if (route->kind == R_LOGOUT) {
         xxl_http_forward (self, answer, auth, "HTTP_LOGOUT", body, 200);
         if (answer->status == 200)
-            xxl_http_session_cookie (self, answer, NULL);
+            xxl_http_session_cookie (self, answer, NULL, false);
     }
     else
     if (route->kind == R_PASSWORD)

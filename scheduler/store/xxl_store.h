@@ -246,7 +246,7 @@ typedef struct {
 
 //  Bumped whenever a method is added; methods are only ever appended, so
 //  a table of an older version is a prefix of this one (size says how much)
-#define XXL_STORE_METHODS_VERSION 15
+#define XXL_STORE_METHODS_VERSION 16
 
 typedef struct _xxl_store_t xxl_store_t;
 
@@ -717,6 +717,22 @@ typedef struct {
     int (*backfill_encode_below) (xxl_store_t *self, xxl_enc_t *enc, size_t max_size,
                                   int *truncated, int64_t job_id, int64_t before,
                                   int64_t limit);
+
+    //  Version 16.  Remembered sessions (a login's "remember me",
+    //  docs/http.md), whose idle limit is a longer one of their own.
+    //  session_add_remember: session_add, the session remembered when
+    //  remember is 1.  session_find_remember: session_find, where a
+    //  remembered session is found when seen at or after remembered_after
+    //  (the others: seen_after), *remember its flag (0 or 1).
+    //  session_expire_remember: session_expire, the remembered sessions
+    //  going when seen before remembered_before (the others: before).
+    int (*session_add_remember) (xxl_store_t *self, const char *id, const char *user,
+                                 const char *csrf, int64_t now, int remember);
+    int (*session_find_remember) (xxl_store_t *self, const char *id, int64_t seen_after,
+                                  int64_t remembered_after, char **user, char **csrf,
+                                  int64_t *seen, int *remember);
+    int64_t (*session_expire_remember) (xxl_store_t *self, int64_t before,
+                                        int64_t remembered_before);
 } xxl_store_methods_t;
 
 //  Users (console logins), bearer tokens and sessions (docs/http.md).
@@ -1098,6 +1114,11 @@ static inline int xxl_store_log_slot_ids (xxl_store_t *self, int64_t job_id, int
 //  Version 15 (a table of an older version: -1)
 static inline int xxl_store_workflow_run_encode_below (xxl_store_t *self, xxl_enc_t *enc, size_t max_size, int *truncated, int64_t workflow_id, int64_t before, int64_t limit) { return XXL_STORE_V12 (workflow_run_encode_below)? self->methods->workflow_run_encode_below (self, enc, max_size, truncated, workflow_id, before, limit): -1; }
 static inline int xxl_store_backfill_encode_below (xxl_store_t *self, xxl_enc_t *enc, size_t max_size, int *truncated, int64_t job_id, int64_t before, int64_t limit) { return XXL_STORE_V12 (backfill_encode_below)? self->methods->backfill_encode_below (self, enc, max_size, truncated, job_id, before, limit): -1; }
+//  Version 16 (a table of an older version: session_add, _find, _expire,
+//  no session remembered)
+static inline int xxl_store_session_add_remember (xxl_store_t *self, const char *id, const char *user, const char *csrf, int64_t now, int remember) { return XXL_STORE_V12 (session_add_remember)? self->methods->session_add_remember (self, id, user, csrf, now, remember): self->methods->accounts->session_add (self, id, user, csrf, now); }
+static inline int xxl_store_session_find_remember (xxl_store_t *self, const char *id, int64_t seen_after, int64_t remembered_after, char **user, char **csrf, int64_t *seen, int *remember) { *remember = 0; return XXL_STORE_V12 (session_find_remember)? self->methods->session_find_remember (self, id, seen_after, remembered_after, user, csrf, seen, remember): self->methods->accounts->session_find (self, id, seen_after, user, csrf, seen); }
+static inline int64_t xxl_store_session_expire_remember (xxl_store_t *self, int64_t before, int64_t remembered_before) { return XXL_STORE_V12 (session_expire_remember)? self->methods->session_expire_remember (self, before, remembered_before): self->methods->accounts->session_expire (self, before); }
 #undef XXL_STORE_V12
 
 #define XXL_ACCOUNTS_CALL(name) (self->methods->accounts->name)

@@ -122,10 +122,15 @@ try {
   })
   await snap(page, 'login-refused')
 
-  await step('the right password signs in: the dashboard shows the report', async () => {
+  await step('the right password signs in with "Remember me": the dashboard shows the report, the cookie lasts 14 days', async () => {
     await page.fill('input[name=password]', PASSWORD)
+    if ((await page.locator('[data-test=login-form] label.check').innerText()).trim() !== 'Remember me') throw new Error('no "Remember me" box')
+    await page.check('[data-test=login-remember]')
     await page.click('[data-test=login-form] button[type=submit]')
     await page.locator('[data-test=report]').waitFor()
+    const cookie = (await context.cookies()).find((c) => c.name === 'xxl_session')
+    const days = cookie ? (cookie.expires - Date.now() / 1000) / 86400 : 0
+    if (!(days > 13.9 && days <= 14)) throw new Error('the session cookie expires in ' + days + ' days')
     const who = await page.locator('[data-test=who]').innerText()
     if (!who.includes(USER) || !who.includes('admin')) throw new Error('top bar says ' + who)
     const agents = Number(await page.locator('[data-test=agent-count]').innerText())
@@ -732,11 +737,14 @@ try {
   })
   await snap(page, 'signed-out')
   if (VIEWER) {
-    await step('a viewer signs in: no add button, and a page of admins shows the server\'s 403 text', async () => {
+    await step('a viewer signs in (not remembered: a browser-session cookie): no add button, and a page of admins shows the server\'s 403 text', async () => {
       await page.fill('input[name=username]', VIEWER)
       await page.fill('input[name=password]', VIEWER_PASSWORD)
+      if (await page.isChecked('[data-test=login-remember]')) throw new Error('"Remember me" ticked from the last sign-in')
       await page.click('[data-test=login-form] button[type=submit]')
       await page.locator('[data-test=report]').waitFor()
+      const cookie = (await context.cookies()).find((c) => c.name === 'xxl_session')
+      if (!cookie || cookie.expires !== -1) throw new Error('not a browser-session cookie: expires ' + (cookie && cookie.expires))
       await page.click('[data-nav=jobs]')
       await page.locator(`[data-test=jobs] tr[data-job="${jobId}"]`).waitFor()
       if (await page.locator('[data-test=job-add]').count()) throw new Error('a viewer sees the add button')

@@ -368,6 +368,8 @@ static const char *s_migrations [] = {
     "  WHERE slot = 1 AND handle_code = 0;"
     "CREATE INDEX IF NOT EXISTS xxl_job_log_open_ids ON xxl_job_log (id) WHERE handle_code = 0;"
     "CREATE INDEX IF NOT EXISTS xxl_job_info_limited ON xxl_job_info (id) WHERE max_running > 0;",
+    //  19: remembered sessions (xxl_store_sqlite.c's 18)
+    "ALTER TABLE xxl_session ADD COLUMN IF NOT EXISTS remember BIGINT NOT NULL DEFAULT 0;",
 };
 _Static_assert (XXL_PG_LOG_ID_BLOCK == 4096, "migration 16 says 4096");
 #define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))

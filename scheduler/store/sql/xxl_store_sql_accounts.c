@@ -2,7 +2,9 @@
     and sessions.
 
     Owns: the whole accounts table (xxl_store_accounts_t): each backend's
-    accounts table is XXL_STORE_SQL_ACCOUNTS.
+    accounts table is XXL_STORE_SQL_ACCOUNTS; and the main table's
+    remembered-session methods (version 16; xxl_session.remember, schema
+    step 18 of SQLite, 19 of PostgreSQL).
     MUST: a row read into an xxl_account_t is freed by the caller
     (xxl_account_free).
     MUST / MUST NOT / errors: the body files' contract, stated once in
@@ -78,9 +80,18 @@ int
 xs_session_add (xxl_store_t *base, const char *id, const char *user, const char *csrf,
                 int64_t now)
 {
+    return xs_session_add_remember (base, id, user, csrf, now, 0);
+}
+
+int
+xs_session_add_remember (xxl_store_t *base, const char *id, const char *user,
+                         const char *csrf, int64_t now, int remember)
+{
+    assert (remember == 0 || remember == 1);
     if (xsql_exec (base,
-            "INSERT INTO xxl_session (id, username, csrf, add_time, seen)"
-            " VALUES ($1, $2, $3, $4, $4)", "sssi", id, user, csrf, now) < 0)
+            "INSERT INTO xxl_session (id, username, csrf, add_time, seen, remember)"
+            " VALUES ($1, $2, $3, $4, $4, $5)", "sssii", id, user, csrf, now,
+            (int64_t) remember) < 0)
         return -1;
     return xsql_exec (base,
         "DELETE FROM xxl_session WHERE username = $1 AND id NOT IN (SELECT id FROM xxl_session"
@@ -111,7 +122,15 @@ xs_user_sessions_rm (xxl_store_t *base, const char *user)
 int64_t
 xs_session_expire (xxl_store_t *base, int64_t before)
 {
-    return xsql_exec (base, "DELETE FROM xxl_session WHERE seen < $1", "i", before);
+    return xs_session_expire_remember (base, before, before);
+}
+
+int64_t
+xs_session_expire_remember (xxl_store_t *base, int64_t before, int64_t remembered_before)
+{
+    return xsql_exec (base, "DELETE FROM xxl_session"
+                      " WHERE seen < CASE WHEN remember = 1 THEN $2 ELSE $1 END", "ii",
+                      before, remembered_before);
 }
 
 //  One account row (name, hash, role, apps, add_time)
@@ -149,6 +168,7 @@ typedef struct {
     char **user;
     char **csrf;
     int64_t *seen;
+    int *remember;
 } s_session_t;
 
 static void
@@ -158,16 +178,29 @@ s_session_read (const xxl_store_driver_t *driver, const xxl_store_row_t *row, vo
     *session->user = driver->column_text (row, 0);
     *session->csrf = driver->column_text (row, 1);
     *session->seen = driver->column_int (row, 2);
+    *session->remember = driver->column_int (row, 3) == 1;
 }
 
 int
 xs_session_find (xxl_store_t *base, const char *id, int64_t seen_after, char **user,
                  char **csrf, int64_t *seen)
 {
+    int remember;
+    return xs_session_find_remember (base, id, seen_after, seen_after, user, csrf, seen,
+                                     &remember);
+}
+
+int
+xs_session_find_remember (xxl_store_t *base, const char *id, int64_t seen_after,
+                          int64_t remembered_after, char **user, char **csrf, int64_t *seen,
+                          int *remember)
+{
     *user = *csrf = NULL;
-    s_session_t session = { user, csrf, seen };
+    *remember = 0;
+    s_session_t session = { user, csrf, seen, remember };
     int rows = xsql_row (base, "session_find", s_session_read, &session,
-        "SELECT username, csrf, seen FROM xxl_session WHERE id = $1 AND seen >= $2", "si",
-        id, seen_after);
+        "SELECT username, csrf, seen, remember FROM xxl_session WHERE id = $1"
+        " AND seen >= CASE WHEN remember = 1 THEN $3 ELSE $2 END", "sii",
+        id, seen_after, remembered_after);
     return rows < 0? -1: rows == 0;
 }

@@ -257,6 +257,9 @@ static const char *s_migrations [] = {
     //  (and the jobs with a limit, which each admission pass lists: without
     //  it a pass walked every job, once a second)
     "CREATE INDEX xxl_job_info_limited ON xxl_job_info (id) WHERE max_running > 0;",
+    //  18: a session remembered (1: a login's "remember me"), whose idle
+    //  limit is http/remember_s instead of http/session_idle_s
+    "ALTER TABLE xxl_session ADD COLUMN remember INTEGER NOT NULL DEFAULT 0;",
 };
 #define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))
 
