@@ -38,18 +38,7 @@ static void
 s_item (xxl_enc_t *enc, int64_t job_id, int64_t log_id, const char *handler)
 {
     xxl_enc_map_begin (enc);
-    xxl_enc_kint (enc, "jobId", job_id);
-    xxl_enc_kstr (enc, "executorHandler", handler);
-    xxl_enc_kstr (enc, "executorParams", "batch");
-    xxl_enc_kstr (enc, "executorBlockStrategy", "SERIAL_EXECUTION");
-    xxl_enc_kint (enc, "executorTimeout", 0);
-    if (log_id)
-        xxl_enc_kint (enc, "logId", log_id);
-    xxl_enc_kint (enc, "logDateTime", zclock_time ());
-    xxl_enc_kstr (enc, "glueType", "BEAN");
-    xxl_enc_kint (enc, "glueUpdatetime", 0);
-    xxl_enc_kint (enc, "broadcastIndex", 0);
-    xxl_enc_kint (enc, "broadcastTotal", 1);
+    xxl_tw_enc_bean_fields (enc, job_id, log_id, handler, "batch");
     xxl_enc_map_end (enc);
 }
 

@@ -134,21 +134,39 @@ xxl_tw_enc_callback (xxl_enc_t *enc, uint64_t id, int64_t log_id, int handle_cod
     xxl_enc_array_end (enc);
 }
 
+//  A TriggerParam's fields; source NULL: a BEAN run
+static void
+s_enc_fields (xxl_enc_t *enc, int64_t job_id, int64_t log_id, const char *handler,
+              const char *params, const char *source)
+{
+    xxl_enc_kint (enc, "jobId", job_id);
+    xxl_enc_kstr (enc, "executorHandler", handler);
+    xxl_enc_kstr (enc, "executorParams", params);
+    xxl_enc_kstr (enc, "executorBlockStrategy", "SERIAL_EXECUTION");
+    xxl_enc_kint (enc, "executorTimeout", 0);
+    if (log_id)
+        xxl_enc_kint (enc, "logId", log_id);
+    xxl_enc_kint (enc, "logDateTime", zclock_time ());
+    xxl_enc_kstr (enc, "glueType", source? "GLUE_SHELL": "BEAN");
+    if (source)
+        xxl_enc_kstr (enc, "glueSource", source);
+    xxl_enc_kint (enc, "glueUpdatetime", source? 1: 0);
+    xxl_enc_kint (enc, "broadcastIndex", 0);
+    xxl_enc_kint (enc, "broadcastTotal", 1);
+}
+
 void
 xxl_tw_enc_glue_fields (xxl_enc_t *enc, int64_t job_id, int64_t log_id, const char *source)
 {
-    xxl_enc_kint (enc, "jobId", job_id);
-    xxl_enc_kstr (enc, "executorHandler", "");
-    xxl_enc_kstr (enc, "executorParams", "");
-    xxl_enc_kstr (enc, "executorBlockStrategy", "SERIAL_EXECUTION");
-    xxl_enc_kint (enc, "executorTimeout", 0);
-    xxl_enc_kint (enc, "logId", log_id);
-    xxl_enc_kint (enc, "logDateTime", zclock_time ());
-    xxl_enc_kstr (enc, "glueType", "GLUE_SHELL");
-    xxl_enc_kstr (enc, "glueSource", source);
-    xxl_enc_kint (enc, "glueUpdatetime", 1);
-    xxl_enc_kint (enc, "broadcastIndex", 0);
-    xxl_enc_kint (enc, "broadcastTotal", 1);
+    assert (source);
+    s_enc_fields (enc, job_id, log_id, "", "", source);
+}
+
+void
+xxl_tw_enc_bean_fields (xxl_enc_t *enc, int64_t job_id, int64_t log_id,
+                        const char *handler, const char *params)
+{
+    s_enc_fields (enc, job_id, log_id, handler, params, NULL);
 }
 
 //  --------------------------------------------------------------------
@@ -241,17 +259,7 @@ int
 xxl_tw_sched_run (xxl_tw_sched_t *self, xxl_enc_t *enc, uint64_t id, int64_t log_id)
 {
     xxl_enc_request (enc, "RUN", id);
-    xxl_enc_kint (enc, "jobId", 1);
-    xxl_enc_kstr (enc, "executorHandler", "demoJobHandler");
-    xxl_enc_kstr (enc, "executorParams", "");
-    xxl_enc_kstr (enc, "executorBlockStrategy", "SERIAL_EXECUTION");
-    xxl_enc_kint (enc, "executorTimeout", 0);
-    xxl_enc_kint (enc, "logId", log_id);
-    xxl_enc_kint (enc, "logDateTime", zclock_time ());
-    xxl_enc_kstr (enc, "glueType", "BEAN");
-    xxl_enc_kint (enc, "glueUpdatetime", 0);
-    xxl_enc_kint (enc, "broadcastIndex", 0);
-    xxl_enc_kint (enc, "broadcastTotal", 1);
+    xxl_tw_enc_bean_fields (enc, 1, log_id, "demoJobHandler", "");
     return xxl_tw_sched_send (self, enc);
 }
 

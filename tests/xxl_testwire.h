@@ -84,6 +84,11 @@ void xxl_tw_enc_callback (xxl_enc_t *enc, uint64_t id, int64_t log_id, int handl
 void xxl_tw_enc_glue_fields (xxl_enc_t *enc, int64_t job_id, int64_t log_id,
                              const char *source);
 
+//  The same for a BEAN run of handler with params: glueType BEAN,
+//  glueUpdatetime 0, no glueSource; log_id 0 leaves logId out
+void xxl_tw_enc_bean_fields (xxl_enc_t *enc, int64_t job_id, int64_t log_id,
+                             const char *handler, const char *params);
+
 //  --------------------------------------------------------------------
 //  A fake scheduler: a ROUTER on an ephemeral loopback port that a real
 //  agent registers with.  While it waits it answers the agent's REGISTER,
