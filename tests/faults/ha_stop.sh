@@ -77,8 +77,13 @@ rnd 3000; wait_until 10 past $(( M_T - 4000 + R ))
 for j in $MJ; do rnd 2; if [ "$R" = 0 ]; then cut_job "$j" rm "$(other_of "$j")"; else cut_job "$j" stop "$(other_of "$j")"; fi; done
 say "minute crons cut $(( M_T - $(now_ms) )) ms (the last) before their fire"
 wait_until 10 past $(( $(now_ms) + 3000 ))
+# (on a loaded machine the last cuts may end after the fire: those are
+# judged by the late-start check below, as the one-second crons' are)
+M_IN_TIME=$(for j in $MJ; do awk -v j="$j" -v t="$M_T" '$1 == j && $2 < t { print j }' "$T/cut-jobs"; done)
+check "minute crons cut before their fire ($(echo $M_IN_TIME | wc -w) of $(echo $MJ | wc -w))" \
+    test -n "$M_IN_TIME"
 check "no minute cron cut before its planned fire runs" \
-    test "$(for j in $MJ; do awk -v j="$j" '$2 == j' "$PROBE"; done | wc -l)" = 0
+    test "$(for j in $M_IN_TIME; do awk -v j="$j" '$2 == j' "$PROBE"; done | wc -l)" = 0
 late_starts () {
     awk 'FNR == NR { bad[$1] = 1; next } ($1 in bad)' "$T/cut" "$PROBE"
     awk 'FNR == NR { max[$1] = $3; cut[$1] = $2; next }
