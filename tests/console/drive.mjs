@@ -751,34 +751,37 @@ try {
 
   // Traditional Chinese: each page in it (i18n.js reports on the console a
   // key it lacks, which fails the run), then back to 简体中文 for the rest
-  await step('繁體中文 in the language menu: the menu\'s words from the zh-TW table, html lang zh-TW, kept after a reload; each page shown with no key missing', async () => {
+  await probe('繁體中文 in the language menu: the menu\'s words from the zh-TW table, html lang zh-TW, kept after a reload; each page shown with no key missing', async () => {
     const before = problems.length
-    await page.selectOption('[data-test=lang]', 'zh-TW')
-    await page.locator('[data-nav=jobs]', { hasText: messages['zh-TW']['nav.jobs'] }).waitFor()
-    await page.reload()
-    await page.locator('[data-nav=logs]', { hasText: messages['zh-TW']['nav.logs'] }).waitFor()
-    if ((await page.evaluate(() => document.documentElement.lang)) !== 'zh-TW') throw new Error('html lang is not zh-TW')
-    for (const a of await page.locator('[data-nav]').all()) {
-      const want = messages['zh-TW']['nav.' + await a.getAttribute('data-nav')], got = (await a.innerText()).trim()
-      if (got !== want) throw new Error(`the menu says ${got}, not ${want}`)
+    try {
+      await page.selectOption('[data-test=lang]', 'zh-TW')
+      await page.locator('[data-nav=jobs]', { hasText: messages['zh-TW']['nav.jobs'] }).waitFor()
+      await page.reload()
+      await page.locator('[data-nav=logs]', { hasText: messages['zh-TW']['nav.logs'] }).waitFor()
+      if ((await page.evaluate(() => document.documentElement.lang)) !== 'zh-TW') throw new Error('html lang is not zh-TW')
+      for (const a of await page.locator('[data-nav]').all()) {
+        const want = messages['zh-TW']['nav.' + await a.getAttribute('data-nav')], got = (await a.innerText()).trim()
+        if (got !== want) throw new Error(`the menu says ${got}, not ${want}`)
+      }
+      const pages = [['/#/', '[data-test=chart-share]'], ['/#/jobs', `[data-test=jobs] tr[data-job="${jobId}"]`],
+        ['/#/jobs', '[data-test=job-form]', '[data-test=job-add]'], ['/#/workflows', '[data-test=workflows]'],
+        [`/#/logs?jobId=${jobId}`, `[data-test=logs] tr[data-log="${logId}"]`], [`/#/logs/${logId}`, '[data-test=log-row]'],
+        [`/#/jobs/${jobId}/glue`, '[data-test=glue-versions] tr[data-version="3"]'], ['/#/groups', '[data-test=groups] tbody tr'],
+        ['/#/agents', '[data-test=agents] tbody tr'], ['/#/calendars', '[data-test=calendars] tbody tr'], ['/#/backfills', '[data-test=backfills] tbody tr'],
+        ['/#/users', '[data-test=tokens] tbody tr'], ['/#/audit', '[data-test=audit] tbody tr']]
+      for (const [where, ready, click] of pages) {
+        await page.goto(base + where)
+        if (click) await page.click(click)
+        await page.locator(ready).first().waitFor()
+        if (where === '/#/') await snap(page, 'zh-TW-dashboard')
+      }
+      const missing = problems.slice(before).filter((p) => /xxl i18n/.test(p))
+      if (missing.length) throw new Error(missing.join(' | '))
+      if ((await page.locator('[data-test=lang]').inputValue()) !== 'zh-TW') throw new Error('the menu no longer says zh-TW')
+    } finally {
+      await page.selectOption('[data-test=lang]', 'zh')
+      await page.locator('[data-nav=jobs]', { hasText: messages.zh['nav.jobs'] }).waitFor()
     }
-    const pages = [['/#/', '[data-test=chart-share]'], ['/#/jobs', `[data-test=jobs] tr[data-job="${jobId}"]`],
-      ['/#/jobs', '[data-test=job-form]', '[data-test=job-add]'], ['/#/workflows', '[data-test=workflows]'],
-      [`/#/logs?jobId=${jobId}`, `[data-test=logs] tr[data-log="${logId}"]`], [`/#/logs/${logId}`, '[data-test=log-row]'],
-      [`/#/jobs/${jobId}/glue`, '[data-test=glue-versions] tr[data-version="3"]'], ['/#/groups', '[data-test=groups] tbody tr'],
-      ['/#/agents', '[data-test=agents] tbody tr'], ['/#/calendars', '[data-test=calendars] tbody tr'], ['/#/backfills', '[data-test=backfills] tbody tr'],
-      ['/#/users', '[data-test=tokens] tbody tr'], ['/#/audit', '[data-test=audit] tbody tr']]
-    for (const [where, ready, click] of pages) {
-      await page.goto(base + where)
-      if (click) await page.click(click)
-      await page.locator(ready).first().waitFor()
-      if (where === '/#/') await snap(page, 'zh-TW-dashboard')
-    }
-    const missing = problems.slice(before).filter((p) => /xxl i18n/.test(p))
-    if (missing.length) throw new Error(missing.join(' | '))
-    if ((await page.locator('[data-test=lang]').inputValue()) !== 'zh-TW') throw new Error('the menu no longer says zh-TW')
-    await page.selectOption('[data-test=lang]', 'zh')
-    await page.locator('[data-nav=jobs]', { hasText: messages.zh['nav.jobs'] }).waitFor()
   })
 
   // With no choice kept, the first visit's language is the browser's
