@@ -303,7 +303,7 @@ const messages = {
     'user.apps': '執行器權限', 'user.appsHint': '多個以逗號分隔；留空則為全部', 'user.added': '建立時間',
     'user.password': '密碼', 'user.passwordKeep': '留空則不修改', 'user.add': '新增用戶', 'user.edit': '編輯用戶 {name}',
     'token.name': '名稱', 'token.add': '新增權杖', 'token.shown': '權杖只會顯示這一次，請立即複製：',
-    'audit.who': '操作者', 'audit.role': '角色', 'audit.type': '請求', 'audit.target': '對象', 'audit.code': '結果碼',
+    'audit.who': '操作者', 'audit.role': '角色', 'audit.type': '請求', 'audit.target': '目標', 'audit.code': '結果碼',
     'nav.workflows': '工作流程',
     'flow.name': '名稱', 'flow.graph': '工作流程圖', 'flow.any': '任一',
     'flow.job': '任務 {id}', 'flow.on.failure': '失敗時', 'flow.on.always': '一律', 'flow.on.success': '成功時',
