@@ -2,8 +2,10 @@
 # The web console in headless Chromium against a real xxl-scheduler (with
 # its HTTP server) and a real agent: sign in, add a GLUE_SHELL job with the
 # next fire times previewed, trigger it and follow its log to the end, make
-# a second GLUE version, diff, roll back to version 1, switch to Chinese,
-# sign out (tests/console/drive.mjs, playwright-core on Debian's chromium);
+# a second GLUE version, diff, roll back to version 1, switch to Chinese
+# (Simplified, then Traditional: each page with no text missing; each
+# language table of console/src/i18n.js with exactly en's keys; the first
+# visit's language from the browser's), sign out (tests/console/drive.mjs, playwright-core on Debian's chromium);
 # and probes of the console's layout and guards: each page at a phone's
 # 390 px no wider than the screen with its actions on it, the dashboard's
 # chart cards inside their grid at 1366 and 1920 px, its date range and
@@ -90,7 +92,7 @@ check "xxl-ctl user add makes a viewer" bash -c \
 MARK="mark$RANDOM$RANDOM"
 XXL_URL="$URL" XXL_USER=console-admin XXL_PASSWORD="$PASSWORD" XXL_APP="$APP" SHOTS="$SHOTS" \
     XXL_VIEWER=console-viewer XXL_VIEWER_PASSWORD="$VPASSWORD" \
-    CHROMIUM="$CHROMIUM" XXL_MARK="$MARK" HOME="$T" \
+    CHROMIUM="$CHROMIUM" XXL_MARK="$MARK" HOME="$T" XXL_I18N="$XXL_SRC/console/src/i18n.js" \
     timeout 600 node "$NODEDIR/drive.mjs" >"$T/drive.out" 2>&1
 rc=$?
 cat "$T/drive.out"

@@ -1,12 +1,15 @@
 // A small i18n layer: t('key', {n: 1}) looks the key up in the chosen
 // language (English when missing), {name} placeholders filled.  The choice
-// is reactive and remembered in localStorage ('xxl.lang').
+// is reactive and remembered in localStorage ('xxl.lang'); with none, the
+// browser's first language picks it.  Every table has exactly the keys of
+// `en` (tests/console/drive.mjs checks it); a key a table lacks is reported
+// once on the browser's console ('xxl i18n: …'), which that test fails on.
 import { ref } from 'vue'
 
 const messages = {
   en: {
     'app.title': 'xxl console',
-    'lang.switch': '中文',
+    'lang.menu': 'Language',
     'nav.dashboard': 'Dashboard', 'nav.jobs': 'Jobs', 'nav.groups': 'Executors', 'nav.logs': 'Run logs',
     'nav.agents': 'Agents', 'nav.users': 'Users & tokens', 'nav.audit': 'Audit',
     'login.title': 'Sign in to xxl', 'login.username': 'User name', 'login.password': 'Password',
@@ -115,7 +118,7 @@ const messages = {
   },
   zh: {
     'app.title': 'xxl 调度中心',
-    'lang.switch': 'English',
+    'lang.menu': '语言',
     'nav.dashboard': '运行报表', 'nav.jobs': '任务管理', 'nav.groups': '执行器管理', 'nav.logs': '调度日志',
     'nav.agents': '执行器节点', 'nav.users': '用户与令牌', 'nav.audit': '操作审计',
     'login.title': '登录 xxl 调度中心', 'login.username': '账号', 'login.password': '密码',
@@ -222,6 +225,136 @@ const messages = {
     'job.calendar': '日历', 'job.calendarNone': '（无）',
     'job.previewCalendar': '未计入日历 {name}（保存后跳过其排除的时间）',
   },
+  // Traditional Chinese as written in Taiwan; XXL-JOB's own zh_TC words
+  // where it has them (調度, 執行器, 調度日誌, 運行模式, 阻塞處理策略 …)
+  'zh-TW': {
+    'app.title': 'xxl 調度中心',
+    'lang.menu': '語言',
+    'nav.dashboard': '運行報表', 'nav.jobs': '任務管理', 'nav.groups': '執行器管理', 'nav.logs': '調度日誌',
+    'nav.agents': '執行器節點', 'nav.users': '用戶與權杖', 'nav.audit': '操作稽核',
+    'login.title': '登入 xxl 調度中心', 'login.username': '帳號', 'login.password': '密碼',
+    'login.submit': '登入', 'login.failed': '登入失敗', 'login.remember': '記住我',
+    'top.logout': '登出', 'top.password': '修改密碼', 'top.role': '角色',
+    'pw.old': '舊密碼', 'pw.new': '新密碼', 'pw.repeat': '確認新密碼',
+    'pw.mismatch': '兩次輸入的新密碼不一致', 'pw.changed': '密碼已修改',
+    'common.search': '搜尋', 'common.add': '新增', 'common.edit': '編輯', 'common.remove': '刪除',
+    'common.save': '儲存', 'common.cancel': '取消', 'common.close': '關閉', 'common.ok': '確定',
+    'common.all': '全部', 'common.actions': '操作', 'common.loading': '載入中…', 'common.none': '沒有資料',
+    'common.prev': '上一頁', 'common.next': '下一頁', 'common.page': '第 {n} 頁', 'common.total': '共 {n} 筆',
+    'common.confirmRemove': '確定刪除 {what}？', 'common.done': '操作成功', 'common.refresh': '重新整理',
+    'common.yes': '是', 'common.no': '否', 'common.time': '時間', 'common.id': 'ID',
+    'dash.jobs': '任務數量', 'dash.running': '執行中 {n}', 'dash.groups': '執行器數量', 'dash.agents': '線上節點',
+    'dash.runs': '調度次數', 'dash.suc': '成功', 'dash.fail': '失敗', 'dash.rate': '成功率',
+    'dash.perDay': '每日調度次數', 'dash.share': '調度結果分布', 'dash.inProgress': '進行中',
+    'dash.noFinished': '尚無已結束的調度', 'dash.noRuns': '所選日期內沒有調度',
+    'dash.rangeSum': '調度 {n} 次 · 成功率 {rate}', 'dash.from': '開始日期', 'dash.to': '結束日期',
+    'dash.lastDays': '最近 {n} 天', 'dash.rangeNeeded': '請選擇開始與結束日期',
+    'dash.rangeOrder': '開始日期晚於結束日期', 'dash.rangeHint': '調度中心保留最近 30 個有調度的日子的統計',
+    'group.appname': 'AppName', 'group.title': '名稱', 'group.addressType': '註冊方式',
+    'group.auto': '自動註冊', 'group.manual': '手動登錄', 'group.addressList': '機器地址',
+    'group.registry': '目前註冊', 'group.add': '新增執行器', 'group.edit': '編輯執行器',
+    'group.addressHint': '多個地址以逗號分隔，手動登錄時必填', 'group.online': '線上機器地址',
+    'job.group': '執行器', 'job.desc': '任務描述', 'job.author': '負責人', 'job.status': '狀態',
+    'job.handler': 'JobHandler', 'job.running': '執行中', 'job.stopped': '已停止',
+    'job.add': '新增任務', 'job.edit': '編輯任務 {id}', 'job.base': '基礎配置', 'job.schedule': '調度配置',
+    'job.task': '任務配置', 'job.advanced': '高級配置',
+    'job.scheduleType': '調度類型', 'job.scheduleConf': 'Cron / 秒數', 'job.timezone': '時區',
+    'job.misfire': '調度過期策略', 'job.route': '路由策略', 'job.param': '任務參數',
+    'job.block': '阻塞處理策略', 'job.timeout': '任務超時時間（秒）', 'job.retry': '失敗重試次數',
+    'job.retryInterval': '重試間隔（秒）', 'job.retryBackoff': '重試退避倍數', 'job.retryMax': '最長重試間隔（秒）',
+    'job.glueType': '運行模式', 'job.glueRemark': 'GLUE 備註', 'job.child': '子任務ID',
+    'job.agentTags': '執行器標籤',
+    'job.maxRunning': '最大同時執行數（叢集）',
+    'job.maxRunningHint': '整個叢集（所有執行器與調度器）中本任務同時執行的次數上限（0：不限，最多 1000）；超過時依阻塞處理策略：SERIAL_EXECUTION 排隊等候，DISCARD_LATER 丟棄後續調度，COVER_EARLY 終止最早的執行',
+    'job.agentTagsHint': 'K=V,K=V：只在本執行器群組中具備上述全部標籤的執行器上執行（xxl-agent --tag）；留空：任一執行器',
+    'job.alarm': '告警目標', 'job.startNow': '立即啟動', 'job.preview': '接下來的觸發時間',
+    'job.previewZone': '時區 {tz}', 'job.previewNone': '沒有觸發時間', 'job.glueSource': 'GLUE 原始碼',
+    'job.trigger': '執行一次', 'job.start': '啟動', 'job.stop': '停止', 'job.copy': '複製', 'job.glue': 'GLUE IDE',
+    'job.logs': '查詢日誌', 'job.next': '下次執行時間', 'job.registry': '註冊節點',
+    'job.triggerTitle': '執行一次任務 {id}', 'job.address': '機器地址',
+    'job.addressHint': '多個地址以逗號分隔；留空則使用執行器的地址', 'job.shard': '分片（I/N）',
+    'job.triggered': '已觸發：調度日誌 {ids}', 'job.copyTitle': '複製任務 {id}', 'job.copied': '已複製為任務 {id}',
+    'job.lastNext': '下次觸發', 'job.saved': '儲存成功', 'job.zoneUtc': 'UTC（留空）',
+    'job.cronExample': '例如 0 0/5 * * * ?', 'job.secondsExample': '例如 30',
+    'job.cronNeeded': '請輸入 Cron 運算式（秒 分 時 日 月 週 [年]）',
+    'job.cronInvalid': '無效的 Cron 運算式：{why}', 'job.cronFields': '共 {n} 個欄位，最多 7 個（秒 … 年）',
+    'job.secondsNeeded': '請輸入間隔秒數',
+    'job.secondsInvalid': '{type} 需要 1 到 316224000 之間的整數秒，而不是「{v}」',
+    'glue.title': 'GLUE IDE · 任務 {id}', 'glue.versions': '版本歷史', 'glue.version': '版本',
+    'glue.remark': '備註', 'glue.save': '儲存為新版本', 'glue.rollback': '版本回復',
+    'glue.diff': '比較', 'glue.view': '檢視', 'glue.compare': '比較', 'glue.with': '與',
+    'glue.rolled': '已回復至版本 {v}（儲存為版本 {n}）', 'glue.saved': '儲存成功',
+    'glue.confirmRollback': '確定回復至版本 {v}？', 'glue.size': '{n} 位元組',
+    'glue.notGlue': '此任務為 BEAN 模式，沒有 GLUE 原始碼。', 'glue.remarkNeeded': '請輸入備註',
+    'log.job': '任務', 'log.status': '狀態', 'log.from': '開始時間', 'log.to': '結束時間',
+    'log.ok': '成功', 'log.failed': '失敗', 'log.running': '進行中',
+    'log.triggerTime': '調度時間', 'log.triggerCode': '調度結果', 'log.triggerMsg': '調度備註',
+    'log.handleTime': '執行時間', 'log.handleCode': '執行結果', 'log.handleMsg': '執行備註',
+    'log.detail': '執行日誌', 'log.kill': '終止任務', 'log.clear': '清理日誌', 'log.address': '執行器地址',
+    'log.type': '觸發類型', 'log.tail': '執行日誌', 'log.tailing': '正在追蹤日誌…', 'log.ended': '日誌結束',
+    'log.killed': '已送出終止要求', 'log.clearKind': '清理方式', 'log.beforeDays': '清理 N 天之前的日誌',
+    'log.keepLast': '只保留最新的 N 筆', 'log.all': '清理所有日誌', 'log.cleared': '已刪除 {n} 筆',
+    'log.title': '調度日誌 {id}', 'log.retrying': '等待執行器：{msg}', 'log.param': '任務參數',
+    'log.confirmKill': '確定終止調度日誌 {id}？執行器將立即終止該任務。',
+    'agent.app': 'AppName', 'agent.address': '地址', 'agent.updateTime': '最近註冊時間',
+    'agent.handlers': 'JobHandler 清單', 'agent.connected': '線上',
+    'agent.tags': '標籤',
+    'user.users': '用戶', 'user.tokens': 'API 權杖', 'user.name': '帳號', 'user.role': '角色',
+    'user.apps': '執行器權限', 'user.appsHint': '多個以逗號分隔；留空則為全部', 'user.added': '建立時間',
+    'user.password': '密碼', 'user.passwordKeep': '留空則不修改', 'user.add': '新增用戶', 'user.edit': '編輯用戶 {name}',
+    'token.name': '名稱', 'token.add': '新增權杖', 'token.shown': '權杖只會顯示這一次，請立即複製：',
+    'audit.who': '操作者', 'audit.role': '角色', 'audit.type': '請求', 'audit.target': '目標', 'audit.code': '結果碼',
+    'nav.workflows': '工作流程',
+    'flow.name': '名稱', 'flow.graph': '工作流程圖', 'flow.any': '任一',
+    'flow.job': '任務 {id}', 'flow.on.failure': '失敗時', 'flow.on.always': '一律', 'flow.on.success': '成功時',
+    'flow.state.WAITING': '等待中', 'flow.state.RUNNING': '執行中', 'flow.state.SUCCESS': '成功',
+    'flow.state.FAILURE': '失敗', 'flow.state.SKIPPED': '已略過', 'flow.state.KILLED': '已終止',
+    'flow.runState.RUNNING': '執行中', 'flow.runState.SUCCESS': '成功', 'flow.runState.FAILURE': '失敗',
+    'flow.runState.KILLED': '已終止',
+    'flow.run': '執行 {id}', 'flow.runs': '執行紀錄', 'flow.type': '觸發類型', 'flow.ended': '結束時間', 'flow.param': '參數',
+    'flow.kill': '終止執行', 'flow.killAsk': '終止執行 {id}？執行中的節點會被終止，其餘節點不再啟動。',
+    'flow.clickHint': '點選節點檢視其日誌（失敗的節點：重新執行）',
+    'flow.retryAsk': '重新執行節點 {node} 並繼續這次執行？（取消：開啟其日誌）',
+    'flow.retried': '節點 {node} 已重新執行', 'flow.triggerTitle': '立即執行工作流程 {id}', 'flow.triggered': '已觸發：執行 {id}',
+    'flow.add': '新增工作流程', 'flow.edit': '編輯工作流程 {id}', 'flow.definition': '定義（JSON）',
+    'flow.preview': '預覽', 'flow.needNodes': '工作流程是一個物件 {"nodes": [...], "edges": [...]}',
+    'audit.more': '更早',
+    'nav.backfills': '補執行', 'bf.backfills': '補執行',
+    'bf.about': '為任務過去的觸發時間補執行，每個時間點一次（觸發類型 BACKFILL）；已有執行的時間點會略過。',
+    'bf.job': '任務', 'bf.from': '開始', 'bf.to': '結束', 'bf.perSecond': '每秒執行數', 'bf.progress': '進度',
+    'bf.state': '狀態', 'bf.by': '發起者', 'bf.stop': '停止', 'bf.confirmStop': '停止補執行 {id}？已產生的執行會保留。',
+    'bf.counts': '{done} / {total}（新建 {made}，已有 {skipped}）',
+    'bf.title': '補執行任務 {id}', 'bf.hint': '從「開始」到「結束」（皆包含，本地時間，不晚於現在）的每個排定觸發時間各執行一次。',
+    'bf.started': '補執行 {id} 已開始：共 {total} 個觸發時間', 'job.backfill': '補執行',
+    'nav.calendars': '行事曆', 'cal.calendars': '行事曆',
+    'cal.about': '使用行事曆的任務會略過這些時間：其中的日期（各為當地的一整天）以及其 Cron 運算式符合的秒。',
+    'cal.name': '名稱', 'cal.dates': '排除日期', 'cal.datesHint': 'YYYY-MM-DD，每行一個（# 註解）',
+    'cal.excludeCron': '排除的 Cron', 'cal.timezone': '時區', 'cal.jobZone': '各任務自己的時區',
+    'cal.updated': '更新時間', 'cal.add': '新增行事曆', 'cal.edit': '編輯行事曆 {name}',
+    'cal.rearmed': '已儲存；{n} 個任務已依新的行事曆重新排程', 'cal.forced': '已刪除；{n} 個任務不再使用行事曆',
+    'cal.force': '{why}\n\n仍要刪除嗎？這些任務將在其排程的每個時間觸發。',
+    'job.calendar': '行事曆', 'job.calendarNone': '（無）',
+    'job.previewCalendar': '未計入行事曆 {name}（儲存後會略過其排除的時間）',
+  },
+}
+
+// The menu's entries, each named in its own language; tag: <html lang>'s
+export const languages = [
+  { code: 'en', name: 'English', tag: 'en' },
+  { code: 'zh', name: '简体中文', tag: 'zh-CN' },
+  { code: 'zh-TW', name: '繁體中文', tag: 'zh-TW' },
+]
+const htmlLang = Object.fromEntries(languages.map((l) => [l.code, l.tag]))
+
+// A BCP 47 tag's language: zh-TW for Traditional Chinese (zh-Hant…, or a
+// Chinese of Taiwan, Hong Kong or Macau not marked Hans), zh for any other
+// Chinese, en for the rest
+export function langOf(tag) {
+  const parts = String(tag || '').toLowerCase().split(/[-_]/)
+  if (parts[0] !== 'zh') return 'en'
+  if (parts.includes('hant')) return 'zh-TW'
+  if (parts.includes('hans')) return 'zh'
+  return parts.some((p) => p === 'tw' || p === 'hk' || p === 'mo') ? 'zh-TW' : 'zh'
 }
 
 function initial() {
@@ -229,20 +362,28 @@ function initial() {
     const saved = localStorage.getItem('xxl.lang')
     if (saved && messages[saved]) return saved
   } catch { /* storage off */ }
-  return (navigator.language || '').toLowerCase().startsWith('zh') ? 'zh' : 'en'
+  return langOf((navigator.languages && navigator.languages[0]) || navigator.language)
 }
 
 export const lang = ref(initial())
-document.documentElement.lang = lang.value === 'zh' ? 'zh-CN' : 'en'
+document.documentElement.lang = htmlLang[lang.value]
 
 export function setLang(l) {
   lang.value = messages[l] ? l : 'en'
-  document.documentElement.lang = lang.value === 'zh' ? 'zh-CN' : 'en'
+  document.documentElement.lang = htmlLang[lang.value]
   try { localStorage.setItem('xxl.lang', lang.value) } catch { /* storage off */ }
 }
 
+const reported = new Set()
 export function t(key, vars) {
-  let s = messages[lang.value][key] ?? messages.en[key] ?? key
+  let s = messages[lang.value][key]
+  if (s === undefined) {
+    if (!reported.has(lang.value + ' ' + key)) {
+      reported.add(lang.value + ' ' + key)
+      console.warn(`xxl i18n: no ${lang.value} text for '${key}'`)
+    }
+    s = messages.en[key] ?? key
+  }
   if (vars) s = s.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m))
   return s
 }

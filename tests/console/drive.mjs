@@ -4,7 +4,7 @@
 // server's Content-Security-Policy with every refusal reported.
 // Environment: XXL_URL (the console), XXL_USER, XXL_PASSWORD, XXL_APP (the
 // group the job goes in), SHOTS (folder), CHROMIUM (the browser binary),
-// XXL_MARK (a text unique to this run).  Prints "ok - …" / "FAIL - …" and
+// XXL_MARK (a text unique to this run), XXL_I18N (console/src/i18n.js).  Prints "ok - …" / "FAIL - …" and
 // "N passed, M failed"; exits 1 on any failure.
 // Besides the steps (each building on the last), probes check one thing of
 // the console each whatever came before: a phone's width, the dashboard at
@@ -51,6 +51,30 @@ const until = async (fn, what) => {
   }
 }
 
+// The language tables of console/src/i18n.js (its `messages` object, read
+// as text: the module itself needs Vue and a browser)
+const messages = (() => {
+  const src = fs.readFileSync(env('XXL_I18N'), 'utf8')
+  const from = src.indexOf('const messages = {'), to = src.indexOf('\n}\n', from)
+  if (from < 0 || to < 0) throw new Error('no `const messages = {…\n}` in ' + env('XXL_I18N'))
+  return new Function('return ' + src.slice(from + 'const messages = '.length, to + 2))()
+})()
+check('each language table of console/src/i18n.js (' + Object.keys(messages).join(', ') +
+  ') has exactly the keys of en, none empty, with the same {placeholders}', (() => {
+  const holes = (v) => JSON.stringify((v.match(/\{\w+\}/g) || []).sort())
+  const wrong = []
+  for (const [l, table] of Object.entries(messages)) {
+    for (const k of Object.keys(messages.en)) if (!(k in table)) wrong.push(`${l} lacks ${k}`)
+    for (const [k, v] of Object.entries(table)) {
+      if (!(k in messages.en)) wrong.push(`${l} has ${k}, en has not`)
+      else if (typeof v !== 'string' || !v.trim()) wrong.push(`${l} ${k} is empty`)
+      else if (holes(v) !== holes(messages.en[k])) wrong.push(`${l} ${k}: ${holes(v)}, en ${holes(messages.en[k])}`)
+    }
+  }
+  if (wrong.length) console.log('# ' + wrong.join('\n# '))
+  return Object.keys(messages).length >= 3 && !wrong.length
+})())
+
 const browser = await chromium.launch({
   executablePath: env('CHROMIUM', '/usr/bin/chromium'),
   args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
@@ -76,6 +100,8 @@ const requests = []
 const watchPage = (p) => {
   p.on('pageerror', (e) => problems.push('page error: ' + e.message))
   p.on('console', (m) => { if (m.type() === 'error' && /Content.Security.Policy|Refused to/i.test(m.text())) problems.push('console: ' + m.text()) })
+  // (i18n.js's report of a key the chosen language lacks)
+  p.on('console', (m) => { if (/^xxl i18n:/.test(m.text())) problems.push('console: ' + m.text()) })
   p.on('dialog', (d) => { dialogs.push(d.message()); return dialogAnswer ? d.accept() : d.dismiss() })
   p.on('request', (r) => requests.push(r.method() + ' ' + new globalThis.URL(r.url()).pathname))
   p.setDefaultTimeout(WAIT)
@@ -663,11 +689,11 @@ try {
     const w = await widths(small)
     if (w.doc > w.view) throw new Error(`the page is ${w.doc} px wide on a ${w.view} px screen`)
     await snap(small, 'phone-workflows')
-    await small.click('[data-test=lang]')
+    await small.selectOption('[data-test=lang]', 'zh')
     await small.locator('[data-nav=workflows]', { hasText: '工作流' }).waitFor()
     await small.locator('[data-test=flow-run-status]', { hasText: '成功' }).waitFor()
     await snap(small, 'phone-workflows-zh')
-    await small.click('[data-test=lang]')
+    await small.selectOption('[data-test=lang]', 'en')
     await small.close()
     if (!flowRun) throw new Error('no run shown before')
   })
@@ -712,8 +738,8 @@ try {
     await tab.close()
   }
 
-  await step('switch to Chinese: Chinese labels, kept after a reload', async () => {
-    await page.click('[data-test=lang]')
+  await step('switch to Chinese (简体中文 in the language menu): Chinese labels, kept after a reload', async () => {
+    await page.selectOption('[data-test=lang]', 'zh')
     await page.locator('[data-nav=jobs]', { hasText: '任务管理' }).waitFor()
     await page.reload()
     await page.locator('[data-nav=logs]', { hasText: '调度日志' }).waitFor()
@@ -722,6 +748,66 @@ try {
     if ((await page.evaluate(() => document.documentElement.lang)) !== 'zh-CN') throw new Error('html lang is not zh-CN')
   })
   await snap(page, 'chinese')
+
+  // Traditional Chinese: each page in it (i18n.js reports on the console a
+  // key it lacks, which fails the run), then back to 简体中文 for the rest
+  await probe('繁體中文 in the language menu: the menu\'s words from the zh-TW table, html lang zh-TW, kept after a reload; each page shown with no key missing', async () => {
+    const before = problems.length
+    try {
+      await page.selectOption('[data-test=lang]', 'zh-TW')
+      await page.locator('[data-nav=jobs]', { hasText: messages['zh-TW']['nav.jobs'] }).waitFor()
+      await page.reload()
+      await page.locator('[data-nav=logs]', { hasText: messages['zh-TW']['nav.logs'] }).waitFor()
+      if ((await page.evaluate(() => document.documentElement.lang)) !== 'zh-TW') throw new Error('html lang is not zh-TW')
+      for (const a of await page.locator('[data-nav]').all()) {
+        const want = messages['zh-TW']['nav.' + await a.getAttribute('data-nav')], got = (await a.innerText()).trim()
+        if (got !== want) throw new Error(`the menu says ${got}, not ${want}`)
+      }
+      const pages = [['/#/', '[data-test=chart-share]'], ['/#/jobs', `[data-test=jobs] tr[data-job="${jobId}"]`],
+        ['/#/jobs', '[data-test=job-form]', '[data-test=job-add]'], ['/#/workflows', '[data-test=workflows]'],
+        [`/#/logs?jobId=${jobId}`, `[data-test=logs] tr[data-log="${logId}"]`], [`/#/logs/${logId}`, '[data-test=log-row]'],
+        [`/#/jobs/${jobId}/glue`, '[data-test=glue-versions] tr[data-version="3"]'], ['/#/groups', '[data-test=groups] tbody tr'],
+        ['/#/agents', '[data-test=agents] tbody tr'], ['/#/calendars', '[data-test=calendars] tbody tr'], ['/#/backfills', '[data-test=backfills] tbody tr'],
+        ['/#/users', '[data-test=tokens] tbody tr'], ['/#/audit', '[data-test=audit] tbody tr']]
+      for (const [where, ready, click] of pages) {
+        await page.goto(base + where)
+        if (click) await page.click(click)
+        await page.locator(ready).first().waitFor()
+        if (where === '/#/') await snap(page, 'zh-TW-dashboard')
+      }
+      const missing = problems.slice(before).filter((p) => /xxl i18n/.test(p))
+      if (missing.length) throw new Error(missing.join(' | '))
+      if ((await page.locator('[data-test=lang]').inputValue()) !== 'zh-TW') throw new Error('the menu no longer says zh-TW')
+    } finally {
+      await page.selectOption('[data-test=lang]', 'zh')
+      await page.locator('[data-nav=jobs]', { hasText: messages.zh['nav.jobs'] }).waitFor()
+    }
+  })
+
+  // With no choice kept, the first visit's language is the browser's
+  // first: a fresh context's own (zh-HK), then navigator.languages as the
+  // page's sessionStorage 'test.langs' says, reloaded (its files loaded once)
+  await probe('the first visit follows the browser\'s first language: zh-HK, zh-Hant: 繁體中文; zh-CN (then zh-TW): 简体中文; fr-FR (then zh-TW): English (menu and html lang)', async () => {
+    const ctx = await browser.newContext({ locale: 'zh-HK' })
+    try {
+      const p = watchPage(await ctx.newPage())
+      await p.addInitScript(() => {
+        const l = sessionStorage.getItem('test.langs')
+        if (l) Object.defineProperty(Navigator.prototype, 'languages', { get: () => JSON.parse(l) })
+      })
+      await p.goto(URL)
+      for (const [langs, code, tag] of [[null, 'zh-TW', 'zh-TW'], [['zh-Hant', 'en'], 'zh-TW', 'zh-TW'],
+        [['zh-CN', 'zh-TW'], 'zh', 'zh-CN'], [['fr-FR', 'zh-TW'], 'en', 'en']]) {
+        if (langs) { await p.evaluate((l) => sessionStorage.setItem('test.langs', JSON.stringify(l)), langs); await p.reload() }
+        await p.locator('[data-test=login-form]').waitFor()
+        const [first, html] = await p.evaluate(() => [navigator.languages.join(','), document.documentElement.lang])
+        const menu = await p.locator('[data-test=lang]').inputValue(), title = await p.locator('[data-test=lang]').getAttribute('title')
+        if (menu !== code || html !== tag || title !== messages[code]['lang.menu'])
+          throw new Error(`browser ${first}: menu ${menu} (${title}), html lang ${html}; wanted ${code}, ${tag}`)
+      }
+      if (await p.evaluate(() => localStorage.getItem('xxl.lang')) !== null) throw new Error('a choice was kept with none made')
+    } finally { await ctx.close() }
+  })
 
   await step('a write without the X-CSRF-Token header is refused 403 (the console\'s own carry it)', async () => {
     const status = await page.evaluate(async (id) => (await fetch(`api/v1/jobs/${id}/stop`, {
