@@ -115,6 +115,7 @@ static const s_int_key_t s_int_keys [] = {
     S_INT ("scheduler/http/health_slots", http.health_slots, 0, 64),
     S_INT ("scheduler/http/metrics_jobs", http.metrics_jobs, 0, 100000),
     S_INT ("scheduler/http/metrics_agents", http.metrics_agents, 0, 100000),
+    S_INT ("scheduler/http/initial_admin", http.initial_admin, 0, 1),
     { NULL, 0, 0, 0, 0 }
 };
 
@@ -282,6 +283,23 @@ main (int argc, char *argv [])
     if (!db_given) {
         snprintf (db_path, sizeof db_path, "%s/xxl.db", state);
         settings.db = db_path;
+    }
+    //  The first login's password goes to the state folder too (when
+    //  none was needed above: found now, or the reason why not kept for
+    //  the engine, which logs it only when the store has no user)
+    const char *endpoint = settings.http.endpoint;
+    if (local || !db_given)
+        settings.http.state_dir = state;
+    else
+    if (settings.http.initial_admin && endpoint && *endpoint && strneq (endpoint, "none")) {
+        if (xxl_local_state_dir (s_value (NULL, config, "scheduler/state_dir", NULL), state,
+                                 sizeof state, why, sizeof why) == 0
+        &&  (xxl_local_mkdirs (state, 0700) == 0
+        ||   !snprintf (why, sizeof why, "cannot make the state folder %s: %s", state,
+                        strerror (errno))))
+            settings.http.state_dir = state;
+        else
+            settings.http.state_error = why;
     }
     if (local) {
         settings.cert = local_cert;

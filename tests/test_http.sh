@@ -8,7 +8,10 @@
 # as runs happen; a session made on one scheduler holds on a second one
 # sharing the store; the security headers of every answer; the limits on
 # wrong passwords (per address, per user name, the table's bound).  The
-# checks are in tests/test_http.py.  Here: CALLBACKs with and without
+# checks are in tests/test_http.py.  Here: the first login (user admin
+# made on a store with none, its password file: mode, login, removal at a
+# new password, no second admin at a second start or a restart,
+# http/initial_admin = 0); CALLBACKs with and without
 # startTime (xxl_peer as the agent) against xxl_trigger_start_seconds,
 # HTTPS (HSTS, Secure cookies).
 . "$(dirname "$0")/lib.sh"
@@ -34,10 +37,32 @@ cat >> "$T/scheduler.cfg" <<CFG
 CFG
 export XXL_SCHEDULER_ARGS="--http 127.0.0.1:0"
 start_scheduler || exit 1
-API1=$API HTTP1=$HTTP_EP AGENTS1=$AGENTS
+API1=$API HTTP1=$HTTP_EP AGENTS1=$AGENTS SPID1=$SPID
 start_agent h1 http-app
 check "agent registers" wait_for 10 agent_registered http-app h1
 check "the scheduler serves HTTP on a port of its own" test -n "$HTTP1" -a "$HTTP1" != none
+
+# The first login (docs/operations.md, First login): a store with no user
+# gets user admin, its random password in STATE/initial-admin-password
+# (0600), named in the log, never shown there
+PWFILE="$XXL_STATE_DIR/initial-admin-password"
+check "no user at first: admin made, its password in STATE/initial-admin-password, mode 0600" \
+    bash -c "test -f '$PWFILE' && test \"\$(stat -c %a '$PWFILE')\" = 600 && grep -qE '^[2-9a-zA-Z]{24}\$' '$PWFILE'"
+ADMIN_PW=$(cat "$PWFILE" 2>/dev/null)
+check "... logged naming the user and the file, never the password" \
+    bash -c "grep -q 'made user admin (role admin), its password in $PWFILE' '$T/scheduler.log' && ! grep -qF '${ADMIN_PW:-none}' '$T/scheduler.log'"
+# admin_login EP PASSWORD NAME: status into $T/NAME.code, headers and body
+# beside it (from an address of its own: test_http.py counts 127.0.0.1's
+# wrong passwords)
+admin_login () {
+    curl -s --interface 127.0.0.9 -D "$T/$3.h" -o "$T/$3.b" -w '%{http_code}' -H 'Content-Type: application/json' \
+        -d "{\"username\": \"admin\", \"password\": \"$2\"}" "http://$1/api/v1/login" >"$T/$3.code"
+}
+admin_login "$HTTP1" "wrong-$ADMIN_PW" admin_wrong
+admin_login "$HTTP1" "$ADMIN_PW" admin_first
+check "... the file's password logs admin in (200, role admin), a wrong one does not (401)" \
+    bash -c "test \"\$(cat '$T/admin_first.code') \$(cat '$T/admin_wrong.code')\" = '200 401' \
+             && jq -e '.role == \"admin\"' '$T/admin_first.b' >/dev/null"
 
 # Users and tokens through the ZeroMQ api (xxl-ctl), as an admin would
 echo 'alice-pass-1' | "$CTL" --api "$API" user add alice --role admin --password-stdin >/dev/null
@@ -56,7 +81,7 @@ check "token add prints a token once (xxl_ + 64 hex digits)" \
     bash -c "echo '$ADMIN_TOKEN' | grep -qE '^xxl_[0-9a-f]{64}$'"
 check "token list never shows a token" bash -c "! '$CTL' --api '$API' --json token list | grep -q xxl_"
 check "user list shows the users and their roles" \
-    test "$(ctl user list | jq -r '[.users[] | .username + ":" + .role] | join(",")')" = "alice:admin,olga:operator"
+    test "$(ctl user list | jq -r '[.users[] | .username + ":" + .role] | join(",")')" = "admin:admin,alice:admin,olga:operator"
 check "the store holds the token's SHA-256, not the token" \
     test "$(xxl_sql "SELECT hash FROM xxl_token WHERE name = 'ci-admin'")" = "$(printf %s "$ADMIN_TOKEN" | sha256sum | cut -d' ' -f1)"
 stored_hash () { xxl_sql "SELECT password FROM xxl_user WHERE username = 'alice'" | grep -q '^\$y\$'; }
@@ -72,6 +97,19 @@ sed -i 's/^        login_slots = 64$/        login_slots = 64\n        per_addre
 start_scheduler || exit 1
 API2=$API HTTP2=$HTTP_EP API=$API1
 check "the second scheduler serves HTTP too" test -n "$HTTP2" -a "$HTTP2" != "$HTTP1"
+admin_count () { xxl_sql "SELECT COUNT(*) FROM xxl_user WHERE username = 'admin'"; }
+check "a second scheduler on the store makes no second admin, keeps the file" \
+    bash -c "test '$(admin_count)' = 1 && test \"\$(cat '$PWFILE')\" = '$ADMIN_PW'"
+# admin's new password (through the second scheduler): the file goes
+ADMIN_SID=$(sed -n 's/^Set-Cookie: xxl_session=\([0-9a-f]*\);.*/\1/Ip' "$T/admin_first.h" | tr -d '\r')
+curl -s -o /dev/null -w '%{http_code}' -X PUT -b "xxl_session=$ADMIN_SID" \
+    -H "X-CSRF-Token: $(jq -r .csrf "$T/admin_first.b" 2>/dev/null)" -H 'Content-Type: application/json' \
+    -d "{\"oldPassword\": \"$ADMIN_PW\", \"newPassword\": \"admin-pass-new-1\"}" \
+    "http://$HTTP2/api/v1/me/password" >"$T/admin_pw.code"
+check "admin changes its password (200): then STATE/initial-admin-password is gone" \
+    bash -c "test \"\$(cat '$T/admin_pw.code')\" = 200 && $(declare -f wait_for); wait_for 10 test ! -e '$PWFILE'"
+admin_login "$HTTP1" "admin-pass-new-1" admin_new
+check "... and the new password logs admin in (200)" test "$(cat "$T/admin_new.code")" = 200
 
 # Remember me: a login with "remember": true gets a cookie with Max-Age =
 # http/remember_s (default 14 days) and a session whose idle limit is that;
@@ -215,7 +253,7 @@ scheduler
         cert = $T/http.crt
         key = $T/http.key
 CFG
-    "$SCHEDULER" -c "$T/tls.cfg" --db "$T/tls.db" --api tcp://127.0.0.1:0 --agents tcp://127.0.0.1:0 \
+    XXL_STATE_DIR="$T/tls-state" "$SCHEDULER" -c "$T/tls.cfg" --db "$T/tls.db" --api tcp://127.0.0.1:0 --agents tcp://127.0.0.1:0 \
         --plugins "$XXL_BUILD/plugins/routers/.libs" --ready-file "$T/tls.ready" --open >"$T/tls.log" 2>&1 &
     TLS_PID=$!
     PIDS="$PIDS $TLS_PID"
@@ -251,7 +289,7 @@ check "a non-loopback HTTP endpoint without TLS is refused at start" \
     bash -c "! timeout 10 '$SCHEDULER' --db '$T/open.db' --api tcp://127.0.0.1:0 --agents tcp://127.0.0.1:0 \
              --plugins '$XXL_BUILD/plugins/routers/.libs' --http 0.0.0.0:0 >'$T/open.out' 2>&1 \
              && grep -q 'without TLS' '$T/open.out'"
-"$SCHEDULER" --db "$T/open2.db" --api tcp://127.0.0.1:0 --agents tcp://127.0.0.1:0 \
+XXL_STATE_DIR="$T/open2-state" "$SCHEDULER" --db "$T/open2.db" --api tcp://127.0.0.1:0 --agents tcp://127.0.0.1:0 \
     --plugins "$XXL_BUILD/plugins/routers/.libs" --http 0.0.0.0:0 --insecure --open --ready-file "$T/open2.ready" >"$T/open2.log" 2>&1 &
 OPEN_PID=$!
 PIDS="$PIDS $OPEN_PID"
@@ -267,8 +305,8 @@ check "an http/hosts entry that is no host name is refused at start" \
              --agents tcp://127.0.0.1:0 --plugins '$XXL_BUILD/plugins/routers/.libs' --http 127.0.0.1:0 \
              >'$T/hosts.out' 2>&1 && grep -q \"http/hosts: 'bad/name' is not a host name\" '$T/hosts.out'"
 # ... and one that lists no name at all (",") answers any Host, as unset
-printf 'scheduler\n    http\n        hosts = ","\n' > "$T/hosts2.cfg"
-"$SCHEDULER" -c "$T/hosts2.cfg" --db "$T/hosts2.db" --api tcp://127.0.0.1:0 --agents tcp://127.0.0.1:0 \
+printf 'scheduler\n    http\n        hosts = ","\n        initial_admin = 0\n' > "$T/hosts2.cfg"
+XXL_STATE_DIR="$T/hosts2-state" "$SCHEDULER" -c "$T/hosts2.cfg" --db "$T/hosts2.db" --api tcp://127.0.0.1:0 --agents tcp://127.0.0.1:0 \
     --plugins "$XXL_BUILD/plugins/routers/.libs" --http 127.0.0.1:0 --ready-file "$T/hosts2.ready" --open \
     >"$T/hosts2.log" 2>&1 &
 HOSTS2_PID=$!
@@ -277,4 +315,21 @@ check "http/hosts = \",\" starts" wait_for 10 test -f "$T/hosts2.ready"
 check "... and answers any Host" test "$(curl -s -o /dev/null -w '%{http_code}' -H 'Host: evil.example' \
     "http://$(sed -n 's/^http=//p' "$T/hosts2.ready")/healthz")" = 200
 kill -TERM "$HOSTS2_PID" 2>/dev/null
+# http/initial_admin = 0 (hosts2's): a new store keeps no user, and no file
+# is made, where the default made both (open2's, a new store too)
+users_in () { sqlite3 -cmd ".timeout 5000" "$1" "SELECT group_concat(username) FROM xxl_user"; }
+check "http/initial_admin = 0: no user made and no file, where the default made admin and its file" \
+    bash -c "test -z '$(users_in "$T/hosts2.db")' && test ! -e '$T/hosts2-state/initial-admin-password' \
+             && test '$(users_in "$T/open2.db")' = admin && test -f '$T/open2-state/initial-admin-password'"
+# A restart on the store (admin's password changed, the file gone): no
+# second admin, no file, nothing made
+kill -TERM "$SPID1" 2>/dev/null
+wait "$SPID1" 2>/dev/null
+USERS_BEFORE=$(xxl_sql "SELECT COUNT(*) FROM xxl_user")
+start_scheduler "$API1" "$AGENTS1" || exit 1
+check "a restart makes no second admin and no file" \
+    bash -c "test '$(admin_count)' = 1 && test '$(xxl_sql "SELECT COUNT(*) FROM xxl_user")' = '$USERS_BEFORE' \
+             && test ! -e '$PWFILE' && test \"\$(grep -c 'made user admin' '$T/scheduler.log')\" = 1"
+admin_login "$HTTP_EP" "admin-pass-new-1" admin_restart
+check "... admin logs in with its new password (200)" test "$(cat "$T/admin_restart.code")" = 200
 xxl_done

@@ -13,6 +13,8 @@
 #define _GNU_SOURCE                     //  memmem
 #include "xxl_test_store.h"
 #include "xxl_store_sql.h"
+#include "xxl_first_admin.h"
+#include "xxl_secret.h"
 #include "xxl_test.h"
 
 #include <czmq.h>
@@ -20,6 +22,7 @@
 #include <pthread.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 //  The schema version a store opened now has (each backend counts its own
 //  migrations: PostgreSQL has one of its own, 16)
@@ -1329,6 +1332,190 @@ s_test_accounts (xxl_store_t *store)
     xxl_enc_destroy (&enc);
 }
 
+//  The first login (store methods version 17; xxl_first_admin.h)
+
+//  A begin, user_add_first of name and a commit on another thread, at
+//  once with others (barrier)
+typedef struct {
+    pthread_barrier_t *barrier;
+    xxl_store_t *store;
+    const char *name;
+    int rc, commit_rc;
+} first_t;
+
+static void *
+s_first (void *args)
+{
+    first_t *first = (first_t *) args;
+    xxl_account_t user = { .name = (char *) first->name, .hash = "$y$h", .role = "admin",
+                           .apps = "", .add_time = 1 };
+    pthread_barrier_wait (first->barrier);
+    first->rc = xxl_store_begin (first->store)? -1: xxl_store_user_add_first (first->store, &user);
+    first->commit_rc = xxl_store_commit (first->store);
+    return NULL;
+}
+
+static int64_t
+s_users (xxl_store_t *store)
+{
+    return XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_user", NULL);
+}
+
+//  The password file's text (a static buffer; "" none or unreadable)
+static const char *
+s_file_text (const char *path)
+{
+    static char text [128];
+    text [0] = 0;
+    FILE *file = fopen (path, "r");
+    if (file) {
+        size_t got = fread (text, 1, sizeof text - 1, file);
+        text [got] = 0;
+        fclose (file);
+    }
+    return text;
+}
+
+//  The password generator; user_add_first alone, on two handles of one
+//  store, and on two at once; xxl_first_admin_start and _check: the
+//  file's mode and content, O_EXCL and O_NOFOLLOW, no user whose password
+//  cannot be written, a second scheduler on the store, the file removed
+//  once admin has a new password or is gone.  The store has no user here.
+static void
+s_test_first_admin (xxl_store_t *store, const char *path)
+{
+    //  Passwords: the length asked, the alphabet only, every character of
+    //  it drawn (2,000 draws: one missing has odds of e^-36), never twice
+    //  the same
+    char password [XXL_FIRST_ADMIN_LEN + 1], other [XXL_FIRST_ADMIN_LEN + 1], many [2001];
+    XXL_CHECK (xxl_secret_password (password, XXL_FIRST_ADMIN_LEN) == 0);
+    XXL_CHECK (xxl_secret_password (other, XXL_FIRST_ADMIN_LEN) == 0);
+    XXL_CHECK (strlen (password) == XXL_FIRST_ADMIN_LEN && strneq (password, other));
+    XXL_CHECK (strspn (password, XXL_SECRET_PASSWORD_CHARS) == XXL_FIRST_ADMIN_LEN);
+    XXL_CHECK (xxl_secret_password (many, 2000) == 0 && strlen (many) == 2000
+               && strspn (many, XXL_SECRET_PASSWORD_CHARS) == 2000);
+    for (const char *c = XXL_SECRET_PASSWORD_CHARS; *c; c++)
+        XXL_CHECK_MSG (strchr (many, *c), "'%c' never drawn", *c);
+    XXL_CHECK (strlen (XXL_SECRET_PASSWORD_CHARS) == 55 && !strpbrk (XXL_SECRET_PASSWORD_CHARS, "0O1lIio"));
+
+    //  user_add_first: only into a store with no user at all
+    XXL_CHECK (s_users (store) == 0);
+    xxl_account_t admin = { .name = "admin", .hash = "$y$a", .role = "admin", .apps = "",
+                            .add_time = 1 };
+    xxl_account_t bob = { .name = "bob", .hash = "$y$b", .role = "viewer", .apps = "",
+                          .add_time = 2 };
+    XXL_CHECK (xxl_store_begin (store) == 0);
+    XXL_CHECK (xxl_store_user_add_first (store, &admin) == 1);
+    XXL_CHECK (xxl_store_user_add_first (store, &bob) == 0);      //  a user exists
+    XXL_CHECK (xxl_store_user_add_first (store, &admin) == 0);
+    XXL_CHECK (xxl_store_commit (store) == 0);
+    char err [512];
+    xxl_store_t *second = xxl_store_new (path, err, sizeof err);
+    XXL_CHECK (second);
+    if (!second)
+        return;
+    XXL_CHECK (xxl_store_begin (second) == 0 && xxl_store_user_add_first (second, &bob) == 0
+               && xxl_store_commit (second) == 0);
+    XXL_CHECK (s_users (store) == 1);
+    XXL_CHECK (xxl_store_user_rm (store, "admin") == 1 && s_users (store) == 0);
+    //  ... outside a transaction too (one of its own)
+    XXL_CHECK (xxl_store_user_add_first (second, &bob) == 1 && xxl_store_user_add_first (store, &admin) == 0);
+    XXL_CHECK (xxl_store_user_rm (store, "bob") == 1);
+    //  Two handles at once, each its own name: one adds, the other finds a user
+    pthread_barrier_t barrier;
+    pthread_barrier_init (&barrier, NULL, 2);
+    first_t firsts [2] = { { &barrier, store, "first-a", 0, 0 }, { &barrier, second, "first-b", 0, 0 } };
+    pthread_t threads [2];
+    for (int i = 0; i < 2; i++)
+        pthread_create (&threads [i], NULL, s_first, &firsts [i]);
+    for (int i = 0; i < 2; i++)
+        pthread_join (threads [i], NULL);
+    pthread_barrier_destroy (&barrier);
+    XXL_CHECK_MSG (firsts [0].rc + firsts [1].rc == 1 && firsts [0].rc >= 0 && firsts [1].rc >= 0
+                   && firsts [0].commit_rc == 0 && firsts [1].commit_rc == 0,
+                   "rc %d and %d", firsts [0].rc, firsts [1].rc);
+    XXL_CHECK (s_users (store) == 1);
+    XXL_CHECK (xxl_store_user_rm (store, firsts [0].rc == 1? "first-a": "first-b") == 1);
+
+    //  xxl_first_admin_start: admin made, its password in the file (0600
+    //  whatever the umask), the hash a yescrypt one of it
+    char dir [300], file [400], why [768];
+    snprintf (dir, sizeof dir, "%s/state", s_dir);
+    snprintf (file, sizeof file, "%s/%s", dir, XXL_FIRST_ADMIN_FILE);
+    XXL_CHECK (mkdir (dir, 0700) == 0);
+    xxl_first_admin_t first, again;
+    mode_t umask_was = umask (0);
+    XXL_CHECK (xxl_first_admin_start (&first, store, dir, 1000, why, sizeof why) == XXL_FIRST_ADMIN_MADE);
+    umask (umask_was);
+    XXL_CHECK (streq (first.path, file) && strneq (first.hash, ""));
+    struct stat st;
+    XXL_CHECK (lstat (file, &st) == 0 && S_ISREG (st.st_mode) && (st.st_mode & 07777) == 0600);
+    char text [128];
+    snprintf (text, sizeof text, "%s", s_file_text (file));
+    XXL_CHECK (strlen (text) == XXL_FIRST_ADMIN_LEN + 1 && text [XXL_FIRST_ADMIN_LEN] == '\n'
+               && strspn (text, XXL_SECRET_PASSWORD_CHARS) == XXL_FIRST_ADMIN_LEN);
+    text [XXL_FIRST_ADMIN_LEN] = 0;
+    xxl_account_t got = { 0 };
+    XXL_CHECK (xxl_store_user_get (store, "admin", &got) == 0 && streq (got.role, "admin")
+               && streq (got.apps, "") && got.add_time == 1000 && !strncmp (got.hash, "$y$", 3)
+               && streq (got.hash, first.hash));
+    XXL_CHECK (xxl_secret_check_password (text, got.hash));
+    XXL_CHECK (!xxl_secret_check_password ("wrong-password-123", got.hash));
+    xxl_account_free (&got);
+    XXL_CHECK (s_users (store) == 1);
+    XXL_CHECK (xxl_first_admin_check (&first, store) == 0 && lstat (file, &st) == 0);
+    //  A second scheduler on the store, the same folder: it keeps the file,
+    //  makes no user; with a folder of its own: nothing
+    XXL_CHECK (xxl_first_admin_start (&again, second, dir, 2000, why, sizeof why) == XXL_FIRST_ADMIN_KEPT);
+    XXL_CHECK (streq (again.hash, first.hash) && s_users (store) == 1);
+    char dir2 [300];
+    snprintf (dir2, sizeof dir2, "%s/state2", s_dir);
+    XXL_CHECK (mkdir (dir2, 0700) == 0);
+    XXL_CHECK (xxl_first_admin_start (&again, second, dir2, 2000, why, sizeof why) == XXL_FIRST_ADMIN_NONE);
+    XXL_CHECK (streq (again.hash, "") && xxl_first_admin_check (&again, second) == 0);
+    XXL_CHECK (rmdir (dir2) == 0);         //  (empty: no file made)
+    //  A new password: the file goes at the next check (and only once)
+    XXL_CHECK (xxl_store_user_update (second, "admin", "$y$new", NULL, NULL) == 1);
+    XXL_CHECK (xxl_first_admin_check (&first, store) == 1 && lstat (file, &st) == -1 && errno == ENOENT);
+    XXL_CHECK (xxl_first_admin_check (&first, store) == 0);
+    XXL_CHECK (xxl_first_admin_start (&again, store, dir, 3000, why, sizeof why) == XXL_FIRST_ADMIN_NONE);
+    //  ... as when admin is removed; a file from before the change, found
+    //  at a start, is stale
+    XXL_CHECK (xxl_store_user_rm (store, "admin") == 1);
+    XXL_CHECK (xxl_first_admin_start (&first, store, dir, 4000, why, sizeof why) == XXL_FIRST_ADMIN_MADE);
+    XXL_CHECK (xxl_store_user_rm (second, "admin") == 1 && xxl_store_user_add (second, &bob) == 1);
+    XXL_CHECK (xxl_first_admin_check (&first, store) == 1 && lstat (file, &st) == -1);
+    XXL_CHECK (xxl_store_user_rm (store, "bob") == 1);
+    XXL_CHECK (xxl_first_admin_start (&first, store, dir, 5000, why, sizeof why) == XXL_FIRST_ADMIN_MADE);
+    XXL_CHECK (xxl_store_user_update (second, "admin", "$y$changed", NULL, NULL) == 1);
+    XXL_CHECK (xxl_first_admin_start (&again, second, dir, 6000, why, sizeof why) == XXL_FIRST_ADMIN_STALE);
+    XXL_CHECK (lstat (file, &st) == -1 && streq (again.hash, ""));
+    XXL_CHECK (xxl_store_user_rm (store, "admin") == 1);
+    //  No user whose password cannot be written: a file there already (it
+    //  stays as it was), a link there (never followed), no folder, none given
+    FILE *stale = fopen (file, "w");
+    XXL_CHECK (stale && fputs ("old\n", stale) >= 0 && fclose (stale) == 0);
+    XXL_CHECK (xxl_first_admin_start (&first, store, dir, 7000, why, sizeof why) == -1);
+    XXL_CHECK_HAS (why, "exists already");
+    XXL_CHECK (s_users (store) == 0 && streq (s_file_text (file), "old\n"));
+    XXL_CHECK (unlink (file) == 0);
+    char target [400];
+    snprintf (target, sizeof target, "%s/target", s_dir);
+    XXL_CHECK (symlink (target, file) == 0);
+    XXL_CHECK (xxl_first_admin_start (&first, store, dir, 8000, why, sizeof why) == -1);
+    XXL_CHECK (s_users (store) == 0 && lstat (target, &st) == -1 && lstat (file, &st) == 0
+               && S_ISLNK (st.st_mode));
+    XXL_CHECK (unlink (file) == 0);
+    snprintf (dir2, sizeof dir2, "%s/missing", s_dir);
+    XXL_CHECK (xxl_first_admin_start (&first, store, dir2, 9000, why, sizeof why) == -1);
+    XXL_CHECK_HAS (why, "cannot make");
+    XXL_CHECK (xxl_first_admin_start (&first, store, NULL, 9000, why, sizeof why) == -1);
+    XXL_CHECK_HAS (why, "no state folder");
+    XXL_CHECK (s_users (store) == 0 && !xxl_store_in_txn (store));
+    XXL_CHECK (rmdir (dir) == 0);
+    xxl_store_destroy (&second);
+}
+
 //  Leases on the shares of the jobs (store methods version 3), through
 //  the interface only; gid: a group to add jobs to
 static void
@@ -2259,6 +2446,7 @@ main (void)
     XXL_CHECK (xxl_store_group_add (store, &group) == -1);     //  unique appname
     s_test_leases (store, gid);
     s_test_accounts (store);
+    s_test_first_admin (store, path);
     if (!xxl_test_pg)
         s_test_busy (store, path);
     else

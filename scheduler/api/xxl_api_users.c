@@ -28,6 +28,56 @@
 //  How often a session's last-seen time is written (its idle expiry is
 //  judged to this much)
 #define XXL_SESSION_TOUCH_MS 60000
+//  How often a tracked first-login password file is judged again (a change
+//  made through another scheduler of the store is seen this late)
+#define XXL_FIRST_ADMIN_CHECK_MS 5000
+
+//  --------------------------------------------------------------------
+//  The first login (xxl_first_admin.h)
+
+void
+engine_first_admin_start (server_t *self)
+{
+    const xxl_http_config_t *http = &self->config.http;
+    if (!self->http_server || !http->initial_admin)
+        return;
+    xxl_first_admin_t *first = &self->api_state.first_admin;
+    char why [768];
+    int rc = xxl_first_admin_start (first, self->store, http->state_dir, engine_now (), why,
+                                    sizeof why);
+    if (rc == XXL_FIRST_ADMIN_MADE)
+        zsys_notice ("server: no console user: made user %s (role admin), its password in %s"
+                     " (docs/operations.md, First login)", XXL_FIRST_ADMIN_USER, first->path);
+    else
+    if (rc == XXL_FIRST_ADMIN_KEPT)
+        zsys_info ("server: %s holds user %s's password still: removed once it has a new one",
+                   first->path, XXL_FIRST_ADMIN_USER);
+    else
+    if (rc == XXL_FIRST_ADMIN_STALE)
+        zsys_info ("server: removed %s: user %s has a new password or is gone", first->path,
+                   XXL_FIRST_ADMIN_USER);
+    else
+    if (rc < 0)
+        zsys_error ("server: first login (docs/operations.md): no user %s made or judged: %s%s%s",
+                    XXL_FIRST_ADMIN_USER, why, http->state_dir? "": ": ",
+                    http->state_dir? "": http->state_error? http->state_error: "unknown");
+    self->api_state.first_admin_next = zclock_mono () + XXL_FIRST_ADMIN_CHECK_MS;
+}
+
+void
+engine_first_admin_check (server_t *self)
+{
+    xxl_first_admin_t *first = &self->api_state.first_admin;
+    int64_t now = zclock_mono ();
+    if (!*first->hash
+    ||  (!self->api_state.first_admin_due && now < self->api_state.first_admin_next))
+        return;
+    self->api_state.first_admin_due = false;
+    self->api_state.first_admin_next = now + XXL_FIRST_ADMIN_CHECK_MS;
+    if (xxl_first_admin_check (first, self->store) == 1)
+        zsys_info ("server: removed %s: user %s has a new password or is gone", first->path,
+                   XXL_FIRST_ADMIN_USER);
+}
 
 //  --------------------------------------------------------------------
 //  USER_* and TOKEN_*
@@ -94,6 +144,7 @@ api_user_update (server_t *self, request_t *request)
     }
     int rc = xxl_store_user_update (self->store, name, hash, api_str (request, "role"),
                                     api_str (request, "apps"));
+    self->api_state.first_admin_due |= hash != NULL;
     //  A new password ends the user's sessions
     if (rc == 1 && hash && xxl_store_user_sessions_rm (self->store, name) < 0)
         rc = -1;
@@ -109,6 +160,7 @@ api_user_rm (server_t *self, request_t *request)
 {
     const char *name = api_str (request, "username");
     int rc = xxl_store_user_rm (self->store, name);
+    self->api_state.first_admin_due = true;
     if (rc == 1)
         s_reply_name (self, request, "username", name, NULL);
     else
@@ -384,6 +436,7 @@ s_http_internal (server_t *self, request_t *request, const char *type, http_who_
         //  user's: a password set since ended this session, which
         //  s_http_who then did not find.)
         int rc = xxl_store_user_update (self->store, hw->user, hash, NULL, NULL);
+        self->api_state.first_admin_due = true;
         if (rc == 1)
             rc = xxl_store_user_sessions_rm (self->store, hw->user) < 0
               || xxl_store_session_add_remember (self->store, hw->sid, hw->user, hw->csrf,

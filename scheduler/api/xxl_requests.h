@@ -16,12 +16,24 @@
 #define XXL_REQUESTS_H_INCLUDED
 
 #include "xxl_engine_base.h"
+#include "xxl_first_admin.h"
 
 typedef struct {
     zlistx_t *clears;                   //  LOG_CLEARs deleting a batch per turn (xxl_api_log.c)
     zlistx_t *reports;                  //  REPORTs of keys whose reads are scoped, waiting
                                         //  for the reporter's count (xxl_api_status.c)
+    xxl_first_admin_t first_admin;      //  the first login's password file (xxl_api_users.c)
+    int64_t first_admin_next;           //  monotonic ms: its next check
+    bool first_admin_due;               //  a user changed: check after this turn's commit
 } api_state_t;
+
+//  The first login (xxl_api_users.c, xxl_first_admin.h): at start, with
+//  HTTP on and http/initial_admin, user admin made when the store has no
+//  user; after each turn's commit, the password file removed once admin
+//  has a new password or is gone (checked after a user's change here, and
+//  every XXL_FIRST_ADMIN_CHECK_MS for another scheduler's)
+void engine_first_admin_start (server_t *self);
+void engine_first_admin_check (server_t *self);
 
 //  LOG_CLEAR's turns (xxl_api_log.c): a batch of rows deleted, the clears
 //  answered 503 at a stop, or their counts rolled back with a failed turn

@@ -205,6 +205,7 @@ xxl_server_config_defaults (xxl_server_config_t *config)
     config->http.health_slots = XXL_HTTP_HEALTH_SLOTS;
     config->http.metrics_jobs = 200;
     config->http.metrics_agents = 1000;
+    config->http.initial_admin = 1;
 }
 
 static void
@@ -571,6 +572,7 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
         return NULL;
     }
     engine_runs_monitor_start (self);
+    engine_first_admin_start (self);
     char store_name [512];
     zsys_info ("xxl-scheduler %s: api on %s, agents on %s, http on %s%s, store %s, %s",
                PACKAGE_VERSION, api_bound, agents_bound, http_bound,
@@ -1052,6 +1054,7 @@ s_turn_flush (server_t *self)
 {
     engine_runs_flush (self);
     engine_outbox_flush (self);
+    engine_first_admin_check (self);
     s_metrics_publish (self);
     //  The WAL's restart holds the engine up for its fsyncs: not
     //  close to a fire, unless the WAL is past four times its size

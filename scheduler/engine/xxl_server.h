@@ -44,6 +44,10 @@ typedef struct {
     int health_slots;                   //  connections kept for /healthz, /readyz
     int metrics_jobs;                   //  jobs with labelled series (0: none)
     int metrics_agents;                 //  agent addresses with labelled figures
+    int initial_admin;                  //  1: a store with no user gets user admin, its
+                                        //  password in state_dir (xxl_first_admin.h)
+    const char *state_dir;              //  the state folder (NULL: none could be had,
+    const char *state_error;            //  and why)
 } xxl_http_config_t;
 
 typedef struct {

@@ -70,19 +70,50 @@ xxl_secret_check_password (const char *password, const char *hash)
     return match;
 }
 
-int
-xxl_secret_random (char out [XXL_SECRET_HEX])
+//  size random bytes from the OS into bytes; 0, or -1
+static int
+s_random (unsigned char *bytes, size_t size)
 {
-    unsigned char bytes [32];
     size_t got = 0;
-    while (got < sizeof bytes) {
-        ssize_t rc = getrandom (bytes + got, sizeof bytes - got, 0);
+    while (got < size) {
+        ssize_t rc = getrandom (bytes + got, size - got, 0);
         if (rc < 0 && errno != EINTR)
             return -1;
         got += rc > 0? (size_t) rc: 0;
     }
+    return 0;
+}
+
+int
+xxl_secret_random (char out [XXL_SECRET_HEX])
+{
+    unsigned char bytes [32];
+    if (s_random (bytes, sizeof bytes))
+        return -1;
     for (size_t i = 0; i < sizeof bytes; i++)
         snprintf (out + 2 * i, 3, "%02x", bytes [i]);
+    return 0;
+}
+
+int
+xxl_secret_password (char *out, size_t len)
+{
+    //  A byte at or past the last whole multiple of the alphabet's size is
+    //  drawn again: every character equally likely
+    const char *chars = XXL_SECRET_PASSWORD_CHARS;
+    size_t count = strlen (chars);
+    unsigned limit = 256 - 256 % (unsigned) count;
+    unsigned char bytes [64];
+    size_t made = 0;
+    while (made < len) {
+        if (s_random (bytes, sizeof bytes))
+            return -1;
+        for (size_t i = 0; i < sizeof bytes && made < len; i++)
+            if (bytes [i] < limit)
+                out [made++] = chars [bytes [i] % count];
+    }
+    out [len] = 0;
+    explicit_bzero (bytes, sizeof bytes);
     return 0;
 }
 

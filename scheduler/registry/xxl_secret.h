@@ -25,6 +25,14 @@ char *xxl_secret_hash_password (const char *password);
 bool xxl_secret_check_password (const char *password, const char *hash);
 //  32 random bytes from the OS as hex; 0, or -1 when the OS has none
 int xxl_secret_random (char out [XXL_SECRET_HEX]);
+//  The characters of a password xxl_secret_password makes: no two that
+//  look alike in common fonts (0/O/o, 1/l/I/i), none a shell or JSON
+//  quotes: 55, 5.78 bits each
+#define XXL_SECRET_PASSWORD_CHARS "23456789abcdefghjkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ"
+//  A password of len characters of XXL_SECRET_PASSWORD_CHARS, each drawn
+//  evenly from the OS's random bytes (getrandom), into out (len + 1
+//  bytes); 0, or -1 when the OS has none
+int xxl_secret_password (char *out, size_t len);
 //  The SHA-256 of text, as hex
 void xxl_secret_sha256 (const char *text, char out [XXL_SECRET_HEX]);
 //  Whether a and b are equal, in time that depends only on their lengths

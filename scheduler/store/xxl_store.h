@@ -246,9 +246,10 @@ typedef struct {
 
 //  Bumped whenever a method is added; methods are only ever appended, so
 //  a table of an older version is a prefix of this one (size says how much)
-#define XXL_STORE_METHODS_VERSION 16
+#define XXL_STORE_METHODS_VERSION 17
 
 typedef struct _xxl_store_t xxl_store_t;
+struct _xxl_account_t;                  //  (xxl_account_t, below)
 
 typedef struct {
     int version;                        //  XXL_STORE_METHODS_VERSION it was built for
@@ -733,6 +734,13 @@ typedef struct {
                                   int64_t *seen, int *remember);
     int64_t (*session_expire_remember) (xxl_store_t *self, int64_t before,
                                         int64_t remembered_before);
+
+    //  Version 17.  The first console user (docs/operations.md, First
+    //  login): user_add_first adds user (as user_add) only while the store
+    //  has no user at all; 1 added, 0 a user exists (nothing written), -1.
+    //  Under the write lock, as every write: of schedulers sharing a store,
+    //  one adds it and the others find a user.
+    int (*user_add_first) (xxl_store_t *self, const struct _xxl_account_t *user);
 } xxl_store_methods_t;
 
 //  Users (console logins), bearer tokens and sessions (docs/http.md).
@@ -740,7 +748,7 @@ typedef struct {
 //  session id only as the hex SHA-256 of their value: the store never
 //  holds what a caller presents.  `apps` is a comma list ("" none).
 //  Every write is in the caller's transaction, like every other.
-typedef struct {
+typedef struct _xxl_account_t {
     char *name;                         //  user name or token name
     char *hash;                         //  password's crypt(3) hash, or token's SHA-256
     char *role;                         //  admin, operator, viewer
@@ -1119,6 +1127,8 @@ static inline int xxl_store_backfill_encode_below (xxl_store_t *self, xxl_enc_t 
 static inline int xxl_store_session_add_remember (xxl_store_t *self, const char *id, const char *user, const char *csrf, int64_t now, int remember) { return XXL_STORE_V12 (session_add_remember)? self->methods->session_add_remember (self, id, user, csrf, now, remember): self->methods->accounts->session_add (self, id, user, csrf, now); }
 static inline int xxl_store_session_find_remember (xxl_store_t *self, const char *id, int64_t seen_after, int64_t remembered_after, char **user, char **csrf, int64_t *seen, int *remember) { *remember = 0; return XXL_STORE_V12 (session_find_remember)? self->methods->session_find_remember (self, id, seen_after, remembered_after, user, csrf, seen, remember): self->methods->accounts->session_find (self, id, seen_after, user, csrf, seen); }
 static inline int64_t xxl_store_session_expire_remember (xxl_store_t *self, int64_t before, int64_t remembered_before) { return XXL_STORE_V12 (session_expire_remember)? self->methods->session_expire_remember (self, before, remembered_before): self->methods->accounts->session_expire (self, before); }
+//  Version 17 (a table of an older version: -1)
+static inline int xxl_store_user_add_first (xxl_store_t *self, const xxl_account_t *user) { return XXL_STORE_V12 (user_add_first)? self->methods->user_add_first (self, user): -1; }
 #undef XXL_STORE_V12
 
 #define XXL_ACCOUNTS_CALL(name) (self->methods->accounts->name)

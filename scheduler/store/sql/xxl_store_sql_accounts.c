@@ -4,7 +4,8 @@
     Owns: the whole accounts table (xxl_store_accounts_t): each backend's
     accounts table is XXL_STORE_SQL_ACCOUNTS; and the main table's
     remembered-session methods (version 16; xxl_session.remember, schema
-    step 18 of SQLite, 19 of PostgreSQL).
+    step 18 of SQLite, 19 of PostgreSQL) and the first user's add
+    (version 17; no schema change).
     MUST: a row read into an xxl_account_t is freed by the caller
     (xxl_account_free).
     MUST / MUST NOT / errors: the body files' contract, stated once in
@@ -203,4 +204,16 @@ xs_session_find_remember (xxl_store_t *base, const char *id, int64_t seen_after,
         " AND seen >= CASE WHEN remember = 1 THEN $3 ELSE $2 END", "sii",
         id, seen_after, remembered_after);
     return rows < 0? -1: rows == 0;
+}
+
+int
+xs_user_add_first (xxl_store_t *base, const xxl_account_t *user)
+{
+    //  (one statement: the check and the insert see the same rows, under
+    //  the write lock the transaction holds)
+    return xsql_exec (base,
+        "INSERT INTO xxl_user (username, password, role, apps, add_time)"
+        " SELECT $1, $2, $3, $4, $5 WHERE NOT EXISTS (SELECT 1 FROM xxl_user)"
+        " ON CONFLICT (username) DO NOTHING", "ssssi",
+        user->name, user->hash, user->role, user->apps? user->apps: "", user->add_time);
 }
