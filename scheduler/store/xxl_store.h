@@ -246,7 +246,7 @@ typedef struct {
 
 //  Bumped whenever a method is added; methods are only ever appended, so
 //  a table of an older version is a prefix of this one (size says how much)
-#define XXL_STORE_METHODS_VERSION 16
+#define XXL_STORE_METHODS_VERSION 17
 
 typedef struct _xxl_store_t xxl_store_t;
 
@@ -733,6 +733,14 @@ typedef struct {
                                   int64_t *seen, int *remember);
     int64_t (*session_expire_remember) (xxl_store_t *self, int64_t before,
                                         int64_t remembered_before);
+
+    //  Version 17.  report_encode_range: the report's day rows whose day
+    //  (triggerDay, a local midnight) is in [from, to], newest first, at
+    //  most limit, as report_encode_days's array (a REPORT over a range of
+    //  days); the count or -1.  The rows are read through the table's
+    //  key on trigger_day.
+    int (*report_encode_range) (xxl_store_t *self, xxl_enc_t *enc, int64_t from, int64_t to,
+                                int64_t limit);
 } xxl_store_methods_t;
 
 //  Users (console logins), bearer tokens and sessions (docs/http.md).
@@ -1119,6 +1127,8 @@ static inline int xxl_store_backfill_encode_below (xxl_store_t *self, xxl_enc_t 
 static inline int xxl_store_session_add_remember (xxl_store_t *self, const char *id, const char *user, const char *csrf, int64_t now, int remember) { return XXL_STORE_V12 (session_add_remember)? self->methods->session_add_remember (self, id, user, csrf, now, remember): self->methods->accounts->session_add (self, id, user, csrf, now); }
 static inline int xxl_store_session_find_remember (xxl_store_t *self, const char *id, int64_t seen_after, int64_t remembered_after, char **user, char **csrf, int64_t *seen, int *remember) { *remember = 0; return XXL_STORE_V12 (session_find_remember)? self->methods->session_find_remember (self, id, seen_after, remembered_after, user, csrf, seen, remember): self->methods->accounts->session_find (self, id, seen_after, user, csrf, seen); }
 static inline int64_t xxl_store_session_expire_remember (xxl_store_t *self, int64_t before, int64_t remembered_before) { return XXL_STORE_V12 (session_expire_remember)? self->methods->session_expire_remember (self, before, remembered_before): self->methods->accounts->session_expire (self, before); }
+//  Version 17 (a table of an older version: -1)
+static inline int xxl_store_report_encode_range (xxl_store_t *self, xxl_enc_t *enc, int64_t from, int64_t to, int64_t limit) { return XXL_STORE_V12 (report_encode_range)? self->methods->report_encode_range (self, enc, from, to, limit): -1; }
 #undef XXL_STORE_V12
 
 #define XXL_ACCOUNTS_CALL(name) (self->methods->accounts->name)
