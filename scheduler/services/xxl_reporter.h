@@ -34,7 +34,7 @@
 #define XXL_REPORT_DAYS 3
 
 //  A REPORT without a range answers the newest 30 day rows; one with a
-//  range, the rows of at most 366 days (docs/protocol.md: about 80 bytes
+//  range, the rows of at most 366 days (docs/protocol.md: about 100 bytes
 //  a row, far under the frame limit)
 #define XXL_REPORT_ROWS 30
 #define XXL_REPORT_RANGE_DAYS 366
