@@ -87,6 +87,31 @@ main (void)
         free (text);
         text = NULL;
     }
+    //  report's range: --from and --to take epoch ms or a local date (then
+    //  the request goes: no scheduler answers it), each alone too; a value
+    //  that is neither, or --to before --from, is a usage error before
+    //  anything is sent
+    struct { const char *flags, *last; int rc; } ranges [] = {
+        { "--from 2026-01-01 --to", "2026-03-31", XXL_CTL_FAILED },
+        { "--from 1767225600000 --to", "1767225600000", XXL_CTL_FAILED },
+        { "--from", "2026-01-01", XXL_CTL_FAILED },
+        { "--to", "1767225600000", XXL_CTL_FAILED },
+        { "--to", "yesterday", XXL_CTL_USAGE },
+        { "--to", "2026-13-01", XXL_CTL_USAGE },
+        { "--from", "-5", XXL_CTL_USAGE },
+        { "--from 2026-03-31 --to", "2026-01-01", XXL_CTL_USAGE },
+        { "--from 2026-03-31 --to", "2026-03-31", XXL_CTL_FAILED }     //  (one day)
+    };
+    for (size_t i = 0; i < sizeof ranges / sizeof ranges [0]; i++) {
+        char line [160];
+        snprintf (line, sizeof line, "--api tcp://127.0.0.1:1 --timeout 1 report %s",
+                  ranges [i].flags);
+        XXL_CHECK (s_ctl (line, ranges [i].last) == ranges [i].rc);
+    }
+    //  The flags fill REPORT's from and to
+    const xxl_command_t *report = xxl_command_find ("REPORT");
+    XXL_CHECK (report && xxl_command_field (report, "from") && xxl_command_field (report, "to"));
+    XXL_CHECK (xxl_ctl_report.request && strcmp (xxl_ctl_report.request, "REPORT") == 0);
     //  The lists in the help are the scheduler's
     FILE *out = open_memstream (&text, &size);
     xxl_ctl_args_usage (&xxl_ctl_job_add, out, 1);

@@ -242,6 +242,44 @@ s, v, _ = api("GET", "agents")
 check("GET agents", s == 200 and any(a.get("address") == "h1" for a in v["agents"]), (s, v))
 s, v, _ = api("GET", "report")
 check("GET report (days for charts)", s == 200 and "days" in v and "successRate" in v, (s, v))
+
+
+def midnight(year, month, day):
+    """a local midnight, epoch ms (the scheduler's zone is this process's)"""
+    return int(time.mktime((year, month, day, 0, 0, 0, 0, 0, -1))) * 1000
+
+
+# REPORT by range: test_http.sh wrote the day rows of 2001-01-01 to -02-09
+OLD = [midnight(2001, 1, 1 + k) for k in range(40)]
+check("GET report without a range: the newest 30 day rows, as before",
+      s == 200 and len(v["days"]) == 30 and OLD[9] not in [d["triggerDay"] for d in v["days"]], (s, v))
+s, v, _ = api("GET", "report?from=%d&to=%d" % (OLD[0] + 5, OLD[4] + 3600000), token=VIEWER)
+check("GET report?from=&to= (a viewer): the rows of the days holding them, newest first",
+      s == 200 and [d["triggerDay"] for d in v["days"]] == OLD[4::-1], (s, v))
+s, v, _ = api("GET", "report?to=%d" % OLD[39])
+check("GET report?to= alone: the 30 days up to its day",
+      s == 200 and [d["triggerDay"] for d in v["days"]] == OLD[39:9:-1], (s, v))
+s, v, _ = api("GET", "report?from=%d&to=%d" % (OLD[0], OLD[0] + 365 * 86400000))
+check("GET report over 366 days: 200", s == 200 and len(v["days"]) == 40, (s, v))
+s, v, _ = api("GET", "report?from=%d&to=%d" % (OLD[0], OLD[0] + 366 * 86400000 + 7200000))
+check("GET report over 367 days: 400, naming the limit",
+      s == 400 and "spans 367 days" in v.get("error", "") and "at most 366" in v.get("error", ""), (s, v))
+s, v, _ = api("GET", "report?from=%d" % OLD[0])
+check("GET report?from= alone, years ago (to: now): 400", s == 400 and "at most 366" in v.get("error", ""), (s, v))
+s, v, _ = api("GET", "report?from=%d&to=%d" % (OLD[4], OLD[0]))
+check("GET report with to before from: 400", s == 400 and "from (%d) is after to (%d)" % (OLD[4], OLD[0])
+      in v.get("error", ""), (s, v))
+for bad in ("from=abc", "to=-1", "from=1.5", "to=99999999999999999999"):
+    s, v, _ = api("GET", "report?" + bad)
+    check("GET report?%s: 400" % bad, s == 400, (s, v))
+s, v, _ = api("GET", "report?to=253402300800000")
+check("GET report past 9999-12-31: 400", s == 400 and "past 9999-12-31" in v.get("error", ""), (s, v))
+s, v, _ = api("GET", "report?from=%d&to=%d" % (OLD[0], OLD[4]), token=OPERATOR)
+check("GET report by range (an operator with apps): its three counted days in the range only",
+      s == 200 and v["days"] == [], (s, v))
+s, v, _ = api("GET", "report?from=%d" % (int(time.time() * 1000) - 86400000), token=OPERATOR)
+check("GET report since yesterday (an operator with apps): yesterday's and today's rows",
+      s == 200 and len(v["days"]) == 2, (s, v))
 s, v, _ = api("GET", "plugins", token=VIEWER)
 check("GET plugins (a viewer): the router plugins' names and alarm kinds, sorted",
       s == 200 and "FIRST" in v["routers"] and "SHARDING_BROADCAST" in v["routers"]

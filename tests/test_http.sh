@@ -180,6 +180,15 @@ for bad in 30 -1 abc; do
                  >'$T/remember.out' 2>&1 && grep -q 'http/remember_s' '$T/remember.out'"
 done
 
+# REPORT by range (test_http.py): day rows of 2001-01-01 to 2001-02-09
+# (local midnights, no runs), older than the newest 30 a REPORT without a
+# range answers
+rows=""
+for k in $(seq 0 39); do
+    rows="$rows${rows:+,}($(( $(date -d "2001-01-01 + $k days" +%s) * 1000 )), 0, 0, 0, 1)"
+done
+xxl_sql "INSERT INTO xxl_job_log_report (trigger_day, running_count, suc_count, fail_count,
+         update_time) VALUES $rows"
 export HTTP1 HTTP2 ADMIN_TOKEN VIEWER_TOKEN OPERATOR_TOKEN T
 export XXL_STORE="${XXL_STORE:-sqlite}"
 "$PY" "$XXL_SRC/tests/test_http.py" > "$T/py.out" 2>&1

@@ -613,6 +613,87 @@ s_parity_fill (xxl_store_t *store)
     xxl_store_audit_add (store, &row);
 }
 
+//  The day rows of report_encode_range (from, to, limit), or of
+//  report_encode_days (limit) when from is -1: their triggerDay into days
+//  (at most max), in order; how many, or -1 when the call failed
+static int
+s_report_days (xxl_store_t *store, int64_t from, int64_t to, int64_t limit, int64_t *days,
+               size_t max)
+{
+    xxl_enc_t *page = s_reply_page ("days");
+    int rc = from < 0? xxl_store_report_encode_days (store, page, (int) limit)
+                     : xxl_store_report_encode_range (store, page, from, to, limit);
+    if (rc < 0)
+        xxl_enc_array_begin (page), xxl_enc_array_end (page);
+    xxl_enc_map_end (page);
+    size_t size, count = 0;
+    const void *data = xxl_enc_finish (page, &size);
+    xxl_msg_t *msg = xxl_msg_decode (data, size, NULL, NULL, 0);
+    const msgpack_object *items = msg? xxl_msg_array (msg, NULL, "days", 0, max, &count): NULL;
+    for (size_t i = 0; items && i < count; i++) {
+        const msgpack_object *day = xxl_msg_get (&items [i], "triggerDay");
+        const msgpack_object *suc = xxl_msg_get (&items [i], "sucCount");
+        //  (each row's sucCount is its day's number: checks the columns)
+        days [i] = day && day->type == MSGPACK_OBJECT_POSITIVE_INTEGER
+                && suc && suc->type == MSGPACK_OBJECT_POSITIVE_INTEGER
+                && (int64_t) suc->via.u64 == ((int64_t) day->via.u64 - 9000000000000LL) / 86400000
+                 ? (int64_t) day->via.u64: -1;
+    }
+    xxl_msg_destroy (&msg);
+    xxl_enc_destroy (&page);
+    return rc < 0? -1: (int) count;
+}
+
+//  REPORT over a range (report_encode_range): the day rows of any range of
+//  days, however many newer rows there are, newest first, at most its
+//  limit; and the log retention (log_delete) leaves every day row
+static void
+s_test_report_range (xxl_store_t *store, int64_t gid, int64_t jid)
+{
+    //  40 days' rows (day k: midnight 9e12 + k days, k runs succeeded)
+    const int64_t base = 9000000000000LL, day = 86400000;
+    XXL_CHECK (xxl_store_begin (store) == 0);
+    for (int64_t k = 0; k < 40; k++)
+        XXL_CHECK (xxl_store_report_set (store, base + k * day, 0, k, 0, base) == 0);
+    XXL_CHECK (xxl_store_commit (store) == 0);
+    int64_t days [64];
+    //  Without a range: the newest 30 (the oldest 10 are not among them)
+    XXL_CHECK (s_report_days (store, -1, 0, 30, days, 64) == 30
+               && days [0] == base + 39 * day && days [29] == base + 10 * day);
+    //  The oldest five days, by range (both ends included), newest first
+    XXL_CHECK (s_report_days (store, base, base + 4 * day, 366, days, 64) == 5);
+    for (int k = 0; k < 5; k++)
+        XXL_CHECK (days [k] == base + (4 - k) * day);
+    //  A range past the rows' ends holds the rows inside only; a limit cuts
+    //  the oldest; a range with no row, none
+    XXL_CHECK (s_report_days (store, base - 100 * day, base + 100 * day, 366, days, 64) == 40
+               && days [0] == base + 39 * day && days [39] == base);
+    XXL_CHECK (s_report_days (store, base, base + 39 * day, 7, days, 64) == 7
+               && days [6] == base + 33 * day);
+    XXL_CHECK (s_report_days (store, base + 3 * day + 1, base + 4 * day - 1, 366, days, 64)
+               == 0);
+    XXL_CHECK (s_report_days (store, base + 50 * day, base + 60 * day, 366, days, 64) == 0);
+    //  The log retention deletes run rows, never day rows: a finished run
+    //  of day 0 goes, its day's counts stay
+    xxl_log_t row = { .job_group = gid, .job_id = jid, .executor_handler = "h",
+                      .executor_param = "", .trigger_time = base + 1000, .trigger_msg = "",
+                      .trigger_type = "MANUAL" };
+    XXL_CHECK (xxl_store_begin (store) == 0);
+    XXL_CHECK (xxl_store_log_add (store, &row) == 0 && row.id > 0);
+    int64_t log_id = row.id;
+    XXL_CHECK (XXL_TEST_EXEC (store, "UPDATE xxl_job_log SET trigger_code = 200,"
+                              " handle_code = 200 WHERE id = ?", "i", log_id) == 1);
+    XXL_CHECK (xxl_store_commit (store) == 0);
+    XXL_CHECK (xxl_store_begin (store) == 0);
+    XXL_CHECK (xxl_store_log_delete (store, jid, base + 40 * day, INT64_MAX, 1000) >= 1);
+    XXL_CHECK (xxl_store_commit (store) == 0);
+    XXL_CHECK (xxl_store_log_job_id (store, log_id) <= 0);
+    XXL_CHECK (s_report_days (store, base, base, 366, days, 64) == 1 && days [0] == base);
+    //  (the rows go, for the checks after this one)
+    XXL_CHECK (XXL_TEST_EXEC (store, "DELETE FROM xxl_job_log_report WHERE trigger_day >= ?",
+                              "i", base) == 40);
+}
+
 //  The ids of a JOB_LIST (jf) or LOG_LIST (lf) page, in order, into ids
 //  (at most max); how many, or -1 when the call failed
 static int
@@ -2476,6 +2557,7 @@ main (void)
     s_test_workflows (store, gid, jid);
     s_test_below (store, path);
     s_test_slots (store, path, &job);
+    s_test_report_range (store, gid, jid);
     if (!xxl_test_pg)
         s_test_log_id_blocks (store, path, gid, jid);
     else

@@ -78,6 +78,7 @@ typedef struct {
     int64_t *groups;                    //  its apps' groups (engine_read_groups)
     size_t group_count;
     int64_t agents;                     //  its apps' agents when it came
+    xxl_report_range_t range;           //  its days
 } scoped_report_t;
 
 //  Scoped REPORTs that may wait at once; past them, 429
@@ -97,10 +98,11 @@ s_scoped_report_destroy (void **item_p)
 
 //  REPORT's content for a key whose reads are scoped: its groups' jobs,
 //  its apps' agents, and the runs of its groups in the report's days
-//  (newest first), as the count `report` made them
+//  (newest first; of those, the ones in range), as the count `report`
+//  made them
 static void
 s_report_encode_scoped (server_t *self, const xxl_report_t *report, const int64_t *groups,
-                        size_t group_count, int64_t agents)
+                        size_t group_count, int64_t agents, const xxl_report_range_t *range)
 {
     xxl_store_job_filter_t filter = {
         .handler = "", .desc = "", .author = "", .status = -1, .limit = 1,
@@ -126,6 +128,9 @@ s_report_encode_scoped (server_t *self, const xxl_report_t *report, const int64_
     xxl_enc_key (self->enc, "days");
     xxl_enc_array_begin (self->enc);
     for (int back = 0; back < XXL_REPORT_DAYS; back++) {
+        if (range->from >= 0 && (report->days [back].day < range->from
+                                 || report->days [back].day > range->to))
+            continue;
         xxl_enc_map_begin (self->enc);
         xxl_enc_kint (self->enc, "triggerDay", report->days [back].day);
         xxl_enc_kint (self->enc, "runningCount", report->days [back].running);
@@ -142,7 +147,8 @@ s_report_encode_scoped (server_t *self, const xxl_report_t *report, const int64_
 //  thread, answered once a count made after it came is (engine_scoped_
 //  report_turn); an in-memory store's, counted here
 static void
-s_report_scoped (server_t *self, request_t *request, int64_t *groups, size_t group_count)
+s_report_scoped (server_t *self, request_t *request, int64_t *groups, size_t group_count,
+                 const xxl_report_range_t *range)
 {
     int64_t agents = 0;
     size_t cursor = 0;
@@ -155,7 +161,7 @@ s_report_scoped (server_t *self, request_t *request, int64_t *groups, size_t gro
             engine_reply (self, request, XXL_FAILURE, "store error: cannot count the report");
         else {
             engine_reply_begin (self, request);
-            s_report_encode_scoped (self, &report, groups, group_count, agents);
+            s_report_encode_scoped (self, &report, groups, group_count, agents, range);
             engine_reply_end (self, request);
         }
         free (groups);
@@ -180,27 +186,37 @@ s_report_scoped (server_t *self, request_t *request, int64_t *groups, size_t gro
     waiter->groups = groups;
     waiter->group_count = group_count;
     waiter->agents = agents;
+    waiter->range = *range;
     zlistx_add_end (self->api_state.reports, waiter);
     request->code = XXL_OK;             //  (answered later; a read: no audit)
 }
 
 //  Fresh counts of the days' runs: the reporter's thread counts them and
 //  the reply goes once it did (engine_report_turn); an in-memory store's
-//  are counted here.  A key whose reads are scoped gets its apps'.
+//  are counted here.  A key whose reads are scoped gets its apps'.  The
+//  day rows are those of the range from..to (xxl_report_range), judged
+//  before anything waits.
 void
 api_report (server_t *self, request_t *request)
 {
+    xxl_report_range_t range;
+    char why [160];
+    if (xxl_report_range (api_int (request, "from"), api_int (request, "to"), engine_now (),
+                          &range, why, sizeof why)) {
+        engine_reply (self, request, XXL_BAD_REQUEST, why);
+        return;
+    }
     int64_t *groups;
     size_t group_count;
     if (engine_read_groups (self, request->who, &groups, &group_count)) {
-        s_report_scoped (self, request, groups, group_count);
+        s_report_scoped (self, request, groups, group_count, &range);
         return;
     }
-    if (engine_report_wait (self, request))
+    if (engine_report_wait (self, request, &range))
         return;
     engine_report_refresh (self);
     engine_reply_begin (self, request);
-    engine_report_encode (self);
+    engine_report_encode (self, &range);
     engine_reply_end (self, request);
 }
 
@@ -230,7 +246,7 @@ engine_scoped_report_turn (server_t *self)
                 xxl_enc_reply (self->enc, waiter->id, XXL_OK, NULL);
                 xxl_enc_key (self->enc, "content");
                 s_report_encode_scoped (self, &report, waiter->groups, waiter->group_count,
-                                        waiter->agents);
+                                        waiter->agents, &waiter->range);
             }
             engine_queue_client_read (self, zframe_data (waiter->rid),
                                       zframe_size (waiter->rid));

@@ -14,6 +14,7 @@
 
 #include <assert.h>
 #include <czmq.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <time.h>
 
@@ -46,6 +47,41 @@ xxl_report_day_start (int64_t ms)
     tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
     tm.tm_isdst = -1;
     return (int64_t) mktime (&tm) * 1000;
+}
+
+int
+xxl_report_range (int64_t from, int64_t to, int64_t now, xxl_report_range_t *out, char *why,
+                  size_t whylen)
+{
+    *out = (xxl_report_range_t) { -1, -1 };
+    if (from < 0 && to < 0)
+        return 0;
+    if (to < 0)
+        to = now;
+    if (from > XXL_REPORT_TIME_MAX || to > XXL_REPORT_TIME_MAX) {
+        snprintf (why, whylen, "%s (%" PRId64 ") is past 9999-12-31 (%lld)",
+                  from > XXL_REPORT_TIME_MAX? "from": "to",
+                  from > XXL_REPORT_TIME_MAX? from: to, XXL_REPORT_TIME_MAX);
+        return -1;
+    }
+    if (from > to) {
+        snprintf (why, whylen, "from (%" PRId64 ") is after to (%" PRId64 ")", from, to);
+        return -1;
+    }
+    out->to = xxl_report_day_start (to);
+    //  (noon: a day of 23 or 25 hours between them does not move the date)
+    out->from = from < 0
+              ? xxl_report_day_start (out->to + 12 * 3600000LL
+                                      - (int64_t) (XXL_REPORT_ROWS - 1) * 86400000)
+              : xxl_report_day_start (from);
+    int64_t days = (out->to - out->from + 12 * 3600000LL) / 86400000 + 1;
+    if (days > XXL_REPORT_RANGE_DAYS) {
+        snprintf (why, whylen, "from..to spans %" PRId64 " days (a REPORT covers at most %d:"
+                  " split the range)", days, XXL_REPORT_RANGE_DAYS);
+        *out = (xxl_report_range_t) { -1, -1 };
+        return -1;
+    }
+    return 0;
 }
 
 //  Counts the days up to now on store into out, and each day's runs per

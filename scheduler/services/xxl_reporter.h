@@ -33,6 +33,21 @@
 //  JobLogReportHelper refreshes three)
 #define XXL_REPORT_DAYS 3
 
+//  A REPORT without a range answers the newest 30 day rows; one with a
+//  range, the rows of at most 366 days (docs/protocol.md: about 100 bytes
+//  a row, far under the frame limit)
+#define XXL_REPORT_ROWS 30
+#define XXL_REPORT_RANGE_DAYS 366
+//  The latest time a range may name: 9999-12-31T23:59:59.999Z (past it,
+//  a local midnight is not computed)
+#define XXL_REPORT_TIME_MAX 253402300799999LL
+
+//  A REPORT's days: the local midnights from and to, both included;
+//  from -1: no range (the newest XXL_REPORT_ROWS rows)
+typedef struct {
+    int64_t from, to;
+} xxl_report_range_t;
+
 typedef struct {
     int64_t day;                        //  local midnight, epoch ms
     int64_t running, suc, fail;
@@ -73,5 +88,11 @@ int xxl_report_count_groups (xxl_store_t *store, int64_t now, const int64_t *gro
 
 //  Local midnight of the day holding ms, epoch ms
 int64_t xxl_report_day_start (int64_t ms);
+//  The days of a REPORT's from and to (epoch ms, -1 absent; both absent:
+//  no range; to absent: now; from absent: the 30 days up to to's) into
+//  *out: 0, or -1 with the reason in why (a 400: to before from, a time
+//  past XXL_REPORT_TIME_MAX, more than XXL_REPORT_RANGE_DAYS days)
+int xxl_report_range (int64_t from, int64_t to, int64_t now, xxl_report_range_t *out,
+                      char *why, size_t whylen);
 
 #endif

@@ -392,6 +392,7 @@ typedef struct {
     uint64_t id;                        //  its request's id
     uint64_t turn;                      //  the turn it came in
     uint64_t generation;                //  the ask that covers it (0: not asked yet)
+    xxl_report_range_t range;           //  its days
 } report_waiter_t;
 
 static void
@@ -405,9 +406,10 @@ s_waiter_destroy (void **item_p)
     }
 }
 
-//  REPORT's content: the totals and the last 30 days' rows
+//  REPORT's content: the totals and the day rows of range (no range: the
+//  newest XXL_REPORT_ROWS)
 void
-engine_report_encode (server_t *self)
+engine_report_encode (server_t *self, const xxl_report_range_t *range)
 {
     xxl_enc_map_begin (self->enc);
     xxl_store_totals_t totals;
@@ -423,7 +425,11 @@ engine_report_encode (server_t *self)
     xxl_enc_key (self->enc, "successRate");
     xxl_enc_double (self->enc, suc + fail > 0? (double) suc / (double) (suc + fail): 1.0);
     xxl_enc_key (self->enc, "days");
-    xxl_store_report_encode_days (self->store, self->enc, 30);
+    if (range->from < 0)
+        xxl_store_report_encode_days (self->store, self->enc, XXL_REPORT_ROWS);
+    else
+        xxl_store_report_encode_range (self->store, self->enc, range->from, range->to,
+                                       XXL_REPORT_RANGE_DAYS);
     xxl_enc_map_end (self->enc);
 }
 
@@ -434,7 +440,7 @@ engine_report_encode (server_t *self)
 //  asked at a later turn's start (after this turn's commit), answered
 //  when its count is taken.  false: no reporter (answer at once)
 bool
-engine_report_wait (server_t *self, request_t *request)
+engine_report_wait (server_t *self, request_t *request, const xxl_report_range_t *range)
 {
     if (!self->services.reporter)
         return false;
@@ -453,6 +459,7 @@ engine_report_wait (server_t *self, request_t *request)
     waiter->rid = zframe_dup (request->rid);
     waiter->id = xxl_msg_id (request->msg);
     waiter->turn = self->turn;
+    waiter->range = *range;
     zlistx_add_end (self->services.report_waiting, waiter);
     request->code = XXL_OK;             //  (answered later; a read: no audit)
     return true;
@@ -473,18 +480,23 @@ engine_report_turn (server_t *self)
                                       answer.days [i].suc, answer.days [i].fail, answer.now);
         report_waiter_t *waiter = self->services.report_waiting
                                 ? (report_waiter_t *) zlistx_first (self->services.report_waiting): NULL;
-        xxl_enc_t *content = NULL;      //  (encoded once for every waiter it answers)
-        size_t content_size = 0;
+        xxl_enc_t *content = NULL;      //  (encoded once for the waiters it answers
+        size_t content_size = 0;        //  that ask for one range in a row)
         const void *content_data = NULL;
+        xxl_report_range_t content_range = { -1, -1 };
         while (waiter) {
             if (waiter->generation && waiter->generation <= answer.generation) {
                 //  (the rows as this turn writes them: a read, sent
                 //  whatever the commit)
+                if (content && (content_range.from != waiter->range.from
+                                || content_range.to != waiter->range.to))
+                    xxl_enc_destroy (&content);
                 if (!content) {
                     content = xxl_enc_new ();
+                    content_range = waiter->range;
                     xxl_enc_t *enc = self->enc;
                     self->enc = content;
-                    engine_report_encode (self);
+                    engine_report_encode (self, &content_range);
                     self->enc = enc;
                     content_data = xxl_enc_finish (content, &content_size);
                 }

@@ -49,8 +49,8 @@ void engine_lost_monitor (server_t *self);
 void engine_report_refresh (server_t *self);
 void engine_report_turn (server_t *self);
 void engine_report_stop (server_t *self);
-bool engine_report_wait (server_t *self, request_t *request);
-void engine_report_encode (server_t *self);
+bool engine_report_wait (server_t *self, request_t *request, const xxl_report_range_t *range);
+void engine_report_encode (server_t *self, const xxl_report_range_t *range);
 //  The periodic services (xxl_services.c): set their first runs at start;
 //  run those due (not while stopping); the soonest next run
 void engine_services_start (server_t *self, int64_t now);

@@ -246,7 +246,7 @@ typedef struct {
 
 //  Bumped whenever a method is added; methods are only ever appended, so
 //  a table of an older version is a prefix of this one (size says how much)
-#define XXL_STORE_METHODS_VERSION 17
+#define XXL_STORE_METHODS_VERSION 18
 
 typedef struct _xxl_store_t xxl_store_t;
 struct _xxl_account_t;                  //  (xxl_account_t, below)
@@ -741,6 +741,14 @@ typedef struct {
     //  Under the write lock, as every write: of schedulers sharing a store,
     //  one adds it and the others find a user.
     int (*user_add_first) (xxl_store_t *self, const struct _xxl_account_t *user);
+
+    //  Version 18.  report_encode_range: the report's day rows whose day
+    //  (triggerDay, a local midnight) is in [from, to], newest first, at
+    //  most limit, as report_encode_days's array (a REPORT over a range of
+    //  days); the count or -1.  The rows are read through the table's
+    //  key on trigger_day.
+    int (*report_encode_range) (xxl_store_t *self, xxl_enc_t *enc, int64_t from, int64_t to,
+                                int64_t limit);
 } xxl_store_methods_t;
 
 //  Users (console logins), bearer tokens and sessions (docs/http.md).
@@ -1129,6 +1137,8 @@ static inline int xxl_store_session_find_remember (xxl_store_t *self, const char
 static inline int64_t xxl_store_session_expire_remember (xxl_store_t *self, int64_t before, int64_t remembered_before) { return XXL_STORE_V12 (session_expire_remember)? self->methods->session_expire_remember (self, before, remembered_before): self->methods->accounts->session_expire (self, before); }
 //  Version 17 (a table of an older version: -1)
 static inline int xxl_store_user_add_first (xxl_store_t *self, const xxl_account_t *user) { return XXL_STORE_V12 (user_add_first)? self->methods->user_add_first (self, user): -1; }
+//  Version 18 (a table of an older version: -1)
+static inline int xxl_store_report_encode_range (xxl_store_t *self, xxl_enc_t *enc, int64_t from, int64_t to, int64_t limit) { return XXL_STORE_V12 (report_encode_range)? self->methods->report_encode_range (self, enc, from, to, limit): -1; }
 #undef XXL_STORE_V12
 
 #define XXL_ACCOUNTS_CALL(name) (self->methods->accounts->name)

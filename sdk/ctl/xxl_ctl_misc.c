@@ -119,12 +119,29 @@ const ctl_cmd_t xxl_ctl_cron_next = {
     NULL, s_cron_next, NULL, NULL
 };
 
+static const ctl_opt_t s_report_opts [] = {
+    { "--from", NULL, "TIME", "the days from the one holding TIME (epoch ms, or local\n"
+                              "                         YYYY-MM-DD[ HH:MM[:SS]]; default: 29 days"
+                              " before --to's)",
+      CTL_TIME, 0, 0, "from", NULL },
+    { "--to", NULL, "TIME", "to the one holding TIME (included; default now; at most 366\n"
+                            "                         days in all)",
+      CTL_TIME, 0, 0, "to", NULL },
+    XXL_CTL_OPTS_END
+};
+
 static int
 s_report (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
 {
-    (void) cmd;
-    (void) args;
-    if (!xxl_ctl_request (self, "REPORT"))
+    //  --to before --from is the user's slip: said before anything is sent
+    //  (the span, the scheduler judges in its time zone)
+    if (xxl_ctl_args_count (cmd, args, "--from", "--to", NULL) == 2
+    &&  xxl_ctl_args_num (cmd, args, "--to", 0) < xxl_ctl_args_num (cmd, args, "--from", 0))
+        return xxl_ctl_usage_error (self, cmd, "--to (%s) is before --from (%s)",
+                                    xxl_ctl_args_get (cmd, args, "--to"),
+                                    xxl_ctl_args_get (cmd, args, "--from"));
+    int ranged = 0;
+    if (!xxl_ctl_request_args (self, cmd->request, cmd, args, &ranged))
         return XXL_CTL_FAILED;
     xxl_msg_t *reply;
     const msgpack_object *content;
@@ -159,13 +176,17 @@ s_report (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
         xxl_ctl_table_add (&table, xxl_ctl_value_text_of (day, "sucCount"));
         xxl_ctl_table_add (&table, xxl_ctl_value_text_of (day, "failCount"));
     }
-    xxl_ctl_table_print (&table, self->out, "no runs in the last days");
+    xxl_ctl_table_print (&table, self->out, ranged? "no day rows in the range"
+                                                  : "no runs in the last days");
     xxl_msg_destroy (&reply);
     return XXL_CTL_OK;
 }
 
 const ctl_cmd_t xxl_ctl_report = {
-    "report", NULL, "", "the scheduler's run report", NULL, NULL, 0, 0, NULL, s_report, NULL, NULL
+    "report", NULL, "[--from TIME] [--to TIME]",
+    "the scheduler's run report: totals, and runs per day (the newest 30 days\n"
+    "        with a row, or those from --from to --to)", s_report_opts, NULL, 0, 0,
+    NULL, s_report, "REPORT", NULL
 };
 
 //  The route strategies and alarm kinds the scheduler loaded

@@ -399,6 +399,15 @@ static const xxl_field_t s_log_clear [] = {
     S_END
 };
 
+//  REPORT: the day rows of the days holding `from` to `to` (epoch ms, both
+//  included; -1: absent; neither: the newest 30 rows).  Their order and
+//  span (at most XXL_REPORT_RANGE_DAYS days) are the scheduler's to judge.
+static const xxl_field_t s_report [] = {
+    { S_INT ("from", 0, INT64_MAX, -1) },
+    { S_INT ("to", 0, INT64_MAX, -1) },
+    S_END
+};
+
 //  AUDIT_LIST: newest first, below id `before` (paging)
 static const xxl_field_t s_audit_list [] = {
     { S_INT ("limit", 1, 1000, 100) },

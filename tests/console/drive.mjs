@@ -343,6 +343,12 @@ try {
     await until(async () => /^Runs: [1-9]/.test((await sum.innerText()).trim()), 'the run counted today')
     await from.fill(today(1))
     await page.locator('[data-test=range-error]').waitFor()
+    // a range asks REPORT for its days (from, to: epoch ms), at most 366
+    const asked = page.waitForRequest((r) => /\/api\/v1\/report\?from=\d+&to=\d+$/.test(r.url()), { timeout: 5000 })
+    await from.fill(today(-3))
+    await asked
+    await from.fill(today(-400))
+    await until(async () => /366/.test(await page.locator('[data-test=range-error]').innerText()), 'the 366-day limit named')
   })
   await snap(page, 'dashboard-range')
 

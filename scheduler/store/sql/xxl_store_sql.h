@@ -251,7 +251,8 @@ int xxl_store_sql_sum_runs (int rc, xxl_store_group_runs_t *rows, size_t count,
     X (workflow_run_encode) X (workflow_run_encode_page) X (workflow_run_rows) \
     X (log_flow_mark) X (log_flow_run) X (workflow_ids) X (workflow_calendar_ids) X (log_slot_ids) X (job_slot_ids) \
     X (workflow_run_encode_below) X (backfill_encode_below) X (session_add_remember) \
-    X (session_find_remember) X (session_expire_remember) X (user_add_first)
+    X (session_find_remember) X (session_expire_remember) X (user_add_first) \
+    X (report_encode_range)
 
 #define XXL_STORE_SQL_ACCOUNT_SLOTS(X) \
     X (user_add) X (user_update) X (user_get) X (user_rm) X (user_encode_all) X (token_add) \

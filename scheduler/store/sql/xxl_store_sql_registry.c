@@ -144,6 +144,17 @@ xs_report_encode_days (xxl_store_t *base, xxl_enc_t *enc, int days)
         (int64_t) days);
 }
 
+int
+xs_report_encode_range (xxl_store_t *base, xxl_enc_t *enc, int64_t from, int64_t to,
+                        int64_t limit)
+{
+    return xsql_encode (base, enc, 1,
+        "SELECT trigger_day AS \"triggerDay\", running_count AS \"runningCount\","
+        " suc_count AS \"sucCount\", fail_count AS \"failCount\", update_time AS \"updateTime\""
+        " FROM xxl_job_log_report WHERE trigger_day >= $1 AND trigger_day <= $2"
+        " ORDER BY trigger_day DESC LIMIT $3", "iii", from, to, limit);
+}
+
 char *
 xs_registry_apps (xxl_store_t *base, const char *address, int64_t since)
 {
