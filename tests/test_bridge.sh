@@ -3,12 +3,12 @@
 # end: a real xxl-scheduler, xxl-bridge, and executors of our own written
 # from the XXL-JOB protocol (tests/bridge/fake_executor.py: 2.x and 3.x
 # answers, Go's header case, batched callbacks, odd refusals).  BEAN runs,
-# failures, odd refusals, sharding over two executors, FAILOVER past a
-# frozen executor, BUSYOVER, kill, log cat, timeout, repeated and unknown
-# callbacks, the admin's refusals (token, networks, sizes, shapes), the
-# bridge SIGKILLed mid-run and restarted (every logId executed once, every
-# result delivered), an executor SIGKILLed mid-run (failed by the lost-run
-# monitor).
+# failures, odd refusals, GLUE_GROOVY and GLUE_PYTHON2 passed through,
+# sharding over two executors, FAILOVER past a frozen executor, BUSYOVER,
+# kill, log cat, timeout, repeated and unknown callbacks, the admin's
+# refusals (token, networks, sizes, shapes), the bridge SIGKILLed mid-run
+# and restarted (every logId executed once, every result delivered), an
+# executor SIGKILLed mid-run (failed by the lost-run monitor).
 . "$(dirname "$0")/lib.sh"
 xxl_store_blind "the bridge"
 xxl_setup
@@ -82,6 +82,12 @@ L=$(trigger "$GJ")
 check "GLUE_GROOVY runs on the XXL-JOB executor" wait_for 10 field_is "$L" handleCode 200
 check "its glueType and glueSource reached the executor" bash -c "
     $CTL --api $API --token $TOKEN log cat $L | grep -q 'glueType:GLUE_GROOVY glueUpdatetime:[1-9][0-9]* glueSource:package demo; // groovy'"
+printf 'print 42\n' > "$T/py2"
+PJ=$(ctl job add --group app1 --glue-type GLUE_PYTHON2 --glue-source "$T/py2" | jq -r .id)
+L=$(trigger "$PJ")
+check "GLUE_PYTHON2 (XXL-JOB 3.2) runs on the XXL-JOB executor" wait_for 10 field_is "$L" handleCode 200
+check "  passed to it unchanged, with its source" bash -c "
+    $CTL --api $API --token $TOKEN log cat $L | grep -q 'glueType:GLUE_PYTHON2 glueUpdatetime:[1-9][0-9]* glueSource:print 42'"
 
 check "each /run came after its route was written (the bridge's flush)" \
     bash -c "! grep -h 'not in the routes file' '$T'/exec-*.log"
