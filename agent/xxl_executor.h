@@ -41,7 +41,7 @@ typedef struct _xxl_executor_t xxl_executor_t;
 //  Glue types, the index of xxl_executor_config_t.interpreters
 enum {
     XXL_GLUE_BEAN = 0, XXL_GLUE_SHELL, XXL_GLUE_PYTHON, XXL_GLUE_NODEJS,
-    XXL_GLUE_PHP, XXL_GLUE_POWERSHELL, XXL_GLUE_COUNT
+    XXL_GLUE_PHP, XXL_GLUE_POWERSHELL, XXL_GLUE_PYTHON2, XXL_GLUE_COUNT
 };
 
 typedef struct {
@@ -49,7 +49,8 @@ typedef struct {
     const char *handler;          //  executorHandler (BEAN name; ignored for GLUE)
     const char *params;           //  executorParams, may be "" or NULL
     const char *block_strategy;   //  SERIAL_EXECUTION | DISCARD_LATER | COVER_EARLY (NULL: serial)
-    const char *glue_type;        //  BEAN | GLUE_SHELL | GLUE_PYTHON | GLUE_NODEJS | GLUE_PHP | GLUE_POWERSHELL (NULL: BEAN)
+    const char *glue_type;        //  BEAN | GLUE_SHELL | GLUE_PYTHON | GLUE_PYTHON2 | GLUE_NODEJS
+                                  //  | GLUE_PHP | GLUE_POWERSHELL (NULL: BEAN)
     const char *glue_source;      //  script text for GLUE types
     int timeout_s;                //  0 = none
     int shard_index, shard_total; //  broadcastIndex/broadcastTotal
@@ -62,8 +63,10 @@ typedef struct {
     int idle_reap_s;              //  idle job worker reaped after this (<= 0: 90)
     int log_pack;                 //  1: the log of a short in-process run goes to its
                                   //  day's pack (xxl_runpack.h), not a file of its own
-    const char *interpreters [6]; //  per XXL_GLUE_* index (BEAN unused), NULL = defaults
-                                  //  (bash, python3, node, php, pwsh); looked up in PATH;
+    const char *interpreters [XXL_GLUE_COUNT];
+                                  //  per XXL_GLUE_* index (BEAN unused), NULL = defaults
+                                  //  (bash, python3, node, php, pwsh, python2); looked up
+                                  //  in PATH;
                                   //  a source starting with "#!" runs with the
                                   //  interpreter its first line names
     const char *runner;           //  xxl-runner path; NULL: env XXL_RUNNER, else the

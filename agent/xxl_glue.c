@@ -27,13 +27,14 @@ struct _xxl_glue_t {
 };
 
 static const char *s_glue_names [XXL_GLUE_COUNT] = {
-    "BEAN", "GLUE_SHELL", "GLUE_PYTHON", "GLUE_NODEJS", "GLUE_PHP", "GLUE_POWERSHELL"
+    "BEAN", "GLUE_SHELL", "GLUE_PYTHON", "GLUE_NODEJS", "GLUE_PHP", "GLUE_POWERSHELL",
+    "GLUE_PYTHON2"
 };
 static const char *s_glue_default [XXL_GLUE_COUNT] = {
-    NULL, "bash", "python3", "node", "php", "pwsh"
+    NULL, "bash", "python3", "node", "php", "pwsh", "python2"
 };
 static const char *s_glue_ext [XXL_GLUE_COUNT] = {
-    NULL, "sh", "py", "js", "php", "ps1"
+    NULL, "sh", "py", "js", "php", "ps1", "py"
 };
 
 //  The first executable file named name (no slash) in PATH, written to

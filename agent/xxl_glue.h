@@ -5,10 +5,11 @@
     ps1), mode 0700, through a temporary file renamed into place, and run
     as INTERPRETER FILE PARAMS SHARD_INDEX SHARD_TOTAL.  The interpreter is
     the type's (xxl_executor_config_t.interpreters, default bash, python3,
-    node, php, pwsh: GLUE_SHELL runs with bash, as XXL-JOB's), found in
-    PATH once, at xxl_glue_new; a script starting with "#!" runs with the
-    interpreter its first line names instead, its words split at blanks (as
-    env -S would), so "#!/usr/bin/env python3 -u" works.
+    node, php, pwsh, and python2 for GLUE_PYTHON2, as XXL-JOB's: GLUE_SHELL
+    runs with bash), found in PATH once, at xxl_glue_new; a script starting
+    with "#!" runs with the interpreter its first line names instead, its
+    words split at blanks (as env -S would), so "#!/usr/bin/env python3 -u"
+    works.
 
     Ownership: the glue copies logdir and the interpreter names.  Buffers
     passed in stay the caller's; the words xxl_glue_command returns point

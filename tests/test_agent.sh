@@ -4,7 +4,8 @@
 # several CALLBACK batches in flight and a stalled scheduler; log cat of an
 # in-process run that has not logged yet; timeout, kill, block strategies,
 # crash isolation, log cat -f, hot reload, GLUE refusal, a missing
-# interpreter; the bounded queue of its link (test_agent_queue).
+# interpreter, GLUE_PYTHON2 with and without a python2; the bounded queue
+# of its link (test_agent_queue).
 . "$(dirname "$0")/lib.sh"
 xxl_setup
 
@@ -12,7 +13,19 @@ mkdir -p "$T/plugins"
 cp "$XXL_BUILD/plugins/handlers/.libs/demo.so" "$T/plugins/"
 export AGENT_PLUGINS="$T/plugins"
 start_scheduler || exit 1
-start_agent w1 agent-app
+# GLUE_PYTHON2 runs with the python2 in the agent's PATH: here a python3
+# behind that name (Debian 12 has no python2); the agent's restart below
+# has a PATH without any python2
+mkdir -p "$T/py2bin"
+PY3=$(command -v python3 >/dev/null && python3 -c 'import sys; print(sys.executable)')
+printf '#!/bin/sh\nexec "%s" "$@"\n' "$PY3" > "$T/py2bin/python2"
+chmod +x "$T/py2bin/python2"
+path_without () {   # path_without NAME: PATH without the folders holding NAME
+    local d out=""; local IFS=:
+    for d in $PATH; do [ -x "$d/$1" ] || out="$out${out:+:}$d"; done
+    echo "$out"
+}
+PATH="$T/py2bin:$PATH" start_agent w1 agent-app
 check "agent registers" wait_for 10 agent_registered agent-app w1
 ctl group add agent-app >/dev/null
 glue_job () {   # glue_job SCRIPT [flags]: a GLUE_SHELL job running SCRIPT
@@ -135,6 +148,16 @@ if ! command -v pwsh >/dev/null; then
         $CTL --api $API --json log show $PL | jq -r '.handleMsg, .triggerMsg' | grep -q pwsh"
 fi
 
+# GLUE_PYTHON2 (XXL-JOB 3.2's GLUE(Python2)): a python2-compatible source,
+# its param and shard in argv, run with the agent's python2
+printf 'import sys\nprint("py2-ok " + " ".join(sys.argv[1:]))\n' > "$T/py2.py"
+P2J=$(ctl job add --group agent-app --glue-type GLUE_PYTHON2 --glue-source "$T/py2.py" --param p1 | jq -r .id)
+P2L=$(ctl job trigger "$P2J" | jq -r '.logIds[0]')
+if [ -n "$PY3" ]; then
+    check "GLUE_PYTHON2 runs with the agent's python2" wait_for 10 field_is "$P2L" handleCode 200
+    check "  its param and shard in argv" bash -c "$CTL --api $API log cat $P2L | grep -qx 'py2-ok p1 0 1'"
+fi
+
 # Many results: 300 jobs on a one-second cron (in-process runs of 300 ms)
 # until 2,000 runs ended, so that several CALLBACK batches are in flight at
 # once.  Midway the scheduler stalls (SIGSTOP) past the callback timeout:
@@ -207,7 +230,7 @@ kill -TERM "$APID_w1"; wait "$APID_w1"      # the agent stops with them undelive
 check "the stopping agent kept its results in the spool" grep -q "stay in the spool" "$T/agent-w1.log"
 BACK=$(date +%s%3N)
 start_scheduler "$API" "$AGENTS"
-start_agent w1 agent-app
+PATH="$(path_without python2)" start_agent w1 agent-app
 spool_done () { for l in $RL; do finished "$l" || return 1; done; }
 check "spooled results arrive after the agent restarts" wait_for 15 spool_done
 check "spooled results are the runs' own, delivered after the restart" bash -c "
@@ -215,6 +238,11 @@ check "spooled results are the runs' own, delivered after the restart" bash -c "
 check "the agent said it had results to deliver" grep -q "from the spool" "$T/agent-w1.log"
 check "... only those 3: every result delivered before was acked" \
     grep -q "agent: 3 result(s) from the spool to deliver" "$T/agent-w1.log"
+# GLUE_PYTHON2 on an agent with no python2 in its PATH: a failed run, saying so
+P2L=$(ctl job trigger "$P2J" | jq -r '.logIds[0]')
+check "GLUE_PYTHON2 without python2: the run fails" wait_for 10 field_is "$P2L" handleCode 500
+check "  naming the interpreter" bash -c "
+    $CTL --api $API --json log show $P2L | jq -r .handleMsg | grep -qx \"interpreter 'python2' not found\""
 
 # An agent that refuses GLUE
 start_agent w2 noglue-app --no-glue

@@ -3,12 +3,12 @@
 # end: a real xxl-scheduler, xxl-bridge, and executors of our own written
 # from the XXL-JOB protocol (tests/bridge/fake_executor.py: 2.x and 3.x
 # answers, Go's header case, batched callbacks, odd refusals).  BEAN runs,
-# failures, odd refusals, sharding over two executors, FAILOVER past a
-# frozen executor, BUSYOVER, kill, log cat, timeout, repeated and unknown
-# callbacks, the admin's refusals (token, networks, sizes, shapes), the
-# bridge SIGKILLed mid-run and restarted (every logId executed once, every
-# result delivered), an executor SIGKILLed mid-run (failed by the lost-run
-# monitor).
+# failures, odd refusals, GLUE_GROOVY and GLUE_PYTHON2 passed through,
+# sharding over two executors, FAILOVER past a frozen executor, BUSYOVER,
+# kill, log cat, timeout, repeated and unknown callbacks, the admin's
+# refusals (token, networks, sizes, shapes), the bridge SIGKILLed mid-run
+# and restarted (every logId executed once, every result delivered), an
+# executor SIGKILLed mid-run (failed by the lost-run monitor).
 . "$(dirname "$0")/lib.sh"
 xxl_store_blind "the bridge"
 xxl_setup
@@ -76,12 +76,17 @@ for h in refuse refuse2; do
         $CTL --api $API --token $TOKEN --json log show $L | jq -r .triggerMsg | grep -Eq 'HTTP 500: <html>|refused, code as a string'"
 done
 
-printf 'package demo; // groovy\n' > "$T/groovy"
-GJ=$(ctl job add --group app1 --glue-type GLUE_GROOVY --glue-source "$T/groovy" | jq -r .id)
-L=$(trigger "$GJ")
-check "GLUE_GROOVY runs on the XXL-JOB executor" wait_for 10 field_is "$L" handleCode 200
-check "its glueType and glueSource reached the executor" bash -c "
-    $CTL --api $API --token $TOKEN log cat $L | grep -q 'glueType:GLUE_GROOVY glueUpdatetime:[1-9][0-9]* glueSource:package demo; // groovy'"
+# GLUE(Java) and XXL-JOB 3.2's GLUE(Python2) go to the executor as they are
+printf 'package demo; // groovy\n' > "$T/GLUE_GROOVY"
+printf 'print 42\n' > "$T/GLUE_PYTHON2"
+for glue in GLUE_GROOVY GLUE_PYTHON2; do
+    GJ=$(ctl job add --group app1 --glue-type $glue --glue-source "$T/$glue" | jq -r .id)
+    L=$(trigger "$GJ")
+    check "$glue runs on the XXL-JOB executor" wait_for 10 field_is "$L" handleCode 200
+    check "  its glueType and glueSource reached the executor unchanged" bash -c "
+        $CTL --api $API --token $TOKEN log cat $L |
+        grep -q 'glueType:$glue glueUpdatetime:[1-9][0-9]* glueSource:$(head -1 "$T/$glue")'"
+done
 
 check "each /run came after its route was written (the bridge's flush)" \
     bash -c "! grep -h 'not in the routes file' '$T'/exec-*.log"

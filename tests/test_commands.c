@@ -246,9 +246,12 @@ test_values (void)
     //  Closed lists, named by `what`
     ACCEPT ("JOB_ADD jobGroup=s:a glueType=s:GLUE_POWERSHELL", 1);
     ACCEPT ("JOB_ADD jobGroup=s:a glueType=s:GLUE_GROOVY", 1);
+    //  XXL-JOB 3.2's GLUE(Python2)
+    ACCEPT ("JOB_ADD jobGroup=s:a glueType=s:GLUE_PYTHON2", 1);
+    ACCEPT ("JOB_UPDATE jobId=i:1 glueType=s:GLUE_PYTHON2", 2);
     REFUSE ("JOB_ADD jobGroup=s:a glueType=s:GLUE_JAVA", 1, "unknown glue type 'GLUE_JAVA'"
-            " (known: BEAN, GLUE_SHELL, GLUE_PYTHON, GLUE_NODEJS, GLUE_PHP, GLUE_POWERSHELL,"
-            " GLUE_GROOVY)");
+            " (known: BEAN, GLUE_SHELL, GLUE_PYTHON, GLUE_PYTHON2, GLUE_NODEJS, GLUE_PHP,"
+            " GLUE_POWERSHELL, GLUE_GROOVY)");
     ACCEPT ("JOB_ADD jobGroup=s:a scheduleType=s:FIX_DELAY", 1);
     REFUSE ("JOB_ADD jobGroup=s:a scheduleType=s:cron", 1,
             "unknown schedule type 'cron' (known: NONE, CRON, FIX_RATE, FIX_DELAY)");
@@ -298,7 +301,7 @@ test_order (void)
     ACCEPT (update, 0);
     REFUSE (update, 1, "field 'jobGroup' must be a string");
     REFUSE (update, 2, "unknown glue type 'BAD' (known: BEAN, GLUE_SHELL, GLUE_PYTHON,"
-            " GLUE_NODEJS, GLUE_PHP, GLUE_POWERSHELL, GLUE_GROOVY)");
+            " GLUE_PYTHON2, GLUE_NODEJS, GLUE_PHP, GLUE_POWERSHELL, GLUE_GROOVY)");
     REFUSE ("JOB_UPDATE jobId=s:1 jobGroup=i:5", 0, "field 'jobId' must be an integer");
     ACCEPT ("JOB_NEXT jobId=i:1 count=i:0", 0);
     REFUSE ("JOB_NEXT jobId=i:1 count=i:0", 1, "field 'count' is 0, outside 1..100");
@@ -385,8 +388,8 @@ test_values_read (void)
     char buf [256];
     const xxl_field_t *glue = xxl_command_field (add, "glueType");
     XXL_CHECK (strcmp (xxl_field_values (glue, 1, buf, sizeof buf),
-                       "GLUE_SHELL, GLUE_PYTHON, GLUE_NODEJS, GLUE_PHP, GLUE_POWERSHELL,"
-                       " GLUE_GROOVY") == 0);
+                       "GLUE_SHELL, GLUE_PYTHON, GLUE_PYTHON2, GLUE_NODEJS, GLUE_PHP,"
+                       " GLUE_POWERSHELL, GLUE_GROOVY") == 0);
     XXL_CHECK (strcmp (xxl_field_values (xxl_command_field (add, "jobDesc"), 0, buf, sizeof buf),
                        "") == 0);
     int index = -1, total = -1;

@@ -116,8 +116,8 @@ main (void)
     FILE *out = open_memstream (&text, &size);
     xxl_ctl_args_usage (&xxl_ctl_job_add, out, 1);
     fclose (out);
-    XXL_CHECK (strstr (text, "BEAN or GLUE_SHELL, GLUE_PYTHON, GLUE_NODEJS, GLUE_PHP,"
-                       " GLUE_POWERSHELL"));
+    XXL_CHECK (strstr (text, "BEAN or GLUE_SHELL, GLUE_PYTHON, GLUE_PYTHON2, GLUE_NODEJS,"
+                       " GLUE_PHP, GLUE_POWERSHELL"));
     XXL_CHECK (strstr (text, "block strategy (SERIAL_EXECUTION, DISCARD_LATER, COVER_EARLY)"));
     free (text);
     return xxl_test_done ();

@@ -1,8 +1,9 @@
 /*  test_executor.c -- tests of agent/xxl_executor: BEAN runs isolated and
-    in process, GLUE scripts, serial queues and block strategies, timeouts,
-    kill, duplicate logIds, idle reaping, run log contents, results taken
-    in batches (take_many), the held start lines of in-process runs made
-    visible by log_sync, 2,000 sleeping runs at once, and with a journal
+    in process, GLUE scripts (GLUE_PYTHON2's interpreter too), serial
+    queues and block strategies, timeouts, kill, duplicate logIds, idle
+    reaping, run log contents, results taken in batches (take_many), the
+    held start lines of in-process runs made visible by log_sync, 2,000
+    sleeping runs at once, and with a journal
     (xxl_journal.h): logIds refused after a restart, a held run (busy
     worker or idle) not started before its logId is on disk, each run's
     processes marked XXL_AGENT_RUN=LIFE.LOGID, and xxl_guard_reap killing
@@ -539,6 +540,67 @@ test_glue (void)
     XXL_CHECK_MSG (result && result->code == 500 && s_msg_has (result, "change jobhandler or glue type"), "glue v1 replaced");
     result = s_wait (executor, id2, 3000);
     XXL_CHECK_MSG (result && result->code == 200 && s_log_has (id2, "v2\n"), "glue v2 ran");
+    xxl_executor_destroy (&executor);
+}
+
+//  GLUE_PYTHON2 (XXL-JOB 3.2's GLUE(Python2)): python2 unless configured
+//  otherwise, a .py source, the arguments of every GLUE type, the exit
+//  code as the result; an interpreter that is not installed fails the run
+//  and says which
+static void
+test_glue_python2 (void)
+{
+    printf ("  GLUE_PYTHON2\n");
+    XXL_CHECK (xxl_glue_type ("GLUE_PYTHON2") == XXL_GLUE_PYTHON2);
+    XXL_CHECK (streq (xxl_glue_name (XXL_GLUE_PYTHON2), "GLUE_PYTHON2"));
+    char line [512], *words [XXL_GLUE_WORDS + 5], msg [256];
+    xxl_glue_t *glue = xxl_glue_new (s_logdir, NULL);
+    int count = glue? xxl_glue_command (glue, XXL_GLUE_PYTHON2, "print('x')\n", line, sizeof line,
+                                        words, msg, sizeof msg): -1;
+    const char *base = count == 1? strrchr (words [0], '/'): NULL;
+    XXL_CHECK_MSG (count == 1 && streq (base? base + 1: words [0], "python2"),
+                   "GLUE_PYTHON2 runs with python2 by default: %s", count == 1? words [0]: msg);
+    xxl_glue_destroy (&glue);
+
+    xxl_executor_config_t config = { 0 };
+    config.logdir = s_logdir;
+    config.allow_glue = 1;
+    config.idle_reap_s = 90;
+    int64_t id;
+    xxl_result_t *result;
+    //  Pointed at python3 (Debian 12 has no python2), a source for both runs
+    config.interpreters [XXL_GLUE_PYTHON2] = "python3";
+    xxl_executor_t *executor = xxl_executor_new (&config, s_handlers);
+    if (system ("command -v python3 >/dev/null 2>&1") == 0) {
+        XXL_CHECK_MSG (s_glue (executor, 140, "GLUE_PYTHON2",
+                               "import sys\nprint(\"py2-ok %s %s/%s\" % tuple(sys.argv[1:4]))\n",
+                               "p1", 0, &id, msg, sizeof msg) == 0, "GLUE_PYTHON2 accepted: %s", msg);
+        result = s_wait (executor, id, 10000);
+        XXL_CHECK_MSG (result && result->code == 200 && s_log_has (id, "py2-ok p1 2/5\n"),
+                       "GLUE_PYTHON2 with python3 configured succeeds, param and shard in argv: %s",
+                       result && result->msg? result->msg: "");
+        char path [512];
+        snprintf (path, sizeof path, "%s/gluesource/140_1700000000000.py", s_logdir);
+        XXL_CHECK_MSG (access (path, R_OK) == 0, "GLUE_PYTHON2 source written to %s", path);
+        XXL_CHECK_MSG (s_glue (executor, 141, "GLUE_PYTHON2", "import sys\nsys.exit(4)\n", "",
+                               0, &id, msg, sizeof msg) == 0, "GLUE_PYTHON2 exit 4");
+        result = s_wait (executor, id, 10000);
+        XXL_CHECK_MSG (result && result->code == 500 && s_msg_has (result, "exit code 4"),
+                       "GLUE_PYTHON2's exit code fails the run: %s", result && result->msg? result->msg: "");
+    }
+    xxl_executor_destroy (&executor);
+
+    //  Not installed: a failed run naming it, in its result and its log
+    config.interpreters [XXL_GLUE_PYTHON2] = "no-such-python2-xxl";
+    executor = xxl_executor_new (&config, s_handlers);
+    XXL_CHECK_MSG (s_glue (executor, 142, "GLUE_PYTHON2", "print('never')\n", "",
+                           0, &id, msg, sizeof msg) == 0, "GLUE_PYTHON2 accepted: %s", msg);
+    result = s_wait (executor, id, 5000);
+    XXL_CHECK_MSG (result && result->code == 500
+        && s_msg_has (result, "interpreter 'no-such-python2-xxl' not found")
+        && s_log_has (id, "interpreter 'no-such-python2-xxl' not found"),
+                   "GLUE_PYTHON2 without its interpreter fails, saying so: %s",
+                   result && result->msg? result->msg: "");
     xxl_executor_destroy (&executor);
 }
 
@@ -1314,6 +1376,7 @@ main (void)
         test_queues (executor, "sleepInJobHandler");     //  flagged in-process
         xxl_executor_destroy (&executor);
         test_glue ();
+        test_glue_python2 ();
         test_reap_and_stop ();
         test_hold_wakes ();
         test_journal ();

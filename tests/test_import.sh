@@ -15,8 +15,8 @@ start_scheduler || exit 1
 
 # A dry run judges, prints, and changes nothing
 OUT=$(ctl import xxl-job "$D/full.sql" --dry-run)
-check "dry run: the counts (2 groups, 13 jobs, 9 glue versions)" \
-    test "$(jq -c '[.groups, .jobs, .glues, .dryRun]' <<<"$OUT")" = '[2,13,9,true]'
+check "dry run: the counts (2 groups, 14 jobs, 11 glue versions)" \
+    test "$(jq -c '[.groups, .jobs, .glues, .dryRun]' <<<"$OUT")" = '[2,14,11,true]'
 check "dry run: nothing created" test "$(ctl group list | jq '.groups | length')" = 0
 
 # A malformed dump: its line named, nothing created
@@ -30,17 +30,16 @@ check "a missing file: status 1, a clear error" has "$RC $ERR" "1 xxl-ctl: canno
 
 # The full dump
 OUT=$(ctl import xxl-job "$D/full.sql")
-check "import: 2 groups, 13 jobs, 9 glue versions" \
-    test "$(jq -c '[.groups, .jobs, .glues, .dryRun]' <<<"$OUT")" = '[2,13,9,false]'
+check "import: 2 groups, 14 jobs, 11 glue versions" \
+    test "$(jq -c '[.groups, .jobs, .glues, .dryRun]' <<<"$OUT")" = '[2,14,11,false]'
 id () { jq -r ".jobIds[\"$1\"]" <<<"$OUT"; }
 skipped () { jq -e --arg s "$1" '.skipped | any(contains($s))' <<<"$OUT" >/dev/null; }
 check "skipped: the invalid appname" skipped "group 3 'bad app!': appname"
 check "skipped: the job of that group" skipped "job 14 'in a bad group': its group is skipped"
-check "skipped: GLUE_PYTHON2" skipped "job 15 'python2 job': glue type GLUE_PYTHON2"
 check "skipped: a bad cron" skipped "job 16 'bad cron': cron 'not a cron'"
 check "skipped: a child not in the dump" skipped "child job 99 not linked: no such job in the dump"
 check "skipped: a link that closes a cycle" skipped "job 13 'cycle b': child job 12 not linked: it would close a cycle"
-check "6 skipped in all" test "$(jq '.skipped | length' <<<"$OUT")" = 6
+check "5 skipped in all (GLUE_PYTHON2 is not)" test "$(jq '.skipped | length' <<<"$OUT")" = 5
 
 check "a manual group keeps its addresses, its title its quote" \
     test "$(ctl group show imp-billing | jq -c '[.addressType, .addressList, .title]')" = \
@@ -64,7 +63,7 @@ check "NONE job with NULL param: empty, COVER_EARLY, RANDOM" \
          '["NONE","","COVER_EARLY","RANDOM"]'
 for pair in 5:GLUE_PYTHON:CONSISTENT_HASH 6:GLUE_NODEJS:LEAST_FREQUENTLY_USED \
             7:GLUE_PHP:LEAST_RECENTLY_USED 8:GLUE_POWERSHELL:FAILOVER 9:GLUE_GROOVY:FIRST \
-            10:BEAN:SHARDING_BROADCAST 11:BEAN:BUSYOVER; do
+            10:BEAN:SHARDING_BROADCAST 11:BEAN:BUSYOVER 15:GLUE_PYTHON2:FIRST; do
     IFS=: read -r old glue route <<<"$pair"
     check "job $old: glue type $glue, route $route" \
         test "$(ctl job show "$(id "$old")" | jq -r '[.glueType, .executorRouteStrategy] | join(":")')" = "$glue:$route"
@@ -79,14 +78,19 @@ ctl glue show "$(id 4)" | jq -j .glueSource >"$T/got4"
 check "the newest source: quotes, escapes, CRLF, tab, Chinese byte-exact" cmp "$T/want4" "$T/got4"
 check "GLUE job with one history row equal to its source: one version" \
     test "$(ctl glue history "$(id 5)" | jq .total)" = 1
+check "GLUE_PYTHON2 job (XXL-JOB 3.2): its history row, then its source" \
+    test "$(ctl glue history "$(id 15)" | jq -c '[.glues[] | [.version, .glueType, .glueRemark]]')" = \
+         '[[2,"GLUE_PYTHON2",""],[1,"GLUE_PYTHON2","py2 v1"]]'
+check "GLUE_PYTHON2 job's source byte-exact" \
+    test "$(ctl glue show "$(id 15)" | jq -c .glueSource)" = '"# -*- coding: utf-8 -*-\nimport sys\nprint \"py2\", sys.argv[1]\n"'
 check "cycle a -> cycle b linked, the link back dropped" \
     test "$(ctl job show "$(id 12)" | jq -r .childJobId):$(ctl job show "$(id 13)" | jq -r .childJobId)" = "$(id 13):"
 
 # A re-run duplicates nothing: groups by appname, jobs by (group, desc, handler)
 JOBS=$(ctl job list | jq '.jobs | length')
 AGAIN=$(ctl import xxl-job "$D/full.sql")
-check "re-run: nothing new, 2 groups and 13 jobs reused" \
-    test "$(jq -c '[.groups, .jobs, .glues, .reused.groups, .reused.jobs]' <<<"$AGAIN")" = '[0,0,0,2,13]'
+check "re-run: nothing new, 2 groups and 14 jobs reused" \
+    test "$(jq -c '[.groups, .jobs, .glues, .reused.groups, .reused.jobs]' <<<"$AGAIN")" = '[0,0,0,2,14]'
 check "re-run: the same ids" test "$(jq -c .jobIds <<<"$AGAIN")" = "$(jq -c .jobIds <<<"$OUT")"
 check "re-run: job count unchanged" test "$(ctl job list | jq '.jobs | length')" = "$JOBS"
 check "re-run (text): says what exists" \

@@ -30,7 +30,7 @@ const PLUGINS = { routers: ['BUSYOVER', 'CONSISTENT_HASH', 'FAILOVER', 'FIRST', 
   'LEAST_RECENTLY_USED', 'RANDOM', 'ROUND', 'SHARDING_BROADCAST'], alarms: ['email', 'script', 'webhook'] }
 const META_LISTS = { scheduleTypes: ['NONE', 'CRON', 'FIX_RATE', 'FIX_DELAY'], misfireStrategies: ['DO_NOTHING', 'FIRE_ONCE_NOW'],
   blockStrategies: ['SERIAL_EXECUTION', 'DISCARD_LATER', 'COVER_EARLY'],
-  glueTypes: ['BEAN', 'GLUE_SHELL', 'GLUE_PYTHON', 'GLUE_NODEJS', 'GLUE_PHP', 'GLUE_POWERSHELL'], triggerTypes: ['MANUAL', 'API'],
+  glueTypes: ['BEAN', 'GLUE_SHELL', 'GLUE_PYTHON', 'GLUE_PYTHON2', 'GLUE_NODEJS', 'GLUE_PHP', 'GLUE_POWERSHELL'], triggerTypes: ['MANUAL', 'API'],
   roles: ['admin', 'operator', 'viewer'], routeStrategies: PLUGINS.routers, alarmKinds: PLUGINS.alarms }
 
 class E extends Error { constructor(code, msg) { super(msg); this.code = code } }

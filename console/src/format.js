@@ -59,6 +59,7 @@ export function runState(log) {
 export const GLUE_TEMPLATES = {
   GLUE_SHELL: '#!/bin/bash\necho "xxl-job: hello shell"\n\necho "params: $1"\nexit 0\n',
   GLUE_PYTHON: '#!/usr/bin/env python3\nimport sys\nprint("xxl-job: hello python")\nprint("params:", sys.argv[1:])\n',
+  GLUE_PYTHON2: '# -*- coding: utf-8 -*-\nimport sys\nprint("xxl-job: hello python2")\nprint("params: " + " ".join(sys.argv[1:]))\n',
   GLUE_NODEJS: '#!/usr/bin/env node\nconsole.log("xxl-job: hello nodejs");\nconsole.log("params:", process.argv.slice(2));\n',
   GLUE_PHP: '<?php\necho "xxl-job: hello php\\n";\necho "params: " . ($argv[1] ?? "") . "\\n";\n',
   GLUE_POWERSHELL: 'Write-Host "xxl-job: hello powershell"\nWrite-Host "params: $args"\nexit 0\n',

@@ -28,7 +28,8 @@ static const char *const s_blocks [] = {
     "SERIAL_EXECUTION", "DISCARD_LATER", "COVER_EARLY", NULL
 };
 static const char *const s_glue_types [] = {
-    "BEAN", "GLUE_SHELL", "GLUE_PYTHON", "GLUE_NODEJS", "GLUE_PHP", "GLUE_POWERSHELL",
+    "BEAN", "GLUE_SHELL", "GLUE_PYTHON", "GLUE_PYTHON2", "GLUE_NODEJS", "GLUE_PHP",
+    "GLUE_POWERSHELL",
     "GLUE_GROOVY",              //  (XXL-JOB's GLUE(Java): bridged executors only, DESIGN §11)
     NULL
 };
