@@ -1572,6 +1572,17 @@ s_test_first_admin (xxl_store_t *store, const char *path)
     XXL_CHECK (xxl_first_admin_start (&again, second, dir, 6000, why, sizeof why) == XXL_FIRST_ADMIN_STALE);
     XXL_CHECK (lstat (file, &st) == -1 && streq (again.hash, ""));
     XXL_CHECK (xxl_store_user_rm (store, "admin") == 1);
+    //  A file that is not the one tracked stays: this one's removed by
+    //  hand, then one written by a scheduler of another store sharing the
+    //  folder (--db differs) with its own admin's password
+    XXL_CHECK (xxl_first_admin_start (&first, store, dir, 6500, why, sizeof why) == XXL_FIRST_ADMIN_MADE);
+    XXL_CHECK (unlink (file) == 0);
+    FILE *theirs = fopen (file, "w");
+    XXL_CHECK (theirs && fputs ("another-stores-password\n", theirs) >= 0 && fclose (theirs) == 0);
+    XXL_CHECK (xxl_store_user_update (second, "admin", "$y$changed", NULL, NULL) == 1);
+    XXL_CHECK (xxl_first_admin_check (&first, store) == 1 && streq (first.hash, ""));
+    XXL_CHECK (streq (s_file_text (file), "another-stores-password\n"));
+    XXL_CHECK (unlink (file) == 0 && xxl_store_user_rm (store, "admin") == 1);
     //  No user whose password cannot be written: a file there already (it
     //  stays as it was), a link there (never followed), no folder, none given
     FILE *stale = fopen (file, "w");

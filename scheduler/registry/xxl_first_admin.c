@@ -192,6 +192,20 @@ xxl_first_admin_start (xxl_first_admin_t *self, xxl_store_t *store, const char *
     return rc;
 }
 
+//  Removes the file at path when it holds the password of hash: the one
+//  this scheduler wrote or kept.  A file made there since (by a scheduler
+//  of another store sharing the state folder, once this one's was
+//  removed by hand) holds another password and stays.
+static void
+s_remove_if_holds (const char *path, const char *hash)
+{
+    char password [1100], why [512];
+    if (s_read (path, password, sizeof password, why, sizeof why) == 1
+    &&  xxl_secret_check_password (password, hash))
+        unlink (path);
+    explicit_bzero (password, sizeof password);
+}
+
 int
 xxl_first_admin_check (xxl_first_admin_t *self, xxl_store_t *store)
 {
@@ -205,7 +219,7 @@ xxl_first_admin_check (xxl_first_admin_t *self, xxl_store_t *store)
         return -1;
     if (same)
         return 0;
-    unlink (self->path);
+    s_remove_if_holds (self->path, self->hash);
     self->hash [0] = 0;
     return 1;
 }

@@ -61,7 +61,9 @@ int xxl_first_admin_start (xxl_first_admin_t *self, xxl_store_t *store, const ch
 
 //  While the file is tracked: whether user admin still has the hash it
 //  had.  1 not any more (the user is gone or has a new password): the file
-//  is removed and no longer tracked; 0 unchanged, or nothing tracked; -1
+//  is no longer tracked, and removed if it still holds the password of
+//  that hash (a file written there since, by another store's scheduler
+//  sharing the folder, stays); 0 unchanged, or nothing tracked; -1
 //  the store cannot be read (it is tried again at the next call)
 int xxl_first_admin_check (xxl_first_admin_t *self, xxl_store_t *store);
 
