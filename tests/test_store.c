@@ -1567,7 +1567,7 @@ s_test_first_admin (xxl_store_t *store, const char *path)
     XXL_CHECK (xxl_store_user_rm (second, "admin") == 1 && xxl_store_user_add (second, &bob) == 1);
     XXL_CHECK (xxl_first_admin_check (&first, store) == 1 && lstat (file, &st) == -1);
     XXL_CHECK (xxl_store_user_rm (store, "bob") == 1);
-    XXL_CHECK (xxl_first_admin_start (&first, store, dir, 5000, why, sizeof why) == XXL_FIRST_ADMIN_MADE);
+    XXL_CHECK (xxl_first_admin_start (&first, store, dir, zclock_time (), why, sizeof why) == XXL_FIRST_ADMIN_MADE);
     XXL_CHECK (xxl_store_user_update (second, "admin", "$y$changed", NULL, NULL) == 1);
     XXL_CHECK (xxl_first_admin_start (&again, second, dir, 6000, why, sizeof why) == XXL_FIRST_ADMIN_STALE);
     XXL_CHECK (lstat (file, &st) == -1 && streq (again.hash, ""));
@@ -1583,6 +1583,21 @@ s_test_first_admin (xxl_store_t *store, const char *path)
     XXL_CHECK (xxl_first_admin_check (&first, store) == 1 && streq (first.hash, ""));
     XXL_CHECK (streq (s_file_text (file), "another-stores-password\n"));
     XXL_CHECK (unlink (file) == 0 && xxl_store_user_rm (store, "admin") == 1);
+    //  ... nor at a start: a file not written as this store's admin was
+    //  added (another store's, its admin an hour apart), or with admin gone
+    XXL_CHECK (xxl_first_admin_start (&first, store, dir, zclock_time () - 3600000, why,
+                                      sizeof why) == XXL_FIRST_ADMIN_MADE);
+    XXL_CHECK (unlink (file) == 0);
+    theirs = fopen (file, "w");
+    XXL_CHECK (theirs && fputs ("another-stores-password\n", theirs) >= 0 && fclose (theirs) == 0);
+    XXL_CHECK (xxl_first_admin_start (&again, second, dir, zclock_time (), why, sizeof why)
+               == XXL_FIRST_ADMIN_LEFT && streq (again.hash, ""));
+    XXL_CHECK (streq (s_file_text (file), "another-stores-password\n"));
+    XXL_CHECK (xxl_store_user_rm (store, "admin") == 1 && xxl_store_user_add (store, &bob) == 1);
+    XXL_CHECK (xxl_first_admin_start (&again, second, dir, zclock_time (), why, sizeof why)
+               == XXL_FIRST_ADMIN_LEFT);
+    XXL_CHECK (streq (s_file_text (file), "another-stores-password\n"));
+    XXL_CHECK (unlink (file) == 0 && xxl_store_user_rm (store, "bob") == 1);
     //  No user whose password cannot be written: a file there already (it
     //  stays as it was), a link there (never followed), no folder, none given
     FILE *stale = fopen (file, "w");

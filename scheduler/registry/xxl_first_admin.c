@@ -7,6 +7,7 @@
 
 #include <czmq.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -63,18 +64,23 @@ s_write_new (const char *path, const char *text, char *why, size_t whylen)
     return rc;
 }
 
-//  The password in file path (its first line) into out; 1, 0 no file, -1
-//  with the reason (a link, not a regular file, unreadable)
+//  The password in file path (its first line) into out, and the time it
+//  was written (epoch ms) into *mtime unless NULL; 1, 0 no file, -1 with
+//  the reason (a link, not a regular file, unreadable)
 static int
-s_read (const char *path, char *out, size_t outlen, char *why, size_t whylen)
+s_read (const char *path, char *out, size_t outlen, int64_t *mtime, char *why,
+        size_t whylen)
 {
     int fd = open (path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0 && errno == ENOENT)
         return 0;
     struct stat st;
     ssize_t got = -1;
-    if (fd >= 0 && fstat (fd, &st) == 0 && S_ISREG (st.st_mode))
+    if (fd >= 0 && fstat (fd, &st) == 0 && S_ISREG (st.st_mode)) {
         got = read (fd, out, outlen - 1);
+        if (mtime)
+            *mtime = (int64_t) st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
+    }
     else
     if (fd >= 0)
         errno = EINVAL;
@@ -136,12 +142,16 @@ s_make (xxl_first_admin_t *self, xxl_store_t *store, int64_t now, char *why, siz
 }
 
 //  A store with users and a file: KEPT when the file holds admin's
-//  password, else STALE (removed); -1
+//  password; STALE (removed) when it does not but was written as this
+//  store's admin was added (within XXL_FIRST_ADMIN_MADE_MS of its add
+//  time): admin has a new password; else LEFT (admin is gone, or the file
+//  is another store's, whose scheduler shares the folder); -1
 static int
 s_judge (xxl_first_admin_t *self, xxl_store_t *store, char *why, size_t whylen)
 {
     char password [1100];
-    int rc = s_read (self->path, password, sizeof password, why, whylen);
+    int64_t mtime = 0;
+    int rc = s_read (self->path, password, sizeof password, &mtime, why, whylen);
     if (rc <= 0)
         return rc < 0? -1: XXL_FIRST_ADMIN_NONE;
     xxl_account_t admin = { 0 };
@@ -154,10 +164,13 @@ s_judge (xxl_first_admin_t *self, xxl_store_t *store, char *why, size_t whylen)
         snprintf (self->hash, sizeof self->hash, "%s", admin.hash);
         rc = XXL_FIRST_ADMIN_KEPT;
     }
-    else {
+    else
+    if (rc == 0 && llabs (mtime - admin.add_time) <= XXL_FIRST_ADMIN_MADE_MS) {
         unlink (self->path);
         rc = XXL_FIRST_ADMIN_STALE;
     }
+    else
+        rc = XXL_FIRST_ADMIN_LEFT;
     explicit_bzero (password, sizeof password);
     xxl_account_free (&admin);
     return rc;
@@ -200,7 +213,7 @@ static void
 s_remove_if_holds (const char *path, const char *hash)
 {
     char password [1100], why [512];
-    if (s_read (path, password, sizeof password, why, sizeof why) == 1
+    if (s_read (path, password, sizeof password, NULL, why, sizeof why) == 1
     &&  xxl_secret_check_password (password, hash))
         unlink (path);
     explicit_bzero (password, sizeof password);

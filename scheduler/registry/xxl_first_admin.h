@@ -20,8 +20,11 @@
         followed through a link, never logged.
     -   The file goes once it is stale: when the scheduler that wrote it, or
         one sharing its state folder, finds user admin gone or with a hash
-        the file's password does not match (at a start; then, while it
-        tracks the file, at each xxl_first_admin_check).
+        the file's password does not match (while it tracks the file, at
+        each xxl_first_admin_check; at a start, when admin is there and
+        was added as the file was written: a file another store's
+        scheduler wrote to a shared folder, or one whose admin is gone,
+        is left, and said so).
     Not thread-safe: the engine's thread only.
 */
 
@@ -34,6 +37,8 @@
 #define XXL_FIRST_ADMIN_FILE    "initial-admin-password"
 #define XXL_FIRST_ADMIN_LEN     24              //  characters: 138 bits
 #define XXL_FIRST_ADMIN_HASH    256             //  bytes of a hash tracked
+#define XXL_FIRST_ADMIN_MADE_MS 10000           //  a file's time and its admin's add
+                                                //  time at most this far apart
 #define XXL_FIRST_ADMIN_PATH    256             //  bytes of the file's path (a state
                                                 //  folder has at most XXL_LOCAL_DIR_MAX)
 
@@ -48,7 +53,9 @@ typedef enum {
     XXL_FIRST_ADMIN_NONE,                       //  a user exists, no file here
     XXL_FIRST_ADMIN_MADE,                       //  admin made, its password in the file
     XXL_FIRST_ADMIN_KEPT,                       //  the file holds admin's password
-    XXL_FIRST_ADMIN_STALE                       //  it did not: removed
+    XXL_FIRST_ADMIN_STALE,                      //  it did not: removed
+    XXL_FIRST_ADMIN_LEFT                        //  it did not, and was not written with
+                                                //  this store's admin: left
 } xxl_first_admin_did_t;
 
 //  At a start, with dir the state folder (NULL: none could be had): as
