@@ -34,8 +34,9 @@ s_write_new (const char *path, const char *text, char *why, size_t whylen)
     int fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
         if (errno == EEXIST)
-            snprintf (why, whylen, "%s exists already (left from an earlier store?): remove it"
-                      " and start again to have user %s made, or add a user with xxl-ctl user"
+            snprintf (why, whylen, "%s exists already (left from an earlier store, or another"
+                      " store's scheduler shares this state folder?): remove it once no one needs"
+                      " it and start again to have user %s made, or add a user with xxl-ctl user"
                       " add", path, XXL_FIRST_ADMIN_USER);
         else
             snprintf (why, whylen, "cannot make %s: %s", path, strerror (errno));
