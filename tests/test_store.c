@@ -1544,6 +1544,9 @@ s_test_first_admin (xxl_store_t *store, const char *path)
     XXL_CHECK (!xxl_secret_check_password ("wrong-password-123", got.hash));
     xxl_account_free (&got);
     XXL_CHECK (s_users (store) == 1);
+    XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_audit WHERE time = 1000"
+                                " AND who = 'first-login' AND role = 'admin' AND type = 'USER_ADD'"
+                                " AND target = 0 AND code = 200", NULL) == 1);
     XXL_CHECK (xxl_first_admin_check (&first, store) == 0 && lstat (file, &st) == 0);
     //  A second scheduler on the store, the same folder: it keeps the file,
     //  makes no user; with a folder of its own: nothing
@@ -1619,6 +1622,11 @@ s_test_first_admin (xxl_store_t *store, const char *path)
     XXL_CHECK (xxl_first_admin_start (&first, store, NULL, 9000, why, sizeof why) == -1);
     XXL_CHECK_HAS (why, "no state folder");
     XXL_CHECK (s_users (store) == 0 && !xxl_store_in_txn (store));
+    XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_audit WHERE time >= 7000"
+                                " AND time <= 9000", NULL) == 0);
+    //  (a row for each of the five made, gone for the audit's checks after)
+    XXL_CHECK (XXL_TEST_EXEC (store, "DELETE FROM xxl_audit WHERE who = ?", "s",
+                              XXL_FIRST_ADMIN_WHO) == 5);
     XXL_CHECK (rmdir (dir) == 0);
     xxl_store_destroy (&second);
 }

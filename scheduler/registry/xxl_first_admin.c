@@ -118,6 +118,11 @@ s_make (xxl_first_admin_t *self, xxl_store_t *store, int64_t now, char *why, siz
     xxl_account_t user = { .name = XXL_FIRST_ADMIN_USER, .hash = hash, .role = "admin",
                            .apps = "", .add_time = now };
     int rc = xxl_store_begin (store)? -1: xxl_store_user_add_first (store, &user);
+    //  (in the audit as an admin's USER_ADD, by XXL_FIRST_ADMIN_WHO)
+    xxl_audit_t row = { .time = now, .who = XXL_FIRST_ADMIN_WHO, .role = "admin",
+                        .type = "USER_ADD", .target = 0, .code = 200 };
+    if (rc == 1 && xxl_store_audit_add (store, &row))
+        rc = -1;
     if (rc < 0)
         snprintf (why, whylen, "%s", xxl_store_error (store));
     if (rc == 1) {

@@ -13,7 +13,9 @@
         added in one transaction, only while the store has no user
         (xxl_store_user_add_first, under the write lock: of schedulers
         sharing a store one adds it, the others find a user), and that
-        transaction is committed only once the file is written whole; a
+        transaction (which also writes its audit row: USER_ADD by
+        XXL_FIRST_ADMIN_WHO, role admin) is committed only once the file is
+        written whole; a
         file that cannot be made (no folder, not writable, a file or link
         there already) rolls it back.
     -   The file never leaves the folder's owner: never overwritten, never
@@ -35,6 +37,7 @@
 
 #define XXL_FIRST_ADMIN_USER    "admin"
 #define XXL_FIRST_ADMIN_FILE    "initial-admin-password"
+#define XXL_FIRST_ADMIN_WHO     "first-login"   //  who added it, in the audit
 #define XXL_FIRST_ADMIN_LEN     24              //  characters: 138 bits
 #define XXL_FIRST_ADMIN_HASH    256             //  bytes of a hash tracked
 #define XXL_FIRST_ADMIN_MADE_MS 10000           //  a file's time and its admin's add
