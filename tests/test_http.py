@@ -272,6 +272,14 @@ check("GET report with to before from: 400", s == 400 and "from (%d) is after to
 for bad in ("from=abc", "to=-1", "from=1.5", "to=99999999999999999999"):
     s, v, _ = api("GET", "report?" + bad)
     check("GET report?%s: 400" % bad, s == 400, (s, v))
+# The first day of 1970 (a negative midnight east of UTC) and the 30 days
+# up to it (negative midnights in any zone) are ranges too: no rows
+for early in ("to=0", "from=0&to=0", "from=1&to=2"):
+    s, v, _ = api("GET", "report?" + early)
+    check("GET report?%s: a range of 1970's days, no rows (not the newest 30)" % early,
+          s == 200 and v["days"] == [], (s, v))
+    s, v, _ = api("GET", "report?" + early, token=OPERATOR)
+    check("... an operator with apps: none of its three counted days", s == 200 and v["days"] == [], (s, v))
 s, v, _ = api("GET", "report?to=253402300800000")
 check("GET report past 9999-12-31: 400", s == 400 and "past 9999-12-31" in v.get("error", ""), (s, v))
 s, v, _ = api("GET", "report?from=%d&to=%d" % (OLD[0], OLD[4]), token=OPERATOR)

@@ -1544,6 +1544,9 @@ s_test_first_admin (xxl_store_t *store, const char *path)
     XXL_CHECK (!xxl_secret_check_password ("wrong-password-123", got.hash));
     xxl_account_free (&got);
     XXL_CHECK (s_users (store) == 1);
+    XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_audit WHERE time = 1000"
+                                " AND who = 'first-login' AND role = 'admin' AND type = 'USER_ADD'"
+                                " AND target = 0 AND code = 200", NULL) == 1);
     XXL_CHECK (xxl_first_admin_check (&first, store) == 0 && lstat (file, &st) == 0);
     //  A second scheduler on the store, the same folder: it keeps the file,
     //  makes no user; with a folder of its own: nothing
@@ -1567,11 +1570,37 @@ s_test_first_admin (xxl_store_t *store, const char *path)
     XXL_CHECK (xxl_store_user_rm (second, "admin") == 1 && xxl_store_user_add (second, &bob) == 1);
     XXL_CHECK (xxl_first_admin_check (&first, store) == 1 && lstat (file, &st) == -1);
     XXL_CHECK (xxl_store_user_rm (store, "bob") == 1);
-    XXL_CHECK (xxl_first_admin_start (&first, store, dir, 5000, why, sizeof why) == XXL_FIRST_ADMIN_MADE);
+    XXL_CHECK (xxl_first_admin_start (&first, store, dir, zclock_time (), why, sizeof why) == XXL_FIRST_ADMIN_MADE);
     XXL_CHECK (xxl_store_user_update (second, "admin", "$y$changed", NULL, NULL) == 1);
     XXL_CHECK (xxl_first_admin_start (&again, second, dir, 6000, why, sizeof why) == XXL_FIRST_ADMIN_STALE);
     XXL_CHECK (lstat (file, &st) == -1 && streq (again.hash, ""));
     XXL_CHECK (xxl_store_user_rm (store, "admin") == 1);
+    //  A file that is not the one tracked stays: this one's removed by
+    //  hand, then one written by a scheduler of another store sharing the
+    //  folder (--db differs) with its own admin's password
+    XXL_CHECK (xxl_first_admin_start (&first, store, dir, 6500, why, sizeof why) == XXL_FIRST_ADMIN_MADE);
+    XXL_CHECK (unlink (file) == 0);
+    FILE *theirs = fopen (file, "w");
+    XXL_CHECK (theirs && fputs ("another-stores-password\n", theirs) >= 0 && fclose (theirs) == 0);
+    XXL_CHECK (xxl_store_user_update (second, "admin", "$y$changed", NULL, NULL) == 1);
+    XXL_CHECK (xxl_first_admin_check (&first, store) == 1 && streq (first.hash, ""));
+    XXL_CHECK (streq (s_file_text (file), "another-stores-password\n"));
+    XXL_CHECK (unlink (file) == 0 && xxl_store_user_rm (store, "admin") == 1);
+    //  ... nor at a start: a file not written as this store's admin was
+    //  added (another store's, its admin an hour apart), or with admin gone
+    XXL_CHECK (xxl_first_admin_start (&first, store, dir, zclock_time () - 3600000, why,
+                                      sizeof why) == XXL_FIRST_ADMIN_MADE);
+    XXL_CHECK (unlink (file) == 0);
+    theirs = fopen (file, "w");
+    XXL_CHECK (theirs && fputs ("another-stores-password\n", theirs) >= 0 && fclose (theirs) == 0);
+    XXL_CHECK (xxl_first_admin_start (&again, second, dir, zclock_time (), why, sizeof why)
+               == XXL_FIRST_ADMIN_LEFT && streq (again.hash, ""));
+    XXL_CHECK (streq (s_file_text (file), "another-stores-password\n"));
+    XXL_CHECK (xxl_store_user_rm (store, "admin") == 1 && xxl_store_user_add (store, &bob) == 1);
+    XXL_CHECK (xxl_first_admin_start (&again, second, dir, zclock_time (), why, sizeof why)
+               == XXL_FIRST_ADMIN_LEFT);
+    XXL_CHECK (streq (s_file_text (file), "another-stores-password\n"));
+    XXL_CHECK (unlink (file) == 0 && xxl_store_user_rm (store, "bob") == 1);
     //  No user whose password cannot be written: a file there already (it
     //  stays as it was), a link there (never followed), no folder, none given
     FILE *stale = fopen (file, "w");
@@ -1593,6 +1622,11 @@ s_test_first_admin (xxl_store_t *store, const char *path)
     XXL_CHECK (xxl_first_admin_start (&first, store, NULL, 9000, why, sizeof why) == -1);
     XXL_CHECK_HAS (why, "no state folder");
     XXL_CHECK (s_users (store) == 0 && !xxl_store_in_txn (store));
+    XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_audit WHERE time >= 7000"
+                                " AND time <= 9000", NULL) == 0);
+    //  (a row for each of the five made, gone for the audit's checks after)
+    XXL_CHECK (XXL_TEST_EXEC (store, "DELETE FROM xxl_audit WHERE who = ?", "s",
+                              XXL_FIRST_ADMIN_WHO) == 5);
     XXL_CHECK (rmdir (dir) == 0);
     xxl_store_destroy (&second);
 }

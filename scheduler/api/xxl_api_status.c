@@ -128,7 +128,7 @@ s_report_encode_scoped (server_t *self, const xxl_report_t *report, const int64_
     xxl_enc_key (self->enc, "days");
     xxl_enc_array_begin (self->enc);
     for (int back = 0; back < XXL_REPORT_DAYS; back++) {
-        if (range->from >= 0 && (report->days [back].day < range->from
+        if (range->from != XXL_REPORT_NO_RANGE && (report->days [back].day < range->from
                                  || report->days [back].day > range->to))
             continue;
         xxl_enc_map_begin (self->enc);

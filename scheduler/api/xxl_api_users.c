@@ -57,6 +57,12 @@ engine_first_admin_start (server_t *self)
         zsys_info ("server: removed %s: user %s has a new password or is gone", first->path,
                    XXL_FIRST_ADMIN_USER);
     else
+    if (rc == XXL_FIRST_ADMIN_LEFT)
+        zsys_warning ("server: left %s: it holds no password of this store's user %s and was"
+                      " not written with it (the user is gone, or another store's scheduler"
+                      " shares this state folder): remove it once no one needs it",
+                      first->path, XXL_FIRST_ADMIN_USER);
+    else
     if (rc < 0)
         zsys_error ("server: first login (docs/operations.md): no user %s made or judged: %s%s%s",
                     XXL_FIRST_ADMIN_USER, why, http->state_dir? "": ": ",

@@ -7,6 +7,7 @@
 
 #include <czmq.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -33,8 +34,9 @@ s_write_new (const char *path, const char *text, char *why, size_t whylen)
     int fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
         if (errno == EEXIST)
-            snprintf (why, whylen, "%s exists already (left from an earlier store?): remove it"
-                      " and start again to have user %s made, or add a user with xxl-ctl user"
+            snprintf (why, whylen, "%s exists already (left from an earlier store, or another"
+                      " store's scheduler shares this state folder?): remove it once no one needs"
+                      " it and start again to have user %s made, or add a user with xxl-ctl user"
                       " add", path, XXL_FIRST_ADMIN_USER);
         else
             snprintf (why, whylen, "cannot make %s: %s", path, strerror (errno));
@@ -63,18 +65,23 @@ s_write_new (const char *path, const char *text, char *why, size_t whylen)
     return rc;
 }
 
-//  The password in file path (its first line) into out; 1, 0 no file, -1
-//  with the reason (a link, not a regular file, unreadable)
+//  The password in file path (its first line) into out, and the time it
+//  was written (epoch ms) into *mtime unless NULL; 1, 0 no file, -1 with
+//  the reason (a link, not a regular file, unreadable)
 static int
-s_read (const char *path, char *out, size_t outlen, char *why, size_t whylen)
+s_read (const char *path, char *out, size_t outlen, int64_t *mtime, char *why,
+        size_t whylen)
 {
     int fd = open (path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0 && errno == ENOENT)
         return 0;
     struct stat st;
     ssize_t got = -1;
-    if (fd >= 0 && fstat (fd, &st) == 0 && S_ISREG (st.st_mode))
+    if (fd >= 0 && fstat (fd, &st) == 0 && S_ISREG (st.st_mode)) {
         got = read (fd, out, outlen - 1);
+        if (mtime)
+            *mtime = (int64_t) st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
+    }
     else
     if (fd >= 0)
         errno = EINVAL;
@@ -111,6 +118,11 @@ s_make (xxl_first_admin_t *self, xxl_store_t *store, int64_t now, char *why, siz
     xxl_account_t user = { .name = XXL_FIRST_ADMIN_USER, .hash = hash, .role = "admin",
                            .apps = "", .add_time = now };
     int rc = xxl_store_begin (store)? -1: xxl_store_user_add_first (store, &user);
+    //  (in the audit as an admin's USER_ADD, by XXL_FIRST_ADMIN_WHO)
+    xxl_audit_t row = { .time = now, .who = XXL_FIRST_ADMIN_WHO, .role = "admin",
+                        .type = "USER_ADD", .target = 0, .code = 200 };
+    if (rc == 1 && xxl_store_audit_add (store, &row))
+        rc = -1;
     if (rc < 0)
         snprintf (why, whylen, "%s", xxl_store_error (store));
     if (rc == 1) {
@@ -136,12 +148,16 @@ s_make (xxl_first_admin_t *self, xxl_store_t *store, int64_t now, char *why, siz
 }
 
 //  A store with users and a file: KEPT when the file holds admin's
-//  password, else STALE (removed); -1
+//  password; STALE (removed) when it does not but was written as this
+//  store's admin was added (within XXL_FIRST_ADMIN_MADE_MS of its add
+//  time): admin has a new password; else LEFT (admin is gone, or the file
+//  is another store's, whose scheduler shares the folder); -1
 static int
 s_judge (xxl_first_admin_t *self, xxl_store_t *store, char *why, size_t whylen)
 {
     char password [1100];
-    int rc = s_read (self->path, password, sizeof password, why, whylen);
+    int64_t mtime = 0;
+    int rc = s_read (self->path, password, sizeof password, &mtime, why, whylen);
     if (rc <= 0)
         return rc < 0? -1: XXL_FIRST_ADMIN_NONE;
     xxl_account_t admin = { 0 };
@@ -154,10 +170,13 @@ s_judge (xxl_first_admin_t *self, xxl_store_t *store, char *why, size_t whylen)
         snprintf (self->hash, sizeof self->hash, "%s", admin.hash);
         rc = XXL_FIRST_ADMIN_KEPT;
     }
-    else {
+    else
+    if (rc == 0 && llabs (mtime - admin.add_time) <= XXL_FIRST_ADMIN_MADE_MS) {
         unlink (self->path);
         rc = XXL_FIRST_ADMIN_STALE;
     }
+    else
+        rc = XXL_FIRST_ADMIN_LEFT;
     explicit_bzero (password, sizeof password);
     xxl_account_free (&admin);
     return rc;
@@ -192,6 +211,20 @@ xxl_first_admin_start (xxl_first_admin_t *self, xxl_store_t *store, const char *
     return rc;
 }
 
+//  Removes the file at path when it holds the password of hash: the one
+//  this scheduler wrote or kept.  A file made there since (by a scheduler
+//  of another store sharing the state folder, once this one's was
+//  removed by hand) holds another password and stays.
+static void
+s_remove_if_holds (const char *path, const char *hash)
+{
+    char password [1100], why [512];
+    if (s_read (path, password, sizeof password, NULL, why, sizeof why) == 1
+    &&  xxl_secret_check_password (password, hash))
+        unlink (path);
+    explicit_bzero (password, sizeof password);
+}
+
 int
 xxl_first_admin_check (xxl_first_admin_t *self, xxl_store_t *store)
 {
@@ -205,7 +238,7 @@ xxl_first_admin_check (xxl_first_admin_t *self, xxl_store_t *store)
         return -1;
     if (same)
         return 0;
-    unlink (self->path);
+    s_remove_if_holds (self->path, self->hash);
     self->hash [0] = 0;
     return 1;
 }

@@ -53,7 +53,7 @@ int
 xxl_report_range (int64_t from, int64_t to, int64_t now, xxl_report_range_t *out, char *why,
                   size_t whylen)
 {
-    *out = (xxl_report_range_t) { -1, -1 };
+    *out = (xxl_report_range_t) { XXL_REPORT_NO_RANGE, XXL_REPORT_NO_RANGE };
     if (from < 0 && to < 0)
         return 0;
     if (to < 0)
@@ -78,7 +78,7 @@ xxl_report_range (int64_t from, int64_t to, int64_t now, xxl_report_range_t *out
     if (days > XXL_REPORT_RANGE_DAYS) {
         snprintf (why, whylen, "from..to spans %" PRId64 " days (a REPORT covers at most %d:"
                   " split the range)", days, XXL_REPORT_RANGE_DAYS);
-        *out = (xxl_report_range_t) { -1, -1 };
+        *out = (xxl_report_range_t) { XXL_REPORT_NO_RANGE, XXL_REPORT_NO_RANGE };
         return -1;
     }
     return 0;

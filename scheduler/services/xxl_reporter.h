@@ -43,7 +43,10 @@
 #define XXL_REPORT_TIME_MAX 253402300799999LL
 
 //  A REPORT's days: the local midnights from and to, both included;
-//  from -1: no range (the newest XXL_REPORT_ROWS rows)
+//  from XXL_REPORT_NO_RANGE: no range (the newest XXL_REPORT_ROWS rows).
+//  A midnight may be negative (the first day of 1970 east of UTC, the
+//  30 days up to an early `to`): only the sentinel means no range
+#define XXL_REPORT_NO_RANGE INT64_MIN
 typedef struct {
     int64_t from, to;
 } xxl_report_range_t;

@@ -425,7 +425,7 @@ engine_report_encode (server_t *self, const xxl_report_range_t *range)
     xxl_enc_key (self->enc, "successRate");
     xxl_enc_double (self->enc, suc + fail > 0? (double) suc / (double) (suc + fail): 1.0);
     xxl_enc_key (self->enc, "days");
-    if (range->from < 0)
+    if (range->from == XXL_REPORT_NO_RANGE)
         xxl_store_report_encode_days (self->store, self->enc, XXL_REPORT_ROWS);
     else
         xxl_store_report_encode_range (self->store, self->enc, range->from, range->to,
