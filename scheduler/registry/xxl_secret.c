@@ -26,6 +26,7 @@ s_passphrase (const char *password, char buf [8 + XXL_SECRET_HEX])
     char hex [XXL_SECRET_HEX];
     xxl_secret_sha256 (password, hex);
     snprintf (buf, 8 + XXL_SECRET_HEX, "sha256:%s", hex);
+    explicit_bzero (hex, sizeof hex);
     return buf;
 }
 
@@ -44,8 +45,10 @@ xxl_secret_hash_password (const char *password)
         const char *out = crypt_rn (password, setting, data, (int) sizeof *data);
         if (out && out [0] != '*')
             hash = strdup (out);
+        explicit_bzero (data, sizeof *data);
         free (data);
     }
+    explicit_bzero (buf, sizeof buf);
     free (setting);
     return hash;
 }
@@ -65,6 +68,10 @@ xxl_secret_check_password (const char *password, const char *hash)
         const char *out = crypt_rn (password, real? hash: setting, data, (int) sizeof *data);
         match = real && out && out [0] != '*' && xxl_secret_equal (out, hash);
     }
+    //  (libcrypt's working memory holds the phrase and what it derived)
+    if (data)
+        explicit_bzero (data, sizeof *data);
+    explicit_bzero (buf, sizeof buf);
     free (data);
     free (setting);
     return match;
