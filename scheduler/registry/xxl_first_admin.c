@@ -58,6 +58,22 @@ s_write_new (const char *path, const char *text, char *why, size_t whylen)
         rc = -1;
         err = errno;
     }
+    //  The file's name is durable before the commit that adds the user
+    //  (its folder synced): a power loss leaves no user without its file
+    if (rc == 0) {
+        char dir [XXL_FIRST_ADMIN_PATH];
+        snprintf (dir, sizeof dir, "%s", path);
+        char *slash = strrchr (dir, '/');
+        if (slash)
+            *(slash == dir? slash + 1: slash) = 0;
+        int dirfd = open (slash? dir: ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dirfd < 0 || fsync (dirfd)) {
+            rc = -1;
+            err = errno;
+        }
+        if (dirfd >= 0)
+            close (dirfd);
+    }
     if (rc) {
         unlink (path);
         snprintf (why, whylen, "cannot write %s: %s", path, strerror (err));
