@@ -4,7 +4,9 @@
     queued while the fd shows nothing (a socket read or written since its
     last check took the fd's signal), input that comes during the wait, a
     wake by commands only (the fd fires, no message: the wait goes on),
-    plain fds (input, a closed peer), a timeout, many items at once.
+    plain fds (input, a closed peer), a timeout, many items at once; and
+    tracked sockets (XXL_POLL_TRACK): a quiet one is not checked before
+    the wait yet wakes it, and one the caller used is checked again.
 */
 
 #include "xxl_transport.h"
@@ -189,11 +191,66 @@ test_many (void)
     }
 }
 
+//  XXL_POLL_TRACK: the poll keeps XXL_POLL_QUIET; a quiet socket's fd
+//  wakes the wait; the caller's use of a socket needs the flag cleared
+static void
+test_tracked (void)
+{
+    zsock_t *a, *b, *c, *d;
+    s_pair ("track-ab", &a, &b);
+    s_pair ("track-cd", &c, &d);
+    zmq_pollitem_t items [] = {
+        { zsock_resolve (a), 0, ZMQ_POLLIN | XXL_POLL_TRACK, 0 },
+        { zsock_resolve (c), 0, ZMQ_POLLIN, 0 },
+    };
+    //  Checked and empty: quiet; an item without the flag never is
+    XXL_CHECK_INT (xxl_transport_poll (items, 2, 0), 0);
+    XXL_CHECK (items [0].events & XXL_POLL_QUIET);
+    XXL_CHECK (!(items [1].events & XXL_POLL_QUIET));
+    //  Input while quiet, untouched since: the fd wakes the wait, and
+    //  the item with input is no longer quiet
+    zstr_send (b, "one");
+    XXL_CHECK_INT (xxl_transport_poll (items, 2, 5000), 1);
+    XXL_CHECK (items [0].revents == ZMQ_POLLIN);
+    XXL_CHECK (!(items [0].events & XXL_POLL_QUIET));
+    s_expect (a, "one");
+    //  (read: checked before the next wait, then quiet again)
+    XXL_CHECK_INT (xxl_transport_poll (items, 2, 0), 0);
+    XXL_CHECK (items [0].events & XXL_POLL_QUIET);
+    //  Input that comes during a quiet socket's wait wakes it
+    sender_t sender = { b, 50 };
+    pthread_t thread;
+    pthread_create (&thread, NULL, s_sender, &sender);
+    XXL_CHECK_INT (xxl_transport_poll (items, 2, 5000), 1);
+    XXL_CHECK (items [0].revents == ZMQ_POLLIN);
+    pthread_join (thread, NULL);
+    s_expect (a, "late");
+    XXL_CHECK_INT (xxl_transport_poll (items, 2, 0), 0);
+    XXL_CHECK (items [0].events & XXL_POLL_QUIET);
+    //  A use of the socket that takes the fd's signal (here a ZMQ_EVENTS
+    //  check of the caller's own) while input is queued: left quiet, the
+    //  poll does not see the input, which is why the caller must clear
+    //  the flag; cleared, the poll checks and finds it
+    zstr_send (b, "two");
+    zclock_sleep (20);
+    XXL_CHECK (zsock_events (a) & ZMQ_POLLIN);
+    XXL_CHECK_INT (xxl_transport_poll (items, 2, 20), 0);
+    items [0].events &= (short) ~XXL_POLL_QUIET;
+    XXL_CHECK_INT (xxl_transport_poll (items, 2, 0), 1);
+    XXL_CHECK (items [0].revents == ZMQ_POLLIN);
+    s_expect (a, "two");
+    zsock_destroy (&a);
+    zsock_destroy (&b);
+    zsock_destroy (&c);
+    zsock_destroy (&d);
+}
+
 int
 main (void)
 {
     printf ("test_transport_poll\n");
     test_sockets ();
+    test_tracked ();
     test_fds ();
     test_many ();
     return xxl_test_done ();

@@ -80,6 +80,8 @@ struct _server_t {
     xxl_metrics_box_t *metrics_box;     //  what /metrics reads, published
     int64_t metrics_next;               //  monotonic ms of the next publication
     events_t events;                    //  handlers of each event, as subscribed at start
+    unsigned sent;                      //  XXL_SENT_* of the sockets sent on since the
+                                        //  last poll (xxl_transport_poll's QUIET)
     //  The modules' own state
     outbox_t outbox;
     access_t access;
@@ -91,6 +93,13 @@ struct _server_t {
     services_t services;
     flows_t flows;
 };
+
+//  The engine's sockets a turn sent on (server_t.sent): each send must
+//  mark its socket, or the poll may sleep through what the send let in
+#define XXL_SENT_AGENTS  1
+#define XXL_SENT_API     2
+#define XXL_SENT_HTTP    4
+#define XXL_SENT_PROBES  8
 
 //  xxl_server.c
 //  Wall-clock time, epoch ms: what the rows, cron and users see.  It may

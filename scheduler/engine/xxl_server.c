@@ -1063,6 +1063,21 @@ s_turn_flush (server_t *self)
         xxl_store_wal_restart (self->store);
 }
 
+//  The sockets this turn sent on are checked before the next wait (a
+//  send may take the command that would have woken the poll); those it
+//  read from are, as the poll left them
+static void
+s_poll_used (server_t *self, zmq_pollitem_t *items)
+{
+    static const struct { unsigned sent; int slot; } s_slots [] = {
+        { XXL_SENT_AGENTS, 1 }, { XXL_SENT_API, 2 }, { XXL_SENT_PROBES, 3 }, { XXL_SENT_HTTP, 7 }
+    };
+    for (size_t i = 0; i < sizeof s_slots / sizeof s_slots [0]; i++)
+        if (self->sent & s_slots [i].sent)
+            items [s_slots [i].slot].events &= (short) ~XXL_POLL_QUIET;
+    self->sent = 0;
+}
+
 void
 xxl_server_actor (zsock_t *pipe, void *args)
 {
@@ -1074,16 +1089,19 @@ xxl_server_actor (zsock_t *pipe, void *args)
         return;
     }
     zsock_signal (pipe, 0);
+    //  (each socket is checked before the wait only when a turn used it
+    //  since its last check: XXL_POLL_TRACK, s_poll_used)
+    const short in = ZMQ_POLLIN | XXL_POLL_TRACK;
     zmq_pollitem_t items [] = {
-        { zsock_resolve (pipe), 0, ZMQ_POLLIN, 0 },
-        { zsock_resolve (self->agents), 0, ZMQ_POLLIN, 0 },
-        { zsock_resolve (self->api), 0, ZMQ_POLLIN, 0 },
-        { zsock_resolve (self->probes), 0, ZMQ_POLLIN, 0 },
-        { zsock_resolve (self->routed), 0, ZMQ_POLLIN, 0 },
+        { zsock_resolve (pipe), 0, in, 0 },
+        { zsock_resolve (self->agents), 0, in, 0 },
+        { zsock_resolve (self->api), 0, in, 0 },
+        { zsock_resolve (self->probes), 0, in, 0 },
+        { zsock_resolve (self->routed), 0, in, 0 },
         { NULL, xxl_alarms_fd (self->alarms), ZMQ_POLLIN, 0 },
         { NULL, self->planner.timer_fd, ZMQ_POLLIN, 0 },
-        { zsock_resolve (self->http), 0, ZMQ_POLLIN, 0 },
-        { self->runs.monitor? zsock_resolve (self->runs.monitor): NULL, -1, ZMQ_POLLIN, 0 },
+        { zsock_resolve (self->http), 0, in, 0 },
+        { self->runs.monitor? zsock_resolve (self->runs.monitor): NULL, -1, in, 0 },
     };
     //  (no monitor: its slot is left out of the poll)
     int slots = self->runs.monitor? 9: 8;
@@ -1113,6 +1131,7 @@ xxl_server_actor (zsock_t *pipe, void *args)
         s_turn_work (self, agents_drained);
         s_turn_commit (self);
         s_turn_flush (self);
+        s_poll_used (self, items);
     }
     s_server_destroy (&self);
     xxl_openssl_thread_stop ();

@@ -130,6 +130,7 @@ s_api_try (server_t *self, zmsg_t **msg_p)
     bool req = peer == XXL_PEER_REQ;
     //  (a REST call's reply goes back on the HTTP side's socket)
     void *handle = zsock_resolve (peer == XXL_PEER_HTTP? self->http: self->api);
+    self->sent |= peer == XXL_PEER_HTTP? XXL_SENT_HTTP: XXL_SENT_API;
     //  A large reply waits while the client's socket still holds unsent
     //  bytes: a client that does not read them costs its kernel buffer and
     //  its backlog, not a growing ZeroMQ queue (which counts messages, not

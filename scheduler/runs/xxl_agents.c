@@ -345,6 +345,7 @@ void
 engine_moved_check (server_t *self)
 {
     void *handle = zsock_resolve (self->agents);
+    self->sent |= XXL_SENT_AGENTS;
     zlistx_t *forget = zlistx_new ();           //  addresses (copies)
     zlistx_t *ask = zlistx_new ();              //  of them, those to ask about
     zlistx_set_destructor (forget, (zlistx_destructor_fn *) zstr_free);
@@ -830,6 +831,7 @@ engine_probe_answer (server_t *self, pending_t *pending, int code, const char *m
     zmsg_t *zmsg = zmsg_new ();
     zmsg_addmem (zmsg, zframe_data (pending->client), zframe_size (pending->client));
     zmsg_addmem (zmsg, data, size);
+    self->sent |= XXL_SENT_PROBES;
     zmsg_send (&zmsg, self->probes);
 }
 

@@ -139,6 +139,7 @@ engine_agent_out (server_t *self, zmsg_t *msg)
     //  ROUTER_MANDATORY: a peer that is gone fails here, and so does its
     //  request, at the next pending check (its deadline now)
     zframe_t *rid = zframe_dup (zmsg_first (msg));
+    self->sent |= XXL_SENT_AGENTS;
     if (zmsg_send (&msg, self->agents)) {
         zmsg_destroy (&msg);
         s_agent_gone (self, tag_id, rid);
@@ -163,6 +164,7 @@ engine_agent_out_owned (server_t *self, uint64_t tag, const void *rid, size_t ri
     void *data = *data_p;
     *data_p = NULL;
     void *handle = zsock_resolve (self->agents);
+    self->sent |= XXL_SENT_AGENTS;
     int rc = zmq_send (handle, rid, rid_size, ZMQ_SNDMORE);
     if (rc >= 0) {
         zmq_msg_t part;

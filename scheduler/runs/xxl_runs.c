@@ -142,6 +142,7 @@ bool
 engine_runs_beat (server_t *self, const void *rid, size_t rid_size)
 {
     void *handle = zsock_resolve (self->agents);
+    self->sent |= XXL_SENT_AGENTS;
     xxl_enc_request (self->enc, "BEAT", engine_request_id (self));
     size_t size;
     const void *data = xxl_enc_finish (self->enc, &size);

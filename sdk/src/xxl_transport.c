@@ -410,6 +410,18 @@ s_poll_check (zmq_pollitem_t *item)
     return 0;
 }
 
+//  After a check of a tracked item: quiet unless it has input
+static void
+s_poll_quiet (zmq_pollitem_t *item)
+{
+    if (!(item->events & XXL_POLL_TRACK))
+        return;
+    if (item->revents)
+        item->events &= (short) ~XXL_POLL_QUIET;
+    else
+        item->events |= XXL_POLL_QUIET;
+}
+
 int
 xxl_transport_poll (zmq_pollitem_t *items, int count, long timeout)
 {
@@ -421,19 +433,25 @@ xxl_transport_poll (zmq_pollitem_t *items, int count, long timeout)
     //  shows no fd), and its fd
     for (int i = 0; i < count; i++) {
         zmq_pollitem_t *item = &items [i];
-        assert (!(item->events & ~ZMQ_POLLIN));
+        assert (!(item->events & ~(ZMQ_POLLIN | XXL_POLL_TRACK | XXL_POLL_QUIET)));
+        assert (!(item->events & XXL_POLL_QUIET) || (item->events & XXL_POLL_TRACK));
         item->revents = 0;
         fds [i] = (struct pollfd) { -1, POLLIN, 0 };
-        if (!item->events)
+        if (!(item->events & ZMQ_POLLIN))
             continue;
         if (!item->socket) {
             fds [i].fd = item->fd;
             continue;
         }
         size_t size = sizeof fds [i].fd;
-        if (s_poll_check (item)
-        ||  zmq_getsockopt (item->socket, ZMQ_FD, &fds [i].fd, &size))
+        if (zmq_getsockopt (item->socket, ZMQ_FD, &fds [i].fd, &size))
             return -1;
+        //  (a quiet socket: its fd tells whatever comes)
+        if (item->events & XXL_POLL_QUIET)
+            continue;
+        if (s_poll_check (item))
+            return -1;
+        s_poll_quiet (item);
         ready += item->revents != 0;
     }
     int64_t until = timeout < 0? -1: zclock_mono () + timeout;
@@ -452,6 +470,7 @@ xxl_transport_poll (zmq_pollitem_t *items, int count, long timeout)
                 if (!item->revents) {
                     if (s_poll_check (item))
                         return -1;
+                    s_poll_quiet (item);
                     ready += item->revents != 0;
                 }
             }

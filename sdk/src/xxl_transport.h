@@ -124,6 +124,18 @@ zsock_t *xxl_transport_inproc (int type, const char *endpoint, bool bind);
 //  Sound by ZeroMQ's contract for ZMQ_FD: once ZMQ_EVENTS shows no input,
 //  anything that comes signals the fd, and nothing here uses a socket
 //  between that check and the wait.  timeout in ms, -1: none.
+//
+//  XXL_POLL_TRACK in a socket item's events (beside ZMQ_POLLIN) lets the
+//  poll skip that socket's check before the wait when nothing used the
+//  socket since the poll last checked it.  The poll then keeps
+//  XXL_POLL_QUIET in the item's events: set on return when its last check
+//  found no input, or when it was set already and the socket's fd did not
+//  fire; cleared when the item has input (revents).  The caller MUST clear
+//  XXL_POLL_QUIET after any other use of the socket (a send, a receive, a
+//  ZMQ_EVENTS check): each may take the command that would have signalled
+//  the fd.  An item without XXL_POLL_TRACK is checked at every call.
+#define XXL_POLL_TRACK  0x1000
+#define XXL_POLL_QUIET  0x2000
 int xxl_transport_poll (zmq_pollitem_t *items, int count, long timeout);
 
 #ifdef __cplusplus
