@@ -66,8 +66,8 @@ xxl_executor_queue_free (xxl_executor_t *self, worker_t *worker)
 //  running run cancelled.  An IDLE queue is freed now, unless its handler
 //  lifecycle is open: it is readied for a pool thread to run its destroy
 //  and free it, as a READY or SERVING one is by the pool thread that takes
-//  it or serves it.  Caller holds the
-//  executor mutex and not the worker's lock.
+//  it or serves it.  Caller holds the executor mutex and not the worker's
+//  lock.
 void
 xxl_executor_queue_stop (xxl_executor_t *self, worker_t *worker, const char *reason)
 {

@@ -24,7 +24,9 @@
     (O_TMPFILE, mode 0600) instead, not sealed but private.
 
     Reference counting: the registry holds one reference on each active
-    plugin, each run one more (acquire/release, atomic).  A plugin that is
+    plugin, each run one more (acquire/release, atomic), and each job
+    queue whose handler lifecycle is open one more (dup/release: its
+    destroy runs the code its init ran).  A plugin that is
     replaced or removed leaves the name table at once; it is unloaded
     (destroy, dlclose, close) when its count drops to zero.
 */
@@ -309,9 +311,9 @@ static int
 s_lifecycle_bad (plugin_t *plugin, const xxl_handler_plugin_t *desc)
 {
     const xxl_handler_lifecycle_t *lifecycle = s_lifecycles (desc);
-    for (int index = 0; lifecycle && lifecycle [index].handler; index++) {
+    for (int index = 0; lifecycle && lifecycle [index].handler && index < 100000; index++) {
         const char *name = lifecycle [index].handler;
-        const xxl_handler_t *handler = index < 100000? s_handler_find (desc, name): NULL;
+        const xxl_handler_t *handler = s_handler_find (desc, name);
         if (!handler) {
             zsys_error ("handlers: %s: lifecycle entry %d names handler '%s', which is not in "
                         "the plugin's handler table; plugin skipped", plugin->path, index, name);
