@@ -52,7 +52,7 @@
 void
 xxl_executor_queue_free (xxl_executor_t *self, worker_t *worker)
 {
-    assert (worker->stop && !worker->in_map);
+    assert (worker->stop && !worker->in_map && !worker->life_open);
     pthread_mutex_destroy (&worker->lock);
     free (worker->handler_name);
     free (worker);
@@ -63,9 +63,11 @@ xxl_executor_queue_free (xxl_executor_t *self, worker_t *worker)
 }
 
 //  Takes a job's queue out of service: out of the map, queue failed,
-//  running run cancelled.  An IDLE queue is freed now; a READY or SERVING
-//  one by the pool thread that takes it or serves it.  Caller holds the
-//  executor mutex and not the worker's lock.
+//  running run cancelled.  An IDLE queue is freed now, unless its handler
+//  lifecycle is open: it is readied for a pool thread to run its destroy
+//  and free it, as a READY or SERVING one is by the pool thread that takes
+//  it or serves it.  Caller holds the executor mutex and not the worker's
+//  lock.
 void
 xxl_executor_queue_stop (xxl_executor_t *self, worker_t *worker, const char *reason)
 {
@@ -87,6 +89,13 @@ xxl_executor_queue_stop (xxl_executor_t *self, worker_t *worker, const char *rea
     if (worker->running)
         xxl_runexec_cancel (worker->running, CANCEL_KILL, reason);
     int free_now = worker->state == JOB_IDLE;
+    if (free_now && worker->life_open) {
+        //  Its destroy may block: a pool thread takes it from the ready
+        //  list, runs the destroy and frees it (s_serve)
+        xxl_runpool_ready (self, worker);
+        free_now = 0;
+    }
+    else
     if (free_now) {
         pthread_mutex_lock (&self->pool_lock);
         xxl_runpool_idle_unlink (self, worker);

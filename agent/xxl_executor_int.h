@@ -101,6 +101,17 @@ struct _worker_t {
     uint64_t listed_seq;                //  the hold it is listed to be readied at
     int wake_fd;                        //  eventfd while a child runs (else
                                         //  -1): wakes the wait on it (kill)
+    //  The job's handler lifecycle (xxl/handler.h): open from a successful
+    //  init (or, without init, the first run started) to its destroy.
+    //  Only the thread serving the queue writes these (handed from one
+    //  to the next through the queue's lock); a stopper reads life_open
+    //  under that lock only while the queue is IDLE (no thread has it).
+    //  A stopped IDLE queue with its lifecycle open is never freed by its
+    //  stopper but readied, so that a pool thread runs the destroy
+    //  (xxl_runexec_close) and frees it, off the stopper's locks.
+    int life_open;
+    xxl_handler_ref_t life_ref;         //  the plugin of the init, held open
+    void *job_state;                    //  what init stored
     //  Under the pool lock
     struct _worker_t *ready_next;       //  the ready list (FIFO)
     struct _worker_t *idle_prev, *idle_next;

@@ -24,7 +24,9 @@
     (O_TMPFILE, mode 0600) instead, not sealed but private.
 
     Reference counting: the registry holds one reference on each active
-    plugin, each run one more (acquire/release, atomic).  A plugin that is
+    plugin, each run one more (acquire/release, atomic), and each job
+    queue whose handler lifecycle is open one more (dup/release: its
+    destroy runs the code its init ran).  A plugin that is
     replaced or removed leaves the name table at once; it is unloaded
     (destroy, dlclose, close) when its count drops to zero.
 */
@@ -82,6 +84,7 @@ typedef struct _plugin_t {
 typedef struct {
     plugin_t *plugin;
     const xxl_handler_t *handler;
+    const xxl_handler_lifecycle_t *lifecycle;   //  or NULL
 } entry_t;
 
 struct _xxl_handlers_t {
@@ -279,6 +282,70 @@ s_snapshot (plugin_t *plugin, int fd, const struct stat *st)
     return snapshot;
 }
 
+//  The descriptor's lifecycle table, when its size covers the member
+//  (an older plugin's does not: it has none), else NULL
+static const xxl_handler_lifecycle_t *
+s_lifecycles (const xxl_handler_plugin_t *desc)
+{
+    if (desc->size < offsetof (xxl_handler_plugin_t, lifecycle) + sizeof (desc->lifecycle))
+        return NULL;
+    return desc->lifecycle;
+}
+
+//  The handler named name in the plugin's table, or NULL
+static const xxl_handler_t *
+s_handler_find (const xxl_handler_plugin_t *desc, const char *name)
+{
+    int count = 0;
+    for (const xxl_handler_t *handler = desc->handlers;
+         handler->name && count < 100000; handler++, count++)
+        if (streq (handler->name, name))
+            return handler;
+    return NULL;
+}
+
+//  1 (logged) when the lifecycle table is bad: an entry naming no handler
+//  of the plugin's table, naming one twice, or naming one that runs
+//  isolated (a lifecycle runs in the agent's process only: xxl/handler.h)
+static int
+s_lifecycle_bad (plugin_t *plugin, const xxl_handler_plugin_t *desc)
+{
+    const xxl_handler_lifecycle_t *lifecycle = s_lifecycles (desc);
+    for (int index = 0; lifecycle && lifecycle [index].handler && index < 100000; index++) {
+        const char *name = lifecycle [index].handler;
+        const xxl_handler_t *handler = s_handler_find (desc, name);
+        if (!handler) {
+            zsys_error ("handlers: %s: lifecycle entry %d names handler '%s', which is not in "
+                        "the plugin's handler table; plugin skipped", plugin->path, index, name);
+            return 1;
+        }
+        if (!(handler->flags & XXL_HANDLER_IN_PROCESS)) {
+            zsys_error ("handlers: %s: handler '%s' has a lifecycle (init/destroy) but is not "
+                        "flagged XXL_HANDLER_IN_PROCESS: a job's init and destroy run only in "
+                        "the agent's process; plugin skipped", plugin->path, name);
+            return 1;
+        }
+        for (int other = 0; other < index; other++)
+            if (streq (lifecycle [other].handler, name)) {
+                zsys_error ("handlers: %s: handler '%s' has two lifecycle entries; plugin "
+                            "skipped", plugin->path, name);
+                return 1;
+            }
+    }
+    return 0;
+}
+
+//  The lifecycle entry of a handler, or NULL
+static const xxl_handler_lifecycle_t *
+s_lifecycle_of (const xxl_handler_plugin_t *desc, const char *name)
+{
+    const xxl_handler_lifecycle_t *lifecycle = s_lifecycles (desc);
+    for (; lifecycle && lifecycle->handler; lifecycle++)
+        if (streq (lifecycle->handler, name))
+            return lifecycle->init || lifecycle->destroy? lifecycle: NULL;
+    return NULL;
+}
+
 //  Loads one plugin file.  Always returns an entry (a failed one without
 //  dl when loading failed, so that we do not retry an unchanged bad file on
 //  every rescan), or NULL if the file vanished or memory ran out.  Caller
@@ -353,12 +420,15 @@ s_plugin_load (xxl_handlers_t *self, const char *file)
         zsys_error ("handlers: %s: ABI version mismatch: plugin has %u, agent needs %u; plugin skipped",
                     plugin->path, desc->abi_version, XXL_HANDLER_ABI_VERSION);
     else
-    if (desc->size < sizeof (xxl_handler_plugin_t))
+    if (desc->size < XXL_HANDLER_PLUGIN_SIZE_V1)
         zsys_error ("handlers: %s: descriptor size %u too small (need %zu); plugin skipped",
-                    plugin->path, desc->size, sizeof (xxl_handler_plugin_t));
+                    plugin->path, desc->size, (size_t) XXL_HANDLER_PLUGIN_SIZE_V1);
     else
     if (!desc->handlers)
         zsys_error ("handlers: %s: no handler table; plugin skipped", plugin->path);
+    else
+    if (s_lifecycle_bad (plugin, desc))
+        ;                               //  logged
     else {
         void *state = desc->init? desc->init (&error): NULL;
         if (error) {
@@ -403,6 +473,7 @@ s_plugin_register (xxl_handlers_t *self, plugin_t *plugin)
             continue;
         entry->plugin = plugin;
         entry->handler = handler;
+        entry->lifecycle = s_lifecycle_of (plugin->desc, handler->name);
         zhashx_insert (self->names, handler->name, entry);
     }
     zsys_info ("handlers: loaded %s (%s %s)", plugin->path,
@@ -675,10 +746,19 @@ xxl_handlers_acquire (xxl_handlers_t *self, const char *name, xxl_handler_ref_t 
         ref->plugin_path = plugin->path;
         ref->plugin_fd = plugin->fd;
         ref->generation = plugin->generation;
+        ref->lifecycle = entry->lifecycle;
         ref->plugin = plugin;
     }
     pthread_mutex_unlock (&self->mutex);
     return entry? 0: -1;
+}
+
+void
+xxl_handlers_dup (const xxl_handler_ref_t *ref, xxl_handler_ref_t *copy)
+{
+    assert (ref && ref->plugin && copy);
+    __atomic_add_fetch (&((plugin_t *) ref->plugin)->refs, 1, __ATOMIC_ACQ_REL);
+    *copy = *ref;
 }
 
 void

@@ -43,15 +43,17 @@ typedef struct {
                                         //  file the plugin was loaded from
                                         //  (CLOEXEC; not to be written)
     uint64_t generation;                //  unique per loaded plugin instance
+    const xxl_handler_lifecycle_t *lifecycle;   //  the handler's per-job
+                                        //  lifecycle (xxl/handler.h), or NULL
     void *plugin;                       //  opaque, for release
 } xxl_handler_ref_t;
 
 //  Loads every *.so in dir (sorted by file name).  dir may be NULL or
 //  missing: empty set, with a log line.  One bad plugin (dlopen error,
 //  missing symbol xxl_handler_plugin, ABI version mismatch, descriptor too
-//  small, init failure) is logged and skipped; a handler name already taken
-//  is logged and skipped (the first loaded keeps it).  Returns NULL only when
-//  out of memory.
+//  small, a bad lifecycle table, init failure) is logged and skipped; a
+//  handler name already taken is logged and skipped (the first loaded
+//  keeps it).  Returns NULL only when out of memory.
 xxl_handlers_t *xxl_handlers_new (const char *dir);
 
 //  Unloads plugins not in use; plugins still referenced by runs are
@@ -84,8 +86,12 @@ int xxl_handlers_watch_fd (xxl_handlers_t *self);
 //  Returns 0, or -1 if no such handler.  Thread-safe.
 int xxl_handlers_acquire (xxl_handlers_t *self, const char *name, xxl_handler_ref_t *ref);
 
-//  Drops the reference taken by acquire; the plugin is unloaded here if it
-//  was replaced or removed and this was its last run.  Safe to call after
+//  Takes one more reference on ref's plugin into copy (same members), for
+//  a holder that outlives the run (a job's lifecycle).  ref is acquired.
+void xxl_handlers_dup (const xxl_handler_ref_t *ref, xxl_handler_ref_t *copy);
+
+//  Drops the reference taken by acquire (or dup); the plugin is unloaded
+//  here if it was replaced or removed and this was its last holder.  Safe to call after
 //  xxl_handlers_destroy.  Zeroes ref; a zeroed ref is ignored.
 void xxl_handlers_release (xxl_handler_ref_t *ref);
 

@@ -135,11 +135,72 @@ s_host_cancelled (xxl_run_t *base)
     return 0;
 }
 
+//  The job state of the queue's open lifecycle (read by the thread
+//  serving the queue: the one calling the handler)
+static void *
+s_host_job_state (xxl_run_t *base)
+{
+    worker_t *worker = ((run_t *) base)->worker;
+    return worker && worker->life_open? worker->job_state: NULL;
+}
+
 static const xxl_handler_host_t s_host = {
     XXL_HANDLER_ABI_VERSION, sizeof (xxl_handler_host_t),
     s_host_param, s_host_job_id, s_host_log_id, s_host_shard_index, s_host_shard_total,
-    s_host_vlog, s_host_set_result, s_host_cancelled
+    s_host_vlog, s_host_set_result, s_host_cancelled, s_host_job_state
 };
+
+//  ---------------------------------------------------------------------
+//  Handler lifecycles (xxl/handler.h): a job queue's init before its first
+//  run, its destroy when it is retired.  worker_t's life_* members belong
+//  to the thread serving the queue.
+
+//  Opens the queue's lifecycle before the run, if its handler has one and
+//  it is not open: init, on this thread, inside the run (its log, timeout
+//  and kill).  0: open (or none); -1: init failed, the run's result says
+//  why and the next run tries again.
+static int
+s_life_open (run_t *run)
+{
+    worker_t *worker = run->worker;
+    const xxl_handler_lifecycle_t *life = run->ref.lifecycle;
+    if (!life || !worker || worker->life_open)
+        return 0;
+    void *job_state = NULL;
+    if (life->init && life->init (&run->base, &job_state) != 0) {
+        char *msg = NULL;
+        if (asprintf (&msg, "job init failed: %s",
+                      run->result_set && run->result_msg && *run->result_msg
+                      ? run->result_msg: "init returned -1") < 0)
+            msg = NULL;
+        xxl_logsink_lines (run->log, msg? msg: "job init failed", NULL);
+        s_set_result (run, XXL_CODE_FAIL, msg? msg: "job init failed");
+        free (msg);
+        return -1;
+    }
+    //  What a successful init said is not the run's result
+    run->result_set = 0;
+    run->result_code = 0;
+    free (run->result_msg);
+    run->result_msg = NULL;
+    xxl_handlers_dup (&run->ref, &worker->life_ref);
+    worker->job_state = job_state;
+    worker->life_open = 1;
+    return 0;
+}
+
+void
+xxl_runexec_close (worker_t *worker)
+{
+    if (!worker->life_open)
+        return;
+    const xxl_handler_lifecycle_t *life = worker->life_ref.lifecycle;
+    if (life && life->destroy)
+        life->destroy (worker->job_id, worker->life_ref.plugin_state, worker->job_state);
+    worker->life_open = 0;
+    worker->job_state = NULL;
+    xxl_handlers_release (&worker->life_ref);
+}
 
 //  ---------------------------------------------------------------------
 //  Execution
@@ -149,13 +210,17 @@ s_run_in_process (run_t *run)
 {
     run->base.host = &s_host;
     run->base.plugin_state = run->ref.plugin_state;
-    int rc = run->ref.fn (&run->base);
-    if (run->result_set) {
-        if (rc != 0 && run->result_code == XXL_CODE_SUCCESS)
-            run->result_code = XXL_CODE_FAIL;
+    if (s_life_open (run))
+        return;                     //  init failed: the result says so
+    if (!__atomic_load_n (&run->cancel, __ATOMIC_ACQUIRE)) {
+        int rc = run->ref.fn (&run->base);
+        if (run->result_set) {
+            if (rc != 0 && run->result_code == XXL_CODE_SUCCESS)
+                run->result_code = XXL_CODE_FAIL;
+        }
+        else
+            s_set_result (run, rc == 0? XXL_CODE_SUCCESS: XXL_CODE_FAIL, NULL);
     }
-    else
-        s_set_result (run, rc == 0? XXL_CODE_SUCCESS: XXL_CODE_FAIL, NULL);
     //  A handler that overran its timeout without looking at cancelled()
     if (run->deadline && xxl_executor_mono_ms () >= run->deadline) {
         int none = CANCEL_NONE;
@@ -316,7 +381,14 @@ xxl_runexec_execute (run_t *run)
                        run->params, run->shard_index, run->shard_total);
     if (run->timeout_s > 0)
         run->deadline = xxl_executor_mono_ms () + (int64_t) run->timeout_s * 1000;
-    if (__atomic_load_n (&run->cancel, __ATOMIC_ACQUIRE))
+    //  A lifecycle opened by another load of the plugin (its file was
+    //  replaced) ends before this run: the old code's destroy, then the
+    //  new code's init (s_life_open)
+    int cancelled = __atomic_load_n (&run->cancel, __ATOMIC_ACQUIRE);
+    if (!cancelled && run->worker && run->worker->life_open
+    &&  run->ref.generation != run->worker->life_ref.generation)
+        xxl_runexec_close (run->worker);
+    if (cancelled)
         ;                           //  killed before it started
     else
     if (run->glue != XXL_GLUE_BEAN)

@@ -5,8 +5,10 @@
     timeout through cancelled()), isolated in an xxl-runner process, or
     as a GLUE script under its interpreter; its outcome is left in the
     run (result_*), then handed to the ledger by xxl_runexec_done, which
-    frees it.  Callers: xxl_runpool.c (execute, done), xxl_executor.c
-    (cancel, done, free).
+    frees it.  A handler with a per-job lifecycle has its init run here,
+    before the job's first in-process run, and its destroy when the queue
+    is retired (xxl_runexec_close).  Callers: xxl_runpool.c (execute,
+    done, close), xxl_executor.c (cancel, done, free).
 */
 
 #ifndef XXL_RUNEXEC_H_INCLUDED
@@ -27,6 +29,12 @@ void xxl_runexec_done (xxl_executor_t *self, run_t *run, int code, const char *m
 //  CANCEL_TIMEOUT) and wakes its wait on a child.  Caller holds the run's
 //  queue lock.
 void xxl_runexec_cancel (run_t *run, int how, const char *reason);
+
+//  Runs the destroy of the queue's handler lifecycle if it is open
+//  (xxl/handler.h) and closes it, dropping its plugin reference.  Called
+//  by the thread serving the queue, or its freer, with no lock held and
+//  no run of the queue running.
+void xxl_runexec_close (worker_t *worker);
 
 //  Frees a run that was never queued, or is done
 void xxl_runexec_free (run_t *run);

@@ -59,6 +59,8 @@ static int64_t s_log_id (xxl_run_t *run) { (void) run; return s_run.log_id; }
 static int s_shard_index (xxl_run_t *run) { (void) run; return s_run.shard_index; }
 static int s_shard_total (xxl_run_t *run) { (void) run; return s_run.shard_total; }
 static int s_cancelled_fn (xxl_run_t *run) { (void) run; return s_cancelled != 0; }
+//  An isolated run has no job lifecycle (xxl/handler.h: in process only)
+static void *s_job_state (xxl_run_t *run) { (void) run; return NULL; }
 
 static void
 s_write_line (const char *text)
@@ -158,7 +160,7 @@ main (int argc, char *argv [])
     xxl_handler_entry_fn *entry = (xxl_handler_entry_fn *) dlsym (dl, XXL_HANDLER_ENTRY);
     const xxl_handler_plugin_t *desc = entry? entry (): NULL;
     if (!desc || desc->abi_version != XXL_HANDLER_ABI_VERSION
-    ||  desc->size < sizeof (xxl_handler_plugin_t) || !desc->handlers) {
+    ||  desc->size < XXL_HANDLER_PLUGIN_SIZE_V1 || !desc->handlers) {
         s_result (XXL_CODE_FAIL, "runner: plugin has no valid descriptor");
         return 3;
     }
@@ -182,7 +184,7 @@ main (int argc, char *argv [])
     static const xxl_handler_host_t host = {
         XXL_HANDLER_ABI_VERSION, sizeof (xxl_handler_host_t),
         s_param, s_job_id, s_log_id, s_shard_index, s_shard_total,
-        s_vlog, s_set_result, s_cancelled_fn
+        s_vlog, s_set_result, s_cancelled_fn, s_job_state
     };
     xxl_run_t run = { &host, state };
     int rc = handler->fn (&run);

@@ -377,8 +377,10 @@ s_serve (xxl_executor_t *self, worker_t *worker)
     }
     if (worker->stop) {
         //  Out of the map and of both lists: no other thread reaches it
-        //  once its stopper released the lock we now hold
+        //  once its stopper released the lock we now hold.  Its handler
+        //  lifecycle's destroy runs here, after its last run
         pthread_mutex_unlock (&worker->lock);
+        xxl_runexec_close (worker);
         xxl_executor_queue_free (self, worker);
         return;
     }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # test_agent_drain.sh -- the agent's clean stop (SIGTERM drains), with the
 # real daemons: a 3 s run in flight at SIGTERM ends 200 and the agent exits
-# after it, its guardian too; with agent/drain_s = 1 a 30 s run is killed
+# after it, its guardian too, and the per-job destroy of a handler's
+# lifecycle (tests/plugins/lifecycle.so) ran once before the agent
+# exited; with agent/drain_s = 1 a 30 s run is killed
 # after ~1 s and its result says so.  Then the fake-scheduler half
 # (test_agent_drain): a RUN sent during the drain is refused, a re-sent one
 # and LOG are answered, stop_wait still works, a second SIGTERM stops at
@@ -10,9 +12,17 @@
 xxl_setup
 
 start_scheduler || exit 1
-start_agent d1 drain-app
+mkdir -p "$T/plugins-d1"
+cp "$XXL_TEST_PLUGINS/lifecycle.so" "$T/plugins-d1/"
+XXL_TEST_LIFE_LOG="$T/life.records" AGENT_PLUGINS="$T/plugins-d1" start_agent d1 drain-app
 check "agent registers" wait_for 10 agent_registered drain-app d1
 ctl group add drain-app >/dev/null
+# A job whose handler has a per-job init and destroy: init before its run
+JL=$(ctl job add --group drain-app --handler lifeJobHandler | jq -r .id)
+LL=$(ctl job trigger "$JL" | jq -r '.logIds[0]')
+check "the lifecycle job's run ends 200" wait_for 10 field_is "$LL" handleCode 200
+check "... after its init, once" test "$(grep -cx "init $JL" "$T/life.records")" = 1
+check "... and no destroy yet" test "$(grep -cx "destroy $JL" "$T/life.records")" = 0
 glue_job () {   # glue_job SCRIPT: a GLUE_SHELL job running SCRIPT
     local f="$T/job-$RANDOM$RANDOM.sh"
     printf '%s\n' "$1" > "$f"
@@ -41,6 +51,8 @@ check "... after the run, not before ($((T1 - T0)) ms after SIGTERM)" test $((T1
 check "the run in flight ended 200" wait_for 10 field_is "$L3" handleCode 200
 check "the guardian ends after the clean stop" wait_for 5 no_guardian d1
 check "the agent said it was draining" grep -q 'stopping; new runs refused; 1 run(s)' "$T/agent-d1.log"
+check "the drain ran the lifecycle job's destroy, once" test "$(grep -cx "destroy $JL" "$T/life.records")" = 1
+check "... and nothing broke its contract" bash -c "! grep -q '^bad ' '$T/life.records'"
 
 # drain_s = 1: a 30 s run is killed after ~1 s, its result says so
 cat > "$T/agent-short.cfg" <<CFG

@@ -9,7 +9,10 @@
     and the idle queues to age out (idle_reap_s 1: thread_idle_ms 1 s),
     then bursts again; pools of 2 and 3 threads (runs wait for one), of 8,
     and sized to the machine; hogs (a job per CPU whose queue of 1 ms runs
-    is kept topped up); some rounds end in a stop while runs run and wait.
+    is kept topped up); some rounds end in a stop while runs run and wait;
+    in-process runs of a handler with a per-job lifecycle
+    (tests/plugins/lifecycle.so: init before a job's first run, destroy
+    when its queue is retired), some asking their init to fail.
 
     Checks: every accepted run gets exactly one result, and it is one its
     run may have (its handler's, or 500 with the reason of a kill, cover
@@ -22,11 +25,15 @@
     after a run of another job timed out, one queued while more runs than
     CPUs block in their runs, and one queued among the hogs.  The 3 s are
     a liveness bound, not a speed assertion (a probe takes milliseconds).
+    Lifecycles: once every executor is gone, each job id had exactly one
+    destroy per successful init, and the plugin saw no broken contract (a
+    destroy during a run of its queue, another job's state).
 
     Random choices come from a seed, printed first; XXL_STRESS_SEED=N
     replays its sequence (thread timing still varies);
     XXL_STRESS_SECONDS (default 20) is how long it runs.  Environment as
-    test_executor: XXL_TEST_PLUGINS (test_handlers.so), XXL_RUNNER.
+    test_executor: XXL_TEST_PLUGINS (test_handlers.so, lifecycle.so),
+    XXL_RUNNER.
     Last line: "N passed, M failed".
 */
 
@@ -73,7 +80,7 @@ s_rand (uint32_t bound)
 
 //  What a job runs (its identity: a run of another family on the same job
 //  replaces its queue)
-enum { FAM_SLEEP_IN, FAM_EMPTY_IN, FAM_SPIN_IN, FAM_ISOLATED, FAM_GLUE, FAM_COUNT };
+enum { FAM_SLEEP_IN, FAM_EMPTY_IN, FAM_SPIN_IN, FAM_ISOLATED, FAM_GLUE, FAM_LIFE, FAM_COUNT };
 
 //  What a run is expected to do
 enum {
@@ -84,12 +91,14 @@ enum {
     KIND_ISO,           //  sleepJobHandler in xxl-runner, short: 200
     KIND_ISO_TIMEOUT,   //  sleepJobHandler in xxl-runner, timeout 1 s: 502
     KIND_GLUE,          //  GLUE_SHELL sleep, short: 200
-    KIND_GLUE_TIMEOUT   //  GLUE_SHELL sleep 5, timeout 1 s: 502
+    KIND_GLUE_TIMEOUT,  //  GLUE_SHELL sleep 5, timeout 1 s: 502
+    KIND_LIFE,          //  lifeJobHandler (a lifecycle), in process: 200
+    KIND_LIFE_FAIL      //  ... its init asked to fail: 500 when init ran, else 200
 };
 
 static const char *s_kind_names [] = {
     "sleep", "sleep-timeout", "empty", "spin-timeout", "isolated", "isolated-timeout",
-    "glue", "glue-timeout"
+    "glue", "glue-timeout", "life", "life-init-fails"
 };
 
 #define JOBS_MAX        400
@@ -139,6 +148,7 @@ s_family_of (int kind)
         case KIND_EMPTY: return FAM_EMPTY_IN;
         case KIND_SPIN_TIMEOUT: return FAM_SPIN_IN;
         case KIND_ISO: case KIND_ISO_TIMEOUT: return FAM_ISOLATED;
+        case KIND_LIFE: case KIND_LIFE_FAIL: return FAM_LIFE;
         default: return FAM_GLUE;
     }
 }
@@ -207,6 +217,11 @@ s_trigger (xxl_executor_t *executor, int64_t job_id, int kind, const char *strat
             trigger.glue_updatetime = 1700000000000LL;
             snprintf (param, sizeof param, kind == KIND_GLUE? "0.0%u": "5", s_rand (10));
             break;
+        case KIND_LIFE:
+        case KIND_LIFE_FAIL:
+            trigger.handler = "lifeJobHandler";
+            snprintf (param, sizeof param, "%s", kind == KIND_LIFE_FAIL? "fail-init": "");
+            break;
     }
     int family = s_family_of (kind);
     //  Counted before the call: a run accepted onto another family's job
@@ -268,6 +283,8 @@ s_check_result (const xxl_result_t *result)
                || rec->kind == KIND_ISO_TIMEOUT || rec->kind == KIND_GLUE_TIMEOUT;
     const char *msg = result->msg? result->msg: "";
     int ok = result->code == (timeout? 502: 200);
+    if (!ok && rec->kind == KIND_LIFE_FAIL)
+        ok = result->code == 500 && streq (msg, "job init failed: refused on purpose");
     if (!ok && disturbed && result->code == 500)
         ok = strstr (msg, "stress kill") || strstr (msg, "Cover Early")
           || strstr (msg, "change jobhandler");
@@ -389,6 +406,51 @@ s_probe (xxl_executor_t *executor, int64_t job_id, const char *what)
 }
 
 //  ---------------------------------------------------------------------
+//  Lifecycles
+
+static char s_life_records [512];
+
+//  Once every executor is gone: per job id, one destroy per successful
+//  init; no "bad" line (lifecycle.c's contract checks)
+static void
+s_check_lifecycles (void)
+{
+    static int inits [JOBS_MAX], fails [JOBS_MAX], destroys [JOBS_MAX];
+    FILE *file = fopen (s_life_records, "r");
+    char line [256];
+    int bad = 0, total = 0;
+    while (file && fgets (line, sizeof line, file)) {
+        long long job_id;
+        char what [32];
+        if (sscanf (line, "%31s %lld", what, &job_id) != 2
+        ||  job_id < JOB_BASE || job_id >= JOB_BASE + JOBS_MAX)
+            continue;
+        int index = (int) (job_id - JOB_BASE);
+        if (streq (what, "init"))
+            inits [index]++, total++;
+        else
+        if (streq (what, "init-fail"))
+            fails [index]++;
+        else
+        if (streq (what, "destroy"))
+            destroys [index]++;
+        else
+        if (streq (what, "bad") && bad++ < MAX_REPORTS)
+            printf ("FAIL: lifecycle: %s", line);
+    }
+    if (file)
+        fclose (file);
+    XXL_CHECK_MSG (bad == 0, "%d broken lifecycle contract(s)", bad);
+    int unpaired = 0;
+    for (int i = 0; i < JOBS_MAX; i++)
+        if (inits [i] - fails [i] != destroys [i] && unpaired++ < MAX_REPORTS)
+            printf ("FAIL: job %d: %d init(s), %d failed, %d destroy(s)\n",
+                    JOB_BASE + i, inits [i], fails [i], destroys [i]);
+    XXL_CHECK_MSG (unpaired == 0, "%d job(s) without one destroy per successful init", unpaired);
+    printf ("  lifecycles: %d init(s), each successful one destroyed once\n", total);
+}
+
+//  ---------------------------------------------------------------------
 //  Rounds
 
 static int
@@ -396,7 +458,9 @@ s_pick_kind (int processes)
 {
     uint32_t dice = s_rand (100);
     if (dice < 40) return KIND_SLEEP;
-    if (dice < 70) return KIND_EMPTY;
+    if (dice < 62) return KIND_EMPTY;
+    if (dice < 69) return KIND_LIFE;
+    if (dice < 70) return KIND_LIFE_FAIL;
     if (dice < 73) return KIND_SLEEP_TIMEOUT;
     if (dice < 75) return KIND_SPIN_TIMEOUT;
     if (!processes) return dice < 90? KIND_SLEEP: KIND_EMPTY;
@@ -636,6 +700,12 @@ main (void)
             " %d s\n", seed, seed, seconds);
     const char *plugins = xxl_test_agent_plugins ();
     s_handlers = xxl_test_agent_handlers (s_logdir, plugins);
+    snprintf (s_life_records, sizeof s_life_records, "%s/life.records", s_logdir);
+    setenv ("XXL_TEST_LIFE_LOG", s_life_records, 1);
+    char command [1024];
+    snprintf (command, sizeof command, "cp '%s/lifecycle.so' '%s/plugins/'", plugins, s_logdir);
+    XXL_CHECK_MSG (system (command) == 0 && xxl_handlers_rescan (s_handlers) == 1
+               &&  xxl_handlers_exists (s_handlers, "lifeJobHandler"), "lifecycle.so loaded");
     s_runs = (run_rec_t *) calloc (RUNS_MAX, sizeof (run_rec_t));
     XXL_CHECK_MSG (s_handlers && xxl_handlers_exists (s_handlers, "sleepInJobHandler") && s_runs,
                    "test handlers loaded from %s", plugins);
@@ -650,6 +720,7 @@ main (void)
         }
         printf ("  %" PRId64 " runs accepted, %" PRId64 " refused (strategy, back-pressure),"
                 " %" PRId64 " results\n", s_accepted, s_refused, s_results);
+        s_check_lifecycles ();
     }
     xxl_handlers_destroy (&s_handlers);
     free (s_runs);

@@ -57,7 +57,7 @@ static void h_set (xxl_run_t *run, int code, const char *msg)
 }
 static const xxl_handler_host_t s_host = {
     XXL_HANDLER_ABI_VERSION, sizeof (xxl_handler_host_t),
-    h_param, h_id, h_id, h_int, h_int, h_vlog, h_set, h_int
+    h_param, h_id, h_id, h_int, h_int, h_vlog, h_set, h_int, NULL
 };
 
 static const char *

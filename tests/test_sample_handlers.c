@@ -1,6 +1,9 @@
 /*  test_sample_handlers.c -- the shipped XXL-JOB sample handlers
-    (plugins/handlers/http.c, command.c), run by the agent's executor
-    isolated (xxl-runner) and in process.
+    (plugins/handlers/http.c, command.c, demo.c), run by the agent's
+    executor isolated (xxl-runner) and in process.
+
+    demoJobHandler2 (a per-job lifecycle): its init's line in the job's
+    first run's log only, the runs counted on the state it made, per job.
 
     commandJobHandler: `echo hi` succeeds with hi in the log; `false`
     fails "command exit value(1) is failed"; stderr is logged too; quoted
@@ -233,6 +236,23 @@ test_command (xxl_executor_t *executor, const char *mode, int64_t job)
     pid = s_pid_in (pidfile);
     zclock_sleep (100);
     XXL_CHECK (pid > 0 && s_gone (pid));
+}
+
+static void
+test_demo2 (xxl_executor_t *executor, const char *mode, int64_t job)
+{
+    printf ("  demoJobHandler2 (%s)\n", mode);
+    int64_t first = s_trigger (executor, job, "demoJobHandler2", "", 0);
+    XXL_CHECK (s_msg_is (s_wait (executor, first, 10000), 200, NULL));
+    int64_t second = s_trigger (executor, job, "demoJobHandler2", "", 0);
+    XXL_CHECK (s_msg_is (s_wait (executor, second, 10000), 200, NULL));
+    int64_t other = s_trigger (executor, job + 1, "demoJobHandler2", "", 0);
+    XXL_CHECK (s_msg_is (s_wait (executor, other, 10000), 200, NULL));
+    char line [64];
+    snprintf (line, sizeof line, "] init: job %" PRId64 "\n", job);
+    XXL_CHECK (s_log_has (first, line) && s_log_has (first, "] run 1 of this job since its init\n"));
+    XXL_CHECK (!s_log_has (second, "] init: job") && s_log_has (second, "] run 2 of this job since its init\n"));
+    XXL_CHECK (s_log_has (other, "] init: job") && s_log_has (other, "] run 1 of this job since its init\n"));
 }
 
 static void
@@ -476,6 +496,7 @@ main (void)
             break;
         const char *mode = in_process? "in process": "isolated";
         test_command (executor, mode, 100 + 10 * in_process);
+        test_demo2 (executor, mode, 400 + 10 * in_process);
         test_http (executor, mode, 200 + 10 * in_process, sink, &seen);
         xxl_executor_destroy (&executor);
         test_http_allow (in_process, 300 + 10 * in_process, sink, &seen);

@@ -9,9 +9,18 @@
     plugin may carry several handlers; handler names are unique across all
     plugins an agent has loaded.
 
-    The host function table (xxl_handler_host_t) reached through the run
-    context is append-only: new members are only ever added at its end and
-    its size field tells a plugin which members exist.
+    The descriptor (xxl_handler_plugin_t) and the host function table
+    (xxl_handler_host_t) reached through the run context are append-only:
+    new members are only ever added at their end, and each one's size
+    field tells the other side which members exist.  An agent reads a
+    descriptor member only when the plugin's `size` covers it; a plugin
+    built against an older, smaller descriptor loads and behaves as it
+    did.  xxl_handler_t is an array element and never grows.
+
+    A handler may have a per-job lifecycle, as XXL-JOB's
+    @XxlJob(value, init, destroy): an init run before the first run of a
+    job id on this agent and a destroy run when that job's queue is
+    retired (xxl_handler_lifecycle_t below, docs/plugins.md).
 
     Minimal plugin:
 
@@ -68,6 +77,10 @@ typedef struct {
     void (*set_result) (xxl_run_t *run, int code, const char *msg);
     //  1 once the run was killed or timed out: a handler should return soon
     int (*cancelled) (xxl_run_t *run);
+    //  --- appended (check size: xxl_run_job_state does) ---
+    //  The job state its lifecycle init stored (xxl_handler_lifecycle_t),
+    //  NULL for a handler without one and on a host that runs no lifecycle
+    void *(*job_state) (xxl_run_t *run);
 } xxl_handler_host_t;
 
 //  What a handler gets: the host table and an opaque run.
@@ -91,10 +104,54 @@ typedef struct {
     uint32_t flags;                     //  XXL_HANDLER_* flags
 } xxl_handler_t;
 
+//  A handler's per-job lifecycle, as XXL-JOB's @XxlJob(init, destroy),
+//  which run in the job's JobThread as it starts and as it ends.  On an
+//  agent each job id has a queue of its own (its runs one at a time, in
+//  order); the lifecycle belongs to that queue:
+//
+//  - `init` (optional) runs once before the first run of a job id on this
+//    agent, on the pool thread about to run it, inside that run (its log,
+//    its timeout, its kill): run gives the job id (xxl_run_job_id), the
+//    plugin state (xxl_run_state), the run's log (xxl_run_log) and
+//    cancelled().  It may block.  It returns 0 when the job is ready,
+//    storing in *job_state what the job's runs get from
+//    xxl_run_job_state (NULL is fine); else -1, after xxl_run_fail (run,
+//    why) if it has something to say.  A failed init fails the run that
+//    caused it, code 500, handleMsg "job init failed: <why>", without
+//    calling the handler, and the job's next run tries init again;
+//    destroy is not called for a failed init.  A result a successful init
+//    set is discarded.
+//  - `destroy` (optional) runs once for each job whose init succeeded (or,
+//    without init, whose first run started) when that job's queue is
+//    retired: idle agent/idle_reap_s with nothing queued, replaced (the
+//    handler or glue version changed, COVER_EARLY, a kill), the plugin
+//    file replaced (before the new code's init, at the job's next run),
+//    or the agent stopping (SIGTERM drain).  It runs on a pool thread
+//    after the job's last run returned, never at the same time as a run of
+//    that queue, never twice, with job_state as init left it, and may
+//    block (the agent's stop waits 10 s at most for the pool).  An agent
+//    killed (SIGKILL, a crash) runs no destroy.
+//
+//  Both run only in the agent's process: the handler MUST be flagged
+//  XXL_HANDLER_IN_PROCESS (an isolated run's runner lives for one run),
+//  else the agent refuses the plugin at load.  `handler` names a handler
+//  of this plugin's own table; a name listed twice, or not in the table,
+//  refuses the plugin too.  A replaced queue's destroy may overlap the new
+//  queue's init and runs of the same job id (as XXL-JOB's old JobThread
+//  ending while the new one starts); each has its own job_state.
+typedef struct {
+    const char *handler;                //  handler name; NULL ends the array
+    int (*init) (xxl_run_t *run, void **job_state);
+    void (*destroy) (int64_t job_id, void *plugin_state, void *job_state);
+} xxl_handler_lifecycle_t;
+
 //  The descriptor a plugin's entry point returns.  `handlers` ends with an
 //  entry whose name is NULL.  `init` (optional) runs once at load and
 //  returns the plugin state, or NULL with *error set to a static string on
 //  failure, which refuses the plugin.  `destroy` (optional) runs at unload.
+//  Members after `handlers` were appended: an agent reads one only when
+//  `size` covers it, so a plugin built against an older header (size
+//  XXL_HANDLER_PLUGIN_SIZE_V1) loads and runs as before.
 typedef struct {
     uint32_t abi_version;               //  XXL_HANDLER_ABI_VERSION
     uint32_t size;                      //  sizeof (xxl_handler_plugin_t)
@@ -103,7 +160,15 @@ typedef struct {
     void *(*init) (const char **error);
     void (*destroy) (void *state);
     const xxl_handler_t *handlers;
+    //  --- appended ---
+    //  Per-job lifecycles (optional, NULL: none), ended by an entry whose
+    //  handler is NULL
+    const xxl_handler_lifecycle_t *lifecycle;
 } xxl_handler_plugin_t;
+
+//  The size of the first descriptor (up to `handlers`): the least an
+//  agent accepts
+#define XXL_HANDLER_PLUGIN_SIZE_V1  offsetof (xxl_handler_plugin_t, lifecycle)
 
 typedef const xxl_handler_plugin_t *(xxl_handler_entry_fn) (void);
 
@@ -115,6 +180,17 @@ static inline int xxl_run_shard_index (xxl_run_t *run) { return run->host->shard
 static inline int xxl_run_shard_total (xxl_run_t *run) { return run->host->shard_total (run); }
 static inline int xxl_run_cancelled (xxl_run_t *run) { return run->host->cancelled (run); }
 static inline void *xxl_run_state (xxl_run_t *run) { return run->plugin_state; }
+//  The job state the handler's lifecycle init stored; NULL without one,
+//  or on an older agent (whose host table has no job_state, and which
+//  ignores lifecycles: a handler that needs its init treats NULL as "not
+//  initialised" and fails)
+static inline void *xxl_run_job_state (xxl_run_t *run)
+{
+    if (run->host->size < offsetof (xxl_handler_host_t, job_state) + sizeof (void *)
+    ||  !run->host->job_state)
+        return NULL;
+    return run->host->job_state (run);
+}
 #if defined (__GNUC__)
 __attribute__ ((format (printf, 2, 3)))
 #endif
@@ -136,16 +212,22 @@ static inline int xxl_run_fail (xxl_run_t *run, const char *msg)
     return 0;
 }
 
-//  Declares the plugin's entry point.
-#define XXL_HANDLER_PLUGIN(pname, pversion, pinit, pdestroy, phandlers)  \
+//  Declares the plugin's entry point, with per-job lifecycles
+//  (plifecycle: an xxl_handler_lifecycle_t array, or NULL)
+#define XXL_HANDLER_PLUGIN2(pname, pversion, pinit, pdestroy, phandlers, plifecycle) \
     __attribute__ ((visibility ("default")))                            \
     const xxl_handler_plugin_t *xxl_handler_plugin (void) {             \
         static const xxl_handler_plugin_t s_plugin = {                  \
             XXL_HANDLER_ABI_VERSION, sizeof (xxl_handler_plugin_t),     \
-            (pname), (pversion), (pinit), (pdestroy), (phandlers)       \
+            (pname), (pversion), (pinit), (pdestroy), (phandlers),      \
+            (plifecycle)                                                \
         };                                                              \
         return &s_plugin;                                               \
     }
+
+//  Declares the plugin's entry point, without lifecycles
+#define XXL_HANDLER_PLUGIN(pname, pversion, pinit, pdestroy, phandlers)  \
+    XXL_HANDLER_PLUGIN2 (pname, pversion, pinit, pdestroy, phandlers, NULL)
 
 #ifdef __cplusplus
 }
