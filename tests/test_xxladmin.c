@@ -97,6 +97,10 @@ main (void)
         strcpy (key + 65, "=1");
         CHECK_REQUEST ("jobinfo/start", key, "ERR: the form has a field name over 64 bytes");
     }
+    //  Text that is not UTF-8 (XXL-JOB's forms are; REST's JSON must be)
+    CHECK_REQUEST ("jobinfo/add", "jobGroup=1&jobDesc=%ff", "ERR: the form's jobDesc is not UTF-8");
+    CHECK_REQUEST ("jobinfo/add", "jobGroup=1&%ff=1", "ERR: the form has a field name that is not UTF-8");
+    CHECK_REQUEST ("jobinfo/add", "jobGroup=1&jobDesc=%e4%b8%ad", "{\"jobDesc\":\"\xe4\xb8\xad\",\"jobGroup\":\"1\"}");
     //  ids
     CHECK_REQUEST ("jobinfo/start", "", "ERR: id is required");
     CHECK_REQUEST ("jobinfo/start", "id=", "ERR: id is required");
@@ -230,6 +234,15 @@ main (void)
     CHECK_ANSWER ("jobinfo/nextTriggerTime", "", 200, "", "{\"next\":[1704164400000]}",
                   "{\"code\":200,\"content\":[\"2024-01-02 03:00:00\"],\"data\":"
                   "[\"2024-01-02 03:00:00\"],\"msg\":null}");
+    //  a reason cut inside a character is made UTF-8
+    {
+        json_t *answer = xxl_xxladmin_returnt (500, "bad '\xe4\xb8'", NULL);
+        char *text = json_dumps (answer, JSON_COMPACT | JSON_SORT_KEYS);
+        XXL_CHECK_STR (text, "{\"code\":500,\"content\":null,\"data\":null,\"msg\":"
+                       "\"bad '\xef\xbf\xbd'\"}");
+        free (text);
+        json_decref (answer);
+    }
     int64_t from, to;
     XXL_CHECK (xxl_xxladmin_range ("2024-01-02 00:00:00 - 2024-01-02 00:00:00", &from, &to) == 0);
     XXL_CHECK_INT (from, 1704153600000LL);

@@ -96,10 +96,10 @@ s_query_each (void *cls, enum MHD_ValueKind kind, const char *key, const char *v
         snprintf (ctx->why, sizeof ctx->why, "the request has more than %d fields",
                   XXL_XXLADMIN_MAX_FIELDS);
     else {
+        //  (json_object_set_new refuses a key that is not UTF-8)
         json_t *string = json_string (value? value: "");
-        if (!string)
-            string = json_stringn_nocheck (value, strlen (value));
-        json_object_set_new (ctx->form, key, string);
+        if (!string || json_object_set_new (ctx->form, key, string))
+            snprintf (ctx->why, sizeof ctx->why, "the query holds text that is not UTF-8");
     }
     return ctx->why [0]? MHD_NO: MHD_YES;
 }

@@ -17,6 +17,7 @@
 #define _GNU_SOURCE                     //  strptime
 #endif
 #include "xxl_http_xxladmin.h"
+#include "xxl/msg.h"
 
 #include <assert.h>
 #include <ctype.h>
@@ -116,6 +117,15 @@ s_decode (const char *text, size_t size, bool *nul)
     return out;
 }
 
+//  Whether text is UTF-8 (jansson judges it as it judges JSON's strings)
+static bool
+s_utf8 (const char *text)
+{
+    json_t *string = json_string (text);
+    json_decref (string);
+    return string != NULL;
+}
+
 int
 xxl_xxladmin_form (json_t *form, const char *text, size_t size, char *why, size_t whylen)
 {
@@ -145,18 +155,20 @@ xxl_xxladmin_form (json_t *form, const char *text, size_t size, char *why, size_
                 snprintf (why, whylen, "the form has a field name over %d bytes",
                           XXL_XXLADMIN_MAX_KEY), rc = -1;
             else
+            if (!s_utf8 (key))
+                snprintf (why, whylen, "the form has a field name that is not UTF-8"), rc = -1;
+            else
+            if (!s_utf8 (value))
+                snprintf (why, whylen, "the form's %s is not UTF-8", key), rc = -1;
+            else
             if (json_object_get (form, key))
                 snprintf (why, whylen, "the form gives %s twice", key), rc = -1;
             else
             if (++count > XXL_XXLADMIN_MAX_FIELDS)
                 snprintf (why, whylen, "the form has more than %d fields",
                           XXL_XXLADMIN_MAX_FIELDS), rc = -1;
-            else {
-                json_t *string = json_string (value);
-                if (!string)
-                    string = json_stringn_nocheck (value, strlen (value));
-                json_object_set_new (form, key, string);
-            }
+            else
+                json_object_set_new (form, key, json_string (value));
             free (key);
             free (value);
             if (rc)
@@ -466,8 +478,13 @@ json_t *
 xxl_xxladmin_returnt (int code, const char *msg, json_t *content)
 {
     json_t *value = content? content: json_null ();
+    //  (a reason quoting the caller's bytes, cut at a length, may not be
+    //  UTF-8: JSON must be)
+    char *fixed = msg? xxl_utf8_repair (msg): NULL;
+    json_t *text = msg? json_string (fixed? fixed: msg): json_null ();
+    free (fixed);
     return json_pack ("{s:i, s:o, s:O, s:o}", "code", code,
-                      "msg", msg? json_string (msg): json_null (),
+                      "msg", text? text: json_string ("(a reason that is not UTF-8)"),
                       "content", value, "data", value);
 }
 
@@ -513,19 +530,27 @@ s_group_fit (json_t *group)
     json_object_set_new (group, "registryList", registry);
 }
 
-//  HTML-escaped text (XXL-JOB escapes a log page: & < > " ')
+//  The HTML entity of a character XXL-JOB escapes in a log page (& < > " '),
+//  NULL for any other
+static const char *
+s_entity (char c)
+{
+    return c == '&'? "&amp;": c == '<'? "&lt;": c == '>'? "&gt;"
+         : c == '"'? "&quot;": c == '\''? "&#39;": NULL;
+}
+
+//  HTML-escaped text (a new JSON string)
 static json_t *
 s_html_escaped (const char *text)
 {
-    size_t length = strlen (text), extra = 0;
+    size_t size = 1;
     for (const char *p = text; *p; p++)
-        extra += *p == '&'? 4: *p == '<' || *p == '>'? 3: *p == '"' || *p == '\''? 4: 0;
-    char *out = (char *) malloc (length + extra + 1), *q = out;
+        size += s_entity (*p)? strlen (s_entity (*p)): 1;
+    char *out = (char *) malloc (size), *q = out;
     if (!out)
         return json_string ("");
     for (const char *p = text; *p; p++) {
-        const char *with = *p == '&'? "&amp;": *p == '<'? "&lt;": *p == '>'? "&gt;"
-                         : *p == '"'? "&quot;": *p == '\''? "&#39;": NULL;
+        const char *with = s_entity (*p);
         if (with) {
             memcpy (q, with, strlen (with));
             q += strlen (with);
