@@ -256,6 +256,9 @@ s, v, _ = post("jobinfo/add", method="GET", cookie=ADM)
 check("xxl-job-admin: GET of a change is refused (405)", s == 405 and refused(v, "POST"), (s, v))
 s, v, _ = post("jobinfo/nosuch", {}, cookie=ADM)
 check("xxl-job-admin: an endpoint not served is 404 with a ReturnT", s == 404 and refused(v), (s, v))
+s, v, _ = post("api/registry", raw=b"{}", ctype="application/json")
+check("xxl-job-admin: an executor's api/registry is 404 naming xxl-bridge", s == 404
+      and refused(v, "xxl-bridge"), (s, v))
 s, v, _ = post("jobinfo/start", {"id": JID}, cookie=ADM, headers={"Origin": "http://evil.example"})
 check("xxl-job-admin: a request from another site's page (Origin) is refused (403)",
       s == 403 and refused(v, "another site"), (s, v))

@@ -152,8 +152,14 @@ xxl_http_xxladmin (xxl_http_t *self, answer_t *answer, struct MHD_Connection *co
     const xxl_xxladmin_endpoint_t *endpoint = xxl_xxladmin_endpoint (path);
     if (!endpoint) {
         char msg [256];
-        snprintf (msg, sizeof msg, "no such endpoint of XXL-JOB's admin: %s/%.64s (docs/"
-                  "migrating.md lists those served)", self->xadmin, path);
+        if (strncmp (path, "api/", 4) == 0)
+            //  (an executor pointed here instead of at the bridge)
+            snprintf (msg, sizeof msg, "%s/%.64s is an executor's call: xxl-bridge serves"
+                      " those; point xxl.job.admin.addresses at the bridge (docs/migrating.md)",
+                      self->xadmin, path);
+        else
+            snprintf (msg, sizeof msg, "no such endpoint of XXL-JOB's admin: %s/%.64s (docs/"
+                      "migrating.md lists those served)", self->xadmin, path);
         s_returnt (answer, 404, 500, msg);
         return;
     }
