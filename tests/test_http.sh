@@ -347,7 +347,7 @@ for bad in xxl-job-admin /xxl-job-admin/ /api /a//b "/a b"; do
                  >'$T/xapath.out' 2>&1 && grep -q 'http/xxl_admin_path' '$T/xapath.out'"
 done
 # ... and one that lists no name at all (",") answers any Host, as unset
-printf 'scheduler\n    http\n        hosts = ","\n        initial_admin = 0\n' > "$T/hosts2.cfg"
+printf 'scheduler\n    http\n        hosts = ","\n        initial_admin = 0\n        xxl_admin_path = ""\n' > "$T/hosts2.cfg"
 XXL_STATE_DIR="$T/hosts2-state" "$SCHEDULER" -c "$T/hosts2.cfg" --db "$T/hosts2.db" --api tcp://127.0.0.1:0 --agents tcp://127.0.0.1:0 \
     --plugins "$XXL_BUILD/plugins/routers/.libs" --http 127.0.0.1:0 --ready-file "$T/hosts2.ready" --open \
     >"$T/hosts2.log" 2>&1 &
@@ -356,6 +356,9 @@ PIDS="$PIDS $HOSTS2_PID"
 check "http/hosts = \",\" starts" wait_for 10 test -f "$T/hosts2.ready"
 check "... and answers any Host" test "$(curl -s -o /dev/null -w '%{http_code}' -H 'Host: evil.example' \
     "http://$(sed -n 's/^http=//p' "$T/hosts2.ready")/healthz")" = 200
+check "http/xxl_admin_path = \"\" (hosts2's): XXL-JOB's endpoints are not served (the console's files: 405)" \
+    test "$(curl -s -o /dev/null -w '%{http_code}' -d 'userName=a&password=b' \
+            "http://$(sed -n 's/^http=//p' "$T/hosts2.ready")/xxl-job-admin/login")" = 405
 kill -TERM "$HOSTS2_PID" 2>/dev/null
 # http/initial_admin = 0 (hosts2's): a new store keeps no user, and no file
 # is made, where the default made both (open2's, a new store too)
