@@ -62,6 +62,15 @@ def post(path, form=None, cookie=None, token=None, raw=None, ctype=None, method=
     return resp.status, value, resp
 
 
+def post_from(source, path, form):
+    global SOURCE
+    saved, SOURCE = SOURCE, source
+    try:
+        return post(path, form)
+    finally:
+        SOURCE = saved
+
+
 def login(user, password):
     s, v, resp = post("login", {"userName": user, "password": password})
     cookie = resp.getheader("Set-Cookie") or ""
@@ -108,6 +117,18 @@ s, v, resp = post("login", {"userName": "xa-admin", "password": os.environ["XA_A
                             "ifRemember": "on"})
 check("xxl-job-admin login with ifRemember=on: a cookie with Max-Age",
       ok(v) and "Max-Age=" in (resp.getheader("Set-Cookie") or ""), resp.getheader("Set-Cookie"))
+
+# Wrong passwords are limited as the console's logins are (test_http.sh:
+# login_burst 5 per address and per user name): then 429 with Retry-After
+got = [post_from("127.0.0.32", "login", {"userName": "xa-nobody", "password": "wrong-%d" % i})
+       for i in range(6)]
+s, v, resp = got[-1]
+check("xxl-job-admin login: wrong passwords past login_burst are limited (429, Retry-After, ReturnT 500)",
+      [g[0] for g in got[:5]] == [200] * 5 and all(refused(g[1], "wrong") for g in got[:5])
+      and s == 429 and resp.getheader("Retry-After") and refused(v, "too many"), (s, v))
+s, v, _ = post_from("127.0.0.33", "login", {"userName": "xa-admin",
+                                             "password": os.environ["XA_ADMIN_PW"]})
+check("... while another address's right password logs in", ok(v), (s, v))
 
 # No login: XXL-JOB's answer (302 to toLogin), with a ReturnT saying so
 s, v, resp = post("jobinfo/pageList", {"jobGroup": "-1"})
