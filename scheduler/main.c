@@ -227,6 +227,8 @@ main (int argc, char *argv [])
     settings.http.console = s_value (NULL, config, "scheduler/http/console",
                                      settings.http.console);
     settings.http.hosts = s_value (NULL, config, "scheduler/http/hosts", NULL);
+    settings.http.xxl_admin_path = s_value (NULL, config, "scheduler/http/xxl_admin_path",
+                                            settings.http.xxl_admin_path);
     for (const s_int_key_t *k = s_int_keys; k->key; k++) {
         int *field = (int *) ((char *) &settings + k->offset);
         int value;

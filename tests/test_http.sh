@@ -13,7 +13,8 @@
 # new password, no second admin at a second start or a restart,
 # http/initial_admin = 0); CALLBACKs with and without
 # startTime (xxl_peer as the agent) against xxl_trigger_start_seconds,
-# HTTPS (HSTS, Secure cookies).
+# HTTPS (HSTS, Secure cookies); XXL-JOB admin's endpoints under
+# /xxl-job-admin (tests/test_http_xxladmin.py), http/xxl_admin_path.
 . "$(dirname "$0")/lib.sh"
 xxl_setup
 PY=/usr/bin/python3
@@ -251,6 +252,19 @@ check "one an hour before the trigger: 200, the run finishes" \
 check "... counted as runs" wait_for 10 metric_is "$RUNS" $((RUNS0 + 5))
 check "... but neither as a start" metric_is "$STARTS" $((START0 + 1))
 
+# XXL-JOB admin's console endpoints (/xxl-job-admin, docs/migrating.md):
+# the checks are in tests/test_http_xxladmin.py, as a script would call them
+# (after the runs counted above: its run moves /metrics' counts)
+echo 'xa-admin-pass-1' | "$CTL" --api "$API1" user add xa-admin --role admin --password-stdin >/dev/null
+echo 'xa-viewer-pass-1' | "$CTL" --api "$API1" user add xa-viewer --role viewer --password-stdin >/dev/null
+XA_ADMIN_PW=xa-admin-pass-1 XA_VIEWER_PW=xa-viewer-pass-1 XA_APP=http-app \
+    "$PY" "$XXL_SRC/tests/test_http_xxladmin.py" > "$T/xa.out" 2>&1
+rc=$?
+cat "$T/xa.out"
+PASSED=$((PASSED + $(grep -c '^ok - ' "$T/xa.out")))
+FAILED=$((FAILED + $(grep -c '^FAIL - ' "$T/xa.out")))
+check "test_http_xxladmin.py ran to its end" test "$rc" -eq 0 -a "$(grep -c '^done$' "$T/xa.out")" -eq 1
+
 # HTTPS: with http/cert and http/key the same api over TLS, cookies Secure
 if command -v openssl >/dev/null; then
     openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
@@ -261,6 +275,7 @@ scheduler
         endpoint = 127.0.0.1:0
         cert = $T/http.crt
         key = $T/http.key
+        xxl_admin_path = /jobs/admin
 CFG
     XXL_STATE_DIR="$T/tls-state" "$SCHEDULER" -c "$T/tls.cfg" --db "$T/tls.db" --api tcp://127.0.0.1:0 --agents tcp://127.0.0.1:0 \
         --plugins "$XXL_BUILD/plugins/routers/.libs" --ready-file "$T/tls.ready" --open >"$T/tls.log" 2>&1 &
@@ -274,6 +289,16 @@ CFG
         -d '{"username": "tina", "password": "tls-pass-123"}' "https://$TLS_HTTP/api/v1/login"
     check "login over HTTPS" grep -q '"username":"tina"' "$T/tls.body"
     check "its cookie is Secure" grep -qi '^Set-Cookie: xxl_session=.*; Secure' "$T/tls.headers"
+    # XXL-JOB's endpoints under another http/xxl_admin_path: their cookie
+    # Secure, on that path; /xxl-job-admin is then not theirs
+    curl -s -k -D "$T/tls-xa.headers" -o "$T/tls-xa.body" -d 'userName=tina&password=tls-pass-123' \
+        "https://$TLS_HTTP/jobs/admin/login"
+    check "http/xxl_admin_path = /jobs/admin: login there (ReturnT 200)" \
+        grep -q '^{"code":200' "$T/tls-xa.body"
+    check "... its cookie XXL_JOB_LOGIN_IDENTITY Secure, HttpOnly, SameSite=Strict, Path=/jobs/admin" \
+        grep -qi '^Set-Cookie: XXL_JOB_LOGIN_IDENTITY=[0-9a-f]*; HttpOnly; SameSite=Strict; Path=/jobs/admin; Secure' "$T/tls-xa.headers"
+    check "... and /xxl-job-admin/login is not served there" \
+        bash -c "! curl -s -k -d 'userName=tina&password=tls-pass-123' 'https://$TLS_HTTP/xxl-job-admin/login' | grep -q '\"code\"'"
     check "HTTPS answers carry Strict-Transport-Security" \
         grep -qi '^Strict-Transport-Security: max-age=[1-9]' "$T/tls.headers"
     curl -s -k -D "$T/tls.index" -o /dev/null "https://$TLS_HTTP/healthz"
@@ -313,8 +338,16 @@ check "an http/hosts entry that is no host name is refused at start" \
     bash -c "! timeout 10 '$SCHEDULER' -c '$T/hosts.cfg' --db '$T/hosts.db' --api tcp://127.0.0.1:0 \
              --agents tcp://127.0.0.1:0 --plugins '$XXL_BUILD/plugins/routers/.libs' --http 127.0.0.1:0 \
              >'$T/hosts.out' 2>&1 && grep -q \"http/hosts: 'bad/name' is not a host name\" '$T/hosts.out'"
+# An http/xxl_admin_path that is no path, or that takes /api's, stops the start
+for bad in xxl-job-admin /xxl-job-admin/ /api /a//b "/a b"; do
+    printf 'scheduler\n    http\n        xxl_admin_path = "%s"\n' "$bad" > "$T/xapath.cfg"
+    check "http/xxl_admin_path = '$bad' is refused at start, naming it" \
+        bash -c "! timeout 10 '$SCHEDULER' -c '$T/xapath.cfg' --db '$T/xapath.db' --api tcp://127.0.0.1:0 \
+                 --agents tcp://127.0.0.1:0 --plugins '$XXL_BUILD/plugins/routers/.libs' --http 127.0.0.1:0 \
+                 >'$T/xapath.out' 2>&1 && grep -q 'http/xxl_admin_path' '$T/xapath.out'"
+done
 # ... and one that lists no name at all (",") answers any Host, as unset
-printf 'scheduler\n    http\n        hosts = ","\n        initial_admin = 0\n' > "$T/hosts2.cfg"
+printf 'scheduler\n    http\n        hosts = ","\n        initial_admin = 0\n        xxl_admin_path = ""\n' > "$T/hosts2.cfg"
 XXL_STATE_DIR="$T/hosts2-state" "$SCHEDULER" -c "$T/hosts2.cfg" --db "$T/hosts2.db" --api tcp://127.0.0.1:0 --agents tcp://127.0.0.1:0 \
     --plugins "$XXL_BUILD/plugins/routers/.libs" --http 127.0.0.1:0 --ready-file "$T/hosts2.ready" --open \
     >"$T/hosts2.log" 2>&1 &
@@ -323,6 +356,9 @@ PIDS="$PIDS $HOSTS2_PID"
 check "http/hosts = \",\" starts" wait_for 10 test -f "$T/hosts2.ready"
 check "... and answers any Host" test "$(curl -s -o /dev/null -w '%{http_code}' -H 'Host: evil.example' \
     "http://$(sed -n 's/^http=//p' "$T/hosts2.ready")/healthz")" = 200
+check "http/xxl_admin_path = \"\" (hosts2's): XXL-JOB's endpoints are not served (the console's files: 405)" \
+    test "$(curl -s -o /dev/null -w '%{http_code}' -d 'userName=a&password=b' \
+            "http://$(sed -n 's/^http=//p' "$T/hosts2.ready")/xxl-job-admin/login")" = 405
 kill -TERM "$HOSTS2_PID" 2>/dev/null
 # http/initial_admin = 0 (hosts2's): a new store keeps no user, and no file
 # is made, where the default made both (open2's, a new store too)

@@ -196,6 +196,7 @@ xxl_server_config_defaults (xxl_server_config_t *config)
     config->http.console = XXL_PKGDATADIR "/console";
     config->http.session_idle_s = 8 * 3600;
     config->http.remember_s = 14 * 86400;
+    config->http.xxl_admin_path = "/xxl-job-admin";
     config->http.max_body = 2 * 1024 * 1024;
     config->http.login_burst = 5;
     config->http.login_interval_s = 60;

@@ -38,6 +38,8 @@ typedef struct {
                                         //  once (0: no limit but the total)
     const char *hosts;                  //  the Host names answered, comma-separated
                                         //  (NULL, "" or "*": any)
+    const char *xxl_admin_path;         //  XXL-JOB admin's console endpoints under
+                                        //  this path (NULL or "": not served)
     int request_timeout_s;              //  a request whole within this of its
                                         //  connection's accept (or the last
                                         //  answer), whatever bytes come

@@ -182,6 +182,8 @@ s_queue (xxl_http_t *self, struct MHD_Connection *conn, answer_t *answer, bool h
     s_security_headers (self, response, false);
     if (answer->cookie [0])
         MHD_add_response_header (response, MHD_HTTP_HEADER_SET_COOKIE, answer->cookie);
+    if (answer->location [0])
+        MHD_add_response_header (response, MHD_HTTP_HEADER_LOCATION, answer->location);
     if (answer->retry_after > 0) {
         char seconds [24];
         snprintf (seconds, sizeof seconds, "%" PRId64, answer->retry_after);
@@ -309,6 +311,33 @@ s_hosts_set (xxl_http_t *self, const char *hosts, char *why, size_t whylen)
         free (self->hosts);
         self->hosts = NULL;
     }
+    return 0;
+}
+
+//  Reads http/xxl_admin_path into self->xadmin (NULL or "": off)
+static int
+s_xadmin_set (xxl_http_t *self, const char *path, char *why, size_t whylen)
+{
+    if (!path || !*path)
+        return 0;
+    size_t length = strlen (path);
+    bool bad = path [0] != '/' || length < 2 || length > 64 || path [length - 1] == '/'
+            || strspn (path, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                             "-_./") != length
+            || strstr (path, "//") || strstr (path, "/.");
+    const char *const taken [] = { "/api", "/healthz", "/readyz", "/metrics", "/assets", NULL };
+    for (size_t i = 0; !bad && taken [i]; i++) {
+        size_t n = strlen (taken [i]);
+        bad = strncmp (path, taken [i], n) == 0 && (path [n] == 0 || path [n] == '/');
+    }
+    if (bad) {
+        snprintf (why, whylen, "http/xxl_admin_path: '%.80s' is not a path for XXL-JOB's"
+                  " endpoints (\"\" for none, else '/' and up to 63 letters, digits, '-',"
+                  " '_', '.' and '/', no '/' at the end, not /api, /healthz, /readyz,"
+                  " /metrics or /assets)", path);
+        return -1;
+    }
+    self->xadmin = strdup (path);
     return 0;
 }
 
@@ -459,6 +488,12 @@ s_access (void *cls, struct MHD_Connection *conn, const char *url, const char *m
     else
     if (strncmp (url, "/api/v1/", 8) == 0)
         xxl_http_api (self, &answer, conn, head? "GET": method, url + 8, ctx);
+    else
+    if (self->xadmin && strncmp (url, self->xadmin, strlen (self->xadmin)) == 0
+    &&  (url [strlen (self->xadmin)] == '/' || url [strlen (self->xadmin)] == 0)) {
+        const char *rest = url + strlen (self->xadmin);
+        xxl_http_xxladmin (self, &answer, conn, head? "GET": method, *rest? rest + 1: rest, ctx);
+    }
     else
     if (strncmp (url, "/api/", 5) == 0 || streq (url, "/api"))
         xxl_http_error (&answer, 404, "no such path (the REST api is under /api/v1/)");
@@ -714,7 +749,8 @@ xxl_http_new (const xxl_http_config_t *config, const char *engine, xxl_metrics_b
         xxl_http_destroy (&self);
         return NULL;
     }
-    if (s_hosts_set (self, config->hosts, why, whylen)) {
+    if (s_hosts_set (self, config->hosts, why, whylen)
+    ||  s_xadmin_set (self, config->xxl_admin_path, why, whylen)) {
         xxl_http_destroy (&self);
         return NULL;
     }
@@ -803,6 +839,7 @@ xxl_http_destroy (xxl_http_t **self_p)
     xxl_http_limit_destroy (&self->limit);
     free (self->engine);
     free (self->console);
+    free (self->xadmin);
     free (self->cert_pem);
     free (self->key_pem);
     for (char **host = self->hosts; host && *host; host++)

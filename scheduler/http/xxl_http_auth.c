@@ -18,9 +18,12 @@
 #include "xxl/msg.h"
 
 //  The credentials frame (xxl_api_users.c) of a request: a bearer token,
-//  else the session cookie (with its CSRF header for a change), else none
-void
-xxl_http_credentials (struct MHD_Connection *conn, bool change, char *out, size_t outlen)
+//  else the session cookie named cookie, with its CSRF header for a change
+//  when csrf (else as a read: the caller judged the request's origin),
+//  else none
+static void
+s_credentials (struct MHD_Connection *conn, const char *cookie_name, bool csrf_judged,
+               bool change, char *out, size_t outlen)
 {
     assert (conn && out && outlen > 0);
     const char *header = MHD_lookup_connection_value (conn, MHD_HEADER_KIND, "Authorization");
@@ -33,37 +36,60 @@ xxl_http_credentials (struct MHD_Connection *conn, bool change, char *out, size_
         snprintf (out, outlen, "T %s", hash);
         return;
     }
-    const char *cookie = MHD_lookup_connection_value (conn, MHD_COOKIE_KIND, "xxl_session");
+    const char *cookie = MHD_lookup_connection_value (conn, MHD_COOKIE_KIND, cookie_name);
     if (cookie && *cookie && strlen (cookie) <= 128) {
-        const char *csrf = MHD_lookup_connection_value (conn, MHD_HEADER_KIND, "X-CSRF-Token");
         char given [XXL_SECRET_HEX] = "-";
-        //  (a token of ours is 64 hex digits: anything else cannot match)
-        if (csrf && strlen (csrf) == 64 && strspn (csrf, "0123456789abcdef") == 64)
-            snprintf (given, sizeof given, "%s", csrf);
+        if (csrf_judged) {
+            const char *csrf = MHD_lookup_connection_value (conn, MHD_HEADER_KIND,
+                                                            "X-CSRF-Token");
+            //  (a token of ours is 64 hex digits: anything else cannot match)
+            if (csrf && strlen (csrf) == 64 && strspn (csrf, "0123456789abcdef") == 64)
+                snprintf (given, sizeof given, "%s", csrf);
+        }
         xxl_secret_sha256 (cookie, hash);
-        snprintf (out, outlen, "S %s %s %d", hash, given, change? 1: 0);
+        snprintf (out, outlen, "S %s %s %d", hash, given, csrf_judged && change? 1: 0);
         return;
     }
     snprintf (out, outlen, "-");
 }
 
-//  The session cookie sid (NULL: the one that ends the session)
 void
-xxl_http_session_cookie (xxl_http_t *self, answer_t *answer, const char *sid, bool remember)
+xxl_http_credentials (struct MHD_Connection *conn, bool change, char *out, size_t outlen)
 {
-    assert (self && answer);
+    s_credentials (conn, "xxl_session", true, change, out, outlen);
+}
+
+void
+xxl_http_credentials_xxladmin (struct MHD_Connection *conn, char *out, size_t outlen)
+{
+    s_credentials (conn, XXL_HTTP_XXLADMIN_COOKIE, false, false, out, outlen);
+}
+
+//  (xxl_http_int.h)
+void
+xxl_http_named_cookie (xxl_http_t *self, answer_t *answer, const char *name, const char *path,
+                       const char *sid, bool remember)
+{
+    assert (self && answer && name && path);
     assert (!remember || (sid && self->remember_s > 0));
     char max_age [32] = "";
     if (remember)
         snprintf (max_age, sizeof max_age, "; Max-Age=%d", self->remember_s);
     if (sid)
         snprintf (answer->cookie, sizeof answer->cookie,
-                  "xxl_session=%s; HttpOnly; SameSite=Strict; Path=/%s%s", sid, max_age,
+                  "%s=%s; HttpOnly; SameSite=Strict; Path=%s%s%s", name, sid, path, max_age,
                   self->tls? "; Secure": "");
     else
         snprintf (answer->cookie, sizeof answer->cookie,
-                  "xxl_session=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0%s",
+                  "%s=; HttpOnly; SameSite=Strict; Path=%s; Max-Age=0%s", name, path,
                   self->tls? "; Secure": "");
+}
+
+//  The session cookie sid (NULL: the one that ends the session)
+void
+xxl_http_session_cookie (xxl_http_t *self, answer_t *answer, const char *sid, bool remember)
+{
+    xxl_http_named_cookie (self, answer, "xxl_session", "/", sid, remember);
 }
 
 //  The limiter's key of the request's client address
@@ -118,6 +144,54 @@ s_check_done (xxl_http_t *self, const char *client, const char *user, bool match
         xxl_http_limit_success (self->limit, client, user, zclock_mono ());
 }
 
+//  (xxl_http_int.h)
+bool
+xxl_http_login_user (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn,
+                     const char *user, const char *password, bool remember,
+                     char sid [XXL_SECRET_HEX])
+{
+    assert (self && answer && conn && user && password && sid);
+    char client [XXL_HTTP_LIMIT_KEY];
+    s_client_key (conn, client);
+    if (!s_check_allowed (self, answer, client, user))
+        return false;
+    json_t *fields = json_pack ("{s:s}", "username", user);
+    json_t *content;
+    char text [512];
+    int code = xxl_http_call (self, "-", "HTTP_LOGIN", fields, &content, text, sizeof text);
+    json_decref (fields);
+    if (code != XXL_OK && code != XXL_UNAUTHORIZED) {
+        //  (nothing was judged: the tokens go back)
+        json_decref (content);
+        if (self->limit)
+            xxl_http_limit_refund (self->limit, client, user, zclock_mono ());
+        xxl_http_error (answer, code >= 400 && code <= 599? code: 500, text);
+        return false;
+    }
+    const char *hash = code == XXL_OK? json_string_value (json_object_get (content, "password"))
+                                     : NULL;
+    //  (checked whatever the lookup said: the time tells nothing)
+    bool match = xxl_secret_check_password (password, hash);
+    s_check_done (self, client, user, match);
+    char csrf [XXL_SECRET_HEX], sid_hash [XXL_SECRET_HEX];
+    if (!match)
+        xxl_http_error (answer, 401, "wrong user name or password");
+    else
+    if (xxl_secret_random (sid) || xxl_secret_random (csrf))
+        xxl_http_error (answer, 500, "no random bytes from the OS");
+    else {
+        //  (with the hash the password matched: a password changed since,
+        //  or a user removed and added again, makes no session)
+        xxl_secret_sha256 (sid, sid_hash);
+        fields = json_pack ("{s:s, s:s, s:s, s:s, s:b}", "username", user, "session", sid_hash,
+                            "csrf", csrf, "password", hash, "remember", remember);
+        xxl_http_forward (self, answer, "-", "HTTP_SESSION", fields, 200);
+        json_decref (fields);
+    }
+    json_decref (content);
+    return match && answer->status == 200;
+}
+
 //  POST login
 void
 xxl_http_login (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn, json_t *body)
@@ -136,47 +210,8 @@ xxl_http_login (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn,
     }
     //  (remembering off, http/remember_s 0: as false)
     bool remember = json_is_true (remember_value) && self->remember_s > 0;
-    char client [XXL_HTTP_LIMIT_KEY];
-    s_client_key (conn, client);
-    if (!s_check_allowed (self, answer, client, user))
-        return;
-    json_t *fields = json_pack ("{s:s}", "username", user);
-    json_t *content;
-    char text [512];
-    int code = xxl_http_call (self, "-", "HTTP_LOGIN", fields, &content, text, sizeof text);
-    json_decref (fields);
-    if (code != XXL_OK && code != XXL_UNAUTHORIZED) {
-        //  (nothing was judged: the tokens go back)
-        json_decref (content);
-        if (self->limit)
-            xxl_http_limit_refund (self->limit, client, user, zclock_mono ());
-        xxl_http_error (answer, code >= 400 && code <= 599? code: 500, text);
-        return;
-    }
-    const char *hash = code == XXL_OK? json_string_value (json_object_get (content, "password"))
-                                     : NULL;
-    //  (checked whatever the lookup said: the time tells nothing)
-    bool match = xxl_secret_check_password (password, hash);
-    s_check_done (self, client, user, match);
-    char sid [XXL_SECRET_HEX], csrf [XXL_SECRET_HEX], sid_hash [XXL_SECRET_HEX];
-    if (!match)
-        xxl_http_error (answer, 401, "wrong user name or password");
-    else
-    if (xxl_secret_random (sid) || xxl_secret_random (csrf))
-        xxl_http_error (answer, 500, "no random bytes from the OS");
-    else {
-        //  (with the hash the password matched: a password changed since,
-        //  or a user removed and added again, makes no session)
-        xxl_secret_sha256 (sid, sid_hash);
-        fields = json_pack ("{s:s, s:s, s:s, s:s, s:b}", "username", user, "session", sid_hash,
-                            "csrf", csrf, "password", hash, "remember", remember);
-        xxl_http_forward (self, answer, "-", "HTTP_SESSION", fields, 200);
-        json_decref (fields);
-    }
-    json_decref (content);
-    if (!match)
-        return;
-    if (answer->status == 200)
+    char sid [XXL_SECRET_HEX];
+    if (xxl_http_login_user (self, answer, conn, user, password, remember, sid))
         xxl_http_session_cookie (self, answer, sid, remember);
 }
 

@@ -7,6 +7,12 @@
                          Host, its body's length and size; dispatches);
                          /healthz, /readyz, /metrics; the console's files;
                          queueing an answer with the security headers
+      xxl_http_xxladmin.c  XXL-JOB admin's console endpoints under
+                         http/xxl_admin_path (login, jobinfo, jobgroup,
+                         joblog), each made the api command the REST
+                         route of it makes; its pure parts (the form,
+                         the fields' translation, the answers' shapes) in
+                         xxl_http_xxladmin_map.c (xxl_http_xxladmin.h)
       xxl_http_rest.c    /api/v1/...: the route table (xxl_commands.def's
                          routes, then the HTTP side's own), the body, query
                          and path ids typed by the command's fields, cron/next,
@@ -43,6 +49,7 @@
 #include "xxl_http.h"
 #include "xxl_http_limit.h"
 #include "xxl_http_guard.h"
+#include "xxl_secret.h"
 
 #include <jansson.h>
 #include <microhttpd.h>
@@ -68,6 +75,8 @@ struct _xxl_http_t {
     char **hosts;                       //  Host names answered besides IP addresses
                                         //  and localhost (lower case; "*.x": x's
                                         //  subdomains), NULL-terminated; NULL: any
+    char *xadmin;                       //  http/xxl_admin_path ("/xxl-job-admin");
+                                        //  NULL: XXL-JOB's endpoints not served
 };
 
 //  One request in hand (MHD's per-request pointer)
@@ -83,6 +92,7 @@ typedef struct {
     size_t size;
     const char *type;
     char cookie [256];
+    char location [128];                //  a Location (302; "": none)
     int64_t retry_after;                //  seconds (429, 503; 0: none)
     bool close;                         //  the connection closes after it
 } answer_t;
@@ -93,11 +103,28 @@ typedef struct {
 void xxl_http_api (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn,
                    const char *method, const char *path, request_ctx_t *ctx);
 
+//  xxl_http_xxladmin.c
+
+//  The session cookie of XXL-JOB's endpoints (XXL-JOB 2.x's name)
+#define XXL_HTTP_XXLADMIN_COOKIE "XXL_JOB_LOGIN_IDENTITY"
+
+//  <xadmin>/<path> (path: what follows the prefix and its '/')
+void xxl_http_xxladmin (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn,
+                        const char *method, const char *path, request_ctx_t *ctx);
+
 //  xxl_http_auth.c
 
 //  The credentials frame (xxl_api_users.c) of a request into out
 void xxl_http_credentials (struct MHD_Connection *conn, bool change, char *out,
                            size_t outlen);
+//  The credentials frame of a request to XXL-JOB's endpoints: a bearer
+//  token, else the XXL_HTTP_XXLADMIN_COOKIE session's, never asked for a
+//  CSRF token (xxl_http_xxladmin.c judges the request's origin instead)
+void xxl_http_credentials_xxladmin (struct MHD_Connection *conn, char *out, size_t outlen);
+//  The Set-Cookie of session sid named name on path into answer, as
+//  xxl_http_session_cookie's
+void xxl_http_named_cookie (xxl_http_t *self, answer_t *answer, const char *name,
+                            const char *path, const char *sid, bool remember);
 //  The Set-Cookie of session sid into answer, with a Max-Age of
 //  remember_s when remember (else a cookie of the browser's session);
 //  NULL: the one that ends it
@@ -106,6 +133,13 @@ void xxl_http_session_cookie (xxl_http_t *self, answer_t *answer, const char *si
 //  POST login: body {"username", "password"}
 void xxl_http_login (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn,
                      json_t *body);
+//  A login of user with password (judged and limited as every password
+//  check): true with the new session's id in sid and answer holding its
+//  HTTP_SESSION reply (200); false with answer the refusal (401 wrong,
+//  429 limited, ...)
+bool xxl_http_login_user (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn,
+                          const char *user, const char *password, bool remember,
+                          char sid [XXL_SECRET_HEX]);
 //  PUT me/password: body {"oldPassword", "newPassword"}, auth a session's
 void xxl_http_password (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn,
                         const char *auth, json_t *body);

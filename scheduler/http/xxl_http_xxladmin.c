@@ -1,0 +1,257 @@
+/*  xxl_http_xxladmin.c -- XXL-JOB admin's console endpoints under
+    http/xxl_admin_path (xxl_http_int.h; docs/migrating.md, "Scripts that
+    call the admin"; docs/http.md).
+
+    A script logs in (POST login: userName, password, ifRemember) and gets
+    the cookie XXL_JOB_LOGIN_IDENTITY: a console session (HTTP_SESSION, the
+    same password check, limiter, idle limit and logout), HttpOnly,
+    SameSite=Strict, on the prefix's path, Secure under TLS.  A bearer
+    token (xxl-ctl token add) is taken instead on every path.  Then each
+    endpoint's form becomes the api command its REST route makes
+    (xxl_http_xxladmin_map.c), sent with the caller's credentials: the
+    engine judges roles, apps, fields and audit as for /api/v1, and its
+    reply becomes XXL-JOB's answer.  Every answer is JSON: ReturnT
+    {"code", "msg", "content", "data"} (HTTP 200, as XXL-JOB answers a
+    refusal: code 500 and the reason), a pageList's map; no credentials,
+    or a session gone: 302 to <prefix>/toLogin (XXL-JOB's answer) with
+    a ReturnT 500 saying so, and toLogin answers that ReturnT.
+
+    CSRF: scripts send no token, so the session of this cookie is never
+    asked for one (the console's xxl_session is not taken here).  Instead
+    a browser's request from another site cannot act: the cookie is
+    SameSite=Strict (never sent with a request another site starts, a
+    top-level navigation included), a request whose Origin is not this
+    Host's or whose Sec-Fetch-Site is neither same-origin nor none is
+    refused (403), a body must be a form, and no answer allows another
+    origin to read it (no CORS headers).
+
+    Runs on the connection's thread; calls xxl_http_auth.c,
+    xxl_http_call.c and xxl_http_answer.c of the server's files.
+*/
+
+#include "xxl_http_int.h"
+#include "xxl_http_xxladmin.h"
+#include "xxl/msg.h"
+
+//  A ReturnT as status (taken)
+static void
+s_returnt (answer_t *answer, int status, int code, const char *msg)
+{
+    xxl_http_answer_json (answer, status, xxl_xxladmin_returnt (code, msg, NULL));
+}
+
+//  XXL-JOB's answer to a request without a login: 302 to toLogin
+static void
+s_not_logged_in (xxl_http_t *self, answer_t *answer, bool had_cookie)
+{
+    char msg [160];
+    snprintf (msg, sizeof msg, "not logged in: POST %s/login with userName and password,"
+              " or send Authorization: Bearer <token>", self->xadmin);
+    s_returnt (answer, 302, 500, msg);
+    char *location = zsys_sprintf ("%s/toLogin", self->xadmin);
+    snprintf (answer->location, sizeof answer->location, "%s", location);
+    zstr_free (&location);
+    if (had_cookie)
+        xxl_http_named_cookie (self, answer, XXL_HTTP_XXLADMIN_COOKIE, self->xadmin, NULL, false);
+}
+
+//  Whether a browser sent the request from another site: its Origin is
+//  not this Host, or its Sec-Fetch-Site is neither same-origin nor none
+//  (scripts send neither header)
+static bool
+s_cross_site (struct MHD_Connection *conn)
+{
+    const char *site = MHD_lookup_connection_value (conn, MHD_HEADER_KIND, "Sec-Fetch-Site");
+    if (site && strcasecmp (site, "same-origin") && strcasecmp (site, "none"))
+        return true;
+    const char *origin = MHD_lookup_connection_value (conn, MHD_HEADER_KIND, "Origin");
+    if (!origin)
+        return false;
+    const char *host = MHD_lookup_connection_value (conn, MHD_HEADER_KIND, "Host");
+    const char *name = strstr (origin, "://");
+    return !host || !name || strcasecmp (name + 3, host) != 0;
+}
+
+typedef struct {
+    json_t *form;
+    char why [160];
+} query_ctx_t;
+
+//  The query's keys into the form (a key the body gave too is refused)
+static enum MHD_Result
+s_query_each (void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    (void) kind;
+    query_ctx_t *ctx = (query_ctx_t *) cls;
+    if (ctx->why [0])
+        return MHD_NO;
+    if (strlen (key) > XXL_XXLADMIN_MAX_KEY)
+        snprintf (ctx->why, sizeof ctx->why, "the query has a field name over %d bytes",
+                  XXL_XXLADMIN_MAX_KEY);
+    else
+    if (json_object_get (ctx->form, key))
+        snprintf (ctx->why, sizeof ctx->why, "the request gives %.64s twice", key);
+    else
+    if (json_object_size (ctx->form) >= XXL_XXLADMIN_MAX_FIELDS)
+        snprintf (ctx->why, sizeof ctx->why, "the request has more than %d fields",
+                  XXL_XXLADMIN_MAX_FIELDS);
+    else {
+        //  (json_object_set_new refuses a key that is not UTF-8)
+        json_t *string = json_string (value? value: "");
+        if (!string || json_object_set_new (ctx->form, key, string))
+            snprintf (ctx->why, sizeof ctx->why, "the query holds text that is not UTF-8");
+    }
+    return ctx->why [0]? MHD_NO: MHD_YES;
+}
+
+//  The text of an {"error": text} answer (the login's refusals)
+static void
+s_error_text (answer_t *answer, char *text, size_t textlen)
+{
+    json_t *body = answer->body? json_loadb (answer->body, answer->size, 0, NULL): NULL;
+    const char *error = json_string_value (json_object_get (body, "error"));
+    snprintf (text, textlen, "%s", error? error: "refused");
+    json_decref (body);
+}
+
+//  POST login: userName, password, ifRemember ("on")
+static void
+s_login (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn, json_t *form)
+{
+    const char *user = json_string_value (json_object_get (form, "userName"));
+    const char *password = json_string_value (json_object_get (form, "password"));
+    const char *remember_text = json_string_value (json_object_get (form, "ifRemember"));
+    if (!user || !*user || !password || !*password || strlen (user) > 64
+    ||  strlen (password) > 1024) {
+        s_returnt (answer, 200, 500, "login needs userName (at most 64 bytes) and password"
+                   " (at most 1024 bytes)");
+        return;
+    }
+    bool remember = remember_text && streq (remember_text, "on") && self->remember_s > 0;
+    char sid [XXL_SECRET_HEX];
+    if (xxl_http_login_user (self, answer, conn, user, password, remember, sid)) {
+        free (answer->body);
+        s_returnt (answer, 200, 200, NULL);
+        xxl_http_named_cookie (self, answer, XXL_HTTP_XXLADMIN_COOKIE, self->xadmin, sid,
+                               remember);
+        return;
+    }
+    char text [512];
+    s_error_text (answer, text, sizeof text);
+    free (answer->body);
+    //  (too many wrong passwords: 429 and Retry-After stay)
+    s_returnt (answer, answer->status == 429? 429: 200, 500, text);
+}
+
+//  (xxl_http_int.h)
+void
+xxl_http_xxladmin (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn,
+                   const char *method, const char *path, request_ctx_t *ctx)
+{
+    assert (self && self->xadmin && answer && conn && method && path && ctx);
+    const xxl_xxladmin_endpoint_t *endpoint = xxl_xxladmin_endpoint (path);
+    if (!endpoint) {
+        char msg [256];
+        if (strncmp (path, "api/", 4) == 0)
+            //  (an executor pointed here instead of at the bridge)
+            snprintf (msg, sizeof msg, "%s/%.64s is an executor's call: xxl-bridge serves"
+                      " those; point xxl.job.admin.addresses at the bridge (docs/migrating.md)",
+                      self->xadmin, path);
+        else
+            snprintf (msg, sizeof msg, "no such endpoint of XXL-JOB's admin: %s/%.64s (docs/"
+                      "migrating.md lists those served)", self->xadmin, path);
+        s_returnt (answer, 404, 500, msg);
+        return;
+    }
+    bool get = streq (method, "GET");
+    if (!streq (method, "POST") && !(get && endpoint->read)) {
+        char msg [160];
+        snprintf (msg, sizeof msg, "%s/%s takes POST%s", self->xadmin, endpoint->path,
+                  endpoint->read? " or GET": "");
+        s_returnt (answer, 405, 500, msg);
+        return;
+    }
+    if (s_cross_site (conn)) {
+        s_returnt (answer, 403, 500, "a request another site's page makes is refused (its"
+                   " Origin is not this host, or Sec-Fetch-Site is cross-site)");
+        return;
+    }
+    //  The form: the body's (a form), then the query's keys
+    json_t *form = json_object ();
+    size_t size = ctx->body? zchunk_size (ctx->body): 0;
+    char why [256] = "";
+    if (size > 0) {
+        const char *type = MHD_lookup_connection_value (conn, MHD_HEADER_KIND,
+                                                        MHD_HTTP_HEADER_CONTENT_TYPE);
+        const char *form_type = "application/x-www-form-urlencoded";
+        size_t n = strlen (form_type);
+        if (!type || strncasecmp (type, form_type, n) || (type [n] && type [n] != ';'
+                                                          && type [n] != ' ')) {
+            json_decref (form);
+            s_returnt (answer, 415, 500, "the body must be a form (Content-Type:"
+                       " application/x-www-form-urlencoded), as XXL-JOB's console sends");
+            return;
+        }
+        xxl_xxladmin_form (form, (const char *) zchunk_data (ctx->body), size, why, sizeof why);
+    }
+    if (!*why) {
+        query_ctx_t query = { form, "" };
+        MHD_get_connection_values (conn, MHD_GET_ARGUMENT_KIND, s_query_each, &query);
+        snprintf (why, sizeof why, "%s", query.why);
+    }
+    if (*why) {
+        json_decref (form);
+        s_returnt (answer, 200, 500, why);
+        return;
+    }
+    if (streq (endpoint->path, "login")) {
+        s_login (self, answer, conn, form);
+        json_decref (form);
+        return;
+    }
+    char auth [256];
+    xxl_http_credentials_xxladmin (conn, auth, sizeof auth);
+    const char *cookie = MHD_lookup_connection_value (conn, MHD_COOKIE_KIND,
+                                                      XXL_HTTP_XXLADMIN_COOKIE);
+    bool had_cookie = cookie && *cookie;
+    if (streq (endpoint->path, "logout")) {
+        json_t *empty = json_object (), *content;
+        char text [512];
+        int code = xxl_http_call (self, auth, "HTTP_LOGOUT", empty, &content, text, sizeof text);
+        json_decref (content);
+        json_decref (empty);
+        if (code == XXL_OK || code == XXL_UNAUTHORIZED)
+            s_returnt (answer, 200, 200, NULL);
+        else
+            s_returnt (answer, 200, 500, text);
+        xxl_http_named_cookie (self, answer, XXL_HTTP_XXLADMIN_COOKIE, self->xadmin, NULL, false);
+        json_decref (form);
+        return;
+    }
+    if (streq (auth, "-") || streq (endpoint->path, "toLogin")) {
+        s_not_logged_in (self, answer, had_cookie);
+        if (streq (endpoint->path, "toLogin")) {
+            answer->status = 200;
+            answer->location [0] = 0;
+        }
+        json_decref (form);
+        return;
+    }
+    json_t *fields;
+    if (xxl_xxladmin_request (endpoint, form, &fields, why, sizeof why)) {
+        json_decref (form);
+        s_returnt (answer, 200, 500, why);
+        return;
+    }
+    json_t *content = NULL;
+    char text [1024];
+    int code = xxl_http_call (self, auth, endpoint->command, fields, &content, text, sizeof text);
+    json_decref (fields);
+    if (code == XXL_UNAUTHORIZED)
+        s_not_logged_in (self, answer, had_cookie);
+    else
+        xxl_http_answer_json (answer, 200, xxl_xxladmin_answer (endpoint, form, code, text,
+                                                                content));
+    json_decref (content);
+    json_decref (form);
+}

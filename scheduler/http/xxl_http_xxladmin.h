@@ -1,0 +1,73 @@
+/*  xxl_http_xxladmin.h -- XXL-JOB admin's console endpoints, the pure part
+    (xxl_http_xxladmin_map.c; docs/migrating.md, "Scripts that call the
+    admin"): a form read, an endpoint's form made the api request its REST
+    route would make, and the api's reply made the answer XXL-JOB gives.
+    No I/O, no state: xxl_http_xxladmin.c does the HTTP and the calls;
+    tests/test_xxladmin.c checks these.
+
+    Answers are XXL-JOB's ReturnT with both keys of its content:
+    {"code", "msg", "content", "data"} (2.x reads content, 3.x data; their
+    clients, Gson and untyped JSON, ignore the other).  A pageList answers
+    {"recordsTotal", "recordsFiltered", "data"} (2.x's map).
+*/
+
+#ifndef XXL_HTTP_XXLADMIN_H_INCLUDED
+#define XXL_HTTP_XXLADMIN_H_INCLUDED
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define XXL_XXLADMIN_MAX_FIELDS 64      //  fields in a form (more: refused)
+#define XXL_XXLADMIN_MAX_KEY 64         //  bytes of a field's name
+
+//  What an endpoint's api reply becomes
+typedef enum {
+    XA_NONE,                            //  ReturnT, content null
+    XA_ID,                              //  ReturnT, content the reply's id as text
+    XA_MSG,                             //  ReturnT, msg the api's text (LOG_KILL)
+    XA_OBJECT,                          //  ReturnT, content the reply as it is
+    XA_JOBS,                            //  pageList of JOB_LIST's jobs
+    XA_GROUPS,                          //  pageList of GROUP_LIST's groups (paged here)
+    XA_LOGS,                            //  pageList of LOG_LIST's logs
+    XA_NEXT,                            //  ReturnT, content times as "yyyy-MM-dd HH:mm:ss"
+    XA_LOGCAT                           //  ReturnT, content XXL-JOB's LogResult
+} xxl_xxladmin_shape_t;
+
+//  An endpoint: its path under the prefix, whether it only reads (GET is
+//  taken too), the api command it makes (NULL: login, logout, toLogin)
+typedef struct {
+    const char *path;
+    const char *command;
+    bool read;
+    xxl_xxladmin_shape_t shape;
+} xxl_xxladmin_endpoint_t;
+
+//  The endpoint of path ("jobinfo/add"), NULL for none
+const xxl_xxladmin_endpoint_t *xxl_xxladmin_endpoint (const char *path);
+
+//  A form body (application/x-www-form-urlencoded: '+' a space, %HH a
+//  byte) into a new object of strings, adding to form; 0, or -1 with why
+//  (a bad escape, a %00, a name too long or given twice, too many fields)
+int xxl_xxladmin_form (json_t *form, const char *text, size_t size, char *why, size_t whylen);
+
+//  The api request of endpoint with form: a new object of its fields into
+//  *fields; 0, or -1 with why (a number that is not one, a value out of
+//  XXL-JOB's range, a field missing)
+int xxl_xxladmin_request (const xxl_xxladmin_endpoint_t *endpoint, json_t *form,
+                          json_t **fields, char *why, size_t whylen);
+
+//  XXL-JOB's ReturnT: code, msg (NULL: null), content (taken; NULL: null)
+json_t *xxl_xxladmin_returnt (int code, const char *msg, json_t *content);
+
+//  The answer of endpoint for the api's reply (code, its text, its
+//  content: not taken), form the request's (a pageList's paging)
+json_t *xxl_xxladmin_answer (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, int code,
+                             const char *text, json_t *content);
+
+//  "yyyy-MM-dd HH:mm:ss - yyyy-MM-dd HH:mm:ss" (XXL-JOB's filterTime, the
+//  scheduler's local time) into epoch ms; 0, or -1 when malformed
+int xxl_xxladmin_range (const char *text, int64_t *from, int64_t *to);
+
+#endif

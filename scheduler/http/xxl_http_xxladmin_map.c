@@ -1,0 +1,707 @@
+/*  xxl_http_xxladmin_map.c -- XXL-JOB admin's endpoints: forms, fields
+    and answers (xxl_http_xxladmin.h).
+
+    XXL-JOB's form names are the api's own (DESIGN §3: xxl keeps XXL-JOB's
+    job and group keys), so a field goes through under its name, typed:
+    what XXL-JOB sends as an int is parsed as one (an empty value is
+    absent, as XXL-JOB's forms send "" for fields not shown), a group's id
+    becomes the api's group text (G), an empty closed-list value is absent
+    (the api's default on an add, unchanged on an update).  The names that
+    differ: id (jobId, logId, group), ids[] (3.x: one id), name (3.x's
+    jobDesc), start/length (2.x) and offset/pagesize (3.x) paging,
+    filterTime, clearLog's type.  The api judges every value as it judges a
+    REST call's, so refusals carry the same texts.
+*/
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE                     //  strptime
+#endif
+#include "xxl_http_xxladmin.h"
+#include "xxl/msg.h"
+
+#include <assert.h>
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#define streq(a, b) (strcmp ((a), (b)) == 0)
+
+static const xxl_xxladmin_endpoint_t s_endpoints [] = {
+    { "login", NULL, false, XA_NONE },
+    { "logout", NULL, false, XA_NONE },
+    { "toLogin", NULL, true, XA_NONE },
+    { "jobinfo/pageList", "JOB_LIST", true, XA_JOBS },
+    { "jobinfo/add", "JOB_ADD", false, XA_ID },
+    { "jobinfo/insert", "JOB_ADD", false, XA_ID },
+    { "jobinfo/update", "JOB_UPDATE", false, XA_NONE },
+    { "jobinfo/remove", "JOB_RM", false, XA_NONE },
+    { "jobinfo/delete", "JOB_RM", false, XA_NONE },
+    { "jobinfo/start", "JOB_START", false, XA_NONE },
+    { "jobinfo/stop", "JOB_STOP", false, XA_NONE },
+    { "jobinfo/trigger", "JOB_TRIGGER", false, XA_NONE },
+    { "jobinfo/nextTriggerTime", "SCHEDULE_NEXT", true, XA_NEXT },
+    { "jobinfo/loadById", "JOB_SHOW", true, XA_OBJECT },
+    { "jobgroup/pageList", "GROUP_LIST", true, XA_GROUPS },
+    { "jobgroup/save", "GROUP_ADD", false, XA_NONE },
+    { "jobgroup/insert", "GROUP_ADD", false, XA_NONE },
+    { "jobgroup/update", "GROUP_UPDATE", false, XA_NONE },
+    { "jobgroup/remove", "GROUP_RM", false, XA_NONE },
+    { "jobgroup/delete", "GROUP_RM", false, XA_NONE },
+    { "jobgroup/loadById", "GROUP_SHOW", true, XA_OBJECT },
+    { "joblog/pageList", "LOG_LIST", true, XA_LOGS },
+    { "joblog/logDetailCat", "LOG_CAT", true, XA_LOGCAT },
+    { "joblog/logKill", "LOG_KILL", false, XA_MSG },
+    { "joblog/clearLog", "LOG_CLEAR", false, XA_NONE },
+    { NULL, NULL, false, XA_NONE }
+};
+
+const xxl_xxladmin_endpoint_t *
+xxl_xxladmin_endpoint (const char *path)
+{
+    for (const xxl_xxladmin_endpoint_t *e = s_endpoints; path && e->path; e++)
+        if (streq (e->path, path))
+            return e;
+    return NULL;
+}
+
+//  ---------------------------------------------------------------------
+//  The form
+
+static int
+s_hex (char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c = (char) tolower ((unsigned char) c);
+    return c >= 'a' && c <= 'f'? c - 'a' + 10: -1;
+}
+
+//  Decodes text [0..size) into a new string; NULL when an escape is bad
+//  (*nul set when it is a %00)
+static char *
+s_decode (const char *text, size_t size, bool *nul)
+{
+    char *out = (char *) malloc (size + 1);
+    if (!out)
+        return NULL;
+    size_t used = 0;
+    for (size_t i = 0; i < size; i++) {
+        if (text [i] == '+')
+            out [used++] = ' ';
+        else
+        if (text [i] == '%') {
+            int high = i + 2 < size? s_hex (text [i + 1]): -1;
+            int low = high >= 0? s_hex (text [i + 2]): -1;
+            if (high < 0 || low < 0 || (high == 0 && low == 0)) {
+                *nul = high == 0 && low == 0;
+                free (out);
+                return NULL;
+            }
+            out [used++] = (char) (high * 16 + low);
+            i += 2;
+        }
+        else
+        if (text [i] == 0) {
+            *nul = true;
+            free (out);
+            return NULL;
+        }
+        else
+            out [used++] = text [i];
+    }
+    out [used] = 0;
+    return out;
+}
+
+//  Whether text is UTF-8 (jansson judges it as it judges JSON's strings)
+static bool
+s_utf8 (const char *text)
+{
+    json_t *string = json_string (text);
+    json_decref (string);
+    return string != NULL;
+}
+
+int
+xxl_xxladmin_form (json_t *form, const char *text, size_t size, char *why, size_t whylen)
+{
+    assert (json_is_object (form));
+    size_t count = json_object_size (form);
+    const char *end = text + size;
+    for (const char *p = text; p < end; ) {
+        const char *amp = memchr (p, '&', (size_t) (end - p));
+        const char *stop = amp? amp: end;
+        if (stop > p) {
+            const char *eq = memchr (p, '=', (size_t) (stop - p));
+            const char *key_end = eq? eq: stop;
+            bool nul = false;
+            char *key = s_decode (p, (size_t) (key_end - p), &nul);
+            char *value = key && eq? s_decode (eq + 1, (size_t) (stop - eq - 1), &nul)
+                                   : key? strdup (""): NULL;
+            int rc = 0;
+            if (!key || !value)
+                snprintf (why, whylen, nul? "the form holds a NUL (%%00)"
+                                          : "the form is malformed: a '%%' not followed by"
+                                            " two hex digits"), rc = -1;
+            else
+            if (!*key)
+                snprintf (why, whylen, "the form is malformed: a field with no name"), rc = -1;
+            else
+            if (strlen (key) > XXL_XXLADMIN_MAX_KEY)
+                snprintf (why, whylen, "the form has a field name over %d bytes",
+                          XXL_XXLADMIN_MAX_KEY), rc = -1;
+            else
+            if (!s_utf8 (key))
+                snprintf (why, whylen, "the form has a field name that is not UTF-8"), rc = -1;
+            else
+            if (!s_utf8 (value))
+                snprintf (why, whylen, "the form's %s is not UTF-8", key), rc = -1;
+            else
+            if (json_object_get (form, key))
+                snprintf (why, whylen, "the form gives %s twice", key), rc = -1;
+            else
+            if (++count > XXL_XXLADMIN_MAX_FIELDS)
+                snprintf (why, whylen, "the form has more than %d fields",
+                          XXL_XXLADMIN_MAX_FIELDS), rc = -1;
+            else
+                json_object_set_new (form, key, json_string (value));
+            free (key);
+            free (value);
+            if (rc)
+                return rc;
+        }
+        p = amp? amp + 1: end;
+    }
+    return 0;
+}
+
+//  ---------------------------------------------------------------------
+//  Fields
+
+typedef enum {
+    F_STR,                              //  as it is
+    F_SET,                              //  a closed list's value: "" is absent
+    F_INT,                              //  decimal; "" absent
+    F_ID,                               //  decimal >= 1
+    F_GROUP,                            //  a group's id: the api's group text
+    F_FILTER,                           //  decimal; <= 0 absent (XXL-JOB's "any")
+    F_GROUP_FILTER                      //  a group's id as F_GROUP; <= 0 absent
+} field_kind_t;
+
+typedef struct {
+    const char *form;                   //  XXL-JOB's name
+    const char *api;                    //  the api's
+    field_kind_t kind;
+    bool required;
+} field_map_t;
+
+//  A job's fields on an add; an update leaves glue out (XXL-JOB's update
+//  keeps the job's GLUE: its source is saved by the GLUE editor)
+#define S_JOB_COMMON \
+    { "jobDesc", "jobDesc", F_STR, false }, \
+    { "name", "jobDesc", F_STR, false }, \
+    { "author", "author", F_STR, false }, \
+    { "alarmEmail", "alarmEmail", F_STR, false }, \
+    { "scheduleType", "scheduleType", F_SET, false }, \
+    { "scheduleConf", "scheduleConf", F_STR, false }, \
+    { "misfireStrategy", "misfireStrategy", F_SET, false }, \
+    { "executorRouteStrategy", "executorRouteStrategy", F_SET, false }, \
+    { "executorHandler", "executorHandler", F_STR, false }, \
+    { "executorParam", "executorParam", F_STR, false }, \
+    { "executorBlockStrategy", "executorBlockStrategy", F_SET, false }, \
+    { "executorTimeout", "executorTimeout", F_INT, false }, \
+    { "executorFailRetryCount", "executorFailRetryCount", F_INT, false }, \
+    { "childJobId", "childJobId", F_STR, false }
+
+static const field_map_t s_job_add [] = {
+    { "jobGroup", "jobGroup", F_GROUP, true },
+    S_JOB_COMMON,
+    { "glueType", "glueType", F_SET, false },
+    { "glueSource", "glueSource", F_STR, false },
+    { "glueRemark", "glueRemark", F_STR, false },
+    { NULL, NULL, F_STR, false }
+};
+static const field_map_t s_job_update [] = {
+    { "id", "jobId", F_ID, true },
+    { "jobGroup", "jobGroup", F_GROUP, false },
+    S_JOB_COMMON,
+    { NULL, NULL, F_STR, false }
+};
+static const field_map_t s_job_id [] = {
+    { "id", "jobId", F_ID, true },
+    { NULL, NULL, F_STR, false }
+};
+static const field_map_t s_job_list [] = {
+    { "jobGroup", "group", F_GROUP_FILTER, false },
+    { "triggerStatus", "triggerStatus", F_INT, false },
+    { "jobDesc", "jobDesc", F_STR, false },
+    { "name", "jobDesc", F_STR, false },
+    { "executorHandler", "executorHandler", F_STR, false },
+    { "author", "author", F_STR, false },
+    { NULL, NULL, F_STR, false }
+};
+static const field_map_t s_trigger [] = {
+    { "id", "jobId", F_ID, true },
+    { "executorParam", "executorParam", F_STR, false },
+    { "addressList", "address", F_SET, false },
+    { NULL, NULL, F_STR, false }
+};
+static const field_map_t s_next [] = {
+    { "scheduleType", "scheduleType", F_STR, false },
+    { "scheduleConf", "scheduleConf", F_STR, false },
+    { NULL, NULL, F_STR, false }
+};
+static const field_map_t s_group_add [] = {
+    { "appname", "appname", F_STR, true },
+    { "title", "title", F_STR, false },
+    { "addressType", "addressType", F_INT, false },
+    { "addressList", "addressList", F_STR, false },
+    { NULL, NULL, F_STR, false }
+};
+static const field_map_t s_group_update [] = {
+    { "id", "group", F_GROUP, true },
+    { "appname", "appname", F_SET, false },
+    { "title", "title", F_STR, false },
+    { "addressType", "addressType", F_INT, false },
+    { "addressList", "addressList", F_STR, false },
+    { NULL, NULL, F_STR, false }
+};
+static const field_map_t s_group_id [] = {
+    { "id", "group", F_GROUP, true },
+    { NULL, NULL, F_STR, false }
+};
+static const field_map_t s_log_list [] = {
+    { "jobGroup", "jobGroup", F_FILTER, false },
+    { "jobId", "jobId", F_FILTER, false },
+    { "logStatus", "logStatus", F_FILTER, false },
+    { NULL, NULL, F_STR, false }
+};
+static const field_map_t s_log_cat [] = {
+    { "logId", "logId", F_ID, true },
+    { "fromLineNum", "fromLineNum", F_INT, false },
+    { NULL, NULL, F_STR, false }
+};
+static const field_map_t s_log_id [] = {
+    { "id", "logId", F_ID, true },
+    { NULL, NULL, F_STR, false }
+};
+static const field_map_t s_log_clear [] = {
+    { "jobId", "jobId", F_FILTER, false },
+    { NULL, NULL, F_STR, false }
+};
+static const field_map_t s_none [] = { { NULL, NULL, F_STR, false } };
+
+static const field_map_t *
+s_map_of (const char *command, const char *path)
+{
+    static const struct { const char *command; const field_map_t *map; } maps [] = {
+        { "JOB_ADD", s_job_add }, { "JOB_UPDATE", s_job_update }, { "JOB_RM", s_job_id },
+        { "JOB_START", s_job_id }, { "JOB_STOP", s_job_id }, { "JOB_SHOW", s_job_id },
+        { "JOB_LIST", s_job_list }, { "JOB_TRIGGER", s_trigger },
+        { "SCHEDULE_NEXT", s_next }, { "GROUP_ADD", s_group_add },
+        { "GROUP_UPDATE", s_group_update }, { "GROUP_RM", s_group_id },
+        { "GROUP_SHOW", s_group_id }, { "GROUP_LIST", s_none }, { "LOG_LIST", s_log_list },
+        { "LOG_CAT", s_log_cat }, { "LOG_KILL", s_log_id }, { "LOG_CLEAR", s_log_clear },
+        { NULL, NULL }
+    };
+    (void) path;
+    for (size_t i = 0; command && maps [i].command; i++)
+        if (streq (maps [i].command, command))
+            return maps [i].map;
+    return s_none;
+}
+
+//  Whether text is a decimal integer (a '-' before digits at most) that
+//  fits, into *out
+static bool
+s_decimal (const char *text, long long *out)
+{
+    const char *digits = text + (*text == '-');
+    if (!*digits || strspn (digits, "0123456789") != strlen (digits))
+        return false;
+    errno = 0;
+    *out = strtoll (text, NULL, 10);
+    return errno == 0;
+}
+
+//  The form's value of key (a string, NULL when absent)
+static const char *
+s_value (json_t *form, const char *key)
+{
+    return json_string_value (json_object_get (form, key));
+}
+
+//  An integer of the form: dflt when absent or "", -1 with why when bad
+static int
+s_form_int (json_t *form, const char *key, long long dflt, long long min, long long max,
+            long long *out, char *why, size_t whylen)
+{
+    const char *text = s_value (form, key);
+    *out = dflt;
+    if (!text || !*text)
+        return 0;
+    if (!s_decimal (text, out) || *out < min || *out > max) {
+        snprintf (why, whylen, "%s must be an integer from %lld to %lld, not '%.40s'", key, min,
+                  max, text);
+        return -1;
+    }
+    return 0;
+}
+
+int
+xxl_xxladmin_request (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, json_t **fields,
+                      char *why, size_t whylen)
+{
+    assert (endpoint && json_is_object (form) && fields);
+    *fields = json_object ();
+    json_t *out = *fields;
+    //  ids[] (3.x): one id, as id
+    const char *ids = s_value (form, "ids[]");
+    if (ids && !json_object_get (form, "id"))
+        json_object_set_new (form, "id", json_string (ids));
+    for (const field_map_t *f = s_map_of (endpoint->command, endpoint->path); f->form; f++) {
+        const char *text = s_value (form, f->form);
+        if (!text || (!*text && f->kind != F_STR)) {
+            if (f->required && !json_object_get (out, f->api)) {
+                snprintf (why, whylen, "%s is required", f->form);
+                goto refused;
+            }
+            continue;
+        }
+        if (f->kind == F_STR || f->kind == F_SET) {
+            json_object_set_new (out, f->api, json_string (text));
+            continue;
+        }
+        long long number;
+        if (!s_decimal (text, &number)) {
+            snprintf (why, whylen, "%s must be an integer, not '%.40s'", f->form, text);
+            goto refused;
+        }
+        if (f->kind == F_ID && number < 1) {
+            snprintf (why, whylen, "%s must be 1 or more, not %lld", f->form, number);
+            goto refused;
+        }
+        if ((f->kind == F_FILTER || f->kind == F_GROUP_FILTER) && number <= 0)
+            continue;
+        if (f->kind == F_GROUP || f->kind == F_GROUP_FILTER) {
+            if (number < 1) {
+                snprintf (why, whylen, "%s must be a group's id (1 or more), not %lld", f->form,
+                          number);
+                goto refused;
+            }
+            char group [32];
+            snprintf (group, sizeof group, "%lld", number);
+            json_object_set_new (out, f->api, json_string (group));
+        }
+        else
+            json_object_set_new (out, f->api, json_integer (number));
+    }
+    const char *command = endpoint->command? endpoint->command: "";
+    long long number;
+    if (streq (command, "JOB_LIST") || streq (command, "LOG_LIST")) {
+        //  2.x: start, length; 3.x: offset, pagesize
+        long long start, length;
+        bool three = !s_value (form, "start") && !s_value (form, "length")
+                  && (s_value (form, "offset") || s_value (form, "pagesize"));
+        long long most = streq (command, "LOG_LIST")? 999: 10000;
+        if (s_form_int (form, three? "offset": "start", 0, 0, INT32_MAX, &start, why, whylen)
+        ||  s_form_int (form, three? "pagesize": "length", 10, 1, most, &length, why, whylen))
+            goto refused;
+        json_object_set_new (out, "offset", json_integer (start));
+        //  (LOG_LIST counts nothing: one row more tells whether more follow)
+        json_object_set_new (out, "limit", json_integer (length + streq (command, "LOG_LIST")));
+        if (streq (command, "JOB_LIST") && !json_object_get (out, "triggerStatus"))
+            json_object_set_new (out, "triggerStatus", json_integer (-1));
+    }
+    if (streq (command, "LOG_LIST")) {
+        const char *range = s_value (form, "filterTime");
+        int64_t from, to;
+        if (range && *range) {
+            if (xxl_xxladmin_range (range, &from, &to)) {
+                snprintf (why, whylen, "filterTime must be 'yyyy-MM-dd HH:mm:ss - yyyy-MM-dd"
+                          " HH:mm:ss', not '%.80s'", range);
+                goto refused;
+            }
+            json_object_set_new (out, "triggerTimeFrom", json_integer (from));
+            json_object_set_new (out, "triggerTimeTo", json_integer (to));
+        }
+    }
+    if (streq (command, "JOB_TRIGGER") && !json_object_get (out, "executorParam"))
+        //  (XXL-JOB: a trigger's param replaces the job's, "" when not given)
+        json_object_set_new (out, "executorParam", json_string (""));
+    if (streq (command, "LOG_CAT") && !json_object_get (out, "fromLineNum"))
+        json_object_set_new (out, "fromLineNum", json_integer (1));
+    if (streq (command, "SCHEDULE_NEXT"))
+        json_object_set_new (out, "count", json_integer (5));
+    if (streq (command, "LOG_CLEAR")) {
+        //  XXL-JOB's clear types: 1-4 older than 1, 3, 6, 12 months; 5-8
+        //  all but the newest 1k, 10k, 30k, 100k; 9 all
+        static const int days [] = { 0, 30, 90, 180, 365 };
+        static const int keep [] = { 1000, 10000, 30000, 100000 };
+        if (s_form_int (form, "type", 0, 1, 9, &number, why, whylen))
+            goto refused;
+        if (number == 0) {
+            snprintf (why, whylen, "type is required (1-9, XXL-JOB's clear types)");
+            goto refused;
+        }
+        long long group;
+        if (s_form_int (form, "jobGroup", 0, INT64_MIN + 1, INT64_MAX, &group, why, whylen))
+            goto refused;
+        if (group > 0 && !json_object_get (out, "jobId")) {
+            snprintf (why, whylen, "clearing one group's logs is not served: give jobId (0 with"
+                      " jobGroup 0: every job's)");
+            goto refused;
+        }
+        if (number <= 4)
+            json_object_set_new (out, "beforeDays", json_integer (days [number]));
+        else
+        if (number <= 8)
+            json_object_set_new (out, "keepLast", json_integer (keep [number - 5]));
+        else
+            json_object_set_new (out, "all", json_true ());
+    }
+    return 0;
+refused:
+    json_decref (*fields);
+    *fields = NULL;
+    return -1;
+}
+
+//  ---------------------------------------------------------------------
+//  Answers
+
+json_t *
+xxl_xxladmin_returnt (int code, const char *msg, json_t *content)
+{
+    json_t *value = content? content: json_null ();
+    //  (a reason quoting the caller's bytes, cut at a length, may not be
+    //  UTF-8: JSON must be)
+    char *fixed = msg? xxl_utf8_repair (msg): NULL;
+    json_t *text = msg? json_string (fixed? fixed: msg): json_null ();
+    free (fixed);
+    return json_pack ("{s:i, s:o, s:O, s:o}", "code", code,
+                      "msg", text? text: json_string ("(a reason that is not UTF-8)"),
+                      "content", value, "data", value);
+}
+
+//  A pageList's answer (XXL-JOB 2.x's map); rows taken
+static json_t *
+s_page (json_int_t total, json_t *rows)
+{
+    return json_pack ("{s:I, s:I, s:o}", "recordsTotal", total, "recordsFiltered", total,
+                      "data", rows);
+}
+
+//  Whether haystack holds needle, ASCII letters in either case (XXL-JOB's LIKE)
+static bool
+s_contains (const char *haystack, const char *needle)
+{
+    if (!needle || !*needle)
+        return true;
+    size_t n = strlen (needle);
+    for (const char *p = haystack? haystack: ""; *p; p++)
+        if (strncasecmp (p, needle, n) == 0)
+            return true;
+    return false;
+}
+
+//  XXL-JOB's group: registryList, the address list's entries
+static void
+s_group_fit (json_t *group)
+{
+    const char *list = json_string_value (json_object_get (group, "addressList"));
+    json_t *registry = json_array ();
+    for (const char *p = list? list: ""; *p; ) {
+        const char *comma = strchr (p, ',');
+        size_t length = comma? (size_t) (comma - p): strlen (p);
+        if (length)
+            json_array_append_new (registry, json_stringn (p, length));
+        p += length + (comma != NULL);
+    }
+    if (json_array_size (registry) == 0) {
+        //  (XXL-JOB: null when no address)
+        json_decref (registry);
+        registry = json_null ();
+    }
+    json_object_set_new (group, "registryList", registry);
+}
+
+//  The HTML entity of a character XXL-JOB escapes in a log page (& < > " '),
+//  NULL for any other
+static const char *
+s_entity (char c)
+{
+    return c == '&'? "&amp;": c == '<'? "&lt;": c == '>'? "&gt;"
+         : c == '"'? "&quot;": c == '\''? "&#39;": NULL;
+}
+
+//  HTML-escaped text (a new JSON string)
+static json_t *
+s_html_escaped (const char *text)
+{
+    size_t size = 1;
+    for (const char *p = text; *p; p++)
+        size += s_entity (*p)? strlen (s_entity (*p)): 1;
+    char *out = (char *) malloc (size), *q = out;
+    if (!out)
+        return json_string ("");
+    for (const char *p = text; *p; p++) {
+        const char *with = s_entity (*p);
+        if (with) {
+            memcpy (q, with, strlen (with));
+            q += strlen (with);
+        }
+        else
+            *q++ = *p;
+    }
+    *q = 0;
+    json_t *value = json_string (out);
+    free (out);
+    return value? value: json_string ("");
+}
+
+json_t *
+xxl_xxladmin_answer (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, int code,
+                     const char *text, json_t *content)
+{
+    assert (endpoint);
+    if (code != 200)
+        return xxl_xxladmin_returnt (500, text && *text? text: "refused", NULL);
+    char why [256];
+    switch (endpoint->shape) {
+        case XA_ID: {
+            json_t *id = json_object_get (content, "id");
+            char number [32] = "";
+            if (json_is_integer (id))
+                snprintf (number, sizeof number, "%" JSON_INTEGER_FORMAT, json_integer_value (id));
+            return xxl_xxladmin_returnt (200, NULL, *number? json_string (number): NULL);
+        }
+        case XA_MSG:
+            return xxl_xxladmin_returnt (200, text && *text? text: NULL, NULL);
+        case XA_OBJECT: {
+            json_t *copy = json_deep_copy (content);
+            if (json_is_object (copy) && json_object_get (copy, "appname"))
+                s_group_fit (copy);
+            return xxl_xxladmin_returnt (200, NULL, copy);
+        }
+        case XA_JOBS: {
+            json_t *jobs = json_object_get (content, "jobs");
+            json_t *total = json_object_get (content, "total");
+            return s_page (json_integer_value (total),
+                           json_is_array (jobs)? json_deep_copy (jobs): json_array ());
+        }
+        case XA_GROUPS: {
+            long long start, length;
+            if (s_form_int (form, "start", 0, 0, INT32_MAX, &start, why, sizeof why)
+            ||  s_form_int (form, "length", 10, 1, 10000, &length, why, sizeof why))
+                return xxl_xxladmin_returnt (500, why, NULL);
+            const char *appname = s_value (form, "appname");
+            const char *title = s_value (form, "title");
+            json_t *groups = json_object_get (content, "groups");
+            json_t *rows = json_array ();
+            json_int_t matched = 0;
+            size_t index;
+            json_t *group;
+            json_array_foreach (groups, index, group) {
+                if (!s_contains (json_string_value (json_object_get (group, "appname")), appname)
+                ||  !s_contains (json_string_value (json_object_get (group, "title")), title))
+                    continue;
+                if (matched >= start && matched < start + length) {
+                    json_t *copy = json_deep_copy (group);
+                    s_group_fit (copy);
+                    json_array_append_new (rows, copy);
+                }
+                matched++;
+            }
+            return s_page (matched, rows);
+        }
+        case XA_LOGS: {
+            long long start, length;
+            json_t *logs = json_object_get (content, "logs");
+            if (s_form_int (form, "start", 0, 0, INT32_MAX, &start, why, sizeof why)
+            ||  s_form_int (form, "length", 10, 1, 999, &length, why, sizeof why))
+                return xxl_xxladmin_returnt (500, why, NULL);
+            if (!s_value (form, "start") && !s_value (form, "length")
+            &&  (s_value (form, "offset") || s_value (form, "pagesize"))
+            &&  (s_form_int (form, "offset", 0, 0, INT32_MAX, &start, why, sizeof why)
+              || s_form_int (form, "pagesize", 10, 1, 999, &length, why, sizeof why)))
+                return xxl_xxladmin_returnt (500, why, NULL);
+            json_t *rows = json_array ();
+            size_t count = json_array_size (logs);
+            for (size_t i = 0; i < count && (long long) i < length; i++)
+                json_array_append (rows, json_array_get (logs, i));
+            //  (no count: those up to this page, and one more when more follow)
+            json_int_t total = start + (json_int_t) json_array_size (rows)
+                             + ((long long) count > length || json_is_true (
+                                    json_object_get (content, "truncated")));
+            return s_page (total, rows);
+        }
+        case XA_NEXT: {
+            json_t *next = json_object_get (content, "next");
+            json_t *times = json_array ();
+            size_t index;
+            json_t *at;
+            json_array_foreach (next, index, at) {
+                time_t seconds = (time_t) (json_integer_value (at) / 1000);
+                struct tm tm;
+                char when [32];
+                if (localtime_r (&seconds, &tm)
+                &&  strftime (when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm))
+                    json_array_append_new (times, json_string (when));
+            }
+            return xxl_xxladmin_returnt (200, NULL, times);
+        }
+        case XA_LOGCAT: {
+            const char *log = json_string_value (json_object_get (content, "logContent"));
+            json_t *end = json_object_get (content, "isEnd");
+            json_t *page = json_pack ("{s:O, s:O, s:o, s:O, s:O}",
+                "fromLineNum", json_object_get (content, "fromLineNum")
+                               ? json_object_get (content, "fromLineNum"): json_null (),
+                "toLineNum", json_object_get (content, "toLineNum")
+                             ? json_object_get (content, "toLineNum"): json_null (),
+                "logContent", s_html_escaped (log? log: ""),
+                "end", end? end: json_false (),
+                "isEnd", end? end: json_false ());
+            return xxl_xxladmin_returnt (200, NULL, page);
+        }
+        default:
+            return xxl_xxladmin_returnt (200, NULL, NULL);
+    }
+}
+
+//  "yyyy-MM-dd HH:mm:ss" at text, local time, into epoch ms
+static int
+s_time (const char *text, size_t length, int64_t *ms)
+{
+    char copy [32];
+    if (length != 19)
+        return -1;
+    memcpy (copy, text, length);
+    copy [length] = 0;
+    struct tm tm;
+    memset (&tm, 0, sizeof tm);
+    char *end = strptime (copy, "%Y-%m-%d %H:%M:%S", &tm);
+    if (!end || *end)
+        return -1;
+    tm.tm_isdst = -1;
+    time_t seconds = mktime (&tm);
+    if (seconds == (time_t) -1 || seconds < 0)
+        return -1;
+    *ms = (int64_t) seconds * 1000;
+    return 0;
+}
+
+int
+xxl_xxladmin_range (const char *text, int64_t *from, int64_t *to)
+{
+    const char *dash = text? strstr (text, " - "): NULL;
+    if (!dash || s_time (text, (size_t) (dash - text), from)
+    ||  s_time (dash + 3, strlen (dash + 3), to) || *to < *from)
+        return -1;
+    *to += 999;                         //  (the whole last second)
+    return 0;
+}

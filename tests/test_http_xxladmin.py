@@ -1,0 +1,341 @@
+#!/usr/bin/env python3
+"""test_http_xxladmin.py -- XXL-JOB admin's console endpoints under
+/xxl-job-admin (docs/migrating.md, "Scripts that call the admin") against
+the scheduler tests/test_http.sh started (it exports HTTP1, ADMIN_TOKEN,
+XA_ADMIN_PW, XA_VIEWER_PW, XA_APP: users xa-admin, admin, and xa-viewer,
+viewer; an agent of app XA_APP running demoJobHandler).  A script's steps:
+login, cookie, add, pageList, update, start/stop, trigger, joblog, remove,
+logout; the refusals beside the allowed cases.  Prints one line per check,
+then "done".  Waits poll; no fixed sleeps."""
+
+import http.client
+import json
+import os
+import re
+import sys
+import time
+import urllib.parse
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from xxl_tap import check  # noqa: E402
+
+H1 = os.environ["HTTP1"]
+ADMIN = os.environ["ADMIN_TOKEN"]
+APP = os.environ["XA_APP"]
+SOURCE = "127.0.0.31"       # (an address of its own: the login limiter's counts)
+P = "/xxl-job-admin"
+JOB_KEYS = ["id", "jobGroup", "jobDesc", "addTime", "updateTime", "author", "alarmEmail",
+            "scheduleType", "scheduleConf", "misfireStrategy", "executorRouteStrategy",
+            "executorHandler", "executorParam", "executorBlockStrategy", "executorTimeout",
+            "executorFailRetryCount", "glueType", "glueSource", "glueRemark",
+            "glueUpdatetime", "childJobId", "triggerStatus", "triggerLastTime",
+            "triggerNextTime"]
+LOG_KEYS = ["id", "jobGroup", "jobId", "executorAddress", "executorHandler", "executorParam",
+            "executorShardingParam", "executorFailRetryCount", "triggerTime", "triggerCode",
+            "triggerMsg", "handleTime", "handleCode", "handleMsg", "alarmStatus"]
+
+
+def post(path, form=None, cookie=None, token=None, raw=None, ctype=None, method="POST",
+         headers=None):
+    """(status, parsed JSON or text, response); form: a dict or a list of pairs"""
+    name, port = H1.rsplit(":", 1)
+    conn = http.client.HTTPConnection(name, int(port), timeout=30, source_address=(SOURCE, 0))
+    hdrs = dict(headers or {})
+    if cookie:
+        hdrs["Cookie"] = cookie
+    if token:
+        hdrs["Authorization"] = "Bearer " + token
+    data = raw
+    if form is not None:
+        data = urllib.parse.urlencode(form).encode()
+    if data is not None:
+        hdrs["Content-Type"] = ctype or "application/x-www-form-urlencoded"
+    conn.request(method, P + "/" + path, body=data, headers=hdrs)
+    resp = conn.getresponse()
+    text = resp.read().decode("utf-8", "replace")
+    conn.close()
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = text
+    return resp.status, value, resp
+
+
+def post_from(source, path, form):
+    global SOURCE
+    saved, SOURCE = SOURCE, source
+    try:
+        return post(path, form)
+    finally:
+        SOURCE = saved
+
+
+def login(user, password):
+    s, v, resp = post("login", {"userName": user, "password": password})
+    cookie = resp.getheader("Set-Cookie") or ""
+    m = re.match(r"XXL_JOB_LOGIN_IDENTITY=([0-9a-f]+);", cookie)
+    return s, v, cookie, ("XXL_JOB_LOGIN_IDENTITY=" + m.group(1)) if m else None
+
+
+def ok(v):
+    return isinstance(v, dict) and v.get("code") == 200
+
+
+def refused(v, text=""):
+    return isinstance(v, dict) and v.get("code") == 500 and text in (v.get("msg") or "")
+
+
+def wait(fn, seconds=20):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            got = fn()
+            if got:
+                return got
+        except Exception:
+            pass
+        time.sleep(0.05)
+    return None
+
+
+# Login: the wrong password refused, the right one accepted with the cookie
+s, v, _, c = login("xa-admin", "wrong-password")
+check("xxl-job-admin login: a wrong password is refused (ReturnT 500, no cookie)",
+      s == 200 and refused(v, "wrong user name or password") and c is None, (s, v))
+s, v, setc, ADM = login("xa-admin", os.environ["XA_ADMIN_PW"])
+check("xxl-job-admin login: the right password gets ReturnT 200 {code, msg, content, data}",
+      s == 200 and v == {"code": 200, "msg": None, "content": None, "data": None}, (s, v))
+check("... and cookie XXL_JOB_LOGIN_IDENTITY: HttpOnly, SameSite=Strict, Path=/xxl-job-admin",
+      ADM is not None and "HttpOnly" in setc and "SameSite=Strict" in setc
+      and "Path=/xxl-job-admin" in setc and "Max-Age" not in setc, setc)
+s, v, _ = post("login", {"userName": "xa-admin"})
+check("xxl-job-admin login without password: ReturnT 500 saying what it needs",
+      s == 200 and refused(v, "userName"), (s, v))
+s, v, setc, _ = login("xa-admin", os.environ["XA_ADMIN_PW"])
+s, v, resp = post("login", {"userName": "xa-admin", "password": os.environ["XA_ADMIN_PW"],
+                            "ifRemember": "on"})
+check("xxl-job-admin login with ifRemember=on: a cookie with Max-Age",
+      ok(v) and "Max-Age=" in (resp.getheader("Set-Cookie") or ""), resp.getheader("Set-Cookie"))
+
+# Wrong passwords are limited as the console's logins are (test_http.sh:
+# login_burst 5 per address and per user name): then 429 with Retry-After
+got = [post_from("127.0.0.32", "login", {"userName": "xa-nobody", "password": "wrong-%d" % i})
+       for i in range(6)]
+s, v, resp = got[-1]
+check("xxl-job-admin login: wrong passwords past login_burst are limited (429, Retry-After, ReturnT 500)",
+      [g[0] for g in got[:5]] == [200] * 5 and all(refused(g[1], "wrong") for g in got[:5])
+      and s == 429 and resp.getheader("Retry-After") and refused(v, "too many"), (s, v))
+s, v, _ = post_from("127.0.0.33", "login", {"userName": "xa-admin",
+                                             "password": os.environ["XA_ADMIN_PW"]})
+check("... while another address's right password logs in", ok(v), (s, v))
+
+# No login: XXL-JOB's answer (302 to toLogin), with a ReturnT saying so
+s, v, resp = post("jobinfo/pageList", {"jobGroup": "-1"})
+check("xxl-job-admin without a cookie: 302 to /xxl-job-admin/toLogin, ReturnT 500 'not logged in'",
+      s == 302 and resp.getheader("Location") == P + "/toLogin" and refused(v, "not logged in"),
+      (s, v))
+s, v, _ = post("toLogin", method="GET")
+check("xxl-job-admin toLogin: ReturnT 500 'not logged in'", s == 200 and refused(v, "not logged in"),
+      (s, v))
+s, v, _ = post("jobinfo/pageList", {"jobGroup": "-1"}, cookie="XXL_JOB_LOGIN_IDENTITY=" + "0" * 64)
+check("xxl-job-admin with an unknown session: 302", s == 302, (s, v))
+s, v, _ = post("jobinfo/pageList", {"jobGroup": "-1"}, cookie=ADM.replace("XXL_JOB_LOGIN_IDENTITY",
+                                                                          "xxl_session"))
+check("xxl-job-admin does not take the console's xxl_session cookie (302)", s == 302, (s, v))
+
+# jobgroup/pageList: the app's group, XXL-JOB's keys
+s, v, _ = post("jobgroup/pageList", {"start": 0, "length": 10, "appname": APP, "title": ""},
+               cookie=ADM)
+groups = v.get("data") if isinstance(v, dict) else None
+check("xxl-job-admin jobgroup/pageList finds the app's group {recordsTotal, recordsFiltered, data}",
+      s == 200 and isinstance(groups, list) and len(groups) == 1 and groups[0]["appname"] == APP
+      and v.get("recordsTotal") == 1 and v.get("recordsFiltered") == 1
+      and all(k in groups[0] for k in ("id", "appname", "title", "addressType", "addressList",
+                                       "updateTime", "registryList")), (s, v))
+GID = groups[0]["id"] if groups else 0
+
+# jobinfo/add, then pageList finds it with XXL-JOB's field names
+JOB = {"jobGroup": GID, "jobDesc": "xa job", "author": "xa", "alarmEmail": "",
+       "scheduleType": "CRON", "scheduleConf": "0 0 3 * * ?", "cronGen_display": "0 0 3 * * ?",
+       "glueType": "BEAN", "executorHandler": "demoJobHandler", "executorParam": "p0",
+       "executorRouteStrategy": "FIRST", "childJobId": "", "misfireStrategy": "DO_NOTHING",
+       "executorBlockStrategy": "SERIAL_EXECUTION", "executorTimeout": "0",
+       "executorFailRetryCount": "0", "glueRemark": "GLUE init", "glueSource": ""}
+s, v, _ = post("jobinfo/add", JOB, cookie=ADM)
+check("xxl-job-admin jobinfo/add: ReturnT 200, content the new id as text",
+      ok(v) and isinstance(v.get("content"), str) and v["content"].isdigit()
+      and v.get("data") == v.get("content"), (s, v))
+JID = int(v["content"]) if ok(v) else 0
+PAGE = {"jobGroup": GID, "triggerStatus": -1, "jobDesc": "xa job", "executorHandler": "",
+        "author": "", "start": 0, "length": 10}
+s, v, _ = post("jobinfo/pageList", PAGE, cookie=ADM)
+jobs = v.get("data") if isinstance(v, dict) else []
+check("xxl-job-admin jobinfo/pageList finds it, XXL-JOB's field names and values",
+      s == 200 and v.get("recordsTotal") == 1 and len(jobs) == 1 and jobs[0]["id"] == JID
+      and all(k in jobs[0] for k in JOB_KEYS) and jobs[0]["jobGroup"] == GID
+      and jobs[0]["scheduleConf"] == "0 0 3 * * ?" and jobs[0]["triggerStatus"] == 0, (s, v))
+s, v, _ = post("jobinfo/pageList", dict(PAGE, jobDesc="no such job"), cookie=ADM)
+check("... and a jobDesc filter that matches none finds none",
+      s == 200 and v.get("recordsTotal") == 0 and v.get("data") == [], (s, v))
+
+# update, start, stop
+s, v, _ = post("jobinfo/update", dict(JOB, id=JID, jobDesc="xa job 2", executorParam="p1"),
+               cookie=ADM)
+s2, v2, _ = post("jobinfo/pageList", dict(PAGE, jobDesc="xa job 2"), cookie=ADM)
+check("xxl-job-admin jobinfo/update: ReturnT 200, the job changed",
+      ok(v) and v2.get("recordsTotal") == 1 and v2["data"][0]["executorParam"] == "p1", (v, v2))
+s, v, _ = post("jobinfo/update", dict(JOB, id=JID, scheduleType="NOPE"), cookie=ADM)
+check("xxl-job-admin jobinfo/update with a bad schedule type: ReturnT 500 with the api's reason",
+      s == 200 and refused(v, "NOPE"), (s, v))
+
+
+def status_of():
+    s, v, _ = post("jobinfo/pageList", dict(PAGE, jobDesc="xa job 2"), cookie=ADM)
+    return v["data"][0]["triggerStatus"]
+
+
+s, v, _ = post("jobinfo/start", {"id": JID}, cookie=ADM)
+check("xxl-job-admin jobinfo/start: ReturnT 200, triggerStatus 1", ok(v) and status_of() == 1, v)
+s, v, _ = post("jobinfo/stop", {"ids[]": JID}, cookie=ADM)
+check("xxl-job-admin jobinfo/stop (3.x's ids[]): ReturnT 200, triggerStatus 0",
+      ok(v) and status_of() == 0, v)
+
+# trigger; the run in joblog/pageList; its log
+s, v, _ = post("jobinfo/trigger", {"id": JID, "executorParam": "from-script", "addressList": ""},
+               cookie=ADM)
+check("xxl-job-admin jobinfo/trigger: ReturnT 200", ok(v), (s, v))
+LOGQ = {"jobGroup": GID, "jobId": JID, "logStatus": -1, "filterTime": "", "start": 0,
+        "length": 10}
+
+
+def finished_run():
+    s, v, _ = post("joblog/pageList", LOGQ, cookie=ADM)
+    rows = v["data"]
+    return v if rows and rows[0]["handleCode"] == 200 else None
+
+
+v = wait(finished_run)
+row = v["data"][0] if v else {}
+check("xxl-job-admin joblog/pageList shows the run (XXL-JOB's keys), handleCode 200",
+      v is not None and v.get("recordsTotal") == 1 and row.get("executorParam") == "from-script"
+      and all(k in row for k in LOG_KEYS), v)
+today = time.strftime("%Y-%m-%d")
+s, v, _ = post("joblog/pageList", dict(LOGQ, filterTime="%s 00:00:00 - %s 23:59:59" % (today, today)),
+               cookie=ADM)
+s2, v2, _ = post("joblog/pageList", dict(LOGQ, filterTime="2001-01-01 00:00:00 - 2001-01-02 00:00:00"),
+                 cookie=ADM)
+check("xxl-job-admin joblog/pageList: filterTime today finds it, one in 2001 does not",
+      v.get("recordsTotal") == 1 and v2.get("recordsTotal") == 0, (v, v2))
+s, v, _ = post("joblog/pageList", dict(LOGQ, filterTime="yesterday"), cookie=ADM)
+check("xxl-job-admin joblog/pageList: a malformed filterTime is ReturnT 500 saying the format",
+      refused(v, "yyyy-MM-dd HH:mm:ss"), (s, v))
+s, v, _ = post("joblog/logDetailCat", {"logId": row.get("id", 0), "fromLineNum": 1}, cookie=ADM)
+page = v.get("content") if isinstance(v, dict) else None
+check("xxl-job-admin joblog/logDetailCat: LogResult {fromLineNum, toLineNum, logContent, end}",
+      ok(v) and isinstance(page, dict) and page.get("fromLineNum") == 1
+      and isinstance(page.get("logContent"), str) and "end" in page, (s, v))
+s, v, _ = post("joblog/logKill", {"id": row.get("id", 0)}, cookie=ADM)
+check("xxl-job-admin joblog/logKill of a finished run: ReturnT 500 with the reason",
+      s == 200 and refused(v) and v.get("msg"), (s, v))
+
+# nextTriggerTime
+s, v, _ = post("jobinfo/nextTriggerTime", {"scheduleType": "CRON", "scheduleConf": "0 0 3 * * ?"},
+               cookie=ADM)
+times = v.get("content") if isinstance(v, dict) else None
+check("xxl-job-admin jobinfo/nextTriggerTime: five times 'yyyy-MM-dd HH:mm:ss'",
+      ok(v) and isinstance(times, list) and len(times) == 5
+      and all(re.match(r"^\d{4}-\d\d-\d\d 03:00:00$", t) for t in times), (s, v))
+
+# A viewer: pageList allowed, add refused
+s, v, _, VIEW = login("xa-viewer", os.environ["XA_VIEWER_PW"])
+s, v, _ = post("jobinfo/pageList", PAGE, cookie=VIEW)
+check("xxl-job-admin: a viewer's jobinfo/pageList is answered", s == 200 and "data" in v, (s, v))
+s, v, _ = post("jobinfo/add", JOB, cookie=VIEW)
+check("xxl-job-admin: a viewer's jobinfo/add is refused (ReturnT 500: the admin role)",
+      s == 200 and refused(v, "admin role"), (s, v))
+
+# A bearer token
+s, v, _ = post("jobinfo/pageList", PAGE, token=ADMIN)
+check("xxl-job-admin takes Authorization: Bearer (a token's pageList)",
+      s == 200 and v.get("recordsTotal") == 1, (s, v))
+s, v, _ = post("jobinfo/pageList", PAGE, token="xxl_" + "0" * 64)
+check("xxl-job-admin: an unknown bearer token is not logged in (302)", s == 302, (s, v))
+
+# Malformed requests
+for form, why in ((b"jobGroup=%zz", "malformed"), (b"jobDesc=a%00b", "NUL"),
+                  (b"id=1&id=2", "twice"), (b"=x", "no name")):
+    s, v, _ = post("jobinfo/update", raw=form, cookie=ADM)
+    check("xxl-job-admin: a malformed form (%s) is ReturnT 500 '%s'" % (form.decode(), why),
+          s == 200 and refused(v, why), (s, v))
+s, v, _ = post("jobinfo/start", {"id": "abc"}, cookie=ADM)
+check("xxl-job-admin: id=abc is ReturnT 500 'must be an integer'", refused(v, "integer"), (s, v))
+s, v, _ = post("jobinfo/add", raw=b'{"jobGroup": 1}', ctype="application/json", cookie=ADM)
+check("xxl-job-admin: a JSON body is refused (415, ReturnT 500: a form)",
+      s == 415 and refused(v, "form"), (s, v))
+s, v, _ = post("jobinfo/add", method="GET", cookie=ADM)
+check("xxl-job-admin: GET of a change is refused (405)", s == 405 and refused(v, "POST"), (s, v))
+s, v, _ = post("jobinfo/nosuch", {}, cookie=ADM)
+check("xxl-job-admin: an endpoint not served is 404 with a ReturnT", s == 404 and refused(v), (s, v))
+s, v, _ = post("api/registry", raw=b"{}", ctype="application/json")
+check("xxl-job-admin: an executor's api/registry is 404 naming xxl-bridge", s == 404
+      and refused(v, "xxl-bridge"), (s, v))
+s, v, _ = post("jobinfo/start", {"id": JID}, cookie=ADM, headers={"Origin": "http://evil.example"})
+check("xxl-job-admin: a request from another site's page (Origin) is refused (403)",
+      s == 403 and refused(v, "another site"), (s, v))
+s, v, _ = post("jobinfo/stop", {"id": JID}, cookie=ADM, headers={"Sec-Fetch-Site": "cross-site"})
+check("xxl-job-admin: Sec-Fetch-Site cross-site is refused (403)", s == 403, (s, v))
+s, v, _ = post("jobinfo/stop", {"id": JID}, cookie=ADM,
+               headers={"Origin": "http://" + H1, "Sec-Fetch-Site": "same-origin"})
+check("xxl-job-admin: a same-origin request is answered", s == 200 and ok(v), (s, v))
+
+# jobgroup save, update, remove
+s, v, _ = post("jobgroup/save", {"appname": "xa-manual", "title": "Manual", "addressType": 1,
+                                 "addressList": "http://10.0.0.9:9999/"}, cookie=ADM)
+s2, v2, _ = post("jobgroup/pageList", {"appname": "xa-manual"}, cookie=ADM)
+g = v2["data"][0] if isinstance(v2, dict) and v2.get("data") else {}
+check("xxl-job-admin jobgroup/save: the group, its registryList the manual addresses",
+      ok(v) and g.get("addressType") == 1 and g.get("registryList") == ["http://10.0.0.9:9999/"],
+      (v, v2))
+s, v, _ = post("jobgroup/update", {"id": g.get("id", 0), "appname": "xa-manual", "title": "Renamed",
+                                   "addressType": 1, "addressList": "http://10.0.0.8:9999/"},
+               cookie=ADM)
+s2, v2, _ = post("jobgroup/loadById", {"id": g.get("id", 0)}, cookie=ADM)
+check("xxl-job-admin jobgroup/update, loadById: the title changed",
+      ok(v) and ok(v2) and v2["content"]["title"] == "Renamed", (v, v2))
+s, v, _ = post("jobgroup/remove", {"id": GID}, cookie=ADM)
+check("xxl-job-admin jobgroup/remove of a group with jobs: ReturnT 500 with the reason",
+      refused(v) and v.get("msg"), v)
+s, v, _ = post("jobgroup/remove", {"id": g.get("id", 0)}, cookie=ADM)
+check("xxl-job-admin jobgroup/remove of an empty group: ReturnT 200", ok(v), v)
+
+# clearLog, remove, the audit, logout
+s, v, _ = post("joblog/clearLog", {"jobGroup": GID, "jobId": 0, "type": 9}, cookie=ADM)
+check("xxl-job-admin joblog/clearLog of a group without jobId: ReturnT 500 saying why",
+      refused(v, "jobId"), v)
+s, v, _ = post("joblog/clearLog", {"jobGroup": GID, "jobId": JID, "type": 9}, cookie=ADM)
+s2, v2, _ = post("joblog/pageList", LOGQ, cookie=ADM)
+check("xxl-job-admin joblog/clearLog type 9: the job's runs are gone",
+      ok(v) and v2.get("recordsTotal") == 0, (v, v2))
+s, v, _ = post("jobinfo/remove", {"id": JID}, cookie=ADM)
+s2, v2, _ = post("jobinfo/pageList", PAGE, cookie=ADM)
+check("xxl-job-admin jobinfo/remove: ReturnT 200, pageList no longer finds it",
+      ok(v) and v2.get("recordsTotal") == 0, (v, v2))
+name, port = H1.rsplit(":", 1)
+conn = http.client.HTTPConnection(name, int(port), timeout=30)
+conn.request("GET", "/api/v1/audit?limit=200", headers={"Authorization": "Bearer " + ADMIN})
+audit = json.loads(conn.getresponse().read())
+conn.close()
+mine = {(e.get("type"), e.get("code")) for e in audit.get("audit", [])
+        if e.get("who") == "user:xa-admin"}
+check("xxl-job-admin's changes are in the audit log (JOB_ADD, JOB_UPDATE, JOB_RM by user:xa-admin)",
+      {("JOB_ADD", 200), ("JOB_UPDATE", 200), ("JOB_RM", 200), ("JOB_UPDATE", 400)} <= mine,
+      sorted(mine))
+s, v, resp = post("logout", cookie=ADM)
+s2, v2, _ = post("jobinfo/pageList", PAGE, cookie=ADM)
+check("xxl-job-admin logout: ReturnT 200, the cookie cleared, the session ended (then 302)",
+      ok(v) and "Max-Age=0" in (resp.getheader("Set-Cookie") or "") and s2 == 302,
+      (v, resp.getheader("Set-Cookie"), s2))
+
+print("done")
+sys.exit(0)

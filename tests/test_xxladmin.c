@@ -1,0 +1,254 @@
+/*  test_xxladmin.c -- XXL-JOB admin's endpoints, the pure part
+    (scheduler/http/xxl_http_xxladmin_map.c): forms read and refused,
+    XXL-JOB's fields made the api's (ids, group ids, empty values, 3.x's
+    names, paging, filterTime, clearLog's types), and the answers' shapes
+    (ReturnT with content and data, pageLists, LogResult, times).
+*/
+
+#include "xxl_http_xxladmin.h"
+#include "xxl_test.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <time.h>
+
+//  The request of path for form text: its fields as compact JSON (sorted
+//  keys), or "ERR: why"
+static char *
+s_request (const char *path, const char *text)
+{
+    char why [256] = "";
+    json_t *form = json_object (), *fields = NULL;
+    const xxl_xxladmin_endpoint_t *endpoint = xxl_xxladmin_endpoint (path);
+    char *out;
+    if (!endpoint)
+        out = strdup ("ERR: no endpoint");
+    else
+    if (xxl_xxladmin_form (form, text, strlen (text), why, sizeof why)
+    ||  xxl_xxladmin_request (endpoint, form, &fields, why, sizeof why)) {
+        out = (char *) malloc (strlen (why) + 6);
+        sprintf (out, "ERR: %s", why);
+    }
+    else
+        out = json_dumps (fields, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref (fields);
+    json_decref (form);
+    return out;
+}
+
+#define CHECK_REQUEST(path, form, want) do { \
+    char *got_ = s_request (path, form); \
+    XXL_CHECK_STR (got_, want); \
+    free (got_); \
+} while (0)
+
+//  The answer of path (form text) for an api reply, compact and sorted
+static char *
+s_answer (const char *path, const char *form_text, int code, const char *text,
+          const char *content_json)
+{
+    json_t *form = json_object ();
+    char why [256];
+    xxl_xxladmin_form (form, form_text, strlen (form_text), why, sizeof why);
+    json_t *content = content_json? json_loads (content_json, JSON_DECODE_ANY, NULL): NULL;
+    json_t *answer = xxl_xxladmin_answer (xxl_xxladmin_endpoint (path), form, code, text,
+                                          content);
+    char *out = json_dumps (answer, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref (answer);
+    json_decref (content);
+    json_decref (form);
+    return out;
+}
+
+#define CHECK_ANSWER(path, form, code, text, content, want) do { \
+    char *got_ = s_answer (path, form, code, text, content); \
+    XXL_CHECK_STR (got_, want); \
+    free (got_); \
+} while (0)
+
+int
+main (void)
+{
+    //  (filterTime and nextTriggerTime are the scheduler's local time)
+    setenv ("TZ", "UTC", 1);
+    tzset ();
+
+    //  Forms
+    CHECK_REQUEST ("jobinfo/start", "id=7", "{\"jobId\":7}");
+    CHECK_REQUEST ("jobinfo/start", "id=%37", "{\"jobId\":7}");
+    CHECK_REQUEST ("jobinfo/start", "&&id=7&", "{\"jobId\":7}");
+    CHECK_REQUEST ("jobinfo/start", "id=7&unknown=x&cronGen_display=y", "{\"jobId\":7}");
+    CHECK_REQUEST ("jobinfo/start", "id=%zz",
+                   "ERR: the form is malformed: a '%' not followed by two hex digits");
+    CHECK_REQUEST ("jobinfo/start", "id=7%", "ERR: the form is malformed: a '%' not followed"
+                   " by two hex digits");
+    CHECK_REQUEST ("jobinfo/start", "id=7%4", "ERR: the form is malformed: a '%' not followed"
+                   " by two hex digits");
+    CHECK_REQUEST ("jobinfo/start", "id=7%00", "ERR: the form holds a NUL (%00)");
+    CHECK_REQUEST ("jobinfo/start", "id=1&id=2", "ERR: the form gives id twice");
+    CHECK_REQUEST ("jobinfo/start", "=1", "ERR: the form is malformed: a field with no name");
+    {
+        char many [2048] = "";
+        for (int i = 0; i <= XXL_XXLADMIN_MAX_FIELDS; i++)
+            sprintf (many + strlen (many), "f%d=1&", i);
+        CHECK_REQUEST ("jobinfo/start", many, "ERR: the form has more than 64 fields");
+        char key [200];
+        memset (key, 'k', 65);
+        strcpy (key + 65, "=1");
+        CHECK_REQUEST ("jobinfo/start", key, "ERR: the form has a field name over 64 bytes");
+    }
+    //  Text that is not UTF-8 (XXL-JOB's forms are; REST's JSON must be)
+    CHECK_REQUEST ("jobinfo/add", "jobGroup=1&jobDesc=%ff", "ERR: the form's jobDesc is not UTF-8");
+    CHECK_REQUEST ("jobinfo/add", "jobGroup=1&%ff=1", "ERR: the form has a field name that is not UTF-8");
+    CHECK_REQUEST ("jobinfo/add", "jobGroup=1&jobDesc=%e4%b8%ad", "{\"jobDesc\":\"\xe4\xb8\xad\",\"jobGroup\":\"1\"}");
+    //  ids
+    CHECK_REQUEST ("jobinfo/start", "", "ERR: id is required");
+    CHECK_REQUEST ("jobinfo/start", "id=", "ERR: id is required");
+    CHECK_REQUEST ("jobinfo/start", "id=abc", "ERR: id must be an integer, not 'abc'");
+    CHECK_REQUEST ("jobinfo/start", "id=0", "ERR: id must be 1 or more, not 0");
+    CHECK_REQUEST ("jobinfo/start", "id=+7", "ERR: id must be an integer, not ' 7'");
+    CHECK_REQUEST ("jobinfo/stop", "ids%5B%5D=9", "{\"jobId\":9}");
+    CHECK_REQUEST ("jobinfo/delete", "ids[]=9", "{\"jobId\":9}");
+    CHECK_REQUEST ("jobinfo/remove", "id=9", "{\"jobId\":9}");
+    CHECK_REQUEST ("joblog/logKill", "id=12", "{\"logId\":12}");
+    CHECK_REQUEST ("jobgroup/remove", "id=3", "{\"group\":\"3\"}");
+    //  A job's fields: names kept, ints typed, a group's id as the api's
+    //  group text, empty closed-list values and ints absent, 3.x's name
+    CHECK_REQUEST ("jobinfo/add",
+                   "jobGroup=3&jobDesc=a+b&author=me&alarmEmail=&scheduleType=CRON"
+                   "&scheduleConf=0+0+*+*+*+%3F&misfireStrategy=&executorRouteStrategy=FIRST"
+                   "&executorHandler=h&executorParam=&executorBlockStrategy=SERIAL_EXECUTION"
+                   "&executorTimeout=&executorFailRetryCount=2&glueType=BEAN&glueSource="
+                   "&glueRemark=GLUE+init&childJobId=",
+                   "{\"alarmEmail\":\"\",\"author\":\"me\",\"childJobId\":\"\","
+                   "\"executorBlockStrategy\":\"SERIAL_EXECUTION\",\"executorFailRetryCount\":2,"
+                   "\"executorHandler\":\"h\",\"executorParam\":\"\","
+                   "\"executorRouteStrategy\":\"FIRST\",\"glueRemark\":\"GLUE init\","
+                   "\"glueSource\":\"\",\"glueType\":\"BEAN\",\"jobDesc\":\"a b\","
+                   "\"jobGroup\":\"3\",\"scheduleConf\":\"0 0 * * * ?\",\"scheduleType\":\"CRON\"}");
+    CHECK_REQUEST ("jobinfo/insert", "jobGroup=3&name=three", "{\"jobDesc\":\"three\",\"jobGroup\":\"3\"}");
+    CHECK_REQUEST ("jobinfo/add", "jobDesc=x", "ERR: jobGroup is required");
+    CHECK_REQUEST ("jobinfo/add", "jobGroup=0", "ERR: jobGroup must be a group's id (1 or more), not 0");
+    CHECK_REQUEST ("jobinfo/add", "jobGroup=3&executorTimeout=1.5",
+                   "ERR: executorTimeout must be an integer, not '1.5'");
+    //  An update keeps the job's glue (XXL-JOB's update does)
+    CHECK_REQUEST ("jobinfo/update", "id=4&jobGroup=3&glueType=GLUE_SHELL&glueSource=x&jobDesc=d",
+                   "{\"jobDesc\":\"d\",\"jobGroup\":\"3\",\"jobId\":4}");
+    //  trigger: the param always (XXL-JOB's "" replaces the job's), the
+    //  address list only when given
+    CHECK_REQUEST ("jobinfo/trigger", "id=4", "{\"executorParam\":\"\",\"jobId\":4}");
+    CHECK_REQUEST ("jobinfo/trigger", "id=4&executorParam=p&addressList=",
+                   "{\"executorParam\":\"p\",\"jobId\":4}");
+    CHECK_REQUEST ("jobinfo/trigger", "id=4&executorParam=p&addressList=http%3A%2F%2Fa%3A1",
+                   "{\"address\":\"http://a:1\",\"executorParam\":\"p\",\"jobId\":4}");
+    //  pageList: filters, -1 any; start/length (2.x), offset/pagesize (3.x)
+    CHECK_REQUEST ("jobinfo/pageList", "jobGroup=-1&triggerStatus=-1&jobDesc=&executorHandler="
+                   "&author=&start=20&length=10",
+                   "{\"author\":\"\",\"executorHandler\":\"\",\"jobDesc\":\"\",\"limit\":10,"
+                   "\"offset\":20,\"triggerStatus\":-1}");
+    CHECK_REQUEST ("jobinfo/pageList", "jobGroup=2&triggerStatus=1",
+                   "{\"group\":\"2\",\"limit\":10,\"offset\":0,\"triggerStatus\":1}");
+    CHECK_REQUEST ("jobinfo/pageList", "offset=5&pagesize=50&name=x",
+                   "{\"jobDesc\":\"x\",\"limit\":50,\"offset\":5,\"triggerStatus\":-1}");
+    CHECK_REQUEST ("jobinfo/pageList", "length=0",
+                   "ERR: length must be an integer from 1 to 10000, not '0'");
+    CHECK_REQUEST ("jobinfo/pageList", "start=-1",
+                   "ERR: start must be an integer from 0 to 2147483647, not '-1'");
+    //  joblog/pageList: one row more than asked (whether more follow),
+    //  filterTime's local range, the last second whole
+    CHECK_REQUEST ("joblog/pageList", "jobGroup=0&jobId=0&logStatus=-1&filterTime=&start=0&length=10",
+                   "{\"limit\":11,\"offset\":0}");
+    CHECK_REQUEST ("joblog/pageList", "jobGroup=2&jobId=5&logStatus=2&filterTime="
+                   "2024-01-02+00%3A00%3A00+-+2024-01-02+23%3A59%3A59&start=10&length=5",
+                   "{\"jobGroup\":2,\"jobId\":5,\"limit\":6,\"logStatus\":2,\"offset\":10,"
+                   "\"triggerTimeFrom\":1704153600000,\"triggerTimeTo\":1704239999999}");
+    CHECK_REQUEST ("joblog/pageList", "filterTime=2024-01-02",
+                   "ERR: filterTime must be 'yyyy-MM-dd HH:mm:ss - yyyy-MM-dd HH:mm:ss',"
+                   " not '2024-01-02'");
+    CHECK_REQUEST ("joblog/pageList", "filterTime=2024-01-03+00:00:00+-+2024-01-02+00:00:00",
+                   "ERR: filterTime must be 'yyyy-MM-dd HH:mm:ss - yyyy-MM-dd HH:mm:ss',"
+                   " not '2024-01-03 00:00:00 - 2024-01-02 00:00:00'");
+    CHECK_REQUEST ("joblog/pageList", "length=1000",
+                   "ERR: length must be an integer from 1 to 999, not '1000'");
+    CHECK_REQUEST ("joblog/logDetailCat", "logId=3", "{\"fromLineNum\":1,\"logId\":3}");
+    CHECK_REQUEST ("joblog/logDetailCat", "logId=3&fromLineNum=40", "{\"fromLineNum\":40,\"logId\":3}");
+    //  clearLog's types
+    CHECK_REQUEST ("joblog/clearLog", "jobGroup=0&jobId=0&type=1", "{\"beforeDays\":30}");
+    CHECK_REQUEST ("joblog/clearLog", "jobGroup=1&jobId=4&type=4", "{\"beforeDays\":365,\"jobId\":4}");
+    CHECK_REQUEST ("joblog/clearLog", "jobId=4&type=6", "{\"jobId\":4,\"keepLast\":10000}");
+    CHECK_REQUEST ("joblog/clearLog", "jobId=4&type=9", "{\"all\":true,\"jobId\":4}");
+    CHECK_REQUEST ("joblog/clearLog", "jobId=4&type=10",
+                   "ERR: type must be an integer from 1 to 9, not '10'");
+    CHECK_REQUEST ("joblog/clearLog", "jobId=4", "ERR: type is required (1-9, XXL-JOB's clear types)");
+    CHECK_REQUEST ("joblog/clearLog", "jobGroup=2&jobId=0&type=9",
+                   "ERR: clearing one group's logs is not served: give jobId (0 with jobGroup 0:"
+                   " every job's)");
+    //  Groups, the schedule preview
+    CHECK_REQUEST ("jobgroup/save", "appname=a&title=T&addressType=1&addressList=h%3A1",
+                   "{\"addressList\":\"h:1\",\"addressType\":1,\"appname\":\"a\",\"title\":\"T\"}");
+    CHECK_REQUEST ("jobgroup/save", "title=T", "ERR: appname is required");
+    CHECK_REQUEST ("jobgroup/update", "id=2&appname=&title=T2",
+                   "{\"group\":\"2\",\"title\":\"T2\"}");
+    CHECK_REQUEST ("jobinfo/nextTriggerTime", "scheduleType=CRON&scheduleConf=0+0+3+*+*+%3F",
+                   "{\"count\":5,\"scheduleConf\":\"0 0 3 * * ?\",\"scheduleType\":\"CRON\"}");
+    XXL_CHECK (xxl_xxladmin_endpoint ("jobinfo/nosuch") == NULL);
+    XXL_CHECK (xxl_xxladmin_endpoint ("login") && !xxl_xxladmin_endpoint ("login")->command);
+
+    //  Answers: ReturnT with content and data; a refusal's reason
+    CHECK_ANSWER ("jobinfo/add", "", 200, "", "{\"id\":42}",
+                  "{\"code\":200,\"content\":\"42\",\"data\":\"42\",\"msg\":null}");
+    CHECK_ANSWER ("jobinfo/start", "", 200, "", "{\"id\":42}",
+                  "{\"code\":200,\"content\":null,\"data\":null,\"msg\":null}");
+    CHECK_ANSWER ("jobinfo/add", "", 403, "it needs the admin role", NULL,
+                  "{\"code\":500,\"content\":null,\"data\":null,\"msg\":\"it needs the admin role\"}");
+    CHECK_ANSWER ("joblog/logKill", "", 200, "killed", NULL,
+                  "{\"code\":200,\"content\":null,\"data\":null,\"msg\":\"killed\"}");
+    CHECK_ANSWER ("jobinfo/pageList", "", 200, "", "{\"jobs\":[{\"id\":1}],\"total\":31}",
+                  "{\"data\":[{\"id\":1}],\"recordsFiltered\":31,\"recordsTotal\":31}");
+    //  logs: no count; those up to the page, one more when more follow
+    CHECK_ANSWER ("joblog/pageList", "start=20&length=2", 200, "",
+                  "{\"logs\":[{\"id\":9},{\"id\":8},{\"id\":7}]}",
+                  "{\"data\":[{\"id\":9},{\"id\":8}],\"recordsFiltered\":23,\"recordsTotal\":23}");
+    CHECK_ANSWER ("joblog/pageList", "start=20&length=5", 200, "",
+                  "{\"logs\":[{\"id\":9},{\"id\":8}]}",
+                  "{\"data\":[{\"id\":9},{\"id\":8}],\"recordsFiltered\":22,\"recordsTotal\":22}");
+    //  groups: filtered and paged here, registryList from the addresses
+    CHECK_ANSWER ("jobgroup/pageList", "appname=APP&start=1&length=1", 200, "",
+                  "{\"groups\":[{\"id\":1,\"appname\":\"app-a\",\"addressList\":\"h:1,h:2\"},"
+                  "{\"id\":2,\"appname\":\"other\",\"addressList\":\"\"},"
+                  "{\"id\":3,\"appname\":\"my-app\",\"addressList\":\"\"}]}",
+                  "{\"data\":[{\"addressList\":\"\",\"appname\":\"my-app\",\"id\":3,"
+                  "\"registryList\":null}],\"recordsFiltered\":2,\"recordsTotal\":2}");
+    CHECK_ANSWER ("jobgroup/pageList", "", 200, "",
+                  "{\"groups\":[{\"id\":1,\"appname\":\"app-a\",\"addressList\":\"h:1,h:2\"}]}",
+                  "{\"data\":[{\"addressList\":\"h:1,h:2\",\"appname\":\"app-a\",\"id\":1,"
+                  "\"registryList\":[\"h:1\",\"h:2\"]}],\"recordsFiltered\":1,\"recordsTotal\":1}");
+    //  a log page: XXL-JOB's LogResult, its text HTML-escaped as XXL-JOB's
+    CHECK_ANSWER ("joblog/logDetailCat", "", 200, "",
+                  "{\"fromLineNum\":1,\"toLineNum\":2,\"logContent\":\"<b>&'\\\"\",\"isEnd\":true}",
+                  "{\"code\":200,\"content\":{\"end\":true,\"fromLineNum\":1,\"isEnd\":true,"
+                  "\"logContent\":\"&lt;b&gt;&amp;&#39;&quot;\",\"toLineNum\":2},\"data\":{\"end\""
+                  ":true,\"fromLineNum\":1,\"isEnd\":true,\"logContent\":\"&lt;b&gt;&amp;&#39;"
+                  "&quot;\",\"toLineNum\":2},\"msg\":null}");
+    //  times: the scheduler's local time (UTC here)
+    CHECK_ANSWER ("jobinfo/nextTriggerTime", "", 200, "", "{\"next\":[1704164400000]}",
+                  "{\"code\":200,\"content\":[\"2024-01-02 03:00:00\"],\"data\":"
+                  "[\"2024-01-02 03:00:00\"],\"msg\":null}");
+    //  a reason cut inside a character is made UTF-8
+    {
+        json_t *answer = xxl_xxladmin_returnt (500, "bad '\xe4\xb8'", NULL);
+        char *text = json_dumps (answer, JSON_COMPACT | JSON_SORT_KEYS);
+        XXL_CHECK_STR (text, "{\"code\":500,\"content\":null,\"data\":null,\"msg\":"
+                       "\"bad '\xef\xbf\xbd'\"}");
+        free (text);
+        json_decref (answer);
+    }
+    int64_t from, to;
+    XXL_CHECK (xxl_xxladmin_range ("2024-01-02 00:00:00 - 2024-01-02 00:00:00", &from, &to) == 0);
+    XXL_CHECK_INT (from, 1704153600000LL);
+    XXL_CHECK_INT (to, 1704153600999LL);
+    XXL_CHECK (xxl_xxladmin_range ("2024-13-02 00:00:00 - 2024-01-02 00:00:00", &from, &to) == -1);
+    XXL_CHECK (xxl_xxladmin_range ("2024-01-02 00:00:00-2024-01-02 00:00:00", &from, &to) == -1);
+    XXL_CHECK (xxl_xxladmin_range ("2024-01-02 00:00:00x - 2024-01-02 00:00:00", &from, &to) == -1);
+    return xxl_test_done ();
+}
