@@ -16,6 +16,7 @@
 */
 
 #include "xxl_http_int.h"
+#include "xxl_http_xxladmin.h"
 #include "xxl_commands.h"
 #include "xxl/msg.h"
 #include "xxl/cron.h"
@@ -78,19 +79,6 @@ s_match (const char *pattern, const char *path, char args [2][256])
     return *pattern == 0 && *path == 0;
 }
 
-//  Whether text is a decimal integer (digits, a '-' before them at most:
-//  no '+', space or other text strtoll would let pass) in range, into *out
-static bool
-s_decimal (const char *text, long long *out)
-{
-    const char *digits = text + (*text == '-');
-    if (!*digits || strspn (digits, "0123456789") != strlen (digits))
-        return false;
-    errno = 0;
-    *out = strtoll (text, NULL, 10);
-    return errno == 0;
-}
-
 //  A value from the path or query for the command's field key: typed as
 //  the field is (an integer field takes decimal digits); NULL when bad
 static json_t *
@@ -99,7 +87,7 @@ s_typed (const xxl_command_t *command, const char *key, const char *value)
     const xxl_field_t *field = command? xxl_command_field (command, key): NULL;
     if (field && (field->type == XXL_FIELD_INT || field->type == XXL_FIELD_NUMBER)) {
         long long number;
-        if (!s_decimal (value, &number))
+        if (!xxl_http_decimal (value, &number))
             return NULL;
         return json_integer (number);
     }
@@ -206,13 +194,13 @@ s_cron_next (answer_t *answer, struct MHD_Connection *conn)
     }
     long long n = 5, from = zclock_time ();
     if (n_text) {
-        if (!s_decimal (n_text, &n) || n < 1 || n > 100) {
+        if (!xxl_http_decimal (n_text, &n) || n < 1 || n > 100) {
             xxl_http_error (answer, 400, "n must be 1 to 100");
             return;
         }
     }
     if (from_text) {
-        if (!s_decimal (from_text, &from) || from < 0) {
+        if (!xxl_http_decimal (from_text, &from) || from < 0) {
             xxl_http_error (answer, 400, "from must be epoch milliseconds (an integer >= 0)");
             return;
         }

@@ -66,6 +66,11 @@ json_t *xxl_xxladmin_returnt (int code, const char *msg, json_t *content);
 json_t *xxl_xxladmin_answer (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, int code,
                              const char *text, json_t *content);
 
+//  Whether text is a decimal integer in long long's range (digits, a '-'
+//  before them at most: no '+', space or other text strtoll would let
+//  pass), into *out.  Used by the REST routes too
+bool xxl_http_decimal (const char *text, long long *out);
+
 //  "yyyy-MM-dd HH:mm:ss - yyyy-MM-dd HH:mm:ss" (XXL-JOB's filterTime, the
 //  scheduler's local time) into epoch ms; 0, or -1 when malformed
 int xxl_xxladmin_range (const char *text, int64_t *from, int64_t *to);

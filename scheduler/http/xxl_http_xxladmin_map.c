@@ -315,10 +315,9 @@ s_map_of (const char *command, const char *path)
     return s_none;
 }
 
-//  Whether text is a decimal integer (a '-' before digits at most) that
-//  fits, into *out
-static bool
-s_decimal (const char *text, long long *out)
+//  (xxl_http_xxladmin.h)
+bool
+xxl_http_decimal (const char *text, long long *out)
 {
     const char *digits = text + (*text == '-');
     if (!*digits || strspn (digits, "0123456789") != strlen (digits))
@@ -344,7 +343,7 @@ s_form_int (json_t *form, const char *key, long long dflt, long long min, long l
     *out = dflt;
     if (!text || !*text)
         return 0;
-    if (!s_decimal (text, out) || *out < min || *out > max) {
+    if (!xxl_http_decimal (text, out) || *out < min || *out > max) {
         snprintf (why, whylen, "%s must be an integer from %lld to %lld, not '%.40s'", key, min,
                   max, text);
         return -1;
@@ -377,7 +376,7 @@ xxl_xxladmin_request (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, jso
             continue;
         }
         long long number;
-        if (!s_decimal (text, &number)) {
+        if (!xxl_http_decimal (text, &number)) {
             snprintf (why, whylen, "%s must be an integer, not '%.40s'", f->form, text);
             goto refused;
         }
