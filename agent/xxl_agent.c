@@ -702,8 +702,14 @@ s_poll_build (agent_t *self, poll_t *poll, bool actor)
 {
     size_t n = 0;
     poll->pipe = poll->plugins = NULL;
+    //  The actor's pipe and the links' monitors are only read, each until
+    //  it is empty: the poll checks one again only after it had input
+    //  (XXL_POLL_TRACK; s_poll_kept keeps its QUIET flag between turns).
+    //  The DEALERs, sent on, are checked before every wait.
+    const short tracked = ZMQ_POLLIN | (actor? XXL_POLL_TRACK: 0);
     if (actor) {
-        poll->items [n] = (zmq_pollitem_t) { zsock_resolve (self->pipe), 0, ZMQ_POLLIN, 0 };
+        poll->items [n] = (zmq_pollitem_t) { zsock_resolve (self->pipe), 0,
+                                             (short) (tracked | (self->pipe_quiet? XXL_POLL_QUIET: 0)), 0 };
         poll->pipe = &poll->items [n++];
     }
     poll->items [n] = (zmq_pollitem_t) { NULL, xxl_executor_fd (self->executor), ZMQ_POLLIN, 0 };
@@ -717,11 +723,23 @@ s_poll_build (agent_t *self, poll_t *poll, bool actor)
         poll->items [n] = (zmq_pollitem_t) { zsock_resolve (self->links [i].dealer), 0,
                                              ZMQ_POLLIN, 0 };
         poll->dealers [i] = &poll->items [n++];
-        poll->items [n] = (zmq_pollitem_t) { self->links [i].monitor, 0, ZMQ_POLLIN, 0 };
+        bool quiet = actor && self->links [i].monitor_quiet;
+        poll->items [n] = (zmq_pollitem_t) { self->links [i].monitor, 0,
+                                             (short) (tracked | (quiet? XXL_POLL_QUIET: 0)), 0 };
         poll->monitors [i] = &poll->items [n++];
     }
     assert (n <= 3 + 2 * self->link_count);
     poll->count = n;
+}
+
+//  After the actor's poll: what it found quiet stays so into the next
+//  turn's poll set (until a monitor is replaced: xxl_agent_link.c)
+static void
+s_poll_kept (agent_t *self, poll_t *poll)
+{
+    self->pipe_quiet = poll->pipe && (poll->pipe->events & XXL_POLL_QUIET);
+    for (size_t i = 0; i < self->link_count; i++)
+        self->links [i].monitor_quiet = (poll->monitors [i]->events & XXL_POLL_QUIET) != 0;
 }
 
 //  True when a polled slot has input
@@ -952,7 +970,9 @@ xxl_agent_actor (zsock_t *pipe, void *args)
     while (!self->terminated) {
         s_poll_build (self, poll, true);
         long timeout = s_turn_timeout (self);
-        if (xxl_transport_poll (poll->items, (int) poll->count, timeout) < 0) {
+        int rc = xxl_transport_poll (poll->items, (int) poll->count, timeout);
+        s_poll_kept (self, poll);
+        if (rc < 0) {
             if (zmq_errno () == EINTR)
                 continue;
             break;

@@ -48,6 +48,8 @@ typedef struct {
     char *endpoint;
     zsock_t *dealer;
     void *monitor;                      //  libzmq PAIR receiving socket events
+    bool monitor_quiet;                 //  the poll's XXL_POLL_QUIET of monitor (false
+                                        //  for a monitor not yet polled)
     bool up;                            //  answered our last REGISTER
     bool connected;                     //  a handshake succeeded, no disconnect since
     bool broken;                        //  a connection failed for good: replace
@@ -90,6 +92,7 @@ typedef struct {
 typedef struct {
     xxl_agent_config_t config;
     zsock_t *pipe;
+    bool pipe_quiet;                    //  the poll's XXL_POLL_QUIET of pipe
     link_t *links;
     size_t link_count;
     size_t preferred;                   //  link that takes callbacks with no origin

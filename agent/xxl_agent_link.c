@@ -353,6 +353,7 @@ xxl_agent_link_replace (agent_t *self, link_t *link)
     xxl_agent_link_close (&link->dealer, &link->monitor);
     link->dealer = dealer;
     link->monitor = monitor;
+    link->monitor_quiet = false;
     link->up = false;
     link->connected = false;
     link->broken = false;
