@@ -721,6 +721,23 @@ test_doc (void)
             free (text);
         }
     }
+    //  A command that judges some fields only after a lookup (`after`)
+    //  is named where protocol.md says which refusal comes first
+    const char *order = strstr (s_doc, "**Which refusal comes first.**");
+    const char *order_end = order? strstr (order, "\n\n"): NULL;
+    XXL_CHECK (order && order_end);
+    for (const xxl_command_t *c = xxl_commands; c->name && order && order_end; c++) {
+        bool after = false;
+        for (const xxl_field_t *f = c->fields; f->key; f++)
+            after = after || f->after > 0;
+        char name [64];
+        snprintf (name, sizeof name, "`%s`", c->name);
+        const char *named = strstr (order, name);
+        if (after && !(named && named < order_end))
+            s_miss (c->name, c->fields [0].key,
+                    "that it is judged, and its subject looked up, before the rest"
+                    " (Which refusal comes first)");
+    }
     XXL_CHECK (s_doc_misses == 0);
     free (s_doc);
     s_doc = NULL;

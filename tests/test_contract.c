@@ -449,6 +449,48 @@ s_wire2 (const char *api_ep, const char *agents_ep)
     XXL_CHECK (length >= 3 && streq (stored + length - 3, "\xe2\x82\xac"));
     xxl_msg_destroy (&reply);
 
+    //  LOG_KILL passes on the agent's answer to KILL: a refusal without
+    //  content (a refusal has none, whatever the agent put in it), a 200
+    //  with the agent's
+    xxl_enc_request (enc, "JOB_TRIGGER", 343);
+    xxl_enc_kint (enc, "jobId", job);
+    xxl_enc_kstr (enc, "address", "s1");
+    s_expect_free (api, enc, 343, XXL_OK, "JOB_TRIGGER to kill");
+    run = xxl_tw_recv_within (s1, 5000);
+    int64_t kill_log = run? xxl_msg_int (run, NULL, "logId", 1, 1, INT64_MAX, 0): 0;
+    XXL_CHECK (kill_log > 0);
+    if (run) {
+        xxl_enc_reply (enc, xxl_msg_id (run), XXL_OK, NULL);
+        xxl_tw_send (s1, enc);
+    }
+    xxl_msg_destroy (&run);
+    for (int ok = 0; ok < 2; ok++) {
+        xxl_enc_request (enc, "LOG_KILL", 344 + ok);
+        xxl_enc_kint (enc, "logId", kill_log);
+        xxl_tw_send (api, enc);
+        xxl_msg_t *kill = xxl_tw_recv_within (s1, 5000);
+        XXL_CHECK (kill && streq (xxl_msg_type (kill), "KILL"));
+        if (kill) {
+            xxl_enc_reply (enc, xxl_msg_id (kill), ok? XXL_OK: XXL_FAILURE,
+                           ok? NULL: "job thread is not running");
+            xxl_enc_key (enc, "content");
+            xxl_enc_map_begin (enc);
+            xxl_enc_kint (enc, "killed", ok);
+            xxl_enc_map_end (enc);
+            xxl_tw_send (s1, enc);
+        }
+        xxl_msg_destroy (&kill);
+        reply = xxl_tw_recv (api);
+        XXL_CHECK (reply && xxl_msg_id (reply) == (uint64_t) (344 + ok));
+        XXL_CHECK (xxl_tw_code (reply) == (ok? XXL_OK: XXL_FAILURE));
+        if (ok)
+            XXL_CHECK (xxl_tw_content (reply)
+                       && xxl_msg_int (reply, xxl_tw_content (reply), "killed", 1, 0, 1, -1) == 1);
+        else
+            XXL_CHECK (xxl_tw_content (reply) == NULL);
+        xxl_msg_destroy (&reply);
+    }
+
     //  A RUN refused 'stopping: …' (an agent shutting down) goes to
     //  another agent; LOG still reaches an agent that unregistered while
     //  its connection stays (one draining its runs)

@@ -66,6 +66,22 @@ s_heard (void)
     xxl_heard_destroy (&heard);
     XXL_CHECK (heard == NULL);
 
+    //  Another scheduler's registry rows are those stamped (store clock)
+    //  after this one's own, stamped at the last REGISTER heard here:
+    //  heard at monotonic 9000, now 20000 with the store's clock at
+    //  5,000,000 there, the own row says 4,989,000; an address never heard
+    //  counts from the start (1000)
+    heard = xxl_heard_new (1000);
+    xxl_heard_note (heard, "a1", 9000, 5000);
+    XXL_CHECK (xxl_heard_rows_after (heard, "a1", 20000, 5000000)
+               == 5000000 - 11000 + XXL_HEARD_ROW_MS);
+    XXL_CHECK (xxl_heard_rows_after (heard, "nobody", 20000, 5000000)
+               == 5000000 - 19000 + XXL_HEARD_ROW_MS);
+    xxl_heard_note (heard, "a1", 15000, 5000);
+    XXL_CHECK (xxl_heard_rows_after (heard, "a1", 20000, 5000000)
+               == 5000000 - 5000 + XXL_HEARD_ROW_MS);
+    xxl_heard_destroy (&heard);
+
     //  A closed connection: lost_at is lost_after (the grace) past the
     //  close, never before the lease since the last REGISTER
     heard = xxl_heard_new (1000);

@@ -76,6 +76,15 @@ xxl_heard_note (xxl_heard_t *self, const char *address, int64_t now, int64_t lea
 }
 
 int64_t
+xxl_heard_rows_after (xxl_heard_t *self, const char *address, int64_t now, int64_t store_now)
+{
+    assert (self && address);
+    s_entry_t *entry = (s_entry_t *) zhashx_lookup (self->entries, address);
+    int64_t at = entry? entry->at: self->start;
+    return store_now - (now - at) + XXL_HEARD_ROW_MS;
+}
+
+int64_t
 xxl_heard_lease (xxl_heard_t *self, const char *address)
 {
     assert (self && address);

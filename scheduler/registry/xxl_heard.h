@@ -64,6 +64,14 @@ int64_t xxl_heard_until (xxl_heard_t *self, const char *address);
 //  The lease address said (ms), 0 if none; an unknown address: the
 //  default (see above)
 int64_t xxl_heard_lease (xxl_heard_t *self, const char *address);
+//  From when (on the store's clock: store_now is it at the monotonic now)
+//  a registry row of address in the store is another scheduler's: the
+//  time of its last REGISTER heard here (or the start) on that clock, plus
+//  XXL_HEARD_ROW_MS.  This scheduler's own row, stamped at that REGISTER,
+//  is older; a row stamped after it is another scheduler's, which heard
+//  the agent later (its lease then runs from that answer).
+int64_t xxl_heard_rows_after (xxl_heard_t *self, const char *address, int64_t now,
+                              int64_t store_now);
 //  The connection address was routed to was found closed at now (the
 //  first close since its last REGISTER counts): its runs may be declared
 //  lost from xxl_heard_lost_at on.  grace: ms the caller holds them after

@@ -1001,9 +1001,11 @@ engine_agent_answer (server_t *self, zframe_t *rid, xxl_msg_t *msg)
                 }
             }
             else {
+                //  (a KILL's answer as it came: a 200's content, if any;
+                //  a refusal has none, whatever the agent put in it)
                 xxl_enc_reply (self->enc, pending->client_id, code, text);
                 const msgpack_object *content = xxl_msg_get (xxl_msg_root (msg), "content");
-                if (content) {
+                if (content && code == XXL_OK) {
                     xxl_enc_key (self->enc, "content");
                     xxl_enc_object (self->enc, content);
                 }

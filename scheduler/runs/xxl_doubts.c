@@ -18,8 +18,11 @@
         or failover applies;
     -   neither, and the run lease has passed since this scheduler last
         heard from the agent (xxl_heard_until), and no other scheduler of
-        the store has heard it within the dead time: whatever it had of the
-        run it has stopped, and the row fails the same way.
+        the store has heard it since (a registry row stamped within the
+        dead time after this scheduler's own: xxl_heard_rows_after; after
+        a step of the wall clock its own rows may look another's, which
+        only waits longer): whatever it had of the run it has stopped,
+        and the row fails the same way.
     A doubt ends and changes nothing when the row gets a result or an
     answer meanwhile, is sent again (a recovery's re-send, a plan, an
     acceptance on its way), or its job's share passes to another
@@ -173,12 +176,17 @@ engine_doubt_answer (server_t *self, pending_t *pending, int code, const char *m
 }
 
 //  Whether another scheduler of the store heard address within the dead
-//  time (its registry rows, written at each REGISTER)
+//  time: a registry row of it (written at each REGISTER, whoever heard it)
+//  stamped within the dead time and after this scheduler's own, which its
+//  last REGISTER heard here stamped (xxl_heard_rows_after): that one is
+//  what `until` already counts from
 static bool
-s_heard_elsewhere (server_t *self, const char *address)
+s_heard_elsewhere (server_t *self, const char *address, int64_t now)
 {
-    char *apps = xxl_store_registry_apps (self->store, address, engine_store_now (self)
-                                                          - (int64_t) self->config.dead_s * 1000);
+    int64_t store_now = engine_store_now (self);
+    int64_t since = store_now - (int64_t) self->config.dead_s * 1000;
+    int64_t after = xxl_heard_rows_after (self->heard, address, now, store_now);
+    char *apps = xxl_store_registry_apps (self->store, address, after > since? after: since);
     bool heard = apps && *apps;
     free (apps);
     return heard;
@@ -249,7 +257,7 @@ engine_doubts_check (server_t *self)
             continue;
         }
         int64_t until = xxl_heard_until (self->heard, doubt->address);
-        if (now >= until && !s_heard_elsewhere (self, doubt->address)) {
+        if (now >= until && !s_heard_elsewhere (self, doubt->address, now)) {
             char text [256], why [200];
             snprintf (why, sizeof why, ", nor any word from it for its run lease (%" PRId64
                       " s) since: it holds no run now",
