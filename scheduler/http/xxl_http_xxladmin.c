@@ -251,7 +251,9 @@ xxl_http_xxladmin (xxl_http_t *self, answer_t *answer, struct MHD_Connection *co
     int code = xxl_http_call (self, auth, endpoint->command, fields, &content, text, sizeof text);
     json_decref (fields);
     if (code == XXL_UNAUTHORIZED)
-        s_not_logged_in (self, answer, had_cookie);
+        //  (the cookie is cleared only when its session was the one judged:
+        //  a bad bearer token sent beside a good cookie leaves the cookie)
+        s_not_logged_in (self, answer, had_cookie && auth [0] == 'S');
     else
         xxl_http_answer_json (answer, 200, xxl_xxladmin_answer (endpoint, form, code, text,
                                                                 content));
