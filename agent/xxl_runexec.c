@@ -212,7 +212,9 @@ s_run_in_process (run_t *run)
     run->base.plugin_state = run->ref.plugin_state;
     if (s_life_open (run))
         return;                     //  init failed: the result says so
-    if (!__atomic_load_n (&run->cancel, __ATOMIC_ACQUIRE)) {
+    //  (an init may have used up the run's time: then no handler call,
+    //  as for a kill; s_host_cancelled marks the timeout)
+    if (!s_host_cancelled (&run->base)) {
         int rc = run->ref.fn (&run->base);
         if (run->result_set) {
             if (rc != 0 && run->result_code == XXL_CODE_SUCCESS)

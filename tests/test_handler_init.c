@@ -7,7 +7,9 @@
       log), not again for the next run, separately per job id; the runs
       see the state init made (xxl_run_job_state);
     - an init that fails fails the run that caused it ("job init failed:
-      ...", the handler not called) and the next run tries again;
+      ...", the handler not called) and the next run tries again; an
+      init that returns past the run's timeout: the run times out (502),
+      the handler not called, the job ready for its next run;
     - destroy runs once when the job's queue is retired: replaced (another
       handler), killed (after the killed run returned, never during it),
       reaped idle, the plugin file replaced (before the new code's init),
@@ -145,6 +147,9 @@ s_records_have (const char *part)
     return found;
 }
 
+static int s_result (xxl_executor_t *executor, const xxl_trigger_t *trigger, char *msg,
+                     size_t msglen);
+
 //  Runs handler for job_id and waits for its result; the result's code,
 //  its message in msg (or the refusal's), -1 when refused or no result
 static int
@@ -161,7 +166,15 @@ s_run (xxl_executor_t *executor, int64_t job_id, const char *handler, const char
     trigger.params = param;
     trigger.glue_type = "BEAN";
     trigger.shard_total = 1;
-    if (xxl_executor_run (executor, &trigger, msg, msglen))
+    return s_result (executor, &trigger, msg, msglen);
+}
+
+//  Runs trigger and waits for its result: as s_run
+static int
+s_result (xxl_executor_t *executor, const xxl_trigger_t *trigger, char *msg, size_t msglen)
+{
+    int64_t log_id = trigger->log_id;
+    if (xxl_executor_run (executor, trigger, msg, msglen))
         return -1;
     int64_t until = s_now () + 10000;
     while (s_now () < until) {
@@ -250,6 +263,7 @@ main (void)
 
     char msg [256];
     int64_t log_id;
+    xxl_trigger_t trigger;
     xxl_executor_t *executor = s_executor (handlers, 90);
     XXL_CHECK (executor != NULL);
 
@@ -281,6 +295,25 @@ main (void)
     XXL_CHECK_INT (s_count ("init 3"), 2);
     XXL_CHECK_INT (s_count ("init-fail 3"), 1);
 
+    //  An init that overran the run's timeout without looking at
+    //  cancelled(): the run times out, its handler is not called; the job
+    //  is ready for its next run (init succeeded)
+    printf ("  init past the timeout\n");
+    trigger = (xxl_trigger_t) { 0 };
+    trigger.job_id = 9;
+    trigger.log_id = s_next_log_id++;
+    trigger.log_date_time = (int64_t) time (NULL) * 1000;
+    trigger.handler = "lifeJobHandler";
+    trigger.params = "slow-init";
+    trigger.glue_type = "BEAN";
+    trigger.timeout_s = 1;
+    XXL_CHECK_INT (s_result (executor, &trigger, msg, sizeof msg), 502);
+    XXL_CHECK_INT (s_count ("init-slow 9"), 1);
+    XXL_CHECK_MSG (s_count ("run 9") == 0, "no handler call after the run's timeout passed in init");
+    XXL_CHECK_INT (s_run (executor, 9, "lifeJobHandler", "", msg, sizeof msg, NULL), 200);
+    XXL_CHECK_STR (msg, "runs=1");
+    XXL_CHECK_INT (s_count ("init 9"), 1);
+
     //  The old descriptor: loads, runs, nothing past its size is read
     printf ("  first descriptor\n");
     XXL_CHECK_INT (s_run (executor, 4, "oldLifeJobHandler", "", msg, sizeof msg, NULL), 200);
@@ -296,7 +329,7 @@ main (void)
 
     //  A kill: destroy after the killed run returned, never during it
     printf ("  killed\n");
-    xxl_trigger_t trigger = { 0 };
+    trigger = (xxl_trigger_t) { 0 };
     trigger.job_id = 5;
     int64_t wait_id = trigger.log_id = s_next_log_id++;
     trigger.log_date_time = (int64_t) time (NULL) * 1000;
@@ -338,6 +371,7 @@ main (void)
     XXL_CHECK_INT (s_count ("destroy 5"), 1);
     XXL_CHECK_INT (s_count ("destroy-only 6"), 1);
     XXL_CHECK_INT (s_count ("destroy 8"), 2);
+    XXL_CHECK_INT (s_count ("destroy 9"), 1);
     XXL_CHECK_MSG (!s_records_have ("trap"), "the old descriptor's trap never ran");
 
     //  Reaped idle: destroy; the next run inits afresh

@@ -331,6 +331,25 @@ mine = {(e.get("type"), e.get("code")) for e in audit.get("audit", [])
 check("xxl-job-admin's changes are in the audit log (JOB_ADD, JOB_UPDATE, JOB_RM by user:xa-admin)",
       {("JOB_ADD", 200), ("JOB_UPDATE", 200), ("JOB_RM", 200), ("JOB_UPDATE", 400)} <= mine,
       sorted(mine))
+# a bad bearer token beside a good cookie: 302 (the token is judged), but
+# the cookie is not cleared (its session was not the one refused)
+s, v, setc, SECOND = login("xa-admin", os.environ["XA_ADMIN_PW"])
+s, v, resp = post("jobinfo/pageList", PAGE, cookie=SECOND, token="xxl_" + "0" * 64)
+s2, v2, _ = post("jobinfo/pageList", PAGE, cookie=SECOND)
+check("xxl-job-admin: a bad bearer token beside a good cookie: 302, the cookie not cleared,"
+      " it still works", s == 302 and not resp.getheader("Set-Cookie") and s2 == 200,
+      (s, resp.getheader("Set-Cookie"), s2))
+
+# a logout sent with a bearer token beside the cookie ends the cookie's
+# session all the same (the cookie is cleared: it must not live on)
+s, v, setc, SECOND = login("xa-admin", os.environ["XA_ADMIN_PW"])
+s, v, resp = post("logout", cookie=SECOND, token=ADMIN)
+s2, v2, _ = post("jobinfo/pageList", PAGE, cookie=SECOND)
+s3, v3, _ = post("jobinfo/pageList", PAGE, token=ADMIN)
+check("xxl-job-admin logout with a bearer token beside the cookie: ReturnT 200, the cookie's"
+      " session ended (then 302), the token still works",
+      ok(v) and "Max-Age=0" in (resp.getheader("Set-Cookie") or "") and s2 == 302
+      and s3 == 200 and "recordsTotal" in v3, (v, resp.getheader("Set-Cookie"), s2, s3))
 s, v, resp = post("logout", cookie=ADM)
 s2, v2, _ = post("jobinfo/pageList", PAGE, cookie=ADM)
 check("xxl-job-admin logout: ReturnT 200, the cookie cleared, the session ended (then 302)",

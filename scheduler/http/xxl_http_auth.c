@@ -17,16 +17,17 @@
 #include "xxl_secret.h"
 #include "xxl/msg.h"
 
-//  The credentials frame (xxl_api_users.c) of a request: a bearer token,
-//  else the session cookie named cookie, with its CSRF header for a change
-//  when csrf (else as a read: the caller judged the request's origin),
-//  else none
+//  The credentials frame (xxl_api_users.c) of a request: a bearer token
+//  (when bearer), else the session cookie named cookie, with its CSRF
+//  header for a change when csrf (else as a read: the caller judged the
+//  request's origin), else none
 static void
-s_credentials (struct MHD_Connection *conn, const char *cookie_name, bool csrf_judged,
-               bool change, char *out, size_t outlen)
+s_credentials (struct MHD_Connection *conn, bool bearer, const char *cookie_name,
+               bool csrf_judged, bool change, char *out, size_t outlen)
 {
     assert (conn && out && outlen > 0);
-    const char *header = MHD_lookup_connection_value (conn, MHD_HEADER_KIND, "Authorization");
+    const char *header = bearer? MHD_lookup_connection_value (conn, MHD_HEADER_KIND,
+                                                              "Authorization"): NULL;
     char hash [XXL_SECRET_HEX];
     if (header && strncasecmp (header, "Bearer ", 7) == 0) {
         const char *token = header + 7;
@@ -56,13 +57,14 @@ s_credentials (struct MHD_Connection *conn, const char *cookie_name, bool csrf_j
 void
 xxl_http_credentials (struct MHD_Connection *conn, bool change, char *out, size_t outlen)
 {
-    s_credentials (conn, "xxl_session", true, change, out, outlen);
+    s_credentials (conn, true, "xxl_session", true, change, out, outlen);
 }
 
 void
-xxl_http_credentials_xxladmin (struct MHD_Connection *conn, char *out, size_t outlen)
+xxl_http_credentials_xxladmin (struct MHD_Connection *conn, bool session_only, char *out,
+                               size_t outlen)
 {
-    s_credentials (conn, XXL_HTTP_XXLADMIN_COOKIE, false, false, out, outlen);
+    s_credentials (conn, !session_only, XXL_HTTP_XXLADMIN_COOKIE, false, false, out, outlen);
 }
 
 //  (xxl_http_int.h)

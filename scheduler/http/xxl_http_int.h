@@ -118,9 +118,12 @@ void xxl_http_xxladmin (xxl_http_t *self, answer_t *answer, struct MHD_Connectio
 void xxl_http_credentials (struct MHD_Connection *conn, bool change, char *out,
                            size_t outlen);
 //  The credentials frame of a request to XXL-JOB's endpoints: a bearer
-//  token, else the XXL_HTTP_XXLADMIN_COOKIE session's, never asked for a
-//  CSRF token (xxl_http_xxladmin.c judges the request's origin instead)
-void xxl_http_credentials_xxladmin (struct MHD_Connection *conn, char *out, size_t outlen);
+//  token (unless session_only: logout ends the cookie's session whatever
+//  else is sent), else the XXL_HTTP_XXLADMIN_COOKIE session's, never asked
+//  for a CSRF token (xxl_http_xxladmin.c judges the request's origin
+//  instead)
+void xxl_http_credentials_xxladmin (struct MHD_Connection *conn, bool session_only, char *out,
+                                    size_t outlen);
 //  The Set-Cookie of session sid named name on path into answer, as
 //  xxl_http_session_cookie's
 void xxl_http_named_cookie (xxl_http_t *self, answer_t *answer, const char *name,

@@ -209,12 +209,15 @@ xxl_http_xxladmin (xxl_http_t *self, answer_t *answer, struct MHD_Connection *co
         json_decref (form);
         return;
     }
+    //  (logout ends the cookie's session, a bearer token sent beside it or
+    //  not: a token is no session, and the cookie is cleared)
+    bool logout = streq (endpoint->path, "logout");
     char auth [256];
-    xxl_http_credentials_xxladmin (conn, auth, sizeof auth);
+    xxl_http_credentials_xxladmin (conn, logout, auth, sizeof auth);
     const char *cookie = MHD_lookup_connection_value (conn, MHD_COOKIE_KIND,
                                                       XXL_HTTP_XXLADMIN_COOKIE);
     bool had_cookie = cookie && *cookie;
-    if (streq (endpoint->path, "logout")) {
+    if (logout) {
         json_t *empty = json_object (), *content;
         char text [512];
         int code = xxl_http_call (self, auth, "HTTP_LOGOUT", empty, &content, text, sizeof text);
@@ -248,7 +251,9 @@ xxl_http_xxladmin (xxl_http_t *self, answer_t *answer, struct MHD_Connection *co
     int code = xxl_http_call (self, auth, endpoint->command, fields, &content, text, sizeof text);
     json_decref (fields);
     if (code == XXL_UNAUTHORIZED)
-        s_not_logged_in (self, answer, had_cookie);
+        //  (the cookie is cleared only when its session was the one judged:
+        //  a bad bearer token sent beside a good cookie leaves the cookie)
+        s_not_logged_in (self, answer, had_cookie && auth [0] == 'S');
     else
         xxl_http_answer_json (answer, 200, xxl_xxladmin_answer (endpoint, form, code, text,
                                                                 content));

@@ -4,6 +4,8 @@
 
         init J          lifeJobHandler's init for job J (every attempt)
         init-fail J     ... which refused (param "fail-init")
+        init-slow J     ... which took 1.5 s, not looking at cancelled()
+                        (param "slow-init"), then succeeded
         run J           lifeJobHandler's run started
         end J           lifeJobHandler's run returns
         destroy J       lifeJobHandler's destroy, with the state init made
@@ -76,6 +78,12 @@ s_init (xxl_run_t *run, void **job_state)
         s_record ("init-fail %lld", (long long) job_id);
         xxl_run_fail (run, "refused on purpose");
         return -1;
+    }
+    if (strcmp (xxl_run_param (run), "slow-init") == 0) {
+        //  (a slow connection, say: the run's timeout passes meanwhile)
+        struct timespec pause = { 1, 500 * 1000 * 1000 };
+        nanosleep (&pause, NULL);
+        s_record ("init-slow %lld", (long long) job_id);
     }
     job_t *job = (job_t *) calloc (1, sizeof (job_t));
     if (!job) {

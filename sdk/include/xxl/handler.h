@@ -120,7 +120,9 @@ typedef struct {
 //    caused it, code 500, handleMsg "job init failed: <why>", without
 //    calling the handler, and the job's next run tries init again;
 //    destroy is not called for a failed init.  A result a successful init
-//    set is discarded.
+//    set is discarded.  An init that returns after the run was killed or
+//    its timeout passed leaves the job ready, but the handler is not
+//    called for that run (it ends killed, or timed out: 502).
 //  - `destroy` (optional) runs once for each job whose init succeeded (or,
 //    without init, whose first run started) when that job's queue is
 //    retired: idle agent/idle_reap_s with nothing queued, replaced (the
