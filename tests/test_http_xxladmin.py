@@ -255,6 +255,18 @@ s, v, _ = post("jobinfo/add", JOB, cookie=VIEW)
 check("xxl-job-admin: a viewer's jobinfo/add is refused (ReturnT 500: the admin role)",
       s == 200 and refused(v, "admin role"), (s, v))
 
+# joblog/getJobsByGroup: the group's jobs as XXL-JOB lists them, to a viewer too
+s, v, _ = post("joblog/getJobsByGroup", {"jobGroup": GID}, cookie=VIEW)
+listed = v.get("content") if isinstance(v, dict) else None
+check("xxl-job-admin joblog/getJobsByGroup: ReturnT of the group's jobs, XXL-JOB's keys (a viewer's)",
+      s == 200 and ok(v) and isinstance(listed, list) and JID in [j["id"] for j in listed]
+      and all(j["jobGroup"] == GID and all(k in j for k in JOB_KEYS) for j in listed)
+      and [j["id"] for j in listed] == sorted(j["id"] for j in listed)
+      and v.get("data") == listed, (s, [j.get("id") for j in listed or []]))
+s, v, _ = post("joblog/getJobsByGroup", {"jobGroup": 999999}, cookie=ADM)
+check("xxl-job-admin joblog/getJobsByGroup of no group: ReturnT 500 'not found'",
+      s == 200 and refused(v, "not found"), (s, v))
+
 # A bearer token
 s, v, _ = post("jobinfo/pageList", PAGE, token=ADMIN)
 check("xxl-job-admin takes Authorization: Bearer (a token's pageList)",

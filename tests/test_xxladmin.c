@@ -191,6 +191,13 @@ main (void)
                    "{\"group\":\"2\",\"title\":\"T2\"}");
     CHECK_REQUEST ("jobinfo/nextTriggerTime", "scheduleType=CRON&scheduleConf=0+0+3+*+*+%3F",
                    "{\"count\":5,\"scheduleConf\":\"0 0 3 * * ?\",\"scheduleType\":\"CRON\"}");
+    //  joblog/getJobsByGroup: every job of the group, whatever its status
+    CHECK_REQUEST ("joblog/getJobsByGroup", "jobGroup=3",
+                   "{\"group\":\"3\",\"limit\":10000,\"triggerStatus\":-1}");
+    CHECK_REQUEST ("joblog/getJobsByGroup", "", "ERR: jobGroup is required");
+    CHECK_REQUEST ("joblog/getJobsByGroup", "jobGroup=0",
+                   "ERR: jobGroup must be a group's id (1 or more), not 0");
+    XXL_CHECK (xxl_xxladmin_endpoint ("joblog/getJobsByGroup")->read);
     XXL_CHECK (xxl_xxladmin_endpoint ("jobinfo/nosuch") == NULL);
     XXL_CHECK (xxl_xxladmin_endpoint ("login") && !xxl_xxladmin_endpoint ("login")->command);
 
@@ -205,6 +212,19 @@ main (void)
                   "{\"code\":200,\"content\":null,\"data\":null,\"msg\":\"killed\"}");
     CHECK_ANSWER ("jobinfo/pageList", "", 200, "", "{\"jobs\":[{\"id\":1}],\"total\":31}",
                   "{\"data\":[{\"id\":1}],\"recordsFiltered\":31,\"recordsTotal\":31}");
+    //  a group's jobs: ReturnT of the list; refused when one answer cannot
+    //  hold them all
+    CHECK_ANSWER ("joblog/getJobsByGroup", "jobGroup=3", 200, "",
+                  "{\"jobs\":[{\"id\":1},{\"id\":4}],\"total\":2}",
+                  "{\"code\":200,\"content\":[{\"id\":1},{\"id\":4}],\"data\":[{\"id\":1},"
+                  "{\"id\":4}],\"msg\":null}");
+    CHECK_ANSWER ("joblog/getJobsByGroup", "jobGroup=3", 200, "",
+                  "{\"jobs\":[{\"id\":1}],\"total\":10001}",
+                  "{\"code\":500,\"content\":null,\"data\":null,\"msg\":\"the group has 10001"
+                  " jobs, more than one answer holds: page them with jobinfo/pageList\"}");
+    CHECK_ANSWER ("joblog/getJobsByGroup", "jobGroup=3", 404, "group '3' not found", NULL,
+                  "{\"code\":500,\"content\":null,\"data\":null,\"msg\":\"group '3' not"
+                  " found\"}");
     //  logs: no count; those up to the page, one more when more follow
     CHECK_ANSWER ("joblog/pageList", "start=20&length=2", 200, "",
                   "{\"logs\":[{\"id\":9},{\"id\":8},{\"id\":7}]}",

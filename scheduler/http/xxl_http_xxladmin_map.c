@@ -56,6 +56,7 @@ static const xxl_xxladmin_endpoint_t s_endpoints [] = {
     { "joblog/logDetailCat", "LOG_CAT", true, XA_LOGCAT },
     { "joblog/logKill", "LOG_KILL", false, XA_MSG },
     { "joblog/clearLog", "LOG_CLEAR", false, XA_NONE },
+    { "joblog/getJobsByGroup", "JOB_LIST", true, XA_JOBLIST },
     { NULL, NULL, false, XA_NONE }
 };
 
@@ -293,6 +294,10 @@ static const field_map_t s_log_clear [] = {
     { "jobId", "jobId", F_FILTER, false },
     { NULL, NULL, F_STR, false }
 };
+static const field_map_t s_jobs_of_group [] = {
+    { "jobGroup", "group", F_GROUP, true },
+    { NULL, NULL, F_STR, false }
+};
 static const field_map_t s_none [] = { { NULL, NULL, F_STR, false } };
 
 static const field_map_t *
@@ -308,7 +313,8 @@ s_map_of (const char *command, const char *path)
         { "LOG_CAT", s_log_cat }, { "LOG_KILL", s_log_id }, { "LOG_CLEAR", s_log_clear },
         { NULL, NULL }
     };
-    (void) path;
+    if (path && streq (path, "joblog/getJobsByGroup"))
+        return s_jobs_of_group;
     for (size_t i = 0; command && maps [i].command; i++)
         if (streq (maps [i].command, command))
             return maps [i].map;
@@ -401,7 +407,12 @@ xxl_xxladmin_request (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, jso
     }
     const char *command = endpoint->command? endpoint->command: "";
     long long number;
-    if (streq (command, "JOB_LIST") || streq (command, "LOG_LIST")) {
+    if (endpoint->shape == XA_JOBLIST) {
+        //  (every job of the group: one answer holds JOB_LIST's most)
+        json_object_set_new (out, "limit", json_integer (10000));
+        json_object_set_new (out, "triggerStatus", json_integer (-1));
+    }
+    if (endpoint->shape == XA_JOBS || endpoint->shape == XA_LOGS) {
         //  2.x: start, length; 3.x: offset, pagesize
         long long start, length;
         bool three = !s_value (form, "start") && !s_value (form, "length")
@@ -638,6 +649,16 @@ xxl_xxladmin_answer (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, int 
                              + ((long long) count > length || json_is_true (
                                     json_object_get (content, "truncated")));
             return s_page (total, rows);
+        }
+        case XA_JOBLIST: {
+            json_t *jobs = json_object_get (content, "jobs");
+            json_int_t total = json_integer_value (json_object_get (content, "total"));
+            if (!json_is_array (jobs) || total > (json_int_t) json_array_size (jobs)) {
+                snprintf (why, sizeof why, "the group has %" JSON_INTEGER_FORMAT " jobs, more"
+                          " than one answer holds: page them with jobinfo/pageList", total);
+                return xxl_xxladmin_returnt (500, why, NULL);
+            }
+            return xxl_xxladmin_returnt (200, NULL, json_deep_copy (jobs));
         }
         case XA_NEXT: {
             json_t *next = json_object_get (content, "next");
