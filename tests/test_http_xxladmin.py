@@ -267,6 +267,25 @@ s, v, _ = post("joblog/getJobsByGroup", {"jobGroup": 999999}, cookie=ADM)
 check("xxl-job-admin joblog/getJobsByGroup of no group: ReturnT 500 'not found'",
       s == 200 and refused(v, "not found"), (s, v))
 
+# chartInfo: REPORT's days of the range as XXL-JOB's chart lists, to a viewer too
+CHART = {"startDate": "%s 00:00:00" % today, "endDate": "%s 23:59:59" % today}
+s, v, _ = post("chartInfo", CHART, cookie=VIEW)
+chart = v.get("content") if isinstance(v, dict) else None
+LISTS = ("triggerDayList", "triggerDayCountRunningList", "triggerDayCountSucList",
+         "triggerDayCountFailList")
+check("xxl-job-admin chartInfo: ReturnT of XXL-JOB's chart, today's run among the successes"
+      " (a viewer's)",
+      s == 200 and ok(v) and isinstance(chart, dict) and chart.get("triggerDayList") == [today]
+      and all(len(chart.get(k) or []) == 1 for k in LISTS)
+      and chart.get("triggerCountSucTotal", 0) >= 1
+      and chart["triggerCountSucTotal"] == chart["triggerDayCountSucList"][0]
+      and all(isinstance(chart.get(k), int) for k in ("triggerCountRunningTotal",
+                                                      "triggerCountFailTotal")), (s, v))
+s, v, _ = post("chartInfo", {"startDate": "2001-01-01 00:00:00", "endDate": "2002-06-01 00:00:00"},
+               cookie=ADM)
+check("xxl-job-admin chartInfo over more than 366 days: ReturnT 500 with REPORT's reason",
+      s == 200 and refused(v, "366"), (s, v))
+
 # A bearer token
 s, v, _ = post("jobinfo/pageList", PAGE, token=ADMIN)
 check("xxl-job-admin takes Authorization: Bearer (a token's pageList)",

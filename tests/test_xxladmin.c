@@ -198,6 +198,18 @@ main (void)
     CHECK_REQUEST ("joblog/getJobsByGroup", "jobGroup=0",
                    "ERR: jobGroup must be a group's id (1 or more), not 0");
     XXL_CHECK (xxl_xxladmin_endpoint ("joblog/getJobsByGroup")->read);
+    //  chartInfo: the dates, local time, as REPORT's range
+    CHECK_REQUEST ("chartInfo", "startDate=2024-01-01+00%3A00%3A00&endDate=2024-01-07+23%3A59%3A59",
+                   "{\"from\":1704067200000,\"to\":1704671999000}");
+    CHECK_REQUEST ("chartInfo", "startDate=2024-01-01&endDate=2024-01-07",
+                   "{\"from\":1704067200000,\"to\":1704585600000}");
+    CHECK_REQUEST ("chartInfo", "endDate=2024-01-07",
+                   "ERR: startDate is required ('yyyy-MM-dd HH:mm:ss')");
+    CHECK_REQUEST ("chartInfo", "startDate=2024-01-01&endDate=last+week",
+                   "ERR: endDate must be 'yyyy-MM-dd HH:mm:ss' (or 'yyyy-MM-dd'), not 'last week'");
+    CHECK_REQUEST ("chartInfo", "startDate=2024-01-08&endDate=2024-01-07",
+                   "ERR: startDate (2024-01-08) is after endDate (2024-01-07)");
+    XXL_CHECK (xxl_xxladmin_endpoint ("chartInfo")->read);
     XXL_CHECK (xxl_xxladmin_endpoint ("jobinfo/nosuch") == NULL);
     XXL_CHECK (xxl_xxladmin_endpoint ("login") && !xxl_xxladmin_endpoint ("login")->command);
 
@@ -225,6 +237,40 @@ main (void)
     CHECK_ANSWER ("joblog/getJobsByGroup", "jobGroup=3", 404, "group '3' not found", NULL,
                   "{\"code\":500,\"content\":null,\"data\":null,\"msg\":\"group '3' not"
                   " found\"}");
+    //  chartInfo: REPORT's days (newest first) oldest first, with their sums
+    CHECK_ANSWER ("chartInfo", "", 200, "",
+                  "{\"days\":[{\"triggerDay\":1704153600000,\"runningCount\":1,\"sucCount\":2,"
+                  "\"failCount\":3},{\"triggerDay\":1704067200000,\"runningCount\":0,"
+                  "\"sucCount\":5,\"failCount\":1}],\"runCount\":99}",
+                  "{\"code\":200,\"content\":{\"triggerCountFailTotal\":4,"
+                  "\"triggerCountRunningTotal\":1,\"triggerCountSucTotal\":7,"
+                  "\"triggerDayCountFailList\":[1,3],\"triggerDayCountRunningList\":[0,1],"
+                  "\"triggerDayCountSucList\":[5,2],\"triggerDayList\":[\"2024-01-01\","
+                  "\"2024-01-02\"]},\"data\":{\"triggerCountFailTotal\":4,"
+                  "\"triggerCountRunningTotal\":1,\"triggerCountSucTotal\":7,"
+                  "\"triggerDayCountFailList\":[1,3],\"triggerDayCountRunningList\":[0,1],"
+                  "\"triggerDayCountSucList\":[5,2],\"triggerDayList\":[\"2024-01-01\","
+                  "\"2024-01-02\"]},\"msg\":null}");
+    {
+        //  no day counted: XXL-JOB's seven days up to today, zeros
+        json_t *form = json_object ();
+        json_t *content = json_pack ("{s:[]}", "days");
+        json_t *answer = xxl_xxladmin_answer (xxl_xxladmin_endpoint ("chartInfo"), form, 200,
+                                              "", content);
+        json_t *chart = json_object_get (answer, "content");
+        json_t *list = json_object_get (chart, "triggerDayList");
+        char today [32];
+        time_t now = time (NULL);
+        struct tm tm;
+        strftime (today, sizeof today, "%Y-%m-%d", localtime_r (&now, &tm));
+        XXL_CHECK_INT (json_array_size (list), 7);
+        XXL_CHECK_STR (json_string_value (json_array_get (list, 6)), today);
+        XXL_CHECK_INT (json_array_size (json_object_get (chart, "triggerDayCountSucList")), 7);
+        XXL_CHECK_INT (json_integer_value (json_object_get (chart, "triggerCountSucTotal")), 0);
+        json_decref (answer);
+        json_decref (content);
+        json_decref (form);
+    }
     //  logs: no count; those up to the page, one more when more follow
     CHECK_ANSWER ("joblog/pageList", "start=20&length=2", 200, "",
                   "{\"logs\":[{\"id\":9},{\"id\":8},{\"id\":7}]}",

@@ -57,6 +57,7 @@ static const xxl_xxladmin_endpoint_t s_endpoints [] = {
     { "joblog/logKill", "LOG_KILL", false, XA_MSG },
     { "joblog/clearLog", "LOG_CLEAR", false, XA_NONE },
     { "joblog/getJobsByGroup", "JOB_LIST", true, XA_JOBLIST },
+    { "chartInfo", "REPORT", true, XA_CHART },
     { NULL, NULL, false, XA_NONE }
 };
 
@@ -357,6 +358,31 @@ s_form_int (json_t *form, const char *key, long long dflt, long long min, long l
     return 0;
 }
 
+static int s_time (const char *text, size_t length, int64_t *ms);
+
+//  A date of the form (required): "yyyy-MM-dd HH:mm:ss" or "yyyy-MM-dd"
+//  (its midnight), the scheduler's local time, into epoch ms
+static int
+s_form_date (json_t *form, const char *key, int64_t *ms, char *why, size_t whylen)
+{
+    const char *text = s_value (form, key);
+    if (!text || !*text) {
+        snprintf (why, whylen, "%s is required ('yyyy-MM-dd HH:mm:ss')", key);
+        return -1;
+    }
+    char whole [32];
+    if (strlen (text) == 10)
+        snprintf (whole, sizeof whole, "%s 00:00:00", text);
+    else
+        snprintf (whole, sizeof whole, "%.31s", text);
+    if (strlen (text) >= sizeof whole || s_time (whole, strlen (whole), ms)) {
+        snprintf (why, whylen, "%s must be 'yyyy-MM-dd HH:mm:ss' (or 'yyyy-MM-dd'), not"
+                  " '%.40s'", key, text);
+        return -1;
+    }
+    return 0;
+}
+
 int
 xxl_xxladmin_request (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, json_t **fields,
                       char *why, size_t whylen)
@@ -439,6 +465,20 @@ xxl_xxladmin_request (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, jso
             json_object_set_new (out, "triggerTimeFrom", json_integer (from));
             json_object_set_new (out, "triggerTimeTo", json_integer (to));
         }
+    }
+    if (endpoint->shape == XA_CHART) {
+        //  (REPORT: the days holding from and to, both included)
+        int64_t from, to;
+        if (s_form_date (form, "startDate", &from, why, whylen)
+        ||  s_form_date (form, "endDate", &to, why, whylen))
+            goto refused;
+        if (from > to) {
+            snprintf (why, whylen, "startDate (%.40s) is after endDate (%.40s)",
+                      s_value (form, "startDate"), s_value (form, "endDate"));
+            goto refused;
+        }
+        json_object_set_new (out, "from", json_integer (from));
+        json_object_set_new (out, "to", json_integer (to));
     }
     if (streq (command, "JOB_TRIGGER") && !json_object_get (out, "executorParam"))
         //  (XXL-JOB: a trigger's param replaces the job's, "" when not given)
@@ -659,6 +699,53 @@ xxl_xxladmin_answer (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, int 
                 return xxl_xxladmin_returnt (500, why, NULL);
             }
             return xxl_xxladmin_returnt (200, NULL, json_deep_copy (jobs));
+        }
+        case XA_CHART: {
+            //  REPORT's days, newest first, as XXL-JOB's lists, oldest
+            //  first, with their sums; no day: the last 7, zeros (XXL-JOB's)
+            json_t *days = json_object_get (content, "days");
+            json_t *list = json_array (), *running = json_array (), *suc = json_array (),
+                   *fail = json_array ();
+            json_int_t sums [3] = { 0, 0, 0 };
+            static const char *keys [3] = { "runningCount", "sucCount", "failCount" };
+            json_t *lists [3] = { running, suc, fail };
+            size_t count = json_array_size (days);
+            for (size_t i = count; i > 0; i--) {
+                json_t *day = json_array_get (days, i - 1);
+                time_t seconds = (time_t) (json_integer_value (json_object_get (day,
+                                                                "triggerDay")) / 1000);
+                struct tm tm;
+                char when [32];
+                if (!localtime_r (&seconds, &tm)
+                ||  !strftime (when, sizeof when, "%Y-%m-%d", &tm))
+                    continue;
+                json_array_append_new (list, json_string (when));
+                for (int k = 0; k < 3; k++) {
+                    json_int_t n = json_integer_value (json_object_get (day, keys [k]));
+                    json_array_append_new (lists [k], json_integer (n));
+                    sums [k] += n;
+                }
+            }
+            if (json_array_size (list) == 0) {
+                time_t now = time (NULL);
+                for (int back = 6; back >= 0; back--) {
+                    time_t seconds = now - (time_t) back * 86400;
+                    struct tm tm;
+                    char when [32];
+                    if (localtime_r (&seconds, &tm)
+                    &&  strftime (when, sizeof when, "%Y-%m-%d", &tm)) {
+                        json_array_append_new (list, json_string (when));
+                        for (int k = 0; k < 3; k++)
+                            json_array_append_new (lists [k], json_integer (0));
+                    }
+                }
+            }
+            json_t *chart = json_pack ("{s:o, s:o, s:o, s:o, s:I, s:I, s:I}",
+                "triggerDayList", list, "triggerDayCountRunningList", running,
+                "triggerDayCountSucList", suc, "triggerDayCountFailList", fail,
+                "triggerCountRunningTotal", sums [0], "triggerCountSucTotal", sums [1],
+                "triggerCountFailTotal", sums [2]);
+            return xxl_xxladmin_returnt (200, NULL, chart);
         }
         case XA_NEXT: {
             json_t *next = json_object_get (content, "next");
