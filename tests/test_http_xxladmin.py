@@ -286,6 +286,38 @@ s, v, _ = post("chartInfo", {"startDate": "2001-01-01 00:00:00", "endDate": "200
 check("xxl-job-admin chartInfo over more than 366 days: ReturnT 500 with REPORT's reason",
       s == 200 and refused(v, "366"), (s, v))
 
+# jobcode/save: a GLUE job's source and remark, a new glue version; a viewer refused
+s, v, _ = post("jobinfo/add", dict(JOB, jobDesc="glue code", glueType="GLUE_SHELL",
+                                   executorHandler="", glueSource="echo one",
+                                   glueRemark="first"), cookie=ADM)
+GLUE_ID = int(v["content"]) if ok(v) else 0
+s, v, _ = post("jobcode/save", {"id": GLUE_ID, "glueSource": "echo two",
+                                "glueRemark": "the second"}, cookie=VIEW)
+check("xxl-job-admin: a viewer's jobcode/save is refused (ReturnT 500: the admin role)",
+      s == 200 and refused(v, "admin role"), (s, v))
+s, v, _ = post("jobcode/save", {"id": GLUE_ID, "glueSource": "echo two", "glueRemark": "abc"},
+               cookie=ADM)
+check("xxl-job-admin jobcode/save with a remark under 4 characters: ReturnT 500 (XXL-JOB's rule)",
+      s == 200 and refused(v, "4 to 100"), (s, v))
+s, v, _ = post("jobcode/save", {"id": GLUE_ID, "glueSource": "echo two",
+                                "glueRemark": "the second"}, cookie=ADM)
+s2, v2, _ = post("jobinfo/loadById", {"id": GLUE_ID}, cookie=VIEW)
+name, port = H1.rsplit(":", 1)
+conn = http.client.HTTPConnection(name, int(port), timeout=30)
+conn.request("GET", "/api/v1/jobs/%d/glue" % GLUE_ID, headers={"Authorization": "Bearer " + ADMIN})
+glues = json.loads(conn.getresponse().read()).get("glues", [])
+conn.close()
+job = v2.get("content") if isinstance(v2, dict) else None
+check("xxl-job-admin jobcode/save: ReturnT 200, the job's source and remark, a new glue version",
+      ok(v) and isinstance(job, dict) and job.get("glueSource") == "echo two"
+      and job.get("glueRemark") == "the second" and len(glues) == 2
+      and glues[0].get("glueRemark") == "the second", (v, v2, glues))
+s, v, _ = post("jobcode/save", {"id": 999999, "glueSource": "echo", "glueRemark": "none here"},
+               cookie=ADM)
+check("xxl-job-admin jobcode/save of no job: ReturnT 500 'not found'", refused(v, "not found"),
+      (s, v))
+post("jobinfo/remove", {"id": GLUE_ID}, cookie=ADM)
+
 # A bearer token
 s, v, _ = post("jobinfo/pageList", PAGE, token=ADMIN)
 check("xxl-job-admin takes Authorization: Bearer (a token's pageList)",

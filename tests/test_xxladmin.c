@@ -210,6 +210,19 @@ main (void)
     CHECK_REQUEST ("chartInfo", "startDate=2024-01-08&endDate=2024-01-07",
                    "ERR: startDate (2024-01-08) is after endDate (2024-01-07)");
     XXL_CHECK (xxl_xxladmin_endpoint ("chartInfo")->read);
+    //  jobcode/save: the job's GLUE source and remark, XXL-JOB's rules
+    CHECK_REQUEST ("jobcode/save", "id=4&glueSource=echo+hi&glueRemark=second+one",
+                   "{\"glueRemark\":\"second one\",\"glueSource\":\"echo hi\",\"jobId\":4}");
+    CHECK_REQUEST ("jobcode/save", "id=4&glueSource=echo+hi&glueRemark=%e4%b8%ad%e6%96%87%e5%a4%87%e6%b3%a8",
+                   "{\"glueRemark\":\"\xe4\xb8\xad\xe6\x96\x87\xe5\xa4\x87\xe6\xb3\xa8\","
+                   "\"glueSource\":\"echo hi\",\"jobId\":4}");
+    CHECK_REQUEST ("jobcode/save", "id=4&glueSource=echo+hi&glueRemark=abc",
+                   "ERR: glueRemark must be 4 to 100 characters (XXL-JOB's limit), not 3");
+    CHECK_REQUEST ("jobcode/save", "id=4&glueSource=+%0A&glueRemark=abcd",
+                   "ERR: glueSource is required (not blank)");
+    CHECK_REQUEST ("jobcode/save", "id=4&glueSource=x", "ERR: glueRemark is required");
+    CHECK_REQUEST ("jobcode/save", "glueSource=x&glueRemark=abcd", "ERR: id is required");
+    XXL_CHECK (!xxl_xxladmin_endpoint ("jobcode/save")->read);
     XXL_CHECK (xxl_xxladmin_endpoint ("jobinfo/nosuch") == NULL);
     XXL_CHECK (xxl_xxladmin_endpoint ("login") && !xxl_xxladmin_endpoint ("login")->command);
 

@@ -58,6 +58,7 @@ static const xxl_xxladmin_endpoint_t s_endpoints [] = {
     { "joblog/clearLog", "LOG_CLEAR", false, XA_NONE },
     { "joblog/getJobsByGroup", "JOB_LIST", true, XA_JOBLIST },
     { "chartInfo", "REPORT", true, XA_CHART },
+    { "jobcode/save", "JOB_UPDATE", false, XA_NONE },
     { NULL, NULL, false, XA_NONE }
 };
 
@@ -299,6 +300,13 @@ static const field_map_t s_jobs_of_group [] = {
     { "jobGroup", "group", F_GROUP, true },
     { NULL, NULL, F_STR, false }
 };
+//  jobcode/save: the job's GLUE source and remark (a JOB_UPDATE of those)
+static const field_map_t s_glue_save [] = {
+    { "id", "jobId", F_ID, true },
+    { "glueSource", "glueSource", F_STR, true },
+    { "glueRemark", "glueRemark", F_STR, true },
+    { NULL, NULL, F_STR, false }
+};
 static const field_map_t s_none [] = { { NULL, NULL, F_STR, false } };
 
 static const field_map_t *
@@ -316,6 +324,8 @@ s_map_of (const char *command, const char *path)
     };
     if (path && streq (path, "joblog/getJobsByGroup"))
         return s_jobs_of_group;
+    if (path && streq (path, "jobcode/save"))
+        return s_glue_save;
     for (size_t i = 0; command && maps [i].command; i++)
         if (streq (maps [i].command, command))
             return maps [i].map;
@@ -464,6 +474,23 @@ xxl_xxladmin_request (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, jso
             }
             json_object_set_new (out, "triggerTimeFrom", json_integer (from));
             json_object_set_new (out, "triggerTimeTo", json_integer (to));
+        }
+    }
+    if (streq (endpoint->path, "jobcode/save")) {
+        //  XXL-JOB's rules: a source not blank, a remark of 4 to 100 characters
+        const char *source = json_string_value (json_object_get (out, "glueSource"));
+        const char *remark = json_string_value (json_object_get (out, "glueRemark"));
+        if (strspn (source, " \t\r\n\v\f") == strlen (source)) {
+            snprintf (why, whylen, "glueSource is required (not blank)");
+            goto refused;
+        }
+        size_t characters = 0;
+        for (const char *p = remark; *p; p++)
+            characters += ((unsigned char) *p & 0xC0) != 0x80;
+        if (characters < 4 || characters > 100) {
+            snprintf (why, whylen, "glueRemark must be 4 to 100 characters (XXL-JOB's limit),"
+                      " not %zu", characters);
+            goto refused;
         }
     }
     if (endpoint->shape == XA_CHART) {
