@@ -318,6 +318,53 @@ check("xxl-job-admin jobcode/save of no job: ReturnT 500 'not found'", refused(v
       (s, v))
 post("jobinfo/remove", {"id": GLUE_ID}, cookie=ADM)
 
+# users: XXL-JOB's role 1/0 and permission (group ids) as xxl's roles and
+# apps; USER_* are an admin's, so a viewer is refused a read as a write
+USER = {"username": "xa-user", "password": "xa-user-pass-1", "role": 0, "permission": str(GID)}
+s, v, _ = post("user/pageList", {"username": "", "role": -1}, cookie=VIEW)
+s2, v2, _ = post("user/add", USER, cookie=VIEW)
+check("xxl-job-admin: a viewer's user/pageList and user/add are refused (ReturnT 500: the admin role)",
+      refused(v, "admin role") and refused(v2, "admin role"), (v, v2))
+s, v, _ = post("user/add", dict(USER, permission=""), cookie=ADM)
+check("xxl-job-admin user/add of role 0 without permission: ReturnT 500 (xxl's key would reach"
+      " every app)", refused(v, "permission"), (s, v))
+s, v, _ = post("user/add", USER, cookie=ADM)
+s2, v2, _ = post("user/pageList", {"username": "xa-user", "role": -1, "start": 0, "length": 10},
+                 cookie=ADM)
+rows = v2.get("data") if isinstance(v2, dict) else None
+check("xxl-job-admin user/add (role 0, permission the group): an operator of the group's app,"
+      " user/pageList shows it as XXL-JOB's row",
+      ok(v) and v2.get("recordsTotal") == 1 and rows[0]["username"] == "xa-user"
+      and rows[0]["role"] == 0 and rows[0]["permission"] == str(GID) and rows[0]["apps"] == APP
+      and rows[0]["xxlRole"] == "operator" and rows[0]["id"] is None
+      and rows[0]["password"] is None, (v, v2))
+s, v, _, USR = login("xa-user", "xa-user-pass-1")
+s2, v2, _ = post("jobinfo/start", {"id": JID}, cookie=USR)
+s3, v3, _ = post("jobinfo/stop", {"id": JID}, cookie=USR)
+s4, v4, _ = post("jobinfo/add", JOB, cookie=USR)
+check("... who logs in, starts and stops its group's job, and may not add one",
+      ok(v) and ok(v2) and ok(v3) and refused(v4, "admin role"), (v, v2, v3, v4))
+s, v, _ = post("user/updatePwd", {"oldPassword": "not-the-one", "password": "xa-user-pass-2"},
+               cookie=USR)
+s2, v2, _ = post("auth/updatePwd", {"oldPassword": "xa-user-pass-1",
+                                    "password": "xa-user-pass-2"}, cookie=USR)
+s3, v3, _, _ = login("xa-user", "xa-user-pass-2")
+check("xxl-job-admin user/updatePwd: a wrong oldPassword refused; auth/updatePwd (3.3) changes"
+      " it, the new one logs in", refused(v, "old password") and ok(v2) and ok(v3), (v, v2, v3))
+s, v, _ = post("user/updatePwd", {"oldPassword": "x", "password": "xa-user-pass-3"}, token=ADMIN)
+check("xxl-job-admin user/updatePwd with a bearer token: ReturnT 500 (a session's own password)",
+      refused(v, "session"), (s, v))
+s, v, _ = post("user/update", {"username": "xa-user", "password": "", "role": 1}, cookie=ADM)
+s2, v2, _ = post("user/pageList", {"username": "xa-user", "role": 1}, cookie=ADM)
+check("xxl-job-admin user/update to role 1: an admin (pageList role 1, permission null)",
+      ok(v) and v2.get("recordsTotal") == 1 and v2["data"][0]["xxlRole"] == "admin"
+      and v2["data"][0]["permission"] is None, (v, v2))
+s, v, _ = post("user/remove", {"id": 3}, cookie=ADM)
+s2, v2, _ = post("user/remove", {"username": "xa-user"}, cookie=ADM)
+s3, v3, _ = post("user/pageList", {"username": "xa-user", "role": -1}, cookie=ADM)
+check("xxl-job-admin user/remove: by id refused (no numeric ids), by username removed",
+      refused(v, "username") and ok(v2) and v3.get("recordsTotal") == 0, (v, v2, v3))
+
 # A bearer token
 s, v, _ = post("jobinfo/pageList", PAGE, token=ADMIN)
 check("xxl-job-admin takes Authorization: Bearer (a token's pageList)",

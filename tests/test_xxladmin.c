@@ -66,6 +66,65 @@ s_answer (const char *path, const char *form_text, int code, const char *text,
     free (got_); \
 } while (0)
 
+//  GROUP_LIST's reply the user checks see: groups 1 (app-a), 2 (app-b)
+static const char *s_groups =
+    "{\"groups\":[{\"id\":1,\"appname\":\"app-a\"},{\"id\":2,\"appname\":\"app-b\"}]}";
+
+//  The user request of path for form text, as s_request
+static char *
+s_user_request (const char *path, const char *text)
+{
+    char why [256] = "";
+    json_t *form = json_object (), *fields = NULL;
+    json_t *groups = json_loads (s_groups, 0, NULL);
+    const xxl_xxladmin_endpoint_t *endpoint = xxl_xxladmin_endpoint (path);
+    char *out;
+    if (!endpoint || !xxl_xxladmin_needs_groups (endpoint))
+        out = strdup ("ERR: no user endpoint");
+    else
+    if (xxl_xxladmin_form (form, text, strlen (text), why, sizeof why)
+    ||  xxl_xxladmin_user_request (endpoint, form, groups, &fields, why, sizeof why)) {
+        out = (char *) malloc (strlen (why) + 6);
+        sprintf (out, "ERR: %s", why);
+    }
+    else
+        out = json_dumps (fields, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref (fields);
+    json_decref (groups);
+    json_decref (form);
+    return out;
+}
+
+#define CHECK_USER_REQUEST(path, form, want) do { \
+    char *got_ = s_user_request (path, form); \
+    XXL_CHECK_STR (got_, want); \
+    free (got_); \
+} while (0)
+
+//  user/pageList's answer for form text and USER_LIST's reply
+static char *
+s_users (const char *form_text, const char *users_json)
+{
+    json_t *form = json_object ();
+    char why [256];
+    xxl_xxladmin_form (form, form_text, strlen (form_text), why, sizeof why);
+    json_t *users = json_loads (users_json, 0, NULL);
+    json_t *groups = json_loads (s_groups, 0, NULL);
+    json_t *answer = xxl_xxladmin_users (form, 200, "", users, groups);
+    char *out = json_dumps (answer, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref (answer);
+    json_decref (groups);
+    json_decref (users);
+    json_decref (form);
+    return out;
+}
+
+#define CHECK_USERS(form, users, want) do { \
+    char *got_ = s_users (form, users); \
+    XXL_CHECK_STR (got_, want); \
+    free (got_); \
+} while (0)
+
 int
 main (void)
 {
@@ -223,6 +282,61 @@ main (void)
     CHECK_REQUEST ("jobcode/save", "id=4&glueSource=x", "ERR: glueRemark is required");
     CHECK_REQUEST ("jobcode/save", "glueSource=x&glueRemark=abcd", "ERR: id is required");
     XXL_CHECK (!xxl_xxladmin_endpoint ("jobcode/save")->read);
+    //  users: role 1 an admin of every app, role 0 an operator of the
+    //  apps of permission's groups; what cannot be mapped refused
+    CHECK_USER_REQUEST ("user/add", "username=+ana+&password=secret-pw-1&role=1&permission=2",
+                        "{\"apps\":\"\",\"password\":\"secret-pw-1\",\"role\":\"admin\","
+                        "\"username\":\"ana\"}");
+    CHECK_USER_REQUEST ("user/insert", "username=bo&password=secret-pw-1&role=0&permission=2%2C1",
+                        "{\"apps\":\"app-b,app-a\",\"password\":\"secret-pw-1\",\"role\":"
+                        "\"operator\",\"username\":\"bo\"}");
+    CHECK_USER_REQUEST ("user/update", "id=3&username=bo&password=&role=0&permission=1",
+                        "{\"apps\":\"app-a\",\"role\":\"operator\",\"username\":\"bo\"}");
+    CHECK_USER_REQUEST ("user/add", "username=bo&password=secret-pw-1&role=0",
+                        "ERR: role 0 needs permission (the ids of the user's groups): an xxl user"
+                        " without apps reaches every app (role 1 for an admin)");
+    CHECK_USER_REQUEST ("user/add", "username=bo&password=secret-pw-1&role=0&permission=9",
+                        "ERR: permission names group 9, which does not exist (or is not among"
+                        " your apps)");
+    CHECK_USER_REQUEST ("user/add", "username=bo&password=secret-pw-1&role=0&permission=1%2Cx",
+                        "ERR: permission must be group ids separated by commas, not '1,x'");
+    CHECK_USER_REQUEST ("user/add", "username=bo&password=secret-pw-1&role=2",
+                        "ERR: role must be an integer from 0 to 1, not '2'");
+    CHECK_USER_REQUEST ("user/add", "username=bo&role=1", "ERR: password is required");
+    CHECK_USER_REQUEST ("user/update", "username=&role=1", "ERR: username is required");
+    CHECK_USER_REQUEST ("user/remove", "username=bo", "ERR: no user endpoint");
+    CHECK_REQUEST ("user/remove", "username=bo", "{\"username\":\"bo\"}");
+    CHECK_REQUEST ("user/delete", "ids[]=3",
+                   "ERR: user/delete needs username: xxl's users have no numeric id (user/pageList"
+                   " shows id null)");
+    CHECK_REQUEST ("user/pageList", "username=&role=-1", "{}");
+    XXL_CHECK (xxl_xxladmin_needs_groups (xxl_xxladmin_endpoint ("user/pageList")));
+    XXL_CHECK (xxl_xxladmin_endpoint ("user/updatePwd")
+               && !xxl_xxladmin_endpoint ("user/updatePwd")->command);
+    XXL_CHECK (xxl_xxladmin_endpoint ("auth/updatePwd") != NULL);
+    //  user/pageList: XXL-JOB's rows, filtered by username and role, paged
+    {
+        const char *users = "{\"users\":[{\"username\":\"admin\",\"role\":\"admin\","
+            "\"apps\":\"\",\"addTime\":5},{\"username\":\"bo\",\"role\":\"operator\","
+            "\"apps\":\"app-b,gone\",\"addTime\":6},{\"username\":\"cy\",\"role\":"
+            "\"viewer\",\"apps\":\"\",\"addTime\":7}]}";
+        CHECK_USERS ("username=&role=0&start=0&length=10", users,
+                     "{\"data\":[{\"addTime\":6,\"apps\":\"app-b,gone\",\"id\":null,"
+                     "\"password\":null,\"permission\":\"2\",\"role\":0,\"username\":\"bo\","
+                     "\"xxlRole\":\"operator\"},{\"addTime\":7,\"apps\":\"\",\"id\":null,"
+                     "\"password\":null,\"permission\":null,\"role\":0,\"username\":\"cy\","
+                     "\"xxlRole\":\"viewer\"}],\"recordsFiltered\":2,\"recordsTotal\":2}");
+        CHECK_USERS ("username=ADM&role=-1", users,
+                     "{\"data\":[{\"addTime\":5,\"apps\":\"\",\"id\":null,\"password\":null,"
+                     "\"permission\":null,\"role\":1,\"username\":\"admin\",\"xxlRole\":"
+                     "\"admin\"}],\"recordsFiltered\":1,\"recordsTotal\":1}");
+        CHECK_USERS ("offset=2&pagesize=5", users,
+                     "{\"data\":[{\"addTime\":7,\"apps\":\"\",\"id\":null,\"password\":null,"
+                     "\"permission\":null,\"role\":0,\"username\":\"cy\",\"xxlRole\":"
+                     "\"viewer\"}],\"recordsFiltered\":3,\"recordsTotal\":3}");
+        CHECK_USERS ("role=5", users, "{\"code\":500,\"content\":null,\"data\":null,\"msg\":"
+                     "\"role must be an integer from -1 to 1, not '5'\"}");
+    }
     XXL_CHECK (xxl_xxladmin_endpoint ("jobinfo/nosuch") == NULL);
     XXL_CHECK (xxl_xxladmin_endpoint ("login") && !xxl_xxladmin_endpoint ("login")->command);
 
