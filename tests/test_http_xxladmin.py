@@ -255,6 +255,116 @@ s, v, _ = post("jobinfo/add", JOB, cookie=VIEW)
 check("xxl-job-admin: a viewer's jobinfo/add is refused (ReturnT 500: the admin role)",
       s == 200 and refused(v, "admin role"), (s, v))
 
+# joblog/getJobsByGroup: the group's jobs as XXL-JOB lists them, to a viewer too
+s, v, _ = post("joblog/getJobsByGroup", {"jobGroup": GID}, cookie=VIEW)
+listed = v.get("content") if isinstance(v, dict) else None
+check("xxl-job-admin joblog/getJobsByGroup: ReturnT of the group's jobs, XXL-JOB's keys (a viewer's)",
+      s == 200 and ok(v) and isinstance(listed, list) and JID in [j["id"] for j in listed]
+      and all(j["jobGroup"] == GID and all(k in j for k in JOB_KEYS) for j in listed)
+      and [j["id"] for j in listed] == sorted(j["id"] for j in listed)
+      and v.get("data") == listed, (s, [j.get("id") for j in listed or []]))
+s, v, _ = post("joblog/getJobsByGroup", {"jobGroup": 999999}, cookie=ADM)
+check("xxl-job-admin joblog/getJobsByGroup of no group: ReturnT 500 'not found'",
+      s == 200 and refused(v, "not found"), (s, v))
+
+# chartInfo: REPORT's days of the range as XXL-JOB's chart lists, to a viewer too
+CHART = {"startDate": "%s 00:00:00" % today, "endDate": "%s 23:59:59" % today}
+s, v, _ = post("chartInfo", CHART, cookie=VIEW)
+chart = v.get("content") if isinstance(v, dict) else None
+LISTS = ("triggerDayList", "triggerDayCountRunningList", "triggerDayCountSucList",
+         "triggerDayCountFailList")
+check("xxl-job-admin chartInfo: ReturnT of XXL-JOB's chart, today's run among the successes"
+      " (a viewer's)",
+      s == 200 and ok(v) and isinstance(chart, dict) and chart.get("triggerDayList") == [today]
+      and all(len(chart.get(k) or []) == 1 for k in LISTS)
+      and chart.get("triggerCountSucTotal", 0) >= 1
+      and chart["triggerCountSucTotal"] == chart["triggerDayCountSucList"][0]
+      and all(isinstance(chart.get(k), int) for k in ("triggerCountRunningTotal",
+                                                      "triggerCountFailTotal")), (s, v))
+s, v, _ = post("chartInfo", {"startDate": "2001-01-01 00:00:00", "endDate": "2002-06-01 00:00:00"},
+               cookie=ADM)
+check("xxl-job-admin chartInfo over more than 366 days: ReturnT 500 with REPORT's reason",
+      s == 200 and refused(v, "366"), (s, v))
+
+# jobcode/save: a GLUE job's source and remark, a new glue version; a viewer refused
+s, v, _ = post("jobinfo/add", dict(JOB, jobDesc="glue code", glueType="GLUE_SHELL",
+                                   executorHandler="", glueSource="echo one",
+                                   glueRemark="first"), cookie=ADM)
+GLUE_ID = int(v["content"]) if ok(v) else 0
+s, v, _ = post("jobcode/save", {"id": GLUE_ID, "glueSource": "echo two",
+                                "glueRemark": "the second"}, cookie=VIEW)
+check("xxl-job-admin: a viewer's jobcode/save is refused (ReturnT 500: the admin role)",
+      s == 200 and refused(v, "admin role"), (s, v))
+s, v, _ = post("jobcode/save", {"id": GLUE_ID, "glueSource": "echo two", "glueRemark": "abc"},
+               cookie=ADM)
+check("xxl-job-admin jobcode/save with a remark under 4 characters: ReturnT 500 (XXL-JOB's rule)",
+      s == 200 and refused(v, "4 to 100"), (s, v))
+s, v, _ = post("jobcode/save", {"id": GLUE_ID, "glueSource": "echo two",
+                                "glueRemark": "the second"}, cookie=ADM)
+s2, v2, _ = post("jobinfo/loadById", {"id": GLUE_ID}, cookie=VIEW)
+name, port = H1.rsplit(":", 1)
+conn = http.client.HTTPConnection(name, int(port), timeout=30)
+conn.request("GET", "/api/v1/jobs/%d/glue" % GLUE_ID, headers={"Authorization": "Bearer " + ADMIN})
+glues = json.loads(conn.getresponse().read()).get("glues", [])
+conn.close()
+job = v2.get("content") if isinstance(v2, dict) else None
+check("xxl-job-admin jobcode/save: ReturnT 200, the job's source and remark, a new glue version",
+      ok(v) and isinstance(job, dict) and job.get("glueSource") == "echo two"
+      and job.get("glueRemark") == "the second" and len(glues) == 2
+      and glues[0].get("glueRemark") == "the second", (v, v2, glues))
+s, v, _ = post("jobcode/save", {"id": 999999, "glueSource": "echo", "glueRemark": "none here"},
+               cookie=ADM)
+check("xxl-job-admin jobcode/save of no job: ReturnT 500 'not found'", refused(v, "not found"),
+      (s, v))
+post("jobinfo/remove", {"id": GLUE_ID}, cookie=ADM)
+
+# users: XXL-JOB's role 1/0 and permission (group ids) as xxl's roles and
+# apps; USER_* are an admin's, so a viewer is refused a read as a write
+USER = {"username": "xa-user", "password": "xa-user-pass-1", "role": 0, "permission": str(GID)}
+s, v, _ = post("user/pageList", {"username": "", "role": -1}, cookie=VIEW)
+s2, v2, _ = post("user/add", USER, cookie=VIEW)
+check("xxl-job-admin: a viewer's user/pageList and user/add are refused (ReturnT 500: the admin role)",
+      refused(v, "admin role") and refused(v2, "admin role"), (v, v2))
+s, v, _ = post("user/add", dict(USER, permission=""), cookie=ADM)
+check("xxl-job-admin user/add of role 0 without permission: ReturnT 500 (xxl's key would reach"
+      " every app)", refused(v, "permission"), (s, v))
+s, v, _ = post("user/add", USER, cookie=ADM)
+s2, v2, _ = post("user/pageList", {"username": "xa-user", "role": -1, "start": 0, "length": 10},
+                 cookie=ADM)
+rows = v2.get("data") if isinstance(v2, dict) else None
+check("xxl-job-admin user/add (role 0, permission the group): an operator of the group's app,"
+      " user/pageList shows it as XXL-JOB's row",
+      ok(v) and v2.get("recordsTotal") == 1 and rows[0]["username"] == "xa-user"
+      and rows[0]["role"] == 0 and rows[0]["permission"] == str(GID) and rows[0]["apps"] == APP
+      and rows[0]["xxlRole"] == "operator" and rows[0]["id"] is None
+      and rows[0]["password"] is None, (v, v2))
+s, v, _, USR = login("xa-user", "xa-user-pass-1")
+s2, v2, _ = post("jobinfo/start", {"id": JID}, cookie=USR)
+s3, v3, _ = post("jobinfo/stop", {"id": JID}, cookie=USR)
+s4, v4, _ = post("jobinfo/add", JOB, cookie=USR)
+check("... who logs in, starts and stops its group's job, and may not add one",
+      ok(v) and ok(v2) and ok(v3) and refused(v4, "admin role"), (v, v2, v3, v4))
+s, v, _ = post("user/updatePwd", {"oldPassword": "not-the-one", "password": "xa-user-pass-2"},
+               cookie=USR)
+s2, v2, _ = post("auth/updatePwd", {"oldPassword": "xa-user-pass-1",
+                                    "password": "xa-user-pass-2"}, cookie=USR)
+s3, v3, _, _ = login("xa-user", "xa-user-pass-2")
+check("xxl-job-admin user/updatePwd: a wrong oldPassword refused; auth/updatePwd (3.3) changes"
+      " it, the new one logs in", refused(v, "old password") and ok(v2) and ok(v3), (v, v2, v3))
+s, v, _ = post("user/updatePwd", {"oldPassword": "x", "password": "xa-user-pass-3"}, token=ADMIN)
+check("xxl-job-admin user/updatePwd with a bearer token: ReturnT 500 (a session's own password)",
+      refused(v, "session"), (s, v))
+s, v, _ = post("user/update", {"username": "xa-user", "password": "", "role": 1}, cookie=ADM)
+s2, v2, _ = post("user/pageList", {"username": "xa-user", "role": 1}, cookie=ADM)
+check("xxl-job-admin user/update to role 1: an admin (pageList role 1, permission null)",
+      ok(v) and v2.get("recordsTotal") == 1 and v2["data"][0]["xxlRole"] == "admin"
+      and v2["data"][0]["permission"] is None, (v, v2))
+s, v, _ = post("user/remove", {"id": 3}, cookie=ADM)
+s2, v2, _ = post("user/remove", {"username": "xa-user"}, cookie=ADM)
+s3, v3, _ = post("user/pageList", {"username": "xa-user", "role": -1}, cookie=ADM)
+check("xxl-job-admin user/remove: by id refused (no numeric ids), by username removed",
+      refused(v, "username") and ok(v2) and v3.get("recordsTotal") == 0, (v, v2, v3))
+
 # A bearer token
 s, v, _ = post("jobinfo/pageList", PAGE, token=ADMIN)
 check("xxl-job-admin takes Authorization: Bearer (a token's pageList)",

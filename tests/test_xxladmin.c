@@ -66,6 +66,65 @@ s_answer (const char *path, const char *form_text, int code, const char *text,
     free (got_); \
 } while (0)
 
+//  GROUP_LIST's reply the user checks see: groups 1 (app-a), 2 (app-b)
+static const char *s_groups =
+    "{\"groups\":[{\"id\":1,\"appname\":\"app-a\"},{\"id\":2,\"appname\":\"app-b\"}]}";
+
+//  The user request of path for form text, as s_request
+static char *
+s_user_request (const char *path, const char *text)
+{
+    char why [256] = "";
+    json_t *form = json_object (), *fields = NULL;
+    json_t *groups = json_loads (s_groups, 0, NULL);
+    const xxl_xxladmin_endpoint_t *endpoint = xxl_xxladmin_endpoint (path);
+    char *out;
+    if (!endpoint || !xxl_xxladmin_needs_groups (endpoint))
+        out = strdup ("ERR: no user endpoint");
+    else
+    if (xxl_xxladmin_form (form, text, strlen (text), why, sizeof why)
+    ||  xxl_xxladmin_user_request (endpoint, form, groups, &fields, why, sizeof why)) {
+        out = (char *) malloc (strlen (why) + 6);
+        sprintf (out, "ERR: %s", why);
+    }
+    else
+        out = json_dumps (fields, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref (fields);
+    json_decref (groups);
+    json_decref (form);
+    return out;
+}
+
+#define CHECK_USER_REQUEST(path, form, want) do { \
+    char *got_ = s_user_request (path, form); \
+    XXL_CHECK_STR (got_, want); \
+    free (got_); \
+} while (0)
+
+//  user/pageList's answer for form text and USER_LIST's reply
+static char *
+s_users (const char *form_text, const char *users_json)
+{
+    json_t *form = json_object ();
+    char why [256];
+    xxl_xxladmin_form (form, form_text, strlen (form_text), why, sizeof why);
+    json_t *users = json_loads (users_json, 0, NULL);
+    json_t *groups = json_loads (s_groups, 0, NULL);
+    json_t *answer = xxl_xxladmin_users (form, 200, "", users, groups);
+    char *out = json_dumps (answer, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref (answer);
+    json_decref (groups);
+    json_decref (users);
+    json_decref (form);
+    return out;
+}
+
+#define CHECK_USERS(form, users, want) do { \
+    char *got_ = s_users (form, users); \
+    XXL_CHECK_STR (got_, want); \
+    free (got_); \
+} while (0)
+
 int
 main (void)
 {
@@ -191,6 +250,93 @@ main (void)
                    "{\"group\":\"2\",\"title\":\"T2\"}");
     CHECK_REQUEST ("jobinfo/nextTriggerTime", "scheduleType=CRON&scheduleConf=0+0+3+*+*+%3F",
                    "{\"count\":5,\"scheduleConf\":\"0 0 3 * * ?\",\"scheduleType\":\"CRON\"}");
+    //  joblog/getJobsByGroup: every job of the group, whatever its status
+    CHECK_REQUEST ("joblog/getJobsByGroup", "jobGroup=3",
+                   "{\"group\":\"3\",\"limit\":10000,\"triggerStatus\":-1}");
+    CHECK_REQUEST ("joblog/getJobsByGroup", "", "ERR: jobGroup is required");
+    CHECK_REQUEST ("joblog/getJobsByGroup", "jobGroup=0",
+                   "ERR: jobGroup must be a group's id (1 or more), not 0");
+    XXL_CHECK (xxl_xxladmin_endpoint ("joblog/getJobsByGroup")->read);
+    //  chartInfo: the dates, local time, as REPORT's range
+    CHECK_REQUEST ("chartInfo", "startDate=2024-01-01+00%3A00%3A00&endDate=2024-01-07+23%3A59%3A59",
+                   "{\"from\":1704067200000,\"to\":1704671999000}");
+    CHECK_REQUEST ("chartInfo", "startDate=2024-01-01&endDate=2024-01-07",
+                   "{\"from\":1704067200000,\"to\":1704585600000}");
+    CHECK_REQUEST ("chartInfo", "endDate=2024-01-07",
+                   "ERR: startDate is required ('yyyy-MM-dd HH:mm:ss')");
+    CHECK_REQUEST ("chartInfo", "startDate=2024-01-01&endDate=last+week",
+                   "ERR: endDate must be 'yyyy-MM-dd HH:mm:ss' (or 'yyyy-MM-dd'), not 'last week'");
+    CHECK_REQUEST ("chartInfo", "startDate=2024-01-08&endDate=2024-01-07",
+                   "ERR: startDate (2024-01-08) is after endDate (2024-01-07)");
+    XXL_CHECK (xxl_xxladmin_endpoint ("chartInfo")->read);
+    //  jobcode/save: the job's GLUE source and remark, XXL-JOB's rules
+    CHECK_REQUEST ("jobcode/save", "id=4&glueSource=echo+hi&glueRemark=second+one",
+                   "{\"glueRemark\":\"second one\",\"glueSource\":\"echo hi\",\"jobId\":4}");
+    CHECK_REQUEST ("jobcode/save", "id=4&glueSource=echo+hi&glueRemark=%e4%b8%ad%e6%96%87%e5%a4%87%e6%b3%a8",
+                   "{\"glueRemark\":\"\xe4\xb8\xad\xe6\x96\x87\xe5\xa4\x87\xe6\xb3\xa8\","
+                   "\"glueSource\":\"echo hi\",\"jobId\":4}");
+    CHECK_REQUEST ("jobcode/save", "id=4&glueSource=echo+hi&glueRemark=abc",
+                   "ERR: glueRemark must be 4 to 100 characters (XXL-JOB's limit), not 3");
+    CHECK_REQUEST ("jobcode/save", "id=4&glueSource=+%0A&glueRemark=abcd",
+                   "ERR: glueSource is required (not blank)");
+    CHECK_REQUEST ("jobcode/save", "id=4&glueSource=x", "ERR: glueRemark is required");
+    CHECK_REQUEST ("jobcode/save", "glueSource=x&glueRemark=abcd", "ERR: id is required");
+    XXL_CHECK (!xxl_xxladmin_endpoint ("jobcode/save")->read);
+    //  users: role 1 an admin of every app, role 0 an operator of the
+    //  apps of permission's groups; what cannot be mapped refused
+    CHECK_USER_REQUEST ("user/add", "username=+ana+&password=secret-pw-1&role=1&permission=2",
+                        "{\"apps\":\"\",\"password\":\"secret-pw-1\",\"role\":\"admin\","
+                        "\"username\":\"ana\"}");
+    CHECK_USER_REQUEST ("user/insert", "username=bo&password=secret-pw-1&role=0&permission=2%2C1",
+                        "{\"apps\":\"app-b,app-a\",\"password\":\"secret-pw-1\",\"role\":"
+                        "\"operator\",\"username\":\"bo\"}");
+    CHECK_USER_REQUEST ("user/update", "id=3&username=bo&password=&role=0&permission=1",
+                        "{\"apps\":\"app-a\",\"role\":\"operator\",\"username\":\"bo\"}");
+    CHECK_USER_REQUEST ("user/add", "username=bo&password=secret-pw-1&role=0",
+                        "ERR: role 0 needs permission (the ids of the user's groups): an xxl user"
+                        " without apps reaches every app (role 1 for an admin)");
+    CHECK_USER_REQUEST ("user/add", "username=bo&password=secret-pw-1&role=0&permission=9",
+                        "ERR: permission names group 9, which does not exist (or is not among"
+                        " your apps)");
+    CHECK_USER_REQUEST ("user/add", "username=bo&password=secret-pw-1&role=0&permission=1%2Cx",
+                        "ERR: permission must be group ids separated by commas, not '1,x'");
+    CHECK_USER_REQUEST ("user/add", "username=bo&password=secret-pw-1&role=2",
+                        "ERR: role must be an integer from 0 to 1, not '2'");
+    CHECK_USER_REQUEST ("user/add", "username=bo&role=1", "ERR: password is required");
+    CHECK_USER_REQUEST ("user/update", "username=&role=1", "ERR: username is required");
+    CHECK_USER_REQUEST ("user/remove", "username=bo", "ERR: no user endpoint");
+    CHECK_REQUEST ("user/remove", "username=bo", "{\"username\":\"bo\"}");
+    CHECK_REQUEST ("user/delete", "ids[]=3",
+                   "ERR: user/delete needs username: xxl's users have no numeric id (user/pageList"
+                   " shows id null)");
+    CHECK_REQUEST ("user/pageList", "username=&role=-1", "{}");
+    XXL_CHECK (xxl_xxladmin_needs_groups (xxl_xxladmin_endpoint ("user/pageList")));
+    XXL_CHECK (xxl_xxladmin_endpoint ("user/updatePwd")
+               && !xxl_xxladmin_endpoint ("user/updatePwd")->command);
+    XXL_CHECK (xxl_xxladmin_endpoint ("auth/updatePwd") != NULL);
+    //  user/pageList: XXL-JOB's rows, filtered by username and role, paged
+    {
+        const char *users = "{\"users\":[{\"username\":\"admin\",\"role\":\"admin\","
+            "\"apps\":\"\",\"addTime\":5},{\"username\":\"bo\",\"role\":\"operator\","
+            "\"apps\":\"app-b,gone\",\"addTime\":6},{\"username\":\"cy\",\"role\":"
+            "\"viewer\",\"apps\":\"\",\"addTime\":7}]}";
+        CHECK_USERS ("username=&role=0&start=0&length=10", users,
+                     "{\"data\":[{\"addTime\":6,\"apps\":\"app-b,gone\",\"id\":null,"
+                     "\"password\":null,\"permission\":\"2\",\"role\":0,\"username\":\"bo\","
+                     "\"xxlRole\":\"operator\"},{\"addTime\":7,\"apps\":\"\",\"id\":null,"
+                     "\"password\":null,\"permission\":null,\"role\":0,\"username\":\"cy\","
+                     "\"xxlRole\":\"viewer\"}],\"recordsFiltered\":2,\"recordsTotal\":2}");
+        CHECK_USERS ("username=ADM&role=-1", users,
+                     "{\"data\":[{\"addTime\":5,\"apps\":\"\",\"id\":null,\"password\":null,"
+                     "\"permission\":null,\"role\":1,\"username\":\"admin\",\"xxlRole\":"
+                     "\"admin\"}],\"recordsFiltered\":1,\"recordsTotal\":1}");
+        CHECK_USERS ("offset=2&pagesize=5", users,
+                     "{\"data\":[{\"addTime\":7,\"apps\":\"\",\"id\":null,\"password\":null,"
+                     "\"permission\":null,\"role\":0,\"username\":\"cy\",\"xxlRole\":"
+                     "\"viewer\"}],\"recordsFiltered\":3,\"recordsTotal\":3}");
+        CHECK_USERS ("role=5", users, "{\"code\":500,\"content\":null,\"data\":null,\"msg\":"
+                     "\"role must be an integer from -1 to 1, not '5'\"}");
+    }
     XXL_CHECK (xxl_xxladmin_endpoint ("jobinfo/nosuch") == NULL);
     XXL_CHECK (xxl_xxladmin_endpoint ("login") && !xxl_xxladmin_endpoint ("login")->command);
 
@@ -205,6 +351,53 @@ main (void)
                   "{\"code\":200,\"content\":null,\"data\":null,\"msg\":\"killed\"}");
     CHECK_ANSWER ("jobinfo/pageList", "", 200, "", "{\"jobs\":[{\"id\":1}],\"total\":31}",
                   "{\"data\":[{\"id\":1}],\"recordsFiltered\":31,\"recordsTotal\":31}");
+    //  a group's jobs: ReturnT of the list; refused when one answer cannot
+    //  hold them all
+    CHECK_ANSWER ("joblog/getJobsByGroup", "jobGroup=3", 200, "",
+                  "{\"jobs\":[{\"id\":1},{\"id\":4}],\"total\":2}",
+                  "{\"code\":200,\"content\":[{\"id\":1},{\"id\":4}],\"data\":[{\"id\":1},"
+                  "{\"id\":4}],\"msg\":null}");
+    CHECK_ANSWER ("joblog/getJobsByGroup", "jobGroup=3", 200, "",
+                  "{\"jobs\":[{\"id\":1}],\"total\":10001}",
+                  "{\"code\":500,\"content\":null,\"data\":null,\"msg\":\"the group has 10001"
+                  " jobs, more than one answer holds: page them with jobinfo/pageList\"}");
+    CHECK_ANSWER ("joblog/getJobsByGroup", "jobGroup=3", 404, "group '3' not found", NULL,
+                  "{\"code\":500,\"content\":null,\"data\":null,\"msg\":\"group '3' not"
+                  " found\"}");
+    //  chartInfo: REPORT's days (newest first) oldest first, with their sums
+    CHECK_ANSWER ("chartInfo", "", 200, "",
+                  "{\"days\":[{\"triggerDay\":1704153600000,\"runningCount\":1,\"sucCount\":2,"
+                  "\"failCount\":3},{\"triggerDay\":1704067200000,\"runningCount\":0,"
+                  "\"sucCount\":5,\"failCount\":1}],\"runCount\":99}",
+                  "{\"code\":200,\"content\":{\"triggerCountFailTotal\":4,"
+                  "\"triggerCountRunningTotal\":1,\"triggerCountSucTotal\":7,"
+                  "\"triggerDayCountFailList\":[1,3],\"triggerDayCountRunningList\":[0,1],"
+                  "\"triggerDayCountSucList\":[5,2],\"triggerDayList\":[\"2024-01-01\","
+                  "\"2024-01-02\"]},\"data\":{\"triggerCountFailTotal\":4,"
+                  "\"triggerCountRunningTotal\":1,\"triggerCountSucTotal\":7,"
+                  "\"triggerDayCountFailList\":[1,3],\"triggerDayCountRunningList\":[0,1],"
+                  "\"triggerDayCountSucList\":[5,2],\"triggerDayList\":[\"2024-01-01\","
+                  "\"2024-01-02\"]},\"msg\":null}");
+    {
+        //  no day counted: XXL-JOB's seven days up to today, zeros
+        json_t *form = json_object ();
+        json_t *content = json_pack ("{s:[]}", "days");
+        json_t *answer = xxl_xxladmin_answer (xxl_xxladmin_endpoint ("chartInfo"), form, 200,
+                                              "", content);
+        json_t *chart = json_object_get (answer, "content");
+        json_t *list = json_object_get (chart, "triggerDayList");
+        char today [32];
+        time_t now = time (NULL);
+        struct tm tm;
+        strftime (today, sizeof today, "%Y-%m-%d", localtime_r (&now, &tm));
+        XXL_CHECK_INT (json_array_size (list), 7);
+        XXL_CHECK_STR (json_string_value (json_array_get (list, 6)), today);
+        XXL_CHECK_INT (json_array_size (json_object_get (chart, "triggerDayCountSucList")), 7);
+        XXL_CHECK_INT (json_integer_value (json_object_get (chart, "triggerCountSucTotal")), 0);
+        json_decref (answer);
+        json_decref (content);
+        json_decref (form);
+    }
     //  logs: no count; those up to the page, one more when more follow
     CHECK_ANSWER ("joblog/pageList", "start=20&length=2", 200, "",
                   "{\"logs\":[{\"id\":9},{\"id\":8},{\"id\":7}]}",

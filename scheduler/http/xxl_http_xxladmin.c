@@ -10,11 +10,14 @@
     endpoint's form becomes the api command its REST route makes
     (xxl_http_xxladmin_map.c), sent with the caller's credentials: the
     engine judges roles, apps, fields and audit as for /api/v1, and its
-    reply becomes XXL-JOB's answer.  Every answer is JSON: ReturnT
-    {"code", "msg", "content", "data"} (HTTP 200, as XXL-JOB answers a
-    refusal: code 500 and the reason), a pageList's map; no credentials,
-    or a session gone: 302 to <prefix>/toLogin (XXL-JOB's answer) with
-    a ReturnT 500 saying so, and toLogin answers that ReturnT.
+    reply becomes XXL-JOB's answer.  The user/ endpoints but remove
+    read GROUP_LIST first (XXL-JOB names a user's groups by id, xxl a
+    key's apps by name); updatePwd is PUT /api/v1/me/password's.  Every
+    answer is JSON: ReturnT {"code", "msg", "content", "data"} (HTTP 200,
+    as XXL-JOB answers a refusal: code 500 and the reason), a pageList's
+    map; no credentials, or a session gone: 302 to <prefix>/toLogin
+    (XXL-JOB's answer) with a ReturnT 500 saying so, and toLogin answers
+    that ReturnT.
 
     CSRF: scripts send no token, so the session of this cookie is never
     asked for one (the console's xxl_session is not taken here).  Instead
@@ -143,6 +146,48 @@ s_login (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn, json_t
     s_returnt (answer, answer->status == 429? 429: 200, 500, text);
 }
 
+//  user/updatePwd (3.3: auth/updatePwd): the session's own password,
+//  oldPassword checked, as PUT /api/v1/me/password (the same limiter on
+//  wrong ones, audited as the user's USER_UPDATE)
+static void
+s_update_password (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn,
+                   const char *auth, json_t *form, bool had_cookie)
+{
+    const char *old = json_string_value (json_object_get (form, "oldPassword"));
+    const char *new = json_string_value (json_object_get (form, "password"));
+    if (!old || !*old || !new || !*new) {
+        s_returnt (answer, 200, 500, "updatePwd needs oldPassword and password");
+        return;
+    }
+    //  (XXL-JOB trims the new password)
+    size_t skip = strspn (new, " \t\r\n");
+    size_t length = strlen (new + skip);
+    while (length && strchr (" \t\r\n", new [skip + length - 1]))
+        length--;
+    char *trimmed = strndup (new + skip, length);
+    json_t *body = json_pack ("{s:s, s:s}", "oldPassword", old, "newPassword",
+                              trimmed? trimmed: "");
+    free (trimmed);
+    xxl_http_password (self, answer, conn, auth, body);
+    json_decref (body);
+    if (answer->status == 401) {
+        free (answer->body);
+        answer->body = NULL;
+        s_not_logged_in (self, answer, had_cookie && auth [0] == 'S');
+        return;
+    }
+    char text [512];
+    int status = answer->status;
+    s_error_text (answer, text, sizeof text);
+    free (answer->body);
+    answer->body = NULL;
+    if (status == 200)
+        s_returnt (answer, 200, 200, NULL);
+    else
+        //  (too many wrong passwords: 429 and Retry-After stay)
+        s_returnt (answer, status == 429? 429: 200, 500, text);
+}
+
 //  (xxl_http_int.h)
 void
 xxl_http_xxladmin (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn,
@@ -240,23 +285,46 @@ xxl_http_xxladmin (xxl_http_t *self, answer_t *answer, struct MHD_Connection *co
         json_decref (form);
         return;
     }
-    json_t *fields;
-    if (xxl_xxladmin_request (endpoint, form, &fields, why, sizeof why)) {
+    if (!endpoint->command) {
+        //  (user/updatePwd, auth/updatePwd)
+        s_update_password (self, answer, conn, auth, form, had_cookie);
         json_decref (form);
-        s_returnt (answer, 200, 500, why);
         return;
     }
-    json_t *content = NULL;
+    json_t *content = NULL, *groups = NULL;
     char text [1024];
-    int code = xxl_http_call (self, auth, endpoint->command, fields, &content, text, sizeof text);
+    int code = XXL_OK;
+    if (xxl_xxladmin_needs_groups (endpoint)) {
+        json_t *empty = json_object ();
+        code = xxl_http_call (self, auth, "GROUP_LIST", empty, &groups, text, sizeof text);
+        json_decref (empty);
+    }
+    json_t *fields = NULL;
+    if (code == XXL_OK) {
+        int rc = xxl_xxladmin_needs_groups (endpoint) && !endpoint->read
+               ? xxl_xxladmin_user_request (endpoint, form, groups, &fields, why, sizeof why)
+               : xxl_xxladmin_request (endpoint, form, &fields, why, sizeof why);
+        if (rc) {
+            json_decref (groups);
+            json_decref (form);
+            s_returnt (answer, 200, 500, why);
+            return;
+        }
+        code = xxl_http_call (self, auth, endpoint->command, fields, &content, text, sizeof text);
+    }
     json_decref (fields);
     if (code == XXL_UNAUTHORIZED)
         //  (the cookie is cleared only when its session was the one judged:
         //  a bad bearer token sent beside a good cookie leaves the cookie)
         s_not_logged_in (self, answer, had_cookie && auth [0] == 'S');
     else
+    if (endpoint->shape == XA_USERS)
+        xxl_http_answer_json (answer, 200, xxl_xxladmin_users (form, code, text, content,
+                                                               groups));
+    else
         xxl_http_answer_json (answer, 200, xxl_xxladmin_answer (endpoint, form, code, text,
                                                                 content));
+    json_decref (groups);
     json_decref (content);
     json_decref (form);
 }

@@ -32,7 +32,10 @@ typedef enum {
     XA_GROUPS,                          //  pageList of GROUP_LIST's groups (paged here)
     XA_LOGS,                            //  pageList of LOG_LIST's logs
     XA_NEXT,                            //  ReturnT, content times as "yyyy-MM-dd HH:mm:ss"
-    XA_LOGCAT                           //  ReturnT, content XXL-JOB's LogResult
+    XA_LOGCAT,                          //  ReturnT, content XXL-JOB's LogResult
+    XA_JOBLIST,                         //  ReturnT, content JOB_LIST's jobs (all of them)
+    XA_CHART,                           //  ReturnT, content XXL-JOB's chartInfo map
+    XA_USERS                            //  pageList of USER_LIST's users as XXL-JOB's
 } xxl_xxladmin_shape_t;
 
 //  An endpoint: its path under the prefix, whether it only reads (GET is
@@ -57,6 +60,28 @@ int xxl_xxladmin_form (json_t *form, const char *text, size_t size, char *why, s
 //  XXL-JOB's range, a field missing)
 int xxl_xxladmin_request (const xxl_xxladmin_endpoint_t *endpoint, json_t *form,
                           json_t **fields, char *why, size_t whylen);
+
+//  Whether endpoint needs GROUP_LIST's reply: XXL-JOB names a user's
+//  groups by id (permission), xxl a key's apps by name (the user/ ones
+//  but remove)
+bool xxl_xxladmin_needs_groups (const xxl_xxladmin_endpoint_t *endpoint);
+
+//  user/add (3.x insert), user/update: XXL-JOB's user form (username,
+//  password, role 1 an admin, 0 a user of the groups whose ids
+//  permission lists) as USER_ADD's or USER_UPDATE's fields, groups
+//  GROUP_LIST's reply: role 1 is admin (every app), role 0 operator of
+//  those groups' apps; 0, or -1 with why (a role 0 without permission:
+//  a key without apps would reach every app; a group id not listed)
+int xxl_xxladmin_user_request (const xxl_xxladmin_endpoint_t *endpoint, json_t *form,
+                               json_t *groups, json_t **fields, char *why, size_t whylen);
+
+//  user/pageList's answer: USER_LIST's users (users) as XXL-JOB's rows,
+//  {id (null: xxl's users have none), username, password (null), role
+//  (1 admin, 0 else), permission (the ids of the groups of its apps,
+//  null for an admin or a key of every app), apps, xxlRole, addTime},
+//  filtered by form's username (a substring) and role (-1 any), paged
+json_t *xxl_xxladmin_users (json_t *form, int code, const char *text, json_t *users,
+                            json_t *groups);
 
 //  XXL-JOB's ReturnT: code, msg (NULL: null), content (taken; NULL: null)
 json_t *xxl_xxladmin_returnt (int code, const char *msg, json_t *content);

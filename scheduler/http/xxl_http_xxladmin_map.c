@@ -9,8 +9,10 @@
     (the api's default on an add, unchanged on an update).  The names that
     differ: id (jobId, logId, group), ids[] (3.x: one id), name (3.x's
     jobDesc), start/length (2.x) and offset/pagesize (3.x) paging,
-    filterTime, clearLog's type.  The api judges every value as it judges a
-    REST call's, so refusals carry the same texts.
+    filterTime, clearLog's type, chartInfo's dates, a user's role and
+    permission (xxl_xxladmin_user_request: roles and apps).  The api
+    judges every value as it judges a REST call's, so refusals carry the
+    same texts.
 */
 
 #ifndef _GNU_SOURCE
@@ -56,6 +58,17 @@ static const xxl_xxladmin_endpoint_t s_endpoints [] = {
     { "joblog/logDetailCat", "LOG_CAT", true, XA_LOGCAT },
     { "joblog/logKill", "LOG_KILL", false, XA_MSG },
     { "joblog/clearLog", "LOG_CLEAR", false, XA_NONE },
+    { "joblog/getJobsByGroup", "JOB_LIST", true, XA_JOBLIST },
+    { "chartInfo", "REPORT", true, XA_CHART },
+    { "jobcode/save", "JOB_UPDATE", false, XA_NONE },
+    { "user/pageList", "USER_LIST", true, XA_USERS },
+    { "user/add", "USER_ADD", false, XA_NONE },
+    { "user/insert", "USER_ADD", false, XA_NONE },
+    { "user/update", "USER_UPDATE", false, XA_NONE },
+    { "user/remove", "USER_RM", false, XA_NONE },
+    { "user/delete", "USER_RM", false, XA_NONE },
+    { "user/updatePwd", NULL, false, XA_NONE },
+    { "auth/updatePwd", NULL, false, XA_NONE },
     { NULL, NULL, false, XA_NONE }
 };
 
@@ -293,6 +306,21 @@ static const field_map_t s_log_clear [] = {
     { "jobId", "jobId", F_FILTER, false },
     { NULL, NULL, F_STR, false }
 };
+static const field_map_t s_jobs_of_group [] = {
+    { "jobGroup", "group", F_GROUP, true },
+    { NULL, NULL, F_STR, false }
+};
+//  jobcode/save: the job's GLUE source and remark (a JOB_UPDATE of those)
+static const field_map_t s_glue_save [] = {
+    { "id", "jobId", F_ID, true },
+    { "glueSource", "glueSource", F_STR, true },
+    { "glueRemark", "glueRemark", F_STR, true },
+    { NULL, NULL, F_STR, false }
+};
+static const field_map_t s_user_rm [] = {
+    { "username", "username", F_STR, true },
+    { NULL, NULL, F_STR, false }
+};
 static const field_map_t s_none [] = { { NULL, NULL, F_STR, false } };
 
 static const field_map_t *
@@ -306,9 +334,13 @@ s_map_of (const char *command, const char *path)
         { "GROUP_UPDATE", s_group_update }, { "GROUP_RM", s_group_id },
         { "GROUP_SHOW", s_group_id }, { "GROUP_LIST", s_none }, { "LOG_LIST", s_log_list },
         { "LOG_CAT", s_log_cat }, { "LOG_KILL", s_log_id }, { "LOG_CLEAR", s_log_clear },
+        { "USER_RM", s_user_rm },
         { NULL, NULL }
     };
-    (void) path;
+    if (path && streq (path, "joblog/getJobsByGroup"))
+        return s_jobs_of_group;
+    if (path && streq (path, "jobcode/save"))
+        return s_glue_save;
     for (size_t i = 0; command && maps [i].command; i++)
         if (streq (maps [i].command, command))
             return maps [i].map;
@@ -351,6 +383,31 @@ s_form_int (json_t *form, const char *key, long long dflt, long long min, long l
     return 0;
 }
 
+static int s_time (const char *text, size_t length, int64_t *ms);
+
+//  A date of the form (required): "yyyy-MM-dd HH:mm:ss" or "yyyy-MM-dd"
+//  (its midnight), the scheduler's local time, into epoch ms
+static int
+s_form_date (json_t *form, const char *key, int64_t *ms, char *why, size_t whylen)
+{
+    const char *text = s_value (form, key);
+    if (!text || !*text) {
+        snprintf (why, whylen, "%s is required ('yyyy-MM-dd HH:mm:ss')", key);
+        return -1;
+    }
+    char whole [32];
+    if (strlen (text) == 10)
+        snprintf (whole, sizeof whole, "%s 00:00:00", text);
+    else
+        snprintf (whole, sizeof whole, "%.31s", text);
+    if (strlen (text) >= sizeof whole || s_time (whole, strlen (whole), ms)) {
+        snprintf (why, whylen, "%s must be 'yyyy-MM-dd HH:mm:ss' (or 'yyyy-MM-dd'), not"
+                  " '%.40s'", key, text);
+        return -1;
+    }
+    return 0;
+}
+
 int
 xxl_xxladmin_request (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, json_t **fields,
                       char *why, size_t whylen)
@@ -362,6 +419,13 @@ xxl_xxladmin_request (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, jso
     const char *ids = s_value (form, "ids[]");
     if (ids && !json_object_get (form, "id"))
         json_object_set_new (form, "id", json_string (ids));
+    if (endpoint->command && streq (endpoint->command, "USER_RM")
+    &&  !(s_value (form, "username") && *s_value (form, "username"))
+    &&  s_value (form, "id")) {
+        snprintf (why, whylen, "%s needs username: xxl's users have no numeric id"
+                  " (user/pageList shows id null)", endpoint->path);
+        goto refused;
+    }
     for (const field_map_t *f = s_map_of (endpoint->command, endpoint->path); f->form; f++) {
         const char *text = s_value (form, f->form);
         if (!text || (!*text && f->kind != F_STR)) {
@@ -401,7 +465,12 @@ xxl_xxladmin_request (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, jso
     }
     const char *command = endpoint->command? endpoint->command: "";
     long long number;
-    if (streq (command, "JOB_LIST") || streq (command, "LOG_LIST")) {
+    if (endpoint->shape == XA_JOBLIST) {
+        //  (every job of the group: one answer holds JOB_LIST's most)
+        json_object_set_new (out, "limit", json_integer (10000));
+        json_object_set_new (out, "triggerStatus", json_integer (-1));
+    }
+    if (endpoint->shape == XA_JOBS || endpoint->shape == XA_LOGS) {
         //  2.x: start, length; 3.x: offset, pagesize
         long long start, length;
         bool three = !s_value (form, "start") && !s_value (form, "length")
@@ -428,6 +497,37 @@ xxl_xxladmin_request (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, jso
             json_object_set_new (out, "triggerTimeFrom", json_integer (from));
             json_object_set_new (out, "triggerTimeTo", json_integer (to));
         }
+    }
+    if (streq (endpoint->path, "jobcode/save")) {
+        //  XXL-JOB's rules: a source not blank, a remark of 4 to 100 characters
+        const char *source = json_string_value (json_object_get (out, "glueSource"));
+        const char *remark = json_string_value (json_object_get (out, "glueRemark"));
+        if (strspn (source, " \t\r\n\v\f") == strlen (source)) {
+            snprintf (why, whylen, "glueSource is required (not blank)");
+            goto refused;
+        }
+        size_t characters = 0;
+        for (const char *p = remark; *p; p++)
+            characters += ((unsigned char) *p & 0xC0) != 0x80;
+        if (characters < 4 || characters > 100) {
+            snprintf (why, whylen, "glueRemark must be 4 to 100 characters (XXL-JOB's limit),"
+                      " not %zu", characters);
+            goto refused;
+        }
+    }
+    if (endpoint->shape == XA_CHART) {
+        //  (REPORT: the days holding from and to, both included)
+        int64_t from, to;
+        if (s_form_date (form, "startDate", &from, why, whylen)
+        ||  s_form_date (form, "endDate", &to, why, whylen))
+            goto refused;
+        if (from > to) {
+            snprintf (why, whylen, "startDate (%.40s) is after endDate (%.40s)",
+                      s_value (form, "startDate"), s_value (form, "endDate"));
+            goto refused;
+        }
+        json_object_set_new (out, "from", json_integer (from));
+        json_object_set_new (out, "to", json_integer (to));
     }
     if (streq (command, "JOB_TRIGGER") && !json_object_get (out, "executorParam"))
         //  (XXL-JOB: a trigger's param replaces the job's, "" when not given)
@@ -639,6 +739,63 @@ xxl_xxladmin_answer (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, int 
                                     json_object_get (content, "truncated")));
             return s_page (total, rows);
         }
+        case XA_JOBLIST: {
+            json_t *jobs = json_object_get (content, "jobs");
+            json_int_t total = json_integer_value (json_object_get (content, "total"));
+            if (!json_is_array (jobs) || total > (json_int_t) json_array_size (jobs)) {
+                snprintf (why, sizeof why, "the group has %" JSON_INTEGER_FORMAT " jobs, more"
+                          " than one answer holds: page them with jobinfo/pageList", total);
+                return xxl_xxladmin_returnt (500, why, NULL);
+            }
+            return xxl_xxladmin_returnt (200, NULL, json_deep_copy (jobs));
+        }
+        case XA_CHART: {
+            //  REPORT's days, newest first, as XXL-JOB's lists, oldest
+            //  first, with their sums; no day: the last 7, zeros (XXL-JOB's)
+            json_t *days = json_object_get (content, "days");
+            json_t *list = json_array (), *running = json_array (), *suc = json_array (),
+                   *fail = json_array ();
+            json_int_t sums [3] = { 0, 0, 0 };
+            static const char *keys [3] = { "runningCount", "sucCount", "failCount" };
+            json_t *lists [3] = { running, suc, fail };
+            size_t count = json_array_size (days);
+            for (size_t i = count; i > 0; i--) {
+                json_t *day = json_array_get (days, i - 1);
+                time_t seconds = (time_t) (json_integer_value (json_object_get (day,
+                                                                "triggerDay")) / 1000);
+                struct tm tm;
+                char when [32];
+                if (!localtime_r (&seconds, &tm)
+                ||  !strftime (when, sizeof when, "%Y-%m-%d", &tm))
+                    continue;
+                json_array_append_new (list, json_string (when));
+                for (int k = 0; k < 3; k++) {
+                    json_int_t n = json_integer_value (json_object_get (day, keys [k]));
+                    json_array_append_new (lists [k], json_integer (n));
+                    sums [k] += n;
+                }
+            }
+            if (json_array_size (list) == 0) {
+                time_t now = time (NULL);
+                for (int back = 6; back >= 0; back--) {
+                    time_t seconds = now - (time_t) back * 86400;
+                    struct tm tm;
+                    char when [32];
+                    if (localtime_r (&seconds, &tm)
+                    &&  strftime (when, sizeof when, "%Y-%m-%d", &tm)) {
+                        json_array_append_new (list, json_string (when));
+                        for (int k = 0; k < 3; k++)
+                            json_array_append_new (lists [k], json_integer (0));
+                    }
+                }
+            }
+            json_t *chart = json_pack ("{s:o, s:o, s:o, s:o, s:I, s:I, s:I}",
+                "triggerDayList", list, "triggerDayCountRunningList", running,
+                "triggerDayCountSucList", suc, "triggerDayCountFailList", fail,
+                "triggerCountRunningTotal", sums [0], "triggerCountSucTotal", sums [1],
+                "triggerCountFailTotal", sums [2]);
+            return xxl_xxladmin_returnt (200, NULL, chart);
+        }
         case XA_NEXT: {
             json_t *next = json_object_get (content, "next");
             json_t *times = json_array ();
@@ -703,4 +860,178 @@ xxl_xxladmin_range (const char *text, int64_t *from, int64_t *to)
         return -1;
     *to += 999;                         //  (the whole last second)
     return 0;
+}
+
+//  ---------------------------------------------------------------------
+//  Users
+
+bool
+xxl_xxladmin_needs_groups (const xxl_xxladmin_endpoint_t *endpoint)
+{
+    const char *command = endpoint && endpoint->command? endpoint->command: "";
+    return streq (command, "USER_LIST") || streq (command, "USER_ADD")
+        || streq (command, "USER_UPDATE");
+}
+
+//  A new copy of text without the spaces around it (Java's trim)
+static char *
+s_trimmed (const char *text)
+{
+    const char *start = text? text: "";
+    while (*start && (unsigned char) *start <= ' ')
+        start++;
+    size_t length = strlen (start);
+    while (length && (unsigned char) start [length - 1] <= ' ')
+        length--;
+    return strndup (start, length);
+}
+
+int
+xxl_xxladmin_user_request (const xxl_xxladmin_endpoint_t *endpoint, json_t *form,
+                           json_t *groups, json_t **fields, char *why, size_t whylen)
+{
+    assert (endpoint && json_is_object (form) && fields);
+    bool add = endpoint->command && streq (endpoint->command, "USER_ADD");
+    *fields = json_object ();
+    char *username = s_trimmed (s_value (form, "username"));
+    char *password = s_trimmed (s_value (form, "password"));
+    char *apps = NULL;
+    long long role;
+    if (!*username) {
+        snprintf (why, whylen, "username is required");
+        goto refused;
+    }
+    if (add && !*password) {
+        snprintf (why, whylen, "password is required");
+        goto refused;
+    }
+    if (s_form_int (form, "role", 0, 0, 1, &role, why, whylen))
+        goto refused;
+    if (role == 0) {
+        //  permission's group ids, the apps of those groups
+        const char *permission = s_value (form, "permission");
+        size_t size = 1;
+        for (const char *p = permission? permission: ""; *p; ) {
+            const char *comma = strchr (p, ',');
+            size_t length = comma? (size_t) (comma - p): strlen (p);
+            char item [32];
+            long long id;
+            snprintf (item, sizeof item, "%.*s", (int) (length < 31? length: 31), p);
+            if (length >= sizeof item || !xxl_http_decimal (item, &id) || id < 1) {
+                snprintf (why, whylen, "permission must be group ids separated by commas,"
+                          " not '%.40s'", permission);
+                goto refused;
+            }
+            const char *appname = NULL;
+            size_t index;
+            json_t *group;
+            json_array_foreach (json_object_get (groups, "groups"), index, group)
+                if (json_integer_value (json_object_get (group, "id")) == id)
+                    appname = json_string_value (json_object_get (group, "appname"));
+            if (!appname) {
+                snprintf (why, whylen, "permission names group %lld, which does not exist"
+                          " (or is not among your apps)", id);
+                goto refused;
+            }
+            char *more = (char *) realloc (apps, size + strlen (appname) + 1);
+            if (!more) {
+                snprintf (why, whylen, "out of memory");
+                goto refused;
+            }
+            if (!apps)
+                *more = 0;
+            apps = more;
+            if (*apps)
+                strcat (apps, ",");
+            strcat (apps, appname);
+            size = strlen (apps) + 2;
+            p += length + (comma != NULL);
+        }
+        if (!apps) {
+            snprintf (why, whylen, "role 0 needs permission (the ids of the user's groups):"
+                      " an xxl user without apps reaches every app (role 1 for an admin)");
+            goto refused;
+        }
+    }
+    json_object_set_new (*fields, "username", json_string (username));
+    if (*password)
+        json_object_set_new (*fields, "password", json_string (password));
+    //  (XXL-JOB's user of some groups also edits their jobs; xxl's
+    //  operator triggers, starts, stops and kills them, no more)
+    json_object_set_new (*fields, "role", json_string (role == 1? "admin": "operator"));
+    json_object_set_new (*fields, "apps", json_string (apps? apps: ""));
+    free (username);
+    free (password);
+    free (apps);
+    return 0;
+refused:
+    free (username);
+    free (password);
+    free (apps);
+    json_decref (*fields);
+    *fields = NULL;
+    return -1;
+}
+
+json_t *
+xxl_xxladmin_users (json_t *form, int code, const char *text, json_t *users, json_t *groups)
+{
+    if (code != 200)
+        return xxl_xxladmin_returnt (500, text && *text? text: "refused", NULL);
+    char why [256];
+    long long start, length, role;
+    bool three = !s_value (form, "start") && !s_value (form, "length")
+              && (s_value (form, "offset") || s_value (form, "pagesize"));
+    if (s_form_int (form, three? "offset": "start", 0, 0, INT32_MAX, &start, why, sizeof why)
+    ||  s_form_int (form, three? "pagesize": "length", 10, 1, 10000, &length, why, sizeof why)
+    ||  s_form_int (form, "role", -1, -1, 1, &role, why, sizeof why))
+        return xxl_xxladmin_returnt (500, why, NULL);
+    const char *name = s_value (form, "username");
+    json_t *rows = json_array ();
+    json_int_t matched = 0;
+    size_t index;
+    json_t *user;
+    json_array_foreach (json_object_get (users, "users"), index, user) {
+        const char *xxl_role = json_string_value (json_object_get (user, "role"));
+        int its_role = xxl_role && streq (xxl_role, "admin")? 1: 0;
+        if (!s_contains (json_string_value (json_object_get (user, "username")), name)
+        ||  (role >= 0 && its_role != role))
+            continue;
+        if (matched >= start && matched < start + length) {
+            //  permission: the ids of the groups of its apps
+            const char *apps = json_string_value (json_object_get (user, "apps"));
+            json_t *permission = json_null ();
+            if (its_role == 0 && apps && *apps) {
+                char ids [4096] = "";
+                size_t gi;
+                json_t *group;
+                json_array_foreach (json_object_get (groups, "groups"), gi, group) {
+                    const char *appname = json_string_value (json_object_get (group, "appname"));
+                    size_t n = appname? strlen (appname): 0;
+                    bool listed = false;
+                    for (const char *p = apps; n && *p && !listed; ) {
+                        const char *comma = strchr (p, ',');
+                        size_t item = comma? (size_t) (comma - p): strlen (p);
+                        listed = item == n && strncmp (p, appname, n) == 0;
+                        p += item + (comma != NULL);
+                    }
+                    if (listed && strlen (ids) + 24 < sizeof ids)
+                        snprintf (ids + strlen (ids), sizeof ids - strlen (ids), "%s%"
+                                  JSON_INTEGER_FORMAT, *ids? ",": "",
+                                  json_integer_value (json_object_get (group, "id")));
+                }
+                json_decref (permission);
+                permission = json_string (ids);
+            }
+            json_t *addTime = json_object_get (user, "addTime");
+            json_array_append_new (rows, json_pack ("{s:n, s:O, s:n, s:i, s:o, s:O, s:O, s:O}",
+                "id", "username", json_object_get (user, "username"), "password",
+                "role", its_role, "permission", permission,
+                "apps", apps? json_object_get (user, "apps"): json_string (""),
+                "xxlRole", xxl_role? json_object_get (user, "role"): json_null (),
+                "addTime", addTime? addTime: json_null ()));
+        }
+        matched++;
+    }
+    return s_page (matched, rows);
 }
