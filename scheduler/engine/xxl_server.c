@@ -996,6 +996,8 @@ s_turn_commit (server_t *self)
             zhashx_delete (self->planner.plans, &log_id);
         }
         self->planner.fired_want = self->planner.fired_until;
+        //  (sent_max stays: those RUNs left; the next commit records them,
+        //  and a recovery before it counts them as sent)
     }
     else {
         engine_audit_settle (self, true);
@@ -1003,8 +1005,8 @@ s_turn_commit (server_t *self)
         self->planner.fired_until = self->planner.fired_want;
         if (self->planner.sent_max > self->planner.fired_sent)
             self->planner.fired_sent = self->planner.sent_max;
+        self->planner.sent_max = 0;
     }
-    self->planner.sent_max = 0;
     zlistx_purge (self->planner.turn_plans);
 }
 

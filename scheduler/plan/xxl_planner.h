@@ -89,7 +89,10 @@ typedef struct {
                                         //  rows planned up to then may have been sent
     int64_t fired_want;                 //  the same, written this turn
     int64_t fired_sent;                 //  their fired_sent as committed
-    int64_t sent_max;                   //  latest planned time sent this turn
+    int64_t sent_max;                   //  latest planned time sent with no store
+                                        //  access and not yet committed as
+                                        //  fired_sent (this turn's, and those
+                                        //  of turns whose commit failed)
     uint64_t foreign_turn;              //  the last turn that saw another connection's
                                         //  commit: plans made before it may be void
     zhashx_t *snaps;                    //  job id → snap_t of jobs due soon

@@ -515,6 +515,21 @@ void
 engine_plan_on_taken (server_t *self, const xxl_event_t *event)
 {
     engine_waiting_load (self);
-    engine_recover (self, event->mask, event->leases);
+    //  Fires this scheduler sent with no store access whose record no
+    //  commit has written yet (this turn's, or a failed commit's): they
+    //  left, so the recovery must not take their rows for unsent ones
+    //  (drop them as late, or route them again).  Raising fired_sent is
+    //  safe for a share whose fires were not among them: its rows at or
+    //  before it go again to their own agent, which refuses a logId it has
+    xxl_lease_t leases [XXL_STORE_SHARES];
+    memcpy (leases, event->leases, sizeof leases);
+    int64_t sent = self->planner.sent_max;
+    if (sent > 0) {
+        xxl_store_lease_fired (self->store, event->mask, 0, sent);
+        for (int share = 0; share < XXL_STORE_SHARES; share++)
+            if (((event->mask >> share) & 1) && leases [share].fired_sent < sent)
+                leases [share].fired_sent = sent;
+    }
+    engine_recover (self, event->mask, leases);
     xxl_store_lease_fired (self->store, event->mask, self->planner.fired_until, 0);
 }
