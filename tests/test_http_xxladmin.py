@@ -140,6 +140,18 @@ check("xxl-job-admin toLogin: ReturnT 500 'not logged in'", s == 200 and refused
       (s, v))
 s, v, _ = post("jobinfo/pageList", {"jobGroup": "-1"}, cookie="XXL_JOB_LOGIN_IDENTITY=" + "0" * 64)
 check("xxl-job-admin with an unknown session: 302", s == 302, (s, v))
+# toLogin with a live session keeps it (XXL-JOB sends a logged-in browser
+# on); with a session gone it clears the cookie
+s, v, resp = post("toLogin", method="GET", cookie=ADM)
+check("xxl-job-admin toLogin with a session: ReturnT 200, the cookie not cleared",
+      s == 200 and ok(v) and not resp.getheader("Set-Cookie"), (s, v, resp.getheader("Set-Cookie")))
+s, v, _ = post("jobinfo/pageList", {"jobGroup": "-1"}, cookie=ADM)
+check("... and the session still works after it",
+      s == 200 and isinstance(v, dict) and "recordsTotal" in v, s)
+s, v, resp = post("toLogin", method="GET", cookie="XXL_JOB_LOGIN_IDENTITY=" + "0" * 64)
+check("xxl-job-admin toLogin with a session gone: ReturnT 500, the cookie cleared",
+      s == 200 and refused(v, "not logged in")
+      and "Max-Age=0" in (resp.getheader("Set-Cookie") or ""), (s, v))
 s, v, _ = post("jobinfo/pageList", {"jobGroup": "-1"}, cookie=ADM.replace("XXL_JOB_LOGIN_IDENTITY",
                                                                           "xxl_session"))
 check("xxl-job-admin does not take the console's xxl_session cookie (302)", s == 302, (s, v))

@@ -276,12 +276,31 @@ xxl_http_xxladmin (xxl_http_t *self, answer_t *answer, struct MHD_Connection *co
         json_decref (form);
         return;
     }
-    if (streq (auth, "-") || streq (endpoint->path, "toLogin")) {
-        s_not_logged_in (self, answer, had_cookie);
-        if (streq (endpoint->path, "toLogin")) {
+    if (streq (endpoint->path, "toLogin")) {
+        //  (XXL-JOB's toLogin sends a logged-in browser on to its index:
+        //  a session the engine accepts stays, its cookie with it)
+        int code = XXL_UNAUTHORIZED;
+        if (!streq (auth, "-")) {
+            json_t *empty = json_object (), *me = NULL;
+            char text [256];
+            code = xxl_http_call (self, auth, "HTTP_ME", empty, &me, text, sizeof text);
+            json_decref (me);
+            json_decref (empty);
+        }
+        if (code == XXL_OK)
+            s_returnt (answer, 200, 200, NULL);
+        else {
+            //  (as below: only a session judged gone clears its cookie)
+            s_not_logged_in (self, answer, had_cookie && code == XXL_UNAUTHORIZED
+                                           && (streq (auth, "-") || auth [0] == 'S'));
             answer->status = 200;
             answer->location [0] = 0;
         }
+        json_decref (form);
+        return;
+    }
+    if (streq (auth, "-")) {
+        s_not_logged_in (self, answer, had_cookie);
         json_decref (form);
         return;
     }
