@@ -11,7 +11,9 @@ cat >> "$T/scheduler.cfg" <<CFG
         preread = 1000
         scan = 100
 CFG
+export XXL_SCHEDULER_ARGS="--http 127.0.0.1:0"
 start_scheduler || exit 1
+skipped () { curl -sf "http://$HTTP_EP/metrics" | sed -n 's/^xxl_fires_skipped_total //p'; }
 ctl group add mf-app >/dev/null
 start_agent m1 mf-app
 wait_for 10 agent_registered mf-app m1
@@ -20,6 +22,7 @@ ONCE=$(ctl job add --group mf-app --handler demoJobHandler --cron '0/2 * * * * ?
 SKIP=$(ctl job add --group mf-app --handler demoJobHandler --cron '0/2 * * * * ?' \
        --timezone Asia/Shanghai --start | jq -r .id)
 check "the FIRE_ONCE_NOW job runs" wait_for 10 job_ran "$ONCE" 1
+check "/metrics counts no skipped fire before the outage" test "$(skipped)" = 0
 # Stopped 1.3 s after a fire, with the next one (0.7 s on) planned already
 sleep 1.3
 kill -TERM "$SPID"; wait "$SPID" 2>/dev/null
@@ -37,6 +40,8 @@ wait_for 5 regular_after "$SKIP"
 check "FIRE_ONCE_NOW fired once for the outage" test "$(types "$ONCE" MISFIRE)" = 1
 check "... and that run succeeded" bash -c "[ \"\$($CTL --api $API --json log list --job $ONCE | jq '[.logs[] | select(.triggerType == \"MISFIRE\" and .handleCode == 200)] | length')\" = 1 ]"
 check "DO_NOTHING did not fire for it" test "$(types "$SKIP" MISFIRE)" = 0
+check "... and /metrics counts the fires it skipped (xxl_fires_skipped_total)" \
+    test "$(skipped)" -ge 1
 missed () {
     ctl log list --job "$1" --limit 1000 | jq --argjson a "$down_at" --argjson b "$up_at" \
         '[.logs[] | select(.triggerType == "CRON" and .scheduleTime > $a + 1500 and .scheduleTime < $b - 1500)] | length'

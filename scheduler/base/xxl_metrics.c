@@ -153,6 +153,10 @@ xxl_metrics_render (const xxl_metrics_t *m)
     for (int i = 0; i < XXL_TRIGGER_TYPES; i++)
         s_line (out, "xxl_triggers_total{type=\"%s\"} %" PRIu64 "\n", s_trigger_types [i],
                 m->triggers [i]);
+    s_head (out, "xxl_fires_skipped_total", "counter",
+            "Planned fires not run: misfires under DO_NOTHING (found more than planner/preread"
+            " late by the planner, or dropped by recovery)");
+    s_line (out, "xxl_fires_skipped_total %" PRIu64 "\n", m->fires_skipped);
     s_head (out, "xxl_http_requests_total", "counter",
             "REST requests the HTTP server passed to the engine");
     s_line (out, "xxl_http_requests_total %" PRIu64 "\n", m->http_requests);

@@ -32,6 +32,7 @@ typedef struct {
     //  Counters
     uint64_t runs_ok, runs_fail, runs_timeout, runs_other;      //  by handleCode
     uint64_t triggers [XXL_TRIGGER_TYPES];
+    uint64_t fires_skipped;             //  planned fires not run: DO_NOTHING misfires
     uint64_t http_requests;             //  requests the HTTP side passed on
     //  Histograms
     xxl_histo_t lateness;               //  planned fire → its RUN leaving

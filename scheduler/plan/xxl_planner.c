@@ -355,11 +355,14 @@ s_plan_job (server_t *self, snap_t *snap, int64_t now)
             s_plan_fire (self, snap, "MISFIRE", planned, now, now);
         else
         if (fires [i].step == XXL_PLAN_MISFIRE_SKIP) {
+            //  (a scheduler that cannot keep up skips thousands a second:
+            //  the lines are limited, xxl_fires_skipped_total counts all)
+            self->metrics.fires_skipped++;
             char when [128];
-            zsys_info ("planner: job %" PRId64 " misfired at %s (%" PRId64 " ms late);"
-                       " DO_NOTHING", job->id,
-                       engine_iso_time (planned, job->timezone, when, sizeof when),
-                       now - planned);
+            engine_info_limited (&self->planner.log_misfire, "planner: job %" PRId64
+                                 " misfired at %s (%" PRId64 " ms late); DO_NOTHING", job->id,
+                                 engine_iso_time (planned, job->timezone, when, sizeof when),
+                                 now - planned);
         }
         else
             s_plan_fire (self, snap, "CRON", planned, planned, now);

@@ -104,6 +104,7 @@ typedef struct {
     zhashx_t *waiting;                  //  FIX_DELAY job ids waiting for their run's end
     int64_t backfill_at;                //  monotonic ms of the next backfill tick
     int64_t backfill_after;             //  the running backfills read from above this id
+    infolog_t log_misfire;              //  DO_NOTHING misfires, one line a fire
 } planner_t;
 
 void engine_snap_release (snap_t **snap_p);

@@ -281,6 +281,7 @@ engine_ask_answer (server_t *self, pending_t *pending, int code, const char *msg
     else {
         engine_run_ended (self, log_id, XXL_END_TRIGGER, XXL_CODE_FAIL, engine_now ());
         xxl_store_log_drop_unsent (self->store, log_id);
+        self->metrics.fires_skipped++;
     }
     zsys_info ("planner: log %" PRId64 ": its agent %s never took it (%s): %s", log_id,
                pending->address, msg, misfire? "it fires now as the outage's MISFIRE"
@@ -429,6 +430,7 @@ engine_recover (server_t *self, uint64_t mask, const xxl_lease_t *leases)
             xxl_log_free (&log);
         }
     } while (count == 4096);
+    self->metrics.fires_skipped += dropped;
     if (recovered || dropped || resent || asked)
         zsys_info ("planner: recovery: %zu unsent trigger(s) planned again (%zu as MISFIRE),"
                    " %zu to re-send to their agents when back, %zu dropped as misfired,"

@@ -68,6 +68,7 @@ done
 # those seconds are the only gaps allowed)
 MISFIRED=$(( $(grep -o '[0-9]* dropped as misfired' "$T/scheduler.log" | awk '{ n += $1 } END { print n + 0 }') \
             + $(grep -c 'misfired at .*DO_NOTHING' "$T/scheduler.log") \
+            + $(grep -o 'DO_NOTHING (and [0-9]* lines like it' "$T/scheduler.log" | awk '{ n += $3 } END { print n + 0 }') \
             + $(grep -c 'never took it .*: dropped, as the misfire rule says' "$T/scheduler.log") ))
 fcount "scheduler and agent killed with spooled results" --max-id "$AFTER" --cron "$CRONS" \
     --allow-gaps "$MISFIRED" \
