@@ -16,7 +16,13 @@
 #  (e) the run lease of an agent frozen past it: its guardian kills the
 #      run's processes while the agent is still frozen (a GLUE script is
 #      not frozen with it), and the thawed agent ends the run 500 and
-#      takes runs again once a scheduler answers.
+#      takes runs again once a scheduler answers;
+#  (f) the run lease, not the dead time, ends a frozen agent's unanswered
+#      RUN: with the registry's dead time (60 s) far past the agent's lease
+#      (2 s) plus 3 s, the row held in doubt fails "nor any word from it for
+#      its run lease (2 s) since" while the agent is still registered; an
+#      agent that answers runs the same job; thawed, the agent refuses the
+#      RUN (expired), which never runs, and the row keeps its one outcome.
 # Executions are counted by GLUE scripts appending their parameter (a
 # token given at the trigger) to a file, and by the runs' "execute start"
 # log lines.
@@ -207,4 +213,46 @@ AFTER=$(trigger "$JLEASE" --param after)
 check "e: once a scheduler answers again, runs are taken" wait_for 15 bash -c "
     $CTL --api $API --json log show $AFTER | jq -e '.triggerCode == 200' >/dev/null"
 ctl log kill "$AFTER" >/dev/null 2>&1
+
+# (f) a frozen agent's unanswered RUN fails at its run lease (the agent of
+# (e): 2 s), not at the registry's dead time (60 s here): the scheduler
+# again, with that dead time.  Its own registry row, written at the
+# agent's last REGISTER, is no other scheduler's word of the agent.
+kill -TERM "$SPID"
+wait "$SPID" 2>/dev/null
+sed -i 's/dead = [0-9]*/dead = 60/' "$T/scheduler.cfg"
+start_scheduler "$API" "$AGENTS" || exit 1
+check "f: agent registers again" wait_for 10 agent_registered faults-app w1
+JSIL=$(glue_job 'echo "$1" >> '"$T"'/silent.runs')
+OKRUN=$(trigger "$JSIL" --param ok)
+check "f: an agent that answers runs the job" wait_for 10 field_is "$OKRUN" handleCode 200
+AP=$(agent_pid)
+kill -STOP "$AP"
+SIL=$(trigger "$JSIL" --param silent)
+check "f: the frozen agent's RUN, unanswered, is held in doubt" wait_for 10 \
+    grep -q "log $SIL: no answer from w1 within 1000 ms; asking it again" "$T/scheduler.log"
+check "f: it fails once the agent's run lease has passed" wait_for 30 field_is "$SIL" triggerCode 500
+LEASE_MSG='no answer from the agent within 1000 ms, nor any word from it for its run lease (2 s) since: it holds no run now'
+check "f: ... for that reason" bash -c "
+    $CTL --api $API --json log show $SIL | jq -r .triggerMsg | grep -qF '$LEASE_MSG'"
+check "f: ... while the agent is still registered (not past the dead time)" \
+    agent_registered faults-app w1
+w1_heard () { ctl agent list | jq -r '.agents[] | select(.address == "w1") | .updateTime'; }
+HEARD=$(w1_heard)
+EXPIRED=$(grep -c 'not taken: expired: ' "$T/agent-w1.log")
+kill -CONT "$AP"
+check "f: the thawed agent reads the RUN past its expireTime and refuses it" wait_for 10 \
+    bash -c "[ \$(grep -c 'not taken: expired: ' $T/agent-w1.log) -gt $EXPIRED ]"
+heard_again () { [ "$(w1_heard)" -gt "$HEARD" ]; }
+check "f: the thawed agent registers again" wait_for 10 heard_again
+AFTER=$(trigger "$JSIL" --param after)
+# (the job's runs are serial on the agent: one taken before runs before it)
+check "f: a run after the thaw goes through" wait_for 10 field_is "$AFTER" handleCode 200
+check "f: the given-up RUN never ran: one run each of the two others" \
+    test "$(sort "$T/silent.runs" | tr '\n' ' ')" = "after ok "
+check "f: ... nor started on the agent" test "$(starts "$SIL")" = 0
+check "f: the row keeps its one outcome: failed by the lease, no result" bash -c "
+    $CTL --api $API --json log show $SIL | jq -e --arg m '$LEASE_MSG' \
+        '.triggerCode == 500 and .handleCode == 0 and (.triggerMsg | contains(\$m))
+         and ((.handleMsg // \"\") | contains(\"a result came after\") | not)' >/dev/null"
 xxl_done
