@@ -39,8 +39,8 @@
     empty param, bad JSON, no input, no baseUrl/apiKey, a refused
     connection, a status not 2xx (with the body's start), a malformed
     answer, a failed workflow, an answer over 4 MiB, the request's own
-    timeout and the run's; XXL_HTTP_ALLOW refusing each handler's call and
-    allowing it in the same setup.
+    timeout (the param's, XXL_AI_TIMEOUT) and the run's; XXL_HTTP_ALLOW
+    refusing each handler's call and allowing it in the same setup.
 
     Needs XXL_BUILD (the plugins in $XXL_BUILD/plugins/handlers/.libs) and
     XXL_RUNNER, as make check sets them.
@@ -728,17 +728,38 @@ test_ai (int in_process, int64_t job)
         XXL_CHECK (sink_count (sink) == seen);
         xxl_executor_destroy (&executor);
     }
-    //  Unset, a metadata address stays refused
+    //  Unset, a metadata address stays refused.  Dify's base URL and key
+    //  from the environment (the key never sent to a param's base URL);
+    //  XXL_AI_TIMEOUT (s) limits a request
+    setenv ("XXL_AI_TIMEOUT", "1", 1);
+    snprintf (param, sizeof param, "%s/v1/", base);
+    setenv ("XXL_DIFY_BASE_URL", param, 1);
+    setenv ("XXL_DIFY_API_KEY", "env-dify-key", 1);
     executor = s_executor (in_process, NULL);
+    XXL_CHECK (executor != NULL);
     if (executor) {
         s_ai_run (executor, job, sink, "ollamaJobHandler",
                   "{\"input\": \"x\", \"baseUrl\": \"http://169.254.169.254\"}", 200, NULL, 500,
                   "refused: host 169.254.169.254 " S_METADATA);
+        s_ai_run (executor, job, sink, "difyWorkflowJobHandler", "{\"inputs\": {\"a\": 1}}", 200,
+                  S_DIFY_ANSWER, 200, NULL);
+        XXL_CHECK (sink_wait (sink, ++seen, 5000, &record) == 0
+                   && streq (record.path, "/v1/workflows/run")
+                   && streq (record.authorization, "Bearer env-dify-key"));
+        snprintf (param, sizeof param, "{\"baseUrl\": \"%s/v1\"}", base);
+        s_ai_run (executor, job, sink, "difyWorkflowJobHandler", param, 200, NULL, 500,
+                  "baseUrl or apiKey invalid.");
+        sink_set_mode (sink, SINK_HTTP_HANG, 0);
+        id = s_trigger (executor, job, "openClawJobHandler", "{\"input\": \"x\"}", 30);
+        XXL_CHECK (s_msg_is (s_wait (executor, id, 15000), 500, "request timed out (limit 1000 ms)"));
+        seen++;
+        XXL_CHECK (sink_count (sink) == seen);
         xxl_executor_destroy (&executor);
     }
-    unsetenv ("XXL_OLLAMA_BASE_URL");
-    unsetenv ("XXL_OPENAI_BASE_URL");
-    unsetenv ("XXL_OPENAI_API_KEY");
+    const char *names [] = { "XXL_OLLAMA_BASE_URL", "XXL_OPENAI_BASE_URL", "XXL_OPENAI_API_KEY",
+                             "XXL_AI_TIMEOUT", "XXL_DIFY_BASE_URL", "XXL_DIFY_API_KEY" };
+    for (size_t i = 0; i < sizeof names / sizeof names [0]; i++)
+        unsetenv (names [i]);
     sink_destroy (&sink);
 }
 
