@@ -68,7 +68,7 @@ CONSOLE=$(dirname "$(where '/xxl/console/index\.html$')")
 for f in xxl-scheduler xxl-agent xxl-bridge xxl-ctl; do check grep -qx "$BIN/$f" "$T/files"; done
 check test -n "$RUNNER"
 for f in routers/round.so routers/first.so routers/consistent_hash.so routers/sharding_broadcast.so \
-         handlers/demo.so handlers/http.so handlers/command.so \
+         handlers/demo.so handlers/http.so handlers/command.so handlers/ai.so \
          alarms/email.so alarms/webhook.so alarms/script.so; do
     check grep -qx "$PKGLIB/$f" "$T/files"
 done

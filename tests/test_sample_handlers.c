@@ -28,6 +28,20 @@
     "localhost", http://localhost/ is called but its redirect to
     127.0.0.1 refused.  A refusal makes no request (the listener counts).
 
+    The AI handlers (ai.so: ollamaJobHandler, openClawJobHandler,
+    difyWorkflowJobHandler), isolated and in process, against a listener
+    of their own that answers as Ollama, an OpenAI-compatible server and
+    Dify would: the request (method, path, Content-Type, the Bearer key,
+    the JSON body: model, system prompt and user input, stream false,
+    inputs/user/response_mode blocking), the base URL, key and model from
+    the environment or the param (the environment's key never sent to a
+    param's base URL), the input and output logged; each failure: an
+    empty param, bad JSON, no input, no baseUrl/apiKey, a refused
+    connection, a status not 2xx (with the body's start), a malformed
+    answer, a failed workflow, an answer over 4 MiB, the request's own
+    timeout (the param's, XXL_AI_TIMEOUT) and the run's; XXL_HTTP_ALLOW
+    refusing each handler's call and allowing it in the same setup.
+
     Needs XXL_BUILD (the plugins in $XXL_BUILD/plugins/handlers/.libs) and
     XXL_RUNNER, as make check sets them.
 */
@@ -40,6 +54,7 @@
 #include "xxl_test.h"
 
 #include <czmq.h>
+#include <jansson.h>
 #include <dlfcn.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -461,6 +476,293 @@ test_http_allow (int in_process, int64_t job, sink_t *sink, int *seen)
     unsetenv ("XXL_HTTP_ALLOW");
 }
 
+//  --------------------------------------------------------------------
+//  The AI handlers (ai.so)
+
+#define S_OLLAMA_ANSWER "{\"model\": \"m\", \"message\": {\"role\": \"assistant\", " \
+                        "\"content\": \"line one\\nline two\"}, \"done\": true}"
+#define S_OPENAI_ANSWER "{\"id\": \"c1\", \"choices\": [{\"index\": 0, \"message\": " \
+                        "{\"role\": \"assistant\", \"content\": \"go to Hangzhou\"}}]}"
+#define S_DIFY_ANSWER   "{\"workflow_run_id\": \"w1\", \"task_id\": \"t1\", \"data\": " \
+                        "{\"id\": \"w1\", \"status\": \"succeeded\", \"outputs\": " \
+                        "{\"text\": \"top three\"}, \"error\": null}}"
+
+//  Runs handler with param (the listener answering status and body) and
+//  checks its result; returns the log id
+static int64_t
+s_ai_run (xxl_executor_t *executor, int64_t job, sink_t *sink, const char *handler,
+          const char *param, int status, const char *body, int code, const char *text)
+{
+    sink_set_mode (sink, SINK_HTTP_STATUS, status);
+    if (status >= 200 && status < 300)
+        sink_set_body (sink, body);
+    else
+        sink_set_error_body (sink, body? body: "boom");
+    int64_t id = s_trigger (executor, job, handler, param, 10);
+    int ok = s_msg_is (s_wait (executor, id, 15000), code, text);
+    if (!ok)
+        printf ("  (%s with %s)\n", handler, param);
+    XXL_CHECK (ok);
+    if (code != 200 && text)            //  a failure's message is logged too
+        XXL_CHECK (s_log_has (id, text));
+    return id;
+}
+
+//  The count-th request the listener got, its body parsed (NULL if none)
+static json_t *
+s_ai_request (sink_t *sink, int count, sink_record_t *record)
+{
+    if (sink_wait (sink, count, 5000, record))
+        return NULL;
+    return json_loads (record->body, 0, NULL);
+}
+
+//  1 when the request is a chat of model with (system, user) as its messages
+static int
+s_ai_chat_is (json_t *body, const char *model, const char *system, const char *user)
+{
+    const char *role0 = NULL, *content0 = NULL, *role1 = NULL, *content1 = NULL;
+    const char *got = NULL;
+    int stream = 1, more = 1;
+    json_t *messages = NULL;
+    if (!body || json_unpack (body, "{s:s, s:o, s:b}", "model", &got, "messages", &messages,
+                              "stream", &stream)
+    ||  json_unpack (messages, "[{s:s, s:s}, {s:s, s:s}]", "role", &role0, "content", &content0,
+                     "role", &role1, "content", &content1))
+        return 0;
+    more = json_array_size (messages) != 2;
+    int ok = streq (got, model) && !stream && !more && streq (role0, "system")
+          && streq (content0, system) && streq (role1, "user") && streq (content1, user);
+    if (!ok) {
+        char *text = json_dumps (body, 0);
+        printf ("  request body: %s\n", text? text: "?");
+        free (text);
+    }
+    return ok;
+}
+
+static void
+test_ai (int in_process, int64_t job)
+{
+    printf ("  AI handlers (%s)\n", in_process? "in process": "isolated");
+    sink_t *sink = sink_http_new ();
+    XXL_CHECK (sink != NULL);
+    if (!sink)
+        return;
+    int port = sink_port (sink), seen = 0;
+    char base [64], param [1024];
+    snprintf (base, sizeof base, "http://127.0.0.1:%d", port);
+    //  The environment the agent started with: Ollama's and the OpenAI
+    //  server's base URL, the OpenAI key
+    setenv ("XXL_OLLAMA_BASE_URL", base, 1);
+    setenv ("XXL_OPENAI_BASE_URL", base, 1);
+    setenv ("XXL_OPENAI_API_KEY", "env-key", 1);
+    xxl_executor_t *executor = s_executor (in_process, NULL);
+    XXL_CHECK (executor != NULL);
+    if (!executor) {
+        sink_destroy (&sink);
+        return;
+    }
+    sink_record_t record;
+    json_t *body;
+
+    //  ollamaJobHandler: the environment's base URL, the default model and
+    //  prompt; the input and output logged line by line
+    int64_t id = s_ai_run (executor, job, sink, "ollamaJobHandler",
+                           "{\"input\": \"hello\\nworld\"}", 200, S_OLLAMA_ANSWER, 200, NULL);
+    body = s_ai_request (sink, ++seen, &record);
+    XXL_CHECK (streq (record.method, "POST") && streq (record.path, "/api/chat")
+               && streq (record.content_type, "application/json") && !*record.authorization);
+    XXL_CHECK (s_ai_chat_is (body, "qwen3.5:0.8b", "你是一个研发工程师，擅长解决技术类问题。",
+                             "hello\nworld"));
+    json_decref (body);
+    XXL_CHECK (s_log_has (id, "] Input: hello\n") && s_log_has (id, "] world\n")
+               && s_log_has (id, "] Output: line one\n") && s_log_has (id, "] line two\n"));
+    //  The param's model, prompt and base URL (a trailing '/' is fine)
+    snprintf (param, sizeof param, "{\"input\": \"x\", \"prompt\": \"be brief\", \"model\":"
+              " \"llama3\", \"baseUrl\": \"%s/\"}", base);
+    s_ai_run (executor, job, sink, "ollamaJobHandler", param, 200, S_OLLAMA_ANSWER, 200, NULL);
+    body = s_ai_request (sink, ++seen, &record);
+    XXL_CHECK (streq (record.path, "/api/chat") && s_ai_chat_is (body, "llama3", "be brief", "x"));
+    json_decref (body);
+
+    //  The param's failures: nothing sent
+    s_ai_run (executor, job, sink, "ollamaJobHandler", "  ", 200, NULL, 500, "param is empty.");
+    s_ai_run (executor, job, sink, "ollamaJobHandler", "{\"input\": ", 200, NULL, 500,
+              "param invalid: not a JSON object (");
+    s_ai_run (executor, job, sink, "ollamaJobHandler", "[1]", 200, NULL, 500,
+              "param invalid: not a JSON object");
+    s_ai_run (executor, job, sink, "ollamaJobHandler", "{\"prompt\": \"p\", \"input\": \" \"}",
+              200, NULL, 500, "input is empty.");
+    s_ai_run (executor, job, sink, "ollamaJobHandler", "{\"input\": 7}", 200, NULL, 500,
+              "param invalid: \"input\" is not a string");
+    s_ai_run (executor, job, sink, "ollamaJobHandler", "{\"input\": \"x\", \"baseUrl\": \"ftp://h\"}",
+              200, NULL, 500, "baseUrl invalid");
+    XXL_CHECK (sink_count (sink) == seen);
+
+    //  The answer's failures: a status not 2xx (its body's start in the
+    //  message), not JSON, JSON without the text, too large
+    s_ai_run (executor, job, sink, "ollamaJobHandler", "{\"input\": \"x\"}", 404,
+              "{\"error\": \"model 'x' not found\"}", 500,
+              "HTTP status 404: {\"error\": \"model 'x' not found\"}");
+    s_ai_run (executor, job, sink, "ollamaJobHandler", "{\"input\": \"x\"}", 200, "not json",
+              500, "answer malformed: not JSON");
+    s_ai_run (executor, job, sink, "ollamaJobHandler", "{\"input\": \"x\"}", 200,
+              "{\"done\": true}", 500, "answer malformed: no message.content string");
+    size_t big = 4 * 1024 * 1024 + 100;
+    char *huge = (char *) malloc (big + 1);
+    if (huge) {
+        memset (huge, 'a', big);
+        huge [big] = 0;
+        s_ai_run (executor, job, sink, "ollamaJobHandler", "{\"input\": \"x\"}", 200, huge,
+                  500, "answer too large: more than 4194304 bytes");
+        free (huge);
+    }
+    seen += 4;
+    XXL_CHECK (sink_count (sink) == seen);
+
+    //  Time: the request's own limit (the param's "timeout", ms), and the
+    //  run's timeout
+    sink_set_mode (sink, SINK_HTTP_HANG, 0);
+    id = s_trigger (executor, job, "ollamaJobHandler", "{\"input\": \"x\", \"timeout\": 300}", 10);
+    XXL_CHECK (s_msg_is (s_wait (executor, id, 15000), 500, "request timed out (limit 300 ms)"));
+    id = s_trigger (executor, job, "ollamaJobHandler", "{\"input\": \"x\"}", 1);
+    XXL_CHECK (s_msg_is (s_wait (executor, id, 15000), 502, NULL));
+    seen += 2;
+    //  A refused connection
+    snprintf (param, sizeof param, "{\"input\": \"x\", \"baseUrl\": \"http://127.0.0.1:%d\"}",
+              sink_dead_port ());
+    s_ai_run (executor, job, sink, "ollamaJobHandler", param, 200, NULL, 500, "request failed: ");
+
+    //  openClawJobHandler: the environment's base URL and key, the
+    //  default model and prompt
+    id = s_ai_run (executor, job, sink, "openClawJobHandler", "{\"input\": \"plan a trip\"}",
+                   200, S_OPENAI_ANSWER, 200, NULL);
+    body = s_ai_request (sink, ++seen, &record);
+    XXL_CHECK (streq (record.method, "POST") && streq (record.path, "/v1/chat/completions")
+               && streq (record.content_type, "application/json")
+               && streq (record.authorization, "Bearer env-key"));
+    XXL_CHECK (s_ai_chat_is (body, "openclaw", "你是一个出游助手，擅长做旅游规划", "plan a trip"));
+    json_decref (body);
+    XXL_CHECK (s_log_has (id, "] Input: plan a trip\n") && s_log_has (id, "] Output: go to Hangzhou\n"));
+    //  A param's base URL gets no key of the environment, only its own
+    snprintf (param, sizeof param, "{\"input\": \"x\", \"baseUrl\": \"%s\"}", base);
+    id = s_ai_run (executor, job, sink, "openClawJobHandler", param, 200, S_OPENAI_ANSWER, 200, NULL);
+    XXL_CHECK (sink_wait (sink, ++seen, 5000, &record) == 0 && !*record.authorization);
+    XXL_CHECK (s_log_has (id, "no apiKey sent: the param names its own baseUrl"));
+    snprintf (param, sizeof param, "{\"input\": \"x\", \"baseUrl\": \"%s\", \"apiKey\": \"p-key\","
+              " \"model\": \"gpt-x\", \"prompt\": \"sys\"}", base);
+    s_ai_run (executor, job, sink, "openClawJobHandler", param, 200, S_OPENAI_ANSWER, 200, NULL);
+    body = s_ai_request (sink, ++seen, &record);
+    XXL_CHECK (streq (record.authorization, "Bearer p-key") && s_ai_chat_is (body, "gpt-x", "sys", "x"));
+    json_decref (body);
+    s_ai_run (executor, job, sink, "openClawJobHandler", "{\"input\": \"x\"}", 200,
+              "{\"choices\": []}", 500, "answer malformed: no choices[0].message.content string");
+    s_ai_run (executor, job, sink, "openClawJobHandler", "{\"input\": \"x\"}", 401,
+              "{\"error\": {\"message\": \"bad key\"}}", 500, "HTTP status 401: {\"error\"");
+    s_ai_run (executor, job, sink, "openClawJobHandler", "{\"prompt\": \"x\"}", 200, NULL, 500,
+              "input is empty.");
+    seen += 2;
+
+    //  difyWorkflowJobHandler: POST {baseUrl}/workflows/run, the key,
+    //  blocking, the default user; the inputs and outputs logged
+    snprintf (param, sizeof param, "{\"inputs\": {\"input\": \"q\"}, \"baseUrl\": \"%s/v1\","
+              " \"apiKey\": \"app-k\"}", base);
+    id = s_ai_run (executor, job, sink, "difyWorkflowJobHandler", param, 200, S_DIFY_ANSWER,
+                   200, NULL);
+    body = s_ai_request (sink, ++seen, &record);
+    const char *input = NULL, *mode = NULL, *user = NULL;
+    XXL_CHECK (streq (record.method, "POST") && streq (record.path, "/v1/workflows/run")
+               && streq (record.content_type, "application/json")
+               && streq (record.authorization, "Bearer app-k"));
+    XXL_CHECK (body && json_unpack (body, "{s:{s:s}, s:s, s:s}", "inputs", "input", &input,
+                                    "response_mode", &mode, "user", &user) == 0
+               && streq (input, "q") && streq (mode, "blocking") && streq (user, "xxl-job"));
+    json_decref (body);
+    XXL_CHECK (s_log_has (id, "] inputs: {\"input\":\"q\"}\n")
+               && s_log_has (id, "] Output: {\"text\":\"top three\"}\n"));
+    snprintf (param, sizeof param, "{\"user\": \"zhangsan\", \"baseUrl\": \"%s/v1\","
+              " \"apiKey\": \"app-k\"}", base);
+    s_ai_run (executor, job, sink, "difyWorkflowJobHandler", param, 200, S_DIFY_ANSWER, 200, NULL);
+    body = s_ai_request (sink, ++seen, &record);
+    XXL_CHECK (body && json_unpack (body, "{s:s}", "user", &user) == 0
+               && json_is_object (json_object_get (body, "inputs"))
+               && json_object_size (json_object_get (body, "inputs")) == 0
+               && streq (user, "zhangsan"));
+    json_decref (body);
+    snprintf (param, sizeof param, "{\"inputs\": {}, \"baseUrl\": \"%s/v1\"}", base);
+    s_ai_run (executor, job, sink, "difyWorkflowJobHandler", param, 200, NULL, 500,
+              "baseUrl or apiKey invalid.");
+    snprintf (param, sizeof param, "{\"inputs\": 3, \"baseUrl\": \"%s/v1\", \"apiKey\": \"k\"}", base);
+    s_ai_run (executor, job, sink, "difyWorkflowJobHandler", param, 200, NULL, 500,
+              "param invalid: \"inputs\" is not an object");
+    snprintf (param, sizeof param, "{\"inputs\": {}, \"baseUrl\": \"%s/v1\", \"apiKey\": \"k\"}", base);
+    s_ai_run (executor, job, sink, "difyWorkflowJobHandler", param, 200,
+              "{\"data\": {\"status\": \"failed\", \"outputs\": null, \"error\": \"node x failed\"}}",
+              500, "workflow failed: node x failed");
+    s_ai_run (executor, job, sink, "difyWorkflowJobHandler", param, 200, "{\"result\": 1}",
+              500, "answer malformed: no data object");
+    s_ai_run (executor, job, sink, "difyWorkflowJobHandler", param, 500, "internal", 500,
+              "HTTP status 500: internal");
+    seen += 3;
+    XXL_CHECK (sink_count (sink) == seen);
+    xxl_executor_destroy (&executor);
+
+    //  XXL_HTTP_ALLOW judges each handler's connection: a list without
+    //  127.0.0.1 refuses all three (nothing sent), one with it allows them
+    const char *lists [] = { "10.0.0.0/8", "127.0.0.1" };
+    for (int allowed = 0; allowed <= 1; allowed++) {
+        executor = s_executor (in_process, lists [allowed]);
+        XXL_CHECK (executor != NULL);
+        if (!executor)
+            break;
+        const char *refused = allowed? NULL: "refused: host 127.0.0.1 " S_NOT_LISTED;
+        s_ai_run (executor, job, sink, "ollamaJobHandler", "{\"input\": \"x\"}", 200,
+                  S_OLLAMA_ANSWER, allowed? 200: 500, refused);
+        s_ai_run (executor, job, sink, "openClawJobHandler", "{\"input\": \"x\"}", 200,
+                  S_OPENAI_ANSWER, allowed? 200: 500, refused);
+        snprintf (param, sizeof param, "{\"baseUrl\": \"%s/v1\", \"apiKey\": \"k\"}", base);
+        s_ai_run (executor, job, sink, "difyWorkflowJobHandler", param, 200,
+                  S_DIFY_ANSWER, allowed? 200: 500, refused);
+        seen += allowed? 3: 0;
+        XXL_CHECK (sink_count (sink) == seen);
+        xxl_executor_destroy (&executor);
+    }
+    //  Unset, a metadata address stays refused.  Dify's base URL and key
+    //  from the environment (the key never sent to a param's base URL);
+    //  XXL_AI_TIMEOUT (s) limits a request
+    setenv ("XXL_AI_TIMEOUT", "1", 1);
+    snprintf (param, sizeof param, "%s/v1/", base);
+    setenv ("XXL_DIFY_BASE_URL", param, 1);
+    setenv ("XXL_DIFY_API_KEY", "env-dify-key", 1);
+    executor = s_executor (in_process, NULL);
+    XXL_CHECK (executor != NULL);
+    if (executor) {
+        s_ai_run (executor, job, sink, "ollamaJobHandler",
+                  "{\"input\": \"x\", \"baseUrl\": \"http://169.254.169.254\"}", 200, NULL, 500,
+                  "refused: host 169.254.169.254 " S_METADATA);
+        s_ai_run (executor, job, sink, "difyWorkflowJobHandler", "{\"inputs\": {\"a\": 1}}", 200,
+                  S_DIFY_ANSWER, 200, NULL);
+        XXL_CHECK (sink_wait (sink, ++seen, 5000, &record) == 0
+                   && streq (record.path, "/v1/workflows/run")
+                   && streq (record.authorization, "Bearer env-dify-key"));
+        snprintf (param, sizeof param, "{\"baseUrl\": \"%s/v1\"}", base);
+        s_ai_run (executor, job, sink, "difyWorkflowJobHandler", param, 200, NULL, 500,
+                  "baseUrl or apiKey invalid.");
+        sink_set_mode (sink, SINK_HTTP_HANG, 0);
+        id = s_trigger (executor, job, "openClawJobHandler", "{\"input\": \"x\"}", 30);
+        XXL_CHECK (s_msg_is (s_wait (executor, id, 15000), 500, "request timed out (limit 1000 ms)"));
+        seen++;
+        XXL_CHECK (sink_count (sink) == seen);
+        xxl_executor_destroy (&executor);
+    }
+    const char *names [] = { "XXL_OLLAMA_BASE_URL", "XXL_OPENAI_BASE_URL", "XXL_OPENAI_API_KEY",
+                             "XXL_AI_TIMEOUT", "XXL_DIFY_BASE_URL", "XXL_DIFY_API_KEY" };
+    for (size_t i = 0; i < sizeof names / sizeof names [0]; i++)
+        unsetenv (names [i]);
+    sink_destroy (&sink);
+}
+
 int
 main (void)
 {
@@ -500,6 +802,7 @@ main (void)
         test_http (executor, mode, 200 + 10 * in_process, sink, &seen);
         xxl_executor_destroy (&executor);
         test_http_allow (in_process, 300 + 10 * in_process, sink, &seen);
+        test_ai (in_process, 500 + 10 * in_process);
     }
     for (int i = 0; i < s_count; i++)
         free (s_results [i].msg);

@@ -39,6 +39,7 @@ struct sink_t {
     pthread_cond_t cond;
     int mode, status;
     char error_body [256];              //  of non-2xx answers
+    char *body;                         //  of 2xx answers, NULL: "ok"
     sink_record_t records [S_RECORDS];
     int count;
 };
@@ -123,6 +124,14 @@ s_http (sink_t *self, int fd)
             s_copy (record->content_type, sizeof record->content_type, value,
                     strcspn (value, "\r\n"));
         }
+        else
+        if (strncasecmp (name, "Authorization:", 14) == 0) {
+            char *value = name + 14;
+            while (*value == ' ')
+                value++;
+            s_copy (record->authorization, sizeof record->authorization, value,
+                    strcspn (value, "\r\n"));
+        }
     }
     if (length < 0 || (size_t) length >= sizeof data - head) {
         free (record);
@@ -141,16 +150,20 @@ s_http (sink_t *self, int fd)
     int mode = self->mode, status = self->status;
     char error_body [sizeof self->error_body];
     memcpy (error_body, self->error_body, sizeof error_body);
+    char *ok_body = strdup (self->body? self->body: "ok");
     pthread_mutex_unlock (&self->mutex);
     s_record (self, record);
     free (record);
+    if (!ok_body)
+        return;
     if (mode == SINK_HTTP_HANG) {
+        free (ok_body);
         char sink [256];
         while (s_read (self, fd, sink, sizeof sink, 1) > 0)
             ;                           //  until the client gives up, or stop
         return;
     }
-    const char *body = status >= 200 && status < 300? "ok": error_body;
+    const char *body = status >= 200 && status < 300? ok_body: error_body;
     char location [128] = "";
     if (status >= 300 && status < 400)
         snprintf (location, sizeof location,
@@ -158,8 +171,10 @@ s_http (sink_t *self, int fd)
     char reply [512];
     snprintf (reply, sizeof reply,
               "HTTP/1.1 %d Sink\r\nContent-Type: text/plain\r\nContent-Length: %zu\r\n"
-              "%sConnection: close\r\n\r\n%s", status, strlen (body), location, body);
+              "%sConnection: close\r\n\r\n", status, strlen (body), location);
     s_write (fd, reply);
+    s_write (fd, body);
+    free (ok_body);
 }
 
 //  --------------------------------------------------------------------------
@@ -361,6 +376,7 @@ sink_destroy (sink_t **self_p)
     close (self->wake [1]);
     pthread_cond_destroy (&self->cond);
     pthread_mutex_destroy (&self->mutex);
+    free (self->body);
     free (self);
     *self_p = NULL;
 }
@@ -431,5 +447,14 @@ sink_set_error_body (sink_t *self, const char *body)
 {
     pthread_mutex_lock (&self->mutex);
     snprintf (self->error_body, sizeof self->error_body, "%s", body);
+    pthread_mutex_unlock (&self->mutex);
+}
+
+void
+sink_set_body (sink_t *self, const char *body)
+{
+    pthread_mutex_lock (&self->mutex);
+    free (self->body);
+    self->body = body? strdup (body): NULL;
     pthread_mutex_unlock (&self->mutex);
 }

@@ -20,6 +20,7 @@ typedef struct {
     char method [16];                   //  HTTP
     char path [256];                    //  HTTP
     char content_type [128];            //  HTTP
+    char authorization [256];           //  HTTP, the Authorization header's value
     char mail_from [256];               //  SMTP, as sent: "<a@b>"
     char rcpt [512];                    //  SMTP, "<a@b>" lines joined by ' '
     char auth [256];                    //  SMTP, AUTH line when sent
@@ -52,6 +53,9 @@ int sink_dead_port (void);
 void sink_set_mode (sink_t *self, int mode, int status);
 //  Sets the body of the next non-2xx HTTP answers (at most 255 bytes)
 void sink_set_error_body (sink_t *self, const char *body);
+//  Sets the body of the next 2xx HTTP answers (copied, any length; NULL:
+//  back to "ok")
+void sink_set_body (sink_t *self, const char *body);
 //  Waits up to timeout_ms for the count-th record (1-based) and copies it.
 //  Returns 0, or -1 on timeout.
 int sink_wait (sink_t *self, int count, int timeout_ms, sink_record_t *record);
