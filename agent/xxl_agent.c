@@ -6,8 +6,9 @@
     inotify fd, each link's DEALER and monitor, each in a named slot) and
     polled until the next deadline (s_turn_timeout); then each ready
     socket is read (s_read_pipe, s_read_results, s_read_plugins,
-    s_read_links); then the timed work: the beat (s_turn_beat: REGISTER
-    on every link, a silent or broken link replaced), log retention
+    s_read_links); then the timed work: the time the loop stood still
+    taken out of its links' silence (s_turn_stall), the beat (s_turn_beat:
+    REGISTER on every link, a silent or broken link replaced), log retention
     (s_turn_clean), the run lease (s_lease_check), and the callbacks
     (s_turn_callbacks).  A clean stop drains (s_drain) with the same
     reading phases.
@@ -617,7 +618,8 @@ s_agent_new (zsock_t *pipe, const xxl_agent_config_t *config)
                xxl_handlers_size (self->handlers), config->schedulers,
                self->cert? ", CURVE to key ": "", self->cert? self->scheduler_key: "",
                config->tags && *config->tags? ", tags ": "", config->tags? config->tags: "");
-    self->next_beat = zclock_mono () + (int64_t) config->beat_s * 1000;
+    self->turn_at = zclock_mono ();
+    self->next_beat = self->turn_at + (int64_t) config->beat_s * 1000;
     self->next_clean = zclock_mono () + 60 * 1000;
     return self;
 }
@@ -705,7 +707,8 @@ s_poll_build (agent_t *self, poll_t *poll, bool actor)
     //  The actor's pipe and the links' monitors are only read, each until
     //  it is empty: the poll checks one again only after it had input
     //  (XXL_POLL_TRACK; s_poll_kept keeps its QUIET flag between turns).
-    //  The DEALERs, sent on, are checked before every wait.
+    //  The DEALERs, sent on and checked at the beat (xxl_agent_link_
+    //  waiting), are checked before every wait.
     const short tracked = ZMQ_POLLIN | (actor? XXL_POLL_TRACK: 0);
     if (actor) {
         poll->items [n] = (zmq_pollitem_t) { zsock_resolve (self->pipe), 0,
@@ -906,11 +909,43 @@ s_turn_read (agent_t *self, poll_t *poll)
     s_read_links (self, poll);
 }
 
+//  The agent's own stall is no scheduler's silence (as the scheduler's
+//  is not the agent's: its engine's s_stall_check).  Between two turns
+//  the loop waits in its polls, each counted up to its deadline, and
+//  works (normally for milliseconds).  The rest, when over
+//  XXL_LOOP_STALL, is time the loop stood still (the process stopped,
+//  starved of CPU, paging; or a turn of very heavy work).  Its links
+//  heard nothing then because it did not listen, and what came meanwhile
+//  may still be on its way in (in the kernel's socket buffer, behind
+//  ZeroMQ's I/O thread, held up as well), for no ZMQ_EVENTS to show yet.
+//  So that time counts towards neither a link's silence nor its
+//  REGISTER's wait: both are moved on by it.  (A stall that ends within a
+//  poll's wait leaves the rest of the wait for that input to come in.)
+static void
+s_turn_stall (agent_t *self, int64_t now)
+{
+    int64_t stall = now - self->turn_at - self->waited;
+    self->turn_at = now;
+    self->waited = 0;
+    if (stall <= XXL_LOOP_STALL)
+        return;
+    for (size_t i = 0; i < self->link_count; i++) {
+        link_t *link = &self->links [i];
+        link->heard = link->heard + stall < now? link->heard + stall: now;
+        link->register_sent = link->register_sent + stall < now? link->register_sent + stall: now;
+    }
+    zsys_warning ("agent: the loop stood still for %" PRId64 " ms (stopped or starved of"
+                  " CPU): that time counts as no scheduler's silence", stall);
+}
+
 //  A link at the beat: a REGISTER unanswered for a whole beat means the
-//  link is down; connected and silent for XXL_LINK_SILENCE too, or
-//  broken, it gets a new socket, which registers once its connection is
-//  up (its CALLBACK batches in flight go again at once); else it
-//  registers again
+//  link is down; connected and silent for XXL_LINK_SILENCE too (with
+//  nothing waiting unread on it), or broken, it gets a new socket, which
+//  registers once its connection is up (its CALLBACK batches in flight go
+//  again at once); else it registers again.  The old socket goes with
+//  whatever it holds unread, and so does the kernel's buffer of its
+//  connection: s_turn_stall keeps the agent's own stall from counting as
+//  silence.
 static void
 s_beat_link (agent_t *self, link_t *link, int64_t now)
 {
@@ -919,7 +954,8 @@ s_beat_link (agent_t *self, link_t *link, int64_t now)
     if (unanswered)
         link->up = false;
     if (link->broken
-    ||  (unanswered && link->connected && now - link->heard >= XXL_LINK_SILENCE)) {
+    ||  (unanswered && link->connected && now - link->heard >= XXL_LINK_SILENCE
+         && !xxl_agent_link_waiting (link))) {
         if (xxl_agent_link_replace (self, link) == 0) {
             xxl_agent_callbacks_resend_link (self, link);
             return;
@@ -970,7 +1006,10 @@ xxl_agent_actor (zsock_t *pipe, void *args)
     while (!self->terminated) {
         s_poll_build (self, poll, true);
         long timeout = s_turn_timeout (self);
+        int64_t wait_from = zclock_mono ();
         int rc = xxl_transport_poll (poll->items, (int) poll->count, timeout);
+        int64_t waited = zclock_mono () - wait_from;
+        self->waited += waited < timeout? waited: timeout;
         s_poll_kept (self, poll);
         if (rc < 0) {
             if (zmq_errno () == EINTR)
@@ -979,6 +1018,7 @@ xxl_agent_actor (zsock_t *pipe, void *args)
         }
         s_turn_read (self, poll);
         int64_t now = zclock_mono ();
+        s_turn_stall (self, now);
         s_turn_beat (self, now);
         s_turn_clean (self, now);
         s_lease_check (self);

@@ -39,7 +39,11 @@
                                             //  nothing of the scheduler's clock
 #define XXL_HANDSHAKE_LOG   60000           //  ms between logs of failed handshakes
 #define XXL_LINK_SILENCE    15000           //  ms without a message on a connected
-                                            //  link before it is replaced
+                                            //  link before it is replaced (ms of
+                                            //  the agent's own listening)
+#define XXL_LOOP_STALL      1000            //  ms a turn may take beyond its
+                                            //  poll's wait (to its deadline)
+                                            //  before the loop stood still
 #define XXL_REFUSED_BACKOFF 100             //  ms before the first retry of a
                                             //  refused CALLBACK, doubling to the beat
 #define XXL_REFUSED_LOG     10000           //  ms between logs of refused CALLBACKs
@@ -54,9 +58,11 @@ typedef struct {
     bool connected;                     //  a handshake succeeded, no disconnect since
     bool broken;                        //  a connection failed for good: replace
     bool broken_open;                   //  ... one that had been up (not a handshake)
-    int64_t heard;                      //  last message on it, or its (re)start (mono ms)
+    int64_t heard;                      //  last message on it, or its (re)start,
+                                        //  moved on by the loop's stalls (mono ms)
     uint64_t register_id;               //  id of the REGISTER in flight
     int64_t register_sent;              //  mono ms, of the REGISTER in flight
+                                        //  (moved on as heard)
     int64_t register_sent_boot;         //  the same on s_boot_ms's clock
     int64_t register_sent_real;         //  epoch ms, this host's wall clock
     int64_t clock_offset;               //  the scheduler's clock - our
@@ -116,6 +122,9 @@ typedef struct {
     size_t refused;                     //  refused CALLBACKs not yet logged
     int64_t refused_logged;             //  when last logged (mono ms; 0: never)
     uint64_t next_id;
+    int64_t turn_at;                    //  mono ms of the loop's last turn
+    int64_t waited;                     //  ms its polls waited since, each
+                                        //  up to its deadline
     int64_t next_beat;
     int64_t next_clean;
     int64_t reached;                    //  mono ms: when the latest REGISTER

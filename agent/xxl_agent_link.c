@@ -196,6 +196,21 @@ xxl_agent_link_recv (agent_t *self, link_t *link, xxl_msg_t **msg_p)
     return 0;
 }
 
+//  ZMQ_EVENTS takes the commands waiting for the socket (one may be the
+//  wakeup of its fd): sound because the DEALERs are not XXL_POLL_TRACK
+//  items, checked by xxl_transport_poll before every wait
+bool
+xxl_agent_link_waiting (link_t *link)
+{
+    int events = 0;
+    size_t size = sizeof events;
+    if (zmq_getsockopt (zsock_resolve (link->dealer), ZMQ_EVENTS, &events, &size)
+    ||  !(events & ZMQ_POLLIN))
+        return false;
+    link->heard = zclock_mono ();
+    return true;
+}
+
 //  A failed handshake on link: logged at once the first time, then at
 //  most once every XXL_HANDSHAKE_LOG ms with the count since
 static void

@@ -55,6 +55,11 @@ void xxl_agent_link_clock (link_t *link, xxl_msg_t *msg);
 //  (logged), -1 when nothing waits
 int xxl_agent_link_recv (agent_t *self, link_t *link, xxl_msg_t **msg_p);
 
+//  True when a message waits unread on link's DEALER (ZMQ_EVENTS), which
+//  counts as hearing from the link; the agent's poll checks every DEALER
+//  again before it waits, so the check takes no wakeup from it
+bool xxl_agent_link_waiting (link_t *link);
+
 //  Handles the link's socket events (registers when a connection comes
 //  up, marks it broken on a failed handshake or protocol error); true
 //  when it lost its connection

@@ -19,6 +19,12 @@
       held back, when the agent took the link for down first: a REGISTER
       unanswered for a beat), comes once a REGISTER is answered again;
       and the link answers a BEAT.
+    Then a freeze: the agent's next REGISTER is left unanswered and the
+    agent stopped (SIGSTOP) for longer than its link's silence (15 s)
+    while a RUN is sent to it, then let go on.  The time it was held up
+    is none of the scheduler's silence: the link is kept (no "connecting
+    again", which would throw the RUN away with the old socket) and the
+    RUN runs, its result called back.
 */
 
 #define _GNU_SOURCE                     //  memmem
@@ -33,6 +39,10 @@
 #define BEAT_ID     1000000             //  the BEATs' ids: BEAT_ID + 1 ...
 #define RUN_ID      5000000
 #define RUN_LOG     INT64_C (0x0a0b0c0d0e0f)
+#define FROZEN_ID   6000000             //  the RUN sent to the frozen agent
+#define FROZEN_LOG  INT64_C (0x0a0b0c0d0e10)
+#define SILENCE_MS  15000               //  the agent's XXL_LINK_SILENCE
+                                        //  (docs/protocol.md)
 
 static char *s_log_path;                //  the agent's log
 static char *s_spool_path;              //  its callback spool
@@ -265,6 +275,34 @@ main (int argc, char *argv [])
     xxl_msg_t *pong = xxl_tw_sched_wait (sched, "REPLY", 42, 10000);
     XXL_CHECK (xxl_tw_code (pong) == XXL_OK);
     xxl_msg_destroy (&pong);
+
+    //  A freeze past the link's silence, a REGISTER unanswered and a RUN
+    //  waiting: the RUN is not lost.  (The stop outlasts the silence on
+    //  purpose: that is the case.)
+    char *text = s_agent_log ();
+    size_t logged = text? strlen (text): 0;
+    zstr_free (&text);
+    xxl_tw_sched_mute (sched, true);
+    xxl_msg_t *unanswered = xxl_tw_sched_wait (sched, "REGISTER", 0, 15000);
+    XXL_CHECK (unanswered != NULL);
+    xxl_msg_destroy (&unanswered);
+    kill (agent, SIGSTOP);
+    XXL_CHECK (xxl_tw_sched_run (sched, enc, FROZEN_ID, FROZEN_LOG) == 0);
+    zclock_sleep (SILENCE_MS + 2000);
+    kill (agent, SIGCONT);
+    xxl_tw_sched_mute (sched, false);
+    until = zclock_mono () + 30000;
+    while (!xxl_tw_sched_callback (sched, FROZEN_LOG) && zclock_mono () < until)
+        xxl_tw_sched_serve (sched, 100);
+    result = xxl_tw_sched_callback (sched, FROZEN_LOG);
+    XXL_CHECK (result && strncmp (result, "200:", 4) == 0);
+    text = s_agent_log ();
+    XXL_CHECK (text && strlen (text) >= logged && !strstr (text + logged, "connecting again"));
+    printf ("# frozen for %d s with a REGISTER unanswered: the link was %s, the RUN sent"
+            " meanwhile %s\n", (SILENCE_MS + 2000) / 1000,
+            text && strstr (text + logged, "connecting again")? "replaced": "kept",
+            result? "ran": "was lost");
+    zstr_free (&text);
 
     kill (agent, SIGTERM);
     int64_t stop_until = zclock_mono () + 15000;

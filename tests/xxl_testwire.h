@@ -128,6 +128,9 @@ int xxl_tw_sched_run (xxl_tw_sched_t *self, xxl_enc_t *enc, uint64_t id, int64_t
 xxl_msg_t *xxl_tw_sched_wait (xxl_tw_sched_t *self, const char *type, uint64_t id,
                               int timeout_ms);
 
+//  With mute, the waits that follow read and record but answer nothing (a
+//  scheduler whose answers do not come) until it is set back to false
+void xxl_tw_sched_mute (xxl_tw_sched_t *self, bool mute);
 //  Serves the agent (answers, records) for ms, keeping nothing
 void xxl_tw_sched_serve (xxl_tw_sched_t *self, int ms);
 
