@@ -456,13 +456,23 @@ engine_recover_resends (server_t *self)
             zlistx_add_end (due, resend);
         }
     }
+    //  Those whose RUN went meanwhile: that one counts.  (The RUNs in
+    //  flight are read once, before any is sent: a scan per row made a
+    //  recovery of N rows N times the work of sending them)
+    if (zlistx_size (due)) {
+        zhashx_t *flying = engine_runs_in_flight (self);
+        for (xxl_resend_t *item = (xxl_resend_t *) zlistx_first (due); item;
+             item = (xxl_resend_t *) zlistx_next (due))
+            if (zhashx_lookup (flying, &item->log_id)) {
+                void *gone = zlistx_detach_cur (due);
+                engine_resend_destroy (&gone);
+            }
+        zhashx_destroy (&flying);
+    }
     xxl_resend_t *resend;
     while ((resend = (xxl_resend_t *) zlistx_detach (due, NULL))) {
         size_t size;
         xxl_ask_t *ask;
-        if (engine_run_in_flight (self, resend->log_id))
-            ;                           //  (its RUN went meanwhile: that one counts)
-        else
         if ((ask = (xxl_ask_t *) zhashx_lookup (self->planner.asks, &resend->log_id))) {
             if (xxl_registry_route (self->registry, resend->address, &size))
                 s_ask_send (self, resend->log_id, resend->address);

@@ -1088,16 +1088,7 @@ engine_handle_agent (server_t *self, zmsg_t *zmsg)
 size_t
 engine_sweep_untracked (server_t *self)
 {
-    zhashx_t *flying = engine_id_map (NULL);
-    for (pending_t *pending = (pending_t *) zhashx_first (self->runs.pending); pending;
-         pending = (pending_t *) zhashx_next (self->runs.pending))
-        if (pending->kind == PENDING_RUN)
-            zhashx_insert (flying, &pending->log_id, pending);
-    for (run_batch_t *batch = (run_batch_t *) zhashx_first (self->runs.batches); batch;
-         batch = (run_batch_t *) zhashx_next (self->runs.batches))
-        for (size_t i = 0; batch->fires && i < batch->count; i++)
-            if (batch->fires [i].plan)
-                zhashx_insert (flying, &batch->fires [i].plan->log_id, batch);
+    zhashx_t *flying = engine_runs_in_flight (self);
     int64_t now = engine_now ();
     int64_t ids [4096];
     size_t count = 0, swept = 0;

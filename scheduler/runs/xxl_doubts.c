@@ -116,9 +116,11 @@ engine_doubt_add (server_t *self, int64_t log_id, const char *note, const char *
 //  Whether the doubt still stands: its row still unanswered and without a
 //  result, of a share this scheduler holds, and not sent again meanwhile
 //  (a recovery's re-send, a timer's dispatch: that RUN's own answer or
-//  doubt decides).  -1: the store failed (ask again later).
+//  doubt decides).  sent_again: whether a RUN of it is in flight, as the
+//  caller read it (engine_runs_in_flight), or -1 to read it here.  -1:
+//  the store failed (ask again later).
 static int
-s_stands (server_t *self, doubt_t *doubt)
+s_stands (server_t *self, doubt_t *doubt, int sent_again)
 {
     xxl_log_t log;
     int rc = xxl_store_log_load (self->store, doubt->log_id, &log);
@@ -132,20 +134,23 @@ s_stands (server_t *self, doubt_t *doubt)
              ||  self->runs.planned (self, doubt->log_id)
              ||  zhashx_lookup (self->runs.accepted_ids, &doubt->log_id)))
         open = false;
-    if (open) {
+    if (open && sent_again < 0) {
         zhashx_t *flying = engine_runs_in_flight (self);
-        open = zhashx_lookup (flying, &doubt->log_id) == NULL;
+        sent_again = zhashx_lookup (flying, &doubt->log_id) != NULL;
         zhashx_destroy (&flying);
     }
+    if (sent_again > 0)
+        open = false;
     return open? 1: 0;
 }
 
-//  Ends a doubt with the RUN's answer, if it still stands
+//  Ends a doubt with the RUN's answer, if it still stands (sent_again as
+//  s_stands takes it)
 static void
-s_end (server_t *self, doubt_t *doubt, int code, const char *msg)
+s_end (server_t *self, doubt_t *doubt, int code, const char *msg, int sent_again)
 {
     int64_t log_id = doubt->log_id;
-    int stands = s_stands (self, doubt);
+    int stands = s_stands (self, doubt, sent_again);
     if (stands < 0)
         return;                         //  (the store failed: later)
     if (stands)
@@ -165,13 +170,13 @@ engine_doubt_answer (server_t *self, pending_t *pending, int code, const char *m
     if (code == XXL_OK) {
         zsys_info ("trigger: log %" PRId64 ": %s took it (its first answer was lost)",
                    doubt->log_id, doubt->address);
-        s_end (self, doubt, XXL_OK, "taken (its first answer was lost; asked again)");
+        s_end (self, doubt, XXL_OK, "taken (its first answer was lost; asked again)", -1);
     }
     else
     if (code && msg && strncmp (msg, "expired:", 8) == 0) {
         char text [256];
         s_fail_text (self, text, sizeof text, "; asked again, the agent never took it");
-        s_end (self, doubt, XXL_CODE_FAIL, text);
+        s_end (self, doubt, XXL_CODE_FAIL, text, -1);
     }
 }
 
@@ -197,9 +202,9 @@ s_heard_elsewhere (server_t *self, const char *address, int64_t now)
 //  and prove nothing of the one that had the RUN, and neither can be
 //  asked for it.  Its run lease, counted from the close (its last
 //  REGISTER on that connection came before), ends what it held: then the
-//  row fails.  True when it ended.
+//  row fails.  True when it ended.  sent_again: as s_stands takes it.
 static bool
-s_twin_closed_ends (server_t *self, doubt_t *doubt, int64_t now)
+s_twin_closed_ends (server_t *self, doubt_t *doubt, int64_t now, int sent_again)
 {
     assert (doubt->closed);
     int64_t lease = xxl_heard_lease (self->heard, doubt->address);
@@ -210,7 +215,7 @@ s_twin_closed_ends (server_t *self, doubt_t *doubt, int64_t now)
               " no word from that connection for its run lease (%" PRId64 " s) since: it holds"
               " no run now", lease / 1000);
     s_fail_text (self, text, sizeof text, why);
-    s_end (self, doubt, XXL_CODE_FAIL, text);
+    s_end (self, doubt, XXL_CODE_FAIL, text, sent_again);
     return true;
 }
 
@@ -246,9 +251,21 @@ engine_doubts_check (server_t *self)
         if (zlistx_size (ids) >= XXL_DOUBT_STEPS)
             break;
     }
+    //  Those sent again meanwhile, read once for the pass (before any
+    //  step: a step may end requests, which the map's keys point into)
+    bool sent_again [XXL_DOUBT_STEPS];
+    size_t step = 0;
+    if (zlistx_size (ids)) {
+        zhashx_t *flying = engine_runs_in_flight (self);
+        for (int64_t *id = (int64_t *) zlistx_first (ids); id; id = (int64_t *) zlistx_next (ids))
+            sent_again [step++] = zhashx_lookup (flying, id) != NULL;
+        zhashx_destroy (&flying);
+    }
+    assert (step == zlistx_size (ids));
+    step = 0;
     for (int64_t *id = (int64_t *) zlistx_first (ids); id; id = (int64_t *) zlistx_next (ids)) {
         doubt_t *doubt = (doubt_t *) zhashx_lookup (self->runs.doubts, id);
-        int stands = s_stands (self, doubt);
+        int stands = s_stands (self, doubt, sent_again [step++]);
         if (stands < 0)
             continue;                   //  (the store failed: later)
         if (!stands) {
@@ -263,7 +280,7 @@ engine_doubts_check (server_t *self)
                       " s) since: it holds no run now",
                       xxl_heard_lease (self->heard, doubt->address) / 1000);
             s_fail_text (self, text, sizeof text, why);
-            s_end (self, doubt, XXL_CODE_FAIL, text);
+            s_end (self, doubt, XXL_CODE_FAIL, text, 0);
             continue;
         }
         doubt->next_ask = now + XXL_DOUBT_ASK_MS;
@@ -273,7 +290,7 @@ engine_doubts_check (server_t *self)
         if (twin && !doubt->closed && !engine_runs_beat (self, doubt->rid, doubt->rid_size))
             doubt->closed = now;
         if (twin && doubt->closed) {
-            s_twin_closed_ends (self, doubt, now);
+            s_twin_closed_ends (self, doubt, now, 0);
             continue;                   //  (ended, or the lease from the close decides)
         }
         char why [256];

@@ -338,7 +338,6 @@ void engine_shard_of (const char *text, int *index, int *total);
 size_t engine_job_addresses (server_t *self, const xxl_job_t *job,
                              const char *const **addresses, char ***manual);
 bool engine_address_fits (server_t *self, const xxl_job_t *job, const char *address);
-bool engine_run_in_flight (server_t *self, int64_t log_id);
 zhashx_t *engine_runs_in_flight (server_t *self);
 void engine_moved_check (server_t *self);
 void engine_dispatch_row (server_t *self, int64_t log_id, const char *address,

@@ -557,12 +557,12 @@ engine_job_addresses (server_t *self, const xxl_job_t *job, const char *const **
 }
 
 
-//  True when a RUN of log_id awaits its agent's answer (a pending of its
-//  own, or an item of a batch: each batch item has a pending too, but a
-//  prepared fire's batch holds plans).  A scan: for re-sends only.
-//  The log ids of the RUNs in flight, as engine_run_in_flight judges: a
-//  map whose keys point into the pending requests and batches (valid
-//  until one of them goes); the caller destroys it
+//  The log ids of the RUNs that await their agent's answer (a pending of
+//  its own, or an item of a batch: each batch item has a pending too, but
+//  a prepared fire's batch holds plans): a map whose keys point into the
+//  pending requests and batches (valid until one of them goes); the
+//  caller destroys it.  A scan of every request: read it once per pass,
+//  never once per row
 zhashx_t *
 engine_runs_in_flight (server_t *self)
 {
@@ -577,21 +577,6 @@ engine_runs_in_flight (server_t *self)
             if (batch->fires [i].plan)
                 zhashx_insert (ids, &batch->fires [i].plan->log_id, batch);
     return ids;
-}
-
-bool
-engine_run_in_flight (server_t *self, int64_t log_id)
-{
-    for (pending_t *pending = (pending_t *) zhashx_first (self->runs.pending); pending;
-         pending = (pending_t *) zhashx_next (self->runs.pending))
-        if (pending->kind == PENDING_RUN && pending->log_id == log_id)
-            return true;
-    for (run_batch_t *batch = (run_batch_t *) zhashx_first (self->runs.batches); batch;
-         batch = (run_batch_t *) zhashx_next (self->runs.batches))
-        for (size_t i = 0; batch->fires && i < batch->count; i++)
-            if (batch->fires [i].plan && batch->fires [i].plan->log_id == log_id)
-                return true;
-    return false;
 }
 
 //  Sends (or fails) a row whose routing finished off the loop (address
