@@ -404,9 +404,13 @@ s_snap_put (server_t *self, xxl_job_t *job)
     snap->refs = 1;                     //  the cache's
     snap->plan_ids = zlistx_new ();
     snap->read_at = zclock_mono ();
-    //  Jobs triggered by hand join the cache too: keep it bounded
-    if (zhashx_size (self->planner.snaps) >= 65536) {
-        //  (never those whose plans wait to be sent: engine_snap_idle)
+    //  Jobs triggered by hand join the cache too: keep it bounded.  The
+    //  idle ones go at the limit (never those whose plans wait to be sent:
+    //  engine_snap_idle); the limit is then half as much again as what
+    //  stays, so that a cache of busy snapshots (a herd of more jobs than
+    //  the cap, due at once) is walked once per half its size in puts, not
+    //  at each put
+    if (zhashx_size (self->planner.snaps) >= self->planner.snaps_limit) {
         zlistx_t *idle = zlistx_new ();
         for (snap_t *cached = (snap_t *) zhashx_first (self->planner.snaps); cached;
              cached = (snap_t *) zhashx_next (self->planner.snaps))
@@ -418,6 +422,8 @@ s_snap_put (server_t *self, xxl_job_t *job)
             zhashx_delete (self->planner.snaps, &id);
         }
         zlistx_destroy (&idle);
+        size_t kept = zhashx_size (self->planner.snaps);
+        self->planner.snaps_limit = kept + kept / 2 > XXL_SNAPS_CAP? kept + kept / 2: XXL_SNAPS_CAP;
     }
     //  (delete, then insert: the map's key points into the snapshot)
     zhashx_delete (self->planner.snaps, &snap->job.id);

@@ -20,6 +20,9 @@
 #include "xxl_runs.h"
 #include "xxl_events.h"
 
+//  The job snapshots cached before idle ones are dropped (planner.snaps)
+#define XXL_SNAPS_CAP 65536
+
 //  The prebuilt batches of one instant: one timer entry (log id 0) stands
 //  for all of them, so the instant itself only stamps and sends
 typedef struct {
@@ -96,6 +99,8 @@ typedef struct {
     uint64_t foreign_turn;              //  the last turn that saw another connection's
                                         //  commit: plans made before it may be void
     zhashx_t *snaps;                    //  job id → snap_t of jobs due soon
+    size_t snaps_limit;                 //  its size that makes the next put drop the
+                                        //  idle ones (at least XXL_SNAPS_CAP)
     zhashx_t *asks;                     //  log id → xxl_ask_t (owned)
     zhashx_t *ask_jobs;                 //  job id → int64_t [3]: job id, whether a
                                         //  refused ask may be its MISFIRE (1) or

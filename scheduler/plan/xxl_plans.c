@@ -90,6 +90,7 @@ engine_plan_start (server_t *self)
     self->planner.turn_plans = zlistx_new ();
     self->planner.unprepared = zlistx_new ();
     self->planner.snaps = engine_id_map (engine_snap_destructor);
+    self->planner.snaps_limit = XXL_SNAPS_CAP;
     self->planner.timer = xxl_timer_new ();
     //  zmq_poll's timeout counts whole milliseconds from when it is
     //  computed; the fires wake on this instead, to the microsecond

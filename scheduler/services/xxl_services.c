@@ -234,10 +234,16 @@ s_handle_failure (server_t *self, int64_t log_id)
 void
 engine_fail_monitor (server_t *self)
 {
+    //  The backlog in order, until the queue refuses one (it went back to
+    //  the backlog's end): the rest waits for the next pass rather than
+    //  each being read from the store to be refused too
     size_t backlog = zlistx_size (self->services.alarm_backlog);
     for (size_t i = 0; i < backlog; i++) {
         int64_t log_id = (int64_t) (intptr_t) zlistx_detach (self->services.alarm_backlog, NULL);
+        size_t left = zlistx_size (self->services.alarm_backlog);
         engine_alarm_again (self, log_id);
+        if (zlistx_size (self->services.alarm_backlog) > left)
+            break;
     }
     int64_t ids [1000];
     size_t count = 0;
