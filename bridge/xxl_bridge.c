@@ -624,10 +624,47 @@ s_flush (bridge_t *self)
     xxl_bridge_routes_flush (self->routes);
 }
 
+//  A clock of silence (mono ms; 0: unset) moved forward by a stall
+static int64_t
+s_forward (int64_t at, int64_t stall, int64_t now)
+{
+    return !at? 0: at + stall < now? at + stall: now;
+}
+
+//  A turn that took more than BRIDGE_LOOP_STALL_MS beyond its poll's
+//  wait: the loop stood still, so whatever it did not hear meanwhile
+//  (the schedulers' answers, the executors' registry calls, callback
+//  acks) was waiting unread, not silent.  Each clock of silence moves
+//  forward by that time (to now at most), as xxl-agent's do; not a
+//  REGISTER's send time, which times its answer for the clock offset
+//  (an answer read after a stall is too late to set it)
+static void
+s_turn_stall (bridge_t *self, int64_t now)
+{
+    int64_t stall = now - self->turn_at - self->waited;
+    self->turn_at = now;
+    self->waited = 0;
+    if (stall <= BRIDGE_LOOP_STALL_MS)
+        return;
+    for (executor_t *exec = (executor_t *) zhashx_first (self->executors); exec;
+         exec = (executor_t *) zhashx_next (self->executors)) {
+        exec->seen = s_forward (exec->seen, stall, now);
+        for (size_t i = 0; i < self->nendpoints; i++) {
+            link_t *link = exec->links + i;
+            link->heard = s_forward (link->heard, stall, now);
+            link->unanswered = s_forward (link->unanswered, stall, now);
+            link->batch_sent = s_forward (link->batch_sent, stall, now);
+        }
+    }
+    zsys_warning ("bridge: the loop stood still for %" PRId64 " ms (stopped or starved of"
+                  " CPU): that time counts as no scheduler's or executor's silence", stall);
+}
+
 static void
 s_timers (bridge_t *self)
 {
     int64_t now = zclock_mono ();
+    s_turn_stall (self, now);
     if (now >= self->next_monitor) {
         self->next_monitor = now + BRIDGE_MONITOR_MS;
         for (executor_t *exec = (executor_t *) zhashx_first (self->executors); exec;
@@ -822,6 +859,7 @@ xxl_bridge_run (const xxl_bridge_config_t *config)
     size_t cap = 0;
     zmq_pollitem_t *items = NULL;
     link_t **owners = NULL;
+    self->turn_at = zclock_mono ();
     while (!zsys_interrupted) {
         size_t want = zhashx_size (self->executors) * self->nendpoints + 2;
         if (want > cap) {
@@ -859,11 +897,14 @@ xxl_bridge_run (const xxl_bridge_config_t *config)
                                     ZMQ_POLLIN, 0 };
         *call = (zmq_pollitem_t) { NULL, xxl_bridge_call_fd (self->call, &timeout),
                                    ZMQ_POLLIN, 0 };
+        int64_t poll_at = zclock_mono ();
         if (zmq_poll (items, n, timeout) < 0) {
             if (zmq_errno () != EINTR)
                 break;
             admin->revents = call->revents = 0;
         }
+        int64_t polled = zclock_mono () - poll_at;
+        self->waited += timeout >= 0 && polled > timeout? timeout: polled;
         xxl_bridge_admin_run (self->admin, admin->revents & ZMQ_POLLIN);
         s_flush (self);
         xxl_bridge_call_perform (self->call, call->revents & ZMQ_POLLIN);

@@ -29,6 +29,10 @@
 #define BRIDGE_BATCH_WAIT_MS  5000
 //  One line per this many ms for the warnings that could flood the log
 #define BRIDGE_LOG_EVERY_MS   10000
+//  A turn longer than its poll's wait by more than this: the loop stood
+//  still (the bridge stopped or starved of CPU), and that time counts as
+//  no one's silence
+#define BRIDGE_LOOP_STALL_MS  1000
 
 typedef struct _bridge_t bridge_t;
 typedef struct _executor_t executor_t;
@@ -89,6 +93,8 @@ struct _bridge_t {
     bool deliver;                   //  results wait to be sent
     int64_t next_beat;
     int64_t next_monitor;           //  the links' socket events are read then
+    int64_t turn_at;                //  when the last turn's stall was judged (mono)
+    int64_t waited;                 //  of the time since, spent in the poll's wait
     //  rate-limited log lines: when the last went, how many were held back
     int64_t refused_logged, unknown_logged, handshake_logged;
     size_t refused_held, unknown_held, handshake_held;

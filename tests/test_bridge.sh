@@ -151,6 +151,20 @@ check "an oversized registry body is 413" test "$(post --data-binary @"$T/big" "
 check "an unknown path is 404" test "$(post -d '{}' "$ADMIN/api/nothing")" = 404
 check "a callback that is not a list is 400" test "$(post -d '{"logId":1}' "$ADMIN/api/callback")" = 400
 check "the bridge still answers after all that" agent_registered app1 "$EURL_e1"
+
+# --- the bridge frozen past its executors' expiry (4 s here) ---------------
+# (the executors' registry calls wait unread meanwhile: its own stall is no
+# executor's silence, and it unregisters none)
+EXPIRED=$(grep -c "not heard from for" "$T/bridge.log")
+kill -STOP "$BRPID"
+sleep 6                                 # (the fault: a freeze past the expiry)
+kill -CONT "$BRPID"
+check "frozen 6 s: the bridge says its loop stood still" \
+    wait_for 10 grep -q "bridge: the loop stood still" "$T/bridge.log"
+L=$(trigger "$OK")
+check "... a run after the thaw succeeds" wait_for 10 field_is "$L" handleCode 200
+check "... and no executor was unregistered for that time" \
+    test "$(grep -c "not heard from for" "$T/bridge.log")" = "$EXPIRED"
 check "off loopback in plain text without --insecure: refused at start" bash -c "
     ! '$BRIDGE' --scheduler '$AGENTS' --listen 0.0.0.0:0 --logdir '$T/b-plain' 2>'$T/plain.err' &&
     grep -q 'not a loopback address' '$T/plain.err'"
