@@ -157,6 +157,26 @@ check "... the row keeps its outcome (500, lost)" bash -c "
     $CTL --api $API --json log show $LOST | jq -e '.handleCode == 500 and (.handleMsg | startswith(\"lost:\"))' >/dev/null"
 check "... and no 'callbacks ignored' line for it" bash -c "! grep -q 'callbacks ignored.*logId $LOST)' '$T/scheduler.log'"
 
+# A RUN unanswered past run_timeout (5 s here) by an agent with a run
+# lease is held in doubt and asked about (a RUN of its logId, expireTime
+# 1); the agent's 200 makes the row's trigger taken, and its result ends
+# the run
+REG6="registryGroup=s:EXECUTOR registryKey=s:peer-app registryValue=s:peer-6"
+"$PEER" "$AGENTS" --timeout 9000 -- send REGISTER $REG6 runLease=60 -- expect RUN \
+    -- expect RUN -- reply 200 -- send CALLBACK 'items=cb:$LOG:200' \
+    -- send UNREGISTER $REG6 > "$T/doubt.json" &
+DPID=$!
+registered6 () { agent_registered peer-app peer-6; }
+wait_for 10 registered6
+DOUBT=$(ctl job trigger "$PJOB" | jq -r '.logIds[0]')
+wait "$DPID"
+check "a RUN left unanswered is asked about again, by its logId with expireTime 1" \
+    test "$(jq -sc '[.[1].logId, .[2].logId]' "$T/doubt.json")" = "[$DOUBT,$DOUBT]"
+check "... the agent's 200 to the ask makes the trigger taken" wait_for 5 bash -c "
+    $CTL --api $API --json log show $DOUBT | jq -e '.triggerCode == 200 and
+        (.triggerMsg | contains(\"taken (its first answer was lost; asked again)\"))' >/dev/null"
+check "... and its result ends the run" field_is "$DOUBT" handleCode 200
+
 # runLease (seconds, 0-86400) in REGISTER: a value past the range is 400
 # naming the field, and the scheduler serves on; one inside it registers
 REG7="registryGroup=s:EXECUTOR registryKey=s:peer-app registryValue=s:peer-7"
