@@ -439,13 +439,18 @@ engine_recover (server_t *self, uint64_t mask, const xxl_lease_t *leases)
 }
 
 //  Re-sends rows put back (recovery, a failed store write) once their
-//  agent is connected again; past the wait, fails them
+//  agent is connected again; past the wait, fails them.  At most
+//  XXL_RESENDS_PASS a pass (a pass comes every 200 ms), oldest first, so
+//  that a recovery of many rows leaves the loop free for the agents
+//  between its passes
+#define XXL_RESENDS_PASS 4096
 void
 engine_recover_resends (server_t *self)
 {
     zlistx_t *due = zlistx_new ();
     int64_t now = zclock_mono ();
-    for (xxl_resend_t *resend = (xxl_resend_t *) zlistx_first (self->runs.resends); resend;
+    for (xxl_resend_t *resend = (xxl_resend_t *) zlistx_first (self->runs.resends);
+         resend && zlistx_size (due) < XXL_RESENDS_PASS;
          resend = (xxl_resend_t *) zlistx_next (self->runs.resends)) {
         size_t size;
         xxl_ask_t *ask = (xxl_ask_t *) zhashx_lookup (self->planner.asks, &resend->log_id);
