@@ -59,6 +59,25 @@ flow_load_stop () {
 
 flow_running () { [ "$(sql "SELECT COUNT(*) FROM xxl_workflow_run WHERE status = 'RUNNING'")" = 0 ]; }
 
+# flow_stuck: the rows of up to two runs still RUNNING that have not
+# ended, indented (what a failed "every run ends" shows of its cause):
+# node, log id, address, trigger and handle codes; and the schedulers'
+# last lines about those log ids
+flow_stuck () {
+    local run id
+    for run in $(sql "SELECT id FROM xxl_workflow_run WHERE status = 'RUNNING' ORDER BY id LIMIT 2"); do
+        echo "    run $run, its rows not ended (node, log id, address, trigger, handle):"
+        sql "SELECT flow_node, id, executor_address, trigger_code, handle_code FROM xxl_job_log
+             WHERE flow_run_id = $run AND handle_code = 0 AND trigger_code IN (0, 200)
+             ORDER BY id" | sed 's/^/      /'
+        for id in $(sql "SELECT id FROM xxl_job_log WHERE flow_run_id = $run AND handle_code = 0
+                         AND trigger_code IN (0, 200)"); do
+            grep -h -e "log $id[^0-9]" -e "logId $id[^0-9]" "$T"/scheduler*.log 2>/dev/null \
+                | tail -n 3 | cut -c 1-200 | sed 's/^/      /'
+        done
+    done
+}
+
 # flow_verdict DAG: every run and node row of the store dumped, and
 # flow_check.py's verdict on them (a check, and its last lines)
 flow_verdict () {

@@ -69,6 +69,7 @@ ACK=$(wc -l < "$RUNS_ACKED")
 say "$ACK workflow runs acknowledged"
 check "the client got acknowledgements throughout ($ACK, $round rounds)" test "$ACK" -ge $((ROUNDS * 3)) -a "$ACK" -ge "$WANT"
 check "every run ends" wait_until 60 flow_running
+flow_running || flow_stuck
 for i in 0 1 2; do check "scheduler $i is alive" kill -0 "${S_PID[$i]}"; done
 flow_verdict "$T/dag.json"
 xxl_done

@@ -51,6 +51,7 @@ ACK=$(wc -l < "$RUNS_ACKED")
 say "$ACK workflow runs acknowledged"
 check "the client got acknowledgements throughout ($ACK, $i rounds)" test "$ACK" -ge $((ROUNDS * 3)) -a "$ACK" -ge "$WANT"
 check "every run ends" wait_until 60 flow_running
+flow_running || flow_stuck
 check "the scheduler is alive" kill -0 "$SPID"
 flow_verdict "$T/dag.json"
 xxl_done
