@@ -85,10 +85,12 @@ for round in $(seq "$ROUNDS"); do
     esac
     CUT=$(now_ms)
     if [ "$down" -gt "$LEASE" ]; then
-        if wait_until $(( down / 1000 )) all_held "1 2"; then
+        if wait_until $(( LEASE / 1000 + 3 )) all_held "1 2"; then
             GAP=$(( $(now_ms) - CUT )); GAPS="$GAPS $GAP"
             say "round $round: the other two hold the 16 shares $GAP ms after the cut"
-            check "round $round: shares taken over within the lease + 1 s ($GAP ms)" test "$GAP" -le $((LEASE + 1000))
+            # (the shares are taken as the lease ends; on CI's 2 CPUs running
+            # 4 tests at once a takeover once took the lease + 1.3 s)
+            check "round $round: shares taken over within the lease + 2 s ($GAP ms)" test "$GAP" -le $((LEASE + 2000))
         else
             check "round $round: the other two take the 16 shares over" false
         fi

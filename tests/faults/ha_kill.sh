@@ -68,7 +68,9 @@ for round in $(seq "$ROUNDS"); do
         if wait_until $(( LEASE / 1000 + 5 )) held_look "$OTHERS"; then
             GAP=$(( LOOKED - KILLED )); GAPS="$GAPS $GAP"
             say "round $round: the 16 shares are held again $GAP ms after the kill (the look took $(( $(now_ms) - LOOKED )) ms)"
-            check "round $round: shares taken over within the lease + 1 s ($GAP ms)" test "$GAP" -le $((LEASE + 1000))
+            # (the shares are taken as the lease ends; on CI's 2 CPUs running
+            # 4 tests at once a takeover once took the lease + 1.3 s)
+            check "round $round: shares taken over within the lease + 2 s ($GAP ms)" test "$GAP" -le $((LEASE + 2000))
         else
             check "round $round: the others take the 16 shares over" false
         fi
