@@ -177,6 +177,42 @@ check "... the agent's 200 to the ask makes the trigger taken" wait_for 5 bash -
         (.triggerMsg | contains(\"taken (its first answer was lost; asked again)\"))' >/dev/null"
 check "... and its result ends the run" field_is "$DOUBT" handleCode 200
 
+# An agent that, asked, answers that it never took the RUN (expired: it
+# lost it, as one restarted or drained does) gets it routed again, a new
+# RUN of the same logId; its 200 and result end the run.  An agent that
+# loses it every time gets it 3 times, then the row fails (that agent
+# answers nothing to the 4th RUN, so the row ends in doubt of it)
+REG10="registryGroup=s:EXECUTOR registryKey=s:peer-app registryValue=s:peer-10"
+"$PEER" "$AGENTS" --timeout 9000 -- send REGISTER $REG10 runLease=60 -- expect RUN \
+    -- expect RUN -- reply 500 'msg:expired: never had it' -- expect RUN -- reply 200 \
+    -- send CALLBACK 'items=cb:$LOG:200' -- send UNREGISTER $REG10 > "$T/unseen.json" &
+DPID=$!
+registered10 () { agent_registered peer-app peer-10; }
+wait_for 10 registered10
+UNSEEN=$(ctl job trigger "$PJOB" | jq -r '.logIds[0]')
+wait "$DPID"
+check "a RUN the agent, asked, says it never took is sent again" bash -c "
+    jq -se '[.[1].logId, .[2].logId, .[4].logId] == [$UNSEEN, $UNSEEN, $UNSEEN]
+            and .[4].id != .[1].id' '$T/unseen.json' >/dev/null"
+check "... and its result ends it" wait_for 5 field_is "$UNSEEN" handleCode 200
+check "... the scheduler says it routed it again" \
+    grep -q "log $UNSEEN: peer-10, asked again, never took it; routed again (1 of 3)" "$T/scheduler.log"
+LOSE=()
+for n in 1 2 3; do LOSE+=(-- expect RUN -- expect RUN -- reply 500 "msg:expired: lost again"); done
+"$PEER" "$AGENTS" --timeout 9000 -- send REGISTER $REG10 runLease=60 "${LOSE[@]}" \
+    -- expect RUN -- expect RUN -- reply 500 'msg:expired: and again' \
+    -- send UNREGISTER $REG10 > "$T/unseen2.json" &
+DPID=$!
+wait_for 10 registered10
+UNSEEN2=$(ctl job trigger "$PJOB" | jq -r '.logIds[0]')
+wait "$DPID"
+check "a RUN lost at every try is sent 3 times more, then no more" bash -c "
+    jq -se '[.[] | select(.step == \"expect RUN\") | .logId] | length == 8 and all(. == $UNSEEN2)' \
+        '$T/unseen2.json' >/dev/null"
+check "... and then fails: the agent never took it" wait_for 5 bash -c "
+    $CTL --api $API --json log show $UNSEEN2 | jq -e '.triggerCode == 500 and
+        (.triggerMsg | contains(\"asked again, the agent never took it\"))' >/dev/null"
+
 # runLease (seconds, 0-86400) in REGISTER: a value past the range is 400
 # naming the field, and the scheduler serves on; one inside it registers
 REG7="registryGroup=s:EXECUTOR registryKey=s:peer-app registryValue=s:peer-7"

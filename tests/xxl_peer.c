@@ -17,9 +17,9 @@
         -- reply CODE
                 answers the message remembered by expect with a REPLY
                 (same id) of code CODE; prints {"step": "reply"}
-        -- reply CODE KEY=VALUE ...
-                the same with content: a map of the fields, or, for a
-                single "=VALUE", that value
+        -- reply CODE [msg:TEXT] [KEY=VALUE ...]
+                the same with msg TEXT and with content: a map of the
+                fields, or, for a single "=VALUE", that value
     VALUE: an integer, s:TEXT, true, false, x:N:TEXT (TEXT N times),
     hex:HEX (a bin of those bytes), $LOG, $ID, or cb:LOGID:CODE[:START] (a
     CALLBACK's items: one item, LOGID may be $LOG; its logDateTime is the
@@ -317,7 +317,11 @@ main (int argc, char *argv [])
         }
         else
         if (streq (step, "reply") && i < argc) {
-            xxl_enc_reply (enc, (uint64_t) s_last_id, atoi (argv [i++]), NULL);
+            int code = atoi (argv [i++]);
+            const char *text = NULL;
+            if (i < argc && strncmp (argv [i], "msg:", 4) == 0)
+                text = argv [i++] + 4;
+            xxl_enc_reply (enc, (uint64_t) s_last_id, code, text);
             if (token)
                 xxl_enc_kstr (enc, "accessToken", token);
             if (i < argc && strneq (argv [i], "--")) {

@@ -12,10 +12,11 @@
         the open-run ask: nothing can start from it), answers 200 "already
         accepted": the run is its; the row records the trigger as taken
         and the run's result ends it;
-    -   it answers "expired: ...": it never took it (a RUN past its
-        expireTime never starts): the row fails as it did before the
-        doubt, "no answer from the agent within N ms", and the job's retry
-        or failover applies;
+    -   it answers "expired: ...": it never took it and never will (a RUN
+        past its expireTime never starts): the run is routed again, as a
+        stopping agent's refusal is, up to XXL_UNSEEN_TIMES times (then
+        the row fails as it did before the doubt, "no answer from the
+        agent within N ms", and the job's retry or failover applies);
     -   neither, and the run lease has passed since this scheduler last
         heard from the agent (xxl_heard_until), and no other scheduler of
         the store has heard it since (a registry row stamped within the
@@ -40,6 +41,8 @@
 #include "xxl_engine.h"
 
 #define XXL_DOUBT_ASK_MS    2000        //  between asks while unanswered
+#define XXL_UNSEEN_TIMES    3           //  routings again of a RUN its agent never took
+#define XXL_UNSEEN_MS       (10 * 60 * 1000)
 
 typedef struct {
     int64_t log_id;                     //  (the map's key points here)
@@ -159,6 +162,66 @@ s_end (server_t *self, doubt_t *doubt, int code, const char *msg, int sent_again
     zhashx_delete (self->runs.doubts, &log_id);
 }
 
+//  The agent, asked, says it never took the RUN: it starts nothing past
+//  a RUN's expireTime and the ask's is long past, so nothing of the run
+//  started anywhere (the agent lost it: a restart, a drain).  If the doubt
+//  still stands, the run is routed again as a stopping agent's refusal is
+//  (engine_reroute), at most XXL_UNSEEN_TIMES times within XXL_UNSEEN_MS
+//  (an agent that loses every RUN yet answers asks would take it forever);
+//  past that the row fails as it did before the doubt.
+static void
+s_unseen (server_t *self, doubt_t *doubt)
+{
+    int stands = s_stands (self, doubt, -1);
+    if (stands < 0)
+        return;                         //  (the store failed: asked again later)
+    int64_t log_id = doubt->log_id;
+    if (stands) {
+        int64_t *seen = (int64_t *) zhashx_lookup (self->runs.unseen, &log_id);
+        if (!seen) {
+            seen = (int64_t *) zmalloc (3 * sizeof (int64_t));
+            seen [0] = log_id;
+            seen [2] = zclock_mono ();
+            zhashx_insert (self->runs.unseen, &seen [0], seen);
+        }
+        char where [300];
+        xxl_printable (doubt->address, where, sizeof where);
+        if (++seen [1] <= XXL_UNSEEN_TIMES) {
+            zsys_info ("trigger: log %" PRId64 ": %s, asked again, never took it; routed"
+                       " again (%" PRId64 " of %d)", log_id, where, seen [1], XXL_UNSEEN_TIMES);
+            engine_reroute (self, log_id, doubt->presumed);
+        }
+        else {
+            char text [256];
+            s_fail_text (self, text, sizeof text, "; asked again, the agent never took it");
+            engine_run_answer (self, log_id, 0, doubt->note, doubt->address, doubt->presumed,
+                               doubt->stamp, XXL_CODE_FAIL, text);
+            zhashx_delete (self->runs.unseen, &log_id);
+        }
+    }
+    zhashx_delete (self->runs.doubts, &log_id);
+}
+
+//  Forgets the counts of s_unseen older than XXL_UNSEEN_MS
+static void
+s_unseen_sweep (server_t *self, int64_t now)
+{
+    zlistx_t *old = NULL;
+    for (int64_t *seen = (int64_t *) zhashx_first (self->runs.unseen); seen;
+         seen = (int64_t *) zhashx_next (self->runs.unseen))
+        if (now - seen [2] >= XXL_UNSEEN_MS) {
+            if (!old)
+                old = zlistx_new ();
+            zlistx_add_end (old, seen);
+        }
+    if (old) {
+        for (int64_t *seen = (int64_t *) zlistx_first (old); seen;
+             seen = (int64_t *) zlistx_next (old))
+            zhashx_delete (self->runs.unseen, &seen [0]);
+        zlistx_destroy (&old);
+    }
+}
+
 //  The answer to an ask (a PENDING_DOUBT); code 0: none
 void
 engine_doubt_answer (server_t *self, pending_t *pending, int code, const char *msg)
@@ -173,11 +236,8 @@ engine_doubt_answer (server_t *self, pending_t *pending, int code, const char *m
         s_end (self, doubt, XXL_OK, "taken (its first answer was lost; asked again)", -1);
     }
     else
-    if (code && msg && strncmp (msg, "expired:", 8) == 0) {
-        char text [256];
-        s_fail_text (self, text, sizeof text, "; asked again, the agent never took it");
-        s_end (self, doubt, XXL_CODE_FAIL, text, -1);
-    }
+    if (code && msg && strncmp (msg, "expired:", 8) == 0)
+        s_unseen (self, doubt);
 }
 
 //  Whether another scheduler of the store heard address within the dead
@@ -229,6 +289,8 @@ s_twin_closed_ends (server_t *self, doubt_t *doubt, int64_t now, int sent_again)
 void
 engine_doubts_check (server_t *self)
 {
+    if (zhashx_size (self->runs.unseen))
+        s_unseen_sweep (self, zclock_mono ());
     if (!zhashx_size (self->runs.doubts))
         return;
     int64_t now = zclock_mono ();

@@ -35,6 +35,9 @@ engine_runs_start (server_t *self)
     self->runs.resend_ids = engine_id_map (NULL);
     self->runs.doubts = engine_id_map (engine_doubt_destroy);
     assert (self->runs.doubts);
+    self->runs.unseen = engine_id_map (engine_free_item);
+    self->runs.checks = zhashx_new ();
+    zhashx_set_destructor (self->runs.checks, engine_free_item);
     engine_admit_start (self);
 }
 
@@ -48,6 +51,8 @@ engine_runs_stop (server_t *self)
     zlistx_destroy (&self->runs.resends);
     zhashx_destroy (&self->runs.resend_ids);
     zhashx_destroy (&self->runs.doubts);
+    zhashx_destroy (&self->runs.unseen);
+    zhashx_destroy (&self->runs.checks);
     engine_admit_stop (self);
     xxl_pool_destroy (&self->runs.fast_pool);
     xxl_pool_destroy (&self->runs.slow_pool);

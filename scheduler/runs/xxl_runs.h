@@ -200,6 +200,11 @@ typedef struct {
     zhashx_t *resend_ids;               //  log ids in self->resends (no twice)
     zhashx_t *doubts;                   //  unanswered RUNs held in doubt, by log id
                                         //  (xxl_doubts.c)
+    zhashx_t *checks;                   //  address → why: to be asked about their
+                                        //  open runs (engine_checks_run)
+    zhashx_t *unseen;                   //  log id → {log id, times, mono ms}: RUNs
+                                        //  an agent, asked, said it never took,
+                                        //  routed again (xxl_doubts.c)
     zhashx_t *moved_from;               //  address → zframe_t (owned): the connection it
                                         //  was on, open, when another took it; once that
                                         //  one closes, the agent holding it now is asked
@@ -379,6 +384,9 @@ bool engine_doubt_has (server_t *self, int64_t log_id);
 bool engine_address_twin (server_t *self, const char *address);
 void engine_doubt_answer (server_t *self, pending_t *pending, int code, const char *msg);
 void engine_doubts_check (server_t *self);
+//  xxl_agents.c: asks the addresses registered since the last pass about
+//  their open runs (one read of the store's open runs for all of them)
+void engine_checks_run (server_t *self);
 void engine_doubt_destroy (void **item);
 
 
