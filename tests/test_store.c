@@ -592,6 +592,48 @@ s_parity_fill (xxl_store_t *store)
                == 0 && open_count == 1 && open_ids [0] == l2 + 8);
     XXL_CHECK (xxl_store_log_lost_ids_after (store, 4299, 0, open_ids, 4, &open_count) == 0
                && open_count == 0);
+    //  Open runs at every address at once, each with its address: one
+    //  more open at an address of a space and two-byte characters
+    log.id = l2 + 9;
+    XXL_CHECK (xxl_store_log_add (store, &log) == 0);
+    xxl_store_log_route (store, log.id, 4300, "sp ace \xc3\xa9t\xc3\xa9", "open\n");
+    XXL_CHECK (xxl_store_log_accept (store, log.id, 0) == 1);
+    {
+        //  One page of all, then the same a row a page: the same rows in
+        //  the same order, each with its address, each open at it
+        int64_t all_ids [16], one_id [1], cursor [2] = { 0, 0 };
+        char *all_at [16], *one_at [1];
+        size_t all_count = 0, one_count = 0, paged = 0;
+        XXL_CHECK (xxl_store_log_open_ids_all (store, cursor, all_ids, all_at, 16, &all_count)
+                   == 0 && all_count >= 3 && all_count < 16);
+        int found = 0;
+        for (size_t i = 0; i < all_count; i++) {
+            found |= (all_ids [i] == l2 + 6 && streq (all_at [i], "open-host"))
+                   | (all_ids [i] == l2 + 8 && streq (all_at [i], "open-host")) << 1
+                   | (all_ids [i] == l2 + 9 && streq (all_at [i], "sp ace \xc3\xa9t\xc3\xa9")) << 2;
+            XXL_CHECK (all_ids [i] != l2 + 7);
+            int64_t at_ids [16];
+            size_t at_count = 0;
+            XXL_CHECK (xxl_store_log_open_ids_at (store, all_at [i], 0, at_ids, 16, &at_count)
+                       == 0);
+            bool listed = false;
+            for (size_t k = 0; k < at_count; k++)
+                listed |= at_ids [k] == all_ids [i];
+            XXL_CHECK (listed);
+        }
+        XXL_CHECK (found == 7);
+        cursor [0] = cursor [1] = 0;
+        while (xxl_store_log_open_ids_all (store, cursor, one_id, one_at, 1, &one_count) == 0
+        &&     one_count == 1) {
+            XXL_CHECK (paged < all_count && one_id [0] == all_ids [paged]
+                       && streq (one_at [0], all_at [paged]));
+            free (one_at [0]);
+            paged++;
+        }
+        XXL_CHECK (paged == all_count && one_count == 0);
+        for (size_t i = 0; i < all_count; i++)
+            free (all_at [i]);
+    }
     xxl_store_log_append_handle_msg (store, l1, "\nchild jobs: none");
     //  Bytes that are not UTF-8 (an agent's output, say): SQLite keeps
     //  them, PostgreSQL takes U+FFFD for them; replies are the same

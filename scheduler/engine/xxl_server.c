@@ -908,6 +908,7 @@ s_turn_work (server_t *self, bool agents_drained)
     &&  zclock_mono () - self->stall_mono < XXL_STALL_MS) {
         engine_runs_expire (self);
         engine_recover_resends (self);
+        engine_checks_run (self);
         if (self->runs.sweep_at && now >= self->runs.sweep_at)
             self->runs.sweep_at = engine_sweep_untracked (self)
                            ? now + 2 * (int64_t) self->config.run_timeout_ms + 1000: 0;

@@ -261,6 +261,7 @@ s_agent_binding (server_t *self, zframe_t *rid, const char *app, const char *add
 
 //  Open runs asked about per registration, at most
 #define XXL_CHECK_MAX 10000
+#define XXL_CHECK_GONE ((void *) UINTPTR_MAX)
 
 //  How long an address counts as shared by two live agents after the last
 //  sign of it (a connection it had moved from registering it again)
@@ -279,30 +280,66 @@ s_agent_binding (server_t *self, zframe_t *rid, const char *app, const char *add
 //  answer: nothing changes.  Rows recovery asks about itself are left to it.
 //  (Not asked when the address moves from another open connection: two
 //  agents on one address would fail each other's runs.)
+//
+//  The address waits in runs.checks for the next pass of engine_checks_run
+//  (every XXL_PENDING_MS, after the turn's REGISTER replies went): one
+//  read of the store's open runs serves every address registered since,
+//  so agents registering together (all of them after a scheduler restart)
+//  cost one pass, not one per agent.
 static void
 s_check_open_runs (server_t *self, const char *address, const char *why)
 {
-    if (engine_address_twin (self, address)) {
-        //  (either agent would refuse the other's runs: asking fails runs
-        //  that still run; they end with their results, or the lost-run
-        //  monitor once neither agent holds the address)
-        char where [300];
-        engine_warn_limited (&self->runs.log_twin_ask, "registry: %s %s: not asked about its open"
-                             " runs: two live agents share the address",
-                             xxl_printable (address, where, sizeof where), why);
-        return;
+    if (!zhashx_lookup (self->runs.checks, address)) {
+        char *copy = strdup (why);
+        assert (copy);
+        zhashx_insert (self->runs.checks, address, copy);
     }
+}
+
+//  Asks about the open runs of each address in runs.checks (and empties it)
+void
+engine_checks_run (server_t *self)
+{
+    if (!zhashx_size (self->runs.checks))
+        return;
+    //  Addresses two live agents share now are not asked (either agent
+    //  would refuse the other's runs: asking fails runs that still run;
+    //  they end with their results, or the lost-run monitor once neither
+    //  agent holds the address)
+    zlistx_t *twins = zlistx_new ();
+    for (char *why = (char *) zhashx_first (self->runs.checks); why;
+         why = (char *) zhashx_next (self->runs.checks)) {
+        const char *address = (const char *) zhashx_cursor (self->runs.checks);
+        if (engine_address_twin (self, address)) {
+            char where [300];
+            engine_warn_limited (&self->runs.log_twin_ask, "registry: %s %s: not asked about"
+                                 " its open runs: two live agents share the address",
+                                 xxl_printable (address, where, sizeof where), why);
+            zlistx_add_end (twins, (void *) address);
+        }
+    }
+    for (const char *address = (const char *) zlistx_first (twins); address;
+         address = (const char *) zlistx_next (twins))
+        zhashx_delete (self->runs.checks, address);
+    zlistx_destroy (&twins);
+    if (!zhashx_size (self->runs.checks))
+        return;
     //  (runs accepted whose trigger code waits for the turn's end are
     //  written first: an agent killed just after it took one is back, or
     //  its close seen, within that wait, and its run must be asked about)
     engine_accepted_flush (self, INT64_MAX);
+    zhashx_t *asked = zhashx_new ();    //  address → count asked (its own key)
     int64_t ids [1000];
-    size_t count = 0, asked = 0;
-    int64_t after = 0;
+    char *addresses [1000];
+    size_t count = 0;
+    int64_t cursor [2] = { 0, 0 };
+    bool failed = false;
     zhashx_t *flying = NULL;            //  (the RUNs in flight, read once)
     do {
-        if (xxl_store_log_open_ids_at (self->store, address, after, ids, 1000, &count))
-            break;                      //  (the store failed: the next registration asks)
+        if (xxl_store_log_open_ids_all (self->store, cursor, ids, addresses, 1000, &count)) {
+            failed = true;              //  (the store failed: the next pass asks)
+            break;
+        }
         if (count && !flying) {
             //  (and the runs asked about already, by an ask not answered yet)
             flying = engine_runs_in_flight (self);
@@ -312,28 +349,42 @@ s_check_open_runs (server_t *self, const char *address, const char *why)
                     zhashx_insert (flying, &p->log_id, p);
         }
         for (size_t i = 0; i < count; i++) {
-            after = ids [i];
-            if (self->runs.asked (self, ids [i]) || zhashx_lookup (flying, &ids [i]))
+            const char *address = addresses [i];
+            if (!zhashx_lookup (self->runs.checks, address)
+            ||  self->runs.asked (self, ids [i]) || zhashx_lookup (flying, &ids [i]))
+                continue;
+            size_t done = (size_t) (uintptr_t) zhashx_lookup (asked, address);
+            if (done >= XXL_CHECK_MAX)
                 continue;
             char why [256];
             pending_t *pending = engine_agent_request (self, address, "RUN", PENDING_CHECK,
                                                       self->config.run_timeout_ms,
                                                       why, sizeof why);
             if (!pending) {
-                count = 0;
-                break;
+                //  (its connection went meanwhile: asked when it registers again)
+                zhashx_update (asked, address, (void *) XXL_CHECK_GONE);
+                continue;
             }
             pending->log_id = ids [i];
             xxl_enc_kint (self->enc, "logId", ids [i]);
             xxl_enc_kint (self->enc, "expireTime", 1);
             engine_agent_send (self, pending);
-            asked++;
+            zhashx_update (asked, address, (void *) (uintptr_t) (done + 1));
         }
-    } while (count == 1000 && asked < XXL_CHECK_MAX);
+        for (size_t i = 0; i < count; i++)
+            free (addresses [i]);
+    } while (count == 1000);
     zhashx_destroy (&flying);
-    if (asked)
-        zsys_info ("registry: %s %s: asked it about its %zu open run(s)", address, why,
-                   asked);
+    for (void *done = zhashx_first (asked); done; done = zhashx_next (asked)) {
+        const char *address = (const char *) zhashx_cursor (asked);
+        if (done != XXL_CHECK_GONE)
+            zsys_info ("registry: %s %s: asked it about its %zu open run(s)", address,
+                       (const char *) zhashx_lookup (self->runs.checks, address),
+                       (size_t) (uintptr_t) done);
+    }
+    zhashx_destroy (&asked);
+    if (!failed)
+        zhashx_purge (self->runs.checks);
 }
 
 //  Each address that moved from a connection then open (moved_from):

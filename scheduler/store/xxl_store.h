@@ -246,7 +246,7 @@ typedef struct {
 
 //  Bumped whenever a method is added; methods are only ever appended, so
 //  a table of an older version is a prefix of this one (size says how much)
-#define XXL_STORE_METHODS_VERSION 18
+#define XXL_STORE_METHODS_VERSION 19
 
 typedef struct _xxl_store_t xxl_store_t;
 struct _xxl_account_t;                  //  (xxl_account_t, below)
@@ -749,6 +749,17 @@ typedef struct {
     //  key on trigger_day.
     int (*report_encode_range) (xxl_store_t *self, xxl_enc_t *enc, int64_t from, int64_t to,
                                 int64_t limit);
+
+    //  Version 19.  log_open_ids_at for every address at once: the runs
+    //  whose trigger succeeded and that have no result, a page of at most
+    //  max, and beside each id its address (a new string in addresses [i],
+    //  "" for none, that the caller frees; on -1 none is left to free).
+    //  Pages come in the order of the open runs' index (trigger time, then
+    //  id): cursor, two integers the caller zeroes to start, is advanced
+    //  past each page; a page shorter than max is the last.  One pass over
+    //  the open rows serves the addresses of many registrations.
+    int (*log_open_ids_all) (xxl_store_t *self, int64_t cursor [2], int64_t *ids,
+                             char **addresses, size_t max, size_t *count);
 } xxl_store_methods_t;
 
 //  Users (console logins), bearer tokens and sessions (docs/http.md).
@@ -1139,6 +1150,8 @@ static inline int64_t xxl_store_session_expire_remember (xxl_store_t *self, int6
 static inline int xxl_store_user_add_first (xxl_store_t *self, const xxl_account_t *user) { return XXL_STORE_V12 (user_add_first)? self->methods->user_add_first (self, user): -1; }
 //  Version 18 (a table of an older version: -1)
 static inline int xxl_store_report_encode_range (xxl_store_t *self, xxl_enc_t *enc, int64_t from, int64_t to, int64_t limit) { return XXL_STORE_V12 (report_encode_range)? self->methods->report_encode_range (self, enc, from, to, limit): -1; }
+//  Version 19 (a table of an older version: -1)
+static inline int xxl_store_log_open_ids_all (xxl_store_t *self, int64_t cursor [2], int64_t *ids, char **addresses, size_t max, size_t *count) { *count = 0; return XXL_STORE_V12 (log_open_ids_all)? self->methods->log_open_ids_all (self, cursor, ids, addresses, max, count): -1; }
 #undef XXL_STORE_V12
 
 #define XXL_ACCOUNTS_CALL(name) (self->methods->accounts->name)

@@ -546,6 +546,15 @@ const char *const pgx_statements [XXL_SQL_STATEMENTS] = {
         "SELECT id FROM xxl_job_log"
         " WHERE trigger_code = 200 AND handle_code = 0 AND executor_address = $1"
         " AND id > $2 ORDER BY id LIMIT $3",
+    [XXL_SQL_LOG_OPEN_IDS_ALL] =
+        "SELECT COALESCE (string_agg (trigger_time || ':' || id || ':'"
+        " || encode (convert_to (address, 'UTF8'), 'hex'), ' ' ORDER BY trigger_time, id), '')"
+        " FROM (SELECT * FROM (SELECT trigger_time, id, COALESCE (executor_address, '')"
+        " AS address FROM xxl_job_log WHERE trigger_code = 200 AND handle_code = 0"
+        " AND trigger_time = $1 AND id > $2 ORDER BY id LIMIT $3) t UNION ALL"
+        " SELECT * FROM (SELECT trigger_time, id, COALESCE (executor_address, '') AS address"
+        " FROM xxl_job_log WHERE trigger_code = 200 AND handle_code = 0 AND trigger_time > $1"
+        " ORDER BY trigger_time, id LIMIT $3) l ORDER BY trigger_time, id LIMIT $3) o",
     [XXL_SQL_NODE_BEAT] =
         "INSERT INTO xxl_node (name, beat) VALUES ($1, $2)"
         " ON CONFLICT (name) DO UPDATE SET beat = GREATEST (xxl_node.beat, EXCLUDED.beat)",

@@ -414,6 +414,69 @@ xs_log_open_ids_at (xxl_store_t *base, const char *address, int64_t after, int64
         address, after, (int64_t) max);
 }
 
+//  One text, the page's "TIME:ID:HEX" items apart by spaces (HEX: the
+//  address's bytes, either case); the cursor goes to the greatest
+static int
+s_hex_digit (char c)
+{
+    return c >= '0' && c <= '9'? c - '0': c >= 'a' && c <= 'f'? c - 'a' + 10
+         : c >= 'A' && c <= 'F'? c - 'A' + 10: -1;
+}
+
+int
+xs_log_open_ids_all (xxl_store_t *base, int64_t cursor [2], int64_t *ids, char **addresses,
+                     size_t max, size_t *count)
+{
+    *count = 0;
+    char *text = xsql_text (base, xsql_sql (base, XXL_SQL_LOG_OPEN_IDS_ALL), "iii", cursor [0],
+                            cursor [1], (int64_t) max);
+    if (!text)
+        return -1;                      //  (the aggregate always gives a row)
+    size_t found = 0;
+    int64_t last [2] = { cursor [0], cursor [1] };
+    bool bad = false;
+    for (char *at = text; *at && !bad; ) {
+        char *end;
+        long long time = strtoll (at, &end, 10);
+        long long id = *end == ':'? strtoll (end + 1, &end, 10): 0;
+        const char *hex = end + 1;
+        size_t digits = *end == ':'? strcspn (hex, " "): 0;
+        if (*end != ':' || digits % 2 || found == max) {
+            bad = true;
+            break;
+        }
+        char *address = (char *) malloc (digits / 2 + 1);
+        assert (address);
+        for (size_t i = 0; i < digits / 2; i++) {
+            int high = s_hex_digit (hex [2 * i]), low = s_hex_digit (hex [2 * i + 1]);
+            if (high < 0 || low < 0)
+                bad = true;
+            address [i] = (char) (high << 4 | (low & 15));
+        }
+        address [digits / 2] = 0;
+        ids [found] = id;
+        addresses [found++] = address;
+        if (time > last [0] || (time == last [0] && id > last [1])) {
+            last [0] = time;
+            last [1] = id;
+        }
+        at = (char *) hex + digits;
+        while (*at == ' ')
+            at++;
+    }
+    free (text);
+    if (bad) {
+        for (size_t i = 0; i < found; i++)
+            free (addresses [i]);
+        xsql_driver (base)->set_error (base, "log_open_ids_all: an unreadable page");
+        return -1;
+    }
+    cursor [0] = last [0];
+    cursor [1] = last [1];
+    *count = found;
+    return 0;
+}
+
 int64_t
 xs_log_delete (xxl_store_t *base, int64_t job_id, int64_t before, int64_t below, int64_t limit)
 {

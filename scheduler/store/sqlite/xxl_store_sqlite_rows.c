@@ -562,6 +562,17 @@ const char *const sq_statements [XXL_SQL_STATEMENTS] = {
         "SELECT id FROM xxl_job_log INDEXED BY xxl_job_log_running"
         " WHERE trigger_code = 200 AND handle_code = 0 AND executor_address = ?1"
         " AND id > ?2 ORDER BY id LIMIT ?3",
+    [XXL_SQL_LOG_OPEN_IDS_ALL] =
+        //  (the ties of the cursor's time first: the index's entries are
+        //  (trigger_time, rowid), so both halves seek, none rescans ties)
+        "SELECT COALESCE (group_concat (trigger_time || ':' || id || ':' || hex (address), ' '),"
+        " '') FROM (SELECT * FROM (SELECT trigger_time, id, COALESCE (executor_address, '')"
+        " AS address FROM xxl_job_log INDEXED BY xxl_job_log_running"
+        " WHERE trigger_code = 200 AND handle_code = 0 AND trigger_time = ?1 AND id > ?2"
+        " ORDER BY id LIMIT ?3) UNION ALL SELECT * FROM (SELECT trigger_time, id,"
+        " COALESCE (executor_address, '') AS address FROM xxl_job_log"
+        " INDEXED BY xxl_job_log_running WHERE trigger_code = 200 AND handle_code = 0"
+        " AND trigger_time > ?1 ORDER BY trigger_time, id LIMIT ?3) LIMIT ?3)",
     [XXL_SQL_NODE_BEAT] =
         "INSERT INTO xxl_node (name, beat) VALUES (?1, ?2)"
         " ON CONFLICT (name) DO UPDATE SET beat = max (beat, ?2)",
