@@ -213,6 +213,28 @@ check "... and then fails: the agent never took it" wait_for 5 bash -c "
     $CTL --api $API --json log show $UNSEEN2 | jq -e '.triggerCode == 500 and
         (.triggerMsg | contains(\"asked again, the agent never took it\"))' >/dev/null"
 
+# ... but not on the word of another agent: host B registers the address
+# while A's connection (which has the RUN, unanswered) stays open; B,
+# asked, says it never took it; that says nothing of A, so the row fails
+# as before instead of going again
+REG11="registryGroup=s:EXECUTOR registryKey=s:peer-app registryValue=s:peer-11"
+"$PEER" "$AGENTS" --timeout 14000 -- send REGISTER $REG11 runLease=60 -- expect RUN \
+    -- expect NOTHING > "$T/hostA.json" &
+APID=$!
+registered11 () { agent_registered peer-app peer-11; }
+wait_for 10 registered11
+OTHER=$(ctl job trigger "$PJOB" | jq -r '.logIds[0]')
+wait_for 5 bash -c "[ \"\$($CTL --api $API --json log show $OTHER | jq -r .executorAddress)\" = peer-11 ]"
+"$PEER" "$AGENTS" --timeout 9000 -- send REGISTER $REG11 runLease=60 -- expect RUN \
+    -- reply 500 'msg:expired: not mine' -- send UNREGISTER $REG11 > "$T/hostB.json"
+check "another host on the address is asked (the RUN's connection still open)" \
+    test "$(jq -s '.[1].logId' "$T/hostB.json")" = "$OTHER"
+check "... and its 'never took it' fails the row instead of sending it again" wait_for 5 bash -c "
+    $CTL --api $API --json log show $OTHER | jq -e '.triggerCode == 500 and
+        (.triggerMsg | contains(\"asked again, the agent never took it\"))' >/dev/null"
+check "... no 'routed again' for it" bash -c "! grep -q 'log $OTHER: .*routed again' '$T/scheduler.log'"
+kill "$APID" 2>/dev/null; wait "$APID" 2>/dev/null
+
 # runLease (seconds, 0-86400) in REGISTER: a value past the range is 400
 # naming the field, and the scheduler serves on; one inside it registers
 REG7="registryGroup=s:EXECUTOR registryKey=s:peer-app registryValue=s:peer-7"

@@ -26,7 +26,7 @@
 
 //  The schema version a store opened now has (each backend counts its own
 //  migrations: PostgreSQL has one of its own, 16)
-#define XXL_TEST_SCHEMA (xxl_test_pg? 19: 18)
+#define XXL_TEST_SCHEMA (xxl_test_pg? 20: 18)
 
 static char s_dir [] = "/tmp/xxl-test-store-XXXXXX";
 

@@ -259,133 +259,9 @@ s_agent_binding (server_t *self, zframe_t *rid, const char *app, const char *add
     return rc;
 }
 
-//  Open runs asked about per registration, at most
-#define XXL_CHECK_MAX 10000
-#define XXL_CHECK_GONE ((void *) UINTPTR_MAX)
-
 //  How long an address counts as shared by two live agents after the last
 //  sign of it (a connection it had moved from registering it again)
 #define XXL_TWIN_MS 600000
-
-//  An address registered on a connection while no open connection held
-//  it (the agent back after its connection closed, a scheduler restart,
-//  another host on a dead agent's address): its agent is asked about each
-//  run the store has open there, with a RUN of just its logId whose
-//  expireTime (1) is long past.  An agent back without its journal (a
-//  wiped disk, another host) knows none of its runs and reports none lost,
-//  and the lost-run monitor spares a registered address: without the ask
-//  those rows stay open for good.  200 ("already accepted"): the agent
-//  holds the run, whose result ends it; refused as expired: it does not,
-//  and the run is failed as lost (s_check_answer); anything else, or no
-//  answer: nothing changes.  Rows recovery asks about itself are left to it.
-//  (Not asked when the address moves from another open connection: two
-//  agents on one address would fail each other's runs.)
-//
-//  The address waits in runs.checks for the next pass of engine_checks_run
-//  (every XXL_PENDING_MS, after the turn's REGISTER replies went): one
-//  read of the store's open runs serves every address registered since,
-//  so agents registering together (all of them after a scheduler restart)
-//  cost one pass, not one per agent.
-static void
-s_check_open_runs (server_t *self, const char *address, const char *why)
-{
-    if (!zhashx_lookup (self->runs.checks, address)) {
-        char *copy = strdup (why);
-        assert (copy);
-        zhashx_insert (self->runs.checks, address, copy);
-    }
-}
-
-//  Asks about the open runs of each address in runs.checks (and empties it)
-void
-engine_checks_run (server_t *self)
-{
-    if (!zhashx_size (self->runs.checks))
-        return;
-    //  Addresses two live agents share now are not asked (either agent
-    //  would refuse the other's runs: asking fails runs that still run;
-    //  they end with their results, or the lost-run monitor once neither
-    //  agent holds the address)
-    zlistx_t *twins = zlistx_new ();
-    for (char *why = (char *) zhashx_first (self->runs.checks); why;
-         why = (char *) zhashx_next (self->runs.checks)) {
-        const char *address = (const char *) zhashx_cursor (self->runs.checks);
-        if (engine_address_twin (self, address)) {
-            char where [300];
-            engine_warn_limited (&self->runs.log_twin_ask, "registry: %s %s: not asked about"
-                                 " its open runs: two live agents share the address",
-                                 xxl_printable (address, where, sizeof where), why);
-            zlistx_add_end (twins, (void *) address);
-        }
-    }
-    for (const char *address = (const char *) zlistx_first (twins); address;
-         address = (const char *) zlistx_next (twins))
-        zhashx_delete (self->runs.checks, address);
-    zlistx_destroy (&twins);
-    if (!zhashx_size (self->runs.checks))
-        return;
-    //  (runs accepted whose trigger code waits for the turn's end are
-    //  written first: an agent killed just after it took one is back, or
-    //  its close seen, within that wait, and its run must be asked about)
-    engine_accepted_flush (self, INT64_MAX);
-    zhashx_t *asked = zhashx_new ();    //  address → count asked (its own key)
-    int64_t ids [1000];
-    char *addresses [1000];
-    size_t count = 0;
-    int64_t cursor [2] = { 0, 0 };
-    bool failed = false;
-    zhashx_t *flying = NULL;            //  (the RUNs in flight, read once)
-    do {
-        if (xxl_store_log_open_ids_all (self->store, cursor, ids, addresses, 1000, &count)) {
-            failed = true;              //  (the store failed: the next pass asks)
-            break;
-        }
-        if (count && !flying) {
-            //  (and the runs asked about already, by an ask not answered yet)
-            flying = engine_runs_in_flight (self);
-            for (pending_t *p = (pending_t *) zhashx_first (self->runs.pending); p;
-                 p = (pending_t *) zhashx_next (self->runs.pending))
-                if (p->kind == PENDING_CHECK)
-                    zhashx_insert (flying, &p->log_id, p);
-        }
-        for (size_t i = 0; i < count; i++) {
-            const char *address = addresses [i];
-            if (!zhashx_lookup (self->runs.checks, address)
-            ||  self->runs.asked (self, ids [i]) || zhashx_lookup (flying, &ids [i]))
-                continue;
-            size_t done = (size_t) (uintptr_t) zhashx_lookup (asked, address);
-            if (done >= XXL_CHECK_MAX)
-                continue;
-            char why [256];
-            pending_t *pending = engine_agent_request (self, address, "RUN", PENDING_CHECK,
-                                                      self->config.run_timeout_ms,
-                                                      why, sizeof why);
-            if (!pending) {
-                //  (its connection went meanwhile: asked when it registers again)
-                zhashx_update (asked, address, (void *) XXL_CHECK_GONE);
-                continue;
-            }
-            pending->log_id = ids [i];
-            xxl_enc_kint (self->enc, "logId", ids [i]);
-            xxl_enc_kint (self->enc, "expireTime", 1);
-            engine_agent_send (self, pending);
-            zhashx_update (asked, address, (void *) (uintptr_t) (done + 1));
-        }
-        for (size_t i = 0; i < count; i++)
-            free (addresses [i]);
-    } while (count == 1000);
-    zhashx_destroy (&flying);
-    for (void *done = zhashx_first (asked); done; done = zhashx_next (asked)) {
-        const char *address = (const char *) zhashx_cursor (asked);
-        if (done != XXL_CHECK_GONE)
-            zsys_info ("registry: %s %s: asked it about its %zu open run(s)", address,
-                       (const char *) zhashx_lookup (self->runs.checks, address),
-                       (size_t) (uintptr_t) done);
-    }
-    zhashx_destroy (&asked);
-    if (!failed)
-        zhashx_purge (self->runs.checks);
-}
 
 //  Each address that moved from a connection then open (moved_from):
 //  forgotten once it is not connected (it is asked about when it comes
@@ -429,8 +305,13 @@ engine_moved_check (server_t *self)
     }
     //  (after the walk: asking changes nothing it walks, forgetting does)
     for (char *address = (char *) zlistx_first (ask); address;
-         address = (char *) zlistx_next (ask))
-        s_check_open_runs (self, address, "holds the address its old connection had (closed now)");
+         address = (char *) zlistx_next (ask)) {
+        size_t route_size = 0;
+        const void *route = xxl_registry_route (self->registry, address, &route_size);
+        if (route)
+            engine_check_open_runs (self, address, "holds the address its old connection had"
+                               " (closed now)", route, route_size);
+    }
     for (char *address = (char *) zlistx_first (forget); address;
          address = (char *) zlistx_next (forget))
         zhashx_delete (self->runs.moved_from, address);
@@ -447,25 +328,6 @@ engine_moved_check (server_t *self)
          address = (const char *) zlistx_next (expired))
         zhashx_delete (self->runs.twins, address);
     zlistx_destroy (&expired);
-}
-
-//  The agent's answer to s_check_open_runs' ask
-static void
-s_check_answer (server_t *self, pending_t *pending, int code, const char *msg)
-{
-    if (code == XXL_OK || !msg || strncmp (msg, "expired:", 8) != 0)
-        return;
-    char *reason = zsys_sprintf ("lost: agent %s registered again and does not hold this run"
-                                 " (back without its journal, or another agent on its"
-                                 " address)", pending->address);
-    int64_t now = engine_now ();
-    if (xxl_store_log_handle_done (self->store, pending->log_id, now, XXL_CODE_FAIL,
-                                   reason) == 0) {
-        engine_run_ended (self, pending->log_id, XXL_END_RESULT, XXL_CODE_FAIL, now);
-        zsys_warning ("registry: log %" PRId64 ": agent %s does not hold it: failed as lost",
-                      pending->log_id, pending->address);
-    }
-    zstr_free (&reason);
 }
 
 //  The agent tags a REGISTER says (`tags`, "K=V,...": xxl_tags.h) in
@@ -603,7 +465,8 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove,
     //  and an agent that hears nothing takes its link for down)
     engine_queue_agent_to (self, zframe_data (rid), zframe_size (rid), 0, !remove);
     if (check_open)
-        s_check_open_runs (self, address, "registered on a new connection");
+        engine_check_open_runs (self, address, "registered on a new connection", zframe_data (rid),
+                           zframe_size (rid));
 }
 
 //  The address log_id was sent to, when it is one of the addresses of the
@@ -1085,7 +948,7 @@ engine_agent_answer (server_t *self, zframe_t *rid, xxl_msg_t *msg)
             engine_probe_answer (self, pending, code, text);
             break;
         case PENDING_CHECK:
-            s_check_answer (self, pending, code, text);
+            engine_check_answer (self, pending, code, text);
             break;
         case PENDING_DOUBT:
             engine_doubt_answer (self, pending, code, text);

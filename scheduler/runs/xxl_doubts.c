@@ -13,10 +13,12 @@
         accepted": the run is its; the row records the trigger as taken
         and the run's result ends it;
     -   it answers "expired: ...": it never took it and never will (a RUN
-        past its expireTime never starts): the run is routed again, as a
-        stopping agent's refusal is, up to XXL_UNSEEN_TIMES times (then
-        the row fails as it did before the doubt, "no answer from the
-        agent within N ms", and the job's retry or failover applies);
+        past its expireTime never starts): when that is the RUN's own
+        agent's word (s_unseen), the run is routed again, as a stopping
+        agent's refusal is, up to XXL_UNSEEN_TIMES times; otherwise, or
+        past that, the row fails as it did before the doubt, "no answer
+        from the agent within N ms", and the job's retry or failover
+        applies;
     -   neither, and the run lease has passed since this scheduler last
         heard from the agent (xxl_heard_until), and no other scheduler of
         the store has heard it since (a registry row stamped within the
@@ -162,31 +164,42 @@ s_end (server_t *self, doubt_t *doubt, int code, const char *msg, int sent_again
     zhashx_delete (self->runs.doubts, &log_id);
 }
 
-//  The agent, asked, says it never took the RUN: it starts nothing past
-//  a RUN's expireTime and the ask's is long past, so nothing of the run
-//  started anywhere (the agent lost it: a restart, a drain).  If the doubt
-//  still stands, the run is routed again as a stopping agent's refusal is
-//  (engine_reroute), at most XXL_UNSEEN_TIMES times within XXL_UNSEEN_MS
-//  (an agent that loses every RUN yet answers asks would take it forever);
-//  past that the row fails as it did before the doubt.
+//  The agent, asked (pending: the ask), says it never took the RUN: it
+//  starts nothing past a RUN's expireTime and the ask's is long past.
+//  When the answer is the RUN's own agent's -- the ask went on the RUN's
+//  connection, or that connection has closed (its agent restarted, or its
+//  link was reset and it came back: its journal answers) -- nothing of the
+//  run started anywhere, and if the doubt still stands the run is routed
+//  again as a stopping agent's refusal is (engine_reroute), at most
+//  XXL_UNSEEN_TIMES times unless XXL_UNSEEN_MS pass without one (an agent
+//  that loses every RUN yet answers asks would take it forever).  Past
+//  that, or when another agent answered while the RUN's connection is
+//  still open (two hosts on one address: the RUN's may hold it), or when
+//  the connection is unknown, or the row is being killed to cover a newer
+//  trigger (its message has that note after the section a reroute takes
+//  back), the row fails as it did before the doubt.
 static void
-s_unseen (server_t *self, doubt_t *doubt)
+s_unseen (server_t *self, doubt_t *doubt, const pending_t *ask)
 {
     int stands = s_stands (self, doubt, -1);
     if (stands < 0)
         return;                         //  (the store failed: asked again later)
     int64_t log_id = doubt->log_id;
     if (stands) {
+        bool own = doubt->rid && ask->rid && ask->rid_size == doubt->rid_size
+                && memcmp (ask->rid, doubt->rid, doubt->rid_size) == 0;
+        bool again = doubt->rid && !zhashx_lookup (self->runs.killing, &log_id)
+                  && (own || !engine_runs_beat (self, doubt->rid, doubt->rid_size));
         int64_t *seen = (int64_t *) zhashx_lookup (self->runs.unseen, &log_id);
-        if (!seen) {
+        if (!seen && again) {
             seen = (int64_t *) zmalloc (3 * sizeof (int64_t));
             seen [0] = log_id;
-            seen [2] = zclock_mono ();
             zhashx_insert (self->runs.unseen, &seen [0], seen);
         }
         char where [300];
         xxl_printable (doubt->address, where, sizeof where);
-        if (++seen [1] <= XXL_UNSEEN_TIMES) {
+        if (again && ++seen [1] <= XXL_UNSEEN_TIMES) {
+            seen [2] = zclock_mono ();
             zsys_info ("trigger: log %" PRId64 ": %s, asked again, never took it; routed"
                        " again (%" PRId64 " of %d)", log_id, where, seen [1], XXL_UNSEEN_TIMES);
             engine_reroute (self, log_id, doubt->presumed);
@@ -196,13 +209,14 @@ s_unseen (server_t *self, doubt_t *doubt)
             s_fail_text (self, text, sizeof text, "; asked again, the agent never took it");
             engine_run_answer (self, log_id, 0, doubt->note, doubt->address, doubt->presumed,
                                doubt->stamp, XXL_CODE_FAIL, text);
-            zhashx_delete (self->runs.unseen, &log_id);
+            if (seen)
+                zhashx_delete (self->runs.unseen, &log_id);
         }
     }
     zhashx_delete (self->runs.doubts, &log_id);
 }
 
-//  Forgets the counts of s_unseen older than XXL_UNSEEN_MS
+//  Forgets the counts of s_unseen whose last reroute is XXL_UNSEEN_MS old
 static void
 s_unseen_sweep (server_t *self, int64_t now)
 {
@@ -237,7 +251,7 @@ engine_doubt_answer (server_t *self, pending_t *pending, int code, const char *m
     }
     else
     if (code && msg && strncmp (msg, "expired:", 8) == 0)
-        s_unseen (self, doubt);
+        s_unseen (self, doubt, pending);
 }
 
 //  Whether another scheduler of the store heard address within the dead

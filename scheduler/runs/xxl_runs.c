@@ -37,7 +37,7 @@ engine_runs_start (server_t *self)
     assert (self->runs.doubts);
     self->runs.unseen = engine_id_map (engine_free_item);
     self->runs.checks = zhashx_new ();
-    zhashx_set_destructor (self->runs.checks, engine_free_item);
+    zhashx_set_destructor (self->runs.checks, engine_check_destroy);
     engine_admit_start (self);
 }
 

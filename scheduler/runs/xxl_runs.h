@@ -11,6 +11,7 @@
                         messages (REGISTER, CALLBACK, REPLY)
         xxl_log_page.c  an agent's LOG page checked and made LOG_CAT's answer
         xxl_doubts.c    RUNs whose answer never came
+        xxl_checks.c    agents asked about the runs open at their addresses
     MUST: write a run's row before its RUN is queued (the outbox sends
     after the commit).  MUST NOT: touch the planner's plans except through
     its header; a run's end is announced by engine_run_ended.
@@ -26,7 +27,7 @@
 
 typedef enum {
     PENDING_RUN, PENDING_LOG, PENDING_KILL, PENDING_PROBE,
-    PENDING_CHECK,                      //  whether the agent holds an open run (s_check_open_runs)
+    PENDING_CHECK,                      //  whether the agent holds an open run (xxl_checks.c)
     PENDING_DOUBT                       //  whether the agent took a RUN whose answer never
                                         //  came (xxl_doubts.c)
 } pending_kind_t;
@@ -200,8 +201,8 @@ typedef struct {
     zhashx_t *resend_ids;               //  log ids in self->resends (no twice)
     zhashx_t *doubts;                   //  unanswered RUNs held in doubt, by log id
                                         //  (xxl_doubts.c)
-    zhashx_t *checks;                   //  address → why: to be asked about their
-                                        //  open runs (engine_checks_run)
+    zhashx_t *checks;                   //  address → its why and connection: to be
+                                        //  asked about its open runs (engine_checks_run)
     zhashx_t *unseen;                   //  log id → {log id, times, mono ms}: RUNs
                                         //  an agent, asked, said it never took,
                                         //  routed again (xxl_doubts.c)
@@ -384,9 +385,14 @@ bool engine_doubt_has (server_t *self, int64_t log_id);
 bool engine_address_twin (server_t *self, const char *address);
 void engine_doubt_answer (server_t *self, pending_t *pending, int code, const char *msg);
 void engine_doubts_check (server_t *self);
-//  xxl_agents.c: asks the addresses registered since the last pass about
-//  their open runs (one read of the store's open runs for all of them)
+//  xxl_checks.c: address, on the connection rid, to be asked about the
+//  runs the store has open there at the next pass; the pass (one read of
+//  the store's open runs for every address queued); an ask's answer
+void engine_check_open_runs (server_t *self, const char *address, const char *why,
+                             const void *rid, size_t rid_size);
 void engine_checks_run (server_t *self);
+void engine_check_answer (server_t *self, pending_t *pending, int code, const char *msg);
+void engine_check_destroy (void **item);
 void engine_doubt_destroy (void **item);
 
 

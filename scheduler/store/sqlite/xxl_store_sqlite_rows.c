@@ -572,7 +572,8 @@ const char *const sq_statements [XXL_SQL_STATEMENTS] = {
         " ORDER BY id LIMIT ?3) UNION ALL SELECT * FROM (SELECT trigger_time, id,"
         " COALESCE (executor_address, '') AS address FROM xxl_job_log"
         " INDEXED BY xxl_job_log_running WHERE trigger_code = 200 AND handle_code = 0"
-        " AND trigger_time > ?1 ORDER BY trigger_time, id LIMIT ?3) LIMIT ?3)",
+        " AND trigger_time > ?1 ORDER BY trigger_time, id LIMIT ?3)"
+        " ORDER BY trigger_time, id LIMIT ?3)",
     [XXL_SQL_NODE_BEAT] =
         "INSERT INTO xxl_node (name, beat) VALUES (?1, ?2)"
         " ON CONFLICT (name) DO UPDATE SET beat = max (beat, ?2)",
