@@ -34,6 +34,10 @@
       herd DB FIRST_JOB LAST_JOB AT_MS          the jobs (stampJobHandler, put in
                                                 the store due at AT_MS): one run
                                                 each? when did the last start?
+      workflows API FILE COUNT INFLIGHT SECONDS COUNT WORKFLOW_TRIGGERs of the ids
+                                                in FILE, spread over SECONDS,
+                                                INFLIGHT unanswered at most,
+                                                from one connection
       idle PID SECONDS                          RSS and CPU of a process
 */
 
@@ -981,6 +985,59 @@ s_cmd_idle (int pid, int seconds)
     return 0;
 }
 
+//  WORKFLOW_TRIGGERs of the workflows listed in `file` (one id a line,
+//  taken in turn), `count` of them evenly over `seconds`, at
+//  most `inflight` unanswered: the load of as many clients each waiting
+//  for its answer, from one connection (no process per trigger, whose
+//  start would load the machine more than the scheduler does).  Each
+//  reply must be 200.  Prints {"triggered", "ms"}.
+static int
+s_cmd_workflows (const char *endpoint, const char *file, long count, long inflight,
+                 int seconds)
+{
+    FILE *list = fopen (file, "r");
+    if (!list) {
+        fprintf (stderr, "xxl_bench: cannot read %s\n", file);
+        return 2;
+    }
+    int64_t ids [4096];
+    size_t known = 0;
+    long long id;
+    while (known < 4096 && fscanf (list, "%lld", &id) == 1)
+        if (id > 0)
+            ids [known++] = id;
+    fclose (list);
+    if (!known) {
+        fprintf (stderr, "xxl_bench: no workflow id in %s\n", file);
+        return 2;
+    }
+    s_api_t *api = s_api_new (endpoint);
+    int64_t started = s_wall_ms ();
+    long sent = 0, answered = 0;
+    while (answered < count) {
+        int64_t now = s_wall_ms ();
+        //  (the triggers due by now, spread over the seconds)
+        long due = (long) ((now - started) * count / ((int64_t) seconds * 1000)) + 1;
+        while (sent < count && sent < due && (long) api->outstanding < inflight) {
+            xxl_enc_t *enc = s_api_begin (api, "WORKFLOW_TRIGGER");
+            xxl_enc_kint (enc, "workflowId", ids [sent % (long) known]);
+            s_api_send (api);
+            sent++;
+        }
+        uint64_t index;
+        xxl_msg_t *reply = s_api_recv (api, 5, &index);
+        if (!reply)
+            continue;
+        if (xxl_reply_code (reply) != 200)
+            s_fail_reply ("WORKFLOW_TRIGGER", reply);
+        xxl_msg_destroy (&reply);
+        answered++;
+    }
+    printf ("{\"triggered\": %ld, \"ms\": %" PRId64 "}\n", count, s_wall_ms () - started);
+    s_api_destroy (&api);
+    return 0;
+}
+
 static void
 s_usage (void)
 {
@@ -992,6 +1049,7 @@ s_usage (void)
         "       xxl_bench concurrent API DB APP RUNS MS\n"
         "       xxl_bench sharding API DB APP TRIGGERS\n"
         "       xxl_bench herd DB FIRST_JOB LAST_JOB AT_MS\n"
+        "       xxl_bench workflows API FILE COUNT INFLIGHT SECONDS\n"
         "       xxl_bench idle PID SECONDS\n");
     exit (2);
 }
@@ -1027,6 +1085,9 @@ main (int argc, char *argv [])
         return s_cmd_sharding (argv [2], argv [3], argv [4], atoi (argv [5]));
     if (streq (command, "herd") && argc == 6)
         return s_cmd_herd (argv [2], atoll (argv [3]), atoll (argv [4]), atoll (argv [5]));
+    if (streq (command, "workflows") && argc == 7 && atol (argv [4]) > 0 && atol (argv [5]) > 0)
+        return s_cmd_workflows (argv [2], argv [3], atol (argv [4]), atol (argv [5]),
+                                atoi (argv [6]));
     if (streq (command, "idle") && argc == 4)
         return s_cmd_idle (atoi (argv [2]), atoi (argv [3]));
     s_usage ();
