@@ -310,7 +310,7 @@ engine_moved_check (server_t *self)
         const void *route = xxl_registry_route (self->registry, address, &route_size);
         if (route)
             engine_check_open_runs (self, address, "holds the address its old connection had"
-                               " (closed now)", route, route_size);
+                                    " (closed now)", route, route_size);
     }
     for (char *address = (char *) zlistx_first (forget); address;
          address = (char *) zlistx_next (forget))
@@ -466,7 +466,7 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove,
     engine_queue_agent_to (self, zframe_data (rid), zframe_size (rid), 0, !remove);
     if (check_open)
         engine_check_open_runs (self, address, "registered on a new connection", zframe_data (rid),
-                           zframe_size (rid));
+                                zframe_size (rid));
 }
 
 //  The address log_id was sent to, when it is one of the addresses of the

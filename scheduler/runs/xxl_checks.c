@@ -52,7 +52,7 @@ engine_check_destroy (void **item)
 
 void
 engine_check_open_runs (server_t *self, const char *address, const char *why, const void *rid,
-                   size_t rid_size)
+                        size_t rid_size)
 {
     check_t *check = (check_t *) zhashx_lookup (self->runs.checks, address);
     if (check && check->rid_size == rid_size && memcmp (check->rid, rid, rid_size) == 0)
