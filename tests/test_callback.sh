@@ -235,6 +235,53 @@ check "... and its 'never took it' fails the row instead of sending it again" wa
 check "... no 'routed again' for it" bash -c "! grep -q 'log $OTHER: .*routed again' '$T/scheduler.log'"
 kill "$APID" 2>/dev/null; wait "$APID" 2>/dev/null
 
+# ... and on the word of the same agent back on a new connection once the
+# RUN's has closed (it restarted: its journal answers): peer A takes the
+# RUN and leaves; A', on the address, disowns it; it goes again
+REG12="registryGroup=s:EXECUTOR registryKey=s:peer-app registryValue=s:peer-12"
+"$PEER" "$AGENTS" --timeout 9000 -- send REGISTER $REG12 runLease=60 -- expect RUN \
+    > "$T/gone12.json" &
+GPID=$!
+registered12 () { agent_registered peer-app peer-12; }
+wait_for 10 registered12
+BACK=$(ctl job trigger "$PJOB" | jq -r '.logIds[0]')
+wait "$GPID"
+"$PEER" "$AGENTS" --timeout 9000 -- send REGISTER $REG12 runLease=60 -- expect RUN \
+    -- reply 500 'msg:expired: restarted' -- expect RUN -- reply 200 \
+    -- send CALLBACK 'items=cb:$LOG:200' -- send UNREGISTER $REG12 > "$T/back12.json"
+check "the agent back on a new connection is asked about the RUN its old one took" \
+    test "$(jq -s '.[1].logId' "$T/gone12.json"),$(jq -s '.[1].logId' "$T/back12.json")" \
+        = "$BACK,$BACK"
+check "... its 'never took it' (the old connection closed) sends the run again" \
+    test "$(jq -s '.[3].logId' "$T/back12.json")" = "$BACK"
+check "... and its result ends it" wait_for 5 field_is "$BACK" handleCode 200
+check "... the scheduler says it routed it again" \
+    grep -q "log $BACK: peer-12, asked again, never took it; routed again (1 of 3)" "$T/scheduler.log"
+
+# A run being killed to cover a newer trigger (maxRunning 1, COVER_EARLY)
+# is not routed again on its agent's 'never took it' (it must not start:
+# its KILL went already): it fails as before
+CJOB=$(ctl job add --group peer-app --handler peerHandler --desc cover --max-running 1 \
+       --block COVER_EARLY | jq -r .id)
+REG13="registryGroup=s:EXECUTOR registryKey=s:peer-app registryValue=s:peer-13"
+"$PEER" "$AGENTS" --timeout 9000 -- send REGISTER $REG13 runLease=60 -- expect RUN \
+    -- expect RUN -- reply 500 'msg:expired: never had it' -- expect NOTHING \
+    -- send UNREGISTER $REG13 > "$T/cover13.json" &
+CPID=$!
+registered13 () { agent_registered peer-app peer-13; }
+wait_for 10 registered13
+COVERED=$(ctl job trigger "$CJOB" | jq -r '.logIds[0]')
+wait_for 5 bash -c "[ \"\$($CTL --api $API --json log show $COVERED | jq -r .executorAddress)\" = peer-13 ]"
+NEWER=$(ctl job trigger "$CJOB" | jq -r '.logIds[0]')
+wait "$CPID"
+check "a covered run in doubt is asked about" test "$(jq -s '.[2].logId' "$T/cover13.json")" = "$COVERED"
+check "... and fails on the agent's 'never took it'" wait_for 5 bash -c "
+    $CTL --api $API --json log show $COVERED | jq -e '.triggerCode == 500
+        and (.triggerMsg | contains(\"asked again, the agent never took it\"))' >/dev/null"
+check "... not routed again" bash -c "! grep -q 'log $COVERED: .*routed again' '$T/scheduler.log'"
+check "... while the newer trigger was kept ($NEWER)" bash -c "
+    [ \"\$($CTL --api $API --json log show $NEWER | jq -r .triggerCode)\" != null ]"
+
 # runLease (seconds, 0-86400) in REGISTER: a value past the range is 400
 # naming the field, and the scheduler serves on; one inside it registers
 REG7="registryGroup=s:EXECUTOR registryKey=s:peer-app registryValue=s:peer-7"

@@ -176,8 +176,8 @@ s_end (server_t *self, doubt_t *doubt, int code, const char *msg, int sent_again
 //  that, or when another agent answered while the RUN's connection is
 //  still open (two hosts on one address: the RUN's may hold it), or when
 //  the connection is unknown, or the row is being killed to cover a newer
-//  trigger (its message has that note after the section a reroute takes
-//  back), the row fails as it did before the doubt.
+//  trigger (COVER_EARLY: it must not start again, and its KILL went
+//  already), the row fails as it did before the doubt.
 static void
 s_unseen (server_t *self, doubt_t *doubt, const pending_t *ask)
 {
