@@ -278,6 +278,11 @@ check "a covered run in doubt is asked about" test "$(jq -s '.[2].logId' "$T/cov
 check "... and fails on the agent's 'never took it'" wait_for 5 bash -c "
     $CTL --api $API --json log show $COVERED | jq -e '.triggerCode == 500
         and (.triggerMsg | contains(\"asked again, the agent never took it\"))' >/dev/null"
+check "... and its log keeps the cover note, ahead of the answer's section" bash -c "
+    $CTL --api $API --json log show $COVERED | jq -e '.triggerMsg
+        | (index(\"killed: covered by a newer trigger (maxRunning 1, block strategy COVER_EARLY)\n\")
+           // -1) as \$k | (index(\"asked again, the agent never took it\") // -1) as \$a
+        | \$k >= 0 and \$a > \$k' >/dev/null"
 check "... not routed again" bash -c "! grep -q 'log $COVERED: .*routed again' '$T/scheduler.log'"
 check "... while the newer trigger was kept ($NEWER)" bash -c "
     [ \"\$($CTL --api $API --json log show $NEWER | jq -r .triggerCode)\" != null ]"

@@ -568,6 +568,31 @@ s_parity_fill (xxl_store_t *store)
     xxl_store_log_route (store, log.id, 0, "h1", "\xe8\x8a\x82\xe7\x82\xb9 section\n");
     XXL_CHECK (xxl_store_log_unroute (store, log.id, 11, 1) == 1);
     xxl_store_log_trigger_end (store, log.id, 500, 3, "end\n", 4200);
+    //  A note put ahead of the section a route wrote (two-byte characters
+    //  counted as one), which the trigger's end then cuts by its length
+    log.id = l2 + 10;
+    XXL_CHECK (xxl_store_log_add (store, &log) == 0);
+    {
+        char *head = strdup (log.trigger_msg);
+        xxl_store_log_route (store, log.id, 0, "h2", "\xc3\xa9 ahead\n");
+        XXL_CHECK (xxl_store_log_insert_trigger_msg (store, log.id, 8, "note\n") == 1);
+        xxl_log_t back = { 0 };
+        XXL_CHECK (xxl_store_log_load (store, log.id, &back) == 0);
+        char *want = zsys_sprintf ("%snote\n\xc3\xa9 ahead\n", head);
+        XXL_CHECK (back.trigger_msg && streq (back.trigger_msg, want));
+        xxl_log_free (&back);
+        zstr_free (&want);
+        xxl_store_log_trigger_end (store, log.id, 500, 8, "no\n", 0);
+        XXL_CHECK (xxl_store_log_insert_trigger_msg (store, log.id, 0, "tail\n") == 1);
+        XXL_CHECK (xxl_store_log_insert_trigger_msg (store, log.id, 100000, "first\n") == 1);
+        XXL_CHECK (xxl_store_log_load (store, log.id, &back) == 0);
+        want = zsys_sprintf ("first\n%snote\nno\ntail\n", head);
+        XXL_CHECK (back.trigger_msg && streq (back.trigger_msg, want));
+        xxl_log_free (&back);
+        zstr_free (&want);
+        free (head);
+        XXL_CHECK (xxl_store_log_insert_trigger_msg (store, l2 + 1000, 0, "none\n") == 0);
+    }
     //  Runs at open-host: two open (accepted, no result), one ended
     for (int k = 0; k < 3; k++) {
         log.id = l2 + 6 + k;

@@ -141,7 +141,9 @@ s_kill (server_t *self, int64_t log_id, int64_t job_id, int64_t max_running)
     char text [160];
     snprintf (text, sizeof text, "\nkilled: covered by a newer trigger (maxRunning %" PRId64
               ", block strategy COVER_EARLY)\n", max_running);
-    xxl_store_log_append_trigger_msg (self->store, log_id, text);
+    //  (an unanswered row's section stays last: its answer replaces it)
+    int64_t before = log.trigger_code == 0? engine_section_last_chars (log.trigger_msg): 0;
+    xxl_store_log_insert_trigger_msg (self->store, log_id, before, text);
     xxl_log_free (&log);
 }
 

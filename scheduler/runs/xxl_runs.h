@@ -330,6 +330,8 @@ int64_t engine_accepted_stamp (server_t *self, int64_t log_id);
 void engine_accepted_flush (server_t *self, int64_t before);
 char *engine_section (const char *note, const char *address, int code, const char *msg);
 int64_t engine_section_chars (const char *note, const char *address);
+int64_t engine_chars (const char *text);
+int64_t engine_section_last_chars (const char *trigger_msg);
 char *engine_text_retry (int64_t attempt, int64_t of, int64_t retry_id, int64_t delay);
 char *engine_text_misfire (const char *msg);
 route_pick_t engine_route_pick (server_t *self, const xxl_job_t *job, int64_t log_id,

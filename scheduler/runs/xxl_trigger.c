@@ -15,7 +15,6 @@
 static char *s_text (zchunk_t *text, const char *const *pieces, size_t count);
 static const char *s_trigger_title (const char *type);
 static void s_accepted_add (server_t *self, int64_t log_id, int64_t stamp, int64_t job_id);
-static int64_t s_chars (const char *text);
 static void s_send_run (server_t *self, const xxl_job_t *job, int64_t log_id,
                         int64_t trigger_time, const char *param, int shard_index,
                         int shard_total, const char *address, const char *note, int64_t stamp);
@@ -232,8 +231,8 @@ engine_section (const char *note, const char *address, int code, const char *msg
 }
 
 //  Characters (not bytes) of UTF-8 text, as SQLite's length() counts them
-static int64_t
-s_chars (const char *text)
+int64_t
+engine_chars (const char *text)
 {
     int64_t chars = 0;
     for (const unsigned char *c = (const unsigned char *) text; *c; c++)
@@ -241,14 +240,27 @@ s_chars (const char *text)
     return chars;
 }
 
-//  s_chars (engine_section (note, address, XXL_OK, NULL)) without making it
+//  Characters of trigger_msg from its last section's title to its end (0
+//  without one): the section an unanswered row's route wrote ahead, which
+//  log_trigger_end and log_unroute cut from the end by its length
+int64_t
+engine_section_last_chars (const char *trigger_msg)
+{
+    static const char title [] = "\n>>>>>>>>>>> Trigger <<<<<<<<<<<\n";
+    const char *last = NULL;
+    for (const char *at = trigger_msg; at && (at = strstr (at, title)); at++)
+        last = at;
+    return last? engine_chars (last): 0;
+}
+
+//  engine_chars (engine_section (note, address, XXL_OK, NULL)) without making it
 int64_t
 engine_section_chars (const char *note, const char *address)
 {
     //  (the fixed parts are ASCII: a character a byte)
     static const char fixed [] = "\n>>>>>>>>>>> Trigger <<<<<<<<<<<\n" "address: "
                                  "\ncode: 200\nmsg: null\n";
-    return (int64_t) sizeof fixed - 1 + (note? s_chars (note): 0) + s_chars (address);
+    return (int64_t) sizeof fixed - 1 + (note? engine_chars (note): 0) + engine_chars (address);
 }
 
 //  Sends the RUN of an existing log row to address, or, when address is
@@ -306,7 +318,7 @@ s_send_run (server_t *self, const xxl_job_t *job, int64_t log_id, int64_t trigge
     pending->log_id = log_id;
     pending->job_id = job->id;
     pending->note = note && *note? strdup (note): NULL;
-    pending->presumed = section? s_chars (section): engine_section_chars (note, address);
+    pending->presumed = section? engine_chars (section): engine_section_chars (note, address);
     zstr_free (&section);
     size_t size;
     const unsigned char *tp = engine_encode_tp (self, job, log_id, param, shard_index, shard_total,

@@ -246,7 +246,7 @@ typedef struct {
 
 //  Bumped whenever a method is added; methods are only ever appended, so
 //  a table of an older version is a prefix of this one (size says how much)
-#define XXL_STORE_METHODS_VERSION 19
+#define XXL_STORE_METHODS_VERSION 20
 
 typedef struct _xxl_store_t xxl_store_t;
 struct _xxl_account_t;                  //  (xxl_account_t, below)
@@ -760,6 +760,15 @@ typedef struct {
     //  the open rows serves the addresses of many registrations.
     int (*log_open_ids_all) (xxl_store_t *self, int64_t cursor [2], int64_t *ids,
                              char **addresses, size_t max, size_t *count);
+
+    //  Version 20.  log_insert_trigger_msg: text put into trigger_msg
+    //  `before` characters (as length() counts them) ahead of its end, 0
+    //  to append, more than its length to prepend.  A row whose last
+    //  section was written ahead of its agent's answer (log_route) keeps
+    //  that section last, where log_trigger_end and log_unroute cut it by
+    //  its length.  The count of rows changed, or -1.
+    int (*log_insert_trigger_msg) (xxl_store_t *self, int64_t log_id, int64_t before,
+                                   const char *text);
 } xxl_store_methods_t;
 
 //  Users (console logins), bearer tokens and sessions (docs/http.md).
@@ -1152,6 +1161,8 @@ static inline int xxl_store_user_add_first (xxl_store_t *self, const xxl_account
 static inline int xxl_store_report_encode_range (xxl_store_t *self, xxl_enc_t *enc, int64_t from, int64_t to, int64_t limit) { return XXL_STORE_V12 (report_encode_range)? self->methods->report_encode_range (self, enc, from, to, limit): -1; }
 //  Version 19 (a table of an older version: -1)
 static inline int xxl_store_log_open_ids_all (xxl_store_t *self, int64_t cursor [2], int64_t *ids, char **addresses, size_t max, size_t *count) { *count = 0; return XXL_STORE_V12 (log_open_ids_all)? self->methods->log_open_ids_all (self, cursor, ids, addresses, max, count): -1; }
+//  Version 20 (a table of an older version: -1)
+static inline int xxl_store_log_insert_trigger_msg (xxl_store_t *self, int64_t log_id, int64_t before, const char *text) { return XXL_STORE_V12 (log_insert_trigger_msg)? self->methods->log_insert_trigger_msg (self, log_id, before, text): -1; }
 #undef XXL_STORE_V12
 
 #define XXL_ACCOUNTS_CALL(name) (self->methods->accounts->name)

@@ -546,6 +546,11 @@ const char *const pgx_statements [XXL_SQL_STATEMENTS] = {
         "SELECT id FROM xxl_job_log"
         " WHERE trigger_code = 200 AND handle_code = 0 AND executor_address = $1"
         " AND id > $2 ORDER BY id LIMIT $3",
+    [XXL_SQL_LOG_INSERT_TRIGGER_MSG] =
+        "UPDATE xxl_job_log SET trigger_msg = "
+        XXL_CUT_TAIL ("COALESCE (trigger_msg, '')", "$1") " || $2 || substr (COALESCE"
+        " (trigger_msg, ''), CAST (LEAST (GREATEST (length (COALESCE (trigger_msg, '')) - $1,"
+        " 0), 2147483647) AS INTEGER) + 1) WHERE id = $3",
     [XXL_SQL_LOG_OPEN_IDS_ALL] =
         "SELECT COALESCE (string_agg (trigger_time || ':' || id || ':'"
         " || encode (convert_to (address, 'UTF8'), 'hex'), ' ' ORDER BY trigger_time, id), '')"

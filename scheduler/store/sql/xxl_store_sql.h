@@ -89,6 +89,7 @@ typedef enum {
     XXL_SQL_LOG_TRIGGER_END,
     XXL_SQL_LOG_OPEN_IDS_AT,
     XXL_SQL_LOG_OPEN_IDS_ALL,           //  log_open_ids_all: one text, "TIME:ID:HEX ..." ('' none)
+    XXL_SQL_LOG_INSERT_TRIGGER_MSG,
     XXL_SQL_NODE_BEAT,
     XXL_SQL_REGISTRY_ALIVE,
     XXL_SQL_JOB_COUNT,
@@ -253,7 +254,7 @@ int xxl_store_sql_sum_runs (int rc, xxl_store_group_runs_t *rows, size_t count,
     X (log_flow_mark) X (log_flow_run) X (workflow_ids) X (workflow_calendar_ids) X (log_slot_ids) X (job_slot_ids) \
     X (workflow_run_encode_below) X (backfill_encode_below) X (session_add_remember) \
     X (session_find_remember) X (session_expire_remember) X (user_add_first) \
-    X (report_encode_range) X (log_open_ids_all)
+    X (report_encode_range) X (log_open_ids_all) X (log_insert_trigger_msg)
 
 #define XXL_STORE_SQL_ACCOUNT_SLOTS(X) \
     X (user_add) X (user_update) X (user_get) X (user_rm) X (user_encode_all) X (token_add) \

@@ -42,6 +42,14 @@ xs_log_append_trigger_msg (xxl_store_t *base, int64_t log_id, const char *text)
 }
 
 int
+xs_log_insert_trigger_msg (xxl_store_t *base, int64_t log_id, int64_t before, const char *text)
+{
+    assert (before >= 0);
+    return xsql_exec (base, xsql_sql (base, XXL_SQL_LOG_INSERT_TRIGGER_MSG), "isi", before, text,
+                      log_id);
+}
+
+int
 xs_log_claimed_ids (xxl_store_t *base, int64_t after, int64_t *ids, size_t max, size_t *count)
 {
     return xsql_id_list (base,

@@ -562,6 +562,11 @@ const char *const sq_statements [XXL_SQL_STATEMENTS] = {
         "SELECT id FROM xxl_job_log INDEXED BY xxl_job_log_running"
         " WHERE trigger_code = 200 AND handle_code = 0 AND executor_address = ?1"
         " AND id > ?2 ORDER BY id LIMIT ?3",
+    [XXL_SQL_LOG_INSERT_TRIGGER_MSG] =
+        "UPDATE xxl_job_log SET trigger_msg = substr (COALESCE (trigger_msg, ''), 1,"
+        " max (length (COALESCE (trigger_msg, '')) - ?1, 0)) || ?2 || substr (COALESCE"
+        " (trigger_msg, ''), max (length (COALESCE (trigger_msg, '')) - ?1, 0) + 1)"
+        " WHERE id = ?3",
     [XXL_SQL_LOG_OPEN_IDS_ALL] =
         //  (the ties of the cursor's time first: the index's entries are
         //  (trigger_time, rowid), so both halves seek, none rescans ties)
