@@ -207,6 +207,7 @@ main (int argc, char *argv [])
     settings.log_pack = s_int (NULL, config, "agent/log_pack", settings.log_pack);
     settings.threads_max = s_int (NULL, config, "agent/threads_max", 0);
     settings.waiting_max = s_int_from (NULL, config, "agent/waiting_max", 0, -1);
+    settings.idle_reap_s = s_int_from (NULL, config, "agent/idle_reap_s", settings.idle_reap_s, 1);
     //  agent/drain_s; agent/stop_wait (ms) is its deprecated alias
     if (config && zconfig_locate (config, "agent/stop_wait")
     &&  !zconfig_locate (config, "agent/drain_s")) {
@@ -235,9 +236,10 @@ main (int argc, char *argv [])
     }
     if (settings.beat_s < 1 || settings.log_retention_days < 3
     ||  (settings.run_lease_s != 0 && settings.run_lease_s < 2 * settings.beat_s)
-    ||  settings.run_lease_s > 86400) {
-        fprintf (stderr, "xxl-agent: need beat >= 1, log_retention_days >= 3 and run_lease"
-                 " 0 (off) or from two beats to 86400 s\n");
+    ||  settings.run_lease_s > 86400 || settings.idle_reap_s < 1
+    ||  settings.idle_reap_s > 86400) {
+        fprintf (stderr, "xxl-agent: need beat >= 1, log_retention_days >= 3, run_lease"
+                 " 0 (off) or from two beats to 86400 s, and idle_reap_s from 1 to 86400 s\n");
         zconfig_destroy (&config);
         return 2;
     }

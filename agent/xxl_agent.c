@@ -487,6 +487,7 @@ xxl_agent_config_defaults (xxl_agent_config_t *config)
     config->log_pack = 1;
     config->run_batch = XXL_RUN_BATCH_MAX;
     config->drain_ms = 30000;
+    config->idle_reap_s = 90;
 }
 
 static void
@@ -590,7 +591,7 @@ s_agent_new (zsock_t *pipe, const xxl_agent_config_t *config)
     exec_config.logdir = config->logdir;
     exec_config.allow_glue = config->allow_glue;
     exec_config.in_process = config->in_process;
-    exec_config.idle_reap_s = 90;
+    exec_config.idle_reap_s = config->idle_reap_s;
     exec_config.log_pack = config->log_pack;
     exec_config.runner = config->runner;
     exec_config.journal = self->journal;

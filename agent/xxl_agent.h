@@ -56,6 +56,9 @@ typedef struct {
                                         //  (<= 0: sized to the machine)
     int waiting_max;                    //  runs waiting for a thread before
                                         //  RUNs are refused busy (0: 10,000)
+    int idle_reap_s;                    //  a job's queue idle this long is
+                                        //  retired, its lifecycle's destroy
+                                        //  run (agent/idle_reap_s; 1-86400)
     int drain_ms;                       //  a clean stop (SIGTERM) refuses new
                                         //  runs and lets queued and running ones
                                         //  finish this long, then kills them

@@ -55,14 +55,27 @@ check "the drain ran the lifecycle job's destroy, once" test "$(grep -cx "destro
 check "... and nothing broke its contract" bash -c "! grep -q '^bad ' '$T/life.records'"
 
 # drain_s = 1: a 30 s run is killed after ~1 s, its result says so
+# (and agent/idle_reap_s = 2: an idle job's queue is retired, its
+# lifecycle's destroy run, without a stop)
 cat > "$T/agent-short.cfg" <<CFG
 agent
     beat = 1
     callback_timeout = 1000
     drain_s = 1
+    idle_reap_s = 2
 CFG
-AGENT_CFG="$T/agent-short.cfg" start_agent d2 drain-app
+mkdir -p "$T/plugins-d2"
+cp "$XXL_TEST_PLUGINS/lifecycle.so" "$T/plugins-d2/"
+XXL_TEST_LIFE_LOG="$T/life2.records" AGENT_PLUGINS="$T/plugins-d2" AGENT_CFG="$T/agent-short.cfg" \
+    start_agent d2 drain-app
 check "short-drain agent registers" wait_for 10 agent_registered drain-app d2
+JL2=$(ctl job add --group drain-app --handler lifeJobHandler | jq -r .id)
+LL2=$(ctl job trigger "$JL2" --address d2 | jq -r '.logIds[0]')
+check "a lifecycle job's run on it ends 200" wait_for 10 field_is "$LL2" handleCode 200
+check "... after its init" test "$(grep -cx "init $JL2" "$T/life2.records")" = 1
+check "... and its destroy comes once its queue was idle 2 s (agent/idle_reap_s)" \
+    wait_for 20 bash -c "[ \"\$(grep -cx 'destroy $JL2' '$T/life2.records')\" = 1 ]"
+check "... while the agent runs on" kill -0 "$APID_d2"
 J30=$(glue_job 'sleep 30.0733')
 L30=$(trigger "$J30")
 wait_for 10 running d2 "$L30"
