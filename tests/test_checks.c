@@ -1,0 +1,290 @@
+/*  test_checks.c -- the batched asks about the runs open at an address
+    registered on a new connection (scheduler/runs/xxl_checks.c), in
+    process: the engine's state (server_t) is made with just what REGISTER
+    and a pass use, the agents' REGISTERs go through the engine's own
+    handler (engine_handle_agent, as from the agents socket: a routing id
+    then the frame), and each pass (engine_checks_run, which the actor
+    calls every 200 ms) is called here, so nothing waits on a clock.  An
+    ask is the message the pass queues for an agent: a RUN of a logId with
+    expireTime 1, to the connection the address is on.
+
+    Decisions held:
+    - an address still on the connection that registered it, with an open
+      run, is asked about it (and an address never registered is not);
+    - an address that moved to another open connection between its
+      REGISTER and the pass is not asked (its check is dropped: the move's
+      rules judge it);
+    - a pass whose read of the store's open runs fails keeps the checks:
+      the next pass, the store readable again, asks; then none are left.
+    The store's failure is a copy of its method table whose
+    log_open_ids_all fails while s_fail is set (the test's own wrapper:
+    nothing in the engine knows of it).
+*/
+
+#include "xxl_engine.h"
+#include "xxl_test_store.h"
+#include "xxl_test.h"
+
+#define APP "checks-app"
+
+//  The store's methods, and the copy the engine is given
+static const xxl_store_methods_t *s_real;
+static xxl_store_methods_t s_wrapped;
+static bool s_fail = false;             //  log_open_ids_all fails while set
+static int s_reads = 0;                 //  its calls, and of them those failed
+static int s_failed = 0;
+
+static int
+s_open_ids_all (xxl_store_t *store, int64_t cursor [2], int64_t *ids, char **addresses,
+                size_t max, size_t *count)
+{
+    s_reads++;
+    if (s_fail) {
+        s_failed++;
+        *count = 0;
+        return -1;
+    }
+    return s_real->log_open_ids_all (store, cursor, ids, addresses, max, count);
+}
+
+//  What the planner would say of a row: nothing is planned or asked here
+static bool
+s_holds_none (server_t *self, int64_t log_id)
+{
+    (void) self;
+    (void) log_id;
+    return false;
+}
+
+//  The engine's state for REGISTERs and passes, on store (not owned)
+static server_t *
+s_server_new (xxl_store_t *store)
+{
+    server_t *self = (server_t *) zmalloc (sizeof (server_t));
+    xxl_server_config_defaults (&self->config);
+    self->store = store;
+    self->enc = xxl_enc_new ();
+    self->registry = xxl_registry_new ();
+    self->heard = xxl_heard_new (zclock_mono ());
+    self->apps_changed = zhashx_new ();
+    engine_outbox_start (self);
+    engine_runs_start (self);
+    self->runs.planned = s_holds_none;
+    self->runs.asked = s_holds_none;
+    self->next_id = (uint64_t) engine_now () << 16;
+    self->clock_base = zclock_time () - zclock_mono ();
+    assert (self->enc && self->registry && self->heard && self->apps_changed);
+    return self;
+}
+
+static void
+s_server_destroy (server_t **self_p)
+{
+    server_t *self = *self_p;
+    engine_runs_stop (self);
+    engine_outbox_stop (self);
+    zhashx_destroy (&self->apps_changed);
+    xxl_heard_destroy (&self->heard);
+    xxl_registry_destroy (&self->registry);
+    xxl_enc_destroy (&self->enc);
+    free (self);
+    *self_p = NULL;
+}
+
+//  A queued message's frame, decoded (NULL when it does not decode)
+static xxl_msg_t *
+s_decode (zframe_t *body)
+{
+    char err [256];
+    return body? xxl_msg_decode (zframe_data (body), zframe_size (body), NULL, err, sizeof err)
+               : NULL;
+}
+
+//  One turn's REGISTER of address from connection rid, as the agents
+//  socket hands it over; true when answered 200
+static bool
+s_register (server_t *self, const char *rid, const char *address)
+{
+    static uint64_t id = 0;
+    xxl_enc_t *enc = xxl_enc_new ();
+    xxl_enc_request (enc, "REGISTER", ++id);
+    xxl_enc_kstr (enc, "registryGroup", "EXECUTOR");
+    xxl_enc_kstr (enc, "registryKey", APP);
+    xxl_enc_kstr (enc, "registryValue", address);
+    size_t size;
+    const void *data = xxl_enc_finish (enc, &size);
+    zmsg_t *zmsg = zmsg_new ();
+    zmsg_addmem (zmsg, rid, strlen (rid));
+    zmsg_addmem (zmsg, data, size);
+    xxl_enc_destroy (&enc);
+    bool began = xxl_store_begin (self->store) == 0;
+    engine_handle_agent (self, zmsg);
+    zmsg_destroy (&zmsg);
+    if (began)
+        xxl_store_commit (self->store);
+    //  (its reply: the last message queued to rid)
+    bool answered = false;
+    for (zmsg_t *out = (zmsg_t *) zlistx_first (self->runs.agents_always); out;
+         out = (zmsg_t *) zlistx_next (self->runs.agents_always)) {
+        zmsg_first (out);               //  (the request it carries)
+        zframe_t *to = zmsg_next (out);
+        zframe_t *body = zmsg_next (out);
+        if (!to || !body || !zframe_streq (to, rid))
+            continue;
+        xxl_msg_t *msg = s_decode (body);
+        const msgpack_object *code = msg? xxl_msg_get (xxl_msg_root (msg), "code"): NULL;
+        answered = msg && streq (xxl_msg_type (msg), "REPLY") && code
+                && code->type == MSGPACK_OBJECT_POSITIVE_INTEGER && code->via.u64 == XXL_OK;
+        xxl_msg_destroy (&msg);
+    }
+    return answered;
+}
+
+//  An ask looked for: of run log_id, to connection rid (NULL: any)
+typedef struct {
+    int64_t log_id;
+    const char *rid;
+    int count;                          //  out: how many were queued
+} ask_t;
+
+//  The RUNs queued for agents since the last call, each checked to be an
+//  ask (a logId, expireTime 1), counted into the asks looked for; returns
+//  how many RUNs.  The queues are emptied, as the actor's flush does.
+static int
+s_asks (server_t *self, ask_t *asks, size_t n)
+{
+    int runs = 0;
+    zlistx_t *queues [2] = { self->runs.agents_always, self->runs.agents_out };
+    for (int q = 0; q < 2; q++) {
+        for (zmsg_t *out = (zmsg_t *) zlistx_first (queues [q]); out;
+             out = (zmsg_t *) zlistx_next (queues [q])) {
+            zmsg_first (out);
+            zframe_t *to = zmsg_next (out);
+            zframe_t *body = zmsg_next (out);
+            xxl_msg_t *msg = s_decode (body);
+            if (msg && streq (xxl_msg_type (msg), "RUN")) {
+                runs++;
+                int64_t log_id = xxl_msg_int (msg, NULL, "logId", 1, 1, INT64_MAX, 0);
+                int64_t expire = xxl_msg_int (msg, NULL, "expireTime", 1, 0, INT64_MAX, 0);
+                XXL_CHECK_MSG (!xxl_msg_error (msg) && expire == 1,
+                               "a RUN that is no ask: %s", xxl_msg_error (msg)
+                               ? xxl_msg_error (msg): "expireTime is not 1");
+                for (size_t i = 0; i < n; i++)
+                    if (asks [i].log_id == log_id
+                    &&  (!asks [i].rid || zframe_streq (to, asks [i].rid)))
+                        asks [i].count++;
+            }
+            xxl_msg_destroy (&msg);
+        }
+        zlistx_purge (queues [q]);
+    }
+    return runs;
+}
+
+//  A run of job jid accepted at address and still open (no result)
+static int64_t
+s_open_run (xxl_store_t *store, int64_t gid, int64_t jid, const char *address, int64_t when)
+{
+    xxl_log_t log = {
+        .job_group = gid, .job_id = jid, .executor_handler = "demoJobHandler",
+        .executor_param = "", .executor_address = (char *) address,
+        .trigger_time = when, .trigger_code = 200,
+        .trigger_msg = "Trigger type: Manual trigger\n", .trigger_type = "MANUAL"
+    };
+    return xxl_store_log_add (store, &log) == 0? log.id: -1;
+}
+
+int
+main (void)
+{
+    zsys_init ();
+    zsys_set_logstream (NULL);
+    char dir [256], file [300], err [256];
+    if (xxl_test_tmpdir (dir, sizeof dir, "checks"))
+        return xxl_test_done ();
+    snprintf (file, sizeof file, "%s/xxl.db", dir);
+    //  (or the PostgreSQL database XXL_TEST_STORE_URL names)
+    xxl_store_t *store = xxl_store_new (xxl_test_store_url (file), err, sizeof err);
+    XXL_CHECK_MSG (store != NULL, "%s", err);
+    if (!store)
+        return xxl_test_done ();
+
+    //  Open runs at w (stays on its connection), x (moves), y (registers
+    //  while the store fails) and z (never registers)
+    int64_t now = zclock_time ();
+    xxl_group_t group = { .app_name = APP, .title = "", .update_time = now };
+    int64_t gid = xxl_store_group_add (store, &group);
+    xxl_job_t job = {
+        .job_group = gid, .job_desc = "checks", .author = "", .alarm_email = "",
+        .schedule_type = "NONE", .schedule_conf = "", .misfire_strategy = "DO_NOTHING",
+        .executor_route_strategy = "FIRST", .executor_handler = "demoJobHandler",
+        .executor_param = "", .executor_block_strategy = "SERIAL_EXECUTION",
+        .glue_type = "BEAN", .glue_source = "", .glue_remark = "", .child_jobid = "",
+        .timezone = "", .retry_backoff = 1
+    };
+    int64_t jid = gid > 0? xxl_store_job_add (store, &job): -1;
+    XXL_CHECK (gid > 0 && jid > 0);
+    int64_t w = s_open_run (store, gid, jid, "w:9999", now - 4000);
+    int64_t x = s_open_run (store, gid, jid, "x:9999", now - 3000);
+    int64_t y = s_open_run (store, gid, jid, "y:9999", now - 2000);
+    int64_t z = s_open_run (store, gid, jid, "z:9999", now - 1000);
+    XXL_CHECK (w > 0 && x > 0 && y > 0 && z > 0);
+
+    //  The engine's store: its own methods but log_open_ids_all
+    s_real = store->methods;
+    s_wrapped = *s_real;
+    s_wrapped.log_open_ids_all = s_open_ids_all;
+    store->methods = &s_wrapped;
+    server_t *self = s_server_new (store);
+
+    //  w registers on A; x on B, then on C while B is open (a move: C's
+    //  REGISTER queues no check of its own, B's stays queued)
+    XXL_CHECK (s_register (self, "conn-A", "w:9999"));
+    XXL_CHECK (s_register (self, "conn-B", "x:9999"));
+    XXL_CHECK (s_register (self, "conn-C", "x:9999"));
+    XXL_CHECK_INT (zhashx_size (self->runs.checks), 2);
+    XXL_CHECK_INT (s_asks (self, NULL, 0), 0);
+    engine_checks_run (self);
+    ask_t pass1 [] = { { w, "conn-A", 0 }, { x, NULL, 0 }, { z, NULL, 0 } };
+    int runs = s_asks (self, pass1, 3);
+    XXL_CHECK_INT (s_reads, 1);
+    XXL_CHECK_MSG (pass1 [0].count == 1, "w, on its registering connection, asked %d time(s)"
+                   " on it, want 1", pass1 [0].count);
+    XXL_CHECK_MSG (pass1 [1].count == 0, "x, moved to another connection before the pass,"
+                   " asked %d time(s), want 0", pass1 [1].count);
+    XXL_CHECK_INT (pass1 [2].count, 0);
+    XXL_CHECK_INT (runs, 1);
+    XXL_CHECK_INT (zhashx_size (self->runs.checks), 0);
+
+    //  y registers on D while the store's read fails: the pass asks
+    //  nothing and keeps y's check; the next, the store readable, asks
+    s_fail = true;
+    XXL_CHECK (s_register (self, "conn-D", "y:9999"));
+    engine_checks_run (self);
+    ask_t pass2 [] = { { y, NULL, 0 } };
+    XXL_CHECK_INT (s_asks (self, pass2, 1), 0);
+    XXL_CHECK_INT (s_failed, 1);
+    bool kept = zhashx_size (self->runs.checks) == 1
+             && zhashx_lookup (self->runs.checks, "y:9999") != NULL;
+    XXL_CHECK_MSG (kept, "y's check not kept after the failed read (%zu left)",
+                   zhashx_size (self->runs.checks));
+    s_fail = false;
+    engine_checks_run (self);
+    ask_t pass3 [] = { { y, "conn-D", 0 }, { w, NULL, 0 }, { x, NULL, 0 } };
+    runs = s_asks (self, pass3, 3);
+    XXL_CHECK_MSG (pass3 [0].count == 1, "y, its read failed once, asked %d time(s) on its"
+                   " connection by the next pass, want 1", pass3 [0].count);
+    XXL_CHECK_INT (pass3 [1].count + pass3 [2].count, 0);
+    XXL_CHECK_INT (runs, 1);
+    XXL_CHECK_INT (s_reads, 3);
+    XXL_CHECK_INT (zhashx_size (self->runs.checks), 0);
+    //  (nothing queued: a pass reads nothing)
+    engine_checks_run (self);
+    XXL_CHECK_INT (s_reads, 3);
+
+    s_server_destroy (&self);
+    store->methods = s_real;
+    xxl_store_destroy (&store);
+    XXL_CHECK (xxl_test_rmtree (dir) == 0);
+    return xxl_test_done ();
+}
