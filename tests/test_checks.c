@@ -15,7 +15,12 @@
       REGISTER and the pass is not asked (its check is dropped: the move's
       rules judge it);
     - a pass whose read of the store's open runs fails keeps the checks:
-      the next pass, the store readable again, asks; then none are left.
+      the next pass, the store readable again, asks; then none are left;
+    - a run whose RUN the registering connection accepted after the
+      REGISTER is not asked about (a run open before it is);
+    - a run whose ask went to a connection that closed before answering is
+      asked again on the connection that registers the address next; one
+      whose ask waits on the address's own connection is not asked twice.
     The store's failure is a copy of its method table whose
     log_open_ids_all fails while s_fail is set (the test's own wrapper:
     nothing in the engine knows of it).
@@ -229,6 +234,12 @@ main (void)
     int64_t y = s_open_run (store, gid, jid, "y:9999", now - 2000);
     int64_t z = s_open_run (store, gid, jid, "z:9999", now - 1000);
     XXL_CHECK (w > 0 && x > 0 && y > 0 && z > 0);
+    //  v: one open before its REGISTER, one its connection accepts after;
+    //  u: asked on a connection that closes unanswered
+    int64_t v_old = s_open_run (store, gid, jid, "v:9999", now - 900);
+    int64_t v_new = s_open_run (store, gid, jid, "v:9999", now - 800);
+    int64_t u = s_open_run (store, gid, jid, "u:9999", now - 700);
+    XXL_CHECK (v_old > 0 && v_new > 0 && u > 0);
 
     //  The engine's store: its own methods but log_open_ids_all
     s_real = store->methods;
@@ -281,6 +292,42 @@ main (void)
     //  (nothing queued: a pass reads nothing)
     engine_checks_run (self);
     XXL_CHECK_INT (s_reads, 3);
+
+    //  v registers on E, then E accepts v_new's RUN before the pass (as
+    //  a RUN sent after the REGISTER would be): only v_old is asked
+    XXL_CHECK (s_register (self, "conn-E", "v:9999"));
+    engine_run_answer (self, v_new, jid, NULL, "v:9999", 0, 0, XXL_OK, NULL);
+    engine_checks_run (self);
+    ask_t pass4 [] = { { v_old, "conn-E", 0 }, { v_new, NULL, 0 } };
+    runs = s_asks (self, pass4, 2);
+    XXL_CHECK_MSG (pass4 [0].count == 1, "v's run open before its REGISTER asked %d time(s),"
+                   " want 1", pass4 [0].count);
+    XXL_CHECK_MSG (pass4 [1].count == 0, "v's run its connection accepted after the REGISTER"
+                   " asked %d time(s), want 0", pass4 [1].count);
+    XXL_CHECK_INT (runs, 1);
+
+    //  u registers on F and is asked; F closes without answering; G
+    //  registers u while F's ask waits for its deadline: G is asked
+    XXL_CHECK (s_register (self, "conn-F", "u:9999"));
+    engine_checks_run (self);
+    ask_t pass5 [] = { { u, "conn-F", 0 } };
+    XXL_CHECK_INT (s_asks (self, pass5, 1), 1);
+    XXL_CHECK_INT (pass5 [0].count, 1);
+    xxl_registry_gone (self->registry, "conn-F", 6);
+    XXL_CHECK (s_register (self, "conn-G", "u:9999"));
+    XXL_CHECK_INT (zhashx_size (self->runs.checks), 1);
+    engine_checks_run (self);
+    ask_t pass6 [] = { { u, "conn-G", 0 } };
+    runs = s_asks (self, pass6, 1);
+    XXL_CHECK_MSG (pass6 [0].count == 1, "u, its ask gone with a closed connection, asked %d"
+                   " time(s) on the next one, want 1", pass6 [0].count);
+    XXL_CHECK_INT (runs, 1);
+    //  Queued again on G while G's ask waits: not asked twice
+    engine_check_open_runs (self, "u:9999", "registered on a new connection", "conn-G", 6);
+    engine_checks_run (self);
+    ask_t pass7 [] = { { u, NULL, 0 } };
+    XXL_CHECK_INT (s_asks (self, pass7, 1), 0);
+    XXL_CHECK_INT (pass7 [0].count, 0);
 
     s_server_destroy (&self);
     store->methods = s_real;

@@ -32,10 +32,18 @@
 //  agent.  The pass asks only while the address is still on that
 //  connection: one that moved meanwhile to another open connection is the
 //  move's to judge (moved_from), as it would have been without the wait.
+//  Only runs open before the REGISTER are asked: one whose RUN that
+//  connection accepted meanwhile (engine_check_taken) is its agent's, and
+//  one whose RUN waits for its answer is the doubt rule's.  A run whose
+//  ask waits for its answer on the connection now holding the address is
+//  not asked twice; one asked on a connection that has gone since is
+//  asked again on the new one (the old ask can no longer be answered).
 typedef struct {
     char *why;
     void *rid;
     size_t rid_size;
+    zhashx_t *taken;                    //  log ids accepted on rid since (or NULL;
+                                        //  each item its own key)
 } check_t;
 
 void
@@ -43,6 +51,7 @@ engine_check_destroy (void **item)
 {
     check_t *check = (check_t *) *item;
     if (check) {
+        zhashx_destroy (&check->taken);
         free (check->why);
         free (check->rid);
         free (check);
@@ -64,6 +73,30 @@ engine_check_open_runs (server_t *self, const char *address, const char *why, co
     memcpy (check->rid, rid, rid_size);
     check->rid_size = rid_size;
     zhashx_update (self->runs.checks, address, check);
+}
+
+//  An agent at address accepted log_id's RUN: not asked about it when its
+//  check was queued on the connection that accepted it
+void
+engine_check_taken (server_t *self, const char *address, int64_t log_id)
+{
+    check_t *check = address? (check_t *) zhashx_lookup (self->runs.checks, address): NULL;
+    if (!check)
+        return;
+    size_t route_size = 0;
+    const void *route = xxl_registry_route (self->registry, address, &route_size);
+    if (!route || route_size != check->rid_size || memcmp (route, check->rid, route_size) != 0)
+        return;
+    if (!check->taken) {
+        check->taken = engine_id_map (engine_free_item);
+        assert (check->taken);
+    }
+    if (!zhashx_lookup (check->taken, &log_id)) {
+        int64_t *id = (int64_t *) malloc (sizeof *id);
+        assert (id);
+        *id = log_id;
+        zhashx_insert (check->taken, id, id);
+    }
 }
 
 //  Asks about the open runs of each address in runs.checks (and empties it)
@@ -113,23 +146,32 @@ engine_checks_run (server_t *self)
     int64_t cursor [2] = { 0, 0 };
     bool failed = false;
     zhashx_t *flying = NULL;            //  (the RUNs in flight, read once)
+    zhashx_t *asking = NULL;            //  (asks waiting on their address's connection)
     do {
         if (xxl_store_log_open_ids_all (self->store, cursor, ids, addresses, 1000, &count)) {
             failed = true;              //  (the store failed: the next pass asks)
             break;
         }
         if (count && !flying) {
-            //  (and the runs asked about already, by an ask not answered yet)
             flying = engine_runs_in_flight (self);
+            asking = engine_id_map (NULL);
             for (pending_t *p = (pending_t *) zhashx_first (self->runs.pending); p;
-                 p = (pending_t *) zhashx_next (self->runs.pending))
-                if (p->kind == PENDING_CHECK)
-                    zhashx_insert (flying, &p->log_id, p);
+                 p = (pending_t *) zhashx_next (self->runs.pending)) {
+                size_t route_size = 0;
+                const void *route = p->kind == PENDING_CHECK
+                                  ? xxl_registry_route (self->registry, p->address, &route_size)
+                                  : NULL;
+                if (route && route_size == p->rid_size
+                &&  memcmp (route, p->rid, route_size) == 0)
+                    zhashx_insert (asking, &p->log_id, p);
+            }
         }
         for (size_t i = 0; i < count; i++) {
             const char *address = addresses [i];
-            if (!zhashx_lookup (self->runs.checks, address)
-            ||  self->runs.asked (self, ids [i]) || zhashx_lookup (flying, &ids [i]))
+            check_t *check = (check_t *) zhashx_lookup (self->runs.checks, address);
+            if (!check || self->runs.asked (self, ids [i]) || zhashx_lookup (flying, &ids [i])
+            ||  zhashx_lookup (asking, &ids [i])
+            ||  (check->taken && zhashx_lookup (check->taken, &ids [i])))
                 continue;
             size_t done = (size_t) (uintptr_t) zhashx_lookup (asked, address);
             if (done >= XXL_CHECK_MAX)
@@ -153,6 +195,7 @@ engine_checks_run (server_t *self)
             free (addresses [i]);
     } while (count == 1000);
     zhashx_destroy (&flying);
+    zhashx_destroy (&asking);
     for (void *done = zhashx_first (asked); done; done = zhashx_next (asked)) {
         const char *address = (const char *) zhashx_cursor (asked);
         if (done != XXL_CHECK_GONE)

@@ -394,6 +394,7 @@ void engine_check_open_runs (server_t *self, const char *address, const char *wh
                              const void *rid, size_t rid_size);
 void engine_checks_run (server_t *self);
 void engine_check_answer (server_t *self, pending_t *pending, int code, const char *msg);
+void engine_check_taken (server_t *self, const char *address, int64_t log_id);
 void engine_check_destroy (void **item);
 void engine_doubt_destroy (void **item);
 

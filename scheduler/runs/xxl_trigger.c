@@ -874,6 +874,8 @@ engine_run_answer (server_t *self, int64_t log_id, int64_t job_id, const char *n
                    const char *address, int64_t presumed, int64_t stamp, int code,
                    const char *msg)
 {
+    if (code == XXL_OK && zhashx_size (self->runs.checks))
+        engine_check_taken (self, address, log_id);
     if (code == XXL_OK && (!msg || !*msg)) {
         //  (stamp: the trigger time, when it is still to be written)
         if (stamp > 0)
