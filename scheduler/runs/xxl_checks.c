@@ -38,13 +38,7 @@
 //  ask waits for its answer on the connection now holding the address is
 //  not asked twice; one asked on a connection that has gone since is
 //  asked again on the new one (the old ask can no longer be answered).
-typedef struct {
-    char *why;
-    void *rid;
-    size_t rid_size;
-    zhashx_t *taken;                    //  log ids accepted on rid since (or NULL;
-                                        //  each item its own key)
-} check_t;
+//  (check_t: xxl_runs.h)
 
 void
 engine_check_destroy (void **item)
@@ -73,30 +67,6 @@ engine_check_open_runs (server_t *self, const char *address, const char *why, co
     memcpy (check->rid, rid, rid_size);
     check->rid_size = rid_size;
     zhashx_update (self->runs.checks, address, check);
-}
-
-//  An agent at address accepted log_id's RUN: not asked about it when its
-//  check was queued on the connection that accepted it
-void
-engine_check_taken (server_t *self, const char *address, int64_t log_id)
-{
-    check_t *check = address? (check_t *) zhashx_lookup (self->runs.checks, address): NULL;
-    if (!check)
-        return;
-    size_t route_size = 0;
-    const void *route = xxl_registry_route (self->registry, address, &route_size);
-    if (!route || route_size != check->rid_size || memcmp (route, check->rid, route_size) != 0)
-        return;
-    if (!check->taken) {
-        check->taken = engine_id_map (engine_free_item);
-        assert (check->taken);
-    }
-    if (!zhashx_lookup (check->taken, &log_id)) {
-        int64_t *id = (int64_t *) malloc (sizeof *id);
-        assert (id);
-        *id = log_id;
-        zhashx_insert (check->taken, id, id);
-    }
 }
 
 //  Asks about the open runs of each address in runs.checks (and empties it)

@@ -122,6 +122,17 @@ typedef struct {
 } accepted_t;
 
 
+//  An address to ask about its open runs (runs.checks, xxl_checks.c): why
+//  it is asked, the connection that registered it, and the runs that
+//  connection accepted since (engine_run_answer)
+typedef struct {
+    char *why;
+    void *rid;
+    size_t rid_size;
+    zhashx_t *taken;                    //  log ids accepted on rid since (or NULL;
+                                        //  each item its own key)
+} check_t;
+
 //  Routing of a deferred row made at planning (engine_trigger's `prepared`)
 typedef struct {
     char *address;                      //  NULL: not prepared
@@ -394,7 +405,6 @@ void engine_check_open_runs (server_t *self, const char *address, const char *wh
                              const void *rid, size_t rid_size);
 void engine_checks_run (server_t *self);
 void engine_check_answer (server_t *self, pending_t *pending, int code, const char *msg);
-void engine_check_taken (server_t *self, const char *address, int64_t log_id);
 void engine_check_destroy (void **item);
 void engine_doubt_destroy (void **item);
 

@@ -864,6 +864,30 @@ engine_trigger (server_t *self, const xxl_job_t *job, trigger_args_t *args,
     return made;
 }
 
+//  An agent at address accepted log_id's RUN: not asked about it by the
+//  check queued for the connection that accepted it (xxl_checks.c)
+static void
+s_check_taken (server_t *self, const char *address, int64_t log_id)
+{
+    check_t *check = address? (check_t *) zhashx_lookup (self->runs.checks, address): NULL;
+    if (!check)
+        return;
+    size_t route_size = 0;
+    const void *route = xxl_registry_route (self->registry, address, &route_size);
+    if (!route || route_size != check->rid_size || memcmp (route, check->rid, route_size) != 0)
+        return;
+    if (!check->taken) {
+        check->taken = engine_id_map (engine_free_item);
+        assert (check->taken);
+    }
+    if (!zhashx_lookup (check->taken, &log_id)) {
+        int64_t *id = (int64_t *) malloc (sizeof *id);
+        assert (id);
+        *id = log_id;
+        zhashx_insert (check->taken, id, id);
+    }
+}
+
 //  Completes a RUN with the agent's answer (or its absence).  The row's
 //  triggerMsg ends with the section of a plain accepting answer already
 //  (`presumed` characters): that answer only marks the run accepted
@@ -875,7 +899,7 @@ engine_run_answer (server_t *self, int64_t log_id, int64_t job_id, const char *n
                    const char *msg)
 {
     if (code == XXL_OK && zhashx_size (self->runs.checks))
-        engine_check_taken (self, address, log_id);
+        s_check_taken (self, address, log_id);
     if (code == XXL_OK && (!msg || !*msg)) {
         //  (stamp: the trigger time, when it is still to be written)
         if (stamp > 0)
