@@ -37,10 +37,11 @@ step_code () { jq -s ".[$2].code" "$T/$1.json"; }
 # stores nothing; the run's result sent again alone (200) is the one kept
 peer_run bad 200 -- send CALLBACK 'items=cbx:$LOG:500' -- send CALLBACK 'items=cb:$LOG:200'
 check "a CALLBACK with a malformed item is answered 400" test "$(step_code bad 3)" = 400
-check "... naming the field" bash -c "jq -se '.[3].msg | test(\"logId\")' '$T/bad.json' >/dev/null"
+check "... naming the item and the field" bash -c "jq -se '.[3].msg | test(\"^items\\\\[1\\\\]: .*logId\")' '$T/bad.json' >/dev/null"
 check "the well-formed batch sent after it: 200" test "$(step_code bad 4)" = 200
 check "... its result is the run's: the refused batch stored nothing" \
     test "$(log_field "$PLOG" handleCode)" = 200
+LL0=$PLOG
 
 # A run whose trigger failed (the agent answered its RUN 500) takes no
 # result: the CALLBACK is acknowledged and changes nothing
@@ -52,6 +53,12 @@ check "... said once in the scheduler's log" \
     grep -q "callbacks ignored: their run had failed its trigger (the latest for logId $PLOG)" "$T/scheduler.log"
 check "REPORT counts it as a failure only" bash -c "
     $CTL --api $API --json report | jq -e '.sucCount == 1 and .failCount == 1' >/dev/null"
+"$XXL_BUILD/tests/xxl_req" "$API" LOG_KILL logId="$PLOG" > "$T/kill-failed.out" 2>&1
+check "LOG_KILL of it: 409, its trigger failed" jq -e '.code == 409
+    and .msg == "this run is not running: its trigger failed (see its triggerMsg)"' "$T/kill-failed.out"
+"$XXL_BUILD/tests/xxl_req" "$API" LOG_KILL logId="$LL0" > "$T/kill-done.out" 2>&1
+check "... of a finished run: 409, not running" jq -e '.code == 409
+    and .msg == "this run is not running"' "$T/kill-done.out"
 
 # LOG_CAT forwards the agent's LOG page only when it is one: a map with
 # integer fromLineNum >= 1 and toLineNum >= fromLineNum - 1, a string (or
@@ -286,6 +293,17 @@ check "... and its log keeps the cover note, ahead of the answer's section" bash
 check "... not routed again" bash -c "! grep -q 'log $COVERED: .*routed again' '$T/scheduler.log'"
 check "... while the newer trigger was kept ($NEWER)" bash -c "
     [ \"\$($CTL --api $API --json log show $NEWER | jq -r .triggerCode)\" != null ]"
+
+# handlers in REGISTER: each REGISTER replaces the list, absent clearing
+# it as tags' absence does
+REGH="registryGroup=s:EXECUTOR registryKey=s:hand-app registryValue=s:peer-h"
+handlers_of () { $CTL --api $API --json agent list | jq -r '.agents[] | select(.address == "peer-h") | .handlers'; }
+"$PEER" "$AGENTS" --timeout 5000 -- send REGISTER $REGH handlers=s:h1,h2 > "$T/hand1.json"
+check "a REGISTER's handlers are listed" test "$(handlers_of)" = "h1,h2"
+"$PEER" "$AGENTS" --timeout 5000 -- send REGISTER $REGH handlers=s:h3 > "$T/hand2.json"
+check "... the next REGISTER's replace them" test "$(handlers_of)" = "h3"
+"$PEER" "$AGENTS" --timeout 5000 -- send REGISTER $REGH > "$T/hand3.json"
+check "... and one without handlers clears them" test "$(handlers_of)" = ""
 
 # runLease (seconds, 0-86400) in REGISTER: a value past the range is 400
 # naming the field, and the scheduler serves on; one inside it registers

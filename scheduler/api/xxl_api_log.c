@@ -80,7 +80,9 @@ s_log_forward (server_t *self, request_t *request, int kill)
     //  trigger_code 0 with an address: the RUN went (or goes in this turn,
     //  ahead of the KILL on the same connection), its answer not written yet
     if (kill && (log.handle_code != 0 || (log.trigger_code != XXL_OK && log.trigger_code != 0))) {
-        engine_reply (self, request, XXL_CONFLICT, "this run is not running");
+        engine_reply (self, request, XXL_CONFLICT, log.handle_code != 0
+                      ? "this run is not running"
+                      : "this run is not running: its trigger failed (see its triggerMsg)");
         xxl_log_free (&log);
         return;
     }

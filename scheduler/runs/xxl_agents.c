@@ -350,7 +350,7 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove,
     const char *group = xxl_msg_str (msg, NULL, "registryGroup", 0, 32, "EXECUTOR");
     const char *app = xxl_msg_str (msg, NULL, "registryKey", 1, XXL_MSG_MAX_NAME, NULL);
     const char *address = xxl_msg_str (msg, NULL, "registryValue", 1, XXL_MSG_MAX_NAME, NULL);
-    const char *handlers = xxl_msg_str (msg, NULL, "handlers", 0, XXL_MAX_TEXT, NULL);
+    const char *handlers = xxl_msg_str (msg, NULL, "handlers", 0, XXL_MAX_TEXT, "");
     int64_t run_batch = xxl_msg_int (msg, NULL, "runBatch", 0, INT32_MIN, INT32_MAX, 0);
     int64_t run_lease = xxl_msg_int (msg, NULL, "runLease", 0, 0, 86400, 0);
     char tags [XXL_TAGS_BUF];
@@ -638,8 +638,18 @@ s_agent_callback (server_t *self, zframe_t *rid, xxl_msg_t *msg)
         //  logDateTime, optional, the RUN's, read below for startTime only)
         starts [i] = xxl_msg_int (msg, item, "startTime", 0, 0, INT64_MAX, 0);
         int64_t sent_time = xxl_msg_int (msg, item, "logDateTime", 0, 0, INT64_MAX, 0);
-        if (xxl_msg_error (msg))
+        if (xxl_msg_error (msg)) {
+            //  (which item: the agent may drop it and send the others)
+            char *why = strdup (xxl_msg_error (msg));
+            assert (why);
+            xxl_msg_clear_error (msg);
+            if (log_id > 0)
+                xxl_msg_fail (msg, "items[%zu] (logId %" PRId64 "): %s", i, log_id, why);
+            else
+                xxl_msg_fail (msg, "items[%zu]: %s", i, why);
+            free (why);
             break;
+        }
         if (text && strlen (text) > XXL_HANDLE_MSG_CAP) {
             //  (cut between characters, not inside one)
             size_t cut = XXL_HANDLE_MSG_CAP;
