@@ -69,6 +69,10 @@ cp "$XXL_TEST_PLUGINS/lifecycle.so" "$T/plugins-d2/"
 XXL_TEST_LIFE_LOG="$T/life2.records" AGENT_PLUGINS="$T/plugins-d2" AGENT_CFG="$T/agent-short.cfg" \
     start_agent d2 drain-app
 check "short-drain agent registers" wait_for 10 agent_registered drain-app d2
+printf 'agent\n    idle_reap_s = 0\n' > "$T/agent-noreap.cfg"
+"$AGENT" -c "$T/agent-noreap.cfg" --app drain-app > "$T/noreap.out" 2>&1
+check "an agent with idle_reap_s = 0 does not start (status 2)" test $? = 2
+check "... naming the key" grep -q "idle_reap_s" "$T/noreap.out"
 JL2=$(ctl job add --group drain-app --handler lifeJobHandler | jq -r .id)
 LL2=$(ctl job trigger "$JL2" --address d2 | jq -r '.logIds[0]')
 check "a lifecycle job's run on it ends 200" wait_for 10 field_is "$LL2" handleCode 200
