@@ -536,8 +536,8 @@ int64_t
 engine_flow_next (server_t *self, const xxl_workflow_t *workflow, int64_t after, char *why,
                   size_t whylen)
 {
-    if (streq (workflow->schedule_type, "NONE"))
-        return 0;
+    //  (the calendar is judged whatever the schedule, as a job's is: a
+    //  NONE workflow must not keep a name that a later schedule refuses)
     const char *name = workflow->calendar? workflow->calendar: "";
     xxl_calendar_t *calendar = NULL;
     if (*name) {
@@ -547,6 +547,10 @@ engine_flow_next (server_t *self, const xxl_workflow_t *workflow, int64_t after,
             snprintf (why, whylen, "calendar '%s' not found (xxl-ctl calendar list)", name);
         if (rc)
             return -1;
+    }
+    if (streq (workflow->schedule_type, "NONE")) {
+        xxl_calendar_destroy (&calendar);
+        return 0;
     }
     xxl_schedule_t *schedule = xxl_schedule_new (workflow->schedule_type,
                                                  workflow->schedule_conf, workflow->timezone,
