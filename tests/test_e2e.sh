@@ -86,9 +86,9 @@ check "no agents: reason given" bash -c \
 BEFORE=$(ctl job list | jq '.jobs | length')
 check "invalid cron refused" bash -c "! $CTL --api $API --json job add --group demo-app --handler demoJobHandler --cron 'not a cron' > $T/err.json"
 check "invalid cron reason" grep -q 'cron' "$T/err.json"
-check "unknown route refused with the known names" bash -c \
-    "! $CTL --api $API --json job add --group demo-app --handler demoJobHandler --route NOPE | grep -q CONSISTENT_HASH || true; \
-     $CTL --api $API --json job add --group demo-app --handler demoJobHandler --route NOPE | grep -q CONSISTENT_HASH"
+check "unknown route refused with the known names, ', '-separated" bash -c \
+    "out=\$($CTL --api $API --json job add --group demo-app --handler demoJobHandler --route NOPE 2>&1) && exit 1; \
+     grep -qF \"unknown route 'NOPE' (known: BUSYOVER, CONSISTENT_HASH, FAILOVER, FIRST, \" <<<\"\$out\""
 check "zero fix-rate refused" bash -c "! $CTL --api $API --json job add --group demo-app --handler demoJobHandler --fix-rate 0 >/dev/null"
 check "unknown group refused" bash -c "! $CTL --api $API --json job add --group nope --handler demoJobHandler >/dev/null"
 check "nothing stored by refused adds" test "$(ctl job list | jq '.jobs | length')" = "$BEFORE"
