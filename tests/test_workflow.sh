@@ -216,6 +216,9 @@ check "a name empty or with a control character is 400; any other, repeated too,
     && a=\$($CTL --api $API --json workflow add --name 'nightly étl' --file $T/chain.json | jq -e .id) \
     && b=\$($CTL --api $API --json workflow add --name 'nightly étl' --file $T/chain.json | jq -e .id) \
     && [ \"\$a\" != \"\$b\" ] && $CTL --api $API workflow rm \$a >/dev/null && $CTL --api $API workflow rm \$b >/dev/null"
+check "a fix-rate with a space is 400, as a job's" bash -c "
+    $CTL --api $API workflow add --name sp --file $T/chain.json --fix-rate ' 5' 2>&1 \
+        | grep -qF \"FIX_RATE needs a whole number of seconds from 1 to 316224000 (ten years), not ' 5'\""
 check "an unknown time zone is 400 'unknown time zone' (as a job's)" bash -c "
     $CTL --api $API workflow add --name tz --file $T/chain.json --cron '0 0 * * * ?' --timezone Bad/Zone 2>&1 \
         | grep -q \"^xxl-ctl: unknown time zone 'Bad/Zone'\""
