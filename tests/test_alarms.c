@@ -312,7 +312,7 @@ test_loader (const char *dir, const char *test_dir)
     if (!alarms)
         return;
     char *kinds = xxl_alarms_kinds (alarms);
-    XXL_CHECK_STR (kinds, "email,script,webhook");
+    XXL_CHECK_STR (kinds, "email, script, webhook");
     free (kinds);
     XXL_CHECK (xxl_alarms_size (alarms) == 3);
     XXL_CHECK (xxl_alarms_has_kind (alarms, "webhook"));
@@ -339,7 +339,7 @@ test_loader (const char *dir, const char *test_dir)
             xxl_test_passed++;
     }
     kinds = xxl_alarms_kinds (alarms);
-    XXL_CHECK_STR (kinds, "email,script,webhook");
+    XXL_CHECK_STR (kinds, "email, script, webhook");
     free (kinds);
     xxl_alarms_destroy (&alarms);
     XXL_CHECK (alarms == NULL);
@@ -370,9 +370,9 @@ test_targets (xxl_alarms_t *alarms)
     XXL_CHECK_STR (err, "");
 
     XXL_CHECK (xxl_alarms_check_targets (alarms, "sms:+4912345", err, sizeof err) == -1);
-    XXL_CHECK_STR (err, "unknown alarm kind 'sms' in target 'sms:+4912345'; known: email,script,webhook");
+    XXL_CHECK_STR (err, "unknown alarm kind 'sms' in target 'sms:+4912345'; known: email, script, webhook");
     XXL_CHECK (xxl_alarms_check_targets (alarms, "a@b.c,foo", err, sizeof err) == -1);
-    XXL_CHECK_HAS (err, "'foo' is neither kind:destination nor an email address; known kinds: email,script,webhook");
+    XXL_CHECK_HAS (err, "'foo' is neither kind:destination nor an email address; known kinds: email, script, webhook");
     XXL_CHECK (xxl_alarms_check_targets (alarms, "webhook:ftp://x/y", err, sizeof err) == -1);
     XXL_CHECK_HAS (err, "http:// or https://");
     XXL_CHECK (xxl_alarms_check_targets (alarms, "webhook:", err, sizeof err) == -1);
@@ -975,7 +975,7 @@ test_multi (xxl_alarms_t *alarms)
     snprintf (want, sizeof want,
               "webhook http://127.0.0.1:%d/a: sent\n"
               "script exit3.sh: failed: exit status 3: pager unreachable\n"
-              "sms:1: failed: unknown alarm kind 'sms' in target 'sms:1'; known: email,script,webhook",
+              "sms:1: failed: unknown alarm kind 'sms' in target 'sms:1'; known: email, script, webhook",
               sink_port (http));
     XXL_CHECK_STR (report, want);
     free (report);

@@ -112,6 +112,17 @@ cat > "$T/flow.json" <<JSON
 JSON
 check "a workflow naming no such calendar is refused" refused "calendar 'nope' not found" \
     workflow add --name wcal0 --file "$T/flow.json" --cron '0 0 12 * * ?' --calendar nope
+# (the calendar is judged whatever the schedule, as a job's: a NONE
+# workflow used to keep an unknown name, refused only by a later schedule)
+check "... so is a NONE workflow naming one, on add and on update" bash -c "
+    out=\$($CTL --api $API --json workflow add --name wcal1 --file $T/flow.json --calendar ghost 2>&1) && exit 1
+    grep -qF \"calendar 'ghost' not found (xxl-ctl calendar list)\" <<<\"\$out\" || exit 1
+    w=\$($CTL --api $API --json workflow add --name wcal1 --file $T/flow.json --calendar days | jq -e .id) \
+    && $CTL --api $API --json workflow show \$w | jq -e '.calendar == \"days\" and .scheduleType == \"NONE\"' >/dev/null \
+    && out=\$($CTL --api $API --json workflow update \$w --calendar ghost 2>&1); [ \$? != 0 ] \
+    && grep -qF \"calendar 'ghost' not found\" <<<\"\$out\" \
+    && $CTL --api $API --json workflow show \$w | jq -e '.calendar == \"days\"' >/dev/null \
+    && $CTL --api $API workflow rm \$w >/dev/null"
 WF=$(ctl workflow add --name wcal --file "$T/flow.json" --cron '0 0 12 * * ?' --timezone UTC \
      --calendar days --start | jq -r .id)
 check "workflow show gives its calendar, and its next time falls on neither excluded date" bash -c "

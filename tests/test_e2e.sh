@@ -86,10 +86,21 @@ check "no agents: reason given" bash -c \
 BEFORE=$(ctl job list | jq '.jobs | length')
 check "invalid cron refused" bash -c "! $CTL --api $API --json job add --group demo-app --handler demoJobHandler --cron 'not a cron' > $T/err.json"
 check "invalid cron reason" grep -q 'cron' "$T/err.json"
-check "unknown route refused with the known names" bash -c \
-    "! $CTL --api $API --json job add --group demo-app --handler demoJobHandler --route NOPE | grep -q CONSISTENT_HASH || true; \
-     $CTL --api $API --json job add --group demo-app --handler demoJobHandler --route NOPE | grep -q CONSISTENT_HASH"
+check "unknown route refused with the known names, ', '-separated" bash -c \
+    "out=\$($CTL --api $API --json job add --group demo-app --handler demoJobHandler --route NOPE 2>&1) && exit 1; \
+     grep -qF \"unknown route 'NOPE' (known: BUSYOVER, CONSISTENT_HASH, FAILOVER, FIRST, \" <<<\"\$out\""
 check "zero fix-rate refused" bash -c "! $CTL --api $API --json job add --group demo-app --handler demoJobHandler --fix-rate 0 >/dev/null"
+# (decimal digits only: ' 5' was taken, and stored with its space)
+check "a fix-rate with a space or a sign refused (add and update), digits taken" bash -c "
+    for s in ' 5' '+5' '5 '; do
+        out=\$($CTL --api $API --json job add --group demo-app --handler demoJobHandler --fix-rate \"\$s\" 2>&1) && exit 1
+        grep -qF \"FIX_RATE needs a whole number of seconds from 1 to 316224000 (ten years), not '\$s'\" <<<\"\$out\" || exit 1
+    done
+    id=\$($CTL --api $API --json job add --group demo-app --handler demoJobHandler --fix-rate 5 | jq -e .id) || exit 1
+    out=\$($CTL --api $API --json job update \$id --fix-delay ' 5' 2>&1) && exit 1
+    grep -qF \"FIX_DELAY needs a whole number of seconds\" <<<\"\$out\" \
+    && $CTL --api $API --json job show \$id | jq -e '.scheduleType == \"FIX_RATE\" and .scheduleConf == \"5\"' >/dev/null \
+    && $CTL --api $API job rm \$id >/dev/null"
 check "unknown group refused" bash -c "! $CTL --api $API --json job add --group nope --handler demoJobHandler >/dev/null"
 check "nothing stored by refused adds" test "$(ctl job list | jq '.jobs | length')" = "$BEFORE"
 check "trigger of a missing job fails" bash -c "! $CTL --api $API --json job trigger 999999 >/dev/null"

@@ -256,7 +256,7 @@ test_order (void)
         return;
     XXL_CHECK_INT (xxl_plugins_load (plugins, dir), 2);
     char *names = xxl_plugins_names (plugins);
-    XXL_CHECK_STR (names, "alpha,beta,shared");
+    XXL_CHECK_STR (names, "alpha, beta, shared");
     free (names);
     XXL_CHECK_INT (xxl_plugins_size (plugins), 3);
     //  1-beta.so before 2-alpha.so, so beta keeps "shared"
@@ -362,7 +362,7 @@ test_refusals (void)
     XXL_CHECK_INT (xxl_plugins_load (plugins, dir), 1);
     //  The good one loaded
     char *names = xxl_plugins_names (plugins);
-    XXL_CHECK_STR (names, "alpha,shared");
+    XXL_CHECK_STR (names, "alpha, shared");
     free (names);
     XXL_CHECK_STR (s_notes, "init alpha;");
     //  The others are refused, each with its line

@@ -131,8 +131,8 @@ test_loader (xxl_routers_t *routers)
     char *names = xxl_routers_names (routers);
     XXL_CHECK (names != NULL);
     if (names)
-        XXL_CHECK (strcmp (names, "BUSYOVER,CONSISTENT_HASH,FAILOVER,FIRST,LAST,"
-                              "LEAST_FREQUENTLY_USED,LEAST_RECENTLY_USED,RANDOM,ROUND,"
+        XXL_CHECK (strcmp (names, "BUSYOVER, CONSISTENT_HASH, FAILOVER, FIRST, LAST, "
+                              "LEAST_FREQUENTLY_USED, LEAST_RECENTLY_USED, RANDOM, ROUND, "
                               "SHARDING_BROADCAST") == 0);
     if (names && xxl_test_failed)
         printf ("names: %s\n", names);
@@ -503,7 +503,7 @@ test_plugins (xxl_routers_t *routers, const char *dir)
     XXL_CHECK (xxl_routers_find (routers, "TAG_FIRST") != NULL);
     XXL_CHECK (strstr (s_log, "custom_router: WEIGHTED ready") != NULL);
     char *names = xxl_routers_names (routers);
-    XXL_CHECK (names && strstr (names, ",WEIGHTED") && strstr (names, "TAG_FIRST,"));
+    XXL_CHECK (names && strstr (names, ", WEIGHTED") && strstr (names, "TAG_FIRST, "));
     free (names);
     const char *addrs [] = { "tcp://a#w=5", "tcp://b", "tcp://c" };
     int want [] = { 0, 0, 1, 0, 2, 0, 0, 0, 0, 1 };

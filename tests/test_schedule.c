@@ -55,8 +55,10 @@ main (void)
                                "the cron expression has no time after") == 0);
     xxl_schedule_destroy (&cron);
 
-    //  FIX_RATE and FIX_DELAY: whole seconds from 1 to ten years
-    const char *bad [] = { "", "0", "-5", "1.5", "5s", "316224001", NULL };
+    //  FIX_RATE and FIX_DELAY: whole seconds from 1 to ten years, in
+    //  decimal digits only (a space or a sign was taken, and stored so)
+    const char *bad [] = { "", "0", "-5", "1.5", "5s", "316224001", " 5", "5 ", "\t5", "+5",
+                           "5\n", "0x10", "99999999999999999999", NULL };
     for (size_t i = 0; bad [i]; i++) {
         XXL_CHECK (xxl_schedule_new ("FIX_RATE", bad [i], "", why, sizeof why) == NULL);
         char expect [128];
@@ -69,6 +71,9 @@ main (void)
     }
     xxl_schedule_t *rate = xxl_schedule_new ("FIX_RATE", "316224000", "", why, sizeof why);
     XXL_CHECK (rate);                                       //  (ten years: the limit)
+    xxl_schedule_destroy (&rate);
+    rate = xxl_schedule_new ("FIX_RATE", "05", "", why, sizeof why);
+    XXL_CHECK (rate && xxl_schedule_next (rate, MS (100)) == MS (105));    //  (digits)
     xxl_schedule_destroy (&rate);
     rate = xxl_schedule_new ("FIX_RATE", "30", "", why, sizeof why);
     XXL_CHECK (rate && xxl_schedule_next (rate, MS (100)) == MS (130));

@@ -278,13 +278,14 @@ engine_scoped_report_stop (server_t *self)
     }
 }
 
-//  A comma list ("a,b", as the registries name theirs) as an array
+//  A list "a, b" (as the registries name theirs) as an array
 static void
 s_encode_names (server_t *self, const char *key, const char *names)
 {
     xxl_enc_key (self->enc, key);
     xxl_enc_array_begin (self->enc);
     for (const char *p = names? names: ""; *p; ) {
+        p += strspn (p, " ");
         size_t length = strcspn (p, ",");
         if (length) {
             char *name = strndup (p, length);

@@ -78,8 +78,8 @@ void
 size_t
     xxl_alarms_size (xxl_alarms_t *self);
 
-//  All kind names, sorted and comma-separated ("email,script,webhook", ""
-//  when none).  The caller frees it; NULL when out of memory.
+//  All kind names, sorted and separated by ", " ("email, script, webhook",
+//  "" when none).  The caller frees it; NULL when out of memory.
 char *
     xxl_alarms_kinds (xxl_alarms_t *self);
 
@@ -90,7 +90,7 @@ int
 //  Validates a job's alarm targets (job add|update): every target names a
 //  loaded kind and passes that kind's check.  NULL or "" (no alarm) is
 //  valid.  Returns 0, or -1 with the first problem in err, e.g.
-//  "unknown alarm kind 'sms' in target 'sms:123'; known: email,script,webhook".
+//  "unknown alarm kind 'sms' in target 'sms:123'; known: email, script, webhook".
 int
     xxl_alarms_check_targets (xxl_alarms_t *self, const char *targets,
                               char *err, size_t errlen);

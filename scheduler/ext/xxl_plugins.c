@@ -160,14 +160,16 @@ xxl_plugins_names (xxl_plugins_t *self)
     size_t len = 1;
     size_t count = self? self->nentries: 0;
     for (size_t i = 0; i < count; i++)
-        len += strlen (self->entries [i].name) + 1;
+        len += strlen (self->entries [i].name) + 2;
     char *names = (char *) malloc (len);
     if (!names)
         return NULL;
     char *at = names;
     for (size_t i = 0; i < count; i++) {
-        if (i)
+        if (i) {
             *at++ = ',';
+            *at++ = ' ';
+        }
         size_t n = strlen (self->entries [i].name);
         memcpy (at, self->entries [i].name, n);
         at += n;

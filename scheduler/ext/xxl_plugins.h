@@ -155,8 +155,9 @@ const void *
 size_t
     xxl_plugins_size (xxl_plugins_t *self);
 
-//  All item names, sorted and comma-separated ("" when none).  The caller
-//  frees the string; NULL when out of memory.
+//  All item names, sorted and separated by ", " ("a, b"; "" when none), as
+//  the "(known: A, B, ...)" of a refusal gives them (docs/protocol.md).
+//  The caller frees the string; NULL when out of memory.
 char *
     xxl_plugins_names (xxl_plugins_t *self);
 

@@ -58,8 +58,8 @@ const xxl_router_t *
 size_t
     xxl_routers_size (xxl_routers_t *self);
 
-//  All route names, sorted and comma-separated ("BUSYOVER,FAILOVER,...",
-//  "" when none), for "unknown route 'X'; known: ..." errors.  The caller
+//  All route names, sorted and separated by ", " ("BUSYOVER, FAILOVER, ...",
+//  "" when none), for "unknown route 'X' (known: ...)" errors.  The caller
 //  frees the string; NULL when out of memory.
 char *
     xxl_routers_names (xxl_routers_t *self);

@@ -536,8 +536,8 @@ int64_t
 engine_flow_next (server_t *self, const xxl_workflow_t *workflow, int64_t after, char *why,
                   size_t whylen)
 {
-    if (streq (workflow->schedule_type, "NONE"))
-        return 0;
+    //  (the calendar is judged whatever the schedule, as a job's is: a
+    //  NONE workflow must not keep a name that a later schedule refuses)
     const char *name = workflow->calendar? workflow->calendar: "";
     xxl_calendar_t *calendar = NULL;
     if (*name) {
@@ -547,6 +547,10 @@ engine_flow_next (server_t *self, const xxl_workflow_t *workflow, int64_t after,
             snprintf (why, whylen, "calendar '%s' not found (xxl-ctl calendar list)", name);
         if (rc)
             return -1;
+    }
+    if (streq (workflow->schedule_type, "NONE")) {
+        xxl_calendar_destroy (&calendar);
+        return 0;
     }
     xxl_schedule_t *schedule = xxl_schedule_new (workflow->schedule_type,
                                                  workflow->schedule_conf, workflow->timezone,
@@ -692,6 +696,31 @@ s_kill_row (server_t *self, int64_t log_id, int64_t run_id)
     xxl_log_free (&log);
 }
 
+//  The node states as WORKFLOW_RUN_SHOW gives them and WORKFLOW_RUN_RETRY
+//  judges them: the stored ones (s_state_load) with the skips the rules
+//  derive from them (never stored).  A running run's skips are decided
+//  already (every transaction leaves it settled): only they are applied;
+//  an ended run is stepped whole; a killed one is as s_state_load left it
+static void
+s_states_derive (state_t *state)
+{
+    int nready = 0, nskipped = 0;
+    if (streq (state->run.status, "RUNNING")) {
+        size_t size = (size_t) xxl_flow_nodes (state->flow) * sizeof *state->states;
+        xxl_flow_state_t *copy = (xxl_flow_state_t *) malloc (size);
+        assert (copy);
+        memcpy (copy, state->states, size);
+        xxl_flow_step (state->flow, copy, state->ready, &nready, state->skipped, &nskipped);
+        for (int i = 0; i < nskipped; i++)
+            state->states [state->skipped [i]] = XXL_FLOW_SKIPPED;
+        free (copy);
+    }
+    else
+    if (strneq (state->run.status, "KILLED"))
+        xxl_flow_step (state->flow, state->states, state->ready, &nready, state->skipped,
+                       &nskipped);
+}
+
 int
 engine_flow_kill (server_t *self, int64_t run_id, char *why, size_t whylen)
 {
@@ -768,6 +797,9 @@ engine_flow_retry (server_t *self, int64_t run_id, const char *node, char *why, 
     assert (reset);
     int nreset = 0;
     int code = XXL_OK;
+    //  (judged on the states WORKFLOW_RUN_SHOW shows: a skipped node is
+    //  refused as SKIPPED, not as the WAITING it is stored as)
+    s_states_derive (&state);
     if (xxl_flow_retry (state.flow, state.states, index, reset, &nreset, why, whylen))
         code = XXL_CONFLICT;
     else
@@ -801,25 +833,7 @@ engine_flow_run_encode (server_t *self, xxl_enc_t *enc, int64_t run_id)
     xxl_enc_kstr (enc, "triggerType", state.run.trigger_type);
     xxl_enc_kint (enc, "triggerTime", state.run.trigger_time);
     xxl_enc_kint (enc, "endTime", state.run.end_time);
-    //  A running run's skips are decided already (every transaction
-    //  leaves it settled): shown as the rules say them
-    if (streq (state.run.status, "RUNNING")) {
-        int nready = 0, nskipped = 0;
-        xxl_flow_state_t *copy = (xxl_flow_state_t *) malloc (
-            (size_t) xxl_flow_nodes (state.flow) * sizeof *copy);
-        assert (copy);
-        memcpy (copy, state.states, (size_t) xxl_flow_nodes (state.flow) * sizeof *copy);
-        xxl_flow_step (state.flow, copy, state.ready, &nready, state.skipped, &nskipped);
-        for (int i = 0; i < nskipped; i++)
-            state.states [state.skipped [i]] = XXL_FLOW_SKIPPED;
-        free (copy);
-    }
-    else
-    if (strneq (state.run.status, "KILLED")) {
-        int nready = 0, nskipped = 0;
-        xxl_flow_step (state.flow, state.states, state.ready, &nready, state.skipped,
-                       &nskipped);
-    }
+    s_states_derive (&state);
     xxl_enc_key (enc, "nodes");
     xxl_enc_array_begin (enc);
     for (int i = 0; i < xxl_flow_nodes (state.flow); i++) {

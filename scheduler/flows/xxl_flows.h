@@ -72,7 +72,8 @@ int64_t engine_flows_wake (server_t *self);
 //  run_encode: WORKFLOW_RUN_SHOW's map of run_id into enc: 1, 0 absent,
 //  -1 (why).  next: a workflow's next fire after `after`, 0 when its
 //  schedule never fires, -1 with the reason (a bad schedule, a calendar that is absent
-//  or excludes every time); a time its calendar excludes is skipped.
+//  or excludes every time; an absent or bad calendar whatever the schedule,
+//  NONE included); a time its calendar excludes is skipped.
 int64_t engine_flow_trigger (server_t *self, int64_t workflow_id, const char *param,
                              const char *trigger_type, int *code, char *why, size_t whylen);
 int engine_flow_kill (server_t *self, int64_t run_id, char *why, size_t whylen);

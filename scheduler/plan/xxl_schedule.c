@@ -55,7 +55,9 @@ s_cron_release (void **state)
     *state = NULL;
 }
 
-//  FIX_RATE and FIX_DELAY: a whole number of seconds, 1 to ten years
+//  FIX_RATE and FIX_DELAY: a whole number of seconds, 1 to ten years,
+//  in decimal digits only (no sign, no space: strtoll alone would take
+//  " 5" and "+5", and keep them so)
 #define XXL_FIX_MAX_S (86400LL * 366 * 10)
 typedef struct {
     int64_t ms;
@@ -66,9 +68,9 @@ s_fixed_compile (const char *name, const char *conf, const char *tz, void **stat
                  char *why, size_t whylen)
 {
     (void) tz;
-    char *end = NULL;
-    long long seconds = strtoll (conf, &end, 10);
-    if (!*conf || *end || seconds <= 0 || seconds > XXL_FIX_MAX_S) {
+    size_t digits = strspn (conf, "0123456789");
+    long long seconds = digits? strtoll (conf, NULL, 10): 0;
+    if (!*conf || conf [digits] || seconds <= 0 || seconds > XXL_FIX_MAX_S) {
         snprintf (why, whylen, "%s needs a whole number of seconds from 1 to %lld (ten years),"
                   " not '%s'", name, XXL_FIX_MAX_S, conf);
         return -1;
