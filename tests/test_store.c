@@ -1252,6 +1252,39 @@ s_sqlite_wal (xxl_store_t *store, const char *path, const xxl_log_t *log_row)
         printf ("# the WAL grew to %lld bytes\n", (long long) wal_max);
     XXL_CHECK (XXL_TEST_SCALAR (walled, "SELECT COUNT(*) FROM xxl_job_log", NULL) == rows);
 
+    //  One commit that takes the WAL from empty past its size (a long
+    //  turn): the checkpointer is nudged and the writer's restart waits
+    //  for the next commit, which finds it due
+    {
+        char jump_db [256];
+        snprintf (jump_db, sizeof jump_db, "%s/jump.db", s_dir);
+        xxl_store_t *jump = xxl_store_new (jump_db, err, sizeof err);
+        XXL_CHECK (jump);
+        if (jump) {
+            xxl_store_set_wal_size (jump, 1);
+            int jump_errors = xxl_store_begin (jump) != 0;
+            for (int i = 0; i < 3000; i++) {
+                xxl_log_t row = log;
+                row.id = 0;
+                row.trigger_msg = (char *) "a trigger message long enough to fill some pages"
+                    ".................................................................."
+                    "..................................................................";
+                jump_errors += xxl_store_log_add (jump, &row) != 0;
+            }
+            jump_errors += xxl_store_commit (jump) != 0;
+            XXL_CHECK_MSG (xxl_store_wal_due (jump) == 0, "a WAL past its size in one commit is"
+                           " due at once: the checkpointer gets no head start");
+            jump_errors += xxl_store_begin (jump) != 0;
+            xxl_log_t row = log;
+            row.id = 0;
+            jump_errors += xxl_store_log_add (jump, &row) != 0;
+            jump_errors += xxl_store_commit (jump) != 0;
+            XXL_CHECK (xxl_store_wal_due (jump) == 1);
+            XXL_CHECK (jump_errors == 0);
+            xxl_store_destroy (&jump);
+        }
+    }
+
     //  A reader in the WAL (a backup, say) holds its restart back: the
     //  writer then tries again only every sixteenth of the size, not at
     //  every commit; once the reader is gone the WAL starts over and is

@@ -27,7 +27,13 @@
 //  The WAL starts over once it holds wal_size frames (XXL_WAL_MIB by
 //  default).  The checkpointer runs a pass every 250 ms, or as soon as the
 //  writer has added a sixteenth of wal_size frames since its last nudge,
-//  so xxl_store_wal_restart has only the last of them to copy.
+//  so xxl_store_wal_restart has only the last of them to copy.  A commit
+//  that takes the WAL past wal_size with frames the checkpointer was not
+//  nudged about (one long turn can add most of a WAL) nudges it still,
+//  and the writer's restart waits for the next commit: by then the
+//  checkpointer copies them on its own thread (the writer's attempts
+//  meanwhile find the checkpoint busy and return at once), and the
+//  restart copies what is left.
 #define XXL_WAL_MIB 64
 
 
@@ -532,14 +538,17 @@ sq_commit (xxl_store_t *base)
     }
     self->in_txn = 0;
     self->ids_reserved = 0;
-    //  Not once the WAL is due to start over: the writer's checkpoint
-    //  (xxl_store_wal_restart) can run only between the checkpointer's
-    //  passes
-    if (self->checkpointer && self->wal_frames < self->wal_size
+    //  Up to twice its size (past it the writer's own checkpoint copies,
+    //  between the checkpointer's passes); past wal_size, the restart
+    //  waits a commit for the pass this nudge starts
+    self->wal_head_start = false;
+    if (self->checkpointer && self->wal_frames < 2 * self->wal_size
     &&  self->wal_frames >= self->wal_nudged + self->wal_size / 16) {
         //  (a checkpointer still busy with the last nudge is not waited for)
-        if (zmq_send (zsock_resolve (self->checkpointer), "PASS", 4, ZMQ_DONTWAIT) == 4)
+        if (zmq_send (zsock_resolve (self->checkpointer), "PASS", 4, ZMQ_DONTWAIT) == 4) {
             self->wal_nudged = self->wal_frames;
+            self->wal_head_start = self->wal_frames >= self->wal_size;
+        }
     }
     return 0;
 }
@@ -565,7 +574,9 @@ sq_wal_due (xxl_store_t *base)
     if (self->in_txn || !self->checkpointer || self->wal_frames < self->wal_size
     ||  self->wal_frames < self->wal_retry)
         return 0;
-    return self->wal_frames >= 4 * self->wal_size? 2: 1;
+    if (self->wal_frames >= 4 * self->wal_size)
+        return 2;
+    return self->wal_head_start? 0: 1;
 }
 
 int

@@ -47,6 +47,8 @@ typedef struct {
     int wal_size;                       //  frames: the WAL starts over at this size
     int wal_frames;                     //  frames in the WAL after the last commit
     int wal_nudged;                     //  wal_frames when the checkpointer was last nudged
+    bool wal_head_start;                //  the last commit nudged it past wal_size: the
+                                        //  writer's restart waits a commit (sq_wal_due)
     int wal_retry;                      //  a restart that did not happen: not again before
     int in_txn;
     //  The log ids this handle reserved in sqlite_sequence ([ids_next,
