@@ -197,8 +197,10 @@ check "... and a viewer reads it" rest "$VIEWER" 200 "$U/calendars/web"
 check "a viewer may not remove it (403)" rest "$VIEWER" 403 -X DELETE "$U/calendars/web"
 ctl job update "$NOON" --calendar web >/dev/null
 check "an admin's DELETE of a used calendar is 409" rest "$ADMIN" 409 -X DELETE "$U/calendars/web"
-check "... and with ?force=true 200, its job re-armed" bash -c "
-    curl -s -X DELETE -H 'Authorization: Bearer $ADMIN' '$U/calendars/web?force=true' | jq -e '.jobs == 1' >/dev/null"
+check "... with ?force=yes 400 (booleans: true, 1, false, 0, or the key alone)" \
+    rest "$ADMIN" 400 -X DELETE "$U/calendars/web?force=yes"
+check "... and with ?force (the key alone) 200, its job re-armed" bash -c "
+    curl -s -X DELETE -H 'Authorization: Bearer $ADMIN' '$U/calendars/web?force' | jq -e '.jobs == 1' >/dev/null"
 
 # A schedule not saved yet, with a calendar (the job form's preview):
 # GET /api/v1/schedules/next (SCHEDULE_NEXT), any role

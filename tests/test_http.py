@@ -329,7 +329,8 @@ check("meta: LOG_LIST's limit (query, 1-1000, default 100); a read, never audite
       LL.get("limit") == {"name": "limit", "type": "int", "required": False, "in": "query", "min": 1,
                           "max": 1000, "default": 100}
       and CMD["LOG_LIST"]["readOnly"] and CMD["LOG_LIST"]["audit"] == "none"
-      and CMD["LOG_CAT"]["audit"] == "none" and not CMD["LOG_CAT"]["readOnly"]
+      and CMD["LOG_CAT"]["audit"] == "none" and CMD["LOG_CAT"]["readOnly"]
+      and not CMD["LOG_KILL"]["readOnly"]
       and CMD["PING"]["cli"] is None and CMD["JOB_ADD"]["status"] == 201, (LL, CMD.get("LOG_CAT")))
 L = META.get("lists", {})
 _, PL, _ = api("GET", "plugins")

@@ -252,6 +252,9 @@ FORCED=$(ctl job rm "$BAD" --force)
 # valid definition is left: it goes)
 check "job rm --force removes it from them (said in the reply)" bash -c "
     echo '$FORCED' | jq -e '.workflowsChanged == [$W2, $W5] and .workflowsRemoved == [$W1]' >/dev/null"
+LONE=$(ctl job add --group wf-app --handler loneJobHandler | jq -r .id)
+check "job rm --force of a job no workflow runs: both lists, empty" bash -c "
+    $CTL --api $API --json job rm $LONE --force | jq -e '.workflowsChanged == [] and .workflowsRemoved == []' >/dev/null"
 check "the chain no longer names the job, y stays" bash -c "
     $CTL --api $API --json workflow show $W2 | jq -e '.definition | fromjson | [.nodes[].id] == [\"y\"] and .edges == []' >/dev/null"
 # -- REST: the definition as the object itself; 400s with the model's text;

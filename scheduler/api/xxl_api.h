@@ -59,10 +59,13 @@ void api_show_row (server_t *self, request_t *request, const char *key,
                    const char *what);
 
 //  xxl_api_log.c: log rows deleted a batch per turn (LOG_CLEAR's; and a removed job's,
-//  past the first batch: the reply {id, deletedLogs} once all are gone)
+//  past the first batch: the reply {id, deletedLogs} once all are gone, with
+//  the workflows' lists of a JOB_RM with force, taken from *changed and *removed)
 #define XXL_CLEAR_BATCH 2000
 void api_job_rm_logs_later (server_t *self, request_t *request, int64_t job_id,
-                            int64_t deleted);
+                            int64_t deleted, zlistx_t **changed, zlistx_t **removed);
+//  A list of ids (int64_t *) as an array under key, [] when empty
+void api_encode_ids (server_t *self, const char *key, zlistx_t *ids);
 
 //  xxl_api_flow.c: JOB_RM's look at the workflows that run job: XXL_OK
 //  when none does, or force (their nodes of the job removed: the ids of

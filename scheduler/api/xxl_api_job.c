@@ -129,12 +129,10 @@ api_job_update (server_t *self, request_t *request)
     xxl_job_free (&job);
 }
 
-//  A list of ids (int64_t *) as an array under key, when not empty
-static void
-s_encode_ids (server_t *self, const char *key, zlistx_t *ids)
+//  A list of ids (int64_t *) as an array under key (xxl_api.h)
+void
+api_encode_ids (server_t *self, const char *key, zlistx_t *ids)
 {
-    if (!zlistx_size (ids))
-        return;
     xxl_enc_key (self->enc, key);
     xxl_enc_array_begin (self->enc);
     for (int64_t *id = (int64_t *) zlistx_first (ids); id; id = (int64_t *) zlistx_next (ids))
@@ -154,8 +152,8 @@ api_job_rm (server_t *self, request_t *request)
     zlistx_t *changed = zlistx_new (), *removed = zlistx_new ();
     zlistx_set_destructor (changed, engine_free_item);
     zlistx_set_destructor (removed, engine_free_item);
-    int code = api_flow_job_rm (self, job.id, api_bool (request, "force"), why, sizeof why,
-                                changed, removed);
+    bool force = api_bool (request, "force");
+    int code = api_flow_job_rm (self, job.id, force, why, sizeof why, changed, removed);
     if (code != XXL_OK) {
         engine_reply (self, request, code, why);
         zlistx_destroy (&changed);
@@ -175,15 +173,20 @@ api_job_rm (server_t *self, request_t *request)
     ||  xxl_store_job_rm (self->store, job.id))
         engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
     else
-    if (logs == XXL_CLEAR_BATCH)
-        api_job_rm_logs_later (self, request, job.id, logs);
+    if (logs == XXL_CLEAR_BATCH) {
+        //  (the reply, with the workflows' lists, once the rows are gone)
+        api_job_rm_logs_later (self, request, job.id, logs, force? &changed: NULL,
+                               force? &removed: NULL);
+    }
     else {
         engine_reply_begin (self, request);
         xxl_enc_map_begin (self->enc);
         xxl_enc_kint (self->enc, "id", job.id);
         xxl_enc_kint (self->enc, "deletedLogs", logs);
-        s_encode_ids (self, "workflowsChanged", changed);
-        s_encode_ids (self, "workflowsRemoved", removed);
+        if (force) {
+            api_encode_ids (self, "workflowsChanged", changed);
+            api_encode_ids (self, "workflowsRemoved", removed);
+        }
         xxl_enc_map_end (self->enc);
         engine_reply_end (self, request);
     }

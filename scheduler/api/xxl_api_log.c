@@ -130,6 +130,8 @@ typedef struct {
     int64_t before;                     //  beforeDays: rows triggered before this
     int64_t keep;                       //  keepLast (-1: not that form)
     bool removed;                       //  a removed job's rows (JOB_RM): all of them
+    zlistx_t *flows_changed;            //  JOB_RM with force: the workflows it changed
+    zlistx_t *flows_removed;            //  and removed (NULL without force)
     int64_t deleted;
     uint64_t turn;                      //  the turn its request came in
     uint64_t batch_turn;                //  the turn of its last batch
@@ -143,6 +145,8 @@ s_clear_destroy (void **item_p)
     clear_task_t *task = (clear_task_t *) *item_p;
     if (task) {
         zframe_destroy (&task->rid);
+        zlistx_destroy (&task->flows_changed);
+        zlistx_destroy (&task->flows_removed);
         free (task->audit.audit_who);
         free (task->audit.audit_role);
         free (task);
@@ -195,6 +199,10 @@ s_clear_reply (server_t *self, clear_task_t *task)
     if (task->removed) {
         xxl_enc_kint (self->enc, "id", task->job_id);
         xxl_enc_kint (self->enc, "deletedLogs", task->deleted);
+        if (task->flows_changed) {
+            api_encode_ids (self, "workflowsChanged", task->flows_changed);
+            api_encode_ids (self, "workflowsRemoved", task->flows_removed);
+        }
     }
     else
         xxl_enc_kint (self->enc, "deleted", task->deleted);
@@ -259,9 +267,15 @@ api_log_clear (server_t *self, request_t *request)
 }
 
 void
-api_job_rm_logs_later (server_t *self, request_t *request, int64_t job_id, int64_t deleted)
+api_job_rm_logs_later (server_t *self, request_t *request, int64_t job_id, int64_t deleted,
+                       zlistx_t **changed, zlistx_t **removed)
 {
     clear_task_t *task = (clear_task_t *) zmalloc (sizeof (clear_task_t));
+    if (changed && removed) {
+        task->flows_changed = *changed;
+        task->flows_removed = *removed;
+        *changed = *removed = NULL;
+    }
     task->rid = zframe_dup (request->rid);
     task->id = xxl_msg_id (request->msg);
     task->job_id = job_id;

@@ -115,9 +115,13 @@ s_query_each (void *cls, enum MHD_ValueKind kind, const char *key, const char *v
     //  LOG_CAT's `from` is the api's fromLineNum
     if (ctx->command && streq (ctx->command->name, "LOG_CAT") && streq (key, "from"))
         key = "fromLineNum";
-    if (!value || !ctx->command || !xxl_command_field (ctx->command, key))
+    const xxl_field_t *field = ctx->command? xxl_command_field (ctx->command, key): NULL;
+    if (!field)
         return MHD_YES;                 //  (an unknown key is ignored)
-    json_t *typed = s_typed (ctx->command, key, value);
+    //  (a boolean key alone, `?force`, is true; another key alone is ignored)
+    if (!value && field->type != XXL_FIELD_BOOL)
+        return MHD_YES;
+    json_t *typed = value? s_typed (ctx->command, key, value): json_true ();
     if (!typed) {
         if (!ctx->bad)
             ctx->bad = key;
@@ -345,7 +349,7 @@ s_meta (xxl_http_t *self, answer_t *answer, const char *auth)
             "{s:s, s:s, s:b, s:s, s:s, s:o, s:i, s:o, s:o}",
             "name", command->name,
             "role", xxl_access_name (command->access),
-            "readOnly", command->read_only,
+            "readOnly", command->read_only || (command->flags & XXL_COMMAND_UNAUDITED),
             "audit", !xxl_command_audited (command)? "none"
                    : xxl_command_audited_code (command, XXL_OK)? "all": "refusals",
             "method", route->method,
