@@ -166,6 +166,15 @@ check("xxl-job-admin jobgroup/pageList finds the app's group {recordsTotal, reco
       and all(k in groups[0] for k in ("id", "appname", "title", "addressType", "addressList",
                                        "updateTime", "registryList")), (s, v))
 GID = groups[0]["id"] if groups else 0
+# 3.x's paging names: 3.x's answer, ReturnT of {offset, pagesize, total, data}, paged by them
+s, v, _ = post("jobgroup/pageList", {"offset": 0, "pagesize": 10, "appname": APP}, cookie=ADM)
+s2, v2, _ = post("jobgroup/pageList", {"offset": 1, "pagesize": 10, "appname": APP}, cookie=ADM)
+page = v.get("data") if isinstance(v, dict) else None
+check("xxl-job-admin jobgroup/pageList with offset, pagesize (3.x): ReturnT of {total, data},"
+      " paged by them",
+      ok(v) and isinstance(page, dict) and page.get("total") == 1
+      and [g["appname"] for g in page.get("data", [])] == [APP] and v.get("content") == page
+      and ok(v2) and v2["data"]["total"] == 1 and v2["data"]["data"] == [], (v, v2))
 
 # jobinfo/add, then pageList finds it with XXL-JOB's field names
 JOB = {"jobGroup": GID, "jobDesc": "xa job", "author": "xa", "alarmEmail": "",
@@ -187,6 +196,13 @@ check("xxl-job-admin jobinfo/pageList finds it, XXL-JOB's field names and values
       s == 200 and v.get("recordsTotal") == 1 and len(jobs) == 1 and jobs[0]["id"] == JID
       and all(k in jobs[0] for k in JOB_KEYS) and jobs[0]["jobGroup"] == GID
       and jobs[0]["scheduleConf"] == "0 0 3 * * ?" and jobs[0]["triggerStatus"] == 0, (s, v))
+PAGE3 = dict(PAGE, offset=0, pagesize=10)
+del PAGE3["start"], PAGE3["length"]
+s, v, _ = post("jobinfo/pageList", PAGE3, cookie=ADM)
+page = v.get("data") if isinstance(v, dict) else None
+check("xxl-job-admin jobinfo/pageList with offset, pagesize (3.x): ReturnT of {total, data}",
+      ok(v) and isinstance(page, dict) and page.get("total") == 1
+      and [j["id"] for j in page.get("data", [])] == [JID], (s, v))
 s, v, _ = post("jobinfo/pageList", dict(PAGE, jobDesc="no such job"), cookie=ADM)
 check("... and a jobDesc filter that matches none finds none",
       s == 200 and v.get("recordsTotal") == 0 and v.get("data") == [], (s, v))

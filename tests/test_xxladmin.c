@@ -330,10 +330,14 @@ main (void)
                      "{\"data\":[{\"addTime\":5,\"apps\":\"\",\"id\":null,\"password\":null,"
                      "\"permission\":null,\"role\":1,\"username\":\"admin\",\"xxlRole\":"
                      "\"admin\"}],\"recordsFiltered\":1,\"recordsTotal\":1}");
+        //  (3.x's paging names: 3.x's ReturnT of its PageModel)
         CHECK_USERS ("offset=2&pagesize=5", users,
-                     "{\"data\":[{\"addTime\":7,\"apps\":\"\",\"id\":null,\"password\":null,"
-                     "\"permission\":null,\"role\":0,\"username\":\"cy\",\"xxlRole\":"
-                     "\"viewer\"}],\"recordsFiltered\":3,\"recordsTotal\":3}");
+                     "{\"code\":200,\"content\":{\"data\":[{\"addTime\":7,\"apps\":\"\","
+                     "\"id\":null,\"password\":null,\"permission\":null,\"role\":0,\"username\":"
+                     "\"cy\",\"xxlRole\":\"viewer\"}],\"offset\":2,\"pagesize\":5,\"total\":3},"
+                     "\"data\":{\"data\":[{\"addTime\":7,\"apps\":\"\",\"id\":null,\"password\":"
+                     "null,\"permission\":null,\"role\":0,\"username\":\"cy\",\"xxlRole\":"
+                     "\"viewer\"}],\"offset\":2,\"pagesize\":5,\"total\":3},\"msg\":null}");
         CHECK_USERS ("role=5", users, "{\"code\":500,\"content\":null,\"data\":null,\"msg\":"
                      "\"role must be an integer from -1 to 1, not '5'\"}");
     }
@@ -351,6 +355,24 @@ main (void)
                   "{\"code\":200,\"content\":null,\"data\":null,\"msg\":\"killed\"}");
     CHECK_ANSWER ("jobinfo/pageList", "", 200, "", "{\"jobs\":[{\"id\":1}],\"total\":31}",
                   "{\"data\":[{\"id\":1}],\"recordsFiltered\":31,\"recordsTotal\":31}");
+    //  a pageList's shape follows the request's paging names: 3.x's
+    //  (offset, pagesize) its ReturnT of PageModel, 2.x's (or none) the map
+    CHECK_ANSWER ("jobinfo/pageList", "offset=30&pagesize=10", 200, "",
+                  "{\"jobs\":[{\"id\":1}],\"total\":31}",
+                  "{\"code\":200,\"content\":{\"data\":[{\"id\":1}],\"offset\":30,\"pagesize\":10,"
+                  "\"total\":31},\"data\":{\"data\":[{\"id\":1}],\"offset\":30,\"pagesize\":10,"
+                  "\"total\":31},\"msg\":null}");
+    CHECK_ANSWER ("jobinfo/pageList", "start=30&length=10", 200, "",
+                  "{\"jobs\":[{\"id\":1}],\"total\":31}",
+                  "{\"data\":[{\"id\":1}],\"recordsFiltered\":31,\"recordsTotal\":31}");
+    CHECK_ANSWER ("jobinfo/pageList", "start=30&offset=10", 200, "",
+                  "{\"jobs\":[{\"id\":1}],\"total\":31}",
+                  "{\"data\":[{\"id\":1}],\"recordsFiltered\":31,\"recordsTotal\":31}");
+    CHECK_ANSWER ("joblog/pageList", "pagesize=2", 200, "",
+                  "{\"logs\":[{\"id\":9},{\"id\":8},{\"id\":7}]}",
+                  "{\"code\":200,\"content\":{\"data\":[{\"id\":9},{\"id\":8}],\"offset\":0,"
+                  "\"pagesize\":2,\"total\":3},\"data\":{\"data\":[{\"id\":9},{\"id\":8}],"
+                  "\"offset\":0,\"pagesize\":2,\"total\":3},\"msg\":null}");
     //  a group's jobs: ReturnT of the list; refused when one answer cannot
     //  hold them all
     CHECK_ANSWER ("joblog/getJobsByGroup", "jobGroup=3", 200, "",
@@ -412,6 +434,19 @@ main (void)
                   "{\"id\":3,\"appname\":\"my-app\",\"addressList\":\"\"}]}",
                   "{\"data\":[{\"addressList\":\"\",\"appname\":\"my-app\",\"id\":3,"
                   "\"registryList\":null}],\"recordsFiltered\":2,\"recordsTotal\":2}");
+    //  (3.x's offset and pagesize page them too)
+    CHECK_ANSWER ("jobgroup/pageList", "appname=APP&offset=1&pagesize=1", 200, "",
+                  "{\"groups\":[{\"id\":1,\"appname\":\"app-a\",\"addressList\":\"\"},"
+                  "{\"id\":2,\"appname\":\"other\",\"addressList\":\"\"},"
+                  "{\"id\":3,\"appname\":\"my-app\",\"addressList\":\"\"}]}",
+                  "{\"code\":200,\"content\":{\"data\":[{\"addressList\":\"\",\"appname\":"
+                  "\"my-app\",\"id\":3,\"registryList\":null}],\"offset\":1,\"pagesize\":1,"
+                  "\"total\":2},\"data\":{\"data\":[{\"addressList\":\"\",\"appname\":"
+                  "\"my-app\",\"id\":3,\"registryList\":null}],\"offset\":1,\"pagesize\":1,"
+                  "\"total\":2},\"msg\":null}");
+    CHECK_ANSWER ("jobgroup/pageList", "pagesize=0", 200, "", "{\"groups\":[]}",
+                  "{\"code\":500,\"content\":null,\"data\":null,\"msg\":\"pagesize must be an"
+                  " integer from 1 to 10000, not '0'\"}");
     CHECK_ANSWER ("jobgroup/pageList", "", 200, "",
                   "{\"groups\":[{\"id\":1,\"appname\":\"app-a\",\"addressList\":\"h:1,h:2\"}]}",
                   "{\"data\":[{\"addressList\":\"h:1,h:2\",\"appname\":\"app-a\",\"id\":1,"

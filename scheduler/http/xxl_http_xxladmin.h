@@ -7,8 +7,10 @@
 
     Answers are XXL-JOB's ReturnT with both keys of its content:
     {"code", "msg", "content", "data"} (2.x reads content, 3.x data; their
-    clients, Gson and untyped JSON, ignore the other).  A pageList answers
-    {"recordsTotal", "recordsFiltered", "data"} (2.x's map).
+    clients, Gson and untyped JSON, ignore the other).  A pageList paged
+    by 3.x's names (offset, pagesize; no start or length) answers 3.x's
+    ReturnT of {"offset", "pagesize", "total", "data"}; any other 2.x's
+    {"recordsTotal", "recordsFiltered", "data"} (the two clash on data).
 */
 
 #ifndef XXL_HTTP_XXLADMIN_H_INCLUDED
