@@ -351,8 +351,11 @@ main (void)
                   "{\"code\":200,\"content\":null,\"data\":null,\"msg\":null}");
     CHECK_ANSWER ("jobinfo/add", "", 403, "it needs the admin role", NULL,
                   "{\"code\":500,\"content\":null,\"data\":null,\"msg\":\"it needs the admin role\"}");
+    //  logKill: the agent's message where XXL-JOB puts it (2.x content, 3.x data)
     CHECK_ANSWER ("joblog/logKill", "", 200, "killed", NULL,
-                  "{\"code\":200,\"content\":null,\"data\":null,\"msg\":\"killed\"}");
+                  "{\"code\":200,\"content\":\"killed\",\"data\":\"killed\",\"msg\":null}");
+    CHECK_ANSWER ("joblog/logKill", "", 200, "", NULL,
+                  "{\"code\":200,\"content\":null,\"data\":null,\"msg\":null}");
     CHECK_ANSWER ("jobinfo/pageList", "", 200, "", "{\"jobs\":[{\"id\":1}],\"total\":31}",
                   "{\"data\":[{\"id\":1}],\"recordsFiltered\":31,\"recordsTotal\":31}");
     //  a pageList's shape follows the request's paging names: 3.x's

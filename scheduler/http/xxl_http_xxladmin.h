@@ -28,7 +28,7 @@
 typedef enum {
     XA_NONE,                            //  ReturnT, content null
     XA_ID,                              //  ReturnT, content the reply's id as text
-    XA_MSG,                             //  ReturnT, msg the api's text (LOG_KILL)
+    XA_MSG,                             //  ReturnT, content the api's text (LOG_KILL)
     XA_OBJECT,                          //  ReturnT, content the reply as it is
     XA_JOBS,                            //  pageList of JOB_LIST's jobs
     XA_GROUPS,                          //  pageList of GROUP_LIST's groups (paged here)

@@ -710,7 +710,8 @@ xxl_xxladmin_answer (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, int 
             return xxl_xxladmin_returnt (200, NULL, *number? json_string (number): NULL);
         }
         case XA_MSG:
-            return xxl_xxladmin_returnt (200, text && *text? text: NULL, NULL);
+            //  (XXL-JOB's logKill: the executor's message as its content)
+            return xxl_xxladmin_returnt (200, NULL, text && *text? json_string (text): NULL);
         case XA_OBJECT: {
             json_t *copy = json_deep_copy (content);
             if (json_is_object (copy) && json_object_get (copy, "appname"))
