@@ -275,6 +275,21 @@ check("xxl-job-admin jobinfo/nextTriggerTime: five times 'yyyy-MM-dd HH:mm:ss'",
       ok(v) and isinstance(times, list) and len(times) == 5
       and all(re.match(r"^\d{4}-\d\d-\d\d 03:00:00$", t) for t in times), (s, v))
 
+# ... XXL-JOB's empty list for no schedule (a blank conf or type, NONE,
+# FIX_DELAY), an error for a malformed cron
+for form in ({"scheduleType": "CRON", "scheduleConf": ""},
+             {"scheduleType": "", "scheduleConf": "0 0 3 * * ?"},
+             {"scheduleType": "NONE", "scheduleConf": ""},
+             {"scheduleType": "FIX_DELAY", "scheduleConf": "5"}):
+    s, v, _ = post("jobinfo/nextTriggerTime", form, cookie=ADM)
+    check("xxl-job-admin jobinfo/nextTriggerTime of %s: ReturnT 200, no times (XXL-JOB's)"
+          % urllib.parse.urlencode(form),
+          s == 200 and v == {"code": 200, "msg": None, "content": [], "data": []}, (s, v))
+s, v, _ = post("jobinfo/nextTriggerTime", {"scheduleType": "CRON", "scheduleConf": "0 0 3 * *"},
+               cookie=ADM)
+check("xxl-job-admin jobinfo/nextTriggerTime of a malformed cron: ReturnT 500 with the reason",
+      s == 200 and refused(v, "cron"), (s, v))
+
 # A viewer: pageList allowed, add refused
 s, v, _, VIEW = login("xa-viewer", os.environ["XA_VIEWER_PW"])
 s, v, _ = post("jobinfo/pageList", PAGE, cookie=VIEW)

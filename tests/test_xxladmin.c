@@ -465,6 +465,48 @@ main (void)
     CHECK_ANSWER ("jobinfo/nextTriggerTime", "", 200, "", "{\"next\":[1704164400000]}",
                   "{\"code\":200,\"content\":[\"2024-01-02 03:00:00\"],\"data\":"
                   "[\"2024-01-02 03:00:00\"],\"msg\":null}");
+    //  nextTriggerTime without times (XXL-JOB's): a blank type or conf
+    //  (3.3+), a type it plans none of (2.x NONE, FIX_DELAY; unknown);
+    //  CRON and FIX_RATE go to SCHEDULE_NEXT, which judges the conf
+    {
+        const char *empty = "{\"code\":200,\"content\":[],\"data\":[],\"msg\":null}";
+        const char *forms [] = {
+            "scheduleType=CRON&scheduleConf=", "scheduleType=CRON&scheduleConf=+",
+            "scheduleType=&scheduleConf=0+0+3+*+*+%3F", "scheduleConf=5", "",
+            "scheduleType=NONE&scheduleConf=x", "scheduleType=FIX_DELAY&scheduleConf=5",
+            "scheduleType=cron&scheduleConf=0+0+3+*+*+%3F", "scheduleType=FIX_RATE", NULL
+        };
+        for (int i = 0; forms [i]; i++) {
+            json_t *form = json_object ();
+            char why [256];
+            xxl_xxladmin_form (form, forms [i], strlen (forms [i]), why, sizeof why);
+            json_t *answer = xxl_xxladmin_settled (xxl_xxladmin_endpoint (
+                                                   "jobinfo/nextTriggerTime"), form);
+            char *got = answer? json_dumps (answer, JSON_COMPACT | JSON_SORT_KEYS): NULL;
+            XXL_CHECK_STR (got? got: "(a call)", empty);
+            free (got);
+            json_decref (answer);
+            json_decref (form);
+        }
+        const char *calls [] = {
+            "scheduleType=CRON&scheduleConf=0+0+3+*+*+%3F", "scheduleType=CRON&scheduleConf=bad",
+            "scheduleType=FIX_RATE&scheduleConf=5", NULL
+        };
+        for (int i = 0; calls [i]; i++) {
+            json_t *form = json_object ();
+            char why [256];
+            xxl_xxladmin_form (form, calls [i], strlen (calls [i]), why, sizeof why);
+            json_t *answer = xxl_xxladmin_settled (xxl_xxladmin_endpoint (
+                                                   "jobinfo/nextTriggerTime"), form);
+            XXL_CHECK (answer == NULL);
+            json_decref (answer);
+            json_decref (form);
+        }
+        json_t *form = json_object ();
+        XXL_CHECK (xxl_xxladmin_settled (xxl_xxladmin_endpoint ("jobinfo/pageList"), form)
+                   == NULL);
+        json_decref (form);
+    }
     //  a reason cut inside a character is made UTF-8
     {
         json_t *answer = xxl_xxladmin_returnt (500, "bad '\xe4\xb8'", NULL);

@@ -310,6 +310,12 @@ xxl_http_xxladmin (xxl_http_t *self, answer_t *answer, struct MHD_Connection *co
         json_decref (form);
         return;
     }
+    json_t *settled = xxl_xxladmin_settled (endpoint, form);
+    if (settled) {
+        xxl_http_answer_json (answer, 200, settled);
+        json_decref (form);
+        return;
+    }
     json_t *content = NULL, *groups = NULL;
     char text [1024];
     int code = XXL_OK;

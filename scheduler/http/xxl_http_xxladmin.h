@@ -93,6 +93,12 @@ json_t *xxl_xxladmin_returnt (int code, const char *msg, json_t *content);
 json_t *xxl_xxladmin_answer (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, int code,
                              const char *text, json_t *content);
 
+//  The answer of endpoint for form that needs no api call (a new ReturnT),
+//  NULL when it needs one: nextTriggerTime of a blank scheduleType or
+//  scheduleConf, or of a type other than CRON and FIX_RATE, is success
+//  with no times, as XXL-JOB answers it
+json_t *xxl_xxladmin_settled (const xxl_xxladmin_endpoint_t *endpoint, json_t *form);
+
 //  Whether text is a decimal integer in long long's range (digits, a '-'
 //  before them at most: no '+', space or other text strtoll would let
 //  pass), into *out.  Used by the REST routes too

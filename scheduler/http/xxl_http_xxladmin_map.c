@@ -853,6 +853,32 @@ xxl_xxladmin_answer (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, int 
     }
 }
 
+//  Whether text is absent or blank (Java's StringTool.isBlank)
+static bool
+s_blank (const char *text)
+{
+    for (const char *p = text? text: ""; *p; p++)
+        if (!isspace ((unsigned char) *p))
+            return false;
+    return true;
+}
+
+json_t *
+xxl_xxladmin_settled (const xxl_xxladmin_endpoint_t *endpoint, json_t *form)
+{
+    assert (endpoint && json_is_object (form));
+    if (endpoint->shape == XA_NEXT) {
+        //  XXL-JOB: no times, no error, for a blank type or conf (3.3+) and
+        //  for a type it plans none of (2.x: NONE, FIX_DELAY, unknown; 3.x:
+        //  unknown is NONE); CRON and FIX_RATE are judged by SCHEDULE_NEXT
+        const char *type = s_value (form, "scheduleType");
+        if (s_blank (type) || s_blank (s_value (form, "scheduleConf"))
+        ||  !(streq (type, "CRON") || streq (type, "FIX_RATE")))
+            return xxl_xxladmin_returnt (200, NULL, json_array ());
+    }
+    return NULL;
+}
+
 //  "yyyy-MM-dd HH:mm:ss" at text, local time, into epoch ms
 static int
 s_time (const char *text, size_t length, int64_t *ms)
