@@ -397,6 +397,17 @@ check("xxl-job-admin user/updatePwd: a wrong oldPassword refused; auth/updatePwd
 s, v, _ = post("user/updatePwd", {"oldPassword": "x", "password": "xa-user-pass-3"}, token=ADMIN)
 check("xxl-job-admin user/updatePwd with a bearer token: ReturnT 500 (a session's own password)",
       refused(v, "session"), (s, v))
+# the logged-in user's own update and remove are refused, as XXL-JOB's
+# (user_update_loginuser_limit); the session lives on; another user's
+# update and remove (below) are done
+s, v, _ = post("user/update", {"username": "xa-admin", "password": "", "role": 0,
+                               "permission": str(GID)}, cookie=ADM)
+s2, v2, _ = post("user/remove", {"username": "xa-admin"}, cookie=ADM)
+s3, v3, _ = post("user/pageList", {"username": "xa-admin", "role": 1}, cookie=ADM)
+check("xxl-job-admin user/update and user/remove of the logged-in user: ReturnT 500 saying why,"
+      " the user still an admin and logged in",
+      refused(v, "logged-in user") and refused(v2, "logged-in user") and s3 == 200
+      and v3.get("recordsTotal") == 1 and v3["data"][0]["xxlRole"] == "admin", (v, v2, s3, v3))
 s, v, _ = post("user/update", {"username": "xa-user", "password": "", "role": 1}, cookie=ADM)
 s2, v2, _ = post("user/pageList", {"username": "xa-user", "role": 1}, cookie=ADM)
 check("xxl-job-admin user/update to role 1: an admin (pageList role 1, permission null)",

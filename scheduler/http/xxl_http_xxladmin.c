@@ -188,6 +188,35 @@ s_update_password (xxl_http_t *self, answer_t *answer, struct MHD_Connection *co
         s_returnt (answer, status == 429? 429: 200, 500, text);
 }
 
+//  XXL-JOB refuses user/update and user/remove of the logged-in user
+//  (user_update_loginuser_limit): for a session's USER_UPDATE or USER_RM
+//  of its own user *refused is -1 with why; returns HTTP_ME's code (text
+//  its reason), XXL_OK when not asked
+static int
+s_self_change (xxl_http_t *self, const char *auth, const xxl_xxladmin_endpoint_t *endpoint,
+               json_t *fields, char *why, size_t whylen, char *text, size_t textlen,
+               int *refused)
+{
+    const char *command = endpoint->command;
+    if (auth [0] != 'S' || !(streq (command, "USER_UPDATE") || streq (command, "USER_RM")))
+        return XXL_OK;
+    json_t *empty = json_object (), *me = NULL;
+    int code = xxl_http_call (self, auth, "HTTP_ME", empty, &me, text, textlen);
+    json_decref (empty);
+    const char *user = json_string_value (json_object_get (me, "username"));
+    const char *kind = json_string_value (json_object_get (me, "kind"));
+    const char *target = json_string_value (json_object_get (fields, "username"));
+    if (code == XXL_OK && user && kind && streq (kind, "session") && target
+    &&  streq (user, target)) {
+        snprintf (why, whylen, "%s of the logged-in user '%.64s' is refused, as XXL-JOB refuses"
+                  " it: another admin changes or removes this user (your own password:"
+                  " user/updatePwd)", endpoint->path, user);
+        *refused = -1;
+    }
+    json_decref (me);
+    return code;
+}
+
 //  (xxl_http_int.h)
 void
 xxl_http_xxladmin (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn,
@@ -329,13 +358,19 @@ xxl_http_xxladmin (xxl_http_t *self, answer_t *answer, struct MHD_Connection *co
         int rc = xxl_xxladmin_needs_groups (endpoint) && !endpoint->read
                ? xxl_xxladmin_user_request (endpoint, form, groups, &fields, why, sizeof why)
                : xxl_xxladmin_request (endpoint, form, &fields, why, sizeof why);
+        if (rc == 0)
+            code = s_self_change (self, auth, endpoint, fields, why, sizeof why, text,
+                                  sizeof text, &rc);
         if (rc) {
+            json_decref (fields);
             json_decref (groups);
             json_decref (form);
             s_returnt (answer, 200, 500, why);
             return;
         }
-        code = xxl_http_call (self, auth, endpoint->command, fields, &content, text, sizeof text);
+        if (code == XXL_OK)
+            code = xxl_http_call (self, auth, endpoint->command, fields, &content, text,
+                                  sizeof text);
     }
     json_decref (fields);
     if (code == XXL_UNAUTHORIZED)
