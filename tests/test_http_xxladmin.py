@@ -255,6 +255,17 @@ s2, v2, _ = post("joblog/pageList", dict(LOGQ, filterTime="2001-01-01 00:00:00 -
                  cookie=ADM)
 check("xxl-job-admin joblog/pageList: filterTime today finds it, one in 2001 does not",
       v.get("recordsTotal") == 1 and v2.get("recordsTotal") == 0, (v, v2))
+# past the end: the rows that exist (one here), not the start asked
+s, v, _ = post("joblog/pageList", dict(LOGQ, start=100), cookie=ADM)
+s2, v2, _ = post("joblog/pageList", dict(LOGQ, start=1), cookie=ADM)
+s3, v3, _ = post("joblog/pageList", dict(LOGQ, start=5000), cookie=ADM)
+check("xxl-job-admin joblog/pageList past the end (start 100, 1, 5000 with one run):"
+      " recordsTotal the run's 1, no rows",
+      all(x.get("recordsTotal") == 1 and x.get("data") == [] for x in (v, v2, v3)),
+      (v, v2, v3))
+s, v, _ = post("joblog/pageList", dict(LOGQ, filterTime="2001-01-01 00:00:00 - 2001-01-02 00:00:00",
+                                       start=5000), cookie=ADM)
+check("... and 0 when none matches (start 5000)", v.get("recordsTotal") == 0, v)
 s, v, _ = post("joblog/pageList", dict(LOGQ, filterTime="yesterday"), cookie=ADM)
 check("xxl-job-admin joblog/pageList: a malformed filterTime is ReturnT 500 saying the format",
       refused(v, "yyyy-MM-dd HH:mm:ss"), (s, v))

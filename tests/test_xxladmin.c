@@ -430,6 +430,15 @@ main (void)
     CHECK_ANSWER ("joblog/pageList", "start=20&length=5", 200, "",
                   "{\"logs\":[{\"id\":9},{\"id\":8}]}",
                   "{\"data\":[{\"id\":9},{\"id\":8}],\"recordsFiltered\":22,\"recordsTotal\":22}");
+    //  a page past the end: the count of the rows, never the start asked
+    CHECK_ANSWER ("joblog/pageList", "start=100&length=10", 200, "",
+                  "{\"logs\":[],\"count\":5}",
+                  "{\"data\":[],\"recordsFiltered\":5,\"recordsTotal\":5}");
+    CHECK_ANSWER ("joblog/pageList", "offset=100&pagesize=10", 200, "",
+                  "{\"logs\":[],\"count\":0}",
+                  "{\"code\":200,\"content\":{\"data\":[],\"offset\":100,\"pagesize\":10,"
+                  "\"total\":0},\"data\":{\"data\":[],\"offset\":100,\"pagesize\":10,"
+                  "\"total\":0},\"msg\":null}");
     //  groups: filtered and paged here, registryList from the addresses
     CHECK_ANSWER ("jobgroup/pageList", "appname=APP&start=1&length=1", 200, "",
                   "{\"groups\":[{\"id\":1,\"appname\":\"app-a\",\"addressList\":\"h:1,h:2\"},"

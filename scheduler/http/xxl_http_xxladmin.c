@@ -217,6 +217,46 @@ s_self_change (xxl_http_t *self, const char *auth, const xxl_xxladmin_endpoint_t
     return code;
 }
 
+//  joblog/pageList past the end (fields LOG_LIST's of a page at offset
+//  hi that came back empty): the number of rows matching its filters,
+//  which is at most hi, into *count.  LOG_LIST counts nothing, so probes
+//  of one row halve the range until it spans at most 1000 rows, then one
+//  page of those counts the rest (about log2 (hi / 1000) + 1 calls, on
+//  this rare path only).  Returns the calls' code (text its reason)
+static int
+s_log_count (xxl_http_t *self, const char *auth, json_t *fields, json_int_t hi,
+             json_int_t *count, char *text, size_t textlen)
+{
+    json_t *probe = json_deep_copy (fields);
+    json_int_t lo = 0;
+    int code = probe? XXL_OK: XXL_FAILURE;
+    if (!probe)
+        snprintf (text, textlen, "out of memory");
+    while (code == XXL_OK && lo < hi) {
+        bool last = hi - lo <= 1000;
+        json_int_t at = last? lo: lo + (hi - lo) / 2;
+        json_object_set_new (probe, "offset", json_integer (at));
+        json_object_set_new (probe, "limit", json_integer (last? hi - lo: 1));
+        json_t *content = NULL;
+        code = xxl_http_call (self, auth, "LOG_LIST", probe, &content, text, textlen);
+        json_int_t rows = (json_int_t) json_array_size (json_object_get (content, "logs"));
+        bool truncated = json_is_true (json_object_get (content, "truncated"));
+        json_decref (content);
+        if (code != XXL_OK)
+            break;
+        if (rows == 0)
+            hi = at;
+        else {
+            lo = at + rows;
+            if (last && !truncated)
+                break;                  //  (the rest of the range, all of it)
+        }
+    }
+    json_decref (probe);
+    *count = lo;
+    return code;
+}
+
 //  (xxl_http_int.h)
 void
 xxl_http_xxladmin (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn,
@@ -371,6 +411,14 @@ xxl_http_xxladmin (xxl_http_t *self, answer_t *answer, struct MHD_Connection *co
         if (code == XXL_OK)
             code = xxl_http_call (self, auth, endpoint->command, fields, &content, text,
                                   sizeof text);
+        json_int_t offset = json_integer_value (json_object_get (fields, "offset"));
+        if (code == XXL_OK && endpoint->shape == XA_LOGS && offset > 0
+        &&  json_array_size (json_object_get (content, "logs")) == 0) {
+            //  (an empty page past the end: its answer counts the rows)
+            json_int_t count;
+            code = s_log_count (self, auth, fields, offset, &count, text, sizeof text);
+            json_object_set_new (content, "count", json_integer (count));
+        }
     }
     json_decref (fields);
     if (code == XXL_UNAUTHORIZED)

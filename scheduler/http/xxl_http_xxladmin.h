@@ -89,7 +89,11 @@ json_t *xxl_xxladmin_users (json_t *form, int code, const char *text, json_t *us
 json_t *xxl_xxladmin_returnt (int code, const char *msg, json_t *content);
 
 //  The answer of endpoint for the api's reply (code, its text, its
-//  content: not taken), form the request's (a pageList's paging)
+//  content: not taken), form the request's (a pageList's paging).
+//  joblog/pageList's total is the rows up to its page, plus one when more
+//  follow (LOG_LIST counts nothing); for an empty page content's "count"
+//  (the caller's count of the rows, when it asked past the end) is the
+//  total when it is less than the page's start
 json_t *xxl_xxladmin_answer (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, int code,
                              const char *text, json_t *content);
 

@@ -757,10 +757,15 @@ xxl_xxladmin_answer (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, int 
             size_t count = json_array_size (logs);
             for (size_t i = 0; i < count && (long long) i < length; i++)
                 json_array_append (rows, json_array_get (logs, i));
-            //  (no count: those up to this page, and one more when more follow)
+            //  (no count: those up to this page, and one more when more
+            //  follow; a page past the end: content's count, the rows that
+            //  exist, never more than start)
             json_int_t total = start + (json_int_t) json_array_size (rows)
                              + ((long long) count > length || json_is_true (
                                     json_object_get (content, "truncated")));
+            json_t *counted = json_object_get (content, "count");
+            if (count == 0 && json_is_integer (counted) && json_integer_value (counted) < start)
+                total = json_integer_value (counted) < 0? 0: json_integer_value (counted);
             return s_page (form, total, rows);
         }
         case XA_JOBLIST: {
