@@ -437,6 +437,39 @@ check("xxl-job-admin takes Authorization: Bearer (a token's pageList)",
 s, v, _ = post("jobinfo/pageList", PAGE, token="xxl_" + "0" * 64)
 check("xxl-job-admin: an unknown bearer token is not logged in (302)", s == 302, (s, v))
 
+
+def rest(method, path, token, body=None):
+    """(status, parsed JSON) of a REST call"""
+    name, port = H1.rsplit(":", 1)
+    conn = http.client.HTTPConnection(name, int(port), timeout=30)
+    hdrs = {"Authorization": "Bearer " + token}
+    data = None
+    if body is not None:
+        data = json.dumps(body).encode()
+        hdrs["Content-Type"] = "application/json"
+    conn.request(method, path, body=data, headers=hdrs)
+    resp = conn.getresponse()
+    text = resp.read()
+    conn.close()
+    try:
+        return resp.status, json.loads(text)
+    except ValueError:
+        return resp.status, text
+
+
+# a token removed counts as none here (302, XXL-JOB's not logged in),
+# while /api/v1 answers it 401
+s, v = rest("POST", "/api/v1/tokens", ADMIN, {"name": "xa-gone", "role": "viewer", "apps": []})
+GONE = v.get("token", "") if isinstance(v, dict) else ""
+s1, v1, _ = post("jobinfo/pageList", PAGE, token=GONE)
+rest("DELETE", "/api/v1/tokens/xa-gone", ADMIN)
+s2, v2, resp = post("jobinfo/pageList", PAGE, token=GONE)
+s3, v3 = rest("GET", "/api/v1/jobs", GONE)
+check("xxl-job-admin: a token removed is not logged in (302 to toLogin; it was answered before),"
+      " /api/v1 answers it 401",
+      s == 201 and s1 == 200 and s2 == 302 and resp.getheader("Location") == P + "/toLogin"
+      and s3 == 401, (s, v, s1, s2, s3))
+
 # Malformed requests
 for form, why in ((b"jobGroup=%zz", "malformed"), (b"jobDesc=a%00b", "NUL"),
                   (b"id=1&id=2", "twice"), (b"=x", "no name")):
