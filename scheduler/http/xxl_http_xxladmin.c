@@ -2,22 +2,23 @@
     http/xxl_admin_path (xxl_http_int.h; docs/migrating.md, "Scripts that
     call the admin"; docs/http.md).
 
-    A script logs in (POST login: userName, password, ifRemember) and gets
-    the cookie XXL_JOB_LOGIN_IDENTITY: a console session (HTTP_SESSION, the
-    same password check, limiter, idle limit and logout), HttpOnly,
-    SameSite=Strict, on the prefix's path, Secure under TLS.  A bearer
-    token (xxl-ctl token add) is taken instead on every path.  Then each
-    endpoint's form becomes the api command its REST route makes
-    (xxl_http_xxladmin_map.c), sent with the caller's credentials: the
-    engine judges roles, apps, fields and audit as for /api/v1, and its
-    reply becomes XXL-JOB's answer.  The user/ endpoints but remove
-    read GROUP_LIST first (XXL-JOB names a user's groups by id, xxl a
-    key's apps by name); updatePwd is PUT /api/v1/me/password's.  Every
-    answer is JSON: ReturnT {"code", "msg", "content", "data"} (HTTP 200,
-    as XXL-JOB answers a refusal: code 500 and the reason), a pageList's
-    map; no credentials, or a session gone: 302 to <prefix>/toLogin
-    (XXL-JOB's answer) with a ReturnT 500 saying so, and toLogin answers
-    that ReturnT.
+    A script logs in (POST login: userName, password, ifRemember) and gets the
+    cookie XXL_JOB_LOGIN_IDENTITY: a console session (HTTP_SESSION, the same
+    password check, limiter, idle limit and logout), HttpOnly, SameSite=Strict,
+    on the prefix's path, Secure under TLS.  A bearer token (xxl-ctl token add)
+    is taken instead on every path.  Then each endpoint's form becomes the api
+    command its REST route makes (xxl_http_xxladmin_map.c), sent with the
+    caller's credentials: the engine judges roles, apps, fields and audit as for
+    /api/v1, and its reply becomes XXL-JOB's answer.  The user/ endpoints but
+    remove read GROUP_LIST first (XXL-JOB names a user's groups by id, xxl a
+    key's apps by name); a session's user/update or user/remove of its own user
+    is refused first (HTTP_ME), as XXL-JOB refuses it; updatePwd is PUT
+    /api/v1/me/password's.  Every answer is JSON: ReturnT {"code", "msg",
+    "content", "data"} (HTTP 200, as XXL-JOB answers a refusal: code 500 and the
+    reason), a pageList's page in 2.x's or 3.x's shape as its paging names ask
+    (xxl_http_xxladmin.h); no credentials, or a session gone: 302 to
+    <prefix>/toLogin (XXL-JOB's answer) with a ReturnT 500 saying so, and
+    toLogin answers that ReturnT.
 
     CSRF: scripts send no token, so the session of this cookie is never
     asked for one (the console's xxl_session is not taken here).  Instead
