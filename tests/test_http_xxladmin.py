@@ -166,6 +166,15 @@ check("xxl-job-admin jobgroup/pageList finds the app's group {recordsTotal, reco
       and all(k in groups[0] for k in ("id", "appname", "title", "addressType", "addressList",
                                        "updateTime", "registryList")), (s, v))
 GID = groups[0]["id"] if groups else 0
+# 3.x's paging names: 3.x's answer, ReturnT of {offset, pagesize, total, data}, paged by them
+s, v, _ = post("jobgroup/pageList", {"offset": 0, "pagesize": 10, "appname": APP}, cookie=ADM)
+s2, v2, _ = post("jobgroup/pageList", {"offset": 1, "pagesize": 10, "appname": APP}, cookie=ADM)
+page = v.get("data") if isinstance(v, dict) else None
+check("xxl-job-admin jobgroup/pageList with offset, pagesize (3.x): ReturnT of {total, data},"
+      " paged by them",
+      ok(v) and isinstance(page, dict) and page.get("total") == 1
+      and [g["appname"] for g in page.get("data", [])] == [APP] and v.get("content") == page
+      and ok(v2) and v2["data"]["total"] == 1 and v2["data"]["data"] == [], (v, v2))
 
 # jobinfo/add, then pageList finds it with XXL-JOB's field names
 JOB = {"jobGroup": GID, "jobDesc": "xa job", "author": "xa", "alarmEmail": "",
@@ -187,6 +196,13 @@ check("xxl-job-admin jobinfo/pageList finds it, XXL-JOB's field names and values
       s == 200 and v.get("recordsTotal") == 1 and len(jobs) == 1 and jobs[0]["id"] == JID
       and all(k in jobs[0] for k in JOB_KEYS) and jobs[0]["jobGroup"] == GID
       and jobs[0]["scheduleConf"] == "0 0 3 * * ?" and jobs[0]["triggerStatus"] == 0, (s, v))
+PAGE3 = dict(PAGE, offset=0, pagesize=10)
+del PAGE3["start"], PAGE3["length"]
+s, v, _ = post("jobinfo/pageList", PAGE3, cookie=ADM)
+page = v.get("data") if isinstance(v, dict) else None
+check("xxl-job-admin jobinfo/pageList with offset, pagesize (3.x): ReturnT of {total, data}",
+      ok(v) and isinstance(page, dict) and page.get("total") == 1
+      and [j["id"] for j in page.get("data", [])] == [JID], (s, v))
 s, v, _ = post("jobinfo/pageList", dict(PAGE, jobDesc="no such job"), cookie=ADM)
 check("... and a jobDesc filter that matches none finds none",
       s == 200 and v.get("recordsTotal") == 0 and v.get("data") == [], (s, v))
@@ -239,6 +255,17 @@ s2, v2, _ = post("joblog/pageList", dict(LOGQ, filterTime="2001-01-01 00:00:00 -
                  cookie=ADM)
 check("xxl-job-admin joblog/pageList: filterTime today finds it, one in 2001 does not",
       v.get("recordsTotal") == 1 and v2.get("recordsTotal") == 0, (v, v2))
+# past the end: the rows that exist (one here), not the start asked
+s, v, _ = post("joblog/pageList", dict(LOGQ, start=100), cookie=ADM)
+s2, v2, _ = post("joblog/pageList", dict(LOGQ, start=1), cookie=ADM)
+s3, v3, _ = post("joblog/pageList", dict(LOGQ, start=5000), cookie=ADM)
+check("xxl-job-admin joblog/pageList past the end (start 100, 1, 5000 with one run):"
+      " recordsTotal the run's 1, no rows",
+      all(x.get("recordsTotal") == 1 and x.get("data") == [] for x in (v, v2, v3)),
+      (v, v2, v3))
+s, v, _ = post("joblog/pageList", dict(LOGQ, filterTime="2001-01-01 00:00:00 - 2001-01-02 00:00:00",
+                                       start=5000), cookie=ADM)
+check("... and 0 when none matches (start 5000)", v.get("recordsTotal") == 0, v)
 s, v, _ = post("joblog/pageList", dict(LOGQ, filterTime="yesterday"), cookie=ADM)
 check("xxl-job-admin joblog/pageList: a malformed filterTime is ReturnT 500 saying the format",
       refused(v, "yyyy-MM-dd HH:mm:ss"), (s, v))
@@ -258,6 +285,21 @@ times = v.get("content") if isinstance(v, dict) else None
 check("xxl-job-admin jobinfo/nextTriggerTime: five times 'yyyy-MM-dd HH:mm:ss'",
       ok(v) and isinstance(times, list) and len(times) == 5
       and all(re.match(r"^\d{4}-\d\d-\d\d 03:00:00$", t) for t in times), (s, v))
+
+# ... XXL-JOB's empty list for no schedule (a blank conf or type, NONE,
+# FIX_DELAY), an error for a malformed cron
+for form in ({"scheduleType": "CRON", "scheduleConf": ""},
+             {"scheduleType": "", "scheduleConf": "0 0 3 * * ?"},
+             {"scheduleType": "NONE", "scheduleConf": ""},
+             {"scheduleType": "FIX_DELAY", "scheduleConf": "5"}):
+    s, v, _ = post("jobinfo/nextTriggerTime", form, cookie=ADM)
+    check("xxl-job-admin jobinfo/nextTriggerTime of %s: ReturnT 200, no times (XXL-JOB's)"
+          % urllib.parse.urlencode(form),
+          s == 200 and v == {"code": 200, "msg": None, "content": [], "data": []}, (s, v))
+s, v, _ = post("jobinfo/nextTriggerTime", {"scheduleType": "CRON", "scheduleConf": "0 0 3 * *"},
+               cookie=ADM)
+check("xxl-job-admin jobinfo/nextTriggerTime of a malformed cron: ReturnT 500 with the reason",
+      s == 200 and refused(v, "cron"), (s, v))
 
 # A viewer: pageList allowed, add refused
 s, v, _, VIEW = login("xa-viewer", os.environ["XA_VIEWER_PW"])
@@ -366,6 +408,17 @@ check("xxl-job-admin user/updatePwd: a wrong oldPassword refused; auth/updatePwd
 s, v, _ = post("user/updatePwd", {"oldPassword": "x", "password": "xa-user-pass-3"}, token=ADMIN)
 check("xxl-job-admin user/updatePwd with a bearer token: ReturnT 500 (a session's own password)",
       refused(v, "session"), (s, v))
+# the logged-in user's own update and remove are refused, as XXL-JOB's
+# (user_update_loginuser_limit); the session lives on; another user's
+# update and remove (below) are done
+s, v, _ = post("user/update", {"username": "xa-admin", "password": "", "role": 0,
+                               "permission": str(GID)}, cookie=ADM)
+s2, v2, _ = post("user/remove", {"username": "xa-admin"}, cookie=ADM)
+s3, v3, _ = post("user/pageList", {"username": "xa-admin", "role": 1}, cookie=ADM)
+check("xxl-job-admin user/update and user/remove of the logged-in user: ReturnT 500 saying why,"
+      " the user still an admin and logged in",
+      refused(v, "logged-in user") and refused(v2, "logged-in user") and s3 == 200
+      and v3.get("recordsTotal") == 1 and v3["data"][0]["xxlRole"] == "admin", (v, v2, s3, v3))
 s, v, _ = post("user/update", {"username": "xa-user", "password": "", "role": 1}, cookie=ADM)
 s2, v2, _ = post("user/pageList", {"username": "xa-user", "role": 1}, cookie=ADM)
 check("xxl-job-admin user/update to role 1: an admin (pageList role 1, permission null)",
@@ -383,6 +436,39 @@ check("xxl-job-admin takes Authorization: Bearer (a token's pageList)",
       s == 200 and v.get("recordsTotal") == 1, (s, v))
 s, v, _ = post("jobinfo/pageList", PAGE, token="xxl_" + "0" * 64)
 check("xxl-job-admin: an unknown bearer token is not logged in (302)", s == 302, (s, v))
+
+
+def rest(method, path, token, body=None):
+    """(status, parsed JSON) of a REST call"""
+    name, port = H1.rsplit(":", 1)
+    conn = http.client.HTTPConnection(name, int(port), timeout=30)
+    hdrs = {"Authorization": "Bearer " + token}
+    data = None
+    if body is not None:
+        data = json.dumps(body).encode()
+        hdrs["Content-Type"] = "application/json"
+    conn.request(method, path, body=data, headers=hdrs)
+    resp = conn.getresponse()
+    text = resp.read()
+    conn.close()
+    try:
+        return resp.status, json.loads(text)
+    except ValueError:
+        return resp.status, text
+
+
+# a token removed counts as none here (302, XXL-JOB's not logged in),
+# while /api/v1 answers it 401
+s, v = rest("POST", "/api/v1/tokens", ADMIN, {"name": "xa-gone", "role": "viewer", "apps": []})
+GONE = v.get("token", "") if isinstance(v, dict) else ""
+s1, v1, _ = post("jobinfo/pageList", PAGE, token=GONE)
+rest("DELETE", "/api/v1/tokens/xa-gone", ADMIN)
+s2, v2, resp = post("jobinfo/pageList", PAGE, token=GONE)
+s3, v3 = rest("GET", "/api/v1/jobs", GONE)
+check("xxl-job-admin: a token removed is not logged in (302 to toLogin; it was answered before),"
+      " /api/v1 answers it 401",
+      s == 201 and s1 == 200 and s2 == 302 and resp.getheader("Location") == P + "/toLogin"
+      and s3 == 401, (s, v, s1, s2, s3))
 
 # Malformed requests
 for form, why in ((b"jobGroup=%zz", "malformed"), (b"jobDesc=a%00b", "NUL"),

@@ -330,10 +330,14 @@ main (void)
                      "{\"data\":[{\"addTime\":5,\"apps\":\"\",\"id\":null,\"password\":null,"
                      "\"permission\":null,\"role\":1,\"username\":\"admin\",\"xxlRole\":"
                      "\"admin\"}],\"recordsFiltered\":1,\"recordsTotal\":1}");
+        //  (3.x's paging names: 3.x's ReturnT of its PageModel)
         CHECK_USERS ("offset=2&pagesize=5", users,
-                     "{\"data\":[{\"addTime\":7,\"apps\":\"\",\"id\":null,\"password\":null,"
-                     "\"permission\":null,\"role\":0,\"username\":\"cy\",\"xxlRole\":"
-                     "\"viewer\"}],\"recordsFiltered\":3,\"recordsTotal\":3}");
+                     "{\"code\":200,\"content\":{\"data\":[{\"addTime\":7,\"apps\":\"\","
+                     "\"id\":null,\"password\":null,\"permission\":null,\"role\":0,\"username\":"
+                     "\"cy\",\"xxlRole\":\"viewer\"}],\"offset\":2,\"pagesize\":5,\"total\":3},"
+                     "\"data\":{\"data\":[{\"addTime\":7,\"apps\":\"\",\"id\":null,\"password\":"
+                     "null,\"permission\":null,\"role\":0,\"username\":\"cy\",\"xxlRole\":"
+                     "\"viewer\"}],\"offset\":2,\"pagesize\":5,\"total\":3},\"msg\":null}");
         CHECK_USERS ("role=5", users, "{\"code\":500,\"content\":null,\"data\":null,\"msg\":"
                      "\"role must be an integer from -1 to 1, not '5'\"}");
     }
@@ -347,10 +351,31 @@ main (void)
                   "{\"code\":200,\"content\":null,\"data\":null,\"msg\":null}");
     CHECK_ANSWER ("jobinfo/add", "", 403, "it needs the admin role", NULL,
                   "{\"code\":500,\"content\":null,\"data\":null,\"msg\":\"it needs the admin role\"}");
+    //  logKill: the agent's message where XXL-JOB puts it (2.x content, 3.x data)
     CHECK_ANSWER ("joblog/logKill", "", 200, "killed", NULL,
-                  "{\"code\":200,\"content\":null,\"data\":null,\"msg\":\"killed\"}");
+                  "{\"code\":200,\"content\":\"killed\",\"data\":\"killed\",\"msg\":null}");
+    CHECK_ANSWER ("joblog/logKill", "", 200, "", NULL,
+                  "{\"code\":200,\"content\":null,\"data\":null,\"msg\":null}");
     CHECK_ANSWER ("jobinfo/pageList", "", 200, "", "{\"jobs\":[{\"id\":1}],\"total\":31}",
                   "{\"data\":[{\"id\":1}],\"recordsFiltered\":31,\"recordsTotal\":31}");
+    //  a pageList's shape follows the request's paging names: 3.x's
+    //  (offset, pagesize) its ReturnT of PageModel, 2.x's (or none) the map
+    CHECK_ANSWER ("jobinfo/pageList", "offset=30&pagesize=10", 200, "",
+                  "{\"jobs\":[{\"id\":1}],\"total\":31}",
+                  "{\"code\":200,\"content\":{\"data\":[{\"id\":1}],\"offset\":30,\"pagesize\":10,"
+                  "\"total\":31},\"data\":{\"data\":[{\"id\":1}],\"offset\":30,\"pagesize\":10,"
+                  "\"total\":31},\"msg\":null}");
+    CHECK_ANSWER ("jobinfo/pageList", "start=30&length=10", 200, "",
+                  "{\"jobs\":[{\"id\":1}],\"total\":31}",
+                  "{\"data\":[{\"id\":1}],\"recordsFiltered\":31,\"recordsTotal\":31}");
+    CHECK_ANSWER ("jobinfo/pageList", "start=30&offset=10", 200, "",
+                  "{\"jobs\":[{\"id\":1}],\"total\":31}",
+                  "{\"data\":[{\"id\":1}],\"recordsFiltered\":31,\"recordsTotal\":31}");
+    CHECK_ANSWER ("joblog/pageList", "pagesize=2", 200, "",
+                  "{\"logs\":[{\"id\":9},{\"id\":8},{\"id\":7}]}",
+                  "{\"code\":200,\"content\":{\"data\":[{\"id\":9},{\"id\":8}],\"offset\":0,"
+                  "\"pagesize\":2,\"total\":3},\"data\":{\"data\":[{\"id\":9},{\"id\":8}],"
+                  "\"offset\":0,\"pagesize\":2,\"total\":3},\"msg\":null}");
     //  a group's jobs: ReturnT of the list; refused when one answer cannot
     //  hold them all
     CHECK_ANSWER ("joblog/getJobsByGroup", "jobGroup=3", 200, "",
@@ -405,6 +430,15 @@ main (void)
     CHECK_ANSWER ("joblog/pageList", "start=20&length=5", 200, "",
                   "{\"logs\":[{\"id\":9},{\"id\":8}]}",
                   "{\"data\":[{\"id\":9},{\"id\":8}],\"recordsFiltered\":22,\"recordsTotal\":22}");
+    //  a page past the end: the count of the rows, never the start asked
+    CHECK_ANSWER ("joblog/pageList", "start=100&length=10", 200, "",
+                  "{\"logs\":[],\"count\":5}",
+                  "{\"data\":[],\"recordsFiltered\":5,\"recordsTotal\":5}");
+    CHECK_ANSWER ("joblog/pageList", "offset=100&pagesize=10", 200, "",
+                  "{\"logs\":[],\"count\":0}",
+                  "{\"code\":200,\"content\":{\"data\":[],\"offset\":100,\"pagesize\":10,"
+                  "\"total\":0},\"data\":{\"data\":[],\"offset\":100,\"pagesize\":10,"
+                  "\"total\":0},\"msg\":null}");
     //  groups: filtered and paged here, registryList from the addresses
     CHECK_ANSWER ("jobgroup/pageList", "appname=APP&start=1&length=1", 200, "",
                   "{\"groups\":[{\"id\":1,\"appname\":\"app-a\",\"addressList\":\"h:1,h:2\"},"
@@ -412,6 +446,19 @@ main (void)
                   "{\"id\":3,\"appname\":\"my-app\",\"addressList\":\"\"}]}",
                   "{\"data\":[{\"addressList\":\"\",\"appname\":\"my-app\",\"id\":3,"
                   "\"registryList\":null}],\"recordsFiltered\":2,\"recordsTotal\":2}");
+    //  (3.x's offset and pagesize page them too)
+    CHECK_ANSWER ("jobgroup/pageList", "appname=APP&offset=1&pagesize=1", 200, "",
+                  "{\"groups\":[{\"id\":1,\"appname\":\"app-a\",\"addressList\":\"\"},"
+                  "{\"id\":2,\"appname\":\"other\",\"addressList\":\"\"},"
+                  "{\"id\":3,\"appname\":\"my-app\",\"addressList\":\"\"}]}",
+                  "{\"code\":200,\"content\":{\"data\":[{\"addressList\":\"\",\"appname\":"
+                  "\"my-app\",\"id\":3,\"registryList\":null}],\"offset\":1,\"pagesize\":1,"
+                  "\"total\":2},\"data\":{\"data\":[{\"addressList\":\"\",\"appname\":"
+                  "\"my-app\",\"id\":3,\"registryList\":null}],\"offset\":1,\"pagesize\":1,"
+                  "\"total\":2},\"msg\":null}");
+    CHECK_ANSWER ("jobgroup/pageList", "pagesize=0", 200, "", "{\"groups\":[]}",
+                  "{\"code\":500,\"content\":null,\"data\":null,\"msg\":\"pagesize must be an"
+                  " integer from 1 to 10000, not '0'\"}");
     CHECK_ANSWER ("jobgroup/pageList", "", 200, "",
                   "{\"groups\":[{\"id\":1,\"appname\":\"app-a\",\"addressList\":\"h:1,h:2\"}]}",
                   "{\"data\":[{\"addressList\":\"h:1,h:2\",\"appname\":\"app-a\",\"id\":1,"
@@ -427,6 +474,48 @@ main (void)
     CHECK_ANSWER ("jobinfo/nextTriggerTime", "", 200, "", "{\"next\":[1704164400000]}",
                   "{\"code\":200,\"content\":[\"2024-01-02 03:00:00\"],\"data\":"
                   "[\"2024-01-02 03:00:00\"],\"msg\":null}");
+    //  nextTriggerTime without times (XXL-JOB's): a blank type or conf
+    //  (3.3+), a type it plans none of (2.x NONE, FIX_DELAY; unknown);
+    //  CRON and FIX_RATE go to SCHEDULE_NEXT, which judges the conf
+    {
+        const char *empty = "{\"code\":200,\"content\":[],\"data\":[],\"msg\":null}";
+        const char *forms [] = {
+            "scheduleType=CRON&scheduleConf=", "scheduleType=CRON&scheduleConf=+",
+            "scheduleType=&scheduleConf=0+0+3+*+*+%3F", "scheduleConf=5", "",
+            "scheduleType=NONE&scheduleConf=x", "scheduleType=FIX_DELAY&scheduleConf=5",
+            "scheduleType=cron&scheduleConf=0+0+3+*+*+%3F", "scheduleType=FIX_RATE", NULL
+        };
+        for (int i = 0; forms [i]; i++) {
+            json_t *form = json_object ();
+            char why [256];
+            xxl_xxladmin_form (form, forms [i], strlen (forms [i]), why, sizeof why);
+            json_t *answer = xxl_xxladmin_settled (xxl_xxladmin_endpoint (
+                                                   "jobinfo/nextTriggerTime"), form);
+            char *got = answer? json_dumps (answer, JSON_COMPACT | JSON_SORT_KEYS): NULL;
+            XXL_CHECK_STR (got? got: "(a call)", empty);
+            free (got);
+            json_decref (answer);
+            json_decref (form);
+        }
+        const char *calls [] = {
+            "scheduleType=CRON&scheduleConf=0+0+3+*+*+%3F", "scheduleType=CRON&scheduleConf=bad",
+            "scheduleType=FIX_RATE&scheduleConf=5", NULL
+        };
+        for (int i = 0; calls [i]; i++) {
+            json_t *form = json_object ();
+            char why [256];
+            xxl_xxladmin_form (form, calls [i], strlen (calls [i]), why, sizeof why);
+            json_t *answer = xxl_xxladmin_settled (xxl_xxladmin_endpoint (
+                                                   "jobinfo/nextTriggerTime"), form);
+            XXL_CHECK (answer == NULL);
+            json_decref (answer);
+            json_decref (form);
+        }
+        json_t *form = json_object ();
+        XXL_CHECK (xxl_xxladmin_settled (xxl_xxladmin_endpoint ("jobinfo/pageList"), form)
+                   == NULL);
+        json_decref (form);
+    }
     //  a reason cut inside a character is made UTF-8
     {
         json_t *answer = xxl_xxladmin_returnt (500, "bad '\xe4\xb8'", NULL);

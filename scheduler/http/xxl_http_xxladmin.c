@@ -2,22 +2,23 @@
     http/xxl_admin_path (xxl_http_int.h; docs/migrating.md, "Scripts that
     call the admin"; docs/http.md).
 
-    A script logs in (POST login: userName, password, ifRemember) and gets
-    the cookie XXL_JOB_LOGIN_IDENTITY: a console session (HTTP_SESSION, the
-    same password check, limiter, idle limit and logout), HttpOnly,
-    SameSite=Strict, on the prefix's path, Secure under TLS.  A bearer
-    token (xxl-ctl token add) is taken instead on every path.  Then each
-    endpoint's form becomes the api command its REST route makes
-    (xxl_http_xxladmin_map.c), sent with the caller's credentials: the
-    engine judges roles, apps, fields and audit as for /api/v1, and its
-    reply becomes XXL-JOB's answer.  The user/ endpoints but remove
-    read GROUP_LIST first (XXL-JOB names a user's groups by id, xxl a
-    key's apps by name); updatePwd is PUT /api/v1/me/password's.  Every
-    answer is JSON: ReturnT {"code", "msg", "content", "data"} (HTTP 200,
-    as XXL-JOB answers a refusal: code 500 and the reason), a pageList's
-    map; no credentials, or a session gone: 302 to <prefix>/toLogin
-    (XXL-JOB's answer) with a ReturnT 500 saying so, and toLogin answers
-    that ReturnT.
+    A script logs in (POST login: userName, password, ifRemember) and gets the
+    cookie XXL_JOB_LOGIN_IDENTITY: a console session (HTTP_SESSION, the same
+    password check, limiter, idle limit and logout), HttpOnly, SameSite=Strict,
+    on the prefix's path, Secure under TLS.  A bearer token (xxl-ctl token add)
+    is taken instead on every path.  Then each endpoint's form becomes the api
+    command its REST route makes (xxl_http_xxladmin_map.c), sent with the
+    caller's credentials: the engine judges roles, apps, fields and audit as for
+    /api/v1, and its reply becomes XXL-JOB's answer.  The user/ endpoints but
+    remove read GROUP_LIST first (XXL-JOB names a user's groups by id, xxl a
+    key's apps by name); a session's user/update or user/remove of its own user
+    is refused first (HTTP_ME), as XXL-JOB refuses it; updatePwd is PUT
+    /api/v1/me/password's.  Every answer is JSON: ReturnT {"code", "msg",
+    "content", "data"} (HTTP 200, as XXL-JOB answers a refusal: code 500 and the
+    reason), a pageList's page in 2.x's or 3.x's shape as its paging names ask
+    (xxl_http_xxladmin.h); no credentials, or a session gone: 302 to
+    <prefix>/toLogin (XXL-JOB's answer) with a ReturnT 500 saying so, and
+    toLogin answers that ReturnT.
 
     CSRF: scripts send no token, so the session of this cookie is never
     asked for one (the console's xxl_session is not taken here).  Instead
@@ -188,6 +189,75 @@ s_update_password (xxl_http_t *self, answer_t *answer, struct MHD_Connection *co
         s_returnt (answer, status == 429? 429: 200, 500, text);
 }
 
+//  XXL-JOB refuses user/update and user/remove of the logged-in user
+//  (user_update_loginuser_limit): for a session's USER_UPDATE or USER_RM
+//  of its own user *refused is -1 with why; returns HTTP_ME's code (text
+//  its reason), XXL_OK when not asked
+static int
+s_self_change (xxl_http_t *self, const char *auth, const xxl_xxladmin_endpoint_t *endpoint,
+               json_t *fields, char *why, size_t whylen, char *text, size_t textlen,
+               int *refused)
+{
+    const char *command = endpoint->command;
+    if (auth [0] != 'S' || !(streq (command, "USER_UPDATE") || streq (command, "USER_RM")))
+        return XXL_OK;
+    json_t *empty = json_object (), *me = NULL;
+    int code = xxl_http_call (self, auth, "HTTP_ME", empty, &me, text, textlen);
+    json_decref (empty);
+    const char *user = json_string_value (json_object_get (me, "username"));
+    const char *kind = json_string_value (json_object_get (me, "kind"));
+    const char *target = json_string_value (json_object_get (fields, "username"));
+    if (code == XXL_OK && user && kind && streq (kind, "session") && target
+    &&  streq (user, target)) {
+        snprintf (why, whylen, "%s of the logged-in user '%.64s' is refused, as XXL-JOB refuses"
+                  " it: another admin changes or removes this user (your own password:"
+                  " user/updatePwd)", endpoint->path, user);
+        *refused = -1;
+    }
+    json_decref (me);
+    return code;
+}
+
+//  joblog/pageList past the end (fields LOG_LIST's of a page at offset
+//  hi that came back empty): the number of rows matching its filters,
+//  which is at most hi, into *count.  LOG_LIST counts nothing, so probes
+//  of one row halve the range until it spans at most 1000 rows, then one
+//  page of those counts the rest (about log2 (hi / 1000) + 1 calls, on
+//  this rare path only).  Returns the calls' code (text its reason)
+static int
+s_log_count (xxl_http_t *self, const char *auth, json_t *fields, json_int_t hi,
+             json_int_t *count, char *text, size_t textlen)
+{
+    json_t *probe = json_deep_copy (fields);
+    json_int_t lo = 0;
+    int code = probe? XXL_OK: XXL_FAILURE;
+    if (!probe)
+        snprintf (text, textlen, "out of memory");
+    while (code == XXL_OK && lo < hi) {
+        bool last = hi - lo <= 1000;
+        json_int_t at = last? lo: lo + (hi - lo) / 2;
+        json_object_set_new (probe, "offset", json_integer (at));
+        json_object_set_new (probe, "limit", json_integer (last? hi - lo: 1));
+        json_t *content = NULL;
+        code = xxl_http_call (self, auth, "LOG_LIST", probe, &content, text, textlen);
+        json_int_t rows = (json_int_t) json_array_size (json_object_get (content, "logs"));
+        bool truncated = json_is_true (json_object_get (content, "truncated"));
+        json_decref (content);
+        if (code != XXL_OK)
+            break;
+        if (rows == 0)
+            hi = at;
+        else {
+            lo = at + rows;
+            if (last && !truncated)
+                break;                  //  (the rest of the range, all of it)
+        }
+    }
+    json_decref (probe);
+    *count = lo;
+    return code;
+}
+
 //  (xxl_http_int.h)
 void
 xxl_http_xxladmin (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn,
@@ -310,6 +380,12 @@ xxl_http_xxladmin (xxl_http_t *self, answer_t *answer, struct MHD_Connection *co
         json_decref (form);
         return;
     }
+    json_t *settled = xxl_xxladmin_settled (endpoint, form);
+    if (settled) {
+        xxl_http_answer_json (answer, 200, settled);
+        json_decref (form);
+        return;
+    }
     json_t *content = NULL, *groups = NULL;
     char text [1024];
     int code = XXL_OK;
@@ -323,13 +399,27 @@ xxl_http_xxladmin (xxl_http_t *self, answer_t *answer, struct MHD_Connection *co
         int rc = xxl_xxladmin_needs_groups (endpoint) && !endpoint->read
                ? xxl_xxladmin_user_request (endpoint, form, groups, &fields, why, sizeof why)
                : xxl_xxladmin_request (endpoint, form, &fields, why, sizeof why);
+        if (rc == 0)
+            code = s_self_change (self, auth, endpoint, fields, why, sizeof why, text,
+                                  sizeof text, &rc);
         if (rc) {
+            json_decref (fields);
             json_decref (groups);
             json_decref (form);
             s_returnt (answer, 200, 500, why);
             return;
         }
-        code = xxl_http_call (self, auth, endpoint->command, fields, &content, text, sizeof text);
+        if (code == XXL_OK)
+            code = xxl_http_call (self, auth, endpoint->command, fields, &content, text,
+                                  sizeof text);
+        json_int_t offset = json_integer_value (json_object_get (fields, "offset"));
+        if (code == XXL_OK && endpoint->shape == XA_LOGS && offset > 0
+        &&  json_array_size (json_object_get (content, "logs")) == 0) {
+            //  (an empty page past the end: its answer counts the rows)
+            json_int_t count;
+            code = s_log_count (self, auth, fields, offset, &count, text, sizeof text);
+            json_object_set_new (content, "count", json_integer (count));
+        }
     }
     json_decref (fields);
     if (code == XXL_UNAUTHORIZED)

@@ -7,8 +7,10 @@
 
     Answers are XXL-JOB's ReturnT with both keys of its content:
     {"code", "msg", "content", "data"} (2.x reads content, 3.x data; their
-    clients, Gson and untyped JSON, ignore the other).  A pageList answers
-    {"recordsTotal", "recordsFiltered", "data"} (2.x's map).
+    clients, Gson and untyped JSON, ignore the other).  A pageList paged
+    by 3.x's names (offset, pagesize; no start or length) answers 3.x's
+    ReturnT of {"offset", "pagesize", "total", "data"}; any other 2.x's
+    {"recordsTotal", "recordsFiltered", "data"} (the two clash on data).
 */
 
 #ifndef XXL_HTTP_XXLADMIN_H_INCLUDED
@@ -26,7 +28,7 @@
 typedef enum {
     XA_NONE,                            //  ReturnT, content null
     XA_ID,                              //  ReturnT, content the reply's id as text
-    XA_MSG,                             //  ReturnT, msg the api's text (LOG_KILL)
+    XA_MSG,                             //  ReturnT, content the api's text (LOG_KILL)
     XA_OBJECT,                          //  ReturnT, content the reply as it is
     XA_JOBS,                            //  pageList of JOB_LIST's jobs
     XA_GROUPS,                          //  pageList of GROUP_LIST's groups (paged here)
@@ -87,9 +89,19 @@ json_t *xxl_xxladmin_users (json_t *form, int code, const char *text, json_t *us
 json_t *xxl_xxladmin_returnt (int code, const char *msg, json_t *content);
 
 //  The answer of endpoint for the api's reply (code, its text, its
-//  content: not taken), form the request's (a pageList's paging)
+//  content: not taken), form the request's (a pageList's paging).
+//  joblog/pageList's total is the rows up to its page, plus one when more
+//  follow (LOG_LIST counts nothing); for an empty page content's "count"
+//  (the caller's count of the rows, when it asked past the end) is the
+//  total when it is less than the page's start
 json_t *xxl_xxladmin_answer (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, int code,
                              const char *text, json_t *content);
+
+//  The answer of endpoint for form that needs no api call (a new ReturnT),
+//  NULL when it needs one: nextTriggerTime of a blank scheduleType or
+//  scheduleConf, or of a type other than CRON and FIX_RATE, is success
+//  with no times, as XXL-JOB answers it
+json_t *xxl_xxladmin_settled (const xxl_xxladmin_endpoint_t *endpoint, json_t *form);
 
 //  Whether text is a decimal integer in long long's range (digits, a '-'
 //  before them at most: no '+', space or other text strtoll would let

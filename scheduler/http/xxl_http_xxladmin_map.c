@@ -383,6 +383,27 @@ s_form_int (json_t *form, const char *key, long long dflt, long long min, long l
     return 0;
 }
 
+//  Whether the request pages by 3.x's names (offset, pagesize) and not
+//  2.x's (start, length): its pageList answer is 3.x's then
+static bool
+s_paged_3x (json_t *form)
+{
+    return !s_value (form, "start") && !s_value (form, "length")
+        && (s_value (form, "offset") || s_value (form, "pagesize"));
+}
+
+//  The request's page: 2.x's start and length, or 3.x's offset and
+//  pagesize (s_paged_3x); length 10 by default, at most most; 0, or -1
+//  with why
+static int
+s_paging (json_t *form, long long most, long long *start, long long *length, char *why,
+          size_t whylen)
+{
+    bool three = s_paged_3x (form);
+    return s_form_int (form, three? "offset": "start", 0, 0, INT32_MAX, start, why, whylen)
+        || s_form_int (form, three? "pagesize": "length", 10, 1, most, length, why, whylen);
+}
+
 static int s_time (const char *text, size_t length, int64_t *ms);
 
 //  A date of the form (required): "yyyy-MM-dd HH:mm:ss" or "yyyy-MM-dd"
@@ -473,11 +494,8 @@ xxl_xxladmin_request (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, jso
     if (endpoint->shape == XA_JOBS || endpoint->shape == XA_LOGS) {
         //  2.x: start, length; 3.x: offset, pagesize
         long long start, length;
-        bool three = !s_value (form, "start") && !s_value (form, "length")
-                  && (s_value (form, "offset") || s_value (form, "pagesize"));
-        long long most = streq (command, "LOG_LIST")? 999: 10000;
-        if (s_form_int (form, three? "offset": "start", 0, 0, INT32_MAX, &start, why, whylen)
-        ||  s_form_int (form, three? "pagesize": "length", 10, 1, most, &length, why, whylen))
+        if (s_paging (form, streq (command, "LOG_LIST")? 999: 10000, &start, &length, why,
+                      whylen))
             goto refused;
         json_object_set_new (out, "offset", json_integer (start));
         //  (LOG_LIST counts nothing: one row more tells whether more follow)
@@ -587,10 +605,22 @@ xxl_xxladmin_returnt (int code, const char *msg, json_t *content)
                       "content", value, "data", value);
 }
 
-//  A pageList's answer (XXL-JOB 2.x's map); rows taken
+//  A pageList's answer, rows taken: a request paged by 3.x's names gets
+//  3.x's ReturnT of its PageModel {offset, pagesize, total, data}, any
+//  other 2.x's DataTables map {recordsTotal, recordsFiltered, data} (the
+//  two clash on data: each client finds its own)
 static json_t *
-s_page (json_int_t total, json_t *rows)
+s_page (json_t *form, json_int_t total, json_t *rows)
 {
+    if (s_paged_3x (form)) {
+        long long start, length;
+        char why [256];
+        if (s_paging (form, INT32_MAX, &start, &length, why, sizeof why))
+            start = 0, length = 0;
+        return xxl_xxladmin_returnt (200, NULL, json_pack ("{s:I, s:I, s:I, s:o}",
+            "offset", (json_int_t) start, "pagesize", (json_int_t) length, "total", total,
+            "data", rows));
+    }
     return json_pack ("{s:I, s:I, s:o}", "recordsTotal", total, "recordsFiltered", total,
                       "data", rows);
 }
@@ -680,7 +710,8 @@ xxl_xxladmin_answer (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, int 
             return xxl_xxladmin_returnt (200, NULL, *number? json_string (number): NULL);
         }
         case XA_MSG:
-            return xxl_xxladmin_returnt (200, text && *text? text: NULL, NULL);
+            //  (XXL-JOB's logKill: the executor's message as its content)
+            return xxl_xxladmin_returnt (200, NULL, text && *text? json_string (text): NULL);
         case XA_OBJECT: {
             json_t *copy = json_deep_copy (content);
             if (json_is_object (copy) && json_object_get (copy, "appname"))
@@ -690,13 +721,12 @@ xxl_xxladmin_answer (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, int 
         case XA_JOBS: {
             json_t *jobs = json_object_get (content, "jobs");
             json_t *total = json_object_get (content, "total");
-            return s_page (json_integer_value (total),
+            return s_page (form, json_integer_value (total),
                            json_is_array (jobs)? json_deep_copy (jobs): json_array ());
         }
         case XA_GROUPS: {
             long long start, length;
-            if (s_form_int (form, "start", 0, 0, INT32_MAX, &start, why, sizeof why)
-            ||  s_form_int (form, "length", 10, 1, 10000, &length, why, sizeof why))
+            if (s_paging (form, 10000, &start, &length, why, sizeof why))
                 return xxl_xxladmin_returnt (500, why, NULL);
             const char *appname = s_value (form, "appname");
             const char *title = s_value (form, "title");
@@ -716,28 +746,27 @@ xxl_xxladmin_answer (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, int 
                 }
                 matched++;
             }
-            return s_page (matched, rows);
+            return s_page (form, matched, rows);
         }
         case XA_LOGS: {
             long long start, length;
             json_t *logs = json_object_get (content, "logs");
-            if (s_form_int (form, "start", 0, 0, INT32_MAX, &start, why, sizeof why)
-            ||  s_form_int (form, "length", 10, 1, 999, &length, why, sizeof why))
-                return xxl_xxladmin_returnt (500, why, NULL);
-            if (!s_value (form, "start") && !s_value (form, "length")
-            &&  (s_value (form, "offset") || s_value (form, "pagesize"))
-            &&  (s_form_int (form, "offset", 0, 0, INT32_MAX, &start, why, sizeof why)
-              || s_form_int (form, "pagesize", 10, 1, 999, &length, why, sizeof why)))
+            if (s_paging (form, 999, &start, &length, why, sizeof why))
                 return xxl_xxladmin_returnt (500, why, NULL);
             json_t *rows = json_array ();
             size_t count = json_array_size (logs);
             for (size_t i = 0; i < count && (long long) i < length; i++)
                 json_array_append (rows, json_array_get (logs, i));
-            //  (no count: those up to this page, and one more when more follow)
+            //  (no count: those up to this page, and one more when more
+            //  follow; a page past the end: content's count, the rows that
+            //  exist, never more than start)
             json_int_t total = start + (json_int_t) json_array_size (rows)
                              + ((long long) count > length || json_is_true (
                                     json_object_get (content, "truncated")));
-            return s_page (total, rows);
+            json_t *counted = json_object_get (content, "count");
+            if (count == 0 && json_is_integer (counted) && json_integer_value (counted) < start)
+                total = json_integer_value (counted) < 0? 0: json_integer_value (counted);
+            return s_page (form, total, rows);
         }
         case XA_JOBLIST: {
             json_t *jobs = json_object_get (content, "jobs");
@@ -827,6 +856,32 @@ xxl_xxladmin_answer (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, int 
         default:
             return xxl_xxladmin_returnt (200, NULL, NULL);
     }
+}
+
+//  Whether text is absent or blank (Java's StringTool.isBlank)
+static bool
+s_blank (const char *text)
+{
+    for (const char *p = text? text: ""; *p; p++)
+        if (!isspace ((unsigned char) *p))
+            return false;
+    return true;
+}
+
+json_t *
+xxl_xxladmin_settled (const xxl_xxladmin_endpoint_t *endpoint, json_t *form)
+{
+    assert (endpoint && json_is_object (form));
+    if (endpoint->shape == XA_NEXT) {
+        //  XXL-JOB: no times, no error, for a blank type or conf (3.3+) and
+        //  for a type it plans none of (2.x: NONE, FIX_DELAY, unknown; 3.x:
+        //  unknown is NONE); CRON and FIX_RATE are judged by SCHEDULE_NEXT
+        const char *type = s_value (form, "scheduleType");
+        if (s_blank (type) || s_blank (s_value (form, "scheduleConf"))
+        ||  !(streq (type, "CRON") || streq (type, "FIX_RATE")))
+            return xxl_xxladmin_returnt (200, NULL, json_array ());
+    }
+    return NULL;
 }
 
 //  "yyyy-MM-dd HH:mm:ss" at text, local time, into epoch ms
@@ -980,10 +1035,7 @@ xxl_xxladmin_users (json_t *form, int code, const char *text, json_t *users, jso
         return xxl_xxladmin_returnt (500, text && *text? text: "refused", NULL);
     char why [256];
     long long start, length, role;
-    bool three = !s_value (form, "start") && !s_value (form, "length")
-              && (s_value (form, "offset") || s_value (form, "pagesize"));
-    if (s_form_int (form, three? "offset": "start", 0, 0, INT32_MAX, &start, why, sizeof why)
-    ||  s_form_int (form, three? "pagesize": "length", 10, 1, 10000, &length, why, sizeof why)
+    if (s_paging (form, 10000, &start, &length, why, sizeof why)
     ||  s_form_int (form, "role", -1, -1, 1, &role, why, sizeof why))
         return xxl_xxladmin_returnt (500, why, NULL);
     const char *name = s_value (form, "username");
@@ -1033,5 +1085,5 @@ xxl_xxladmin_users (json_t *form, int code, const char *text, json_t *users, jso
         }
         matched++;
     }
-    return s_page (matched, rows);
+    return s_page (form, matched, rows);
 }
