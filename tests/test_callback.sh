@@ -164,6 +164,21 @@ check "... the row keeps its outcome (500, lost)" bash -c "
     $CTL --api $API --json log show $LOST | jq -e '.handleCode == 500 and (.handleMsg | startswith(\"lost:\"))' >/dev/null"
 check "... and no 'callbacks ignored' line for it" bash -c "! grep -q 'callbacks ignored.*logId $LOST)' '$T/scheduler.log'"
 
+# A RUN its agent (no run lease) never answers fails at run_timeout; the
+# agent's result after that is recorded beside the row, whose handleMsg
+# was empty: no newline before the note
+REG5="registryGroup=s:EXECUTOR registryKey=s:peer-app registryValue=s:peer-5"
+"$PEER" "$AGENTS" --timeout 5000 -- send REGISTER $REG5 -- expect RUN -- wait 7000 \
+    -- send CALLBACK 'items=cb:$LOG:200' -- send UNREGISTER $REG5 > "$T/noanswer.json" &
+NPID=$!
+registered5 () { agent_registered peer-app peer-5; }
+wait_for 10 registered5
+NOANS=$(ctl job trigger "$PJOB" | jq -r '.logIds[0]')
+wait "$NPID"
+check "a RUN never answered fails, and the late result is noted at the start of handleMsg" bash -c "
+    $CTL --api $API --json log show $NOANS | jq -e '.triggerCode == 500
+        and (.handleMsg | startswith(\"[a result came after the run was given up: 200 at \"))' >/dev/null"
+
 # A RUN unanswered past run_timeout (5 s here) by an agent with a run
 # lease is held in doubt and asked about (a RUN of its logId, expireTime
 # 1); the agent's 200 makes the row's trigger taken, and its result ends

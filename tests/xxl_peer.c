@@ -14,6 +14,9 @@
                 nothing); remembers its id as $ID and its logId (or the
                 first TriggerParam's) as $LOG; prints {"step": "expect
                 TYPE", "id": ID, "logId": L} (id -1 on timeout)
+        -- wait MS
+                waits MS milliseconds ($ID and $LOG stay); prints
+                {"step": "wait"}
         -- reply CODE
                 answers the message remembered by expect with a REPLY
                 (same id) of code CODE; prints {"step": "reply"}
@@ -277,6 +280,15 @@ main (int argc, char *argv [])
             s_print_json_string (text);
             printf ("}\n");
             xxl_msg_destroy (&reply);
+        }
+        else
+        if (streq (step, "wait") && i < argc) {
+            //  MS on, answering BEATs, keeping the rest for an expect
+            int64_t until = zclock_mono () + atoll (argv [i++]);
+            xxl_msg_t *msg;
+            while ((msg = s_next (sock, enc, until, token)))
+                zlistx_add_end (s_kept, msg);
+            printf ("{\"step\": \"wait\"}\n");
         }
         else
         if (streq (step, "expect") && i < argc) {

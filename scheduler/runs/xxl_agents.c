@@ -537,9 +537,10 @@ s_foreign_callback (server_t *self, int64_t log_id, const char *address, int cod
     if (given_up && address) {
         char when [96];
         s_utc (engine_now (), when, sizeof when);
-        char *text = zsys_sprintf ("%s%d at %s%s%.2000s]", log.handle_msg? XXL_LATE_MARK
-                                                                        : XXL_LATE_MARK + 1,
-                                   code, when, msg && *msg? ": ": "", msg? msg: "");
+        //  (a row without handleMsg: the note starts it, no newline first)
+        const char *mark = log.handle_msg && *log.handle_msg? XXL_LATE_MARK: XXL_LATE_MARK + 1;
+        char *text = zsys_sprintf ("%s%d at %s%s%.2000s]", mark, code, when,
+                                   msg && *msg? ": ": "", msg? msg: "");
         if (text && xxl_store_log_append_handle_msg (self->store, log_id, text) == 0)
             engine_warn_limited (&self->runs.log_late, "server: log %" PRId64 ": a result (%d) came"
                                  " from %s after the run was given up on: recorded beside the"
