@@ -266,6 +266,9 @@ check("xxl-job-admin joblog/pageList past the end (start 100, 1, 5000 with one r
 s, v, _ = post("joblog/pageList", dict(LOGQ, filterTime="2001-01-01 00:00:00 - 2001-01-02 00:00:00",
                                        start=5000), cookie=ADM)
 check("... and 0 when none matches (start 5000)", v.get("recordsTotal") == 0, v)
+s, v, _ = post("joblog/pageList", dict(LOGQ, start=100001), cookie=ADM)
+check("... past 100,000 the start asked, no rows (no probes that deep)",
+      v.get("recordsTotal") == 100001 and v.get("data") == [], v)
 s, v, _ = post("joblog/pageList", dict(LOGQ, filterTime="yesterday"), cookie=ADM)
 check("xxl-job-admin joblog/pageList: a malformed filterTime is ReturnT 500 saying the format",
       refused(v, "yyyy-MM-dd HH:mm:ss"), (s, v))

@@ -223,7 +223,10 @@ s_self_change (xxl_http_t *self, const char *auth, const xxl_xxladmin_endpoint_t
 //  which is at most hi, into *count.  LOG_LIST counts nothing, so probes
 //  of one row halve the range until it spans at most 1000 rows, then one
 //  page of those counts the rest (about log2 (hi / 1000) + 1 calls, on
-//  this rare path only).  Returns the calls' code (text its reason)
+//  this rare path only; each skips up to its offset of rows on the engine,
+//  so the caller asks only for hi up to XXL_LOG_COUNT_MAX).  Returns the
+//  calls' code (text its reason)
+#define XXL_LOG_COUNT_MAX 100000
 static int
 s_log_count (xxl_http_t *self, const char *auth, json_t *fields, json_int_t hi,
              json_int_t *count, char *text, size_t textlen)
@@ -414,6 +417,7 @@ xxl_http_xxladmin (xxl_http_t *self, answer_t *answer, struct MHD_Connection *co
                                   sizeof text);
         json_int_t offset = json_integer_value (json_object_get (fields, "offset"));
         if (code == XXL_OK && endpoint->shape == XA_LOGS && offset > 0
+        &&  offset <= XXL_LOG_COUNT_MAX
         &&  json_array_size (json_object_get (content, "logs")) == 0) {
             //  (an empty page past the end: its answer counts the rows)
             json_int_t count;
