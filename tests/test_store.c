@@ -1159,6 +1159,19 @@ s_threads (void)
     return count;
 }
 
+//  A copy of log added with a new id and a trigger message of some 180
+//  bytes (rows that fill WAL pages); 1 when the add failed
+static int
+s_filler_row (xxl_store_t *store, const xxl_log_t *log)
+{
+    xxl_log_t row = *log;
+    row.id = 0;
+    row.trigger_msg = (char *) "a trigger message long enough to fill some pages"
+        ".................................................................."
+        "..................................................................";
+    return xxl_store_log_add (store, &row) != 0;
+}
+
 static void
 s_sqlite_wal (xxl_store_t *store, const char *path, const xxl_log_t *log_row)
 {
@@ -1228,14 +1241,8 @@ s_sqlite_wal (xxl_store_t *store, const char *path, const xxl_log_t *log_row)
     for (int turn = 0; turn < 2000; turn++) {
         errors += xxl_store_begin (walled) != 0;
         due_in_txn += xxl_store_wal_due (walled) != 0;
-        for (int i = 0; i < 4; i++, rows++) {
-            xxl_log_t row = log;
-            row.id = 0;
-            row.trigger_msg = (char *) "a trigger message long enough to fill some pages"
-                ".................................................................."
-                "..................................................................";
-            errors += xxl_store_log_add (walled, &row) != 0;
-        }
+        for (int i = 0; i < 4; i++, rows++)
+            errors += s_filler_row (walled, &log);
         errors += xxl_store_commit (walled) != 0;
         struct stat wal_stat;
         if (stat (wal_path, &wal_stat) == 0 && wal_stat.st_size > wal_max)
@@ -1263,14 +1270,8 @@ s_sqlite_wal (xxl_store_t *store, const char *path, const xxl_log_t *log_row)
         if (jump) {
             xxl_store_set_wal_size (jump, 1);
             int jump_errors = xxl_store_begin (jump) != 0;
-            for (int i = 0; i < 3000; i++) {
-                xxl_log_t row = log;
-                row.id = 0;
-                row.trigger_msg = (char *) "a trigger message long enough to fill some pages"
-                    ".................................................................."
-                    "..................................................................";
-                jump_errors += xxl_store_log_add (jump, &row) != 0;
-            }
+            for (int i = 0; i < 3000; i++)
+                jump_errors += s_filler_row (jump, &log);
             jump_errors += xxl_store_commit (jump) != 0;
             XXL_CHECK_MSG (xxl_store_wal_due (jump) == 0, "a WAL past its size in one commit is"
                            " due at once: the checkpointer gets no head start");
