@@ -128,6 +128,15 @@ xxl_sql "INSERT INTO xxl_job_log (job_group, job_id, executor_handler, trigger_t
 check "job rm of a job with 4,501 rows (one running): deletedLogs 4501" \
     test "$(ctl job rm "$RJ" | jq -c '[.id, .deletedLogs]')" = "[$RJ,4501]"
 check "... no row of it is left" test "$(xxl_sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $RJ")" = 0
+# ... with --force, the reply that comes after the batches carries the
+# workflows' lists too (none here: [])
+FJ=$(ctl job add --group svc-app --handler demoJobHandler | jq -r .id)
+xxl_sql "INSERT INTO xxl_job_log (job_group, job_id, executor_handler, trigger_time, trigger_code,
+           handle_code, trigger_type)
+         WITH RECURSIVE s (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 2500)
+         SELECT $BG, $FJ, 'demoJobHandler', 1000 + n, 200, 200, 'MANUAL' FROM s" >/dev/null
+check "job rm --force of a job with 2,500 rows: deletedLogs and both workflow lists" \
+    test "$(ctl job rm "$FJ" --force | jq -c '[.deletedLogs, .workflowsChanged, .workflowsRemoved]')" = "[2500,[],[]]"
 check "... nor the job" bash -c "! '$CTL' --api '$API' --json job show $RJ >/dev/null 2>&1"
 check "... the audit records the removal once" \
     test "$(ctl audit list | jq --argjson j "$RJ" '[.audit[] | select(.type == "JOB_RM" and .target == $j and .code == 200)] | length')" = 1
