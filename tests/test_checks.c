@@ -1,7 +1,7 @@
 /*  test_checks.c -- the batched asks about the runs open at an address
     registered on a new connection (scheduler/runs/xxl_checks.c), in
     process: the engine's state (server_t) is made with just what REGISTER
-    and a pass use, the agents' REGISTERs go through the engine's own
+    and a pass use (xxl_test_engine.h), the agents' REGISTERs go through the engine's own
     handler (engine_handle_agent, as from the agents socket: a routing id
     then the frame), and each pass (engine_checks_run, which the actor
     calls every 200 ms) is called here, so nothing waits on a clock.  An
@@ -26,9 +26,7 @@
     nothing in the engine knows of it).
 */
 
-#include "xxl_engine.h"
-#include "xxl_test_store.h"
-#include "xxl_test.h"
+#include "xxl_test_engine.h"
 
 #define APP "checks-app"
 
@@ -52,97 +50,11 @@ s_open_ids_all (xxl_store_t *store, int64_t cursor [2], int64_t *ids, char **add
     return s_real->log_open_ids_all (store, cursor, ids, addresses, max, count);
 }
 
-//  What the planner would say of a row: nothing is planned or asked here
-static bool
-s_holds_none (server_t *self, int64_t log_id)
-{
-    (void) self;
-    (void) log_id;
-    return false;
-}
-
-//  The engine's state for REGISTERs and passes, on store (not owned)
-static server_t *
-s_server_new (xxl_store_t *store)
-{
-    server_t *self = (server_t *) zmalloc (sizeof (server_t));
-    xxl_server_config_defaults (&self->config);
-    self->store = store;
-    self->enc = xxl_enc_new ();
-    self->registry = xxl_registry_new ();
-    self->heard = xxl_heard_new (zclock_mono ());
-    self->apps_changed = zhashx_new ();
-    engine_outbox_start (self);
-    engine_runs_start (self);
-    self->runs.planned = s_holds_none;
-    self->runs.asked = s_holds_none;
-    self->next_id = (uint64_t) engine_now () << 16;
-    self->clock_base = zclock_time () - zclock_mono ();
-    assert (self->enc && self->registry && self->heard && self->apps_changed);
-    return self;
-}
-
-static void
-s_server_destroy (server_t **self_p)
-{
-    server_t *self = *self_p;
-    engine_runs_stop (self);
-    engine_outbox_stop (self);
-    zhashx_destroy (&self->apps_changed);
-    xxl_heard_destroy (&self->heard);
-    xxl_registry_destroy (&self->registry);
-    xxl_enc_destroy (&self->enc);
-    free (self);
-    *self_p = NULL;
-}
-
-//  A queued message's frame, decoded (NULL when it does not decode)
-static xxl_msg_t *
-s_decode (zframe_t *body)
-{
-    char err [256];
-    return body? xxl_msg_decode (zframe_data (body), zframe_size (body), NULL, err, sizeof err)
-               : NULL;
-}
-
-//  One turn's REGISTER of address from connection rid, as the agents
-//  socket hands it over; true when answered 200
+//  One turn's REGISTER of address from connection rid; true when answered 200
 static bool
 s_register (server_t *self, const char *rid, const char *address)
 {
-    static uint64_t id = 0;
-    xxl_enc_t *enc = xxl_enc_new ();
-    xxl_enc_request (enc, "REGISTER", ++id);
-    xxl_enc_kstr (enc, "registryGroup", "EXECUTOR");
-    xxl_enc_kstr (enc, "registryKey", APP);
-    xxl_enc_kstr (enc, "registryValue", address);
-    size_t size;
-    const void *data = xxl_enc_finish (enc, &size);
-    zmsg_t *zmsg = zmsg_new ();
-    zmsg_addmem (zmsg, rid, strlen (rid));
-    zmsg_addmem (zmsg, data, size);
-    xxl_enc_destroy (&enc);
-    bool began = xxl_store_begin (self->store) == 0;
-    engine_handle_agent (self, zmsg);
-    zmsg_destroy (&zmsg);
-    if (began)
-        xxl_store_commit (self->store);
-    //  (its reply: the last message queued to rid)
-    bool answered = false;
-    for (zmsg_t *out = (zmsg_t *) zlistx_first (self->runs.agents_always); out;
-         out = (zmsg_t *) zlistx_next (self->runs.agents_always)) {
-        zmsg_first (out);               //  (the request it carries)
-        zframe_t *to = zmsg_next (out);
-        zframe_t *body = zmsg_next (out);
-        if (!to || !body || !zframe_streq (to, rid))
-            continue;
-        xxl_msg_t *msg = s_decode (body);
-        const msgpack_object *code = msg? xxl_msg_get (xxl_msg_root (msg), "code"): NULL;
-        answered = msg && streq (xxl_msg_type (msg), "REPLY") && code
-                && code->type == MSGPACK_OBJECT_POSITIVE_INTEGER && code->via.u64 == XXL_OK;
-        xxl_msg_destroy (&msg);
-    }
-    return answered;
+    return xxl_test_engine_register (self, rid, APP, address);
 }
 
 //  An ask looked for: of run log_id, to connection rid (NULL: any)
@@ -152,38 +64,34 @@ typedef struct {
     int count;                          //  out: how many were queued
 } ask_t;
 
+typedef struct {
+    ask_t *asks;
+    size_t n;
+} asks_t;
+
+static void
+s_ask_seen (void *arg, xxl_msg_t *msg, zframe_t *to)
+{
+    asks_t *want = (asks_t *) arg;
+    int64_t log_id = xxl_msg_int (msg, NULL, "logId", 1, 1, INT64_MAX, 0);
+    int64_t expire = xxl_msg_int (msg, NULL, "expireTime", 1, 0, INT64_MAX, 0);
+    XXL_CHECK_MSG (!xxl_msg_error (msg) && expire == 1,
+                   "a RUN that is no ask: %s", xxl_msg_error (msg)
+                   ? xxl_msg_error (msg): "expireTime is not 1");
+    for (size_t i = 0; i < want->n; i++)
+        if (want->asks [i].log_id == log_id
+        &&  (!want->asks [i].rid || zframe_streq (to, want->asks [i].rid)))
+            want->asks [i].count++;
+}
+
 //  The RUNs queued for agents since the last call, each checked to be an
 //  ask (a logId, expireTime 1), counted into the asks looked for; returns
 //  how many RUNs.  The queues are emptied, as the actor's flush does.
 static int
 s_asks (server_t *self, ask_t *asks, size_t n)
 {
-    int runs = 0;
-    zlistx_t *queues [2] = { self->runs.agents_always, self->runs.agents_out };
-    for (int q = 0; q < 2; q++) {
-        for (zmsg_t *out = (zmsg_t *) zlistx_first (queues [q]); out;
-             out = (zmsg_t *) zlistx_next (queues [q])) {
-            zmsg_first (out);
-            zframe_t *to = zmsg_next (out);
-            zframe_t *body = zmsg_next (out);
-            xxl_msg_t *msg = s_decode (body);
-            if (msg && streq (xxl_msg_type (msg), "RUN")) {
-                runs++;
-                int64_t log_id = xxl_msg_int (msg, NULL, "logId", 1, 1, INT64_MAX, 0);
-                int64_t expire = xxl_msg_int (msg, NULL, "expireTime", 1, 0, INT64_MAX, 0);
-                XXL_CHECK_MSG (!xxl_msg_error (msg) && expire == 1,
-                               "a RUN that is no ask: %s", xxl_msg_error (msg)
-                               ? xxl_msg_error (msg): "expireTime is not 1");
-                for (size_t i = 0; i < n; i++)
-                    if (asks [i].log_id == log_id
-                    &&  (!asks [i].rid || zframe_streq (to, asks [i].rid)))
-                        asks [i].count++;
-            }
-            xxl_msg_destroy (&msg);
-        }
-        zlistx_purge (queues [q]);
-    }
-    return runs;
+    asks_t want = { asks, n };
+    return xxl_test_engine_runs (self, s_ask_seen, &want);
 }
 
 //  A run of job jid accepted at address and still open (no result)
@@ -204,30 +112,17 @@ main (void)
 {
     zsys_init ();
     zsys_set_logstream (NULL);
-    char dir [256], file [300], err [256];
-    if (xxl_test_tmpdir (dir, sizeof dir, "checks"))
-        return xxl_test_done ();
-    snprintf (file, sizeof file, "%s/xxl.db", dir);
+    char dir [256];
     //  (or the PostgreSQL database XXL_TEST_STORE_URL names)
-    xxl_store_t *store = xxl_store_new (xxl_test_store_url (file), err, sizeof err);
-    XXL_CHECK_MSG (store != NULL, "%s", err);
+    xxl_store_t *store = xxl_test_engine_store ("checks", dir, sizeof dir);
     if (!store)
         return xxl_test_done ();
 
     //  Open runs at w (stays on its connection), x (moves), y (registers
     //  while the store fails) and z (never registers)
     int64_t now = zclock_time ();
-    xxl_group_t group = { .app_name = APP, .title = "", .update_time = now };
-    int64_t gid = xxl_store_group_add (store, &group);
-    xxl_job_t job = {
-        .job_group = gid, .job_desc = "checks", .author = "", .alarm_email = "",
-        .schedule_type = "NONE", .schedule_conf = "", .misfire_strategy = "DO_NOTHING",
-        .executor_route_strategy = "FIRST", .executor_handler = "demoJobHandler",
-        .executor_param = "", .executor_block_strategy = "SERIAL_EXECUTION",
-        .glue_type = "BEAN", .glue_source = "", .glue_remark = "", .child_jobid = "",
-        .timezone = "", .retry_backoff = 1
-    };
-    int64_t jid = gid > 0? xxl_store_job_add (store, &job): -1;
+    int64_t gid;
+    int64_t jid = xxl_test_engine_job (store, APP, "FIRST", &gid);
     XXL_CHECK (gid > 0 && jid > 0);
     int64_t w = s_open_run (store, gid, jid, "w:9999", now - 4000);
     int64_t x = s_open_run (store, gid, jid, "x:9999", now - 3000);
@@ -246,7 +141,7 @@ main (void)
     s_wrapped = *s_real;
     s_wrapped.log_open_ids_all = s_open_ids_all;
     store->methods = &s_wrapped;
-    server_t *self = s_server_new (store);
+    server_t *self = xxl_test_engine_new (store, NULL);
 
     //  w registers on A; x on B, then on C while B is open (a move: C's
     //  REGISTER queues no check of its own, B's stays queued)
@@ -329,7 +224,7 @@ main (void)
     XXL_CHECK_INT (s_asks (self, pass7, 1), 0);
     XXL_CHECK_INT (pass7 [0].count, 0);
 
-    s_server_destroy (&self);
+    xxl_test_engine_destroy (&self);
     store->methods = s_real;
     xxl_store_destroy (&store);
     XXL_CHECK (xxl_test_rmtree (dir) == 0);
