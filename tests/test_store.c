@@ -1962,6 +1962,40 @@ s_test_log_id_blocks (xxl_store_t *store, const char *path, int64_t gid, int64_t
 //  Rows a transaction adds with ids of its own and no planned time (the
 //  PostgreSQL store defers them, then writes them as one statement), and a
 //  CALLBACK's items in one call: the same answers on both stores
+//  A route claims its row: another address changes nothing until the
+//  address is taken back; the same address (a re-send) writes again
+static void
+s_test_route_claim (xxl_store_t *store, int64_t gid, int64_t jid)
+{
+    xxl_log_t row = {
+        .id = xxl_store_log_next_id (store), .job_group = gid, .job_id = jid,
+        .executor_handler = "demoJobHandler", .executor_param = "",
+        .trigger_time = 1000, .trigger_msg = "head\n", .trigger_type = "MANUAL"
+    };
+    XXL_CHECK (row.id > 0 && xxl_store_log_add (store, &row) == 0);
+    XXL_CHECK_INT (xxl_store_log_route (store, row.id, 0, "a1", "to a1\n"), 1);
+    XXL_CHECK_INT (xxl_store_log_route (store, row.id, 0, "b1", "to b1\n"), 0);
+    XXL_CHECK_INT (xxl_store_log_route (store, row.id, 1500, "b1", "to b1\n"), 0);
+    XXL_CHECK_INT (xxl_store_log_route (store, row.id, 0, "a1", "again\n"), 1);
+    xxl_log_t back = { 0 };
+    XXL_CHECK (xxl_store_log_load (store, row.id, &back) == 0);
+    XXL_CHECK (streq (back.executor_address, "a1") && streq (back.trigger_msg, "head\nto a1\nagain\n")
+               && back.trigger_time == 1000);
+    xxl_log_free (&back);
+    //  Taken back (log_clear_address, log_unroute): routed anew, with a stamp
+    XXL_CHECK_INT (xxl_store_log_clear_address (store, row.id), 1);
+    XXL_CHECK_INT (xxl_store_log_route (store, row.id, 1500, "b1", "to b1\n"), 1);
+    XXL_CHECK_INT (xxl_store_log_unroute (store, row.id, 6, 1), 1);
+    XXL_CHECK_INT (xxl_store_log_route (store, row.id, 0, "c1", "to c1\n"), 1);
+    XXL_CHECK (xxl_store_log_load (store, row.id, &back) == 0);
+    XXL_CHECK (streq (back.executor_address, "c1") && back.trigger_time == 1500
+               && streq (back.trigger_msg, "head\nto a1\nagain\nto c1\n"));
+    xxl_log_free (&back);
+    //  An answered row takes no stamped route (a re-send's still writes)
+    XXL_CHECK_INT (xxl_store_log_accept (store, row.id, 0), 1);
+    XXL_CHECK_INT (xxl_store_log_route (store, row.id, 1600, "c1", "late\n"), 0);
+}
+
 static void
 s_test_batches (xxl_store_t *store, int64_t gid, int64_t jid)
 {
@@ -2689,6 +2723,7 @@ main (void)
     int64_t jid = xxl_store_job_add (store, &job);
     XXL_CHECK (jid > 0);
     s_test_batches (store, gid, jid);
+    s_test_route_claim (store, gid, jid);
     s_test_workflows (store, gid, jid);
     s_test_below (store, path);
     s_test_slots (store, path, &job);

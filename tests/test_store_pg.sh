@@ -1,6 +1,6 @@
 #!/bin/bash
 # test_store_pg.sh -- the store's unit tests on PostgreSQL: test_store,
-# test_recovery, test_checks and test_trigger_text, each against a fresh
+# test_recovery, test_checks, test_dispatch and test_trigger_text, each against a fresh
 # database of a server this script starts (tests/pg.sh) and stops.
 # test_store also restarts the server under its open stores
 # (XXL_TEST_PG_RESTART).
@@ -19,7 +19,7 @@ started=$(date +%s%N)
 pg_start "$T/pg" || exit 1
 echo "# server started in $(( ($(date +%s%N) - started) / 1000000 )) ms"
 failed=0
-for test in test_store test_recovery test_checks test_trigger_text; do
+for test in test_store test_recovery test_checks test_dispatch test_trigger_text; do
     url=$(pg_newdb "$test") || exit 1
     echo "# $test"
     XXL_TEST_STORE_URL="$url" XXL_TEST_PG_RESTART="$XXL_SRC/tests/pg.sh restart $T/pg" \

@@ -424,7 +424,11 @@ engine_recover (server_t *self, uint64_t mask, const xxl_lease_t *leases)
                 if (*log.executor_address)
                     //  Routed ahead, never sent: route again at its time
                     xxl_store_log_clear_address (self->store, log.id);
-                xxl_timer_push (self->planner.timer, log.schedule_time > now? log.schedule_time: now, log.id);
+                //  At its time: a planned row's instant, or the trigger
+                //  time a row waiting on the timer was given (a retry's
+                //  interval: xxl_services.c retimes it to when it is due)
+                int64_t due = log.schedule_time > 0? log.schedule_time: log.trigger_time;
+                xxl_timer_push (self->planner.timer, due > now? due: now, log.id);
                 recovered++;
             }
             xxl_log_free (&log);

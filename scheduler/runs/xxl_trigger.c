@@ -608,6 +608,15 @@ engine_dispatch_row (server_t *self, int64_t log_id, const char *address, const 
         xxl_log_free (&log);
         return;
     }
+    if (*log.executor_address && (!address || strcmp (address, log.executor_address))) {
+        //  Routed already, elsewhere or by another entry of it (the timer
+        //  can hold a row twice: its own entry and a recovery's after a
+        //  self-takeover; a scheduler sharing the store may have routed
+        //  it): that route's RUN is the run's.  A row to route again has
+        //  its address taken back first (log_unroute, log_clear_address)
+        xxl_log_free (&log);
+        return;
+    }
     if (!address && log.schedule_time > 0 && !engine_lease_holds (self, log.job_id)) {
         //  A planned row of a share this scheduler lost: its new holder's
         xxl_log_free (&log);

@@ -392,7 +392,12 @@ typedef struct {
     //  An unsent row's trigger time (stamp) or address and the section of
     //  trigger_msg that says where it went (route).  route with stamp 0
     //  writes the address and section whether sent or not (a restart's
-    //  re-send).  Counts as above: the engine sends only when 1.
+    //  re-send).  route claims the row: it changes nothing when the row has
+    //  another address already (routed meanwhile, by this scheduler or one
+    //  sharing the store: that route's RUN is the run's), so a row is
+    //  routed to one address at most until its address is taken back
+    //  (log_unroute, log_clear_address).  Counts as above: the engine sends
+    //  only when 1.
     int (*log_stamp) (xxl_store_t *self, int64_t log_id, int64_t stamp);
     int (*log_route) (xxl_store_t *self, int64_t log_id, int64_t stamp, const char *address,
                       const char *section);

@@ -64,6 +64,7 @@ scheduler
         dead = ${F_DEAD:-3}
     planner
         recovery_wait = ${F_RECOVERY_WAIT:-10000}
+        warmup = ${F_WARMUP:-3000}
     monitor
         fail_check = 500
         lost_check = 1000

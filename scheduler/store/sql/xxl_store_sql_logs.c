@@ -251,11 +251,13 @@ xs_log_route (xxl_store_t *base, int64_t log_id, int64_t stamp, const char *addr
     if (stamp)
         return xsql_exec (self,
             "UPDATE xxl_job_log SET trigger_time = $1, executor_address = $2,"
-            " trigger_msg = COALESCE (trigger_msg, '') || $3 WHERE id = $4 AND trigger_code = 0",
+            " trigger_msg = COALESCE (trigger_msg, '') || $3 WHERE id = $4 AND trigger_code = 0"
+            " AND COALESCE (executor_address, '') IN ('', $2)",
             "issi", stamp, address, section, log_id);
     return xsql_exec (self,
         "UPDATE xxl_job_log SET executor_address = $1,"
-        " trigger_msg = COALESCE (trigger_msg, '') || $2 WHERE id = $3",
+        " trigger_msg = COALESCE (trigger_msg, '') || $2 WHERE id = $3"
+        " AND COALESCE (executor_address, '') IN ('', $1)",
         "ssi", address, section, log_id);
 }
 

@@ -1,0 +1,154 @@
+/*  test_dispatch.c -- one route per row: engine_dispatch_row
+    (scheduler/runs/xxl_trigger.c) and the store's claim by log_route, in
+    process (xxl_test_engine.h): two agents registered through the
+    engine's REGISTER handler, a job routed ROUND over them, rows written
+    unrouted as a trigger held for its agents, a retry waiting for its
+    interval or a recovered row are, and each dispatch called here as the
+    planner's timer, a routing pool's answer or a re-send would call it.
+
+    Decisions held (each RUN counted as queued for its agent):
+    - a row waiting unrouted, dispatched (address NULL: routed now), gets
+      one RUN;
+    - dispatched twice in one turn (the timer holding it twice: its own
+      entry and a recovery's after the scheduler took its own shares back),
+      and again in the next turn, its RUN unanswered: still that one RUN;
+    - a row another scheduler sharing the store routed: none here, whether
+      routed now or given another address by a late routing answer, and
+      the row is not failed by an answer that found no address; its own
+      address (a re-send) goes again;
+    - a row whose address was taken back (a busy refusal, a connection
+      closed under its RUN): routed anew, one RUN.
+*/
+
+#include "xxl_test_engine.h"
+
+#define APP "dispatch-app"
+
+//  RUNs seen of one log id, and on which connection
+typedef struct {
+    int64_t log_id;
+    int count;
+    int on_a, on_b;
+} seen_t;
+
+static void
+s_run_seen (void *arg, xxl_msg_t *msg, zframe_t *to)
+{
+    seen_t *seen = (seen_t *) arg;
+    if (xxl_msg_int (msg, NULL, "logId", 1, 1, INT64_MAX, 0) != seen->log_id)
+        return;
+    seen->count++;
+    seen->on_a += zframe_streq (to, "conn-A");
+    seen->on_b += zframe_streq (to, "conn-B");
+}
+
+//  The RUNs of log_id queued since the last call
+static seen_t
+s_runs (server_t *self, int64_t log_id)
+{
+    seen_t seen = { .log_id = log_id };
+    xxl_test_engine_runs (self, s_run_seen, &seen);
+    return seen;
+}
+
+//  A row of job jid waiting unrouted, as a trigger held for its agents is
+static int64_t
+s_row (xxl_store_t *store, int64_t gid, int64_t jid)
+{
+    xxl_log_t log = {
+        .id = xxl_store_log_next_id (store),
+        .job_group = gid, .job_id = jid, .executor_handler = "demoJobHandler",
+        .executor_param = "", .trigger_time = engine_now (),
+        .trigger_msg = "Trigger type: Manual trigger\n", .trigger_type = "MANUAL"
+    };
+    return log.id > 0 && xxl_store_log_add (store, &log) == 0? log.id: -1;
+}
+
+//  One turn: dispatch log_id (address as engine_dispatch_row takes it)
+//  `times` times in one transaction
+static void
+s_turn (server_t *self, int64_t log_id, const char *address, int times)
+{
+    XXL_CHECK (xxl_store_begin (self->store) == 0);
+    for (int i = 0; i < times; i++)
+        engine_dispatch_row (self, log_id, address, address? "routed off the loop\n": NULL);
+    XXL_CHECK (xxl_store_commit (self->store) == 0);
+}
+
+static xxl_log_t
+s_load (xxl_store_t *store, int64_t log_id)
+{
+    xxl_log_t log = { 0 };
+    XXL_CHECK (xxl_store_log_load (store, log_id, &log) == 0);
+    return log;
+}
+
+int
+main (void)
+{
+    zsys_init ();
+    zsys_set_logstream (NULL);
+    char dir [256];
+    //  (or the PostgreSQL database XXL_TEST_STORE_URL names)
+    xxl_store_t *store = xxl_test_engine_store ("dispatch", dir, sizeof dir);
+    if (!store)
+        return xxl_test_done ();
+    const char *routers = getenv ("XXL_TEST_ROUTERS");
+    server_t *self = xxl_test_engine_new (store, routers? routers: "plugins/routers/.libs");
+    XXL_CHECK (xxl_routers_find (self->runs.routers, "ROUND") != NULL);
+    int64_t gid;
+    int64_t jid = xxl_test_engine_job (store, APP, "ROUND", &gid);
+    XXL_CHECK (gid > 0 && jid > 0);
+    XXL_CHECK (xxl_test_engine_register (self, "conn-A", APP, "a:9999"));
+    XXL_CHECK (xxl_test_engine_register (self, "conn-B", APP, "b:9999"));
+    xxl_test_engine_runs (self, s_run_seen, &(seen_t) { 0 });
+
+    //  The allowed case: one dispatch, one RUN, and the row names its agent
+    int64_t r1 = s_row (store, gid, jid);
+    s_turn (self, r1, NULL, 1);
+    seen_t seen = s_runs (self, r1);
+    XXL_CHECK_INT (seen.count, 1);
+    xxl_log_t log = s_load (store, r1);
+    XXL_CHECK (streq (log.executor_address, seen.on_a? "a:9999": "b:9999"));
+    xxl_log_free (&log);
+
+    //  Twice in a turn, and again in the next: one RUN.  (ROUND alternates:
+    //  a second route would have gone to the other agent)
+    int64_t r2 = s_row (store, gid, jid);
+    s_turn (self, r2, NULL, 2);
+    s_turn (self, r2, NULL, 1);
+    seen = s_runs (self, r2);
+    XXL_CHECK_MSG (seen.count == 1, "a row dispatched three times got %d RUN(s) (%d to a,"
+                   " %d to b), want 1", seen.count, seen.on_a, seen.on_b);
+
+    //  Routed to b by another scheduler sharing the store
+    int64_t r3 = s_row (store, gid, jid);
+    XXL_CHECK_INT (xxl_store_log_route (store, r3, 0, "b:9999", "elsewhere\n"), 1);
+    s_turn (self, r3, NULL, 1);
+    s_turn (self, r3, "a:9999", 1);
+    s_turn (self, r3, "", 1);
+    seen = s_runs (self, r3);
+    XXL_CHECK_MSG (seen.count == 0, "a row another scheduler routed got %d RUN(s) here",
+                   seen.count);
+    log = s_load (store, r3);
+    XXL_CHECK (streq (log.executor_address, "b:9999") && log.trigger_code == 0);
+    xxl_log_free (&log);
+    //  ... re-sent to its own address: it goes again (its agent refuses a
+    //  logId it has)
+    s_turn (self, r3, "b:9999", 1);
+    seen = s_runs (self, r3);
+    XXL_CHECK (seen.count == 1 && seen.on_b == 1);
+
+    //  Its address taken back (as a busy refusal does): routed anew
+    int64_t r4 = s_row (store, gid, jid);
+    XXL_CHECK_INT (xxl_store_log_route (store, r4, 0, "a:9999", "first\n"), 1);
+    XXL_CHECK_INT (xxl_store_log_unroute (store, r4, 6, 1), 1);
+    s_turn (self, r4, NULL, 1);
+    seen = s_runs (self, r4);
+    XXL_CHECK_INT (seen.count, 1);
+
+    xxl_test_engine_destroy (&self);
+    xxl_store_destroy (&store);
+    XXL_CHECK (xxl_test_rmtree (dir) == 0);
+    return xxl_test_done ();
+}
