@@ -424,10 +424,11 @@ engine_recover (server_t *self, uint64_t mask, const xxl_lease_t *leases)
                 if (*log.executor_address)
                     //  Routed ahead, never sent: route again at its time
                     xxl_store_log_clear_address (self->store, log.id);
-                //  At its time: a planned row's instant, or the trigger
-                //  time a row waiting on the timer was given (a retry's
-                //  interval: xxl_services.c retimes it to when it is due)
-                int64_t due = log.schedule_time > 0? log.schedule_time: log.trigger_time;
+                //  At its time: a planned row's instant, or a retry's
+                //  (xxl_services.c gives a retry waiting for its interval
+                //  the trigger time it is due at); any other row now
+                int64_t due = log.schedule_time > 0? log.schedule_time
+                            : streq (log.trigger_type, "RETRY")? log.trigger_time: now;
                 xxl_timer_push (self->planner.timer, due > now? due: now, log.id);
                 recovered++;
             }
