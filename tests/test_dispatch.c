@@ -17,7 +17,12 @@
       the row is not failed by an answer that found no address; its own
       address (a re-send) goes again;
     - a row whose address was taken back (a busy refusal, a connection
-      closed under its RUN): routed anew, one RUN.
+      closed under its RUN): routed anew, one RUN;
+    - the refusal of a RUN ("expired", busy) read after another RUN of the
+      row was routed to the same agent (a re-send by a scheduler that took
+      the row's share over) changes nothing: no failure, no end, its
+      address kept; with no RUN routed since, an "expired" refusal fails
+      the row (one end) and a busy one takes its address back.
 */
 
 #include "xxl_test_engine.h"
@@ -83,6 +88,45 @@ s_load (xxl_store_t *store, int64_t log_id)
     return log;
 }
 
+//  The RUN_ENDED events of a log id
+static int64_t s_ended_id;
+static int s_ended;
+
+static void
+s_on_ended (server_t *self, const xxl_event_t *event)
+{
+    (void) self;
+    s_ended += event->log_id == s_ended_id;
+}
+
+//  The RUN of log_id waiting for its agent's answer
+static pending_t *
+s_pending (server_t *self, int64_t log_id)
+{
+    for (pending_t *pending = (pending_t *) zhashx_first (self->runs.pending); pending;
+         pending = (pending_t *) zhashx_next (self->runs.pending))
+        if (pending->kind == PENDING_RUN && pending->log_id == log_id)
+            return pending;
+    return NULL;
+}
+
+//  One turn: the agent's answer to log_id's RUN is read, a refusal as
+//  expired or busy (XXL_BUSY), as the agents' handler hands it over
+static void
+s_refused (server_t *self, int64_t log_id, bool busy)
+{
+    pending_t *pending = s_pending (self, log_id);
+    XXL_CHECK (pending);
+    if (!pending)
+        return;
+    XXL_CHECK (xxl_store_begin (self->store) == 0);
+    if (!engine_run_busy (self, log_id, pending->note, pending->address, busy? XXL_BUSY: XXL_CODE_FAIL))
+        engine_run_done (self, pending, XXL_CODE_FAIL, "expired: the scheduler gave up on this run");
+    uint64_t id = pending->id;
+    zhashx_delete (self->runs.pending, &id);
+    XXL_CHECK (xxl_store_commit (self->store) == 0);
+}
+
 int
 main (void)
 {
@@ -142,10 +186,54 @@ main (void)
     //  Its address taken back (as a busy refusal does): routed anew
     int64_t r4 = s_row (store, gid, jid);
     XXL_CHECK_INT (xxl_store_log_route (store, r4, 0, "a:9999", "first\n"), 1);
-    XXL_CHECK_INT (xxl_store_log_unroute (store, r4, 6, 1), 1);
+    XXL_CHECK_INT (xxl_store_log_unroute (store, r4, "first\n", 1), 1);
     s_turn (self, r4, NULL, 1);
     seen = s_runs (self, r4);
     XXL_CHECK_INT (seen.count, 1);
+
+    //  A refusal read late.  This scheduler's RUN of a row to its agent;
+    //  then, while this scheduler stood still, the one that took the row's
+    //  share over re-sent it to the same agent, which took that RUN (a
+    //  frozen agent had refused the first as expired, unread here; or,
+    //  busy then, refused it busy).  The first RUN's refusal, read now,
+    //  changes nothing: the row is the re-sent RUN's.  (Before: the row
+    //  failed, and its retry ran the trigger a second time; or it lost its
+    //  address, and the run's result was then not counted.)  The allowed
+    //  case: with no RUN routed since, the refusal ends the row (expired)
+    //  or takes it back to route it again (busy).
+    engine_subscribe (&self->events, XXL_EVENT_RUN_ENDED, s_on_ended);
+    for (int late = 1; late >= 0; late--)
+        for (int busy = 0; busy < 2; busy++) {
+            int64_t r = s_row (store, gid, jid);
+            s_turn (self, r, NULL, 1);
+            XXL_CHECK_INT (s_runs (self, r).count, 1);
+            xxl_log_t before = s_load (store, r);
+            char *address = strdup (before.executor_address);
+            xxl_log_free (&before);
+            if (late) {
+                char *again = engine_section ("re-sent (after a scheduler restart or a failed"
+                                              " store write)\n", address, XXL_OK, NULL);
+                XXL_CHECK_INT (xxl_store_log_route (store, r, 0, address, again), 1);
+                zstr_free (&again);
+            }
+            s_ended_id = r;
+            s_ended = 0;
+            s_refused (self, r, busy);
+            log = s_load (store, r);
+            if (late)
+                XXL_CHECK_MSG (log.trigger_code == 0 && streq (log.executor_address, address)
+                               && s_ended == 0, "a late %s refusal of a row re-sent since"
+                               " changed it: triggerCode %" PRId64 ", address '%s', %d end(s)",
+                               busy? "busy": "expired", log.trigger_code, log.executor_address,
+                               s_ended);
+            else
+            if (busy)
+                XXL_CHECK (log.trigger_code == 0 && !*log.executor_address && s_ended == 0);
+            else
+                XXL_CHECK (log.trigger_code == XXL_CODE_FAIL && s_ended == 1);
+            xxl_log_free (&log);
+            free (address);
+        }
 
     xxl_test_engine_destroy (&self);
     xxl_store_destroy (&store);

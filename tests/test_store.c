@@ -566,8 +566,8 @@ s_parity_fill (xxl_store_t *store)
     log.id = l2 + 5;
     XXL_CHECK (xxl_store_log_add (store, &log) == 0);
     xxl_store_log_route (store, log.id, 0, "h1", "\xe8\x8a\x82\xe7\x82\xb9 section\n");
-    XXL_CHECK (xxl_store_log_unroute (store, log.id, 11, 1) == 1);
-    xxl_store_log_trigger_end (store, log.id, 500, 3, "end\n", 4200);
+    XXL_CHECK (xxl_store_log_unroute (store, log.id, "\xe8\x8a\x82\xe7\x82\xb9 section\n", 1) == 1);
+    xxl_store_log_trigger_end (store, log.id, 500, 3, "end\n", 4200, NULL);
     //  A note put ahead of the section a route wrote (two-byte characters
     //  counted as one), which the trigger's end then cuts by its length
     log.id = l2 + 10;
@@ -582,7 +582,7 @@ s_parity_fill (xxl_store_t *store)
         XXL_CHECK (back.trigger_msg && streq (back.trigger_msg, want));
         xxl_log_free (&back);
         zstr_free (&want);
-        xxl_store_log_trigger_end (store, log.id, 500, 8, "no\n", 0);
+        xxl_store_log_trigger_end (store, log.id, 500, 8, "no\n", 0, NULL);
         XXL_CHECK (xxl_store_log_insert_trigger_msg (store, log.id, 0, "tail\n") == 1);
         XXL_CHECK (xxl_store_log_insert_trigger_msg (store, log.id, 100000, "first\n") == 1);
         XXL_CHECK (xxl_store_log_load (store, log.id, &back) == 0);
@@ -1985,7 +1985,7 @@ s_test_route_claim (xxl_store_t *store, int64_t gid, int64_t jid)
     //  Taken back (log_clear_address, log_unroute): routed anew, with a stamp
     XXL_CHECK_INT (xxl_store_log_clear_address (store, row.id), 1);
     XXL_CHECK_INT (xxl_store_log_route (store, row.id, 1500, "b1", "to b1\n"), 1);
-    XXL_CHECK_INT (xxl_store_log_unroute (store, row.id, 6, 1), 1);
+    XXL_CHECK_INT (xxl_store_log_unroute (store, row.id, "to b1\n", 1), 1);
     XXL_CHECK_INT (xxl_store_log_route (store, row.id, 0, "c1", "to c1\n"), 1);
     XXL_CHECK (xxl_store_log_load (store, row.id, &back) == 0);
     XXL_CHECK (streq (back.executor_address, "c1") && back.trigger_time == 1500
@@ -1994,6 +1994,36 @@ s_test_route_claim (xxl_store_t *store, int64_t gid, int64_t jid)
     //  An answered row takes no stamped route (a re-send's still writes)
     XXL_CHECK_INT (xxl_store_log_accept (store, row.id, 0), 1);
     XXL_CHECK_INT (xxl_store_log_route (store, row.id, 1600, "c1", "late\n"), 0);
+
+    //  The answer to a RUN whose section is no longer last (a RUN of the
+    //  row routed since to the same address, a re-send, may have been
+    //  taken): its refusal neither ends the row nor takes its address
+    //  back; the last RUN's refusal does, once
+    row.id = xxl_store_log_next_id (store);
+    row.executor_address = NULL;
+    XXL_CHECK (row.id > 0 && xxl_store_log_add (store, &row) == 0);
+    XXL_CHECK_INT (xxl_store_log_route (store, row.id, 0, "c1", "to c1\n"), 1);
+    XXL_CHECK_INT (xxl_store_log_route (store, row.id, 0, "c1", "re-sent\n"), 1);
+    XXL_CHECK_INT (xxl_store_log_unroute (store, row.id, "to c1\n", 1), 0);
+    XXL_CHECK_INT (xxl_store_log_trigger_end (store, row.id, 500, 6, "refused\n", 0, "to c1\n"), 0);
+    XXL_CHECK (xxl_store_log_load (store, row.id, &back) == 0);
+    XXL_CHECK (streq (back.executor_address, "c1") && back.trigger_code == 0
+               && streq (back.trigger_msg, "head\nto c1\nre-sent\n"));
+    xxl_log_free (&back);
+    XXL_CHECK_INT (xxl_store_log_trigger_end (store, row.id, 500, 8, "refused\n", 0, "re-sent\n"), 1);
+    XXL_CHECK_INT (xxl_store_log_trigger_end (store, row.id, 500, 8, "again\n", 0, "refused\n"), 0);
+    XXL_CHECK (xxl_store_log_load (store, row.id, &back) == 0);
+    XXL_CHECK (back.trigger_code == 500 && streq (back.trigger_msg, "head\nto c1\nrefused\n"));
+    xxl_log_free (&back);
+    //  (and a busy refusal of the last RUN takes it back)
+    row.id = xxl_store_log_next_id (store);
+    XXL_CHECK (row.id > 0 && xxl_store_log_add (store, &row) == 0);
+    XXL_CHECK_INT (xxl_store_log_route (store, row.id, 0, "c1", "to c1\n"), 1);
+    XXL_CHECK_INT (xxl_store_log_route (store, row.id, 0, "c1", "re-sent\n"), 1);
+    XXL_CHECK_INT (xxl_store_log_unroute (store, row.id, "re-sent\n", 1), 1);
+    XXL_CHECK (xxl_store_log_load (store, row.id, &back) == 0);
+    XXL_CHECK (!*back.executor_address && streq (back.trigger_msg, "head\nto c1\n"));
+    xxl_log_free (&back);
 }
 
 static void
@@ -2911,7 +2941,7 @@ main (void)
         XXL_CHECK (xxl_store_log_job_id (store, unsent.id) == jid);
         XXL_CHECK (xxl_store_log_job_id (store, unsent.id + 1000) == -1);
         XXL_CHECK (xxl_store_log_route (store, unsent.id, 6000, "a1", "to a1\n") == 1);
-        XXL_CHECK (xxl_store_log_unroute (store, unsent.id, 6, 1) == 1);
+        XXL_CHECK (xxl_store_log_unroute (store, unsent.id, "to a1\n", 1) == 1);
         XXL_CHECK (xxl_store_log_accept (store, unsent.id, 7000) == 1);
         XXL_CHECK (xxl_store_log_accept (store, unsent.id, 8000) == 0);   //  once
         XXL_CHECK (xxl_store_log_stamp (store, unsent.id, 9000) == 0);    //  no longer unsent

@@ -82,10 +82,8 @@ main (void)
             XXL_CHECK (xxl_store_log_add (store, &log) == 0);
             section = engine_section (notes [n], addresses [a], XXL_OK, NULL);
             XXL_CHECK (xxl_store_log_route (store, log.id, 2, addresses [a], section) == 1);
+            XXL_CHECK (xxl_store_log_unroute (store, log.id, section, 0) == 1);
             zstr_free (&section);
-            XXL_CHECK (xxl_store_log_unroute (store, log.id,
-                                              engine_section_chars (notes [n], addresses [a]),
-                                              0) == 1);
             XXL_CHECK (xxl_store_commit (store) == 0);
             xxl_log_t back;
             XXL_CHECK (xxl_store_log_load (store, log.id, &back) == 0);

@@ -398,9 +398,10 @@ s_plan_fallback (server_t *self, plan_t *plan)
     }
     //  Its agent is gone (or lost the job's tags): take the address and
     //  section back, route again
-    if (xxl_store_log_unroute (self->store, plan->log_id,
-                               engine_section_chars (plan->note, plan->address), 0) == 1)
+    char *section = engine_section (plan->note, plan->address, XXL_OK, NULL);
+    if (xxl_store_log_unroute (self->store, plan->log_id, section, 0) == 1)
         s_plan_dispatch (self, plan);
+    zstr_free (&section);
 }
 
 //  Sends the planned rows whose time has come: prepared ones by engine_fire,

@@ -239,7 +239,7 @@ engine_ask_answer (server_t *self, pending_t *pending, int code, const char *msg
         bool open = rc == 0 && row.trigger_code == XXL_OK && row.handle_code == 0;
         if (rc == 0)
             xxl_log_free (&row);
-        if (!open || xxl_store_log_trigger_end (self->store, log_id, 0, 0, "", 0) != 1) {
+        if (!open || xxl_store_log_trigger_end (self->store, log_id, 0, 0, "", 0, NULL) != 1) {
             s_ask_forget (self, log_id);
             return;
         }
@@ -263,8 +263,11 @@ engine_ask_answer (server_t *self, pending_t *pending, int code, const char *msg
         }
         xxl_job_free (&job);
     }
-    if (xxl_store_log_unroute (self->store, log_id, pending->presumed, 1) != 1) {
-        s_ask_forget (self, log_id);    //  (answered meanwhile)
+    char *section = engine_section (pending->note, pending->address, XXL_OK, NULL);
+    int unrouted = xxl_store_log_unroute (self->store, log_id, section, 1);
+    zstr_free (&section);
+    if (unrouted != 1) {
+        s_ask_forget (self, log_id);    //  (answered meanwhile, or routed again since)
         return;
     }
     if (misfire) {

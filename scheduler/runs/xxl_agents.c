@@ -68,14 +68,15 @@ s_batch_answer (server_t *self, run_batch_t *batch, xxl_msg_t *msg)
                 item_text = "the agent's answer for this run has no valid code";
         }
         if (pending) {
-            if (!engine_run_busy (self, pending->log_id, pending->presumed, item_code))
+            if (!engine_run_busy (self, pending->log_id, pending->note, pending->address,
+                                 item_code))
                 engine_run_done (self, pending, item_code, item_text);
             zhashx_delete (self->runs.pending, &batch->pending_ids [i]);
         }
         else {
             plan_t *plan = batch->fires [i].plan;
             int64_t presumed = engine_section_chars (plan->note, plan->address);
-            if (!engine_run_busy (self, plan->log_id, presumed, item_code))
+            if (!engine_run_busy (self, plan->log_id, plan->note, plan->address, item_code))
                 engine_run_answer (self, plan->log_id, plan->snap->job.id, plan->note, plan->address, presumed,
                                    batch->fires [i].stamp, item_code, item_text);
         }
@@ -92,7 +93,7 @@ engine_batch_expire (server_t *self, run_batch_t *batch)
         for (size_t i = 0; batch->fires && i < batch->count; i++) {
             plan_t *plan = batch->fires [i].plan;
             if (plan)
-                engine_reroute (self, plan->log_id, engine_section_chars (plan->note, plan->address));
+                engine_reroute (self, plan->log_id, plan->note, plan->address);
         }
         return;
     }
@@ -903,7 +904,7 @@ engine_agent_answer (server_t *self, zframe_t *rid, xxl_msg_t *msg)
             if (pending->ask)
                 engine_ask_answered (self, pending, code, text);
             else
-            if (!engine_run_busy (self, pending->log_id, pending->presumed, code))
+            if (!engine_run_busy (self, pending->log_id, pending->note, pending->address, code))
                 engine_run_done (self, pending, code, text);
             break;
         case PENDING_LOG:

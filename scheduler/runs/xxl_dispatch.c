@@ -636,13 +636,17 @@ engine_run_queue (server_t *self, pending_t *pending, const unsigned char *tp, s
 //  that could not be sent
 //  A RUN whose send failed (the agent's connection had closed: it never
 //  left) is routed again, among the agents still connected: its address
-//  and the section written ahead (`presumed` characters) are taken back
-//  and it goes by the timer now (engine_dispatch_row)
+//  and the section its route wrote ahead (note, address) are taken back
+//  and it goes by the timer now (engine_dispatch_row).  Unless another
+//  RUN of the row was routed since (its section is last): that one
+//  decides the row.
 void
-engine_reroute (server_t *self, int64_t log_id, int64_t presumed)
+engine_reroute (server_t *self, int64_t log_id, const char *note, const char *address)
 {
-    if (xxl_store_log_unroute (self->store, log_id, presumed, 1) == 1)
+    char *section = engine_section (note, address, XXL_OK, NULL);
+    if (xxl_store_log_unroute (self->store, log_id, section, 1) == 1)
         engine_run_again (self, log_id, engine_now (), 0);
+    zstr_free (&section);
 }
 
 //  Back-pressure.  An agent that cannot take a run now (no thread to be
@@ -679,7 +683,8 @@ engine_busy_delay (server_t *self, int64_t log_id)
 }
 
 bool
-engine_run_busy (server_t *self, int64_t log_id, int64_t presumed, int code)
+engine_run_busy (server_t *self, int64_t log_id, const char *note, const char *address,
+                 int code)
 {
     if (code != XXL_BUSY) {
         if (zhashx_size (self->runs.busy_tries))
@@ -687,9 +692,13 @@ engine_run_busy (server_t *self, int64_t log_id, int64_t presumed, int code)
         return false;
     }
     int64_t delay = engine_busy_delay (self, log_id);
-    if (xxl_store_log_unroute (self->store, log_id, presumed, 1) == 1)
+    //  (taken back only while the row's last section is this RUN's: see
+    //  engine_reroute)
+    char *section = engine_section (note, address, XXL_OK, NULL);
+    if (xxl_store_log_unroute (self->store, log_id, section, 1) == 1)
         engine_run_again (self, log_id, engine_now (), delay);
     else
         zhashx_delete (self->runs.busy_tries, &log_id);
+    zstr_free (&section);
     return true;
 }

@@ -202,7 +202,7 @@ s_unseen (server_t *self, doubt_t *doubt, const pending_t *ask)
             seen [2] = zclock_mono ();
             zsys_info ("trigger: log %" PRId64 ": %s, asked again, never took it; routed"
                        " again (%" PRId64 " of %d)", log_id, where, seen [1], XXL_UNSEEN_TIMES);
-            engine_reroute (self, log_id, doubt->presumed);
+            engine_reroute (self, log_id, doubt->note, doubt->address);
         }
         else {
             char text [256];

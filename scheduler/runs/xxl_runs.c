@@ -90,7 +90,7 @@ engine_runs_expire (server_t *self)
             engine_ask_answered (self, pending, 0, pending->gone? NULL: "no answer");
         else
         if (pending->kind == PENDING_RUN && pending->gone)
-            engine_reroute (self, pending->log_id, pending->presumed);
+            engine_reroute (self, pending->log_id, pending->note, pending->address);
         else
         if (pending->kind == PENDING_RUN
         &&  !engine_doubt_add (self, pending->log_id, pending->note, pending->address,

@@ -324,11 +324,14 @@ run_batch_t *engine_batch_for (server_t *self, zlistx_t *open, const char *addre
                                engine_fire_free_fn *fire_free);
 void engine_run_queue (server_t *self, pending_t *pending, const unsigned char *tp,
                        size_t size, int64_t time, zlistx_t *open);
-void engine_reroute (server_t *self, int64_t log_id, int64_t presumed);
+//  A RUN that never reached its agent (note, address: its route's, as
+//  engine_section takes them): routed again (see xxl_dispatch.c)
+void engine_reroute (server_t *self, int64_t log_id, const char *note, const char *address);
 //  An agent's answer to one run of a RUN: true when it refused it busy
 //  (XXL_BUSY), and the run then goes by the timer again after a backoff
 //  (xxl_agents.c); false for any other answer, for engine_run_answer
-bool engine_run_busy (server_t *self, int64_t log_id, int64_t presumed, int code);
+bool engine_run_busy (server_t *self, int64_t log_id, const char *note, const char *address,
+                      int code);
 //  The wait before a run refused busy goes again (its refusals counted)
 int64_t engine_busy_delay (server_t *self, int64_t log_id);
 void engine_batch_expire (server_t *self, run_batch_t *batch);

@@ -931,14 +931,22 @@ engine_run_answer (server_t *self, int64_t log_id, int64_t job_id, const char *n
             xxl_registry_unroute (self->registry, address, copy, rid_size);
             free (copy);
         }
-        engine_reroute (self, log_id, presumed);
+        engine_reroute (self, log_id, note, address);
         return;
     }
+    //  A refusal (or no answer) ends the row only while its last section
+    //  is this RUN's: a RUN of the row routed since (a re-send to the same
+    //  agent by a scheduler that took the row's share over while this one
+    //  stood still, its answer read only now) may have been taken, and
+    //  failing the row would let a retry run it a second time
     char *text = engine_section (note, address, code, msg);
-    xxl_store_log_trigger_end (self->store, log_id, code == XXL_OK? XXL_OK: XXL_CODE_FAIL,
-                               presumed, text, stamp);
+    char *last = code == XXL_OK? NULL: engine_section (note, address, XXL_OK, NULL);
+    int changed = xxl_store_log_trigger_end (self->store, log_id,
+                                             code == XXL_OK? XXL_OK: XXL_CODE_FAIL, presumed,
+                                             text, stamp, last);
     zstr_free (&text);
-    if (code != XXL_OK)
+    zstr_free (&last);
+    if (code != XXL_OK && changed == 1)
         engine_run_ended (self, log_id, XXL_END_TRIGGER, XXL_CODE_FAIL, engine_now ());
 }
 

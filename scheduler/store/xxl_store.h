@@ -405,17 +405,24 @@ typedef struct {
     //  the count as above
     int (*log_plan_route) (xxl_store_t *self, int64_t log_id, const char *address,
                            const char *section);
-    //  An unsent row loses its address and the last `chars` characters of
-    //  trigger_msg (the section route appended); unfinished: only while it
+    //  An unsent row loses its address and `section`, the section its
+    //  route appended, cut from the end of trigger_msg; only while
+    //  trigger_msg still ends with it: a route since (another RUN of the
+    //  row to the same address: a re-send by this scheduler or by one
+    //  sharing the store that took the row's share over) appended its own,
+    //  and that RUN's answer decides the row.  unfinished: only while it
     //  has no result either.  The count as above.
-    int (*log_unroute) (xxl_store_t *self, int64_t log_id, int64_t chars, int unfinished);
+    int (*log_unroute) (xxl_store_t *self, int64_t log_id, const char *section, int unfinished);
     //  Any row: its trigger time
     int (*log_retime) (xxl_store_t *self, int64_t log_id, int64_t trigger_time);
     //  An unsent row's end as the trigger path decides it: code, the last
     //  `presumed` characters of trigger_msg replaced by text, and the
-    //  trigger time when stamp > 0
+    //  trigger time when stamp > 0.  last: NULL, or the section that the
+    //  route of the RUN answered appended (presumed its length): then only
+    //  while the row is unsent and trigger_msg still ends with it (as for
+    //  log_unroute: another RUN of the row routed since decides it)
     int (*log_trigger_end) (xxl_store_t *self, int64_t log_id, int code, int64_t presumed,
-                            const char *text, int64_t stamp);
+                            const char *text, int64_t stamp, const char *last);
     //  Appends text to trigger_msg or to handle_msg
     int (*log_append_trigger_msg) (xxl_store_t *self, int64_t log_id, const char *text);
     int (*log_append_handle_msg) (xxl_store_t *self, int64_t log_id, const char *text);
@@ -1046,9 +1053,9 @@ static inline int xxl_store_log_accept (xxl_store_t *self, int64_t log_id, int64
 static inline int xxl_store_log_stamp (xxl_store_t *self, int64_t log_id, int64_t stamp) { return XXL_STORE_CALL (log_stamp) (self, log_id, stamp); }
 static inline int xxl_store_log_route (xxl_store_t *self, int64_t log_id, int64_t stamp, const char *address, const char *section) { return XXL_STORE_CALL (log_route) (self, log_id, stamp, address, section); }
 static inline int xxl_store_log_plan_route (xxl_store_t *self, int64_t log_id, const char *address, const char *section) { return XXL_STORE_CALL (log_plan_route) (self, log_id, address, section); }
-static inline int xxl_store_log_unroute (xxl_store_t *self, int64_t log_id, int64_t chars, int unfinished) { return XXL_STORE_CALL (log_unroute) (self, log_id, chars, unfinished); }
+static inline int xxl_store_log_unroute (xxl_store_t *self, int64_t log_id, const char *section, int unfinished) { return XXL_STORE_CALL (log_unroute) (self, log_id, section, unfinished); }
 static inline int xxl_store_log_retime (xxl_store_t *self, int64_t log_id, int64_t trigger_time) { return XXL_STORE_CALL (log_retime) (self, log_id, trigger_time); }
-static inline int xxl_store_log_trigger_end (xxl_store_t *self, int64_t log_id, int code, int64_t presumed, const char *text, int64_t stamp) { return XXL_STORE_CALL (log_trigger_end) (self, log_id, code, presumed, text, stamp); }
+static inline int xxl_store_log_trigger_end (xxl_store_t *self, int64_t log_id, int code, int64_t presumed, const char *text, int64_t stamp, const char *last) { return XXL_STORE_CALL (log_trigger_end) (self, log_id, code, presumed, text, stamp, last); }
 static inline int xxl_store_log_append_trigger_msg (xxl_store_t *self, int64_t log_id, const char *text) { return XXL_STORE_CALL (log_append_trigger_msg) (self, log_id, text); }
 static inline int xxl_store_log_append_handle_msg (xxl_store_t *self, int64_t log_id, const char *text) { return XXL_STORE_CALL (log_append_handle_msg) (self, log_id, text); }
 static inline int xxl_store_log_set_shard (xxl_store_t *self, int64_t log_id, const char *shard) { return XXL_STORE_CALL (log_set_shard) (self, log_id, shard); }

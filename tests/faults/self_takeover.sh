@@ -8,9 +8,13 @@
 #      (SIGSTOPped agents, SIGKILLed scheduler, a 30 s warmup): they wait
 #      on the timer for the agents, unrouted.
 #   2. Retries waiting for their interval (8 s) when the freeze comes.
+#   3. A second scheduler on the store takes the frozen one's shares and
+#      re-sends rows whose first RUN the agent refused ("expired") while
+#      the first was frozen; the first reads the refusals when it thaws.
 # Guarantees (DESIGN §5): every acknowledged trigger and every retry runs
 # exactly once (a job routed ROUND over two agents: a row routed twice
-# would run on both); no retry runs before its interval is over; none is
+# would run on both); no retry runs before its interval is over; a
+# refusal read late does not fail a row a later RUN of it runs; none is
 # left unfinished.  XXL_STORE=pg: on PostgreSQL.
 F_WARMUP=30000
 . "$(dirname "$0")/lib.sh"
@@ -88,5 +92,55 @@ EARLY=$(awk -v due=$((FIRST_FAIL + RETRY_S * 1000)) 'FNR == NR { retry [$1] = 1;
     ($1 in retry) && $5 < due { n++ } END { print n + 0 }' "$T/retry_ids" "$PROBE")
 check "2: no retry ran before its ${RETRY_S} s interval ($EARLY early)" test "$EARLY" = 0
 check "the scheduler is alive" kill -0 "$SPID"
-fcount "scheduler frozen past its own leases" --jobs "$J $RJ"
+
+# 3. Another scheduler of the store takes the shares over and re-sends a
+#    RUN whose refusal the frozen one reads only when it thaws: agent x1
+#    (connected to both) is SIGSTOPped past its RUNs' expireTime (1.5 s),
+#    the first scheduler routes 3 triggers to it and is SIGSTOPped before
+#    the refusals ("expired") come; the second takes its shares, re-sends
+#    the rows to x1, which takes them; then the first thaws and reads the
+#    refusals.  Each row stays its re-sent RUN's: it runs once, its result
+#    counts, no retry runs it again (before: 3 of 3 failed at the thaw and
+#    their retries ran them a second time)
+REQ="$XXL_BUILD/tests/xxl_req"
+S_API=("$API"); S_PID=("$SPID"); FIRST_AGENTS=$AGENTS
+start_scheduler || exit 1
+S_API[1]=$API; S_PID[1]=$SPID
+API=${S_API[0]}; SPID=${S_PID[0]}
+AGENTS="$FIRST_AGENTS,$(sed -n 's/^agents=//p' "$T/ready")" fagent x1 st3
+ctl group add st3 >/dev/null
+on_both () { for a in "${S_API[@]}"; do "$CTL" --api "$a" --json agent list |
+    jq -e '[.agents[] | select(.app == "st3" and .connected)] | length == 1' >/dev/null || return 1; done; }
+check "3: x1 registers with both schedulers" wait_until 15 on_both
+check "3: the two schedulers hold the 16 shares" wait_until 15 all_held "0 1"
+FIRST_SHARES=$(shares_of "${S_API[0]}")
+XJ=""
+for _ in $(seq 16); do
+    id=$(ctl job add --group st3 --handler probeIn --route FIRST --param sleep=1000 --retry 1 | jq -r .id)
+    if jq -e --argjson s "$((id % 16))" 'index($s) != null' <<<"$FIRST_SHARES" >/dev/null; then
+        XJ=$id; break
+    fi
+done
+check "3: a job of a share of the first scheduler ($XJ)" test -n "$XJ"
+kill -STOP "$(apid x1)"
+XACK=$(wc -l < "$ACKED")
+trigger "$XJ" 3
+XIDS=$(tail -n +$((XACK + 1)) "$ACKED" | cut -d' ' -f1)
+sent () { [ "$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $XJ AND executor_address = 'x1'")" = 3 ]; }
+check "3: 3 triggers routed to the stopped agent" wait_until 5 sent
+sleep 0.3                               # (their RUNs leave after the commit)
+kill -STOP "$SPID"
+say "3: SIGSTOP the first scheduler"
+rsleep 1800 2200                        # past the RUNs' expireTime, within dead (3 s)
+kill -CONT "$(apid x1)"
+check "3: the second scheduler takes the 16 shares" wait_until 15 all_held "1"
+started () { for id in $XIDS; do grep -q "^$id " "$PROBE" || return 1; done; }
+check "3: the 3 rows run, re-sent by the second scheduler" wait_until 15 started
+kill -CONT "$SPID"
+say "3: SIGCONT the first scheduler"
+check "3: every run finishes" wait_quiet 30
+check "3: none failed, none retried" test "$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $XJ
+    AND (trigger_code != 200 OR handle_code != 200 OR trigger_type = 'RETRY')")" = 0
+check "both schedulers are alive" kill -0 "${S_PID[0]}" "${S_PID[1]}"
+fcount "scheduler frozen past its own leases" --jobs "$J $RJ $XJ"
 xxl_done

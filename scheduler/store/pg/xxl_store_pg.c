@@ -1037,7 +1037,7 @@ PGX_FREE_CALL (int, log_retime, xs_log_retime, (xxl_store_t *base, int64_t id, i
     (base, id, time))
 PGX_FREE_CALL (int, log_trigger_end, xs_log_trigger_end,
     (xxl_store_t *base, int64_t id, int code, int64_t presumed, const char *text,
-     int64_t stamp), (base, id, code, presumed, text, stamp))
+     int64_t stamp, const char *last), (base, id, code, presumed, text, stamp, last))
 //  A FIX_DELAY job's resume after a run's result (every result asks, while
 //  the shares are shared): one guarded update of the job's row, from the
 //  waiting mark only, so two schedulers cannot both resume it

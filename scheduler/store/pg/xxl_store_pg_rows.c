@@ -265,18 +265,22 @@ pgx_log_add (xxl_store_t *base, xxl_log_t *log)
     " octet_length (glue_source) AS size"
 
 int
-pgx_log_unroute (xxl_store_t *base, int64_t log_id, int64_t chars, int unfinished)
+pgx_log_unroute (xxl_store_t *base, int64_t log_id, const char *section, int unfinished)
 {
     store_t *self = (store_t *) base;
     if (unfinished)
         return pgx_exec (self,
             "UPDATE xxl_job_log SET executor_address = NULL, trigger_msg = "
-            XXL_CUT_TAIL ("trigger_msg", "$1")
-            " WHERE id = $2 AND trigger_code = 0 AND handle_code = 0", "ii", chars, log_id);
+            XXL_CUT_TAIL ("trigger_msg", "length (CAST ($1 AS TEXT))")
+            " WHERE id = $2 AND trigger_code = 0 AND handle_code = 0"
+            " AND right (trigger_msg, length (CAST ($1 AS TEXT))) = CAST ($1 AS TEXT)",
+            "si", section, log_id);
     return pgx_exec (self,
         "UPDATE xxl_job_log SET executor_address = NULL, trigger_msg = "
-        XXL_CUT_TAIL ("trigger_msg", "$1")
-        " WHERE id = $2 AND trigger_code = 0", "ii", chars, log_id);
+        XXL_CUT_TAIL ("trigger_msg", "length (CAST ($1 AS TEXT))")
+        " WHERE id = $2 AND trigger_code = 0"
+        " AND right (trigger_msg, length (CAST ($1 AS TEXT))) = CAST ($1 AS TEXT)",
+        "si", section, log_id);
 }
 
 //  A row's shard; guarded, as the planned instant's shards are unique
@@ -541,7 +545,9 @@ const char *const pgx_statements [XXL_SQL_STATEMENTS] = {
     [XXL_SQL_LOG_TRIGGER_END] =
         "UPDATE xxl_job_log SET trigger_code = $1, trigger_msg = "
         XXL_CUT_TAIL ("COALESCE (trigger_msg, '')", "$2")
-        " || $3, trigger_time = CASE WHEN $4 > 0 THEN $5 ELSE trigger_time END WHERE id = $6",
+        " || $3, trigger_time = CASE WHEN $4 > 0 THEN $5 ELSE trigger_time END WHERE id = $6"
+        " AND (CAST ($7 AS TEXT) IS NULL OR (trigger_code = 0"
+        " AND right (trigger_msg, length (CAST ($7 AS TEXT))) = CAST ($7 AS TEXT)))",
     [XXL_SQL_LOG_OPEN_IDS_AT] =
         "SELECT id FROM xxl_job_log"
         " WHERE trigger_code = 200 AND handle_code = 0 AND executor_address = $1"

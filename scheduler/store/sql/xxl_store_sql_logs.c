@@ -409,10 +409,10 @@ xs_recover_late_jobs_in (xxl_store_t *base, uint64_t mask, int64_t before, int64
 
 int
 xs_log_trigger_end (xxl_store_t *base, int64_t log_id, int code, int64_t presumed,
-                    const char *text, int64_t stamp)
+                    const char *text, int64_t stamp, const char *last)
 {
     return xsql_exec (base, xsql_sql (base, XXL_SQL_LOG_TRIGGER_END),
-        "iisiii", (int64_t) code, presumed, text, stamp, stamp, log_id);
+        "iisiiis", (int64_t) code, presumed, text, stamp, stamp, log_id, last);
 }
 
 int

@@ -183,18 +183,21 @@ sq_log_add (xxl_store_t *base, xxl_log_t *log)
     " length (CAST (glue_source AS BLOB)) AS size"
 
 int
-sq_log_unroute (xxl_store_t *base, int64_t log_id, int64_t chars, int unfinished)
+sq_log_unroute (xxl_store_t *base, int64_t log_id, const char *section, int unfinished)
 {
     store_t *self = (store_t *) base;
+    //  (substr with a negative start: the last characters)
     if (unfinished)
         return sq_exec (self,
             "UPDATE xxl_job_log SET executor_address = NULL, trigger_msg ="
-            " substr (trigger_msg, 1, max (length (trigger_msg) - ?, 0))"
-            " WHERE id = ? AND trigger_code = 0 AND handle_code = 0", "ii", chars, log_id);
+            " substr (trigger_msg, 1, max (length (trigger_msg) - length (?1), 0))"
+            " WHERE id = ?2 AND trigger_code = 0 AND handle_code = 0"
+            " AND substr (trigger_msg, -length (?1)) = ?1", "si", section, log_id);
     return sq_exec (self,
         "UPDATE xxl_job_log SET executor_address = NULL, trigger_msg ="
-        " substr (trigger_msg, 1, max (length (trigger_msg) - ?, 0))"
-        " WHERE id = ? AND trigger_code = 0", "ii", chars, log_id);
+        " substr (trigger_msg, 1, max (length (trigger_msg) - length (?1), 0))"
+        " WHERE id = ?2 AND trigger_code = 0"
+        " AND substr (trigger_msg, -length (?1)) = ?1", "si", section, log_id);
 }
 
 int
@@ -554,9 +557,10 @@ const char *const sq_statements [XXL_SQL_STATEMENTS] = {
         "SELECT job_id FROM xxl_job_log WHERE" XXL_UNSENT_SQL
         " AND schedule_time < ?2 AND" XXL_IN_MASK ("job_id") "GROUP BY job_id LIMIT ?3",
     [XXL_SQL_LOG_TRIGGER_END] =
-        "UPDATE xxl_job_log SET trigger_code = ?, trigger_msg ="
-        " substr (COALESCE(trigger_msg, ''), 1, max (length (COALESCE(trigger_msg, '')) - ?, 0))"
-        " || ?, trigger_time = CASE WHEN ? > 0 THEN ? ELSE trigger_time END WHERE id = ?",
+        "UPDATE xxl_job_log SET trigger_code = ?1, trigger_msg ="
+        " substr (COALESCE(trigger_msg, ''), 1, max (length (COALESCE(trigger_msg, '')) - ?2, 0))"
+        " || ?3, trigger_time = CASE WHEN ?4 > 0 THEN ?5 ELSE trigger_time END WHERE id = ?6"
+        " AND (?7 IS NULL OR (trigger_code = 0 AND substr (trigger_msg, -length (?7)) = ?7))",
     //  (the running index holds exactly the open rows)
     [XXL_SQL_LOG_OPEN_IDS_AT] =
         "SELECT id FROM xxl_job_log INDEXED BY xxl_job_log_running"
