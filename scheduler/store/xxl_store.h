@@ -244,9 +244,11 @@ typedef struct {
 //  The ids a caller may hand out from one log_next_id
 #define XXL_STORE_LOG_ID_RUN 256
 
-//  Bumped whenever a method is added; methods are only ever appended, so
-//  a table of an older version is a prefix of this one (size says how much)
-#define XXL_STORE_METHODS_VERSION 20
+//  Bumped whenever a method is added or one's arguments change (21:
+//  log_unroute and log_trigger_end take the route's section); methods are
+//  only ever appended, so a table of an older version is a prefix of this
+//  one (size says how much)
+#define XXL_STORE_METHODS_VERSION 21
 
 typedef struct _xxl_store_t xxl_store_t;
 struct _xxl_account_t;                  //  (xxl_account_t, below)
