@@ -121,7 +121,7 @@ main (void)
     //  Open runs at w (stays on its connection), x (moves), y (registers
     //  while the store fails) and z (never registers)
     int64_t now = zclock_time ();
-    int64_t gid;
+    int64_t gid = 0;
     int64_t jid = xxl_test_engine_job (store, APP, "FIRST", &gid);
     XXL_CHECK (gid > 0 && jid > 0);
     int64_t w = s_open_run (store, gid, jid, "w:9999", now - 4000);

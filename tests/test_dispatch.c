@@ -22,7 +22,9 @@
       row was routed to the same agent (a re-send by a scheduler that took
       the row's share over) changes nothing: no failure, no end, its
       address kept; with no RUN routed since, an "expired" refusal fails
-      the row (one end) and a busy one takes its address back.
+      the row (one end) and a busy one takes its address back;
+    - a row a trigger pool routes (FAILOVER) is not given to a pool again
+      by another dispatch until its ROUTED result is taken.
 */
 
 #include "xxl_test_engine.h"
@@ -140,7 +142,7 @@ main (void)
     const char *routers = getenv ("XXL_TEST_ROUTERS");
     server_t *self = xxl_test_engine_new (store, routers? routers: "plugins/routers/.libs");
     XXL_CHECK (xxl_routers_find (self->runs.routers, "ROUND") != NULL);
-    int64_t gid;
+    int64_t gid = 0;
     int64_t jid = xxl_test_engine_job (store, APP, "ROUND", &gid);
     XXL_CHECK (gid > 0 && jid > 0);
     XXL_CHECK (xxl_test_engine_register (self, "conn-A", APP, "a:9999"));
@@ -234,6 +236,44 @@ main (void)
             xxl_log_free (&log);
             free (address);
         }
+
+    //  A probing router's row: while a trigger pool routes it, a dispatch
+    //  starts no second routing (two would each send it a RUN).  The pool
+    //  has one worker, whose probes come to this test's socket: the first
+    //  probe says the worker took the task, and it waits there unanswered
+    //  while the row is dispatched again
+    const char *probes = "inproc://test-dispatch-probes", *routed = "inproc://test-dispatch-routed";
+    zsock_t *probe_sock = xxl_transport_inproc (ZMQ_ROUTER, probes, true);
+    zsock_t *routed_sock = xxl_transport_inproc (ZMQ_PULL, routed, true);
+    self->runs.fast_pool = xxl_pool_new ("fast", 1, 16, self->runs.routers, 1, probes, routed);
+    XXL_CHECK (probe_sock && routed_sock && self->runs.fast_pool);
+    int64_t fjid = xxl_test_engine_job (store, APP, "FAILOVER", &gid);
+    int64_t r5 = s_row (store, gid, fjid);
+    s_turn (self, r5, NULL, 1);
+    zpoller_t *poller = zpoller_new (probe_sock, NULL);
+    XXL_CHECK_MSG (zpoller_wait (poller, 10000) == probe_sock, "no probe from the pool's worker");
+    zmsg_t *probe = zmsg_recv (probe_sock);
+    zmsg_destroy (&probe);
+    XXL_CHECK (zhashx_lookup (self->runs.routing, &r5) != NULL);
+    s_turn (self, r5, NULL, 2);
+    XXL_CHECK_MSG (xxl_pool_queued (self->runs.fast_pool) == 0, "a row the pool routes was"
+                   " given to it again (%zu queued)", xxl_pool_queued (self->runs.fast_pool));
+    XXL_CHECK_INT (s_runs (self, r5).count, 0);
+    //  Its ROUTED result: the RUN goes, and the row is no longer routing
+    zpoller_destroy (&poller);
+    poller = zpoller_new (routed_sock, NULL);
+    XXL_CHECK_MSG (zpoller_wait (poller, 10000) == routed_sock, "no ROUTED from the pool");
+    zmsg_t *result = zmsg_recv (routed_sock);
+    XXL_CHECK (xxl_store_begin (store) == 0);
+    engine_handle_routed (self, result);
+    XXL_CHECK (xxl_store_commit (store) == 0);
+    zmsg_destroy (&result);
+    XXL_CHECK (zhashx_lookup (self->runs.routing, &r5) == NULL);
+    zpoller_destroy (&poller);
+    //  (the pool first: a worker sends to the sockets until it stops)
+    xxl_pool_destroy (&self->runs.fast_pool);
+    zsock_destroy (&probe_sock);
+    zsock_destroy (&routed_sock);
 
     xxl_test_engine_destroy (&self);
     xxl_store_destroy (&store);

@@ -5,7 +5,8 @@
     xxl_test_engine_new (store, routers) makes a server_t with just what
     an agent's REGISTER, a trigger's routing and a RUN's queueing use: the
     registry, the outbox, the runs module, and the router plugins of the
-    folder `routers` (NULL: none).  Nothing is planned or asked (the
+    folder `routers` (NULL: none), whose probing routers probe through the
+    trigger pools (none made: a test makes its own, xxl_pool_new).  Nothing is planned or asked (the
     planner's and recovery's hooks say no).  The store is the caller's.
     Messages to agents are not sent: they wait on self->runs.agents_out
     and agents_always, as the actor's flush would find them after a turn.
@@ -56,6 +57,7 @@ xxl_test_engine_new (xxl_store_t *store, const char *routers)
     self->runs.asked = xxl_test_engine_holds_none;
     if (routers) {
         self->runs.router_host = *xxl_routers_default_host ();
+        self->runs.router_host.probe = xxl_pool_probe;
         self->runs.routers = xxl_routers_new (routers, &self->runs.router_host);
         assert (self->runs.routers);
     }
@@ -170,13 +172,14 @@ xxl_test_engine_store (const char *name, char *dir, size_t dirlen)
     return store;
 }
 
-//  A group of app and a job of it routed `route`: the job's id (its
-//  group's in *gid), -1 on failure
+//  A job of app routed `route`, in the group *gid, or (*gid 0) in a new
+//  group of app whose id *gid receives: the job's id, -1 on failure
 static int64_t
 xxl_test_engine_job (xxl_store_t *store, const char *app, const char *route, int64_t *gid)
 {
     xxl_group_t group = { .app_name = (char *) app, .title = "", .update_time = zclock_time () };
-    *gid = xxl_store_group_add (store, &group);
+    if (*gid <= 0)
+        *gid = xxl_store_group_add (store, &group);
     xxl_job_t job = {
         .job_group = *gid, .job_desc = (char *) app, .author = "", .alarm_email = "",
         .schedule_type = "NONE", .schedule_conf = "", .misfire_strategy = "DO_NOTHING",

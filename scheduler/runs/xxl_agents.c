@@ -810,6 +810,7 @@ engine_handle_routed (server_t *self, zmsg_t *zmsg)
         const char *address = xxl_msg_str (msg, NULL, "address", 0, XXL_MSG_MAX_NAME, NULL);
         const char *text = xxl_msg_str (msg, NULL, "msg", 0, XXL_MSG_MAX_STR, "");
         int64_t elapsed = xxl_msg_int (msg, NULL, "elapsedMs", 0, 0, INT64_MAX, 0);
+        zhashx_delete (self->runs.routing, &log_id);
         if (!xxl_msg_error (msg) && !address && strstr (text, ", msg=busy:")) {
             //  FAILOVER or BUSYOVER found no address to take it now, and
             //  one at least is busy (back-pressure, engine_run_busy): routed

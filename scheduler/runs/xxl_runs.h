@@ -191,6 +191,8 @@ typedef struct {
     zhashx_t *slow_counts;              //  job id → triggers over 500 ms this minute
     zhashx_t *busy_tries;               //  log id → {log id, refusals}: runs an
                                         //  agent refused busy, sent again later
+    zhashx_t *routing;                  //  log id → its own copy: rows a trigger pool
+                                        //  routes (their ROUTED result not back yet)
     int64_t slow_minute;
     uint64_t foreign_replies;           //  agent replies from the wrong connection,
     int64_t foreign_logged;             //  counted since this monotonic ms's log line

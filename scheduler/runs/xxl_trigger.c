@@ -398,7 +398,12 @@ s_route_pool (server_t *self, const xxl_job_t *job, int64_t log_id, int64_t trig
     task->count = count;
     int64_t *slow = (int64_t *) zhashx_lookup (self->runs.slow_counts, &job->id);
     xxl_pool_t *pool = slow && *slow > self->config.slow_count? self->runs.slow_pool: self->runs.fast_pool;
+    int64_t *routing = (int64_t *) zmalloc (sizeof (int64_t));
+    *routing = log_id;
+    if (zhashx_insert (self->runs.routing, routing, routing))
+        free (routing);                 //  (routed already: see engine_dispatch_row)
     if (xxl_pool_submit (pool, &task)) {
+        zhashx_delete (self->runs.routing, &log_id);
         char text [256];
         snprintf (text, sizeof text, "trigger failed: the %s trigger pool is full (%zu queued)\n",
                   pool == self->runs.slow_pool? "slow": "fast", xxl_pool_queued (pool));
@@ -571,10 +576,10 @@ engine_job_addresses (server_t *self, const xxl_job_t *job, const char *const **
 
 //  The log ids of the RUNs that await their agent's answer (a pending of
 //  its own, or an item of a batch: each batch item has a pending too, but
-//  a prepared fire's batch holds plans): a map whose keys point into the
-//  pending requests and batches (valid until one of them goes); the
-//  caller destroys it.  A scan of every request: read it once per pass,
-//  never once per row
+//  a prepared fire's batch holds plans) or a trigger pool's route: a map
+//  whose keys point into the pending requests, batches and routes (valid
+//  until one of them goes); the caller destroys it.  A scan of every
+//  request: read it once per pass, never once per row
 zhashx_t *
 engine_runs_in_flight (server_t *self)
 {
@@ -588,6 +593,10 @@ engine_runs_in_flight (server_t *self)
         for (size_t i = 0; batch->fires && i < batch->count; i++)
             if (batch->fires [i].plan)
                 zhashx_insert (ids, &batch->fires [i].plan->log_id, batch);
+    //  (and the rows a trigger pool routes: their RUN goes at its result)
+    for (int64_t *id = (int64_t *) zhashx_first (self->runs.routing); id;
+         id = (int64_t *) zhashx_next (self->runs.routing))
+        zhashx_insert (ids, id, id);
     return ids;
 }
 
@@ -608,12 +617,14 @@ engine_dispatch_row (server_t *self, int64_t log_id, const char *address, const 
         xxl_log_free (&log);
         return;
     }
-    if (*log.executor_address && (!address || strcmp (address, log.executor_address))) {
+    if ((*log.executor_address && (!address || strcmp (address, log.executor_address)))
+    ||  (!address && zhashx_lookup (self->runs.routing, &log_id))) {
         //  Routed already, elsewhere or by another entry of it (the timer
         //  can hold a row twice: its own entry and a recovery's after a
         //  self-takeover; a scheduler sharing the store may have routed
-        //  it): that route's RUN is the run's.  A row to route again has
-        //  its address taken back first (log_unroute, log_clear_address)
+        //  it), or a trigger pool routes it now: that route's RUN is the
+        //  run's.  A row to route again has its address taken back first
+        //  (log_unroute, log_clear_address)
         xxl_log_free (&log);
         return;
     }
