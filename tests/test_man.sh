@@ -30,6 +30,14 @@ done < <("$CTL" --help | sed -n '/^commands:/,/^$/p' | sed '1d;$d')
 if command -v python3 >/dev/null 2>&1; then
     check "man/*.cfg.5 are what scripts/cfgman makes of conf/*.cfg" python3 "$XXL_SRC/scripts/cfgman" --check
 fi
+# Every config key a --help names beside its flag is in the sample, so in its page
+for pair in "scheduler:$SCHEDULER" "agent:$AGENT" "ctl:$CTL" "bridge:$BRIDGE"; do
+    root="${pair%%:*}"; bin="${pair#*:}"
+    for key in $("$bin" --help | grep -oE "\\($root/[a-z_/]+" | tr -d '(' | sort -u); do
+        check "xxl-$root.cfg.5 (conf/xxl-$root.cfg) has $key, which --help names" \
+            grep -qF "( $key )" "$MAN/xxl-$root.cfg.5"
+    done
+done
 for key in scheduler/log_level agent/log_level ctl/api scheduler/http/endpoint bridge/listen; do
     check "a config page has $key" grep -qF "( $key )" "$MAN"/xxl-*.cfg.5
 done
