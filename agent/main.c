@@ -16,16 +16,18 @@ static void
 s_usage (FILE *out)
 {
     fprintf (out,
-        "usage: xxl-agent [-c FILE] --app NAME --scheduler EP[,EP...] [--address NAME]\n"
+        "usage: xxl-agent [-c FILE] --app NAME [--scheduler EP[,EP...]] [--address NAME]\n"
         "                 [--plugins DIR] [--logdir DIR] [--cert FILE --scheduler-key FILE]\n"
         "\n"
         "  -c, --config FILE    ZPL config file (see xxl-agent.cfg(5)); without -c,\n"
         "                       %s/xxl-agent.cfg if it exists\n"
         "  --app NAME           the group's app name to register under   (agent/app)\n"
-        "  --scheduler EPS      scheduler agents endpoint(s), comma-separated (agent/scheduler)\n"
+        "  --scheduler EPS      scheduler agents endpoint(s), comma-separated (agent/scheduler;\n"
+        "                       default tcp://127.0.0.1:7071)\n"
         "  --address NAME       this agent's address (default: hostname)  (agent/address)\n"
         "  --plugins DIR        handler plugins folder                    (agent/plugins)\n"
-        "  --logdir DIR         run logs, glue sources, callback spool    (agent/logdir)\n"
+        "  --logdir DIR         run logs, glue sources, callback spool    (agent/logdir;\n"
+        "                       default /var/log/xxl/jobhandler)\n"
         "  --token TOKEN        access token to send                      (agent/access_token)\n"
         "  --cert FILE          this agent's secret certificate, NAME.cert_secret\n"
         "                       made by 'xxl-ctl keygen'                  (agent/cert)\n"
