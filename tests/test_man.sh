@@ -26,6 +26,13 @@ while read -r noun verb _; do
     check "xxl-ctl.1 has the command '$cmd'" \
         bash -c "sed 's/\\\\-/-/g' '$MAN/xxl-ctl.1' | grep -qE '^\.BR? \"?$cmd\"?( |\$)'"
 done < <("$CTL" --help | sed -n '/^commands:/,/^$/p' | sed '1d;$d')
+# Each command's own flags, as its --help lists them
+while read -r noun verb _; do
+    case "$verb" in [a-z]*) cmd="$noun $verb" ;; *) cmd="$noun" ;; esac
+    for flag in $(flags "$("$CTL" $cmd --help 2>&1 | sed 's/(--/ --/g')"); do
+        check "xxl-ctl.1 has $cmd's $flag" grep -qF -- "${flag//-/\\-}" "$MAN/xxl-ctl.1"
+    done
+done < <("$CTL" --help | sed -n '/^commands:/,/^$/p' | sed '1d;$d')
 # The config pages: made from conf/*.cfg by scripts/cfgman
 if command -v python3 >/dev/null 2>&1; then
     check "man/*.cfg.5 are what scripts/cfgman makes of conf/*.cfg" python3 "$XXL_SRC/scripts/cfgman" --check
