@@ -236,12 +236,32 @@ main (int argc, char *argv [])
         zconfig_destroy (&config);
         return 2;
     }
-    if (settings.beat_s < 1 || settings.log_retention_days < 3
-    ||  (settings.run_lease_s != 0 && settings.run_lease_s < 2 * settings.beat_s)
-    ||  settings.run_lease_s > 86400 || settings.idle_reap_s < 1
-    ||  settings.idle_reap_s > 86400) {
-        fprintf (stderr, "xxl-agent: need beat >= 1, log_retention_days >= 3, run_lease"
-                 " 0 (off) or from two beats to 86400 s, and idle_reap_s from 1 to 86400 s\n");
+    //  Each bad value named with its key and the range it must be in
+    const char *bad = NULL;
+    char why [160];
+    if (settings.beat_s < 1) {
+        bad = "agent/beat";
+        snprintf (why, sizeof why, "%d: at least 1", settings.beat_s);
+    }
+    else
+    if (settings.log_retention_days < 3) {
+        bad = "agent/log_retention_days";
+        snprintf (why, sizeof why, "%d: at least 3", settings.log_retention_days);
+    }
+    else
+    if ((settings.run_lease_s != 0 && settings.run_lease_s < 2 * settings.beat_s)
+    ||  settings.run_lease_s > 86400) {
+        bad = "agent/run_lease";
+        snprintf (why, sizeof why, "%d: 0 (off) or from two beats (%d) to 86400 s",
+                  settings.run_lease_s, 2 * settings.beat_s);
+    }
+    else
+    if (settings.idle_reap_s < 1 || settings.idle_reap_s > 86400) {
+        bad = "agent/idle_reap_s";
+        snprintf (why, sizeof why, "%d: from 1 to 86400 s", settings.idle_reap_s);
+    }
+    if (bad) {
+        fprintf (stderr, "xxl-agent: %s is %s\n", bad, why);
         zconfig_destroy (&config);
         return 2;
     }
