@@ -23,6 +23,8 @@ check "a client without the token cannot read" bash -c "
 check "a client with a wrong token cannot write" bash -c "
     ! $CTL --api $API --token nope --json group add tok-app >/dev/null"
 check "nothing was written" test "$(tctl group list | jq '.groups | length')" = 0
+check "the scheduler's warning names the peer's address (one a 10 s: the agent's here)" \
+    grep -q "server: agent REGISTER message from 127.0.0.1 with a missing or wrong access token refused (401)" "$T/scheduler.log"
 tctl group add tok-app >/dev/null
 J=$(tctl job add --group tok-app --handler demoJobHandler | jq -r .id)
 check "a client without the token cannot trigger" bash -c "! $CTL --api $API --json job trigger $J >/dev/null"
