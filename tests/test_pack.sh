@@ -137,6 +137,16 @@ check "the scheduler starts under JOURNAL_STREAM" wait_for 10 test -s "$T/r3"
 check "journal lines start with <N>" bash -c "[ -s '$T/journal.log' ] && ! grep -qv '^<[3-7]>' '$T/journal.log'"
 check "the webhook line is a warning, <4>" grep -q '^<4>alarms: webhook: ' "$T/journal.log"
 check "info lines are <6>" grep -q '^<6>store: migrated' "$T/journal.log"
+# The bridge too, libmicrohttpd's own lines included (an address not this
+# host's: its bind fails at once)
+: > "$T/bridge-journal.log"
+JS=$(stat -c '%d:%i' "$T/bridge-journal.log")
+JOURNAL_STREAM="$JS" timeout 10 "$XXL_BUILD/bridge/xxl-bridge" --scheduler tcp://127.0.0.1:9 \
+    --listen 192.0.2.1:18080 --insecure --logdir "$T/bridge" 2>>"$T/bridge-journal.log"
+check "the bridge that cannot listen says so, <3>" \
+    grep -q '^<3>bridge: cannot listen on 192.0.2.1:18080' "$T/bridge-journal.log"
+check "... and every line of its, libmicrohttpd's too, starts with <N>" \
+    bash -c "grep -q '^<4>bridge: http: ' '$T/bridge-journal.log' && ! grep -qv '^<[3-7]>' '$T/bridge-journal.log'"
 check "no debug line by default" bash -c "! grep -q '^<7>' '$T/journal.log'"
 
 # A failed HTTP login: a warning with the address and the user name
