@@ -16,16 +16,18 @@ static void
 s_usage (FILE *out)
 {
     fprintf (out,
-        "usage: xxl-agent [-c FILE] --app NAME --scheduler EP[,EP...] [--address NAME]\n"
+        "usage: xxl-agent [-c FILE] --app NAME [--scheduler EP[,EP...]] [--address NAME]\n"
         "                 [--plugins DIR] [--logdir DIR] [--cert FILE --scheduler-key FILE]\n"
         "\n"
         "  -c, --config FILE    ZPL config file (see xxl-agent.cfg(5)); without -c,\n"
         "                       %s/xxl-agent.cfg if it exists\n"
         "  --app NAME           the group's app name to register under   (agent/app)\n"
-        "  --scheduler EPS      scheduler agents endpoint(s), comma-separated (agent/scheduler)\n"
+        "  --scheduler EPS      scheduler agents endpoint(s), comma-separated (agent/scheduler;\n"
+        "                       default tcp://127.0.0.1:7071)\n"
         "  --address NAME       this agent's address (default: hostname)  (agent/address)\n"
         "  --plugins DIR        handler plugins folder                    (agent/plugins)\n"
-        "  --logdir DIR         run logs, glue sources, callback spool    (agent/logdir)\n"
+        "  --logdir DIR         run logs, glue sources, callback spool    (agent/logdir;\n"
+        "                       default /var/log/xxl/jobhandler)\n"
         "  --token TOKEN        access token to send                      (agent/access_token)\n"
         "  --cert FILE          this agent's secret certificate, NAME.cert_secret\n"
         "                       made by 'xxl-ctl keygen'                  (agent/cert)\n"
@@ -234,12 +236,32 @@ main (int argc, char *argv [])
         zconfig_destroy (&config);
         return 2;
     }
-    if (settings.beat_s < 1 || settings.log_retention_days < 3
-    ||  (settings.run_lease_s != 0 && settings.run_lease_s < 2 * settings.beat_s)
-    ||  settings.run_lease_s > 86400 || settings.idle_reap_s < 1
-    ||  settings.idle_reap_s > 86400) {
-        fprintf (stderr, "xxl-agent: need beat >= 1, log_retention_days >= 3, run_lease"
-                 " 0 (off) or from two beats to 86400 s, and idle_reap_s from 1 to 86400 s\n");
+    //  Each bad value named with its key and the range it must be in
+    const char *bad = NULL;
+    char why [160];
+    if (settings.beat_s < 1) {
+        bad = "agent/beat";
+        snprintf (why, sizeof why, "%d: at least 1", settings.beat_s);
+    }
+    else
+    if (settings.log_retention_days < 3) {
+        bad = "agent/log_retention_days";
+        snprintf (why, sizeof why, "%d: at least 3", settings.log_retention_days);
+    }
+    else
+    if ((settings.run_lease_s != 0 && settings.run_lease_s < 2 * settings.beat_s)
+    ||  settings.run_lease_s > 86400) {
+        bad = "agent/run_lease";
+        snprintf (why, sizeof why, "%d: 0 (off) or from two beats (%d) to 86400 s",
+                  settings.run_lease_s, 2 * settings.beat_s);
+    }
+    else
+    if (settings.idle_reap_s < 1 || settings.idle_reap_s > 86400) {
+        bad = "agent/idle_reap_s";
+        snprintf (why, sizeof why, "%d: from 1 to 86400 s", settings.idle_reap_s);
+    }
+    if (bad) {
+        fprintf (stderr, "xxl-agent: %s is %s\n", bad, why);
         zconfig_destroy (&config);
         return 2;
     }

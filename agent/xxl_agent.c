@@ -403,8 +403,10 @@ s_handle_request (agent_t *self, link_t *link, xxl_msg_t *msg)
                 xxl_agent_link_clock (link, msg);
             }
             else
-                zsys_error ("agent: %s refused registration: %s", link->endpoint,
-                            text? text: "");
+                zsys_error ("agent: %s refused registration: %s%s", link->endpoint,
+                            text? text: "",
+                            code == XXL_UNAUTHORIZED && !*self->config.access_token
+                            ? " (this agent sends none: set agent/access_token, or --token)": "");
             link->register_id = 0;
         }
         else

@@ -282,7 +282,8 @@ s_run_isolated (run_t *run)
     if (pid < 0) {
         char msg [512];
         if (spawn_errno == ENOENT)
-            snprintf (msg, sizeof msg, "runner '%s' not found", self->runner);
+            snprintf (msg, sizeof msg, "runner '%s' not found: set agent/runner to the"
+                      " path of xxl-runner", self->runner);
         else
             snprintf (msg, sizeof msg, "cannot start runner '%s': %s",
                       self->runner, strerror (spawn_errno));

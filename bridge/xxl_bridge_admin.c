@@ -180,6 +180,20 @@ s_access (void *cls, struct MHD_Connection *connection, const char *url, const c
     return s_serve (self, connection, request);
 }
 
+//  libmicrohttpd's own error lines go through the log (a priority, syslog
+//  or the journal's prefix) instead of raw to stderr
+static void
+s_mhd_log (void *cls, const char *format, va_list args)
+{
+    (void) cls;
+    char line [512];
+    vsnprintf (line, sizeof line, format, args);
+    size_t length = strlen (line);
+    while (length && line [length - 1] == '\n')
+        line [--length] = 0;
+    zsys_warning ("bridge: http: %s", line);
+}
+
 static void
 s_completed (void *cls, struct MHD_Connection *connection, void **con_cls,
              enum MHD_RequestTerminationCode toe)
@@ -274,6 +288,7 @@ xxl_bridge_admin_new (const xxl_bridge_admin_config_t *config, char *why, size_t
         flags |= MHD_USE_TLS;
     }
     self->daemon = MHD_start_daemon (flags, 0, NULL, NULL, s_access, self,
+        MHD_OPTION_EXTERNAL_LOGGER, s_mhd_log, self,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *) &addr,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned int) 256,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int) 64,

@@ -191,6 +191,15 @@ check "plugin list --json: routers and alarm kinds" \
 check "plugin list: a KIND NAME table" \
     bash -c "$CTL --api $API plugin list | grep -Eq '^router +FIRST$' && $CTL --api $API plugin list | grep -Eq '^alarm +webhook$'"
 
+# log list's MSG: a result's message, and a failed trigger's reason (the
+# last line of its triggerMsg, not the first, "Trigger type: ...")
+EJ=$(ctl job add --group empty-app --handler demoJobHandler | jq -r .id)
+EL=$(ctl job trigger "$EJ" | jq -r '.logIds[0]')
+check "log list's table: a failed trigger's MSG is its reason" \
+    bash -c "$CTL --api $API log list --job $EJ | grep -E '^$EL ' | grep -q 'trigger failed: the address list is empty'"
+check "log list's table: a failed run's MSG is its handleMsg" \
+    bash -c "$CTL --api $API log list --job $FJ | grep -E '^$FL ' | grep -Eq ' 500 +[^ ]+ +.*exit'"
+
 # The commands are in the help
 for c in "job copy" "glue show" "glue diff" "glue rollback" "plugin list"; do
     check "xxl-ctl --help lists $c" bash -c "$CTL --help | grep -Eq '^  $c( |$)'"

@@ -193,6 +193,41 @@ s_thread_count (void)
     return count;
 }
 
+//  An agent whose xxl-runner is not where it looks (run from a build or
+//  a staged install) fails each isolated run naming the key to set, and
+//  still runs in-process ones
+static void
+test_no_runner (void)
+{
+    printf ("  no runner\n");
+    xxl_executor_config_t config = { 0 };
+    config.logdir = s_logdir;
+    config.idle_reap_s = 90;
+    config.runner = "/nonexistent-xxl/xxl-runner";
+    xxl_executor_t *executor = xxl_executor_new (&config, s_handlers);
+    XXL_CHECK_MSG (executor != NULL, "executor with a missing runner");
+    if (!executor)
+        return;
+    char msg [256];
+    int64_t id;
+    XXL_CHECK (s_run (executor, 71, "okJobHandler", "", NULL, 0, &id, msg, sizeof msg) == 0);
+    xxl_result_t *result = s_wait (executor, id, 5000);
+    XXL_CHECK_MSG (result && result->code == 500
+                   && s_msg_has (result, "runner '/nonexistent-xxl/xxl-runner' not found")
+                   && s_msg_has (result, "set agent/runner"),
+                   "a missing runner names agent/runner: %s", result && result->msg? result->msg: "");
+    xxl_executor_destroy (&executor);
+    config.in_process = 1;
+    executor = xxl_executor_new (&config, s_handlers);
+    XXL_CHECK_MSG (executor != NULL, "in-process executor with a missing runner");
+    if (!executor)
+        return;
+    XXL_CHECK (s_run (executor, 72, "okJobHandler", "", NULL, 0, &id, msg, sizeof msg) == 0);
+    result = s_wait (executor, id, 5000);
+    XXL_CHECK_MSG (result && result->code == 200, "in process, no runner is needed");
+    xxl_executor_destroy (&executor);
+}
+
 static void
 test_bean (xxl_executor_t *executor, const char *mode)
 {
@@ -1365,6 +1400,7 @@ main (void)
         xxl_executor_t *executor = s_executor (0, 0, 90);
         XXL_CHECK_MSG (executor != NULL, "executor");
         test_bean (executor, "isolated");
+        test_no_runner ();
         test_isolation (executor);
         test_queues (executor, "sleepJobHandler");
         xxl_executor_destroy (&executor);

@@ -26,10 +26,25 @@ while read -r noun verb _; do
     check "xxl-ctl.1 has the command '$cmd'" \
         bash -c "sed 's/\\\\-/-/g' '$MAN/xxl-ctl.1' | grep -qE '^\.BR? \"?$cmd\"?( |\$)'"
 done < <("$CTL" --help | sed -n '/^commands:/,/^$/p' | sed '1d;$d')
+# Each command's own flags, as its --help lists them
+while read -r noun verb _; do
+    case "$verb" in [a-z]*) cmd="$noun $verb" ;; *) cmd="$noun" ;; esac
+    for flag in $(flags "$("$CTL" $cmd --help 2>&1 | sed 's/(--/ --/g')"); do
+        check "xxl-ctl.1 has $cmd's $flag" grep -qF -- "${flag//-/\\-}" "$MAN/xxl-ctl.1"
+    done
+done < <("$CTL" --help | sed -n '/^commands:/,/^$/p' | sed '1d;$d')
 # The config pages: made from conf/*.cfg by scripts/cfgman
 if command -v python3 >/dev/null 2>&1; then
     check "man/*.cfg.5 are what scripts/cfgman makes of conf/*.cfg" python3 "$XXL_SRC/scripts/cfgman" --check
 fi
+# Every config key a --help names beside its flag is in the sample, so in its page
+for pair in "scheduler:$SCHEDULER" "agent:$AGENT" "ctl:$CTL" "bridge:$BRIDGE"; do
+    root="${pair%%:*}"; bin="${pair#*:}"
+    for key in $("$bin" --help | grep -oE "\\($root/[a-z_/]+" | tr -d '(' | sort -u); do
+        check "xxl-$root.cfg.5 (conf/xxl-$root.cfg) has $key, which --help names" \
+            grep -qF "( $key )" "$MAN/xxl-$root.cfg.5"
+    done
+done
 for key in scheduler/log_level agent/log_level ctl/api scheduler/http/endpoint bridge/listen; do
     check "a config page has $key" grep -qF "( $key )" "$MAN"/xxl-*.cfg.5
 done

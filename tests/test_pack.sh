@@ -83,6 +83,19 @@ out=$(XXL_CONFIG_DIR="$T/badetc" timeout 10 "$AGENT" 2>&1); rc=$?
 check "a default file that is not ZPL: status 2 and its path" \
     bash -c "[ $rc = 2 ] && grep -q 'cannot read config file $T/badetc/xxl-agent.cfg' <<< '$out'"
 
+# A value out of its range names its key and the range (status 2); the
+# least value allowed passes that check (and stops at the next one: a
+# missing certificate)
+printf 'agent\n    app = a\n    log_retention_days = 2\n' > "$T/retention.cfg"
+nocert=(--cert "$T/none.cert_secret" --scheduler-key "$T/none.cert")
+out=$(timeout 10 "$AGENT" -c "$T/retention.cfg" --scheduler tcp://127.0.0.1:9 --logdir "$T/l" "${nocert[@]}" 2>&1); rc=$?
+check "agent/log_retention_days = 2: status 2, naming the key and its least value" \
+    bash -c "[ $rc = 2 ] && grep -q 'agent/log_retention_days is 2: at least 3' <<< '$out'"
+printf 'agent\n    app = a\n    log_retention_days = 3\n' > "$T/retention.cfg"
+out=$(timeout 10 "$AGENT" -c "$T/retention.cfg" --scheduler tcp://127.0.0.1:9 --logdir "$T/l" "${nocert[@]}" 2>&1)
+check "agent/log_retention_days = 3 is taken" \
+    bash -c "! grep -q 'log_retention_days' <<< '$out' && grep -q 'cannot read certificate' <<< '$out'"
+
 # --log-level: a bad name is refused (status 2; timeout: a daemon that
 # does not refuse would run on)
 out=$(timeout 10 "$AGENT" --log-level loud --app a --scheduler tcp://127.0.0.1:9 --logdir "$T/l" 2>&1); rc=$?
@@ -124,6 +137,16 @@ check "the scheduler starts under JOURNAL_STREAM" wait_for 10 test -s "$T/r3"
 check "journal lines start with <N>" bash -c "[ -s '$T/journal.log' ] && ! grep -qv '^<[3-7]>' '$T/journal.log'"
 check "the webhook line is a warning, <4>" grep -q '^<4>alarms: webhook: ' "$T/journal.log"
 check "info lines are <6>" grep -q '^<6>store: migrated' "$T/journal.log"
+# The bridge too, libmicrohttpd's own lines included (an address not this
+# host's: its bind fails at once)
+: > "$T/bridge-journal.log"
+JS=$(stat -c '%d:%i' "$T/bridge-journal.log")
+JOURNAL_STREAM="$JS" timeout 10 "$XXL_BUILD/bridge/xxl-bridge" --scheduler tcp://127.0.0.1:9 \
+    --listen 192.0.2.1:18080 --insecure --logdir "$T/bridge" 2>>"$T/bridge-journal.log"
+check "the bridge that cannot listen says so, <3>" \
+    grep -q '^<3>bridge: cannot listen on 192.0.2.1:18080' "$T/bridge-journal.log"
+check "... and every line of its, libmicrohttpd's too, starts with <N>" \
+    bash -c "grep -q '^<4>bridge: http: ' '$T/bridge-journal.log' && ! grep -qv '^<[3-7]>' '$T/bridge-journal.log'"
 check "no debug line by default" bash -c "! grep -q '^<7>' '$T/journal.log'"
 
 # A failed HTTP login: a warning with the address and the user name

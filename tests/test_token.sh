@@ -14,15 +14,21 @@ start_agent intruder tok-app
 start_agent member tok-app --token s3cret
 registered () { tctl agent list | jq -e --arg n "$1" '.agents | any(.address == $n)' >/dev/null; }
 check "an agent with the token registers" wait_for 10 registered member
-check "an agent without it is refused, with a log line" \
-    wait_for 10 grep -q "refused registration: the access token is wrong" "$T/agent-intruder.log"
+check "an agent without it is refused, with a log line saying where a token goes" \
+    wait_for 10 grep -q "refused registration: the access token is wrong (this agent sends none: set agent/access_token, or --token)" "$T/agent-intruder.log"
 check "... and never registers" bash -c "! $CTL --api $API --token s3cret --json agent list | jq -e '.agents | any(.address == \"intruder\")' >/dev/null"
 
 check "a client without the token cannot read" bash -c "
     ! $CTL --api $API --json agent list > $T/noread.json; grep -q 'access token' $T/noread.json"
 check "a client with a wrong token cannot write" bash -c "
     ! $CTL --api $API --token nope --json group add tok-app >/dev/null"
+check "... told the token is wrong, and no more" bash -c "
+    $CTL --api $API --token nope group list 2>&1 | grep -q 'the access token is wrong\$'"
+check "a client without one is told where one goes" bash -c "
+    $CTL --api $API group list 2>&1 | grep -q 'the access token is wrong (none was given: --token, XXL_TOKEN or ctl/token)\$'"
 check "nothing was written" test "$(tctl group list | jq '.groups | length')" = 0
+check "the scheduler's warning names the peer's address (one a 10 s: the agent's here)" \
+    grep -q "server: agent REGISTER message from 127.0.0.1 with a missing or wrong access token refused (401)" "$T/scheduler.log"
 tctl group add tok-app >/dev/null
 J=$(tctl job add --group tok-app --handler demoJobHandler | jq -r .id)
 check "a client without the token cannot trigger" bash -c "! $CTL --api $API --json job trigger $J >/dev/null"

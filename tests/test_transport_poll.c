@@ -7,6 +7,8 @@
     plain fds (input, a closed peer), a timeout, many items at once; and
     tracked sockets (XXL_POLL_TRACK): a quiet one is not checked before
     the wait yet wakes it, and one the caller used is checked again.
+    Also the reasons xxl_transport_handshake_failed gives for a failed
+    handshake: each says what to do.
 */
 
 #include "xxl_transport.h"
@@ -245,10 +247,41 @@ test_tracked (void)
     zsock_destroy (&d);
 }
 
+//  A failed handshake's reason, as a client's log or stderr gives it
+static void
+test_handshake_reasons (void)
+{
+    char why [512];
+    bool final;
+    //  A client without keys that a CURVE server closed (what an agent
+    //  that found no local keys sees): the reason names the way out
+    XXL_CHECK (xxl_transport_handshake_failed (ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL, 0,
+                                               false, why, sizeof why, &final));
+    XXL_CHECK (strstr (why, "the server there closed it: a scheduler with CURVE keys"));
+    XXL_CHECK (strstr (why, "--cert and --scheduler-key"));
+    XXL_CHECK (!final);
+    //  With keys, the server is not the one whose key was given
+    XXL_CHECK (xxl_transport_handshake_failed (ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL, 0,
+                                               true, why, sizeof why, &final));
+    XXL_CHECK (strstr (why, "it is not the scheduler whose public key was given"));
+    //  A mechanism mismatch, either way, is final
+    XXL_CHECK (xxl_transport_handshake_failed (ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL,
+                                               ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH,
+                                               false, why, sizeof why, &final));
+    XXL_CHECK (strstr (why, "the scheduler requires CURVE keys") && final);
+    //  A refused key is final; an event that is no failure is not a reason
+    XXL_CHECK (xxl_transport_handshake_failed (ZMQ_EVENT_HANDSHAKE_FAILED_AUTH, 400, true,
+                                               why, sizeof why, &final));
+    XXL_CHECK (strstr (why, "ZAP status 400") && final);
+    XXL_CHECK (!xxl_transport_handshake_failed (ZMQ_EVENT_CONNECTED, 0, true, why,
+                                                sizeof why, &final));
+}
+
 int
 main (void)
 {
     printf ("test_transport_poll\n");
+    test_handshake_reasons ();
     test_sockets ();
     test_tracked ();
     test_fds ();

@@ -360,7 +360,7 @@ engine_receive (server_t *self, zmsg_t *zmsg, bool api, engine_answer_fn *answer
             //  is dropped, and the request it answers waits on.
             char type [80];
             bool reply = streq (xxl_msg_type (msg), "REPLY");
-            const char *peer = zframe_meta (body, "Peer-Address");
+            const char *peer = *self->access.peer_address? self->access.peer_address: NULL;
             if (code == XXL_UNAUTHORIZED)
                 engine_warn_limited (&self->access.log_token, "server: %s %s message from %s with a"
                                      " missing or wrong access token %s", what,

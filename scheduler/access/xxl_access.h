@@ -20,6 +20,9 @@
 typedef struct {
     int api_fd;                         //  the socket of the api message in hand (-1)
     char user_id [48];                  //  the key (Z85) of the message being read
+    char peer_address [64];             //  its peer's IP address, read only when an
+                                        //  access token is set (for its refusal's
+                                        //  log line); "" when unknown
     int64_t keys_refused;               //  messages refused since the last log line
     int64_t keys_logged;                //  monotonic ms of that line
     ratelog_t log_bad_frame;            //  undecodable frames

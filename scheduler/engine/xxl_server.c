@@ -643,7 +643,11 @@ s_drain (server_t *self, zsock_t *sock, handler_fn *handler)
         //  Non-blocking multipart receive
         int more = 1, got = 0;
         bool got_user = false;
+        //  (with a token, a refusal's log line names the peer; the parts
+        //  are copied below, so its metadata is read here)
+        bool got_peer = !self->config.access_token || !*self->config.access_token;
         self->access.user_id [0] = 0;
+        self->access.peer_address [0] = 0;
         self->access.api_fd = -1;
         while (more) {
             zmq_msg_t part;
@@ -660,6 +664,14 @@ s_drain (server_t *self, zsock_t *sock, handler_fn *handler)
                 if (user) {
                     snprintf (self->access.user_id, sizeof self->access.user_id, "%s", user);
                     got_user = true;
+                }
+            }
+            if (!got_peer) {
+                const char *peer = zmq_msg_gets (&part, "Peer-Address");
+                if (peer) {
+                    snprintf (self->access.peer_address, sizeof self->access.peer_address,
+                              "%s", peer);
+                    got_peer = true;
                 }
             }
             got = 1;

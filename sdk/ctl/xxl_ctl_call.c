@@ -70,8 +70,11 @@ xxl_ctl_call (ctl_t *self)
     int code = xxl_reply_code (reply);
     if (code != XXL_OK) {
         const char *text = xxl_reply_msg (reply);
+        //  (a 401 to a client that sent no token: say where one goes)
+        const char *hint = code == XXL_UNAUTHORIZED && (!self->token || !*self->token)
+                         ? " (none was given: --token, XXL_TOKEN or ctl/token)": "";
         if (text && *text)
-            xxl_ctl_fail (self, XXL_CTL_FAILED, "%s", text);
+            xxl_ctl_fail (self, XXL_CTL_FAILED, "%s%s", text, hint);
         else
             xxl_ctl_fail (self, XXL_CTL_FAILED, "the scheduler answered code %d", code);
         xxl_msg_destroy (&reply);

@@ -51,7 +51,7 @@ static const ctl_opt_t s_job_opts [] = {
       CTL_STR, 0, 0, "childJobId", NULL },
     { "--desc", NULL, "D", "description", CTL_STR, 0, 0, "jobDesc", NULL },
     { "--author", NULL, "A", "author", CTL_STR, 0, 0, "author", NULL },
-    { "--alarm-email", NULL, "E", "alarm e-mail address(es)", CTL_STR, 0, 0, "alarmEmail", NULL },
+    { "--alarm-email", NULL, "E", "alarm targets, comma-separated: e-mail addresses, webhook:URL, script:NAME, KIND:DEST (docs/alarms.md)", CTL_STR, 0, 0, "alarmEmail", NULL },
     { "--timezone", NULL, "Z", "time zone of the cron expression (e.g. Europe/Berlin)",
       CTL_STR, 0, 0, "timezone", NULL },
     { "--calendar", NULL, "NAME", "skip the fires a calendar excludes ('' none;"

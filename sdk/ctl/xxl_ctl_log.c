@@ -50,10 +50,21 @@ s_log_row (ctl_table_t *table, const msgpack_object *log)
     int64_t handle = xxl_ctl_value_int_or (log, "handleCode", 0);
     xxl_ctl_table_add (table, handle? xxl_ctl_value_text_of (log, "handleCode"): strdup ("-"));
     xxl_ctl_table_add (table, xxl_ctl_value_text_of (log, "executorAddress"));
+    //  MSG: the result's message; without one, a failed trigger's reason
+    //  (the last line of its triggerMsg), else the trigger's first line
     char *text = xxl_ctl_value_text_of (log, "handleMsg");
     if (!text || !*text) {
         free (text);
         text = xxl_ctl_value_text_of (log, "triggerMsg");
+        int64_t trigger = xxl_ctl_value_int_or (log, "triggerCode", 0);
+        if (text && trigger != 0 && trigger != 200) {
+            size_t end = strlen (text);
+            while (end > 0 && strchr ("\r\n", text [end - 1]))
+                text [--end] = 0;
+            char *last = strrchr (text, '\n');
+            if (last)
+                memmove (text, last + 1, strlen (last + 1) + 1);
+        }
     }
     xxl_ctl_table_add (table, xxl_ctl_first_line (text, XXL_CTL_CELL_MAX));
 }

@@ -367,7 +367,11 @@ xxl_transport_handshake_failed (uint16_t event, uint32_t value, bool curve, char
     else
     if (event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL)
         snprintf (buf, buflen, curve? "the server there closed it: it is not the scheduler"
-                  " whose public key was given (--scheduler-key)": "the server there closed it");
+                  " whose public key was given (--scheduler-key)":
+                  "the server there closed it: a scheduler with CURVE keys closes a"
+                  " connection without them (give --cert and --scheduler-key or, on the"
+                  " scheduler's host, read its local keys: start after its first start, as"
+                  " its user or root; docs/operations.md, Security)");
     else
         return false;
     return true;
