@@ -5,6 +5,12 @@
 # plan it must fire nothing more: its planner sees the other scheduler's
 # write (data_version) and checks its planned rows in the store before
 # they go, so no run reaches an agent without its row.
+# Last, a RUN sent by the scheduler that does not hold its job's share,
+# to an agent frozen then killed: its answer never comes, so that
+# scheduler holds it in doubt, and fails it once the agent's run lease
+# (5 s here) has passed unheard (before: its doubt was dropped at once,
+# the share being another's, and the row stayed unanswered for good).
+XXL_RUN_LEASE=5
 . "$(dirname "$0")/lib.sh"
 xxl_setup
 REQ="$XXL_BUILD/tests/xxl_req"
@@ -52,4 +58,18 @@ finished () { [ "$(ctl log list --job "$J" --limit 100 | jq '[.logs[] | select(.
 check "its rows all ended" wait_for 10 finished
 check "every run log on the agent belongs to a row in the store" \
     test -z "$(orphan_logs "$T/logs-sh-a")"
+
+# (API1 holds J's share: the trigger goes through API2)
+J2=$(ctl job add --group shared-app --handler demoJobHandler | jq -r .id)
+until [ $((J2 % 16)) = $((J % 16)) ]; do
+    J2=$(ctl job add --group shared-app --handler demoJobHandler | jq -r .id)
+done
+AP=$APID_sh_a
+kill -STOP "$AP"
+L=$("$CTL" --api "$API2" --json job trigger "$J2" | jq -r '.logIds[0]')
+in_doubt () { grep -q "log $L: no answer from sh-a within 5000 ms; asking it again" "$T/scheduler.log"; }
+check "a RUN unanswered, sent by the scheduler without its share, is held in doubt" wait_for 20 in_doubt
+kill -KILL "$AP"
+ended () { ctl log show "$L" | jq -e '.triggerCode == 500 and (.triggerMsg | test("no answer from the agent"))' >/dev/null; }
+check "its agent gone, the row fails once the agent's run lease has passed" wait_for 30 ended
 xxl_done

@@ -28,8 +28,15 @@
         and the row fails the same way.
     A doubt ends and changes nothing when the row gets a result or an
     answer meanwhile, is sent again (a recovery's re-send, a plan, an
-    acceptance on its way), or its job's share passes to another
-    scheduler: the row is read before each step (s_stands).  An address
+    acceptance on its way), or its job's share, this scheduler's when the
+    doubt began, passes to another scheduler (whose recovery takes the
+    row up): the row is read before each step (s_stands).  A RUN this
+    scheduler sent for a share it did not hold (a manual trigger, a retry,
+    a child, a workflow's node: any scheduler's) keeps its doubt whoever
+    holds the share: that holder took the share before the RUN left and
+    never recovers the row.  (A RUN of the row routed since by another
+    scheduler is that RUN's to decide: the row's answer and its route are
+    written only while its last section is this RUN's.)  An address
     two live agents share is not asked through the registry (either would
     disown the other's run): the ask goes on the RUN's own connection
     while it is open; once it has closed, the run lease counted from the
@@ -59,6 +66,7 @@ typedef struct {
     void *rid;                          //  the connection the RUN went to (NULL: unknown)
     size_t rid_size;
     int64_t closed;                     //  mono ms it was found closed (0: open, or unknown)
+    bool held;                          //  its job's share was this scheduler's when it began
 } doubt_t;
 
 void
@@ -101,6 +109,8 @@ engine_doubt_add (server_t *self, int64_t log_id, const char *note, const char *
     doubt->presumed = presumed;
     doubt->stamp = stamp;
     doubt->since = doubt->next_ask = zclock_mono ();
+    int64_t job_id = xxl_store_log_job_id (self->store, log_id);
+    doubt->held = job_id > 0 && engine_lease_holds (self, job_id);
     if (rid && rid_size) {
         doubt->rid = malloc (rid_size);
         assert (doubt->rid);
@@ -132,7 +142,7 @@ s_stands (server_t *self, doubt_t *doubt, int sent_again)
     if (rc < 0)
         return -1;
     bool open = rc == 0 && log.trigger_code == 0 && log.handle_code == 0
-             && engine_lease_holds (self, log.job_id);
+             && (!doubt->held || engine_lease_holds (self, log.job_id));
     if (rc == 0)
         xxl_log_free (&log);
     if (open && (zhashx_lookup (self->runs.resend_ids, &doubt->log_id)
