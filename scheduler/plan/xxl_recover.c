@@ -469,15 +469,20 @@ engine_recover_resends (server_t *self)
             zlistx_add_end (due, resend);
         }
     }
-    //  Those whose RUN went meanwhile: that one counts.  (The RUNs in
-    //  flight are read once, before any is sent: a scan per row made a
-    //  recovery of N rows N times the work of sending them)
+    //  Those whose RUN went meanwhile: that one counts.  One a trigger
+    //  pool routes waits for its result: put back, it goes to its agent
+    //  unless that result routed it (the result may name another address,
+    //  which the row's own does not let through).  (The RUNs in flight are
+    //  read once, before any is sent: a scan per row made a recovery of N
+    //  rows N times the work of sending them)
     if (zlistx_size (due)) {
         zhashx_t *flying = engine_runs_in_flight (self);
         for (xxl_resend_t *item = (xxl_resend_t *) zlistx_first (due); item;
              item = (xxl_resend_t *) zlistx_next (due))
             if (zhashx_lookup (flying, &item->log_id)) {
                 void *gone = zlistx_detach_cur (due);
+                if (zhashx_lookup (self->runs.routing, &item->log_id))
+                    engine_resend_add (self, item->log_id, item->address);
                 engine_resend_destroy (&gone);
             }
         zhashx_destroy (&flying);
@@ -502,8 +507,15 @@ engine_recover_resends (server_t *self)
         }
         else
         if (xxl_registry_route (self->registry, resend->address, &size))
-            engine_dispatch_row (self, resend->log_id, resend->address,
-                                 "re-sent (after a scheduler restart or a failed store write)\n");
+        {
+            //  (the note names this scheduler: a re-send of the row by
+            //  another that took its share over writes another section,
+            //  so that each RUN's answer is told apart: engine_run_answer)
+            char *note = zsys_sprintf ("re-sent by scheduler %s (after a scheduler restart or"
+                                       " a failed store write)\n", engine_lease_node (self));
+            engine_dispatch_row (self, resend->log_id, resend->address, note);
+            zstr_free (&note);
+        }
         else {
             //  The agent may hold the run already (the RUN may have left
             //  before the restart or the failed write): the trigger is not

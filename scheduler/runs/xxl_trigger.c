@@ -385,6 +385,8 @@ s_route_pool (server_t *self, const xxl_job_t *job, int64_t log_id, int64_t trig
               const char *param, int shard_index, int shard_total,
               const char *const *addresses, size_t count, int64_t stamp)
 {
+    if (zhashx_lookup (self->runs.routing, &log_id))
+        return;                         //  (a pool routes it already: its result sends it)
     if (stamp > 0
     &&  xxl_store_log_stamp (self->store, log_id, stamp) != 1)
         return;
@@ -400,8 +402,7 @@ s_route_pool (server_t *self, const xxl_job_t *job, int64_t log_id, int64_t trig
     xxl_pool_t *pool = slow && *slow > self->config.slow_count? self->runs.slow_pool: self->runs.fast_pool;
     int64_t *routing = (int64_t *) zmalloc (sizeof (int64_t));
     *routing = log_id;
-    if (zhashx_insert (self->runs.routing, routing, routing))
-        free (routing);                 //  (routed already: see engine_dispatch_row)
+    zhashx_insert (self->runs.routing, routing, routing);
     if (xxl_pool_submit (pool, &task)) {
         zhashx_delete (self->runs.routing, &log_id);
         char text [256];
@@ -957,7 +958,9 @@ engine_run_answer (server_t *self, int64_t log_id, int64_t job_id, const char *n
                                              text, stamp, last);
     zstr_free (&text);
     zstr_free (&last);
-    if (code != XXL_OK && changed == 1)
+    //  (a failed write too: the turn's commit fails with it, and the
+    //  run's end then goes with the rest of the turn)
+    if (code != XXL_OK && changed != 0)
         engine_run_ended (self, log_id, XXL_END_TRIGGER, XXL_CODE_FAIL, engine_now ());
 }
 

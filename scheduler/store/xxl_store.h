@@ -417,9 +417,10 @@ typedef struct {
     int (*log_unroute) (xxl_store_t *self, int64_t log_id, const char *section, int unfinished);
     //  Any row: its trigger time
     int (*log_retime) (xxl_store_t *self, int64_t log_id, int64_t trigger_time);
-    //  An unsent row's end as the trigger path decides it: code, the last
+    //  A row's end as the trigger path decides it: code, the last
     //  `presumed` characters of trigger_msg replaced by text, and the
-    //  trigger time when stamp > 0.  last: NULL, or the section that the
+    //  trigger time when stamp > 0 (with last NULL, whatever the row's
+    //  trigger code: an acceptance may come after the run's result).  last: NULL, or the section that the
     //  route of the RUN answered appended (presumed its length): then only
     //  while the row is unsent and trigger_msg still ends with it (as for
     //  log_unroute: another RUN of the row routed since decides it)
