@@ -292,6 +292,38 @@ engine_ask_answer (server_t *self, pending_t *pending, int code, const char *msg
     s_ask_forget (self, log_id);
 }
 
+//  A row of the shares in mask that this scheduler has sent, or is
+//  sending, a RUN of: stamped as sent (its planned time as its trigger
+//  time, as an asked row's), so that no pass of the recovery takes it for
+//  unsent (plans it again, or drops it as late while its RUN leaves)
+static void
+s_recover_mark_sent (server_t *self, uint64_t mask, int64_t log_id)
+{
+    xxl_log_t log;
+    if (xxl_store_log_load (self->store, log_id, &log))
+        return;
+    if ((engine_share_bit (log.job_id) & mask) && log.trigger_code == 0
+    &&  log.schedule_time > 0 && *log.executor_address && log.trigger_time < log.schedule_time)
+        xxl_store_log_stamp (self->store, log_id, log.schedule_time);
+    xxl_log_free (&log);
+}
+
+//  The rows this scheduler has RUNs of in flight (a take of shares it held
+//  a moment ago: a stall past its leases, a failed commit's take again; a
+//  re-send may have gone in this very turn) or knows accepted: marked
+//  sent before the passes below read the unsent rows
+static void
+s_recover_mark_flying (server_t *self, uint64_t mask)
+{
+    zhashx_t *flying = engine_runs_in_flight (self);
+    for (void *item = zhashx_first (flying); item; item = zhashx_next (flying))
+        s_recover_mark_sent (self, mask, *(const int64_t *) zhashx_cursor (flying));
+    zhashx_destroy (&flying);
+    for (void *item = zhashx_first (self->runs.accepted_ids); item;
+         item = zhashx_next (self->runs.accepted_ids))
+        s_recover_mark_sent (self, mask, *(const int64_t *) zhashx_cursor (self->runs.accepted_ids));
+}
+
 //  When shares are taken (at start, or from a scheduler that stopped
 //  renewing them): every trigger row of their jobs no agent acknowledged.
 //  Never-sent rows are sent (or follow the misfire rule when too late);
@@ -309,8 +341,10 @@ engine_recover (server_t *self, uint64_t mask, const xxl_lease_t *leases)
     //  rule, once per job -- FIRE_ONCE_NOW keeps the latest as MISFIRE
     int64_t late_before = now - self->config.preread_ms;
     //  Rows a commit knows were fired with no store access, whose fire
-    //  time was not written yet: they went at their planned time
+    //  time was not written yet: they went at their planned time; so did
+    //  the rows whose RUN this scheduler has in flight
     xxl_store_recover_stamp_fired_in (self->store, mask);
+    s_recover_mark_flying (self, mask);
     //  Rows past the window that may have left in the previous owner's
     //  last turn: asked about (see "Asking agents"), not judged by the
     //  misfire rule here.  Their planned time becomes their trigger time,
