@@ -6,6 +6,7 @@
 
 #include "xxl_bridge_admin.h"
 
+#include "xxl_log.h"
 #include <microhttpd.h>
 #include <netdb.h>
 #include <arpa/inet.h>
@@ -186,12 +187,7 @@ static void
 s_mhd_log (void *cls, const char *format, va_list args)
 {
     (void) cls;
-    char line [512];
-    vsnprintf (line, sizeof line, format, args);
-    size_t length = strlen (line);
-    while (length && line [length - 1] == '\n')
-        line [--length] = 0;
-    zsys_warning ("bridge: http: %s", line);
+    xxl_log_vtag (LOG_WARNING, "bridge: http", format, args);
 }
 
 static void

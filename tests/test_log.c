@@ -81,9 +81,11 @@ main (void)
     zsys_error ("an error line");
     s_tagged (LOG_WARNING, "webhook: %s", "no allowed target");
     s_tagged (LOG_DEBUG, "a tagged debug line");
+    s_tagged (LOG_WARNING, "a library's line %s\n\n", "ends");
     char *text = s_captured ();
     XXL_CHECK_STR (text, "<6>an info line 1\n<5>a notice line\n<4>a warning line\n"
-                         "<3>an error line\n<4>alarms: webhook: no allowed target\n");
+                         "<3>an error line\n<4>alarms: webhook: no allowed target\n"
+                         "<4>alarms: a library's line ends\n");
 
     //  Level warning: info and notice go too
     s_capture (true);

@@ -15,6 +15,7 @@
 */
 
 #include "xxl_http_int.h"
+#include "xxl_log.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -644,12 +645,7 @@ static void
 s_mhd_log (void *cls, const char *format, va_list args)
 {
     (void) cls;
-    char line [512];
-    vsnprintf (line, sizeof line, format, args);
-    size_t length = strlen (line);
-    while (length && line [length - 1] == '\n')
-        line [--length] = 0;
-    zsys_warning ("http: %s", line);
+    xxl_log_vtag (LOG_WARNING, "http", format, args);
 }
 
 //  ---------------------------------------------------------------------

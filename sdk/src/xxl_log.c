@@ -154,6 +154,10 @@ xxl_log_vtag (int priority, const char *tag, const char *format, va_list args)
     char *text = zsys_vprintf (format, args);
     if (!text)
         return;
+    //  (a line, not a paragraph: libraries end theirs with new lines)
+    size_t length = strlen (text);
+    while (length && text [length - 1] == '\n')
+        text [--length] = 0;
     if (priority <= LOG_ERR)
         zsys_error ("%s: %s", tag, text);
     else

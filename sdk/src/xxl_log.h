@@ -37,7 +37,8 @@ int xxl_log_open (const char *ident, int level, bool use_syslog);
 bool xxl_log_journal (void);
 
 //  Logs "tag: text" at a syslog priority through zsys_* (for the plugin
-//  hosts' vlog)
+//  hosts' vlog, libmicrohttpd's error lines), without text's trailing new
+//  lines
 void xxl_log_vtag (int priority, const char *tag, const char *format, va_list args);
 
 //  A rate limit for lines a peer can cause: at most `burst` lines a minute
