@@ -337,6 +337,18 @@ main (int argc, char *argv [])
         }
     }
     zpoller_destroy (&poller);
+    if (!failed) {
+        //  The clean stop: the actor waits up to scheduler/stop_wait for
+        //  the agents' answers, then ends with a signal on its pipe.
+        //  Waited for here, not in zactor_destroy, whose wait another
+        //  SIGTERM would interrupt (EINTR): the process would exit with
+        //  the actor still running, and czmq's exit handler close the
+        //  actor's pipe under it (an assertion at its end).
+        zstr_send (server, "$TERM");
+        zmq_pollitem_t item = { zsock_resolve (server), 0, ZMQ_POLLIN, 0 };
+        while (zmq_poll (&item, 1, -1) < 0 && zmq_errno () == EINTR)
+            ;
+    }
     zactor_destroy (&server);
     zconfig_destroy (&config);
     zsys_info ("xxl-scheduler stopped");

@@ -112,4 +112,23 @@ failed_rows () {
 }
 check "no fire planned after the stop failed (none went to the stopped agent)" test "$(failed_rows)" = 0
 check "the scheduler lives" kill -0 "$SPID"
+
+# A second SIGTERM while the scheduler waits for an agent's answer
+# (scheduler/stop_wait, 3 s): it still ends its stop and exits 0 (it used
+# to exit under the engine, which then failed czmq's assertion)
+kill -STOP "$APID_s2"
+LF=$(ctl job trigger "$first_job" --address s2 | jq -r '.logIds[0]')
+check "a run is triggered on the frozen agent" test -n "$LF" -a "$LF" != null
+kill -TERM "$SPID"
+check "the scheduler waits for the frozen agent's answer" \
+    wait_for 5 grep -q 'server: stopping; 1 request(s) to agents in flight' "$T/scheduler.log"
+kill -TERM "$SPID"
+wait "$SPID"
+status=$?
+PIDS=$(echo "$PIDS" | tr ' ' '\n' | grep -vx "$SPID" | tr '\n' ' ')
+check "after a second SIGTERM it exits 0 (status $status)" test "$status" = 0
+check "... with no assertion" bash -c "! grep -q 'Assertion' '$T/scheduler.log'"
+check "... once its engine had stopped" bash -c \
+    "tail -1 '$T/scheduler.log' | grep -q 'xxl-scheduler stopped'"
+kill -CONT "$APID_s2"
 xxl_done
