@@ -1,7 +1,7 @@
 /*  xxl_floor.c -- the store's share of a run (`make bench`, the store
     floor beside the bare loop).
 
-      xxl_floor URL SECONDS [BATCH [JOBS]]
+      xxl_floor URL SECONDS [BATCH [JOBS [fires]]]
 
     Opens the store URL as the scheduler does (xxl_store_new: the schema,
     its indexes, the WAL and its checkpointer thread on SQLite), then for
@@ -12,6 +12,9 @@
     xxl_store_log_handle_done_many, then the commit.  Ids come from
     xxl_store_log_next_id in runs, as the engine takes them.  JOBS jobs
     (default 64: group A's e2e) share the rows; BATCH defaults to 1,000.
+    With `fires` the rows are a cron's planned fires instead (group B's):
+    CRON, each with a planned time, one per job and second in job order
+    (round k of the jobs is second k), as the planner writes them.
 
     Prints one JSON object: the runs finished, their rate, and the CPU of
     the process per run (its checkpointer included).  That CPU is what any
@@ -56,13 +59,14 @@ s_fail (xxl_store_t **store, const char *what)
 int
 main (int argc, char **argv)
 {
-    if (argc < 3 || argc > 5) {
-        fprintf (stderr, "usage: xxl_floor URL SECONDS [BATCH [JOBS]]\n");
+    if (argc < 3 || argc > 6 || (argc == 6 && strcmp (argv [5], "fires"))) {
+        fprintf (stderr, "usage: xxl_floor URL SECONDS [BATCH [JOBS [fires]]]\n");
         return 2;
     }
     double seconds = atof (argv [2]);
     long batch = argc > 3? atol (argv [3]): 1000;
     long jobs = argc > 4? atol (argv [4]): 64;
+    bool fires = argc > 5;
     if (seconds <= 0 || batch < 1 || batch > 100000 || jobs < 1) {
         fprintf (stderr, "xxl_floor: bad SECONDS, BATCH or JOBS\n");
         return 2;
@@ -85,7 +89,7 @@ main (int argc, char **argv)
     xxl_store_done_t *done = (xxl_store_done_t *) calloc ((size_t) batch, sizeof *done);
     int *answers = (int *) calloc ((size_t) batch, sizeof (int));
     assert (last && done && answers);
-    long pending = 0, finished = 0, turns = 0;
+    long pending = 0, finished = 0, turns = 0, made = 0;
     int64_t next_id = 0, id_limit = 0;
     double cpu_start = s_cpu_s (), start = s_wall_s (), end = start + seconds;
     while (true) {
@@ -108,11 +112,14 @@ main (int argc, char **argv)
                 id_limit = next_id + XXL_STORE_LOG_ID_RUN;
             }
             xxl_log_t log = {
-                .id = next_id > 0? next_id++: 0, .job_group = 1, .job_id = 1 + i % jobs,
+                .id = next_id > 0? next_id++: 0, .job_group = 1,
+                .job_id = 1 + (fires? made: i) % jobs,
                 .executor_address = (char *) address, .executor_handler = "noopJobHandler",
                 .executor_param = "", .trigger_time = now, .trigger_msg = (char *) message,
-                .trigger_type = "API"
+                .trigger_type = fires? "CRON": "API",
+                .schedule_time = fires? 1000000000000LL + made / jobs * 1000: 0
             };
+            made++;
             if (xxl_store_log_add (store, &log))
                 s_fail (&store, "log_add");
             last [pending++] = log.id;

@@ -26,7 +26,7 @@
 
 //  The schema version a store opened now has (each backend counts its own
 //  migrations: PostgreSQL has one of its own, 16)
-#define XXL_TEST_SCHEMA (xxl_test_pg? 20: 18)
+#define XXL_TEST_SCHEMA (xxl_test_pg? 21: 19)
 
 static char s_dir [] = "/tmp/xxl-test-store-XXXXXX";
 
@@ -2166,6 +2166,104 @@ s_test_batches (xxl_store_t *store, int64_t gid, int64_t jid)
     }
 }
 
+//  backfill_made_times: of the instants asked, those the job has a planned
+//  row at (any shard), ascending; another job's rows and unplanned rows
+//  at the same instants do not count
+static void
+s_test_made_times (xxl_store_t *store, int64_t gid)
+{
+    const int64_t job = 880088, other = 880089;
+    const int64_t at [] = { 1000000, 2000000, 3000000, 4000000, 5000000 };
+    struct { int64_t job, schedule; const char *shard; } rows [] = {
+        { job, at [0], NULL }, { job, at [2], "1/2" }, { other, at [1], NULL },
+        { job, 0, NULL }, { other, at [3], NULL }
+    };
+    XXL_CHECK (xxl_store_begin (store) == 0);
+    for (size_t i = 0; i < sizeof rows / sizeof rows [0]; i++) {
+        xxl_log_t log = { .job_group = gid, .job_id = rows [i].job, .executor_handler = "h",
+                          .executor_sharding_param = (char *) rows [i].shard,
+                          .trigger_time = at [3], .trigger_type = "CRON",
+                          .schedule_time = rows [i].schedule };
+        XXL_CHECK (xxl_store_log_add (store, &log) == 0);
+    }
+    XXL_CHECK (xxl_store_commit (store) == 0);
+    int64_t made [5];
+    size_t count = 99;
+    XXL_CHECK (xxl_store_backfill_made_times (store, job, at, 5, made, &count) == 0);
+    XXL_CHECK (count == 2 && made [0] == at [0] && made [1] == at [2]);
+    XXL_CHECK (xxl_store_backfill_made_times (store, other, at + 1, 3, made, &count) == 0);
+    XXL_CHECK (count == 2 && made [0] == at [1] && made [1] == at [3]);
+    XXL_CHECK (xxl_store_backfill_made_times (store, job, at + 3, 2, made, &count) == 0);
+    XXL_CHECK (count == 0);
+}
+
+//  SQLite's plans of the dialect's statements that read xxl_job_log: none
+//  walks the whole table or a whole index of it (each row or entry of a
+//  log that grows by every run), only the partial indexes of the rows in
+//  some state (unsent, running, failed, with a slot), which stay small.
+//  The recovery of late jobs used to walk xxl_job_log_schedule whole (the
+//  GROUP BY's order), and would walk xxl_job_log_job now that the planned
+//  instants' index leads with the instant
+static void
+s_test_log_plans (xxl_store_t *store, const char *path)
+{
+    static const char *partial [] = {
+        "xxl_job_log_unsent", "xxl_job_log_running", "xxl_job_log_failed",
+        "xxl_job_log_fails", "xxl_job_log_slots"
+    };
+    sqlite3 *db = NULL;
+    XXL_CHECK (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+    const xxl_store_driver_t *driver = ((xxl_store_sql_t *) store)->driver;
+    int read = 0, walks = 0;
+    for (int i = 0; i < XXL_SQL_STATEMENTS; i++) {
+        if (!strstr (driver->sql [i], "xxl_job_log"))
+            continue;
+        char *sql = zsys_sprintf ("EXPLAIN QUERY PLAN %s", driver->sql [i]);
+        sqlite3_stmt *stmt = NULL;
+        XXL_CHECK (sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL) == SQLITE_OK);
+        //  (recovery's reads by job: through the unsent rows, not the
+        //  job's history in xxl_job_log_job)
+        bool by_unsent = i == XXL_SQL_RECOVER_LATE_LAST || i == XXL_SQL_RECOVER_DROP_LATE
+                      || i == XXL_SQL_RECOVER_LATE_JOBS || i == XXL_SQL_RECOVER_LATE_JOBS_IN;
+        int unsent = 0;
+        while (stmt && sqlite3_step (stmt) == SQLITE_ROW) {
+            const char *detail = (const char *) sqlite3_column_text (stmt, 3);
+            if (detail && by_unsent && strstr (detail, "xxl_job_log_job"))
+                walks++;
+            if (detail && strstr (detail, "INDEX xxl_job_log_unsent"))
+                unsent++;
+            if (!detail || strncmp (detail, "SCAN ", 5) || !strstr (detail, "xxl_job_log")
+            ||  strstr (detail, "xxl_job_log_report") || strstr (detail, "xxl_job_logglue"))
+                continue;
+            bool small = false;
+            for (size_t k = 0; k < sizeof partial / sizeof partial [0]; k++) {
+                char through [80];
+                snprintf (through, sizeof through, "INDEX %s", partial [k]);
+                const char *at = strstr (detail, through);
+                small |= at && (at [strlen (through)] == 0 || at [strlen (through)] == ' ');
+            }
+            read++;
+            //  (every job's rank: a walk down the table from its newest
+            //  row that OFFSET ends, at most 100,000 rows: docs/protocol.md)
+            small |= i == XXL_SQL_LOG_ID_AT_RANK && streq (detail, "SCAN xxl_job_log");
+            if (!small) {
+                walks++;
+                printf ("# statement %d walks the log: %s\n", i, detail);
+            }
+        }
+        sqlite3_finalize (stmt);
+        zstr_free (&sql);
+        if (by_unsent && !unsent) {
+            walks++;
+            printf ("# statement %d does not read the unsent rows' index\n", i);
+        }
+    }
+    sqlite3_close (db);
+    printf ("# %d scan(s) of xxl_job_log through its partial indexes\n", read - walks);
+    XXL_CHECK (read > 0);                //  (the rule is exercised: some do scan those)
+    XXL_CHECK (walks == 0);
+}
+
 //  Workflows (version 12): a workflow's row and schedule, its runs, and
 //  the log rows of its nodes, whose (run, node, attempt) is unique: a
 //  node's row is its one start
@@ -2757,6 +2855,9 @@ main (void)
     s_test_workflows (store, gid, jid);
     s_test_below (store, path);
     s_test_slots (store, path, &job);
+    s_test_made_times (store, gid);
+    if (!xxl_test_pg)
+        s_test_log_plans (store, path);
     s_test_report_range (store, gid, jid);
     if (!xxl_test_pg)
         s_test_log_id_blocks (store, path, gid, jid);

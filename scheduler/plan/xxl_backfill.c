@@ -195,8 +195,8 @@ s_step (server_t *self, int64_t id, int64_t budget, int64_t until)
         next = s_next (&walk, next);
     }
     if (count > 0
-    &&  xxl_store_backfill_made_times (self->store, row.job_id, instants [0],
-                                       instants [count - 1], had, count, &had_count)) {
+    &&  xxl_store_backfill_made_times (self->store, row.job_id, instants, count, had,
+                                       &had_count)) {
         next = instants [0];            //  (the store failed: not done; the commit fails too)
         count = 0;
     }

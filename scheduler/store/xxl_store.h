@@ -244,11 +244,11 @@ typedef struct {
 //  The ids a caller may hand out from one log_next_id
 #define XXL_STORE_LOG_ID_RUN 256
 
-//  Bumped whenever a method is added or one's arguments change (21:
-//  log_unroute and log_trigger_end take the route's section); methods are
+//  Bumped whenever a method is added or one's arguments change (22:
+//  backfill_made_times takes the instants to look up); methods are
 //  only ever appended, so a table of an older version is a prefix of this
 //  one (size says how much)
-#define XXL_STORE_METHODS_VERSION 21
+#define XXL_STORE_METHODS_VERSION 22
 
 typedef struct _xxl_store_t xxl_store_t;
 struct _xxl_account_t;                  //  (xxl_account_t, below)
@@ -906,8 +906,10 @@ typedef struct _xxl_store_backfills_t {
     //  addTime, updateTime} (1, 0 absent, -1); encode_page: those of job_id
     //  (0: any), newest first, up to limit, as job_encode_page.
     //  running_ids: ids of RUNNING rows above `after`, ascending, up to max.
-    //  made_times: the distinct schedule times of job_id's log rows in
-    //  [from, to], ascending, up to max (the instants that have their run).
+    //  made_times: those of the count instants `times` (ascending) that
+    //  job_id has a log row planned at, ascending, in `made` (room for
+    //  count): the instants that have their run, each looked up by its
+    //  (instant, job) in the planned instants' index.
     int64_t (*backfill_add) (xxl_store_t *self, const xxl_store_backfill_t *row);
     int (*backfill_get) (xxl_store_t *self, int64_t id, xxl_store_backfill_t *out);
     int (*backfill_advance) (xxl_store_t *self, int64_t id, int64_t was, int64_t cursor,
@@ -919,8 +921,8 @@ typedef struct _xxl_store_backfills_t {
                                  int *truncated, int64_t job_id, int64_t limit);
     int (*backfill_running_ids) (xxl_store_t *self, int64_t after, int64_t *ids, size_t max,
                                  size_t *count);
-    int (*backfill_made_times) (xxl_store_t *self, int64_t job_id, int64_t from, int64_t to,
-                                int64_t *times, size_t max, size_t *count);
+    int (*backfill_made_times) (xxl_store_t *self, int64_t job_id, const int64_t *times,
+                                size_t count, int64_t *made, size_t *made_count);
 } xxl_store_backfills_t;
 
 void xxl_store_backfill_free (xxl_store_backfill_t *backfill);
@@ -1222,7 +1224,7 @@ static inline int xxl_store_backfill_stop (xxl_store_t *self, int64_t id, const 
 static inline int xxl_store_backfill_encode (xxl_store_t *self, xxl_enc_t *enc, int64_t id) { return XXL_BACKFILLS_OK? XXL_BACKFILLS_CALL (backfill_encode) (self, enc, id): -1; }
 static inline int xxl_store_backfill_encode_page (xxl_store_t *self, xxl_enc_t *enc, size_t max_size, int *truncated, int64_t job_id, int64_t limit) { return XXL_BACKFILLS_OK? XXL_BACKFILLS_CALL (backfill_encode_page) (self, enc, max_size, truncated, job_id, limit): -1; }
 static inline int xxl_store_backfill_running_ids (xxl_store_t *self, int64_t after, int64_t *ids, size_t max, size_t *count) { *count = 0; return XXL_BACKFILLS_OK? XXL_BACKFILLS_CALL (backfill_running_ids) (self, after, ids, max, count): -1; }
-static inline int xxl_store_backfill_made_times (xxl_store_t *self, int64_t job_id, int64_t from, int64_t to, int64_t *times, size_t max, size_t *count) { *count = 0; return XXL_BACKFILLS_OK? XXL_BACKFILLS_CALL (backfill_made_times) (self, job_id, from, to, times, max, count): -1; }
+static inline int xxl_store_backfill_made_times (xxl_store_t *self, int64_t job_id, const int64_t *times, size_t count, int64_t *made, size_t *made_count) { *made_count = 0; return XXL_BACKFILLS_OK? XXL_BACKFILLS_CALL (backfill_made_times) (self, job_id, times, count, made, made_count): -1; }
 #undef XXL_BACKFILLS_CALL
 #undef XXL_BACKFILLS_OK
 #undef XXL_STORE_GROUPS_OK

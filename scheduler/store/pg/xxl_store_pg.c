@@ -377,6 +377,11 @@ static const char *s_migrations [] = {
     "DROP INDEX IF EXISTS xxl_job_log_running;"
     "CREATE INDEX xxl_job_log_running ON xxl_job_log (trigger_time, id)"
     "  WHERE trigger_code = 200 AND handle_code = 0;",
+    //  21: the planned instants' unique index leads with the instant
+    //  (xxl_store_sqlite.c's 19)
+    "DROP INDEX IF EXISTS xxl_job_log_schedule;"
+    "CREATE UNIQUE INDEX xxl_job_log_schedule ON xxl_job_log (schedule_time, job_id,"
+    "  xxl_shard_index (executor_sharding_param)) WHERE schedule_time IS NOT NULL;",
 };
 _Static_assert (XXL_PG_LOG_ID_BLOCK == 4096, "migration 16 says 4096");
 #define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))

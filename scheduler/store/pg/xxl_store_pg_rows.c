@@ -531,8 +531,10 @@ const char *const pgx_statements [XXL_SQL_STATEMENTS] = {
         " AND schedule_time IS NOT NULL)"
         " AND schedule_type = 'FIX_DELAY' AND trigger_status = 1 AND trigger_next_time = $3",
     [XXL_SQL_LOG_ID_AT_RANK] =
-        "SELECT id FROM xxl_job_log WHERE ($1 = 0 OR job_id = $1)"
-        " ORDER BY id DESC LIMIT 1" XXL_OFFSET ("$2"),
+        "SELECT id FROM xxl_job_log WHERE $1 = 0 ORDER BY id DESC LIMIT 1" XXL_OFFSET ("$2"),
+    [XXL_SQL_LOG_ID_AT_RANK_JOB] =
+        "SELECT id FROM xxl_job_log WHERE job_id = $1 ORDER BY id DESC LIMIT 1"
+        XXL_OFFSET ("$2"),
     [XXL_SQL_RECOVER_STAMP_FIRED_IN] =
         "UPDATE xxl_job_log SET trigger_time = schedule_time WHERE trigger_code = 0"
         " AND executor_address IS NOT NULL AND schedule_time > trigger_time"
@@ -625,6 +627,12 @@ const char *const pgx_statements [XXL_SQL_STATEMENTS] = {
         " WHERE trigger_code = 0 AND job_id = $1 UNION ALL SELECT id FROM xxl_job_log"
         " WHERE trigger_code = 200 AND handle_code = 0 AND job_id = $1)"
         " AND slot = 0 AND handle_code = 0",
+    [XXL_SQL_RECOVER_LATE_LAST] =
+        "SELECT MAX (id) FROM xxl_job_log WHERE job_id = $1 AND" XXL_UNSENT_SQL
+        " AND schedule_time < $2",
+    [XXL_SQL_RECOVER_DROP_LATE] =
+        "DELETE FROM xxl_job_log WHERE job_id = $1 AND" XXL_UNSENT_SQL
+        " AND schedule_time < $2 AND id != $3",
 };
 
 //  Workflows and their runs (version 12): the adds, RETURNING their new

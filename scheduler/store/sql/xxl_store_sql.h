@@ -83,7 +83,8 @@ typedef enum {
     XXL_SQL_AUDIT_ENCODE_PAGE,
     XXL_SQL_GLUE_ENCODE_PAGE,
     XXL_SQL_JOB_DELAY_RESUME,
-    XXL_SQL_LOG_ID_AT_RANK,
+    XXL_SQL_LOG_ID_AT_RANK,             //  log_id_at_rank of every job: $1 0, $2 the rank
+    XXL_SQL_LOG_ID_AT_RANK_JOB,         //  ... of job $1 (its index: not a walk of the log)
     XXL_SQL_RECOVER_STAMP_FIRED_IN,
     XXL_SQL_RECOVER_LATE_JOBS_IN,
     XXL_SQL_LOG_TRIGGER_END,
@@ -103,6 +104,8 @@ typedef enum {
     XXL_SQL_LOG_SLOT_ADMITTED,          //  log_slot_ids running: $1 job, $2 max
     XXL_SQL_LOG_SLOT_WAITING,           //  log_slot_ids waiting: $1 job, $2 before, $3 max
     XXL_SQL_LOG_SLOT_MARK,              //  job_save: $1 job's rows with no result count
+    XXL_SQL_RECOVER_LATE_LAST,          //  recover_late_last: $1 job, $2 before
+    XXL_SQL_RECOVER_DROP_LATE,          //  recover_drop_late: $1 job, $2 before, $3 kept id
     XXL_SQL_STATEMENTS                  //  how many (the length of a driver's sql)
 } xxl_store_stmt_t;
 

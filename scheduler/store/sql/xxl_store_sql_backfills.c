@@ -119,13 +119,20 @@ xs_backfill_running_ids (xxl_store_t *base, int64_t after, int64_t *ids, size_t 
         "ii", after, (int64_t) max);
 }
 
-//  (comparisons on schedule_time imply the unique index's IS NOT NULL)
+//  (the instant's equality implies the unique index's IS NOT NULL)
 int
-xs_backfill_made_times (xxl_store_t *base, int64_t job_id, int64_t from, int64_t to,
-                        int64_t *times, size_t max, size_t *count)
+xs_backfill_made_times (xxl_store_t *base, int64_t job_id, const int64_t *times, size_t count,
+                        int64_t *made, size_t *made_count)
 {
-    return xsql_id_list (base, times, max, count,
-        "SELECT DISTINCT schedule_time FROM xxl_job_log WHERE job_id = $1"
-        " AND schedule_time >= $2 AND schedule_time <= $3 ORDER BY schedule_time LIMIT $4",
-        "iiii", job_id, from, to, (int64_t) max);
+    *made_count = 0;
+    for (size_t i = 0; i < count; i++) {
+        int64_t rows = xsql_scalar (base, "SELECT COUNT(*) FROM xxl_job_log"
+                                    " WHERE schedule_time = $1 AND job_id = $2",
+                                    "ii", times [i], job_id);
+        if (rows < 0)
+            return -1;
+        if (rows > 0)
+            made [(*made_count)++] = times [i];
+    }
+    return 0;
 }

@@ -330,17 +330,14 @@ xs_recover_stamp_fired (xxl_store_t *base)
 int
 xs_recover_drop_late (xxl_store_t *base, int64_t job_id, int64_t before, int64_t keep)
 {
-    return xsql_exec (base,
-        "DELETE FROM xxl_job_log WHERE job_id = $1 AND" XXL_UNSENT_SQL
-        " AND schedule_time < $2 AND id != $3", "iii", job_id, before, keep);
+    return xsql_exec (base, xsql_sql (base, XXL_SQL_RECOVER_DROP_LATE), "iii", job_id, before,
+                      keep);
 }
 
 int64_t
 xs_recover_late_last (xxl_store_t *base, int64_t job_id, int64_t before)
 {
-    return xsql_scalar (base,
-        "SELECT MAX (id) FROM xxl_job_log WHERE job_id = $1 AND" XXL_UNSENT_SQL
-        " AND schedule_time < $2", "ii", job_id, before);
+    return xsql_scalar (base, xsql_sql (base, XXL_SQL_RECOVER_LATE_LAST), "ii", job_id, before);
 }
 
 int
@@ -389,7 +386,9 @@ xs_recover_stamp_due_in (xxl_store_t *base, uint64_t mask, int64_t now)
 int64_t
 xs_log_id_at_rank (xxl_store_t *base, int64_t job_id, int64_t rank)
 {
-    return xsql_scalar (base, xsql_sql (base, XXL_SQL_LOG_ID_AT_RANK), "ii", job_id, rank);
+    return xsql_scalar (base, xsql_sql (base, job_id? XXL_SQL_LOG_ID_AT_RANK_JOB
+                                                     : XXL_SQL_LOG_ID_AT_RANK),
+                        "ii", job_id, rank);
 }
 
 int

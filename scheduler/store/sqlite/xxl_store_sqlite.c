@@ -266,6 +266,16 @@ static const char *s_migrations [] = {
     //  18: a session remembered (1: a login's "remember me"), whose idle
     //  limit is http/remember_s instead of http/session_idle_s
     "ALTER TABLE xxl_session ADD COLUMN remember INTEGER NOT NULL DEFAULT 0;",
+    //  19: the planned instants' unique index leads with the instant: a
+    //  fire's entry goes where the last second's went, beside the other
+    //  jobs' fires of that second, instead of into its job's own leaf (a
+    //  page of its own per fire once jobs have history).  Reads by job
+    //  and instant look up both columns (backfill_made_times)
+    "DROP INDEX IF EXISTS xxl_job_log_schedule;"
+    "CREATE UNIQUE INDEX xxl_job_log_schedule ON xxl_job_log (schedule_time, job_id,"
+    "  COALESCE (CAST (substr (executor_sharding_param, 1,"
+    "                          instr (executor_sharding_param, '/') - 1) AS INTEGER), 0))"
+    "  WHERE schedule_time IS NOT NULL;",
 };
 #define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))
 

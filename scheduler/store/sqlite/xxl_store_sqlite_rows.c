@@ -523,7 +523,7 @@ const char *const sq_statements [XXL_SQL_STATEMENTS] = {
         " WHERE l.trigger_code = 200 AND l.handle_code = 0 AND l.trigger_time <= ?1"
         " AND r.id IS NULL LIMIT ?2",
     [XXL_SQL_RECOVER_LATE_JOBS] =
-        "SELECT job_id FROM xxl_job_log WHERE" XXL_UNSENT_SQL
+        "SELECT job_id FROM xxl_job_log INDEXED BY xxl_job_log_unsent WHERE" XXL_UNSENT_SQL
         " AND schedule_time < ? GROUP BY job_id LIMIT ?",
     [XXL_SQL_LOG_UNSENT_IN] =
         "SELECT id FROM xxl_job_log WHERE trigger_code = 0 AND id > ?2"
@@ -546,15 +546,16 @@ const char *const sq_statements [XXL_SQL_STATEMENTS] = {
         " WHERE id = (SELECT job_id FROM xxl_job_log WHERE id = ? AND schedule_time IS NOT NULL)"
         " AND schedule_type = 'FIX_DELAY' AND trigger_status = 1 AND trigger_next_time = ?",
     [XXL_SQL_LOG_ID_AT_RANK] =
-        "SELECT id FROM xxl_job_log WHERE (?1 = 0 OR job_id = ?1)"
-        " ORDER BY id DESC LIMIT 1 OFFSET ?2",
+        "SELECT id FROM xxl_job_log WHERE ?1 = 0 ORDER BY id DESC LIMIT 1 OFFSET ?2",
+    [XXL_SQL_LOG_ID_AT_RANK_JOB] =
+        "SELECT id FROM xxl_job_log WHERE job_id = ?1 ORDER BY id DESC LIMIT 1 OFFSET ?2",
     [XXL_SQL_RECOVER_STAMP_FIRED_IN] =
         "UPDATE xxl_job_log SET trigger_time = schedule_time WHERE trigger_code = 0"
         " AND executor_address IS NOT NULL AND schedule_time > trigger_time"
         " AND" XXL_IN_MASK ("job_id") "AND schedule_time <= (SELECT fired_sent FROM xxl_lease"
         "     WHERE share =" XXL_SHARE_OF ("xxl_job_log.job_id") ")",
     [XXL_SQL_RECOVER_LATE_JOBS_IN] =
-        "SELECT job_id FROM xxl_job_log WHERE" XXL_UNSENT_SQL
+        "SELECT job_id FROM xxl_job_log INDEXED BY xxl_job_log_unsent WHERE" XXL_UNSENT_SQL
         " AND schedule_time < ?2 AND" XXL_IN_MASK ("job_id") "GROUP BY job_id LIMIT ?3",
     [XXL_SQL_LOG_TRIGGER_END] =
         "UPDATE xxl_job_log SET trigger_code = ?1, trigger_msg ="
@@ -642,6 +643,13 @@ const char *const sq_statements [XXL_SQL_STATEMENTS] = {
         " UNION ALL SELECT id FROM xxl_job_log INDEXED BY xxl_job_log_running"
         " WHERE trigger_code = 200 AND handle_code = 0 AND job_id = ?1)"
         " AND slot = 0 AND handle_code = 0",
+    //  (through the unsent rows: the job's own index would walk its history)
+    [XXL_SQL_RECOVER_LATE_LAST] =
+        "SELECT MAX (id) FROM xxl_job_log INDEXED BY xxl_job_log_unsent WHERE job_id = ?1"
+        " AND" XXL_UNSENT_SQL " AND schedule_time < ?2",
+    [XXL_SQL_RECOVER_DROP_LATE] =
+        "DELETE FROM xxl_job_log INDEXED BY xxl_job_log_unsent WHERE job_id = ?1"
+        " AND" XXL_UNSENT_SQL " AND schedule_time < ?2 AND id != ?3",
 };
 
 //  Workflows and their runs (version 12): the adds, whose new id is the
