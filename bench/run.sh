@@ -44,6 +44,8 @@
 # XXL_BENCH_ONLY="A B C D H K M X" to run only some of the phase groups (the
 # others' figures are null).  Sizes (each phase reports what it asked and
 # what it got): XXL_BENCH_CRON_JOBS (50,000), XXL_BENCH_CRON_S (20),
+# XXL_BENCH_CRON_HISTORY (0: finished runs of each cron job put in the store
+# first, as a store that has run them a while holds),
 # XXL_BENCH_CONC_RUNS (10,000 sleeping runs at once), XXL_BENCH_CONC_MS
 # (8,000), XXL_BENCH_AGENTS (1,000), XXL_BENCH_SB_TRIGGERS (20),
 # XXL_BENCH_DAEMONS (another build tree: its daemons, plugins and bench
@@ -86,6 +88,7 @@ else
 fi
 HERD_JOBS=${XXL_BENCH_HERD_JOBS:-$HERD_JOBS}; BARE_WINDOW=${XXL_BENCH_BARE_WINDOW:-2000}
 CRON_JOBS=${XXL_BENCH_CRON_JOBS:-$CRON_JOBS}; CRON_S=${XXL_BENCH_CRON_S:-$CRON_S}
+CRON_HISTORY=${XXL_BENCH_CRON_HISTORY:-0}
 CONC_RUNS=${XXL_BENCH_CONC_RUNS:-$CONC_RUNS}; CONC_MS=${XXL_BENCH_CONC_MS:-$CONC_MS}
 EMU_N=${XXL_BENCH_AGENTS:-$EMU_N}; SB_TRIGGERS=${XXL_BENCH_SB_TRIGGERS:-$SB_TRIGGERS}
 HB_S=${XXL_BENCH_HB_S:-$HB_S}
@@ -242,6 +245,26 @@ fi
 if only B; then
 start_scheduler b || exit 1
 "$BENCH" group "$API" bench >/dev/null || exit 1
+if [ "$CRON_HISTORY" -gt 0 ]; then
+    # the history of a store that has run the crons a while: CRON_HISTORY
+    # finished runs of each of the jobs to come (ids 1..CRON_JOBS), a
+    # second apart two days ago, written in time order as they were made
+    say "writing $CRON_HISTORY runs of history for each of $CRON_JOBS jobs ..."
+    sqlite3 "$T/b.db" >/dev/null <<SQL || { say "history insert failed"; exit 1; }
+PRAGMA busy_timeout = 60000;
+BEGIN;
+WITH RECURSIVE j (i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM j WHERE i < $CRON_JOBS),
+    h (k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM h WHERE k < $CRON_HISTORY)
+INSERT INTO xxl_job_log (job_group, job_id, executor_address, executor_handler, trigger_time,
+    trigger_code, trigger_msg, trigger_type, schedule_time, handle_time, handle_code, handle_msg)
+SELECT (SELECT id FROM xxl_job_group WHERE app_name = 'bench'), j.i, 'bench-b',
+    'noopJobHandler', $(( ($(date +%s) - 172800) * 1000 )) + h.k * 1000, 200,
+    printf ('%.264c', 'x'), 'CRON', $(( ($(date +%s) - 172800) * 1000 )) + h.k * 1000,
+    $(( ($(date +%s) - 172800) * 1000 + 1 )) + h.k * 1000, 200, ''
+FROM h, j;
+COMMIT;
+SQL
+fi
 start_agent bench-b bench || exit 1
 phase cron cron "$API" "$T/b.db" bench "$CRON_JOBS" "$CRON_S"
 cleanup
