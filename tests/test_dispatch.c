@@ -25,6 +25,10 @@
       the row (one end) and a busy one takes its address back;
     - a row a trigger pool routes (FAILOVER) is not given to a pool again
       by another dispatch until its ROUTED result is taken;
+    - an acceptance with a message ("already accepted") read after
+      another RUN of the row was routed to the same agent leaves that
+      RUN's section as it is (the run is marked accepted); with no RUN
+      routed since, it rewrites its own section and the row is accepted;
     - two schedulers sharing the store route one FAILOVER row to the same
       agent (the second took the row's share over while the first's pool
       probed): the first RUN's busy refusal, read after the second route,
@@ -129,6 +133,23 @@ s_refused (server_t *self, int64_t log_id, bool busy)
     XXL_CHECK (xxl_store_begin (self->store) == 0);
     if (!engine_run_busy (self, log_id, pending->note, pending->address, busy? XXL_BUSY: XXL_CODE_FAIL))
         engine_run_done (self, pending, XXL_CODE_FAIL, "expired: the scheduler gave up on this run");
+    uint64_t id = pending->id;
+    zhashx_delete (self->runs.pending, &id);
+    XXL_CHECK (xxl_store_commit (self->store) == 0);
+}
+
+//  One turn: the agent accepts log_id's RUN with a message (a re-sent
+//  logId it holds already), as the agents' handler hands it over
+static void
+s_accepted_with (server_t *self, int64_t log_id, const char *msg)
+{
+    pending_t *pending = s_pending (self, log_id);
+    XXL_CHECK (pending);
+    if (!pending)
+        return;
+    XXL_CHECK (xxl_store_begin (self->store) == 0);
+    if (!engine_run_busy (self, log_id, pending->note, pending->address, XXL_OK))
+        engine_run_done (self, pending, XXL_OK, msg);
     uint64_t id = pending->id;
     zhashx_delete (self->runs.pending, &id);
     XXL_CHECK (xxl_store_commit (self->store) == 0);
@@ -272,6 +293,47 @@ main (void)
             xxl_log_free (&log);
             free (address);
         }
+
+    //  An acceptance with a message read late: this scheduler's RUN of a
+    //  row, then another's re-send of it to the same agent (its section
+    //  last); the agent answers this RUN "already accepted".  The other
+    //  RUN's section stays whole (before: the answer cut this RUN's
+    //  length off the end of it and put its own section there), and the
+    //  run is known accepted.  The allowed case: with no RUN since, the
+    //  answer rewrites this RUN's section and the row is accepted.
+    for (int late = 1; late >= 0; late--) {
+        int64_t r = s_row (store, gid, jid);
+        s_turn (self, r, NULL, 1);
+        XXL_CHECK_INT (s_runs (self, r).count, 1);
+        xxl_log_t before = s_load (store, r);
+        char *address = strdup (before.executor_address);
+        xxl_log_free (&before);
+        char *again = engine_section ("re-sent by scheduler elsewhere (after a scheduler"
+                                      " restart or a failed store write)\n", address, XXL_OK,
+                                      NULL);
+        if (late)
+            XXL_CHECK_INT (xxl_store_log_route (store, r, 0, address, again), 1);
+        char msg [64];
+        snprintf (msg, sizeof msg, "logId %" PRId64 " already accepted", r);
+        s_accepted_with (self, r, msg);
+        log = s_load (store, r);
+        size_t len = strlen (log.trigger_msg), tail = strlen (again);
+        bool kept = len >= tail && streq (log.trigger_msg + len - tail, again);
+        if (late)
+            XXL_CHECK_MSG (kept && log.trigger_code == 0 && engine_accepted_has (self, r),
+                           "a late acceptance with a message of a row re-sent since changed"
+                           " the re-send's section: triggerCode %" PRId64 ", triggerMsg '%s'",
+                           log.trigger_code, log.trigger_msg);
+        else {
+            char *want = engine_section (NULL, address, XXL_OK, msg);
+            XXL_CHECK (log.trigger_code == XXL_OK && strstr (log.trigger_msg, want)
+                       && !strstr (log.trigger_msg, "msg: null"));
+            zstr_free (&want);
+        }
+        xxl_log_free (&log);
+        zstr_free (&again);
+        free (address);
+    }
 
     //  A probing router's row: while a trigger pool routes it, a dispatch
     //  starts no second routing (two would each send it a RUN).  The pool

@@ -2015,6 +2015,31 @@ s_test_route_claim (xxl_store_t *store, int64_t gid, int64_t jid)
     XXL_CHECK (xxl_store_log_load (store, row.id, &back) == 0);
     XXL_CHECK (back.trigger_code == 500 && streq (back.trigger_msg, "head\nto c1\nrefused\n"));
     xxl_log_free (&back);
+    //  An acceptance with a message (code 200, last): only while its
+    //  RUN's section is last; also once the row is accepted (its result
+    //  came first), never for a failed row
+    row.id = xxl_store_log_next_id (store);
+    XXL_CHECK (row.id > 0 && xxl_store_log_add (store, &row) == 0);
+    XXL_CHECK_INT (xxl_store_log_route (store, row.id, 0, "c1", "to c1\n"), 1);
+    XXL_CHECK_INT (xxl_store_log_route (store, row.id, 0, "c1", "re-sent\n"), 1);
+    XXL_CHECK_INT (xxl_store_log_trigger_end (store, row.id, 200, 6, "taken\n", 0, "to c1\n"), 0);
+    XXL_CHECK_INT (xxl_store_log_accept (store, row.id, 0), 1);
+    XXL_CHECK_INT (xxl_store_log_trigger_end (store, row.id, 200, 8, "taken\n", 0, "re-sent\n"), 1);
+    XXL_CHECK (xxl_store_log_load (store, row.id, &back) == 0);
+    XXL_CHECK (back.trigger_code == 200 && streq (back.trigger_msg, "head\nto c1\ntaken\n"));
+    xxl_log_free (&back);
+    row.id = xxl_store_log_next_id (store);
+    XXL_CHECK (row.id > 0 && xxl_store_log_add (store, &row) == 0);
+    XXL_CHECK_INT (xxl_store_log_route (store, row.id, 0, "c1", "to c1\n"), 1);
+    XXL_CHECK_INT (xxl_store_log_trigger_end (store, row.id, 200, 6, "taken\n", 0, "to c1\n"), 1);
+    XXL_CHECK (xxl_store_log_load (store, row.id, &back) == 0);
+    XXL_CHECK (back.trigger_code == 200 && streq (back.trigger_msg, "head\ntaken\n"));
+    xxl_log_free (&back);
+    row.id = xxl_store_log_next_id (store);
+    XXL_CHECK (row.id > 0 && xxl_store_log_add (store, &row) == 0);
+    XXL_CHECK_INT (xxl_store_log_route (store, row.id, 0, "c1", "to c1\n"), 1);
+    XXL_CHECK_INT (xxl_store_log_fail_unsent (store, row.id, 500, ""), 1);
+    XXL_CHECK_INT (xxl_store_log_trigger_end (store, row.id, 200, 6, "taken\n", 0, "to c1\n"), 0);
     //  (and a busy refusal of the last RUN takes it back)
     row.id = xxl_store_log_next_id (store);
     XXL_CHECK (row.id > 0 && xxl_store_log_add (store, &row) == 0);

@@ -950,14 +950,20 @@ engine_run_answer (server_t *self, int64_t log_id, int64_t job_id, const char *n
     //  is this RUN's: a RUN of the row routed since (a re-send to the same
     //  agent by a scheduler that took the row's share over while this one
     //  stood still, its answer read only now) may have been taken, and
-    //  failing the row would let a retry run it a second time
+    //  failing the row would let a retry run it a second time.  An
+    //  acceptance with a message ("already accepted") rewrites only this
+    //  RUN's section too (cutting `presumed` characters of another's would
+    //  mangle the row's text); when that is no longer last, the run is
+    //  still the agent's: marked accepted, as a plain acceptance is
     char *text = engine_section (note, address, code, msg);
-    char *last = code == XXL_OK? NULL: engine_section (note, address, XXL_OK, NULL);
+    char *last = engine_section (note, address, XXL_OK, NULL);
     int changed = xxl_store_log_trigger_end (self->store, log_id,
                                              code == XXL_OK? XXL_OK: XXL_CODE_FAIL, presumed,
                                              text, stamp, last);
     zstr_free (&text);
     zstr_free (&last);
+    if (code == XXL_OK && changed == 0)
+        s_accepted_add (self, log_id, stamp, job_id);
     //  (a failed write too: the turn's commit fails with it, and the
     //  run's end then goes with the rest of the turn)
     if (code != XXL_OK && changed != 0)

@@ -422,8 +422,10 @@ typedef struct {
     //  trigger time when stamp > 0 (with last NULL, whatever the row's
     //  trigger code: an acceptance may come after the run's result).  last: NULL, or the section that the
     //  route of the RUN answered appended (presumed its length): then only
-    //  while the row is unsent and trigger_msg still ends with it (as for
-    //  log_unroute: another RUN of the row routed since decides it)
+    //  while trigger_msg still ends with it (as for log_unroute: another
+    //  RUN of the row routed since decides it) and the row is unsent, or,
+    //  for code 200 (an acceptance with a message), accepted already (its
+    //  result came first)
     int (*log_trigger_end) (xxl_store_t *self, int64_t log_id, int code, int64_t presumed,
                             const char *text, int64_t stamp, const char *last);
     //  Appends text to trigger_msg or to handle_msg
