@@ -375,8 +375,12 @@ typedef struct {
     int (*log_load) (xxl_store_t *self, int64_t id, xxl_log_t *log);
     //  The job of a row; 0 absent (as no id is 0), -1 on error
     int64_t (*log_job_id) (xxl_store_t *self, int64_t log_id);
-    //  Sets trigger_code and appends `append` to trigger_msg (and sets the
-    //  address when not NULL)
+    //  An unsent, unfinished row's trigger ends (the trigger path's
+    //  failure): trigger_code, `append` appended to trigger_msg, and the
+    //  address set when not NULL; only while the row has no address or
+    //  that one (NULL: none), as log_route claims it: a row routed
+    //  elsewhere meanwhile (by a scheduler sharing the store) is that
+    //  route's.  The number of rows changed (0 or 1), -1.
     int (*log_trigger_done) (xxl_store_t *self, int64_t log_id, int code,
                              const char *address, const char *append);
     //  Finishes a row once (and an unsent one becomes accepted: the agent
