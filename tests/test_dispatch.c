@@ -24,7 +24,16 @@
       address kept; with no RUN routed since, an "expired" refusal fails
       the row (one end) and a busy one takes its address back;
     - a row a trigger pool routes (FAILOVER) is not given to a pool again
-      by another dispatch until its ROUTED result is taken.
+      by another dispatch until its ROUTED result is taken;
+    - an acceptance with a message ("already accepted") read after
+      another RUN of the row was routed to the same agent leaves that
+      RUN's section as it is (the run is marked accepted); with no RUN
+      routed since, it rewrites its own section and the row is accepted;
+    - two schedulers sharing the store route one FAILOVER row to the same
+      agent (the second took the row's share over while the first's pool
+      probed): the first RUN's busy refusal, read after the second route,
+      leaves the row the second RUN's (its address kept); the second's
+      busy refusal takes it back.
 */
 
 #include "xxl_test_engine.h"
@@ -127,6 +136,54 @@ s_refused (server_t *self, int64_t log_id, bool busy)
     uint64_t id = pending->id;
     zhashx_delete (self->runs.pending, &id);
     XXL_CHECK (xxl_store_commit (self->store) == 0);
+}
+
+//  One turn: the agent accepts log_id's RUN with a message (a re-sent
+//  logId it holds already), as the agents' handler hands it over
+static void
+s_accepted_with (server_t *self, int64_t log_id, const char *msg)
+{
+    pending_t *pending = s_pending (self, log_id);
+    XXL_CHECK (pending);
+    if (!pending)
+        return;
+    XXL_CHECK (xxl_store_begin (self->store) == 0);
+    if (!engine_run_busy (self, log_id, pending->note, pending->address, XXL_OK))
+        engine_run_done (self, pending, XXL_OK, msg);
+    uint64_t id = pending->id;
+    zhashx_delete (self->runs.pending, &id);
+    XXL_CHECK (xxl_store_commit (self->store) == 0);
+}
+
+//  A trigger pool's ROUTED result for log_id of job_id: the router chose
+//  address after the probe lines text, as a pool worker sends it
+static zmsg_t *
+s_routed (int64_t log_id, int64_t job_id, const char *address, const char *text)
+{
+    xxl_enc_t *enc = xxl_enc_new ();
+    xxl_enc_request (enc, "ROUTED", 1);
+    xxl_enc_kint (enc, "logId", log_id);
+    xxl_enc_kint (enc, "jobId", job_id);
+    xxl_enc_kint (enc, "index", 0);
+    xxl_enc_kstr (enc, "address", address);
+    xxl_enc_kstr (enc, "msg", text);
+    xxl_enc_kint (enc, "elapsedMs", 1);
+    size_t size;
+    const void *data = xxl_enc_finish (enc, &size);
+    zmsg_t *zmsg = zmsg_new ();
+    zmsg_addmem (zmsg, data, size);
+    xxl_enc_destroy (&enc);
+    return zmsg;
+}
+
+//  One turn: a ROUTED result handed to the engine
+static void
+s_turn_routed (server_t *self, zmsg_t *zmsg)
+{
+    XXL_CHECK (xxl_store_begin (self->store) == 0);
+    engine_handle_routed (self, zmsg);
+    XXL_CHECK (xxl_store_commit (self->store) == 0);
+    zmsg_destroy (&zmsg);
 }
 
 int
@@ -237,6 +294,47 @@ main (void)
             free (address);
         }
 
+    //  An acceptance with a message read late: this scheduler's RUN of a
+    //  row, then another's re-send of it to the same agent (its section
+    //  last); the agent answers this RUN "already accepted".  The other
+    //  RUN's section stays whole (before: the answer cut this RUN's
+    //  length off the end of it and put its own section there), and the
+    //  run is known accepted.  The allowed case: with no RUN since, the
+    //  answer rewrites this RUN's section and the row is accepted.
+    for (int late = 1; late >= 0; late--) {
+        int64_t r = s_row (store, gid, jid);
+        s_turn (self, r, NULL, 1);
+        XXL_CHECK_INT (s_runs (self, r).count, 1);
+        xxl_log_t before = s_load (store, r);
+        char *address = strdup (before.executor_address);
+        xxl_log_free (&before);
+        char *again = engine_section ("re-sent by scheduler elsewhere (after a scheduler"
+                                      " restart or a failed store write)\n", address, XXL_OK,
+                                      NULL);
+        if (late)
+            XXL_CHECK_INT (xxl_store_log_route (store, r, 0, address, again), 1);
+        char msg [64];
+        snprintf (msg, sizeof msg, "logId %" PRId64 " already accepted", r);
+        s_accepted_with (self, r, msg);
+        log = s_load (store, r);
+        size_t len = strlen (log.trigger_msg), tail = strlen (again);
+        bool kept = len >= tail && streq (log.trigger_msg + len - tail, again);
+        if (late)
+            XXL_CHECK_MSG (kept && log.trigger_code == 0 && engine_accepted_has (self, r),
+                           "a late acceptance with a message of a row re-sent since changed"
+                           " the re-send's section: triggerCode %" PRId64 ", triggerMsg '%s'",
+                           log.trigger_code, log.trigger_msg);
+        else {
+            char *want = engine_section (NULL, address, XXL_OK, msg);
+            XXL_CHECK (log.trigger_code == XXL_OK && strstr (log.trigger_msg, want)
+                       && !strstr (log.trigger_msg, "msg: null"));
+            zstr_free (&want);
+        }
+        xxl_log_free (&log);
+        zstr_free (&again);
+        free (address);
+    }
+
     //  A probing router's row: while a trigger pool routes it, a dispatch
     //  starts no second routing (two would each send it a RUN).  The pool
     //  has one worker, whose probes come to this test's socket: the first
@@ -274,6 +372,38 @@ main (void)
     xxl_pool_destroy (&self->runs.fast_pool);
     zsock_destroy (&probe_sock);
     zsock_destroy (&routed_sock);
+
+    //  Two schedulers route one FAILOVER row to the same agent: this
+    //  one's pool probed a:9999; meanwhile the other took the row's share
+    //  over, recovered the row and its own pool chose a:9999 too (the
+    //  same probe lines).  This one's RUN is refused busy, read after the
+    //  other's route: the row stays the other RUN's.  (Before: both routes
+    //  wrote the same section, and the refusal took the row's address
+    //  back under the other RUN, which the agent had taken.)
+    snprintf (self->leases.node, sizeof self->leases.node, "%s", "sched-1");
+    server_t *other = xxl_test_engine_new (store, NULL);
+    snprintf (other->leases.node, sizeof other->leases.node, "%s", "sched-2");
+    XXL_CHECK (xxl_test_engine_register (other, "conn-A", APP, "a:9999"));
+    xxl_test_engine_runs (other, s_run_seen, &(seen_t) { 0 });
+    const char *beat = "beat check: address=a:9999, code=200, msg=ok";
+    int64_t r6 = s_row (store, gid, fjid);
+    s_turn_routed (self, s_routed (r6, fjid, "a:9999", beat));
+    XXL_CHECK_INT (s_runs (self, r6).count, 1);
+    s_turn_routed (other, s_routed (r6, fjid, "a:9999", beat));
+    XXL_CHECK_INT (s_runs (other, r6).count, 1);
+    s_refused (self, r6, true);
+    log = s_load (store, r6);
+    XXL_CHECK_MSG (log.trigger_code == 0 && streq (log.executor_address, "a:9999"),
+                   "a late busy refusal of one scheduler's routed RUN took the row back from"
+                   " the other's: address '%s'", log.executor_address);
+    XXL_CHECK (strstr (log.trigger_msg, "routed by scheduler sched-2\n") != NULL);
+    xxl_log_free (&log);
+    //  ... the other's own busy refusal takes it back
+    s_refused (other, r6, true);
+    log = s_load (store, r6);
+    XXL_CHECK (log.trigger_code == 0 && !*log.executor_address);
+    xxl_log_free (&log);
+    xxl_test_engine_destroy (&other);
 
     xxl_test_engine_destroy (&self);
     xxl_store_destroy (&store);

@@ -280,7 +280,7 @@ s_pg_connections (xxl_store_t *store, const char *url, int64_t gid, int64_t jid)
                       .executor_param = "", .trigger_time = 1, .trigger_msg = "",
                       .trigger_type = "MANUAL", .id = next };
     XXL_CHECK (next > 0 && xxl_store_log_add (other, &row) == 0);
-    XXL_CHECK (xxl_store_log_trigger_done (other, next, 200, "a1", "ok") == 0);
+    XXL_CHECK (xxl_store_log_trigger_done (other, next, 200, "a1", "ok") == 1);
     XXL_CHECK (xxl_store_log_handle_done (other, next, 7, 200, "done") == 0);
     XXL_CHECK (xxl_store_commit (other) == 0);
     XXL_CHECK (xxl_store_begin (other) == 0);
@@ -307,7 +307,7 @@ s_pg_connections (xxl_store_t *store, const char *url, int64_t gid, int64_t jid)
                           .trigger_type = "MANUAL" };
         XXL_CHECK (xxl_store_log_add (store, &run) == 0 && run.id > 0);
         XXL_CHECK (xxl_store_begin (store) == 0);
-        XXL_CHECK (xxl_store_log_trigger_done (store, run.id, 200, "a1", "ok") == 0);
+        XXL_CHECK (xxl_store_log_trigger_done (store, run.id, 200, "a1", "ok") == 1);
         XXL_CHECK (xxl_store_begin (other) == 0);
         XXL_CHECK (xxl_store_job_set_times (other, jid, 3, 4) == 1);      //  (the lock)
         rower_t rower = { other, run.id, round == 0
@@ -2015,6 +2015,57 @@ s_test_route_claim (xxl_store_t *store, int64_t gid, int64_t jid)
     XXL_CHECK (xxl_store_log_load (store, row.id, &back) == 0);
     XXL_CHECK (back.trigger_code == 500 && streq (back.trigger_msg, "head\nto c1\nrefused\n"));
     xxl_log_free (&back);
+    //  The trigger path's failure (log_trigger_done) claims the row as a
+    //  route does: none for a row routed elsewhere since it was read (on
+    //  PostgreSQL, by a scheduler sharing the store) or already answered;
+    //  one with no address, or with the failing route's own
+    row.id = xxl_store_log_next_id (store);
+    XXL_CHECK (row.id > 0 && xxl_store_log_add (store, &row) == 0);
+    XXL_CHECK_INT (xxl_store_log_route (store, row.id, 0, "c1", "to c1\n"), 1);
+    XXL_CHECK_INT (xxl_store_log_trigger_done (store, row.id, 500, NULL, "no address\n"), 0);
+    XXL_CHECK_INT (xxl_store_log_trigger_done (store, row.id, 500, "d1", "d1 gone\n"), 0);
+    XXL_CHECK (xxl_store_log_load (store, row.id, &back) == 0);
+    XXL_CHECK (back.trigger_code == 0 && streq (back.executor_address, "c1")
+               && streq (back.trigger_msg, "head\nto c1\n"));
+    xxl_log_free (&back);
+    XXL_CHECK_INT (xxl_store_log_trigger_done (store, row.id, 500, "c1", "c1 gone\n"), 1);
+    XXL_CHECK_INT (xxl_store_log_trigger_done (store, row.id, 500, "c1", "again\n"), 0);
+    XXL_CHECK (xxl_store_log_load (store, row.id, &back) == 0);
+    XXL_CHECK (back.trigger_code == 500 && streq (back.trigger_msg, "head\nto c1\nc1 gone\n"));
+    xxl_log_free (&back);
+    row.id = xxl_store_log_next_id (store);
+    XXL_CHECK (row.id > 0 && xxl_store_log_add (store, &row) == 0);
+    XXL_CHECK_INT (xxl_store_log_trigger_done (store, row.id, 500, NULL, "no address\n"), 1);
+    row.id = xxl_store_log_next_id (store);
+    XXL_CHECK (row.id > 0 && xxl_store_log_add (store, &row) == 0);
+    XXL_CHECK_INT (xxl_store_log_handle_done (store, row.id, 2000, 200, "ran"), 0);
+    XXL_CHECK_INT (xxl_store_log_trigger_done (store, row.id, 500, NULL, "late\n"), 0);
+
+    //  An acceptance with a message (code 200, last): only while its
+    //  RUN's section is last; also once the row is accepted (its result
+    //  came first), never for a failed row
+    row.id = xxl_store_log_next_id (store);
+    XXL_CHECK (row.id > 0 && xxl_store_log_add (store, &row) == 0);
+    XXL_CHECK_INT (xxl_store_log_route (store, row.id, 0, "c1", "to c1\n"), 1);
+    XXL_CHECK_INT (xxl_store_log_route (store, row.id, 0, "c1", "re-sent\n"), 1);
+    XXL_CHECK_INT (xxl_store_log_trigger_end (store, row.id, 200, 6, "taken\n", 0, "to c1\n"), 0);
+    XXL_CHECK_INT (xxl_store_log_accept (store, row.id, 0), 1);
+    XXL_CHECK_INT (xxl_store_log_trigger_end (store, row.id, 200, 8, "taken\n", 0, "re-sent\n"), 1);
+    XXL_CHECK (xxl_store_log_load (store, row.id, &back) == 0);
+    XXL_CHECK (back.trigger_code == 200 && streq (back.trigger_msg, "head\nto c1\ntaken\n"));
+    xxl_log_free (&back);
+    row.id = xxl_store_log_next_id (store);
+    XXL_CHECK (row.id > 0 && xxl_store_log_add (store, &row) == 0);
+    XXL_CHECK_INT (xxl_store_log_route (store, row.id, 0, "c1", "to c1\n"), 1);
+    XXL_CHECK_INT (xxl_store_log_trigger_end (store, row.id, 200, 6, "taken\n", 0, "to c1\n"), 1);
+    XXL_CHECK (xxl_store_log_load (store, row.id, &back) == 0);
+    XXL_CHECK (back.trigger_code == 200 && streq (back.trigger_msg, "head\ntaken\n"));
+    xxl_log_free (&back);
+    row.id = xxl_store_log_next_id (store);
+    XXL_CHECK (row.id > 0 && xxl_store_log_add (store, &row) == 0);
+    XXL_CHECK_INT (xxl_store_log_route (store, row.id, 0, "c1", "to c1\n"), 1);
+    XXL_CHECK_INT (xxl_store_log_fail_unsent (store, row.id, 500, ""), 1);
+    XXL_CHECK_INT (xxl_store_log_trigger_end (store, row.id, 200, 6, "taken\n", 0, "to c1\n"), 0);
     //  (and a busy refusal of the last RUN takes it back)
     row.id = xxl_store_log_next_id (store);
     XXL_CHECK (row.id > 0 && xxl_store_log_add (store, &row) == 0);
@@ -2888,7 +2939,7 @@ main (void)
                       .executor_param = "p", .trigger_time = 1000, .trigger_msg = "head\n",
                       .trigger_type = "MANUAL" };
     XXL_CHECK (xxl_store_log_add (store, &log) == 0 && log.id > 0);
-    XXL_CHECK (xxl_store_log_trigger_done (store, log.id, 200, "agent-1", "tail") == 0);
+    XXL_CHECK (xxl_store_log_trigger_done (store, log.id, 200, "agent-1", "tail") == 1);
     XXL_CHECK (xxl_store_log_handle_done (store, log.id, 2000, 200, "ok") == 0);
     //  A repeated callback is a no-op and does not overwrite
     XXL_CHECK (xxl_store_log_handle_done (store, log.id, 3000, 500, "late") == 1);

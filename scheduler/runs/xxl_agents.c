@@ -821,10 +821,15 @@ engine_handle_routed (server_t *self, zmsg_t *zmsg)
         else
         if (!xxl_msg_error (msg)) {
             //  The router's lines, each ending in a new line, then the
-            //  failure when none answered
+            //  scheduler that routed it, or the failure when none
+            //  answered.  (Named: two schedulers may route one row to one
+            //  agent, the second after taking the row's share over while
+            //  the first's pool probed; their sections then differ, so
+            //  that each RUN's answer is told apart: engine_run_answer)
             size_t len = strlen (text);
             const char *eol = len > 0 && text [len - 1] != '\n'? "\n": "";
-            char *note = address? zsys_sprintf ("%s%s", text, eol)
+            char *note = address? zsys_sprintf ("%s%srouted by scheduler %s\n", text, eol,
+                                                engine_lease_node (self))
                        : zsys_sprintf ("%s%strigger failed: no address answered", text, eol);
             engine_dispatch_row (self, log_id, address? address: "", note);
             zstr_free (&note);

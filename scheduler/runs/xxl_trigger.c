@@ -309,10 +309,16 @@ s_send_run (server_t *self, const xxl_job_t *job, int64_t log_id, int64_t trigge
         char *text = zsys_sprintf ("\n>>>>>>>>>>> Trigger <<<<<<<<<<<\n%s%s%s%s%s\n",
                                    note? note: "", address? "address: ": "",
                                    address? address: "", address? "\n": "", why);
-        xxl_store_log_trigger_done (self->store, log_id, XXL_CODE_FAIL, address, text);
+        //  (only while the row is as this route found it: on PostgreSQL
+        //  a scheduler sharing the store may have routed it since it was
+        //  read, and its RUN decides it; a failed write ends the run as
+        //  the turn's commit fails with it)
+        int ended = xxl_store_log_trigger_done (self->store, log_id, XXL_CODE_FAIL, address,
+                                                text);
         zstr_free (&text);
         zstr_free (&section);
-        engine_run_ended (self, log_id, XXL_END_TRIGGER, XXL_CODE_FAIL, engine_now ());
+        if (ended != 0)
+            engine_run_ended (self, log_id, XXL_END_TRIGGER, XXL_CODE_FAIL, engine_now ());
         return;
     }
     pending->log_id = log_id;
@@ -636,7 +642,9 @@ engine_dispatch_row (server_t *self, int64_t log_id, const char *address, const 
     }
     xxl_job_t job;
     if (xxl_store_job_load (self->store, log.job_id, &job)) {
-        xxl_store_log_trigger_done (self->store, log_id, XXL_CODE_FAIL, NULL,
+        //  (its own address: the failure claims the row as it was read)
+        xxl_store_log_trigger_done (self->store, log_id, XXL_CODE_FAIL,
+                                    *log.executor_address? log.executor_address: NULL,
                                     "\ntrigger failed: the job was removed\n");
         xxl_log_free (&log);
         return;
@@ -950,14 +958,20 @@ engine_run_answer (server_t *self, int64_t log_id, int64_t job_id, const char *n
     //  is this RUN's: a RUN of the row routed since (a re-send to the same
     //  agent by a scheduler that took the row's share over while this one
     //  stood still, its answer read only now) may have been taken, and
-    //  failing the row would let a retry run it a second time
+    //  failing the row would let a retry run it a second time.  An
+    //  acceptance with a message ("already accepted") rewrites only this
+    //  RUN's section too (cutting `presumed` characters of another's would
+    //  mangle the row's text); when that is no longer last, the run is
+    //  still the agent's: marked accepted, as a plain acceptance is
     char *text = engine_section (note, address, code, msg);
-    char *last = code == XXL_OK? NULL: engine_section (note, address, XXL_OK, NULL);
+    char *last = engine_section (note, address, XXL_OK, NULL);
     int changed = xxl_store_log_trigger_end (self->store, log_id,
                                              code == XXL_OK? XXL_OK: XXL_CODE_FAIL, presumed,
                                              text, stamp, last);
     zstr_free (&text);
     zstr_free (&last);
+    if (code == XXL_OK && changed == 0)
+        s_accepted_add (self, log_id, stamp, job_id);
     //  (a failed write too: the turn's commit fails with it, and the
     //  run's end then goes with the rest of the turn)
     if (code != XXL_OK && changed != 0)

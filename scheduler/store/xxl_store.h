@@ -375,8 +375,12 @@ typedef struct {
     int (*log_load) (xxl_store_t *self, int64_t id, xxl_log_t *log);
     //  The job of a row; 0 absent (as no id is 0), -1 on error
     int64_t (*log_job_id) (xxl_store_t *self, int64_t log_id);
-    //  Sets trigger_code and appends `append` to trigger_msg (and sets the
-    //  address when not NULL)
+    //  An unsent, unfinished row's trigger ends (the trigger path's
+    //  failure): trigger_code, `append` appended to trigger_msg, and the
+    //  address set when not NULL; only while the row has no address or
+    //  that one (NULL: none), as log_route claims it: a row routed
+    //  elsewhere meanwhile (by a scheduler sharing the store) is that
+    //  route's.  The number of rows changed (0 or 1), -1.
     int (*log_trigger_done) (xxl_store_t *self, int64_t log_id, int code,
                              const char *address, const char *append);
     //  Finishes a row once (and an unsent one becomes accepted: the agent
@@ -422,8 +426,10 @@ typedef struct {
     //  trigger time when stamp > 0 (with last NULL, whatever the row's
     //  trigger code: an acceptance may come after the run's result).  last: NULL, or the section that the
     //  route of the RUN answered appended (presumed its length): then only
-    //  while the row is unsent and trigger_msg still ends with it (as for
-    //  log_unroute: another RUN of the row routed since decides it)
+    //  while trigger_msg still ends with it (as for log_unroute: another
+    //  RUN of the row routed since decides it) and the row is unsent, or,
+    //  for code 200 (an acceptance with a message), accepted already (its
+    //  result came first)
     int (*log_trigger_end) (xxl_store_t *self, int64_t log_id, int code, int64_t presumed,
                             const char *text, int64_t stamp, const char *last);
     //  Appends text to trigger_msg or to handle_msg

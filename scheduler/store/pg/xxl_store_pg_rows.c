@@ -548,7 +548,7 @@ const char *const pgx_statements [XXL_SQL_STATEMENTS] = {
         "UPDATE xxl_job_log SET trigger_code = $1, trigger_msg = "
         XXL_CUT_TAIL ("COALESCE (trigger_msg, '')", "$2")
         " || $3, trigger_time = CASE WHEN $4 > 0 THEN $5 ELSE trigger_time END WHERE id = $6"
-        " AND (CAST ($7 AS TEXT) IS NULL OR (trigger_code = 0"
+        " AND (CAST ($7 AS TEXT) IS NULL OR ((trigger_code = 0 OR ($1 = 200 AND trigger_code = 200))"
         " AND right (trigger_msg, length (CAST ($7 AS TEXT))) = CAST ($7 AS TEXT)))",
     [XXL_SQL_LOG_OPEN_IDS_AT] =
         "SELECT id FROM xxl_job_log"

@@ -187,8 +187,10 @@ xs_log_trigger_done (xxl_store_t *base, int64_t log_id, int code,
     return xsql_exec (base,
         "UPDATE xxl_job_log SET trigger_code = $1,"
         " executor_address = COALESCE ($2, executor_address),"
-        " trigger_msg = COALESCE (trigger_msg, '') || $3 WHERE id = $4", "issi",
-        (int64_t) code, address, append? append: "", log_id) < 0? -1: 0;
+        " trigger_msg = COALESCE (trigger_msg, '') || $3 WHERE id = $4"
+        " AND trigger_code = 0 AND handle_code = 0"
+        " AND COALESCE (executor_address, '') IN ('', COALESCE ($2, ''))", "issi",
+        (int64_t) code, address, append? append: "", log_id);
 }
 
 int

@@ -561,7 +561,8 @@ const char *const sq_statements [XXL_SQL_STATEMENTS] = {
         "UPDATE xxl_job_log SET trigger_code = ?1, trigger_msg ="
         " substr (COALESCE(trigger_msg, ''), 1, max (length (COALESCE(trigger_msg, '')) - ?2, 0))"
         " || ?3, trigger_time = CASE WHEN ?4 > 0 THEN ?5 ELSE trigger_time END WHERE id = ?6"
-        " AND (?7 IS NULL OR (trigger_code = 0 AND substr (trigger_msg, -length (?7)) = ?7))",
+        " AND (?7 IS NULL OR ((trigger_code = 0 OR (?1 = 200 AND trigger_code = 200))"
+        " AND substr (trigger_msg, -length (?7)) = ?7))",
     //  (the running index holds exactly the open rows)
     [XXL_SQL_LOG_OPEN_IDS_AT] =
         "SELECT id FROM xxl_job_log INDEXED BY xxl_job_log_running"
