@@ -244,8 +244,9 @@ typedef struct {
 //  The ids a caller may hand out from one log_next_id
 #define XXL_STORE_LOG_ID_RUN 256
 
-//  Bumped whenever a method is added or one's arguments change (22:
-//  backfill_made_times takes the instants to look up); methods are
+//  Bumped whenever a method is added or one's arguments or answers change
+//  (22: backfill_made_times takes the instants to look up, log_trigger_done
+//  claims the row and answers the rows changed); methods are
 //  only ever appended, so a table of an older version is a prefix of this
 //  one (size says how much)
 #define XXL_STORE_METHODS_VERSION 22
