@@ -2040,6 +2040,21 @@ s_test_route_claim (xxl_store_t *store, int64_t gid, int64_t jid)
     XXL_CHECK (row.id > 0 && xxl_store_log_add (store, &row) == 0);
     XXL_CHECK_INT (xxl_store_log_handle_done (store, row.id, 2000, 200, "ran"), 0);
     XXL_CHECK_INT (xxl_store_log_trigger_done (store, row.id, 500, NULL, "late\n"), 0);
+    //  A re-send's route (stamp 0) of a row failed meanwhile or finished
+    //  sends nothing (its retry is the trigger's next run); of an accepted
+    //  one it still writes (the agent answers "already accepted")
+    XXL_CHECK_INT (xxl_store_log_route (store, row.id, 0, "c1", "re-sent\n"), 0);
+    row.id = xxl_store_log_next_id (store);
+    XXL_CHECK (row.id > 0 && xxl_store_log_add (store, &row) == 0);
+    XXL_CHECK_INT (xxl_store_log_trigger_done (store, row.id, 500, NULL, "failed\n"), 1);
+    XXL_CHECK_INT (xxl_store_log_route (store, row.id, 0, "c1", "re-sent\n"), 0);
+    XXL_CHECK (xxl_store_log_load (store, row.id, &back) == 0);
+    XXL_CHECK (back.trigger_code == 500 && (!back.executor_address || !*back.executor_address));
+    xxl_log_free (&back);
+    row.id = xxl_store_log_next_id (store);
+    XXL_CHECK (row.id > 0 && xxl_store_log_add (store, &row) == 0);
+    XXL_CHECK_INT (xxl_store_log_accept (store, row.id, 0), 1);
+    XXL_CHECK_INT (xxl_store_log_route (store, row.id, 0, "c1", "re-sent\n"), 1);
 
     //  An acceptance with a message (code 200, last): only while its
     //  RUN's section is last; also once the row is accepted (its result

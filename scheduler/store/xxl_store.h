@@ -399,7 +399,9 @@ typedef struct {
     //  An unsent row's trigger time (stamp) or address and the section of
     //  trigger_msg that says where it went (route).  route with stamp 0
     //  writes the address and section whether sent or not (a restart's
-    //  re-send).  route claims the row: it changes nothing when the row has
+    //  re-send), of a row neither failed nor finished (one that another
+    //  scheduler sharing the store failed meanwhile is not sent again: its
+    //  retry is the trigger's next run).  route claims the row: it changes nothing when the row has
     //  another address already (routed meanwhile, by this scheduler or one
     //  sharing the store: that route's RUN is the run's), so a row is
     //  routed to one address at most until its address is taken back

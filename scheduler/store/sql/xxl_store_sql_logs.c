@@ -259,6 +259,7 @@ xs_log_route (xxl_store_t *base, int64_t log_id, int64_t stamp, const char *addr
     return xsql_exec (self,
         "UPDATE xxl_job_log SET executor_address = $1,"
         " trigger_msg = COALESCE (trigger_msg, '') || $2 WHERE id = $3"
+        " AND trigger_code IN (0, 200) AND handle_code = 0"
         " AND COALESCE (executor_address, '') IN ('', $1)",
         "ssi", address, section, log_id);
 }
