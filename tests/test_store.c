@@ -2290,7 +2290,8 @@ s_test_log_plans (xxl_store_t *store, const char *path)
         //  (recovery's reads by job: through the unsent rows, not the
         //  job's history in xxl_job_log_job)
         bool by_unsent = i == XXL_SQL_RECOVER_LATE_LAST || i == XXL_SQL_RECOVER_DROP_LATE
-                      || i == XXL_SQL_RECOVER_LATE_JOBS || i == XXL_SQL_RECOVER_LATE_JOBS_IN;
+                      || i == XXL_SQL_RECOVER_LATE_JOBS || i == XXL_SQL_RECOVER_LATE_JOBS_IN
+                      || i == XXL_SQL_JOB_DROP_PLANS;
         int unsent = 0;
         while (stmt && sqlite3_step (stmt) == SQLITE_ROW) {
             const char *detail = (const char *) sqlite3_column_text (stmt, 3);
@@ -2298,6 +2299,12 @@ s_test_log_plans (xxl_store_t *store, const char *path)
                 walks++;
             if (detail && strstr (detail, "INDEX xxl_job_log_unsent"))
                 unsent++;
+            //  (the alarms claimed at start: through the failed rows, not a
+            //  walk of every row above `after` by rowid)
+            if (detail && i == XXL_SQL_LOG_CLAIMED_IDS && !strstr (detail, "xxl_job_log_fails")) {
+                walks++;
+                printf ("# the claimed alarms' read walks the log: %s\n", detail);
+            }
             if (!detail || strncmp (detail, "SCAN ", 5) || !strstr (detail, "xxl_job_log")
             ||  strstr (detail, "xxl_job_log_report") || strstr (detail, "xxl_job_logglue"))
                 continue;

@@ -106,6 +106,8 @@ typedef enum {
     XXL_SQL_LOG_SLOT_MARK,              //  job_save: $1 job's rows with no result count
     XXL_SQL_RECOVER_LATE_LAST,          //  recover_late_last: $1 job, $2 before
     XXL_SQL_RECOVER_DROP_LATE,          //  recover_drop_late: $1 job, $2 before, $3 kept id
+    XXL_SQL_LOG_CLAIMED_IDS,            //  log_claimed_ids: $1 after, $2 max
+    XXL_SQL_JOB_DROP_PLANS,             //  job_drop_plans: $1 job, $2 now
     XXL_SQL_STATEMENTS                  //  how many (the length of a driver's sql)
 } xxl_store_stmt_t;
 

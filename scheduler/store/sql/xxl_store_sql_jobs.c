@@ -72,11 +72,7 @@ xs_job_children (xxl_store_t *base, int64_t id)
 int
 xs_job_drop_plans (xxl_store_t *base, int64_t job_id, int64_t now)
 {
-    return xsql_exec (base,
-        "DELETE FROM xxl_job_log WHERE job_id = $1 AND trigger_code = 0"
-        " AND schedule_time IS NOT NULL AND COALESCE (trigger_type, '') != 'BACKFILL'"
-        " AND (executor_address IS NULL OR schedule_time > $2)",
-        "ii", job_id, now);
+    return xsql_exec (base, xsql_sql (base, XXL_SQL_JOB_DROP_PLANS), "ii", job_id, now);
 }
 
 int

@@ -52,9 +52,8 @@ xs_log_insert_trigger_msg (xxl_store_t *base, int64_t log_id, int64_t before, co
 int
 xs_log_claimed_ids (xxl_store_t *base, int64_t after, int64_t *ids, size_t max, size_t *count)
 {
-    return xsql_id_list (base,
-        ids, max, count, "SELECT id FROM xxl_job_log WHERE alarm_status = -1 AND id > $1"
-        " ORDER BY id LIMIT $2", "ii", after, (int64_t) max);
+    return xsql_id_list (base, ids, max, count, xsql_sql (base, XXL_SQL_LOG_CLAIMED_IDS), "ii",
+                         after, (int64_t) max);
 }
 
 int

@@ -651,6 +651,17 @@ const char *const sq_statements [XXL_SQL_STATEMENTS] = {
     [XXL_SQL_RECOVER_DROP_LATE] =
         "DELETE FROM xxl_job_log INDEXED BY xxl_job_log_unsent WHERE job_id = ?1"
         " AND" XXL_UNSENT_SQL " AND schedule_time < ?2 AND id != ?3",
+    //  (claimed alarms are of failed rows: their index, not every row
+    //  above `after`)
+    [XXL_SQL_LOG_CLAIMED_IDS] =
+        "SELECT id FROM xxl_job_log INDEXED BY xxl_job_log_fails WHERE id > ?1"
+        " AND (trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200))"
+        " AND alarm_status = -1 ORDER BY id LIMIT ?2",
+    [XXL_SQL_JOB_DROP_PLANS] =
+        "DELETE FROM xxl_job_log INDEXED BY xxl_job_log_unsent WHERE job_id = ?1"
+        " AND trigger_code = 0 AND schedule_time IS NOT NULL"
+        " AND COALESCE (trigger_type, '') != 'BACKFILL'"
+        " AND (executor_address IS NULL OR schedule_time > ?2)",
 };
 
 //  Workflows and their runs (version 12): the adds, whose new id is the
