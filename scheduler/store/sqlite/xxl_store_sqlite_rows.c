@@ -644,12 +644,13 @@ const char *const sq_statements [XXL_SQL_STATEMENTS] = {
         " UNION ALL SELECT id FROM xxl_job_log INDEXED BY xxl_job_log_running"
         " WHERE trigger_code = 200 AND handle_code = 0 AND job_id = ?1)"
         " AND slot = 0 AND handle_code = 0",
-    //  (through the unsent rows: the job's own index would walk its history)
+    //  (one job's unsent rows: a search of the job's rows, not a walk of
+    //  every job's unsent rows once per job)
     [XXL_SQL_RECOVER_LATE_LAST] =
-        "SELECT MAX (id) FROM xxl_job_log INDEXED BY xxl_job_log_unsent WHERE job_id = ?1"
+        "SELECT MAX (id) FROM xxl_job_log WHERE job_id = ?1"
         " AND" XXL_UNSENT_SQL " AND schedule_time < ?2",
     [XXL_SQL_RECOVER_DROP_LATE] =
-        "DELETE FROM xxl_job_log INDEXED BY xxl_job_log_unsent WHERE job_id = ?1"
+        "DELETE FROM xxl_job_log WHERE job_id = ?1"
         " AND" XXL_UNSENT_SQL " AND schedule_time < ?2 AND id != ?3",
     //  (claimed alarms are of failed rows: their index, not every row
     //  above `after`)
@@ -658,7 +659,7 @@ const char *const sq_statements [XXL_SQL_STATEMENTS] = {
         " AND (trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200))"
         " AND alarm_status = -1 ORDER BY id LIMIT ?2",
     [XXL_SQL_JOB_DROP_PLANS] =
-        "DELETE FROM xxl_job_log INDEXED BY xxl_job_log_unsent WHERE job_id = ?1"
+        "DELETE FROM xxl_job_log WHERE job_id = ?1"
         " AND trigger_code = 0 AND schedule_time IS NOT NULL"
         " AND COALESCE (trigger_type, '') != 'BACKFILL'"
         " AND (executor_address IS NULL OR schedule_time > ?2)",
