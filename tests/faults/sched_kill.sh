@@ -69,10 +69,8 @@ fcount "scheduler kills under API and cron load" --cron "$CRONS" --allow-gaps "$
 # any of them reconnected ran nothing, and its next start's recovery keeps
 # one MISFIRE (the latest late row) for the whole time the job could not
 # run; the earlier outage's (a row kept, or a row asked about that its
-# agent had not refused yet) goes with the other late rows.  Seed
-# 189303707 under XXL_STORE=pg stopped the scheduler 1 s after a restart,
-# while the agents' reconnects were still backing off: 2 MISFIRE rows for
-# 3 outages.  So each outage starts once the agents are back.
+# agent had not refused yet) goes with the other late rows.  So each
+# outage starts once the agents are back.
 MARK=$(sql "SELECT COALESCE(MAX(id), 0) FROM xxl_job_log")
 FN=$(ctl job add --group fk-app --handler probeIn --cron '* * * * * ?' --misfire FIRE_ONCE_NOW --param sleep=10 --start | jq -r .id)
 DN=$(ctl job add --group fk-app --handler probeIn --cron '* * * * * ?' --misfire DO_NOTHING --param sleep=10 --start | jq -r .id)
