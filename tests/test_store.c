@@ -26,7 +26,7 @@
 
 //  The schema version a store opened now has (each backend counts its own
 //  migrations: PostgreSQL has one of its own, 16)
-#define XXL_TEST_SCHEMA (xxl_test_pg? 21: 19)
+#define XXL_TEST_SCHEMA (xxl_test_pg? 21: 20)
 
 static char s_dir [] = "/tmp/xxl-test-store-XXXXXX";
 
@@ -2263,13 +2263,77 @@ s_test_made_times (xxl_store_t *store, int64_t gid)
     XXL_CHECK (count == 0);
 }
 
+//  One job's rows spread over blocks of 2^16 ids, with an empty block
+//  between and another job's rows beside them (SQLite reads a job's rows
+//  block by block): the log list by job and its pages, the rank, the late
+//  unsent row, the oldest removed first, then the rest; the other job's
+//  rows stay
+static void
+s_test_job_rows (xxl_store_t *store, int64_t gid)
+{
+    const int64_t job = 660066, other = 660067;
+    int64_t top = XXL_TEST_SCALAR (store, "SELECT COALESCE (MAX (id), 0) FROM xxl_job_log", NULL);
+    int64_t base = ((top >> 16) + 2) << 16;
+    //  (ids, oldest first: the job's in blocks 0, 1 and 3 from base's)
+    struct { int64_t id, job, code, planned; } rows [] = {
+        { base + 3, job, 200, 0 }, { base + 4, other, 200, 0 },
+        { base + 7, job, 0, 50 },                               //  late, unsent
+        { base + 65536 + 10, job, 200, 0 }, { base + 65536 + 11, other, 200, 0 },
+        { base + 3 * 65536 + 5, job, 200, 0 },
+        { base + 3 * 65536 + 6, job, 0, 60 },                   //  late, unsent
+        { base + 3 * 65536 + 9, other, 0, 70 },
+    };
+    const size_t count = sizeof rows / sizeof rows [0];
+    for (size_t i = 0; i < count; i++) {
+        XXL_CHECK (XXL_TEST_EXEC (store, "INSERT INTO xxl_job_log (id, job_group, job_id,"
+                                  " trigger_time, trigger_code, handle_code, schedule_time,"
+                                  " trigger_type) VALUES (?, ?, ?, ?, ?, ?, ?, 'CRON')",
+                                  "iiiiiii", rows [i].id, gid, rows [i].job, rows [i].id,
+                                  rows [i].code, rows [i].code, rows [i].planned) == 1);
+        if (rows [i].planned == 0)
+            XXL_CHECK (XXL_TEST_EXEC (store, "UPDATE xxl_job_log SET schedule_time = NULL"
+                                      " WHERE id = ?", "i", rows [i].id) == 1);
+    }
+    //  The job's rows, newest first: by rank and by page
+    const int64_t mine [] = { base + 3 * 65536 + 6, base + 3 * 65536 + 5, base + 65536 + 10,
+                              base + 7, base + 3 };
+    for (int64_t rank = 0; rank < 5; rank++)
+        XXL_CHECK (xxl_store_log_id_at_rank (store, job, rank) == mine [rank]);
+    XXL_CHECK (xxl_store_log_id_at_rank (store, job, 5) == -1);
+    xxl_store_log_filter_t lf = { .job_id = job, .to = INT64_MAX, .max_id = INT64_MAX,
+                                  .now = INT64_MAX, .limit = 2 };
+    int64_t ids [8];
+    XXL_CHECK (s_page_ids (store, NULL, &lf, ids, 8) == 2);
+    XXL_CHECK (ids [0] == mine [0] && ids [1] == mine [1]);
+    lf.offset = 2;
+    XXL_CHECK (s_page_ids (store, NULL, &lf, ids, 8) == 2);
+    XXL_CHECK (ids [0] == mine [2] && ids [1] == mine [3]);
+    lf.offset = 4;
+    XXL_CHECK (s_page_ids (store, NULL, &lf, ids, 8) == 1 && ids [0] == mine [4]);
+    lf = (xxl_store_log_filter_t) { .job_id = job, .to = INT64_MAX, .max_id = mine [1] - 1,
+                                    .now = INT64_MAX, .limit = 10 };
+    XXL_CHECK (s_page_ids (store, NULL, &lf, ids, 8) == 3 && ids [0] == mine [2]);
+    //  The job's newest late unsent row
+    XXL_CHECK (xxl_store_recover_late_last (store, job, 1000) == mine [0]);
+    XXL_CHECK (xxl_store_recover_late_last (store, job, 55) == base + 7);
+    //  Its oldest two removed, then the rest; the other job's stay
+    XXL_CHECK (xxl_store_job_rm_logs_some (store, job, 2) == 2);
+    XXL_CHECK (xxl_store_log_id_at_rank (store, job, 2) == mine [2]);
+    XXL_CHECK (xxl_store_log_id_at_rank (store, job, 3) == -1);
+    XXL_CHECK (xxl_store_job_rm_logs (store, job) == 3);
+    XXL_CHECK (xxl_store_log_id_at_rank (store, job, 0) == -1);
+    XXL_CHECK (xxl_store_log_id_at_rank (store, other, 0) == base + 3 * 65536 + 9);
+    XXL_CHECK (xxl_store_job_rm_logs (store, other) == 3);
+}
+
 //  SQLite's plans of the dialect's statements that read xxl_job_log: none
 //  walks the whole table or a whole index of it (each row or entry of a
 //  log that grows by every run), only the partial indexes of the rows in
 //  some state (unsent, running, failed, with a slot), which stay small.
 //  The recovery of late jobs used to walk xxl_job_log_schedule whole (the
 //  GROUP BY's order), and would walk xxl_job_log_job now that the planned
-//  instants' index leads with the instant
+//  instants' index leads with the instant.  A job's rows are read through
+//  its entries of each block of ids (xxl_job_log_job_block), in its order
 static void
 s_test_log_plans (xxl_store_t *store, const char *path)
 {
@@ -2292,7 +2356,9 @@ s_test_log_plans (xxl_store_t *store, const char *path)
         //  job's rows, not a walk of every job's unsent rows per job)
         bool by_unsent = i == XXL_SQL_RECOVER_LATE_JOBS || i == XXL_SQL_RECOVER_LATE_JOBS_IN;
         bool by_job = i == XXL_SQL_RECOVER_LATE_LAST || i == XXL_SQL_RECOVER_DROP_LATE
-                   || i == XXL_SQL_JOB_DROP_PLANS;
+                   || i == XXL_SQL_JOB_DROP_PLANS || i == XXL_SQL_LOG_LIST_JOB
+                   || i == XXL_SQL_LOG_ID_AT_RANK_JOB || i == XXL_SQL_JOB_RM_LOGS
+                   || i == XXL_SQL_JOB_RM_LOGS_SOME;
         int unsent = 0, job = 0;
         while (stmt && sqlite3_step (stmt) == SQLITE_ROW) {
             const char *detail = (const char *) sqlite3_column_text (stmt, 3);
@@ -2300,9 +2366,15 @@ s_test_log_plans (xxl_store_t *store, const char *path)
                 walks++;
             if (detail && strstr (detail, "INDEX xxl_job_log_unsent"))
                 unsent++;
+            //  (a job's rows: its entries of each block, in the index's
+            //  order, not a sort of them all)
             if (detail && strncmp (detail, "SEARCH xxl_job_log ", 19) == 0
-            &&  strstr (detail, "(job_id=?"))
+            &&  strstr (detail, "INDEX xxl_job_log_job_block (<expr>=? AND job_id=?"))
                 job++;
+            if (detail && by_job && strstr (detail, "TEMP B-TREE")) {
+                walks++;
+                printf ("# statement %d sorts a job's rows: %s\n", i, detail);
+            }
             //  (the alarms claimed at start: through the failed rows, not a
             //  walk of every row above `after` by rowid)
             if (detail && i == XXL_SQL_LOG_CLAIMED_IDS && !strstr (detail, "xxl_job_log_fails")) {
@@ -2332,8 +2404,9 @@ s_test_log_plans (xxl_store_t *store, const char *path)
         zstr_free (&sql);
         if ((by_unsent && !unsent) || (by_job && (!job || unsent))) {
             walks++;
-            printf ("# statement %d reads the unsent rows %s\n", i,
-                    by_job? "not by its job": "not through their index");
+            printf ("# statement %d reads %s: %s\n", i,
+                    by_job? "a job's rows not by its entries": "the unsent rows not by their index",
+                    driver->sql [i]);
         }
     }
     sqlite3_close (db);
@@ -2934,6 +3007,7 @@ main (void)
     s_test_below (store, path);
     s_test_slots (store, path, &job);
     s_test_made_times (store, gid);
+    s_test_job_rows (store, gid);
     if (!xxl_test_pg)
         s_test_log_plans (store, path);
     s_test_report_range (store, gid, jid);
@@ -3344,6 +3418,12 @@ main (void)
     //  default drawn from it)
     if (xxl_test_pg)
         s_counter_row_back (store, 0);
+    //  (and before SQLite's schema 20: a job's rows indexed by job, then id)
+    if (!xxl_test_pg) {
+        XXL_CHECK (XXL_TEST_EXEC (store, "DROP INDEX xxl_job_log_job_block", NULL) >= 0);
+        XXL_CHECK (XXL_TEST_EXEC (store, "CREATE INDEX xxl_job_log_job"
+                                   " ON xxl_job_log (job_id, id)", NULL) >= 0);
+    }
     //  (and before schema 14's backfills)
     XXL_CHECK (XXL_TEST_EXEC (store, "DROP TABLE xxl_backfill", NULL) >= 0);
     //  (and before schema 15's maxRunning)
@@ -3380,6 +3460,12 @@ main (void)
     xxl_store_destroy (&store);
     store = xxl_store_new (path, err, sizeof err);
     XXL_CHECK (store && xxl_store_schema_version (store) == XXL_TEST_SCHEMA);
+    //  SQLite's migration 20: a job's rows by block of ids, then job
+    if (!xxl_test_pg)
+        XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM sqlite_master WHERE name"
+                                    " IN ('xxl_job_log_job', 'xxl_job_log_job_block')", NULL) == 1
+                   && XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM sqlite_master WHERE name"
+                                       " = 'xxl_job_log_job_block'", NULL) == 1);
     //  Migration 15: the jobs kept have no limit; migration 16: and no
     //  index of the open rows by job (15 made it, 16 drops it)
     XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_job_info"

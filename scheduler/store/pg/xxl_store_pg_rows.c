@@ -391,7 +391,7 @@ pgx_log_encode_page (xxl_store_t *base, xxl_enc_t *enc, size_t max_size, int *tr
     //  partial indexes, so that few such rows among many are found without
     //  reading the others; else newest first by id)
     const char *sql =
-        f->job_id? XXL_LOG_LIST_SELECT " WHERE job_id = $1 AND" XXL_LOG_FILTER
+        f->job_id? pgx_driver.sql [XXL_SQL_LOG_LIST_JOB]
       : f->status == 2? XXL_LOG_LIST_SELECT
                         " WHERE (trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200))"
                         " AND $1 = 0 AND" XXL_LOG_FILTER
@@ -641,6 +641,13 @@ const char *const pgx_statements [XXL_SQL_STATEMENTS] = {
         "DELETE FROM xxl_job_log WHERE job_id = $1 AND trigger_code = 0"
         " AND schedule_time IS NOT NULL AND COALESCE (trigger_type, '') != 'BACKFILL'"
         " AND (executor_address IS NULL OR schedule_time > $2)",
+    [XXL_SQL_LOG_LIST_JOB] =
+        XXL_LOG_LIST_SELECT " WHERE job_id = $1 AND" XXL_LOG_FILTER,
+    [XXL_SQL_JOB_RM_LOGS] =
+        "DELETE FROM xxl_job_log WHERE job_id = $1",
+    [XXL_SQL_JOB_RM_LOGS_SOME] =
+        "DELETE FROM xxl_job_log WHERE id IN (SELECT id"
+        " FROM xxl_job_log WHERE job_id = $1 ORDER BY id LIMIT $2)",
 };
 
 //  Workflows and their runs (version 12): the adds, RETURNING their new

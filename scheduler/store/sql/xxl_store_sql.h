@@ -108,6 +108,9 @@ typedef enum {
     XXL_SQL_RECOVER_DROP_LATE,          //  recover_drop_late: $1 job, $2 before, $3 kept id
     XXL_SQL_LOG_CLAIMED_IDS,            //  log_claimed_ids: $1 after, $2 max
     XXL_SQL_JOB_DROP_PLANS,             //  job_drop_plans: $1 job, $2 now
+    XXL_SQL_LOG_LIST_JOB,               //  log_encode_page of job $1 (the filter's $2..$10)
+    XXL_SQL_JOB_RM_LOGS,                //  job_rm_logs: $1 job
+    XXL_SQL_JOB_RM_LOGS_SOME,           //  job_rm_logs_some: $1 job, $2 its oldest so many
     XXL_SQL_STATEMENTS                  //  how many (the length of a driver's sql)
 } xxl_store_stmt_t;
 

@@ -103,14 +103,13 @@ xs_job_marked_ids (xxl_store_t *base, int64_t mark, int64_t after, int64_t *ids,
 int64_t
 xs_job_rm_logs (xxl_store_t *base, int64_t id)
 {
-    return xsql_exec (base, "DELETE FROM xxl_job_log WHERE job_id = $1", "i", id);
+    return xsql_exec (base, xsql_sql (base, XXL_SQL_JOB_RM_LOGS), "i", id);
 }
 
 int64_t
 xs_job_rm_logs_some (xxl_store_t *base, int64_t id, int64_t limit)
 {
-    return xsql_exec (base, "DELETE FROM xxl_job_log WHERE id IN (SELECT id"
-                   " FROM xxl_job_log WHERE job_id = $1 ORDER BY id LIMIT $2)", "ii", id, limit);
+    return xsql_exec (base, xsql_sql (base, XXL_SQL_JOB_RM_LOGS_SOME), "ii", id, limit);
 }
 
 int

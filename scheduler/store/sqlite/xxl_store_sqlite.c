@@ -276,6 +276,13 @@ static const char *s_migrations [] = {
     "  COALESCE (CAST (substr (executor_sharding_param, 1,"
     "                          instr (executor_sharding_param, '/') - 1) AS INTEGER), 0))"
     "  WHERE schedule_time IS NOT NULL;",
+    //  20: a job's rows are found by block of 2^16 ids, then job
+    //  (XXL_JOB_ROWS in xxl_store_sqlite_rows.c): a new row's entry goes
+    //  into the newest block, beside the other jobs' entries of the last
+    //  seconds, instead of into its job's own leaf (a page of its own per
+    //  fire once jobs have history)
+    "DROP INDEX IF EXISTS xxl_job_log_job;"
+    "CREATE INDEX xxl_job_log_job_block ON xxl_job_log ((id >> 16), job_id, id);",
 };
 #define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))
 

@@ -228,6 +228,18 @@ sq_log_copy_shard (xxl_store_t *base, int64_t id, int64_t src, const char *shard
 //  The share of a job (SQL, the row's job_id or the job's id)
 #define XXL_SHARE_OF(col) " (" col " % 16) "
 #define XXL_IN_MASK(col) " ((?1 >> (" col " % 16)) & 1) = 1 "
+//  One job's rows (xxl_job_log_job_block: the job's entries in each block
+//  of 2^16 ids, a search per block from the log's highest id to its
+//  lowest, so that a turn's fires of many jobs share the index's pages and
+//  no read of one job walks the log); "WHERE ... AND job_id = JOB ",
+//  ready for more terms.  XXL_JOB_ORDER (DIR) is the index's order, id's
+//  order (a job's rows by id without a sort)
+#define XXL_JOB_ROWS(job) \
+    " INDEXED BY xxl_job_log_job_block WHERE (id >> 16) IN (WITH RECURSIVE b (n) AS" \
+    " (SELECT (SELECT MAX (id) FROM xxl_job_log) >> 16 UNION ALL SELECT n - 1 FROM b" \
+    "  WHERE n > (SELECT MIN (id) FROM xxl_job_log) >> 16) SELECT n FROM b)" \
+    " AND job_id = " job " "
+#define XXL_JOB_ORDER(dir) " (id >> 16) " dir ", id " dir " "
 _Static_assert (XXL_STORE_SHARES == 16, "the SQL above and migration 8 write 16 shares");
 
 int
@@ -253,25 +265,27 @@ sq_fired_get (xxl_store_t *base, int64_t *until, int64_t *sent)
     " schedule_time AS scheduleTime, handle_time AS handleTime, handle_code AS handleCode," \
     " handle_msg AS handleMsg, alarm_status AS alarmStatus, flow_run_id AS flowRunId, flow_node AS flowNode FROM xxl_job_log"
 //  ?1 jobId, ?2 jobGroup, ?3 logStatus, ?4..?5 trigger time, ?6 maxId, ?7 now,
-//  ?10 the set of groups
-#define XXL_LOG_FILTER \
+//  ?10 the set of groups; ?8 and ?9 the page's limit and offset
+#define XXL_LOG_WHERE \
     " (?2 = 0 OR job_group = ?2)" XXL_GROUP_SET ("?10") \
     " AND (?3 = 0 OR (?3 = 1 AND handle_code = 200)" \
     "  OR (?3 = 2 AND (trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200)))" \
     "  OR (?3 = 3 AND trigger_code IN (0, 200) AND handle_code = 0))" \
     " AND trigger_time >= ?4 AND trigger_time <= ?5 AND id <= ?6" \
-    " AND NOT (trigger_code = 0 AND schedule_time IS NOT NULL AND schedule_time > ?7)" \
-    " ORDER BY id DESC LIMIT ?8 OFFSET ?9"
+    " AND NOT (trigger_code = 0 AND schedule_time IS NOT NULL AND schedule_time > ?7)"
+#define XXL_LOG_FILTER XXL_LOG_WHERE " ORDER BY id DESC LIMIT ?8 OFFSET ?9"
+//  ... of one job (its entries of xxl_job_log_job_block, newest first)
+#define XXL_LOG_FILTER_JOB XXL_LOG_WHERE " ORDER BY" XXL_JOB_ORDER ("DESC") "LIMIT ?8 OFFSET ?9"
 
 int
 sq_log_encode_page (xxl_store_t *base, xxl_enc_t *enc, size_t max_size, int *truncated,
                     const xxl_store_log_filter_t *f)
 {
-    //  (by job: its index; failed or running rows of every job: their
+    //  (by job: its blocks' entries; failed or running rows of every job: their
     //  partial indexes, so that few such rows among many are found without
     //  reading the others; else newest first by id)
     const char *sql =
-        f->job_id? XXL_LOG_LIST_SELECT " WHERE job_id = ?1 AND" XXL_LOG_FILTER
+        f->job_id? sq_driver.sql [XXL_SQL_LOG_LIST_JOB]
       : f->status == 2? XXL_LOG_LIST_SELECT " INDEXED BY xxl_job_log_fails"
                         " WHERE (trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200))"
                         " AND ?1 = 0 AND" XXL_LOG_FILTER
@@ -548,7 +562,8 @@ const char *const sq_statements [XXL_SQL_STATEMENTS] = {
     [XXL_SQL_LOG_ID_AT_RANK] =
         "SELECT id FROM xxl_job_log WHERE ?1 = 0 ORDER BY id DESC LIMIT 1 OFFSET ?2",
     [XXL_SQL_LOG_ID_AT_RANK_JOB] =
-        "SELECT id FROM xxl_job_log WHERE job_id = ?1 ORDER BY id DESC LIMIT 1 OFFSET ?2",
+        "SELECT id FROM xxl_job_log" XXL_JOB_ROWS ("?1") "ORDER BY" XXL_JOB_ORDER ("DESC")
+        "LIMIT 1 OFFSET ?2",
     [XXL_SQL_RECOVER_STAMP_FIRED_IN] =
         "UPDATE xxl_job_log SET trigger_time = schedule_time WHERE trigger_code = 0"
         " AND executor_address IS NOT NULL AND schedule_time > trigger_time"
@@ -647,11 +662,11 @@ const char *const sq_statements [XXL_SQL_STATEMENTS] = {
     //  (one job's unsent rows: a search of the job's rows, not a walk of
     //  every job's unsent rows once per job)
     [XXL_SQL_RECOVER_LATE_LAST] =
-        "SELECT MAX (id) FROM xxl_job_log WHERE job_id = ?1"
-        " AND" XXL_UNSENT_SQL " AND schedule_time < ?2",
+        "SELECT MAX (id) FROM xxl_job_log" XXL_JOB_ROWS ("?1")
+        "AND" XXL_UNSENT_SQL " AND schedule_time < ?2",
     [XXL_SQL_RECOVER_DROP_LATE] =
-        "DELETE FROM xxl_job_log WHERE job_id = ?1"
-        " AND" XXL_UNSENT_SQL " AND schedule_time < ?2 AND id != ?3",
+        "DELETE FROM xxl_job_log" XXL_JOB_ROWS ("?1")
+        "AND" XXL_UNSENT_SQL " AND schedule_time < ?2 AND id != ?3",
     //  (claimed alarms are of failed rows: their index, not every row
     //  above `after`)
     [XXL_SQL_LOG_CLAIMED_IDS] =
@@ -659,10 +674,17 @@ const char *const sq_statements [XXL_SQL_STATEMENTS] = {
         " AND (trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200))"
         " AND alarm_status = -1 ORDER BY id LIMIT ?2",
     [XXL_SQL_JOB_DROP_PLANS] =
-        "DELETE FROM xxl_job_log WHERE job_id = ?1"
-        " AND trigger_code = 0 AND schedule_time IS NOT NULL"
+        "DELETE FROM xxl_job_log" XXL_JOB_ROWS ("?1")
+        "AND trigger_code = 0 AND schedule_time IS NOT NULL"
         " AND COALESCE (trigger_type, '') != 'BACKFILL'"
         " AND (executor_address IS NULL OR schedule_time > ?2)",
+    [XXL_SQL_LOG_LIST_JOB] =
+        XXL_LOG_LIST_SELECT XXL_JOB_ROWS ("?1") "AND" XXL_LOG_FILTER_JOB,
+    [XXL_SQL_JOB_RM_LOGS] =
+        "DELETE FROM xxl_job_log" XXL_JOB_ROWS ("?1"),
+    [XXL_SQL_JOB_RM_LOGS_SOME] =
+        "DELETE FROM xxl_job_log WHERE id IN (SELECT id FROM xxl_job_log" XXL_JOB_ROWS ("?1")
+        "ORDER BY" XXL_JOB_ORDER ("") "LIMIT ?2)",
 };
 
 //  Workflows and their runs (version 12): the adds, whose new id is the
