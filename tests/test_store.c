@@ -2409,6 +2409,27 @@ s_test_log_plans (xxl_store_t *store, const char *path)
                     driver->sql [i]);
         }
     }
+    //  The two indexes a turn's fires share pages of, by their leading
+    //  columns: the planned instant, then the job; the block of ids, then
+    //  the job, then the id
+    sqlite3_stmt *stmt = NULL;
+    XXL_CHECK (sqlite3_prepare_v2 (db, "SELECT group_concat (COALESCE (name, cid), ',')"
+                                   " FROM (SELECT name, cid FROM pragma_index_info (?1)"
+                                   " ORDER BY seqno)", -1, &stmt, NULL) == SQLITE_OK);
+    const char *orders [][2] = {
+        { "xxl_job_log_schedule", "schedule_time,job_id,-2" },
+        { "xxl_job_log_job_block", "-2,job_id,id" }
+    };
+    for (size_t i = 0; i < 2; i++) {
+        sqlite3_bind_text (stmt, 1, orders [i][0], -1, SQLITE_STATIC);
+        XXL_CHECK (sqlite3_step (stmt) == SQLITE_ROW);
+        const char *columns = (const char *) sqlite3_column_text (stmt, 0);
+        if (!columns || strcmp (columns, orders [i][1]))
+            printf ("# %s: columns %s\n", orders [i][0], columns? columns: "(none)");
+        XXL_CHECK (columns && streq (columns, orders [i][1]));
+        sqlite3_reset (stmt);
+    }
+    sqlite3_finalize (stmt);
     sqlite3_close (db);
     printf ("# %d scan(s) of xxl_job_log through its partial indexes\n", read - walks);
     XXL_CHECK (read > 0);                //  (the rule is exercised: some do scan those)
@@ -3010,6 +3031,11 @@ main (void)
     s_test_job_rows (store, gid);
     if (!xxl_test_pg)
         s_test_log_plans (store, path);
+    else    //  (the planned instants' index leads with the instant there too)
+        XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM pg_indexes"
+                                    " WHERE schemaname = current_schema ()"
+                                    " AND indexname = 'xxl_job_log_schedule'"
+                                    " AND indexdef LIKE '%(schedule_time, job_id,%'", NULL) == 1);
     s_test_report_range (store, gid, jid);
     if (!xxl_test_pg)
         s_test_log_id_blocks (store, path, gid, jid);
