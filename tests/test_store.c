@@ -2266,8 +2266,8 @@ s_test_made_times (xxl_store_t *store, int64_t gid)
 //  One job's rows spread over blocks of 2^16 ids, with an empty block
 //  between and another job's rows beside them (SQLite reads a job's rows
 //  block by block): the log list by job and its pages, the rank, the late
-//  unsent row, the oldest removed first, then the rest; the other job's
-//  rows stay
+//  unsent row, a clear by time, the oldest removed first, then the rest;
+//  the other job's rows stay
 static void
 s_test_job_rows (xxl_store_t *store, int64_t gid)
 {
@@ -2316,11 +2316,16 @@ s_test_job_rows (xxl_store_t *store, int64_t gid)
     //  The job's newest late unsent row
     XXL_CHECK (xxl_store_recover_late_last (store, job, 1000) == mine [0]);
     XXL_CHECK (xxl_store_recover_late_last (store, job, 55) == base + 7);
-    //  Its oldest two removed, then the rest; the other job's stay
-    XXL_CHECK (xxl_store_job_rm_logs_some (store, job, 2) == 2);
-    XXL_CHECK (xxl_store_log_id_at_rank (store, job, 2) == mine [2]);
+    //  Its finished rows triggered before a time cleared (LOG_CLEAR of a
+    //  job), not the unsent one; then its oldest two removed, then the
+    //  rest; the other job's stay
+    XXL_CHECK (xxl_store_log_delete (store, job, base + 65536 + 11, INT64_MAX, 10) == 2);
+    XXL_CHECK (xxl_store_log_id_at_rank (store, job, 2) == base + 7);
     XXL_CHECK (xxl_store_log_id_at_rank (store, job, 3) == -1);
-    XXL_CHECK (xxl_store_job_rm_logs (store, job) == 3);
+    XXL_CHECK (xxl_store_job_rm_logs_some (store, job, 2) == 2);
+    XXL_CHECK (xxl_store_log_id_at_rank (store, job, 0) == mine [0]);
+    XXL_CHECK (xxl_store_log_id_at_rank (store, job, 1) == -1);
+    XXL_CHECK (xxl_store_job_rm_logs (store, job) == 1);
     XXL_CHECK (xxl_store_log_id_at_rank (store, job, 0) == -1);
     XXL_CHECK (xxl_store_log_id_at_rank (store, other, 0) == base + 3 * 65536 + 9);
     XXL_CHECK (xxl_store_job_rm_logs (store, other) == 3);
@@ -2358,7 +2363,7 @@ s_test_log_plans (xxl_store_t *store, const char *path)
         bool by_job = i == XXL_SQL_RECOVER_LATE_LAST || i == XXL_SQL_RECOVER_DROP_LATE
                    || i == XXL_SQL_JOB_DROP_PLANS || i == XXL_SQL_LOG_LIST_JOB
                    || i == XXL_SQL_LOG_ID_AT_RANK_JOB || i == XXL_SQL_JOB_RM_LOGS
-                   || i == XXL_SQL_JOB_RM_LOGS_SOME;
+                   || i == XXL_SQL_JOB_RM_LOGS_SOME || i == XXL_SQL_LOG_DELETE_JOB;
         int unsent = 0, job = 0;
         while (stmt && sqlite3_step (stmt) == SQLITE_ROW) {
             const char *detail = (const char *) sqlite3_column_text (stmt, 3);

@@ -588,7 +588,7 @@ const char *const pgx_statements [XXL_SQL_STATEMENTS] = {
         XXL_JOB_SELECT XXL_JOB_FILTER " ORDER BY id" XXL_LIMIT ("$2") XXL_OFFSET ("$3"),
     [XXL_SQL_LOG_DELETE] =
         "DELETE FROM xxl_job_log WHERE id IN (SELECT id FROM xxl_job_log"
-        " WHERE ($1 = 0 OR job_id = $1) AND trigger_time < $2 AND id < $3"
+        " WHERE $1 = 0 AND trigger_time < $2 AND id < $3"
         " AND NOT (trigger_code IN (0, 200) AND handle_code = 0)" XXL_NOT_IN_RUNNING_FLOW
         " ORDER BY id" XXL_LIMIT ("$4") ")",
     [XXL_SQL_REPORT_ENCODE_DAYS] =
@@ -648,6 +648,11 @@ const char *const pgx_statements [XXL_SQL_STATEMENTS] = {
     [XXL_SQL_JOB_RM_LOGS_SOME] =
         "DELETE FROM xxl_job_log WHERE id IN (SELECT id"
         " FROM xxl_job_log WHERE job_id = $1 ORDER BY id LIMIT $2)",
+    [XXL_SQL_LOG_DELETE_JOB] =
+        "DELETE FROM xxl_job_log WHERE id IN (SELECT id FROM xxl_job_log"
+        " WHERE job_id = $1 AND trigger_time < $2 AND id < $3"
+        " AND NOT (trigger_code IN (0, 200) AND handle_code = 0)" XXL_NOT_IN_RUNNING_FLOW
+        " ORDER BY id" XXL_LIMIT ("$4") ")",
 };
 
 //  Workflows and their runs (version 12): the adds, RETURNING their new

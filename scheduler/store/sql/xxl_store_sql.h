@@ -111,6 +111,7 @@ typedef enum {
     XXL_SQL_LOG_LIST_JOB,               //  log_encode_page of job $1 (the filter's $2..$10)
     XXL_SQL_JOB_RM_LOGS,                //  job_rm_logs: $1 job
     XXL_SQL_JOB_RM_LOGS_SOME,           //  job_rm_logs_some: $1 job, $2 its oldest so many
+    XXL_SQL_LOG_DELETE_JOB,             //  log_delete of job $1 (as XXL_SQL_LOG_DELETE's)
     XXL_SQL_STATEMENTS                  //  how many (the length of a driver's sql)
 } xxl_store_stmt_t;
 

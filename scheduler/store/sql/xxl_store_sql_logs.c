@@ -491,7 +491,8 @@ xs_log_open_ids_all (xxl_store_t *base, int64_t cursor [2], int64_t *ids, char *
 int64_t
 xs_log_delete (xxl_store_t *base, int64_t job_id, int64_t before, int64_t below, int64_t limit)
 {
-    return xsql_exec (base, xsql_sql (base, XXL_SQL_LOG_DELETE), "iiii", job_id, before, below, limit);
+    return xsql_exec (base, xsql_sql (base, job_id? XXL_SQL_LOG_DELETE_JOB: XXL_SQL_LOG_DELETE),
+                      "iiii", job_id, before, below, limit);
 }
 
 int

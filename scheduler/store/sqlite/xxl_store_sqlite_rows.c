@@ -615,7 +615,7 @@ const char *const sq_statements [XXL_SQL_STATEMENTS] = {
         XXL_JOB_SELECT XXL_JOB_FILTER " ORDER BY id LIMIT ?2 OFFSET ?3",
     [XXL_SQL_LOG_DELETE] =
         "DELETE FROM xxl_job_log WHERE id IN (SELECT id FROM xxl_job_log"
-        " WHERE (?1 = 0 OR job_id = ?1) AND trigger_time < ?2 AND id < ?3"
+        " WHERE ?1 = 0 AND trigger_time < ?2 AND id < ?3"
         " AND NOT (trigger_code IN (0, 200) AND handle_code = 0)" XXL_NOT_IN_RUNNING_FLOW
         " ORDER BY id LIMIT ?4)",
     [XXL_SQL_REPORT_ENCODE_DAYS] =
@@ -685,6 +685,11 @@ const char *const sq_statements [XXL_SQL_STATEMENTS] = {
     [XXL_SQL_JOB_RM_LOGS_SOME] =
         "DELETE FROM xxl_job_log WHERE id IN (SELECT id FROM xxl_job_log" XXL_JOB_ROWS ("?1")
         "ORDER BY" XXL_JOB_ORDER ("") "LIMIT ?2)",
+    [XXL_SQL_LOG_DELETE_JOB] =
+        "DELETE FROM xxl_job_log WHERE id IN (SELECT id FROM xxl_job_log" XXL_JOB_ROWS ("?1")
+        "AND trigger_time < ?2 AND id < ?3"
+        " AND NOT (trigger_code IN (0, 200) AND handle_code = 0)" XXL_NOT_IN_RUNNING_FLOW
+        " ORDER BY" XXL_JOB_ORDER ("") "LIMIT ?4)",
 };
 
 //  Workflows and their runs (version 12): the adds, whose new id is the
