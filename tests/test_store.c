@@ -2316,6 +2316,7 @@ s_test_job_rows (xxl_store_t *store, int64_t gid)
     //  The job's newest late unsent row
     XXL_CHECK (xxl_store_recover_late_last (store, job, 1000) == mine [0]);
     XXL_CHECK (xxl_store_recover_late_last (store, job, 55) == base + 7);
+    XXL_CHECK (xxl_store_recover_late_last (store, job, 50) == 0);        //  (none)
     //  Its finished rows triggered before a time cleared (LOG_CLEAR of a
     //  job), not the unsent one; then its oldest two removed, then the
     //  rest; the other job's stay

@@ -628,8 +628,8 @@ const char *const pgx_statements [XXL_SQL_STATEMENTS] = {
         " WHERE trigger_code = 200 AND handle_code = 0 AND job_id = $1)"
         " AND slot = 0 AND handle_code = 0",
     [XXL_SQL_RECOVER_LATE_LAST] =
-        "SELECT MAX (id) FROM xxl_job_log WHERE job_id = $1 AND" XXL_UNSENT_SQL
-        " AND schedule_time < $2",
+        "SELECT COALESCE ((SELECT id FROM xxl_job_log WHERE job_id = $1 AND" XXL_UNSENT_SQL
+        " AND schedule_time < $2 ORDER BY id DESC LIMIT 1), 0)",
     [XXL_SQL_RECOVER_DROP_LATE] =
         "DELETE FROM xxl_job_log WHERE job_id = $1 AND" XXL_UNSENT_SQL
         " AND schedule_time < $2 AND id != $3",

@@ -660,10 +660,12 @@ const char *const sq_statements [XXL_SQL_STATEMENTS] = {
         " WHERE trigger_code = 200 AND handle_code = 0 AND job_id = ?1)"
         " AND slot = 0 AND handle_code = 0",
     //  (one job's unsent rows: a search of the job's rows, not a walk of
-    //  every job's unsent rows once per job)
+    //  every job's unsent rows once per job; its newest late one: from its
+    //  newest row down, not through its whole history)
     [XXL_SQL_RECOVER_LATE_LAST] =
-        "SELECT MAX (id) FROM xxl_job_log" XXL_JOB_ROWS ("?1")
-        "AND" XXL_UNSENT_SQL " AND schedule_time < ?2",
+        "SELECT COALESCE ((SELECT id FROM xxl_job_log" XXL_JOB_ROWS ("?1")
+        "AND" XXL_UNSENT_SQL " AND schedule_time < ?2 ORDER BY" XXL_JOB_ORDER ("DESC")
+        "LIMIT 1), 0)",
     [XXL_SQL_RECOVER_DROP_LATE] =
         "DELETE FROM xxl_job_log" XXL_JOB_ROWS ("?1")
         "AND" XXL_UNSENT_SQL " AND schedule_time < ?2 AND id != ?3",
