@@ -2337,7 +2337,7 @@ s_test_job_rows (xxl_store_t *store, int64_t gid)
 //  log that grows by every run), only the partial indexes of the rows in
 //  some state (unsent, running, failed, with a slot), which stay small.
 //  The recovery of late jobs used to walk xxl_job_log_schedule whole (the
-//  GROUP BY's order), and would walk xxl_job_log_job now that the planned
+//  GROUP BY's order), and would walk the index by job now that the planned
 //  instants' index leads with the instant.  A job's rows are read through
 //  its entries of each block of ids (xxl_job_log_job_block), in its order
 static void
@@ -2368,7 +2368,7 @@ s_test_log_plans (xxl_store_t *store, const char *path)
         int unsent = 0, job = 0;
         while (stmt && sqlite3_step (stmt) == SQLITE_ROW) {
             const char *detail = (const char *) sqlite3_column_text (stmt, 3);
-            if (detail && by_unsent && strstr (detail, "xxl_job_log_job"))
+            if (detail && by_unsent && strstr (detail, "xxl_job_log_job_block"))
                 walks++;
             if (detail && strstr (detail, "INDEX xxl_job_log_unsent"))
                 unsent++;
@@ -2448,7 +2448,7 @@ s_test_log_plans (xxl_store_t *store, const char *path)
 //  A job's maxRunning slots (log_slot_ids): its admitted rows with no
 //  result, by id, and its waiting ones due, oldest first; on SQLite the
 //  plans read the unsent and running partial indexes only (no index by
-//  job holds the rows with no result: a plan through xxl_job_log_job
+//  job holds the rows with no result: a plan through the job's blocks
 //  would walk the job's whole history)
 static void
 s_test_slots (xxl_store_t *store, const char *path, const xxl_job_t *template)

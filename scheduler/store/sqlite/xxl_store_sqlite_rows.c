@@ -638,8 +638,8 @@ const char *const sq_statements [XXL_SQL_STATEMENTS] = {
         "SELECT id, workflow_id, status, param, definition, killed, trigger_type,"
         " trigger_time, end_time FROM xxl_workflow_run WHERE id = ?",
     //  (a job's rows with no result that count towards its maxRunning:
-    //  xxl_job_log_slots, which SQLite would pass over for xxl_job_log_job,
-    //  the job's whole history; tests/test_store.c checks the plans)
+    //  xxl_job_log_slots, not a read of the job's whole history by its
+    //  blocks; tests/test_store.c checks the plans)
     [XXL_SQL_LOG_SLOT_ADMITTED] =
         "SELECT id FROM xxl_job_log INDEXED BY xxl_job_log_slots"
         " WHERE slot = 1 AND handle_code = 0 AND job_id = ?1 AND trigger_code IN (0, 200)"
