@@ -2330,6 +2330,37 @@ s_test_job_rows (xxl_store_t *store, int64_t gid)
     XXL_CHECK (xxl_store_log_id_at_rank (store, job, 0) == -1);
     XXL_CHECK (xxl_store_log_id_at_rank (store, other, 0) == base + 3 * 65536 + 9);
     XXL_CHECK (xxl_store_job_rm_logs (store, other) == 3);
+
+    //  A job's unsent rows (its late ones, its plans) are searched in the
+    //  blocks of the log's unsent rows only: its late rows at both ends
+    //  of them (the lowest unsent row of the log, the highest), a finished
+    //  row between, an empty block on each side of it.  (In a transaction
+    //  rolled back, where the earlier tests' unsent rows look failed.)
+    const int64_t third = 660068;
+    const int64_t low = base + 5 * 65536 + 3, done = base + 7 * 65536 + 4,
+                  high = base + 9 * 65536 + 5;
+    XXL_CHECK (xxl_store_begin (store) == 0);
+    XXL_CHECK (XXL_TEST_EXEC (store, "UPDATE xxl_job_log SET trigger_code = 500"
+                              " WHERE trigger_code = 0", NULL) >= 0);
+    XXL_CHECK (XXL_TEST_EXEC (store, "INSERT INTO xxl_job_log (id, job_group, job_id,"
+                              " trigger_time, trigger_code, handle_code, schedule_time,"
+                              " trigger_type) VALUES (?, ?, ?, ?, 0, 0, 40, 'CRON'),"
+                              " (?, ?, ?, ?, 200, 200, NULL, 'CRON'),"
+                              " (?, ?, ?, ?, 0, 0, 80, 'CRON')", "iiiiiiiiiiii",
+                              low, gid, third, low, done, gid, third, done,
+                              high, gid, third, high) == 3);
+    XXL_CHECK (xxl_store_recover_late_last (store, third, 1000) == high);
+    XXL_CHECK (xxl_store_recover_late_last (store, third, 60) == low);
+    XXL_CHECK (xxl_store_recover_late_last (store, third, 30) == 0);
+    XXL_CHECK (xxl_store_recover_drop_late (store, third, 1000, high) == 1);
+    XXL_CHECK (xxl_store_log_id_at_rank (store, third, 1) == done);
+    XXL_CHECK (xxl_store_log_id_at_rank (store, third, 2) == -1);
+    XXL_CHECK (xxl_store_job_drop_plans (store, third, 0) == 1);
+    XXL_CHECK (xxl_store_log_id_at_rank (store, third, 0) == done);
+    XXL_CHECK (xxl_store_recover_late_last (store, third, 1000) == 0);
+    XXL_CHECK (xxl_store_job_rm_logs (store, third) == 1);
+    XXL_CHECK (xxl_store_rollback (store) == 0);
+    XXL_CHECK (xxl_store_log_id_at_rank (store, third, 0) == -1);
 }
 
 //  SQLite's plans of the dialect's statements that read xxl_job_log: none
@@ -2365,13 +2396,21 @@ s_test_log_plans (xxl_store_t *store, const char *path)
                    || i == XXL_SQL_JOB_DROP_PLANS || i == XXL_SQL_LOG_LIST_JOB
                    || i == XXL_SQL_LOG_ID_AT_RANK_JOB || i == XXL_SQL_JOB_RM_LOGS
                    || i == XXL_SQL_JOB_RM_LOGS_SOME || i == XXL_SQL_LOG_DELETE_JOB;
-        int unsent = 0, job = 0;
+        //  (one job's unsent rows: in the blocks between the unsent rows'
+        //  lowest and highest id only, two searches of the unsent rows'
+        //  index for its ends, not every block of the log's history)
+        bool by_job_unsent = i == XXL_SQL_RECOVER_LATE_LAST || i == XXL_SQL_RECOVER_DROP_LATE
+                          || i == XXL_SQL_JOB_DROP_PLANS;
+        int unsent = 0, job = 0, ends = 0;
         while (stmt && sqlite3_step (stmt) == SQLITE_ROW) {
             const char *detail = (const char *) sqlite3_column_text (stmt, 3);
             if (detail && by_unsent && strstr (detail, "xxl_job_log_job_block"))
                 walks++;
             if (detail && strstr (detail, "INDEX xxl_job_log_unsent"))
                 unsent++;
+            if (detail && (streq (detail, "SEARCH xxl_job_log USING INDEX xxl_job_log_unsent")
+                        || streq (detail, "SEARCH xxl_job_log USING COVERING INDEX xxl_job_log_unsent")))
+                ends++;
             //  (a job's rows: its entries of each block, in the index's
             //  order, not a sort of them all)
             if (detail && strncmp (detail, "SEARCH xxl_job_log ", 19) == 0
@@ -2408,10 +2447,12 @@ s_test_log_plans (xxl_store_t *store, const char *path)
         }
         sqlite3_finalize (stmt);
         zstr_free (&sql);
-        if ((by_unsent && !unsent) || (by_job && (!job || unsent))) {
+        if ((by_unsent && !unsent)
+        ||  (by_job && (!job || unsent != (by_job_unsent? 2: 0) || ends != unsent))) {
             walks++;
             printf ("# statement %d reads %s: %s\n", i,
-                    by_job? "a job's rows not by its entries": "the unsent rows not by their index",
+                    by_job_unsent? "a job's unsent rows not by its entries in the unsent rows' blocks"
+                  : by_job? "a job's rows not by its entries": "the unsent rows not by their index",
                     driver->sql [i]);
         }
     }

@@ -234,11 +234,17 @@ sq_log_copy_shard (xxl_store_t *base, int64_t id, int64_t src, const char *shard
 //  no read of one job walks the log); "WHERE ... AND job_id = JOB ",
 //  ready for more terms.  XXL_JOB_ORDER (DIR) is the index's order, id's
 //  order (a job's rows by id without a sort)
-#define XXL_JOB_ROWS(job) \
+#define XXL_JOB_BLOCKS(job, rows) \
     " INDEXED BY xxl_job_log_job_block WHERE (id >> 16) IN (WITH RECURSIVE b (n) AS" \
-    " (SELECT (SELECT MAX (id) FROM xxl_job_log) >> 16 UNION ALL SELECT n - 1 FROM b" \
-    "  WHERE n > (SELECT MIN (id) FROM xxl_job_log) >> 16) SELECT n FROM b)" \
+    " (SELECT (SELECT MAX (id) FROM xxl_job_log" rows ") >> 16 UNION ALL SELECT n - 1 FROM b" \
+    "  WHERE n > (SELECT MIN (id) FROM xxl_job_log" rows ") >> 16) SELECT n FROM b)" \
     " AND job_id = " job " "
+#define XXL_JOB_ROWS(job) XXL_JOB_BLOCKS (job, "")
+//  ... of its rows with trigger_code 0 only (the statement must have that
+//  term): the blocks between the lowest and the highest unsent row
+//  (xxl_job_log_unsent's ends), the newest few, however long the history
+#define XXL_JOB_UNSENT_ROWS(job) \
+    XXL_JOB_BLOCKS (job, " INDEXED BY xxl_job_log_unsent WHERE trigger_code = 0")
 #define XXL_JOB_ORDER(dir) " (id >> 16) " dir ", id " dir " "
 _Static_assert (XXL_STORE_SHARES == 16, "the SQL above and migration 8 write 16 shares");
 
@@ -659,15 +665,15 @@ const char *const sq_statements [XXL_SQL_STATEMENTS] = {
         " UNION ALL SELECT id FROM xxl_job_log INDEXED BY xxl_job_log_running"
         " WHERE trigger_code = 200 AND handle_code = 0 AND job_id = ?1)"
         " AND slot = 0 AND handle_code = 0",
-    //  (one job's unsent rows: a search of the job's rows, not a walk of
-    //  every job's unsent rows once per job; its newest late one: from its
-    //  newest row down, not through its whole history)
+    //  (one job's unsent rows: a search of the job's rows in the unsent
+    //  rows' blocks, not a walk of every job's unsent rows once per job;
+    //  its newest late one: from its newest row down)
     [XXL_SQL_RECOVER_LATE_LAST] =
-        "SELECT COALESCE ((SELECT id FROM xxl_job_log" XXL_JOB_ROWS ("?1")
+        "SELECT COALESCE ((SELECT id FROM xxl_job_log" XXL_JOB_UNSENT_ROWS ("?1")
         "AND" XXL_UNSENT_SQL " AND schedule_time < ?2 ORDER BY" XXL_JOB_ORDER ("DESC")
         "LIMIT 1), 0)",
     [XXL_SQL_RECOVER_DROP_LATE] =
-        "DELETE FROM xxl_job_log" XXL_JOB_ROWS ("?1")
+        "DELETE FROM xxl_job_log" XXL_JOB_UNSENT_ROWS ("?1")
         "AND" XXL_UNSENT_SQL " AND schedule_time < ?2 AND id != ?3",
     //  (claimed alarms are of failed rows: their index, not every row
     //  above `after`)
@@ -676,7 +682,7 @@ const char *const sq_statements [XXL_SQL_STATEMENTS] = {
         " AND (trigger_code NOT IN (0, 200) OR handle_code NOT IN (0, 200))"
         " AND alarm_status = -1 ORDER BY id LIMIT ?2",
     [XXL_SQL_JOB_DROP_PLANS] =
-        "DELETE FROM xxl_job_log" XXL_JOB_ROWS ("?1")
+        "DELETE FROM xxl_job_log" XXL_JOB_UNSENT_ROWS ("?1")
         "AND trigger_code = 0 AND schedule_time IS NOT NULL"
         " AND COALESCE (trigger_type, '') != 'BACKFILL'"
         " AND (executor_address IS NULL OR schedule_time > ?2)",
