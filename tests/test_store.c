@@ -26,7 +26,7 @@
 
 //  The schema version a store opened now has (each backend counts its own
 //  migrations: PostgreSQL has one of its own, 16)
-#define XXL_TEST_SCHEMA (xxl_test_pg? 21: 20)
+#define XXL_TEST_SCHEMA (xxl_test_pg? 22: 21)
 
 static char s_dir [] = "/tmp/xxl-test-store-XXXXXX";
 
@@ -515,8 +515,11 @@ s_parity_fill (xxl_store_t *store)
     job.schedule_conf = "30";
     job.trigger_status = 1;
     job.trigger_next_time = 253402300799000LL;
+    //  (the jobs with child jobs: none yet, then j3 only)
+    XXL_CHECK (xxl_store_jobs_have_children (store) == 0);
     int64_t j3 = xxl_store_job_add (store, &job);
     XXL_CHECK (j1 > 0 && j2 > j1 && j3 > j2);
+    XXL_CHECK (xxl_store_jobs_have_children (store) == 1);
     for (int i = 0; i < 5; i++)
         xxl_store_glue_add (store, j1, "GLUE_SHELL", i % 2? "echo \xe2\x82\xac": "true",
                             i == 3? NULL: "remark", 100 + i);
@@ -2596,6 +2599,19 @@ s_test_slots (xxl_store_t *store, const char *path, const xxl_job_t *template)
         }
         sqlite3_finalize (stmt);
         XXL_CHECK (limited);
+        //  (nor the engine's question of whether any job has child jobs,
+        //  asked once a second)
+        XXL_CHECK (sqlite3_prepare_v2 (db, "EXPLAIN QUERY PLAN " XXL_SQL_JOBS_HAVE_CHILDREN,
+                                       -1, &stmt, NULL) == SQLITE_OK);
+        bool parents = false, walks = false;
+        while (stmt && sqlite3_step (stmt) == SQLITE_ROW) {
+            const char *detail = (const char *) sqlite3_column_text (stmt, 3);
+            printf ("# plan: %s\n", detail? detail: "");
+            parents |= detail && strstr (detail, "xxl_job_info_parents");
+            walks |= detail && strstr (detail, "SCAN xxl_job_info") && !strstr (detail, "INDEX");
+        }
+        sqlite3_finalize (stmt);
+        XXL_CHECK (parents && !walks);
         sqlite3_close (db);
     }
     XXL_CHECK (XXL_TEST_EXEC (store, "DELETE FROM xxl_job_log WHERE job_id IN (?, ?)", "ii",
@@ -3491,6 +3507,9 @@ main (void)
     //  default drawn from it)
     if (xxl_test_pg)
         s_counter_row_back (store, 0);
+    //  (and before SQLite's schema 21 and PostgreSQL's 22: no index of the
+    //  jobs with child jobs)
+    XXL_CHECK (XXL_TEST_EXEC (store, "DROP INDEX xxl_job_info_parents", NULL) >= 0);
     //  (and before SQLite's schema 20: a job's rows indexed by job, then id)
     if (!xxl_test_pg) {
         XXL_CHECK (XXL_TEST_EXEC (store, "DROP INDEX xxl_job_log_job_block", NULL) >= 0);
@@ -3533,6 +3552,10 @@ main (void)
     xxl_store_destroy (&store);
     store = xxl_store_new (path, err, sizeof err);
     XXL_CHECK (store && xxl_store_schema_version (store) == XXL_TEST_SCHEMA);
+    //  Migration 21 (PostgreSQL's 22): the jobs with child jobs
+    XXL_CHECK (XXL_TEST_SCALAR (store, xxl_test_pg
+        ? "SELECT COUNT(*) FROM pg_indexes WHERE indexname = 'xxl_job_info_parents'"
+        : "SELECT COUNT(*) FROM sqlite_master WHERE name = 'xxl_job_info_parents'", NULL) == 1);
     //  SQLite's migration 20: a job's rows by block of ids, then job
     if (!xxl_test_pg)
         XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM sqlite_master WHERE name"

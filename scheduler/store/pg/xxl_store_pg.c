@@ -382,6 +382,9 @@ static const char *s_migrations [] = {
     "DROP INDEX IF EXISTS xxl_job_log_schedule;"
     "CREATE UNIQUE INDEX xxl_job_log_schedule ON xxl_job_log (schedule_time, job_id,"
     "  xxl_shard_index (executor_sharding_param)) WHERE schedule_time IS NOT NULL;",
+    //  22: the jobs that have child jobs (xxl_store_sqlite.c's 21)
+    "CREATE INDEX IF NOT EXISTS xxl_job_info_parents ON xxl_job_info (id)"
+    "  WHERE child_jobid != '';",
 };
 _Static_assert (XXL_PG_LOG_ID_BLOCK == 4096, "migration 16 says 4096");
 #define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))

@@ -279,6 +279,11 @@ int xxl_store_sql_sum_runs (int rc, xxl_store_group_runs_t *rows, size_t count,
     X (backfill_encode) X (backfill_encode_page) X (backfill_running_ids) \
     X (backfill_made_times)
 
+//  Whether any job has child jobs (1 or 0), through xxl_job_info_parents:
+//  the engine asks it once a second (tests/test_store.c checks the plan)
+#define XXL_SQL_JOBS_HAVE_CHILDREN \
+    "SELECT EXISTS (SELECT 1 FROM xxl_job_info WHERE child_jobid != '')"
+
 //  The maps of a workflow run and of a backfill (their protocol keys), and
 //  the pages of WORKFLOW_RUNS and BACKFILL_LIST below an id: one text for
 //  both dialects, binding $1 the workflow or job (not in the _ANY forms),

@@ -139,8 +139,7 @@ xs_job_rm (xxl_store_t *base, int64_t id)
 int
 xs_jobs_have_children (xxl_store_t *base)
 {
-    int64_t any = xsql_scalar (base,
-        "SELECT EXISTS (SELECT 1 FROM xxl_job_info WHERE child_jobid != '')", NULL);
+    int64_t any = xsql_scalar (base, XXL_SQL_JOBS_HAVE_CHILDREN, NULL);
     return any < 0? -1: any != 0;
 }
 

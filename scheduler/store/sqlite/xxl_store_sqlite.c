@@ -283,6 +283,9 @@ static const char *s_migrations [] = {
     //  fire once jobs have history)
     "DROP INDEX IF EXISTS xxl_job_log_job;"
     "CREATE INDEX xxl_job_log_job_block ON xxl_job_log ((id >> 16), job_id, id);",
+    //  21: the jobs that have child jobs (jobs_have_children, asked once a
+    //  second by the engine: without it a walk of every job)
+    "CREATE INDEX xxl_job_info_parents ON xxl_job_info (id) WHERE child_jobid != '';",
 };
 #define XXL_SCHEMA_VERSION ((int) (sizeof s_migrations / sizeof s_migrations [0]))
 
