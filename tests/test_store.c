@@ -2170,6 +2170,21 @@ s_test_batches (xxl_store_t *store, int64_t gid, int64_t jid)
         XXL_CHECK (strstr (xxl_store_error (store), "UNIQUE"));
     XXL_CHECK (xxl_store_log_load (store, next, &loaded) == 0 && loaded.trigger_time == 1000);
     xxl_log_free (&loaded);
+    //  Deferred (both stores defer such rows): the transaction's next
+    //  statement writes them first and fails with the cause, a row added
+    //  before in the transaction is gone, and the commit fails too; a
+    //  statement after the rollback runs
+    XXL_CHECK (xxl_store_begin (store) == 0);
+    xxl_log_t fine = row;
+    fine.id = xxl_store_log_next_id (store);
+    XXL_CHECK (fine.id > next && xxl_store_log_add (store, &fine) == 0);
+    XXL_CHECK (xxl_store_log_add (store, &taken) == 0);
+    XXL_CHECK (xxl_store_log_load (store, next, &loaded) == -1);
+    XXL_CHECK (strstr (xxl_store_error (store), "UNIQUE"));
+    XXL_CHECK (xxl_store_commit (store) == -1 && strstr (xxl_store_error (store), "UNIQUE"));
+    XXL_CHECK (xxl_store_log_load (store, fine.id, &loaded) == 1);
+    XXL_CHECK (xxl_store_log_load (store, next, &loaded) == 0 && loaded.trigger_time == 1000);
+    xxl_log_free (&loaded);
 
     //  A CALLBACK's items: rows sent to h1 (r0 unsent yet: trigger code 0)
     //  and one sent to h2

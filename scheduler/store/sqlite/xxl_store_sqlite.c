@@ -292,6 +292,8 @@ static const char *s_migrations [] = {
 static int
 s_exec_script (store_t *self, const char *sql)
 {
+    if (self->deferred_count && sq_flush (self))
+        return -1;
     char *message = NULL;
     if (sqlite3_exec (self->db, sql, NULL, NULL, &message) != SQLITE_OK) {
         snprintf (self->error, sizeof self->error, "%s", message? message: "exec failed");
@@ -483,8 +485,10 @@ void
 sq_destroy (xxl_store_t *base)
 {
     store_t *self = (store_t *) base;
+    sq_deferred_drop (self);
     if (self->in_txn)
         s_exec_script (self, "ROLLBACK;");
+    sq_deferred_free (self);
     zactor_destroy (&self->checkpointer);
     zhashx_destroy (&self->statements);
     if (self->db)
@@ -537,6 +541,8 @@ sq_commit (xxl_store_t *base)
     store_t *self = (store_t *) base;
     if (!self->in_txn)
         return 0;
+    //  (a failure loses the transaction)
+    sq_flush (self);
     if (self->txn_lost) {
         //  Nothing to commit: what the turn wrote is gone; its cause is the
         //  error (not "cannot commit - no transaction is active")
@@ -630,6 +636,7 @@ int
 sq_rollback (xxl_store_t *base)
 {
     store_t *self = (store_t *) base;
+    sq_deferred_drop (self);
     if (!self->in_txn)
         return 0;
     self->in_txn = 0;

@@ -6,13 +6,17 @@
     bind and one step; sq_cache_new), the $N -> ?N rewrite on prepare,
     binding (fmt: 'i' int64_t, 'd' double, 's' text, 'n' NULL), the
     helpers that run a statement (sq_exec, sq_scalar, sq_text, sq_id_list,
-    sq_encode and their va_list forms) and recording errors (sq_fail: the
+    sq_encode and their va_list forms), recording errors (sq_fail: the
     reason in self->error, a line per cause per 10 s through
-    xxl_store_log_error).
+    xxl_store_log_error), and the log rows log_add defers (sq_log_defer,
+    written by sq_flush as INSERTs of up to 32 rows each: one statement's
+    overhead, the cursors on the table and its nine indexes opened once,
+    for many rows).
 
     MUST: step each statement to the end (or as far as it reads) and reset
     it before returning; fail a write inside a transaction that SQLite
-    ended on its own (a full disk) with that cause, without running it.
+    ended on its own (a full disk) with that cause, without running it;
+    write the deferred rows before any other statement runs.
     MUST NOT: call any other file of the backend (it is below all of
     them: _rows.c, _driver.c and xxl_store_sqlite.c call it), nor anything
     of the store but the shared helpers below it (scheduler/store/sql).
@@ -104,6 +108,9 @@ sq_prepare (store_t *self, const char *sql)
 {
     //  (the cache is keyed by the text's address: a string literal)
     assert (self->statements && sql);
+    //  The deferred rows go first: this statement may read them
+    if (self->deferred_count && !self->flushing && sq_flush (self))
+        return NULL;
     sqlite3_stmt *stmt = (sqlite3_stmt *) zhashx_lookup (self->statements, sql);
     if (stmt) {
         sqlite3_reset (stmt);
@@ -175,6 +182,8 @@ sq_column_text (sqlite3_stmt *stmt, int column)
 int
 sq_exec_oncev (store_t *self, const char *sql, const char *fmt, va_list args)
 {
+    if (self->deferred_count && sq_flush (self))
+        return -1;
     sqlite3_stmt *stmt = NULL;
     if (sqlite3_prepare_v2 (self->db, sql, -1, &stmt, NULL) != SQLITE_OK)
         return sq_fail (self, "prepare");
@@ -400,4 +409,197 @@ zhashx_t *
 sq_cache_new (void)
 {
     return xxl_store_sql_cache_new (s_statement_destroy);
+}
+
+
+//  --------------------------------------------------------------------
+//  Deferred log rows
+
+//  Rows kept before they are written without waiting for a statement, and
+//  the bytes of text past which the buffer is freed once written (a turn
+//  of large parameters holds no memory after)
+#define SQ_DEFER_MAX 1024
+#define SQ_DEFER_TEXT_MAX (4 * 1024 * 1024)
+#define SQ_DEFER_TEXT_KEEP (256 * 1024)
+//  Rows per INSERT: 32, then 16, 8, 4, 2, 1 for the rest (13 parameters
+//  a row, schedule_time NULL: 416 at most, within SQLite's 32,766)
+#define SQ_CHUNKS 6
+#define SQ_COLUMNS 13
+
+//  The INSERT of n = 32 >> k rows, made once (the statement cache is keyed
+//  by the text's address: each text lives as long as the process)
+static const char *
+s_chunk_text (int k)
+{
+    static char *texts [SQ_CHUNKS];
+    assert (k >= 0 && k < SQ_CHUNKS);
+    if (!texts [k]) {
+        const char *head =
+            "INSERT INTO xxl_job_log (job_group, job_id, executor_address, executor_handler,"
+            " executor_param, executor_sharding_param, executor_fail_retry_count,"
+            " trigger_time, trigger_code, trigger_msg, trigger_type, schedule_time, id, slot)"
+            " VALUES ";
+        const char *row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)";
+        size_t rows = (size_t) 32 >> k;
+        size_t size = strlen (head) + rows * (strlen (row) + 1) + 1;
+        char *text = (char *) malloc (size);
+        assert (text);
+        char *at = text + sprintf (text, "%s", head);
+        for (size_t i = 0; i < rows; i++)
+            at += sprintf (at, "%s%s", i? ",": "", row);
+        texts [k] = text;
+    }
+    return texts [k];
+}
+
+//  Appends text (NULL: none) to the deferred text; its offset, or -1
+static int64_t
+s_defer_text (store_t *self, const char *text)
+{
+    if (!text)
+        return -1;
+    size_t length = strlen (text) + 1;
+    if (self->deferred_used + length > self->deferred_text_size) {
+        size_t size = self->deferred_text_size? self->deferred_text_size: 64 * 1024;
+        while (self->deferred_used + length > size)
+            size *= 2;
+        self->deferred_text = (char *) realloc (self->deferred_text, size);
+        assert (self->deferred_text);
+        self->deferred_text_size = size;
+    }
+    memcpy (self->deferred_text + self->deferred_used, text, length);
+    int64_t offset = (int64_t) self->deferred_used;
+    self->deferred_used += length;
+    return offset;
+}
+
+int
+sq_log_defer (store_t *self, const xxl_log_t *log)
+{
+    assert (self->in_txn && !self->txn_lost && log->id > 0 && log->schedule_time <= 0);
+    if (self->deferred_count == self->deferred_size) {
+        size_t size = self->deferred_size? self->deferred_size * 2: 64;
+        self->deferred = (sq_deferred_t *) realloc (self->deferred, size * sizeof (sq_deferred_t));
+        assert (self->deferred);
+        self->deferred_size = size;
+    }
+    sq_deferred_t *row = &self->deferred [self->deferred_count++];
+    row->job_group = log->job_group;
+    row->job_id = log->job_id;
+    row->retry_count = log->executor_fail_retry_count;
+    row->trigger_time = log->trigger_time;
+    row->trigger_code = log->trigger_code;
+    row->id = log->id;
+    row->slot = log->slot? 1: 0;
+    row->text [0] = s_defer_text (self, log->executor_address);
+    row->text [1] = s_defer_text (self, log->executor_handler);
+    row->text [2] = s_defer_text (self, log->executor_param);
+    row->text [3] = s_defer_text (self, log->executor_sharding_param);
+    row->text [4] = s_defer_text (self, log->trigger_msg);
+    row->text [5] = s_defer_text (self, log->trigger_type);
+    if (self->deferred_count >= SQ_DEFER_MAX || self->deferred_used >= SQ_DEFER_TEXT_MAX)
+        return sq_flush (self);
+    return 0;
+}
+
+static void
+s_bind_text (sqlite3_stmt *stmt, int index, const char *base, int64_t offset)
+{
+    if (offset < 0)
+        sqlite3_bind_null (stmt, index);
+    else
+        sqlite3_bind_text (stmt, index, base + offset, -1, SQLITE_STATIC);
+}
+
+//  Writes rows [from, from + n) with the INSERT of n rows; 0 or -1
+static int
+s_flush_chunk (store_t *self, int k, size_t from)
+{
+    size_t rows = (size_t) 32 >> k;
+    sqlite3_stmt *stmt = sq_prepare (self, s_chunk_text (k));
+    if (!stmt)
+        return -1;
+    const char *base = self->deferred_text;
+    for (size_t i = 0; i < rows; i++) {
+        const sq_deferred_t *row = &self->deferred [from + i];
+        int at = (int) i * SQ_COLUMNS;
+        sqlite3_bind_int64 (stmt, at + 1, row->job_group);
+        sqlite3_bind_int64 (stmt, at + 2, row->job_id);
+        s_bind_text (stmt, at + 3, base, row->text [0]);
+        s_bind_text (stmt, at + 4, base, row->text [1]);
+        s_bind_text (stmt, at + 5, base, row->text [2]);
+        s_bind_text (stmt, at + 6, base, row->text [3]);
+        sqlite3_bind_int64 (stmt, at + 7, row->retry_count);
+        sqlite3_bind_int64 (stmt, at + 8, row->trigger_time);
+        sqlite3_bind_int64 (stmt, at + 9, row->trigger_code);
+        s_bind_text (stmt, at + 10, base, row->text [4]);
+        s_bind_text (stmt, at + 11, base, row->text [5]);
+        sqlite3_bind_int64 (stmt, at + 12, row->id);
+        sqlite3_bind_int64 (stmt, at + 13, row->slot);
+    }
+    int changes = sq_done (self, stmt);
+    if (changes < 0)
+        return -1;
+    if ((size_t) changes != rows) {
+        snprintf (self->error, sizeof self->error, "deferred log rows: %d of %zu written",
+                  changes, rows);
+        s_log_error (self);
+        return -1;
+    }
+    return 0;
+}
+
+int
+sq_flush (store_t *self)
+{
+    if (!self->deferred_count || self->flushing)
+        return 0;
+    assert (self->in_txn);
+    self->flushing = true;
+    int rc = 0;
+    size_t from = 0;
+    for (int k = 0; k < SQ_CHUNKS && rc == 0; k++)
+        while (rc == 0 && self->deferred_count - from >= ((size_t) 32 >> k)) {
+            rc = s_flush_chunk (self, k, from);
+            from += (size_t) 32 >> k;
+        }
+    self->flushing = false;
+    sq_deferred_drop (self);
+    if (rc) {
+        //  The transaction is lost: what it wrote is rolled back, no
+        //  later write of it runs, and its commit fails with the cause
+        char cause [512];
+        snprintf (cause, sizeof cause, "log rows of the transaction not written: %.400s",
+                  self->error);
+        if (!sqlite3_get_autocommit (self->db))
+            sqlite3_exec (self->db, "ROLLBACK", NULL, NULL, NULL);
+        self->txn_lost = 1;
+        snprintf (self->txn_cause, sizeof self->txn_cause, "%s", cause);
+        snprintf (self->error, sizeof self->error, "%s", cause);
+        return -1;
+    }
+    return 0;
+}
+
+void
+sq_deferred_drop (store_t *self)
+{
+    self->deferred_count = 0;
+    self->deferred_used = 0;
+    if (self->deferred_text_size > SQ_DEFER_TEXT_KEEP) {
+        free (self->deferred_text);
+        self->deferred_text = NULL;
+        self->deferred_text_size = 0;
+    }
+}
+
+void
+sq_deferred_free (store_t *self)
+{
+    free (self->deferred);
+    self->deferred = NULL;
+    self->deferred_count = self->deferred_size = 0;
+    free (self->deferred_text);
+    self->deferred_text = NULL;
+    self->deferred_used = self->deferred_text_size = 0;
 }

@@ -39,6 +39,13 @@
 #define XXL_SQLITE_LOG_ID_BLOCK 4096
 _Static_assert (XXL_SQLITE_LOG_ID_BLOCK >= 4 * XXL_STORE_LOG_ID_RUN, "a block holds runs");
 
+//  A log row log_add deferred (sq_log_defer): its integer columns, and its
+//  text columns as offsets into the handle's deferred text (-1: NULL)
+typedef struct {
+    int64_t job_group, job_id, retry_count, trigger_time, trigger_code, id, slot;
+    int64_t text [6];                   //  address, handler, param, sharding, msg, type
+} sq_deferred_t;
+
 typedef struct {
     xxl_store_sql_t sql;                //  first: the interface (methods), the driver
     sqlite3 *db;
@@ -61,6 +68,13 @@ typedef struct {
     //  would commit alone; txn_cause keeps the error that ended it
     int txn_lost;
     char txn_cause [512];
+    //  Log rows log_add deferred in the open transaction (sq_log_defer),
+    //  oldest first, and their texts; flushing: their INSERTs are running
+    sq_deferred_t *deferred;
+    size_t deferred_count, deferred_size;
+    char *deferred_text;
+    size_t deferred_used, deferred_text_size;
+    bool flushing;
     char error [512];
     //  One log line per cause per XXL_STORE_LOG_MS (a full disk fails
     //  every statement of every turn)
@@ -127,6 +141,19 @@ int sq_id_listv (store_t *self, int64_t *ids, size_t max, size_t *count, const c
                  const char *fmt, va_list args);
 int sq_encodev (store_t *self, xxl_enc_t *enc, int rows_as_array, size_t max_size,
                 int *truncated, const char *sql, const char *fmt, va_list args);
+//  Deferred log rows.  sq_log_defer keeps a copy of *log (a row of the
+//  open transaction with an id of the caller's and no schedule_time: no
+//  unique rule can refuse it); sq_flush writes the rows kept as multi-row
+//  INSERTs, and runs before every other statement (sq_prepare,
+//  sq_exec_oncev, the commit), so every later statement of the
+//  transaction sees them.  A flush that fails loses the transaction
+//  (rolled back, txn_lost with the cause): the statement that caused it
+//  fails, and so does the commit.  sq_deferred_drop forgets them (a
+//  rollback); sq_deferred_free frees the buffers.  0 or -1.
+int sq_log_defer (store_t *self, const xxl_log_t *log);
+int sq_flush (store_t *self);
+void sq_deferred_drop (store_t *self);
+void sq_deferred_free (store_t *self);
 //  A new statement cache (sql pointer -> sqlite3_stmt, finalized with it)
 zhashx_t *sq_cache_new (void);
 
