@@ -79,6 +79,15 @@ void xxl_logsink_newline (xxl_logsink_t *self);
 //  the sink only awaits xxl_logsink_destroy.
 void xxl_logsink_end (xxl_logsink_t *self, int code, const char *msg);
 
+//  The absolute path of the run's own log file; worker thread, before
+//  xxl_logsink_end.  A held log is moved to its file now (created, with
+//  the lines held so far, in one write) and is never packed: the run's
+//  later lines are appended to the file.  An open file's path is
+//  returned as it is.  The string is the sink's, valid until
+//  xxl_logsink_destroy.  NULL when the file cannot be made or was not
+//  (warned once per sink): a held log stays held, as if never asked.
+const char *xxl_logsink_file (xxl_logsink_t *self);
+
 //  Any thread: moves a held log to "being made by this thread"; 1 if it
 //  did, then the caller must call xxl_logsink_make; 0 if the log is not
 //  held.
