@@ -9,8 +9,9 @@
     An isolated or GLUE run needs its log file before it starts (the
     child's stdout: xxl_logsink_fd); an in-process run does not, so its
     first lines are stamped at its start and held in memory, and the file
-    is made by the first later write (a handler's log line, the end lines)
-    or by a LOG request (xxl_logsink_claim, then xxl_logsink_make): the
+    is made by the first later write (a handler's log line, the end lines),
+    by the handler asking for it (xxl_logsink_file) or by a LOG request
+    (xxl_logsink_claim, then xxl_logsink_make): the
     handler starts without waiting for a file to be created, and a short
     run costs one write instead of two.  With a pack, a held log goes on
     being held while the whole of it fits a pack record
