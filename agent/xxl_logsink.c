@@ -346,6 +346,8 @@ xxl_logsink_end (xxl_logsink_t *self, int code, const char *msg)
         ", handleMsg = ", msg? msg: "null"
     };
     char *line = s_join (small, sizeof small, parts, sizeof parts / sizeof parts [0]);
+    if (self->path)
+        xxl_logsink_newline (self);     //  the handler's own last line may lack it
     if (line) {
         xxl_logsink_lines (self, "----------- xxl-job job execute end(finish) -----------", line);
         if (line != small)

@@ -75,7 +75,8 @@ void xxl_logsink_newline (xxl_logsink_t *self);
 
 //  Writes the end lines ("----------- xxl-job job execute end(finish)
 //  -----------", "----------- Result: handleCode=CODE, handleMsg = MSG",
-//  MSG NULL: "null"), then puts a log still held into the day's pack (or,
+//  MSG NULL: "null"), on a line of their own when the handler was given
+//  the file (xxl_logsink_file) and left its last line open, then puts a log still held into the day's pack (or,
 //  when none takes it, into its file), and closes the file.  After this,
 //  the sink only awaits xxl_logsink_destroy.
 void xxl_logsink_end (xxl_logsink_t *self, int code, const char *msg);

@@ -1101,6 +1101,19 @@ test_log_file (void)
             && s_has_file (id) == (mode == 1),
                        "log_file %s: a run that does not ask %s", label,
                        mode == 0? "is packed": "has its file, as every isolated run");
+        //  A last line the handler left open: the end lines start a line
+        XXL_CHECK_MSG (s_run (executor, 700 + mode, mode == 0? "logFileInJobHandler": "logFileJobHandler",
+                              "open", NULL, 0, &id, msg, sizeof msg) == 0, "log_file: open run");
+        result = s_wait (executor, id, 5000);
+        char *content = s_log (id);
+        const char *open_lines [] = {
+            "before the file\nfile line 1\nfile line 2\n",
+            "] ----------- xxl-job job execute end(finish) -----------\n", "handleCode=200"
+        };
+        XXL_CHECK_MSG (result && result->code == 200 && content && s_in_order (content, open_lines, 3),
+                       "log_file %s: the end lines on a line of their own after an open last line:\n%s",
+                       label, content? content: "(none)");
+        free (content);
         xxl_executor_destroy (&executor);
     }
 

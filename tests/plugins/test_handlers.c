@@ -17,7 +17,8 @@
                         (xxl_run_log_file), appends "file line 1" and "file
                         line 2" to it with O_APPEND (param "child": the
                         second line by a child, sh), then logs "after the
-                        file"; succeeds with the path, fails "no log file"
+                        file" (param "open": the second line without its
+                        "\n", and no "after the file"); succeeds with the path, fails "no log file"
                         on NULL, "not the same path" when a second call
                         differs, "relative path" when it is not absolute
     logFileInJobHandler same, flagged XXL_HANDLER_IN_PROCESS
@@ -188,10 +189,12 @@ s_log_file (xxl_run_t *run)
     if (!again || strcmp (again, path))
         return xxl_run_fail (run, "not the same path");
     int child = strcmp (xxl_run_param (run), "child") == 0;
+    int open_end = strcmp (xxl_run_param (run), "open") == 0;
     if (s_append (path, "file line 1\n")
-    ||  (child? s_append_child (path): s_append (path, "file line 2\n")))
+    ||  (child? s_append_child (path): s_append (path, open_end? "file line 2": "file line 2\n")))
         return xxl_run_fail (run, "cannot append to the log file");
-    xxl_run_log (run, "after the file");
+    if (!open_end)
+        xxl_run_log (run, "after the file");
     return xxl_run_success (run, path);
 }
 
