@@ -36,6 +36,9 @@ struct _xxl_logsink_t {
                                         //  in-process run is made late
     char *held_text;                    //  its stamped lines so far (LOG_HELD)
     size_t held_len;
+    char *path;                         //  the file's absolute path, once
+                                        //  xxl_logsink_file made or found it
+    int path_failed;                    //  it could not: warned once
 };
 
 xxl_logsink_t *
@@ -47,6 +50,13 @@ xxl_logsink_new (const char *logdir, xxl_runpack_t *pack, int64_t log_id, int64_
     self->logdir = logdir;
     self->pack = pack;
     self->log_id = log_id;
+    //  "Now" is pinned at the start, so that every open and the path of
+    //  xxl_logsink_file name the same day's file
+    if (log_date_time <= 0) {
+        struct timespec ts;
+        clock_gettime (CLOCK_REALTIME, &ts);
+        log_date_time = (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    }
     self->log_date_time = log_date_time;
     self->log_fd = -1;
     return self;
@@ -62,22 +72,19 @@ xxl_logsink_destroy (xxl_logsink_t **self_p)
     if (self->log_fd >= 0)
         close (self->log_fd);
     free (self->held_text);
+    free (self->path);
     free (self);
 }
 
-//  Makes the held-back log file: creates it and writes the held lines and
-//  then extra (may be NULL) with one writev.  The caller moved log_held
-//  from LOG_HELD to LOG_MAKING, so no other thread touches the log now;
-//  runs without the executor's locks (creating a file takes tens of
-//  microseconds).
+//  Makes fd (the held-back log's new file, or -1 if it could not be
+//  opened) the log's file: writes the held lines and then extra (may be
+//  NULL) into it with one writev, drops them and marks the log made.  The
+//  caller moved log_held from LOG_HELD to LOG_MAKING, so no other thread
+//  touches the log now.
 static void
-s_log_create (xxl_logsink_t *self, const char *extra, size_t extra_len)
+s_log_fill (xxl_logsink_t *self, int fd, const char *extra, size_t extra_len)
 {
-    int fd = xxl_runlog_open (self->logdir, self->log_id, self->log_date_time);
-    if (fd < 0)
-        zsys_warning ("executor: cannot open log of logId %lld: %s",
-                      (long long) self->log_id, strerror (errno));
-    else {
+    if (fd >= 0) {
         struct iovec parts [2] = {
             { self->held_text, self->held_len }, { (void *) extra, extra? extra_len: 0 }
         };
@@ -91,6 +98,19 @@ s_log_create (xxl_logsink_t *self, const char *extra, size_t extra_len)
     self->held_len = 0;
     self->log_fd = fd;
     __atomic_store_n (&self->log_held, LOG_MADE, __ATOMIC_RELEASE);
+}
+
+//  Makes the held-back log file: creates it and fills it (s_log_fill).
+//  The caller moved log_held from LOG_HELD to LOG_MAKING; runs without
+//  the executor's locks (creating a file takes tens of microseconds).
+static void
+s_log_create (xxl_logsink_t *self, const char *extra, size_t extra_len)
+{
+    int fd = xxl_runlog_open (self->logdir, self->log_id, self->log_date_time);
+    if (fd < 0)
+        zsys_warning ("executor: cannot open log of logId %lld: %s",
+                      (long long) self->log_id, strerror (errno));
+    s_log_fill (self, fd, extra, extra_len);
 }
 
 int
@@ -127,6 +147,15 @@ s_log_format (const char *line1, const char *line2, size_t *len)
 //  Worker thread: makes the file now if it is still held back (with extra
 //  after the held lines; returns 1), else waits until a LOG request that is
 //  making it is done (returns 0: extra not written)
+static void
+s_log_wait_made (xxl_logsink_t *self)
+{
+    while (__atomic_load_n (&self->log_held, __ATOMIC_ACQUIRE) == LOG_MAKING) {
+        struct timespec pause = { 0, 50 * 1000 };
+        nanosleep (&pause, NULL);
+    }
+}
+
 static int
 s_log_ensure (xxl_logsink_t *self, const char *extra, size_t extra_len)
 {
@@ -134,11 +163,48 @@ s_log_ensure (xxl_logsink_t *self, const char *extra, size_t extra_len)
         s_log_create (self, extra, extra_len);
         return 1;
     }
-    while (__atomic_load_n (&self->log_held, __ATOMIC_ACQUIRE) == LOG_MAKING) {
-        struct timespec pause = { 0, 50 * 1000 };
-        nanosleep (&pause, NULL);
-    }
+    s_log_wait_made (self);
     return 0;
+}
+
+const char *
+xxl_logsink_file (xxl_logsink_t *self)
+{
+    if (self->path || self->path_failed)
+        return self->path;
+    int error = 0;
+    if (xxl_logsink_claim (self)) {
+        int fd = xxl_runlog_open (self->logdir, self->log_id, self->log_date_time);
+        if (fd < 0) {
+            //  Held on (into the pack, or a later try at the file)
+            error = errno;
+            __atomic_store_n (&self->log_held, LOG_HELD, __ATOMIC_RELEASE);
+        }
+        else
+            s_log_fill (self, fd, NULL, 0);
+    }
+    else
+        s_log_wait_made (self);         //  a LOG request is making it
+    char path [4096];
+    if (!error && (__atomic_load_n (&self->log_held, __ATOMIC_ACQUIRE) != LOG_MADE
+                   || self->log_fd < 0))
+        error = EBADF;                  //  its file could not be opened
+    if (!error && xxl_runlog_path (self->logdir, self->log_id, self->log_date_time,
+                                   path, sizeof path))
+        error = ENAMETOOLONG;
+    if (!error) {
+        //  A relative logdir: the file exists now, so realpath finds it
+        self->path = path [0] == '/'? strdup (path): realpath (path, NULL);
+        if (!self->path)
+            error = errno? errno: ENOMEM;
+    }
+    if (error) {
+        self->path_failed = 1;
+        zsys_warning ("executor: no log file for the handler of logId %lld: %s",
+                      (long long) self->log_id,
+                      error == EBADF? "its file could not be opened": strerror (error));
+    }
+    return self->path;
 }
 
 void
@@ -280,6 +346,8 @@ xxl_logsink_end (xxl_logsink_t *self, int code, const char *msg)
         ", handleMsg = ", msg? msg: "null"
     };
     char *line = s_join (small, sizeof small, parts, sizeof parts / sizeof parts [0]);
+    if (self->path)
+        xxl_logsink_newline (self);     //  the handler's own last line may lack it
     if (line) {
         xxl_logsink_lines (self, "----------- xxl-job job execute end(finish) -----------", line);
         if (line != small)

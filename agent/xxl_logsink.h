@@ -9,8 +9,9 @@
     An isolated or GLUE run needs its log file before it starts (the
     child's stdout: xxl_logsink_fd); an in-process run does not, so its
     first lines are stamped at its start and held in memory, and the file
-    is made by the first later write (a handler's log line, the end lines)
-    or by a LOG request (xxl_logsink_claim, then xxl_logsink_make): the
+    is made by the first later write (a handler's log line, the end lines),
+    by the handler asking for it (xxl_logsink_file) or by a LOG request
+    (xxl_logsink_claim, then xxl_logsink_make): the
     handler starts without waiting for a file to be created, and a short
     run costs one write instead of two.  With a pack, a held log goes on
     being held while the whole of it fits a pack record
@@ -74,10 +75,20 @@ void xxl_logsink_newline (xxl_logsink_t *self);
 
 //  Writes the end lines ("----------- xxl-job job execute end(finish)
 //  -----------", "----------- Result: handleCode=CODE, handleMsg = MSG",
-//  MSG NULL: "null"), then puts a log still held into the day's pack (or,
+//  MSG NULL: "null"), on a line of their own when the handler was given
+//  the file (xxl_logsink_file) and left its last line open, then puts a log still held into the day's pack (or,
 //  when none takes it, into its file), and closes the file.  After this,
 //  the sink only awaits xxl_logsink_destroy.
 void xxl_logsink_end (xxl_logsink_t *self, int code, const char *msg);
+
+//  The absolute path of the run's own log file; worker thread, before
+//  xxl_logsink_end.  A held log is moved to its file now (created, with
+//  the lines held so far, in one write) and is never packed: the run's
+//  later lines are appended to the file.  An open file's path is
+//  returned as it is.  The string is the sink's, valid until
+//  xxl_logsink_destroy.  NULL when the file cannot be made or was not
+//  (warned once per sink): a held log stays held, as if never asked.
+const char *xxl_logsink_file (xxl_logsink_t *self);
 
 //  Any thread: moves a held log to "being made by this thread"; 1 if it
 //  did, then the caller must call xxl_logsink_make; 0 if the log is not

@@ -10,8 +10,9 @@
 
     Run logs.  Each run writes its log through its xxl_logsink.h: at once
     into its file for an isolated or GLUE run, held back in memory for an
-    in-process one until a later write or a LOG request
-    (xxl_executor_log_sync) makes the file, or the day's pack takes it.
+    in-process one until a later write, a LOG request
+    (xxl_executor_log_sync) or the handler asking for its file
+    (xxl_run_log_file) makes the file, or the day's pack takes it.
 
     In-process BEAN runs call the handler on the worker thread; kill and
     timeout are cooperative through cancelled(), and a run that outlived
@@ -144,10 +145,17 @@ s_host_job_state (xxl_run_t *base)
     return worker && worker->life_open? worker->job_state: NULL;
 }
 
+//  The run's own log file: a held log moves to it (xxl_logsink_file)
+static const char *
+s_host_log_file (xxl_run_t *base)
+{
+    return xxl_logsink_file (((run_t *) base)->log);
+}
+
 static const xxl_handler_host_t s_host = {
     XXL_HANDLER_ABI_VERSION, sizeof (xxl_handler_host_t),
     s_host_param, s_host_job_id, s_host_log_id, s_host_shard_index, s_host_shard_total,
-    s_host_vlog, s_host_set_result, s_host_cancelled, s_host_job_state
+    s_host_vlog, s_host_set_result, s_host_cancelled, s_host_job_state, s_host_log_file
 };
 
 //  ---------------------------------------------------------------------

@@ -6,7 +6,9 @@
 
         argv:  xxl-runner HANDLER JOB_ID LOG_ID SHARD_INDEX SHARD_TOTAL PARAM [PLUGIN_PATH]
         fd 0:  /dev/null
-        fd 1, 2: the run's log file, O_APPEND (handler log lines go here)
+        fd 1, 2: the run's log file, O_APPEND (handler log lines go here;
+               its path, for xxl_run_log_file, is read back from
+               /proc/self/fd/1)
         fd 3:  write end of the result pipe
         fd 4:  read-only fd on the plugin file the agent accepted the run
                with (loaded through /proc/self/fd/4)
@@ -29,6 +31,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -83,6 +87,33 @@ s_write_line (const char *text)
     ssize_t rc = write (STDOUT_FILENO, buf, n);
     (void) rc;
     free (buf);
+}
+
+//  The run's log file: the file on fd 1 (the agent opened it), by the
+//  path /proc gives for it, once that path is checked to name that very
+//  file.  NULL, with a line in the log saying why, when fd 1 is no log
+//  file (the agent could not open one: /dev/null) or the path is gone.
+static const char *
+s_log_file (xxl_run_t *run)
+{
+    (void) run;
+    static char s_path [PATH_MAX];
+    static int s_looked = 0;
+    if (s_looked)
+        return s_path [0]? s_path: NULL;
+    s_looked = 1;
+    struct stat fd_st, path_st;
+    ssize_t len = readlink ("/proc/self/fd/1", s_path, sizeof s_path - 1);
+    if (len > 0 && s_path [0] == '/') {
+        s_path [len] = 0;
+        if (fstat (STDOUT_FILENO, &fd_st) == 0 && S_ISREG (fd_st.st_mode)
+        &&  stat (s_path, &path_st) == 0
+        &&  path_st.st_dev == fd_st.st_dev && path_st.st_ino == fd_st.st_ino)
+            return s_path;
+    }
+    s_path [0] = 0;
+    s_write_line ("runner: the run has no log file to name (xxl_run_log_file)");
+    return NULL;
 }
 
 static void
@@ -184,7 +215,7 @@ main (int argc, char *argv [])
     static const xxl_handler_host_t host = {
         XXL_HANDLER_ABI_VERSION, sizeof (xxl_handler_host_t),
         s_param, s_job_id, s_log_id, s_shard_index, s_shard_total,
-        s_vlog, s_set_result, s_cancelled_fn, s_job_state
+        s_vlog, s_set_result, s_cancelled_fn, s_job_state, s_log_file
     };
     xxl_run_t run = { &host, state };
     int rc = handler->fn (&run);

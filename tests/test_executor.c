@@ -24,6 +24,7 @@
 #include "xxl_journal.h"
 #include "xxl_logread.h"
 #include "xxl_runlog.h"
+#include "xxl_runpack.h"
 
 #include <czmq.h>
 #include <dirent.h>
@@ -960,6 +961,18 @@ test_log_sync (void)
     xxl_executor_destroy (&executor);
 }
 
+//  An in-process executor with log_pack on (the agent's default)
+static xxl_executor_config_t
+s_pack_config (void)
+{
+    xxl_executor_config_t config = { 0 };
+    config.logdir = s_logdir;
+    config.in_process = 1;
+    config.idle_reap_s = 90;
+    config.log_pack = 1;
+    return config;
+}
+
 //  log_pack: short in-process runs' logs go to the day's pack, readable
 //  as soon as their result is taken; a long log, or one read while its run
 //  ran, gets a file of its own; isolated runs keep theirs
@@ -969,11 +982,7 @@ test_pack (void)
     printf ("  log_pack\n");
     char msg [256];
     int64_t id;
-    xxl_executor_config_t config = { 0 };
-    config.logdir = s_logdir;
-    config.in_process = 1;
-    config.idle_reap_s = 90;
-    config.log_pack = 1;
+    xxl_executor_config_t config = s_pack_config ();
     xxl_executor_t *executor = xxl_executor_new (&config, s_handlers);
     XXL_CHECK_MSG (executor, "pack: executor");
     if (!executor)
@@ -1022,6 +1031,125 @@ test_pack (void)
     xxl_executor_destroy (&executor);
 }
 
+//  1 if text holds each of lines [0..count) in that order
+static int
+s_in_order (const char *text, const char *lines [], int count)
+{
+    const char *at = text;
+    for (int i = 0; at && i < count; i++) {
+        at = strstr (at, lines [i]);
+        if (at)
+            at += strlen (lines [i]);
+    }
+    return at != NULL;
+}
+
+static const char *s_stub_log_file (xxl_run_t *run) { (void) run; return "/stub.log"; }
+
+//  A handler's own log file (xxl_run_log_file, XXL-JOB's
+//  XxlJobHelper.getJobLogFileName): lines it or its child appends there
+//  show in the run's log between the agent's, in process (the held log
+//  moved out of the pack) and isolated; a run that does not ask is packed
+static void
+test_log_file (void)
+{
+    printf ("  log_file\n");
+    char msg [256], path [512];
+    int64_t id;
+    xxl_executor_config_t config = s_pack_config ();
+    const char *lines [] = {
+        "----------- xxl-job job execute start -----------\n",
+        "----------- Handler: logFileInJobHandler (BEAN, in process), Param: ",
+        "before the file\nfile line 1\nfile line 2\n", "] after the file\n",
+        "----------- xxl-job job execute end(finish) -----------\n",
+        "handleCode=200, handleMsg = /"
+    };
+    const int count = (int) (sizeof lines / sizeof lines [0]);
+    const char *params [] = { "", "child" };
+    for (int mode = 0; mode < 2; mode++) {
+        config.in_process = mode == 0;
+        lines [1] = mode == 0? "----------- Handler: logFileInJobHandler (BEAN, in process), Param: "
+                             : "----------- Handler: logFileJobHandler (BEAN, isolated), Param: ";
+        const char *label = mode == 0? "in process": "isolated";
+        xxl_executor_t *executor = xxl_executor_new (&config, s_handlers);
+        XXL_CHECK_MSG (executor, "log_file: executor");
+        if (!executor)
+            return;
+        for (int p = 0; p < 2; p++) {
+            XXL_CHECK_MSG (s_run (executor, 700 + mode, mode == 0? "logFileInJobHandler": "logFileJobHandler",
+                                  params [p], NULL, 0, &id, msg, sizeof msg) == 0, "log_file: run");
+            xxl_result_t *result = s_wait (executor, id, 5000);
+            xxl_runlog_path (s_logdir, id, (int64_t) time (NULL) * 1000, path, sizeof path);
+            XXL_CHECK_MSG (result && result->code == 200 && result->msg && streq (result->msg, path),
+                           "log_file %s%s: the handler got the path of its file, {logdir}/date/logId.log: %d %s",
+                           label, params [p], result? result->code: -1, result && result->msg? result->msg: "");
+            XXL_CHECK_MSG (s_has_file (id), "log_file %s%s: a file of its own", label, params [p]);
+            char *content = s_log (id);
+            XXL_CHECK_MSG (content && s_in_order (content, lines, count),
+                           "log_file %s%s: start lines, the handler's and its file lines, end lines, in order:\n%s",
+                           label, params [p], content? content: "(none)");
+            int starts = 0;
+            for (const char *at = content; at && (at = strstr (at, "execute start")); at++)
+                starts++;
+            XXL_CHECK_MSG (starts == 1, "log_file %s%s: the start lines once", label, params [p]);
+            free (content);
+        }
+        //  A run that does not ask keeps the hot path: into the pack
+        XXL_CHECK_MSG (s_run (executor, 702, "logJobHandler", "2", NULL, 0, &id, msg, sizeof msg) == 0, "log_file: log run");
+        xxl_result_t *result = s_wait (executor, id, 5000);
+        XXL_CHECK_MSG (result && result->code == 200 && s_log_has (id, "log line 2")
+            && s_has_file (id) == (mode == 1),
+                       "log_file %s: a run that does not ask %s", label,
+                       mode == 0? "is packed": "has its file, as every isolated run");
+        //  A last line the handler left open: the end lines start a line
+        XXL_CHECK_MSG (s_run (executor, 700 + mode, mode == 0? "logFileInJobHandler": "logFileJobHandler",
+                              "open", NULL, 0, &id, msg, sizeof msg) == 0, "log_file: open run");
+        result = s_wait (executor, id, 5000);
+        char *content = s_log (id);
+        const char *open_lines [] = {
+            "before the file\nfile line 1\nfile line 2\n",
+            "] ----------- xxl-job job execute end(finish) -----------\n", "handleCode=200"
+        };
+        XXL_CHECK_MSG (result && result->code == 200 && content && s_in_order (content, open_lines, 3),
+                       "log_file %s: the end lines on a line of their own after an open last line:\n%s",
+                       label, content? content: "(none)");
+        free (content);
+        xxl_executor_destroy (&executor);
+    }
+
+    //  The file cannot be made (its path is taken by a folder): NULL, the
+    //  run goes on, its log held and packed as if never asked
+    config.in_process = 1;
+    xxl_executor_t *executor = xxl_executor_new (&config, s_handlers);
+    int64_t date = (int64_t) time (NULL) * 1000;
+    id = s_next_log_id;
+    xxl_runlog_path (s_logdir, id, date, path, sizeof path);
+    XXL_CHECK_MSG (zsys_dir_create ("%s", path) == 0, "log_file: a folder where the file would be");
+    XXL_CHECK_MSG (s_run (executor, 703, "logFileInJobHandler", "", NULL, 0, &id, msg, sizeof msg) == 0
+                   && id == s_next_log_id - 1, "log_file: unmakable run");
+    xxl_result_t *result = s_wait (executor, id, 5000);
+    XXL_CHECK_MSG (result && result->code == 500 && s_msg_has (result, "no log file"),
+                   "log_file: NULL when the file cannot be made: %s", result && result->msg? result->msg: "");
+    size_t packed_len = 0;
+    char *packed = xxl_runpack_find (s_logdir, id, date, &packed_len);
+    XXL_CHECK_MSG (packed && strstr (packed, "before the file") && strstr (packed, "handleCode=500"),
+                   "log_file: the run's log went to the pack, whole");
+    free (packed);
+    xxl_executor_destroy (&executor);
+    zsys_dir_delete ("%s", path);
+
+    //  A host table that ends before log_file (an older agent): NULL,
+    //  the member past its size never read
+    xxl_handler_host_t host = { 0 };
+    host.abi_version = XXL_HANDLER_ABI_VERSION;
+    host.size = sizeof host;
+    host.log_file = s_stub_log_file;
+    xxl_run_t run = { &host, NULL };
+    const char *full = xxl_run_log_file (&run);
+    XXL_CHECK_MSG (full && streq (full, "/stub.log"), "log_file: a host with the member is called");
+    host.size = offsetof (xxl_handler_host_t, log_file);
+    XXL_CHECK_MSG (xxl_run_log_file (&run) == NULL, "log_file: NULL on an older host");
+}
 
 static xxl_executor_t *
 s_executor_pool (int threads_max, int waiting_max)
@@ -1420,6 +1548,7 @@ main (void)
         test_take_many ();
         test_log_sync ();
         test_pack ();
+        test_log_file ();
         test_pool_fifo ();
         test_pool_one_wake ();
         test_pool_release ();

@@ -57,7 +57,7 @@ static void h_set (xxl_run_t *run, int code, const char *msg)
 }
 static const xxl_handler_host_t s_host = {
     XXL_HANDLER_ABI_VERSION, sizeof (xxl_handler_host_t),
-    h_param, h_id, h_id, h_int, h_int, h_vlog, h_set, h_int, NULL
+    h_param, h_id, h_id, h_int, h_int, h_vlog, h_set, h_int, NULL, NULL
 };
 
 static const char *
@@ -240,7 +240,7 @@ main (void)
     XXL_CHECK_MSG (xxl_handlers_exists (handlers, "dupOnlyJobHandler"), "duplicate plugin's other handler loaded");
     XXL_CHECK_MSG (!xxl_handlers_exists (handlers, "badAbiJobHandler"), "bad ABI refused");
     XXL_CHECK_MSG (!xxl_handlers_exists (handlers, "initFailJobHandler"), "init failure refused");
-    XXL_CHECK_MSG (xxl_handlers_size (handlers) == 13, "13 handlers (%zu)", xxl_handlers_size (handlers));
+    XXL_CHECK_MSG (xxl_handlers_size (handlers) == 15, "15 handlers (%zu)", xxl_handlers_size (handlers));
     names = xxl_handlers_names (handlers);
     XXL_CHECK_MSG (names && strncmp (names, "crashJobHandler,dupOnlyJobHandler,emptyInJobHandler,", 52) == 0,
                    "sorted names: %s", names? names: "");

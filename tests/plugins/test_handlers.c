@@ -13,14 +13,30 @@
     emptyInJobHandler   same, flagged XXL_HANDLER_IN_PROCESS
     sleepInJobHandler   sleepJobHandler, flagged XXL_HANDLER_IN_PROCESS
     spinInJobHandler    spins until cancelled(), flagged in-process
+    logFileJobHandler   logs "before the file", asks for its log file
+                        (xxl_run_log_file), appends "file line 1" and "file
+                        line 2" to it with O_APPEND (param "child": the
+                        second line by a child, sh), then logs "after the
+                        file" (param "open": the second line without its
+                        "\n", and no "after the file"); succeeds with the path, fails "no log file"
+                        on NULL, "not the same path" when a second call
+                        differs, "relative path" when it is not absolute
+    logFileInJobHandler same, flagged XXL_HANDLER_IN_PROCESS
 */
 
+#define _GNU_SOURCE
 #include <xxl/handler.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
+
+extern char **environ;
 
 static int
 s_ok (xxl_run_t *run)
@@ -134,6 +150,54 @@ s_empty (xxl_run_t *run)
     return 0;
 }
 
+//  Appends text to path with O_APPEND, one write
+static int
+s_append (const char *path, const char *text)
+{
+    int fd = open (path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = write (fd, text, strlen (text));
+    close (fd);
+    return n == (ssize_t) strlen (text)? 0: -1;
+}
+
+//  The second line by a child process, as a script handler's would be
+static int
+s_append_child (const char *path)
+{
+    char *argv [] = { "sh", "-c", "echo 'file line 2' >> \"$1\"", "sh", (char *) path, NULL };
+    pid_t pid;
+    if (posix_spawnp (&pid, "sh", NULL, NULL, argv, environ))
+        return -1;
+    int status;
+    while (waitpid (pid, &status, 0) < 0)
+        ;
+    return WIFEXITED (status) && WEXITSTATUS (status) == 0? 0: -1;
+}
+
+static int
+s_log_file (xxl_run_t *run)
+{
+    xxl_run_log (run, "before the file");
+    const char *path = xxl_run_log_file (run);
+    if (!path)
+        return xxl_run_fail (run, "no log file");
+    if (path [0] != '/')
+        return xxl_run_fail (run, "relative path");
+    const char *again = xxl_run_log_file (run);
+    if (!again || strcmp (again, path))
+        return xxl_run_fail (run, "not the same path");
+    int child = strcmp (xxl_run_param (run), "child") == 0;
+    int open_end = strcmp (xxl_run_param (run), "open") == 0;
+    if (s_append (path, "file line 1\n")
+    ||  (child? s_append_child (path): s_append (path, open_end? "file line 2": "file line 2\n")))
+        return xxl_run_fail (run, "cannot append to the log file");
+    if (!open_end)
+        xxl_run_log (run, "after the file");
+    return xxl_run_success (run, path);
+}
+
 static const xxl_handler_t s_handlers [] = {
     { "okJobHandler", s_ok, 0 },
     { "failJobHandler", s_fail, 0 },
@@ -147,6 +211,8 @@ static const xxl_handler_t s_handlers [] = {
     { "emptyInJobHandler", s_empty, XXL_HANDLER_IN_PROCESS },
     { "sleepInJobHandler", s_sleep, XXL_HANDLER_IN_PROCESS },
     { "spinInJobHandler", s_spin_in, XXL_HANDLER_IN_PROCESS },
+    { "logFileJobHandler", s_log_file, 0 },
+    { "logFileInJobHandler", s_log_file, XXL_HANDLER_IN_PROCESS },
     { NULL, NULL, 0 }
 };
 

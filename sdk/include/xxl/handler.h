@@ -81,6 +81,11 @@ typedef struct {
     //  The job state its lifecycle init stored (xxl_handler_lifecycle_t),
     //  NULL for a handler without one and on a host that runs no lifecycle
     void *(*job_state) (xxl_run_t *run);
+    //  --- appended (check size: xxl_run_log_file does) ---
+    //  The absolute path of the run's own log file (XXL-JOB's
+    //  XxlJobHelper.getJobLogFileName), valid until the run ends; NULL if
+    //  the file cannot be made.  See xxl_run_log_file.
+    const char *(*log_file) (xxl_run_t *run);
 } xxl_handler_host_t;
 
 //  What a handler gets: the host table and an opaque run.
@@ -192,6 +197,29 @@ static inline void *xxl_run_job_state (xxl_run_t *run)
     ||  !run->host->job_state)
         return NULL;
     return run->host->job_state (run);
+}
+//  The absolute path of the run's own log file, {logdir}/yyyy-mm-dd/
+//  {logId}.log (XXL-JOB's XxlJobHelper.getJobLogFileName), valid until
+//  the run ends.  Call it from the thread that runs the handler, as
+//  xxl_run_log.  An in-process run's log is held in memory and goes to
+//  the day's pack when it ends; this call moves it to a file of its own
+//  at once, as a LOG request during the run does: the file is made with
+//  the lines logged so far, and the run's later lines (xxl_run_log, the
+//  end lines after the handler returns) are appended to it, so it holds
+//  the run's whole log in order.  An isolated or GLUE run has its file
+//  from its start: the same path.  Whole lines (each ending in "\n")
+//  that the handler, or a child process it starts, appends to the file
+//  opened with O_APPEND show in the run's log (LOG pages, xxl-ctl log,
+//  the console) between the agent's own lines; the agent stamps none of
+//  them.  NULL when the file cannot be made (e.g. the disk is full: the
+//  agent logs the reason once, the run goes on and its log stays where
+//  it was), and on an older agent whose host table has no log_file.
+static inline const char *xxl_run_log_file (xxl_run_t *run)
+{
+    if (run->host->size < offsetof (xxl_handler_host_t, log_file) + sizeof (void *)
+    ||  !run->host->log_file)
+        return NULL;
+    return run->host->log_file (run);
 }
 #if defined (__GNUC__)
 __attribute__ ((format (printf, 2, 3)))
