@@ -1988,6 +1988,23 @@ s_fresh_next_id (const char *path)
     return next;
 }
 
+//  log_ids_past on another thread, after a barrier
+typedef struct {
+    pthread_barrier_t *barrier;
+    xxl_store_t *store;
+    int64_t id, was, now;
+    int rc;
+} mover_t;
+
+static void *
+s_mover (void *args)
+{
+    mover_t *mover = (mover_t *) args;
+    pthread_barrier_wait (mover->barrier);
+    mover->rc = xxl_store_log_ids_past (mover->store, mover->id, 0, &mover->was, &mover->now);
+    return NULL;
+}
+
 //  log_ids_past (an agent's REGISTER acceptedMax): the log ids move past
 //  an id an agent accepted when the store would hand it out again, from
 //  this handle's block or the sequence, never back; ids handed out, or
@@ -2053,6 +2070,37 @@ s_test_log_ids_past (xxl_store_t *store, const char *path, int64_t gid, int64_t 
                                        &was, &now) == -1);
     int64_t kept = s_fresh_next_id (path);
     XXL_CHECK (kept >= beyond && kept < beyond + XXL_STORE_LOG_IDS_LEAP);
+
+    //  PostgreSQL: a move of 500 blocks while another connection draws
+    //  blocks: the block the move keeps is no one else's, and what any
+    //  connection draws afterwards is past every block and past the id
+    if (!xxl_test_pg)
+        return;
+    xxl_store_t *drawer = xxl_store_new (path, err, sizeof err);
+    XXL_CHECK (drawer != NULL);
+    if (!drawer)
+        return;
+    pthread_barrier_t barrier;
+    pthread_barrier_init (&barrier, NULL, 2);
+    mover_t mover = { &barrier, store, kept + 500 * 4096, 0, 0, -2 };
+    pthread_t thread;
+    pthread_create (&thread, NULL, s_mover, &mover);
+    pthread_barrier_wait (&barrier);
+    int64_t drawn [200], drawn_max = 0;
+    for (int i = 0; i < 200; i++) {
+        drawn [i] = XXL_TEST_SCALAR (drawer, "SELECT nextval ('xxl_log_ids')", NULL);
+        drawn_max = drawn [i] > drawn_max? drawn [i]: drawn_max;
+    }
+    pthread_join (thread, NULL);
+    pthread_barrier_destroy (&barrier);
+    XXL_CHECK (mover.rc == 1 && mover.now > mover.id);
+    bool clash = false;
+    for (int i = 0; i < 200; i++)
+        clash |= drawn [i] <= 0 || drawn [i] == mover.now;
+    XXL_CHECK (!clash);
+    int64_t after = XXL_TEST_SCALAR (drawer, "SELECT nextval ('xxl_log_ids')", NULL);
+    XXL_CHECK (after > mover.now && after > drawn_max && after > mover.id);
+    xxl_store_destroy (&drawer);
 }
 
 //  Rows a transaction adds with ids of its own and no planned time (the
