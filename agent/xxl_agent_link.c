@@ -101,6 +101,11 @@ xxl_agent_register (agent_t *self, link_t *link, int remove)
             xxl_enc_kint (self->enc, "runLease", self->config.run_lease_s);
         if (self->config.tags && *self->config.tags)
             xxl_enc_kstr (self->enc, "tags", self->config.tags);
+        //  (the scheduler moves its log ids past it: a store restored from
+        //  a backup never hands out again an id this agent accepted)
+        int64_t accepted_max = xxl_journal_accepted_max (self->journal);
+        if (accepted_max > 0)
+            xxl_enc_kint (self->enc, "acceptedMax", accepted_max);
         if (self->config.run_batch > 1)
             xxl_enc_kint (self->enc, "runBatch", self->config.run_batch < XXL_RUN_BATCH_MAX
                                                  ? self->config.run_batch: XXL_RUN_BATCH_MAX);

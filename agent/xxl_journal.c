@@ -271,6 +271,8 @@ struct _xxl_journal_t {
     size_t next_try;                    //  accepts that retry a failed rotation
     idmap_t seen [2];                   //  ids accepted: in PATH, in PATH.old
     idmap_t open;                       //  accepted, not done (file only)
+    int64_t accepted_max;               //  the highest id accepted, replayed or
+                                        //  this life (0 none): never lowered
     life_t *lives;                      //  [0] unknown; [life] this one
     size_t life_count, life_max;
     uint32_t life;
@@ -415,6 +417,8 @@ s_apply (xxl_journal_t *self, const unsigned char *p, size_t len, int gen, uint3
                 return -1;
             s_map_put (&self->seen [gen], log_id, 0, 0);
             s_map_put (&self->open, log_id, date, *life);
+            if (log_id > self->accepted_max)
+                self->accepted_max = log_id;
             if (gen == 0)
                 self->accepts++;
             at += ACCEPT_SIZE;
@@ -638,6 +642,8 @@ xxl_journal_accept (xxl_journal_t *self, int64_t log_id, int64_t log_date_time)
         s_memory_turn (self);
     if (s_map_put (&self->seen [0], log_id, 0, 0))
         zsys_error ("journal: out of memory, logId %lld not remembered", (long long) log_id);
+    if (log_id > self->accepted_max)
+        self->accepted_max = log_id;
     if (self->path) {
         s_map_put (&self->open, log_id, log_date_time, self->life);
         if (self->written_life != self->life)
@@ -646,6 +652,16 @@ xxl_journal_accept (xxl_journal_t *self, int64_t log_id, int64_t log_date_time)
         self->accepts++;
     }
     pthread_mutex_unlock (&self->mutex);
+}
+
+int64_t
+xxl_journal_accepted_max (xxl_journal_t *self)
+{
+    assert (self);
+    pthread_mutex_lock (&self->mutex);
+    int64_t max = self->accepted_max;
+    pthread_mutex_unlock (&self->mutex);
+    return max;
 }
 
 void

@@ -70,6 +70,12 @@ int xxl_journal_seen (xxl_journal_t *self, int64_t log_id);
 //  on, and open until done.
 void xxl_journal_accept (xxl_journal_t *self, int64_t log_id, int64_t log_date_time);
 
+//  The highest logId ever accepted: in the files replayed at open or
+//  in this life (also past the window of xxl_journal_seen), 0 when none.
+//  O(1).  Agents tell the scheduler (REGISTER acceptedMax), which hands
+//  out no id at or below it again.
+int64_t xxl_journal_accepted_max (xxl_journal_t *self);
+
 //  Records that the results of count logIds are safe (spooled): no longer
 //  open.  Buffered until flush; ids not open are skipped.
 void xxl_journal_done (xxl_journal_t *self, const int64_t *log_ids, size_t count);

@@ -62,6 +62,11 @@ bridge_register (bridge_t *self, link_t *link, bool remove)
     xxl_enc_kstr (self->enc, "registryKey", link->exec->app);
     xxl_enc_kstr (self->enc, "registryValue", link->exec->url);
     if (!remove) {
+        //  The highest logId of the journal (all executors'): the scheduler
+        //  moves its log ids past it (docs/protocol.md, REGISTER)
+        int64_t accepted_max = xxl_journal_accepted_max (self->journal);
+        if (accepted_max > 0)
+            xxl_enc_kint (self->enc, "acceptedMax", accepted_max);
         if (!link->register_id)
             link->unanswered = zclock_mono ();
         link->register_id = id;

@@ -266,6 +266,8 @@ main (void)
     XXL_CHECK_MSG (reg, "the executor is registered with the scheduler through the bridge");
     if (reg)
         XXL_CHECK_STR (xxl_msg_str (reg, NULL, "registryKey", 0, 255, ""), "app");
+    //  (an empty journal: no acceptedMax)
+    XXL_CHECK (reg && xxl_msg_int (reg, NULL, "acceptedMax", 0, 0, INT64_MAX, -1) == -1);
     xxl_msg_destroy (&reg);
 
     char why [1024];
@@ -292,6 +294,9 @@ main (void)
     s_start_bridge (bridge_port);
     reg = s_recv ("REGISTER", 40000);
     XXL_CHECK_MSG (reg, "after the restart the executor is registered again");
+    //  ... saying the journal's highest logId (5 and 7 accepted, 6 not):
+    //  a scheduler on a restored store moves its ids past it
+    XXL_CHECK_INT (reg? xxl_msg_int (reg, NULL, "acceptedMax", 0, 0, INT64_MAX, -1): -2, 7);
     xxl_msg_destroy (&reg);
     s_ack_code = 200;
     XXL_CHECK_MSG (s_callback_of (7, 10000), "the restarted bridge sends logId 7's result");

@@ -309,6 +309,21 @@ s_agent (const char *agents_ep, xxl_enc_t *enc, const char *app, const char *add
     return agent;
 }
 
+//  A JOB_TRIGGER of job to address (200), and the RUN the agent got (NULL
+//  none within 5 s), its logId in *log_id (0 none)
+static xxl_msg_t *
+s_trigger_to (zsock_t *api, zsock_t *agent, xxl_enc_t *enc, uint64_t id, int64_t job,
+              const char *address, int64_t *log_id)
+{
+    xxl_enc_request (enc, "JOB_TRIGGER", id);
+    xxl_enc_kint (enc, "jobId", job);
+    xxl_enc_kstr (enc, "address", address);
+    s_expect_free (api, enc, id, XXL_OK, "JOB_TRIGGER to an address");
+    xxl_msg_t *run = xxl_tw_recv_within (agent, 5000);
+    *log_id = run? xxl_msg_int (run, NULL, "logId", 1, 1, INT64_MAX, 0): 0;
+    return run;
+}
+
 //  What a stranger's client and agent found: ids from 1, address lists in
 //  their users' order, strict values, results only from registered agents
 static void
@@ -408,6 +423,29 @@ s_wire2 (const char *api_ep, const char *agents_ep)
     xxl_enc_kint (enc, "runBatch", -3);
     s_expect_free (s3, enc, 330, XXL_OK, "REGISTER runBatch -3");
 
+    //  acceptedMax (the highest logId the agent's journal holds): one of
+    //  the wrong type or out of range is ignored, the REGISTER taken (as
+    //  one without it: agents before it, outside agents); one past the
+    //  store's next log id moves the ids past it before a RUN goes there
+    xxl_tw_enc_register (enc, "REGISTER", 331, "order-app", "s3");
+    xxl_enc_kstr (enc, "acceptedMax", "99999999");
+    s_expect_free (s3, enc, 331, XXL_OK, "REGISTER acceptedMax a string");
+    xxl_tw_enc_register (enc, "REGISTER", 332, "order-app", "s3");
+    xxl_enc_kint (enc, "acceptedMax", -7);
+    s_expect_free (s3, enc, 332, XXL_OK, "REGISTER acceptedMax negative");
+    xxl_tw_enc_register (enc, "REGISTER", 333, "order-app", "s3");
+    xxl_enc_kbool (enc, "acceptedMax", 1);
+    s_expect_free (s3, enc, 333, XXL_OK, "REGISTER acceptedMax a bool");
+    int64_t accepted_max = log + 3 * 4096 + 17;
+    xxl_tw_enc_register (enc, "REGISTER", 334, "order-app", "s3");
+    xxl_enc_kint (enc, "acceptedMax", accepted_max);
+    s_expect_free (s3, enc, 334, XXL_OK, "REGISTER acceptedMax past the store's ids");
+    int64_t after = 0;
+    run = s_trigger_to (api, s3, enc, 335, job, "s3", &after);
+    XXL_CHECK_MSG (after > accepted_max, "the RUN's logId %" PRId64 " is past acceptedMax %"
+                   PRId64, after, accepted_max);
+    xxl_msg_destroy (&run);
+
     //  A CALLBACK from a connection that never registered: 401, nothing
     //  stored; the registered agent's own is taken, its long handleMsg cut
     //  between characters
@@ -452,12 +490,8 @@ s_wire2 (const char *api_ep, const char *agents_ep)
     //  LOG_KILL passes on the agent's answer to KILL: a refusal without
     //  content (a refusal has none, whatever the agent put in it), a 200
     //  with the agent's
-    xxl_enc_request (enc, "JOB_TRIGGER", 343);
-    xxl_enc_kint (enc, "jobId", job);
-    xxl_enc_kstr (enc, "address", "s1");
-    s_expect_free (api, enc, 343, XXL_OK, "JOB_TRIGGER to kill");
-    run = xxl_tw_recv_within (s1, 5000);
-    int64_t kill_log = run? xxl_msg_int (run, NULL, "logId", 1, 1, INT64_MAX, 0): 0;
+    int64_t kill_log = 0;
+    run = s_trigger_to (api, s1, enc, 343, job, "s1", &kill_log);
     XXL_CHECK (kill_log > 0);
     if (run) {
         xxl_enc_reply (enc, xxl_msg_id (run), XXL_OK, NULL);

@@ -75,10 +75,12 @@ test_restart (void)
     snprintf (token, sizeof token, "%d.", (int) getpid ());
     XXL_CHECK_MSG (strncmp (xxl_journal_life (journal), token, strlen (token)) == 0,
                    "life token %s starts with the pid", xxl_journal_life (journal));
-    for (int64_t id = 1; id <= 10; id++)
+    XXL_CHECK_MSG (xxl_journal_accepted_max (journal) == 0, "no id accepted: max 0");
+    for (int64_t id = 10; id >= 1; id--)
         xxl_journal_accept (journal, id, 1000 + id);
     XXL_CHECK_MSG (xxl_journal_seen (journal, 5) && !xxl_journal_seen (journal, 11),
                    "seen at once, before the flush");
+    XXL_CHECK_MSG (xxl_journal_accepted_max (journal) == 10, "the highest accepted, not the last");
     XXL_CHECK_MSG (xxl_journal_flush (journal) == 0, "flush");
     int64_t done [] = { 1, 2, 3, 4, 5, 99 };
     xxl_journal_done (journal, done, 6);
@@ -100,6 +102,8 @@ test_restart (void)
     for (int64_t id = 1; id <= 10; id++)
         all_seen &= xxl_journal_seen (journal, id);
     XXL_CHECK_MSG (all_seen, "every accepted id is remembered after a restart");
+    XXL_CHECK_MSG (xxl_journal_accepted_max (journal) == 10, "the highest, replayed (%lld)",
+                   (long long) xxl_journal_accepted_max (journal));
     XXL_CHECK_MSG (!xxl_journal_seen (journal, 11), "an id never accepted is not");
     lost = xxl_journal_lost (journal, &count);
     XXL_CHECK_MSG (count == 5 && lost && lost [0].log_id == 6 && lost [4].log_id == 10,

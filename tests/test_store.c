@@ -1962,6 +1962,150 @@ s_test_log_id_blocks (xxl_store_t *store, const char *path, int64_t gid, int64_t
     }
 }
 
+//  Sets the store's log id sequence back so that its next id is `next`
+//  (what restoring a backup taken earlier does)
+static void
+s_ids_set_back (xxl_store_t *store, int64_t next)
+{
+    if (xxl_test_pg)
+        XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT setval ('xxl_log_ids', ?, false)", "i",
+                                    next) == next);
+    else
+        XXL_CHECK (XXL_TEST_EXEC (store, "UPDATE sqlite_sequence SET seq = ?"
+                                  " WHERE name = 'xxl_job_log'", "i", next - 1) == 1);
+}
+
+//  The next log id a handle opened afresh hands out (another scheduler's)
+static int64_t
+s_fresh_next_id (const char *path)
+{
+    char err [512];
+    xxl_store_t *fresh = xxl_store_new (path, err, sizeof err);
+    XXL_CHECK (fresh != NULL);
+    if (!fresh)
+        return -1;
+    XXL_CHECK (xxl_store_begin (fresh) == 0);
+    int64_t next = xxl_store_log_next_id (fresh);
+    XXL_CHECK (xxl_store_rollback (fresh) == 0);
+    xxl_store_destroy (&fresh);
+    return next;
+}
+
+//  log_ids_past on another thread, after a barrier
+typedef struct {
+    pthread_barrier_t *barrier;
+    xxl_store_t *store;
+    int64_t id, was, now;
+    int rc;
+} mover_t;
+
+static void *
+s_mover (void *args)
+{
+    mover_t *mover = (mover_t *) args;
+    pthread_barrier_wait (mover->barrier);
+    mover->rc = xxl_store_log_ids_past (mover->store, mover->id, 0, &mover->was, &mover->now);
+    return NULL;
+}
+
+//  log_ids_past (an agent's REGISTER acceptedMax): the log ids move past
+//  an id an agent accepted when the store would hand it out again, from
+//  this handle's block or the sequence, never back; ids handed out, or
+//  another handle's, move nothing
+static void
+s_test_log_ids_past (xxl_store_t *store, const char *path, int64_t gid, int64_t jid)
+{
+    int64_t was = -1, now = -1;
+    XXL_CHECK (xxl_store_begin (store) == 0);
+    int64_t first = xxl_store_log_next_id (store);
+    XXL_CHECK (first > 1 && s_add_with_id (store, gid, jid, first) == 0);
+    //  Handed out (at or below the caller's first id not handed out)
+    XXL_CHECK (xxl_store_log_ids_past (store, first, first + 1, &was, &now) == 0);
+    XXL_CHECK (was == first + 1 && now == was);
+    XXL_CHECK (xxl_store_log_ids_past (store, first - 1, first + 1, &was, &now) == 0);
+    //  An id of this handle's block it has not handed out: the block is
+    //  dropped, the next ids come past it
+    int64_t inside = first + 2 * XXL_STORE_LOG_ID_RUN + 5;
+    XXL_CHECK (xxl_store_log_ids_past (store, inside, first + 1, &was, &now) == 1);
+    XXL_CHECK (was == first + 1 && now > inside);
+    int64_t top = xxl_store_log_next_id (store);
+    XXL_CHECK (top == now);
+    XXL_CHECK (s_add_with_id (store, gid, jid, top) == 0);
+    XXL_CHECK (xxl_store_commit (store) == 0);
+
+    //  The store set back below ids handed out (restored from a backup
+    //  without moving its log ids); a handle that reserved a block there
+    //  moves past an agent's id, and so does every later reservation
+    s_ids_set_back (store, first + 1);
+    char err [512];
+    xxl_store_t *restored = xxl_store_new (path, err, sizeof err);
+    XXL_CHECK (restored != NULL);
+    if (restored) {
+        XXL_CHECK (xxl_store_begin (restored) == 0);
+        int64_t reused = xxl_store_log_next_id (restored);
+        XXL_CHECK (reused > 0 && reused <= top);        //  (the hole)
+        XXL_CHECK (xxl_store_log_ids_past (restored, top, reused, &was, &now) == 1);
+        XXL_CHECK (was == reused && now > top);
+        int64_t next = xxl_store_log_next_id (restored);
+        XXL_CHECK (next == now);
+        XXL_CHECK (s_add_with_id (restored, gid, jid, next) == 0);
+        XXL_CHECK (xxl_store_commit (restored) == 0);
+        XXL_CHECK (s_fresh_next_id (path) > next);
+        xxl_store_destroy (&restored);
+    }
+
+    //  Past the store's next id, outside a transaction: the sequence
+    //  moves for every handle (this one's block is dropped); never back
+    s_ids_set_back (store, first + 1);
+    int64_t far = top + 3 * 4096 + 7;
+    //  (was: this handle's next, past the run its last next_id gave)
+    XXL_CHECK (xxl_store_log_ids_past (store, far, 0, &was, &now) == 1);
+    XXL_CHECK (was == top + XXL_STORE_LOG_ID_RUN && now > far);
+    int64_t beyond = s_fresh_next_id (path);
+    XXL_CHECK (beyond > far);
+    XXL_CHECK (xxl_store_log_ids_past (store, far, 0, &was, &now) == 0);
+    XXL_CHECK (xxl_store_log_ids_past (store, top, 0, &was, &now) == 0);
+    XXL_CHECK (s_fresh_next_id (path) >= beyond);
+    //  An id too far past the store's next is refused, the ids kept
+    XXL_CHECK (xxl_store_log_ids_past (store, INT64_MAX, 0, &was, &now) == -1);
+    XXL_CHECK (strstr (xxl_store_error (store), "more than 2^32 past"));
+    XXL_CHECK (xxl_store_log_ids_past (store, beyond + XXL_STORE_LOG_IDS_LEAP + 4096 * 4, 0,
+                                       &was, &now) == -1);
+    int64_t kept = s_fresh_next_id (path);
+    XXL_CHECK (kept >= beyond && kept < beyond + XXL_STORE_LOG_IDS_LEAP);
+
+    //  PostgreSQL: a move of 500 blocks while another connection draws
+    //  blocks: the block the move keeps is no one else's, and what any
+    //  connection draws afterwards is past every block and past the id
+    if (!xxl_test_pg)
+        return;
+    xxl_store_t *drawer = xxl_store_new (path, err, sizeof err);
+    XXL_CHECK (drawer != NULL);
+    if (!drawer)
+        return;
+    pthread_barrier_t barrier;
+    pthread_barrier_init (&barrier, NULL, 2);
+    mover_t mover = { &barrier, store, kept + 500 * 4096, 0, 0, -2 };
+    pthread_t thread;
+    pthread_create (&thread, NULL, s_mover, &mover);
+    pthread_barrier_wait (&barrier);
+    int64_t drawn [200], drawn_max = 0;
+    for (int i = 0; i < 200; i++) {
+        drawn [i] = XXL_TEST_SCALAR (drawer, "SELECT nextval ('xxl_log_ids')", NULL);
+        drawn_max = drawn [i] > drawn_max? drawn [i]: drawn_max;
+    }
+    pthread_join (thread, NULL);
+    pthread_barrier_destroy (&barrier);
+    XXL_CHECK (mover.rc == 1 && mover.now > mover.id);
+    bool clash = false;
+    for (int i = 0; i < 200; i++)
+        clash |= drawn [i] <= 0 || drawn [i] == mover.now;
+    XXL_CHECK (!clash);
+    int64_t after = XXL_TEST_SCALAR (drawer, "SELECT nextval ('xxl_log_ids')", NULL);
+    XXL_CHECK (after > mover.now && after > drawn_max && after > mover.id);
+    xxl_store_destroy (&drawer);
+}
+
 //  Rows a transaction adds with ids of its own and no planned time (the
 //  PostgreSQL store defers them, then writes them as one statement), and a
 //  CALLBACK's items in one call: the same answers on both stores
@@ -3115,6 +3259,7 @@ main (void)
                                     " AND indexname = 'xxl_job_log_schedule'"
                                     " AND indexdef LIKE '%(schedule_time, job_id,%'", NULL) == 1);
     s_test_report_range (store, gid, jid);
+    s_test_log_ids_past (store, path, gid, jid);
     if (!xxl_test_pg)
         s_test_log_id_blocks (store, path, gid, jid);
     else

@@ -434,6 +434,12 @@ s_agent_register (server_t *self, zframe_t *rid, xxl_msg_t *msg, int remove,
             s_agent_reply (self, rid, xxl_msg_id (msg), XXL_BUSY, why);
             return;
         }
+        //  (before anything can send it a RUN; a bad acceptedMax is
+        //  ignored like the agent's figures: outside agents have none)
+        const msgpack_object *accepted = xxl_msg_get (xxl_msg_root (msg), "acceptedMax");
+        if (accepted && accepted->type == MSGPACK_OBJECT_POSITIVE_INTEGER
+        &&  accepted->via.u64 <= INT64_MAX)
+            engine_log_ids_past (self, (int64_t) accepted->via.u64, address);
         //  (the key that registered it: the address stays that key's while
         //  the registry holds it)
         if (self->keys && who)

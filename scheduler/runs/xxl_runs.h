@@ -202,6 +202,7 @@ typedef struct {
     ratelog_t log_twin_ask;             //  asks left out for shared addresses
     infolog_t log_doubt;                //  RUNs held in doubt
     ratelog_t log_late;                 //  late results recorded beside their rows
+    ratelog_t log_ids_behind;           //  log ids moved past an agent's acceptedMax
     ratelog_t log_registry_full;        //  REGISTERs refused: the registry holds its limit
     ratelog_t log_pages;                //  malformed LOG replies of agents
     zlistx_t *accepted;                 //  accepted_t, oldest first
@@ -369,6 +370,12 @@ void engine_dispatch_row (server_t *self, int64_t log_id, const char *address,
 //  The id of the next log row this turn writes (0 or less: the store's
 //  own, on an error); every row of a turn takes its id from here
 int64_t engine_next_log_id (server_t *self);
+//  An agent's REGISTER said acceptedMax: the highest logId its journal
+//  of accepted runs holds.  When the store would hand out such an id
+//  again (restored from a backup without moving its log ids), moves the
+//  store's ids and this turn's past it, with a warning line naming
+//  address, before any RUN can go to the agent.
+void engine_log_ids_past (server_t *self, int64_t accepted_max, const char *address);
 int engine_trigger (server_t *self, const xxl_job_t *job, trigger_args_t *args,
                     int64_t *log_ids, prepared_t *prepared, size_t max_ids);
 void engine_run_answer (server_t *self, int64_t log_id, int64_t job_id, const char *note,

@@ -162,6 +162,37 @@ engine_next_log_id (server_t *self)
     return self->runs.next_log_id++;
 }
 
+void
+engine_log_ids_past (server_t *self, int64_t accepted_max, const char *address)
+{
+    //  (every id below the floor was handed out by this scheduler, and the
+    //  store reserved past it: an agent's journal holds them; the
+    //  steady state asks nothing of the store)
+    if (accepted_max <= 0 || accepted_max < self->runs.log_id_floor)
+        return;
+    int64_t was = 0, now = 0;
+    char where [300];
+    int rc = xxl_store_log_ids_past (self->store, accepted_max, self->runs.log_id_floor,
+                                     &was, &now);
+    if (rc < 0)
+        engine_warn_limited (&self->runs.log_ids_behind, "server: agent %s accepted log ids up to"
+                             " %" PRId64 " (acceptedMax); the store's log ids cannot be moved"
+                             " past it: %s", xxl_printable (address, where, sizeof where),
+                             accepted_max, xxl_store_error (self->store));
+    if (rc != 1)
+        return;
+    //  This turn's run of ids is dropped too: the next id comes from the
+    //  store again, past accepted_max
+    self->runs.next_log_id = 0;
+    self->runs.log_id_floor = accepted_max + 1;
+    engine_warn_limited (&self->runs.log_ids_behind, "server: the store's log ids were behind"
+                         " the journal of accepted runs of agent %s (acceptedMax %" PRId64 "):"
+                         " a store restored from a backup without moving its log ids"
+                         " (docs/operations.md, Restoring, step 4)?  The next log id moved"
+                         " from %" PRId64 " to %" PRId64, xxl_printable (address, where, sizeof where),
+                         accepted_max, was, now);
+}
+
 //  Remembers that the agent accepted log_id's RUN; the callback, or
 //  engine_accepted_flush after XXL_ACCEPTED_MS, writes trigger_code 200
 static void

@@ -243,13 +243,15 @@ typedef struct {
 
 //  The ids a caller may hand out from one log_next_id
 #define XXL_STORE_LOG_ID_RUN 256
+//  The farthest log_ids_past moves the log ids in one call (2^32 ids)
+#define XXL_STORE_LOG_IDS_LEAP ((int64_t) 1 << 32)
 
 //  Bumped whenever a method is added or one's arguments or answers change
 //  (22: backfill_made_times takes the instants to look up, log_trigger_done
-//  claims the row and answers the rows changed); methods are
+//  claims the row and answers the rows changed; 23: log_ids_past); methods are
 //  only ever appended, so a table of an older version is a prefix of this
 //  one (size says how much)
-#define XXL_STORE_METHODS_VERSION 22
+#define XXL_STORE_METHODS_VERSION 23
 
 typedef struct _xxl_store_t xxl_store_t;
 struct _xxl_account_t;                  //  (xxl_account_t, below)
@@ -793,6 +795,28 @@ typedef struct {
     //  its length.  The count of rows changed, or -1.
     int (*log_insert_trigger_msg) (xxl_store_t *self, int64_t log_id, int64_t before,
                                    const char *text);
+
+    //  Version 23.  log_ids_past: log ids an agent accepted that the
+    //  store would hand out again (a store restored from a backup taken
+    //  before they were handed out).  When `id` is at or past the next id
+    //  the store would reserve (past every id of every handle's
+    //  reservation), or among the ids this handle reserved that the
+    //  caller has not handed out yet (from `from` on, the caller's first
+    //  id not handed out; 0: the caller may have handed out the whole run
+    //  next_id last gave it), the store's log id sequence moves past id
+    //  (never back, whoever else draws; on PostgreSQL at once, on SQLite
+    //  with the caller's transaction, or one of its own outside one) and
+    //  this handle's reservation is dropped: no id <= id is handed out
+    //  afterwards by this handle, nor by another from a reservation it
+    //  makes afterwards (what another reserved before is its own: that
+    //  scheduler moves past id at the agent's REGISTER to it).  *was: the next id before
+    //  (this handle's, else the store's), *now: the next id after.  1
+    //  moved, 0 nothing to move (id is another handle's, or was handed
+    //  out), -1 on error; an id more than XXL_STORE_LOG_IDS_LEAP past
+    //  the next id is one (refused: not believed, and the ids would run
+    //  out).
+    int (*log_ids_past) (xxl_store_t *self, int64_t id, int64_t from, int64_t *was,
+                         int64_t *now);
 } xxl_store_methods_t;
 
 //  Users (console logins), bearer tokens and sessions (docs/http.md).
@@ -1037,6 +1061,7 @@ static inline int64_t xxl_store_glue_count (xxl_store_t *self, int64_t job_id) {
 
 static inline int xxl_store_log_add (xxl_store_t *self, xxl_log_t *log) { return XXL_STORE_CALL (log_add) (self, log); }
 static inline int64_t xxl_store_log_next_id (xxl_store_t *self) { return XXL_STORE_CALL (log_next_id) (self); }
+static inline int xxl_store_log_ids_past (xxl_store_t *self, int64_t id, int64_t from, int64_t *was, int64_t *now) { return XXL_STORE_CALL (log_ids_past) (self, id, from, was, now); }
 static inline int xxl_store_log_load (xxl_store_t *self, int64_t id, xxl_log_t *log) { return XXL_STORE_CALL (log_load) (self, id, log); }
 static inline int64_t xxl_store_log_job_id (xxl_store_t *self, int64_t log_id) { return XXL_STORE_CALL (log_job_id) (self, log_id); }
 static inline int xxl_store_log_trigger_done (xxl_store_t *self, int64_t log_id, int code, const char *address, const char *append) { return XXL_STORE_CALL (log_trigger_done) (self, log_id, code, address, append); }

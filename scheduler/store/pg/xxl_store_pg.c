@@ -1136,6 +1136,7 @@ const xxl_store_methods_t pgx_methods = {
     .job_add = pgx_job_add,
     .glue_add = pgx_glue_add,
     .log_add = s_free_log_add,
+    .log_ids_past = pgx_log_ids_past,
     .log_next_id = pgx_log_next_id,
     .log_unroute = pgx_log_unroute,
     .log_set_shard = s_free_log_set_shard,

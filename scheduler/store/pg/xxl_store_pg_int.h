@@ -131,7 +131,7 @@ extern const xxl_store_driver_t pgx_driver;
 //  The row calls that stay PostgreSQL's own (xxl_store_pg_rows.c):
 //  pgx_<slot>, of that slot's type
 #define PGX_ROWS_SLOTS(X) \
-    X (group_add) X (group_update) X (job_add) X (glue_add) X (log_next_id) X (log_add) \
+    X (group_add) X (group_update) X (job_add) X (glue_add) X (log_next_id) X (log_ids_past) X (log_add) \
     X (log_unroute) X (log_set_shard) X (log_copy_shard) X (fired_get) X (log_encode_page) \
     X (report_count) X (report_totals) X (report_count_groups) X (workflow_add) \
     X (workflow_run_add)

@@ -183,6 +183,58 @@ pgx_log_next_id (xxl_store_t *base)
     return next;
 }
 
+//  Moves the log ids past id (xxl_store.h) by drawing blocks of
+//  xxl_log_ids until one starts past it: nextval only, so the sequence
+//  never goes back, whoever else draws meanwhile (their draws only push
+//  ours further); the last block drawn is this handle's from then on
+int
+pgx_log_ids_past (xxl_store_t *base, int64_t id, int64_t from, int64_t *was, int64_t *now)
+{
+    store_t *self = (store_t *) base;
+    int lock_free = self->lock_free;
+    self->lock_free = 1;
+    int rc = -1;
+    //  The first id of the next block any handle would draw
+    int64_t fresh = pgx_scalar (self, "SELECT CASE WHEN is_called THEN last_value + $1"
+                                      " ELSE last_value END FROM xxl_log_ids", "i",
+                                (int64_t) XXL_PG_LOG_ID_BLOCK);
+    if (fresh > 0) {
+        //  This handle's ids not handed out: [lo, ids_end)
+        int64_t lo = from > 0? from: self->ids_next + XXL_STORE_LOG_ID_RUN;
+        if (lo <= self->ids_used)
+            lo = self->ids_used + 1;
+        bool held = lo < self->ids_end;
+        *was = held? lo: fresh;
+        *now = *was;
+        rc = 0;
+        if (id >= fresh && id - fresh >= XXL_STORE_LOG_IDS_LEAP)
+            rc = pgx_failf (self, "log id %" PRId64 " is more than 2^32 past the next id the"
+                            " store would reserve (%" PRId64 "): not moved", id, fresh);
+        else
+        if (id >= fresh || (held && id >= lo)) {
+            //  (the block holding id, then one past it; one when id is
+            //  below the next block)
+            int64_t draws = id >= fresh? (id - fresh) / XXL_PG_LOG_ID_BLOCK + 2: 1;
+            int64_t block = pgx_scalar (self, "SELECT MAX (nextval ('xxl_log_ids'))"
+                                              " FROM generate_series (1, $1::bigint)", "i", draws);
+            if (block > id) {
+                self->ids_next = block;
+                self->ids_end = block + XXL_PG_LOG_ID_BLOCK;
+                *now = block;
+                rc = 1;
+            }
+            else
+            if (block > 0)
+                rc = pgx_failf (self, "log ids: drew up to %" PRId64 ", not past %" PRId64,
+                                block, id);
+            else
+                rc = -1;
+        }
+    }
+    self->lock_free = lock_free;
+    return rc;
+}
+
 int
 pgx_log_add (xxl_store_t *base, xxl_log_t *log)
 {

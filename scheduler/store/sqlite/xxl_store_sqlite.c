@@ -767,6 +767,7 @@ const xxl_store_methods_t sq_methods = {
     .backfills = &sq_backfills,
     .workflow_add = sq_workflow_add,
     .workflow_run_add = sq_workflow_run_add,
+    .log_ids_past = sq_log_ids_past,
 };
 
 //  Users, tokens and sessions (xxl_store_accounts_t; schema step 9): all

@@ -97,7 +97,7 @@ extern const xxl_store_driver_t sq_driver;
 #define SQ_ROWS_SLOTS(X) \
     X (clock_now) X (fired_get) X (glue_add) X (group_add) X (group_update) X (job_add) \
     X (job_due_in) X (lease_fired) X (lease_list) X (log_add) X (log_copy_shard) \
-    X (log_encode_page) X (log_next_id) X (log_set_shard) X (log_unroute) X (report_count) \
+    X (log_encode_page) X (log_next_id) X (log_ids_past) X (log_set_shard) X (log_unroute) X (report_count) \
     X (report_totals) X (report_count_groups) X (workflow_add) X (workflow_run_add)
 #define SQ_DECLARE(slot) extern __typeof__ (*((xxl_store_methods_t *) 0)->slot) sq_##slot;
 SQ_ROWS_SLOTS (SQ_DECLARE)

@@ -82,6 +82,26 @@ sq_glue_add (xxl_store_t *base, int64_t job_id, const char *glue_type,
 //  --------------------------------------------------------------------
 //  Logs
 
+//  The highest log id reserved or added (AUTOINCREMENT's counter), or -1
+static int64_t
+s_log_seq (store_t *self)
+{
+    return sq_scalar (self, "SELECT COALESCE((SELECT seq FROM sqlite_sequence"
+                            " WHERE name = 'xxl_job_log'), 0)", "");
+}
+
+//  Sets AUTOINCREMENT's counter to seq; 0 or -1
+static int
+s_log_seq_set (store_t *self, int64_t seq)
+{
+    int changed = sq_exec (self, "UPDATE sqlite_sequence SET seq = ? WHERE name = 'xxl_job_log'",
+                           "i", seq);
+    if (changed == 0)
+        changed = sq_exec (self, "INSERT INTO sqlite_sequence (name, seq)"
+                                 " VALUES ('xxl_job_log', ?)", "i", seq);
+    return changed == 1? 0: -1;
+}
+
 //  The next log id AUTOINCREMENT would give (ids are never reused)
 int64_t
 sq_log_next_id (xxl_store_t *base)
@@ -89,8 +109,7 @@ sq_log_next_id (xxl_store_t *base)
     store_t *self = (store_t *) base;
     int64_t seq = -1;
     if (!self->in_txn) {
-        seq = sq_scalar (self, "SELECT COALESCE((SELECT seq FROM sqlite_sequence"
-                               " WHERE name = 'xxl_job_log'), 0)", "");
+        seq = s_log_seq (self);
         return seq < 0? -1: seq + 1;
     }
     //  Inside a transaction: the next of this handle's block, past every
@@ -99,18 +118,12 @@ sq_log_next_id (xxl_store_t *base)
     //  the two runs left in the block)
     int64_t next = self->ids_next > self->ids_used? self->ids_next: self->ids_used + 1;
     if (self->ids_end - next < 2 * XXL_STORE_LOG_ID_RUN) {
-        seq = sq_scalar (self, "SELECT COALESCE((SELECT seq FROM sqlite_sequence"
-                               " WHERE name = 'xxl_job_log'), 0)", "");
+        seq = s_log_seq (self);
         if (seq < 0)
             return -1;
         int64_t start = seq + 1 > next? seq + 1: next;
         int64_t end = start + XXL_SQLITE_LOG_ID_BLOCK;
-        int changed = sq_exec (self, "UPDATE sqlite_sequence SET seq = ? WHERE name = 'xxl_job_log'",
-                               "i", end - 1);
-        if (changed == 0)
-            changed = sq_exec (self, "INSERT INTO sqlite_sequence (name, seq)"
-                                     " VALUES ('xxl_job_log', ?)", "i", end - 1);
-        if (changed != 1)
+        if (s_log_seq_set (self, end - 1))
             return -1;
         self->ids_end = end;
         self->ids_reserved = 1;
@@ -119,6 +132,53 @@ sq_log_next_id (xxl_store_t *base)
     assert (next < self->ids_end);
     self->ids_next = next;
     return next;
+}
+
+//  Moves the log ids past id (xxl_store.h): the counter, under the write
+//  lock the transaction holds, so no other handle reserves meanwhile
+int
+sq_log_ids_past (xxl_store_t *base, int64_t id, int64_t from, int64_t *was, int64_t *now)
+{
+    store_t *self = (store_t *) base;
+    bool own = !self->in_txn;
+    if (own && sq_begin (base))
+        return -1;
+    int rc = -1;
+    int64_t seq = s_log_seq (self);
+    if (seq >= 0) {
+        //  This handle's ids not handed out: [lo, ids_end)
+        int64_t lo = from > 0? from: self->ids_next + XXL_STORE_LOG_ID_RUN;
+        if (lo <= self->ids_used)
+            lo = self->ids_used + 1;
+        bool held = lo < self->ids_end;
+        *was = held? lo: seq + 1;
+        *now = *was;
+        rc = 0;
+        if (id > seq && id - seq > XXL_STORE_LOG_IDS_LEAP) {
+            snprintf (self->error, sizeof self->error, "log id %" PRId64 " is more than 2^32"
+                      " past the next id the store would reserve (%" PRId64 "): not moved",
+                      id, seq + 1);
+            rc = -1;
+        }
+        else
+        if (id > seq || (held && id >= lo)) {
+            rc = id > seq && s_log_seq_set (self, id)? -1: 1;
+            if (rc == 1) {
+                self->ids_end = 0;      //  (the next next_id reserves past the counter)
+                *now = (id > seq? id: seq) + 1;
+            }
+        }
+    }
+    if (own && rc >= 0 && sq_commit (base))
+        rc = -1;
+    else
+    if (own && rc < 0) {
+        char cause [512];
+        snprintf (cause, sizeof cause, "%s", self->error);
+        sq_rollback (base);
+        snprintf (self->error, sizeof self->error, "%s", cause);
+    }
+    return rc;
 }
 
 int
