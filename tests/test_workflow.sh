@@ -119,7 +119,9 @@ check "the killed node's row ended 500 'killed'" bash -c "
 check "a second kill: 409" bash -c "! $CTL --api $API workflow run kill $R3 >/dev/null 2>&1"
 sleep 1
 check "t never started" bash -c "! grep -q 'tag=never' $XXL_PROBE_FILE && [ \"\$($CTL --api $API --json log list --job $OK --limit 1000 | jq '[.logs[] | select(.flowRunId == $R3)] | length')\" = 0 ]"
-check "a killed run cannot be retried" bash -c "! $CTL --api $API workflow run retry $R3 s >/dev/null 2>&1"
+check "a killed run cannot be retried: 409 saying so, for its KILLED node too" bash -c "
+    out=\$($CTL --api $API workflow run retry $R3 s 2>&1) && exit 1
+    grep -q 'the run was killed: its nodes cannot be retried' <<<\"\$out\""
 
 # -- Across a scheduler SIGKILL: the run goes on after the restart
 cat > "$T/restart.json" <<JSON
