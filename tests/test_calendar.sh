@@ -32,6 +32,9 @@ check "an unknown zone is refused" refused "unknown time zone 'Mars/Base'" \
     calendar add c0 --exclude-cron '0 0 0 * * ?' --timezone Mars/Base
 check "a bad name is refused" refused "calendar name 'a b' may hold only" \
     calendar add 'a b' --exclude-cron '0 0 0 * * ?'
+printf '# holidays of 2031, to come\n\n , \n' > "$T/no-dates"
+check "dates of only comments and separators are refused as none" refused \
+    "a calendar needs dates or excludeCron: its dates hold no date" calendar add c0 --dates "$T/no-dates"
 check "... and none of them was stored" test "$(ctl calendar list | jq '.calendars | length')" = 0
 
 # add, list, show

@@ -151,6 +151,15 @@ api_calendar_add (server_t *self, request_t *request)
         engine_reply (self, request, XXL_BAD_REQUEST, reason);
         return;
     }
+    //  dates of only separators and comments (a file of just its header)
+    //  excludes nothing, as no dates does: refused alike
+    if (xxl_calendar_date_count (calendar) == 0 && !*cron) {
+        xxl_calendar_destroy (&calendar);
+        engine_reply (self, request, XXL_BAD_REQUEST, "a calendar needs dates or excludeCron:"
+                      " its dates hold no date, only separators or comments (xxl-ctl calendar"
+                      " add NAME --dates FILE and/or --exclude-cron EXPR)");
+        return;
+    }
     int64_t now = engine_now ();
     xxl_store_calendar_t row = {
         .name = (char *) name, .dates = (char *) xxl_calendar_dates (calendar),
