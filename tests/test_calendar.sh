@@ -32,6 +32,9 @@ check "an unknown zone is refused" refused "unknown time zone 'Mars/Base'" \
     calendar add c0 --exclude-cron '0 0 0 * * ?' --timezone Mars/Base
 check "a bad name is refused" refused "calendar name 'a b' may hold only" \
     calendar add 'a b' --exclude-cron '0 0 0 * * ?'
+printf '# holidays of 2031, to come\n\n , \n' > "$T/no-dates"
+check "dates of only comments and separators are refused as none" refused \
+    "a calendar needs dates or excludeCron: its dates hold no date" calendar add c0 --dates "$T/no-dates"
 check "... and none of them was stored" test "$(ctl calendar list | jq '.calendars | length')" = 0
 
 # add, list, show
@@ -140,13 +143,19 @@ check "... its next time now skips the new dates" bash -c "
 # A replaced calendar that excludes every time stops a started workflow
 # (as the planner stops such a job); before, it stayed armed and fired once
 # more at its old next time, which the calendar excludes, then showed
-# started with no next time
+# started with no next time.  A started job too, at once: it used to show
+# started, with an excluded next time, until the planner reached that time
+# (a noon cron: up to a day)
 ctl calendar add wall --dates "$T/days2" >/dev/null
 WR=$(ctl workflow add --name wall --file "$T/flow.json" --fix-rate 1 --calendar wall --start | jq -r .id)
+JWALL=$(ctl job add --group cal-app --handler demoJobHandler --cron '0 0 12 * * ?' --timezone UTC \
+        --calendar wall --start | jq -r .id)
 OLD_NEXT=$(ctl workflow show "$WR" | jq .triggerNextTime)
 ctl --timeout 120000 calendar add wall --exclude-cron '* * * * * ?' --replace >/dev/null
 check "a calendar replaced to exclude every time stops its started workflow" bash -c "
     $CTL --api $API --json workflow show $WR | jq -e '.triggerStatus == 0 and .triggerNextTime == 0' >/dev/null"
+check "... and its started job, at once" bash -c "
+    $CTL --api $API --json job show $JWALL | jq -e '.triggerStatus == 0 and .triggerNextTime == 0' >/dev/null"
 past_old_next () { [ "$(date +%s%3N)" -gt $((OLD_NEXT + 1500)) ]; }
 wait_for 10 past_old_next
 check "... and it did not fire at its old next time" test "$(ctl workflow runs "$WR" | jq '.runs | length')" = 0

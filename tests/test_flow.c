@@ -752,6 +752,9 @@ s_test_retry_kill (void)
     XXL_CHECK_INT (xxl_flow_kill (flow, states, running, &nrunning), 0);
     XXL_CHECK_INT (xxl_flow_retry (flow, states, 1, reset, &nreset, error, sizeof error), -1);
     XXL_CHECK_STR (error, "the run was killed: its nodes cannot be retried");
+    //  ... also of a node the kill made KILLED: the run's kill is the reason
+    XXL_CHECK_INT (xxl_flow_retry (flow, states, 4, reset, &nreset, error, sizeof error), -1);
+    XXL_CHECK_STR (error, "the run was killed: its nodes cannot be retried");
     XXL_CHECK_INT (xxl_flow_step (flow, states, ready, &nready, skipped, &nskipped), 0);
 
     //  kill at the start: the running roots killed, the waiting never start

@@ -119,7 +119,9 @@ check "the killed node's row ended 500 'killed'" bash -c "
 check "a second kill: 409" bash -c "! $CTL --api $API workflow run kill $R3 >/dev/null 2>&1"
 sleep 1
 check "t never started" bash -c "! grep -q 'tag=never' $XXL_PROBE_FILE && [ \"\$($CTL --api $API --json log list --job $OK --limit 1000 | jq '[.logs[] | select(.flowRunId == $R3)] | length')\" = 0 ]"
-check "a killed run cannot be retried" bash -c "! $CTL --api $API workflow run retry $R3 s >/dev/null 2>&1"
+check "a killed run cannot be retried: 409 saying so, for its KILLED node too" bash -c "
+    out=\$($CTL --api $API workflow run retry $R3 s 2>&1) && exit 1
+    grep -q 'the run was killed: its nodes cannot be retried' <<<\"\$out\""
 
 # -- Across a scheduler SIGKILL: the run goes on after the restart
 cat > "$T/restart.json" <<JSON
@@ -242,6 +244,29 @@ check "a \${X.msg} of a non-ancestor is refused" refused "$T/anc.json" "b is not
 jq -n --argjson j "$OK" '{nodes: [range(1001) | {id: "n\(.)", job: $j}]}' > "$T/big.json"
 check "more than 1000 nodes are refused" refused "$T/big.json" "more than 1000 nodes (1001)"
 check "refused definitions stored nothing" test "$(ctl workflow list | jq '.workflows | length')" = 6
+# The canonical form (every "join" and "on" written out) is what is stored
+# and parsed for each run: one past 1 MiB is refused (it was stored, and
+# every trigger then failed 500), one within it accepted.  1,000 nodes of
+# 64-byte ids, each with edges to its next 7: 6,500 edges are about
+# 1,044,000 bytes given, 1,154,000 canonical; 5,000 about 825,000, 910,000
+wide () {   # wide EDGES: the definition, compact
+    jq -c -n --argjson j "$OK" --argjson m "$1" '
+        [range(1000) | ("000" + tostring)[-4:] + ("x" * 60)] as $ids
+        | {nodes: [$ids[] | {id: ., job: $j}],
+           edges: [range(1000) as $i | range($i + 1; [$i + 8, 1000] | min) | {from: $ids[$i], to: $ids[.]}][:$m]}'
+}
+wide 6500 > "$T/wide.json"
+check "a definition within 1 MiB whose canonical form is not: refused" bash -c "
+    [ \$(stat -c %s $T/wide.json) -le 1048576 ] || exit 1
+    out=\$($CTL --api $API workflow add --name wide --file $T/wide.json 2>&1) && exit 1
+    grep -qF 'definition over 1048576 bytes in its canonical form' <<<\"\$out\""
+wide 5000 > "$T/wide.json"
+check "... one whose canonical form fits: accepted, shown, and its canonical form accepted back" bash -c "
+    w=\$($CTL --api $API --json workflow add --name wide --file $T/wide.json | jq -e .id) || exit 1
+    $CTL --api $API --json workflow show \$w | jq -j .definition > $T/wide-canonical.json
+    [ \$(stat -c %s $T/wide-canonical.json) -gt \$(stat -c %s $T/wide.json) ] || exit 1
+    $CTL --api $API workflow update \$w --file $T/wide-canonical.json >/dev/null || exit 1
+    $CTL --api $API workflow rm \$w >/dev/null"
 
 # -- A job that workflows run: removed only with --force, which says so
 check "job rm of a job workflows run: 409" bash -c "

@@ -33,9 +33,17 @@ s_rearm (server_t *self, int64_t id, const char *calendar, int64_t now)
     if (job.trigger_status == 1 && strneq (job.schedule_type, "FIX_DELAY")) {
         char why [512];
         int64_t next = engine_job_next (self, &job, now, why, sizeof why);
-        //  (none: the planner stops the job with why, as for any job)
+        //  None (the calendar now excludes every time): stopped now, as
+        //  the planner would stop it, and as a workflow is below; left
+        //  armed, it would show its old next time, which the calendar
+        //  excludes, until the planner reached that time
         if (next > 0)
             job.trigger_next_time = next;
+        else {
+            zsys_warning ("calendars: job %" PRId64 " stopped: %s", id, why);
+            job.trigger_status = 0;
+            job.trigger_next_time = 0;
+        }
     }
     job.update_time = now;
     engine_job_changed (self, id, XXL_CHANGED_PLANS | XXL_CHANGED_SCHEDULE);
@@ -149,6 +157,15 @@ api_calendar_add (server_t *self, request_t *request)
     xxl_calendar_t *calendar = xxl_calendar_new (dates, cron, tz, reason, sizeof reason);
     if (!calendar) {
         engine_reply (self, request, XXL_BAD_REQUEST, reason);
+        return;
+    }
+    //  dates of only separators and comments (a file of just its header)
+    //  excludes nothing, as no dates does: refused alike
+    if (xxl_calendar_date_count (calendar) == 0 && !*cron) {
+        xxl_calendar_destroy (&calendar);
+        engine_reply (self, request, XXL_BAD_REQUEST, "a calendar needs dates or excludeCron:"
+                      " its dates hold no date, only separators or comments (xxl-ctl calendar"
+                      " add NAME --dates FILE and/or --exclude-cron EXPR)");
         return;
     }
     int64_t now = engine_now ();

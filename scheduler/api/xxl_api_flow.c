@@ -139,10 +139,25 @@ s_workflow_read (server_t *self, request_t *request, xxl_workflow_t *workflow)
             engine_reply (self, request, XXL_BAD_REQUEST, error);
             return -1;
         }
-        free (workflow->definition);
-        workflow->definition = xxl_flow_json (flow);
+        char *canonical = xxl_flow_json (flow);
         xxl_flow_destroy (&flow);
-        assert (workflow->definition);
+        assert (canonical);
+        //  The canonical form is what is stored, shown, and parsed again
+        //  for each run: it must pass the definition's limit too (written
+        //  out, the defaults "join" and "on" add up to 13 bytes a node and
+        //  15 an edge), else the workflow could never run
+        size_t size = strlen (canonical);
+        if (size > XXL_FLOW_TEXT_MAX) {
+            free (canonical);
+            char text [256];
+            snprintf (text, sizeof text, "definition over %d bytes in its canonical form (%zu"
+                      " bytes: every \"join\" and \"on\" written out, as WORKFLOW_SHOW gives"
+                      " it): shorten it", XXL_FLOW_TEXT_MAX, size);
+            engine_reply (self, request, XXL_BAD_REQUEST, text);
+            return -1;
+        }
+        free (workflow->definition);
+        workflow->definition = canonical;
     }
     bool start = api_bool (request, "start");
     if (streq (workflow->schedule_type, "NONE") && start) {

@@ -172,13 +172,15 @@ xxl_flow_retry (const xxl_flow_t *flow, xxl_flow_state_t *states, int node,
     assert (node >= 0 && node < xxl_flow_nodes (flow));
     *nreset = 0;
     const char *id = xxl_flow_id (flow, node);
+    //  A killed run first: its nodes are KILLED, and "only a FAILURE node"
+    //  would send the user looking for one, which could not run either
+    if (s_killed (flow, states)) {
+        flow_error (error, errlen, "the run was killed: its nodes cannot be retried");
+        return -1;
+    }
     if (states [node] != XXL_FLOW_FAILURE) {
         flow_error (error, errlen, "node %s is %s: only a FAILURE node can be retried", id,
                     xxl_flow_state_name (states [node]));
-        return -1;
-    }
-    if (s_killed (flow, states)) {
-        flow_error (error, errlen, "the run was killed: its nodes cannot be retried");
         return -1;
     }
     int count;

@@ -51,8 +51,8 @@
         reached from it through SKIPPED nodes only (whose skip may have
         come from node's failure) become WAITING again, listed in reset;
         nodes that ran keep their state and never run again.  -1 with the
-        reason (409) when node is not FAILURE, a parent of node is not
-        final, or the run was killed.
+        reason (409), the first that applies of: the run was killed (any
+        node of it), node is not FAILURE, a parent of node is not final.
     xxl_flow_run_state (flow, states)
         RUNNING while a node is WAITING or RUNNING; else KILLED when a node
         is KILLED; else FAILURE when a FAILURE node has no `failure` or
