@@ -426,31 +426,22 @@ sq_cache_new (void)
 #define SQ_CHUNKS 6
 #define SQ_COLUMNS 13
 
-//  The INSERT of n = 32 >> k rows, made once (the statement cache is keyed
-//  by the text's address: each text lives as long as the process)
-static const char *
-s_chunk_text (int k)
-{
-    static char *texts [SQ_CHUNKS];
-    assert (k >= 0 && k < SQ_CHUNKS);
-    if (!texts [k]) {
-        const char *head =
-            "INSERT INTO xxl_job_log (job_group, job_id, executor_address, executor_handler,"
-            " executor_param, executor_sharding_param, executor_fail_retry_count,"
-            " trigger_time, trigger_code, trigger_msg, trigger_type, schedule_time, id, slot)"
-            " VALUES ";
-        const char *row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)";
-        size_t rows = (size_t) 32 >> k;
-        size_t size = strlen (head) + rows * (strlen (row) + 1) + 1;
-        char *text = (char *) malloc (size);
-        assert (text);
-        char *at = text + sprintf (text, "%s", head);
-        for (size_t i = 0; i < rows; i++)
-            at += sprintf (at, "%s%s", i? ",": "", row);
-        texts [k] = text;
-    }
-    return texts [k];
-}
+//  The INSERT of n = 32 >> k rows (the statement cache is keyed by the
+//  text's address: literals, the same for every handle and thread)
+#define SQ_INSERT_HEAD \
+    "INSERT INTO xxl_job_log (job_group, job_id, executor_address, executor_handler," \
+    " executor_param, executor_sharding_param, executor_fail_retry_count," \
+    " trigger_time, trigger_code, trigger_msg, trigger_type, schedule_time, id, slot) VALUES "
+#define SQ_ROWS_1 "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)"
+#define SQ_ROWS_2 SQ_ROWS_1 "," SQ_ROWS_1
+#define SQ_ROWS_4 SQ_ROWS_2 "," SQ_ROWS_2
+#define SQ_ROWS_8 SQ_ROWS_4 "," SQ_ROWS_4
+#define SQ_ROWS_16 SQ_ROWS_8 "," SQ_ROWS_8
+#define SQ_ROWS_32 SQ_ROWS_16 "," SQ_ROWS_16
+static const char *const s_chunk_texts [SQ_CHUNKS] = {
+    SQ_INSERT_HEAD SQ_ROWS_32, SQ_INSERT_HEAD SQ_ROWS_16, SQ_INSERT_HEAD SQ_ROWS_8,
+    SQ_INSERT_HEAD SQ_ROWS_4, SQ_INSERT_HEAD SQ_ROWS_2, SQ_INSERT_HEAD SQ_ROWS_1
+};
 
 //  Appends text (NULL: none) to the deferred text; its offset, or -1
 static int64_t
@@ -516,7 +507,7 @@ static int
 s_flush_chunk (store_t *self, int k, size_t from)
 {
     size_t rows = (size_t) 32 >> k;
-    sqlite3_stmt *stmt = sq_prepare (self, s_chunk_text (k));
+    sqlite3_stmt *stmt = sq_prepare (self, s_chunk_texts [k]);
     if (!stmt)
         return -1;
     const char *base = self->deferred_text;
