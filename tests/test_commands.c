@@ -271,6 +271,12 @@ test_values (void)
     REFUSE ("GROUP_ADD appname=s:", 0, "appname must not be empty");
     REFUSE ("GROUP_ADD appname=s:my\\sapp", 0,
             "appname 'my app' may hold only letters, digits, '-', '_' and '.'");
+    //  (a refused value is quoted with its control characters escaped: a
+    //  terminal or a log shows the text, not what its bytes would do)
+    REFUSE ("GROUP_ADD appname=s:my\x1b[31mapp", 0,
+            "appname 'my\\x1b[31mapp' may hold only letters, digits, '-', '_' and '.'");
+    REFUSE ("JOB_ADD jobGroup=s:a scheduleType=s:CRON\x07", 1,
+            "unknown schedule type 'CRON\\x07' (known: NONE, CRON, FIX_RATE, FIX_DELAY)");
     ACCEPT ("GROUP_ADD appname=s:12a", 0);
     REFUSE ("GROUP_ADD appname=s:12", 0, "appname '12' must not be all digits: a group named by"
             " digits is the group of that id");

@@ -49,6 +49,10 @@ s_refuse (char *why, size_t whylen, const char *format, ...)
     return -1;
 }
 
+//  A refused value as its refusal quotes it: control characters and
+//  invalid UTF-8 escaped (xxl_printable), cut to 128 bytes
+#define S_SHOWN(value) xxl_printable ((value), (char [129]) { 0 }, 129)
+
 //  An app name: letters, digits, '-', '_', '.', not all digits (all
 //  digits name a group by its id)
 static int
@@ -60,12 +64,13 @@ s_appname (const char *app, char *why, size_t whylen)
     for (const char *p = app; *p; p++) {
         if (!(isalnum ((unsigned char) *p) || *p == '-' || *p == '_' || *p == '.'))
             return s_refuse (why, whylen,
-                             "appname '%s' may hold only letters, digits, '-', '_' and '.'", app);
+                             "appname '%s' may hold only letters, digits, '-', '_' and '.'",
+                             S_SHOWN (app));
         digits = digits && isdigit ((unsigned char) *p);
     }
     if (digits)
         return s_refuse (why, whylen, "appname '%s' must not be all digits: a group named by"
-                         " digits is the group of that id", app);
+                         " digits is the group of that id", S_SHOWN (app));
     return 0;
 }
 
@@ -89,7 +94,7 @@ s_shard (const char *text, char *why, size_t whylen)
 {
     int index, total;
     if (xxl_command_shard (text, &index, &total))
-        return s_refuse (why, whylen, "shard '%s' must be I/N with 0 <= I < N", text);
+        return s_refuse (why, whylen, "shard '%s' must be I/N with 0 <= I < N", S_SHOWN (text));
     return 0;
 }
 
@@ -104,7 +109,7 @@ s_calendar_name (const char *name, char *why, size_t whylen)
     for (const char *p = name; *p; p++)
         if (!(isalnum ((unsigned char) *p) || *p == '-' || *p == '_' || *p == '.'))
             return s_refuse (why, whylen, "calendar name '%s' may hold only letters, digits,"
-                             " '-', '_' and '.'", name);
+                             " '-', '_' and '.'", S_SHOWN (name));
     return 0;
 }
 
@@ -476,7 +481,7 @@ s_account_name (const char *name, char *why, size_t whylen)
     for (const char *p = name; *p; p++)
         if (!(isalnum ((unsigned char) *p) || *p == '-' || *p == '_' || *p == '.' || *p == '@'))
             return s_refuse (why, whylen, "name '%s' may hold only letters, digits, '-', '_',"
-                             " '.' and '@'", name);
+                             " '.' and '@'", S_SHOWN (name));
     return 0;
 }
 
@@ -618,7 +623,7 @@ s_refuse_value (const xxl_field_t *field, const char *value, char *why, size_t w
 {
     char known [512];
     if (field->what)
-        return s_refuse (why, whylen, "unknown %s '%s' (known: %s)", field->what, value,
+        return s_refuse (why, whylen, "unknown %s '%s' (known: %s)", field->what, S_SHOWN (value),
                          xxl_field_values (field, 0, known, sizeof known));
     size_t count = 0;
     while (field->values [count])
