@@ -59,6 +59,27 @@ flow_load_stop () {
 
 flow_running () { [ "$(sql "SELECT COUNT(*) FROM xxl_workflow_run WHERE status = 'RUNNING'")" = 0 ]; }
 
+# flow_wait_end SECONDS: waits until no run is RUNNING; fails once SECONDS
+# pass with none ending, or after 600 s in all.  A backlog that still
+# drains is not a hang: the node jobs are SERIAL_EXECUTION, so an agent
+# runs their rows one at a time (about 17 a second with the DAG's sleeps),
+# and a long form's open-loop load may leave hundreds queued at its end
+flow_wait_end () {
+    local n last end stop
+    last=$(sql "SELECT COUNT(*) FROM xxl_workflow_run WHERE status = 'RUNNING'")
+    end=$(( $(now_ms) + $1 * 1000 )); stop=$(( $(now_ms) + 600000 ))
+    while :; do
+        n=$(sql "SELECT COUNT(*) FROM xxl_workflow_run WHERE status = 'RUNNING'")
+        [ "$n" = 0 ] && return 0
+        if [ -n "$n" ] && [ -n "$last" ] && [ "$n" -lt "$last" ]; then
+            end=$(( $(now_ms) + $1 * 1000 ))
+        fi
+        [ -n "$n" ] && last=$n
+        [ "$(now_ms)" -lt "$end" ] && [ "$(now_ms)" -lt "$stop" ] || return 1
+        sleep 0.2
+    done
+}
+
 # flow_stuck: the rows of up to two runs still RUNNING that have not
 # ended, indented (what a failed "every run ends" shows of its cause):
 # node, log id, address, trigger and handle codes; and the schedulers'

@@ -117,3 +117,4 @@ LATE=$(sql "SELECT id || ' ' || schedule_time FROM xxl_job_log WHERE schedule_ti
 say "latest cron run start: $LATE ms after its planned time"
 check "no cron run started more than the lease + 2 s late ($LATE ms)" test "$LATE" -le $((LEASE + 2000))
 fcount "three schedulers, scheduler 0's database link cut or black-holed, under API and cron load" --cron "$CRONS"
+xxl_done

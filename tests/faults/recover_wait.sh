@@ -43,3 +43,4 @@ check "the recovery wait was exercised (a row re-sent to an agent not back)" tes
 check "all runs finish" wait_quiet 20
 check "no retry was made" test "$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $J AND trigger_type = 'RETRY'")" = 0
 fcount "a run taken before the scheduler died, its agent away past the recovery wait" --chains
+xxl_done
