@@ -203,14 +203,18 @@ CRON=$(ctl job add --group ck --handler probeIn --route ROUND --cron '* * * * * 
        --param sleep=50 --start | jq -r .id)
 check "jobs added" test -n "$J1" -a -n "$J2" -a -n "$CRON"
 
-# The registry, sampled 5 times a second: "ms address,address..."
+# The registry, sampled 5 times a second: "ms address,address..", ms the
+# time the request left (what it lists was true at or after it: a sample
+# stamped at or past a stage's start was asked for once the stage's agents
+# were listed)
 rm -f "$T/stop-reg"
 (
     set +e
     while [ ! -f "$T/stop-reg" ]; do
+        asked=$(date +%s%3N)
         l=$("$CTL" --api "$API" --json --timeout 2000 agent list 2>/dev/null \
             | jq -r '[.agents[] | select(.app == "ck" and .connected) | .address] | sort | join(",")' 2>/dev/null) \
-            && echo "$(date +%s%3N) ${l:--}" >> "$T/reg"
+            && echo "$asked ${l:--}" >> "$T/reg"
         sleep 0.2
     done
 ) &

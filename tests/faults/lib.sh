@@ -35,11 +35,16 @@ faults_setup () {
     FSTATE=$SEED
     echo "# $FNAME: seed $SEED, form $XXL_FAULTS (replay: XXL_FAULT_SEED=$SEED XXL_FAULTS=$XXL_FAULTS" \
          "XXL_BUILD=$XXL_BUILD bash tests/faults/$FNAME.sh)"
-    if [ ! -f "$PROBE_SO" ]; then
-        echo "FAIL - $PROBE_SO not built (make check or make faults builds it)"
-        echo "0 passed, 1 failed"
-        exit 1
-    fi
+    # (the helpers scenarios call: without xxl_req the shares every
+    # scheduler holds read as none, and waits for them run out)
+    for need in "$PROBE_SO" "$XXL_BUILD/tests/xxl_req" "$XXL_BUILD/tests/xxl_relay" \
+                "$XXL_BUILD/tests/xxl_peer"; do
+        if [ ! -f "$need" ]; then
+            echo "FAIL - $need not built (make check or make faults builds it)"
+            echo "0 passed, 1 failed"
+            exit 1
+        fi
+    done
     xxl_setup
     trap faults_cleanup EXIT
     mkdir -p "$T/plugins"
