@@ -545,7 +545,11 @@ sq_commit (xxl_store_t *base)
     sq_flush (self);
     if (self->txn_lost) {
         //  Nothing to commit: what the turn wrote is gone; its cause is the
-        //  error (not "cannot commit - no transaction is active")
+        //  error (not "cannot commit - no transaction is active").  (A
+        //  transaction still open in SQLite, should a rollback have failed,
+        //  is ended here: the next turn's BEGIN needs none open.)
+        if (!sqlite3_get_autocommit (self->db))
+            sqlite3_exec (self->db, "ROLLBACK", NULL, NULL, NULL);
         snprintf (self->error, sizeof self->error, "%s", self->txn_cause);
         self->in_txn = 0;
         self->txn_lost = 0;
