@@ -120,5 +120,26 @@ main (void)
     //  (a job whose slot another took since is not known: never another's app)
     XXL_CHECK (xxl_labels_job_app (labels, 12345) == NULL);
     xxl_labels_destroy (&labels);
+
+    //  xxl_triggers_total: a series for every trigger type a row can
+    //  have (docs/protocol.md, the log object's triggerType), workflow
+    //  nodes' and backfills' included; an unknown type has none
+    const char *const types [] = { "MANUAL", "CRON", "RETRY", "PARENT", "API",
+                                   "MISFIRE", "WORKFLOW", "BACKFILL" };
+    xxl_metrics_t counted = { .wal_bytes = -1, .limit_used = -1, .limit_slots = -1 };
+    for (size_t i = 0; i < sizeof types / sizeof types [0]; i++) {
+        int index = xxl_metrics_trigger_index (types [i]);
+        XXL_CHECK (index >= 0 && index < XXL_TRIGGER_TYPES);
+        if (index >= 0 && index < XXL_TRIGGER_TYPES)
+            counted.triggers [index] = 10 + i;
+    }
+    XXL_CHECK (xxl_metrics_trigger_index ("NOPE") == -1);
+    XXL_CHECK (xxl_metrics_trigger_index (NULL) == -1);
+    text = xxl_metrics_render (&counted);
+    for (size_t i = 0; i < sizeof types / sizeof types [0]; i++) {
+        snprintf (line, sizeof line, "\nxxl_triggers_total{type=\"%s\"} %zu\n", types [i], 10 + i);
+        XXL_CHECK (strstr (text, line));
+    }
+    zstr_free (&text);
     return xxl_test_done ();
 }

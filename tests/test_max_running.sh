@@ -173,4 +173,24 @@ check "... saying it was covered" \
     msg_has "$a" triggerMsg "killed: covered by a newer trigger (maxRunning 1, block strategy COVER_EARLY)"
 check "... the new one runs to 200" wait_for 20 field_is "$b" handleCode 200
 check "... never 2 at once ($(most "$JC"))" test "$(most "$JC")" = 1
+
+# A job update (or stop) drops the planned fires that wait for a slot,
+# whatever their age: their rows are deleted (docs/protocol.md, JOB_START /
+# JOB_STOP); a client's trigger waiting so stays and runs
+JW=$(ctl job add --group mr-app --handler probeIn --route ROUND --max-running 1 \
+     --param sleep=20000 --cron '* * * * * ?' --start | jq -r .id)
+waiting_fires () {
+    ctl log list --job "$JW" | jq -r '[.logs[] | select(.triggerType == "CRON" and
+        .triggerCode == 0 and .executorAddress == null) | .id] | join(" ")'
+}
+two_waiting () { [ "$(waiting_fires | wc -w)" -ge 2 ]; }
+check "the cron fires of a job at its maxRunning wait for the slot" wait_for 10 two_waiting
+W=$(waiting_fires)
+m=$(ctl job trigger "$JW" --param sleep=10 | jq -r '.logIds[0]')
+ctl job update "$JW" --desc "its description only" >/dev/null
+gone () { for id in "$@"; do ctl log show "$id" >/dev/null 2>&1 && return 1; done; return 0; }
+check "job update (its description only): the waiting planned fires are gone ($W)" gone $W
+check "... the waiting manual trigger stays, and runs once the slot frees" \
+    wait_for 30 field_is "$m" handleCode 200
+ctl job stop "$JW" >/dev/null
 xxl_done

@@ -100,4 +100,21 @@ counted_unlabelled () {
 }
 check "... the run is counted" wait_for 5 counted_unlabelled
 check "... with no app, job or agent series" bash -c "! grep -E 'app=|job=|address=' '$T/nolabels.txt'"
+
+# Triggers by type: a workflow's nodes (WORKFLOW: one that runs, one that
+# fails at once, its param over 64 KiB once rendered) and a backfill's
+# runs (BACKFILL) are counted as the other triggers are
+printf '{"nodes": [{"id": "a", "job": %s}, {"id": "b", "job": %s, "param": "${flow.param}${flow.param}"}]}' \
+    "$THIRD" "$THIRD" > "$T/flow.json"
+FLOW=$(ctl workflow add --name counted --file "$T/flow.json" | jq -r .id)
+RUN=$(ctl workflow trigger "$FLOW" --param "$(head -c 40000 /dev/zero | tr '\0' x)" | jq -r .runId)
+flow_ended () { ctl workflow run show "$RUN" | jq -e '.status == "FAILURE"' >/dev/null; }
+check "a workflow run ends (node b failed at once)" wait_for 10 flow_ended
+CRON=$(ctl job add --group metrics-app --handler demoJobHandler --cron '0 0 * * * ?' | jq -r .id)
+NOW=$(($(date +%s) * 1000))
+ctl job backfill "$CRON" --from $((NOW - 7200000 + 1)) --to "$NOW" >/dev/null
+check "triggers by type: WORKFLOW and BACKFILL too" has 10 '[
+    ["xxl_triggers_total", {"type": "WORKFLOW"}, 2],
+    ["xxl_triggers_total", {"type": "BACKFILL"}, 2],
+    ["xxl_triggers_total", {"type": "MANUAL"}, 1]]'
 xxl_done

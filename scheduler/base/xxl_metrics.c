@@ -12,7 +12,7 @@ static const double s_bounds [XXL_HISTO_BUCKETS] = {
     0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60
 };
 static const char *const s_trigger_types [XXL_TRIGGER_TYPES] = {
-    "MANUAL", "CRON", "RETRY", "PARENT", "API", "MISFIRE"
+    "MANUAL", "CRON", "RETRY", "PARENT", "API", "MISFIRE", "WORKFLOW", "BACKFILL"
 };
 
 struct _xxl_metrics_box_t {

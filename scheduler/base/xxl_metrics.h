@@ -22,7 +22,8 @@ typedef struct {
 } xxl_histo_t;
 
 //  Trigger types, by index in xxl_metrics_t.triggers
-#define XXL_TRIGGER_TYPES 6             //  MANUAL CRON RETRY PARENT API MISFIRE
+#define XXL_TRIGGER_TYPES 8             //  MANUAL CRON RETRY PARENT API MISFIRE
+                                        //  WORKFLOW BACKFILL
 
 typedef struct _xxl_labels_t xxl_labels_t;
 

@@ -344,6 +344,8 @@ s_failed_row (server_t *self, const state_t *state, int node, const char *reason
     };
     int rc = xxl_store_log_add (self->store, &log);
     zstr_free (&message);
+    if (rc == 0)                        //  (a trigger made, as engine_trigger counts one)
+        self->metrics.triggers [xxl_metrics_trigger_index ("WORKFLOW")]++;
     self->flows.again = true;           //  (the node has ended: decide again)
     return rc? -1: log.id;
 }
