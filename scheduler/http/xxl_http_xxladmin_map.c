@@ -81,6 +81,85 @@ xxl_xxladmin_endpoint (const char *path)
     return NULL;
 }
 
+//  XXL-JOB 3.5's job OpenAPI: each uri and the console endpoint it acts as
+//  (AdminJobBizImpl calls the console's own service with the same fields)
+static const struct {
+    const char *uri;
+    const char *path;
+} s_openapi [] = {
+    { "addJob", "jobinfo/add" },
+    { "updateJob", "jobinfo/update" },
+    { "removeJob", "jobinfo/remove" },
+    { "startJob", "jobinfo/start" },
+    { "stopJob", "jobinfo/stop" },
+    { "triggerJob", "jobinfo/trigger" },
+    { NULL, NULL }
+};
+
+const xxl_xxladmin_endpoint_t *
+xxl_xxladmin_openapi_endpoint (const char *uri)
+{
+    for (size_t i = 0; uri && s_openapi [i].uri; i++)
+        if (streq (s_openapi [i].uri, uri))
+            return xxl_xxladmin_endpoint (s_openapi [i].path);
+    return NULL;
+}
+
+int
+xxl_xxladmin_json_form (json_t *form, const char *text, size_t size, char *why, size_t whylen)
+{
+    assert (json_is_object (form) && text);
+    json_error_t error;
+    //  (jansson refuses \u0000 and text that is not UTF-8 unless told)
+    json_t *body = json_loadb (text, size, JSON_REJECT_DUPLICATES, &error);
+    if (!body) {
+        snprintf (why, whylen, "the body is not JSON: %s (line %d)", error.text, error.line);
+        return -1;
+    }
+    if (!json_is_object (body)) {
+        json_decref (body);
+        snprintf (why, whylen, "the body must be a JSON object, as XXL-JOB's OpenAPI takes");
+        return -1;
+    }
+    if (json_object_size (body) > XXL_XXLADMIN_MAX_FIELDS) {
+        json_decref (body);
+        snprintf (why, whylen, "the body has more than %d fields", XXL_XXLADMIN_MAX_FIELDS);
+        return -1;
+    }
+    const char *key;
+    json_t *value;
+    int rc = 0;
+    json_object_foreach (body, key, value) {
+        char number [32];
+        const char *string = NULL;
+        if (strlen (key) > XXL_XXLADMIN_MAX_KEY) {
+            snprintf (why, whylen, "the body has a field name over %d bytes",
+                      XXL_XXLADMIN_MAX_KEY);
+            rc = -1;
+        }
+        else
+        if (json_is_null (value))
+            continue;                   //  (Gson leaves the field unset)
+        else
+        if (json_is_string (value))
+            string = json_string_value (value);
+        else
+        if (json_is_integer (value)) {
+            snprintf (number, sizeof number, "%" JSON_INTEGER_FORMAT, json_integer_value (value));
+            string = number;
+        }
+        else {
+            snprintf (why, whylen, "%.64s must be a string or an integer", key);
+            rc = -1;
+        }
+        if (rc)
+            break;
+        json_object_set_new (form, key, json_string (string));
+    }
+    json_decref (body);
+    return rc;
+}
+
 //  ---------------------------------------------------------------------
 //  The form
 
