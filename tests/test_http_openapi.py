@@ -4,7 +4,8 @@
 docs/migrating.md, "Scripts that call the admin") against the scheduler
 tests/test_http.sh started (it exports HTTP1, ADMIN_TOKEN, VIEWER_TOKEN,
 OPERATOR_TOKEN (an operator of http-app), XA_APP: a group with an agent
-running demoJobHandler).  A script's steps end to end, each refusal beside
+running demoJobHandler; XA3_USER and XA3_PW: an admin user for 3.x's
+login paths auth/doLogin, auth/login, auth/logout, checked last).  A script's steps end to end, each refusal beside
 the same call accepted.  Prints one line per check, then "done".  Waits
 poll; no fixed sleeps."""
 
@@ -212,4 +213,51 @@ check("removeJob again: ReturnT 500 'not found' (XXL-JOB answers success)",
 s, v = call("pageList", {})
 check("an uri XXL-JOB's OpenAPI does not have: 404",
       s == 404 and refused(v), (s, v))
+
+# XXL-JOB 3.x's login paths (xxl-sso's): auth/doLogin, auth/login, auth/logout
+def form(path, fields=None, cookie=None, method="POST"):
+    """(status, parsed JSON, Set-Cookie) of a console form call"""
+    name, port = H1.rsplit(":", 1)
+    conn = http.client.HTTPConnection(name, int(port), timeout=30,
+                                      source_address=("127.0.0.41", 0))
+    hdrs = {"Cookie": cookie} if cookie else {}
+    data = None
+    if fields is not None:
+        data = "&".join("%s=%s" % kv for kv in fields.items()).encode()
+        hdrs["Content-Type"] = "application/x-www-form-urlencoded"
+    conn.request(method, "/xxl-job-admin/" + path, body=data, headers=hdrs)
+    resp = conn.getresponse()
+    text = resp.read().decode("utf-8", "replace")
+    conn.close()
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = text
+    return resp.status, value, resp.getheader("Set-Cookie") or ""
+
+
+USER, PW = os.environ["XA3_USER"], os.environ["XA3_PW"]
+s, v, c = form("auth/doLogin", {"userName": USER, "password": "wrong-" + PW})
+check("3.x auth/doLogin with a wrong password: ReturnT 500, no cookie",
+      s == 200 and refused(v, "wrong user name or password") and "=;" not in c
+      and "XXL_JOB_LOGIN_IDENTITY=" not in c, (s, v, c))
+s, v, c = form("auth/doLogin", {"userName": USER, "password": PW})
+sid = c.split(";")[0] if c.startswith("XXL_JOB_LOGIN_IDENTITY=") else None
+check("3.x auth/doLogin with the right one: ReturnT 200 and the session cookie",
+      s == 200 and ok(v) and sid is not None and "HttpOnly" in c, (s, v, c))
+s, v, _ = form("jobinfo/pageList", {"jobGroup": "-1", "triggerStatus": "-1", "offset": "0",
+                                    "pagesize": "10"}, cookie=sid)
+check("... the session reads: jobinfo/pageList (3.x paging) ReturnT 200",
+      s == 200 and ok(v) and "total" in (v.get("data") or {}), (s, v))
+s, v, _ = form("auth/login", method="GET", cookie=sid)
+check("3.x auth/login (its login page) with the session: ReturnT 200", s == 200 and ok(v), (s, v))
+s, v, c = form("auth/logout", {}, cookie=sid)
+check("3.x auth/logout: ReturnT 200, the cookie cleared",
+      s == 200 and ok(v) and "Max-Age=0" in c, (s, v, c))
+s, v, _ = form("jobinfo/pageList", {"jobGroup": "-1"}, cookie=sid)
+check("... the session ended: 302, ReturnT 500 'not logged in'",
+      s == 302 and refused(v, "not logged in"), (s, v))
+s, v, _ = form("auth/login", method="GET")
+check("3.x auth/login without a session: ReturnT 500 'not logged in'",
+      s == 200 and refused(v, "not logged in"), (s, v))
 print("done")

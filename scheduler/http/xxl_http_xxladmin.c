@@ -2,7 +2,8 @@
     http/xxl_admin_path (xxl_http_int.h; docs/migrating.md, "Scripts that
     call the admin"; docs/http.md).
 
-    A script logs in (POST login: userName, password, ifRemember) and gets the
+    A script logs in (POST login, 3.x auth/doLogin: userName, password,
+    ifRemember; logout and toLogin are 3.x's auth/logout and auth/login) and gets the
     cookie XXL_JOB_LOGIN_IDENTITY: a console session (HTTP_SESSION, the same
     password check, limiter, idle limit and logout), HttpOnly, SameSite=Strict,
     on the prefix's path, Secure under TLS.  A bearer token (xxl-ctl token add)
@@ -459,14 +460,15 @@ xxl_http_xxladmin (xxl_http_t *self, answer_t *answer, struct MHD_Connection *co
         s_returnt (answer, 200, 500, why);
         return;
     }
-    if (streq (endpoint->path, "login")) {
+    //  (3.x's xxl-sso paths: auth/doLogin, auth/logout, auth/login)
+    if (streq (endpoint->path, "login") || streq (endpoint->path, "auth/doLogin")) {
         s_login (self, answer, conn, form);
         json_decref (form);
         return;
     }
     //  (logout ends the cookie's session, a bearer token sent beside it or
     //  not: a token is no session, and the cookie is cleared)
-    bool logout = streq (endpoint->path, "logout");
+    bool logout = streq (endpoint->path, "logout") || streq (endpoint->path, "auth/logout");
     char auth [256];
     xxl_http_credentials_xxladmin (conn, logout, auth, sizeof auth);
     const char *cookie = MHD_lookup_connection_value (conn, MHD_COOKIE_KIND,
@@ -486,7 +488,7 @@ xxl_http_xxladmin (xxl_http_t *self, answer_t *answer, struct MHD_Connection *co
         json_decref (form);
         return;
     }
-    if (streq (endpoint->path, "toLogin")) {
+    if (streq (endpoint->path, "toLogin") || streq (endpoint->path, "auth/login")) {
         //  (XXL-JOB's toLogin sends a logged-in browser on to its index:
         //  a session the engine accepts stays, its cookie with it)
         int code = XXL_UNAUTHORIZED;
