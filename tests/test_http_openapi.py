@@ -27,20 +27,22 @@ APP = os.environ["XA_APP"]
 P = "/xxl-job-admin/api/"
 
 
-def request(method, path, data, hdrs):
-    """(status, parsed JSON or text) of one request to HTTP1"""
+def request(method, path, data, hdrs, ctype="application/json", source=None):
+    """(status, parsed JSON or text, Set-Cookie) of one request to HTTP1"""
     name, port = H1.rsplit(":", 1)
-    conn = http.client.HTTPConnection(name, int(port), timeout=30)
+    conn = http.client.HTTPConnection(name, int(port), timeout=30,
+                                      source_address=(source, 0) if source else None)
     if data is not None:
-        hdrs["Content-Type"] = "application/json"
+        hdrs["Content-Type"] = ctype
     conn.request(method, path, body=data, headers=hdrs)
     resp = conn.getresponse()
     text = resp.read().decode("utf-8", "replace")
     conn.close()
     try:
-        return resp.status, json.loads(text)
+        value = json.loads(text)
     except ValueError:
-        return resp.status, text
+        value = text
+    return resp.status, value, resp.getheader("Set-Cookie") or ""
 
 
 def call(uri, body=None, token=ADMIN, app=APP, method="POST", raw=None, headers=None):
@@ -52,12 +54,12 @@ def call(uri, body=None, token=ADMIN, app=APP, method="POST", raw=None, headers=
     if app is not None:
         hdrs["XXL-JOB-APPNAME"] = app
     data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
-    return request(method, P + uri, data, hdrs)
+    return request(method, P + uri, data, hdrs)[:2]
 
 
 def rest(method, path, body=None, token=ADMIN):
     data = json.dumps(body).encode() if body is not None else None
-    return request(method, "/api/v1/" + path, data, {"Authorization": "Bearer " + token})
+    return request(method, "/api/v1/" + path, data, {"Authorization": "Bearer " + token})[:2]
 
 
 def ok(v):
@@ -216,24 +218,11 @@ check("an uri XXL-JOB's OpenAPI does not have: 404",
 
 # XXL-JOB 3.x's login paths (xxl-sso's): auth/doLogin, auth/login, auth/logout
 def form(path, fields=None, cookie=None, method="POST"):
-    """(status, parsed JSON, Set-Cookie) of a console form call"""
-    name, port = H1.rsplit(":", 1)
-    conn = http.client.HTTPConnection(name, int(port), timeout=30,
-                                      source_address=("127.0.0.41", 0))
-    hdrs = {"Cookie": cookie} if cookie else {}
-    data = None
-    if fields is not None:
-        data = "&".join("%s=%s" % kv for kv in fields.items()).encode()
-        hdrs["Content-Type"] = "application/x-www-form-urlencoded"
-    conn.request(method, "/xxl-job-admin/" + path, body=data, headers=hdrs)
-    resp = conn.getresponse()
-    text = resp.read().decode("utf-8", "replace")
-    conn.close()
-    try:
-        value = json.loads(text)
-    except ValueError:
-        value = text
-    return resp.status, value, resp.getheader("Set-Cookie") or ""
+    """(status, parsed JSON, Set-Cookie) of a console form call (from an
+    address of its own: the login limiter's counts)"""
+    data = "&".join("%s=%s" % kv for kv in fields.items()).encode() if fields is not None else None
+    return request(method, "/xxl-job-admin/" + path, data, {"Cookie": cookie} if cookie else {},
+                   ctype="application/x-www-form-urlencoded", source="127.0.0.41")
 
 
 USER, PW = os.environ["XA3_USER"], os.environ["XA3_PW"]
