@@ -312,15 +312,18 @@ main (void)
     CHECK_REQUEST ("joblog/logDetailCat", "logId=3&fromLineNum=40", "{\"fromLineNum\":40,\"logId\":3}");
     //  clearLog's types
     CHECK_REQUEST ("joblog/clearLog", "jobGroup=0&jobId=0&type=1", "{\"beforeDays\":30}");
-    CHECK_REQUEST ("joblog/clearLog", "jobGroup=1&jobId=4&type=4", "{\"beforeDays\":365,\"jobId\":4}");
+    CHECK_REQUEST ("joblog/clearLog", "jobGroup=1&jobId=4&type=4",
+                   "{\"beforeDays\":365,\"jobGroup\":1,\"jobId\":4}");
     CHECK_REQUEST ("joblog/clearLog", "jobId=4&type=6", "{\"jobId\":4,\"keepLast\":10000}");
     CHECK_REQUEST ("joblog/clearLog", "jobId=4&type=9", "{\"all\":true,\"jobId\":4}");
     CHECK_REQUEST ("joblog/clearLog", "jobId=4&type=10",
                    "ERR: type must be an integer from 1 to 9, not '10'");
     CHECK_REQUEST ("joblog/clearLog", "jobId=4", "ERR: type is required (1-9, XXL-JOB's clear types)");
-    CHECK_REQUEST ("joblog/clearLog", "jobGroup=2&jobId=0&type=9",
-                   "ERR: clearing one group's logs is not served: give jobId (0 with jobGroup 0:"
-                   " every job's)");
+    //  (a group's jobs: jobId 0 is any job, as jobGroup 0 any group)
+    CHECK_REQUEST ("joblog/clearLog", "jobGroup=2&jobId=0&type=9", "{\"all\":true,\"jobGroup\":2}");
+    CHECK_REQUEST ("joblog/clearLog", "jobGroup=-1&jobId=0&type=5", "{\"keepLast\":1000}");
+    CHECK_REQUEST ("joblog/clearLog", "jobGroup=x&type=5",
+                   "ERR: jobGroup must be an integer, not 'x'");
     //  Groups, the schedule preview
     CHECK_REQUEST ("jobgroup/save", "appname=a&title=T&addressType=1&addressList=h%3A1",
                    "{\"addressList\":\"h:1\",\"addressType\":1,\"appname\":\"a\",\"title\":\"T\"}");

@@ -386,6 +386,7 @@ static const field_map_t s_log_id [] = {
 };
 static const field_map_t s_log_clear [] = {
     { "jobId", "jobId", F_FILTER, false },
+    { "jobGroup", "jobGroup", F_FILTER, false },
     { NULL, NULL, F_STR, false }
 };
 static const field_map_t s_jobs_of_group [] = {
@@ -645,14 +646,6 @@ xxl_xxladmin_request (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, jso
             goto refused;
         if (number == 0) {
             snprintf (why, whylen, "type is required (1-9, XXL-JOB's clear types)");
-            goto refused;
-        }
-        long long group;
-        if (s_form_int (form, "jobGroup", 0, INT64_MIN + 1, INT64_MAX, &group, why, whylen))
-            goto refused;
-        if (group > 0 && !json_object_get (out, "jobId")) {
-            snprintf (why, whylen, "clearing one group's logs is not served: give jobId (0 with"
-                      " jobGroup 0: every job's)");
             goto refused;
         }
         if (number <= 4)
