@@ -238,6 +238,19 @@ s, v, _ = form("jobinfo/pageList", {"jobGroup": "-1", "triggerStatus": "-1", "of
                                     "pagesize": "10"}, cookie=sid)
 check("... the session reads: jobinfo/pageList (3.x paging) ReturnT 200",
       s == 200 and ok(v) and "total" in (v.get("data") or {}), (s, v))
+# 3.5's names: a group's title and a job's jobDesc are its name
+s, v, _ = form("jobgroup/insert", {"appname": "openapi-named", "name": "Named+group"}, cookie=sid)
+s2, v2, _ = form("jobgroup/pageList", {"name": "Named+group", "offset": "0", "pagesize": "10"}, cookie=sid)
+rows = ((v2.get("data") or {}).get("data") or []) if isinstance(v2, dict) else []
+check("3.5's jobgroup/insert with name: ReturnT 200; pageList by name finds it, name and title"
+      " 'Named group'",
+      ok(v) and len(rows) == 1 and rows[0].get("appname") == "openapi-named"
+      and rows[0].get("name") == "Named group" and rows[0].get("title") == "Named group", (v, v2))
+s, v, _ = form("jobinfo/pageList", {"jobGroup": str(GROUP), "offset": "0", "pagesize": "100"},
+               cookie=sid)
+jobs = ((v.get("data") or {}).get("data") or []) if isinstance(v, dict) else []
+check("... a job's row carries 3.5's name (its jobDesc)",
+      ok(v) and jobs and all(j.get("name") == j.get("jobDesc") for j in jobs), v)
 s, v, _ = form("auth/login", method="GET", cookie=sid)
 check("3.x auth/login (its login page) with the session: ReturnT 200", s == 200 and ok(v), (s, v))
 s, v, c = form("auth/logout", {}, cookie=sid)

@@ -545,6 +545,33 @@ main (void)
                   "{\"groups\":[{\"id\":1,\"appname\":\"app-a\",\"addressList\":\"h:1,h:2\"}]}",
                   "{\"data\":[{\"addressList\":\"h:1,h:2\",\"appname\":\"app-a\",\"id\":1,"
                   "\"registryList\":[\"h:1\",\"h:2\"]}],\"recordsFiltered\":1,\"recordsTotal\":1}");
+    //  3.5's names: a group's name is its title (a form's name sets the
+    //  title, filters by it), a job's name its jobDesc
+    CHECK_ANSWER ("jobgroup/pageList", "name=B", 200, "",
+                  "{\"groups\":[{\"id\":1,\"appname\":\"a\",\"title\":\"Alpha\"},"
+                  "{\"id\":2,\"appname\":\"b\",\"title\":\"Beta\"}]}",
+                  "{\"data\":[{\"appname\":\"b\",\"id\":2,\"name\":\"Beta\","
+                  "\"registryList\":null,\"title\":\"Beta\"}],\"recordsFiltered\":1,"
+                  "\"recordsTotal\":1}");
+    CHECK_ANSWER ("jobgroup/loadById", "id=2", 200, "",
+                  "{\"id\":2,\"appname\":\"b\",\"title\":\"Beta\"}",
+                  "{\"code\":200,\"content\":{\"appname\":\"b\",\"id\":2,\"name\":\"Beta\","
+                  "\"registryList\":null,\"title\":\"Beta\"},\"data\":{\"appname\":\"b\","
+                  "\"id\":2,\"name\":\"Beta\",\"registryList\":null,\"title\":\"Beta\"},"
+                  "\"msg\":null}");
+    CHECK_ANSWER ("jobinfo/loadById", "id=4", 200, "", "{\"id\":4,\"jobDesc\":\"nightly\"}",
+                  "{\"code\":200,\"content\":{\"id\":4,\"jobDesc\":\"nightly\",\"name\":"
+                  "\"nightly\"},\"data\":{\"id\":4,\"jobDesc\":\"nightly\",\"name\":"
+                  "\"nightly\"},\"msg\":null}");
+    CHECK_ANSWER ("jobinfo/pageList", "offset=0&pagesize=10", 200, "",
+                  "{\"jobs\":[{\"id\":4,\"jobDesc\":\"nightly\"}],\"total\":1}",
+                  "{\"code\":200,\"content\":{\"data\":[{\"id\":4,\"jobDesc\":\"nightly\","
+                  "\"name\":\"nightly\"}],\"offset\":0,\"pagesize\":10,\"total\":1},"
+                  "\"data\":{\"data\":[{\"id\":4,\"jobDesc\":\"nightly\",\"name\":"
+                  "\"nightly\"}],\"offset\":0,\"pagesize\":10,\"total\":1},\"msg\":null}");
+    CHECK_REQUEST ("jobgroup/insert", "appname=a&name=Alpha",
+                   "{\"appname\":\"a\",\"title\":\"Alpha\"}");
+    CHECK_REQUEST ("jobgroup/update", "id=2&name=Beta", "{\"group\":\"2\",\"title\":\"Beta\"}");
     //  a log page: XXL-JOB's LogResult, its text HTML-escaped as XXL-JOB's
     CHECK_ANSWER ("joblog/logDetailCat", "", 200, "",
                   "{\"fromLineNum\":1,\"toLineNum\":2,\"logContent\":\"<b>&'\\\"\",\"isEnd\":true}",

@@ -353,6 +353,7 @@ static const field_map_t s_next [] = {
 static const field_map_t s_group_add [] = {
     { "appname", "appname", F_STR, true },
     { "title", "title", F_STR, false },
+    { "name", "title", F_STR, false },
     { "addressType", "addressType", F_INT, false },
     { "addressList", "addressList", F_STR, false },
     { NULL, NULL, F_STR, false }
@@ -361,6 +362,7 @@ static const field_map_t s_group_update [] = {
     { "id", "group", F_GROUP, true },
     { "appname", "appname", F_SET, false },
     { "title", "title", F_STR, false },
+    { "name", "title", F_STR, false },
     { "addressType", "addressType", F_INT, false },
     { "addressList", "addressList", F_STR, false },
     { NULL, NULL, F_STR, false }
@@ -713,10 +715,34 @@ s_contains (const char *haystack, const char *needle)
     return false;
 }
 
-//  XXL-JOB's group: registryList, the address list's entries
+//  XXL-JOB 3.5's name of a row's field (3.5 renamed a group's title and a
+//  job's jobDesc to name): key's value as "name" too
+static void
+s_name_too (json_t *row, const char *key)
+{
+    json_t *value = json_object_get (row, key);
+    if (json_is_string (value) && !json_object_get (row, "name"))
+        json_object_set (row, "name", value);
+}
+
+//  XXL-JOB's jobs: each also with 3.5's name (its jobDesc); a new array
+static json_t *
+s_jobs_fit (json_t *jobs)
+{
+    json_t *rows = json_is_array (jobs)? json_deep_copy (jobs): json_array ();
+    size_t index;
+    json_t *job;
+    json_array_foreach (rows, index, job)
+        s_name_too (job, "jobDesc");
+    return rows;
+}
+
+//  XXL-JOB's group: registryList, the address list's entries; 3.5's name
+//  (its title)
 static void
 s_group_fit (json_t *group)
 {
+    s_name_too (group, "title");
     const char *list = json_string_value (json_object_get (group, "addressList"));
     json_t *registry = json_array ();
     for (const char *p = list? list: ""; *p; ) {
@@ -791,20 +817,24 @@ xxl_xxladmin_answer (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, int 
             json_t *copy = json_deep_copy (content);
             if (json_is_object (copy) && json_object_get (copy, "appname"))
                 s_group_fit (copy);
+            else
+            if (json_is_object (copy))
+                s_name_too (copy, "jobDesc");
             return xxl_xxladmin_returnt (200, NULL, copy);
         }
         case XA_JOBS: {
             json_t *jobs = json_object_get (content, "jobs");
             json_t *total = json_object_get (content, "total");
-            return s_page (form, json_integer_value (total),
-                           json_is_array (jobs)? json_deep_copy (jobs): json_array ());
+            return s_page (form, json_integer_value (total), s_jobs_fit (jobs));
         }
         case XA_GROUPS: {
             long long start, length;
             if (s_paging (form, 10000, &start, &length, why, sizeof why))
                 return xxl_xxladmin_returnt (500, why, NULL);
             const char *appname = s_value (form, "appname");
-            const char *title = s_value (form, "title");
+            //  (3.5's filter is name)
+            const char *title = s_value (form, "title")? s_value (form, "title")
+                                                       : s_value (form, "name");
             json_t *groups = json_object_get (content, "groups");
             json_t *rows = json_array ();
             json_int_t matched = 0;
@@ -851,7 +881,7 @@ xxl_xxladmin_answer (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, int 
                           " than one answer holds: page them with jobinfo/pageList", total);
                 return xxl_xxladmin_returnt (500, why, NULL);
             }
-            return xxl_xxladmin_returnt (200, NULL, json_deep_copy (jobs));
+            return xxl_xxladmin_returnt (200, NULL, s_jobs_fit (jobs));
         }
         case XA_CHART: {
             //  REPORT's days, newest first, as XXL-JOB's lists, oldest
