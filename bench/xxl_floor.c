@@ -14,7 +14,8 @@
     (default 64: group A's e2e) share the rows; BATCH defaults to 1,000.
     With `fires` the rows are a cron's planned fires instead (group B's):
     CRON, each with a planned time, one per job and second in job order
-    (round k of the jobs is second k), as the planner writes them.
+    (round k of the jobs is second k), as the planner writes them (its
+    own next fires: planned_new).
 
     Prints one JSON object: the runs finished, their rate, and the CPU of
     the process per run (its checkpointer included).  That CPU is what any
@@ -117,7 +118,8 @@ main (int argc, char **argv)
                 .executor_address = (char *) address, .executor_handler = "noopJobHandler",
                 .executor_param = "", .trigger_time = now, .trigger_msg = (char *) message,
                 .trigger_type = fires? "CRON": "API",
-                .schedule_time = fires? 1000000000000LL + made / jobs * 1000: 0
+                .schedule_time = fires? 1000000000000LL + made / jobs * 1000: 0,
+                .planned_new = fires
             };
             made++;
             if (xxl_store_log_add (store, &log))

@@ -119,6 +119,48 @@ check "... the first runs on to 200" wait_for 20 field_is "$a" handleCode 200
 c=$(trig "$JD")
 check "... a trigger once it ended runs (the allowed case)" wait_for 20 field_is "$c" handleCode 200
 
+# LOG_KILL of a trigger that waits for its slot: it ends as a failed
+# trigger and never runs; the running run and the next waiting one go on
+JK=$(add 1 SERIAL_EXECUTION 1500)
+a=$(trig "$JK")
+wait_for 10 started "$a"
+b=$(trig "$JK"); c=$(trig "$JK")
+"$XXL_BUILD/tests/xxl_req" "$API" LOG_KILL "logId=$b" > "$T/req.json"
+check "LOG_KILL of a waiting trigger: 200, killed before it was sent" \
+    jq -e '.code == 200 and .msg == "killed before it was sent to an agent"' "$T/req.json"
+check "... its row: trigger failed, saying why" field_is "$b" triggerCode 500
+check "... \"killed by a user (log kill) before it was sent\"" \
+    msg_has "$b" triggerMsg "trigger failed: killed by a user (log kill) before it was sent to an agent"
+"$XXL_BUILD/tests/xxl_req" "$API" LOG_KILL "logId=$b" > "$T/req.json"
+check "... killed again: 409" jq -e '.code == 409' "$T/req.json"
+check "... the running one runs on to 200" wait_for 20 field_is "$a" handleCode 200
+check "... the next waiting one is admitted and runs to 200" wait_for 20 field_is "$c" handleCode 200
+check "... the killed one never started" bash -c "! awk -v id=$b '\$1 == id { f = 1 } END { exit !f }' '$T/starts'"
+check "... never 2 at once ($(most "$JK"))" test "$(most "$JK")" = 1
+
+# LOG_KILL of a planned fire not due yet: 409, nothing of the job is
+# killed, and the fire runs at its time
+JP=$(ctl job add --group mr-app --handler probeIn --route ROUND --cron '* * * * * ?' \
+     --param sleep=3000 | jq -r .id)
+ctl job start "$JP" >/dev/null
+ahead () { xxl_sql "SELECT id FROM xxl_job_log WHERE job_id = $JP AND trigger_code = 0
+                    AND schedule_time > (strftime ('%s', 'now') + 2) * 1000 ORDER BY id LIMIT 1"; }
+has_ahead () { [ -n "$(ahead)" ]; }
+running () { xxl_sql "SELECT id FROM xxl_job_log WHERE job_id = $JP AND trigger_code = 200
+                      AND handle_code = 0 ORDER BY id LIMIT 1"; }
+one_runs () { r=$(running); [ -n "$r" ] && started "$r"; }
+check "a cron job's first run runs" wait_for 10 one_runs
+running=$(running)
+wait_for 10 has_ahead
+p=$(ahead)
+"$XXL_BUILD/tests/xxl_req" "$API" LOG_KILL "logId=$p" > "$T/req.json"
+check "LOG_KILL of a planned fire not due yet ($p): 409, planned for its time" \
+    jq -e '.code == 409 and (.msg | contains("planned for"))' "$T/req.json"
+check "... it runs at its time" wait_for 15 started "$p"
+ctl job stop "$JP" >/dev/null
+check "... the run that was running then ($running) was not killed" \
+    wait_for 15 field_is "$running" handleCode 200
+
 # COVER_EARLY over the limit: the oldest run is killed, the new one starts
 # after it ended
 JC=$(add 1 COVER_EARLY 8000)

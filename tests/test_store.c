@@ -2394,6 +2394,63 @@ s_test_batches (xxl_store_t *store, int64_t gid, int64_t jid)
     }
 }
 
+//  The planner's own fires (planned_new): written with the transaction,
+//  its planned time kept; a clash loses the transaction (SQLite writes
+//  them later) or refuses the row (PostgreSQL, at once), the row that
+//  holds the instant left as it was; then, for a while, a clash refuses
+//  only its own row, and the transaction goes on to commit its others
+static void
+s_test_planned_new (xxl_store_t *store, int64_t gid)
+{
+    const int64_t job = 880188, base = 7000000000000;
+    xxl_log_t log = { .job_group = gid, .job_id = job, .executor_handler = "h",
+                      .trigger_time = base, .trigger_type = "CRON", .planned_new = true };
+    XXL_CHECK (xxl_store_begin (store) == 0);
+    int64_t first = xxl_store_log_next_id (store);
+    for (int i = 0; i < 40; i++) {
+        log.id = first + i;
+        log.schedule_time = base + i * 1000;
+        XXL_CHECK (xxl_store_log_add (store, &log) == 0);
+    }
+    //  (a read in the transaction sees them)
+    XXL_CHECK (xxl_store_log_plan_time (store, first + 39) == base + 39000);
+    XXL_CHECK (xxl_store_commit (store) == 0);
+    XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = ?1"
+                                " AND schedule_time = ?2 + (id - ?3) * 1000", "iii",
+                                job, base, first) == 40);
+    //  A clash: the add or the commit fails, nothing of it stays
+    XXL_CHECK (xxl_store_begin (store) == 0);
+    log.id = xxl_store_log_next_id (store);
+    log.schedule_time = base + 100000;
+    XXL_CHECK (xxl_store_log_add (store, &log) == 0);
+    int64_t lost = log.id;
+    log.id++;
+    log.schedule_time = base;
+    log.trigger_time = base + 1;
+    int add = xxl_store_log_add (store, &log);
+    int commit = xxl_store_commit (store);
+    XXL_CHECK (add == -1 || commit == -1);
+    xxl_log_t loaded;
+    XXL_CHECK (xxl_store_log_load (store, first, &loaded) == 0 && loaded.trigger_time == base);
+    xxl_log_free (&loaded);
+    if (commit == -1)
+        XXL_CHECK (xxl_store_log_load (store, lost, &loaded) == 1);
+    //  Then a clash refuses its own row at once, and the rest commits
+    XXL_CHECK (xxl_store_begin (store) == 0);
+    log.id = xxl_store_log_next_id (store);
+    log.schedule_time = base + 1000;
+    XXL_CHECK (xxl_store_log_add (store, &log) == -1);
+    log.id++;
+    log.schedule_time = base + 200000;
+    XXL_CHECK (xxl_store_log_add (store, &log) == 0);
+    XXL_CHECK (xxl_store_commit (store) == 0);
+    XXL_CHECK (xxl_store_log_load (store, log.id, &loaded) == 0
+            && loaded.schedule_time == base + 200000);
+    xxl_log_free (&loaded);
+    XXL_CHECK (XXL_TEST_SCALAR (store, "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = ?1",
+                                "i", job) == 41 + (commit == -1? 0: 1));
+}
+
 //  backfill_made_times: of the instants asked, those the job has a planned
 //  row at (any shard), ascending; another job's rows and unplanned rows
 //  at the same instants do not count
@@ -3250,6 +3307,7 @@ main (void)
     s_test_below (store, path);
     s_test_slots (store, path, &job);
     s_test_made_times (store, gid);
+    s_test_planned_new (store, gid);
     s_test_job_rows (store, gid);
     if (!xxl_test_pg)
         s_test_log_plans (store, path);

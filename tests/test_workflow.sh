@@ -378,6 +378,19 @@ check "... and with every shard succeeding, the node SUCCESS and its success edg
         and [.nodes[] | .status] == [\"SUCCESS\", \"SUCCESS\", \"SKIPPED\"]' >/dev/null"
 check "each shard ran once per run (4 probe lines)" test "$(runs_of "$BC")" = 4
 
+# A definition stored that does not parse (one stored before a check of
+# today): a trigger makes no run and says why; once replaced, it runs
+xxl_sql "UPDATE xxl_workflow SET definition = '{\"nodes\": [' WHERE id = $W7"
+before=$(xxl_sql "SELECT COUNT(*) FROM xxl_workflow_run WHERE workflow_id = $W7")
+"$XXL_BUILD/tests/xxl_req" "$API" WORKFLOW_TRIGGER "workflowId=$W7" > "$T/req.json"
+check "a stored definition that does not parse: WORKFLOW_TRIGGER 409, saying why" \
+    jq -e '.code == 409 and (.msg | startswith("workflow '"$W7"': its stored definition does not parse ("))' "$T/req.json"
+check "... and no run is made" test "$(xxl_sql "SELECT COUNT(*) FROM xxl_workflow_run WHERE workflow_id = $W7")" = "$before"
+ctl workflow update "$W7" --file "$T/minutely.json" >/dev/null
+R11=$(ctl workflow trigger "$W7" | jq -r .runId)
+check "... replaced, it runs (the allowed case)" wait_for 20 bash -c "
+    $CTL --api $API --json workflow run show $R11 | jq -e '.status == \"SUCCESS\"' >/dev/null"
+
 check "workflow rm answers" ctl workflow rm "$W3"
 check "workflow show of a removed one: 404" bash -c "! $CTL --api $API workflow show $W3 >/dev/null 2>&1"
 check "the scheduler is alive" kill -0 "$SPID"

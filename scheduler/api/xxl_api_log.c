@@ -63,10 +63,42 @@ s_log_forward (server_t *self, request_t *request, int kill)
         return;
     }
     char why [512];
+    if (kill && log.trigger_code == 0 && log.handle_code == 0 && log.schedule_time > engine_now ()) {
+        //  A planned fire not due yet (prepared ones have their address
+        //  already): nothing of it runs anywhere, and a KILL would stop
+        //  the job's other runs on that agent
+        char when [64];
+        snprintf (why, sizeof why, "this run is not running: it is planned for %s and not"
+                  " sent yet (stopping the job or changing its schedule cancels it)",
+                  engine_iso_time (log.schedule_time, NULL, when, sizeof when));
+        engine_reply (self, request, XXL_CONFLICT, why);
+        xxl_log_free (&log);
+        return;
+    }
+    if (kill && log.trigger_code == 0 && log.handle_code == 0 && !*log.executor_address) {
+        //  Due and never sent: it waits in the scheduler (for a maxRunning
+        //  slot, or for an agent of its group while agents reconnect).  It
+        //  ends here, as a failed trigger (alarms and retries as for any),
+        //  only while still unrouted: a row routed meanwhile (a scheduler
+        //  sharing the store) is that route's, and is killed as running
+        int ended = xxl_store_log_trigger_done (self->store, id, XXL_CODE_FAIL, NULL,
+                        "\n>>>>>>>>>>> Trigger <<<<<<<<<<<\ntrigger failed: killed by a user"
+                        " (log kill) before it was sent to an agent\n");
+        if (ended == 1) {
+            engine_run_ended_job (self, id, log.job_id, XXL_END_TRIGGER, XXL_CODE_FAIL,
+                                  engine_now ());
+            engine_reply (self, request, XXL_OK, "killed before it was sent to an agent");
+        }
+        else
+            engine_reply (self, request, ended < 0? XXL_FAILURE: XXL_CONFLICT, ended < 0
+                          ? "the store failed: the run is as it was"
+                          : "this run was sent meanwhile: kill it again");
+        xxl_log_free (&log);
+        return;
+    }
     if (!*log.executor_address && kill) {
-        engine_reply (self, request, XXL_CONFLICT, log.trigger_code == 0
-                      ? "this run is not running: it has not been sent to an agent yet"
-                      : "this run is not running: its trigger failed (see its triggerMsg)");
+        engine_reply (self, request, XXL_CONFLICT,
+                      "this run is not running: its trigger failed (see its triggerMsg)");
         xxl_log_free (&log);
         return;
     }

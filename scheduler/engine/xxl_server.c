@@ -970,6 +970,7 @@ s_commit_failed (server_t *self)
     snprintf (text, sizeof text, "store error: %s", cause);
     engine_outbox_failed (self, text);
     engine_log_clear_rollback (self, text);
+    engine_flows_rollback (self);
     engine_agents_dropped (self);
 }
 

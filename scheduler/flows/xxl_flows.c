@@ -137,6 +137,8 @@ s_retries_run (server_t *self, int64_t now)
 //  job checked: a job removed since fails its node when it starts), or
 //  NULL when it does not parse.  Kept while the run is RUNNING; the graph
 //  of a run that has ended is handed over in *owned (the caller frees it)
+static void s_graph_keep (server_t *self, int64_t run_id, xxl_flow_t *flow);
+
 static const xxl_flow_t *
 s_graph (server_t *self, const xxl_workflow_run_t *run, xxl_flow_t **owned)
 {
@@ -155,14 +157,21 @@ s_graph (server_t *self, const xxl_workflow_run_t *run, xxl_flow_t **owned)
         *owned = flow;
         return flow;
     }
+    s_graph_keep (self, run->id, flow);
+    return flow;
+}
+
+//  Keeps the graph of a RUNNING run (taking flow)
+static void
+s_graph_keep (server_t *self, int64_t run_id, xxl_flow_t *flow)
+{
     if (zhashx_size (self->flows.graphs) >= XXL_FLOWS_GRAPHS)
         zhashx_purge (self->flows.graphs);
-    graph = (graph_t *) calloc (1, sizeof *graph);
+    graph_t *graph = (graph_t *) calloc (1, sizeof *graph);
     assert (graph);
-    graph->run_id = run->id;
+    graph->run_id = run_id;
     graph->flow = flow;
     zhashx_insert (self->flows.graphs, &graph->run_id, graph);
-    return flow;
 }
 
 static void
@@ -603,6 +612,9 @@ s_fire (server_t *self, int64_t workflow_id, int64_t now)
         int code;
         engine_flow_trigger (self, workflow_id, "", late? "MISFIRE": "CRON", &code, why,
                              sizeof why);
+        if (code != XXL_OK)
+            engine_warn_limited (&self->flows.log_errors, "flows: workflow %" PRId64
+                                 " not fired: %s", workflow_id, why);
     }
     xxl_workflow_free (&workflow);
 }
@@ -635,6 +647,12 @@ engine_flows_run (server_t *self, int64_t now)
     }
 }
 
+void
+engine_flows_rollback (server_t *self)
+{
+    zhashx_purge (self->flows.graphs);
+}
+
 int64_t
 engine_flows_wake (server_t *self)
 {
@@ -656,6 +674,18 @@ engine_flow_trigger (server_t *self, int64_t workflow_id, const char *param,
             snprintf (why, whylen, "workflow %" PRId64 " not found", workflow_id);
         return 0;
     }
+    //  (a definition stored before the checks of today may not parse:
+    //  no run is made of it, and the reason goes back)
+    char error [XXL_FLOW_ERROR_MAX];
+    xxl_flow_t *flow = xxl_flow_new (workflow.definition, strlen (workflow.definition), NULL,
+                                     NULL, error, sizeof error);
+    if (!flow) {
+        *code = XXL_CONFLICT;
+        snprintf (why, whylen, "workflow %" PRId64 ": its stored definition does not parse (%s):"
+                  " replace it (WORKFLOW_UPDATE)", workflow_id, error);
+        xxl_workflow_free (&workflow);
+        return 0;
+    }
     xxl_workflow_run_t run = { .workflow_id = workflow_id, .status = "RUNNING",
                                .param = (char *) (param? param: ""),
                                .definition = workflow.definition,
@@ -663,6 +693,10 @@ engine_flow_trigger (server_t *self, int64_t workflow_id, const char *param,
                                .trigger_time = engine_now () };
     int64_t run_id = xxl_store_workflow_run_add (self->store, &run);
     xxl_workflow_free (&workflow);
+    if (run_id > 0)
+        s_graph_keep (self, run_id, flow);
+    else
+        xxl_flow_destroy (&flow);
     if (run_id <= 0 || s_advance (self, run_id) < 0) {
         *code = XXL_FAILURE;
         snprintf (why, whylen, "%s", xxl_store_error (self->store));

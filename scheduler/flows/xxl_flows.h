@@ -64,6 +64,9 @@ void engine_flows_on_run (server_t *self, const xxl_event_t *event);
 void engine_flows_on_taken (server_t *self, const xxl_event_t *event);
 void engine_flows_run (server_t *self, int64_t now);
 int64_t engine_flows_wake (server_t *self);
+//  After a failed commit: forgets the parsed graphs kept by run id (a run
+//  made in the turn is gone, and its id may be made again for another)
+void engine_flows_rollback (server_t *self);
 
 //  The api's calls, each inside the turn's transaction.  trigger: a new
 //  run of workflow_id with param (NULL: ""), its roots started; the run

@@ -15,7 +15,7 @@ static void s_plan_encode (server_t *self, plan_t *plan);
 static void s_plan_fire (server_t *self, snap_t *snap, const char *type, int64_t planned,
                          int64_t fire_at, int64_t now);
 static int64_t s_snap_next (snap_t *snap, int64_t after, char *why, size_t whylen);
-static void s_plan_job (server_t *self, snap_t *snap, int64_t now);
+static bool s_plan_job (server_t *self, snap_t *snap, int64_t now);
 static snap_t *s_snap_put (server_t *self, xxl_job_t *job);
 static snap_t *s_snap_get (server_t *self, int64_t id, int64_t update_time);
 
@@ -249,7 +249,8 @@ s_plan_fire (server_t *self, snap_t *snap, const char *type, int64_t planned,
     bool warming = zclock_mono () < self->warm_until;
     trigger_args_t args = { .trigger_type = type, .fail_retry_count = -1,
                             .shard_index = -1, .shard_total = -1,
-                            .schedule_time = planned, .defer = fire_at > now || warming };
+                            .schedule_time = planned, .defer = fire_at > now || warming,
+                            .planned_new = streq (type, "CRON") };
     args.prepare = args.defer && !warming;
     if (!args.defer)
         engine_fired_cover (self, now);
@@ -323,8 +324,9 @@ s_walk_next (void *ctx, int64_t after)
 }
 
 //  Plans one job up to now + pre-read (the instants as xxl_plan_walk
-//  says); saves its next time
-static void
+//  says); true when its next time (in snap) is for the caller to save,
+//  in this transaction (after its fires: engine_plan_scan)
+static bool
 s_plan_job (server_t *self, snap_t *snap, int64_t now)
 {
     xxl_job_t *job = &snap->job;
@@ -335,13 +337,13 @@ s_plan_job (server_t *self, snap_t *snap, int64_t now)
     int calendar = engine_snap_calendar (self, snap, why, sizeof why);
     if (calendar < 0) {
         zsys_warning ("planner: job %" PRId64 " not planned: %s", job->id, why);
-        return;
+        return false;
     }
     if (calendar > 0) {
         zsys_warning ("planner: job %" PRId64 " stopped: %s", job->id, why);
         xxl_store_job_halt (self->store, job->id, job->trigger_last_time);
         job->trigger_status = 0;
-        return;
+        return false;
     }
     s_next_ctx_t ctx = { snap, why, sizeof why };
     xxl_plan_fire_t fires [1000];
@@ -373,11 +375,11 @@ s_plan_job (server_t *self, snap_t *snap, int64_t now)
         zsys_warning ("planner: job %" PRId64 " stopped: %s", job->id, why);
         xxl_store_job_halt (self->store, job->id, walk.last);
         job->trigger_status = 0;
-        return;
+        return false;
     }
     job->trigger_last_time = walk.last;
     job->trigger_next_time = walk.next;
-    xxl_store_job_set_times (self->store, job->id, walk.last, walk.next);
+    return true;
 }
 
 //  Makes a snapshot of *job (taking its strings; *job is emptied) and
@@ -483,9 +485,13 @@ engine_plan_scan (server_t *self)
     int64_t now = engine_now ();
     int64_t started = zclock_mono ();
     size_t count = 0;
-    xxl_store_due_t *rows = (xxl_store_due_t *) malloc (XXL_SCAN_BATCH * sizeof (xxl_store_due_t));
+    xxl_store_due_t *rows = (xxl_store_due_t *) malloc (2 * XXL_SCAN_BATCH * sizeof (xxl_store_due_t));
     if (!rows)
         return;
+    //  The chunk's next times, saved after its fires: a statement between
+    //  two jobs' fires would write the rows the store keeps a few at a
+    //  time (xxl_log_t.planned_new), and the next chunk's read must see them
+    xxl_store_due_t *times = rows + XXL_SCAN_BATCH;
     //  Chunks of jobs for up to XXL_SCAN_MS a turn (fires go in between,
     //  engine_fire_check): a scan of many jobs keeps up without holding the
     //  turn's other work for long.  The schedule lock: one writer at a
@@ -497,6 +503,7 @@ engine_plan_scan (server_t *self)
             break;
         xxl_store_job_due_in (self->store, engine_lease_held (self), now + self->config.preread_ms, rows,
                               XXL_SCAN_BATCH, &count);
+        size_t timed = 0;
         for (size_t i = 0; i < count; i++) {
             engine_fire_check (self);
             xxl_store_due_t *row = rows + i;
@@ -506,13 +513,19 @@ engine_plan_scan (server_t *self)
             snap->job.trigger_status = 1;
             snap->job.trigger_next_time = row->trigger_next_time;
             snap->job.trigger_last_time = row->trigger_last_time;
-            s_plan_job (self, snap, now);
+            if (s_plan_job (self, snap, now))
+                times [timed++] = (xxl_store_due_t) { .id = row->id,
+                    .trigger_last_time = snap->job.trigger_last_time,
+                    .trigger_next_time = snap->job.trigger_next_time };
             //  Keep only jobs that fire again soon, or whose plans wait to
             //  be sent (engine_snap_settle drops them after); the rest are read
             //  again
             if (engine_snap_idle (self, snap, now))
                 zhashx_delete (self->planner.snaps, &row->id);
         }
+        for (size_t i = 0; i < timed; i++)
+            xxl_store_job_set_times (self->store, times [i].id, times [i].trigger_last_time,
+                                     times [i].trigger_next_time);
     } while (count == XXL_SCAN_BATCH && zclock_mono () - started < XXL_SCAN_MS);
     free (rows);
     //  A full batch means more are due: scan again at once

@@ -149,6 +149,9 @@ typedef struct {
     const char *by;                     //  "key 'NAME' (ROLE)" that triggered it, or NULL
     int defer;                          //  1: write the rows only (planner timer sends)
     int prepare;                        //  with defer: route now, write the address
+    //  The planner's own next fire of a held job (xxl_log_t.planned_new:
+    //  the store may write it with others; a clash then loses the turn)
+    bool planned_new;
     //  Out: engine_trigger wrote one row of a SHARDING_BROADCAST job with no
     //  shard yet (no agent to count, or agents still reconnecting): it is
     //  made one row per agent when it fires (s_broadcast_expand)

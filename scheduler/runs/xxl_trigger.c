@@ -886,7 +886,8 @@ engine_trigger (server_t *self, const xxl_job_t *job, trigger_args_t *args,
             .executor_fail_retry_count = retry,
             .trigger_time = now, .trigger_code = 0, .trigger_msg = message,
             .trigger_type = (char *) args->trigger_type, .schedule_time = args->schedule_time,
-            .slot = job->max_running > 0
+            .slot = job->max_running > 0,
+            .planned_new = args->planned_new && args->schedule_time > 0
         };
         int added = xxl_store_log_add (self->store, &log);
         if (added) {

@@ -107,6 +107,15 @@ typedef struct {
     int64_t slot;                       //  1: counts towards its job's maxRunning
                                         //  while it has no result (written by
                                         //  log_add; the job's max_running > 0)
+    //  log_add only: the caller knows that no row holds this planned
+    //  instant (the planner's next fire of a job whose share it holds,
+    //  its next time advanced in the same transaction).  The store may
+    //  then write it later in the transaction, with other rows; should it
+    //  clash after all, the transaction is lost (its commit fails) and the
+    //  store writes planned rows at once for a while, so that a clash
+    //  refuses only its own row.  Without it a clash refuses the row at
+    //  once (log_add fails), which a backfill or misfire counts on.
+    bool planned_new;
 } xxl_log_t;
 
 //  A workflow (DESIGN §12; version 12): its definition is the canonical

@@ -421,10 +421,12 @@ sq_cache_new (void)
 #define SQ_DEFER_MAX 1024
 #define SQ_DEFER_TEXT_MAX (4 * 1024 * 1024)
 #define SQ_DEFER_TEXT_KEEP (256 * 1024)
-//  Rows per INSERT: 32, then 16, 8, 4, 2, 1 for the rest (13 parameters
-//  a row, schedule_time NULL: 416 at most, within SQLite's 32,766)
+//  Rows per INSERT: 32, then 16, 8, 4, 2, 1 for the rest (14 parameters
+//  a row: 448 at most, within SQLite's 32,766)
 #define SQ_CHUNKS 6
-#define SQ_COLUMNS 13
+#define SQ_COLUMNS 14
+//  How long planned rows go at once after a deferred one clashed (ms)
+#define SQ_PLANNED_AT_ONCE_MS 60000
 
 //  The INSERT of n = 32 >> k rows (the statement cache is keyed by the
 //  text's address: literals, the same for every handle and thread)
@@ -432,7 +434,7 @@ sq_cache_new (void)
     "INSERT INTO xxl_job_log (job_group, job_id, executor_address, executor_handler," \
     " executor_param, executor_sharding_param, executor_fail_retry_count," \
     " trigger_time, trigger_code, trigger_msg, trigger_type, schedule_time, id, slot) VALUES "
-#define SQ_ROWS_1 "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)"
+#define SQ_ROWS_1 "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 #define SQ_ROWS_2 SQ_ROWS_1 "," SQ_ROWS_1
 #define SQ_ROWS_4 SQ_ROWS_2 "," SQ_ROWS_2
 #define SQ_ROWS_8 SQ_ROWS_4 "," SQ_ROWS_4
@@ -464,10 +466,20 @@ s_defer_text (store_t *self, const char *text)
     return offset;
 }
 
+bool
+sq_log_defers (store_t *self, const xxl_log_t *log)
+{
+    if (!self->in_txn || self->txn_lost || log->id <= 0)
+        return false;
+    if (log->schedule_time <= 0)
+        return true;
+    return log->planned_new && zclock_mono () >= self->planned_at_once_until;
+}
+
 int
 sq_log_defer (store_t *self, const xxl_log_t *log)
 {
-    assert (self->in_txn && !self->txn_lost && log->id > 0 && log->schedule_time <= 0);
+    assert (sq_log_defers (self, log));
     if (self->deferred_count == self->deferred_size) {
         size_t size = self->deferred_size? self->deferred_size * 2: 64;
         self->deferred = (sq_deferred_t *) realloc (self->deferred, size * sizeof (sq_deferred_t));
@@ -482,6 +494,7 @@ sq_log_defer (store_t *self, const xxl_log_t *log)
     row->trigger_code = log->trigger_code;
     row->id = log->id;
     row->slot = log->slot? 1: 0;
+    row->schedule_time = log->schedule_time > 0? log->schedule_time: 0;
     row->text [0] = s_defer_text (self, log->executor_address);
     row->text [1] = s_defer_text (self, log->executor_handler);
     row->text [2] = s_defer_text (self, log->executor_param);
@@ -525,8 +538,12 @@ s_flush_chunk (store_t *self, int k, size_t from)
         sqlite3_bind_int64 (stmt, at + 9, row->trigger_code);
         s_bind_text (stmt, at + 10, base, row->text [4]);
         s_bind_text (stmt, at + 11, base, row->text [5]);
-        sqlite3_bind_int64 (stmt, at + 12, row->id);
-        sqlite3_bind_int64 (stmt, at + 13, row->slot);
+        if (row->schedule_time > 0)
+            sqlite3_bind_int64 (stmt, at + 12, row->schedule_time);
+        else
+            sqlite3_bind_null (stmt, at + 12);
+        sqlite3_bind_int64 (stmt, at + 13, row->id);
+        sqlite3_bind_int64 (stmt, at + 14, row->slot);
     }
     int changes = sq_done (self, stmt);
     if (changes < 0)
@@ -555,6 +572,14 @@ sq_flush (store_t *self)
             from += (size_t) 32 >> k;
         }
     self->flushing = false;
+    if (rc)
+        for (size_t i = 0; i < self->deferred_count; i++)
+            if (self->deferred [i].schedule_time > 0) {
+                //  (a clash, or any failure: planned rows then go at once
+                //  for a while, each refused alone should it clash)
+                self->planned_at_once_until = zclock_mono () + SQ_PLANNED_AT_ONCE_MS;
+                break;
+            }
     sq_deferred_drop (self);
     if (rc) {
         //  The transaction is lost: what it wrote is rolled back, no

@@ -43,6 +43,7 @@ _Static_assert (XXL_SQLITE_LOG_ID_BLOCK >= 4 * XXL_STORE_LOG_ID_RUN, "a block ho
 //  text columns as offsets into the handle's deferred text (-1: NULL)
 typedef struct {
     int64_t job_group, job_id, retry_count, trigger_time, trigger_code, id, slot;
+    int64_t schedule_time;              //  0: NULL
     int64_t text [6];                   //  address, handler, param, sharding, msg, type
 } sq_deferred_t;
 
@@ -75,6 +76,12 @@ typedef struct {
     char *deferred_text;
     size_t deferred_used, deferred_text_size;
     bool flushing;
+    //  Until this monotonic time (ms) planned rows go at once, not
+    //  deferred: a flush of deferred planned rows failed on a unique rule
+    //  (a clash the caller did not expect), so that such a clash refuses
+    //  its own row, as it does when written at once, rather than the
+    //  transaction again
+    int64_t planned_at_once_until;
     char error [512];
     //  One log line per cause per XXL_STORE_LOG_MS (a full disk fails
     //  every statement of every turn)
@@ -142,14 +149,17 @@ int sq_id_listv (store_t *self, int64_t *ids, size_t max, size_t *count, const c
 int sq_encodev (store_t *self, xxl_enc_t *enc, int rows_as_array, size_t max_size,
                 int *truncated, const char *sql, const char *fmt, va_list args);
 //  Deferred log rows.  sq_log_defer keeps a copy of *log (a row of the
-//  open transaction with an id of the caller's and no schedule_time: no
-//  unique rule can refuse it); sq_flush writes the rows kept as multi-row
+//  open transaction with an id of the caller's, and either no
+//  schedule_time, when no unique rule can refuse it, or planned_new, when
+//  the caller knows none should: sq_log_defers says which); sq_flush
+//  writes the rows kept as multi-row
 //  INSERTs, and runs before every other statement (sq_prepare,
 //  sq_exec_oncev, the commit), so every later statement of the
 //  transaction sees them.  A flush that fails loses the transaction
 //  (rolled back, txn_lost with the cause): the statement that caused it
 //  fails, and so does the commit.  sq_deferred_drop forgets them (a
 //  rollback); sq_deferred_free frees the buffers.  0 or -1.
+bool sq_log_defers (store_t *self, const xxl_log_t *log);
 int sq_log_defer (store_t *self, const xxl_log_t *log);
 int sq_flush (store_t *self);
 void sq_deferred_drop (store_t *self);

@@ -186,9 +186,10 @@ sq_log_add (xxl_store_t *base, xxl_log_t *log)
 {
     store_t *self = (store_t *) base;
     //  A row of the transaction with the caller's id and no planned time
-    //  (no unique rule can refuse it) waits for the transaction's next
-    //  statement, written with the others kept (sq_log_defer)
-    if (self->in_txn && !self->txn_lost && log->id > 0 && log->schedule_time <= 0) {
+    //  (no unique rule can refuse it), or a planned one the caller knows
+    //  new (planned_new), waits for the transaction's next statement,
+    //  written with the others kept (sq_log_defer)
+    if (sq_log_defers (self, log)) {
         if (log->id > self->ids_used)
             self->ids_used = log->id;
         return sq_log_defer (self, log);
