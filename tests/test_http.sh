@@ -264,6 +264,14 @@ cat "$T/xa.out"
 PASSED=$((PASSED + $(grep -c '^ok - ' "$T/xa.out")))
 FAILED=$((FAILED + $(grep -c '^FAIL - ' "$T/xa.out")))
 check "test_http_xxladmin.py ran to its end" test "$rc" -eq 0 -a "$(grep -c '^done$' "$T/xa.out")" -eq 1
+# XXL-JOB 3.5's job OpenAPI (/xxl-job-admin/api/addJob, ...): tests/test_http_openapi.py
+echo 'xa-three-pass-1' | "$CTL" --api "$API1" user add xa-three --role admin --password-stdin >/dev/null
+XA3_USER=xa-three XA3_PW=xa-three-pass-1 XA_APP=http-app "$PY" "$XXL_SRC/tests/test_http_openapi.py" > "$T/oa.out" 2>&1
+rc=$?
+cat "$T/oa.out"
+PASSED=$((PASSED + $(grep -c '^ok - ' "$T/oa.out")))
+FAILED=$((FAILED + $(grep -c '^FAIL - ' "$T/oa.out")))
+check "test_http_openapi.py ran to its end" test "$rc" -eq 0 -a "$(grep -c '^done$' "$T/oa.out")" -eq 1
 
 # HTTPS: with http/cert and http/key the same api over TLS, cookies Secure
 if command -v openssl >/dev/null; then

@@ -521,12 +521,16 @@ s, v, _ = post("jobgroup/remove", {"id": g.get("id", 0)}, cookie=ADM)
 check("xxl-job-admin jobgroup/remove of an empty group: ReturnT 200", ok(v), v)
 
 # clearLog, remove, the audit, logout
-s, v, _ = post("joblog/clearLog", {"jobGroup": GID, "jobId": 0, "type": 9}, cookie=ADM)
-check("xxl-job-admin joblog/clearLog of a group without jobId: ReturnT 500 saying why",
-      refused(v, "jobId"), v)
-s, v, _ = post("joblog/clearLog", {"jobGroup": GID, "jobId": JID, "type": 9}, cookie=ADM)
+s0, v0, _ = post("joblog/pageList", LOGQ, cookie=ADM)
+s, v, _ = post("joblog/clearLog", {"jobGroup": GID, "jobId": 0, "type": 5}, cookie=ADM)
 s2, v2, _ = post("joblog/pageList", LOGQ, cookie=ADM)
-check("xxl-job-admin joblog/clearLog type 9: the job's runs are gone",
+check("xxl-job-admin joblog/clearLog of a group, type 5 (keep the last 1000): ReturnT 200,"
+      " the job's runs stay",
+      ok(v) and v0.get("recordsTotal", 0) > 0
+      and v2.get("recordsTotal") == v0.get("recordsTotal"), (v0, v, v2))
+s, v, _ = post("joblog/clearLog", {"jobGroup": GID, "jobId": 0, "type": 9}, cookie=ADM)
+s2, v2, _ = post("joblog/pageList", LOGQ, cookie=ADM)
+check("xxl-job-admin joblog/clearLog of a group (jobId 0), type 9: its jobs' runs are gone",
       ok(v) and v2.get("recordsTotal") == 0, (v, v2))
 s, v, _ = post("jobinfo/remove", {"id": JID}, cookie=ADM)
 s2, v2, _ = post("jobinfo/pageList", PAGE, cookie=ADM)

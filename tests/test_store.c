@@ -3557,6 +3557,30 @@ main (void)
     if (!xxl_test_pg)
         XXL_CHECK (xxl_store_sqlite_exec_once (store, "UPDATE nowhere SET x = 1", NULL) == -1);
 
+    //  A group's job ids, by id, paged by `after` (LOG_CLEAR of a group)
+    {
+        xxl_group_t paged = { .app_name = "ids-app", .title = "Ids", .update_time = 1 };
+        int64_t pg_id = xxl_store_group_add (store, &paged);
+        XXL_CHECK (pg_id > 0);
+        int64_t mine [3];
+        job.job_group = pg_id;
+        for (int i = 0; i < 3; i++)
+            XXL_CHECK ((mine [i] = xxl_store_job_add (store, &job)) > 0);
+        int64_t ids [4] = { 0 };
+        size_t count = 99;
+        XXL_CHECK (xxl_store_group_job_ids (store, pg_id, 0, ids, 2, &count) == 0
+                   && count == 2 && ids [0] == mine [0] && ids [1] == mine [1]);
+        XXL_CHECK (xxl_store_group_job_ids (store, pg_id, ids [1], ids, 2, &count) == 0
+                   && count == 1 && ids [0] == mine [2]);
+        XXL_CHECK (xxl_store_group_job_ids (store, pg_id, mine [2], ids, 2, &count) == 0
+                   && count == 0);
+        XXL_CHECK (xxl_store_group_job_ids (store, 999999, 0, ids, 2, &count) == 0 && count == 0);
+        //  (another group's jobs are not its)
+        XXL_CHECK (xxl_store_group_job_ids (store, gid, 0, ids, 4, &count) == 0);
+        for (size_t i = 0; i < count; i++)
+            XXL_CHECK (ids [i] != mine [0] && ids [i] != mine [1] && ids [i] != mine [2]);
+    }
+
     //  A bad statement is an error, not a crash
     XXL_CHECK (XXL_TEST_EXEC (store, "UPDATE nowhere SET x = 1", NULL) == -1);
     XXL_CHECK (strstr (xxl_store_error (store), "nowhere"));

@@ -12,19 +12,20 @@
 #include <stdlib.h>
 #include <time.h>
 
-//  The request of path for form text: its fields as compact JSON (sorted
-//  keys), or "ERR: why"
+//  The request of endpoint for its body text (a form; a JSON object when
+//  json, as XXL-JOB 3.5's job OpenAPI sends it): its fields as compact
+//  JSON (sorted keys), or "ERR: why"
 static char *
-s_request (const char *path, const char *text)
+s_request_of (const xxl_xxladmin_endpoint_t *endpoint, bool json, const char *text)
 {
     char why [256] = "";
     json_t *form = json_object (), *fields = NULL;
-    const xxl_xxladmin_endpoint_t *endpoint = xxl_xxladmin_endpoint (path);
     char *out;
     if (!endpoint)
         out = strdup ("ERR: no endpoint");
     else
-    if (xxl_xxladmin_form (form, text, strlen (text), why, sizeof why)
+    if ((json? xxl_xxladmin_json_form (form, text, strlen (text), why, sizeof why)
+             : xxl_xxladmin_form (form, text, strlen (text), why, sizeof why))
     ||  xxl_xxladmin_request (endpoint, form, &fields, why, sizeof why)) {
         out = (char *) malloc (strlen (why) + 6);
         sprintf (out, "ERR: %s", why);
@@ -36,9 +37,36 @@ s_request (const char *path, const char *text)
     return out;
 }
 
+static char *
+s_request (const char *path, const char *text)
+{
+    return s_request_of (xxl_xxladmin_endpoint (path), false, text);
+}
+
 #define CHECK_REQUEST(path, form, want) do { \
     char *got_ = s_request (path, form); \
     XXL_CHECK_STR (got_, want); \
+    free (got_); \
+} while (0)
+
+//  The request XXL-JOB 3.5's job OpenAPI uri makes of a JSON body
+static char *
+s_openapi_request (const char *uri, const char *body)
+{
+    return s_request_of (xxl_xxladmin_openapi_endpoint (uri), true, body);
+}
+
+#define CHECK_OPENAPI(uri, body, want) do { \
+    char *got_ = s_openapi_request (uri, body); \
+    XXL_CHECK_STR (got_, want); \
+    free (got_); \
+} while (0)
+
+//  (jansson's texts: the start only, their "near ..." varies by version)
+#define CHECK_OPENAPI_HAS(uri, body, want) do { \
+    char *got_ = s_openapi_request (uri, body); \
+    XXL_CHECK_MSG (strncmp (got_, want, strlen (want)) == 0, "got '%s', want '%s...'", \
+                   got_, want); \
     free (got_); \
 } while (0)
 
@@ -200,6 +228,57 @@ main (void)
                    "{\"executorParam\":\"p\",\"jobId\":4}");
     CHECK_REQUEST ("jobinfo/trigger", "id=4&executorParam=p&addressList=http%3A%2F%2Fa%3A1",
                    "{\"address\":\"http://a:1\",\"executorParam\":\"p\",\"jobId\":4}");
+    //  XXL-JOB 3.5's job OpenAPI: a JSON body as the console endpoint's form
+    CHECK_OPENAPI ("addJob", "{\"jobGroup\":3,\"name\":\"\u6d4b\u8bd5\",\"author\":\"admin\","
+                   "\"alarmEmail\":\"\",\"scheduleType\":\"CRON\",\"scheduleConf\":\"0 0/1 * * * ?\","
+                   "\"misfireStrategy\":\"DO_NOTHING\",\"executorRouteStrategy\":\"FIRST\","
+                   "\"executorHandler\":\"demoJobHandler\",\"executorParam\":\"\","
+                   "\"executorBlockStrategy\":\"SERIAL_EXECUTION\",\"executorTimeout\":0,"
+                   "\"executorFailRetryCount\":2,\"glueType\":\"BEAN\",\"glueSource\":\"\","
+                   "\"glueRemark\":\"\",\"childJobId\":null}",
+                   "{\"alarmEmail\":\"\",\"author\":\"admin\",\"executorBlockStrategy\":"
+                   "\"SERIAL_EXECUTION\",\"executorFailRetryCount\":2,\"executorHandler\":"
+                   "\"demoJobHandler\",\"executorParam\":\"\",\"executorRouteStrategy\":\"FIRST\","
+                   "\"executorTimeout\":0,\"glueRemark\":\"\",\"glueSource\":\"\",\"glueType\":"
+                   "\"BEAN\",\"jobDesc\":\"\xe6\xb5\x8b\xe8\xaf\x95\",\"jobGroup\":\"3\","
+                   "\"misfireStrategy\":\"DO_NOTHING\",\"scheduleConf\":\"0 0/1 * * * ?\","
+                   "\"scheduleType\":\"CRON\"}");
+    CHECK_OPENAPI ("updateJob", "{\"id\":4,\"name\":\"d\",\"glueType\":\"GLUE_SHELL\","
+                   "\"glueSource\":\"x\"}", "{\"jobDesc\":\"d\",\"jobId\":4}");
+    CHECK_OPENAPI ("removeJob", "{\"id\":4}", "{\"jobId\":4}");
+    CHECK_OPENAPI ("startJob", "{\"id\":4}", "{\"jobId\":4}");
+    CHECK_OPENAPI ("stopJob", "{\"id\":\"4\"}", "{\"jobId\":4}");
+    CHECK_OPENAPI ("triggerJob", "{\"id\":4,\"executorParam\":\"p\",\"addressList\":\"\"}",
+                   "{\"executorParam\":\"p\",\"jobId\":4}");
+    CHECK_OPENAPI ("triggerJob", "{\"id\":4}", "{\"executorParam\":\"\",\"jobId\":4}");
+    CHECK_OPENAPI ("registry", "{}", "ERR: no endpoint");
+    CHECK_OPENAPI ("pageList", "{}", "ERR: no endpoint");
+    CHECK_OPENAPI ("startJob", "{}", "ERR: id is required");
+    CHECK_OPENAPI ("startJob", "{\"id\":0}", "ERR: id must be 1 or more, not 0");
+    CHECK_OPENAPI ("startJob", "[4]",
+                   "ERR: the body must be a JSON object, as XXL-JOB's OpenAPI takes");
+    CHECK_OPENAPI ("startJob", "{\"id\":4", "ERR: the body is not JSON: '}' expected near end"
+                   " of file (line 1)");
+    CHECK_OPENAPI_HAS ("startJob", "{\"id\":4,\"id\":5}",
+                       "ERR: the body is not JSON: duplicate object key");
+    CHECK_OPENAPI ("startJob", "{\"id\":4.5}", "ERR: id must be a string or an integer");
+    CHECK_OPENAPI ("startJob", "{\"id\":true}", "ERR: id must be a string or an integer");
+    CHECK_OPENAPI ("startJob", "{\"id\":{\"a\":1}}", "ERR: id must be a string or an integer");
+    CHECK_OPENAPI_HAS ("addJob", "{\"jobGroup\":3,\"name\":\"a\\u0000b\"}",
+                       "ERR: the body is not JSON: \\u0000 is not allowed");
+    CHECK_OPENAPI_HAS ("addJob", "{\"jobGroup\":3,\"name\":\"\xff\"}",
+                       "ERR: the body is not JSON: unable to decode byte 0xff");
+    {
+        char many [2048] = "{";
+        for (int i = 0; i <= XXL_XXLADMIN_MAX_FIELDS; i++)
+            sprintf (many + strlen (many), "%s\"f%d\":1", i? ",": "", i);
+        strcat (many, "}");
+        CHECK_OPENAPI ("startJob", many, "ERR: the body has more than 64 fields");
+        char key [200] = "{\"";
+        memset (key + 2, 'k', 65);
+        strcpy (key + 67, "\":1}");
+        CHECK_OPENAPI ("startJob", key, "ERR: the body has a field name over 64 bytes");
+    }
     //  pageList: filters, -1 any; start/length (2.x), offset/pagesize (3.x)
     CHECK_REQUEST ("jobinfo/pageList", "jobGroup=-1&triggerStatus=-1&jobDesc=&executorHandler="
                    "&author=&start=20&length=10",
@@ -233,15 +312,18 @@ main (void)
     CHECK_REQUEST ("joblog/logDetailCat", "logId=3&fromLineNum=40", "{\"fromLineNum\":40,\"logId\":3}");
     //  clearLog's types
     CHECK_REQUEST ("joblog/clearLog", "jobGroup=0&jobId=0&type=1", "{\"beforeDays\":30}");
-    CHECK_REQUEST ("joblog/clearLog", "jobGroup=1&jobId=4&type=4", "{\"beforeDays\":365,\"jobId\":4}");
+    CHECK_REQUEST ("joblog/clearLog", "jobGroup=1&jobId=4&type=4",
+                   "{\"beforeDays\":365,\"jobGroup\":1,\"jobId\":4}");
     CHECK_REQUEST ("joblog/clearLog", "jobId=4&type=6", "{\"jobId\":4,\"keepLast\":10000}");
     CHECK_REQUEST ("joblog/clearLog", "jobId=4&type=9", "{\"all\":true,\"jobId\":4}");
     CHECK_REQUEST ("joblog/clearLog", "jobId=4&type=10",
                    "ERR: type must be an integer from 1 to 9, not '10'");
     CHECK_REQUEST ("joblog/clearLog", "jobId=4", "ERR: type is required (1-9, XXL-JOB's clear types)");
-    CHECK_REQUEST ("joblog/clearLog", "jobGroup=2&jobId=0&type=9",
-                   "ERR: clearing one group's logs is not served: give jobId (0 with jobGroup 0:"
-                   " every job's)");
+    //  (a group's jobs: jobId 0 is any job, as jobGroup 0 any group)
+    CHECK_REQUEST ("joblog/clearLog", "jobGroup=2&jobId=0&type=9", "{\"all\":true,\"jobGroup\":2}");
+    CHECK_REQUEST ("joblog/clearLog", "jobGroup=-1&jobId=0&type=5", "{\"keepLast\":1000}");
+    CHECK_REQUEST ("joblog/clearLog", "jobGroup=x&type=5",
+                   "ERR: jobGroup must be an integer, not 'x'");
     //  Groups, the schedule preview
     CHECK_REQUEST ("jobgroup/save", "appname=a&title=T&addressType=1&addressList=h%3A1",
                    "{\"addressList\":\"h:1\",\"addressType\":1,\"appname\":\"a\",\"title\":\"T\"}");
@@ -463,6 +545,33 @@ main (void)
                   "{\"groups\":[{\"id\":1,\"appname\":\"app-a\",\"addressList\":\"h:1,h:2\"}]}",
                   "{\"data\":[{\"addressList\":\"h:1,h:2\",\"appname\":\"app-a\",\"id\":1,"
                   "\"registryList\":[\"h:1\",\"h:2\"]}],\"recordsFiltered\":1,\"recordsTotal\":1}");
+    //  3.5's names: a group's name is its title (a form's name sets the
+    //  title, filters by it), a job's name its jobDesc
+    CHECK_ANSWER ("jobgroup/pageList", "name=B", 200, "",
+                  "{\"groups\":[{\"id\":1,\"appname\":\"a\",\"title\":\"Alpha\"},"
+                  "{\"id\":2,\"appname\":\"b\",\"title\":\"Beta\"}]}",
+                  "{\"data\":[{\"appname\":\"b\",\"id\":2,\"name\":\"Beta\","
+                  "\"registryList\":null,\"title\":\"Beta\"}],\"recordsFiltered\":1,"
+                  "\"recordsTotal\":1}");
+    CHECK_ANSWER ("jobgroup/loadById", "id=2", 200, "",
+                  "{\"id\":2,\"appname\":\"b\",\"title\":\"Beta\"}",
+                  "{\"code\":200,\"content\":{\"appname\":\"b\",\"id\":2,\"name\":\"Beta\","
+                  "\"registryList\":null,\"title\":\"Beta\"},\"data\":{\"appname\":\"b\","
+                  "\"id\":2,\"name\":\"Beta\",\"registryList\":null,\"title\":\"Beta\"},"
+                  "\"msg\":null}");
+    CHECK_ANSWER ("jobinfo/loadById", "id=4", 200, "", "{\"id\":4,\"jobDesc\":\"nightly\"}",
+                  "{\"code\":200,\"content\":{\"id\":4,\"jobDesc\":\"nightly\",\"name\":"
+                  "\"nightly\"},\"data\":{\"id\":4,\"jobDesc\":\"nightly\",\"name\":"
+                  "\"nightly\"},\"msg\":null}");
+    CHECK_ANSWER ("jobinfo/pageList", "offset=0&pagesize=10", 200, "",
+                  "{\"jobs\":[{\"id\":4,\"jobDesc\":\"nightly\"}],\"total\":1}",
+                  "{\"code\":200,\"content\":{\"data\":[{\"id\":4,\"jobDesc\":\"nightly\","
+                  "\"name\":\"nightly\"}],\"offset\":0,\"pagesize\":10,\"total\":1},"
+                  "\"data\":{\"data\":[{\"id\":4,\"jobDesc\":\"nightly\",\"name\":"
+                  "\"nightly\"}],\"offset\":0,\"pagesize\":10,\"total\":1},\"msg\":null}");
+    CHECK_REQUEST ("jobgroup/insert", "appname=a&name=Alpha",
+                   "{\"appname\":\"a\",\"title\":\"Alpha\"}");
+    CHECK_REQUEST ("jobgroup/update", "id=2&name=Beta", "{\"group\":\"2\",\"title\":\"Beta\"}");
     //  a log page: XXL-JOB's LogResult, its text HTML-escaped as XXL-JOB's
     CHECK_ANSWER ("joblog/logDetailCat", "", 200, "",
                   "{\"fromLineNum\":1,\"toLineNum\":2,\"logContent\":\"<b>&'\\\"\",\"isEnd\":true}",

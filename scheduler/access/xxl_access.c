@@ -158,11 +158,21 @@ engine_permit (server_t *self, request_t *request, char *why, size_t whylen)
     }
     if (command->access == XXL_ACCESS_OPERATOR) {
         assert (command->scope);
-        //  An operator acts on one job or run of its apps
-        if (!xxl_args_given (&request->args, request->msg, command->scope)
-        ||  xxl_args_int (&request->args, request->msg, command->scope) <= 0) {
-            snprintf (why, whylen, "key '%s' (%s) may send %s only for one job of its apps"
-                      " (give %s)", who->name, who->role, command->name, command->scope);
+        //  An operator acts on one job or run of its apps (or one group of
+        //  them where the scope names "jobGroup" too: "jobId|jobGroup")
+        bool scoped = false;
+        char scope [64];
+        snprintf (scope, sizeof scope, "%s", command->scope);
+        char *save = NULL;
+        for (char *key = strtok_r (scope, "|", &save); key && !scoped;
+             key = strtok_r (NULL, "|", &save))
+            scoped = xxl_args_given (&request->args, request->msg, key)
+                  && xxl_args_int (&request->args, request->msg, key) > 0;
+        if (!scoped) {
+            bool group = strstr (command->scope, "jobGroup") != NULL;
+            snprintf (why, whylen, "key '%s' (%s) may send %s only for one job%s of its apps"
+                      " (give %s)", who->name, who->role, command->name,
+                      group? " or group": "", group? "jobId or jobGroup": command->scope);
             return -1;
         }
         if (xxl_command_has (request->msg, "address")) {

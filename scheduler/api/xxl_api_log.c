@@ -155,10 +155,20 @@ void api_log_kill (server_t *self, request_t *r) { s_log_forward (self, r, 1); }
 //  (a turn near a fire deletes none); the reply, with the count, goes
 //  once it is done
 
+//  A group's clear goes job by job (each job's rows are one index range),
+//  at most this many jobs' deletes in one turn
+#define XXL_CLEAR_GROUP_CALLS 64
+//  The group's job ids read at once
+#define XXL_CLEAR_GROUP_IDS 1024
+
 typedef struct {
     zframe_t *rid;                      //  the client's return address
     uint64_t id;                        //  its request's id
-    int64_t job_id;                     //  0: every job
+    int64_t job_id;                     //  0: every job (or the group's current job)
+    int64_t group_id;                   //  > 0: the jobs of this group, one by one
+    int64_t *jobs;                      //  the group's next job ids (XXL_CLEAR_GROUP_IDS)
+    size_t jobs_count, jobs_at;         //  how many read, the one being cleared
+    bool done;                          //  the last batch was the last
     int64_t before;                     //  beforeDays: rows triggered before this
     int64_t keep;                       //  keepLast (-1: not that form)
     bool removed;                       //  a removed job's rows (JOB_RM): all of them
@@ -177,6 +187,7 @@ s_clear_destroy (void **item_p)
     clear_task_t *task = (clear_task_t *) *item_p;
     if (task) {
         zframe_destroy (&task->rid);
+        free (task->jobs);
         zlistx_destroy (&task->flows_changed);
         zlistx_destroy (&task->flows_removed);
         free (task->audit.audit_who);
@@ -186,22 +197,81 @@ s_clear_destroy (void **item_p)
     }
 }
 
-//  One batch of task: the rows it deleted (fewer than a batch: done), -1
-//  when the store failed
+//  Up to limit rows of task's job (of every job when 0): the rows deleted,
+//  -1 when the store failed
 static int64_t
-s_clear_batch (server_t *self, clear_task_t *task)
+s_clear_rows (server_t *self, clear_task_t *task, int64_t limit)
 {
     if (task->removed)
-        return xxl_store_job_rm_logs_some (self->store, task->job_id, XXL_CLEAR_BATCH);
+        return xxl_store_job_rm_logs_some (self->store, task->job_id, limit);
     if (task->keep >= 0) {
         int64_t floor = task->keep == 0
                       ? INT64_MAX: xxl_store_log_id_at_rank (self->store, task->job_id,
                                                              task->keep - 1);
         return floor > 0? xxl_store_log_delete (self->store, task->job_id, INT64_MAX, floor,
-                                                XXL_CLEAR_BATCH): 0;
+                                                limit): 0;
     }
-    return xxl_store_log_delete (self->store, task->job_id, task->before, INT64_MAX,
-                                 XXL_CLEAR_BATCH);
+    return xxl_store_log_delete (self->store, task->job_id, task->before, INT64_MAX, limit);
+}
+
+//  A group's task: its next job into task->job_id, reading the group's
+//  next ids when those read are used up; false when no job is left (or
+//  the store failed: *failed)
+static bool
+s_clear_next_job (server_t *self, clear_task_t *task, bool *failed)
+{
+    if (task->jobs_at + 1 < task->jobs_count) {
+        task->job_id = task->jobs [++task->jobs_at];
+        return true;
+    }
+    if (task->jobs_count > 0 && task->jobs_count < XXL_CLEAR_GROUP_IDS)
+        return false;                   //  (the last ids were read)
+    if (!task->jobs)
+        task->jobs = (int64_t *) zmalloc (XXL_CLEAR_GROUP_IDS * sizeof (int64_t));
+    int64_t after = task->jobs_count? task->jobs [task->jobs_count - 1]: 0;
+    if (xxl_store_group_job_ids (self->store, task->group_id, after, task->jobs,
+                                 XXL_CLEAR_GROUP_IDS, &task->jobs_count)) {
+        *failed = true;
+        return false;
+    }
+    task->jobs_at = 0;
+    if (task->jobs_count == 0)
+        return false;
+    task->job_id = task->jobs [0];
+    return true;
+}
+
+//  One batch of task, up to XXL_CLEAR_BATCH rows (a group's: of as many of
+//  its jobs as that takes, at most XXL_CLEAR_GROUP_CALLS of them): the rows
+//  it deleted, task->done set when none are left; -1 when the store failed
+static int64_t
+s_clear_batch (server_t *self, clear_task_t *task)
+{
+    if (task->group_id <= 0) {
+        int64_t rows = s_clear_rows (self, task, XXL_CLEAR_BATCH);
+        task->done = rows >= 0 && rows < XXL_CLEAR_BATCH;
+        return rows;
+    }
+    int64_t total = 0;
+    bool failed = false;
+    if (task->job_id == 0 && !s_clear_next_job (self, task, &failed)) {
+        task->done = !failed;
+        return failed? -1: 0;
+    }
+    for (int calls = 0; calls < XXL_CLEAR_GROUP_CALLS && total < XXL_CLEAR_BATCH; calls++) {
+        int64_t limit = XXL_CLEAR_BATCH - total;
+        int64_t rows = s_clear_rows (self, task, limit);
+        if (rows < 0)
+            return -1;
+        total += rows;
+        if (rows == limit)
+            continue;                   //  (this job may have more)
+        if (!s_clear_next_job (self, task, &failed)) {
+            task->done = !failed;
+            return failed? -1: total;
+        }
+    }
+    return total;
 }
 
 //  Ends task with an error reply (code), saying what it deleted, and its
@@ -263,6 +333,7 @@ void
 api_log_clear (server_t *self, request_t *request)
 {
     int64_t job_id = api_int (request, "jobId");
+    int64_t group_id = api_int (request, "jobGroup");
     int64_t days = api_int (request, "beforeDays");
     int64_t keep = api_int (request, "keepLast");
     bool all = api_bool (request, "all");
@@ -271,20 +342,39 @@ api_log_clear (server_t *self, request_t *request)
                       "give exactly one of beforeDays, keepLast, all");
         return;
     }
+    //  A job and a group: the job's rows when it is of that group, else
+    //  none (a filter that names nothing matches nothing)
+    bool none = false;
+    if (job_id > 0 && group_id > 0) {
+        xxl_job_t job;
+        int rc = xxl_store_job_load (self->store, job_id, &job);
+        if (rc < 0) {
+            engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
+            return;
+        }
+        none = rc > 0 || job.job_group != group_id;
+        if (rc == 0)
+            xxl_job_free (&job);
+        group_id = 0;
+    }
     clear_task_t *task = (clear_task_t *) zmalloc (sizeof (clear_task_t));
     task->rid = zframe_dup (request->rid);
     task->id = xxl_msg_id (request->msg);
     task->job_id = job_id > 0? job_id: 0;
+    task->group_id = group_id > 0? group_id: 0;
     task->before = days >= 0? engine_now () - days * 86400000: INT64_MAX;
     task->keep = keep;
-    task->deleted = s_clear_batch (self, task);
+    if (none)
+        task->done = true;
+    else
+        task->deleted = s_clear_batch (self, task);
     if (task->deleted < 0) {
         engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
         void *item = task;
         s_clear_destroy (&item);
         return;
     }
-    if (task->deleted < XXL_CLEAR_BATCH) {
+    if (task->done) {
         //  (done at once: answered as any request)
         engine_reply_begin (self, request);
         xxl_enc_map_begin (self->enc);
@@ -353,6 +443,12 @@ engine_log_clear_rollback (server_t *self, const char *why)
         if (task->batch_turn == self->turn) {
             task->deleted -= task->batch;
             task->batch = 0;
+            if (task->group_id > 0) {
+                //  (its batch may have spanned jobs it has passed: it starts
+                //  the group's jobs again, deleting what is left of each)
+                task->jobs_count = task->jobs_at = 0;
+                task->job_id = 0;
+            }
         }
         task = (clear_task_t *) zlistx_next (self->api_state.clears);
     }
@@ -376,7 +472,7 @@ engine_log_clear_turn (server_t *self)
     task->deleted += batch;
     task->batch = batch;
     task->batch_turn = self->turn;
-    if (batch < XXL_CLEAR_BATCH) {
+    if (task->done) {
         s_clear_reply (self, task);
         zlistx_delete (self->api_state.clears, NULL);
     }

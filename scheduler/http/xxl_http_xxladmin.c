@@ -2,7 +2,8 @@
     http/xxl_admin_path (xxl_http_int.h; docs/migrating.md, "Scripts that
     call the admin"; docs/http.md).
 
-    A script logs in (POST login: userName, password, ifRemember) and gets the
+    A script logs in (POST login, 3.x auth/doLogin: userName, password,
+    ifRemember; logout and toLogin are 3.x's auth/logout and auth/login) and gets the
     cookie XXL_JOB_LOGIN_IDENTITY: a console session (HTTP_SESSION, the same
     password check, limiter, idle limit and logout), HttpOnly, SameSite=Strict,
     on the prefix's path, Secure under TLS.  A bearer token (xxl-ctl token add)
@@ -36,6 +37,7 @@
 #include "xxl_http_int.h"
 #include "xxl_http_xxladmin.h"
 #include "xxl/msg.h"
+#include "xxl_secret.h"
 
 //  A ReturnT as status (taken)
 static void
@@ -261,12 +263,148 @@ s_log_count (xxl_http_t *self, const char *auth, json_t *fields, json_int_t hi,
     return code;
 }
 
+//  Whether app is one of the comma-separated apps
+static bool
+s_app_listed (const char *apps, const char *app)
+{
+    size_t length = strlen (app);
+    for (const char *p = apps; p && *p; ) {
+        const char *comma = strchr (p, ',');
+        size_t n = comma? (size_t) (comma - p): strlen (p);
+        if (n == length && strncmp (p, app, n) == 0)
+            return true;
+        p = comma? comma + 1: p + n;
+    }
+    return false;
+}
+
+//  Whether the token of auth may speak for app: the token is known, app
+//  is among its apps (an admin's, or a key's without apps: any app), and a
+//  group of that appname exists.  0; or -1 with the answer's code and
+//  text (XXL_UNAUTHORIZED, or XXL-JOB's "invalid" when the app is not the
+//  token's: why empty), or the calls' failure
+static int
+s_openapi_app (xxl_http_t *self, const char *auth, const char *app, int *code, char *text,
+               size_t textlen)
+{
+    json_t *empty = json_object (), *me = NULL, *groups = NULL;
+    *code = xxl_http_call (self, auth, "HTTP_ME", empty, &me, text, textlen);
+    int rc = *code == XXL_OK? 0: -1;
+    if (rc == 0) {
+        const char *role = json_string_value (json_object_get (me, "role"));
+        const char *apps = json_string_value (json_object_get (me, "apps"));
+        if (!(role && streq (role, "admin")) && apps && *apps && !s_app_listed (apps, app))
+            rc = -1, text [0] = 0;
+    }
+    if (rc == 0) {
+        *code = xxl_http_call (self, auth, "GROUP_LIST", empty, &groups, text, textlen);
+        rc = -1;                        //  (until a group of app is found)
+        size_t index;
+        json_t *group;
+        json_array_foreach (json_object_get (groups, "groups"), index, group) {
+            const char *appname = json_string_value (json_object_get (group, "appname"));
+            if (appname && streq (appname, app))
+                rc = 0;
+        }
+        if (rc && *code == XXL_OK)
+            text [0] = 0;
+    }
+    json_decref (groups);
+    json_decref (me);
+    json_decref (empty);
+    return rc;
+}
+
+//  XXL-JOB 3.5's job OpenAPI: POST <prefix>/api/<uri>, a JSON body, the
+//  headers XXL-JOB-ACCESS-TOKEN (here an xxl token, xxl-ctl token add,
+//  judged as a bearer token) and XXL-JOB-APPNAME (a group the token may
+//  act for).  The body becomes the form of the console endpoint the uri
+//  acts as (addJob: jobinfo/add, ...), judged, sent and answered as that
+//  one.  The answers are XXL-JOB's: HTTP 200 and a ReturnT, 500 with the
+//  reason for a refusal.  Only the header's token counts: a cookie or an
+//  Authorization header is not looked at, so a page of another site
+//  cannot act here (it cannot send the header without CORS, never
+//  granted)
+static void
+s_openapi (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn, const char *method,
+           const char *uri, const xxl_xxladmin_endpoint_t *endpoint, request_ctx_t *ctx)
+{
+    if (!streq (method, "POST")) {
+        char msg [160];
+        snprintf (msg, sizeof msg, "invalid request, HttpMethod not support: %s/api/%s takes"
+                  " POST", self->xadmin, uri);
+        s_returnt (answer, 405, 500, msg);
+        return;
+    }
+    const char *token = MHD_lookup_connection_value (conn, MHD_HEADER_KIND,
+                                                     "XXL-JOB-ACCESS-TOKEN");
+    const char *app = MHD_lookup_connection_value (conn, MHD_HEADER_KIND, "XXL-JOB-APPNAME");
+    if (!token || !*token || !app || !*app) {
+        s_returnt (answer, 200, 500, "invalid request, accessToken or appname is empty (headers"
+                   " XXL-JOB-ACCESS-TOKEN: an xxl token, xxl-ctl token add; XXL-JOB-APPNAME:"
+                   " its group's appname)");
+        return;
+    }
+    size_t size = ctx->body? zchunk_size (ctx->body): 0;
+    if (size == 0) {
+        s_returnt (answer, 200, 500, "invalid request, requestBody empty.");
+        return;
+    }
+    json_t *form = json_object ();
+    char why [256] = "";
+    if (xxl_xxladmin_json_form (form, (const char *) zchunk_data (ctx->body), size, why,
+                                sizeof why)) {
+        json_decref (form);
+        s_returnt (answer, 200, 500, why);
+        return;
+    }
+    char auth [XXL_SECRET_HEX + 8], hash [XXL_SECRET_HEX];
+    xxl_secret_sha256 (token, hash);
+    snprintf (auth, sizeof auth, "T %s", hash);
+    char text [1024];
+    int code;
+    if (s_openapi_app (self, auth, app, &code, text, sizeof text)) {
+        json_decref (form);
+        if (code == XXL_UNAUTHORIZED || !text [0])
+            s_returnt (answer, 200, 500, "invalid request, accessToken or appname invalid.");
+        else
+            s_returnt (answer, 200, 500, text);
+        return;
+    }
+    json_t *fields = NULL, *content = NULL;
+    if (xxl_xxladmin_request (endpoint, form, &fields, why, sizeof why)) {
+        json_decref (fields);
+        json_decref (form);
+        s_returnt (answer, 200, 500, why);
+        return;
+    }
+    code = xxl_http_call (self, auth, endpoint->command, fields, &content, text, sizeof text);
+    if (code == XXL_UNAUTHORIZED)
+        //  (the token removed between the two calls)
+        s_returnt (answer, 200, 500, "invalid request, accessToken or appname invalid.");
+    else
+        xxl_http_answer_json (answer, 200, xxl_xxladmin_answer (endpoint, form, code, text,
+                                                                content));
+    json_decref (content);
+    json_decref (fields);
+    json_decref (form);
+}
+
 //  (xxl_http_int.h)
 void
 xxl_http_xxladmin (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn,
                    const char *method, const char *path, request_ctx_t *ctx)
 {
     assert (self && self->xadmin && answer && conn && method && path && ctx);
+    if (strncmp (path, "api/", 4) == 0 && xxl_xxladmin_openapi_endpoint (path + 4)) {
+        if (s_cross_site (conn))
+            s_returnt (answer, 403, 500, "a request another site's page makes is refused (its"
+                       " Origin is not this host, or Sec-Fetch-Site is cross-site)");
+        else
+            s_openapi (self, answer, conn, method, path + 4,
+                       xxl_xxladmin_openapi_endpoint (path + 4), ctx);
+        return;
+    }
     const xxl_xxladmin_endpoint_t *endpoint = xxl_xxladmin_endpoint (path);
     if (!endpoint) {
         char msg [256];
@@ -322,14 +460,15 @@ xxl_http_xxladmin (xxl_http_t *self, answer_t *answer, struct MHD_Connection *co
         s_returnt (answer, 200, 500, why);
         return;
     }
-    if (streq (endpoint->path, "login")) {
+    //  (3.x's xxl-sso paths: auth/doLogin, auth/logout, auth/login)
+    if (streq (endpoint->path, "login") || streq (endpoint->path, "auth/doLogin")) {
         s_login (self, answer, conn, form);
         json_decref (form);
         return;
     }
     //  (logout ends the cookie's session, a bearer token sent beside it or
     //  not: a token is no session, and the cookie is cleared)
-    bool logout = streq (endpoint->path, "logout");
+    bool logout = streq (endpoint->path, "logout") || streq (endpoint->path, "auth/logout");
     char auth [256];
     xxl_http_credentials_xxladmin (conn, logout, auth, sizeof auth);
     const char *cookie = MHD_lookup_connection_value (conn, MHD_COOKIE_KIND,
@@ -349,7 +488,7 @@ xxl_http_xxladmin (xxl_http_t *self, answer_t *answer, struct MHD_Connection *co
         json_decref (form);
         return;
     }
-    if (streq (endpoint->path, "toLogin")) {
+    if (streq (endpoint->path, "toLogin") || streq (endpoint->path, "auth/login")) {
         //  (XXL-JOB's toLogin sends a logged-in browser on to its index:
         //  a session the engine accepts stays, its cookie with it)
         int code = XXL_UNAUTHORIZED;

@@ -52,6 +52,19 @@ typedef struct {
 //  The endpoint of path ("jobinfo/add"), NULL for none
 const xxl_xxladmin_endpoint_t *xxl_xxladmin_endpoint (const char *path);
 
+//  XXL-JOB 3.5's job OpenAPI (POST <prefix>/api/addJob, updateJob,
+//  removeJob, startJob, stopJob, triggerJob): the console endpoint uri
+//  acts as (jobinfo/add, ...), NULL for none
+const xxl_xxladmin_endpoint_t *xxl_xxladmin_openapi_endpoint (const char *uri);
+
+//  Its JSON body (an object of at most XXL_XXLADMIN_MAX_FIELDS fields)
+//  into form, as the form's strings: a string as it is, an integer as
+//  decimal text, null left out (Gson leaves such a field unset); 0, or -1
+//  with why (not JSON, not an object, a key twice, another type, a name
+//  too long, a \u0000 or text that is not UTF-8)
+int xxl_xxladmin_json_form (json_t *form, const char *text, size_t size, char *why,
+                            size_t whylen);
+
 //  A form body (application/x-www-form-urlencoded: '+' a space, %HH a
 //  byte) into a new object of strings, adding to form; 0, or -1 with why
 //  (a bad escape, a %00, a name too long or given twice, too many fields)

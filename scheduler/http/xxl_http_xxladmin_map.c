@@ -36,6 +36,9 @@ static const xxl_xxladmin_endpoint_t s_endpoints [] = {
     { "login", NULL, false, XA_NONE },
     { "logout", NULL, false, XA_NONE },
     { "toLogin", NULL, true, XA_NONE },
+    { "auth/doLogin", NULL, false, XA_NONE },
+    { "auth/logout", NULL, false, XA_NONE },
+    { "auth/login", NULL, true, XA_NONE },
     { "jobinfo/pageList", "JOB_LIST", true, XA_JOBS },
     { "jobinfo/add", "JOB_ADD", false, XA_ID },
     { "jobinfo/insert", "JOB_ADD", false, XA_ID },
@@ -79,6 +82,85 @@ xxl_xxladmin_endpoint (const char *path)
         if (streq (e->path, path))
             return e;
     return NULL;
+}
+
+//  XXL-JOB 3.5's job OpenAPI: each uri and the console endpoint it acts as
+//  (AdminJobBizImpl calls the console's own service with the same fields)
+static const struct {
+    const char *uri;
+    const char *path;
+} s_openapi [] = {
+    { "addJob", "jobinfo/add" },
+    { "updateJob", "jobinfo/update" },
+    { "removeJob", "jobinfo/remove" },
+    { "startJob", "jobinfo/start" },
+    { "stopJob", "jobinfo/stop" },
+    { "triggerJob", "jobinfo/trigger" },
+    { NULL, NULL }
+};
+
+const xxl_xxladmin_endpoint_t *
+xxl_xxladmin_openapi_endpoint (const char *uri)
+{
+    for (size_t i = 0; uri && s_openapi [i].uri; i++)
+        if (streq (s_openapi [i].uri, uri))
+            return xxl_xxladmin_endpoint (s_openapi [i].path);
+    return NULL;
+}
+
+int
+xxl_xxladmin_json_form (json_t *form, const char *text, size_t size, char *why, size_t whylen)
+{
+    assert (json_is_object (form) && text);
+    json_error_t error;
+    //  (jansson refuses \u0000 and text that is not UTF-8 unless told)
+    json_t *body = json_loadb (text, size, JSON_REJECT_DUPLICATES, &error);
+    if (!body) {
+        snprintf (why, whylen, "the body is not JSON: %s (line %d)", error.text, error.line);
+        return -1;
+    }
+    if (!json_is_object (body)) {
+        json_decref (body);
+        snprintf (why, whylen, "the body must be a JSON object, as XXL-JOB's OpenAPI takes");
+        return -1;
+    }
+    if (json_object_size (body) > XXL_XXLADMIN_MAX_FIELDS) {
+        json_decref (body);
+        snprintf (why, whylen, "the body has more than %d fields", XXL_XXLADMIN_MAX_FIELDS);
+        return -1;
+    }
+    const char *key;
+    json_t *value;
+    int rc = 0;
+    json_object_foreach (body, key, value) {
+        char number [32];
+        const char *string = NULL;
+        if (strlen (key) > XXL_XXLADMIN_MAX_KEY) {
+            snprintf (why, whylen, "the body has a field name over %d bytes",
+                      XXL_XXLADMIN_MAX_KEY);
+            rc = -1;
+        }
+        else
+        if (json_is_null (value))
+            continue;                   //  (Gson leaves the field unset)
+        else
+        if (json_is_string (value))
+            string = json_string_value (value);
+        else
+        if (json_is_integer (value)) {
+            snprintf (number, sizeof number, "%" JSON_INTEGER_FORMAT, json_integer_value (value));
+            string = number;
+        }
+        else {
+            snprintf (why, whylen, "%.64s must be a string or an integer", key);
+            rc = -1;
+        }
+        if (rc)
+            break;
+        json_object_set_new (form, key, json_string (string));
+    }
+    json_decref (body);
+    return rc;
 }
 
 //  ---------------------------------------------------------------------
@@ -271,6 +353,7 @@ static const field_map_t s_next [] = {
 static const field_map_t s_group_add [] = {
     { "appname", "appname", F_STR, true },
     { "title", "title", F_STR, false },
+    { "name", "title", F_STR, false },
     { "addressType", "addressType", F_INT, false },
     { "addressList", "addressList", F_STR, false },
     { NULL, NULL, F_STR, false }
@@ -279,6 +362,7 @@ static const field_map_t s_group_update [] = {
     { "id", "group", F_GROUP, true },
     { "appname", "appname", F_SET, false },
     { "title", "title", F_STR, false },
+    { "name", "title", F_STR, false },
     { "addressType", "addressType", F_INT, false },
     { "addressList", "addressList", F_STR, false },
     { NULL, NULL, F_STR, false }
@@ -304,6 +388,7 @@ static const field_map_t s_log_id [] = {
 };
 static const field_map_t s_log_clear [] = {
     { "jobId", "jobId", F_FILTER, false },
+    { "jobGroup", "jobGroup", F_FILTER, false },
     { NULL, NULL, F_STR, false }
 };
 static const field_map_t s_jobs_of_group [] = {
@@ -565,14 +650,6 @@ xxl_xxladmin_request (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, jso
             snprintf (why, whylen, "type is required (1-9, XXL-JOB's clear types)");
             goto refused;
         }
-        long long group;
-        if (s_form_int (form, "jobGroup", 0, INT64_MIN + 1, INT64_MAX, &group, why, whylen))
-            goto refused;
-        if (group > 0 && !json_object_get (out, "jobId")) {
-            snprintf (why, whylen, "clearing one group's logs is not served: give jobId (0 with"
-                      " jobGroup 0: every job's)");
-            goto refused;
-        }
         if (number <= 4)
             json_object_set_new (out, "beforeDays", json_integer (days [number]));
         else
@@ -638,10 +715,34 @@ s_contains (const char *haystack, const char *needle)
     return false;
 }
 
-//  XXL-JOB's group: registryList, the address list's entries
+//  XXL-JOB 3.5's name of a row's field (3.5 renamed a group's title and a
+//  job's jobDesc to name): key's value as "name" too
+static void
+s_name_too (json_t *row, const char *key)
+{
+    json_t *value = json_object_get (row, key);
+    if (json_is_string (value) && !json_object_get (row, "name"))
+        json_object_set (row, "name", value);
+}
+
+//  XXL-JOB's jobs: each also with 3.5's name (its jobDesc); a new array
+static json_t *
+s_jobs_fit (json_t *jobs)
+{
+    json_t *rows = json_is_array (jobs)? json_deep_copy (jobs): json_array ();
+    size_t index;
+    json_t *job;
+    json_array_foreach (rows, index, job)
+        s_name_too (job, "jobDesc");
+    return rows;
+}
+
+//  XXL-JOB's group: registryList, the address list's entries; 3.5's name
+//  (its title)
 static void
 s_group_fit (json_t *group)
 {
+    s_name_too (group, "title");
     const char *list = json_string_value (json_object_get (group, "addressList"));
     json_t *registry = json_array ();
     for (const char *p = list? list: ""; *p; ) {
@@ -716,20 +817,24 @@ xxl_xxladmin_answer (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, int 
             json_t *copy = json_deep_copy (content);
             if (json_is_object (copy) && json_object_get (copy, "appname"))
                 s_group_fit (copy);
+            else
+            if (json_is_object (copy))
+                s_name_too (copy, "jobDesc");
             return xxl_xxladmin_returnt (200, NULL, copy);
         }
         case XA_JOBS: {
             json_t *jobs = json_object_get (content, "jobs");
             json_t *total = json_object_get (content, "total");
-            return s_page (form, json_integer_value (total),
-                           json_is_array (jobs)? json_deep_copy (jobs): json_array ());
+            return s_page (form, json_integer_value (total), s_jobs_fit (jobs));
         }
         case XA_GROUPS: {
             long long start, length;
             if (s_paging (form, 10000, &start, &length, why, sizeof why))
                 return xxl_xxladmin_returnt (500, why, NULL);
             const char *appname = s_value (form, "appname");
-            const char *title = s_value (form, "title");
+            //  (3.5's filter is name)
+            const char *title = s_value (form, "title")? s_value (form, "title")
+                                                       : s_value (form, "name");
             json_t *groups = json_object_get (content, "groups");
             json_t *rows = json_array ();
             json_int_t matched = 0;
@@ -776,7 +881,7 @@ xxl_xxladmin_answer (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, int 
                           " than one answer holds: page them with jobinfo/pageList", total);
                 return xxl_xxladmin_returnt (500, why, NULL);
             }
-            return xxl_xxladmin_returnt (200, NULL, json_deep_copy (jobs));
+            return xxl_xxladmin_returnt (200, NULL, s_jobs_fit (jobs));
         }
         case XA_CHART: {
             //  REPORT's days, newest first, as XXL-JOB's lists, oldest

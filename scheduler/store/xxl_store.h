@@ -303,6 +303,10 @@ typedef struct {
     int (*group_find) (xxl_store_t *self, const char *key, xxl_group_t *group);
     int (*group_load) (xxl_store_t *self, int64_t id, xxl_group_t *group);
     int64_t (*group_jobs) (xxl_store_t *self, int64_t id);
+    //  The ids of the group's jobs above `after`, by id, up to max into
+    //  ids: 0 with *count set, or -1
+    int (*group_job_ids) (xxl_store_t *self, int64_t id, int64_t after, int64_t *ids,
+                          size_t max, size_t *count);
     //  Sets address_list of every automatic group (refresh) or of one
     //  app's (refresh_app) from the registry rows, in address order
     int (*groups_refresh) (xxl_store_t *self, int64_t now);
@@ -1035,6 +1039,7 @@ static inline int xxl_store_group_rm (xxl_store_t *self, int64_t id) { return XX
 static inline int xxl_store_group_find (xxl_store_t *self, const char *key, xxl_group_t *g) { return XXL_STORE_CALL (group_find) (self, key, g); }
 static inline int xxl_store_group_load (xxl_store_t *self, int64_t id, xxl_group_t *g) { return XXL_STORE_CALL (group_load) (self, id, g); }
 static inline int64_t xxl_store_group_jobs (xxl_store_t *self, int64_t id) { return XXL_STORE_CALL (group_jobs) (self, id); }
+static inline int xxl_store_group_job_ids (xxl_store_t *self, int64_t id, int64_t after, int64_t *ids, size_t max, size_t *count) { return XXL_STORE_CALL (group_job_ids) (self, id, after, ids, max, count); }
 static inline int xxl_store_groups_refresh (xxl_store_t *self, int64_t now) { return XXL_STORE_CALL (groups_refresh) (self, now); }
 static inline int xxl_store_group_refresh_app (xxl_store_t *self, const char *app, int64_t now) { return XXL_STORE_CALL (group_refresh_app) (self, app, now); }
 static inline int xxl_store_group_encode_all (xxl_store_t *self, xxl_enc_t *enc) { return XXL_STORE_CALL (group_encode_all) (self, enc); }

@@ -310,6 +310,8 @@ const ctl_cmd_t xxl_ctl_log_cat = {
 
 static const ctl_opt_t s_log_clear_opts [] = {
     { "--job", NULL, "ID", "only runs of this job", CTL_ID, 0, 0, "jobId", NULL },
+    { "--group", NULL, "ID", "only runs of this group's jobs (its id; --keep: of each job)",
+      CTL_ID, 0, 0, "jobGroup", NULL },
     { "--before", NULL, "DAYS", "remove runs older than DAYS days",
       CTL_INT, 0, 0, "beforeDays", NULL },
     { "--keep", NULL, "N", "keep only the newest N runs", CTL_INT, 0, 0, "keepLast", NULL },
@@ -342,7 +344,7 @@ s_log_clear (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
 }
 
 const ctl_cmd_t xxl_ctl_log_clear = {
-    "log", "clear", "[--job ID] (--before DAYS | --keep N | --all)",
+    "log", "clear", "[--job ID] [--group ID] (--before DAYS | --keep N | --all)",
     "remove finished runs (never those still waiting or running)", s_log_clear_opts, NULL, 0, 0,
     s_log_clear_check, s_log_clear, "LOG_CLEAR", NULL
 };

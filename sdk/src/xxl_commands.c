@@ -399,6 +399,7 @@ static const xxl_field_t s_glue_rollback [] = {
 //  jobId 0: every job's; -1: not given (exactly one of the three is)
 static const xxl_field_t s_log_clear [] = {
     { S_INT ("jobId", 1, INT64_MAX, 0) },
+    { S_INT ("jobGroup", 1, INT64_MAX, 0) },
     { S_INT ("beforeDays", 0, 36500, -1) },
     { S_INT ("keepLast", 0, INT32_MAX, -1) },
     { S_BOOL ("all") },

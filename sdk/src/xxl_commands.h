@@ -100,7 +100,8 @@ typedef struct {
     const xxl_field_t *fields;          //  ended by a NULL key
     xxl_access_t access;                //  the least role that may send it
     //  OPERATOR: the field naming the job ("jobId") or run ("logId") whose
-    //  app an operator's key must list; absent or 0 makes the command an
+    //  app an operator's key must list, or fields apart by '|' of which one
+    //  will do ("jobId|jobGroup"); none given or 0 makes the command an
     //  admin's (LOG_CLEAR of every job)
     const char *scope;
     unsigned flags;                     //  XXL_COMMAND_*

@@ -370,6 +370,28 @@ try {
   })
   await snap(page, 'logs')
 
+  await step('the clear dialog clears one group\'s runs: its job list is the group\'s, and it sends jobGroup (no jobId)', async () => {
+    const group = (await apiCall('GET', `/jobs/${jobId}`)).data.jobGroup
+    await page.goto(`${base}/#/logs`)
+    await page.locator(`[data-test=logs] tr[data-log="${logId}"]`).waitFor()
+    await page.click('.filters button.danger')
+    const dialog = page.locator('[data-test=log-clear]')
+    await dialog.locator('select[name=clearGroup]').selectOption(String(group))
+    const shown = await dialog.locator('select[name=clearJob] option').evaluateAll((os) => os.map((o) => o.value).filter(Boolean))
+    const others = ((await apiCall('GET', `/jobs?group=${group}&limit=1000`)).data.jobs || []).map((j) => String(j.id))
+    if (!shown.includes(String(jobId)) || shown.some((v) => !others.includes(v)))
+      throw new Error(`the job list shows ${shown}, the group's jobs are ${others}`)
+    // (runs older than 36,500 days: none, so the other steps keep theirs)
+    await dialog.locator('input[type=number]').fill('36500')
+    const sent = page.waitForRequest((r) => r.method() === 'POST' && /\/api\/v1\/logs\/clear$/.test(r.url()))
+    await dialog.locator('button[type=submit]').click()
+    const body = (await sent).postDataJSON()
+    if (body.jobGroup !== group || 'jobId' in body || body.beforeDays !== 36500)
+      throw new Error('it sent ' + JSON.stringify(body))
+    await dialog.waitFor({ state: 'detached' })
+    await page.locator(`[data-test=logs] tr[data-log="${logId}"]`).waitFor()
+  })
+
   const editor = () => page.locator('[data-test=glue-editor] .cm-content')
   await step('the GLUE IDE shows version 1 highlighted as shell; an edit saves version 2', async () => {
     await page.goto(`${URL.replace(/\/$/, '')}/#/jobs/${jobId}/glue`)

@@ -235,7 +235,8 @@ int xxl_store_sql_sum_runs (int rc, xxl_store_group_runs_t *rows, size_t count,
 //  them all with XXL_STORE_SQL_METHODS, its accounts table with
 //  XXL_STORE_SQL_ACCOUNTS, and fills the other slots itself.
 #define XXL_STORE_SQL_SLOTS(X) \
-    X (group_rm) X (group_find) X (group_load) X (group_jobs) X (groups_refresh) \
+    X (group_rm) X (group_find) X (group_load) X (group_jobs) X (group_job_ids) \
+    X (groups_refresh) \
     X (group_refresh_app) X (group_encode_all) X (job_save) X (job_rm) X (job_rm_logs) \
     X (job_unchild) X (job_load) X (job_exists) X (job_children) X (log_job_children) \
     X (jobs_have_children) X (job_set_times) X (job_halt) X (job_due) X (job_marked_ids) \

@@ -56,6 +56,15 @@ xs_group_jobs (xxl_store_t *base, int64_t id)
 }
 
 int
+xs_group_job_ids (xxl_store_t *base, int64_t id, int64_t after, int64_t *ids, size_t max,
+                  size_t *count)
+{
+    return xsql_id_list (base,
+        ids, max, count, "SELECT id FROM xxl_job_info WHERE job_group = $1"
+        " AND id > $2 ORDER BY id LIMIT $3", "iii", id, after, (int64_t) max);
+}
+
+int
 xs_group_rm (xxl_store_t *base, int64_t id)
 {
     return xsql_exec (base, "DELETE FROM xxl_job_group WHERE id = $1", "i", id) < 0
