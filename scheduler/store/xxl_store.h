@@ -257,10 +257,10 @@ typedef struct {
 
 //  Bumped whenever a method is added or one's arguments or answers change
 //  (22: backfill_made_times takes the instants to look up, log_trigger_done
-//  claims the row and answers the rows changed; 23: log_ids_past); methods are
-//  only ever appended, so a table of an older version is a prefix of this
-//  one (size says how much)
-#define XXL_STORE_METHODS_VERSION 23
+//  claims the row and answers the rows changed; 23: log_ids_past; 24:
+//  group_job_ids); methods are only ever appended, so a table of an older
+//  version is a prefix of this one (size says how much)
+#define XXL_STORE_METHODS_VERSION 24
 
 typedef struct _xxl_store_t xxl_store_t;
 struct _xxl_account_t;                  //  (xxl_account_t, below)
@@ -303,10 +303,6 @@ typedef struct {
     int (*group_find) (xxl_store_t *self, const char *key, xxl_group_t *group);
     int (*group_load) (xxl_store_t *self, int64_t id, xxl_group_t *group);
     int64_t (*group_jobs) (xxl_store_t *self, int64_t id);
-    //  The ids of the group's jobs above `after`, by id, up to max into
-    //  ids: 0 with *count set, or -1
-    int (*group_job_ids) (xxl_store_t *self, int64_t id, int64_t after, int64_t *ids,
-                          size_t max, size_t *count);
     //  Sets address_list of every automatic group (refresh) or of one
     //  app's (refresh_app) from the registry rows, in address order
     int (*groups_refresh) (xxl_store_t *self, int64_t now);
@@ -830,6 +826,11 @@ typedef struct {
     //  out).
     int (*log_ids_past) (xxl_store_t *self, int64_t id, int64_t from, int64_t *was,
                          int64_t *now);
+
+    //  Version 24.  The ids of the group's jobs above `after`, by id, up
+    //  to max into ids: 0 with *count set, or -1
+    int (*group_job_ids) (xxl_store_t *self, int64_t id, int64_t after, int64_t *ids,
+                          size_t max, size_t *count);
 } xxl_store_methods_t;
 
 //  Users (console logins), bearer tokens and sessions (docs/http.md).
