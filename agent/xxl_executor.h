@@ -122,9 +122,10 @@ void xxl_executor_destroy (xxl_executor_t **self_p);
 //  "job handler [fooJobHandler] not found.", "block strategy effect: Discard
 //  Later", "logId 42 already accepted" (accepted in this life or, with a
 //  journal, an earlier one: a re-send), "logId 42 already used by another
-//  run" (accepted so as another run: XXL_EXECUTOR_OTHER_RUN), "glue type GLUE_PYTHON not allowed on this
-//  agent", "glueType[X] is not valid.", and for back-pressure a message
-//  that starts XXL_EXECUTOR_BUSY_PREFIX: the run needs a thread (its job
+//  run" (accepted so as another run: XXL_EXECUTOR_OTHER_RUN), "glue type
+//  GLUE_PYTHON not allowed on this agent", "glueType[X] is not valid.",
+//  and for back-pressure a message that starts XXL_EXECUTOR_BUSY_PREFIX:
+//  the run needs a thread (its job
 //  has nothing queued or running), the pool is at threads_max or cannot
 //  grow, and waiting_max runs already wait for one (nothing of a refused
 //  run is kept: the same logId may come again).  A refused run changes
