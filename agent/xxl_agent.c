@@ -67,6 +67,26 @@ s_holds (agent_t *self, int64_t log_id)
         || (self->spool && xxl_spool_pending (self->spool, log_id));
 }
 
+//  The answer to a RUN item whose logId this agent holds (s_holds), the
+//  item being the run (job_id, date) (0: not given): 200 "already
+//  accepted" for the same run or one not known (a re-send), 409 "already
+//  used by another run" when the journal holds the id for another run (a
+//  store restored from a backup handed it out again: xxl_journal_check).
+//  Nothing runs either way.
+static int
+s_held_answer (agent_t *self, int64_t log_id, int64_t job_id, int64_t date, char *reason,
+               size_t reasonlen)
+{
+    if (xxl_journal_check (self->journal, log_id, job_id, date) == XXL_JOURNAL_OTHER) {
+        snprintf (reason, reasonlen, XXL_EXECUTOR_OTHER_RUN_FMT, (long long) log_id);
+        self->other_run++;
+        return XXL_CONFLICT;
+    }
+    snprintf (reason, reasonlen, "logId %" PRId64 " already accepted", log_id);
+    self->repeated++;
+    return XXL_OK;
+}
+
 //  Takes one TriggerParam (the fields of `map` in msg, NULL: the root):
 //  returns the code of the RUN's answer, with the reason in reason (""
 //  for none)
@@ -97,11 +117,9 @@ s_run_one (agent_t *self, xxl_msg_t *msg, const msgpack_object *map,
         //  Stopping: a logId already ours is answered as ever (a re-send);
         //  a new run is refused, for the scheduler to fail (and retry
         //  elsewhere, per the job's retry count)
-        if (s_holds (self, trigger.log_id)) {
-            snprintf (reason, reasonlen, "logId %" PRId64 " already accepted", trigger.log_id);
-            self->repeated++;
-            return XXL_OK;
-        }
+        if (s_holds (self, trigger.log_id))
+            return s_held_answer (self, trigger.log_id, trigger.job_id, trigger.log_date_time,
+                                  reason, reasonlen);
         snprintf (reason, reasonlen, "stopping: xxl-agent %.200s refused the run: it is"
                   " draining its runs after SIGTERM and takes no new one", self->address);
         zsys_info ("agent: refused log %" PRId64 ": stopping", trigger.log_id);
@@ -118,6 +136,12 @@ s_run_one (agent_t *self, xxl_msg_t *msg, const msgpack_object *map,
         //  A scheduler re-sent after its restart: the run is ours already
         self->repeated++;
         return XXL_OK;
+    }
+    if (strstr (reason, XXL_EXECUTOR_OTHER_RUN)) {
+        //  Another run's id: refused, for the scheduler to fail (it never
+        //  runs here)
+        self->other_run++;
+        return XXL_CONFLICT;
     }
     if (strncmp (reason, XXL_EXECUTOR_BUSY_PREFIX, strlen (XXL_EXECUTOR_BUSY_PREFIX)) == 0) {
         //  Back-pressure: nothing was taken; the scheduler sends it again
@@ -182,9 +206,19 @@ s_expired_item (agent_t *self, xxl_msg_t *msg, const msgpack_object *map, int co
     assert (code != 0);
     int64_t log_id = xxl_msg_int (msg, map, "logId", 1, 1, INT64_MAX, 0);
     if (code == XXL_CODE_FAIL && !xxl_msg_error (msg) && s_holds (self, log_id)) {
-        snprintf (reason, reasonlen, "logId %" PRId64 " already accepted", log_id);
-        self->repeated++;
-        return XXL_OK;
+        //  (which run it is, when the item says: an ask of just the logId
+        //  does not; ill-typed, not known)
+        int64_t job_id = xxl_msg_int (msg, map, "jobId", 0, 1, INT64_MAX, 0);
+        if (xxl_msg_error (msg)) {
+            xxl_msg_clear_error (msg);
+            job_id = 0;
+        }
+        int64_t date = xxl_msg_int (msg, map, "logDateTime", 0, 0, INT64_MAX, 0);
+        if (xxl_msg_error (msg)) {
+            xxl_msg_clear_error (msg);
+            date = 0;
+        }
+        return s_held_answer (self, log_id, job_id, date, reason, reasonlen);
     }
     snprintf (reason, reasonlen, "%s", expired);
     return code;
@@ -197,9 +231,14 @@ s_handle_run (agent_t *self, link_t *link, xxl_msg_t *msg)
     char expired [512];
     int code = s_expired (self, link, msg, expired, sizeof expired);
     self->repeated = 0;
+    self->other_run = 0;
     self->run_link = (size_t) (link - self->links);
     if (code) {
         code = s_expired_item (self, msg, NULL, code, expired, reason, sizeof reason);
+        if (self->other_run)
+            zsys_warning ("agent: RUN %" PRIu64 " (expired) refused: %s (its journal holds the"
+                          " logId for another run)", xxl_msg_id (msg), reason);
+        else
         if (self->repeated)
             zsys_info ("agent: RUN %" PRIu64 " (expired): %s, not run again", xxl_msg_id (msg),
                        reason);
@@ -212,6 +251,10 @@ s_handle_run (agent_t *self, link_t *link, xxl_msg_t *msg)
         code = s_run_one (self, msg, NULL, reason, sizeof reason);
         if (self->repeated)
             zsys_info ("agent: RUN %" PRIu64 ": %s, not run again", xxl_msg_id (msg), reason);
+        if (self->other_run)
+            zsys_warning ("agent: RUN %" PRIu64 " refused: %s (its journal holds the logId for"
+                          " another run: a store restored from a backup without moving its log"
+                          " ids?)", xxl_msg_id (msg), reason);
         if (self->busy_refused)
             zsys_info ("agent: RUN %" PRIu64 " refused: %s", xxl_msg_id (msg), reason);
     }
@@ -248,8 +291,10 @@ s_handle_run_batch (agent_t *self, link_t *link, xxl_msg_t *msg)
     xxl_enc_t *enc = self->enc;
     self->repeated = 0;
     self->busy_refused = 0;
+    self->other_run = 0;
     self->run_link = (size_t) (link - self->links);
     char busy [512] = "";
+    char other [512] = "";
     xxl_agent_reply_begin (self, xxl_msg_id (msg), XXL_OK, NULL);
     xxl_enc_key (enc, "content");
     xxl_enc_array_begin (enc);
@@ -275,6 +320,8 @@ s_handle_run_batch (agent_t *self, link_t *link, xxl_msg_t *msg)
             code = s_run_one (self, msg, item, reason, sizeof reason);
         if (code == XXL_BUSY && !*busy)
             snprintf (busy, sizeof busy, "%s", reason);
+        if (code == XXL_CONFLICT && !*other)
+            snprintf (other, sizeof other, "%s", reason);
         xxl_msg_clear_error (msg);
         xxl_enc_map_begin (enc);
         xxl_enc_kint (enc, "code", code);
@@ -290,6 +337,11 @@ s_handle_run_batch (agent_t *self, link_t *link, xxl_msg_t *msg)
     if (self->busy_refused)
         zsys_info ("agent: RUN %" PRIu64 ": %zu of %u run(s) refused: %s", xxl_msg_id (msg),
                    self->busy_refused, runs->via.array.size, busy);
+    if (self->other_run)
+        zsys_warning ("agent: RUN %" PRIu64 ": %zu of %u run(s) refused, their journal holds"
+                      " the logId for another run (the first: %s): a store restored from a"
+                      " backup without moving its log ids?", xxl_msg_id (msg), self->other_run,
+                      runs->via.array.size, other);
 }
 
 //  LOG by byte offset (fromByte): a page of up to XXL_LOGREAD_PAGE_MAX bytes

@@ -112,6 +112,7 @@ typedef struct {
     xxl_guard_t *guard;                 //  kills our runs if we die
     size_t repeated;                    //  RUN items already accepted (re-sent)
     size_t busy_refused;                //  RUN items refused busy (this RUN)
+    size_t other_run;                   //  RUN items refused: logId another run's (this RUN)
     xxl_enc_t *enc;
     zcert_t *cert;                      //  ours with the scheduler's key, or NULL
     char scheduler_key [41];            //  Z85 public key ("" without CURVE)

@@ -357,7 +357,14 @@ xxl_executor_run (xxl_executor_t *self, const xxl_trigger_t *trigger, char *msg,
         snprintf (msg, msglen, "executor is stopping");
         goto done;
     }
-    if (run->log_id > 0 && xxl_journal_seen (self->journal, run->log_id)) {
+    int held = run->log_id > 0? xxl_journal_check (self->journal, run->log_id, run->job_id,
+                                                   run->log_date_time)
+                              : XXL_JOURNAL_NEW;
+    if (held == XXL_JOURNAL_OTHER) {
+        snprintf (msg, msglen, XXL_EXECUTOR_OTHER_RUN_FMT, (long long) run->log_id);
+        goto done;
+    }
+    if (held == XXL_JOURNAL_SAME) {
         snprintf (msg, msglen, "logId %lld already accepted", (long long) run->log_id);
         goto done;
     }
@@ -408,7 +415,7 @@ xxl_executor_run (xxl_executor_t *self, const xxl_trigger_t *trigger, char *msg,
     if (run->log_id > 0) {
         //  Journaled before the run can start: now, or staged until the
         //  hold's release writes the whole hold's ids at once
-        xxl_journal_accept (self->journal, run->log_id, run->log_date_time);
+        xxl_journal_accept (self->journal, run->log_id, run->job_id, run->log_date_time);
         if (self->hold_wakes)
             run->seq = self->stage_seq;
         else

@@ -35,6 +35,11 @@ typedef struct _xxl_executor_t xxl_executor_t;
 //  A refusal for back-pressure starts its message with this (the agent
 //  answers it XXL_BUSY: the scheduler sends the run again later or elsewhere)
 #define XXL_EXECUTOR_BUSY_PREFIX "busy:"
+//  The refusal of a logId the journal holds for another run (another job,
+//  or a later logDateTime: xxl_journal_check); its printf format (a long
+//  long) and a part of it to recognise it by
+#define XXL_EXECUTOR_OTHER_RUN_FMT  "logId %lld already used by another run"
+#define XXL_EXECUTOR_OTHER_RUN      "already used by another run"
 //  Grace between SIGTERM and SIGKILL when a run is killed or times out
 #define XXL_EXECUTOR_GRACE_MS   500
 
@@ -116,9 +121,11 @@ void xxl_executor_destroy (xxl_executor_t **self_p);
 //  Accepts a trigger (returns 0) or refuses it (-1, with the reason in msg):
 //  "job handler [fooJobHandler] not found.", "block strategy effect: Discard
 //  Later", "logId 42 already accepted" (accepted in this life or, with a
-//  journal, an earlier one), "glue type GLUE_PYTHON not allowed on this
-//  agent", "glueType[X] is not valid.", and for back-pressure a message
-//  that starts XXL_EXECUTOR_BUSY_PREFIX: the run needs a thread (its job
+//  journal, an earlier one: a re-send), "logId 42 already used by another
+//  run" (accepted so as another run: XXL_EXECUTOR_OTHER_RUN), "glue type
+//  GLUE_PYTHON not allowed on this agent", "glueType[X] is not valid.",
+//  and for back-pressure a message that starts XXL_EXECUTOR_BUSY_PREFIX:
+//  the run needs a thread (its job
 //  has nothing queued or running), the pool is at threads_max or cannot
 //  grow, and waiting_max runs already wait for one (nothing of a refused
 //  run is kept: the same logId may come again).  A refused run changes

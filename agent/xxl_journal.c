@@ -2,16 +2,24 @@
 
     File format (integers little-endian), PATH and PATH.old alike:
 
-        header   8 bytes   "XXLJNL1\n"
+        header   8 bytes   "XXLJNL2\n" (version 2; "XXLJNL1\n", version
+                           1, is read too: its entries are version 2's
+                           but 4; a version 1 PATH gets the version 2
+                           header when opened for writing, before any 4
+                           goes in, so a version 1 agent refuses it
+                           rather than cut it at the first 4)
         frame    u32 len   length of the payload
                  u32 crc   CRC-32 (IEEE, as zlib) of the payload
                  payload   len bytes: entries back to back, each a type
                            byte and its fields:
-                     1 accept:  i64 logId, i64 logDateTime
+                     1 accept:  i64 logId, i64 logDateTime (version 1's:
+                                the run's job not known)
                      2 done:    i64 logId
                      3 life:    u32 pid, i64 startMs (epoch ms); the
                                 accepts after it (to the next life) were
                                 made by that agent process
+                     4 accept:  i64 logId, i64 logDateTime, i64 jobId
+                                (jobId 0: not known)
 
     One flush is one frame and one write(): the accepts of a RUN batch (or
     of one slice of it) and the done ids of a batch of results.  Replay
@@ -26,9 +34,10 @@
     to PATH.old (replacing it) and PATH.new to PATH.  A crash between the
     two renames leaves no PATH: the next start renames PATH.new first.
 
-    In memory: two sets of ids (one per file, open addressing) for
-    xxl_journal_seen, and a map of the open ids (logId -> logDateTime and
-    life) for the lost report and for the carrying over.
+    In memory: two maps of ids (one per file, open addressing; logId ->
+    logDateTime and jobId, which run it was) for xxl_journal_seen and
+    xxl_journal_check, and a map of the open ids (logId -> logDateTime,
+    jobId and life) for the lost report and for the carrying over.
 */
 
 #define _GNU_SOURCE
@@ -45,14 +54,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#define JOURNAL_MAGIC       "XXLJNL1\n"
+#define JOURNAL_MAGIC       "XXLJNL2\n"
+#define JOURNAL_MAGIC_V1    "XXLJNL1\n"
 #define JOURNAL_MAGIC_LEN   8
 #define FRAME_HEAD          8
 #define MAX_FRAME           (256u * 1024 * 1024)
 #define T_ACCEPT            1
 #define T_DONE              2
 #define T_LIFE              3
+#define T_ACCEPT_RUN        4
 #define ACCEPT_SIZE         17
+#define ACCEPT_RUN_SIZE     25
 #define DONE_SIZE           9
 #define LIFE_SIZE           13
 
@@ -111,29 +123,35 @@ s_get_u64 (const unsigned char *p)
 }
 
 //  ---------------------------------------------------------------------
-//  An int64 set or map (logId -> logDateTime, life) with open addressing
-//  and linear probing; key 0 marks a free slot (logIds are > 0)
+//  An int64 map (logId -> logDateTime, jobId, and for the open ids life)
+//  with open addressing and linear probing; key 0 marks a free slot
+//  (logIds are > 0)
 
 typedef struct {
     int64_t *keys;
-    int64_t *dates;                     //  NULL: a set
-    uint32_t *lives;
+    int64_t *dates;
+    int64_t *jobs;
+    uint32_t *lives;                    //  NULL: no lives kept
     size_t cap, size;                   //  cap a power of two, size*2 <= cap
     int shift;                          //  64 - log2 (cap)
 } idmap_t;
 
+//  lives: 1 to keep each id's life too (the open ids' map)
 static int
-s_map_alloc (idmap_t *map, size_t cap, int values)
+s_map_alloc (idmap_t *map, size_t cap, int lives)
 {
     map->keys = (int64_t *) calloc (cap, sizeof (int64_t));
-    map->dates = values? (int64_t *) calloc (cap, sizeof (int64_t)): NULL;
-    map->lives = values? (uint32_t *) calloc (cap, sizeof (uint32_t)): NULL;
-    if (!map->keys || (values && (!map->dates || !map->lives))) {
+    map->dates = (int64_t *) calloc (cap, sizeof (int64_t));
+    map->jobs = (int64_t *) calloc (cap, sizeof (int64_t));
+    map->lives = lives? (uint32_t *) calloc (cap, sizeof (uint32_t)): NULL;
+    if (!map->keys || !map->dates || !map->jobs || (lives && !map->lives)) {
         free (map->keys);
         free (map->dates);
+        free (map->jobs);
         free (map->lives);
         map->keys = NULL;
         map->dates = NULL;
+        map->jobs = NULL;
         map->lives = NULL;
         return -1;
     }
@@ -150,6 +168,7 @@ s_map_free (idmap_t *map)
 {
     free (map->keys);
     free (map->dates);
+    free (map->jobs);
     free (map->lives);
     memset (map, 0, sizeof *map);
 }
@@ -180,17 +199,17 @@ s_map_find (const idmap_t *map, int64_t key)
     }
 }
 
-static int s_map_put (idmap_t *map, int64_t key, int64_t date, uint32_t life);
+static int s_map_put (idmap_t *map, int64_t key, int64_t date, int64_t job, uint32_t life);
 
 static int
 s_map_grow (idmap_t *map)
 {
     idmap_t bigger;
-    if (s_map_alloc (&bigger, map->cap * 2, map->dates != NULL))
+    if (s_map_alloc (&bigger, map->cap * 2, map->lives != NULL))
         return -1;
     for (size_t i = 0; i < map->cap; i++)
         if (map->keys [i])
-            s_map_put (&bigger, map->keys [i], map->dates? map->dates [i]: 0,
+            s_map_put (&bigger, map->keys [i], map->dates [i], map->jobs [i],
                        map->lives? map->lives [i]: 0);
     s_map_free (map);
     *map = bigger;
@@ -199,7 +218,7 @@ s_map_grow (idmap_t *map)
 
 //  Inserts or updates; -1 when out of memory
 static int
-s_map_put (idmap_t *map, int64_t key, int64_t date, uint32_t life)
+s_map_put (idmap_t *map, int64_t key, int64_t date, int64_t job, uint32_t life)
 {
     assert (key > 0);
     if ((map->size + 1) * 2 > map->cap && s_map_grow (map))
@@ -211,10 +230,10 @@ s_map_put (idmap_t *map, int64_t key, int64_t date, uint32_t life)
         map->keys [i] = key;
         map->size++;
     }
-    if (map->dates) {
-        map->dates [i] = date;
+    map->dates [i] = date;
+    map->jobs [i] = job;
+    if (map->lives)
         map->lives [i] = life;
-    }
     return 0;
 }
 
@@ -236,10 +255,10 @@ s_map_del (idmap_t *map, int64_t key)
         int stays = i <= j? (home > i && home <= j): (home > i || home <= j);
         if (!stays) {
             map->keys [i] = map->keys [j];
-            if (map->dates) {
-                map->dates [i] = map->dates [j];
+            map->dates [i] = map->dates [j];
+            map->jobs [i] = map->jobs [j];
+            if (map->lives)
                 map->lives [i] = map->lives [j];
-            }
             i = j;
         }
     }
@@ -310,15 +329,16 @@ s_buf_reserve (xxl_journal_t *self, size_t more)
 }
 
 static void
-s_buf_accept (xxl_journal_t *self, int64_t log_id, int64_t date)
+s_buf_accept (xxl_journal_t *self, int64_t log_id, int64_t date, int64_t job)
 {
-    if (s_buf_reserve (self, ACCEPT_SIZE))
+    if (s_buf_reserve (self, ACCEPT_RUN_SIZE))
         return;
     unsigned char *p = self->buf + self->buf_size;
-    p [0] = T_ACCEPT;
+    p [0] = T_ACCEPT_RUN;
     s_put_u64 (p + 1, (uint64_t) log_id);
     s_put_u64 (p + 9, (uint64_t) date);
-    self->buf_size += ACCEPT_SIZE;
+    s_put_u64 (p + 17, (uint64_t) job);
+    self->buf_size += ACCEPT_RUN_SIZE;
 }
 
 static void
@@ -410,18 +430,20 @@ s_apply (xxl_journal_t *self, const unsigned char *p, size_t len, int gen, uint3
     size_t at = 0;
     while (at < len) {
         int type = p [at];
-        if (type == T_ACCEPT && at + ACCEPT_SIZE <= len) {
+        size_t size = type == T_ACCEPT_RUN? ACCEPT_RUN_SIZE: ACCEPT_SIZE;
+        if ((type == T_ACCEPT || type == T_ACCEPT_RUN) && at + size <= len) {
             int64_t log_id = (int64_t) s_get_u64 (p + at + 1);
             int64_t date = (int64_t) s_get_u64 (p + at + 9);
-            if (log_id <= 0)
+            int64_t job = type == T_ACCEPT_RUN? (int64_t) s_get_u64 (p + at + 17): 0;
+            if (log_id <= 0 || job < 0)
                 return -1;
-            s_map_put (&self->seen [gen], log_id, 0, 0);
-            s_map_put (&self->open, log_id, date, *life);
+            s_map_put (&self->seen [gen], log_id, date, job, 0);
+            s_map_put (&self->open, log_id, date, job, *life);
             if (log_id > self->accepted_max)
                 self->accepted_max = log_id;
             if (gen == 0)
                 self->accepts++;
-            at += ACCEPT_SIZE;
+            at += size;
         }
         else
         if (type == T_DONE && at + DONE_SIZE <= len) {
@@ -471,17 +493,27 @@ s_replay (xxl_journal_t *self, const char *path, int gen, int writable)
         rc = 0;                         //  created, header not written yet
         goto done;
     }
-    if (size < JOURNAL_MAGIC_LEN && memcmp (data, JOURNAL_MAGIC, size) == 0) {
+    if (size < JOURNAL_MAGIC_LEN && (memcmp (data, JOURNAL_MAGIC, size) == 0
+                                  || memcmp (data, JOURNAL_MAGIC_V1, size) == 0)) {
         //  A header torn by a crash or a full disk: an empty journal
         if (writable && ftruncate (fd, 0))
             zsys_warning ("journal: cannot cut %s: %s", path, strerror (errno));
         rc = 0;
         goto done;
     }
-    if (size < JOURNAL_MAGIC_LEN || memcmp (data, JOURNAL_MAGIC, JOURNAL_MAGIC_LEN)) {
-        zsys_error ("journal: %s is not an agent journal", path);
+    if (size < JOURNAL_MAGIC_LEN || (memcmp (data, JOURNAL_MAGIC, JOURNAL_MAGIC_LEN)
+                                  && memcmp (data, JOURNAL_MAGIC_V1, JOURNAL_MAGIC_LEN))) {
+        zsys_error ("journal: %s is not an agent journal (or of a later version)", path);
         errno = EINVAL;
         goto done;
+    }
+    if (writable && gen == 0 && memcmp (data, JOURNAL_MAGIC, JOURNAL_MAGIC_LEN)) {
+        //  Version 1, to be written on: version 2 from now on (its entries
+        //  read as they are)
+        if (pwrite (fd, JOURNAL_MAGIC, JOURNAL_MAGIC_LEN, 0) != JOURNAL_MAGIC_LEN) {
+            zsys_error ("journal: cannot upgrade %s to version 2: %s", path, strerror (errno));
+            goto done;
+        }
     }
     size_t at = JOURNAL_MAGIC_LEN;
     uint32_t life = 0;
@@ -619,6 +651,29 @@ xxl_journal_seen (xxl_journal_t *self, int64_t log_id)
     return seen;
 }
 
+int
+xxl_journal_check (xxl_journal_t *self, int64_t log_id, int64_t job_id, int64_t log_date_time)
+{
+    assert (self);
+    if (log_id <= 0)
+        return XXL_JOURNAL_NEW;
+    pthread_mutex_lock (&self->mutex);
+    int rc = XXL_JOURNAL_NEW;
+    for (int gen = 0; gen < 2 && rc == XXL_JOURNAL_NEW; gen++) {
+        const idmap_t *map = &self->seen [gen];
+        size_t i = s_map_find (map, log_id);
+        if (i == (size_t) -1)
+            continue;
+        rc = XXL_JOURNAL_SAME;
+        if (map->jobs [i] > 0 && job_id > 0
+        &&  (map->jobs [i] != job_id
+             || (map->dates [i] > 0 && log_date_time > map->dates [i])))
+            rc = XXL_JOURNAL_OTHER;
+    }
+    pthread_mutex_unlock (&self->mutex);
+    return rc;
+}
+
 //  In memory only: a new generation of the set once this one is full.
 //  Caller holds the mutex.
 static void
@@ -633,22 +688,24 @@ s_memory_turn (xxl_journal_t *self)
 }
 
 void
-xxl_journal_accept (xxl_journal_t *self, int64_t log_id, int64_t log_date_time)
+xxl_journal_accept (xxl_journal_t *self, int64_t log_id, int64_t job_id, int64_t log_date_time)
 {
     assert (self);
     assert (log_id > 0);
+    if (job_id < 0)
+        job_id = 0;
     pthread_mutex_lock (&self->mutex);
     if (self->fd < 0 && !self->path)
         s_memory_turn (self);
-    if (s_map_put (&self->seen [0], log_id, 0, 0))
+    if (s_map_put (&self->seen [0], log_id, log_date_time, job_id, 0))
         zsys_error ("journal: out of memory, logId %lld not remembered", (long long) log_id);
     if (log_id > self->accepted_max)
         self->accepted_max = log_id;
     if (self->path) {
-        s_map_put (&self->open, log_id, log_date_time, self->life);
+        s_map_put (&self->open, log_id, log_date_time, job_id, self->life);
         if (self->written_life != self->life)
             s_buf_life (self, self->life);
-        s_buf_accept (self, log_id, log_date_time);
+        s_buf_accept (self, log_id, log_date_time, job_id);
         self->accepts++;
     }
     pthread_mutex_unlock (&self->mutex);
@@ -689,8 +746,8 @@ s_turn (xxl_journal_t *self)
         if (log_id && s_map_find (&self->seen [0], log_id) == (size_t) -1) {
             if (self->written_life != self->open.lives [i])
                 s_buf_life (self, self->open.lives [i]);
-            s_buf_accept (self, log_id, self->open.dates [i]);
-            s_map_put (&self->seen [0], log_id, 0, 0);
+            s_buf_accept (self, log_id, self->open.dates [i], self->open.jobs [i]);
+            s_map_put (&self->seen [0], log_id, self->open.dates [i], self->open.jobs [i], 0);
         }
     }
     int fd = -1;

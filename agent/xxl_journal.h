@@ -4,7 +4,8 @@
     restarted while a recovering scheduler re-sends the RUNs whose answer it
     never recorded; and a restarted agent must tell which runs of its
     previous life it lost.  The journal is an append-only file of the
-    logIds accepted ("A", written before the run can start) and of those
+    logIds accepted ("A", written before the run can start, with the
+    run's jobId and logDateTime: which run the id was) and of those
     whose result is safe in the callback spool ("D"), with a "life" record
     (pid and start time) at each start of the agent.  Format in
     xxl_journal.c.
@@ -66,9 +67,31 @@ const char *xxl_journal_life (xxl_journal_t *self);
 //  one), else 0.
 int xxl_journal_seen (xxl_journal_t *self, int64_t log_id);
 
-//  Records that log_id was accepted (buffered until flush): seen from now
-//  on, and open until done.
-void xxl_journal_accept (xxl_journal_t *self, int64_t log_id, int64_t log_date_time);
+//  What the journal holds of a RUN's logId (xxl_journal_check)
+#define XXL_JOURNAL_NEW     0           //  not accepted within the window
+#define XXL_JOURNAL_SAME    1           //  accepted: this run, or not known which
+#define XXL_JOURNAL_OTHER   2           //  accepted as another run
+
+//  Whether log_id was accepted within the window as the run (job_id,
+//  log_date_time) of a RUN: NEW when not; OTHER when it was accepted for
+//  another job, or with a logDateTime earlier than log_date_time; else
+//  SAME.  A scheduler that sends a run again (a re-send, a recovery's
+//  question) sends the run's stored trigger time: the logDateTime its
+//  first RUN carried, or, when it stopped before writing that, the run's
+//  planned instant, which is never later; a new run given an id the
+//  journal holds (a store restored from a backup, its log ids not moved)
+//  is triggered after the run the journal holds was.  An unknown side
+//  counts as the same run: job_id 0 (a RUN without it: an ask of just
+//  the logId) or log_date_time 0, and an id accepted without them (a
+//  version 1 journal's, or accepted with job_id 0).
+int xxl_journal_check (xxl_journal_t *self, int64_t log_id, int64_t job_id,
+                       int64_t log_date_time);
+
+//  Records that log_id was accepted as the run (job_id, log_date_time)
+//  (buffered until flush): seen from now on, and open until done.  job_id
+//  0: not known (xxl_journal_check then takes any run of the id for it).
+void xxl_journal_accept (xxl_journal_t *self, int64_t log_id, int64_t job_id,
+                         int64_t log_date_time);
 
 //  The highest logId ever accepted: in the files replayed at open or
 //  in this life (also past the window of xxl_journal_seen), 0 when none.

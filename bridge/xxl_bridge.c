@@ -351,7 +351,29 @@ s_handle_run (bridge_t *self, link_t *link, xxl_msg_t *msg)
     }
     char why [300];
     int code = s_expired (link, msg, why, sizeof why);
-    if (xxl_journal_seen (self->journal, log_id)) {
+    //  (which run it is: optional, ill-typed taken as not known)
+    int64_t job_id = xxl_msg_int (msg, NULL, "jobId", 0, 1, INT64_MAX, 0);
+    if (xxl_msg_error (msg)) {
+        xxl_msg_clear_error (msg);
+        job_id = 0;
+    }
+    int64_t date = xxl_msg_int (msg, NULL, "logDateTime", 0, 0, INT64_MAX, 0);
+    if (xxl_msg_error (msg)) {
+        xxl_msg_clear_error (msg);
+        date = 0;
+    }
+    int held = xxl_journal_check (self->journal, log_id, job_id, date);
+    if (held == XXL_JOURNAL_OTHER) {
+        //  The id of another run it sent (a store restored from a backup
+        //  handed it out again): never sent, for the scheduler to fail
+        snprintf (why, sizeof why, "logId %" PRId64 " already used by another run", log_id);
+        zsys_warning ("bridge: RUN %" PRIu64 " refused: %s (its journal holds the logId for"
+                      " another run: a store restored from a backup without moving its log"
+                      " ids?)", id, why);
+        bridge_reply (self, link, id, 409, why);
+        return;
+    }
+    if (held == XXL_JOURNAL_SAME) {
         //  A re-send (or a recovering scheduler's question): it was taken
         snprintf (why, sizeof why, "logId %" PRId64 " already accepted", log_id);
         bridge_reply (self, link, id, 200, why);
@@ -376,8 +398,7 @@ s_handle_run (bridge_t *self, link_t *link, xxl_msg_t *msg)
     }
     //  Journaled before the call (written by s_flush before the call goes
     //  on the wire): never sent twice, also after a restart
-    xxl_journal_accept (self->journal, log_id,
-                        xxl_msg_int (msg, NULL, "logDateTime", 0, 0, INT64_MAX, 0));
+    xxl_journal_accept (self->journal, log_id, job_id, date);
     xxl_bridge_routes_add_run (self->routes, log_id, link->exec->key,
                                xxl_msg_int (msg, NULL, "jobId", 1, 0, INT64_MAX, 0),
                                xxl_msg_int (msg, NULL, "logDateTime", 0, 0, INT64_MAX, 0));

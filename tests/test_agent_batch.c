@@ -16,6 +16,12 @@
     answered 200 "already accepted" (a recovering scheduler's question)
     and runs nothing.
 
+    Another run's logId: after the restart, a logId the journal holds is
+    sent as the same run (200 "already accepted", also with an earlier
+    logDateTime), as another job's or with a later logDateTime (409 "logId
+    N already used by another run", per item in a batch, expired or not),
+    and as an ask of just the logId (200); only a new logId runs.
+
     Restart: the agent is SIGKILLed with a GLUE run running (`sleep 30`,
     with a background child) and one queued behind it; the guardian kills
     their processes (found by their XXL_AGENT_RUN marker), the restarted
@@ -147,6 +153,53 @@ s_fill_restart (xxl_enc_t *enc)
     s_glue_item (enc, 6, 9202, "true");
     s_item (enc, 7, 9203, "demoJobHandler");
     xxl_enc_array_end (enc);
+}
+
+//  A BEAN TriggerParam with its logDateTime given
+static void
+s_item_at (xxl_enc_t *enc, int64_t job_id, int64_t log_id, int64_t date)
+{
+    xxl_enc_map_begin (enc);
+    xxl_enc_kint (enc, "jobId", job_id);
+    xxl_enc_kstr (enc, "executorHandler", "demoJobHandler");
+    xxl_enc_kint (enc, "logId", log_id);
+    xxl_enc_kint (enc, "logDateTime", date);
+    xxl_enc_map_end (enc);
+}
+
+//  The journal holds 9203 as job 7's run: sent again as that run (its
+//  logDateTime, or an earlier one: the planned instant of a recovering
+//  scheduler's re-send), as another job's, as a run triggered later; and
+//  a logId never seen
+static void
+s_fill_other (xxl_enc_t *enc)
+{
+    int64_t date = xxl_tw_log_date_time (9203);
+    xxl_enc_array_begin (enc);
+    s_item_at (enc, 7, 9203, date);
+    s_item_at (enc, 7, 9203, date - 500);
+    s_item_at (enc, 8, 9203, date);
+    s_item_at (enc, 7, 9203, date + 60000);
+    s_item_at (enc, 7, 9204, date + 60000);
+    xxl_enc_array_end (enc);
+}
+
+//  A single-form RUN of log_id as job job_id at date, expireTime expire
+//  (0: none); returns the reply
+static xxl_msg_t *
+s_single (uint64_t id, int64_t job_id, int64_t log_id, int64_t date, int64_t expire)
+{
+    xxl_enc_t *enc = xxl_enc_new ();
+    xxl_enc_request (enc, "RUN", id);
+    if (expire)
+        xxl_enc_kint (enc, "expireTime", expire);
+    xxl_enc_kint (enc, "jobId", job_id);
+    xxl_enc_kstr (enc, "executorHandler", "demoJobHandler");
+    xxl_enc_kint (enc, "logId", log_id);
+    xxl_enc_kint (enc, "logDateTime", date);
+    xxl_tw_sched_send (s_sched, enc);
+    xxl_enc_destroy (&enc);
+    return xxl_tw_sched_wait (s_sched, "REPLY", id, 10000);
 }
 
 //  Waits up to ms for cond (polled every 100 ms, serving the agent)
@@ -318,7 +371,7 @@ main (int argc, char *argv [])
     xxl_enc_kint (enc, "jobId", 5);
     xxl_enc_kstr (enc, "executorHandler", "demoJobHandler");
     xxl_enc_kint (enc, "logId", 9102);
-    xxl_enc_kint (enc, "logDateTime", zclock_time ());
+    xxl_enc_kint (enc, "logDateTime", xxl_tw_log_date_time (9102));
     xxl_tw_sched_send (s_sched, enc);
     xxl_enc_destroy (&enc);
     reply = xxl_tw_sched_wait (s_sched, "REPLY", 88, 10000);
@@ -360,6 +413,50 @@ main (int argc, char *argv [])
     //  Only the two lost ones came back (and 9203 perhaps again, if its
     //  ack was lost)
     XXL_CHECK (s_called () <= called + 3);
+
+    //  A logId the journal (replayed at the restart) holds for another
+    //  run: refused 409, item by item, expired or not; nothing of it runs
+    size_t before_other = s_called ();
+    reply = s_batch (89, s_fill_other);
+    XXL_CHECK (xxl_tw_code (reply) == XXL_OK);
+    XXL_CHECK (s_item_code (reply, 0, text, sizeof text) == XXL_OK
+               && strstr (text, "already accepted"));
+    XXL_CHECK (s_item_code (reply, 1, text, sizeof text) == XXL_OK
+               && strstr (text, "already accepted"));
+    XXL_CHECK (s_item_code (reply, 2, text, sizeof text) == XXL_CONFLICT
+               && streq (text, "logId 9203 already used by another run"));
+    XXL_CHECK (s_item_code (reply, 3, text, sizeof text) == XXL_CONFLICT
+               && streq (text, "logId 9203 already used by another run"));
+    XXL_CHECK (s_item_code (reply, 4, text, sizeof text) == XXL_OK && !*text);
+    xxl_msg_destroy (&reply);
+    int64_t date = xxl_tw_log_date_time (9101);
+    reply = s_single (90, 5, 9101, date + 1, 0);
+    XXL_CHECK (xxl_tw_code (reply) == XXL_CONFLICT
+               && streq (xxl_tw_text (reply), "logId 9101 already used by another run"));
+    xxl_msg_destroy (&reply);
+    reply = s_single (91, 5, 9101, date, 0);
+    XXL_CHECK (xxl_tw_code (reply) == XXL_OK && strstr (xxl_tw_text (reply), "already accepted"));
+    xxl_msg_destroy (&reply);
+    reply = s_single (92, 4, 9101, date, xxl_tw_sched_now (s_sched) - 10000);
+    XXL_CHECK (xxl_tw_code (reply) == XXL_CONFLICT
+               && streq (xxl_tw_text (reply), "logId 9101 already used by another run"));
+    xxl_msg_destroy (&reply);
+    //  (an ask of just the logId does not say which run: the run is its)
+    enc = xxl_enc_new ();
+    xxl_enc_request (enc, "RUN", 93);
+    xxl_enc_kint (enc, "expireTime", 1);
+    xxl_enc_kint (enc, "logId", 9101);
+    xxl_tw_sched_send (s_sched, enc);
+    xxl_enc_destroy (&enc);
+    reply = xxl_tw_sched_wait (s_sched, "REPLY", 93, 10000);
+    XXL_CHECK (xxl_tw_code (reply) == XXL_OK && strstr (xxl_tw_text (reply), "already accepted"));
+    xxl_msg_destroy (&reply);
+    until = zclock_mono () + 10000;
+    while (!s_called_back (9204, 200, 0) && zclock_mono () < until)
+        xxl_tw_sched_serve (s_sched, 200);
+    XXL_CHECK (s_called_back (9204, 200, 0));
+    xxl_tw_sched_serve (s_sched, 1000);
+    XXL_CHECK (s_called () == before_other + 1);
 
     kill (agent, SIGTERM);
     waitpid (agent, &status, 0);

@@ -5,7 +5,9 @@
     - a RUN reaches the executor once; its result comes as a CALLBACK;
     - the same logId sent again (a scheduler's re-send) is answered 200
       "already accepted" and not called again, also after the bridge was
-      SIGKILLed and restarted (its journal);
+      SIGKILLed and restarted (its journal); sent as another run (another
+      job, a later logDateTime) it is refused 409 "logId N already used
+      by another run" and not called;
     - a RUN past its expireTime is refused "expired: ...", one the bridge
       took before is answered 200 (a recovering scheduler's question);
     - a CALLBACK refused by the scheduler comes again (the spool), also
@@ -165,16 +167,17 @@ s_recv (const char *type, int timeout)
 //  Sends RUN logId (expire: its expireTime, 0 none) and returns the
 //  REPLY's code, its msg into why
 static int
-s_run (int64_t log_id, int64_t expire, char *why, size_t whylen)
+s_run_as (int64_t log_id, int64_t job_id, int64_t date, int64_t expire, char *why,
+          size_t whylen)
 {
     xxl_enc_t *enc = xxl_enc_new ();
     uint64_t id = ++s_next;
     xxl_enc_request (enc, "RUN", id);
-    xxl_enc_kint (enc, "jobId", 1);
+    xxl_enc_kint (enc, "jobId", job_id);
     xxl_enc_kstr (enc, "executorHandler", "ok");
     xxl_enc_kstr (enc, "executorParams", "");
     xxl_enc_kint (enc, "logId", log_id);
-    xxl_enc_kint (enc, "logDateTime", 1700000000000LL);
+    xxl_enc_kint (enc, "logDateTime", date);
     xxl_enc_kstr (enc, "glueType", "BEAN");
     if (expire)
         xxl_enc_kint (enc, "expireTime", expire);
@@ -193,6 +196,13 @@ s_run (int64_t log_id, int64_t expire, char *why, size_t whylen)
     }
     xxl_msg_destroy (&reply);
     return code;
+}
+
+//  A RUN of job 1 at one logDateTime (every run of this test)
+static int
+s_run (int64_t log_id, int64_t expire, char *why, size_t whylen)
+{
+    return s_run_as (log_id, 1, 1700000000000LL, expire, why, whylen);
 }
 
 //  How many times the executor ran log_id
@@ -305,6 +315,17 @@ main (void)
     XXL_CHECK_MSG (s_callbacks_seen == seen, "acknowledged, it does not come again");
     //  The journal outlived the bridge: logId 5 is not called again
     XXL_CHECK_INT (s_run (5, 0, why, sizeof why), 200);
+    XXL_CHECK_HAS (why, "already accepted");
+    //  ... and it knows which run it was: the same id for another job, or
+    //  triggered later, is another run's (a store restored without moving
+    //  its ids): refused 409, expired or not, never called; an earlier
+    //  logDateTime (a recovering scheduler's planned instant) is the run
+    XXL_CHECK_INT (s_run_as (5, 2, 1700000000000LL, 0, why, sizeof why), 409);
+    XXL_CHECK_STR (why, "logId 5 already used by another run");
+    XXL_CHECK_INT (s_run_as (5, 1, 1700000001000LL, 0, why, sizeof why), 409);
+    XXL_CHECK_STR (why, "logId 5 already used by another run");
+    XXL_CHECK_INT (s_run_as (5, 2, 1700000000000LL, 1, why, sizeof why), 409);
+    XXL_CHECK_INT (s_run_as (5, 1, 1699999999000LL, 0, why, sizeof why), 200);
     XXL_CHECK_HAS (why, "already accepted");
     zclock_sleep (500);
     XXL_CHECK_INT (s_ran (5), 1);

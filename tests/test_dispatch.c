@@ -25,6 +25,9 @@
       the row (one end) and a busy one takes its address back;
     - a row a trigger pool routes (FAILOVER) is not given to a pool again
       by another dispatch until its ROUTED result is taken;
+    - a 409 "logId N already used by another run" (the agent's journal
+      holds the id for another run) fails the row at once with the
+      reason, and moves the log ids past the id + 100,000 once;
     - an acceptance with a message ("already accepted") read after
       another RUN of the row was routed to the same agent leaves that
       RUN's section as it is (the run is marked accepted); with no RUN
@@ -141,18 +144,24 @@ s_refused (server_t *self, int64_t log_id, bool busy)
 //  One turn: the agent accepts log_id's RUN with a message (a re-sent
 //  logId it holds already), as the agents' handler hands it over
 static void
-s_accepted_with (server_t *self, int64_t log_id, const char *msg)
+s_answered (server_t *self, int64_t log_id, int code, const char *msg)
 {
     pending_t *pending = s_pending (self, log_id);
     XXL_CHECK (pending);
     if (!pending)
         return;
     XXL_CHECK (xxl_store_begin (self->store) == 0);
-    if (!engine_run_busy (self, log_id, pending->note, pending->address, XXL_OK))
-        engine_run_done (self, pending, XXL_OK, msg);
+    if (!engine_run_busy (self, log_id, pending->note, pending->address, code))
+        engine_run_done (self, pending, code, msg);
     uint64_t id = pending->id;
     zhashx_delete (self->runs.pending, &id);
     XXL_CHECK (xxl_store_commit (self->store) == 0);
+}
+
+static void
+s_accepted_with (server_t *self, int64_t log_id, const char *msg)
+{
+    s_answered (self, log_id, XXL_OK, msg);
 }
 
 //  A trigger pool's ROUTED result for log_id of job_id: the router chose
@@ -333,6 +342,45 @@ main (void)
         xxl_log_free (&log);
         zstr_free (&again);
         free (address);
+    }
+
+    //  The agent's journal holds the row's logId for another run (a store
+    //  restored without moving its log ids): its 409 fails the row at
+    //  once, saying why (one end: alarms and retries follow), and the log
+    //  ids move past the id + 100,000 (XXL_OTHER_RUN_IDS); a second such
+    //  refusal of an id below them moves nothing.  (The allowed case, an
+    //  acceptance with a message, is above.)
+    int64_t rows [2] = { s_row (store, gid, jid), s_row (store, gid, jid) };
+    for (int round = 0; round < 2; round++) {
+        s_turn (self, rows [round], NULL, 1);
+        XXL_CHECK_INT (s_runs (self, rows [round]).count, 1);
+    }
+    for (int round = 0; round < 2; round++) {
+        int64_t r = rows [round];
+        s_ended_id = r;
+        s_ended = 0;
+        char msg [80];
+        snprintf (msg, sizeof msg, "logId %" PRId64 " already used by another run", r);
+        XXL_CHECK (xxl_store_begin (store) == 0);
+        int64_t before = engine_next_log_id (self);
+        XXL_CHECK (xxl_store_commit (store) == 0);
+        s_answered (self, r, XXL_CONFLICT, msg);
+        log = s_load (store, r);
+        XXL_CHECK_MSG (log.trigger_code == XXL_CODE_FAIL && s_ended == 1
+                       && strstr (log.trigger_msg, "code: 409") && strstr (log.trigger_msg, msg)
+                       && strstr (log.trigger_msg, "restored from a backup"),
+                       "a 409 fails the row saying why: triggerCode %" PRId64 ", %d end(s),"
+                       " triggerMsg '%s'", log.trigger_code, s_ended, log.trigger_msg);
+        xxl_log_free (&log);
+        XXL_CHECK (xxl_store_begin (store) == 0);
+        int64_t next = engine_next_log_id (self);
+        XXL_CHECK (xxl_store_commit (store) == 0);
+        if (round == 0)
+            XXL_CHECK_MSG (next > r + 100000, "the log ids moved past %" PRId64 " + 100000:"
+                           " next %" PRId64, r, next);
+        else
+            XXL_CHECK_MSG (next == before + 1, "a row made before the move: not moved again"
+                           " (%" PRId64 " after %" PRId64 ")", next, before);
     }
 
     //  A probing router's row: while a trigger pool routes it, a dispatch

@@ -830,7 +830,11 @@ test_journal (void)
     trigger.handler = "okJobHandler";
     XXL_CHECK_MSG (xxl_executor_run (executor, &trigger, msg, sizeof msg) == -1
                    && strstr (msg, "already accepted"), "after a restart: %s", msg);
+    //  (idle was job 402's run: the same id for job 400 is another run's)
     trigger.log_id = idle;
+    XXL_CHECK_MSG (xxl_executor_run (executor, &trigger, msg, sizeof msg) == -1
+                   && strstr (msg, XXL_EXECUTOR_OTHER_RUN), "another job's id: %s", msg);
+    trigger.job_id = 402;
     XXL_CHECK_MSG (xxl_executor_run (executor, &trigger, msg, sizeof msg) == -1
                    && strstr (msg, "already accepted"), "a held one too: %s", msg);
     xxl_executor_destroy (&executor);

@@ -1,5 +1,7 @@
 /*  test_journal.c -- tests of agent/xxl_journal: accepted logIds remembered
-    across a reopen (a restart), the open ones reported lost with their
+    across a reopen (a restart) with the run each was (a re-send told from
+    another run given the same id), a version 1 journal loaded and
+    upgraded, the open ones reported lost with their
     logDateTime and the pid that accepted them, a torn or corrupt tail cut
     off, a torn header taken as an empty journal, generations (the window, open ids carried over, files bounded), a
     new generation cut between its renames, the read-only view of another
@@ -77,7 +79,7 @@ test_restart (void)
                    "life token %s starts with the pid", xxl_journal_life (journal));
     XXL_CHECK_MSG (xxl_journal_accepted_max (journal) == 0, "no id accepted: max 0");
     for (int64_t id = 10; id >= 1; id--)
-        xxl_journal_accept (journal, id, 1000 + id);
+        xxl_journal_accept (journal, id, 1, 1000 + id);
     XXL_CHECK_MSG (xxl_journal_seen (journal, 5) && !xxl_journal_seen (journal, 11),
                    "seen at once, before the flush");
     XXL_CHECK_MSG (xxl_journal_accepted_max (journal) == 10, "the highest accepted, not the last");
@@ -118,7 +120,7 @@ test_restart (void)
         xxl_journal_flush (journal);
     }
     free (lost);
-    xxl_journal_accept (journal, 20, 2020);
+    xxl_journal_accept (journal, 20, 1, 2020);
     //  Killed: nothing of the destroy; the accept was flushed
     xxl_journal_flush (journal);
     //  Another process's view, as the guardian reads it, while it is open
@@ -142,7 +144,7 @@ test_torn (void)
     s_clean ();
     xxl_journal_t *journal = xxl_journal_new (s_path, 0);
     for (int64_t id = 1; id <= 100; id++)
-        xxl_journal_accept (journal, id, id);
+        xxl_journal_accept (journal, id, 1, id);
     xxl_journal_flush (journal);
     xxl_journal_destroy (&journal);
     off_t good = s_size ("");
@@ -176,7 +178,7 @@ test_torn (void)
     journal = xxl_journal_new (s_path, 0);
     XXL_CHECK_MSG (journal != NULL, "a torn header is an empty journal");
     if (journal)
-        xxl_journal_accept (journal, 5, 5);
+        xxl_journal_accept (journal, 5, 1, 5);
     xxl_journal_destroy (&journal);
     journal = s_reopen (NULL, 0);
     XXL_CHECK_MSG (journal && xxl_journal_seen (journal, 5), "and is a journal again");
@@ -203,7 +205,7 @@ test_generations (void)
     for (int batch = 0; batch < 50; batch++) {
         int64_t ids [100];
         for (int i = 0; i < 100; i++, id++) {
-            xxl_journal_accept (journal, id, id);
+            xxl_journal_accept (journal, id, 1, id);
             ids [i] = id == 7? 1: id;
         }
         xxl_journal_flush (journal);
@@ -247,7 +249,7 @@ test_memory (void)
     xxl_journal_t *journal = xxl_journal_new (NULL, 100);
     XXL_CHECK_MSG (journal != NULL, "in-memory journal");
     for (int64_t id = 1; id <= 350; id++)
-        xxl_journal_accept (journal, id, 0);
+        xxl_journal_accept (journal, id, 1, 0);
     XXL_CHECK_MSG (xxl_journal_flush (journal) == 0, "flush is a no-op");
     XXL_CHECK_MSG (xxl_journal_seen (journal, 350) && xxl_journal_seen (journal, 250)
                    && !xxl_journal_seen (journal, 150), "in memory: the last 100..200 ids");
@@ -271,7 +273,7 @@ test_patterns (void)
     for (size_t s = 0; s < sizeof strides / sizeof strides [0]; s++) {
         int64_t base = 1 + (int64_t) s * 100000000000LL, stride = strides [s];
         for (int64_t i = 0; i < 40000; i++)
-            xxl_journal_accept (journal, base + i * stride, 0);
+            xxl_journal_accept (journal, base + i * stride, 1, 0);
         for (int64_t i = 0; i < 40000; i++) {
             all_seen = all_seen && xxl_journal_seen (journal, base + i * stride);
             if (stride > 1)
@@ -296,7 +298,7 @@ test_speed (void)
     for (int b = 0; b < total / batch; b++) {
         for (int i = 0; i < batch; i++, id++) {
             if (!xxl_journal_seen (journal, id))
-                xxl_journal_accept (journal, id, id);
+                xxl_journal_accept (journal, id, 1, id);
             ids [i] = id;
         }
         xxl_journal_flush (journal);
@@ -317,6 +319,170 @@ test_speed (void)
     s_clean ();
 }
 
+//  CRC-32 (IEEE), as the journal's frames carry
+static uint32_t
+s_crc32 (const unsigned char *data, size_t len)
+{
+    uint32_t c = 0xFFFFFFFFu;
+    for (size_t i = 0; i < len; i++) {
+        c ^= data [i];
+        for (int k = 0; k < 8; k++)
+            c = (c & 1)? 0xEDB88320u ^ (c >> 1): c >> 1;
+    }
+    return c ^ 0xFFFFFFFFu;
+}
+
+static void
+s_put (unsigned char *p, uint64_t v, int bytes)
+{
+    for (int i = 0; i < bytes; i++)
+        p [i] = (unsigned char) (v >> (8 * i));
+}
+
+//  Which run an id was: a re-send (the same job, its logDateTime or an
+//  earlier one: the planned instant) is the same run, another job or a
+//  later logDateTime another run, an unknown side the same run; kept
+//  across a reopen and across generations (an open id carried over)
+static void
+test_runs (void)
+{
+    s_clean ();
+    xxl_journal_t *journal = xxl_journal_new (s_path, 1000);
+    XXL_CHECK_MSG (journal != NULL, "journal created");
+    if (!journal)
+        return;
+    xxl_journal_accept (journal, 1, 5, 100000);
+    xxl_journal_accept (journal, 2, 0, 200000);     //  (its job not known)
+    xxl_journal_accept (journal, 3, 6, 0);          //  (no logDateTime)
+    xxl_journal_flush (journal);
+    for (int pass = 0; pass < 2; pass++) {
+        const char *when = pass? "after a reopen": "in memory";
+        XXL_CHECK_MSG (xxl_journal_check (journal, 1, 5, 100000) == XXL_JOURNAL_SAME,
+                       "%s: the same job and logDateTime is the same run", when);
+        XXL_CHECK_MSG (xxl_journal_check (journal, 1, 5, 99000) == XXL_JOURNAL_SAME,
+                       "%s: an earlier logDateTime (a planned instant) is the same run", when);
+        XXL_CHECK_MSG (xxl_journal_check (journal, 1, 6, 100000) == XXL_JOURNAL_OTHER,
+                       "%s: another job is another run", when);
+        XXL_CHECK_MSG (xxl_journal_check (journal, 1, 5, 100001) == XXL_JOURNAL_OTHER,
+                       "%s: a later logDateTime is another run", when);
+        XXL_CHECK_MSG (xxl_journal_check (journal, 1, 0, 500000) == XXL_JOURNAL_SAME
+                       && xxl_journal_check (journal, 1, 5, 0) == XXL_JOURNAL_SAME,
+                       "%s: a RUN that does not say which run is taken for it", when);
+        XXL_CHECK_MSG (xxl_journal_check (journal, 2, 9, 900000) == XXL_JOURNAL_SAME,
+                       "%s: an id accepted without its job: any run is taken for it", when);
+        XXL_CHECK_MSG (xxl_journal_check (journal, 3, 6, 900000) == XXL_JOURNAL_SAME
+                       && xxl_journal_check (journal, 3, 7, 1) == XXL_JOURNAL_OTHER,
+                       "%s: without a logDateTime the job decides", when);
+        XXL_CHECK_MSG (xxl_journal_check (journal, 4, 5, 100000) == XXL_JOURNAL_NEW
+                       && !xxl_journal_seen (journal, 4), "%s: an id not accepted is new", when);
+        if (!pass)
+            journal = s_reopen (&journal, 1000);
+        if (!journal)
+            return;
+    }
+    //  Id 1 stays open while 3,000 others pass: carried over with its run
+    int64_t done [100];
+    for (int64_t id = 10; id < 3010; id += 100) {
+        for (int i = 0; i < 100; i++) {
+            xxl_journal_accept (journal, id + i, 8, id + i);
+            done [i] = id + i;
+        }
+        xxl_journal_flush (journal);
+        xxl_journal_done (journal, done, 100);
+        xxl_journal_flush (journal);
+    }
+    journal = s_reopen (&journal, 1000);
+    XXL_CHECK_MSG (journal && xxl_journal_seen (journal, 1) && !xxl_journal_seen (journal, 10)
+                   && xxl_journal_check (journal, 1, 5, 100000) == XXL_JOURNAL_SAME
+                   && xxl_journal_check (journal, 1, 6, 100000) == XXL_JOURNAL_OTHER,
+                   "an open id carried over generations keeps its run");
+    XXL_CHECK_MSG (journal && xxl_journal_check (journal, 3009, 8, 3009) == XXL_JOURNAL_SAME
+                   && xxl_journal_check (journal, 3009, 8, 3010) == XXL_JOURNAL_OTHER,
+                   "so does a done id of the window");
+    xxl_journal_destroy (&journal);
+    s_clean ();
+}
+
+//  A journal of version 1 (the accepts without their job): loaded, its
+//  ids taken for any run (as before), its header made version 2 before
+//  anything is appended; a later version is refused
+static void
+test_version1 (void)
+{
+    s_clean ();
+    //  Header, a frame of a life record and two accepts of version 1 (id
+    //  42 open, 41 done in a second frame)
+    unsigned char file [256];
+    size_t at = 0;
+    memcpy (file, "XXLJNL1\n", 8);
+    at = 8;
+    unsigned char payload [64];
+    size_t len = 0;
+    payload [len] = 3;
+    s_put (payload + len + 1, 4242, 4);
+    s_put (payload + len + 5, 1700000000000ULL, 8);
+    len += 13;
+    for (int64_t id = 41; id <= 42; id++) {
+        payload [len] = 1;
+        s_put (payload + len + 1, (uint64_t) id, 8);
+        s_put (payload + len + 9, (uint64_t) id * 100, 8);
+        len += 17;
+    }
+    s_put (file + at, len, 4);
+    s_put (file + at + 4, s_crc32 (payload, len), 4);
+    memcpy (file + at + 8, payload, len);
+    at += 8 + len;
+    unsigned char done [9] = { 2 };
+    s_put (done + 1, 41, 8);
+    s_put (file + at, sizeof done, 4);
+    s_put (file + at + 4, s_crc32 (done, sizeof done), 4);
+    memcpy (file + at + 8, done, sizeof done);
+    at += 8 + sizeof done;
+    int fd = open (s_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    XXL_CHECK_MSG (fd >= 0 && write (fd, file, at) == (ssize_t) at, "a version 1 journal written");
+    close (fd);
+    int64_t *ids = NULL;
+    size_t count = 0;
+    XXL_CHECK_MSG (xxl_journal_read_open (s_path, "4242.1700000000000", &ids, &count) == 0
+                   && count == 1 && ids && ids [0] == 42, "read_open reads version 1");
+    free (ids);
+    xxl_journal_t *journal = xxl_journal_new (s_path, 0);
+    XXL_CHECK_MSG (journal != NULL, "a version 1 journal loads");
+    if (!journal)
+        return;
+    XXL_CHECK_MSG (xxl_journal_seen (journal, 41) && xxl_journal_seen (journal, 42)
+                   && xxl_journal_accepted_max (journal) == 42, "its ids are remembered");
+    XXL_CHECK_MSG (xxl_journal_check (journal, 42, 5, 4200) == XXL_JOURNAL_SAME
+                   && xxl_journal_check (journal, 42, 6, 999999) == XXL_JOURNAL_SAME,
+                   "its ids are taken for any run (not known which)");
+    size_t lost_count = 0;
+    xxl_journal_entry_t *lost = xxl_journal_lost (journal, &lost_count);
+    XXL_CHECK_MSG (lost_count == 1 && lost && lost [0].log_id == 42 && lost [0].log_date_time == 4200
+                   && lost [0].pid == 4242, "its open id is reported lost");
+    free (lost);
+    char head [9] = "";
+    fd = open (s_path, O_RDONLY);
+    XXL_CHECK_MSG (fd >= 0 && read (fd, head, 8) == 8 && memcmp (head, "XXLJNL2\n", 8) == 0,
+                   "its header is version 2 once opened (%.7s)", head);
+    close (fd);
+    xxl_journal_accept (journal, 43, 5, 4300);
+    journal = s_reopen (&journal, 0);
+    XXL_CHECK_MSG (journal && xxl_journal_check (journal, 43, 6, 4300) == XXL_JOURNAL_OTHER
+                   && xxl_journal_check (journal, 43, 5, 4300) == XXL_JOURNAL_SAME
+                   && xxl_journal_check (journal, 42, 6, 999999) == XXL_JOURNAL_SAME,
+                   "after a reopen: the new id with its run, the old one without");
+    xxl_journal_destroy (&journal);
+    //  A later version: refused, not cut
+    fd = open (s_path, O_WRONLY);
+    XXL_CHECK_MSG (fd >= 0 && pwrite (fd, "XXLJNL3\n", 8, 0) == 8, "made version 3");
+    close (fd);
+    off_t size = s_size ("");
+    journal = xxl_journal_new (s_path, 0);
+    XXL_CHECK_MSG (journal == NULL && s_size ("") == size, "a later version is refused, untouched");
+    xxl_journal_destroy (&journal);
+    s_clean ();
+}
+
 int
 main (void)
 {
@@ -327,6 +493,8 @@ main (void)
     test_torn ();
     test_generations ();
     test_memory ();
+    test_runs ();
+    test_version1 ();
     test_patterns ();
     test_speed ();
     s_clean ();

@@ -134,6 +134,30 @@ xxl_tw_enc_callback (xxl_enc_t *enc, uint64_t id, int64_t log_id, int handle_cod
     xxl_enc_array_end (enc);
 }
 
+//  The logDateTime of log_id's RUNs: now at its first RUN, the same at
+//  every later one, as a scheduler re-sends a run with its stored trigger
+//  time (an agent takes a later logDateTime for another run of the id)
+int64_t
+xxl_tw_log_date_time (int64_t log_id)
+{
+    static zhashx_t *dates = NULL;
+    if (!log_id)
+        return zclock_time ();
+    if (!dates) {
+        dates = zhashx_new ();
+        assert (dates);
+        zhashx_set_destructor (dates, (zhashx_destructor_fn *) zstr_free);
+    }
+    char key [24];
+    snprintf (key, sizeof key, "%" PRId64, log_id);
+    char *date = (char *) zhashx_lookup (dates, key);
+    if (!date) {
+        date = zsys_sprintf ("%" PRId64, zclock_time ());
+        zhashx_insert (dates, key, date);
+    }
+    return strtoll (date, NULL, 10);
+}
+
 //  A TriggerParam's fields; source NULL: a BEAN run
 static void
 s_enc_fields (xxl_enc_t *enc, int64_t job_id, int64_t log_id, const char *handler,
@@ -146,7 +170,7 @@ s_enc_fields (xxl_enc_t *enc, int64_t job_id, int64_t log_id, const char *handle
     xxl_enc_kint (enc, "executorTimeout", 0);
     if (log_id)
         xxl_enc_kint (enc, "logId", log_id);
-    xxl_enc_kint (enc, "logDateTime", zclock_time ());
+    xxl_enc_kint (enc, "logDateTime", xxl_tw_log_date_time (log_id));
     xxl_enc_kstr (enc, "glueType", source? "GLUE_SHELL": "BEAN");
     if (source)
         xxl_enc_kstr (enc, "glueSource", source);

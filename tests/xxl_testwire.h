@@ -89,6 +89,10 @@ void xxl_tw_enc_glue_fields (xxl_enc_t *enc, int64_t job_id, int64_t log_id,
 void xxl_tw_enc_bean_fields (xxl_enc_t *enc, int64_t job_id, int64_t log_id,
                              const char *handler, const char *params);
 
+//  The logDateTime the two above give log_id's RUNs: now at its first,
+//  the same at every later one (as a scheduler re-sends a run)
+int64_t xxl_tw_log_date_time (int64_t log_id);
+
 //  --------------------------------------------------------------------
 //  A fake scheduler: a ROUTER on an ephemeral loopback port that a real
 //  agent registers with.  While it waits it answers the agent's REGISTER,

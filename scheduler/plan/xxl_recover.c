@@ -212,6 +212,13 @@ engine_ask_answer (server_t *self, pending_t *pending, int code, const char *msg
         engine_run_done (self, pending, code, msg);
         return;
     }
+    if (code == XXL_CONFLICT) {
+        //  Its journal holds the logId for another run: this row's run
+        //  never went there (the store handed its id out again), it fails
+        s_ask_forget (self, log_id);
+        engine_run_done (self, pending, code, msg);
+        return;
+    }
     if (code == 0 && !msg) {
         s_ask_again (self, log_id, pending->address);
         return;

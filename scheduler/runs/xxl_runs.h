@@ -206,6 +206,7 @@ typedef struct {
     infolog_t log_doubt;                //  RUNs held in doubt
     ratelog_t log_late;                 //  late results recorded beside their rows
     ratelog_t log_ids_behind;           //  log ids moved past an agent's acceptedMax
+    ratelog_t log_other_run;            //  RUNs refused: the logId another run's (409)
     ratelog_t log_registry_full;        //  REGISTERs refused: the registry holds its limit
     ratelog_t log_pages;                //  malformed LOG replies of agents
     zlistx_t *accepted;                 //  accepted_t, oldest first

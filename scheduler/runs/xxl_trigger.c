@@ -162,6 +162,22 @@ engine_next_log_id (server_t *self)
     return self->runs.next_log_id++;
 }
 
+//  Moves the store's log ids and this turn's past id (1), or answers why
+//  not (0 nothing to move, -1 the store failed: xxl_store's log_ids_past);
+//  *was and *now the next id before and after
+static int
+s_log_ids_past (server_t *self, int64_t id, int64_t *was, int64_t *now)
+{
+    int rc = xxl_store_log_ids_past (self->store, id, self->runs.log_id_floor, was, now);
+    if (rc == 1) {
+        //  This turn's run of ids is dropped too: the next id comes from
+        //  the store again, past id
+        self->runs.next_log_id = 0;
+        self->runs.log_id_floor = id + 1;
+    }
+    return rc;
+}
+
 void
 engine_log_ids_past (server_t *self, int64_t accepted_max, const char *address)
 {
@@ -172,8 +188,7 @@ engine_log_ids_past (server_t *self, int64_t accepted_max, const char *address)
         return;
     int64_t was = 0, now = 0;
     char where [300];
-    int rc = xxl_store_log_ids_past (self->store, accepted_max, self->runs.log_id_floor,
-                                     &was, &now);
+    int rc = s_log_ids_past (self, accepted_max, &was, &now);
     if (rc < 0)
         engine_warn_limited (&self->runs.log_ids_behind, "server: agent %s accepted log ids up to"
                              " %" PRId64 " (acceptedMax); the store's log ids cannot be moved"
@@ -181,10 +196,6 @@ engine_log_ids_past (server_t *self, int64_t accepted_max, const char *address)
                              accepted_max, xxl_store_error (self->store));
     if (rc != 1)
         return;
-    //  This turn's run of ids is dropped too: the next id comes from the
-    //  store again, past accepted_max
-    self->runs.next_log_id = 0;
-    self->runs.log_id_floor = accepted_max + 1;
     engine_warn_limited (&self->runs.log_ids_behind, "server: the store's log ids were behind"
                          " the journal of accepted runs of agent %s (acceptedMax %" PRId64 "):"
                          " a store restored from a backup without moving its log ids"
@@ -954,6 +965,37 @@ s_check_taken (server_t *self, const char *address, int64_t log_id)
 //  (`presumed` characters): that answer only marks the run accepted
 //  (s_accepted_add); any other rewrites the section.  stamp: the trigger
 //  time still to write (0: none).
+//  An agent refused log_id's RUN 409: its journal holds the logId for
+//  another run (docs/protocol.md, *An agent must not run again*), so this
+//  store handed out an id again (restored from a backup without moving its
+//  log ids).  The run fails (its retries, with new ids, apply), and the
+//  log ids move past log_id + XXL_OTHER_RUN_IDS, unless they are past it
+//  already, so that the rows made from now on take ids the agent did not
+//  accept (its REGISTER's acceptedMax moved them past its highest before
+//  already: the rows refused so were made before it).  Returns the msg
+//  for the row's section (a new string).
+#define XXL_OTHER_RUN_IDS   100000
+static char *
+s_other_run (server_t *self, int64_t log_id, const char *address, const char *msg)
+{
+    int64_t past = log_id + XXL_OTHER_RUN_IDS, was = 0, now = 0;
+    int rc = past >= self->runs.log_id_floor? s_log_ids_past (self, past, &was, &now): 0;
+    char where [300], moved [128] = "";
+    if (rc == 1)
+        snprintf (moved, sizeof moved, "; the next log id moved from %" PRId64 " to %" PRId64,
+                  was, now);
+    engine_warn_limited (&self->runs.log_other_run, "trigger: log %" PRId64 ": agent %s"
+                         " refused it, its journal holds that logId for another run (%s):"
+                         " a store restored from a backup without moving its log ids"
+                         " (docs/operations.md, Restoring, step 4)?  The run failed, never"
+                         " run%s", log_id, xxl_printable (address, where, sizeof where),
+                         msg && *msg? msg: "409", moved);
+    return zsys_sprintf ("%s (the agent's journal holds this logId for another run: a store"
+                         " restored from a backup without moving its log ids?  This run"
+                         " never ran; docs/operations.md, Restoring)",
+                         msg && *msg? msg: "409");
+}
+
 void
 engine_run_answer (server_t *self, int64_t log_id, int64_t job_id, const char *note,
                    const char *address, int64_t presumed, int64_t stamp, int code,
@@ -995,7 +1037,9 @@ engine_run_answer (server_t *self, int64_t log_id, int64_t job_id, const char *n
     //  RUN's section too (cutting `presumed` characters of another's would
     //  mangle the row's text); when that is no longer last, the run is
     //  still the agent's: marked accepted, as a plain acceptance is
-    char *text = engine_section (note, address, code, msg);
+    char *other = code == XXL_CONFLICT? s_other_run (self, log_id, address, msg): NULL;
+    char *text = engine_section (note, address, code, other? other: msg);
+    zstr_free (&other);
     char *last = engine_section (note, address, XXL_OK, NULL);
     int changed = xxl_store_log_trigger_end (self->store, log_id,
                                              code == XXL_OK? XXL_OK: XXL_CODE_FAIL, presumed,
