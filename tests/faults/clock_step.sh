@@ -14,6 +14,11 @@
 #   2. stepped BACK to the true time, then further back to -B (20-30 s);
 #   3. the scheduler's clock set right again (forward B); one agent's clock
 #      (seeded) stepped forward G, back to -G, right again, while it runs;
+#   small: the scheduler's clock stepped by 1-3 s (seeded sign), several
+#      times, each step landing just before a cron second (850-990 ms past
+#      the second) or just after one (5-150 ms), the steps summing to 0;
+#   hour: the scheduler's clock an hour back and right again (a clock that
+#      fell back and sprang forward), an agent's an hour ahead and right;
 #   4. a third agent started with its clock 45 s ahead of (or behind, seeded)
 #      the scheduler's, kept so for the stage.
 # The long form goes through stages 1-3 three times and starts one agent
@@ -176,6 +181,24 @@ for r in $(seq "$ROUNDS"); do
     rnd 11; G[$r]=$((20 + R))
     SCHED="$SCHED round $r: scheduler +${F[$r]} s, 0, -${B[$r]} s, 0; ${A[$r]} +${G[$r]} s, -${G[$r]} s, 0;"
 done
+# small steps of the scheduler's clock (1-3 s, seeded sign), each landing
+# at a seeded phase of the second: just before a cron fire (850-990 ms
+# past a second) or just after one (5-150 ms); they sum to 0
+NSMALL=$(pick 4 10)
+SMALL=""; sum=0
+for i in $(seq "$NSMALL"); do
+    if [ "$i" = "$NSMALL" ]; then d=$((-sum)); [ "$d" = 0 ] && d=1
+    else rnd 3; d=$((R + 1)); rnd 2; [ "$R" = 0 ] && d=$((-d)); fi
+    rnd 2; if [ "$R" = 0 ]; then rnd 141; ph=$((850 + R)); else rnd 146; ph=$((5 + R)); fi
+    SMALL="$SMALL $d@$ph"; sum=$((sum + d))
+done
+[ "$sum" = 0 ] || SMALL="$SMALL $((-sum))@500"
+SCHED="$SCHED small steps (s@ms past the second):$SMALL;"
+# an hour, as a clock that fell back an hour and sprang forward again
+# (a time zone's rule misapplied to the system clock): the scheduler's
+# clock -3600 s, then right; an agent's +3600 s, then right
+rnd 2; HOUR_AGENT=c$((R + 1))
+SCHED="$SCHED hour: scheduler -3600 s, 0; $HOUR_AGENT +3600 s, 0;"
 rnd 2; if [ "$R" = 0 ]; then SKEW=45; else SKEW=-45; fi
 SKEWED="c3"
 [ "$XXL_FAULTS" = long ] && SKEWED="c3 c4"
@@ -273,6 +296,41 @@ for r in $(seq "$ROUNDS"); do
     check "round $r: $a's clock is right again" wait_until 8 agent_clock_is "$a" 0
     hold
 done
+
+# Small steps of the scheduler's clock across cron seconds: a forward one
+# may skip a second (a MISFIRE), a backward one must not fire an instant
+# again (its row exists: the store's unique planned time, and count.sh's
+# twice)
+stage small
+cur=0
+for st in $SMALL; do
+    d=${st%@*}; ph=${st#*@}
+    # wait for the phase (the scheduler's clock is whole seconds off the true one)
+    while [ $(( $(now_ms) % 1000 )) -lt "$ph" ] || [ $(( $(now_ms) % 1000 )) -gt $((ph + 20)) ]; do sleep 0.005; done
+    cur=$((cur + d))
+    if [ "$d" -gt 0 ]; then setclock sched "$cur" 1; else setclock sched "$cur"; fi
+    [ "$cur" -lt 0 ] && LAST_BACK=$(sql "SELECT COALESCE(MAX(schedule_time), 0) FROM xxl_job_log WHERE job_id = $CRON")
+    rsleep 1200 2600
+done
+check "small steps: the scheduler's clock is right again" wait_until 8 sched_clock_is 0
+hold
+
+# An hour back and forward again (the scheduler), an hour forward and back
+# (an agent): the cron is silent while the scheduler is an hour behind
+# (its instants fired), one MISFIRE when it springs forward
+stage hour
+setclock sched -3600
+check "hour: the scheduler's clock is an hour behind" wait_until 8 sched_clock_is -3600
+hold
+setclock sched 0 1
+check "hour: the scheduler's clock is right again" wait_until 8 sched_clock_is 0
+hold
+setclock "$HOUR_AGENT" 3600
+check "hour: $HOUR_AGENT's clock is an hour ahead" wait_until 8 agent_clock_is "$HOUR_AGENT" 3600
+hold
+setclock "$HOUR_AGENT" 0
+check "hour: $HOUR_AGENT's clock is right again" wait_until 8 agent_clock_is "$HOUR_AGENT" 0
+hold
 
 # Stage 4: agents whose clocks are off the scheduler's from their start
 stage skew
