@@ -8,7 +8,7 @@
 #
 # Three schedulers on one store (both stores), two agents connected to all
 # three, six one-second DO_NOTHING crons, API load through schedulers 0
-# and 1, and long runs (4-7 s, --retry 1, a unique param each: a retry
+# and 1, and long runs (2-4 s, --retry 1, a unique param each: a retry
 # that runs beside or after the run it replaces shows as a chain run twice)
 # triggered through scheduler 0, so that its RUNs and their answers and
 # results are in flight at a cut.  At seeded instants one of:
@@ -122,20 +122,26 @@ for r in ROUND FIRST LAST ROUND FIRST LAST; do
 done
 J_IN=$(ctl job add --group hn-app --handler probeIn --route ROUND --param sleep=50 | jq -r .id)
 J_ISO=$(ctl job add --group hn-app --handler probe --route FIRST --param sleep=50 | jq -r .id)
-J_LONG=$(ctl job add --group hn-app --handler probe --route ROUND --retry 1 --param sleep=5000 | jq -r .id)
-check "jobs added" test -n "$J_IN" -a -n "$J_ISO" -a -n "$J_LONG" -a "$(echo $CRONS | wc -w)" = 6
+# four long jobs, triggered in turn: a job's runs on one agent go one at a
+# time (SERIAL_EXECUTION), and each job's next run on an agent comes after
+# its last ended (every 5.6 s, runs of at most 4 s), so none queue
+J_LONGS=""
+for _ in 1 2 3 4; do
+    J_LONGS="$J_LONGS $(ctl job add --group hn-app --handler probe --route ROUND --retry 1 --param sleep=3000 | jq -r .id)"
+done
+check "jobs added" test -n "$J_IN" -a -n "$J_ISO" -a "$(echo $J_LONGS | wc -w)" = 4 -a "$(echo $CRONS | wc -w)" = 6
 
-# API load through scheduler 0 and 1; long runs through scheduler 0, one
-# every 0.7 s, each with a param of its own (the retry keeps it)
+# API load through scheduler 0 and 1; long runs (2-4 s) through scheduler
+# 0, one every 0.7 s, each with a param of its own (the retry keeps it)
 API=${S_API[0]}; load_start "$J_IN $J_ISO"; LOAD0=$LOADPID
-API=${S_API[1]}; load_start "$J_IN $J_ISO"; LOAD1=$LOADPID
+API=${S_API[1]}; load_start "$J_IN $J_ISO"
 (
-    set +e; n=0
+    set +e; n=0; set -- $J_LONGS
     while [ ! -f "$T/stop-load" ]; do
-        n=$((n + 1))
-        out=$("$CTL" --api "${S_API[0]}" --json --timeout 2000 job trigger "$J_LONG" \
-              --param "sleep=$((4000 + (n * 977) % 3000)) t=$n" 2>/dev/null) || [ $? = 3 ] || { sleep 0.7; continue; }
-        for id in $(printf '%s' "$out" | jq -r '.logIds[]?' 2>/dev/null); do echo "$id $J_LONG $(now_ms)" >> "$ACKED"; done
+        n=$((n + 1)); j=$1; shift; set -- "$@" "$j"
+        out=$("$CTL" --api "${S_API[0]}" --json --timeout 2000 job trigger "$j" \
+              --param "sleep=$((2000 + (n * 977) % 2000)) t=$n" 2>/dev/null) || [ $? = 3 ] || { sleep 0.7; continue; }
+        for id in $(printf '%s' "$out" | jq -r '.logIds[]?' 2>/dev/null); do echo "$id $j $(now_ms)" >> "$ACKED"; done
         sleep 0.7
     done
 ) &
@@ -207,7 +213,7 @@ sql "SELECT trigger_code, handle_code, substr(COALESCE(NULLIF(handle_msg, ''), t
      FROM xxl_job_log WHERE trigger_code = 500 OR handle_code NOT IN (0, 200) GROUP BY 1, 2, 3 ORDER BY 4 DESC LIMIT 10" \
     | sed 's/^/#   failed: /'
 fcount "three schedulers, scheduler 0 cut from its store or its agents by dropped packets" --cron "$CRONS"
-"$COUNT" --db "$FDB" --probe "$PROBE" --acked "$ACKED" --jobs "$J_LONG" --chains \
+"$COUNT" --db "$FDB" --probe "$PROBE" --acked "$ACKED" --jobs "$J_LONGS" --chains \
     --label "long runs, chains:" > "$T/chains.out" 2>&1
 rc=$?
 sed 's/^/    /' "$T/chains.out" | head -n 30
