@@ -109,7 +109,13 @@ if [ $(( ${FT_A:-0} - FT_REAL )) -lt 3590 ] || [ $(( ${FT_B:-0} - FT_REAL )) -gt
     exit 77
 fi
 
-faults_setup clock_step
+# clock_step_ha.sh: two schedulers on the store (HA), the agents connected
+# to both, more crons until each scheduler plans two at least.
+# PostgreSQL: scheduler 0's clock alone is stepped (other hosts; the
+# store's clock is the server's); SQLite: the two share one host's clock
+# (an SQLite store is on one host), stepped together
+HA=${XXL_CLOCK_HA:-0}
+if [ "$HA" = 1 ]; then faults_setup clock_step_ha; else faults_setup clock_step; fi
 T0=$(now_ms)
 elapsed () { local d=$(( $(now_ms) - T0 )); echo "$((d / 1000)).$(( d % 1000 / 100 ))s"; }
 say "libfaketime: $FT_LIB"
@@ -206,9 +212,20 @@ SCHED="$SCHED stage 4: c3 at $SKEW s$( [ "$XXL_FAULTS" = long ] && echo ", c4 at
 say "schedule:$SCHED"
 hold () { rnd $((HOLD_MAX - HOLD_MIN + 1)); local ms=$((HOLD_MIN + R)); sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"; }
 
-for n in sched c1 c2 c3 c4; do setclock "$n" 0 >/dev/null; done
+for n in sched sched2 c1 c2 c3 c4; do setclock "$n" 0 >/dev/null; done
 : > "$T/steps"
 XXL_CLOCK=sched start_scheduler || exit 1
+if [ "$HA" = 1 ]; then
+    # (SQLite: scheduler 1 reads scheduler 0's clock file, whatever it
+    # becomes: setclock renames a new file onto that name)
+    [ "${XXL_STORE:-sqlite}" = pg ] || ln -sf "clock-sched" "$T/clock-sched2"
+    S_API=("$API"); S_AGENTS=("$AGENTS"); S_PID=("$SPID")
+    XXL_CLOCK=sched2 start_scheduler || exit 1
+    S_API[1]=$API; S_AGENTS[1]=$AGENTS; S_PID[1]=$SPID
+    API=${S_API[0]}; SPID=${S_PID[0]}; AGENTS="${S_AGENTS[0]},${S_AGENTS[1]}"
+    REQ="$XXL_BUILD/tests/xxl_req"
+    say "two schedulers on the store; $( [ "${XXL_STORE:-sqlite}" = pg ] && echo "scheduler 0's clock stepped alone" || echo "one host's clock: both stepped together")"
+fi
 ctl group add ck >/dev/null
 XXL_CLOCK=c1 fagent c1 ck
 XXL_CLOCK=c2 fagent c2 ck
@@ -225,6 +242,21 @@ J2=$(ctl job add --group ck --handler probe --route ROUND --param sleep=50 | jq 
 CRON=$(ctl job add --group ck --handler probeIn --route ROUND --cron '* * * * * ?' --misfire FIRE_ONCE_NOW \
        --param sleep=50 --start | jq -r .id)
 check "jobs added" test -n "$J1" -a -n "$J2" -a -n "$CRON"
+CRONS="$CRON"
+if [ "$HA" = 1 ]; then
+    # more crons (a job's share is its id mod 16), until each scheduler
+    # plans two at least
+    check "the two schedulers hold the 16 shares" wait_until 15 all_held "0 1"
+    H0=$(shares_of "${S_API[0]}")
+    on0 () { local c n=0; for c in $CRONS; do jq -e --argjson s $((c % 16)) 'index($s) != null' <<<"$H0" >/dev/null && n=$((n + 1)); done; echo $n; }
+    for _ in $(seq 14); do
+        n0=$(on0); n=$(echo $CRONS | wc -w)
+        [ "$n0" -ge 2 ] && [ $((n - n0)) -ge 2 ] && break
+        CRONS="$CRONS $(ctl job add --group ck --handler probeIn --route ROUND --cron '* * * * * ?' \
+                        --misfire FIRE_ONCE_NOW --param sleep=50 --start | jq -r .id)"
+    done
+    say "crons $CRONS: $(on0) on scheduler 0's shares ($H0), the others on scheduler 1's"
+fi
 
 # The registry, sampled 5 times a second: "ms address,address..", ms the
 # time the request left (what it lists was true at or after it: a sample
@@ -370,7 +402,9 @@ if [ "$LAST_BACK" -gt 0 ]; then
     check "the cron fires again once the scheduler's clock passes the instant it last planned before the step back" \
         wait_until "$wait_s" resumed && say "$(elapsed): the cron fired again"
 fi
-ctl job stop "$CRON" >/dev/null
+for c in $CRONS; do ctl job stop "$c" >/dev/null; done
+[ "$HA" = 1 ] && check "the two schedulers hold the 16 shares at the end" wait_until 15 all_held "0 1"
+[ "$HA" = 1 ] && check "scheduler 1 is alive" kill -0 "${S_PID[1]}"
 check "every run finishes" wait_quiet 40
 check "the scheduler is alive" kill -0 "$SPID"
 for a in c1 c2 $SKEWED; do check "agent $a is alive" kill -0 "$(apid "$a")"; done
@@ -428,9 +462,11 @@ LOST=$(cat $(for a in c1 c2 $SKEWED; do echo "$T/agent-$a.log"; done) | grep -c 
 check "no agent lost its link to the scheduler ($LOST 'lost' lines in the agents' logs)" test "$LOST" = 0
 
 # The cron's instants
-DUP=$(sql "SELECT COUNT(*) - COUNT(DISTINCT schedule_time) FROM xxl_job_log WHERE job_id = $CRON AND schedule_time IS NOT NULL")
+CIDS=$(echo $CRONS | tr ' ' ',')
+DUP=$(sql "SELECT COUNT(*) - COUNT(DISTINCT job_id || '-' || schedule_time) FROM xxl_job_log WHERE job_id IN ($CIDS) AND schedule_time IS NOT NULL")
 check "the cron fired no planned instant twice ($DUP duplicates)" test "$DUP" = 0
-MIS=$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $CRON AND trigger_type = 'MISFIRE'")
+# (the most of one cron job)
+MIS=$(sql "SELECT COALESCE(MAX(n), 0) FROM (SELECT COUNT(*) AS n FROM xxl_job_log WHERE job_id IN ($CIDS) AND trigger_type = 'MISFIRE' GROUP BY job_id) AS m")
 check "FIRE_ONCE_NOW: at most one MISFIRE row per forward step of the scheduler's clock ($MIS rows, $FORWARD forward steps)" \
     test "$MIS" -le "$FORWARD"
 say "cron: $(sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $CRON AND trigger_type = 'CRON'") CRON rows, $MIS MISFIRE"
@@ -439,6 +475,6 @@ say "cron: $(sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $CRON AND trig
 # instant between the cron's first and last row lacks a row, unless a
 # MISFIRE row stands for it (a forward step); a backward step leaves none
 fcount "wall clocks stepped (scheduler forward and back, an agent forward and back, a skewed agent)" \
-    --jobs "$J1 $J2 $CRON" --cron "$CRON"
+    --jobs "$J1 $J2 $CRONS" --cron "$CRONS"
 say "$(elapsed) in all"
 xxl_done
