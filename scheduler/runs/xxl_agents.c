@@ -69,14 +69,18 @@ s_batch_answer (server_t *self, run_batch_t *batch, xxl_msg_t *msg)
         }
         if (pending) {
             if (!engine_run_busy (self, pending->log_id, pending->note, pending->address,
-                                 item_code))
+                                 item_code)
+            &&  !engine_run_expired (self, pending->log_id, pending->note, pending->address,
+                                     item_code, item_text))
                 engine_run_done (self, pending, item_code, item_text);
             zhashx_delete (self->runs.pending, &batch->pending_ids [i]);
         }
         else {
             plan_t *plan = batch->fires [i].plan;
             int64_t presumed = engine_section_chars (plan->note, plan->address);
-            if (!engine_run_busy (self, plan->log_id, plan->note, plan->address, item_code))
+            if (!engine_run_busy (self, plan->log_id, plan->note, plan->address, item_code)
+            &&  !engine_run_expired (self, plan->log_id, plan->note, plan->address,
+                                     item_code, item_text))
                 engine_run_answer (self, plan->log_id, plan->snap->job.id, plan->note, plan->address, presumed,
                                    batch->fires [i].stamp, item_code, item_text);
         }
@@ -916,7 +920,9 @@ engine_agent_answer (server_t *self, zframe_t *rid, xxl_msg_t *msg)
             if (pending->ask)
                 engine_ask_answered (self, pending, code, text);
             else
-            if (!engine_run_busy (self, pending->log_id, pending->note, pending->address, code))
+            if (!engine_run_busy (self, pending->log_id, pending->note, pending->address, code)
+            &&  !engine_run_expired (self, pending->log_id, pending->note, pending->address,
+                                     code, text))
                 engine_run_done (self, pending, code, text);
             break;
         case PENDING_LOG:

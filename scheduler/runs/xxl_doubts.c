@@ -188,6 +188,31 @@ s_end (server_t *self, doubt_t *doubt, int code, const char *msg, int sent_again
 //  the connection is unknown, or the row is being killed to cover a newer
 //  trigger (COVER_EARLY: it must not start again, and its KILL went
 //  already), the row fails as it did before the doubt.
+//  Counts a routing again of log_id, whose agent at address said it never
+//  took its RUN (why, for the log line): routed again (true) while the
+//  count is within XXL_UNSEEN_TIMES; false past it (the count stays, for
+//  the caller to drop)
+static bool
+s_unseen_again (server_t *self, int64_t log_id, const char *note, const char *address,
+                const char *why)
+{
+    int64_t *seen = (int64_t *) zhashx_lookup (self->runs.unseen, &log_id);
+    if (!seen) {
+        seen = (int64_t *) zmalloc (3 * sizeof (int64_t));
+        seen [0] = log_id;
+        zhashx_insert (self->runs.unseen, &seen [0], seen);
+    }
+    if (++seen [1] > XXL_UNSEEN_TIMES)
+        return false;
+    seen [2] = zclock_mono ();
+    char where [300];
+    xxl_printable (address, where, sizeof where);
+    zsys_info ("trigger: log %" PRId64 ": %s, %s; routed again (%" PRId64 " of %d)",
+               log_id, where, why, seen [1], XXL_UNSEEN_TIMES);
+    engine_reroute (self, log_id, note, address);
+    return true;
+}
+
 static void
 s_unseen (server_t *self, doubt_t *doubt, const pending_t *ask)
 {
@@ -200,30 +225,39 @@ s_unseen (server_t *self, doubt_t *doubt, const pending_t *ask)
                 && memcmp (ask->rid, doubt->rid, doubt->rid_size) == 0;
         bool again = doubt->rid && !zhashx_lookup (self->runs.killing, &log_id)
                   && (own || !engine_runs_beat (self, doubt->rid, doubt->rid_size));
-        int64_t *seen = (int64_t *) zhashx_lookup (self->runs.unseen, &log_id);
-        if (!seen && again) {
-            seen = (int64_t *) zmalloc (3 * sizeof (int64_t));
-            seen [0] = log_id;
-            zhashx_insert (self->runs.unseen, &seen [0], seen);
-        }
-        char where [300];
-        xxl_printable (doubt->address, where, sizeof where);
-        if (again && ++seen [1] <= XXL_UNSEEN_TIMES) {
-            seen [2] = zclock_mono ();
-            zsys_info ("trigger: log %" PRId64 ": %s, asked again, never took it; routed"
-                       " again (%" PRId64 " of %d)", log_id, where, seen [1], XXL_UNSEEN_TIMES);
-            engine_reroute (self, log_id, doubt->note, doubt->address);
-        }
-        else {
+        if (!again || !s_unseen_again (self, log_id, doubt->note, doubt->address,
+                                       "asked again, never took it")) {
             char text [256];
             s_fail_text (self, text, sizeof text, "; asked again, the agent never took it");
             engine_run_answer (self, log_id, 0, doubt->note, doubt->address, doubt->presumed,
                                doubt->stamp, XXL_CODE_FAIL, text);
-            if (seen)
-                zhashx_delete (self->runs.unseen, &log_id);
+            zhashx_delete (self->runs.unseen, &log_id);
         }
     }
     zhashx_delete (self->runs.doubts, &log_id);
+}
+
+//  A RUN its own agent answered "expired: ..." while this scheduler still
+//  waited for the answer (before any doubt): the RUN reached the agent
+//  past its expireTime, as one held by a cut link reaches it once the link
+//  mends (TCP carries what it had queued) does.  It never took the run and
+//  never will (a RUN past its expireTime never starts), which is what a
+//  doubt's ask answered so says: routed again the same way, up to
+//  XXL_UNSEEN_TIMES times counted with those (unless the row is being
+//  killed to cover a newer trigger).  True when routed again; false for
+//  any other answer, and past the count: the refusal then ends the row as
+//  before (engine_run_answer).
+bool
+engine_run_expired (server_t *self, int64_t log_id, const char *note, const char *address,
+                    int code, const char *msg)
+{
+    if (code == XXL_OK || !msg || strncmp (msg, "expired:", 8) != 0
+    ||  zhashx_lookup (self->runs.killing, &log_id))
+        return false;
+    if (s_unseen_again (self, log_id, note, address, "read its RUN past its expireTime"))
+        return true;
+    zhashx_delete (self->runs.unseen, &log_id);
+    return false;
 }
 
 //  Forgets the counts of s_unseen whose last reroute is XXL_UNSEEN_MS old

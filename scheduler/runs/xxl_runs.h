@@ -413,6 +413,13 @@ bool engine_doubt_has (server_t *self, int64_t log_id);
 //  xxl_agents.c: whether two live agents share address now (none is asked)
 bool engine_address_twin (server_t *self, const char *address);
 void engine_doubt_answer (server_t *self, pending_t *pending, int code, const char *msg);
+//  An agent's answer to one run of a RUN, from the connection the RUN went
+//  to: true when it said "expired: ..." (it read the RUN past its
+//  expireTime: it never took the run), and the run was routed again
+//  (bounded, with the doubts' routings again); false otherwise, for
+//  engine_run_answer
+bool engine_run_expired (server_t *self, int64_t log_id, const char *note, const char *address,
+                         int code, const char *msg);
 void engine_doubts_check (server_t *self);
 //  xxl_checks.c: address, on the connection rid, to be asked about the
 //  runs the store has open there at the next pass; the pass (one read of

@@ -16,6 +16,13 @@
 # (b) the veth is set down, on the agent's side (its sends fail at once)
 # or the host's (silence).  Then the link is mended.  Odd rounds cut the
 # agent the FAILOVER jobs use, by (a); even ones a seeded agent, by (b).
+# The long form goes through five forms in turn: (a), (b), then (c) one
+# direction only for the whole cut: what the agent receives (its
+# REGISTERs, answers and results reach the scheduler, which keeps hearing
+# it; nothing comes back, so its lease runs out), or what it sends (RUNs
+# reach it); and (d) both directions for 1-2.5 s, under the dead time and
+# the lease (TCP delivers what was dropped once mended; the agent keeps its
+# runs and stays registered).
 # Each GLUE run takes a lock named by its chain (job and the trigger's tag,
 # which the retry keeps) for as long as it runs (flock -n on a file in $T,
 # held by the script and its children): a run that finds the lock held
@@ -254,7 +261,7 @@ failover_agent () {
          AND executor_address IS NOT NULL ORDER BY id DESC LIMIT 1"
 }
 
-ROUNDS=$(pick 2 6)
+ROUNDS=$(pick 2 10)
 in_flight () { [ $(( $(runs_of a1) + $(runs_of a2) + $(runs_of a3) )) -ge "$1" ]; }
 load_net
 check "runs are in flight" wait_until 20 in_flight 4
@@ -262,20 +269,35 @@ STOPS=""
 for round in $(seq "$ROUNDS"); do
     # odd rounds cut the FAILOVER jobs' agent, even ones a seeded agent;
     # the way alternates (nft drop, link down), the link's side is seeded
-    if [ $((round % 2)) = 1 ]; then
-        A=$(failover_agent); case " $AGENT_NAMES " in *" $A "*) ;; *) A=a1 ;; esac
-        HOW=nft
-    else
-        rnd 3; A=a$((R + 1))
-        rnd 2; if [ "$R" = 0 ]; then HOW=link-ns; else HOW=link-host; fi
-    fi
+    # (the long form also cuts one direction only for the whole cut, and
+    # both for less than the dead time: rounds 3, 4, 5 of every 5)
+    FORM=$(( (round - 1) % 5 ))
+    [ "$XXL_FAULTS" = long ] || FORM=$(( (round - 1) % 2 ))
+    case $FORM in
+        0)  A=$(failover_agent); case " $AGENT_NAMES " in *" $A "*) ;; *) A=a1 ;; esac
+            HOW=nft ;;
+        1)  rnd 3; A=a$((R + 1))
+            rnd 2; if [ "$R" = 0 ]; then HOW=link-ns; else HOW=link-host; fi ;;
+        2)  A=$(failover_agent); case " $AGENT_NAMES " in *" $A "*) ;; *) A=a1 ;; esac
+            HOW=nft-in ;;
+        3)  rnd 3; A=a$((R + 1)); HOW=nft-out ;;
+        4)  A=$(failover_agent); case " $AGENT_NAMES " in *" $A "*) ;; *) A=a1 ;; esac
+            HOW=short ;;
+    esac
     rsleep 1000 4000
     if [ "$XXL_FAULTS" = long ]; then rnd 12001; DOWN=$((8000 + R)); else rnd 2001; DOWN=$((8000 + R)); fi
+    # short: 1-2.5 s, under the dead time (3 s) and the lease (5 s), past
+    # the RUN answer's timeout (2.5 s) at times: TCP carries what was
+    # dropped once mended, and the agent keeps its runs
+    [ "$HOW" = short ] && { rnd 1501; DOWN=$((1000 + R)); }
     INFLIGHT=$(runs_of "$A")
     case $HOW in
         nft) WHAT="nftables drop, its sends 0.3-1.5 s before the rest" ;;
         link-ns) WHAT="its veth down on its side" ;;
         link-host) WHAT="its veth down on the scheduler's side" ;;
+        nft-in) WHAT="nftables drop of what it receives only: its REGISTERs, answers and results reach the scheduler, nothing comes back" ;;
+        nft-out) WHAT="nftables drop of what it sends only: RUNs reach it, nothing it sends reaches the scheduler" ;;
+        short) WHAT="nftables drop both ways, under the dead time and the lease" ;;
     esac
     say "round $round: cut $A for $DOWN ms ($WHAT), $INFLIGHT of its runs in flight, $(acked_count) acknowledged"
     CUT=$(now_ms)
@@ -284,7 +306,18 @@ for round in $(seq "$ROUNDS"); do
             cut_nft "$A" out; rsleep 300 1500; cut_nft "$A" in ;;
         link-ns) cut_link "$A" ns ;;
         link-host) cut_link "$A" host ;;
+        nft-in) cut_nft "$A" in ;;
+        nft-out|short) cut_nft "$A" out; cut_nft "$A" in ;;
     esac
+    if [ "$HOW" = short ]; then
+        check "round $round: $A cannot reach the scheduler" cut_off "$A"
+        while [ "$(now_ms)" -lt $((CUT + DOWN)) ]; do sleep 0.05; done
+        mend_nft "$A"
+        check "round $round: $A reaches the scheduler again" wait_until 5 reaches "$A"
+        check "round $round: $A is registered after a cut under the dead time" wait_until 10 agent_registered nc-app "$A"
+        rsleep 2000 4000
+        continue
+    fi
     # the agent stops its runs run_lease after its last REGISTER round trip
     # (at most a beat before the cut): all gone by the lease + 2 s after it
     STOPPED=1
@@ -301,7 +334,7 @@ for round in $(seq "$ROUNDS"); do
     check "round $round: $A cannot reach the scheduler" cut_off "$A"
     while [ "$(now_ms)" -lt $((CUT + DOWN)) ]; do sleep 0.05; done
     case $HOW in
-        nft) mend_nft "$A" ;;
+        nft|nft-in|nft-out) mend_nft "$A" ;;
         link-ns) mend_link "$A" ns ;;
         link-host) mend_link "$A" host ;;
     esac
