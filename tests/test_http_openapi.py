@@ -152,6 +152,11 @@ check("updateJob: ReturnT 200; name, author, schedule and param changed, glue ke
       s == 200 and ok(v) and job.get("jobDesc") == "openapi job 2" and job.get("author") == "ops"
       and job.get("scheduleType") == "FIX_RATE" and job.get("scheduleConf") == "60"
       and job.get("executorParam") == "p1" and job.get("glueType") == "BEAN", (s, v, job))
+s, v = call("updateJob", {"id": JOB, "jobDesc": "openapi job 3", "name": "openapi job 4"})
+s2, job2 = rest("GET", "jobs/%d" % JOB)
+check("updateJob with jobDesc and name that differ: ReturnT 500 naming both, the job unchanged",
+      s == 200 and refused(v, "jobDesc and name differ") and job2.get("jobDesc") == "openapi job 2",
+      (s, v, job2))
 s, v = call("updateJob", {"id": 999999, "name": "x"})
 check("updateJob of a job that does not exist: ReturnT 500 'not found'",
       s == 200 and refused(v, "not found"), (s, v))

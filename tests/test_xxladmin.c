@@ -229,6 +229,8 @@ main (void)
     CHECK_REQUEST ("jobinfo/trigger", "id=4&executorParam=p&addressList=http%3A%2F%2Fa%3A1",
                    "{\"address\":\"http://a:1\",\"executorParam\":\"p\",\"jobId\":4}");
     //  XXL-JOB 3.5's job OpenAPI: a JSON body as the console endpoint's form
+    CHECK_OPENAPI ("updateJob", "{\"id\":4,\"jobDesc\":\"old\",\"name\":\"new\"}",
+                   "ERR: jobDesc and name differ (name is XXL-JOB 3.5's jobDesc): give one of them");
     CHECK_OPENAPI ("addJob", "{\"jobGroup\":3,\"name\":\"\u6d4b\u8bd5\",\"author\":\"admin\","
                    "\"alarmEmail\":\"\",\"scheduleType\":\"CRON\",\"scheduleConf\":\"0 0/1 * * * ?\","
                    "\"misfireStrategy\":\"DO_NOTHING\",\"executorRouteStrategy\":\"FIRST\","
@@ -572,6 +574,29 @@ main (void)
     CHECK_REQUEST ("jobgroup/insert", "appname=a&name=Alpha",
                    "{\"appname\":\"a\",\"title\":\"Alpha\"}");
     CHECK_REQUEST ("jobgroup/update", "id=2&name=Beta", "{\"group\":\"2\",\"title\":\"Beta\"}");
+    //  name beside the field it stands for: the same value is taken, two
+    //  values are refused (neither silently wins)
+    CHECK_REQUEST ("jobgroup/insert", "appname=a&title=Alpha&name=Alpha",
+                   "{\"appname\":\"a\",\"title\":\"Alpha\"}");
+    CHECK_REQUEST ("jobgroup/insert", "appname=a&title=Alpha&name=Beta",
+                   "ERR: title and name differ (name is XXL-JOB 3.5's title): give one of them");
+    CHECK_REQUEST ("jobgroup/update", "id=2&title=Alpha&name=Beta",
+                   "ERR: title and name differ (name is XXL-JOB 3.5's title): give one of them");
+    CHECK_REQUEST ("jobinfo/add", "jobGroup=3&jobDesc=d&name=d", "{\"jobDesc\":\"d\",\"jobGroup\":\"3\"}");
+    CHECK_REQUEST ("jobinfo/add", "jobGroup=3&jobDesc=d&name=e",
+                   "ERR: jobDesc and name differ (name is XXL-JOB 3.5's jobDesc): give one of them");
+    CHECK_REQUEST ("jobinfo/update", "id=4&jobDesc=d&name=e",
+                   "ERR: jobDesc and name differ (name is XXL-JOB 3.5's jobDesc): give one of them");
+    CHECK_REQUEST ("jobinfo/pageList", "jobDesc=d&name=e",
+                   "ERR: jobDesc and name differ (name is XXL-JOB 3.5's jobDesc): give one of them");
+    CHECK_ANSWER ("jobgroup/pageList", "title=Al&name=Be", 200, "",
+                  "{\"groups\":[{\"id\":1,\"appname\":\"a\",\"title\":\"Alpha\"}]}",
+                  "{\"code\":500,\"content\":null,\"data\":null,\"msg\":\"title and name differ"
+                  " (name is XXL-JOB 3.5's title): give one of them\"}");
+    CHECK_ANSWER ("jobgroup/pageList", "title=Al&name=Al", 200, "",
+                  "{\"groups\":[{\"id\":1,\"appname\":\"a\",\"title\":\"Alpha\"}]}",
+                  "{\"data\":[{\"appname\":\"a\",\"id\":1,\"name\":\"Alpha\",\"registryList\":null,"
+                  "\"title\":\"Alpha\"}],\"recordsFiltered\":1,\"recordsTotal\":1}");
     //  a log page: XXL-JOB's LogResult, its text HTML-escaped as XXL-JOB's
     CHECK_ANSWER ("joblog/logDetailCat", "", 200, "",
                   "{\"fromLineNum\":1,\"toLineNum\":2,\"logContent\":\"<b>&'\\\"\",\"isEnd\":true}",

@@ -645,6 +645,15 @@ static void
 s_mhd_log (void *cls, const char *format, va_list args)
 {
     (void) cls;
+    //  (most of these lines are a client's malformed or oversized request:
+    //  at most 10 a minute, so that no client fills the log)
+    static xxl_log_limit_t s_limit;
+    int64_t held;
+    if (xxl_log_limit_pass (&s_limit, 10, &held))
+        return;
+    if (held)
+        zsys_warning ("http: %" PRId64 " line(s) of libmicrohttpd held back before this one"
+                      " (at most 10 a minute)", held);
     xxl_log_vtag (LOG_WARNING, "http", format, args);
 }
 

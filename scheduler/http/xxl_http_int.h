@@ -12,7 +12,9 @@
                          joblog), each made the api command the REST
                          route of it makes; its pure parts (the form,
                          the fields' translation, the answers' shapes) in
-                         xxl_http_xxladmin_map.c (xxl_http_xxladmin.h)
+                         xxl_http_xxladmin_map.c, the bodies read into a
+                         form in xxl_http_xxladmin_form.c
+                         (xxl_http_xxladmin.h)
       xxl_http_rest.c    /api/v1/...: the route table (xxl_commands.def's
                          routes, then the HTTP side's own), the body, query
                          and path ids typed by the command's fields, cron/next,

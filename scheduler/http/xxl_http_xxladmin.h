@@ -1,7 +1,8 @@
 /*  xxl_http_xxladmin.h -- XXL-JOB admin's console endpoints, the pure part
-    (xxl_http_xxladmin_map.c; docs/migrating.md, "Scripts that call the
-    admin"): a form read, an endpoint's form made the api request its REST
-    route would make, and the api's reply made the answer XXL-JOB gives.
+    (xxl_http_xxladmin_map.c, the bodies xxl_http_xxladmin_form.c;
+    docs/migrating.md, "Scripts that call the admin"): a form read, an
+    endpoint's form made the api request its REST route would make, and
+    the api's reply made the answer XXL-JOB gives.
     No I/O, no state: xxl_http_xxladmin.c does the HTTP and the calls;
     tests/test_xxladmin.c checks these.
 

@@ -1,5 +1,6 @@
-/*  xxl_http_xxladmin_map.c -- XXL-JOB admin's endpoints: forms, fields
-    and answers (xxl_http_xxladmin.h).
+/*  xxl_http_xxladmin_map.c -- XXL-JOB admin's endpoints, fields
+    and answers (xxl_http_xxladmin.h; the bodies into a form:
+    xxl_http_xxladmin_form.c).
 
     XXL-JOB's form names are the api's own (DESIGN §3: xxl keeps XXL-JOB's
     job and group keys), so a field goes through under its name, typed:
@@ -106,172 +107,6 @@ xxl_xxladmin_openapi_endpoint (const char *uri)
         if (streq (s_openapi [i].uri, uri))
             return xxl_xxladmin_endpoint (s_openapi [i].path);
     return NULL;
-}
-
-int
-xxl_xxladmin_json_form (json_t *form, const char *text, size_t size, char *why, size_t whylen)
-{
-    assert (json_is_object (form) && text);
-    json_error_t error;
-    //  (jansson refuses \u0000 and text that is not UTF-8 unless told)
-    json_t *body = json_loadb (text, size, JSON_REJECT_DUPLICATES, &error);
-    if (!body) {
-        snprintf (why, whylen, "the body is not JSON: %s (line %d)", error.text, error.line);
-        return -1;
-    }
-    if (!json_is_object (body)) {
-        json_decref (body);
-        snprintf (why, whylen, "the body must be a JSON object, as XXL-JOB's OpenAPI takes");
-        return -1;
-    }
-    if (json_object_size (body) > XXL_XXLADMIN_MAX_FIELDS) {
-        json_decref (body);
-        snprintf (why, whylen, "the body has more than %d fields", XXL_XXLADMIN_MAX_FIELDS);
-        return -1;
-    }
-    const char *key;
-    json_t *value;
-    int rc = 0;
-    json_object_foreach (body, key, value) {
-        char number [32];
-        const char *string = NULL;
-        if (strlen (key) > XXL_XXLADMIN_MAX_KEY) {
-            snprintf (why, whylen, "the body has a field name over %d bytes",
-                      XXL_XXLADMIN_MAX_KEY);
-            rc = -1;
-        }
-        else
-        if (json_is_null (value))
-            continue;                   //  (Gson leaves the field unset)
-        else
-        if (json_is_string (value))
-            string = json_string_value (value);
-        else
-        if (json_is_integer (value)) {
-            snprintf (number, sizeof number, "%" JSON_INTEGER_FORMAT, json_integer_value (value));
-            string = number;
-        }
-        else {
-            snprintf (why, whylen, "%.64s must be a string or an integer", key);
-            rc = -1;
-        }
-        if (rc)
-            break;
-        json_object_set_new (form, key, json_string (string));
-    }
-    json_decref (body);
-    return rc;
-}
-
-//  ---------------------------------------------------------------------
-//  The form
-
-static int
-s_hex (char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c = (char) tolower ((unsigned char) c);
-    return c >= 'a' && c <= 'f'? c - 'a' + 10: -1;
-}
-
-//  Decodes text [0..size) into a new string; NULL when an escape is bad
-//  (*nul set when it is a %00)
-static char *
-s_decode (const char *text, size_t size, bool *nul)
-{
-    char *out = (char *) malloc (size + 1);
-    if (!out)
-        return NULL;
-    size_t used = 0;
-    for (size_t i = 0; i < size; i++) {
-        if (text [i] == '+')
-            out [used++] = ' ';
-        else
-        if (text [i] == '%') {
-            int high = i + 2 < size? s_hex (text [i + 1]): -1;
-            int low = high >= 0? s_hex (text [i + 2]): -1;
-            if (high < 0 || low < 0 || (high == 0 && low == 0)) {
-                *nul = high == 0 && low == 0;
-                free (out);
-                return NULL;
-            }
-            out [used++] = (char) (high * 16 + low);
-            i += 2;
-        }
-        else
-        if (text [i] == 0) {
-            *nul = true;
-            free (out);
-            return NULL;
-        }
-        else
-            out [used++] = text [i];
-    }
-    out [used] = 0;
-    return out;
-}
-
-//  Whether text is UTF-8 (jansson judges it as it judges JSON's strings)
-static bool
-s_utf8 (const char *text)
-{
-    json_t *string = json_string (text);
-    json_decref (string);
-    return string != NULL;
-}
-
-int
-xxl_xxladmin_form (json_t *form, const char *text, size_t size, char *why, size_t whylen)
-{
-    assert (json_is_object (form));
-    size_t count = json_object_size (form);
-    const char *end = text + size;
-    for (const char *p = text; p < end; ) {
-        const char *amp = memchr (p, '&', (size_t) (end - p));
-        const char *stop = amp? amp: end;
-        if (stop > p) {
-            const char *eq = memchr (p, '=', (size_t) (stop - p));
-            const char *key_end = eq? eq: stop;
-            bool nul = false;
-            char *key = s_decode (p, (size_t) (key_end - p), &nul);
-            char *value = key && eq? s_decode (eq + 1, (size_t) (stop - eq - 1), &nul)
-                                   : key? strdup (""): NULL;
-            int rc = 0;
-            if (!key || !value)
-                snprintf (why, whylen, nul? "the form holds a NUL (%%00)"
-                                          : "the form is malformed: a '%%' not followed by"
-                                            " two hex digits"), rc = -1;
-            else
-            if (!*key)
-                snprintf (why, whylen, "the form is malformed: a field with no name"), rc = -1;
-            else
-            if (strlen (key) > XXL_XXLADMIN_MAX_KEY)
-                snprintf (why, whylen, "the form has a field name over %d bytes",
-                          XXL_XXLADMIN_MAX_KEY), rc = -1;
-            else
-            if (!s_utf8 (key))
-                snprintf (why, whylen, "the form has a field name that is not UTF-8"), rc = -1;
-            else
-            if (!s_utf8 (value))
-                snprintf (why, whylen, "the form's %s is not UTF-8", key), rc = -1;
-            else
-            if (json_object_get (form, key))
-                snprintf (why, whylen, "the form gives %s twice", key), rc = -1;
-            else
-            if (++count > XXL_XXLADMIN_MAX_FIELDS)
-                snprintf (why, whylen, "the form has more than %d fields",
-                          XXL_XXLADMIN_MAX_FIELDS), rc = -1;
-            else
-                json_object_set_new (form, key, json_string (value));
-            free (key);
-            free (value);
-            if (rc)
-                return rc;
-        }
-        p = amp? amp + 1: end;
-    }
-    return 0;
 }
 
 //  ---------------------------------------------------------------------
@@ -514,6 +349,15 @@ s_form_date (json_t *form, const char *key, int64_t *ms, char *why, size_t whyle
     return 0;
 }
 
+//  The refusal of two fields that set one (title or jobDesc, and 3.5's
+//  name) to different values
+static void
+s_differ (const char *field, const char *alias, char *why, size_t whylen)
+{
+    snprintf (why, whylen, "%s and %s differ (%s is XXL-JOB 3.5's %s): give one of them", field,
+              alias, alias, field);
+}
+
 int
 xxl_xxladmin_request (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, json_t **fields,
                       char *why, size_t whylen)
@@ -542,6 +386,13 @@ xxl_xxladmin_request (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, jso
             continue;
         }
         if (f->kind == F_STR || f->kind == F_SET) {
+            //  (XXL-JOB 3.5's name beside the field it stands for, title or
+            //  jobDesc: the same value, or refused, neither winning unseen)
+            const char *before = json_string_value (json_object_get (out, f->api));
+            if (before && !streq (before, text)) {
+                s_differ (f->api, f->form, why, whylen);
+                goto refused;
+            }
             json_object_set_new (out, f->api, json_string (text));
             continue;
         }
@@ -832,9 +683,13 @@ xxl_xxladmin_answer (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, int 
             if (s_paging (form, 10000, &start, &length, why, sizeof why))
                 return xxl_xxladmin_returnt (500, why, NULL);
             const char *appname = s_value (form, "appname");
-            //  (3.5's filter is name)
+            //  (3.5's filter is name; title and name both: the same text)
             const char *title = s_value (form, "title")? s_value (form, "title")
                                                        : s_value (form, "name");
+            if (s_value (form, "name") && !streq (title, s_value (form, "name"))) {
+                s_differ ("title", "name", why, sizeof why);
+                return xxl_xxladmin_returnt (500, why, NULL);
+            }
             json_t *groups = json_object_get (content, "groups");
             json_t *rows = json_array ();
             json_int_t matched = 0;
