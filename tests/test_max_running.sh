@@ -144,7 +144,7 @@ JP=$(ctl job add --group mr-app --handler probeIn --route ROUND --cron '* * * * 
      --param sleep=3000 | jq -r .id)
 ctl job start "$JP" >/dev/null
 ahead () { xxl_sql "SELECT id FROM xxl_job_log WHERE job_id = $JP AND trigger_code = 0
-                    AND schedule_time > (strftime ('%s', 'now') + 2) * 1000 ORDER BY id LIMIT 1"; }
+                    AND schedule_time > $(( $(date +%s%3N) + 2000 )) ORDER BY id LIMIT 1"; }
 has_ahead () { [ -n "$(ahead)" ]; }
 running () { xxl_sql "SELECT id FROM xxl_job_log WHERE job_id = $JP AND trigger_code = 200
                       AND handle_code = 0 ORDER BY id LIMIT 1"; }
