@@ -19,12 +19,12 @@ REQ="$XXL_BUILD/tests/xxl_req"
 LEASE=3000
 
 # (PostgreSQL writes a run's row in a round trip of its own: its short
-# form backfills four hours, its long form the day; XXL_BACKFILL_SECONDS=N
+# form backfills an hour, its long form the day; XXL_BACKFILL_SECONDS=N
 # sets it, XXL_BACKFILL_KILLS=0 measures the time with no kill)
-if [ "${XXL_STORE:-sqlite}" = pg ]; then SECONDS_N=$(pick 14400 86400); else SECONDS_N=86400; fi
+if [ "${XXL_STORE:-sqlite}" = pg ]; then SECONDS_N=$(pick 3600 86400); else SECONDS_N=86400; fi
 SECONDS_N=${XXL_BACKFILL_SECONDS:-$SECONDS_N}
 KILLING=${XXL_BACKFILL_KILLS:-1}
-[ "$HA" = 1 ] && SECONDS_N=${XXL_BACKFILL_SECONDS:-$(pick 28800 86400)}
+[ "$HA" = 1 ] && SECONDS_N=${XXL_BACKFILL_SECONDS:-$(pick 7200 86400)}
 if [ "$HA" = 1 ]; then
     ha_three bf-app a1 a2
 else
