@@ -208,16 +208,8 @@ s_expired_item (agent_t *self, xxl_msg_t *msg, const msgpack_object *map, int co
     if (code == XXL_CODE_FAIL && !xxl_msg_error (msg) && s_holds (self, log_id)) {
         //  (which run it is, when the item says: an ask of just the logId
         //  does not; ill-typed, not known)
-        int64_t job_id = xxl_msg_int (msg, map, "jobId", 0, 1, INT64_MAX, 0);
-        if (xxl_msg_error (msg)) {
-            xxl_msg_clear_error (msg);
-            job_id = 0;
-        }
-        int64_t date = xxl_msg_int (msg, map, "logDateTime", 0, 0, INT64_MAX, 0);
-        if (xxl_msg_error (msg)) {
-            xxl_msg_clear_error (msg);
-            date = 0;
-        }
+        int64_t job_id = xxl_msg_int_lax (msg, map, "jobId", 1, INT64_MAX, 0);
+        int64_t date = xxl_msg_int_lax (msg, map, "logDateTime", 0, INT64_MAX, 0);
         return s_held_answer (self, log_id, job_id, date, reason, reasonlen);
     }
     snprintf (reason, reasonlen, "%s", expired);

@@ -352,16 +352,8 @@ s_handle_run (bridge_t *self, link_t *link, xxl_msg_t *msg)
     char why [300];
     int code = s_expired (link, msg, why, sizeof why);
     //  (which run it is: optional, ill-typed taken as not known)
-    int64_t job_id = xxl_msg_int (msg, NULL, "jobId", 0, 1, INT64_MAX, 0);
-    if (xxl_msg_error (msg)) {
-        xxl_msg_clear_error (msg);
-        job_id = 0;
-    }
-    int64_t date = xxl_msg_int (msg, NULL, "logDateTime", 0, 0, INT64_MAX, 0);
-    if (xxl_msg_error (msg)) {
-        xxl_msg_clear_error (msg);
-        date = 0;
-    }
+    int64_t job_id = xxl_msg_int_lax (msg, NULL, "jobId", 1, INT64_MAX, 0);
+    int64_t date = xxl_msg_int_lax (msg, NULL, "logDateTime", 0, INT64_MAX, 0);
     int held = xxl_journal_check (self->journal, log_id, job_id, date);
     if (held == XXL_JOURNAL_OTHER) {
         //  The id of another run it sent (a store restored from a backup

@@ -59,6 +59,18 @@ test_round_trip (void)
     //  Optional field missing: default, no error
     XXL_CHECK (xxl_msg_int (msg, NULL, "absent", 0, 0, 10, 9) == 9);
     XXL_CHECK (xxl_msg_error (msg) == NULL);
+    //  Lax: the value in range; absent, ill-typed or out of range the
+    //  default, nothing latched, and a latched error stays
+    XXL_CHECK (xxl_msg_int_lax (msg, NULL, "jobId", 1, 100, 0) == 7);
+    XXL_CHECK (xxl_msg_int_lax (msg, NULL, "negative", -10, 0, 1) == -5);
+    XXL_CHECK (xxl_msg_int_lax (msg, NULL, "absent", 0, 10, 0) == 0);
+    XXL_CHECK (xxl_msg_int_lax (msg, NULL, "executorHandler", 0, 10, 0) == 0);
+    XXL_CHECK (xxl_msg_int_lax (msg, NULL, "jobId", 8, 100, 0) == 0);
+    XXL_CHECK (xxl_msg_error (msg) == NULL);
+    xxl_msg_fail (msg, "earlier");
+    XXL_CHECK (xxl_msg_int_lax (msg, NULL, "jobId", 1, 100, 0) == 7);
+    XXL_CHECK (xxl_msg_error (msg) && strcmp (xxl_msg_error (msg), "earlier") == 0);
+    xxl_msg_clear_error (msg);
     //  JSON of the whole message
     char *json = xxl_msg_to_json (xxl_msg_root (msg), 0);
     XXL_CHECK (json && strstr (json, "\"executorHandler\":\"demoJobHandler\""));

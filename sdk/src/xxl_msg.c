@@ -277,6 +277,23 @@ xxl_msg_int (xxl_msg_t *self, const msgpack_object *map, const char *key,
     return result;
 }
 
+int64_t
+xxl_msg_int_lax (xxl_msg_t *self, const msgpack_object *map, const char *key, int64_t min,
+                 int64_t max, int64_t dflt)
+{
+    const msgpack_object *value = xxl_msg_get (map? map: self->root, key);
+    int64_t result;
+    if (value && value->type == MSGPACK_OBJECT_POSITIVE_INTEGER
+    &&  value->via.u64 <= (uint64_t) INT64_MAX)
+        result = (int64_t) value->via.u64;
+    else
+    if (value && value->type == MSGPACK_OBJECT_NEGATIVE_INTEGER)
+        result = value->via.i64;
+    else
+        return dflt;
+    return result < min || result > max? dflt: result;
+}
+
 double
 xxl_msg_double (xxl_msg_t *self, const msgpack_object *map, const char *key,
                 int required, double min, double max, double dflt)

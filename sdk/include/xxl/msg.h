@@ -109,6 +109,11 @@ const char *xxl_msg_str (xxl_msg_t *self, const msgpack_object *map,
 int64_t xxl_msg_int (xxl_msg_t *self, const msgpack_object *map,
                      const char *key, int required, int64_t min, int64_t max,
                      int64_t dflt);
+//  An optional integer field whose absent, ill-typed or out-of-range value
+//  means "not known": dflt then, and no error latched (a latched one
+//  stays).
+int64_t xxl_msg_int_lax (xxl_msg_t *self, const msgpack_object *map,
+                         const char *key, int64_t min, int64_t max, int64_t dflt);
 //  A number field (integer or float) within [min, max].
 double xxl_msg_double (xxl_msg_t *self, const msgpack_object *map,
                        const char *key, int required, double min, double max,
