@@ -7,6 +7,7 @@
 # interpreter, GLUE_PYTHON2 with and without a python2; the bounded queue
 # of its link (test_agent_queue).
 . "$(dirname "$0")/lib.sh"
+xxl_store_blind "the agent's own behaviour (runs, strategies, logs, spool)"
 xxl_setup
 
 mkdir -p "$T/plugins"

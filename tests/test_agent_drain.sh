@@ -9,6 +9,7 @@
 # and LOG are answered, stop_wait still works, a second SIGTERM stops at
 # once.
 . "$(dirname "$0")/lib.sh"
+xxl_store_blind "the agent's drain"
 xxl_setup
 
 start_scheduler || exit 1

@@ -48,6 +48,7 @@ fi
 # (an ES module finds its packages from its own folder)
 cp "$XXL_SRC/tests/console/drive.mjs" "$NODEDIR/drive.mjs"
 
+xxl_store_blind "the console's pages (their REST calls run on both stores in test_http.sh)"
 xxl_setup
 rm -rf "$SHOTS"; mkdir -p "$SHOTS"
 

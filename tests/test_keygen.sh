@@ -5,6 +5,7 @@
 # and an existing key unless --force (which replaces it); a link planted at
 # either name is refused, never written through; no private folder is left.
 . "$(dirname "$0")/lib.sh"
+xxl_store_blind "xxl-ctl keygen"
 xxl_setup
 K="$T/keys"
 mkdir -p "$K"

@@ -13,6 +13,7 @@ if ! "$PY" -c 'import zmq, msgpack; assert zmq.has("curve")' 2>/dev/null; then
     echo "# test_keys: needs python3 with pyzmq (CURVE) and msgpack; skipped"
     exit 77
 fi
+xxl_store_blind "key files and CURVE"
 xxl_setup
 PEER="$XXL_SRC/tests/xxl_curve_peer.py"
 K="$T/keys"

@@ -6,6 +6,7 @@
 # once, unregistered while draining when its connection closes.  Distinct
 # addresses over time are not bounded by the limit, only those held.
 . "$(dirname "$0")/lib.sh"
+xxl_store_blind "the registry's bound"
 xxl_setup
 PEER="$XXL_BUILD/tests/xxl_peer"
 # (a long dead time: nothing expires here, places free up only as said)

@@ -6,6 +6,7 @@
 # and unregistering 1,200 new addresses) is logged in part, and every line
 # is accounted for.
 . "$(dirname "$0")/lib.sh"
+xxl_store_blind "the registry's log lines"
 xxl_setup
 PEER="$XXL_BUILD/tests/xxl_peer"
 start_scheduler || exit 1

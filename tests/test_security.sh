@@ -4,6 +4,7 @@
 # peer cannot finish or unregister another agent's runs.  Every refusal
 # is paired with the same setup accepting the allowed case.
 . "$(dirname "$0")/lib.sh"
+xxl_store_blind "CURVE keys and their roles (a --keys file)"
 xxl_setup
 PEER="$XXL_BUILD/tests/xxl_peer"
 C="$T/certs"; K="$T/keys"

@@ -19,12 +19,19 @@ REQ="$XXL_BUILD/tests/xxl_req"
 LEASE=3000
 
 # (PostgreSQL writes a run's row in a round trip of its own: its short
-# form backfills an hour, its long form the day; XXL_BACKFILL_SECONDS=N
-# sets it, XXL_BACKFILL_KILLS=0 measures the time with no kill)
-if [ "${XXL_STORE:-sqlite}" = pg ]; then SECONDS_N=$(pick 3600 86400); else SECONDS_N=86400; fi
+# forms backfill an hour, two under HA, its long forms the day; SQLite's
+# short forms the day, eight hours under HA; XXL_BACKFILL_SECONDS=N sets
+# it, XXL_BACKFILL_KILLS=0 measures the time with no kill)
+if [ "${XXL_STORE:-sqlite}" = pg ]; then
+    if [ "$HA" = 1 ]; then SECONDS_N=$(pick 7200 86400); else SECONDS_N=$(pick 3600 86400); fi
+elif [ "$HA" = 1 ]; then SECONDS_N=$(pick 28800 86400)
+else SECONDS_N=86400; fi
 SECONDS_N=${XXL_BACKFILL_SECONDS:-$SECONDS_N}
 KILLING=${XXL_BACKFILL_KILLS:-1}
-[ "$HA" = 1 ] && SECONDS_N=${XXL_BACKFILL_SECONDS:-$(pick 7200 86400)}
+# The first kill comes before the backfills could end on any machine: at
+# 10,000 instants a second each, they take SECONDS_N / 10 ms at least
+FIRST_MAX=$(( SECONDS_N / 10 * 8 / 10 )); [ "$FIRST_MAX" -le 2000 ] || FIRST_MAX=2000
+FIRST_MIN=$(( FIRST_MAX / 4 )); [ "$FIRST_MIN" -le 300 ] || FIRST_MIN=300
 if [ "$HA" = 1 ]; then
     ha_three bf-app a1 a2
 else
@@ -52,9 +59,7 @@ running () { [ "$(sql "SELECT COUNT(*) FROM xxl_backfill WHERE state = 'RUNNING'
 progress () { sql "SELECT id, made, skipped, state FROM xxl_backfill ORDER BY id" | tr '\n' ' '; }
 KILLS=0
 while running; do
-    # (the first kill within 2 s: at 10,000 instants a second the two
-    # backfills take at least 2.9 s, on any machine)
-    if [ "$KILLS" = 0 ]; then rsleep 300 2000; else rsleep 500 4000; fi
+    if [ "$KILLS" = 0 ]; then rsleep "$FIRST_MIN" "$FIRST_MAX"; else rsleep 500 4000; fi
     running || break
     [ "$KILLING" = 0 ] && continue
     if [ "$HA" = 1 ]; then
