@@ -280,6 +280,33 @@ main (void)
     settle = xxl_lease_settle (9000, 5000, 0, false);
     XXL_CHECK (settle.lease_until == 5000 && settle.lost == 0);
 
+    //  A jump of the store's clock: the lead's lowest bound this read over
+    //  its highest the last read, by more than XXL_LEASE_JUMP_MS
+    xxl_lease_read_t none = { 0, 0, 0 };
+    xxl_lease_read_t last = { 1000000, 500, 510 };             //  lead in [999490, 999500]
+    xxl_lease_read_t read = { 1001000, 1500, 1500 };           //  steady: lead 999500
+    XXL_CHECK (!xxl_lease_jumped (&none, &read));
+    XXL_CHECK (!xxl_lease_jumped (&last, &read));
+    read = (xxl_lease_read_t) { 1001000 + XXL_LEASE_JUMP_MS, 1500, 1500 };
+    XXL_CHECK (!xxl_lease_jumped (&last, &read));              //  at the bound: inside the margin
+    read.now++;
+    XXL_CHECK (xxl_lease_jumped (&last, &read));               //  past it
+    read = (xxl_lease_read_t) { 1001000 + 3000, 1500, 1500 };  //  +3 s
+    XXL_CHECK (xxl_lease_jumped (&last, &read));
+    //  A slow read (the store answered 900 ms after it was asked) is no
+    //  jump, whenever in the read the store's clock was taken
+    read = (xxl_lease_read_t) { 1001000, 1500, 2400 };
+    XXL_CHECK (!xxl_lease_jumped (&last, &read));
+    read = (xxl_lease_read_t) { 1001900, 1500, 2400 };
+    XXL_CHECK (!xxl_lease_jumped (&last, &read));
+    //  ... nor the normal read after a slow one
+    xxl_lease_read_t slow = { 1001900, 1500, 2400 };
+    read = (xxl_lease_read_t) { 1002500, 3000, 3000 };
+    XXL_CHECK (!xxl_lease_jumped (&slow, &read));
+    //  A step back is no jump ahead
+    read = (xxl_lease_read_t) { 1001000 - 3600000, 1500, 1500 };
+    XXL_CHECK (!xxl_lease_jumped (&last, &read));
+
     //  Clusters
     int sizes [] = { 1, 2, 3, 17 };
     for (int i = 0; i < 4; i++)

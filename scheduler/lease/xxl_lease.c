@@ -45,11 +45,16 @@
         Clocks: expiries and node beats are written and compared on the
         store's clock (xxl_store_clock_now: PostgreSQL's clock_timestamp,
         or the one host's wall clock for SQLite), so a step or a skew of a
-        scheduler's own wall clock moves no lease.
+        scheduler's own wall clock moves no lease.  A step ahead of the
+        store's clock itself (SQLite's host, PostgreSQL's server) makes
+        others' leases look expired while their holders still hold them
+        to their monotonic lease_until: a round that sees one
+        (xxl_lease_jumped) takes no share another owner's lease names
+        for a lease on its own monotonic clock; by then each holder has
+        renewed on the stepped clock, or its lease_until has passed.
 */
 
 #include "xxl_engine.h"
-#include "xxl_lease_rules.h"
 
 //  Taken off the lease when judging locally whether it still holds
 #define XXL_LEASE_MARGIN_MS 250
@@ -146,9 +151,19 @@ engine_lease_round (server_t *self)
     //  schedulers, whatever each host's wall clock does)
     int64_t started = zclock_mono ();
     int64_t now = xxl_store_clock_now (self->store);
-    if (now >= 0)
-        self->leases.store_ahead = now - engine_now ();
     int64_t lease = self->config.lease_ms;
+    if (now >= 0) {
+        self->leases.store_ahead = now - engine_now ();
+        xxl_lease_read_t read = { .now = now, .before = started, .after = zclock_mono () };
+        if (xxl_lease_jumped (&self->leases.last_read, &read)) {
+            self->leases.no_take_until = read.after + lease;
+            zsys_warning ("lease: the store's clock stepped ahead by %" PRId64 " ms or more:"
+                          " no share another holds is taken for %" PRId64 " ms",
+                          (read.now - read.after) - (self->leases.last_read.now
+                                                     - self->leases.last_read.before), lease);
+        }
+        self->leases.last_read = read;
+    }
     int64_t round = lease / 3;
     int64_t expires = now + lease;
     xxl_lease_t leases [XXL_STORE_SHARES];
@@ -197,6 +212,9 @@ engine_lease_round (server_t *self)
         if (!xxl_lease_wants (&leases [s], self->leases.node, now, round,
                               s_popcount (self->leases.held), fair))
             continue;
+        if (started < self->leases.no_take_until && *leases [s].owner
+        &&  strcmp (leases [s].owner, self->leases.node) != 0)
+            continue;                   //  (its expiry was read across a step)
         if (xxl_store_lease_take (self->store, s, self->leases.node, leases [s].epoch, expires) == 1) {
             self->leases.held |= bit;
             self->leases.epochs [s] = leases [s].epoch + 1;

@@ -13,6 +13,7 @@
 #define XXL_LEASE_H_INCLUDED
 
 #include "xxl_engine_base.h"
+#include "xxl_lease_rules.h"
 
 typedef struct {
     char node [XXL_STORE_NODE_MAX];     //  its name among the schedulers of the store
@@ -24,6 +25,8 @@ typedef struct {
     int64_t lease_rounds;               //  rounds done (0: the start's is next)
     uint64_t lease_taken;               //  shares taken in this turn (not committed yet)
     int64_t lease_until_committed;      //  lease_until as of the last commit
+    xxl_lease_read_t last_read;         //  the last round's read of the store's clock
+    int64_t no_take_until;              //  mono ms: others' shares are not taken before
 } leases_t;
 
 //  The shares held (bit s for share s), this scheduler's name among the

@@ -110,3 +110,12 @@ xxl_lease_settle (int64_t lease_until, int64_t committed_until, uint64_t taken, 
     }
     return settle;
 }
+
+bool
+xxl_lease_jumped (const xxl_lease_read_t *last, const xxl_lease_read_t *read)
+{
+    assert (last && read && read->before <= read->after);
+    if (last->before == 0 && last->after == 0)
+        return false;
+    return (read->now - read->after) - (last->now - last->before) > XXL_LEASE_JUMP_MS;
+}

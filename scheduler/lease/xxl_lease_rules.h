@@ -35,6 +35,18 @@
         A turn's end: committed, the leases are sure until lease_until;
         not committed, only until the last commit made them, and the
         shares taken this turn are lost.
+    xxl_lease_jumped (last, read)
+        Whether the store's clock stepped ahead between two rounds'
+        reads: each read is the store's time and the monotonic times
+        before and after it, so the store's lead over the monotonic clock
+        lies in [now - after, now - before]; a jump is this read's lowest
+        lead over the last read's highest by more than XXL_LEASE_JUMP_MS
+        (a slow read alone is never one).  false when last has no read.
+        After a jump a round takes no share another owner's lease names
+        until a lease has passed on its own monotonic clock: the expiry
+        it reads was written before the step, and the holder, which keeps
+        its leases on its monotonic clock, still holds them (a forward
+        step of an SQLite host's one clock, or of PostgreSQL's server).
 */
 
 #ifndef XXL_LEASE_RULES_H_INCLUDED
@@ -46,6 +58,14 @@
 
 //  A round looks again this long after another's lease would expire
 #define XXL_LEASE_AFTER_MS 5
+//  A step of the store's clock ahead by more than this stops takes of
+//  others' shares for a lease (a smaller one is inside the holder's margin)
+#define XXL_LEASE_JUMP_MS 250
+
+typedef struct {
+    int64_t now;                        //  the store's clock as read (ms)
+    int64_t before, after;              //  monotonic ms around the read
+} xxl_lease_read_t;
 
 typedef struct {
     int64_t live;                       //  live schedulers, at least 1
@@ -71,5 +91,6 @@ int64_t xxl_lease_next_round (const xxl_lease_t *leases, uint64_t held, int64_t 
                               int64_t round);
 xxl_lease_settle_t xxl_lease_settle (int64_t lease_until, int64_t committed_until,
                                      uint64_t taken, bool committed);
+bool xxl_lease_jumped (const xxl_lease_read_t *last, const xxl_lease_read_t *read);
 
 #endif
