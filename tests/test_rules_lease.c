@@ -306,6 +306,22 @@ main (void)
     //  A step back is no jump ahead
     read = (xxl_lease_read_t) { 1001000 - 3600000, 1500, 1500 };
     XXL_CHECK (!xxl_lease_jumped (&last, &read));
+    //  ... but a step back, by at least the gap between the bounds
+    XXL_CHECK_INT (xxl_lease_stepped_back (&last, &read), 3600000 - 10);
+    XXL_CHECK_INT (xxl_lease_stepped_back (&none, &read), 0);
+    read = (xxl_lease_read_t) { 1001000, 1500, 1500 };                     //  steady
+    XXL_CHECK_INT (xxl_lease_stepped_back (&last, &read), 0);
+    read = (xxl_lease_read_t) { 1001000 - XXL_LEASE_JUMP_MS - 10, 1500, 1500 };
+    XXL_CHECK_INT (xxl_lease_stepped_back (&last, &read), 0);              //  within the margin
+    read.now--;
+    XXL_CHECK_INT (xxl_lease_stepped_back (&last, &read), XXL_LEASE_JUMP_MS + 1);
+    //  A slow read, its clock taken at its start or at its end, is no step
+    read = (xxl_lease_read_t) { 1001000, 1500, 2400 };
+    XXL_CHECK_INT (xxl_lease_stepped_back (&last, &read), 0);
+    read = (xxl_lease_read_t) { 1001900, 1500, 2400 };
+    XXL_CHECK_INT (xxl_lease_stepped_back (&last, &read), 0);
+    read = (xxl_lease_read_t) { 1002500, 3000, 3000 };                     //  after a slow one
+    XXL_CHECK_INT (xxl_lease_stepped_back (&slow, &read), 0);
 
     //  Clusters
     int sizes [] = { 1, 2, 3, 17 };

@@ -51,7 +51,11 @@
         to their monotonic lease_until: a round that sees one
         (xxl_lease_jumped) takes no share another owner's lease names
         for a lease on its own monotonic clock; by then each holder has
-        renewed on the stepped clock, or its lease_until has passed.
+        renewed on the stepped clock, or its lease_until has passed.  A
+        step back (xxl_lease_stepped_back) makes others' leases look
+        longer: one read before it is judged as much earlier while its
+        row stays as read (a dead holder's shares are not held back by
+        the step; a live holder's next renewal writes the new clock's).
 */
 
 #include "xxl_engine.h"
@@ -142,6 +146,32 @@ engine_lease_fence (server_t *self)
     return self->leases.held;
 }
 
+//  Leases others wrote before the store's clock stepped back by back ms
+//  (0: no step this round) are judged as far earlier, as long as their
+//  rows stay as they were read then (a renewal on the new clock, a take
+//  or a release ends the shift)
+static void
+s_lease_shift_back (server_t *self, xxl_lease_t *leases, int64_t back)
+{
+    leases_t *own = &self->leases;
+    for (int s = 0; s < XXL_STORE_SHARES; s++) {
+        bool other = *leases [s].owner && strcmp (leases [s].owner, own->node) != 0;
+        if (own->back_shift [s]
+        &&  (!other || leases [s].epoch != own->back_epoch [s]
+                    || leases [s].expires != own->back_expires [s]))
+            own->back_shift [s] = 0;
+        if (back && other) {
+            if (!own->back_shift [s]) {
+                own->back_epoch [s] = leases [s].epoch;
+                own->back_expires [s] = leases [s].expires;
+            }
+            own->back_shift [s] += back;
+        }
+        if (own->back_shift [s])
+            leases [s].expires -= own->back_shift [s];
+    }
+}
+
 //  One round: beat, renew, take, give back.  Returns the shares taken
 //  (their rows recovered in this transaction).
 uint64_t
@@ -152,9 +182,15 @@ engine_lease_round (server_t *self)
     int64_t started = zclock_mono ();
     int64_t now = xxl_store_clock_now (self->store);
     int64_t lease = self->config.lease_ms;
+    int64_t stepped_back = 0;
     if (now >= 0) {
         self->leases.store_ahead = now - engine_now ();
         xxl_lease_read_t read = { .now = now, .before = started, .after = zclock_mono () };
+        stepped_back = xxl_lease_stepped_back (&self->leases.last_read, &read);
+        if (stepped_back)
+            zsys_warning ("lease: the store's clock stepped back by %" PRId64 " ms or more:"
+                          " the leases others wrote before are judged that much earlier",
+                          stepped_back);
         if (xxl_lease_jumped (&self->leases.last_read, &read)) {
             self->leases.no_take_until = read.after + lease;
             zsys_warning ("lease: the store's clock stepped ahead by %" PRId64 " ms or more:"
@@ -176,6 +212,7 @@ engine_lease_round (server_t *self)
         self->leases.next_lease = zclock_mono () + XXL_LEASE_RETRY_MS;
         return 0;
     }
+    s_lease_shift_back (self, leases, stepped_back);
     //  Renew what is still ours; what moved is lost
     uint64_t stale = xxl_lease_moved (self->leases.held, self->leases.epochs, self->leases.node,
                                       leases);

@@ -119,3 +119,13 @@ xxl_lease_jumped (const xxl_lease_read_t *last, const xxl_lease_read_t *read)
         return false;
     return (read->now - read->after) - (last->now - last->before) > XXL_LEASE_JUMP_MS;
 }
+
+int64_t
+xxl_lease_stepped_back (const xxl_lease_read_t *last, const xxl_lease_read_t *read)
+{
+    assert (last && read && read->before <= read->after);
+    if (last->before == 0 && last->after == 0)
+        return 0;
+    int64_t back = (last->now - last->after) - (read->now - read->before);
+    return back > XXL_LEASE_JUMP_MS? back: 0;
+}

@@ -47,6 +47,13 @@
         it reads was written before the step, and the holder, which keeps
         its leases on its monotonic clock, still holds them (a forward
         step of an SQLite host's one clock, or of PostgreSQL's server).
+    xxl_lease_stepped_back (last, read)
+        How far at least the store's clock stepped back between two
+        reads: the last read's lowest lead over this read's highest, when
+        more than XXL_LEASE_JUMP_MS; else 0 (and 0 when last has no read).
+        A lease another wrote before such a step, unchanged since, is
+        judged that much earlier: its holder keeps it to its monotonic
+        lease_until, which the step did not move.
 */
 
 #ifndef XXL_LEASE_RULES_H_INCLUDED
@@ -92,5 +99,6 @@ int64_t xxl_lease_next_round (const xxl_lease_t *leases, uint64_t held, int64_t 
 xxl_lease_settle_t xxl_lease_settle (int64_t lease_until, int64_t committed_until,
                                      uint64_t taken, bool committed);
 bool xxl_lease_jumped (const xxl_lease_read_t *last, const xxl_lease_read_t *read);
+int64_t xxl_lease_stepped_back (const xxl_lease_read_t *last, const xxl_lease_read_t *read);
 
 #endif
