@@ -2033,6 +2033,28 @@ s_test_log_ids_past (xxl_store_t *store, const char *path, int64_t gid, int64_t 
     XXL_CHECK (s_add_with_id (store, gid, jid, top) == 0);
     XXL_CHECK (xxl_store_commit (store) == 0);
 
+    //  Another handle's id (a second scheduler's, from the block it
+    //  reserved past this handle's), which an agent accepted: nothing
+    //  moves, and this handle keeps handing out its own block
+    char other_err [512];
+    xxl_store_t *other = xxl_store_new (path, other_err, sizeof other_err);
+    XXL_CHECK (other != NULL);
+    if (other) {
+        XXL_CHECK (xxl_store_begin (other) == 0);
+        int64_t theirs = xxl_store_log_next_id (other);
+        XXL_CHECK (theirs > top && s_add_with_id (other, gid, jid, theirs) == 0);
+        XXL_CHECK (xxl_store_commit (other) == 0);
+        XXL_CHECK (xxl_store_begin (store) == 0);
+        XXL_CHECK (xxl_store_log_ids_past (store, theirs, top + 1, &was, &now) == 0);
+        XXL_CHECK (was == top + 1 && now == was);
+        int64_t mine = xxl_store_log_next_id (store);
+        XXL_CHECK (mine > top && mine < theirs);
+        XXL_CHECK (s_add_with_id (store, gid, jid, mine) == 0);
+        XXL_CHECK (xxl_store_commit (store) == 0);
+        top = mine;
+        xxl_store_destroy (&other);
+    }
+
     //  The store set back below ids handed out (restored from a backup
     //  without moving its log ids); a handle that reserved a block there
     //  moves past an agent's id, and so does every later reservation

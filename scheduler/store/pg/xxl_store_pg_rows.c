@@ -211,7 +211,7 @@ pgx_log_ids_past (xxl_store_t *base, int64_t id, int64_t from, int64_t *was, int
             rc = pgx_failf (self, "log id %" PRId64 " is more than 2^32 past the next id the"
                             " store would reserve (%" PRId64 "): not moved", id, fresh);
         else
-        if (id >= fresh || (held && id >= lo)) {
+        if (id >= fresh || (held && id >= lo && id < self->ids_end)) {
             //  (the block holding id, then one past it; one when id is
             //  below the next block)
             int64_t draws = id >= fresh? (id - fresh) / XXL_PG_LOG_ID_BLOCK + 2: 1;

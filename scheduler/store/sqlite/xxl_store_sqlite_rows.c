@@ -161,7 +161,7 @@ sq_log_ids_past (xxl_store_t *base, int64_t id, int64_t from, int64_t *was, int6
             rc = -1;
         }
         else
-        if (id > seq || (held && id >= lo)) {
+        if (id > seq || (held && id >= lo && id < self->ids_end)) {
             rc = id > seq && s_log_seq_set (self, id)? -1: 1;
             if (rc == 1) {
                 self->ids_end = 0;      //  (the next next_id reserves past the counter)
