@@ -323,6 +323,66 @@ main (void)
     read = (xxl_lease_read_t) { 1002500, 3000, 3000 };                     //  after a slow one
     XXL_CHECK_INT (xxl_lease_stepped_back (&slow, &read), 0);
 
+    //  Leases across a step back: a row another owner wrote, read last
+    //  round and unchanged, is judged earlier by every step since; one
+    //  changed across the step, expired once unchanged for a lease
+    xxl_lease_seen_t seen [N];
+    memset (seen, 0, sizeof seen);
+    xxl_lease_t round1 [N], rows [N];
+    memset (round1, 0, sizeof round1);
+    s_set (round1, 1, "other", 4, 50000);
+    s_set (round1, 2, "me", 7, 50000);
+    s_set (round1, 3, "other", 5, 50000);
+    memcpy (rows, round1, sizeof rows);
+    xxl_lease_across_steps (rows, "me", seen, 0, 1000, LEASE, 40000);
+    XXL_CHECK (rows [1].expires == 50000 && rows [3].expires == 50000);
+    //  The step back: row 1 unchanged, row 3 renewed meanwhile (before or
+    //  after the step: not known)
+    memcpy (rows, round1, sizeof rows);
+    s_set (rows, 3, "other", 5, 51000);
+    xxl_lease_across_steps (rows, "me", seen, 60000, 2000, LEASE, 41000 - 60000);
+    XXL_CHECK_INT (rows [1].expires, 50000 - 60000);
+    XXL_CHECK_INT (rows [2].expires, 50000);        //  its own
+    XXL_CHECK_INT (rows [3].expires, 51000);        //  judged as read, for now
+    XXL_CHECK_INT (rows [5].expires, 0);            //  unowned
+    XXL_CHECK (seen [3].unsure_since == 2000 && seen [1].unsure_since == 0);
+    //  No step, rows unchanged, short of a lease since: kept as judged
+    memcpy (rows, round1, sizeof rows);
+    s_set (rows, 3, "other", 5, 51000);
+    xxl_lease_across_steps (rows, "me", seen, 0, 2000 + LEASE - 1, LEASE, 42000 - 60000);
+    XXL_CHECK_INT (rows [1].expires, 50000 - 60000);
+    XXL_CHECK_INT (rows [3].expires, 51000);
+    //  A lease after: row 3 expired, as of a lease after it was seen
+    memcpy (rows, round1, sizeof rows);
+    s_set (rows, 3, "other", 5, 51000);
+    xxl_lease_across_steps (rows, "me", seen, 0, 2000 + LEASE + 500, LEASE, 43000 - 60000);
+    XXL_CHECK_INT (rows [3].expires, 43000 - 60000 - 500);
+    XXL_CHECK_INT (rows [1].expires, 50000 - 60000);
+    //  A second step adds to the shift
+    memcpy (rows, round1, sizeof rows);
+    s_set (rows, 3, "other", 5, 51000);
+    xxl_lease_across_steps (rows, "me", seen, 2000, 2000 + LEASE + 900, LEASE, 41000 - 62000);
+    XXL_CHECK_INT (rows [1].expires, 50000 - 62000);
+    XXL_CHECK_INT (rows [3].expires, 51000 - 2000 > 41000 - 62000 - 900
+                                     ? 41000 - 62000 - 900: 51000 - 2000);
+    //  Renewed (row 3), taken (row 1: its epoch moved): judged as read
+    memcpy (rows, round1, sizeof rows);
+    s_set (rows, 1, "other", 5, 50000);
+    s_set (rows, 3, "other", 5, 52000);
+    xxl_lease_across_steps (rows, "me", seen, 0, 9000, LEASE, 45000 - 62000);
+    XXL_CHECK_INT (rows [1].expires, 50000);
+    XXL_CHECK_INT (rows [3].expires, 52000);
+    XXL_CHECK (seen [1].shift == 0 && seen [3].shift == 0 && seen [3].unsure_since == 0);
+    //  Released after a step: nothing to judge
+    memcpy (rows, round1, sizeof rows);
+    s_set (rows, 3, "other", 5, 52000);
+    xxl_lease_across_steps (rows, "me", seen, 5000, 9500, LEASE, 45000 - 67000);
+    XXL_CHECK_INT (rows [3].expires, 52000 - 5000);
+    s_set (rows, 3, "", 6, 52000);
+    xxl_lease_across_steps (rows, "me", seen, 0, 9600, LEASE, 45000 - 67000);
+    XXL_CHECK_INT (rows [3].expires, 52000);
+    XXL_CHECK (seen [3].shift == 0 && seen [3].unsure_since == 0);
+
     //  Clusters
     int sizes [] = { 1, 2, 3, 17 };
     for (int i = 0; i < 4; i++)

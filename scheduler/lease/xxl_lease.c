@@ -53,9 +53,11 @@
         for a lease on its own monotonic clock; by then each holder has
         renewed on the stepped clock, or its lease_until has passed.  A
         step back (xxl_lease_stepped_back) makes others' leases look
-        longer: one read before it is judged as much earlier while its
-        row stays as read (a dead holder's shares are not held back by
-        the step; a live holder's next renewal writes the new clock's).
+        longer: xxl_lease_across_steps judges one read before it as much
+        earlier while its row stays as read, and one that may have been
+        written before or after it expired once unchanged for a lease (a
+        dead holder's shares are not held back by the step; a live
+        holder's next renewal writes the new clock's).
 */
 
 #include "xxl_engine.h"
@@ -146,32 +148,6 @@ engine_lease_fence (server_t *self)
     return self->leases.held;
 }
 
-//  Leases others wrote before the store's clock stepped back by back ms
-//  (0: no step this round) are judged as far earlier, as long as their
-//  rows stay as they were read then (a renewal on the new clock, a take
-//  or a release ends the shift)
-static void
-s_lease_shift_back (server_t *self, xxl_lease_t *leases, int64_t back)
-{
-    leases_t *own = &self->leases;
-    for (int s = 0; s < XXL_STORE_SHARES; s++) {
-        bool other = *leases [s].owner && strcmp (leases [s].owner, own->node) != 0;
-        if (own->back_shift [s]
-        &&  (!other || leases [s].epoch != own->back_epoch [s]
-                    || leases [s].expires != own->back_expires [s]))
-            own->back_shift [s] = 0;
-        if (back && other) {
-            if (!own->back_shift [s]) {
-                own->back_epoch [s] = leases [s].epoch;
-                own->back_expires [s] = leases [s].expires;
-            }
-            own->back_shift [s] += back;
-        }
-        if (own->back_shift [s])
-            leases [s].expires -= own->back_shift [s];
-    }
-}
-
 //  One round: beat, renew, take, give back.  Returns the shares taken
 //  (their rows recovered in this transaction).
 uint64_t
@@ -212,7 +188,8 @@ engine_lease_round (server_t *self)
         self->leases.next_lease = zclock_mono () + XXL_LEASE_RETRY_MS;
         return 0;
     }
-    s_lease_shift_back (self, leases, stepped_back);
+    xxl_lease_across_steps (leases, self->leases.node, self->leases.seen, stepped_back,
+                            zclock_mono (), lease, now);
     //  Renew what is still ours; what moved is lost
     uint64_t stale = xxl_lease_moved (self->leases.held, self->leases.epochs, self->leases.node,
                                       leases);

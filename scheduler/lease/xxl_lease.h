@@ -27,12 +27,7 @@ typedef struct {
     int64_t lease_until_committed;      //  lease_until as of the last commit
     xxl_lease_read_t last_read;         //  the last round's read of the store's clock
     int64_t no_take_until;              //  mono ms: others' shares are not taken before
-    //  A share another holds, read before the store's clock stepped back:
-    //  its expiry as read then (with its epoch), and how much earlier it
-    //  is judged while the row stays so (0: not shifted)
-    int64_t back_epoch [XXL_STORE_SHARES];
-    int64_t back_expires [XXL_STORE_SHARES];
-    int64_t back_shift [XXL_STORE_SHARES];
+    xxl_lease_seen_t seen [XXL_STORE_SHARES];  //  the rows as the last round read them
 } leases_t;
 
 //  The shares held (bit s for share s), this scheduler's name among the

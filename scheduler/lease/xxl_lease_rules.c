@@ -129,3 +129,32 @@ xxl_lease_stepped_back (const xxl_lease_read_t *last, const xxl_lease_read_t *re
     int64_t back = (last->now - last->after) - (read->now - read->before);
     return back > XXL_LEASE_JUMP_MS? back: 0;
 }
+
+void
+xxl_lease_across_steps (xxl_lease_t *leases, const char *node, xxl_lease_seen_t *seen,
+                        int64_t back, int64_t mono, int64_t lease, int64_t now)
+{
+    assert (leases && node && seen && back >= 0 && lease > 0);
+    for (int s = 0; s < XXL_STORE_SHARES; s++) {
+        xxl_lease_seen_t *was = &seen [s];
+        bool other = *leases [s].owner && strcmp (leases [s].owner, node) != 0;
+        bool same = was->epoch == leases [s].epoch && was->expires == leases [s].expires;
+        was->epoch = leases [s].epoch;
+        was->expires = leases [s].expires;
+        if (!other || !same) {
+            was->shift = 0;
+            was->unsure_since = 0;
+        }
+        if (other && same)
+            was->shift += back;
+        else
+        if (other && back)
+            was->unsure_since = mono;
+        leases [s].expires -= was->shift;
+        if (was->unsure_since && mono >= was->unsure_since + lease) {
+            int64_t expired = now - (mono - (was->unsure_since + lease));
+            if (expired < leases [s].expires)
+                leases [s].expires = expired;
+        }
+    }
+}

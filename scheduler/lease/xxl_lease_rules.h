@@ -54,6 +54,23 @@
         A lease another wrote before such a step, unchanged since, is
         judged that much earlier: its holder keeps it to its monotonic
         lease_until, which the step did not move.
+    xxl_lease_across_steps (leases, node, seen, back, mono, lease, now)
+        A round's leases as read, judged across steps back of the store's
+        clock (back: this round's, 0 for none; mono: monotonic ms taken
+        after the leases were read; lease: lease_ms, the same on every
+        scheduler of a store).  A share another owner holds:
+        -   whose row (epoch, expiry) is the one seen last round has its
+            expiry taken back by seen [s].shift, which grows by back: that
+            read followed the last round's clock read under the store's
+            write lock, which lease writes take, so the row was written
+            before this round's step;
+        -   whose row changed since, in a round with a step back, may
+            have been written before or after it: once it stays unchanged
+            for a lease of mono time from then, it is judged expired
+            (its holder's monotonic lease_until, set before the write,
+            has passed), its expiry set to the store's time of that;
+        any other row (changed, unowned, node's own) ends both.  seen
+        becomes the rows as read.
 */
 
 #ifndef XXL_LEASE_RULES_H_INCLUDED
@@ -68,6 +85,14 @@
 //  A step of the store's clock ahead by more than this stops takes of
 //  others' shares for a lease (a smaller one is inside the holder's margin)
 #define XXL_LEASE_JUMP_MS 250
+
+//  A share's row as the last round read it, and how it is judged across
+//  steps back of the store's clock (xxl_lease_across_steps)
+typedef struct {
+    int64_t epoch, expires;             //  the row as read last round
+    int64_t shift;                      //  ms its expiry is judged earlier
+    int64_t unsure_since;               //  mono ms: changed across a step (0: not)
+} xxl_lease_seen_t;
 
 typedef struct {
     int64_t now;                        //  the store's clock as read (ms)
@@ -100,5 +125,7 @@ xxl_lease_settle_t xxl_lease_settle (int64_t lease_until, int64_t committed_unti
                                      uint64_t taken, bool committed);
 bool xxl_lease_jumped (const xxl_lease_read_t *last, const xxl_lease_read_t *read);
 int64_t xxl_lease_stepped_back (const xxl_lease_read_t *last, const xxl_lease_read_t *read);
+void xxl_lease_across_steps (xxl_lease_t *leases, const char *node, xxl_lease_seen_t *seen,
+                             int64_t back, int64_t mono, int64_t lease, int64_t now);
 
 #endif
