@@ -119,10 +119,10 @@ xs_backfill_running_ids (xxl_store_t *base, int64_t after, int64_t *ids, size_t 
         "ii", after, (int64_t) max);
 }
 
-//  One statement for all the instants (a statement each was a round trip
-//  each on PostgreSQL: 60 instants a second); each instant is still
-//  looked up alone, by its (instant, job) in the planned instants' index
-//  (the instant's equality implies the unique index's IS NOT NULL)
+//  One statement for all the instants, whatever their number (one round
+//  trip on PostgreSQL); each instant is one probe of the planned instants'
+//  index by (instant, job) (the instant's equality implies the unique
+//  index's IS NOT NULL)
 int
 xs_backfill_made_times (xxl_store_t *base, int64_t job_id, const int64_t *times, size_t count,
                         int64_t *made, size_t *made_count)
