@@ -33,6 +33,8 @@
 #define XXL_BACKFILL_TURN_MS 50         //  ... and the time a turn gives them, at most
                                         //  (a store that writes a row a round
                                         //  trip, PostgreSQL, makes fewer a turn)
+#define XXL_BACKFILL_CHUNK_MIN 32       //  instants walked and looked up at once: the
+#define XXL_BACKFILL_CHUNK_MAX 512      //  first chunk of a step, doubling up to this
 
 //  The instants of one job
 typedef struct {
@@ -184,58 +186,69 @@ s_step (server_t *self, int64_t id, int64_t budget, int64_t until)
     char by [400];
     snprintf (by, sizeof by, "backfill %" PRId64 "%s%s%s", row.id, *row.by? " (": "", row.by,
               *row.by? ")": "");
-    //  The instants of this step, and those of them that have their run
-    //  already (read at once, not refused one by one)
-    int64_t *instants = (int64_t *) zmalloc ((size_t) (allow + 1) * 2 * sizeof (int64_t));
-    int64_t *had = instants + allow + 1;
-    size_t count = 0, had_count = 0;
-    int64_t next = s_next (&walk, row.cursor);
-    while ((int64_t) count < allow && next >= 0 && next <= row.to_time) {
-        instants [count++] = next;
-        next = s_next (&walk, next);
-    }
-    if (count > 0
-    &&  xxl_store_backfill_made_times (self->store, row.job_id, instants, count, had,
-                                       &had_count)) {
-        next = instants [0];            //  (the store failed: not done; the commit fails too)
-        count = 0;
-    }
+    //  The instants of this step, a chunk at a time, and those of a chunk
+    //  that have their run already (read at once, one statement a chunk,
+    //  not refused one by one).  Chunks double from the first: a turn that
+    //  runs out of time has walked and looked up little past where it
+    //  stops, and a long one takes few statements.
+    int64_t instants [XXL_BACKFILL_CHUNK_MAX], had [XXL_BACKFILL_CHUNK_MAX];
     int64_t at = row.cursor, made = 0, skipped = 0;
-    size_t h = 0;
-    size_t handled = 0;
-    for (size_t i = 0; i < count; i++) {
-        if (i % 16 == 15 && zclock_mono () >= until) {
-            next = instants [i];        //  (out of time: the rest next turn)
+    int64_t handled = 0;
+    size_t chunk = XXL_BACKFILL_CHUNK_MIN;
+    bool stop = false;
+    int64_t next = s_next (&walk, row.cursor);
+    while (!stop && handled < allow && next >= 0 && next <= row.to_time) {
+        if (handled > 0 && zclock_mono () >= until)
+            break;                      //  (out of time: the rest next turn)
+        size_t count = 0, had_count = 0;
+        while (count < chunk && handled + (int64_t) count < allow
+           &&  next >= 0 && next <= row.to_time) {
+            instants [count++] = next;
+            next = s_next (&walk, next);
+        }
+        if (xxl_store_backfill_made_times (self->store, row.job_id, instants, count, had,
+                                           &had_count)) {
+            next = instants [0];        //  (the store failed: not done; the commit fails too)
             break;
         }
-        while (h < had_count && had [h] < instants [i])
-            h++;
-        if (h < had_count && had [h] == instants [i])
-            skipped++;
-        else {
-            trigger_args_t args = { .trigger_type = "BACKFILL", .fail_retry_count = -1,
-                                    .shard_index = -1, .shard_total = -1,
-                                    .schedule_time = instants [i], .by = by };
-            int64_t ids [16];
-            int rows = engine_trigger (self, &job, &args, ids, NULL, 16);
-            if (rows > 0)
-                made++;
-            else
-            if (strstr (xxl_store_error (self->store), "UNIQUE"))
-                skipped++;              //  (made meanwhile: it has its run)
-            else {
-                next = instants [i];    //  (the store failed: the commit will too)
+        size_t h = 0;
+        for (size_t i = 0; i < count; i++) {
+            if (handled % 16 == 15 && zclock_mono () >= until) {
+                next = instants [i];    //  (out of time: the rest next turn)
+                stop = true;
                 break;
             }
+            while (h < had_count && had [h] < instants [i])
+                h++;
+            if (h < had_count && had [h] == instants [i])
+                skipped++;
+            else {
+                trigger_args_t args = { .trigger_type = "BACKFILL", .fail_retry_count = -1,
+                                        .shard_index = -1, .shard_total = -1,
+                                        .schedule_time = instants [i], .by = by };
+                int64_t ids [16];
+                int rows = engine_trigger (self, &job, &args, ids, NULL, 16);
+                if (rows > 0)
+                    made++;
+                else
+                if (strstr (xxl_store_error (self->store), "UNIQUE"))
+                    skipped++;          //  (made meanwhile: it has its run)
+                else {
+                    next = instants [i];    //  (the store failed: the commit will too)
+                    stop = true;
+                    break;
+                }
+            }
+            at = instants [i];
+            handled++;
         }
-        at = instants [i];
-        handled++;
+        if (chunk < XXL_BACKFILL_CHUNK_MAX)
+            chunk *= 2;
     }
-    free (instants);
     //  The pace's mark moves by what was made (an early stop keeps the rest
     //  of the credit)
-    if ((int64_t) handled < allow)
-        xxl_backfill_allow (row.per_second, row.update_time, now, (int64_t) handled, &mark);
+    if (handled < allow)
+        xxl_backfill_allow (row.per_second, row.update_time, now, handled, &mark);
     bool done = next < 0 || next > row.to_time;
     xxl_store_backfill_advance (self->store, row.id, row.cursor, at, made, skipped,
                                 done? "DONE": "RUNNING", NULL, mark);

@@ -705,6 +705,13 @@ const char *const pgx_statements [XXL_SQL_STATEMENTS] = {
         " WHERE job_id = $1 AND trigger_time < $2 AND id < $3"
         " AND NOT (trigger_code IN (0, 200) AND handle_code = 0)" XXL_NOT_IN_RUNNING_FLOW
         " ORDER BY id" XXL_LIMIT ("$4") ")",
+    //  (a scalar subquery, never made a join: each instant is one probe of
+    //  the planned instants' index whatever plan a prepared statement gets,
+    //  not a hash of the job's whole log)
+    [XXL_SQL_BACKFILL_MADE_TIMES] =
+        "SELECT t FROM unnest (CAST ('{' || $2 || '}' AS BIGINT[])) AS u (t)"
+        " WHERE (SELECT 1 FROM xxl_job_log WHERE schedule_time = t AND job_id = $1 LIMIT 1)"
+        " = 1 ORDER BY t",
 };
 
 //  Workflows and their runs (version 12): the adds, RETURNING their new

@@ -112,6 +112,8 @@ typedef enum {
     XXL_SQL_JOB_RM_LOGS,                //  job_rm_logs: $1 job
     XXL_SQL_JOB_RM_LOGS_SOME,           //  job_rm_logs_some: $1 job, $2 its oldest so many
     XXL_SQL_LOG_DELETE_JOB,             //  log_delete of job $1 (as XXL_SQL_LOG_DELETE's)
+    XXL_SQL_BACKFILL_MADE_TIMES,        //  backfill_made_times: $1 job, $2 the instants'
+                                        //  set (xxl_store_sql_group_set); those made, ascending
     XXL_SQL_STATEMENTS                  //  how many (the length of a driver's sql)
 } xxl_store_stmt_t;
 
@@ -221,6 +223,8 @@ char *xxl_store_sql_question_marks (const char *sql, char *out, size_t size);
 //  text parameter, a new string: "" when groups is NULL (no such filter),
 //  else the ids comma-separated ("0", which is no group's id, for an
 //  empty set).  The SQL reads it as `$N = '' OR job_group IN (the ids)`.
+//  (backfill_made_times passes its instants the same way: one statement
+//  for a turn's instants, whatever their number)
 char *xxl_store_sql_group_set (const int64_t *groups, size_t count);
 
 //  report_count from report_count_groups's answer (rc, rows, count): the

@@ -119,20 +119,20 @@ xs_backfill_running_ids (xxl_store_t *base, int64_t after, int64_t *ids, size_t 
         "ii", after, (int64_t) max);
 }
 
-//  (the instant's equality implies the unique index's IS NOT NULL)
+//  One statement for all the instants, whatever their number (one round
+//  trip on PostgreSQL); each instant is one probe of the planned instants'
+//  index by (instant, job) (the instant's equality implies the unique
+//  index's IS NOT NULL)
 int
 xs_backfill_made_times (xxl_store_t *base, int64_t job_id, const int64_t *times, size_t count,
                         int64_t *made, size_t *made_count)
 {
     *made_count = 0;
-    for (size_t i = 0; i < count; i++) {
-        int64_t rows = xsql_scalar (base, "SELECT COUNT(*) FROM xxl_job_log"
-                                    " WHERE schedule_time = $1 AND job_id = $2",
-                                    "ii", times [i], job_id);
-        if (rows < 0)
-            return -1;
-        if (rows > 0)
-            made [(*made_count)++] = times [i];
-    }
-    return 0;
+    if (count == 0)
+        return 0;
+    char *set = xxl_store_sql_group_set (times, count);
+    int rc = xsql_id_list (base, made, count, made_count,
+                           xsql_sql (base, XXL_SQL_BACKFILL_MADE_TIMES), "is", job_id, set);
+    free (set);
+    return rc;
 }

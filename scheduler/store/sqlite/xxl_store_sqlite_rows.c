@@ -767,6 +767,9 @@ const char *const sq_statements [XXL_SQL_STATEMENTS] = {
         "AND trigger_time < ?2 AND id < ?3"
         " AND NOT (trigger_code IN (0, 200) AND handle_code = 0)" XXL_NOT_IN_RUNNING_FLOW
         " ORDER BY" XXL_JOB_ORDER ("") "LIMIT ?4)",
+    [XXL_SQL_BACKFILL_MADE_TIMES] =
+        "SELECT u.value FROM json_each ('[' || ?2 || ']') AS u WHERE EXISTS (SELECT 1"
+        " FROM xxl_job_log WHERE schedule_time = u.value AND job_id = ?1) ORDER BY u.value",
 };
 
 //  Workflows and their runs (version 12): the adds, whose new id is the
