@@ -119,3 +119,11 @@ xxl_lease_jumped (const xxl_lease_read_t *last, const xxl_lease_read_t *read)
         return false;
     return (read->now - read->after) - (last->now - last->before) > XXL_LEASE_JUMP_MS;
 }
+
+bool
+xxl_lease_deaf (size_t heard, int64_t newest, int64_t now, int64_t dead_ms, int64_t beat_ms)
+{
+    if (heard > 0 || newest <= 0 || dead_ms <= beat_ms)
+        return false;
+    return newest > now - (dead_ms - beat_ms);
+}

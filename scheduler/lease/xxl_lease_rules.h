@@ -47,12 +47,29 @@
         it reads was written before the step, and the holder, which keeps
         its leases on its monotonic clock, still holds them (a forward
         step of an SQLite host's one clock, or of PostgreSQL's server).
+    xxl_lease_deaf (heard, newest, now, dead_ms, beat_ms)
+        Whether this scheduler is deaf to the store's agents: its registry
+        holds no address at all (heard 0: every agent it heard missed the
+        dead time here), while a row of the store's registry was beaten
+        after now - (dead_ms - beat_ms) (newest: the newest update_time,
+        store clock; 0 none, < 0 not read).  Such a beat is another
+        scheduler's: a row this one beat last is at least dead_ms old
+        once its registry dropped the address, and an agent heard
+        elsewhere is beaten there every beat.  false when dead_ms <=
+        beat_ms (no window tells the two apart), when the store was not
+        read, or when nobody beat a row within the window (every
+        scheduler deaf, or no agent alive: nothing changes).  A deaf
+        scheduler gives every share back and takes none, and does not
+        beat its node row (so the others' fair part counts it out); its
+        routes hold rows rather than fail them for an empty address list
+        (docs/design.md, "Leases").
 */
 
 #ifndef XXL_LEASE_RULES_H_INCLUDED
 #define XXL_LEASE_RULES_H_INCLUDED
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "xxl_store.h"
 
@@ -92,5 +109,7 @@ int64_t xxl_lease_next_round (const xxl_lease_t *leases, uint64_t held, int64_t 
 xxl_lease_settle_t xxl_lease_settle (int64_t lease_until, int64_t committed_until,
                                      uint64_t taken, bool committed);
 bool xxl_lease_jumped (const xxl_lease_read_t *last, const xxl_lease_read_t *read);
+bool xxl_lease_deaf (size_t heard, int64_t newest, int64_t now, int64_t dead_ms,
+                     int64_t beat_ms);
 
 #endif

@@ -413,7 +413,10 @@ engine_plan_due (server_t *self)
 {
     engine_fire (self);
     int64_t now = engine_now ();
-    bool warming = zclock_mono () < self->warm_until;
+    //  (rows wait for an agent while agents reconnect after a start, and
+    //  while deaf: the store's agents heard by another scheduler only; a
+    //  planned row of a share given up meanwhile is its new holder's)
+    bool warming = zclock_mono () < self->warm_until || engine_lease_deaf (self);
     zlistx_t *held = NULL;
     int budget = XXL_DUE_BATCH;
     void *item;

@@ -534,6 +534,10 @@ typedef struct {
     int (*registry_remove) (xxl_store_t *self, const char *app, const char *address);
     int (*registry_expire) (xxl_store_t *self, int64_t dead_before);
     char *(*registry_alive) (xxl_store_t *self, int64_t window_ms);
+    //  The newest beat of any registry row (store-clock ms; 0 when there
+    //  is none, -1 on error): whether some scheduler of the store hears
+    //  an agent now (the lease's deaf rule, xxl_lease_rules.h)
+    int64_t (*registry_newest) (xxl_store_t *self);
 
     //  Reports: refresh recounts day [from, to) of the log into the report
     //  table; totals fills REPORT's counts; encode_days: the newest `days`
@@ -1147,6 +1151,7 @@ static inline int xxl_store_registry_beat (xxl_store_t *self, const char *app, c
 static inline int xxl_store_registry_remove (xxl_store_t *self, const char *app, const char *address) { return XXL_STORE_CALL (registry_remove) (self, app, address); }
 static inline int xxl_store_registry_expire (xxl_store_t *self, int64_t dead_before) { return XXL_STORE_CALL (registry_expire) (self, dead_before); }
 static inline char *xxl_store_registry_alive (xxl_store_t *self, int64_t window_ms) { return XXL_STORE_CALL (registry_alive) (self, window_ms); }
+static inline int64_t xxl_store_registry_newest (xxl_store_t *self) { return XXL_STORE_CALL (registry_newest) (self); }
 
 static inline int xxl_store_report_refresh (xxl_store_t *self, int64_t from, int64_t to, int64_t now) { return XXL_STORE_CALL (report_refresh) (self, from, to, now); }
 static inline int xxl_store_report_totals (xxl_store_t *self, xxl_store_totals_t *t) { return XXL_STORE_CALL (report_totals) (self, t); }
