@@ -32,8 +32,8 @@
 # each agents cut 1-2.5 s long: under the registry's dead time (3 s), past
 # the RUN answer's timeout at times (ha_net_deaf.sh makes them 9-14 s: past
 # the dead time, the agents' run lease of 5 s and the lease + 3 s + 1 s a
-# silent agent's runs are held before they can be failed; an expected
-# failure, see there); then mended.
+# silent agent's runs are held before they can be failed: scheduler 0 is
+# deaf to the agents, see there); then mended.
 # Guarantees: every acknowledged trigger and every planned cron second ran
 # exactly once (none twice, none never, none unfinished, no gap); no long
 # run's retry ran though the run it replaces ran (chains: none twice): an
