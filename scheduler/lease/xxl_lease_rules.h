@@ -52,11 +52,14 @@
         holds no address at all (heard 0: every agent it heard missed the
         dead time here), while a row of the store's registry was beaten
         after now - (dead_ms - beat_ms) (newest: the newest update_time,
-        store clock; 0 none, < 0 not read).  Such a beat is another
-        scheduler's: a row this one beat last is at least dead_ms old
-        once its registry dropped the address, and an agent heard
-        elsewhere is beaten there every beat.  false when dead_ms <=
-        beat_ms (no window tells the two apart), when the store was not
+        store clock; 0 none, < 0 not read; beat_ms: the registry's check
+        period, registry/beat).  Such a beat is another scheduler's: a row
+        this one beat last is at least dead_ms old once its registry
+        dropped the address, and an agent heard elsewhere has its row
+        beaten there at each of its REGISTERs (agent/beat, which must stay
+        under dead_ms - beat_ms for the judgement to hold steady: 30 s
+        under 60 s by default).  false when dead_ms <= beat_ms (no window
+        tells the two apart), when the store was not
         read, or when nobody beat a row within the window (every
         scheduler deaf, or no agent alive: nothing changes).  A deaf
         scheduler gives every share back and takes none, and does not
