@@ -5,7 +5,11 @@
     these decisions as xxl_lease.c makes them (the store's take, renew and
     release as the SQLite store does them): every share held by exactly
     one, each scheduler within its fair part, a dead scheduler's shares
-    taken once its lease expired, a restarted one's own taken at once.
+    taken once its lease expired, a restarted one's own taken at once;
+    and the deaf rule (xxl_lease_deaf): a scheduler that hears none of the
+    store's agents while another does gives every share back, the others
+    hold them all without give-backs back and forth while it lasts, and it
+    takes its part again once it hears them.
 */
 
 #include <stdio.h>
@@ -40,6 +44,7 @@ typedef struct {
     uint64_t held;
     int64_t epochs [N];
     bool alive;
+    bool deaf;                          //  (xxl_lease_deaf: gives all back, takes none)
 } sched_t;
 
 static int
@@ -64,7 +69,7 @@ s_round (sched_t *me, int64_t now, int64_t live)
     xxl_lease_balance_t balance = xxl_lease_balance (leases, me->node, now, live);
     uint64_t taken = 0;
     for (int s = 0; s < N; s++) {
-        if ((me->held & BIT (s))
+        if ((me->held & BIT (s)) || me->deaf
         ||  !xxl_lease_wants (&leases [s], me->node, now, ROUND, s_count (me->held), balance.fair))
             continue;
         if (s_table [s].epoch != leases [s].epoch)
@@ -74,7 +79,8 @@ s_round (sched_t *me, int64_t now, int64_t live)
         me->epochs [s] = leases [s].epoch + 1;
         taken |= BIT (s);
     }
-    uint64_t back = xxl_lease_give_back (me->held, balance.fair, balance.hungry, taken);
+    uint64_t back = me->deaf? me->held
+                            : xxl_lease_give_back (me->held, balance.fair, balance.hungry, taken);
     for (int s = N - 1; s >= 0; s--)
         if (back & BIT (s)) {
             me->held &= ~BIT (s);
@@ -111,19 +117,26 @@ s_union (sched_t *scheds, int count)
     return all;
 }
 
+//  A fresh table and count live schedulers named node-0 ...
+static void
+s_start (sched_t *scheds, int count)
+{
+    s_table_reset ();
+    memset (scheds, 0, 17 * sizeof (sched_t));
+    for (int i = 0; i < count; i++) {
+        snprintf (scheds [i].node, sizeof scheds [i].node, "node-%d", i);
+        scheds [i].alive = true;
+    }
+}
+
 //  count schedulers start together; after rounds they hold every share,
 //  each no more than its fair part; then the last dies and the others
 //  take its shares once its lease expired
 static void
 s_cluster (int count)
 {
-    s_table_reset ();
     sched_t scheds [17];
-    memset (scheds, 0, sizeof scheds);
-    for (int i = 0; i < count; i++) {
-        snprintf (scheds [i].node, sizeof scheds [i].node, "node-%d", i);
-        scheds [i].alive = true;
-    }
+    s_start (scheds, count);
     int64_t now = 1000000;
     int fair = (N + count - 1) / count;
     for (int r = 0; r < 12; r++, now += ROUND)
@@ -183,6 +196,57 @@ s_cluster (int count)
     XXL_CHECK (s_union (scheds, count) == BIT (N) - 1);
     XXL_CHECK_MSG (count > N? s_count (dead->held) <= 1: s_count (dead->held) >= N - (count - 1) * fair,
                    "%d schedulers: the restarted one holds %d", count, s_count (dead->held));
+}
+
+//  count schedulers (2 or more) balanced; scheduler 0 turns deaf: it
+//  stops beating its node row (the others count count - 1 live) and gives
+//  every share back in its next round; the others hold all 16 within two
+//  rounds, each within its fair part, and no share changes hands again
+//  while it lasts; once it hears agents again it takes its part back
+static void
+s_cluster_deaf (int count)
+{
+    sched_t scheds [17];
+    s_start (scheds, count);
+    int64_t now = 1000000;
+    for (int r = 0; r < 12; r++, now += ROUND)
+        for (int i = 0; i < count; i++)
+            s_round (&scheds [i], now, count);
+    XXL_CHECK (s_consistent (scheds, count) && s_union (scheds, count) == BIT (N) - 1);
+    XXL_CHECK_MSG (scheds [0].held != 0, "%d schedulers: scheduler 0 holds none", count);
+    scheds [0].deaf = true;
+    for (int r = 0; r < 2; r++, now += ROUND)
+        for (int i = 0; i < count; i++)
+            s_round (&scheds [i], now, count - 1);
+    XXL_CHECK_MSG (scheds [0].held == 0, "%d schedulers: the deaf one holds %d", count,
+                   s_count (scheds [0].held));
+    XXL_CHECK_MSG (s_union (scheds, count) == BIT (N) - 1, "%d schedulers: shares %llx held",
+                   count, (unsigned long long) s_union (scheds, count));
+    XXL_CHECK (s_consistent (scheds, count));
+    int fair = (N + count - 2) / (count - 1);
+    for (int i = 1; i < count; i++)
+        XXL_CHECK_MSG (s_count (scheds [i].held) <= fair, "%d schedulers: %d holds %d, fair %d",
+                       count, i, s_count (scheds [i].held), fair);
+    //  Steady while it lasts: no take, no give-back (the epochs stay)
+    int64_t epochs [N];
+    for (int s = 0; s < N; s++)
+        epochs [s] = s_table [s].epoch;
+    for (int r = 0; r < 20; r++, now += ROUND)
+        for (int i = 0; i < count; i++)
+            s_round (&scheds [i], now, count - 1);
+    for (int s = 0; s < N; s++)
+        XXL_CHECK_MSG (s_table [s].epoch == epochs [s], "%d schedulers: share %d moved while"
+                       " scheduler 0 was deaf", count, s);
+    XXL_CHECK (scheds [0].held == 0 && s_union (scheds, count) == BIT (N) - 1);
+    //  It hears them again: it beats (count live) and takes its part
+    scheds [0].deaf = false;
+    for (int r = 0; r < 20; r++, now += ROUND)
+        for (int i = 0; i < count; i++)
+            s_round (&scheds [i], now, count);
+    XXL_CHECK (s_consistent (scheds, count) && s_union (scheds, count) == BIT (N) - 1);
+    XXL_CHECK_MSG (count > N || s_count (scheds [0].held) >= N - (count - 1) * ((N + count - 1) / count),
+                   "%d schedulers: scheduler 0 holds %d after it hears again", count,
+                   s_count (scheds [0].held));
 }
 
 int
@@ -383,9 +447,40 @@ main (void)
     XXL_CHECK_INT (rows [3].expires, 52000);
     XXL_CHECK (seen [3].shift == 0 && seen [3].unsure_since == 0);
 
+    //  Deaf: no agent heard here (heard 0) while a registry row was beaten
+    //  after now - (dead - beat): another scheduler's beat (dead 3 s, beat
+    //  1 s: the window is 2 s)
+    int64_t dead = 3000, beat = 1000;
+    XXL_CHECK (xxl_lease_deaf (0, now, now, dead, beat));
+    XXL_CHECK (xxl_lease_deaf (0, now - 1999, now, dead, beat));
+    XXL_CHECK (!xxl_lease_deaf (0, now - 2000, now, dead, beat));      //  at the bound: not
+    //  ... an agent heard here: never, however fresh the store's rows
+    XXL_CHECK (!xxl_lease_deaf (1, now, now, dead, beat));
+    XXL_CHECK (!xxl_lease_deaf (2, now - 100, now, dead, beat));
+    //  ... this scheduler's own last beat (its registry dropped the
+    //  address at the dead time): not another's
+    XXL_CHECK (!xxl_lease_deaf (0, now - dead, now, dead, beat));
+    //  ... nobody's rows (no agent alive, or every scheduler deaf), none
+    //  at all, or the store not read: nothing changes
+    XXL_CHECK (!xxl_lease_deaf (0, now - 60000, now, dead, beat));
+    XXL_CHECK (!xxl_lease_deaf (0, 0, now, dead, beat));
+    XXL_CHECK (!xxl_lease_deaf (0, -1, now, dead, beat));
+    //  ... no window between a beat and the dead time: never
+    XXL_CHECK (!xxl_lease_deaf (0, now, now, beat, beat));
+    XXL_CHECK (!xxl_lease_deaf (0, now, now, beat, dead));
+    //  ... a row beaten ahead of this scheduler's reading of the store's
+    //  clock (a later write): fresh
+    XXL_CHECK (xxl_lease_deaf (0, now + 5, now, dead, beat));
+    //  defaults (dead 90 s, beat 30 s): a 60 s window
+    XXL_CHECK (xxl_lease_deaf (0, now - 59999, now, 90000, 30000));
+    XXL_CHECK (!xxl_lease_deaf (0, now - 60000, now, 90000, 30000));
+
     //  Clusters
     int sizes [] = { 1, 2, 3, 17 };
     for (int i = 0; i < 4; i++)
         s_cluster (sizes [i]);
+    int deaf_sizes [] = { 2, 3, 5, 17 };
+    for (int i = 0; i < 4; i++)
+        s_cluster_deaf (deaf_sizes [i]);
     return xxl_test_done ();
 }

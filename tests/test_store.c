@@ -1061,6 +1061,7 @@ s_parity (xxl_store_t *main_store, const char *url, const char *sqlite_path)
     S_SAME ("report days", xxl_store_report_encode_days (store, enc, 3));
     S_SAME ("audit", xxl_store_audit_encode_page (store, enc, 1 << 20, &truncated, INT64_MAX, 10));
     S_SAME_STR ("registry alive", xxl_store_registry_alive (store, 1000));
+    S_SAME_INT ("registry newest", xxl_store_registry_newest (store));
     S_SAME_STR ("registry apps", xxl_store_registry_apps (store, "a-host", 0));
     S_SAME_STR ("job children", xxl_store_job_children (store, 3));
     S_SAME_IDS ("unsent", xxl_store_log_unsent_ids (store, 0, out, 64, count));
@@ -3474,7 +3475,11 @@ main (void)
     XXL_CHECK (xxl_store_group_load (store, gid, &found) == 0);
     XXL_CHECK (streq (found.address_list, "a-host,b-host"));
     xxl_group_free (&found);
+    //  ... the newest beat of any row (the lease's deaf rule), 0 with none
+    XXL_CHECK (xxl_store_registry_beat (store, "demo-app", "a-host", 150) == 0);
+    XXL_CHECK (xxl_store_registry_newest (store) == 150);
     XXL_CHECK (xxl_store_registry_expire (store, 200) == 2);
+    XXL_CHECK (xxl_store_registry_newest (store) == 0);
 
     //  Glue history keeps the last 30
     for (int i = 0; i < 35; i++)

@@ -79,6 +79,8 @@ typedef struct {
     uint64_t mask;                      //  SHARES_*: bit s for share s
     const xxl_lease_t *leases;          //  SHARES_TAKEN: the leases as read
     size_t *count;                      //  SHARES_LOST: plans dropped are added
+    bool deaf;                          //  SHARES_LOST: given back deaf (xxl_lease_deaf),
+                                        //  still held in this transaction
 } xxl_event_t;
 
 typedef void (xxl_event_fn) (server_t *self, const xxl_event_t *event);

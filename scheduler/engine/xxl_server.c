@@ -142,6 +142,14 @@ s_check_registry (server_t *self)
     bool warming = self->runs.awaited_left && zclock_mono () < self->warm_until;
     if ((!warming && xxl_store_registry_expire (self->store, dead_before) > 0) || removed > 0)
         xxl_store_groups_refresh (self->store, now);
+    //  Deaf: none of the agents heard here while another scheduler of the
+    //  store hears some (xxl_lease_deaf): the shares go to the others,
+    //  and rows wait here rather than fail for an empty address list
+    int64_t newest = xxl_registry_size (self->registry)? 0: xxl_store_registry_newest (self->store);
+    engine_lease_set_deaf (self, xxl_lease_deaf (xxl_registry_size (self->registry), newest,
+                                                 engine_store_now (self),
+                                                 (int64_t) self->config.dead_s * 1000,
+                                                 (int64_t) self->config.beat_s * 1000));
 }
 
 //  --------------------------------------------------------------------
@@ -1062,7 +1070,8 @@ s_metrics_publish (server_t *self)
         snprintf (wal, sizeof wal, "%s-wal", db);
         m->wal_bytes = stat (wal, &st) == 0? (int64_t) st.st_size: 0;
     }
-    m->ready = m->store_ok && !(self->runs.awaited_left && now < self->warm_until);
+    m->ready = m->store_ok && !(self->runs.awaited_left && now < self->warm_until)
+            && !engine_lease_deaf (self);
     xxl_metrics_publish (self->metrics_box, m);
 }
 

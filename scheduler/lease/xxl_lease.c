@@ -19,6 +19,13 @@
         whose epoch or owner moved is lost), takes shares that nobody holds
         or whose lease expired, and gives back what is over its fair part
         while another live scheduler is short of its own.
+    -   Deaf (xxl_lease_deaf: no agent heard here while the store's
+        registry shows one beaten by another scheduler): a round gives
+        every held share back and takes none, and does not beat the node
+        row, so the others count this scheduler out of the fair part and
+        take its shares (with their rows' recovery) at once.  Hearing an
+        agent again ends it: the node row beats, the others give back to
+        balance and this one takes its part.
     -   Rounds come every lease_ms / 3, and also just after the soonest
         expiry of a lease held by another: a dead scheduler's shares are
         taken within a few milliseconds of its lease's end.
@@ -88,16 +95,20 @@ s_popcount (uint64_t mask)
 }
 
 //  Shares in mask stop being this scheduler's: its plans and snapshots of
-//  their jobs go, without a store write (their rows are the new holder's)
+//  their jobs go, without a store write (their rows are the new holder's);
+//  deaf: given back as xxl_lease_deaf says, the lease still ours in this
+//  transaction (the planner records what it sent of them)
 static void
-s_lease_lost (server_t *self, uint64_t mask, const char *why)
+s_lease_lost (server_t *self, uint64_t mask, const char *why, bool deaf)
 {
     mask &= self->leases.held;
     if (!mask)
         return;
     self->leases.held &= ~mask;
     size_t plans = 0;
-    xxl_event_t event = { .kind = XXL_EVENT_SHARES_LOST, .mask = mask, .count = &plans };
+    //  (deaf: a give-back, the release follows in this transaction)
+    xxl_event_t event = { .kind = XXL_EVENT_SHARES_LOST, .mask = mask, .count = &plans,
+                          .deaf = deaf };
     engine_publish (self, &self->events, &event);
     zsys_warning ("lease: %d share(s) lost (%s); %zu plan(s) left to their new holder",
                   s_popcount (mask), why, plans);
@@ -108,7 +119,7 @@ void
 engine_lease_check (server_t *self)
 {
     if (self->leases.held && zclock_mono () >= self->leases.lease_until)
-        s_lease_lost (self, self->leases.held, "not renewed in time");
+        s_lease_lost (self, self->leases.held, "not renewed in time", false);
 }
 
 //  The turn's end: a round's takes and renewals hold only once committed;
@@ -123,7 +134,7 @@ engine_lease_settle (server_t *self, bool committed)
     self->leases.lease_until = settle.lease_until;
     self->leases.lease_until_committed = settle.committed_until;
     if (!committed)
-        s_lease_lost (self, settle.lost, "their take was not committed");
+        s_lease_lost (self, settle.lost, "their take was not committed", false);
     self->leases.lease_taken = 0;
 }
 
@@ -138,13 +149,13 @@ engine_lease_fence (server_t *self)
         return 0;
     xxl_lease_t leases [XXL_STORE_SHARES];
     if (xxl_store_lease_list (self->store, leases)) {
-        s_lease_lost (self, self->leases.held, "its lease could not be read");
+        s_lease_lost (self, self->leases.held, "its lease could not be read", false);
         return 0;
     }
     uint64_t moved = xxl_lease_moved (self->leases.held, self->leases.epochs, self->leases.node,
                                       leases);
     if (moved)
-        s_lease_lost (self, moved, "taken by another scheduler");
+        s_lease_lost (self, moved, "taken by another scheduler", false);
     return self->leases.held;
 }
 
@@ -179,8 +190,9 @@ engine_lease_round (server_t *self)
     int64_t round = lease / 3;
     int64_t expires = now + lease;
     xxl_lease_t leases [XXL_STORE_SHARES];
+    bool deaf = self->leases.deaf;
     if (now < 0
-    ||  xxl_store_node_beat (self->store, self->leases.node, now)
+    ||  (!deaf && xxl_store_node_beat (self->store, self->leases.node, now))
     ||  xxl_store_lease_list (self->store, leases)) {
         //  (the held leases stay sure until lease_until; the next round
         //  tries again, soon but not at once: a store that is down must
@@ -209,7 +221,7 @@ engine_lease_round (server_t *self)
             moved |= bit;
     }
     if (moved)
-        s_lease_lost (self, moved, "taken by another scheduler");
+        s_lease_lost (self, moved, "taken by another scheduler", false);
     //  Fair part and who is short of it
     xxl_lease_balance_t balance = xxl_lease_balance (leases, self->leases.node, now,
                                                      xxl_store_node_count (self->store,
@@ -221,7 +233,7 @@ engine_lease_round (server_t *self)
     uint64_t taken = 0, missed = 0;
     for (int s = 0; s < XXL_STORE_SHARES; s++) {
         uint64_t bit = (uint64_t) 1 << s;
-        if (self->leases.held & bit)
+        if ((self->leases.held & bit) || deaf)
             continue;
         if (!xxl_lease_wants (&leases [s], self->leases.node, now, round,
                               s_popcount (self->leases.held), fair))
@@ -237,13 +249,16 @@ engine_lease_round (server_t *self)
         else
             missed |= bit;
     }
-    //  Give back what is over the fair part while someone is short
-    uint64_t back = xxl_lease_give_back (self->leases.held, fair, balance.hungry, taken);
+    //  Give back what is over the fair part while someone is short;
+    //  deaf, everything
+    uint64_t back = deaf? self->leases.held
+                        : xxl_lease_give_back (self->leases.held, fair, balance.hungry, taken);
     for (int s = XXL_STORE_SHARES - 1; s >= 0 && back; s--) {
         uint64_t bit = (uint64_t) 1 << s;
         if (!(back & bit))
             continue;
-        s_lease_lost (self, bit, "given back to balance");
+        s_lease_lost (self, bit, deaf? "given back: no agent heard here while another"
+                                       " scheduler hears them": "given back to balance", deaf);
         xxl_store_lease_release (self->store, s, self->leases.node, self->leases.epochs [s], now);
         back &= ~bit;
     }
@@ -291,4 +306,28 @@ int64_t
 engine_lease_store_ahead (server_t *self)
 {
     return self->leases.store_ahead;
+}
+
+void
+engine_lease_set_deaf (server_t *self, bool deaf)
+{
+    if (deaf == self->leases.deaf)
+        return;
+    self->leases.deaf = deaf;
+    if (deaf) {
+        //  (the give-back at once, not a round later)
+        self->leases.next_lease = zclock_mono ();
+        zsys_warning ("lease: no agent heard here while another scheduler of the store hears"
+                      " them: every share given back, none taken, rows held rather than"
+                      " failed for an empty address list, until an agent is heard again");
+    }
+    else
+        zsys_info ("lease: agents heard again (or by no scheduler of the store): shares"
+                   " taken again as the balance gives");
+}
+
+bool
+engine_lease_deaf (server_t *self)
+{
+    return self->leases.deaf;
 }

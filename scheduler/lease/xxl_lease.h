@@ -28,6 +28,7 @@ typedef struct {
     xxl_lease_read_t last_read;         //  the last round's read of the store's clock
     int64_t no_take_until;              //  mono ms: others' shares are not taken before
     xxl_lease_seen_t seen [XXL_STORE_SHARES];  //  the rows as the last round read them
+    bool deaf;                          //  hears no agent while another does (xxl_lease_deaf)
 } leases_t;
 
 //  The shares held (bit s for share s), this scheduler's name among the
@@ -35,6 +36,11 @@ typedef struct {
 uint64_t engine_lease_held (server_t *self);
 const char *engine_lease_node (server_t *self);
 int64_t engine_lease_store_ahead (server_t *self);
+//  Deaf to the store's agents (xxl_lease_deaf, judged by the registry's
+//  check): the next round gives every share back; routes hold what they
+//  would fail for an empty address list
+void engine_lease_set_deaf (server_t *self, bool deaf);
+bool engine_lease_deaf (server_t *self);
 
 //  xxl_lease.c
 uint64_t engine_lease_round (server_t *self);

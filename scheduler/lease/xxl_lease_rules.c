@@ -158,3 +158,11 @@ xxl_lease_across_steps (xxl_lease_t *leases, const char *node, xxl_lease_seen_t 
         }
     }
 }
+
+bool
+xxl_lease_deaf (size_t heard, int64_t newest, int64_t now, int64_t dead_ms, int64_t beat_ms)
+{
+    if (heard > 0 || newest <= 0 || dead_ms <= beat_ms)
+        return false;
+    return newest > now - (dead_ms - beat_ms);
+}

@@ -71,12 +71,32 @@
             has passed), its expiry set to the store's time of that;
         any other row (changed, unowned, node's own) ends both.  seen
         becomes the rows as read.
+    xxl_lease_deaf (heard, newest, now, dead_ms, beat_ms)
+        Whether this scheduler is deaf to the store's agents: its registry
+        holds no address at all (heard 0: every agent it heard missed the
+        dead time here), while a row of the store's registry was beaten
+        after now - (dead_ms - beat_ms) (newest: the newest update_time,
+        store clock; 0 none, < 0 not read; beat_ms: the registry's check
+        period, registry/beat).  Such a beat is another scheduler's: a row
+        this one beat last is at least dead_ms old once its registry
+        dropped the address, and an agent heard elsewhere has its row
+        beaten there at each of its REGISTERs (agent/beat, which must stay
+        under dead_ms - beat_ms for the judgement to hold steady: 30 s
+        under 60 s by default).  false when dead_ms <= beat_ms (no window
+        tells the two apart), when the store was not
+        read, or when nobody beat a row within the window (every
+        scheduler deaf, or no agent alive: nothing changes).  A deaf
+        scheduler gives every share back and takes none, and does not
+        beat its node row (so the others' fair part counts it out); its
+        routes hold rows rather than fail them for an empty address list
+        (docs/design.md, "Leases").
 */
 
 #ifndef XXL_LEASE_RULES_H_INCLUDED
 #define XXL_LEASE_RULES_H_INCLUDED
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "xxl_store.h"
 
@@ -127,5 +147,7 @@ bool xxl_lease_jumped (const xxl_lease_read_t *last, const xxl_lease_read_t *rea
 int64_t xxl_lease_stepped_back (const xxl_lease_read_t *last, const xxl_lease_read_t *read);
 void xxl_lease_across_steps (xxl_lease_t *leases, const char *node, xxl_lease_seen_t *seen,
                              int64_t back, int64_t mono, int64_t lease, int64_t now);
+bool xxl_lease_deaf (size_t heard, int64_t newest, int64_t now, int64_t dead_ms,
+                     int64_t beat_ms);
 
 #endif

@@ -413,7 +413,13 @@ engine_plan_due (server_t *self)
 {
     engine_fire (self);
     int64_t now = engine_now ();
-    bool warming = zclock_mono () < self->warm_until;
+    //  (rows wait for an agent while agents reconnect after a start, and
+    //  while deaf: the store's agents heard by another scheduler only; a
+    //  planned row of a share given up meanwhile is its new holder's)
+    bool warming = zclock_mono () < self->warm_until || engine_lease_deaf (self);
+    //  (no agent connected at all: no row has one, nothing to read per row;
+    //  a deaf scheduler may hold many rows, each looked at every 100 ms)
+    bool none = xxl_registry_size (self->registry) == 0;
     zlistx_t *held = NULL;
     int budget = XXL_DUE_BATCH;
     void *item;
@@ -424,8 +430,8 @@ engine_plan_due (server_t *self)
             engine_fire_check (self);
         int64_t log_id = (int64_t) (intptr_t) item;
         plan_t *plan = (plan_t *) zhashx_lookup (self->planner.plans, &log_id);
-        if (warming && !(plan? !plan->sharded && s_job_has_agents (self, &plan->snap->job)
-                             : s_row_has_agents (self, log_id))) {
+        if (warming && (none || !(plan? !plan->sharded && s_job_has_agents (self, &plan->snap->job)
+                                      : s_row_has_agents (self, log_id)))) {
             if (!held)
                 held = zlistx_new ();
             zlistx_add_end (held, item);

@@ -112,11 +112,42 @@ engine_plan_on_run (server_t *self, const xxl_event_t *event)
     engine_fix_delay_release (self, event->log_id, event->now);
 }
 
+//  Shares given back deaf (xxl_lease_rules.h, xxl_lease_deaf), the lease
+//  still ours in this transaction: the planned rows this scheduler has
+//  RUNs of in flight may have left (into the partition: their agents may
+//  take them once it heals), so their share's fired_sent is raised to
+//  cover them.  The new holder's recovery then re-sends each to its own
+//  agent, which refuses a logId it has (nothing runs twice), instead of
+//  asking the agent about a row past the window and dropping it by the
+//  misfire rule when it never had it (a planned second lost while this
+//  scheduler still waits for its answer)
+static void
+s_given_sent (server_t *self, uint64_t mask)
+{
+    int64_t sent = 0;
+    zhashx_t *flying = engine_runs_in_flight (self);
+    for (void *item = zhashx_first (flying); item; item = zhashx_next (flying)) {
+        xxl_log_t log;
+        if (xxl_store_log_load (self->store, *(const int64_t *) zhashx_cursor (flying), &log))
+            continue;
+        if ((engine_share_bit (log.job_id) & mask) && log.trigger_code == 0
+        &&  log.schedule_time > sent)
+            sent = log.schedule_time;
+        xxl_log_free (&log);
+    }
+    zhashx_destroy (&flying);
+    if (sent > 0)
+        xxl_store_lease_fired (self->store, mask, 0, sent);
+}
+
 //  Shares lost: the plans and snapshots of their jobs go, without a store
-//  write (their rows are the new holder's)
+//  write (their rows are the new holder's); given back deaf, what this
+//  scheduler may have sent of them is recorded first (s_given_sent)
 void
 engine_plan_on_lost (server_t *self, const xxl_event_t *event)
 {
+    if (event->deaf)
+        s_given_sent (self, event->mask);
     zlistx_t *gone = zlistx_new ();
     for (snap_t *snap = (snap_t *) zhashx_first (self->planner.snaps); snap;
          snap = (snap_t *) zhashx_next (self->planner.snaps))

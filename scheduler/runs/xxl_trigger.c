@@ -807,7 +807,9 @@ engine_trigger (server_t *self, const xxl_job_t *job, trigger_args_t *args,
             registry_type = "manual";
     }
     int broadcast = xxl_routers_is_broadcast (self->runs.routers, job->executor_route_strategy);
-    bool warming = zclock_mono () < self->warm_until;
+    //  (deaf: the agents are heard by another scheduler of the store,
+    //  not here; they are waited for the same way: xxl_lease_rules.h)
+    bool warming = zclock_mono () < self->warm_until || engine_lease_deaf (self);
     //  Acknowledged to its client, a trigger is not failed for want of
     //  agents that are still reconnecting after a start: it waits for
     //  them on the timer, as a planned fire does (engine_plan_due)

@@ -258,9 +258,9 @@ typedef struct {
 //  Bumped whenever a method is added or one's arguments or answers change
 //  (22: backfill_made_times takes the instants to look up, log_trigger_done
 //  claims the row and answers the rows changed; 23: log_ids_past; 24:
-//  group_job_ids); methods are only ever appended, so a table of an older
-//  version is a prefix of this one (size says how much)
-#define XXL_STORE_METHODS_VERSION 24
+//  group_job_ids; 25: registry_newest); methods are only ever appended, so
+//  a table of an older version is a prefix of this one (size says how much)
+#define XXL_STORE_METHODS_VERSION 25
 
 typedef struct _xxl_store_t xxl_store_t;
 struct _xxl_account_t;                  //  (xxl_account_t, below)
@@ -831,6 +831,11 @@ typedef struct {
     //  to max into ids: 0 with *count set, or -1
     int (*group_job_ids) (xxl_store_t *self, int64_t id, int64_t after, int64_t *ids,
                           size_t max, size_t *count);
+
+    //  Version 25.  The newest beat of any registry row (store-clock ms;
+    //  0 when there is none, -1 on error): whether some scheduler of the
+    //  store hears an agent now (the lease's deaf rule, xxl_lease_rules.h)
+    int64_t (*registry_newest) (xxl_store_t *self);
 } xxl_store_methods_t;
 
 //  Users (console logins), bearer tokens and sessions (docs/http.md).
@@ -1147,6 +1152,7 @@ static inline int xxl_store_registry_beat (xxl_store_t *self, const char *app, c
 static inline int xxl_store_registry_remove (xxl_store_t *self, const char *app, const char *address) { return XXL_STORE_CALL (registry_remove) (self, app, address); }
 static inline int xxl_store_registry_expire (xxl_store_t *self, int64_t dead_before) { return XXL_STORE_CALL (registry_expire) (self, dead_before); }
 static inline char *xxl_store_registry_alive (xxl_store_t *self, int64_t window_ms) { return XXL_STORE_CALL (registry_alive) (self, window_ms); }
+static inline int64_t xxl_store_registry_newest (xxl_store_t *self) { return XXL_STORE_CALL (registry_newest) (self); }
 
 static inline int xxl_store_report_refresh (xxl_store_t *self, int64_t from, int64_t to, int64_t now) { return XXL_STORE_CALL (report_refresh) (self, from, to, now); }
 static inline int xxl_store_report_totals (xxl_store_t *self, xxl_store_totals_t *t) { return XXL_STORE_CALL (report_totals) (self, t); }

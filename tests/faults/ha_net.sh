@@ -32,16 +32,17 @@
 # each agents cut 1-2.5 s long: under the registry's dead time, past the
 # RUN answer's timeout at times (ha_net_deaf.sh makes them 9-14 s: past its
 # dead time of 3 s, the agents' run lease of 5 s and the lease + 3 s + 1 s
-# a silent agent's runs are held before they can be failed; an expected
-# failure, see there); then mended.  The dead time is 6 s here, not the
-# suite's 3 s: after a cut of what the agents send (agents, agents-in)
-# scheduler 0 hears them again only when TCP retransmits what was dropped,
-# and the retransmissions back off (0.2, 0.6, 1.4, 3.0 s after the first
-# dropped segment on the loopback), so a cut of 1.4-2.5 s silences an
-# agent for up to 3 s + the time since its last REGISTER (beats of 1 s):
-# up to 4 s, past a dead time of 3 s (seed 1043503877's 2.3 s cut, both
-# ways: both agents removed, a trigger failed "the address list is
-# empty", ha_net_deaf.sh's known gap).
+# a silent agent's runs are held before they can be failed: scheduler 0 is
+# deaf to the agents, see there, and must hold no share within the cut
+# while the other two hold the 16); then mended.  The dead time is 6 s
+# here, not the suite's 3 s: after a cut of what the agents send (agents,
+# agents-in) scheduler 0 hears them again only when TCP retransmits what
+# was dropped, and the retransmissions back off (0.2, 0.6, 1.4, 3.0 s after
+# the first dropped segment on the loopback), so a cut of 1.4-2.5 s
+# silences an agent for up to 3 s + the time since its last REGISTER
+# (beats of 1 s): up to 4 s, past a dead time of 3 s (seed 1043503877's
+# 2.3 s cut, both ways, before the deaf rule: both agents removed, a
+# trigger failed "the address list is empty").
 # Guarantees: every acknowledged trigger and every planned cron second ran
 # exactly once (none twice, none never, none unfinished, no gap); no long
 # run's retry ran though the run it replaces ran (chains: none twice): an
@@ -120,6 +121,7 @@ API=${S_API[1]}
 for i in 0 1 2; do check "agents register with scheduler $i" wait_until 15 both_registered "${S_API[$i]}" hn-app; done
 ctl group add hn-app >/dev/null
 holds_some () { [ "$(shares_of "${S_API[$1]}" | jq length)" -gt 0 ]; }
+holds_none () { [ "$(shares_of "${S_API[$1]}" | jq length)" = 0 ]; }     # (XXL_HA_NET_DEAF)
 check "the three schedulers hold the 16 shares" wait_until 15 all_held "0 1 2"
 check "scheduler 0 holds shares" wait_until 15 holds_some 0
 
@@ -185,6 +187,17 @@ for round in $(seq "$ROUNDS"); do
         cut_port "$APORT0" "$dir"
     fi
     check "round $round: the cut is in place" test "$(cut_is)" -ge 1
+    if [ "$DEAF" = 1 ] && [ "$KIND" != store ]; then
+        # deaf past the dead time (docs/design.md, Leases): scheduler 0
+        # gives every share up, the other two hold the 16 (within the cut)
+        if wait_until $(( down / 1000 - 1 )) holds_none 0; then
+            say "round $round: scheduler 0, deaf, holds no share $(( $(now_ms) - CUT )) ms after the cut"
+            check "round $round: the other two hold the 16 shares while scheduler 0 is deaf" \
+                wait_until 5 all_held "1 2"
+        else
+            check "round $round: scheduler 0, deaf, gives its shares up within the cut" false
+        fi
+    fi
     if [ "$KIND" = store ] && [ "$down" -gt "$LEASE" ]; then
         if wait_until $(( LEASE / 1000 + 3 )) all_held "1 2"; then
             GAP=$(( $(now_ms) - CUT )); GAPS="$GAPS $GAP"

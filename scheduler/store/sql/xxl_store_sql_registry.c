@@ -131,6 +131,12 @@ xs_node_beat (xxl_store_t *base, const char *node, int64_t now)
         "si", node, now) < 0? -1: 0;
 }
 
+int64_t
+xs_registry_newest (xxl_store_t *base)
+{
+    return xsql_scalar (base, "SELECT COALESCE (MAX (update_time), 0) FROM xxl_job_registry", "");
+}
+
 char *
 xs_registry_alive (xxl_store_t *base, int64_t window_ms)
 {
