@@ -402,29 +402,33 @@ if [ "$LAST_BACK" -gt 0 ]; then
     check "the cron fires again once the scheduler's clock passes the instant it last planned before the step back" \
         wait_until "$wait_s" resumed && say "$(elapsed): the cron fired again"
 fi
-# HA: a scheduler frozen, the clock stepped back, then the frozen one
-# killed: its leases were written before the step (on SQLite the store's
-# clock is the stepped one) and would look valid for the step's size; the
-# other takes its shares within the lease and a few seconds all the same
-# (docs/design.md, Leases)
+# HA: a scheduler frozen, the store's clock stepped back, then the frozen
+# one killed: its leases were written before the step and would look valid
+# for the step's size; the other takes its shares within the lease and a
+# few seconds all the same (docs/design.md, Leases).  On SQLite (the
+# store's clock is the host's, both schedulers') the step is part of it;
+# on PostgreSQL the server's clock does not step here, and the stage is a
+# freeze and a kill (a step of scheduler 0's own clock there is left out:
+# docs/faults.md, Known gaps)
 if [ "$HA" = 1 ]; then
-    say "$(elapsed): scheduler 1 SIGSTOPped, the clock 60 s back, then scheduler 1 SIGKILLed"
+    STEP_BACK=0; [ "${XXL_STORE:-sqlite}" = pg ] || STEP_BACK=1
+    say "$(elapsed): scheduler 1 SIGSTOPped$( [ "$STEP_BACK" = 1 ] && echo ", the clock 60 s back"), then scheduler 1 SIGKILLed"
     # (the agents lose scheduler 1 from here on, on purpose)
     LOST_BEFORE=$(cat $(for a in c1 c2 $SKEWED; do echo "$T/agent-$a.log"; done) | grep -c 'agent: lost ')
     BACKS=$(grep -c "the store's clock stepped back" "$T/scheduler.log")
     kill -STOP "${S_PID[1]}"
-    setclock sched -60
-    if [ "${XXL_STORE:-sqlite}" != pg ]; then
+    if [ "$STEP_BACK" = 1 ]; then
+        setclock sched -60
         saw_back () { [ "$(grep -c "the store's clock stepped back" "$T/scheduler.log")" -gt "$BACKS" ]; }
         check "scheduler 0 saw the store's clock step back 60 s" wait_until 5 saw_back
     fi
     SPID=${S_PID[1]}; kill_sched KILL
-    say "$(elapsed): scheduler 1 SIGKILLed, the clock 60 s back"
-    check "scheduler 0 takes the dead one's shares within the lease and 3 s, the clock 60 s back" \
+    say "$(elapsed): scheduler 1 SIGKILLed"
+    check "scheduler 0 takes the dead one's shares within the lease and 3 s$( [ "$STEP_BACK" = 1 ] && echo ", the clock 60 s back")" \
         wait_until 6 all_held 0
     XXL_CLOCK=sched2 start_scheduler "${S_API[1]}" "${S_AGENTS[1]}" || exit 1
     S_PID[1]=$SPID; SPID=${S_PID[0]}; API=${S_API[0]}; AGENTS="${S_AGENTS[0]},${S_AGENTS[1]}"
-    setclock sched 0 1
+    [ "$STEP_BACK" = 1 ] && setclock sched 0 1
 fi
 for c in $CRONS; do ctl job stop "$c" >/dev/null; done
 [ "$HA" = 1 ] && check "the two schedulers hold the 16 shares at the end" wait_until 15 all_held "0 1"
