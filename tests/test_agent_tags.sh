@@ -8,6 +8,7 @@
 # taking the runs of its new tags only, and a tagged trigger made while
 # the scheduler's agents reconnect after its start waiting for its agent.
 . "$(dirname "$0")/lib.sh"
+xxl_store_blind "agent tags: the registry and the routes (a job's tags in the store: test_store)"
 xxl_setup
 cat >> "$T/scheduler.cfg" <<CFG
     planner
