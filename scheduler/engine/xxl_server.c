@@ -943,7 +943,10 @@ s_turn_work (server_t *self, bool agents_drained)
         engine_runs_liveness (self);
         self->next_liveness = now + XXL_LIVENESS_MS;
     }
-    if (now >= self->next_registry_check && agents_drained) {
+    //  (as for the requests above: beats read before a turn that itself
+    //  stood still, a store call hung on a cut link, are not the last)
+    if (now >= self->next_registry_check && agents_drained
+    &&  zclock_mono () - self->stall_mono < XXL_STALL_MS) {
         s_check_registry (self);
         self->next_registry_check = now + (int64_t) self->config.beat_s * 1000;
     }
