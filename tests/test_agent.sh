@@ -108,7 +108,7 @@ check "timeout: handleCode 502" test "$(log_field "$TL" handleCode)" = 502
 KJ=$(glue_job 'sleep 30.417 & sleep 30.417; wait')
 KL=$(ctl job trigger "$KJ" | jq -r '.logIds[0]')
 wait_for 5 field_is "$KL" triggerCode 200
-sleep 0.3
+wait_for 5 pgrep -f 'sleep 30[.]417'          # (its processes started)
 check "log kill answers" ctl log kill "$KL"
 check "kill: the run ends failed" wait_for 10 bash -c "[ \"\$($CTL --api $API --json log show $KL | jq -r .handleCode)\" = 500 ]"
 check "kill: the whole process group ends" wait_for 5 bash -c "! pgrep -f 'sleep 30[.]417' >/dev/null"
@@ -122,10 +122,10 @@ D2=$(ctl job trigger "$DJ" | jq -r '.logIds[0]')
 check "DISCARD_LATER refuses the second trigger" wait_for 5 field_is "$D2" triggerCode 500
 check "DISCARD_LATER says why" bash -c "$CTL --api $API --json log show $D2 | jq -r .triggerMsg | grep -q 'Discard Later'"
 # (the first sleeps 30 s, the one that covers it 1 s: its param)
-OJ=$(glue_job 'sleep ${1:-30}' --block COVER_EARLY)
+OJ=$(glue_job 'sleep ${1:-30.529}' --block COVER_EARLY)
 O1=$(ctl job trigger "$OJ" | jq -r '.logIds[0]')
 wait_for 5 field_is "$O1" triggerCode 200
-sleep 0.3
+wait_for 5 pgrep -f 'sleep 30[.]529'          # (it runs)
 O2=$(ctl job trigger "$OJ" --param 1 | jq -r '.logIds[0]')
 check "COVER_EARLY ends the running one" wait_for 10 finished "$O1"
 check "COVER_EARLY says why" bash -c "$CTL --api $API --json log show $O1 | jq -r .handleMsg | grep -q 'Cover Early'"
@@ -221,12 +221,14 @@ check "each with its own result, delivered after the outage" bash -c "
 
 # The spool: results outlive an agent restart
 RJ=""
-for i in 1 2 3; do RJ="$RJ $(glue_job "sleep 3; echo spool-$i")"; done
+for i in 1 2 3; do RJ="$RJ $(glue_job "sleep 3.187; echo spool-$i")"; done
 RL=""
 for j in $RJ; do RL="$RL $(ctl job trigger "$j" | jq -r '.logIds[0]')"; done
 for l in $RL; do wait_for 5 field_is "$l" triggerCode 200; done
 kill -TERM "$SPID"; wait "$SPID"
-sleep 4                                     # runs end, results spooled
+# (the runs end, their results spooled)
+wait_for 5 pgrep -f 'sleep 3[.]187'
+wait_for 10 bash -c "! pgrep -f 'sleep 3[.]187'"
 kill -TERM "$APID_w1"; wait "$APID_w1"      # the agent stops with them undelivered
 check "the stopping agent kept its results in the spool" grep -q "stay in the spool" "$T/agent-w1.log"
 BACK=$(date +%s%3N)
