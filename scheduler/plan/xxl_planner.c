@@ -289,10 +289,23 @@ s_plan_fire (server_t *self, snap_t *snap, const char *type, int64_t planned,
     //  nothing past them is read)
     int64_t ids [1024];
     prepared_t prepared [1024];
+    if (!engine_lease_holds (self, snap->job.id))
+        return;
     int made = engine_trigger (self, &snap->job, &args, ids, prepared, 1024);
     if (made < 0) {
         //  (jobId, scheduleTime) exists: another scheduler or an earlier
         //  turn planned it already
+        return;
+    }
+    if (!engine_lease_holds (self, snap->job.id)) {
+        //  The share was lost while the rows were written (a fire checked
+        //  the lease meanwhile): the rows are its next holder's, whose
+        //  recovery routes them at their time; no plan of them is kept
+        //  here, where nothing would drop it (engine_plan_on_lost ran)
+        for (int i = 0; i < made && i < 1024; i++) {
+            free (prepared [i].address);
+            free (prepared [i].note);
+        }
         return;
     }
     if (args.unexpanded) {
@@ -538,6 +551,10 @@ engine_plan_scan (server_t *self)
         for (size_t i = 0; i < count; i++) {
             engine_fire_check (self);
             xxl_store_due_t *row = rows + i;
+            //  (a share lost since the chunk was read, its lease ended by
+            //  a turn that stood still: its jobs are its new holder's)
+            if (!engine_lease_holds (self, row->id))
+                continue;
             snap_t *snap = s_snap_get (self, row->id, row->update_time);
             if (!snap)
                 continue;
@@ -554,9 +571,13 @@ engine_plan_scan (server_t *self)
             if (engine_snap_idle (self, snap, now))
                 zhashx_delete (self->planner.snaps, &row->id);
         }
+        //  (a job whose share went meanwhile keeps the times its rows were
+        //  planned from: its next holder plans on from them, past the rows
+        //  written here, which its recovery routes)
         for (size_t i = 0; i < timed; i++)
-            xxl_store_job_set_times (self->store, times [i].id, times [i].trigger_last_time,
-                                     times [i].trigger_next_time);
+            if (engine_lease_holds (self, times [i].id))
+                xxl_store_job_set_times (self->store, times [i].id, times [i].trigger_last_time,
+                                         times [i].trigger_next_time);
     } while (count == XXL_SCAN_BATCH && zclock_mono () - started < XXL_SCAN_MS);
     free (rows);
     //  A full batch means more are due: scan again at once
