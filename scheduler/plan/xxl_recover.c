@@ -589,10 +589,11 @@ engine_plan_on_ask (server_t *self, const xxl_event_t *event)
 //  Shares taken: their waiting FIX_DELAY jobs (before the recovery, which
 //  may end the runs they wait for); their rows: recovered by their own
 //  fired marks, then covered as far as ours
-//  Plans of shares just taken that are still here were made while they
-//  were not held (none should be: the planner makes none for a share it
-//  does not hold); the recovery that follows routes their rows, so they
-//  go, and never fire beside it
+//  Plans of shares just taken that are still here are from before this
+//  take: made while the shares were not held (the planner makes none), or
+//  of a snapshot a job's change replaced (cancelled, never sent).  The
+//  recovery that follows routes their rows, so they go, and never fire
+//  beside it
 static void
 s_plans_stale (server_t *self, uint64_t mask)
 {
@@ -606,8 +607,8 @@ s_plans_stale (server_t *self, uint64_t mask)
         zhashx_delete (self->planner.plans, &log_id);
     }
     if (zlistx_size (stale))
-        zsys_warning ("planner: %zu plan(s) of the shares just taken were made while they"
-                      " were not held: dropped, their rows recovered", zlistx_size (stale));
+        zsys_warning ("planner: %zu plan(s) of the shares just taken were still here from"
+                      " before the take: dropped, their rows recovered", zlistx_size (stale));
     zlistx_destroy (&stale);
 }
 
