@@ -118,8 +118,9 @@ s_fire_plan (server_t *self, int64_t log_id, int64_t when)
         plan->prebuilt = NULL;
     }
     size_t rid_size;
+    //  (no plan of a share not held exists: engine_plan_on_lost, s_plan_fire)
+    assert (!plan || engine_lease_holds (self, plan->snap->job.id));
     if (!plan || !plan->tp || plan->snap->cancelled || plan->turn == self->turn
-    ||  !engine_lease_holds (self, plan->snap->job.id)
     ||  plan->turn <= self->planner.foreign_turn || self->stopping || when > self->planner.fired_until
     ||  !xxl_registry_route (self->registry, plan->address, &rid_size)
     ||  !engine_address_fits (self, &plan->snap->job, plan->address)) {
@@ -208,16 +209,6 @@ engine_instant_add (server_t *self, plan_t *plan, int64_t fire_at)
     return true;
 }
 
-//  Whether every plan a prebuilt batch carries is of a share held now
-static bool
-s_batch_held (server_t *self, const run_batch_t *batch)
-{
-    for (size_t i = 0; i < batch->count; i++)
-        if (batch->fires [i].plan && !engine_lease_holds (self, batch->fires [i].plan->snap->job.id))
-            return false;
-    return true;
-}
-
 //  The instant `when` has come: each of its prebuilt batches leaves as
 //  built when all its rows are committed and covered, none of its plans
 //  left it, and its agent is still on the same connection; the plans of
@@ -238,7 +229,7 @@ s_instant_fire (server_t *self, int64_t when)
          batch = (run_batch_t *) zlistx_next (instant->batches)) {
         size_t rid_size = 0;
         const void *rid = go && !batch->dirty && batch->max_turn < self->turn
-                       && batch->min_turn > self->planner.foreign_turn && s_batch_held (self, batch)
+                       && batch->min_turn > self->planner.foreign_turn
                         ? xxl_registry_route (self->registry, batch->address, &rid_size): NULL;
         if (!rid || rid_size != batch->rid_size || memcmp (rid, batch->rid, rid_size)) {
             zlistx_detach_cur (instant->batches);
@@ -441,16 +432,7 @@ engine_plan_due (server_t *self)
             engine_fire_check (self);
         int64_t log_id = (int64_t) (intptr_t) item;
         plan_t *plan = (plan_t *) zhashx_lookup (self->planner.plans, &log_id);
-        //  A plan of a share no longer held never goes: its row is the
-        //  new holder's, which recovered it (or recovers it when it takes
-        //  the share); should this scheduler take it again, its recovery
-        //  routes the row
-        if (plan && !engine_lease_holds (self, plan->snap->job.id)) {
-            int64_t job_id = plan->snap->job.id;
-            zhashx_delete (self->planner.plans, &log_id);
-            engine_snap_settle (self, job_id);
-            continue;
-        }
+        assert (!plan || engine_lease_holds (self, plan->snap->job.id));
         if (warming && (none || !(plan? !plan->sharded && s_job_has_agents (self, &plan->snap->job)
                                       : s_row_has_agents (self, log_id)))) {
             if (!held)

@@ -142,13 +142,27 @@ s_given_sent (server_t *self, uint64_t mask)
 
 //  Shares lost: the plans and snapshots of their jobs go, without a store
 //  write (their rows are the new holder's); given back deaf, what this
-//  scheduler may have sent of them is recorded first (s_given_sent)
+//  scheduler may have sent of them is recorded first (s_given_sent).
+//  Every plan of them goes, a cancelled snapshot's too (one a job's change
+//  replaced is no longer in the cache): from here on no plan of a share
+//  not held exists (the planner makes none: s_plan_fire), which the fires
+//  assert
 void
 engine_plan_on_lost (server_t *self, const xxl_event_t *event)
 {
     if (event->deaf)
         s_given_sent (self, event->mask);
     zlistx_t *gone = zlistx_new ();
+    for (plan_t *plan = (plan_t *) zhashx_first (self->planner.plans); plan;
+         plan = (plan_t *) zhashx_next (self->planner.plans))
+        if (engine_share_bit (plan->snap->job.id) & event->mask)
+            zlistx_add_end (gone, (void *) (intptr_t) plan->log_id);
+    for (void *item = zlistx_first (gone); item; item = zlistx_next (gone)) {
+        int64_t log_id = (int64_t) (intptr_t) item;
+        zhashx_delete (self->planner.plans, &log_id);   //  (takes it off its plan_ids)
+        (*event->count)++;
+    }
+    zlistx_purge (gone);
     for (snap_t *snap = (snap_t *) zhashx_first (self->planner.snaps); snap;
          snap = (snap_t *) zhashx_next (self->planner.snaps))
         if (engine_share_bit (snap->job.id) & event->mask)
@@ -156,15 +170,6 @@ engine_plan_on_lost (server_t *self, const xxl_event_t *event)
     for (snap_t *snap = (snap_t *) zlistx_first (gone); snap;
          snap = (snap_t *) zlistx_next (gone)) {
         snap->cancelled = true;
-        void *item;
-        while ((item = zlistx_first (snap->plan_ids))) {
-            int64_t log_id = (int64_t) (intptr_t) item;
-            if (zhashx_lookup (self->planner.plans, &log_id))
-                zhashx_delete (self->planner.plans, &log_id);   //  (takes it off plan_ids)
-            else
-                zlistx_delete (snap->plan_ids, zlistx_cursor (snap->plan_ids));
-            (*event->count)++;
-        }
         int64_t id = snap->job.id;
         zhashx_delete (self->planner.snaps, &id);
     }
@@ -275,6 +280,8 @@ static void
 s_plan_fire (server_t *self, snap_t *snap, const char *type, int64_t planned,
              int64_t fire_at, int64_t now)
 {
+    if (!engine_lease_holds (self, snap->job.id))
+        return;                         //  (lost mid-scan: its next holder's)
     //  While agents reconnect after a start, everything goes by the timer,
     //  which holds a trigger until its group has an agent
     bool warming = zclock_mono () < self->warm_until;
@@ -289,8 +296,6 @@ s_plan_fire (server_t *self, snap_t *snap, const char *type, int64_t planned,
     //  nothing past them is read)
     int64_t ids [1024];
     prepared_t prepared [1024];
-    if (!engine_lease_holds (self, snap->job.id))
-        return;
     int made = engine_trigger (self, &snap->job, &args, ids, prepared, 1024);
     if (made < 0) {
         //  (jobId, scheduleTime) exists: another scheduler or an earlier

@@ -589,34 +589,10 @@ engine_plan_on_ask (server_t *self, const xxl_event_t *event)
 //  Shares taken: their waiting FIX_DELAY jobs (before the recovery, which
 //  may end the runs they wait for); their rows: recovered by their own
 //  fired marks, then covered as far as ours
-//  Plans of shares just taken that are still here are from before this
-//  take: made while the shares were not held (the planner makes none), or
-//  of a snapshot a job's change replaced (cancelled, never sent).  The
-//  recovery that follows routes their rows, so they go, and never fire
-//  beside it
-static void
-s_plans_stale (server_t *self, uint64_t mask)
-{
-    zlistx_t *stale = zlistx_new ();
-    for (plan_t *plan = (plan_t *) zhashx_first (self->planner.plans); plan;
-         plan = (plan_t *) zhashx_next (self->planner.plans))
-        if (plan->snap && (engine_share_bit (plan->snap->job.id) & mask))
-            zlistx_add_end (stale, (void *) (intptr_t) plan->log_id);
-    for (void *item = zlistx_first (stale); item; item = zlistx_next (stale)) {
-        int64_t log_id = (int64_t) (intptr_t) item;
-        zhashx_delete (self->planner.plans, &log_id);
-    }
-    if (zlistx_size (stale))
-        zsys_warning ("planner: %zu plan(s) of the shares just taken were still here from"
-                      " before the take: dropped, their rows recovered", zlistx_size (stale));
-    zlistx_destroy (&stale);
-}
-
 void
 engine_plan_on_taken (server_t *self, const xxl_event_t *event)
 {
     engine_waiting_load (self);
-    s_plans_stale (self, event->mask);
     //  Fires this scheduler sent with no store access whose record no
     //  commit has written yet (this turn's, or a failed commit's): they
     //  left, so the recovery must not take their rows for unsent ones
