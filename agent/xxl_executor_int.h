@@ -150,6 +150,7 @@ struct _xxl_executor_t {
                                         //  condition: xxl_runpool.c)
     struct _idler_t *idlers;            //  every idler made, freed by destroy
     struct _idler_t *idlers_free;       //  of which no thread has
+    size_t idlers_spare;                //  the length of idlers_free
     pthread_cond_t pool_gone;           //  threads and jobs ended (stop)
     pthread_cond_t manager_wake;        //  the manager's wait
     worker_t *ready_head, *ready_tail;  //  jobs with a run to start, no thread

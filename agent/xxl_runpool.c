@@ -76,7 +76,7 @@
 #define SERVE_SLICE_MS      50
 //  The manager retires at most this many idle threads a tick (RETIRE_TICK_MS)
 //  once idle thread_idle_ms: 400 a second.  A thread's end costs ~200 us of
-//  CPU with mimalloc (its heap's segment abandoned, its stack unmapped: a
+//  CPU with mimalloc (its heap given back, its stack unmapped: a
 //  TLB flush on every CPU running the agent); 10,000 at once would take
 //  the CPU from the runs that follow a burst, 400 a second take ~8 % of a
 //  core for 25 s
@@ -106,22 +106,39 @@ typedef struct _idler_t {
     int owned;                          //  a thread has it (else free)
 } idler_t;
 
-//  An idler for a thread that starts: a free one, else a new one (NULL
-//  when out of memory).  Caller holds the pool lock.
+//  Makes idlers until the free list holds `count`, on the calling thread
+//  (the one that starts pool threads: the executor's starter or the
+//  manager, which outlive them).  A pool thread never allocates its own:
+//  with a per-thread allocator (mimalloc) a block it made and the pool
+//  kept would keep its heap's memory alive after it ends, and every later
+//  thread's end would walk those abandoned heaps.  Returns how many are
+//  free (fewer than count when out of memory).  Caller holds the pool lock.
+static size_t
+s_idlers_reserve (xxl_executor_t *self, size_t count)
+{
+    while (self->idlers_spare < count) {
+        idler_t *idler = (idler_t *) calloc (1, sizeof (idler_t));
+        if (!idler)
+            break;
+        pthread_cond_init (&idler->wake, NULL);
+        idler->next = self->idlers;
+        self->idlers = idler;
+        idler->free_next = self->idlers_free;
+        self->idlers_free = idler;
+        self->idlers_spare++;
+    }
+    return self->idlers_spare;
+}
+
+//  The idler of a thread that starts, reserved for it by s_spawn.  Caller
+//  holds the pool lock.
 static idler_t *
 s_idler_take (xxl_executor_t *self)
 {
     idler_t *idler = self->idlers_free;
-    if (idler)
-        self->idlers_free = idler->free_next;
-    else {
-        idler = (idler_t *) calloc (1, sizeof (idler_t));
-        if (!idler)
-            return NULL;
-        pthread_cond_init (&idler->wake, NULL);
-        idler->next = self->idlers;
-        self->idlers = idler;
-    }
+    assert (idler && self->idlers_spare > 0);
+    self->idlers_free = idler->free_next;
+    self->idlers_spare--;
     idler->owned = 1;
     return idler;
 }
@@ -407,7 +424,7 @@ s_thread_main (void *arg)
     assert (self->starting > 0);
     self->starting--;
     idler_t *idler = s_idler_take (self);
-    while (idler) {
+    for (;;) {
         worker_t *worker = self->ready_head;
         if (!worker) {
             if (self->pool_stop)
@@ -437,13 +454,10 @@ s_thread_main (void *arg)
         s_serve (self, worker);
         pthread_mutex_lock (&self->pool_lock);
     }
-    if (idler) {
-        idler->owned = 0;
-        idler->free_next = self->idlers_free;
-        self->idlers_free = idler;
-    }
-    else
-        zsys_error ("executor: a pool thread ends at its start: out of memory");
+    idler->owned = 0;
+    idler->free_next = self->idlers_free;
+    self->idlers_free = idler;
+    self->idlers_spare++;
     if (--self->threads == 0)
         pthread_cond_broadcast (&self->pool_gone);
     pthread_mutex_unlock (&self->pool_lock);
@@ -481,19 +495,28 @@ s_spawn (xxl_executor_t *self, size_t count)
         count = self->threads_max > self->threads? self->threads_max - self->threads: 0;
     if (count == 0)
         return 0;
+    //  (each thread that starts takes an idler made here; fewer threads
+    //  start when not all could be made: out of memory, as below)
+    size_t asked = count;
+    size_t spare = s_idlers_reserve (self, self->starting + count);
+    count = spare > self->starting? spare - self->starting: 0;
+    if (count > asked)
+        count = asked;
     self->threads += count;             //  reserved: they count as alive
     self->starting += count;
     pthread_mutex_unlock (&self->pool_lock);
     size_t made = 0;
-    int rc = 0;
+    int rc = count < asked? ENOMEM: 0;
     for (; made < count; made++) {
         pthread_t thread;
-        rc = pthread_create (&thread, &self->attr, s_thread_main, self);
-        if (rc)
+        int failed = pthread_create (&thread, &self->attr, s_thread_main, self);
+        if (failed) {
+            rc = failed;
             break;
+        }
     }
     pthread_mutex_lock (&self->pool_lock);
-    if (made < count) {
+    if (rc) {
         self->threads -= count - made;
         self->starting -= count - made;
         if (self->spawn_failed == 0 || xxl_executor_mono_ms () - self->spawn_failed > 1000)
