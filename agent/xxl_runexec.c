@@ -32,6 +32,7 @@
 #define _GNU_SOURCE
 #include "xxl_runexec.h"
 
+#include <assert.h>
 #include <czmq.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -84,6 +85,8 @@ xxl_runexec_cancel (run_t *run, int how, const char *reason)
                                  __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
     if (run->worker)
         s_worker_wake (run->worker);
+    if (run->sleeping)
+        pthread_cond_signal (run->sleeping);
 }
 
 //  ---------------------------------------------------------------------
@@ -152,10 +155,64 @@ s_host_log_file (xxl_run_t *base)
     return xxl_logsink_file (((run_t *) base)->log);
 }
 
+//  Monotonic ns
+static int64_t
+s_mono_ns (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+//  xxl_run_sleep: a wait on a condition of the caller's stack, published
+//  in run->sleeping under the worker's lock, so that a cancel (which holds
+//  that lock) cannot come between the check and the wait; the wait ends
+//  at the earlier of the sleep's end and the run's deadline.  A run with
+//  no queue (none in the agent: kept for safety) waits in 50 ms slices.
+static int
+s_host_sleep (xxl_run_t *base, int64_t ms)
+{
+    run_t *run = (run_t *) base;
+    worker_t *worker = run->worker;
+    int64_t until = s_mono_ns () + (ms > 0? ms: 0) * 1000000;
+    if (!worker) {
+        while (!s_host_cancelled (base)) {
+            int64_t left = until - s_mono_ns ();
+            if (left <= 0)
+                return 0;
+            struct timespec slice = { 0, (long) (left < 50000000? left: 50000000) };
+            nanosleep (&slice, NULL);
+        }
+        return 1;
+    }
+    pthread_condattr_t attr;
+    pthread_cond_t wake;
+    pthread_condattr_init (&attr);
+    pthread_condattr_setclock (&attr, CLOCK_MONOTONIC);
+    pthread_cond_init (&wake, &attr);
+    pthread_condattr_destroy (&attr);
+    pthread_mutex_lock (&worker->lock);
+    assert (!run->sleeping);
+    run->sleeping = &wake;
+    int cancelled;
+    while (!(cancelled = s_host_cancelled (base)) && s_mono_ns () < until) {
+        int64_t end = until;
+        if (run->deadline && run->deadline * 1000000 < end)
+            end = run->deadline * 1000000;
+        struct timespec at = { (time_t) (end / 1000000000), (long) (end % 1000000000) };
+        pthread_cond_timedwait (&wake, &worker->lock, &at);
+    }
+    run->sleeping = NULL;
+    pthread_mutex_unlock (&worker->lock);
+    pthread_cond_destroy (&wake);
+    return cancelled;
+}
+
 static const xxl_handler_host_t s_host = {
     XXL_HANDLER_ABI_VERSION, sizeof (xxl_handler_host_t),
     s_host_param, s_host_job_id, s_host_log_id, s_host_shard_index, s_host_shard_total,
-    s_host_vlog, s_host_set_result, s_host_cancelled, s_host_job_state, s_host_log_file
+    s_host_vlog, s_host_set_result, s_host_cancelled, s_host_job_state, s_host_log_file,
+    s_host_sleep
 };
 
 //  ---------------------------------------------------------------------

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <limits.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -127,6 +128,42 @@ s_vlog (xxl_run_t *run, const char *format, va_list args)
     }
 }
 
+//  xxl_run_sleep: SIGTERM (the agent's cancel) is blocked between the
+//  check and the wait, and ppoll lets it in, so that it cannot come
+//  between them unseen; the run's timeout is the agent's (it sends SIGTERM)
+static int
+s_sleep (xxl_run_t *run, int64_t ms)
+{
+    (void) run;
+    struct timespec until;
+    clock_gettime (CLOCK_MONOTONIC, &until);
+    until.tv_sec += (time_t) ((ms > 0? ms: 0) / 1000);
+    until.tv_nsec += (long) ((ms > 0? ms: 0) % 1000) * 1000000;
+    if (until.tv_nsec >= 1000000000) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000;
+    }
+    sigset_t term, before;
+    sigemptyset (&term);
+    sigaddset (&term, SIGTERM);
+    sigaddset (&term, SIGINT);
+    sigprocmask (SIG_BLOCK, &term, &before);
+    while (!s_cancelled) {
+        struct timespec now;
+        clock_gettime (CLOCK_MONOTONIC, &now);
+        struct timespec left = { until.tv_sec - now.tv_sec, until.tv_nsec - now.tv_nsec };
+        if (left.tv_nsec < 0) {
+            left.tv_sec--;
+            left.tv_nsec += 1000000000;
+        }
+        if (left.tv_sec < 0 || (left.tv_sec == 0 && left.tv_nsec == 0))
+            break;
+        ppoll (NULL, 0, &left, &before);
+    }
+    sigprocmask (SIG_SETMASK, &before, NULL);
+    return s_cancelled != 0;
+}
+
 static void
 s_set_result (xxl_run_t *run, int code, const char *msg)
 {
@@ -215,7 +252,7 @@ main (int argc, char *argv [])
     static const xxl_handler_host_t host = {
         XXL_HANDLER_ABI_VERSION, sizeof (xxl_handler_host_t),
         s_param, s_job_id, s_log_id, s_shard_index, s_shard_total,
-        s_vlog, s_set_result, s_cancelled_fn, s_job_state, s_log_file
+        s_vlog, s_set_result, s_cancelled_fn, s_job_state, s_log_file, s_sleep
     };
     xxl_run_t run = { &host, state };
     int rc = handler->fn (&run);

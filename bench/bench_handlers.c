@@ -49,17 +49,8 @@ s_sleep (xxl_run_t *run)
     long ms = *param? strtol (param, NULL, 10): 3000;
     if (ms < 0)
         ms = 0;
-    int64_t until = start + (int64_t) ms * 1000;
-    //  Sleep in slices so a kill or timeout is honoured within 50 ms
-    while (!xxl_run_cancelled (run)) {
-        int64_t left = until - s_realtime_us ();
-        if (left <= 0)
-            break;
-        if (left > 50000)
-            left = 50000;
-        struct timespec ts = { (time_t) (left / 1000000), (long) (left % 1000000) * 1000 };
-        nanosleep (&ts, NULL);
-    }
+    //  A kill or the timeout ends the wait at once (xxl_run_sleep)
+    xxl_run_sleep (run, ms);
     char text [64];
     snprintf (text, sizeof text, "%lld %lld", (long long) start, (long long) s_realtime_us ());
     return xxl_run_success (run, text);

@@ -434,6 +434,59 @@ test_queues (xxl_executor_t *executor, const char *sleeper)
     XXL_CHECK_MSG (s_log_has (a, "[job running, killed]"), "kill reason in the log");
 }
 
+//  xxl_run_sleep: the time, or less once the run is killed or timed out
+//  (in process: the kill signals the wait; isolated: the runner's SIGTERM)
+static void
+test_sleep (void)
+{
+    printf ("  sleep\n");
+    const char *handlers [] = { "napInJobHandler", "napJobHandler" };
+    for (int h = 0; h < 2; h++) {
+        xxl_executor_t *executor = s_executor (0, 0, 90);
+        XXL_CHECK_MSG (executor, "sleep: executor");
+        if (!executor)
+            return;
+        char msg [256];
+        int64_t id;
+        int64_t job = 60 + h * 10;
+        int64_t start = s_now ();
+        XXL_CHECK_MSG (s_run (executor, job, handlers [h], "300", NULL, 0, &id, msg, sizeof msg) == 0,
+                       "sleep %s: run", handlers [h]);
+        xxl_result_t *result = s_wait (executor, id, 10000);
+        int64_t took = s_now () - start;
+        XXL_CHECK_MSG (result && result->code == 200 && s_msg_has (result, "napped"),
+                       "sleep %s: 300 ms pass: %s", handlers [h], result && result->msg? result->msg: "");
+        XXL_CHECK_MSG (took >= 300, "sleep %s: the whole 300 ms (%lld)", handlers [h], (long long) took);
+
+        //  The job's timeout (1 s) ends a wait of a minute
+        start = s_now ();
+        XXL_CHECK_MSG (s_run (executor, job + 1, handlers [h], "60000", NULL, 1, &id, msg, sizeof msg) == 0,
+                       "sleep %s: timeout run", handlers [h]);
+        result = s_wait (executor, id, 10000);
+        took = s_now () - start;
+        XXL_CHECK_MSG (result && result->code == 502, "sleep %s: timed out 502: %d", handlers [h],
+                       result? result->code: -1);
+        XXL_CHECK_MSG (took < 3000, "sleep %s: a minute's wait ended by the 1 s timeout (%lld ms)",
+                       handlers [h], (long long) took);
+
+        //  A kill ends it at once
+        XXL_CHECK_MSG (s_run (executor, job + 2, handlers [h], "60000", NULL, 0, &id, msg, sizeof msg) == 0,
+                       "sleep %s: kill run", handlers [h]);
+        for (int i = 0; i < 200 && !xxl_executor_busy (executor, job + 2); i++)
+            usleep (10 * 1000);
+        usleep (200 * 1000);            //  (into the handler's wait)
+        start = s_now ();
+        XXL_CHECK_MSG (xxl_executor_kill (executor, job + 2, "nap killed") == 0, "sleep %s: kill", handlers [h]);
+        result = s_wait (executor, id, 10000);
+        took = s_now () - start;
+        XXL_CHECK_MSG (result && result->code == 500 && s_msg_has (result, "nap killed"),
+                       "sleep %s: killed: %s", handlers [h], result && result->msg? result->msg: "");
+        XXL_CHECK_MSG (took < 1000, "sleep %s: the kill ended the wait (%lld ms)", handlers [h],
+                       (long long) took);
+        xxl_executor_destroy (&executor);
+    }
+}
+
 static void
 test_glue (void)
 {
@@ -1543,6 +1596,7 @@ main (void)
         executor = s_executor (0, 0, 90);
         test_queues (executor, "sleepInJobHandler");     //  flagged in-process
         xxl_executor_destroy (&executor);
+        test_sleep ();
         test_glue ();
         test_glue_python2 ();
         test_reap_and_stop ();

@@ -55,9 +55,11 @@ static void h_set (xxl_run_t *run, int code, const char *msg)
     (void) run;
     snprintf (s_result, sizeof s_result, "%d %s", code, msg? msg: "");
 }
+static int64_t s_slept;
+static int h_sleep_host (xxl_run_t *run, int64_t ms) { (void) run; s_slept = ms; return 0; }
 static const xxl_handler_host_t s_host = {
     XXL_HANDLER_ABI_VERSION, sizeof (xxl_handler_host_t),
-    h_param, h_id, h_id, h_int, h_int, h_vlog, h_set, h_int, NULL, NULL
+    h_param, h_id, h_id, h_int, h_int, h_vlog, h_set, h_int, NULL, NULL, NULL
 };
 
 static const char *
@@ -196,6 +198,50 @@ s_wait_result (xxl_executor_t *executor, int64_t log_id, xxl_result_t *result, i
     return -1;
 }
 
+//  xxl_run_sleep on a host table without sleep (an older agent): the
+//  header waits itself, in slices, and still ends at a cancel
+static int s_cancel_after;              //  cancelled() calls before it says 1
+static int s_cancel_calls;
+static int h_cancelled_late (xxl_run_t *run)
+{
+    (void) run;
+    return ++s_cancel_calls > s_cancel_after;
+}
+
+static void
+test_sleep_fallback (void)
+{
+    xxl_handler_host_t host = s_host;
+    host.cancelled = h_cancelled_late;
+    host.size = (uint32_t) offsetof (xxl_handler_host_t, sleep);
+    xxl_run_t run = { &host, NULL };
+    struct timespec a, b;
+    s_cancel_after = 1000000;
+    s_cancel_calls = 0;
+    clock_gettime (CLOCK_MONOTONIC, &a);
+    int rc = xxl_run_sleep (&run, 120);
+    clock_gettime (CLOCK_MONOTONIC, &b);
+    long took = (long) ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000);
+    XXL_CHECK_MSG (rc == 0 && took >= 120, "sleep without the host's: the time passes (%d, %ld ms)",
+                   rc, took);
+    XXL_CHECK_MSG (s_cancel_calls >= 2, "sleep without the host's: cancelled() asked between slices"
+                   " (%d)", s_cancel_calls);
+    s_cancel_after = 1;
+    s_cancel_calls = 0;
+    clock_gettime (CLOCK_MONOTONIC, &a);
+    rc = xxl_run_sleep (&run, 60000);
+    clock_gettime (CLOCK_MONOTONIC, &b);
+    took = (long) ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000);
+    XXL_CHECK_MSG (rc == 1 && took < 1000, "sleep without the host's: a cancel ends it (%d, %ld ms)",
+                   rc, took);
+    //  A host's own sleep is called when its table has one
+    host.size = sizeof host;
+    host.sleep = h_sleep_host;
+    s_slept = -1;
+    XXL_CHECK_MSG (xxl_run_sleep (&run, 42) == 0 && s_slept == 42, "sleep: the host's own (%lld)",
+                   (long long) s_slept);
+}
+
 int
 main (void)
 {
@@ -208,6 +254,7 @@ main (void)
     zsys_set_logstream (logfile);
 
     int fds_before = s_fd_count ();
+    test_sleep_fallback ();
 
     //  No folder, missing folder
     xxl_handlers_t *handlers = xxl_handlers_new (NULL);
@@ -240,7 +287,7 @@ main (void)
     XXL_CHECK_MSG (xxl_handlers_exists (handlers, "dupOnlyJobHandler"), "duplicate plugin's other handler loaded");
     XXL_CHECK_MSG (!xxl_handlers_exists (handlers, "badAbiJobHandler"), "bad ABI refused");
     XXL_CHECK_MSG (!xxl_handlers_exists (handlers, "initFailJobHandler"), "init failure refused");
-    XXL_CHECK_MSG (xxl_handlers_size (handlers) == 15, "15 handlers (%zu)", xxl_handlers_size (handlers));
+    XXL_CHECK_MSG (xxl_handlers_size (handlers) == 17, "17 handlers (%zu)", xxl_handlers_size (handlers));
     names = xxl_handlers_names (handlers);
     XXL_CHECK_MSG (names && strncmp (names, "crashJobHandler,dupOnlyJobHandler,emptyInJobHandler,", 52) == 0,
                    "sorted names: %s", names? names: "");

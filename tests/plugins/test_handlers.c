@@ -22,6 +22,10 @@
                         on NULL, "not the same path" when a second call
                         differs, "relative path" when it is not absolute
     logFileInJobHandler same, flagged XXL_HANDLER_IN_PROCESS
+    napJobHandler       xxl_run_sleep (param ms, default 1000): fails
+                        "cancelled" when it returned 1, else succeeds
+                        "napped"
+    napInJobHandler     same, flagged XXL_HANDLER_IN_PROCESS
 */
 
 #define _GNU_SOURCE
@@ -198,6 +202,16 @@ s_log_file (xxl_run_t *run)
     return xxl_run_success (run, path);
 }
 
+static int
+s_nap (xxl_run_t *run)
+{
+    const char *param = xxl_run_param (run);
+    long ms = *param? atol (param): 1000;
+    if (xxl_run_sleep (run, ms))
+        return xxl_run_fail (run, "cancelled");
+    return xxl_run_success (run, "napped");
+}
+
 static const xxl_handler_t s_handlers [] = {
     { "okJobHandler", s_ok, 0 },
     { "failJobHandler", s_fail, 0 },
@@ -213,6 +227,8 @@ static const xxl_handler_t s_handlers [] = {
     { "spinInJobHandler", s_spin_in, XXL_HANDLER_IN_PROCESS },
     { "logFileJobHandler", s_log_file, 0 },
     { "logFileInJobHandler", s_log_file, XXL_HANDLER_IN_PROCESS },
+    { "napJobHandler", s_nap, 0 },
+    { "napInJobHandler", s_nap, XXL_HANDLER_IN_PROCESS },
     { NULL, NULL, 0 }
 };
 

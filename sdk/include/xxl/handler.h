@@ -42,6 +42,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdarg.h>
+#include <time.h>                      //  clock_gettime, nanosleep (POSIX): xxl_run_sleep
 
 #ifdef __cplusplus
 extern "C" {
@@ -86,6 +87,10 @@ typedef struct {
     //  XxlJobHelper.getJobLogFileName), valid until the run ends; NULL if
     //  the file cannot be made.  See xxl_run_log_file.
     const char *(*log_file) (xxl_run_t *run);
+    //  --- appended (check size: xxl_run_sleep does) ---
+    //  Waits ms milliseconds, or less once the run is cancelled (killed or
+    //  timed out); 1 when it is cancelled, else 0.  See xxl_run_sleep.
+    int (*sleep) (xxl_run_t *run, int64_t ms);
 } xxl_handler_host_t;
 
 //  What a handler gets: the host table and an opaque run.
@@ -220,6 +225,44 @@ static inline const char *xxl_run_log_file (xxl_run_t *run)
     ||  !run->host->log_file)
         return NULL;
     return run->host->log_file (run);
+}
+//  Waits ms milliseconds (XXL-JOB's Thread.sleep in a handler), and
+//  returns early once the run is cancelled: a kill or the job's timeout
+//  ends the wait at once, as Thread.interrupt() ends a Java handler's
+//  sleep.  Returns 1 when the run is cancelled (at the call or during the
+//  wait: the handler should then return soon), 0 when the time passed.
+//  The wait uses no CPU and no file descriptor, so that thousands of runs
+//  may wait at once; it is measured on the monotonic clock (a step of the
+//  wall clock neither shortens nor stretches it).  ms <= 0 only reports
+//  cancelled().  Call it from the thread that runs the handler (or its
+//  lifecycle init).  On an older agent whose host table has no sleep, the
+//  wait is made here, in slices of 50 ms between calls to cancelled().
+static inline int xxl_run_sleep (xxl_run_t *run, int64_t ms)
+{
+    if (run->host->size >= offsetof (xxl_handler_host_t, sleep) + sizeof (void *)
+    &&  run->host->sleep)
+        return run->host->sleep (run, ms);
+    struct timespec until;
+    clock_gettime (CLOCK_MONOTONIC, &until);
+    until.tv_sec += (time_t) (ms / 1000);
+    until.tv_nsec += (long) (ms % 1000) * 1000000;
+    if (until.tv_nsec >= 1000000000) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000;
+    }
+    while (!run->host->cancelled (run)) {
+        struct timespec now;
+        clock_gettime (CLOCK_MONOTONIC, &now);
+        int64_t left = (int64_t) (until.tv_sec - now.tv_sec) * 1000000000
+                     + (until.tv_nsec - now.tv_nsec);
+        if (ms <= 0 || left <= 0)
+            return 0;
+        if (left > 50000000)
+            left = 50000000;
+        struct timespec slice = { 0, (long) left };
+        nanosleep (&slice, NULL);
+    }
+    return 1;
 }
 #if defined (__GNUC__)
 __attribute__ ((format (printf, 2, 3)))
