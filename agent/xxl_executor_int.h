@@ -71,9 +71,10 @@ typedef struct _run_t {
     int64_t deadline;                   //  monotonic ms, 0 = none
     int cancel;                         //  CANCEL_*, atomic
     char *kill_reason;                  //  under the worker's lock
-    pthread_cond_t *sleeping;           //  under the worker's lock: the wait
-                                        //  of the handler's xxl_run_sleep
-                                        //  (a cancel signals it), else NULL
+    //  Under the worker's lock: the waits of xxl_run_sleep (any thread of
+    //  the run's handler), made at the first, broadcast by a cancel
+    pthread_cond_t sleep_wake;
+    int sleep_ready;
     int result_set, result_code;
     char *result_msg;
     uint64_t seq;                       //  staged in this hold (0: none); may

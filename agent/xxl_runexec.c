@@ -32,7 +32,6 @@
 #define _GNU_SOURCE
 #include "xxl_runexec.h"
 
-#include <assert.h>
 #include <czmq.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -51,6 +50,8 @@ xxl_runexec_free (run_t *run)
     free (run->kill_reason);
     free (run->result_msg);
     xxl_logsink_destroy (&run->log);
+    if (run->sleep_ready)
+        pthread_cond_destroy (&run->sleep_wake);
     free (run);
 }
 
@@ -85,8 +86,8 @@ xxl_runexec_cancel (run_t *run, int how, const char *reason)
                                  __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
     if (run->worker)
         s_worker_wake (run->worker);
-    if (run->sleeping)
-        pthread_cond_signal (run->sleeping);
+    if (run->sleep_ready)
+        pthread_cond_broadcast (&run->sleep_wake);
 }
 
 //  ---------------------------------------------------------------------
@@ -155,6 +156,9 @@ s_host_log_file (xxl_run_t *base)
     return xxl_logsink_file (((run_t *) base)->log);
 }
 
+//  The longest wait of xxl_run_sleep (~35 years: no overflow in ns)
+#define XXL_SLEEP_MAX_MS ((int64_t) 1 << 40)
+
 //  Monotonic ns
 static int64_t
 s_mono_ns (void)
@@ -164,16 +168,18 @@ s_mono_ns (void)
     return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-//  xxl_run_sleep: a wait on a condition of the caller's stack, published
-//  in run->sleeping under the worker's lock, so that a cancel (which holds
-//  that lock) cannot come between the check and the wait; the wait ends
-//  at the earlier of the sleep's end and the run's deadline.  A run with
-//  no queue (none in the agent: kept for safety) waits in 50 ms slices.
+//  xxl_run_sleep: a wait on the run's condition under the worker's lock,
+//  which a cancel holds to broadcast it, so that a kill cannot come
+//  between the check and the wait; the wait ends at the earlier of the
+//  sleep's end and the run's deadline.  A run with no queue (none in the
+//  agent: kept for safety) waits in 50 ms slices.
 static int
 s_host_sleep (xxl_run_t *base, int64_t ms)
 {
     run_t *run = (run_t *) base;
     worker_t *worker = run->worker;
+    if (ms > XXL_SLEEP_MAX_MS)
+        ms = XXL_SLEEP_MAX_MS;
     int64_t until = s_mono_ns () + (ms > 0? ms: 0) * 1000000;
     if (!worker) {
         while (!s_host_cancelled (base)) {
@@ -185,26 +191,24 @@ s_host_sleep (xxl_run_t *base, int64_t ms)
         }
         return 1;
     }
-    pthread_condattr_t attr;
-    pthread_cond_t wake;
-    pthread_condattr_init (&attr);
-    pthread_condattr_setclock (&attr, CLOCK_MONOTONIC);
-    pthread_cond_init (&wake, &attr);
-    pthread_condattr_destroy (&attr);
     pthread_mutex_lock (&worker->lock);
-    assert (!run->sleeping);
-    run->sleeping = &wake;
+    if (!run->sleep_ready) {
+        pthread_condattr_t attr;
+        pthread_condattr_init (&attr);
+        pthread_condattr_setclock (&attr, CLOCK_MONOTONIC);
+        pthread_cond_init (&run->sleep_wake, &attr);
+        pthread_condattr_destroy (&attr);
+        run->sleep_ready = 1;
+    }
     int cancelled;
     while (!(cancelled = s_host_cancelled (base)) && s_mono_ns () < until) {
         int64_t end = until;
         if (run->deadline && run->deadline * 1000000 < end)
             end = run->deadline * 1000000;
         struct timespec at = { (time_t) (end / 1000000000), (long) (end % 1000000000) };
-        pthread_cond_timedwait (&wake, &worker->lock, &at);
+        pthread_cond_timedwait (&run->sleep_wake, &worker->lock, &at);
     }
-    run->sleeping = NULL;
     pthread_mutex_unlock (&worker->lock);
-    pthread_cond_destroy (&wake);
     return cancelled;
 }
 

@@ -26,6 +26,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,6 +43,9 @@
 #define PLUGIN_FD   4
 
 static volatile sig_atomic_t s_cancelled = 0;
+//  A pipe whose read end becomes readable at the first SIGTERM or SIGINT
+//  (xxl_run_sleep's wait: whichever thread takes the signal)
+static int s_term_pipe [2] = { -1, -1 };
 
 static struct {
     const char *param;
@@ -56,6 +60,10 @@ s_on_term (int signum)
 {
     (void) signum;
     s_cancelled = 1;
+    if (s_term_pipe [1] >= 0) {
+        ssize_t rc = write (s_term_pipe [1], "", 1);
+        (void) rc;
+    }
 }
 
 static const char *s_param (xxl_run_t *run) { (void) run; return s_run.param; }
@@ -128,13 +136,16 @@ s_vlog (xxl_run_t *run, const char *format, va_list args)
     }
 }
 
-//  xxl_run_sleep: SIGTERM (the agent's cancel) is blocked between the
-//  check and the wait, and ppoll lets it in, so that it cannot come
-//  between them unseen; the run's timeout is the agent's (it sends SIGTERM)
+//  xxl_run_sleep: a wait on the pipe the signal handler writes, so that a
+//  SIGTERM (the agent's kill or timeout) taken by any thread, before or
+//  during the wait, ends it; without the pipe, 50 ms slices
+#define XXL_SLEEP_MAX_MS ((int64_t) 1 << 40)
 static int
 s_sleep (xxl_run_t *run, int64_t ms)
 {
     (void) run;
+    if (ms > XXL_SLEEP_MAX_MS)
+        ms = XXL_SLEEP_MAX_MS;
     struct timespec until;
     clock_gettime (CLOCK_MONOTONIC, &until);
     until.tv_sec += (time_t) ((ms > 0? ms: 0) / 1000);
@@ -143,11 +154,6 @@ s_sleep (xxl_run_t *run, int64_t ms)
         until.tv_sec++;
         until.tv_nsec -= 1000000000;
     }
-    sigset_t term, before;
-    sigemptyset (&term);
-    sigaddset (&term, SIGTERM);
-    sigaddset (&term, SIGINT);
-    sigprocmask (SIG_BLOCK, &term, &before);
     while (!s_cancelled) {
         struct timespec now;
         clock_gettime (CLOCK_MONOTONIC, &now);
@@ -158,9 +164,13 @@ s_sleep (xxl_run_t *run, int64_t ms)
         }
         if (left.tv_sec < 0 || (left.tv_sec == 0 && left.tv_nsec == 0))
             break;
-        ppoll (NULL, 0, &left, &before);
+        if (s_term_pipe [0] < 0 && (left.tv_sec > 0 || left.tv_nsec > 50000000)) {
+            left.tv_sec = 0;
+            left.tv_nsec = 50000000;
+        }
+        struct pollfd item = { s_term_pipe [0], POLLIN, 0 };
+        ppoll (&item, s_term_pipe [0] >= 0? 1: 0, &left, NULL);
     }
-    sigprocmask (SIG_SETMASK, &before, NULL);
     return s_cancelled != 0;
 }
 
@@ -207,6 +217,8 @@ main (int argc, char *argv [])
     s_run.shard_total = atoi (argv [5]);
     s_run.param = argv [6];
 
+    if (pipe2 (s_term_pipe, O_CLOEXEC | O_NONBLOCK))
+        s_term_pipe [0] = s_term_pipe [1] = -1;
     struct sigaction sa;
     memset (&sa, 0, sizeof sa);
     sa.sa_handler = s_on_term;

@@ -483,6 +483,34 @@ test_sleep (void)
                        "sleep %s: killed: %s", handlers [h], result && result->msg? result->msg: "");
         XXL_CHECK_MSG (took < 1000, "sleep %s: the kill ended the wait (%lld ms)", handlers [h],
                        (long long) took);
+
+        //  A wait of "for ever" (INT64_MAX ms) still waits, until the timeout
+        start = s_now ();
+        XXL_CHECK_MSG (s_run (executor, job + 3, handlers [h], "9223372036854775807", NULL, 1, &id,
+                              msg, sizeof msg) == 0, "sleep %s: forever run", handlers [h]);
+        result = s_wait (executor, id, 10000);
+        took = s_now () - start;
+        XXL_CHECK_MSG (result && result->code == 502 && took >= 900,
+                       "sleep %s: INT64_MAX ms waits until the 1 s timeout: %d after %lld ms",
+                       handlers [h], result? result->code: -1, (long long) took);
+
+        //  Two waits of one run at once (the handler's and a thread's): a
+        //  kill ends both
+        const char *pair = h == 0? "napPairInJobHandler": "napPairJobHandler";
+        XXL_CHECK_MSG (s_run (executor, job + 4, pair, "60000", NULL, 0, &id, msg, sizeof msg) == 0,
+                       "sleep %s: pair run", pair);
+        for (int i = 0; i < 200 && !xxl_executor_busy (executor, job + 4); i++)
+            usleep (10 * 1000);
+        usleep (300 * 1000);
+        start = s_now ();
+        XXL_CHECK_MSG (xxl_executor_kill (executor, job + 4, "pair killed") == 0, "sleep %s: kill", pair);
+        result = s_wait (executor, id, 10000);
+        took = s_now () - start;
+        XXL_CHECK_MSG (result && result->code == 500 && took < 1000,
+                       "sleep %s: the kill ended both waits: %d %s after %lld ms", pair,
+                       result? result->code: -1, result && result->msg? result->msg: "", (long long) took);
+        XXL_CHECK_MSG (s_log_has (id, "nap pair: cancelled 2"),
+                       "sleep %s: both waits returned 1 (the handler's log line)", pair);
         xxl_executor_destroy (&executor);
     }
 }

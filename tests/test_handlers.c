@@ -287,7 +287,7 @@ main (void)
     XXL_CHECK_MSG (xxl_handlers_exists (handlers, "dupOnlyJobHandler"), "duplicate plugin's other handler loaded");
     XXL_CHECK_MSG (!xxl_handlers_exists (handlers, "badAbiJobHandler"), "bad ABI refused");
     XXL_CHECK_MSG (!xxl_handlers_exists (handlers, "initFailJobHandler"), "init failure refused");
-    XXL_CHECK_MSG (xxl_handlers_size (handlers) == 17, "17 handlers (%zu)", xxl_handlers_size (handlers));
+    XXL_CHECK_MSG (xxl_handlers_size (handlers) == 19, "19 handlers (%zu)", xxl_handlers_size (handlers));
     names = xxl_handlers_names (handlers);
     XXL_CHECK_MSG (names && strncmp (names, "crashJobHandler,dupOnlyJobHandler,emptyInJobHandler,", 52) == 0,
                    "sorted names: %s", names? names: "");

@@ -26,11 +26,17 @@
                         "cancelled" when it returned 1, else succeeds
                         "napped"
     napInJobHandler     same, flagged XXL_HANDLER_IN_PROCESS
+    napPairJobHandler   two xxl_run_sleep at once, the handler's and a
+                        thread's it starts: fails "cancelled 2" when both
+                        returned 1, "cancelled N" with N the number that
+                        did, else succeeds "napped"
+    napPairInJobHandler same, flagged XXL_HANDLER_IN_PROCESS
 */
 
 #define _GNU_SOURCE
 #include <xxl/handler.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -212,6 +218,40 @@ s_nap (xxl_run_t *run)
     return xxl_run_success (run, "napped");
 }
 
+typedef struct {
+    xxl_run_t *run;
+    long ms;
+    int cancelled;
+} nap_t;
+
+static void *
+s_nap_thread (void *arg)
+{
+    nap_t *nap = (nap_t *) arg;
+    nap->cancelled = xxl_run_sleep (nap->run, nap->ms);
+    return NULL;
+}
+
+static int
+s_nap_pair (xxl_run_t *run)
+{
+    const char *param = xxl_run_param (run);
+    nap_t other = { run, *param? atol (param): 1000, 0 };
+    pthread_t thread;
+    int started = pthread_create (&thread, NULL, s_nap_thread, &other) == 0;
+    int cancelled = xxl_run_sleep (run, other.ms);
+    if (started)
+        pthread_join (thread, NULL);
+    int count = cancelled + (started && other.cancelled);
+    xxl_run_log (run, "nap pair: cancelled %d", count);
+    if (count) {
+        char text [32];
+        snprintf (text, sizeof text, "cancelled %d", count);
+        return xxl_run_fail (run, text);
+    }
+    return xxl_run_success (run, started? "napped": "napped alone");
+}
+
 static const xxl_handler_t s_handlers [] = {
     { "okJobHandler", s_ok, 0 },
     { "failJobHandler", s_fail, 0 },
@@ -229,6 +269,8 @@ static const xxl_handler_t s_handlers [] = {
     { "logFileInJobHandler", s_log_file, XXL_HANDLER_IN_PROCESS },
     { "napJobHandler", s_nap, 0 },
     { "napInJobHandler", s_nap, XXL_HANDLER_IN_PROCESS },
+    { "napPairJobHandler", s_nap_pair, 0 },
+    { "napPairInJobHandler", s_nap_pair, XXL_HANDLER_IN_PROCESS },
     { NULL, NULL, 0 }
 };
 
