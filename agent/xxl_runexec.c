@@ -32,6 +32,7 @@
 #define _GNU_SOURCE
 #include "xxl_runexec.h"
 
+#include <assert.h>
 #include <czmq.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -156,9 +157,6 @@ s_host_log_file (xxl_run_t *base)
     return xxl_logsink_file (((run_t *) base)->log);
 }
 
-//  The longest wait of xxl_run_sleep (~35 years: no overflow in ns)
-#define XXL_SLEEP_MAX_MS ((int64_t) 1 << 40)
-
 //  Monotonic ns
 static int64_t
 s_mono_ns (void)
@@ -171,26 +169,16 @@ s_mono_ns (void)
 //  xxl_run_sleep: a wait on the run's condition under the worker's lock,
 //  which a cancel holds to broadcast it, so that a kill cannot come
 //  between the check and the wait; the wait ends at the earlier of the
-//  sleep's end and the run's deadline.  A run with no queue (none in the
-//  agent: kept for safety) waits in 50 ms slices.
+//  sleep's end and the run's deadline
 static int
 s_host_sleep (xxl_run_t *base, int64_t ms)
 {
     run_t *run = (run_t *) base;
     worker_t *worker = run->worker;
-    if (ms > XXL_SLEEP_MAX_MS)
-        ms = XXL_SLEEP_MAX_MS;
+    assert (worker);                    //  (every accepted run has its queue)
+    if (ms > XXL_RUN_SLEEP_MAX_MS)
+        ms = XXL_RUN_SLEEP_MAX_MS;
     int64_t until = s_mono_ns () + (ms > 0? ms: 0) * 1000000;
-    if (!worker) {
-        while (!s_host_cancelled (base)) {
-            int64_t left = until - s_mono_ns ();
-            if (left <= 0)
-                return 0;
-            struct timespec slice = { 0, (long) (left < 50000000? left: 50000000) };
-            nanosleep (&slice, NULL);
-        }
-        return 1;
-    }
     pthread_mutex_lock (&worker->lock);
     if (!run->sleep_ready) {
         pthread_condattr_t attr;

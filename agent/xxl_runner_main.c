@@ -136,40 +136,32 @@ s_vlog (xxl_run_t *run, const char *format, va_list args)
     }
 }
 
+//  Monotonic ns
+static int64_t
+s_mono_ns (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 //  xxl_run_sleep: a wait on the pipe the signal handler writes, so that a
 //  SIGTERM (the agent's kill or timeout) taken by any thread, before or
 //  during the wait, ends it; without the pipe, 50 ms slices
-#define XXL_SLEEP_MAX_MS ((int64_t) 1 << 40)
 static int
 s_sleep (xxl_run_t *run, int64_t ms)
 {
     (void) run;
-    if (ms > XXL_SLEEP_MAX_MS)
-        ms = XXL_SLEEP_MAX_MS;
-    struct timespec until;
-    clock_gettime (CLOCK_MONOTONIC, &until);
-    until.tv_sec += (time_t) ((ms > 0? ms: 0) / 1000);
-    until.tv_nsec += (long) ((ms > 0? ms: 0) % 1000) * 1000000;
-    if (until.tv_nsec >= 1000000000) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000;
-    }
-    while (!s_cancelled) {
-        struct timespec now;
-        clock_gettime (CLOCK_MONOTONIC, &now);
-        struct timespec left = { until.tv_sec - now.tv_sec, until.tv_nsec - now.tv_nsec };
-        if (left.tv_nsec < 0) {
-            left.tv_sec--;
-            left.tv_nsec += 1000000000;
-        }
-        if (left.tv_sec < 0 || (left.tv_sec == 0 && left.tv_nsec == 0))
-            break;
-        if (s_term_pipe [0] < 0 && (left.tv_sec > 0 || left.tv_nsec > 50000000)) {
-            left.tv_sec = 0;
-            left.tv_nsec = 50000000;
-        }
+    if (ms > XXL_RUN_SLEEP_MAX_MS)
+        ms = XXL_RUN_SLEEP_MAX_MS;
+    int64_t until = s_mono_ns () + (ms > 0? ms: 0) * 1000000;
+    int64_t left;
+    while (!s_cancelled && (left = until - s_mono_ns ()) > 0) {
+        if (s_term_pipe [0] < 0 && left > 50000000)
+            left = 50000000;
+        struct timespec wait = { (time_t) (left / 1000000000), (long) (left % 1000000000) };
         struct pollfd item = { s_term_pipe [0], POLLIN, 0 };
-        ppoll (&item, s_term_pipe [0] >= 0? 1: 0, &left, NULL);
+        ppoll (&item, s_term_pipe [0] >= 0? 1: 0, &wait, NULL);
     }
     return s_cancelled != 0;
 }

@@ -235,18 +235,20 @@ static inline const char *xxl_run_log_file (xxl_run_t *run)
 //  may wait at once; it is measured on the monotonic clock (a step of the
 //  wall clock neither shortens nor stretches it).  ms <= 0 only reports
 //  cancelled().  Any thread of the handler may call it while the handler
-//  runs (not after it returned).  ms is capped at 2^40 (~35 years).  On an
+//  runs (not after it returned).  ms is capped at XXL_RUN_SLEEP_MAX_MS
+//  (2^40, ~35 years).  On an
 //  older agent whose host table has no sleep, the wait is made here, in
 //  slices of 50 ms between calls to cancelled() (POSIX clocks: a plugin
 //  built with strict -std=c99 and no _POSIX_C_SOURCE gets no wait there).
+#define XXL_RUN_SLEEP_MAX_MS ((int64_t) 1 << 40)
 static inline int xxl_run_sleep (xxl_run_t *run, int64_t ms)
 {
     if (run->host->size >= offsetof (xxl_handler_host_t, sleep) + sizeof (void *)
     &&  run->host->sleep)
         return run->host->sleep (run, ms);
 #if defined (CLOCK_MONOTONIC)
-    if (ms > ((int64_t) 1 << 40))       //  (~35 years: no overflow below)
-        ms = (int64_t) 1 << 40;
+    if (ms > XXL_RUN_SLEEP_MAX_MS)      //  (no overflow below)
+        ms = XXL_RUN_SLEEP_MAX_MS;
     struct timespec until;
     clock_gettime (CLOCK_MONOTONIC, &until);
     until.tv_sec += (time_t) (ms / 1000);
