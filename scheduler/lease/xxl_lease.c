@@ -46,7 +46,12 @@
         expiry written is at least the round's start + lease_ms, so no one
         may take them before.  A turn that begins at or after it drops
         every held share (engine_lease_check) before anything fires, and a
-        round renews them (or takes them again, with their recovery).
+        round renews them (or takes them again, with their recovery).  A
+        turn that stands still past it after its check (the process
+        frozen in the middle of a turn) still holds its shares when it
+        goes on: its transaction keeps any other scheduler from taking
+        them (the write lock; PostgreSQL's fence locks), so its round
+        renews them, logged as renewed late.
     -   Losing a share drops this scheduler's plans and snapshots of its
         jobs without touching their rows: the rows are the new holder's.
         Clocks: expiries and node beats are written and compared on the
@@ -222,6 +227,12 @@ engine_lease_round (server_t *self)
     }
     if (moved)
         s_lease_lost (self, moved, "taken by another scheduler", false);
+    //  (held past lease_until only by a turn that stood still after its
+    //  check: its transaction kept every other scheduler from taking them)
+    if (renewed && started >= self->leases.lease_until)
+        zsys_warning ("lease: %d share(s) renewed late, %" PRId64 " ms after they were sure:"
+                      " this turn stood still, and no other scheduler took them meanwhile",
+                      s_popcount (renewed), started - self->leases.lease_until);
     //  Fair part and who is short of it
     xxl_lease_balance_t balance = xxl_lease_balance (leases, self->leases.node, now,
                                                      xxl_store_node_count (self->store,

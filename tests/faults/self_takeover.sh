@@ -46,17 +46,30 @@ trigger () {
 }
 lines () { grep -c "$1" "$T/scheduler.log"; }
 # freeze LABEL: SIGSTOP past the leases, within the pre-read; then the
-# scheduler must have lost its shares and taken them back
+# scheduler must have lost its shares and taken them back.  A freeze that
+# lands inside a turn, after its lease check, does not lose them: the turn
+# goes on and renews them late, no other scheduler having taken them (its
+# log says so); that is not this scenario's case, so the freeze is made
+# again, up to 3 times
 freeze () {
-    local lost taken
-    lost=$(lines "share(s) lost (not renewed in time)")
-    taken=$(lines "share(s) taken")
-    say "$1: SIGSTOP scheduler"
-    kill -STOP "$SPID"
-    rsleep 3300 4500
-    kill -CONT "$SPID"
-    say "$1: SIGCONT scheduler"
-    check "$1: it dropped its shares and took them back" wait_until 10 bash -c "
+    local lost taken late try
+    for try in 1 2 3; do
+        lost=$(lines "share(s) lost (not renewed in time)")
+        taken=$(lines "share(s) taken")
+        late=$(lines "share(s) renewed late")
+        say "$1: SIGSTOP scheduler (freeze $try)"
+        kill -STOP "$SPID"
+        rsleep 3300 4500
+        kill -CONT "$SPID"
+        say "$1: SIGCONT scheduler"
+        wait_until 10 bash -c "
+            [ \$(grep -c 'share(s) renewed late' '$T/scheduler.log') -gt $late ] || {
+            [ \$(grep -c 'share(s) lost (not renewed in time)' '$T/scheduler.log') -gt $lost ] &&
+            [ \$(grep -c 'share(s) taken' '$T/scheduler.log') -gt $taken ]; }"
+        [ "$(lines "share(s) renewed late")" -gt "$late" ] || break
+        say "$1: the freeze came inside a turn, which renewed its shares late: again"
+    done
+    check "$1: it dropped its shares and took them back" bash -c "
         [ \$(grep -c 'share(s) lost (not renewed in time)' '$T/scheduler.log') -gt $lost ] &&
         [ \$(grep -c 'share(s) taken' '$T/scheduler.log') -gt $taken ]"
 }
@@ -113,34 +126,66 @@ on_both () { for a in "${S_API[@]}"; do "$CTL" --api "$a" --json agent list |
     jq -e '[.agents[] | select(.app == "st3" and .connected)] | length == 1' >/dev/null || return 1; done; }
 check "3: x1 registers with both schedulers" wait_until 15 on_both
 check "3: the two schedulers hold the 16 shares" wait_until 15 all_held "0 1"
-FIRST_SHARES=$(shares_of "${S_API[0]}")
+first_holds () { [ "$(shares_of "${S_API[0]}")" != '[]' ]; }
+# share_job: a new job of one of the first scheduler's shares
+share_job () {
+    local id _
+    for _ in $(seq 16); do
+        id=$(ctl job add --group st3 --handler probeIn --route FIRST --param sleep=1000 --retry 1 | jq -r .id)
+        jq -e --argjson s "$((id % 16))" 'index($s) != null' <<<"$FIRST_SHARES" >/dev/null \
+            && { echo "$id"; return 0; }
+    done
+    return 1
+}
+routed_to_x1 () { [ "$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $1 AND executor_address = 'x1'")" = 3 ]; }
+# The 3 triggers must be routed to x1 before it misses its beats (dead:
+# 3 s), so they go at once, in parallel.  On a loaded machine they may
+# come later: x1 is dead by then and they fail "the address list is
+# empty", as a trigger of a group with no live agent does.  That is the
+# setup missed, not a fault: the attempt's rows are counted on their own
+# (each ran once, or failed so), and it is set up again with another job,
+# up to 3 times.
 XJ=""
-for _ in $(seq 16); do
-    id=$(ctl job add --group st3 --handler probeIn --route FIRST --param sleep=1000 --retry 1 | jq -r .id)
-    if jq -e --argjson s "$((id % 16))" 'index($s) != null' <<<"$FIRST_SHARES" >/dev/null; then
-        XJ=$id; break
+for attempt in 1 2 3; do
+    wait_until 15 first_holds
+    FIRST_SHARES=$(shares_of "${S_API[0]}")
+    job=$(share_job) || break
+    A3="$T/acked3_$attempt"
+    : > "$A3"
+    kill -STOP "$(apid x1)"
+    tpids=""
+    for _ in 1 2 3; do ACKED="$A3" trigger "$job" 1 & tpids="$tpids $!"; done
+    for p in $tpids; do wait "$p"; done
+    if wait_until 5 routed_to_x1 "$job"; then
+        XJ=$job
+        cat "$A3" >> "$ACKED"
+        break
     fi
+    say "3: attempt $attempt (job $job): x1 was judged dead before its 3 triggers were routed to it"
+    kill -CONT "$(apid x1)"
+    wait_until 15 on_both
+    wait_quiet 30
+    ACKED="$A3" fcount "3: attempt $attempt, set up too late" --jobs "$job" \
+        --excuse 'address list is empty'
 done
-check "3: a job of a share of the first scheduler ($XJ)" test -n "$XJ"
-kill -STOP "$(apid x1)"
-XACK=$(wc -l < "$ACKED")
-trigger "$XJ" 3
-XIDS=$(tail -n +$((XACK + 1)) "$ACKED" | cut -d' ' -f1)
-sent () { [ "$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $XJ AND executor_address = 'x1'")" = 3 ]; }
-check "3: 3 triggers routed to the stopped agent" wait_until 5 sent
-sleep 0.3                               # (their RUNs leave after the commit)
-kill -STOP "$SPID"
-say "3: SIGSTOP the first scheduler"
-rsleep 1800 2200                        # past the RUNs' expireTime, within dead (3 s)
-kill -CONT "$(apid x1)"
-check "3: the second scheduler takes the 16 shares" wait_until 15 all_held "1"
-started () { for id in $XIDS; do grep -q "^$id " "$PROBE" || return 1; done; }
-check "3: the 3 rows run, re-sent by the second scheduler" wait_until 15 started
-kill -CONT "$SPID"
-say "3: SIGCONT the first scheduler"
-check "3: every run finishes" wait_quiet 30
-check "3: none failed, none retried" test "$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $XJ
-    AND (trigger_code != 200 OR handle_code != 200 OR trigger_type = 'RETRY')")" = 0
+check "3: a job of a share of the first scheduler ($XJ), 3 triggers routed to the stopped agent" \
+    test -n "$XJ"
+if [ -n "$XJ" ]; then
+    XIDS=$(cut -d' ' -f1 "$A3")
+    sleep 0.3                           # (their RUNs leave after the commit)
+    kill -STOP "$SPID"
+    say "3: SIGSTOP the first scheduler"
+    rsleep 1800 2200                    # past the RUNs' expireTime, within dead (3 s)
+    kill -CONT "$(apid x1)"
+    check "3: the second scheduler takes the 16 shares" wait_until 15 all_held "1"
+    started () { for id in $XIDS; do grep -q "^$id " "$PROBE" || return 1; done; }
+    check "3: the 3 rows run, re-sent by the second scheduler" wait_until 15 started
+    kill -CONT "$SPID"
+    say "3: SIGCONT the first scheduler"
+    check "3: every run finishes" wait_quiet 30
+    check "3: none failed, none retried" test "$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $XJ
+        AND (trigger_code != 200 OR handle_code != 200 OR trigger_type = 'RETRY')")" = 0
+fi
 check "both schedulers are alive" kill -0 "${S_PID[0]}" "${S_PID[1]}"
 fcount "scheduler frozen past its own leases" --jobs "$J $RJ $XJ"
 xxl_done
