@@ -445,6 +445,26 @@ s_wire2 (const char *api_ep, const char *agents_ep)
     XXL_CHECK_MSG (after > accepted_max, "the RUN's logId %" PRId64 " is past acceptedMax %"
                    PRId64, after, accepted_max);
     xxl_msg_destroy (&run);
+    //  Moves of up to 2^32 each are followed while the scheduler's
+    //  allowance (2^34 ids skipped in all since it started) lasts: three
+    //  more are, the fifth move is not (a restore needs only one)
+    for (int i = 0; i < 4; i++) {
+        accepted_max = after + ((int64_t) 1 << 32) - 1000;
+        xxl_tw_enc_register (enc, "REGISTER", 360 + 2 * i, "order-app", "s3");
+        xxl_enc_kint (enc, "acceptedMax", accepted_max);
+        s_expect_free (s3, enc, 360 + 2 * i, XXL_OK, "REGISTER acceptedMax 2^32 ahead");
+        int64_t next = 0;
+        run = s_trigger_to (api, s3, enc, 361 + 2 * i, job, "s3", &next);
+        if (i < 3)
+            XXL_CHECK_MSG (next > accepted_max, "move %d: the RUN's logId %" PRId64 " is past"
+                           " acceptedMax %" PRId64, i + 2, next, accepted_max);
+        else
+            XXL_CHECK_MSG (next > after && next < after + 1000, "move %d, past the allowance:"
+                           " the RUN's logId %" PRId64 " follows %" PRId64 " (acceptedMax %"
+                           PRId64 " not followed)", i + 2, next, after, accepted_max);
+        after = next;
+        xxl_msg_destroy (&run);
+    }
 
     //  A CALLBACK from a connection that never registered: 401, nothing
     //  stored; the registered agent's own is taken, its long handleMsg cut

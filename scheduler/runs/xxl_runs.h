@@ -216,6 +216,8 @@ typedef struct {
                                         //  turn's ids are never handed out again
     int64_t turn_first_id;              //  the first id this turn may hand out
     int64_t log_id_limit;               //  next_log_id's run ends before it
+    int64_t log_ids_moved;              //  ids skipped by agents' moves since the start
+                                        //  (XXL_LOG_IDS_MOVES)
     zhashx_t *resend_ids;               //  log ids in self->resends (no twice)
     zhashx_t *doubts;                   //  unanswered RUNs held in doubt, by log id
                                         //  (xxl_doubts.c)

@@ -162,14 +162,26 @@ engine_next_log_id (server_t *self)
     return self->runs.next_log_id++;
 }
 
+//  The most ids agents' moves (an acceptedMax, a 409 "another run") may
+//  skip in all while this scheduler runs.  A store restored from a backup
+//  needs one move of at most XXL_STORE_LOG_IDS_LEAP (a farther one the
+//  store refuses), so a peer that keeps asking cannot use up the id space.
+#define XXL_LOG_IDS_MOVES (4 * XXL_STORE_LOG_IDS_LEAP)
+
 //  Moves the store's log ids and this turn's past id (1), or answers why
-//  not (0 nothing to move, -1 the store failed: xxl_store's log_ids_past);
-//  *was and *now the next id before and after
+//  not (0 nothing to move, -1 the store failed: xxl_store's log_ids_past,
+//  -2 the moves' allowance of XXL_LOG_IDS_MOVES is spent); *was and *now
+//  the next id before and after
 static int
 s_log_ids_past (server_t *self, int64_t id, int64_t *was, int64_t *now)
 {
+    //  (checked before: one move skips at most XXL_STORE_LOG_IDS_LEAP)
+    if (self->runs.log_ids_moved > XXL_LOG_IDS_MOVES - XXL_STORE_LOG_IDS_LEAP)
+        return -2;
     int rc = xxl_store_log_ids_past (self->store, id, self->runs.log_id_floor, was, now);
     if (rc == 1) {
+        assert (*now >= *was);
+        self->runs.log_ids_moved += *now - *was;
         //  This turn's run of ids is dropped too: the next id comes from
         //  the store again, past id
         self->runs.next_log_id = 0;
@@ -189,6 +201,14 @@ engine_log_ids_past (server_t *self, int64_t accepted_max, const char *address)
     int64_t was = 0, now = 0;
     char where [300];
     int rc = s_log_ids_past (self, accepted_max, &was, &now);
+    if (rc == -2)
+        engine_warn_limited (&self->runs.log_ids_behind, "server: agent %s accepted log ids up to"
+                             " %" PRId64 " (acceptedMax); not followed: agents have moved this"
+                             " scheduler's log ids past %" PRId64 " ids since it started, the"
+                             " most it allows (a restore needs one move of at most 2^32)",
+                             xxl_printable (address, where, sizeof where), accepted_max,
+                             self->runs.log_ids_moved);
+    else
     if (rc < 0)
         engine_warn_limited (&self->runs.log_ids_behind, "server: agent %s accepted log ids up to"
                              " %" PRId64 " (acceptedMax); the store's log ids cannot be moved"
