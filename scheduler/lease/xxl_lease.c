@@ -48,10 +48,10 @@
         every held share (engine_lease_check) before anything fires, and a
         round renews them (or takes them again, with their recovery).  A
         turn that stands still past it after its check (the process
-        frozen in the middle of a turn) still holds its shares when it
-        goes on: its transaction keeps any other scheduler from taking
-        them (the write lock; PostgreSQL's fence locks), so its round
-        renews them, logged as renewed late.
+        frozen in the middle of a turn) renews them in its round when
+        their rows still name it at its epoch, no other scheduler having
+        taken them meanwhile (SQLite: its transaction held the write lock
+        all along), logged as renewed late.
     -   Losing a share drops this scheduler's plans and snapshots of its
         jobs without touching their rows: the rows are the new holder's.
         Clocks: expiries and node beats are written and compared on the
@@ -228,7 +228,7 @@ engine_lease_round (server_t *self)
     if (moved)
         s_lease_lost (self, moved, "taken by another scheduler", false);
     //  (held past lease_until only by a turn that stood still after its
-    //  check: its transaction kept every other scheduler from taking them)
+    //  check; renewed, they were not taken meanwhile)
     if (renewed && started >= self->leases.lease_until)
         zsys_warning ("lease: %d share(s) renewed late, %" PRId64 " ms after they were sure:"
                       " this turn stood still, and no other scheduler took them meanwhile",
