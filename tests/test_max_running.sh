@@ -122,7 +122,9 @@ check "... a trigger once it ended runs (the allowed case)" wait_for 20 field_is
 # LOG_KILL of a trigger that waits for its slot: it ends as a failed
 # trigger and never runs; the running run and the next waiting one go on
 JK=$(add 1 SERIAL_EXECUTION 1500)
-a=$(trig "$JK")
+# (the running one sleeps 6 s: the two triggers and the kill below come
+# while it runs, on a loaded machine too)
+a=$(ctl job trigger "$JK" --param sleep=6000 | jq -r '.logIds[0]')
 wait_for 10 started "$a"
 b=$(trig "$JK"); c=$(trig "$JK")
 "$XXL_BUILD/tests/xxl_req" "$API" LOG_KILL "logId=$b" > "$T/req.json"

@@ -55,7 +55,9 @@ check "agent r1 registers" wait_until 10 agent_registered ev-rm r1
 # retries left and an alarm target: removed while the first runs
 JA=$(ctl job add --group ev-rm --handler probeIn --param "sleep=3000 fail" --retry 2 \
      --alarm-email script:alarm.sh | jq -r .id)
-A1=$(trig "$JA"); A2=$(trig "$JA"); A3=$(trig "$JA")
+# (the first sleeps 8 s: the removal comes while it runs, before its
+# failure makes a retry, on a loaded machine too)
+A1=$(trig "$JA" --param "sleep=8000 fail"); A2=$(trig "$JA"); A3=$(trig "$JA")
 check "A1: the first run executes on the agent" wait_until 10 started "$A1"
 queued () { [ "$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE id IN ($A2, $A3) AND trigger_code = 200")" = 2 ]; }
 check "A1: the two others are accepted (queued behind it)" wait_until 10 queued
@@ -86,8 +88,8 @@ check "A3: job rm of a started cron with fires planned ahead" q ctl job rm "$JC"
 # What comes after: A1's runs end on the agent (failed, their results
 # dropped), A2's retry is due, A3's planned seconds pass
 after_rm () { [ "$(now_ms)" -gt $((RM_B + 6000)) ] && [ "$(now_ms)" -gt $((RM_A + 7000)) ] \
-                && [ "$(job_starts "$JA" | wc -l)" -ge 3 ] || [ "$(now_ms)" -gt $((RM_A + 15000)) ]; }
-wait_until 20 after_rm
+                && [ "$(job_starts "$JA" | wc -l)" -ge 3 ] || [ "$(now_ms)" -gt $((RM_A + 20000)) ]; }
+wait_until 25 after_rm
 check "A: the scheduler is alive and answering" alive
 say "A1: runs of the removed job that started: $(job_starts "$JA" | awk '{ printf "%s ", $1 }')"
 check "A1: its queued runs ran on the agent once each (the agent's already), none twice" \
@@ -164,7 +166,9 @@ check "A: no logId started twice" no_twice
 # it; the next trigger carries the new handler: the agent replaces the
 # job's queue (XXL-JOB's rule), ending the old runs with the reason
 JU=$(ctl job add --group ev-rm --handler probeIn --param "sleep=3000 old" | jq -r .id)
-U1=$(trig "$JU"); U2=$(trig "$JU")
+# (the first sleeps 8 s: the update and the next trigger come while it
+# runs, on a loaded machine too)
+U1=$(trig "$JU" --param "sleep=8000 old"); U2=$(trig "$JU")
 check "B1: the first run executes" wait_until 10 started "$U1"
 check "B1: job update of handler and param while it runs" \
     q ctl job update "$JU" --handler probe --param "sleep=10 new"
@@ -243,15 +247,28 @@ rnd 3000; wait_until 10 sleep_until_ms $(( B5_T - 4000 + R ))
 B5_CUT=$(now_ms)
 say "B5: cut $(( B5_T - B5_CUT )) ms before the fire"
 cut_job "$J5S" stop
+B5_STOPPED=$(now_ms)
 cut_job "$J5R" rm
+B5_REMOVED=$(now_ms)
 q ctl job update "$J5G" --glue-source "$T/b5v2.sh"
+B5_UPDATED=$(now_ms)
 wait_until 15 sleep_until_ms $(( B5_T + 3000 ))
 b5_v2 () { grep -q '^b5v2 ' "$T/glue.out"; }
 wait_until 5 b5_v2
-check "B5: the cron stopped after its fire was planned does not run" test "$(job_starts "$J5S" | wc -l)" = 0
-check "B5: the cron removed after its fire was planned does not run" test "$(job_starts "$J5R" | wc -l)" = 0
-check "B5: the cron given a new GLUE source after its fire was planned runs the new one, once" \
-    test "$(grep -c '^b5v1 ' "$T/glue.out") $(grep -c '^b5v2 ' "$T/glue.out")" = "0 1"
+# b5_judge NAME ACKED_MS CHECK...: the check when the change was answered
+# before the fire (on a loaded machine it may come after: the fire may
+# then have gone, and nothing is judged)
+b5_judge () {
+    local what="$1" acked="$2"; shift 2
+    if [ "$acked" -lt "$B5_T" ]; then check "$what" "$@"
+    else say "B5: not judged, the change was answered $((acked - B5_T)) ms after the fire: $what"; fi
+}
+b5_judge "B5: the cron stopped after its fire was planned does not run" "$B5_STOPPED" \
+    test "$(job_starts "$J5S" | wc -l)" = 0
+b5_judge "B5: the cron removed after its fire was planned does not run" "$B5_REMOVED" \
+    test "$(job_starts "$J5R" | wc -l)" = 0
+b5_judge "B5: the cron given a new GLUE source after its fire was planned runs the new one, once" \
+    "$B5_UPDATED" test "$(grep -c '^b5v1 ' "$T/glue.out") $(grep -c '^b5v2 ' "$T/glue.out")" = "0 1"
 ctl job stop "$J5G" >/dev/null
 
 # B6: a FIX_DELAY job stopped while its next run is planned (prepared a
