@@ -140,9 +140,10 @@ check "q ran once: one row, one probe line" bash -c "
     [ \$(echo \"\$q\" | wc -w) = 1 ] && [ \$(awk -v l=\$q '\$1 == l' $XXL_PROBE_FILE | wc -l) = 1 ]"
 
 # -- A log clear while a run is in flight keeps its nodes' rows (its states):
-#    a finished node is not run again
+#    a finished node is not run again (q sleeps 8 s: the clear comes while
+#    it runs, on a loaded machine too)
 cat > "$T/clear.json" <<JSON
-{"nodes": [{"id": "p", "job": $OK, "param": "sleep=10"}, {"id": "q", "job": $OK, "param": "sleep=2500"},
+{"nodes": [{"id": "p", "job": $OK, "param": "sleep=10"}, {"id": "q", "job": $OK, "param": "sleep=8000"},
            {"id": "r", "job": $OK, "param": "sleep=10"}],
  "edges": [{"from": "p", "to": "q"}, {"from": "q", "to": "r"}]}
 JSON
