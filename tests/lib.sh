@@ -114,11 +114,16 @@ check () {    # check "description" command...
     else FAILED=$((FAILED + 1)); echo "FAIL - $what"; fi
 }
 
-# wait_for SECONDS command...: polls every 50 ms until the command succeeds
+# wait_for SECONDS command...: polls every 50 ms until the command
+# succeeds: up to SECONDS x 20 tries (a loaded machine's slow tries get
+# more time), but never past 2 x SECONDS + 5 s of wall time (a command that
+# takes seconds and never succeeds must not hold a test for half an hour)
 wait_for () {
-    local limit=$(( $1 * 20 )); shift
+    local limit=$(( $1 * 20 ))
+    local end=$(( ${EPOCHREALTIME/[.,]/} + ($1 * 2 + 5) * 1000000 )); shift
     for _ in $(seq "$limit"); do
         if "$@" >/dev/null 2>&1; then return 0; fi
+        [ "${EPOCHREALTIME/[.,]/}" -lt "$end" ] || return 1
         sleep 0.05
     done
     return 1
