@@ -183,13 +183,16 @@ fi
 
 # --- the bridge SIGKILLed mid-run and restarted -----------------------------
 # (e4 registers once only: XXL-JOB executors call every 30 s, and a
-# restarted bridge must not leave them unregistered until then)
-start_exec e4 app4 --beat 3600
-check "e4 registers" wait_for 10 agent_registered app4 "$EURL_e4"
-MID=$(ctl job add --group app1 --handler sleep --param 2 --route ROUND | jq -r .id)
+# restarted bridge must not leave them unregistered until then.  It
+# registers right before the kill, once the runs are under way, and the
+# kill waits until the bridge has written it down: the bridge expires it
+# 4 s after its call, and on a loaded machine the triggers took longer)
+MID=$(ctl job add --group app1 --handler sleep --param 4 --route ROUND | jq -r .id)
 : > "$T/mid"
 for _ in 1 2 3 4; do trigger "$MID" >> "$T/mid"; done
 for l in $(cat "$T/mid"); do wait_for 5 field_is "$l" triggerCode 200; done
+start_exec e4 app4 --beat 3600
+check "e4 registers" wait_for 10 grep -qF "$EURL_e4" "$T/bridge/bridge.executors"
 kill -KILL "$BRPID"
 wait "$BRPID" 2>/dev/null
 RESTART_MS=$(date +%s%3N)
