@@ -65,12 +65,13 @@ for round in $(seq "$ROUNDS"); do
         kill_sched KILL
         # (the gap counts to the start of the look that found them held:
         # a look is two ctl calls, which a loaded machine stretches)
-        if wait_until $(( LEASE / 1000 + 5 )) held_look "$OTHERS"; then
+        if wait_until $(( LEASE / 1000 + 6 )) held_look "$OTHERS"; then
             GAP=$(( LOOKED - KILLED )); GAPS="$GAPS $GAP"
             say "round $round: the 16 shares are held again $GAP ms after the kill (the look took $(( $(now_ms) - LOOKED )) ms)"
             # (the shares are taken as the lease ends; on CI's 2 CPUs running
-            # 4 tests at once a takeover once took the lease + 1.3 s)
-            check "round $round: shares taken over within the lease + 2 s ($GAP ms)" test "$GAP" -le $((LEASE + 2000))
+            # 4 tests at once a takeover once took the lease + 1.3 s, and in a
+            # loaded run, load average 9-11, the lease + 3.6 s)
+            check "round $round: shares taken over within the lease + 5 s ($GAP ms)" test "$GAP" -le $((LEASE + 5000))
         else
             check "round $round: the others take the 16 shares over" false
         fi
@@ -116,6 +117,6 @@ LATE=$(sql "SELECT id || ' ' || schedule_time FROM xxl_job_log WHERE schedule_ti
               ($1 in start) { late = start[$1] - $2; if (late > max) max = late }
               END { print max + 0 }')
 say "latest cron run start: $LATE ms after its planned time"
-check "no cron run started more than the lease + 2 s late ($LATE ms)" test "$LATE" -le $((LEASE + 2000))
+check "no cron run started more than the lease + 5 s late ($LATE ms)" test "$LATE" -le $((LEASE + 5000))
 fcount "three schedulers, one killed or frozen at a time, under API and cron load" --cron "$CRONS"
 xxl_done
