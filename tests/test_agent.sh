@@ -219,16 +219,18 @@ check "results from the outage are stored" wait_for 15 all_done
 check "each with its own result, delivered after the outage" bash -c "
     for l in $SL; do $CTL --api $API --json log show \$l | jq -e '.handleCode == 200 and .handleTime >= $BACK' >/dev/null || exit 1; done"
 
-# The spool: results outlive an agent restart
+# The spool: results outlive an agent restart (runs of 8 s: in a loaded run
+# the triggers and their checks took longer than runs of 3 s, which ended
+# and were delivered before the scheduler stopped)
 RJ=""
-for i in 1 2 3; do RJ="$RJ $(glue_job "sleep 3.187; echo spool-$i")"; done
+for i in 1 2 3; do RJ="$RJ $(glue_job "sleep 8.187; echo spool-$i")"; done
 RL=""
 for j in $RJ; do RL="$RL $(ctl job trigger "$j" | jq -r '.logIds[0]')"; done
 for l in $RL; do wait_for 5 field_is "$l" triggerCode 200; done
 kill -TERM "$SPID"; wait "$SPID"
 # (the runs end, their results spooled)
-wait_for 5 pgrep -f 'sleep 3[.]187'
-wait_for 10 bash -c "! pgrep -f 'sleep 3[.]187'"
+wait_for 10 pgrep -f 'sleep 8[.]187'
+wait_for 20 bash -c "! pgrep -f 'sleep 8[.]187'"
 kill -TERM "$APID_w1"; wait "$APID_w1"      # the agent stops with them undelivered
 check "the stopping agent kept its results in the spool" grep -q "stay in the spool" "$T/agent-w1.log"
 BACK=$(date +%s%3N)
