@@ -117,8 +117,8 @@ check "a': agent registers again" wait_for 10 agent_registered faults-app w1
 # out, and thawed once the scheduler is frozen, so that the scheduler
 # cannot have stored its answers (well within the RUNs' expireTime).
 # The 20 triggers must go out before the frozen agent is judged dead: the
-# scheduler again, with a dead time of 15 s (3 s took less than the
-# triggers on a loaded machine, and the rest found no address).  A setup
+# scheduler again, with a dead time of 15 s (on a loaded machine the
+# triggers took longer than 3 s, and the rest found no address).  A setup
 # where some found none all the same is made again (a new job, up to 3
 # times)
 kill -TERM "$SPID"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # backfill.sh -- a day of one-second fire times (86,400 instants) backfilled
 # twice at once (two backfills of the same range, --per-second at its
-# maximum, or so that a shorter form lasts 6 s) on two agents, while the scheduler is SIGKILLed at random
-# instants (the seed) and restarted on the same store.  Guarantees (DESIGN
+# maximum, or so that a shorter form lasts 6 s) on two agents, while the
+# scheduler is SIGKILLed at random instants (the seed) and restarted on
+# the same store.  Guarantees (DESIGN
 # §13, §5): each backfill resumes from its committed cursor and ends DONE;
 # every instant has exactly one row (scheduleTime, trigger type BACKFILL)
 # and ran exactly once (the probe's lines counted per scheduleTime); the two
