@@ -3,8 +3,8 @@
 # twice at once (two backfills of the same range, --per-second at its
 # maximum, or so that a shorter form lasts 6 s) on two agents, while the
 # scheduler is SIGKILLed at random instants (the seed) and restarted on
-# the same store.  Guarantees (DESIGN
-# §13, §5): each backfill resumes from its committed cursor and ends DONE;
+# the same store.  Guarantees (DESIGN §13, §5): each backfill resumes
+# from its committed cursor and ends DONE;
 # every instant has exactly one row (scheduleTime, trigger type BACKFILL)
 # and ran exactly once (the probe's lines counted per scheduleTime); the two
 # backfills made 86,400 runs between them, the rest counted as had already.
