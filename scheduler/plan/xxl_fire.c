@@ -346,13 +346,24 @@ engine_fire_within (server_t *self, int64_t ms)
     return next >= 0 && next - engine_now () <= ms;
 }
 
-//  Waits for the next fire (due within the guard) and sends it
+//  Waits for the next fire (due within the guard) and sends it.  The wait
+//  is bounded on the monotonic clock by the time left when it began (and
+//  2 ms for the clocks' rounding): a wall clock stepped back meanwhile
+//  leaves the fire unsent (the loop's wall check moves the timer's
+//  instants by the step, and fires it then), never holding the engine
+//  for the size of the step
 void
 engine_fire_wait (server_t *self)
 {
     int64_t next = xxl_timer_next (self->planner.timer);
-    int64_t left;
+    int64_t left = next >= 0? next - engine_now (): 0;
+    int64_t until = zclock_mono () + (left > 0? left: 0) + 2;
     while (next >= 0 && (left = next - engine_now ()) > 0) {
+        int64_t budget = until - zclock_mono ();
+        if (budget < 0)
+            return;
+        if (left > budget + 1)
+            left = budget + 1;
         if (self->planner.timer_fd >= 0) {
             engine_timer_arm (self, next);
             struct pollfd item = { .fd = self->planner.timer_fd, .events = POLLIN };

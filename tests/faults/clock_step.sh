@@ -17,6 +17,9 @@
 #   small: the scheduler's clock stepped by 1-3 s (seeded sign), several
 #      times, each step landing just before a cron second (850-990 ms past
 #      the second) or just after one (5-150 ms), the steps summing to 0;
+#   fire_wait: the scheduler's clock stepped back 8 s at 996-999 ms past
+#      a second, while the engine waits out the cron's fire, and forward
+#      again, 5 times (long 12): the engine is never held for the step;
 #   hour: the scheduler's clock an hour back and right again (a clock that
 #      fell back and sprang forward), an agent's an hour ahead and right;
 #   4. a third agent started with its clock 45 s ahead of (or behind, seeded)
@@ -345,6 +348,48 @@ for st in $SMALL; do
     rsleep 1200 2600
 done
 check "small steps: the scheduler's clock is right again" wait_until 8 sched_clock_is 0
+hold
+
+# Steps back landing while the engine waits out the cron's fire (its
+# last 2-20 ms before a second): the wait ends by the monotonic clock,
+# and the engine is never held for the step's size (8 s; before the fix,
+# it stood still that long: agents heard nothing, triggers waited).  The
+# step is written at 996-999 ms past the true second by a helper that
+# sleeps until then (a shell loop is too coarse); the clock goes forward
+# again 1.2-2 s later, so that the cron fires at the next step's second
+stage fire_wait
+STILL0=$(grep -c 'engine stood still' "$T/scheduler.log")
+for k in $(seq "$(pick 5 12)"); do
+    rnd 4; cur=-8
+    python3 - "$T/clock-sched" "$cur" $((996 + R)) <<'PY'
+import os, sys, time
+path, offset, phase = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]) / 1000.0
+now = time.time()
+at = int(now) + phase
+if at - now < 0.2:
+    at += 1
+time.sleep(max(0.0, at - now - 0.003))
+while time.time() < at:
+    pass
+with open(path + ".new", "w") as f:
+    f.write("%+d\n" % offset)
+os.replace(path + ".new", path)
+PY
+    # (the bookkeeping of setclock: the clock file is already written)
+    echo "$(now_ms) sched ${OFF[sched]} $cur" >> "$T/steps"; OFF[sched]=$cur
+    say "$(elapsed): sched's wall clock stepped back 8 s at $((996 + R)) ms past a second, now $cur s from the true time"
+    t0=$(now_ms); "$XXL_BUILD/tests/xxl_req" "$API" PING >/dev/null
+    say "  PING answered $(( $(now_ms) - t0 )) ms after it"
+    # (forward again, so that the cron fires at the next step's second)
+    rsleep 1200 2000
+    setclock sched 0 1
+    rsleep 1200 2000
+done
+check "fire_wait: the scheduler's clock is right again" wait_until 8 sched_clock_is 0
+long_stills () { tail -n +"$((STILL0 + 1))" <(grep 'engine stood still' "$T/scheduler.log") \
+    | sed -n 's/.*stood still for \([0-9]*\) ms.*/\1/p' | awk '$1 >= 5000'; }
+check "fire_wait: the engine never stood still for most of a step back (5 s or more: $(long_stills | paste -sd, -))" \
+    test -z "$(long_stills)"
 hold
 
 # An hour back and forward again (the scheduler), an hour forward and back
