@@ -42,10 +42,15 @@ s_decode (zframe_t *frame)
 xxl_msg_t *
 xxl_tw_recv (zsock_t *sock)
 {
-    zframe_t *frame = zframe_recv (sock);
-    xxl_msg_t *msg = s_decode (frame);
-    zframe_destroy (&frame);
-    return msg;
+    while (true) {
+        zframe_t *frame = zframe_recv (sock);
+        xxl_msg_t *msg = s_decode (frame);
+        zframe_destroy (&frame);
+        const char *type = msg? xxl_msg_type (msg): NULL;
+        if (!type || !streq (type, "BEAT"))
+            return msg;
+        xxl_msg_destroy (&msg);
+    }
 }
 
 xxl_msg_t *

@@ -33,7 +33,10 @@ int xxl_tw_send (zsock_t *sock, xxl_enc_t *enc);
 
 //  Receives one frame within the socket's receive timeout and decodes it.
 //  Returns the message, or NULL on timeout or when the frame does not
-//  decode (the reason is dropped).
+//  decode (the reason is dropped).  A scheduler's BEAT (sent unasked to
+//  every agent connection, its answer not awaited) is dropped and the
+//  next frame read, each within the timeout: an agent's socket sees one
+//  between a request and its reply.
 xxl_msg_t *xxl_tw_recv (zsock_t *sock);
 
 //  As xxl_tw_recv, waiting up to timeout_ms; the socket's receive timeout
