@@ -46,7 +46,13 @@ xxl_http_guard_new (size_t ordinary, size_t reserve, int64_t timeout_ms, int64_t
     self->timeout_ms = timeout_ms;
     self->reserve_ms = reserve_ms;
     pthread_mutex_init (&self->lock, NULL);
-    pthread_cond_init (&self->wake, NULL);
+    //  (its ticks on the monotonic clock: a wall clock stepped back must
+    //  not stop the watchdog for the step's size)
+    pthread_condattr_t attr;
+    pthread_condattr_init (&attr);
+    pthread_condattr_setclock (&attr, CLOCK_MONOTONIC);
+    pthread_cond_init (&self->wake, &attr);
+    pthread_condattr_destroy (&attr);
     return self;
 }
 
@@ -80,7 +86,7 @@ s_watchdog (void *arg)
     pthread_mutex_lock (&self->lock);
     while (!self->stopping) {
         struct timespec until;
-        clock_gettime (CLOCK_REALTIME, &until);
+        clock_gettime (CLOCK_MONOTONIC, &until);
         until.tv_nsec += XXL_HTTP_GUARD_TICK_MS * 1000000L;
         if (until.tv_nsec >= 1000000000L) {
             until.tv_sec++;
