@@ -17,15 +17,19 @@ ctl group add rw-app >/dev/null
 J=$(ctl job add --group rw-app --handler probeIn --route FIRST --retry 1 | jq -r .id)
 row_done () { [ "$(sql "SELECT handle_code FROM xxl_job_log WHERE id = $1")" = 200 ]; }
 exercised=0
-for round in 1 2 3; do
+for round in 1 2 3 4 5; do
     [ "$exercised" = 1 ] && break
     before=$(wc -l < "$PROBE")
     OUT=$(ctl job trigger "$J" --param "sleep=3000,round=$round") || { check "round $round: trigger" false; break; }
+    # The scheduler frozen as soon as the trigger is acknowledged (the
+    # agent's acceptance is written up to 500 ms after it comes: on a
+    # loaded machine the wait for the run's start outlasted that), then
+    # killed once the run started on the agent; then the agent frozen
+    kill -STOP "$SPID"
     L=$(echo "$OUT" | jq -r '.logIds[0]')
     echo "$L $J $(now_ms)" >> "$ACKED"
-    # The run started on the agent: kill the scheduler at once (its
-    # acceptance is written up to 500 ms later), then freeze the agent
     for _ in $(seq 500); do [ "$(wc -l < "$PROBE")" -gt "$before" ] && break; sleep 0.01; done
+    kill -KILL "$SPID"
     kill_sched KILL
     kill -STOP "$(apid w1)"
     API=$S_API; AGENTS=$S_AGENTS
