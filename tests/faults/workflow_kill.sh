@@ -46,6 +46,10 @@ while [ "$i" -lt "$ROUNDS" ] || { [ "$(wc -l < "$RUNS_ACKED")" -lt "$WANT" ] && 
     restart_sched || { check "scheduler restarts (round $i)" false; break; }
 done
 rsleep 500 1500
+# (the client triggers one run at a time, about a second each on a loaded
+# machine: the load goes on after the last round until it has its count)
+enough_acks () { [ "$(wc -l < "$RUNS_ACKED")" -ge $((ROUNDS * 3)) ]; }
+wait_until 30 enough_acks
 flow_load_stop
 ACK=$(wc -l < "$RUNS_ACKED")
 say "$ACK workflow runs acknowledged"
