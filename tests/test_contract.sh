@@ -60,8 +60,11 @@ check "LOG_KILL after the agent died: not connected (503)" \
 # app's groups: a fifth app's group is not written at all (its updateTime
 # stays as GROUP_ADD set it).  A fresh store, so that no address expires
 # meanwhile (an expiry rewrites every automatic group)
+# (and a dead time of 10 minutes: on a loaded machine the burst's first
+# addresses, which never beat again, were past 90 s before the checks)
 kill -TERM "$SPID"; wait "$SPID" 2>/dev/null
 rm -f "$T"/xxl.db*
+sed -i 's/dead = 90/dead = 600/' "$T/scheduler.cfg"
 start_scheduler || exit 1
 for i in 0 1 2 3; do ctl group add "burst-$i" >/dev/null; done
 ctl group add bystander >/dev/null
@@ -72,7 +75,9 @@ mkfifo "$T/burst.in"
 "$TC" burst "$AGENTS" 4000 4 < "$T/burst.in" > "$T/burst.out" 2>&1 &
 BPID=$!
 exec 4> "$T/burst.in"
-check "burst: all 4000 REGISTERs answered" wait_for 60 grep -q '^registered 4000' "$T/burst.out"
+BURST0=$(date +%s%3N)
+check "burst: all 4000 REGISTERs answered" wait_for 180 grep -q '^registered 4000' "$T/burst.out"
+echo "# burst: answered within $(( $(date +%s%3N) - BURST0 )) ms"
 group_ok () {
     local want
     want=$(seq 0 3999 | awk -v a="$1" '$1 % 4 == a { printf "%sburst-%06d", (n++ ? "," : ""), $1 }')
