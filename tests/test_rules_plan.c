@@ -261,6 +261,18 @@ s_fix_delay (void)
     XXL_CHECK (walk.fires == 1 && walk.next == XXL_WAITING && walk.last == now + 1000);
     walk = s_walk (&delay, XXL_WAITING, now + 1000, now + 60000, fires);
     XXL_CHECK (walk.fires == 0 && walk.next == XXL_WAITING && !walk.ended);
+    //  Its fire found past the pre-read (a scheduler down, a wall clock
+    //  stepped forward): DO_NOTHING skips it, and with no run to end, the
+    //  next fire is the delay after now, not a wait for ever
+    walk = s_walk (&delay, now + 1000, 0, now + 1000 + PRE + 1, fires);
+    XXL_CHECK (walk.fires == 1 && fires [0].step == XXL_PLAN_MISFIRE_SKIP);
+    XXL_CHECK_INT (walk.next, now + 1000 + PRE + 1 + 1000);
+    XXL_CHECK (!walk.ended && walk.last == now + 1000);
+    //  ... FIRE_ONCE_NOW runs it at once, and waits for that run's end
+    xxl_job_t delay_now = s_job ("FIX_DELAY", "1", "", "FIRE_ONCE_NOW");
+    walk = s_walk (&delay_now, now + 1000, 0, now + 1000 + PRE + 1, fires);
+    XXL_CHECK (walk.fires == 1 && fires [0].step == XXL_PLAN_MISFIRE_NOW);
+    XXL_CHECK (walk.next == XXL_WAITING && !walk.ended);
 
     //  The store's resume (the fake store: SQLite in memory): the waiting
     //  job's next run is the end + its delay; a second end, another

@@ -45,8 +45,11 @@ xxl_plan_walk (int64_t next, int64_t last, int64_t now, int64_t preread, const c
         fires [walk.fires++].planned = planned;
         walk.next = next_of (ctx, xxl_plan_next_after (step, planned, now));
         walk.last = planned;
+        //  A run's end times the next fire; a fire skipped as a misfire
+        //  made no run, so the next is its delay after now (next_of)
         if (after_run) {
-            walk.next = XXL_WAITING;
+            if (step != XXL_PLAN_MISFIRE_SKIP)
+                walk.next = XXL_WAITING;
             break;
         }
         if (walk.next < 0)

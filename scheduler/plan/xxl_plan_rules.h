@@ -26,7 +26,8 @@
         (at most 1000); next_of (ctx, after) gives the schedule's next
         time strictly after `after` (-1: none).  A schedule that runs after
         its run's end (after_run, FIX_DELAY) stops after one step and
-        waits (next XXL_WAITING).  Out: the job's new next and last times,
+        waits (next XXL_WAITING), unless that step was a skipped misfire
+        (no run: the next is next_of (now)).  Out: the job's new next and last times,
         or ended (no next time: the job stops, last as walked).
         Invariants: fires <= max; each fire's planned time is above the
         one before; last is the last fire's planned time (or as given).
