@@ -349,9 +349,9 @@ engine_fire_within (server_t *self, int64_t ms)
 //  Waits for the next fire (due within the guard) and sends it.  The wait
 //  is bounded on the monotonic clock by the time left when it began (and
 //  2 ms for the clocks' rounding): a wall clock stepped back meanwhile
-//  leaves the fire unsent (the loop's wall check moves the timer's
-//  instants by the step, and fires it then), never holding the engine
-//  for the size of the step
+//  leaves the fire unsent (an instant stays due when the wall clock
+//  reaches it again; a delay the loop's wall check moves by the step),
+//  never holding the engine for the size of the step
 void
 engine_fire_wait (server_t *self)
 {
@@ -467,7 +467,7 @@ engine_plan_due (server_t *self)
     }
     if (held) {
         for (item = zlistx_first (held); item; item = zlistx_next (held))
-            xxl_timer_push (self->planner.timer, now + 100, (int64_t) (intptr_t) item);
+            xxl_timer_push_after (self->planner.timer, now, 100, (int64_t) (intptr_t) item);
         zlistx_destroy (&held);
     }
 }

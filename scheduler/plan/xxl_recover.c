@@ -471,9 +471,16 @@ engine_recover (server_t *self, uint64_t mask, const xxl_lease_t *leases)
                 //  At its time: a planned row's instant, or a retry's
                 //  (xxl_services.c gives a retry waiting for its interval
                 //  the trigger time it is due at); any other row now
-                int64_t due = log.schedule_time > 0? log.schedule_time
-                            : streq (log.trigger_type, "RETRY")? log.trigger_time: now;
-                xxl_timer_push (self->planner.timer, due > now? due: now, log.id);
+                //  (a retry's and any other row's as delays: a wall
+                //  clock stepped later moves them, not a planned instant)
+                if (log.schedule_time > 0)
+                    xxl_timer_push (self->planner.timer, log.schedule_time > now
+                                    ? log.schedule_time: now, log.id);
+                else {
+                    int64_t due = streq (log.trigger_type, "RETRY")? log.trigger_time: now;
+                    xxl_timer_push_after (self->planner.timer, now, due > now? due - now: 0,
+                                          log.id);
+                }
                 recovered++;
             }
             xxl_log_free (&log);
