@@ -107,8 +107,11 @@ s_pace (void)
     //  3/s: the fraction carries (333 ms an instant)
     XXL_CHECK_INT (xxl_backfill_allow (3, 10000, 10500, 1000, &mark), 1);
     XXL_CHECK_INT (mark, 10333);
-    //  a clock that stepped back gives nothing
+    //  a clock that stepped back gives nothing at once, and the pace goes
+    //  on from there: 100 ms later, 10 (not nothing until the mark's time)
     XXL_CHECK_INT (xxl_backfill_allow (100, 20000, 19000, 1000, &mark), 0);
+    XXL_CHECK_INT (mark, 19000);
+    XXL_CHECK_INT (xxl_backfill_allow (100, mark, 19100, 1000, &mark), 10);
 }
 
 static void

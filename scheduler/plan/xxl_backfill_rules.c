@@ -66,6 +66,8 @@ xxl_backfill_allow (int64_t per_second, int64_t last, int64_t now, int64_t cap,
     assert (per_second >= 1 && cap >= 0 && next_last);
     if (last < now - 1000)
         last = now - 1000;              //  (at most a second of credit)
+    if (last > now)
+        last = now;                     //  (a wall clock stepped back: paced from now)
     int64_t credit = now > last? now - last: 0;
     int64_t allow = per_second * credit / 1000;
     if (allow > cap)

@@ -23,7 +23,8 @@
         Pacing: the instants a backfill may make at now when its pace was
         last settled at `last` (credit for at most one second: no burst
         after a pause), at most cap; *next_last is the pace's new mark
-        (the unused fraction of an instant stays credited).
+        (the unused fraction of an instant stays credited; a mark past
+        now, the wall clock stepped back, is taken as now).
         Invariants: per_second >= 1; result <= cap and <= per_second.
 */
 
