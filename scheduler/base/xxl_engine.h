@@ -59,6 +59,9 @@ struct _server_t {
     int64_t wall_base;                  //  wall - mono as last seen (a step
                                         //  of the wall clock changes it)
     bool wall_stepped;                  //  forward, since the last registry check
+    int64_t wall_step_mono;             //  monotonic ms of the last step (0: none):
+                                        //  the store's lead is known again once a
+                                        //  lease round has read it since
     int64_t next_registry_check;
     int64_t next_liveness;              //  monotonic ms of the next engine_runs_liveness
     zhashx_t *apps_changed;             //  app names whose addresses changed (a set)

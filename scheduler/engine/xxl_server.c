@@ -59,6 +59,7 @@ s_wall_check (server_t *self)
     if (step < XXL_STEP_MS && step > -XXL_STEP_MS)
         return;
     self->wall_base = base;
+    self->wall_step_mono = zclock_mono ();
     if (step > 0)
         self->wall_stepped = true;      //  (s_check_registry: the store's rows)
     //  (retries' intervals and other delays keep their length)
@@ -944,9 +945,13 @@ s_turn_work (server_t *self, bool agents_drained)
         self->next_liveness = now + XXL_LIVENESS_MS;
     }
     //  (as for the requests above: beats read before a turn that itself
-    //  stood still, a store call hung on a cut link, are not the last)
+    //  stood still, a store call hung on a cut link, are not the last;
+    //  and after a step of the wall clock, not before a lease round has
+    //  read the store's lead again: its rows are stamped and judged on
+    //  the store's clock, which a stale lead puts off by the step)
     if (now >= self->next_registry_check && agents_drained
-    &&  zclock_mono () - self->stall_mono < XXL_STALL_MS) {
+    &&  zclock_mono () - self->stall_mono < XXL_STALL_MS
+    &&  (!self->wall_step_mono || engine_lease_read_at (self) > self->wall_step_mono)) {
         s_check_registry (self);
         self->next_registry_check = now + (int64_t) self->config.beat_s * 1000;
     }

@@ -319,6 +319,12 @@ engine_lease_store_ahead (server_t *self)
     return self->leases.store_ahead;
 }
 
+int64_t
+engine_lease_read_at (server_t *self)
+{
+    return self->leases.last_read.after;
+}
+
 void
 engine_lease_set_deaf (server_t *self, bool deaf)
 {

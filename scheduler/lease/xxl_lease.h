@@ -36,6 +36,8 @@ typedef struct {
 uint64_t engine_lease_held (server_t *self);
 const char *engine_lease_node (server_t *self);
 int64_t engine_lease_store_ahead (server_t *self);
+//  Monotonic ms of the last round's read of the store's clock (0: none)
+int64_t engine_lease_read_at (server_t *self);
 //  Deaf to the store's agents (xxl_lease_deaf, judged by the registry's
 //  check): the next round gives every share back; routes hold what they
 //  would fail for an empty address list
