@@ -43,6 +43,18 @@ glue_job () {   # glue_job SCRIPT: a GLUE_SHELL job running SCRIPT
     ctl job add --group faults-app --glue-type GLUE_SHELL --glue-source "$f" | jq -r .id
 }
 trigger () { ctl job trigger "$@" | jq -r '.logIds[0]'; }
+# triggers_at_once JOB N PREFIX: N triggers together (params PREFIX1..N),
+# their logIds printed
+triggers_at_once () {
+    seq "$2" | xargs -P "$2" -I{} sh -c \
+        "'$CTL' --api '$API' --json job trigger $1 --param $3{} | jq -r '.logIds[0]'"
+}
+# no_address FILE: how many of the rows of FILE's logIds found no agent
+no_address () {
+    local ids; ids=$(grep '^[0-9]' "$1" | paste -sd, -)
+    xxl_sql "SELECT COUNT(*) FROM xxl_job_log WHERE id IN (${ids:-0})
+             AND trigger_msg LIKE '%the address list is empty%'"
+}
 # marked PREFIX: pids of processes with XXL_AGENT_RUN=PREFIX... in their
 # environment (the runs of an agent life are PID.STARTMS.LOGID)
 marked () { grep -lsaz "^XXL_AGENT_RUN=$1" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3; }
@@ -130,12 +142,10 @@ for attempt in 1 2 3; do
     COUNT="$T/count$attempt.runs"
     JCOUNT=$(glue_job 'echo "$1" >> '"$COUNT")
     kill -STOP "$(agent_pid)"
-    seq 20 | xargs -P 20 -I{} sh -c "'$CTL' --api '$API' --json job trigger $JCOUNT --param b{} | jq -r '.logIds[0]'" > "$T/count.ids"
+    triggers_at_once "$JCOUNT" 20 b > "$T/count.ids"
     kill -STOP "$SPID"
     kill -CONT "$(agent_pid)"
-    ids=$(grep '^[0-9]' "$T/count.ids" | paste -sd, -)
-    empty=$(xxl_sql "SELECT COUNT(*) FROM xxl_job_log WHERE id IN (${ids:-0})
-                     AND trigger_msg LIKE '%the address list is empty%'")
+    empty=$(no_address "$T/count.ids")
     [ "$empty" = 0 ] || [ "$attempt" = 3 ] && break
     echo "# b: attempt $attempt: $empty of the 20 found no address (the frozen agent judged dead while they went out); made again"
     kill -CONT "$SPID"
@@ -187,10 +197,8 @@ for attempt in 1 2 3; do
     EXPIRED=$(grep -c 'not taken: expired: ' "$T/agent-w1.log")
     AP=$(agent_pid)
     kill -STOP "$AP"
-    seq 5 | xargs -P 5 -I{} sh -c "'$CTL' --api '$API' --json job trigger $JEXP --param c{} | jq -r '.logIds[0]'" > "$T/exp.ids"
-    ids=$(grep '^[0-9]' "$T/exp.ids" | paste -sd, -)
-    empty=$(xxl_sql "SELECT COUNT(*) FROM xxl_job_log WHERE id IN (${ids:-0})
-                     AND trigger_msg LIKE '%the address list is empty%'")
+    triggers_at_once "$JEXP" 5 c > "$T/exp.ids"
+    empty=$(no_address "$T/exp.ids")
     [ "$empty" = 0 ] || [ "$attempt" = 3 ] && break
     echo "# c: attempt $attempt: $empty of the 5 found no address (the frozen agent judged dead while they went out); made again"
     kill -CONT "$AP"

@@ -27,8 +27,8 @@
         time strictly after `after` (-1: none).  A schedule that runs after
         its run's end (after_run, FIX_DELAY) stops after one step and
         waits (next XXL_WAITING), unless that step was a skipped misfire
-        (no run: the next is next_of (now)).  Out: the job's new next and last times,
-        or ended (no next time: the job stops, last as walked).
+        (no run: the next is next_of (now)).  Out: the job's new next and
+        last times, or ended (no next time: the job stops, last as walked).
         Invariants: fires <= max; each fire's planned time is above the
         one before; last is the last fire's planned time (or as given).
     xxl_plan_next_scan (count, batch, mono, scan_ms)
