@@ -36,7 +36,10 @@
       agent (the second took the row's share over while the first's pool
       probed): the first RUN's busy refusal, read after the second route,
       leaves the row the second RUN's (its address kept); the second's
-      busy refusal takes it back.
+      busy refusal takes it back;
+    - an acceptance whose result has not come is written alone 500 ms
+      after it came while few wait, and not before 5 s while more than
+      1,000 do.
 */
 
 #include "xxl_test_engine.h"
@@ -452,6 +455,70 @@ main (void)
     XXL_CHECK (log.trigger_code == 0 && !*log.executor_address);
     xxl_log_free (&log);
     xxl_test_engine_destroy (&other);
+
+    //  Acceptances written alone: with few waiting, XXL_ACCEPTED_MS after
+    //  they came; with more than XXL_ACCEPTED_BUSY waiting, not before
+    //  XXL_ACCEPTED_BUSY_MS (a scheduler behind would write each such row
+    //  twice).  Given `now` (monotonic ms) to the flush, the test waits
+    //  for no clock.
+    XXL_CHECK (xxl_store_begin (store) == 0);
+    engine_accepted_flush (self, INT64_MAX);
+    XXL_CHECK (xxl_store_commit (store) == 0);
+    XXL_CHECK (engine_accepted_due (self) == INT64_MAX);
+    for (int busy = 0; busy < 2; busy++) {
+        int rows = busy? XXL_ACCEPTED_BUSY + 1: 3;
+        int64_t *ids = (int64_t *) calloc ((size_t) rows, sizeof (int64_t));
+        XXL_CHECK (xxl_store_begin (store) == 0);
+        for (int i = 0; i < rows; i++) {
+            ids [i] = s_row (store, gid, jid);
+            engine_dispatch_row (self, ids [i], NULL, NULL);
+        }
+        XXL_CHECK (xxl_store_commit (store) == 0);
+        xxl_test_engine_runs (self, s_run_seen, &(seen_t) { 0 });
+        //  The agent accepts them all, read in one turn
+        int64_t first = zclock_mono ();
+        XXL_CHECK (xxl_store_begin (store) == 0);
+        for (int i = 0; i < rows; i++) {
+            pending_t *pending = s_pending (self, ids [i]);
+            XXL_CHECK (pending);
+            if (!pending)
+                continue;
+            engine_run_done (self, pending, XXL_OK, NULL);
+            uint64_t id = pending->id;
+            zhashx_delete (self->runs.pending, &id);
+        }
+        XXL_CHECK (xxl_store_commit (store) == 0);
+        int64_t last = zclock_mono ();
+        int64_t wait = busy? XXL_ACCEPTED_BUSY_MS: XXL_ACCEPTED_MS;
+        int64_t due = engine_accepted_due (self);
+        XXL_CHECK_MSG (due >= first + wait && due <= last + wait, "%d acceptance(s) due"
+                       " %" PRId64 " ms after they came, want %" PRId64, rows, due - first, wait);
+        //  Past XXL_ACCEPTED_MS: written when few wait, not when many do
+        XXL_CHECK (xxl_store_begin (store) == 0);
+        engine_accepted_flush (self, last + XXL_ACCEPTED_MS + 1);
+        XXL_CHECK (xxl_store_commit (store) == 0);
+        int accepted = 0;
+        for (int i = 0; i < rows; i++) {
+            log = s_load (store, ids [i]);
+            accepted += log.trigger_code == XXL_OK;
+            xxl_log_free (&log);
+        }
+        XXL_CHECK_MSG (accepted == (busy? 0: rows), "%d of %d acceptance(s) written alone"
+                       " %d ms after they came", accepted, rows, XXL_ACCEPTED_MS + 1);
+        //  Past XXL_ACCEPTED_BUSY_MS: written
+        XXL_CHECK (xxl_store_begin (store) == 0);
+        engine_accepted_flush (self, last + XXL_ACCEPTED_BUSY_MS + 1);
+        XXL_CHECK (xxl_store_commit (store) == 0);
+        accepted = 0;
+        for (int i = 0; i < rows; i++) {
+            log = s_load (store, ids [i]);
+            accepted += log.trigger_code == XXL_OK;
+            xxl_log_free (&log);
+        }
+        XXL_CHECK_INT (accepted, rows);
+        XXL_CHECK (engine_accepted_due (self) == INT64_MAX);
+        free (ids);
+    }
 
     xxl_test_engine_destroy (&self);
     xxl_store_destroy (&store);

@@ -732,12 +732,12 @@ s_turn_timeout (server_t *self)
         wake = self->next_pending_check;
     if (self->planner.next_scan < wake)
         wake = self->planner.next_scan;
-    //  The oldest acceptance not yet written is written XXL_ACCEPTED_MS
-    //  after it came (engine_accepted_flush at the turn's end; near a
-    //  fire, after the fire)
-    accepted_t *accepted = (accepted_t *) zlistx_first (self->runs.accepted);
-    if (accepted && !engine_fire_near (self) && accepted->at + XXL_ACCEPTED_MS + 1 < wake)
-        wake = accepted->at + XXL_ACCEPTED_MS + 1;
+    //  The oldest acceptance not yet written, when it is due alone
+    //  (engine_accepted_flush at the turn's end; near a fire, after the
+    //  fire)
+    int64_t accepted = engine_accepted_due (self);
+    if (accepted != INT64_MAX && !engine_fire_near (self) && accepted + 1 < wake)
+        wake = accepted + 1;
     if (self->leases.next_lease < wake)
         wake = self->leases.next_lease;
     int64_t service = engine_services_wake (self);
@@ -956,7 +956,7 @@ s_turn_work (server_t *self, bool agents_drained)
         self->next_registry_check = now + (int64_t) self->config.beat_s * 1000;
     }
     if (!near || self->terminated)
-        engine_accepted_flush (self, self->terminated? INT64_MAX: now - XXL_ACCEPTED_MS);
+        engine_accepted_flush (self, self->terminated? INT64_MAX: now);
 }
 
 //  After a failed commit: the failure is logged once per cause per

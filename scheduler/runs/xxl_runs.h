@@ -161,7 +161,13 @@ typedef struct {
     bool held;
 } trigger_args_t;
 
+//  An acceptance is written alone XXL_ACCEPTED_MS after it came, when its
+//  run's result has not come by then; while more than XXL_ACCEPTED_BUSY
+//  acceptances wait, XXL_ACCEPTED_BUSY_MS after it came (a scheduler
+//  behind reads the results late, and a row written twice makes it later)
 #define XXL_ACCEPTED_MS 500
+#define XXL_ACCEPTED_BUSY 1000
+#define XXL_ACCEPTED_BUSY_MS 5000
 
 
 typedef enum { ROUTE_ADDRESS, ROUTE_NONE, ROUTE_POOL } route_pick_t;
@@ -350,7 +356,8 @@ size_t engine_split_addresses (const char *list, char ***out);
 void engine_free_addresses (char **list, size_t count);
 int64_t engine_accepted_forget (server_t *self, int64_t log_id, int64_t *job_id);
 int64_t engine_accepted_stamp (server_t *self, int64_t log_id);
-void engine_accepted_flush (server_t *self, int64_t before);
+int64_t engine_accepted_due (server_t *self);
+void engine_accepted_flush (server_t *self, int64_t now);
 char *engine_section (const char *note, const char *address, int code, const char *msg);
 int64_t engine_section_chars (const char *note, const char *address);
 int64_t engine_chars (const char *text);

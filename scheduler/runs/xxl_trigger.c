@@ -5,7 +5,8 @@
     pool), writes the log rows with their triggerMsg, and queues the RUNs.
     This file owns the triggerMsg text.  Also here: the accepted set (an
     acceptance is written with the run's result, or on its own within
-    XXL_ACCEPTED_MS), dispatch of a stored row to its agent, run answers.
+    XXL_ACCEPTED_MS, XXL_ACCEPTED_BUSY_MS while many wait), dispatch of a
+    stored row to its agent, run answers.
 */
 
 #include "xxl_engine.h"
@@ -225,7 +226,8 @@ engine_log_ids_past (server_t *self, int64_t accepted_max, const char *address)
 }
 
 //  Remembers that the agent accepted log_id's RUN; the callback, or
-//  engine_accepted_flush after XXL_ACCEPTED_MS, writes trigger_code 200
+//  engine_accepted_flush when it is due (s_accepted_wait), writes
+//  trigger_code 200
 static void
 s_accepted_add (server_t *self, int64_t log_id, int64_t stamp, int64_t job_id)
 {
@@ -266,17 +268,41 @@ engine_accepted_stamp (server_t *self, int64_t log_id)
     return item? item->stamp: 0;
 }
 
-//  Writes trigger_code 200 of runs accepted before `before` (monotonic ms)
-//  whose callback has not come
-void
-engine_accepted_flush (server_t *self, int64_t before)
+//  How long an acceptance waits for its run's result before it is written
+//  alone (XXL_ACCEPTED_MS, or XXL_ACCEPTED_BUSY_MS while many wait)
+static int64_t
+s_accepted_wait (server_t *self)
 {
+    return zhashx_size (self->runs.accepted_ids) > XXL_ACCEPTED_BUSY
+         ? XXL_ACCEPTED_BUSY_MS: XXL_ACCEPTED_MS;
+}
+
+//  When (monotonic ms) the oldest acceptance still waiting is due to be
+//  written alone; INT64_MAX when none waits
+int64_t
+engine_accepted_due (server_t *self)
+{
+    accepted_t *item = (accepted_t *) zlistx_first (self->runs.accepted);
+    while (item && !item->log_id) {     //  (its result came: nothing to write)
+        zlistx_delete (self->runs.accepted, zlistx_cursor (self->runs.accepted));
+        item = (accepted_t *) zlistx_first (self->runs.accepted);
+    }
+    return item? item->at + s_accepted_wait (self): INT64_MAX;
+}
+
+//  Writes trigger_code 200 of the runs whose result has not come and whose
+//  acceptance is due at `now` (monotonic ms; INT64_MAX: all of them)
+void
+engine_accepted_flush (server_t *self, int64_t now)
+{
+    int64_t before = now == INT64_MAX? INT64_MAX: now - s_accepted_wait (self);
     accepted_t *item;
     int count = 0;
-    while ((item = (accepted_t *) zlistx_first (self->runs.accepted)) && item->at < before) {
-        if (++count % 64 == 0)
-            engine_long_work (self);
+    while ((item = (accepted_t *) zlistx_first (self->runs.accepted))
+    &&     (!item->log_id || item->at < before)) {
         if (item->log_id) {
+            if (++count % 64 == 0)
+                engine_long_work (self);
             xxl_store_log_accept (self->store, item->log_id, item->stamp);
             zhashx_delete (self->runs.accepted_ids, &item->log_id);
         }
