@@ -313,6 +313,10 @@ s_lost_closed (server_t *self, const char *address, int64_t now)
         xxl_heard_lost_done (self->heard, address);
         return 0;
     }
+    //  (its runs accepted whose trigger code waits are written first: the
+    //  read below takes only rows whose acceptance is in the store, and
+    //  the close is then forgotten)
+    engine_accepted_flush (self, INT64_MAX);
     char *reason = zsys_sprintf ("lost: the agent's connection closed over %d s ago, and its"
                                  " run lease (%" PRId64 " s) has passed since it was last"
                                  " heard (lost-run monitor)",
