@@ -50,12 +50,15 @@ STARTED=$(wc -l < "$PROBE")
 kill_sched KILL
 say "scheduler SIGKILLed: $STARTED runs started, $TAKEN of them still triggerCode 0 in the store"
 restart_sched
-# (recovery runs once the restarted scheduler holds its shares)
-resent () { grep -oE "[0-9]+ to re-send to their agents when back" "$T/scheduler.log" \
-            | awk '{ n += $1 } END { print n + 0 }'; }
+# (recovery runs once the restarted scheduler holds its shares; rows
+# within the pre-read window are sent again, older ones asked about: on a
+# loaded machine the restart can take longer than the window)
+resent () { grep -oE "[0-9]+ (to re-send to their agents when back|past the window to ask their agents about)" \
+                 "$T/scheduler.log" | awk '{ n += $1 } END { print n + 0 }'; }
 resent_over_1000 () { [ "$(resent)" -gt 1000 ]; }
 wait_until 20 resent_over_1000
-check "recovery sends the rows again ($(resent), over 1,000)" resent_over_1000
+check "recovery sends the rows again or asks the agent about them ($(resent), over 1,000)" \
+    resent_over_1000
 check "all runs finish" wait_quiet 60
 check "the scheduler is alive" kill -0 "$SPID"
 ROWS=$(sql "SELECT COUNT(*) FROM xxl_job_log")
