@@ -17,9 +17,29 @@
 set -u
 : "${XXL_BUILD:?run through make check (XXL_BUILD unset)}"
 : "${XXL_SRC:=$XXL_BUILD}"
-SCHEDULER="$XXL_BUILD/scheduler/xxl-scheduler"
-AGENT="$XXL_BUILD/agent/xxl-agent"
-CTL="$XXL_BUILD/sdk/ctl/xxl-ctl"
+# xxl_exe VAR PATH: sets VAR to the program that libtool's wrapper script
+# at PATH would run, DIR/.libs/NAME, or to PATH when PATH is no script (a
+# build without shared libraries).  The wrapper only sets LD_LIBRARY_PATH,
+# exported below, then runs the program; calling it costs 3 sed, an ls and
+# a shell, 6 times the program's own start, and the tests call xxl-ctl,
+# xxl_req and xxl_peer hundreds of times each.
+xxl_exe () {
+    local line=""
+    if [ -x "${2%/*}/.libs/${2##*/}" ] && IFS= read -r line < "$2" 2>/dev/null \
+            && [ "${line#\#!}" != "$line" ]; then
+        printf -v "$1" '%s' "${2%/*}/.libs/${2##*/}"
+    else
+        printf -v "$1" '%s' "$2"
+    fi
+}
+export LD_LIBRARY_PATH="$XXL_BUILD/sdk/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+xxl_exe SCHEDULER "$XXL_BUILD/scheduler/xxl-scheduler"
+xxl_exe AGENT "$XXL_BUILD/agent/xxl-agent"
+xxl_exe CTL "$XXL_BUILD/sdk/ctl/xxl-ctl"
+xxl_exe XXL_REQ "$XXL_BUILD/tests/xxl_req"
+xxl_exe XXL_PEER "$XXL_BUILD/tests/xxl_peer"
+xxl_exe XXL_RELAY "$XXL_BUILD/tests/xxl_relay"
+xxl_exe XXL_BRIDGE "$XXL_BUILD/bridge/xxl-bridge"
 HANDLERS="$XXL_BUILD/plugins/handlers/.libs"
 PASSED=0
 FAILED=0

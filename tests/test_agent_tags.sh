@@ -44,7 +44,7 @@ check "agent list's table has a TAGS column" bash -c "
     $CTL --api $API agent list | grep -E '^tag-app +t-eu .*gpu=true,zone=eu'"
 
 # A REGISTER with bad tags is refused (400) and registers nothing
-"$XXL_BUILD/tests/xxl_req" "$AGENTS" REGISTER registryGroup=s:EXECUTOR registryKey=s:tag-app \
+"$XXL_REQ" "$AGENTS" REGISTER registryGroup=s:EXECUTOR registryKey=s:tag-app \
     registryValue=s:t-bad "tags=s:zone=eu,,x=1" > "$T/reg.json"
 check "REGISTER with bad tags: 400 naming them" bash -c "
     jq -e '.code == 400 and (.msg | startswith(\"tags: tags '\''zone=eu,,x=1'\'': an empty tag\"))' $T/reg.json"

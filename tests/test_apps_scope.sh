@@ -22,7 +22,7 @@ for key in "boss --role admin" "va --role viewer --apps appa" "oa --role operato
     "$CTL" keygen $key --dir "$C" >/dev/null
     cp "$C/${key%% *}.cert" "$K/"
 done
-PEER="$XXL_BUILD/tests/xxl_peer"
+PEER="$XXL_PEER"
 XXL_SCHEDULER_ARGS="--cert $C/scheduler.cert_secret --keys $K --http 127.0.0.1:0"
 start_scheduler || exit 1
 SK="$C/scheduler.cert"

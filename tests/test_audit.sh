@@ -127,7 +127,7 @@ check "the scheduler still serves" kill -0 "$SPID"
 # minute is recorded, and so are an admin's 70 failures of another code
 kill -TERM "$SPID"
 wait_for 10 bash -c "! kill -0 $SPID"
-PEER="$XXL_BUILD/tests/xxl_peer"
+PEER="$XXL_PEER"
 C="$T/certs"; KD="$T/keys"
 mkdir -p "$C" "$KD"
 for k in "scheduler --role admin" "boss --role admin" "watcher --role viewer"; do

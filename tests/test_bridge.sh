@@ -13,7 +13,7 @@
 xxl_store_blind "the bridge"
 xxl_setup
 command -v python3 >/dev/null || { echo "# skipped: no python3"; trap - EXIT; xxl_cleanup; exit 77; }
-BRIDGE="$XXL_BUILD/bridge/xxl-bridge"
+BRIDGE="$XXL_BRIDGE"
 FAKE="$XXL_SRC/tests/bridge/fake_executor.py"
 TOKEN=bridge-test-token
 

@@ -10,7 +10,7 @@
 command -v python3 >/dev/null || { echo "# skipped: no python3"; exit 77; }
 xxl_store_blind "the bridge's keys"
 xxl_setup
-BRIDGE="$XXL_BUILD/bridge/xxl-bridge"
+BRIDGE="$XXL_BRIDGE"
 FAKE="$XXL_SRC/tests/bridge/fake_executor.py"
 C="$T/certs"; K="$T/keys"
 mkdir -p "$C" "$K"

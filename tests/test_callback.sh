@@ -11,7 +11,7 @@ sed -i 's/dead = 3$/dead = 60/' "$T/scheduler.cfg"
 printf '    monitor\n        lost_check = 200\n        lost_after = 1\n' >> "$T/scheduler.cfg"
 start_scheduler || exit 1
 START_S=$(date +%s)
-PEER="$XXL_BUILD/tests/xxl_peer"
+PEER="$XXL_PEER"
 ctl group add peer-app >/dev/null
 PJOB=$(ctl job add --group peer-app --handler peerHandler --desc peer | jq -r .id)
 peer_gone () { ! agent_registered peer-app peer-1; }
@@ -53,10 +53,10 @@ check "... said once in the scheduler's log" \
     grep -q "callbacks ignored: their run had failed its trigger (the latest for logId $PLOG)" "$T/scheduler.log"
 check "REPORT counts it as a failure only" bash -c "
     $CTL --api $API --json report | jq -e '.sucCount == 1 and .failCount == 1' >/dev/null"
-"$XXL_BUILD/tests/xxl_req" "$API" LOG_KILL logId="$PLOG" > "$T/kill-failed.out" 2>&1
+"$XXL_REQ" "$API" LOG_KILL logId="$PLOG" > "$T/kill-failed.out" 2>&1
 check "LOG_KILL of it: 409, its trigger failed" jq -e '.code == 409
     and .msg == "this run is not running: its trigger failed (see its triggerMsg)"' "$T/kill-failed.out"
-"$XXL_BUILD/tests/xxl_req" "$API" LOG_KILL logId="$LL0" > "$T/kill-done.out" 2>&1
+"$XXL_REQ" "$API" LOG_KILL logId="$LL0" > "$T/kill-done.out" 2>&1
 check "... of a finished run: 409, not running" jq -e '.code == 409
     and .msg == "this run is not running"' "$T/kill-done.out"
 
@@ -82,7 +82,7 @@ wait_for 10 agent_registered peer-app peer-1
 LL=$(ctl job trigger "$PJOB" | jq -r '.logIds[0]')
 wait_for 10 field_is "$LL" triggerCode 200
 #   (one LOG_CAT each: xxl-ctl's log cat would ask for the next page)
-for n in 1 2 3 4 5 6 7; do "$XXL_BUILD/tests/xxl_req" "$API" LOG_CAT logId="$LL" > "$T/page$n.out" 2>&1; done
+for n in 1 2 3 4 5 6 7; do "$XXL_REQ" "$API" LOG_CAT logId="$LL" > "$T/page$n.out" 2>&1; done
 wait "$PAGES_PID"
 check "a page that is not a map: 502 saying so" grep -q "malformed: its content is not a map" "$T/page1.out"
 check "fromLineNum not an integer: 502" grep -q "malformed: fromLineNum" "$T/page2.out"

@@ -7,7 +7,7 @@
 # before the frame limit; plugin list.
 . "$(dirname "$0")/lib.sh"
 xxl_setup
-REQ="${XXL_REQ:-$XXL_BUILD/tests/xxl_req}"
+REQ="$XXL_REQ"
 req () { "$REQ" "$API" "$@"; }
 
 start_scheduler || exit 1

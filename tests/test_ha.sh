@@ -9,7 +9,7 @@
 # the job runs again.
 . "$(dirname "$0")/lib.sh"
 xxl_setup
-REQ="$XXL_BUILD/tests/xxl_req"
+REQ="$XXL_REQ"
 sql () { xxl_sql "$1"; }
 
 start_scheduler || exit 1

@@ -203,7 +203,7 @@ check "test_http.py ran to its end" test "$rc" -eq 0 -a "$(grep -c '^done$' "$T/
 # it; test_http.py saw the histogram count its runs).  xxl_peer plays an
 # agent that leaves it out, gives it, gives it ill-typed, or gives times
 # that cannot be a start (an hour in the future, an hour before the trigger)
-PEER="$XXL_BUILD/tests/xxl_peer"
+PEER="$XXL_PEER"
 metric () { curl -s "http://$HTTP1/metrics" | awk -v n="$1" '$1 == n { print $2 }'; }
 metric_is () { test "$(metric "$1")" = "$2"; }
 RUNS='xxl_runs_total{code="200"}' STARTS=xxl_trigger_start_seconds_count

@@ -14,7 +14,7 @@ if [ "${XXL_STORE:-sqlite}" != pg ]; then
     exit 77
 fi
 xxl_setup
-REQ="$XXL_BUILD/tests/xxl_req"
+REQ="$XXL_REQ"
 sql () { xxl_sql "$1"; }
 
 start_scheduler || exit 1

@@ -7,8 +7,8 @@
 . "$(dirname "$0")/lib.sh"
 xxl_store_blind "log paging"
 xxl_setup
-REQ="$XXL_BUILD/tests/xxl_req"
-PEER="$XXL_BUILD/tests/xxl_peer"
+REQ="$XXL_REQ"
+PEER="$XXL_PEER"
 # jqf FILE [jq options] FILTER: FILE holds JSON and FILTER is true of it
 # (jq -e alone passes an empty file)
 jqf () { local f="$1"; shift; [ -s "$f" ] && jq -e "$@" "$f" >/dev/null; }

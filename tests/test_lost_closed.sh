@@ -16,7 +16,7 @@ cat >> "$T/scheduler.cfg" <<CFG
         lost_after = 3
 CFG
 start_scheduler || exit 1
-RELAY="$XXL_BUILD/tests/xxl_relay"
+RELAY="$XXL_RELAY"
 "$RELAY" "$T/relay.port" 127.0.0.1 "${AGENTS##*:}" pass "$T/relay.bytes" &
 RELAY_PID=$!
 PIDS="$PIDS $RELAY_PID"

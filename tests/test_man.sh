@@ -9,7 +9,7 @@ MAN="$XXL_SRC/man"
 
 # flags HELP: the long flags a --help text names, one a line
 flags () { grep -oE -- '(^| |\[)--[a-z][a-z-]*' <<< "$1" | sed 's/^[ [](*//' | sort -u; }
-BRIDGE="$XXL_BUILD/bridge/xxl-bridge"
+BRIDGE="$XXL_BRIDGE"
 for pair in "xxl-scheduler.8:$SCHEDULER" "xxl-agent.8:$AGENT" "xxl-ctl.1:$CTL" "xxl-bridge.8:$BRIDGE"; do
     page="$MAN/${pair%%:*}"; bin="${pair#*:}"
     check "$(basename "$page") exists" test -f "$page"

@@ -34,7 +34,7 @@ add () {   # add N BLOCK SLEEP_MS: a ROUND probeIn job
 }
 J2=$(add 2 SERIAL_EXECUTION 1500)
 check "job show: maxRunning 2" test "$(ctl job show "$J2" | jq .maxRunning)" = 2
-"$XXL_BUILD/tests/xxl_req" "$API" JOB_UPDATE "jobId=$J2" maxRunning=-1 > "$T/req.json"
+"$XXL_REQ" "$API" JOB_UPDATE "jobId=$J2" maxRunning=-1 > "$T/req.json"
 check "JOB_UPDATE maxRunning -1: 400 naming the field" jq -e '.code == 400 and (.msg | contains("maxRunning"))' "$T/req.json"
 check "... and the job keeps maxRunning 2" test "$(ctl job show "$J2" | jq .maxRunning)" = 2
 ctl job trigger "$J2" --address mr-a > "$T/bad" 2>&1
@@ -127,13 +127,13 @@ JK=$(add 1 SERIAL_EXECUTION 1500)
 a=$(ctl job trigger "$JK" --param sleep=6000 | jq -r '.logIds[0]')
 wait_for 10 started "$a"
 b=$(trig "$JK"); c=$(trig "$JK")
-"$XXL_BUILD/tests/xxl_req" "$API" LOG_KILL "logId=$b" > "$T/req.json"
+"$XXL_REQ" "$API" LOG_KILL "logId=$b" > "$T/req.json"
 check "LOG_KILL of a waiting trigger: 200, killed before it was sent" \
     jq -e '.code == 200 and .msg == "killed before it was sent to an agent"' "$T/req.json"
 check "... its row: trigger failed, saying why" field_is "$b" triggerCode 500
 check "... \"killed by a user (log kill) before it was sent\"" \
     msg_has "$b" triggerMsg "trigger failed: killed by a user (log kill) before it was sent to an agent"
-"$XXL_BUILD/tests/xxl_req" "$API" LOG_KILL "logId=$b" > "$T/req.json"
+"$XXL_REQ" "$API" LOG_KILL "logId=$b" > "$T/req.json"
 check "... killed again: 409" jq -e '.code == 409' "$T/req.json"
 check "... the running one runs on to 200" wait_for 20 field_is "$a" handleCode 200
 check "... the next waiting one is admitted and runs to 200" wait_for 20 field_is "$c" handleCode 200
@@ -155,7 +155,7 @@ check "a cron job's first run runs" wait_for 10 one_runs
 running=$(running)
 wait_for 10 has_ahead
 p=$(ahead)
-"$XXL_BUILD/tests/xxl_req" "$API" LOG_KILL "logId=$p" > "$T/req.json"
+"$XXL_REQ" "$API" LOG_KILL "logId=$p" > "$T/req.json"
 check "LOG_KILL of a planned fire not due yet ($p): 409, planned for its time" \
     jq -e '.code == 409 and (.msg | contains("planned for"))' "$T/req.json"
 check "... it runs at its time" wait_for 15 started "$p"

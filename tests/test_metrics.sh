@@ -67,7 +67,7 @@ check "... and the app's counts go on" has 10 '[
 # or with one ill-typed (ignored, never refused)
 REG="registryGroup=s:EXECUTOR registryKey=s:peer-app registryValue=s:peer-1"
 # shellcheck disable=SC2086
-"$XXL_BUILD/tests/xxl_peer" "$AGENTS" --timeout 5000 -- send REGISTER $REG \
+"$XXL_PEER" "$AGENTS" --timeout 5000 -- send REGISTER $REG \
     -- send REGISTER $REG running=s:many -- expect NEVER >"$T/peer.json" 2>&1 &
 PEER=$!
 check "an agent without figures registers" wait_for 10 agent_registered peer-app peer-1

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 xxl_store_blind "the registry's bound"
 xxl_setup
-PEER="$XXL_BUILD/tests/xxl_peer"
+PEER="$XXL_PEER"
 # (a long dead time: nothing expires here, places free up only as said)
 cat > "$T/scheduler.cfg" <<CFG
 scheduler

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 xxl_store_blind "the registry's log lines"
 xxl_setup
-PEER="$XXL_BUILD/tests/xxl_peer"
+PEER="$XXL_PEER"
 start_scheduler || exit 1
 N=1200
 args=()

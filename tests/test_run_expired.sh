@@ -13,7 +13,7 @@
 . "$(dirname "$0")/lib.sh"
 xxl_setup
 start_scheduler || exit 1
-PEER="$XXL_BUILD/tests/xxl_peer"
+PEER="$XXL_PEER"
 ctl group add ex-app >/dev/null
 start_agent r1 ex-app
 check "agent r1 registers" wait_for 10 agent_registered ex-app r1

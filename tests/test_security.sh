@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 xxl_store_blind "CURVE keys and their roles (a --keys file)"
 xxl_setup
-PEER="$XXL_BUILD/tests/xxl_peer"
+PEER="$XXL_PEER"
 C="$T/certs"; K="$T/keys"
 mkdir -p "$C" "$K"
 keygen () { "$CTL" keygen "$@" --dir "$C" >/dev/null; }
@@ -25,7 +25,7 @@ check "keygen wrote a public and a secret certificate per key" \
     test -f "$C/boss.cert" -a -f "$C/boss.cert_secret"
 
 XXL_SCHEDULER_ARGS="--cert $C/scheduler.cert_secret --keys $K"
-PEER="$XXL_BUILD/tests/xxl_peer"
+PEER="$XXL_PEER"
 start_scheduler || exit 1
 SK="$C/scheduler.cert"
 as () { local who="$1"; shift; "$CTL" --api "$API" --cert "$C/$who.cert_secret" --scheduler-key "$SK" --timeout 3000 --json "$@"; }
@@ -198,7 +198,7 @@ check "... (it got that run)" jq -se --argjson l "$LB" '.[1].logId == $l' "$T/p9
 # A relay between an agent and the scheduler sees only ciphertext, and
 # what it rewrites is never run.  The GLUE source carries a marker and
 # is over 4 KiB (the flipping relay leaves the first 4 KiB alone)
-RELAY="$XXL_BUILD/tests/xxl_relay"
+RELAY="$XXL_RELAY"
 MARK="xxl-marker-$RANDOM$RANDOM"
 { echo "echo $MARK > \"\$XXL_OUT\""; for i in $(seq 80); do echo "# padding line $i ......................................................"; done; } > "$T/glue.sh"
 relayed_agent () {   # NAME APP SCHEDULER_ENDPOINT [agent flags]

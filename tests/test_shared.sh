@@ -13,7 +13,7 @@
 XXL_RUN_LEASE=5
 . "$(dirname "$0")/lib.sh"
 xxl_setup
-REQ="$XXL_BUILD/tests/xxl_req"
+REQ="$XXL_REQ"
 
 start_scheduler || exit 1
 API1=$API; AGENTS1=$AGENTS

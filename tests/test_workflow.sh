@@ -383,7 +383,7 @@ check "each shard ran once per run (4 probe lines)" test "$(runs_of "$BC")" = 4
 # today): a trigger makes no run and says why; once replaced, it runs
 xxl_sql "UPDATE xxl_workflow SET definition = '{\"nodes\": [' WHERE id = $W7"
 before=$(xxl_sql "SELECT COUNT(*) FROM xxl_workflow_run WHERE workflow_id = $W7")
-"$XXL_BUILD/tests/xxl_req" "$API" WORKFLOW_TRIGGER "workflowId=$W7" > "$T/req.json"
+"$XXL_REQ" "$API" WORKFLOW_TRIGGER "workflowId=$W7" > "$T/req.json"
 check "a stored definition that does not parse: WORKFLOW_TRIGGER 409, saying why" \
     jq -e '.code == 409 and (.msg | startswith("workflow '"$W7"': its stored definition does not parse ("))' "$T/req.json"
 check "... and no run is made" test "$(xxl_sql "SELECT COUNT(*) FROM xxl_workflow_run WHERE workflow_id = $W7")" = "$before"

@@ -17,7 +17,7 @@ bridge_cfg () {
 bridge_start () {
     local port="$1"; shift
     rm -f "$T/bridge.ready"
-    "$XXL_BUILD/bridge/xxl-bridge" -c "$T/bridge.cfg" --scheduler "$AGENTS" \
+    "$XXL_BRIDGE" -c "$T/bridge.cfg" --scheduler "$AGENTS" \
         --listen "127.0.0.1:$port" --logdir "$T/bridge" --ready-file "$T/bridge.ready" \
         "$@" >>"$T/bridge.log" 2>&1 &
     BRPID=$!

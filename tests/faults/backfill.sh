@@ -16,7 +16,7 @@
 . "$(dirname "$0")/lib.sh"
 HA=${XXL_BACKFILL_HA:-0}
 if [ "$HA" = 1 ]; then faults_setup backfill_ha; else faults_setup backfill; fi
-REQ="$XXL_BUILD/tests/xxl_req"
+REQ="$XXL_REQ"
 LEASE=3000
 
 # (PostgreSQL writes a run's row in a round trip of its own: its short

@@ -226,7 +226,7 @@ if [ "$HA" = 1 ]; then
     XXL_CLOCK=sched2 start_scheduler || exit 1
     S_API[1]=$API; S_AGENTS[1]=$AGENTS; S_PID[1]=$SPID
     API=${S_API[0]}; SPID=${S_PID[0]}; AGENTS="${S_AGENTS[0]},${S_AGENTS[1]}"
-    REQ="$XXL_BUILD/tests/xxl_req"
+    REQ="$XXL_REQ"
     say "two schedulers on the store; $( [ "${XXL_STORE:-sqlite}" = pg ] && echo "scheduler 0's clock stepped alone" || echo "one host's clock: both stepped together")"
 fi
 ctl group add ck >/dev/null
@@ -378,7 +378,7 @@ PY
     # (the bookkeeping of setclock: the clock file is already written)
     echo "$(now_ms) sched ${OFF[sched]} $cur" >> "$T/steps"; OFF[sched]=$cur
     say "$(elapsed): sched's wall clock stepped back 8 s at $((996 + R)) ms past a second, now $cur s from the true time"
-    t0=$(now_ms); "$XXL_BUILD/tests/xxl_req" "$API" PING >/dev/null
+    t0=$(now_ms); "$XXL_REQ" "$API" PING >/dev/null
     say "  PING answered $(( $(now_ms) - t0 )) ms after it"
     # (forward again, so that the cron fires at the next step's second)
     rsleep 1200 2000

@@ -146,7 +146,7 @@ say "runs whose RUN went to a stopped agent's connection: $TWIN_LOST of 3"
 # and the run must still end once its lease has passed since the peer's
 # connection closed (before: it stayed open while an agent held f1)
 kill -STOP "$F1_PID" "$TWIN_PID"
-"$XXL_BUILD/tests/xxl_peer" "$AGENTS" --timeout 8000 -- send REGISTER registryGroup=s:EXECUTOR \
+"$XXL_PEER" "$AGENTS" --timeout 8000 -- send REGISTER registryGroup=s:EXECUTOR \
     registryKey=s:fa registryValue=s:f1 runLease=5 -- expect RUN >"$T/peer6.out" 2>&1 &
 PEER6=$!
 wait_until 10 grep -q '"send REGISTER", "code": 200' "$T/peer6.out"

@@ -26,8 +26,8 @@ fi
 PG_TCP=1
 export PG_TCP
 faults_setup ha_cut
-REQ="$XXL_BUILD/tests/xxl_req"
-RELAY="$XXL_BUILD/tests/xxl_relay"
+REQ="$XXL_REQ"
+RELAY="$XXL_RELAY"
 LEASE=3000
 
 ROUNDS=$(pick 4 10)

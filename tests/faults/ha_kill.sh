@@ -17,7 +17,7 @@
 # printed).
 . "$(dirname "$0")/lib.sh"
 faults_setup ha_kill
-REQ="$XXL_BUILD/tests/xxl_req"
+REQ="$XXL_REQ"
 LEASE=3000
 
 ROUNDS=$(pick 3 10)

@@ -69,8 +69,8 @@ if [ "${XXL_STORE:-sqlite}" = pg ]; then PG=1; PG_TCP=1; export PG_TCP; fi
 DEAF=${XXL_HA_NET_DEAF:-0}
 if [ "$DEAF" = 1 ]; then F_RUN_LEASE=5 faults_setup ha_net_deaf; else F_RUN_LEASE=5 F_DEAD=6 faults_setup ha_net; fi
 trap 'exit 143' TERM; trap 'exit 130' INT; trap 'exit 129' HUP
-REQ="$XXL_BUILD/tests/xxl_req"
-RELAY="$XXL_BUILD/tests/xxl_relay"
+REQ="$XXL_REQ"
+RELAY="$XXL_RELAY"
 LEASE=3000
 RUN_LEASE=5
 

@@ -18,7 +18,7 @@ F_LOST_AFTER=5 faults_setup max_running
 export XXL_PROBE_END_FILE="$T/ends"
 : > "$XXL_PROBE_END_FILE"
 LEASE=3000
-REQ="$XXL_BUILD/tests/xxl_req"
+REQ="$XXL_REQ"
 NS=2
 [ "${XXL_STORE:-sqlite}" = pg ] && NS=3
 ROUNDS=$(pick 8 30)

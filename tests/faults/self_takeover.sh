@@ -56,7 +56,7 @@ trigger_par () {
     [ "${#pids[@]}" = 0 ] || wait "${pids[@]}"
 }
 lines () { grep -c "$1" "$T/scheduler.log"; }
-holds_all () { [ "$("$XXL_BUILD/tests/xxl_req" "$API" PING 2>/dev/null | jq '[.content.shares[]?] | length')" = 16 ]; }
+holds_all () { [ "$("$XXL_REQ" "$API" PING 2>/dev/null | jq '[.content.shares[]?] | length')" = 16 ]; }
 # freeze LABEL: SIGSTOP past the leases, within the pre-read; then the
 # scheduler must have lost its shares and taken them back.  A freeze that
 # lands inside a turn, after its lease check, does not lose them: the turn
@@ -130,7 +130,7 @@ check "the scheduler is alive" kill -0 "$SPID"
 #    refusals.  Each row stays its re-sent RUN's: it runs once, its result
 #    counts, no retry runs it again (before: 3 of 3 failed at the thaw and
 #    their retries ran them a second time)
-REQ="$XXL_BUILD/tests/xxl_req"
+REQ="$XXL_REQ"
 S_API=("$API"); S_PID=("$SPID"); FIRST_AGENTS=$AGENTS
 start_scheduler || exit 1
 S_API[1]=$API; S_PID[1]=$SPID

@@ -12,7 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 faults_setup workflow_ha
 . "$FAULTS_DIR/flow_lib.sh"
-REQ="$XXL_BUILD/tests/xxl_req"
+REQ="$XXL_REQ"
 LEASE=3000
 
 # The long form goes on past its 8 rounds until 1,000 runs were
