@@ -1640,7 +1640,9 @@ main (void)
         test_pool_release ();
         test_pool_busy ();
         test_pool_retire ();
-        test_scale ("sleepInJobHandler", 2000, 3000);
+        //  2000 threads: under a sanitizer on a busy machine they start at
+        //  about 500 a second, so each run sleeps long enough for all to start
+        test_scale ("sleepInJobHandler", 2000, 6000);
         //  Isolated runs start a process each: under a sanitizer on a busy
         //  machine 300 spawns can take seconds, so each run sleeps long
         //  enough that all have started before the first ends

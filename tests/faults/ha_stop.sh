@@ -3,7 +3,7 @@
 # removed or stopped (seeded) through the scheduler that does NOT plan it,
 # just before a second's fire (5-85 ms ahead, seeded), while the planning
 # scheduler holds that fire's prepared RUNs for the instant; then crons
-# whose next fire is a minute away, cut through the other scheduler 1-4 s
+# whose next fire is a minute away, cut through the other scheduler 2-5 s
 # before their planned fire.  Last, FIX_DELAY jobs of every share: each
 # keeps running (a run's result may reach the scheduler that did not plan
 # it); then FIX_DELAY jobs waiting for long runs when one scheduler is
@@ -14,7 +14,7 @@
 # read starts after the cut.
 . "$(dirname "$0")/lib.sh"
 faults_setup ha_stop
-REQ="$XXL_BUILD/tests/xxl_req"
+REQ="$XXL_REQ"
 S_API=(); S_AGENTS=()
 for i in 0 1; do
     start_scheduler || exit 1
@@ -61,7 +61,7 @@ for i in $(seq "$CUTS"); do
 done
 past () { [ "$(now_ms)" -ge "$1" ]; }
 # Crons whose next fire is a minute away (their planner keeps no snapshot
-# between fires): cut through the other scheduler 1-4 s before a planned
+# between fires): cut through the other scheduler 2-5 s before a planned
 # fire, the six at once (one after the other, a loaded machine's ctl and
 # sql calls of about a second each ended the cuts after the fire)
 other_of () {
@@ -77,7 +77,16 @@ m_planned () { [ "$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id IN ($(ech
 check "the minute crons' fire is planned" wait_until 15 m_planned
 M_CUT=()
 for j in $MJ; do rnd 2; if [ "$R" = 0 ]; then M_CUT+=(rm); else M_CUT+=(stop); fi; M_CUT+=("$(other_of "$j")"); done
-rnd 3000; wait_until 10 past $(( M_T - 4000 + R ))
+# A loaded machine may reach this less than 4 s before the fire (the six
+# ctl calls, the planning wait and the share lookups): that fire runs and
+# the next one, a minute on, is the one cut (at most twice)
+for _ in 1 2; do
+    [ "$(now_ms)" -gt $(( M_T - 4000 )) ] || break
+    say "setup ended $(( M_T - $(now_ms) )) ms before the fire (under 4 s): the next minute's is cut"
+    M_T=$(( M_T + 60000 ))
+    check "the minute crons' next fire is planned" wait_until 75 m_planned
+done
+rnd 3000; wait_until 70 past $(( M_T - 5000 + R ))
 k=0; CUT_PIDS=()
 for j in $MJ; do cut_job "$j" "${M_CUT[$k]}" "${M_CUT[$((k + 1))]}" & CUT_PIDS+=($!); k=$((k + 2)); done
 wait "${CUT_PIDS[@]}"
@@ -88,8 +97,11 @@ wait_until 10 past $(( $(now_ms) + 3000 ))
 M_IN_TIME=$(for j in $MJ; do awk -v j="$j" -v t="$M_T" '$1 == j && $2 < t { print j }' "$T/cut-jobs"; done)
 check "minute crons cut before their fire ($(echo $M_IN_TIME | wc -w) of $(echo $MJ | wc -w))" \
     test -n "$M_IN_TIME"
+# (a run of the job that starts after its cut, the fire at M_T or any
+# other: an earlier fire of it ran a minute before)
 check "no minute cron cut before its planned fire runs" \
-    test "$(for j in $M_IN_TIME; do awk -v j="$j" '$2 == j' "$PROBE"; done | wc -l)" = 0
+    test "$(for j in $M_IN_TIME; do awk 'FNR == NR { if ($1 == j) cut = $2; next }
+        $2 == j && $5 > cut' j="$j" "$T/cut-jobs" "$PROBE"; done | wc -l)" = 0
 late_starts () {
     awk 'FNR == NR { bad[$1] = 1; next } ($1 in bad)' "$T/cut" "$PROBE"
     awk 'FNR == NR { max[$1] = $3; cut[$1] = $2; next }
