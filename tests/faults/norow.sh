@@ -77,15 +77,19 @@ for misfire in DO_NOTHING FIRE_ONCE_NOW; do
         restart_sched
         # The job stops once the restarted scheduler has recovered it and
         # fired FIRE_ONCE_NOW's MISFIRE (its ready file comes before the
-        # recovery: in a loaded run the stop came first and dropped it)
+        # recovery: in a loaded run the stop came first and dropped it).
+        # The MISFIRE may wait for the warm-up (the agents registering
+        # again: up to its limit on a loaded machine), so up to 30 s
         recovered () { tail -n +$((MARK_LINES + 1)) "$T/scheduler.log" | grep -q 'planner: recovery:'; }
         misfired () { [ "$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $J AND trigger_type = 'MISFIRE'")" != 0 ]; }
         wait_until 10 recovered
-        [ "$misfire" = DO_NOTHING ] || wait_until 10 misfired
+        [ "$misfire" = DO_NOTHING ] || wait_until 30 misfired
         ctl job stop "$J" >/dev/null
         check "$misfire: the run that went in the last turn keeps its row and its result" \
             wait_until 30 row_done "$L"
-        check "$misfire: all runs finish" wait_quiet 60
+        # (the seconds from ST + 5 s on, inside the misfire window at the
+        # restart, fire before the stop: up to 7 runs of 12 s, one at a time)
+        check "$misfire: all runs finish" wait_quiet 120
         # The seconds after it were never sent (its agent refused them as
         # expired, or they were never covered): the misfire rule
         NEVER=$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $J AND schedule_time > $ST
