@@ -115,6 +115,34 @@ s_ask_unknown (server_t *self, int64_t log_id, const char *address, const char *
         s_ask_forget (self, log_id);
 }
 
+//  A row re-sent by recovery (or after a failed store write) whose agent
+//  stayed away past the wait, now counted as sent: a planned fire (the
+//  rows xxl_plan_row_unknown would ask about) is asked should its agent
+//  come back (for a day), as an asked row counted as sent is, so that one
+//  it never had is judged by the misfire rule (dropped; never a second
+//  MISFIRE for the outage) instead of failed as lost by the lost-run
+//  monitor.  Any other row (a manual trigger, a retry) stays the lost-run
+//  monitor's: failed, its job's retry applies
+static void
+s_ask_late (server_t *self, int64_t log_id, const char *address)
+{
+    xxl_log_t log;
+    if (xxl_store_log_load (self->store, log_id, &log))
+        return;
+    if (log.schedule_time > 0 && !(log.trigger_type && streq (log.trigger_type, "BACKFILL"))) {
+        s_ask_add (self, log_id, log.job_id);
+        xxl_ask_t *ask = (xxl_ask_t *) zhashx_lookup (self->planner.asks, &log_id);
+        assert (ask);
+        ask->counted = true;
+        ask->deadline = zclock_mono () + XXL_ASK_LATE_MS;
+        int64_t *state = (int64_t *) zhashx_lookup (self->planner.ask_jobs, &log.job_id);
+        if (state && state [1] == -1)
+            state [1] = 0;
+        s_ask_again (self, log_id, address);
+    }
+    xxl_log_free (&log);
+}
+
 //  Sends the ask of a row to address (connected): a single RUN whose
 //  expireTime is 1, long past
 static void
@@ -575,8 +603,10 @@ engine_recover_resends (server_t *self)
                                       " lost-run monitor\n", resend->address,
                                       self->config.recovery_wait_ms);
             int changed = xxl_store_log_accept (self->store, resend->log_id, 0);
-            if (changed == 1)
+            if (changed == 1) {
                 xxl_store_log_append_trigger_msg (self->store, resend->log_id, why);
+                s_ask_late (self, resend->log_id, resend->address);
+            }
             if (changed < 0)
                 engine_resend_add (self, resend->log_id, resend->address);
             zstr_free (&why);
