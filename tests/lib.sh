@@ -40,6 +40,12 @@ xxl_exe XXL_REQ "$XXL_BUILD/tests/xxl_req"
 xxl_exe XXL_PEER "$XXL_BUILD/tests/xxl_peer"
 xxl_exe XXL_RELAY "$XXL_BUILD/tests/xxl_relay"
 xxl_exe XXL_BRIDGE "$XXL_BUILD/bridge/xxl-bridge"
+# sleep and seq as bash's loadable builtins (Debian's bash-builtins,
+# scripts/deps), when there: the waits below poll every 50 ms, and on two
+# CPUs the suite is bound by its processes' starts (a fork and an exec of
+# sleep cost 4-7 ms here).  Without the package the programs run
+[ -f /usr/lib/bash/sleep ] && enable -f /usr/lib/bash/sleep sleep 2>/dev/null
+[ -f /usr/lib/bash/seq ] && enable -f /usr/lib/bash/seq seq 2>/dev/null
 HANDLERS="$XXL_BUILD/plugins/handlers/.libs"
 PASSED=0
 FAILED=0
@@ -134,19 +140,23 @@ check () {    # check "description" command...
     else FAILED=$((FAILED + 1)); echo "FAIL - $what"; fi
 }
 
-# wait_for SECONDS command...: polls every 50 ms until the command
-# succeeds: up to SECONDS x 20 tries (a loaded machine's slow tries get
-# more time), but never past 2 x SECONDS + 5 s of wall time (a command that
-# takes seconds and never succeeds must not hold a test for half an hour)
+# wait_for SECONDS command...: polls until the command succeeds, every
+# 50 ms for the first second, every 100 ms to the third, every 250 ms after
+# (a poll is often an xxl-ctl and a jq: at 50 ms a long wait would take half
+# a CPU), up to SECONDS of those pauses (a loaded machine's slow tries get
+# more time), but never past 2 x SECONDS + 5 s of wall time (a command
+# that takes seconds and never succeeds must not hold a test for half an
+# hour)
 wait_for () {
-    local limit=$(( $1 * 20 ))
+    local budget=$(( $1 * 1000 )) spent=0
     local end=$(( ${EPOCHREALTIME/[.,]/} + ($1 * 2 + 5) * 1000000 )); shift
-    for _ in $(seq "$limit"); do
+    while :; do
         if "$@" >/dev/null 2>&1; then return 0; fi
-        [ "${EPOCHREALTIME/[.,]/}" -lt "$end" ] || return 1
-        sleep 0.05
+        [ "$spent" -lt "$budget" ] && [ "${EPOCHREALTIME/[.,]/}" -lt "$end" ] || return 1
+        if [ "$spent" -lt 1000 ]; then sleep 0.05; spent=$((spent + 50))
+        elif [ "$spent" -lt 3000 ]; then sleep 0.1; spent=$((spent + 100))
+        else sleep 0.25; spent=$((spent + 250)); fi
     done
-    return 1
 }
 
 # start_scheduler [API AGENTS]: sets API, AGENTS, HTTP_EP (the ready file's http=:

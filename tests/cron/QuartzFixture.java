@@ -138,7 +138,7 @@ public class QuartzFixture {
             }
         });
         try {
-            return f.get(2, java.util.concurrent.TimeUnit.SECONDS);
+            return f.get(1, java.util.concurrent.TimeUnit.SECONDS);
         } catch (java.util.concurrent.TimeoutException e) {
             Thread w = worker;
             pool.shutdownNow();

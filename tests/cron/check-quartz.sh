@@ -4,8 +4,8 @@
 #  which name the Java version, are ignored). Exits 0 when they match, 1
 #  when they differ, and 77 (automake's "skipped") when java 11+ or the
 #  Quartz jar (QUARTZ_JAR, default /usr/share/java/quartz2.jar) is missing.
-#  Takes about two minutes: some expressions make Quartz loop forever and
-#  each such call is given two seconds before it is abandoned.
+#  Takes about a minute: some expressions make Quartz loop forever and
+#  each such call is given a second before it is abandoned.
 #  XXL_QUARTZ_FIXTURE and XXL_QUARTZ_GENERATOR name another fixture and its
 #  generator (tests/calendar/check-quartz.sh).
 

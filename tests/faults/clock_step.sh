@@ -264,15 +264,20 @@ fi
 # The registry, sampled 5 times a second: "ms address,address..", ms the
 # time the request left (what it lists was true at or after it: a sample
 # stamped at or past a stage's start was asked for once the stage's agents
-# were listed)
+# were listed).  xxl-ctl's table (APP ADDRESS STATE ...) read by the shell:
+# a sample costs one process
 rm -f "$T/stop-reg"
 (
     set +e
     while [ ! -f "$T/stop-reg" ]; do
-        asked=$(date +%s%3N)
-        l=$("$CTL" --api "$API" --json --timeout 2000 agent list 2>/dev/null \
-            | jq -r '[.agents[] | select(.app == "ck" and .connected) | .address] | sort | join(",")' 2>/dev/null) \
-            && echo "$asked ${l:--}" >> "$T/reg"
+        asked=${EPOCHREALTIME/[.,]/}
+        if l=$("$CTL" --api "$API" --timeout 2000 agent list 2>/dev/null); then
+            up=""
+            while read -r app addr state _; do
+                [ "$app" = ck ] && [ "$state" = connected ] && up="$up${up:+,}$addr"
+            done <<< "$l"
+            echo "$(( asked / 1000 )) ${up:--}" >> "$T/reg"
+        fi
         sleep 0.2
     done
 ) &

@@ -96,7 +96,7 @@ rsleep () {
 }
 # pick SHORT LONG: the value for this form
 pick () { if [ "$XXL_FAULTS" = long ]; then echo "$2"; else echo "$1"; fi; }
-now_ms () { date +%s%3N; }
+now_ms () { local t=${EPOCHREALTIME/[.,]/}; echo $(( t / 1000 )); }
 say () { echo "# $*"; }
 
 # fagent NAME APP [agent flags]: an agent whose runs' probe lines carry NAME
@@ -110,10 +110,10 @@ apid () { eval "echo \${APID_${1//-/_}:-}"; }
 # succeeds or SECONDS of wall time passed (tests/lib.sh's wait_for counts
 # polls, so a slow command stretches its limit)
 wait_until () {
-    local end=$(( $(date +%s%3N) + $1 * 1000 )); shift
+    local end=$(( ${EPOCHREALTIME/[.,]/} + $1 * 1000000 )); shift
     while :; do
         if "$@" >/dev/null 2>&1; then return 0; fi
-        [ "$(date +%s%3N)" -lt "$end" ] || return 1
+        [ "${EPOCHREALTIME/[.,]/}" -lt "$end" ] || return 1
         sleep 0.05
     done
 }
@@ -162,7 +162,10 @@ quiet () { [ "$(unfinished_rows "${1:-}")" = 0 ]; }
 wait_quiet () { wait_until "$1" quiet "${2:-}"; }
 
 # Load: a client loop triggering jobs, each logId it got back appended to
-# $ACKED ("logId jobId ms"); it stops when $T/stop-load exists
+# $ACKED ("logId jobId ms"); it stops when $T/stop-load exists.  A trigger
+# every 50 ms at most (XXL_LOAD_PAUSE seconds between them): unpaced, each
+# loop took a whole CPU, and the scenarios beside it on a two-CPU machine
+# waited for it
 # load_start "JOB ..." [PARAM]: sets LOADPID; %n in PARAM becomes a number
 # unique to the trigger (count.sh --chains follows a trigger's retries by it)
 load_start () {
@@ -173,11 +176,15 @@ load_start () {
         while [ ! -f "$T/stop-load" ]; do
             j=${jobs[$((i % n))]}; i=$((i + 1))
             p="${2:-}"; p="${p//%n/$BASHPID.$i}"
-            # (3: acknowledged, and a run failed at once: its ids count)
+            # (3: acknowledged, and a run failed at once: its ids count;
+            # xxl-ctl --json prints {"logIds":[ID,...]...)
             out=$("$CTL" --api "$API" --json --timeout 2000 job trigger "$j" ${2:+--param "$p"} 2>/dev/null) \
                 || [ $? = 3 ] || continue
-            ids=$(printf '%s' "$out" | jq -r '.logIds[]?' 2>/dev/null)
-            for id in $ids; do echo "$id $j $(date +%s%3N)" >> "$ACKED"; done
+            if [[ $out =~ \"logIds\":\[([0-9,]*)\] ]]; then
+                t=${EPOCHREALTIME/[.,]/}
+                for id in ${BASH_REMATCH[1]//,/ }; do echo "$id $j $(( t / 1000 ))" >> "$ACKED"; done
+            fi
+            sleep "${XXL_LOAD_PAUSE:-0.05}"
         done
     ) &
     LOADPID=$!
