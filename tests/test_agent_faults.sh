@@ -27,6 +27,7 @@
 # token given at the trigger) to a file, and by the runs' "execute start"
 # log lines.
 . "$(dirname "$0")/lib.sh"
+xxl_store_blind "the agent's journal, guardian and spool"
 xxl_setup
 
 mkdir -p "$T/plugins"

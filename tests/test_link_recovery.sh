@@ -8,6 +8,7 @@
 # is well keeps its connection; and no stop (the agent's, the scheduler's,
 # the relay's, all at once) aborts a daemon (lib.sh fails a crash).
 . "$(dirname "$0")/lib.sh"
+xxl_store_blind "an agent's link to the scheduler"
 xxl_setup
 C="$T/certs"; K="$T/keys"
 mkdir -p "$C" "$K"
@@ -26,7 +27,7 @@ registered () { as agent list | jq -e --arg a "$1" --arg n "$2" '.agents | any(.
 registrations () { [ "$(grep -c 'agent: registered with' "$T/agent-$1.log")" -ge "$2" ]; }
 ran () { [ "$(as log show "$1" | jq -r .handleCode)" = 200 ]; }
 ended () { [ "$(as log show "$1" | jq -r '.handleCode != 0 or .triggerCode == 500')" = true ]; }
-RELAY="$XXL_BUILD/tests/xxl_relay"
+RELAY="$XXL_RELAY"
 relay () {           # NAME MODE: starts a relay to the agents socket, sets RELAY_EP and RELAY_PID
     "$RELAY" "$T/$1.port" 127.0.0.1 "${AGENTS##*:}" "$2" "$T/$1.bytes" &
     RELAY_PID=$!

@@ -6,6 +6,7 @@
 # made 0600 in the state folder, run logs 0640 in 0750 folders, whatever
 # the umask (docs/operations.md, Security).
 . "$(dirname "$0")/lib.sh"
+xxl_store_blind "the local keys and the files' modes (the SQLite store's file among them)"
 xxl_setup
 xxl_sqlite_only "the store file's mode"
 S="$XXL_STATE_DIR"
@@ -73,7 +74,7 @@ check "the agent finds the local agent key" wait_for 10 grep -q "local agent key
 check "... and registers" wait_for 15 agent_registered app1 w1
 # xxl-bridge is an agent too: with no key and no token it takes the same
 # local agent key (its executors then register through it)
-"$XXL_BUILD/bridge/xxl-bridge" --scheduler "$AGENTS" --listen 127.0.0.1:0 \
+"$XXL_BRIDGE" --scheduler "$AGENTS" --listen 127.0.0.1:0 \
     --logdir "$T/bridge" --ready-file "$T/bridge.ready" >"$T/bridge.log" 2>&1 &
 PIDS="$PIDS $!"
 check "xxl-bridge finds the local agent key" \

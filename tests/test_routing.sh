@@ -3,6 +3,7 @@
 # SHARDING_BROADCAST, FAILOVER with a frozen agent, BUSYOVER with a busy one,
 # a user's router plugin dropped into the routers folder, a bad one refused.
 . "$(dirname "$0")/lib.sh"
+xxl_store_blind "routing strategies and router plugins (the registry's agents; their rows' writes run on both stores in test_services.sh and the faults)"
 xxl_setup
 
 # The routers folder: the shipped ones, a user's own, and a broken one

@@ -2,6 +2,7 @@
 # test_token.sh -- with an access token set, no one without it can
 # register, trigger or read; with it, everything works.
 . "$(dirname "$0")/lib.sh"
+xxl_store_blind "the access token's checks"
 xxl_setup
 XXL_SCHEDULER_ARGS="--token s3cret"
 start_scheduler || exit 1
@@ -59,7 +60,7 @@ check "... the killed run ends 500" wait_for 5 bash -c "
 # REPLY would be taken for the answer to a request of the agent's); other
 # messages without it are answered 401.  The peer's REGISTER carries the
 # token as a field, its REPLY and CALLBACK none
-PEER="$XXL_BUILD/tests/xxl_peer"
+PEER="$XXL_PEER"
 "$PEER" "$AGENTS" --timeout 2000 \
     -- send REGISTER registryGroup=s:EXECUTOR registryKey=s:tok-app registryValue=s:ghost accessToken=s:s3cret \
     -- send REPLY code=200 -- send CALLBACK 'items=cb:1:200' > "$T/reply.json"

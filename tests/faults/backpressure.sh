@@ -8,6 +8,7 @@
 # Guarantees: every acknowledged logId runs exactly once, none fails,
 # none is left unfinished; the agents did refuse (the burst exceeded them).
 . "$(dirname "$0")/lib.sh"
+xxl_store_blind "agents refusing what they cannot take (429) and the routes around them"
 faults_setup backpressure
 
 JOBS=$(pick 16 48)

@@ -15,6 +15,7 @@
 # connected) asks nobody; (5) nor when one of the twins stops mid-run and
 # the other takes the address back.
 . "$(dirname "$0")/lib.sh"
+xxl_store_blind "an agent back on its address without its journal"
 F_LOST_AFTER=5 F_RUN_LEASE=5 faults_setup fresh_agent
 
 start_scheduler || exit 1

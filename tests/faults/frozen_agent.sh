@@ -10,6 +10,7 @@
 # acknowledged trigger (with its retry) runs once unless every attempt timed
 # out; nothing is left unfinished.
 . "$(dirname "$0")/lib.sh"
+xxl_store_blind "a frozen agent's runs, their doubts and retries"
 F_RUN_TIMEOUT=2000 F_LOST_AFTER=30 faults_setup frozen_agent
 
 ROUNDS=$(pick 3 10)

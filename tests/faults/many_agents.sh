@@ -5,6 +5,7 @@
 # each on its own agent); every acknowledged logId runs exactly once; none
 # unfinished; the scheduler lives on.
 . "$(dirname "$0")/lib.sh"
+xxl_store_blind "100 agents in a group and SHARDING_BROADCAST's fan-out"
 faults_setup many_agents
 
 N=$(pick 100 200)
