@@ -69,13 +69,13 @@ check "no alarm target: alarmStatus 1 (none needed)" bash -c "
 start_agent s2 lost-app
 ctl group add lost-app >/dev/null
 check "second agent registers" wait_for 10 agent_registered lost-app s2
-LJ=$(ctl job add --group lost-app --glue-type GLUE_SHELL --glue-source <(echo 'sleep 20') | jq -r .id)
+LJ=$(ctl job add --group lost-app --glue-type GLUE_SHELL --glue-source <(echo 'sleep 20.0517') | jq -r .id)
 LL=$(ctl job trigger "$LJ" | jq -r '.logIds[0]')
 wait_for 5 field_is "$LL" triggerCode 200
 kill -KILL "$APID_s2"
 check "the lost run is marked failed" wait_for 20 field_is "$LL" handleCode 500
 check "with the reason" bash -c "$CTL --api $API --json log show $LL | jq -r .handleMsg | grep -q 'lost'"
-pkill -f 'sleep 20' 2>/dev/null
+pkill -f 'sleep 20[.]0517' 2>/dev/null      # (its run, orphaned by the kill)
 
 # Reports: today's row counts successes and failures
 check "report counts today's runs" wait_for 5 bash -c "

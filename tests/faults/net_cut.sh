@@ -41,6 +41,7 @@
 # after the other: that is printed, not failed (the scheduler cannot know).
 # Root only (network namespaces, veth, nftables); skipped (77) otherwise.
 . "$(dirname "$0")/lib.sh"
+xxl_store_blind "links cut between the agents and the scheduler"
 RUN_LEASE=5
 # A late result's mention in the failed row's handleMsg (extended regex)
 LATE_RE='[Ll]ate (result|callback)|result (came|arrived) (late|after)'
@@ -247,9 +248,10 @@ load_net () {
 
 # runs of agent A running now (its GLUE scripts), and of all agents
 runs_of () {
-    local p n=0
+    local p n=0 args
     for p in $(probe_procs "$1"); do
-        case "$(tr '\0' ' ' 2>/dev/null < "/proc/$p/cmdline")" in *"/gluesource/"*) n=$((n + 1)) ;; esac
+        mapfile -d '' -t args 2>/dev/null < "/proc/$p/cmdline" || continue
+        case "${args[*]}" in *"/gluesource/"*) n=$((n + 1)) ;; esac
     done
     echo "$n"
 }
