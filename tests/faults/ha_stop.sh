@@ -59,7 +59,6 @@ for i in $(seq "$CUTS"); do
     rnd 80; at_boundary $((R + 5))
     rnd 2; if [ "$R" = 0 ]; then cut_job "$J" rm "$OTHER"; else cut_job "$J" stop "$OTHER"; fi
 done
-past () { local t=${EPOCHREALTIME/[.,]/}; [ $(( t / 1000 )) -ge "$1" ]; }
 # Crons whose next fire is a minute away (their planner keeps no snapshot
 # between fires): cut through the other scheduler 2-5 s before a planned
 # fire, the six at once (one after the other, a loaded machine's ctl and

@@ -97,6 +97,8 @@ rsleep () {
 # pick SHORT LONG: the value for this form
 pick () { if [ "$XXL_FAULTS" = long ]; then echo "$2"; else echo "$1"; fi; }
 now_ms () { local t=${EPOCHREALTIME/[.,]/}; echo $(( t / 1000 )); }
+# past MS: the wall clock is at or past MS (no process: polled every 50 ms)
+past () { local t=${EPOCHREALTIME/[.,]/}; [ $(( t / 1000 )) -ge "$1" ]; }
 say () { echo "# $*"; }
 
 # fagent NAME APP [agent flags]: an agent whose runs' probe lines carry NAME

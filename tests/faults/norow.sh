@@ -46,7 +46,6 @@ unknown_sent () {
     local st; st=$(row_field "$1" schedule_time)
     xxl_sql "UPDATE xxl_lease SET fired_sent = $((st - 1)) WHERE share = $(($2 % 16)) AND fired_sent >= $((st - 1))" >/dev/null
 }
-past () { local t=${EPOCHREALTIME/[.,]/}; [ $(( t / 1000 )) -gt "$1" ]; }
 row_done () { [ "$(row_field "$1" handle_code)" = 200 ]; }
 why_noted () { [ "$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE id = $1 AND trigger_msg LIKE '%did not come back%'")" = 1 ]; }
 JOBS=""
