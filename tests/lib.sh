@@ -110,10 +110,11 @@ xxl_cleanup () {
             echo "$PASSED passed, $FAILED failed" ;;
         esac
     done
-    # A sanitizer's report in a daemon's log fails the test (a leak shows
-    # only once the daemon has exited, after every check)
+    # A sanitizer's report in a daemon's log, or in a file of ASan's
+    # log_path ($T/sanitizer.PID), fails the test (a leak shows only once
+    # the daemon has exited, after every check)
     local report
-    for f in "$T"/*.log; do
+    for f in "$T"/*.log "$T"/sanitizer.*; do
         [ -f "$f" ] || continue
         report=$(grep -m1 -E 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$f") || continue
         echo "FAIL - a sanitizer report in $(basename "$f"): $report"

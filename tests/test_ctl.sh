@@ -7,6 +7,10 @@
 # before the frame limit; plugin list.
 . "$(dirname "$0")/lib.sh"
 xxl_setup
+# Under ASan (scripts/test) xxl-ctl's leak check, off elsewhere
+# (tests/asan/xxl-ctl.opts), is on here, every program's reports in
+# $T/sanitizer.PID, which xxl_cleanup reads
+[ -z "${ASAN_OPTIONS:-}" ] || export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=1:log_path=$T/sanitizer"
 REQ="$XXL_REQ"
 req () { "$REQ" "$API" "$@"; }
 
