@@ -204,6 +204,26 @@ check "log list's table: a failed trigger's MSG is its reason" \
 check "log list's table: a failed run's MSG is its handleMsg" \
     bash -c "$CTL --api $API log list --job $FJ | grep -E '^$FL ' | grep -Eq ' 500 +[^ ]+ +.*exit'"
 
+# --get PATH: one value of the JSON answer, as jq -r would print it
+gget () { "$CTL" --api "$API" --get "$@"; }
+GJ=$(gget id job add --group demo-app --handler demoJobHandler --desc 'get me' --param 'a b')
+check "--get id: job add prints the new id alone" \
+    bash -c "[[ '$GJ' =~ ^[0-9]+\$ ]] && test \"\$($CTL --api $API --json job show $GJ | jq -r .id)\" = '$GJ'"
+check "--get: a string as its text, a missing key and a null as null" \
+    test "$(gget .jobDesc job show "$GJ")|$(gget executorParam job show "$GJ")|$(gget .nothing.there job show "$GJ")" = "get me|a b|null"
+GL=$(gget '.logIds[0]' job trigger "$GJ")
+check "--get .logIds[0]: the trigger's logId, the same as jq's" \
+    test "$GL" = "$(ctl log list --job "$GJ" | jq -r '.logs[0].id')"
+check "--get on log list (paged): [-1] is the last row, [N] past the end is null" \
+    test "$(gget '.logs[-1].id' log list --job "$FJ" --limit 1000)|$(gget '.logs[99999].id' log list --job "$FJ")" \
+         = "$(ctl log list --job "$FJ" --limit 1000 | jq -r '.logs[-1].id')|null"
+check "--get: an object or an array as compact JSON" \
+    test "$(gget .logIds job trigger "$GJ" | jq -c 'length')" = 1
+check "--get: a bad path is a usage error (2) that says so; a good one on the same command is 0" \
+    bash -c "$CTL --api $API --get 'a[x]' job show $GJ 2>&1 >/dev/null | grep -q 'is not a path'; test \${PIPESTATUS[0]} = 2 && $CTL --api $API --get a job show $GJ >/dev/null"
+check "--get: a refused request prints nothing on out, the error on err, exit 1" \
+    bash -c "out=\$($CTL --api $API --get id job show 999999 2>$T/get.err); rc=\$?; test \$rc = 1 && test -z \"\$out\" && grep -q . $T/get.err"
+
 # The commands are in the help
 for c in "job copy" "glue show" "glue diff" "glue rollback" "plugin list"; do
     check "xxl-ctl --help lists $c" bash -c "$CTL --help | grep -Eq '^  $c( |$)'"

@@ -125,5 +125,33 @@ main (void)
                       "|--from|1795917600000", &text) == XXL_CTL_OK);
     XXL_CHECK (text && streq (text, "{\"next\":[1796004000000]}\n"));
     free (text);
+
+    //  --get PATH: a value of the document; nothing there is null; an
+    //  array or object compact JSON; a bad path a usage error
+    const char *gets [][2] = {
+        { ".next[0]", "1795946400000\n" }, { "next[-1]", "1795946400000\n" },
+        { ".next", "[1795946400000]\n" }, { ".next[1]", "null\n" },
+        { ".next[-2]", "null\n" }, { ".nothing", "null\n" }, { ".next.x", "null\n" },
+        { ".next[0].x", "null\n" }
+    };
+    for (size_t i = 0; i < sizeof gets / sizeof gets [0]; i++) {
+        char line [160];
+        snprintf (line, sizeof line, "--get|%s|cron|next|0 0 10 * * ?|-n|1|--from|1795917600000",
+                  gets [i][0]);
+        text = NULL;
+        XXL_CHECK (s_ctl (line, &text) == XXL_CTL_OK);
+        XXL_CHECK (text && streq (text, gets [i][1]));
+        free (text);
+    }
+    const char *good [] = { "id", ".id", ".logIds[0]", ".a.b[-1].c", "[2]", ".x[123456789]" };
+    for (size_t i = 0; i < sizeof good / sizeof good [0]; i++)
+        XXL_CHECK (xxl_ctl_get_path_ok (good [i]));
+    const char *bad [] = { "", ".", "..id", "a.", "a[", "a[]", "a[x]", "a[1", "a]",
+                           "a[-]", ".x[1234567890]", "a[1]b", "a[1]." };
+    for (size_t i = 0; i < sizeof bad / sizeof bad [0]; i++)
+        XXL_CHECK (!xxl_ctl_get_path_ok (bad [i]));
+    text = NULL;
+    XXL_CHECK (s_ctl ("--get|a[x]|cron|next|0 0 10 * * ?", &text) == XXL_CTL_USAGE);
+    free (text);
     return xxl_test_done ();
 }

@@ -72,7 +72,7 @@ s_usage (FILE *out, const char *noun)
 {
     fprintf (out,
         "usage: xxl-ctl [--api EP] [--token T] [--cert FILE --scheduler-key FILE] [--json]\n"
-        "               [--timeout MS] [-c FILE] COMMAND ...\n");
+        "               [--get PATH] [--timeout MS] [-c FILE] COMMAND ...\n");
     if (!noun)
         fprintf (out,
             "\n"
@@ -87,6 +87,10 @@ s_usage (FILE *out, const char *noun)
             "                  local admin key of the scheduler on this host, if readable\n"
             "                  (ctl/state_dir; XXL_STATE_DIR; docs/operations.md)\n"
             "  --json          print one JSON document per command, for scripts\n"
+            "  --get PATH      print only the value at PATH of each JSON document: a\n"
+            "                  string as its text, null (or nothing there) as null,\n"
+            "                  any other value as compact JSON; PATH is steps .KEY\n"
+            "                  and [N] ([-1]: the last), as .id or .logIds[0]\n"
             "  --timeout MS    milliseconds to wait for a reply (ctl/timeout; default %d)\n"
             "  -c FILE         ZPL config file (see xxl-ctl.cfg(5)) read instead of the\n"
             "                  default files\n"
@@ -233,6 +237,7 @@ xxl_ctl_main (int argc, char **argv, FILE *out, FILE *err)
                               streq (arg, "--cert")? &cert:
                               streq (arg, "--scheduler-key")? &scheduler_key:
                               streq (arg, "--timeout")? &timeout:
+                              streq (arg, "--get")? &self->get:
                               streq (arg, "-c") || streq (arg, "--config")? &config: NULL;
         if (value && !target) {
             rc = xxl_ctl_fail (self, XXL_CTL_USAGE, "unknown flag '%s'", argv [i]);
@@ -268,6 +273,16 @@ xxl_ctl_main (int argc, char **argv, FILE *out, FILE *err)
             s_usage (err, NULL);
             return rc;
         }
+    }
+    if (self->get) {
+        if (!xxl_ctl_get_path_ok (self->get)) {
+            const char *path = self->get;
+            self->get = NULL;
+            rc = xxl_ctl_fail (self, XXL_CTL_USAGE, "--get: '%s' is not a path like"
+                               " .id, .logIds[0] or .content.shares[-1]", path);
+            return rc;
+        }
+        self->json = 1;
     }
     if (i >= argc) {
         rc = xxl_ctl_fail (self, XXL_CTL_USAGE, "no command given");

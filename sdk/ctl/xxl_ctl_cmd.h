@@ -34,6 +34,8 @@ struct _ctl_t {
     FILE *out;
     FILE *err;
     int json;                           //  --json: one JSON document on out
+    const char *get;                    //  --get PATH (argv's): that value of
+                                        //  each document instead, or NULL
     char *api;                          //  endpoint (owned)
     char *token;                        //  access token or NULL (owned)
     char *cert;                         //  this client's secret certificate

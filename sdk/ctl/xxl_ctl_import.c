@@ -341,9 +341,19 @@ s_import (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
         import_destroy (&imp);
         return xxl_ctl_fail (self, XXL_CTL_FAILED, "import failed at %s; %s", why, done);
     }
-    import_print (imp, self->out, self->json, dry);
+    rc = XXL_CTL_OK;
+    if (self->json) {
+        msgpack_sbuffer doc;
+        msgpack_sbuffer_init (&doc);
+        rc = import_pack (imp, dry, &doc)
+           ? xxl_ctl_fail (self, XXL_CTL_FAILED, "out of memory")
+           : xxl_ctl_print_json_packed (self, doc.data, doc.size);
+        msgpack_sbuffer_destroy (&doc);
+    }
+    else
+        import_print (imp, self->out, dry);
     import_destroy (&imp);
-    return XXL_CTL_OK;
+    return rc;
 }
 
 const ctl_cmd_t xxl_ctl_import_xxl_job = {

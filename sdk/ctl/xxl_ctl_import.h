@@ -20,6 +20,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <msgpack.h>
+
 #define XXL_IMPORT_MAX_ROWS     1000000
 #define XXL_IMPORT_MAX_BYTES    (512 * 1024 * 1024)
 #define XXL_IMPORT_MAX_KIDS     200     //  a job's children: 200 ids of up to
@@ -93,7 +95,13 @@ void import_existing_add (import_t *self, import_group_t *group, int64_t id, con
 //  Decides every row's fate (see above)
 void import_judge (import_t *self);
 
-//  Prints the mapping: lines, or with json one document
-void import_print (import_t *self, FILE *out, bool json, bool dry);
+//  Prints the mapping as lines
+void import_print (import_t *self, FILE *out, bool dry);
+
+//  Packs the mapping into buf as one msgpack map: groups, jobs, glues
+//  (counts added), skipped (the reasons), reused {groups, jobs}, started,
+//  dryRun, groupIds and jobIds (each old id's text to its new id); 0, or -1
+//  when out of memory
+int import_pack (import_t *self, bool dry, msgpack_sbuffer *buf);
 
 #endif

@@ -4,6 +4,7 @@
 */
 
 #include "xxl_ctl_import.h"
+#include "xxl_ctl_value.h"
 #include "xxl_mysqldump.h"
 #include "xxl_commands.h"
 #include "xxl/cron.h"
@@ -623,65 +624,79 @@ import_judge (import_t *self)
             s_judge_children (self, &self->jobs [j]);
 }
 
-//  text as a JSON string
-static void
-s_json_str (FILE *out, const char *text)
-{
-    fputc ('"', out);
-    for (const unsigned char *p = (const unsigned char *) text; *p; p++)
-        if (*p == '"' || *p == '\\')
-            fprintf (out, "\\%c", *p);
-        else
-        if (*p < 0x20)
-            fprintf (out, "\\u%04x", *p);
-        else
-            fputc (*p, out);
-    fputc ('"', out);
-}
+//  What an import adds, reuses and starts
+typedef struct {
+    size_t groups, jobs, glues, rgroups, rjobs, started;
+} s_counts_t;
 
-void
-import_print (import_t *self, FILE *out, bool json, bool dry)
+static s_counts_t
+s_counts (import_t *self)
 {
-    size_t groups = 0, jobs = 0, glues = 0, rgroups = 0, rjobs = 0, started = 0;
+    s_counts_t c = { 0, 0, 0, 0, 0, 0 };
     for (size_t g = 0; g < self->ngroups; g++) {
-        groups += self->groups [g].state == IMPORT_NEW;
-        rgroups += self->groups [g].state == IMPORT_REUSED;
+        c.groups += self->groups [g].state == IMPORT_NEW;
+        c.rgroups += self->groups [g].state == IMPORT_REUSED;
     }
     for (size_t j = 0; j < self->njobs; j++) {
         import_job_t *job = &self->jobs [j];
-        jobs += job->state == IMPORT_NEW;
-        rjobs += job->state == IMPORT_REUSED;
-        glues += job->state == IMPORT_NEW? job->nversions: 0;
-        started += job->started;
+        c.jobs += job->state == IMPORT_NEW;
+        c.rjobs += job->state == IMPORT_REUSED;
+        c.glues += job->state == IMPORT_NEW? job->nversions: 0;
+        c.started += job->started;
     }
-    if (json) {
-        fprintf (out, "{\"groups\": %zu, \"jobs\": %zu, \"glues\": %zu, \"skipped\": [",
-                 groups, jobs, glues);
-        for (size_t i = 0; i < self->nskipped; i++) {
-            fprintf (out, i? ", ": "");
-            s_json_str (out, self->skipped [i]);
-        }
-        fprintf (out, "], \"reused\": {\"groups\": %zu, \"jobs\": %zu}, \"started\": %zu,"
-                 " \"dryRun\": %s, \"groupIds\": {", rgroups, rjobs, started,
-                 dry? "true": "false");
-        const char *sep = "";
-        for (size_t g = 0; g < self->ngroups; g++)
-            if (self->groups [g].state != IMPORT_SKIPPED) {
-                fprintf (out, "%s\"%" PRId64 "\": %" PRId64, sep, self->groups [g].id,
-                         self->groups [g].new_id);
-                sep = ", ";
-            }
-        fprintf (out, "}, \"jobIds\": {");
-        sep = "";
-        for (size_t j = 0; j < self->njobs; j++)
-            if (self->jobs [j].state != IMPORT_SKIPPED) {
-                fprintf (out, "%s\"%" PRId64 "\": %" PRId64, sep, self->jobs [j].id,
-                         self->jobs [j].new_id);
-                sep = ", ";
-            }
-        fprintf (out, "}}\n");
-        return;
-    }
+    return c;
+}
+
+//  An id as a map key: its decimal text
+static int
+s_pack_id_key (msgpack_packer *pk, int64_t id)
+{
+    char key [24];
+    snprintf (key, sizeof key, "%" PRId64, id);
+    return xxl_ctl_pack_str (pk, key);
+}
+
+int
+import_pack (import_t *self, bool dry, msgpack_sbuffer *buf)
+{
+    s_counts_t c = s_counts (self);
+    size_t kept_groups = 0, kept_jobs = 0;
+    for (size_t g = 0; g < self->ngroups; g++)
+        kept_groups += self->groups [g].state != IMPORT_SKIPPED;
+    for (size_t j = 0; j < self->njobs; j++)
+        kept_jobs += self->jobs [j].state != IMPORT_SKIPPED;
+    msgpack_packer pk;
+    msgpack_packer_init (&pk, buf, msgpack_sbuffer_write);
+    int bad = msgpack_pack_map (&pk, 9)
+           || xxl_ctl_pack_str (&pk, "groups") || msgpack_pack_uint64 (&pk, c.groups)
+           || xxl_ctl_pack_str (&pk, "jobs") || msgpack_pack_uint64 (&pk, c.jobs)
+           || xxl_ctl_pack_str (&pk, "glues") || msgpack_pack_uint64 (&pk, c.glues)
+           || xxl_ctl_pack_str (&pk, "skipped") || msgpack_pack_array (&pk, (uint32_t) self->nskipped);
+    for (size_t i = 0; i < self->nskipped && !bad; i++)
+        bad = xxl_ctl_pack_str (&pk, self->skipped [i]);
+    bad = bad
+       || xxl_ctl_pack_str (&pk, "reused") || msgpack_pack_map (&pk, 2)
+       || xxl_ctl_pack_str (&pk, "groups") || msgpack_pack_uint64 (&pk, c.rgroups)
+       || xxl_ctl_pack_str (&pk, "jobs") || msgpack_pack_uint64 (&pk, c.rjobs)
+       || xxl_ctl_pack_str (&pk, "started") || msgpack_pack_uint64 (&pk, c.started)
+       || xxl_ctl_pack_str (&pk, "dryRun") || (dry? msgpack_pack_true (&pk): msgpack_pack_false (&pk))
+       || xxl_ctl_pack_str (&pk, "groupIds") || msgpack_pack_map (&pk, (uint32_t) kept_groups);
+    for (size_t g = 0; g < self->ngroups && !bad; g++)
+        if (self->groups [g].state != IMPORT_SKIPPED)
+            bad = s_pack_id_key (&pk, self->groups [g].id)
+               || msgpack_pack_int64 (&pk, self->groups [g].new_id);
+    bad = bad || xxl_ctl_pack_str (&pk, "jobIds") || msgpack_pack_map (&pk, (uint32_t) kept_jobs);
+    for (size_t j = 0; j < self->njobs && !bad; j++)
+        if (self->jobs [j].state != IMPORT_SKIPPED)
+            bad = s_pack_id_key (&pk, self->jobs [j].id)
+               || msgpack_pack_int64 (&pk, self->jobs [j].new_id);
+    return bad? -1: 0;
+}
+
+void
+import_print (import_t *self, FILE *out, bool dry)
+{
+    s_counts_t c = s_counts (self);
     const char *add = dry? "would be added": "added";
     for (size_t g = 0; g < self->ngroups; g++) {
         import_group_t *group = &self->groups [g];
@@ -721,8 +736,8 @@ import_print (import_t *self, FILE *out, bool json, bool dry)
         fprintf (out, "skipped: %s\n", self->skipped [i]);
     fprintf (out, "%s %zu group(s), %zu job(s), %zu glue version(s); reused %zu group(s),"
              " %zu job(s); %zu skipped", dry? "dry run, nothing changed: would import":
-             "imported", groups, jobs, glues, rgroups, rjobs, self->nskipped);
-    if (started)
-        fprintf (out, "; %zu started", started);
+             "imported", c.groups, c.jobs, c.glues, c.rgroups, c.rjobs, self->nskipped);
+    if (c.started)
+        fprintf (out, "; %zu started", c.started);
     fprintf (out, "\n");
 }

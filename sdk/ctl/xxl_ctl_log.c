@@ -79,13 +79,13 @@ s_log_list (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
     //  Pages of at most its limit, each also cut by the frame limit
     //  (nextOffset), all below the newest id of the first page so that
     //  runs added meanwhile do not shift them
-    char *json = NULL;
-    size_t json_size = 0;
-    FILE *json_out = self->json? open_memstream (&json, &json_size): NULL;
-    if (self->json && !json_out)
-        return xxl_ctl_fail (self, XXL_CTL_FAILED, "out of memory");
-    if (json_out)
-        fprintf (json_out, "{\"logs\":[");
+    //  --json: the rows of all pages packed one after the other, then
+    //  printed as one {"logs": [...]} (xxl_ctl_print_json)
+    msgpack_sbuffer rows;
+    msgpack_sbuffer_init (&rows);
+    msgpack_packer rows_pk;
+    msgpack_packer_init (&rows_pk, &rows, msgpack_sbuffer_write);
+    uint32_t row_count = 0;
     ctl_table_t table;
     const char *headers [] = { "ID", "JOB", "TRIGGER TIME", "TRIGGER", "HANDLE",
                                "ADDRESS", "MSG" };
@@ -116,10 +116,12 @@ s_log_list (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
             const msgpack_object *log = &logs->via.array.ptr [i];
             if (max_id == 0)
                 max_id = xxl_ctl_value_int_or (log, "id", 0);
-            if (json_out) {
-                char *text = xxl_msg_to_json (log, 0);
-                fprintf (json_out, "%s%s", got + i > 0? ",": "", text? text: "null");
-                free (text);
+            if (self->json) {
+                if (msgpack_pack_object (&rows_pk, *log)) {
+                    rc = xxl_ctl_fail (self, XXL_CTL_FAILED, "out of memory");
+                    break;
+                }
+                row_count++;
             }
             else
             if (log->type == MSGPACK_OBJECT_MAP)
@@ -137,13 +139,9 @@ s_log_list (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
         }
         xxl_msg_destroy (&reply);
     }
-    if (json_out) {
-        fprintf (json_out, "]}");
-        fclose (json_out);
-        if (rc == XXL_CTL_OK)
-            fprintf (self->out, "%s\n", json);
-        free (json);
-    }
+    if (self->json && rc == XXL_CTL_OK)
+        rc = xxl_ctl_print_json_rows (self, "logs", rows.data, rows.size, row_count);
+    msgpack_sbuffer_destroy (&rows);
     if (rc == XXL_CTL_OK && !self->json)
         xxl_ctl_table_print (&table, self->out, "no runs");
     else
@@ -176,8 +174,15 @@ s_log_kill (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
     if (self->json) {
         if (content && content->type == MSGPACK_OBJECT_MAP)
             xxl_ctl_print_json (self, content);
-        else
-            fprintf (self->out, "{\"logId\":%" PRId64 "}\n", id);
+        else {
+            msgpack_object_kv kv;
+            xxl_ctl_value_str (&kv.key, "logId", 5);
+            kv.val.type = MSGPACK_OBJECT_POSITIVE_INTEGER;
+            kv.val.via.u64 = (uint64_t) id;
+            msgpack_object root = { .type = MSGPACK_OBJECT_MAP,
+                                    .via.map = { .size = 1, .ptr = &kv } };
+            xxl_ctl_print_json (self, &root);
+        }
     }
     else {
         const char *text = xxl_reply_msg (reply);

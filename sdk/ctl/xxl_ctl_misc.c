@@ -101,16 +101,23 @@ s_cron_next (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
     xxl_cron_destroy (&cron);
     if (!times)
         return xxl_ctl_fail (self, XXL_CTL_FAILED, "out of memory");
+    int rc = XXL_CTL_OK;
     if (self->json) {
-        fprintf (self->out, "{\"next\":[");
-        for (int i = 0; i < made; i++)
-            fprintf (self->out, "%s%" PRId64, i? ",": "", times [i]);
-        fprintf (self->out, "]}\n");
+        msgpack_sbuffer rows;
+        msgpack_sbuffer_init (&rows);
+        msgpack_packer pk;
+        msgpack_packer_init (&pk, &rows, msgpack_sbuffer_write);
+        int bad = 0;
+        for (int i = 0; i < made && !bad; i++)
+            bad = msgpack_pack_int64 (&pk, times [i]);
+        rc = bad? xxl_ctl_fail (self, XXL_CTL_FAILED, "out of memory")
+                : xxl_ctl_print_json_rows (self, "next", rows.data, rows.size, (uint32_t) made);
+        msgpack_sbuffer_destroy (&rows);
     }
     else
         xxl_ctl_print_times (self, times, (size_t) made, tz);
     free (times);
-    return XXL_CTL_OK;
+    return rc;
 }
 
 const ctl_cmd_t xxl_ctl_cron_next = {

@@ -11,15 +11,129 @@
 
 #include "xxl_tz.h"
 
+//  Walks one step of a --get path from *path: the value it names in obj,
+//  or NULL (none there); *path moves past the step.  0 at the path's end
+static int
+s_step (const char **path, const msgpack_object **obj, int first)
+{
+    const char *p = *path;
+    if (!*p)
+        return 0;
+    if (*p == '[') {
+        char *end;
+        long index = strtol (p + 1, &end, 10);
+        assert (*end == ']');
+        *path = end + 1;
+        if (*obj && (*obj)->type == MSGPACK_OBJECT_ARRAY) {
+            long size = (long) (*obj)->via.array.size;
+            if (index < 0)
+                index += size;
+            *obj = index >= 0 && index < size? &(*obj)->via.array.ptr [index]: NULL;
+        }
+        else
+            *obj = NULL;
+        return 1;
+    }
+    if (*p == '.')
+        p++;
+    else
+        assert (first);
+    size_t length = strcspn (p, ".[");
+    *path = p + length;
+    const msgpack_object *found = NULL;
+    if (*obj && (*obj)->type == MSGPACK_OBJECT_MAP)
+        for (uint32_t i = 0; i < (*obj)->via.map.size && !found; i++) {
+            const msgpack_object_kv *kv = &(*obj)->via.map.ptr [i];
+            if (kv->key.type == MSGPACK_OBJECT_STR && kv->key.via.str.size == length
+            &&  memcmp (kv->key.via.str.ptr, p, length) == 0)
+                found = &kv->val;
+        }
+    *obj = found;
+    return 1;
+}
+
+int
+xxl_ctl_get_path_ok (const char *path)
+{
+    const char *p = path;
+    if (!*p)
+        return 0;
+    while (*p) {
+        if (*p == '[') {
+            const char *digits = p + 1 + (p [1] == '-');
+            size_t count = strspn (digits, "0123456789");
+            if (count < 1 || count > 9 || digits [count] != ']')
+                return 0;
+            p = digits + count + 1;
+            continue;
+        }
+        if (*p == '.')
+            p++;
+        else
+        if (p != path)
+            return 0;
+        size_t length = strcspn (p, ".[]");
+        if (length == 0 || p [length] == ']')
+            return 0;
+        p += length;
+    }
+    return 1;
+}
+
 int
 xxl_ctl_print_json (ctl_t *self, const msgpack_object *obj)
 {
+    if (self->get) {
+        const char *path = self->get;
+        int first = 1;
+        while (s_step (&path, &obj, first))
+            first = 0;
+        if (!obj || obj->type == MSGPACK_OBJECT_NIL) {
+            fprintf (self->out, "null\n");
+            return 0;
+        }
+        if (obj->type == MSGPACK_OBJECT_STR) {
+            fwrite (obj->via.str.ptr, 1, obj->via.str.size, self->out);
+            fputc ('\n', self->out);
+            return 0;
+        }
+    }
     char *text = xxl_msg_to_json (obj, 0);
     if (!text)
         return -1;
     fprintf (self->out, "%s\n", text);
     free (text);
     return 0;
+}
+
+int
+xxl_ctl_print_json_packed (ctl_t *self, const char *data, size_t size)
+{
+    msgpack_unpacked unpacked;
+    msgpack_unpacked_init (&unpacked);
+    size_t offset = 0;
+    int rc = msgpack_unpack_next (&unpacked, data, size, &offset) == MSGPACK_UNPACK_SUCCESS
+          && offset == size && xxl_ctl_print_json (self, &unpacked.data) == 0? 0: -1;
+    msgpack_unpacked_destroy (&unpacked);
+    return rc? xxl_ctl_fail (self, XXL_CTL_FAILED, "out of memory"): XXL_CTL_OK;
+}
+
+int
+xxl_ctl_print_json_rows (ctl_t *self, const char *key, const char *data, size_t size,
+                         uint32_t count)
+{
+    msgpack_sbuffer doc;
+    msgpack_sbuffer_init (&doc);
+    msgpack_packer pk;
+    msgpack_packer_init (&pk, &doc, msgpack_sbuffer_write);
+    size_t length = strlen (key);
+    int rc = msgpack_pack_map (&pk, 1) || msgpack_pack_str (&pk, length)
+          || msgpack_pack_str_body (&pk, key, length) || msgpack_pack_array (&pk, count)
+          || msgpack_sbuffer_write (&doc, data, size)
+          ? xxl_ctl_fail (self, XXL_CTL_FAILED, "out of memory")
+          : xxl_ctl_print_json_packed (self, doc.data, doc.size);
+    msgpack_sbuffer_destroy (&doc);
+    return rc;
 }
 
 int
@@ -43,7 +157,9 @@ xxl_ctl_fail (ctl_t *self, int status, const char *format, ...)
     va_start (args, format);
     vsnprintf (text, sizeof text, format, args);
     va_end (args);
-    if (self->json) {
+    //  (with --get, an error is a line on err: no value of the reply
+    //  stands for it on out)
+    if (self->json && !self->get) {
         if (xxl_ctl_print_json_str (self, "error", text, strlen (text)))
             fprintf (self->out, "{\"error\": \"out of memory\"}\n");
     }

@@ -25,8 +25,28 @@ int xxl_ctl_fail (ctl_t *self, int status, const char *format, ...)
     __attribute__ ((format (printf, 3, 4)));
 
 //  Prints obj as one compact JSON document and a newline; 0, or -1 when
-//  out of memory (nothing printed)
+//  out of memory (nothing printed).  With --get PATH, only the value at
+//  PATH and a newline: a string's text as it is, null (or no value at
+//  PATH) as null, any other value as compact JSON
 int xxl_ctl_print_json (ctl_t *self, const msgpack_object *obj);
+
+//  Prints the one msgpack object of the size bytes at data
+//  (xxl_ctl_print_json); the exit status (XXL_CTL_FAILED, said, when out of
+//  memory or data is not one object)
+int xxl_ctl_print_json_packed (ctl_t *self, const char *data, size_t size);
+
+//  Prints {"KEY": [row, ...]} (xxl_ctl_print_json) of count msgpack
+//  objects packed one after the other in the size bytes at data; the exit
+//  status (XXL_CTL_FAILED, said, when out of memory or data is not count
+//  objects)
+int xxl_ctl_print_json_rows (ctl_t *self, const char *key, const char *data, size_t size,
+                             uint32_t count);
+
+//  True when path is a --get path: one or more steps, each .KEY (KEY: one
+//  or more bytes other than '.', '[', ']') or [N] (N a decimal int of at
+//  most 9 digits, with '-' counting from the end: [-1] is the last); the
+//  first step's dot may be left out (id, logIds[0])
+int xxl_ctl_get_path_ok (const char *path);
 
 //  Prints {"key": text} (size bytes of text) as one JSON document; 0 or -1
 int xxl_ctl_print_json_str (ctl_t *self, const char *key, const char *text, size_t size);

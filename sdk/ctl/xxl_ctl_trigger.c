@@ -52,7 +52,8 @@ static const ctl_opt_t s_trigger_opts [] = {
 typedef struct {
     int64_t id;
     int state;                          //  0 going, 1 success, -1 failure
-    char *json;                         //  its LOG_SHOW content as JSON, or NULL
+    msgpack_sbuffer log;                //  its LOG_SHOW content, packed (size 0:
+                                        //  not read)
     char *why;                          //  failure: what to print
 } s_run_t;
 
@@ -94,8 +95,11 @@ s_run_read (s_run_t *run, const msgpack_object *log)
 {
     int64_t trigger = xxl_ctl_value_int_or (log, "triggerCode", 0);
     int64_t handle = xxl_ctl_value_int_or (log, "handleCode", 0);
-    free (run->json);
-    run->json = xxl_msg_to_json (log, 0);
+    msgpack_sbuffer_clear (&run->log);
+    msgpack_packer pk;
+    msgpack_packer_init (&pk, &run->log, msgpack_sbuffer_write);
+    if (msgpack_pack_object (&pk, *log))
+        msgpack_sbuffer_clear (&run->log);
     if (trigger != 0 && trigger != XXL_OK) {
         char *message = xxl_ctl_value_text_of (log, "triggerMsg");
         char *reason = message? s_trigger_reason (message): NULL;
@@ -150,7 +154,7 @@ s_runs_look (ctl_t *self, s_run_t *runs, size_t count)
 //  Prints the outcome (text, or the one JSON document) and returns the
 //  exit status
 static int
-s_runs_report (ctl_t *self, s_run_t *runs, size_t count, const char *ids, int wait,
+s_runs_report (ctl_t *self, s_run_t *runs, size_t count, int wait,
                int64_t timeout)
 {
     size_t failed = 0, going = 0;
@@ -173,22 +177,32 @@ s_runs_report (ctl_t *self, s_run_t *runs, size_t count, const char *ids, int wa
         snprintf (timed_out, sizeof timed_out, "%zu runs still going after %" PRId64
                   " s (--timeout)", going, timeout);
     if (self->json) {
-        fprintf (self->out, "{\"logIds\":[%s]", ids);
-        if (wait || failed) {
-            const char *error = failed? first: rc == XXL_CTL_WAIT_TIMEOUT? timed_out: NULL;
-            msgpack_object value;
-            xxl_ctl_value_str (&value, error? error: "", error? strlen (error): 0);
-            char *quoted = error? xxl_msg_to_json (&value, 0): NULL;
-            fprintf (self->out, ",\"result\":\"%s\"%s%s,\"runs\":[",
-                     failed? "failure": rc == XXL_CTL_WAIT_TIMEOUT? "timeout": "success",
-                     quoted? ",\"error\":": "", quoted? quoted: "");
-            free (quoted);
-            for (size_t i = 0; i < count; i++)
-                fprintf (self->out, "%s%s", i? ",": "", runs [i].json? runs [i].json: "null");
-            fprintf (self->out, "]");
+        //  {"logIds": [...]} and, with --wait or a failure, "result",
+        //  "error" (when there is one) and "runs"
+        const char *error = failed? first: rc == XXL_CTL_WAIT_TIMEOUT? timed_out: NULL;
+        const char *result = failed? "failure": rc == XXL_CTL_WAIT_TIMEOUT? "timeout": "success";
+        int more = wait || failed;
+        msgpack_sbuffer doc;
+        msgpack_sbuffer_init (&doc);
+        msgpack_packer pk;
+        msgpack_packer_init (&pk, &doc, msgpack_sbuffer_write);
+        int bad = msgpack_pack_map (&pk, 1 + (more? 2 + (error != NULL): 0))
+               || xxl_ctl_pack_str (&pk, "logIds") || msgpack_pack_array (&pk, (uint32_t) count);
+        for (size_t i = 0; i < count && !bad; i++)
+            bad = msgpack_pack_int64 (&pk, runs [i].id);
+        if (more && !bad) {
+            bad = xxl_ctl_pack_str (&pk, "result") || xxl_ctl_pack_str (&pk, result)
+               || (error && (xxl_ctl_pack_str (&pk, "error") || xxl_ctl_pack_str (&pk, error)))
+               || xxl_ctl_pack_str (&pk, "runs") || msgpack_pack_array (&pk, (uint32_t) count);
+            for (size_t i = 0; i < count && !bad; i++)
+                bad = runs [i].log.size
+                    ? msgpack_sbuffer_write (&doc, runs [i].log.data, runs [i].log.size)
+                    : msgpack_pack_nil (&pk);
         }
-        fprintf (self->out, "}\n");
-        return rc;
+        int printed = bad? xxl_ctl_fail (self, XXL_CTL_FAILED, "out of memory")
+                         : xxl_ctl_print_json_packed (self, doc.data, doc.size);
+        msgpack_sbuffer_destroy (&doc);
+        return printed != XXL_CTL_OK? printed: rc;
     }
     for (size_t i = 0; wait && i < count; i++)
         if (runs [i].state > 0)
@@ -259,9 +273,9 @@ s_job_trigger (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
         }
     }
     if (rc == XXL_CTL_OK)
-        rc = s_runs_report (self, runs, count, ids, wait, timeout);
+        rc = s_runs_report (self, runs, count, wait, timeout);
     for (size_t i = 0; i < count; i++) {
-        free (runs [i].json);
+        msgpack_sbuffer_destroy (&runs [i].log);
         free (runs [i].why);
     }
     free (runs);

@@ -25,6 +25,13 @@ xxl_ctl_value_str (msgpack_object *obj, const char *text, size_t size)
     obj->via.str.size = (uint32_t) size;
 }
 
+int
+xxl_ctl_pack_str (msgpack_packer *pk, const char *text)
+{
+    size_t length = strlen (text);
+    return msgpack_pack_str (pk, length) || msgpack_pack_str_body (pk, text, length)? -1: 0;
+}
+
 const msgpack_object *
 xxl_ctl_value_get (const msgpack_object *map, const char *key)
 {

@@ -21,6 +21,9 @@ char *xxl_ctl_strndup (const char *text, size_t size);
 //  Makes obj a string object pointing at text (not copied)
 void xxl_ctl_value_str (msgpack_object *obj, const char *text, size_t size);
 
+//  Packs text (NUL-ended) as a msgpack string; 0, or -1 when out of memory
+int xxl_ctl_pack_str (msgpack_packer *pk, const char *text);
+
 //  map [key], or NULL when map is no map, the key is missing or nil
 const msgpack_object *xxl_ctl_value_get (const msgpack_object *map, const char *key);
 
