@@ -87,7 +87,8 @@ CFG
 xxl_own () {
     # (jobs in a command substitution sees the shell's table; in a pipeline
     # it would not)
-    case " $(jobs -rp | tr '\n' ' ') $(jobs -sp | tr '\n' ' ') " in *" $1 "*) return 0 ;; esac
+    local nl=$'\n'
+    case "$nl$(jobs -rp)$nl$(jobs -sp)$nl" in *"$nl$1$nl"*) return 0 ;; esac
     return 1
 }
 
@@ -315,8 +316,9 @@ agent_registered () {
         '.agents | any(.app == $a and .address == $n and .connected)' >/dev/null
 }
 
-# log_field ID FIELD
-log_field () { ctl log show "$1" | jq -r ".$2"; }
+# log_field ID FIELD: the field as jq -r prints it (xxl-ctl --get: one
+# process a poll, not two)
+log_field () { ctl --get ".$2" log show "$1"; }
 # field_is ID FIELD VALUE: the log row's field has that value (re-read on
 # every call, so it can be polled: wait_for 5 field_is 12 handleCode 200)
 field_is () { [ "$(log_field "$1" "$2")" = "$3" ]; }
