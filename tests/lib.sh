@@ -278,7 +278,7 @@ job_ran () {
 # passed, told by a FIX_RATE 1 s witness job in APP's group that ran seven times
 past_preread () {
     local witness
-    witness=$(ctl job add --group "$1" --handler demoJobHandler --fix-rate 1 --start | jq -r .id)
+    witness=$(ctl --get .id job add --group "$1" --handler demoJobHandler --fix-rate 1 --start)
     wait_for 30 job_ran "$witness" 7
     local rc=$?
     ctl job stop "$witness" >/dev/null

@@ -40,15 +40,15 @@ finished () { [ "$(log_field "$1" handleCode)" != 0 ]; }
 # cp straight into the watched folder, as operators do: the agent may scan
 # the file half-written and must refuse it, not crash, then load it
 cp "$XXL_TEST_PLUGINS/test_handlers.so" "$T/plugins/"
-HJ=$(ctl job add --group agent-app --handler okJobHandler | jq -r .id)
-runs_ok () { local l; l=$(ctl job trigger "$1" | jq -r '.logIds[0]'); wait_for 5 finished "$l" && [ "$(log_field "$l" handleCode)" = 200 ]; }
+HJ=$(ctl --get .id job add --group agent-app --handler okJobHandler)
+runs_ok () { local l; l=$(ctl --get '.logIds[0]' job trigger "$1"); wait_for 5 finished "$l" && [ "$(log_field "$l" handleCode)" = 200 ]; }
 check "a plugin dropped in is loaded without a restart" wait_for 10 runs_ok "$HJ"
 
 # log cat of a running in-process run that has not written a line yet: its
 # start lines are held in memory until its first write, and a LOG request
 # has them written, so the reader sees them while the run still runs
-LJ=$(ctl job add --group agent-app --handler sleepInJobHandler --param 5000 | jq -r .id)
-LL=$(ctl job trigger "$LJ" | jq -r '.logIds[0]')
+LJ=$(ctl --get .id job add --group agent-app --handler sleepInJobHandler --param 5000)
+LL=$(ctl --get '.logIds[0]' job trigger "$LJ")
 wait_for 5 field_is "$LL" triggerCode 200
 shows_start () {
     "$CTL" --api "$API" log cat "$LL" > "$T/held.out" 2>&1
@@ -64,8 +64,8 @@ check "... with its start lines once" bash -c "
 
 # A short in-process run's log goes to its day's pack, not a file of its
 # own (agent/log_pack); log cat shows it whole once its result is stored
-PJ=$(ctl job add --group agent-app --handler sleepInJobHandler --param 10 | jq -r .id)
-PL=$(ctl job trigger "$PJ" | jq -r '.logIds[0]')
+PJ=$(ctl --get .id job add --group agent-app --handler sleepInJobHandler --param 10)
+PL=$(ctl --get '.logIds[0]' job trigger "$PJ")
 check "pack: the short in-process run ends ok" wait_for 10 field_is "$PL" handleCode 200
 check "pack: log cat shows its start and end lines, in order" bash -c "
     $CTL --api $API log cat $PL > $T/packed.out &&
@@ -76,8 +76,8 @@ check "pack: no file of its own, a record in the day's runs.pack" bash -c "
 check "pack: log cat -f of the ended run ends" timeout 10 "$CTL" --api "$API" log cat -f "$PL"
 
 # A crashing handler fails its run; the agent serves on
-CJ=$(ctl job add --group agent-app --handler crashJobHandler | jq -r .id)
-CL=$(ctl job trigger "$CJ" | jq -r '.logIds[0]')
+CJ=$(ctl --get .id job add --group agent-app --handler crashJobHandler)
+CL=$(ctl --get '.logIds[0]' job trigger "$CJ")
 check "crash: the run ends" wait_for 10 finished "$CL"
 check "crash: failed, naming the signal" bash -c "
     [ \"\$($CTL --api $API --json log show $CL | jq -r .handleCode)\" = 500 ] &&
@@ -88,25 +88,25 @@ check "crash: the agent still serves" runs_ok "$HJ"
 # test_sample_handlers): commandJobHandler's output in the run's log,
 # httpJobHandler refused a closed port
 cp "$HANDLERS/command.so" "$HANDLERS/http.so" "$T/plugins/"
-XJ=$(ctl job add --group agent-app --handler commandJobHandler --param 'echo hi-from-command' | jq -r .id)
-cmd_ok () { XL=$(ctl job trigger "$XJ" | jq -r '.logIds[0]'); wait_for 5 finished "$XL" && [ "$(log_field "$XL" handleCode)" = 200 ]; }
+XJ=$(ctl --get .id job add --group agent-app --handler commandJobHandler --param 'echo hi-from-command')
+cmd_ok () { XL=$(ctl --get '.logIds[0]' job trigger "$XJ"); wait_for 5 finished "$XL" && [ "$(log_field "$XL" handleCode)" = 200 ]; }
 check "commandJobHandler: echo succeeds" wait_for 10 cmd_ok
 check "commandJobHandler: its output in the run's log" bash -c "$CTL --api $API log cat $XL | grep -q '] hi-from-command\$'"
-WJ=$(ctl job add --group agent-app --handler httpJobHandler --param "url: http://127.0.0.1:1/
-method: GET" | jq -r .id)
-WL=$(ctl job trigger "$WJ" | jq -r '.logIds[0]')
+WJ=$(ctl --get .id job add --group agent-app --handler httpJobHandler --param "url: http://127.0.0.1:1/
+method: GET")
+WL=$(ctl --get '.logIds[0]' job trigger "$WJ")
 check "httpJobHandler: a refused connection fails the run" wait_for 10 field_is "$WL" handleCode 500
 check "... saying why" bash -c "$CTL --api $API --json log show $WL | jq -r .handleMsg | grep -q '^request failed: '"
 
 # Timeout: 502
 TJ=$(glue_job 'sleep 30' --timeout 1)
-TL=$(ctl job trigger "$TJ" | jq -r '.logIds[0]')
+TL=$(ctl --get '.logIds[0]' job trigger "$TJ")
 check "timeout: the run ends" wait_for 10 finished "$TL"
 check "timeout: handleCode 502" test "$(log_field "$TL" handleCode)" = 502
 
 # Kill from the scheduler: the whole process group stops
 KJ=$(glue_job 'sleep 30.417 & sleep 30.417; wait')
-KL=$(ctl job trigger "$KJ" | jq -r '.logIds[0]')
+KL=$(ctl --get '.logIds[0]' job trigger "$KJ")
 wait_for 5 field_is "$KL" triggerCode 200
 wait_for 5 pgrep -f 'sleep 30[.]417'          # (its processes started)
 check "log kill answers" ctl log kill "$KL"
@@ -116,33 +116,33 @@ check "kill: the whole process group ends" wait_for 5 bash -c "! pgrep -f 'sleep
 # Block strategies
 # (long enough that the second trigger finds it running on a loaded machine)
 DJ=$(glue_job 'sleep 20' --block DISCARD_LATER)
-D1=$(ctl job trigger "$DJ" | jq -r '.logIds[0]')
+D1=$(ctl --get '.logIds[0]' job trigger "$DJ")
 wait_for 5 field_is "$D1" triggerCode 200
-D2=$(ctl job trigger "$DJ" | jq -r '.logIds[0]')
+D2=$(ctl --get '.logIds[0]' job trigger "$DJ")
 check "DISCARD_LATER refuses the second trigger" wait_for 5 field_is "$D2" triggerCode 500
 check "DISCARD_LATER says why" bash -c "$CTL --api $API --json log show $D2 | jq -r .triggerMsg | grep -q 'Discard Later'"
 # (the first sleeps 30 s, the one that covers it 1 s: its param)
 OJ=$(glue_job 'sleep ${1:-30.529}' --block COVER_EARLY)
-O1=$(ctl job trigger "$OJ" | jq -r '.logIds[0]')
+O1=$(ctl --get '.logIds[0]' job trigger "$OJ")
 wait_for 5 field_is "$O1" triggerCode 200
 wait_for 5 pgrep -f 'sleep 30[.]529'          # (it runs)
-O2=$(ctl job trigger "$OJ" --param 1 | jq -r '.logIds[0]')
+O2=$(ctl --get '.logIds[0]' job trigger "$OJ" --param 1)
 check "COVER_EARLY ends the running one" wait_for 10 finished "$O1"
 check "COVER_EARLY says why" bash -c "$CTL --api $API --json log show $O1 | jq -r .handleMsg | grep -q 'Cover Early'"
 check "COVER_EARLY runs the new one" wait_for 10 bash -c "[ \"\$($CTL --api $API --json log show $O2 | jq -r .handleCode)\" = 200 ]"
 
 # log cat -f follows a running log until the run ends
 FJ=$(glue_job 'for i in 1 2 3 4; do echo "line-$i"; sleep 0.4; done')
-FL=$(ctl job trigger "$FJ" | jq -r '.logIds[0]')
+FL=$(ctl --get '.logIds[0]' job trigger "$FJ")
 timeout 20 "$CTL" --api "$API" log cat "$FL" -f > "$T/follow.out" 2>&1
 check "log cat -f ends by itself after the run" test $? -eq 0
 check "log cat -f saw every line" bash -c "grep -c '^line-' $T/follow.out | grep -qx 4"
 
 # A missing interpreter: a failed run saying so
 printf 'Write-Output hi\n' > "$T/ps.ps1"
-PJ=$(ctl job add --group agent-app --glue-type GLUE_POWERSHELL --glue-source "$T/ps.ps1" | jq -r .id)
+PJ=$(ctl --get .id job add --group agent-app --glue-type GLUE_POWERSHELL --glue-source "$T/ps.ps1")
 if ! command -v pwsh >/dev/null; then
-    PL=$(ctl job trigger "$PJ" | jq -r '.logIds[0]')
+    PL=$(ctl --get '.logIds[0]' job trigger "$PJ")
     check "missing interpreter: the run ends" wait_for 10 bash -c "
         [ \"\$($CTL --api $API --json log show $PL | jq -r '.handleCode + .triggerCode')\" != 0 ]"
     check "missing interpreter: named" bash -c "
@@ -152,8 +152,8 @@ fi
 # GLUE_PYTHON2 (XXL-JOB 3.2's GLUE(Python2)): a python2-compatible source,
 # its param and shard in argv, run with the agent's python2
 printf 'import sys\nprint("py2-ok " + " ".join(sys.argv[1:]))\n' > "$T/py2.py"
-P2J=$(ctl job add --group agent-app --glue-type GLUE_PYTHON2 --glue-source "$T/py2.py" --param p1 | jq -r .id)
-P2L=$(ctl job trigger "$P2J" | jq -r '.logIds[0]')
+P2J=$(ctl --get .id job add --group agent-app --glue-type GLUE_PYTHON2 --glue-source "$T/py2.py" --param p1)
+P2L=$(ctl --get '.logIds[0]' job trigger "$P2J")
 if [ -n "$PY3" ]; then
     check "GLUE_PYTHON2 runs with the agent's python2" wait_for 10 field_is "$P2L" handleCode 200
     check "  its param and shard in argv" bash -c "$CTL --api $API log cat $P2L | grep -qx 'py2-ok p1 0 1'"
@@ -179,7 +179,7 @@ bulk_ended_at_least () { [ "$(bulk_count 'handle_code != 0')" -ge "$1" ]; }
 check "bulk: 600 runs ended" wait_for 60 bulk_ended_at_least 600
 # A run that ends while the scheduler is stalled, so that its result goes
 # out in a batch that gets no ack in time (the RUN left with the answer)
-SLOW=$(ctl job trigger "$LJ" --param 400 | jq -r '.logIds[0]')
+SLOW=$(ctl --get '.logIds[0]' job trigger "$LJ" --param 400)
 NOACK=$(grep -c 'no ack from' "$T/agent-w1.log")
 more_noack () { [ "$(grep -c 'no ack from' "$T/agent-w1.log")" -gt "$NOACK" ]; }
 kill -STOP "$SPID"
@@ -201,7 +201,7 @@ check "bulk: no callback batch refused" bash -c "! grep -q 'callback batch refus
 SJ=""
 for i in 1 2 3 4 5; do SJ="$SJ $(glue_job "sleep 5; echo done-$i")"; done
 SL=""
-for j in $SJ; do SL="$SL $(ctl job trigger "$j" | jq -r '.logIds[0]')"; done
+for j in $SJ; do SL="$SL $(ctl --get '.logIds[0]' job trigger "$j")"; done
 #   Started: each run's log file exists (an acceptance is recorded up to
 #   500 ms late, so triggerCode is not the thing to wait on here)
 started () { for l in $SL; do [ -n "$(find "$T" -name "$l.log" 2>/dev/null)" ] || return 1; done; }
@@ -225,7 +225,7 @@ check "each with its own result, delivered after the outage" bash -c "
 RJ=""
 for i in 1 2 3; do RJ="$RJ $(glue_job "sleep 8.187; echo spool-$i")"; done
 RL=""
-for j in $RJ; do RL="$RL $(ctl job trigger "$j" | jq -r '.logIds[0]')"; done
+for j in $RJ; do RL="$RL $(ctl --get '.logIds[0]' job trigger "$j")"; done
 for l in $RL; do wait_for 5 field_is "$l" triggerCode 200; done
 kill -TERM "$SPID"; wait "$SPID"
 # (the runs end, their results spooled)
@@ -244,7 +244,7 @@ check "the agent said it had results to deliver" grep -q "from the spool" "$T/ag
 check "... only those 3: every result delivered before was acked" \
     grep -q "agent: 3 result(s) from the spool to deliver" "$T/agent-w1.log"
 # GLUE_PYTHON2 on an agent with no python2 in its PATH: a failed run, saying so
-P2L=$(ctl job trigger "$P2J" | jq -r '.logIds[0]')
+P2L=$(ctl --get '.logIds[0]' job trigger "$P2J")
 check "GLUE_PYTHON2 without python2: the run fails" wait_for 10 field_is "$P2L" handleCode 500
 check "  naming the interpreter" bash -c "
     $CTL --api $API --json log show $P2L | jq -r .handleMsg | grep -qx \"interpreter 'python2' not found\""
@@ -253,8 +253,8 @@ check "  naming the interpreter" bash -c "
 start_agent w2 noglue-app --no-glue
 ctl group add noglue-app >/dev/null
 check "no-glue agent registers" wait_for 10 agent_registered noglue-app w2
-NJ=$(ctl job add --group noglue-app --glue-type GLUE_SHELL --glue-source "$T/ps.ps1" | jq -r .id)
-NL=$(ctl job trigger "$NJ" | jq -r '.logIds[0]')
+NJ=$(ctl --get .id job add --group noglue-app --glue-type GLUE_SHELL --glue-source "$T/ps.ps1")
+NL=$(ctl --get '.logIds[0]' job trigger "$NJ")
 check "--no-glue refuses GLUE runs" wait_for 5 field_is "$NL" triggerCode 500
 check "--no-glue says why" bash -c "$CTL --api $API --json log show $NL | jq -r .triggerMsg | grep -q 'not allowed'"
 # The batch form of RUN, against a fake scheduler

@@ -19,8 +19,8 @@ XXL_TEST_LIFE_LOG="$T/life.records" AGENT_PLUGINS="$T/plugins-d1" start_agent d1
 check "agent registers" wait_for 10 agent_registered drain-app d1
 ctl group add drain-app >/dev/null
 # A job whose handler has a per-job init and destroy: init before its run
-JL=$(ctl job add --group drain-app --handler lifeJobHandler | jq -r .id)
-LL=$(ctl job trigger "$JL" | jq -r '.logIds[0]')
+JL=$(ctl --get .id job add --group drain-app --handler lifeJobHandler)
+LL=$(ctl --get '.logIds[0]' job trigger "$JL")
 check "the lifecycle job's run ends 200" wait_for 10 field_is "$LL" handleCode 200
 check "... after its init, once" test "$(grep -cx "init $JL" "$T/life.records")" = 1
 check "... and no destroy yet" test "$(grep -cx "destroy $JL" "$T/life.records")" = 0
@@ -74,8 +74,8 @@ printf 'agent\n    idle_reap_s = 0\n' > "$T/agent-noreap.cfg"
 "$AGENT" -c "$T/agent-noreap.cfg" --app drain-app > "$T/noreap.out" 2>&1
 check "an agent with idle_reap_s = 0 does not start (status 2)" test $? = 2
 check "... naming the key" grep -q "idle_reap_s" "$T/noreap.out"
-JL2=$(ctl job add --group drain-app --handler lifeJobHandler | jq -r .id)
-LL2=$(ctl job trigger "$JL2" --address d2 | jq -r '.logIds[0]')
+JL2=$(ctl --get .id job add --group drain-app --handler lifeJobHandler)
+LL2=$(ctl --get '.logIds[0]' job trigger "$JL2" --address d2)
 check "a lifecycle job's run on it ends 200" wait_for 10 field_is "$LL2" handleCode 200
 check "... after its init" test "$(grep -cx "init $JL2" "$T/life2.records")" = 1
 check "... and its destroy comes once its queue was idle 2 s (agent/idle_reap_s)" \

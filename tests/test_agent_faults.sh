@@ -79,8 +79,8 @@ starts () { run_log_starts "$T/logs-w1" | awk -v id="$1" '$1 == id { n += $2 } E
 agent_pid () { eval "echo \$APID_w1"; }
 
 # (a) SIGKILL with runs running and queued, restarted at once
-JIN=$(ctl job add --group faults-app --handler sleepInJobHandler --param 30000 | jq -r .id)
-JISO=$(ctl job add --group faults-app --handler sleepJobHandler --param 30000 | jq -r .id)
+JIN=$(ctl --get .id job add --group faults-app --handler sleepInJobHandler --param 30000)
+JISO=$(ctl --get .id job add --group faults-app --handler sleepJobHandler --param 30000)
 JGLUE=$(glue_job 'echo "$1" >> '"$T"'/glue.runs; sleep 600.4242 & sleep 60.4242; wait')
 IN1=$(trigger "$JIN"); IN2=$(trigger "$JIN")
 ISO1=$(trigger "$JISO"); ISO2=$(trigger "$JISO")

@@ -55,7 +55,7 @@ check "... and t-bad is not listed" bash -c "! ctl agent list | jq -e '.agents |
 trigger_n () {
     local id
     for _ in $(seq "$2"); do
-        id=$(ctl job trigger "$1" | jq -r '.logIds[0]')
+        id=$(ctl --get '.logIds[0]' job trigger "$1")
         wait_for 10 log_finished "$id"
         log_field "$id" executorAddress
     done
@@ -63,7 +63,7 @@ trigger_n () {
 job () { ctl job add --group tag-app --handler demoJobHandler --route "$1" --agent-tags "$2" | jq -r .id; }
 
 EU=$(job ROUND ' zone=eu , gpu=true ')
-check "job show: agentTags canonical" test "$(ctl job show "$EU" | jq -r .agentTags)" = "gpu=true,zone=eu"
+check "job show: agentTags canonical" test "$(ctl --get .agentTags job show "$EU")" = "gpu=true,zone=eu"
 trigger_n "$EU" 4 > "$T/eu"
 check "ROUND with gpu=true,zone=eu: only t-eu" test "$(sort -u "$T/eu")" = t-eu
 US=$(job ROUND zone=us)
@@ -85,7 +85,7 @@ check "... 0/1 on t-eu" test "$(ctl log show "$SB1" | jq -r '.executorShardingPa
 
 # No agent with the tags: the trigger fails, naming group and tags
 AP=$(job FIRST zone=ap)
-ID=$(ctl job trigger "$AP" | jq -r '.logIds[0]')
+ID=$(ctl --get '.logIds[0]' job trigger "$AP")
 wait_for 10 log_finished "$ID"
 check "zone=ap: trigger failed (500)" test "$(log_field "$ID" triggerCode)" = 500
 check "... saying no agent of group tag-app has tags zone=ap" bash -c "
@@ -94,13 +94,13 @@ check "... the trigger text lists the job's tags" bash -c "
     ctl log show $ID | jq -r .triggerMsg | grep -q '^Agent tags: zone=ap'"
 # A group with no agent at all fails as ever
 ctl group add tag-empty >/dev/null
-EMPTY=$(ctl job add --group tag-empty --handler demoJobHandler --agent-tags zone=eu | jq -r .id)
-ID=$(ctl job trigger "$EMPTY" | jq -r '.logIds[0]')
+EMPTY=$(ctl --get .id job add --group tag-empty --handler demoJobHandler --agent-tags zone=eu)
+ID=$(ctl --get '.logIds[0]' job trigger "$EMPTY")
 wait_for 10 log_finished "$ID"
 check "a tagged job of a group with no agent: 'the address list is empty'" bash -c "
     ctl log show $ID | jq -r .triggerMsg | grep -q 'trigger failed: the address list is empty'"
 # An explicit address wins over the job's tags
-ID=$(ctl job trigger "$AP" --address t-us | jq -r '.logIds[0]')
+ID=$(ctl --get '.logIds[0]' job trigger "$AP" --address t-us)
 wait_for 10 log_finished "$ID"
 check "--address t-us runs a zone=ap job there" bash -c "
     [ \"\$($CTL --api $API --json log show $ID | jq -r '.executorAddress + \" \" + (.handleCode | tostring)')\" = 't-us 200' ]"
@@ -113,15 +113,15 @@ check "job add with a bad tag: refused, named" bash -c "
     grep -q \"agentTags: tag 'zone' must be KEY=VALUE\""
 check "job update with a key twice: refused" bash -c "
     ! ctl job update $EU --agent-tags zone=eu,zone=us >/dev/null 2>&1"
-check "... the job's tags unchanged" test "$(ctl job show "$EU" | jq -r .agentTags)" = "gpu=true,zone=eu"
+check "... the job's tags unchanged" test "$(ctl --get .agentTags job show "$EU")" = "gpu=true,zone=eu"
 check "job update --agent-tags '' clears them" bash -c "
     ctl job update $AP --agent-tags '' >/dev/null && [ \"\$($CTL --api $API --json job show $AP | jq -r .agentTags)\" = '' ]"
 ctl job update "$AP" --agent-tags zone=ap >/dev/null
 
 # t-us restarts as zone=ap: zone=ap jobs go to it, zone=us ones fail,
 # also the fires of a FIX_RATE zone=us job planned (and routed) ahead
-RATE=$(ctl job add --group tag-app --handler demoJobHandler --fix-rate 1 --agent-tags zone=us \
-       --start | jq -r .id)
+RATE=$(ctl --get .id job add --group tag-app --handler demoJobHandler --fix-rate 1 --agent-tags zone=us \
+       --start)
 check "a FIX_RATE 1 s zone=us job runs on t-us" wait_for 15 job_ran "$RATE" 3
 check "... only there" test "$(ctl log list --job "$RATE" --limit 1000 |
     jq -r '[.logs[] | select(.handleCode == 200) | .executorAddress] | unique | join(",")')" = t-us
@@ -143,7 +143,7 @@ check "... none planned after t-us's return ran there" test "$(ctl log list --jo
 ctl job stop "$RATE" >/dev/null
 trigger_n "$AP" 2 > "$T/ap"
 check "zone=ap now runs on t-us" test "$(sort -u "$T/ap")" = t-us
-ID=$(ctl job trigger "$US" | jq -r '.logIds[0]')
+ID=$(ctl --get '.logIds[0]' job trigger "$US")
 wait_for 10 log_finished "$ID"
 check "zone=us now fails, naming its tags" bash -c "
     ctl log show $ID | jq -r .triggerMsg | grep -q 'no agent of group tag-app has tags zone=us'"
@@ -156,7 +156,7 @@ check "gpu=true,zone=eu still only t-eu" test "$(sort -u "$T/eu2")" = t-eu
 kill -STOP "$APID_t_eu"
 kill -KILL "$SPID"; wait "$SPID" 2>/dev/null
 check "the scheduler starts again, t-eu frozen" start_scheduler "$API" "$AGENTS" || { xxl_done; exit 1; }
-ID=$(ctl job trigger "$EU" | jq -r '.logIds[0]')
+ID=$(ctl --get '.logIds[0]' job trigger "$EU")
 check "a gpu=true,zone=eu trigger in the warm-up is acknowledged" test "${ID:-null}" != null
 check "... t-us is back" wait_for 10 agent_registered tag-app t-us
 check "... the trigger waits (not failed)" field_is "$ID" triggerCode 0

@@ -60,10 +60,10 @@ check "... an allowed host:port as the user name of another" \
 check "... an allowed port with a host suffix" \
     job_add_refused suffix "webhook:http://127.0.0.1:$HTTP.evil/hook" "not a valid URL"
 
-J=$(ctl job add --group alarm-app --glue-type GLUE_SHELL --glue-source "$T/fail.sh" --retry 1 \
-      --alarm-email "ops@example.com,webhook:http://127.0.0.1:$HTTP/hook" | jq -r .id)
+J=$(ctl --get .id job add --group alarm-app --glue-type GLUE_SHELL --glue-source "$T/fail.sh" --retry 1 \
+      --alarm-email "ops@example.com,webhook:http://127.0.0.1:$HTTP/hook")
 check "the same job with its webhook in webhook_allow is saved" test "$J" -gt 0
-L=$(ctl job trigger "$J" | jq -r '.logIds[0]')
+L=$(ctl --get '.logIds[0]' job trigger "$J")
 both_failed () { [ "$(ctl log list --job "$J" | jq '[.logs[] | select(.handleCode == 500)] | length')" = 2 ]; }
 check "the run fails, then its retry" wait_for 15 both_failed
 FINAL=$(ctl log list --job "$J" | jq -r '[.logs[] | select(.triggerType == "RETRY")][0].id')
@@ -79,9 +79,9 @@ check "the alarm report is in handleMsg" bash -c "
     $CTL --api $API --json log show $FINAL | jq -r .handleMsg | grep -q 'webhook'"
 
 # A webhook answering 500 with a body: the row has the status, not the body
-E=$(ctl job add --group alarm-app --glue-type GLUE_SHELL --glue-source "$T/fail.sh" \
-      --alarm-email "webhook:http://127.0.0.1:$ERR/err" | jq -r .id)
-EL=$(ctl job trigger "$E" | jq -r '.logIds[0]')
+E=$(ctl --get .id job add --group alarm-app --glue-type GLUE_SHELL --glue-source "$T/fail.sh" \
+      --alarm-email "webhook:http://127.0.0.1:$ERR/err")
+EL=$(ctl --get '.logIds[0]' job trigger "$E")
 check "a webhook answering 500 fails the alarm (alarmStatus 3)" wait_for 15 field_is "$EL" alarmStatus 3
 check "... after one POST" grep -q '^method: POST' "$T/err.out"
 check "... with the status in handleMsg" bash -c "
@@ -91,20 +91,20 @@ check "... and its response body nowhere in the row" bash -c "
 check "... nor in the scheduler's log" bash -c "! grep -q $MARKER $T/scheduler.log"
 
 # An unreachable webhook: the alarm fails, visibly
-U=$(ctl job add --group alarm-app --glue-type GLUE_SHELL --glue-source "$T/fail.sh" \
-      --alarm-email "webhook:http://127.0.0.1:9/nowhere" | jq -r .id)
-UL=$(ctl job trigger "$U" | jq -r '.logIds[0]')
+U=$(ctl --get .id job add --group alarm-app --glue-type GLUE_SHELL --glue-source "$T/fail.sh" \
+      --alarm-email "webhook:http://127.0.0.1:9/nowhere")
+UL=$(ctl --get '.logIds[0]' job trigger "$U")
 check "an undeliverable alarm ends with alarmStatus 3" wait_for 15 field_is "$UL" alarmStatus 3
 
 # A job saved while its webhook was allowed; the list narrows at a restart
-R=$(ctl job add --group alarm-app --glue-type GLUE_SHELL --glue-source "$T/fail.sh" \
-      --alarm-email "webhook:http://127.0.0.1:$LATE/late" | jq -r .id)
+R=$(ctl --get .id job add --group alarm-app --glue-type GLUE_SHELL --glue-source "$T/fail.sh" \
+      --alarm-email "webhook:http://127.0.0.1:$LATE/late")
 check "a webhook in webhook_allow is saved" test "$R" -gt 0
 kill -TERM "$SPID"; wait "$SPID" 2>/dev/null
 sed -i "s|,http://127.0.0.1:$LATE/||" "$T/scheduler.cfg"
 check "the scheduler starts again with the narrower list" start_scheduler "$API" "$AGENTS"
 check "agent registers again" wait_for 10 agent_registered alarm-app a1
-RL=$(ctl job trigger "$R" | jq -r '.logIds[0]')
+RL=$(ctl --get '.logIds[0]' job trigger "$R")
 check "its alarm now fails at send (alarmStatus 3)" wait_for 15 field_is "$RL" alarmStatus 3
 check "... saying the target is not in webhook_allow" bash -c "
     $CTL --api $API --json log show $RL | jq -r .handleMsg | grep -q '$NOT_IN'"
@@ -125,8 +125,8 @@ check "... and refusing the webhook it took before" \
 kill -TERM "$SPID"; wait "$SPID" 2>/dev/null
 printf 'alarms\n    webhook_allow = "http://127.0.0.1:%s/hook"\n' "$HTTP" >> "$T/scheduler.cfg"
 check "the scheduler starts with a top-level alarms/webhook_allow" start_scheduler "$API" "$AGENTS"
-TOP=$(ctl job add --group alarm-app --glue-type GLUE_SHELL --glue-source "$T/fail.sh" \
-      --alarm-email "webhook:http://127.0.0.1:$HTTP/hook" | jq -r .id)
+TOP=$(ctl --get .id job add --group alarm-app --glue-type GLUE_SHELL --glue-source "$T/fail.sh" \
+      --alarm-email "webhook:http://127.0.0.1:$HTTP/hook")
 check "... which lets its webhook in" test "$TOP" -gt 0
 check "... and no other" job_add_refused top "webhook:http://127.0.0.1:$ERR/x" "$NOT_IN"
 xxl_done

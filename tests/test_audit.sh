@@ -20,10 +20,10 @@ start_agent a1 audit-app
 
 check "nothing is recorded before the first change" \
     test "$(ctl audit list | jq '.audit | length')" = 0
-G=$(ctl group add audit-app | jq -r .id)
-J=$(ctl job add --group audit-app --handler demoJobHandler --fix-rate 60 | jq -r .id)
+G=$(ctl --get .id group add audit-app)
+J=$(ctl --get .id job add --group audit-app --handler demoJobHandler --fix-rate 60)
 ctl job update "$J" --desc changed >/dev/null
-L=$(ctl job trigger "$J" | jq -r '.logIds[0]')
+L=$(ctl --get '.logIds[0]' job trigger "$J")
 ctl job start "$J" >/dev/null
 ctl job stop "$J" >/dev/null
 check "updating a missing job fails (404)" bash -c "! $CTL --api $API job update 999999 --desc x 2>/dev/null"
@@ -41,8 +41,8 @@ ctl plugin list >/dev/null
 ctl audit list >/dev/null
 # A kill is forwarded to the agent and recorded with the answer its client got
 check "agent registers" wait_for 10 agent_registered audit-app a1
-S=$(ctl job add --group audit-app --handler sleepInJobHandler --param 30000 | jq -r .id)
-SL=$(ctl job trigger "$S" | jq -r '.logIds[0]')
+S=$(ctl --get .id job add --group audit-app --handler sleepInJobHandler --param 30000)
+SL=$(ctl --get '.logIds[0]' job trigger "$S")
 accepted () { [ "$(ctl log show "$SL" | jq .triggerCode)" = 200 ]; }
 check "the long run is accepted" wait_for 10 accepted
 check "log cat reads the run's log (a read through the agent)" wait_for 5 ctl log cat "$SL"
@@ -85,7 +85,7 @@ check "a limit out of range is a usage error" bash -c "! $CTL --api $API audit l
 # A turn whose commit fails (injected: the row of a successful JOB_UPDATE
 # ends the transaction): the change is undone, its client is answered 500,
 # and its row, written again at the next turn, says 500, not 200
-K=$(ctl job add --group audit-app --handler demoJobHandler --desc before | jq -r .id)
+K=$(ctl --get .id job add --group audit-app --handler demoJobHandler --desc before)
 if [ "${XXL_STORE:-sqlite}" = pg ]; then
     # (PostgreSQL: the error aborts the transaction, as RAISE(ROLLBACK) ends SQLite's)
     xxl_sql "CREATE FUNCTION audit_fail () RETURNS trigger LANGUAGE plpgsql AS \$\$BEGIN
@@ -99,7 +99,7 @@ else
 fi
 "$CTL" --api "$API" job update "$K" --desc after > "$T/failed" 2>&1
 check "the update is answered with the store's error" grep -q "store error: .*injected" "$T/failed"
-check "... and undone" test "$(ctl job show "$K" | jq -r .jobDesc)" = before
+check "... and undone" test "$(ctl --get .jobDesc job show "$K")" = before
 check "its row says 500" test "$(rows --limit 2 | cut -f3-)" = "JOB_UPDATE	$K	500
 JOB_ADD	$K	200"
 if [ "${XXL_STORE:-sqlite}" = pg ]; then

@@ -25,10 +25,10 @@ backfills () { xxl_sql "SELECT COUNT(*) FROM xxl_backfill"; }
 # A one-second cron job, stopped: only backfills make its runs.  Its
 # calendar excludes the seconds divisible by 5.
 ctl calendar add five --exclude-cron '*/5 * * * * ?' >/dev/null
-JOB=$(ctl job add --group bf-app --handler demoJobHandler --cron '* * * * * ?' --calendar five \
-      | jq -r .id)
-NONE=$(ctl job add --group bf-app --handler demoJobHandler | jq -r .id)
-DELAY=$(ctl job add --group bf-app --handler demoJobHandler --fix-delay 5 | jq -r .id)
+JOB=$(ctl --get .id job add --group bf-app --handler demoJobHandler --cron '* * * * * ?' --calendar five \
+)
+NONE=$(ctl --get .id job add --group bf-app --handler demoJobHandler)
+DELAY=$(ctl --get .id job add --group bf-app --handler demoJobHandler --fix-delay 5)
 # 20 s of the past, on whole seconds: 16 instants (4 excluded)
 NOW=$(date +%s)
 FROM=$(( (NOW - 100) * 1000 ))
@@ -53,9 +53,9 @@ check "an unknown job is 404" refused "job 999 not found" job backfill 999 --fro
 check "... and none of them made a backfill" test "$(backfills)" = 0
 
 # The allowed case: 16 runs, each once, with its scheduleTime and BACKFILL
-B1=$(ctl job backfill "$JOB" --from "$FROM" --to "$TO" --per-second 50 | jq -r .id)
-check "a backfill starts with its total counted" test "$(ctl backfill show "$B1" | jq -r .total)" = 16
-done_state () { [ "$(ctl backfill show "$1" | jq -r .state)" = DONE ]; }
+B1=$(ctl --get .id job backfill "$JOB" --from "$FROM" --to "$TO" --per-second 50)
+check "a backfill starts with its total counted" test "$(ctl --get .total backfill show "$B1")" = 16
+done_state () { [ "$(ctl --get .state backfill show "$1")" = DONE ]; }
 check "it ends DONE" wait_for 20 done_state "$B1"
 expected () {   # the whole seconds in [FROM, TO] that are not multiples of 5, as ms
     for ((s = FROM / 1000; s <= TO / 1000; s++)); do
@@ -78,7 +78,7 @@ finished () { [ "$(ctl log list --job "$JOB" --limit 1000 | jq '[.logs[] | selec
 check "its runs finish" wait_for 30 finished
 
 # A repeated and an overlapping backfill: nothing new for instants made
-B2=$(ctl job backfill "$JOB" --from "$FROM" --to "$TO" | jq -r .id)
+B2=$(ctl --get .id job backfill "$JOB" --from "$FROM" --to "$TO")
 check "a repeated backfill ends DONE" wait_for 20 done_state "$B2"
 check "... having made nothing (16 skipped)" bash -c "
     $CTL --api $API --json backfill show $B2 | jq -e '.made == 0 and .skipped == 16' >/dev/null"
@@ -106,8 +106,8 @@ check "the text list has its columns" bash -c "$CTL --api $API backfill list | g
 
 # REST (docs/protocol.md): POST /api/v1/jobs/{id}/backfills, GET /api/v1/backfills[/{id}],
 # POST /api/v1/backfills/{id}/stop
-TOKEN=$(ctl token add bf-admin --role admin | jq -r .token)
-V=$(ctl token add bf-viewer --role viewer | jq -r .token)
+TOKEN=$(ctl --get .token token add bf-admin --role admin)
+V=$(ctl --get .token token add bf-viewer --role viewer)
 rest () { curl -s -o "$T/rest.out" -w '%{http_code}' -H "Authorization: Bearer $1" "${@:2}"; }
 check "REST: a viewer may not start a backfill (403)" test "$(rest "$V" -X POST "http://$HTTP_EP/api/v1/jobs/$JOB/backfills" \
     -H 'Content-Type: application/json' -d "{\"from\": $FROM, \"to\": $TO}")" = 403
@@ -147,7 +147,7 @@ for bad in "0:field 'before' is 0, outside 1..9223372036854775807" "x:query befo
 done
 check "xxl-ctl backfill list --before 0 is refused" refused "--before must be a positive number, not '0'" \
     backfill list --before 0
-OTHER=$(ctl token add bf-other --role viewer --apps other-app | jq -r .token)
+OTHER=$(ctl --get .token token add bf-other --role viewer --apps other-app)
 check "a viewer of other apps may not page the job's backfills (403)" \
     test "$(rest "$OTHER" "http://$HTTP_EP/api/v1/backfills?jobId=$JOB&before=$BEFORE")" = 403
 check "... nor every job's (403)" test "$(rest "$OTHER" "http://$HTTP_EP/api/v1/backfills?before=$BEFORE")" = 403

@@ -60,16 +60,16 @@ check "a 3.x executor with Go's header case registers" wait_for 10 agent_registe
 ctl group add app1 >/dev/null
 
 # --- runs -------------------------------------------------------------------
-OK=$(ctl job add --group app1 --handler ok --route FIRST | jq -r .id)
+OK=$(ctl --get .id job add --group app1 --handler ok --route FIRST)
 L=$(trigger "$OK")
 check "a BEAN run succeeds (200)" wait_for 10 field_is "$L" handleCode 200
 check "it ran once on the executor" ran_once "$L"
-FAIL=$(ctl job add --group app1 --handler fail | jq -r .id)
+FAIL=$(ctl --get .id job add --group app1 --handler fail)
 L=$(trigger "$FAIL")
 check "a failed run is 500 with the executor's msg" bash -c "
     for i in \$(seq 100); do [ \"\$($CTL --api $API --token $TOKEN --json log show $L | jq -r .handleMsg)\" = 'failed on purpose' ] && exit 0; sleep 0.1; done; exit 1"
 for h in refuse refuse2; do
-    J=$(ctl job add --group app1 --handler $h | jq -r .id)
+    J=$(ctl --get .id job add --group app1 --handler $h)
     L=$(trigger "$J")
     wait_for 10 field_is "$L" triggerCode 500
     check "a /run refused in an odd shape ($h) fails the trigger, with what came" bash -c "
@@ -80,7 +80,7 @@ done
 printf 'package demo; // groovy\n' > "$T/GLUE_GROOVY"
 printf 'print 42\n' > "$T/GLUE_PYTHON2"
 for glue in GLUE_GROOVY GLUE_PYTHON2; do
-    GJ=$(ctl job add --group app1 --glue-type $glue --glue-source "$T/$glue" | jq -r .id)
+    GJ=$(ctl --get .id job add --group app1 --glue-type $glue --glue-source "$T/$glue")
     L=$(trigger "$GJ")
     check "$glue runs on the XXL-JOB executor" wait_for 10 field_is "$L" handleCode 200
     check "  its glueType and glueSource reached the executor unchanged" bash -c "
@@ -92,7 +92,7 @@ check "each /run came after its route was written (the bridge's flush)" \
     bash -c "! grep -h 'not in the routes file' '$T'/exec-*.log"
 
 # --- sharding, FAILOVER, BUSYOVER ------------------------------------------
-SH=$(ctl job add --group app1 --handler ok --route SHARDING_BROADCAST | jq -r .id)
+SH=$(ctl --get .id job add --group app1 --handler ok --route SHARDING_BROADCAST)
 ctl job trigger "$SH" > "$T/shard.json"
 check "sharding: one run per executor" test "$(jq '.logIds | length' "$T/shard.json")" = 2
 for l in $(jq -r '.logIds[]' "$T/shard.json"); do wait_for 10 field_is "$l" handleCode 200; done
@@ -100,14 +100,14 @@ check "sharding: both ran, on two addresses" test "$(for l in $(jq -r '.logIds[]
     log_field "$l" executorAddress; done | sort -u | wc -l)" = 2
 FIRST_ADDR=$(log_field "$(trigger "$OK")" executorAddress)
 [ "$FIRST_ADDR" = "$EURL_e1" ] && FROZEN=$EPID_e1 OTHER=$EURL_e2 || FROZEN=$EPID_e2 OTHER=$EURL_e1
-FO=$(ctl job add --group app1 --handler ok --route FAILOVER | jq -r .id)
+FO=$(ctl --get .id job add --group app1 --handler ok --route FAILOVER)
 kill -STOP "$FROZEN"
 L=$(trigger "$FO")
 check "FAILOVER passes a frozen executor by (its beat times out)" bash -c "
     for i in \$(seq 100); do [ \"\$($CTL --api $API --token $TOKEN --json log show $L | jq -r .executorAddress)\" = '$OTHER' ] && exit 0; sleep 0.1; done; exit 1"
 kill -CONT "$FROZEN"
 check "FAILOVER's run succeeds" wait_for 10 field_is "$L" handleCode 200
-BO=$(ctl job add --group app1 --handler sleep --param 3 --route BUSYOVER | jq -r .id)
+BO=$(ctl --get .id job add --group app1 --handler sleep --param 3 --route BUSYOVER)
 L1=$(trigger "$BO")
 wait_for 5 field_is "$L1" triggerCode 200
 L2=$(trigger "$BO")
@@ -116,13 +116,13 @@ check "BUSYOVER passes the executor running the job (its idleBeat answers 500)" 
     test "$(log_field "$L2" executorAddress)" != "$(log_field "$L1" executorAddress)"
 
 # --- kill, log cat, timeout -------------------------------------------------
-LONG=$(ctl job add --group app1 --handler sleep --param 30 --route FIRST | jq -r .id)
+LONG=$(ctl --get .id job add --group app1 --handler sleep --param 30 --route FIRST)
 L=$(trigger "$LONG")
 check "log cat shows a running run's lines" wait_for 10 bash -c "
     $CTL --api $API --token $TOKEN log cat $L | grep -q 'execute start'"
 check "log kill is taken by the executor" bash -c "$CTL --api $API --token $TOKEN log kill $L"
 check "the killed run ends 500" wait_for 10 field_is "$L" handleCode 500
-TO=$(ctl job add --group app1 --handler sleep --param 10 --timeout 1 | jq -r .id)
+TO=$(ctl --get .id job add --group app1 --handler sleep --param 10 --timeout 1)
 L=$(trigger "$TO")
 check "a run over its timeout ends 502" wait_for 10 field_is "$L" handleCode 502
 
@@ -130,7 +130,7 @@ check "a run over its timeout ends 502" wait_for 10 field_is "$L" handleCode 502
 start_exec e3 app3 --repeat-callbacks
 check "e3 registers" wait_for 10 agent_registered app3 "$EURL_e3"
 ctl group add app3 >/dev/null
-R=$(ctl job add --group app3 --handler fail | jq -r .id)
+R=$(ctl --get .id job add --group app3 --handler fail)
 L=$(trigger "$R")
 check "repeated callbacks: the run ends once, as first told" wait_for 10 field_is "$L" handleCode 500
 check "an unknown callback is ignored, with a log line" \
@@ -187,7 +187,7 @@ fi
 # registers right before the kill, once the runs are under way, and the
 # kill waits until the bridge has written it down: the bridge expires it
 # 4 s after its call, and on a loaded machine the triggers took longer)
-MID=$(ctl job add --group app1 --handler sleep --param 4 --route ROUND | jq -r .id)
+MID=$(ctl --get .id job add --group app1 --handler sleep --param 4 --route ROUND)
 : > "$T/mid"
 for _ in 1 2 3 4; do trigger "$MID" >> "$T/mid"; done
 for l in $(cat "$T/mid"); do wait_for 5 field_is "$l" triggerCode 200; done
@@ -230,7 +230,7 @@ check "no logId ran twice" test -z "$(sort "$T/runs" | uniq -d)"
 start_exec e5 app5
 check "e5 registers" wait_for 10 agent_registered app5 "$EURL_e5"
 ctl group add app5 >/dev/null
-RJ=$(ctl job add --group app5 --handler sleep --param 60 | jq -r .id)
+RJ=$(ctl --get .id job add --group app5 --handler sleep --param 60)
 L=$(trigger "$RJ")
 wait_for 5 field_is "$L" triggerCode 200
 sleep 1.5   # (a check or two find it running)
@@ -245,7 +245,7 @@ sleep 3
 check "a running run is not taken for lost" field_is "$L" handleCode 0
 
 # --- an executor SIGKILLed mid-run ------------------------------------------
-KJ=$(ctl job add --group app1 --handler sleep --param 30 --route FIRST | jq -r .id)
+KJ=$(ctl --get .id job add --group app1 --handler sleep --param 30 --route FIRST)
 L=$(trigger "$KJ")
 wait_for 5 field_is "$L" triggerCode 200
 ADDR=$(log_field "$L" executorAddress)

@@ -46,11 +46,11 @@ check "an executor of an app the key does not list is refused by the scheduler" 
     wait_for 10 grep -q "refused executor app-x at .* 403" "$T/bridge.log"
 check "... and is not registered" connected app-x 0
 ctl group add app-k >/dev/null
-J=$(ctl job add --group app-k --handler ok --route SHARDING_BROADCAST | jq -r .id)
+J=$(ctl --get .id job add --group app-k --handler ok --route SHARDING_BROADCAST)
 ctl job trigger "$J" > "$T/ids.json"
 check "a broadcast runs on all 18" test "$(jq '.logIds | length' "$T/ids.json")" = 18
 all_done () { for l in $(jq -r '.logIds[]' "$T/ids.json"); do
-    [ "$(ctl log show "$l" | jq -r .handleCode)" = 200 ] || return 1; done; }
+    [ "$(ctl --get .handleCode log show "$l")" = 200 ] || return 1; done; }
 check "... and all 18 succeed" wait_for 20 all_done
 
 # Past FD_SETSIZE: 300 more executors (of an app the key lacks: refused by

@@ -58,8 +58,8 @@ check "a job naming no such calendar is refused" refused "calendar 'nope' not fo
     job add --group cal-app --handler demoJobHandler --cron '* * * * * ?' --calendar nope
 check "a FIX_DELAY job with a calendar is refused" refused "a calendar applies to CRON and FIX_RATE jobs" \
     job add --group cal-app --handler demoJobHandler --fix-delay 5 --calendar odd
-NOON=$(ctl job add --group cal-app --handler demoJobHandler --cron '0 0 12 * * ?' --timezone UTC \
-       --calendar days | jq -r .id)
+NOON=$(ctl --get .id job add --group cal-app --handler demoJobHandler --cron '0 0 12 * * ?' --timezone UTC \
+       --calendar days)
 check "job show gives its calendar" test "$(ctl job show "$NOON" | jq -r .calendar)" = days
 # job next: noon UTC never on today or tomorrow (both excluded), a day apart
 check "job next skips the HolidayCalendar's dates" bash -c "
@@ -68,8 +68,8 @@ check "job next skips the HolidayCalendar's dates" bash -c "
         and (.[1] - .[0] == 86400000)' >/dev/null"
 
 # The planner: a one-second cron skipping even seconds
-EVERY=$(ctl job add --group cal-app --handler demoJobHandler --cron '* * * * * ?' \
-        --calendar odd | jq -r .id)
+EVERY=$(ctl --get .id job add --group cal-app --handler demoJobHandler --cron '* * * * * ?' \
+        --calendar odd)
 check "job next shows odd seconds only, two seconds apart" bash -c "
     $CTL --api $API --json job next $EVERY -n 10 | jq -e '.next | length == 10
         and all(.[]; (. / 1000) % 2 == 1) and ([range(1; 10) as \$i | .[\$i] - .[\$i - 1]] | all(. == 2000))' >/dev/null"
@@ -103,7 +103,7 @@ check "runs planned past the pre-read window after the replace fall on even seco
 # A calendar that excludes every time: a start is refused with the reason
 # (the search skips a day of excluded seconds a step, to its 5 years)
 ctl calendar add never --exclude-cron '* * * * * ?' >/dev/null
-NEVER=$(ctl job add --group cal-app --handler demoJobHandler --cron '* * * * * ?' --calendar never | jq -r .id)
+NEVER=$(ctl --get .id job add --group cal-app --handler demoJobHandler --cron '* * * * * ?' --calendar never)
 check "starting a job whose calendar excludes every time is refused" \
     refused "calendar 'never': the calendar excludes every fire time of the next 5 years" \
     job start "$NEVER"
@@ -126,8 +126,8 @@ check "... so is a NONE workflow naming one, on add and on update" bash -c "
     && grep -qF \"calendar 'ghost' not found\" <<<\"\$out\" \
     && $CTL --api $API --json workflow show \$w | jq -e '.calendar == \"days\"' >/dev/null \
     && $CTL --api $API workflow rm \$w >/dev/null"
-WF=$(ctl workflow add --name wcal --file "$T/flow.json" --cron '0 0 12 * * ?' --timezone UTC \
-     --calendar days --start | jq -r .id)
+WF=$(ctl --get .id workflow add --name wcal --file "$T/flow.json" --cron '0 0 12 * * ?' --timezone UTC \
+     --calendar days --start)
 check "workflow show gives its calendar, and its next time falls on neither excluded date" bash -c "
     $CTL --api $API --json workflow show $WF | jq -e --arg t '$TODAY' --arg m '$TOMORROW' '
         .calendar == \"days\" and .triggerStatus == 1
@@ -147,9 +147,9 @@ check "... its next time now skips the new dates" bash -c "
 # started, with an excluded next time, until the planner reached that time
 # (a noon cron: up to a day)
 ctl calendar add wall --dates "$T/days2" >/dev/null
-WR=$(ctl workflow add --name wall --file "$T/flow.json" --fix-rate 5 --calendar wall --start | jq -r .id)
-JWALL=$(ctl job add --group cal-app --handler demoJobHandler --cron '0 0 12 * * ?' --timezone UTC \
-        --calendar wall --start | jq -r .id)
+WR=$(ctl --get .id workflow add --name wall --file "$T/flow.json" --fix-rate 5 --calendar wall --start)
+JWALL=$(ctl --get .id job add --group cal-app --handler demoJobHandler --cron '0 0 12 * * ?' --timezone UTC \
+        --calendar wall --start)
 OLD_NEXT=$(ctl workflow show "$WR" | jq .triggerNextTime)
 ctl --timeout 120000 calendar add wall --exclude-cron '* * * * * ?' --replace >/dev/null
 check "a calendar replaced to exclude every time stops its started workflow" bash -c "
@@ -188,8 +188,8 @@ check "the audit records the calendar writes" bash -c "
     $CTL --api $API --json audit list | jq -e '[.audit[].type] | index(\"CALENDAR_ADD\") and index(\"CALENDAR_RM\")' >/dev/null"
 
 # REST (/api/v1/calendars) and roles: an admin writes, a viewer reads only
-ADMIN=$(ctl token add cal-admin --role admin | jq -r .token)
-VIEWER=$(ctl token add cal-viewer --role viewer | jq -r .token)
+ADMIN=$(ctl --get .token token add cal-admin --role admin)
+VIEWER=$(ctl --get .token token add cal-viewer --role viewer)
 U="http://$HTTP_EP/api/v1"
 rest () {   # rest TOKEN STATUS curl-args...: the reply's status is STATUS
     local token="$1" want="$2"; shift 2

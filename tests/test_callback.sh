@@ -13,7 +13,7 @@ start_scheduler || exit 1
 START_S=$(date +%s)
 PEER="$XXL_PEER"
 ctl group add peer-app >/dev/null
-PJOB=$(ctl job add --group peer-app --handler peerHandler --desc peer | jq -r .id)
+PJOB=$(ctl --get .id job add --group peer-app --handler peerHandler --desc peer)
 peer_gone () { ! agent_registered peer-app peer-1; }
 # peer_run NAME REPLY-CODE STEP...: one RUN to the peer, answered
 # REPLY-CODE, then the steps; its lines in $T/NAME.json: REGISTER, RUN,
@@ -26,7 +26,7 @@ peer_run () {
         -- send UNREGISTER $reg >"$out" &
     local pid=$!
     wait_for 10 agent_registered peer-app peer-1
-    PLOG=$(ctl job trigger "$PJOB" | jq -r '.logIds[0]')
+    PLOG=$(ctl --get '.logIds[0]' job trigger "$PJOB")
     wait "$pid"
     wait_for 10 peer_gone
     [ "$(jq -s '.[1].logId' "$out")" = "$PLOG" ] || { echo "# $out:"; cat "$out"; }
@@ -79,7 +79,7 @@ PAGE="fromLineNum=1 toLineNum=1 isEnd=true"
     > "$T/pages.json" &
 PAGES_PID=$!
 wait_for 10 agent_registered peer-app peer-1
-LL=$(ctl job trigger "$PJOB" | jq -r '.logIds[0]')
+LL=$(ctl --get '.logIds[0]' job trigger "$PJOB")
 wait_for 10 field_is "$LL" triggerCode 200
 #   (one LOG_CAT each: xxl-ctl's log cat would ask for the next page)
 for n in 1 2 3 4 5 6 7; do "$XXL_REQ" "$API" LOG_CAT logId="$LL" > "$T/page$n.out" 2>&1; done
@@ -107,13 +107,13 @@ check "agents beating on their own connections gave no such warning" \
     bash -c "! grep -q 'moved to another connection' '$T/scheduler.log'"
 ctl group add dup-app >/dev/null
 printf 'while [ ! -f %s/go ]; do sleep 0.1; done\necho done\n' "$T" > "$T/wait.sh"
-DJ=$(ctl job add --group dup-app --glue-type GLUE_SHELL --glue-source "$T/wait.sh" | jq -r .id)
+DJ=$(ctl --get .id job add --group dup-app --glue-type GLUE_SHELL --glue-source "$T/wait.sh")
 #   The first agent beats every 30 s: its next beat cannot take the address
 #   back before its CALLBACK goes (the second one beats every second)
 sed 's/beat = 1$/beat = 30/; s/run_lease = [0-9]*$/run_lease = 60/' "$T/agent.cfg" > "$T/agent-slow.cfg"
 AGENT_CFG="$T/agent-slow.cfg" start_agent same dup-app
 check "the first agent registers the address" wait_for 10 agent_registered dup-app same
-DL=$(ctl job trigger "$DJ" | jq -r '.logIds[0]')
+DL=$(ctl --get '.logIds[0]' job trigger "$DJ")
 check "its run is accepted" wait_for 10 field_is "$DL" triggerCode 200
 "$AGENT" -c "$T/agent.cfg" --app dup-app --scheduler "$AGENTS" --address same \
     --plugins "$HANDLERS" --logdir "$T/logs-same2" >>"$T/agent-same2.log" 2>&1 &
@@ -143,7 +143,7 @@ REG9="registryGroup=s:EXECUTOR registryKey=s:peer-app registryValue=s:peer-9"
 GONE=$!
 registered9 () { agent_registered peer-app peer-9; }
 wait_for 10 registered9
-LOST=$(ctl job trigger "$PJOB" | jq -r '.logIds[0]')
+LOST=$(ctl --get '.logIds[0]' job trigger "$PJOB")
 wait "$GONE"
 check "the leaving peer took the run" test "$(jq -s '.[1].logId' "$T/gone.json")" = "$LOST"
 lost_row () { log_field "$LOST" handleMsg | grep -q '^lost:'; }
@@ -173,7 +173,7 @@ REG5="registryGroup=s:EXECUTOR registryKey=s:peer-app registryValue=s:peer-5"
 NPID=$!
 registered5 () { agent_registered peer-app peer-5; }
 wait_for 10 registered5
-NOANS=$(ctl job trigger "$PJOB" | jq -r '.logIds[0]')
+NOANS=$(ctl --get '.logIds[0]' job trigger "$PJOB")
 wait "$NPID"
 check "a RUN never answered fails, and the late result is noted at the start of handleMsg" bash -c "
     $CTL --api $API --json log show $NOANS | jq -e '.triggerCode == 500
@@ -190,7 +190,7 @@ REG6="registryGroup=s:EXECUTOR registryKey=s:peer-app registryValue=s:peer-6"
 DPID=$!
 registered6 () { agent_registered peer-app peer-6; }
 wait_for 10 registered6
-DOUBT=$(ctl job trigger "$PJOB" | jq -r '.logIds[0]')
+DOUBT=$(ctl --get '.logIds[0]' job trigger "$PJOB")
 wait "$DPID"
 check "a RUN left unanswered is asked about again, by its logId with expireTime 1" \
     test "$(jq -sc '[.[1].logId, .[2].logId]' "$T/doubt.json")" = "[$DOUBT,$DOUBT]"
@@ -211,7 +211,7 @@ REG10="registryGroup=s:EXECUTOR registryKey=s:peer-app registryValue=s:peer-10"
 DPID=$!
 registered10 () { agent_registered peer-app peer-10; }
 wait_for 10 registered10
-UNSEEN=$(ctl job trigger "$PJOB" | jq -r '.logIds[0]')
+UNSEEN=$(ctl --get '.logIds[0]' job trigger "$PJOB")
 wait "$DPID"
 check "a RUN the agent, asked, says it never took is sent again" bash -c "
     jq -se '[.[1].logId, .[2].logId, .[4].logId] == [$UNSEEN, $UNSEEN, $UNSEEN]
@@ -226,7 +226,7 @@ for n in 1 2 3; do LOSE+=(-- expect RUN -- expect RUN -- reply 500 "msg:expired:
     -- send UNREGISTER $REG10 > "$T/unseen2.json" &
 DPID=$!
 wait_for 10 registered10
-UNSEEN2=$(ctl job trigger "$PJOB" | jq -r '.logIds[0]')
+UNSEEN2=$(ctl --get '.logIds[0]' job trigger "$PJOB")
 wait "$DPID"
 check "a RUN lost at every try is sent 3 times more, then no more" bash -c "
     jq -se '[.[] | select(.step == \"expect RUN\") | .logId] | length == 8 and all(. == $UNSEEN2)' \
@@ -245,7 +245,7 @@ REG11="registryGroup=s:EXECUTOR registryKey=s:peer-app registryValue=s:peer-11"
 APID=$!
 registered11 () { agent_registered peer-app peer-11; }
 wait_for 10 registered11
-OTHER=$(ctl job trigger "$PJOB" | jq -r '.logIds[0]')
+OTHER=$(ctl --get '.logIds[0]' job trigger "$PJOB")
 wait_for 5 bash -c "[ \"\$($CTL --api $API --json log show $OTHER | jq -r .executorAddress)\" = peer-11 ]"
 "$PEER" "$AGENTS" --timeout 9000 -- send REGISTER $REG11 runLease=60 -- expect RUN \
     -- reply 500 'msg:expired: not mine' -- send UNREGISTER $REG11 > "$T/hostB.json"
@@ -266,7 +266,7 @@ REG12="registryGroup=s:EXECUTOR registryKey=s:peer-app registryValue=s:peer-12"
 GPID=$!
 registered12 () { agent_registered peer-app peer-12; }
 wait_for 10 registered12
-BACK=$(ctl job trigger "$PJOB" | jq -r '.logIds[0]')
+BACK=$(ctl --get '.logIds[0]' job trigger "$PJOB")
 wait "$GPID"
 "$PEER" "$AGENTS" --timeout 9000 -- send REGISTER $REG12 runLease=60 -- expect RUN \
     -- reply 500 'msg:expired: restarted' -- expect RUN -- reply 200 \
@@ -283,8 +283,8 @@ check "... the scheduler says it routed it again" \
 # A run being killed to cover a newer trigger (maxRunning 1, COVER_EARLY)
 # is not routed again on its agent's 'never took it' (it must not start:
 # its KILL went already): it fails as before
-CJOB=$(ctl job add --group peer-app --handler peerHandler --desc cover --max-running 1 \
-       --block COVER_EARLY | jq -r .id)
+CJOB=$(ctl --get .id job add --group peer-app --handler peerHandler --desc cover --max-running 1 \
+       --block COVER_EARLY)
 REG13="registryGroup=s:EXECUTOR registryKey=s:peer-app registryValue=s:peer-13"
 "$PEER" "$AGENTS" --timeout 9000 -- send REGISTER $REG13 runLease=60 -- expect RUN \
     -- expect RUN -- reply 500 'msg:expired: never had it' -- expect NOTHING \
@@ -292,9 +292,9 @@ REG13="registryGroup=s:EXECUTOR registryKey=s:peer-app registryValue=s:peer-13"
 CPID=$!
 registered13 () { agent_registered peer-app peer-13; }
 wait_for 10 registered13
-COVERED=$(ctl job trigger "$CJOB" | jq -r '.logIds[0]')
+COVERED=$(ctl --get '.logIds[0]' job trigger "$CJOB")
 wait_for 5 bash -c "[ \"\$($CTL --api $API --json log show $COVERED | jq -r .executorAddress)\" = peer-13 ]"
-NEWER=$(ctl job trigger "$CJOB" | jq -r '.logIds[0]')
+NEWER=$(ctl --get '.logIds[0]' job trigger "$CJOB")
 wait "$CPID"
 check "a covered run in doubt is asked about" test "$(jq -s '.[2].logId' "$T/cover13.json")" = "$COVERED"
 check "... and fails on the agent's 'never took it'" wait_for 5 bash -c "

@@ -39,8 +39,8 @@ start_agent doomed contract-app
 check "agent registers" wait_for 10 agent_registered contract-app doomed
 ctl group add contract-app >/dev/null
 printf 'sleep 30.4711\n' > "$T/long.sh"
-JID=$(ctl job add --group contract-app --glue-type GLUE_SHELL --glue-source "$T/long.sh" | jq -r .id)
-LID=$(ctl job trigger "$JID" | jq -r '.logIds[0]')
+JID=$(ctl --get .id job add --group contract-app --glue-type GLUE_SHELL --glue-source "$T/long.sh")
+LID=$(ctl --get '.logIds[0]' job trigger "$JID")
 check "the long run is accepted" wait_for 10 field_is "$LID" triggerCode 200
 connected () { ctl agent list | jq -e ".agents[] | select(.address == \"$1\") | .connected == $2" >/dev/null; }
 check "AGENT_LIST: connected while alive" connected doomed true
@@ -68,7 +68,7 @@ sed -i 's/dead = 90/dead = 600/' "$T/scheduler.cfg"
 start_scheduler || exit 1
 for i in 0 1 2 3; do ctl group add "burst-$i" >/dev/null; done
 ctl group add bystander >/dev/null
-BY=$(ctl group show bystander | jq -r .updateTime)
+BY=$(ctl --get .updateTime group show bystander)
 clock_past () { [ "$(date +%s%3N)" -gt "$1" ]; }
 wait_for 5 clock_past "$BY"
 mkfifo "$T/burst.in"
@@ -81,7 +81,7 @@ echo "# burst: answered within $(( $(date +%s%3N) - BURST0 )) ms"
 group_ok () {
     local want
     want=$(seq 0 3999 | awk -v a="$1" '$1 % 4 == a { printf "%sburst-%06d", (n++ ? "," : ""), $1 }')
-    [ "$(ctl group show "burst-$1" | jq -r .addressList)" = "$want" ]
+    [ "$(ctl --get .addressList group show "burst-$1")" = "$want" ]
 }
 for i in 0 1 2 3; do
     check "burst: group burst-$i lists its 1000 addresses, sorted" wait_for 10 group_ok "$i"
@@ -90,16 +90,16 @@ exec 4>&-
 wait "$BPID"
 check "burst: the tool's own checks passed" grep -q '^[0-9]* passed, 0 failed' "$T/burst.out"
 check "burst: the group of an app no REGISTER named is not rewritten (updateTime $BY stays)" \
-    test "$(ctl group show bystander | jq -r .updateTime)" = "$BY"
+    test "$(ctl --get .updateTime group show bystander)" = "$BY"
 check "... in GROUP_LIST too" \
     test "$(ctl group list | jq -r '.groups[] | select(.appname == "bystander") | .updateTime')" = "$BY"
 check "... while the burst's groups were (updateTime past it)" \
-    test "$(ctl group show burst-0 | jq -r .updateTime)" -gt "$BY"
+    test "$(ctl --get .updateTime group show burst-0)" -gt "$BY"
 # Nor does a GROUP_ADD or GROUP_UPDATE of another group write it
 ctl group add late-app >/dev/null
 ctl group update late-app --title late --auto >/dev/null
 check "GROUP_ADD and GROUP_UPDATE of another app leave the group alone (updateTime $BY)" \
-    test "$(ctl group show bystander | jq -r .updateTime)" = "$BY"
+    test "$(ctl --get .updateTime group show bystander)" = "$BY"
 check "... while the group they name is written (automatic: its address list is set, empty)" \
     bash -c "$CTL --api $API --json group show late-app | jq -e '.title == \"late\" and .addressList == \"\" and .updateTime > $BY' >/dev/null"
 
@@ -152,11 +152,11 @@ start_scheduler || exit 1
 start_agent steady steady-app
 check "frozen: the agent registers" wait_for 10 agent_registered steady-app steady
 ctl group add steady-app >/dev/null
-SJ=$(ctl job add --group steady-app --handler demoJobHandler | jq -r .id)
+SJ=$(ctl --get .id job add --group steady-app --handler demoJobHandler)
 for round in 1 2 3; do
     kill -STOP "$SPID"; sleep 4.5; kill -CONT "$SPID"
     check "frozen $round: the scheduler answers after the thaw" wait_for 10 ctl agent list
-    SL=$(ctl job trigger "$SJ" | jq -r '.logIds[0]')
+    SL=$(ctl --get '.logIds[0]' job trigger "$SJ")
     check "frozen $round: a trigger right after the thaw runs" wait_for 10 field_is "$SL" handleCode 200
 done
 check "frozen: the agent was never dropped for the beats it sent while the scheduler stood still" \

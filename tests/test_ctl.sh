@@ -28,23 +28,23 @@ check "an automatic group with no agent: addressList \"\" in group list and grou
     test "$(ctl group list | jq -c '.groups[] | select(.appname == "empty-app") | .addressList') $(ctl group show empty-app | jq -c .addressList)" = '"" ""'
 check "group list: after --auto, addressList is the registry's" \
     test "$(ctl group list | jq -r '.groups[] | select(.appname == "demo-app") | .addressList')" = agent-a
-check "group show: the same" test "$(ctl group show demo-app | jq -r .addressList)" = agent-a
+check "group show: the same" test "$(ctl --get .addressList group show demo-app)" = agent-a
 ctl group add late-app >/dev/null
 check "an automatic group added with no agent lists none" \
     test "$(ctl group show late-app | jq -r '.addressList // ""')" = ""
 
 # 1. job rm deletes the job's runs and drops it from parents' children
-J1=$(ctl job add --group demo-app --handler demoJobHandler --desc child-one --author alice | jq -r .id)
-C2=$(ctl job add --group demo-app --handler demoJobHandler --desc child-two --author bob | jq -r .id)
-P=$(ctl job add --group demo-app --handler demoJobHandler --desc parent --child "$J1,$C2" | jq -r .id)
-L1=$(ctl job trigger "$J1" | jq -r '.logIds[0]')
-L2=$(ctl job trigger "$J1" | jq -r '.logIds[0]')
+J1=$(ctl --get .id job add --group demo-app --handler demoJobHandler --desc child-one --author alice)
+C2=$(ctl --get .id job add --group demo-app --handler demoJobHandler --desc child-two --author bob)
+P=$(ctl --get .id job add --group demo-app --handler demoJobHandler --desc parent --child "$J1,$C2")
+L1=$(ctl --get '.logIds[0]' job trigger "$J1")
+L2=$(ctl --get '.logIds[0]' job trigger "$J1")
 check "the child's runs finish" wait_for 10 bash -c "$CTL --api $API --json log show $L1 | jq -e '.handleCode == 200' && $CTL --api $API --json log show $L2 | jq -e '.handleCode == 200'"
-check "job rm reports the runs it deleted" test "$(ctl job rm "$J1" | jq -r .deletedLogs)" = 2
+check "job rm reports the runs it deleted" test "$(ctl --get .deletedLogs job rm "$J1")" = 2
 check "the removed job's runs are gone" bash -c "! $CTL --api $API --json log show $L1 >/dev/null 2>&1"
 check "log list has none of them" test "$(ctl log list --job "$J1" | jq '.logs | length')" = 0
 check "the parent no longer names the removed child" \
-    test "$(ctl job show "$P" | jq -r .childJobId)" = "$C2"
+    test "$(ctl --get .childJobId job show "$P")" = "$C2"
 check "the parent can be updated after its child was removed" ctl job update "$P" --desc parent2
 OUT=$(ctl job add --group demo-app --handler demoJobHandler --child 999999 2>&1)
 check "a dangling child id is refused with how to fix it" \
@@ -52,13 +52,13 @@ check "a dangling child id is refused with how to fix it" \
 # A run still on an agent when its job is removed finishes there; its
 # callback is acknowledged and ignored; nothing runs again
 printf 'sleep 1\ntouch %s/slow-done\n' "$T" > "$T/slow.sh"
-SJ=$(ctl job add --group demo-app --glue-type GLUE_SHELL --glue-source "$T/slow.sh" | jq -r .id)
-SL=$(ctl job trigger "$SJ" | jq -r '.logIds[0]')
+SJ=$(ctl --get .id job add --group demo-app --glue-type GLUE_SHELL --glue-source "$T/slow.sh")
+SL=$(ctl --get '.logIds[0]' job trigger "$SJ")
 check "the slow run is accepted" wait_for 10 field_is "$SL" triggerCode 200
-check "job rm while it runs" test "$(ctl job rm "$SJ" | jq -r .id)" = "$SJ"
+check "job rm while it runs" test "$(ctl --get .id job rm "$SJ")" = "$SJ"
 check "the run finishes on the agent" wait_for 10 test -f "$T/slow-done"
-AFTER=$(ctl job add --group demo-app --handler demoJobHandler | jq -r .id)
-AL=$(ctl job trigger "$AFTER" | jq -r '.logIds[0]')
+AFTER=$(ctl --get .id job add --group demo-app --handler demoJobHandler)
+AL=$(ctl --get '.logIds[0]' job trigger "$AFTER")
 check "the scheduler goes on (a later run finishes)" wait_for 10 field_is "$AL" handleCode 200
 check "the agent's callback was acknowledged (nothing left to resend)" \
     wait_for 10 bash -c "! grep -q 'callback.*retry\|callback.*failed' '$T/agent-agent-a.log'"
@@ -79,7 +79,7 @@ check "... and in the job's time zone" \
 printf 'echo one\necho two\necho three\n' > "$T/g1.sh"
 printf 'echo one\necho TWO\necho three\n' > "$T/g2.sh"
 printf 'echo one\necho TWO\necho three\necho four\n' > "$T/g3.sh"
-G=$(ctl job add --group demo-app --glue-type GLUE_SHELL --glue-source "$T/g1.sh" | jq -r .id)
+G=$(ctl --get .id job add --group demo-app --glue-type GLUE_SHELL --glue-source "$T/g1.sh")
 ctl job update "$G" --glue-source "$T/g2.sh" >/dev/null
 ctl job update "$G" --glue-source "$T/g3.sh" >/dev/null
 H=$(ctl glue history "$G")
@@ -107,16 +107,16 @@ for i in $(seq 30); do printf 'echo %s\n' "$i" > "$T/gn.sh"; ctl job update "$G"
 check "the last 30 versions are kept" test "$(ctl glue history "$G" --limit 100 | jq -c '[.total, .glues[-1].version, .glues[0].version]')" = '[30,5,34]'
 # 1 MiB sources: the history stays small
 head -c 1000000 /dev/zero | tr '\0' 'x' > "$T/big.sh"
-BG=$(ctl job add --group demo-app --glue-type GLUE_SHELL --glue-source "$T/big.sh" | jq -r .id)
+BG=$(ctl --get .id job add --group demo-app --glue-type GLUE_SHELL --glue-source "$T/big.sh")
 for i in 1 2 3 4 5; do echo "#$i" >> "$T/big.sh"; ctl job update "$BG" --glue-source "$T/big.sh" >/dev/null; done
 check "GLUE_HISTORY of six 1 MB versions is small" test "$(req GLUE_HISTORY jobId="$BG" | jq .size)" -lt 4096
 
 # 5. job copy; job list and log list filters
-CP=$(ctl job copy "$G" --desc copied | jq -r .id)
+CP=$(ctl --get .id job copy "$G" --desc copied)
 check "job copy: a new stopped job" test "$(ctl job show "$CP" | jq -c '[.triggerStatus, .jobDesc, .glueType]')" = '[0,"copied","GLUE_SHELL"]'
-check "job copy: the glue source too" test "$(ctl job show "$CP" | jq -r .glueSource)" = "$(ctl job show "$G" | jq -r .glueSource)"
+check "job copy: the glue source too" test "$(ctl --get .glueSource job show "$CP")" = "$(ctl --get .glueSource job show "$G")"
 check "job copy: its glue history starts at 1" test "$(ctl glue history "$CP" | jq -c '[.glues[].version]')" = '[1]'
-RUNJ=$(ctl job add --group demo-app --handler demoJobHandler --desc runner --author alice --fix-rate 3600 --start | jq -r .id)
+RUNJ=$(ctl --get .id job add --group demo-app --handler demoJobHandler --desc runner --author alice --fix-rate 3600 --start)
 check "job list --handler" test "$(ctl job list --handler demoJob | jq '[.jobs[] | select(.executorHandler != "demoJobHandler")] | length')" = 0
 check "job list --desc (a substring)" test "$(ctl job list --desc hild-tw | jq -c '[.jobs[].id]')" = "[$C2]"
 check "job list --author" test "$(ctl job list --author alice | jq -c '[.jobs[].id]')" = "[$RUNJ]"
@@ -126,15 +126,15 @@ check "job list --status running" test "$(ctl job list --status running | jq -c 
 check "job list --status stopped leaves it out" test "$(ctl job list --status stopped | jq --argjson r "$RUNJ" '[.jobs[] | select(.id == $r)] | length')" = 0
 check "job list: total counts the filtered jobs" test "$(ctl job list --author alice | jq .total)" = 1
 printf 'exit 1\n' > "$T/fail.sh"
-FJ=$(ctl job add --group demo-app --glue-type GLUE_SHELL --glue-source "$T/fail.sh" | jq -r .id)
-FL=$(ctl job trigger "$FJ" | jq -r '.logIds[0]')
+FJ=$(ctl --get .id job add --group demo-app --glue-type GLUE_SHELL --glue-source "$T/fail.sh")
+FL=$(ctl --get '.logIds[0]' job trigger "$FJ")
 check "a failing run ends" wait_for 10 field_is "$FL" handleCode 500
 check "log list --status failure" test "$(ctl log list --status failure | jq -c '[.logs[].id]')" = "[$FL]"
 check "log list --status success has only successes" test "$(ctl log list --status success | jq '[.logs[] | select(.handleCode != 200)] | length')" = 0
 check "log list --status success has some" test "$(ctl log list --status success | jq '.logs | length')" -ge 1
 printf 'while [ ! -f %s/go-on ]; do sleep 0.1; done\n' "$T" > "$T/wait.sh"
-WJ=$(ctl job add --group demo-app --glue-type GLUE_SHELL --glue-source "$T/wait.sh" | jq -r .id)
-WL=$(ctl job trigger "$WJ" | jq -r '.logIds[0]')
+WJ=$(ctl --get .id job add --group demo-app --glue-type GLUE_SHELL --glue-source "$T/wait.sh")
+WL=$(ctl --get '.logIds[0]' job trigger "$WJ")
 check "a waiting run is accepted" wait_for 10 field_is "$WL" triggerCode 200
 check "log list --status running: the waiting run, and only runs without a result" \
     test "$(ctl log list --status running | jq -c --argjson w "$WL" '[([.logs[].id] | index($w) != null), ([.logs[] | select(.handleCode != 0)] | length)]')" = '[true,0]'
@@ -154,7 +154,7 @@ check "LOG_LIST offset" test "$(req LOG_LIST limit=1 offset=1 | jq '.content.log
 
 # 6. A planned fire is not listed before its time; until its trigger is
 # recorded its triggerTime is null
-CJ=$(ctl job add --group demo-app --handler demoJobHandler --cron '* * * * * ?' --start | jq -r .id)
+CJ=$(ctl --get .id job add --group demo-app --handler demoJobHandler --cron '* * * * * ?' --start)
 check "the cron job runs" wait_for 10 job_ran "$CJ" 1
 check "planned rows are in the store ahead of their time (the pre-read)" \
     test "$(xxl_sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $CJ AND schedule_time > $(( $(date +%s%3N) + 1000 ))" 2>/dev/null || echo 1)" -ge 1
@@ -197,8 +197,8 @@ check "plugin list: a KIND NAME table" \
 
 # log list's MSG: a result's message, and a failed trigger's reason (the
 # last line of its triggerMsg, not the first, "Trigger type: ...")
-EJ=$(ctl job add --group empty-app --handler demoJobHandler | jq -r .id)
-EL=$(ctl job trigger "$EJ" | jq -r '.logIds[0]')
+EJ=$(ctl --get .id job add --group empty-app --handler demoJobHandler)
+EL=$(ctl --get '.logIds[0]' job trigger "$EJ")
 check "log list's table: a failed trigger's MSG is its reason" \
     bash -c "$CTL --api $API log list --job $EJ | grep -E '^$EL ' | grep -q 'trigger failed: the address list is empty'"
 check "log list's table: a failed run's MSG is its handleMsg" \

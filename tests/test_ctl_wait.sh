@@ -26,7 +26,7 @@ trigger () {
 }
 
 # --wait: a succeeding BEAN job exits 0
-OK=$(ctl job add --group demo-app --handler demoJobHandler | jq -r .id)
+OK=$(ctl --get .id job add --group demo-app --handler demoJobHandler)
 trigger "$OK" --wait --timeout 30
 check "--wait: a succeeding run exits 0 ($RC)" test "$RC" = 0
 check "... and says so" bash -c "grep -q 'succeeded' <<< '$OUT'"
@@ -34,7 +34,7 @@ L=$(ctl log list --job "$OK" | jq -r '.logs[0].id')
 check "... once the run has ended" field_is "$L" handleCode 200
 
 # --wait: an unknown handler: non-zero, with the agent's message
-BAD=$(ctl job add --group demo-app --handler noSuchHandler | jq -r .id)
+BAD=$(ctl --get .id job add --group demo-app --handler noSuchHandler)
 trigger "$BAD" --wait --timeout 30
 check "--wait: an unknown handler exits 3 ($RC)" test "$RC" = 3
 check "... with the agent's message ($ERR)" \
@@ -42,13 +42,13 @@ check "... with the agent's message ($ERR)" \
 
 # A run whose handler fails: its handle message
 printf 'echo doomed\nexit 3\n' > "$T/fail.sh"
-FAIL=$(ctl job add --group demo-app --glue-type GLUE_SHELL --glue-source "$T/fail.sh" | jq -r .id)
+FAIL=$(ctl --get .id job add --group demo-app --glue-type GLUE_SHELL --glue-source "$T/fail.sh")
 trigger "$FAIL" --wait --timeout 30
 check "--wait: a failing script exits 3 ($RC)" test "$RC" = 3
 check "... naming the handle code ($ERR)" bash -c "grep -q 'handle code 500' <<< '$ERR'"
 
 # No agent in the group: the run fails at once; non-zero without --wait
-NONE=$(ctl job add --group empty-app --handler demoJobHandler | jq -r .id)
+NONE=$(ctl --get .id job add --group empty-app --handler demoJobHandler)
 trigger "$NONE"
 check "no agent: exits 3 without --wait ($RC)" test "$RC" = 3
 check "... with the reason ($ERR)" \
@@ -66,7 +66,7 @@ check "an unknown job exits 1 ($RC)" test "$RC" = 1
 
 # --timeout: a run longer than the wait exits 4, soon after the timeout
 printf 'sleep 4\n' > "$T/slow.sh"
-SLOW=$(ctl job add --group demo-app --glue-type GLUE_SHELL --glue-source "$T/slow.sh" | jq -r .id)
+SLOW=$(ctl --get .id job add --group demo-app --glue-type GLUE_SHELL --glue-source "$T/slow.sh")
 START=$(date +%s%N)
 trigger "$SLOW" --wait --timeout 1
 MS=$(( ($(date +%s%N) - START) / 1000000 ))
@@ -96,22 +96,22 @@ J=$("$CTL" --api "$API" --json job trigger "$OK" --param-file - --wait < "$T/64k
 check "a 64 KiB param through stdin runs with it" \
     bash -c "jq -e '.result == \"success\" and (.runs[0].executorParam | length) == 65536' <<< '$J' >/dev/null"
 printf 'line one\nline two' > "$T/param"
-P=$(ctl job add --group demo-app --handler demoJobHandler --param-file "$T/param" | jq -r .id)
+P=$(ctl --get .id job add --group demo-app --handler demoJobHandler --param-file "$T/param")
 check "job add --param-file: the file's text is the job's param" \
-    test "$(ctl job show "$P" | jq -r .executorParam)" = "$(cat "$T/param")"
+    test "$(ctl --get .executorParam job show "$P")" = "$(cat "$T/param")"
 printf 'other' > "$T/param2"
 ctl job update "$P" --param-file "$T/param2" >/dev/null
-check "job update --param-file likewise" test "$(ctl job show "$P" | jq -r .executorParam)" = other
+check "job update --param-file likewise" test "$(ctl --get .executorParam job show "$P")" = other
 
 # job next: a 10:00 Asia/Shanghai job shows 10:00 in its zone on a UTC host
-SH=$(ctl job add --group demo-app --handler demoJobHandler --cron '0 0 10 * * ?' \
-     --timezone Asia/Shanghai | jq -r .id)
+SH=$(ctl --get .id job add --group demo-app --handler demoJobHandler --cron '0 0 10 * * ?' \
+     --timezone Asia/Shanghai)
 NEXT=$(TZ=UTC "$CTL" --api "$API" job next "$SH" -n 2)
 check "job next under TZ=UTC: 10:00 +08:00 Asia/Shanghai (${NEXT//$'\n'/; })" \
     bash -c "[ \$(grep -Ec '^[0-9]{4}-[0-9]{2}-[0-9]{2} 10:00:00 \+08:00 Asia/Shanghai$' <<< '$NEXT') = 2 ]"
 check "job next --json still gives epoch ms" \
     bash -c "TZ=UTC '$CTL' --api '$API' --json job next $SH -n 2 | jq -e '.next | length == 2 and all(type == \"number\")' >/dev/null"
-UTCJ=$(ctl job add --group demo-app --handler demoJobHandler --cron '0 30 6 * * ?' | jq -r .id)
+UTCJ=$(ctl --get .id job add --group demo-app --handler demoJobHandler --cron '0 30 6 * * ?')
 NEXT=$(TZ=Asia/Tokyo "$CTL" --api "$API" job next "$UTCJ" -n 1)
 check "a job without a zone: UTC, labelled, on a Tokyo host ($NEXT)" \
     bash -c "grep -Eq '^[0-9-]{10} 06:30:00 \+00:00 UTC$' <<< '$NEXT'"

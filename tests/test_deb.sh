@@ -159,9 +159,9 @@ for _ in $(seq 200); do
     sleep 0.05
 done
 ctl group add deb-app >/dev/null
-J=$(ctl job add --group deb-app --handler shardingJobHandler --route ROUND | jq -r .id)
+J=$(ctl --get .id job add --group deb-app --handler shardingJobHandler --route ROUND)
 check test "$J" -gt 0
-L=$(ctl job trigger "$J" | jq -r '.logIds[0]')
+L=$(ctl --get '.logIds[0]' job trigger "$J")
 for _ in $(seq 200); do
     [ "$(ctl log show "$L" | jq .handleCode)" != 0 ] && break
     sleep 0.05

@@ -14,16 +14,16 @@ start_agent agent-b demo-app
 check "agent-a registers" wait_for 10 agent_registered demo-app agent-a
 check "agent-b registers" wait_for 10 agent_registered demo-app agent-b
 
-GID=$(ctl group add demo-app --title "Demo" | jq -r .id)
+GID=$(ctl --get .id group add demo-app --title "Demo")
 check "group add returns an id" test "$GID" -gt 0
 check "group show lists both agents, sorted" \
     test "$(ctl group show demo-app | jq -c .registryList)" = '["agent-a","agent-b"]'
 check "a duplicate group is refused" bash -c "! $CTL --api $API --json group add demo-app >/dev/null"
 
 # BEAN success
-JID=$(ctl job add --group demo-app --handler demoJobHandler --param "hello-bean" --desc bean | jq -r .id)
+JID=$(ctl --get .id job add --group demo-app --handler demoJobHandler --param "hello-bean" --desc bean)
 check "job add returns an id" test "$JID" -gt 0
-LID=$(ctl job trigger "$JID" | jq -r '.logIds[0]')
+LID=$(ctl --get '.logIds[0]' job trigger "$JID")
 check "trigger returns a log id" test "$LID" -gt 0
 check "BEAN run finishes" wait_for 10 log_finished "$LID"
 check "BEAN triggerCode 200" test "$(log_field "$LID" triggerCode)" = 200
@@ -49,15 +49,15 @@ check "--address sends to that agent" bash -c "
 
 # GLUE_SHELL success and failure
 printf 'echo "glue says $1"\n' > "$T/ok.sh"
-GJ=$(ctl job add --group demo-app --glue-type GLUE_SHELL --glue-source "$T/ok.sh" --param p1 | jq -r .id)
-GL=$(ctl job trigger "$GJ" | jq -r '.logIds[0]')
+GJ=$(ctl --get .id job add --group demo-app --glue-type GLUE_SHELL --glue-source "$T/ok.sh" --param p1)
+GL=$(ctl --get '.logIds[0]' job trigger "$GJ")
 check "GLUE_SHELL run finishes" wait_for 10 log_finished "$GL"
 check "GLUE_SHELL success" test "$(log_field "$GL" handleCode)" = 200
 check "GLUE_SHELL output in log cat" bash -c \
     "$CTL --api $API --json log cat $GL | jq -r .logContent | grep -q 'glue says p1'"
 printf 'echo "about to fail" >&2\nexit 3\n' > "$T/fail.sh"
-FJ=$(ctl job add --group demo-app --glue-type GLUE_SHELL --glue-source "$T/fail.sh" | jq -r .id)
-FL=$(ctl job trigger "$FJ" | jq -r '.logIds[0]')
+FJ=$(ctl --get .id job add --group demo-app --glue-type GLUE_SHELL --glue-source "$T/fail.sh")
+FL=$(ctl --get '.logIds[0]' job trigger "$FJ")
 check "failing GLUE finishes" wait_for 10 log_finished "$FL"
 check "failing GLUE is 500" test "$(log_field "$FL" handleCode)" = 500
 check "failing GLUE names the exit code" bash -c \
@@ -66,8 +66,8 @@ check "failing GLUE's stderr in log cat" bash -c \
     "$CTL --api $API --json log cat $FL | jq -r .logContent | grep -q 'about to fail'"
 
 # Unknown handler: a failed run with the reason
-UJ=$(ctl job add --group demo-app --handler noSuchHandler | jq -r .id)
-UL=$(ctl job trigger "$UJ" | jq -r '.logIds[0]')
+UJ=$(ctl --get .id job add --group demo-app --handler noSuchHandler)
+UL=$(ctl --get '.logIds[0]' job trigger "$UJ")
 check "unknown handler fails the run" wait_for 10 field_is "$UL" triggerCode 500
 check "unknown handler is named" bash -c \
     "$CTL --api $API --json log show $UL | jq -r .triggerMsg | grep -q noSuchHandler"
@@ -76,8 +76,8 @@ check "a refused RUN's triggerMsg has the refusal, not an accepting answer" bash
 
 # A group with no agents: a failed run saying so
 ctl group add lonely-app >/dev/null
-LJ=$(ctl job add --group lonely-app --handler demoJobHandler | jq -r .id)
-LL=$(ctl job trigger "$LJ" | jq -r '.logIds[0]')
+LJ=$(ctl --get .id job add --group lonely-app --handler demoJobHandler)
+LL=$(ctl --get '.logIds[0]' job trigger "$LJ")
 check "no agents: trigger fails" test "$(log_field "$LL" triggerCode)" = 500
 check "no agents: reason given" bash -c \
     "$CTL --api $API --json log show $LL | jq -r .triggerMsg | grep -q 'address list is empty'"
@@ -124,8 +124,8 @@ check "a run on the restarted agent works" bash -c "
 # A kill right after the trigger: the agent's acceptance may not be
 # recorded yet (triggerCode 0 for up to 500 ms), the run is killed anyway
 printf 'sleep 30.731\n' > "$T/long.sh"
-KJ=$(ctl job add --group demo-app --glue-type GLUE_SHELL --glue-source "$T/long.sh" | jq -r .id)
-KL=$(ctl job trigger "$KJ" --address agent-a | jq -r '.logIds[0]')
+KJ=$(ctl --get .id job add --group demo-app --glue-type GLUE_SHELL --glue-source "$T/long.sh")
+KL=$(ctl --get '.logIds[0]' job trigger "$KJ" --address agent-a)
 check "log kill right after the trigger answers" ctl log kill "$KL"
 check "the killed run ends failed" wait_for 10 field_is "$KL" handleCode 500
 check "its script is gone" wait_for 5 bash -c "! pgrep -f 'sleep 30[.]731' >/dev/null"

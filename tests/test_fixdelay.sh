@@ -20,8 +20,8 @@ ctl group add fd-app >/dev/null
 
 printf 'sleep 3\n' > "$T/sleep3.sh"
 printf 'true\n' > "$T/true.sh"
-FD=$(ctl job add --group fd-app --glue-type GLUE_SHELL --glue-source "$T/sleep3.sh" \
-        --fix-delay 1 --start | jq -r .id)
+FD=$(ctl --get .id job add --group fd-app --glue-type GLUE_SHELL --glue-source "$T/sleep3.sh" \
+        --fix-delay 1 --start)
 ran () { [ "$(ctl log list --job "$FD" | jq '[.logs[] | select(.handleCode == 200)] | length')" -ge "$1" ]; }
 in_flight () { ctl log list --job "$FD" | jq -e '[.logs[] | select(.triggerCode == 200 and .handleCode == 0)] | length == 1' >/dev/null; }
 check "the first run is in flight" wait_for 10 in_flight
@@ -41,8 +41,8 @@ ctl job stop "$FD" >/dev/null
 # 8 s, so that the fire is not planned yet when the freeze comes (the
 # window opens 3 s after the run's end), and a freeze until 14.5 s after
 # the end was seen
-FM=$(ctl job add --group fd-app --glue-type GLUE_SHELL --glue-source "$T/true.sh" \
-        --fix-delay 8 --start | jq -r .id)
+FM=$(ctl --get .id job add --group fd-app --glue-type GLUE_SHELL --glue-source "$T/true.sh" \
+        --fix-delay 8 --start)
 runs_m () { [ "$(ctl log list --job "$FM" | jq '[.logs[] | select(.handleCode == 200)] | length')" -ge "$1" ]; }
 check "misfire: the first run ends" wait_for 10 runs_m 1
 SEEN=$(date +%s%3N)
@@ -58,8 +58,8 @@ ctl job stop "$FM" >/dev/null
 # A FIX_DELAY job whose run a user kills goes on: the kill ends the run
 # (handleCode 500) and its next run follows the delay, as after a result
 printf 'sleep 60\n' > "$T/sleep60.sh"
-FK=$(ctl job add --group fd-app --glue-type GLUE_SHELL --glue-source "$T/sleep60.sh" \
-        --fix-delay 1 --start | jq -r .id)
+FK=$(ctl --get .id job add --group fd-app --glue-type GLUE_SHELL --glue-source "$T/sleep60.sh" \
+        --fix-delay 1 --start)
 running_k () { ctl log list --job "$FK" | jq -r '[.logs[] | select(.triggerCode == 200 and .handleCode == 0)] | .[0].id // empty'; }
 in_flight_k () { [ -n "$(running_k)" ]; }
 check "the killed job's first run is in flight" wait_for 10 in_flight_k

@@ -18,8 +18,8 @@ check "agent registers" wait_for 10 agent_registered ha-app ha-a
 ctl group add ha-app >/dev/null
 shares () { "$REQ" "$API" PING | jq -c '[.content.shares[]]'; }
 check "a lone scheduler holds the 16 shares" test "$(shares | jq length)" = 16
-J=$(ctl job add --group ha-app --handler demoJobHandler --cron '* * * * * ?' --start | jq -r .id)
-W=$(ctl job add --group ha-app --handler demoJobHandler --cron '* * * * * ?' --start | jq -r .id)
+J=$(ctl --get .id job add --group ha-app --handler demoJobHandler --cron '* * * * * ?' --start)
+W=$(ctl --get .id job add --group ha-app --handler demoJobHandler --cron '* * * * * ?' --start)
 S=$((J % 16))
 check "two one-second jobs in different shares" test "$S" != "$((W % 16))"
 check "the job runs" wait_for 15 job_ran "$J" 2

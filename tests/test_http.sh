@@ -75,9 +75,9 @@ check "user add refuses an unknown role" \
     bash -c "echo long-enough | '$CTL' --api '$API' user add bob --role root --password-stdin 2>/dev/null; test \$? -ne 0"
 check "user add refuses a name taken (409)" \
     bash -c "echo alice-pass-1 | '$CTL' --api '$API' user add alice --role viewer --password-stdin 2>/dev/null; test \$? -ne 0"
-ADMIN_TOKEN=$(ctl token add ci-admin --role admin | jq -r .token)
-VIEWER_TOKEN=$(ctl token add ci-viewer --role viewer | jq -r .token)
-OPERATOR_TOKEN=$(ctl token add ci-op --role operator --apps http-app | jq -r .token)
+ADMIN_TOKEN=$(ctl --get .token token add ci-admin --role admin)
+VIEWER_TOKEN=$(ctl --get .token token add ci-viewer --role viewer)
+OPERATOR_TOKEN=$(ctl --get .token token add ci-op --role operator --apps http-app)
 check "token add prints a token once (xxl_ + 64 hex digits)" \
     bash -c "echo '$ADMIN_TOKEN' | grep -qE '^xxl_[0-9a-f]{64}$'"
 check "token list never shows a token" bash -c "! '$CTL' --api '$API' --json token list | grep -q xxl_"
@@ -208,7 +208,7 @@ metric () { curl -s "http://$HTTP1/metrics" | awk -v n="$1" '$1 == n { print $2 
 metric_is () { test "$(metric "$1")" = "$2"; }
 RUNS='xxl_runs_total{code="200"}' STARTS=xxl_trigger_start_seconds_count
 ctl group add peer-app >/dev/null
-PJOB=$(ctl job add --group peer-app --handler peerHandler --desc peer | jq -r .id)
+PJOB=$(ctl --get .id job add --group peer-app --handler peerHandler --desc peer)
 peer_gone () { ! agent_registered peer-app peer-1; }
 # peer_run NAME CALLBACK-STEP...: one RUN to the peer, accepted, then the
 # steps; its lines in $T/NAME.json: REGISTER, RUN, reply, the steps, UNREGISTER
@@ -220,13 +220,13 @@ peer_run () {
         -- send UNREGISTER $reg >"$out" &
     local pid=$!
     wait_for 10 agent_registered peer-app peer-1
-    PLOG=$(ctl job trigger "$PJOB" | jq -r '.logIds[0]')
+    PLOG=$(ctl --get '.logIds[0]' job trigger "$PJOB")
     wait "$pid"
     wait_for 10 peer_gone
     [ "$(jq -s '.[1].logId' "$out")" = "$PLOG" ] || { echo "# $out:"; cat "$out"; }
 }
 callback_code () { jq -s ".[$2].code" "$T/$1.json"; }
-finished () { test "$(ctl log show "$1" | jq -r .handleCode)" = 200; }
+finished () { test "$(ctl --get .handleCode log show "$1")" = 200; }
 RUNS0=$(metric "$RUNS") START0=$(metric "$STARTS")
 peer_run peer1 -- send CALLBACK 'items=cb:$LOG:200'
 check "a CALLBACK without startTime (a third-party agent) is taken: 200" \

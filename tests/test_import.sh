@@ -115,7 +115,7 @@ check "3.x: name columns, CRLF, column order; --start starts what ran, not NONE"
     test "$(ctl job show "$(jq -r '.jobIds["21"]' <<<"$OUT")" | jq -c '[.jobDesc, .triggerStatus, .executorParam, .childJobId]')" = \
          "[\"每分钟任务\",1,\"{\\r\\n  \\\"k\\\": \\\"v\\\"\\r\\n}\",\"$(jq -r '.jobIds["22"]' <<<"$OUT")\"]"
 check "3.x: the group's title from name; the NONE job stopped; started 1" \
-    test "$(ctl group show imp-v3 | jq -r .title):$(ctl job show "$(jq -r '.jobIds["22"]' <<<"$OUT")" | jq .triggerStatus):$(jq .started <<<"$OUT")" = "三号执行器:0:1"
+    test "$(ctl --get .title group show imp-v3):$(ctl job show "$(jq -r '.jobIds["22"]' <<<"$OUT")" | jq .triggerStatus):$(jq .started <<<"$OUT")" = "三号执行器:0:1"
 check "--start: a cron that fires never again is imported stopped, and said" \
     test "$(ctl job show "$(jq -r '.jobIds["23"]' <<<"$OUT")" | jq .triggerStatus):$(jq -r '.skipped[0]' <<<"$OUT")" = \
          "0:job 23 'expired': not started: cron '0 0 0 1 1 ? 2001' fires never again"

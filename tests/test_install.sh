@@ -38,9 +38,9 @@ passed=0; failed=0
 check () { if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $*"; fi; }
 ctl group add install-app >/dev/null
 # ROUND comes from the installed routers folder
-J=$(ctl job add --group install-app --handler shardingJobHandler --route ROUND | jq -r .id)
+J=$(ctl --get .id job add --group install-app --handler shardingJobHandler --route ROUND)
 check test "$J" -gt 0
-L=$(ctl job trigger "$J" | jq -r '.logIds[0]')
+L=$(ctl --get '.logIds[0]' job trigger "$J")
 for _ in $(seq 200); do
     [ "$(ctl log show "$L" | jq .handleCode)" != 0 ] && break
     sleep 0.05
@@ -67,17 +67,17 @@ check cc -shared -fPIC -Wall $(pkg-config --cflags xxl) "$T/hello.c" -o "$T/plug
     --plugins "$T/plugins" 2>"$T/agent-h.log" &
 PIDS="$PIDS $!"
 ctl group add hello-app >/dev/null
-H=$(ctl job add --group hello-app --handler helloJobHandler --param from-outside | jq -r .id)
+H=$(ctl --get .id job add --group hello-app --handler helloJobHandler --param from-outside)
 for _ in $(seq 200); do
     [ "$(ctl agent list | jq '[.agents[] | select(.app == "hello-app")] | length')" = 1 ] && break
     sleep 0.05
 done
-HL=$(ctl job trigger "$H" | jq -r '.logIds[0]')
+HL=$(ctl --get '.logIds[0]' job trigger "$H")
 for _ in $(seq 200); do
     [ "$(ctl log show "$HL" | jq .handleCode)" != 0 ] && break
     sleep 0.05
 done
-check test "$(ctl log show "$HL" | jq -r .handleMsg)" = done
+check test "$(ctl --get .handleMsg log show "$HL")" = done
 check bash -c "$BIN/xxl-ctl --api $API --json log cat $HL | jq -r .logContent | grep -q param=from-outside"
 # The units name the installed binaries (configure's bindir), which exist
 if [ -n "$UNITS" ] && [ "$UNITS" != no ]; then

@@ -21,7 +21,7 @@ start_scheduler || exit 1
 start_agent ls-a ls-app
 check "agent registers" wait_for 10 agent_registered ls-app ls-a
 ctl group add ls-app >/dev/null
-J=$(ctl job add --group ls-app --handler demoJobHandler --cron '* * * * * ?' --start | jq -r .id)
+J=$(ctl --get .id job add --group ls-app --handler demoJobHandler --cron '* * * * * ?' --start)
 S=$((J % 16))
 check "the job runs" wait_for 15 job_ran "$J" 2
 lists_share () { "$REQ" "$API" PING | jq -e --argjson s $S '.content.shares | index($s) != null' >/dev/null; }

@@ -80,8 +80,8 @@ PIDS="$PIDS $!"
 check "xxl-bridge finds the local agent key" \
     wait_for 10 grep -q "local agent key $K/local-agent.cert_secret" "$T/bridge.log"
 check "the intruder never registered" test "$(ctl agent list | jq '[.agents[] | select(.address == "intruder")] | length')" = 0
-JOB=$(ctl job add --group app1 --handler demoJobHandler | jq -r .id)
-LOG=$(ctl job trigger "$JOB" | jq -r '.logIds[0]')
+JOB=$(ctl --get .id job add --group app1 --handler demoJobHandler)
+LOG=$(ctl --get '.logIds[0]' job trigger "$JOB")
 check "a job runs on it" wait_for 15 field_is "$LOG" handleCode 200
 check "the audit names the local admin key" test "$(ctl audit list | jq -r '.audit[0].who')" = local-admin
 L="$T/logs-w1"
@@ -115,8 +115,8 @@ check "... makes no keys" test ! -e "$S/local-keys"
 check "... and a plain client is admin" ctl group add app2
 start_agent w2 app2
 check "... and a plain agent registers" wait_for 15 agent_registered app2 w2
-JOB=$(ctl job add --group app2 --handler demoJobHandler | jq -r .id)
-LOG=$(ctl job trigger "$JOB" | jq -r '.logIds[0]')
+JOB=$(ctl --get .id job add --group app2 --handler demoJobHandler)
+LOG=$(ctl --get '.logIds[0]' job trigger "$JOB")
 check "... and runs a job" wait_for 15 field_is "$LOG" handleCode 200
 check "the store is 0600 under umask 022 (and its -wal, -shm)" \
     test "$(mode "$XXL_DB") $(mode "$XXL_DB-wal") $(mode "$XXL_DB-shm")" = "600 600 600"

@@ -18,8 +18,8 @@ start_agent w1 cat-app
 check "agent registers" wait_for 10 agent_registered cat-app w1
 ctl group add cat-app >/dev/null
 printf 'echo first\n' > "$T/j.sh"
-J=$(ctl job add --group cat-app --glue-type GLUE_SHELL --glue-source "$T/j.sh" | jq -r .id)
-L=$(ctl job trigger "$J" | jq -r '.logIds[0]')
+J=$(ctl --get .id job add --group cat-app --glue-type GLUE_SHELL --glue-source "$T/j.sh")
+L=$(ctl --get '.logIds[0]' job trigger "$J")
 check "the run ends" wait_for 10 field_is "$L" handleCode 200
 F=$(find "$T/logs-w1" -name "$L.log")
 # The finished run's log made 3.4 MB: lines with 2-, 3- and 4-byte
@@ -80,7 +80,7 @@ check "the line form still answers by line: lines 2 to $TO, at most 64 KiB" jqf 
     and .content.logContent == $want and (.content.logContent | utf8bytelength) <= 65536'
 
 # The HTTP route takes fromByte as a query key; `from` is still the line
-TOKEN=$(ctl token add cat-viewer --role viewer | jq -r .token)
+TOKEN=$(ctl --get .token token add cat-viewer --role viewer)
 curl -s -H "Authorization: Bearer $TOKEN" "http://$HTTP_EP/api/v1/logs/$L/cat?fromByte=0" > "$T/http.json"
 check "GET /api/v1/logs/ID/cat?fromByte=0: a page by byte" jqf "$T/http.json" \
     '.fromByte == 0 and .nextByte > 900000 and .nextByte <= 1048576 and (has("toLineNum") | not)'
@@ -89,8 +89,8 @@ check "... and ?from=2 a page by line" jqf "$T/http-line.json" '.fromLineNum == 
 
 # log cat -f follows a running run by bytes, to its end
 printf 'for i in $(seq 1 8); do echo "tick $i \\u00e9"; sleep 0.2; done\n' > "$T/slow.sh"
-SJ=$(ctl job add --group cat-app --glue-type GLUE_SHELL --glue-source "$T/slow.sh" | jq -r .id)
-SL=$(ctl job trigger "$SJ" | jq -r '.logIds[0]')
+SJ=$(ctl --get .id job add --group cat-app --glue-type GLUE_SHELL --glue-source "$T/slow.sh")
+SL=$(ctl --get '.logIds[0]' job trigger "$SJ")
 wait_for 5 field_is "$SL" triggerCode 200
 timeout 30 "$CTL" --api "$API" log cat -f "$SL" > "$T/follow.out"
 check "log cat -f ends by itself once the run ends" test $? -eq 0
@@ -98,7 +98,7 @@ check "... having written the log byte for byte" cmp "$T/follow.out" "$(find "$T
 
 # The scheduler's checks of an agent's page by byte
 ctl group add peer-app >/dev/null
-PJ=$(ctl job add --group peer-app --handler peerHandler | jq -r .id)
+PJ=$(ctl --get .id job add --group peer-app --handler peerHandler)
 "$PEER" "$AGENTS" --timeout 8000 \
     -- send REGISTER registryGroup=s:EXECUTOR registryKey=s:peer-app registryValue=s:peer-1 \
     -- expect RUN -- reply 200 \
@@ -110,7 +110,7 @@ PJ=$(ctl job add --group peer-app --handler peerHandler | jq -r .id)
     > "$T/peer.json" &
 PEER_PID=$!
 wait_for 10 agent_registered peer-app peer-1
-PL=$(ctl job trigger "$PJ" | jq -r '.logIds[0]')
+PL=$(ctl --get '.logIds[0]' job trigger "$PJ")
 wait_for 10 field_is "$PL" triggerCode 200
 for n in 1 2 3 4; do "$REQ" "$API" LOG_CAT logId="$PL" fromByte=5 > "$T/peer$n.out" 2>&1; done
 wait "$PEER_PID"

@@ -99,8 +99,8 @@ check "maxRunning set to 0: a waiting trigger starts while the first runs" \
 check "... and all end" wait_for 20 ended $ids
 
 # A retry of such a job waits for its interval, then for a slot
-JT=$(ctl job add --group mr-app --handler probeIn --route ROUND --max-running 1 --retry 1 \
-     --retry-interval 2 --param "sleep=50 fail" | jq -r .id)
+JT=$(ctl --get .id job add --group mr-app --handler probeIn --route ROUND --max-running 1 --retry 1 \
+     --retry-interval 2 --param "sleep=50 fail")
 a=$(trig "$JT")
 retried () { [ "$(ctl log list --job "$JT" | jq '[.logs[] | select(.handleCode != 0)] | length')" = 2 ]; }
 check "a failed run of a job with maxRunning is retried" wait_for 20 retried
@@ -124,7 +124,7 @@ check "... a trigger once it ended runs (the allowed case)" wait_for 20 field_is
 JK=$(add 1 SERIAL_EXECUTION 1500)
 # (the running one sleeps 6 s: the two triggers and the kill below come
 # while it runs, on a loaded machine too)
-a=$(ctl job trigger "$JK" --param sleep=6000 | jq -r '.logIds[0]')
+a=$(ctl --get '.logIds[0]' job trigger "$JK" --param sleep=6000)
 wait_for 10 started "$a"
 b=$(trig "$JK"); c=$(trig "$JK")
 "$XXL_REQ" "$API" LOG_KILL "logId=$b" > "$T/req.json"
@@ -142,8 +142,8 @@ check "... never 2 at once ($(most "$JK"))" test "$(most "$JK")" = 1
 
 # LOG_KILL of a planned fire not due yet: 409, nothing of the job is
 # killed, and the fire runs at its time
-JP=$(ctl job add --group mr-app --handler probeIn --route ROUND --cron '* * * * * ?' \
-     --param sleep=3000 | jq -r .id)
+JP=$(ctl --get .id job add --group mr-app --handler probeIn --route ROUND --cron '* * * * * ?' \
+     --param sleep=3000)
 ctl job start "$JP" >/dev/null
 ahead () { xxl_sql "SELECT id FROM xxl_job_log WHERE job_id = $JP AND trigger_code = 0
                     AND schedule_time > $(( $(date +%s%3N) + 2000 )) ORDER BY id LIMIT 1"; }
@@ -179,8 +179,8 @@ check "... never 2 at once ($(most "$JC"))" test "$(most "$JC")" = 1
 # A job update (or stop) drops the planned fires that wait for a slot,
 # whatever their age: their rows are deleted (docs/protocol.md, JOB_START /
 # JOB_STOP); a client's trigger waiting so stays and runs
-JW=$(ctl job add --group mr-app --handler probeIn --route ROUND --max-running 1 \
-     --param sleep=20000 --cron '* * * * * ?' --start | jq -r .id)
+JW=$(ctl --get .id job add --group mr-app --handler probeIn --route ROUND --max-running 1 \
+     --param sleep=20000 --cron '* * * * * ?' --start)
 waiting_fires () {
     ctl log list --job "$JW" | jq -r '[.logs[] | select(.triggerType == "CRON" and
         .triggerCode == 0 and .executorAddress == null) | .id] | join(" ")'
@@ -188,7 +188,7 @@ waiting_fires () {
 two_waiting () { [ "$(waiting_fires | wc -w)" -ge 2 ]; }
 check "the cron fires of a job at its maxRunning wait for the slot" wait_for 10 two_waiting
 W=$(waiting_fires)
-m=$(ctl job trigger "$JW" --param sleep=10 | jq -r '.logIds[0]')
+m=$(ctl --get '.logIds[0]' job trigger "$JW" --param sleep=10)
 ctl job update "$JW" --desc "its description only" >/dev/null
 gone () { for id in "$@"; do ctl log show "$id" >/dev/null 2>&1 && return 1; done; return 0; }
 check "job update (its description only): the waiting planned fires are gone ($W)" gone $W

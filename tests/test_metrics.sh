@@ -27,11 +27,11 @@ URL="http://$HTTP_EP/metrics"
 has () { "$PY" "$XXL_SRC/tests/test_metrics.py" "$URL" "$1" "$2"; }
 
 printf 'exit 3\n' > "$T/fail.sh"
-OK=$(ctl job add --group metrics-app --handler demoJobHandler | jq -r .id)
-BAD=$(ctl job add --group metrics-app --glue-type GLUE_SHELL --glue-source "$T/fail.sh" | jq -r .id)
+OK=$(ctl --get .id job add --group metrics-app --handler demoJobHandler)
+BAD=$(ctl --get .id job add --group metrics-app --glue-type GLUE_SHELL --glue-source "$T/fail.sh")
 for _ in 1 2; do
-    L=$(ctl job trigger "$OK" | jq -r '.logIds[0]'); wait_for 10 log_finished "$L"
-    L=$(ctl job trigger "$BAD" | jq -r '.logIds[0]'); wait_for 10 log_finished "$L"
+    L=$(ctl --get '.logIds[0]' job trigger "$OK"); wait_for 10 log_finished "$L"
+    L=$(ctl --get '.logIds[0]' job trigger "$BAD"); wait_for 10 log_finished "$L"
 done
 check "per job: runs by code, last result, failures in a row" has 10 "[
     [\"xxl_job_runs_total\", {\"job\": \"$OK\", \"app\": \"metrics-app\", \"code\": \"200\"}, 2],
@@ -53,9 +53,9 @@ check "per agent: the figures of its REGISTER (last result: the failing job's)" 
 
 # A third job: http/metrics_jobs = 2, the job whose runs ended longest ago
 # ($OK's) is no longer labelled
-THIRD=$(ctl job add --group metrics-app --handler demoJobHandler | jq -r .id)
-L=$(ctl job trigger "$BAD" | jq -r '.logIds[0]'); wait_for 10 log_finished "$L"
-L=$(ctl job trigger "$THIRD" | jq -r '.logIds[0]'); wait_for 10 log_finished "$L"
+THIRD=$(ctl --get .id job add --group metrics-app --handler demoJobHandler)
+L=$(ctl --get '.logIds[0]' job trigger "$BAD"); wait_for 10 log_finished "$L"
+L=$(ctl --get '.logIds[0]' job trigger "$THIRD"); wait_for 10 log_finished "$L"
 check "at most http/metrics_jobs jobs are labelled: the latest two" has 10 "[
     [\"xxl_job_runs_total\", {\"job\": \"$THIRD\", \"app\": \"metrics-app\", \"code\": \"200\"}, 1],
     [\"xxl_job_failures_in_row\", {\"job\": \"$BAD\", \"app\": \"metrics-app\"}, 3]]"
@@ -91,7 +91,7 @@ URL="http://$HTTP_EP/metrics"
 start_agent m2 metrics-app
 check "no labels: the agent registers" wait_for 10 agent_registered metrics-app m2
 ctl job update "$THIRD" --param changed >/dev/null
-L=$(ctl job trigger "$THIRD" | jq -r '.logIds[0]')
+L=$(ctl --get '.logIds[0]' job trigger "$THIRD")
 check "no labels: a changed job's run ends ok" wait_for 10 field_is "$L" handleCode 200
 check "... the scheduler serves on" kill -0 "$SPID"
 # (the counters reach /metrics within a second)
@@ -106,11 +106,11 @@ check "... with no app, job or agent series" bash -c "! grep -E 'app=|job=|addre
 # runs (BACKFILL) are counted as the other triggers are
 printf '{"nodes": [{"id": "a", "job": %s}, {"id": "b", "job": %s, "param": "${flow.param}${flow.param}"}]}' \
     "$THIRD" "$THIRD" > "$T/flow.json"
-FLOW=$(ctl workflow add --name counted --file "$T/flow.json" | jq -r .id)
+FLOW=$(ctl --get .id workflow add --name counted --file "$T/flow.json")
 RUN=$(ctl workflow trigger "$FLOW" --param "$(head -c 40000 /dev/zero | tr '\0' x)" | jq -r .runId)
 flow_ended () { ctl workflow run show "$RUN" | jq -e '.status == "FAILURE"' >/dev/null; }
 check "a workflow run ends (node b failed at once)" wait_for 10 flow_ended
-CRON=$(ctl job add --group metrics-app --handler demoJobHandler --cron '0 0 * * * ?' | jq -r .id)
+CRON=$(ctl --get .id job add --group metrics-app --handler demoJobHandler --cron '0 0 * * * ?')
 NOW=$(($(date +%s) * 1000))
 ctl job backfill "$CRON" --from $((NOW - 7200000 + 1)) --to "$NOW" >/dev/null
 check "triggers by type: WORKFLOW and BACKFILL too" has 10 '[

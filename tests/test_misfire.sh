@@ -17,10 +17,10 @@ skipped () { curl -sf "http://$HTTP_EP/metrics" | sed -n 's/^xxl_fires_skipped_t
 ctl group add mf-app >/dev/null
 start_agent m1 mf-app
 wait_for 10 agent_registered mf-app m1
-ONCE=$(ctl job add --group mf-app --handler demoJobHandler --cron '0/2 * * * * ?' \
-       --misfire FIRE_ONCE_NOW --start | jq -r .id)
-SKIP=$(ctl job add --group mf-app --handler demoJobHandler --cron '0/2 * * * * ?' \
-       --timezone Asia/Shanghai --start | jq -r .id)
+ONCE=$(ctl --get .id job add --group mf-app --handler demoJobHandler --cron '0/2 * * * * ?' \
+       --misfire FIRE_ONCE_NOW --start)
+SKIP=$(ctl --get .id job add --group mf-app --handler demoJobHandler --cron '0/2 * * * * ?' \
+       --timezone Asia/Shanghai --start)
 check "the FIRE_ONCE_NOW job runs" wait_for 10 job_ran "$ONCE" 1
 check "/metrics counts no skipped fire before the outage" test "$(skipped)" = 0
 # Stopped 1.3 s after a fire, with the next one (0.7 s on) planned already

@@ -16,7 +16,7 @@ start_scheduler || exit 1
 start_agent d1 down-app
 check "agent registers" wait_for 10 agent_registered down-app d1
 ctl group add down-app >/dev/null
-J=$(ctl job add --group down-app --handler demoJobHandler --cron '* * * * * ?' --start | jq -r .id)
+J=$(ctl --get .id job add --group down-app --handler demoJobHandler --cron '* * * * * ?' --start)
 check "the cron job runs" wait_for 15 job_ran "$J" 2
 
 ticks () { awk '{ print $14 + $15 }' "/proc/$SPID/stat"; }

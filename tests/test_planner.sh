@@ -11,7 +11,7 @@ check "agent registers" wait_for 10 agent_registered plan-app agent-a
 ctl group add plan-app >/dev/null
 
 # job next previews five times of a stopped cron job
-NJ=$(ctl job add --group plan-app --handler demoJobHandler --cron '0 0 12 * * ?' | jq -r .id)
+NJ=$(ctl --get .id job add --group plan-app --handler demoJobHandler --cron '0 0 12 * * ?')
 check "job next gives five increasing times a day apart" bash -c "
     $CTL --api $API --json job next $NJ | jq -e '.next | length == 5 and (.[1] - .[0] == 86400000)' >/dev/null"
 check "start refuses a NONE job" bash -c "
@@ -24,10 +24,10 @@ check "start refuses a NONE job" bash -c "
 # spring-forward gap (no fire that day); on 2040-10-28 the hour 02:00-03:00
 # happens twice and its 02:30 fires once, at the later (CET) instant
 # 2040-10-28T01:30Z, not at 00:30Z
-SPRING=$(ctl job add --group plan-app --handler demoJobHandler --cron '0 30 2 * 3 ? 2040' \
-         --timezone Europe/Berlin | jq -r .id)
-FALL=$(ctl job add --group plan-app --handler demoJobHandler --cron '0 30 * 28 10 ? 2040' \
-       --timezone Europe/Berlin | jq -r .id)
+SPRING=$(ctl --get .id job add --group plan-app --handler demoJobHandler --cron '0 30 2 * 3 ? 2040' \
+         --timezone Europe/Berlin)
+FALL=$(ctl --get .id job add --group plan-app --handler demoJobHandler --cron '0 30 * 28 10 ? 2040' \
+       --timezone Europe/Berlin)
 QUARTZ_SPRING="2214178200000 2214264600000 2214351000000 2214437400000 2214523800000 2214610200000 2214696600000 2214783000000 2214869400000 2214955800000 2215042200000 2215128600000 2215215000000 2215301400000 2215387800000 2215474200000 2215560600000 2215647000000 2215733400000 2215819800000 2215906200000 2215992600000 2216079000000 2216165400000 2216334600000 2216421000000 2216507400000 2216593800000 2216680200000 2216766600000"
 QUARTZ_FALL="2234989800000 2234993400000 2235000600000 2235004200000 2235007800000 2235011400000 2235015000000 2235018600000 2235022200000 2235025800000 2235029400000 2235033000000 2235036600000 2235040200000 2235043800000 2235047400000 2235051000000 2235054600000 2235058200000 2235061800000 2235065400000 2235069000000 2235072600000 2235076200000"
 check "Europe/Berlin spring forward: 02:30 daily in March 2040 skips the 25th (Quartz's 30 fires)" \
@@ -42,8 +42,8 @@ ctl job stop "$SPRING" >/dev/null
 # Five one-second cron jobs, started together
 JOBS=""
 for i in 1 2 3 4 5; do
-    JOBS="$JOBS $(ctl job add --group plan-app --handler demoJobHandler --cron '* * * * * ?' \
-                  --param "sec-$i" --start | jq -r .id)"
+    JOBS="$JOBS $(ctl --get .id job add --group plan-app --handler demoJobHandler --cron '* * * * * ?' \
+                  --param "sec-$i" --start)"
 done
 check "started jobs have a next fire time" bash -c "
     $CTL --api $API --json job show ${JOBS##* } | jq -e '.triggerStatus == 1 and .triggerNextTime > 0' >/dev/null"
@@ -83,8 +83,8 @@ check "scheduleTime is within a few seconds of triggerTime" bash -c "
     cat $T/logs-*.json | jq -s -e '[.[].logs[] | select(.triggerType == \"CRON\") | .triggerTime - .scheduleTime] | all(. >= -5 and . < 6000)' >/dev/null"
 
 # Misfire: the scheduler is down longer than the pre-read window
-DN=$(ctl job add --group plan-app --handler demoJobHandler --cron '* * * * * ?' --misfire DO_NOTHING --start | jq -r .id)
-FN=$(ctl job add --group plan-app --handler demoJobHandler --cron '* * * * * ?' --misfire FIRE_ONCE_NOW --start | jq -r .id)
+DN=$(ctl --get .id job add --group plan-app --handler demoJobHandler --cron '* * * * * ?' --misfire DO_NOTHING --start)
+FN=$(ctl --get .id job add --group plan-app --handler demoJobHandler --cron '* * * * * ?' --misfire FIRE_ONCE_NOW --start)
 sleep 1.5
 kill -KILL "$SPID"; wait "$SPID" 2>/dev/null
 sleep 7.5
@@ -114,8 +114,8 @@ check "a stopped job has no next time" bash -c "
 
 # Planned fires are routed and written ahead (up to the 5 s pre-read): a
 # stop voids them, and none reaches the agent
-SJ=$(ctl job add --group plan-app --handler demoJobHandler --cron '* * * * * ?' --param stop-me \
-     --start | jq -r .id)
+SJ=$(ctl --get .id job add --group plan-app --handler demoJobHandler --cron '* * * * * ?' --param stop-me \
+     --start)
 check "a one-second job runs" wait_for 15 job_ran "$SJ" 3
 ctl job stop "$SJ" >/dev/null
 STOPPED=$(date +%s%3N)
@@ -129,8 +129,8 @@ check "no unsent rows of the stopped job are left" bash -c "
 
 # A schedule change voids the fires planned for the old one, though each
 # was built ahead into its instant's RUN message for the agent
-UJ=$(ctl job add --group plan-app --handler demoJobHandler --cron '* * * * * ?' --param change-me \
-     --start | jq -r .id)
+UJ=$(ctl --get .id job add --group plan-app --handler demoJobHandler --cron '* * * * * ?' --param change-me \
+     --start)
 check "a one-second job to change runs" wait_for 15 job_ran "$UJ" 3
 ctl job update "$UJ" --cron '0/10 * * * * ?' >/dev/null
 CHANGED=$(date +%s%3N)

@@ -24,10 +24,10 @@ for r in FIRST LAST ROUND RANDOM CONSISTENT_HASH LEAST_FREQUENTLY_USED LEAST_REC
          FAILOVER BUSYOVER SHARDING_BROADCAST; do
     ctl job add --group rs-empty --handler demoJobHandler --cron '* * * * * ?' --route "$r" --start >/dev/null
 done
-B=$(ctl job add --group rs-app --handler demoJobHandler --cron '* * * * * ?' \
-    --route SHARDING_BROADCAST --start | jq -r .id)
-P=$(ctl job add --group rs-app --handler demoJobHandler | jq -r .id)
-Q=$(ctl job add --group rs-app --handler demoJobHandler --route SHARDING_BROADCAST | jq -r .id)
+B=$(ctl --get .id job add --group rs-app --handler demoJobHandler --cron '* * * * * ?' \
+    --route SHARDING_BROADCAST --start)
+P=$(ctl --get .id job add --group rs-app --handler demoJobHandler)
+Q=$(ctl --get .id job add --group rs-app --handler demoJobHandler --route SHARDING_BROADCAST)
 
 # rows_per_second JOB: "scheduleTime count" of the job's planned rows
 rows_per_second () {
@@ -65,7 +65,7 @@ check "the scheduler starts a third time, its agents still frozen" \
 check "... and waits for the agents of the run before the last (3 awaited)" \
     test "$(xxl_sql "SELECT COUNT(*) FROM xxl_job_registry")" = 3
 ids=""
-for _ in $(seq 10); do ids="$ids $(ctl job trigger "$P" | jq -r '.logIds[0]')"; done
+for _ in $(seq 10); do ids="$ids $(ctl --get '.logIds[0]' job trigger "$P")"; done
 qids=$(ctl job trigger "$Q" | jq -r '.logIds | join(" ")')
 check "triggers made while agents reconnect are acknowledged" bash -c "[ \$(echo $ids $qids | wc -w) -eq 11 ]"
 for a in r1 r2 r3; do eval "kill -CONT \$APID_$a"; done
@@ -94,7 +94,7 @@ wait_for 10 agent_registered st-app s1
 wait_for 10 agent_registered st-app s2
 jobs=""
 for _ in $(seq 40); do
-    jobs="$jobs $(ctl job add --group st-app --handler demoJobHandler --cron '* * * * * ?' --route ROUND --start | jq -r .id)"
+    jobs="$jobs $(ctl --get .id job add --group st-app --handler demoJobHandler --cron '* * * * * ?' --route ROUND --start)"
 done
 on_s1 () { [ "$(ctl log list --limit 10000 | jq '[.logs[] | select(.executorAddress == "s1" and .handleCode == 200)] | length')" -ge 40 ]; }
 wait_for 15 on_s1
@@ -120,7 +120,7 @@ check "the scheduler lives" kill -0 "$SPID"
 # (scheduler/stop_wait, 3 s): it still ends its stop and exits 0 (it used
 # to exit under the engine, which then failed czmq's assertion)
 kill -STOP "$APID_s2"
-LF=$(ctl job trigger "$first_job" --address s2 | jq -r '.logIds[0]')
+LF=$(ctl --get '.logIds[0]' job trigger "$first_job" --address s2)
 check "a run is triggered on the frozen agent" test -n "$LF" -a "$LF" != null
 kill -TERM "$SPID"
 check "the scheduler waits for the frozen agent's answer" \

@@ -30,7 +30,7 @@ ctl group add route-app >/dev/null
 trigger_n () {
     local ids="" id
     for _ in $(seq "$2"); do
-        id=$(ctl job trigger "$1" | jq -r '.logIds[0]')
+        id=$(ctl --get '.logIds[0]' job trigger "$1")
         ids="$ids $id"
         wait_for 10 log_finished "$id"
     done
@@ -83,7 +83,7 @@ check "--shard 1/3 sends a single shard" test "$ONE" = 1
 # FAILOVER: the first agent frozen; the probe fails over to the next
 FO=$(job FAILOVER)
 kill -STOP "$APID_r1"
-L=$(ctl job trigger "$FO" | jq -r '.logIds[0]')
+L=$(ctl --get '.logIds[0]' job trigger "$FO")
 check "FAILOVER run finishes" wait_for 15 log_finished "$L"
 check "FAILOVER skips the frozen agent" test "$(log_field "$L" executorAddress)" = r2-tag
 check "FAILOVER's probe results are in triggerMsg" bash -c "
@@ -93,7 +93,7 @@ check "FAILOVER's probe results are in triggerMsg" bash -c "
 check "FAILOVER's probe lines end with a new line" bash -c "
     $CTL --api $API --json log show $L | jq -r .triggerMsg | grep -qx 'address: r2-tag'"
 #   Only the frozen agent to probe: the run fails, the failure on its own line
-LF=$(ctl job trigger "$FO" --address r1 | jq -r '.logIds[0]')
+LF=$(ctl --get '.logIds[0]' job trigger "$FO" --address r1)
 check "FAILOVER with no address answering fails" wait_for 15 field_is "$LF" triggerCode 500
 check "its failure follows the probe lines on a line of its own" bash -c "
     $CTL --api $API --json log show $LF | jq -r .triggerMsg | grep -qx 'trigger failed: no address answered'"
@@ -107,13 +107,13 @@ check "its failure follows the probe lines on a line of its own" bash -c "
 moved () { grep -q "job $FO is slow to trigger; it moves to the slow pool" "$T/scheduler.log"; }
 SLOW_OK=1
 for _ in $(seq 10); do
-    S=$(ctl job trigger "$FO" | jq -r '.logIds[0]')
+    S=$(ctl --get '.logIds[0]' job trigger "$FO")
     wait_for 5 field_is "$S" triggerCode 200 || SLOW_OK=0
     moved && break
 done
 check "triggers slower than 500 ms all go through" test "$SLOW_OK" = 1
 check "the slow job moved to the slow pool" moved
-L2=$(ctl job trigger "$FO" | jq -r '.logIds[0]')
+L2=$(ctl --get '.logIds[0]' job trigger "$FO")
 check "on the slow pool, FAILOVER still routes around the frozen agent" \
     wait_for 10 field_is "$L2" executorAddress r2-tag
 kill -CONT "$APID_r1"
@@ -122,10 +122,10 @@ check "r1 is connected again after SIGCONT" wait_for 10 agent_registered route-a
 
 # BUSYOVER: r1 busy with the job; the trigger goes to an idle agent
 printf 'sleep 3\n' > "$T/sleep3.sh"
-BO=$(ctl job add --group route-app --glue-type GLUE_SHELL --glue-source "$T/sleep3.sh" --route BUSYOVER | jq -r .id)
-B1=$(ctl job trigger "$BO" --address r1 | jq -r '.logIds[0]')
+BO=$(ctl --get .id job add --group route-app --glue-type GLUE_SHELL --glue-source "$T/sleep3.sh" --route BUSYOVER)
+B1=$(ctl --get '.logIds[0]' job trigger "$BO" --address r1)
 wait_for 5 field_is "$B1" triggerCode 200
-B2=$(ctl job trigger "$BO" | jq -r '.logIds[0]')
+B2=$(ctl --get '.logIds[0]' job trigger "$BO")
 check "BUSYOVER run is accepted" wait_for 10 field_is "$B2" triggerCode 200
 check "BUSYOVER avoids the busy agent" test "$(log_field "$B2" executorAddress)" = r2-tag
 check "BUSYOVER's idle checks are in triggerMsg" bash -c "

@@ -27,12 +27,12 @@ peer_gone () { ! agent_registered ex-app a-peer; }
     -- wait 1500 -- send UNREGISTER $REG > "$T/round.json" &
 PEER_PID=$!
 check "the peer registers" wait_for 10 agent_registered ex-app a-peer
-JR=$(ctl job add --group ex-app --handler demoJobHandler --route ROUND | jq -r .id)
+JR=$(ctl --get .id job add --group ex-app --handler demoJobHandler --route ROUND)
 peer_got () { [ "$(jq -s '.[1].logId // -1' "$T/round.json" 2>/dev/null)" != -1 ] \
               && [ -n "$(jq -s '.[1].logId // empty' "$T/round.json" 2>/dev/null)" ]; }
 IDS=""
 for _ in 1 2 3 4 5 6; do
-    id=$(ctl job trigger "$JR" | jq -r '.logIds[0]')
+    id=$(ctl --get '.logIds[0]' job trigger "$JR")
     IDS="$IDS $id"
     wait_for 10 log_finished "$id"
     peer_got && break
@@ -61,8 +61,8 @@ wait_for 10 peer_gone
     -- send UNREGISTER $REG > "$T/first.json" &
 PEER_PID=$!
 check "the peer registers again" wait_for 10 agent_registered ex-app a-peer
-JF=$(ctl job add --group ex-app --handler demoJobHandler --route FIRST | jq -r .id)
-FLOG=$(ctl job trigger "$JF" | jq -r '.logIds[0]')
+JF=$(ctl --get .id job add --group ex-app --handler demoJobHandler --route FIRST)
+FLOG=$(ctl --get '.logIds[0]' job trigger "$JF")
 wait "$PEER_PID"
 RUNS=$(jq -s --argjson id "$FLOG" '[.[] | select(.step == "expect RUN" and .logId == $id)] | length' "$T/first.json")
 check "the FIRST job's RUN reached the peer 4 times: once, then routed again 3 times ($RUNS)" \

@@ -23,32 +23,32 @@ glue_job () {
 }
 
 # Child jobs fire with trigger type PARENT after a success
-CHILD=$(ctl job add --group svc-app --handler demoJobHandler --param child | jq -r .id)
-PARENT=$(ctl job add --group svc-app --handler demoJobHandler --child "$CHILD" | jq -r .id)
-PL=$(ctl job trigger "$PARENT" | jq -r '.logIds[0]')
+CHILD=$(ctl --get .id job add --group svc-app --handler demoJobHandler --param child)
+PARENT=$(ctl --get .id job add --group svc-app --handler demoJobHandler --child "$CHILD")
+PL=$(ctl --get '.logIds[0]' job trigger "$PARENT")
 check "parent finishes" wait_for 10 finished "$PL"
 child_ran () { ctl log list --job "$CHILD" | jq -e '[.logs[] | select(.triggerType == "PARENT" and .handleCode == 200)] | length == 1' >/dev/null; }
 check "the child job ran as PARENT" wait_for 10 child_ran
 check "the parent's handleMsg names the child" bash -c "
     $CTL --api $API --json log show $PL | jq -r .handleMsg | grep -q 'job $CHILD\\] triggered'"
 FAILP=$(glue_job 'exit 1' --child "$CHILD")
-FL=$(ctl job trigger "$FAILP" | jq -r '.logIds[0]')
+FL=$(ctl --get '.logIds[0]' job trigger "$FAILP")
 wait_for 10 finished "$FL"
 sleep 0.5
 check "a failed parent triggers no child" bash -c "
     $CTL --api $API --json log list --job $CHILD | jq -e '[.logs[] | select(.triggerType == \"PARENT\")] | length == 1' >/dev/null"
 
 # A child cycle is refused when saved
-A=$(ctl job add --group svc-app --handler demoJobHandler | jq -r .id)
-B=$(ctl job add --group svc-app --handler demoJobHandler --child "$A" | jq -r .id)
+A=$(ctl --get .id job add --group svc-app --handler demoJobHandler)
+B=$(ctl --get .id job add --group svc-app --handler demoJobHandler --child "$A")
 check "a cycle A -> B -> A is refused" bash -c "! $CTL --api $API --json job update $A --child $B > $T/cycle.json"
 check "the refusal shows the cycle" grep -q "cycle: $A -> $B -> $A" "$T/cycle.json"
 check "a job cannot be its own child" bash -c "! $CTL --api $API --json job update $A --child $A >/dev/null"
-check "nothing changed" test "$(ctl job show "$A" | jq -r .childJobId)" = ""
+check "nothing changed" test "$(ctl --get .childJobId job show "$A")" = ""
 
 # Retries: count - 1 each time, same param, waits growing by the backoff
 RJ=$(glue_job 'echo "attempt with $1"; exit 1' --param P7 --retry 2 --retry-interval 1 --retry-backoff 2)
-RL=$(ctl job trigger "$RJ" | jq -r '.logIds[0]')
+RL=$(ctl --get '.logIds[0]' job trigger "$RJ")
 three_rows () { [ "$(ctl log list --job "$RJ" | jq '[.logs[] | select(.handleCode == 500)] | length')" = 3 ]; }
 check "two retries after the failure" wait_for 15 three_rows
 ctl log list --job "$RJ" > "$T/retries.json"
@@ -70,7 +70,7 @@ start_agent s2 lost-app
 ctl group add lost-app >/dev/null
 check "second agent registers" wait_for 10 agent_registered lost-app s2
 LJ=$(ctl job add --group lost-app --glue-type GLUE_SHELL --glue-source <(echo 'sleep 20.0517') | jq -r .id)
-LL=$(ctl job trigger "$LJ" | jq -r '.logIds[0]')
+LL=$(ctl --get '.logIds[0]' job trigger "$LJ")
 wait_for 5 field_is "$LL" triggerCode 200
 kill -KILL "$APID_s2"
 check "the lost run is marked failed" wait_for 20 field_is "$LL" handleCode 500
@@ -91,13 +91,13 @@ done
 check "glue history keeps the three versions, newest first" bash -c "
     $CTL --api $API --json glue history $GJ | jq -e '[.glues[].version] == [3, 2, 1]' >/dev/null &&
     for v in 1 2 3; do $CTL --api $API --json glue show $GJ --version \$v | jq -e --arg s \"echo v\$v\" '.glueSource == \$s + \"\\n\"' >/dev/null || exit 1; done"
-GL=$(ctl job trigger "$GJ" | jq -r '.logIds[0]')
+GL=$(ctl --get '.logIds[0]' job trigger "$GJ")
 wait_for 10 finished "$GL"
 check "the agent runs the newest source" bash -c "$CTL --api $API --json log cat $GL | jq -r .logContent | grep -qx v3"
 
 # log clear: keep the last N, then all; running rows are never removed
 SJ=$(glue_job 'sleep 4')
-SL=$(ctl job trigger "$SJ" | jq -r '.logIds[0]')
+SL=$(ctl --get '.logIds[0]' job trigger "$SJ")
 wait_for 5 field_is "$SL" triggerCode 200
 check "log clear --keep 3" ctl log clear --keep 3
 check "three newest rows (and the running one) remain" test "$(ctl log list --limit 1000 | jq '.logs | length')" -le 4
@@ -106,8 +106,8 @@ check "only the running row remains" test "$(ctl log list --limit 1000 | jq -r '
 check "log clear needs one mode" bash -c "! $CTL --api $API log clear >/dev/null 2>&1"
 # A clear of many rows goes a batch a turn (2,000) and answers once done:
 # 5,000 finished rows of one job (written behind the scheduler's back)
-BJ=$(ctl job add --group svc-app --handler demoJobHandler | jq -r .id)
-BG=$(ctl job show "$BJ" | jq -r .jobGroup)
+BJ=$(ctl --get .id job add --group svc-app --handler demoJobHandler)
+BG=$(ctl --get .jobGroup job show "$BJ")
 xxl_sql "INSERT INTO xxl_job_log (job_group, job_id, executor_handler, trigger_time, trigger_code,
            handle_code, trigger_type)
          WITH RECURSIVE s (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 5000)
@@ -119,7 +119,7 @@ check "... none is left" test "$(xxl_sql "SELECT COUNT(*) FROM xxl_job_log WHERE
 check "... the running row of another job stays" test "$(log_field "$SL" id)" = "$SL"
 # JOB_RM of a job with 4,501 rows (one still running): the job at once,
 # its rows a batch a turn, the reply with the count once all are gone
-RJ=$(ctl job add --group svc-app --handler demoJobHandler | jq -r .id)
+RJ=$(ctl --get .id job add --group svc-app --handler demoJobHandler)
 xxl_sql "INSERT INTO xxl_job_log (job_group, job_id, executor_handler, trigger_time, trigger_code,
            handle_code, trigger_type)
          WITH RECURSIVE s (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 4501)
@@ -130,7 +130,7 @@ check "job rm of a job with 4,501 rows (one running): deletedLogs 4501" \
 check "... no row of it is left" test "$(xxl_sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $RJ")" = 0
 # ... with --force, the reply that comes after the batches carries the
 # workflows' lists too (none here: [])
-FJ=$(ctl job add --group svc-app --handler demoJobHandler | jq -r .id)
+FJ=$(ctl --get .id job add --group svc-app --handler demoJobHandler)
 xxl_sql "INSERT INTO xxl_job_log (job_group, job_id, executor_handler, trigger_time, trigger_code,
            handle_code, trigger_type)
          WITH RECURSIVE s (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 2500)
@@ -146,7 +146,7 @@ check "... the audit records it once, with its job" \
 # A LOG_CLEAR cut short by a stop (400,000 rows: 200 turns) is answered,
 # 503 with what it deleted; the rest stay, and the same clear after the
 # restart deletes them
-CJ=$(ctl job add --group svc-app --handler demoJobHandler | jq -r .id)
+CJ=$(ctl --get .id job add --group svc-app --handler demoJobHandler)
 if [ "${XXL_STORE:-sqlite}" = pg ]; then
     # (the column's default: a block of the log ids' sequence per row,
     # which is cheap; the ids are the store's, never a scheduler's)
@@ -181,9 +181,9 @@ check "the audit records the cut clear with 503, then the whole one with 200" \
     test "$(ctl audit list | jq -c --argjson j "$CJ" '[.audit[] | select(.type == "LOG_CLEAR" and .target == $j) | .code] | sort')" = "[200,503]"
 
 # SIGTERM: nothing accepted is lost
-QJ=$(ctl job add --group svc-app --handler demoJobHandler | jq -r .id)
+QJ=$(ctl --get .id job add --group svc-app --handler demoJobHandler)
 IDS=""
-for _ in $(seq 40); do IDS="$IDS $(ctl job trigger "$QJ" | jq -r '.logIds[0]')"; done
+for _ in $(seq 40); do IDS="$IDS $(ctl --get '.logIds[0]' job trigger "$QJ")"; done
 kill -TERM "$SPID"; wait "$SPID"
 RC=$?
 check "scheduler exits 0 on SIGTERM (it exited $RC)" test "$RC" -eq 0

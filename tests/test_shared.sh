@@ -33,7 +33,7 @@ check "agent registers with the second" wait_for 10 agent_registered shared-app 
 API=$API1
 ctl group add shared-app >/dev/null
 
-J=$(ctl job add --group shared-app --handler demoJobHandler --cron '* * * * * ?' --start | jq -r .id)
+J=$(ctl --get .id job add --group shared-app --handler demoJobHandler --cron '* * * * * ?' --start)
 # The scheduler that holds the job's share plans it: it is API1 below
 if shares "$API2" | jq -e --argjson s $((J % 16)) 'index($s) != null' >/dev/null; then
     X=$API1; API1=$API2; API2=$X; API=$API1
@@ -60,9 +60,9 @@ check "every run log on the agent belongs to a row in the store" \
     test -z "$(orphan_logs "$T/logs-sh-a")"
 
 # (API1 holds J's share: the trigger goes through API2)
-J2=$(ctl job add --group shared-app --handler demoJobHandler | jq -r .id)
+J2=$(ctl --get .id job add --group shared-app --handler demoJobHandler)
 until [ $((J2 % 16)) = $((J % 16)) ]; do
-    J2=$(ctl job add --group shared-app --handler demoJobHandler | jq -r .id)
+    J2=$(ctl --get .id job add --group shared-app --handler demoJobHandler)
 done
 AP=$APID_sh_a
 kill -STOP "$AP"

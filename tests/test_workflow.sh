@@ -25,9 +25,9 @@ start_agent wf-a wf-app
 check "agent registers" wait_for 10 agent_registered wf-app wf-a
 ctl group add wf-app >/dev/null
 
-OK=$(ctl job add --group wf-app --handler probeIn --param sleep=10 | jq -r .id)
-BAD=$(ctl job add --group wf-app --handler probeIn --param fail | jq -r .id)
-SLOW=$(ctl job add --group wf-app --handler probeIn --param sleep=30000 | jq -r .id)
+OK=$(ctl --get .id job add --group wf-app --handler probeIn --param sleep=10)
+BAD=$(ctl --get .id job add --group wf-app --handler probeIn --param fail)
+SLOW=$(ctl --get .id job add --group wf-app --handler probeIn --param sleep=30000)
 check "jobs added" test -n "$OK" -a -n "$BAD" -a -n "$SLOW"
 
 # runs_of JOB: how many probe lines the job's runs wrote
@@ -83,8 +83,8 @@ cat > "$T/chain.json" <<JSON
 {"nodes": [{"id": "x", "job": $BAD}, {"id": "y", "job": $OK}],
  "edges": [{"from": "x", "to": "y"}]}
 JSON
-W2=$(ctl workflow add --name chain --file "$T/chain.json" | jq -r .id)
-R2=$(ctl workflow trigger "$W2" | jq -r .runId)
+W2=$(ctl --get .id workflow add --name chain --file "$T/chain.json")
+R2=$(ctl --get .runId workflow trigger "$W2")
 check "an unhandled failure ends the run FAILURE" wait_for 20 run_ended "$R2"
 check "... FAILURE, y SKIPPED" bash -c "
     $CTL --api $API --json workflow run show $R2 | jq -e '.status == \"FAILURE\" and ([.nodes[] | .status] == [\"FAILURE\", \"SKIPPED\"])' >/dev/null"
@@ -107,8 +107,8 @@ cat > "$T/slow.json" <<JSON
 {"nodes": [{"id": "s", "job": $SLOW}, {"id": "t", "job": $OK, "param": "tag=never"}],
  "edges": [{"from": "s", "to": "t", "on": "always"}]}
 JSON
-W3=$(ctl workflow add --name slow --file "$T/slow.json" | jq -r .id)
-R3=$(ctl workflow trigger "$W3" | jq -r .runId)
+W3=$(ctl --get .id workflow add --name slow --file "$T/slow.json")
+R3=$(ctl --get .runId workflow trigger "$W3")
 s_running () { [ "$(runs_of "$SLOW")" -ge 1 ]; }
 check "the slow node runs" wait_for 10 s_running
 check "run kill answers" ctl workflow run kill "$R3"
@@ -128,8 +128,8 @@ cat > "$T/restart.json" <<JSON
 {"nodes": [{"id": "p", "job": $OK, "param": "sleep=1500"}, {"id": "q", "job": $OK, "param": "after-restart"}],
  "edges": [{"from": "p", "to": "q"}]}
 JSON
-W4=$(ctl workflow add --name restart --file "$T/restart.json" | jq -r .id)
-R4=$(ctl workflow trigger "$W4" | jq -r .runId)
+W4=$(ctl --get .id workflow add --name restart --file "$T/restart.json")
+R4=$(ctl --get .runId workflow trigger "$W4")
 p_running () { grep -q "sleep=1500" <(ctl log list --job "$OK" --limit 20 | jq -r '.logs[] | select(.flowRunId == '"$R4"' and .triggerCode == 200) | .executorParam'); }
 check "p runs" wait_for 10 p_running
 kill -KILL "$SPID"; wait "$SPID" 2>/dev/null
@@ -147,8 +147,8 @@ cat > "$T/clear.json" <<JSON
            {"id": "r", "job": $OK, "param": "sleep=10"}],
  "edges": [{"from": "p", "to": "q"}, {"from": "q", "to": "r"}]}
 JSON
-W7=$(ctl workflow add --name clear --file "$T/clear.json" | jq -r .id)
-R7=$(ctl workflow trigger "$W7" | jq -r .runId)
+W7=$(ctl --get .id workflow add --name clear --file "$T/clear.json")
+R7=$(ctl --get .runId workflow trigger "$W7")
 q_running () { [ "$(node_status "$R7" q)" = RUNNING ] && [ "$(node_status "$R7" p)" = SUCCESS ]; }
 check "q runs after p" wait_for 10 q_running
 P7=$(node_log "$R7" p)
@@ -162,14 +162,14 @@ ctl workflow rm "$W7" >/dev/null
 
 # -- A node whose job retries its failures (--retry 2, 1 s apart): its
 #    three attempts, then its failure edge; the run's other node waits
-FLAKY=$(ctl job add --group wf-app --handler probeIn --param fail --retry 2 --retry-interval 1 \
-        | jq -r .id)
+FLAKY=$(ctl --get .id job add --group wf-app --handler probeIn --param fail --retry 2 --retry-interval 1 \
+)
 cat > "$T/retries.json" <<JSON
 {"nodes": [{"id": "r", "job": $FLAKY}, {"id": "after", "job": $OK}],
  "edges": [{"from": "r", "to": "after", "on": "failure"}]}
 JSON
-W8=$(ctl workflow add --name retries --file "$T/retries.json" | jq -r .id)
-R8=$(ctl workflow trigger "$W8" | jq -r .runId)
+W8=$(ctl --get .id workflow add --name retries --file "$T/retries.json")
+R8=$(ctl --get .runId workflow trigger "$W8")
 check "a retried node is RUNNING between its attempts" wait_for 10 bash -c "
     $CTL --api $API --json workflow run show $R8 | jq -e '.nodes[0] | .status == \"RUNNING\" and .attempt == 2' >/dev/null"
 check "the run with a retried node ends" wait_for 30 run_ended "$R8"
@@ -186,7 +186,7 @@ check "each attempt started its retry interval (1 s) after the last one ended, '
     [ \$after -ge \$last ]"
 
 # -- A schedule: FIX_RATE 1 s, started
-W5=$(ctl workflow add --name tick --file "$T/chain.json" --fix-rate 1 --start | jq -r .id)
+W5=$(ctl --get .id workflow add --name tick --file "$T/chain.json" --fix-rate 1 --start)
 two_runs () { [ "$(ctl workflow runs "$W5" | jq '.runs | length')" -ge 2 ]; }
 check "a FIX_RATE workflow fires by itself" wait_for 15 two_runs
 check "workflow stop answers" ctl workflow stop "$W5"
@@ -278,16 +278,16 @@ FORCED=$(ctl job rm "$BAD" --force)
 # valid definition is left: it goes)
 check "job rm --force removes it from them (said in the reply)" bash -c "
     echo '$FORCED' | jq -e '.workflowsChanged == [$W2, $W5] and .workflowsRemoved == [$W1]' >/dev/null"
-LONE=$(ctl job add --group wf-app --handler loneJobHandler | jq -r .id)
+LONE=$(ctl --get .id job add --group wf-app --handler loneJobHandler)
 check "job rm --force of a job no workflow runs: both lists, empty" bash -c "
     $CTL --api $API --json job rm $LONE --force | jq -e '.workflowsChanged == [] and .workflowsRemoved == []' >/dev/null"
 check "the chain no longer names the job, y stays" bash -c "
     $CTL --api $API --json workflow show $W2 | jq -e '.definition | fromjson | [.nodes[].id] == [\"y\"] and .edges == []' >/dev/null"
 # -- REST: the definition as the object itself; 400s with the model's text;
 #    scope by the apps of every job a workflow names
-ADMIN_TOKEN=$(ctl token add wf-admin --role admin | jq -r .token)
-OTHER_TOKEN=$(ctl token add wf-other --role viewer --apps other-app | jq -r .token)
-OPER_TOKEN=$(ctl token add wf-oper --role operator --apps wf-app | jq -r .token)
+ADMIN_TOKEN=$(ctl --get .token token add wf-admin --role admin)
+OTHER_TOKEN=$(ctl --get .token token add wf-other --role viewer --apps other-app)
+OPER_TOKEN=$(ctl --get .token token add wf-oper --role operator --apps wf-app)
 rest () {     # rest TOKEN METHOD PATH [BODY]: prints "STATUS BODY"
     curl -s -o "$T/rest.out" -w '%{http_code}' -X "$2" -H "Authorization: Bearer $1" \
         -H 'Content-Type: application/json' ${4:+--data "$4"} "http://$HTTP_EP/api/v1/$3"
@@ -319,7 +319,7 @@ check "an operator may not add one (403)" test "${OUT%% *}" = 403
 #    one that fires every minute leaves in four hours, among 50 of W6
 #    (written to the store: triggering them would only be slower)
 echo "{\"nodes\": [{\"id\": \"m\", \"job\": $OK}]}" > "$T/minutely.json"
-W7=$(ctl workflow add --name minutely --file "$T/minutely.json" | jq -r .id)
+W7=$(ctl --get .id workflow add --name minutely --file "$T/minutely.json")
 xxl_sql "INSERT INTO xxl_workflow_run (workflow_id, status, param, trigger_type, trigger_time,
              end_time, definition)
          WITH RECURSIVE s (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 300)
@@ -354,14 +354,14 @@ check "workflow changes are audited" bash -c "
 #    final once every shard is, and FAILURE when any shard failed
 start_agent wf-b wf-app
 check "a second agent registers" wait_for 10 agent_registered wf-app wf-b
-BC=$(ctl job add --group wf-app --handler probeIn --route SHARDING_BROADCAST | jq -r .id)
+BC=$(ctl --get .id job add --group wf-app --handler probeIn --route SHARDING_BROADCAST)
 cat > "$T/broadcast.json" <<JSON
 {"nodes": [{"id": "bc", "job": $BC, "param": "\${flow.param}"},
            {"id": "ok", "job": $OK}, {"id": "bad", "job": $OK}],
  "edges": [{"from": "bc", "to": "ok"}, {"from": "bc", "to": "bad", "on": "failure"}]}
 JSON
-W9=$(ctl workflow add --name broadcast --file "$T/broadcast.json" | jq -r .id)
-R9=$(ctl workflow trigger "$W9" --param "sleep=300 fail=1" | jq -r .runId)
+W9=$(ctl --get .id workflow add --name broadcast --file "$T/broadcast.json")
+R9=$(ctl --get .runId workflow trigger "$W9" --param "sleep=300 fail=1")
 check "a run whose broadcast node has a failed shard ends" wait_for 20 run_ended "$R9"
 check "... the node FAILURE (shard 1 failed), its failure edge ran, its success edge skipped" bash -c "
     $CTL --api $API --json workflow run show $R9 | jq -e '.status == \"SUCCESS\"
@@ -373,7 +373,7 @@ check "both shards' rows are the node's, and 'bad' started once both had ended" 
     last=\$($CTL --api $API --json log list --job $BC | jq '[.logs[] | select(.flowRunId == $R9) | .handleTime] | max')
     bad=\$($CTL --api $API --json log show $(node_log "$R9" bad) | jq .triggerTime)
     [ \$bad -ge \$last ]"
-R10=$(ctl workflow trigger "$W9" --param "sleep=300" | jq -r .runId)
+R10=$(ctl --get .runId workflow trigger "$W9" --param "sleep=300")
 check "... and with every shard succeeding, the node SUCCESS and its success edge runs" wait_for 20 bash -c "
     $CTL --api $API --json workflow run show $R10 | jq -e '.status == \"SUCCESS\"
         and [.nodes[] | .status] == [\"SUCCESS\", \"SUCCESS\", \"SKIPPED\"]' >/dev/null"
@@ -388,7 +388,7 @@ check "a stored definition that does not parse: WORKFLOW_TRIGGER 409, saying why
     jq -e '.code == 409 and (.msg | startswith("workflow '"$W7"': its stored definition does not parse ("))' "$T/req.json"
 check "... and no run is made" test "$(xxl_sql "SELECT COUNT(*) FROM xxl_workflow_run WHERE workflow_id = $W7")" = "$before"
 ctl workflow update "$W7" --file "$T/minutely.json" >/dev/null
-R11=$(ctl workflow trigger "$W7" | jq -r .runId)
+R11=$(ctl --get .runId workflow trigger "$W7")
 check "... replaced, it runs (the allowed case)" wait_for 20 bash -c "
     $CTL --api $API --json workflow run show $R11 | jq -e '.status == \"SUCCESS\"' >/dev/null"
 

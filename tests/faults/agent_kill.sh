@@ -22,9 +22,9 @@ check "agent r1 registers" wait_until 10 agent_registered ak-r r1
 # One job of each kind per group, SERIAL_EXECUTION: one run in flight, the
 # others queued behind it on the agent
 mkjobs () {     # mkjobs GROUP: three job ids
-    echo "$(ctl job add --group "$1" --handler probeIn --param sleep=8000 | jq -r .id)" \
-         "$(ctl job add --group "$1" --handler probe --param sleep=8000 | jq -r .id)" \
-         "$(ctl job add --group "$1" --glue-type GLUE_SHELL --glue-source "$GLUE" --param sleep=8000 | jq -r .id)"
+    echo "$(ctl --get .id job add --group "$1" --handler probeIn --param sleep=8000)" \
+         "$(ctl --get .id job add --group "$1" --handler probe --param sleep=8000)" \
+         "$(ctl --get .id job add --group "$1" --glue-type GLUE_SHELL --glue-source "$GLUE" --param sleep=8000)"
 }
 JR=$(mkjobs ak-r)
 JN=$(mkjobs ak-n)

@@ -47,16 +47,16 @@ else
     ctl group add bf-app >/dev/null
 fi
 # A one-second cron, never started: only the backfills make its runs
-JOB=$(ctl job add --group bf-app --handler probeIn --route ROUND --cron '* * * * * ?' \
-      --timezone UTC | jq -r .id)
+JOB=$(ctl --get .id job add --group bf-app --handler probeIn --route ROUND --cron '* * * * * ?' \
+      --timezone UTC)
 check "job added" test -n "$JOB" -a "$JOB" != null
 # The day before today (UTC): all past
 DAY=$(( ($(date -u +%s) / 86400 - 1) * 86400 * 1000 ))
 FROM=$DAY
 TO=$(( DAY + (SECONDS_N - 1) * 1000 ))
 START=$(now_ms)
-B1=$(ctl job backfill "$JOB" --from "$FROM" --to "$TO" --per-second "$PER_S" | jq -r .id)
-B2=$(ctl job backfill "$JOB" --from "$FROM" --to "$TO" --per-second "$PER_S" | jq -r .id)
+B1=$(ctl --get .id job backfill "$JOB" --from "$FROM" --to "$TO" --per-second "$PER_S")
+B2=$(ctl --get .id job backfill "$JOB" --from "$FROM" --to "$TO" --per-second "$PER_S")
 check "two backfills of $SECONDS_N instants start" bash -c "
     $CTL --api $API --json backfill list --job $JOB | jq -e '[.backfills[] | select(.total == $SECONDS_N and .state == \"RUNNING\")] | length == 2' >/dev/null"
 running () { [ "$(sql "SELECT COUNT(*) FROM xxl_backfill WHERE state = 'RUNNING'")" != 0 ]; }

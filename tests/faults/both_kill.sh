@@ -17,13 +17,13 @@ fagent b1 bk
 check "agent registers" wait_until 10 agent_registered bk b1
 JOBS=""
 for k in 1 2; do
-    JOBS="$JOBS $(ctl job add --group bk --handler probeIn --param sleep=800 | jq -r .id)"
-    JOBS="$JOBS $(ctl job add --group bk --handler probe --param sleep=800 | jq -r .id)"
-    JOBS="$JOBS $(ctl job add --group bk --glue-type GLUE_SHELL --glue-source "$GLUE" --param sleep=800 | jq -r .id)"
+    JOBS="$JOBS $(ctl --get .id job add --group bk --handler probeIn --param sleep=800)"
+    JOBS="$JOBS $(ctl --get .id job add --group bk --handler probe --param sleep=800)"
+    JOBS="$JOBS $(ctl --get .id job add --group bk --glue-type GLUE_SHELL --glue-source "$GLUE" --param sleep=800)"
 done
 # one-second crons too: their rows are planned ahead, sent, spooled
-CRONS="$(ctl job add --group bk --handler probeIn --cron '* * * * * ?' --param sleep=300 --start | jq -r .id)"
-CRONS="$CRONS $(ctl job add --group bk --handler probe --cron '* * * * * ?' --param sleep=300 --start | jq -r .id)"
+CRONS="$(ctl --get .id job add --group bk --handler probeIn --cron '* * * * * ?' --param sleep=300 --start)"
+CRONS="$CRONS $(ctl --get .id job add --group bk --handler probe --cron '* * * * * ?' --param sleep=300 --start)"
 
 for round in $(seq "$ROUNDS"); do
     wait_until 10 agent_registered bk b1

@@ -69,7 +69,7 @@ check "$NEXEC executors register through the bridge" wait_until 15 connected "$N
 # Short runs (0.2 s) on two jobs, ROUND over the executors
 JOBS=""
 for _ in 1 2; do
-    JOBS="$JOBS $(ctl job add --group bk --handler sleep --param 0.2 --route ROUND | jq -r .id)"
+    JOBS="$JOBS $(ctl --get .id job add --group bk --handler sleep --param 0.2 --route ROUND)"
 done
 load_start "$JOBS"
 for round in $(seq "$ROUNDS"); do

@@ -240,10 +240,10 @@ listed () {
 }
 check "agents register" wait_until 10 listed c1 c2
 
-J1=$(ctl job add --group ck --handler probeIn --route ROUND --param sleep=50 | jq -r .id)
-J2=$(ctl job add --group ck --handler probe --route ROUND --param sleep=50 | jq -r .id)
-CRON=$(ctl job add --group ck --handler probeIn --route ROUND --cron '* * * * * ?' --misfire FIRE_ONCE_NOW \
-       --param sleep=50 --start | jq -r .id)
+J1=$(ctl --get .id job add --group ck --handler probeIn --route ROUND --param sleep=50)
+J2=$(ctl --get .id job add --group ck --handler probe --route ROUND --param sleep=50)
+CRON=$(ctl --get .id job add --group ck --handler probeIn --route ROUND --cron '* * * * * ?' --misfire FIRE_ONCE_NOW \
+       --param sleep=50 --start)
 check "jobs added" test -n "$J1" -a -n "$J2" -a -n "$CRON"
 CRONS="$CRON"
 if [ "$HA" = 1 ]; then
@@ -255,8 +255,8 @@ if [ "$HA" = 1 ]; then
     for _ in $(seq 14); do
         n0=$(on0); n=$(echo $CRONS | wc -w)
         [ "$n0" -ge 2 ] && [ $((n - n0)) -ge 2 ] && break
-        CRONS="$CRONS $(ctl job add --group ck --handler probeIn --route ROUND --cron '* * * * * ?' \
-                        --misfire FIRE_ONCE_NOW --param sleep=50 --start | jq -r .id)"
+        CRONS="$CRONS $(ctl --get .id job add --group ck --handler probeIn --route ROUND --cron '* * * * * ?' \
+                        --misfire FIRE_ONCE_NOW --param sleep=50 --start)"
     done
     say "crons $CRONS: $(on0) on scheduler 0's shares ($H0), the others on scheduler 1's"
 fi

@@ -21,12 +21,12 @@ fagent o1 other
 fagent s1 solo
 check "agents register" wait_until 10 agent_registered other o1
 wait_until 10 agent_registered solo s1
-OJ=$(ctl job add --group other --handler probeIn --cron '* * * * * ?' --param sleep=10 --start | jq -r .id)
+OJ=$(ctl --get .id job add --group other --handler probeIn --cron '* * * * * ?' --param sleep=10 --start)
 alive () { kill -0 "$SPID" 2>/dev/null && ctl job show "$OJ" >/dev/null; }
 EMPTY="" SOLO=""
 for s in $STRATEGIES; do
-    EMPTY="$EMPTY $(ctl job add --group empty --handler probeIn --route "$s" --cron '* * * * * ?' --start | jq -r .id)"
-    SOLO="$SOLO $(ctl job add --group solo --handler probeIn --route "$s" --cron '* * * * * ?' --param sleep=10 --start | jq -r .id)"
+    EMPTY="$EMPTY $(ctl --get .id job add --group empty --handler probeIn --route "$s" --cron '* * * * * ?' --start)"
+    SOLO="$SOLO $(ctl --get .id job add --group solo --handler probeIn --route "$s" --cron '* * * * * ?' --param sleep=10 --start)"
 done
 check "20 jobs added and started" test "$(echo $EMPTY $SOLO | wc -w)" = 20
 stays_alive () {    # stays_alive SECONDS WHAT
@@ -68,7 +68,7 @@ ran_since () {
 }
 all_ran () { for j in $EMPTY; do ran_since "$j" "$ARRIVED" || return 1; done; }
 check "... every strategy's cron runs on it (SHARDING_BROADCAST as shard 0/1)" wait_until 15 all_ran
-for j in $EMPTY; do ran_since "$j" "$ARRIVED" || say "no run on e1 of job $j ($(ctl job show "$j" | jq -r .executorRouteStrategy))"; done
+for j in $EMPTY; do ran_since "$j" "$ARRIVED" || say "no run on e1 of job $j ($(ctl --get .executorRouteStrategy job show "$j"))"; done
 MANUAL_AT=$(now_ms)
 for j in $EMPTY; do ctl job trigger "$j" | jq -r ".logIds[]" | sed "s/\$/ $j/" >> "$T/acked-empty"; done
 manual_ran () { [ "$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id IN ($(echo $EMPTY | tr ' ' ,))

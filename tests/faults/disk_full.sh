@@ -27,8 +27,8 @@ fagent d1 df
 fagent d2 dl
 check "agents register" wait_until 10 agent_registered df d1
 wait_until 10 agent_registered dl d2
-J=$(ctl job add --group df --handler probeIn --param sleep=10 | jq -r .id)
-CR=$(ctl job add --group df --handler probeIn --cron '* * * * * ?' --param sleep=10 --start | jq -r .id)
+J=$(ctl --get .id job add --group df --handler probeIn --param sleep=10)
+CR=$(ctl --get .id job add --group df --handler probeIn --cron '* * * * * ?' --param sleep=10 --start)
 
 # try_trigger JOB: one trigger; "ok ID", "error MSG" or "silence MSG" on $T/outcomes
 try_trigger () {
@@ -43,7 +43,7 @@ for _ in 1 2 3; do try_trigger "$J" >> "$T/before"; done
 check "triggers work before the disk fills" test "$(grep -c '^ok' "$T/before")" = 3
 # 20,000 finished rows of a job, for a LOG_CLEAR while the disk is full
 # (written behind the scheduler's back)
-CJ=$(ctl job add --group df --handler probeIn | jq -r .id)
+CJ=$(ctl --get .id job add --group df --handler probeIn)
 sqlite3 -batch "$FDB" ".timeout 5000" "INSERT INTO xxl_job_log (job_group, job_id, executor_handler, trigger_time, trigger_code,
        handle_code, trigger_type)
      WITH RECURSIVE s (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 20000)
@@ -118,9 +118,9 @@ fcount "store on a full filesystem" --jobs "$J $CR"
 
 # ---- the agent's logdir fills (run logs, glue sources, the spool)
 ACKED="$T/acked2"; : > "$ACKED"
-JL="$(ctl job add --group dl --handler probeIn --param sleep=10 | jq -r .id)"
-JL="$JL $(ctl job add --group dl --handler probe --param sleep=10 | jq -r .id)"
-JL="$JL $(ctl job add --group dl --glue-type GLUE_SHELL --glue-source "$GLUE" --param sleep=10 | jq -r .id)"
+JL="$(ctl --get .id job add --group dl --handler probeIn --param sleep=10)"
+JL="$JL $(ctl --get .id job add --group dl --handler probe --param sleep=10)"
+JL="$JL $(ctl --get .id job add --group dl --glue-type GLUE_SHELL --glue-source "$GLUE" --param sleep=10)"
 for j in $JL; do try_trigger "$j" >> "$T/lbefore"; done
 check "runs on d2 before its logdir fills" wait_quiet 15 "job_id IN ($(echo $JL | tr ' ' ,))"
 MARK=$(sql "SELECT COALESCE(MAX(id), 0) FROM xxl_job_log")

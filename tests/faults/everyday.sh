@@ -53,8 +53,8 @@ check "agent r1 registers" wait_until 10 agent_registered ev-rm r1
 
 # A1: one run executing, two queued behind it on the agent (SERIAL_EXECUTION),
 # retries left and an alarm target: removed while the first runs
-JA=$(ctl job add --group ev-rm --handler probeIn --param "sleep=3000 fail" --retry 2 \
-     --alarm-email script:alarm.sh | jq -r .id)
+JA=$(ctl --get .id job add --group ev-rm --handler probeIn --param "sleep=3000 fail" --retry 2 \
+     --alarm-email script:alarm.sh)
 # (the first sleeps 8 s: the removal comes while it runs, before its
 # failure makes a retry, on a loaded machine too)
 A1=$(trig "$JA" --param "sleep=8000 fail"); A2=$(trig "$JA"); A3=$(trig "$JA")
@@ -63,12 +63,12 @@ queued () { [ "$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE id IN ($A2, $A3) AN
 check "A1: the two others are accepted (queued behind it)" wait_until 10 queued
 RM_A=$(now_ms)
 check "A1: job rm while its run executes and two wait" \
-    test "$(ctl job rm "$JA" | jq -r .deletedLogs)" = 3
+    test "$(ctl --get .deletedLogs job rm "$JA")" = 3
 check "A1: its rows are gone at once" test "$(rows_of "$JA")" = 0
 
 # A2: a failed run whose retry waits (retry interval 3 s): removed meanwhile
-JB=$(ctl job add --group ev-rm --handler probeIn --param fail --retry 3 --retry-interval 3 \
-     --alarm-email script:alarm.sh | jq -r .id)
+JB=$(ctl --get .id job add --group ev-rm --handler probeIn --param fail --retry 3 --retry-interval 3 \
+     --alarm-email script:alarm.sh)
 B1=$(trig "$JB")
 retry_pending () { [ "$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $JB AND trigger_type = 'RETRY'")" -ge 1 ]; }
 check "A2: the failed run's retry is pending" wait_until 10 retry_pending
@@ -77,7 +77,7 @@ RM_B=$(now_ms)
 check "A2: job rm with a retry pending" q ctl job rm "$JB"
 
 # A3: a started one-second cron, rows planned ahead, removed
-JC=$(ctl job add --group ev-rm --handler probeIn --cron '* * * * * ?' --param sleep=200 --start | jq -r .id)
+JC=$(ctl --get .id job add --group ev-rm --handler probeIn --cron '* * * * * ?' --param sleep=200 --start)
 cron_ran () { [ "$(job_starts "$JC" | wc -l)" -ge 2 ]; }
 check "A3: the cron runs" wait_until 10 cron_ran
 planned () { [ "$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $JC AND schedule_time > $(now_ms)")" -ge 1 ]; }
@@ -105,7 +105,7 @@ check "A: no alarm for a removed job's failures" \
     test "$(awk -v a="$JA" -v b="$JB" '$1 == a || $1 == b' "$T/alarms.out" | wc -l)" = 0
 check "A: the agent's callbacks were acknowledged (its spool has nothing pending)" \
     bash -c "! grep -qi 'callback.*\\(retry\\|refused\\|failed\\)' '$T/agent-r1.log'"
-J_OK=$(ctl job add --group ev-rm --handler probeIn --param ok | jq -r .id)
+J_OK=$(ctl --get .id job add --group ev-rm --handler probeIn --param ok)
 OK1=$(trig "$J_OK")
 # A4: one-second crons removed (or stopped) just before a second's fire,
 # while its prepared RUNs wait for the instant: no row planned after the
@@ -135,9 +135,9 @@ CUTS=$(pick 8 30)
 for i in $(seq "$CUTS"); do
     rnd 3
     case $R in
-        0) J=$(ctl job add --group ev-rm --handler probeIn --cron '* * * * * ?' --param "cut-$i" --start | jq -r .id) ;;
-        1) J=$(ctl job add --group ev-rm --handler probe --cron '* * * * * ?' --param "cut-$i" --start | jq -r .id) ;;
-        2) J=$(ctl job add --group ev-rm --glue-type GLUE_SHELL --glue-source "$GLUE" --cron '* * * * * ?' --param "cut-$i" --start | jq -r .id) ;;
+        0) J=$(ctl --get .id job add --group ev-rm --handler probeIn --cron '* * * * * ?' --param "cut-$i" --start) ;;
+        1) J=$(ctl --get .id job add --group ev-rm --handler probe --cron '* * * * * ?' --param "cut-$i" --start) ;;
+        2) J=$(ctl --get .id job add --group ev-rm --glue-type GLUE_SHELL --glue-source "$GLUE" --cron '* * * * * ?' --param "cut-$i" --start) ;;
     esac
     j_ran () { [ "$(job_starts "$1" | wc -l)" -ge 1 ]; }
     wait_until 10 j_ran "$J"
@@ -155,7 +155,7 @@ check "A4: no row planned after its job's removal or stop starts" test -z "$(lat
 late_starts | head -5 | sed 's/^/    late: /'
 check "A: a later run of another job finishes 200" wait_until 10 field_is "$OK1" handleCode 200
 # (the alarm works: a live job's last failure sends it)
-J_AL=$(ctl job add --group ev-rm --handler probeIn --param fail --alarm-email script:alarm.sh | jq -r .id)
+J_AL=$(ctl --get .id job add --group ev-rm --handler probeIn --param fail --alarm-email script:alarm.sh)
 AL1=$(trig "$J_AL")
 check "A: a live job's failure does send its alarm" \
     wait_until 15 grep -q "^$J_AL $AL1\$" "$T/alarms.out"
@@ -165,7 +165,7 @@ check "A: no logId started twice" no_twice
 # B1: handler and param changed while a run executes and one waits behind
 # it; the next trigger carries the new handler: the agent replaces the
 # job's queue (XXL-JOB's rule), ending the old runs with the reason
-JU=$(ctl job add --group ev-rm --handler probeIn --param "sleep=3000 old" | jq -r .id)
+JU=$(ctl --get .id job add --group ev-rm --handler probeIn --param "sleep=3000 old")
 # (the first sleeps 8 s: the update and the next trigger come while it
 # runs, on a loaded machine too)
 U1=$(trig "$JU" --param "sleep=8000 old"); U2=$(trig "$JU")
@@ -183,7 +183,7 @@ check "B1: ... the queued one never started, the running one once" \
 
 # B2: a one-second cron's schedule changed to every third second while fires
 # are planned ahead: none of the old plan fires after the change
-JS=$(ctl job add --group ev-rm --handler probeIn --cron '* * * * * ?' --param sleep=100 --start | jq -r .id)
+JS=$(ctl --get .id job add --group ev-rm --handler probeIn --cron '* * * * * ?' --param sleep=100 --start)
 js_ran () { [ "$(job_starts "$JS" | wc -l)" -ge 2 ]; }
 check "B2: the cron runs" wait_until 10 js_ran
 UPD_S=$(now_ms)
@@ -198,7 +198,7 @@ check "B2: every fire after the change is on the new schedule" \
 printf 'echo "v1 $(date +%%s%%3N)" >> %s/glue.out\n' "$T" > "$T/v1.sh"
 printf 'echo "v2 $(date +%%s%%3N)" >> %s/glue.out\n' "$T" > "$T/v2.sh"
 : > "$T/glue.out"
-JG=$(ctl job add --group ev-rm --glue-type GLUE_SHELL --glue-source "$T/v1.sh" --cron '* * * * * ?' --start | jq -r .id)
+JG=$(ctl --get .id job add --group ev-rm --glue-type GLUE_SHELL --glue-source "$T/v1.sh" --cron '* * * * * ?' --start)
 v_lines () { grep -c "^$1 " "$T/glue.out"; }
 v1_ran () { [ "$(v_lines v1)" -ge 2 ]; }
 check "B3: the GLUE cron runs" wait_until 10 v1_ran
@@ -238,9 +238,9 @@ printf 'echo "b5v1 $(date +%%s%%3N)" >> %s/glue.out\n' "$T" > "$T/b5v1.sh"
 printf 'echo "b5v2 $(date +%%s%%3N)" >> %s/glue.out\n' "$T" > "$T/b5v2.sh"
 B5_T=$(( ($(now_ms) / 1000 + 9) * 1000 ))
 B5_S=$(( B5_T / 1000 % 60 ))
-J5S=$(ctl job add --group ev-rm --handler probeIn --cron "$B5_S * * * * ?" --param b5-stop --start | jq -r .id)
-J5R=$(ctl job add --group ev-rm --handler probe --cron "$B5_S * * * * ?" --param b5-rm --start | jq -r .id)
-J5G=$(ctl job add --group ev-rm --glue-type GLUE_SHELL --glue-source "$T/b5v1.sh" --cron "$B5_S * * * * ?" --start | jq -r .id)
+J5S=$(ctl --get .id job add --group ev-rm --handler probeIn --cron "$B5_S * * * * ?" --param b5-stop --start)
+J5R=$(ctl --get .id job add --group ev-rm --handler probe --cron "$B5_S * * * * ?" --param b5-rm --start)
+J5G=$(ctl --get .id job add --group ev-rm --glue-type GLUE_SHELL --glue-source "$T/b5v1.sh" --cron "$B5_S * * * * ?" --start)
 b5_planned () { [ "$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id IN ($J5S, $J5R, $J5G) AND schedule_time = $B5_T")" = 3 ]; }
 check "B5: the minute crons' fire is planned ahead" wait_until 15 b5_planned
 rnd 3000; wait_until 10 sleep_until_ms $(( B5_T - 4000 + R ))
@@ -273,7 +273,7 @@ ctl job stop "$J5G" >/dev/null
 
 # B6: a FIX_DELAY job stopped while its next run is planned (prepared a
 # second ahead, as its run ended): it does not run
-J6=$(ctl job add --group ev-rm --handler probeIn --fix-delay 1 --param sleep=300 --start | jq -r .id)
+J6=$(ctl --get .id job add --group ev-rm --handler probeIn --fix-delay 1 --param sleep=300 --start)
 b6_planned () { [ "$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $J6 AND trigger_code = 0 AND schedule_time > $(now_ms) + 300")" -ge 1 ] && [ "$(job_starts "$J6" | wc -l)" -ge 1 ]; }
 check "B6: a FIX_DELAY run is planned" wait_until 15 b6_planned
 cut_job "$J6" stop
@@ -284,7 +284,7 @@ late_starts | head -5 | sed 's/^/    late: /'
 # B7: a FIX_DELAY job updated while its run runs: it goes on waiting for
 # the run (its next run starts the delay after this one ended, not while
 # it runs: before the fix every later run started a run behind)
-J7=$(ctl job add --group ev-rm --handler probeIn --fix-delay 1 --param sleep=2000 --start | jq -r .id)
+J7=$(ctl --get .id job add --group ev-rm --handler probeIn --fix-delay 1 --param sleep=2000 --start)
 b7_started () { [ "$(job_starts "$J7" | wc -l)" -ge 1 ]; }
 check "B7: the FIX_DELAY run executes" wait_until 15 b7_started
 q ctl job update "$J7" --desc "updated while it runs"
@@ -306,7 +306,7 @@ fagent m1 ev-man
 fagent m2 ev-man
 check "C1: agents m1 and m2 register" wait_until 10 agent_registered ev-man m1
 wait_until 10 agent_registered ev-man m2
-JM=$(ctl job add --group ev-man --handler probeIn --param sleep=2000 | jq -r .id)
+JM=$(ctl --get .id job add --group ev-man --handler probeIn --param sleep=2000)
 M1=$(trig "$JM")
 check "C1: the run executes on m1" wait_until 10 started "$M1"
 check "C1: group update --address-list m2 while it runs" q ctl group update ev-man --address-list m2
@@ -328,7 +328,7 @@ check "C1: made automatic, it runs on a registered agent" wait_until 10 field_is
 ctl group add ev-gone >/dev/null
 fagent g1 ev-gone
 check "C2: agent g1 registers" wait_until 10 agent_registered ev-gone g1
-JGN=$(ctl job add --group ev-gone --handler probeIn --param sleep=2000 | jq -r .id)
+JGN=$(ctl --get .id job add --group ev-gone --handler probeIn --param sleep=2000)
 G1=$(trig "$JGN")
 check "C2: the run executes on g1" wait_until 10 started "$G1"
 check "C2: group rm with a job is refused" bash -c "! $CTL --api $API --json group rm ev-gone >/dev/null 2>&1"
@@ -340,7 +340,7 @@ check "C2: no group came back" test "$(ctl group list | jq '[.groups[] | select(
 ctl group add ev-gone >/dev/null
 check "C2: the group added again lists its live agent" \
     wait_until 10 bash -c "$CTL --api $API --json group show ev-gone | jq -e '.addressList == \"g1\"'"
-JGN2=$(ctl job add --group ev-gone --handler probeIn | jq -r .id)
+JGN2=$(ctl --get .id job add --group ev-gone --handler probeIn)
 G2=$(trig "$JGN2")
 check "C2: ... and runs there" wait_until 10 field_is "$G2" handleCode 200
 check "C: no logId started twice" no_twice
@@ -352,8 +352,8 @@ ctl group add ev-g1 >/dev/null
 ctl group add ev-g2 >/dev/null
 fagent mv ev-g1
 check "D1: agent mv registers in ev-g1" wait_until 10 agent_registered ev-g1 mv
-JD1=$(ctl job add --group ev-g1 --handler probeIn --param sleep=5000 | jq -r .id)
-JD2=$(ctl job add --group ev-g2 --handler probeIn | jq -r .id)
+JD1=$(ctl --get .id job add --group ev-g1 --handler probeIn --param sleep=5000)
+JD2=$(ctl --get .id job add --group ev-g2 --handler probeIn)
 D1=$(trig "$JD1")
 check "D1: its run executes" wait_until 10 started "$D1"
 kill_agent mv KILL
@@ -363,7 +363,7 @@ check "D1: its lost run fails at once, saying the agent restarted" \
     wait_until 10 bash -c "$CTL --api $API --json log show $D1 | jq -e '.handleCode == 500 and (.handleMsg | test(\"lost\"))'"
 D2=$(trig "$JD2")
 check "D1: ev-g2's job runs on it" wait_until 10 field_is "$D2" handleCode 200
-g1_empty () { [ "$(ctl group show ev-g1 | jq -r .addressList)" = "" ]; }
+g1_empty () { [ "$(ctl --get .addressList group show ev-g1)" = "" ]; }
 check "D1: ev-g1 no longer lists it (within the dead time)" wait_until 10 g1_empty
 D3=$(trig "$JD1")
 check "D1: ev-g1's job then fails: no agent" \
@@ -377,7 +377,7 @@ cp "$T/plugins/probe.so" "$T/plugins/demo.so" "$T/plugins-pl/"
 ctl group add ev-pl >/dev/null
 AGENT_PLUGINS="$T/plugins-pl" fagent pl ev-pl
 check "D2: agent pl registers" wait_until 10 agent_registered ev-pl pl
-JP=$(ctl job add --group ev-pl --handler probe --param sleep=2000 | jq -r .id)
+JP=$(ctl --get .id job add --group ev-pl --handler probe --param sleep=2000)
 P1=$(trig "$JP")
 check "D2: the isolated run executes" wait_until 10 started "$P1"
 rm "$T/plugins-pl/probe.so"

@@ -24,7 +24,7 @@ fagent f1 fa
 fagent f2 fa
 check "agents register" wait_until 10 agent_registered fa f1
 wait_until 10 agent_registered fa f2
-J=$(ctl job add --group fa --handler probeIn --param sleep=60000 | jq -r .id)
+J=$(ctl --get .id job add --group fa --handler probeIn --param sleep=60000)
 started () { grep -q "^$1 " "$PROBE"; }
 # trigger_on ADDRESS: a run of J on that agent (the trigger's own address)
 trigger_on () { ctl job trigger "$J" --address "$1" | jq -r '.logIds[0]'; }
@@ -71,8 +71,8 @@ check "(1) LOG_KILL of it ends the row at least" wait_until 5 ended "$L1"
 # What the ask must leave alone.  (3) A scheduler restarted while a run
 # goes on: every agent registers on a new connection and is asked; the
 # agent holds its run (200) and the run ends with its own result
-J3=$(ctl job add --group fa --handler probeIn --param sleep=4000 | jq -r .id)
-L3=$(ctl job trigger "$J3" --address f1 | jq -r '.logIds[0]')
+J3=$(ctl --get .id job add --group fa --handler probeIn --param sleep=4000)
+L3=$(ctl --get '.logIds[0]' job trigger "$J3" --address f1)
 check "(3) a 4 s run executes on f1" wait_until 10 started "$L3"
 check "(3) ... accepted (its triggerCode recorded)" wait_until 10 field_is "$L3" triggerCode 200
 kill_sched KILL
@@ -85,7 +85,7 @@ check "(3) ... handleCode 200" test "$(log_field "$L3" handleCode)" = 200
 # (4) A second agent on a live agent's address (both connected): the
 # address moves while its old connection is open, so nobody is asked;
 # the first agent's run ends with its own result
-L4=$(ctl job trigger "$J3" --address f1 | jq -r '.logIds[0]')
+L4=$(ctl --get '.logIds[0]' job trigger "$J3" --address f1)
 check "(4) a 4 s run executes on f1" wait_until 10 started "$L4"
 XXL_PROBE_TAG=f1-twin "$AGENT" -c "$T/agent.cfg" --app fa --scheduler "$AGENTS" --address f1 \
     --plugins "$AGENT_PLUGINS" --logdir "$T/logs-f1-twin" >>"$T/agent-f1-twin.log" 2>&1 &
@@ -106,7 +106,7 @@ check "(4) the first agent's run ends with its own result (200), not as lost" \
 # long as the other agent lived)
 TWIN_LOST=0
 for i in 1 2 3; do
-    L5=$(ctl job trigger "$J3" --address f1 | jq -r '.logIds[0]')
+    L5=$(ctl --get '.logIds[0]' job trigger "$J3" --address f1)
     if ! wait_until 10 started "$L5"; then
         TWIN_LOST=$((TWIN_LOST + 1))
         # (its RUN went to the stopped agent's connection, or, in the
@@ -151,7 +151,7 @@ kill -STOP "$F1_PID" "$TWIN_PID"
     registryKey=s:fa registryValue=s:f1 runLease=5 -- expect RUN >"$T/peer6.out" 2>&1 &
 PEER6=$!
 wait_until 10 grep -q '"send REGISTER", "code": 200' "$T/peer6.out"
-L6=$(ctl job trigger "$J3" --address f1 | jq -r '.logIds[0]')
+L6=$(ctl --get '.logIds[0]' job trigger "$J3" --address f1)
 wait "$PEER6"
 kill -CONT "$F1_PID" "$TWIN_PID"
 check "(6) the peer got the RUN and left without an answer" grep -q "\"logId\": $L6" "$T/peer6.out"

@@ -22,9 +22,9 @@ both () { ctl agent list | jq -e '[.agents[] | select(.app == "fz" and .connecte
 check "agents register" wait_until 10 both
 JOBS=""
 for k in 1 2 3; do
-    JOBS="$JOBS $(ctl job add --group fz --handler probeIn --route ROUND --retry 1 | jq -r .id)"
+    JOBS="$JOBS $(ctl --get .id job add --group fz --handler probeIn --route ROUND --retry 1)"
 done
-JOBS="$JOBS $(ctl job add --group fz --handler probe --route ROUND --retry 1 | jq -r .id)"
+JOBS="$JOBS $(ctl --get .id job add --group fz --handler probe --route ROUND --retry 1)"
 load_start "$JOBS" "sleep=50 t=%n"
 for round in $(seq "$ROUNDS"); do
     rsleep 1000 2500

@@ -21,10 +21,10 @@ fagent f1 fs
 fagent f2 fs
 both () { ctl agent list | jq -e '[.agents[] | select(.app == "fs" and .connected)] | length == 2' >/dev/null; }
 check "agents register" wait_until 10 both
-J1=$(ctl job add --group fs --handler probeIn --route ROUND --param sleep=300 | jq -r .id)
-J2=$(ctl job add --group fs --handler probe --route FIRST --param sleep=300 | jq -r .id)
-DN=$(ctl job add --group fs --handler probeIn --route ROUND --cron '* * * * * ?' --misfire DO_NOTHING --param sleep=100 --start | jq -r .id)
-FN=$(ctl job add --group fs --handler probeIn --route LAST --cron '* * * * * ?' --misfire FIRE_ONCE_NOW --param sleep=100 --start | jq -r .id)
+J1=$(ctl --get .id job add --group fs --handler probeIn --route ROUND --param sleep=300)
+J2=$(ctl --get .id job add --group fs --handler probe --route FIRST --param sleep=300)
+DN=$(ctl --get .id job add --group fs --handler probeIn --route ROUND --cron '* * * * * ?' --misfire DO_NOTHING --param sleep=100 --start)
+FN=$(ctl --get .id job add --group fs --handler probeIn --route LAST --cron '* * * * * ?' --misfire FIRE_ONCE_NOW --param sleep=100 --start)
 load_start "$J1 $J2"
 for round in $(seq "$ROUNDS"); do
     rsleep 1500 3000

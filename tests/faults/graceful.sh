@@ -17,9 +17,9 @@ fagent g1 gs
 fagent g2 gs
 both () { ctl agent list | jq -e '[.agents[] | select(.app == "gs" and .connected)] | length == 2' >/dev/null; }
 check "agents register" wait_until 10 both
-JOBS="$(ctl job add --group gs --handler probeIn --route ROUND --param sleep=200 | jq -r .id)"
-JOBS="$JOBS $(ctl job add --group gs --handler probe --route ROUND --param sleep=200 | jq -r .id)"
-JOBS="$JOBS $(ctl job add --group gs --glue-type GLUE_SHELL --glue-source "$GLUE" --route ROUND --param sleep=200 | jq -r .id)"
+JOBS="$(ctl --get .id job add --group gs --handler probeIn --route ROUND --param sleep=200)"
+JOBS="$JOBS $(ctl --get .id job add --group gs --handler probe --route ROUND --param sleep=200)"
+JOBS="$JOBS $(ctl --get .id job add --group gs --glue-type GLUE_SHELL --glue-source "$GLUE" --route ROUND --param sleep=200)"
 load_start "$JOBS"
 for round in $(seq "$ROUNDS"); do
     rsleep 800 2000
@@ -37,8 +37,8 @@ check "agent stops: all runs finish" wait_quiet 40
 fcount "agents stopped cleanly mid-load"
 
 MARK=$(sql "SELECT COALESCE(MAX(id), 0) FROM xxl_job_log")
-CRONS="$(ctl job add --group gs --handler probeIn --route ROUND --cron '* * * * * ?' --param sleep=100 --start | jq -r .id)"
-CRONS="$CRONS $(ctl job add --group gs --handler probe --route FIRST --cron '* * * * * ?' --param sleep=100 --start | jq -r .id)"
+CRONS="$(ctl --get .id job add --group gs --handler probeIn --route ROUND --cron '* * * * * ?' --param sleep=100 --start)"
+CRONS="$CRONS $(ctl --get .id job add --group gs --handler probe --route FIRST --cron '* * * * * ?' --param sleep=100 --start)"
 load_start "$JOBS"
 for round in $(seq "$ROUNDS"); do
     rsleep 800 2000

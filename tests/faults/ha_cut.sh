@@ -61,11 +61,11 @@ check "scheduler 0 holds shares" wait_until 15 holds_some 0
 
 CRONS=""
 for r in ROUND FIRST LAST ROUND FIRST LAST; do
-    CRONS="$CRONS $(ctl job add --group ha-app --handler probeIn --route $r --cron '* * * * * ?' \
-                    --misfire DO_NOTHING --param sleep=100 --start | jq -r .id)"
+    CRONS="$CRONS $(ctl --get .id job add --group ha-app --handler probeIn --route $r --cron '* * * * * ?' \
+                    --misfire DO_NOTHING --param sleep=100 --start)"
 done
-J_IN=$(ctl job add --group ha-app --handler probeIn --route ROUND --param sleep=50 | jq -r .id)
-J_ISO=$(ctl job add --group ha-app --handler probe --route FIRST --param sleep=50 | jq -r .id)
+J_IN=$(ctl --get .id job add --group ha-app --handler probeIn --route ROUND --param sleep=50)
+J_ISO=$(ctl --get .id job add --group ha-app --handler probe --route FIRST --param sleep=50)
 check "jobs added" test -n "$J_IN" -a -n "$J_ISO" -a "$(echo $CRONS | wc -w)" = 6
 
 # API load through scheduler 0 (its triggers are refused while it is cut

@@ -26,11 +26,11 @@ ha_three ha-app h1 h2
 # Six one-second crons: ids in a row, so their shares differ
 CRONS=""
 for r in ROUND FIRST LAST ROUND FIRST LAST; do
-    CRONS="$CRONS $(ctl job add --group ha-app --handler probeIn --route $r --cron '* * * * * ?' \
-                    --misfire DO_NOTHING --param sleep=100 --start | jq -r .id)"
+    CRONS="$CRONS $(ctl --get .id job add --group ha-app --handler probeIn --route $r --cron '* * * * * ?' \
+                    --misfire DO_NOTHING --param sleep=100 --start)"
 done
-J_IN=$(ctl job add --group ha-app --handler probeIn --route ROUND --param sleep=50 | jq -r .id)
-J_ISO=$(ctl job add --group ha-app --handler probe --route FIRST --param sleep=50 | jq -r .id)
+J_IN=$(ctl --get .id job add --group ha-app --handler probeIn --route ROUND --param sleep=50)
+J_ISO=$(ctl --get .id job add --group ha-app --handler probe --route FIRST --param sleep=50)
 check "jobs added" test -n "$J_IN" -a -n "$J_ISO" -a "$(echo $CRONS | wc -w)" = 6
 
 # Load through scheduler 0, or through the first one alive

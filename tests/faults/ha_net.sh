@@ -127,17 +127,17 @@ check "scheduler 0 holds shares" wait_until 15 holds_some 0
 
 CRONS=""
 for r in ROUND FIRST LAST ROUND FIRST LAST; do
-    CRONS="$CRONS $(ctl job add --group hn-app --handler probeIn --route $r --cron '* * * * * ?' \
-                    --misfire DO_NOTHING --param sleep=100 --start | jq -r .id)"
+    CRONS="$CRONS $(ctl --get .id job add --group hn-app --handler probeIn --route $r --cron '* * * * * ?' \
+                    --misfire DO_NOTHING --param sleep=100 --start)"
 done
-J_IN=$(ctl job add --group hn-app --handler probeIn --route ROUND --param sleep=50 | jq -r .id)
-J_ISO=$(ctl job add --group hn-app --handler probe --route FIRST --param sleep=50 | jq -r .id)
+J_IN=$(ctl --get .id job add --group hn-app --handler probeIn --route ROUND --param sleep=50)
+J_ISO=$(ctl --get .id job add --group hn-app --handler probe --route FIRST --param sleep=50)
 # four long jobs, triggered in turn: a job's runs on one agent go one at a
 # time (SERIAL_EXECUTION), and each job's next run on an agent comes after
 # its last ended (every 5.6 s, runs of at most 4 s), so none queue
 J_LONGS=""
 for _ in 1 2 3 4; do
-    J_LONGS="$J_LONGS $(ctl job add --group hn-app --handler probe --route ROUND --retry 1 --param sleep=3000 | jq -r .id)"
+    J_LONGS="$J_LONGS $(ctl --get .id job add --group hn-app --handler probe --route ROUND --retry 1 --param sleep=3000)"
 done
 check "jobs added" test -n "$J_IN" -a -n "$J_ISO" -a "$(echo $J_LONGS | wc -w)" = 4 -a "$(echo $CRONS | wc -w)" = 6
 

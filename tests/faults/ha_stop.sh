@@ -52,7 +52,7 @@ cut_job () {
 }
 CUTS=$(pick 12 40)
 for i in $(seq "$CUTS"); do
-    J=$(ctl job add --group hs-app --handler probeIn --cron '* * * * * ?' --param "cut-$i" --start | jq -r .id)
+    J=$(ctl --get .id job add --group hs-app --handler probeIn --cron '* * * * * ?' --param "cut-$i" --start)
     wait_until 10 j_ran "$J"
     if shares_of "${S_API[0]}" | jq -e --argjson s $((J % 16)) 'index($s) != null' >/dev/null
     then OTHER=${S_API[1]}; else OTHER=${S_API[0]}; fi
@@ -118,7 +118,7 @@ check "every one-second cron had run before its cut" \
 # same (before the fix, the jobs of one scheduler's shares ran once and
 # then waited for ever)
 FD=""
-for i in $(seq 16); do FD="$FD $(ctl job add --group hs-app --handler probeIn --fix-delay 1 --param sleep=100 --start | jq -r .id)"; done
+for i in $(seq 16); do FD="$FD $(ctl --get .id job add --group hs-app --handler probeIn --fix-delay 1 --param sleep=100 --start)"; done
 fd_runs () { for j in $FD; do [ "$(job_starts "$j" | wc -l)" -ge 3 ] || return 1; done; }
 check "FIX_DELAY jobs of every share run again and again (3 runs each)" wait_until 30 fd_runs
 for j in $FD; do printf '%s:%s ' "$j" "$(job_starts "$j" | wc -l)"; done | sed 's/^/# FIX_DELAY runs by job: /'; echo
@@ -131,7 +131,7 @@ for i in 0 1; do check "scheduler $i answers" bash -c "\"$REQ\" ${S_API[$i]} PIN
 # shares waited for ever: holding every share, the survivor looked for
 # waiting jobs only among those it had planned itself)
 LD=""
-for i in $(seq 16); do LD="$LD $(ctl job add --group hs-app --handler probeIn --fix-delay 1 --param sleep=6000 --start | jq -r .id)"; done
+for i in $(seq 16); do LD="$LD $(ctl --get .id job add --group hs-app --handler probeIn --fix-delay 1 --param sleep=6000 --start)"; done
 ld_started () { for j in $LD; do j_ran "$j" || return 1; done; }
 check "the long FIX_DELAY jobs start" wait_until 15 ld_started
 kill -KILL "${S_PID[1]}"; wait "${S_PID[1]}" 2>/dev/null

@@ -15,7 +15,7 @@ for i in $(seq "$N"); do fagent "m$i" ma; done
 connected () { [ "$(ctl agent list | jq '[.agents[] | select(.app == "ma" and .connected)] | length')" = "$N" ]; }
 check "$N agents register" wait_until 60 connected
 say "agent processes running: $(for i in $(seq "$N"); do kill -0 "$(apid "m$i")" 2>/dev/null && echo; done | wc -l)"
-SB=$(ctl job add --group ma --handler probeIn --route SHARDING_BROADCAST --param sleep=10 | jq -r .id)
+SB=$(ctl --get .id job add --group ma --handler probeIn --route SHARDING_BROADCAST --param sleep=10)
 FIRES=$(pick 3 10)
 for f in $(seq "$FIRES"); do
     ctl job trigger "$SB" | jq -r '.logIds[]' | sed "s/\$/ $SB fire$f/" >> "$ACKED"
@@ -23,7 +23,7 @@ for f in $(seq "$FIRES"); do
 done
 check "each manual fire acknowledged $N logIds ($(wc -l < "$ACKED") for $FIRES fires)" \
     test "$(wc -l < "$ACKED")" = $((N * FIRES))
-CR=$(ctl job add --group ma --handler probeIn --route SHARDING_BROADCAST --cron '* * * * * ?' --param sleep=10 --start | jq -r .id)
+CR=$(ctl --get .id job add --group ma --handler probeIn --route SHARDING_BROADCAST --cron '* * * * * ?' --param sleep=10 --start)
 rsleep 2000 3000
 # and across a scheduler restart: fires planned while the agents reconnect
 say "SIGKILL and restart of the scheduler during the cron"

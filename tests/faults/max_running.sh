@@ -41,8 +41,8 @@ four_registered () {
 for i in $ALLS; do check "four agents register with scheduler $i" wait_until 15 four_registered "${S_API[$i]}"; done
 ctl group add mr-app >/dev/null
 check "the $NS schedulers hold the 16 shares" wait_until 15 all_held "$ALLS"
-J1=$(ctl job add --group mr-app --handler probeIn --route ROUND --max-running 1 --param sleep=700 | jq -r .id)
-J3=$(ctl job add --group mr-app --handler probe --route ROUND --max-running 3 --param sleep=900 | jq -r .id)
+J1=$(ctl --get .id job add --group mr-app --handler probeIn --route ROUND --max-running 1 --param sleep=700)
+J3=$(ctl --get .id job add --group mr-app --handler probe --route ROUND --max-running 3 --param sleep=900)
 check "jobs with maxRunning 1 and 3 added" test -n "$J1" -a -n "$J3"
 say "jobs: $J1 (maxRunning 1, share $((J1 % 16))), $J3 (maxRunning 3, share $((J3 % 16)))"
 

@@ -54,8 +54,8 @@ JOBS=""
 for misfire in DO_NOTHING FIRE_ONCE_NOW; do
     exercised=0
     for try in 1 2 3; do
-        J=$(ctl job add --group nr-app --handler probeIn --route FIRST --cron '* * * * * ?' \
-            --misfire "$misfire" --param sleep=12000 --start | jq -r .id)
+        J=$(ctl --get .id job add --group nr-app --handler probeIn --route FIRST --cron '* * * * * ?' \
+            --misfire "$misfire" --param sleep=12000 --start)
         JOBS="$JOBS $J"
         wait_until 10 has_run "$J"
         L=$(first_run "$J")
@@ -121,8 +121,8 @@ done
 # dropped instead of waiting for a result for ever
 caught=0
 for try in 1 2 3; do
-    J=$(ctl job add --group nr-app --handler probeIn --route FIRST --cron '* * * * * ?' \
-        --misfire DO_NOTHING --param sleep=1000 --start | jq -r .id)
+    J=$(ctl --get .id job add --group nr-app --handler probeIn --route FIRST --cron '* * * * * ?' \
+        --misfire DO_NOTHING --param sleep=1000 --start)
     JOBS="$JOBS $J"
     wait_until 10 has_run "$J"
     L=$(first_run "$J")
@@ -159,10 +159,10 @@ done
 check "agent away: a run sent in the scheduler's last turn was caught" test "$caught" = 1
 
 # Part 2
-DN=$(ctl job add --group nr-app --handler probeIn --route ROUND --cron '* * * * * ?' \
-     --misfire DO_NOTHING --param sleep=300 --start | jq -r .id)
-FN=$(ctl job add --group nr-app --handler probeIn --route ROUND --cron '* * * * * ?' \
-     --misfire FIRE_ONCE_NOW --param sleep=300 --start | jq -r .id)
+DN=$(ctl --get .id job add --group nr-app --handler probeIn --route ROUND --cron '* * * * * ?' \
+     --misfire DO_NOTHING --param sleep=300 --start)
+FN=$(ctl --get .id job add --group nr-app --handler probeIn --route ROUND --cron '* * * * * ?' \
+     --misfire FIRE_ONCE_NOW --param sleep=300 --start)
 JOBS="$JOBS $DN $FN"
 ROUNDS=$(pick 3 8)
 for i in $(seq "$ROUNDS"); do

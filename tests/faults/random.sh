@@ -46,9 +46,9 @@ add_job () {
     rnd 3; [ "$R" = 0 ] && cron=1
     rnd 400; local p="sleep=$R"
     case $kind in
-        0) id=$(ctl job add --group rnd --handler probeIn --route "$route" --param "$p" ${cron:+--cron '* * * * * ?' --start} | jq -r .id) ;;
-        1) id=$(ctl job add --group rnd --handler probe --route "$route" --param "$p" ${cron:+--cron '* * * * * ?' --start} | jq -r .id) ;;
-        2) id=$(ctl job add --group rnd --glue-type GLUE_SHELL --glue-source "$GLUE" --route "$route" --param "$p" ${cron:+--cron '* * * * * ?' --start} | jq -r .id) ;;
+        0) id=$(ctl --get .id job add --group rnd --handler probeIn --route "$route" --param "$p" ${cron:+--cron '* * * * * ?' --start}) ;;
+        1) id=$(ctl --get .id job add --group rnd --handler probe --route "$route" --param "$p" ${cron:+--cron '* * * * * ?' --start}) ;;
+        2) id=$(ctl --get .id job add --group rnd --glue-type GLUE_SHELL --glue-source "$GLUE" --route "$route" --param "$p" ${cron:+--cron '* * * * * ?' --start}) ;;
     esac
     [ -n "$id" ] && [ "$id" != null ] && JOBS+=("$id") && say "op $op: job $id added (kind $kind, $route${cron:+, cron started})"
 }

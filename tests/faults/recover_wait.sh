@@ -14,7 +14,7 @@ S_API=$API; S_AGENTS=$AGENTS
 fagent w1 rw-app
 check "agent registers" wait_for 10 agent_registered rw-app w1
 ctl group add rw-app >/dev/null
-J=$(ctl job add --group rw-app --handler probeIn --route FIRST --retry 1 | jq -r .id)
+J=$(ctl --get .id job add --group rw-app --handler probeIn --route FIRST --retry 1)
 row_done () { [ "$(sql "SELECT handle_code FROM xxl_job_log WHERE id = $1")" = 200 ]; }
 exercised=0
 for round in 1 2 3 4 5; do

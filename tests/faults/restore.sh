@@ -31,8 +31,8 @@ ctl group add rst >/dev/null
 fagent r1 rst
 one () { agent_registered rst r1; }
 check "the agent registers" wait_until 10 one
-J=$(ctl job add --group rst --handler probe | jq -r .id)
-JX=$(ctl job add --group rst --handler probe | jq -r .id)
+J=$(ctl --get .id job add --group rst --handler probe)
+JX=$(ctl --get .id job add --group rst --handler probe)
 # trigger N FILE: N triggers of J, one at a time, their logIds into FILE
 trigger () {
     for _ in $(seq "$1"); do

@@ -22,15 +22,15 @@ check "agents register" wait_until 10 bash -c "
 ctl group add fk-app >/dev/null
 
 # API jobs: in-process, isolated, GLUE
-J_IN=$(ctl job add --group fk-app --handler probeIn --route ROUND --param sleep=50 | jq -r .id)
-J_ISO=$(ctl job add --group fk-app --handler probe --route FIRST --param sleep=50 | jq -r .id)
-J_GLUE=$(ctl job add --group fk-app --glue-type GLUE_SHELL --glue-source "$GLUE" --route LAST \
-         --param sleep=50 | jq -r .id)
+J_IN=$(ctl --get .id job add --group fk-app --handler probeIn --route ROUND --param sleep=50)
+J_ISO=$(ctl --get .id job add --group fk-app --handler probe --route FIRST --param sleep=50)
+J_GLUE=$(ctl --get .id job add --group fk-app --glue-type GLUE_SHELL --glue-source "$GLUE" --route LAST \
+         --param sleep=50)
 # Cron jobs: every second, several routes
 CRONS=""
 for r in ROUND FIRST LAST RANDOM CONSISTENT_HASH; do
-    CRONS="$CRONS $(ctl job add --group fk-app --handler probeIn --route $r --cron '* * * * * ?' \
-                    --param sleep=200 --start | jq -r .id)"
+    CRONS="$CRONS $(ctl --get .id job add --group fk-app --handler probeIn --route $r --cron '* * * * * ?' \
+                    --param sleep=200 --start)"
 done
 check "jobs added" test -n "$J_IN" -a -n "$J_ISO" -a -n "$J_GLUE" -a "$(echo $CRONS | wc -w)" = 5
 
@@ -72,8 +72,8 @@ fcount "scheduler kills under API and cron load" --cron "$CRONS" --allow-gaps "$
 # agent had not refused yet) goes with the other late rows.  So each
 # outage starts once the agents are back.
 MARK=$(sql "SELECT COALESCE(MAX(id), 0) FROM xxl_job_log")
-FN=$(ctl job add --group fk-app --handler probeIn --cron '* * * * * ?' --misfire FIRE_ONCE_NOW --param sleep=10 --start | jq -r .id)
-DN=$(ctl job add --group fk-app --handler probeIn --cron '* * * * * ?' --misfire DO_NOTHING --param sleep=10 --start | jq -r .id)
+FN=$(ctl --get .id job add --group fk-app --handler probeIn --cron '* * * * * ?' --misfire FIRE_ONCE_NOW --param sleep=10 --start)
+DN=$(ctl --get .id job add --group fk-app --handler probeIn --cron '* * * * * ?' --misfire DO_NOTHING --param sleep=10 --start)
 OUTAGES=$(pick 1 3)
 for i in $(seq "$OUTAGES"); do
     check "agents back before outage $i" wait_until 15 both_registered "$API" fk-app

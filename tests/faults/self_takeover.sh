@@ -28,9 +28,9 @@ fagent s1 st
 fagent s2 st
 both () { ctl agent list | jq -e '[.agents[] | select(.app == "st" and .connected)] | length == 2' >/dev/null; }
 check "agents register" wait_until 10 both
-J=$(ctl job add --group st --handler probeIn --route ROUND | jq -r .id)
-RJ=$(ctl job add --group st --handler probeIn --route ROUND --param fail --retry 1 \
-    --retry-interval "$RETRY_S" | jq -r .id)
+J=$(ctl --get .id job add --group st --handler probeIn --route ROUND)
+RJ=$(ctl --get .id job add --group st --handler probeIn --route ROUND --param fail --retry 1 \
+    --retry-interval "$RETRY_S")
 check "jobs added" test -n "$J" -a "$J" != null -a -n "$RJ" -a "$RJ" != null
 
 # trigger JOB COUNT: COUNT acknowledged triggers, their logIds in $ACKED
@@ -146,7 +146,7 @@ first_holds () { [ "$(shares_of "${S_API[0]}")" != '[]' ]; }
 share_job () {
     local id _
     for _ in $(seq 16); do
-        id=$(ctl job add --group st3 --handler probeIn --route FIRST --param sleep=1000 --retry 1 | jq -r .id)
+        id=$(ctl --get .id job add --group st3 --handler probeIn --route FIRST --param sleep=1000 --retry 1)
         jq -e --argjson s "$((id % 16))" 'index($s) != null' <<<"$FIRST_SHARES" >/dev/null \
             && { echo "$id"; return 0; }
     done

@@ -21,12 +21,12 @@ ROUNDS=$(pick 2 8)
 WANT=$(pick 0 1000)
 ha_three wh-app w1 w2
 
-OK=$(ctl job add --group wh-app --handler probeIn --route ROUND --param sleep=20 | jq -r .id)
-BAD=$(ctl job add --group wh-app --handler probeIn --route ROUND --param "sleep=20 fail" | jq -r .id)
+OK=$(ctl --get .id job add --group wh-app --handler probeIn --route ROUND --param sleep=20)
+BAD=$(ctl --get .id job add --group wh-app --handler probeIn --route ROUND --param "sleep=20 fail")
 flow_dag10 "$OK" "$BAD" 300 > "$T/dag.json"
 # Several workflows of the same DAG: their ids fall in different shares
 WS=""
-for k in 1 2 3 4; do WS="$WS $(ctl workflow add --name "dag10-$k" --file "$T/dag.json" | jq -r .id)"; done
+for k in 1 2 3 4; do WS="$WS $(ctl --get .id workflow add --name "dag10-$k" --file "$T/dag.json")"; done
 check "the workflows are added" test "$(echo $WS | wc -w)" = 4
 
 RUNS_ACKED="$T/acked_runs"

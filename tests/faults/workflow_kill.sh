@@ -23,10 +23,10 @@ fagent a2 fw-app
 check "agents register" wait_until 10 bash -c "
     $CTL --api $API --json agent list | jq -e '[.agents[] | select(.app == \"fw-app\" and .connected)] | length == 2' >/dev/null"
 ctl group add fw-app >/dev/null
-OK=$(ctl job add --group fw-app --handler probeIn --route ROUND --param sleep=20 | jq -r .id)
-BAD=$(ctl job add --group fw-app --handler probeIn --route ROUND --param "sleep=20 fail" | jq -r .id)
+OK=$(ctl --get .id job add --group fw-app --handler probeIn --route ROUND --param sleep=20)
+BAD=$(ctl --get .id job add --group fw-app --handler probeIn --route ROUND --param "sleep=20 fail")
 flow_dag10 "$OK" "$BAD" 40 > "$T/dag.json"
-W=$(ctl workflow add --name dag10 --file "$T/dag.json" | jq -r .id)
+W=$(ctl --get .id workflow add --name dag10 --file "$T/dag.json")
 check "the workflow is added" test -n "$W" -a "$W" != null
 
 # The client: runs triggered one after another (flow_lib.sh)

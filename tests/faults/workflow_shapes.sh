@@ -20,7 +20,7 @@ fagent s2 ws-app
 check "agents register" wait_until 10 bash -c "
     $CTL --api $API --json agent list | jq -e '[.agents[] | select(.app == \"ws-app\" and .connected)] | length == 2' >/dev/null"
 ctl group add ws-app >/dev/null
-OK=$(ctl job add --group ws-app --handler probeIn --route ROUND --param sleep=10 | jq -r .id)
+OK=$(ctl --get .id job add --group ws-app --handler probeIn --route ROUND --param sleep=10)
 
 # wide: w0 .. w(N-1) roots (every 50th fails), `join` (all) of their
 # successes, `catch` (any) of their failures
@@ -39,8 +39,8 @@ jq -n --argjson n "$DEEP" --argjson j "$OK" '{
     edges: ([range(1; $n) | {from: "d\(. - 1)", to: "d\(.)"}]
             + [range($n / 10 | floor) | {from: "d\(. * 10 + 5)", to: "b\(.)", on: "failure"},
                                         {from: "b\(.)", to: "d\(. * 10 + 6)"}])}' > "$T/deep.json"
-WW=$(ctl workflow add --name wide --file "$T/wide.json" | jq -r .id)
-WD=$(ctl workflow add --name deep --file "$T/deep.json" | jq -r .id)
+WW=$(ctl --get .id workflow add --name wide --file "$T/wide.json")
+WD=$(ctl --get .id workflow add --name deep --file "$T/deep.json")
 check "the wide ($WIDE + 2 nodes) and deep ($DEEP + $((DEEP / 10)) nodes) workflows are added" \
     test "$WW" != null -a "$WD" != null -a -n "$WW" -a -n "$WD"
 
