@@ -114,6 +114,19 @@ s_groups_refresh (server_t *self)
     zhashx_purge (self->apps_changed);
 }
 
+//  The liveness walk's period: XXL_LIVENESS_MS, or the registry's beat when
+//  longer.  Each walk sends a BEAT to every connection and each agent
+//  answers it; a connection that closes is found at once by the walk the
+//  monitor calls, so the periodic walk is the fallback, and at the
+//  agents' own beat it costs the scheduler one message pair per agent and
+//  beat, as their REGISTERs do
+static int64_t
+s_liveness_ms (server_t *self)
+{
+    int64_t beat_ms = (int64_t) self->config.beat_s * 1000;
+    return beat_ms > XXL_LIVENESS_MS? beat_ms: XXL_LIVENESS_MS;
+}
+
 static void
 s_check_registry (server_t *self)
 {
@@ -633,7 +646,7 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
         self->planner.fired_want = self->planner.fired_until;
     }
     self->next_registry_check = zclock_mono () + (int64_t) config->beat_s * 1000;
-    self->next_liveness = zclock_mono () + XXL_LIVENESS_MS;
+    self->next_liveness = zclock_mono () + s_liveness_ms (self);
     engine_services_start (self, zclock_mono ());
     self->next_pending_check = zclock_mono () + 200;
     return self;
@@ -942,7 +955,7 @@ s_turn_work (server_t *self, bool agents_drained)
     }
     if (now >= self->next_liveness) {
         engine_runs_liveness (self);
-        self->next_liveness = now + XXL_LIVENESS_MS;
+        self->next_liveness = now + s_liveness_ms (self);
     }
     //  (as for the requests above: beats read before a turn that itself
     //  stood still, a store call hung on a cut link, are not the last;
