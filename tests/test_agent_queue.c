@@ -248,16 +248,19 @@ main (int argc, char *argv [])
             : "waits: the link was taken for down first (a REGISTER unanswered for a beat)");
     fflush (stdout);
 
-    //  Reading again: every REPLY that went, until the run's result (which
-    //  comes after them: while they keep coming, 15 s at a time, up to
-    //  10 minutes; under a sanitizer 150,000 REPLYs take over a minute)
+    //  Reading again: every REPLY that went, and the run's result, which
+    //  may come before the last of them (its CALLBACK is sent when the
+    //  queue has room, while REPLYs still wait in the sockets): until the
+    //  result came and no REPLY for 5 s, or nothing for 15 s, up to 10
+    //  minutes (under a sanitizer 150,000 REPLYs take over a minute)
     int64_t replies = 0;
     bool run_replied = false;
-    int64_t until = zclock_mono () + 15000, limit = zclock_mono () + 600000;
-    while (!xxl_tw_sched_callback (sched, RUN_LOG) && zclock_mono () < until) {
+    int64_t heard = zclock_mono (), limit = zclock_mono () + 600000;
+    while (zclock_mono () < limit
+    &&     zclock_mono () - heard < (xxl_tw_sched_callback (sched, RUN_LOG)? 5000: 15000)) {
         xxl_msg_t *reply = xxl_tw_sched_wait (sched, "REPLY", 0, 1000);
-        if (reply && zclock_mono () + 15000 > until)
-            until = zclock_mono () + 15000 < limit? zclock_mono () + 15000: limit;
+        if (reply)
+            heard = zclock_mono ();
         if (reply && xxl_msg_id (reply) > BEAT_ID
         &&  xxl_msg_id (reply) <= BEAT_ID + (uint64_t) beats)
             replies++;
@@ -295,7 +298,7 @@ main (int argc, char *argv [])
     zclock_sleep (SILENCE_MS + 2000);
     kill (agent, SIGCONT);
     xxl_tw_sched_mute (sched, false);
-    until = zclock_mono () + 30000;
+    int64_t until = zclock_mono () + 30000;
     while (!xxl_tw_sched_callback (sched, FROZEN_LOG) && zclock_mono () < until)
         xxl_tw_sched_serve (sched, 100);
     result = xxl_tw_sched_callback (sched, FROZEN_LOG);
