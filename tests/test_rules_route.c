@@ -2,8 +2,9 @@
     functions (runs/xxl_run_rules.h): whether any address is connected
     (none, some, all; asked in order, no further than needed), when a
     trigger is held for reconnecting agents, when a broadcast stays one
-    unexpanded row, how many rows a trigger makes, a shard's address, and
-    which manual addresses a keyed group keeps.
+    unexpanded row, how many rows a trigger makes, a shard's address,
+    which manual addresses a keyed group keeps, and the liveness walk's
+    period.
 */
 
 #include <string.h>
@@ -44,6 +45,15 @@ main (void)
     XXL_CHECK (!xxl_route_any_connected (list, 0, s_connected, &all));
     XXL_CHECK (!xxl_route_any_connected (NULL, 0, NULL, NULL));
     XXL_CHECK (!xxl_route_any_connected (list, 2, s_connected, &partly));   //  c:3 not listed
+
+    //  The periodic liveness walk: every 5 s, or every registry beat when
+    //  that is longer (the tests' beat of 1 s keeps 5 s; the default 30 s
+    //  beat walks every 30 s)
+    XXL_CHECK_INT (xxl_liveness_period (1), 5000);
+    XXL_CHECK_INT (xxl_liveness_period (5), 5000);
+    XXL_CHECK_INT (xxl_liveness_period (6), 6000);
+    XXL_CHECK_INT (xxl_liveness_period (30), 30000);
+    XXL_CHECK_INT (xxl_liveness_period (86400), 86400000);
 
     //  Held: only warming, not deferred, no address given, and nobody
     //  connected (or an unexpanded broadcast); the registry is asked

@@ -19,6 +19,7 @@
 */
 
 #include "xxl_engine.h"
+#include "xxl_run_rules.h"
 #include "xxl_cert.h"
 #include "xxl_openssl.h"
 #include "xxl_log.h"
@@ -112,19 +113,6 @@ s_groups_refresh (server_t *self)
         xxl_store_group_refresh_app (self->store, (const char *) zhashx_cursor (self->apps_changed),
                                      now);
     zhashx_purge (self->apps_changed);
-}
-
-//  The liveness walk's period: XXL_LIVENESS_MS, or the registry's beat when
-//  longer.  Each walk sends a BEAT to every connection and each agent
-//  answers it; a connection that closes is found at once by the walk the
-//  monitor calls, so the periodic walk is the fallback, and at the
-//  agents' own beat it costs the scheduler one message pair per agent and
-//  beat, as their REGISTERs do
-static int64_t
-s_liveness_ms (server_t *self)
-{
-    int64_t beat_ms = (int64_t) self->config.beat_s * 1000;
-    return beat_ms > XXL_LIVENESS_MS? beat_ms: XXL_LIVENESS_MS;
 }
 
 static void
@@ -646,7 +634,7 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
         self->planner.fired_want = self->planner.fired_until;
     }
     self->next_registry_check = zclock_mono () + (int64_t) config->beat_s * 1000;
-    self->next_liveness = zclock_mono () + s_liveness_ms (self);
+    self->next_liveness = zclock_mono () + xxl_liveness_period (self->config.beat_s);
     engine_services_start (self, zclock_mono ());
     self->next_pending_check = zclock_mono () + 200;
     return self;
@@ -955,7 +943,7 @@ s_turn_work (server_t *self, bool agents_drained)
     }
     if (now >= self->next_liveness) {
         engine_runs_liveness (self);
-        self->next_liveness = now + s_liveness_ms (self);
+        self->next_liveness = now + xxl_liveness_period (self->config.beat_s);
     }
     //  (as for the requests above: beats read before a turn that itself
     //  stood still, a store call hung on a cut link, are not the last;

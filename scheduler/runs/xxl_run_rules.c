@@ -23,6 +23,14 @@ xxl_busy_says (int64_t refused)
     return refused == 1 || refused % 10 == 0;
 }
 
+int64_t
+xxl_liveness_period (int beat_s)
+{
+    assert (beat_s >= 1);
+    int64_t beat_ms = (int64_t) beat_s * 1000;
+    return beat_ms > XXL_LIVENESS_MS? beat_ms: XXL_LIVENESS_MS;
+}
+
 bool
 xxl_route_any_connected (const char *const *addresses, size_t count,
                          xxl_route_connected_fn *connected, void *ctx)

@@ -1,5 +1,5 @@
 /*  xxl_run_rules.h -- the runs' decisions as pure functions: the busy
-    backoff, and routing over the connected set.
+    backoff, routing over the connected set, and the liveness period.
 
     Contract: plain values in, a decision out.  No server_t, no store, no
     sockets, no clock, no logging.  Where a decision needs to know which
@@ -41,6 +41,12 @@
         With agent keys, a group's manual address stays in its list when
         no keyed agent registered it (owner NULL), or the key that did
         exists and lists the group's app.
+    xxl_liveness_period (beat_s)
+        The ms between two periodic liveness walks (a BEAT to every agent
+        connection; the walk the monitor asks for at a close comes
+        besides): XXL_LIVENESS_MS, or the registry's beat (beat_s >= 1)
+        when longer, so that the walk costs the agents' own beat's
+        message pair and no more.
     xxl_route_tagged (want, addresses, count, tags_of, ctx, kept)
         The addresses a job with agent tags `want` may go to: those of
         addresses [0, count) whose agent's tags (tags_of, "" for none)
@@ -57,6 +63,7 @@
 
 #define XXL_BUSY_RETRY_MS       100
 #define XXL_BUSY_RETRY_MAX_MS   5000
+#define XXL_LIVENESS_MS         5000    //  the shortest liveness period
 
 //  Whether address is connected to this scheduler now
 typedef bool (xxl_route_connected_fn) (void *ctx, const char *address);
@@ -65,6 +72,7 @@ typedef const char *(xxl_route_tags_fn) (void *ctx, const char *address);
 
 int64_t xxl_busy_delay (int64_t refused, int64_t log_id);
 bool xxl_busy_says (int64_t refused);
+int64_t xxl_liveness_period (int beat_s);
 bool xxl_route_any_connected (const char *const *addresses, size_t count,
                               xxl_route_connected_fn *connected, void *ctx);
 bool xxl_route_held (bool defer, bool given, bool warming, bool broadcast, int shard_total,

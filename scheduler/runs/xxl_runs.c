@@ -180,7 +180,7 @@ engine_runs_held_open (server_t *self, zframe_t *rid, const char *app, const cha
     return false;
 }
 
-//  Every XXL_LIVENESS_MS, and soon after the monitor saw some connection
+//  Every liveness period (xxl_liveness_period), and soon after the monitor saw some connection
 //  close, a BEAT to each connection the registry holds (once, whatever its
 //  addresses): ZeroMQ does not say which peer's connection closed (the
 //  monitor names a file descriptor), but a send to it then fails: its

@@ -295,8 +295,6 @@ xxl_routers_t *engine_runs_routers (server_t *self);
 //  Whether a RUN of log_id was accepted and its trigger code is not
 //  written yet (xxl_trigger.c)
 bool engine_accepted_has (server_t *self, int64_t log_id);
-#define XXL_LIVENESS_MS 5000                //  (the actor calls it this often, or
-                                            //  each registry beat when longer)
 #define XXL_CLOSED_PROBE_MS 100            //  and this soon after a connection closed,
 #define XXL_PROBE_GAP_MS 500                //  but this long after the last at least
 //  xxl_dispatch.c: agents' messages, queued in a turn, sent after its commit
