@@ -69,7 +69,10 @@
         earlier while its row stays as read, and one that may have been
         written before or after it expired once unchanged for a lease (a
         dead holder's shares are not held back by the step; a live
-        holder's next renewal writes the new clock's).
+        holder's next renewal writes the new clock's).  A step seen by a
+        round that then cannot read the leases (the store locked by a
+        frozen scheduler, or down) is kept (back_unjudged) and judged by
+        the first round that reads them.
 */
 
 #include "xxl_engine.h"
@@ -174,15 +177,17 @@ engine_lease_round (server_t *self)
     int64_t started = zclock_mono ();
     int64_t now = xxl_store_clock_now (self->store);
     int64_t lease = self->config.lease_ms;
-    int64_t stepped_back = 0;
     if (now >= 0) {
         self->leases.store_ahead = now - engine_now ();
         xxl_lease_read_t read = { .now = now, .before = started, .after = zclock_mono () };
-        stepped_back = xxl_lease_stepped_back (&self->leases.last_read, &read);
-        if (stepped_back)
+        int64_t back = xxl_lease_stepped_back (&self->leases.last_read, &read);
+        if (back)
             zsys_warning ("lease: the store's clock stepped back by %" PRId64 " ms or more:"
                           " the leases others wrote before are judged that much earlier",
-                          stepped_back);
+                          back);
+        //  (the read is the last from here on: a step it saw is judged by
+        //  the first round that reads the leases, this one or a later one)
+        self->leases.back_unjudged += back;
         if (xxl_lease_jumped (&self->leases.last_read, &read)) {
             self->leases.no_take_until = read.after + lease;
             zsys_warning ("lease: the store's clock stepped ahead by %" PRId64 " ms or more:"
@@ -205,8 +210,9 @@ engine_lease_round (server_t *self)
         self->leases.next_lease = zclock_mono () + XXL_LEASE_RETRY_MS;
         return 0;
     }
-    xxl_lease_across_steps (leases, self->leases.node, self->leases.seen, stepped_back,
-                            zclock_mono (), lease, now);
+    xxl_lease_across_steps (leases, self->leases.node, self->leases.seen,
+                            self->leases.back_unjudged, zclock_mono (), lease, now);
+    self->leases.back_unjudged = 0;
     //  Renew what is still ours; what moved is lost
     uint64_t stale = xxl_lease_moved (self->leases.held, self->leases.epochs, self->leases.node,
                                       leases);

@@ -26,6 +26,8 @@ typedef struct {
     uint64_t lease_taken;               //  shares taken in this turn (not committed yet)
     int64_t lease_until_committed;      //  lease_until as of the last commit
     xxl_lease_read_t last_read;         //  the last round's read of the store's clock
+    int64_t back_unjudged;              //  ms the store's clock stepped back, seen by
+                                        //  rounds that could not read the leases since
     int64_t no_take_until;              //  mono ms: others' shares are not taken before
     xxl_lease_seen_t seen [XXL_STORE_SHARES];  //  the rows as the last round read them
     bool deaf;                          //  hears no agent while another does (xxl_lease_deaf)

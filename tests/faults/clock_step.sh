@@ -468,9 +468,35 @@ if [ "$HA" = 1 ]; then
     BACKS=$(grep -c "the store's clock stepped back" "$T/scheduler.log")
     kill -STOP "${S_PID[1]}"
     if [ "$STEP_BACK" = 1 ]; then
+        # The store's write lock held across the step: scheduler 0's turns
+        # cannot begin, so the round that sees the step cannot read the
+        # leases (as when the frozen scheduler 1 holds the lock: seed
+        # 550755044 failed so once).  The lock is ours, or scheduler 1's
+        # when it was frozen inside a turn; either way it is held until
+        # scheduler 0 saw the step.
+        python3 - "$XXL_DB" "$T/lock-held" "$T/lock-release" <<'PY' &
+import os, sqlite3, sys, time
+db, held, release = sys.argv[1:4]
+c = sqlite3.connect(db, timeout=3, isolation_level=None)
+try:
+    c.execute("BEGIN IMMEDIATE")
+    what = "ours"
+except sqlite3.OperationalError:
+    what = "scheduler 1's"
+open(held, "w").write(what)
+while not os.path.exists(release):
+    time.sleep(0.02)
+PY
+        LOCK_PID=$!
+        check "the store's write lock is held (by the test or the frozen scheduler 1)" \
+            wait_until 10 test -s "$T/lock-held"
+        say "$(elapsed): the write lock is $(cat "$T/lock-held")"
         setclock sched -60
         saw_back () { [ "$(grep -c "the store's clock stepped back" "$T/scheduler.log")" -gt "$BACKS" ]; }
-        check "scheduler 0 saw the store's clock step back 60 s" wait_until 5 saw_back
+        # (a turn waits 5 s for the lock before its round sees the step)
+        check "scheduler 0 saw the store's clock step back 60 s while the store was locked" \
+            wait_until 15 saw_back
+        touch "$T/lock-release"; wait "$LOCK_PID"
     fi
     SPID=${S_PID[1]}; kill_sched KILL
     say "$(elapsed): scheduler 1 SIGKILLed"

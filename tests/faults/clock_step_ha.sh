@@ -8,7 +8,9 @@
 # same guarantees, and the two hold the 16 shares at the end; on SQLite
 # the schedulers saw the steps ahead of the store's clock (no share taken
 # across one: seed 318, long, ran one logId twice before), on PostgreSQL
-# none.  Last, scheduler 1 is frozen, the clock stepped back 60 s and
-# scheduler 1 killed: scheduler 0 takes its shares within 6 s (its leases,
-# written before the step, are judged as much earlier).
+# none.  Last, scheduler 1 is frozen, the clock stepped back 60 s while the
+# store's write lock is held (scheduler 0's round that sees the step cannot
+# read the leases) and scheduler 1 killed: scheduler 0 takes its shares
+# within 12 s (its leases, written before the step, are judged as much
+# earlier).
 XXL_CLOCK_HA=1 exec bash "$(dirname "$0")/clock_step.sh" "$@"
