@@ -1024,11 +1024,13 @@ engine_handle_agent (server_t *self, zmsg_t *zmsg)
     zframe_destroy (&rid);
 }
 
-//  Rows with no answer and no result, older than twice the answer
-//  timeout, that nothing in memory will send or fail (their driver's
-//  write was rolled back by a failed commit) go back: to their agent
-//  again when they had one (it refuses a logId it has), else routed anew.
-//  Returns how many.
+//  Rows with no answer and no result, sent before the failed commit (the
+//  sweep comes twice the answer timeout after it, on the monotonic clock:
+//  a step of the wall clock in between neither hides them nor adds later
+//  ones) that nothing in memory will send or fail (their driver's write
+//  was rolled back by that commit) go back: to their agent again when they
+//  had one (it refuses a logId it has), else routed anew.  Returns how
+//  many.
 size_t
 engine_sweep_untracked (server_t *self)
 {
@@ -1036,8 +1038,8 @@ engine_sweep_untracked (server_t *self)
     int64_t now = engine_now ();
     int64_t ids [4096];
     size_t count = 0, swept = 0;
-    xxl_store_log_unanswered_ids (self->store, now - 2 * (int64_t) self->config.run_timeout_ms,
-                                  ids, 4096, &count);
+    assert (self->runs.sweep_before > 0);
+    xxl_store_log_unanswered_ids (self->store, self->runs.sweep_before, ids, 4096, &count);
     for (size_t i = 0; i < count; i++) {
         if (zhashx_lookup (flying, &ids [i]) || self->runs.planned (self, ids [i])
         ||  zhashx_lookup (self->runs.accepted_ids, &ids [i])

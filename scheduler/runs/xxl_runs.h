@@ -189,6 +189,8 @@ typedef struct {
     ratelog_t log_agent_send;           //  messages an agent's connection refused
     int64_t sweep_at;                   //  monotonic ms: look for rows nothing tracks
                                         //  (after a failed commit; 0: none due)
+    int64_t sweep_before;               //  wall ms: the rows it looks at were sent
+                                        //  before (the latest failed commit's time)
     zhashx_t *pending;                  //  uint64 id → pending_t
     xxl_enc_t *item_enc;                //  one TriggerParam at a time
     zlistx_t *open_batches;             //  run_batch_t filling this turn (owned)
