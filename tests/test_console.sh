@@ -13,7 +13,8 @@
 # (and workflows: the JSON editor's live graph preview, drawn by dagre, a
 # cycle refused with the scheduler's text, a run's nodes coloured by state,
 # a node opening its log, the page at 390 px and in Chinese)
-# before anything is sent, Kill asking first, deep links (/logs/1) styled.
+# before anything is sent, Kill asking first, Kill of a run waiting for a
+# maxRunning slot in the log list, deep links (/logs/1) styled.
 # All of it under the Content-Security-Policy the scheduler sends: the
 # browser's reports of any refusal (securitypolicyviolation events, console
 # errors) fail the run, and an inline script added on purpose must be

@@ -52,6 +52,15 @@ export function runState(log) {
   return 'running'
 }
 
+// Whether LOG_KILL can end a run now: one running, or sent and not yet
+// answered, or waiting in the scheduler for a slot or an agent; not a
+// planned fire whose time has not come (the scheduler answers 409: stop
+// its job or change its schedule instead)
+export function killable(log, now = Date.now()) {
+  if (runState(log) !== 'running') return false
+  return !(log.triggerCode === 0 && log.scheduleTime > now)
+}
+
 // The closed lists (schedule types, strategies, GLUE types, routes) are
 // the scheduler's: meta.js reads them from GET /api/v1/meta
 

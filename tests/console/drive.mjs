@@ -751,6 +751,36 @@ try {
   })
   await snap(page, 'killed')
 
+  await probe('a run waiting for a maxRunning slot has Kill in the list too: confirmed, it ends at once (triggerCode 500, never sent) while the running one goes on', async () => {
+    const g = ((await apiCall('GET', '/groups')).data.groups || []).find((x) => x.appname === APP)
+    const add = await apiCall('POST', '/jobs', { jobGroup: String(g.id), jobDesc: 'console slot kill ' + MARK, author: 'console-test',
+      scheduleType: 'NONE', scheduleConf: '', glueType: 'GLUE_SHELL', glueSource: '#!/bin/bash\nsleep 300\n', glueRemark: 'slot',
+      executorRouteStrategy: 'FIRST', misfireStrategy: 'DO_NOTHING', executorBlockStrategy: 'SERIAL_EXECUTION', maxRunning: 1 })
+    if (!add.data || !add.data.id) throw new Error('job add: ' + add.status + ' ' + JSON.stringify(add.data))
+    const job = add.data.id
+    const ids = []
+    for (let i = 0; i < 2; i++) {
+      const trig = await apiCall('POST', `/jobs/${job}/trigger`, { executorParam: '' })
+      if (!trig.data || !trig.data.logIds) throw new Error('trigger: ' + trig.status + ' ' + JSON.stringify(trig.data))
+      ids.push(trig.data.logIds[0])
+    }
+    const row = async (id) => (await apiCall('GET', `/logs/${id}`)).data
+    await until(async () => (await row(ids[0])).triggerCode === 200, 'the first run started')
+    const waiting = await row(ids[1])
+    if (waiting.triggerCode !== 0 || waiting.handleCode !== 0) throw new Error('the second is not waiting: ' + JSON.stringify(waiting))
+    try {
+      await page.goto(`${base}/#/logs?jobId=${job}`)
+      await page.locator(`[data-test=logs] tr[data-log="${ids[1]}"] button`, { hasText: 'Kill' }).click()
+      await until(async () => (await row(ids[1])).triggerCode === 500, 'the waiting run ended (triggerCode 500)')
+      const killed = await row(ids[1])
+      if (!/before it was sent/.test(killed.triggerMsg || '')) throw new Error('its triggerMsg: ' + killed.triggerMsg)
+      const first = await row(ids[0])
+      if (first.handleCode !== 0) throw new Error('the running run ended too: ' + first.handleCode + ' ' + first.handleMsg)
+    } finally {
+      await apiCall('POST', `/logs/${ids[0]}/kill`)
+    }
+  })
+
   // A page's own path (no #) opened in a fresh tab: its styles and scripts load
   for (const [where, ready] of [[`/jobs/${jobId}/glue`, '[data-test=glue-versions]'], [`/logs/${logId}`, '[data-test=log-row]'],
     [`/logs?jobId=${jobId}`, `[data-test=logs] tr[data-log="${logId}"]`]]) {
