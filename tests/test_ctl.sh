@@ -98,6 +98,9 @@ D=$("$CTL" --api "$API" glue diff "$G" 1 3)
 check "glue diff: a unified diff" bash -c "printf '%s\n' '$D' | grep -qx -- '-echo two' && printf '%s\n' '$D' | grep -qx -- '+echo TWO' && printf '%s\n' '$D' | grep -qx -- '+echo four' && printf '%s\n' '$D' | grep -q '^@@ -1,3 +1,4 @@'"
 check "glue history --diff shows each version against the one before" \
     bash -c "$CTL --api $API glue history $G --diff | grep -c '^+++ job $G version' | grep -qx 2"
+check "glue history --diff with --get is a usage error that names --get" \
+    bash -c "$CTL --api $API --get .versions glue history $G --diff 2>&1 >/dev/null; test \$? = 2 \
+             && $CTL --api $API --get .versions glue history $G --diff 2>&1 | grep -q 'without --get'"
 check "glue rollback to 1 makes version 4" test "$(ctl glue rollback "$G" 1 | jq .version)" = 4
 check "... the job's source is version 1's" bash -c "$CTL --api $API --json job show $G | jq -j .glueSource | cmp -s - '$T/g1.sh'"
 check "... with a remark" test "$(ctl glue history "$G" --limit 1 | jq -r '.glues[0].glueRemark')" = "rollback to version 1"

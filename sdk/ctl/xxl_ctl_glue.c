@@ -105,7 +105,9 @@ s_glue_history (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
     int64_t offset = xxl_ctl_args_num (cmd, args, "--offset", 0);
     int diff = xxl_ctl_args_get (cmd, args, "--diff") != NULL;
     if (diff && self->json)
-        return xxl_ctl_usage_error (self, cmd, "--diff prints text: use it without --json");
+        return xxl_ctl_usage_error (self, cmd, self->get
+                                    ? "--diff prints text: use it without --get"
+                                    : "--diff prints text: use it without --json");
     if (!xxl_ctl_request_args (self, cmd->request, cmd, args, NULL))
         return XXL_CTL_FAILED;
     xxl_msg_t *reply;
