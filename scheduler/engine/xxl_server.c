@@ -931,12 +931,7 @@ s_turn_work (server_t *self, bool agents_drained)
         engine_runs_expire (self);
         engine_recover_resends (self);
         engine_checks_run (self);
-        if (self->runs.sweep_at && now >= self->runs.sweep_at) {
-            self->runs.sweep_at = engine_sweep_untracked (self)
-                           ? now + 2 * (int64_t) self->config.run_timeout_ms + 1000: 0;
-            if (!self->runs.sweep_at)
-                self->runs.sweep_before = 0;
-        }
+        engine_sweep_run (self, now);
         self->next_pending_check = now + 200;
     }
     if ((now >= self->next_groups || self->terminated)

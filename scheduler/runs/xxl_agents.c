@@ -1062,3 +1062,14 @@ engine_sweep_untracked (server_t *self)
         zsys_warning ("server: %zu trigger(s) a failed commit had left behind go again", swept);
     return swept;
 }
+
+void
+engine_sweep_run (server_t *self, int64_t now)
+{
+    if (!self->runs.sweep_at || now < self->runs.sweep_at)
+        return;
+    self->runs.sweep_at = engine_sweep_untracked (self)
+                        ? now + 2 * (int64_t) self->config.run_timeout_ms + 1000: 0;
+    if (!self->runs.sweep_at)
+        self->runs.sweep_before = 0;
+}

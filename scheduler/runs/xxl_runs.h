@@ -309,6 +309,9 @@ void engine_agent_out_owned (server_t *self, uint64_t tag, const void *rid, size
                              void **data_p, size_t size);
 void engine_agents_dropped (server_t *self);
 size_t engine_sweep_untracked (server_t *self);
+//  The sweep after a failed commit, when due at monotonic ms now: again
+//  after twice run_timeout while it finds rows, then done
+void engine_sweep_run (server_t *self, int64_t now);
 void engine_runs_flush (server_t *self);
 //  The id of a new request to an agent: random, never one in flight
 uint64_t engine_request_id (server_t *self);
