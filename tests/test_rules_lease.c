@@ -447,6 +447,43 @@ main (void)
     XXL_CHECK_INT (rows [3].expires, 52000);
     XXL_CHECK (seen [3].shift == 0 && seen [3].unsure_since == 0);
 
+    //  Watched: another's row is taken only once it stayed as read for a
+    //  lease of this scheduler's monotonic time, whatever its expiry says
+    //  (the store's clock stepped back and forth while this one was
+    //  frozen: a live holder's renewal of the excursion reads long past)
+    {
+        xxl_lease_seen_t watch [N];
+        memset (watch, 0, sizeof watch);
+        xxl_lease_t w [N];
+        memset (w, 0, sizeof w);
+        s_set (w, 1, "other", 4, 50000);
+        s_set (w, 2, "me", 7, 50000);
+        s_set (w, 3, "", 8, 0);
+        xxl_lease_across_steps (w, "me", watch, 0, 1000, LEASE, 40000);
+        XXL_CHECK_INT (watch [1].since, 1000);
+        XXL_CHECK_INT (xxl_lease_watch_at (&watch [1], &w [1], "me", LEASE), 1000 + LEASE);
+        XXL_CHECK (!xxl_lease_watched (&watch [1], &w [1], "me", 1000 + LEASE - 1, LEASE));
+        XXL_CHECK (xxl_lease_watched (&watch [1], &w [1], "me", 1000 + LEASE, LEASE));
+        //  ... its own row, and one no owner names: at once
+        XXL_CHECK (xxl_lease_watched (&watch [2], &w [2], "me", 1000, LEASE));
+        XXL_CHECK_INT (xxl_lease_watch_at (&watch [2], &w [2], "me", LEASE), 0);
+        XXL_CHECK (xxl_lease_watched (&watch [3], &w [3], "me", 1000, LEASE));
+        //  ... unchanged rounds keep the time it was first read
+        xxl_lease_across_steps (w, "me", watch, 0, 1900, LEASE, 40900);
+        XXL_CHECK_INT (watch [1].since, 1000);
+        //  ... a renewal (another expiry, even an earlier one: the store's
+        //  clock stepped back) starts the watch again
+        s_set (w, 1, "other", 4, 50000 - 57000);
+        xxl_lease_across_steps (w, "me", watch, 0, 2500, LEASE, 41500);
+        XXL_CHECK_INT (watch [1].since, 2500);
+        XXL_CHECK (!xxl_lease_watched (&watch [1], &w [1], "me", 1000 + LEASE, LEASE));
+        XXL_CHECK (xxl_lease_watched (&watch [1], &w [1], "me", 2500 + LEASE, LEASE));
+        //  ... and so does a take (the epoch moves)
+        s_set (w, 1, "third", 5, 50000 - 57000);
+        xxl_lease_across_steps (w, "me", watch, 0, 2600, LEASE, 41600);
+        XXL_CHECK_INT (watch [1].since, 2600);
+    }
+
     //  Deaf: no agent heard here (heard 0) while a registry row was beaten
     //  after now - (dead - beat): another scheduler's beat (dead 3 s, beat
     //  1 s: the window is 2 s)

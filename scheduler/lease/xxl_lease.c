@@ -72,7 +72,13 @@
         holder's next renewal writes the new clock's).  A step seen by a
         round that then cannot read the leases (the store locked by a
         frozen scheduler, or down) is kept (back_unjudged) and judged by
-        the first round that reads them.
+        the first round that reads them.  None of these needs every
+        scheduler to see every step: a share another owner's row names
+        is taken only once that row stayed as read for a lease of this
+        scheduler's monotonic time (xxl_lease_watched), and each renewal
+        writes another expiry, so a live holder's row never stays so
+        (a scheduler frozen across a step back and forth reads the
+        holder's renewals of the excursion as long expired).
 */
 
 #include "xxl_engine.h"
@@ -221,12 +227,16 @@ engine_lease_round (server_t *self)
         uint64_t bit = (uint64_t) 1 << s;
         if (!(self->leases.held & bit))
             continue;
+        //  (every renewal changes the row, whatever the store's clock
+        //  did: the others watch it change, xxl_lease_watched)
+        int64_t renewal = expires > leases [s].expires? expires: leases [s].expires + 1;
         if (stale & bit)
             moved |= bit;
         else
-        if (xxl_store_lease_renew (self->store, s, self->leases.node, self->leases.epochs [s], expires) == 1) {
+        if (xxl_store_lease_renew (self->store, s, self->leases.node, self->leases.epochs [s],
+                                   renewal) == 1) {
             renewed |= bit;
-            leases [s].expires = expires;
+            leases [s].expires = renewal;
         }
         else
             moved |= bit;
@@ -248,6 +258,7 @@ engine_lease_round (server_t *self)
     //  Take: our own from before a restart at once; orphans up to the
     //  fair part, and any orphaned for two rounds
     uint64_t taken = 0, missed = 0;
+    int64_t mono = zclock_mono (), watch_at = 0;
     for (int s = 0; s < XXL_STORE_SHARES; s++) {
         uint64_t bit = (uint64_t) 1 << s;
         if ((self->leases.held & bit) || deaf)
@@ -258,6 +269,16 @@ engine_lease_round (server_t *self)
         if (started < self->leases.no_take_until && *leases [s].owner
         &&  strcmp (leases [s].owner, self->leases.node) != 0)
             continue;                   //  (its expiry was read across a step)
+        //  (another's row, expired by the store's clock: taken only once
+        //  it stayed as read for a lease on ours; the next round then)
+        if (!xxl_lease_watched (&self->leases.seen [s], &leases [s], self->leases.node, mono,
+                                lease)) {
+            int64_t at = xxl_lease_watch_at (&self->leases.seen [s], &leases [s],
+                                             self->leases.node, lease);
+            if (watch_at == 0 || at < watch_at)
+                watch_at = at;
+            continue;
+        }
         if (xxl_store_lease_take (self->store, s, self->leases.node, leases [s].epoch, expires) == 1) {
             self->leases.held |= bit;
             self->leases.epochs [s] = leases [s].epoch + 1;
@@ -302,6 +323,8 @@ engine_lease_round (server_t *self)
     if (missed && next > now + XXL_LEASE_RETRY_MS)
         next = now + XXL_LEASE_RETRY_MS;
     self->leases.next_lease = zclock_mono () + (next - now);
+    if (watch_at && watch_at + XXL_LEASE_AFTER_MS < self->leases.next_lease)
+        self->leases.next_lease = watch_at + XXL_LEASE_AFTER_MS;
     return taken;
 }
 

@@ -141,6 +141,8 @@ xxl_lease_across_steps (xxl_lease_t *leases, const char *node, xxl_lease_seen_t 
         bool same = was->epoch == leases [s].epoch && was->expires == leases [s].expires;
         was->epoch = leases [s].epoch;
         was->expires = leases [s].expires;
+        if (!same || !was->since)
+            was->since = mono;
         if (!other || !same) {
             was->shift = 0;
             was->unsure_since = 0;
@@ -165,4 +167,23 @@ xxl_lease_deaf (size_t heard, int64_t newest, int64_t now, int64_t dead_ms, int6
     if (heard > 0 || newest <= 0 || dead_ms <= beat_ms)
         return false;
     return newest > now - (dead_ms - beat_ms);
+}
+
+int64_t
+xxl_lease_watch_at (const xxl_lease_seen_t *seen, const xxl_lease_t *lease, const char *node,
+                    int64_t lease_ms)
+{
+    assert (seen && lease && node && lease_ms > 0);
+    if (!*lease->owner || strcmp (lease->owner, node) == 0)
+        return 0;
+    assert (seen->epoch == lease->epoch);
+    return seen->since + lease_ms;
+}
+
+bool
+xxl_lease_watched (const xxl_lease_seen_t *seen, const xxl_lease_t *lease, const char *node,
+                   int64_t mono, int64_t lease_ms)
+{
+    int64_t at = xxl_lease_watch_at (seen, lease, node, lease_ms);
+    return at == 0 || (seen->since > 0 && mono >= at);
 }

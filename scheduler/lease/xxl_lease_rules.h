@@ -70,7 +70,24 @@
             (its holder's monotonic lease_until, set before the write,
             has passed), its expiry set to the store's time of that;
         any other row (changed, unowned, node's own) ends both.  seen
-        becomes the rows as read.
+        becomes the rows as read; a row read for the first time, or
+        changed since the last round, has seen [s].since set to mono.
+    xxl_lease_watched (seen, lease, node, mono, lease_ms)
+        Whether a share not held may be taken as far as this scheduler's
+        own monotonic clock can tell: its row names no owner, or node, or
+        has stayed as read (seen->since, by xxl_lease_across_steps) for
+        at least lease_ms of mono time.  A live holder writes its row at
+        every renewal, each time with another expiry, and holds it only
+        to its monotonic lease_until, set before the write and lease_ms
+        less XXL_LEASE_MARGIN_MS after: a row unchanged for lease_ms since
+        this scheduler first read it is no live holder's, whatever the
+        store's clock did meanwhile (a step back and forth while this
+        scheduler was frozen makes an expiry written in between look long
+        past).  It comes on top of the expiry (xxl_lease_wants), never
+        instead of it.
+    xxl_lease_watch_at (seen, lease, node, lease_ms)
+        The monotonic ms from which xxl_lease_watched holds for a share
+        another owner's row names (0: it names none, or node).
     xxl_lease_deaf (heard, newest, now, dead_ms, beat_ms)
         Whether this scheduler is deaf to the store's agents: its registry
         holds no address at all (heard 0: every agent it heard missed the
@@ -112,6 +129,7 @@ typedef struct {
     int64_t epoch, expires;             //  the row as read last round
     int64_t shift;                      //  ms its expiry is judged earlier
     int64_t unsure_since;               //  mono ms: changed across a step (0: not)
+    int64_t since;                      //  mono ms: the row first read as it is (0: never)
 } xxl_lease_seen_t;
 
 typedef struct {
@@ -149,5 +167,9 @@ void xxl_lease_across_steps (xxl_lease_t *leases, const char *node, xxl_lease_se
                              int64_t back, int64_t mono, int64_t lease, int64_t now);
 bool xxl_lease_deaf (size_t heard, int64_t newest, int64_t now, int64_t dead_ms,
                      int64_t beat_ms);
+bool xxl_lease_watched (const xxl_lease_seen_t *seen, const xxl_lease_t *lease, const char *node,
+                        int64_t mono, int64_t lease_ms);
+int64_t xxl_lease_watch_at (const xxl_lease_seen_t *seen, const xxl_lease_t *lease,
+                            const char *node, int64_t lease_ms);
 
 #endif

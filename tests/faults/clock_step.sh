@@ -91,7 +91,6 @@
 HA=${XXL_CLOCK_HA:-0}
 if [ "$HA" = 1 ]; then faults_setup clock_step_ha; else faults_setup clock_step; fi
 T0=$(now_ms)
-elapsed () { local d=$(( $(now_ms) - T0 )); echo "$((d / 1000)).$(( d % 1000 / 100 ))s"; }
 say "libfaketime: $FT_LIB"
 
 faketime_wrap

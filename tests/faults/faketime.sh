@@ -7,8 +7,10 @@
 #       $T/clock-$XXL_CLOCK (the environment of its start names it; "+30"
 #       is 30 s ahead of the true clock); monotonic clocks are left alone;
 #   setclock NAME SECONDS [FORWARD_COUNT]: NAME's wall clock SECONDS from
-#       the true one, said with the scenario's `elapsed` (which it
-#       defines); a step ahead adds FORWARD_COUNT (default 0) to FORWARD.
+#       the true one, said with `elapsed`; a step ahead adds FORWARD_COUNT
+#       (default 0) to FORWARD;
+#   faketime_setup NAME: faults_setup NAME, T0 (now) for `elapsed` (the
+#       time since, "12.3s"), and faketime_wrap.
 
 FT_LIB=""
 for f in ${XXL_FAKETIME_LIB:-} /usr/lib/*/faketime/libfaketimeMT.so.1 /usr/lib/faketime/libfaketimeMT.so.1 \
@@ -77,4 +79,11 @@ setclock () {
     echo "$(now_ms) $1 $was $2" >> "$T/steps"
     if [ "$2" -gt "$was" ]; then FORWARD=$((FORWARD + ${3:-0})); fi
     say "$(elapsed): $1's wall clock stepped $( [ "$2" -ge "$was" ] && echo forward || echo back) $(( $2 > was ? $2 - was : was - $2 )) s, now ${2} s from the true time"
+}
+
+elapsed () { local d=$(( $(now_ms) - T0 )); echo "$((d / 1000)).$(( d % 1000 / 100 ))s"; }
+faketime_setup () {
+    faults_setup "$1"
+    T0=$(now_ms)
+    faketime_wrap
 }

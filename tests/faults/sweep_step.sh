@@ -20,10 +20,7 @@ if [ "${XXL_STORE:-sqlite}" != sqlite ]; then
     exit 77
 fi
 . "$(dirname "$0")/faketime.sh"
-faults_setup sweep_step
-T0=$(now_ms)
-elapsed () { local d=$(( $(now_ms) - T0 )); echo "$((d / 1000)).$(( d % 1000 / 100 ))s"; }
-faketime_wrap
+faketime_setup sweep_step
 setclock sched 0 >/dev/null; setclock a1 0 >/dev/null
 
 XXL_CLOCK=sched start_scheduler || exit 1
