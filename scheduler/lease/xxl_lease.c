@@ -27,8 +27,11 @@
         agent again ends it: the node row beats, the others give back to
         balance and this one takes its part.
     -   Rounds come every lease_ms / 3, and also just after the soonest
-        expiry of a lease held by another: a dead scheduler's shares are
-        taken within a few milliseconds of its lease's end.
+        expiry of a lease held by another and the end of the watch of its
+        row (xxl_lease_watch_at): a dead scheduler's shares are taken a few
+        milliseconds after the later of its lease's end and a lease from
+        this scheduler's first read of its last row (up to a round after
+        the lease's end).
     -   Fair part: ceil (shares / live schedulers), live meaning beat within
         two rounds.  An orphaned share is taken up to the fair part, and by
         anyone once it stayed orphaned for two rounds; a scheduler's own
@@ -74,11 +77,15 @@
         frozen scheduler, or down) is kept (back_unjudged) and judged by
         the first round that reads them.  None of these needs every
         scheduler to see every step: a share another owner's row names
-        is taken only once that row stayed as read for a lease of this
-        scheduler's monotonic time (xxl_lease_watched), and each renewal
-        writes another expiry, so a live holder's row never stays so
+        is taken only once that row also stayed as read for a lease of
+        this scheduler's monotonic time (xxl_lease_watched): a live
+        holder renews every round, and a renewal that writes the expiry
+        the row had needs a store clock that stood still or went back by
+        exactly the time between, so that the expiry itself stays ahead
         (a scheduler frozen across a step back and forth reads the
-        holder's renewals of the excursion as long expired).
+        holder's renewals of the excursion as long expired).  A round
+        runs only in a turn's transaction (its reads and takes one step
+        under the store's write lock).
 */
 
 #include "xxl_engine.h"
@@ -181,6 +188,13 @@ engine_lease_round (server_t *self)
     //  (expiries and beats on the store's clock: one clock for all the
     //  schedulers, whatever each host's wall clock does)
     int64_t started = zclock_mono ();
+    //  (a turn whose transaction could not begin: its reads and takes
+    //  would not be one atomic step under the store's write lock, which
+    //  every judgement below rests on; the next turn's round)
+    if (!xxl_store_in_txn (self->store)) {
+        self->leases.next_lease = started + XXL_LEASE_RETRY_MS;
+        return 0;
+    }
     int64_t now = xxl_store_clock_now (self->store);
     int64_t lease = self->config.lease_ms;
     if (now >= 0) {
@@ -227,16 +241,13 @@ engine_lease_round (server_t *self)
         uint64_t bit = (uint64_t) 1 << s;
         if (!(self->leases.held & bit))
             continue;
-        //  (every renewal changes the row, whatever the store's clock
-        //  did: the others watch it change, xxl_lease_watched)
-        int64_t renewal = expires > leases [s].expires? expires: leases [s].expires + 1;
         if (stale & bit)
             moved |= bit;
         else
         if (xxl_store_lease_renew (self->store, s, self->leases.node, self->leases.epochs [s],
-                                   renewal) == 1) {
+                                   expires) == 1) {
             renewed |= bit;
-            leases [s].expires = renewal;
+            leases [s].expires = expires;
         }
         else
             moved |= bit;

@@ -76,15 +76,17 @@
         Whether a share not held may be taken as far as this scheduler's
         own monotonic clock can tell: its row names no owner, or node, or
         has stayed as read (seen->since, by xxl_lease_across_steps) for
-        at least lease_ms of mono time.  A live holder writes its row at
-        every renewal, each time with another expiry, and holds it only
-        to its monotonic lease_until, set before the write and lease_ms
-        less XXL_LEASE_MARGIN_MS after: a row unchanged for lease_ms since
+        at least lease_ms of mono time.  A live holder rewrites its row
+        at every renewal (a round: lease_ms / 3) and holds it only to its
+        monotonic lease_until, set before the write and lease_ms less
+        XXL_LEASE_MARGIN_MS after: a row unchanged for lease_ms since
         this scheduler first read it is no live holder's, whatever the
         store's clock did meanwhile (a step back and forth while this
         scheduler was frozen makes an expiry written in between look long
-        past).  It comes on top of the expiry (xxl_lease_wants), never
-        instead of it.
+        past), unless each renewal wrote the expiry the row had, which
+        needs a store clock that stood still or went back by the time
+        between, and then the expiry is still ahead: so it comes on top
+        of the expiry (xxl_lease_wants), never instead of it.
     xxl_lease_watch_at (seen, lease, node, lease_ms)
         The monotonic ms from which xxl_lease_watched holds for a share
         another owner's row names (0: it names none, or node).

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # ha_excursion.sh -- the store's clock makes a brief excursion (stepped
-# 60 s back, or ahead, for 0.3-1.8 s, then right again: two steps in quick
+# 60 s back for 1.2-2.4 s, then right again: two steps in quick
 # succession) while scheduler 0 of two sharing an SQLite store is frozen
 # (SIGSTOP) across it, so that scheduler 0 never reads the stepped clock;
 # scheduler 1 lives through it.  Agents are connected to both; ROUND load
 # and one-second crons (FIRE_ONCE_NOW) run throughout.
 #   rounds 1-3: back 60 s; scheduler 1 stays alive.  Its renewals during
-#       the excursion wrote expiries 57 s in the past of the clock set
-#       right again; scheduler 0, thawed, must not take those shares:
+#       the excursion (a round is a second: one at least) wrote expiries
+#       57 s in the past of the clock set right again; scheduler 0,
+#       thawed, must not take those shares (no "share(s) lost (taken by
+#       another scheduler)" line):
 #       scheduler 1 holds them to its monotonic lease_until and sends
 #       their prepared fires (before: scheduler 0 took them at once and
 #       re-sent the same rows: logIds ran twice, on two agents, and
@@ -15,7 +17,8 @@
 #       outside clock-step attack, seed 303);
 #   round 4: back 60 s, then scheduler 1 SIGKILLed 1 s after the clock is
 #       right: scheduler 0 holds the 16 shares within 8 s of the kill
-#       (the lease, 3 s, and a lease of watching the dead one's last row).
+#       (the later of the lease's end and a lease from its first read of
+#       the dead one's last row, up to a round after the lease's end).
 # SQLite only: its store's clock is the one host's, which both schedulers
 # read (PostgreSQL's is the server's, which does not step here).
 # Guarantees: no logId starts twice; every acknowledged trigger and every
@@ -52,10 +55,12 @@ say "crons:$CRONS (shares $(for c in $CRONS; do printf '%d ' $((c % 16)); done))
 load_start "$J1" "sleep=50 t=%n"
 shares_1 () { shares_of "${S_API[1]}"; }
 s1_holds () { [ "$(shares_1)" != "[]" ]; }
+taken_lines () { grep -c "share(s) lost (taken by another scheduler)" "$T/scheduler.log"; }
 # excursion SIGN: scheduler 0 frozen, the clock SIGN 60 s for a seeded
-# 0.3-1.8 s, right again, scheduler 0 thawed
+# 1.2-2.4 s (a lease round of scheduler 1 in it), right again, scheduler 0
+# thawed
 excursion () {
-    rnd 1501; local ms=$((300 + R))
+    rnd 1201; local ms=$((1200 + R))
     kill -STOP "${S_PID[0]}"
     setclock sched "${1}60"
     sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
@@ -67,11 +72,14 @@ for r in 1 2 3; do
     check "round $r: the two schedulers hold the 16 shares" wait_until 15 all_held "0 1"
     wait_until 10 s1_holds
     before=$(shares_1)
+    taken_before=$(taken_lines)
     excursion -
     # (a lease and a round: scheduler 0 would have taken them by then)
     sleep 4
     after=$(shares_1)
-    check "round $r: scheduler 1 keeps its shares across the excursion ($before, then $after)" \
+    check "round $r: no live scheduler's shares are taken across the excursion ($(( $(taken_lines) - taken_before )) lines)" \
+        test "$(taken_lines)" = "$taken_before"
+    check "round $r: scheduler 1 holds its shares after it ($before, then $after)" \
         test "$after" = "$before"
 done
 
