@@ -85,7 +85,9 @@
         (a scheduler frozen across a step back and forth reads the
         holder's renewals of the excursion as long expired).  A round
         runs only in a turn's transaction (its reads and takes one step
-        under the store's write lock).
+        under the store's write lock): PostgreSQL's store has none after
+        a failed begin, SQLite's keeps a failed one whose statements all
+        fail (the round reads the clock, then fails: back_unjudged).
 */
 
 #include "xxl_engine.h"

@@ -240,8 +240,9 @@ engine_agents_dropped (server_t *self)
     self->runs.sweep_at = zclock_mono () + 2 * (int64_t) self->config.run_timeout_ms + 1000;
     //  (the wall clock as it is now: the rows left behind were sent
     //  before; after a step back, an earlier failure's time may be later)
-    if (engine_now () + 1000 > self->runs.sweep_before)
-        self->runs.sweep_before = engine_now () + 1000;
+    int64_t before = engine_now () + 1000;
+    if (before > self->runs.sweep_before)
+        self->runs.sweep_before = before;
 }
 
 //  Sends the turn's messages to agents: the batches filling this turn are
