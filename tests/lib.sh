@@ -204,7 +204,19 @@ xxl_sql () {
         PGOPTIONS="-c client_min_messages=warning" "$PG_BIN/psql" -X -q -A -t -F $'\t' \
             -v ON_ERROR_STOP=1 -d "$XXL_DB" -c "$1"
     else
-        sqlite3 -cmd ".timeout 5000" -separator $'\t' "$XXL_DB" "$1"
+        sqlite3 -cmd ".timeout 30000" -separator $'\t' "$XXL_DB" "$1"
+    fi
+}
+
+# xxl_sql_now: an SQL expression for the store's clock in milliseconds
+# since the epoch, read when the statement runs (after an UPDATE's wait for
+# the write lock, which a busy scheduler may hold for seconds under load):
+# the time of a write the test makes, as the schedulers read it
+xxl_sql_now () {
+    if [ "${XXL_STORE:-sqlite}" = pg ]; then
+        echo "(EXTRACT (EPOCH FROM clock_timestamp ()) * 1000)::bigint"
+    else
+        echo "CAST ((julianday ('now') - 2440587.5) * 86400000 AS INTEGER)"
     fi
 }
 

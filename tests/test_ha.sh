@@ -24,9 +24,13 @@ S=$((J % 16))
 check "two one-second jobs in different shares" test "$S" != "$((W % 16))"
 check "the job runs" wait_for 15 job_ran "$J" 2
 
-# The rival takes the share
-T0=$(date +%s%3N)
-sql "UPDATE xxl_lease SET owner = 'ghost', epoch = epoch + 1, expires = $((T0 + 8000)) WHERE share = $S"
+# The rival takes the share.  T0, the take's time, is the store's clock
+# when the UPDATE ran: under load it may wait seconds for the scheduler's
+# write lock, and the checks below count from the take itself
+sql "UPDATE xxl_lease SET owner = 'ghost', epoch = epoch + 1, expires = $(xxl_sql_now) + 8000
+     WHERE share = $S"
+check "the rival's take is written" test "$(sql "SELECT owner FROM xxl_lease WHERE share = $S")" = ghost
+T0=$(( $(sql "SELECT expires FROM xxl_lease WHERE share = $S") - 8000 ))
 lost () { grep -q "share(s) lost (taken by another scheduler)" "$T/scheduler.log"; }
 check "the scheduler sees the share taken within a round" wait_for 3 lost
 check "PING no longer lists the share" bash -c "
