@@ -184,6 +184,10 @@ struct _xxl_executor_t {
                                         //  pthread_create (0: none)
     int thread_idle_ms;                 //  an extra idle thread ends after this
                                         //  (retired by the manager, oldest first)
+    int64_t retire_busy_at;             //  monotonic ms before which no thread
+                                        //  is retired while runs keep ending
+    uint64_t retired_busy, retired_quiet;   //  threads told to end while runs
+                                        //  kept ending, and once they had not
     size_t live_workers;                //  job queues allocated
     int pool_stop;                      //  stop: threads end once idle
     int manager_alive;

@@ -16,9 +16,11 @@
     released the pool lock, so that it does not wake to block on it: the
     idlers live as long as the pool); a hold's release lists all its
     queues under one pool lock (xxl_runpool_ready_many); the manager retires idle
-    threads beyond threads_min once idle thread_idle_ms, oldest first and
-    RETIRE_BATCH a tick at most (after a burst, the pool returns to its
-    resting size while the runs that follow use its warm threads).  Sizing: threads_min (the CPUs, at
+    threads beyond threads_min once idle thread_idle_ms, oldest first,
+    RETIRE_BATCH a tick at most, and one a RETIRE_BUSY_TICK_MS while runs
+    keep ending (after a burst, the pool returns to its resting size while
+    the runs that follow use its warm threads, and its unmaps do not take
+    their CPU: fast once they stop).  Sizing: threads_min (the CPUs, at
     least 2) start with the executor; the manager thread adds threads
     while queues wait for one, no run ended for a tick (5 ms: every
     thread blocked in a run, as sleeping handlers are) and the machine
@@ -74,14 +76,19 @@
 //  A thread serves one queue this long at most while other queues wait
 //  for a thread (then they take turns)
 #define SERVE_SLICE_MS      50
-//  The manager retires at most this many idle threads a tick (RETIRE_TICK_MS)
-//  once idle thread_idle_ms: 400 a second.  A thread's end costs ~200 us of
-//  CPU with mimalloc (its heap given back, its stack unmapped: a
-//  TLB flush on every CPU running the agent); 10,000 at once would take
-//  the CPU from the runs that follow a burst, 400 a second take ~8 % of a
-//  core for 25 s
+//  The manager retires idle threads once idle thread_idle_ms, at most
+//  RETIRE_BATCH a tick (RETIRE_TICK_MS): 400 a second, while no run ended
+//  for RETIRE_QUIET_MS; while runs keep ending, one every
+//  RETIRE_BUSY_TICK_MS: 40 a second.  A thread's end costs ~200 us of CPU
+//  with mimalloc (its heap given back, its stack unmapped), and each unmap
+//  flushes the TLB of every CPU running the agent's other threads, which
+//  then pay for it in their runs: 10,000 at once would take the CPU from
+//  the runs that follow a burst, 400 a second cost them a fifth of their
+//  rate, 40 a second under 1 % of a core
 #define RETIRE_BATCH        4
 #define RETIRE_TICK_MS      10
+#define RETIRE_BUSY_TICK_MS 25
+#define RETIRE_QUIET_MS     100
 
 //  An idle pool thread's place on the pool's idle stack (under pool_lock),
 //  LIFO, so the thread idle the shortest time (its stack and cache warm)
@@ -465,21 +472,30 @@ s_thread_main (void *arg)
 }
 
 //  Retires idle threads beyond threads_min idle thread_idle_ms, oldest
-//  first, at most RETIRE_BATCH; returns the monotonic ms at which the
-//  next may be due (INT64_MAX: none).  Caller holds the pool lock.
+//  first: at most RETIRE_BATCH, or while runs keep ending (busy) one and
+//  none before retire_busy_at; returns the monotonic ms at which the next
+//  may be due (INT64_MAX: none).  Caller holds the pool lock.
 static int64_t
-s_retire (xxl_executor_t *self, int64_t now)
+s_retire (xxl_executor_t *self, int64_t now, int busy)
 {
     size_t retired = 0;
     while (self->idle_bottom && self->threads - self->retiring > self->threads_min) {
         idler_t *oldest = self->idle_bottom;
         if (oldest->since + self->thread_idle_ms > now)
             return oldest->since + self->thread_idle_ms;
-        if (retired == RETIRE_BATCH)
+        if (busy && now < self->retire_busy_at)
+            return self->retire_busy_at;
+        if (retired == (busy? 1: RETIRE_BATCH))
             return now + RETIRE_TICK_MS;
         self->retiring++;
         s_idler_wake (self, oldest, IDLER_END);
         retired++;
+        if (busy) {
+            self->retired_busy++;
+            self->retire_busy_at = now + RETIRE_BUSY_TICK_MS;
+        }
+        else
+            self->retired_quiet++;
     }
     return INT64_MAX;
 }
@@ -602,12 +618,15 @@ s_manager_main (void *arg)
     int64_t next_reap = xxl_executor_mono_ms () + reap_every;
     uint64_t seen = __atomic_load_n (&self->completed, __ATOMIC_RELAXED);
     int64_t progress_at = xxl_executor_mono_ms ();     //  a run ended, or a backlog began
+    int64_t ended_at = 0;                               //  the manager saw a run end
     int had_backlog = 0;
     pthread_mutex_lock (&self->pool_lock);
     while (!self->pool_stop) {
         int64_t now = xxl_executor_mono_ms ();
         int backlog = self->ready_count > 0;
         uint64_t completed = __atomic_load_n (&self->completed, __ATOMIC_RELAXED);
+        if (completed != seen)
+            ended_at = now;
         if (completed != seen || (backlog && !had_backlog)) {
             seen = completed;
             progress_at = now;
@@ -638,7 +657,7 @@ s_manager_main (void *arg)
             progress_at = xxl_executor_mono_ms ();
         }
         had_backlog = backlog;
-        int64_t next_retire = s_retire (self, now);
+        int64_t next_retire = s_retire (self, now, ended_at && now - ended_at < RETIRE_QUIET_MS);
         if (now >= next_reap) {
             pthread_mutex_unlock (&self->pool_lock);
             s_reap (self);

@@ -1303,12 +1303,15 @@ test_pool_fifo (void)
     xxl_executor_destroy (&executor);
 }
 
-//  After a burst the pool returns to its resting size while runs keep
-//  coming: 300 sleeping runs at once grow it to ~300 threads; then empty
-//  runs one at a time on 2 jobs (each readies its queue, so each wakes an
-//  idle thread) for 3 s, three times thread_idle_ms (1 s with idle_reap_s
-//  1).  The warm threads serve them and the others retire; a wake that
-//  went to the idle threads in turn would keep every one alive.
+//  After a burst the pool returns to its resting size, paced while runs
+//  keep coming: 300 sleeping runs at once grow it to ~300 threads; then
+//  empty runs one at a time on 2 jobs (each readies its queue, so each
+//  wakes an idle thread) for 3 s, three times thread_idle_ms (1 s with
+//  idle_reap_s 1).  The warm threads serve them; the others retire one
+//  every RETIRE_BUSY_TICK_MS (25 ms) at most while the stream lasts (their
+//  unmaps would take the stream's CPU), and the rest quickly once it
+//  ended.  A wake that went to the idle threads in turn would keep every
+//  one alive.
 static void
 test_pool_retire (void)
 {
@@ -1338,7 +1341,7 @@ test_pool_retire (void)
     size_t peak = 0, after_burst = xxl_executor_threads (executor, &peak);
     XXL_CHECK_MSG (done == 300, "the 300 sleeping runs ended (%d)", done);
     //  The stream: each job's next run once its last ended
-    int64_t stream_from = s_next_log_id, stop = s_now () + 3000;
+    int64_t stream_from = s_next_log_id, started = s_now (), stop = started + 3000;
     int streamed = 0, ok = 0, in_flight = 0;
     for (int job = 0; job < 2; job++)
         in_flight += s_run (executor, 2400 + job, "emptyInJobHandler", "", NULL, 0,
@@ -1359,13 +1362,32 @@ test_pool_retire (void)
         struct pollfd item = { xxl_executor_fd (executor), POLLIN, 0 };
         poll (&item, 1, 10);
     }
-    size_t resting = xxl_executor_threads (executor, NULL);
+    int64_t streamed_ms = s_now () - started;
+    pthread_mutex_lock (&executor->pool_lock);
+    uint64_t busy = executor->retired_busy, quiet = executor->retired_quiet;
+    pthread_mutex_unlock (&executor->pool_lock);
+    size_t under_stream = xxl_executor_threads (executor, NULL);
     XXL_CHECK_MSG (streamed > 100 && ok == streamed, "the stream's runs ended 200 (%d of %d)",
                    ok, streamed);
     XXL_CHECK_MSG (peak >= 100, "the burst grew the pool (peak %zu, %zu after it)", peak,
                    after_burst);
-    XXL_CHECK_MSG (resting <= 32, "back to its resting size under the stream: %zu threads"
-                   " (peak %zu)", resting, peak);
+    //  (one each 25 ms of the stream at most, and the first may come as
+    //  soon as the stream begins)
+    XXL_CHECK_MSG (busy >= 1 && busy <= (uint64_t) (streamed_ms / 25 + 1),
+                   "retired while the stream lasted, one each 25 ms at most: %" PRIu64
+                   " in %" PRId64 " ms (%" PRIu64 " before it; %zu threads left)", busy,
+                   streamed_ms, quiet, under_stream);
+    //  Once it ended, the rest at the quiet pace
+    int64_t settle_until = s_now () + 10000;
+    size_t resting = under_stream;
+    while ((resting = xxl_executor_threads (executor, NULL)) > 32 && s_now () < settle_until)
+        usleep (10000);
+    pthread_mutex_lock (&executor->pool_lock);
+    uint64_t quiet_after = executor->retired_quiet - quiet;
+    pthread_mutex_unlock (&executor->pool_lock);
+    XXL_CHECK_MSG (resting <= 32 && quiet_after > 0,
+                   "back to its resting size once the stream ended: %zu threads (peak %zu,"
+                   " %" PRIu64 " retired at the quiet pace)", resting, peak, quiet_after);
     xxl_executor_destroy (&executor);
 }
 
