@@ -78,8 +78,9 @@
 #define SERVE_SLICE_MS      50
 //  The manager retires idle threads once idle thread_idle_ms, at most
 //  RETIRE_BATCH a tick (RETIRE_TICK_MS): 400 a second, while no run ended
-//  for RETIRE_QUIET_MS; while runs keep ending, one every
-//  RETIRE_BUSY_TICK_MS: 40 a second.  A thread's end costs ~200 us of CPU
+//  for RETIRE_QUIET_MS (as the manager sees at its passes: a run that
+//  ended during a longer wait counts as ended at its end); while runs keep
+//  ending, one every RETIRE_BUSY_TICK_MS: 40 a second at most.  A thread's end costs ~200 us of CPU
 //  with mimalloc (its heap given back, its stack unmapped), and each unmap
 //  flushes the TLB of every CPU running the agent's other threads, which
 //  then pay for it in their runs: 10,000 at once would take the CPU from
@@ -472,25 +473,26 @@ s_thread_main (void *arg)
 }
 
 //  Retires idle threads beyond threads_min idle thread_idle_ms, oldest
-//  first: at most RETIRE_BATCH, or while runs keep ending (busy) one and
-//  none before retire_busy_at; returns the monotonic ms at which the next
-//  may be due (INT64_MAX: none).  Caller holds the pool lock.
+//  first: at most RETIRE_BATCH; while runs keep ending (ending), one, and
+//  none before retire_busy_at.  now: read under the pool lock, which the
+//  caller holds.  Returns the monotonic ms at which the next may be due
+//  (INT64_MAX: none).
 static int64_t
-s_retire (xxl_executor_t *self, int64_t now, int busy)
+s_retire (xxl_executor_t *self, int64_t now, int ending)
 {
     size_t retired = 0;
     while (self->idle_bottom && self->threads - self->retiring > self->threads_min) {
         idler_t *oldest = self->idle_bottom;
         if (oldest->since + self->thread_idle_ms > now)
             return oldest->since + self->thread_idle_ms;
-        if (busy && now < self->retire_busy_at)
+        if (ending && now < self->retire_busy_at)
             return self->retire_busy_at;
-        if (retired == (busy? 1: RETIRE_BATCH))
+        if (retired == RETIRE_BATCH)
             return now + RETIRE_TICK_MS;
         self->retiring++;
         s_idler_wake (self, oldest, IDLER_END);
         retired++;
-        if (busy) {
+        if (ending) {
             self->retired_busy++;
             self->retire_busy_at = now + RETIRE_BUSY_TICK_MS;
         }
@@ -618,7 +620,8 @@ s_manager_main (void *arg)
     int64_t next_reap = xxl_executor_mono_ms () + reap_every;
     uint64_t seen = __atomic_load_n (&self->completed, __ATOMIC_RELAXED);
     int64_t progress_at = xxl_executor_mono_ms ();     //  a run ended, or a backlog began
-    int64_t ended_at = 0;                               //  the manager saw a run end
+    int64_t ended_at = 0;                               //  the manager saw that a run
+                                                        //  ended (since its last pass)
     int had_backlog = 0;
     pthread_mutex_lock (&self->pool_lock);
     while (!self->pool_stop) {
@@ -657,7 +660,10 @@ s_manager_main (void *arg)
             progress_at = xxl_executor_mono_ms ();
         }
         had_backlog = backlog;
-        int64_t next_retire = s_retire (self, now, ended_at && now - ended_at < RETIRE_QUIET_MS);
+        //  (a fresh clock: s_spawn may have released the lock since now)
+        int64_t retire_now = xxl_executor_mono_ms ();
+        int64_t next_retire = s_retire (self, retire_now,
+                                        ended_at && retire_now - ended_at < RETIRE_QUIET_MS);
         if (now >= next_reap) {
             pthread_mutex_unlock (&self->pool_lock);
             s_reap (self);

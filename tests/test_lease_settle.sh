@@ -44,8 +44,8 @@ lost () { grep -q "share(s) lost (taken by another scheduler)" "$T/scheduler.log
 check "the scheduler sees the share taken" wait_for 5 lost
 sql "INSERT INTO xxl_test_refuse VALUES (1)" >/dev/null
 check "commits are refused" wait_for 10 grep -q "test: commits refused" "$T/scheduler.log"
-T0=$(date +%s%3N)
-sql "UPDATE xxl_lease SET expires = $((T0 + 300)) WHERE share = $S AND owner = 'ghost'" >/dev/null
+sql "UPDATE xxl_lease SET expires = $(xxl_sql_now) + 300 WHERE share = $S AND owner = 'ghost'" >/dev/null
+T0=$(( $(sql "SELECT expires FROM xxl_lease WHERE share = $S") - 300 ))
 # Past the rival's expiry: rounds take the share, their commits fail
 while [ "$(date +%s%3N)" -lt $((T0 + 500)) ]; do sleep 0.1; done
 undone () { grep -q "share(s) lost (their take was not committed)" "$T/scheduler.log"; }
