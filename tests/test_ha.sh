@@ -33,17 +33,24 @@ check "the rival's take is written" test "$(sql "SELECT owner FROM xxl_lease WHE
 T0=$(( $(sql "SELECT expires FROM xxl_lease WHERE share = $S") - 8000 ))
 lost () { grep -q "share(s) lost (taken by another scheduler)" "$T/scheduler.log"; }
 check "the scheduler sees the share taken within a round" wait_for 3 lost
+# T_SEEN: no earlier than the scheduler dropping the share (its log line
+# was read by then).  A round comes each lease / 3 and may wait lease / 6
+# for a near fire, so the drop may be 1.5 s after the take, more on a
+# loaded machine: fires are held to T_SEEN, not to a time after T0
+T_SEEN=$(date +%s%3N)
+check "... within one and a half leases (4.5 s) of the take" test $((T_SEEN - T0)) -lt 4500
 check "PING no longer lists the share" bash -c "
     $REQ $API PING | jq -e --argjson s $S '.content.shares | index(\$s) == null' >/dev/null"
 sleep_until () { while [ "$(date +%s%3N)" -lt "$1" ]; do sleep 0.1; done; }
 sleep_until $((T0 + 6500))
 # Rows of the job planned after the take, or sent: none planned past the
-# pre-read window (5 s) of the take, none sent once the round saw it
+# pre-read window (5 s) of the take, none sent once the round saw it (a
+# fire is sent at its time, never before)
 check "no fire of the share planned past the pre-read window of the take" test \
     "$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $J AND schedule_time > $((T0 + 6000))")" = 0
-check "no fire of the share sent a second after the take" test \
+check "no fire of the share sent once the scheduler saw the take" test \
     "$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $J AND trigger_code != 0
-            AND schedule_time > $((T0 + 1500))")" = 0
+            AND schedule_time > $T_SEEN")" = 0
 check "the other share's job goes on" test \
     "$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $W AND trigger_code = 200
             AND schedule_time > $((T0 + 3000))")" -ge 2
