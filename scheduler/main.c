@@ -87,6 +87,7 @@ static const s_int_key_t s_int_keys [] = {
     S_INT ("scheduler/pools/slow_ms", slow_ms, 0, S_BIG),
     S_INT ("scheduler/pools/slow_count", slow_count, 0, S_BIG),
     S_INT ("scheduler/planner/preread", preread_ms, 100, S_BIG),
+    S_INT ("scheduler/planner/ahead", ahead_ms, 100, S_BIG),
     S_INT ("scheduler/planner/scan", scan_ms, 10, S_BIG),
     S_INT ("scheduler/planner/warmup", warmup_ms, 0, S_BIG),
     S_INT ("scheduler/planner/recovery_wait", recovery_wait_ms, 0, S_BIG),

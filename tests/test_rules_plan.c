@@ -3,8 +3,10 @@
 
     - next fire per schedule type (CRON in its zone, FIX_RATE, FIX_DELAY,
       NONE), across Europe/Berlin's spring-forward gap and fall-back hour;
-    - the pre-read window: which instants are planned now, their steps,
-      FIX_RATE spacing, and when the next scan is;
+    - the planning window: which instants are planned now, their steps,
+      FIX_RATE spacing, and when the next scan is; planner/ahead shorter
+      than the pre-read writes fewer rows ahead and judges misfires
+      against the pre-read still;
     - misfire after an outage: DO_NOTHING skips, FIRE_ONCE_NOW fires once,
       the next time after now; an outage inside the window is no misfire;
     - FIX_DELAY: the walk plans one run and waits; a run's end resumes it
@@ -18,7 +20,8 @@
 #include "xxl_test.h"
 
 #define MS(s) ((int64_t) (s) * 1000)
-#define PRE 5000                        //  the default pre-read window, ms
+#define PRE 5000                        //  the default misfire bound (pre-read), ms
+#define AHEAD 3000                      //  the default planning window, ms
 
 static xxl_job_t
 s_job (const char *type, const char *conf, const char *tz, const char *misfire)
@@ -38,11 +41,22 @@ s_next_of (void *ctx, int64_t after)
     return engine_next_time ((const xxl_job_t *) ctx, after, why, sizeof why);
 }
 
+//  A walk with the window as long as the pre-read (planner/ahead =
+//  planner/preread: XXL-JOB's single window)
 static xxl_plan_walk_t
 s_walk (xxl_job_t *job, int64_t next, int64_t last, int64_t now, xxl_plan_fire_t *fires)
 {
     bool after_run = streq (job->schedule_type, "FIX_DELAY");
-    return xxl_plan_walk (next, last, now, PRE, job->misfire_strategy, after_run, s_next_of,
+    return xxl_plan_walk (next, last, now, PRE, PRE, job->misfire_strategy, after_run, s_next_of,
+                          job, fires, 1000);
+}
+
+//  The default window: rows written AHEAD ms ahead, misfires judged
+//  against PRE
+static xxl_plan_walk_t
+s_walk_ahead (xxl_job_t *job, int64_t next, int64_t last, int64_t now, xxl_plan_fire_t *fires)
+{
+    return xxl_plan_walk (next, last, now, AHEAD, PRE, job->misfire_strategy, false, s_next_of,
                           job, fires, 1000);
 }
 
@@ -136,7 +150,7 @@ s_window (void)
     XXL_CHECK_INT (walk.next, now + 400 + 5000);
     //  At most max steps a walk (the planner's guard)
     xxl_job_t often = s_job ("CRON", "* * * * * ?", "", "DO_NOTHING");
-    walk = xxl_plan_walk (now - 2000, 0, now, PRE, "DO_NOTHING", false, s_next_of, &often,
+    walk = xxl_plan_walk (now - 2000, 0, now, PRE, PRE, "DO_NOTHING", false, s_next_of, &often,
                           fires, 3);
     XXL_CHECK_INT (walk.fires, 3);
     //  An ended schedule: the job stops, last as walked
@@ -188,6 +202,30 @@ s_misfire (void)
     XXL_CHECK_INT (walk.fires, 10);
     for (size_t i = 0; i < walk.fires; i++)
         XXL_CHECK (fires [i].step == XXL_PLAN_FIRE);
+    //  The default window (AHEAD < PRE): a one-second cron plans now ..
+    //  now + 3 s, and the next scan goes on from there
+    walk = s_walk_ahead (&nothing, now, now - 1000, now, fires);
+    XXL_CHECK_INT (walk.fires, 1 + AHEAD / 1000);
+    for (size_t i = 0; i < walk.fires; i++)
+        XXL_CHECK (fires [i].step == XXL_PLAN_FIRE && fires [i].planned == now + (int64_t) i * 1000);
+    XXL_CHECK_INT (walk.next, now + AHEAD + 1000);
+    walk = s_walk_ahead (&nothing, now + AHEAD + 1, 42, now, fires);
+    XXL_CHECK (walk.fires == 0 && walk.next == now + AHEAD + 1 && walk.last == 42);
+    //  ... a fire late by more than AHEAD but not PRE is no misfire: it
+    //  fires (CRON), as do the late seconds after it, then up to now + 3 s
+    walk = s_walk_ahead (&nothing, due, 0, due + 4000, fires);
+    XXL_CHECK_INT (walk.fires, 5 + AHEAD / 1000);
+    for (size_t i = 0; i < walk.fires; i++)
+        XXL_CHECK (fires [i].step == XXL_PLAN_FIRE && fires [i].planned == due + (int64_t) i * 1000);
+    //  ... one late by more than PRE is: skipped (DO_NOTHING) or fired
+    //  once now (FIRE_ONCE_NOW), then the seconds after now up to now + 3 s
+    walk = s_walk_ahead (&nothing, due, 0, due + PRE + 500, fires);
+    XXL_CHECK (walk.fires == 1 + AHEAD / 1000 && fires [0].step == XXL_PLAN_MISFIRE_SKIP);
+    XXL_CHECK_INT (fires [walk.fires - 1].planned, due + PRE + AHEAD);
+    walk = s_walk_ahead (&once, due, 0, due + PRE + 500, fires);
+    XXL_CHECK (walk.fires == 1 + AHEAD / 1000 && fires [0].step == XXL_PLAN_MISFIRE_NOW);
+    XXL_CHECK (fires [1].step == XXL_PLAN_FIRE && fires [1].planned == due + PRE + 1000);
+
     //  An hourly Berlin job down over the fall-back hour misfires once
     xxl_job_t hourly = s_job ("CRON", "0 30 * * * ?", "Europe/Berlin", "FIRE_ONCE_NOW");
     walk = s_walk (&hourly, MS (1824935400), 0, MS (1824946200) + 60000, fires);

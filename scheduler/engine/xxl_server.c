@@ -187,6 +187,7 @@ xxl_server_config_defaults (xxl_server_config_t *config)
     config->slow_ms = 500;
     config->slow_count = 10;
     config->preread_ms = 5000;
+    config->ahead_ms = 3000;
     config->scan_ms = 1000;
     config->recovery_wait_ms = 10000;
     config->node = NULL;

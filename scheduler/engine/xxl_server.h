@@ -80,7 +80,9 @@ typedef struct {
     int slow_ms;                        //  a trigger routed slower than this is slow
     int slow_count;                     //  slow more than this often in a minute →
                                         //  the job moves to the slow pool (XXL-JOB: 500, 10)
-    int preread_ms;                     //  planner window (XXL-JOB: 5 s)
+    int preread_ms;                     //  misfire bound (XXL-JOB's pre-read: 5 s)
+    int ahead_ms;                       //  planner window: rows written this far
+                                        //  ahead (at most preread_ms)
     int scan_ms;                        //  planner scan period
     int warmup_ms;                      //  after start, planned triggers wait up to
                                         //  this long for their group's agents

@@ -8,10 +8,10 @@
 #include "xxl_engine_base.h"
 
 bool
-xxl_plan_in_window (int64_t next, int64_t now, int64_t preread)
+xxl_plan_in_window (int64_t next, int64_t now, int64_t ahead)
 {
-    assert (preread >= 0);
-    return next <= now + preread && next != XXL_WAITING;
+    assert (ahead >= 0);
+    return next <= now + ahead && next != XXL_WAITING;
 }
 
 xxl_plan_step_t
@@ -31,13 +31,13 @@ xxl_plan_next_after (xxl_plan_step_t step, int64_t planned, int64_t now)
 }
 
 xxl_plan_walk_t
-xxl_plan_walk (int64_t next, int64_t last, int64_t now, int64_t preread, const char *misfire,
-               bool after_run, xxl_plan_next_fn *next_of, void *ctx, xxl_plan_fire_t *fires,
-               size_t max)
+xxl_plan_walk (int64_t next, int64_t last, int64_t now, int64_t ahead, int64_t preread,
+               const char *misfire, bool after_run, xxl_plan_next_fn *next_of, void *ctx,
+               xxl_plan_fire_t *fires, size_t max)
 {
-    assert (preread >= 0 && next_of && (fires || max == 0) && max <= 1000);
+    assert (ahead >= 0 && ahead <= preread && next_of && (fires || max == 0) && max <= 1000);
     xxl_plan_walk_t walk = { .next = next, .last = last };
-    while (xxl_plan_in_window (walk.next, now, preread) && walk.fires < max) {
+    while (xxl_plan_in_window (walk.next, now, ahead) && walk.fires < max) {
         int64_t planned = walk.next;
         assert (walk.fires == 0 || planned > fires [walk.fires - 1].planned);
         xxl_plan_step_t step = xxl_plan_step (planned, now, preread, misfire);

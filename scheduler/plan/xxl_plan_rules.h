@@ -8,9 +8,9 @@
     Times are epoch ms; XXL_WAITING (xxl_engine_base.h) is the next time of
     a FIX_DELAY job waiting for its run to end.
 
-    xxl_plan_in_window (next, now, preread)
+    xxl_plan_in_window (next, now, ahead)
         Whether a job's next fire is planned now: it is not waiting and is
-        due by now + preread.  Invariant: preread >= 0.
+        due by now + ahead.  Invariant: ahead >= 0.
     xxl_plan_step (planned, now, preread, misfire)
         What the planner does with one planned instant: fire it as planned
         (CRON, at planned; the next time is after planned), or, when now
@@ -19,18 +19,20 @@
         a misfire the next time is after now.  Invariant: preread >= 0.
     xxl_plan_next_after (step, planned, now)
         The instant the next fire time is computed strictly after.
-    xxl_plan_walk (next, last, now, preread, misfire, after_run, next_of,
-                   ctx, fires, max)
-        The pre-read window of one job: from its next time, each instant
-        in the window is a step (above) into fires, in order, up to max
+    xxl_plan_walk (next, last, now, ahead, preread, misfire, after_run,
+                   next_of, ctx, fires, max)
+        The planning window of one job: from its next time, each instant
+        up to now + ahead is a step (above, its misfire judged against
+        preread) into fires, in order, up to max
         (at most 1000); next_of (ctx, after) gives the schedule's next
         time strictly after `after` (-1: none).  A schedule that runs after
         its run's end (after_run, FIX_DELAY) stops after one step and
         waits (next XXL_WAITING), unless that step was a skipped misfire
         (no run: the next is next_of (now)).  Out: the job's new next and
         last times, or ended (no next time: the job stops, last as walked).
-        Invariants: fires <= max; each fire's planned time is above the
-        one before; last is the last fire's planned time (or as given).
+        Invariants: 0 <= ahead <= preread; fires <= max; each fire's
+        planned time is above the one before; last is the last fire's
+        planned time (or as given).
     xxl_plan_next_scan (count, batch, mono, scan_ms)
         When the next scan is (monotonic ms): at once (0) when the last
         chunk was full (more are due), else scan_ms on.  count <= batch.
@@ -90,13 +92,14 @@ typedef struct {
 //  The schedule's next time strictly after `after`, or -1
 typedef int64_t (xxl_plan_next_fn) (void *ctx, int64_t after);
 
-bool xxl_plan_in_window (int64_t next, int64_t now, int64_t preread);
+bool xxl_plan_in_window (int64_t next, int64_t now, int64_t ahead);
 xxl_plan_step_t xxl_plan_step (int64_t planned, int64_t now, int64_t preread,
                                const char *misfire);
 int64_t xxl_plan_next_after (xxl_plan_step_t step, int64_t planned, int64_t now);
-xxl_plan_walk_t xxl_plan_walk (int64_t next, int64_t last, int64_t now, int64_t preread,
-                               const char *misfire, bool after_run, xxl_plan_next_fn *next_of,
-                               void *ctx, xxl_plan_fire_t *fires, size_t max);
+xxl_plan_walk_t xxl_plan_walk (int64_t next, int64_t last, int64_t now, int64_t ahead,
+                               int64_t preread, const char *misfire, bool after_run,
+                               xxl_plan_next_fn *next_of, void *ctx, xxl_plan_fire_t *fires,
+                               size_t max);
 int64_t xxl_plan_next_scan (size_t count, size_t batch, int64_t mono, int64_t scan_ms);
 xxl_fix_delay_t xxl_plan_fix_delay (uint64_t held, bool any_waiting);
 bool xxl_plan_planner_fires (int64_t trigger_status, int64_t next_time, int64_t late_before);

@@ -372,9 +372,19 @@ s_walk_next (void *ctx, int64_t after)
     return s_snap_next (next->snap, after, next->why, next->whylen);
 }
 
-//  Plans one job up to now + pre-read (the instants as xxl_plan_walk
-//  says); true when its next time (in snap) is for the caller to save,
-//  in this transaction (after its fires: engine_plan_scan)
+//  How far ahead the planner writes rows: planner/ahead, never past the
+//  misfire bound planner/preread
+static int64_t
+s_ahead (server_t *self)
+{
+    return self->config.ahead_ms < self->config.preread_ms? self->config.ahead_ms
+                                                          : self->config.preread_ms;
+}
+
+//  Plans one job up to now + ahead (the instants as xxl_plan_walk says;
+//  a fire more than preread late is a misfire); true when its next time
+//  (in snap) is for the caller to save, in this transaction (after its
+//  fires: engine_plan_scan)
 static bool
 s_plan_job (server_t *self, snap_t *snap, int64_t now)
 {
@@ -398,7 +408,8 @@ s_plan_job (server_t *self, snap_t *snap, int64_t now)
     xxl_plan_fire_t fires [1000];
     bool after_run = snap->schedule && xxl_schedule_type_of (snap->schedule)->after_run;
     xxl_plan_walk_t walk = xxl_plan_walk (job->trigger_next_time, job->trigger_last_time, now,
-                                          self->config.preread_ms, job->misfire_strategy,
+                                          s_ahead (self), self->config.preread_ms,
+                                          job->misfire_strategy,
                                           after_run, s_walk_next, &ctx, fires, 1000);
     for (size_t i = 0; i < walk.fires; i++) {
         int64_t planned = fires [i].planned;
@@ -550,7 +561,7 @@ engine_plan_scan (server_t *self)
         //  says in this transaction (xxl_lease.c)
         if (count == 0 && !engine_lease_fence (self))
             break;
-        xxl_store_job_due_in (self->store, engine_lease_held (self), now + self->config.preread_ms, rows,
+        xxl_store_job_due_in (self->store, engine_lease_held (self), now + s_ahead (self), rows,
                               XXL_SCAN_BATCH, &count);
         size_t timed = 0;
         for (size_t i = 0; i < count; i++) {
