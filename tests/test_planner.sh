@@ -112,11 +112,23 @@ check "DO_NOTHING skips the missed seconds" bash -c "
 check "a stopped job has no next time" bash -c "
     $CTL --api $API --json job show $DN | jq -e '.triggerStatus == 0 and .triggerNextTime == 0' >/dev/null"
 
-# Planned fires are routed and written ahead (up to the 5 s pre-read): a
-# stop voids them, and none reaches the agent
+# Planned fires are routed and written ahead (planner/ahead, 3 s, though
+# the misfire bound planner/preread is 5 s): a stop voids them, and none
+# reaches the agent
 SJ=$(ctl --get .id job add --group plan-app --handler demoJobHandler --cron '* * * * * ?' --param stop-me \
      --start)
 check "a one-second job runs" wait_for 15 job_ran "$SJ" 3
+# (its latest row's time less the store's clock at the read, which comes
+# after the scan that wrote it: at most 3000 ms; eight reads over ~2 s,
+# each a second's scan or less from the last)
+AHEAD_MS=$(for _ in 1 2 3 4 5 6 7 8; do
+    xxl_sql "SELECT MAX(schedule_time) - $(xxl_sql_now) FROM xxl_job_log WHERE job_id = $SJ"
+    sleep 0.25; done | sort -n | tr '\n' ' ')
+echo "# rows of a one-second cron written ahead by (ms): $AHEAD_MS"
+AHEAD_MAX=$(echo $AHEAD_MS | awk '{ print $NF }')
+check "its rows are written ahead of their time (over 1 s ahead at a read)" \
+    test "${AHEAD_MAX:-0}" -gt 1000
+check "... and at most planner/ahead (3 s) ahead" test "${AHEAD_MAX:-0}" -le 3000
 ctl job stop "$SJ" >/dev/null
 STOPPED=$(date +%s%3N)
 check "the pre-read window passes (a witness job runs seven times)" past_preread plan-app

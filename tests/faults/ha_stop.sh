@@ -13,6 +13,9 @@
 # job's rows are read just before the cut), and no row made after that
 # read starts after the cut.
 . "$(dirname "$0")/lib.sh"
+# (rows written 5 s ahead, planner/ahead, not the default 3 s: the minute
+# crons are cut 2-5 s before their fire, after it was planned)
+F_AHEAD=5000
 faults_setup ha_stop
 REQ="$XXL_REQ"
 S_API=(); S_AGENTS=()
@@ -78,7 +81,7 @@ M_CUT=()
 for j in $MJ; do rnd 2; if [ "$R" = 0 ]; then M_CUT+=(rm); else M_CUT+=(stop); fi; M_CUT+=("$(other_of "$j")"); done
 m_planned () { [ "$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id IN ($(echo $MJ | tr ' ' ,)) AND schedule_time = $M_T")" = 6 ]; }
 check "the minute crons' fire is planned" wait_until 15 m_planned
-# The fire is planned 5 s ahead (planner/preread).  A loaded machine may
+# The fire is planned 5 s ahead (planner/ahead, F_AHEAD).  A loaded machine may
 # see it less than 3 s before the fire: that fire runs and the next one, a
 # minute on, is the one cut (at most twice)
 for _ in 1 2; do

@@ -70,6 +70,7 @@ scheduler
     planner
         recovery_wait = ${F_RECOVERY_WAIT:-10000}
         warmup = ${F_WARMUP:-3000}
+        ahead = ${F_AHEAD:-3000}
     monitor
         fail_check = 500
         lost_check = 1000
