@@ -160,4 +160,20 @@ check "after its change, the job fired only at its new times" bash -c "
 ctl job stop "$UJ" >/dev/null
 check "every run log on the agent belongs to a row in the store" \
     test -z "$(orphan_logs "$T/logs-agent-a")"
+
+# A window no longer than the scans' period is warned of at the start:
+# not this test's (3 s against 1 s), but one of 1 s (a scheduler of its
+# own, on a store file of its own, stopped once it said it)
+WARN='is not above planner/scan (1000 ms)'
+check "a window above the scans' period is not warned of" bash -c "! grep -qF '$WARN' '$T/scheduler.log'"
+printf 'scheduler\n    planner\n        ahead = 1000\n        scan = 1000\n' > "$T/short.cfg"
+PORT=$((20001 + (RANDOM % 5000) * 2))
+"$SCHEDULER" -c "$T/short.cfg" --db "$T/short.db" --api "tcp://127.0.0.1:$PORT" \
+    --agents "tcp://127.0.0.1:$((PORT + 1))" --http none --open >> "$T/short.log" 2>&1 &
+SHORT=$!
+PIDS="$PIDS $SHORT"
+check "a window of 1 s, scanned each 1 s, is warned of at the start" \
+    wait_for 10 grep -qF "planner: the window of 1000 ms (planner/ahead, at most planner/preread) $WARN" \
+    "$T/short.log"
+kill "$SHORT" 2>/dev/null
 xxl_done
