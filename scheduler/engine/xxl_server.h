@@ -82,7 +82,7 @@ typedef struct {
                                         //  the job moves to the slow pool (XXL-JOB: 500, 10)
     int preread_ms;                     //  misfire bound (XXL-JOB's pre-read: 5 s)
     int ahead_ms;                       //  planner window: rows written this far
-                                        //  ahead (at most preread_ms)
+                                        //  ahead (used as min (ahead_ms, preread_ms))
     int scan_ms;                        //  planner scan period
     int warmup_ms;                      //  after start, planned triggers wait up to
                                         //  this long for their group's agents

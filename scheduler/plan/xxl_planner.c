@@ -1,6 +1,7 @@
-/*  xxl_planner.c -- planned fires: scan, pre-read window, timer, fire.
+/*  xxl_planner.c -- planned fires: scan, window, timer, fire.
 
-    The planner reads jobs due within the pre-read window, writes their
+    The planner reads jobs due within planner/ahead (at most
+    planner/preread, the misfire bound), writes their
     rows ahead (under the store's write lock), prepares each fire's RUN and
     puts it on the timer; at the instant the prepared RUNs leave with no
     store access.  Misfires follow the job's strategy.  Recovery after a
@@ -21,11 +22,12 @@ static snap_t *s_snap_get (server_t *self, int64_t id, int64_t update_time);
 
 //  Planner
 //
-//  Each scan reads the running jobs due within the pre-read window, and
+//  Each scan reads the running jobs due within planner/ahead, and
 //  for each planned instant writes the trigger's log row (with its
 //  scheduleTime) in the same transaction that advances the job's next
-//  fire time: an outbox.  Rows due now are routed at once; the others go
-//  on the timer heap and are routed when due.  A crash loses nothing: the
+//  fire time: an outbox.  Rows due now are sent at once; the others go
+//  on the timer heap, prepared (routed) when planned where they can be
+//  and sent when due.  A crash loses nothing: the
 //  rows are in the store, and engine_recover takes them up again.
 
 //  Remembers a FIX_DELAY job that waits for its run to end
