@@ -2814,6 +2814,21 @@ s_test_slots (xxl_store_t *store, const char *path, const xxl_job_t *template)
     XXL_CHECK (count == 1 && ids [0] == id [4]);
     XXL_CHECK (xxl_store_log_slot_ids (store, job, 0, 9000, ids, 16, &count) == 0);
     XXL_CHECK (count == 3 && ids [2] == id [5]);
+    //  A trigger's row (no planned time) is due whatever the clock: one
+    //  made before a step back carries a time past the stepped clock; a
+    //  retry's waits for its time (its due time, written ahead)
+    XXL_CHECK (xxl_store_log_slot_ids (store, job, 0, 10, ids, 16, &count) == 0);
+    XXL_CHECK (count == 1 && ids [0] == id [4]);
+    XXL_CHECK (XXL_TEST_EXEC (store, add, "isiiiii", job, NULL, (int64_t) 500, (int64_t) 0,
+                              (int64_t) 0, (int64_t) 0, (int64_t) 1) == 1);
+    int64_t retry = XXL_TEST_SCALAR (store, "SELECT MAX (id) FROM xxl_job_log", NULL);
+    XXL_CHECK (XXL_TEST_EXEC (store, "UPDATE xxl_job_log SET schedule_time = NULL,"
+                              " trigger_type = 'RETRY' WHERE id = ?", "i", retry) == 1);
+    XXL_CHECK (xxl_store_log_slot_ids (store, job, 0, 10, ids, 16, &count) == 0);
+    XXL_CHECK (count == 1 && ids [0] == id [4]);
+    XXL_CHECK (xxl_store_log_slot_ids (store, job, 0, 500, ids, 16, &count) == 0);
+    XXL_CHECK (count == 3 && ids [0] == id [4] && ids [1] == id [3] && ids [2] == retry);
+    XXL_CHECK (XXL_TEST_EXEC (store, "DELETE FROM xxl_job_log WHERE id = ?", "i", retry) == 1);
     XXL_CHECK (xxl_store_log_slot_ids (store, job + 2, 1, 0, ids, 16, &count) == 0
                && count == 0);
     //  Saved with a limit: its rows from before the limit count from now;

@@ -731,9 +731,12 @@ typedef struct {
     //  that hold or wait for one of its maxRunning slots (runs/xxl_admit.c).
     //  running: the admitted ones (an address written: sent, accepted,
     //  in doubt) not failed at trigger, by id; else the waiting ones (no
-    //  address, trigger_code 0) due at or before `before` (their planned
-    //  time, else their trigger time: a retry's is its due time), oldest
-    //  first (that time, then id).  Up to max into ids; 0 or -1.
+    //  address, trigger_code 0) due at or before `before` by their planned
+    //  time, or a retry's by its trigger time (its due time, written
+    //  ahead); any other row (a trigger's, stamped when made) is due at
+    //  once, whatever `before`, so that a wall clock stepped back holds
+    //  none.  Oldest first (planned time, else trigger time, then id).  Up
+    //  to max into ids; 0 or -1.
     int (*log_slot_ids) (xxl_store_t *self, int64_t job_id, int running, int64_t before,
                          int64_t *ids, size_t max, size_t *count);
     //  Ids of the jobs with a maxRunning (> 0) above `after`, ascending,

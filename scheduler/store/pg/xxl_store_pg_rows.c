@@ -671,7 +671,8 @@ const char *const pgx_statements [XXL_SQL_STATEMENTS] = {
     [XXL_SQL_LOG_SLOT_WAITING] =
         "SELECT id FROM xxl_job_log WHERE slot = 1 AND handle_code = 0 AND job_id = $1"
         " AND trigger_code = 0 AND executor_address IS NULL"
-        " AND CASE WHEN schedule_time > 0 THEN schedule_time ELSE trigger_time END <= $2"
+        " AND CASE WHEN schedule_time > 0 THEN schedule_time <= $2"
+        "     WHEN trigger_type = 'RETRY' THEN trigger_time <= $2 ELSE TRUE END"
         " ORDER BY CASE WHEN schedule_time > 0 THEN schedule_time ELSE trigger_time END, id"
         " LIMIT $3",
     [XXL_SQL_LOG_SLOT_MARK] =

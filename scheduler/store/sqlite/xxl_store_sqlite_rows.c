@@ -723,7 +723,8 @@ const char *const sq_statements [XXL_SQL_STATEMENTS] = {
         "SELECT id FROM xxl_job_log INDEXED BY xxl_job_log_slots"
         " WHERE slot = 1 AND handle_code = 0 AND job_id = ?1 AND trigger_code = 0"
         " AND executor_address IS NULL"
-        " AND CASE WHEN schedule_time > 0 THEN schedule_time ELSE trigger_time END <= ?2"
+        " AND CASE WHEN schedule_time > 0 THEN schedule_time <= ?2"
+        "     WHEN trigger_type = 'RETRY' THEN trigger_time <= ?2 ELSE 1 END"
         " ORDER BY CASE WHEN schedule_time > 0 THEN schedule_time ELSE trigger_time END, id"
         " LIMIT ?3",
     //  (the rows with no result: the unsent and running indexes, each
