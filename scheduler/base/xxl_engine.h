@@ -58,8 +58,6 @@ struct _server_t {
     int64_t clock_base;                 //  engine_clock - zclock_mono
     int64_t wall_base;                  //  wall - mono as last seen (a step
                                         //  of the wall clock changes it)
-    int64_t wall_high;                  //  the latest wall-clock time read
-                                        //  (engine_wall_high)
     bool wall_stepped;                  //  forward, since the last registry check
     int64_t wall_step_mono;             //  monotonic ms of the last step (0: none):
                                         //  the store's lead is known again once a
@@ -114,19 +112,6 @@ static inline int64_t
 engine_now (void)
 {
     return zclock_time ();
-}
-
-//  The latest wall-clock time this engine has read, now included (read
-//  at the start of each turn and here): every time this scheduler stamped
-//  before it is at most this plus the length of the turn that stamped
-//  it, even across a step back of the wall clock
-static inline int64_t
-engine_wall_high (server_t *self)
-{
-    int64_t now = zclock_time ();
-    if (now > self->wall_high)
-        self->wall_high = now;
-    return self->wall_high;
 }
 
 //  The store's clock as this scheduler estimates it (its wall clock plus

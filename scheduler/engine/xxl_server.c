@@ -55,7 +55,6 @@ void xxl_server_actor (zsock_t *pipe, void *args);
 static void
 s_wall_check (server_t *self)
 {
-    engine_wall_high (self);
     int64_t base = zclock_time () - zclock_mono ();
     int64_t step = base - self->wall_base;
     if (step < XXL_STEP_MS && step > -XXL_STEP_MS)

@@ -238,10 +238,9 @@ engine_agents_dropped (server_t *self)
     //  fire time) is gone from the store and from memory: a sweep looks
     //  for such rows once the store takes writes again
     self->runs.sweep_at = zclock_mono () + 2 * (int64_t) self->config.run_timeout_ms + 1000;
-    //  (the latest wall-clock time read, and a turn's length: the rows
-    //  left behind were sent before, also when the clock stepped back
-    //  since; after a step back, an earlier failure's bound may be later)
-    int64_t before = engine_wall_high (self) + 1000;
+    //  (the wall clock as it is now: the rows left behind were sent
+    //  before; after a step back, an earlier failure's time may be later)
+    int64_t before = engine_now () + 1000;
     if (before > self->runs.sweep_before)
         self->runs.sweep_before = before;
 }

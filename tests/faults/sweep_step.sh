@@ -13,11 +13,7 @@
 # steps the scheduler's clock back 60 s between the failure and the sweep
 # (the sweep used to look back from the wall clock: it found nothing, and
 # the row stayed unsent until the run's own result, or for good had the
-# agent died); round 3 steps it back 60 s between the RUN's send and the
-# failure (the sweep looked back from the failure's own wall-clock time,
-# 60 s before the row's: it found nothing; now from the latest time the
-# scheduler read, docs/faults.md).  SQLite only: the refusal is an SQLite
-# trigger.
+# agent died).  SQLite only: the refusal is an SQLite trigger.
 . "$(dirname "$0")/lib.sh"
 if [ "${XXL_STORE:-sqlite}" != sqlite ]; then
     echo "# skipped: the refused commit is an SQLite trigger"
@@ -41,52 +37,39 @@ ended () { [ "$(sql "SELECT handle_code FROM xxl_job_log WHERE id = $1")" != 0 ]
 failed_commits () { grep -c "commit failed: .*test: acceptance refused" "$T/scheduler.log"; }
 swept () { grep -c "trigger(s) a failed commit had left behind go again" "$T/scheduler.log"; }
 
-# round STEP_S [before]: a run whose acceptance's commit fails, the clock
-# stepped STEP_S s back after the failure (0: none), or with `before`
-# after the run was sent and before the turn whose commit fails: the
-# agent is then frozen (SIGSTOP) before the trigger, so that its RUN waits
-# in the agent's socket while the clock steps, and thawed at once (well
-# within run_timeout); the acceptance it then sends is written in the turn
-# that fails, whose time is the stepped clock's, while the row's trigger
-# time (stamped when it was sent) lies past it.  Its row accepted by the
-# sweep.  (The refusal's text differs with `before`: a failed commit's
-# line is logged once per cause per 10 s.)
+# round STEP_S: a run whose acceptance's commit fails, the clock stepped
+# STEP_S s back after the failure (0: none); its row accepted by the sweep
 round () {
-    local step="$1" when="${2:-}" fails swept_before id label="step $1 s"
-    [ -n "$when" ] && label="step $1 s before the failure"
+    local step="$1" fails swept_before id
     fails=$(failed_commits); swept_before=$(swept)
     xxl_sql "CREATE TRIGGER xxl_test_refuse_accept BEFORE UPDATE OF trigger_code ON xxl_job_log
          WHEN OLD.trigger_code = 0 AND NEW.trigger_code = 200 AND NEW.job_id = $J
-         BEGIN SELECT RAISE (ROLLBACK, 'test: acceptance refused${when:+, the clock stepped before}');
-         END;" >/dev/null
-    [ -n "$when" ] && kill -STOP "$(apid a1)"
+         BEGIN SELECT RAISE (ROLLBACK, 'test: acceptance refused'); END;" >/dev/null
     id=$(ctl --get '.logIds[0]' job trigger "$J")
-    check "$label: the trigger is acknowledged ($id)" test -n "$id"
-    if [ -n "$when" ]; then setclock sched "-$step"; kill -CONT "$(apid a1)"; fi
-    local t=$(now_ms)
+    check "step ${step} s: the trigger is acknowledged ($id)" test -n "$id"
     more_fails () { [ "$(failed_commits)" -gt "$fails" ]; }
-    check "$label: the commit writing its acceptance fails" wait_until 10 more_fails
+    check "step ${step} s: the commit writing its acceptance fails" wait_until 10 more_fails
     xxl_sql "DROP TRIGGER xxl_test_refuse_accept" >/dev/null
-    check "$label: the run started (its probe line)" wait_until 10 started "$id"
-    check "$label: its row is left unsent (triggerCode 0)" \
+    check "step ${step} s: the run started (its probe line)" wait_until 10 started "$id"
+    check "step ${step} s: its row is left unsent (triggerCode 0)" \
         test "$(sql "SELECT trigger_code FROM xxl_job_log WHERE id = $id")" = 0
-    if [ -z "$when" ] && [ "$step" -gt 0 ]; then setclock sched "-$step"; t=$(now_ms); fi
+    [ "$step" -gt 0 ] && setclock sched "-$step"
+    local t=$(now_ms)
     # (the sweep: 2 x run_timeout (3 s) + 1 s after the failure; 15 s)
     local f0=$FAILED
-    check "$label: the sweep sends the row again and its acceptance is written" \
+    check "step ${step} s: the sweep sends the row again and its acceptance is written" \
         wait_until 15 accepted "$id"
     [ "$FAILED" = "$f0" ] && say "$(elapsed): accepted $(( $(now_ms) - t )) ms after the clock step (or its place)"
     more_swept () { [ "$(swept)" -gt "$swept_before" ]; }
-    check "$label: the scheduler says it swept" more_swept
-    check "$label: the run started once" test "$(probed "$id")" = 1
+    check "step ${step} s: the scheduler says it swept" more_swept
+    check "step ${step} s: the run started once" test "$(probed "$id")" = 1
     ctl log kill "$id" >/dev/null
-    check "$label: the run ends once killed" wait_until 10 ended "$id"
-    setclock sched 0
+    check "step ${step} s: the run ends once killed" wait_until 10 ended "$id"
 }
 
 round 0
 round 60
-round 60 before
+setclock sched 0
 check "no logId ran twice" test "$(awk '{ print $1 }' "$PROBE" | sort | uniq -d | wc -l)" = 0
 check "the scheduler is alive" kill -0 "$SPID"
 check "the agent is alive" kill -0 "$(apid a1)"
