@@ -316,14 +316,6 @@ main (int argc, char *argv [])
                       " and may register as an agent on %s (docs/operations.md, Security)",
                       settings.api, settings.agents);
 
-    //  A fire is planned by the first scan that finds it within the
-    //  window: a window no longer than the scans' period finds some late
-    int ahead = settings.ahead_ms < settings.preread_ms? settings.ahead_ms: settings.preread_ms;
-    if (ahead <= settings.scan_ms)
-        zsys_warning ("planner: the window of %d ms (planner/ahead, at most planner/preread) is"
-                      " not above planner/scan (%d ms): fires will be planned after their time"
-                      " and start late (docs/operations.md)", ahead, settings.scan_ms);
-
     zactor_t *server = zactor_new (xxl_server_actor, &settings);
     if (!server) {
         zconfig_destroy (&config);

@@ -376,8 +376,8 @@ s_walk_next (void *ctx, int64_t after)
 
 //  How far ahead the planner writes rows: planner/ahead, never past the
 //  misfire bound planner/preread
-static int64_t
-s_ahead (server_t *self)
+int64_t
+engine_plan_ahead (server_t *self)
 {
     return self->config.ahead_ms < self->config.preread_ms? self->config.ahead_ms
                                                           : self->config.preread_ms;
@@ -410,7 +410,7 @@ s_plan_job (server_t *self, snap_t *snap, int64_t now)
     xxl_plan_fire_t fires [1000];
     bool after_run = snap->schedule && xxl_schedule_type_of (snap->schedule)->after_run;
     xxl_plan_walk_t walk = xxl_plan_walk (job->trigger_next_time, job->trigger_last_time, now,
-                                          s_ahead (self), self->config.preread_ms,
+                                          engine_plan_ahead (self), self->config.preread_ms,
                                           job->misfire_strategy,
                                           after_run, s_walk_next, &ctx, fires, 1000);
     for (size_t i = 0; i < walk.fires; i++) {
@@ -563,8 +563,8 @@ engine_plan_scan (server_t *self)
         //  says in this transaction (xxl_lease.c)
         if (count == 0 && !engine_lease_fence (self))
             break;
-        xxl_store_job_due_in (self->store, engine_lease_held (self), now + s_ahead (self), rows,
-                              XXL_SCAN_BATCH, &count);
+        xxl_store_job_due_in (self->store, engine_lease_held (self),
+                              now + engine_plan_ahead (self), rows, XXL_SCAN_BATCH, &count);
         size_t timed = 0;
         for (size_t i = 0; i < count; i++) {
             engine_fire_check (self);

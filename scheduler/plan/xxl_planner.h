@@ -183,6 +183,8 @@ void engine_fire_queue (server_t *self, plan_t **plan_p, int64_t stamp, const vo
 void engine_plan_prepare (server_t *self, int budget);
 snap_t *engine_snap_fresh (server_t *self, int64_t id, int *rc);
 void engine_plan_scan (server_t *self);
+//  The planner's window (ms): planner/ahead, at most planner/preread
+int64_t engine_plan_ahead (server_t *self);
 void engine_fired_cover (server_t *self, int64_t until);
 bool engine_instant_add (server_t *self, plan_t *plan, int64_t fire_at);
 void engine_fire (server_t *self);

@@ -98,6 +98,13 @@ engine_plan_start (server_t *self)
     self->planner.timer_armed = -1;
     self->planner.asks = engine_id_map (engine_free_item);
     self->planner.ask_jobs = engine_id_map (engine_free_item);
+    //  A fire is planned by the first scan that finds it within the
+    //  window: a window no longer than the scans' period finds some late
+    if (engine_plan_ahead (self) <= self->config.scan_ms)
+        zsys_warning ("planner: the window of %" PRId64 " ms (planner/ahead, at most"
+                      " planner/preread) is not above planner/scan (%d ms): fires will be"
+                      " planned after their time and start late (docs/operations.md)",
+                      engine_plan_ahead (self), self->config.scan_ms);
 }
 
 void
