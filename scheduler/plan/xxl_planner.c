@@ -94,8 +94,11 @@ engine_plan_forget (server_t *self, int64_t job_id)
     }
     zhashx_delete (self->planner.snaps, &job_id);
     //  Any scheduler's unsent rows: no address yet, or not due yet (no
-    //  planned row goes before its time)
-    xxl_store_job_drop_plans (self->store, job_id, engine_now ());
+    //  planned row goes before its time), which a row this scheduler sent
+    //  is, whatever a step back of the wall clock did to "now"
+    int64_t now = engine_now ();
+    int64_t sent = engine_runs_sent_until (self, job_id);
+    xxl_store_job_drop_plans (self->store, job_id, sent > now? sent: now);
 }
 
 //  The planner's handlers of the engine's events (xxl_events.h)

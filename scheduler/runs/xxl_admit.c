@@ -25,6 +25,12 @@
         row is final by its own result, which the agent sends once the run
         stopped (not by the KILL's answer): the limit holds at every
         instant.
+    -   A row due once stays due: a pass takes the job's rows whose time
+        has come on the wall clock as it reads now, and those an earlier
+        pass found due (remembered per job, at most XXL_ADMIT_WAITING,
+        in memory: a restart or a takeover forgets them), so a step back
+        of the wall clock does not make a row that waited for its slot
+        wait for its time a second time (tests/faults/slots_step.sh).
 */
 
 #include "xxl_engine.h"
@@ -41,7 +47,9 @@ engine_admit_start (server_t *self)
     self->runs.admitted = engine_id_map (engine_free_item);
     self->runs.killing = engine_id_map (engine_free_item);
     self->runs.slot_jobs = engine_id_map (engine_free_item);
+    self->runs.due_rows = engine_id_map (engine_free_item);
     self->runs.admit_at = 0;
+    self->runs.due_high = 0;
 }
 
 void
@@ -50,6 +58,7 @@ engine_admit_stop (server_t *self)
     zhashx_destroy (&self->runs.admitted);
     zhashx_destroy (&self->runs.killing);
     zhashx_destroy (&self->runs.slot_jobs);
+    zhashx_destroy (&self->runs.due_rows);
 }
 
 static void
@@ -118,6 +127,69 @@ s_sync (zhashx_t *set, int64_t job_id, const int64_t *ids, size_t count)
     return present;
 }
 
+//  A job's waiting rows that its last pass found due, oldest first
+typedef struct {
+    int64_t job_id;                     //  (the key: first)
+    size_t count;
+    int64_t ids [XXL_ADMIT_WAITING];
+} due_rows_t;
+
+static bool
+s_has (const int64_t *ids, size_t count, int64_t id)
+{
+    for (size_t i = 0; i < count; i++)
+        if (ids [i] == id)
+            return true;
+    return false;
+}
+
+//  The job's waiting rows that are due, oldest first (at most
+//  XXL_ADMIT_WAITING): those whose time has come on the wall clock as it
+//  reads now, and those an earlier pass found due, whose time a step
+//  back put ahead of the clock again (the pass reads up to the latest
+//  wall-clock time a pass judged by, and keeps of the rows between the
+//  two only those).  The list is remembered as the job's.  -1: a store
+//  error.
+static int
+s_waiting (server_t *self, int64_t job_id, int64_t *ids, size_t *count)
+{
+    int64_t now = engine_now ();
+    due_rows_t *seen = (due_rows_t *) zhashx_lookup (self->runs.due_rows, &job_id);
+    int64_t before = seen && self->runs.due_high > now? self->runs.due_high: now;
+    if (xxl_store_log_slot_ids (self->store, job_id, 0, before, ids, XXL_ADMIT_WAITING,
+                                count))
+        return -1;
+    if (before > now) {
+        assert (seen);
+        int64_t due [XXL_ADMIT_WAITING];
+        size_t due_count = 0;
+        if (xxl_store_log_slot_ids (self->store, job_id, 0, now, due, XXL_ADMIT_WAITING,
+                                    &due_count))
+            return -1;
+        size_t kept = 0;
+        for (size_t i = 0; i < *count; i++)
+            if (s_has (due, due_count, ids [i]) || s_has (seen->ids, seen->count, ids [i]))
+                ids [kept++] = ids [i];
+        *count = kept;
+    }
+    if (now > self->runs.due_high)
+        self->runs.due_high = now;
+    if (*count == 0) {
+        if (seen)
+            zhashx_delete (self->runs.due_rows, &job_id);
+        return 0;
+    }
+    if (!seen) {
+        seen = (due_rows_t *) zmalloc (sizeof (due_rows_t));
+        seen->job_id = job_id;
+        zhashx_insert (self->runs.due_rows, &seen->job_id, seen);
+    }
+    assert (*count <= XXL_ADMIT_WAITING);
+    memcpy (seen->ids, ids, *count * sizeof (int64_t));
+    seen->count = *count;
+    return 0;
+}
+
 //  Fails a waiting row (never sent) with text
 static void
 s_fail (server_t *self, int64_t log_id, int64_t job_id, const char *text)
@@ -155,8 +227,7 @@ s_admit_job (server_t *self, int64_t job_id, bool *fenced)
 {
     int64_t waiting [XXL_ADMIT_WAITING];
     size_t count = 0;
-    if (xxl_store_log_slot_ids (self->store, job_id, 0, engine_now (), waiting,
-                                XXL_ADMIT_WAITING, &count))
+    if (s_waiting (self, job_id, waiting, &count))
         return;
     //  Admitted rows a probing router still routes hold their slot
     int64_t pooled = s_sync (self->runs.admitted, job_id, waiting, count);
@@ -251,8 +322,7 @@ s_release (server_t *self, int64_t job_id, bool *fenced)
         return;
     int64_t waiting [XXL_ADMIT_WAITING];
     size_t count = 0;
-    if (xxl_store_log_slot_ids (self->store, job_id, 0, engine_now (), waiting,
-                                XXL_ADMIT_WAITING, &count))
+    if (s_waiting (self, job_id, waiting, &count))
         return;
     self->runs.admitting = true;
     for (size_t i = 0; i < count; i++)
@@ -262,6 +332,8 @@ s_release (server_t *self, int64_t job_id, bool *fenced)
     //  (more than a pass's worth: the next pass goes on)
     if (count == XXL_ADMIT_WAITING)
         s_mark (self->runs.slot_jobs, job_id, job_id);
+    else
+        zhashx_delete (self->runs.due_rows, &job_id);
 }
 
 //  A pass over the jobs with a maxRunning of the shares held (at most one

@@ -262,6 +262,9 @@ typedef struct {
     zhashx_t *slot_jobs;                //  job id → the same: held jobs with a maxRunning
                                         //  at the last pass
     int64_t admit_at;                   //  monotonic ms of the next pass
+    zhashx_t *due_rows;                 //  job id → its waiting rows its last pass
+                                        //  found due (xxl_admit.c, s_waiting)
+    int64_t due_high;                   //  the latest wall-clock ms a pass judged by
 } runs_t;
 
 //  The handler of the engine's JOB_CHANGED event: groups read again
@@ -381,6 +384,12 @@ size_t engine_job_addresses (server_t *self, const xxl_job_t *job,
                              const char *const **addresses, char ***manual);
 bool engine_address_fits (server_t *self, const xxl_job_t *job, const char *address);
 zhashx_t *engine_runs_in_flight (server_t *self);
+//  The latest planned time (schedule_time) of job_id's rows that this
+//  scheduler sent and whose acceptance is not in the store yet (a RUN
+//  awaiting its answer, an acceptance not written yet, a row in doubt,
+//  one to send again to its agent); 0: none.  Such a row has
+//  left even when a step back of the wall clock put its time ahead again
+int64_t engine_runs_sent_until (server_t *self, int64_t job_id);
 void engine_moved_check (server_t *self);
 void engine_dispatch_row (server_t *self, int64_t log_id, const char *address,
                           const char *note);

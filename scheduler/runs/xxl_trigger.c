@@ -695,6 +695,42 @@ engine_runs_in_flight (server_t *self)
     return ids;
 }
 
+static void
+s_sent_until (server_t *self, int64_t log_id, int64_t job_id, int64_t *until)
+{
+    xxl_log_t log;
+    if (xxl_store_log_load (self->store, log_id, &log))
+        return;
+    if (log.job_id == job_id && log.schedule_time > *until)
+        *until = log.schedule_time;
+    xxl_log_free (&log);
+}
+
+int64_t
+engine_runs_sent_until (server_t *self, int64_t job_id)
+{
+    int64_t until = 0;
+    for (pending_t *pending = (pending_t *) zhashx_first (self->runs.pending); pending;
+         pending = (pending_t *) zhashx_next (self->runs.pending))
+        if (pending->kind == PENDING_RUN && (pending->job_id == job_id || pending->job_id == 0))
+            s_sent_until (self, pending->log_id, job_id, &until);
+    //  (an acceptance not written yet: trigger_code 0 in the store)
+    for (accepted_t *item = (accepted_t *) zhashx_first (self->runs.accepted_ids); item;
+         item = (accepted_t *) zhashx_next (self->runs.accepted_ids))
+        if (item->job_id == job_id || item->job_id == 0)
+            s_sent_until (self, item->log_id, job_id, &until);
+    for (void *item = zhashx_first (self->runs.resend_ids); item;
+         item = zhashx_next (self->runs.resend_ids))
+        s_sent_until (self, *(const int64_t *) zhashx_cursor (self->runs.resend_ids), job_id,
+                      &until);
+    if (self->runs.doubts)
+        for (void *item = zhashx_first (self->runs.doubts); item;
+             item = zhashx_next (self->runs.doubts))
+            s_sent_until (self, *(const int64_t *) zhashx_cursor (self->runs.doubts), job_id,
+                          &until);
+    return until;
+}
+
 //  Sends (or fails) a row whose routing finished off the loop (address
 //  given, "" for none), or that recovery or the planner's timer takes up
 //  (address NULL: route it now against the live registry).

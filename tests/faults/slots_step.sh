@@ -27,6 +27,15 @@
 # (rows are taken by their times, and one made after a step back carries
 # an earlier time than one made before it, so it may go first).  SQLite
 # and PostgreSQL.
+#
+# Last, planned fires: a one-second cron of maxRunning 1 whose runs take
+# 1.5 s, 4 of its fires due and waiting, the clock stepped back 30-60 s.
+# The fires that had come due go on as the slot frees (3 start within
+# 12 s; before, none for the step's length: a pass took rows due by the
+# stepped clock only), and the job's stop right after deletes none of the
+# runs already sent (before, the stop took the row just sent and not yet
+# accepted, its time now ahead of the clock, for a fire planned ahead and
+# deleted it: a run with no row).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/faketime.sh"
 faketime_setup slots_step
@@ -68,6 +77,30 @@ for r in $(seq "$ROUNDS"); do
     setclock sched 0 1
 done
 
+# Planned fires waiting for the slot: a one-second cron of maxRunning 1
+# whose runs take 1.5 s, so its fires come due and wait (SERIAL_EXECUTION);
+# then the clock stepped back STEP s.  The fires that had come due run one
+# after the other as the slot frees (a pass remembers the rows it found
+# due), not once the stepped clock reaches their times again, STEP s later
+# (before: no run started for STEP s)
+JF=$(ctl --get .id job add --group ss --handler probeIn --max-running 1 --param sleep=1500 \
+    --cron '* * * * * ?' --start)
+check "planned: a one-second cron of maxRunning 1 ($JF)" test -n "$JF"
+due_waiting () {
+    [ "$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $JF AND trigger_code = 0
+              AND handle_code = 0 AND schedule_time > 0 AND schedule_time <= $(( $(now_ms) - 500 ))")" -ge 4 ]
+}
+check "planned: 4 of its fires due and waiting for the slot" wait_until 20 due_waiting
+rnd 31; STEP=$((30 + R))
+setclock sched "-$STEP"
+T_STEP=$(now_ms)
+starts_since () { [ "$(awk -v j="$JF" -v t="$T_STEP" '$2 == j && $5 > t' "$PROBE" | wc -l)" -ge "$1" ]; }
+check "planned: 3 of its due fires start within 12 s of a step back of $STEP s" \
+    wait_until 12 starts_since 3
+say "$(elapsed): 3 planned fires started $(( $(now_ms) - T_STEP )) ms after the step"
+ctl job stop "$JF" >/dev/null
+setclock sched 0 1
+
 check "all runs finish" wait_quiet 60
 # (no two runs of a job at once: a run spans its probe start to its end;
 # at one millisecond an end comes before a start)
@@ -78,5 +111,6 @@ most () {
         | sort -n -k1,1 -k2,2 | awk '{ n += $2? 1: -1; if (n > m) m = n } END { print m + 0 }'
 }
 check "never two runs of job $J at once ($(most "$J"))" test "$(most "$J")" = 1
+check "never two runs of job $JF at once ($(most "$JF"))" test "$(most "$JF")" = 1
 fcount "maxRunning rows across steps back"
 xxl_done
