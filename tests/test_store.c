@@ -3268,6 +3268,18 @@ s_counter_row_back (xxl_store_t *store, int64_t log_seq)
         " RETURNING log_seq'", NULL) >= 0);
 }
 
+//  The job's next time (-1: not loaded)
+static int64_t
+s_job_next (xxl_store_t *store, int64_t id)
+{
+    xxl_job_t job;
+    if (xxl_store_job_load (store, id, &job))
+        return -1;
+    int64_t next = job.trigger_next_time;
+    xxl_job_free (&job);
+    return next;
+}
+
 int
 main (void)
 {
@@ -3495,6 +3507,50 @@ main (void)
     XXL_CHECK (xxl_store_registry_newest (store) == 150);
     XXL_CHECK (xxl_store_registry_expire (store, 200) == 2);
     XXL_CHECK (xxl_store_registry_newest (store) == 0);
+
+    //  A step of the wall clock moves the next time of the started
+    //  FIX_DELAY jobs of the shares given that wait for a delay, within
+    //  1 .. never - 1; a job waiting for its run's end, a stopped one,
+    //  one of another share and a CRON job keep theirs
+    {
+        const int64_t never = 253402300799000LL;
+        xxl_job_t fd = { .job_group = gid, .job_desc = "delay", .author = "", .alarm_email = "",
+                         .schedule_type = "FIX_DELAY", .schedule_conf = "4",
+                         .misfire_strategy = "DO_NOTHING", .executor_route_strategy = "FIRST",
+                         .executor_handler = "h", .executor_param = "",
+                         .executor_block_strategy = "SERIAL_EXECUTION", .glue_type = "BEAN",
+                         .glue_source = "", .glue_remark = "", .child_jobid = "",
+                         .timezone = "", .trigger_status = 1, .trigger_next_time = 10000 };
+        int64_t d1 = xxl_store_job_add (store, &fd);
+        fd.trigger_next_time = never;
+        int64_t d2 = xxl_store_job_add (store, &fd);
+        fd.trigger_next_time = 10000;
+        fd.trigger_status = 0;
+        int64_t d3 = xxl_store_job_add (store, &fd);
+        fd.trigger_status = 1;
+        fd.schedule_type = "CRON";
+        fd.schedule_conf = "* * * * * ?";
+        int64_t d4 = xxl_store_job_add (store, &fd);
+        XXL_CHECK (d1 > 0 && d2 > d1 && d3 > d2 && d4 > d3);
+        #define S_NEXT(id) s_job_next (store, id)
+        uint64_t d1_share = (uint64_t) 1 << (d1 % XXL_STORE_SHARES);
+        XXL_CHECK (xxl_store_job_delay_shift (store, ~d1_share & XXL_STORE_SHARES_ALL, 5000,
+                                              never) >= 0);
+        XXL_CHECK (S_NEXT (d1) == 10000);
+        XXL_CHECK (xxl_store_job_delay_shift (store, XXL_STORE_SHARES_ALL, -3000, never) >= 1);
+        XXL_CHECK (S_NEXT (d1) == 7000);
+        XXL_CHECK (S_NEXT (d2) == never && S_NEXT (d3) == 10000 && S_NEXT (d4) == 10000);
+        XXL_CHECK (xxl_store_job_delay_shift (store, XXL_STORE_SHARES_ALL, 5000, never) >= 1);
+        XXL_CHECK (S_NEXT (d1) == 12000);
+        //  (kept within 1 .. never - 1)
+        XXL_CHECK (xxl_store_job_delay_shift (store, XXL_STORE_SHARES_ALL, -20000, never) >= 1);
+        XXL_CHECK (S_NEXT (d1) == 1);
+        XXL_CHECK (xxl_store_job_delay_shift (store, XXL_STORE_SHARES_ALL, never, never) >= 1);
+        XXL_CHECK (S_NEXT (d1) == never - 1);
+        #undef S_NEXT
+        for (int64_t id = d1; id <= d4; id++)
+            XXL_CHECK (xxl_store_job_rm (store, id) == 0);
+    }
 
     //  Glue history keeps the last 30
     for (int i = 0; i < 35; i++)

@@ -64,7 +64,7 @@ s_wall_check (server_t *self)
     if (step > 0)
         self->wall_stepped = true;      //  (s_check_registry: the store's rows)
     //  (retries' intervals and other delays keep their length)
-    xxl_timer_shift (self->planner.timer, step);
+    engine_plan_on_step (self, step);
     zsys_warning ("server: the wall clock stepped %s by %" PRId64 " ms: durations, liveness"
                   " and RUNs' expiry do not change; %s", step > 0? "forward": "back",
                   step > 0? step: -step, step > 0? "fires of the skipped time are judged by"
@@ -633,6 +633,8 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
         //  next round)
         engine_lease_settle (self, rc == 0);
         self->planner.fired_want = self->planner.fired_until;
+        self->planner.delay_shift += self->planner.delay_shifted;
+        self->planner.delay_shifted = 0;
     }
     self->next_registry_check = zclock_mono () + (int64_t) config->beat_s * 1000;
     self->next_liveness = zclock_mono () + xxl_liveness_period (self->config.beat_s);
@@ -857,6 +859,10 @@ s_turn_begin (server_t *self)
     self->data_version = version;
     //  Leases no longer sure: their plans go before anything fires
     engine_lease_check (self);
+    //  A step of the wall clock moves the FIX_DELAY jobs' fires before
+    //  any fires by the stepped clock
+    if (!self->stopping)
+        engine_plan_step_apply (self);
     //  Fires due first: nothing in this turn delays them
     if (!self->stopping)
         engine_fire (self);
@@ -1036,6 +1042,7 @@ s_turn_commit (server_t *self)
         if (self->planner.sent_max > self->planner.fired_sent)
             self->planner.fired_sent = self->planner.sent_max;
         self->planner.sent_max = 0;
+        self->planner.delay_shifted = 0;
     }
     zlistx_purge (self->planner.turn_plans);
 }

@@ -101,6 +101,68 @@ engine_plan_forget (server_t *self, int64_t job_id)
     xxl_store_job_drop_plans (self->store, job_id, sent > now? sent: now);
 }
 
+//  After a step of the wall clock: the FIX_DELAY jobs' fires planned and
+//  not sent go `step` later.  Each such plan's row goes (engine_plan_forget,
+//  as a stop's) and its job's next time becomes the row's time plus the
+//  step, which the scan plans again; a run in flight is not a plan (its
+//  end writes the next time on the clock as it is then).  The jobs that
+//  wait for their delay unplanned are job_delay_shift's.
+static void
+s_delay_replan (server_t *self, int64_t step)
+{
+    size_t count;
+    do {
+        int64_t jobs [256], rows [256];
+        count = 0;
+        for (plan_t *plan = (plan_t *) zhashx_first (self->planner.plans); plan && count < 256;
+             plan = (plan_t *) zhashx_next (self->planner.plans))
+            if (!plan->snap->cancelled && streq (plan->snap->job.schedule_type, "FIX_DELAY")) {
+                jobs [count] = plan->snap->job.id;
+                rows [count++] = plan->log_id;
+            }
+        for (size_t i = 0; i < count; i++) {
+            xxl_log_t log;
+            if (xxl_store_log_load (self->store, rows [i], &log))
+                continue;
+            int64_t when = log.schedule_time;
+            xxl_log_free (&log);
+            xxl_job_t job;
+            if (when <= 0 || xxl_store_job_load (self->store, jobs [i], &job))
+                continue;
+            int64_t delay_ms = atoll (job.schedule_conf) * 1000;
+            xxl_job_free (&job);
+            //  (the job's next time: `when + step`, written while its row
+            //  is there and the job waits for it)
+            if (xxl_store_job_delay_resume (self->store, rows [i], when + step - delay_ms,
+                                            XXL_WAITING) == 1)
+                zhashx_delete (self->planner.waiting, &jobs [i]);
+            engine_plan_forget (self, jobs [i]);
+        }
+    } while (count == 256);
+}
+
+void
+engine_plan_on_step (server_t *self, int64_t step)
+{
+    xxl_timer_shift (self->planner.timer, step);
+    self->planner.delay_shift += step;
+    self->planner.next_scan = 0;
+}
+
+void
+engine_plan_step_apply (server_t *self)
+{
+    //  (the waiting jobs' next times move, then the planned ones' fires;
+    //  under the lease fence, as every write of the shares' jobs)
+    if (!self->planner.delay_shift || !engine_lease_fence (self)
+    ||  xxl_store_job_delay_shift (self->store, engine_lease_held (self),
+                                   self->planner.delay_shift, XXL_WAITING) < 0)
+        return;
+    s_delay_replan (self, self->planner.delay_shift);
+    self->planner.delay_shifted += self->planner.delay_shift;
+    self->planner.delay_shift = 0;
+}
+
 //  The planner's handlers of the engine's events (xxl_events.h)
 void
 engine_plan_on_job (server_t *self, const xxl_event_t *event)

@@ -38,7 +38,7 @@
 _Static_assert (sizeof (void *) == XXL_SLOT, "a method table's slots are all one size");
 _Static_assert ((sizeof (xxl_store_methods_t) - offsetof (xxl_store_methods_t, destroy))
                 % XXL_SLOT == 0, "xxl_store_methods_t: only pointers after size");
-_Static_assert (offsetof (xxl_store_methods_t, registry_newest) + XXL_SLOT
+_Static_assert (offsetof (xxl_store_methods_t, job_delay_shift) + XXL_SLOT
                 == sizeof (xxl_store_methods_t), "xxl_store_methods_t: its last slot");
 _Static_assert (sizeof (xxl_store_accounts_t) % XXL_SLOT == 0
                 && offsetof (xxl_store_accounts_t, session_expire) + XXL_SLOT

@@ -258,9 +258,9 @@ typedef struct {
 //  Bumped whenever a method is added or one's arguments or answers change
 //  (22: backfill_made_times takes the instants to look up, log_trigger_done
 //  claims the row and answers the rows changed; 23: log_ids_past; 24:
-//  group_job_ids; 25: registry_newest); methods are only ever appended, so
+//  group_job_ids; 25: registry_newest; 26: job_delay_shift); methods are only ever appended, so
 //  a table of an older version is a prefix of this one (size says how much)
-#define XXL_STORE_METHODS_VERSION 25
+#define XXL_STORE_METHODS_VERSION 26
 
 typedef struct _xxl_store_t xxl_store_t;
 struct _xxl_account_t;                  //  (xxl_account_t, below)
@@ -839,6 +839,14 @@ typedef struct {
     //  0 when there is none, -1 on error): whether some scheduler of the
     //  store hears an agent now (the lease's deaf rule, xxl_lease_rules.h)
     int64_t (*registry_newest) (xxl_store_t *self);
+
+    //  Version 26.  job_delay_shift: the started FIX_DELAY jobs of the
+    //  shares in mask whose next time is a wall-clock time (above 0 and
+    //  below `never`, the mark of one waiting for its run's end) get it
+    //  moved by step ms, kept within 1..never - 1: a step of the wall
+    //  clock leaves the delay they wait for its length.  The count of
+    //  jobs moved, or -1.
+    int (*job_delay_shift) (xxl_store_t *self, uint64_t mask, int64_t step, int64_t never);
 } xxl_store_methods_t;
 
 //  Users (console logins), bearer tokens and sessions (docs/http.md).
@@ -1156,6 +1164,7 @@ static inline int xxl_store_registry_remove (xxl_store_t *self, const char *app,
 static inline int xxl_store_registry_expire (xxl_store_t *self, int64_t dead_before) { return XXL_STORE_CALL (registry_expire) (self, dead_before); }
 static inline char *xxl_store_registry_alive (xxl_store_t *self, int64_t window_ms) { return XXL_STORE_CALL (registry_alive) (self, window_ms); }
 static inline int64_t xxl_store_registry_newest (xxl_store_t *self) { return XXL_STORE_CALL (registry_newest) (self); }
+static inline int xxl_store_job_delay_shift (xxl_store_t *self, uint64_t mask, int64_t step, int64_t never) { return XXL_STORE_CALL (job_delay_shift) (self, mask, step, never); }
 
 static inline int xxl_store_report_refresh (xxl_store_t *self, int64_t from, int64_t to, int64_t now) { return XXL_STORE_CALL (report_refresh) (self, from, to, now); }
 static inline int xxl_store_report_totals (xxl_store_t *self, xxl_store_totals_t *t) { return XXL_STORE_CALL (report_totals) (self, t); }

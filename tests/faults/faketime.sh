@@ -10,7 +10,10 @@
 #       the true one, said with `elapsed`; a step ahead adds FORWARD_COUNT
 #       (default 0) to FORWARD;
 #   faketime_setup NAME: faults_setup NAME, T0 (now) for `elapsed` (the
-#       time since, "12.3s"), and faketime_wrap.
+#       time since, "12.3s"), and faketime_wrap;
+#   faketime_pair AGENT APP: the probe's end file ($T/ends), the scheduler
+#       (clock "sched") and one agent AGENT of APP (clock AGENT), both at
+#       the true time, the agent registered and APP's group added.
 
 FT_LIB=""
 for f in ${XXL_FAKETIME_LIB:-} /usr/lib/*/faketime/libfaketimeMT.so.1 /usr/lib/faketime/libfaketimeMT.so.1 \
@@ -86,4 +89,14 @@ faketime_setup () {
     faults_setup "$1"
     T0=$(now_ms)
     faketime_wrap
+}
+
+faketime_pair () {
+    export XXL_PROBE_END_FILE="$T/ends"
+    : > "$XXL_PROBE_END_FILE"
+    setclock sched 0 >/dev/null; setclock "$1" 0 >/dev/null
+    XXL_CLOCK=sched start_scheduler || exit 1
+    XXL_CLOCK="$1" fagent "$1" "$2"
+    check "agent registers" wait_until 10 agent_registered "$2" "$1"
+    ctl group add "$2" >/dev/null
 }

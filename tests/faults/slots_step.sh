@@ -39,14 +39,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/faketime.sh"
 faketime_setup slots_step
-export XXL_PROBE_END_FILE="$T/ends"
-: > "$XXL_PROBE_END_FILE"
-setclock sched 0 >/dev/null; setclock s1 0 >/dev/null
-
-XXL_CLOCK=sched start_scheduler || exit 1
-XXL_CLOCK=s1 fagent s1 ss
-check "agent registers" wait_until 10 agent_registered ss s1
-ctl group add ss >/dev/null
+faketime_pair s1 ss
 J=$(ctl --get .id job add --group ss --handler probeIn --max-running 1 --param sleep=800)
 check "a job of maxRunning 1" test -n "$J"
 

@@ -114,6 +114,7 @@ typedef enum {
     XXL_SQL_LOG_DELETE_JOB,             //  log_delete of job $1 (as XXL_SQL_LOG_DELETE's)
     XXL_SQL_BACKFILL_MADE_TIMES,        //  backfill_made_times: $1 job, $2 the instants'
                                         //  set (xxl_store_sql_group_set); those made, ascending
+    XXL_SQL_JOB_DELAY_SHIFT,            //  job_delay_shift: $1 mask, $2 step, $3 never
     XXL_SQL_STATEMENTS                  //  how many (the length of a driver's sql)
 } xxl_store_stmt_t;
 
@@ -255,7 +256,7 @@ int xxl_store_sql_sum_runs (int rc, xxl_store_group_runs_t *rows, size_t count,
     X (fired_raise_sent) X (recover_stamp_fired) X (recover_stamp_due) X (recover_late_jobs) \
     X (recover_late_last) X (recover_misfire) X (recover_drop_late) X (log_clear_address) \
     X (log_encode) X (log_delete) X (log_id_at_rank) X (registry_beat) X (registry_remove) \
-    X (registry_expire) X (registry_alive) X (registry_newest) X (report_refresh) X (report_encode_days) \
+    X (registry_expire) X (registry_alive) X (registry_newest) X (job_delay_shift) X (report_refresh) X (report_encode_days) \
     X (audit_add) X (audit_encode_page) X (audit_delete) X (log_handle_done_by) \
     X (registry_apps) X (lease_take) X (lease_renew) X (lease_release) X (node_beat) \
     X (node_count) X (log_unsent_in) X (recover_stamp_fired_in) X (recover_stamp_due_in) \

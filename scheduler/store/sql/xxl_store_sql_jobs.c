@@ -85,6 +85,13 @@ xs_job_drop_plans (xxl_store_t *base, int64_t job_id, int64_t now)
 }
 
 int
+xs_job_delay_shift (xxl_store_t *base, uint64_t mask, int64_t step, int64_t never)
+{
+    return xsql_exec (base, xsql_sql (base, XXL_SQL_JOB_DELAY_SHIFT), "iii", (int64_t) mask,
+                      step, never);
+}
+
+int
 xs_job_exists (xxl_store_t *base, int64_t id)
 {
     int64_t count = xsql_scalar (base,

@@ -756,6 +756,11 @@ const char *const sq_statements [XXL_SQL_STATEMENTS] = {
         "AND trigger_code = 0 AND schedule_time IS NOT NULL"
         " AND COALESCE (trigger_type, '') != 'BACKFILL'"
         " AND (executor_address IS NULL OR schedule_time > ?2)",
+    //  (a step of the wall clock: rare, a walk of the jobs)
+    [XXL_SQL_JOB_DELAY_SHIFT] =
+        "UPDATE xxl_job_info SET trigger_next_time = MAX (1, MIN (?3 - 1, trigger_next_time + ?2))"
+        " WHERE" XXL_IN_MASK ("id") "AND schedule_type = 'FIX_DELAY' AND trigger_status = 1"
+        " AND trigger_next_time > 0 AND trigger_next_time < ?3",
     [XXL_SQL_LOG_LIST_JOB] =
         XXL_LOG_LIST_SELECT XXL_JOB_ROWS ("?1") "AND" XXL_LOG_FILTER_JOB,
     [XXL_SQL_JOB_RM_LOGS] =
