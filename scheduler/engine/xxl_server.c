@@ -65,6 +65,7 @@ s_wall_check (server_t *self)
         self->wall_stepped = true;      //  (s_check_registry: the store's rows)
     //  (retries' intervals and other delays keep their length)
     engine_plan_on_step (self, step);
+    engine_flows_on_step (self, step);
     zsys_warning ("server: the wall clock stepped %s by %" PRId64 " ms: durations, liveness"
                   " and RUNs' expiry do not change; %s", step > 0? "forward": "back",
                   step > 0? step: -step, step > 0? "fires of the skipped time are judged by"

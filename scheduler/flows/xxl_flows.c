@@ -28,16 +28,30 @@ s_graph_destroy (void **item)
 //  The most graphs kept (past it they are all dropped and parsed again)
 #define XXL_FLOWS_GRAPHS 4096
 
+//  A node whose retry waits, and the steps of the wall clock since it
+//  began to wait: its failure's end time, written on the clock before
+//  them, is read `skew` ms later
+typedef struct {
+    int node;
+    int64_t attempt;                    //  of its failed row
+    int64_t skew;
+} waiting_t;
+
 //  A run with a node's retry due later (flows->retries, by run id)
 typedef struct {
     int64_t run_id;
     int64_t due;                        //  wall ms
+    size_t count;
+    waiting_t *nodes;                   //  its nodes whose retry waits (owned)
 } retry_t;
 
 static void
 s_retry_destroy (void **item)
 {
-    free (*item);
+    retry_t *retry = (retry_t *) *item;
+    if (retry)
+        free (retry->nodes);
+    free (retry);
     *item = NULL;
 }
 
@@ -86,10 +100,23 @@ engine_flows_stop (server_t *self)
     zhashx_destroy (&self->flows.retries);
 }
 
-//  Run run_id is advanced again at wall ms due (its earliest retry):
-//  kept in memory only, the sweep of the share's holder covers a restart
+//  The steps of the wall clock since node's retry (after its failed
+//  attempt) began to wait in run_id, in ms (0: none, or not waiting)
+static int64_t
+s_skew (server_t *self, int64_t run_id, int node, int64_t attempt)
+{
+    retry_t *retry = (retry_t *) zhashx_lookup (self->flows.retries, &run_id);
+    for (size_t i = 0; retry && i < retry->count; i++)
+        if (retry->nodes [i].node == node && retry->nodes [i].attempt == attempt)
+            return retry->nodes [i].skew;
+    return 0;
+}
+
+//  Run run_id is advanced again at wall ms due (its earliest retry), its
+//  nodes whose retry waits those of nodes (count, owned now): kept in
+//  memory only, the sweep of the share's holder covers a restart
 static void
-s_retry_later (server_t *self, int64_t run_id, int64_t due)
+s_retry_later (server_t *self, int64_t run_id, int64_t due, waiting_t *nodes, size_t count)
 {
     flows_t *flows = &self->flows;
     retry_t *retry = (retry_t *) zhashx_lookup (flows->retries, &run_id);
@@ -99,6 +126,9 @@ s_retry_later (server_t *self, int64_t run_id, int64_t due)
         retry->run_id = run_id;
         zhashx_insert (flows->retries, &retry->run_id, retry);
     }
+    free (retry->nodes);
+    retry->nodes = nodes;
+    retry->count = count;
     retry->due = due;
     if (flows->retry_min == 0 || due < flows->retry_min)
         flows->retry_min = due;
@@ -125,12 +155,30 @@ s_retries_run (server_t *self, int64_t now)
         if (flows->retry_min == 0 || retry->due < flows->retry_min)
             flows->retry_min = retry->due;
     }
-    //  (each advance remembers the run again while a retry is still ahead)
+    //  (each advance remembers the run again while a retry is still ahead,
+    //  and forgets it otherwise)
     for (size_t i = 0; i < due; i++) {
-        zhashx_delete (flows->retries, &ids [i]);
         s_advance (self, ids [i]);
+        retry_t *retry = (retry_t *) zhashx_lookup (flows->retries, &ids [i]);
+        if (retry && retry->due <= now)
+            zhashx_delete (flows->retries, &ids [i]);  //  (not advanced)
     }
     free (ids);
+}
+
+void
+engine_flows_on_step (server_t *self, int64_t step)
+{
+    flows_t *flows = &self->flows;
+    flows->retry_min = 0;
+    for (retry_t *retry = (retry_t *) zhashx_first (flows->retries); retry;
+         retry = (retry_t *) zhashx_next (flows->retries)) {
+        retry->due += step;
+        for (size_t i = 0; i < retry->count; i++)
+            retry->nodes [i].skew += step;
+        if (flows->retry_min == 0 || retry->due < flows->retry_min)
+            flows->retry_min = retry->due;
+    }
 }
 
 //  The graph of a run (parsed from the definition it started with, no
@@ -234,7 +282,10 @@ s_retry_check (server_t *self, state_t *state, int node)
     if (row->attempt <= job.executor_fail_retry_count) {
         int64_t delay = xxl_retry_delay (job.retry_interval, job.retry_backoff,
                                          job.retry_max_interval, row->attempt - 1);
-        state->retry_at [node] = xxl_retry_due (row->end_time, delay, engine_now ());
+        //  (its end time as the wall clock reads now: moved by the steps
+        //  since its retry began to wait)
+        int64_t skew = s_skew (self, state->run.id, node, row->attempt);
+        state->retry_at [node] = xxl_retry_due (row->end_time + skew, delay, engine_now ());
         state->states [node] = XXL_FLOW_RUNNING;
     }
     xxl_job_free (&job);
@@ -460,20 +511,35 @@ s_advance (server_t *self, int64_t run_id)
                        &nskipped);
         for (int i = 0; i < nready && rc == 0; i++)
             rc = s_start (self, &state, state.ready [i], s_next_attempt (&state, state.ready [i]));
-        //  Retries due start; the next one not due yet is remembered
+        //  Retries due start; the next one not due yet is remembered, with
+        //  the nodes that wait and their steps so far
         int64_t now = engine_now (), wait = 0;
-        for (int i = 0; i < xxl_flow_nodes (state.flow) && rc == 0; i++) {
+        int nodes = xxl_flow_nodes (state.flow);
+        waiting_t *waiting = (waiting_t *) malloc ((size_t) nodes * sizeof (waiting_t));
+        assert (waiting);
+        size_t nwaiting = 0;
+        for (int i = 0; i < nodes && rc == 0; i++) {
             int64_t due = state.retry_at [i];
             if (due > 0 && due <= now) {
                 rc = s_start (self, &state, i, s_next_attempt (&state, i));
                 nready++;
             }
             else
-            if (due > 0 && (wait == 0 || due < wait))
-                wait = due;
+            if (due > 0) {
+                if (wait == 0 || due < wait)
+                    wait = due;
+                int64_t attempt = state.rows [state.row_of [i]].attempt;
+                waiting [nwaiting++] = (waiting_t) { i, attempt,
+                                                     s_skew (self, run_id, i, attempt) };
+            }
         }
-        if (wait > 0)
-            s_retry_later (self, run_id, wait);
+        if (wait > 0) {
+            s_retry_later (self, run_id, wait, waiting, nwaiting);
+            waiting = NULL;
+        }
+        else
+            zhashx_delete (self->flows.retries, &run_id);
+        free (waiting);
         //  (a start whose row ends at once -- a failed trigger, a job
         //  gone -- says so through `again`: only then decide again)
         bool started = nready > 0;

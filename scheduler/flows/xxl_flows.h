@@ -67,6 +67,10 @@ int64_t engine_flows_wake (server_t *self);
 //  After a failed commit: forgets the parsed graphs kept by run id (a run
 //  made in the turn is gone, and its id may be made again for another)
 void engine_flows_rollback (server_t *self);
+//  A step of the wall clock (ms, + forward): the node retries that wait
+//  keep their delay's length (their due times, and their failures' end
+//  times as the next advances read them, move by the step)
+void engine_flows_on_step (server_t *self, int64_t step);
 
 //  The api's calls, each inside the turn's transaction.  trigger: a new
 //  run of workflow_id with param (NULL: ""), its roots started; the run
