@@ -634,8 +634,6 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
         //  next round)
         engine_lease_settle (self, rc == 0);
         self->planner.fired_want = self->planner.fired_until;
-        self->planner.delay_shift += self->planner.delay_shifted;
-        self->planner.delay_shifted = 0;
     }
     self->next_registry_check = zclock_mono () + (int64_t) config->beat_s * 1000;
     self->next_liveness = zclock_mono () + xxl_liveness_period (self->config.beat_s);
@@ -1033,6 +1031,9 @@ s_turn_commit (server_t *self)
             zhashx_delete (self->planner.plans, &log_id);
         }
         self->planner.fired_want = self->planner.fired_until;
+        //  (a step's moves were rolled back: the next turn makes them)
+        self->planner.delay_shift += self->planner.delay_shifted;
+        self->planner.delay_shifted = 0;
         //  (sent_max stays: those RUNs left; the next commit records them,
         //  and a recovery before it counts them as sent)
     }

@@ -72,9 +72,11 @@ s_snap_cancel (server_t *self, snap_t *snap)
     }
 }
 
-//  Unsent planned rows of a job (its schedule changed or it stopped)
-void
-engine_plan_forget (server_t *self, int64_t job_id)
+//  Unsent planned rows of a job (its schedule changed or it stopped);
+//  `until`: rows planned up to then with an address have left (no
+//  planned row goes before its time)
+static void
+s_plan_forget (server_t *self, int64_t job_id, int64_t until)
 {
     //  This scheduler's plans of the job that were not sent: their rows go
     //  (their timer entries stay; when due they find nothing)
@@ -93,52 +95,64 @@ engine_plan_forget (server_t *self, int64_t job_id)
         }
     }
     zhashx_delete (self->planner.snaps, &job_id);
-    //  Any scheduler's unsent rows: no address yet, or not due yet (no
-    //  planned row goes before its time), which a row this scheduler sent
-    //  is, whatever a step back of the wall clock did to "now"
+    //  Any scheduler's unsent rows: no address yet, or not due yet
+    xxl_store_job_drop_plans (self->store, job_id, until);
+}
+
+void
+engine_plan_forget (server_t *self, int64_t job_id)
+{
+    //  (a row this scheduler sent has left, whatever a step back of the
+    //  wall clock did to "now": until the clock is past where it stood
+    //  before the step, such a row's time may lie ahead of it)
     int64_t now = engine_now ();
-    int64_t sent = engine_runs_sent_until (self, job_id);
-    xxl_store_job_drop_plans (self->store, job_id, sent > now? sent: now);
+    int64_t sent = now < self->planner.back_until? engine_runs_sent_until (self, job_id): 0;
+    s_plan_forget (self, job_id, sent > now? sent: now);
 }
 
 //  After a step of the wall clock: the FIX_DELAY jobs' fires planned and
-//  not sent go `step` later.  Each such plan's row goes (engine_plan_forget,
-//  as a stop's) and its job's next time becomes the row's time plus the
-//  step, which the scan plans again; a run in flight is not a plan (its
-//  end writes the next time on the clock as it is then).  The jobs that
-//  wait for their delay unplanned are job_delay_shift's.
+//  not sent go `step` later.  Each such plan's row goes (as a stop's) and
+//  its job's next time becomes the row's time plus the step, which the
+//  scan plans again; a run in flight is not a plan (its end writes the
+//  next time on the clock as it is then).  The jobs that wait for their
+//  delay unplanned are job_delay_shift's.  The jobs stay in `waiting`
+//  (harmless once planned again): if the turn's commit fails, the row
+//  comes back with no plan in memory, the sweep sends it late, and its
+//  end resumes the job.
 static void
 s_delay_replan (server_t *self, int64_t step)
 {
-    size_t count;
-    do {
-        int64_t jobs [256], rows [256];
-        count = 0;
-        for (plan_t *plan = (plan_t *) zhashx_first (self->planner.plans); plan && count < 256;
-             plan = (plan_t *) zhashx_next (self->planner.plans))
-            if (!plan->snap->cancelled && streq (plan->snap->job.schedule_type, "FIX_DELAY")) {
-                jobs [count] = plan->snap->job.id;
-                rows [count++] = plan->log_id;
-            }
-        for (size_t i = 0; i < count; i++) {
-            xxl_log_t log;
-            if (xxl_store_log_load (self->store, rows [i], &log))
-                continue;
-            int64_t when = log.schedule_time;
+    size_t count = 0, size = zhashx_size (self->planner.plans);
+    int64_t *jobs = (int64_t *) malloc ((size? size: 1) * 2 * sizeof (int64_t));
+    assert (jobs);
+    int64_t *rows = jobs + (size? size: 1);
+    for (plan_t *plan = (plan_t *) zhashx_first (self->planner.plans); plan;
+         plan = (plan_t *) zhashx_next (self->planner.plans))
+        if (!plan->snap->cancelled && streq (plan->snap->job.schedule_type, "FIX_DELAY")) {
+            assert (count < size);
+            jobs [count] = plan->snap->job.id;
+            rows [count++] = plan->log_id;
+        }
+    for (size_t i = 0; i < count; i++) {
+        xxl_log_t log;
+        int64_t when = 0;
+        if (xxl_store_log_load (self->store, rows [i], &log) == 0) {
+            when = log.schedule_time;
             xxl_log_free (&log);
-            xxl_job_t job;
-            if (when <= 0 || xxl_store_job_load (self->store, jobs [i], &job))
-                continue;
+        }
+        xxl_job_t job;
+        if (when > 0 && xxl_store_job_load (self->store, jobs [i], &job) == 0) {
             int64_t delay_ms = atoll (job.schedule_conf) * 1000;
             xxl_job_free (&job);
             //  (the job's next time: `when + step`, written while its row
             //  is there and the job waits for it)
-            if (xxl_store_job_delay_resume (self->store, rows [i], when + step - delay_ms,
-                                            XXL_WAITING) == 1)
-                zhashx_delete (self->planner.waiting, &jobs [i]);
-            engine_plan_forget (self, jobs [i]);
+            xxl_store_job_delay_resume (self->store, rows [i], when + step - delay_ms,
+                                        XXL_WAITING);
         }
-    } while (count == 256);
+        //  (a FIX_DELAY job with a plan has no run in flight)
+        s_plan_forget (self, jobs [i], engine_now ());
+    }
+    free (jobs);
 }
 
 void
@@ -147,15 +161,28 @@ engine_plan_on_step (server_t *self, int64_t step)
     xxl_timer_shift (self->planner.timer, step);
     self->planner.delay_shift += step;
     self->planner.next_scan = 0;
+    //  (rows sent before a step back may carry times up to where the
+    //  clock stood: engine_plan_forget)
+    int64_t before = engine_now () - step;
+    if (step < 0 && before > self->planner.back_until)
+        self->planner.back_until = before;
 }
 
 void
 engine_plan_step_apply (server_t *self)
 {
+    if (!self->planner.delay_shift)
+        return;
     //  (the waiting jobs' next times move, then the planned ones' fires;
-    //  under the lease fence, as every write of the shares' jobs)
-    if (!self->planner.delay_shift || !engine_lease_fence (self)
-    ||  xxl_store_job_delay_shift (self->store, engine_lease_held (self),
+    //  under the lease fence, as every write of the shares' jobs.  With no
+    //  share, or none left this turn, nothing is this scheduler's to move:
+    //  the step is dropped, not kept for shares taken later, whose jobs'
+    //  times their holder wrote)
+    if (!engine_lease_held (self) || !engine_lease_fence (self)) {
+        self->planner.delay_shift = 0;
+        return;
+    }
+    if (xxl_store_job_delay_shift (self->store, engine_lease_held (self),
                                    self->planner.delay_shift, XXL_WAITING) < 0)
         return;
     s_delay_replan (self, self->planner.delay_shift);

@@ -111,6 +111,8 @@ typedef struct {
                                         //  FIX_DELAY jobs' next times (engine_plan_on_step)
     int64_t delay_shifted;              //  applied this turn (back to delay_shift if its
                                         //  commit fails)
+    int64_t back_until;                 //  wall ms where the clock stood before its
+                                        //  latest step back (engine_plan_forget)
     int64_t backfill_at;                //  monotonic ms of the next backfill tick
     int64_t backfill_after;             //  the running backfills read from above this id
     infolog_t log_misfire;              //  DO_NOTHING misfires, one line a fire
@@ -122,14 +124,6 @@ void engine_snap_release (snap_t **snap_p);
 void engine_snap_settle (server_t *self, int64_t job_id);
 bool engine_snap_idle (server_t *self, const snap_t *snap, int64_t now);
 //  The planner's state, made at the actor's start and freed at its stop
-//  A step of the wall clock (ms, + forward): the timer's entries keep
-//  their distance in time, and so do the FIX_DELAY jobs' next times
-//  written on the wall clock (applied by the next scan, in its turn)
-void engine_plan_on_step (server_t *self, int64_t step);
-//  At a turn's start, before its fires: a step's moves of the FIX_DELAY
-//  jobs' next times and planned fires, in the turn's transaction (given
-//  back to the next turn if its commit fails)
-void engine_plan_step_apply (server_t *self);
 void engine_plan_start (server_t *self);
 void engine_plan_stop (server_t *self);
 //  Whether a row is planned and not sent yet, or asked about by recovery
@@ -139,6 +133,16 @@ bool engine_plan_asks (server_t *self, int64_t log_id);
 void engine_snap_destructor (void **item);
 void engine_instant_destroy (instant_t **self_p);
 void engine_plan_destructor (void **item);
+
+//  A step of the wall clock (ms, + forward): the timer's delays keep
+//  their distance in time, and so do the FIX_DELAY jobs' waits written on
+//  the wall clock (moved by engine_plan_step_apply at the next turn's start)
+void engine_plan_on_step (server_t *self, int64_t step);
+//  At a turn's start, before its fires: a step's moves of the FIX_DELAY
+//  jobs' next times and planned fires, in the turn's transaction (given
+//  back to the next turn if its commit fails; dropped when no share is
+//  held)
+void engine_plan_step_apply (server_t *self);
 
 //  xxl_job.c
 //  Whether children (a child_jobid list) lead back to job_id: 1 with the

@@ -131,7 +131,7 @@ s_sync (zhashx_t *set, int64_t job_id, const int64_t *ids, size_t count)
 typedef struct {
     int64_t job_id;                     //  (the key: first)
     size_t count;
-    int64_t ids [XXL_ADMIT_WAITING];
+    int64_t ids [];                     //  count of them
 } due_rows_t;
 
 static bool
@@ -174,19 +174,18 @@ s_waiting (server_t *self, int64_t job_id, int64_t *ids, size_t *count)
     }
     if (now > self->runs.due_high)
         self->runs.due_high = now;
-    if (*count == 0) {
-        if (seen)
-            zhashx_delete (self->runs.due_rows, &job_id);
+    if (seen && seen->count == *count && memcmp (seen->ids, ids, *count * sizeof (int64_t)) == 0)
         return 0;
-    }
-    if (!seen) {
-        seen = (due_rows_t *) zmalloc (sizeof (due_rows_t));
-        seen->job_id = job_id;
-        zhashx_insert (self->runs.due_rows, &seen->job_id, seen);
-    }
+    if (seen)
+        zhashx_delete (self->runs.due_rows, &job_id);
+    if (*count == 0)
+        return 0;
     assert (*count <= XXL_ADMIT_WAITING);
-    memcpy (seen->ids, ids, *count * sizeof (int64_t));
+    seen = (due_rows_t *) zmalloc (sizeof (due_rows_t) + *count * sizeof (int64_t));
+    seen->job_id = job_id;
     seen->count = *count;
+    memcpy (seen->ids, ids, *count * sizeof (int64_t));
+    zhashx_insert (self->runs.due_rows, &seen->job_id, seen);
     return 0;
 }
 
@@ -370,4 +369,12 @@ engine_admit_run (server_t *self)
     size_t gone_count = s_slot_jobs_gone (self, jobs, count, gone, XXL_ADMIT_JOBS);
     for (size_t i = 0; i < gone_count; i++)
         s_release (self, gone [i], &fenced);
+    //  (the rows found due of jobs whose share went: its holder's now)
+    size_t stale = 0;
+    for (due_rows_t *seen = (due_rows_t *) zhashx_first (self->runs.due_rows);
+         seen && stale < XXL_ADMIT_JOBS; seen = (due_rows_t *) zhashx_next (self->runs.due_rows))
+        if (!engine_lease_holds (self, seen->job_id))
+            gone [stale++] = seen->job_id;
+    for (size_t i = 0; i < stale; i++)
+        zhashx_delete (self->runs.due_rows, &gone [i]);
 }

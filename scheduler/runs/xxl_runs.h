@@ -386,8 +386,10 @@ bool engine_address_fits (server_t *self, const xxl_job_t *job, const char *addr
 zhashx_t *engine_runs_in_flight (server_t *self);
 //  The latest planned time (schedule_time) of job_id's rows that this
 //  scheduler sent and whose acceptance is not in the store yet (a RUN
-//  awaiting its answer, an acceptance not written yet, a row in doubt,
-//  one to send again to its agent); 0: none.  Such a row has
+//  awaiting its answer, alone or in a batch, a row a trigger pool routes,
+//  an acceptance not written yet, a row in doubt, one to send again to its
+//  agent); 0: none.  A walk of those, with a row read for each of the
+//  job's: for after a step back only (engine_plan_forget).  Such a row has
 //  left even when a step back of the wall clock put its time ahead again
 int64_t engine_runs_sent_until (server_t *self, int64_t job_id);
 void engine_moved_check (server_t *self);

@@ -714,6 +714,16 @@ engine_runs_sent_until (server_t *self, int64_t job_id)
          pending = (pending_t *) zhashx_next (self->runs.pending))
         if (pending->kind == PENDING_RUN && (pending->job_id == job_id || pending->job_id == 0))
             s_sent_until (self, pending->log_id, job_id, &until);
+    //  (a prepared fire's batch holds its plans, not pendings; a trigger
+    //  pool's route its row)
+    for (run_batch_t *batch = (run_batch_t *) zhashx_first (self->runs.batches); batch;
+         batch = (run_batch_t *) zhashx_next (self->runs.batches))
+        for (size_t i = 0; batch->fires && i < batch->count; i++)
+            if (batch->fires [i].plan && batch->fires [i].plan->snap->job.id == job_id)
+                s_sent_until (self, batch->fires [i].plan->log_id, job_id, &until);
+    for (int64_t *id = (int64_t *) zhashx_first (self->runs.routing); id;
+         id = (int64_t *) zhashx_next (self->runs.routing))
+        s_sent_until (self, *id, job_id, &until);
     //  (an acceptance not written yet: trigger_code 0 in the store)
     for (accepted_t *item = (accepted_t *) zhashx_first (self->runs.accepted_ids); item;
          item = (accepted_t *) zhashx_next (self->runs.accepted_ids))

@@ -13,8 +13,9 @@
 # FIX_DELAY jobs of 3 s and 8 s (the probe in-process, runs of 0.2 s):
 # the 3 s job's next fire is planned (on the timer, its row written) when
 # its run ends (planner/ahead, 3 s), the 8 s job's is not yet when the
-# clock steps.  Each round: right after a run of one job ended, at a
-# seeded instant 0-1.5 s into the delay, the scheduler's clock steps back
+# clock steps (the test waits for the 3 s job's row first).  Each round:
+# right after a run of one job ended, at a seeded instant 0.3-1.5 s into
+# the delay, the scheduler's clock steps back
 # or ahead by 30-60 s (seeded; the rounds alternate, back first).  The
 # agent's clock stays true, and the gap from that run's end to the job's
 # next start (both on the agent's clock, the probe's lines) is checked: at
@@ -42,15 +43,24 @@ start_after () { awk -v j="$1" -v t="$2" '$2 == j && $5 > t { print $5 }' "$PROB
 started_after () { [ -n "$(start_after "$1" "$2")" ]; }
 OFFSET=0
 N=0
-# round JOB DELAY: right after a run of JOB ends, the clock steps (back
-# and ahead in turn); the next run starts a delay after that end
+# planned JOB MS: JOB's next fire after MS (on the scheduler's clock) has
+# its row (the planner's)
+planned () { [ "$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE job_id = $1 AND trigger_code = 0
+                      AND schedule_time > $2")" -ge 1 ]; }
+# round JOB DELAY [planned]: right after a run of JOB ends (with
+# `planned`: once its next fire's row is written too), the clock steps
+# (back and ahead in turn); the next run starts a delay after that end
 round () {
     local job="$1" delay="$2" n end at step dir gap
     N=$((N + 1))
     n=$(ends "$job")
     check "round $N: a run of job $job ends" wait_until $((delay + 10)) more_ends "$job" "$n"
     end=$(last_end "$job")
-    rnd 1500; at=$((end + R))
+    # (0.3 s at least: the scheduler has taken the run's result, whose
+    # next time a step in that very turn would move once more)
+    rnd 1200; at=$((end + 300 + R))
+    [ -n "${3:-}" ] && check "round $N: job $job's next fire is planned before the step" \
+        wait_until "$delay" planned "$job" $((end + OFFSET * 1000))
     wait_until 5 past "$at"
     rnd 31; step=$((30 + R))
     if [ $((N % 2)) = 1 ]; then OFFSET=$((OFFSET - step)); dir=back; else OFFSET=$((OFFSET + step)); dir=ahead; fi
@@ -64,7 +74,7 @@ round () {
         test "$gap" -le $((delay * 1000 + 4000))
 }
 check "the first runs end" wait_until 15 more_ends "$J" 0
-for _ in $(seq "$ROUNDS"); do round "$J" 3; done
+for _ in $(seq "$ROUNDS"); do round "$J" 3 planned; done
 for _ in $(seq "$ROUNDS"); do round "$J2" 8; done
 ctl job stop "$J2" >/dev/null
 ctl job stop "$J" >/dev/null

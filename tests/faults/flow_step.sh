@@ -10,7 +10,7 @@
 #
 # A workflow of one node whose job always fails (the probe in-process),
 # with 1 retry 6 s after a failure.  Each round: a run of it is
-# triggered; 0-1.5 s (seeded) after its first attempt ended, the
+# triggered; 0.3-1.5 s (seeded) after its first attempt ended, the
 # scheduler's clock steps back or ahead by 30-60 s (seeded; back first,
 # then in turn).  The agent's clock stays true, and the gap from the
 # first attempt's end to the retry's start (the probe's lines, on the
@@ -50,7 +50,9 @@ for r in $(seq "$ROUNDS"); do
     first=$(runs_of | sed -n "$((n + 1))p" | cut -d' ' -f1)
     check "round $r: ... and ends (logId $first)" wait_until 10 ended "$first"
     end=$(end_of "$first")
-    rnd 1500; wait_until 5 past $((end + R))
+    # (0.3 s at least: the scheduler has taken the failure, whose wait a
+    # step in that very turn would move once more)
+    rnd 1200; wait_until 5 past $((end + 300 + R))
     rnd 31; step=$((30 + R))
     if [ $((r % 2)) = 1 ]; then OFFSET=$((OFFSET - step)); dir=back; else OFFSET=$((OFFSET + step)); dir=ahead; fi
     setclock sched "$OFFSET" >/dev/null

@@ -35,7 +35,8 @@
 # stepped clock only), and the job's stop right after deletes none of the
 # runs already sent (before, the stop took the row just sent and not yet
 # accepted, its time now ahead of the clock, for a fire planned ahead and
-# deleted it: a run with no row).
+# deleted it: a run with no row).  Then the same for a cron's fires sent
+# in a batch RUN to an agent frozen so that none is answered.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/faketime.sh"
 faketime_setup slots_step
@@ -92,6 +93,30 @@ check "planned: 3 of its due fires start within 12 s of a step back of $STEP s" 
     wait_until 12 starts_since 3
 say "$(elapsed): 3 planned fires started $(( $(now_ms) - T_STEP )) ms after the step"
 ctl job stop "$JF" >/dev/null
+setclock sched 0 1
+
+# A cron's fires sent in a batch RUN and not answered yet (the agent
+# frozen), the clock stepped back, the job stopped: their rows stay (the
+# agent may run them once thawed).  Before, the stop took them for fires
+# planned ahead (an address, a time past the stepped clock) and deleted
+# them under the agent.
+JB=$(ctl --get .id job add --group ss --handler probeIn --param sleep=100 --cron '* * * * * ?' --start)
+runs_of_jb () { [ "$(awk -v j="$JB" '$2 == j' "$PROBE" | wc -l)" -ge 1 ]; }
+check "batch: a one-second cron ($JB) runs" wait_until 10 runs_of_jb
+kill -STOP "$(apid s1)"
+T_FROZEN=$(now_ms)
+sent_ids () { sql "SELECT id FROM xxl_job_log WHERE job_id = $JB AND executor_address IS NOT NULL
+                   AND trigger_code = 0 AND schedule_time > $T_FROZEN
+                   AND schedule_time < $(( $(now_ms) - 300 )) ORDER BY id" | tr '\n' ' '; }
+some_sent () { [ -n "$(sent_ids)" ]; }
+check "batch: a fire is sent to the frozen agent" wait_until 10 some_sent
+SENT=$(sent_ids)
+rnd 31; STEP=$((30 + R))
+setclock sched "-$STEP"
+ctl job stop "$JB" >/dev/null
+kept () { [ "$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE id IN ($(echo $SENT | tr ' ' ','))")" = "$(echo $SENT | wc -w)" ]; }
+check "batch: the fires sent before a step back of $STEP s keep their rows after the stop ($SENT)" kept
+kill -CONT "$(apid s1)"
 setclock sched 0 1
 
 check "all runs finish" wait_quiet 60
