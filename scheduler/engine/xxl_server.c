@@ -859,7 +859,9 @@ s_turn_begin (server_t *self)
     //  Leases no longer sure: their plans go before anything fires
     engine_lease_check (self);
     //  A step of the wall clock moves the FIX_DELAY jobs' fires before
-    //  any fires by the stepped clock
+    //  any fires by the stepped clock (looked for again here: the begin
+    //  and the lease check may have taken a while since the poll)
+    s_wall_check (self);
     if (!self->stopping)
         engine_plan_step_apply (self);
     //  Fires due first: nothing in this turn delays them
@@ -916,8 +918,11 @@ s_turn_work (server_t *self, bool agents_drained)
         if (!near)
             engine_plan_prepare (self, 1024);
         engine_services_run (self, now);
-        if (!near)
+        if (!near) {
+            //  (the retries' waits moved before they are judged)
+            s_wall_check (self);
             engine_flows_run (self, now);
+        }
         if (!near)
             engine_backfill_run (self, now);
         engine_admit_run (self);

@@ -134,13 +134,11 @@ typedef struct {
     int64_t ids [];                     //  count of them
 } due_rows_t;
 
-static bool
-s_has (const int64_t *ids, size_t count, int64_t id)
+static int
+s_id_order (const void *a, const void *b)
 {
-    for (size_t i = 0; i < count; i++)
-        if (ids [i] == id)
-            return true;
-    return false;
+    int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
+    return (x > y) - (x < y);
 }
 
 //  The job's waiting rows that are due, oldest first (at most
@@ -161,14 +159,20 @@ s_waiting (server_t *self, int64_t job_id, int64_t *ids, size_t *count)
         return -1;
     if (before > now) {
         assert (seen);
-        int64_t due [XXL_ADMIT_WAITING];
-        size_t due_count = 0;
-        if (xxl_store_log_slot_ids (self->store, job_id, 0, now, due, XXL_ADMIT_WAITING,
-                                    &due_count))
+        //  (the rows due now and those found due before, sorted: a search
+        //  each, not a walk)
+        int64_t known [2 * XXL_ADMIT_WAITING];
+        size_t known_count = 0;
+        if (xxl_store_log_slot_ids (self->store, job_id, 0, now, known, XXL_ADMIT_WAITING,
+                                    &known_count))
             return -1;
+        assert (seen->count <= XXL_ADMIT_WAITING);
+        memcpy (known + known_count, seen->ids, seen->count * sizeof (int64_t));
+        known_count += seen->count;
+        qsort (known, known_count, sizeof (int64_t), s_id_order);
         size_t kept = 0;
         for (size_t i = 0; i < *count; i++)
-            if (s_has (due, due_count, ids [i]) || s_has (seen->ids, seen->count, ids [i]))
+            if (bsearch (&ids [i], known, known_count, sizeof (int64_t), s_id_order))
                 ids [kept++] = ids [i];
         *count = kept;
     }

@@ -111,9 +111,13 @@ sent_ids () { sql "SELECT id FROM xxl_job_log WHERE job_id = $JB AND executor_ad
 some_sent () { [ -n "$(sent_ids)" ]; }
 check "batch: a fire is sent to the frozen agent" wait_until 10 some_sent
 SENT=$(sent_ids)
+T_SEEN=$(now_ms)
 rnd 31; STEP=$((30 + R))
 setclock sched "-$STEP"
 ctl job stop "$JB" >/dev/null
+# (within run_timeout, 3 s, of the send the RUN still awaits its answer
+# in its batch; past it, it is a row in doubt, which the stop keeps too)
+say "$(elapsed): the job stopped $(( $(now_ms) - T_SEEN )) ms after its sent fire was seen"
 kept () { [ "$(sql "SELECT COUNT(*) FROM xxl_job_log WHERE id IN ($(echo $SENT | tr ' ' ','))")" = "$(echo $SENT | wc -w)" ]; }
 check "batch: the fires sent before a step back of $STEP s keep their rows after the stop ($SENT)" kept
 kill -CONT "$(apid s1)"
