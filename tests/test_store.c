@@ -3532,22 +3532,21 @@ main (void)
         fd.schedule_conf = "* * * * * ?";
         int64_t d4 = xxl_store_job_add (store, &fd);
         XXL_CHECK (d1 > 0 && d2 > d1 && d3 > d2 && d4 > d3);
-        #define S_NEXT(id) s_job_next (store, id)
         uint64_t d1_share = (uint64_t) 1 << (d1 % XXL_STORE_SHARES);
         XXL_CHECK (xxl_store_job_delay_shift (store, ~d1_share & XXL_STORE_SHARES_ALL, 5000,
                                               never) >= 0);
-        XXL_CHECK (S_NEXT (d1) == 10000);
+        XXL_CHECK (s_job_next (store, d1) == 10000);
         XXL_CHECK (xxl_store_job_delay_shift (store, XXL_STORE_SHARES_ALL, -3000, never) >= 1);
-        XXL_CHECK (S_NEXT (d1) == 7000);
-        XXL_CHECK (S_NEXT (d2) == never && S_NEXT (d3) == 10000 && S_NEXT (d4) == 10000);
+        XXL_CHECK (s_job_next (store, d1) == 7000);
+        XXL_CHECK (s_job_next (store, d2) == never && s_job_next (store, d3) == 10000
+                   && s_job_next (store, d4) == 10000);
         XXL_CHECK (xxl_store_job_delay_shift (store, XXL_STORE_SHARES_ALL, 5000, never) >= 1);
-        XXL_CHECK (S_NEXT (d1) == 12000);
+        XXL_CHECK (s_job_next (store, d1) == 12000);
         //  (kept within 1 .. never - 1)
         XXL_CHECK (xxl_store_job_delay_shift (store, XXL_STORE_SHARES_ALL, -20000, never) >= 1);
-        XXL_CHECK (S_NEXT (d1) == 1);
+        XXL_CHECK (s_job_next (store, d1) == 1);
         XXL_CHECK (xxl_store_job_delay_shift (store, XXL_STORE_SHARES_ALL, never, never) >= 1);
-        XXL_CHECK (S_NEXT (d1) == never - 1);
-        #undef S_NEXT
+        XXL_CHECK (s_job_next (store, d1) == never - 1);
         for (int64_t id = d1; id <= d4; id++)
             XXL_CHECK (xxl_store_job_rm (store, id) == 0);
     }
