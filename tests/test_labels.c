@@ -70,7 +70,21 @@ main (void)
     XXL_CHECK (xxl_labels_job_app (labels, 7) == NULL);
     XXL_CHECK (xxl_labels_job_app (labels, 8) == NULL);
     XXL_CHECK (xxl_labels_job_app (labels, 9) == NULL);
+    //  ... while their series keep the app last noted (a group removed
+    //  elsewhere starts no new series of theirs)
+    text = xxl_labels_render (labels);
+    XXL_CHECK (strstr (text, "xxl_job_last_result{job=\"8\",app=\"moved\"} 200\n"));
+    XXL_CHECK (strstr (text, "xxl_job_last_result{job=\"9\",app=\"plain\"} 200\n"));
+    XXL_CHECK (!strstr (text, "app=\"\""));
+    zstr_free (&text);
+    //  A run whose app could not be looked up (its job removed) keeps it
+    xxl_labels_run (labels, 9, NULL, true, 500, 4500);
+    XXL_CHECK (xxl_labels_job_app (labels, 9) == NULL);
+    text = xxl_labels_render (labels);
+    XXL_CHECK (strstr (text, "xxl_job_last_result{job=\"9\",app=\"plain\"} 500\n"));
+    zstr_free (&text);
     xxl_labels_run (labels, 8, "moved", true, 200, 5000);
+    XXL_CHECK (streq (xxl_labels_job_app (labels, 8), "moved"));
     //  No registry entry names host:1 this round: its figures go; the app
     //  stays, with none connected
     text = xxl_labels_render (labels);

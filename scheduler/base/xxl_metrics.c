@@ -242,7 +242,9 @@ typedef struct {
 
 typedef struct {
     int64_t id;
-    char *app;                          //  NULL: to be looked up
+    char *app;                          //  as last noted (NULL: none yet); its
+                                        //  series carry it until another is noted
+    bool stale;                         //  app to be looked up again (a change)
     uint64_t runs [XXL_CODES];
     int last_code;
     int64_t last_time;                  //  epoch ms
@@ -366,6 +368,8 @@ const char *
 xxl_labels_job_app (xxl_labels_t *self, int64_t job_id)
 {
     job_t *job = s_job (self, job_id);
+    if (job && job->stale)
+        return NULL;
     if (job && job->app)
         return job->app;
     app_seen_t *seen = s_app_seen (self, job_id);
@@ -378,14 +382,14 @@ xxl_labels_job_changed (xxl_labels_t *self, int64_t job_id)
     if (job_id == 0) {
         for (job_t *job = (job_t *) zhashx_first (self->jobs); job;
              job = (job_t *) zhashx_next (self->jobs))
-            zstr_free (&job->app);
+            job->stale = true;
         if (self->jobs_max)
             memset (self->app_seen, 0, XXL_LABELS_APP_SEEN * sizeof (app_seen_t));
         return;
     }
     job_t *job = s_job (self, job_id);
     if (job)
-        zstr_free (&job->app);
+        job->stale = true;
     app_seen_t *seen = s_app_seen (self, job_id);
     if (seen && seen->job_id == job_id)
         seen->job_id = 0;
@@ -411,7 +415,8 @@ xxl_labels_run (xxl_labels_t *self, int64_t job_id, const char *app, bool result
                 int64_t now)
 {
     job_t *job = s_job (self, job_id);
-    if (!app || !*app)
+    bool noted = app && *app;           //  (the caller's: a fresh look-up)
+    if (!noted)
         app = job? job->app: NULL;
     app_t *entry = s_app (self, app);
     if (entry && result)
@@ -440,8 +445,12 @@ xxl_labels_run (xxl_labels_t *self, int64_t job_id, const char *app, bool result
     }
     else
         zlistx_move_end (self->order, job->handle);
-    if (!job->app && app && *app)
+    if (noted && (!job->app || strcmp (job->app, app))) {
+        free (job->app);
         job->app = strdup (app);
+    }
+    if (noted)
+        job->stale = false;
     if (result)
         job->runs [s_code_index (code)]++;
     job->last_code = result? code: 500;

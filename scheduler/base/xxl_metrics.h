@@ -98,7 +98,9 @@ void xxl_labels_destroy (xxl_labels_t **self_p);
 //  up and gives it to xxl_labels_run)
 const char *xxl_labels_job_app (xxl_labels_t *self, int64_t job_id);
 //  Job_id may have moved to another app (0: any job, a group's app may
-//  have changed): its app is looked up again
+//  have changed): its app is looked up again at its next run's end
+//  (xxl_labels_job_app gives NULL until then); its series keep the app
+//  last noted meanwhile, so that a change elsewhere starts no new series
 void xxl_labels_job_changed (xxl_labels_t *self, int64_t job_id);
 //  A run of job_id (of app; NULL or "": unknown) ended at now (epoch
 //  ms): its result (result true: handle code) or its trigger failed
