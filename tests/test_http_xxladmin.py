@@ -12,6 +12,7 @@ import http.client
 import json
 import os
 import re
+import socket
 import sys
 import time
 import urllib.parse
@@ -484,6 +485,34 @@ check("xxl-job-admin: id=abc is ReturnT 500 'must be an integer'", refused(v, "i
 s, v, _ = post("jobinfo/add", raw=b'{"jobGroup": 1}', ctype="application/json", cookie=ADM)
 check("xxl-job-admin: a JSON body is refused (415, ReturnT 500: a form)",
       s == 415 and refused(v, "form"), (s, v))
+def too_big(path):
+    """(status, parsed body) of a POST whose Content-Length is over http/max_body
+    (65536 here), its body not sent: answered before it"""
+    name, port = H1.rsplit(":", 1)
+    with socket.create_connection((name, int(port)), timeout=30) as sock:
+        sock.sendall(("POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/"
+                      "x-www-form-urlencoded\r\nContent-Length: 70000\r\n\r\n"
+                      % (path, H1)).encode())
+        got = b""
+        while True:
+            part = sock.recv(65536)
+            if not part:
+                break
+            got += part
+    head, _, body = got.partition(b"\r\n\r\n")
+    status = int(head.split(b" ")[1]) if head.startswith(b"HTTP/1.1 ") else 0
+    try:
+        return status, json.loads(body.decode("utf-8", "replace"))
+    except ValueError:
+        return status, body[:200]
+
+
+s, v = too_big(P + "/login")
+check("xxl-job-admin: a body over http/max_body is 413 with a ReturnT 500",
+      s == 413 and refused(v, "limit"), (s, v))
+s, v = too_big("/api/v1/jobs")
+check("... and under /api/v1 413 with the REST error", s == 413 and "limit" in v.get("error", ""),
+      (s, v))
 s, v, _ = post("jobinfo/add", method="GET", cookie=ADM)
 check("xxl-job-admin: GET of a change is refused (405)", s == 405 and refused(v, "POST"), (s, v))
 s, v, _ = post("jobinfo/nosuch", {}, cookie=ADM)

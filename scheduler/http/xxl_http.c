@@ -15,6 +15,7 @@
 */
 
 #include "xxl_http_int.h"
+#include "xxl_http_xxladmin.h"
 #include "xxl_log.h"
 
 #include <arpa/inet.h>
@@ -351,8 +352,30 @@ s_xadmin_set (xxl_http_t *self, const char *path, char *why, size_t whylen)
 //  past libmicrohttpd: the connection closes without one.
 #define XXL_HTTP_DRAIN_MS 1000
 #define XXL_HTTP_DRAIN_BYTES (1024 * 1024)
+//  True when url is under http/xxl_admin_path (XXL-JOB admin's endpoints)
+static bool
+s_xadmin_url (xxl_http_t *self, const char *url)
+{
+    size_t length = self->xadmin? strlen (self->xadmin): 0;
+    return length && strncmp (url, self->xadmin, length) == 0
+        && (url [length] == '/' || url [length] == 0);
+}
+
+//  413 for a body over max_body: a ReturnT 500 under XXL-JOB admin's
+//  path (its answers' shape), else the REST error
 static void
-s_refuse_body (xxl_http_t *self, struct MHD_Connection *conn)
+s_too_big (xxl_http_t *self, answer_t *answer, const char *url)
+{
+    char text [96];
+    snprintf (text, sizeof text, "the body is over the %zu-byte limit", self->max_body);
+    if (s_xadmin_url (self, url))
+        xxl_http_answer_json (answer, 413, xxl_xxladmin_returnt (500, text, NULL));
+    else
+        xxl_http_error (answer, 413, text);
+}
+
+static void
+s_refuse_body (xxl_http_t *self, struct MHD_Connection *conn, const char *url)
 {
     xxl_http_slot_t *slot = s_slot (conn);
     if (slot)
@@ -363,7 +386,7 @@ s_refuse_body (xxl_http_t *self, struct MHD_Connection *conn)
         return;
     int fd = info->connect_fd;
     answer_t answer = { 0 };
-    xxl_http_errorf (&answer, 413, "the body is over the %zu-byte limit", self->max_body);
+    s_too_big (self, &answer, url);
     char head [1024];
     int length = snprintf (head, sizeof head,
                            "HTTP/1.1 413 Content Too Large\r\nConnection: close\r\n"
@@ -454,7 +477,7 @@ s_access (void *cls, struct MHD_Connection *conn, const char *url, const char *m
             //  closes the connection after it, the body unread)
             ctx->too_big = true;
             answer_t answer = { .type = "text/plain; charset=utf-8" };
-            xxl_http_errorf (&answer, 413, "the body is over the %zu-byte limit", self->max_body);
+            s_too_big (self, &answer, url);
             return s_queue (self, conn, &answer, streq (method, "HEAD"));
         }
         return MHD_YES;
@@ -467,7 +490,7 @@ s_access (void *cls, struct MHD_Connection *conn, const char *url, const char *m
                 //  first): answered at once, the rest unread
                 zchunk_destroy (&ctx->body);
                 *upload_data_size = 0;
-                s_refuse_body (self, conn);
+                s_refuse_body (self, conn, url);
                 return MHD_NO;
             }
             if (!ctx->body)
@@ -485,13 +508,12 @@ s_access (void *cls, struct MHD_Connection *conn, const char *url, const char *m
     bool head = streq (method, "HEAD");
     bool get = streq (method, "GET") || head;
     if (ctx->too_big)
-        xxl_http_errorf (&answer, 413, "the body is over the %zu-byte limit", self->max_body);
+        s_too_big (self, &answer, url);
     else
     if (strncmp (url, "/api/v1/", 8) == 0)
         xxl_http_api (self, &answer, conn, head? "GET": method, url + 8, ctx);
     else
-    if (self->xadmin && strncmp (url, self->xadmin, strlen (self->xadmin)) == 0
-    &&  (url [strlen (self->xadmin)] == '/' || url [strlen (self->xadmin)] == 0)) {
+    if (s_xadmin_url (self, url)) {
         const char *rest = url + strlen (self->xadmin);
         xxl_http_xxladmin (self, &answer, conn, head? "GET": method, *rest? rest + 1: rest, ctx);
     }
