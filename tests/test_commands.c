@@ -281,11 +281,13 @@ test_values (void)
     REFUSE ("GROUP_ADD appname=s:12", 0, "appname '12' must not be all digits: a group named by"
             " digits is the group of that id");
     ACCEPT ("JOB_TRIGGER jobId=i:1 shard=s:0/1", 1);
-    REFUSE ("JOB_TRIGGER jobId=i:1 shard=s:1/1", 1, "shard '1/1' must be I/N with 0 <= I < N");
+    REFUSE ("JOB_TRIGGER jobId=i:1 shard=s:1/1", 1,
+            "shard '1/1' must be I/N with 0 <= I < N <= 100000");
     ACCEPT ("JOB_TRIGGER jobId=i:1 shard=s:99999/100000", 1);
     REFUSE ("JOB_TRIGGER jobId=i:1 shard=s:0/100001", 1,
-            "shard '0/100001' must be I/N with 0 <= I < N");
-    REFUSE ("JOB_TRIGGER jobId=i:1 shard=s:01/2", 1, "shard '01/2' must be I/N with 0 <= I < N");
+            "shard '0/100001' must be I/N with 0 <= I < N <= 100000");
+    REFUSE ("JOB_TRIGGER jobId=i:1 shard=s:01/2", 1,
+            "shard '01/2' must be I/N with 0 <= I < N <= 100000");
 }
 
 static void
@@ -300,7 +302,7 @@ test_order (void)
     REFUSE ("GROUP_ADD appname=s:a\\sb addressType=i:2", 0,
             "field 'addressType' is 2, outside 0..1");
     REFUSE ("JOB_TRIGGER jobId=i:1 triggerType=s:X shard=s:bad", 1,
-            "shard 'bad' must be I/N with 0 <= I < N");
+            "shard 'bad' must be I/N with 0 <= I < N <= 100000");
     //  Each stage judges its own fields: JOB_UPDATE's jobId (0), jobGroup
     //  (1, after the job's lookup), the job's fields (2, after the group's)
     const char *update = "JOB_UPDATE jobId=i:1 jobGroup=i:5 glueType=s:BAD";

@@ -94,7 +94,8 @@ s_shard (const char *text, char *why, size_t whylen)
 {
     int index, total;
     if (xxl_command_shard (text, &index, &total))
-        return s_refuse (why, whylen, "shard '%s' must be I/N with 0 <= I < N", S_SHOWN (text));
+        return s_refuse (why, whylen, "shard '%s' must be I/N with 0 <= I < N <= %d", S_SHOWN (text),
+                         XXL_SHARD_MAX);
     return 0;
 }
 
