@@ -262,6 +262,57 @@ main (void)
     seen = s_runs (self, r4);
     XXL_CHECK_INT (seen.count, 1);
 
+    //  A trigger that gave its addresses ("b:9999"): its RUN refused busy
+    //  (its address taken back) goes to b again each time, though the job
+    //  routes ROUND over a and b; its run's end forgets the pin.  (Before:
+    //  routed again over the group, so ROUND moved it to a.)  The allowed
+    //  case: a row of the same job without a pin, refused busy as often,
+    //  goes to both
+    xxl_job_t job;
+    XXL_CHECK (xxl_store_job_load (store, jid, &job) == 0);
+    int64_t pinned_ids [1] = { 0 };
+    trigger_args_t args = { .trigger_type = "MANUAL", .fail_retry_count = -1,
+                            .address = "b:9999", .shard_index = -1, .shard_total = -1 };
+    XXL_CHECK (xxl_store_begin (store) == 0);
+    XXL_CHECK_INT (engine_trigger (self, &job, &args, pinned_ids, NULL, 1), 1);
+    XXL_CHECK (xxl_store_commit (store) == 0);
+    xxl_job_free (&job);
+    int64_t rp = pinned_ids [0], rf = s_row (store, gid, jid);
+    XXL_CHECK (rp > 0 && engine_runs_pinned (self, rp) != NULL);
+    engine_subscribe (&self->events, XXL_EVENT_RUN_ENDED, engine_runs_on_ended);
+    seen_t pinned_seen = { .log_id = rp }, free_seen = { .log_id = rf };
+    for (int i = 0; i < 5; i++) {
+        if (i) {
+            s_refused (self, rp, true);
+            s_turn (self, rp, NULL, 1);
+        }
+        seen_t one = s_runs (self, rp);
+        pinned_seen.count += one.count;
+        pinned_seen.on_a += one.on_a;
+        pinned_seen.on_b += one.on_b;
+    }
+    //  (alone: ROUND's turn moves with every route of the job)
+    for (int i = 0; i < 5; i++) {
+        if (i)
+            s_refused (self, rf, true);
+        s_turn (self, rf, NULL, 1);
+        seen_t other = s_runs (self, rf);
+        free_seen.count += other.count;
+        free_seen.on_a += other.on_a;
+        free_seen.on_b += other.on_b;
+    }
+    XXL_CHECK_MSG (pinned_seen.count == 5 && pinned_seen.on_b == 5,
+                   "a trigger given b:9999 and refused busy 4 times: %d RUN(s), %d to a,"
+                   " %d to b (want 5, all to b)", pinned_seen.count, pinned_seen.on_a,
+                   pinned_seen.on_b);
+    XXL_CHECK_MSG (free_seen.count == 5 && free_seen.on_a > 0 && free_seen.on_b > 0,
+                   "a row without a pin refused busy"
+                   " 4 times went %d time(s) to a, %d to b (ROUND: both)", free_seen.on_a,
+                   free_seen.on_b);
+    s_refused (self, rp, false);        //  (expired: its run ends)
+    XXL_CHECK (engine_runs_pinned (self, rp) == NULL);
+    s_refused (self, rf, false);
+
     //  A refusal read late.  This scheduler's RUN of a row to its agent;
     //  then, while this scheduler stood still, the one that took the row's
     //  share over re-sent it to the same agent, which took that RUN (a

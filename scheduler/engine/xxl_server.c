@@ -443,6 +443,7 @@ s_server_new (zsock_t *pipe, const xxl_server_config_t *config)
     engine_subscribe (&self->events, XXL_EVENT_RUN_ENDED, engine_services_on_run);
     engine_subscribe (&self->events, XXL_EVENT_RUN_ENDED, engine_flows_on_run);
     engine_subscribe (&self->events, XXL_EVENT_RUN_ENDED, engine_admit_on_run);
+    engine_subscribe (&self->events, XXL_EVENT_RUN_ENDED, engine_runs_on_ended);
     engine_subscribe (&self->events, XXL_EVENT_RUN_AGAIN, engine_plan_on_again);
     engine_subscribe (&self->events, XXL_EVENT_LONG_WORK, engine_plan_on_long_work);
     engine_subscribe (&self->events, XXL_EVENT_ASK_ANSWERED, engine_plan_on_ask);
@@ -893,6 +894,7 @@ s_turn_read (server_t *self, zmq_pollitem_t *items)
         self->runs.slow_minute = engine_now () / 60000;
         zhashx_purge (self->runs.slow_counts);
         zhashx_purge (self->runs.busy_tries);
+        engine_runs_pins_expire (self);
     }
     return agents_drained;
 }

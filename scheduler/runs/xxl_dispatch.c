@@ -654,6 +654,65 @@ engine_reroute (server_t *self, int64_t log_id, const char *note, const char *ad
     zstr_free (&section);
 }
 
+//  Pins: the addresses a JOB_TRIGGER gave, by row.  A pin lives until its
+//  run ends, or PIN_KEEP_MS after the trigger (a run that never ends here:
+//  taken over by another scheduler, or its row deleted)
+#define PIN_KEEP_MS (3600 * 1000)
+typedef struct {
+    int64_t log_id;                     //  the key
+    int64_t made;                       //  monotonic ms
+    char addresses [];                  //  as the trigger gave them
+} pin_t;
+
+void
+engine_runs_pin (server_t *self, int64_t log_id, const char *addresses)
+{
+    assert (log_id > 0 && addresses);
+    size_t length = strlen (addresses);
+    pin_t *pin = (pin_t *) malloc (sizeof *pin + length + 1);
+    assert (pin);
+    pin->log_id = log_id;
+    pin->made = zclock_mono ();
+    memcpy (pin->addresses, addresses, length + 1);
+    zhashx_delete (self->runs.pinned, &log_id);
+    int rc = zhashx_insert (self->runs.pinned, &pin->log_id, pin);
+    assert (rc == 0);
+}
+
+const char *
+engine_runs_pinned (server_t *self, int64_t log_id)
+{
+    if (zhashx_size (self->runs.pinned) == 0)
+        return NULL;
+    pin_t *pin = (pin_t *) zhashx_lookup (self->runs.pinned, &log_id);
+    return pin? pin->addresses: NULL;
+}
+
+void
+engine_runs_pins_expire (server_t *self)
+{
+    if (zhashx_size (self->runs.pinned) == 0)
+        return;
+    int64_t before = zclock_mono () - PIN_KEEP_MS;
+    zlistx_t *old = zlistx_new ();
+    for (pin_t *pin = (pin_t *) zhashx_first (self->runs.pinned); pin;
+         pin = (pin_t *) zhashx_next (self->runs.pinned))
+        if (pin->made < before)
+            zlistx_add_end (old, &pin->log_id);
+    for (int64_t *id = (int64_t *) zlistx_first (old); id; id = (int64_t *) zlistx_next (old)) {
+        int64_t log_id = *id;
+        zhashx_delete (self->runs.pinned, &log_id);
+    }
+    zlistx_destroy (&old);
+}
+
+void
+engine_runs_on_ended (server_t *self, const xxl_event_t *event)
+{
+    if (zhashx_size (self->runs.pinned))
+        zhashx_delete (self->runs.pinned, &event->log_id);
+}
+
 //  Back-pressure.  An agent that cannot take a run now (no thread to be
 //  had, its queue bound full) answers it XXL_BUSY, "busy: ...": nothing of
 //  it was taken there (not journaled, not queued).  The run is taken back

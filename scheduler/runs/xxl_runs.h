@@ -204,6 +204,8 @@ typedef struct {
                                         //  agent refused busy, sent again later
     zhashx_t *routing;                  //  log id → its own copy: rows a trigger pool
                                         //  routes (their ROUTED result not back yet)
+    zhashx_t *pinned;                   //  log id → pin_t: rows of a JOB_TRIGGER that
+                                        //  gave `address`, until their run ends
     int64_t slow_minute;
     uint64_t foreign_replies;           //  agent replies from the wrong connection,
     int64_t foreign_logged;             //  counted since this monotonic ms's log line
@@ -421,6 +423,16 @@ bool engine_admit_hold (server_t *self, const xxl_job_t *job, int64_t log_id);
 void engine_admit_run (server_t *self);
 int64_t engine_admit_wake (server_t *self);
 void engine_admit_on_run (server_t *self, const xxl_event_t *event);
+//  The addresses a trigger gave for log_id's row (engine_trigger), routed
+//  among again whenever the row is (a busy or stopping agent's refusal, a
+//  slot of maxRunning, a connection lost under its RUN), instead of its
+//  group's; kept in memory only, until the run ends (RUN_ENDED) or for
+//  PIN_KEEP_MS (engine_runs_pins_expire): after a restart such a row is
+//  routed over its group
+void engine_runs_pin (server_t *self, int64_t log_id, const char *addresses);
+const char *engine_runs_pinned (server_t *self, int64_t log_id);
+void engine_runs_pins_expire (server_t *self);
+void engine_runs_on_ended (server_t *self, const xxl_event_t *event);
 void engine_admit_start (server_t *self);
 void engine_admit_stop (server_t *self);
 #define XXL_ADMIT_MS 100

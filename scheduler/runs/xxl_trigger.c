@@ -809,9 +809,14 @@ engine_dispatch_row (server_t *self, int64_t log_id, const char *address, const 
         s_send_run (self, &job, log_id, log.trigger_time, log.executor_param, index, total,
                     *address? address: NULL, note, 0);
     else {
+        //  (a trigger's own addresses while it pinned them, else its group's)
         const char *const *addresses;
-        char **manual;
-        size_t count = engine_job_addresses (self, &job, &addresses, &manual);
+        char **manual = NULL;
+        const char *pinned = engine_runs_pinned (self, log_id);
+        size_t count = pinned? engine_split_addresses (pinned, &manual)
+                             : engine_job_addresses (self, &job, &addresses, &manual);
+        if (pinned)
+            addresses = (const char *const *) manual;
         engine_route_row (self, &job, log_id, log.trigger_time, log.executor_param, index, total,
                           xxl_routers_is_broadcast (self->runs.routers, job.executor_route_strategy)
                           && *log.executor_sharding_param, addresses, count, 0);
@@ -1007,6 +1012,8 @@ engine_trigger (server_t *self, const xxl_job_t *job, trigger_args_t *args,
             }
         }
         made++;
+        if (args->address && log.id > 0)
+            engine_runs_pin (self, log.id, args->address);
         if (args->defer || slots)
             continue;
         if (args->held) {
