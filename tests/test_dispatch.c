@@ -311,6 +311,19 @@ main (void)
                    free_seen.on_b);
     s_refused (self, rp, false);        //  (expired: its run ends)
     XXL_CHECK (engine_runs_pinned (self, rp) == NULL);
+    //  The rows of one trigger share its list (a broadcast's N rows hold
+    //  it once); a row's end leaves the others' pins
+    engine_runs_pin (self, 9000001, "x:1,y:2");
+    engine_runs_pin (self, 9000002, "x:1,y:2");
+    engine_runs_pin (self, 9000003, "z:3");
+    const char *shared = engine_runs_pinned (self, 9000001);
+    XXL_CHECK (shared && streq (shared, "x:1,y:2"));
+    XXL_CHECK (engine_runs_pinned (self, 9000002) == shared);
+    engine_runs_on_ended (self, &(xxl_event_t) { .kind = XXL_EVENT_RUN_ENDED, .log_id = 9000001 });
+    engine_runs_on_ended (self, &(xxl_event_t) { .kind = XXL_EVENT_RUN_ENDED, .log_id = 9000003 });
+    XXL_CHECK (engine_runs_pinned (self, 9000001) == NULL);
+    XXL_CHECK (engine_runs_pinned (self, 9000003) == NULL);
+    XXL_CHECK (streq (engine_runs_pinned (self, 9000002), "x:1,y:2"));
     s_refused (self, rf, false);
 
     //  A refusal read late.  This scheduler's RUN of a row to its agent;

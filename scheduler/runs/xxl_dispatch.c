@@ -656,24 +656,80 @@ engine_reroute (server_t *self, int64_t log_id, const char *note, const char *ad
 
 //  Pins: the addresses a JOB_TRIGGER gave, by row.  A pin lives until its
 //  run ends, or PIN_KEEP_MS after the trigger (a run that never ends here:
-//  taken over by another scheduler, or its row deleted)
+//  taken over by another scheduler, or its row deleted).  The rows of one
+//  trigger share one copy of its list (a broadcast over N addresses holds
+//  the list once, not N times): engine_runs_pin with the same text as the
+//  previous call takes a reference to it
 #define PIN_KEEP_MS (3600 * 1000)
+typedef struct {
+    size_t refs;
+    char text [];
+} pin_list_t;
+
 typedef struct {
     int64_t log_id;                     //  the key
     int64_t made;                       //  monotonic ms
-    char addresses [];                  //  as the trigger gave them
+    pin_list_t *list;                   //  shared, counted
 } pin_t;
+
+//  Drops a reference to list (NULL: none)
+static void
+s_pin_list_drop (pin_list_t *list)
+{
+    if (list) {
+        assert (list->refs > 0);
+        if (--list->refs == 0)
+            free (list);
+    }
+}
+
+static void
+s_pin_destroy (void **item)
+{
+    pin_t *pin = (pin_t *) *item;
+    if (pin) {
+        s_pin_list_drop (pin->list);
+        free (pin);
+        *item = NULL;
+    }
+}
+
+zhashx_t *
+engine_runs_pins_new (void)
+{
+    return engine_id_map (s_pin_destroy);
+}
+
+void
+engine_runs_pins_destroy (server_t *self)
+{
+    zhashx_destroy (&self->runs.pinned);
+    s_pin_list_drop ((pin_list_t *) self->runs.pin_last);
+    self->runs.pin_last = NULL;
+}
 
 void
 engine_runs_pin (server_t *self, int64_t log_id, const char *addresses)
 {
     assert (log_id > 0 && addresses);
-    size_t length = strlen (addresses);
-    pin_t *pin = (pin_t *) malloc (sizeof *pin + length + 1);
+    //  (runs.pin_last holds a reference of its own: the list of the
+    //  latest trigger that pinned, shared by its rows)
+    pin_list_t *list = (pin_list_t *) self->runs.pin_last;
+    if (!list || !streq (list->text, addresses)) {
+        size_t length = strlen (addresses);
+        list = (pin_list_t *) malloc (sizeof (pin_list_t) + length + 1);
+        assert (list);
+        list->refs = 1;
+        memcpy (list->text, addresses, length + 1);
+        s_pin_list_drop ((pin_list_t *) self->runs.pin_last);
+        self->runs.pin_last = list;
+    }
+    pin_t *pin = (pin_t *) malloc (sizeof *pin);
     assert (pin);
     pin->log_id = log_id;
     pin->made = zclock_mono ();
-    memcpy (pin->addresses, addresses, length + 1);
+    pin->list = list;
+    list->refs++;
     zhashx_delete (self->runs.pinned, &log_id);
     int rc = zhashx_insert (self->runs.pinned, &pin->log_id, pin);
     assert (rc == 0);
@@ -685,7 +741,7 @@ engine_runs_pinned (server_t *self, int64_t log_id)
     if (zhashx_size (self->runs.pinned) == 0)
         return NULL;
     pin_t *pin = (pin_t *) zhashx_lookup (self->runs.pinned, &log_id);
-    return pin? pin->addresses: NULL;
+    return pin? pin->list->text: NULL;
 }
 
 void

@@ -22,7 +22,7 @@ engine_runs_start (server_t *self)
     self->runs.slow_counts = engine_id_map (engine_free_item);
     self->runs.busy_tries = engine_id_map (engine_free_item);
     self->runs.routing = engine_id_map (engine_free_item);
-    self->runs.pinned = engine_id_map (engine_free_item);
+    self->runs.pinned = engine_runs_pins_new ();
     self->runs.slow_minute = engine_now () / 60000;
     self->runs.moved_from = zhashx_new ();
     zhashx_set_destructor (self->runs.moved_from, (zhashx_destructor_fn *) zframe_destroy);
@@ -62,7 +62,7 @@ engine_runs_stop (server_t *self)
     zhashx_destroy (&self->runs.slow_counts);
     zhashx_destroy (&self->runs.busy_tries);
     zhashx_destroy (&self->runs.routing);
-    zhashx_destroy (&self->runs.pinned);
+    engine_runs_pins_destroy (self);
     zhashx_destroy (&self->runs.moved_from);
     zhashx_destroy (&self->runs.twins);
     free (self->runs.foreign_apps);

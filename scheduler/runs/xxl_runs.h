@@ -206,6 +206,7 @@ typedef struct {
                                         //  routes (their ROUTED result not back yet)
     zhashx_t *pinned;                   //  log id → pin_t: rows of a JOB_TRIGGER that
                                         //  gave `address`, until their run ends
+    void *pin_last;                     //  the latest trigger's list (xxl_dispatch.c)
     int64_t slow_minute;
     uint64_t foreign_replies;           //  agent replies from the wrong connection,
     int64_t foreign_logged;             //  counted since this monotonic ms's log line
@@ -429,6 +430,8 @@ void engine_admit_on_run (server_t *self, const xxl_event_t *event);
 //  group's; kept in memory only, until the run ends (RUN_ENDED) or for
 //  PIN_KEEP_MS (engine_runs_pins_expire): after a restart such a row is
 //  routed over its group
+zhashx_t *engine_runs_pins_new (void);
+void engine_runs_pins_destroy (server_t *self);
 void engine_runs_pin (server_t *self, int64_t log_id, const char *addresses);
 const char *engine_runs_pinned (server_t *self, int64_t log_id);
 void engine_runs_pins_expire (server_t *self);
