@@ -135,6 +135,20 @@ main (void)
     XXL_CHECK (xxl_labels_job_app (labels, 12345) == NULL);
     xxl_labels_destroy (&labels);
 
+    //  A run of a changed job whose app could not be looked up counts
+    //  under the app last noted, but does not make it known again: once
+    //  the job's series go, its app is unknown (a look-up follows)
+    labels = xxl_labels_new (2, 0);
+    xxl_labels_run (labels, 1, "was", true, 200, 1);
+    xxl_labels_job_changed (labels, 1);
+    xxl_labels_run (labels, 1, NULL, true, 200, 2);
+    XXL_CHECK (xxl_labels_job_app (labels, 1) == NULL);
+    xxl_labels_run (labels, 2, "other", true, 200, 3);
+    xxl_labels_run (labels, 3, "other", true, 200, 4);     //  (job 1's series go)
+    XXL_CHECK (xxl_labels_job_app (labels, 1) == NULL);
+    XXL_CHECK (streq (xxl_labels_job_app (labels, 2), "other"));
+    xxl_labels_destroy (&labels);
+
     //  xxl_triggers_total: a series for every trigger type a row can
     //  have (docs/protocol.md, the log object's triggerType), workflow
     //  nodes' and backfills' included; an unknown type has none

@@ -423,8 +423,9 @@ xxl_labels_run (xxl_labels_t *self, int64_t job_id, const char *app, bool result
         entry->runs [s_code_index (code)]++;
     if (self->jobs_max == 0)
         return;
-    if (entry) {
-        //  (the app's own copy of its name, for the next run's end)
+    if (entry && noted) {
+        //  (the app's own copy of its name, for the next run's end; a
+        //  stale job's app, counted above, is never made known again)
         app_seen_t *seen = s_app_seen (self, job_id);
         seen->job_id = job_id;
         seen->app = entry->name;
