@@ -324,6 +324,57 @@ main (void)
     XXL_CHECK (engine_runs_pinned (self, 9000001) == NULL);
     XXL_CHECK (engine_runs_pinned (self, 9000003) == NULL);
     XXL_CHECK (streq (engine_runs_pinned (self, 9000002), "x:1,y:2"));
+    //  Pins made by a turn whose commit fails go with it (their rows
+    //  were never written); those of a committed turn stay
+    engine_runs_pins_settle (self, true);
+    engine_runs_pin (self, 9000004, "w:4");
+    XXL_CHECK (streq (engine_runs_pinned (self, 9000004), "w:4"));
+    engine_runs_pins_settle (self, false);
+    XXL_CHECK (engine_runs_pinned (self, 9000004) == NULL);
+    XXL_CHECK (streq (engine_runs_pinned (self, 9000002), "x:1,y:2"));
+    engine_runs_on_ended (self, &(xxl_event_t) { .kind = XXL_EVENT_RUN_ENDED, .log_id = 9000002 });
+    //  Bounded: 200,000 pins, 64 MiB of lists; a trigger that could pass
+    //  either finds no room (JOB_TRIGGER answers 429), and room comes
+    //  back as runs end.  A broadcast over two addresses may make two
+    size_t held_bytes = 0;
+    XXL_CHECK (engine_runs_pins_held (self, &held_bytes) == 0 && held_bytes == 4);  //  ("w:4")
+    for (int64_t id = 1; id < 200000; id++)
+        engine_runs_pin (self, 9100000 + id, "r:1");
+    engine_runs_pins_settle (self, true);
+    XXL_CHECK (engine_runs_pins_room (self, "a:1"));
+    XXL_CHECK (!engine_runs_pins_room (self, "a:1,b:2"));
+    engine_runs_pin (self, 9100000, "r:1");
+    XXL_CHECK (!engine_runs_pins_room (self, "a:1"));
+    engine_runs_on_ended (self, &(xxl_event_t) { .kind = XXL_EVENT_RUN_ENDED, .log_id = 9100007 });
+    XXL_CHECK (engine_runs_pins_room (self, "a:1"));
+    for (int64_t id = 0; id < 200000; id++)
+        engine_runs_on_ended (self, &(xxl_event_t) { .kind = XXL_EVENT_RUN_ENDED,
+                                                    .log_id = 9100000 + id });
+    XXL_CHECK (engine_runs_pins_held (self, NULL) == 0);
+    //  (1,024 distinct lists of 64 KiB fill the bytes' bound; the last
+    //  trigger's own list again needs no more)
+    char *big = (char *) malloc (65536);
+    assert (big);
+    memset (big, 'h', 65535);
+    big [65535] = 0;
+    for (int64_t id = 0; id < 1024; id++) {
+        snprintf (big, 8, "%07d", (int) id);
+        big [7] = 'h';
+        XXL_CHECK (engine_runs_pins_room (self, big));
+        engine_runs_pin (self, 9200000 + id, big);
+    }
+    engine_runs_pins_settle (self, true);
+    XXL_CHECK (engine_runs_pins_held (self, &held_bytes) == 1024 && held_bytes == 64 << 20);
+    XXL_CHECK (engine_runs_pins_room (self, big));
+    XXL_CHECK (!engine_runs_pins_room (self, "a:1"));
+    engine_runs_on_ended (self, &(xxl_event_t) { .kind = XXL_EVENT_RUN_ENDED, .log_id = 9200000 });
+    XXL_CHECK (engine_runs_pins_room (self, "a:1"));
+    for (int64_t id = 1; id < 1024; id++)
+        engine_runs_on_ended (self, &(xxl_event_t) { .kind = XXL_EVENT_RUN_ENDED,
+                                                    .log_id = 9200000 + id });
+    //  (the last trigger's list is kept for the next one's rows)
+    XXL_CHECK (engine_runs_pins_held (self, &held_bytes) == 0 && held_bytes == 65536);
+    free (big);
     s_refused (self, rf, false);
 
     //  A refusal read late.  This scheduler's RUN of a row to its agent;

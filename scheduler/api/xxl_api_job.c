@@ -386,6 +386,16 @@ api_job_trigger (server_t *self, request_t *request)
         engine_snap_release (&snap);
         return;
     }
+    if (args.address && !engine_runs_pins_room (self, args.address)) {
+        size_t bytes;
+        size_t held = engine_runs_pins_held (self, &bytes);
+        char text [200];
+        snprintf (text, sizeof text, "busy: %zu runs of triggers given addresses are unfinished"
+                  " (%zu bytes of address lists): trigger again when some end", held, bytes);
+        engine_reply (self, request, XXL_BUSY, text);
+        engine_snap_release (&snap);
+        return;
+    }
     args.trigger_type = type;
     int64_t ids [1024];
     int made = engine_trigger (self, job, &args, ids, NULL, 1024);

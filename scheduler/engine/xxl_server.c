@@ -1031,6 +1031,7 @@ s_turn_commit (server_t *self)
         s_commit_failed (self);
         engine_lease_settle (self, false);
         engine_audit_settle (self, false);
+        engine_runs_pins_settle (self, false);
         //  Plans of rows that were not written
         void *item;
         while ((item = zlistx_detach (self->planner.turn_plans, NULL))) {
@@ -1047,6 +1048,7 @@ s_turn_commit (server_t *self)
     else {
         engine_audit_settle (self, true);
         engine_lease_settle (self, true);
+        engine_runs_pins_settle (self, true);
         self->planner.fired_until = self->planner.fired_want;
         if (self->planner.sent_max > self->planner.fired_sent)
             self->planner.fired_sent = self->planner.sent_max;

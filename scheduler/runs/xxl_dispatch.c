@@ -655,22 +655,37 @@ engine_reroute (server_t *self, int64_t log_id, const char *note, const char *ad
 }
 
 //  Pins: the addresses a JOB_TRIGGER gave, by row.  A pin lives until its
-//  run ends, or PIN_KEEP_MS after the trigger (a run that never ends here:
-//  taken over by another scheduler, or its row deleted).  The rows of one
-//  trigger share one copy of its list (a broadcast over N addresses holds
-//  the list once, not N times): engine_runs_pin with the same text as the
-//  previous call takes a reference to it
-#define PIN_KEEP_MS (3600 * 1000)
+//  run ends, or PIN_KEEP_MS after its row was last routed (a run that
+//  never ends here: taken over by another scheduler, or its row deleted),
+//  and goes with the turn that made it when that turn's commit fails (its
+//  row was never written; another scheduler may be handed its id).  The
+//  rows of one trigger share one copy of its list (a broadcast over N
+//  addresses holds the list once, not N times): engine_runs_pin with the
+//  same text as the previous call takes a reference to it.  At most
+//  PIN_ROWS_MAX pins and PIN_BYTES_MAX bytes of lists are held: a trigger
+//  that could pass either is refused (engine_runs_pins_room)
+#define PIN_KEEP_MS     (3600 * 1000)
+#define PIN_ROWS_MAX    200000
+#define PIN_BYTES_MAX   (64 * 1024 * 1024)
+
 typedef struct {
     size_t refs;
+    size_t *bytes;                      //  the pins' count of list bytes
     char text [];
 } pin_list_t;
 
 typedef struct {
     int64_t log_id;                     //  the key
-    int64_t made;                       //  monotonic ms
+    int64_t used;                       //  monotonic ms: made, or last routed
     pin_list_t *list;                   //  shared, counted
 } pin_t;
+
+struct _pins_t {
+    zhashx_t *rows;                     //  log id → pin_t
+    pin_list_t *last;                   //  the latest trigger's list (a reference)
+    size_t bytes;                       //  of the lists held
+    zlistx_t *turn;                     //  log ids pinned by this turn (int64_t *)
+};
 
 //  Drops a reference to list (NULL: none)
 static void
@@ -678,8 +693,12 @@ s_pin_list_drop (pin_list_t *list)
 {
     if (list) {
         assert (list->refs > 0);
-        if (--list->refs == 0)
+        if (--list->refs == 0) {
+            size_t size = strlen (list->text) + 1;
+            assert (*list->bytes >= size);
+            *list->bytes -= size;
             free (list);
+        }
     }
 }
 
@@ -694,70 +713,132 @@ s_pin_destroy (void **item)
     }
 }
 
-zhashx_t *
+pins_t *
 engine_runs_pins_new (void)
 {
-    return engine_id_map (s_pin_destroy);
+    pins_t *pins = (pins_t *) calloc (1, sizeof *pins);
+    if (pins) {
+        pins->rows = engine_id_map (s_pin_destroy);
+        pins->turn = zlistx_new ();
+        if (!pins->rows || !pins->turn) {
+            zhashx_destroy (&pins->rows);
+            zlistx_destroy (&pins->turn);
+            free (pins);
+            return NULL;
+        }
+        zlistx_set_destructor (pins->turn, engine_free_item);
+    }
+    return pins;
 }
 
 void
 engine_runs_pins_destroy (server_t *self)
 {
-    zhashx_destroy (&self->runs.pinned);
-    s_pin_list_drop ((pin_list_t *) self->runs.pin_last);
-    self->runs.pin_last = NULL;
+    pins_t *pins = self->runs.pins;
+    if (pins) {
+        zhashx_destroy (&pins->rows);
+        s_pin_list_drop (pins->last);
+        assert (pins->bytes == 0);
+        zlistx_destroy (&pins->turn);
+        free (pins);
+        self->runs.pins = NULL;
+    }
+}
+
+bool
+engine_runs_pins_room (server_t *self, const char *addresses)
+{
+    pins_t *pins = self->runs.pins;
+    //  (a trigger makes at most one row per address, a broadcast's)
+    size_t rows = 1;
+    for (const char *comma = strchr (addresses, ','); comma; comma = strchr (comma + 1, ','))
+        rows++;
+    size_t bytes = pins->last && streq (pins->last->text, addresses)? 0: strlen (addresses) + 1;
+    return zhashx_size (pins->rows) + rows <= PIN_ROWS_MAX && pins->bytes + bytes <= PIN_BYTES_MAX;
+}
+
+size_t
+engine_runs_pins_held (server_t *self, size_t *bytes)
+{
+    pins_t *pins = self->runs.pins;
+    if (bytes)
+        *bytes = pins->bytes;
+    return zhashx_size (pins->rows);
 }
 
 void
 engine_runs_pin (server_t *self, int64_t log_id, const char *addresses)
 {
     assert (log_id > 0 && addresses);
-    //  (runs.pin_last holds a reference of its own: the list of the
-    //  latest trigger that pinned, shared by its rows)
-    pin_list_t *list = (pin_list_t *) self->runs.pin_last;
+    pins_t *pins = self->runs.pins;
+    pin_list_t *list = pins->last;
     if (!list || !streq (list->text, addresses)) {
         size_t length = strlen (addresses);
         list = (pin_list_t *) malloc (sizeof (pin_list_t) + length + 1);
         assert (list);
         list->refs = 1;
+        list->bytes = &pins->bytes;
         memcpy (list->text, addresses, length + 1);
-        s_pin_list_drop ((pin_list_t *) self->runs.pin_last);
-        self->runs.pin_last = list;
+        pins->bytes += length + 1;
+        s_pin_list_drop (pins->last);
+        pins->last = list;
     }
     pin_t *pin = (pin_t *) malloc (sizeof *pin);
     assert (pin);
     pin->log_id = log_id;
-    pin->made = zclock_mono ();
+    pin->used = zclock_mono ();
     pin->list = list;
     list->refs++;
-    zhashx_delete (self->runs.pinned, &log_id);
-    int rc = zhashx_insert (self->runs.pinned, &pin->log_id, pin);
+    zhashx_delete (pins->rows, &log_id);
+    int rc = zhashx_insert (pins->rows, &pin->log_id, pin);
     assert (rc == 0);
+    int64_t *id = (int64_t *) malloc (sizeof *id);
+    assert (id);
+    *id = log_id;
+    zlistx_add_end (pins->turn, id);
 }
 
 const char *
 engine_runs_pinned (server_t *self, int64_t log_id)
 {
-    if (zhashx_size (self->runs.pinned) == 0)
+    pins_t *pins = self->runs.pins;
+    if (zhashx_size (pins->rows) == 0)
         return NULL;
-    pin_t *pin = (pin_t *) zhashx_lookup (self->runs.pinned, &log_id);
-    return pin? pin->list->text: NULL;
+    pin_t *pin = (pin_t *) zhashx_lookup (pins->rows, &log_id);
+    if (!pin)
+        return NULL;
+    pin->used = zclock_mono ();
+    return pin->list->text;
+}
+
+void
+engine_runs_pins_settle (server_t *self, bool committed)
+{
+    pins_t *pins = self->runs.pins;
+    if (!committed)
+        for (int64_t *id = (int64_t *) zlistx_first (pins->turn); id;
+             id = (int64_t *) zlistx_next (pins->turn)) {
+            int64_t log_id = *id;
+            zhashx_delete (pins->rows, &log_id);
+        }
+    zlistx_purge (pins->turn);
 }
 
 void
 engine_runs_pins_expire (server_t *self)
 {
-    if (zhashx_size (self->runs.pinned) == 0)
+    pins_t *pins = self->runs.pins;
+    if (zhashx_size (pins->rows) == 0)
         return;
     int64_t before = zclock_mono () - PIN_KEEP_MS;
     zlistx_t *old = zlistx_new ();
-    for (pin_t *pin = (pin_t *) zhashx_first (self->runs.pinned); pin;
-         pin = (pin_t *) zhashx_next (self->runs.pinned))
-        if (pin->made < before)
+    for (pin_t *pin = (pin_t *) zhashx_first (pins->rows); pin;
+         pin = (pin_t *) zhashx_next (pins->rows))
+        if (pin->used < before)
             zlistx_add_end (old, &pin->log_id);
     for (int64_t *id = (int64_t *) zlistx_first (old); id; id = (int64_t *) zlistx_next (old)) {
         int64_t log_id = *id;
-        zhashx_delete (self->runs.pinned, &log_id);
+        zhashx_delete (pins->rows, &log_id);
     }
     zlistx_destroy (&old);
 }
@@ -765,8 +846,9 @@ engine_runs_pins_expire (server_t *self)
 void
 engine_runs_on_ended (server_t *self, const xxl_event_t *event)
 {
-    if (zhashx_size (self->runs.pinned))
-        zhashx_delete (self->runs.pinned, &event->log_id);
+    pins_t *pins = self->runs.pins;
+    if (zhashx_size (pins->rows))
+        zhashx_delete (pins->rows, &event->log_id);
 }
 
 //  Back-pressure.  An agent that cannot take a run now (no thread to be

@@ -22,7 +22,8 @@ engine_runs_start (server_t *self)
     self->runs.slow_counts = engine_id_map (engine_free_item);
     self->runs.busy_tries = engine_id_map (engine_free_item);
     self->runs.routing = engine_id_map (engine_free_item);
-    self->runs.pinned = engine_runs_pins_new ();
+    self->runs.pins = engine_runs_pins_new ();
+    assert (self->runs.pins);
     self->runs.slow_minute = engine_now () / 60000;
     self->runs.moved_from = zhashx_new ();
     zhashx_set_destructor (self->runs.moved_from, (zhashx_destructor_fn *) zframe_destroy);

@@ -179,6 +179,9 @@ struct _plan_t;
 //  names no planner function)
 typedef bool (engine_holds_fn) (server_t *self, int64_t log_id);
 
+//  A trigger's own addresses by row (xxl_dispatch.c)
+typedef struct _pins_t pins_t;
+
 typedef struct {
     engine_holds_fn *planned;           //  the planner's plans
     engine_holds_fn *asked;             //  recovery's asks
@@ -204,9 +207,8 @@ typedef struct {
                                         //  agent refused busy, sent again later
     zhashx_t *routing;                  //  log id → its own copy: rows a trigger pool
                                         //  routes (their ROUTED result not back yet)
-    zhashx_t *pinned;                   //  log id → pin_t: rows of a JOB_TRIGGER that
-                                        //  gave `address`, until their run ends
-    void *pin_last;                     //  the latest trigger's list (xxl_dispatch.c)
+    pins_t *pins;                       //  rows of a JOB_TRIGGER that gave `address`,
+                                        //  until their run ends (xxl_dispatch.c)
     int64_t slow_minute;
     uint64_t foreign_replies;           //  agent replies from the wrong connection,
     int64_t foreign_logged;             //  counted since this monotonic ms's log line
@@ -428,12 +430,20 @@ void engine_admit_on_run (server_t *self, const xxl_event_t *event);
 //  among again whenever the row is (a busy or stopping agent's refusal, a
 //  slot of maxRunning, a connection lost under its RUN), instead of its
 //  group's; kept in memory only, until the run ends (RUN_ENDED) or for
-//  PIN_KEEP_MS (engine_runs_pins_expire): after a restart such a row is
-//  routed over its group
-zhashx_t *engine_runs_pins_new (void);
+//  PIN_KEEP_MS after it was last routed (engine_runs_pins_expire), and
+//  only if the turn that made it commits (engine_runs_pins_settle, after
+//  each commit): after a restart such a row is routed over its group.
+//  engine_runs_pins_room: whether a trigger given addresses may pin its
+//  rows (false: the bound of pins or of their lists' bytes would pass;
+//  JOB_TRIGGER answers 429); engine_runs_pins_held: the pins held, and
+//  the bytes of their lists
+pins_t *engine_runs_pins_new (void);
 void engine_runs_pins_destroy (server_t *self);
+bool engine_runs_pins_room (server_t *self, const char *addresses);
+size_t engine_runs_pins_held (server_t *self, size_t *bytes);
 void engine_runs_pin (server_t *self, int64_t log_id, const char *addresses);
 const char *engine_runs_pinned (server_t *self, int64_t log_id);
+void engine_runs_pins_settle (server_t *self, bool committed);
 void engine_runs_pins_expire (server_t *self);
 void engine_runs_on_ended (server_t *self, const xxl_event_t *event);
 void engine_admit_start (server_t *self);
