@@ -1234,6 +1234,8 @@ s_sqlite_wal (xxl_store_t *store, const char *path, const xxl_log_t *log_row)
     snprintf (wal_path, sizeof wal_path, "%s/wal.db-wal", s_dir);
     xxl_store_t *walled = xxl_store_new (wal_db, err, sizeof err);
     XXL_CHECK (walled);
+    //  (a new file's pages are 8 KiB)
+    XXL_CHECK (XXL_TEST_SCALAR (walled, "PRAGMA page_size", NULL) == 8192);
     xxl_store_set_wal_size (walled, 1);
     XXL_CHECK (XXL_TEST_SCALAR (walled, "PRAGMA journal_size_limit", NULL) == 4 * 1048576);
     //  (sizes out of range are ignored)
@@ -1274,9 +1276,17 @@ s_sqlite_wal (xxl_store_t *store, const char *path, const xxl_log_t *log_row)
         if (jump) {
             xxl_store_set_wal_size (jump, 1);
             int jump_errors = xxl_store_begin (jump) != 0;
-            for (int i = 0; i < 3000; i++)
+            //  (between one and two sizes of frames: ~1.5 MiB)
+            for (int i = 0; i < 1500; i++)
                 jump_errors += s_filler_row (jump, &log);
+            struct stat jump_stat;
+            char jump_wal [300];
+            snprintf (jump_wal, sizeof jump_wal, "%s-wal", jump_db);
             jump_errors += xxl_store_commit (jump) != 0;
+            XXL_CHECK (stat (jump_wal, &jump_stat) == 0);
+            XXL_CHECK_MSG (jump_stat.st_size > 1048576 && jump_stat.st_size < 2 * 1048576,
+                           "the WAL after one commit: %lld bytes (want 1 to 2 MiB)",
+                           (long long) jump_stat.st_size);
             XXL_CHECK_MSG (xxl_store_wal_due (jump) == 0, "a WAL past its size in one commit is"
                            " due at once: the checkpointer gets no head start");
             jump_errors += xxl_store_begin (jump) != 0;
@@ -1287,6 +1297,29 @@ s_sqlite_wal (xxl_store_t *store, const char *path, const xxl_log_t *log_row)
             XXL_CHECK (xxl_store_wal_due (jump) == 1);
             XXL_CHECK (jump_errors == 0);
             xxl_store_destroy (&jump);
+        }
+    }
+
+    //  A store made with 4 KiB pages (before 8 KiB) keeps them, and works
+    {
+        char old_db [256];
+        snprintf (old_db, sizeof old_db, "%s/pages4k.db", s_dir);
+        sqlite3 *maker = NULL;
+        XXL_CHECK (sqlite3_open (old_db, &maker) == SQLITE_OK);
+        XXL_CHECK (sqlite3_exec (maker, "PRAGMA page_size = 4096; PRAGMA journal_mode = WAL;"
+                                 " CREATE TABLE made_before (x);", NULL, NULL, NULL) == SQLITE_OK);
+        sqlite3_close (maker);
+        xxl_store_t *old = xxl_store_new (old_db, err, sizeof err);
+        XXL_CHECK (old);
+        if (old) {
+            XXL_CHECK (XXL_TEST_SCALAR (old, "PRAGMA page_size", NULL) == 4096);
+            XXL_CHECK (xxl_store_begin (old) == 0);
+            xxl_log_t row = log;
+            row.id = 0;
+            XXL_CHECK (xxl_store_log_add (old, &row) == 0);
+            XXL_CHECK (xxl_store_commit (old) == 0);
+            XXL_CHECK (XXL_TEST_SCALAR (old, "SELECT COUNT(*) FROM xxl_job_log", NULL) == 1);
+            xxl_store_destroy (&old);
         }
     }
 

@@ -448,7 +448,11 @@ s_open (const char *path, bool side, char *err, size_t errlen)
         return NULL;
     }
     sqlite3_busy_timeout (self->db, 5000);
-    if (s_exec_script (self, "PRAGMA journal_mode = WAL;"
+    //  A new file's pages are 8 KiB; an existing file keeps its own size
+    //  (PRAGMA page_size is a no-op on a file with content or in WAL mode:
+    //  operations.md says how to convert one)
+    if (s_exec_script (self, "PRAGMA page_size = 8192;"
+                             "PRAGMA journal_mode = WAL;"
                              "PRAGMA synchronous = NORMAL;"
                              "PRAGMA foreign_keys = OFF;"
                              "PRAGMA temp_store = MEMORY;"
