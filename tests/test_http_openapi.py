@@ -111,6 +111,13 @@ check("... an appname not among the token's apps (an operator of %s): the same" 
       s == 200 and refused(v, "invalid."), (s, v))
 s, v = call("addJob", ADD, method="GET")
 check("a GET: 405, ReturnT 500 naming POST", s == 405 and refused(v, "takes POST"), (s, v))
+conn = http.client.HTTPConnection(H1.rsplit(":", 1)[0], int(H1.rsplit(":", 1)[1]), timeout=30)
+conn.request("GET", P + "addJob")
+resp = conn.getresponse()
+resp.read()
+conn.close()
+check("... its Allow: POST", resp.status == 405 and resp.getheader("Allow") == "POST",
+      (resp.status, resp.getheader("Allow")))
 s, v = call("addJob", None)
 check("no body: 'invalid request, requestBody empty.'",
       s == 200 and refused(v, "requestBody empty"), (s, v))

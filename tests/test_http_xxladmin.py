@@ -513,8 +513,12 @@ check("xxl-job-admin: a body over http/max_body is 413 with a ReturnT 500",
 s, v = too_big("/api/v1/jobs")
 check("... and under /api/v1 413 with the REST error", s == 413 and "limit" in v.get("error", ""),
       (s, v))
-s, v, _ = post("jobinfo/add", method="GET", cookie=ADM)
+s, v, r = post("jobinfo/add", method="GET", cookie=ADM)
 check("xxl-job-admin: GET of a change is refused (405)", s == 405 and refused(v, "POST"), (s, v))
+check("... its Allow: POST", r.getheader("Allow") == "POST", r.getheader("Allow"))
+s, v, r = post("jobinfo/pageList", method="PUT", cookie=ADM)
+check("... a read's Allow: GET, HEAD, POST", s == 405 and r.getheader("Allow") == "GET, HEAD, POST",
+      (s, r.getheader("Allow")))
 s, v, _ = post("jobinfo/nosuch", {}, cookie=ADM)
 check("xxl-job-admin: an endpoint not served is 404 with a ReturnT", s == 404 and refused(v), (s, v))
 s, v, _ = post("api/registry", raw=b"{}", ctype="application/json")

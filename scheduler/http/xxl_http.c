@@ -106,6 +106,14 @@ s_open_under (const char *root, const char *rel, size_t *size)
     return -1;
 }
 
+//  A 405 for a path served to GET (and HEAD) only
+static void
+s_not_get (answer_t *answer, const char *url)
+{
+    xxl_http_errorf (answer, 405, "%s takes GET", url);
+    snprintf (answer->allow, sizeof answer->allow, "GET, HEAD");
+}
+
 //  Opens the console's file for url: segments like "..", hidden files,
 //  symbolic links (anywhere in the path) and anything not a regular file
 //  are not served.  index.html for "/" and for paths with no file (the
@@ -191,6 +199,9 @@ s_queue (xxl_http_t *self, struct MHD_Connection *conn, answer_t *answer, bool h
         snprintf (seconds, sizeof seconds, "%" PRId64, answer->retry_after);
         MHD_add_response_header (response, MHD_HTTP_HEADER_RETRY_AFTER, seconds);
     }
+    assert (answer->status != 405 || answer->allow [0]);
+    if (answer->allow [0])
+        MHD_add_response_header (response, MHD_HTTP_HEADER_ALLOW, answer->allow);
     if (answer->close)
         MHD_add_response_header (response, MHD_HTTP_HEADER_CONNECTION, "close");
     enum MHD_Result rc = s_queue_response (self, conn, (unsigned) answer->status, response);
@@ -525,7 +536,7 @@ s_access (void *cls, struct MHD_Connection *conn, const char *url, const char *m
         xxl_metrics_t metrics;
         bool published = xxl_metrics_read (self->metrics, &metrics);
         if (!get)
-            xxl_http_errorf (&answer, 405, "%s takes GET", url);
+            s_not_get (&answer, url);
         else
         if (streq (url, "/healthz")) {
             answer.body = strdup ("ok\n");
@@ -564,7 +575,7 @@ s_access (void *cls, struct MHD_Connection *conn, const char *url, const char *m
     }
     else
     if (!get)
-        xxl_http_errorf (&answer, 405, "%s takes GET", url);
+        s_not_get (&answer, url);
     else {
         char path [4096];
         size_t size = 0;

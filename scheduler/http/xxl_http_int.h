@@ -96,6 +96,7 @@ typedef struct {
     char cookie [256];
     char location [128];                //  a Location (302; "": none)
     int64_t retry_after;                //  seconds (429, 503; 0: none)
+    char allow [64];                    //  the methods a 405's path takes ("": none)
     bool close;                         //  the connection closes after it
 } answer_t;
 

@@ -395,8 +395,19 @@ xxl_http_api (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn,
             }
         }
     if (!route) {
-        if (path_known)
+        if (path_known) {
             xxl_http_errorf (answer, 405, "%s is not a method of /api/v1/%s", method, path);
+            //  (Allow: the path's methods, HEAD with GET)
+            for (const route_t *r = s_routes; r->method; r++)
+                if (s_match (r->pattern, path, args)) {
+                    const char *name = streq (r->method, "GET")? "GET, HEAD": r->method;
+                    size_t used = strlen (answer->allow);
+                    if (!strstr (answer->allow, r->method)
+                    &&  used + 2 + strlen (name) < sizeof answer->allow)
+                        snprintf (answer->allow + used, sizeof answer->allow - used, "%s%s",
+                                  used? ", ": "", name);
+                }
+        }
         else
             xxl_http_error (answer, 404, "no such path");
         return;

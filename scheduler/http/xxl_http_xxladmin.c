@@ -334,6 +334,7 @@ s_openapi (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn, cons
         snprintf (msg, sizeof msg, "invalid request, HttpMethod not support: %s/api/%s takes"
                   " POST", self->xadmin, uri);
         s_returnt (answer, 405, 500, msg);
+        snprintf (answer->allow, sizeof answer->allow, "POST");
         return;
     }
     const char *token = MHD_lookup_connection_value (conn, MHD_HEADER_KIND,
@@ -425,6 +426,7 @@ xxl_http_xxladmin (xxl_http_t *self, answer_t *answer, struct MHD_Connection *co
         snprintf (msg, sizeof msg, "%s/%s takes POST%s", self->xadmin, endpoint->path,
                   endpoint->read? " or GET": "");
         s_returnt (answer, 405, 500, msg);
+        snprintf (answer->allow, sizeof answer->allow, endpoint->read? "GET, HEAD, POST": "POST");
         return;
     }
     if (s_cross_site (conn)) {
