@@ -53,6 +53,13 @@ typedef struct {
     int on_a, on_b;
 } seen_t;
 
+//  Log id's run ended (as RUN_ENDED tells the pins)
+static void
+s_pin_ended (server_t *self, int64_t log_id)
+{
+    engine_runs_on_ended (self, &(xxl_event_t) { .kind = XXL_EVENT_RUN_ENDED, .log_id = log_id });
+}
+
 static void
 s_run_seen (void *arg, xxl_msg_t *msg, zframe_t *to)
 {
@@ -319,8 +326,8 @@ main (void)
     const char *shared = engine_runs_pinned (self, 9000001);
     XXL_CHECK (shared && streq (shared, "x:1,y:2"));
     XXL_CHECK (engine_runs_pinned (self, 9000002) == shared);
-    engine_runs_on_ended (self, &(xxl_event_t) { .kind = XXL_EVENT_RUN_ENDED, .log_id = 9000001 });
-    engine_runs_on_ended (self, &(xxl_event_t) { .kind = XXL_EVENT_RUN_ENDED, .log_id = 9000003 });
+    s_pin_ended (self, 9000001);
+    s_pin_ended (self, 9000003);
     XXL_CHECK (engine_runs_pinned (self, 9000001) == NULL);
     XXL_CHECK (engine_runs_pinned (self, 9000003) == NULL);
     XXL_CHECK (streq (engine_runs_pinned (self, 9000002), "x:1,y:2"));
@@ -332,12 +339,25 @@ main (void)
     engine_runs_pins_settle (self, false);
     XXL_CHECK (engine_runs_pinned (self, 9000004) == NULL);
     XXL_CHECK (streq (engine_runs_pinned (self, 9000002), "x:1,y:2"));
-    engine_runs_on_ended (self, &(xxl_event_t) { .kind = XXL_EVENT_RUN_ENDED, .log_id = 9000002 });
+    s_pin_ended (self, 9000002);
+    //  A pin lasts XXL_PIN_KEEP_MS after its row was last routed, not
+    //  after its trigger: a row routed again since a cutoff stays, one
+    //  not routed since goes
+    engine_runs_pin (self, 9000005, "v:5");
+    engine_runs_pin (self, 9000006, "v:5");
+    zclock_sleep (3);
+    int64_t cutoff = zclock_mono ();
+    zclock_sleep (3);
+    XXL_CHECK (engine_runs_pinned (self, 9000005) != NULL);       //  (routed again)
+    engine_runs_pins_expire (self, cutoff);
+    XXL_CHECK (engine_runs_pinned (self, 9000005) != NULL);
+    XXL_CHECK (engine_runs_pinned (self, 9000006) == NULL);
+    s_pin_ended (self, 9000005);
     //  Bounded: 200,000 pins, 64 MiB of lists; a trigger that could pass
     //  either finds no room (JOB_TRIGGER answers 429), and room comes
     //  back as runs end.  A broadcast over two addresses may make two
     size_t held_bytes = 0;
-    XXL_CHECK (engine_runs_pins_held (self, &held_bytes) == 0 && held_bytes == 4);  //  ("w:4")
+    XXL_CHECK (engine_runs_pins_held (self, &held_bytes) == 0 && held_bytes == 4);  //  ("v:5")
     for (int64_t id = 1; id < 200000; id++)
         engine_runs_pin (self, 9100000 + id, "r:1");
     engine_runs_pins_settle (self, true);
@@ -345,11 +365,10 @@ main (void)
     XXL_CHECK (!engine_runs_pins_room (self, "a:1,b:2"));
     engine_runs_pin (self, 9100000, "r:1");
     XXL_CHECK (!engine_runs_pins_room (self, "a:1"));
-    engine_runs_on_ended (self, &(xxl_event_t) { .kind = XXL_EVENT_RUN_ENDED, .log_id = 9100007 });
+    s_pin_ended (self, 9100007);
     XXL_CHECK (engine_runs_pins_room (self, "a:1"));
     for (int64_t id = 0; id < 200000; id++)
-        engine_runs_on_ended (self, &(xxl_event_t) { .kind = XXL_EVENT_RUN_ENDED,
-                                                    .log_id = 9100000 + id });
+        s_pin_ended (self, 9100000 + id);
     XXL_CHECK (engine_runs_pins_held (self, NULL) == 0);
     //  (1,024 distinct lists of 64 KiB fill the bytes' bound; the last
     //  trigger's own list again needs no more)
@@ -367,11 +386,10 @@ main (void)
     XXL_CHECK (engine_runs_pins_held (self, &held_bytes) == 1024 && held_bytes == 64 << 20);
     XXL_CHECK (engine_runs_pins_room (self, big));
     XXL_CHECK (!engine_runs_pins_room (self, "a:1"));
-    engine_runs_on_ended (self, &(xxl_event_t) { .kind = XXL_EVENT_RUN_ENDED, .log_id = 9200000 });
+    s_pin_ended (self, 9200000);
     XXL_CHECK (engine_runs_pins_room (self, "a:1"));
     for (int64_t id = 1; id < 1024; id++)
-        engine_runs_on_ended (self, &(xxl_event_t) { .kind = XXL_EVENT_RUN_ENDED,
-                                                    .log_id = 9200000 + id });
+        s_pin_ended (self, 9200000 + id);
     //  (the last trigger's list is kept for the next one's rows)
     XXL_CHECK (engine_runs_pins_held (self, &held_bytes) == 0 && held_bytes == 65536);
     free (big);

@@ -894,7 +894,7 @@ s_turn_read (server_t *self, zmq_pollitem_t *items)
         self->runs.slow_minute = engine_now () / 60000;
         zhashx_purge (self->runs.slow_counts);
         zhashx_purge (self->runs.busy_tries);
-        engine_runs_pins_expire (self);
+        engine_runs_pins_expire (self, zclock_mono () - XXL_PIN_KEEP_MS);
     }
     return agents_drained;
 }

@@ -655,7 +655,7 @@ engine_reroute (server_t *self, int64_t log_id, const char *note, const char *ad
 }
 
 //  Pins: the addresses a JOB_TRIGGER gave, by row.  A pin lives until its
-//  run ends, or PIN_KEEP_MS after its row was last routed (a run that
+//  run ends, or XXL_PIN_KEEP_MS after its row was last routed (a run that
 //  never ends here: taken over by another scheduler, or its row deleted),
 //  and goes with the turn that made it when that turn's commit fails (its
 //  row was never written; another scheduler may be handed its id).  The
@@ -664,7 +664,6 @@ engine_reroute (server_t *self, int64_t log_id, const char *note, const char *ad
 //  same text as the previous call takes a reference to it.  At most
 //  PIN_ROWS_MAX pins and PIN_BYTES_MAX bytes of lists are held: a trigger
 //  that could pass either is refused (engine_runs_pins_room)
-#define PIN_KEEP_MS     (3600 * 1000)
 #define PIN_ROWS_MAX    200000
 #define PIN_BYTES_MAX   (64 * 1024 * 1024)
 
@@ -825,12 +824,11 @@ engine_runs_pins_settle (server_t *self, bool committed)
 }
 
 void
-engine_runs_pins_expire (server_t *self)
+engine_runs_pins_expire (server_t *self, int64_t before)
 {
     pins_t *pins = self->runs.pins;
     if (zhashx_size (pins->rows) == 0)
         return;
-    int64_t before = zclock_mono () - PIN_KEEP_MS;
     zlistx_t *old = zlistx_new ();
     for (pin_t *pin = (pin_t *) zhashx_first (pins->rows); pin;
          pin = (pin_t *) zhashx_next (pins->rows))

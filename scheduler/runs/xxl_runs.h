@@ -430,7 +430,8 @@ void engine_admit_on_run (server_t *self, const xxl_event_t *event);
 //  among again whenever the row is (a busy or stopping agent's refusal, a
 //  slot of maxRunning, a connection lost under its RUN), instead of its
 //  group's; kept in memory only, until the run ends (RUN_ENDED) or for
-//  PIN_KEEP_MS after it was last routed (engine_runs_pins_expire), and
+//  XXL_PIN_KEEP_MS after it was last routed (engine_runs_pins_expire
+//  forgets those last routed before `before`, monotonic ms), and
 //  only if the turn that made it commits (engine_runs_pins_settle, after
 //  each commit): after a restart such a row is routed over its group.
 //  engine_runs_pins_room: whether a trigger given addresses may pin its
@@ -444,7 +445,8 @@ size_t engine_runs_pins_held (server_t *self, size_t *bytes);
 void engine_runs_pin (server_t *self, int64_t log_id, const char *addresses);
 const char *engine_runs_pinned (server_t *self, int64_t log_id);
 void engine_runs_pins_settle (server_t *self, bool committed);
-void engine_runs_pins_expire (server_t *self);
+#define XXL_PIN_KEEP_MS (3600 * 1000)
+void engine_runs_pins_expire (server_t *self, int64_t before);
 void engine_runs_on_ended (server_t *self, const xxl_event_t *event);
 void engine_admit_start (server_t *self);
 void engine_admit_stop (server_t *self);
