@@ -235,26 +235,62 @@ check "... and then fails: the agent never took it" wait_for 5 bash -c "
     $CTL --api $API --json log show $UNSEEN2 | jq -e '.triggerCode == 500 and
         (.triggerMsg | contains(\"asked again, the agent never took it\"))' >/dev/null"
 
-# ... but not on the word of another agent: host B registers the address
-# while A's connection (which has the RUN, unanswered) stays open; B,
-# asked, says it never took it; that says nothing of A, so the row fails
-# as before instead of going again
+# ... but not at once on the word of another connection while the RUN's is
+# still open: host B registers the address while A's connection (which
+# has the RUN, unanswered) stays open; B, asked, says it never took it.
+# B may be another host (A's may hold the run) or the agent back before
+# its old connection's close reached the scheduler (a cut link: the close
+# comes once it mends): the row waits, neither failed nor sent again,
+# until A's connection closes; then it goes again
+# host_a_holds ADDRESS LEASE: host A registers ADDRESS saying LEASE, is
+# given a trigger's RUN, answers nothing and holds its connection open
+# (APID; killed by the caller); HELD is the run's logId
+host_a_holds () {
+    "$PEER" "$AGENTS" --timeout 30000 -- send REGISTER registryGroup=s:EXECUTOR \
+        registryKey=s:peer-app "registryValue=s:$1" "runLease=$2" -- expect RUN \
+        -- expect NOTHING > "$T/hostA-$1.json" &
+    APID=$!
+    wait_for 10 agent_registered peer-app "$1"
+    HELD=$(ctl --get '.logIds[0]' job trigger "$PJOB")
+    wait_for 5 bash -c "[ \"\$($CTL --api $API --json log show $HELD | jq -r .executorAddress)\" = $1 ]"
+}
 REG11="registryGroup=s:EXECUTOR registryKey=s:peer-app registryValue=s:peer-11"
-"$PEER" "$AGENTS" --timeout 14000 -- send REGISTER $REG11 runLease=60 -- expect RUN \
-    -- expect NOTHING > "$T/hostA.json" &
-APID=$!
-registered11 () { agent_registered peer-app peer-11; }
-wait_for 10 registered11
-OTHER=$(ctl --get '.logIds[0]' job trigger "$PJOB")
-wait_for 5 bash -c "[ \"\$($CTL --api $API --json log show $OTHER | jq -r .executorAddress)\" = peer-11 ]"
-"$PEER" "$AGENTS" --timeout 9000 -- send REGISTER $REG11 runLease=60 -- expect RUN \
-    -- reply 500 'msg:expired: not mine' -- send UNREGISTER $REG11 > "$T/hostB.json"
-check "another host on the address is asked (the RUN's connection still open)" \
-    test "$(jq -s '.[1].logId' "$T/hostB.json")" = "$OTHER"
-check "... and its 'never took it' fails the row instead of sending it again" wait_for 5 bash -c "
-    $CTL --api $API --json log show $OTHER | jq -e '.triggerCode == 500 and
-        (.triggerMsg | contains(\"asked again, the agent never took it\"))' >/dev/null"
-check "... no 'routed again' for it" bash -c "! grep -q 'log $OTHER: .*routed again' '$T/scheduler.log'"
+host_a_holds peer-11 60
+OTHER=$HELD
+"$PEER" "$AGENTS" --timeout 20000 -- send REGISTER $REG11 runLease=60 -- expect RUN \
+    -- reply 500 'msg:expired: not mine' -- expect RUN -- reply 200 \
+    -- send CALLBACK 'items=cb:$LOG:200' -- send UNREGISTER $REG11 > "$T/hostB.json" &
+BPID=$!
+held11 () { grep -q "log $OTHER: peer-11, asked on another connection, never took it; the RUN's connection is still open: routed again once it closes or the run lease (60 s) has passed" "$T/scheduler.log"; }
+check "another host on the address, asked (the RUN's connection still open), says it never took it" \
+    wait_for 15 held11
+check "... the row waits: not failed, not sent again" bash -c "
+    $CTL --api $API --json log show $OTHER | jq -e '.triggerCode == 0 and .handleCode == 0' >/dev/null &&
+    test \"\$(jq -sc '[.[1].logId, length]' '$T/hostB.json')\" = '[$OTHER,3]'"
+kill "$APID" 2>/dev/null; wait "$APID" 2>/dev/null
+wait "$BPID"
+check "... once the RUN's connection closed, it goes again (to B) and runs" bash -c "
+    test \"\$(jq -sc '.[3].logId' '$T/hostB.json')\" = $OTHER" && wait_for 5 field_is "$OTHER" handleCode 200
+check "... the scheduler says it routed it again" \
+    grep -q "log $OTHER: peer-11, asked again, never took it; routed again (1 of 3)" "$T/scheduler.log"
+
+# The same while the RUN's connection stays open: once the run lease (4 s
+# here, the longer of what the RUN's agent and the answering one said) and
+# 3 s have passed since the answer, the agent behind it, silent there,
+# holds no run: the row goes again (to B, which beats meanwhile)
+REG14="registryGroup=s:EXECUTOR registryKey=s:peer-app registryValue=s:peer-14"
+host_a_holds peer-14 4
+OPEN=$HELD
+BEATS=()
+for n in $(seq 12); do BEATS+=(-- wait 1000 -- send REGISTER $REG14 runLease=2); done
+"$PEER" "$AGENTS" --timeout 20000 -- send REGISTER $REG14 runLease=2 -- expect RUN \
+    -- reply 500 'msg:expired: not mine' "${BEATS[@]}" -- expect RUN -- reply 200 \
+    -- send CALLBACK 'items=cb:$LOG:200' -- send UNREGISTER $REG14 > "$T/hostB14.json"
+check "the RUN's connection open, the row goes again once the lease has passed since the answer" \
+    bash -c "kill -0 $APID && test \"\$(jq -sc '[.[1].logId, .[-4].logId]' '$T/hostB14.json')\" = '[$OPEN,$OPEN]'"
+check "... and runs" wait_for 5 field_is "$OPEN" handleCode 200
+check "... the scheduler waited the RUN's agent's lease (4 s), not the other's (2 s)" \
+    grep -q "log $OPEN: peer-14, asked on another connection, never took it; the RUN's connection is still open: routed again once it closes or the run lease (4 s) has passed" "$T/scheduler.log"
 kill "$APID" 2>/dev/null; wait "$APID" 2>/dev/null
 
 # ... and on the word of the same agent back on a new connection once the

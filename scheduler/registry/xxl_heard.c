@@ -7,6 +7,7 @@
 typedef struct {
     int64_t at;                         //  its last REGISTER (mono ms)
     int64_t lease;                      //  ms; 0: none
+    int64_t lease_longest;              //  ms, the longest it said while known
     int64_t closed;                     //  its connection found closed (mono ms;
                                         //  0: not since its last REGISTER)
     int64_t grace;                      //  ms held after the close
@@ -70,6 +71,8 @@ xxl_heard_note (xxl_heard_t *self, const char *address, int64_t now, int64_t lea
     if (now > entry->at)
         entry->at = now;
     entry->lease = lease_ms;
+    if (lease_ms > entry->lease_longest)
+        entry->lease_longest = lease_ms;
     entry->closed = 0;
     if (lease_ms > self->longest)
         self->longest = lease_ms;
@@ -92,6 +95,14 @@ xxl_heard_lease (xxl_heard_t *self, const char *address)
     if (entry)
         return entry->lease;
     return self->longest? self->longest: XXL_HEARD_LEASE_DEFAULT;
+}
+
+int64_t
+xxl_heard_lease_longest (xxl_heard_t *self, const char *address)
+{
+    assert (self && address);
+    s_entry_t *entry = (s_entry_t *) zhashx_lookup (self->entries, address);
+    return entry? entry->lease_longest: xxl_heard_lease (self, address);
 }
 
 int64_t

@@ -64,6 +64,12 @@ int64_t xxl_heard_until (xxl_heard_t *self, const char *address);
 //  The lease address said (ms), 0 if none; an unknown address: the
 //  default (see above)
 int64_t xxl_heard_lease (xxl_heard_t *self, const char *address);
+//  The longest lease address said since it was first heard (or last
+//  forgotten by xxl_heard_prune), whatever it says now: the one to wait
+//  for a run of any agent that held the address then (two on one
+//  address, or one restarted with a shorter lease); an unknown address:
+//  as xxl_heard_lease
+int64_t xxl_heard_lease_longest (xxl_heard_t *self, const char *address);
 //  From when (on the store's clock: store_now is it at the monotonic now)
 //  a registry row of address in the store is another scheduler's: the
 //  time of its last REGISTER heard here (or the start) on that clock, plus

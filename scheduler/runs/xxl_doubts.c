@@ -14,11 +14,12 @@
         and the run's result ends it;
     -   it answers "expired: ...": it never took it and never will (a RUN
         past its expireTime never starts): when that is the RUN's own
-        agent's word (s_unseen), the run is routed again, as a stopping
-        agent's refusal is, up to XXL_UNSEEN_TIMES times; otherwise, or
-        past that, the row fails as it did before the doubt, "no answer
-        from the agent within N ms", and the job's retry or failover
-        applies;
+        agent's word (s_unseen; an answer on another connection while the
+        RUN's is open counts once that one closes or the run lease has
+        passed since), the run is routed again, as a stopping agent's
+        refusal is, up to XXL_UNSEEN_TIMES times; otherwise, or past that,
+        the row fails as it did before the doubt, "no answer from the
+        agent within N ms", and the job's retry or failover applies;
     -   neither, and the run lease has passed since this scheduler last
         heard from the agent (xxl_heard_until), and no other scheduler of
         the store has heard it since (a registry row stamped within the
@@ -66,6 +67,8 @@ typedef struct {
     void *rid;                          //  the connection the RUN went to (NULL: unknown)
     size_t rid_size;
     int64_t closed;                     //  mono ms it was found closed (0: open, or unknown)
+    int64_t disowned;                   //  mono ms an agent on another connection said it never
+                                        //  took it while the RUN's was open (0: none did)
     bool held;                          //  its job's share was this scheduler's when it began
 } doubt_t;
 
@@ -183,11 +186,11 @@ s_end (server_t *self, doubt_t *doubt, int code, const char *msg, int sent_again
 //  again as a stopping agent's refusal is (engine_reroute), at most
 //  XXL_UNSEEN_TIMES times unless XXL_UNSEEN_MS pass without one (an agent
 //  that loses every RUN yet answers asks would take it forever).  Past
-//  that, or when another agent answered while the RUN's connection is
-//  still open (two hosts on one address: the RUN's may hold it), or when
-//  the connection is unknown, or the row is being killed to cover a newer
-//  trigger (COVER_EARLY: it must not start again, and its KILL went
-//  already), the row fails as it did before the doubt.
+//  that, or when the connection is unknown, or the row is being killed to
+//  cover a newer trigger (COVER_EARLY: it must not start again, and its
+//  KILL went already), the row fails as it did before the doubt.  An
+//  answer on another connection while the RUN's is still open waits
+//  (s_unseen).
 //  Counts a routing again of log_id, whose agent at address said it never
 //  took its RUN (why, for the log line): routed again (true) while the
 //  count is within XXL_UNSEEN_TIMES; false past it (the count stays, for
@@ -213,6 +216,33 @@ s_unseen_again (server_t *self, int64_t log_id, const char *note, const char *ad
     return true;
 }
 
+//  Ends the doubt of a run its agent never took: routed again (again, and
+//  within the count), else failed as before the doubt
+static void
+s_unseen_end (server_t *self, doubt_t *doubt, bool again)
+{
+    int64_t log_id = doubt->log_id;
+    if (!again || !s_unseen_again (self, log_id, doubt->note, doubt->address,
+                                   "asked again, never took it")) {
+        char text [256];
+        s_fail_text (self, text, sizeof text, "; asked again, the agent never took it");
+        engine_run_answer (self, log_id, 0, doubt->note, doubt->address, doubt->presumed,
+                           doubt->stamp, XXL_CODE_FAIL, text);
+        zhashx_delete (self->runs.unseen, &log_id);
+    }
+    zhashx_delete (self->runs.doubts, &log_id);
+}
+
+//  The run's agent is the one that answered unless the RUN's own
+//  connection is still open and the answer came on another: that one may
+//  be an agent back before its old connection's close reached this
+//  scheduler (a cut link: the close comes with the first segment through
+//  once it mends), or another host on the address.  The doubt then waits
+//  (engine_doubts_check) until that connection closes, or the run lease
+//  has passed since this answer: the agent behind it has not registered
+//  on it since the address moved (else the address would be a twin's),
+//  so it holds no run by then (the longest lease the address said: the
+//  RUN's agent's may be longer than the answering one's).
 static void
 s_unseen (server_t *self, doubt_t *doubt, const pending_t *ask)
 {
@@ -220,21 +250,26 @@ s_unseen (server_t *self, doubt_t *doubt, const pending_t *ask)
     if (stands < 0)
         return;                         //  (the store failed: asked again later)
     int64_t log_id = doubt->log_id;
-    if (stands) {
-        bool own = doubt->rid && ask->rid && ask->rid_size == doubt->rid_size
-                && memcmp (ask->rid, doubt->rid, doubt->rid_size) == 0;
-        bool again = doubt->rid && !zhashx_lookup (self->runs.killing, &log_id)
-                  && (own || !engine_runs_beat (self, doubt->rid, doubt->rid_size));
-        if (!again || !s_unseen_again (self, log_id, doubt->note, doubt->address,
-                                       "asked again, never took it")) {
-            char text [256];
-            s_fail_text (self, text, sizeof text, "; asked again, the agent never took it");
-            engine_run_answer (self, log_id, 0, doubt->note, doubt->address, doubt->presumed,
-                               doubt->stamp, XXL_CODE_FAIL, text);
-            zhashx_delete (self->runs.unseen, &log_id);
-        }
+    if (!stands) {
+        zhashx_delete (self->runs.doubts, &log_id);
+        return;
     }
-    zhashx_delete (self->runs.doubts, &log_id);
+    bool own = doubt->rid && ask->rid && ask->rid_size == doubt->rid_size
+            && memcmp (ask->rid, doubt->rid, doubt->rid_size) == 0;
+    bool killing = zhashx_lookup (self->runs.killing, &log_id) != NULL;
+    if (doubt->rid && !own && !killing && engine_runs_beat (self, doubt->rid, doubt->rid_size)) {
+        if (!doubt->disowned) {
+            doubt->disowned = zclock_mono ();
+            char where [300];
+            zsys_info ("trigger: log %" PRId64 ": %s, asked on another connection, never took"
+                       " it; the RUN's connection is still open: routed again once it closes or"
+                       " the run lease (%" PRId64 " s) has passed", log_id,
+                       xxl_printable (doubt->address, where, sizeof where),
+                       xxl_heard_lease_longest (self->heard, doubt->address) / 1000);
+        }
+        return;
+    }
+    s_unseen_end (self, doubt, doubt->rid && !killing);
 }
 
 //  A RUN its own agent answered "expired: ..." while this scheduler still
@@ -407,6 +442,15 @@ engine_doubts_check (server_t *self)
         bool twin = engine_address_twin (self, doubt->address);
         if (twin && !doubt->rid)
             continue;                   //  (its lease decides)
+        if (doubt->disowned && !twin) {
+            //  (s_unseen: waits for the RUN's connection to close, or
+            //  the lease to pass)
+            int64_t lease = xxl_heard_lease_longest (self->heard, doubt->address);
+            if (!engine_runs_beat (self, doubt->rid, doubt->rid_size)
+            ||  now >= doubt->disowned + lease + XXL_HEARD_MARGIN_MS)
+                s_unseen_end (self, doubt, !zhashx_lookup (self->runs.killing, &doubt->log_id));
+            continue;
+        }
         if (twin && !doubt->closed && !engine_runs_beat (self, doubt->rid, doubt->rid_size))
             doubt->closed = now;
         if (twin && doubt->closed) {
