@@ -51,6 +51,8 @@ s_heard (void)
     xxl_heard_note (heard, "a1", 9000, 1000);
     XXL_CHECK (xxl_heard_lease (heard, "a1") == 1000);
     XXL_CHECK (xxl_heard_lease_longest (heard, "a1") == 5000);
+    XXL_CHECK (xxl_heard_until (heard, "a1") == 9000 + 1000 + XXL_HEARD_MARGIN_MS);
+    XXL_CHECK (xxl_heard_until_longest (heard, "a1") == 9000 + 5000 + XXL_HEARD_MARGIN_MS);
     xxl_heard_note (heard, "a1", 9000, 5000);
     //  the longest lease said stands for unknown addresses
     xxl_heard_note (heard, "a2", 3000, 700000);
@@ -59,6 +61,8 @@ s_heard (void)
     xxl_heard_note (heard, "a3", 3000, 0);
     XXL_CHECK (xxl_heard_until (heard, "a3") == 0 && xxl_heard_lease (heard, "a3") == 0);
     XXL_CHECK (xxl_heard_lease_longest (heard, "nobody") == 700000);
+    XXL_CHECK (xxl_heard_until_longest (heard, "a3") == 0);
+    XXL_CHECK (xxl_heard_until_longest (heard, "nobody") == xxl_heard_until (heard, "nobody"));
     XXL_CHECK (xxl_heard_size (heard) == 3);
     //  forgotten an hour after their lease ran out, not before: a3 (no
     //  lease, heard at 3000), then a1, then a2

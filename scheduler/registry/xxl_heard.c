@@ -106,6 +106,16 @@ xxl_heard_lease_longest (xxl_heard_t *self, const char *address)
 }
 
 int64_t
+xxl_heard_until_longest (xxl_heard_t *self, const char *address)
+{
+    assert (self && address);
+    s_entry_t *entry = (s_entry_t *) zhashx_lookup (self->entries, address);
+    if (!entry)
+        return xxl_heard_until (self, address);
+    return entry->lease_longest > 0? entry->at + entry->lease_longest + XXL_HEARD_MARGIN_MS: 0;
+}
+
+int64_t
 xxl_heard_until (xxl_heard_t *self, const char *address)
 {
     assert (self && address);

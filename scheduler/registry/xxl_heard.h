@@ -70,6 +70,9 @@ int64_t xxl_heard_lease (xxl_heard_t *self, const char *address);
 //  address, or one restarted with a shorter lease); an unknown address:
 //  as xxl_heard_lease
 int64_t xxl_heard_lease_longest (xxl_heard_t *self, const char *address);
+//  xxl_heard_until with the longest lease instead: when every agent that
+//  held address since it was first heard holds no run (0: none said one)
+int64_t xxl_heard_until_longest (xxl_heard_t *self, const char *address);
 //  From when (on the store's clock: store_now is it at the monotonic now)
 //  a registry row of address in the store is another scheduler's: the
 //  time of its last REGISTER heard here (or the start) on that clock, plus

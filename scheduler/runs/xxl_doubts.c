@@ -398,7 +398,7 @@ engine_doubts_check (server_t *self)
         bool twin = engine_address_twin (self, doubt->address);
         bool reachable = xxl_registry_route (self->registry, doubt->address, &rid_size) && !twin;
         if (!reachable && !(twin && doubt->rid)
-        &&  now < xxl_heard_until (self->heard, doubt->address)) {
+        &&  now < xxl_heard_until_longest (self->heard, doubt->address)) {
             doubt->next_ask = now + XXL_DOUBT_ASK_MS;
             continue;
         }
@@ -428,12 +428,14 @@ engine_doubts_check (server_t *self)
             zhashx_delete (self->runs.doubts, &log_id);
             continue;
         }
-        int64_t until = xxl_heard_until (self->heard, doubt->address);
+        //  (the longest lease the address said: the RUN's agent's may be
+        //  longer than the one's that holds the address now)
+        int64_t until = xxl_heard_until_longest (self->heard, doubt->address);
         if (now >= until && !s_heard_elsewhere (self, doubt->address, now)) {
             char text [256], why [200];
             snprintf (why, sizeof why, ", nor any word from it for its run lease (%" PRId64
                       " s) since: it holds no run now",
-                      xxl_heard_lease (self->heard, doubt->address) / 1000);
+                      xxl_heard_lease_longest (self->heard, doubt->address) / 1000);
             s_fail_text (self, text, sizeof text, why);
             s_end (self, doubt, XXL_CODE_FAIL, text, 0);
             continue;
@@ -442,7 +444,18 @@ engine_doubts_check (server_t *self)
         bool twin = engine_address_twin (self, doubt->address);
         if (twin && !doubt->rid)
             continue;                   //  (its lease decides)
-        if (doubt->disowned && !twin) {
+        if (doubt->disowned) {
+            //  A twin now (the RUN's connection registered the address
+            //  again), or the address back on the RUN's connection: its
+            //  own agent is asked (below), and a new word from another
+            //  connection starts a new wait
+            size_t route_size = 0;
+            const void *route = xxl_registry_route (self->registry, doubt->address, &route_size);
+            if (twin || (route && route_size == doubt->rid_size
+                         && memcmp (route, doubt->rid, route_size) == 0))
+                doubt->disowned = 0;
+        }
+        if (doubt->disowned) {
             //  (s_unseen: waits for the RUN's connection to close, or
             //  the lease to pass)
             int64_t lease = xxl_heard_lease_longest (self->heard, doubt->address);
