@@ -67,9 +67,22 @@ done
 AP=$APID_sh_a
 kill -STOP "$AP"
 L=$("$CTL" --api "$API2" --json job trigger "$J2" | jq -r '.logIds[0]')
+check "the trigger through the scheduler without the job's share gives a log id" \
+    test "${L:-0}" -gt 0 2>/dev/null
 in_doubt () { grep -q "log $L: no answer from sh-a within 5000 ms; asking it again" "$T/scheduler.log"; }
+# explain: after a failed check below, the scheduler's lines about the
+# row and its agent, then the row (indented: scripts/test's digest shows
+# the first 4 lines after a failure)
+explain () {
+    { grep -E "log $L[:, ]" "$T/scheduler.log"
+      echo "trigger through $API2 gave log id '$L'; its row:"
+      ctl log show "$L" 2>&1 | jq -c '{triggerCode, triggerMsg, handleCode}' 2>&1
+      grep -F "sh-a" "$T/scheduler.log" | tail -n 6; } | sed 's/^/    /'
+}
 check "a RUN unanswered, sent by the scheduler without its share, is held in doubt" wait_for 20 in_doubt
+in_doubt || explain
 kill -KILL "$AP"
 ended () { ctl log show "$L" | jq -e '.triggerCode == 500 and (.triggerMsg | test("no answer from the agent"))' >/dev/null; }
 check "its agent gone, the row fails once the agent's run lease has passed" wait_for 30 ended
+ended || explain
 xxl_done
