@@ -104,12 +104,28 @@ check "  the undo said" has "$ERR" "undone: removed the 1 job(s) and 1 group(s) 
 check "  its group is gone" bash -c "! '$CTL' --api '$API' group show imp-midway >/dev/null 2>&1"
 check "  its job is gone" test "$(ctl job list | jq '.jobs | length')" = "$JOBS"
 
+# --timezone: XXL-JOB ran crons in its admin's local time.  An unknown
+# zone is a usage error before anything is made; without the option the
+# text says the crons run in UTC
+NGROUPS=$(ctl group list | jq '.groups | length')
+ERR=$("$CTL" --api "$API" import xxl-job "$D/sample.sql" --timezone Mars/Base 2>&1 >/dev/null); RC=$?
+check "--timezone of an unknown zone: status 2, named, nothing imported" \
+    has "$RC $ERR" "^2 xxl-ctl: --timezone: unknown time zone 'Mars/Base' (nothing imported)"
+check "  nothing created" test "$(ctl group list | jq '.groups | length')" = "$NGROUPS"
+check "without --timezone the text says the crons run in UTC" \
+    has "$("$CTL" --api "$API" import xxl-job "$D/sample.sql" --dry-run)" \
+        "^note: 1 cron job(s) would run in UTC; XXL-JOB ran them in its admin's local time"
 # XXL-JOB's schema file's shape (now(), USE, commit), 3.x columns, job_cron
-OUT=$(ctl import xxl-job "$D/sample.sql")
-check "sample: the demo group and job" test "$(jq -c '[.groups, .jobs]' <<<"$OUT")" = '[1,1]'
-check "sample: the demo job's cron and Chinese desc" \
-    test "$(ctl job show "$(jq -r '.jobIds["1"]' <<<"$OUT")" | jq -c '[.jobDesc, .scheduleConf, .executorHandler]')" = \
-         '["演示任务1","0 0 3 * * ? *","demoJobHandler"]'
+OUT=$(ctl import xxl-job "$D/sample.sql" --timezone Asia/Shanghai)
+check "sample: the demo group and job, in the zone given" \
+    test "$(jq -c '[.groups, .jobs, .timezone]' <<<"$OUT")" = '[1,1,"Asia/Shanghai"]'
+SJ=$(jq -r '.jobIds["1"]' <<<"$OUT")
+check "sample: the demo job's cron, Chinese desc and zone" \
+    test "$(ctl job show "$SJ" | jq -c '[.jobDesc, .scheduleConf, .executorHandler, .timezone]')" = \
+         '["演示任务1","0 0 3 * * ? *","demoJobHandler","Asia/Shanghai"]'
+# (03:00 in Shanghai is 19:00 UTC; UTC's 03:00 would be 3)
+check "  its 03:00 is Shanghai's: 19:00 UTC" \
+    test "$(ctl job next "$SJ" -n 1 | jq '.next[0] / 1000 | strftime("%H")' -r)" = 19
 OUT=$(ctl import xxl-job "$D/v3.sql" --start)
 check "3.x: name columns, CRLF, column order; --start starts what ran, not NONE" \
     test "$(ctl job show "$(jq -r '.jobIds["21"]' <<<"$OUT")" | jq -c '[.jobDesc, .triggerStatus, .executorParam, .childJobId]')" = \

@@ -1,4 +1,4 @@
-/*  xxl_ctl_import.c -- xxl-ctl import xxl-job FILE.sql [--start] [--dry-run]:
+/*  xxl_ctl_import.c -- xxl-ctl import xxl-job FILE.sql [--start] [--dry-run] [--timezone Z]:
     an XXL-JOB 2.x or 3.x database, from its mysqldump, into xxl.
 
     Three steps (docs/migrating.md, "Importing an XXL-JOB database"):
@@ -45,6 +45,8 @@ static const ctl_opt_t s_import_opts [] = {
       CTL_BOOL, 0, 0, NULL, NULL },
     { "--dry-run", NULL, NULL, "judge and print the mapping; create nothing",
       CTL_BOOL, 0, 0, NULL, NULL },
+    { "--timezone", NULL, "Z", "the zone every added job's cron runs in: XXL-JOB's admin's"
+      " local one (e.g. Asia/Shanghai; default UTC)", CTL_STR, 0, 0, NULL, NULL },
     XXL_CTL_OPTS_END
 };
 
@@ -250,6 +252,8 @@ s_create (ctl_t *self, import_t *imp, bool start, char *why, size_t whylen)
         xxl_enc_kstr (enc, "executorBlockStrategy", job->block);
         xxl_enc_kint (enc, "executorTimeout", job->timeout);
         xxl_enc_kint (enc, "executorFailRetryCount", job->retry);
+        if (imp->timezone)
+            xxl_enc_kstr (enc, "timezone", imp->timezone);
         if (job->nversions)
             s_glue_fields (enc, &job->versions [0]);
         else {
@@ -310,6 +314,18 @@ s_import (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
     const char *path = args->pos [0];
     bool dry = xxl_ctl_args_get (cmd, args, "--dry-run") != NULL;
     bool start = xxl_ctl_args_get (cmd, args, "--start") != NULL;
+    const char *zone = xxl_ctl_args_get (cmd, args, "--timezone");
+    if (zone && !*zone)
+        zone = NULL;                    //  (as the api's "": UTC)
+    if (zone) {
+        //  Judged before anything is read or made, by the same parser as
+        //  the jobs' expressions
+        char reason [256];
+        xxl_cron_t *probe = xxl_cron_new ("0 0 0 * * ?", zone, reason, sizeof reason);
+        if (!probe)
+            return xxl_ctl_fail (self, XXL_CTL_USAGE, "--timezone: %s (nothing imported)", reason);
+        xxl_cron_destroy (&probe);
+    }
     FILE *file = streq (path, "-")? stdin: fopen (path, "rb");
     if (!file)
         return xxl_ctl_fail (self, XXL_CTL_FAILED, "cannot read %s: %s", path, strerror (errno));
@@ -334,6 +350,7 @@ s_import (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
                    : XXL_CTL_FAILED;
     }
     imp->start = start;
+    imp->timezone = zone;
     import_judge (imp);
     if (!dry && s_create (self, imp, start, why, sizeof why)) {
         char done [512];
@@ -357,7 +374,7 @@ s_import (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
 }
 
 const ctl_cmd_t xxl_ctl_import_xxl_job = {
-    "import", "xxl-job", "FILE.sql [--start] [--dry-run]",
+    "import", "xxl-job", "FILE.sql [--start] [--dry-run] [--timezone Z]",
     "import an XXL-JOB database (its mysqldump): groups, jobs, glue versions",
     s_import_opts, s_import_pos, 1, 1, NULL, s_import, NULL, NULL
 };

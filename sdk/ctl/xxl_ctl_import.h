@@ -79,6 +79,8 @@ typedef struct {
     size_t nskipped;
     char *routers, *alarms;             //  the scheduler's (comma-separated)
     bool start;                         //  --start: jobs that ran will start
+    const char *timezone;               //  --timezone: every added job's zone (NULL: UTC;
+                                        //  not owned: the command line's)
     size_t bytes;                       //  text kept
 } import_t;
 

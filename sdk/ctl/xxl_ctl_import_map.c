@@ -383,7 +383,8 @@ s_judge_job (import_t *self, import_job_t *job, char *why, size_t whylen)
     }
     char reason [256];
     if (streq (job->schedule_type, "CRON")) {
-        xxl_cron_t *cron = xxl_cron_new (job->schedule_conf, NULL, reason, sizeof reason);
+        xxl_cron_t *cron = xxl_cron_new (job->schedule_conf, self->timezone, reason,
+                                         sizeof reason);
         if (!cron) {
             snprintf (why, whylen, "cron '%s': %s", job->schedule_conf, reason);
             return why;
@@ -667,7 +668,9 @@ import_pack (import_t *self, bool dry, msgpack_sbuffer *buf)
         kept_jobs += self->jobs [j].state != IMPORT_SKIPPED;
     msgpack_packer pk;
     msgpack_packer_init (&pk, buf, msgpack_sbuffer_write);
-    int bad = msgpack_pack_map (&pk, 9)
+    int bad = msgpack_pack_map (&pk, 10)
+           || xxl_ctl_pack_str (&pk, "timezone")
+           || xxl_ctl_pack_str (&pk, self->timezone? self->timezone: "")
            || xxl_ctl_pack_str (&pk, "groups") || msgpack_pack_uint64 (&pk, c.groups)
            || xxl_ctl_pack_str (&pk, "jobs") || msgpack_pack_uint64 (&pk, c.jobs)
            || xxl_ctl_pack_str (&pk, "glues") || msgpack_pack_uint64 (&pk, c.glues)
@@ -740,4 +743,15 @@ import_print (import_t *self, FILE *out, bool dry)
     if (c.started)
         fprintf (out, "; %zu started", c.started);
     fprintf (out, "\n");
+    size_t crons = 0;
+    for (size_t j = 0; j < self->njobs; j++)
+        crons += self->jobs [j].state == IMPORT_NEW && streq (self->jobs [j].schedule_type, "CRON");
+    if (self->timezone)
+        fprintf (out, "timezone %s: the %zu cron job(s) %s in it\n", self->timezone, crons,
+                 dry? "would run": "run");
+    else
+    if (crons)
+        fprintf (out, "note: %zu cron job(s) %s run in UTC; XXL-JOB ran them in its admin's"
+                 " local time: give that zone with --timezone (e.g. Asia/Shanghai)\n", crons,
+                 dry? "would": "now");
 }
