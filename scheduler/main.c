@@ -230,6 +230,8 @@ main (int argc, char *argv [])
     settings.http.hosts = s_value (NULL, config, "scheduler/http/hosts", NULL);
     settings.http.xxl_admin_path = s_value (NULL, config, "scheduler/http/xxl_admin_path",
                                             settings.http.xxl_admin_path);
+    settings.http.xxl_admin_timezone = s_value (NULL, config,
+                                                "scheduler/http/xxl_admin_timezone", NULL);
     for (const s_int_key_t *k = s_int_keys; k->key; k++) {
         int *field = (int *) ((char *) &settings + k->offset);
         int value;

@@ -35,6 +35,7 @@ cat >> "$T/scheduler.cfg" <<CFG
         login_burst = 5
         login_interval_s = 3600
         login_slots = 64
+        xxl_admin_timezone = Asia/Shanghai
 CFG
 export XXL_SCHEDULER_ARGS="--http 127.0.0.1:0"
 start_scheduler || exit 1
@@ -257,7 +258,7 @@ check "... but neither as a start" metric_is "$STARTS" $((START0 + 1))
 # (after the runs counted above: its run moves /metrics' counts)
 echo 'xa-admin-pass-1' | "$CTL" --api "$API1" user add xa-admin --role admin --password-stdin >/dev/null
 echo 'xa-viewer-pass-1' | "$CTL" --api "$API1" user add xa-viewer --role viewer --password-stdin >/dev/null
-XA_ADMIN_PW=xa-admin-pass-1 XA_VIEWER_PW=xa-viewer-pass-1 XA_APP=http-app \
+XA_ADMIN_PW=xa-admin-pass-1 XA_VIEWER_PW=xa-viewer-pass-1 XA_APP=http-app XA_ZONE=Asia/Shanghai \
     "$PY" "$XXL_SRC/tests/test_http_xxladmin.py" > "$T/xa.out" 2>&1
 rc=$?
 cat "$T/xa.out"
@@ -266,7 +267,7 @@ FAILED=$((FAILED + $(grep -c '^FAIL - ' "$T/xa.out")))
 check "test_http_xxladmin.py ran to its end" test "$rc" -eq 0 -a "$(grep -c '^done$' "$T/xa.out")" -eq 1
 # XXL-JOB 3.5's job OpenAPI (/xxl-job-admin/api/addJob, ...): tests/test_http_openapi.py
 echo 'xa-three-pass-1' | "$CTL" --api "$API1" user add xa-three --role admin --password-stdin >/dev/null
-XA3_USER=xa-three XA3_PW=xa-three-pass-1 XA_APP=http-app "$PY" "$XXL_SRC/tests/test_http_openapi.py" > "$T/oa.out" 2>&1
+XA3_USER=xa-three XA3_PW=xa-three-pass-1 XA_APP=http-app XA_ZONE=Asia/Shanghai "$PY" "$XXL_SRC/tests/test_http_openapi.py" > "$T/oa.out" 2>&1
 rc=$?
 cat "$T/oa.out"
 PASSED=$((PASSED + $(grep -c '^ok - ' "$T/oa.out")))
@@ -388,6 +389,12 @@ for bad in xxl-job-admin /xxl-job-admin/ /api /a//b "/a b"; do
                  --agents tcp://127.0.0.1:0 --plugins '$XXL_BUILD/plugins/routers/.libs' --http 127.0.0.1:0 \
                  >'$T/xapath.out' 2>&1 && grep -q 'http/xxl_admin_path' '$T/xapath.out'"
 done
+# ... and so does an http/xxl_admin_timezone that is no zone
+printf 'scheduler\n    http\n        xxl_admin_timezone = Mars/Base\n' > "$T/xazone.cfg"
+check "http/xxl_admin_timezone = Mars/Base is refused at start, naming it" \
+    bash -c "! timeout 10 '$SCHEDULER' -c '$T/xazone.cfg' --db '$T/xazone.db' --api tcp://127.0.0.1:0 \
+             --agents tcp://127.0.0.1:0 --plugins '$XXL_BUILD/plugins/routers/.libs' --http 127.0.0.1:0 \
+             >'$T/xazone.out' 2>&1 && grep -q \"http/xxl_admin_timezone: unknown time zone 'Mars/Base'\" '$T/xazone.out'"
 # ... and one that lists no name at all (",") answers any Host, as unset
 printf 'scheduler\n    http\n        hosts = ","\n        initial_admin = 0\n        xxl_admin_path = ""\n' > "$T/hosts2.cfg"
 XXL_STATE_DIR="$T/hosts2-state" "$SCHEDULER" -c "$T/hosts2.cfg" --db "$T/hosts2.db" --api tcp://127.0.0.1:0 --agents tcp://127.0.0.1:0 \

@@ -24,6 +24,7 @@ ADMIN = os.environ["ADMIN_TOKEN"]
 VIEWER = os.environ["VIEWER_TOKEN"]
 OPERATOR = os.environ["OPERATOR_TOKEN"]
 APP = os.environ["XA_APP"]
+ZONE = os.environ.get("XA_ZONE", "")      # http/xxl_admin_timezone
 P = "/xxl-job-admin/api/"
 
 
@@ -137,8 +138,10 @@ check("addJob with an admin token: ReturnT 200, the new id as text in content an
       and v["content"].isdigit(), (s, v))
 JOB = int(v["content"]) if ok(v) else 0
 s, job = rest("GET", "jobs/%d" % JOB)
-check("... the job is as sent: name as jobDesc, schedule, route, handler, param, retry, stopped",
+check("... the job is as sent: name as jobDesc, schedule, route, handler, param, retry, stopped;"
+      " its zone http/xxl_admin_timezone's",
       s == 200 and job.get("jobDesc") == "openapi job" and job.get("scheduleConf") == "0 0 3 * * ?"
+      and ZONE and job.get("timezone") == ZONE
       and job.get("executorHandler") == "demoJobHandler" and job.get("executorParam") == "p0"
       and job.get("executorFailRetryCount") == 1 and job.get("author") == "admin"
       and job.get("jobGroup") == GROUP and job.get("triggerStatus") == 0, (s, job))

@@ -24,6 +24,7 @@ from xxl_tap import check  # noqa: E402
 H1 = os.environ["HTTP1"]
 ADMIN = os.environ["ADMIN_TOKEN"]
 APP = os.environ["XA_APP"]
+ZONE = os.environ.get("XA_ZONE", "")      # http/xxl_admin_timezone
 SOURCE = "127.0.0.31"       # (an address of its own: the login limiter's counts)
 P = "/xxl-job-admin"
 JOB_KEYS = ["id", "jobGroup", "jobDesc", "addTime", "updateTime", "author", "alarmEmail",
@@ -460,6 +461,13 @@ def rest(method, path, token, body=None):
     except ValueError:
         return resp.status, text
 
+
+# http/xxl_admin_timezone: the zone of the jobs jobinfo/add makes (XXL-JOB's
+# form has none; its admin ran crons in its own zone), kept by jobinfo/update
+s, job = rest("GET", "/api/v1/jobs/%d" % JID, ADMIN)
+check("xxl-job-admin jobinfo/add: the job's zone is http/xxl_admin_timezone's (%s)" % ZONE,
+      s == 200 and ZONE and job.get("timezone") == ZONE and job.get("jobDesc") == "xa job 2",
+      (s, job))
 
 # a token removed counts as none here (302, XXL-JOB's not logged in),
 # while /api/v1 answers it 401

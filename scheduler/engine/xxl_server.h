@@ -40,6 +40,8 @@ typedef struct {
                                         //  (NULL, "" or "*": any)
     const char *xxl_admin_path;         //  XXL-JOB admin's console endpoints under
                                         //  this path (NULL or "": not served)
+    const char *xxl_admin_timezone;     //  the zone of the jobs those endpoints and
+                                        //  the OpenAPI add (NULL or "": UTC)
     int request_timeout_s;              //  a request whole within this of its
                                         //  connection's accept (or the last
                                         //  answer), whatever bytes come

@@ -17,6 +17,7 @@
 #include "xxl_http_int.h"
 #include "xxl_http_xxladmin.h"
 #include "xxl_log.h"
+#include "xxl/cron.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -351,6 +352,24 @@ s_xadmin_set (xxl_http_t *self, const char *path, char *why, size_t whylen)
         return -1;
     }
     self->xadmin = strdup (path);
+    return 0;
+}
+
+//  Reads http/xxl_admin_timezone into self->xadmin_zone (NULL or "": UTC),
+//  judged by the cron parser the jobs' expressions go through
+static int
+s_xadmin_zone_set (xxl_http_t *self, const char *zone, char *why, size_t whylen)
+{
+    if (!zone || !*zone)
+        return 0;
+    char reason [256];
+    xxl_cron_t *probe = xxl_cron_new ("0 0 0 * * ?", zone, reason, sizeof reason);
+    if (!probe) {
+        snprintf (why, whylen, "http/xxl_admin_timezone: %s", reason);
+        return -1;
+    }
+    xxl_cron_destroy (&probe);
+    self->xadmin_zone = strdup (zone);
     return 0;
 }
 
@@ -788,7 +807,8 @@ xxl_http_new (const xxl_http_config_t *config, const char *engine, xxl_metrics_b
         return NULL;
     }
     if (s_hosts_set (self, config->hosts, why, whylen)
-    ||  s_xadmin_set (self, config->xxl_admin_path, why, whylen)) {
+    ||  s_xadmin_set (self, config->xxl_admin_path, why, whylen)
+    ||  s_xadmin_zone_set (self, config->xxl_admin_timezone, why, whylen)) {
         xxl_http_destroy (&self);
         return NULL;
     }
@@ -878,6 +898,7 @@ xxl_http_destroy (xxl_http_t **self_p)
     free (self->engine);
     free (self->console);
     free (self->xadmin);
+    free (self->xadmin_zone);
     free (self->cert_pem);
     free (self->key_pem);
     for (char **host = self->hosts; host && *host; host++)

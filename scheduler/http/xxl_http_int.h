@@ -77,6 +77,7 @@ struct _xxl_http_t {
     char **hosts;                       //  Host names answered besides IP addresses
                                         //  and localhost (lower case; "*.x": x's
                                         //  subdomains), NULL-terminated; NULL: any
+    char *xadmin_zone;                  //  http/xxl_admin_timezone (NULL: UTC)
     char *xadmin;                       //  http/xxl_admin_path ("/xxl-job-admin");
                                         //  NULL: XXL-JOB's endpoints not served
 };

@@ -315,6 +315,16 @@ s_openapi_app (xxl_http_t *self, const char *auth, const char *app, int *code, c
     return rc;
 }
 
+//  A job these endpoints add (XXL-JOB's forms have no zone) gets
+//  http/xxl_admin_timezone: XXL-JOB ran every cron in its admin's zone
+static void
+s_job_zone (xxl_http_t *self, const xxl_xxladmin_endpoint_t *endpoint, json_t *fields)
+{
+    if (self->xadmin_zone && endpoint->command && streq (endpoint->command, "JOB_ADD")
+    &&  !json_object_get (fields, "timezone"))
+        json_object_set_new (fields, "timezone", json_string (self->xadmin_zone));
+}
+
 //  XXL-JOB 3.5's job OpenAPI: POST <prefix>/api/<uri>, a JSON body, the
 //  headers XXL-JOB-ACCESS-TOKEN (here an xxl token, xxl-ctl token add,
 //  judged as a bearer token) and XXL-JOB-APPNAME (a group the token may
@@ -379,6 +389,7 @@ s_openapi (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn, cons
         s_returnt (answer, 200, 500, why);
         return;
     }
+    s_job_zone (self, endpoint, fields);
     code = xxl_http_call (self, auth, endpoint->command, fields, &content, text, sizeof text);
     if (code == XXL_UNAUTHORIZED)
         //  (the token removed between the two calls)
@@ -553,6 +564,7 @@ xxl_http_xxladmin (xxl_http_t *self, answer_t *answer, struct MHD_Connection *co
             s_returnt (answer, 200, 500, why);
             return;
         }
+        s_job_zone (self, endpoint, fields);
         if (code == XXL_OK)
             code = xxl_http_call (self, auth, endpoint->command, fields, &content, text,
                                   sizeof text);
