@@ -135,7 +135,10 @@ s_log_forward (server_t *self, request_t *request, int kill)
         xxl_enc_kint (self->enc, "jobId", log.job_id);
     else {
         xxl_enc_kint (self->enc, "logId", id);
-        xxl_enc_kint (self->enc, "logDateTime", log.trigger_time);
+        //  (an accepted run whose trigger time is not written yet: the
+        //  row holds the time it was planned, the RUN carried this one)
+        int64_t stamp = engine_accepted_stamp (self, id);
+        xxl_enc_kint (self->enc, "logDateTime", stamp > 0? stamp: log.trigger_time);
         if (from_byte >= 0)
             xxl_enc_kint (self->enc, "fromByte", from_byte);
         else

@@ -54,10 +54,12 @@ s_batch_answer (server_t *self, run_batch_t *batch, xxl_msg_t *msg)
             item_code = c && c->type == MSGPACK_OBJECT_POSITIVE_INTEGER && c->via.u64 < 1000
                       ? (int) c->via.u64: XXL_FAILURE;
             item_text = NULL;
-            if (m && m->type == MSGPACK_OBJECT_STR) {
-                size_t len = m->via.str.size < sizeof buffer - 1? m->via.str.size
-                                                                : sizeof buffer - 1;
-                memcpy (buffer, m->via.str.ptr, len);
+            //  (str or bin, as every text of the protocol)
+            if (m && (m->type == MSGPACK_OBJECT_STR || m->type == MSGPACK_OBJECT_BIN)) {
+                uint32_t size = m->type == MSGPACK_OBJECT_STR? m->via.str.size: m->via.bin.size;
+                const char *ptr = m->type == MSGPACK_OBJECT_STR? m->via.str.ptr: m->via.bin.ptr;
+                size_t len = size < sizeof buffer - 1? size: sizeof buffer - 1;
+                memcpy (buffer, ptr, len);
                 buffer [len] = 0;
                 if (memchr (buffer, 0, len))
                     len = strlen (buffer);
