@@ -504,7 +504,7 @@ s_handle_request (agent_t *self, link_t *link, xxl_msg_t *msg)
         if (xxl_executor_kill (self->executor, job_id, "killed by a user (log kill)") == 0)
             xxl_agent_reply (self, link, xxl_msg_id (msg), XXL_OK, NULL);
         else
-            xxl_agent_reply (self, link, xxl_msg_id (msg), XXL_CODE_FAIL, "job thread is not running");
+            xxl_agent_reply (self, link, xxl_msg_id (msg), XXL_CODE_FAIL, XXL_KILL_NOT_RUNNING);
     }
     else
     if (streq (type, "LOG"))

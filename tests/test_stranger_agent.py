@@ -1,9 +1,10 @@
 """test_stranger_agent.py -- an agent written from docs/protocol.md alone,
 as an outside team's would be: what it sees on the wire.
 
-Usage: test_stranger_agent.py API AGENTS JOB_BATCH JOB_CRON
+Usage: test_stranger_agent.py API AGENTS JOB_BATCH JOB_CRON JOB_DOUBT
   JOB_BATCH: a job of app "stranger-b" (no schedule); JOB_CRON: a started
-  one-second CRON job of app "stranger-c".
+  one-second CRON job of app "stranger-c"; JOB_DOUBT: a job of app
+  "stranger-d" (no schedule, no retries).
 - A batch answer whose item's msg is msgpack bin counts as the same text
   in str: "expired: ..." sends the run again (protocol.md, Strings).
 - LOG's logDateTime is the one the RUN carried, also for a planned fire
@@ -20,11 +21,12 @@ import zmq
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from xxl_tap import check  # noqa: E402
 
-API, AGENTS, JOB_BATCH, JOB_CRON = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+API, AGENTS = sys.argv[1], sys.argv[2]
+JOB_BATCH, JOB_CRON, JOB_DOUBT = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 ctx = zmq.Context()
 
 
-def pk(m, bin_msg=False):
+def pk(m):
     return msgpack.packb(m, use_bin_type=True)
 
 
@@ -163,4 +165,85 @@ check("three planned fires: a LOG_CAT right after each RUN's 200 reached the age
       got and len(seen) >= 3, pairs)
 check("... each LOG's logDateTime is its RUN's",
       seen and all(p[1] == p[2] for p in seen), pairs)
+
+# 3. A row in doubt whose agent answers its asks with neither 200 nor
+# "expired: ...": it stays in doubt while the agent registers, and a
+# LOG_KILL that the agent answers "job thread is not running" ends it
+d = Agent("stranger-d", "stranger-d1")
+until(d, 1.5, lambda m: False)
+r = call("JOB_TRIGGER", jobId=JOB_DOUBT)
+dlog = (r.get("content") or {}).get("logIds", [0])[0]
+check("a trigger of the doubting agent's job gives a log id", r.get("code") == 200 and dlog > 0, r)
+runs, asks = [], []
+
+
+def is_ask(m):
+    return m.get("t") == "RUN" and m.get("logId") == dlog and "jobId" not in m
+
+
+def on_doubt(m):
+    if m.get("t") == "RUN" and m.get("logId") == dlog and "jobId" in m:
+        runs.append(m)                  # the RUN itself: never answered
+    elif is_ask(m):
+        asks.append(m)
+        d.reply(m, 400, "jobId: missing")   # checks its fields before expireTime
+        return len(asks) >= 2
+    elif m.get("t") in ("BEAT", "IDLE_BEAT"):
+        d.reply(m, 200, None)
+    return False
+
+
+check("the RUN left unanswered is asked about twice (expireTime 1), each answered 400",
+      until(d, 25, on_doubt) and len(runs) == 1 and all(a.get("expireTime") == 1 for a in asks),
+      {"runs": runs, "asks": asks})
+row = call("LOG_SHOW", logId=dlog).get("content") or {}
+check("... the row stays in doubt: triggerCode 0, handleCode 0",
+      row.get("triggerCode") == 0 and row.get("handleCode") == 0, row)
+
+
+def kill_answered(code, msg):
+    """a LOG_KILL of dlog whose KILL the agent answers code/msg: (KILLs, reply)"""
+    cid[0] += 1
+    kid = cid[0]
+    client.send(pk({"v": 1, "t": "LOG_KILL", "id": kid, "logId": dlog}))
+    kills = []
+
+    def on_kill(m):
+        if m.get("t") == "KILL":
+            kills.append(m)
+            d.reply(m, code, msg)
+            return True
+        if is_ask(m):
+            d.reply(m, 400, "jobId: missing")
+        return False
+
+    until(d, 10, on_kill)
+    end = time.time() + 10
+    while time.time() < end:
+        until(d, 0.1, lambda m: is_ask(m) and d.reply(m, 400, "jobId: missing"))
+        while client.poll(0):
+            x = up(client.recv())
+            if x.get("id") == kid:
+                return kills, x
+    return kills, None
+
+
+kills, r = kill_answered(500, "no thread of that job here")
+check("a LOG_KILL whose KILL the agent refuses with another text: its answer as it came",
+      len(kills) == 1 and kills[0].get("jobId") == JOB_DOUBT and r is not None
+      and r.get("code") == 500 and r.get("msg") == "no thread of that job here", [kills, r])
+row = call("LOG_SHOW", logId=dlog).get("content") or {}
+check("... the row still in doubt", row.get("triggerCode") == 0 and row.get("handleCode") == 0, row)
+kills, r = kill_answered(500, "job thread is not running")
+check("a LOG_KILL the agent answers 'job thread is not running': 200, killed",
+      len(kills) == 1 and r is not None and r.get("code") == 200
+      and "killed" in (r.get("msg") or ""), [kills, r])
+row = call("LOG_SHOW", logId=dlog).get("content") or {}
+check("... the row ends as a failed trigger, killed by a user",
+      row.get("triggerCode") == 500 and row.get("handleCode") == 0
+      and "killed by a user (log kill)" in (row.get("triggerMsg") or ""), row)
+later = []
+until(d, 5, lambda m: (is_ask(m) or (m.get("t") == "RUN" and m.get("logId") == dlog))
+      and later.append(m) is None and False)
+check("... and is neither asked about nor sent again (5 s)", not later, later)
 print("done")

@@ -946,6 +946,15 @@ engine_agent_answer (server_t *self, zframe_t *rid, xxl_msg_t *msg)
                     answered = XXL_TIMEOUT;
                 }
             }
+            else
+            if (pending->client && !pending->note
+            &&  engine_doubt_killed (self, pending->log_id, code, text)) {
+                //  (a row in doubt the agent runs nothing of: ended here)
+                xxl_enc_reply (self->enc, pending->client_id, XXL_OK,
+                               "killed while its agent's answer was awaited: the agent runs"
+                               " nothing of the job");
+                answered = XXL_OK;
+            }
             else {
                 //  (a KILL's answer as it came: a 200's content, if any;
                 //  a refusal has none, whatever the agent put in it)

@@ -26,7 +26,12 @@
         dead time after this scheduler's own: xxl_heard_rows_after; after
         a step of the wall clock its own rows may look another's, which
         only waits longer): whatever it had of the run it has stopped,
-        and the row fails the same way.
+        and the row fails the same way;
+    -   a user's LOG_KILL whose KILL the agent answers 500 "job thread is
+        not running" (engine_doubt_killed): nothing of the job is there
+        and the RUN can no longer start, so the row fails as killed.  Any
+        other answer to an ask says nothing of the run: the doubt stands
+        (logged once per row) while the agent registers.
     A doubt ends and changes nothing when the row gets a result or an
     answer meanwhile, is sent again (a recovery's re-send, a plan, an
     acceptance on its way), or its job's share, this scheduler's when the
@@ -53,6 +58,9 @@
 #define XXL_DOUBT_ASK_MS    2000        //  between asks while unanswered
 #define XXL_UNSEEN_TIMES    3           //  routings again of a RUN its agent never took
 #define XXL_UNSEEN_MS       (10 * 60 * 1000)
+//  The trigger text of a row in doubt a LOG_KILL ended (engine_doubt_killed)
+#define XXL_DOUBT_KILLED    "killed by a user (log kill) while its agent's answer was awaited:" \
+                            " the agent runs nothing of the job"
 
 typedef struct {
     int64_t log_id;                     //  (the map's key points here)
@@ -70,6 +78,7 @@ typedef struct {
     int64_t disowned;                   //  mono ms an agent on another connection said it never
                                         //  took it while the RUN's was open (0: none did)
     bool held;                          //  its job's share was this scheduler's when it began
+    bool wrong;                         //  an ask was answered neither 200 nor "expired:" (logged)
 } doubt_t;
 
 void
@@ -331,6 +340,44 @@ engine_doubt_answer (server_t *self, pending_t *pending, int code, const char *m
     else
     if (code && msg && strncmp (msg, "expired:", 8) == 0)
         s_unseen (self, doubt, pending);
+    else
+    if (code && !doubt->wrong) {
+        //  No word on the run (an agent that does not judge expireTime
+        //  first): the doubt stands while the agent beats; a LOG_KILL
+        //  ends it (engine_doubt_killed)
+        doubt->wrong = true;
+        char where [300], said [300];
+        engine_warn_limited (&self->runs.log_doubt_word, "trigger: log %" PRId64 ": %s, asked"
+                             " whether it took the RUN, answered %d '%s', which says neither"
+                             " (an agent with a run lease must answer 200 or 'expired: ...');"
+                             " the row stays in doubt while the agent registers (LOG_KILL"
+                             " ends it)", doubt->log_id,
+                             xxl_printable (doubt->address, where, sizeof where), code,
+                             xxl_printable (msg? msg: "", said, 129));
+    }
+}
+
+bool
+engine_doubt_killed (server_t *self, int64_t log_id, int code, const char *msg)
+{
+    doubt_t *doubt = (doubt_t *) zhashx_lookup (self->runs.doubts, &log_id);
+    if (!doubt || code != XXL_FAILURE || !msg
+    ||  strncmp (msg, XXL_KILL_NOT_RUNNING, strlen (XXL_KILL_NOT_RUNNING)) != 0)
+        return false;
+    //  Nothing of the job runs there, and the RUN, past its expireTime
+    //  when the doubt began, can never start: had the agent taken it, it
+    //  has finished, and its result, come late, is recorded beside the row
+    int stands = s_stands (self, doubt, -1);
+    if (stands <= 0) {
+        if (stands == 0)
+            zhashx_delete (self->runs.doubts, &log_id);
+        return false;                   //  (the row is decided otherwise: the answer as it came)
+    }
+    engine_run_answer (self, log_id, 0, doubt->note, doubt->address, doubt->presumed,
+                       doubt->stamp, XXL_CODE_FAIL, XXL_DOUBT_KILLED);
+    zhashx_delete (self->runs.doubts, &log_id);
+    zhashx_delete (self->runs.unseen, &log_id);
+    return true;
 }
 
 //  Whether another scheduler of the store heard address within the dead

@@ -217,6 +217,7 @@ typedef struct {
     ratelog_t log_moved;                //  addresses taken by another open connection
     ratelog_t log_twin_ask;             //  asks left out for shared addresses
     infolog_t log_doubt;                //  RUNs held in doubt
+    ratelog_t log_doubt_word;           //  asks answered neither 200 nor "expired: ..."
     ratelog_t log_late;                 //  late results recorded beside their rows
     ratelog_t log_ids_behind;           //  log ids moved past an agent's acceptedMax
     ratelog_t log_other_run;            //  RUNs refused: the logId another run's (409)
@@ -464,6 +465,11 @@ bool engine_doubt_has (server_t *self, int64_t log_id);
 //  xxl_agents.c: whether two live agents share address now (none is asked)
 bool engine_address_twin (server_t *self, const char *address);
 void engine_doubt_answer (server_t *self, pending_t *pending, int code, const char *msg);
+//  A user's LOG_KILL of log_id answered code/msg by its agent: when the
+//  row is in doubt and the agent said 500 "job thread is not running",
+//  the row ends as a failed trigger and is not asked about or routed
+//  again (true); false otherwise (the answer goes to the client as it came)
+bool engine_doubt_killed (server_t *self, int64_t log_id, int code, const char *msg);
 //  An agent's answer to one run of a RUN, from the connection the RUN went
 //  to: true when it said "expired: ..." (it read the RUN past its
 //  expireTime: it never took the run), and the run was routed again

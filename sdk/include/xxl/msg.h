@@ -48,6 +48,8 @@ extern "C" {
 #define XXL_TIMEOUT         502
 #define XXL_UNAVAILABLE     503
 #define XXL_NO_ANSWER       504
+//  An agent's 500 to a KILL when nothing of the job runs or waits there
+#define XXL_KILL_NOT_RUNNING    "job thread is not running"
 
 typedef struct _xxl_msg_t xxl_msg_t;
 
