@@ -510,8 +510,9 @@ s_handle_request (agent_t *self, link_t *link, xxl_msg_t *msg)
     if (streq (type, "LOG"))
         s_handle_log (self, link, msg);
     else {
-        char text [128];
-        snprintf (text, sizeof text, "unknown message type '%s'", type);
+        char text [160], shown [129];
+        snprintf (text, sizeof text, "unknown message type '%s'",
+                  xxl_printable (type, shown, sizeof shown));
         xxl_agent_reply (self, link, xxl_msg_id (msg), XXL_BAD_REQUEST, text);
     }
 }

@@ -62,6 +62,12 @@ main (int argc, char *argv [])
     XXL_CHECK (xxl_tw_code (reply) == XXL_BAD_REQUEST);
     XXL_CHECK (strstr (xxl_tw_text (reply), "unknown message type 'FROBNICATE'"));
     xxl_msg_destroy (&reply);
+    //  ... its name shown escaped, a control character unable to end a line
+    xxl_enc_request (enc, "FROB\nNICATE", 12);
+    reply = xxl_tw_call (api, enc);
+    XXL_CHECK (xxl_tw_code (reply) == XXL_BAD_REQUEST);
+    XXL_CHECK (strstr (xxl_tw_text (reply), "unknown message type 'FROB\\nNICATE'"));
+    xxl_msg_destroy (&reply);
 
     //  Ill-typed field
     xxl_enc_request (enc, "JOB_SHOW", 13);
@@ -171,6 +177,23 @@ main (int argc, char *argv [])
     reply = xxl_tw_call (api, enc);
     XXL_CHECK (xxl_tw_code (reply) == XXL_OK);
     int64_t job_id = xxl_tw_content_id (reply);
+    xxl_msg_destroy (&reply);
+    //  An unknown time zone is refused, shown escaped; the same job with a
+    //  zone that exists is made
+    xxl_enc_request (enc, "JOB_ADD", 34);
+    xxl_enc_kstr (enc, "jobGroup", "bi-app");
+    xxl_enc_kstr (enc, "executorHandler", "biJobHandler");
+    xxl_enc_kstr (enc, "timezone", "Mars\tBase");
+    reply = xxl_tw_call (api, enc);
+    XXL_CHECK (xxl_tw_code (reply) == XXL_BAD_REQUEST);
+    XXL_CHECK (strstr (xxl_tw_text (reply), "unknown time zone 'Mars\\tBase'"));
+    xxl_msg_destroy (&reply);
+    xxl_enc_request (enc, "JOB_ADD", 35);
+    xxl_enc_kstr (enc, "jobGroup", "bi-app");
+    xxl_enc_kstr (enc, "executorHandler", "biJobHandler");
+    xxl_enc_kstr (enc, "timezone", "Europe/Paris");
+    reply = xxl_tw_call (api, enc);
+    XXL_CHECK (xxl_tw_code (reply) == XXL_OK);
     xxl_msg_destroy (&reply);
     zsock_t *member = s_connect (argv [2]);
     xxl_tw_enc_register (enc, "REGISTER", 32, "bi-app", "bi-1");

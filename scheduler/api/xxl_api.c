@@ -33,8 +33,9 @@ engine_api_request (server_t *self, zframe_t *rid, xxl_msg_t *msg, const xxl_who
     char why [512];
     engine_outbox_read (self, !command || !fn || command->read_only);
     if (!command || !fn) {
-        char text [128];
-        snprintf (text, sizeof text, "unknown message type '%s'", xxl_msg_type (msg));
+        char text [160], shown [129];
+        snprintf (text, sizeof text, "unknown message type '%s'",
+                  xxl_printable (xxl_msg_type (msg), shown, sizeof shown));
         engine_reply (self, &request, XXL_BAD_REQUEST, text);
     }
     else {

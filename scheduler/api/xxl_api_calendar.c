@@ -148,8 +148,9 @@ api_calendar_add (server_t *self, request_t *request)
         return;
     }
     if (*tz && !xxl_cron_tz_valid (tz)) {
-        char text [128];
-        snprintf (text, sizeof text, "unknown time zone '%s'", tz);
+        char text [160], shown [129];
+        snprintf (text, sizeof text, "unknown time zone '%s'",
+                  xxl_printable (tz, shown, sizeof shown));
         engine_reply (self, request, XXL_BAD_REQUEST, text);
         return;
     }

@@ -171,8 +171,9 @@ s_workflow_read (server_t *self, request_t *request, xxl_workflow_t *workflow)
         return -1;
     }
     if (*workflow->timezone && !xxl_cron_tz_valid (workflow->timezone)) {
-        char text [128];
-        snprintf (text, sizeof text, "unknown time zone '%s'", workflow->timezone);
+        char text [160], shown [129];
+        snprintf (text, sizeof text, "unknown time zone '%s'",
+                  xxl_printable (workflow->timezone, shown, sizeof shown));
         engine_reply (self, request, XXL_BAD_REQUEST, text);
         return -1;
     }

@@ -326,8 +326,9 @@ api_schedule_next (server_t *self, request_t *request)
     //  (a job of this schedule, never stored: only what its times need)
     const char *tz = api_str (request, "timezone");
     if (tz && *tz && !xxl_cron_tz_valid (tz)) {
-        char text [128];
-        snprintf (text, sizeof text, "unknown time zone '%s'", tz);
+        char text [160], shown [129];
+        snprintf (text, sizeof text, "unknown time zone '%s'",
+                  xxl_printable (tz, shown, sizeof shown));
         engine_reply (self, request, XXL_BAD_REQUEST, text);
         return;
     }

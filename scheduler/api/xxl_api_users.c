@@ -461,9 +461,10 @@ s_http_internal (server_t *self, request_t *request, const char *type, http_who_
         engine_audit (self, request, request->code, 0);
     }
     else {
-        char text [128];
+        char text [160], shown [129];
         engine_outbox_read (self, true);
-        snprintf (text, sizeof text, "unknown message type '%s'", type);
+        snprintf (text, sizeof text, "unknown message type '%s'",
+                  xxl_printable (type, shown, sizeof shown));
         engine_reply (self, request, XXL_BAD_REQUEST, text);
     }
 }

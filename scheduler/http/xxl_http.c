@@ -18,6 +18,7 @@
 #include "xxl_http_xxladmin.h"
 #include "xxl_log.h"
 #include "xxl/cron.h"
+#include "xxl/msg.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -356,19 +357,18 @@ s_xadmin_set (xxl_http_t *self, const char *path, char *why, size_t whylen)
 }
 
 //  Reads http/xxl_admin_timezone into self->xadmin_zone (NULL or "": UTC),
-//  judged by the cron parser the jobs' expressions go through
+//  judged as the jobs' zones are
 static int
 s_xadmin_zone_set (xxl_http_t *self, const char *zone, char *why, size_t whylen)
 {
     if (!zone || !*zone)
         return 0;
-    char reason [256];
-    xxl_cron_t *probe = xxl_cron_new ("0 0 0 * * ?", zone, reason, sizeof reason);
-    if (!probe) {
-        snprintf (why, whylen, "http/xxl_admin_timezone: %s", reason);
+    if (!xxl_cron_tz_valid (zone)) {
+        char shown [129];
+        snprintf (why, whylen, "http/xxl_admin_timezone: unknown time zone '%s'",
+                  xxl_printable (zone, shown, sizeof shown));
         return -1;
     }
-    xxl_cron_destroy (&probe);
     self->xadmin_zone = strdup (zone);
     return 0;
 }

@@ -78,7 +78,9 @@ engine_job_read (server_t *self, request_t *request, xxl_job_t *job, int is_add)
 
     if (!xxl_routers_find (engine_runs_routers (self), job->executor_route_strategy)) {
         char *known = xxl_routers_names (engine_runs_routers (self));
-        xxl_msg_fail (msg, "unknown route '%s' (known: %s)", job->executor_route_strategy,
+        char shown [129];
+        xxl_msg_fail (msg, "unknown route '%s' (known: %s)",
+                      xxl_printable (job->executor_route_strategy, shown, sizeof shown),
                       known && *known? known: "none: no router plugins loaded");
         free (known);
         return -1;
@@ -95,8 +97,11 @@ engine_job_read (server_t *self, request_t *request, xxl_job_t *job, int is_add)
     if (*job->alarm_email
     &&  xxl_alarms_check_targets (self->alarms, job->alarm_email, reason, sizeof reason))
         return xxl_msg_fail (msg, "alarm targets: %s", reason);
-    if (*job->timezone && !xxl_cron_tz_valid (job->timezone))
-        return xxl_msg_fail (msg, "unknown time zone '%s'", job->timezone);
+    if (*job->timezone && !xxl_cron_tz_valid (job->timezone)) {
+        char shown [129];
+        return xxl_msg_fail (msg, "unknown time zone '%s'",
+                             xxl_printable (job->timezone, shown, sizeof shown));
+    }
     xxl_schedule_t *schedule = xxl_schedule_new (job->schedule_type, job->schedule_conf,
                                                  job->timezone, reason, sizeof reason);
     if (!schedule)

@@ -3,6 +3,7 @@
 
 #include "xxl_schedule.h"
 #include "xxl/cron.h"
+#include "xxl/msg.h"
 
 #include <assert.h>
 #include <stdint.h>
@@ -131,8 +132,9 @@ xxl_schedule_new (const char *type, const char *conf, const char *tz, char *why,
 {
     const xxl_schedule_type_t *kind = xxl_schedule_type (type);
     if (!kind) {
-        snprintf (why, whylen, "unknown schedule type '%s' (known: %s)", type? type: "",
-                  xxl_schedule_names ());
+        char shown [129];
+        snprintf (why, whylen, "unknown schedule type '%s' (known: %s)",
+                  xxl_printable (type? type: "", shown, sizeof shown), xxl_schedule_names ());
         return NULL;
     }
     xxl_schedule_t *self = (xxl_schedule_t *) calloc (1, sizeof (xxl_schedule_t));

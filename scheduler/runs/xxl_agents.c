@@ -1027,8 +1027,9 @@ engine_handle_agent (server_t *self, zmsg_t *zmsg)
     if (streq (type, "CALLBACK"))
         s_agent_callback (self, rid, msg);
     else {
-        char text [128];
-        snprintf (text, sizeof text, "unknown message type '%s'", type);
+        char text [160], shown [129];
+        snprintf (text, sizeof text, "unknown message type '%s'",
+                  xxl_printable (type, shown, sizeof shown));
         s_agent_reply (self, rid, id, XXL_BAD_REQUEST, text);
     }
     xxl_msg_destroy (&msg);

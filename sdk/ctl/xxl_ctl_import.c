@@ -317,14 +317,11 @@ s_import (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
     const char *zone = xxl_ctl_args_get (cmd, args, "--timezone");
     if (zone && !*zone)
         zone = NULL;                    //  (as the api's "": UTC)
-    if (zone) {
-        //  Judged before anything is read or made, by the same parser as
-        //  the jobs' expressions
-        char reason [256];
-        xxl_cron_t *probe = xxl_cron_new ("0 0 0 * * ?", zone, reason, sizeof reason);
-        if (!probe)
-            return xxl_ctl_fail (self, XXL_CTL_USAGE, "--timezone: %s (nothing imported)", reason);
-        xxl_cron_destroy (&probe);
+    if (zone && !xxl_cron_tz_valid (zone)) {
+        //  (judged before anything is read or made, as the jobs' zones are)
+        char shown [129];
+        return xxl_ctl_fail (self, XXL_CTL_USAGE, "--timezone: unknown time zone '%s' (nothing"
+                             " imported)", xxl_printable (zone, shown, sizeof shown));
     }
     FILE *file = streq (path, "-")? stdin: fopen (path, "rb");
     if (!file)
