@@ -246,4 +246,48 @@ later = []
 until(d, 5, lambda m: (is_ask(m) or (m.get("t") == "RUN" and m.get("logId") == dlog))
       and later.append(m) is None and False)
 check("... and is neither asked about nor sent again (5 s)", not later, later)
+
+# 4. A LOG_KILL while an ask is in flight: the ask's "expired: ..." does
+# not route the run again before the KILL's answer ends it
+r = call("JOB_TRIGGER", jobId=JOB_DOUBT)
+dlog2 = (r.get("content") or {}).get("logIds", [0])[0]
+held = []
+
+
+def on_ask2(m):
+    if m.get("t") == "RUN" and m.get("logId") == dlog2 and "jobId" not in m:
+        held.append(m)                  # the ask: held unanswered
+        return True
+    if m.get("t") in ("BEAT", "IDLE_BEAT"):
+        d.reply(m, 200, None)
+    return False
+
+
+check("a second row's RUN left unanswered is asked about", until(d, 25, on_ask2), held)
+cid[0] += 1
+kid = cid[0]
+client.send(pk({"v": 1, "t": "LOG_KILL", "id": kid, "logId": dlog2}))
+kills = []
+until(d, 10, lambda m: m.get("t") == "KILL" and kills.append(m) is None)
+resent = []
+if held and kills:
+    d.reply(held[0], 500, "expired: never took it")
+    d.reply(kills[0], 500, "job thread is not running")
+r = None
+end = time.time() + 10
+while r is None and time.time() < end:
+    until(d, 0.1, lambda m: m.get("t") == "RUN" and m.get("logId") == dlog2
+          and resent.append(m) is None and False)
+    while client.poll(0):
+        x = up(client.recv())
+        if x.get("id") == kid:
+            r = x
+check("the ask answered 'expired:' while the KILL waits, then the KILL: 200, killed",
+      len(kills) == 1 and r is not None and r.get("code") == 200, [kills, r])
+until(d, 5, lambda m: m.get("t") == "RUN" and m.get("logId") == dlog2
+      and resent.append(m) is None and False)
+row = call("LOG_SHOW", logId=dlog2).get("content") or {}
+check("... the row a failed trigger, killed, and its run never sent again",
+      row.get("triggerCode") == 500 and "killed by a user (log kill)" in (row.get("triggerMsg") or "")
+      and not resent, [row, resent])
 print("done")

@@ -131,8 +131,10 @@ s_log_forward (server_t *self, request_t *request, int kill)
     pending->client = zframe_dup (request->rid);
     pending->client_id = xxl_msg_id (request->msg);
     engine_audit_forwarded (request, pending);
-    if (kill)
+    if (kill) {
+        engine_doubt_kill_sent (self, id, pending->id);
         xxl_enc_kint (self->enc, "jobId", log.job_id);
+    }
     else {
         xxl_enc_kint (self->enc, "logId", id);
         //  (an accepted run whose trigger time is not written yet: the

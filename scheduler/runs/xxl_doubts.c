@@ -79,6 +79,7 @@ typedef struct {
                                         //  took it while the RUN's was open (0: none did)
     bool held;                          //  its job's share was this scheduler's when it began
     bool wrong;                         //  an ask was answered neither 200 nor "expired:" (logged)
+    uint64_t killing;                   //  a user's KILL in flight (0: none): no asks meanwhile
 } doubt_t;
 
 void
@@ -242,6 +243,17 @@ s_unseen_end (server_t *self, doubt_t *doubt, bool again)
     zhashx_delete (self->runs.doubts, &log_id);
 }
 
+//  Whether a user's KILL of the doubt's row is in flight: its answer
+//  decides first (engine_doubt_killed), so that a run the user killed is
+//  not routed again meanwhile
+static bool
+s_kill_waits (server_t *self, doubt_t *doubt)
+{
+    if (doubt->killing && !zhashx_lookup (self->runs.pending, &doubt->killing))
+        doubt->killing = 0;             //  (it timed out)
+    return doubt->killing != 0;
+}
+
 //  The run's agent is the one that answered unless the RUN's own
 //  connection is still open and the answer came on another: that one may
 //  be an agent back before its old connection's close reached this
@@ -263,6 +275,8 @@ s_unseen (server_t *self, doubt_t *doubt, const pending_t *ask)
         zhashx_delete (self->runs.doubts, &log_id);
         return;
     }
+    if (s_kill_waits (self, doubt))
+        return;                         //  (the KILL's answer decides first; asked again after)
     bool own = doubt->rid && ask->rid && ask->rid_size == doubt->rid_size
             && memcmp (ask->rid, doubt->rid, doubt->rid_size) == 0;
     bool killing = zhashx_lookup (self->runs.killing, &log_id) != NULL;
@@ -357,10 +371,20 @@ engine_doubt_answer (server_t *self, pending_t *pending, int code, const char *m
     }
 }
 
+void
+engine_doubt_kill_sent (server_t *self, int64_t log_id, uint64_t kill_id)
+{
+    doubt_t *doubt = (doubt_t *) zhashx_lookup (self->runs.doubts, &log_id);
+    if (doubt)
+        doubt->killing = kill_id;
+}
+
 bool
 engine_doubt_killed (server_t *self, int64_t log_id, int code, const char *msg)
 {
     doubt_t *doubt = (doubt_t *) zhashx_lookup (self->runs.doubts, &log_id);
+    if (doubt)
+        doubt->killing = 0;
     if (!doubt || code != XXL_FAILURE || !msg
     ||  strncmp (msg, XXL_KILL_NOT_RUNNING, strlen (XXL_KILL_NOT_RUNNING)) != 0)
         return false;
@@ -439,7 +463,7 @@ engine_doubts_check (server_t *self)
          doubt = (doubt_t *) zhashx_next (self->runs.doubts)) {
         if (doubt->asking && !zhashx_lookup (self->runs.pending, &doubt->asking))
             doubt->asking = 0;          //  (its ask timed out)
-        if (doubt->asking || now < doubt->next_ask)
+        if (doubt->asking || now < doubt->next_ask || s_kill_waits (self, doubt))
             continue;
         size_t rid_size;
         bool twin = engine_address_twin (self, doubt->address);

@@ -470,6 +470,10 @@ void engine_doubt_answer (server_t *self, pending_t *pending, int code, const ch
 //  the row ends as a failed trigger and is not asked about or routed
 //  again (true); false otherwise (the answer goes to the client as it came)
 bool engine_doubt_killed (server_t *self, int64_t log_id, int code, const char *msg);
+//  A user's KILL (the request kill_id) went for log_id: while it waits for
+//  its answer, a row of it in doubt is not asked about, and an answer
+//  "expired: ..." does not route it again (the KILL's answer decides first)
+void engine_doubt_kill_sent (server_t *self, int64_t log_id, uint64_t kill_id);
 //  An agent's answer to one run of a RUN, from the connection the RUN went
 //  to: true when it said "expired: ..." (it read the RUN past its
 //  expireTime: it never took the run), and the run was routed again
