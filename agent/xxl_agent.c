@@ -498,10 +498,14 @@ s_handle_request (agent_t *self, link_t *link, xxl_msg_t *msg)
     else
     if (streq (type, "KILL")) {
         int64_t job_id = xxl_msg_int (msg, NULL, "jobId", 1, 1, INT64_MAX, 0);
+        //  (why, for the killed runs' handleMsg; a scheduler before it sent none)
+        const char *reason = xxl_msg_str (msg, NULL, "reason", 0, XXL_KILL_REASON_MAX,
+                                          "killed by a user (log kill)");
         if (xxl_msg_error (msg))
             xxl_agent_reply (self, link, xxl_msg_id (msg), XXL_BAD_REQUEST, xxl_msg_error (msg));
         else
-        if (xxl_executor_kill (self->executor, job_id, "killed by a user (log kill)") == 0)
+        if (xxl_executor_kill (self->executor, job_id, *reason? reason
+                                                   : "killed by a user (log kill)") == 0)
             xxl_agent_reply (self, link, xxl_msg_id (msg), XXL_OK, NULL);
         else
             xxl_agent_reply (self, link, xxl_msg_id (msg), XXL_CODE_FAIL, XXL_KILL_NOT_RUNNING);

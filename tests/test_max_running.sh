@@ -175,6 +175,8 @@ b=$(trig "$JC")
 check "COVER_EARLY: the running run is killed" wait_for 15 field_is "$a" handleCode 500
 check "... saying it was covered" \
     msg_has "$a" triggerMsg "killed: covered by a newer trigger (maxRunning 1, block strategy COVER_EARLY)"
+check "... and its result too, not a user's kill (the KILL's reason)" \
+    wait_for 10 msg_has "$a" handleMsg "killed: covered by a newer trigger (maxRunning 1, block strategy COVER_EARLY)"
 check "... the new one runs to 200" wait_for 20 field_is "$b" handleCode 200
 check "... never 2 at once ($(most "$JC"))" test "$(most "$JC")" = 1
 

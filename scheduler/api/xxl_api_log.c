@@ -134,6 +134,7 @@ s_log_forward (server_t *self, request_t *request, int kill)
     if (kill) {
         engine_doubt_kill_sent (self, id, pending->id);
         xxl_enc_kint (self->enc, "jobId", log.job_id);
+        xxl_enc_kstr (self->enc, "reason", XXL_KILL_BY_USER);
     }
     else {
         xxl_enc_kint (self->enc, "logId", id);

@@ -792,7 +792,7 @@ s_kill_row (server_t *self, int64_t log_id, int64_t run_id)
     else
         ended = xxl_store_log_handle_done (self->store, log_id, now, XXL_CODE_FAIL, text) == 0;
     if (*log.executor_address)
-        engine_kill_send (self, log.executor_address, log_id, log.job_id, NULL);
+        engine_kill_send (self, log.executor_address, log_id, log.job_id, NULL, text);
     if (ended > 0)
         engine_run_ended_job (self, log_id, log.job_id, XXL_END_RESULT, XXL_CODE_FAIL, now);
     xxl_log_free (&log);

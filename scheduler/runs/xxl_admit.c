@@ -211,11 +211,14 @@ s_kill (server_t *self, int64_t log_id, int64_t job_id, int64_t max_running)
     xxl_log_t log;
     if (xxl_store_log_load (self->store, log_id, &log))
         return;
-    if (*log.executor_address)
-        engine_kill_send (self, log.executor_address, log_id, job_id, "cover");
     char text [160];
     snprintf (text, sizeof text, "\nkilled: covered by a newer trigger (maxRunning %" PRId64
               ", block strategy COVER_EARLY)\n", max_running);
+    if (*log.executor_address) {
+        char reason [160];
+        snprintf (reason, sizeof reason, "%.*s", (int) strlen (text) - 2, text + 1);
+        engine_kill_send (self, log.executor_address, log_id, job_id, "cover", reason);
+    }
     //  (an unanswered row's section stays last: its answer replaces it)
     int64_t before = log.trigger_code == 0? engine_section_last_chars (log.trigger_msg): 0;
     xxl_store_log_insert_trigger_msg (self->store, log_id, before, text);

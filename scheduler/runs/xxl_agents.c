@@ -981,7 +981,7 @@ engine_agent_answer (server_t *self, zframe_t *rid, xxl_msg_t *msg)
             if (pending->kind == PENDING_KILL && code == XXL_OK
             &&  !pending->note
             &&  xxl_store_log_handle_done (self->store, pending->log_id, now, XXL_CODE_FAIL,
-                                           "killed by a user (log kill)") == 0)
+                                           XXL_KILL_BY_USER) == 0)
                 engine_run_ended (self, pending->log_id, XXL_END_RESULT, XXL_CODE_FAIL, now);
             break;
         }

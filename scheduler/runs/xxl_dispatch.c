@@ -412,12 +412,14 @@ engine_agent_send (server_t *self, pending_t *pending)
 
 //  Sends address a KILL of job_id's runs there, for row log_id, with no
 //  client (its answer: engine_agent_answer's PENDING_KILL; note, copied
-//  unless NULL, marks the engine's own cover kills, xxl_admit.c).  The
+//  unless NULL, marks the engine's own cover kills, xxl_admit.c); reason:
+//  the KILL's `reason`, the killed run's handleMsg at the agent.  The
 //  request, or NULL when the agent cannot be reached now.
 pending_t *
 engine_kill_send (server_t *self, const char *address, int64_t log_id, int64_t job_id,
-                  const char *note)
+                  const char *note, const char *reason)
 {
+    assert (reason);
     char why [256];
     pending_t *pending = engine_agent_request (self, address, "KILL", PENDING_KILL,
                                                self->config.request_timeout_ms, why, sizeof why);
@@ -426,6 +428,7 @@ engine_kill_send (server_t *self, const char *address, int64_t log_id, int64_t j
     pending->log_id = log_id;
     pending->note = note? strdup (note): NULL;
     xxl_enc_kint (self->enc, "jobId", job_id);
+    xxl_enc_kstr (self->enc, "reason", reason);
     engine_agent_send (self, pending);
     return pending;
 }

@@ -339,7 +339,9 @@ pending_t *engine_agent_request (server_t *self, const char *address, const char
                                  size_t whylen);
 void engine_agent_send (server_t *self, pending_t *pending);
 pending_t *engine_kill_send (server_t *self, const char *address, int64_t log_id,
-                             int64_t job_id, const char *note);
+                             int64_t job_id, const char *note, const char *reason);
+//  A KILL's `reason` for a user's LOG_KILL (the killed run's handleMsg)
+#define XXL_KILL_BY_USER "killed by a user (log kill)"
 void engine_pack_time (unsigned char out [9], int64_t value);
 int64_t engine_expire_time (server_t *self, int64_t since);
 const unsigned char *engine_encode_tp (server_t *self, const xxl_job_t *job, int64_t log_id,

@@ -50,6 +50,8 @@ extern "C" {
 #define XXL_NO_ANSWER       504
 //  An agent's 500 to a KILL when nothing of the job runs or waits there
 #define XXL_KILL_NOT_RUNNING    "job thread is not running"
+//  Bytes of a KILL's `reason` (the killed runs' handleMsg)
+#define XXL_KILL_REASON_MAX     1024
 
 typedef struct _xxl_msg_t xxl_msg_t;
 
