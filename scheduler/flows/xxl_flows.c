@@ -10,23 +10,53 @@
 #include "xxl_calendar.h"
 #include "xxl_retry_rules.h"
 
-//  A run's graph, kept while the run is in flight (keyed by its id)
+//  A parsed definition, shared by the runs in flight that started with
+//  the same text (flows->shapes, keyed by that text): its graph lives
+//  while one of them holds it (runs > 0)
+typedef struct {
+    char *definition;                   //  (the map's key points here)
+    size_t size;                        //  its bytes
+    xxl_flow_t *flow;
+    size_t runs;                        //  graph_t's that hold it
+    size_t *bytes;                      //  (flows->shape_bytes, which counts size)
+} shape_t;
+
+//  A run's graph, kept while the run is in flight (flows->graphs, keyed
+//  by its id); it holds one reference of its shape
 typedef struct {
     int64_t run_id;
-    xxl_flow_t *flow;
+    shape_t *shape;
+    zhashx_t *shapes;                   //  (where the shape is kept)
 } graph_t;
+
+static void
+s_shape_destroy (void **item)
+{
+    shape_t *shape = (shape_t *) *item;
+    assert (shape->runs == 0);
+    assert (*shape->bytes >= shape->size);
+    *shape->bytes -= shape->size;
+    xxl_flow_destroy (&shape->flow);
+    free (shape->definition);
+    free (shape);
+    *item = NULL;
+}
 
 static void
 s_graph_destroy (void **item)
 {
     graph_t *graph = (graph_t *) *item;
-    xxl_flow_destroy (&graph->flow);
+    assert (graph->shape->runs > 0);
+    if (--graph->shape->runs == 0)
+        zhashx_delete (graph->shapes, graph->shape->definition);
     free (graph);
     *item = NULL;
 }
 
-//  The most graphs kept (past it they are all dropped and parsed again)
-#define XXL_FLOWS_GRAPHS 4096
+//  The most graphs kept, and the most bytes of distinct definitions
+//  behind them (past either, all are dropped and parsed again as needed)
+#define XXL_FLOWS_GRAPHS        4096
+#define XXL_FLOWS_SHAPE_BYTES   (64 * 1024 * 1024)
 
 //  A node whose retry waits, and the steps of the wall clock since it
 //  began to wait: its failure's end time, written on the clock before
@@ -86,6 +116,12 @@ void
 engine_flows_start (server_t *self)
 {
     flows_t *flows = &self->flows;
+    //  (shapes first: a graph's end may end its shape)
+    flows->shapes = zhashx_new ();
+    assert (flows->shapes);
+    zhashx_set_key_duplicator (flows->shapes, NULL);    //  (the shape's own text)
+    zhashx_set_key_destructor (flows->shapes, NULL);
+    zhashx_set_destructor (flows->shapes, s_shape_destroy);
     flows->graphs = engine_id_map (s_graph_destroy);
     flows->retries = engine_id_map (s_retry_destroy);
     flows->retry_min = 0;
@@ -97,6 +133,8 @@ void
 engine_flows_stop (server_t *self)
 {
     zhashx_destroy (&self->flows.graphs);
+    assert (zhashx_size (self->flows.shapes) == 0);
+    zhashx_destroy (&self->flows.shapes);
     zhashx_destroy (&self->flows.retries);
 }
 
@@ -183,16 +221,26 @@ engine_flows_on_step (server_t *self, int64_t step)
 
 //  The graph of a run (parsed from the definition it started with, no
 //  job checked: a job removed since fails its node when it starts), or
-//  NULL when it does not parse.  Kept while the run is RUNNING; the graph
-//  of a run that has ended is handed over in *owned (the caller frees it)
-static void s_graph_keep (server_t *self, int64_t run_id, xxl_flow_t *flow);
+//  NULL when it does not parse.  Kept while the run is RUNNING, shared
+//  with the runs in flight of the same definition; the graph of a run
+//  that has ended is handed over in *owned (the caller frees it)
+static void s_graph_keep (server_t *self, int64_t run_id, const char *definition,
+                          xxl_flow_t *flow);
+static void s_graph_hold (server_t *self, int64_t run_id, shape_t *shape);
 
 static const xxl_flow_t *
 s_graph (server_t *self, const xxl_workflow_run_t *run, xxl_flow_t **owned)
 {
     graph_t *graph = (graph_t *) zhashx_lookup (self->flows.graphs, &run->id);
     if (graph)
-        return graph->flow;
+        return graph->shape->flow;
+    if (streq (run->status, "RUNNING")) {
+        shape_t *shape = (shape_t *) zhashx_lookup (self->flows.shapes, run->definition);
+        if (shape) {
+            s_graph_hold (self, run->id, shape);
+            return shape->flow;
+        }
+    }
     char error [XXL_FLOW_ERROR_MAX];
     xxl_flow_t *flow = xxl_flow_new (run->definition, strlen (run->definition), NULL, NULL,
                                      error, sizeof error);
@@ -205,21 +253,43 @@ s_graph (server_t *self, const xxl_workflow_run_t *run, xxl_flow_t **owned)
         *owned = flow;
         return flow;
     }
-    s_graph_keep (self, run->id, flow);
+    s_graph_keep (self, run->id, run->definition, flow);
     return flow;
 }
 
-//  Keeps the graph of a RUNNING run (taking flow)
+//  Makes run_id hold shape
 static void
-s_graph_keep (server_t *self, int64_t run_id, xxl_flow_t *flow)
+s_graph_hold (server_t *self, int64_t run_id, shape_t *shape)
 {
-    if (zhashx_size (self->flows.graphs) >= XXL_FLOWS_GRAPHS)
-        zhashx_purge (self->flows.graphs);
     graph_t *graph = (graph_t *) calloc (1, sizeof *graph);
     assert (graph);
     graph->run_id = run_id;
-    graph->flow = flow;
+    graph->shape = shape;
+    graph->shapes = self->flows.shapes;
+    shape->runs++;
     zhashx_insert (self->flows.graphs, &graph->run_id, graph);
+}
+
+//  Keeps the graph of a RUNNING run parsed from definition (taking flow),
+//  as the shape of that text
+static void
+s_graph_keep (server_t *self, int64_t run_id, const char *definition, xxl_flow_t *flow)
+{
+    size_t size = strlen (definition);
+    if (zhashx_size (self->flows.graphs) >= XXL_FLOWS_GRAPHS
+    ||  self->flows.shape_bytes + size > XXL_FLOWS_SHAPE_BYTES)
+        zhashx_purge (self->flows.graphs);      //  (and with them every shape)
+    assert (zhashx_lookup (self->flows.shapes, definition) == NULL);
+    shape_t *shape = (shape_t *) calloc (1, sizeof *shape);
+    assert (shape);
+    shape->definition = strdup (definition);
+    assert (shape->definition);
+    shape->size = size;
+    shape->flow = flow;
+    shape->bytes = &self->flows.shape_bytes;
+    self->flows.shape_bytes += size;
+    zhashx_insert (self->flows.shapes, shape->definition, shape);
+    s_graph_hold (self, run_id, shape);
 }
 
 static void
@@ -744,10 +814,13 @@ engine_flow_trigger (server_t *self, int64_t workflow_id, const char *param,
     }
     //  (a definition stored before the checks of today may not parse:
     //  no run is made of it, and the reason goes back)
+    //  (runs in flight of the same definition share its graph)
+    shape_t *shape = (shape_t *) zhashx_lookup (self->flows.shapes, workflow.definition);
     char error [XXL_FLOW_ERROR_MAX];
-    xxl_flow_t *flow = xxl_flow_new (workflow.definition, strlen (workflow.definition), NULL,
-                                     NULL, error, sizeof error);
-    if (!flow) {
+    xxl_flow_t *flow = shape? NULL: xxl_flow_new (workflow.definition,
+                                                  strlen (workflow.definition), NULL, NULL,
+                                                  error, sizeof error);
+    if (!shape && !flow) {
         *code = XXL_CONFLICT;
         snprintf (why, whylen, "workflow %" PRId64 ": its stored definition does not parse (%s):"
                   " replace it (WORKFLOW_UPDATE)", workflow_id, error);
@@ -760,11 +833,14 @@ engine_flow_trigger (server_t *self, int64_t workflow_id, const char *param,
                                .trigger_type = (char *) trigger_type,
                                .trigger_time = engine_now () };
     int64_t run_id = xxl_store_workflow_run_add (self->store, &run);
-    xxl_workflow_free (&workflow);
+    if (run_id > 0 && shape)
+        s_graph_hold (self, run_id, shape);
+    else
     if (run_id > 0)
-        s_graph_keep (self, run_id, flow);
+        s_graph_keep (self, run_id, workflow.definition, flow);
     else
         xxl_flow_destroy (&flow);
+    xxl_workflow_free (&workflow);
     if (run_id <= 0 || s_advance (self, run_id) < 0) {
         *code = XXL_FAILURE;
         snprintf (why, whylen, "%s", xxl_store_error (self->store));

@@ -1,8 +1,9 @@
 /*  xxl_flows.h -- the workflow engine: runs of DAGs of jobs (DESIGN §12,
     docs/workflows.md), on the pure model of scheduler/flow.
 
-    Owns the graphs of the runs in flight (parsed once a run, dropped at
-    its end), the schedule of the workflows of the shares this scheduler
+    Owns the graphs of the runs in flight (parsed once a definition,
+    shared by the runs in flight that started with it, dropped at the
+    last one's end), the schedule of the workflows of the shares this scheduler
     holds, and the sweep that recovers runs.
     The store is a run's whole memory: a node is WAITING until its log row
     exists, then RUNNING until that row's result (handleCode 200:
@@ -33,7 +34,10 @@
 #include "xxl_events.h"
 
 typedef struct {
-    zhashx_t *graphs;                   //  run id -> xxl_flow_t: the graphs of runs in flight
+    zhashx_t *graphs;                   //  run id -> its graph (a shape held) while in flight
+    zhashx_t *shapes;                   //  definition text -> its parsed graph, shared
+                                        //  by the runs in flight that started with it
+    size_t shape_bytes;                 //  the bytes of the shapes' definitions
     zhashx_t *retries;                  //  run id -> its earliest node retry due later
     int64_t retry_min;                  //  wall ms of the earliest of them (0 none)
     int64_t stack [8];                  //  the runs being advanced now, outermost first
