@@ -276,8 +276,11 @@ static void
 s_graph_keep (server_t *self, int64_t run_id, const char *definition, xxl_flow_t *flow)
 {
     size_t size = strlen (definition);
-    if (zhashx_size (self->flows.graphs) >= XXL_FLOWS_GRAPHS
-    ||  self->flows.shape_bytes + size > XXL_FLOWS_SHAPE_BYTES)
+    //  (only while no outer advance holds a graph it borrowed: within a
+    //  nested one the bounds are passed by at most XXL_FLOWS_DEPTH shapes)
+    if (self->flows.depth <= 1
+    &&  (zhashx_size (self->flows.graphs) >= XXL_FLOWS_GRAPHS
+         || self->flows.shape_bytes + size > XXL_FLOWS_SHAPE_BYTES))
         zhashx_purge (self->flows.graphs);      //  (and with them every shape)
     assert (zhashx_lookup (self->flows.shapes, definition) == NULL);
     shape_t *shape = (shape_t *) calloc (1, sizeof *shape);
