@@ -193,6 +193,23 @@ echo 'vu-pass-1234' | as boss user add vu --role viewer --apps appa --password-s
 VT=$(as boss token add vt --role viewer --apps appa | jq -r .token)
 OT=$(as boss token add ot --role operator --apps appa | jq -r .token)
 AT=$(as boss token add at --role viewer | jq -r .token)
+# An operator without apps would act on nothing: never made so
+says_400 () {   # says_400 ARGS...: the command is refused 400 "an operator needs apps"
+    ! as boss "$@" >"$T/op0.out" 2>&1 && grep -q "an operator needs apps" "$T/op0.out"
+}
+check "an operator token without apps is refused (400)" says_400 token add op0 --role operator
+check "... as is one with empty apps" says_400 token add op0 --role operator --apps ''
+check "... and an operator user without apps" says_400 user add op0 --role operator \
+    --password-stdin <<<'op0-pass-1234'
+echo 'va0-pass-1234' | as boss user add va0 --role viewer --password-stdin >/dev/null
+check "a viewer user without apps made operator is refused" says_400 user update va0 --role operator
+check "... nothing was written: no op0 token or user, va0 still a viewer" bash -c "
+    $(declare -f as); T='$T' CTL='$CTL' API='$API' C='$C' SK='$SK'
+    as boss token list | jq -e '[.tokens[].name] | index(\"op0\") == null' >/dev/null &&
+    as boss user list | jq -e '[.users[] | select(.username == \"op0\")] == [] and
+        [.users[] | select(.username == \"va0\") | .role] == [\"viewer\"]' >/dev/null"
+check "... with apps the same update is taken" as boss user update va0 --role operator --apps appa
+check "... and an operator token with apps is made" as boss token add op1 --role operator --apps appa
 curl -s -c "$T/jar" -H 'Content-Type: application/json' \
     -d '{"username": "vu", "password": "vu-pass-1234"}' "http://$HTTP_EP/api/v1/login" > "$T/login.json"
 check "the viewer user logs in" jq -e '.username == "vu"' "$T/login.json"

@@ -58,6 +58,9 @@ check "... one of 64 is taken" kg "$(printf 'a%.0s' $(seq 64))" --role admin --d
 check "an unknown role is refused" refused 2 "--role must be admin, operator, viewer or agent" \
     x1 --role root --dir "$K"
 check "an agent key without apps is refused" refused 2 "needs --apps" x2 --dir "$K"
+check "an operator key without apps is refused (it could act on nothing)" refused 2 \
+    "an operator key needs --apps" x5 --role operator --dir "$K"
+check "... a viewer key without apps is made (it reads every app)" kg v0 --role viewer --dir "$K"
 check "an app name with a space is refused" refused 2 "may hold only" \
     x3 --apps "my app" --dir "$K"
 check "an all-digits app name is refused (it names a group id)" refused 2 "all digits" \

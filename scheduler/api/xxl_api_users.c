@@ -88,6 +88,23 @@ engine_first_admin_check (server_t *self)
 //  --------------------------------------------------------------------
 //  USER_* and TOKEN_*
 
+//  An operator acts only on jobs of its apps (engine_permit): one without
+//  apps could act on nothing while reading every app, so a user or token
+//  is never made so.  Returns true (and replies 400) when ROLE and APPS,
+//  the account as it would be stored, are such an operator.
+static bool
+s_operator_without_apps (server_t *self, request_t *request, const char *role,
+                         const char *apps)
+{
+    if (!role || strcmp (role, "operator") || (apps && *apps))
+        return false;
+    engine_reply (self, request, XXL_BAD_REQUEST,
+                  "an operator needs apps: it triggers, starts, stops, kills and clears the"
+                  " runs of jobs of its apps only (give apps; the role viewer reads every app"
+                  " without them, an admin does everything)");
+    return true;
+}
+
 static void
 s_reply_name (server_t *self, request_t *request, const char *key, const char *name,
               const char *token)
@@ -118,6 +135,9 @@ void
 api_user_add (server_t *self, request_t *request)
 {
     const char *name = api_str (request, "username");
+    if (s_operator_without_apps (self, request, api_str (request, "role"),
+                                 api_str (request, "apps")))
+        return;
     //  (yescrypt here costs the loop tens of milliseconds: an admin's
     //  rare command)
     char *hash = xxl_secret_hash_password (api_str (request, "password"));
@@ -142,6 +162,24 @@ void
 api_user_update (server_t *self, request_t *request)
 {
     const char *name = api_str (request, "username");
+    const char *role = api_str (request, "role"), *apps = api_str (request, "apps");
+    if (role || apps) {
+        //  The account as it would be: a field not given stays as stored
+        //  (an unknown user: the update's 404)
+        xxl_account_t stored = { 0 };
+        int rc = role && apps? 1: xxl_store_user_get (self->store, name, &stored);
+        if (rc < 0) {
+            engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
+            return;
+        }
+        bool refused = (rc == 0 || (role && apps))
+                    && s_operator_without_apps (self, request, role? role: stored.role,
+                                                apps? apps: stored.apps);
+        if (rc == 0)
+            xxl_account_free (&stored);
+        if (refused)
+            return;
+    }
     const char *password = api_str (request, "password");
     char *hash = password? xxl_secret_hash_password (password): NULL;
     if (password && !hash) {
@@ -198,6 +236,9 @@ void
 api_token_add (server_t *self, request_t *request)
 {
     const char *name = api_str (request, "name");
+    if (s_operator_without_apps (self, request, api_str (request, "role"),
+                                 api_str (request, "apps")))
+        return;
     char token [XXL_SECRET_HEX + 4], hash [XXL_SECRET_HEX], random [XXL_SECRET_HEX];
     if (xxl_secret_random (random)) {
         engine_reply (self, request, XXL_FAILURE, "no random bytes from the OS");

@@ -8,7 +8,8 @@
     Rules: NAME as xxl_cert_name_valid; role one of xxl_cert_roles,
     `agent` when not given; apps a comma-separated list of app names, each
     judged by the api's own rule for a group's appname (xxl_commands),
-    required for an agent key (it may register for those apps only); a
+    required for an agent key (it may register for those apps only) and
+    an operator key (it acts on those apps' jobs only); a
     viewer or operator key with apps reads only those apps' groups, jobs,
     GLUE sources and runs (scheduler/access/xxl_access.c).  An
     existing file of the pair (a link too) is refused unless --force.
@@ -49,8 +50,9 @@ static const ctl_opt_t s_keygen_opts [] = {
     { "--role", NULL, "ROLE", "admin, operator, viewer or agent (default agent)",
       CTL_ENUM, 0, 0, NULL, s_roles },
     { "--apps", NULL, "A,B", "the apps the key may act on (an agent key: register for);\n"
-      "                         required for an agent key; a viewer's or operator's\n"
-      "                         reads are limited to them too (none: it reads all)",
+      "                         required for an agent or operator key; a viewer's or\n"
+      "                         operator's reads are limited to them too (a viewer\n"
+      "                         without them reads all)",
       CTL_STR, 0, 0, NULL, NULL },
     { "--dir", NULL, "DIR", "the folder to write the files in (default .)", CTL_STR, 0, 0,
       NULL, NULL },
@@ -101,6 +103,10 @@ s_keygen_check (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
     if (!role || streq (role, "agent"))
         return xxl_ctl_usage_error (self, cmd, "an agent key needs --apps: the apps it may"
                                     " register for");
+    if (streq (role, "operator"))
+        return xxl_ctl_usage_error (self, cmd, "an operator key needs --apps: the apps of the"
+                                    " jobs it acts on (a viewer key without apps reads every"
+                                    " app)");
     return 0;
 }
 

@@ -15,7 +15,8 @@ static const ctl_pos_t s_token_pos [] = { { "NAME", CTL_STR, "name" } };
 static const ctl_opt_t s_user_add_opts [] = {
     { "--role", NULL, "R", "admin, operator or viewer", CTL_STR, 0, 0, "role", NULL },
     { "--apps", NULL, "A,B", "the apps an operator acts on and a viewer or\n"
-      "                         operator reads (comma-separated; none: reads all)",
+      "                         operator reads (comma-separated; required for an\n"
+      "                         operator; a viewer without them reads all)",
       CTL_STR, 0, 0, "apps", NULL },
     { "--password-stdin", NULL, NULL, "read the password from the first line of stdin",
       CTL_BOOL, 0, 0, NULL, NULL },
@@ -168,7 +169,8 @@ const ctl_cmd_t xxl_ctl_user_list = {
 static const ctl_opt_t s_token_add_opts [] = {
     { "--role", NULL, "R", "admin, operator or viewer", CTL_STR, 0, 0, "role", NULL },
     { "--apps", NULL, "A,B", "the apps an operator acts on and a viewer or\n"
-      "                         operator reads (comma-separated; none: reads all)",
+      "                         operator reads (comma-separated; required for an\n"
+      "                         operator; a viewer without them reads all)",
       CTL_STR, 0, 0, "apps", NULL },
     XXL_CTL_OPTS_END
 };
