@@ -324,8 +324,12 @@ s_import (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
                              " imported)", xxl_printable (zone, shown, sizeof shown));
     }
     FILE *file = streq (path, "-")? stdin: fopen (path, "rb");
-    if (!file)
-        return xxl_ctl_fail (self, XXL_CTL_FAILED, "cannot read %s: %s", path, strerror (errno));
+    if (!file) {
+        const char *error = strerror (errno);
+        char shown [512];
+        return xxl_ctl_fail (self, XXL_CTL_FAILED, "cannot read %s: %s",
+                             xxl_printable (path, shown, sizeof shown), error);
+    }
     import_t *imp = import_new ();
     if (!imp) {
         if (file != stdin)
@@ -336,14 +340,19 @@ s_import (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
     int rc = import_read (imp, file, why, sizeof why);
     if (file != stdin)
         fclose (file);
+    //  (why may quote the dump, path is the caller's: both escaped)
+    char shown [2048], shown_path [512];
     if (rc) {
         import_destroy (&imp);
-        return xxl_ctl_fail (self, XXL_CTL_FAILED, "%s: %s (nothing imported)", path, why);
+        return xxl_ctl_fail (self, XXL_CTL_FAILED, "%s: %s (nothing imported)",
+                             xxl_printable (path, shown_path, sizeof shown_path),
+                             xxl_printable (why, shown, sizeof shown));
     }
     if (s_scheduler_state (self, imp, why, sizeof why)) {
         import_destroy (&imp);
         //  (no why: xxl_ctl_request reported it)
-        return *why? xxl_ctl_fail (self, XXL_CTL_FAILED, "%s (nothing imported)", why)
+        return *why? xxl_ctl_fail (self, XXL_CTL_FAILED, "%s (nothing imported)",
+                                   xxl_printable (why, shown, sizeof shown))
                    : XXL_CTL_FAILED;
     }
     imp->start = start;
@@ -353,7 +362,8 @@ s_import (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
         char done [512];
         s_undo (self, imp, done, sizeof done);
         import_destroy (&imp);
-        return xxl_ctl_fail (self, XXL_CTL_FAILED, "import failed at %s; %s", why, done);
+        return xxl_ctl_fail (self, XXL_CTL_FAILED, "import failed at %s; %s",
+                             xxl_printable (why, shown, sizeof shown), done);
     }
     rc = XXL_CTL_OK;
     if (self->json) {
