@@ -95,6 +95,14 @@ s_call_id (ctl_t *self, char *why, size_t whylen)
     return id;
 }
 
+//  Groups by appname
+static int
+s_group_app_cmp (const void *a, const void *b)
+{
+    return strcmp ((*(import_group_t *const *) a)->appname,
+                   (*(import_group_t *const *) b)->appname);
+}
+
 //  Reads what the scheduler has: group appnames and ids, routers, alarm
 //  kinds, and the jobs of reused groups.  0, or -1 with why
 static int
@@ -117,18 +125,38 @@ s_scheduler_state (ctl_t *self, import_t *imp, char *why, size_t whylen)
         snprintf (why, whylen, "unexpected reply to GROUP_LIST");
         return -1;
     }
+    //  The dump's groups by appname (a binary search a scheduler's group,
+    //  not a scan of the dump's)
+    import_group_t **by_app = malloc ((imp->ngroups? imp->ngroups: 1) * sizeof *by_app);
+    if (!by_app) {
+        xxl_msg_destroy (&reply);
+        snprintf (why, whylen, "out of memory");
+        return -1;
+    }
+    for (size_t g = 0; g < imp->ngroups; g++)
+        by_app [g] = &imp->groups [g];
+    qsort (by_app, imp->ngroups, sizeof *by_app, s_group_app_cmp);
     for (uint32_t i = 0; i < groups->via.array.size; i++) {
         const msgpack_object *row = &groups->via.array.ptr [i];
         char *app = xxl_ctl_value_text_of (row, "appname");
         int64_t id = xxl_ctl_value_int_or (row, "id", 0);
-        for (size_t g = 0; app && g < imp->ngroups; g++)
-            if (streq (imp->groups [g].appname, app) && id > 0
-            &&  imp->groups [g].state == IMPORT_NEW) {
-                imp->groups [g].new_id = id;
-                imp->groups [g].state = IMPORT_REUSED;
+        size_t lo = 0, hi = app && id > 0? imp->ngroups: 0;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (strcmp (by_app [mid]->appname, app) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        //  Every NEW row of that appname
+        for (; app && id > 0 && lo < imp->ngroups && streq (by_app [lo]->appname, app); lo++)
+            if (by_app [lo]->state == IMPORT_NEW) {
+                by_app [lo]->new_id = id;
+                by_app [lo]->state = IMPORT_REUSED;
             }
         free (app);
     }
+    free (by_app);
     xxl_msg_destroy (&reply);
     //  The jobs of each reused group, to match the dump's against
     for (size_t g = 0; g < imp->ngroups; g++) {
