@@ -95,14 +95,6 @@ s_call_id (ctl_t *self, char *why, size_t whylen)
     return id;
 }
 
-//  Groups by appname
-static int
-s_group_app_cmp (const void *a, const void *b)
-{
-    return strcmp ((*(import_group_t *const *) a)->appname,
-                   (*(import_group_t *const *) b)->appname);
-}
-
 //  Reads what the scheduler has: group appnames and ids, routers, alarm
 //  kinds, and the jobs of reused groups.  0, or -1 with why
 static int
@@ -127,29 +119,20 @@ s_scheduler_state (ctl_t *self, import_t *imp, char *why, size_t whylen)
     }
     //  The dump's groups by appname (a binary search a scheduler's group,
     //  not a scan of the dump's)
-    import_group_t **by_app = malloc ((imp->ngroups? imp->ngroups: 1) * sizeof *by_app);
+    import_group_t **by_app = import_groups_by_app (imp);
     if (!by_app) {
         xxl_msg_destroy (&reply);
         snprintf (why, whylen, "out of memory");
         return -1;
     }
-    for (size_t g = 0; g < imp->ngroups; g++)
-        by_app [g] = &imp->groups [g];
-    qsort (by_app, imp->ngroups, sizeof *by_app, s_group_app_cmp);
     for (uint32_t i = 0; i < groups->via.array.size; i++) {
         const msgpack_object *row = &groups->via.array.ptr [i];
         char *app = xxl_ctl_value_text_of (row, "appname");
         int64_t id = xxl_ctl_value_int_or (row, "id", 0);
-        size_t lo = 0, hi = app && id > 0? imp->ngroups: 0;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (strcmp (by_app [mid]->appname, app) < 0)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        size_t lo = app && id > 0? import_groups_app_first (by_app, imp->ngroups, app)
+                  : imp->ngroups;
         //  Every NEW row of that appname
-        for (; app && id > 0 && lo < imp->ngroups && streq (by_app [lo]->appname, app); lo++)
+        for (; lo < imp->ngroups && streq (by_app [lo]->appname, app); lo++)
             if (by_app [lo]->state == IMPORT_NEW) {
                 by_app [lo]->new_id = id;
                 by_app [lo]->state = IMPORT_REUSED;

@@ -825,10 +825,20 @@ s_group_app_cmp (const void *a, const void *b)
     return c? c: x < y? -1: x > y;
 }
 
-//  The first row of the n groups sorted by s_group_app_cmp with appname
-//  (NULL for none)
-static import_group_t *
-s_group_app_first (import_group_t *const *sorted, size_t n, const char *appname)
+import_group_t **
+import_groups_by_app (import_t *self)
+{
+    import_group_t **sorted = malloc ((self->ngroups? self->ngroups: 1) * sizeof *sorted);
+    if (!sorted)
+        return NULL;
+    for (size_t g = 0; g < self->ngroups; g++)
+        sorted [g] = &self->groups [g];
+    qsort (sorted, self->ngroups, sizeof *sorted, s_group_app_cmp);
+    return sorted;
+}
+
+size_t
+import_groups_app_first (import_group_t *const *sorted, size_t n, const char *appname)
 {
     size_t lo = 0, hi = n;
     while (lo < hi) {
@@ -838,7 +848,7 @@ s_group_app_first (import_group_t *const *sorted, size_t n, const char *appname)
         else
             hi = mid;
     }
-    return lo < n && streq (sorted [lo]->appname, appname)? sorted [lo]: NULL;
+    return lo < n && streq (sorted [lo]->appname, appname)? lo: n;
 }
 
 //  Marks every row skipped: import_judge is out of memory
@@ -865,7 +875,7 @@ import_judge (import_t *self)
     s_by_id_t *glue_jobs = s_by_id_new (self->glues, self->nglues, sizeof (import_glue_t),
                                         offsetof (import_glue_t, job_id));
     //  Groups by appname, for the first row of each
-    import_group_t **by_app = malloc ((self->ngroups? self->ngroups: 1) * sizeof *by_app);
+    import_group_t **by_app = import_groups_by_app (self);
     s_existing_index_t existing = {
         malloc ((self->nexisting? self->nexisting: 1) * sizeof (import_existing_t *)),
         calloc (self->nexisting? self->nexisting: 1, sizeof (size_t)), self->nexisting
@@ -874,9 +884,6 @@ import_judge (import_t *self)
         s_judge_none (self);
         goto done;
     }
-    for (size_t g = 0; g < self->ngroups; g++)
-        by_app [g] = &self->groups [g];
-    qsort (by_app, self->ngroups, sizeof *by_app, s_group_app_cmp);
     for (size_t e = 0; e < self->nexisting; e++)
         existing.sorted [e] = &self->existing [e];
     qsort (existing.sorted, self->nexisting, sizeof *existing.sorted, s_existing_cmp);
@@ -886,7 +893,7 @@ import_judge (import_t *self)
         //  A second row: an earlier row has its id or its appname
         if (group->state != IMPORT_SKIPPED
         &&  (group_ids [s_by_id_first (group_ids, self->ngroups, group->id)].row < g
-        ||   s_group_app_first (by_app, self->ngroups, group->appname) < group)) {
+        ||   by_app [import_groups_app_first (by_app, self->ngroups, group->appname)] < group)) {
             group->state = IMPORT_SKIPPED;
             s_skip (self, "group %" PRId64 " '%s': a second row of that id or appname",
                     group->id, s_shown (group->appname));
