@@ -141,4 +141,45 @@ check "2.x before 2.3: job_cron is a CRON schedule" \
 check "a text that is not UTF-8: the job skipped, the JSON still valid (U+FFFD)" \
     test "$(jq -r '.skipped[0]' <<<"$OUT")" = "job 2 'bad � byte' (line 9): a column is not valid UTF-8"
 
+
+# A big dump: 50,000 jobs in two chains of 25,000 (one each way, so that
+# a walk from each job in turn goes down the whole first chain), the last
+# job's child closing a cycle, and a job whose desc holds an ESC and a
+# newline.  Judged in O(n log n) (no timing asserted): the cycle's last
+# link is the one dropped, every other link kept; the desc escaped
+N=50000
+awk -v n=$N 'BEGIN {
+    q = "\047"
+    print "INSERT INTO `xxl_job_group` (`id`, `app_name`, `title`, `address_type`," \
+          " `address_list`) VALUES (1," q "imp-chains" q "," q "chains" q ",0,NULL);"
+    for (i = 1; i <= n + 1; i++) {
+        if ((i - 1) % 1000 == 0)
+            printf "INSERT INTO `xxl_job_info` (`id`, `job_group`, `job_desc`," \
+                   " `executor_handler`, `child_jobid`) VALUES "
+        else
+            printf ","
+        child = i <= n / 2? (i > 1? i - 1: ""): i < n? i + 1: i == n? n - 2: ""
+        if (i == n + 1)
+            printf "(%d,99,%sevil\033[31m\\nline%s,%sh%s,%s%s)", i, q, q, q, q, q, q
+        else
+            printf "(%d,1,%sj%d%s,%sh%s,%s%s%s)", i, q, i, q, q, q, q, child, q
+        if (i % 1000 == 0 || i == n + 1)
+            print ";"
+    }
+}' >"$T/chains.sql"
+OUT=$(ctl import xxl-job "$T/chains.sql" --dry-run)
+check "50,000 chained jobs: 1 group and every job mapped, 2 skipped" \
+    test "$(jq -c '[.groups, .jobs, (.skipped | length)]' <<<"$OUT")" = "[1,$N,2]"
+check "  the link closing the cycle dropped" \
+    test "$(jq -r '.skipped[1]' <<<"$OUT")" = \
+         "job $N 'j$N': child job $((N - 2)) not linked: it would close a cycle, which xxl refuses"
+check "  the ESC and newline of the dump escaped in the reason" \
+    test "$(jq -r '.skipped[0]' <<<"$OUT")" = \
+         "job $((N + 1)) 'evil\\x1b[31m\\nline': its group is not in the dump"
+"$CTL" --api "$API" import xxl-job "$T/chains.sql" --dry-run >"$T/chains.txt"
+check "  every other link kept: $((N - 2)) children, one a job but the chains' ends" \
+    test "$(grep -o '[0-9]* child(ren)' "$T/chains.txt" | sort | uniq -c | awk '{ printf "%s:%s ", $1, $2 }')" = \
+         "2:0 $((N - 2)):1 "
+check "  the text holds no control character of the dump" \
+    bash -c '! grep -q "$(printf "\033")" "$1"' _ "$T/chains.txt"
 xxl_done

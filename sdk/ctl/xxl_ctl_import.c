@@ -117,18 +117,29 @@ s_scheduler_state (ctl_t *self, import_t *imp, char *why, size_t whylen)
         snprintf (why, whylen, "unexpected reply to GROUP_LIST");
         return -1;
     }
+    //  The dump's groups by appname (a binary search a scheduler's group,
+    //  not a scan of the dump's)
+    import_group_t **by_app = import_groups_by_app (imp);
+    if (!by_app) {
+        xxl_msg_destroy (&reply);
+        snprintf (why, whylen, "out of memory");
+        return -1;
+    }
     for (uint32_t i = 0; i < groups->via.array.size; i++) {
         const msgpack_object *row = &groups->via.array.ptr [i];
         char *app = xxl_ctl_value_text_of (row, "appname");
         int64_t id = xxl_ctl_value_int_or (row, "id", 0);
-        for (size_t g = 0; app && g < imp->ngroups; g++)
-            if (streq (imp->groups [g].appname, app) && id > 0
-            &&  imp->groups [g].state == IMPORT_NEW) {
-                imp->groups [g].new_id = id;
-                imp->groups [g].state = IMPORT_REUSED;
+        size_t lo = app && id > 0? import_groups_app_first (by_app, imp->ngroups, app)
+                  : imp->ngroups;
+        //  Every NEW row of that appname
+        for (; lo < imp->ngroups && streq (by_app [lo]->appname, app); lo++)
+            if (by_app [lo]->state == IMPORT_NEW) {
+                by_app [lo]->new_id = id;
+                by_app [lo]->state = IMPORT_REUSED;
             }
         free (app);
     }
+    free (by_app);
     xxl_msg_destroy (&reply);
     //  The jobs of each reused group, to match the dump's against
     for (size_t g = 0; g < imp->ngroups; g++) {
@@ -324,8 +335,12 @@ s_import (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
                              " imported)", xxl_printable (zone, shown, sizeof shown));
     }
     FILE *file = streq (path, "-")? stdin: fopen (path, "rb");
-    if (!file)
-        return xxl_ctl_fail (self, XXL_CTL_FAILED, "cannot read %s: %s", path, strerror (errno));
+    if (!file) {
+        const char *error = strerror (errno);
+        char shown [512];
+        return xxl_ctl_fail (self, XXL_CTL_FAILED, "cannot read %s: %s",
+                             xxl_printable (path, shown, sizeof shown), error);
+    }
     import_t *imp = import_new ();
     if (!imp) {
         if (file != stdin)
@@ -336,14 +351,19 @@ s_import (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
     int rc = import_read (imp, file, why, sizeof why);
     if (file != stdin)
         fclose (file);
+    //  (why may quote the dump, path is the caller's: both escaped)
+    char shown [2048], shown_path [512];
     if (rc) {
         import_destroy (&imp);
-        return xxl_ctl_fail (self, XXL_CTL_FAILED, "%s: %s (nothing imported)", path, why);
+        return xxl_ctl_fail (self, XXL_CTL_FAILED, "%s: %s (nothing imported)",
+                             xxl_printable (path, shown_path, sizeof shown_path),
+                             xxl_printable (why, shown, sizeof shown));
     }
     if (s_scheduler_state (self, imp, why, sizeof why)) {
         import_destroy (&imp);
         //  (no why: xxl_ctl_request reported it)
-        return *why? xxl_ctl_fail (self, XXL_CTL_FAILED, "%s (nothing imported)", why)
+        return *why? xxl_ctl_fail (self, XXL_CTL_FAILED, "%s (nothing imported)",
+                                   xxl_printable (why, shown, sizeof shown))
                    : XXL_CTL_FAILED;
     }
     imp->start = start;
@@ -353,7 +373,8 @@ s_import (ctl_t *self, const ctl_cmd_t *cmd, ctl_args_t *args)
         char done [512];
         s_undo (self, imp, done, sizeof done);
         import_destroy (&imp);
-        return xxl_ctl_fail (self, XXL_CTL_FAILED, "import failed at %s; %s", why, done);
+        return xxl_ctl_fail (self, XXL_CTL_FAILED, "import failed at %s; %s",
+                             xxl_printable (why, shown, sizeof shown), done);
     }
     rc = XXL_CTL_OK;
     if (self->json) {

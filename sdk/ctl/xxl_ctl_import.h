@@ -94,7 +94,18 @@ int import_read (import_t *self, FILE *file, char *why, size_t whylen);
 void import_existing_add (import_t *self, import_group_t *group, int64_t id, const char *desc,
                           const char *handler);
 
-//  Decides every row's fate (see above)
+//  The groups sorted by (appname, row), for import_groups_app_first; NULL
+//  when out of memory, else the caller frees the array (not the groups)
+import_group_t **import_groups_by_app (import_t *self);
+
+//  The position in sorted (n groups, as import_groups_by_app sorts them)
+//  of the first row with appname, or n for none; O(log n)
+size_t import_groups_app_first (import_group_t *const *sorted, size_t n, const char *appname);
+
+//  Decides every row's fate (see above); O(n log n) in the rows (lookups in
+//  sorted indexes, the cycle check one walk of the child links).  Text of
+//  the dump quoted in a skip reason is escaped with xxl_printable and cut.
+//  Out of memory: every row skipped, the reason said.
 void import_judge (import_t *self);
 
 //  Prints the mapping as lines

@@ -101,6 +101,42 @@ s_skip (import_t *self, const char *format, ...)
     self->skipped [self->nskipped++] = text;
 }
 
+//  A text of the dump as a skip reason, an error or the mapping printed
+//  quotes it: made valid UTF-8 (U+FFFD for each bad sequence), then
+//  xxl_printable (controls escaped, so a dump cannot reach the terminal),
+//  cut to fit max bytes (at most S_SHOWN_BIG).  The result lives in one of
+//  S_SHOWN_RING static buffers: valid until the S_SHOWN_RING-th call after
+//  (one message's arguments at most); not thread-safe, as xxl-ctl is one
+//  thread.
+#define S_SHOWN_MAX     384             //  in a skip reason
+#define S_SHOWN_BIG     (4 * XXL_CMD_MAX_TEXT + 1)  //  the longest api text, escaped
+#define S_SHOWN_RING    8
+
+static const char *
+s_shown_n (const char *text, size_t max)
+{
+    static char ring [S_SHOWN_RING][S_SHOWN_BIG];
+    static size_t next = 0;
+    char *out = ring [next++ % S_SHOWN_RING];
+    char *repaired = text? xxl_utf8_repair (text): NULL;
+    xxl_printable (repaired? repaired: text, out, max < S_SHOWN_BIG? max: S_SHOWN_BIG);
+    free (repaired);
+    return out;
+}
+
+static const char *
+s_shown (const char *text)
+{
+    return s_shown_n (text, S_SHOWN_MAX);
+}
+
+//  The same, uncut for any text the api takes (the mapping printed)
+static const char *
+s_shown_all (const char *text)
+{
+    return s_shown_n (text, S_SHOWN_BIG);
+}
+
 //  Grows an array by one zeroed element; its address, or NULL
 static void *
 s_grow (void **array, size_t *count, size_t size)
@@ -174,7 +210,7 @@ s_read_group (import_t *self, const xxl_dump_row_t *row)
     if (bad) {
         group->state = IMPORT_SKIPPED;
         s_skip (self, "group %" PRId64 " '%s' (line %zu): a column %s", group->id,
-                group->appname, row->line, bad);
+                s_shown (group->appname), row->line, bad);
     }
     return 0;
 }
@@ -233,8 +269,8 @@ s_read_job (import_t *self, const xxl_dump_row_t *row)
         }
     if (bad) {
         job->state = IMPORT_SKIPPED;
-        s_skip (self, "job %" PRId64 " '%s' (line %zu): a column %s", job->id, job->desc,
-                row->line, bad);
+        s_skip (self, "job %" PRId64 " '%s' (line %zu): a column %s", job->id,
+                s_shown (job->desc), row->line, bad);
     }
     return 0;
 }
@@ -351,7 +387,7 @@ s_judge_group (import_group_t *group, char *why, size_t whylen)
     const xxl_field_t *field = xxl_command_field (xxl_command_find ("GROUP_ADD"), "appname");
     if (s_too_long ("GROUP_ADD", "appname", group->appname)
     ||  field->check (group->appname, why, whylen))
-        return *why? why: "appname too long";
+        return *why? s_shown (why): "appname too long";
     if (s_too_long ("GROUP_ADD", "title", group->title))
         return "title longer than 255 bytes";
     if (group->address_type == 1 && !*group->address_list)
@@ -370,7 +406,8 @@ s_judge_job (import_t *self, import_job_t *job, char *why, size_t whylen)
     if (job->group->state == IMPORT_SKIPPED)
         return "its group is skipped";
     if (!s_one_of ("JOB_ADD", "glueType", job->glue_type)) {
-        snprintf (why, whylen, "glue type %s is not one this xxl takes%s", job->glue_type,
+        snprintf (why, whylen, "glue type %s is not one this xxl takes%s",
+                  s_shown (job->glue_type),
                   streq (job->glue_type, "GLUE_GROOVY")? " (GLUE(Java) runs only on a bridged"
                   " Java executor)": "");
         return why;
@@ -378,7 +415,8 @@ s_judge_job (import_t *self, import_job_t *job, char *why, size_t whylen)
     if (streq (job->glue_type, "BEAN") && !*job->handler)
         return "a BEAN job with no handler";
     if (!s_one_of ("JOB_ADD", "scheduleType", job->schedule_type)) {
-        snprintf (why, whylen, "schedule type %s is not one xxl has", job->schedule_type);
+        snprintf (why, whylen, "schedule type %s is not one xxl has",
+                  s_shown (job->schedule_type));
         return why;
     }
     char reason [256];
@@ -386,14 +424,15 @@ s_judge_job (import_t *self, import_job_t *job, char *why, size_t whylen)
         xxl_cron_t *cron = xxl_cron_new (job->schedule_conf, self->timezone, reason,
                                          sizeof reason);
         if (!cron) {
-            snprintf (why, whylen, "cron '%s': %s", job->schedule_conf, reason);
+            snprintf (why, whylen, "cron '%s': %s", s_shown (job->schedule_conf),
+                      s_shown (reason));
             return why;
         }
         //  A job that cannot be started is imported stopped, not refused
         if (job->running && self->start && xxl_cron_next (cron, zclock_time ()) < 0) {
             job->running = false;
             s_skip (self, "job %" PRId64 " '%s': not started: cron '%s' fires never again",
-                    job->id, job->desc, job->schedule_conf);
+                    job->id, s_shown (job->desc), s_shown (job->schedule_conf));
         }
         xxl_cron_destroy (&cron);
     }
@@ -405,20 +444,23 @@ s_judge_job (import_t *self, import_job_t *job, char *why, size_t whylen)
         long long seconds = strtoll (job->schedule_conf, &end, 10);
         if (!*job->schedule_conf || *end || seconds < 1) {
             snprintf (why, whylen, "%s '%s' is not a number of seconds", job->schedule_type,
-                      job->schedule_conf);
+                      s_shown (job->schedule_conf));
             return why;
         }
     }
     if (!s_one_of ("JOB_ADD", "misfireStrategy", job->misfire)) {
-        snprintf (why, whylen, "misfire strategy %s is not one xxl has", job->misfire);
+        snprintf (why, whylen, "misfire strategy %s is not one xxl has",
+                  s_shown (job->misfire));
         return why;
     }
     if (!s_one_of ("JOB_ADD", "executorBlockStrategy", job->block)) {
-        snprintf (why, whylen, "block strategy %s is not one xxl has", job->block);
+        snprintf (why, whylen, "block strategy %s is not one xxl has",
+                  s_shown (job->block));
         return why;
     }
     if (!s_in_list (self->routers, job->route)) {
-        snprintf (why, whylen, "route %s is not one of the scheduler's (%s)", job->route,
+        snprintf (why, whylen, "route %s is not one of the scheduler's (%s)",
+                  s_shown (job->route),
                   self->routers && *self->routers? self->routers: "none loaded");
         return why;
     }
@@ -444,20 +486,121 @@ s_judge_job (import_t *self, import_job_t *job, char *why, size_t whylen)
     return NULL;
 }
 
+//  Rows by id: (id, row) pairs sorted by id, then row, so that the first
+//  pair of an id is the dump's first row of it.  Built in O(n log n),
+//  looked up in O(log n): import_judge does no scan per row.
+typedef struct {
+    int64_t id;
+    size_t row;
+} s_by_id_t;
+
+static int
+s_by_id_cmp (const void *a, const void *b)
+{
+    const s_by_id_t *x = a, *y = b;
+    if (x->id != y->id)
+        return x->id < y->id? -1: 1;
+    return x->row < y->row? -1: x->row > y->row;
+}
+
+//  The index of the n rows at base (stride bytes apart) whose id is the
+//  int64_t at offset in each; NULL when out of memory
+static s_by_id_t *
+s_by_id_new (const void *base, size_t n, size_t stride, size_t offset)
+{
+    s_by_id_t *index = malloc ((n? n: 1) * sizeof *index);
+    if (!index)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        memcpy (&index [i].id, (const char *) base + i * stride + offset, sizeof (int64_t));
+        index [i].row = i;
+    }
+    qsort (index, n, sizeof *index, s_by_id_cmp);
+    return index;
+}
+
+//  The position in index (n pairs) of the first pair of id, or n for none
+static size_t
+s_by_id_first (const s_by_id_t *index, size_t n, int64_t id)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (index [mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && index [lo].id == id? lo: n;
+}
+
+//  The existing jobs sorted by (group, description, handler, row), and for
+//  the first of each run of equal keys, how many of the run are taken:
+//  a run is taken in row order, so its taken ones are its first ones
+typedef struct {
+    import_existing_t **sorted;
+    size_t *taken;
+    size_t count;
+} s_existing_index_t;
+
+static int
+s_existing_key_cmp (const import_existing_t *x, int64_t group_id, const char *desc,
+                    const char *handler)
+{
+    if (x->group_id != group_id)
+        return x->group_id < group_id? -1: 1;
+    int c = strcmp (x->desc? x->desc: "", desc);
+    return c? c: strcmp (x->handler? x->handler: "", handler);
+}
+
+static int
+s_existing_cmp (const void *a, const void *b)
+{
+    const import_existing_t *x = *(import_existing_t *const *) a;
+    const import_existing_t *y = *(import_existing_t *const *) b;
+    int c = s_existing_key_cmp (x, y->group_id, y->desc? y->desc: "",
+                                y->handler? y->handler: "");
+    return c? c: x < y? -1: x > y;
+}
+
+//  The first existing job not taken with the job's group, description
+//  and handler (the first in row order), now taken; NULL for none
+static import_existing_t *
+s_existing_take (s_existing_index_t *index, const import_job_t *job)
+{
+    size_t lo = 0, hi = index->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s_existing_key_cmp (index->sorted [mid], job->group->id, job->desc,
+                                job->handler) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t at = lo + (lo < index->count? index->taken [lo]: 0);
+    if (at >= index->count || s_existing_key_cmp (index->sorted [at], job->group->id,
+                                                  job->desc, job->handler))
+        return NULL;
+    index->taken [lo]++;
+    index->sorted [at]->taken = true;
+    return index->sorted [at];
+}
+
 //  The glue versions to create: XXL-JOB's history (each save of the
 //  source is a row, the newest being the job's source), then the job's
-//  source when it differs from the newest row
+//  source when it differs from the newest row.  glues: the glue rows by
+//  job id (s_by_id_t), so the job's rows are one run, in row order.
 static void
-s_judge_glue (import_t *self, import_job_t *job)
+s_judge_glue (import_t *self, import_job_t *job, const s_by_id_t *glues)
 {
-    size_t rows = 0;
-    for (size_t i = 0; i < self->nglues; i++)
-        rows += self->glues [i].job_id == job->id;
+    size_t first = s_by_id_first (glues, self->nglues, job->id), rows = 0;
+    while (first + rows < self->nglues && glues [first + rows].id == job->id)
+        rows++;
     if (streq (job->glue_type, "BEAN")) {
         if (rows)
             s_skip (self, "job %" PRId64 " '%s': its %zu glue version(s) not kept: the job is"
-                    " BEAN now, and xxl keeps versions of GLUE jobs only", job->id, job->desc,
-                    rows);
+                    " BEAN now, and xxl keeps versions of GLUE jobs only", job->id,
+                    s_shown (job->desc), rows);
         return;
     }
     job->versions = calloc (rows + 1, sizeof (import_glue_t));
@@ -465,16 +608,14 @@ s_judge_glue (import_t *self, import_job_t *job)
         return;
     //  Rows in id order (the dump's order is the table's, by id)
     const char *last = NULL;
-    for (size_t i = 0; i < self->nglues; i++) {
-        import_glue_t *glue = &self->glues [i];
-        if (glue->job_id != job->id)
-            continue;
+    for (size_t r = 0; r < rows; r++) {
+        import_glue_t *glue = &self->glues [glues [first + r].row];
         const char *type = *glue->type? glue->type: job->glue_type;
         if (streq (type, "BEAN") || !s_one_of ("JOB_ADD", "glueType", type)
         ||  s_too_long ("JOB_ADD", "glueSource", glue->source)
         ||  s_too_long ("JOB_ADD", "glueRemark", glue->remark)) {
             s_skip (self, "glue version %" PRId64 " of job %" PRId64 ": type %s or its size is"
-                    " not one xxl takes", glue->id, job->id, type);
+                    " not one xxl takes", glue->id, job->id, s_shown (type));
             continue;
         }
         if (last && streq (last, glue->source))
@@ -493,136 +634,320 @@ s_judge_glue (import_t *self, import_job_t *job)
         job->versions [job->nversions - 1].type = job->glue_type;
 }
 
-static import_job_t *
-s_job_of (import_t *self, int64_t id)
-{
-    for (size_t j = 0; j < self->njobs; j++)
-        if (self->jobs [j].id == id)
-            return &self->jobs [j];
-    return NULL;
-}
+//  One id of a NEW job's child_jobid and what becomes of it
+typedef enum {
+    S_CHILD_PENDING,                    //  a candidate link, for the walk to judge
+    S_CHILD_LINK,                       //  linked
+    S_CHILD_TWICE,                      //  named before and linked: dropped silently
+    S_CHILD_MISSING,                    //  no such job in the dump
+    S_CHILD_SKIPPED,                    //  the job it names is skipped
+    S_CHILD_SELF,                       //  the job itself
+    S_CHILD_CYCLE,                      //  the link would close a cycle
+    S_CHILD_FULL                        //  past the job's XXL_IMPORT_MAX_KIDS-th child
+} s_child_verdict_t;
 
-//  Whether to is reachable from from over the kids links
-static bool
-s_reaches (import_job_t *from, import_job_t *to, int depth)
-{
-    if (from == to)
-        return true;
-    if (depth > 10000)
-        return true;                    //  too deep to tell: treat as a cycle
-    for (size_t k = 0; k < from->nkids; k++)
-        if (s_reaches (from->kids [k], to, depth + 1))
-            return true;
-    return false;
-}
+typedef struct {
+    const char *text;                   //  the id as written (blanks before it dropped)
+    import_job_t *kid;                  //  the job it names (NULL: none)
+    bool twice;                         //  the same kid named before by this job
+    s_child_verdict_t verdict;
+} s_child_t;
 
-//  Links each NEW job to its children that will be in xxl; a link to a
-//  job not imported, or one closing a cycle, is listed as skipped
+//  Links each NEW job to its children that will be in xxl (job->kids, in
+//  the order written; each named once); a link to a job not imported, to
+//  itself, past the 200th, or closing a cycle is listed as skipped (in
+//  job order, then the order written).  Which link of a cycle is dropped:
+//  a depth-first walk from the NEW jobs in dump order, each job's children
+//  in the order written, drops each link to a job whose walk is still
+//  open (a link back up the walk); what is linked is then acyclic.  REUSED
+//  jobs are linked as they are (their own children are not the dump's).
+//  O(V + E) after the O(log n) lookups of the ids; the walk keeps its own
+//  stack, so no chain is too deep.  jobs: the job rows by id.
 static void
-s_judge_children (import_t *self, import_job_t *job)
+s_judge_children (import_t *self, const s_by_id_t *jobs)
 {
-    if (!*job->child)
+    size_t n = self->njobs, nchildren = 0;
+    for (size_t j = 0; j < n; j++)
+        if (self->jobs [j].state == IMPORT_NEW && *self->jobs [j].child) {
+            nchildren++;
+            for (const char *p = self->jobs [j].child; *p; p++)
+                nchildren += *p == ',';
+        }
+    if (!nchildren)
         return;
-    char *copy = strdup (job->child), *save = NULL;
-    size_t count = 1;
-    for (const char *p = job->child; *p; p++)
-        count += *p == ',';
-    job->kids = copy? calloc (count, sizeof (import_job_t *)): NULL;
-    for (char *t = job->kids? strtok_r (copy, ",", &save): NULL; t;
-         t = strtok_r (NULL, ",", &save)) {
-        while (*t == ' ')
-            t++;
-        char *end = NULL;
-        long long id = strtoll (t, &end, 10);
-        import_job_t *kid = *end || id <= 0? NULL: s_job_of (self, id);
-        if (!kid || kid->state == IMPORT_SKIPPED)
-            s_skip (self, "job %" PRId64 " '%s': child job %s not linked: %s", job->id,
-                    job->desc, t, kid? "it is skipped": "no such job in the dump");
-        else
-        if (kid == job)
-            s_skip (self, "job %" PRId64 " '%s': not linked as its own child", job->id,
-                    job->desc);
-        else
-        if (kid->state == IMPORT_NEW && s_reaches (kid, job, 0))
-            s_skip (self, "job %" PRId64 " '%s': child job %s not linked: it would close a"
-                    " cycle, which xxl refuses", job->id, job->desc, t);
-        else
-        if (job->nkids >= XXL_IMPORT_MAX_KIDS)
-            s_skip (self, "job %" PRId64 " '%s': child job %s not linked: more than %d"
-                    " children", job->id, job->desc, t, XXL_IMPORT_MAX_KIDS);
-        else {
-            bool twice = false;
-            for (size_t k = 0; k < job->nkids; k++)
-                twice = twice || job->kids [k] == kid;
-            if (!twice)
-                job->kids [job->nkids++] = kid;
+    char **copies = calloc (n, sizeof (char *));
+    size_t *start = calloc (n + 1, sizeof (size_t)), *next = calloc (n, sizeof (size_t));
+    size_t *linked = calloc (n, sizeof (size_t)), *stamp = calloc (n, sizeof (size_t));
+    size_t *stack = calloc (n, sizeof (size_t));
+    uint8_t *color = calloc (n, 1);     //  0: not walked, 1: walk open, 2: done
+    s_child_t *children = calloc (nchildren, sizeof (s_child_t));
+    if (!copies || !start || !next || !linked || !stamp || !stack || !color || !children) {
+        s_skip (self, "no child job linked: out of memory");
+        goto done;
+    }
+    //  1. Each NEW job's ids, read and looked up, in the order written
+    size_t count = 0;
+    for (size_t j = 0; j < n; j++) {
+        import_job_t *job = &self->jobs [j];
+        start [j] = count;
+        if (job->state != IMPORT_NEW || !*job->child)
+            continue;
+        if (!(copies [j] = strdup (job->child))) {
+            s_skip (self, "job %" PRId64 " '%s': no child job linked: out of memory", job->id,
+                    s_shown (job->desc));
+            continue;
+        }
+        char *save = NULL;
+        for (char *t = strtok_r (copies [j], ",", &save); t; t = strtok_r (NULL, ",", &save)) {
+            while (*t == ' ')
+                t++;
+            char *end = NULL;
+            long long id = strtoll (t, &end, 10);
+            size_t at = *end || id <= 0? n
+                      : s_by_id_first (jobs, n, id);
+            s_child_t *child = &children [count++];
+            child->text = t;
+            child->kid = at < n? &self->jobs [jobs [at].row]: NULL;
+            if (!child->kid)
+                child->verdict = S_CHILD_MISSING;
+            else
+            if (child->kid->state == IMPORT_SKIPPED)
+                child->verdict = S_CHILD_SKIPPED;
+            else
+            if (child->kid == job)
+                child->verdict = S_CHILD_SELF;
+            else {
+                size_t kid = (size_t) (child->kid - self->jobs);
+                child->twice = stamp [kid] == j + 1;
+                stamp [kid] = j + 1;
+            }
         }
     }
-    free (copy);
+    start [n] = count;
+    //  2. The walk, judging the candidate links
+    for (size_t root = 0; root < n; root++) {
+        if (self->jobs [root].state != IMPORT_NEW || color [root])
+            continue;
+        size_t depth = 0;
+        stack [depth++] = root;
+        color [root] = 1;
+        while (depth) {
+            size_t u = stack [depth - 1];
+            if (start [u] + next [u] >= start [u + 1]) {
+                color [u] = 2;
+                depth--;
+                continue;
+            }
+            s_child_t *child = &children [start [u] + next [u]++];
+            if (child->verdict != S_CHILD_PENDING)
+                continue;
+            size_t v = (size_t) (child->kid - self->jobs);
+            bool walked = child->kid->state == IMPORT_NEW;
+            if (walked && color [v] == 1)
+                child->verdict = S_CHILD_CYCLE;
+            else
+            if (linked [u] >= XXL_IMPORT_MAX_KIDS)
+                child->verdict = S_CHILD_FULL;
+            else
+            if (child->twice)
+                child->verdict = S_CHILD_TWICE;
+            else {
+                child->verdict = S_CHILD_LINK;
+                linked [u]++;
+                if (walked && !color [v]) {
+                    color [v] = 1;
+                    stack [depth++] = v;    //  (each job once: depth <= n)
+                }
+            }
+        }
+    }
+    //  3. The links and the reasons, in job order and the order written
+    for (size_t j = 0; j < n; j++) {
+        import_job_t *job = &self->jobs [j];
+        if (start [j] == start [j + 1])
+            continue;
+        job->kids = linked [j]? calloc (linked [j], sizeof (import_job_t *)): NULL;
+        if (linked [j] && !job->kids)
+            s_skip (self, "job %" PRId64 " '%s': no child job linked: out of memory", job->id,
+                    s_shown (job->desc));
+        for (size_t c = start [j]; c < start [j + 1]; c++) {
+            s_child_t *child = &children [c];
+            switch (child->verdict) {
+                case S_CHILD_LINK:
+                    if (job->kids)
+                        job->kids [job->nkids++] = child->kid;
+                    break;
+                case S_CHILD_MISSING:
+                case S_CHILD_SKIPPED:
+                    s_skip (self, "job %" PRId64 " '%s': child job %s not linked: %s", job->id,
+                            s_shown (job->desc), s_shown (child->text),
+                            child->kid? "it is skipped": "no such job in the dump");
+                    break;
+                case S_CHILD_SELF:
+                    s_skip (self, "job %" PRId64 " '%s': not linked as its own child", job->id,
+                            s_shown (job->desc));
+                    break;
+                case S_CHILD_CYCLE:
+                    s_skip (self, "job %" PRId64 " '%s': child job %s not linked: it would"
+                            " close a cycle, which xxl refuses", job->id, s_shown (job->desc),
+                            s_shown (child->text));
+                    break;
+                case S_CHILD_FULL:
+                    s_skip (self, "job %" PRId64 " '%s': child job %s not linked: more than %d"
+                            " children", job->id, s_shown (job->desc), s_shown (child->text),
+                            XXL_IMPORT_MAX_KIDS);
+                    break;
+                default:
+                    break;
+            }
+        }
+    }
+done:
+    for (size_t j = 0; copies && j < n; j++)
+        free (copies [j]);
+    free (copies);
+    free (start);
+    free (next);
+    free (linked);
+    free (stamp);
+    free (stack);
+    free (color);
+    free (children);
 }
 
+//  Groups sorted by (appname, row)
+static int
+s_group_app_cmp (const void *a, const void *b)
+{
+    const import_group_t *x = *(import_group_t *const *) a;
+    const import_group_t *y = *(import_group_t *const *) b;
+    int c = strcmp (x->appname, y->appname);
+    return c? c: x < y? -1: x > y;
+}
+
+import_group_t **
+import_groups_by_app (import_t *self)
+{
+    import_group_t **sorted = malloc ((self->ngroups? self->ngroups: 1) * sizeof *sorted);
+    if (!sorted)
+        return NULL;
+    for (size_t g = 0; g < self->ngroups; g++)
+        sorted [g] = &self->groups [g];
+    qsort (sorted, self->ngroups, sizeof *sorted, s_group_app_cmp);
+    return sorted;
+}
+
+size_t
+import_groups_app_first (import_group_t *const *sorted, size_t n, const char *appname)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp (sorted [mid]->appname, appname) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && streq (sorted [lo]->appname, appname)? lo: n;
+}
+
+//  Marks every row skipped: import_judge is out of memory
+static void
+s_judge_none (import_t *self)
+{
+    for (size_t g = 0; g < self->ngroups; g++)
+        self->groups [g].state = IMPORT_SKIPPED;
+    for (size_t j = 0; j < self->njobs; j++)
+        self->jobs [j].state = IMPORT_SKIPPED;
+    s_skip (self, "nothing imported: out of memory while judging the dump");
+}
+
+//  Contract in xxl_ctl_import.h.  O(n log n) in the rows: every lookup by
+//  id, appname or (group, description, handler) is in a sorted index.
 void
 import_judge (import_t *self)
 {
     char why [512];
+    s_by_id_t *group_ids = s_by_id_new (self->groups, self->ngroups, sizeof (import_group_t),
+                                        offsetof (import_group_t, id));
+    s_by_id_t *job_ids = s_by_id_new (self->jobs, self->njobs, sizeof (import_job_t),
+                                      offsetof (import_job_t, id));
+    s_by_id_t *glue_jobs = s_by_id_new (self->glues, self->nglues, sizeof (import_glue_t),
+                                        offsetof (import_glue_t, job_id));
+    //  Groups by appname, for the first row of each
+    import_group_t **by_app = import_groups_by_app (self);
+    s_existing_index_t existing = {
+        malloc ((self->nexisting? self->nexisting: 1) * sizeof (import_existing_t *)),
+        calloc (self->nexisting? self->nexisting: 1, sizeof (size_t)), self->nexisting
+    };
+    if (!group_ids || !job_ids || !glue_jobs || !by_app || !existing.sorted || !existing.taken) {
+        s_judge_none (self);
+        goto done;
+    }
+    for (size_t e = 0; e < self->nexisting; e++)
+        existing.sorted [e] = &self->existing [e];
+    qsort (existing.sorted, self->nexisting, sizeof *existing.sorted, s_existing_cmp);
+
     for (size_t g = 0; g < self->ngroups; g++) {
         import_group_t *group = &self->groups [g];
-        for (size_t o = 0; o < g && group->state != IMPORT_SKIPPED; o++)
-            if (self->groups [o].id == group->id || streq (self->groups [o].appname,
-                                                           group->appname)) {
-                group->state = IMPORT_SKIPPED;
-                s_skip (self, "group %" PRId64 " '%s': a second row of that id or appname",
-                        group->id, group->appname);
-            }
+        //  A second row: an earlier row has its id or its appname
+        if (group->state != IMPORT_SKIPPED
+        &&  (group_ids [s_by_id_first (group_ids, self->ngroups, group->id)].row < g
+        ||   by_app [import_groups_app_first (by_app, self->ngroups, group->appname)] < group)) {
+            group->state = IMPORT_SKIPPED;
+            s_skip (self, "group %" PRId64 " '%s': a second row of that id or appname",
+                    group->id, s_shown (group->appname));
+        }
         why [0] = 0;
         const char *reason = group->state == IMPORT_NEW? s_judge_group (group, why, sizeof why)
                            : NULL;
         if (reason) {
             group->state = IMPORT_SKIPPED;
-            s_skip (self, "group %" PRId64 " '%s': %s", group->id, group->appname, reason);
+            s_skip (self, "group %" PRId64 " '%s': %s", group->id, s_shown (group->appname),
+                    reason);
         }
     }
     for (size_t j = 0; j < self->njobs; j++) {
         import_job_t *job = &self->jobs [j];
-        for (size_t g = 0; g < self->ngroups && !job->group; g++)
-            if (self->groups [g].id == job->job_group)
-                job->group = &self->groups [g];
+        size_t at = s_by_id_first (group_ids, self->ngroups, job->job_group);
+        job->group = at < self->ngroups? &self->groups [group_ids [at].row]: NULL;
         if (job->state == IMPORT_SKIPPED)
             continue;
-        if (s_job_of (self, job->id) != job) {
+        if (job_ids [s_by_id_first (job_ids, self->njobs, job->id)].row != j) {
             job->state = IMPORT_SKIPPED;
-            s_skip (self, "job %" PRId64 " '%s': a second row of that id", job->id, job->desc);
+            s_skip (self, "job %" PRId64 " '%s': a second row of that id", job->id,
+                    s_shown (job->desc));
             continue;
         }
         const char *reason = s_judge_job (self, job, why, sizeof why);
         if (reason) {
             job->state = IMPORT_SKIPPED;
-            s_skip (self, "job %" PRId64 " '%s': %s", job->id, job->desc, reason);
+            s_skip (self, "job %" PRId64 " '%s': %s", job->id, s_shown (job->desc), reason);
             continue;
         }
         //  Already in xxl: same group, description and handler
-        for (size_t e = 0; e < self->nexisting; e++) {
-            import_existing_t *existing = &self->existing [e];
-            if (!existing->taken && existing->group_id == job->group->id
-            &&  streq (existing->desc, job->desc) && streq (existing->handler, job->handler)) {
-                existing->taken = true;
-                job->state = IMPORT_REUSED;
-                job->new_id = existing->id;
-                break;
-            }
-        }
-        if (job->state != IMPORT_NEW)
+        import_existing_t *found = s_existing_take (&existing, job);
+        if (found) {
+            job->state = IMPORT_REUSED;
+            job->new_id = found->id;
             continue;
+        }
         if (*job->alarm_email && !s_in_list (self->alarms, "email")) {
             s_skip (self, "job %" PRId64 " '%s': alarm e-mail '%s' dropped: the scheduler has"
-                    " no email alarm plugin", job->id, job->desc, job->alarm_email);
+                    " no email alarm plugin", job->id, s_shown (job->desc),
+                    s_shown (job->alarm_email));
             job->alarm_email [0] = 0;
         }
-        s_judge_glue (self, job);
+        s_judge_glue (self, job, glue_jobs);
     }
-    for (size_t j = 0; j < self->njobs; j++)
-        if (self->jobs [j].state == IMPORT_NEW)
-            s_judge_children (self, &self->jobs [j]);
+    s_judge_children (self, job_ids);
+done:
+    free (group_ids);
+    free (job_ids);
+    free (glue_jobs);
+    free (by_app);
+    free (existing.sorted);
+    free (existing.taken);
 }
 
 //  What an import adds, reuses and starts
@@ -707,15 +1032,15 @@ import_print (import_t *self, FILE *out, bool dry)
             continue;
         if (group->state == IMPORT_REUSED)
             fprintf (out, "group %" PRId64 " %s: exists as group %" PRId64 ", reused\n",
-                     group->id, group->appname, group->new_id);
+                     group->id, s_shown_all (group->appname), group->new_id);
         else
         if (dry)
-            fprintf (out, "group %" PRId64 " %s: %s%s%s\n", group->id, group->appname, add,
-                     group->address_type == 1? ", manual: ": "",
-                     group->address_type == 1? group->address_list: "");
+            fprintf (out, "group %" PRId64 " %s: %s%s%s\n", group->id,
+                     s_shown_all (group->appname), add, group->address_type == 1? ", manual: ": "",
+                     group->address_type == 1? s_shown_all (group->address_list): "");
         else
             fprintf (out, "group %" PRId64 " %s: added as group %" PRId64 "\n", group->id,
-                     group->appname, group->new_id);
+                     s_shown_all (group->appname), group->new_id);
     }
     for (size_t j = 0; j < self->njobs; j++) {
         import_job_t *job = &self->jobs [j];
@@ -723,16 +1048,17 @@ import_print (import_t *self, FILE *out, bool dry)
             continue;
         if (job->state == IMPORT_REUSED) {
             fprintf (out, "job %" PRId64 " '%s': exists as job %" PRId64 ", not imported"
-                     " again\n", job->id, job->desc, job->new_id);
+                     " again\n", job->id, s_shown_all (job->desc), job->new_id);
             continue;
         }
         char as [64] = "";
         if (!dry)
             snprintf (as, sizeof as, " as job %" PRId64, job->new_id);
         fprintf (out, "job %" PRId64 " '%s': %s%s (%s%s%s%s, %s, %s, %zu glue version(s),"
-                 " %zu child(ren))%s\n", job->id, job->desc, add, as, job->schedule_type,
-                 *job->schedule_conf? " '": "", job->schedule_conf,
-                 *job->schedule_conf? "'": "", job->route, job->glue_type, job->nversions,
+                 " %zu child(ren))%s\n", job->id, s_shown_all (job->desc), add, as,
+                 s_shown_all (job->schedule_type), *job->schedule_conf? " '": "",
+                 s_shown_all (job->schedule_conf), *job->schedule_conf? "'": "",
+                 s_shown_all (job->route), s_shown_all (job->glue_type), job->nversions,
                  job->nkids, job->started? ", started": "");
     }
     for (size_t i = 0; i < self->nskipped; i++)
