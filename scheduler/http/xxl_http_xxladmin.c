@@ -337,13 +337,12 @@ s_job_zone (xxl_http_t *self, const xxl_xxladmin_endpoint_t *endpoint, json_t *f
 //  granted)
 static void
 s_openapi (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn, const char *method,
-           const char *uri, const xxl_xxladmin_endpoint_t *endpoint, request_ctx_t *ctx)
+           const xxl_xxladmin_endpoint_t *endpoint, request_ctx_t *ctx)
 {
     if (!streq (method, "POST")) {
-        char msg [160];
-        snprintf (msg, sizeof msg, "invalid request, HttpMethod not support: %s/api/%s takes"
-                  " POST", self->xadmin, uri);
-        s_returnt (answer, 405, 500, msg);
+        //  (XXL-JOB's words to the letter, as every refusal here before the
+        //  call: a script may compare them; Allow says POST)
+        s_returnt (answer, 405, 500, "invalid request, HttpMethod not support.");
         snprintf (answer->allow, sizeof answer->allow, "POST");
         return;
     }
@@ -351,9 +350,7 @@ s_openapi (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn, cons
                                                      "XXL-JOB-ACCESS-TOKEN");
     const char *app = MHD_lookup_connection_value (conn, MHD_HEADER_KIND, "XXL-JOB-APPNAME");
     if (!token || !*token || !app || !*app) {
-        s_returnt (answer, 200, 500, "invalid request, accessToken or appname is empty (headers"
-                   " XXL-JOB-ACCESS-TOKEN: an xxl token, xxl-ctl token add; XXL-JOB-APPNAME:"
-                   " its group's appname)");
+        s_returnt (answer, 200, 500, "invalid request, accessToken or appname is empty.");
         return;
     }
     size_t size = ctx->body? zchunk_size (ctx->body): 0;
@@ -413,8 +410,8 @@ xxl_http_xxladmin (xxl_http_t *self, answer_t *answer, struct MHD_Connection *co
             s_returnt (answer, 403, 500, "a request another site's page makes is refused (its"
                        " Origin is not this host, or Sec-Fetch-Site is cross-site)");
         else
-            s_openapi (self, answer, conn, method, path + 4,
-                       xxl_xxladmin_openapi_endpoint (path + 4), ctx);
+            s_openapi (self, answer, conn, method, xxl_xxladmin_openapi_endpoint (path + 4),
+                       ctx);
         return;
     }
     const xxl_xxladmin_endpoint_t *endpoint = xxl_xxladmin_endpoint (path);
