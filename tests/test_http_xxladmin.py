@@ -8,6 +8,7 @@ login, cookie, add, pageList, update, start/stop, trigger, joblog, remove,
 logout; the refusals beside the allowed cases.  Prints one line per check,
 then "done".  Waits poll; no fixed sleeps."""
 
+import datetime
 import http.client
 import json
 import os
@@ -16,8 +17,10 @@ import socket
 import sys
 import time
 import urllib.parse
+from zoneinfo import ZoneInfo
 
 sys.dont_write_bytecode = True
+from zoneinfo import ZoneInfo
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from xxl_tap import check  # noqa: E402
 
@@ -291,8 +294,28 @@ check("xxl-job-admin jobinfo/nextTriggerTime: five times 'yyyy-MM-dd HH:mm:ss'",
       ok(v) and isinstance(times, list) and len(times) == 5
       and all(re.match(r"^\d{4}-\d\d-\d\d 03:00:00$", t) for t in times), (s, v))
 
-# ... XXL-JOB's empty list for no schedule (a blank conf or type, NONE,
-# FIX_DELAY), an error for a malformed cron
+# ... planned and shown in http/xxl_admin_timezone (ZONE), not the
+# scheduler's own zone: 08:00 there each day (a process in UTC would show
+# 00:00, or 08:00 of UTC's days)
+s, v, _ = post("jobinfo/nextTriggerTime", {"scheduleType": "CRON", "scheduleConf": "0 0 8 * * ?"},
+               cookie=ADM)
+zone = ZoneInfo(ZONE or "UTC")
+local_now = datetime.datetime.now(zone)
+first = local_now.replace(hour=8, minute=0, second=0, microsecond=0)
+if first <= local_now:
+    first += datetime.timedelta(days=1)
+want = [(first + datetime.timedelta(days=i)).strftime("%Y-%m-%d %H:%M:%S") for i in range(5)]
+check("xxl-job-admin jobinfo/nextTriggerTime: the times of http/xxl_admin_timezone (%s)" % ZONE,
+      ok(v) and v.get("content") == want, (want, v))
+before = time.time()
+s, v, _ = post("jobinfo/nextTriggerTime", {"scheduleType": "FIX_RATE", "scheduleConf": "3600"},
+               cookie=ADM)
+at = [datetime.datetime.strptime(t, "%Y-%m-%d %H:%M:%S").replace(tzinfo=zone).timestamp()
+      for t in (v.get("content") or [])] if ok(v) else []
+check("... FIX_RATE 3600: an hour apart from now, read as %s's wall time" % ZONE,
+      len(at) == 5 and all(abs(at[i] - (before + 3600 * (i + 1))) < 120 for i in range(5)),
+      (before, v))
+
 for form in ({"scheduleType": "CRON", "scheduleConf": ""},
              {"scheduleType": "", "scheduleConf": "0 0 3 * * ?"},
              {"scheduleType": "NONE", "scheduleConf": ""},

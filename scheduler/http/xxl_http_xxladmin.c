@@ -316,11 +316,13 @@ s_openapi_app (xxl_http_t *self, const char *auth, const char *app, int *code, c
 }
 
 //  A job these endpoints add (XXL-JOB's forms have no zone) gets
-//  http/xxl_admin_timezone: XXL-JOB ran every cron in its admin's zone
+//  http/xxl_admin_timezone: XXL-JOB ran every cron in its admin's zone;
+//  nextTriggerTime plans in it too (its answer shows the times there)
 static void
 s_job_zone (xxl_http_t *self, const xxl_xxladmin_endpoint_t *endpoint, json_t *fields)
 {
-    if (self->xadmin_zone && endpoint->command && streq (endpoint->command, "JOB_ADD")
+    if (self->xadmin_zone && endpoint->command && (streq (endpoint->command, "JOB_ADD")
+                                                || streq (endpoint->command, "SCHEDULE_NEXT"))
     &&  !json_object_get (fields, "timezone"))
         json_object_set_new (fields, "timezone", json_string (self->xadmin_zone));
 }
@@ -393,7 +395,7 @@ s_openapi (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn, cons
         s_returnt (answer, 200, 500, "invalid request, accessToken or appname invalid.");
     else
         xxl_http_answer_json (answer, 200, xxl_xxladmin_answer (endpoint, form, code, text,
-                                                                content));
+                                                                content, self->xadmin_zone));
     json_decref (content);
     json_decref (fields);
     json_decref (form);
@@ -586,7 +588,7 @@ xxl_http_xxladmin (xxl_http_t *self, answer_t *answer, struct MHD_Connection *co
                                                                groups));
     else
         xxl_http_answer_json (answer, 200, xxl_xxladmin_answer (endpoint, form, code, text,
-                                                                content));
+                                                                content, self->xadmin_zone));
     json_decref (groups);
     json_decref (content);
     json_decref (form);
