@@ -460,8 +460,7 @@ main (void)
                   "{\"code\":200,\"content\":{\"data\":[{\"id\":9},{\"id\":8}],\"offset\":0,"
                   "\"pagesize\":2,\"total\":3},\"data\":{\"data\":[{\"id\":9},{\"id\":8}],"
                   "\"offset\":0,\"pagesize\":2,\"total\":3},\"msg\":null}");
-    //  a group's jobs: ReturnT of the list; refused when one answer cannot
-    //  hold them all
+    //  a group's jobs: ReturnT of the list; refused past JOB_LIST's 10000
     CHECK_ANSWER ("joblog/getJobsByGroup", "jobGroup=3", 200, "",
                   "{\"jobs\":[{\"id\":1},{\"id\":4}],\"total\":2}",
                   "{\"code\":200,\"content\":[{\"id\":1},{\"id\":4}],\"data\":[{\"id\":1},"
@@ -469,7 +468,7 @@ main (void)
     CHECK_ANSWER ("joblog/getJobsByGroup", "jobGroup=3", 200, "",
                   "{\"jobs\":[{\"id\":1}],\"total\":10001}",
                   "{\"code\":500,\"content\":null,\"data\":null,\"msg\":\"the group has 10001"
-                  " jobs, more than one answer holds: page them with jobinfo/pageList\"}");
+                  " jobs, more than getJobsByGroup's 10000: page them with jobinfo/pageList\"}");
     CHECK_ANSWER ("joblog/getJobsByGroup", "jobGroup=3", 404, "group '3' not found", NULL,
                   "{\"code\":500,\"content\":null,\"data\":null,\"msg\":\"group '3' not"
                   " found\"}");

@@ -36,7 +36,8 @@ typedef enum {
     XA_LOGS,                            //  pageList of LOG_LIST's logs
     XA_NEXT,                            //  ReturnT, content times as "yyyy-MM-dd HH:mm:ss"
     XA_LOGCAT,                          //  ReturnT, content XXL-JOB's LogResult
-    XA_JOBLIST,                         //  ReturnT, content JOB_LIST's jobs (all of them)
+    XA_JOBLIST,                         //  ReturnT, content JOB_LIST's jobs (all of
+                                        //  them), without glueSource
     XA_CHART,                           //  ReturnT, content XXL-JOB's chartInfo map
     XA_USERS                            //  pageList of USER_LIST's users as XXL-JOB's
 } xxl_xxladmin_shape_t;

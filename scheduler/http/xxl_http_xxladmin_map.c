@@ -750,7 +750,8 @@ xxl_xxladmin_answer (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, int 
             json_int_t total = json_integer_value (json_object_get (content, "total"));
             if (!json_is_array (jobs) || total > (json_int_t) json_array_size (jobs)) {
                 snprintf (why, sizeof why, "the group has %" JSON_INTEGER_FORMAT " jobs, more"
-                          " than one answer holds: page them with jobinfo/pageList", total);
+                          " than getJobsByGroup's 10000: page them with jobinfo/pageList",
+                          total);
                 return xxl_xxladmin_returnt (500, why, NULL);
             }
             return xxl_xxladmin_returnt (200, NULL, s_jobs_fit (jobs));
