@@ -203,6 +203,12 @@ s, v, _ = api("GET", "logs?triggerTimeFrom=1&triggerTimeTo=2")
 check("GET logs filtered by time (none then)", s == 200 and v["logs"] == [], (s, v))
 s, v, _ = api("GET", "logs/%d/cat?from=1" % LOG)
 check("GET logs/{id}/cat?from=1", s == 200 and "logContent" in v and v.get("fromLineNum") == 1, (s, v))
+# a bad from is refused naming from, the query's key (not the api's fromLineNum)
+for bad in ("abc", "0", "-3", "99999999999"):
+    s, v, _ = api("GET", "logs/%d/cat?from=%s" % (LOG, bad))
+    check("GET logs/{id}/cat?from=%s: 400 naming from" % bad,
+          s == 400 and v.get("error", "").startswith("query from: ")
+          and "fromLineNum" not in v["error"].split("(")[0], (s, v))
 s, v, _ = api("POST", "logs/%d/kill" % LOG)
 check("POST logs/{id}/kill of a finished run: the api's 409", s == 409 and "not running" in v["error"], (s, v))
 check("/metrics: runs by code 200 moved",

@@ -258,7 +258,7 @@ check "... but neither as a start" metric_is "$STARTS" $((START0 + 1))
 # (after the runs counted above: its run moves /metrics' counts)
 echo 'xa-admin-pass-1' | "$CTL" --api "$API1" user add xa-admin --role admin --password-stdin >/dev/null
 echo 'xa-viewer-pass-1' | "$CTL" --api "$API1" user add xa-viewer --role viewer --password-stdin >/dev/null
-XA_ADMIN_PW=xa-admin-pass-1 XA_VIEWER_PW=xa-viewer-pass-1 XA_APP=http-app XA_ZONE=Asia/Shanghai \
+XA_ADMIN_PW=xa-admin-pass-1 XA_VIEWER_PW=xa-viewer-pass-1 XA_APP=http-app XA_ZONE=Asia/Shanghai API="$API1" CTL="$CTL" \
     "$PY" "$XXL_SRC/tests/test_http_xxladmin.py" > "$T/xa.out" 2>&1
 rc=$?
 cat "$T/xa.out"

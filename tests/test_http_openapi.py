@@ -95,8 +95,9 @@ ADD = {"jobGroup": GROUP, "name": "openapi job", "author": "admin", "alarmEmail"
 
 # The headers: both needed, the token an xxl token, the appname a group of it
 s, v = call("addJob", ADD, token=None)
-check("addJob without XXL-JOB-ACCESS-TOKEN: HTTP 200, ReturnT 500, XXL-JOB's text",
-      s == 200 and refused(v, "invalid request, accessToken or appname is empty"), (s, v))
+check("addJob without XXL-JOB-ACCESS-TOKEN: HTTP 200, ReturnT 500, XXL-JOB's text to the letter",
+      s == 200 and refused(v) and v["msg"] == "invalid request, accessToken or appname is empty.",
+      (s, v))
 s, v = call("addJob", ADD, app=None)
 check("... without XXL-JOB-APPNAME: the same", s == 200 and refused(v, "is empty"), (s, v))
 s, v = call("addJob", ADD, token=None, headers={"Authorization": "Bearer " + ADMIN})
@@ -111,7 +112,8 @@ s, v = call("triggerJob", {"id": 1}, token=OPERATOR, app="openapi-other")
 check("... an appname not among the token's apps (an operator of %s): the same" % APP,
       s == 200 and refused(v, "invalid."), (s, v))
 s, v = call("addJob", ADD, method="GET")
-check("a GET: 405, ReturnT 500 naming POST", s == 405 and refused(v, "takes POST"), (s, v))
+check("a GET: 405, ReturnT 500, XXL-JOB's text to the letter",
+      s == 405 and refused(v) and v["msg"] == "invalid request, HttpMethod not support.", (s, v))
 conn = http.client.HTTPConnection(H1.rsplit(":", 1)[0], int(H1.rsplit(":", 1)[1]), timeout=30)
 conn.request("GET", P + "addJob")
 resp = conn.getresponse()

@@ -8,16 +8,21 @@ login, cookie, add, pageList, update, start/stop, trigger, joblog, remove,
 logout; the refusals beside the allowed cases.  Prints one line per check,
 then "done".  Waits poll; no fixed sleeps."""
 
+import datetime
 import http.client
 import json
 import os
 import re
 import socket
+import subprocess
 import sys
+import tempfile
 import time
 import urllib.parse
+from zoneinfo import ZoneInfo
 
 sys.dont_write_bytecode = True
+from zoneinfo import ZoneInfo
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from xxl_tap import check  # noqa: E402
 
@@ -291,8 +296,28 @@ check("xxl-job-admin jobinfo/nextTriggerTime: five times 'yyyy-MM-dd HH:mm:ss'",
       ok(v) and isinstance(times, list) and len(times) == 5
       and all(re.match(r"^\d{4}-\d\d-\d\d 03:00:00$", t) for t in times), (s, v))
 
-# ... XXL-JOB's empty list for no schedule (a blank conf or type, NONE,
-# FIX_DELAY), an error for a malformed cron
+# ... planned and shown in http/xxl_admin_timezone (ZONE), not the
+# scheduler's own zone: 08:00 there each day (a process in UTC would show
+# 00:00, or 08:00 of UTC's days)
+s, v, _ = post("jobinfo/nextTriggerTime", {"scheduleType": "CRON", "scheduleConf": "0 0 8 * * ?"},
+               cookie=ADM)
+zone = ZoneInfo(ZONE or "UTC")
+local_now = datetime.datetime.now(zone)
+first = local_now.replace(hour=8, minute=0, second=0, microsecond=0)
+if first <= local_now:
+    first += datetime.timedelta(days=1)
+want = [(first + datetime.timedelta(days=i)).strftime("%Y-%m-%d %H:%M:%S") for i in range(5)]
+check("xxl-job-admin jobinfo/nextTriggerTime: the times of http/xxl_admin_timezone (%s)" % ZONE,
+      ok(v) and v.get("content") == want, (want, v))
+before = time.time()
+s, v, _ = post("jobinfo/nextTriggerTime", {"scheduleType": "FIX_RATE", "scheduleConf": "3600"},
+               cookie=ADM)
+at = [datetime.datetime.strptime(t, "%Y-%m-%d %H:%M:%S").replace(tzinfo=zone).timestamp()
+      for t in (v.get("content") or [])] if ok(v) else []
+check("... FIX_RATE 3600: an hour apart from now, read as %s's wall time" % ZONE,
+      len(at) == 5 and all(abs(at[i] - (before + 3600 * (i + 1))) < 120 for i in range(5)),
+      (before, v))
+
 for form in ({"scheduleType": "CRON", "scheduleConf": ""},
              {"scheduleType": "", "scheduleConf": "0 0 3 * * ?"},
              {"scheduleType": "NONE", "scheduleConf": ""},
@@ -317,9 +342,11 @@ check("xxl-job-admin: a viewer's jobinfo/add is refused (ReturnT 500: the admin 
 # joblog/getJobsByGroup: the group's jobs as XXL-JOB lists them, to a viewer too
 s, v, _ = post("joblog/getJobsByGroup", {"jobGroup": GID}, cookie=VIEW)
 listed = v.get("content") if isinstance(v, dict) else None
-check("xxl-job-admin joblog/getJobsByGroup: ReturnT of the group's jobs, XXL-JOB's keys (a viewer's)",
+check("xxl-job-admin joblog/getJobsByGroup: ReturnT of the group's jobs, XXL-JOB's keys but"
+      " glueSource (a viewer's)",
       s == 200 and ok(v) and isinstance(listed, list) and JID in [j["id"] for j in listed]
-      and all(j["jobGroup"] == GID and all(k in j for k in JOB_KEYS) for j in listed)
+      and all(j["jobGroup"] == GID and all(k in j for k in JOB_KEYS if k != "glueSource")
+              and "glueSource" not in j for j in listed)
       and [j["id"] for j in listed] == sorted(j["id"] for j in listed)
       and v.get("data") == listed, (s, [j.get("id") for j in listed or []]))
 s, v, _ = post("joblog/getJobsByGroup", {"jobGroup": 999999}, cookie=ADM)
@@ -587,6 +614,59 @@ mine = {(e.get("type"), e.get("code")) for e in audit.get("audit", [])
 check("xxl-job-admin's changes are in the audit log (JOB_ADD, JOB_UPDATE, JOB_RM by user:xa-admin)",
       {("JOB_ADD", 200), ("JOB_UPDATE", 200), ("JOB_RM", 200), ("JOB_UPDATE", 400)} <= mine,
       sorted(mine))
+# Lists over the scheduler's 4 MiB reply (docs/protocol.md, Large replies):
+# every row asked for comes, in order (the scheduler is asked again from
+# nextOffset), never fewer rows than recordsTotal says.  Jobs and runs
+# made through the ZeroMQ api (xxl-ctl: no max_body there)
+def ctl(*args, stdin=None):
+    got = subprocess.run([os.environ["CTL"], "--api", os.environ["API"], "--json"] + list(args),
+                         input=stdin, capture_output=True, check=True)
+    return json.loads(got.stdout) if got.stdout.strip() else None
+
+
+with tempfile.NamedTemporaryFile("w", suffix=".sh") as glue:
+    glue.write("#!/bin/sh\n# " + "g" * 900000 + "\necho big\n")
+    glue.flush()
+    BIG = [ctl("job", "add", "--group", APP, "--desc", "xa big %d" % i, "--glue-type",
+               "GLUE_SHELL", "--glue-source", glue.name, "--cron", "0 0 3 * * ?")["id"]
+           for i in range(6)]
+s, v, _ = post("jobinfo/pageList", dict(PAGE, jobDesc="xa big", length=100), token=ADMIN)
+check("xxl-job-admin jobinfo/pageList of 6 jobs of 900 KB GLUE each (over one 4 MiB reply):"
+      " all 6, whole, recordsTotal 6",
+      s == 200 and v.get("recordsTotal") == 6
+      and [j.get("id") for j in v.get("data", [])] == BIG
+      and all(len(j.get("glueSource") or "") > 900000 for j in v["data"]),
+      (s, {k: v[k] for k in v if k != "data"} if isinstance(v, dict) else v,
+       [j.get("id") for j in v.get("data", [])] if isinstance(v, dict) else None))
+s, v, _ = post("joblog/getJobsByGroup", {"jobGroup": GID}, token=ADMIN)
+jobs = v.get("content") if isinstance(v, dict) else None
+check("xxl-job-admin joblog/getJobsByGroup: the group's jobs, those 6 among them, without"
+      " glueSource (XXL-JOB's list)",
+      ok(v) and isinstance(jobs, list) and set(BIG) <= {j.get("id") for j in jobs}
+      and all("glueSource" not in j for j in jobs) and all("jobDesc" in j for j in jobs),
+      (s, v if not isinstance(jobs, list) else [sorted(j) for j in jobs[:1]]))
+with tempfile.NamedTemporaryFile("w") as param:
+    param.write("p" * 60000)
+    param.flush()
+    PJ = ctl("job", "add", "--group", APP, "--desc", "xa param", "--handler", "demoJobHandler",
+             "--param-file", param.name, "--cron", "0 0 3 * * ?")["id"]
+RUNS = [ctl("job", "trigger", str(PJ))["logIds"][0] for _ in range(72)]
+s, v, _ = post("joblog/pageList", dict(LOGQ, jobId=PJ, length=100), token=ADMIN)
+check("xxl-job-admin joblog/pageList of 72 runs of a 60 KB param (over one 4 MiB reply):"
+      " all 72, newest first, recordsTotal 72",
+      s == 200 and v.get("recordsTotal") == 72
+      and [r.get("id") for r in v.get("data", [])] == sorted(RUNS, reverse=True)
+      and all(len(r.get("executorParam") or "") == 60000 for r in v["data"]),
+      (s, {k: v[k] for k in v if k != "data"} if isinstance(v, dict) else v,
+       len(v.get("data", [])) if isinstance(v, dict) else None))
+s, v, _ = post("joblog/pageList", dict(LOGQ, jobId=PJ, length=30, start=50), token=ADMIN)
+check("... a page of 30 from 50: the 22 oldest, recordsTotal 72",
+      s == 200 and v.get("recordsTotal") == 72
+      and [r.get("id") for r in v.get("data", [])] == sorted(RUNS, reverse=True)[50:],
+      (s, {k: v[k] for k in v if k != "data"} if isinstance(v, dict) else v))
+for job in BIG + [PJ]:
+    ctl("job", "rm", str(job), "--force")
+
 # a bad bearer token beside a good cookie: 302 (the token is judged), but
 # the cookie is not cleared (its session was not the one refused)
 s, v, setc, SECOND = login("xa-admin", os.environ["XA_ADMIN_PW"])

@@ -80,7 +80,7 @@ s_answer (const char *path, const char *form_text, int code, const char *text,
     xxl_xxladmin_form (form, form_text, strlen (form_text), why, sizeof why);
     json_t *content = content_json? json_loads (content_json, JSON_DECODE_ANY, NULL): NULL;
     json_t *answer = xxl_xxladmin_answer (xxl_xxladmin_endpoint (path), form, code, text,
-                                          content);
+                                          content, NULL);
     char *out = json_dumps (answer, JSON_COMPACT | JSON_SORT_KEYS);
     json_decref (answer);
     json_decref (content);
@@ -156,7 +156,7 @@ s_users (const char *form_text, const char *users_json)
 int
 main (void)
 {
-    //  (filterTime and nextTriggerTime are the scheduler's local time)
+    //  (filterTime is the scheduler's local time)
     setenv ("TZ", "UTC", 1);
     tzset ();
 
@@ -460,8 +460,7 @@ main (void)
                   "{\"code\":200,\"content\":{\"data\":[{\"id\":9},{\"id\":8}],\"offset\":0,"
                   "\"pagesize\":2,\"total\":3},\"data\":{\"data\":[{\"id\":9},{\"id\":8}],"
                   "\"offset\":0,\"pagesize\":2,\"total\":3},\"msg\":null}");
-    //  a group's jobs: ReturnT of the list; refused when one answer cannot
-    //  hold them all
+    //  a group's jobs: ReturnT of the list; refused past JOB_LIST's 10000
     CHECK_ANSWER ("joblog/getJobsByGroup", "jobGroup=3", 200, "",
                   "{\"jobs\":[{\"id\":1},{\"id\":4}],\"total\":2}",
                   "{\"code\":200,\"content\":[{\"id\":1},{\"id\":4}],\"data\":[{\"id\":1},"
@@ -469,7 +468,7 @@ main (void)
     CHECK_ANSWER ("joblog/getJobsByGroup", "jobGroup=3", 200, "",
                   "{\"jobs\":[{\"id\":1}],\"total\":10001}",
                   "{\"code\":500,\"content\":null,\"data\":null,\"msg\":\"the group has 10001"
-                  " jobs, more than one answer holds: page them with jobinfo/pageList\"}");
+                  " jobs, more than getJobsByGroup's 10000: page them with jobinfo/pageList\"}");
     CHECK_ANSWER ("joblog/getJobsByGroup", "jobGroup=3", 404, "group '3' not found", NULL,
                   "{\"code\":500,\"content\":null,\"data\":null,\"msg\":\"group '3' not"
                   " found\"}");
@@ -492,7 +491,7 @@ main (void)
         json_t *form = json_object ();
         json_t *content = json_pack ("{s:[]}", "days");
         json_t *answer = xxl_xxladmin_answer (xxl_xxladmin_endpoint ("chartInfo"), form, 200,
-                                              "", content);
+                                              "", content, NULL);
         json_t *chart = json_object_get (answer, "content");
         json_t *list = json_object_get (chart, "triggerDayList");
         char today [32];
@@ -604,10 +603,32 @@ main (void)
                   "\"logContent\":\"&lt;b&gt;&amp;&#39;&quot;\",\"toLineNum\":2},\"data\":{\"end\""
                   ":true,\"fromLineNum\":1,\"isEnd\":true,\"logContent\":\"&lt;b&gt;&amp;&#39;"
                   "&quot;\",\"toLineNum\":2},\"msg\":null}");
-    //  times: the scheduler's local time (UTC here)
+    //  times: in http/xxl_admin_timezone, UTC when it is unset (NULL)
     CHECK_ANSWER ("jobinfo/nextTriggerTime", "", 200, "", "{\"next\":[1704164400000]}",
                   "{\"code\":200,\"content\":[\"2024-01-02 03:00:00\"],\"data\":"
                   "[\"2024-01-02 03:00:00\"],\"msg\":null}");
+    {
+        //  a zone set: its wall time, whatever the process's TZ (here UTC);
+        //  across a daylight-saving change each time gets its own offset
+        json_t *form = json_object ();
+        json_t *content = json_pack ("{s:[I, I, I]}", "next", (json_int_t) 1704164400000,
+                                     (json_int_t) 1710054000000, (json_int_t) 1710140400000);
+        const xxl_xxladmin_endpoint_t *next = xxl_xxladmin_endpoint ("jobinfo/nextTriggerTime");
+        json_t *answer = xxl_xxladmin_answer (next, form, 200, "", content, "Asia/Shanghai");
+        char *got = json_dumps (json_object_get (answer, "content"), JSON_COMPACT);
+        XXL_CHECK_STR (got, "[\"2024-01-02 11:00:00\",\"2024-03-10 15:00:00\","
+                       "\"2024-03-11 15:00:00\"]");
+        free (got);
+        json_decref (answer);
+        answer = xxl_xxladmin_answer (next, form, 200, "", content, "America/New_York");
+        got = json_dumps (json_object_get (answer, "content"), JSON_COMPACT);
+        XXL_CHECK_STR (got, "[\"2024-01-01 22:00:00\",\"2024-03-10 03:00:00\","
+                       "\"2024-03-11 03:00:00\"]");
+        free (got);
+        json_decref (answer);
+        json_decref (content);
+        json_decref (form);
+    }
     //  nextTriggerTime without times (XXL-JOB's): a blank type or conf
     //  (3.3+), a type it plans none of (2.x NONE, FIX_DELAY; unknown);
     //  CRON and FIX_RATE go to SCHEDULE_NEXT, which judges the conf

@@ -104,7 +104,9 @@ s_typed (const xxl_command_t *command, const char *key, const char *value)
 typedef struct {
     json_t *fields;
     const xxl_command_t *command;
-    const char *bad;                    //  the first query key with a bad value
+    const char *bad;                    //  the first query key with a bad value,
+                                        //  as the query names it
+    char why [160];                     //  what is wrong with it ("": not valid)
 } query_ctx_t;
 
 static enum MHD_Result
@@ -112,7 +114,10 @@ s_query_each (void *cls, enum MHD_ValueKind kind, const char *key, const char *v
 {
     (void) kind;
     query_ctx_t *ctx = (query_ctx_t *) cls;
-    //  LOG_CAT's `from` is the api's fromLineNum
+    //  LOG_CAT's `from` is the api's fromLineNum (its refusals name `from`,
+    //  the query's key: its range is judged here, not by the engine's
+    //  words of fromLineNum)
+    const char *given = key;
     if (ctx->command && streq (ctx->command->name, "LOG_CAT") && streq (key, "from"))
         key = "fromLineNum";
     const xxl_field_t *field = ctx->command? xxl_command_field (ctx->command, key): NULL;
@@ -122,9 +127,19 @@ s_query_each (void *cls, enum MHD_ValueKind kind, const char *key, const char *v
     if (!value && field->type != XXL_FIELD_BOOL)
         return MHD_YES;
     json_t *typed = value? s_typed (ctx->command, key, value): json_true ();
+    if (typed && given != key && json_is_integer (typed)
+    &&  (json_integer_value (typed) < field->min || json_integer_value (typed) > field->max)) {
+        json_decref (typed);
+        typed = NULL;
+    }
     if (!typed) {
-        if (!ctx->bad)
-            ctx->bad = key;
+        if (!ctx->bad) {
+            ctx->bad = given;
+            if (given != key)
+                snprintf (ctx->why, sizeof ctx->why, "must be an integer from %" PRId64
+                          " to %" PRId64 " (the api's %s), not '%.40s'", field->min,
+                          field->max, key, value);
+        }
         return MHD_YES;
     }
     json_object_set_new (ctx->fields, key, typed);
@@ -476,7 +491,7 @@ xxl_http_api (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn,
         s_body_fit (command, body);
         //  The query's keys (they win over the body's), then the path's
         //  ids (they win over both: the path names what is acted on)
-        query_ctx_t query = { body, command, NULL };
+        query_ctx_t query = { body, command, NULL, "" };
         MHD_get_connection_values (conn, MHD_GET_ARGUMENT_KIND, s_query_each, &query);
         const char *keys [2] = { route->p1, route->p2 };
         for (int i = 0; i < 2 && keys [i]; i++) {
@@ -494,7 +509,8 @@ xxl_http_api (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn,
             json_object_set_new (body, keys [i], typed);
         }
         if (query.bad)
-            xxl_http_errorf (answer, 400, "query %s: not a valid value", query.bad);
+            xxl_http_errorf (answer, 400, "query %s: %s", query.bad,
+                             query.why [0]? query.why: "not a valid value");
         else
             xxl_http_forward (self, answer, auth, command->name, body, route->ok);
     }

@@ -263,6 +263,97 @@ s_log_count (xxl_http_t *self, const char *auth, json_t *fields, json_int_t hi,
     return code;
 }
 
+//  The most api calls one list endpoint makes to gather the rows it
+//  asked for (s_fetch_rest): each reply is at most 4 MiB (XXL_MSG_MAX_FRAME),
+//  so one answer reads at most 64 MiB of them
+#define XXL_XXLADMIN_FETCH_CALLS 16
+
+//  getJobsByGroup's jobs: as XXL-JOB's, without their GLUE source
+static void
+s_glueless (json_t *jobs)
+{
+    size_t index;
+    json_t *job;
+    json_array_foreach (jobs, index, job)
+        json_object_del (job, "glueSource");
+}
+
+//  The list endpoints (jobinfo/pageList, joblog/pageList, getJobsByGroup)
+//  after their first call, content its reply: a reply the 4 MiB size cut
+//  (truncated, nextOffset: docs/protocol.md, Large replies) is followed
+//  by calls from nextOffset for the rest of fields' limit, their rows
+//  appended to content's list, until limit rows came or a reply was not
+//  cut, so the answer holds every row asked for.  LOG_LIST's later calls
+//  are pinned by maxId to the first reply's newest row (runs added
+//  meanwhile do not shift the offsets).  getJobsByGroup's rows lose
+//  glueSource.  Returns XXL_OK (content's truncated then false unless its
+//  limit was reached), the failed call's code, or XXL_BAD_REQUEST when
+//  XXL_XXLADMIN_FETCH_CALLS calls did not bring every row; text the
+//  reason: rows are never dropped unsaid
+static int
+s_fetch_rest (xxl_http_t *self, const char *auth, const xxl_xxladmin_endpoint_t *endpoint,
+              json_t *fields, json_t *content, char *text, size_t textlen)
+{
+    if (endpoint->shape != XA_JOBS && endpoint->shape != XA_LOGS
+    &&  endpoint->shape != XA_JOBLIST)
+        return XXL_OK;
+    const char *key = endpoint->shape == XA_LOGS? "logs": "jobs";
+    json_t *rows = json_object_get (content, key);
+    json_int_t limit = json_integer_value (json_object_get (fields, "limit"));
+    if (endpoint->shape == XA_JOBLIST)
+        s_glueless (rows);
+    json_t *ask = NULL;
+    int calls = 1, code = XXL_OK;
+    while (json_is_array (rows) && json_is_true (json_object_get (content, "truncated"))
+       &&  (json_int_t) json_array_size (rows) < limit) {
+        if (calls >= XXL_XXLADMIN_FETCH_CALLS) {
+            snprintf (text, textlen, "the rows asked for are over %d MiB (%zu came in %d"
+                      " replies of the scheduler's 4 MiB): ask fewer (length, 3.x pagesize)%s",
+                      XXL_XXLADMIN_FETCH_CALLS * 4, json_array_size (rows), calls,
+                      endpoint->shape == XA_JOBLIST? "; page the group's jobs with"
+                      " jobinfo/pageList": "");
+            code = XXL_BAD_REQUEST;
+            break;
+        }
+        if (!ask) {
+            ask = json_deep_copy (fields);
+            json_t *newest = json_object_get (json_array_get (rows, 0), "id");
+            if (endpoint->shape == XA_LOGS && json_is_integer (newest)
+            &&  !json_object_get (ask, "maxId"))
+                json_object_set (ask, "maxId", newest);
+        }
+        json_int_t next = json_integer_value (json_object_get (content, "nextOffset"));
+        json_object_set_new (ask, "offset", json_integer (next));
+        json_object_set_new (ask, "limit",
+                             json_integer (limit - (json_int_t) json_array_size (rows)));
+        json_t *more = NULL;
+        code = xxl_http_call (self, auth, endpoint->command, ask, &more, text, textlen);
+        calls++;
+        json_t *got = json_object_get (more, key);
+        if (code == XXL_OK && json_array_size (got) == 0) {
+            //  (a reply cut before its first row: no way on)
+            snprintf (text, textlen, "the scheduler's reply holds no row from offset %"
+                      JSON_INTEGER_FORMAT " though more were said to follow", next);
+            code = XXL_FAILURE;
+        }
+        if (code == XXL_OK) {
+            if (endpoint->shape == XA_JOBLIST)
+                s_glueless (got);
+            json_array_extend (rows, got);
+            json_object_set_new (content, "truncated",
+                                 json_boolean (json_is_true (json_object_get (more,
+                                                                              "truncated"))));
+            json_object_set_new (content, "nextOffset", json_integer (json_integer_value (
+                                     json_object_get (more, "nextOffset"))));
+        }
+        json_decref (more);
+        if (code != XXL_OK)
+            break;
+    }
+    json_decref (ask);
+    return code;
+}
+
 //  Whether app is one of the comma-separated apps
 static bool
 s_app_listed (const char *apps, const char *app)
@@ -316,11 +407,13 @@ s_openapi_app (xxl_http_t *self, const char *auth, const char *app, int *code, c
 }
 
 //  A job these endpoints add (XXL-JOB's forms have no zone) gets
-//  http/xxl_admin_timezone: XXL-JOB ran every cron in its admin's zone
+//  http/xxl_admin_timezone: XXL-JOB ran every cron in its admin's zone;
+//  nextTriggerTime plans in it too (its answer shows the times there)
 static void
 s_job_zone (xxl_http_t *self, const xxl_xxladmin_endpoint_t *endpoint, json_t *fields)
 {
-    if (self->xadmin_zone && endpoint->command && streq (endpoint->command, "JOB_ADD")
+    if (self->xadmin_zone && endpoint->command && (streq (endpoint->command, "JOB_ADD")
+                                                || streq (endpoint->command, "SCHEDULE_NEXT"))
     &&  !json_object_get (fields, "timezone"))
         json_object_set_new (fields, "timezone", json_string (self->xadmin_zone));
 }
@@ -337,13 +430,12 @@ s_job_zone (xxl_http_t *self, const xxl_xxladmin_endpoint_t *endpoint, json_t *f
 //  granted)
 static void
 s_openapi (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn, const char *method,
-           const char *uri, const xxl_xxladmin_endpoint_t *endpoint, request_ctx_t *ctx)
+           const xxl_xxladmin_endpoint_t *endpoint, request_ctx_t *ctx)
 {
     if (!streq (method, "POST")) {
-        char msg [160];
-        snprintf (msg, sizeof msg, "invalid request, HttpMethod not support: %s/api/%s takes"
-                  " POST", self->xadmin, uri);
-        s_returnt (answer, 405, 500, msg);
+        //  (XXL-JOB's words to the letter, as every refusal here before the
+        //  call: a script may compare them; Allow says POST)
+        s_returnt (answer, 405, 500, "invalid request, HttpMethod not support.");
         snprintf (answer->allow, sizeof answer->allow, "POST");
         return;
     }
@@ -351,9 +443,7 @@ s_openapi (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn, cons
                                                      "XXL-JOB-ACCESS-TOKEN");
     const char *app = MHD_lookup_connection_value (conn, MHD_HEADER_KIND, "XXL-JOB-APPNAME");
     if (!token || !*token || !app || !*app) {
-        s_returnt (answer, 200, 500, "invalid request, accessToken or appname is empty (headers"
-                   " XXL-JOB-ACCESS-TOKEN: an xxl token, xxl-ctl token add; XXL-JOB-APPNAME:"
-                   " its group's appname)");
+        s_returnt (answer, 200, 500, "invalid request, accessToken or appname is empty.");
         return;
     }
     size_t size = ctx->body? zchunk_size (ctx->body): 0;
@@ -396,7 +486,7 @@ s_openapi (xxl_http_t *self, answer_t *answer, struct MHD_Connection *conn, cons
         s_returnt (answer, 200, 500, "invalid request, accessToken or appname invalid.");
     else
         xxl_http_answer_json (answer, 200, xxl_xxladmin_answer (endpoint, form, code, text,
-                                                                content));
+                                                                content, self->xadmin_zone));
     json_decref (content);
     json_decref (fields);
     json_decref (form);
@@ -413,8 +503,8 @@ xxl_http_xxladmin (xxl_http_t *self, answer_t *answer, struct MHD_Connection *co
             s_returnt (answer, 403, 500, "a request another site's page makes is refused (its"
                        " Origin is not this host, or Sec-Fetch-Site is cross-site)");
         else
-            s_openapi (self, answer, conn, method, path + 4,
-                       xxl_xxladmin_openapi_endpoint (path + 4), ctx);
+            s_openapi (self, answer, conn, method, xxl_xxladmin_openapi_endpoint (path + 4),
+                       ctx);
         return;
     }
     const xxl_xxladmin_endpoint_t *endpoint = xxl_xxladmin_endpoint (path);
@@ -568,6 +658,8 @@ xxl_http_xxladmin (xxl_http_t *self, answer_t *answer, struct MHD_Connection *co
         if (code == XXL_OK)
             code = xxl_http_call (self, auth, endpoint->command, fields, &content, text,
                                   sizeof text);
+        if (code == XXL_OK)
+            code = s_fetch_rest (self, auth, endpoint, fields, content, text, sizeof text);
         json_int_t offset = json_integer_value (json_object_get (fields, "offset"));
         if (code == XXL_OK && endpoint->shape == XA_LOGS && offset > 0
         &&  offset <= XXL_LOG_COUNT_MAX
@@ -589,7 +681,7 @@ xxl_http_xxladmin (xxl_http_t *self, answer_t *answer, struct MHD_Connection *co
                                                                groups));
     else
         xxl_http_answer_json (answer, 200, xxl_xxladmin_answer (endpoint, form, code, text,
-                                                                content));
+                                                                content, self->xadmin_zone));
     json_decref (groups);
     json_decref (content);
     json_decref (form);

@@ -36,7 +36,8 @@ typedef enum {
     XA_LOGS,                            //  pageList of LOG_LIST's logs
     XA_NEXT,                            //  ReturnT, content times as "yyyy-MM-dd HH:mm:ss"
     XA_LOGCAT,                          //  ReturnT, content XXL-JOB's LogResult
-    XA_JOBLIST,                         //  ReturnT, content JOB_LIST's jobs (all of them)
+    XA_JOBLIST,                         //  ReturnT, content JOB_LIST's jobs (all of
+                                        //  them), without glueSource
     XA_CHART,                           //  ReturnT, content XXL-JOB's chartInfo map
     XA_USERS                            //  pageList of USER_LIST's users as XXL-JOB's
 } xxl_xxladmin_shape_t;
@@ -107,9 +108,11 @@ json_t *xxl_xxladmin_returnt (int code, const char *msg, json_t *content);
 //  joblog/pageList's total is the rows up to its page, plus one when more
 //  follow (LOG_LIST counts nothing); for an empty page content's "count"
 //  (the caller's count of the rows, when it asked past the end) is the
-//  total when it is less than the page's start
+//  total when it is less than the page's start.  zone (an IANA name;
+//  NULL or "": UTC) is the one nextTriggerTime's times are shown in: the
+//  zone SCHEDULE_NEXT planned them in (http/xxl_admin_timezone)
 json_t *xxl_xxladmin_answer (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, int code,
-                             const char *text, json_t *content);
+                             const char *text, json_t *content, const char *zone);
 
 //  The answer of endpoint for form that needs no api call (a new ReturnT),
 //  NULL when it needs one: nextTriggerTime of a blank scheduleType or

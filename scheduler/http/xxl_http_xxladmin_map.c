@@ -21,8 +21,10 @@
 #endif
 #include "xxl_http_xxladmin.h"
 #include "xxl/msg.h"
+#include "xxl_tz.h"
 
 #include <assert.h>
+#include <inttypes.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -645,9 +647,24 @@ s_html_escaped (const char *text)
     return value? value: json_string ("");
 }
 
+//  Epoch ms as "yyyy-MM-dd HH:mm:ss", the wall time in zone tz then
+static void
+s_zone_time (int64_t ms, const xxl_tz_t *tz, char *buf, size_t buflen)
+{
+    int64_t local = ms + (int64_t) xxl_tz_offset_utc (tz, xxl_tz_floordiv (ms, 1000), NULL)
+                       * 1000;
+    int64_t days = xxl_tz_floordiv (local, 86400000);
+    int64_t rest = local - days * 86400000;
+    int64_t year;
+    int month, day;
+    xxl_tz_civil_from_days (days, &year, &month, &day);
+    snprintf (buf, buflen, "%04" PRId64 "-%02d-%02d %02d:%02d:%02d", year, month, day,
+              (int) (rest / 3600000), (int) (rest / 60000 % 60), (int) (rest / 1000 % 60));
+}
+
 json_t *
 xxl_xxladmin_answer (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, int code,
-                     const char *text, json_t *content)
+                     const char *text, json_t *content, const char *zone)
 {
     assert (endpoint);
     if (code != 200)
@@ -733,7 +750,8 @@ xxl_xxladmin_answer (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, int 
             json_int_t total = json_integer_value (json_object_get (content, "total"));
             if (!json_is_array (jobs) || total > (json_int_t) json_array_size (jobs)) {
                 snprintf (why, sizeof why, "the group has %" JSON_INTEGER_FORMAT " jobs, more"
-                          " than one answer holds: page them with jobinfo/pageList", total);
+                          " than getJobsByGroup's 10000: page them with jobinfo/pageList",
+                          total);
                 return xxl_xxladmin_returnt (500, why, NULL);
             }
             return xxl_xxladmin_returnt (200, NULL, s_jobs_fit (jobs));
@@ -786,17 +804,17 @@ xxl_xxladmin_answer (const xxl_xxladmin_endpoint_t *endpoint, json_t *form, int 
             return xxl_xxladmin_returnt (200, NULL, chart);
         }
         case XA_NEXT: {
+            //  (the times in zone, the one SCHEDULE_NEXT planned them in)
+            const xxl_tz_t *tz = xxl_tz_get (zone && *zone? zone: NULL, NULL, 0);
             json_t *next = json_object_get (content, "next");
             json_t *times = json_array ();
             size_t index;
             json_t *at;
             json_array_foreach (next, index, at) {
-                time_t seconds = (time_t) (json_integer_value (at) / 1000);
-                struct tm tm;
-                char when [32];
-                if (localtime_r (&seconds, &tm)
-                &&  strftime (when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm))
-                    json_array_append_new (times, json_string (when));
+                char when [48];
+                s_zone_time (json_integer_value (at), tz? tz: xxl_tz_get (NULL, NULL, 0),
+                             when, sizeof when);
+                json_array_append_new (times, json_string (when));
             }
             return xxl_xxladmin_returnt (200, NULL, times);
         }
