@@ -122,7 +122,7 @@ s_link_close (link_t *link)
     link->batch = NULL;
     free ((void *) link->results);
     link->results = NULL;
-    link->batch_cap = link->batch_count = 0;
+    link->batch_cap = link->batch_count = link->batch_bytes = 0;
 }
 
 void

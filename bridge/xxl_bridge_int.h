@@ -27,8 +27,17 @@
 //  Most results of one CALLBACK batch, and how long its answer may take
 #define BRIDGE_BATCH_MAX      1000
 #define BRIDGE_BATCH_WAIT_MS  5000
+//  Most bytes of one CALLBACK batch, as xxl_bridge.c counts them (a
+//  result alone always fits: its handleMsg is at most BRIDGE_MSG_MAX);
+//  far below the frame a scheduler takes (XXL_MSG_MAX_FRAME)
+#define BRIDGE_BATCH_BYTES    (1024 * 1024)
+//  Most bytes of a handleMsg the bridge keeps and sends: what a scheduler
+//  stores of one (docs/protocol.md), cut between characters
+#define BRIDGE_MSG_MAX        15000
 //  One line per this many ms for the warnings that could flood the log
 #define BRIDGE_LOG_EVERY_MS   10000
+//  bridge.executors is written at most once per this many ms
+#define BRIDGE_SAVE_EVERY_MS  1000
 //  A turn longer than its poll's wait by more than this: the loop stood
 //  still (the bridge stopped or starved of CPU), and that time counts as
 //  no one's silence
@@ -56,6 +65,7 @@ typedef struct {
     int64_t *batch;                 //  its logIds
     const xxl_result_t **results;   //  their results, while the batch is built
     size_t batch_count, batch_cap;
+    size_t batch_bytes;             //  its results' bytes, as counted
     int64_t retry_at;               //  no CALLBACK before (after a refusal)
     bool broken;                    //  a handshake failed for good: replace it
     int64_t heard;                  //  the last message from the scheduler (mono)
