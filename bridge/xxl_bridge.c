@@ -724,6 +724,7 @@ s_timers (bridge_t *self)
 {
     int64_t now = zclock_mono ();
     s_turn_stall (self, now);
+    bridge_executors_flush (self, false);
     if (now >= self->next_monitor) {
         self->next_monitor = now + BRIDGE_MONITOR_MS;
         for (executor_t *exec = (executor_t *) zhashx_first (self->executors); exec;
@@ -762,6 +763,13 @@ s_timers (bridge_t *self)
     }
     if (self->deliver && xxl_spool_size (self->spool))
         s_deliver (self);
+}
+
+//  The calls' check of each address they connect to (xxl_bridge_call_fn)
+static bool
+s_address_allowed (void *arg, const struct sockaddr *addr)
+{
+    return xxl_bridge_net_allows ((xxl_bridge_net_t *) arg, addr);
 }
 
 static int
@@ -818,10 +826,13 @@ s_start (bridge_t *self, const xxl_bridge_config_t *config)
         return -1;
     }
     self->call = xxl_bridge_call_new (config->token, config->parallel, config->queued);
+    if (self->call)
+        xxl_bridge_call_set_check (self->call, s_address_allowed, self->net);
     xxl_bridge_admin_config_t admin = {
         .listen = config->listen, .path = config->path, .token = config->token,
         .insecure = config->insecure, .tls_cert = config->tls_cert,
-        .tls_key = config->tls_key, .registry = bridge_on_registry, .callback = s_on_callback,
+        .tls_key = config->tls_key, .request_timeout_s = config->admin_timeout_s,
+        .registry = bridge_on_registry, .callback = s_on_callback,
         .arg = self
     };
     self->admin = xxl_bridge_admin_new (&admin, why, sizeof why);
@@ -861,6 +872,7 @@ s_stop (bridge_t *self)
     //  at once (their runs go on in the executors; results spool at the
     //  next start, as the executors retry their callbacks)
     if (self->executors) {
+        bridge_executors_flush (self, true);
         for (executor_t *exec = (executor_t *) zhashx_first (self->executors); exec;
              exec = (executor_t *) zhashx_next (self->executors))
             if (!exec->expired)

@@ -106,8 +106,10 @@ struct _bridge_t {
     int64_t turn_at;                //  when the last turn's stall was judged (mono)
     int64_t waited;                 //  of the time since, spent in the poll's wait
     //  rate-limited log lines: when the last went, how many were held back
-    int64_t refused_logged, unknown_logged, handshake_logged;
-    size_t refused_held, unknown_held, handshake_held;
+    int64_t refused_logged, unknown_logged, handshake_logged, flip_logged;
+    size_t refused_held, unknown_held, handshake_held, flip_held;
+    bool executors_dirty;           //  bridge.executors is behind the executors
+    int64_t executors_saved;        //  when it was last written (mono)
 };
 
 //  A run this life sent and the executor took, until its result comes
@@ -169,11 +171,15 @@ int bridge_on_registry (void *arg, const xxl_wire_registry_t *registry, bool rem
 void bridge_executors_check (bridge_t *self);
 //  Registers again the live executors of the bridge's last run
 void bridge_executors_load (bridge_t *self);
+//  Writes bridge.executors when it is behind: at once when now, else
+//  when BRIDGE_SAVE_EVERY_MS passed since the last write (run each turn)
+void bridge_executors_flush (bridge_t *self, bool now);
 //  zhashx destructor of an executor_t
 void bridge_executor_free (void **item);
 
 //  Logs line at most once per BRIDGE_LOG_EVERY_MS for its kind (last,
-//  held), with the count of those held back
+//  held), with the count of those held back: a warning, or (info) an info
 void bridge_ratelog (int64_t *last, size_t *held, const char *line);
+void bridge_ratelog_at (int64_t *last, size_t *held, bool info, const char *line);
 
 #endif

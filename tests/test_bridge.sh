@@ -59,6 +59,46 @@ check "a 2.x executor registers through the bridge" wait_for 10 agent_registered
 check "a 3.x executor with Go's header case registers" wait_for 10 agent_registered app1 "$EURL_e2"
 ctl group add app1 >/dev/null
 
+# --- an executor address with user information (SSRF past --executors) ----
+# libcurl reads http://127.0.0.1:80@10.9.9.8:9999/ as user "127.0.0.1",
+# password "80", host 10.9.9.8: each form is refused as carrying user
+# information, logged once for the lot (rate-limited), never registered;
+# the same registry with e1's own address is taken
+registry () {   # registry KEY VALUE [remove]: the admin's answer
+    curl -s -X POST -H "XXL-JOB-ACCESS-TOKEN: $TOKEN" \
+        -d "{\"registryGroup\":\"EXECUTOR\",\"registryKey\":\"$1\",\"registryValue\":\"$2\"}" \
+        "$ADMIN/api/registry${3:+Remove}"
+}
+for forged in 'http://127.0.0.1:80@10.9.9.8:9999/' 'http://[::1]@10.9.9.8:9999/' \
+              'http://127.0.0.1@10.9.9.8/' 'http://[::1]:1@10.9.9.8/'; do
+    for i in 1 2 3 4 5; do registry ssrf "$forged"; echo; done
+done > "$T/forged"
+check "a registry whose address carries user information is refused, saying so" \
+    test "$(jq -r 'select(.code == 500 and (.msg | test("carries user information"))) | .code' "$T/forged" | wc -l)" = 20
+check "... never an agent address in the scheduler" \
+    bash -c "! $CTL --api $API --token $TOKEN --json agent list | grep -q 10.9.9.8"
+check "... logged once for the lot, with why" \
+    test "$(grep -c 'registry of ssrf at .*@10.9.9.8.* refused: the address carries user information' "$T/bridge.log")" = 1
+check "the same registry with an allowed address is taken" \
+    test "$(registry ssrf "$EURL_e1" | jq .code)" = 200
+check "... and is an agent address of its app" wait_for 10 agent_registered ssrf "$EURL_e1"
+registry ssrf "$EURL_e1" remove >/dev/null
+
+# --- an executor flipping its registry: bounded log lines, state written at
+# most once a second, and its last word kept ---------------------------------
+for i in $(seq 40); do
+    registry flip http://127.0.0.1:1/ >/dev/null
+    registry flip http://127.0.0.1:1/ remove >/dev/null
+done
+registry flip http://127.0.0.1:1/ >/dev/null
+check "a flood of registry flips logs a bounded number of lines" \
+    test "$(grep -cE 'executor flip at http://127.0.0.1:1/ (removed itself|is back)' "$T/bridge.log")" -le 2
+check "... the last one counted in a later line's tally or held (not 80 lines)" \
+    test "$(grep -c 'executor flip at' "$T/bridge.log")" -le 3
+check "... and bridge.executors ends with it registered" \
+    wait_for 5 grep -qxF "$(printf 'flip\thttp://127.0.0.1:1/')" "$T/bridge/bridge.executors"
+registry flip http://127.0.0.1:1/ remove >/dev/null
+
 # --- runs -------------------------------------------------------------------
 OK=$(ctl --get .id job add --group app1 --handler ok --route FIRST)
 L=$(trigger "$OK")
