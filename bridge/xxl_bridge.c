@@ -916,6 +916,7 @@ xxl_bridge_config_defaults (xxl_bridge_config_t *config)
     config->parallel = 64;
     config->queued = 10000;
     config->lost_check_s = 60;
+    config->admin_timeout_s = XXL_BRIDGE_ADMIN_REQUEST_S;
 }
 
 int

@@ -6,7 +6,10 @@
 # failures, odd refusals, GLUE_GROOVY and GLUE_PYTHON2 passed through,
 # sharding over two executors, FAILOVER past a frozen executor, BUSYOVER,
 # kill, log cat, timeout, repeated and unknown callbacks, the admin's
-# refusals (token, networks, sizes, shapes), the bridge SIGKILLed mid-run
+# refusals (token, networks, sizes, shapes, user information in an
+# executor's URL, next to the same registry taken with its own address), a
+# flood of registry flips (bounded log lines), a slowloris on the admin
+# (cut at bridge/admin_timeout), the bridge SIGKILLed mid-run
 # and restarted (every logId executed once, every result delivered), an
 # executor SIGKILLed mid-run (failed by the lost-run monitor).
 . "$(dirname "$0")/lib.sh"
@@ -32,7 +35,7 @@ echo "$TOKEN" > "$T/token"
 # start_bridge [PORT]: the bridge on PORT (default: any free one): sets
 # BPORT, BRPID, ADMIN (tests/bridge/lib.sh)
 . "$XXL_SRC/tests/bridge/lib.sh"
-bridge_cfg "executors_max = 12"
+bridge_cfg "executors_max = 12" "admin_timeout = 3"
 start_bridge () { bridge_start "${1:-0}" --access-token-file "$T/token"; }
 # start_exec NAME APP [flags]: a fake executor; sets EPID_NAME, EURL_NAME
 start_exec () {
@@ -191,6 +194,46 @@ check "an oversized registry body is 413" test "$(post --data-binary @"$T/big" "
 check "an unknown path is 404" test "$(post -d '{}' "$ADMIN/api/nothing")" = 404
 check "a callback that is not a list is 400" test "$(post -d '{"logId":1}' "$ADMIN/api/callback")" = 400
 check "the bridge still answers after all that" agent_registered app1 "$EURL_e1"
+
+# --- a slowloris on the admin: a header line every 0.5 s (never idle for
+# libmicrohttpd's 10 s) is cut at bridge/admin_timeout (3 s here) of the
+# accept; the executors' requests are served meanwhile ----------------------
+cat > "$T/slowloris.py" <<'PY'
+import socket, sys, time
+port, conns = int(sys.argv[1]), int(sys.argv[2])
+socks = []
+for _ in range(conns):
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(b"POST /xxl-job-admin/api/registry HTTP/1.1\r\nHost: x\r\n")
+    socks.append(s)
+start = time.monotonic()
+open_ = set(range(conns))
+closed_at = {}
+while open_ and time.monotonic() - start < 10:
+    for i in list(open_):
+        try:
+            socks[i].sendall(b"X-Slow: %d\r\n" % i)
+            socks[i].settimeout(0.01)
+            if socks[i].recv(1) == b"":
+                raise OSError("closed")
+        except socket.timeout:
+            pass
+        except OSError:
+            open_.discard(i)
+            closed_at[i] = time.monotonic() - start
+    time.sleep(0.5)
+print(len(open_), max(closed_at.values()) if closed_at else -1)
+PY
+python3 "$T/slowloris.py" "$BPORT" 8 > "$T/slowloris" &
+SLOW=$!
+check "an executor's registry is served while a slowloris holds connections" \
+    test "$(registry app1 "$EURL_e1" | jq .code)" = 200
+wait "$SLOW"
+read -r slow_open slow_last < "$T/slowloris"
+check "a slowloris's connections are all cut although bytes keep coming ($slow_open left open)" \
+    test "$slow_open" = 0
+check "... at the admin's deadline, not before it, nor long after (last at ${slow_last} s)" \
+    python3 -c "import sys; sys.exit(0 if 2.5 <= $slow_last <= 5.5 else 1)"
 
 # --- the bridge frozen past its executors' expiry (4 s here) ---------------
 # (the executors' registry calls wait unread meanwhile: its own stall is no
