@@ -60,7 +60,7 @@ s_usage (FILE *out)
         "Tuning keys (bridge/...): beat (30 s),\n"
         "expire (90 s), run_timeout (8000 ms), probe_timeout (900 ms),\n"
         "request_timeout (4000 ms), executors_max (1000), parallel (64),\n"
-        "queued (10000), lost_check (60 s).\n", xxl_conf_dir ());
+        "queued (10000), lost_check (60 s), admin_timeout (30 s).\n", xxl_conf_dir ());
 }
 
 static int
@@ -174,6 +174,7 @@ main (int argc, char *argv [])
     settings.parallel = s_int (config, "bridge/parallel", settings.parallel, 1);
     settings.queued = s_int (config, "bridge/queued", settings.queued, 1);
     settings.lost_check_s = s_int (config, "bridge/lost_check", settings.lost_check_s, 0);
+    settings.admin_timeout_s = s_int (config, "bridge/admin_timeout", settings.admin_timeout_s, 1);
     char *token = NULL;
     token_file = xxl_conf_str (token_file, config, "bridge/access_token_file", NULL);
     if (token_file && *token_file) {

@@ -22,6 +22,37 @@ s_open_run_free (void **item)
 
 static void s_lost_answer (bridge_t *self, int64_t log_id, int code);
 
+//  msg as a CALLBACK carries it: valid UTF-8 (xxl_utf8_repair), cut
+//  between characters to at most BRIDGE_MSG_MAX bytes.  NULL when msg is
+//  NULL or already so (send msg itself), else a new string the caller
+//  frees (msg itself on no memory for the cut: NULL)
+static char *
+s_msg_fit (const char *msg)
+{
+    if (!msg)
+        return NULL;
+    char *fit = xxl_utf8_repair (msg);
+    const char *text = fit? fit: msg;
+    size_t len = strlen (text);
+    if (len <= BRIDGE_MSG_MAX)
+        return fit;
+    size_t cut = BRIDGE_MSG_MAX;
+    while (cut > 0 && ((unsigned char) text [cut] & 0xc0) == 0x80)
+        cut--;
+    char *copy = strndup (text, cut);
+    free (fit);
+    return copy;
+}
+
+//  What a result counts for against BRIDGE_BATCH_BYTES: its handleMsg as
+//  sent (at most BRIDGE_MSG_MAX bytes) and room for its other fields
+static size_t
+s_result_size (const xxl_result_t *r)
+{
+    size_t len = r->msg? strnlen (r->msg, BRIDGE_MSG_MAX): 0;
+    return len + 96;
+}
+
 //  --------------------------------------------------------------------------
 //  Results: from the executors' callbacks to the schedulers' acks
 
@@ -32,6 +63,8 @@ s_on_callback (void *arg, const xxl_wire_callback_t *items, size_t count, char *
     bridge_t *self = (bridge_t *) arg;
     xxl_result_t *results = (xxl_result_t *) calloc (count? count: 1, sizeof *results);
     int64_t *ids = (int64_t *) calloc (count? count: 1, sizeof *ids);
+    char **fitted = (char **) calloc (count? count: 1, sizeof *fitted);
+    assert (results && ids && fitted);
     size_t taken = 0, unknown = 0;
     int64_t unknown_id = 0;
     for (size_t i = 0; i < count; i++) {
@@ -43,7 +76,9 @@ s_on_callback (void *arg, const xxl_wire_callback_t *items, size_t count, char *
         results [taken].log_id = items [i].log_id;
         results [taken].log_date_time = items [i].log_date_time;
         results [taken].code = items [i].code;
-        results [taken].msg = items [i].msg;     //  (borrowed; the spool copies)
+        //  (borrowed, or fitted here: the spool copies)
+        fitted [taken] = s_msg_fit (items [i].msg);
+        results [taken].msg = fitted [taken]? fitted [taken]: items [i].msg;
         char id [XXL_BRIDGE_ID_MAX];
         xxl_bridge_routes_id (items [i].log_id, id);
         open_run_t *open = (open_run_t *) zhashx_lookup (self->open_runs, id);
@@ -70,6 +105,9 @@ s_on_callback (void *arg, const xxl_wire_callback_t *items, size_t count, char *
                   " logId %" PRId64 ") or already delivered: ignored", unknown, unknown_id);
         bridge_ratelog (&self->unknown_logged, &self->unknown_held, line);
     }
+    for (size_t i = 0; i < taken; i++)
+        free (fitted [i]);
+    free (fitted);
     free (results);
     free (ids);
     return code;
@@ -97,6 +135,8 @@ s_result_link (bridge_t *self, int64_t log_id, int64_t now, bool *blocked)
     return NULL;
 }
 
+static void s_batch_end (bridge_t *self, link_t *link, bool acked);
+
 static void
 s_batch_send (bridge_t *self, link_t *link)
 {
@@ -115,18 +155,19 @@ s_batch_send (bridge_t *self, link_t *link)
         xxl_enc_kint (self->enc, "logDateTime", r->log_date_time > 0? r->log_date_time: 0);
         xxl_enc_kint (self->enc, "handleCode", r->code);
         if (r->msg) {
-            char *repaired = xxl_utf8_repair (r->msg);
-            xxl_enc_kstr (self->enc, "handleMsg", repaired? repaired: r->msg);
-            free (repaired);
+            //  (a result spooled by a bridge that kept longer ones is cut
+            //  here: s_result_size counted it so)
+            char *fit = s_msg_fit (r->msg);
+            xxl_enc_kstr (self->enc, "handleMsg", fit? fit: r->msg);
+            free (fit);
         }
         xxl_enc_map_end (self->enc);
     }
     xxl_enc_array_end (self->enc);
-    if (bridge_send (self, link)) {
-        //  (goes again at the next turn)
-        link->retry_at = zclock_mono () + 1000;
-        link->batch_id = 0;
-    }
+    if (bridge_send (self, link))
+        //  (not sent: its results leave the batch, to be batched again
+        //  whole, each once, after the link's retry_at)
+        s_batch_end (self, link, false);
 }
 
 //  Puts the pending results that are not in flight into batches on their
@@ -151,7 +192,9 @@ s_deliver (bridge_t *self)
         }
         if (link->batch_count == 0)
             zlist_append (sent, link);
-        if (link->batch_count >= BRIDGE_BATCH_MAX) {
+        size_t size = s_result_size (r);
+        if (link->batch_count >= BRIDGE_BATCH_MAX
+        ||  (link->batch_count && link->batch_bytes + size > BRIDGE_BATCH_BYTES)) {
             more = true;
             continue;
         }
@@ -164,12 +207,14 @@ s_deliver (bridge_t *self)
         }
         link->results [link->batch_count] = r;
         link->batch [link->batch_count++] = r->log_id;
+        link->batch_bytes += size;
         zhashx_insert (self->in_flight, id, link);
     }
+    //  (before the sends: a batch that cannot go asks for another pass)
+    self->deliver = more;
     for (link_t *link = (link_t *) zlist_first (sent); link; link = (link_t *) zlist_next (sent))
         s_batch_send (self, link);
     zlist_destroy (&sent);
-    self->deliver = more;
 }
 
 //  A batch ends: acked (its results leave the spool and their routes) or
@@ -189,6 +234,7 @@ s_batch_end (bridge_t *self, link_t *link, bool acked)
     else
         link->retry_at = zclock_mono () + 1000;
     link->batch_count = 0;
+    link->batch_bytes = 0;
     link->batch_id = 0;
     self->deliver = true;
 }
@@ -678,6 +724,7 @@ s_timers (bridge_t *self)
 {
     int64_t now = zclock_mono ();
     s_turn_stall (self, now);
+    bridge_executors_flush (self, false);
     if (now >= self->next_monitor) {
         self->next_monitor = now + BRIDGE_MONITOR_MS;
         for (executor_t *exec = (executor_t *) zhashx_first (self->executors); exec;
@@ -716,6 +763,13 @@ s_timers (bridge_t *self)
     }
     if (self->deliver && xxl_spool_size (self->spool))
         s_deliver (self);
+}
+
+//  The calls' check of each address they connect to (xxl_bridge_call_fn)
+static bool
+s_address_allowed (void *arg, const struct sockaddr *addr)
+{
+    return xxl_bridge_net_allows ((xxl_bridge_net_t *) arg, addr);
 }
 
 static int
@@ -772,10 +826,13 @@ s_start (bridge_t *self, const xxl_bridge_config_t *config)
         return -1;
     }
     self->call = xxl_bridge_call_new (config->token, config->parallel, config->queued);
+    if (self->call)
+        xxl_bridge_call_set_check (self->call, s_address_allowed, self->net);
     xxl_bridge_admin_config_t admin = {
         .listen = config->listen, .path = config->path, .token = config->token,
         .insecure = config->insecure, .tls_cert = config->tls_cert,
-        .tls_key = config->tls_key, .registry = bridge_on_registry, .callback = s_on_callback,
+        .tls_key = config->tls_key, .request_timeout_s = config->admin_timeout_s,
+        .registry = bridge_on_registry, .callback = s_on_callback,
         .arg = self
     };
     self->admin = xxl_bridge_admin_new (&admin, why, sizeof why);
@@ -815,6 +872,7 @@ s_stop (bridge_t *self)
     //  at once (their runs go on in the executors; results spool at the
     //  next start, as the executors retry their callbacks)
     if (self->executors) {
+        bridge_executors_flush (self, true);
         for (executor_t *exec = (executor_t *) zhashx_first (self->executors); exec;
              exec = (executor_t *) zhashx_next (self->executors))
             if (!exec->expired)
@@ -858,6 +916,7 @@ xxl_bridge_config_defaults (xxl_bridge_config_t *config)
     config->parallel = 64;
     config->queued = 10000;
     config->lost_check_s = 60;
+    config->admin_timeout_s = XXL_BRIDGE_ADMIN_REQUEST_S;
 }
 
 int

@@ -53,6 +53,7 @@ typedef struct {
     int parallel;                   //  calls on the wire at once (64)
     int queued;                     //  calls held at once (10,000)
     int lost_check_s;               //  asks about open runs every (60; 0: never)
+    int admin_timeout_s;            //  an executor's request must come whole within (30)
 } xxl_bridge_config_t;
 
 void xxl_bridge_config_defaults (xxl_bridge_config_t *config);

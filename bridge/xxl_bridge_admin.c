@@ -7,6 +7,7 @@
 #include "xxl_bridge_admin.h"
 
 #include "xxl_log.h"
+#include "xxl_http_guard_mhd.h"
 #include <microhttpd.h>
 #include <netdb.h>
 #include <arpa/inet.h>
@@ -15,6 +16,9 @@
 //  carries up to XXL_WIRE_BATCH_MAX results
 #define ADMIN_REGISTRY_MAX  (64 * 1024)
 #define ADMIN_CALLBACK_MAX  (8 * 1024 * 1024)
+//  Connections at once, and from one address
+#define ADMIN_CONNECTIONS   256
+#define ADMIN_PER_ADDRESS   64
 
 struct _xxl_bridge_admin_t {
     struct MHD_Daemon *daemon;
@@ -24,6 +28,8 @@ struct _xxl_bridge_admin_t {
     char *token;
     int port;
     int64_t due;                    //  when MHD needs to run, fd or not (mono; -1: never)
+    xxl_http_guard_t *guard;        //  each request's deadline
+    int64_t next_expire;            //  when the guard is looked at next (mono)
 };
 
 typedef enum { ROUTE_NONE, ROUTE_REGISTRY, ROUTE_REMOVE, ROUTE_CALLBACK } route_t;
@@ -35,9 +41,15 @@ typedef struct {
     bool too_long;
 } request_t;
 
+//  Queues the answer (its request's deadline stops: it came whole, or
+//  was refused before its body)
 static enum MHD_Result
-s_answer (struct MHD_Connection *connection, unsigned int status, char *json)
+s_answer (xxl_bridge_admin_t *self, struct MHD_Connection *connection, unsigned int status,
+          char *json)
 {
+    xxl_http_slot_t *slot = xxl_http_guard_mhd_slot (connection);
+    if (slot)
+        xxl_http_guard_received (self->guard, slot);
     if (!json)
         json = strdup ("{\"code\":500,\"msg\":\"out of memory\"}");
     struct MHD_Response *response = MHD_create_response_from_buffer (
@@ -100,28 +112,28 @@ s_serve (xxl_bridge_admin_t *self, struct MHD_Connection *connection, request_t 
 {
     char why [512] = "";
     if (request->too_long)
-        return s_answer (connection, MHD_HTTP_CONTENT_TOO_LARGE,
+        return s_answer (self, connection, MHD_HTTP_CONTENT_TOO_LARGE,
                          xxl_wire_fail (413, "the body is longer than this call takes"));
     if (request->route == ROUTE_CALLBACK) {
         xxl_wire_callback_t *items;
         int count = xxl_wire_callback_parse (request->body? request->body: "", request->len,
                                              &items, why, sizeof why);
         if (count < 0)
-            return s_answer (connection, MHD_HTTP_BAD_REQUEST, xxl_wire_fail (400, why));
+            return s_answer (self, connection, MHD_HTTP_BAD_REQUEST, xxl_wire_fail (400, why));
         int code = self->config.callback (self->config.arg, items, (size_t) count,
                                           why, sizeof why);
         xxl_wire_callbacks_free (items, (size_t) count);
-        return s_answer (connection, MHD_HTTP_OK, code? xxl_wire_fail (code, why): xxl_wire_ok ());
+        return s_answer (self, connection, MHD_HTTP_OK, code? xxl_wire_fail (code, why): xxl_wire_ok ());
     }
     xxl_wire_registry_t registry;
     if (xxl_wire_registry_parse (request->body? request->body: "", request->len, &registry,
                                  why, sizeof why))
-        return s_answer (connection, MHD_HTTP_BAD_REQUEST, xxl_wire_fail (400, why));
+        return s_answer (self, connection, MHD_HTTP_BAD_REQUEST, xxl_wire_fail (400, why));
     char peer [INET6_ADDRSTRLEN + 1];
     s_peer (connection, peer, sizeof peer);
     int code = self->config.registry (self->config.arg, &registry,
                                       request->route == ROUTE_REMOVE, peer, why, sizeof why);
-    return s_answer (connection, MHD_HTTP_OK, code? xxl_wire_fail (code, why): xxl_wire_ok ());
+    return s_answer (self, connection, MHD_HTTP_OK, code? xxl_wire_fail (code, why): xxl_wire_ok ());
 }
 
 static enum MHD_Result
@@ -137,16 +149,16 @@ s_access (void *cls, struct MHD_Connection *connection, const char *url, const c
         //  before any body is read
         route_t route = s_route (self, url);
         if (route == ROUTE_NONE)
-            return s_answer (connection, MHD_HTTP_NOT_FOUND, xxl_wire_fail (404, "not found"));
+            return s_answer (self, connection, MHD_HTTP_NOT_FOUND, xxl_wire_fail (404, "not found"));
         if (strneq (method, "POST"))
-            return s_answer (connection, MHD_HTTP_METHOD_NOT_ALLOWED,
+            return s_answer (self, connection, MHD_HTTP_METHOD_NOT_ALLOWED,
                              xxl_wire_fail (405, "only POST"));
         //  (MHD compares header names without regard to case: Go's client
         //  sends Xxl-Job-Access-Token)
         const char *token = MHD_lookup_connection_value (connection, MHD_HEADER_KIND,
                                                          "XXL-JOB-ACCESS-TOKEN");
         if (!s_token_ok (self, token))
-            return s_answer (connection, MHD_HTTP_UNAUTHORIZED,
+            return s_answer (self, connection, MHD_HTTP_UNAUTHORIZED,
                              xxl_wire_fail (401, "The access token is wrong."));
         request = (request_t *) calloc (1, sizeof *request);
         if (!request)
@@ -194,13 +206,28 @@ static void
 s_completed (void *cls, struct MHD_Connection *connection, void **con_cls,
              enum MHD_RequestTerminationCode toe)
 {
-    (void) cls; (void) connection; (void) toe;
+    (void) toe;
+    xxl_bridge_admin_t *self = (xxl_bridge_admin_t *) cls;
+    //  (the next request on the connection has its own deadline)
+    xxl_http_slot_t *slot = xxl_http_guard_mhd_slot (connection);
+    if (slot)
+        xxl_http_guard_sent (self->guard, slot, zclock_mono ());
     request_t *request = (request_t *) *con_cls;
     if (request) {
         free (request->body);
         free (request);
         *con_cls = NULL;
     }
+}
+
+//  A connection taken (its slot from the guard, or shut down at once when
+//  none is left) or closed (its slot freed)
+static void
+s_notify (void *cls, struct MHD_Connection *connection, void **socket_context,
+          enum MHD_ConnectionNotificationCode code)
+{
+    xxl_bridge_admin_t *self = (xxl_bridge_admin_t *) cls;
+    xxl_http_guard_mhd_notice (self->guard, connection, socket_context, code);
 }
 
 //  HOST:PORT ("[::1]:PORT" for IPv6) into an address
@@ -262,6 +289,14 @@ xxl_bridge_admin_new (const xxl_bridge_admin_config_t *config, char *why, size_t
     while (plen && self->path [plen - 1] == '/')
         self->path [--plen] = 0;
     self->token = strdup (config->token? config->token: "");
+    int timeout_s = config->request_timeout_s > 0? config->request_timeout_s
+                                                 : XXL_BRIDGE_ADMIN_REQUEST_S;
+    self->guard = xxl_http_guard_new (ADMIN_CONNECTIONS, 0, (int64_t) timeout_s * 1000, 1);
+    if (!self->guard) {
+        snprintf (why, whylen, "out of memory");
+        xxl_bridge_admin_destroy (&self);
+        return NULL;
+    }
     //  (epoll: one fd for the loop to poll, whatever the number of
     //  connections, and none limited by FD_SETSIZE)
     unsigned int flags = MHD_USE_ERROR_LOG | MHD_USE_EPOLL
@@ -286,11 +321,12 @@ xxl_bridge_admin_new (const xxl_bridge_admin_config_t *config, char *why, size_t
     self->daemon = MHD_start_daemon (flags, 0, NULL, NULL, s_access, self,
         MHD_OPTION_EXTERNAL_LOGGER, s_mhd_log, self,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *) &addr,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned int) 256,
-        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int) 64,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned int) ADMIN_CONNECTIONS,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int) ADMIN_PER_ADDRESS,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int) 10,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t) 64 * 1024,
         MHD_OPTION_NOTIFY_COMPLETED, s_completed, self,
+        MHD_OPTION_NOTIFY_CONNECTION, s_notify, self,
         //  (last: without TLS the list ends here)
         tls? MHD_OPTION_HTTPS_MEM_CERT: MHD_OPTION_END, self->cert_pem,
         MHD_OPTION_HTTPS_MEM_KEY, self->key_pem,
@@ -315,6 +351,7 @@ xxl_bridge_admin_destroy (xxl_bridge_admin_t **self_p)
         return;
     if (self->daemon)
         MHD_stop_daemon (self->daemon);
+    xxl_http_guard_destroy (&self->guard);
     free (self->path);
     free (self->token);
     free (self->cert_pem);
@@ -342,12 +379,30 @@ xxl_bridge_admin_fd (xxl_bridge_admin_t *self, long *timeout_ms)
         if (*timeout_ms < 0 || (long) wait < *timeout_ms)
             *timeout_ms = (long) wait;
     }
+    //  (the guard is looked at every XXL_HTTP_GUARD_TICK_MS while it
+    //  holds connections)
+    size_t used, reserve;
+    xxl_http_guard_used (self->guard, &used, &reserve);
+    if (used) {
+        long left = (long) (self->next_expire - zclock_mono ());
+        if (left < 0)
+            left = 0;
+        if (*timeout_ms < 0 || left < *timeout_ms)
+            *timeout_ms = left;
+    }
     return info->epoll_fd;
 }
 
 void
 xxl_bridge_admin_run (xxl_bridge_admin_t *self, bool ready)
 {
+    int64_t now = zclock_mono ();
+    if (now >= self->next_expire) {
+        //  (a connection shut down here is read, and closed, by MHD_run:
+        //  its socket is readable at its end)
+        self->next_expire = now + XXL_HTTP_GUARD_TICK_MS;
+        xxl_http_guard_expire (self->guard, now);
+    }
     //  (not ready, nothing due: MHD_run would only find its set empty)
     if (ready || (self->due >= 0 && zclock_mono () >= self->due))
         MHD_run (self->daemon);

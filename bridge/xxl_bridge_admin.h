@@ -11,7 +11,11 @@
     the functions it was given.  Bounded: a body over its limit is 413, a
     malformed one 400, a wrong token 401 (XXL-JOB's own answer is HTTP 200
     with code 500; the executors only look at code), at most 256
-    connections (64 from one address), each closed after 10 s idle.
+    connections (64 from one address), each closed after 10 s idle, and
+    each request must come whole (headers and body) within
+    request_timeout_s of its connection's accept or of the answer before
+    it on that connection, however its bytes trickle (sdk's
+    xxl_http_guard.h: a slowloris holds a connection that long at most).
     HTTPS with a certificate and key.  Called by xxl_bridge.c (it
     creates it and runs it from its loop); calls xxl_bridge_wire.h and,
     through the functions it was given, the bridge.
@@ -29,6 +33,9 @@ extern "C" {
 
 typedef struct _xxl_bridge_admin_t xxl_bridge_admin_t;
 
+//  A request's deadline by default, s
+#define XXL_BRIDGE_ADMIN_REQUEST_S  30
+
 //  A registry call (remove false) or registryRemove (true) from peer (its
 //  IP address, text): 0 taken, else the code to answer with msg in why
 typedef int (xxl_admin_registry_fn) (void *arg, const xxl_wire_registry_t *registry,
@@ -45,6 +52,7 @@ typedef struct {
     bool insecure;                  //  may listen off loopback in plain text
     const char *tls_cert;           //  PEM files: HTTPS (may then listen anywhere)
     const char *tls_key;
+    int request_timeout_s;          //  a request's deadline (0: XXL_BRIDGE_ADMIN_REQUEST_S)
     xxl_admin_registry_fn *registry;
     xxl_admin_callback_fn *callback;
     void *arg;

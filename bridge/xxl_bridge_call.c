@@ -103,6 +103,8 @@ struct _xxl_bridge_call_t {
     zhashx_t *peers;                //  executor URL -> peer_t
     size_t conns;                   //  own connections open
     uint64_t seq;                   //  calls posted
+    xxl_bridge_call_check_fn *check;    //  may a connection be made
+    void *check_arg;
 };
 
 //  Most answer bytes held in the call itself (the common answer,
@@ -120,6 +122,8 @@ struct _call_t {
     char *answer;                   //  inline, or malloc'd past it
     size_t len, cap;
     bool too_long;
+    bool refused;                   //  (libcurl's) check refused its address
+    xxl_bridge_call_t *owner;       //  (libcurl's) for the check
     char error [CURL_ERROR_SIZE];
     xxl_bridge_call_fn *done;
     void *arg;
@@ -354,6 +358,11 @@ s_conn_open (xxl_bridge_call_t *self, peer_t *peer, char *why, size_t whylen)
                 break;
             }
     const char *host = peer->url.host;
+    if (self->check && !self->check (self->check_arg, (struct sockaddr *) &peer->url.addr)) {
+        snprintf (why, whylen, "%s is outside the networks the bridge may call (--executors):"
+                  " not connected", host);
+        return NULL;
+    }
     int fd = socket (peer->url.addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) {
         snprintf (why, whylen, "Failed to connect to %s: %s", host, strerror (errno));
@@ -517,6 +526,7 @@ s_call_free (xxl_bridge_call_t *self, call_t *call)
         curl_easy_setopt (call->easy, CURLOPT_PRIVATE, NULL);
         curl_easy_setopt (call->easy, CURLOPT_WRITEDATA, NULL);
         curl_easy_setopt (call->easy, CURLOPT_ERRORBUFFER, NULL);
+        curl_easy_setopt (call->easy, CURLOPT_OPENSOCKETDATA, NULL);
         curl_easy_setopt (call->easy, CURLOPT_POSTFIELDS, "");
         self->idle [self->nidle++] = call->easy;
     }
@@ -737,6 +747,29 @@ s_write (char *data, size_t size, size_t nmemb, void *arg)
     return n;
 }
 
+//  libcurl's socket opening (CURLOPT_OPENSOCKETFUNCTION): the address it
+//  resolved and is about to connect to goes through the check first
+static curl_socket_t
+s_open_socket (void *arg, curlsocktype purpose, struct curl_sockaddr *addr)
+{
+    call_t *call = (call_t *) arg;
+    xxl_bridge_call_t *self = call->owner;
+    if (purpose != CURLSOCKTYPE_IPCXN)
+        return CURL_SOCKET_BAD;
+    if (self->check && !self->check (self->check_arg, &addr->addr)) {
+        call->refused = true;
+        return CURL_SOCKET_BAD;
+    }
+    return socket (addr->family, addr->socktype | SOCK_CLOEXEC, addr->protocol);
+}
+
+void
+xxl_bridge_call_set_check (xxl_bridge_call_t *self, xxl_bridge_call_check_fn *check, void *arg)
+{
+    self->check = check;
+    self->check_arg = arg;
+}
+
 //  The call joins libcurl's multi, with an easy handle and what is left of
 //  its time; -1 (nothing changed) when libcurl refuses it
 static int
@@ -761,10 +794,15 @@ s_join (xxl_bridge_call_t *self, call_t *call, long left_ms)
         //  (no proxy: the executors are called directly, and libcurl then
         //  reads no *_proxy environment variables a call)
         curl_easy_setopt (e, CURLOPT_PROXY, "");
+        //  (a URL with user information is refused by libcurl too)
+        curl_easy_setopt (e, CURLOPT_DISALLOW_USERNAME_IN_URL, 1L);
+        curl_easy_setopt (e, CURLOPT_OPENSOCKETFUNCTION, s_open_socket);
     }
     //  and each call's own
     curl_easy_setopt (e, CURLOPT_URL, call->url);
     curl_easy_setopt (e, CURLOPT_PRIVATE, call);
+    curl_easy_setopt (e, CURLOPT_OPENSOCKETDATA, call);
+    call->owner = self;
     curl_easy_setopt (e, CURLOPT_POSTFIELDS, call->body);
     curl_easy_setopt (e, CURLOPT_POSTFIELDSIZE, (long) call->body_len);
     curl_easy_setopt (e, CURLOPT_WRITEDATA, call);
@@ -1007,6 +1045,10 @@ xxl_bridge_call_perform (xxl_bridge_call_t *self, bool ready)
         why [0] = 0;
         if (msg->data.result == CURLE_OK)
             curl_easy_getinfo (call->easy, CURLINFO_RESPONSE_CODE, &status);
+        else
+        if (call->refused)
+            snprintf (why, sizeof why, "the executor's address is outside the networks the"
+                      " bridge may call (--executors): not connected");
         else
         if (call->too_long)
             snprintf (why, sizeof why, "the executor's answer is longer than %d bytes",

@@ -45,6 +45,17 @@ xxl_bridge_call_t *xxl_bridge_call_new (const char *token, int parallel, int que
 //  Ends every call (their completions are not called)
 void xxl_bridge_call_destroy (xxl_bridge_call_t **self_p);
 
+//  Whether a connection to addr (the address a call is about to connect
+//  to, after any name lookup) may be made
+struct sockaddr;
+typedef bool (xxl_bridge_call_check_fn) (void *arg, const struct sockaddr *addr);
+
+//  Every connection either way is first given to check (NULL: none): one
+//  it refuses is not made, and its call ends with no answer, why naming
+//  the address
+void xxl_bridge_call_set_check (xxl_bridge_call_t *self, xxl_bridge_call_check_fn *check,
+                                void *arg);
+
 //  Starts a POST of body (copied) to url followed by path; done is called
 //  with arg when it ends, after at most timeout_ms.  0, or -1 when it
 //  cannot start (queue full, out of memory): done is then not called.

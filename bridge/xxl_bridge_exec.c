@@ -122,7 +122,7 @@ s_link_close (link_t *link)
     link->batch = NULL;
     free ((void *) link->results);
     link->results = NULL;
-    link->batch_cap = link->batch_count = 0;
+    link->batch_cap = link->batch_count = link->batch_bytes = 0;
 }
 
 void
@@ -161,13 +161,27 @@ s_executor_new (bridge_t *self, const char *app, const char *url, const char *ke
 }
 
 //  The live executors are kept in LOGDIR/bridge.executors ("APP\tURL"
-//  lines, rewritten whole at each change), so that a restarted bridge
-//  registers them with the schedulers at once instead of at their next
-//  registry call (up to 30 s later, while their runs would count as lost
-//  and new runs find no address).  Each expires as usual unless it calls.
+//  lines, rewritten whole after a change, at most once per
+//  BRIDGE_SAVE_EVERY_MS: bridge_executors_flush), so that a restarted
+//  bridge registers them with the schedulers at once instead of at their
+//  next registry call (up to 30 s later, while their runs would count as
+//  lost and new runs find no address).  Each expires as usual unless it
+//  calls.
 static void
 s_executors_save (bridge_t *self)
 {
+    self->executors_dirty = true;
+}
+
+void
+bridge_executors_flush (bridge_t *self, bool now)
+{
+    int64_t at = zclock_mono ();
+    if (!self->executors_dirty
+    ||  (!now && self->executors_saved && at - self->executors_saved < BRIDGE_SAVE_EVERY_MS))
+        return;
+    self->executors_dirty = false;
+    self->executors_saved = at;
     char *path = zsys_sprintf ("%s/bridge.executors", self->config->logdir);
     char *tmp = zsys_sprintf ("%s.new", path);
     FILE *file = fopen (tmp, "w");
@@ -220,15 +234,25 @@ bridge_executors_load (bridge_t *self)
 void
 bridge_ratelog (int64_t *last, size_t *held, const char *line)
 {
+    bridge_ratelog_at (last, held, false, line);
+}
+
+void
+bridge_ratelog_at (int64_t *last, size_t *held, bool info, const char *line)
+{
     int64_t now = zclock_mono ();
     if (*last && now - *last < BRIDGE_LOG_EVERY_MS) {
         (*held)++;
         return;
     }
+    const char *more = *held? " more like it since the last line)": "";
+    char count [48] = "";
     if (*held)
-        zsys_warning ("bridge: %s (and %zu more like it since the last line)", line, *held);
+        snprintf (count, sizeof count, " (and %zu", *held);
+    if (info)
+        zsys_info ("bridge: %s%s%s", line, count, more);
     else
-        zsys_warning ("bridge: %s", line);
+        zsys_warning ("bridge: %s%s%s", line, count, more);
     *last = now;
     *held = 0;
 }
@@ -250,7 +274,9 @@ bridge_on_registry (void *arg, const xxl_wire_registry_t *registry, bool remove,
     int code = 0;
     if (remove) {
         if (exec && !exec->expired) {
-            zsys_info ("bridge: executor %s at %s removed itself", exec->app, exec->url);
+            snprintf (line, sizeof line, "executor %s at %s removed itself", exec->app,
+                      exec->url);
+            bridge_ratelog_at (&self->flip_logged, &self->flip_held, true, line);
             exec->expired = true;
             for (size_t i = 0; i < self->nendpoints; i++)
                 bridge_register (self, exec->links + i, true);
@@ -261,7 +287,8 @@ bridge_on_registry (void *arg, const xxl_wire_registry_t *registry, bool remove,
     if (exec) {
         exec->seen = zclock_mono ();
         if (exec->expired) {
-            zsys_info ("bridge: executor %s at %s is back", exec->app, exec->url);
+            snprintf (line, sizeof line, "executor %s at %s is back", exec->app, exec->url);
+            bridge_ratelog_at (&self->flip_logged, &self->flip_held, true, line);
             exec->expired = false;
             for (size_t i = 0; i < self->nendpoints; i++)
                 bridge_register (self, exec->links + i, false);

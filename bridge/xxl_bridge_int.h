@@ -27,8 +27,17 @@
 //  Most results of one CALLBACK batch, and how long its answer may take
 #define BRIDGE_BATCH_MAX      1000
 #define BRIDGE_BATCH_WAIT_MS  5000
+//  Most bytes of one CALLBACK batch, as xxl_bridge.c counts them (a
+//  result alone always fits: its handleMsg is at most BRIDGE_MSG_MAX);
+//  far below the frame a scheduler takes (XXL_MSG_MAX_FRAME)
+#define BRIDGE_BATCH_BYTES    (1024 * 1024)
+//  Most bytes of a handleMsg the bridge keeps and sends: what a scheduler
+//  stores of one (docs/protocol.md), cut between characters
+#define BRIDGE_MSG_MAX        15000
 //  One line per this many ms for the warnings that could flood the log
 #define BRIDGE_LOG_EVERY_MS   10000
+//  bridge.executors is written at most once per this many ms
+#define BRIDGE_SAVE_EVERY_MS  1000
 //  A turn longer than its poll's wait by more than this: the loop stood
 //  still (the bridge stopped or starved of CPU), and that time counts as
 //  no one's silence
@@ -56,6 +65,7 @@ typedef struct {
     int64_t *batch;                 //  its logIds
     const xxl_result_t **results;   //  their results, while the batch is built
     size_t batch_count, batch_cap;
+    size_t batch_bytes;             //  its results' bytes, as counted
     int64_t retry_at;               //  no CALLBACK before (after a refusal)
     bool broken;                    //  a handshake failed for good: replace it
     int64_t heard;                  //  the last message from the scheduler (mono)
@@ -96,8 +106,10 @@ struct _bridge_t {
     int64_t turn_at;                //  when the last turn's stall was judged (mono)
     int64_t waited;                 //  of the time since, spent in the poll's wait
     //  rate-limited log lines: when the last went, how many were held back
-    int64_t refused_logged, unknown_logged, handshake_logged;
-    size_t refused_held, unknown_held, handshake_held;
+    int64_t refused_logged, unknown_logged, handshake_logged, flip_logged;
+    size_t refused_held, unknown_held, handshake_held, flip_held;
+    bool executors_dirty;           //  bridge.executors is behind the executors
+    int64_t executors_saved;        //  when it was last written (mono)
 };
 
 //  A run this life sent and the executor took, until its result comes
@@ -159,11 +171,15 @@ int bridge_on_registry (void *arg, const xxl_wire_registry_t *registry, bool rem
 void bridge_executors_check (bridge_t *self);
 //  Registers again the live executors of the bridge's last run
 void bridge_executors_load (bridge_t *self);
+//  Writes bridge.executors when it is behind: at once when now, else
+//  when BRIDGE_SAVE_EVERY_MS passed since the last write (run each turn)
+void bridge_executors_flush (bridge_t *self, bool now);
 //  zhashx destructor of an executor_t
 void bridge_executor_free (void **item);
 
 //  Logs line at most once per BRIDGE_LOG_EVERY_MS for its kind (last,
-//  held), with the count of those held back
+//  held), with the count of those held back: a warning, or (info) an info
 void bridge_ratelog (int64_t *last, size_t *held, const char *line);
+void bridge_ratelog_at (int64_t *last, size_t *held, bool info, const char *line);
 
 #endif

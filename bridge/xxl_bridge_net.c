@@ -8,6 +8,7 @@
 
 #include <czmq.h>
 #include <arpa/inet.h>
+#include <curl/curl.h>
 
 typedef struct {
     unsigned char addr [16];
@@ -105,6 +106,33 @@ xxl_bridge_net_destroy (xxl_bridge_net_t **self_p)
     *self_p = NULL;
 }
 
+//  true when the 16-byte address lies in one of the networks
+static bool
+s_allowed (xxl_bridge_net_t *self, const unsigned char addr [16])
+{
+    for (size_t i = 0; i < self->count; i++)
+        if (s_within (self->nets + i, addr))
+            return true;
+    return false;
+}
+
+bool
+xxl_bridge_net_allows (xxl_bridge_net_t *self, const struct sockaddr *addr)
+{
+    unsigned char bytes [16];
+    if (addr->sa_family == AF_INET) {
+        memset (bytes, 0, 10);
+        bytes [10] = bytes [11] = 0xff;
+        memcpy (bytes + 12, &((const struct sockaddr_in *) addr)->sin_addr, 4);
+    }
+    else
+    if (addr->sa_family == AF_INET6)
+        memcpy (bytes, &((const struct sockaddr_in6 *) addr)->sin6_addr, 16);
+    else
+        return false;
+    return s_allowed (self, bytes);
+}
+
 int
 xxl_bridge_net_check (xxl_bridge_net_t *self, const char *url, char *why, size_t whylen)
 {
@@ -113,35 +141,60 @@ xxl_bridge_net_check (xxl_bridge_net_t *self, const char *url, char *why, size_t
             snprintf (why, whylen, "the address holds a blank or control character");
             return -1;
         }
-    const char *host;
-    if (strncmp (url, "http://", 7) == 0)
-        host = url + 7;
-    else
-    if (strncmp (url, "https://", 8) == 0)
-        host = url + 8;
-    else {
+    if (strncmp (url, "http://", 7) && strncmp (url, "https://", 8)) {
         snprintf (why, whylen, "the address is not an http:// or https:// URL");
         return -1;
     }
-    char name [64];
-    size_t len;
-    if (*host == '[') {
-        const char *end = strchr (host, ']');
-        len = end? (size_t) (end - host - 1): sizeof name;
-        host++;
+    //  Parsed as libcurl parses CURLOPT_URL (its URL API, the same flags),
+    //  so the host judged is the host libcurl calls
+    CURLU *parsed = curl_url ();
+    char *part = NULL, *host = NULL;
+    int rc = -1;
+    if (!parsed) {
+        snprintf (why, whylen, "out of memory");
+        return -1;
     }
-    else
-        len = strcspn (host, ":/?#");
-    if (len == 0 || len >= sizeof name) {
+    if (curl_url_set (parsed, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME)) {
+        snprintf (why, whylen, "the address is not a URL libcurl reads");
+        goto done;
+    }
+    if (curl_url_get (parsed, CURLUPART_SCHEME, &part, 0) || !part
+    ||  (strcmp (part, "http") && strcmp (part, "https"))) {
+        snprintf (why, whylen, "the address is not an http:// or https:// URL");
+        goto done;
+    }
+    curl_free (part);
+    part = NULL;
+    static const CURLUPart userinfo [] = { CURLUPART_USER, CURLUPART_PASSWORD,
+                                           CURLUPART_OPTIONS };
+    for (size_t i = 0; i < sizeof userinfo / sizeof *userinfo; i++)
+        if (curl_url_get (parsed, userinfo [i], &part, 0) == CURLUE_OK) {
+            snprintf (why, whylen, "the address carries user information (user@host)");
+            goto done;
+        }
+    if (curl_url_get (parsed, CURLUPART_ZONEID, &part, 0) == CURLUE_OK) {
+        snprintf (why, whylen, "the address carries an IPv6 zone id");
+        goto done;
+    }
+    if (curl_url_get (parsed, CURLUPART_HOST, &host, 0) || !host || !*host) {
         snprintf (why, whylen, "the address has no host");
-        return -1;
+        goto done;
     }
-    memcpy (name, host, len);
+    //  (an IPv6 literal comes bracketed)
+    char name [64];
+    size_t len = strlen (host);
+    const char *from = host;
+    if (len >= 2 && host [0] == '[' && host [len - 1] == ']') {
+        from = host + 1;
+        len -= 2;
+    }
+    if (len >= sizeof name) {
+        snprintf (why, whylen, "the address's host is not an IP address (the bridge calls"
+                  " executors by address only)");
+        goto done;
+    }
+    memcpy (name, from, len);
     name [len] = 0;
-    if (strchr (name, '@')) {
-        snprintf (why, whylen, "the address carries user information");
-        return -1;
-    }
     unsigned char addr [16];
     bool v4;
     if (streq (name, "localhost"))
@@ -150,11 +203,16 @@ xxl_bridge_net_check (xxl_bridge_net_t *self, const char *url, char *why, size_t
     if (s_parse (name, addr, &v4)) {
         snprintf (why, whylen, "the address's host %s is not an IP address (the bridge calls"
                   " executors by address only)", name);
-        return -1;
+        goto done;
     }
-    for (size_t i = 0; i < self->count; i++)
-        if (s_within (self->nets + i, addr))
-            return 0;
-    snprintf (why, whylen, "%s is outside the networks the bridge may call (--executors)", name);
-    return -1;
+    if (s_allowed (self, addr))
+        rc = 0;
+    else
+        snprintf (why, whylen, "%s is outside the networks the bridge may call (--executors)",
+                  name);
+done:
+    curl_free (part);
+    curl_free (host);
+    curl_url_cleanup (parsed);
+    return rc;
 }

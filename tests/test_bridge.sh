@@ -6,7 +6,10 @@
 # failures, odd refusals, GLUE_GROOVY and GLUE_PYTHON2 passed through,
 # sharding over two executors, FAILOVER past a frozen executor, BUSYOVER,
 # kill, log cat, timeout, repeated and unknown callbacks, the admin's
-# refusals (token, networks, sizes, shapes), the bridge SIGKILLed mid-run
+# refusals (token, networks, sizes, shapes, user information in an
+# executor's URL, next to the same registry taken with its own address), a
+# flood of registry flips (bounded log lines), a slowloris on the admin
+# (cut at bridge/admin_timeout), the bridge SIGKILLed mid-run
 # and restarted (every logId executed once, every result delivered), an
 # executor SIGKILLed mid-run (failed by the lost-run monitor).
 . "$(dirname "$0")/lib.sh"
@@ -32,7 +35,7 @@ echo "$TOKEN" > "$T/token"
 # start_bridge [PORT]: the bridge on PORT (default: any free one): sets
 # BPORT, BRPID, ADMIN (tests/bridge/lib.sh)
 . "$XXL_SRC/tests/bridge/lib.sh"
-bridge_cfg "executors_max = 12"
+bridge_cfg "executors_max = 12" "admin_timeout = 3"
 start_bridge () { bridge_start "${1:-0}" --access-token-file "$T/token"; }
 # start_exec NAME APP [flags]: a fake executor; sets EPID_NAME, EURL_NAME
 start_exec () {
@@ -58,6 +61,46 @@ start_exec e2 app1 --shape 3 --go-header --routes "$T/bridge/bridge.routes"
 check "a 2.x executor registers through the bridge" wait_for 10 agent_registered app1 "$EURL_e1"
 check "a 3.x executor with Go's header case registers" wait_for 10 agent_registered app1 "$EURL_e2"
 ctl group add app1 >/dev/null
+
+# --- an executor address with user information (SSRF past --executors) ----
+# libcurl reads http://127.0.0.1:80@10.9.9.8:9999/ as user "127.0.0.1",
+# password "80", host 10.9.9.8: each form is refused as carrying user
+# information, logged once for the lot (rate-limited), never registered;
+# the same registry with e1's own address is taken
+registry () {   # registry KEY VALUE [remove]: the admin's answer
+    curl -s -X POST -H "XXL-JOB-ACCESS-TOKEN: $TOKEN" \
+        -d "{\"registryGroup\":\"EXECUTOR\",\"registryKey\":\"$1\",\"registryValue\":\"$2\"}" \
+        "$ADMIN/api/registry${3:+Remove}"
+}
+for forged in 'http://127.0.0.1:80@10.9.9.8:9999/' 'http://[::1]@10.9.9.8:9999/' \
+              'http://127.0.0.1@10.9.9.8/' 'http://[::1]:1@10.9.9.8/'; do
+    for i in 1 2 3 4 5; do registry ssrf "$forged"; echo; done
+done > "$T/forged"
+check "a registry whose address carries user information is refused, saying so" \
+    test "$(jq -r 'select(.code == 500 and (.msg | test("carries user information"))) | .code' "$T/forged" | wc -l)" = 20
+check "... never an agent address in the scheduler" \
+    bash -c "! $CTL --api $API --token $TOKEN --json agent list | grep -q 10.9.9.8"
+check "... logged once for the lot, with why" \
+    test "$(grep -c 'registry of ssrf at .*@10.9.9.8.* refused: the address carries user information' "$T/bridge.log")" = 1
+check "the same registry with an allowed address is taken" \
+    test "$(registry ssrf "$EURL_e1" | jq .code)" = 200
+check "... and is an agent address of its app" wait_for 10 agent_registered ssrf "$EURL_e1"
+registry ssrf "$EURL_e1" remove >/dev/null
+
+# --- an executor flipping its registry: bounded log lines, state written at
+# most once a second, and its last word kept ---------------------------------
+for i in $(seq 40); do
+    registry flip http://127.0.0.1:1/ >/dev/null
+    registry flip http://127.0.0.1:1/ remove >/dev/null
+done
+registry flip http://127.0.0.1:1/ >/dev/null
+check "a flood of registry flips logs a bounded number of lines" \
+    test "$(grep -cE 'executor flip at http://127.0.0.1:1/ (removed itself|is back)' "$T/bridge.log")" -le 2
+check "... the last one counted in a later line's tally or held (not 80 lines)" \
+    test "$(grep -c 'executor flip at' "$T/bridge.log")" -le 3
+check "... and bridge.executors ends with it registered" \
+    wait_for 5 grep -qxF "$(printf 'flip\thttp://127.0.0.1:1/')" "$T/bridge/bridge.executors"
+registry flip http://127.0.0.1:1/ remove >/dev/null
 
 # --- runs -------------------------------------------------------------------
 OK=$(ctl --get .id job add --group app1 --handler ok --route FIRST)
@@ -151,6 +194,46 @@ check "an oversized registry body is 413" test "$(post --data-binary @"$T/big" "
 check "an unknown path is 404" test "$(post -d '{}' "$ADMIN/api/nothing")" = 404
 check "a callback that is not a list is 400" test "$(post -d '{"logId":1}' "$ADMIN/api/callback")" = 400
 check "the bridge still answers after all that" agent_registered app1 "$EURL_e1"
+
+# --- a slowloris on the admin: a header line every 0.5 s (never idle for
+# libmicrohttpd's 10 s) is cut at bridge/admin_timeout (3 s here) of the
+# accept; the executors' requests are served meanwhile ----------------------
+cat > "$T/slowloris.py" <<'PY'
+import socket, sys, time
+port, conns = int(sys.argv[1]), int(sys.argv[2])
+socks = []
+for _ in range(conns):
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(b"POST /xxl-job-admin/api/registry HTTP/1.1\r\nHost: x\r\n")
+    socks.append(s)
+start = time.monotonic()
+open_ = set(range(conns))
+closed_at = {}
+while open_ and time.monotonic() - start < 10:
+    for i in list(open_):
+        try:
+            socks[i].sendall(b"X-Slow: %d\r\n" % i)
+            socks[i].settimeout(0.01)
+            if socks[i].recv(1) == b"":
+                raise OSError("closed")
+        except socket.timeout:
+            pass
+        except OSError:
+            open_.discard(i)
+            closed_at[i] = time.monotonic() - start
+    time.sleep(0.5)
+print(len(open_), max(closed_at.values()) if closed_at else -1)
+PY
+python3 "$T/slowloris.py" "$BPORT" 8 > "$T/slowloris" &
+SLOW=$!
+check "an executor's registry is served while a slowloris holds connections" \
+    test "$(registry app1 "$EURL_e1" | jq .code)" = 200
+wait "$SLOW"
+read -r slow_open slow_last < "$T/slowloris"
+check "a slowloris's connections are all cut although bytes keep coming ($slow_open left open)" \
+    test "$slow_open" = 0
+check "... at the admin's deadline, not before it, nor long after (last at ${slow_last} s)" \
+    python3 -c "import sys; sys.exit(0 if 2.5 <= $slow_last <= 5.5 else 1)"
 
 # --- the bridge frozen past its executors' expiry (4 s here) ---------------
 # (the executors' registry calls wait unread meanwhile: its own stall is no

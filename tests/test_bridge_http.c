@@ -6,7 +6,9 @@
     too long and cut-short answers, refused connections, libcurl's way
     for what the own client does not take, nothing on the wire before
     xxl_bridge_call_perform, calls waiting past `parallel`, and
-    kept-alive connections the executor closes (both ways to the wire).
+    kept-alive connections the executor closes (both ways to the wire),
+    and the connect-time check of the address (both ways: one refused is
+    never connected, one allowed is).
 */
 
 #define _GNU_SOURCE
@@ -567,6 +569,52 @@ test_call_reuse (const char *host)
     s_server_stop (&server);
 }
 
+//  The check given to the calls refuses 127.0.0.0/8 while refuse is set
+static bool s_refuse_v4;
+
+static bool
+s_check (void *arg, const struct sockaddr *addr)
+{
+    (void) arg;
+    if (addr->sa_family != AF_INET)
+        return true;
+    const struct sockaddr_in *in = (const struct sockaddr_in *) addr;
+    return !(s_refuse_v4 && (ntohl (in->sin_addr.s_addr) >> 24) == 127);
+}
+
+//  Every connection goes through the check, both ways to the wire (the
+//  own client's address literal, libcurl's name it looks up): one it
+//  refuses is never made, the call ends saying why; one it allows is
+static void
+test_call_check (void)
+{
+    server_t server = { .close_every = 1 };
+    int port = s_server_start (&server);
+    xxl_bridge_call_t *call = xxl_bridge_call_new (NULL, 1, 4);
+    XXL_CHECK (call);
+    xxl_bridge_call_set_check (call, s_check, NULL);
+    const char *hosts [] = { "127.0.0.1", "localhost" };
+    for (int i = 0; i < 2 && call; i++) {
+        char url [64];
+        snprintf (url, sizeof url, "http://%s:%d/", hosts [i], port);
+        seen_t seen;
+        s_refuse_v4 = true;
+        int accepted = server.accepted;
+        s_call (call, url, "beat", "{}", &seen);
+        XXL_CHECK_MSG (seen.status == 0, "%s refused: %d", hosts [i], seen.status);
+        XXL_CHECK_MSG (strstr (seen.why, "outside the networks the bridge may call"),
+                       "%s: %s", hosts [i], seen.why);
+        zclock_sleep (50);
+        XXL_CHECK_INT (server.accepted, accepted);
+        s_refuse_v4 = false;
+        s_call (call, url, "beat", "{}", &seen);
+        XXL_CHECK_MSG (seen.status == 200, "%s allowed: %d %s", hosts [i], seen.status, seen.why);
+        XXL_CHECK (server.accepted > accepted);
+    }
+    xxl_bridge_call_destroy (&call);
+    s_server_stop (&server);
+}
+
 int
 main (void)
 {
@@ -577,5 +625,6 @@ main (void)
     test_call_queue ();
     test_call_reuse ("127.0.0.1");
     test_call_reuse ("localhost");
+    test_call_check ();
     return xxl_test_done ();
 }

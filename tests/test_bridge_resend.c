@@ -11,7 +11,11 @@
     - a RUN past its expireTime is refused "expired: ...", one the bridge
       took before is answered 200 (a recovering scheduler's question);
     - a CALLBACK refused by the scheduler comes again (the spool), also
-      across a SIGKILL of the bridge, until it is acknowledged.
+      across a SIGKILL of the bridge, until it is acknowledged;
+    - results of ~1 MB handleMsg each, in one callback, reach a scheduler
+      that drops frames past its limit (as a scheduler does): each once,
+      in CALLBACKs of bounded bytes, each handleMsg cut to 15,000 bytes
+      between characters.
 */
 
 #include <czmq.h>
@@ -167,15 +171,15 @@ s_recv (const char *type, int timeout)
 //  Sends RUN logId (expire: its expireTime, 0 none) and returns the
 //  REPLY's code, its msg into why
 static int
-s_run_as (int64_t log_id, int64_t job_id, int64_t date, int64_t expire, char *why,
-          size_t whylen)
+s_run_handler (int64_t log_id, int64_t job_id, int64_t date, int64_t expire,
+               const char *handler, const char *params, char *why, size_t whylen)
 {
     xxl_enc_t *enc = xxl_enc_new ();
     uint64_t id = ++s_next;
     xxl_enc_request (enc, "RUN", id);
     xxl_enc_kint (enc, "jobId", job_id);
-    xxl_enc_kstr (enc, "executorHandler", "ok");
-    xxl_enc_kstr (enc, "executorParams", "");
+    xxl_enc_kstr (enc, "executorHandler", handler);
+    xxl_enc_kstr (enc, "executorParams", params);
     xxl_enc_kint (enc, "logId", log_id);
     xxl_enc_kint (enc, "logDateTime", date);
     xxl_enc_kstr (enc, "glueType", "BEAN");
@@ -196,6 +200,14 @@ s_run_as (int64_t log_id, int64_t job_id, int64_t date, int64_t expire, char *wh
     }
     xxl_msg_destroy (&reply);
     return code;
+}
+
+//  A RUN of the fake executor's handler "ok"
+static int
+s_run_as (int64_t log_id, int64_t job_id, int64_t date, int64_t expire, char *why,
+          size_t whylen)
+{
+    return s_run_handler (log_id, job_id, date, expire, "ok", "", why, whylen);
 }
 
 //  A RUN of job 1 at one logDateTime (every run of this test)
@@ -242,6 +254,85 @@ s_callback_of (int64_t log_id, int timeout)
     return false;
 }
 
+//  Posts body (a file) to the bridge's admin api/callback as an executor
+//  would; 0 when it answered code 200
+static int
+s_post_callback (const char *file)
+{
+    char *cmd = zsys_sprintf ("curl -s -m 10 -H 'Content-Type: application/json' --data-binary"
+                              " '@%s' '%s/api/callback' | grep -q '\"code\":200'", file,
+                              s_admin);
+    int rc = system (cmd);
+    zstr_free (&cmd);
+    return rc;
+}
+
+//  Results of logIds first..first+count-1 whose handleMsg is ~1 MB each,
+//  in one callback: each comes to the scheduler once, in CALLBACKs each
+//  within a scheduler's frame (the router's ZMQ_MAXMSGSIZE drops a larger
+//  one, as a scheduler's does), each handleMsg cut to 15,000 bytes
+//  between characters
+static void
+s_big_callbacks (int64_t first, int count)
+{
+    char why [1024];
+    for (int i = 0; i < count; i++)
+        XXL_CHECK_INT (s_run_handler (first + i, 3, 1700000000000LL, 0, "sleep", "60", why,
+                                      sizeof why), 200);
+    char *path = zsys_sprintf ("%s/big.json", s_dir);
+    FILE *file = fopen (path, "w");
+    XXL_CHECK (file);
+    if (!file)
+        return;
+    fputc ('[', file);
+    for (int i = 0; i < count; i++) {
+        fprintf (file, "%s{\"logId\":%" PRId64 ",\"logDateTim\":1700000000000,"
+                 "\"handleCode\":200,\"handleMsg\":\"", i? ",": "", first + i);
+        //  (a 2-byte character across byte 15,000: the cut goes before it)
+        for (int j = 0; j < 14999; j++)
+            fputc ('a' + j % 26, file);
+        fputs ("\xc3\xa9", file);
+        for (int j = 0; j < 1000000; j++)
+            fputc ('x', file);
+        fputs ("\"}", file);
+    }
+    fputc (']', file);
+    fclose (file);
+    XXL_CHECK_MSG (s_post_callback (path) == 0, "the bridge takes a callback of %d results of"
+                   " ~1 MB", count);
+    zstr_free (&path);
+    int seen [64] = { 0 };
+    int got = 0, cut_right = 0;
+    int64_t end = zclock_mono () + 15000;
+    while (got < count && zclock_mono () < end) {
+        xxl_msg_t *msg = s_recv ("CALLBACK", (int) (end - zclock_mono ()));
+        if (!msg)
+            break;
+        size_t n;
+        const msgpack_object *items = xxl_msg_array (msg, NULL, "items", 1, 10000, &n);
+        for (size_t i = 0; i < n; i++) {
+            int64_t id = xxl_msg_int (msg, &items [i], "logId", 1, 1, INT64_MAX, 0);
+            if (id < first || id >= first + count)
+                continue;
+            if (seen [id - first]++ == 0)
+                got++;
+            const char *text = xxl_msg_str (msg, &items [i], "handleMsg", 0, XXL_MSG_MAX_STR, "");
+            cut_right += strlen (text) == 14999 && text [14998] == 'a' + 14998 % 26;
+        }
+        xxl_msg_destroy (&msg);
+    }
+    XXL_CHECK_MSG (got == count, "every result of ~1 MB comes to the scheduler (%d of %d)",
+                   got, count);
+    XXL_CHECK_MSG (cut_right >= count, "each handleMsg cut before the character at byte"
+                   " 15,000 (%d of %d)", cut_right, count);
+    //  Acknowledged: none comes again
+    size_t before = s_callbacks_seen;
+    s_recv ("NOTHING", 2500);
+    XXL_CHECK_MSG (s_callbacks_seen == before, "acknowledged, no CALLBACK comes again");
+    for (int i = 0; i < count; i++)
+        XXL_CHECK_MSG (seen [i] == 1, "logId %" PRId64 " came once (%d)", first + i, seen [i]);
+}
+
 int
 main (void)
 {
@@ -258,6 +349,8 @@ main (void)
     setenv ("XXL_STATE_DIR", state, 1);
     zstr_free (&state);
     s_router = zsock_new (ZMQ_ROUTER);
+    //  (as a scheduler's: a larger frame closes the connection)
+    zsock_set_maxmsgsize (s_router, XXL_MSG_MAX_FRAME + 1024);
     int port = zsock_bind (s_router, "tcp://127.0.0.1:*");
     snprintf (s_endpoint, sizeof s_endpoint, "tcp://127.0.0.1:%d", port);
     s_start_bridge (0);
@@ -331,6 +424,10 @@ main (void)
     XXL_CHECK_INT (s_ran (5), 1);
     XXL_CHECK_INT (s_ran (7), 1);
     XXL_CHECK_INT (s_ran (6), 0);
+
+    //  Five results of ~1 MB each in one callback (5 MB in one CALLBACK
+    //  would exceed a scheduler's frame)
+    s_big_callbacks (20, 5);
 
     s_stop (&s_exec, SIGKILL);
     s_stop (&s_bridge, SIGTERM);

@@ -386,6 +386,40 @@ test_net (void)
     XXL_CHECK (xxl_bridge_net_check (net, "ftp://127.0.0.1/", why, sizeof why) == -1);
     XXL_CHECK (xxl_bridge_net_check (net, "http://user@127.0.0.1/", why, sizeof why) == -1);
     XXL_CHECK (xxl_bridge_net_check (net, "http://127.0.0.1:1/ x", why, sizeof why) == -1);
+    //  User information in any form libcurl reads it: the host libcurl
+    //  would call is past the '@' (an allowed address before it counts
+    //  for nothing); each refused as such
+    static const char *userinfo [] = {
+        "http://127.0.0.1:80@10.9.9.8:9999/", "http://127.0.0.1@10.9.9.8/",
+        "http://[::1]@10.9.9.8:9999/", "http://[::1]:80@10.9.9.8/",
+        "https://127.0.0.1:x@10.9.9.8/", "http://127.0.0.1:80@127.0.0.1:9999/",
+        "http://:@127.0.0.1/", "http://127.0.0.1;o@10.9.9.8/", NULL
+    };
+    for (int i = 0; userinfo [i]; i++) {
+        why [0] = 0;
+        XXL_CHECK_MSG (xxl_bridge_net_check (net, userinfo [i], why, sizeof why) == -1,
+                       "%s refused", userinfo [i]);
+        XXL_CHECK_MSG (strstr (why, "user information") || strstr (why, "outside"),
+                       "%s: %s", userinfo [i], why);
+    }
+    //  The host as libcurl reads it: a path's or query's '@' is no user
+    //  information
+    XXL_CHECK (xxl_bridge_net_check (net, "http://127.0.0.1:9999/a@b", why, sizeof why) == 0);
+    XXL_CHECK (xxl_bridge_net_check (net, "http://127.0.0.1:9999/?a=@10.9.9.8", why,
+                                     sizeof why) == 0);
+    //  The address connected to, after any lookup
+    struct sockaddr_in in4 = { .sin_family = AF_INET };
+    inet_pton (AF_INET, "127.0.0.7", &in4.sin_addr);
+    XXL_CHECK (xxl_bridge_net_allows (net, (struct sockaddr *) &in4));
+    inet_pton (AF_INET, "10.9.9.8", &in4.sin_addr);
+    XXL_CHECK (!xxl_bridge_net_allows (net, (struct sockaddr *) &in4));
+    struct sockaddr_in6 in6 = { .sin6_family = AF_INET6 };
+    inet_pton (AF_INET6, "::1", &in6.sin6_addr);
+    XXL_CHECK (xxl_bridge_net_allows (net, (struct sockaddr *) &in6));
+    inet_pton (AF_INET6, "::ffff:127.0.0.1", &in6.sin6_addr);
+    XXL_CHECK (xxl_bridge_net_allows (net, (struct sockaddr *) &in6));
+    inet_pton (AF_INET6, "fe80::1", &in6.sin6_addr);
+    XXL_CHECK (!xxl_bridge_net_allows (net, (struct sockaddr *) &in6));
     xxl_bridge_net_destroy (&net);
     net = xxl_bridge_net_new ("10.1.0.0/16, 192.168.1.7", why, sizeof why);
     XXL_CHECK (net);

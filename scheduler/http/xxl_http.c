@@ -158,23 +158,13 @@ s_security_headers (xxl_http_t *self, struct MHD_Response *response, bool consol
         MHD_add_response_header (response, "Strict-Transport-Security", XXL_HTTP_HSTS);
 }
 
-//  The guard's slot of a connection (NULL: none, as for a connection
-//  libmicrohttpd took before the guard heard of it)
-static xxl_http_slot_t *
-s_slot (struct MHD_Connection *conn)
-{
-    const union MHD_ConnectionInfo *info = MHD_get_connection_info (
-        conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-    return info? (xxl_http_slot_t *) info->socket_context: NULL;
-}
-
 //  A response is queued on conn (its request's deadline stops, if it had
 //  not yet; a health slot's connection closes after it) as status
 static enum MHD_Result
 s_queue_response (xxl_http_t *self, struct MHD_Connection *conn, unsigned status,
                   struct MHD_Response *response)
 {
-    xxl_http_slot_t *slot = s_slot (conn);
+    xxl_http_slot_t *slot = xxl_http_guard_mhd_slot (conn);
     if (slot) {
         xxl_http_guard_received (self->guard, slot);
         if (xxl_http_guard_reserve (self->guard, slot))
@@ -407,7 +397,7 @@ s_too_big (xxl_http_t *self, answer_t *answer, const char *url)
 static void
 s_refuse_body (xxl_http_t *self, struct MHD_Connection *conn, const char *url)
 {
-    xxl_http_slot_t *slot = s_slot (conn);
+    xxl_http_slot_t *slot = xxl_http_guard_mhd_slot (conn);
     if (slot)
         xxl_http_guard_received (self->guard, slot);
     const union MHD_ConnectionInfo *info = MHD_get_connection_info (
@@ -459,7 +449,7 @@ s_access (void *cls, struct MHD_Connection *conn, const char *url, const char *m
     if (!ctx) {
         ctx = (request_ctx_t *) zmalloc (sizeof *ctx);
         *con_cls = ctx;
-        xxl_http_slot_t *slot = s_slot (conn);
+        xxl_http_slot_t *slot = xxl_http_guard_mhd_slot (conn);
         if (slot && xxl_http_guard_reserve (self->guard, slot)
         &&  !streq (url, "/healthz") && !streq (url, "/readyz")) {
             //  (every ordinary connection is taken: this one was let in for
@@ -531,7 +521,7 @@ s_access (void *cls, struct MHD_Connection *conn, const char *url, const char *m
         return MHD_YES;
     }
     //  The request is whole: its deadline stops while it is handled
-    xxl_http_slot_t *slot = s_slot (conn);
+    xxl_http_slot_t *slot = xxl_http_guard_mhd_slot (conn);
     if (slot)
         xxl_http_guard_received (self->guard, slot);
     answer_t answer = { .status = 200, .type = "text/plain; charset=utf-8" };
@@ -629,7 +619,7 @@ s_completed (void *cls, struct MHD_Connection *conn, void **con_cls,
 {
     (void) code;
     xxl_http_t *self = (xxl_http_t *) cls;
-    xxl_http_slot_t *slot = s_slot (conn);
+    xxl_http_slot_t *slot = xxl_http_guard_mhd_slot (conn);
     if (slot)
         xxl_http_guard_sent (self->guard, slot, zclock_mono ());
     request_ctx_t *ctx = (request_ctx_t *) *con_cls;
@@ -646,25 +636,7 @@ static void
 s_notify (void *cls, struct MHD_Connection *conn, void **socket_context,
           enum MHD_ConnectionNotificationCode code)
 {
-    xxl_http_t *self = (xxl_http_t *) cls;
-    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
-        const union MHD_ConnectionInfo *fd = MHD_get_connection_info (
-            conn, MHD_CONNECTION_INFO_CONNECTION_FD);
-        const union MHD_ConnectionInfo *addr = MHD_get_connection_info (
-            conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-        int socket = fd? fd->connect_fd: -1;
-        xxl_http_slot_t *slot = xxl_http_guard_open (self->guard, socket,
-                                                     addr? addr->client_addr: NULL,
-                                                     zclock_mono ());
-        *socket_context = slot;
-        if (!slot && socket >= 0)
-            shutdown (socket, SHUT_RDWR);
-    }
-    else
-    if (*socket_context) {
-        xxl_http_guard_close (self->guard, (xxl_http_slot_t *) *socket_context);
-        *socket_context = NULL;
-    }
+    xxl_http_guard_mhd_notice (((xxl_http_t *) cls)->guard, conn, socket_context, code);
 }
 
 //  Decodes a URL's or query value's %HH escapes in place, except %00: a

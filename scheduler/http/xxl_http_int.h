@@ -25,7 +25,8 @@
                          reply's content back to JSON) and the answer of it
       xxl_http_answer.c  answers: a JSON body, {"error": text}
     and, below them all, xxl_http_limit.c (the login limiter) and
-    xxl_http_guard.c (connections' deadlines and the health checks' slots).
+    sdk/src/xxl_http_guard.c (connections' deadlines and the health
+    checks' slots; shared with xxl-bridge's admin).
 
     Threads: xxl_http_new, _stop and _destroy run on their caller's thread
     (the server actor's); everything else on libmicrohttpd's, one thread
@@ -50,7 +51,7 @@
 
 #include "xxl_http.h"
 #include "xxl_http_limit.h"
-#include "xxl_http_guard.h"
+#include "xxl_http_guard_mhd.h"
 #include "xxl_secret.h"
 
 #include <jansson.h>

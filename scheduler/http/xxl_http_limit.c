@@ -60,26 +60,7 @@ xxl_http_limit_destroy (xxl_http_limit_t **self_p)
 void
 xxl_http_limit_address (const struct sockaddr *addr, char key [XXL_HTTP_LIMIT_KEY])
 {
-    key [0] = 0;
-    char text [INET6_ADDRSTRLEN];
-    if (addr && addr->sa_family == AF_INET) {
-        const struct sockaddr_in *in = (const struct sockaddr_in *) addr;
-        if (inet_ntop (AF_INET, &in->sin_addr, text, sizeof text))
-            snprintf (key, XXL_HTTP_LIMIT_KEY, "a4 %s", text);
-    }
-    else
-    if (addr && addr->sa_family == AF_INET6) {
-        struct in6_addr a6 = ((const struct sockaddr_in6 *) addr)->sin6_addr;
-        if (IN6_IS_ADDR_V4MAPPED (&a6)) {
-            if (inet_ntop (AF_INET, &a6.s6_addr [12], text, sizeof text))
-                snprintf (key, XXL_HTTP_LIMIT_KEY, "a4 %s", text);
-        }
-        else {
-            memset (&a6.s6_addr [8], 0, 8);     //  its /64
-            if (inet_ntop (AF_INET6, &a6, text, sizeof text))
-                snprintf (key, XXL_HTTP_LIMIT_KEY, "a6 %s/64", text);
-        }
-    }
+    xxl_http_guard_address (addr, key);
 }
 
 //  The keyed hash of a key text (kind 'a' address, 'n' name); never 0

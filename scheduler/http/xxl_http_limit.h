@@ -32,9 +32,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include "xxl_http_guard.h"
 
 #define XXL_HTTP_LIMIT_WAYS 8           //  entries per set
-#define XXL_HTTP_LIMIT_KEY 64           //  bytes of a key text, NUL included
+#define XXL_HTTP_LIMIT_KEY XXL_HTTP_GUARD_KEY    //  bytes of a key text, NUL included
 
 typedef struct _xxl_http_limit_t xxl_http_limit_t;
 
@@ -45,7 +46,7 @@ xxl_http_limit_t *xxl_http_limit_new (size_t slots, int burst, int64_t interval_
 void xxl_http_limit_destroy (xxl_http_limit_t **self_p);
 
 //  The key of a client address (NULL or unknown family: "" = no limit by
-//  address) into key
+//  address) into key: xxl_http_guard_address's
 void xxl_http_limit_address (const struct sockaddr *addr, char key [XXL_HTTP_LIMIT_KEY]);
 
 //  One attempt for address key and user name (either may be NULL or ""

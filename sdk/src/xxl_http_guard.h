@@ -1,6 +1,9 @@
-/*  xxl_http_guard.h -- the HTTP server's connections against clients that
+/*  xxl_http_guard.h -- an HTTP server's connections against clients that
     hold them (slowloris): a deadline for each request, and slots kept for
-    /healthz and /readyz (docs/http.md, *Connections*).
+    health checks (the scheduler's /healthz and /readyz: docs/http.md,
+    *Connections*; xxl-bridge's admin keeps none).  Knows nothing of
+    libmicrohttpd: its servers call it from their connection
+    notifications.
 
     Each connection the server takes gets a slot, from its accept to its
     close.  A slot is ordinary while fewer than `ordinary` ordinary slots
@@ -26,7 +29,8 @@
     Threads: every call takes the guard's mutex (libmicrohttpd's threads
     and the guard's watchdog share it).  Times are the caller's monotonic
     ms, so tests drive the clock; xxl_http_guard_start runs the watchdog
-    thread that calls xxl_http_guard_expire every XXL_HTTP_GUARD_TICK_MS.
+    thread that calls xxl_http_guard_expire every XXL_HTTP_GUARD_TICK_MS
+    (a single-threaded server calls it from its own loop instead).
 */
 
 #ifndef XXL_HTTP_GUARD_H_INCLUDED
@@ -38,6 +42,8 @@
 #include <sys/socket.h>
 
 #define XXL_HTTP_GUARD_TICK_MS 250      //  the watchdog's period
+
+#define XXL_HTTP_GUARD_KEY 64          //  bytes of an address key, NUL included
 
 typedef struct _xxl_http_guard_t xxl_http_guard_t;
 typedef struct _xxl_http_slot_t xxl_http_slot_t;
@@ -56,6 +62,12 @@ int xxl_http_guard_start (xxl_http_guard_t *self);
 //  slot already): the caller shuts it down
 xxl_http_slot_t *xxl_http_guard_open (xxl_http_guard_t *self, int fd,
                                       const struct sockaddr *addr, int64_t now);
+//  A server's connection notice: started, a new connection (socket fd,
+//  client addr) gets its slot into *context, or is shut down at once when
+//  none is left for it (*context NULL); else the connection whose slot
+//  *context holds (if any) closed: the slot is free, *context NULL
+void xxl_http_guard_notice (xxl_http_guard_t *self, bool started, int fd,
+                            const struct sockaddr *addr, void **context, int64_t now);
 //  The connection of slot closed: the slot is free
 void xxl_http_guard_close (xxl_http_guard_t *self, xxl_http_slot_t *slot);
 //  Whether slot is a reserve one (health checks only, closed after)
@@ -68,6 +80,11 @@ void xxl_http_guard_received (xxl_http_guard_t *self, xxl_http_slot_t *slot);
 void xxl_http_guard_sent (xxl_http_guard_t *self, xxl_http_slot_t *slot, int64_t now);
 //  Shuts down each connection past its deadline at now (once); how many
 size_t xxl_http_guard_expire (xxl_http_guard_t *self, int64_t now);
+
+//  The key of a client address: "a4 1.2.3.4" (an IPv4-mapped IPv6
+//  address as its IPv4), "a6 2001:db8::/64" (its /64); "" for NULL or
+//  another family
+void xxl_http_guard_address (const struct sockaddr *addr, char key [XXL_HTTP_GUARD_KEY]);
 
 //  Slots in use: ordinary and reserve
 void xxl_http_guard_used (xxl_http_guard_t *self, size_t *ordinary, size_t *reserve);

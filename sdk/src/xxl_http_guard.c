@@ -1,11 +1,12 @@
-/*  xxl_http_guard.c -- deadlines and kept slots for the HTTP server's
+/*  xxl_http_guard.c -- deadlines and kept slots for an HTTP server's
     connections.  See xxl_http_guard.h.
 */
 
 #include "xxl_http_guard.h"
-#include "xxl_http_limit.h"
 
 #include <czmq.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <pthread.h>
 
 struct _xxl_http_slot_t {
@@ -14,7 +15,7 @@ struct _xxl_http_slot_t {
     bool expired;                       //  shut down already
     int fd;                             //  the guard's duplicate (-1: none)
     int64_t deadline;                   //  monotonic ms; 0: an answer going out
-    char address [XXL_HTTP_LIMIT_KEY];  //  the client's (xxl_http_limit_address)
+    char address [XXL_HTTP_GUARD_KEY];  //  the client's (xxl_http_guard_address)
 };
 
 struct _xxl_http_guard_t {
@@ -28,6 +29,31 @@ struct _xxl_http_guard_t {
     pthread_t watchdog;
     bool running, stopping;
 };
+
+void
+xxl_http_guard_address (const struct sockaddr *addr, char key [XXL_HTTP_GUARD_KEY])
+{
+    key [0] = 0;
+    char text [INET6_ADDRSTRLEN];
+    if (addr && addr->sa_family == AF_INET) {
+        const struct sockaddr_in *in = (const struct sockaddr_in *) addr;
+        if (inet_ntop (AF_INET, &in->sin_addr, text, sizeof text))
+            snprintf (key, XXL_HTTP_GUARD_KEY, "a4 %s", text);
+    }
+    else
+    if (addr && addr->sa_family == AF_INET6) {
+        struct in6_addr a6 = ((const struct sockaddr_in6 *) addr)->sin6_addr;
+        if (IN6_IS_ADDR_V4MAPPED (&a6)) {
+            if (inet_ntop (AF_INET, &a6.s6_addr [12], text, sizeof text))
+                snprintf (key, XXL_HTTP_GUARD_KEY, "a4 %s", text);
+        }
+        else {
+            memset (&a6.s6_addr [8], 0, 8);     //  its /64
+            if (inet_ntop (AF_INET6, &a6, text, sizeof text))
+                snprintf (key, XXL_HTTP_GUARD_KEY, "a6 %s/64", text);
+        }
+    }
+}
 
 xxl_http_guard_t *
 xxl_http_guard_new (size_t ordinary, size_t reserve, int64_t timeout_ms, int64_t reserve_ms)
@@ -116,8 +142,8 @@ xxl_http_guard_start (xxl_http_guard_t *self)
 xxl_http_slot_t *
 xxl_http_guard_open (xxl_http_guard_t *self, int fd, const struct sockaddr *addr, int64_t now)
 {
-    char address [XXL_HTTP_LIMIT_KEY];
-    xxl_http_limit_address (addr, address);
+    char address [XXL_HTTP_GUARD_KEY];
+    xxl_http_guard_address (addr, address);
     xxl_http_slot_t *slot = NULL;
     pthread_mutex_lock (&self->lock);
     bool reserve = self->used_ordinary >= self->ordinary;
@@ -163,6 +189,23 @@ xxl_http_guard_close (xxl_http_guard_t *self, xxl_http_slot_t *slot)
         self->used_ordinary--;
     *slot = (xxl_http_slot_t) { .fd = -1 };
     pthread_mutex_unlock (&self->lock);
+}
+
+void
+xxl_http_guard_notice (xxl_http_guard_t *self, bool started, int fd,
+                       const struct sockaddr *addr, void **context, int64_t now)
+{
+    if (started) {
+        xxl_http_slot_t *slot = xxl_http_guard_open (self, fd, addr, now);
+        *context = slot;
+        if (!slot && fd >= 0)
+            shutdown (fd, SHUT_RDWR);
+    }
+    else
+    if (*context) {
+        xxl_http_guard_close (self, (xxl_http_slot_t *) *context);
+        *context = NULL;
+    }
 }
 
 bool
