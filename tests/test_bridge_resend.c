@@ -15,11 +15,18 @@
     - results of ~1 MB handleMsg each, in one callback, reach a scheduler
       that drops frames past its limit (as a scheduler does): each once,
       in CALLBACKs of bounded bytes, each handleMsg cut to 15,000 bytes
-      between characters.
+      between characters;
+    - a CALLBACK whose send fails (the scheduler gone: the link's DEALER,
+      ZMQ_IMMEDIATE, has no connection and zmq_send with ZMQ_DONTWAIT
+      fails) is sent again once the scheduler is back: every result
+      arrives, each once.
 */
 
 #include <czmq.h>
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <xxl/msg.h>
@@ -333,6 +340,139 @@ s_big_callbacks (int64_t first, int count)
         XXL_CHECK_MSG (seen [i] == 1, "logId %" PRId64 " came once (%d)", first + i, seen [i]);
 }
 
+//  Writes a callback of logIds first..first+count-1 (small results, as an
+//  executor sends them) to path; 0 when written
+static int
+s_write_results (const char *path, int64_t first, int count)
+{
+    FILE *file = fopen (path, "w");
+    if (!file)
+        return -1;
+    fputc ('[', file);
+    for (int i = 0; i < count; i++)
+        fprintf (file, "%s{\"logId\":%" PRId64 ",\"logDateTim\":1700000000000,"
+                 "\"handleCode\":200,\"handleMsg\":\"done %" PRId64 "\"}", i? ",": "",
+                 first + i, first + i);
+    fputc (']', file);
+    return fclose (file) == 0? 0: -1;
+}
+
+//  A plain TCP listener on 127.0.0.1:port (SO_REUSEADDR, as libzmq's
+//  listeners), waiting up to 10 s for the port to be free (a closed zmq
+//  socket's listener is closed by its context's reaper, a little later);
+//  -1 when it cannot be had
+static int
+s_tcp_listen (int port)
+{
+    for (int i = 0; i < 200; i++) {
+        int fd = socket (AF_INET, SOCK_STREAM, 0);
+        if (fd < 0)
+            return -1;
+        int on = 1;
+        struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = htons (port) };
+        addr.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+        if (setsockopt (fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on) == 0
+        &&  bind (fd, (struct sockaddr *) &addr, sizeof addr) == 0 && listen (fd, 8) == 0)
+            return fd;
+        int err = errno;
+        close (fd);
+        if (err != EADDRINUSE)
+            return -1;
+        zclock_sleep (50);
+    }
+    return -1;
+}
+
+//  A CALLBACK whose send fails is sent again, whole, once the scheduler
+//  is back: the results of logIds first..first+2*half-1 each arrive
+//  exactly once.
+//
+//  How the send is made to fail: the fake scheduler's ROUTER is closed,
+//  and a plain TCP listener takes its port.  The bridge's DEALER
+//  (ZMQ_IMMEDIATE: no pipe without a connection whose ZMTP handshake is
+//  done) connects to it again; that it did (the listener accepts a
+//  connection) says its old connection and pipe are gone, and the new
+//  one never shakes hands: every zmq_send (ZMQ_DONTWAIT) of the link
+//  fails (EAGAIN), while the link stays registered (no REGISTER was
+//  answered otherwise), so the bridge tries its CALLBACKs on it.  The
+//  first half of the results is then posted; the bridge spools them and
+//  tries their CALLBACK in the same loop turn (the admin's requests are
+//  handled first in a turn, the deliveries last).  The second half is
+//  posted next: its answer, in a later turn, says the first half's send
+//  was tried and failed.  Then the scheduler comes back (a new ROUTER on
+//  the same endpoint) and every result must come, each once, and none
+//  again once acked.  Before the bridge took a failed batch apart
+//  (90da788), its results stayed in flight, never sent again on that
+//  link: none came.
+static void
+s_send_fails (int64_t first, int half)
+{
+    char why [1024];
+    int count = 2 * half;
+    assert (count <= 64);
+    for (int i = 0; i < count; i++)
+        XXL_CHECK_INT (s_run_handler (first + i, 4, 1700000000000LL, 0, "sleep", "60", why,
+                                      sizeof why), 200);
+    //  The scheduler goes; a listener that never answers takes its port
+    int port = atoi (strrchr (s_endpoint, ':') + 1);
+    zsock_destroy (&s_router);
+    zframe_destroy (&s_peer);
+    int listener = s_tcp_listen (port);
+    XXL_CHECK_MSG (listener >= 0, "the scheduler's port %d can be listened on", port);
+    struct pollfd pfd = { .fd = listener, .events = POLLIN };
+    int conn = listener >= 0 && poll (&pfd, 1, 10000) == 1? accept (listener, NULL, NULL): -1;
+    XXL_CHECK_MSG (conn >= 0, "the bridge's link connects again (its old connection gone)");
+
+    char *path_a = zsys_sprintf ("%s/fail-a.json", s_dir);
+    char *path_b = zsys_sprintf ("%s/fail-b.json", s_dir);
+    XXL_CHECK (s_write_results (path_a, first, half) == 0);
+    XXL_CHECK (s_write_results (path_b, first + half, half) == 0);
+    XXL_CHECK_MSG (s_post_callback (path_a) == 0, "the bridge takes a callback while its"
+                   " CALLBACKs cannot be sent");
+    XXL_CHECK_MSG (s_post_callback (path_b) == 0, "... and another, a turn later (the first"
+                   " one's send failed meanwhile)");
+    zstr_free (&path_a);
+    zstr_free (&path_b);
+
+    //  The scheduler is back, on the same endpoint
+    if (conn >= 0)
+        close (conn);
+    if (listener >= 0)
+        close (listener);
+    s_router = zsock_new (ZMQ_ROUTER);
+    zsock_set_maxmsgsize (s_router, XXL_MSG_MAX_FRAME + 1024);
+    int bound = -1;
+    for (int i = 0; i < 200 && bound < 0; i++)
+        if ((bound = zsock_bind (s_router, "%s", s_endpoint)) < 0)
+            zclock_sleep (50);      //  (the port freed a little later)
+    XXL_CHECK_MSG (bound == port, "the scheduler binds %s again", s_endpoint);
+
+    int seen [64] = { 0 };
+    int got = 0;
+    int64_t end = zclock_mono () + 15000;
+    while (got < count && zclock_mono () < end) {
+        xxl_msg_t *msg = s_recv ("CALLBACK", (int) (end - zclock_mono ()));
+        if (!msg)
+            break;
+        size_t n;
+        const msgpack_object *items = xxl_msg_array (msg, NULL, "items", 1, 10000, &n);
+        for (size_t i = 0; i < n; i++) {
+            int64_t id = xxl_msg_int (msg, &items [i], "logId", 1, 1, INT64_MAX, 0);
+            if (id >= first && id < first + count && seen [id - first]++ == 0)
+                got++;
+        }
+        xxl_msg_destroy (&msg);
+    }
+    XXL_CHECK_MSG (got == count, "after a failed send, every result comes to the scheduler"
+                   " once it is back (%d of %d)", got, count);
+    //  Acknowledged: none comes again
+    size_t before = s_callbacks_seen;
+    s_recv ("NOTHING", 2500);
+    XXL_CHECK_MSG (s_callbacks_seen == before, "acknowledged, no CALLBACK comes again");
+    for (int i = 0; i < count; i++)
+        XXL_CHECK_MSG (seen [i] == 1, "logId %" PRId64 " came once (%d)", first + i, seen [i]);
+}
+
 int
 main (void)
 {
@@ -428,6 +568,10 @@ main (void)
     //  Five results of ~1 MB each in one callback (5 MB in one CALLBACK
     //  would exceed a scheduler's frame)
     s_big_callbacks (20, 5);
+
+    //  A CALLBACK that cannot be sent (the scheduler gone) comes once it
+    //  is back, each of its results once
+    s_send_fails (40, 3);
 
     s_stop (&s_exec, SIGKILL);
     s_stop (&s_bridge, SIGTERM);
