@@ -115,7 +115,8 @@ s_on_callback (void *arg, const xxl_wire_callback_t *items, size_t count, char *
 
 //  The link a result goes out on: its executor's first link to a
 //  scheduler that took its REGISTER, with no batch in flight; NULL when
-//  none can take it now
+//  none can take it now.  A link held back until its retry_at (a batch
+//  not sent or not acked) makes the next pass due then (deliver_at)
 static link_t *
 s_result_link (bridge_t *self, int64_t log_id, int64_t now, bool *blocked)
 {
@@ -131,6 +132,10 @@ s_result_link (bridge_t *self, int64_t log_id, int64_t now, bool *blocked)
                 return link;
             *blocked = true;
         }
+        else
+        if (link->registered
+        &&  (self->deliver_at == 0 || link->retry_at < self->deliver_at))
+            self->deliver_at = link->retry_at;
     }
     return NULL;
 }
@@ -177,6 +182,7 @@ s_deliver (bridge_t *self)
 {
     int64_t now = zclock_mono ();
     bool more = false;
+    self->deliver_at = 0;           //  (set again by a link still held back)
     zlist_t *sent = zlist_new ();
     for (const xxl_result_t *r = xxl_spool_first (self->spool); r;
          r = xxl_spool_next (self->spool)) {
@@ -760,6 +766,10 @@ s_timers (bridge_t *self)
     if (self->config->lost_check_s > 0 && now >= self->next_lost_check) {
         self->next_lost_check = now + self->config->lost_check_s * 1000LL;
         s_lost_check (self);
+    }
+    if (self->deliver_at && now >= self->deliver_at) {
+        self->deliver_at = 0;
+        self->deliver = true;
     }
     if (self->deliver && xxl_spool_size (self->spool))
         s_deliver (self);

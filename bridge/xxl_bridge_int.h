@@ -101,6 +101,8 @@ struct _bridge_t {
     xxl_enc_t *enc;
     uint64_t next_id;
     bool deliver;                   //  results wait to be sent
+    int64_t deliver_at;             //  a pass is due then (a link's retry_at
+                                    //  that held results back), 0 none
     int64_t next_beat;
     int64_t next_monitor;           //  the links' socket events are read then
     int64_t turn_at;                //  when the last turn's stall was judged (mono)

@@ -88,7 +88,9 @@ s_start_bridge (int port)
     char *logdir = zsys_sprintf ("%s/state", s_dir);
     unlink (ready);
     FILE *file = fopen (cfg, "w");
-    fprintf (file, "bridge\n    beat = 1\n    expire = 30\n");
+    //  (a beat as long as the default's: a batch refused or not sent goes
+    //  again after its link's retry time, not at the next beat)
+    fprintf (file, "bridge\n    beat = 30\n    expire = 30\n");
     fclose (file);
     char *argv [] = { bridge, "-c", cfg, "--scheduler", s_endpoint, "--listen", listen,
                       "--logdir", logdir, "--ready-file", ready, NULL };
