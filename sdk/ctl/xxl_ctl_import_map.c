@@ -75,6 +75,17 @@ import_destroy (import_t **self_p)
     *self_p = NULL;
 }
 
+//  The capacity an array of count elements grown by s_grow has: the
+//  next power of two (0 for 0), so that n appends cost O(n) copies
+static size_t
+s_capacity (size_t count)
+{
+    size_t capacity = count? 1: 0;
+    while (capacity < count)
+        capacity *= 2;
+    return capacity;
+}
+
 static void
 s_skip (import_t *self, const char *format, ...)
     __attribute__ ((format (printf, 2, 3)));
@@ -92,7 +103,10 @@ s_skip (import_t *self, const char *format, ...)
         free (text);
         text = repaired;
     }
-    char **grown = text? realloc (self->skipped, (self->nskipped + 1) * sizeof (char *)): NULL;
+    char **grown = !text? NULL
+                 : self->nskipped < s_capacity (self->nskipped)? self->skipped
+                 : realloc (self->skipped, (self->nskipped? 2 * self->nskipped: 1)
+                                           * sizeof (char *));
     if (!grown) {
         free (text);
         return;
@@ -143,9 +157,12 @@ s_grow (void **array, size_t *count, size_t size)
 {
     if (*count >= XXL_IMPORT_MAX_ROWS)
         return NULL;
-    char *grown = realloc (*array, (*count + 1) * size);
-    if (!grown)
-        return NULL;
+    char *grown = (char *) *array;
+    if (*count == s_capacity (*count)) {
+        grown = realloc (*array, (*count? 2 * *count: 1) * size);
+        if (!grown)
+            return NULL;
+    }
     *array = grown;
     memset (grown + *count * size, 0, size);
     return grown + (*count)++ * size;
