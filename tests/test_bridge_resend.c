@@ -276,6 +276,47 @@ s_post_callback (const char *file)
     return rc;
 }
 
+//  Receives CALLBACKs until each of logIds first..first+count-1 came (at
+//  most 15 s), then checks that each came once, that all did (what: the
+//  check's text) and that no CALLBACK comes again once they are acked
+//  (2.5 s of quiet); counts into *cut_right (unless NULL) the handleMsgs
+//  cut at 14,999 bytes before the character at byte 15,000
+static void
+s_collect (int64_t first, int count, int *cut_right, const char *what)
+{
+    assert (count <= 64);
+    int seen [64] = { 0 };
+    int got = 0;
+    int64_t end = zclock_mono () + 15000;
+    while (got < count && zclock_mono () < end) {
+        xxl_msg_t *msg = s_recv ("CALLBACK", (int) (end - zclock_mono ()));
+        if (!msg)
+            break;
+        size_t n;
+        const msgpack_object *items = xxl_msg_array (msg, NULL, "items", 1, 10000, &n);
+        for (size_t i = 0; i < n; i++) {
+            int64_t id = xxl_msg_int (msg, &items [i], "logId", 1, 1, INT64_MAX, 0);
+            if (id < first || id >= first + count)
+                continue;
+            if (seen [id - first]++ == 0)
+                got++;
+            if (cut_right) {
+                const char *text = xxl_msg_str (msg, &items [i], "handleMsg", 0,
+                                                XXL_MSG_MAX_STR, "");
+                *cut_right += strlen (text) == 14999 && text [14998] == 'a' + 14998 % 26;
+            }
+        }
+        xxl_msg_destroy (&msg);
+    }
+    XXL_CHECK_MSG (got == count, "%s (%d of %d)", what, got, count);
+    //  Acknowledged: none comes again
+    size_t before = s_callbacks_seen;
+    s_recv ("NOTHING", 2500);
+    XXL_CHECK_MSG (s_callbacks_seen == before, "acknowledged, no CALLBACK comes again");
+    for (int i = 0; i < count; i++)
+        XXL_CHECK_MSG (seen [i] == 1, "logId %" PRId64 " came once (%d)", first + i, seen [i]);
+}
+
 //  Results of logIds first..first+count-1 whose handleMsg is ~1 MB each,
 //  in one callback: each comes to the scheduler once, in CALLBACKs each
 //  within a scheduler's frame (the router's ZMQ_MAXMSGSIZE drops a larger
@@ -310,36 +351,10 @@ s_big_callbacks (int64_t first, int count)
     XXL_CHECK_MSG (s_post_callback (path) == 0, "the bridge takes a callback of %d results of"
                    " ~1 MB", count);
     zstr_free (&path);
-    int seen [64] = { 0 };
-    int got = 0, cut_right = 0;
-    int64_t end = zclock_mono () + 15000;
-    while (got < count && zclock_mono () < end) {
-        xxl_msg_t *msg = s_recv ("CALLBACK", (int) (end - zclock_mono ()));
-        if (!msg)
-            break;
-        size_t n;
-        const msgpack_object *items = xxl_msg_array (msg, NULL, "items", 1, 10000, &n);
-        for (size_t i = 0; i < n; i++) {
-            int64_t id = xxl_msg_int (msg, &items [i], "logId", 1, 1, INT64_MAX, 0);
-            if (id < first || id >= first + count)
-                continue;
-            if (seen [id - first]++ == 0)
-                got++;
-            const char *text = xxl_msg_str (msg, &items [i], "handleMsg", 0, XXL_MSG_MAX_STR, "");
-            cut_right += strlen (text) == 14999 && text [14998] == 'a' + 14998 % 26;
-        }
-        xxl_msg_destroy (&msg);
-    }
-    XXL_CHECK_MSG (got == count, "every result of ~1 MB comes to the scheduler (%d of %d)",
-                   got, count);
+    int cut_right = 0;
+    s_collect (first, count, &cut_right, "every result of ~1 MB comes to the scheduler");
     XXL_CHECK_MSG (cut_right >= count, "each handleMsg cut before the character at byte"
                    " 15,000 (%d of %d)", cut_right, count);
-    //  Acknowledged: none comes again
-    size_t before = s_callbacks_seen;
-    s_recv ("NOTHING", 2500);
-    XXL_CHECK_MSG (s_callbacks_seen == before, "acknowledged, no CALLBACK comes again");
-    for (int i = 0; i < count; i++)
-        XXL_CHECK_MSG (seen [i] == 1, "logId %" PRId64 " came once (%d)", first + i, seen [i]);
 }
 
 //  Writes a callback of logIds first..first+count-1 (small results, as an
@@ -449,30 +464,8 @@ s_send_fails (int64_t first, int half)
             zclock_sleep (50);      //  (the port freed a little later)
     XXL_CHECK_MSG (bound == port, "the scheduler binds %s again", s_endpoint);
 
-    int seen [64] = { 0 };
-    int got = 0;
-    int64_t end = zclock_mono () + 15000;
-    while (got < count && zclock_mono () < end) {
-        xxl_msg_t *msg = s_recv ("CALLBACK", (int) (end - zclock_mono ()));
-        if (!msg)
-            break;
-        size_t n;
-        const msgpack_object *items = xxl_msg_array (msg, NULL, "items", 1, 10000, &n);
-        for (size_t i = 0; i < n; i++) {
-            int64_t id = xxl_msg_int (msg, &items [i], "logId", 1, 1, INT64_MAX, 0);
-            if (id >= first && id < first + count && seen [id - first]++ == 0)
-                got++;
-        }
-        xxl_msg_destroy (&msg);
-    }
-    XXL_CHECK_MSG (got == count, "after a failed send, every result comes to the scheduler"
-                   " once it is back (%d of %d)", got, count);
-    //  Acknowledged: none comes again
-    size_t before = s_callbacks_seen;
-    s_recv ("NOTHING", 2500);
-    XXL_CHECK_MSG (s_callbacks_seen == before, "acknowledged, no CALLBACK comes again");
-    for (int i = 0; i < count; i++)
-        XXL_CHECK_MSG (seen [i] == 1, "logId %" PRId64 " came once (%d)", first + i, seen [i]);
+    s_collect (first, count, NULL, "after a failed send, every result comes to the scheduler"
+               " once it is back");
 }
 
 int
