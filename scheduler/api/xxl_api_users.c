@@ -163,23 +163,25 @@ api_user_update (server_t *self, request_t *request)
 {
     const char *name = api_str (request, "username");
     const char *role = api_str (request, "role"), *apps = api_str (request, "apps");
-    if (role || apps) {
-        //  The account as it would be: a field not given stays as stored
-        //  (an unknown user: the update's 404)
-        xxl_account_t stored = { 0 };
-        int rc = role && apps? 1: xxl_store_user_get (self->store, name, &stored);
+    //  The account as it would be: a field not given stays as stored (an
+    //  unknown user: the update's 404)
+    xxl_account_t stored = { 0 };
+    bool loaded = false;
+    if (!role != !apps) {
+        int rc = xxl_store_user_get (self->store, name, &stored);
         if (rc < 0) {
             engine_reply (self, request, XXL_FAILURE, xxl_store_error (self->store));
             return;
         }
-        bool refused = (rc == 0 || (role && apps))
-                    && s_operator_without_apps (self, request, role? role: stored.role,
-                                                apps? apps: stored.apps);
-        if (rc == 0)
-            xxl_account_free (&stored);
-        if (refused)
-            return;
+        loaded = rc == 0;
     }
+    bool refused = ((role && apps) || loaded)
+                && s_operator_without_apps (self, request, role? role: stored.role,
+                                            apps? apps: stored.apps);
+    if (loaded)
+        xxl_account_free (&stored);
+    if (refused)
+        return;
     const char *password = api_str (request, "password");
     char *hash = password? xxl_secret_hash_password (password): NULL;
     if (password && !hash) {
